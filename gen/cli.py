@@ -1,0 +1,129 @@
+"""`python -m gen VERB`: one function per verb, each calling one stage.
+
+Takes: argv. Gives: an exit status; errors are one line on stderr naming the
+file or option at fault (exit 2), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+DEFAULT_RESULTS = Path(__file__).resolve().parent.parent / "results"
+
+
+def _shape(text: str) -> tuple[int, int, int, int]:
+    try:
+        parts = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        parts = ()
+    if len(parts) != 4 or min(parts) < 1:
+        raise argparse.ArgumentTypeError(f"--shape: expected B,H,S,D as four positive integers, got {text!r}")
+    return parts  # type: ignore[return-value]
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a comma list of integers, got {text!r}") from None
+
+
+def cmd_profile(a) -> int:
+    from gen import capture, variants  # the only verb that imports torch
+
+    vs = variants.resolve(a.variants)
+    modes = [m.strip() for m in a.mode.split(",") if m.strip()]
+    bad = [m for m in modes if m not in ("inference", "train")]
+    if bad:
+        raise ValueError(f"--mode: unknown mode(s) {', '.join(bad)}; use inference, train or both")
+    budget = capture.Budget()
+    if a.quick:
+        budget = capture.Budget(warmup_min=3, warmup_min_s=0.05, warmup_max_s=0.5, repeats=10,
+                                min_measure_s=0.05, max_repeats=50)
+    seqs = None
+    if a.sweep:
+        seqs = a.sweep_seqs or [256 * 2**i for i in range(7)]
+    path = capture.profile(
+        vs, a.shape, a.dtype, modes, Path(a.out), force=a.force, label=a.label, budget=budget,
+        sweep_seqs=seqs, sweep_dims=a.sweep_dims or [64, 128], time_limit_s=a.time_limit_s,
+    )
+    print(path)
+    return 0
+
+
+def cmd_summary(a) -> int:
+    from gen import summary
+
+    print(summary.run(Path(a.results), a.set, a.format, a.mode))
+    return 0
+
+
+def cmd_compare(a) -> int:
+    from gen import compare
+
+    print(compare.run(Path(a.results), a.set_a, a.set_b, a.format))
+    return 0
+
+
+def cmd_build(a) -> int:
+    from gen import build
+
+    build.run(Path(a.results), Path(a.docs), skip_broken=a.skip_broken)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m gen", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="verb", required=True)
+
+    pr = sub.add_parser("profile", help="run the variants under torch.profiler and write a result set")
+    pr.add_argument("--variants", help="comma list (default: all default variants)")
+    pr.add_argument("--shape", type=_shape, default=(8, 16, 1024, 64), help="B,H,S,D (default 8,16,1024,64)")
+    pr.add_argument("--dtype", default="bf16", help="bf16, fp16 or fp32 (default bf16)")
+    pr.add_argument("--mode", default="inference", help="inference, train, or inference,train")
+    pr.add_argument("--out", default=str(DEFAULT_RESULTS), help="results root (default results/)")
+    pr.add_argument("--force", action="store_true", help="replace an existing result set")
+    pr.add_argument("--label", help="suffix for the set's name, to keep a second set of one GPU")
+    pr.add_argument("--quick", action="store_true", help="few repeats: for tests, not for numbers")
+    pr.add_argument("--sweep", action="store_true", help="also sweep sequence length and head dim")
+    pr.add_argument("--sweep-seqs", type=_ints, help="sequence lengths (default 256..16384)")
+    pr.add_argument("--sweep-dims", type=_ints, help="head dims (default 64,128)")
+    pr.add_argument("--time-limit-s", type=float, default=3600.0,
+                    help="stop starting sweep points this long after the start (default 3600)")
+    pr.set_defaults(func=cmd_profile)
+
+    su = sub.add_parser("summary", help="one row per variant of a result set (no torch needed)")
+    su.add_argument("--results", default=str(DEFAULT_RESULTS))
+    su.add_argument("--set", help="result set name (default: the only or first measured one)")
+    su.add_argument("--format", choices=["table", "json"], default="table")
+    su.add_argument("--mode", default="inference", choices=["inference", "train"])
+    su.set_defaults(func=cmd_summary)
+
+    co = sub.add_parser("compare", help="compare two result sets per variant (no torch needed)")
+    co.add_argument("set_a")
+    co.add_argument("set_b")
+    co.add_argument("--results", default=str(DEFAULT_RESULTS))
+    co.add_argument("--format", choices=["table", "json"], default="table")
+    co.set_defaults(func=cmd_compare)
+
+    bu = sub.add_parser("build", help="render the result sets into Markdown pages under docs/")
+    bu.add_argument("--results", default=str(DEFAULT_RESULTS))
+    bu.add_argument("--docs", default=str(DEFAULT_RESULTS.parent / "docs"))
+    bu.add_argument("--skip-broken", action="store_true", help="build the rest when a set is unreadable")
+    bu.set_defaults(func=cmd_build)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parser().parse_args(argv)
+    try:
+        return a.func(a)
+    except (ValueError, FileExistsError, FileNotFoundError) as exc:
+        # SchemaError and TraceError are ValueErrors whose message names the file.
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: nothing was published", file=sys.stderr)
+        return 130
