@@ -154,6 +154,7 @@ class Budget:
     repeats: int = 100
     min_measure_s: float = 0.5
     max_repeats: int = 1000
+    host_repeats: int = 20
 
 
 def warm_up(step, device: torch.device, b: Budget) -> tuple[int, list[float]]:
@@ -181,7 +182,9 @@ def measure(step, device: torch.device, b: Budget) -> tuple[list[float], list[fl
     per_call = statistics.median(windows[-3:]) if windows else 1.0
     n = max(b.repeats, min(b.max_repeats, math.ceil(b.min_measure_s * 1e3 / max(per_call, 1e-3))))
     gpu = time_device(step, n, device) if device.type == "cuda" else []
-    host = time_host(step, min(n, max(b.repeats, 20)), device)
+    # Host samples drain the GPU before each call: a few suffice for slow calls.
+    host_n = max(3, min(b.host_repeats, math.ceil(b.min_measure_s * 1e3 / max(per_call, 1e-3))))
+    host = time_host(step, host_n, device)
     return gpu, host, iters, windows
 
 
@@ -219,8 +222,9 @@ def rel_error(out, ref) -> float:
 
 
 def make_inputs(shape, dtype, device, seed: int, grad: bool = False):
-    g = torch.Generator(device="cpu").manual_seed(seed)
-    ts = [torch.randn(shape, generator=g, dtype=torch.float32).to(device=device, dtype=dtype) for _ in range(3)]
+    # Drawn on the device: the CPU generator takes seconds at 16k tokens.
+    g = torch.Generator(device=device).manual_seed(seed)
+    ts = [torch.randn(shape, generator=g, device=device, dtype=torch.float32).to(dtype) for _ in range(3)]
     if grad:
         for t in ts:
             t.requires_grad_(True)
@@ -450,8 +454,8 @@ def sweep_point(v: Variant, seq: int, dim: int, cfg: schema.RunConfig, device: t
 
 def run_sweep(variants: list[Variant], seqs: list[int], dims: list[int], cfg: schema.RunConfig,
               device: torch.device, staging: Path, deadline: float, trace_dim: int) -> list[schema.SweepPoint]:
-    budget = Budget(warmup_min=5, warmup_min_s=0.2, warmup_max_s=1.5, settle_tol=0.05,
-                    repeats=10, min_measure_s=0.3, max_repeats=200)
+    budget = Budget(warmup_min=5, warmup_min_s=0.2, warmup_max_s=1.0, settle_tol=0.05,
+                    repeats=10, min_measure_s=0.3, max_repeats=200, host_repeats=10)
     points = []
     total = len(variants) * len(seqs) * len(dims)
     # Compiled variants recompile at every shape: run them last, so that a
@@ -459,14 +463,19 @@ def run_sweep(variants: list[Variant], seqs: list[int], dims: list[int], cfg: sc
     order = [(d, v) for d in dims for v in variants if v.kind not in COMPILED_KINDS]
     order += [(d, v) for d in dims for v in variants if v.kind in COMPILED_KINDS]
     for dim, v in order:
-        oom_at = None
+        oom_at, last_s = None, 0.0
         for seq in seqs:
+            # Doubling S quadruples the work: skip a point that would end past the deadline.
+            predicted = last_s * (2.0 if v.kind in COMPILED_KINDS else 4.0)
             if oom_at is not None:
                 p = schema.SweepPoint(v.name, seq, dim, "oom", f"not run: out of memory already at S={oom_at}")
-            elif time.monotonic() > deadline:
-                p = schema.SweepPoint(v.name, seq, dim, "skipped", "not run: the sweep's time budget ran out")
+            elif time.monotonic() + predicted > deadline:
+                p = schema.SweepPoint(v.name, seq, dim, "skipped",
+                                      "not run: it would not have finished within the run's time limit")
             else:
+                t0 = time.monotonic()
                 p = sweep_point(v, seq, dim, cfg, device, budget, staging, keep_trace=dim == trace_dim)
+                last_s = time.monotonic() - t0
                 if p.status == "oom":
                     oom_at = seq
             points.append(p)
