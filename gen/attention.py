@@ -87,6 +87,11 @@ class Built:
 def build(kind: str, backend: str | None, seq_len: int, head_dim: int, device) -> Built:
     """Make the callable for one variant; `kind` and `backend` come from gen.variants."""
     device = torch.device(device)
+    if kind in ("naive_compiled", "flex"):
+        # A fresh compile per build: otherwise every new module instance and
+        # shape counts against dynamo's recompile limit, and past it the
+        # "compiled" variant silently runs eager.
+        torch._dynamo.reset()
     if kind == "naive":
         return Built(NaiveAttention(seq_len, head_dim, device), contextlib.nullcontext)
     if kind == "naive_inplace":
