@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import gzip
-import json
 import math
 import os
 import platform
@@ -38,7 +37,12 @@ COMPILED_KINDS = {"flex", "naive_compiled"}
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 
 
+_LOG: list[str] = []
+
+
 def log(msg: str) -> None:
+    """Progress on stderr, kept too for the set's capture.log."""
+    _LOG.append(msg)
     print(msg, file=sys.stderr, flush=True)
 
 
@@ -493,6 +497,7 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
             time_limit_s: float = 3600.0, seed: int = 0) -> Path:
     """Run everything asked for and publish one result set; returns its path."""
     t_start = time.monotonic()
+    _LOG.clear()
     budget = budget or Budget()
     if dtype not in DTYPES:
         raise ValueError(f"--dtype: {dtype!r} is not one of {', '.join(DTYPES)}")
@@ -550,6 +555,8 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
             rs.sweep = run_sweep(variants, sweep_seqs, sweep_dims or [D], cfg, device, staging,
                                  t_start + time_limit_s - 30.0, trace_dim=D)
         rs.duration_s = time.monotonic() - t_start
+        log(f"finished in {rs.duration_s:.0f} s")
+        schema.atomic_write_text(staging / "capture.log", "\n".join(_LOG) + "\n")
         schema.atomic_write_text(staging / schema.RESULT_FILE, schema.dumps(rs))
         schema.publish_set(staging, final, force)
         log(f"wrote {final} in {rs.duration_s:.0f} s")

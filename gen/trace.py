@@ -179,9 +179,11 @@ def parse(path: str | Path) -> Trace:
     ranges.sort(key=lambda r: r[1]["ts"])
     forwards = [Forward(i, float(e["ts"]), float(e.get("dur", 0))) for i, e in ranges]
 
-    def forward_of(ts: float, tid) -> Forward | None:
+    # By time alone, on any thread: backward kernels are launched from the
+    # autograd engine's thread while the step's range is open on the main one.
+    def forward_of(ts: float) -> Forward | None:
         for (_, e), fw in zip(ranges, forwards):
-            if e.get("tid") == tid and e["ts"] <= ts <= e["ts"] + e.get("dur", 0):
+            if e["ts"] <= ts <= e["ts"] + e.get("dur", 0):
                 return fw
         return None
 
@@ -191,7 +193,7 @@ def parse(path: str | Path) -> Trace:
     ops = [e for e in cpu if e.get("cat") in OP_CATS]
     launches: dict[int, tuple[dict, Forward | None]] = {}
     for i, e in enumerate(cpu):
-        fw = forward_of(e["ts"], e.get("tid"))
+        fw = forward_of(e["ts"])
         corr = (e.get("args") or {}).get("correlation")
         if e.get("cat") in LAUNCH_CATS and isinstance(corr, int):
             launches[corr] = (e, fw)
