@@ -100,6 +100,9 @@ class VariantRun:
     profiled_forwards: int = 0
     compile_time_s: float | None = None
     notes: dict[str, Any] = field(default_factory=dict)
+    # Only in reference sets: figures as published (kernels_per_forward,
+    # kernels: [names], gpu_time_ms, cpu_time_ms as single numbers, note).
+    published: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -143,6 +146,7 @@ class ResultSet:
     ceilings: Ceilings | None = None
     duration_s: float | None = None
     kind: str = "measured"  # "measured", or "reference" for published figures
+    source: str | None = None  # for reference sets: where the figures were published
 
     def run(self, variant: str, mode: str = "inference") -> VariantRun | None:
         for r in self.runs:
@@ -195,6 +199,7 @@ def from_dict(data: Any, where: str = RESULT_FILE) -> ResultSet:
             ceilings=_build(Ceilings, data["ceilings"], where) if data.get("ceilings") else None,
             duration_s=data.get("duration_s"),
             kind=data.get("kind", "measured"),
+            source=data.get("source"),
         )
     except KeyError as exc:
         raise SchemaError(f"{where}: missing field {exc.args[0]!r}") from None

@@ -100,6 +100,8 @@ class Trace:
 def short_name(name: str) -> str:
     """`void ns::kernel<T, 3>(Args)` -> `kernel`; plain names are kept."""
     text = name.strip()
+    if text.startswith(("Memcpy", "Memset")):
+        return text
     if text.startswith("void "):
         text = text[5:]
     out, depth = [], 0

@@ -1,0 +1,97 @@
+"""`python -m gen summary`: one row per variant of one result set.
+
+Takes: a results root and a set name. Gives: a text table or a JSON list
+(the schema of each object is below in `records`). No torch needed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from gen import analysis, schema
+
+
+def pick_set(root: Path, name: str | None) -> analysis.LoadedSet:
+    if name:
+        path = root / name
+        if not path.is_dir():
+            known = ", ".join(p.name for p in schema.list_sets(root)) or "none"
+            raise ValueError(f"--set: no result set {name!r} under {root} (found: {known})")
+        return analysis.load_set(path)
+    paths = schema.list_sets(root)
+    if not paths:
+        raise ValueError(f"--results: no result sets under {root}")
+    for p in paths:
+        ls = analysis.load_set(p)
+        if ls.measured:
+            return ls
+    return analysis.load_set(paths[0])
+
+
+def _num(x, digits: int = 4):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return None
+    return round(float(x), digits)
+
+
+def _str(x) -> str | None:
+    return x if isinstance(x, str) and x else None
+
+
+def records(ls: analysis.LoadedSet, mode: str) -> list[dict]:
+    df = analysis.summary_table(ls, mode)
+    out = []
+    for _, r in df.iterrows():
+        ks = analysis.kernel_summary(ls, r["variant"], mode) if r["status"] == "ok" else None
+        out.append(dict(
+            variant=r["variant"], status=r["status"], reason=_str(r["reason"]), mode=mode,
+            kernels_per_forward=None if math.isnan(r["kernels_per_forward"]) else int(r["kernels_per_forward"]),
+            counts_consistent=bool(r["counts_consistent"]), forward_counts=list(r["forward_counts"]),
+            gpu_time_ms=_num(r["gpu_ms"]), gpu_time_q1_ms=_num(r["gpu_q1"]), gpu_time_q3_ms=_num(r["gpu_q3"]),
+            gpu_samples=int(r["gpu_n"]), cpu_time_ms=_num(r["cpu_ms"]), cpu_samples=int(r["cpu_n"]),
+            peak_memory_mb=_num(r["peak_mb"], 1), max_rel_error=_num(r["max_rel_error"], 6),
+            speedup_vs_naive=_num(r["speedup_vs_naive"], 2), backend=_str(r["backend"]),
+            kernels=[] if ks is None else [
+                dict(name=k["name"], short_name=k["short_name"], kind=k["kind"], launched_by=k["launched_by"],
+                     count_per_forward=_num(k["count_per_forward"], 3), duration_us=_num(k["duration_us"], 3),
+                     occupancy_pct=_num(k["occupancy_pct"], 1))
+                for _, k in ks.iterrows()
+            ],
+        ))
+    return out
+
+
+def _fmt(x, spec: str) -> str:
+    return "—" if x is None else format(x, spec)
+
+
+def table(ls: analysis.LoadedSet, recs: list[dict]) -> str:
+    env = ls.rs.environment
+    head = (f"{ls.name}: {env.gpu_name or 'CPU: ' + env.cpu}, torch {env.torch}, "
+            f"B={ls.rs.config.batch} H={ls.rs.config.heads} S={ls.rs.config.seq_len} "
+            f"D={ls.rs.config.head_dim} {ls.rs.config.dtype}, {recs[0]['mode'] if recs else ''}")
+    cols = ["variant", "status", "kernels", "GPU ms (IQR)", "CPU ms", "speed-up", "peak MB", "rel err", "backend"]
+    rows = []
+    for r in recs:
+        gpu = "—" if r["gpu_time_ms"] is None else (
+            f"{r['gpu_time_ms']:.4f} ({r['gpu_time_q1_ms']:.4f}-{r['gpu_time_q3_ms']:.4f})")
+        kern = _fmt(r["kernels_per_forward"], "d") + ("" if r["counts_consistent"] else " (varies!)")
+        rows.append([r["variant"], r["status"], kern, gpu, _fmt(r["cpu_time_ms"], ".4f"),
+                     _fmt(r["speedup_vs_naive"], ".2f"), _fmt(r["peak_memory_mb"], ".0f"),
+                     _fmt(r["max_rel_error"], ".1e"), r["backend"] or ""])
+    widths = [max(len(c), *(len(row[i]) for row in rows)) if rows else len(c) for i, c in enumerate(cols)]
+    lines = [head, "  ".join(c.ljust(w) for c, w in zip(cols, widths)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(x.ljust(w) for x, w in zip(row, widths)) for row in rows]
+    lines += [f"  {r['variant']}: {r['reason']}" for r in recs if r["status"] != "ok"]
+    return "\n".join(lines)
+
+
+def run(root: Path, name: str | None, fmt: str, mode: str = "inference") -> str:
+    ls = pick_set(root, name)
+    recs = records(ls, mode)
+    if fmt == "json":
+        return json.dumps(recs, indent=1)
+    return table(ls, recs)
