@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gen import schema, trace
+from gen import reference, schema, trace
 from gen.variants import VARIANTS
 
 # --------------------------------------------------------------------------- loading
@@ -234,6 +234,8 @@ def summary_table(ls: LoadedSet, mode: str = "inference") -> pd.DataFrame:
             main_occupancy_pct=mk["occupancy_pct"] if mk is not None else np.nan,
             compile_s=run.compile_time_s if run.compile_time_s is not None else np.nan,
         ))
+        if ls.rs.kind == "reference":  # one published number per field, no samples or trace
+            rows[-1].update(reference.published_fields(run))
     df = pd.DataFrame(rows)
     if df.empty:
         return df

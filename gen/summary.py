@@ -75,13 +75,15 @@ def table(ls: analysis.LoadedSet, recs: list[dict]) -> str:
     cols = ["variant", "status", "kernels", "GPU ms (IQR)", "CPU ms", "speed-up", "peak MB", "rel err", "backend"]
     rows = []
     for r in recs:
-        gpu = "—" if r["gpu_time_ms"] is None else (
-            f"{r['gpu_time_ms']:.4f} ({r['gpu_time_q1_ms']:.4f}-{r['gpu_time_q3_ms']:.4f})")
+        gpu = "—" if r["gpu_time_ms"] is None else f"{r['gpu_time_ms']:.4f}" + (
+            "" if r["gpu_time_q1_ms"] is None else f" ({r['gpu_time_q1_ms']:.4f}-{r['gpu_time_q3_ms']:.4f})")
         kern = _fmt(r["kernels_per_forward"], "d") + ("" if r["counts_consistent"] else " (varies!)")
         rows.append([r["variant"], r["status"], kern, gpu, _fmt(r["cpu_time_ms"], ".4f"),
                      _fmt(r["speedup_vs_naive"], ".2f"), _fmt(r["peak_memory_mb"], ".0f"),
                      _fmt(r["max_rel_error"], ".1e"), r["backend"] or ""])
     widths = [max(len(c), *(len(row[i]) for row in rows)) if rows else len(c) for i, c in enumerate(cols)]
+    if ls.rs.kind == "reference":
+        head += f"\npublished figures, not measured here; source: {ls.rs.source}"
     lines = [head, "  ".join(c.ljust(w) for c, w in zip(cols, widths)),
              "  ".join("-" * w for w in widths)]
     lines += ["  ".join(x.ljust(w) for x, w in zip(row, widths)) for row in rows]
