@@ -494,7 +494,7 @@ def run_sweep(variants: list[Variant], seqs: list[int], dims: list[int], cfg: sc
 def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: str, modes: list[str],
             out_root: Path, force: bool = False, label: str | None = None, budget: Budget | None = None,
             sweep_seqs: list[int] | None = None, sweep_dims: list[int] | None = None,
-            time_limit_s: float = 3600.0, seed: int = 0) -> Path:
+            time_limit_s: float = 3600.0, seed: int = 0, if_missing: bool = False) -> Path:
     """Run everything asked for and publish one result set; returns its path."""
     t_start = time.monotonic()
     _LOG.clear()
@@ -508,6 +508,9 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
             "variants that need CUDA are recorded as unavailable")
     name = set_name(env, label)
     final = Path(out_root) / name
+    if final.exists() and if_missing:
+        log(f"{final} exists: nothing to profile")
+        return final
     if final.exists() and not force:
         raise FileExistsError(f"{final}: result set exists; pass --force to replace it, or --label to keep both")
     B, H, S, D = shape

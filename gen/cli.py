@@ -47,7 +47,7 @@ def cmd_profile(a) -> int:
         seqs = a.sweep_seqs or [256 * 2**i for i in range(7)]
     path = capture.profile(
         vs, a.shape, a.dtype, modes, Path(a.out), force=a.force, label=a.label, budget=budget,
-        sweep_seqs=seqs, sweep_dims=a.sweep_dims or [64, 128], time_limit_s=a.time_limit_s,
+        sweep_seqs=seqs, sweep_dims=a.sweep_dims or [64, 128], time_limit_s=a.time_limit_s, if_missing=a.if_missing,
     )
     print(path)
     return 0
@@ -85,6 +85,7 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--mode", default="inference", help="inference, train, or inference,train")
     pr.add_argument("--out", default=str(DEFAULT_RESULTS), help="results root (default results/)")
     pr.add_argument("--force", action="store_true", help="replace an existing result set")
+    pr.add_argument("--if-missing", action="store_true", help="do nothing if this GPU's set exists")
     pr.add_argument("--label", help="suffix for the set's name, to keep a second set of one GPU")
     pr.add_argument("--quick", action="store_true", help="few repeats: for tests, not for numbers")
     pr.add_argument("--sweep", action="store_true", help="also sweep sequence length and head dim")

@@ -1,0 +1,78 @@
+"""Sessions for attention-profile-report. `nox -l` lists them.
+
+Dependencies are declared once, in pyproject.toml, and read from there.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import nox
+
+nox.options.sessions = ["build-report", "tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+PYTHON = "3.11" if sys.version_info[:2] == (3, 11) else None
+# The CPU build of torch that pip takes from this machine's disk; uv does not look there.
+TORCH_CPU = "torch==2.13.0"
+ENV = {"NO_MKDOCS_2_WARNING": "1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
+
+
+def _has_cuda_torch(python: str) -> bool:
+    try:
+        probe = subprocess.run(
+            [python, "-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"],
+            capture_output=True, timeout=120,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return probe.returncode == 0
+
+
+@nox.session(name="build-report", python=PYTHON)
+def build_report(session: nox.Session) -> None:
+    """Render the committed result sets into site/ (profiles first on a CUDA machine whose set is missing)."""
+    session.install("-e", ".")
+    host_python = os.environ.get("GEN_CAPTURE_PYTHON", sys.executable)
+    if _has_cuda_torch(host_python):
+        session.log(f"CUDA torch found in {host_python}: profiling this GPU unless its set exists")
+        session.run(host_python, "-m", "gen", "profile", "--mode", "inference,train", "--sweep",
+                    "--if-missing", external=True, env=ENV)
+    else:
+        session.log("no CUDA torch here: building from the committed result sets")
+    session.run("python", "-m", "gen", "build", *session.posargs, env=ENV)
+    session.run("mkdocs", "build", "--strict", "--site-dir", "site", env=ENV)
+    session.log(f"report built: {os.path.abspath('site/index.html')}")
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """Unit, end-to-end CPU capture, strict site build and headless-browser tests."""
+    session.run("python", "-m", "pip", "install", "-q", TORCH_CPU)
+    session.install("-e", ".[test]")
+    session.run("pytest", *session.posargs, env=ENV)
+
+
+@nox.session(python=False)
+def profile(session: nox.Session) -> None:
+    """Profile on this machine's GPU with the interpreter that already has CUDA torch (no venv)."""
+    python = os.environ.get("GEN_CAPTURE_PYTHON", sys.executable)
+    args = session.posargs or ["--mode", "inference,train", "--sweep"]
+    session.run(python, "-m", "gen", "profile", *args, external=True)
+
+
+@nox.session(python=PYTHON)
+def serve(session: nox.Session) -> None:
+    """Build the pages and serve the site on http://127.0.0.1:8000 with live reload."""
+    session.install("-e", ".")
+    session.run("python", "-m", "gen", "build", env=ENV)
+    session.run("mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", env=ENV)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff over the package, tests and noxfile."""
+    session.install("ruff>=0.8")
+    session.run("ruff", "check", "gen", "tests", "noxfile.py", "benchmarks")

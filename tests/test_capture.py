@@ -1,0 +1,133 @@
+"""End-to-end capture on the CPU with tiny shapes: the same code path the GPU runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from gen import analysis, schema, trace
+
+pytest.importorskip("torch")
+
+TINY = "2,2,64,16"
+ARGS = ["--shape", TINY, "--quick"]
+
+
+def gen(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "gen", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def cpu_set(tmp_path_factory):
+    out = tmp_path_factory.mktemp("results")
+    p = gen("profile", *ARGS, "--mode", "inference,train", "--out", str(out),
+            "--variants", "naive,naive_inplace,sdpa_math,sdpa_flash,sdpa_cudnn,sdpa_auto",
+            "--sweep", "--sweep-seqs", "32,64", "--sweep-dims", "16")
+    assert p.returncode == 0, p.stderr
+    assert "no GPU found" in p.stderr
+    (path,) = [d for d in out.iterdir() if not d.name.startswith(".")]
+    return out, path
+
+
+def test_cpu_capture_writes_a_complete_set(cpu_set):
+    out, path = cpu_set
+    assert path.name.startswith("cpu-") and "__torch-" in path.name
+    rs = schema.load_set(path)
+    assert rs.environment.device == "cpu" and rs.environment.gpu_name is None
+    assert (path / "capture.log").read_text().strip().endswith("s")
+    ok = {(r.variant, r.mode) for r in rs.runs if r.status == "ok"}
+    assert ("naive", "inference") in ok and ("sdpa_flash", "train") in ok
+    for r in rs.runs:
+        if r.status == "ok":
+            assert r.cpu_time_ms and not r.gpu_time_ms  # no CUDA events on a CPU
+            assert r.rel_errors and max(r.rel_errors) < 2e-2
+            t = trace.parse(path / r.trace)
+            assert len(t.forwards) == rs.config.profile_active and t.counts == [0] * len(t.forwards)
+    assert {p.status for p in rs.sweep} <= {"ok", "unavailable"}
+    assert rs.ceilings is None  # no GPU: no ceilings to measure
+    assert not [p for p in out.iterdir() if p.name.startswith(".staging")]
+
+
+def test_unavailable_backend_is_recorded_with_the_reason(cpu_set):
+    _, path = cpu_set
+    rs = schema.load_set(path)
+    cudnn = rs.run("sdpa_cudnn")
+    assert cudnn.status == "unavailable"
+    assert "RuntimeError" in cudnn.reason and cudnn.trace is None
+    # and the variants after it still ran
+    assert rs.run("sdpa_auto").status == "ok"
+
+
+def test_overwrite_is_refused_and_nothing_lost(cpu_set):
+    out, path = cpu_set
+    before = (path / "result.json").read_bytes()
+    p = gen("profile", *ARGS, "--variants", "naive", "--out", str(out))
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines()[-1].startswith("error: ")
+    assert "pass --force" in p.stderr and str(path.name) in p.stderr
+    assert (path / "result.json").read_bytes() == before
+    p = gen("profile", *ARGS, "--variants", "naive", "--out", str(out), "--if-missing")
+    assert p.returncode == 0 and (path / "result.json").read_bytes() == before
+
+
+def test_force_replaces_atomically(cpu_set, tmp_path):
+    import shutil
+
+    _, path = cpu_set
+    out = tmp_path / "r"
+    shutil.copytree(path, out / path.name)
+    p = gen("profile", *ARGS, "--variants", "naive", "--out", str(out), "--force")
+    assert p.returncode == 0, p.stderr
+    rs = schema.load_set(out / path.name)
+    assert [r.variant for r in rs.runs] == ["naive"]
+    assert sorted(x.name for x in out.iterdir()) == [path.name]
+
+
+def test_summary_reads_the_cpu_set(cpu_set):
+    out, path = cpu_set
+    p = gen("summary", "--results", str(out), "--format", "json")
+    assert p.returncode == 0, p.stderr
+    rows = {r["variant"]: r for r in json.loads(p.stdout)}
+    assert rows["sdpa_cudnn"]["status"] == "unavailable" and rows["sdpa_cudnn"]["reason"]
+    assert rows["naive"]["gpu_time_ms"] is None and rows["naive"]["cpu_time_ms"] > 0
+    assert rows["sdpa_flash"]["kernels"] == []
+    ls = analysis.load_set(path)
+    assert analysis.summary_table(ls)["kernels_per_forward"].isna().all()
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--variants", "naive,bogus"], "--variants: unknown variant(s) bogus"),
+    (["--shape", "1,2,3"], "--shape: expected B,H,S,D"),
+    (["--dtype", "int8"], "--dtype: 'int8' is not one of"),
+    (["--mode", "eval"], "--mode: unknown mode(s) eval"),
+])
+def test_bad_options_are_one_line_errors(args, msg, tmp_path):
+    p = gen("profile", *ARGS, "--out", str(tmp_path), *args)
+    assert p.returncode == 2
+    assert msg in p.stderr and "Traceback" not in p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_interrupted_run_publishes_nothing(tmp_path, monkeypatch):
+    from gen import capture, variants
+
+    calls = {"n": 0}
+    real = capture.run_variant
+
+    def interrupted(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(capture, "run_variant", interrupted)
+    budget = capture.Budget(warmup_min=2, warmup_min_s=0.0, warmup_max_s=0.2, repeats=3, min_measure_s=0.0,
+                            max_repeats=5)
+    with pytest.raises(KeyboardInterrupt):
+        capture.profile(variants.resolve("naive,naive_inplace"), (1, 2, 32, 16), "bf16", ["inference"],
+                        tmp_path, budget=budget)
+    assert list(tmp_path.iterdir()) == []

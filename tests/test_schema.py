@@ -1,0 +1,95 @@
+"""Reading, refusing and writing result sets."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from gen import schema
+
+
+def copy_set(h200_dir, tmp_path):
+    dst = tmp_path / h200_dir.name
+    shutil.copytree(h200_dir, dst)
+    return dst
+
+
+def test_committed_set_round_trips(h200_dir):
+    rs = schema.load_set(h200_dir)
+    assert rs.schema_version == schema.SCHEMA_VERSION
+    assert rs.environment.gpu_name == "NVIDIA H200" and rs.environment.sm_count == 132
+    again = schema.from_dict(json.loads(schema.dumps(rs)))
+    assert again == rs
+
+
+def test_every_default_variant_was_measured(h200_dir):
+    rs = schema.load_set(h200_dir)
+    from gen.variants import DEFAULT_VARIANTS
+
+    for mode in ("inference", "train"):
+        for v in DEFAULT_VARIANTS:
+            run = rs.run(v, mode)
+            assert run is not None and run.status == "ok", (v, mode)
+            assert len(run.gpu_time_ms) >= 100 and run.rel_errors
+
+
+def test_newer_schema_is_refused(h200_dir, tmp_path):
+    d = copy_set(h200_dir, tmp_path)
+    data = json.loads((d / "result.json").read_text())
+    data["schema_version"] = schema.SCHEMA_VERSION + 1
+    (d / "result.json").write_text(json.dumps(data))
+    with pytest.raises(schema.SchemaError, match=r"result.json: schema_version \d+ is newer"):
+        schema.load_set(d)
+
+
+def test_truncated_result_file_is_a_clear_error(h200_dir, tmp_path):
+    d = copy_set(h200_dir, tmp_path)
+    text = (d / "result.json").read_text()
+    (d / "result.json").write_text(text[: len(text) // 3])
+    with pytest.raises(schema.SchemaError, match="result.json: not valid JSON"):
+        schema.load_set(d)
+
+
+def test_missing_field_and_missing_trace(h200_dir, tmp_path):
+    d = copy_set(h200_dir, tmp_path)
+    data = json.loads((d / "result.json").read_text())
+    del data["environment"]["gpu_name"]
+    (d / "result.json").write_text(json.dumps(data))
+    with pytest.raises(schema.SchemaError, match="Environment lacks gpu_name"):
+        schema.load_set(d)
+    d2 = tmp_path / "second"
+    shutil.copytree(h200_dir, d2)
+    (d2 / "traces" / "inference__naive.json.gz").unlink()
+    with pytest.raises(schema.SchemaError, match="trace traces/inference__naive.json.gz of naive is missing"):
+        schema.load_set(d2)
+
+
+def test_atomic_write_leaves_old_content_on_failure(tmp_path, monkeypatch):
+    target = tmp_path / "f.json"
+    schema.atomic_write_text(target, "old")
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(schema.os, "replace", boom)
+    with pytest.raises(OSError):
+        schema.atomic_write_text(target, "new")
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.json"]
+
+
+def test_publish_refuses_and_force_replaces(tmp_path):
+    final = tmp_path / "set"
+    final.mkdir()
+    (final / "result.json").write_text("old")
+    staging = tmp_path / ".staging"
+    staging.mkdir()
+    (staging / "result.json").write_text("new")
+    with pytest.raises(FileExistsError, match="set: result set exists; pass --force"):
+        schema.publish_set(staging, final, force=False)
+    assert (final / "result.json").read_text() == "old"
+    schema.publish_set(staging, final, force=True)
+    assert (final / "result.json").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["set"]

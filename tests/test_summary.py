@@ -1,0 +1,51 @@
+"""`python -m gen summary` on the committed H200 set, and the torch-free boundary."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from gen import analysis, summary
+
+
+def gen(*args):
+    return subprocess.run([sys.executable, "-m", "gen", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_json_fields(h200_dir):
+    p = gen("summary", "--results", str(h200_dir.parent), "--set", h200_dir.name, "--format", "json")
+    assert p.returncode == 0, p.stderr
+    rows = {r["variant"]: r for r in json.loads(p.stdout)}
+    for r in rows.values():
+        for key in ("variant", "status", "reason", "kernels_per_forward", "gpu_time_ms", "cpu_time_ms",
+                    "peak_memory_mb", "max_rel_error", "kernels"):
+            assert key in r
+        for k in r["kernels"]:
+            assert set(k) == {"name", "short_name", "kind", "launched_by", "count_per_forward", "duration_us",
+                              "occupancy_pct"}
+    assert rows["sdpa_math"]["kernels_per_forward"] == 20
+    assert rows["naive"]["kernels_per_forward"] == rows["naive_inplace"]["kernels_per_forward"] + 1
+    assert rows["sdpa_flash"]["gpu_time_ms"] < rows["naive"]["gpu_time_ms"]
+    flash = rows["sdpa_flash"]["kernels"][0]
+    assert flash["short_name"] == "flash_fwd_kernel" and flash["count_per_forward"] == 1
+    assert all(r["max_rel_error"] < 1e-2 for r in rows.values())
+
+
+def test_table_and_train_mode(h200_dir):
+    ls = analysis.load_set(h200_dir)
+    text = summary.table(ls, summary.records(ls, "train"))
+    assert "NVIDIA H200" in text and "train" in text.splitlines()[0]
+    assert len(text.splitlines()) == 3 + 9
+
+
+def test_unknown_set_is_one_line(h200_dir):
+    p = gen("summary", "--results", str(h200_dir.parent), "--set", "nope")
+    assert p.returncode == 2
+    assert p.stderr.startswith("error: --set: no result set 'nope'") and len(p.stderr.splitlines()) == 1
+
+
+def test_report_side_imports_no_torch():
+    code = ("import sys, gen.analysis, gen.summary, gen.trace, gen.schema, gen.variants, gen.cli; "
+            "sys.exit(1 if 'torch' in sys.modules else 0)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0

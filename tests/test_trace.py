@@ -1,0 +1,119 @@
+"""The trace parser on real recorded H200 traces."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+
+import pytest
+
+from gen import trace
+
+
+def parse(h200_dir, name):
+    return trace.parse(h200_dir / "traces" / f"{name}.json.gz")
+
+
+def test_naive_has_the_hidden_copy_attributed_to_masked_fill(h200_dir):
+    t = parse(h200_dir, "inference__naive")
+    assert len(t.forwards) == 3
+    assert t.counts_consistent and t.unattributed == 0
+    gpu = t.forwards[0].gpu
+    memcpy = [g for g in gpu if g.kind == "memcpy"]
+    assert len(memcpy) == 1
+    m = memcpy[0]
+    assert m.launched_by == "aten::copy_"
+    assert "aten::masked_fill" in m.op_path and "aten::clone" in m.op_path
+    assert m.launch_api == "cudaMemcpyAsync"
+    assert m.short_name.startswith("Memcpy DtoD")
+
+
+def test_inplace_removes_the_copy(h200_dir):
+    naive, inplace = parse(h200_dir, "inference__naive"), parse(h200_dir, "inference__naive_inplace")
+    assert inplace.counts[0] == naive.counts[0] - 1
+    assert not [g for g in inplace.forwards[0].gpu if g.kind == "memcpy"]
+
+
+def test_kernel_fields_and_launch_api(h200_dir):
+    t = parse(h200_dir, "inference__sdpa_flash")
+    (k,) = t.forwards[0].gpu
+    assert k.short_name == "flash_fwd_kernel"
+    assert k.kind == "kernel" and k.launch_api == "cudaLaunchKernel"
+    assert k.launched_by == "aten::_flash_attention_forward"
+    assert k.registers_per_thread == 255 and k.block == (128, 1, 1)
+    assert k.grid is not None and k.shared_memory and k.shared_memory > 0
+    assert k.occupancy_pct == pytest.approx(13, abs=1)
+    assert 0 <= k.ts and k.dur > 0 and k.launch_ts < k.ts
+
+
+def test_cudnn_launches_through_the_driver_with_no_occupancy(h200_dir):
+    t = parse(h200_dir, "inference__sdpa_cudnn")
+    k = [g for g in t.forwards[0].gpu if g.kind == "kernel"][0]
+    assert k.launch_api == "cuLaunchKernelEx"
+    assert k.occupancy_pct == 0
+
+
+def test_math_counts_twenty_every_forward(h200_dir):
+    t = parse(h200_dir, "inference__sdpa_math")
+    assert t.counts == [20, 20, 20]
+
+
+def test_backward_kernels_from_the_autograd_thread_are_counted(h200_dir):
+    t = parse(h200_dir, "train__naive")
+    assert t.unattributed == 0 and t.counts_consistent
+    fw = t.forwards[0]
+    assert t.counts[0] > parse(h200_dir, "inference__naive").counts[0]
+    assert len({c.tid for c in fw.cpu}) >= 2
+    assert any("Backward" in (g.launched_by or "") or any("Backward" in o for o in g.op_path) for g in fw.gpu)
+
+
+def test_cpu_lane_is_nested(h200_dir):
+    fw = parse(h200_dir, "inference__naive").forwards[0]
+    depths = {c.name: c.depth for c in fw.cpu}
+    assert depths["aten::masked_fill"] < depths["aten::clone"] < depths["aten::copy_"]
+    assert any(c.cat == "cuda_runtime" for c in fw.cpu)
+
+
+@pytest.mark.parametrize("name,short", [
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+     "std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)",
+     "vectorized_elementwise_kernel"),
+    ("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
+     "cutlass::bfloat16_t> >(Flash_fwd_params)", "flash_fwd_kernel"),
+    ("Memcpy DtoD (Device -> Device)", "Memcpy DtoD (Device -> Device)"),
+    ("triton_tem_fused_flex_attention_0", "triton_tem_fused_flex_attention_0"),
+    ("a<b|c*>", "a"),
+])
+def test_short_name(name, short):
+    assert trace.short_name(name) == short
+
+
+def test_truncated_trace_is_a_clear_error(h200_dir, tmp_path):
+    src = h200_dir / "traces" / "inference__naive.json.gz"
+    bad = tmp_path / "cut.json.gz"
+    bad.write_bytes(src.read_bytes()[: src.stat().st_size // 2])
+    with pytest.raises(trace.TraceError, match="cut.json.gz.*truncated"):
+        trace.parse(bad)
+    assert src.stat().st_size > bad.stat().st_size  # the original is untouched
+
+
+def test_not_json_and_missing_and_foreign(tmp_path):
+    junk = tmp_path / "junk.json.gz"
+    with gzip.open(junk, "wt") as fh:
+        fh.write("{not json")
+    with pytest.raises(trace.TraceError, match="junk.json.gz: not a JSON trace"):
+        trace.parse(junk)
+    with pytest.raises(trace.TraceError, match="missing"):
+        trace.parse(tmp_path / "nope.json.gz")
+    foreign = tmp_path / "foreign.json.gz"
+    with gzip.open(foreign, "wt") as fh:
+        fh.write('{"traceEvents": [{"ph": "X", "name": "x", "ts": 1, "dur": 1, "cat": "cpu_op"}]}')
+    with pytest.raises(trace.TraceError, match="no forward#N ranges"):
+        trace.parse(foreign)
+
+
+def test_plain_json_trace_reads_too(h200_dir, tmp_path):
+    plain = tmp_path / "t.json"
+    with gzip.open(h200_dir / "traces" / "inference__sdpa_flash.json.gz", "rb") as src, open(plain, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    assert trace.parse(plain).counts == [1, 1, 1]
