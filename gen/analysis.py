@@ -379,3 +379,41 @@ def occupancy_notes(ls: LoadedSet, variant: str, mode: str = "inference", top: i
                           limiter=th["limiter"] if th else None, launch_api=k["launch_api"],
                           explanation="; ".join(parts) + "."))
     return notes
+
+
+# --------------------------------------------------------------------------- training and compilation
+
+
+def train_table(ls: LoadedSet) -> pd.DataFrame:
+    """Forward alone against forward plus backward, per variant: what the
+    backward adds in kernels, GPU time and memory."""
+    inf = summary_table(ls, "inference")
+    trn = summary_table(ls, "train")
+    if inf.empty or trn.empty:
+        return pd.DataFrame()
+    keep = ["variant", "label", "status", "reason", "kernels_per_forward", "gpu_ms", "gpu_q1", "gpu_q3",
+            "cpu_ms", "peak_mb", "max_rel_error", "backend"]
+    df = trn[keep].merge(inf[["variant", "kernels_per_forward", "gpu_ms", "peak_mb"]], on="variant",
+                         how="left", suffixes=("", "_fwd"))
+    df = df.rename(columns={"kernels_per_forward": "kernels_per_step", "gpu_ms": "step_ms",
+                            "gpu_q1": "step_q1", "gpu_q3": "step_q3", "cpu_ms": "step_cpu_ms",
+                            "peak_mb": "step_peak_mb", "max_rel_error": "grad_rel_error"})
+    df["backward_kernels"] = df["kernels_per_step"] - df["kernels_per_forward_fwd"]
+    df["backward_ms"] = df["step_ms"] - df["gpu_ms_fwd"]
+    df["backward_over_forward"] = df["backward_ms"] / df["gpu_ms_fwd"]
+    return df
+
+
+def inplace_autograd(ls: LoadedSet) -> dict | None:
+    """What autograd did with the in-place mask, as the train run recorded it."""
+    run = ls.rs.run("naive_inplace", "train")
+    return run.notes.get("inplace_autograd") if run else None
+
+
+def generated_kernels(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.DataFrame:
+    """Kernels that Inductor generated (Triton) for a compiled variant, and
+    the library kernels it still calls."""
+    kt = kernel_table(ls, variant, mode)
+    if kt.empty:
+        return kt
+    return kt.assign(generated=kt["name"].str.startswith("triton_"))
