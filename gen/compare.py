@@ -1,0 +1,188 @@
+"""`python -m gen compare SET_A SET_B`: two result sets side by side, per variant.
+
+Takes: two loaded sets (gen.analysis). Gives: `compare_frame(a, b, mode)`,
+one row per variant of either set: kernels per forward on each side, kernels
+added and removed (matched by short name, as multisets; memcpy and memset
+events match by kind), GPU and CPU time on each side with the ratio B/A, and
+the speed rank on each side. `run(root, a, b, fmt)` is the CLI verb (text
+table or JSON), and `default_pair(sets)` the pair the site shows.
+
+A reference set holds only what its source published: where it named fewer
+kernels than it counted, the kernel lists are partial and only the names it
+did publish are matched; the columns say so. No torch.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gen import analysis, schema, trace
+from gen.variants import VARIANTS
+
+COLUMNS = ["variant", "status_a", "status_b", "kernels_a", "kernels_b", "kernels_added", "kernels_removed",
+           "kernel_match", "gpu_ms_a", "gpu_ms_b", "gpu_ratio", "cpu_ms_a", "cpu_ms_b", "cpu_ratio", "rank_a",
+           "rank_b", "time_basis_a", "time_basis_b"]
+
+
+def _key(name: str, kind: str | None = None) -> str:
+    if kind == "memcpy" or name.startswith("Memcpy"):
+        return "Memcpy"
+    if kind == "memset" or name.startswith("Memset"):
+        return "Memset"
+    return trace.short_name(name)
+
+
+def kernel_names(ls: analysis.LoadedSet, variant: str, mode: str) -> tuple[list[str], bool] | None:
+    """Matching keys of one forward's GPU events, and whether the list is complete.
+    None when the set has no kernel list for the variant (CPU set, not run)."""
+    run = ls.rs.run(variant, mode)
+    if run is None or run.status != "ok":
+        return None
+    if ls.rs.kind == "reference":
+        names = [_key(n) for n in run.published.get("kernels") or []]
+        count = run.published.get("kernels_per_forward")
+        if not names:
+            return None
+        return names, count is not None and len(names) >= count
+    kt = analysis.kernel_table(ls, variant, mode)
+    if kt.empty:
+        return None
+    return [_key(n, k) for n, k in zip(kt["name"], kt["kind"])], True
+
+
+def _ranks(df: pd.DataFrame) -> tuple[pd.Series, str]:
+    """Rank by median GPU time, or by host wall time where the set has no GPU time."""
+    if df.empty:
+        return pd.Series(dtype=float), "none"
+    col, basis = ("gpu_ms", "GPU") if df["gpu_ms"].notna().any() else ("cpu_ms", "host wall")
+    return df.set_index("variant")[col].rank(method="min"), basis
+
+
+def _num(x) -> float:
+    return float(x) if x is not None and not (isinstance(x, float) and math.isnan(x)) else np.nan
+
+
+def compare_frame(a: analysis.LoadedSet, b: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
+    sa, sb = analysis.summary_table(a, mode), analysis.summary_table(b, mode)
+    ra, basis_a = _ranks(sa)
+    rb, basis_b = _ranks(sb)
+    seen = set(sa.get("variant", [])) | set(sb.get("variant", []))
+    order = [v for v in VARIANTS if v in seen] + sorted(seen - set(VARIANTS))
+    rows = []
+    for v in order:
+        ea = sa[sa["variant"] == v].to_dict("records") if not sa.empty else []
+        eb = sb[sb["variant"] == v].to_dict("records") if not sb.empty else []
+        ea, eb = (ea[0] if ea else {}), (eb[0] if eb else {})
+        ka, kb = kernel_names(a, v, mode), kernel_names(b, v, mode)
+        added = removed = None
+        if ka is None or kb is None:
+            match = "no kernel list on " + " and ".join(
+                s for s, k in (("A", ka), ("B", kb)) if k is None)
+        else:
+            ca, cb = Counter(ka[0]), Counter(kb[0])
+            # Names on a partial side that the complete side lacks are surely
+            # added (or removed); "none" can only be said when both are complete.
+            plus, minus = sorted((cb - ca).elements()), sorted((ca - cb).elements())
+            added = plus if ka[1] and (kb[1] or plus) else None
+            removed = minus if kb[1] and (ka[1] or minus) else None
+            match = "full" if ka[1] and kb[1] else "partial: " + " and ".join(
+                f"{s} names only {len(k[0])} kernel(s)" for s, k in (("A", ka), ("B", kb)) if not k[1])
+        ga, gb = _num(ea.get("gpu_ms")), _num(eb.get("gpu_ms"))
+        ca_, cb_ = _num(ea.get("cpu_ms")), _num(eb.get("cpu_ms"))
+        rows.append(dict(
+            variant=v, status_a=ea.get("status", "absent"), status_b=eb.get("status", "absent"),
+            kernels_a=_num(ea.get("kernels_per_forward")), kernels_b=_num(eb.get("kernels_per_forward")),
+            kernels_added=added, kernels_removed=removed, kernel_match=match,
+            gpu_ms_a=ga, gpu_ms_b=gb, gpu_ratio=gb / ga if ga and gb else np.nan,
+            cpu_ms_a=ca_, cpu_ms_b=cb_, cpu_ratio=cb_ / ca_ if ca_ and cb_ else np.nan,
+            rank_a=_num(ra.get(v)) if ea.get("status") == "ok" else np.nan,
+            rank_b=_num(rb.get(v)) if eb.get("status") == "ok" else np.nan,
+            time_basis_a=basis_a, time_basis_b=basis_b,
+        ))
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def default_pair(sets: list[analysis.LoadedSet]) -> tuple[analysis.LoadedSet, analysis.LoadedSet] | None:
+    """The site's default comparison: the first measured GPU set against the first reference set
+    (or against the next measured set when there is no reference)."""
+    gpu = [s for s in sets if s.measured and s.rs.environment.device == "cuda"]
+    ref = [s for s in sets if s.rs.kind == "reference"]
+    if gpu and ref:
+        return gpu[0], ref[0]
+    others = [s for s in sets if s.measured and (not gpu or s is not gpu[0])]
+    if gpu and others:
+        return gpu[0], others[0]
+    return None
+
+
+def describe(ls: analysis.LoadedSet) -> str:
+    env = ls.rs.environment
+    where = env.gpu_name or f"CPU: {env.cpu}"
+    text = f"{ls.name} ({where}"
+    text += f", torch {env.torch})" if env.torch else ")"
+    if ls.rs.kind == "reference":
+        text += f": published figures, not measured here; source: {ls.rs.source}"
+    return text
+
+
+def _pick(root: Path, name: str, option: str) -> analysis.LoadedSet:
+    known = [p.name for p in schema.list_sets(root)]
+    if name not in known:
+        raise ValueError(f"{option}: no result set {name!r} under {root}; known sets: {', '.join(known) or 'none'}")
+    return analysis.load_set(root / name)
+
+
+def _clean(x):
+    if isinstance(x, float):
+        return None if math.isnan(x) else round(x, 4)
+    if isinstance(x, (np.floating, np.integer)):
+        return _clean(float(x))
+    return x
+
+
+def records(df: pd.DataFrame) -> list[dict]:
+    out = []
+    for r in df.to_dict("records"):
+        rec = {k: _clean(v) for k, v in r.items()}
+        for k in ("kernels_a", "kernels_b", "rank_a", "rank_b"):
+            rec[k] = None if rec[k] is None else int(rec[k])
+        out.append(rec)
+    return out
+
+
+def _f(x, spec: str) -> str:
+    return "—" if x is None else format(x, spec)
+
+
+def table(a: analysis.LoadedSet, b: analysis.LoadedSet, recs: list[dict], mode: str) -> str:
+    cols = ["variant", "kernels A", "kernels B", "added in B", "removed in B", "GPU ms A", "GPU ms B", "B/A",
+            "CPU ms A", "CPU ms B", "B/A", "rank A", "rank B"]
+    rows = []
+    for r in recs:
+        def names(x):
+            return "?" if x is None else (", ".join(x) or "none")
+        rows.append([r["variant"], _f(r["kernels_a"], "d"), _f(r["kernels_b"], "d"), names(r["kernels_added"]),
+                     names(r["kernels_removed"]), _f(r["gpu_ms_a"], ".4f"), _f(r["gpu_ms_b"], ".4f"),
+                     _f(r["gpu_ratio"], ".2f"), _f(r["cpu_ms_a"], ".4f"), _f(r["cpu_ms_b"], ".4f"),
+                     _f(r["cpu_ratio"], ".2f"), _f(r["rank_a"], "d"), _f(r["rank_b"], "d")])
+    widths = [max(len(c), *(len(row[i]) for row in rows)) if rows else len(c) for i, c in enumerate(cols)]
+    lines = [f"A: {describe(a)}", f"B: {describe(b)}", f"mode: {mode}; ratios are B/A; '?' = not known "
+             "(a side published only some kernel names, or has no kernels)",
+             "  ".join(c.ljust(w) for c, w in zip(cols, widths)), "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(x.ljust(w) for x, w in zip(row, widths)) for row in rows]
+    return "\n".join(lines)
+
+
+def run(root: Path, set_a: str, set_b: str, fmt: str = "table", mode: str = "inference") -> str:
+    a = _pick(Path(root), set_a, "SET_A")
+    b = _pick(Path(root), set_b, "SET_B")
+    recs = records(compare_frame(a, b, mode))
+    if fmt == "json":
+        return json.dumps(recs, indent=1, ensure_ascii=False)
+    return table(a, b, recs, mode)
