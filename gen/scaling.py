@@ -1,0 +1,160 @@
+"""Scaling and the limit: the sweep against the GPU's own measured ceilings.
+
+Takes: a loaded set's `sweep`, `ceilings` and traces (gen.analysis). Gives
+DataFrames, no charts: `sweep_frame` (per point: median GPU time with its
+IQR, CPU time, peak memory, FLOPs, achieved TFLOP/s, fraction of the measured
+ceiling, memory-bound time, arithmetic intensity), `ceilings`, `oom_sizes`,
+`category_frame` (GPU time by kernel category per variant) and `busy_frame`
+(busy/idle share and launch-to-start gap, default shape and sweep traces).
+
+FLOP convention, stated once: a forward does two matrix products of
+B·H·S·S·D multiply-adds each, so its dense count is 4·B·H·S²·D. Under a causal
+mask only the S·(S+1)/2 scores on or below the diagonal matter, so the useful
+count is 2·B·H·S·(S+1)·D. Achieved TFLOP/s here always uses the causal-useful
+count (a kernel that skips masked tiles is not credited for work it skipped;
+one that computes them is not credited for them either). Softmax and scaling
+FLOPs are left out of both.
+
+Minimum bytes: q, k and v read once and the output written once,
+4·B·H·S·D·element size; at the measured copy bandwidth this gives the time
+below which no implementation can go (the memory bound).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from gen import analysis
+
+ELEM_SIZE = {"bf16": 2, "fp16": 2, "f16": 2, "float16": 2, "bfloat16": 2, "fp32": 4, "f32": 4, "float32": 4}
+HOST_BOUND_BUSY_PCT = 50.0  # below this share of the span the GPU waited on the host more than it worked
+
+
+def flops(b: int, h: int, s: int, d: int) -> dict[str, float]:
+    """FLOPs of one attention forward: dense, and causal-useful (see module doc)."""
+    return dict(dense=4.0 * b * h * s * s * d, causal=2.0 * b * h * s * (s + 1) * d)
+
+
+def min_bytes(b: int, h: int, s: int, d: int, elem_size: int) -> float:
+    """q, k, v read and the output written once."""
+    return 4.0 * b * h * s * d * elem_size
+
+
+def ceilings(ls: analysis.LoadedSet) -> dict | None:
+    """The set's measured ceilings from their stored samples (medians), or None."""
+    c = ls.rs.ceilings
+    if c is None or not c.matmul_ms or not c.copy_ms:
+        return None
+    m = analysis.stats(c.matmul_ms)["median"]
+    t = analysis.stats(c.copy_ms)["median"]
+    work = 2.0 * math.prod(c.matmul_shape) if len(c.matmul_shape) == 3 else 2.0 * c.matmul_shape[0] ** 3
+    return dict(matmul_shape="×".join(map(str, c.matmul_shape)), matmul_dtype=c.matmul_dtype, matmul_ms=m,
+                matmul_tflops=work / (m * 1e-3) / 1e12, matmul_n=len(c.matmul_ms),
+                copy_bytes=c.copy_bytes, copy_ms=t, copy_gbps=c.copy_bytes / (t * 1e-3) / 1e9, copy_n=len(c.copy_ms),
+                ridge_intensity=(work / (m * 1e-3)) / (c.copy_bytes / (t * 1e-3)))
+
+
+SWEEP_COLUMNS = ["variant", "seq_len", "head_dim", "status", "reason", "gpu_ms", "gpu_q1", "gpu_q3", "gpu_n",
+                 "cpu_ms", "peak_mb", "rel_error", "flops_dense", "flops_causal", "tflops_causal",
+                 "fraction_of_matmul", "min_bytes", "intensity", "memory_bound_ms", "compute_bound_ms",
+                 "bound_ms", "fraction_of_bound", "trace"]
+
+
+def sweep_frame(ls: analysis.LoadedSet) -> pd.DataFrame:
+    """One row per sweep point (all statuses; times NaN where it did not run)."""
+    sw = ls.rs.sweep
+    if not sw:
+        return pd.DataFrame(columns=SWEEP_COLUMNS)
+    b = ls.rs.sweep_batch or ls.rs.config.batch
+    h = ls.rs.sweep_heads or ls.rs.config.heads
+    es = ELEM_SIZE.get(ls.rs.config.dtype, 2)
+    cl = ceilings(ls)
+    rows = []
+    for p in sw:
+        g, c = analysis.stats(p.gpu_time_ms), analysis.stats(p.cpu_time_ms)
+        f = flops(b, h, p.seq_len, p.head_dim)
+        mb = min_bytes(b, h, p.seq_len, p.head_dim, es)
+        t = g["median"]
+        tflops = f["causal"] / (t * 1e-3) / 1e12 if t and not math.isnan(t) else np.nan
+        mem_ms = mb / (cl["copy_gbps"] * 1e9) * 1e3 if cl else np.nan
+        cmp_ms = f["causal"] / (cl["matmul_tflops"] * 1e12) * 1e3 if cl else np.nan
+        bound = max(mem_ms, cmp_ms) if cl else np.nan
+        rows.append(dict(
+            variant=p.variant, seq_len=p.seq_len, head_dim=p.head_dim, status=p.status, reason=p.reason or "",
+            gpu_ms=t, gpu_q1=g["q1"], gpu_q3=g["q3"], gpu_n=g["n"], cpu_ms=c["median"],
+            peak_mb=p.peak_memory_bytes / 2**20 if p.peak_memory_bytes else np.nan,
+            rel_error=p.rel_error if p.rel_error is not None else np.nan,
+            flops_dense=f["dense"], flops_causal=f["causal"], tflops_causal=tflops,
+            fraction_of_matmul=tflops / cl["matmul_tflops"] if cl else np.nan,
+            min_bytes=mb, intensity=f["causal"] / mb, memory_bound_ms=mem_ms, compute_bound_ms=cmp_ms,
+            bound_ms=bound, fraction_of_bound=bound / t if cl and t and not math.isnan(t) else np.nan,
+            trace=p.trace,
+        ))
+    return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
+
+
+def oom_sizes(ls: analysis.LoadedSet) -> dict[str, dict[int, list[int]]]:
+    """variant -> head dim -> sequence lengths at which it ran out of memory."""
+    out: dict[str, dict[int, list[int]]] = {}
+    for p in ls.rs.sweep:
+        if p.status == "oom":
+            out.setdefault(p.variant, {}).setdefault(p.head_dim, []).append(p.seq_len)
+    for v in out.values():
+        for d in v:
+            v[d].sort()
+    return out
+
+
+def fastest_at_largest(ls: analysis.LoadedSet) -> pd.DataFrame:
+    """Per head dim: the fastest variant at the largest sequence length where it ran,
+    with its achieved TFLOP/s and fraction of the measured matmul ceiling."""
+    df = sweep_frame(ls)
+    df = df[df["gpu_ms"].notna()]
+    if df.empty:
+        return df
+    rows = []
+    for d, g in df.groupby("head_dim"):
+        top = g[g["seq_len"] == g["seq_len"].max()]
+        rows.append(top.sort_values("gpu_ms").iloc[0])
+    return pd.DataFrame(rows).reset_index(drop=True)
+
+
+def category_frame(ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
+    """GPU time of one forward by kernel category, every variant with kernels."""
+    frames = [analysis.category_split(ls, r.variant, mode) for r in ls.rs.runs
+              if r.mode == mode and r.status == "ok" and r.trace]
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pd.DataFrame(columns=["variant", "category", "duration_us"])
+    return pd.concat(frames, ignore_index=True)
+
+
+BUSY_COLUMNS = ["variant", "seq_len", "head_dim", "source", "span_us", "busy_us", "idle_us", "busy_pct",
+                "launch_gap_us", "host_bound"]
+
+
+def busy_frame(ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
+    """Busy/idle and launch-to-start gap of one forward: at the default shape
+    (source "default") and at each sweep point that kept a trace (source "sweep").
+    host_bound: the GPU was busy less than HOST_BOUND_BUSY_PCT of the span."""
+    rows = []
+    c = ls.rs.config
+    for r in ls.rs.runs:
+        if r.mode == mode and r.status == "ok":
+            tr = ls.trace(mode, r.variant)
+            if tr is not None and tr.forwards and tr.forwards[0].gpu:
+                rows.append(dict(variant=r.variant, seq_len=c.seq_len, head_dim=c.head_dim, source="default",
+                                 **analysis.busy_idle(tr)))
+    if mode == "inference":
+        for p in ls.rs.sweep:
+            if p.status == "ok" and p.trace:
+                tr = ls.sweep_trace(p.trace)
+                if tr.forwards and tr.forwards[0].gpu:
+                    rows.append(dict(variant=p.variant, seq_len=p.seq_len, head_dim=p.head_dim, source="sweep",
+                                     **analysis.busy_idle(tr)))
+    df = pd.DataFrame(rows, columns=BUSY_COLUMNS[:-1])
+    df["host_bound"] = df["busy_pct"] < HOST_BOUND_BUSY_PCT
+    return df
