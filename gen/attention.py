@@ -9,8 +9,8 @@ source of these classes, read from this file's text without importing it.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 import torch.nn.functional as F

@@ -10,7 +10,6 @@ modules: it must run as-is on the GPU machine (Python 3.12, no registry).
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import gzip
 import math
@@ -96,7 +95,7 @@ def environment() -> schema.Environment:
         python=platform.python_version(),
         platform=platform.platform(),
         cpu=_cpu_name(),
-        date=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        date=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         git_commit=commit,
     )
 
@@ -406,21 +405,29 @@ def inplace_autograd_check(cfg: schema.RunConfig, device: torch.device) -> dict:
 # --------------------------------------------------------------------------- sweep and ceilings
 
 
-def ceilings(device: torch.device, budget: Budget) -> schema.Ceilings | None:
+def _matmul_ms(device: torch.device, n: int) -> list[float]:
+    a, b = (torch.randn(n, n, device=device, dtype=torch.bfloat16) for _ in range(2))
+    return measure(lambda: a @ b, device, Budget(repeats=30, min_measure_s=1.0))[0]
+
+
+def _copy_ms(device: torch.device, elems: int) -> tuple[list[float], int]:
+    src = torch.randn(elems // 1024, 1024, device=device).to(torch.bfloat16).flatten()
+    dst = torch.empty_like(src)
+    ms = measure(lambda: dst.copy_(src), device, Budget(repeats=30, min_measure_s=1.0))[0]
+    return ms, 2 * src.numel() * src.element_size()  # bytes read plus bytes written
+
+
+def ceilings(device: torch.device) -> schema.Ceilings | None:
+    """The GPU's own limits, measured on random data: a bf16 matrix product and
+    a device-to-device copy of 4 GiB. Each helper frees its tensors on return."""
     if device.type != "cuda":
         return None
     n = 8192
-    a, b = (torch.randn(n, n, device=device, dtype=torch.bfloat16) for _ in range(2))
-    mm_gpu, _, _, _ = measure(lambda: a @ b, device, Budget(repeats=30, min_measure_s=1.0))
-    del a, b
-    elems = 2 * 1024**3  # 4 GiB of bf16 read and 4 GiB written per copy
-    src = torch.randn(elems // 1024, 1024, device=device).to(torch.bfloat16).flatten()
-    dst = torch.empty_like(src)
-    cp_gpu, _, _, _ = measure(lambda: dst.copy_(src), device, Budget(repeats=30, min_measure_s=1.0))
-    copy_bytes = 2 * src.numel() * src.element_size()
-    del src, dst
+    mm = _matmul_ms(device, n)
     _free(device)
-    return schema.Ceilings([n, n, n], "bf16", mm_gpu, copy_bytes, cp_gpu)
+    cp, copy_bytes = _copy_ms(device, 2 * 1024**3)
+    _free(device)
+    return schema.Ceilings([n, n, n], "bf16", mm, copy_bytes, cp)
 
 
 def sweep_point(v: Variant, seq: int, dim: int, cfg: schema.RunConfig, device: torch.device,
@@ -551,7 +558,7 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
         rs = schema.ResultSet(schema.SCHEMA_VERSION, name, env, cfg, runs)
         if sweep_seqs:
             log("measuring the GPU's ceilings")
-            rs.ceilings = ceilings(device, budget)
+            rs.ceilings = ceilings(device)
             rs.sweep_batch, rs.sweep_heads = B, H
             # The sweep stops starting points once the run's time limit nears,
             # keeping 30 s to write the set; points not reached say so.

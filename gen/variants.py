@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 
@@ -137,7 +137,7 @@ def resolve(names: str | list[str] | None) -> list[Variant]:
 ATTENTION_FILE = Path(__file__).with_name("attention.py")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _class_sources() -> dict[str, str]:
     text = ATTENTION_FILE.read_text(encoding="utf-8")
     tree = ast.parse(text)
