@@ -1,0 +1,86 @@
+"""Findings, scaling and comparison pages, added to the site through
+`gen.render.PAGE_BUILDERS` (render.py appends `BUILDERS` below).
+
+Takes: a `render.Context`. Gives: page builders; the numbers come from
+gen.findings, gen.scaling and gen.compare, the charts from gen.charts_scaling
+and gen.charts_compare, the layout from templates/findings_*, scaling_*,
+compare_*. Every page that shows a reference set says it holds published
+figures, not measurements, and names the source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pandas as pd
+
+from gen import charts_compare, charts_scaling, compare, findings, render, scaling
+
+FINDINGS = f"{render.GENERATED}/findings.md"
+SCALING = f"{render.GENERATED}/scaling.md"
+COMPARE = f"{render.GENERATED}/compare.md"
+
+
+def _records(df: pd.DataFrame) -> list[dict]:
+    return [] if df.empty else df.to_dict("records")
+
+
+def findings_pages(ctx: render.Context) -> Iterator[render.Page]:
+    sets = []
+    for ls in ctx.sets:
+        sets.append(dict(ls=ls, hypotheses=_records(findings.check_hypotheses(ls)),
+                         findings=[f.to_dict() for f in findings.findings(ls)]))
+    text = ctx.template("findings_page.md.j2").render(here=FINDINGS, sets=sets)
+    yield render.Page(FINDINGS, text, nav=("Findings",))
+
+
+def scaling_pages(ctx: render.Context) -> Iterator[render.Page]:
+    sets = []
+    for ls in ctx.sets:
+        sw = scaling.sweep_frame(ls)
+        ceil = scaling.ceilings(ls)
+        cat = scaling.category_frame(ls)
+        busy = scaling.busy_frame(ls)
+        item = dict(ls=ls, ceil=ceil, has_sweep=bool(len(sw)), oom=scaling.oom_sizes(ls),
+                    fastest=_records(scaling.fastest_at_largest(ls)), charts={}, categories=_records(cat),
+                    busy_default=_records(busy[busy["source"] == "default"]) if len(busy) else [],
+                    sweep_rows=_records(sw[sw["gpu_ms"].notna() | (sw["status"] != "ok")]) if len(sw) else [],
+                    measured=ls.measured, gpu=ls.rs.environment.device == "cuda")
+        if len(sw) and sw["gpu_ms"].notna().any():
+            item["charts"]["time"] = ctx.chart(charts_scaling.time_vs_seq(sw), "GPU time against sequence length")
+            item["charts"]["memory"] = ctx.chart(charts_scaling.memory_vs_seq(sw),
+                                                 "peak memory against sequence length")
+            if ceil:
+                item["charts"]["roofline"] = ctx.chart(charts_scaling.roofline(sw, ceil), "roofline")
+        if len(cat):
+            item["charts"]["categories"] = ctx.chart(charts_scaling.category_bars(cat), "GPU time by kernel category")
+        if len(busy) and (busy["source"] == "sweep").any():
+            item["charts"]["busy"] = ctx.chart(charts_scaling.busy_vs_seq(busy), "GPU busy share against sequence length")
+        sets.append(item)
+    text = ctx.template("scaling_page.md.j2").render(here=SCALING, sets=sets,
+                                                     host_bound_pct=scaling.HOST_BOUND_BUSY_PCT)
+    yield render.Page(SCALING, text, nav=("Scaling",))
+
+
+def compare_pages(ctx: render.Context) -> Iterator[render.Page]:
+    frames = [ctx.summary(ls, "inference").assign(set=ls.name, kind=ls.rs.kind) for ls in ctx.sets]
+    frames = [f for f in frames if not f.empty]
+    allsets = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    chart = None
+    if len(allsets) and allsets["gpu_ms"].notna().any():
+        chart = ctx.chart(charts_compare.gpu_time_by_set(allsets), "GPU time per variant in every set")
+    pair = compare.default_pair(ctx.sets)
+    rows = compare.records(compare.compare_frame(*pair)) if pair else []
+    text = ctx.template("compare_page.md.j2").render(
+        here=COMPARE, pair=pair, rows=rows, chart=chart, describe=compare.describe,
+        references=[ls for ls in ctx.sets if ls.rs.kind == "reference"])
+    yield render.Page(COMPARE, text, nav=("Compare",))
+
+
+BUILDERS = [findings_pages, scaling_pages, compare_pages]
+
+
+def pages(sets) -> list[tuple[str, str]]:
+    """(path, markdown) of these pages alone, for a caller without the render stage."""
+    ctx = render.Context(sets=sets)
+    return [(p.path, p.text) for b in BUILDERS for p in b(ctx)]
