@@ -11,21 +11,31 @@ figures, not measurements, and names the source.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from gen import charts_compare, charts_scaling, compare, findings, render, scaling
+from gen import charts_compare, charts_scaling, compare, findings, scaling
 
-FINDINGS = f"{render.GENERATED}/findings.md"
-SCALING = f"{render.GENERATED}/scaling.md"
-COMPARE = f"{render.GENERATED}/compare.md"
+if TYPE_CHECKING:
+    from gen import render
+
+# gen.render imports this module at its end to register BUILDERS, so render is
+# imported inside the functions here, never at import time.
+GENERATED = "generated"
+
+FINDINGS = f"{GENERATED}/findings.md"
+SCALING = f"{GENERATED}/scaling.md"
+COMPARE = f"{GENERATED}/compare.md"
 
 
 def _records(df: pd.DataFrame) -> list[dict]:
     return [] if df.empty else df.to_dict("records")
 
 
-def findings_pages(ctx: render.Context) -> Iterator[render.Page]:
+def findings_pages(ctx: render.Context) -> Iterator:
+    from gen import render
+
     sets = []
     for ls in ctx.sets:
         sets.append(dict(ls=ls, hypotheses=_records(findings.check_hypotheses(ls)),
@@ -34,7 +44,9 @@ def findings_pages(ctx: render.Context) -> Iterator[render.Page]:
     yield render.Page(FINDINGS, text, nav=("Findings",))
 
 
-def scaling_pages(ctx: render.Context) -> Iterator[render.Page]:
+def scaling_pages(ctx: render.Context) -> Iterator:
+    from gen import render
+
     sets = []
     for ls in ctx.sets:
         sw = scaling.sweep_frame(ls)
@@ -62,7 +74,9 @@ def scaling_pages(ctx: render.Context) -> Iterator[render.Page]:
     yield render.Page(SCALING, text, nav=("Scaling",))
 
 
-def compare_pages(ctx: render.Context) -> Iterator[render.Page]:
+def compare_pages(ctx: render.Context) -> Iterator:
+    from gen import render
+
     frames = [ctx.summary(ls, "inference").assign(set=ls.name, kind=ls.rs.kind) for ls in ctx.sets]
     frames = [f for f in frames if not f.empty]
     allsets = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -82,5 +96,7 @@ BUILDERS = [findings_pages, scaling_pages, compare_pages]
 
 def pages(sets) -> list[tuple[str, str]]:
     """(path, markdown) of these pages alone, for a caller without the render stage."""
+    from gen import render
+
     ctx = render.Context(sets=sets)
     return [(p.path, p.text) for b in BUILDERS for p in b(ctx)]

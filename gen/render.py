@@ -347,3 +347,9 @@ def nav(pages: list[Page]) -> list:
         holder.append(p.path if p.path.endswith("/index.md") else {title: p.path})
     tree.extend({t: p} for t, p in NAV_TAIL)
     return tree
+
+
+# Findings, scaling and comparison pages (gen/pages_extra.py), after the others in the navigation.
+from gen import pages_extra  # noqa: E402  (imports this module back, once it is defined)
+
+PAGE_BUILDERS += pages_extra.BUILDERS
