@@ -67,6 +67,13 @@ def cmd_compare(a) -> int:
     return 0
 
 
+def cmd_reference(a) -> int:
+    from gen import reference
+
+    print(reference.write(Path(a.results), force=a.force))
+    return 0
+
+
 def cmd_build(a) -> int:
     from gen import build
 
@@ -108,6 +115,11 @@ def parser() -> argparse.ArgumentParser:
     co.add_argument("--results", default=str(DEFAULT_RESULTS))
     co.add_argument("--format", choices=["table", "json"], default="table")
     co.set_defaults(func=cmd_compare)
+
+    rf = sub.add_parser("reference", help="write the seed article's published A100 figures as a reference set")
+    rf.add_argument("--results", default=str(DEFAULT_RESULTS))
+    rf.add_argument("--force", action="store_true", help="replace an existing reference set")
+    rf.set_defaults(func=cmd_reference)
 
     bu = sub.add_parser("build", help="render the result sets into Markdown pages under docs/")
     bu.add_argument("--results", default=str(DEFAULT_RESULTS))
