@@ -114,3 +114,30 @@ def digest(directory: Path) -> str:
         if p.is_file():
             h.update(p.relative_to(directory).as_posix().encode() + b"\0" + p.read_bytes())
     return h.hexdigest()
+
+
+def mkdocs_build(project: Path, site_dir: Path) -> None:
+    """`mkdocs build --strict` of project/mkdocs.yml into site_dir (run from project,
+    where the snippets' base path lies). Raises with mkdocs' output on failure."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", "mkdocs.yml",
+         "--site-dir", str(Path(site_dir).resolve())],
+        cwd=project, env=env, capture_output=True, text=True,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}")
+
+
+def copy_project(src: Path, dest: Path) -> Path:
+    """mkdocs.yml and the hand-written docs/ of src, without build output: a
+    scratch project for tests and benchmarks."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src / "mkdocs.yml", dest / "mkdocs.yml")
+    shutil.copytree(src / "docs", dest / "docs", dirs_exist_ok=True,
+                    ignore=lambda d, names: [n for n in names if n in (render.GENERATED, "vendor")
+                                             or n.startswith(".generated")])
+    return dest

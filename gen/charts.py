@@ -22,8 +22,8 @@ CPU_KIND = {"cpu_op": "aten op", "user_annotation": "annotation",
 ROW_PX = 20
 
 
-def _lane(depth: int) -> str:
-    return f"CPU {depth}"
+def _lane(depth: int, thread: str = "main") -> str:
+    return f"CPU {depth}" if thread == "main" else f"CPU {thread} {depth}"
 
 
 def _num(x, digits: int = 3):
@@ -33,13 +33,14 @@ def _num(x, digits: int = 3):
 
 
 def timeline(cpu: pd.DataFrame, gpu: pd.DataFrame) -> alt.LayerChart:
-    """CPU lane (ops and runtime calls, one row per nesting depth) above a GPU
+    """CPU lanes (ops and runtime calls, one row per thread and nesting depth) above a GPU
     lane (kernels, memcpys, memsets) on one time axis in µs. Zoom and pan act on
     the time axis only; hovering shows each event's full details."""
-    depths = sorted({int(d) for d in cpu["depth"]}) if len(cpu) else []
-    lanes = [_lane(d) for d in depths] + ["GPU"]
+    threads = cpu["thread"].astype(str) if "thread" in cpu else pd.Series(["main"] * len(cpu), dtype=str)
+    keys = sorted({(t != "main", t, int(d)) for t, d in zip(threads, cpu["depth"])})
+    lanes = [_lane(d, t) for _, t, d in keys] + ["GPU"]
     c = pd.DataFrame({
-        "lane": [_lane(int(d)) for d in cpu["depth"]],
+        "lane": [_lane(int(d), t) for t, d in zip(threads, cpu["depth"])],
         "name": cpu["name"].astype(str),
         "kind": [CPU_KIND.get(str(k), "aten op") for k in cpu["cat"]],
         "start_us": [_num(x) for x in cpu["start_us"]],
@@ -102,7 +103,7 @@ def gpu_time(summary: pd.DataFrame) -> alt.LayerChart:
     }).dropna(subset=["median"]).sort_values(["median", "label"])
     order = list(d["label"])
     y = alt.Y("label:N", sort=order, title=None)
-    scale = alt.Scale(type="log")
+    scale = alt.Scale(type="log", nice=False, padding=12)
     rule = alt.Chart(d).mark_rule(strokeWidth=3, color="#4f7fd6").encode(
         x=alt.X("q1:Q", scale=scale, title="GPU time per forward (ms, log scale)"), x2="q3:Q", y=y)
     point = alt.Chart(d).mark_point(filled=True, size=60, color="#4f7fd6").encode(

@@ -135,6 +135,7 @@ class Context:
             autoescape=True, undefined=jinja2.StrictUndefined,
             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         )
+        env.tests["missing"] = _missing
         env.filters.update(md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer)
         env.globals.update(ctx=self, set_title=set_title, set_page=set_page, variant_page=variant_page,
                            trace_page=trace_page, relpath=relpath, label_of=label_of)

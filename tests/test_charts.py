@@ -1,0 +1,67 @@
+"""Charts are pure: DataFrame in, Vega-Lite spec out, with only the data they show."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from gen import analysis, charts
+
+
+def _spec(chart) -> dict:
+    return chart.to_dict()  # validates against the Vega-Lite schema
+
+
+def test_timeline_lanes_zoom_and_kinds(h200):
+    cpu, gpu = analysis.timeline_frames(h200, "naive", "inference")
+    spec = _spec(charts.timeline(cpu, gpu))
+    layers = spec["layer"]
+    assert len(layers) == 2
+    # Zoom and pan on the time axis only.
+    params = spec.get("params", []) + [p for layer in layers for p in layer.get("params", [])]
+    assert len(params) == 1
+    assert params[0]["select"] == {"type": "interval", "encodings": ["x"]}
+    assert params[0]["bind"] == "scales"
+    # One time axis for both lanes; memcpy and memset have their own colours in the legend.
+    enc = layers[1]["encoding"]
+    assert enc["x"]["field"] == "start_us" and enc["x2"]["field"] == "end_us"
+    scale = enc["color"]["scale"]
+    colours = dict(zip(scale["domain"], scale["range"]))
+    assert len({colours["kernel"], colours["memcpy"], colours["memset"]}) == 3
+    lanes = enc["y"]["scale"]["domain"]
+    assert lanes[-1] == "GPU" and lanes[0].startswith("CPU")
+    # The data is only what the chart shows: one forward's events.
+    data = spec["datasets"]
+    rows = sum(len(v) for v in data.values())
+    assert rows == len(cpu) + len(gpu)
+    gpu_rows = next(v for v in data.values() if v and "short_name" in v[0])
+    assert {r["kind"] for r in gpu_rows} == {"kernel", "memcpy", "memset"}
+    assert set(gpu_rows[0]) <= {"lane", "index", "name", "short_name", "kind", "category", "start_us",
+                                "end_us", "dur_us", "launched_by", "launch_api", "occupancy_pct"}
+
+
+def test_timeline_threads_get_their_own_lanes(h200):
+    cpu, gpu = analysis.timeline_frames(h200, "sdpa_math", "train")
+    spec = _spec(charts.timeline(cpu, gpu))
+    lanes = spec["layer"][0]["encoding"]["y"]["scale"]["domain"]
+    assert any("autograd" in lane for lane in lanes), lanes
+
+
+def test_hostile_names_stay_data(h200):
+    cpu = pd.DataFrame([dict(name="aten::<x>|*_`", cat="cpu_op", start_us=0.0, end_us=1.0, dur_us=1.0,
+                             depth=0, thread="main")])
+    gpu = pd.DataFrame([dict(index=0, short_name="k<T*>", name="void k<T*, a|b>(int&) __x__", kind="kernel",
+                             category="elementwise", start_us=0.5, end_us=2.0, dur_us=1.5, launched_by=None,
+                             launch_api="cudaLaunchKernel", occupancy_pct=float("nan"))])
+    text = json.dumps(_spec(charts.timeline(cpu, gpu)))
+    assert "void k<T*, a|b>(int&) __x__" in json.loads(text)["datasets"].__repr__()
+
+
+def test_gpu_time_chart(h200):
+    df = analysis.summary_table(h200, "inference")
+    spec = _spec(charts.gpu_time(df))
+    points = next(v for v in spec["datasets"].values())
+    assert len(points) == int((df["status"] == "ok").sum())
+    medians = [p["median"] for p in points]
+    assert medians == sorted(medians)
