@@ -116,7 +116,7 @@ def fastest_at_largest(ls: analysis.LoadedSet) -> pd.DataFrame:
     if df.empty:
         return df
     rows = []
-    for d, g in df.groupby("head_dim"):
+    for _, g in df.groupby("head_dim"):
         top = g[g["seq_len"] == g["seq_len"].max()]
         rows.append(top.sort_values("gpu_ms").iloc[0])
     return pd.DataFrame(rows).reset_index(drop=True)

@@ -1,0 +1,71 @@
+"""Hypotheses and rule-derived findings on the committed sets."""
+
+from __future__ import annotations
+
+import pytest
+
+from gen import analysis, findings
+
+CPU = "cpu-intel-r-xeon-r-processor__torch-2.13.0"
+
+
+@pytest.fixture(scope="module")
+def hyp(h200):
+    return findings.check_hypotheses(h200).set_index("variant").to_dict("index")
+
+
+@pytest.fixture(scope="module")
+def found(h200):
+    return {f.id: f for f in findings.findings(h200)}
+
+
+def test_tensor_core_rule():
+    assert findings.tensor_core_verdict("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_ffma") is False
+    assert findings.tensor_core_verdict("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT") is True
+    assert findings.tensor_core_verdict("fmha_cutlassF_bf16_aligned_64x64_rf_sm80") is True
+    assert findings.tensor_core_verdict("some_kernel") is None
+
+
+def test_hypotheses_on_h200(hyp):
+    assert hyp["naive_inplace"]["has_memcpy"] is False
+    assert hyp["naive"]["has_memcpy"] is True
+    assert hyp["sdpa_math"]["measured_tensor_cores"] is False
+    assert hyp["sdpa_math"]["tensor_cores_contradicted"] is False
+    assert hyp["sdpa_flash"]["measured_tensor_cores"] is True
+    assert hyp["sdpa_math"]["measured_kernels"] == 20 and not hyp["sdpa_math"]["kernels_contradicted"]
+    # A memset launched by aten::bmm makes 7, not the 6 expected.
+    assert hyp["naive"]["measured_kernels"] == 7 and hyp["naive"]["kernels_contradicted"]
+    assert hyp["sdpa_cudnn"]["copy_contradicted"] and hyp["sdpa_cudnn"]["contradicted"]
+    assert hyp["sdpa_math"]["measured_rank"] == 9
+
+
+def test_memcpy_in_naive_is_attributed(found):
+    f = found["copy-naive-memcpy-copy_"]
+    assert "aten::copy_" in f.text and "aten::masked_fill" in f.text
+    assert [k["index"] for k in f.kernels] == [3]
+    assert "copy-naive_inplace-memcpy-copy_" not in found
+
+
+def test_cudnn_zero_occupancy_via_cuLaunchKernelEx(found):
+    f = found["occupancy-sdpa_cudnn-cuLaunchKernelEx"]
+    assert "cudnn_generated" in f.text and "cuLaunchKernelEx" in f.text
+
+
+def test_auto_backend_fastest_mask_float32(found):
+    assert found["sdpa-auto-backend"].title == "sdpa_auto chose cudnn"
+    assert found["fastest"].variant == "sdpa_cudnn"
+    assert "aten::tril" in found["mask-sdpa_math"].text
+    assert found["float32-sdpa_math"].severity == "unexpected"
+    assert "float32-naive" not in found
+    assert "gradients match" in found["inplace-autograd"].text
+    assert {"compile-inference-flex", "compile-inference-naive_compiled"} <= set(found)
+    assert "counts-stable" in found
+
+
+def test_cpu_set_says_so_instead_of_crashing(h200_dir):
+    ls = analysis.load_set(h200_dir.parent / CPU)
+    h = findings.check_hypotheses(ls)
+    assert h["measured_tensor_cores"].isna().all()
+    assert h.set_index("variant").loc["naive", "note"].startswith("no GPU")
+    ids = {f.id for f in findings.findings(ls)}
+    assert "fastest" in ids and not any(i.startswith("occupancy") for i in ids)

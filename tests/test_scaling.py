@@ -1,0 +1,55 @@
+"""FLOP counting, ceilings from stored samples, OOM sizes, sweep frames."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gen import scaling
+
+
+def test_flops_on_small_numbers():
+    f = scaling.flops(1, 1, 2, 3)
+    assert f["dense"] == 4 * 2 * 2 * 3 == 48
+    assert f["causal"] == 2 * 2 * 3 * 3 == 36  # 3 of the 4 scores are on or below the diagonal
+    assert scaling.min_bytes(1, 2, 3, 4, 2) == 4 * 2 * 3 * 4 * 2
+
+
+def test_ceilings_from_samples(h200):
+    c = scaling.ceilings(h200)
+    ce = h200.rs.ceilings
+    t = np.median(ce.matmul_ms)
+    assert c["matmul_tflops"] == pytest.approx(2 * 8192**3 / (t * 1e-3) / 1e12)
+    assert c["copy_gbps"] == pytest.approx(ce.copy_bytes / (np.median(ce.copy_ms) * 1e-3) / 1e9)
+    assert 100 < c["matmul_tflops"] < 2000 and 1000 < c["copy_gbps"] < 10000
+
+
+def test_oom_sizes(h200):
+    assert scaling.oom_sizes(h200) == {"sdpa_math": {64: [16384], 128: [16384]}}
+
+
+def test_sweep_frame(h200):
+    df = scaling.sweep_frame(h200)
+    assert len(df) == len(h200.rs.sweep)
+    ok = df[df["status"] == "ok"]
+    assert ok["gpu_ms"].notna().all() and (ok["fraction_of_matmul"] < 1).all()
+    assert df[df["status"] == "oom"]["gpu_ms"].isna().all()
+    top = scaling.fastest_at_largest(h200)
+    assert set(top["head_dim"]) == {64, 128} and (top["seq_len"] == 16384).all()
+
+
+def test_busy_and_categories(h200):
+    busy = scaling.busy_frame(h200)
+    assert {"default", "sweep"} == set(busy["source"])
+    flash = busy[(busy["variant"] == "sdpa_flash") & (busy["source"] == "sweep")].set_index("seq_len")
+    assert flash.loc[256, "busy_pct"] < flash.loc[16384, "busy_pct"]
+    cat = scaling.category_frame(h200)
+    assert "fused attention" in set(cat[cat["variant"] == "sdpa_flash"]["category"])
+
+
+def test_cpu_set_has_nothing_to_scale(h200_dir):
+    from gen import analysis
+
+    ls = analysis.load_set(h200_dir.parent / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
+    assert scaling.sweep_frame(ls).empty and scaling.ceilings(ls) is None
+    assert scaling.busy_frame(ls).empty and scaling.fastest_at_largest(ls).empty
