@@ -53,7 +53,9 @@ def test_cudnn_zero_occupancy_via_cuLaunchKernelEx(found):
 
 def test_auto_backend_fastest_mask_float32(found):
     assert found["sdpa-auto-backend"].title == "sdpa_auto chose cudnn"
-    assert found["fastest"].variant == "sdpa_cudnn"
+    # cuDNN, auto (which runs cuDNN) and flash sit within each other's spread on the H200.
+    assert found["fastest"].variant in {"sdpa_cudnn", "sdpa_auto", "sdpa_flash"}
+    assert "Naive takes" in found["fastest"].text
     assert "aten::tril" in found["mask-sdpa_math"].text
     assert found["float32-sdpa_math"].severity == "unexpected"
     assert "float32-naive" not in found
