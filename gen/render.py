@@ -30,7 +30,10 @@ from __future__ import annotations
 import html
 import json
 import math
+import multiprocessing as mp
 import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -165,13 +168,17 @@ class Context:
         return known + sorted(seen - set(known))
 
 
-def chart_div(chart: alt.TopLevelMixin, label: str) -> Markup:
+def chart_div(chart: alt.TopLevelMixin | dict, label: str) -> Markup:
     """A chart's Vega-Lite spec in an HTML-escaped data-spec attribute, drawn by
-    docs/assets/charts.js. Keys sorted, so that a rebuild gives the same bytes."""
-    spec = chart.to_dict(validate=False)
+    docs/assets/report.js. Keys sorted, so that a rebuild gives the same bytes.
+    Takes an Altair chart or a spec already made (charts.timeline_spec)."""
+    spec = chart if isinstance(chart, dict) else chart.to_dict(validate=False)
     text = json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return Markup('<div class="vega-chart" role="img" aria-label="{}" data-spec="{}"></div>').format(
-        label, text)
+    # Single-quoted, so JSON's many double quotes need no escaping: pages stay small
+    # and quick for mkdocs to parse. Search skips the chart's data.
+    value = html.escape(text, quote=False).replace("'", "&#39;")
+    return Markup('<div class="vega-chart" data-search-exclude role="img" aria-label="{}" data-spec=\'').format(
+        label) + Markup(value) + Markup("'></div>")
 
 
 def set_title(ls: analysis.LoadedSet) -> str:
@@ -226,7 +233,13 @@ def home_partial(ctx: Context) -> Iterator[Page]:
             row = df[df["variant"] == v].to_dict("records") if not df.empty else []
             cells.append(row[0] if row else None)
         headline.append(dict(variant=v, label=label_of(v), cells=cells))
-    text = ctx.template("home.md.j2").render(here=here, headline=headline)
+    chart, chart_set = None, None
+    for ls in ctx.sets:
+        df = ctx.summary(ls, "inference")
+        if ls.measured and not df.empty and df["gpu_ms"].notna().any():
+            chart, chart_set = chart_div(charts.gpu_time(df), "GPU time per variant"), ls
+            break
+    text = ctx.template("home.md.j2").render(here=here, headline=headline, chart=chart, chart_set=chart_set)
     yield Page(f"{GENERATED}/.home.md", text)
 
 
@@ -281,7 +294,7 @@ def _variant_tab(ctx: Context, ls, v: str, mode: str, run, page: str) -> dict:
     tab["kernels"] = kt.to_dict("records")
     cpu, gpu = analysis.timeline_frames(ls, v, mode)
     if len(cpu) or len(gpu):
-        tab["chart"] = chart_div(charts.timeline(cpu, gpu), f"timeline of one {mode} forward of {v}")
+        tab["chart"] = chart_div(charts.timeline_spec(cpu, gpu), f"timeline of one {mode} forward of {v}")
     tab["notes"] = analysis.occupancy_notes(ls, v, mode)
     tab["trace"] = relpath(trace_page(ls.name, run.trace), page) if run.trace else None
     tab["forwards"] = len(ls.trace(mode, v).forwards)
@@ -313,10 +326,39 @@ PAGE_BUILDERS: list[Callable[[Context], Iterable[Page]]] = [
 ]
 
 
-def render(ctx: Context) -> list[Page]:
+_FORKED: Context | None = None  # the context a forked worker inherits
+
+
+def _run_builder(i: int) -> list[Page]:
+    assert _FORKED is not None
+    return list(PAGE_BUILDERS[i](_FORKED))
+
+
+def _parallel(ctx: Context) -> int:
+    """Worker processes for the builders: one per core, forked (so they inherit the
+    parsed sets), and only where forking is safe: no other thread in this process."""
+    if len(ctx.sets) < 2 or "fork" not in mp.get_all_start_methods() or threading.active_count() > 1:
+        return 1
+    return max(1, min(len(PAGE_BUILDERS), os.cpu_count() or 1))
+
+
+def render(ctx: Context, workers: int | None = None) -> list[Page]:
+    """Every builder's pages, in PAGE_BUILDERS order. With several sets the builders
+    run in parallel processes; the pages and their order are the same either way."""
+    global _FORKED
+    workers = _parallel(ctx) if workers is None else workers
+    if workers > 1:
+        _FORKED = ctx
+        try:
+            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
+                per_builder = list(pool.map(_run_builder, range(len(PAGE_BUILDERS))))
+        finally:
+            _FORKED = None
+    else:
+        per_builder = [list(b(ctx)) for b in PAGE_BUILDERS]
     pages: list[Page] = []
-    for builder in PAGE_BUILDERS:
-        for p in builder(ctx):
+    for builder, built in zip(PAGE_BUILDERS, per_builder):
+        for p in built:
             if not p.path.startswith(f"{GENERATED}/") or ".." in PurePosixPath(p.path).parts:
                 raise ValueError(f"{builder.__name__}: page {p.path} must lie under {GENERATED}/")
             pages.append(p)

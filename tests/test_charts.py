@@ -65,3 +65,16 @@ def test_gpu_time_chart(h200):
     assert len(points) == int((df["status"] == "ok").sum())
     medians = [p["median"] for p in points]
     assert medians == sorted(medians)
+
+
+def test_fast_timeline_spec_matches_altair(h200):
+    """The spec made from the cached skeleton is what Altair would make."""
+    cpu, gpu = analysis.timeline_frames(h200, "sdpa_math", "train")
+    slow = charts.timeline(cpu, gpu).to_dict()
+    fast = charts.timeline_spec(cpu, gpu)
+    rows = lambda spec: sorted(json.dumps(r, sort_keys=True) for v in spec["datasets"].values() for r in v)  # noqa: E731
+    assert rows(slow) == rows(fast)
+    strip = lambda layer: {k: v for k, v in layer.items() if k not in ("data", "name")}  # noqa: E731
+    assert [strip(layer) for layer in slow["layer"]] == [strip(layer) for layer in fast["layer"]]
+    assert slow["height"] == fast["height"]
+    assert [p["select"] for p in slow["params"]] == [p["select"] for p in fast["params"]]

@@ -1,0 +1,108 @@
+"""Templates render from the committed sets; text shows literally; pages and nav are stable."""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gen import analysis, render, variants
+
+ROOT = Path(__file__).resolve().parent.parent
+SETS = ["nvidia-h200__torch-2.11.0", "nvidia-a100-sxm4-80gb__article-2026-07"]
+
+
+@pytest.fixture(scope="module")
+def ctx(tmp_path_factory) -> render.Context:
+    results = tmp_path_factory.mktemp("results")
+    for name in SETS:
+        shutil.copytree(ROOT / "results" / name, results / name)
+    sets, skipped = analysis.load_sets(results)
+    return render.Context(sets, skipped)
+
+
+@pytest.fixture(scope="module")
+def pages(ctx) -> dict[str, render.Page]:
+    return {p.path: p for p in render.render(ctx, workers=1)}
+
+
+def test_every_page_is_there(pages):
+    h200 = "generated/sets/nvidia-h200__torch-2.11.0.md"
+    for path in ["generated/.home.md", "generated/.methodology.md", "generated/sets/index.md", h200,
+                 "generated/variants/index.md"]:
+        assert path in pages, path
+    for v in variants.DEFAULT_VARIANTS:
+        assert f"generated/variants/{v}.md" in pages
+    for mode in ("inference", "train"):
+        trace = pages[f"generated/traces/nvidia-h200__torch-2.11.0/{mode}__naive.json.gz"]
+        assert trace.copy_from is not None and trace.copy_from.is_file()
+
+
+def test_set_page_shows_both_modes(pages):
+    text = pages["generated/sets/nvidia-h200__torch-2.11.0.md"].text
+    assert "## Inference (forward only)" in text and "## Training (forward and backward)" in text
+    assert text.count('class="vega-chart"') == 2
+    # Summary columns: kernels, GPU median and spread, CPU, speed-up, memory, error, backend.
+    for column in ("Kernels / forward", "GPU ms (median)", "GPU IQR (ms)", "CPU ms", "Speed-up vs naive",
+                   "Peak MiB", "Error vs fp64", "SDPA ran"):
+        assert column in text
+    assert "| [SDPA flash](../variants/sdpa_flash.md) | 1 |" in text
+
+
+def test_variant_page(pages):
+    text = pages["generated/variants/naive.md"].text
+    assert "```python\nclass NaiveAttention(nn.Module):" in text
+    assert text.count("/// tab | NVIDIA H200 · PyTorch 2.11.0") == 2  # inference and train
+    assert "/// tab | NVIDIA A100-SXM4-80GB · published (article-2026-07)" in text
+    assert text.count('class="vega-chart"') == 2
+    assert '<table data-kind="kernels" data-search-exclude>' in text
+    assert "](../traces/nvidia-h200__torch-2.11.0/inference__naive.json.gz)" in text
+    assert "https://ui.perfetto.dev" in text
+    assert 'class="kind-memcpy"' in text and 'class="kind-memset"' in text
+    assert "Occupancy of the longest kernels" in text
+
+
+def test_home_and_nav(pages):
+    home = pages["generated/.home.md"].text
+    assert "[NVIDIA H200 · PyTorch 2.11.0](generated/sets/nvidia-h200__torch-2.11.0.md)" in home
+    assert "[Naive](generated/variants/naive.md)" in home
+    nav = render.nav(list(pages.values()))
+    assert nav[0] == {"Home": "index.md"} and nav[-1] == {"Methodology": "methodology.md"}
+    sections = {next(iter(n)) for n in nav}
+    assert {"Result sets", "Variants"} <= sections
+
+
+@pytest.mark.parametrize("text", [
+    "void at::native::kernel<float, 4>(T*, int const&) | __x__ `y` [z](w) #1 <script>alert(1)</script>",
+    "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", "a*b*c", "\\|",
+])
+def test_md_escapes_everything_markdown_reads(text):
+    out = str(render.md(text))
+    bare = re.sub(r"&#?\w+;", "", out)
+    for ch in "|*_`[]<>\\#&":
+        assert ch not in bare
+    assert html.unescape(out) == text
+
+
+def test_missing_values_show_a_dash():
+    assert str(render.md(None)) == "–" and render.ms(float("nan")) == "–" and render.size(None) == "–"
+    assert render.ms(1.07341) == "1.073" and render.size(213188) == "208.2 KiB"
+
+
+def test_parallel_render_is_identical(ctx, pages):
+    """Builders in worker processes give the same pages, in the same order."""
+    parallel = render.render(ctx, workers=2)
+    assert [p.path for p in parallel] == list(pages)
+    assert [p.text for p in parallel] == [p.text for p in pages.values()]
+
+
+def test_builders_must_write_under_generated(ctx, monkeypatch):
+    def bad(_ctx):
+        yield render.Page("index.md", "x")
+
+    monkeypatch.setattr(render, "PAGE_BUILDERS", [bad])
+    with pytest.raises(ValueError, match="must lie under generated/"):
+        render.render(ctx, workers=1)

@@ -1,0 +1,222 @@
+"""End to end: results -> python -m gen build -> mkdocs build --strict, in a scratch project."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from gen import build
+from gen.trace import short_name
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = "nvidia-h200__torch-2.11.0"
+SETS = [H200, "nvidia-a100-sxm4-80gb__article-2026-07"]
+HOSTILE_FULL = ("void evil::k<a|b, c*d*, __e__, `f`, [g](h), <script>alert(1)</script>&amp; #1>"
+                "(x\\|y, T const&)")
+HOSTILE_SHORT = "nvjet_*bold*_|pipe|_[link](x)_`tick`_\\esc_&amp;"
+
+pytestmark = pytest.mark.slow
+
+
+def _results(tmp: Path, names=SETS) -> Path:
+    results = tmp / "results"
+    for name in names:
+        shutil.copytree(ROOT / "results" / name, results / name)
+    return results
+
+
+def _project(tmp: Path) -> Path:
+    return build.copy_project(ROOT, tmp / "project")
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "gen", *args], capture_output=True, text=True, env=env, cwd=ROOT)
+
+
+class _Text(HTMLParser):
+    """The visible text and the attributes of a page, entities resolved."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.text: list[str] = []
+        self.attrs: list[tuple[str, str, str]] = []
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs.extend((tag, k, v or "") for k, v in attrs)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def _parse(path: Path) -> _Text:
+    p = _Text()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("site")
+    project = _project(tmp)
+    build.run(_results(tmp), project / "docs")
+    build.mkdocs_build(project, project / "site")
+    return project / "site"
+
+
+def test_strict_build_makes_every_page(site):
+    for page in ["index.html", "methodology.html", "generated/sets/index.html", f"generated/sets/{H200}.html",
+                 "generated/variants/naive.html", "generated/variants/sdpa_flash.html"]:
+        assert (site / page).is_file(), page
+    assert (site / f"generated/traces/{H200}/train__naive.json.gz").is_file()
+    assert (site / "assets/vendor/vega-bundle.js").stat().st_size > 500_000
+    home = "".join(_parse(site / "index.html").text)
+    assert "NVIDIA H200" in home and "nox -s build-report" in home
+
+
+def test_links_resolve_and_nothing_leaves_the_machine(site):
+    """Every local href/src of every page points at a file of the site; no page loads
+    anything from another host (links to other sites are text, not loads)."""
+    for page in site.rglob("*.html"):
+        if page.name == "404.html":  # served at any depth, so its links are absolute by design
+            continue
+        parsed = _parse(page)
+        for tag, key, value in parsed.attrs:
+            if key not in ("href", "src") or not value or value.startswith(("#", "mailto:", "data:")):
+                continue
+            url = urlparse(value)
+            if url.scheme or url.netloc:
+                assert key == "href" and tag == "a", f"{page}: {tag} {key}={value} loads from outside"
+                continue
+            target = (page.parent / unquote(url.path)).resolve()
+            if value.endswith("/"):
+                target = target / "index.html"
+            assert target.exists(), f"{page.relative_to(site)}: {value} is missing"
+
+
+def test_tables_and_charts_on_the_variant_page(site):
+    page = _parse(site / "generated/variants/naive.html")
+    specs = [v for tag, k, v in page.attrs if k == "data-spec"]
+    assert len(specs) == 2
+    spec = json.loads(specs[0])  # the parser resolved the HTML escaping
+    assert set(spec["datasets"]) == {"cpu", "gpu"}
+    assert page.tags.count("details") >= 7  # one per GPU event: the full name on demand
+
+
+def _hostile_set(results: Path) -> None:
+    """The naive inference trace with its longest kernel (the summary's main kernel)
+    and its first GEMM renamed."""
+    path = results / H200 / "traces" / "inference__naive.json.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    for e in data["traceEvents"]:
+        name = str(e.get("name", ""))
+        if e.get("cat") == "kernel" and name.startswith("void at::native::elementwise_kernel<128, 4"):
+            e["name"] = HOSTILE_SHORT
+        elif e.get("cat") == "kernel" and name.startswith("nvjet_sm90_tst_256x128"):
+            e["name"] = HOSTILE_FULL
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        json.dump(data, fh)
+
+
+def test_hostile_kernel_names_show_literally(tmp_path):
+    results = _results(tmp_path, [H200])
+    _hostile_set(results)
+    project = _project(tmp_path)
+    build.run(results, project / "docs")
+    build.mkdocs_build(project, project / "site")
+    site = project / "site"
+
+    variant = _parse(site / "generated/variants/naive.html")
+    text = "".join(variant.text)
+    assert HOSTILE_FULL in text  # in the kernel table, under <details>
+    assert HOSTILE_SHORT in text  # the short name, in the table and the occupancy notes
+    titles = [v for tag, k, v in variant.attrs if k == "title"]
+    assert HOSTILE_FULL in titles
+    # The names stayed text: no element, link or emphasis came out of them.
+    assert not any(k == "href" and v == "h" or v == "x" for _, k, v in variant.attrs)
+    raw = (site / "generated/variants/naive.html").read_text(encoding="utf-8")
+    assert "<script>alert(1)</script>" not in raw and "<em>bold</em>" not in raw
+    # In the chart's data too (tooltips show these fields).
+    spec = json.loads(next(v for tag, k, v in variant.attrs if k == "data-spec"))
+    names = {r["name"] for r in spec["datasets"]["gpu"]}
+    assert HOSTILE_FULL in names and HOSTILE_SHORT in names
+
+    # The summary table (Markdown) names the main kernel, literally, in its own cell.
+    summary = _parse(site / f"generated/sets/{H200}.html")
+    assert short_name(HOSTILE_SHORT) in [t.strip() for t in summary.text]
+    raw = (site / f"generated/sets/{H200}.html").read_text(encoding="utf-8")
+    assert "<em>bold</em>" not in raw and '<a href="x">' not in raw
+
+
+@pytest.mark.parametrize("damage", ["result-json", "trace"])
+def test_broken_set_stops_the_build_or_is_skipped(tmp_path, damage):
+    results = _results(tmp_path, [H200])
+    broken = results / "zz-broken__torch-0"
+    shutil.copytree(results / H200, broken)
+    if damage == "result-json":
+        (broken / "result.json").write_text('{"schema_version": 1, "name": ', encoding="utf-8")
+        culprit = broken / "result.json"
+    else:
+        culprit = broken / "traces" / "inference__naive.json.gz"
+        culprit.write_bytes(culprit.read_bytes()[:200])
+    project = _project(tmp_path)
+    docs = project / "docs"
+
+    proc = _cli("build", "--results", str(results), "--docs", str(docs))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and str(culprit) in lines[0], proc.stderr
+    assert not (docs / "generated").exists()  # nothing half-built
+
+    proc = _cli("build", "--results", str(results), "--docs", str(docs), "--skip-broken")
+    assert proc.returncode == 0, proc.stderr
+    skipped = (docs / "generated" / "skipped.md").read_text(encoding="utf-8")
+    assert "zz-broken&#95;&#95;torch-0" in skipped and culprit.name.replace("_", "&#95;") in skipped
+    build.mkdocs_build(project, project / "site")
+    page = "".join(_parse(project / "site" / "generated" / "skipped.html").text)
+    assert "zz-broken__torch-0" in page and str(culprit) in page
+    assert "skipped" in "".join(_parse(project / "site" / "index.html").text)
+
+
+def test_build_is_deterministic(tmp_path):
+    results = _results(tmp_path)
+    a, b = tmp_path / "a" / "docs", tmp_path / "b" / "docs"
+    build.run(results, a)
+    first = build.digest(a)
+    build.run(results, a)  # again, over the first build
+    build.run(results, b)  # and elsewhere
+    assert build.digest(a) == first == build.digest(b)
+    # No trace of the build's own time or place in what it wrote.
+    for p in (a / "generated").rglob("*.md"):
+        text = p.read_text(encoding="utf-8")
+        assert str(tmp_path) not in text
+        assert not re.search(r"20\d\d-\d\d-\d\dT\d\d:\d\d", text.replace("2026-12-02T16:10:39", ""))
+
+
+def test_failed_build_keeps_the_old_pages(tmp_path, monkeypatch):
+    results = _results(tmp_path, [H200])
+    docs = tmp_path / "docs"
+    build.run(results, docs)
+    before = build.digest(docs / "generated")
+
+    def boom(ctx, workers=None):
+        raise RuntimeError("render failed")
+
+    monkeypatch.setattr(build.render, "render", boom)
+    with pytest.raises(RuntimeError):
+        build.run(results, docs)
+    assert build.digest(docs / "generated") == before
+    assert not [p for p in docs.iterdir() if p.name.startswith(".generated")]
