@@ -351,7 +351,10 @@ def render(ctx: Context, workers: int | None = None) -> list[Page]:
         _FORKED = ctx
         try:
             with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
-                per_builder = list(pool.map(_run_builder, range(len(PAGE_BUILDERS))))
+                # Last registered first: the pages over all sets (findings, scaling) come
+                # last and cost most, and a long task started early balances the workers.
+                futures = {i: pool.submit(_run_builder, i) for i in reversed(range(len(PAGE_BUILDERS)))}
+                per_builder = [futures[i].result() for i in range(len(PAGE_BUILDERS))]
         finally:
             _FORKED = None
     else:
