@@ -78,7 +78,7 @@ def _timeline_chart(c: pd.DataFrame, g: pd.DataFrame, lanes: list[str]) -> alt.L
     y = alt.Y("lane:N", title=None, sort=lanes, scale=alt.Scale(domain=lanes, paddingInner=0.15))
     color = alt.Color("kind:N", title="event",
                       scale=alt.Scale(domain=KIND_DOMAIN, range=KIND_RANGE),
-                      legend=alt.Legend(orient="bottom", direction="horizontal"))
+                      legend=alt.Legend(orient="bottom", direction="horizontal", columns=3))
     zoom = alt.selection_interval(bind="scales", encodings=["x"], name="zoom")
     cpu_layer = alt.Chart(c).mark_bar(cornerRadius=1).encode(
         x=x, x2="end_us:Q", y=y, color=color,

@@ -142,7 +142,7 @@ def _screenshots(browser, url: str, out: Path, what: str, charts: int) -> None:
 
 
 def test_tab_and_sort(browser, server):
-    """The training tab's chart gets a width when its tab is chosen, and a header click sorts."""
+    """A header click sorts numerically, and the palette toggle redraws the charts dark."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(f"{server}/generated/sets/nvidia-h200__torch-2.11.0.html")
     _charts_drawn(page, 2)
@@ -151,4 +151,8 @@ def test_tab_and_sort(browser, server):
     vals = page.locator("article table").nth(0).locator("tbody tr td:nth-child(3)").all_inner_texts()
     nums = [float(v) for v in vals if v != "–"]
     assert nums == sorted(nums)
+    # The palette toggle redraws the charts in the dark theme.
+    page.locator("label[for='__palette_1']").click()
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.vega-chart'))"
+                           ".every(e => e.dataset.drawn === 'dark')", timeout=10_000)
     page.close()
