@@ -33,8 +33,8 @@ import math
 import multiprocessing as mp
 import os
 import threading
-from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
