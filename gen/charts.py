@@ -86,7 +86,8 @@ def _timeline_chart(c: pd.DataFrame, g: pd.DataFrame, lanes: list[str]) -> alt.L
                  alt.Tooltip("start_us:Q", title="start (µs)", format=",.1f"),
                  alt.Tooltip("dur_us:Q", title="duration (µs)", format=",.1f")],
     ).add_params(zoom)
-    gpu_layer = alt.Chart(g).mark_bar(cornerRadius=1).encode(
+    # A thin outline keeps back-to-back kernels apart.
+    gpu_layer = alt.Chart(g).mark_bar(cornerRadius=1, stroke="#ffffff", strokeWidth=0.6, strokeOpacity=0.7).encode(
         x=x, x2="end_us:Q", y=y, color=color,
         tooltip=[alt.Tooltip("index:Q", title="#"), alt.Tooltip("short_name:N", title="kernel"),
                  alt.Tooltip("name:N", title="full name"), alt.Tooltip("kind:N", title="kind"),
