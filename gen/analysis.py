@@ -35,6 +35,7 @@ class LoadedSet:
     path: Path
     rs: schema.ResultSet
     _traces: dict = field(default_factory=dict, repr=False)
+    _tables: dict = field(default_factory=dict, repr=False)
 
     @property
     def measured(self) -> bool:
@@ -70,7 +71,8 @@ def load_set(path: Path) -> LoadedSet:
 
 
 def load_sets(root: str | Path, skip_broken: bool = False) -> tuple[list[LoadedSet], list[Skipped]]:
-    """Every result set under root, measured ones first, then by name.
+    """Every result set under root: measured GPU sets, measured CPU sets, then
+    published reference sets, each group by name.
     A broken set raises (one line naming the file) unless skip_broken."""
     loaded, skipped = [], []
     for path in schema.list_sets(root):
@@ -80,7 +82,8 @@ def load_sets(root: str | Path, skip_broken: bool = False) -> tuple[list[LoadedS
             if not skip_broken:
                 raise
             skipped.append(Skipped(path.name, str(exc)))
-    loaded.sort(key=lambda s: (not s.measured, s.name))
+    # GPU sets first (the report's subject), then CPU sets, then published ones.
+    loaded.sort(key=lambda s: (not s.measured, s.rs.environment.device != "cuda", s.name))
     return loaded, skipped
 
 
@@ -149,8 +152,16 @@ def _dims(t) -> str:
 
 def kernel_table(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
                  tr: trace.Trace | None = None) -> pd.DataFrame:
-    """One row per GPU event of one profiled forward, in launch order."""
+    """One row per GPU event of one profiled forward, in launch order.
+    Built once per trace and forward; callers get a copy."""
     tr = tr or ls.trace(mode, variant)
+    key = (id(tr), forward)
+    if tr is not None and key not in ls._tables:
+        ls._tables[key] = _kernel_table(tr, forward)
+    return ls._tables[key].copy() if tr is not None else _kernel_table(None, forward)
+
+
+def _kernel_table(tr: trace.Trace | None, forward: int) -> pd.DataFrame:
     cols = ["index", "name", "short_name", "kind", "category", "launched_by", "op_path", "launch_api",
             "start_us", "dur_us", "grid", "block", "threads_per_block", "blocks", "registers_per_thread",
             "shared_memory", "occupancy_pct", "bytes", "input_types", "launch_us", "queue_us"]
