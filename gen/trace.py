@@ -8,7 +8,7 @@ GPU event attributed to the CPU op that launched it through the correlation id
 of its runtime or driver launch call.
 
 Standard library only, so that capture could use it too and the report needs
-no torch. HolisticTraceAnalysis was tried for this (see docs/methodology.md):
+no torch. HolisticTraceAnalysis was tried for this (docs/notes/hta-trial.md):
 it keys its frames by rank and iteration (ProfilerStep), not by our forward
 ranges, so this module does the attribution itself.
 """
