@@ -20,14 +20,10 @@ def pick_set(root: Path, name: str | None) -> analysis.LoadedSet:
             known = ", ".join(p.name for p in schema.list_sets(root)) or "none"
             raise ValueError(f"--set: no result set {name!r} under {root} (found: {known})")
         return analysis.load_set(path)
-    paths = schema.list_sets(root)
-    if not paths:
-        raise ValueError(f"--results: no result sets under {root}")
-    for p in paths:
-        ls = analysis.load_set(p)
-        if ls.measured:
-            return ls
-    return analysis.load_set(paths[0])
+    sets, _ = analysis.load_sets(root, skip_broken=True)
+    if not sets:
+        raise ValueError(f"--results: no readable result sets under {root}")
+    return sets[0]  # GPU sets sort first
 
 
 def _num(x, digits: int = 4):
