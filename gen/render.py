@@ -44,7 +44,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
-from gen import analysis, charts, variants
+from gen import analysis, charts, findings, variants
 
 TEMPLATES = Path(__file__).with_name("templates")
 GENERATED = "generated"
@@ -52,6 +52,8 @@ GENERATED = "generated"
 NAV_HEAD = [("Home", "index.md")]
 NAV_TAIL = [("Methodology", "methodology.md")]
 MODES = ("inference", "train")
+# A training step whose host time reaches this share of its GPU time is bound by the host.
+HOST_BOUND_RATIO = 0.8
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,9 @@ def md(value) -> Markup:
     """Text that shows literally inside Markdown: paragraphs, headings, table cells."""
     if _missing(value):
         return Markup("–")
-    return Markup(html.escape(str(value), quote=True).translate(_MD_TABLE))
+    # Quotes are escaped after the table: their entities carry a `#` that must stay as it is.
+    text = html.escape(str(value), quote=False).translate(_MD_TABLE)
+    return Markup(text.replace('"', "&quot;").replace("'", "&#39;"))
 
 
 def _missing(x) -> bool:
@@ -140,7 +144,7 @@ class Context:
         )
         env.tests["missing"] = _missing
         env.filters.update(md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer)
-        env.globals.update(ctx=self, set_title=set_title, set_page=set_page, variant_page=variant_page,
+        env.globals.update(ctx=self, host_bound_ratio=HOST_BOUND_RATIO, set_title=set_title, set_page=set_page, variant_page=variant_page,
                            trace_page=trace_page, relpath=relpath, label_of=label_of)
         return env
 
@@ -157,6 +161,48 @@ class Context:
         df = self.summary(ls, mode)
         return [] if df.empty else df.to_dict("records")
 
+    def hypotheses(self, ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
+        key = ("hyp", ls.name, mode)
+        if key not in self._summaries:
+            self._summaries[key] = findings.check_hypotheses(ls, mode)
+        return self._summaries[key]
+
+    def findings(self, ls: analysis.LoadedSet) -> list:
+        key = ("findings", ls.name)
+        if key not in self._summaries:
+            self._summaries[key] = findings.findings(ls)
+        return self._summaries[key]
+
+    def train(self, ls: analysis.LoadedSet) -> pd.DataFrame:
+        key = ("train", ls.name)
+        if key not in self._summaries:
+            df = analysis.train_table(ls)
+            if not df.empty:
+                df["host_bound"] = host_bound(df["step_cpu_ms"], df["step_ms"])
+            self._summaries[key] = df
+        return self._summaries[key]
+
+    @cached_property
+    def _kernel_owner(self) -> dict:
+        """(variant, mode) -> the first set (in report order) with a kernel table for it:
+        its rows carry the plain `findings.anchor` ids, other sets' rows a set suffix."""
+        owner: dict = {}
+        for ls in self.sets:
+            for run in ls.rs.runs:
+                if run.status == "ok" and run.trace and (run.variant, run.mode) not in owner \
+                        and ls.rs.environment.device == "cuda":
+                    owner[(run.variant, run.mode)] = ls.name
+        return owner
+
+    def kernel_anchor(self, set_name: str, variant: str, mode: str, index: int) -> str:
+        """The HTML id of a kernel row on the variant page: `findings.anchor(variant,
+        mode, index)` in the first set that lists the variant's kernels, the same with
+        `--<set>` appended in the others (ids must be unique on a page)."""
+        base = findings.anchor(variant, mode, int(index))
+        if self._kernel_owner.get((variant, mode)) == set_name:
+            return base
+        return f"{base}--{slug(set_name)}"
+
     def chart(self, chart: alt.TopLevelMixin, label: str) -> Markup:
         return chart_div(chart, label)
 
@@ -166,6 +212,12 @@ class Context:
         seen = {r.variant for ls in self.sets for r in ls.rs.runs}
         known = [v for v in variants.VARIANTS if v in seen]
         return known + sorted(seen - set(known))
+
+
+def host_bound(cpu_ms, gpu_ms):
+    """True where the host's time reaches HOST_BOUND_RATIO of the GPU's: the GPU then
+    mostly waits for launches, and its time measures how fast the host dispatches."""
+    return (cpu_ms >= HOST_BOUND_RATIO * gpu_ms) & gpu_ms.notna() & cpu_ms.notna()
 
 
 def chart_div(chart: alt.TopLevelMixin | dict, label: str) -> Markup:
@@ -255,7 +307,12 @@ def set_pages(ctx: Context) -> Iterator[Page]:
                 continue
             chart = chart_div(charts.gpu_time(df), f"GPU time per variant, {mode}") \
                 if df["gpu_ms"].notna().any() else None
-            modes.append(dict(mode=mode, rows=df.to_dict("records"), chart=chart))
+            rows = df.to_dict("records")
+            if mode == "train":
+                for r in rows:
+                    r["host_bound"] = bool(host_bound(pd.Series([r["cpu_ms"]]), pd.Series([r["gpu_ms"]])).iloc[0])
+            modes.append(dict(mode=mode, rows=rows, chart=chart,
+                              host_bound=[r for r in rows if r.get("host_bound")]))
         text = ctx.template("set.md.j2").render(here=page, ls=ls, modes=modes)
         yield Page(page, text, nav=("Result sets", set_title(ls)))
 
@@ -287,11 +344,39 @@ def variant_pages(ctx: Context) -> Iterator[Page]:
 def _variant_tab(ctx: Context, ls, v: str, mode: str, run, page: str) -> dict:
     df = ctx.summary(ls, mode)
     row = df[df["variant"] == v].to_dict("records")
-    tab = dict(ls=ls, run=run, row=row[0] if row else None, kernels=[], chart=None, notes=[], trace=None)
+    tab = dict(ls=ls, run=run, row=row[0] if row else None, kernels=[], chart=None, notes=[], trace=None,
+               hypothesis=None, findings=[], generated=None, train=None, autograd=None)
+    if mode == "inference" and v in variants.VARIANTS:
+        hyp = ctx.hypotheses(ls, mode)
+        h = hyp[hyp["variant"] == v].to_dict("records") if not hyp.empty else []
+        tab["hypothesis"] = h[0] if h else None
+    for f in ctx.findings(ls):
+        # Compile time and the autograd check have their own paragraphs on the page.
+        if f.variant == v and f.mode == mode and f.kind not in ("compile", "autograd"):
+            links = [dict(index=k["index"], anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"]))
+                     for k in f.kernels]
+            tab["findings"].append(dict(title=f.title, severity=f.severity, text=f.text, kernels=links))
+    if mode == "train":
+        tt = ctx.train(ls)
+        t = tt[tt["variant"] == v].to_dict("records") if not tt.empty else []
+        tab["train"] = t[0] if t else None
+        if v == "naive_inplace":
+            tab["autograd"] = analysis.inplace_autograd(ls)
     if run.status != "ok" or ls.trace(mode, v) is None:
         return tab
     kt = analysis.kernel_table(ls, v, mode)
-    tab["kernels"] = kt.to_dict("records")
+    tab["kernels"] = [dict(k, anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"])) for k in kt.to_dict("records")]
+    known = variants.VARIANTS.get(v)
+    if known and known.kind in ("flex", "naive_compiled") or run.compile_time_s is not None:
+        gk = analysis.generated_kernels(ls, v, mode)
+        if not gk.empty:
+            gen = gk[gk["generated"]]
+            lib = gk[~gk["generated"] & (gk["kind"] == "kernel")]
+            tab["generated"] = dict(
+                triton=[dict(index=k["index"], short_name=k["short_name"], name=k["name"], dur_us=k["dur_us"],
+                             anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"])) for _, k in gen.iterrows()],
+                library=[dict(index=k["index"], short_name=k["short_name"],
+                              anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"])) for _, k in lib.iterrows()])
     cpu, gpu = analysis.timeline_frames(ls, v, mode)
     if len(cpu) or len(gpu):
         tab["chart"] = chart_div(charts.timeline_spec(cpu, gpu), f"timeline of one {mode} forward of {v}")
