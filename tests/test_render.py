@@ -77,7 +77,7 @@ def test_home_and_nav(pages):
 
 @pytest.mark.parametrize("text", [
     "void at::native::kernel<float, 4>(T*, int const&) | __x__ `y` [z](w) #1 <script>alert(1)</script>",
-    "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", "a*b*c", "\\|",
+    "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", "a*b*c", "\\|", "the forward's \"x\"",
 ])
 def test_md_escapes_everything_markdown_reads(text):
     out = str(render.md(text))
@@ -106,3 +106,32 @@ def test_builders_must_write_under_generated(ctx, monkeypatch):
     monkeypatch.setattr(render, "PAGE_BUILDERS", [bad])
     with pytest.raises(ValueError, match="must lie under generated/"):
         render.render(ctx, workers=1)
+
+
+def test_variant_page_checks_the_hypothesis_and_links_findings_to_rows(pages):
+    text = pages["generated/variants/naive_inplace.md"].text
+    assert "Expected vs measured" in text
+    assert "✗ contradicted</strong>: measured 6" in text  # 5 kernels expected, 6 measured on the H200
+    ids = set(re.findall(r'<tr id="([^"]+)"', text))
+    assert "k-inference-naive_inplace-0" in ids and "k-train-naive_inplace-0" in ids
+    links = re.findall(r"\]\(#(k-[^)]+)\)", text)
+    assert links and set(links) <= ids
+    assert "In-place mask under autograd" in text and "gradients match" in text
+    assert "Backward against forward" in text
+
+
+def test_compiled_variant_names_generated_kernels_and_compile_time(pages):
+    text = pages["generated/variants/flex.md"].text
+    assert "Kernels Inductor generated (Triton)" in text
+    assert "triton_tem_fused_flex_attention_0" in text
+    assert re.search(r"took \*\*\d+\.\d\d s\*\*.*\n?.*not part of the timed forwards", text)
+
+
+def test_host_bound_train_steps_say_so(pages):
+    sets = pages["generated/sets/nvidia-h200__torch-2.11.0.md"].text
+    train = sets.split("## Training", 1)[1]
+    assert "Kernels / step" in train and "Kernels / forward" not in train
+    assert "bound by the host" in train
+    # cuDNN's step: 0.257 ms on the host, 0.250 ms on the GPU.
+    assert "Bound by the host" in pages["generated/variants/sdpa_cudnn.md"].text
+    assert "Bound by the host" not in pages["generated/variants/naive.md"].text
