@@ -81,3 +81,24 @@ new MutationObserver(() => {
     if (el.dataset.drawn && el.dataset.drawn !== want) draw(el);
   }
 }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+
+// A link to a kernel row (#k-...) inside a tab that is not chosen: choose that tab, then scroll.
+function revealTarget() {
+  const id = decodeURIComponent(location.hash.slice(1));
+  const el = id && document.getElementById(id);
+  if (!el) return;
+  let block = el.closest(".tabbed-block");
+  while (block) {
+    const set = block.closest(".tabbed-set");
+    const n = Array.from(block.parentElement.children).indexOf(block);
+    const input = set.querySelectorAll(":scope > input")[n];
+    if (input && !input.checked) {
+      input.checked = true;
+      window.dispatchEvent(new Event("resize"));
+    }
+    block = set.parentElement.closest(".tabbed-block");
+  }
+  el.scrollIntoView({ block: "center" });
+}
+window.addEventListener("hashchange", revealTarget);
+document$.subscribe(() => setTimeout(revealTarget, 0));
