@@ -5,7 +5,8 @@ one row per variant of either set: kernels per forward on each side, kernels
 added and removed (matched by short name, as multisets; memcpy and memset
 events match by kind), GPU and CPU time on each side with the ratio B/A, and
 the speed rank on each side. `run(root, a, b, fmt)` is the CLI verb (text
-table or JSON), and `default_pair(sets)` the pair the site shows.
+table or JSON), `default_pair(sets)` the pair the site shows first and `pairs(sets)`
+every pair it shows.
 
 A reference set holds only what its source published: where it named fewer
 kernels than it counted, the kernel lists are partial and only the names it
@@ -119,6 +120,17 @@ def default_pair(sets: list[analysis.LoadedSet]) -> tuple[analysis.LoadedSet, an
     if gpu and others:
         return gpu[0], others[0]
     return None
+
+
+def pairs(sets: list[analysis.LoadedSet]) -> list[tuple[analysis.LoadedSet, analysis.LoadedSet]]:
+    """Every pair the site shows: the default pair first, then its A (the first
+    measured GPU set) against each other set in the sets' order, so that a new
+    set gets its comparison with no code change."""
+    first = default_pair(sets)
+    if first is None:
+        return []
+    a = first[0]
+    return [first] + [(a, s) for s in sets if s is not a and s is not first[1]]
 
 
 def describe(ls: analysis.LoadedSet) -> str:

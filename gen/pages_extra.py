@@ -74,6 +74,18 @@ def scaling_pages(ctx: render.Context) -> Iterator:
     yield render.Page(SCALING, text, nav=("Scaling",))
 
 
+def _pair_item(a, b) -> dict:
+    rows = compare.records(compare.compare_frame(a, b))
+
+    def has(*cols):
+        return any(r[c] is not None for r in rows for c in cols)
+
+    return dict(a=a, b=b, rows=rows, gpu=has("gpu_ms_a", "gpu_ms_b"), gpu_b=has("gpu_ms_b"), cpu=has("cpu_ms_a", "cpu_ms_b"),
+                kernels=has("kernels_a", "kernels_b"), ranks=has("rank_a", "rank_b"),
+                basis_a=rows[0]["time_basis_a"] if rows else "", basis_b=rows[0]["time_basis_b"] if rows else "",
+                diffs=[r for r in rows if r["kernel_match"].startswith(("full", "partial"))])
+
+
 def compare_pages(ctx: render.Context) -> Iterator:
     from gen import render
 
@@ -81,12 +93,13 @@ def compare_pages(ctx: render.Context) -> Iterator:
     frames = [f for f in frames if not f.empty]
     allsets = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     chart = None
-    if len(allsets) and allsets["gpu_ms"].notna().any():
+    timed = set(allsets["set"][allsets["gpu_ms"].notna()]) if len(allsets) else set()
+    if timed:
         chart = ctx.chart(charts_compare.gpu_time_by_set(allsets), "GPU time per variant in every set")
-    pair = compare.default_pair(ctx.sets)
-    rows = compare.records(compare.compare_frame(*pair)) if pair else []
+    pairs = [_pair_item(a, b) for a, b in compare.pairs(ctx.sets)]
     text = ctx.template("compare_page.md.j2").render(
-        here=COMPARE, pair=pair, rows=rows, chart=chart, describe=compare.describe,
+        here=COMPARE, pairs=pairs, chart=chart, describe=compare.describe,
+        untimed=[ls for ls in ctx.sets if ls.name not in timed],
         references=[ls for ls in ctx.sets if ls.rs.kind == "reference"])
     yield render.Page(COMPARE, text, nav=("Compare",))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
@@ -57,3 +58,65 @@ def test_unknown_set_names_the_option(capsys, h200_dir):
     assert "SET_B" in err and "nope" in err and H200 in err
     with pytest.raises(ValueError, match="SET_A"):
         compare.run(h200_dir.parent, "nope", H200, "table")
+
+
+# --------------------------------------------------------------------------- the chart of every set
+
+
+def _svg_marks(spec: dict) -> list[str]:
+    """Render a spec with vl-convert; the `d` of every path in a data mark group
+    (axis and legend groups are role-axis/role-legend, not role-mark)."""
+    import vl_convert
+
+    spec = dict(spec)
+    if spec.get("width") == "container":  # no container outside a browser
+        spec["width"] = 600
+    svg = vl_convert.vegalite_to_svg(spec)
+    groups = re.findall(r'<g class="mark-\w+ role-mark[^"]*"[^>]*>(.*?)</g>', svg, re.S)
+    return [d for g in groups for d in re.findall(r'<path[^>]*\sd="([^"]*)"', g)]
+
+
+def _drawn(d: str) -> bool:
+    """A path that shows: no NaN, and not a rectangle of zero width or height
+    (what a bar on a log scale becomes)."""
+    return bool(d) and "NaN" not in d and not re.search(r"[hv]0(?![\d.])", d)
+
+
+def _spec_rows(spec: dict) -> list[dict]:
+    rows = list(spec.get("data", {}).get("values", []))
+    for values in spec.get("datasets", {}).values():
+        rows += values
+    return rows
+
+
+def _log_marks(spec: dict) -> list[str]:
+    """Mark types of the layers whose x or y is on a log scale."""
+    out = []
+    for layer in spec.get("layer", [spec]):
+        mark = layer.get("mark")
+        mark = mark["type"] if isinstance(mark, dict) else mark
+        enc = layer.get("encoding", {})
+        if any(enc.get(c, {}).get("scale", {}).get("type") == "log" for c in ("x", "y")):
+            out.append(mark)
+    return out
+
+
+def test_chart_of_every_set_draws_each_timed_set(h200_dir):
+    import pandas as pd
+
+    from gen import charts_compare
+
+    sets = [analysis.load_set(h200_dir.parent / n) for n in (H200, CPU, REF)]
+    frame = pd.concat([analysis.summary_table(ls).assign(set=ls.name, kind=ls.rs.kind) for ls in sets],
+                      ignore_index=True)
+    spec = charts_compare.gpu_time_by_set(frame).to_dict()
+    rows = _spec_rows(spec)
+    timed = frame[frame["gpu_ms"].notna()]
+    assert len(rows) == len(timed) > 0
+    by_set = {r["set"] for r in rows}
+    assert H200 in by_set and f"{REF} (published)" in by_set
+    assert not any(s.startswith(CPU) for s in by_set)  # no GPU time: absent, not zero
+    assert {r["figure"] for r in rows if r["kind"] == "reference"} == {charts_compare.PUBLISHED}
+    assert "bar" not in _log_marks(spec) and "point" in _log_marks(spec)
+    drawn = [d for d in _svg_marks(spec) if _drawn(d)]
+    assert len(drawn) >= len(rows)
