@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -53,3 +55,56 @@ def test_cpu_set_has_nothing_to_scale(h200_dir):
     ls = analysis.load_set(h200_dir.parent / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
     assert scaling.sweep_frame(ls).empty and scaling.ceilings(ls) is None
     assert scaling.busy_frame(ls).empty and scaling.fastest_at_largest(ls).empty
+
+
+# --------------------------------------------------------------------------- the charts draw their data
+
+
+def _spec_rows(spec: dict) -> list[dict]:
+    rows = list(spec.get("data", {}).get("values", []))
+    for values in spec.get("datasets", {}).values():
+        rows += values
+    return rows
+
+
+def _drawn_paths(spec: dict) -> dict[str, int]:
+    """Render with vl-convert; per data mark type (mark-symbol, mark-rect, ...), the
+    paths that show: no NaN and not a rectangle of zero width or height."""
+    import vl_convert
+
+    svg = vl_convert.vegalite_to_svg(spec)
+    out: dict[str, int] = {}
+    for kind, body in re.findall(r'<g class="(mark-\w+) role-mark[^"]*"[^>]*>(.*?)</g>', svg, re.S):
+        ds = re.findall(r'<path[^>]*\sd="([^"]*)"', body)
+        out[kind] = out.get(kind, 0) + sum(bool(d) and "NaN" not in d and not re.search(r"[hv]0(?![\d.])", d)
+                                          for d in ds)
+    return out
+
+
+@pytest.fixture(scope="module")
+def frames(h200):
+    return dict(sweep=scaling.sweep_frame(h200), ceil=scaling.ceilings(h200), cat=scaling.category_frame(h200),
+                busy=scaling.busy_frame(h200))
+
+
+@pytest.mark.parametrize("name", ["time", "memory", "roofline", "categories", "busy"])
+def test_charts_render_their_data(frames, name):
+    from gen import charts_scaling
+
+    sw = frames["sweep"]
+    chart, rows, mark = {
+        "time": (lambda: charts_scaling.time_vs_seq(sw), sw["gpu_ms"].notna().sum(), "mark-symbol"),
+        "memory": (lambda: charts_scaling.memory_vs_seq(sw), sw["peak_mb"].notna().sum(), "mark-symbol"),
+        "roofline": (lambda: charts_scaling.roofline(sw, frames["ceil"]), sw["tflops_causal"].notna().sum(),
+                     "mark-symbol"),
+        "categories": (lambda: charts_scaling.category_bars(frames["cat"]), len(frames["cat"]), "mark-rect"),
+        "busy": (lambda: charts_scaling.busy_vs_seq(frames["busy"]), (frames["busy"]["source"] == "sweep").sum(),
+                 "mark-symbol"),
+    }[name]
+    spec = chart().to_dict()
+    assert rows > 0
+    assert len(_spec_rows(spec)) >= rows
+    drawn = _drawn_paths(spec)
+    assert drawn.get(mark, 0) >= rows, drawn
+    if name in ("time", "memory", "busy"):  # one line per variant (and head dim)
+        assert drawn.get("mark-line", 0) >= 1
