@@ -167,9 +167,46 @@ class Finding:
     variant: str | None = None
     mode: str = "inference"
     kernels: list[dict] = field(default_factory=list)  # {variant, mode, index, anchor}
+    short: str = ""  # one line with the numbers, for the Findings page; `text` says it in full
+
+    def __post_init__(self):
+        if not self.short:
+            self.short = self.text
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+# Kinds in the order the Findings page groups them, with the group's heading.
+# What a group's findings have in common, said once above them on the Findings page.
+KIND_NOTES = {
+    "occupancy": "The profiler reported 0% or no occupancy for these kernels: a failed estimate, not an idle GPU. "
+                 "cuLaunchKernelEx passes launch attributes that the estimate does not read.",
+    "precision": "Kernels whose launching op was given float32 tensors and no 16-bit one, or matrix products "
+                 "with f32 in their name.",
+}
+KINDS = {
+    "copy": "Copies and fills",
+    "precision": "float32 in a 16-bit model",
+    "mask": "Causal mask rebuilt every forward",
+    "occupancy": "Occupancy not estimated",
+    "backend": "Backend choice",
+    "speed": "Fastest",
+    "consistency": "Kernel counts",
+    "autograd": "Training: in-place autograd",
+    "compile": "Compile time",
+}
+
+
+def kernel_groups(indices) -> list[tuple[int, int]]:
+    """Launch indices as runs of consecutive numbers: [1, 2, 3, 7] -> [(1, 3), (7, 7)]."""
+    out: list[list[int]] = []
+    for i in sorted({int(i) for i in indices}):
+        if out and i == out[-1][1] + 1:
+            out[-1][1] = i
+        else:
+            out.append([i, i])
+    return [(a, b) for a, b in out]
 
 
 def _links(variant: str, mode: str, idx) -> list[dict]:
@@ -204,6 +241,7 @@ def _rule_copies(ls) -> list[Finding]:
         for (kind, op), g in copies.groupby(["kind", "launched_by"], sort=False):
             paths = sorted(set(g["op_path"]))
             what = {"memcpy": "memory copy", "memset": "memory fill"}.get(kind, f"{kind} doing a copy or fill")
+            what_s = {"memcpy": "memory copy", "memset": "memory fill"}.get(kind, f"{kind}")
             dur = float(g["dur_us"].sum())
             n = len(g)
             text = (f"In each forward of {v}, {n} {what} event(s) ({', '.join(sorted(set(g['short_name'])))}) "
@@ -211,7 +249,11 @@ def _rule_copies(ls) -> list[Finding]:
                     f"{100 * dur / total:.1f}% of the forward's {_us(total)} of GPU time. ")
             text += ("The hypothesis expected copies or fills in this variant." if expected else
                      "The hypothesis expected none in this variant.")
+            short = (f"{n} {what_s}{'s' if n > 1 else ''} ({', '.join(sorted(set(g['short_name'])))}) "
+                     f"from {op or 'no op'}: {_us(dur)}, {100 * dur / total:.1f}% of GPU time; "
+                     + ("expected" if expected else "the hypothesis expected none"))
             out.append(Finding(
+                short=short,
                 id=f"copy-{v}-{kind}-{(op or 'none').replace('aten::', '')}",
                 title=f"{v}: {n} {kind} from {op or 'no op'}",
                 kind="copy", severity="info" if expected else "unexpected", text=text, variant=v,
@@ -246,7 +288,12 @@ def _rule_float32(ls) -> list[Finding]:
                      f"which the tensor-core rule counts off the tensor cores.")
         if not ups.empty:
             text += f" {len(ups)} more kernel(s) convert between {dtype} and float32 (aten::copy_ under aten::to)."
-        out.append(Finding(id=f"float32-{v}", title=f"{v}: {len(f32)} kernels in float32 in a {dtype} model",
+        short = f"{len(f32)} of {len(kt)} GPU events in float32: {_us(dur)}, {100 * dur / total:.0f}% of GPU time"
+        if not gem.empty:
+            short += f"; {len(gem)} of them matrix products (off the tensor cores)"
+        if not ups.empty:
+            short += f"; {len(ups)} conversion kernel(s) to and from float32"
+        out.append(Finding(short=short, id=f"float32-{v}", title=f"{v}: {len(f32)} kernels in float32 in a {dtype} model",
                            kind="precision", severity="unexpected", text=text, variant=v,
                            kernels=_links(v, "inference", list(f32["index"]) + list(ups["index"]))))
     return out
@@ -270,7 +317,8 @@ def _rule_mask(ls) -> list[Finding]:
         text = (f"{v} builds the causal mask again in every forward: {len(parts)} kernel(s) from {ops}, "
                 f"{_us(float(parts['dur_us'].sum()))} a forward. A mask built once and kept, or a kernel "
                 "that applies causality itself, would not pay this.")
-        out.append(Finding(id=f"mask-{v}", title=f"{v}: the causal mask is rebuilt in every forward",
+        short = f"{len(parts)} kernel(s) from {ops}: {_us(float(parts['dur_us'].sum()))} a forward"
+        out.append(Finding(short=short, id=f"mask-{v}", title=f"{v}: the causal mask is rebuilt in every forward",
                            kind="mask", severity="unexpected", text=text, variant=v,
                            kernels=_links(v, "inference", parts["index"])))
     return out
@@ -292,7 +340,10 @@ def _rule_occupancy(ls) -> list[Finding]:
             if len(small):
                 text += (f" {len(small)} of them have grids of {', '.join(str(int(b)) for b in small['blocks'])} "
                          f"block(s) for {sms} SMs, too few to fill the GPU.")
-            out.append(Finding(id=f"occupancy-{v}-{api}", title=f"{v}: no occupancy estimate ({api})",
+            short = f"{len(g)} kernel(s) launched with {api or 'an unknown API'}, {_us(float(g['dur_us'].sum()))}"
+            if len(small):
+                short += f"; {len(small)} with grids smaller than the {sms} SMs"
+            out.append(Finding(short=short, id=f"occupancy-{v}-{api}", title=f"{v}: no occupancy estimate ({api})",
                                kind="occupancy", severity="info", text=text, variant=v,
                                kernels=_links(v, "inference", g["index"])))
     return out
@@ -309,20 +360,24 @@ def _rule_fastest(ls) -> list[Finding]:
     best = d.iloc[0]
     how = "published" if ls.rs.kind == "reference" else "median"
     text = f"{best['variant']} is the fastest variant of this set by {how} {what}: {best[col]:.4f} ms a forward"
+    short = f"{best['variant']}: {best[col]:.4f} ms a forward ({how} {what})"
     if ls.rs.kind == "reference":
         text += f" (a figure published in {ls.rs.source}, not measured here)"
     if len(d) > 1:
         nxt = d.iloc[1]
         text += f", {nxt[col] / best[col]:.2f}x ahead of {nxt['variant']} ({nxt[col]:.4f} ms)"
+        short += f", {nxt[col] / best[col]:.2f}× ahead of {nxt['variant']} ({nxt[col]:.4f} ms)"
         if col == "gpu_ms" and not math.isnan(best["gpu_q3"]) and not math.isnan(nxt["gpu_q1"]) \
                 and best["gpu_q3"] >= nxt["gpu_q1"]:
             text += "; their interquartile ranges overlap, so the order of the two is not settled"
+            short += ", interquartile ranges overlap: order not settled"
     naive = d[d["variant"] == "naive"]
     if len(naive) and best["variant"] != "naive":
         text += f". Naive takes {naive.iloc[0][col] / best[col]:.1f}x as long"
+        short += f"; naive takes {naive.iloc[0][col] / best[col]:.1f}× as long"
     if col == "cpu_ms":
         text += ". No GPU timed this set"
-    return [Finding(id="fastest", title=f"Fastest: {best['variant']}", kind="speed", severity="info",
+    return [Finding(short=short, id="fastest", title=f"Fastest: {best['variant']}", kind="speed", severity="info",
                     text=text + ".", variant=best["variant"])]
 
 
@@ -336,17 +391,20 @@ def _rule_backend(ls) -> list[Finding]:
     main = analysis.main_kernel(kt)
     pinned = st[(st["backend"] == r["backend"]) & (st["variant"] != "sdpa_auto")]
     text = f"With no backend pinned, scaled_dot_product_attention ran the {r['backend']} backend"
+    short = f"no backend pinned: ran {r['backend']}"
     if main is not None:
         text += f" (main kernel {main['short_name']})"
     if len(pinned) and not math.isnan(pinned.iloc[0]["gpu_ms"]) and not math.isnan(r["gpu_ms"]):
         p = pinned.iloc[0]
         text += f"; it took {r['gpu_ms']:.4f} ms against {p['gpu_ms']:.4f} ms for {p['variant']} pinned"
+        short += f", {r['gpu_ms']:.4f} ms against {p['gpu_ms']:.4f} ms for {p['variant']} pinned"
     fast = st[st["variant"].str.startswith("sdpa_") & (st["variant"] != "sdpa_auto") & st["gpu_ms"].notna()]
     if len(fast):
         f = fast.sort_values("gpu_ms").iloc[0]
         text += f". The fastest pinned backend here is {f['variant']} ({f['gpu_ms']:.4f} ms)"
+        short += f"; fastest pinned: {f['variant']} ({f['gpu_ms']:.4f} ms)"
     text += f". The hypothesis said: {VARIANTS['sdpa_auto'].expect.why}."
-    return [Finding(id="sdpa-auto-backend", title=f"sdpa_auto chose {r['backend']}", kind="backend",
+    return [Finding(short=short, id="sdpa-auto-backend", title=f"sdpa_auto chose {r['backend']}", kind="backend",
                     severity="info", text=text, variant="sdpa_auto",
                     kernels=_links("sdpa_auto", "inference", [main["index"]]) if main is not None else [])]
 
@@ -364,11 +422,14 @@ def _rule_counts(ls) -> list[Finding]:
             out.append(Finding(
                 id=f"counts-{run.mode}-{run.variant}", title=f"{run.variant} ({run.mode}): kernel count varies",
                 kind="consistency", severity="unexpected", variant=run.variant, mode=run.mode,
+                short=f"{run.variant} ({run.mode}): {', '.join(map(str, tr.counts))} GPU events in its forwards",
                 text=(f"The {len(tr.counts)} profiled forwards of {run.variant} in {run.mode} launched "
                       f"{', '.join(map(str, tr.counts))} GPU events: the work differs from call to call.")))
     if not out and checked:
         out.append(Finding(id="counts-stable", title="Kernel counts are stable", kind="consistency",
-                           severity="info", text=f"Every profiled forward of each of the {checked} runs with GPU "
+                           severity="info", short=f"every profiled forward of each of the {checked} runs with GPU "
+                           "events launched as many GPU events as the others of its run",
+                           text=f"Every profiled forward of each of the {checked} runs with GPU "
                            "events launched the same number of GPU events as the others of its run."))
     return out
 
@@ -383,7 +444,10 @@ def _rule_autograd(ls) -> list[Finding]:
         text += f" (largest gradient difference from the out-of-place variant: {note['max_abs_grad_diff']:g})"
     if note.get("explanation"):
         text += f". Why: {note['explanation']}"
-    return [Finding(id="inplace-autograd", title=f"In-place masked_fill_ under autograd: {note.get('outcome')}",
+    short = f"{note.get('outcome')}"
+    if note.get("max_abs_grad_diff") is not None:
+        short += f" (largest gradient difference from the out-of-place variant: {note['max_abs_grad_diff']:g})"
+    return [Finding(short=short, id="inplace-autograd", title=f"In-place masked_fill_ under autograd: {note.get('outcome')}",
                     kind="autograd", severity="info", text=text + ".", variant="naive_inplace", mode="train")]
 
 
@@ -397,7 +461,10 @@ def _rule_compile(ls) -> list[Finding]:
         if not math.isnan(med) and med > 0:
             text += (f", the time of about {run.compile_time_s * 1000 / med:,.0f} timed calls at their median "
                      f"{med:.4f} ms")
-        out.append(Finding(id=f"compile-{run.mode}-{run.variant}", title=f"{run.variant}: compile time ({run.mode})",
+        short = f"{run.variant} ({run.mode}): first call {run.compile_time_s:.2f} s"
+        if not math.isnan(med) and med > 0:
+            short += f", about {run.compile_time_s * 1000 / med:,.0f} timed calls"
+        out.append(Finding(short=short, id=f"compile-{run.mode}-{run.variant}", title=f"{run.variant}: compile time ({run.mode})",
                            kind="compile", severity="info", text=text + ".", variant=run.variant, mode=run.mode))
     return out
 

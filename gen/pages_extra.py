@@ -33,13 +33,57 @@ def _records(df: pd.DataFrame) -> list[dict]:
     return [] if df.empty else df.to_dict("records")
 
 
+def _kernel_links(ctx, ls, f: dict) -> list[tuple[str, str]]:
+    """(label, href) per run of consecutive kernel rows of one finding: "#4", "#6–#9"."""
+    from gen import render
+
+    if not f["kernels"] or not f["variant"]:
+        return []
+    page = render.relpath(render.variant_page(f["variant"]), FINDINGS)
+    anchor = getattr(ctx, "kernel_anchor", None)
+    out = []
+    for a, b in findings.kernel_groups(k["index"] for k in f["kernels"]):
+        aid = anchor(ls.name, f["variant"], f["mode"], a) if anchor else findings.anchor(f["variant"], f["mode"], a)
+        out.append((f"#{a}" if a == b else f"#{a}–#{b}", f"{page}#{aid}"))
+    return out
+
+
+def _missing(x) -> bool:
+    return x is None or (isinstance(x, float) and x != x)
+
+
+def _hypothesis_columns(rows: list[dict]) -> dict:
+    """Which checks this set can show: a column only where some variant has a measured value."""
+    def some(col):
+        return any(not _missing(r[col]) for r in rows)
+
+    return dict(kernels=some("measured_kernels"), copy_fill=some("measured_copy_or_fill"),
+                tensor_cores=some("measured_tensor_cores"), rank=some("measured_rank"))
+
+
 def findings_pages(ctx: render.Context) -> Iterator:
     from gen import render
 
     sets = []
     for ls in ctx.sets:
-        sets.append(dict(ls=ls, hypotheses=_records(findings.check_hypotheses(ls)),
-                         findings=[f.to_dict() for f in findings.findings(ls)]))
+        hyp = ctx.hypotheses(ls) if hasattr(ctx, "hypotheses") else findings.check_hypotheses(ls)
+        found = ctx.findings(ls) if hasattr(ctx, "findings") else findings.findings(ls)
+        rows = _records(hyp)
+        for r in rows:
+            r["contradicted_items"] = [name for col, name in (
+                ("kernels_contradicted", "kernels"), ("copy_contradicted", "copy or fill"),
+                ("tensor_cores_contradicted", "tensor cores"), ("rank_contradicted", "rank")) if r[col] is True]
+        dicts = [f.to_dict() for f in found]
+        for f in dicts:
+            f["links"] = _kernel_links(ctx, ls, f)
+        groups = [dict(kind=k, title=title, note=findings.KIND_NOTES.get(k, ""),
+                       items=[f for f in dicts if f["kind"] == k]) for k, title in findings.KINDS.items()]
+        groups += [dict(kind=k, title=k, note="", items=[f for f in dicts if f["kind"] == k])
+                   for k in dict.fromkeys(f["kind"] for f in dicts) if k not in findings.KINDS]
+        sets.append(dict(ls=ls, hypotheses=rows, columns=_hypothesis_columns(rows),
+                         gpu=ls.measured and ls.rs.environment.device == "cuda",
+                         contradicted=sum(r["contradicted"] for r in rows),
+                         groups=[g for g in groups if g["items"]], findings=dicts))
     text = ctx.template("findings_page.md.j2").render(here=FINDINGS, sets=sets)
     yield render.Page(FINDINGS, text, nav=("Findings",))
 
