@@ -69,20 +69,54 @@ def browser():
         b.close()
 
 
-PAGES = [
-    ("home", "index.html", 1),
-    ("summary", "generated/sets/nvidia-h200__torch-2.11.0.html", 2),
-    ("variant", "generated/variants/naive.html", 2),
-]
+def _site_pages(site: Path) -> list[str]:
+    """Every page of the built site, as paths relative to it."""
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if p.name != "404.html" and "assets" not in p.parts)
 
 
-def _charts_drawn(page, expected_min: int) -> list[dict]:
+def test_site_pages_are_all_checked(site):
+    pages = _site_pages(site)
+    assert "index.html" in pages and "generated/variants/naive.html" in pages
+    assert len(pages) >= 15, pages
+
+
+# Marks of the data (Vega gives axes, legends and titles other roles), and how many of
+# their items lie where they can be seen: finite coordinates, a size for bars.
+_DATA_ITEMS = """el => {
+  const view = window.reportViews && window.reportViews.get(el);
+  if (!view) return {types: {}, visible: 0, total: 0};
+  const ok = v => typeof v === "number" && isFinite(v);
+  const types = {}; let visible = 0, total = 0;
+  const walk = (node) => {
+    if (!node) return;
+    if (node.marktype && node.role === "mark" && node.items) {
+      for (const it of node.items) {
+        total++;
+        let seen = ok(it.x) && ok(it.y);
+        if (node.marktype === "rect") seen = seen && ok(it.width) && ok(it.height) && it.width > 0 && it.height > 0;
+        if (node.marktype === "rule") seen = seen && (ok(it.x2) || ok(it.y2));
+        if (seen && it.opacity !== 0) { visible++; types[node.marktype] = (types[node.marktype] || 0) + 1; }
+      }
+    }
+    for (const child of node.items || []) if (child.items) walk(child);
+  };
+  walk(view.scenegraph().root);
+  const svgPaths = Array.from(el.querySelectorAll("svg g.role-mark path[d]"))
+    .filter(p => p.getAttribute("d") && !/NaN|Infinity/.test(p.getAttribute("d"))).length;
+  return {types, visible, total, svgPaths};
+}"""
+
+DATA_MARKS = ("rect", "symbol", "line", "area", "rule", "trail")
+
+
+def _charts_drawn(page) -> list[dict]:
     page.wait_for_function(
-        "n => { const c = document.querySelectorAll('.vega-chart');"
-        " return c.length >= n && Array.from(c).every(e => e.dataset.drawn || e.dataset.error); }",
-        arg=expected_min, timeout=20_000,
+        "() => Array.from(document.querySelectorAll('.vega-chart'))"
+        ".every(e => e.dataset.drawn || e.dataset.error)", timeout=20_000,
     )
     # A chart in a hidden tab is drawn at zero width: choose its tab, as a reader would.
+    out = []
     for i in range(page.locator(".vega-chart").count()):
         chart = page.locator(".vega-chart").nth(i)
         if not chart.is_visible():
@@ -92,40 +126,71 @@ def _charts_drawn(page, expected_min: int) -> list[dict]:
                           return set.querySelectorAll(':scope > input')[n].id; }""")
             page.locator(f"label[for='{tab_id}']").click()
             page.wait_for_timeout(300)
-    return page.eval_on_selector_all(
-        ".vega-chart",
-        """els => els.map(e => { const g = e.querySelector('svg, canvas');
-             const r = g ? g.getBoundingClientRect() : {width: 0, height: 0};
-             return {error: e.dataset.error || null, width: r.width, height: r.height}; })""",
-    )
+        info = chart.evaluate(
+            """e => { const g = e.querySelector('svg, canvas');
+                      const r = g ? g.getBoundingClientRect() : {width: 0, height: 0};
+                      return {label: e.dataset.label || e.getAttribute('aria-label'), error: e.dataset.error || null,
+                              width: r.width, height: r.height}; }""")
+        info.update(chart.evaluate(_DATA_ITEMS))
+        out.append(info)
+    return out
 
 
-@pytest.mark.parametrize(("what", "path", "charts"), PAGES)
-def test_page_draws_offline(browser, server, what, path, charts):
+def _open(browser, server, path: str, **context_args):
     requests: list[str] = []
     errors: list[str] = []
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(**({"viewport": {"width": 1280, "height": 900}} | context_args))
     page = context.new_page()
     page.on("request", lambda r: requests.append(r.url))
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{server}/{path}", wait_until="load")
-    drawn = _charts_drawn(page, charts)
-    assert len(drawn) >= charts
-    for d in drawn:
-        assert d["error"] is None, d
-        assert d["width"] > 0 and d["height"] > 0, d
-    assert page.locator("article table").count() >= 1
-    outside = [u for u in requests if urlparse(u).hostname not in ("127.0.0.1", "localhost")
-               and not u.startswith(("data:", "blob:"))]
-    assert outside == [], outside
-    assert errors == []
-    shots = os.environ.get("REPORT_SCREENSHOTS")
-    if shots:
-        _screenshots(browser, f"{server}/{path}", Path(shots), what, charts)
-    context.close()
+    return context, page, requests, errors
 
 
-def _screenshots(browser, url: str, out: Path, what: str, charts: int) -> None:
+def test_every_chart_on_every_page_shows_data(browser, server, site):
+    """Each chart of each page draws data marks that can be seen (not an empty frame:
+    bars at NaN on a log scale fail here), and no page asks anything of another host."""
+    problems: list[str] = []
+    charts_seen = 0
+    for path in _site_pages(site):
+        context, page, requests, errors = _open(browser, server, path)
+        drawn = _charts_drawn(page)
+        charts_seen += len(drawn)
+        for d in drawn:
+            where = f"{path}: chart '{d['label']}'"
+            if d["error"]:
+                problems.append(f"{where}: {d['error']}")
+            elif not (d["width"] > 0 and d["height"] > 0):
+                problems.append(f"{where}: no size ({d['width']}×{d['height']})")
+            elif not any(d["types"].get(m) for m in DATA_MARKS) or d["svgPaths"] == 0:
+                problems.append(f"{where}: no visible data marks ({d['visible']} of {d['total']} items "
+                                f"visible, {d['svgPaths']} drawn paths)")
+        outside = [u for u in requests if urlparse(u).hostname not in ("127.0.0.1", "localhost")
+                   and not u.startswith(("data:", "blob:"))]
+        if outside:
+            problems.append(f"{path}: requests leave the machine: {outside}")
+        if errors:
+            problems.append(f"{path}: page errors: {errors}")
+        context.close()
+    assert charts_seen >= 10
+    assert problems == [], "\n".join(problems)
+
+
+SHOTS = [
+    ("home", "index.html"),
+    ("set-h200", "generated/sets/nvidia-h200__torch-2.11.0.html"),
+    ("variant-naive", "generated/variants/naive.html"),
+    ("variant-sdpa_cudnn", "generated/variants/sdpa_cudnn.html"),
+]
+
+
+@pytest.mark.skipif(not os.environ.get("REPORT_SCREENSHOTS"), reason="set REPORT_SCREENSHOTS=<dir> to take them")
+@pytest.mark.parametrize(("what", "path"), SHOTS)
+def test_screenshots(browser, server, what, path):
+    _screenshots(browser, f"{server}/{path}", Path(os.environ["REPORT_SCREENSHOTS"]), what)
+
+
+def _screenshots(browser, url: str, out: Path, what: str) -> None:
     """Light, dark (the palette follows the system's scheme) and narrow views, to look at."""
     out.mkdir(parents=True, exist_ok=True)
     views = [("light", "light", 1280), ("dark", "dark", 1280), ("narrow", "light", 390), ("narrow-dark", "dark", 390)]
@@ -133,11 +198,14 @@ def _screenshots(browser, url: str, out: Path, what: str, charts: int) -> None:
         context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
         page = context.new_page()
         page.goto(url, wait_until="load")
-        _charts_drawn(page, charts)
-        if what == "variant":
-            page.locator(".vega-chart").first.scroll_into_view_if_needed()
+        _charts_drawn(page)
         page.wait_for_timeout(300)
-        page.screenshot(path=str(out / f"{what}-{name}.png"), full_page=what != "variant")
+        if what.startswith("variant"):  # long pages: the checks and the first timeline
+            page.locator("table[data-kind='hypothesis']").first.scroll_into_view_if_needed()
+            page.screenshot(path=str(out / f"{what}-{name}-checks.png"))
+            page.locator(".vega-chart").first.scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
+        page.screenshot(path=str(out / f"{what}-{name}.png"), full_page=not what.startswith("variant"))
         context.close()
 
 
@@ -145,7 +213,7 @@ def test_tab_and_sort(browser, server):
     """A header click sorts numerically, and the palette toggle redraws the charts dark."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(f"{server}/generated/sets/nvidia-h200__torch-2.11.0.html")
-    _charts_drawn(page, 2)
+    _charts_drawn(page)
     th = page.locator("article table").nth(0).locator("th").nth(2)  # GPU ms
     th.click()
     vals = page.locator("article table").nth(0).locator("tbody tr td:nth-child(3)").all_inner_texts()

@@ -7,6 +7,8 @@ const dark = () => document.body.getAttribute("data-md-color-scheme") === "slate
 
 async function draw(el) {
   const spec = JSON.parse(el.dataset.spec);
+  // vega-embed puts its own aria-label on the div: keep the page's description.
+  el.dataset.label ??= el.getAttribute("aria-label") || "";
   const isDark = dark();
   const options = {
     actions: false,
@@ -17,6 +19,9 @@ async function draw(el) {
   if (isDark) options.theme = "dark";
   if (el._vega) el._vega.finalize();
   el._vega = await window.vegaEmbed(el, spec, options);
+  if (el.dataset.label) el.setAttribute("aria-label", el.dataset.label);
+  // The views, for tests and the browser console (window.reportViews.get(el).scenegraph()).
+  (window.reportViews ??= new Map()).set(el, el._vega.view);
   el.dataset.drawn = isDark ? "dark" : "light";
 }
 
