@@ -71,3 +71,74 @@ def test_cpu_set_says_so_instead_of_crashing(h200_dir):
     assert h.set_index("variant").loc["naive", "note"].startswith("no GPU")
     ids = {f.id for f in findings.findings(ls)}
     assert "fastest" in ids and not any(i.startswith("occupancy") for i in ids)
+
+
+# --------------------------------------------------------------------------- the Findings page
+
+REF = "nvidia-a100-sxm4-80gb__article-2026-07"
+
+
+def test_kernel_groups():
+    assert findings.kernel_groups([7, 1, 2, 3, 3]) == [(1, 3), (7, 7)]
+    assert findings.kernel_groups([]) == []
+
+
+def test_every_finding_has_a_short_line(h200):
+    for f in findings.findings(h200):
+        assert f.short and len(f.short) < len(f.text) + 1 and f.kind in findings.KINDS
+
+
+@pytest.fixture(scope="module")
+def site(h200, h200_dir):
+    from gen import render
+
+    sets = [h200, analysis.load_set(h200_dir.parent / CPU), analysis.load_set(h200_dir.parent / REF)]
+    pages = {p.path: p.text for p in render.render(render.Context(sets=sets), workers=1) if p.text is not None}
+    return pages
+
+
+def _section(text: str, start: str, end: str | None = None) -> str:
+    i = text.index(start)
+    j = text.index(end, i + 1) if end else len(text)
+    return text[i:j]
+
+
+def test_findings_page_is_scannable(site):
+    import re
+
+    text = site["generated/findings.md"]
+    assert text.startswith("---\nhide:\n  - toc\n---")
+    h200 = _section(text, "## NVIDIA H200", "## CPU")
+    # The hypothesis table comes first, then the findings grouped by kind.
+    assert h200.index("| Variant |") < h200.index("### Copies and fills")
+    heads = re.findall(r"^### (.+)$", h200, re.M)
+    from gen.render import md
+
+    order = [str(md(t)) for t in findings.KINDS.values()]
+    assert heads == [t for t in order if t in heads] and len(heads) >= 6
+    assert "✗ contradicted: kernels, copy or fill" in h200
+    # One line per finding; consecutive kernel rows are one link ("#0–#3"), not one link each.
+    f32 = next(line for line in h200.splitlines() if "GPU events in float32" in line)
+    assert len(re.findall(r"\]\(variants/", f32)) <= 4 and "–#3](variants/sdpa_math.md#k-inference-sdpa_math-0)" in f32
+    cpu = _section(text, "## CPU", "## NVIDIA A100")
+    assert len(cpu.splitlines()) < 15 and "| Variant |" not in cpu and "No GPU in this set" in cpu
+    ref = _section(text, "## NVIDIA A100")
+    assert "only the figures published in" in ref and "### " not in ref
+
+
+def test_findings_links_resolve_to_kernel_rows(site):
+    import re
+
+    text = site["generated/findings.md"]
+    links = re.findall(r"\]\((variants/[^)#]+)#([^)]+)\)", text)
+    assert len(links) >= 10
+    for page, anchor in links:
+        assert f'id="{anchor}"' in site[f"generated/{page}"], (page, anchor)
+
+
+def test_long_kernel_names_stay_escaped(site):
+    text = site["generated/findings.md"]
+    full = _section(text, "??? note", "## CPU")
+    # Kernel names and op paths carry < > | * _ &: never raw inside Markdown.
+    assert "Memcpy DtoD (Device -&gt; Device)" in text
+    assert "&#95;" in full and "sm80_xmma" not in full and "->" not in full.replace("-&gt;", "")
