@@ -137,7 +137,7 @@ def _records(df: pd.DataFrame) -> list[dict]:
             for row in zip(*values)]
 
 
-def gpu_time(summary: pd.DataFrame) -> alt.LayerChart:
+def gpu_time(summary: pd.DataFrame, per: str = "forward") -> alt.LayerChart:
     """Median GPU time per variant (point) with its interquartile range (rule),
     on a log axis, fastest on top."""
     ok = summary[summary["status"] == "ok"]
@@ -152,7 +152,7 @@ def gpu_time(summary: pd.DataFrame) -> alt.LayerChart:
     y = alt.Y("label:N", sort=order, title=None)
     scale = alt.Scale(type="log", nice=False, padding=12)
     rule = alt.Chart(d).mark_rule(strokeWidth=3, color="#4f7fd6").encode(
-        x=alt.X("q1:Q", scale=scale, title="GPU time per forward (ms, log scale)"), x2="q3:Q", y=y)
+        x=alt.X("q1:Q", scale=scale, title=f"GPU time per {per} (ms, log scale)"), x2="q3:Q", y=y)
     point = alt.Chart(d).mark_point(filled=True, size=60, color="#4f7fd6").encode(
         x=alt.X("median:Q", scale=scale), y=y,
         tooltip=[alt.Tooltip("label:N", title="variant"),

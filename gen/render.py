@@ -305,7 +305,8 @@ def set_pages(ctx: Context) -> Iterator[Page]:
             df = ctx.summary(ls, mode)
             if df.empty:
                 continue
-            chart = chart_div(charts.gpu_time(df), f"GPU time per variant, {mode}") \
+            chart = chart_div(charts.gpu_time(df, "forward" if mode == "inference" else "training step"),
+                              f"GPU time per variant, {mode}") \
                 if df["gpu_ms"].notna().any() else None
             rows = df.to_dict("records")
             if mode == "train":
