@@ -21,6 +21,8 @@ from gen.variants import VARIANTS
 MEASURED = "measured (median, IQR)"
 PUBLISHED = "published (one figure)"
 ROW_PX = 16  # per set, within each variant's band
+# Fit to the data (a "nice" log domain would run to the next power of ten), with room for the dots.
+LOG_X = alt.Scale(type="log", nice=False, padding=16)
 
 
 def chart_frame(df: pd.DataFrame) -> pd.DataFrame:
@@ -40,14 +42,14 @@ def gpu_time_by_set(df: pd.DataFrame) -> alt.LayerChart:
     order = [v for v in VARIANTS if v in set(d["variant"])] + sorted(set(d["variant"]) - set(VARIANTS))
     n_sets = max(1, d["set"].nunique())
     title = "GPU time per forward (ms, log scale)"
-    x = alt.X("gpu_ms:Q", scale=alt.Scale(type="log"), title=title)
+    x = alt.X("gpu_ms:Q", scale=LOG_X, title=title)
     base = alt.Chart(d).encode(
         y=alt.Y("variant:N", sort=order, title=None),
         yOffset=alt.YOffset("set:N"),
         color=alt.Color("set:N", title="result set", legend=alt.Legend(orient="bottom", direction="vertical",
                                                                       labelLimit=0)))
     iqr = base.transform_filter("isValid(datum.gpu_q1) && isValid(datum.gpu_q3)").mark_rule(
-        strokeWidth=2).encode(x=alt.X("gpu_q1:Q", scale=alt.Scale(type="log"), title=title), x2="gpu_q3:Q")
+        strokeWidth=2).encode(x=alt.X("gpu_q1:Q", scale=LOG_X, title=title), x2="gpu_q3:Q")
     dots = base.mark_point(size=70, strokeWidth=2).encode(
         x=x,
         shape=alt.Shape("figure:N", title="figure", scale=alt.Scale(domain=[MEASURED, PUBLISHED],
