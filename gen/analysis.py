@@ -428,3 +428,20 @@ def generated_kernels(ls: LoadedSet, variant: str, mode: str = "inference") -> p
     if kt.empty:
         return kt
     return kt.assign(generated=kt["name"].str.startswith("triton_"))
+
+
+def replaced_kernels(ls: LoadedSet, variant: str, base: str = "naive", mode: str = "inference") -> pd.DataFrame:
+    """GPU events of `base`'s forward that `variant`'s forward no longer runs,
+    matched by short name as multisets: what compilation fused away."""
+    mine = kernel_table(ls, variant, mode)
+    theirs = kernel_table(ls, base, mode)
+    if mine.empty or theirs.empty:
+        return theirs.iloc[0:0]
+    left = mine["short_name"].value_counts().to_dict()
+    keep = []
+    for i, name in enumerate(theirs["short_name"]):
+        if left.get(name, 0) > 0:
+            left[name] -= 1
+        else:
+            keep.append(i)
+    return theirs.iloc[keep].reset_index(drop=True)

@@ -377,7 +377,9 @@ def _variant_tab(ctx: Context, ls, v: str, mode: str, run, page: str) -> dict:
                 triton=[dict(index=k["index"], short_name=k["short_name"], name=k["name"], dur_us=k["dur_us"],
                              anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"])) for _, k in gen.iterrows()],
                 library=[dict(index=k["index"], short_name=k["short_name"],
-                              anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"])) for _, k in lib.iterrows()])
+                              anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"])) for _, k in lib.iterrows()],
+                replaced=analysis.replaced_kernels(ls, v, "naive", mode)["short_name"].tolist()
+                if ls.rs.run("naive", mode) else [])
     cpu, gpu = analysis.timeline_frames(ls, v, mode)
     if len(cpu) or len(gpu):
         tab["chart"] = chart_div(charts.timeline_spec(cpu, gpu), f"timeline of one {mode} forward of {v}")
