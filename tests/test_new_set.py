@@ -1,0 +1,53 @@
+"""A result set dropped into results/ shows up on every page with no code change.
+
+The new set is a copy of the committed H200 set under another GPU name (as a
+regeneration on another card would write it), beside the committed sets.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gen import analysis, compare, render
+
+ROOT = Path(__file__).resolve().parent.parent
+NEW = "nvidia-h100-80gb-hbm3__torch-2.12.0"
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    results = tmp_path_factory.mktemp("results")
+    for src in (ROOT / "results").iterdir():
+        if src.is_dir():
+            shutil.copytree(src, results / src.name)
+    shutil.copytree(ROOT / "results" / "nvidia-h200__torch-2.11.0", results / NEW)
+    data = json.loads((results / NEW / "result.json").read_text())
+    data["name"] = NEW
+    data["environment"].update(gpu_name="NVIDIA H100 80GB HBM3", torch="2.12.0+cu128")
+    (results / NEW / "result.json").write_text(json.dumps(data))
+    sets, _ = analysis.load_sets(results)
+    assert NEW in [s.name for s in sets]
+    ctx = render.Context(sets, [])
+    return {p.path: p for p in render.render(ctx, workers=1)}, results
+
+
+def test_new_set_appears_on_every_page(pages):
+    pages, _ = pages
+    assert f"generated/sets/{NEW}.md" in pages
+    for path in ["generated/.home.md", "generated/sets/index.md", "generated/variants/naive.md",
+                 "generated/variants/sdpa_flash.md", "generated/compare.md", "generated/findings.md",
+                 "generated/scaling.md", "generated/.methodology.md"]:
+        assert "H100" in pages[path].text, path
+    for mode in ("inference", "train"):
+        assert f"generated/traces/{NEW}/{mode}__naive.json.gz" in pages
+
+
+def test_compare_cli_reads_the_new_set(pages):
+    _, results = pages
+    rows = json.loads(compare.run(results, "nvidia-h200__torch-2.11.0", NEW, "json"))
+    flash = {r["variant"]: r for r in rows}["sdpa_flash"]
+    assert flash["kernels_a"] == flash["kernels_b"] == 1
