@@ -244,6 +244,7 @@ def summary_table(ls: LoadedSet, mode: str = "inference") -> pd.DataFrame:
             main_kernel=mk["short_name"] if mk is not None else None,
             main_occupancy_pct=mk["occupancy_pct"] if mk is not None else np.nan,
             compile_s=run.compile_time_s if run.compile_time_s is not None else np.nan,
+            busy_pct=busy_idle(tr)["busy_pct"] if tr and tr.forwards else np.nan,
         ))
         if ls.rs.kind == "reference":  # one published number per field, no samples or trace
             rows[-1].update(reference.published_fields(run))
@@ -280,6 +281,25 @@ def timeline_frames(ls: LoadedSet, variant: str, mode: str = "inference", forwar
 
 
 # --------------------------------------------------------------------------- time use
+
+# A call is host-bound when the GPU waits on the host's launches: either the
+# GPU was busy for less than half of one profiled call's span, or the host's
+# dispatch time (timed without the profiler) reached 80% of the GPU time. The
+# first catches tiny kernels behind slow launches; the second, calls whose
+# profiled span the profiler's own overhead distorts.
+HOST_BOUND_BUSY_PCT = 50.0
+HOST_BOUND_RATIO = 0.8
+
+
+def _missing(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def host_bound(busy_pct: float | None, cpu_ms: float | None, gpu_ms: float | None) -> bool:
+    """The one host-bound rule of the report (see the constants above)."""
+    if not _missing(busy_pct) and busy_pct < HOST_BOUND_BUSY_PCT:
+        return True
+    return not (_missing(cpu_ms) or _missing(gpu_ms)) and cpu_ms >= HOST_BOUND_RATIO * gpu_ms
 
 
 def category_split(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.DataFrame:
@@ -403,15 +423,17 @@ def train_table(ls: LoadedSet) -> pd.DataFrame:
     if inf.empty or trn.empty:
         return pd.DataFrame()
     keep = ["variant", "label", "status", "reason", "kernels_per_forward", "gpu_ms", "gpu_q1", "gpu_q3",
-            "cpu_ms", "peak_mb", "max_rel_error", "backend"]
+            "cpu_ms", "peak_mb", "max_rel_error", "backend", "busy_pct"]
     df = trn[keep].merge(inf[["variant", "kernels_per_forward", "gpu_ms", "peak_mb"]], on="variant",
                          how="left", suffixes=("", "_fwd"))
     df = df.rename(columns={"kernels_per_forward": "kernels_per_step", "gpu_ms": "step_ms",
                             "gpu_q1": "step_q1", "gpu_q3": "step_q3", "cpu_ms": "step_cpu_ms",
-                            "peak_mb": "step_peak_mb", "max_rel_error": "grad_rel_error"})
+                            "peak_mb": "step_peak_mb", "max_rel_error": "grad_rel_error",
+                            "busy_pct": "step_busy_pct"})
     df["backward_kernels"] = df["kernels_per_step"] - df["kernels_per_forward_fwd"]
     df["backward_ms"] = df["step_ms"] - df["gpu_ms_fwd"]
     df["backward_over_forward"] = df["backward_ms"] / df["gpu_ms_fwd"]
+    df["host_bound"] = [host_bound(b, c, g) for b, c, g in zip(df["step_busy_pct"], df["step_cpu_ms"], df["step_ms"])]
     return df
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from gen import charts_compare, charts_scaling, compare, findings, scaling
+from gen import analysis, charts_compare, charts_scaling, compare, findings, scaling
 
 if TYPE_CHECKING:
     from gen import render
@@ -114,7 +114,8 @@ def scaling_pages(ctx: render.Context) -> Iterator:
             item["charts"]["busy"] = ctx.chart(charts_scaling.busy_vs_seq(busy), "GPU busy share against sequence length")
         sets.append(item)
     text = ctx.template("scaling_page.md.j2").render(here=SCALING, sets=sets,
-                                                     host_bound_pct=scaling.HOST_BOUND_BUSY_PCT)
+                                                     host_bound_ratio=analysis.HOST_BOUND_RATIO,
+                                                     host_bound_busy=analysis.HOST_BOUND_BUSY_PCT)
     yield render.Page(SCALING, text, nav=("Scaling",))
 
 

@@ -53,7 +53,6 @@ NAV_HEAD = [("Home", "index.md")]
 NAV_TAIL = [("Methodology", "methodology.md")]
 MODES = ("inference", "train")
 # A training step whose host time reaches this share of its GPU time is bound by the host.
-HOST_BOUND_RATIO = 0.8
 
 
 @dataclass(frozen=True)
@@ -144,7 +143,7 @@ class Context:
         )
         env.tests["missing"] = _missing
         env.filters.update(md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer)
-        env.globals.update(ctx=self, host_bound_ratio=HOST_BOUND_RATIO, set_title=set_title, set_page=set_page, variant_page=variant_page,
+        env.globals.update(ctx=self, host_bound_ratio=analysis.HOST_BOUND_RATIO, host_bound_busy=analysis.HOST_BOUND_BUSY_PCT, set_title=set_title, set_page=set_page, variant_page=variant_page,
                            trace_page=trace_page, relpath=relpath, label_of=label_of)
         return env
 
@@ -176,10 +175,7 @@ class Context:
     def train(self, ls: analysis.LoadedSet) -> pd.DataFrame:
         key = ("train", ls.name)
         if key not in self._summaries:
-            df = analysis.train_table(ls)
-            if not df.empty:
-                df["host_bound"] = host_bound(df["step_cpu_ms"], df["step_ms"])
-            self._summaries[key] = df
+            self._summaries[key] = analysis.train_table(ls)
         return self._summaries[key]
 
     @cached_property
@@ -212,12 +208,6 @@ class Context:
         seen = {r.variant for ls in self.sets for r in ls.rs.runs}
         known = [v for v in variants.VARIANTS if v in seen]
         return known + sorted(seen - set(known))
-
-
-def host_bound(cpu_ms, gpu_ms):
-    """True where the host's time reaches HOST_BOUND_RATIO of the GPU's: the GPU then
-    mostly waits for launches, and its time measures how fast the host dispatches."""
-    return (cpu_ms >= HOST_BOUND_RATIO * gpu_ms) & gpu_ms.notna() & cpu_ms.notna()
 
 
 def chart_div(chart: alt.TopLevelMixin | dict, label: str) -> Markup:
@@ -311,7 +301,7 @@ def set_pages(ctx: Context) -> Iterator[Page]:
             rows = df.to_dict("records")
             if mode == "train":
                 for r in rows:
-                    r["host_bound"] = bool(host_bound(pd.Series([r["cpu_ms"]]), pd.Series([r["gpu_ms"]])).iloc[0])
+                    r["host_bound"] = analysis.host_bound(r["busy_pct"], r["cpu_ms"], r["gpu_ms"])
             modes.append(dict(mode=mode, rows=rows, chart=chart,
                               host_bound=[r for r in rows if r.get("host_bound")]))
         text = ctx.template("set.md.j2").render(here=page, ls=ls, modes=modes)

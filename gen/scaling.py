@@ -30,7 +30,6 @@ import pandas as pd
 from gen import analysis
 
 ELEM_SIZE = {"bf16": 2, "fp16": 2, "f16": 2, "float16": 2, "bfloat16": 2, "fp32": 4, "f32": 4, "float32": 4}
-HOST_BOUND_BUSY_PCT = 50.0  # below this share of the span the GPU waited on the host more than it worked
 
 
 def flops(b: int, h: int, s: int, d: int) -> dict[str, float]:
@@ -133,13 +132,13 @@ def category_frame(ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFr
 
 
 BUSY_COLUMNS = ["variant", "seq_len", "head_dim", "source", "span_us", "busy_us", "idle_us", "busy_pct",
-                "launch_gap_us", "host_bound"]
+                "launch_gap_us", "cpu_ms", "gpu_ms", "host_bound"]
 
 
 def busy_frame(ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
     """Busy/idle and launch-to-start gap of one forward: at the default shape
     (source "default") and at each sweep point that kept a trace (source "sweep").
-    host_bound: the GPU was busy less than HOST_BOUND_BUSY_PCT of the span."""
+    host_bound: analysis.host_bound, the report's one rule."""
     rows = []
     c = ls.rs.config
     for r in ls.rs.runs:
@@ -147,14 +146,16 @@ def busy_frame(ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
             tr = ls.trace(mode, r.variant)
             if tr is not None and tr.forwards and tr.forwards[0].gpu:
                 rows.append(dict(variant=r.variant, seq_len=c.seq_len, head_dim=c.head_dim, source="default",
-                                 **analysis.busy_idle(tr)))
+                                 **analysis.busy_idle(tr), cpu_ms=analysis.stats(r.cpu_time_ms)["median"],
+                                 gpu_ms=analysis.stats(r.gpu_time_ms)["median"]))
     if mode == "inference":
         for p in ls.rs.sweep:
             if p.status == "ok" and p.trace:
                 tr = ls.sweep_trace(p.trace)
                 if tr.forwards and tr.forwards[0].gpu:
                     rows.append(dict(variant=p.variant, seq_len=p.seq_len, head_dim=p.head_dim, source="sweep",
-                                     **analysis.busy_idle(tr)))
+                                     **analysis.busy_idle(tr), cpu_ms=analysis.stats(p.cpu_time_ms)["median"],
+                                     gpu_ms=analysis.stats(p.gpu_time_ms)["median"]))
     df = pd.DataFrame(rows, columns=BUSY_COLUMNS[:-1])
-    df["host_bound"] = df["busy_pct"] < HOST_BOUND_BUSY_PCT
+    df["host_bound"] = [analysis.host_bound(b, c, g) for b, c, g in zip(df["busy_pct"], df["cpu_ms"], df["gpu_ms"])]
     return df

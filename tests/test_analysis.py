@@ -53,3 +53,15 @@ def test_train_table_backward_adds_kernels(h200):
     assert (t["backward_kernels"] > 0).all()
     assert (t["step_ms"] > t["gpu_ms_fwd"]).all()
     assert analysis.inplace_autograd(h200)["outcome"] == "gradients match"
+
+
+def test_one_host_bound_rule():
+    assert analysis.host_bound(30.0, 0.01, 0.1)  # GPU mostly idle in the profiled call
+    assert analysis.host_bound(90.0, 0.09, 0.1)  # host dispatch nearly as long as the GPU time
+    assert not analysis.host_bound(90.0, 0.01, 0.1)
+    assert not analysis.host_bound(float("nan"), float("nan"), 0.1)
+
+
+def test_train_steps_flagged_host_bound(h200):
+    t = analysis.train_table(h200).set_index("variant")
+    assert t.loc["sdpa_cudnn", "host_bound"] and not t.loc["naive", "host_bound"]

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from gen import scaling
+from gen import analysis, scaling
 
 
 def test_flops_on_small_numbers():
@@ -45,6 +45,10 @@ def test_busy_and_categories(h200):
     assert {"default", "sweep"} == set(busy["source"])
     flash = busy[(busy["variant"] == "sdpa_flash") & (busy["source"] == "sweep")].set_index("seq_len")
     assert flash.loc[256, "busy_pct"] < flash.loc[16384, "busy_pct"]
+    # one host-bound rule everywhere: small sizes wait on the host, large ones on the GPU
+    assert flash.loc[256, "host_bound"] and not flash.loc[16384, "host_bound"]
+    row = busy[(busy["variant"] == "sdpa_cudnn") & (busy["source"] == "default")].iloc[0]
+    assert row["host_bound"] == analysis.host_bound(row["busy_pct"], row["cpu_ms"], row["gpu_ms"])
     cat = scaling.category_frame(h200)
     assert "fused attention" in set(cat[cat["variant"] == "sdpa_flash"]["category"])
 
