@@ -182,6 +182,8 @@ class Finding:
 KIND_NOTES = {
     "occupancy": "The profiler reported 0% or no occupancy for these kernels: a failed estimate, not an idle GPU. "
                  "cuLaunchKernelEx passes launch attributes that the estimate does not read.",
+    "host": "Calls bound by the host (the report's one rule): their kernels ran for less than 80% of their GPU "
+            "time, or the host's dispatch took at least 80% of it.",
     "precision": "Kernels whose launching op was given float32 tensors and no 16-bit one, or matrix products "
                  "with f32 in their name.",
 }
@@ -192,6 +194,7 @@ KINDS = {
     "occupancy": "Occupancy not estimated",
     "backend": "Backend choice",
     "speed": "Fastest",
+    "host": "GPU waiting on the host",
     "consistency": "Kernel counts",
     "autograd": "Training: in-place autograd",
     "compile": "Compile time",
@@ -469,8 +472,35 @@ def _rule_compile(ls) -> list[Finding]:
     return out
 
 
-RULES = [_rule_copies, _rule_float32, _rule_mask, _rule_occupancy, _rule_fastest, _rule_backend, _rule_counts,
-         _rule_autograd, _rule_compile]
+def _rule_host(ls) -> list[Finding]:
+    """Calls the report's host-bound rule flags, with which half of the rule fired."""
+    out = []
+    for mode in ("inference", "train"):
+        st = analysis.summary_table(ls, mode)
+        if st.empty or ls.rs.kind != "measured":
+            continue
+        for _, r in st[st["status"] == "ok"].iterrows():
+            if not analysis.host_bound(r["fill_pct"], r["cpu_ms"], r["gpu_ms"]):
+                continue
+            call = "forward" if mode == "inference" else "training step"
+            short = (f"{r['variant']} ({mode}): kernels ran {r['kernel_ms']:.4f} ms of a {r['gpu_ms']:.4f} ms "
+                     f"{call} ({r['fill_pct']:.0f}%); host dispatch {r['cpu_ms']:.4f} ms")
+            if r["fill_pct"] < analysis.HOST_BOUND_FILL_PCT:
+                why = (f"the GPU idled for {100 - r['fill_pct']:.0f}% of the {call} between launches, so its "
+                       "kernels are faster than its GPU time says")
+            else:
+                why = (f"the kernels fill the {call}'s GPU time, but the host needs {r['cpu_ms']:.4f} ms to "
+                       f"dispatch it, {r['cpu_ms'] / r['gpu_ms']:.2f}x the GPU time: the host barely keeps ahead, "
+                       "and a slower host would pace it")
+            text = (f"In each {call} of {r['variant']} the GPU events ran for {r['kernel_ms']:.4f} ms of its "
+                    f"{r['gpu_ms']:.4f} ms of GPU time (median): {why}")
+            out.append(Finding(short=short, id=f"host-{mode}-{r['variant']}", title=f"{r['variant']}: host-bound",
+                               kind="host", severity="info", text=text + ".", variant=r["variant"], mode=mode))
+    return out
+
+
+RULES = [_rule_copies, _rule_float32, _rule_mask, _rule_occupancy, _rule_fastest, _rule_host, _rule_backend,
+         _rule_counts, _rule_autograd, _rule_compile]
 
 
 def findings(ls: analysis.LoadedSet) -> list[Finding]:

@@ -115,7 +115,7 @@ def scaling_pages(ctx: render.Context) -> Iterator:
         sets.append(item)
     text = ctx.template("scaling_page.md.j2").render(here=SCALING, sets=sets,
                                                      host_bound_ratio=analysis.HOST_BOUND_RATIO,
-                                                     host_bound_busy=analysis.HOST_BOUND_BUSY_PCT)
+                                                     host_bound_fill=analysis.HOST_BOUND_FILL_PCT)
     yield render.Page(SCALING, text, nav=("Scaling",))
 
 

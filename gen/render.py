@@ -143,7 +143,7 @@ class Context:
         )
         env.tests["missing"] = _missing
         env.filters.update(md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer)
-        env.globals.update(ctx=self, host_bound_ratio=analysis.HOST_BOUND_RATIO, host_bound_busy=analysis.HOST_BOUND_BUSY_PCT, set_title=set_title, set_page=set_page, variant_page=variant_page,
+        env.globals.update(ctx=self, host_bound_ratio=analysis.HOST_BOUND_RATIO, host_bound_fill=analysis.HOST_BOUND_FILL_PCT, set_title=set_title, set_page=set_page, variant_page=variant_page,
                            trace_page=trace_page, relpath=relpath, label_of=label_of)
         return env
 
@@ -301,7 +301,7 @@ def set_pages(ctx: Context) -> Iterator[Page]:
             rows = df.to_dict("records")
             if mode == "train":
                 for r in rows:
-                    r["host_bound"] = analysis.host_bound(r["busy_pct"], r["cpu_ms"], r["gpu_ms"])
+                    r["host_bound"] = analysis.host_bound(r["fill_pct"], r["cpu_ms"], r["gpu_ms"])
             modes.append(dict(mode=mode, rows=rows, chart=chart,
                               host_bound=[r for r in rows if r.get("host_bound")]))
         text = ctx.template("set.md.j2").render(here=page, ls=ls, modes=modes)

@@ -132,7 +132,7 @@ def category_frame(ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFr
 
 
 BUSY_COLUMNS = ["variant", "seq_len", "head_dim", "source", "span_us", "busy_us", "idle_us", "busy_pct",
-                "launch_gap_us", "cpu_ms", "gpu_ms", "host_bound"]
+                "launch_gap_us", "cpu_ms", "gpu_ms", "fill_pct", "host_bound"]
 
 
 def busy_frame(ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
@@ -156,6 +156,7 @@ def busy_frame(ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
                     rows.append(dict(variant=p.variant, seq_len=p.seq_len, head_dim=p.head_dim, source="sweep",
                                      **analysis.busy_idle(tr), cpu_ms=analysis.stats(p.cpu_time_ms)["median"],
                                      gpu_ms=analysis.stats(p.gpu_time_ms)["median"]))
-    df = pd.DataFrame(rows, columns=BUSY_COLUMNS[:-1])
-    df["host_bound"] = [analysis.host_bound(b, c, g) for b, c, g in zip(df["busy_pct"], df["cpu_ms"], df["gpu_ms"])]
+    df = pd.DataFrame(rows, columns=BUSY_COLUMNS[:-2])
+    df["fill_pct"] = analysis.fill_pct(df["busy_us"] / 1e3, df["gpu_ms"])
+    df["host_bound"] = [analysis.host_bound(f, c, g) for f, c, g in zip(df["fill_pct"], df["cpu_ms"], df["gpu_ms"])]
     return df

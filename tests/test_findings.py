@@ -142,3 +142,9 @@ def test_long_kernel_names_stay_escaped(site):
     # Kernel names and op paths carry < > | * _ &: never raw inside Markdown.
     assert "Memcpy DtoD (Device -&gt; Device)" in text
     assert "&#95;" in full and "sm80_xmma" not in full and "->" not in full.replace("-&gt;", "")
+
+
+def test_host_bound_finding_names_the_idle_gpu(found):
+    f = found["host-inference-sdpa_cudnn"]
+    assert f.kind == "host" and "idled" in f.text
+    assert "host-inference-sdpa_flash" not in found and "host-inference-naive" not in found

@@ -48,7 +48,7 @@ def test_busy_and_categories(h200):
     # one host-bound rule everywhere: small sizes wait on the host, large ones on the GPU
     assert flash.loc[256, "host_bound"] and not flash.loc[16384, "host_bound"]
     row = busy[(busy["variant"] == "sdpa_cudnn") & (busy["source"] == "default")].iloc[0]
-    assert row["host_bound"] == analysis.host_bound(row["busy_pct"], row["cpu_ms"], row["gpu_ms"])
+    assert row["host_bound"] == analysis.host_bound(row["fill_pct"], row["cpu_ms"], row["gpu_ms"])
     cat = scaling.category_frame(h200)
     assert "fused attention" in set(cat[cat["variant"] == "sdpa_flash"]["category"])
 
