@@ -483,7 +483,7 @@ def _rule_host(ls) -> list[Finding]:
             if not analysis.host_bound(r["fill_pct"], r["cpu_ms"], r["gpu_ms"]):
                 continue
             call = "forward" if mode == "inference" else "training step"
-            short = (f"{r['variant']} ({mode}): kernels ran {r['kernel_ms']:.4f} ms of a {r['gpu_ms']:.4f} ms "
+            short = (f"{mode}: kernels ran {r['kernel_ms']:.4f} ms of a {r['gpu_ms']:.4f} ms "
                      f"{call} ({r['fill_pct']:.0f}%); host dispatch {r['cpu_ms']:.4f} ms")
             if r["fill_pct"] < analysis.HOST_BOUND_FILL_PCT:
                 why = (f"the GPU idled for {100 - r['fill_pct']:.0f}% of the {call} between launches, so its "
