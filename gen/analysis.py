@@ -216,7 +216,15 @@ def main_kernel(df: pd.DataFrame) -> pd.Series | None:
 
 
 def summary_table(ls: LoadedSet, mode: str = "inference") -> pd.DataFrame:
-    """One row per variant of the set in this mode."""
+    """One row per variant of the set in this mode. Built once per set and
+    mode (findings, compare, training and render all ask); callers get a copy."""
+    key = ("summary", mode)
+    if key not in ls._tables:
+        ls._tables[key] = _summary_table(ls, mode)
+    return ls._tables[key].copy()
+
+
+def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
     rows = []
     for run in ls.rs.runs:
         if run.mode != mode:

@@ -151,10 +151,7 @@ class Context:
         return self.env.get_template(name)
 
     def summary(self, ls: analysis.LoadedSet, mode: str) -> pd.DataFrame:
-        key = (ls.name, mode)
-        if key not in self._summaries:
-            self._summaries[key] = analysis.summary_table(ls, mode)
-        return self._summaries[key]
+        return analysis.summary_table(ls, mode)  # cached by analysis
 
     def runs(self, ls: analysis.LoadedSet, mode: str) -> list[dict]:
         df = self.summary(ls, mode)
