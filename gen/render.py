@@ -448,16 +448,19 @@ def render(ctx: Context, workers: int | None = None) -> list[Page]:
 
 
 def nav(pages: list[Page]) -> list:
-    """mkdocs `nav`: the hand-written head, the generated pages by section, the tail."""
+    """mkdocs `nav`: the hand-written head, the generated pages by section, the tail.
+
+    Titles are HTML-escaped here: mkdocs-material prints nav titles as raw HTML
+    (sidebar, tabs, <title>, search index), and set, GPU and variant names are data."""
     tree: list = [{t: p} for t, p in NAV_HEAD]
     sections: dict[str, list] = {}
     for p in pages:
         if not p.nav:
             continue
         if len(p.nav) == 1:
-            tree.append({p.nav[0]: p.path})
+            tree.append({html.escape(p.nav[0]): p.path})
             continue
-        *parents, title = p.nav
+        *parents, title = (html.escape(t) for t in p.nav)
         holder = tree
         for name in parents:
             key = "/".join(parents[: parents.index(name) + 1])

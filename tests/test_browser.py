@@ -224,3 +224,57 @@ def test_tab_and_sort(browser, server):
     page.wait_for_function("() => Array.from(document.querySelectorAll('.vega-chart'))"
                            ".every(e => e.dataset.drawn === 'dark')", timeout=10_000)
     page.close()
+
+
+HOSTILE_SET = "evil-<img src=x onerror=alert(1)>-<script>alert('set')<\\script>-\"q\"-`b`-{{ 7*7 }}"
+HOSTILE_NAME = HOSTILE_SET + "</script><script>alert(9)</script>"
+HOSTILE_GPU = "GPU <script>alert('gpu')</script><img src=x onerror=alert(2)> \"q\" `b` {{ 7*7 }} {% raw %}"
+HOSTILE_VARIANT = "naive_<img src=x onerror=alert(3)>_{{7*7}}"
+
+
+@pytest.fixture(scope="module")
+def hostile_server(tmp_path_factory):
+    """A site built from a set whose folder name, set name, GPU name and one variant
+    name carry HTML, quotes, backticks and Jinja braces."""
+    import json
+
+    results = tmp_path_factory.mktemp("hostile-results")
+    dst = results / HOSTILE_SET
+    shutil.copytree(ROOT / "results" / SETS[0], dst)
+    data = json.loads((dst / "result.json").read_text(encoding="utf-8"))
+    data["name"] = HOSTILE_NAME
+    data["environment"]["gpu_name"] = HOSTILE_GPU
+    for run in data["runs"]:
+        if run["variant"] == "naive_inplace":
+            run["variant"] = HOSTILE_VARIANT
+    (dst / "result.json").write_text(json.dumps(data), encoding="utf-8")
+    project = build.copy_project(ROOT, tmp_path_factory.mktemp("hostile-project"))
+    build.run(results, project / "docs")
+    build.mkdocs_build(project, project / "site")
+    site = project / "site"
+    handler = functools.partial(_Quiet, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", site
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_hostile_names_run_no_script_and_show_literally(browser, hostile_server):
+    """No dialog opens on any page (the navigation included), no element is made
+    from a name, and the names read literally in the page text."""
+    server, site = hostile_server
+    dialogs: list[str] = []
+    seen_gpu = seen_variant = 0
+    for path in _site_pages(site):
+        context, page, _, _ = _open(browser, server, path)
+        page.on("dialog", lambda d: (dialogs.append(f"{path}: {d.message}"), d.dismiss()))
+        page.wait_for_timeout(150)
+        injected = page.evaluate("() => document.querySelectorAll('img[src=\"x\"], img[onerror]').length")
+        assert injected == 0, f"{path}: an <img> came out of a name"
+        text = page.evaluate("() => document.body.innerText + ' ' + document.title")
+        seen_gpu += HOSTILE_GPU in text
+        seen_variant += HOSTILE_VARIANT in text
+        context.close()
+    assert dialogs == []
+    assert seen_gpu >= 3 and seen_variant >= 3, (seen_gpu, seen_variant)
