@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gen import build  # noqa: E402
+from gen.report import build  # noqa: E402
 
 SET = "nvidia-h200__torch-2.11.0"
 

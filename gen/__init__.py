@@ -1,8 +1,9 @@
 """attention-profile-report: profile every way PyTorch computes attention.
 
-Pipeline: variants -> capture (GPU, torch) -> results/ -> analysis (pandas)
--> render (Jinja + Altair) -> mkdocs site. Only gen.capture and
-gen.attention import torch.
+Pipeline, one package per stage: gen.model (the results contract, standard
+library only) -> gen.capture (GPU, the only package that imports torch) ->
+results/ -> gen.analysis (pandas, numbers) -> gen.report (words, charts, pages)
+-> mkdocs site. gen.cli is the thin command line over them.
 """
 
 __version__ = "0.1.0"

@@ -31,7 +31,8 @@ def _ints(text: str) -> list[int]:
 
 
 def cmd_profile(a) -> int:
-    from gen import capture, variants  # the only verb that imports torch
+    from gen.capture import runner as capture  # the only verb that imports torch
+    from gen.model import variants  # the only verb that imports torch
 
     vs = variants.resolve(a.variants)
     modes = [m.strip() for m in a.mode.split(",") if m.strip()]
@@ -54,28 +55,28 @@ def cmd_profile(a) -> int:
 
 
 def cmd_summary(a) -> int:
-    from gen import summary
+    from gen.analysis import summary
 
     print(summary.run(Path(a.results), a.set, a.format, a.mode))
     return 0
 
 
 def cmd_compare(a) -> int:
-    from gen import compare
+    from gen.analysis import compare
 
     print(compare.run(Path(a.results), a.set_a, a.set_b, a.format))
     return 0
 
 
 def cmd_reference(a) -> int:
-    from gen import reference
+    from gen.model import reference
 
     print(reference.write(Path(a.results), force=a.force))
     return 0
 
 
 def cmd_build(a) -> int:
-    from gen import build
+    from gen.report import build
 
     build.run(Path(a.results), Path(a.docs), skip_broken=a.skip_broken)
     return 0

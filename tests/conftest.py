@@ -19,6 +19,6 @@ def h200_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def h200(h200_dir):
-    from gen import analysis
+    from gen.analysis import tables
 
-    return analysis.load_set(h200_dir)
+    return tables.load_set(h200_dir)

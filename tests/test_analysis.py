@@ -6,11 +6,11 @@ import math
 
 import pytest
 
-from gen import analysis
+from gen.analysis import tables
 
 
 def test_summary_orders_and_speedups(h200):
-    df = analysis.summary_table(h200).set_index("variant")
+    df = tables.summary_table(h200).set_index("variant")
     assert df.loc["naive", "speedup_vs_naive"] == pytest.approx(1.0)
     assert df.loc["sdpa_flash", "speedup_vs_naive"] > 5
     assert df.loc["sdpa_math", "kernels_per_forward"] == 20
@@ -20,48 +20,48 @@ def test_summary_orders_and_speedups(h200):
 
 def test_theoretical_occupancy_of_flash_is_register_bound(h200):
     env = h200.rs.environment
-    th = analysis.theoretical_occupancy(128, 255, 49152, env)
+    th = tables.theoretical_occupancy(128, 255, 49152, env)
     # 255 registers round to 256 a thread: 8192 a warp, 8 warps an SM, 2 blocks of 4 warps.
     assert th["limiter"] == "registers" and th["blocks_per_sm"] == 2
     assert th["theoretical_pct"] == pytest.approx(12.5)
-    assert analysis.theoretical_occupancy(128, 18, 0, env)["theoretical_pct"] == 100.0
+    assert tables.theoretical_occupancy(128, 18, 0, env)["theoretical_pct"] == 100.0
 
 
 def test_occupancy_notes_explain_zero(h200):
-    (note, *_) = analysis.occupancy_notes(h200, "sdpa_cudnn")
+    (note, *_) = tables.occupancy_notes(h200, "sdpa_cudnn")
     assert note["occupancy_pct"] == 0
     assert "cuLaunchKernelEx" in note["explanation"] and "not an idle GPU" in note["explanation"]
 
 
 def test_replaced_kernels_of_the_compiled_naive(h200):
-    gone = analysis.replaced_kernels(h200, "naive_compiled")
+    gone = tables.replaced_kernels(h200, "naive_compiled")
     assert sorted(gone["category"]) == ["copy and fill", "elementwise", "elementwise", "softmax"]
-    assert analysis.replaced_kernels(h200, "naive").empty
+    assert tables.replaced_kernels(h200, "naive").empty
 
 
 def test_busy_idle_and_categories(h200):
-    b = analysis.busy_idle(h200.trace("inference", "naive"))
+    b = tables.busy_idle(h200.trace("inference", "naive"))
     assert 0 < b["busy_us"] <= b["span_us"] and 0 < b["busy_pct"] <= 100 and b["launch_gap_us"] > 0
-    cats = analysis.category_split(h200, "naive").set_index("category")["duration_us"]
+    cats = tables.category_split(h200, "naive").set_index("category")["duration_us"]
     assert cats["matrix product"] > 0 and cats["copy and fill"] > 100  # the 126 µs memcpy
-    total = analysis.kernel_summary(h200, "naive")["duration_us"].sum()
+    total = tables.kernel_summary(h200, "naive")["duration_us"].sum()
     assert math.isclose(cats.sum(), total)
 
 
 def test_train_table_backward_adds_kernels(h200):
-    t = analysis.train_table(h200).set_index("variant")
+    t = tables.train_table(h200).set_index("variant")
     assert (t["backward_kernels"] > 0).all()
     assert (t["step_ms"] > t["gpu_ms_fwd"]).all()
-    assert analysis.inplace_autograd(h200)["outcome"] == "gradients match"
+    assert tables.inplace_autograd(h200)["outcome"] == "gradients match"
 
 
 def test_one_host_bound_rule():
-    assert analysis.host_bound(30.0, 0.01, 0.1)  # kernels ran for 30% of the GPU time
-    assert analysis.host_bound(90.0, 0.09, 0.1)  # host dispatch nearly as long as the GPU time
-    assert not analysis.host_bound(90.0, 0.01, 0.1)
-    assert not analysis.host_bound(float("nan"), float("nan"), 0.1)
+    assert tables.host_bound(30.0, 0.01, 0.1)  # kernels ran for 30% of the GPU time
+    assert tables.host_bound(90.0, 0.09, 0.1)  # host dispatch nearly as long as the GPU time
+    assert not tables.host_bound(90.0, 0.01, 0.1)
+    assert not tables.host_bound(float("nan"), float("nan"), 0.1)
 
 
 def test_train_steps_flagged_host_bound(h200):
-    t = analysis.train_table(h200).set_index("variant")
+    t = tables.train_table(h200).set_index("variant")
     assert t.loc["sdpa_cudnn", "host_bound"] and not t.loc["naive", "host_bound"]

@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from gen import build
+from gen.report import build
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -268,7 +268,7 @@ def test_hostile_names_run_no_script_and_show_literally(browser, hostile_server)
     seen_gpu = seen_variant = 0
     for path in _site_pages(site):
         context, page, _, _ = _open(browser, server, path)
-        page.on("dialog", lambda d: (dialogs.append(f"{path}: {d.message}"), d.dismiss()))
+        page.on("dialog", lambda d, where=path: (dialogs.append(f"{where}: {d.message}"), d.dismiss()))
         page.wait_for_timeout(150)
         injected = page.evaluate("() => document.querySelectorAll('img[src=\"x\"], img[onerror]').length")
         assert injected == 0, f"{path}: an <img> came out of a name"

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from gen import analysis, schema, trace
+from gen.analysis import tables, trace
+from gen.model import schema
 
 pytest.importorskip("torch")
 
@@ -95,8 +96,8 @@ def test_summary_reads_the_cpu_set(cpu_set):
     assert rows["sdpa_cudnn"]["status"] == "unavailable" and rows["sdpa_cudnn"]["reason"]
     assert rows["naive"]["gpu_time_ms"] is None and rows["naive"]["cpu_time_ms"] > 0
     assert rows["sdpa_flash"]["kernels"] == []
-    ls = analysis.load_set(path)
-    assert analysis.summary_table(ls)["kernels_per_forward"].isna().all()
+    ls = tables.load_set(path)
+    assert tables.summary_table(ls)["kernels_per_forward"].isna().all()
 
 
 @pytest.mark.parametrize("args,msg", [
@@ -113,7 +114,8 @@ def test_bad_options_are_one_line_errors(args, msg, tmp_path):
 
 
 def test_interrupted_run_publishes_nothing(tmp_path, monkeypatch):
-    from gen import capture, variants
+    from gen.capture import runner as capture
+    from gen.model import variants
 
     calls = {"n": 0}
     real = capture.run_variant

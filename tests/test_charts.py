@@ -6,7 +6,8 @@ import json
 
 import pandas as pd
 
-from gen import analysis, charts
+from gen.analysis import tables
+from gen.report import charts
 
 
 def _spec(chart) -> dict:
@@ -14,7 +15,7 @@ def _spec(chart) -> dict:
 
 
 def test_timeline_lanes_zoom_and_kinds(h200):
-    cpu, gpu = analysis.timeline_frames(h200, "naive", "inference")
+    cpu, gpu = tables.timeline_frames(h200, "naive", "inference")
     spec = _spec(charts.timeline(cpu, gpu))
     layers = spec["layer"]
     assert len(layers) == 2
@@ -42,7 +43,7 @@ def test_timeline_lanes_zoom_and_kinds(h200):
 
 
 def test_timeline_threads_get_their_own_lanes(h200):
-    cpu, gpu = analysis.timeline_frames(h200, "sdpa_math", "train")
+    cpu, gpu = tables.timeline_frames(h200, "sdpa_math", "train")
     spec = _spec(charts.timeline(cpu, gpu))
     lanes = spec["layer"][0]["encoding"]["y"]["scale"]["domain"]
     assert any("autograd" in lane for lane in lanes), lanes
@@ -59,7 +60,7 @@ def test_hostile_names_stay_data(h200):
 
 
 def test_gpu_time_chart(h200):
-    df = analysis.summary_table(h200, "inference")
+    df = tables.summary_table(h200, "inference")
     spec = _spec(charts.gpu_time(df))
     points = next(v for v in spec["datasets"].values())
     assert len(points) == int((df["status"] == "ok").sum())
@@ -69,7 +70,7 @@ def test_gpu_time_chart(h200):
 
 def test_fast_timeline_spec_matches_altair(h200):
     """The spec made from the cached skeleton is what Altair would make."""
-    cpu, gpu = analysis.timeline_frames(h200, "sdpa_math", "train")
+    cpu, gpu = tables.timeline_frames(h200, "sdpa_math", "train")
     slow = charts.timeline(cpu, gpu).to_dict()
     fast = charts.timeline_spec(cpu, gpu)
     rows = lambda spec: sorted(json.dumps(r, sort_keys=True) for v in spec["datasets"].values() for r in v)  # noqa: E731

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from gen import analysis, compare
+from gen.analysis import compare, tables
 from gen.cli import main
 
 REF = "nvidia-a100-sxm4-80gb__article-2026-07"
@@ -18,7 +18,7 @@ H200 = "nvidia-h200__torch-2.11.0"
 
 @pytest.fixture(scope="module")
 def vs_ref(h200, h200_dir):
-    return compare.compare_frame(h200, analysis.load_set(h200_dir.parent / REF)).set_index("variant")
+    return compare.compare_frame(h200, tables.load_set(h200_dir.parent / REF)).set_index("variant")
 
 
 def test_against_reference(vs_ref):
@@ -34,7 +34,7 @@ def test_against_reference(vs_ref):
 
 
 def test_h200_against_cpu(h200, h200_dir):
-    df = compare.compare_frame(h200, analysis.load_set(h200_dir.parent / CPU)).set_index("variant")
+    df = compare.compare_frame(h200, tables.load_set(h200_dir.parent / CPU)).set_index("variant")
     assert df["gpu_ms_b"].isna().all() and df.loc["sdpa_flash", "cpu_ms_b"] > 0
     assert df.loc["naive", "kernel_match"] == "no kernel list on B"
     assert df.loc["sdpa_cudnn", "status_b"] == "unavailable" and math.isnan(df.loc["sdpa_cudnn", "rank_b"])
@@ -104,10 +104,10 @@ def _log_marks(spec: dict) -> list[str]:
 def test_chart_of_every_set_draws_each_timed_set(h200_dir):
     import pandas as pd
 
-    from gen import charts_compare
+    from gen.report import charts_compare
 
-    sets = [analysis.load_set(h200_dir.parent / n) for n in (H200, CPU, REF)]
-    frame = pd.concat([analysis.summary_table(ls).assign(set=ls.name, kind=ls.rs.kind) for ls in sets],
+    sets = [tables.load_set(h200_dir.parent / n) for n in (H200, CPU, REF)]
+    frame = pd.concat([tables.summary_table(ls).assign(set=ls.name, kind=ls.rs.kind) for ls in sets],
                       ignore_index=True)
     spec = charts_compare.gpu_time_by_set(frame).to_dict()
     rows = _spec_rows(spec)

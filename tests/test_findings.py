@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gen import analysis, findings
+from gen.analysis import findings, tables
 
 CPU = "cpu-intel-r-xeon-r-processor__torch-2.13.0"
 
@@ -65,7 +65,7 @@ def test_auto_backend_fastest_mask_float32(found):
 
 
 def test_cpu_set_says_so_instead_of_crashing(h200_dir):
-    ls = analysis.load_set(h200_dir.parent / CPU)
+    ls = tables.load_set(h200_dir.parent / CPU)
     h = findings.check_hypotheses(ls)
     assert h["measured_tensor_cores"].isna().all()
     assert h.set_index("variant").loc["naive", "note"].startswith("no GPU")
@@ -90,9 +90,9 @@ def test_every_finding_has_a_short_line(h200):
 
 @pytest.fixture(scope="module")
 def site(h200, h200_dir):
-    from gen import render
+    from gen.report import render
 
-    sets = [h200, analysis.load_set(h200_dir.parent / CPU), analysis.load_set(h200_dir.parent / REF)]
+    sets = [h200, tables.load_set(h200_dir.parent / CPU), tables.load_set(h200_dir.parent / REF)]
     pages = {p.path: p.text for p in render.render(render.Context(sets=sets), workers=1) if p.text is not None}
     return pages
 
@@ -112,7 +112,7 @@ def test_findings_page_is_scannable(site):
     # The hypothesis table comes first, then the findings grouped by kind.
     assert h200.index("| Variant |") < h200.index("### Copies and fills")
     heads = re.findall(r"^### (.+)$", h200, re.M)
-    from gen.render import md
+    from gen.report.render import md
 
     order = [str(md(t)) for t in findings.KINDS.values()]
     assert heads == [t for t in order if t in heads] and len(heads) >= 6

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gen import analysis, compare, render
+from gen.analysis import compare, tables
+from gen.report import render
 
 ROOT = Path(__file__).resolve().parent.parent
 NEW = "nvidia-h100-80gb-hbm3__torch-2.12.0"
@@ -29,7 +30,7 @@ def pages(tmp_path_factory):
     data["name"] = NEW
     data["environment"].update(gpu_name="NVIDIA H100 80GB HBM3", torch="2.12.0+cu128")
     (results / NEW / "result.json").write_text(json.dumps(data))
-    sets, _ = analysis.load_sets(results)
+    sets, _ = tables.load_sets(results)
     assert NEW in [s.name for s in sets]
     ctx = render.Context(sets, [])
     return {p.path: p for p in render.render(ctx, workers=1)}, results

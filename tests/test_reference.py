@@ -7,15 +7,16 @@ import math
 
 import pytest
 
-from gen import analysis, reference, schema
+from gen.analysis import tables
 from gen.cli import main
+from gen.model import reference, schema
 
 REF = "nvidia-a100-sxm4-80gb__article-2026-07"
 
 
 @pytest.fixture(scope="module")
 def ref(h200_dir):
-    return analysis.load_set(h200_dir.parent / REF)
+    return tables.load_set(h200_dir.parent / REF)
 
 
 def test_committed_set_matches_the_builder(h200_dir):
@@ -36,7 +37,7 @@ def test_reference_kind_source_and_unknowns(ref):
 
 
 def test_summary_reads_published_figures(ref):
-    df = analysis.summary_table(ref).set_index("variant")
+    df = tables.summary_table(ref).set_index("variant")
     assert df.loc["sdpa_math", "kernels_per_forward"] == 20
     assert df.loc["sdpa_flash", "gpu_ms"] == pytest.approx(0.1468)
     assert df.loc["sdpa_cudnn", "cpu_ms"] == pytest.approx(0.214)

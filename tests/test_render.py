@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gen import analysis, render, variants
+from gen.analysis import tables
+from gen.model import variants
+from gen.report import render
 
 ROOT = Path(__file__).resolve().parent.parent
 SETS = ["nvidia-h200__torch-2.11.0", "nvidia-a100-sxm4-80gb__article-2026-07"]
@@ -20,7 +22,7 @@ def ctx(tmp_path_factory) -> render.Context:
     results = tmp_path_factory.mktemp("results")
     for name in SETS:
         shutil.copytree(ROOT / "results" / name, results / name)
-    sets, skipped = analysis.load_sets(results)
+    sets, skipped = tables.load_sets(results)
     return render.Context(sets, skipped)
 
 

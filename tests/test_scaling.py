@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from gen import analysis, scaling
+from gen.analysis import scaling, tables
 
 
 def test_flops_on_small_numbers():
@@ -48,15 +48,15 @@ def test_busy_and_categories(h200):
     # one host-bound rule everywhere: small sizes wait on the host, large ones on the GPU
     assert flash.loc[256, "host_bound"] and not flash.loc[16384, "host_bound"]
     row = busy[(busy["variant"] == "sdpa_cudnn") & (busy["source"] == "default")].iloc[0]
-    assert row["host_bound"] == analysis.host_bound(row["fill_pct"], row["cpu_ms"], row["gpu_ms"])
+    assert row["host_bound"] == tables.host_bound(row["fill_pct"], row["cpu_ms"], row["gpu_ms"])
     cat = scaling.category_frame(h200)
     assert "fused attention" in set(cat[cat["variant"] == "sdpa_flash"]["category"])
 
 
 def test_cpu_set_has_nothing_to_scale(h200_dir):
-    from gen import analysis
+    from gen.analysis import tables
 
-    ls = analysis.load_set(h200_dir.parent / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
+    ls = tables.load_set(h200_dir.parent / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
     assert scaling.sweep_frame(ls).empty and scaling.ceilings(ls) is None
     assert scaling.busy_frame(ls).empty and scaling.fastest_at_largest(ls).empty
 
@@ -93,7 +93,7 @@ def frames(h200):
 
 @pytest.mark.parametrize("name", ["time", "memory", "roofline", "categories", "busy"])
 def test_charts_render_their_data(frames, name):
-    from gen import charts_scaling
+    from gen.report import charts_scaling
 
     sw = frames["sweep"]
     chart, rows, mark = {

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from gen import schema
+from gen.model import schema
 
 
 def copy_set(h200_dir, tmp_path):
@@ -26,7 +26,7 @@ def test_committed_set_round_trips(h200_dir):
 
 def test_every_default_variant_was_measured(h200_dir):
     rs = schema.load_set(h200_dir)
-    from gen.variants import DEFAULT_VARIANTS
+    from gen.model.variants import DEFAULT_VARIANTS
 
     for mode in ("inference", "train"):
         for v in DEFAULT_VARIANTS:

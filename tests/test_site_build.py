@@ -15,8 +15,8 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from gen import build
-from gen.trace import short_name
+from gen.analysis.trace import short_name
+from gen.report import build
 
 ROOT = Path(__file__).resolve().parent.parent
 H200 = "nvidia-h200__torch-2.11.0"

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from gen import analysis, summary
+from gen.analysis import summary, tables
 
 
 def gen(*args):
@@ -33,7 +33,7 @@ def test_json_fields(h200_dir):
 
 
 def test_table_and_train_mode(h200_dir):
-    ls = analysis.load_set(h200_dir)
+    ls = tables.load_set(h200_dir)
     text = summary.table(ls, summary.records(ls, "train"))
     assert "NVIDIA H200" in text and "train" in text.splitlines()[0]
     assert len(text.splitlines()) == 3 + 9
@@ -46,6 +46,6 @@ def test_unknown_set_is_one_line(h200_dir):
 
 
 def test_report_side_imports_no_torch():
-    code = ("import sys, gen.analysis, gen.summary, gen.trace, gen.schema, gen.variants, gen.cli; "
+    code = ("import sys, gen.analysis.tables, gen.analysis.summary, gen.analysis.trace, gen.model.schema, gen.model.variants, gen.cli; "
             "sys.exit(1 if 'torch' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from gen import trace
+from gen.analysis import trace
 
 
 def parse(h200_dir, name):

@@ -34,8 +34,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from gen import analysis
-from gen.variants import VARIANTS
+from gen.analysis import tables
+from gen.model.variants import VARIANTS
 
 OFF_TC = re.compile(r"f32f32|sgemm|ffma|_s\d+gemm", re.I)
 ON_TC = re.compile(r"bf16|bfloat16|f16|fp16|h16|half|hmma|wgmma|tensorop|nvjet|fmha|flash|triton_tem", re.I)
@@ -61,7 +61,7 @@ def _is_copy(k: pd.Series) -> bool:
     return k["kind"] in ("memcpy", "memset") or k["launched_by"] in COPY_OPS
 
 
-def _has_gpu(ls: analysis.LoadedSet) -> bool:
+def _has_gpu(ls: tables.LoadedSet) -> bool:
     return ls.rs.kind == "measured" and ls.rs.environment.device == "cuda"
 
 
@@ -82,11 +82,11 @@ def _rank_range(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def check_hypotheses(ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
+def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
     """One row per variant with a hypothesis: expected against measured kernels
     per forward, copy/fill, tensor cores and speed rank, each with a
     `*_contradicted` flag (None where the set cannot tell) and `contradicted`."""
-    st = analysis.summary_table(ls, mode)
+    st = tables.summary_table(ls, mode)
     cols = ["variant", "label", "status", "expected_kernels", "measured_kernels", "kernels_contradicted",
             "expected_copy_or_fill", "measured_copy_or_fill", "has_memcpy", "copy_or_fill_events",
             "copy_contradicted", "expected_tensor_cores", "measured_tensor_cores", "tensor_core_kernels",
@@ -124,7 +124,7 @@ def check_hypotheses(ls: analysis.LoadedSet, mode: str = "inference") -> pd.Data
             if ls.rs.kind == "reference" and not math.isnan(row["measured_rank"]):
                 row["rank_contradicted"] = row["measured_rank"] != row["expected_rank"]
         else:
-            kt = analysis.kernel_table(ls, v, mode)
+            kt = tables.kernel_table(ls, v, mode)
             row["measured_kernels"] = r["kernels_per_forward"]
             row["kernels_contradicted"] = bool(r["kernels_per_forward"] != h.kernels_per_forward)
             copies = kt[kt.apply(_is_copy, axis=1)] if not kt.empty else kt
@@ -228,7 +228,7 @@ def _kernel_runs(ls, mode="inference"):
     """(variant, kernel table) for each ok run of the mode that has GPU events."""
     for run in ls.rs.runs:
         if run.mode == mode and run.status == "ok" and run.variant in VARIANTS:
-            kt = analysis.kernel_table(ls, run.variant, mode)
+            kt = tables.kernel_table(ls, run.variant, mode)
             if not kt.empty:
                 yield run.variant, kt
 
@@ -353,7 +353,7 @@ def _rule_occupancy(ls) -> list[Finding]:
 
 
 def _rule_fastest(ls) -> list[Finding]:
-    st = analysis.summary_table(ls, "inference")
+    st = tables.summary_table(ls, "inference")
     if st.empty:
         return []
     col, what = ("gpu_ms", "GPU time") if st["gpu_ms"].notna().any() else ("cpu_ms", "wall time on the host")
@@ -385,13 +385,13 @@ def _rule_fastest(ls) -> list[Finding]:
 
 
 def _rule_backend(ls) -> list[Finding]:
-    st = analysis.summary_table(ls, "inference")
+    st = tables.summary_table(ls, "inference")
     r = st[(st["variant"] == "sdpa_auto") & (st["status"] == "ok")] if not st.empty else st
     if r.empty or not r.iloc[0]["backend"]:
         return []
     r = r.iloc[0]
-    kt = analysis.kernel_table(ls, "sdpa_auto")
-    main = analysis.main_kernel(kt)
+    kt = tables.kernel_table(ls, "sdpa_auto")
+    main = tables.main_kernel(kt)
     pinned = st[(st["backend"] == r["backend"]) & (st["variant"] != "sdpa_auto")]
     text = f"With no backend pinned, scaled_dot_product_attention ran the {r['backend']} backend"
     short = f"no backend pinned: ran {r['backend']}"
@@ -459,7 +459,7 @@ def _rule_compile(ls) -> list[Finding]:
     for run in ls.rs.runs:
         if run.compile_time_s is None:
             continue
-        med = analysis.stats(run.gpu_time_ms or run.cpu_time_ms)["median"]
+        med = tables.stats(run.gpu_time_ms or run.cpu_time_ms)["median"]
         text = f"{run.variant} ({run.mode}): the first call, which compiles, took {run.compile_time_s:.2f} s"
         if not math.isnan(med) and med > 0:
             text += (f", the time of about {run.compile_time_s * 1000 / med:,.0f} timed calls at their median "
@@ -476,16 +476,16 @@ def _rule_host(ls) -> list[Finding]:
     """Calls the report's host-bound rule flags, with which half of the rule fired."""
     out = []
     for mode in ("inference", "train"):
-        st = analysis.summary_table(ls, mode)
+        st = tables.summary_table(ls, mode)
         if st.empty or ls.rs.kind != "measured":
             continue
         for _, r in st[st["status"] == "ok"].iterrows():
-            if not analysis.host_bound(r["fill_pct"], r["cpu_ms"], r["gpu_ms"]):
+            if not tables.host_bound(r["fill_pct"], r["cpu_ms"], r["gpu_ms"]):
                 continue
             call = "forward" if mode == "inference" else "training step"
             short = (f"{mode}: kernels ran {r['kernel_ms']:.4f} ms of a {r['gpu_ms']:.4f} ms "
                      f"{call} ({r['fill_pct']:.0f}%); host dispatch {r['cpu_ms']:.4f} ms")
-            if r["fill_pct"] < analysis.HOST_BOUND_FILL_PCT:
+            if r["fill_pct"] < tables.HOST_BOUND_FILL_PCT:
                 why = (f"the GPU idled for {100 - r['fill_pct']:.0f}% of the {call} between launches, so its "
                        "kernels are faster than its GPU time says")
             else:
@@ -503,7 +503,7 @@ RULES = [_rule_copies, _rule_float32, _rule_mask, _rule_occupancy, _rule_fastest
          _rule_counts, _rule_autograd, _rule_compile]
 
 
-def findings(ls: analysis.LoadedSet) -> list[Finding]:
+def findings(ls: tables.LoadedSet) -> list[Finding]:
     """Every rule's findings for one set, in rule order."""
     out: list[Finding] = []
     for rule in RULES:

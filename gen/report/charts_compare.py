@@ -16,7 +16,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from gen.variants import VARIANTS
+from gen.model.variants import VARIANTS
 
 MEASURED = "measured (median, IQR)"
 PUBLISHED = "published (one figure)"

@@ -44,7 +44,9 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
-from gen import analysis, charts, findings, variants
+from gen.analysis import findings, tables
+from gen.model import variants
+from gen.report import charts
 
 TEMPLATES = Path(__file__).with_name("templates")
 GENERATED = "generated"
@@ -130,8 +132,8 @@ def slug(text: str) -> str:
 
 @dataclass
 class Context:
-    sets: list[analysis.LoadedSet]
-    skipped: list[analysis.Skipped] = field(default_factory=list)
+    sets: list[tables.LoadedSet]
+    skipped: list[tables.Skipped] = field(default_factory=list)
     _summaries: dict = field(default_factory=dict, repr=False)
 
     @cached_property
@@ -143,36 +145,36 @@ class Context:
         )
         env.tests["missing"] = _missing
         env.filters.update(md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer)
-        env.globals.update(ctx=self, host_bound_ratio=analysis.HOST_BOUND_RATIO, host_bound_fill=analysis.HOST_BOUND_FILL_PCT, set_title=set_title, set_page=set_page, variant_page=variant_page,
+        env.globals.update(ctx=self, host_bound_ratio=tables.HOST_BOUND_RATIO, host_bound_fill=tables.HOST_BOUND_FILL_PCT, set_title=set_title, set_page=set_page, variant_page=variant_page,
                            trace_page=trace_page, relpath=relpath, label_of=label_of)
         return env
 
     def template(self, name: str) -> jinja2.Template:
         return self.env.get_template(name)
 
-    def summary(self, ls: analysis.LoadedSet, mode: str) -> pd.DataFrame:
-        return analysis.summary_table(ls, mode)  # cached by analysis
+    def summary(self, ls: tables.LoadedSet, mode: str) -> pd.DataFrame:
+        return tables.summary_table(ls, mode)  # cached by analysis
 
-    def runs(self, ls: analysis.LoadedSet, mode: str) -> list[dict]:
+    def runs(self, ls: tables.LoadedSet, mode: str) -> list[dict]:
         df = self.summary(ls, mode)
         return [] if df.empty else df.to_dict("records")
 
-    def hypotheses(self, ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
+    def hypotheses(self, ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
         key = ("hyp", ls.name, mode)
         if key not in self._summaries:
             self._summaries[key] = findings.check_hypotheses(ls, mode)
         return self._summaries[key]
 
-    def findings(self, ls: analysis.LoadedSet) -> list:
+    def findings(self, ls: tables.LoadedSet) -> list:
         key = ("findings", ls.name)
         if key not in self._summaries:
             self._summaries[key] = findings.findings(ls)
         return self._summaries[key]
 
-    def train(self, ls: analysis.LoadedSet) -> pd.DataFrame:
+    def train(self, ls: tables.LoadedSet) -> pd.DataFrame:
         key = ("train", ls.name)
         if key not in self._summaries:
-            self._summaries[key] = analysis.train_table(ls)
+            self._summaries[key] = tables.train_table(ls)
         return self._summaries[key]
 
     @cached_property
@@ -220,7 +222,7 @@ def chart_div(chart: alt.TopLevelMixin | dict, label: str) -> Markup:
         label) + Markup(value) + Markup("'></div>")
 
 
-def set_title(ls: analysis.LoadedSet) -> str:
+def set_title(ls: tables.LoadedSet) -> str:
     """A set's name for people: GPU, PyTorch, and the label if any; the folder name otherwise."""
     env = ls.rs.environment
     gpu = env.gpu_name or (f"CPU ({env.cpu})" if env.cpu else "CPU")
@@ -298,7 +300,7 @@ def set_pages(ctx: Context) -> Iterator[Page]:
             rows = df.to_dict("records")
             if mode == "train":
                 for r in rows:
-                    r["host_bound"] = analysis.host_bound(r["fill_pct"], r["cpu_ms"], r["gpu_ms"])
+                    r["host_bound"] = tables.host_bound(r["fill_pct"], r["cpu_ms"], r["gpu_ms"])
             modes.append(dict(mode=mode, rows=rows, chart=chart,
                               host_bound=[r for r in rows if r.get("host_bound")]))
         text = ctx.template("set.md.j2").render(here=page, ls=ls, modes=modes)
@@ -349,14 +351,14 @@ def _variant_tab(ctx: Context, ls, v: str, mode: str, run, page: str) -> dict:
         t = tt[tt["variant"] == v].to_dict("records") if not tt.empty else []
         tab["train"] = t[0] if t else None
         if v == "naive_inplace":
-            tab["autograd"] = analysis.inplace_autograd(ls)
+            tab["autograd"] = tables.inplace_autograd(ls)
     if run.status != "ok" or ls.trace(mode, v) is None:
         return tab
-    kt = analysis.kernel_table(ls, v, mode)
+    kt = tables.kernel_table(ls, v, mode)
     tab["kernels"] = [dict(k, anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"])) for k in kt.to_dict("records")]
     known = variants.VARIANTS.get(v)
     if known and known.kind in ("flex", "naive_compiled") or run.compile_time_s is not None:
-        gk = analysis.generated_kernels(ls, v, mode)
+        gk = tables.generated_kernels(ls, v, mode)
         if not gk.empty:
             gen = gk[gk["generated"]]
             lib = gk[~gk["generated"] & (gk["kind"] == "kernel")]
@@ -365,12 +367,12 @@ def _variant_tab(ctx: Context, ls, v: str, mode: str, run, page: str) -> dict:
                              anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"])) for _, k in gen.iterrows()],
                 library=[dict(index=k["index"], short_name=k["short_name"],
                               anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"])) for _, k in lib.iterrows()],
-                replaced=analysis.replaced_kernels(ls, v, "naive", mode)["short_name"].tolist()
+                replaced=tables.replaced_kernels(ls, v, "naive", mode)["short_name"].tolist()
                 if ls.rs.run("naive", mode) else [])
-    cpu, gpu = analysis.timeline_frames(ls, v, mode)
+    cpu, gpu = tables.timeline_frames(ls, v, mode)
     if len(cpu) or len(gpu):
         tab["chart"] = chart_div(charts.timeline_spec(cpu, gpu), f"timeline of one {mode} forward of {v}")
-    tab["notes"] = analysis.occupancy_notes(ls, v, mode)
+    tab["notes"] = tables.occupancy_notes(ls, v, mode)
     tab["trace"] = relpath(trace_page(ls.name, run.trace), page) if run.trace else None
     tab["forwards"] = len(ls.trace(mode, v).forwards)
     return tab
@@ -474,6 +476,6 @@ def nav(pages: list[Page]) -> list:
 
 
 # Findings, scaling and comparison pages (gen/pages_extra.py), after the others in the navigation.
-from gen import pages_extra  # noqa: E402  (imports this module back, once it is defined)
+from gen.report import pages_extra  # noqa: E402  (imports this module back, once it is defined)
 
 PAGE_BUILDERS += pages_extra.BUILDERS

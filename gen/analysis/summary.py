@@ -10,17 +10,18 @@ import json
 import math
 from pathlib import Path
 
-from gen import analysis, schema
+from gen.analysis import tables
+from gen.model import schema
 
 
-def pick_set(root: Path, name: str | None) -> analysis.LoadedSet:
+def pick_set(root: Path, name: str | None) -> tables.LoadedSet:
     if name:
         path = root / name
         if not path.is_dir():
             known = ", ".join(p.name for p in schema.list_sets(root)) or "none"
             raise ValueError(f"--set: no result set {name!r} under {root} (found: {known})")
-        return analysis.load_set(path)
-    sets, _ = analysis.load_sets(root, skip_broken=True)
+        return tables.load_set(path)
+    sets, _ = tables.load_sets(root, skip_broken=True)
     if not sets:
         raise ValueError(f"--results: no readable result sets under {root}")
     return sets[0]  # GPU sets sort first
@@ -36,11 +37,11 @@ def _str(x) -> str | None:
     return x if isinstance(x, str) and x else None
 
 
-def records(ls: analysis.LoadedSet, mode: str) -> list[dict]:
-    df = analysis.summary_table(ls, mode)
+def records(ls: tables.LoadedSet, mode: str) -> list[dict]:
+    df = tables.summary_table(ls, mode)
     out = []
     for _, r in df.iterrows():
-        ks = analysis.kernel_summary(ls, r["variant"], mode) if r["status"] == "ok" else None
+        ks = tables.kernel_summary(ls, r["variant"], mode) if r["status"] == "ok" else None
         out.append(dict(
             variant=r["variant"], status=r["status"], reason=_str(r["reason"]), mode=mode,
             kernels_per_forward=None if math.isnan(r["kernels_per_forward"]) else int(r["kernels_per_forward"]),
@@ -63,7 +64,7 @@ def _fmt(x, spec: str) -> str:
     return "—" if x is None else format(x, spec)
 
 
-def table(ls: analysis.LoadedSet, recs: list[dict]) -> str:
+def table(ls: tables.LoadedSet, recs: list[dict]) -> str:
     env = ls.rs.environment
     head = (f"{ls.name}: {env.gpu_name or 'CPU: ' + env.cpu}, torch {env.torch}, "
             f"B={ls.rs.config.batch} H={ls.rs.config.heads} S={ls.rs.config.seq_len} "

@@ -134,7 +134,7 @@ def resolve(names: str | list[str] | None) -> list[Variant]:
     return [VARIANTS[n] for n in names]
 
 
-ATTENTION_FILE = Path(__file__).with_name("attention.py")
+ATTENTION_FILE = Path(__file__).resolve().parent.parent / "capture" / "attention.py"
 
 
 @cache

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from gen import analysis, charts_compare, charts_scaling, compare, findings, scaling
+from gen.analysis import compare, findings, scaling, tables
+from gen.report import charts_compare, charts_scaling
 
 if TYPE_CHECKING:
-    from gen import render
+    from gen.report import render
 
 # gen.render imports this module at its end to register BUILDERS, so render is
 # imported inside the functions here, never at import time.
@@ -35,7 +36,7 @@ def _records(df: pd.DataFrame) -> list[dict]:
 
 def _kernel_links(ctx, ls, f: dict) -> list[tuple[str, str]]:
     """(label, href) per run of consecutive kernel rows of one finding: "#4", "#6–#9"."""
-    from gen import render
+    from gen.report import render
 
     if not f["kernels"] or not f["variant"]:
         return []
@@ -62,7 +63,7 @@ def _hypothesis_columns(rows: list[dict]) -> dict:
 
 
 def findings_pages(ctx: render.Context) -> Iterator:
-    from gen import render
+    from gen.report import render
 
     sets = []
     for ls in ctx.sets:
@@ -89,7 +90,7 @@ def findings_pages(ctx: render.Context) -> Iterator:
 
 
 def scaling_pages(ctx: render.Context) -> Iterator:
-    from gen import render
+    from gen.report import render
 
     sets = []
     for ls in ctx.sets:
@@ -114,8 +115,8 @@ def scaling_pages(ctx: render.Context) -> Iterator:
             item["charts"]["busy"] = ctx.chart(charts_scaling.busy_vs_seq(busy), "GPU busy share against sequence length")
         sets.append(item)
     text = ctx.template("scaling_page.md.j2").render(here=SCALING, sets=sets,
-                                                     host_bound_ratio=analysis.HOST_BOUND_RATIO,
-                                                     host_bound_fill=analysis.HOST_BOUND_FILL_PCT)
+                                                     host_bound_ratio=tables.HOST_BOUND_RATIO,
+                                                     host_bound_fill=tables.HOST_BOUND_FILL_PCT)
     yield render.Page(SCALING, text, nav=("Scaling",))
 
 
@@ -132,7 +133,7 @@ def _pair_item(a, b) -> dict:
 
 
 def compare_pages(ctx: render.Context) -> Iterator:
-    from gen import render
+    from gen.report import render
 
     frames = [ctx.summary(ls, "inference").assign(set=ls.name, kind=ls.rs.kind) for ls in ctx.sets]
     frames = [f for f in frames if not f.empty]
@@ -154,7 +155,7 @@ BUILDERS = [findings_pages, scaling_pages, compare_pages]
 
 def pages(sets) -> list[tuple[str, str]]:
     """(path, markdown) of these pages alone, for a caller without the render stage."""
-    from gen import render
+    from gen.report import render
 
     ctx = render.Context(sets=sets)
     return [(p.path, p.text) for b in BUILDERS for p in b(ctx)]

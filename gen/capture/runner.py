@@ -28,9 +28,9 @@ from pathlib import Path
 
 import torch
 
-from gen import schema
-from gen.attention import build
-from gen.variants import Variant
+from gen.capture.attention import build
+from gen.model import schema
+from gen.model.variants import Variant
 
 COMPILED_KINDS = {"flex", "naive_compiled"}
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}

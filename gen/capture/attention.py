@@ -17,7 +17,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from gen.variants import BACKEND_ENUM
+from gen.model.variants import BACKEND_ENUM
 
 
 class NaiveAttention(nn.Module):

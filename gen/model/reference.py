@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from gen import schema
+from gen.model import schema
 
 NAME = "nvidia-a100-sxm4-80gb__article-2026-07"
 TITLE = "Profiling in PyTorch (Part 3): Attention is all you profile"

@@ -27,7 +27,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from gen import analysis
+from gen.analysis import tables
 
 ELEM_SIZE = {"bf16": 2, "fp16": 2, "f16": 2, "float16": 2, "bfloat16": 2, "fp32": 4, "f32": 4, "float32": 4}
 
@@ -42,13 +42,13 @@ def min_bytes(b: int, h: int, s: int, d: int, elem_size: int) -> float:
     return 4.0 * b * h * s * d * elem_size
 
 
-def ceilings(ls: analysis.LoadedSet) -> dict | None:
+def ceilings(ls: tables.LoadedSet) -> dict | None:
     """The set's measured ceilings from their stored samples (medians), or None."""
     c = ls.rs.ceilings
     if c is None or not c.matmul_ms or not c.copy_ms:
         return None
-    m = analysis.stats(c.matmul_ms)["median"]
-    t = analysis.stats(c.copy_ms)["median"]
+    m = tables.stats(c.matmul_ms)["median"]
+    t = tables.stats(c.copy_ms)["median"]
     work = 2.0 * math.prod(c.matmul_shape) if len(c.matmul_shape) == 3 else 2.0 * c.matmul_shape[0] ** 3
     return dict(matmul_shape="×".join(map(str, c.matmul_shape)), matmul_dtype=c.matmul_dtype, matmul_ms=m,
                 matmul_tflops=work / (m * 1e-3) / 1e12, matmul_n=len(c.matmul_ms),
@@ -62,7 +62,7 @@ SWEEP_COLUMNS = ["variant", "seq_len", "head_dim", "status", "reason", "gpu_ms",
                  "bound_ms", "fraction_of_bound", "trace"]
 
 
-def sweep_frame(ls: analysis.LoadedSet) -> pd.DataFrame:
+def sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
     """One row per sweep point (all statuses; times NaN where it did not run)."""
     sw = ls.rs.sweep
     if not sw:
@@ -73,7 +73,7 @@ def sweep_frame(ls: analysis.LoadedSet) -> pd.DataFrame:
     cl = ceilings(ls)
     rows = []
     for p in sw:
-        g, c = analysis.stats(p.gpu_time_ms), analysis.stats(p.cpu_time_ms)
+        g, c = tables.stats(p.gpu_time_ms), tables.stats(p.cpu_time_ms)
         f = flops(b, h, p.seq_len, p.head_dim)
         mb = min_bytes(b, h, p.seq_len, p.head_dim, es)
         t = g["median"]
@@ -95,7 +95,7 @@ def sweep_frame(ls: analysis.LoadedSet) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
 
 
-def oom_sizes(ls: analysis.LoadedSet) -> dict[str, dict[int, list[int]]]:
+def oom_sizes(ls: tables.LoadedSet) -> dict[str, dict[int, list[int]]]:
     """variant -> head dim -> sequence lengths at which it ran out of memory."""
     out: dict[str, dict[int, list[int]]] = {}
     for p in ls.rs.sweep:
@@ -107,7 +107,7 @@ def oom_sizes(ls: analysis.LoadedSet) -> dict[str, dict[int, list[int]]]:
     return out
 
 
-def fastest_at_largest(ls: analysis.LoadedSet) -> pd.DataFrame:
+def fastest_at_largest(ls: tables.LoadedSet) -> pd.DataFrame:
     """Per head dim: the fastest variant at the largest sequence length where it ran,
     with its achieved TFLOP/s and fraction of the measured matmul ceiling."""
     df = sweep_frame(ls)
@@ -121,9 +121,9 @@ def fastest_at_largest(ls: analysis.LoadedSet) -> pd.DataFrame:
     return pd.DataFrame(rows).reset_index(drop=True)
 
 
-def category_frame(ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
+def category_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
     """GPU time of one forward by kernel category, every variant with kernels."""
-    frames = [analysis.category_split(ls, r.variant, mode) for r in ls.rs.runs
+    frames = [tables.category_split(ls, r.variant, mode) for r in ls.rs.runs
               if r.mode == mode and r.status == "ok" and r.trace]
     frames = [f for f in frames if not f.empty]
     if not frames:
@@ -135,10 +135,10 @@ BUSY_COLUMNS = ["variant", "seq_len", "head_dim", "source", "span_us", "busy_us"
                 "launch_gap_us", "cpu_ms", "gpu_ms", "fill_pct", "host_bound"]
 
 
-def busy_frame(ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
+def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
     """Busy/idle and launch-to-start gap of one forward: at the default shape
     (source "default") and at each sweep point that kept a trace (source "sweep").
-    host_bound: analysis.host_bound, the report's one rule."""
+    host_bound: tables.host_bound, the report's one rule."""
     rows = []
     c = ls.rs.config
     for r in ls.rs.runs:
@@ -146,17 +146,17 @@ def busy_frame(ls: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
             tr = ls.trace(mode, r.variant)
             if tr is not None and tr.forwards and tr.forwards[0].gpu:
                 rows.append(dict(variant=r.variant, seq_len=c.seq_len, head_dim=c.head_dim, source="default",
-                                 **analysis.busy_idle(tr), cpu_ms=analysis.stats(r.cpu_time_ms)["median"],
-                                 gpu_ms=analysis.stats(r.gpu_time_ms)["median"]))
+                                 **tables.busy_idle(tr), cpu_ms=tables.stats(r.cpu_time_ms)["median"],
+                                 gpu_ms=tables.stats(r.gpu_time_ms)["median"]))
     if mode == "inference":
         for p in ls.rs.sweep:
             if p.status == "ok" and p.trace:
                 tr = ls.sweep_trace(p.trace)
                 if tr.forwards and tr.forwards[0].gpu:
                     rows.append(dict(variant=p.variant, seq_len=p.seq_len, head_dim=p.head_dim, source="sweep",
-                                     **analysis.busy_idle(tr), cpu_ms=analysis.stats(p.cpu_time_ms)["median"],
-                                     gpu_ms=analysis.stats(p.gpu_time_ms)["median"]))
+                                     **tables.busy_idle(tr), cpu_ms=tables.stats(p.cpu_time_ms)["median"],
+                                     gpu_ms=tables.stats(p.gpu_time_ms)["median"]))
     df = pd.DataFrame(rows, columns=BUSY_COLUMNS[:-2])
-    df["fill_pct"] = analysis.fill_pct(df["busy_us"] / 1e3, df["gpu_ms"])
-    df["host_bound"] = [analysis.host_bound(f, c, g) for f, c, g in zip(df["fill_pct"], df["cpu_ms"], df["gpu_ms"])]
+    df["fill_pct"] = tables.fill_pct(df["busy_us"] / 1e3, df["gpu_ms"])
+    df["host_bound"] = [tables.host_bound(f, c, g) for f, c, g in zip(df["fill_pct"], df["cpu_ms"], df["gpu_ms"])]
     return df

@@ -23,8 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gen import analysis, schema, trace
-from gen.variants import VARIANTS
+from gen.analysis import tables, trace
+from gen.model import schema
+from gen.model.variants import VARIANTS
 
 COLUMNS = ["variant", "status_a", "status_b", "kernels_a", "kernels_b", "kernels_added", "kernels_removed",
            "kernel_match", "gpu_ms_a", "gpu_ms_b", "gpu_ratio", "cpu_ms_a", "cpu_ms_b", "cpu_ratio", "rank_a",
@@ -39,7 +40,7 @@ def _key(name: str, kind: str | None = None) -> str:
     return trace.short_name(name)
 
 
-def kernel_names(ls: analysis.LoadedSet, variant: str, mode: str) -> tuple[list[str], bool] | None:
+def kernel_names(ls: tables.LoadedSet, variant: str, mode: str) -> tuple[list[str], bool] | None:
     """Matching keys of one forward's GPU events, and whether the list is complete.
     None when the set has no kernel list for the variant (CPU set, not run)."""
     run = ls.rs.run(variant, mode)
@@ -51,7 +52,7 @@ def kernel_names(ls: analysis.LoadedSet, variant: str, mode: str) -> tuple[list[
         if not names:
             return None
         return names, count is not None and len(names) >= count
-    kt = analysis.kernel_table(ls, variant, mode)
+    kt = tables.kernel_table(ls, variant, mode)
     if kt.empty:
         return None
     return [_key(n, k) for n, k in zip(kt["name"], kt["kind"])], True
@@ -69,8 +70,8 @@ def _num(x) -> float:
     return float(x) if x is not None and not (isinstance(x, float) and math.isnan(x)) else np.nan
 
 
-def compare_frame(a: analysis.LoadedSet, b: analysis.LoadedSet, mode: str = "inference") -> pd.DataFrame:
-    sa, sb = analysis.summary_table(a, mode), analysis.summary_table(b, mode)
+def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
+    sa, sb = tables.summary_table(a, mode), tables.summary_table(b, mode)
     ra, basis_a = _ranks(sa)
     rb, basis_b = _ranks(sb)
     seen = set(sa.get("variant", [])) | set(sb.get("variant", []))
@@ -109,7 +110,7 @@ def compare_frame(a: analysis.LoadedSet, b: analysis.LoadedSet, mode: str = "inf
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def default_pair(sets: list[analysis.LoadedSet]) -> tuple[analysis.LoadedSet, analysis.LoadedSet] | None:
+def default_pair(sets: list[tables.LoadedSet]) -> tuple[tables.LoadedSet, tables.LoadedSet] | None:
     """The site's default comparison: the first measured GPU set against the first reference set
     (or against the next measured set when there is no reference)."""
     gpu = [s for s in sets if s.measured and s.rs.environment.device == "cuda"]
@@ -122,7 +123,7 @@ def default_pair(sets: list[analysis.LoadedSet]) -> tuple[analysis.LoadedSet, an
     return None
 
 
-def pairs(sets: list[analysis.LoadedSet]) -> list[tuple[analysis.LoadedSet, analysis.LoadedSet]]:
+def pairs(sets: list[tables.LoadedSet]) -> list[tuple[tables.LoadedSet, tables.LoadedSet]]:
     """Every pair the site shows: the default pair first, then its A (the first
     measured GPU set) against each other set in the sets' order, so that a new
     set gets its comparison with no code change."""
@@ -133,7 +134,7 @@ def pairs(sets: list[analysis.LoadedSet]) -> list[tuple[analysis.LoadedSet, anal
     return [first] + [(a, s) for s in sets if s is not a and s is not first[1]]
 
 
-def describe(ls: analysis.LoadedSet) -> str:
+def describe(ls: tables.LoadedSet) -> str:
     env = ls.rs.environment
     where = env.gpu_name or f"CPU: {env.cpu}"
     text = f"{ls.name} ({where}"
@@ -143,11 +144,11 @@ def describe(ls: analysis.LoadedSet) -> str:
     return text
 
 
-def _pick(root: Path, name: str, option: str) -> analysis.LoadedSet:
+def _pick(root: Path, name: str, option: str) -> tables.LoadedSet:
     known = [p.name for p in schema.list_sets(root)]
     if name not in known:
         raise ValueError(f"{option}: no result set {name!r} under {root}; known sets: {', '.join(known) or 'none'}")
-    return analysis.load_set(root / name)
+    return tables.load_set(root / name)
 
 
 def _clean(x):
@@ -172,7 +173,7 @@ def _f(x, spec: str) -> str:
     return "—" if x is None else format(x, spec)
 
 
-def table(a: analysis.LoadedSet, b: analysis.LoadedSet, recs: list[dict], mode: str) -> str:
+def table(a: tables.LoadedSet, b: tables.LoadedSet, recs: list[dict], mode: str) -> str:
     cols = ["variant", "kernels A", "kernels B", "added in B", "removed in B", "GPU ms A", "GPU ms B", "B/A",
             "CPU ms A", "CPU ms B", "B/A", "rank A", "rank B"]
     rows = []

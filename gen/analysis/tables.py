@@ -17,8 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gen import reference, schema, trace
-from gen.variants import VARIANTS
+from gen.analysis import trace
+from gen.model import reference, schema
+from gen.model.variants import VARIANTS
 
 # --------------------------------------------------------------------------- loading
 

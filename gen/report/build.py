@@ -21,7 +21,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from gen import analysis, render
+from gen.analysis import tables
+from gen.report import render
 
 VENDOR = Path("assets") / "vendor"
 BUNDLE = "vega-bundle.js"
@@ -98,7 +99,7 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False) -> Path:
     results_root, docs_dir = Path(results_root), Path(docs_dir)
     if not results_root.is_dir():
         raise FileNotFoundError(f"{results_root}: no results directory")
-    sets, skipped = analysis.load_sets(results_root, skip_broken=skip_broken)
+    sets, skipped = tables.load_sets(results_root, skip_broken=skip_broken)
     if not sets and not skipped:
         raise FileNotFoundError(f"{results_root}: no result sets to build from")
     ctx = render.Context(sets, skipped)

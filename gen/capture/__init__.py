@@ -1,0 +1,1 @@
+"""Capture: the only package that imports torch. Runs variants and writes one result set."""

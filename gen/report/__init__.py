@@ -1,0 +1,1 @@
+"""Report: facts -> words, charts, Markdown pages; the build into docs/generated/."""
