@@ -10,6 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from gen.model.schema import UserError
+
 DEFAULT_RESULTS = Path(__file__).resolve().parent.parent / "results"
 
 
@@ -134,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     a = parser().parse_args(argv)
     try:
         return a.func(a)
-    except (ValueError, FileExistsError, FileNotFoundError) as exc:
-        # SchemaError and TraceError are ValueErrors whose message names the file.
+    except (UserError, ValueError, FileExistsError, FileNotFoundError) as exc:
+        # SchemaError is a UserError and TraceError a ValueError: each message names the file.
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

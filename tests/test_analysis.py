@@ -52,7 +52,7 @@ def test_train_table_backward_adds_kernels(h200):
     t = tables.train_table(h200).set_index("variant")
     assert (t["backward_kernels"] > 0).all()
     assert (t["step_ms"] > t["gpu_ms_fwd"]).all()
-    assert tables.inplace_autograd(h200)["outcome"] == "gradients match"
+    assert tables.inplace_autograd(h200).outcome == "gradients match"
 
 
 def test_one_host_bound_rule():

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from gen.model import schema
+from gen.model import layout, schema
 
 
 def copy_set(h200_dir, tmp_path):
@@ -32,7 +32,7 @@ def test_every_default_variant_was_measured(h200_dir):
         for v in DEFAULT_VARIANTS:
             run = rs.run(v, mode)
             assert run is not None and run.status == "ok", (v, mode)
-            assert len(run.gpu_time_ms) >= 100 and run.rel_errors
+            assert len(run.timing.eager_ms) >= 100 and run.rel_errors
 
 
 def test_newer_schema_is_refused(h200_dir, tmp_path):
@@ -68,14 +68,14 @@ def test_missing_field_and_missing_trace(h200_dir, tmp_path):
 
 def test_atomic_write_leaves_old_content_on_failure(tmp_path, monkeypatch):
     target = tmp_path / "f.json"
-    schema.atomic_write_text(target, "old")
+    layout.atomic_write_text(target, "old")
 
     def boom(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(schema.os, "replace", boom)
+    monkeypatch.setattr(layout.os, "replace", boom)
     with pytest.raises(OSError):
-        schema.atomic_write_text(target, "new")
+        layout.atomic_write_text(target, "new")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["f.json"]
 
@@ -88,8 +88,8 @@ def test_publish_refuses_and_force_replaces(tmp_path):
     staging.mkdir()
     (staging / "result.json").write_text("new")
     with pytest.raises(FileExistsError, match="set: result set exists; pass --force"):
-        schema.publish_set(staging, final, force=False)
+        layout.publish_set(staging, final, force=False)
     assert (final / "result.json").read_text() == "old"
-    schema.publish_set(staging, final, force=True)
+    layout.publish_set(staging, final, force=True)
     assert (final / "result.json").read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["set"]

@@ -47,8 +47,8 @@ def kernel_names(ls: tables.LoadedSet, variant: str, mode: str) -> tuple[list[st
     if run is None or run.status != "ok":
         return None
     if ls.rs.kind == "reference":
-        names = [_key(n) for n in run.published.get("kernels") or []]
-        count = run.published.get("kernels_per_forward")
+        names = [_key(n) for n in (run.published.kernels if run.published else [])]
+        count = run.published.kernels_per_forward if run.published else None
         if not names:
             return None
         return names, count is not None and len(names) >= count

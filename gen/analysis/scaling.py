@@ -67,13 +67,12 @@ def sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
     sw = ls.rs.sweep
     if not sw:
         return pd.DataFrame(columns=SWEEP_COLUMNS)
-    b = ls.rs.sweep_batch or ls.rs.config.batch
-    h = ls.rs.sweep_heads or ls.rs.config.heads
     es = ELEM_SIZE.get(ls.rs.config.dtype, 2)
     cl = ceilings(ls)
     rows = []
     for p in sw:
-        g, c = tables.stats(p.gpu_time_ms), tables.stats(p.cpu_time_ms)
+        g, c = tables.stats(p.timing.eager_ms), tables.stats(p.timing.host_ms)
+        b, h = p.point.batch, p.point.q_heads
         f = flops(b, h, p.seq_len, p.head_dim)
         mb = min_bytes(b, h, p.seq_len, p.head_dim, es)
         t = g["median"]
@@ -146,16 +145,16 @@ def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
             tr = ls.trace(mode, r.variant)
             if tr is not None and tr.forwards and tr.forwards[0].gpu:
                 rows.append(dict(variant=r.variant, seq_len=c.seq_len, head_dim=c.head_dim, source="default",
-                                 **tables.busy_idle(tr), cpu_ms=tables.stats(r.cpu_time_ms)["median"],
-                                 gpu_ms=tables.stats(r.gpu_time_ms)["median"]))
+                                 **tables.busy_idle(tr), cpu_ms=tables.stats(r.timing.host_ms)["median"],
+                                 gpu_ms=tables.stats(r.timing.eager_ms)["median"]))
     if mode == "inference":
         for p in ls.rs.sweep:
             if p.status == "ok" and p.trace:
                 tr = ls.sweep_trace(p.trace)
                 if tr.forwards and tr.forwards[0].gpu:
                     rows.append(dict(variant=p.variant, seq_len=p.seq_len, head_dim=p.head_dim, source="sweep",
-                                     **tables.busy_idle(tr), cpu_ms=tables.stats(p.cpu_time_ms)["median"],
-                                     gpu_ms=tables.stats(p.gpu_time_ms)["median"]))
+                                     **tables.busy_idle(tr), cpu_ms=tables.stats(p.timing.host_ms)["median"],
+                                     gpu_ms=tables.stats(p.timing.eager_ms)["median"]))
     df = pd.DataFrame(rows, columns=BUSY_COLUMNS[:-2])
     df["fill_pct"] = tables.fill_pct(df["busy_us"] / 1e3, df["gpu_ms"])
     df["host_bound"] = [tables.host_bound(f, c, g) for f, c, g in zip(df["fill_pct"], df["cpu_ms"], df["gpu_ms"])]

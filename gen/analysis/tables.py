@@ -231,7 +231,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
         if run.mode != mode:
             continue
         v = VARIANTS.get(run.variant)
-        g, c = stats(run.gpu_time_ms), stats(run.cpu_time_ms)
+        g, c = stats(run.timing.eager_ms), stats(run.timing.host_ms)
         tr = ls.trace(mode, run.variant) if run.status == "ok" else None
         kt = kernel_table(ls, run.variant, mode, tr=tr) if tr else None
         mk = main_kernel(kt) if kt is not None else None
@@ -456,7 +456,7 @@ def train_table(ls: LoadedSet) -> pd.DataFrame:
 def inplace_autograd(ls: LoadedSet) -> dict | None:
     """What autograd did with the in-place mask, as the train run recorded it."""
     run = ls.rs.run("naive_inplace", "train")
-    return run.notes.get("inplace_autograd") if run else None
+    return run.inplace_autograd if run else None
 
 
 def generated_kernels(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.DataFrame:

@@ -29,7 +29,7 @@ from pathlib import Path
 import torch
 
 from gen.capture.attention import build
-from gen.model import schema
+from gen.model import layout, schema
 from gen.model.variants import Variant
 
 COMPILED_KINDS = {"flex", "naive_compiled"}
@@ -332,7 +332,7 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
                 first_call_s = time.perf_counter() - t0
                 if built.compiled:
                     run.compile_time_s = first_call_s
-                run.notes["first_call_s"] = first_call_s
+                run.first_call_s = first_call_s
 
                 # Correctness on fresh inputs each draw, against float64.
                 for d in range(cfg.error_draws):
@@ -351,8 +351,7 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
                 _free(device)
 
                 gpu, host, iters, windows = measure(step, device, budget)
-                run.gpu_time_ms, run.cpu_time_ms = gpu, host
-                run.warmup_iters, run.warmup_window_ms = iters, windows
+                run.timing = schema.Timing(eager_ms=gpu, host_ms=host, warmup_iters=iters, warmup_window_ms=windows)
                 run.peak_memory_bytes, run.baseline_memory_bytes = peak_memory(step, device)
 
                 rel = f"{schema.TRACE_DIR}/{mode}__{v.name}.json.gz"
@@ -364,7 +363,7 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
         run.status, run.reason = "unavailable", _mem_reason(exc)
     except (RuntimeError, NotImplementedError, ValueError, AssertionError) as exc:
         run.status, run.reason = "unavailable", _reason(exc, caught)
-        run.notes["traceback_tail"] = traceback.format_exc().strip().splitlines()[-1][:300]
+        run.error_detail = traceback.format_exc().strip().splitlines()[-1][:300]
     except Exception as exc:  # Inductor and Triton raise their own types; never crash the run
         run.status, run.reason = "unavailable", _reason(exc, caught)
     finally:
@@ -372,12 +371,11 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
     return run
 
 
-def inplace_autograd_check(cfg: schema.RunConfig, device: torch.device) -> dict:
+def inplace_autograd_check(cfg: schema.RunConfig, device: torch.device) -> schema.InplaceCheck:
     """Does masked_fill_ break training? Run naive and naive_inplace backward on
     the same inputs and compare their gradients, instead of assuming."""
     shape = (cfg.batch, cfg.heads, cfg.seq_len, cfg.head_dim)
     dtype = DTYPES[cfg.dtype]
-    result: dict = {"claim": "in-place ops are unsafe for training"}
     q, k, v = make_inputs(shape, dtype, device, cfg.seed + 300, grad=True)
     go = make_inputs(shape, dtype, device, cfg.seed + 301)[0]
     ref = build("naive", None, cfg.seq_len, cfg.head_dim, device).fn
@@ -386,20 +384,11 @@ def inplace_autograd_check(cfg: schema.RunConfig, device: torch.device) -> dict:
     try:
         g_inp = _grads(inp(q, k, v), (q, k, v), go)
     except RuntimeError as exc:
-        result.update(outcome="autograd error", error=str(exc).strip().splitlines()[0])
-        return result
+        return schema.InplaceCheck(outcome="autograd error", error=str(exc).strip().splitlines()[0])
     diffs = [float((a.double() - b.double()).abs().max()) for a, b in zip(g_inp, g_ref)]
-    result.update(
-        outcome="gradients match" if max(diffs) == 0.0 else "gradients differ",
-        max_abs_grad_diff=max(diffs),
-        explanation=(
-            "masked_fill_ overwrites the output of `scores * scale`; the backward of a "
-            "multiplication by a Python number needs no saved tensor, and softmax's backward "
-            "saves its own output, so autograd's version counter finds nothing it needs overwritten"
-        ),
-    )
     _free(device)
-    return result
+    return schema.InplaceCheck(outcome="gradients match" if max(diffs) == 0.0 else "gradients differ",
+                               max_abs_grad_diff=max(diffs))
 
 
 # --------------------------------------------------------------------------- sweep and ceilings
@@ -430,10 +419,15 @@ def ceilings(device: torch.device) -> schema.Ceilings | None:
     return schema.Ceilings([n, n, n], "bf16", mm, copy_bytes, cp)
 
 
+def _point(cfg: schema.RunConfig, seq: int, dim: int) -> schema.Point:
+    return schema.Point(batch=cfg.batch, q_heads=cfg.heads, kv_heads=cfg.heads, head_dim=dim, q_len=seq,
+                        kv_len=seq, mask="causal")
+
+
 def sweep_point(v: Variant, seq: int, dim: int, cfg: schema.RunConfig, device: torch.device,
                 budget: Budget, staging: Path, keep_trace: bool) -> schema.SweepPoint:
     shape = (cfg.batch, cfg.heads, seq, dim)
-    p = schema.SweepPoint(variant=v.name, seq_len=seq, head_dim=dim, status="ok")
+    p = schema.SweepPoint(variant=v.name, point=_point(cfg, seq, dim), status="ok")
     caught: list = []
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -448,7 +442,8 @@ def sweep_point(v: Variant, seq: int, dim: int, cfg: schema.RunConfig, device: t
                 h = slice(0, min(2, cfg.heads))
                 p.rel_error = rel_error(out[:1, h], reference(q[:1], k[:1], v_[:1], heads=h))
                 del out
-                p.gpu_time_ms, p.cpu_time_ms, _, _ = measure(step, device, budget)
+                eager, host, _, _ = measure(step, device, budget)
+                p.timing = schema.Timing(eager_ms=eager, host_ms=host)
                 p.peak_memory_bytes, p.baseline_memory_bytes = peak_memory(step, device)
                 if keep_trace:
                     rel = f"{schema.TRACE_DIR}/sweep__{v.name}__s{seq}_d{dim}.json.gz"
@@ -479,9 +474,9 @@ def run_sweep(variants: list[Variant], seqs: list[int], dims: list[int], cfg: sc
             # Doubling S quadruples the work: skip a point that would end past the deadline.
             predicted = last_s * (2.0 if v.kind in COMPILED_KINDS else 4.0)
             if oom_at is not None:
-                p = schema.SweepPoint(v.name, seq, dim, "oom", f"not run: out of memory already at S={oom_at}")
+                p = schema.SweepPoint(v.name, _point(cfg, seq, dim), "oom", f"not run: out of memory already at S={oom_at}")
             elif time.monotonic() + predicted > deadline:
-                p = schema.SweepPoint(v.name, seq, dim, "skipped",
+                p = schema.SweepPoint(v.name, _point(cfg, seq, dim), "skipped",
                                       "not run: it would not have finished within the run's time limit")
             else:
                 t0 = time.monotonic()
@@ -490,7 +485,7 @@ def run_sweep(variants: list[Variant], seqs: list[int], dims: list[int], cfg: sc
                 if p.status == "oom":
                     oom_at = seq
             points.append(p)
-            med = f"{statistics.median(p.gpu_time_ms or p.cpu_time_ms):.3f} ms" if p.status == "ok" else p.status
+            med = f"{statistics.median(p.timing.eager_ms or p.timing.host_ms):.3f} ms" if p.status == "ok" else p.status
             log(f"  sweep [{len(points)}/{total}] {v.name} S={seq} D={dim}: {med}")
     return points
 
@@ -548,10 +543,10 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
             t0 = time.monotonic()
             r = run_variant(v, mode, cfg, device, budget, staging)
             if mode == "train" and v.name == "naive_inplace" and r.status == "ok":
-                r.notes["inplace_autograd"] = inplace_autograd_check(cfg, device)
+                r.inplace_autograd = inplace_autograd_check(cfg, device)
             runs.append(r)
             what = r.reason if r.status != "ok" else (
-                f"{statistics.median(r.gpu_time_ms or r.cpu_time_ms):.4f} ms, "
+                f"{statistics.median(r.timing.eager_ms or r.timing.host_ms):.4f} ms, "
                 f"err {max(r.rel_errors) if r.rel_errors else float('nan'):.2e}"
             )
             log(f"[{i}/{len(steps)}] {mode} {v.name}: {r.status} ({what}) in {time.monotonic() - t0:.1f} s")
@@ -566,9 +561,9 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
                                  t_start + time_limit_s - 30.0, trace_dim=D)
         rs.duration_s = time.monotonic() - t_start
         log(f"finished in {rs.duration_s:.0f} s")
-        schema.atomic_write_text(staging / "capture.log", "\n".join(_LOG) + "\n")
-        schema.atomic_write_text(staging / schema.RESULT_FILE, schema.dumps(rs))
-        schema.publish_set(staging, final, force)
+        layout.atomic_write_text(staging / "capture.log", "\n".join(_LOG) + "\n")
+        layout.atomic_write_text(staging / schema.RESULT_FILE, schema.dumps(rs))
+        layout.publish_set(staging, final, force)
         log(f"wrote {final} in {rs.duration_s:.0f} s")
         return final
     finally:

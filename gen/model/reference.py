@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from gen.model import schema
+from gen.model import layout, schema
 
 NAME = "nvidia-a100-sxm4-80gb__article-2026-07"
 TITLE = "Profiling in PyTorch (Part 3): Attention is all you profile"
@@ -65,10 +65,13 @@ def build() -> schema.ResultSet:
         warmup_min=3, repeats=None, profile_wait=1, profile_warmup=1, profile_active=3, error_draws=None,
         seed=None,
     )
-    runs = [schema.VariantRun(variant=v, mode="inference", status="ok", device="cuda", published=dict(p))
+    point = schema.Point(batch=8, q_heads=16, kv_heads=16, head_dim=64, q_len=1024, kv_len=1024, mask="causal")
+    runs = [schema.VariantRun(variant=v, mode="inference", status="ok", device="cuda", point=point,
+                              published=schema.Published(**p))
             for v, p in _PUBLISHED]
+    scenarios = [schema.ScenarioRecord(name="article", title="The article's shape", dtype="bf16", points=[point])]
     return schema.ResultSet(schema_version=schema.SCHEMA_VERSION, name=NAME, environment=env, config=config,
-                            runs=runs, kind="reference", source=SOURCE)
+                            runs=runs, scenarios=scenarios, kind="reference", source=SOURCE)
 
 
 def write(root: str | Path, force: bool = False) -> Path:
@@ -76,7 +79,7 @@ def write(root: str | Path, force: bool = False) -> Path:
     path = Path(root) / NAME / schema.RESULT_FILE
     if path.exists() and not force:
         raise FileExistsError(f"{path}: reference set exists; pass --force to replace it")
-    schema.atomic_write_text(path, schema.dumps(build()))
+    layout.atomic_write_text(path, schema.dumps(build()))
     return path.parent
 
 
@@ -87,13 +90,13 @@ def _num(x) -> float:
 def published_fields(run: schema.VariantRun) -> dict:
     """Summary-table fields of one reference run, read from what was published.
     Spreads are NaN: one number was published, no samples."""
-    p = run.published or {}
-    kernels = p.get("kernels") or []
+    p = run.published or schema.Published()
+    kernels = p.kernels
     nan = math.nan
     return dict(
-        kernels_per_forward=_num(p.get("kernels_per_forward")),
-        gpu_ms=_num(p.get("gpu_time_ms")), gpu_q1=nan, gpu_q3=nan, gpu_min=nan, gpu_max=nan, gpu_iqr_pct=nan,
-        cpu_ms=_num(p.get("cpu_time_ms")), cpu_q1=nan, cpu_q3=nan,
+        kernels_per_forward=_num(p.kernels_per_forward),
+        gpu_ms=_num(p.gpu_time_ms), gpu_q1=nan, gpu_q3=nan, gpu_min=nan, gpu_max=nan, gpu_iqr_pct=nan,
+        cpu_ms=_num(p.cpu_time_ms), cpu_q1=nan, cpu_q3=nan,
         main_kernel=kernels[0].split("::")[-1] if len(kernels) == 1 else None,
-        main_occupancy_pct=_num(p.get("occupancy_pct")),
+        main_occupancy_pct=_num(p.occupancy_pct),
     )

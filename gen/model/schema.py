@@ -1,44 +1,92 @@
 """The results schema: versioned plain dataclasses, read and written as JSON.
 
 Takes: nothing from other stages. Gives: the record types every stage shares
-(`ResultSet`, `Environment`, `RunConfig`, `VariantRun`, `SweepPoint`, `Ceilings`),
-`load_set` / `save_set` with atomic writes, and `SchemaError` for bad files.
+(`ResultSet`, `Environment`, `RunConfig`, `Point`, `ScenarioRecord`, `Timing`,
+`VariantRun`, `SweepPoint`, `Ceilings`, `Counters`, `KernelCounters`),
+`from_dict` / `load_set` (type-checked, migrated), `dumps`, the enums of the
+fields that take one of a few values, and `SchemaError` for bad files.
 
-This is the one place the on-disk layout is documented:
+The on-disk layout of a set:
 
     results/<gpu-slug>__torch-<version>[__<label>]/
         result.json                 the ResultSet below (schema_version inside)
-        traces/<mode>__<variant>.json.gz     Chrome trace of the profiled forwards
-        traces/sweep__<variant>__s<S>_d<D>.json.gz   one profiled forward per sweep point
+        capture.log                 what the capture printed
+        traces/<scenario>__<mode>__<variant>.json.gz       profiled calls of a run
+        traces/sweep__<variant>__s<S>_d<D>.json.gz         one profiled call per sweep point
+        (schema 1 named run traces traces/<mode>__<variant>.json.gz)
 
-Raw samples are stored (per-forward GPU and CPU times, per-draw errors);
-statistics (median, IQR) are derived by the analysis stage, never stored.
-Imports only the standard library: capture runs it on the GPU machine.
+Raw samples are stored; statistics (median, IQR) are derived by analysis.
+Every field is type-checked on load and unknown keys are refused, each with
+one line naming the file and the field. Older versions are upgraded one step
+at a time by `MIGRATIONS` (asv's update_to_N). Imports only the standard
+library: capture runs it on the GPU machine.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import os
-import shutil
-import tempfile
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 RESULT_FILE = "result.json"
 TRACE_DIR = "traces"
 
 
-class SchemaError(ValueError):
-    """A result set that cannot be read: the message names the file at fault."""
+class UserError(Exception):
+    """A problem with the user's input (a file, a field, an option): the CLI
+    prints its one-line message and exits 2. Anything else is a bug and keeps
+    its traceback."""
+
+
+class SchemaError(UserError):
+    """A result set that cannot be read: the message names the file and field."""
+
+
+class Mode(enum.StrEnum):
+    INFERENCE = "inference"
+    TRAIN = "train"
+
+
+class Status(enum.StrEnum):
+    OK = "ok"
+    UNAVAILABLE = "unavailable"  # the variant refused this workload (PyTorch's reason kept)
+    OOM = "oom"
+    SKIPPED = "skipped"  # not run: the time limit
+
+
+class GpuOnlyMethod(enum.StrEnum):
+    CUDA_GRAPH = "cuda_graph"  # replay of N back-to-back calls captured in one graph, / N
+    KERNEL_SUM = "kernel_sum"  # the GPU events of one profiled call added up (trace)
+
+
+class Mask(enum.StrEnum):
+    CAUSAL = "causal"
+    NONE = "none"
+    SLIDING = "sliding"  # causal within a window of `window` tokens
+
+
+class SetKind(enum.StrEnum):
+    MEASURED = "measured"
+    REFERENCE = "reference"  # figures as published by someone else, not measured here
+
+
+# Fields whose str values must be one of an enum's (checked on load).
+ENUM_FIELDS: dict[str, type[enum.StrEnum]] = {
+    "mode": Mode, "status": Status, "gpu_only_method": GpuOnlyMethod, "mask": Mask, "kind": SetKind,
+}
 
 
 @dataclass(frozen=True)
 class Environment:
-    """Where a set was measured. `gpu_name` is None on a CPU-only machine."""
+    """Where a set was measured. `gpu_name` is None on a CPU-only machine; a
+    reference set knows only what its source published."""
 
     device: str  # "cuda" or "cpu"
     gpu_name: str | None
@@ -52,17 +100,19 @@ class Environment:
     driver: str | None
     cuda: str | None
     cudnn: str | None
-    torch: str
-    python: str
-    platform: str
-    cpu: str
-    date: str
+    torch: str | None
+    python: str | None
+    platform: str | None
+    cpu: str | None
+    date: str | None
     git_commit: str | None
+    ncu: str | None = None  # Nsight Compute's version, when it read the counters
 
 
 @dataclass(frozen=True)
 class RunConfig:
-    """What was asked for: the identity of the measurement, not its outcome."""
+    """What was asked for: the identity of the measurement, not its outcome.
+    The shape is the `article` scenario's default point."""
 
     batch: int
     heads: int
@@ -71,55 +121,174 @@ class RunConfig:
     dtype: str
     modes: list[str]
     variants: list[str]
-    warmup_min: int
-    repeats: int
+    warmup_min: int | None
+    repeats: int | None
     profile_wait: int
     profile_warmup: int
     profile_active: int
-    error_draws: int
-    seed: int
+    error_draws: int | None
+    seed: int | None
+    graph_calls: int | None = None  # back-to-back calls captured per CUDA graph
+
+
+@dataclass(frozen=True)
+class Point:
+    """One workload shape. Prefill has q_len == kv_len; decode has q_len 1."""
+
+    batch: int
+    q_heads: int
+    kv_heads: int
+    head_dim: int
+    q_len: int
+    kv_len: int
+    mask: str  # Mask
+    window: int | None = None  # tokens, with Mask.SLIDING
+
+
+@dataclass(frozen=True)
+class ScenarioRecord:
+    """A scenario as it was declared when the set was captured (gen.model.scenarios)."""
+
+    name: str
+    title: str
+    dtype: str
+    points: list[Point]  # the inference sweep, in order
+    train_points: list[Point] = field(default_factory=list)
+
+
+@dataclass
+class Timing:
+    """Three labelled times of one call, as raw samples in ms.
+
+    gpu_only_ms: one sample per graph replay (replay time / calls per replay):
+    the GPU's own time with no host gaps; the number that ranks. Empty when
+    gpu_only_method is kernel_sum (analysis adds up the trace) or None.
+    eager_ms: CUDA events around each call of a bare back-to-back loop: what a
+    Python loop sees, host gaps included. host_ms: from the call to its return
+    with the GPU drained first (host dispatch). On CPU, eager_ms is wall time.
+    """
+
+    gpu_only_ms: list[float] = field(default_factory=list)
+    gpu_only_method: str | None = None  # GpuOnlyMethod
+    gpu_only_reason: str | None = None  # why not cuda_graph
+    calls_per_replay: int | None = None
+    eager_ms: list[float] = field(default_factory=list)
+    host_ms: list[float] = field(default_factory=list)
+    warmup_iters: int = 0
+    warmup_window_ms: list[float] = field(default_factory=list)
+
+
+@dataclass
+class NcuRule:
+    """A rule Nsight Compute fired on a kernel, with its estimated speed-up."""
+
+    name: str
+    estimated_speedup_pct: float | None = None
+
+
+@dataclass
+class KernelCounters:
+    """Hardware counters of one kernel launch, from Nsight Compute."""
+
+    index: int  # launch order within the profiled call, from 0
+    name: str  # as ncu names it (demangled)
+    duration_ns: float | None = None
+    grid: list[int] = field(default_factory=list)
+    block: list[int] = field(default_factory=list)
+    registers_per_thread: int | None = None
+    shared_memory_bytes: int | None = None  # static + dynamic, per block
+    achieved_occupancy_pct: float | None = None
+    theoretical_occupancy_pct: float | None = None
+    occupancy_limiter: str | None = None  # registers, shared_memory, warps, blocks
+    sm_throughput_pct: float | None = None
+    dram_throughput_pct: float | None = None
+    tensor_pipe_pct: float | None = None
+    l2_hit_rate_pct: float | None = None
+    rules: list[NcuRule] = field(default_factory=list)
+
+
+@dataclass
+class Counters:
+    """The counter pass of one run: ok, or why not (no ncu, no permission)."""
+
+    status: str  # Status: ok or unavailable
+    reason: str | None = None
+    kernels: list[KernelCounters] = field(default_factory=list)
+
+
+@dataclass
+class InplaceCheck:
+    """Does masked_fill_ break training? Gradients of naive and naive_inplace
+    compared on the same inputs."""
+
+    outcome: str  # "gradients match", "gradients differ", "autograd error"
+    max_abs_grad_diff: float | None = None
+    error: str | None = None
+
+
+@dataclass
+class Published:
+    """Figures a reference set's source published for one variant (no samples)."""
+
+    kernels_per_forward: int | None = None
+    kernels: list[str] = field(default_factory=list)
+    gpu_time_ms: float | None = None
+    cpu_time_ms: float | None = None
+    occupancy_pct: float | None = None
+    launch_api: str | None = None
+    note: str | None = None
 
 
 @dataclass
 class VariantRun:
-    """One variant in one mode: raw samples and where its trace lies."""
+    """One variant in one mode at one scenario's point: raw samples, trace, counters."""
 
     variant: str
-    mode: str  # "inference" or "train"
-    status: str  # "ok" or "unavailable"
+    mode: str  # Mode
+    status: str  # Status
     reason: str | None = None
     device: str = "cuda"
-    gpu_time_ms: list[float] = field(default_factory=list)
-    cpu_time_ms: list[float] = field(default_factory=list)
-    warmup_iters: int = 0
-    warmup_window_ms: list[float] = field(default_factory=list)
+    scenario: str = "article"
+    point: Point | None = None
+    timing: Timing = field(default_factory=Timing)
     peak_memory_bytes: int | None = None
     baseline_memory_bytes: int | None = None
     rel_errors: list[float] = field(default_factory=list)
     trace: str | None = None  # path relative to the set directory
     profiled_forwards: int = 0
     compile_time_s: float | None = None
-    notes: dict[str, Any] = field(default_factory=dict)
-    # Only in reference sets: figures as published (kernels_per_forward,
-    # kernels: [names], gpu_time_ms, cpu_time_ms as single numbers, note).
-    published: dict[str, Any] = field(default_factory=dict)
+    first_call_s: float | None = None
+    error_detail: str | None = None  # last line of the traceback of a refusal
+    counters: Counters | None = None
+    inplace_autograd: InplaceCheck | None = None
+    published: Published | None = None  # reference sets only
 
 
 @dataclass
 class SweepPoint:
-    """One (variant, sequence length, head dim) point of the scaling sweep."""
+    """One (scenario, variant, mode, point) of a sweep: lighter than a run."""
 
     variant: str
-    seq_len: int
-    head_dim: int
-    status: str  # "ok", "oom", "unavailable", "skipped"
+    point: Point
+    status: str  # Status
     reason: str | None = None
-    gpu_time_ms: list[float] = field(default_factory=list)
-    cpu_time_ms: list[float] = field(default_factory=list)
+    scenario: str = "article"
+    mode: str = "inference"  # Mode
+    timing: Timing = field(default_factory=Timing)
     peak_memory_bytes: int | None = None
     baseline_memory_bytes: int | None = None
     rel_error: float | None = None
     trace: str | None = None
+    compile_time_s: float | None = None
+
+    @property
+    def seq_len(self) -> int:
+        """The KV length: the sequence length of prefill, the cache of decode."""
+        return self.point.kv_len
+
+    @property
+    def head_dim(self) -> int:
+        return self.point.head_dim
 
 
 @dataclass
@@ -141,44 +310,119 @@ class ResultSet:
     config: RunConfig
     runs: list[VariantRun]
     sweep: list[SweepPoint] = field(default_factory=list)
-    sweep_batch: int | None = None
-    sweep_heads: int | None = None
+    scenarios: list[ScenarioRecord] = field(default_factory=list)
     ceilings: Ceilings | None = None
     duration_s: float | None = None
-    kind: str = "measured"  # "measured", or "reference" for published figures
+    kind: str = "measured"  # SetKind
     source: str | None = None  # for reference sets: where the figures were published
 
-    def run(self, variant: str, mode: str = "inference") -> VariantRun | None:
+    def run(self, variant: str, mode: str = "inference", scenario: str = "article") -> VariantRun | None:
         for r in self.runs:
-            if r.variant == variant and r.mode == mode:
+            if r.variant == variant and r.mode == mode and r.scenario == scenario:
                 return r
         return None
+
+    def scenario(self, name: str) -> ScenarioRecord | None:
+        return next((s for s in self.scenarios if s.name == name), None)
+
+
+# --------------------------------------------------------------------------- reading
 
 
 def to_dict(rs: ResultSet) -> dict[str, Any]:
     return dataclasses.asdict(rs)
 
 
-def _build(cls, data: Any, where: str):
+def dumps(rs: ResultSet) -> str:
+    return json.dumps(to_dict(rs), indent=1, sort_keys=True) + "\n"
+
+
+@typing.no_type_check
+def _hints(cls) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _type_name(tp) -> str:
+    if isinstance(tp, type):
+        return {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
+                "list": "a list", "dict": "an object"}.get(tp.__name__, tp.__name__)
+    return str(tp).replace("typing.", "")
+
+
+def _check(value: Any, tp, where: str, fname: str) -> Any:
+    """Value checked against a type hint; dataclasses built. Returns the value to store."""
+    origin = typing.get_origin(tp)
+    if tp is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _check(value, arg, where, fname)
+            except SchemaError as exc:
+                errors.append(exc)
+        raise errors[0] if len(errors) == 1 else SchemaError(
+            f"{where}: field {fname} is {json.dumps(value)[:60]}, expected {_type_name(tp)}")
+    if dataclasses.is_dataclass(tp):
+        return _build(tp, value, where, fname)
+    if origin is list:
+        if not isinstance(value, list):
+            raise SchemaError(f"{where}: field {fname} must be a list, not {type(value).__name__}")
+        (item,) = typing.get_args(tp)
+        return [_check(v, item, where, f"{fname}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise SchemaError(f"{where}: field {fname} must be an object, not {type(value).__name__}")
+        _, item = typing.get_args(tp)
+        return {str(k): _check(v, item, where, f"{fname}.{k}") for k, v in value.items()}
+    ok = {
+        bool: lambda v: isinstance(v, bool),
+        int: lambda v: isinstance(v, int) and not isinstance(v, bool),
+        float: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        str: lambda v: isinstance(v, str),
+    }.get(tp)
+    if ok is None:
+        raise TypeError(f"schema: no check for type {tp!r} of {fname}")  # a bug here, not bad input
+    if not ok(value):
+        raise SchemaError(f"{where}: field {fname} is {json.dumps(value)[:60]}, expected {_type_name(tp)}")
+    short = fname.rsplit(".", 1)[-1].split("[")[0]
+    if tp is str and short in ENUM_FIELDS and value not in {e.value for e in ENUM_FIELDS[short]}:
+        allowed = ", ".join(e.value for e in ENUM_FIELDS[short])
+        raise SchemaError(f"{where}: field {fname} is {value!r}, expected one of {allowed}")
+    return float(value) if tp is float else value
+
+
+def _build(cls, data: Any, where: str, path: str = ""):
+    """One dataclass from a JSON object: every field type-checked, unknown keys refused."""
+    name = path or cls.__name__
     if not isinstance(data, dict):
-        raise SchemaError(f"{where}: expected an object for {cls.__name__}")
-    names = {f.name for f in dataclasses.fields(cls)}
-    required = {
-        f.name
-        for f in dataclasses.fields(cls)
-        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-    }
-    missing = required - data.keys()
+        raise SchemaError(f"{where}: field {name} must be an object ({cls.__name__})")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise SchemaError(f"{where}: field {name} has unknown key(s) {', '.join(unknown)} "
+                          f"(a newer schema, or a damaged file)")
+    required = [f for f in fields.values()
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    missing = [f.name for f in required if f.name not in data]
     if missing:
-        raise SchemaError(f"{where}: {cls.__name__} lacks {', '.join(sorted(missing))}")
-    return cls(**{k: v for k, v in data.items() if k in names})
+        raise SchemaError(f"{where}: {cls.__name__} lacks {', '.join(missing)}"
+                          + (f" (in {path})" if path else ""))
+    hints = _hints(cls)
+    prefix = f"{path}." if path else ""
+    return cls(**{k: _check(v, hints[k], where, prefix + k) for k, v in data.items()})
 
 
 def from_dict(data: Any, where: str = RESULT_FILE) -> ResultSet:
     if not isinstance(data, dict):
         raise SchemaError(f"{where}: not a JSON object")
     version = data.get("schema_version")
-    if not isinstance(version, int):
+    if not isinstance(version, int) or isinstance(version, bool):
         raise SchemaError(f"{where}: no integer schema_version")
     if version > SCHEMA_VERSION:
         raise SchemaError(
@@ -186,45 +430,96 @@ def from_dict(data: Any, where: str = RESULT_FILE) -> ResultSet:
             f"({SCHEMA_VERSION}); update the project"
         )
     data = migrate(data, where)
-    try:
-        return ResultSet(
-            schema_version=SCHEMA_VERSION,
-            name=data["name"],
-            environment=_build(Environment, data["environment"], where),
-            config=_build(RunConfig, data["config"], where),
-            runs=[_build(VariantRun, r, where) for r in data["runs"]],
-            sweep=[_build(SweepPoint, p, where) for p in data.get("sweep") or []],
-            sweep_batch=data.get("sweep_batch"),
-            sweep_heads=data.get("sweep_heads"),
-            ceilings=_build(Ceilings, data["ceilings"], where) if data.get("ceilings") else None,
-            duration_s=data.get("duration_s"),
-            kind=data.get("kind", "measured"),
-            source=data.get("source"),
-        )
-    except KeyError as exc:
-        raise SchemaError(f"{where}: missing field {exc.args[0]!r}") from None
-    except TypeError as exc:
-        raise SchemaError(f"{where}: malformed record ({exc})") from None
+    return _build(ResultSet, data, where)
 
 
-# Upgrades one version at a time, like asv's update_to_N; none exist yet.
-MIGRATIONS: dict[int, Any] = {}
+# --------------------------------------------------------------------------- migrations
+
+
+def _timing_v1(rec: dict, device: str | None) -> dict:
+    """Schema 1 timed each call with events (now eager_ms) and host dispatch
+    (host_ms); it had no CUDA-graph replay, so GPU-only time falls back to the
+    kernel sum of the trace."""
+    t = {"eager_ms": rec.pop("gpu_time_ms", []), "host_ms": rec.pop("cpu_time_ms", [])}
+    if device == "cuda" and (t["eager_ms"] or rec.get("trace")):
+        t.update(gpu_only_method=GpuOnlyMethod.KERNEL_SUM.value,
+                 gpu_only_reason="captured with schema 1, before CUDA-graph timing")
+    for key in ("warmup_iters", "warmup_window_ms"):
+        if key in rec:
+            t[key] = rec.pop(key)
+    return t
+
+
+def update_to_2(data: dict) -> dict:
+    """Schema 1 -> 2: timings nested and renamed (three labelled times), notes
+    split into typed fields (the stored English explanation dropped: the report
+    words it), scenarios and points added (everything in schema 1 is the
+    `article` scenario), published figures typed."""
+    data = json.loads(json.dumps(data))  # a deep copy: never alter the caller's dict
+    cfg = data.get("config") or {}
+    env = data.get("environment") or {}
+    device = env.get("device", "cuda")
+    b, h, s, d = (cfg.get(k) for k in ("batch", "heads", "seq_len", "head_dim"))
+    default = {"batch": b, "q_heads": h, "kv_heads": h, "head_dim": d, "q_len": s, "kv_len": s, "mask": "causal"}
+    for run in data.get("runs") or []:
+        if not isinstance(run, dict):
+            continue
+        run["timing"] = _timing_v1(run, run.get("device", device))
+        run["point"] = dict(default)
+        notes = run.pop("notes", None) or {}
+        if "first_call_s" in notes:
+            run["first_call_s"] = notes.pop("first_call_s")
+        if "traceback_tail" in notes:
+            run["error_detail"] = notes.pop("traceback_tail")
+        if "inplace_autograd" in notes:
+            check = dict(notes.pop("inplace_autograd"))
+            check.pop("explanation", None)
+            check.pop("claim", None)
+            run["inplace_autograd"] = check
+        if notes:
+            run["notes"] = notes  # unknown notes stay, and the load refuses them by name
+        if not run.get("published"):
+            run.pop("published", None)
+    sb, sh = data.pop("sweep_batch", None) or b, data.pop("sweep_heads", None) or h
+    for p in data.get("sweep") or []:
+        if not isinstance(p, dict):
+            continue
+        p["timing"] = _timing_v1(p, device)
+        seq, dim = p.pop("seq_len", None), p.pop("head_dim", None)
+        p["point"] = {"batch": sb, "q_heads": sh, "kv_heads": sh, "head_dim": dim, "q_len": seq, "kv_len": seq,
+                      "mask": "causal"}
+    sweep_points = sorted({(p["point"]["head_dim"], p["point"]["kv_len"]) for p in data.get("sweep") or []
+                           if isinstance(p, dict)}, key=lambda x: (x[0] != d, x))
+    points = [default] + [{**default, "batch": sb, "q_heads": sh, "kv_heads": sh, "head_dim": dd, "q_len": ss,
+                           "kv_len": ss} for dd, ss in sweep_points if (dd, ss) != (d, s)]
+    data["scenarios"] = [{"name": "article", "title": "The article's shape", "dtype": cfg.get("dtype", "bf16"),
+                          "points": points,
+                          "train_points": [default] if "train" in (cfg.get("modes") or []) else []}]
+    data["schema_version"] = 2
+    return data
+
+
+# update_to_N upgrades a file of version N-1 to N, one step at a time.
+MIGRATIONS: dict[int, typing.Callable[[dict], dict]] = {2: update_to_2}
 
 
 def migrate(data: dict[str, Any], where: str) -> dict[str, Any]:
     version = data["schema_version"]
-    while version < SCHEMA_VERSION:
-        step = MIGRATIONS.get(version)
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        step = MIGRATIONS.get(target)
         if step is None:
-            raise SchemaError(f"{where}: schema_version {version} is too old to read")
+            raise SchemaError(f"{where}: schema_version {version} is too old to read (no update_to_{target})")
         data = step(data)
-        version = data["schema_version"]
+        if data.get("schema_version") != target:
+            raise AssertionError(f"update_to_{target} left schema_version {data.get('schema_version')}")
     return data
 
 
 def load_set(directory: str | os.PathLike) -> ResultSet:
-    """Read and validate one result set directory."""
-    path = Path(directory) / RESULT_FILE
+    """Read, migrate and validate one result set directory. Trace paths must
+    resolve inside the set's folder and exist."""
+    directory = Path(directory)
+    path = directory / RESULT_FILE
     if not path.is_file():
         raise SchemaError(f"{path}: no {RESULT_FILE} in this result set")
     try:
@@ -232,9 +527,16 @@ def load_set(directory: str | os.PathLike) -> ResultSet:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SchemaError(f"{path}: not valid JSON ({exc})") from None
     rs = from_dict(data, str(path))
-    for run in rs.runs:
-        if run.trace and not (Path(directory) / run.trace).is_file():
-            raise SchemaError(f"{path}: trace {run.trace} of {run.variant} is missing")
+    root = directory.resolve()
+    for kind, records in (("runs", rs.runs), ("sweep", rs.sweep)):
+        for i, rec in enumerate(records):
+            if not rec.trace:
+                continue
+            target = (directory / rec.trace).resolve()
+            if Path(rec.trace).is_absolute() or not target.is_relative_to(root):
+                raise SchemaError(f"{path}: field {kind}[{i}].trace {rec.trace!r} points outside the set's folder")
+            if not target.is_file():
+                raise SchemaError(f"{path}: trace {rec.trace} of {rec.variant} is missing")
     return rs
 
 
@@ -244,42 +546,3 @@ def list_sets(root: str | os.PathLike) -> list[Path]:
     if not root.is_dir():
         return []
     return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write a file so that readers see the old content or the new, never half."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def dumps(rs: ResultSet) -> str:
-    return json.dumps(to_dict(rs), indent=1, sort_keys=True) + "\n"
-
-
-def publish_set(staging: Path, final: Path, force: bool) -> None:
-    """Move a fully written staging directory into place in one rename.
-
-    An existing set is only replaced with force, and then the old one is kept
-    aside until the new one is in place, so an interruption loses neither.
-    """
-    if final.exists() and not force:
-        raise FileExistsError(
-            f"{final}: result set exists; pass --force to replace it, or --label to keep both"
-        )
-    backup = None
-    if final.exists():
-        backup = final.with_name(f".{final.name}.old-{os.getpid()}")
-        os.replace(final, backup)
-    os.replace(staging, final)
-    if backup is not None:
-        shutil.rmtree(backup)
