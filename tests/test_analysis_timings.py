@@ -1,0 +1,141 @@
+"""GPU-only, eager and host times (gen.analysis.timings): synthetic records, then the committed sets."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from gen.analysis import tables, timings, trace
+from gen.model import schema
+from tests.conftest import RESULTS
+
+
+def gpu_event(index: int, dur: float, kind: str = "kernel", name: str = "k") -> trace.GpuEvent:
+    return trace.GpuEvent(index=index, name=name, short_name=trace.short_name(name), kind=kind, ts=10.0 * index,
+                          dur=dur, stream=7, grid=(1, 1, 1), block=(128, 1, 1), registers_per_thread=32,
+                          shared_memory=0, blocks_per_sm=None, warps_per_sm=None, occupancy_pct=None, bytes=None,
+                          launch_api="cudaLaunchKernel", launch_ts=0.0, launched_by="aten::op", op_path=("aten::op",),
+                          input_types=())
+
+
+def fake_trace(*calls: list[float]) -> trace.Trace:
+    """One forward per list of GPU event durations (µs)."""
+    fws = [trace.Forward(i, 1000.0 * i, 900.0, gpu=[gpu_event(j, d) for j, d in enumerate(durs)])
+           for i, durs in enumerate(calls)]
+    return trace.Trace("fake.json.gz", fws, 0, [])
+
+
+def run(**timing) -> schema.VariantRun:
+    return schema.VariantRun(variant="v", mode="inference", status="ok", timing=schema.Timing(**timing))
+
+
+def test_spread_table():
+    for samples, med, n, iqr in [
+        ([], math.nan, 0, math.nan),
+        ([2.0], 2.0, 1, 0.0),
+        ([1.0, 2.0, 3.0, 4.0, 5.0], 3.0, 5, 100.0 * (4.0 - 2.0) / 3.0),
+    ]:
+        s = timings.spread(samples)
+        assert s.n == n
+        assert (math.isnan(s.median) and math.isnan(med)) or s.median == pytest.approx(med)
+        assert (math.isnan(s.iqr_pct) and math.isnan(iqr)) or s.iqr_pct == pytest.approx(iqr)
+
+
+@pytest.mark.parametrize("timing, tr, method, gpu_only, kernel_sum, reason", [
+    # CUDA graph: the replay samples rank; the kernel sum is still read off the trace.
+    (dict(gpu_only_ms=[0.050, 0.052, 0.051], gpu_only_method="cuda_graph", calls_per_replay=40,
+          eager_ms=[0.1, 0.1]), fake_trace([20.0, 30.0], [25.0, 30.0]), "cuda_graph", 0.051, 0.0525, None),
+    # kernel_sum: the GPU events of each profiled call added up, median over calls.
+    (dict(gpu_only_method="kernel_sum", gpu_only_reason="capture synced", eager_ms=[1.0]),
+     fake_trace([100.0, 20.0], [110.0, 20.0], [300.0, 20.0]), "kernel_sum", 0.130, 0.130, "capture synced"),
+    # cuda_graph named but no samples stored: labelled kernel_sum, with why.
+    (dict(gpu_only_method="cuda_graph", eager_ms=[1.0]), fake_trace([40.0]), "kernel_sum", 0.040, 0.040,
+     "no CUDA-graph samples stored"),
+    # kernel_sum without a trace: the method stands, the time is missing.
+    (dict(gpu_only_method="kernel_sum", gpu_only_reason="r", eager_ms=[1.0]), None, "kernel_sum", math.nan,
+     math.nan, "r"),
+    # A CPU run: no GPU-only time at all.
+    (dict(gpu_only_reason="no GPU", eager_ms=[3.0]), None, None, math.nan, math.nan, "no GPU"),
+])
+def test_gpu_only_source(timing, tr, method, gpu_only, kernel_sum, reason):
+    t = timings.times(run(**timing), tr)
+    assert t.gpu_only_method == method and t.gpu_only_reason == reason
+    for got, want in ((t.gpu_only.median, gpu_only), (t.kernel_sum.median, kernel_sum)):
+        assert (math.isnan(got) and math.isnan(want)) or got == pytest.approx(want)
+
+
+def test_memcpy_and_memset_count_in_the_kernel_sum():
+    tr = trace.Trace("f", [trace.Forward(0, 0.0, 100.0, gpu=[gpu_event(0, 5.0, "memset", "Memset (Device)"),
+                                                            gpu_event(1, 20.0)])], 0, [])
+    assert timings.kernel_sum_samples(tr) == pytest.approx([0.025])
+
+
+@pytest.mark.parametrize("gpu_only, eager, host_bound", [
+    ([0.100], [0.100], False),
+    ([0.100], [0.124], False),
+    ([0.100], [0.125], True),  # at the line: bound
+    ([0.100], [0.300], True),
+    ([0.100], [0.090], False),  # eager under GPU-only (noise): overhead negative, not bound
+    ([], [0.300], None),  # no GPU-only time: undecided
+])
+def test_host_bound_rule(gpu_only, eager, host_bound):
+    t = timings.times(run(gpu_only_ms=gpu_only, gpu_only_method="cuda_graph" if gpu_only else None, eager_ms=eager))
+    assert t.host_bound is host_bound
+    if gpu_only:
+        assert t.host_overhead_ms == pytest.approx(eager[0] - gpu_only[0])
+        assert t.eager_over_gpu_only == pytest.approx(eager[0] / gpu_only[0])
+
+
+def test_row_has_every_column_once():
+    r = timings.row(timings.times(run(gpu_only_ms=[1.0, 2.0], gpu_only_method="cuda_graph", eager_ms=[3.0],
+                                      host_ms=[0.5])))
+    assert list(r) == timings.COLUMNS
+    assert r["gpu_only_ms"] == 1.5 and r["eager_ms"] == 3.0 and r["host_ms"] == 0.5 and r["host_bound"] is True
+
+
+# --------------------------------------------------------------------------- committed sets
+
+
+def test_schema1_h200_set_falls_back_to_the_kernel_sum(h200):
+    df = timings.times_frame(h200)
+    runs = df[(df["record"] == "run") & (df["status"] == "ok")].set_index(["mode", "variant"])
+    assert set(runs["gpu_only_method"]) == {"kernel_sum"}
+    assert runs["gpu_only_reason"].str.contains("schema 1").all()
+    assert (runs["gpu_only_ms"] == runs["kernel_sum_ms"]).all() and runs["gpu_only_ms"].gt(0).all()
+    assert (runs["gpu_only_n"] == 3).all()  # three profiled calls per run
+    assert runs["eager_n"].ge(100).all() and runs["host_n"].gt(0).all()
+    # The flash forward: its one kernel's three profiled durations, their median (trace).
+    tr = trace.parse(h200.path / "traces" / "inference__sdpa_flash.json.gz")
+    durs = sorted(fw.gpu[0].dur for fw in tr.forwards)
+    assert runs.loc[("inference", "sdpa_flash"), "gpu_only_ms"] == pytest.approx(durs[1] / 1e3)
+    # cuDNN's forward: 57 µs of GPU events in a ~96 µs eager call: the GPU waits on the host.
+    cudnn = runs.loc[("inference", "sdpa_cudnn")]
+    assert cudnn["host_bound"] and cudnn["eager_over_gpu_only"] > timings.HOST_BOUND_EAGER_RATIO
+    assert cudnn["host_overhead_ms"] == pytest.approx(cudnn["eager_ms"] - cudnn["gpu_only_ms"])
+    # The naive forward is GPU-bound: eager within a few percent of its kernels.
+    assert not runs.loc[("inference", "naive"), "host_bound"]
+    assert abs(runs.loc[("inference", "naive"), "eager_over_gpu_only"] - 1) < 0.05
+
+
+def test_h200_sweep_points_each_get_a_gpu_only_time(h200):
+    df = timings.times_frame(h200)
+    sw = df[(df["record"] == "sweep") & (df["status"] == "ok")]
+    traced = {(p.variant, p.point.head_dim, p.point.kv_len) for p in h200.rs.sweep if p.trace}
+    has = [(v, d, s) in traced for v, d, s in zip(sw["variant"], sw["head_dim"], sw["kv_len"])]
+    assert sum(has) > 50 and sw[has]["gpu_only_ms"].gt(0).all() and sw[has]["gpu_only_absent"].isna().all()
+    # Schema 1 traced the head-dim-64 points only: the others have no kernel sum, and say why.
+    untraced = sw[[not h for h in has]]
+    assert len(untraced) and untraced["gpu_only_ms"].isna().all()
+    assert set(untraced["gpu_only_absent"]) == {"no_trace"} and untraced["eager_ms"].gt(0).all()
+    naive = sw[(sw["variant"] == "naive") & (sw["head_dim"] == 64)].sort_values("kv_len")
+    assert naive["gpu_only_ms"].is_monotonic_increasing  # longer sequences take longer
+
+
+def test_cpu_set_has_no_gpu_only_time():
+    path = next(p for p in schema.list_sets(RESULTS) if p.name.startswith("cpu-"))
+    df = timings.times_frame(tables.load_set(path))
+    ok = df[df["status"] == "ok"]
+    assert len(ok) and ok["gpu_only_ms"].isna().all() and ok["gpu_only_method"].isna().all()
+    assert set(ok["gpu_only_absent"]) == {"no_gpu"}
+    assert ok["host_ms"].gt(0).all() and ok["host_bound"].isna().all()  # schema 1 kept the CPU's wall time as host time
