@@ -1,0 +1,222 @@
+"""Nsight Compute counters matched to the trace's kernels, and the facts they support.
+
+Takes: a run (gen.model.schema `VariantRun`, whose `counters` hold one
+`KernelCounters` per kernel launch of one call, in launch order) and its
+parsed trace (gen.analysis.trace). Gives: `match(run, trace) -> Matched`:
+one row per kernel of the trace's first profiled call (`COLUMNS`: the
+trace's launch index, name, estimate and op path beside the counters), the
+name mismatches found on the way, and why there are no counters where there
+are none (`Absent`); `kernel_facts(row)`, the numbers a page or finding words
+(no sentences); `bound(sm_pct, dram_pct)`.
+
+Matching: ncu profiles kernels only (no memcpy or memset) and demangles names
+itself (template arguments may print differently from the trace's, e.g.
+`2UL` for `2ul` or `T2` for a type), so the two are aligned in launch order
+on the short name (`trace.short_name`): equal stretches pair up; a stretch
+replaced by one of the same length pairs up with its names recorded as a
+mismatch; anything else is left unpaired and recorded. No torch.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from gen.analysis import trace as trace_mod
+from gen.model import schema
+
+# Nsight Compute's own Speed Of Light rule (SOLBottleneck) calls a kernel
+# latency-bound when both its compute (SM) and its memory throughput stay below
+# 60% of peak; above that, the larger of the two is what bounds it. The same
+# line here, on the SM and DRAM throughput the counter pass records.
+BOUND_PCT = 60.0
+# The profiler's occupancy estimate and the measured value are "apart" when they
+# differ by more than this many points of occupancy: below it, the estimate's
+# rounding (whole blocks per SM) and ncu's sampling explain the gap.
+ESTIMATE_GAP_PCT = 10.0
+
+
+class Bound(enum.StrEnum):
+    MEMORY = "memory"  # DRAM throughput at BOUND_PCT or more, and at least the SM's
+    COMPUTE = "compute"  # SM throughput at BOUND_PCT or more, above DRAM's
+    LATENCY = "latency"  # both below BOUND_PCT: neither unit is kept busy
+
+
+class Absent(enum.StrEnum):
+    """Why a run has no counters (gen.report words each)."""
+
+    NO_GPU = "no_gpu"  # a CPU run
+    PUBLISHED = "published"  # a reference set: figures as published, no counter pass
+    NOT_RUN = "not_run"  # the run itself did not complete (status not ok)
+    NOT_CAPTURED = "not_captured"  # the set's capture took no counter pass (schema 1 sets, or asked not to)
+    UNAVAILABLE = "unavailable"  # the counter pass was tried and failed: capture's reason kept
+    NO_TRACE = "no_trace"  # counters, but no trace to match them to
+
+
+class Pairing(enum.StrEnum):
+    OK = "ok"  # same short name, same place in launch order
+    NAME_DIFFERS = "name_differs"  # same place, different short name
+    NO_COUNTERS = "no_counters"  # the trace has this kernel, ncu did not profile it
+
+
+COUNTER_FIELDS = ["achieved_occupancy_pct", "theoretical_occupancy_pct", "occupancy_limiter", "registers_per_thread",
+                  "shared_memory_bytes", "sm_throughput_pct", "dram_throughput_pct", "tensor_pipe_pct",
+                  "l2_hit_rate_pct"]
+COLUMNS = (["index", "name", "short_name", "dur_us", "estimate_pct", "launch_api", "op_path", "pairing",
+            "counter_index", "ncu_name", "ncu_duration_us"] + COUNTER_FIELDS + ["bound", "rules"])
+
+
+@dataclass
+class Matched:
+    """Counters of one run against its trace. `frame` has one row per kernel of
+    the first profiled call (empty when `absent`); `mismatches` one dict per
+    kernel paired under another name or left unpaired (`where`: "both",
+    "trace" or "ncu"); `reason` is capture's text for UNAVAILABLE."""
+
+    frame: pd.DataFrame
+    absent: Absent | None = None
+    reason: str | None = None
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def measured(self) -> bool:
+        return self.absent is None and bool(self.frame["pairing"].ne(Pairing.NO_COUNTERS).any())
+
+
+def bound(sm_pct: float | None, dram_pct: float | None) -> Bound | None:
+    """What bounds a kernel by its SM and DRAM throughput (% of peak); None when either is missing."""
+    if _missing(sm_pct) or _missing(dram_pct):
+        return None
+    if max(sm_pct, dram_pct) < BOUND_PCT:
+        return Bound.LATENCY
+    return Bound.MEMORY if dram_pct >= sm_pct else Bound.COMPUTE
+
+
+def _missing(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def _empty() -> pd.DataFrame:
+    return pd.DataFrame(columns=COLUMNS)
+
+
+def _absent(run: schema.VariantRun, device: str) -> tuple[Absent, str | None] | None:
+    if run.published is not None:
+        return Absent.PUBLISHED, None
+    if device != "cuda" or run.device != "cuda":
+        return Absent.NO_GPU, None
+    if run.status != schema.Status.OK:
+        return Absent.NOT_RUN, None
+    c = run.counters
+    if c is None:
+        return Absent.NOT_CAPTURED, None
+    if c.status != schema.Status.OK:
+        return Absent.UNAVAILABLE, c.reason
+    return None
+
+
+def pair(trace_names: list[str], ncu_names: list[str]) -> tuple[list[tuple[int, int | None, Pairing]], list[dict]]:
+    """Align two lists of kernel names in launch order. Returns (trace position,
+    ncu position or None, pairing) for every trace kernel, and the mismatches."""
+    ta = [trace_mod.short_name(n) for n in trace_names]
+    na = [trace_mod.short_name(n) for n in ncu_names]
+    pairs: list[tuple[int, int | None, Pairing]] = []
+    mism: list[dict] = []
+    sm = difflib.SequenceMatcher(a=ta, b=na, autojunk=False)
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            pairs += [(i, j1 + k, Pairing.OK) for k, i in enumerate(range(i1, i2))]
+        elif op == "replace" and i2 - i1 == j2 - j1:
+            for k, i in enumerate(range(i1, i2)):
+                pairs.append((i, j1 + k, Pairing.NAME_DIFFERS))
+                mism.append(dict(where="both", trace_position=i, ncu_position=j1 + k, trace_name=trace_names[i],
+                                 ncu_name=ncu_names[j1 + k]))
+        else:
+            for i in range(i1, i2):
+                pairs.append((i, None, Pairing.NO_COUNTERS))
+                mism.append(dict(where="trace", trace_position=i, ncu_position=None, trace_name=trace_names[i],
+                                 ncu_name=None))
+            for j in range(j1, j2):
+                mism.append(dict(where="ncu", trace_position=None, ncu_position=j, trace_name=None,
+                                 ncu_name=ncu_names[j]))
+    return sorted(pairs, key=lambda p: p[0]), mism
+
+
+def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cuda") -> Matched:
+    """The counters of `run` beside the kernels of `tr`'s first profiled call.
+    `device` is the set's (environment.device)."""
+    why = _absent(run, device)
+    if why is not None:
+        return Matched(_empty(), why[0], why[1])
+    if tr is None or not tr.forwards:
+        return Matched(_empty(), Absent.NO_TRACE)
+    kernels = [g for g in tr.forwards[0].gpu if g.kind == "kernel"]
+    counted = sorted(run.counters.kernels, key=lambda k: k.index)
+    pairs, mism = pair([g.name for g in kernels], [k.name for k in counted])
+    for m in mism:  # positions -> the trace's launch index and ncu's own index
+        if m["trace_position"] is not None:
+            m["index"] = kernels[m["trace_position"]].index
+        if m["ncu_position"] is not None:
+            m["counter_index"] = counted[m["ncu_position"]].index
+    rows = []
+    for i, j, how in pairs:
+        g = kernels[i]
+        k = counted[j] if j is not None else None
+        row = dict(index=g.index, name=g.name, short_name=g.short_name, dur_us=g.dur,
+                   estimate_pct=g.occupancy_pct if g.occupancy_pct is not None else math.nan,
+                   launch_api=g.launch_api, op_path=list(g.op_path), pairing=how.value,
+                   counter_index=k.index if k else None, ncu_name=k.name if k else None,
+                   ncu_duration_us=k.duration_ns / 1e3 if k and k.duration_ns is not None else math.nan)
+        for f in COUNTER_FIELDS:
+            v = getattr(k, f) if k else None
+            row[f] = v if v is not None else (None if f == "occupancy_limiter" else math.nan)
+        row["bound"] = bound(row["sm_throughput_pct"], row["dram_throughput_pct"])
+        row["rules"] = [dict(name=r.name, estimated_speedup_pct=r.estimated_speedup_pct) for r in k.rules] if k else []
+        rows.append(row)
+    return Matched(pd.DataFrame(rows, columns=COLUMNS), mismatches=mism)
+
+
+def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
+    """The facts one kernel's counters support, as numbers and names (`fact` says which):
+
+    - estimate_vs_measured: the profiler's estimate was 0% or missing, or more than
+      ESTIMATE_GAP_PCT points from the measured occupancy (estimate_pct, achieved_pct,
+      theoretical_pct, launch_api, estimate_missing).
+    - occupancy_limit: theoretical occupancy under 100% (theoretical_pct, limiter,
+      registers_per_thread, shared_memory_bytes, achieved_pct).
+    - bound: memory, compute or latency (kind, sm_pct, dram_pct, tensor_pipe_pct).
+    - ncu_rule: each rule with an estimated speed-up (name, estimated_speedup_pct), largest first.
+    """
+    r = dict(row)
+    if r.get("pairing") == Pairing.NO_COUNTERS:
+        return []
+    out: list[dict[str, Any]] = []
+    est, ach, theo = r.get("estimate_pct"), r.get("achieved_occupancy_pct"), r.get("theoretical_occupancy_pct")
+    if not _missing(ach):
+        est_missing = _missing(est) or est == 0
+        if est_missing or abs(est - ach) > ESTIMATE_GAP_PCT:
+            out.append(dict(fact="estimate_vs_measured", estimate_pct=None if _missing(est) else est,
+                            achieved_pct=ach, theoretical_pct=None if _missing(theo) else theo,
+                            launch_api=r.get("launch_api"), estimate_missing=est_missing))
+    if not _missing(theo) and theo < 100:
+        limiter = r.get("occupancy_limiter")
+        out.append(dict(fact="occupancy_limit", theoretical_pct=theo, limiter=None if _missing(limiter) else limiter,
+                        registers_per_thread=None if _missing(r.get("registers_per_thread"))
+                        else int(r["registers_per_thread"]),
+                        shared_memory_bytes=None if _missing(r.get("shared_memory_bytes"))
+                        else int(r["shared_memory_bytes"]),
+                        achieved_pct=None if _missing(ach) else ach))
+    b = r.get("bound")
+    if not _missing(b) and b:
+        tp = r.get("tensor_pipe_pct")
+        out.append(dict(fact="bound", kind=str(b), sm_pct=r["sm_throughput_pct"], dram_pct=r["dram_throughput_pct"],
+                        tensor_pipe_pct=None if _missing(tp) else tp))
+    fired = [x for x in (r.get("rules") or []) if not _missing(x.get("estimated_speedup_pct"))]
+    for x in sorted(fired, key=lambda x: -x["estimated_speedup_pct"]):
+        out.append(dict(fact="ncu_rule", name=x["name"], estimated_speedup_pct=x["estimated_speedup_pct"]))
+    return out

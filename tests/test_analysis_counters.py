@@ -1,0 +1,182 @@
+"""Nsight Compute counters against the trace's kernels (gen.analysis.counters)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from gen.analysis import counters, tables, trace
+from gen.analysis.values import missing
+from gen.model import schema
+from tests.conftest import RESULTS
+from tests.test_analysis_timings import gpu_event
+
+FLASH = ("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
+         "cutlass::bfloat16_t>, false, true, false>(Flash_fwd_params)")
+# ncu's demangler prints some template arguments differently from the trace's.
+FLASH_NCU = ("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<(int)64, (int)128, (int)128, (int)4, "
+             "(bool)0, (bool)0, cutlass::bfloat16_t>, (bool)0, (bool)1, (bool)0>(T1)")
+
+
+def kc(index: int, name: str, **kw) -> schema.KernelCounters:
+    return schema.KernelCounters(index=index, name=name, **kw)
+
+
+def a_trace(*events: trace.GpuEvent) -> trace.Trace:
+    return trace.Trace("t", [trace.Forward(0, 0.0, 500.0, gpu=list(events))], 0, [])
+
+
+def a_run(kernels=None, status="ok", counters_status="ok", reason=None, device="cuda", published=None):
+    c = None if kernels is None else schema.Counters(status=counters_status, reason=reason, kernels=kernels)
+    return schema.VariantRun(variant="v", mode="inference", status=status, device=device, counters=c,
+                             published=published)
+
+
+@pytest.mark.parametrize("sm, dram, want", [
+    (90.0, 20.0, counters.Bound.COMPUTE),
+    (20.0, 85.0, counters.Bound.MEMORY),
+    (70.0, 70.0, counters.Bound.MEMORY),  # a tie goes to memory
+    (59.9, 59.9, counters.Bound.LATENCY),
+    (60.0, 10.0, counters.Bound.COMPUTE),  # at the line
+    (None, 50.0, None),
+    (float("nan"), 50.0, None),
+])
+def test_bound(sm, dram, want):
+    assert counters.bound(sm, dram) == want
+
+
+@pytest.mark.parametrize("trace_names, ncu_names, pairings, where", [
+    (["a", "b", "c"], ["a", "b", "c"], ["ok", "ok", "ok"], []),
+    # a name printed differently at the same place: paired, recorded
+    (["a", "b", "c"], ["a", "x", "c"], ["ok", "name_differs", "ok"], ["both"]),
+    # ncu missed a kernel: the rest still pair by name
+    (["a", "b", "c"], ["a", "c"], ["ok", "no_counters", "ok"], ["trace"]),
+    # ncu saw one the trace did not attribute to the call
+    (["a", "c"], ["a", "b", "c"], ["ok", "ok"], ["ncu"]),
+    ([], ["a"], [], ["ncu"]),
+])
+def test_pair(trace_names, ncu_names, pairings, where):
+    pairs, mism = counters.pair(trace_names, ncu_names)
+    assert [p[0] for p in pairs] == list(range(len(trace_names)))
+    assert [p[2].value for p in pairs] == pairings
+    assert [m["where"] for m in mism] == where
+
+
+def test_match_skips_memcpy_and_keeps_the_trace_index():
+    tr = a_trace(gpu_event(0, 3.0, "memset", "Memset (Device)"),
+                 dataclasses.replace(gpu_event(1, 96.0, name=FLASH), occupancy_pct=13.0, op_path=("aten::sdpa", "f")),
+                 gpu_event(2, 4.0, name="void at::native::vectorized_elementwise_kernel<8, F>(int, F)"))
+    run = a_run([kc(0, FLASH_NCU, duration_ns=95_000.0, registers_per_thread=255, shared_memory_bytes=49152,
+                    achieved_occupancy_pct=12.4, theoretical_occupancy_pct=12.5, occupancy_limiter="registers",
+                    sm_throughput_pct=71.0, dram_throughput_pct=18.0, tensor_pipe_pct=64.0, l2_hit_rate_pct=80.0,
+                    rules=[schema.NcuRule("IssueSlotUtilization", 12.0), schema.NcuRule("Occupancy", None)]),
+                 kc(1, "void at::native::vectorized_elementwise_kernel<(int)8, F>(int, T2)")])
+    m = counters.match(run, tr)
+    assert m.absent is None and m.measured and m.mismatches == []
+    assert list(m.frame.columns) == counters.COLUMNS
+    assert list(m.frame["index"]) == [1, 2] and list(m.frame["pairing"]) == ["ok", "ok"]
+    f = m.frame.iloc[0]
+    assert f["op_path"] == ["aten::sdpa", "f"] and f["ncu_duration_us"] == pytest.approx(95.0)
+    assert f["registers_per_thread"] == 255 and f["occupancy_limiter"] == "registers"
+    assert f["bound"] == counters.Bound.COMPUTE
+    second = m.frame.iloc[1]
+    assert math.isnan(second["achieved_occupancy_pct"]) and missing(second["occupancy_limiter"])
+    assert missing(second["bound"])
+
+
+def test_mismatches_name_the_trace_index_and_the_counter_index():
+    tr = a_trace(gpu_event(0, 1.0, "memcpy", "Memcpy DtoD"), gpu_event(1, 5.0, name="alpha"),
+                 gpu_event(2, 5.0, name="beta"))
+    m = counters.match(a_run([kc(0, "alpha"), kc(1, "gamma")]), tr)
+    assert list(m.frame["pairing"]) == ["ok", "name_differs"]
+    (mm,) = m.mismatches
+    assert (mm["index"], mm["counter_index"], mm["trace_name"], mm["ncu_name"]) == (2, 1, "beta", "gamma")
+
+
+@pytest.mark.parametrize("run, device, tr, absent, reason", [
+    (a_run(None), "cuda", a_trace(), counters.Absent.NOT_CAPTURED, None),
+    (a_run([], counters_status="unavailable", reason="ERR_NVGPUCTRPERM"), "cuda", a_trace(),
+     counters.Absent.UNAVAILABLE, "ERR_NVGPUCTRPERM"),
+    (a_run(None, device="cpu"), "cpu", None, counters.Absent.NO_GPU, None),
+    (a_run([kc(0, "a")], status="oom"), "cuda", None, counters.Absent.NOT_RUN, None),
+    (a_run(None, published=schema.Published(gpu_time_ms=1.0)), "cuda", None, counters.Absent.PUBLISHED, None),
+    (a_run([kc(0, "a")]), "cuda", None, counters.Absent.NO_TRACE, None),
+])
+def test_absent(run, device, tr, absent, reason):
+    m = counters.match(run, tr, device)
+    assert m.absent == absent and m.reason == reason and m.frame.empty and not m.measured
+
+
+@pytest.mark.parametrize("row, facts", [
+    # cuLaunchKernelEx: the profiler gives 0%, ncu measured 40%
+    (dict(estimate_pct=0.0, achieved_occupancy_pct=40.0, theoretical_occupancy_pct=100.0,
+          launch_api="cuLaunchKernelEx"), ["estimate_vs_measured"]),
+    # estimate close to measured: nothing to say
+    (dict(estimate_pct=45.0, achieved_occupancy_pct=40.0, theoretical_occupancy_pct=100.0), []),
+    (dict(estimate_pct=90.0, achieved_occupancy_pct=40.0, theoretical_occupancy_pct=100.0), ["estimate_vs_measured"]),
+    # flash: register-limited theoretical occupancy, compute-bound, one rule with a speed-up
+    (dict(estimate_pct=13.0, achieved_occupancy_pct=12.4, theoretical_occupancy_pct=12.5,
+          occupancy_limiter="registers", registers_per_thread=255, shared_memory_bytes=49152,
+          sm_throughput_pct=71.0, dram_throughput_pct=18.0, tensor_pipe_pct=64.0, bound=counters.Bound.COMPUTE,
+          rules=[dict(name="A", estimated_speedup_pct=3.0), dict(name="B", estimated_speedup_pct=9.0),
+                 dict(name="C", estimated_speedup_pct=None)]),
+     ["occupancy_limit", "bound", "ncu_rule", "ncu_rule"]),
+    (dict(pairing="no_counters", estimate_pct=0.0), []),
+    # a frame row: missing values are NaN, not None
+    (dict(estimate_pct=20.0, achieved_occupancy_pct=math.nan, theoretical_occupancy_pct=50.0,
+          occupancy_limiter=math.nan, bound=math.nan, rules=[]), ["occupancy_limit"]),
+])
+def test_kernel_facts(row, facts):
+    got = counters.kernel_facts(row)
+    assert [f["fact"] for f in got] == facts
+    assert all(isinstance(v, (int, float, str, bool, type(None))) for f in got for v in f.values())
+    rules = [f for f in got if f["fact"] == "ncu_rule"]
+    assert [r["name"] for r in rules] == sorted((r["name"] for r in rules), reverse=True)  # largest speed-up first
+    limit = [f for f in got if f["fact"] == "occupancy_limit"]
+    if limit:
+        assert limit[0]["limiter"] == "registers" and limit[0]["registers_per_thread"] == 255
+
+
+def test_estimate_vs_measured_numbers():
+    (f,) = counters.kernel_facts(dict(estimate_pct=None, achieved_occupancy_pct=33.0, theoretical_occupancy_pct=100.0,
+                                      launch_api="cuLaunchKernelEx"))
+    assert f == dict(fact="estimate_vs_measured", estimate_pct=None, achieved_pct=33.0, theoretical_pct=100.0,
+                     launch_api="cuLaunchKernelEx", estimate_missing=True)
+
+
+# --------------------------------------------------------------------------- committed sets
+
+
+def test_real_naive_trace_against_ncu_style_names(h200):
+    """The naive forward's real trace, with counters named the way ncu prints them:
+    every kernel pairs, the memset and memcpy are skipped."""
+    tr = h200.trace("inference", "naive")
+    kernels = [g for g in tr.forwards[0].gpu if g.kind == "kernel"]
+    ncu = [kc(i, g.name.replace(", ", ",").replace("8,", "(int)8,"), achieved_occupancy_pct=50.0)
+           for i, g in enumerate(kernels)]
+    run = dataclasses.replace(h200.rs.run("naive"), counters=schema.Counters("ok", None, ncu))
+    m = counters.match(run, tr)
+    assert m.mismatches == [] and set(m.frame["pairing"]) == {"ok"}
+    assert list(m.frame["index"]) == [g.index for g in kernels] and len(kernels) < len(tr.forwards[0].gpu)
+    # the two matrix products launched with cuLaunchKernelEx: the estimate is 0%, the counters measured one
+    ex = m.frame[m.frame["launch_api"] == "cuLaunchKernelEx"]
+    assert len(ex) == 2
+    facts = [counters.kernel_facts(r) for _, r in ex.iterrows()]
+    assert all(f[0]["fact"] == "estimate_vs_measured" and f[0]["estimate_missing"] for f in facts)
+
+
+def test_committed_sets_say_why_there_are_no_counters(h200):
+    for run in h200.rs.runs:
+        m = counters.match(run, h200.trace(run.mode, run.variant) if run.status == "ok" else None)
+        assert m.absent == (counters.Absent.NOT_CAPTURED if run.status == "ok" else counters.Absent.NOT_RUN)
+    for path in schema.list_sets(RESULTS):
+        ls = tables.load_set(path)
+        for run in ls.rs.runs:
+            m = counters.match(run, None, ls.rs.environment.device)
+            assert m.absent is not None
+            if ls.rs.kind == "reference" and run.published is not None:
+                assert m.absent == counters.Absent.PUBLISHED
+            if ls.rs.environment.device == "cpu":
+                assert m.absent == counters.Absent.NO_GPU
