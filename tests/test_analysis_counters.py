@@ -182,3 +182,17 @@ def test_committed_sets_say_why_there_are_no_counters(h200):
                 assert m.absent == counters.Absent.PUBLISHED
             if ls.rs.environment.device == "cpu":
                 assert m.absent == counters.Absent.NO_GPU
+
+
+def test_by_name_takes_the_median_of_a_name_and_its_first_path():
+    tr = a_trace(dataclasses.replace(gpu_event(0, 5.0, name="k"), op_path=("aten::a",)),
+                 dataclasses.replace(gpu_event(1, 5.0, name="k"), op_path=("aten::b",)),
+                 gpu_event(2, 5.0, name="j"), gpu_event(3, 5.0, name="lost"))
+    m = counters.match(a_run([kc(0, "k", achieved_occupancy_pct=10.0, occupancy_limiter="warps"),
+                              kc(1, "k", achieved_occupancy_pct=30.0, occupancy_limiter="registers"),
+                              kc(2, "j", sm_throughput_pct=5.0)]), tr)
+    b = counters.by_name(m.frame)
+    assert list(b.index) == ["k", "j"]  # "lost" has no counters
+    assert b.loc["k", "achieved_occupancy_pct"] == 20.0 and b.loc["k", "op_path"] == ["aten::a"]
+    assert b.loc["k", "occupancy_limiter"] == "warps" and b.loc["j", "sm_throughput_pct"] == 5.0
+    assert counters.by_name(counters.match(a_run(None), tr).frame).empty

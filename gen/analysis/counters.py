@@ -181,6 +181,24 @@ def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cud
     return Matched(pd.DataFrame(rows, columns=COLUMNS), mismatches=mism)
 
 
+NUMERIC_FIELDS = [f for f in COUNTER_FIELDS if f != "occupancy_limiter"]
+
+
+def by_name(frame: pd.DataFrame) -> pd.DataFrame:
+    """The counters per full kernel name (the grouping of the summary's kernel list):
+    numbers are the median over that name's measured launches in the call; the op
+    path and the limiter are its first launch's. Indexed by name; launches without
+    counters are left out."""
+    cols = ["op_path", "occupancy_limiter"] + NUMERIC_FIELDS
+    got = frame[frame["pairing"] != Pairing.NO_COUNTERS] if not frame.empty else frame
+    if got.empty:
+        return pd.DataFrame(columns=cols, index=pd.Index([], name="name"))
+    g = got.groupby("name", sort=False)
+    out = g[NUMERIC_FIELDS].median()
+    first = g[["op_path", "occupancy_limiter"]].first()
+    return first.join(out)[cols]
+
+
 def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
     """The facts one kernel's counters support, as numbers and names (`fact` says which):
 
