@@ -237,6 +237,12 @@ class Published:
     occupancy_pct: float | None = None
     launch_api: str | None = None
     note: str | None = None
+    # Added after schema 2 shipped, optional with defaults, so files without them
+    # still load unchanged: no version bump. tflops is as the source computed it,
+    # under flop_convention; approximate when read off a chart, not a table.
+    tflops: float | None = None
+    flop_convention: str | None = None
+    approximate: bool = False
 
 
 @dataclass
@@ -280,6 +286,7 @@ class SweepPoint:
     rel_error: float | None = None
     trace: str | None = None
     compile_time_s: float | None = None
+    published: Published | None = None  # reference sets only; optional, so no version bump
 
     @property
     def seq_len(self) -> int:
