@@ -137,5 +137,5 @@ def test_cpu_set_has_no_gpu_only_time():
     df = timings.times_frame(tables.load_set(path))
     ok = df[df["status"] == "ok"]
     assert len(ok) and ok["gpu_only_ms"].isna().all() and ok["gpu_only_method"].isna().all()
-    assert set(ok["gpu_only_absent"]) == {"no_gpu"}
+    assert set(ok["gpu_only_absent"]) == {"not_measured"}
     assert ok["host_ms"].gt(0).all() and ok["host_bound"].isna().all()  # schema 1 kept the CPU's wall time as host time

@@ -83,7 +83,9 @@ class Times:
     eager: Spread
     host: Spread
     calls_per_replay: int | None = None
-    gpu_only_absent: str | None = None  # why no GPU-only time: "no_gpu" (no method: a CPU), "no_trace" (nothing to add up)
+    # Why there is no GPU-only time: "not_measured" (no method: a CPU, or graph timing not asked
+    # for; gpu_only_reason says which) or "no_trace" (kernel_sum with no trace to add up).
+    gpu_only_absent: str | None = None
 
     @property
     def host_overhead_ms(self) -> float:
@@ -124,7 +126,7 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
         method, gpu_only = schema.GpuOnlyMethod.KERNEL_SUM.value, ksum
     else:
         gpu_only = Spread()
-    absent = None if gpu_only.n else ("no_gpu" if method is None else "no_trace")
+    absent = None if gpu_only.n else ("not_measured" if method is None else "no_trace")
     return Times(gpu_only=gpu_only, gpu_only_method=method, gpu_only_reason=reason, kernel_sum=ksum,
                  eager=spread(t.eager_ms), host=spread(t.host_ms), calls_per_replay=t.calls_per_replay,
                  gpu_only_absent=absent)
