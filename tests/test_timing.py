@@ -1,0 +1,171 @@
+"""gen.capture.timing with a fake timer (simulated clock, chosen costs), on the CPU."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import pytest
+
+pytest.importorskip("torch")
+
+from gen.capture import timing  # noqa: E402
+from gen.model import schema  # noqa: E402
+
+
+class FakeTimer(timing.Timer):
+    """A simulated device: each call costs `eager(i)` ms of loop time (i counts
+    calls), `host` ms of dispatch and `gpu` ms of GPU time inside a graph."""
+
+    def __init__(self, eager, gpu=None, host=0.05, capture_error=None):
+        self.eager, self.gpu_cost, self.host = eager, gpu, host
+        self.gpu = gpu is not None
+        self.capture_error = capture_error
+        self.clock_s = 0.0
+        self.calls = 0
+        self.captures: list[int] = []
+        self.released = 0
+
+    def now(self):
+        return self.clock_s
+
+    def _one(self, call, cost_ms):
+        call()
+        self.calls += 1
+        self.clock_s += cost_ms / 1e3
+        return cost_ms
+
+    def loop_ms(self, call, n):
+        return [self._one(call, self.eager(self.calls)) for _ in range(n)]
+
+    def host_ms(self, call, n):
+        return [self._one(call, self.host) for _ in range(n)]
+
+    def capture(self, call, n):
+        if self.capture_error:
+            raise self.capture_error
+        self.captures.append(n)
+        return n
+
+    def replay_ms(self, graph, n):
+        self.clock_s += n * graph * self.gpu_cost / 1e3
+        return [graph * self.gpu_cost] * n
+
+    def release(self, graph):
+        self.released += 1
+
+
+def nothing():
+    return None
+
+
+BUDGET = timing.Budget()
+
+
+def test_warm_up_waits_for_the_clocks_to_settle():
+    # Clocks unsteady: runs of 2 ms and 1 ms calls for the first 600 calls
+    # (0.9 s, past warmup_min_s), then steady at 1 ms.
+    timer = FakeTimer(lambda i: 2.0 if i < 600 and (i // 25) % 2 == 0 else 1.0)
+    iters, windows = timing.warm_up(nothing, timer, BUDGET)
+    assert iters >= 600 and iters == timer.calls
+    assert max(windows) == 2.0 and windows[-3:] == [1.0, 1.0, 1.0]
+    # it stopped soon after settling: four windows of 20 calls at most past the change
+    assert iters <= 600 + 4 * 20
+
+
+def test_warm_up_runs_its_minimum_time_even_when_settled_at_once():
+    timer = FakeTimer(lambda i: 1.0)
+    iters, windows = timing.warm_up(nothing, timer, BUDGET)
+    assert timer.clock_s >= BUDGET.warmup_min_s and iters >= BUDGET.warmup_min
+    assert timer.clock_s < BUDGET.warmup_min_s + 0.05
+
+
+def test_warm_up_gives_up_at_its_maximum_time_when_times_never_settle():
+    # Every call 10% slower than the one before a window earlier: never within 3%.
+    timer = FakeTimer(lambda i: 0.5 * 1.01**i)
+    b = timing.Budget(warmup_max_s=0.3)
+    iters, windows = timing.warm_up(nothing, timer, b)
+    assert 0.3 <= timer.clock_s < 0.3 + windows[-1] * 201 / 1e3
+    assert windows == sorted(windows) and len(windows) >= 3
+
+
+def test_measure_gives_three_labelled_times_from_the_right_loops():
+    timer = FakeTimer(lambda i: 0.15, gpu=0.1, host=0.04)
+    t = timing.measure(nothing, "cuda", BUDGET, timer=timer)
+    assert t.gpu_only_method == schema.GpuOnlyMethod.CUDA_GRAPH and t.gpu_only_reason is None
+    assert t.gpu_only_ms and all(s == pytest.approx(0.1) for s in t.gpu_only_ms)
+    assert set(t.eager_ms) == {0.15} and set(t.host_ms) == {0.04}
+    # one replay lasts at least graph_min_replay_ms: the eager estimate (0.15 ms)
+    # asked for 14 calls, too few at 0.1 ms, so it captured again with 20
+    assert timer.captures == [14, 20] and t.calls_per_replay == 20
+    assert t.calls_per_replay * 0.1 >= BUDGET.graph_min_replay_ms
+    assert timer.released == 2  # every graph's memory given back
+    assert t.warmup_iters > 0 and t.warmup_window_ms
+    # the eager loop runs at least min_measure_s, the host loop host_repeats
+    assert len(t.eager_ms) == BUDGET.max_repeats  # 0.5 s would be 3334 calls: capped
+    assert len(t.host_ms) == BUDGET.host_repeats
+    # and nothing but these loops called it
+    assert timer.calls == t.warmup_iters + len(t.eager_ms) + len(t.host_ms)
+
+
+def test_graph_calls_are_capped_for_tiny_calls():
+    timer = FakeTimer(lambda i: 0.001, gpu=0.0005)
+    t = timing.measure(nothing, "cuda", BUDGET, timer=timer)
+    assert t.calls_per_replay == BUDGET.graph_max_calls == timer.captures[-1]
+    assert statistics.median(t.gpu_only_ms) == pytest.approx(0.0005)
+
+
+def test_slow_call_is_captured_once_per_graph():
+    timer = FakeTimer(lambda i: 5.0, gpu=4.9)
+    t = timing.measure(nothing, "cuda", timing.Budget(warmup_max_s=0.2, min_measure_s=0.1, repeats=10), timer=timer)
+    assert timer.captures == [1] and t.calls_per_replay == 1
+    assert len(t.eager_ms) == 20  # min_measure_s 0.1 s of 5 ms calls, above repeats
+    assert 5 <= len(t.gpu_only_ms) <= timing.Budget().graph_replays
+
+
+def test_capture_failure_falls_back_to_kernel_sum_with_the_first_line_of_why():
+    err = RuntimeError("CUDA error: operation not permitted when stream is capturing\nCompile with TORCH_USE_CUDA_DSA")
+    timer = FakeTimer(lambda i: 0.2, gpu=0.1, capture_error=err)
+    t = timing.measure(nothing, "cuda", BUDGET, timer=timer)
+    assert t.gpu_only_method == schema.GpuOnlyMethod.KERNEL_SUM
+    assert t.gpu_only_reason == "RuntimeError: CUDA error: operation not permitted when stream is capturing"
+    assert t.gpu_only_ms == [] and t.calls_per_replay is None
+    assert t.eager_ms and t.host_ms  # the other two times are still there
+
+
+def test_no_gpu_means_no_gpu_only_time():
+    timer = FakeTimer(lambda i: 0.3)
+    t = timing.measure(nothing, "cpu", BUDGET, timer=timer)
+    assert t.gpu_only_method is None and t.gpu_only_reason == timing.NO_GPU and not t.gpu_only_ms
+    assert t.eager_ms and t.host_ms
+
+
+def test_graph_false_is_said_so():
+    t = timing.measure(nothing, "cuda", BUDGET, graph=False, timer=FakeTimer(lambda i: 0.3, gpu=0.2))
+    assert t.gpu_only_method is None and t.gpu_only_reason == timing.NOT_ASKED
+
+
+def test_the_real_cpu_timer_measures_wall_time_per_call():
+    def busy():
+        end = time.perf_counter() + 0.002
+        while time.perf_counter() < end:
+            pass
+
+    b = timing.Budget(warmup_min=2, warmup_min_s=0.0, warmup_max_s=0.05, repeats=5, min_measure_s=0.0,
+                      host_repeats=3)
+    t = timing.measure(busy, "cpu", b)
+    assert len(t.eager_ms) == 5 and len(t.host_ms) == 3
+    assert min(t.eager_ms) >= 2.0 and min(t.host_ms) >= 2.0
+    assert statistics.median(t.eager_ms) < 20.0  # a loop of 2 ms calls, not of the whole run
+    with pytest.raises(timing.GraphUnavailable):
+        timing.Timer().capture(busy, 2)
+
+
+def test_timing_is_a_valid_schema_record():
+    t = timing.measure(nothing, "cuda", BUDGET, timer=FakeTimer(lambda i: 0.15, gpu=0.1))
+    run = schema.VariantRun(variant="x", mode="inference", status="ok", timing=t)
+    rs = schema.ResultSet(schema.SCHEMA_VERSION, "s", schema.Environment(
+        "cuda", *[None] * 17), schema.RunConfig(1, 1, 1, 1, "bf16", ["inference"], ["x"], 1, 1, 0, 0, 1, 1, 0),
+        [run])
+    back = schema.from_dict(schema.to_dict(rs))
+    assert back.runs[0].timing == t
