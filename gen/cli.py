@@ -1,9 +1,7 @@
 """`python -m gen VERB`: one function per verb, each calling one stage.
 
-Takes: argv. Gives: an exit status. User errors (schema.UserError: bad input,
-a bad option, a damaged file) are one line on stderr naming the file or option
-at fault (exit 2); anything else is a bug and keeps its traceback. SIGTERM is
-handled like Ctrl-C, so that nothing half-written is left.
+Takes: argv. Gives: an exit status; errors are one line on stderr naming the
+file or option at fault (exit 2), never a traceback.
 """
 
 from __future__ import annotations
@@ -29,33 +27,9 @@ def _shape(text: str) -> tuple[int, int, int, int]:
 
 def _ints(text: str) -> list[int]:
     try:
-        values = [int(x) for x in text.split(",") if x.strip()]
+        return [int(x) for x in text.split(",") if x]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a comma list of integers, got {text!r}") from None
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"expected a comma list of positive integers, got {text!r}")
-    return values
-
-
-def _scenarios(a):
-    """The --scenario list shaped by the other options: --tiny shrinks every
-    one; --shape, --sweep, --sweep-seqs and --sweep-dims shape the article's
-    (its lengths are swept only with --sweep); --dtype sets every one's.
-    Returns (scenarios, the article as shaped, even when not chosen)."""
-    from gen.model import scenarios as sc
-
-    chosen = sc.resolve(a.scenario)
-    if a.tiny:
-        chosen = [sc.tiny(s) for s in chosen]
-    article = sc.SCENARIOS[sc.ARTICLE]
-    article = sc.tiny(article) if a.tiny else article
-    b, h, s, d = a.shape or (article.batch, article.q_heads, article.run_length, article.head_dim)
-    dims = [d] + [x for x in (a.sweep_dims or article.head_dims) if x != d]
-    lengths = (a.sweep_seqs or list(article.lengths)) if a.sweep else []
-    article = sc.with_overrides(article, batch=b, heads=h, run_length=s, head_dims=dims, lengths=lengths,
-                                dtype=a.dtype)
-    chosen = [article if x.name == sc.ARTICLE else sc.with_overrides(x, dtype=a.dtype) for x in chosen]
-    return chosen, article
 
 
 def cmd_profile(a) -> int:
@@ -65,18 +39,18 @@ def cmd_profile(a) -> int:
     vs = variants.resolve(a.variants)
     modes = [m.strip() for m in a.mode.split(",") if m.strip()]
     bad = [m for m in modes if m not in ("inference", "train")]
-    if bad or not modes:
-        raise UserError(f"--mode: unknown mode(s) {', '.join(bad)}; use inference, train or both" if bad
-                        else f"--mode: no mode in {a.mode!r}; use inference, train or both")
+    if bad:
+        raise ValueError(f"--mode: unknown mode(s) {', '.join(bad)}; use inference, train or both")
     budget = capture.Budget()
     if a.quick:
         budget = capture.Budget(warmup_min=3, warmup_min_s=0.05, warmup_max_s=0.5, repeats=10,
                                 min_measure_s=0.05, max_repeats=50)
-    chosen, article = _scenarios(a)
-    shape = (article.batch, article.q_heads, article.run_length, article.head_dim)
+    seqs = None
+    if a.sweep:
+        seqs = a.sweep_seqs or [256 * 2**i for i in range(7)]
     path = capture.profile(
-        vs, shape, a.dtype or article.dtype, modes, Path(a.out), force=a.force, label=a.label, budget=budget,
-        time_limit_s=a.time_limit_s, if_missing=a.if_missing, scenarios=chosen,
+        vs, a.shape, a.dtype, modes, Path(a.out), force=a.force, label=a.label, budget=budget,
+        sweep_seqs=seqs, sweep_dims=a.sweep_dims or [64, 128], time_limit_s=a.time_limit_s, if_missing=a.if_missing,
     )
     print(path)
     return 0
@@ -118,20 +92,15 @@ def parser() -> argparse.ArgumentParser:
 
     pr = sub.add_parser("profile", help="run the variants under torch.profiler and write a result set")
     pr.add_argument("--variants", help="comma list (default: all default variants)")
-    pr.add_argument("--scenario", default="article",
-                    help="comma list of scenarios (gen/model/scenarios.py: article, gqa-prefill, decode, "
-                         "sliding-window), or all (default article)")
-    pr.add_argument("--tiny", action="store_true",
-                    help="every scenario at toy sizes (lengths / 256, head dim 16, a few heads): for tests")
-    pr.add_argument("--shape", type=_shape, help="the article's B,H,S,D (default 8,16,1024,64)")
-    pr.add_argument("--dtype", help="bf16, fp16 or fp32 (default: each scenario's, bf16)")
+    pr.add_argument("--shape", type=_shape, default=(8, 16, 1024, 64), help="B,H,S,D (default 8,16,1024,64)")
+    pr.add_argument("--dtype", default="bf16", help="bf16, fp16 or fp32 (default bf16)")
     pr.add_argument("--mode", default="inference", help="inference, train, or inference,train")
     pr.add_argument("--out", default=str(DEFAULT_RESULTS), help="results root (default results/)")
     pr.add_argument("--force", action="store_true", help="replace an existing result set")
     pr.add_argument("--if-missing", action="store_true", help="do nothing if this GPU's set exists")
     pr.add_argument("--label", help="suffix for the set's name, to keep a second set of one GPU")
     pr.add_argument("--quick", action="store_true", help="few repeats: for tests, not for numbers")
-    pr.add_argument("--sweep", action="store_true", help="also sweep the article's sequence length and head dim")
+    pr.add_argument("--sweep", action="store_true", help="also sweep sequence length and head dim")
     pr.add_argument("--sweep-seqs", type=_ints, help="sequence lengths (default 256..16384)")
     pr.add_argument("--sweep-dims", type=_ints, help="head dims (default 64,128)")
     pr.add_argument("--time-limit-s", type=float, default=3600.0,
@@ -163,34 +132,15 @@ def parser() -> argparse.ArgumentParser:
     bu.add_argument("--docs", default=str(DEFAULT_RESULTS.parent / "docs"))
     bu.add_argument("--skip-broken", action="store_true", help="build the rest when a set is unreadable")
     bu.set_defaults(func=cmd_build)
-
-    im = sub.add_parser("import", help="check a result set made elsewhere (folder or .tar.gz) and publish it here")
-    im.add_argument("path", help="a result set folder, or a .tar.gz / .tgz holding one")
-    im.add_argument("--results", default=str(DEFAULT_RESULTS))
-    im.add_argument("--force", action="store_true",
-                    help="replace a set of the same name; with --merge, let the imported records win")
-    im.add_argument("--merge", action="store_true",
-                    help="merge into the set of the same name (same GPU, torch, driver): the union of records")
-    im.set_defaults(func=cmd_import)
     return p
 
 
-def cmd_import(a) -> int:
-    from gen import importer
-
-    print(importer.run(Path(a.path), Path(a.results), force=a.force, merge=a.merge))
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
-    from gen.model import layout
-
     a = parser().parse_args(argv)
     try:
-        with layout.terminate_as_interrupt():
-            return a.func(a)
-    except UserError as exc:
-        # SchemaError and TraceError are UserErrors: each message names the file or option.
+        return a.func(a)
+    except (UserError, ValueError, FileExistsError, FileNotFoundError) as exc:
+        # SchemaError is a UserError and TraceError a ValueError: each message names the file.
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
