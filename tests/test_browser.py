@@ -31,31 +31,54 @@ pytestmark = [
 SETS = ["nvidia-h200__torch-2.11.0", "nvidia-a100-sxm4-80gb__article-2026-07"]
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    results = tmp_path_factory.mktemp("results")
-    for name in SETS:
-        shutil.copytree(ROOT / "results" / name, results / name)
-    project = build.copy_project(ROOT, tmp_path_factory.mktemp("project"))
-    build.run(results, project / "docs")
-    build.mkdocs_build(project, project / "site")
-    return project / "site"
-
-
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
 
+def _bind(directory: Path) -> http.server.ThreadingHTTPServer:
+    handler = functools.partial(_Quiet, directory=str(directory))
+    return http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+
+
+def _at_site_url(project: Path, url: str) -> None:
+    """Point the scratch project's site_url at the test server: Material's instant
+    navigation only takes over links that sitemap.xml lists under the page's own origin."""
+    config = project / "mkdocs.yml"
+    lines = [ln for ln in config.read_text(encoding="utf-8").splitlines() if not ln.startswith("site_url:")]
+    config.write_text(f"site_url: {url}/\n" + "\n".join(lines) + "\n", encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
-def server(site):
-    handler = functools.partial(_Quiet, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+def served(tmp_path_factory):
+    """The committed sets built into a site, served on 127.0.0.1 at its site_url."""
+    results = tmp_path_factory.mktemp("results")
+    for name in SETS:
+        shutil.copytree(ROOT / "results" / name, results / name)
+    project = build.copy_project(ROOT, tmp_path_factory.mktemp("project"))
+    site = project / "site"
+    httpd = _bind(site)
+    url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    try:
+        _at_site_url(project, url)
+        build.run(results, project / "docs")
+        build.mkdocs_build(project, site)
+        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+        thread.start()
+        yield site, url
+        httpd.shutdown()
+    finally:
+        httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def site(served) -> Path:
+    return served[0]
+
+
+@pytest.fixture(scope="module")
+def server(served) -> str:
+    return served[1]
 
 
 @pytest.fixture(scope="module")
@@ -180,6 +203,8 @@ SHOTS = [
     ("home", "index.html"),
     ("set-h200", "generated/sets/nvidia-h200__torch-2.11.0.html"),
     ("variant-naive", "generated/variants/naive.html"),
+    ("variant-sdpa_math", "generated/variants/sdpa_math.html"),
+    ("variant-sdpa_flash", "generated/variants/sdpa_flash.html"),
     ("variant-sdpa_cudnn", "generated/variants/sdpa_cudnn.html"),
 ]
 
@@ -278,3 +303,183 @@ def test_hostile_names_run_no_script_and_show_literally(browser, hostile_server)
         context.close()
     assert dialogs == []
     assert seen_gpu >= 3 and seen_variant >= 3, (seen_gpu, seen_variant)
+
+
+# --- Weight, instant navigation, figure data, layout, search (issue 12) ---
+
+def _requested_bundle(requests: list[str]) -> bool:
+    return any(urlparse(u).path.endswith("/vendor/vega-bundle.js") for u in requests)
+
+
+def test_chart_bundle_loads_only_where_charts_are(browser, server):
+    """A page without charts does not fetch the 0.9 MB chart bundle; a page with charts does and draws."""
+    context, page, requests, errors = _open(browser, server, "methodology.html")
+    page.wait_for_load_state("networkidle")
+    assert page.locator(".vega-chart").count() == 0
+    assert not _requested_bundle(requests), requests
+    context.close()
+    context, page, requests, errors = _open(browser, server, "generated/sets/nvidia-h200__torch-2.11.0.html")
+    drawn = _charts_drawn(page)
+    assert drawn and all(d["error"] is None and d["svgPaths"] > 0 for d in drawn), drawn
+    assert _requested_bundle(requests)
+    assert errors == []
+    context.close()
+
+
+_NEW_CHARTS_DRAWN = """() => { const c = Array.from(document.querySelectorAll('.vega-chart'));
+  return c.length > 0 && c.every(e => !e.dataset.old && (e.dataset.drawn || e.dataset.error)); }"""
+
+
+def _follow(page, selector: str, expect_path: str) -> None:
+    """Click a link as a reader would and wait for the new page's own charts to draw."""
+    page.evaluate("() => document.querySelectorAll('.vega-chart').forEach(e => e.dataset.old = '1')")
+    page.locator(selector).first.click()
+    page.wait_for_url(f"**/{expect_path}", timeout=10_000)
+    page.wait_for_function(_NEW_CHARTS_DRAWN, timeout=20_000)
+
+
+def test_instant_navigation_draws_every_page(browser, server):
+    """home -> a set page -> a variant page -> back, by clicks: Material swaps the pages in
+    (no reload: a mark on window survives), and each page's charts draw with data;
+    the views of pages left behind are let go."""
+    context, page, requests, errors = _open(browser, server, "index.html")
+    _charts_drawn(page)
+    page.evaluate("() => { window.__sameDocument = 1; }")
+    steps = [
+        ("nav a[href$='nvidia-h200__torch-2.11.0.html']", "generated/sets/nvidia-h200__torch-2.11.0.html"),
+        ("article a[href$='variants/sdpa_flash.html']", "generated/variants/sdpa_flash.html"),
+    ]
+    for selector, path in steps:
+        _follow(page, selector, path)
+        drawn = _charts_drawn(page)
+        assert all(d["error"] is None and d["svgPaths"] > 0 for d in drawn), (path, drawn)
+    page.evaluate("() => document.querySelectorAll('.vega-chart').forEach(e => e.dataset.old = '1')")
+    page.go_back()
+    page.wait_for_url("**/generated/sets/nvidia-h200__torch-2.11.0.html", timeout=10_000)
+    page.wait_for_function(_NEW_CHARTS_DRAWN, timeout=20_000)
+    drawn = _charts_drawn(page)
+    assert all(d["error"] is None and d["svgPaths"] > 0 for d in drawn), drawn
+    assert page.evaluate("() => window.__sameDocument") == 1, "a click reloaded the page: instant navigation is off"
+    live = page.evaluate("() => window.reportViews.size")
+    assert live == page.locator(".vega-chart").count()
+    assert sum(urlparse(u).path.endswith("/vendor/vega-bundle.js") for u in requests) == 1
+    assert errors == []
+    context.close()
+
+
+HOSTILE_COMMAND = "python -m gen build --set '<img src=x onerror=alert(5)>' && echo \"{{ 7*7 }}\""
+
+
+def test_every_chart_offers_its_data_and_command(browser, server, tmp_path):
+    """Under each chart: a JSON download of the rows the chart draws (made in the page, no
+    request), and the data-command, shown literally, when the page gives one."""
+    path = "generated/sets/nvidia-h200__torch-2.11.0.html"
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+
+    def add_command(route):
+        import html
+
+        body = route.fetch().text()
+        attr = html.escape(HOSTILE_COMMAND, quote=True)
+        body = body.replace('<div class="vega-chart"', f'<div class="vega-chart" data-command="{attr}"', 1)
+        route.fulfill(body=body, content_type="text/html")
+
+    page.route(f"{server}/{path}", add_command)
+    page.goto(f"{server}/{path}")
+    _charts_drawn(page)
+    charts = page.locator(".vega-chart")
+    assert charts.count() >= 2
+    for i in range(charts.count()):
+        chart = charts.nth(i)
+        info = chart.evaluate("""async e => {
+            const box = e.nextElementSibling, a = box && box.querySelector('a.chart-data');
+            if (!a) return null;
+            const rows = await (await fetch(a.href)).json();
+            const spec = JSON.parse(e.dataset.spec);
+            return {download: a.download, href: a.href, rows, datasets: spec.datasets || null,
+                    command: box.querySelector('code.chart-command')?.textContent ?? null};
+        }""")
+        assert info is not None, f"chart {i} has no data download"
+        assert info["href"].startswith("blob:") and info["download"].endswith(".json")
+        assert isinstance(info["rows"], list) and len(info["rows"]) > 0
+        assert info["rows"] == next(iter(info["datasets"].values()))
+        assert info["command"] == (HOSTILE_COMMAND if i == 0 else None)
+    with page.expect_download() as dl:
+        page.locator("a.chart-data").first.click()
+    saved = tmp_path / dl.value.suggested_filename
+    dl.value.save_as(saved)
+    import json
+
+    assert json.loads(saved.read_text(encoding="utf-8")) == info_rows_first(page)
+    assert page.evaluate("() => document.querySelectorAll('img[src=\"x\"]').length") == 0
+    assert not [u for u in requests if urlparse(u).hostname not in ("127.0.0.1", "localhost")
+                and not u.startswith(("data:", "blob:"))]
+    context.close()
+
+
+def info_rows_first(page) -> list:
+    return page.evaluate("() => { const s = JSON.parse(document.querySelector('.vega-chart').dataset.spec);"
+                         " return Object.values(s.datasets)[0]; }")
+
+
+# Columns a reader needs without scrolling sideways at 1280 px: kernel tables up to the
+# block size (registers, shared memory, launch API, category and start may scroll);
+# every column of every other table.
+KEY_COLUMNS = {"kernels": 8}
+
+
+def test_key_columns_fit_1280(browser, server, site):
+    problems = []
+    for path in _site_pages(site):
+        context, page, _, _ = _open(browser, server, path)
+        tables = page.evaluate("""() => Array.from(document.querySelectorAll('article table'))
+          .filter(t => t.offsetParent !== null).map(t => {
+            const wrap = t.closest('.md-typeset__scrollwrap') || t.parentElement;
+            const right = wrap.getBoundingClientRect().right + 1;
+            const heads = Array.from(t.tHead ? t.tHead.rows[0].cells : []);
+            return {kind: t.dataset.kind || '', names: heads.map(h => h.textContent.trim()),
+                    fits: heads.map(h => h.getBoundingClientRect().right <= right)};
+          })""")
+        for t in tables:
+            n = KEY_COLUMNS.get(t["kind"], len(t["names"]))
+            cut = [name for name, fits in list(zip(t["names"], t["fits"]))[:n] if not fits]
+            if cut:
+                problems.append(f"{path}: {t['kind'] or 'table'} needs scrolling for {cut}")
+        context.close()
+    assert problems == [], "\n".join(problems)
+
+
+_AXIS_LABEL_OVERLAPS = """el => {
+  const out = [];
+  for (const axis of el.querySelectorAll('svg g.role-axis')) {
+    const boxes = Array.from(axis.querySelectorAll('g.role-axis-label text'))
+      .filter(t => t.textContent && getComputedStyle(t).opacity !== '0' && t.getAttribute('opacity') !== '0')
+      .map(t => ({t: t.textContent, r: t.getBoundingClientRect()}));
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i].r, b = boxes[j].r;
+      if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+        out.push(boxes[i].t + ' / ' + boxes[j].t);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axis_labels_do_not_overlap_at_390(browser, server, site, scheme):
+    """On a phone-sized screen no two labels of one axis overlap, in either palette."""
+    problems = []
+    for path in _site_pages(site):
+        context, page, _, _ = _open(browser, server, path, viewport={"width": 390, "height": 844},
+                                    color_scheme=scheme)
+        for i, d in enumerate(_charts_drawn(page)):
+            overlaps = page.locator(".vega-chart").nth(i).evaluate(_AXIS_LABEL_OVERLAPS)
+            if overlaps:
+                problems.append(f"{path}: chart '{d['label']}': {overlaps[:4]}")
+            if d["width"] > 390:
+                problems.append(f"{path}: chart '{d['label']}' is {d['width']:.0f} px wide")
+        context.close()
+    assert problems == [], "\n".join(problems)

@@ -1,9 +1,36 @@
-// Charts and sortable tables of the report. Loaded as an ES module after
-// assets/vendor/vega-bundle.js (which sets window.vegaEmbed); everything runs
-// from Material's document$ so that instant navigation redraws too.
-// Nothing here fetches anything: the chart specs sit in data-spec attributes.
+// Charts and sortable tables of the report. Loaded as an ES module on every page;
+// the chart bundle (assets/vendor/vega-bundle.js, 0.9 MB, sets window.vegaEmbed) is
+// imported only when a page has a chart. Everything runs from Material's document$,
+// so instant navigation draws the charts of each page it swaps in.
+// Nothing here reaches another host: the chart specs sit in data-spec attributes and
+// the data downloads are made in the page (Blob URLs).
+
+const BUNDLE = new URL("./vendor/vega-bundle.js", import.meta.url).href;
+let bundle = null;
+const vegaEmbed = () => (bundle ??= import(BUNDLE).then(() => window.vegaEmbed));
 
 const dark = () => document.body.getAttribute("data-md-color-scheme") === "slate";
+// Below this width axis labels are cut shorter and legends wrap.
+const NARROW_PX = 600;
+
+// Readable on both palettes: labels and titles at full contrast, axes that leave
+// room (overlapping labels are dropped, long ones cut with an ellipsis).
+function config(el, isDark) {
+  const narrow = el.clientWidth > 0 && el.clientWidth < NARROW_PX;
+  const fg = isDark ? "#e6e6ef" : "#1f1f24";
+  const muted = isDark ? "#b4b4c4" : "#4a4a55";
+  const label = { labelColor: muted, titleColor: fg, labelFontSize: narrow ? 10 : 11, titleFontSize: 11 };
+  return {
+    background: null,
+    view: { stroke: null },
+    axis: { ...label, labelOverlap: "greedy", labelLimit: narrow ? 90 : 220, titleLimit: narrow ? 260 : 600 },
+    axisX: { labelFlush: true },
+    legend: { ...label, labelLimit: narrow ? 240 : 0, symbolStrokeWidth: 1.5 },
+    title: { color: fg, subtitleColor: muted, limit: narrow ? 300 : 0 },
+  };
+}
+
+const live = new Set();  // drawn charts: finalized when instant navigation removes them
 
 async function draw(el) {
   const spec = JSON.parse(el.dataset.spec);
@@ -13,25 +40,88 @@ async function draw(el) {
   const options = {
     actions: false,
     renderer: "svg",
-    config: { background: null, view: { stroke: null } },
+    config: config(el, isDark),
     tooltip: { theme: isDark ? "dark" : "light" },
   };
   if (isDark) options.theme = "dark";
+  const embed = await vegaEmbed();
   if (el._vega) el._vega.finalize();
-  el._vega = await window.vegaEmbed(el, spec, options);
+  el._vega = await embed(el, spec, options);
+  live.add(el);
   if (el.dataset.label) el.setAttribute("aria-label", el.dataset.label);
   // The views, for tests and the browser console (window.reportViews.get(el).scenegraph()).
   (window.reportViews ??= new Map()).set(el, el._vega.view);
   el.dataset.drawn = isDark ? "dark" : "light";
 }
 
+// The data a chart draws: Altair keeps it in spec.datasets, hand-made specs in data.values
+// (possibly in layers). One dataset gives its rows; several give {name: rows}.
+function chartData(spec) {
+  const found = {};
+  for (const [name, rows] of Object.entries(spec.datasets || {})) found[name] = rows;
+  const walk = (node, path) => {
+    if (!node || typeof node !== "object") return;
+    if (node.data && Array.isArray(node.data.values)) found[node.data.name || path || "values"] = node.data.values;
+    for (const key of ["layer", "concat", "hconcat", "vconcat"]) {
+      (node[key] || []).forEach((child, i) => walk(child, `${path ? path + "." : ""}${key}${i}`));
+    }
+    if (node.spec) walk(node.spec, path);
+  };
+  walk(spec, "");
+  const names = Object.keys(found);
+  return names.length === 1 ? found[names[0]] : found;
+}
+
+const slugify = (s) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "chart";
+
+// Under each chart: its data as a JSON download and, when the page names it, the command
+// that reproduces the figure (data-command). Text only: a command is shown, never parsed.
+function tools(el, n) {
+  if (el.nextElementSibling && el.nextElementSibling.classList.contains("chart-tools")) return;
+  const box = document.createElement("div");
+  box.className = "chart-tools";
+  box.setAttribute("data-search-exclude", "");
+  const page = slugify(location.pathname.split("/").pop().replace(/\.html$/, "") || "index");
+  const name = `${page}-${slugify(el.getAttribute("aria-label") || el.dataset.label || "chart-" + n)}.json`;
+  const blob = new Blob([JSON.stringify(chartData(JSON.parse(el.dataset.spec)), null, 1) + "\n"],
+                        { type: "application/json" });
+  const link = document.createElement("a");
+  link.className = "chart-data";
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
+  link.textContent = "data (JSON)";
+  link.title = `The data this chart draws, ${(blob.size / 1024).toFixed(1)} KiB`;
+  box.append(link);
+  if (el.dataset.command) {
+    const label = document.createElement("span");
+    label.textContent = " · reproduce: ";
+    const code = document.createElement("code");
+    code.className = "chart-command";
+    code.textContent = el.dataset.command;
+    box.append(label, code);
+  }
+  el.after(box);
+}
+
 function drawAll() {
-  for (const el of document.querySelectorAll(".vega-chart")) {
+  for (const el of live) {
+    if (!el.isConnected) {
+      el._vega?.finalize();  // drops the view's window listeners (resize)
+      window.reportViews?.delete(el);
+      live.delete(el);
+    }
+  }
+  document.querySelectorAll(".vega-chart").forEach((el, i) => {
+    try {
+      tools(el, i + 1);
+    } catch (err) {
+      el.dataset.toolsError = String(err);
+    }
     draw(el).catch((err) => {
       el.dataset.error = String(err);
       el.textContent = "This chart could not be drawn: " + err;
     });
-  }
+  });
 }
 
 // Sorting: click a header; numbers sort as numbers ("1,234.5 ms", "5.9×"), a dash goes last.
