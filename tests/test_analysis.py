@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from gen.analysis import tables
+from gen.analysis import rules, tables
+from gen.report import wording
 
 
 def test_summary_orders_and_speedups(h200):
@@ -27,10 +28,19 @@ def test_theoretical_occupancy_of_flash_is_register_bound(h200):
     assert tables.theoretical_occupancy(128, 18, 0, env)["theoretical_pct"] == 100.0
 
 
-def test_occupancy_notes_explain_zero(h200):
-    (note, *_) = tables.occupancy_notes(h200, "sdpa_cudnn")
-    assert note["occupancy_pct"] == 0
-    assert "cuLaunchKernelEx" in note["explanation"] and "not an idle GPU" in note["explanation"]
+def test_occupancy_facts_explain_zero(h200):
+    (fact, *_) = tables.occupancy_facts(h200, "sdpa_cudnn")
+    assert fact["occupancy_pct"] == 0 and fact["no_estimate"] and fact["launch_attributes"]
+    text = wording.occupancy_explanation(fact)
+    assert "cuLaunchKernelEx" in text and "not an idle GPU" in text
+
+
+def test_no_theoretical_occupancy_without_the_gpus_limits(h200):
+    """A set that did not record its SM limits gets none, not another GPU's."""
+    import dataclasses
+
+    env = dataclasses.replace(h200.rs.environment, max_regs_per_sm=None)
+    assert tables.theoretical_occupancy(128, 255, 49152, env) is None
 
 
 def test_replaced_kernels_of_the_compiled_naive(h200):
@@ -55,11 +65,29 @@ def test_train_table_backward_adds_kernels(h200):
     assert tables.inplace_autograd(h200).outcome == "gradients match"
 
 
-def test_one_host_bound_rule():
-    assert tables.host_bound(30.0, 0.01, 0.1)  # kernels ran for 30% of the GPU time
-    assert tables.host_bound(90.0, 0.09, 0.1)  # host dispatch nearly as long as the GPU time
-    assert not tables.host_bound(90.0, 0.01, 0.1)
-    assert not tables.host_bound(float("nan"), float("nan"), 0.1)
+def test_host_bound_is_one_column_for_every_page(h200):
+    """The summary carries the flag once; the training table and findings read it, never recompute it."""
+    inf = tables.summary_table(h200, "inference").set_index("variant")
+    assert inf.loc["sdpa_cudnn", "host_bound"] and inf.loc["sdpa_cudnn", "host_bound_why"] == "idle"
+    assert not inf.loc["naive", "host_bound"]
+    t = tables.train_table(h200).set_index("variant")
+    trn = tables.summary_table(h200, "train").set_index("variant")
+    assert (t["host_bound"] == trn.loc[t.index, "host_bound"]).all()
+
+
+@pytest.mark.parametrize("fill, cpu, gpu, why", [
+    (30.0, 0.01, 0.1, "idle"),  # kernels ran for 30% of the GPU time
+    (rules.HOST_BOUND_FILL_PCT - 0.1, 0.01, 0.1, "idle"),
+    (rules.HOST_BOUND_FILL_PCT, 0.01, 0.1, None),  # the threshold itself is not below it
+    (90.0, 0.09, 0.1, "dispatch"),  # host dispatch nearly as long as the GPU time
+    (90.0, rules.HOST_BOUND_RATIO * 0.1, 0.1, "dispatch"),
+    (90.0, 0.01, 0.1, None),
+    (float("nan"), float("nan"), 0.1, None),
+    (None, 0.2, float("nan"), None),
+])
+def test_one_host_bound_rule(fill, cpu, gpu, why):
+    assert rules.host_bound_reason(fill, cpu, gpu) == why
+    assert rules.host_bound(fill, cpu, gpu) is (why is not None)
 
 
 def test_train_steps_flagged_host_bound(h200):

@@ -31,7 +31,7 @@ def test_timeline_lanes_zoom_and_kinds(h200):
     colours = dict(zip(scale["domain"], scale["range"]))
     assert len({colours["kernel"], colours["memcpy"], colours["memset"]}) == 3
     lanes = enc["y"]["scale"]["domain"]
-    assert lanes[-1] == "GPU" and lanes[0].startswith("CPU")
+    assert lanes[-1] == "GPU" and lanes[0] == "host · depth 0"  # a nesting depth, not a CPU core
     # The data is only what the chart shows: one forward's events.
     data = spec["datasets"]
     rows = sum(len(v) for v in data.values())
@@ -39,7 +39,7 @@ def test_timeline_lanes_zoom_and_kinds(h200):
     gpu_rows = next(v for v in data.values() if v and "short_name" in v[0])
     assert {r["kind"] for r in gpu_rows} == {"kernel", "memcpy", "memset"}
     assert set(gpu_rows[0]) <= {"lane", "index", "name", "short_name", "kind", "category", "start_us",
-                                "end_us", "dur_us", "launched_by", "launch_api", "occupancy_pct"}
+                                "end_us", "dur_us", "launched_by", "launch_api", "occupancy"}
 
 
 def test_timeline_threads_get_their_own_lanes(h200):
@@ -49,14 +49,20 @@ def test_timeline_threads_get_their_own_lanes(h200):
     assert any("autograd" in lane for lane in lanes), lanes
 
 
-def test_hostile_names_stay_data(h200):
+def test_hostile_names_stay_data_and_tooltips_show_no_null():
     cpu = pd.DataFrame([dict(name="aten::<x>|*_`", cat="cpu_op", start_us=0.0, end_us=1.0, dur_us=1.0,
                              depth=0, thread="main")])
     gpu = pd.DataFrame([dict(index=0, short_name="k<T*>", name="void k<T*, a|b>(int&) __x__", kind="kernel",
                              category="elementwise", start_us=0.5, end_us=2.0, dur_us=1.5, launched_by=None,
                              launch_api="cudaLaunchKernel", occupancy_pct=float("nan"))])
-    text = json.dumps(_spec(charts.timeline(cpu, gpu)))
-    assert "void k<T*, a|b>(int&) __x__" in json.loads(text)["datasets"].__repr__()
+    spec = json.loads(json.dumps(_spec(charts.timeline(cpu, gpu))))
+    (cpu_rows, gpu_rows) = sorted(spec["datasets"].values(), key=lambda rows: "short_name" in rows[0])
+    assert cpu_rows[0]["name"] == "aten::<x>|*_`" and gpu_rows[0]["name"] == "void k<T*, a|b>(int&) __x__"
+    # A missing occupancy or launching op reads as words in the tooltip, never "null".
+    assert gpu_rows[0]["occupancy"] == "not reported" and gpu_rows[0]["launched_by"] == ""
+    fields = {t["field"] for layer in spec["layer"] for t in layer["encoding"]["tooltip"]}
+    assert all(row.get(f) is not None for rows in (cpu_rows, gpu_rows) for row in rows for f in fields
+               if f in row)
 
 
 def test_gpu_time_chart(h200):

@@ -1,10 +1,11 @@
-"""Hypotheses and rule-derived findings on the committed sets."""
+"""Hypotheses and rule-derived findings on the committed sets, and their words."""
 
 from __future__ import annotations
 
 import pytest
 
-from gen.analysis import findings, tables
+from gen.analysis import findings, rules, tables
+from gen.report import wording
 
 CPU = "cpu-intel-r-xeon-r-processor__torch-2.13.0"
 
@@ -15,15 +16,33 @@ def hyp(h200):
 
 
 @pytest.fixture(scope="module")
-def found(h200):
+def facts(h200):
     return {f.id: f for f in findings.findings(h200)}
 
 
-def test_tensor_core_rule():
-    assert findings.tensor_core_verdict("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_ffma") is False
-    assert findings.tensor_core_verdict("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT") is True
-    assert findings.tensor_core_verdict("fmha_cutlassF_bf16_aligned_64x64_rf_sm80") is True
-    assert findings.tensor_core_verdict("some_kernel") is None
+@pytest.fixture(scope="module")
+def found(facts):
+    """Each finding's words, by id."""
+    return {i: wording.finding(f) for i, f in facts.items()}
+
+
+@pytest.mark.parametrize("name, verdict", [
+    ("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_ffma", False),
+    ("ampere_bf16_s16816gemm_bf16_128x64", True),  # an MMA shape: tensor cores, float32 accumulation
+    ("volta_s884gemm_fp16", True),
+    ("maxwell_sgemm_128x64_nn", False),
+    ("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", True),
+    ("fmha_cutlassF_bf16_aligned_64x64_rf_sm80", True),
+    ("triton_tem_fused_flex_attention_0", True),
+    ("some_kernel", None),
+])
+def test_tensor_core_rule(name, verdict):
+    assert rules.tensor_core_verdict(name) is verdict
+
+
+def test_tensor_core_rule_is_quoted_from_the_rules():
+    for marker in rules.ON_TENSOR_CORE_MARKERS + rules.OFF_TENSOR_CORE_MARKERS:
+        assert f"`{marker.replace(chr(92) + 'd+', 'NN')}`" in wording.TENSOR_CORE_RULE
 
 
 def test_hypotheses_on_h200(hyp):
@@ -39,11 +58,12 @@ def test_hypotheses_on_h200(hyp):
     assert hyp["sdpa_math"]["measured_rank"] == 9
 
 
-def test_memcpy_in_naive_is_attributed(found):
-    f = found["copy-naive-memcpy-copy_"]
-    assert "aten::copy_" in f.text and "aten::masked_fill" in f.text
-    assert [k["index"] for k in f.kernels] == [3]
-    assert "copy-naive_inplace-memcpy-copy_" not in found
+def test_memcpy_in_naive_is_attributed(facts, found):
+    f = facts["copy-naive-memcpy-copy_"]
+    assert f.facts["op"] == "aten::copy_" and any("aten::masked_fill" in p for p in f.facts["paths"])
+    assert "aten::copy_" in found[f.id].text and "aten::masked_fill" in found[f.id].text
+    assert f.kernels == (3,)
+    assert "copy-naive_inplace-memcpy-copy_" not in facts
 
 
 def test_cudnn_zero_occupancy_via_cuLaunchKernelEx(found):
@@ -51,13 +71,14 @@ def test_cudnn_zero_occupancy_via_cuLaunchKernelEx(found):
     assert "cudnn_generated" in f.text and "cuLaunchKernelEx" in f.text
 
 
-def test_auto_backend_fastest_mask_float32(found):
+def test_auto_backend_fastest_mask_float32(facts, found):
     assert found["sdpa-auto-backend"].title == "sdpa_auto chose cudnn"
     # cuDNN, auto (which runs cuDNN) and flash sit within each other's spread on the H200.
-    assert found["fastest"].variant in {"sdpa_cudnn", "sdpa_auto", "sdpa_flash"}
+    assert facts["fastest"].variant in {"sdpa_cudnn", "sdpa_auto", "sdpa_flash"}
+    assert facts["fastest"].facts["overlap"] and facts["fastest"].facts["baseline"] == "naive"
     assert "Naive takes" in found["fastest"].text
     assert "aten::tril" in found["mask-sdpa_math"].text
-    assert found["float32-sdpa_math"].severity == "unexpected"
+    assert facts["float32-sdpa_math"].severity == findings.Severity.UNEXPECTED
     assert "float32-naive" not in found
     assert "gradients match" in found["inplace-autograd"].text
     assert {"compile-inference-flex", "compile-inference-naive_compiled"} <= set(found)
@@ -68,7 +89,8 @@ def test_cpu_set_says_so_instead_of_crashing(h200_dir):
     ls = tables.load_set(h200_dir.parent / CPU)
     h = findings.check_hypotheses(ls)
     assert h["measured_tensor_cores"].isna().all()
-    assert h.set_index("variant").loc["naive", "note"].startswith("no GPU")
+    row = h.set_index("variant").loc["naive"]
+    assert row["basis"] == "no gpu" and wording.hypothesis_note(row).startswith("no GPU")
     ids = {f.id for f in findings.findings(ls)}
     assert "fastest" in ids and not any(i.startswith("occupancy") for i in ids)
 
@@ -83,9 +105,18 @@ def test_kernel_groups():
     assert findings.kernel_groups([]) == []
 
 
-def test_every_finding_has_a_short_line(h200):
+def test_every_finding_is_worded_with_its_own_numbers(h200):
+    """Title, short line and text come from the same facts: the short line is
+    shorter than the text and every number of the short line is in the text."""
+    import re
+
     for f in findings.findings(h200):
-        assert f.short and len(f.short) < len(f.text) + 1 and f.kind in findings.KINDS
+        w = wording.finding(f)
+        assert f.kind in wording.KIND_TITLES and w.title and w.short and w.text
+        assert len(w.short) < len(w.text), f.id
+        for number in re.findall(r"\d+\.\d+", w.short):
+            assert number in w.text, (f.id, number)
+        assert " x " not in w.text + w.short and not re.search(r"\d+x\b", w.text + w.short), f.id  # ratios are ×
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +145,7 @@ def test_findings_page_is_scannable(site):
     heads = re.findall(r"^### (.+)$", h200, re.M)
     from gen.report.render import md
 
-    order = [str(md(t)) for t in findings.KINDS.values()]
+    order = [str(md(t)) for t in wording.KIND_TITLES.values()]
     assert heads == [t for t in order if t in heads] and len(heads) >= 6
     assert "✗ contradicted: kernels, copy or fill" in h200
     # One line per finding; consecutive kernel rows are one link ("#0–#3"), not one link each.
@@ -144,7 +175,7 @@ def test_long_kernel_names_stay_escaped(site):
     assert "&#95;" in full and "sm80_xmma" not in full and "->" not in full.replace("-&gt;", "")
 
 
-def test_host_bound_finding_names_the_idle_gpu(found):
-    f = found["host-inference-sdpa_cudnn"]
-    assert f.kind == "host" and "idled" in f.text
-    assert "host-inference-sdpa_flash" not in found and "host-inference-naive" not in found
+def test_host_bound_finding_names_the_idle_gpu(facts, found):
+    f = facts["host-inference-sdpa_cudnn"]
+    assert f.kind == findings.FindingKind.HOST and f.facts["why"] == "idle" and "idled" in found[f.id].text
+    assert "host-inference-sdpa_flash" not in facts and "host-inference-naive" not in facts

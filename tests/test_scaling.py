@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from gen.analysis import scaling, tables
+from gen.analysis import rules, scaling, tables
 
 
 def test_flops_on_small_numbers():
@@ -48,13 +48,12 @@ def test_busy_and_categories(h200):
     # one host-bound rule everywhere: small sizes wait on the host, large ones on the GPU
     assert flash.loc[256, "host_bound"] and not flash.loc[16384, "host_bound"]
     row = busy[(busy["variant"] == "sdpa_cudnn") & (busy["source"] == "default")].iloc[0]
-    assert row["host_bound"] == tables.host_bound(row["fill_pct"], row["cpu_ms"], row["gpu_ms"])
+    assert row["host_bound"] == rules.host_bound(row["fill_pct"], row["cpu_ms"], row["gpu_ms"])
     cat = scaling.category_frame(h200)
     assert "fused attention" in set(cat[cat["variant"] == "sdpa_flash"]["category"])
 
 
 def test_cpu_set_has_nothing_to_scale(h200_dir):
-    from gen.analysis import tables
 
     ls = tables.load_set(h200_dir.parent / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
     assert scaling.sweep_frame(ls).empty and scaling.ceilings(ls) is None
@@ -93,16 +92,16 @@ def frames(h200):
 
 @pytest.mark.parametrize("name", ["time", "memory", "roofline", "categories", "busy"])
 def test_charts_render_their_data(frames, name):
-    from gen.report import charts_scaling
+    from gen.report import charts
 
     sw = frames["sweep"]
     chart, rows, mark = {
-        "time": (lambda: charts_scaling.time_vs_seq(sw), sw["gpu_ms"].notna().sum(), "mark-symbol"),
-        "memory": (lambda: charts_scaling.memory_vs_seq(sw), sw["peak_mb"].notna().sum(), "mark-symbol"),
-        "roofline": (lambda: charts_scaling.roofline(sw, frames["ceil"]), sw["tflops_causal"].notna().sum(),
+        "time": (lambda: charts.time_vs_seq(sw), sw["gpu_ms"].notna().sum(), "mark-symbol"),
+        "memory": (lambda: charts.memory_vs_seq(sw), sw["peak_mb"].notna().sum(), "mark-symbol"),
+        "roofline": (lambda: charts.roofline(sw, frames["ceil"]), sw["tflops_causal"].notna().sum(),
                      "mark-symbol"),
-        "categories": (lambda: charts_scaling.category_bars(frames["cat"]), len(frames["cat"]), "mark-rect"),
-        "busy": (lambda: charts_scaling.busy_vs_seq(frames["busy"]), (frames["busy"]["source"] == "sweep").sum(),
+        "categories": (lambda: charts.category_bars(frames["cat"]), len(frames["cat"]), "mark-rect"),
+        "busy": (lambda: charts.busy_vs_seq(frames["busy"]), (frames["busy"]["source"] == "sweep").sum(),
                  "mark-symbol"),
     }[name]
     spec = chart().to_dict()

@@ -27,7 +27,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from gen.analysis import tables
+from gen.analysis import rules, tables
 
 ELEM_SIZE = {"bf16": 2, "fp16": 2, "f16": 2, "float16": 2, "bfloat16": 2, "fp32": 4, "f32": 4, "float32": 4}
 
@@ -59,7 +59,7 @@ def ceilings(ls: tables.LoadedSet) -> dict | None:
 SWEEP_COLUMNS = ["variant", "seq_len", "head_dim", "status", "reason", "gpu_ms", "gpu_q1", "gpu_q3", "gpu_n",
                  "cpu_ms", "peak_mb", "rel_error", "flops_dense", "flops_causal", "tflops_causal",
                  "fraction_of_matmul", "min_bytes", "intensity", "memory_bound_ms", "compute_bound_ms",
-                 "bound_ms", "fraction_of_bound", "trace"]
+                 "bound_ms", "fraction_of_bound", "pct_of_matmul", "pct_of_bound", "trace"]
 
 
 def sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
@@ -91,6 +91,7 @@ def sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
             bound_ms=bound, fraction_of_bound=bound / t if cl and t and not math.isnan(t) else np.nan,
             trace=p.trace,
         ))
+        rows[-1].update(pct_of_matmul=100 * rows[-1]["fraction_of_matmul"], pct_of_bound=100 * rows[-1]["fraction_of_bound"])
     return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
 
 
@@ -137,7 +138,7 @@ BUSY_COLUMNS = ["variant", "seq_len", "head_dim", "source", "span_us", "busy_us"
 def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
     """Busy/idle and launch-to-start gap of one forward: at the default shape
     (source "default") and at each sweep point that kept a trace (source "sweep").
-    host_bound: tables.host_bound, the report's one rule."""
+    host_bound: rules.host_bound, the report's one rule."""
     rows = []
     c = ls.rs.config
     for r in ls.rs.runs:
@@ -157,5 +158,5 @@ def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
                                      gpu_ms=tables.stats(p.timing.eager_ms)["median"]))
     df = pd.DataFrame(rows, columns=BUSY_COLUMNS[:-2])
     df["fill_pct"] = tables.fill_pct(df["busy_us"] / 1e3, df["gpu_ms"])
-    df["host_bound"] = [tables.host_bound(f, c, g) for f, c, g in zip(df["fill_pct"], df["cpu_ms"], df["gpu_ms"])]
+    df["host_bound"] = [rules.host_bound(f, c, g) for f, c, g in zip(df["fill_pct"], df["cpu_ms"], df["gpu_ms"])]
     return df

@@ -1,23 +1,25 @@
 """Analysis: result sets and their traces -> pandas tables.
 
-Takes: the results/ tree (gen.schema) and its traces (gen.trace). Gives:
-`load_sets`, and one DataFrame builder per table the report shows: the
-summary per variant, the kernel list of one forward, the timeline lanes, the
-occupancy notes, time by kernel category. Statistics are derived here from
-the raw samples; nothing is stored back. No torch, no plotting.
+Takes: the results/ tree (gen.model.schema) and its traces (gen.analysis.trace).
+Gives: `load_sets` (one cache per set), and one DataFrame builder per table the
+report shows: the summary per variant, the kernel list of one forward, the
+timeline lanes, occupancy facts of the longest kernels, time by kernel
+category, the training table. Statistics are derived here from the raw
+samples; thresholds and classifiers come from gen.analysis.rules. No torch,
+no plotting, no sentences.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from gen.analysis import trace
+from gen.analysis import rules, trace
+from gen.analysis.values import integer, missing, variant_role
 from gen.model import reference, schema
 from gen.model.variants import VARIANTS
 
@@ -59,10 +61,16 @@ class LoadedSet:
         return self._traces[rel]
 
     def check_traces(self) -> None:
-        """Parse every profiled trace once, so a bad one fails at load time."""
+        """Parse every profiled trace once (runs and sweep points: all the pages
+        read), so a bad one fails at load time."""
         for run in self.rs.runs:
-            if run.trace:
+            if run.trace and self.rs.run(run.variant, run.mode) is run:
                 self.trace(run.mode, run.variant)
+            elif run.trace:  # another scenario's run: cached by its path
+                self.sweep_trace(run.trace)
+        for point in self.rs.sweep:
+            if point.trace:
+                self.sweep_trace(point.trace)
 
 
 def load_set(path: Path) -> LoadedSet:
@@ -79,7 +87,7 @@ def load_sets(root: str | Path, skip_broken: bool = False) -> tuple[list[LoadedS
     for path in schema.list_sets(root):
         try:
             loaded.append(load_set(path))
-        except (schema.SchemaError, trace.TraceError) as exc:
+        except schema.UserError as exc:  # SchemaError, TraceError: one line naming the file
             if not skip_broken:
                 raise
             skipped.append(Skipped(path.name, str(exc)))
@@ -101,30 +109,6 @@ def stats(samples: list[float]) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------- kernels
-
-CATEGORIES = ["matrix product", "fused attention", "softmax", "reduction", "elementwise", "copy and fill"]
-
-_GEMM = re.compile(r"gemm|nvjet|xmma|cutlass.*(gemm|tensorop)|s\d+gemm|ampere_|sm\d+_xmma|Kernel2|splitKreduce", re.I)
-_ATTN = re.compile(r"fmha|flash|sdpa|attention|_tem_fused", re.I)
-_COPY_OPS = {"aten::copy_", "aten::clone", "aten::contiguous", "aten::fill_", "aten::zero_", "aten::zeros",
-             "aten::zeros_like", "aten::_to_copy", "aten::to", "aten::empty_like"}
-
-
-def category(name: str, kind: str, launched_by: str | None) -> str:
-    if kind in ("memcpy", "memset"):
-        return "copy and fill"
-    if _ATTN.search(name):
-        return "fused attention"
-    if _GEMM.search(name):
-        return "matrix product"
-    if "softmax" in name.lower():
-        return "softmax"
-    if re.search(r"reduce|triton_red|reduction", name, re.I):
-        return "reduction"
-    if launched_by in _COPY_OPS:
-        return "copy and fill"
-    return "elementwise"
-
 
 _BACKEND_OPS = [
     ("aten::_scaled_dot_product_flash_attention", "flash"),
@@ -172,7 +156,7 @@ def _kernel_table(tr: trace.Trace | None, forward: int) -> pd.DataFrame:
     for g in tr.forwards[forward].gpu:
         rows.append(dict(
             index=g.index, name=g.name, short_name=g.short_name, kind=g.kind,
-            category=category(g.name, g.kind, g.launched_by), launched_by=g.launched_by or "",
+            category=rules.category(g.name, g.kind, g.launched_by), launched_by=g.launched_by or "",
             op_path=" > ".join(g.op_path), launch_api=g.launch_api or "", start_us=g.ts, dur_us=g.dur,
             grid=_dims(g.grid), block=_dims(g.block),
             threads_per_block=math.prod(g.block) if g.block else np.nan,
@@ -238,7 +222,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
         counts = tr.counts if tr else []
         rows.append(dict(
             variant=run.variant, label=v.label if v else run.variant, status=run.status, reason=run.reason or "",
-            device=run.device,
+            device=run.device, needs_cuda=rules.needs_cuda(run.status, run.device, v.backend if v else None),
             kernels_per_forward=counts[0] if counts and ls.rs.environment.device == "cuda" else np.nan,
             counts_consistent=tr.counts_consistent if tr else True,
             forward_counts=counts,
@@ -253,6 +237,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
             main_kernel=mk["short_name"] if mk is not None else None,
             main_occupancy_pct=mk["occupancy_pct"] if mk is not None else np.nan,
             compile_s=run.compile_time_s if run.compile_time_s is not None else np.nan,
+            compile_calls=compile_calls(run),
             kernel_ms=busy_idle(tr)["busy_us"] / 1e3 if tr and tr.forwards else np.nan,
         ))
         if ls.rs.kind == "reference":  # one published number per field, no samples or trace
@@ -260,12 +245,26 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
     df = pd.DataFrame(rows)
     if df.empty:
         return df
-    # Speed-up over naive on GPU time, or on wall time where no GPU timed it.
+    # Speed-up over the baseline on GPU time, or on wall time where no GPU timed it.
     t = df["gpu_ms"].where(df["gpu_ms"].notna(), df["cpu_ms"]) if "gpu_ms" in df else df["cpu_ms"]
-    base = t[df["variant"] == "naive"]
+    base = t[df["variant"] == variant_role("baseline")]
     df["speedup_vs_naive"] = base.iloc[0] / t if len(base) and base.notna().all() else np.nan
     df["fill_pct"] = fill_pct(df["kernel_ms"], df["gpu_ms"])
+    measured = ls.rs.kind == schema.SetKind.MEASURED
+    df["host_bound_why"] = [rules.host_bound_reason(f, c, g) if measured and s == schema.Status.OK else None
+                            for f, c, g, s in zip(df["fill_pct"], df["cpu_ms"], df["gpu_ms"], df["status"])]
+    df["host_bound"] = df["host_bound_why"].notna()
+    df["noisy"] = [rules.noisy(x) for x in df["gpu_iqr_pct"]]
     return df
+
+
+def compile_calls(run: schema.VariantRun) -> float:
+    """The first (compiling) call's time in timed calls at their median: what
+    compilation costs in calls (eager samples, or host wall time without them)."""
+    med = stats(run.timing.eager_ms or run.timing.host_ms)["median"]
+    if run.compile_time_s is None or missing(med) or med <= 0:
+        return np.nan
+    return run.compile_time_s * 1000 / med
 
 
 def fill_pct(kernel_ms, gpu_ms):
@@ -297,26 +296,6 @@ def timeline_frames(ls: LoadedSet, variant: str, mode: str = "inference", forwar
 
 
 # --------------------------------------------------------------------------- time use
-
-# A call is host-bound when the GPU waits on the host: either its kernels ran
-# for less than 80% of its GPU time (median, timed without the profiler), so
-# the GPU idled between launches inside the call, or the host's dispatch time
-# reached 80% of the GPU time, so the host barely keeps ahead of the GPU.
-HOST_BOUND_FILL_PCT = 80.0
-HOST_BOUND_RATIO = 0.8
-
-
-def _missing(x) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def host_bound(fill_pct: float | None, cpu_ms: float | None, gpu_ms: float | None) -> bool:
-    """The one host-bound rule of the report (see the constants above).
-    fill_pct: the share of the call's GPU time its kernels ran (`fill_pct`)."""
-    if not _missing(fill_pct) and fill_pct < HOST_BOUND_FILL_PCT:
-        return True
-    return not (_missing(cpu_ms) or _missing(gpu_ms)) and cpu_ms >= HOST_BOUND_RATIO * gpu_ms
-
 
 def category_split(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.DataFrame:
     """GPU time of one forward by kernel category (mean over profiled forwards)."""
@@ -353,79 +332,65 @@ def busy_idle(tr: trace.Trace) -> dict[str, float]:
 
 # --------------------------------------------------------------------------- occupancy
 
-WARP = 32
-REG_ALLOC_UNIT = 256  # registers are given to a warp in blocks of 256
-SMEM_RESERVED = 1024  # per block, on sm80 and later
-MAX_BLOCKS_PER_SM = 32
+
+def sm_limits(env: schema.Environment) -> dict[str, int] | None:
+    """The per-SM limits the set recorded, or None when it lacks any: then no
+    theoretical occupancy is computed (no silent fallback to another GPU's)."""
+    limits = dict(threads=env.max_threads_per_sm, registers=env.max_regs_per_sm,
+                  shared_memory=env.max_shared_memory_per_sm)
+    return None if any(v is None for v in limits.values()) else limits
 
 
-def theoretical_occupancy(threads: int, regs: int | None, smem: int | None, env: schema.Environment) -> dict:
+def theoretical_occupancy(threads: int, regs: int | None, smem: int | None, env: schema.Environment) -> dict | None:
     """CUDA's occupancy calculation from a kernel's launch resources and the
-    GPU's limits recorded in the set. Returns blocks per SM by each limit."""
-    max_threads = env.max_threads_per_sm or 2048
-    max_warps = max_threads // WARP
-    warps = math.ceil(threads / WARP)
-    limits = {"block size": min(MAX_BLOCKS_PER_SM, max_warps // warps) if warps else 0}
+    GPU's limits recorded in the set (gen.analysis.rules). Returns blocks per SM
+    by each limit, or None when the set did not record the GPU's limits."""
+    sm = sm_limits(env)
+    if sm is None or not threads:
+        return None
+    max_warps = sm["threads"] // rules.WARP
+    warps = math.ceil(threads / rules.WARP)
+    limits = {"block size": min(rules.MAX_BLOCKS_PER_SM, max_warps // warps) if warps else 0}
     if regs:
-        per_warp = math.ceil(regs * WARP / REG_ALLOC_UNIT) * REG_ALLOC_UNIT
-        warps_by_regs = (env.max_regs_per_sm or 65536) // per_warp
-        limits["registers"] = warps_by_regs // warps
+        per_warp = math.ceil(regs * rules.WARP / rules.REG_ALLOC_UNIT) * rules.REG_ALLOC_UNIT
+        limits["registers"] = (sm["registers"] // per_warp) // warps
     if smem:
-        limits["shared memory"] = (env.max_shared_memory_per_sm or 233472) // (smem + SMEM_RESERVED)
+        limits["shared memory"] = sm["shared_memory"] // (smem + rules.SMEM_RESERVED)
     blocks = min(limits.values())
     limiter = min(limits, key=lambda k: (limits[k], k != "registers"))
-    return dict(blocks_per_sm=blocks, limits=limits, limiter=limiter,
+    return dict(blocks_per_sm=blocks, limits=limits, limiter=limiter, max_warps=max_warps,
                 theoretical_pct=100.0 * blocks * warps / max_warps)
 
 
-def occupancy_notes(ls: LoadedSet, variant: str, mode: str = "inference", top: int = 3) -> list[dict]:
-    """For the longest kernels of one forward: reported and theoretical occupancy,
-    what limits it, and a plain sentence on what the figure does and does not mean."""
+def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: int = 3) -> list[dict]:
+    """For the longest kernels of one forward (distinct names): launch resources,
+    reported and theoretical occupancy, what limits it, and why the profiler may
+    have reported none. Numbers and flags only; gen.report.wording words them."""
     env = ls.rs.environment
     kt = kernel_table(ls, variant, mode)
     kt = kt[kt["kind"] == "kernel"]
     if kt.empty or env.device != "cuda":
         return []
-    notes = []
+    out = []
     for _, k in kt.sort_values("dur_us", ascending=False).drop_duplicates("name").head(top).iterrows():
-        threads = int(k["threads_per_block"]) if not math.isnan(k["threads_per_block"]) else 0
-        regs = None if math.isnan(k["registers_per_thread"]) else int(k["registers_per_thread"])
-        smem = None if math.isnan(k["shared_memory"]) else int(k["shared_memory"])
-        th = theoretical_occupancy(threads, regs, smem, env) if threads else None
-        rep = k["occupancy_pct"]
-        blocks = int(k["blocks"]) if not math.isnan(k["blocks"]) else None
-        parts = []
-        if th:
-            parts.append(
-                f"{threads} threads a block, {regs if regs is not None else '?'} registers a thread and "
-                f"{smem if smem is not None else '?'} bytes of shared memory a block allow "
-                f"{th['blocks_per_sm']} block(s) per SM, {th['theoretical_pct']:.0f}% of the SM's "
-                f"{(env.max_threads_per_sm or 2048) // WARP} warps; {th['limiter']} set the limit"
-            )
-        if math.isnan(rep) or rep == 0:
-            why = []
-            if k["launch_api"].startswith("cuLaunchKernelEx") or k["launch_api"].startswith("cudaLaunchKernelEx"):
-                why.append(f"it was launched with {k['launch_api']}, whose launch attributes (clusters, "
-                           "dynamic shared memory set at launch) the profiler's estimate does not take in")
-            if smem and smem > 48 * 1024:
-                why.append(f"it asks for {smem // 1024} KiB of shared memory, above the 48 KiB a block gets "
-                           "without opting in, so it is sized at launch")
-            parts.append(
-                "the profiler reported " + ("0%" if rep == 0 else "no occupancy") +
-                (": " + "; ".join(why) if why else "") +
-                ". That is the estimate failing, not an idle GPU: the kernel ran for "
-                f"{k['dur_us']:.1f} µs"
-            )
-        else:
-            parts.append(f"the profiler estimated {rep:.0f}% achieved occupancy")
-        if blocks is not None and env.sm_count and th and blocks < env.sm_count * th["blocks_per_sm"]:
-            parts.append(f"its grid has {blocks} blocks for {env.sm_count} SMs, less than one full wave, "
-                         "so some SMs get no work")
-        notes.append(dict(short_name=k["short_name"], name=k["name"], dur_us=k["dur_us"],
-                          occupancy_pct=rep, theoretical_pct=th["theoretical_pct"] if th else np.nan,
-                          limiter=th["limiter"] if th else None, launch_api=k["launch_api"],
-                          explanation="; ".join(parts) + "."))
-    return notes
+        threads = integer(k["threads_per_block"]) or 0
+        regs, smem = integer(k["registers_per_thread"]), integer(k["shared_memory"])
+        blocks = integer(k["blocks"])
+        th = theoretical_occupancy(threads, regs, smem, env)
+        out.append(dict(
+            index=int(k["index"]), short_name=k["short_name"], name=k["name"], dur_us=k["dur_us"],
+            occupancy_pct=k["occupancy_pct"], launch_api=k["launch_api"], threads=threads, registers=regs,
+            shared_memory=smem, blocks=blocks, sm_count=env.sm_count,
+            limits_known=sm_limits(env) is not None,
+            theoretical_pct=th["theoretical_pct"] if th else np.nan, limiter=th["limiter"] if th else None,
+            blocks_per_sm=th["blocks_per_sm"] if th else None, max_warps=th["max_warps"] if th else None,
+            no_estimate=rules.no_occupancy_estimate(k["occupancy_pct"]),
+            launch_attributes=rules.launched_with_attributes(k["launch_api"]),
+            smem_opt_in=bool(smem and smem > rules.SMEM_DEFAULT_LIMIT),
+            partial_wave=bool(blocks is not None and env.sm_count and th
+                              and blocks < env.sm_count * th["blocks_per_sm"]),
+        ))
+    return out
 
 
 # --------------------------------------------------------------------------- training and compilation
@@ -439,7 +404,7 @@ def train_table(ls: LoadedSet) -> pd.DataFrame:
     if inf.empty or trn.empty:
         return pd.DataFrame()
     keep = ["variant", "label", "status", "reason", "kernels_per_forward", "gpu_ms", "gpu_q1", "gpu_q3",
-            "cpu_ms", "peak_mb", "max_rel_error", "backend", "fill_pct"]
+            "cpu_ms", "peak_mb", "max_rel_error", "backend", "fill_pct", "host_bound", "host_bound_why"]
     df = trn[keep].merge(inf[["variant", "kernels_per_forward", "gpu_ms", "peak_mb"]], on="variant",
                          how="left", suffixes=("", "_fwd"))
     df = df.rename(columns={"kernels_per_forward": "kernels_per_step", "gpu_ms": "step_ms",
@@ -449,13 +414,12 @@ def train_table(ls: LoadedSet) -> pd.DataFrame:
     df["backward_kernels"] = df["kernels_per_step"] - df["kernels_per_forward_fwd"]
     df["backward_ms"] = df["step_ms"] - df["gpu_ms_fwd"]
     df["backward_over_forward"] = df["backward_ms"] / df["gpu_ms_fwd"]
-    df["host_bound"] = [host_bound(f, c, g) for f, c, g in zip(df["step_fill_pct"], df["step_cpu_ms"], df["step_ms"])]
     return df
 
 
-def inplace_autograd(ls: LoadedSet) -> dict | None:
+def inplace_autograd(ls: LoadedSet) -> schema.InplaceCheck | None:
     """What autograd did with the in-place mask, as the train run recorded it."""
-    run = ls.rs.run("naive_inplace", "train")
+    run = ls.rs.run(variant_role("inplace"), "train")
     return run.inplace_autograd if run else None
 
 
@@ -468,11 +432,11 @@ def generated_kernels(ls: LoadedSet, variant: str, mode: str = "inference") -> p
     return kt.assign(generated=kt["name"].str.startswith("triton_"))
 
 
-def replaced_kernels(ls: LoadedSet, variant: str, base: str = "naive", mode: str = "inference") -> pd.DataFrame:
-    """GPU events of `base`'s forward that `variant`'s forward no longer runs,
+def replaced_kernels(ls: LoadedSet, variant: str, base: str | None = None, mode: str = "inference") -> pd.DataFrame:
+    """GPU events of `base`'s forward (the baseline variant by default) that `variant`'s forward no longer runs,
     matched by short name as multisets: what compilation fused away."""
     mine = kernel_table(ls, variant, mode)
-    theirs = kernel_table(ls, base, mode)
+    theirs = kernel_table(ls, base or variant_role("baseline"), mode)
     if mine.empty or theirs.empty:
         return theirs.iloc[0:0]
     left = mine["short_name"].value_counts().to_dict()

@@ -1,37 +1,55 @@
-"""Charts: pure functions from a DataFrame to an `alt.Chart`. No file I/O, no display.
+"""Charts: pure functions from a DataFrame to an Altair chart. No file I/O, no display.
 
-Takes: frames from gen.analysis (`timeline_frames`, `summary_table`). Gives:
-Altair charts; the render stage turns them into Vega-Lite specs
-(`spec(chart)`) and embeds them offline.
+Takes: frames from gen.analysis (`tables.timeline_frames`, `tables.summary_table`,
+`scaling.sweep_frame` and friends, the summary tables of every set). Gives:
+the timeline of one forward (`timeline`, and `timeline_spec`, the same spec
+made faster), GPU time per variant (`gpu_time`), GPU time per variant in every
+set (`gpu_time_by_set`), and the scaling charts (`time_vs_seq`,
+`memory_vs_seq`, `roofline`, `category_bars`, `busy_vs_seq`). The page
+builders embed them (gen.report.site.chart_div).
 
-Each chart keeps only the columns it shows, so that the pages stay small.
+Shared look: one log scale for times (`LOG`, fitted to the data), one base-2
+axis for sequence lengths, one colour per event kind, one row height. Each
+chart keeps only the columns it shows, so that the pages stay small.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from functools import lru_cache
 
 import altair as alt
 import pandas as pd
+
+from gen.analysis.values import number, variant_order
+from gen.report import format as fmt
 
 # One colour per kind of event. Copies and fills must stand out from kernels.
 KIND_DOMAIN = ["aten op", "annotation", "runtime call", "kernel", "memcpy", "memset"]
 KIND_RANGE = ["#8c8c8c", "#b39ddb", "#66bb6a", "#4f7fd6", "#e8590c", "#d6336c"]
 CPU_KIND = {"cpu_op": "aten op", "user_annotation": "annotation",
             "cuda_runtime": "runtime call", "cuda_driver": "runtime call"}
-ROW_PX = 20
+ROW_PX = 20  # one lane or one variant
+MEASURED_COLOUR = "#4f7fd6"
+# Times span orders of magnitude: log axes, fitted to the data (a "nice" log
+# domain would run to the next power of ten), with room for the marks. A bar
+# starts at zero, which a log scale cannot place: on it, draw points, not bars.
+LOG = alt.Scale(type="log", nice=False, padding=12)
+SEQ_LEN = alt.Scale(type="log", base=2)
 
 
 def _lane(depth: int, thread: str = "main") -> str:
-    return f"CPU {depth}" if thread == "main" else f"CPU {thread} {depth}"
+    """A host lane: ops nested `depth` deep on a thread (a depth, not a CPU core)."""
+    return f"host · depth {depth}" if thread == "main" else f"host · {thread} · depth {depth}"
 
 
 def _num(x, digits: int = 3):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return None
-    return round(float(x), digits)
+    return number(x, digits)
+
+
+def _occupancy(x) -> str:
+    """The profiler's estimate for a tooltip: a percentage, or why there is none."""
+    return "not reported" if number(x) is None else fmt.num(x, ".0f", "%")
 
 
 def timeline_data(cpu: pd.DataFrame, gpu: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
@@ -59,13 +77,13 @@ def timeline_data(cpu: pd.DataFrame, gpu: pd.DataFrame) -> tuple[pd.DataFrame, p
         "dur_us": [_num(x) for x in gpu["dur_us"]],
         "launched_by": gpu["launched_by"].fillna("").astype(str),
         "launch_api": gpu["launch_api"].fillna("").astype(str),
-        "occupancy_pct": [_num(x, 1) for x in gpu["occupancy_pct"]],
+        "occupancy": [_occupancy(x) for x in gpu["occupancy_pct"]],
     })
     return c, g, lanes
 
 
 def timeline(cpu: pd.DataFrame, gpu: pd.DataFrame) -> alt.LayerChart:
-    """CPU lanes (ops and runtime calls, one row per thread and nesting depth) above a GPU
+    """Host lanes (ops and runtime calls, one row per thread and nesting depth) above a GPU
     lane (kernels, memcpys, memsets) on one time axis in µs. Zoom and pan act on
     the time axis only; hovering shows each event's full details."""
     c, g, lanes = timeline_data(cpu, gpu)
@@ -96,7 +114,7 @@ def _timeline_chart(c: pd.DataFrame, g: pd.DataFrame, lanes: list[str]) -> alt.L
                  alt.Tooltip("launch_api:N", title="launch API"),
                  alt.Tooltip("start_us:Q", title="start (µs)", format=",.1f"),
                  alt.Tooltip("dur_us:Q", title="duration (µs)", format=",.2f"),
-                 alt.Tooltip("occupancy_pct:Q", title="occupancy (%)")],
+                 alt.Tooltip("occupancy:N", title="occupancy (profiler's estimate)")],
     )
     return alt.layer(cpu_layer, gpu_layer).properties(
         width="container", height=ROW_PX * len(lanes),
@@ -113,7 +131,7 @@ def _timeline_skeleton() -> str:
 
 
 GPU_FIELDS = ("lane", "index", "name", "short_name", "kind", "category", "start_us", "end_us", "dur_us",
-              "launched_by", "launch_api", "occupancy_pct")
+              "launched_by", "launch_api", "occupancy")
 
 
 def timeline_spec(cpu: pd.DataFrame, gpu: pd.DataFrame) -> dict:
@@ -133,7 +151,7 @@ def timeline_spec(cpu: pd.DataFrame, gpu: pd.DataFrame) -> dict:
 def _records(df: pd.DataFrame) -> list[dict]:
     cols = list(df.columns)
     values = [df[c].tolist() for c in cols]
-    return [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in zip(cols, row)}
+    return [{k: (None if isinstance(v, float) and v != v else v) for k, v in zip(cols, row)}
             for row in zip(*values)]
 
 
@@ -150,14 +168,127 @@ def gpu_time(summary: pd.DataFrame, per: str = "forward") -> alt.LayerChart:
     }).dropna(subset=["median"]).sort_values(["median", "label"])
     order = list(d["label"])
     y = alt.Y("label:N", sort=order, title=None)
-    scale = alt.Scale(type="log", nice=False, padding=12)
-    rule = alt.Chart(d).mark_rule(strokeWidth=3, color="#4f7fd6").encode(
-        x=alt.X("q1:Q", scale=scale, title=f"GPU time per {per} (ms, log scale)"), x2="q3:Q", y=y)
-    point = alt.Chart(d).mark_point(filled=True, size=60, color="#4f7fd6").encode(
-        x=alt.X("median:Q", scale=scale), y=y,
+    rule = alt.Chart(d).mark_rule(strokeWidth=3, color=MEASURED_COLOUR).encode(
+        x=alt.X("q1:Q", scale=LOG, title=f"GPU time per {per} (ms, log scale)"), x2="q3:Q", y=y)
+    point = alt.Chart(d).mark_point(filled=True, size=60, color=MEASURED_COLOUR).encode(
+        x=alt.X("median:Q", scale=LOG), y=y,
         tooltip=[alt.Tooltip("label:N", title="variant"),
                  alt.Tooltip("median:Q", title="median (ms)", format=".4f"),
                  alt.Tooltip("q1:Q", title="Q1 (ms)", format=".4f"),
                  alt.Tooltip("q3:Q", title="Q3 (ms)", format=".4f"),
                  alt.Tooltip("n:Q", title="samples")])
     return alt.layer(rule, point).properties(width="container", height=ROW_PX * max(1, len(d)) + 10)
+
+
+# --------------------------------------------------------------------------- every set
+
+MEASURED = "measured (median, IQR)"
+PUBLISHED = "published (one figure)"
+SET_ROW_PX = 16  # per set, within each variant's band
+
+
+def compare_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """The chart's rows: every (set, variant) with a GPU time."""
+    cols = ["set", "variant", "gpu_ms", "gpu_q1", "gpu_q3", "kind"]
+    d = df[df["gpu_ms"].notna()].reindex(columns=cols).copy()
+    pub = d["kind"] == "reference"
+    d["set"] = d["set"] + pub.map({True: " (published)", False: ""})
+    d["figure"] = pub.map({True: PUBLISHED, False: MEASURED})
+    # A published figure has no spread; a measured one without samples neither.
+    d.loc[pub, ["gpu_q1", "gpu_q3"]] = float("nan")
+    return d.reset_index(drop=True)
+
+
+def gpu_time_by_set(df: pd.DataFrame) -> alt.LayerChart:
+    """One row per variant, one dot per set within it (median GPU time, or the
+    published figure as a hollow diamond), a rule over the IQR where there are
+    samples; sets with no GPU time (CPU sets) are absent."""
+    d = compare_frame(df)
+    order = variant_order(d["variant"])
+    n_sets = max(1, d["set"].nunique())
+    title = "GPU time per forward (ms, log scale)"
+    x = alt.X("gpu_ms:Q", scale=LOG, title=title)
+    base = alt.Chart(d).encode(
+        y=alt.Y("variant:N", sort=order, title=None),
+        yOffset=alt.YOffset("set:N"),
+        color=alt.Color("set:N", title="result set", legend=alt.Legend(orient="bottom", direction="vertical",
+                                                                      labelLimit=0)))
+    iqr = base.transform_filter("isValid(datum.gpu_q1) && isValid(datum.gpu_q3)").mark_rule(
+        strokeWidth=2).encode(x=alt.X("gpu_q1:Q", scale=LOG, title=title), x2="gpu_q3:Q")
+    dots = base.mark_point(size=70, strokeWidth=2).encode(
+        x=x,
+        shape=alt.Shape("figure:N", title="figure", scale=alt.Scale(domain=[MEASURED, PUBLISHED],
+                                                                    range=["circle", "diamond"]),
+                        legend=alt.Legend(orient="bottom", labelLimit=0)),
+        fill=alt.condition(alt.datum.kind == "reference", alt.value("transparent"), alt.Color("set:N", legend=None)),
+        tooltip=["set", "variant", alt.Tooltip("gpu_ms:Q", title="GPU ms (median or published)", format=".4f"),
+                 alt.Tooltip("gpu_q1:Q", title="IQR from", format=".4f"),
+                 alt.Tooltip("gpu_q3:Q", title="IQR to", format=".4f"), "figure"])
+    return alt.layer(iqr, dots).properties(width="container", height=SET_ROW_PX * n_sets * len(order) + 10)
+
+
+# --------------------------------------------------------------------------- scaling
+
+def _ok(df: pd.DataFrame, col: str) -> pd.DataFrame:
+    return df[df[col].notna()]
+
+
+def time_vs_seq(sweep: pd.DataFrame) -> alt.FacetChart:
+    """Median GPU time (with IQR band) against sequence length, log-log."""
+    d = _ok(sweep, "gpu_ms")[["variant", "seq_len", "head_dim", "gpu_ms", "gpu_q1", "gpu_q3"]]
+    base = alt.Chart().encode(
+        x=alt.X("seq_len:Q", scale=SEQ_LEN, title="sequence length"),
+        color=alt.Color("variant:N", title="variant"))
+    line = base.mark_line(point=True).encode(
+        y=alt.Y("gpu_ms:Q", scale=LOG, title="GPU time per forward (ms, median)"),
+        tooltip=["variant", "seq_len", "head_dim", alt.Tooltip("gpu_ms:Q", format=".4f")])
+    band = base.mark_area(opacity=0.2).encode(y="gpu_q1:Q", y2="gpu_q3:Q")
+    return alt.layer(band, line, data=d).facet(column=alt.Column("head_dim:O", title="head dim"))
+
+
+def memory_vs_seq(sweep: pd.DataFrame) -> alt.FacetChart:
+    """Peak allocator memory against sequence length, log-log."""
+    d = _ok(sweep, "peak_mb")[["variant", "seq_len", "head_dim", "peak_mb"]]
+    return alt.Chart(d).mark_line(point=True).encode(
+        x=alt.X("seq_len:Q", scale=SEQ_LEN, title="sequence length"),
+        y=alt.Y("peak_mb:Q", scale=LOG, title="peak memory (MiB)"),
+        color="variant:N", tooltip=["variant", "seq_len", "head_dim", alt.Tooltip("peak_mb:Q", format=",.0f")],
+    ).facet(column=alt.Column("head_dim:O", title="head dim"))
+
+
+def roofline(sweep: pd.DataFrame, ceil: dict) -> alt.LayerChart:
+    """Arithmetic intensity (causal-useful FLOPs per minimum byte) against achieved
+    TFLOP/s, log-log, under the measured copy-bandwidth slope and matmul ceiling."""
+    d = _ok(sweep, "tflops_causal")[["variant", "seq_len", "head_dim", "intensity", "tflops_causal"]]
+    lo, hi = max(d["intensity"].min() / 2, 1.0), d["intensity"].max() * 2
+    xs = [lo * (hi / lo) ** (i / 40) for i in range(41)]
+    roof = pd.DataFrame(dict(intensity=xs, tflops=[min(ceil["matmul_tflops"], x * ceil["copy_gbps"] / 1e3)
+                                                    for x in xs]))
+    line = alt.Chart(roof).mark_line(color="black", strokeDash=[4, 3]).encode(
+        x="intensity:Q", y="tflops:Q")
+    pts = alt.Chart(d).mark_point(filled=True).encode(
+        x=alt.X("intensity:Q", scale=LOG, title="arithmetic intensity (causal-useful FLOP / minimum byte)"),
+        y=alt.Y("tflops_causal:Q", scale=LOG, title="achieved TFLOP/s (causal-useful count)"),
+        color="variant:N", shape="head_dim:N",
+        tooltip=["variant", "seq_len", "head_dim", alt.Tooltip("tflops_causal:Q", format=".1f")])
+    return alt.layer(line, pts)
+
+
+def category_bars(cat: pd.DataFrame) -> alt.Chart:
+    """Stacked GPU time of one forward by kernel category, per variant."""
+    return alt.Chart(cat[["variant", "category", "duration_us"]]).mark_bar().encode(
+        y=alt.Y("variant:N", sort=None, title=None),
+        x=alt.X("duration_us:Q", title="GPU time per forward (µs)"),
+        color=alt.Color("category:N", title="kernel category"),
+        tooltip=["variant", "category", alt.Tooltip("duration_us:Q", format=".1f")])
+
+
+def busy_vs_seq(busy: pd.DataFrame) -> alt.Chart:
+    """Share of one forward's span in which the GPU ran something, against sequence length."""
+    d = busy[busy["source"] == "sweep"][["variant", "seq_len", "busy_pct", "launch_gap_us"]]
+    return alt.Chart(d).mark_line(point=True).encode(
+        x=alt.X("seq_len:Q", scale=SEQ_LEN, title="sequence length (head dim 64)"),
+        y=alt.Y("busy_pct:Q", scale=alt.Scale(domain=[0, 100]), title="GPU busy (% of the forward's span)"),
+        color="variant:N",
+        tooltip=["variant", "seq_len", alt.Tooltip("busy_pct:Q", format=".0f"),
+                 alt.Tooltip("launch_gap_us:Q", format=".1f")])

@@ -1,0 +1,138 @@
+"""Formatting and naming for pages: Jinja filters, page paths, anchors, set titles.
+
+Takes: plain values, set and variant names. Gives: the filters templates use
+(`md` escapes text for Markdown; `num`, `ms`, `us`, `size`, `integer`, `day`,
+`span` show a dash for a missing value), the one `slug`, the paths of the
+generated pages, the HTML id of a kernel row, `set_title` and `label_of`.
+Imports nothing of the report: every other report module may use it.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import PurePosixPath
+
+from markupsafe import Markup
+
+from gen.analysis.tables import LoadedSet
+from gen.analysis.values import missing
+from gen.model import variants
+from gen.model.schema import SetKind
+
+GENERATED = "generated"
+DASH = "–"
+
+_MD_ESCAPES = {
+    "|": "&#124;", "*": "&#42;", "_": "&#95;", "`": "&#96;", "[": "&#91;", "]": "&#93;",
+    "\\": "&#92;", "#": "&#35;", "~": "&#126;", "$": "&#36;", "^": "&#94;", "=": "&#61;",
+    "!": "&#33;", "{": "&#123;", "}": "&#125;", ":": "&#58;", "\n": " ",
+}
+_MD_TABLE = str.maketrans(_MD_ESCAPES)
+
+
+def md(value) -> Markup:
+    """Text that shows literally inside Markdown: paragraphs, headings, table cells."""
+    if missing(value):
+        return Markup(DASH)
+    # Quotes are escaped after the table: their entities carry a `#` that must stay as it is.
+    text = html.escape(str(value), quote=False).translate(_MD_TABLE)
+    return Markup(text.replace('"', "&quot;").replace("'", "&#39;"))
+
+
+def num(x, fmt: str = ".3g", unit: str = "") -> str:
+    return DASH if missing(x) else f"{x:{fmt}}{unit}"
+
+
+def ms(x) -> str:
+    """Milliseconds with four significant figures at most."""
+    if missing(x):
+        return DASH
+    return f"{x:.4g}" if x >= 0.001 else f"{x:.2e}"
+
+
+def us(x) -> str:
+    if missing(x):
+        return DASH
+    return f"{x:,.1f}" if x >= 10 else f"{x:.2f}"
+
+
+def span(pair, fmt=ms) -> str:
+    """A range "a–b" (an IQR), or one dash when either end is missing (not "–––")."""
+    lo, hi = pair
+    return DASH if missing(lo) or missing(hi) else f"{fmt(lo)}–{fmt(hi)}"
+
+
+def size(x) -> str:
+    """Bytes in B / KiB / MiB / GiB."""
+    if missing(x):
+        return DASH
+    x = float(x)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(x) < 1024 or unit == "GiB":
+            return f"{x:.0f} {unit}" if unit == "B" else f"{x:.1f} {unit}"
+        x /= 1024
+    return f"{x:.1f} GiB"
+
+
+def integer(x) -> str:
+    return DASH if missing(x) else f"{int(x):,}"
+
+
+def day(value) -> str:
+    """The date part of an ISO timestamp."""
+    return str(value)[:10] if value else DASH
+
+
+FILTERS = dict(md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer, span=span)
+
+
+# --------------------------------------------------------------------------- names and paths
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of a name: letters, digits, - _ . kept, anything else -;
+    leading dots too, since mkdocs leaves out a page whose name starts with one."""
+    out = "".join(c if c.isalnum() or c in "-_." else "-" for c in text)
+    dots = len(out) - len(out.lstrip("."))
+    return "-" * dots + out[dots:]
+
+
+def set_page(name: str) -> str:
+    return f"{GENERATED}/sets/{slug(name)}.md"
+
+
+def variant_page(name: str) -> str:
+    return f"{GENERATED}/variants/{slug(name)}.md"
+
+
+def trace_page(set_name: str, trace_rel: str) -> str:
+    return f"{GENERATED}/traces/{slug(set_name)}/{PurePosixPath(trace_rel).name}"
+
+
+def relpath(target: str, page: str) -> str:
+    """A Markdown link from one docs/-relative page to another (mkdocs checks it)."""
+    return os.path.relpath(target, os.path.dirname(page) or ".").replace(os.sep, "/")
+
+
+def kernel_anchor(variant: str, mode: str, index: int, set_suffix: str | None = None) -> str:
+    """The HTML id of a kernel row on a variant page; `set_suffix` keeps ids of
+    the same variant's rows in another set's tab unique on the page."""
+    base = f"k-{mode}-{variant}-{int(index)}"
+    return f"{base}--{slug(set_suffix)}" if set_suffix else base
+
+
+def set_title(ls: LoadedSet) -> str:
+    """A set's name for people: GPU, PyTorch, and the label if any; the folder name otherwise."""
+    env = ls.rs.environment
+    gpu = env.gpu_name or (f"CPU ({env.cpu})" if env.cpu else "CPU")
+    if ls.rs.kind == SetKind.REFERENCE:
+        return f"{gpu} · published ({ls.name.split('__', 1)[-1]})"
+    title = f"{gpu} · PyTorch {env.torch.split('+')[0]}" if env.torch else gpu
+    suffix = ls.name.split("__", 2)[2] if ls.name.count("__") >= 2 else ""
+    return f"{title} · {suffix}" if suffix else title
+
+
+def label_of(variant: str) -> str:
+    v = variants.VARIANTS.get(variant)
+    return v.label if v else variant

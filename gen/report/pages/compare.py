@@ -1,0 +1,45 @@
+"""The Compare page: GPU time per variant in every set, then the first measured GPU set against each other set.
+
+Takes: a `site.Context`. Gives: `build(ctx)`; the view model `pair_view(a, b)`
+(rows of gen.analysis.compare and which columns the pair can fill).
+Template: compare_page.md.j2. Reference sets are said to hold published figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pandas as pd
+
+from gen.analysis import compare
+from gen.model.schema import Mode, SetKind
+from gen.report import charts
+from gen.report import format as fmt
+from gen.report.site import Context, Page
+
+PAGE = f"{fmt.GENERATED}/compare.md"
+
+
+def pair_view(a, b) -> dict:
+    rows = compare.records(compare.compare_frame(a, b))
+
+    def has(*cols):
+        return any(r[c] is not None for r in rows for c in cols)
+
+    return dict(a=a, b=b, rows=rows, gpu=has("gpu_ms_a", "gpu_ms_b"), gpu_b=has("gpu_ms_b"),
+                cpu=has("cpu_ms_a", "cpu_ms_b"), kernels=has("kernels_a", "kernels_b"), ranks=has("rank_a", "rank_b"),
+                describe_a=compare.describe(a), describe_b=compare.describe(b),
+                diffs=[r for r in rows if r["kernel_match"].startswith(("full", "partial"))])
+
+
+def build(ctx: Context) -> Iterator[Page]:
+    frames = [ctx.summary(ls, Mode.INFERENCE).assign(set=ls.name, kind=ls.rs.kind) for ls in ctx.sets]
+    frames = [f for f in frames if not f.empty]
+    allsets = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    timed = set(allsets["set"][allsets["gpu_ms"].notna()]) if len(allsets) else set()
+    chart = ctx.chart(charts.gpu_time_by_set(allsets), "GPU time per variant in every set") if timed else None
+    text = ctx.template("compare_page.md.j2").render(
+        here=PAGE, pairs=[pair_view(a, b) for a, b in compare.pairs(ctx.sets)], chart=chart,
+        untimed=[ls for ls in ctx.sets if ls.name not in timed],
+        references=[ls for ls in ctx.sets if ls.rs.kind == SetKind.REFERENCE])
+    yield Page(PAGE, text, nav=("Compare",))

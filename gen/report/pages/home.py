@@ -1,0 +1,38 @@
+"""The home page's partial (included by docs/index.md): the sets held and the headline table.
+
+Takes: a `site.Context`. Gives: `build(ctx)`; the view model `home_view(ctx)`
+(one headline row per variant with one cell per set, and the chart of the
+first measured GPU set). Template: home.md.j2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gen.model.schema import Mode
+from gen.report import charts
+from gen.report import format as fmt
+from gen.report.site import Context, Page, chart_div
+
+
+def _cell(ctx: Context, ls, variant: str) -> dict | None:
+    df = ctx.summary(ls, Mode.INFERENCE)
+    row = df[df["variant"] == variant].to_dict("records") if not df.empty else []
+    return row[0] if row else None
+
+
+def home_view(ctx: Context) -> dict:
+    headline = [dict(variant=v, label=fmt.label_of(v), cells=[_cell(ctx, ls, v) for ls in ctx.sets])
+                for v in ctx.variant_names]
+    chart, chart_set = None, None
+    for ls in ctx.sets:
+        df = ctx.summary(ls, Mode.INFERENCE)
+        if ls.measured and not df.empty and df["gpu_ms"].notna().any():
+            chart, chart_set = chart_div(charts.gpu_time(df), "GPU time per variant"), ls
+            break
+    return dict(sets=ctx.sets, skipped=ctx.skipped, headline=headline, chart=chart, chart_set=chart_set)
+
+
+def build(ctx: Context) -> Iterator[Page]:
+    here = "index.md"  # links resolve from the page that includes the partial
+    yield Page(f"{fmt.GENERATED}/.home.md", ctx.template("home.md.j2").render(here=here, **home_view(ctx)))

@@ -1,0 +1,38 @@
+"""Partials of docs/methodology.md: each set's configuration and environment, and the
+report's thresholds quoted from gen.analysis.rules (so the prose never restates a number).
+
+Takes: a `site.Context`. Gives: `build(ctx)`, `skipped(ctx)` (the page listing
+unreadable sets). Templates: methodology.md.j2, rules.md.j2, skipped.md.j2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gen.analysis import rules
+from gen.report import format as fmt
+from gen.report import wording
+from gen.report.site import Context, Page
+
+RULES_PARTIAL = f"{fmt.GENERATED}/.rules.md"
+
+
+def rules_view() -> dict:
+    """The thresholds a reader should know, each as code holds it."""
+    return dict(fill_pct=rules.HOST_BOUND_FILL_PCT, ratio_pct=100 * rules.HOST_BOUND_RATIO,
+                noisy_pct=rules.NOISY_IQR_PCT, host_bound_rule=wording.HOST_BOUND_RULE,
+                tensor_core_rule=wording.TENSOR_CORE_RULE, copy_ops=sorted(rules.COPY_OPS),
+                smem_default_kib=rules.SMEM_DEFAULT_LIMIT // 1024, launch_ex=rules.LAUNCH_EX_APIS,
+                cuda_only=sorted(rules.CUDA_ONLY_BACKENDS))
+
+
+def build(ctx: Context) -> Iterator[Page]:
+    text = ctx.template("methodology.md.j2").render(here="methodology.md", sets=ctx.sets)
+    yield Page(f"{fmt.GENERATED}/.methodology.md", text)
+    yield Page(RULES_PARTIAL, ctx.template("rules.md.j2").render(**rules_view()))
+
+
+def skipped(ctx: Context) -> Iterator[Page]:
+    if ctx.skipped:
+        page = f"{fmt.GENERATED}/skipped.md"
+        yield Page(page, ctx.template("skipped.md.j2").render(here=page, skipped=ctx.skipped), nav=("Skipped sets",))

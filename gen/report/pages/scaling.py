@@ -1,0 +1,47 @@
+"""The scaling page: per set, the sweep against the GPU's own measured ceilings, time by kernel
+category, and which calls are host-bound.
+
+Takes: a `site.Context`. Gives: `build(ctx)`; the view model `set_view(ctx, ls)`.
+Template: scaling_page.md.j2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gen.analysis import scaling
+from gen.report import charts, wording
+from gen.report import format as fmt
+from gen.report.site import Context, Page, records
+
+PAGE = f"{fmt.GENERATED}/scaling.md"
+
+
+def _charts(ctx: Context, sw, ceil, cat, busy) -> dict:
+    out = {}
+    if len(sw) and sw["gpu_ms"].notna().any():
+        out["time"] = ctx.chart(charts.time_vs_seq(sw), "GPU time against sequence length")
+        out["memory"] = ctx.chart(charts.memory_vs_seq(sw), "peak memory against sequence length")
+        if ceil:
+            out["roofline"] = ctx.chart(charts.roofline(sw, ceil), "roofline")
+    if len(cat):
+        out["categories"] = ctx.chart(charts.category_bars(cat), "GPU time by kernel category")
+    if len(busy) and (busy["source"] == "sweep").any():
+        out["busy"] = ctx.chart(charts.busy_vs_seq(busy), "GPU busy share against sequence length")
+    return out
+
+
+def set_view(ctx: Context, ls) -> dict:
+    sw, ceil = scaling.sweep_frame(ls), scaling.ceilings(ls)
+    cat, busy = scaling.category_frame(ls), scaling.busy_frame(ls)
+    return dict(ls=ls, ceil=ceil, has_sweep=bool(len(sw)), oom=scaling.oom_sizes(ls),
+                fastest=records(scaling.fastest_at_largest(ls)), charts=_charts(ctx, sw, ceil, cat, busy),
+                busy_default=records(busy[busy["source"] == "default"]) if len(busy) else [],
+                sweep_rows=records(sw[sw["gpu_ms"].notna() | (sw["status"] != "ok")]) if len(sw) else [],
+                measured=ls.measured, gpu=ls.rs.environment.device == "cuda")
+
+
+def build(ctx: Context) -> Iterator[Page]:
+    text = ctx.template("scaling_page.md.j2").render(here=PAGE, sets=[set_view(ctx, ls) for ls in ctx.sets],
+                                                     host_bound_rule=wording.HOST_BOUND_RULE)
+    yield Page(PAGE, text, nav=("Scaling",))

@@ -1,0 +1,50 @@
+"""The result sets: an index, and one page per set with its summary table per mode.
+
+Takes: a `site.Context`. Gives: `build(ctx)`; the view model `set_view(ctx, ls)`
+(per mode: rows ready to lay out, the chart, the notes under the table, the
+host-bound calls). Template: sets_index.md.j2, set.md.j2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gen.analysis.values import missing
+from gen.model.schema import Mode
+from gen.report import charts, wording
+from gen.report import format as fmt
+from gen.report.site import Context, Page, chart_div, records
+
+
+def _min_samples(rows: list[dict], col: str) -> int | None:
+    counts = [int(r[col]) for r in rows if r["status"] == "ok" and not missing(r[col]) and r[col] > 0]
+    return min(counts) if counts else None
+
+
+def mode_view(ctx: Context, ls, mode: str) -> dict | None:
+    df = ctx.summary(ls, mode)
+    if df.empty:
+        return None
+    rows = records(df)
+    for r in rows:
+        r["why_not"] = wording.refusal(r["status"], r["reason"], r["needs_cuda"])
+    gpu = bool(df["gpu_ms"].notna().any())
+    chart = chart_div(charts.gpu_time(df, wording.call_of(mode)), f"GPU time per variant, {mode}") if gpu else None
+    notes = wording.timing_notes(mode, gpu, _min_samples(rows, "gpu_n"), _min_samples(rows, "cpu_n"),
+                                 ls.rs.config.error_draws)
+    return dict(mode=mode, call=wording.call_of(mode), rows=rows, chart=chart, notes=notes,
+                host_bound=[r for r in rows if r["host_bound"]], host_bound_rule=wording.HOST_BOUND_RULE,
+                host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
+
+
+def set_view(ctx: Context, ls) -> dict:
+    return dict(ls=ls, modes=[m for m in (mode_view(ctx, ls, mode) for mode in Mode) if m])
+
+
+def build(ctx: Context) -> Iterator[Page]:
+    index = f"{fmt.GENERATED}/sets/index.md"
+    yield Page(index, ctx.template("sets_index.md.j2").render(here=index, sets=ctx.sets, skipped=ctx.skipped), nav=("Result sets", "Result sets"))
+    for ls in ctx.sets:
+        page = fmt.set_page(ls.name)
+        text = ctx.template("set.md.j2").render(here=page, **set_view(ctx, ls))
+        yield Page(page, text, nav=("Result sets", fmt.set_title(ls)))

@@ -1,0 +1,137 @@
+"""The variants: an index, one page per variant (a tab per set and mode), and the raw traces they link.
+
+Takes: a `site.Context`. Gives: `build(ctx)`, `trace_files(ctx)`; the view
+model of one tab, `tab_view(ctx, ls, variant, mode, page)`: the summary row,
+the hypothesis check, the findings in words, the compiled kernels, the
+training comparison, the kernel table, the occupancy facts with their words,
+the timeline. Templates: variants_index.md.j2, variant.md.j2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gen.analysis import tables
+from gen.analysis.findings import FindingKind
+from gen.analysis.values import missing, variant_role
+from gen.model import variants
+from gen.model.schema import Mode
+from gen.report import charts, wording
+from gen.report import format as fmt
+from gen.report.site import Context, Page, chart_div, records
+
+# Kinds with their own paragraph on the variant page, not in its findings list.
+OWN_PARAGRAPH = frozenset({FindingKind.COMPILE, FindingKind.AUTOGRAD})
+
+
+def _one(df, variant: str) -> dict | None:
+    rows = df[df["variant"] == variant].to_dict("records") if not df.empty else []
+    return rows[0] if rows else None
+
+
+def _hypothesis(ctx: Context, ls, v: str, mode: str) -> dict | None:
+    if mode != Mode.INFERENCE or v not in variants.VARIANTS:
+        return None
+    h = _one(ctx.hypotheses(ls, mode), v)
+    if h:
+        h["note"] = wording.hypothesis_note(h)
+        h["rank_range"] = not missing(h["rank_lo"]) and h["rank_lo"] != h["rank_hi"]
+    return h
+
+
+def _findings(ctx: Context, ls, v: str, mode: str) -> list[dict]:
+    return [dict(title=w.words.title, severity=w.finding.severity, text=w.words.text,
+                 kernels=[dict(index=i, anchor=ctx.kernel_anchor(ls.name, v, mode, i)) for i in w.finding.kernels])
+            for w in ctx.findings(ls)
+            if w.finding.variant == v and w.finding.mode == mode and w.finding.kind not in OWN_PARAGRAPH]
+
+
+def _train(ctx: Context, ls, v: str) -> dict | None:
+    t = _one(ctx.train(ls), v)
+    if t:
+        t.update(rule=wording.HOST_BOUND_RULE, consequence=wording.HOST_BOUND_CONSEQUENCE)
+    return t
+
+
+def _autograd(ls, v: str) -> dict | None:
+    check = tables.inplace_autograd(ls)
+    if v != variant_role("inplace") or check is None:
+        return None
+    return dict(claim=wording.AUTOGRAD_CLAIM, outcome=check.outcome,
+                detail=wording.autograd_outcome(check.outcome, check.max_abs_grad_diff),
+                why=wording.AUTOGRAD_WHY_MATCH if check.outcome == "gradients match" else None)
+
+
+def _generated(ctx: Context, ls, v: str, mode: str, run) -> dict | None:
+    """Inductor's Triton kernels of a compiled variant, the library kernels it still
+    calls, and the baseline's GPU events they stand in for."""
+    if run.compile_time_s is None:
+        return None
+    gk = tables.generated_kernels(ls, v, mode)
+    if gk.empty:
+        return None
+    link = lambda k: dict(index=k["index"], short_name=k["short_name"], name=k["name"], dur_us=k["dur_us"],  # noqa: E731
+                          anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"]))
+    base = variant_role("baseline")
+    return dict(triton=[link(k) for _, k in gk[gk["generated"]].iterrows()],
+                library=[link(k) for _, k in gk[~gk["generated"] & (gk["kind"] == "kernel")].iterrows()],
+                baseline=base,
+                replaced=tables.replaced_kernels(ls, v, base, mode)["short_name"].tolist() if ls.rs.run(base, mode)
+                else [])
+
+
+def _occupancy(ls, v: str, mode: str) -> list[dict]:
+    return [dict(n, explanation=wording.occupancy_explanation(n)) for n in tables.occupancy_facts(ls, v, mode)]
+
+
+def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
+    run = ls.rs.run(v, mode)
+    row = _one(ctx.summary(ls, mode), v)
+    tab = dict(ls=ls, run=run, row=row, call=wording.call_of(mode), kernels=[], chart=None, notes=[], trace=None,
+               why_not=wording.refusal(run.status, run.reason, bool(row and row["needs_cuda"])),
+               hypothesis=_hypothesis(ctx, ls, v, mode), findings=_findings(ctx, ls, v, mode),
+               generated=None, train=_train(ctx, ls, v) if mode == Mode.TRAIN else None,
+               autograd=_autograd(ls, v) if mode == Mode.TRAIN else None)
+    tr = ls.trace(mode, v) if run.status == "ok" else None
+    if tr is None:
+        return tab
+    tab["generated"] = _generated(ctx, ls, v, mode, run)
+    tab["kernels"] = [dict(k, anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"]))
+                      for k in records(tables.kernel_table(ls, v, mode))]
+    cpu, gpu = tables.timeline_frames(ls, v, mode)
+    if len(cpu) or len(gpu):
+        tab["chart"] = chart_div(charts.timeline_spec(cpu, gpu), f"timeline of one {wording.call_of(mode)} of {v}")
+    tab["notes"] = _occupancy(ls, v, mode)
+    tab["trace"] = fmt.relpath(fmt.trace_page(ls.name, run.trace), page) if run.trace else None
+    tab["forwards"] = len(tr.forwards)
+    return tab
+
+
+def variant_view(ctx: Context, v: str) -> dict:
+    page = fmt.variant_page(v)
+    known = variants.VARIANTS.get(v)
+    sections = []
+    for mode in Mode:
+        tabs = [tab_view(ctx, ls, v, mode, page) for ls in ctx.sets if ls.rs.run(v, mode) is not None]
+        if tabs:
+            sections.append(dict(mode=mode, call=wording.call_of(mode), tabs=tabs))
+    return dict(here=page, name=v, label=fmt.label_of(v), variant=known,
+                source=variants.source(known) if known else None, sections=sections)
+
+
+def build(ctx: Context) -> Iterator[Page]:
+    index = f"{fmt.GENERATED}/variants/index.md"
+    vs = [dict(name=v, label=fmt.label_of(v), variant=variants.VARIANTS.get(v)) for v in ctx.variant_names]
+    yield Page(index, ctx.template("variants_index.md.j2").render(here=index, variants=vs),
+               nav=("Variants", "Variants"))
+    for v in ctx.variant_names:
+        view = variant_view(ctx, v)
+        yield Page(view["here"], ctx.template("variant.md.j2").render(**view), nav=("Variants", fmt.label_of(v)))
+
+
+def trace_files(ctx: Context) -> Iterator[Page]:
+    """The raw traces of the pages, copied so that each variant page links its own."""
+    for ls in ctx.sets:
+        for run in ls.rs.runs:
+            if run.trace and run.status == "ok":
+                yield Page(fmt.trace_page(ls.name, run.trace), copy_from=ls.path / run.trace)

@@ -1,0 +1,359 @@
+"""Wording: facts from analysis -> the sentences a reader sees. The one place that words them.
+
+Takes: `findings.Finding`s, hypothesis rows, occupancy facts and the constants
+of gen.analysis.rules. Gives: `finding(f) -> Words` (a title, a short line and
+the full text, built from the same clauses so they cannot disagree), the
+group titles and notes of the Findings page, and the sentences that state a
+rule (host-bound, tensor cores), quoted from gen.analysis.rules. Plain text:
+pages escape it where they show it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gen.analysis import rules
+from gen.analysis.findings import Finding, FindingKind
+from gen.analysis.values import missing
+
+
+@dataclass(frozen=True)
+class Words:
+    title: str
+    short: str  # one line with the numbers, for the Findings page
+    text: str  # the same in full, with the why
+
+
+# --------------------------------------------------------------------------- numbers in words
+
+
+def us(x: float) -> str:
+    """A duration in µs, or in ms from 1000 µs on."""
+    return f"{x:.1f} µs" if x < 1000 else f"{x / 1000:.3f} ms"
+
+
+def times(x: float, digits: int = 2) -> str:
+    """A ratio: "1.23×"."""
+    return f"{x:.{digits}f}×"
+
+
+def pct(x: float, digits: int = 0) -> str:
+    return f"{x:.{digits}f}%"
+
+
+def call_of(mode: str) -> str:
+    """What one timed call is in a mode."""
+    return "forward" if mode == "inference" else "training step"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+# --------------------------------------------------------------------------- rules, stated once
+
+# The condition of rules.host_bound, as a "when" clause: "A call is host-bound when ...".
+HOST_BOUND_RULE = (
+    f"its kernels ran for less than {rules.HOST_BOUND_FILL_PCT:.0f}% of its GPU time (the GPU idled between "
+    f"launches), or the host's dispatch time reached {100 * rules.HOST_BOUND_RATIO:.0f}% of the GPU time (the "
+    "host barely keeps ahead)")
+HOST_BOUND_CONSEQUENCE = ("the GPU waits for the host's launches, so its GPU time measures mostly how fast the host "
+                          "dispatches, not the kernels")
+
+
+def markers(names) -> str:
+    """Regex markers as a reader sees them: `_s\\d+gemm` -> `_sNNgemm`."""
+    return ", ".join(f"`{m.replace(chr(92) + 'd+', 'NN')}`" for m in names)
+
+
+TENSOR_CORE_RULE = (
+    "a matrix product or fused attention kernel whose name says float32 math ("
+    + markers(rules.OFF_TENSOR_CORE_MARKERS) + ") is counted off the tensor cores; one whose name carries a 16-bit "
+    "type or a matrix-unit marker (" + markers(rules.ON_TENSOR_CORE_MARKERS) + ") on them; any other is undecided")
+NOISE_RULE = (f"above {rules.NOISY_IQR_PCT:.0f}% a timing is marked noisy (torch.utils.benchmark warns at the "
+              "same line)")
+AUTOGRAD_CLAIM = "in-place ops are unsafe for training"
+AUTOGRAD_WHY_MATCH = (
+    "masked_fill_ overwrites the output of `scores * scale`; the backward of a multiplication by a Python number "
+    "needs no saved tensor, and softmax's backward saves its own output, so autograd's version counter finds "
+    "nothing it needs overwritten")
+
+# Kinds in the order the Findings page groups them, with the group's heading.
+KIND_TITLES: dict[FindingKind, str] = {
+    FindingKind.COPY: "Copies and fills",
+    FindingKind.PRECISION: "float32 in a 16-bit model",
+    FindingKind.MASK: "Causal mask rebuilt every forward",
+    FindingKind.OCCUPANCY: "Occupancy not estimated",
+    FindingKind.BACKEND: "Backend choice",
+    FindingKind.SPEED: "Fastest",
+    FindingKind.HOST: "GPU waiting on the host",
+    FindingKind.CONSISTENCY: "Kernel counts",
+    FindingKind.AUTOGRAD: "Training: in-place autograd",
+    FindingKind.COMPILE: "Compile time",
+}
+# What a group's findings have in common, said once above them on the Findings page.
+KIND_NOTES: dict[FindingKind, str] = {
+    FindingKind.OCCUPANCY: "The profiler reported 0% or no occupancy for these kernels: a failed estimate, not an "
+                           "idle GPU. " + " and ".join(rules.LAUNCH_EX_APIS) + " pass launch attributes that the "
+                           "estimate does not read.",
+    FindingKind.HOST: "Calls bound by the host: by the report's one rule, a call is host-bound when "
+                      + HOST_BOUND_RULE + ".",
+    FindingKind.PRECISION: "Kernels whose launching op was given float32 tensors and no 16-bit one, or matrix "
+                           "products with f32 in their name.",
+}
+# Kinds whose findings name no variant on the Findings page: the line itself says which.
+KINDS_WITHOUT_VARIANT = frozenset({FindingKind.SPEED, FindingKind.AUTOGRAD, FindingKind.COMPILE})
+
+
+# --------------------------------------------------------------------------- findings
+
+
+def _copy(f: Finding) -> Words:
+    x = f.facts
+    kind, op, n = x["event_kind"], x["op"] or "no op", x["n"]
+    what = {"memcpy": "memory copy", "memset": "memory fill"}.get(kind)
+    names = ", ".join(x["names"])
+    cost = f"{us(x['dur_us'])}, {pct(100 * x['dur_us'] / x['total_us'], 1)} of the forward's {us(x['total_us'])}"
+    text = (f"In each forward of {f.variant}, {n} {what or kind + ' doing a copy or fill'} event(s) ({names}) "
+            f"launched by {op}, under {' | '.join(x['paths'])}: {cost} of GPU time. "
+            + ("The hypothesis expected copies or fills in this variant." if x["expected"] else
+               "The hypothesis expected none in this variant."))
+    short = (f"{n} {what or kind}{'s' if n > 1 else ''} ({names}) from {op}: {us(x['dur_us'])}, "
+             f"{pct(100 * x['dur_us'] / x['total_us'], 1)} of GPU time; "
+             + ("expected" if x["expected"] else "the hypothesis expected none"))
+    return Words(f"{f.variant}: {n} {kind} from {op}", short, text)
+
+
+def _precision(f: Finding) -> Words:
+    x = f.facts
+    share = pct(100 * x["dur_us"] / x["total_us"])
+    text = (f"{x['n']} of the {x['events']} GPU events of a {f.variant} forward compute in float32 in this "
+            f"{x['dtype']} set: {us(x['dur_us'])}, {share} of its GPU time.")
+    short = f"{x['n']} of {x['events']} GPU events in float32: {us(x['dur_us'])}, {share} of GPU time"
+    if x["gemms"]:
+        text += (f" Its matrix products among them ({', '.join(x['gemms'])}) are float32 kernels, which the "
+                 "tensor-core rule counts off the tensor cores.")
+        short += f"; {len(x['gemms'])} of them matrix products (off the tensor cores)"
+    if x["conversions"]:
+        text += (f" {x['conversions']} more kernel(s) convert between {x['dtype']} and float32 "
+                 "(aten::copy_ under aten::to).")
+        short += f"; {x['conversions']} conversion kernel(s) to and from float32"
+    return Words(f"{f.variant}: {x['n']} kernels in float32 in a {x['dtype']} model", short, text)
+
+
+def _mask(f: Finding) -> Words:
+    x = f.facts
+    short = f"{x['n']} kernel(s) from {', '.join(x['ops'])}: {us(x['dur_us'])} a forward"
+    text = (f"{f.variant} builds the causal mask again in every forward: {short}. A mask built once and kept, or "
+            "a kernel that applies causality itself, would not pay this.")
+    return Words(f"{f.variant}: the causal mask is rebuilt in every forward", short, text)
+
+
+def _occupancy(f: Finding) -> Words:
+    x = f.facts
+    api = x["api"] or "an unknown API"
+    short = f"{x['n']} kernel(s) launched with {api}, {us(x['dur_us'])}"
+    text = (f"The profiler reported 0% or no occupancy for {x['n']} kernel(s) of a {f.variant} forward, launched "
+            f"with {api}: {', '.join(x['names'])}; together they ran {us(x['dur_us'])}, so the figure is a failed "
+            "estimate, not an idle GPU.")
+    if x["launch_attributes"]:
+        text += f" {x['api']} passes launch attributes that the estimate does not read."
+    if x["small_grids"]:
+        n = len(x["small_grids"])
+        text += (f" {n} of them have grids of {', '.join(map(str, x['small_grids']))} block(s) for {x['sm_count']} "
+                 "SMs, too few to fill the GPU.")
+        short += f"; {n} with grids smaller than the {x['sm_count']} SMs"
+    return Words(f"{f.variant}: no occupancy estimate ({x['api']})", short, text)
+
+
+def _speed(f: Finding) -> Words:
+    x = f.facts
+    how = "published" if x["published"] else "median"
+    what = "GPU time" if x["basis"] == "gpu" else "wall time on the host"
+    text = f"{f.variant} is the fastest variant of this set by {how} {what}: {x['ms']:.4f} ms a forward"
+    short = f"{f.variant}: {x['ms']:.4f} ms a forward ({how} {what})"
+    if x["published"]:
+        text += f" (a figure published in {x['source']}, not measured here)"
+    if x["next_variant"]:
+        ahead = f"{times(x['next_ms'] / x['ms'])} ahead of {x['next_variant']} ({x['next_ms']:.4f} ms)"
+        text += f", {ahead}"
+        short += f", {ahead}"
+        if x["overlap"]:
+            text += "; their interquartile ranges overlap, so the order of the two is not settled"
+            short += ", interquartile ranges overlap: order not settled"
+    if x["baseline"]:
+        slower = f"{x['baseline']} takes {times(x['baseline_ms'] / x['ms'], 1)} as long"
+        text += f". {slower[0].upper()}{slower[1:]}"
+        short += f"; {slower}"
+    if x["basis"] == "host":
+        text += ". No GPU timed this set"
+    return Words(f"Fastest: {f.variant}", short, text + ".")
+
+
+def _host(f: Finding) -> Words:
+    x = f.facts
+    call = call_of(f.mode)
+    short = (f"{f.mode}: kernels ran {x['kernel_ms']:.4f} ms of a {x['gpu_ms']:.4f} ms {call} "
+             f"({pct(x['fill_pct'])}); host dispatch {x['cpu_ms']:.4f} ms")
+    if x["why"] == "idle":
+        why = (f"the GPU idled for {pct(100 - x['fill_pct'])} of the {call} between launches, so its kernels are "
+               "faster than its GPU time says")
+    else:
+        why = (f"the kernels fill the {call}'s GPU time, but the host needs {x['cpu_ms']:.4f} ms to dispatch it, "
+               f"{times(x['cpu_ms'] / x['gpu_ms'])} the GPU time: the host barely keeps ahead, and a slower host "
+               "would pace it")
+    text = (f"In each {call} of {f.variant} the GPU events ran for {x['kernel_ms']:.4f} ms of its "
+            f"{x['gpu_ms']:.4f} ms of GPU time (median; host dispatch {x['cpu_ms']:.4f} ms): {why}.")
+    return Words(f"{f.variant}: host-bound", short, text)
+
+
+def _backend(f: Finding) -> Words:
+    x = f.facts
+    text = f"With no backend pinned, scaled_dot_product_attention ran the {x['backend']} backend"
+    short = f"no backend pinned: ran {x['backend']}"
+    if x["main_kernel"]:
+        text += f" (main kernel {x['main_kernel']})"
+    if x["pinned_variant"]:
+        against = f"{x['ms']:.4f} ms against {x['pinned_ms']:.4f} ms for {x['pinned_variant']} pinned"
+        text += f"; it took {against}"
+        short += f", {against}"
+    if x["fastest_pinned"]:
+        fastest = f"{x['fastest_pinned']} ({x['fastest_pinned_ms']:.4f} ms)"
+        text += f". The fastest pinned backend here is {fastest}"
+        short += f"; fastest pinned: {fastest}"
+    if x["hypothesis"]:
+        text += f". The hypothesis said: {x['hypothesis']}"
+    return Words(f"{f.variant} chose {x['backend']}", short, text + ".")
+
+
+def _consistency(f: Finding) -> Words:
+    x = f.facts
+    if "counts" in x:
+        counts = ", ".join(map(str, x["counts"]))
+        return Words(f"{f.variant} ({f.mode}): kernel count varies",
+                     f"{f.variant} ({f.mode}): {counts} GPU events in its forwards",
+                     f"The {len(x['counts'])} profiled forwards of {f.variant} in {f.mode} launched {counts} GPU "
+                     "events: the work differs from call to call.")
+    return Words("Kernel counts are stable",
+                 f"every profiled forward of each of the {x['runs']} runs with GPU events launched as many GPU "
+                 "events as the others of its run",
+                 f"Every profiled forward of each of the {x['runs']} runs with GPU events launched the same number "
+                 "of GPU events as the others of its run.")
+
+
+def autograd_outcome(outcome: str, max_abs_grad_diff: float | None) -> str:
+    """The outcome of the in-place autograd check with its largest gradient difference."""
+    if max_abs_grad_diff is None:
+        return outcome
+    return f"{outcome} (largest gradient difference from the out-of-place variant: {max_abs_grad_diff:g})"
+
+
+def _autograd(f: Finding) -> Words:
+    x = f.facts
+    outcome = autograd_outcome(x["outcome"], x["max_abs_grad_diff"])
+    text = f"Claim tested: {AUTOGRAD_CLAIM}. Outcome: {outcome}"
+    if x["outcome"] == "gradients match":
+        text += f". Why: {AUTOGRAD_WHY_MATCH}"
+    return Words(f"In-place masked_fill_ under autograd: {x['outcome']}", outcome, text + ".")
+
+
+def compile_cost(compile_s: float, calls: float | None) -> str:
+    """The compile time and what it costs in timed calls."""
+    text = f"{compile_s:.2f} s"
+    return text if calls is None or missing(calls) else f"{text}, the time of about {calls:,.0f} timed calls"
+
+
+def _compile(f: Finding) -> Words:
+    x = f.facts
+    head = f"{f.variant} ({f.mode})"
+    return Words(f"{f.variant}: compile time ({f.mode})",
+                 f"{head}: first call {compile_cost(x['compile_s'], x['calls'])}",
+                 f"{head}: the first call, which compiles, took {compile_cost(x['compile_s'], x['calls'])}.")
+
+
+_WORDERS: dict[FindingKind, Callable[[Finding], Words]] = {
+    FindingKind.COPY: _copy, FindingKind.PRECISION: _precision, FindingKind.MASK: _mask,
+    FindingKind.OCCUPANCY: _occupancy, FindingKind.SPEED: _speed, FindingKind.HOST: _host,
+    FindingKind.BACKEND: _backend, FindingKind.CONSISTENCY: _consistency, FindingKind.AUTOGRAD: _autograd,
+    FindingKind.COMPILE: _compile,
+}
+
+
+def finding(f: Finding) -> Words:
+    """The title, short line and full text of one finding."""
+    return _WORDERS[f.kind](f)
+
+
+# --------------------------------------------------------------------------- hypotheses and occupancy
+
+
+def hypothesis_note(row: dict) -> str:
+    """Why a hypothesis row has no or few measured checks; empty when measured."""
+    return {
+        "not run": f"not run: {row.get('reason') or 'no reason recorded'}",
+        "reference": "published figures only: kernel names and events were not all published",
+        "no gpu": "no GPU in this set: no kernels, no GPU times to check",
+    }.get(row["basis"], "")
+
+
+def occupancy_explanation(n: dict) -> str:
+    """What one kernel's occupancy figure does and does not mean (tables.occupancy_facts)."""
+    parts = []
+    if n["blocks_per_sm"] is not None:
+        parts.append(
+            f"{n['threads']} threads a block, {n['registers'] if n['registers'] is not None else '?'} registers a "
+            f"thread and {n['shared_memory'] if n['shared_memory'] is not None else '?'} bytes of shared memory a "
+            f"block allow {n['blocks_per_sm']} block(s) per SM, {pct(n['theoretical_pct'])} of the SM's "
+            f"{n['max_warps']} warps; {n['limiter']} set the limit")
+    elif not n["limits_known"]:
+        parts.append("the set did not record the GPU's per-SM limits, so no theoretical occupancy is computed")
+    if n["no_estimate"]:
+        why = []
+        if n["launch_attributes"]:
+            why.append(f"it was launched with {n['launch_api']}, whose launch attributes (clusters, dynamic shared "
+                       "memory set at launch) the profiler's estimate does not take in")
+        if n["smem_opt_in"]:
+            why.append(f"it asks for {n['shared_memory'] // 1024} KiB of shared memory, above the "
+                       f"{rules.SMEM_DEFAULT_LIMIT // 1024} KiB a block gets without opting in, so it is sized at "
+                       "launch")
+        parts.append("the profiler reported " + ("no occupancy" if missing(n["occupancy_pct"]) else "0%")
+                     + (": " + "; ".join(why) if why else "")
+                     + f". That is the estimate failing, not an idle GPU: the kernel ran for {n['dur_us']:.1f} µs")
+    else:
+        parts.append(f"the profiler estimated {pct(n['occupancy_pct'])} achieved occupancy")
+    if n["partial_wave"]:
+        parts.append(f"its grid has {n['blocks']} blocks for {n['sm_count']} SMs, less than one full wave, so some "
+                     "SMs get no work")
+    return "; ".join(parts) + "."
+
+
+# --------------------------------------------------------------------------- tables of a set
+
+
+def refusal(status: str, reason: str | None, needs_cuda: bool = False) -> str:
+    """Why a variant did not run, for a table cell or a failure box."""
+    if needs_cuda:
+        return "needs CUDA: PyTorch has no CPU kernel for this backend, so pinning it leaves no viable backend"
+    return reason or "no reason recorded"
+
+
+def timing_notes(mode: str, gpu: bool, samples: int | None, host_samples: int | None,
+                 error_draws: int | None) -> list[str]:
+    """The sentences under a set's table: what its medians, spreads, host time,
+    memory and error columns are, with only what the set recorded."""
+    out = []
+    if gpu and samples:
+        out.append(f"Median and interquartile range (Q1–Q3) of the GPU time over {samples} or more timed calls; "
+                   "spread is the IQR as a share of the median; " + NOISE_RULE + ".")
+        out.append("CPU ms is the host dispatch time of one call, with the GPU drained first.")
+    elif host_samples:
+        out.append(f"No GPU timed this set: CPU ms is the median wall time of one {call_of(mode)} on the host "
+                   f"over {host_samples} or more calls.")
+    else:
+        out.append("Published figures: one number per field, no samples and no spread.")
+    out.append("Peak MiB is the allocator's peak during one call, extra MiB the part above the inputs already "
+               "allocated.")
+    if error_draws:
+        out.append(f"Error is the largest relative L2 error against a float64 reference over {error_draws} draws.")
+    return out
