@@ -104,19 +104,19 @@ def _log_marks(spec: dict) -> list[str]:
 def test_chart_of_every_set_draws_each_timed_set(h200_dir):
     import pandas as pd
 
-    from gen.report import charts_compare
+    from gen.report import charts
 
     sets = [tables.load_set(h200_dir.parent / n) for n in (H200, CPU, REF)]
     frame = pd.concat([tables.summary_table(ls).assign(set=ls.name, kind=ls.rs.kind) for ls in sets],
                       ignore_index=True)
-    spec = charts_compare.gpu_time_by_set(frame).to_dict()
+    spec = charts.gpu_time_by_set(frame).to_dict()
     rows = _spec_rows(spec)
     timed = frame[frame["gpu_ms"].notna()]
     assert len(rows) == len(timed) > 0
     by_set = {r["set"] for r in rows}
     assert H200 in by_set and f"{REF} (published)" in by_set
     assert not any(s.startswith(CPU) for s in by_set)  # no GPU time: absent, not zero
-    assert {r["figure"] for r in rows if r["kind"] == "reference"} == {charts_compare.PUBLISHED}
+    assert {r["figure"] for r in rows if r["kind"] == "reference"} == {charts.PUBLISHED}
     assert "bar" not in _log_marks(spec) and "point" in _log_marks(spec)
     drawn = [d for d in _svg_marks(spec) if _drawn(d)]
     assert len(drawn) >= len(rows)

@@ -16,7 +16,6 @@ did publish are matched; the columns say so. No torch.
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from pathlib import Path
 
@@ -24,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from gen.analysis import tables, trace
+from gen.analysis.values import number, text_table, variant_order
 from gen.model import schema
-from gen.model.variants import VARIANTS
 
 COLUMNS = ["variant", "status_a", "status_b", "kernels_a", "kernels_b", "kernels_added", "kernels_removed",
            "kernel_match", "gpu_ms_a", "gpu_ms_b", "gpu_ratio", "cpu_ms_a", "cpu_ms_b", "cpu_ratio", "rank_a",
@@ -67,7 +66,9 @@ def _ranks(df: pd.DataFrame) -> tuple[pd.Series, str]:
 
 
 def _num(x) -> float:
-    return float(x) if x is not None and not (isinstance(x, float) and math.isnan(x)) else np.nan
+    """A float for the frame: NaN where missing."""
+    n = number(x)
+    return np.nan if n is None else n
 
 
 def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
@@ -75,7 +76,7 @@ def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inferen
     ra, basis_a = _ranks(sa)
     rb, basis_b = _ranks(sb)
     seen = set(sa.get("variant", [])) | set(sb.get("variant", []))
-    order = [v for v in VARIANTS if v in seen] + sorted(seen - set(VARIANTS))
+    order = variant_order(seen)
     rows = []
     for v in order:
         ea = sa[sa["variant"] == v].to_dict("records") if not sa.empty else []
@@ -152,10 +153,8 @@ def _pick(root: Path, name: str, option: str) -> tables.LoadedSet:
 
 
 def _clean(x):
-    if isinstance(x, float):
-        return None if math.isnan(x) else round(x, 4)
-    if isinstance(x, (np.floating, np.integer)):
-        return _clean(float(x))
+    if isinstance(x, (float, np.floating, np.integer)):
+        return number(x, 4)
     return x
 
 
@@ -184,11 +183,8 @@ def table(a: tables.LoadedSet, b: tables.LoadedSet, recs: list[dict], mode: str)
                      names(r["kernels_removed"]), _f(r["gpu_ms_a"], ".4f"), _f(r["gpu_ms_b"], ".4f"),
                      _f(r["gpu_ratio"], ".2f"), _f(r["cpu_ms_a"], ".4f"), _f(r["cpu_ms_b"], ".4f"),
                      _f(r["cpu_ratio"], ".2f"), _f(r["rank_a"], "d"), _f(r["rank_b"], "d")])
-    widths = [max(len(c), *(len(row[i]) for row in rows)) if rows else len(c) for i, c in enumerate(cols)]
     lines = [f"A: {describe(a)}", f"B: {describe(b)}", f"mode: {mode}; ratios are B/A; '?' = not known "
-             "(a side published only some kernel names, or has no kernels)",
-             "  ".join(c.ljust(w) for c, w in zip(cols, widths)), "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(x.ljust(w) for x, w in zip(row, widths)) for row in rows]
+             "(a side published only some kernel names, or has no kernels)", *text_table(cols, rows)]
     return "\n".join(lines)
 
 

@@ -7,10 +7,10 @@ Takes: a results root and a set name. Gives: a text table or a JSON list
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 from gen.analysis import tables
+from gen.analysis.values import integer, number, text_table
 from gen.model import schema
 
 
@@ -28,9 +28,7 @@ def pick_set(root: Path, name: str | None) -> tables.LoadedSet:
 
 
 def _num(x, digits: int = 4):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return None
-    return round(float(x), digits)
+    return number(x, digits)
 
 
 def _str(x) -> str | None:
@@ -44,7 +42,7 @@ def records(ls: tables.LoadedSet, mode: str) -> list[dict]:
         ks = tables.kernel_summary(ls, r["variant"], mode) if r["status"] == "ok" else None
         out.append(dict(
             variant=r["variant"], status=r["status"], reason=_str(r["reason"]), mode=mode,
-            kernels_per_forward=None if math.isnan(r["kernels_per_forward"]) else int(r["kernels_per_forward"]),
+            kernels_per_forward=integer(r["kernels_per_forward"]),
             counts_consistent=bool(r["counts_consistent"]), forward_counts=list(r["forward_counts"]),
             gpu_time_ms=_num(r["gpu_ms"]), gpu_time_q1_ms=_num(r["gpu_q1"]), gpu_time_q3_ms=_num(r["gpu_q3"]),
             gpu_samples=int(r["gpu_n"]), cpu_time_ms=_num(r["cpu_ms"]), cpu_samples=int(r["cpu_n"]),
@@ -78,12 +76,9 @@ def table(ls: tables.LoadedSet, recs: list[dict]) -> str:
         rows.append([r["variant"], r["status"], kern, gpu, _fmt(r["cpu_time_ms"], ".4f"),
                      _fmt(r["speedup_vs_naive"], ".2f"), _fmt(r["peak_memory_mb"], ".0f"),
                      _fmt(r["max_rel_error"], ".1e"), r["backend"] or ""])
-    widths = [max(len(c), *(len(row[i]) for row in rows)) if rows else len(c) for i, c in enumerate(cols)]
     if ls.rs.kind == "reference":
         head += f"\npublished figures, not measured here; source: {ls.rs.source}"
-    lines = [head, "  ".join(c.ljust(w) for c, w in zip(cols, widths)),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(x.ljust(w) for x, w in zip(row, widths)) for row in rows]
+    lines = [head, *text_table(cols, rows)]
     lines += [f"  {r['variant']}: {r['reason']}" for r in recs if r["status"] != "ok"]
     return "\n".join(lines)
 
