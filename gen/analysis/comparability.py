@@ -1,0 +1,128 @@
+"""Can two sets be compared, number for number? The reasons they cannot, as facts.
+
+Takes: two loaded sets (gen.analysis.tables), a scenario and a mode. Gives:
+`issues(a, b, scenario, mode) -> list[Issue]`, each a kind, whether it makes
+the comparison meaningless (`refuse`) or only needs saying (`flag`), and the
+two sides' values; `refusals(...)` the first kind only. Kinds:
+
+- shape: the scenario's point (batch, heads, lengths, head dim, mask) differs;
+- dtype: the two sets computed in different dtypes;
+- scenario: one side has no data for the scenario;
+- definition: a quantity shown side by side is defined differently on each
+  side (the seed article's "CPU time" is the profiler's CPU time around the
+  call; ours is host dispatch with the GPU drained; GPU-only by CUDA-graph
+  replay against a kernel sum or a published CUDA time);
+- noisy: a side's ranking timing is spread (IQR / median over
+  rules.NOISY_IQR_PCT) or has too few samples (verdicts.MIN_SAMPLES).
+
+`python -m gen compare` refuses a pair with a refusal unless asked to go on;
+the compare page shows every issue above the numbers. No sentences here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gen.analysis import tables, verdicts
+from gen.model import schema
+
+# What each side's GPU and CPU columns hold, by where the figure comes from.
+GPU_DEFINITIONS = {
+    schema.GpuOnlyMethod.CUDA_GRAPH.value: "gpu_only_cuda_graph",
+    schema.GpuOnlyMethod.KERNEL_SUM.value: "gpu_only_kernel_sum",
+    "published": "published_cuda_time",  # the profiler's CUDA time per call, as a source published it
+}
+CPU_DEFINITIONS = {"measured": "host_dispatch", "published": "published_cpu_time"}
+# Definitions that measure the same thing: the article's CUDA time per forward
+# is the profiler's GPU events of one call added up, as our kernel sum is.
+SAME_DEFINITION = [{"gpu_only_kernel_sum", "published_cuda_time"}]
+
+
+def same_definition(x: str, y: str) -> bool:
+    return x == y or any({x, y} <= group for group in SAME_DEFINITION)
+_DTYPE_ALIASES = {"bfloat16": "bf16", "float16": "fp16", "f16": "fp16", "half": "fp16", "float32": "fp32",
+                  "f32": "fp32"}
+
+
+@dataclass(frozen=True)
+class Issue:
+    kind: str  # shape, dtype, scenario, definition, noisy
+    refuse: bool  # the numbers cannot be set against each other
+    quantity: str | None = None  # the scenario; for definition: gpu or cpu
+    a: object = None  # side A's value (for noisy: a tuple of verdicts.Noise)
+    b: object = None
+
+
+def _point(ls: tables.LoadedSet, scenario: str) -> schema.Point | None:
+    rec = ls.rs.scenario(scenario)
+    if rec is not None and rec.points:
+        return rec.points[0]
+    run = next((r for r in ls.rs.runs if r.scenario == scenario and r.point is not None), None)
+    return run.point if run else None
+
+
+def _dtype(ls: tables.LoadedSet, scenario: str) -> str:
+    rec = ls.rs.scenario(scenario)
+    d = (rec.dtype if rec else ls.rs.config.dtype) or ""
+    return _DTYPE_ALIASES.get(d.lower(), d.lower())
+
+
+def _has(ls: tables.LoadedSet, scenario: str, mode: str) -> bool:
+    return any(r.scenario == scenario and r.mode == mode for r in ls.rs.runs) or \
+        any(p.scenario == scenario and p.mode == mode for p in ls.rs.sweep)
+
+
+def gpu_definition(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> str | None:
+    if ls.rs.kind == schema.SetKind.REFERENCE:
+        return GPU_DEFINITIONS["published"]
+    if ls.rs.environment.device != "cuda":
+        return None
+    methods = {r.timing.gpu_only_method for r in ls.rs.runs
+               if r.scenario == scenario and r.mode == mode and r.status == schema.Status.OK}
+    methods.discard(None)
+    if not methods:
+        return None
+    # A set mixing methods is labelled by the weaker one: a kernel sum omits the gaps a graph replay keeps.
+    m = schema.GpuOnlyMethod.KERNEL_SUM.value if schema.GpuOnlyMethod.KERNEL_SUM.value in methods else methods.pop()
+    return GPU_DEFINITIONS[m]
+
+
+def cpu_definition(ls: tables.LoadedSet) -> str:
+    return CPU_DEFINITIONS["published" if ls.rs.kind == schema.SetKind.REFERENCE else "measured"]
+
+
+def _noisy(ls: tables.LoadedSet, scenario: str, mode: str) -> list[verdicts.Noise]:
+    v = verdicts.verdict(ls, scenario, mode)
+    if v is None:
+        return []
+    return [n for t in verdicts.timed(ls, scenario, mode) if t.status == schema.Status.OK
+            for n in t.noise() if n.timing == v.basis]
+
+
+def issues(a: tables.LoadedSet, b: tables.LoadedSet, scenario: str = "article",
+           mode: str = "inference") -> list[Issue]:
+    out: list[Issue] = []
+    ha, hb = _has(a, scenario, mode), _has(b, scenario, mode)
+    if not (ha and hb):
+        out.append(Issue("scenario", True, scenario, ha, hb))
+    pa, pb = _point(a, scenario), _point(b, scenario)
+    if pa is not None and pb is not None and pa != pb:
+        out.append(Issue("shape", True, scenario, pa, pb))
+    da, db = _dtype(a, scenario), _dtype(b, scenario)
+    if da and db and da != db:
+        out.append(Issue("dtype", True, scenario, da, db))
+    ga, gb = gpu_definition(a, scenario, mode), gpu_definition(b, scenario, mode)
+    if ga and gb and not same_definition(ga, gb):
+        out.append(Issue("definition", False, "gpu", ga, gb))
+    ca, cb = cpu_definition(a), cpu_definition(b)
+    if ca != cb:
+        out.append(Issue("definition", False, "cpu", ca, cb))
+    na, nb = tuple(_noisy(a, scenario, mode)), tuple(_noisy(b, scenario, mode))
+    if na or nb:
+        out.append(Issue("noisy", False, "ranking time", na, nb))
+    return out
+
+
+def refusals(a: tables.LoadedSet, b: tables.LoadedSet, scenario: str = "article",
+             mode: str = "inference") -> list[Issue]:
+    return [i for i in issues(a, b, scenario, mode) if i.refuse]

@@ -1,0 +1,130 @@
+"""Kernel names read as data: the architecture tag, and the fields of the names
+the article decodes (xformers/CUTLASS fmha, FlashAttention-2, cuDNN, cuBLAS).
+
+Takes: a kernel's name as the profiler gives it (demangled C++, full of < > ,).
+Gives: `arch(name)` (the SM architecture a kernel was built for, e.g. 80 from
+`sm80`, `Sm80` or `sm_90a`; None when the name carries none), `gpu_arch(cc)`
+(90 from "9.0"), and `decode(name) -> DecodedName`: the family and one `Field`
+per token, each a kind and a value. Facts only: gen.report's wording says
+what a kind means. A name no pattern knows decodes to family None, no fields.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# sm80, sm_90, sm90a, Sm80 (cutlass::arch::Sm80): the tag libraries put in a
+# kernel's name for the architecture its code was compiled for.
+_ARCH = re.compile(r"(?<![A-Za-z0-9])(?:sm_?|Sm)(\d{2,3})a?(?![0-9])|_sm(\d{2,3})a?(?![0-9])")
+
+
+def arch(name: str) -> int | None:
+    """The highest SM architecture tag in a kernel name (80 for sm80), or None."""
+    tags = [int(a or b) for a, b in _ARCH.findall(name or "")]
+    return max(tags) if tags else None
+
+
+def gpu_arch(compute_capability: str | None) -> int | None:
+    """The GPU's own architecture as a tag number: "9.0" -> 90, "8.6" -> 86."""
+    if not compute_capability:
+        return None
+    m = re.fullmatch(r"\s*(\d+)\.(\d+)\s*", compute_capability)
+    return int(m.group(1)) * 10 + int(m.group(2)) if m else None
+
+
+@dataclass(frozen=True)
+class Field:
+    token: str  # as it appears in the name
+    kind: str  # op, library, direction, dtype, alignment, tile, accumulator, arch, instruction, knob, warps,
+    #            cluster, head_dim, block_m, block_n
+    value: str | int | tuple[int, ...] | bool
+
+
+@dataclass(frozen=True)
+class DecodedName:
+    family: str | None  # fmha_cutlass, flash2, cudnn_sdpa, cublas_xmma, nvjet, or None
+    fields: tuple[Field, ...] = ()
+    arch: int | None = None
+
+    def get(self, kind: str):
+        """The value of the first field of a kind, or None."""
+        return next((f.value for f in self.fields if f.kind == kind), None)
+
+
+def _tile(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split("x"))
+
+
+_DTYPES = {"bf16": "bf16", "f16": "f16", "fp16": "f16", "f32": "f32", "fp32": "f32"}
+
+# fmha_cutlassF_bf16_aligned_64x64_rf_sm80: xformers' memory-efficient kernel.
+_FMHA = re.compile(r"fmha_cutlass(?P<dir>[FB])_(?P<dtype>bf16|f16|f32)_(?P<align>aligned|notaligned)_"
+                   r"(?P<tile>\d+x\d+)(?:_(?P<rf>rf))?_(?P<arch>sm\d+)")
+# cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0:
+# read token by token after "sdpa_", since cuDNN's engines add or drop tokens.
+_CUDNN = re.compile(r"cudnn_generated_\w*?sdpa_(?P<rest>\w+)")
+_CUDNN_TOKENS = [
+    (re.compile(r"sm(\d+)a?"), "arch", lambda m: int(m[1])),
+    (re.compile(r"flash"), "algorithm", lambda m: "flash"),
+    (re.compile(r"fprop"), "direction", lambda m: "forward"),
+    (re.compile(r"bprop|dgrad"), "direction", lambda m: "backward"),
+    (re.compile(r"wgmma|hmma|wmma|mma"), "instruction", lambda m: m[0]),
+    (re.compile(r"bf16|f16|fp16"), "dtype", lambda m: _DTYPES[m[0]]),
+    (re.compile(r"\d+x\d+x\d+"), "tile", lambda m: _tile(m[0])),
+    (re.compile(r"cga(\d+x\d+x\d+)"), "cluster", lambda m: _tile(m[1])),
+]
+# pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, ...
+_FLASH = re.compile(r"flash_(?P<dir>fwd|bwd)\w*_kernel<\s*Flash_(?:fwd|bwd)_kernel_traits<\s*(?P<d>\d+),\s*"
+                    r"(?P<m>\d+),\s*(?P<n>\d+),\s*(?P<w>\d+)")
+# sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_...
+_XMMA = re.compile(r"(?P<arch>sm\d+)_xmma_gemm_(?P<ab>[a-z0-9]+?)f32_[a-z0-9_]*?tilesize(?P<tile>\d+x\d+x\d+)"
+                   r"\w*?_(?P<inst>ffma|hmma|imma)")
+# nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT: cuBLASLt's Hopper GEMMs.
+_NVJET = re.compile(r"nvjet_(?P<arch>sm\d+)_\w*?_(?P<tile>\d+x\d+)_")
+
+
+def decode(name: str) -> DecodedName:
+    """One kernel name, field by field (see the module docstring)."""
+    name = name or ""
+    a = arch(name)
+    if m := _FMHA.search(name):
+        fields = [Field("fmha", "op", "fused multi-head attention"),
+                  Field(f"cutlass{m['dir']}", "library", "cutlass"),
+                  Field(m["dir"], "direction", "forward" if m["dir"] == "F" else "backward"),
+                  Field(m["dtype"], "dtype", _DTYPES[m["dtype"]]),
+                  Field(m["align"], "alignment", m["align"] == "aligned"),
+                  Field(m["tile"], "tile", _tile(m["tile"]))]
+        if m["rf"]:
+            fields.append(Field("rf", "accumulator", "registers"))
+        fields.append(Field(m["arch"], "arch", int(m["arch"][2:])))
+        return DecodedName("fmha_cutlass", tuple(fields), a)
+    if m := _CUDNN.search(name):
+        fields = [Field("cudnn_generated", "library", "cudnn"), Field("sdpa", "op", "scaled dot-product attention")]
+        tokens = m["rest"].split("_")
+        seen_tile = False
+        for i, tok in enumerate(tokens):
+            if tok == "knob" and i + 1 < len(tokens) and tokens[i + 1].isdigit():
+                fields.append(Field(f"knob_{tokens[i + 1]}", "knob", int(tokens[i + 1])))
+                continue
+            for pat, kind, value in _CUDNN_TOKENS:
+                if t := pat.fullmatch(tok):
+                    # The first AxBxC is the tile, the next one the warps per CTA.
+                    if kind == "tile":
+                        kind, seen_tile = ("warps" if seen_tile else "tile"), True
+                    fields.append(Field(tok, kind, value(t)))
+                    break
+        return DecodedName("cudnn_sdpa", tuple(fields), a)
+    if m := _FLASH.search(name):
+        fields = (Field(f"flash_{m['dir']}", "direction", "forward" if m["dir"] == "fwd" else "backward"),
+                  Field(m["d"], "head_dim", int(m["d"])), Field(m["m"], "block_m", int(m["m"])),
+                  Field(m["n"], "block_n", int(m["n"])), Field(m["w"], "warps", int(m["w"])))
+        return DecodedName("flash2", fields, a)
+    if m := _XMMA.search(name):
+        fields = (Field(m["arch"], "arch", int(m["arch"][2:])), Field(f"{m['ab']}f32", "dtype", "f32"),
+                  Field(m["tile"], "tile", _tile(m["tile"])), Field(m["inst"], "instruction", m["inst"]))
+        return DecodedName("cublas_xmma", fields, a)
+    if m := _NVJET.search(name):
+        return DecodedName("nvjet", (Field(m["arch"], "arch", int(m["arch"][2:])),
+                                     Field(m["tile"], "tile", _tile(m["tile"]))), a)
+    return DecodedName(None, (), a)

@@ -1,0 +1,526 @@
+"""The seed article's lessons, recomputed from a result set, as facts.
+
+Takes: a loaded set (gen.analysis.tables) and its verdict (gen.analysis.verdicts).
+Gives: one function per lesson, each returning a dataclass of numbers, kernel
+references and flags (None where the set lacks the variant or its trace), and
+`lessons(ls)`, all of them with the lesson-level claim of each variant:
+
+- `hidden_copy`: the Memcpy that out-of-place masked_fill launches (its kernel
+  rows and share of the call), and what the in-place variant saves (ms and %);
+- `math_backend`: the float32 share of the math backend, the causal mask built
+  and applied in every call, and the kernels of _safe_softmax with their share;
+- `efficient_kernel`: the memory-efficient kernel's name decoded field by field;
+- `flash_occupancy`: flash's low occupancy as a trade (its limiter, registers
+  and shared memory a block, Nsight Compute's counters when the set has them),
+  the tiles it keeps on chip against the score matrix a naive call writes, and
+  its measured throughput under a named FLOP convention;
+- `cudnn_costs`: the cuLaunchKernelEx launch, the first-call planning cost, the
+  host cost a call, the transposes the other fused backends dispatch and cuDNN does not;
+- `claims`: per variant, does the article's lesson hold here (apart from the
+  hypothesis's counts, which findings check), and `explain(...)`: for each
+  contradicted hypothesis item, what differs and the kernels behind it.
+
+No sentences: gen.report's wording says them, citing the article.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from gen.analysis import counters, kernel_names, rules, tables, verdicts
+from gen.analysis.values import missing, variant_role
+from gen.model import schema
+from gen.model.variants import VARIANTS
+
+# A memset this short is bookkeeping a library adds (cuBLAS's nvjet GEMMs and
+# cuDNN clear a small workspace on Hopper), not a copy of the attention's data.
+SUB_US_MEMSET = 1.0  # µs
+BF16_BYTES = 2
+SAFE_SOFTMAX_OP = "aten::_safe_softmax"
+TRANSPOSE_OPS = ("aten::transpose", "aten::permute")
+
+
+@dataclass(frozen=True)
+class KernelRef:
+    """One GPU event of a variant's first profiled call: enough to link its row."""
+
+    variant: str
+    mode: str
+    index: int
+    short_name: str
+    dur_us: float
+    launched_by: str = ""
+
+
+def _refs(variant: str, kt: pd.DataFrame, mode: str = "inference") -> tuple[KernelRef, ...]:
+    return tuple(KernelRef(variant, mode, int(k["index"]), k["short_name"], float(k["dur_us"]), k["launched_by"])
+                 for _, k in kt.iterrows())
+
+
+def _us(refs) -> float:
+    return float(sum(r.dur_us for r in refs))
+
+
+def _kt(ls: tables.LoadedSet, variant: str) -> pd.DataFrame | None:
+    run = ls.rs.run(variant, "inference")
+    if run is None or run.status != schema.Status.OK or ls.trace("inference", variant) is None:
+        return None
+    kt = tables.kernel_table(ls, variant, "inference")
+    return None if kt.empty else kt
+
+
+def _memsets(kt: pd.DataFrame) -> pd.DataFrame:
+    return kt[(kt["kind"] == "memset") & (kt["dur_us"] < SUB_US_MEMSET)]
+
+
+# --------------------------------------------------------------------------- the hidden copy
+
+
+@dataclass(frozen=True)
+class HiddenCopy:
+    variant: str  # the out-of-place baseline
+    inplace: str
+    copies: tuple[KernelRef, ...]  # memcpy events launched under masked_fill
+    op_path: str
+    copy_us: float
+    copy_share_pct: float  # of the baseline call's GPU events
+    events: int
+    inplace_events: int | None
+    inplace_memcpys: int | None
+    gpu_only_ms: float | None
+    inplace_gpu_only_ms: float | None
+    saved_ms: float | None  # baseline minus in-place, GPU-only medians
+    saved_pct: float | None
+    settled: bool | None  # the two IQRs do not overlap
+    method: str | None  # how the GPU-only time was taken
+
+    @property
+    def holds(self) -> bool:
+        """The article's lesson: the out-of-place call copies, the in-place one does not."""
+        return bool(self.copies) and self.inplace_memcpys == 0
+
+
+def hidden_copy(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = None) -> HiddenCopy | None:
+    base, inplace = variant_role("baseline"), variant_role("inplace")
+    kt = _kt(ls, base)
+    if kt is None:
+        return None
+    rows = rows if rows is not None else timed_rows(ls)
+    mc = kt[(kt["kind"] == "memcpy") & kt["op_path"].str.contains("masked_fill", regex=False)]
+    ik = _kt(ls, inplace)
+    a, b = rows.get(base), rows.get(inplace)
+    ga, gb = (a.gpu_only if a else None), (b.gpu_only if b else None)
+    saved = ga.median - gb.median if ga and gb else None
+    return HiddenCopy(
+        variant=base, inplace=inplace, copies=_refs(base, mc), op_path=mc["op_path"].iloc[0] if len(mc) else "",
+        copy_us=float(mc["dur_us"].sum()), copy_share_pct=100.0 * float(mc["dur_us"].sum()) / float(kt["dur_us"].sum()),
+        events=len(kt), inplace_events=None if ik is None else len(ik),
+        inplace_memcpys=None if ik is None else int((ik["kind"] == "memcpy").sum()),
+        gpu_only_ms=ga.median if ga else None, inplace_gpu_only_ms=gb.median if gb else None,
+        saved_ms=saved, saved_pct=100.0 * saved / ga.median if saved is not None and ga.median else None,
+        settled=None if not (ga and gb) else not verdicts.overlaps(ga, gb), method=a.gpu_only_method if a else None)
+
+
+# --------------------------------------------------------------------------- the math backend
+
+
+@dataclass(frozen=True)
+class MathBackend:
+    variant: str
+    events: int
+    total_us: float  # the GPU events of one call, added up
+    float32: tuple[KernelRef, ...]  # kernels whose op was given float32 tensors and no 16-bit one
+    float32_share_pct: float
+    upcasts: tuple[KernelRef, ...]  # conversions between the 16-bit dtype and float32
+    off_tensor_cores: tuple[KernelRef, ...]  # matrix products the name rule puts off the tensor cores
+    mask_build: tuple[KernelRef, ...]  # kernels that build the causal mask in the call
+    mask_apply: tuple[KernelRef, ...]  # the in-place add of the mask as a float bias
+    safe_softmax: tuple[KernelRef, ...]  # _safe_softmax's kernels other than the softmax itself
+    safe_softmax_share_pct: float
+    softmax_us: float
+    slowdown: float | None  # GPU-only time over the in-place baseline's (the article: about 3.7x)
+
+    @property
+    def holds(self) -> bool:
+        """The article's three reasons are all in the trace."""
+        return bool(self.float32) and bool(self.mask_build) and bool(self.safe_softmax)
+
+
+def math_backend(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = None) -> MathBackend | None:
+    name = next((v.name for v in VARIANTS.values() if v.backend == "math"), None)
+    kt = _kt(ls, name) if name else None
+    if kt is None:
+        return None
+    rows = rows if rows is not None else timed_rows(ls)
+    total = float(kt["dur_us"].sum())
+    k = kt[kt["kind"] == "kernel"]
+    f32 = k[k["input_types"].map(rules.is_float32_only) |
+            (k["category"].eq("matrix product") & k["name"].str.contains(r"f32|sgemm", case=False, regex=True))]
+    ups = k[k["op_path"].str.contains("aten::to", regex=False) & k["launched_by"].eq("aten::copy_")]
+    mm = k[k["category"].isin(rules.TC_CATEGORIES)]
+    off = mm[mm["name"].map(lambda n: rules.tensor_core_verdict(n) is False)]
+    in_safe = kt["op_path"].str.contains(SAFE_SOFTMAX_OP, regex=False)
+    safe = kt[in_safe & ~kt["launched_by"].eq("aten::_softmax")]
+    soft = kt[kt["launched_by"].eq("aten::_softmax")]
+    build = kt[~in_safe & (kt["launched_by"].isin(["aten::tril", "aten::triu"]) |
+                           kt["op_path"].str.contains("aten::ones", regex=False) |
+                           kt["op_path"].str.contains("aten::where", regex=False) |
+                           kt["op_path"].str.endswith("aten::scalar_tensor > aten::fill_"))]
+    apply = kt[kt["launched_by"].eq("aten::add_") & ~in_safe]
+    a, base = rows.get(name), rows.get(variant_role("inplace"))
+    slow = a.gpu_only.median / base.gpu_only.median if a and base and a.gpu_only and base.gpu_only else None
+    return MathBackend(name, len(kt), total, _refs(name, f32), 100.0 * float(f32["dur_us"].sum()) / total,
+                       _refs(name, ups), _refs(name, off), _refs(name, build), _refs(name, apply), _refs(name, safe),
+                       100.0 * float(safe["dur_us"].sum()) / total, float(soft["dur_us"].sum()), slow)
+
+
+# --------------------------------------------------------------------------- the efficient kernel
+
+
+@dataclass(frozen=True)
+class EfficientKernel:
+    variant: str
+    kernel: KernelRef
+    name: str
+    decoded: kernel_names.DecodedName
+    gpu_arch: int | None
+    kernels: int  # kernels a call (memsets and memcpys aside)
+    tensor_cores: bool | None
+
+    @property
+    def holds(self) -> bool:
+        """One fused kernel on the tensor cores."""
+        return self.kernels == 1 and self.tensor_cores is True
+
+
+def _main(ls, variant) -> tuple[pd.DataFrame, pd.Series] | None:
+    kt = _kt(ls, variant)
+    mk = tables.main_kernel(kt) if kt is not None else None
+    return None if mk is None else (kt, mk)
+
+
+def efficient_kernel(ls: tables.LoadedSet) -> EfficientKernel | None:
+    name = next((v.name for v in VARIANTS.values() if v.backend == "efficient"), None)
+    got = _main(ls, name) if name else None
+    if got is None:
+        return None
+    kt, mk = got
+    return EfficientKernel(name, _refs(name, kt[kt["index"] == mk["index"]])[0], mk["name"],
+                           kernel_names.decode(mk["name"]),
+                           kernel_names.gpu_arch(ls.rs.environment.compute_capability),
+                           int((kt["kind"] == "kernel").sum()), rules.tensor_core_verdict(mk["name"]))
+
+
+# --------------------------------------------------------------------------- flash: occupancy as a trade
+
+
+# Forward attention FLOPs: two matrix products (Q·Kᵀ and P·V) of 2·q·kv·D each
+# per batch and query head; a causal mask halves the work a kernel needs to do
+# when queries and keys are the same sequence. Named next to every TFLOP/s.
+FLOP_CONVENTION = "4·B·H·Sq·Skv·D, halved for a causal mask (Q·Kᵀ and P·V only; softmax not counted)"
+
+
+def attention_flops(p: schema.Point) -> float:
+    f = 4.0 * p.batch * p.q_heads * p.q_len * p.kv_len * p.head_dim
+    return f / 2 if p.mask == schema.Mask.CAUSAL and p.q_len == p.kv_len else f
+
+
+@dataclass(frozen=True)
+class FlashOccupancy:
+    variant: str
+    kernel: KernelRef
+    threads: int | None
+    registers: int | None  # a thread
+    shared_memory: int | None  # bytes a block
+    reported_pct: float | None  # the profiler's estimate
+    theoretical_pct: float | None
+    limiter: str | None  # what caps blocks per SM
+    blocks_per_sm: int | None
+    limits: dict | None
+    counters: dict | None  # Nsight Compute's (counters.COUNTER_FIELDS and bound), when the set has them
+    block_m: int | None  # query rows a block keeps on chip (from the kernel's traits)
+    block_n: int | None  # key/value rows a block loads at a time
+    head_dim: int | None
+    register_bytes: int | None  # a block's register file share
+    score_matrix_bytes: float | None  # what a naive call writes to memory (bf16 scores, once)
+    gpu_only_ms: float | None
+    tflops: float | None
+    ceiling_tflops: float | None  # the set's measured matmul ceiling (same convention: 2·M·N·K)
+    method: str | None
+
+    @property
+    def holds(self) -> bool:
+        """Low occupancy set by the kernel's own resources, not by a failed estimate."""
+        return self.theoretical_pct is not None and self.theoretical_pct < 50 and self.limiter in (
+            "registers", "shared memory")
+
+
+def _counters(ls, run: schema.VariantRun | None, index: int) -> dict | None:
+    """Nsight Compute's counters of one kernel of a run (gen.analysis.counters), or None."""
+    tr = ls.trace(run.mode, run.variant) if run is not None else None
+    if run is None or tr is None:
+        return None
+    m = counters.match(run, tr, ls.rs.environment.device)
+    if not m.measured:
+        return None
+    row = m.frame[(m.frame["index"] == index) & m.frame["pairing"].ne(counters.Pairing.NO_COUNTERS)]
+    if row.empty:
+        return None
+    r = row.iloc[0]
+    return {k: (None if missing(r[k]) else r[k]) for k in [*counters.COUNTER_FIELDS, "bound"]}
+
+
+def _ceiling_tflops(ls) -> float | None:
+    c = ls.rs.ceilings
+    if c is None or not c.matmul_ms or len(c.matmul_shape) != 3:
+        return None
+    m, n, k = c.matmul_shape
+    return 2.0 * m * n * k / (sorted(c.matmul_ms)[len(c.matmul_ms) // 2] * 1e-3) / 1e12
+
+
+def flash_occupancy(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = None) -> FlashOccupancy | None:
+    name = next((v.name for v in VARIANTS.values() if v.backend == "flash"), None)
+    got = _main(ls, name) if name else None
+    if got is None:
+        return None
+    kt, mk = got
+    rows = rows if rows is not None else timed_rows(ls)
+    env = ls.rs.environment
+    threads = None if missing(mk["threads_per_block"]) else int(mk["threads_per_block"])
+    regs = None if missing(mk["registers_per_thread"]) else int(mk["registers_per_thread"])
+    smem = None if missing(mk["shared_memory"]) else int(mk["shared_memory"])
+    th = tables.theoretical_occupancy(threads or 0, regs, smem, env)
+    run = ls.rs.run(name, "inference")
+    d = kernel_names.decode(mk["name"])
+    t = rows.get(name)
+    point = run.point if run else None
+    gpu = t.gpu_only.median if t and t.gpu_only else None
+    return FlashOccupancy(
+        variant=name, kernel=_refs(name, kt[kt["index"] == mk["index"]])[0], threads=threads, registers=regs,
+        shared_memory=smem, reported_pct=None if missing(mk["occupancy_pct"]) else float(mk["occupancy_pct"]),
+        theoretical_pct=th["theoretical_pct"] if th else None, limiter=th["limiter"] if th else None,
+        blocks_per_sm=th["blocks_per_sm"] if th else None, limits=th["limits"] if th else None,
+        counters=_counters(ls, run, int(mk["index"])),
+        block_m=d.get("block_m"), block_n=d.get("block_n"), head_dim=d.get("head_dim"),
+        register_bytes=regs * threads * 4 if regs and threads else None,
+        score_matrix_bytes=(point.batch * point.q_heads * point.q_len * point.kv_len * BF16_BYTES) if point else None,
+        gpu_only_ms=gpu, tflops=attention_flops(point) / (gpu * 1e-3) / 1e12 if point and gpu else None,
+        ceiling_tflops=_ceiling_tflops(ls), method=t.gpu_only_method if t else None)
+
+
+# --------------------------------------------------------------------------- cuDNN: cost moved to the host
+
+
+@dataclass(frozen=True)
+class CudnnCosts:
+    variant: str
+    kernel: KernelRef
+    name: str
+    arch: int | None
+    gpu_arch: int | None
+    instruction: str | None
+    launch_api: str
+    reported_pct: float | None
+    memsets: tuple[KernelRef, ...]
+    first_call_s: float | None
+    others_first_call_s: dict  # variant -> s, the other fused SDPA backends
+    host_ms: float | None  # median host dispatch a call
+    others_host_ms: dict  # variant -> ms
+    transposes: dict  # variant -> transpose/permute ops in one call, fused SDPA backends
+
+    @property
+    def holds(self) -> bool:
+        """Generated kernel, launched with attributes, planning paid on the first call."""
+        firsts = [s for s in self.others_first_call_s.values() if s is not None]
+        return (rules.launched_with_attributes(self.launch_api) and self.first_call_s is not None
+                and bool(firsts) and self.first_call_s > max(firsts))
+
+
+def _transposes(ls, variant) -> int | None:
+    tr = ls.trace("inference", variant)
+    if tr is None or not tr.forwards:
+        return None
+    return sum(1 for c in tr.forwards[0].cpu if c.name in TRANSPOSE_OPS)
+
+
+def cudnn_costs(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = None) -> CudnnCosts | None:
+    name = next((v.name for v in VARIANTS.values() if v.backend == "cudnn"), None)
+    got = _main(ls, name) if name else None
+    if got is None:
+        return None
+    kt, mk = got
+    rows = rows if rows is not None else timed_rows(ls)
+    fused = [v.name for v in VARIANTS.values() if v.backend in ("flash", "efficient", "cudnn")]
+    others = [v for v in fused if v != name and ls.rs.run(v, "inference")]
+
+    def first(v):
+        r = ls.rs.run(v, "inference")
+        return r.first_call_s if r else None
+
+    def host(v):
+        t = rows.get(v)
+        return t.host.median if t and t.host else None
+
+    return CudnnCosts(
+        variant=name, kernel=_refs(name, kt[kt["index"] == mk["index"]])[0], name=mk["name"],
+        arch=kernel_names.arch(mk["name"]), gpu_arch=kernel_names.gpu_arch(ls.rs.environment.compute_capability),
+        instruction=kernel_names.decode(mk["name"]).get("instruction"), launch_api=mk["launch_api"],
+        reported_pct=None if missing(mk["occupancy_pct"]) else float(mk["occupancy_pct"]),
+        memsets=_refs(name, _memsets(kt)), first_call_s=first(name), others_first_call_s={v: first(v) for v in others},
+        host_ms=host(name), others_host_ms={v: host(v) for v in others},
+        transposes={v: _transposes(ls, v) for v in [name, *others]})
+
+
+# --------------------------------------------------------------------------- claims and contradictions
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The article's lesson for one variant, and whether this set bears it out."""
+
+    variant: str
+    key: str  # hidden_copy, copy_removed, math_reference, efficient_fused, flash_fastest, flash_on_chip,
+    #           cudnn_planning, auto_flash
+    holds: bool | None  # None: the set cannot tell
+
+
+def timed_rows(ls: tables.LoadedSet) -> dict[str, verdicts.Timed]:
+    """The article scenario's inference rows by variant (cached on the set)."""
+    key = ("timed_rows",)
+    if key not in ls._tables:
+        ls._tables[key] = {t.variant: t for t in verdicts.timed(ls, "article", "inference")}
+    return ls._tables[key]
+
+
+def claims(ls: tables.LoadedSet) -> list[Claim]:
+    v = verdicts.verdict(ls)
+    rows = timed_rows(ls)
+    out: list[Claim] = []
+    hc = hidden_copy(ls, rows)
+    if hc:
+        out.append(Claim(hc.variant, "hidden_copy", bool(hc.copies)))
+        if hc.inplace_memcpys is not None:
+            out.append(Claim(hc.inplace, "copy_removed", hc.inplace_memcpys == 0 and (
+                hc.inplace_events is not None and hc.events - hc.inplace_events == len(hc.copies))))
+    mb = math_backend(ls, rows)
+    if mb:
+        slowest = bool(v and v.ranking and v.ranking[-1] == mb.variant)
+        out.append(Claim(mb.variant, "math_reference", mb.holds and slowest))
+    ek = efficient_kernel(ls)
+    if ek:
+        out.append(Claim(ek.variant, "efficient_fused", ek.holds))
+    fo = flash_occupancy(ls, rows)
+    if fo:
+        fastest = None if v is None else (v.fastest.variant == fo.variant or fo.variant in v.same_kernel)
+        out.append(Claim(fo.variant, "flash_fastest", fastest))
+        out.append(Claim(fo.variant, "flash_on_chip", fo.holds))
+    cc = cudnn_costs(ls, rows)
+    if cc:
+        out.append(Claim(cc.variant, "cudnn_planning", cc.holds))
+    if v and v.auto and v.auto.contradicted is not None:
+        out.append(Claim(v.auto.variant, "auto_flash", not v.auto.contradicted))
+    return out
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why one hypothesis item is contradicted: what differs, and the kernels behind it."""
+
+    variant: str
+    item: str  # kernels, copy_or_fill, tensor_cores, rank, backend
+    expected: object
+    measured: object
+    cause: str  # memset: sub-µs memsets a library adds; events: other kernels; backend: another
+    #             backend picked; beaten: faster variants (with their kernels' arch); slower; off_tensor_cores
+    kernels: tuple[KernelRef, ...] = ()
+    without: int | None = None  # the count with the sub-µs memsets left out
+    faster: tuple[tuple[str, int | None], ...] = ()  # (variant, its main kernel's arch) ranked ahead
+    arch: int | None = None  # this variant's main kernel's arch
+    lesson_stands: bool | None = None  # the article's lesson for the variant, apart from the count
+
+
+def explain(ls: tables.LoadedSet, hyp: pd.DataFrame) -> list[Explanation]:
+    """One Explanation per contradicted item of `hyp` (findings.check_hypotheses' frame)."""
+    if hyp is None or hyp.empty:
+        return []
+    held = {c.variant: c.holds for c in claims(ls)}
+    v = verdicts.verdict(ls)
+    rows = timed_rows(ls)
+    out = []
+    for _, h in hyp.iterrows():
+        name = h["variant"]
+        kt = _kt(ls, name)
+        stands = held.get(name)
+        if h.get("kernels_contradicted") is True and kt is not None:
+            ms = _memsets(kt)
+            without = len(kt) - len(ms)
+            cause = "memset" if len(ms) and without == h["expected_kernels"] else "events"
+            extra = ms if cause == "memset" else kt
+            out.append(Explanation(name, "kernels", int(h["expected_kernels"]), len(kt), cause,
+                                   _refs(name, extra), without, lesson_stands=stands))
+        if h.get("copy_contradicted") is True and kt is not None:
+            copies = kt[[rules.is_copy(k, b) for k, b in zip(kt["kind"], kt["launched_by"])]]
+            ms = _memsets(kt)
+            only_memsets = len(copies) and set(copies["index"]) <= set(ms["index"])
+            out.append(Explanation(name, "copy_or_fill", bool(h["expected_copy_or_fill"]),
+                                   bool(h["measured_copy_or_fill"]), "memset" if only_memsets else "events",
+                                   _refs(name, copies), lesson_stands=stands))
+        if h.get("tensor_cores_contradicted") is True and kt is not None:
+            off = kt[kt["name"].map(lambda n: rules.tensor_core_verdict(n) is False)]
+            out.append(Explanation(name, "tensor_cores", bool(h["expected_tensor_cores"]),
+                                   h["measured_tensor_cores"], "off_tensor_cores", _refs(name, off),
+                                   lesson_stands=stands))
+        if h.get("rank_contradicted") is True and v is not None and not missing(h["measured_rank"]):
+            exp, got = int(h["expected_rank"]), int(h["measured_rank"])
+            me = rows.get(name)
+            if got > exp:
+                ahead = [x for x in v.ranking[:got - 1] if VARIANTS.get(x) and VARIANTS[x].expect.rank > VARIANTS[name].expect.rank]
+                faster = tuple((x, rows[x].main_arch if x in rows else None) for x in ahead)
+                cause = "beaten"
+            else:
+                faster, cause = (), "slower"
+            out.append(Explanation(name, "rank", exp, got, cause, faster=faster,
+                                   arch=me.main_arch if me else None, lesson_stands=stands))
+        if v is not None and v.auto and v.auto.variant == name and v.auto.contradicted:
+            ref = ()
+            if kt is not None and v.auto.kernel_index is not None:
+                ref = _refs(name, kt[kt["index"] == v.auto.kernel_index])
+            out.append(Explanation(name, "backend", v.auto.expected_backend, v.auto.backend, "backend", ref,
+                                   faster=tuple((x, rows[x].main_arch if x in rows else None)
+                                                for x in v.auto.same_as),
+                                   arch=rows[name].main_arch if name in rows else None, lesson_stands=stands))
+    return out
+
+
+@dataclass(frozen=True)
+class Lessons:
+    set_name: str
+    hidden_copy: HiddenCopy | None
+    math_backend: MathBackend | None
+    efficient_kernel: EfficientKernel | None
+    flash_occupancy: FlashOccupancy | None
+    cudnn_costs: CudnnCosts | None
+    claims: tuple[Claim, ...]
+
+    def for_variant(self, variant: str) -> list[object]:
+        """The lesson facts that belong on one variant's page."""
+        out = []
+        for f in (self.hidden_copy, self.math_backend, self.efficient_kernel, self.flash_occupancy, self.cudnn_costs):
+            if f is not None and variant in (f.variant, getattr(f, "inplace", None)):
+                out.append(f)
+        return out
+
+
+def lessons(ls: tables.LoadedSet) -> Lessons | None:
+    """Every lesson of a measured GPU set with traces (cached on the set); None otherwise."""
+    if ls.rs.kind != schema.SetKind.MEASURED or ls.rs.environment.device != "cuda":
+        return None
+    key = ("lessons",)
+    if key not in ls._tables:
+        rows = timed_rows(ls)
+        ls._tables[key] = Lessons(ls.name, hidden_copy(ls, rows), math_backend(ls, rows), efficient_kernel(ls),
+                                  flash_occupancy(ls, rows), cudnn_costs(ls, rows), tuple(claims(ls)))
+    return ls._tables[key]
+

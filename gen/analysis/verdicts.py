@@ -1,0 +1,355 @@
+"""The verdict of a set and scenario: which attention here, and why, as facts.
+
+Takes: a loaded set (gen.analysis.tables), a scenario and a mode. Gives:
+`timed(ls, scenario, mode) -> list[Timed]` (each variant's three labelled
+times, its main kernel and the flags the report shows next to them) and
+`verdict(ls, scenario, mode) -> Verdict | None`, built by `decide(rows, ...)`
+from those rows alone, so that tests feed it small synthetic rows:
+
+- fastest: the variant with the lowest median GPU-only time (CUDA-graph
+  replay, or the kernel sum of the profiled calls where the set has no graph
+  timing), against the runner-up: the fastest variant that runs a different
+  main kernel (variants running the same kernel are named with the fastest),
+  by how much, and whether the interquartile ranges keep them apart;
+- auto: what SDPA ran with no backend pinned (its aten op and its kernel),
+  which pinned variant runs the same kernel, and whether that is the fastest;
+- host: whether the eager per-call ranking (a Python loop, host gaps
+  included) gives another answer than the GPU-only ranking;
+- why: one reason read off the kernels: the fastest's main kernel built for
+  this GPU's architecture against rivals' built for an older one, or fewer
+  GPU events a call.
+
+Every flag comes from gen.analysis.rules (noise, host-bound); no sentences
+here: gen.report's wording turns a Verdict into words. Reference sets have
+one published figure per variant and no verdict; CPU sets rank by wall time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gen.analysis import kernel_names, rules, tables, timings
+from gen.analysis.values import variant_role
+from gen.model import schema
+from gen.model.variants import VARIANTS
+
+# A timing with fewer samples than this is flagged: its spread says little.
+# CUDA-graph timing takes at least 5 replays (gen.capture.timing); a kernel
+# sum of the article's 3 profiled calls falls under it, and says so.
+MIN_SAMPLES = 5
+# The SDPA backends, by the kernel that runs (the profiler's names).
+KERNEL_BACKENDS = (("cudnn_generated", "cudnn"), ("flash_fwd", "flash"), ("flash_bwd", "flash"),
+                   ("fmha_cutlass", "efficient"), ("fmha_", "efficient"))
+
+
+def kernel_backend(name: str | None) -> str | None:
+    """The SDPA backend a kernel belongs to, by its name; None for other kernels."""
+    for marker, backend in KERNEL_BACKENDS:
+        if name and marker in name:
+            return backend
+    return None
+
+
+# --------------------------------------------------------------------------- rows
+
+
+Spread = timings.Spread
+
+
+def overlaps(a: Spread, b: Spread) -> bool:
+    """The two interquartile ranges overlap: their order is not settled."""
+    return a.q1 <= b.q3 and b.q1 <= a.q3
+
+
+def _present(s: Spread) -> Spread | None:
+    return s if s.n else None
+
+
+@dataclass(frozen=True)
+class Noise:
+    """A timing the report flags next to its number: too wide a spread, or too few samples."""
+
+    variant: str
+    timing: str  # gpu_only, eager, host
+    kind: str  # "spread" (IQR over rules.NOISY_IQR_PCT of the median) or "few" (under MIN_SAMPLES)
+    iqr_pct: float
+    n: int
+
+
+@dataclass(frozen=True)
+class Timed:
+    """One variant in one scenario and mode: its three labelled times and its kernels."""
+
+    variant: str
+    status: str
+    gpu_only: Spread | None = None
+    gpu_only_method: str | None = None  # schema.GpuOnlyMethod
+    eager: Spread | None = None
+    host: Spread | None = None
+    events: int | None = None  # GPU events per call
+    main_kernel: str | None = None  # the longest kernel's full name
+    main_short: str | None = None
+    main_index: int | None = None
+    backend: str | None = None  # the SDPA backend its aten op names
+    host_bound: bool = False  # the report's one host-bound rule (gen.analysis.timings)
+    eager_over_gpu_only: float | None = None  # where host-bound: what a Python loop sees over the GPU's own time
+
+    @property
+    def identity(self) -> str | None:
+        """What runs: the main kernel's name, or without a trace, the SDPA backend."""
+        return self.main_kernel or (f"backend:{self.backend}" if self.backend else None)
+
+    @property
+    def main_arch(self) -> int | None:
+        return kernel_names.arch(self.main_kernel) if self.main_kernel else None
+
+    def noise(self) -> list[Noise]:
+        out = []
+        for name in ("gpu_only", "eager", "host"):
+            s = getattr(self, name)
+            if s is None:
+                continue
+            if s.n < MIN_SAMPLES:
+                out.append(Noise(self.variant, name, "few", s.iqr_pct, s.n))
+            elif rules.noisy(s.iqr_pct):
+                out.append(Noise(self.variant, name, "spread", s.iqr_pct, s.n))
+        return out
+
+
+def _trace(ls: tables.LoadedSet, run: schema.VariantRun):
+    if not run.trace or run.status != schema.Status.OK:
+        return None
+    if run.scenario == "article":
+        return ls.trace(run.mode, run.variant)
+    return ls.sweep_trace(run.trace)
+
+
+def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
+    """One run's Timed row (see Timed)."""
+    tr = _trace(ls, run)
+    tm = timings.times(run, tr)
+    gpu, eager, host = _present(tm.gpu_only), _present(tm.eager), _present(tm.host)
+    events = main = short = index = None
+    if tr is not None and tr.forwards:
+        kt = tables.kernel_table(ls, run.variant, run.mode, tr=tr)
+        events = len(kt)
+        mk = tables.main_kernel(kt)
+        if mk is not None:
+            main, short, index = mk["name"], mk["short_name"], int(mk["index"])
+    known = VARIANTS.get(run.variant)
+    backend = tables.backend_of(tr) if known and known.kind == "sdpa" else None
+    measured_gpu = ls.rs.kind == schema.SetKind.MEASURED and run.device == "cuda"
+    hb = bool(tm.host_bound) if measured_gpu and run.status == schema.Status.OK else False
+    return Timed(run.variant, run.status, gpu, tm.gpu_only_method if gpu else None, eager, host, events, main, short,
+                 index, backend, hb, tm.eager_over_gpu_only if hb else None)
+
+
+def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
+    tr = ls.sweep_trace(p.trace) if p.trace and p.status == schema.Status.OK else None
+    tm = timings.times(p, tr)
+    gpu = _present(tm.gpu_only)
+    hb = bool(tm.host_bound) and ls.rs.kind == schema.SetKind.MEASURED
+    return Timed(p.variant, p.status, gpu, tm.gpu_only_method if gpu else None, _present(tm.eager),
+                 _present(tm.host), host_bound=hb, eager_over_gpu_only=tm.eager_over_gpu_only if hb else None)
+
+
+def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> list[Timed]:
+    """Every variant of one scenario and mode: from its profiled runs, or where
+    the scenario has none, from the sweep at the scenario's first point."""
+    runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
+    if runs:
+        return [timed_row(ls, r) for r in runs]
+    rec = ls.rs.scenario(scenario)
+    if rec is None or not rec.points:
+        return []
+    first = rec.points[0]
+    return [_sweep_row(ls, p) for p in ls.rs.sweep if p.scenario == scenario and p.mode == mode and p.point == first]
+
+
+# --------------------------------------------------------------------------- the verdict
+
+
+@dataclass(frozen=True)
+class AutoPick:
+    """What scaled_dot_product_attention ran with no backend pinned."""
+
+    variant: str
+    backend: str | None  # by its aten op
+    kernel: str | None  # main kernel, short name
+    kernel_index: int | None
+    kernel_backend: str | None  # by the kernel's name
+    same_as: tuple[str, ...]  # pinned variants that run the same main kernel
+    is_fastest: bool  # runs the fastest variant's kernel, or is within its spread
+    ratio: float | None  # its time over the fastest's (the ranking time)
+    expected_backend: str | None  # what the hypothesis said it would pick
+    contradicted: bool | None  # None when the hypothesis named no backend
+
+
+@dataclass(frozen=True)
+class HostChange:
+    """The eager per-call ranking against the GPU-only one."""
+
+    eager_order: tuple[str, ...]
+    gpu_order: tuple[str, ...]
+    eager_fastest: str
+    ties: tuple[str, ...]  # variants whose eager IQR overlaps the eager fastest's, other kernels only
+    closed: tuple[str, ...]  # of those, the ones the GPU-only ranking keeps apart from the fastest
+    changes_answer: bool  # a Python loop could not tell the GPU-only fastest from another kernel
+
+
+@dataclass(frozen=True)
+class Why:
+    """One reason the fastest wins, read off the kernels."""
+
+    kind: str  # "native_arch": built for this GPU's architecture, rivals for an older one;
+    #            "fewer_events": fewer GPU events a call than the runner-up
+    gpu_arch: int | None
+    fastest_kernel: str | None
+    fastest_arch: int | None
+    instruction: str | None  # a matrix instruction the name carries (wgmma, hmma, ffma)
+    older: tuple[tuple[str, str, int], ...] = ()  # (variant, kernel, arch) of rivals built for an older one
+    fastest_events: int | None = None
+    runner_up_events: int | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    set_name: str
+    scenario: str
+    mode: str
+    basis: str  # the timing that ranks: "gpu_only"; on a set without one (a CPU set) "eager", else "host"
+    method: str | None  # how the GPU-only time was taken: cuda_graph, kernel_sum (mixed: the fastest's)
+    ranking: tuple[str, ...]
+    fastest: Timed
+    same_kernel: tuple[str, ...]
+    runner_up: Timed | None
+    ratio: float | None  # runner-up over fastest
+    settled: bool | None  # the two IQRs do not overlap
+    auto: AutoPick | None
+    host: HostChange | None
+    why: Why | None
+    noise: tuple[Noise, ...] = field(default_factory=tuple)  # the ranking time's, of the fastest, runner-up, auto
+    host_bound: tuple[str, ...] = ()  # every host-bound variant, in ranking order
+    rows: tuple[Timed, ...] = ()  # every ranked row, in ranking order
+
+    def row(self, variant: str) -> Timed | None:
+        return next((t for t in self.rows if t.variant == variant), None)
+
+    def spread(self, t: Timed) -> Spread | None:
+        return _basis(t, self.basis)
+
+
+def _basis(t: Timed, basis: str | None) -> Spread | None:
+    return getattr(t, basis) if basis else None
+
+
+def _ratio(a: Spread | None, b: Spread | None) -> float | None:
+    return b.median / a.median if a and b and a.median else None
+
+
+def _instruction(name: str | None) -> str | None:
+    d = kernel_names.decode(name or "")
+    return d.get("instruction")
+
+
+def _why(fastest: Timed, runner: Timed | None, others: list[Timed], gpu: int | None) -> Why | None:
+    fa = fastest.main_arch
+    older = tuple((t.variant, t.main_short, t.main_arch) for t in others
+                  if t.main_arch is not None and fa is not None and t.main_arch < fa
+                  and t.identity != fastest.identity)
+    if fa is not None and gpu is not None and fa == gpu and older:
+        return Why("native_arch", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), older,
+                   fastest.events, runner.events if runner else None)
+    if runner and fastest.events is not None and runner.events is not None and fastest.events < runner.events:
+        return Why("fewer_events", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), (),
+                   fastest.events, runner.events)
+    return None
+
+
+def _host_change(ok: list[Timed], fastest: Timed, basis: str) -> HostChange | None:
+    eager = [t for t in ok if t.eager is not None]
+    if basis != "gpu_only" or len(eager) < 2:
+        return None
+    eo = sorted(eager, key=lambda t: t.eager.median)
+    go = sorted([t for t in ok if t.gpu_only is not None], key=lambda t: t.gpu_only.median)
+    top = eo[0]
+    ties = [t for t in eo[1:] if overlaps(t.eager, top.eager)]
+    # Another kernel than the GPU-only fastest's that a Python loop cannot tell
+    # apart from it, though the GPU-only ranking does.
+    other = [t for t in [top, *ties] if t.identity != fastest.identity or t.identity is None]
+    other = [t for t in other if t.variant != fastest.variant]
+    closed = tuple(t.variant for t in other if t.gpu_only is not None and fastest.gpu_only is not None
+                   and not overlaps(t.gpu_only, fastest.gpu_only)
+                   and (fastest.eager is None or overlaps(t.eager, fastest.eager) or t is top))
+    return HostChange(tuple(t.variant for t in eo), tuple(t.variant for t in go), top.variant,
+                      tuple(t.variant for t in ties if t.identity != top.identity or t.identity is None),
+                      closed, bool(closed))
+
+
+def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mode: str = "inference",
+           gpu_arch: int | None = None) -> Verdict | None:
+    """The verdict from Timed rows alone (see the module docstring); None when
+    no variant has a time to rank by."""
+    ok = [t for t in rows if t.status == schema.Status.OK]
+    basis = next((b for b in ("gpu_only", "eager", "host") if any(getattr(t, b) for t in ok)), None)
+    ranked = sorted([t for t in ok if _basis(t, basis) is not None], key=lambda t: _basis(t, basis).median)
+    if not ranked:
+        return None
+    auto_name = variant_role("automatic")
+    # The automatic choice and the pinned variant running the same kernel tie by
+    # construction: the ranking names the pinned one first, the automatic pick next to it.
+    auto_row = next((t for t in ranked if t.variant == auto_name), None)
+    twin = next((t for t in ranked if auto_row and t is not auto_row and auto_row.identity
+                 and t.identity == auto_row.identity), None)
+    if twin is not None and ranked.index(auto_row) < ranked.index(twin):
+        ranked.remove(auto_row)
+        ranked.insert(ranked.index(twin) + 1, auto_row)
+    fastest = ranked[0]
+    same = tuple(t.variant for t in ranked[1:] if fastest.identity and t.identity == fastest.identity)
+    rivals = [t for t in ranked[1:] if t.variant not in same]
+    runner = rivals[0] if rivals else None
+    fs, rs_ = _basis(fastest, basis), _basis(runner, basis) if runner else None
+    auto = None
+    a = next((t for t in ok if t.variant == auto_name), None)
+    if a is not None:
+        pinned = tuple(t.variant for t in ok if t.variant != auto_name and a.identity
+                       and t.identity == a.identity)
+        hyp = VARIANTS[auto_name].expect if auto_name in VARIANTS else None
+        expected = getattr(hyp, "backend", None) if hyp else None
+        # "flash (CPU)" is the flash backend's CPU kernel: the same choice.
+        ran = (a.backend or kernel_backend(a.main_kernel) or "").split(" ")[0] or None
+        sa = _basis(a, basis)
+        is_fastest = a is fastest or a.variant in same or (sa is not None and fs is not None and overlaps(sa, fs))
+        auto = AutoPick(a.variant, a.backend, a.main_short, a.main_index, kernel_backend(a.main_kernel), pinned,
+                        bool(is_fastest), _ratio(fs, sa), expected,
+                        None if expected is None or ran is None else ran != expected)
+    # The ranking time's noise, for the rows the verdict names.
+    noise = tuple(dict.fromkeys(n for t in (fastest, runner, a) if t is not None for n in t.noise()
+                                if n.timing == basis))
+    return Verdict(
+        set_name=set_name, scenario=scenario, mode=mode, basis=basis,
+        method=fastest.gpu_only_method if basis == "gpu_only" else None,
+        ranking=tuple(t.variant for t in ranked), fastest=fastest, same_kernel=same, runner_up=runner,
+        ratio=_ratio(fs, rs_), settled=None if rs_ is None else not overlaps(fs, rs_), auto=auto,
+        host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch),
+        noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked))
+
+
+def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> Verdict | None:
+    """The verdict of one set, scenario and mode; None for a reference set
+    (published figures, not a measurement to rank) or one with nothing timed.
+    Cached on the set: every page asks the same question and gets the same object."""
+    if ls.rs.kind != schema.SetKind.MEASURED:
+        return None
+    key = ("verdict", scenario, mode)
+    if key not in ls._tables:
+        ls._tables[key] = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
+                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability))
+    return ls._tables[key]
+
+
+def scenarios(ls: tables.LoadedSet) -> list[str]:
+    """The scenarios of a set that have something timed, the article's first."""
+    names = [s.name for s in ls.rs.scenarios] or ["article"]
+    have = {r.scenario for r in ls.rs.runs} | {p.scenario for p in ls.rs.sweep}
+    return [n for n in names if n in have]

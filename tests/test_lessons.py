@@ -1,0 +1,201 @@
+"""The article's lessons from data: small synthetic sets (traces built in memory), then the H200 set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from gen.analysis import comparability, findings, lessons, tables, trace, verdicts
+from gen.model import schema
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+BF16 = ("c10::BFloat16", "c10::BFloat16")
+
+
+def ev(index, name, dur, kind="kernel", launched_by="", op_path=(), api="cudaLaunchKernel", types=BF16, **kw):
+    return trace.GpuEvent(index=index, name=name, short_name=trace.short_name(name), kind=kind, ts=index * 100.0,
+                          dur=dur, stream=7, grid=kw.get("grid"), block=kw.get("block"),
+                          registers_per_thread=kw.get("regs"), shared_memory=kw.get("smem"), blocks_per_sm=None,
+                          warps_per_sm=None, occupancy_pct=kw.get("occ"), bytes=None, launch_api=api,
+                          launch_ts=index * 100.0 - 5, launched_by=launched_by or (op_path[-1] if op_path else ""),
+                          op_path=tuple(op_path), input_types=tuple(types))
+
+
+def naive_events(memcpy=True, memset=False):
+    """A naive forward: bmm, mul, (clone's memcpy), masked_fill_, softmax, bmm."""
+    out = []
+    if memset:
+        out.append(("Memset (Device)", 0.7, "memset", ("aten::matmul", "aten::bmm")))
+    out.append(("nvjet_sm90_tst_256x128", 80.0, "kernel", ("aten::matmul", "aten::bmm")))
+    out.append(("vectorized_elementwise_kernel", 120.0, "kernel", ("aten::mul",)))
+    if memcpy:
+        out.append(("Memcpy DtoD (Device -> Device)", 125.0, "memcpy",
+                    ("aten::masked_fill", "aten::clone", "aten::copy_")))
+    out.append(("elementwise_kernel", 360.0, "kernel", ("aten::masked_fill", "aten::masked_fill_")))
+    out.append(("softmax_warp_forward", 280.0, "kernel", ("aten::softmax", "aten::_softmax")))
+    out.append(("nvjet_sm90_tst_64x512", 84.0, "kernel", ("aten::matmul", "aten::bmm")))
+    return [ev(i, n, d, kind=k, op_path=p) for i, (n, d, k, p) in enumerate(out)]
+
+
+ENV = schema.Environment(device="cuda", gpu_name="Test GPU", compute_capability="9.0", sm_count=132,
+                         max_threads_per_sm=2048, max_regs_per_sm=65536, max_shared_memory_per_sm=233472,
+                         l2_cache_bytes=None, gpu_memory_bytes=None, driver=None, cuda=None, cudnn=None, torch="2.11",
+                         python=None, platform=None, cpu=None, date=None, git_commit=None)
+POINT = schema.Point(batch=8, q_heads=16, kv_heads=16, head_dim=64, q_len=1024, kv_len=1024, mask="causal")
+
+
+def make_set(calls: dict[str, tuple[list, list[float]]]) -> tables.LoadedSet:
+    """A measured set whose variants have the given GPU events (three identical
+    profiled calls) and CUDA-graph samples (ms)."""
+    runs = [schema.VariantRun(variant=v, mode="inference", status="ok", point=POINT, trace=f"traces/{v}.json.gz",
+                              timing=schema.Timing(gpu_only_ms=g, gpu_only_method="cuda_graph", eager_ms=g,
+                                                   host_ms=[x / 10 for x in g]))
+            for v, (_, g) in calls.items()]
+    cfg = schema.RunConfig(batch=8, heads=16, seq_len=1024, head_dim=64, dtype="bf16", modes=["inference"],
+                           variants=list(calls), warmup_min=1, repeats=1, profile_wait=1, profile_warmup=1,
+                           profile_active=3, error_draws=1, seed=0)
+    rs = schema.ResultSet(schema_version=2, name="synthetic", environment=ENV, config=cfg, runs=runs)
+    ls = tables.LoadedSet("synthetic", Path("/nonexistent"), rs)
+    for v, (events, _) in calls.items():
+        fw = [trace.Forward(i, 0.0, 1000.0, cpu=[], gpu=list(events)) for i in range(3)]
+        ls._traces[("inference", v)] = trace.Trace(f"{v}.json.gz", fw, 0, [])
+    return ls
+
+
+def samples(ms, n=20):
+    return [ms * (1 + 0.001 * (i % 5)) for i in range(n)]
+
+
+@pytest.mark.parametrize("naive_memcpy,inplace_memcpy,holds", [(True, False, True), (False, False, False),
+                                                              (True, True, False)])
+def test_hidden_copy(naive_memcpy, inplace_memcpy, holds):
+    ls = make_set({"naive": (naive_events(memcpy=naive_memcpy), samples(1.07)),
+                   "naive_inplace": (naive_events(memcpy=inplace_memcpy), samples(0.94))})
+    hc = lessons.hidden_copy(ls)
+    assert hc.holds is holds
+    assert hc.saved_ms == pytest.approx(0.13, abs=0.005) and hc.settled
+    assert hc.saved_pct == pytest.approx(100 * 0.13 / 1.07, abs=0.5)
+    if naive_memcpy:
+        assert [c.index for c in hc.copies] == [2] and hc.op_path.endswith("aten::clone > aten::copy_")
+        assert hc.copy_us == pytest.approx(125.0)
+
+
+@pytest.mark.parametrize("memset,extra_kernel,cause,without", [
+    (True, False, "memset", 6),   # a sub-µs memset a library adds: without it the count is the article's
+    (False, True, "events", 7),   # another kernel: the count itself differs
+])
+def test_explained_kernel_count(memset, extra_kernel, cause, without):
+    events = naive_events(memset=memset)
+    if extra_kernel:
+        events.append(ev(len(events), "extra_kernel", 5.0, op_path=("aten::add",)))
+    ls = make_set({"naive": (events, samples(1.0)), "naive_inplace": (naive_events(memcpy=False), samples(0.9))})
+    hyp = pd.DataFrame([dict(variant="naive", expected_kernels=6, kernels_contradicted=True)])
+    (e,) = lessons.explain(ls, hyp)
+    assert (e.item, e.cause, e.measured, e.without) == ("kernels", cause, 7, without)
+    assert e.lesson_stands is True  # the Memcpy is there either way: the article's point holds
+    if memset:
+        assert [k.short_name for k in e.kernels] == ["Memset (Device)"]
+
+
+def test_copy_contradiction_by_a_memset_only():
+    ls = make_set({"naive_inplace": (naive_events(memcpy=False, memset=True), samples(0.9))})
+    hyp = pd.DataFrame([dict(variant="naive_inplace", expected_copy_or_fill=False, measured_copy_or_fill=True,
+                             copy_contradicted=True)])
+    (e,) = lessons.explain(ls, hyp)
+    assert e.item == "copy_or_fill" and e.cause == "memset"
+
+
+def test_flops_convention():
+    assert lessons.attention_flops(POINT) == 4 * 8 * 16 * 1024 * 1024 * 64 / 2
+    decode = schema.Point(batch=8, q_heads=32, kv_heads=8, head_dim=128, q_len=1, kv_len=4096, mask="none")
+    assert lessons.attention_flops(decode) == 4 * 8 * 32 * 1 * 4096 * 128
+
+
+# --------------------------------------------------------------------------- the H200 set
+
+
+@pytest.fixture(scope="module")
+def h200_lessons(h200):
+    return lessons.lessons(h200)
+
+
+def test_h200_hidden_copy(h200_lessons):
+    hc = h200_lessons.hidden_copy
+    assert hc.holds and [c.index for c in hc.copies] == [3]
+    assert hc.copy_us == pytest.approx(125.9, abs=0.5) and hc.copy_share_pct == pytest.approx(11.8, abs=0.3)
+    assert (hc.events, hc.inplace_events) == (7, 6)
+    assert hc.saved_ms == pytest.approx(0.123, abs=0.003) and hc.saved_pct == pytest.approx(11.6, abs=0.3)
+
+
+def test_h200_math_backend(h200_lessons):
+    mb = h200_lessons.math_backend
+    assert mb.holds and mb.events == 20
+    assert {k.launched_by for k in mb.safe_softmax} == {"aten::isneginf", "aten::all", "aten::where", "aten::fill_"}
+    assert mb.safe_softmax_share_pct == pytest.approx(25.3, abs=0.5)
+    assert "aten::tril" in {k.launched_by for k in mb.mask_build}
+    assert [k.launched_by for k in mb.mask_apply] == ["aten::add_"]
+    assert mb.float32_share_pct > 80 and len(mb.off_tensor_cores) == 2 and len(mb.upcasts) == 5
+    assert mb.slowdown == pytest.approx(2.80, abs=0.05)  # the article measured about 3.7x on its A100
+
+
+def test_h200_kernels_decoded(h200_lessons):
+    ek = h200_lessons.efficient_kernel
+    assert ek.holds and ek.decoded.family == "fmha_cutlass" and ek.decoded.arch == 80 and ek.gpu_arch == 90
+    assert [f.token for f in ek.decoded.fields] == ["fmha", "cutlassF", "F", "bf16", "aligned", "64x64", "rf", "sm80"]
+    fo = h200_lessons.flash_occupancy
+    assert (fo.threads, fo.registers, fo.shared_memory) == (128, 255, 49152)
+    assert fo.limiter == "registers" and fo.theoretical_pct == pytest.approx(12.5) and fo.reported_pct == 13
+    assert (fo.block_m, fo.block_n, fo.head_dim) == (128, 128, 64) and fo.holds
+    assert fo.score_matrix_bytes == 8 * 16 * 1024 * 1024 * 2
+    assert fo.tflops == pytest.approx(177.8, rel=0.02) and fo.ceiling_tflops > fo.tflops
+    cc = h200_lessons.cudnn_costs
+    assert cc.holds and cc.launch_api == "cuLaunchKernelEx" and cc.reported_pct == 0 and cc.arch == 90
+    assert cc.first_call_s == pytest.approx(1.19, abs=0.01)
+    assert cc.others_first_call_s["sdpa_flash"] == pytest.approx(0.016, abs=0.001)
+    assert cc.transposes == {"sdpa_cudnn": 0, "sdpa_efficient": 4, "sdpa_flash": 4}
+    assert cc.host_ms > cc.others_host_ms["sdpa_flash"]
+    assert [m.short_name for m in cc.memsets] == ["Memset (Device)"]
+
+
+def test_h200_claims_and_explanations(h200, h200_lessons):
+    claims = {(c.variant, c.key): c.holds for c in h200_lessons.claims}
+    assert claims[("naive", "hidden_copy")] and claims[("naive_inplace", "copy_removed")]
+    assert claims[("sdpa_flash", "flash_fastest")] is False  # cuDNN's sm90 kernel wins on the H200
+    assert claims[("sdpa_flash", "flash_on_chip")] and claims[("sdpa_cudnn", "cudnn_planning")]
+    ex = {(e.variant, e.item): e for e in lessons.explain(h200, findings.check_hypotheses(h200))}
+    e = ex[("naive", "kernels")]
+    assert e.cause == "memset" and e.without == 6 and e.lesson_stands  # the count differs, the lesson holds
+    assert ex[("sdpa_cudnn", "copy_or_fill")].cause == "memset"
+    assert lessons.lessons(tables.load_set(RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0")) is None
+
+
+# --------------------------------------------------------------------------- comparability
+
+
+def test_comparability(h200):
+    ref = tables.load_set(RESULTS / "nvidia-a100-sxm4-80gb__article-2026-07")
+    kinds = {(i.kind, i.quantity): i for i in comparability.issues(h200, ref)}
+    assert not comparability.refusals(h200, ref)  # same shape, dtype and scenario
+    cpu = kinds[("definition", "cpu")]
+    assert (cpu.a, cpu.b) == ("host_dispatch", "published_cpu_time")
+    assert ("definition", "gpu") not in kinds  # a kernel sum and the article's CUDA time add up the same events
+    noisy = kinds[("noisy", "ranking time")]
+    assert noisy.a and all(n.kind == "few" for n in noisy.a)  # 3 profiled calls per kernel sum
+    assert comparability.issues(h200, h200) == [i for i in comparability.issues(h200, h200) if i.kind == "noisy"]
+
+
+def test_comparability_refuses_other_shapes(h200):
+    import dataclasses
+
+    rs = h200.rs
+    other = dataclasses.replace(rs, scenarios=[dataclasses.replace(
+        rs.scenarios[0], dtype="fp16", points=[dataclasses.replace(rs.scenarios[0].points[0], kv_len=2048,
+                                                                    q_len=2048)])])
+    b = tables.LoadedSet("other", h200.path, other)
+    kinds = {i.kind for i in comparability.refusals(h200, b)}
+    assert kinds == {"shape", "dtype"}
+    none = dataclasses.replace(rs, runs=[], sweep=[])
+    assert {i.kind for i in comparability.refusals(h200, tables.LoadedSet("empty", h200.path, none))} >= {"scenario"}
+    assert verdicts.verdict(tables.LoadedSet("empty", h200.path, none)) is None

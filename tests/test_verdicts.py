@@ -1,0 +1,209 @@
+"""Verdicts: table-driven on small synthetic rows, then on the committed sets."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from gen.analysis import kernel_names, tables, verdicts
+from gen.analysis.timings import Spread
+from gen.model import variants
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+CUDNN90 = "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0"
+FLASH = "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false>, false>(P)"
+FMHA80 = "fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::arch::Sm80>)"
+
+
+def sp(median, iqr=0.01, n=50):
+    """A spread of `n` samples around `median` with an IQR of `iqr` x median."""
+    return Spread(median, median * (1 - iqr / 2), median * (1 + iqr / 2), n)
+
+
+def row(variant, gpu=None, eager=None, host=None, kernel=None, events=1, backend=None, **kw):
+    return verdicts.Timed(variant, "ok", sp(gpu) if isinstance(gpu, float) else gpu,
+                          "cuda_graph" if gpu is not None else None,
+                          sp(eager) if isinstance(eager, float) else eager,
+                          sp(host) if isinstance(host, float) else host, events, kernel,
+                          kernel.split("(")[0] if kernel else None, 0 if kernel else None, backend, **kw)
+
+
+# name, rows, expected facts (attribute path -> value)
+CASES = [
+    ("clear lead, settled",
+     [row("sdpa_flash", 0.10, kernel=FLASH), row("sdpa_efficient", 0.18, kernel=FMHA80)],
+     {"fastest.variant": "sdpa_flash", "runner_up.variant": "sdpa_efficient", "settled": True, "basis": "gpu_only",
+      "same_kernel": ()}),
+    ("IQRs overlap: not settled",
+     [row("sdpa_flash", sp(0.100, 0.2)), row("sdpa_efficient", sp(0.105, 0.2))],
+     {"fastest.variant": "sdpa_flash", "settled": False}),
+    ("automatic pick on the pinned kernel: the pinned one is named, the pick joins it",
+     [row("sdpa_auto", 0.0572, kernel=CUDNN90, backend="cudnn"), row("sdpa_cudnn", 0.0573, kernel=CUDNN90,
+                                                                       backend="cudnn"),
+      row("flex", 0.080, kernel="triton_tem_fused_flex_attention_0")],
+     {"fastest.variant": "sdpa_cudnn", "same_kernel": ("sdpa_auto",), "runner_up.variant": "flex",
+      "auto.is_fastest": True, "auto.same_as": ("sdpa_cudnn",), "auto.backend": "cudnn"}),
+    ("automatic pick slower than the fastest",
+     [row("sdpa_auto", 0.096, kernel=FLASH, backend="flash"), row("sdpa_flash", 0.096, kernel=FLASH, backend="flash"),
+      row("sdpa_cudnn", 0.057, kernel=CUDNN90, backend="cudnn")],
+     {"fastest.variant": "sdpa_cudnn", "auto.is_fastest": False, "auto.same_as": ("sdpa_flash",),
+      "runner_up.variant": "sdpa_flash"}),
+    ("no GPU-only time: ranks by eager, then by host",
+     [row("naive", eager=2.0), row("sdpa_flash", eager=1.0)],
+     {"basis": "eager", "fastest.variant": "sdpa_flash", "host": None}),
+    ("host wall time only (a CPU set)",
+     [row("naive", host=2.0), row("sdpa_math", host=3.0)],
+     {"basis": "host", "fastest.variant": "naive", "ratio": 1.5}),
+    ("a status other than ok is never ranked",
+     [dataclasses.replace(row("sdpa_flash", 0.01), status="unavailable"), row("naive", 1.0)],
+     {"fastest.variant": "naive", "runner_up": None, "ratio": None, "settled": None}),
+]
+
+
+def _get(obj, path):
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@pytest.mark.parametrize("name,rows,want", CASES, ids=[c[0] for c in CASES])
+def test_decide(name, rows, want):
+    v = verdicts.decide(rows, "s", gpu_arch=90)
+    for path, value in want.items():
+        got = _get(v, path)
+        assert got == pytest.approx(value) if isinstance(value, float) else got == value, (path, got)
+
+
+def test_nothing_to_rank():
+    assert verdicts.decide([]) is None
+    assert verdicts.decide([row("naive")]) is None
+
+
+@pytest.mark.parametrize("eager_flash,changes", [
+    (0.0958, True),   # a Python loop sees flash and cuDNN alike, the GPU does not
+    (0.2000, False),  # the loop keeps the GPU's order
+])
+def test_host_change(eager_flash, changes):
+    rows = [row("sdpa_cudnn", 0.057, sp(0.096, 0.2), kernel=CUDNN90),
+            row("sdpa_flash", 0.0966, sp(eager_flash, 0.02), kernel=FLASH)]
+    h = verdicts.decide(rows).host
+    assert h.changes_answer is changes
+    assert ("sdpa_flash" in h.closed) is changes
+    assert h.gpu_order == ("sdpa_cudnn", "sdpa_flash")
+
+
+@pytest.mark.parametrize("rows,kind", [
+    ([row("sdpa_cudnn", 0.057, kernel=CUDNN90), row("flex", 0.08, kernel="triton_tem_0"),
+      row("sdpa_efficient", 0.18, kernel=FMHA80)], "native_arch"),
+    ([row("sdpa_flash", 0.10, kernel=FLASH, events=1), row("naive", 1.0, kernel="elementwise", events=6)],
+     "fewer_events"),
+    ([row("a", 0.10, kernel="k1", events=2), row("b", 0.2, kernel="k2", events=1)], None),
+])
+def test_why(rows, kind):
+    why = verdicts.decide(rows, gpu_arch=90).why
+    assert (why.kind if why else None) == kind
+    if kind == "native_arch":
+        assert why.fastest_arch == 90 and why.instruction == "wgmma"
+        assert ("sdpa_efficient", FMHA80.split("(")[0], 80) in why.older
+
+
+def test_why_needs_the_gpu_arch():
+    rows = [row("sdpa_cudnn", 0.057, kernel=CUDNN90), row("sdpa_efficient", 0.18, kernel=FMHA80)]
+    assert verdicts.decide(rows, gpu_arch=None).why is None or verdicts.decide(rows).why.kind != "native_arch"
+
+
+@pytest.mark.parametrize("spread,kind", [(sp(1.0, 0.25, 50), "spread"), (sp(1.0, 0.01, 3), "few"),
+                                         (sp(1.0, 0.05, 50), None)])
+def test_noise_flags(spread, kind):
+    v = verdicts.decide([row("naive", spread), row("sdpa_flash", 0.1)])
+    flags = [n.kind for n in v.noise if n.variant == "naive" and n.timing == "gpu_only"]
+    assert flags == ([kind] if kind else [])
+
+
+def test_auto_against_the_hypothesis(monkeypatch):
+    auto = variants.VARIANTS["sdpa_auto"]
+    if not hasattr(auto.expect, "backend"):
+        pytest.skip("the hypothesis names no backend")
+    rows = [row("sdpa_auto", 0.057, kernel=CUDNN90, backend="cudnn"), row("sdpa_cudnn", 0.057, kernel=CUDNN90)]
+    for said, contradicted in (("flash", True), ("cudnn", False), (None, None)):
+        hyp = dataclasses.replace(auto.expect, backend=said)
+        monkeypatch.setitem(variants.VARIANTS, "sdpa_auto", dataclasses.replace(auto, expect=hyp))
+        assert verdicts.decide(rows).auto.contradicted is contradicted
+
+
+@pytest.mark.parametrize("name,arch_,family,fields", [
+    (FMHA80, 80, "fmha_cutlass", {"dtype": "bf16", "alignment": True, "tile": (64, 64), "accumulator": "registers",
+                                  "arch": 80, "library": "cutlass", "direction": "forward"}),
+    (CUDNN90, 90, "cudnn_sdpa", {"arch": 90, "instruction": "wgmma", "knob": 7, "tile": (64, 128, 64),
+                                 "warps": (4, 1, 1), "cluster": (1, 1, 1)}),
+    ("cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_6_128x64x64_4x1x1_cga1x1x1_kernel0_0", 80,
+     "cudnn_sdpa", {"instruction": "wmma", "knob": 6, "tile": (128, 64, 64)}),
+    (FLASH, None, "flash2", {"head_dim": 64, "block_m": 128, "block_n": 128, "warps": 4}),
+    ("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_execute_kernel", 80,
+     "cublas_xmma", {"dtype": "f32", "instruction": "ffma", "tile": (128, 128, 8)}),
+    ("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", 90, "nvjet", {"tile": (256, 128)}),
+    ("triton_tem_fused_flex_attention_0", None, None, {}),
+    ("vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1> >", None, None, {}),
+])
+def test_kernel_names(name, arch_, family, fields):
+    d = kernel_names.decode(name)
+    assert kernel_names.arch(name) == arch_ and d.family == family
+    for kind, value in fields.items():
+        assert d.get(kind) == value, kind
+
+
+def test_gpu_arch():
+    assert kernel_names.gpu_arch("9.0") == 90 and kernel_names.gpu_arch("8.6") == 86
+    assert kernel_names.gpu_arch(None) is None and kernel_names.gpu_arch("x") is None
+
+
+# --------------------------------------------------------------------------- the committed sets
+
+
+def test_h200_verdict(h200):
+    v = verdicts.verdict(h200)
+    assert v is verdicts.verdict(h200)  # computed once per set
+    assert v.basis == "gpu_only" and v.method == "kernel_sum"  # schema 1 set: no graph replay
+    # cuDNN's sm90 kernel leads; the automatic choice runs the very same kernel.
+    assert v.fastest.variant == "sdpa_cudnn" and v.same_kernel == ("sdpa_auto",)
+    assert v.fastest.gpu_only.median == pytest.approx(0.0574, abs=5e-4)
+    assert v.runner_up.variant == "flex" and v.ratio == pytest.approx(1.40, abs=0.02) and v.settled
+    assert v.auto.backend == "cudnn" and v.auto.is_fastest and v.auto.same_as == ("sdpa_cudnn",)
+    assert v.why.kind == "native_arch" and v.why.gpu_arch == 90 and v.why.instruction == "wgmma"
+    assert {x[0] for x in v.why.older} >= {"sdpa_efficient", "sdpa_math"}
+    # In a Python loop flash keeps up with cuDNN: the host hides cuDNN's lead.
+    assert v.host.changes_answer and "sdpa_flash" in v.host.closed
+    assert v.ranking[-1] == "sdpa_math"
+    assert {"sdpa_cudnn", "sdpa_auto"} <= set(v.host_bound)
+
+
+def test_cpu_and_reference_sets():
+    cpu = tables.load_set(RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
+    v = verdicts.verdict(cpu)
+    assert v.basis == "host" and v.why is None and v.host is None and not v.host_bound
+    assert v.auto.same_as == ("sdpa_flash",)  # the CPU's flash kernel, by backend
+    ref = tables.load_set(RESULTS / "nvidia-a100-sxm4-80gb__article-2026-07")
+    assert verdicts.verdict(ref) is None  # published figures are not ranked as a measurement
+
+
+# --------------------------------------------------------------------------- words
+
+
+def test_words_follow_the_facts():
+    from gen.report import wording_verdicts as words
+
+    settled = words.verdict(verdicts.decide(CASES[0][1]))
+    assert settled.headline.startswith("SDPA flash is the fastest here: 100.0 µs a forward on the GPU alone, 1.80×")
+    assert "do not overlap" in settled.headline and settled.fastest == "sdpa_flash"
+    unsettled = words.verdict(verdicts.decide(CASES[1][1]))
+    assert "not settled" in unsettled.headline
+    auto = words.verdict(verdicts.decide(CASES[2][1]))
+    assert any("ran cudnn, the same kernel as SDPA cuDNN: the fastest choice here" in x for x in auto.lines)
+    host = [row("sdpa_cudnn", 0.057, sp(0.096, 0.2), kernel=CUDNN90), row("sdpa_flash", 0.0966, sp(0.0958, 0.02))]
+    lines = words.verdict(verdicts.decide(host)).lines
+    assert any(x.startswith("For short calls in a Python loop the answer changes") for x in lines)
+    thin = words.verdict(verdicts.decide([row("naive", sp(1.0, 0.01, 3)), row("sdpa_math", 2.0)])).lines
+    assert any("rest on 3 samples" in x for x in thin)
+    assert words.label("sdpa_auto") == "SDPA (backend not pinned)"
