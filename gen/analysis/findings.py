@@ -60,10 +60,49 @@ class FindingKind(enum.StrEnum):
     COMPILE = "compile"
 
 
+# --------------------------------------------------------------------------- rules on one forward's kernel table
+# Each takes a kernel table (tables.kernel_table's columns) and returns the rows it flags.
+
+
 def _copies(kt: pd.DataFrame) -> pd.DataFrame:
+    """Memcpy and memset events, and kernels of a copy op (rules.is_copy)."""
     if kt.empty:
         return kt
     return kt[[rules.is_copy(k, op) for k, op in zip(kt["kind"], kt["launched_by"])]]
+
+
+def float32_events(kt: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Kernels computing in float32 (their op had float32 inputs and no 16-bit
+    one, or a matrix product with f32 in its name), and the conversion kernels
+    between a 16-bit type and float32."""
+    k = kt[kt["kind"] == "kernel"]
+    if k.empty:  # an empty boolean mask would select columns, not rows
+        return k, k
+    f32 = k[k["input_types"].map(rules.is_float32_only) | (k["category"].eq("matrix product") &
+                                                            k["name"].str.contains(r"f32|sgemm", case=False))]
+    ups = k[k["launched_by"].eq("aten::copy_") & k["input_types"].str.contains("float") &
+            k["input_types"].str.contains("BFloat16|Half", regex=True)]
+    return f32, ups
+
+
+def mask_events(kt: pd.DataFrame) -> pd.DataFrame:
+    """The kernels that build a causal mask inside the forward: triu/tril, what
+    builds its input (ones, fill_), and the where that applies it outside the
+    softmax. Empty when the forward builds no mask."""
+    tri = kt[kt["name"].str.contains("triu|tril", case=False) | kt["launched_by"].isin(["aten::triu", "aten::tril"])]
+    fill = kt[kt["launched_by"].eq("aten::fill_")]
+    where = kt[kt["launched_by"].eq("aten::where")]
+    if tri.empty and (fill.empty or where.empty):
+        return kt.iloc[0:0]
+    return kt[kt.index.isin(tri.index) | kt["op_path"].str.contains("aten::ones") |
+              (kt["launched_by"].eq("aten::where") & ~kt["op_path"].str.contains("softmax")) |
+              (kt["launched_by"].eq("aten::fill_") & kt["op_path"].str.contains("aten::where") &
+               ~kt["op_path"].str.contains("softmax"))]
+
+
+def no_estimate_events(kt: pd.DataFrame) -> pd.DataFrame:
+    """Kernels for which the profiler reported 0% or no occupancy."""
+    return kt[(kt["kind"] == "kernel") & kt["occupancy_pct"].map(rules.no_occupancy_estimate)]
 
 
 def _has_gpu(ls: tables.LoadedSet) -> bool:
@@ -243,13 +282,9 @@ def rule_float32(ls) -> list[Finding]:
         return []
     out = []
     for v, kt in _kernel_runs(ls):
-        k = kt[kt["kind"] == "kernel"]
-        f32 = k[k["input_types"].map(rules.is_float32_only) | (k["category"].eq("matrix product") &
-                                                                k["name"].str.contains(r"f32|sgemm", case=False))]
+        f32, ups = float32_events(kt)
         if f32.empty:
             continue
-        ups = k[k["launched_by"].eq("aten::copy_") & k["input_types"].str.contains("float") &
-                k["input_types"].str.contains("BFloat16|Half", regex=True)]
         gem = f32[f32["category"] == "matrix product"]
         out.append(Finding(
             id=f"float32-{v}", kind=FindingKind.PRECISION, severity=Severity.UNEXPECTED, variant=v,
@@ -263,17 +298,9 @@ def rule_mask(ls) -> list[Finding]:
     """The causal mask built again in every forward. facts: n, ops, dur_us."""
     out = []
     for v, kt in _kernel_runs(ls):
-        tri = kt[kt["name"].str.contains("triu|tril", case=False) | kt["launched_by"].isin(["aten::triu", "aten::tril"])]
-        fill = kt[kt["launched_by"].eq("aten::fill_")]
-        where = kt[kt["launched_by"].eq("aten::where")]
-        if tri.empty and (fill.empty or where.empty):
+        parts = mask_events(kt)
+        if parts.empty:
             continue
-        # The mask's own kernels: triu/tril, what builds its input (ones, fill_),
-        # and the where that applies it outside the softmax.
-        parts = kt[kt.index.isin(tri.index) | kt["op_path"].str.contains("aten::ones") |
-                   (kt["launched_by"].eq("aten::where") & ~kt["op_path"].str.contains("softmax")) |
-                   (kt["launched_by"].eq("aten::fill_") & kt["op_path"].str.contains("aten::where") &
-                    ~kt["op_path"].str.contains("softmax"))]
         out.append(Finding(
             id=f"mask-{v}", kind=FindingKind.MASK, severity=Severity.UNEXPECTED, variant=v,
             kernels=_indices(parts["index"]),
@@ -289,8 +316,7 @@ def rule_occupancy(ls) -> list[Finding]:
     out = []
     sms = ls.rs.environment.sm_count
     for v, kt in _kernel_runs(ls):
-        k = kt[(kt["kind"] == "kernel") & kt["occupancy_pct"].map(rules.no_occupancy_estimate)]
-        for api, g in k.groupby("launch_api", sort=False):
+        for api, g in no_estimate_events(kt).groupby("launch_api", sort=False):
             small = g[g["blocks"] < (sms or 0)]
             out.append(Finding(
                 id=f"occupancy-{v}-{api}", kind=FindingKind.OCCUPANCY, severity=Severity.INFO, variant=v,
@@ -305,15 +331,27 @@ def rule_fastest(ls) -> list[Finding]:
     """The fastest variant. facts: basis ("gpu" or "host"), published, source,
     ms, next_variant, next_ms, overlap (IQRs overlap), baseline, baseline_ms."""
     st = tables.summary_table(ls, Mode.INFERENCE)
-    if st.empty:
+    found = fastest(st)
+    if found is None:
         return []
+    variant, facts = found
+    facts.update(published=ls.rs.kind == SetKind.REFERENCE, source=ls.rs.source)
+    return [Finding(id="fastest", kind=FindingKind.SPEED, severity=Severity.INFO, variant=variant, facts=facts)]
+
+
+def fastest(st: pd.DataFrame) -> tuple[str, dict] | None:
+    """The fastest variant of a summary table, by median GPU time, or by host
+    time where nothing has a GPU time; the runner-up, whether their IQRs overlap,
+    and how long the baseline takes."""
+    if st.empty:
+        return None
     col, basis = ("gpu_ms", "gpu") if st["gpu_ms"].notna().any() else ("cpu_ms", "host")
     d = st[st[col].notna()].sort_values(col)
     if d.empty:
-        return []
+        return None
     best = d.iloc[0]
-    facts = dict(basis=basis, published=ls.rs.kind == SetKind.REFERENCE, source=ls.rs.source, ms=float(best[col]),
-                 next_variant=None, next_ms=None, overlap=False, baseline=None, baseline_ms=None)
+    facts = dict(basis=basis, ms=float(best[col]), next_variant=None, next_ms=None, overlap=False, baseline=None,
+                 baseline_ms=None)
     if len(d) > 1:
         nxt = d.iloc[1]
         facts.update(next_variant=nxt["variant"], next_ms=float(nxt[col]))
@@ -322,8 +360,7 @@ def rule_fastest(ls) -> list[Finding]:
     base = d[d["variant"] == variant_role("baseline")]
     if len(base) and best["variant"] != variant_role("baseline"):
         facts.update(baseline=variant_role("baseline"), baseline_ms=float(base.iloc[0][col]))
-    return [Finding(id="fastest", kind=FindingKind.SPEED, severity=Severity.INFO, variant=best["variant"],
-                    facts=facts)]
+    return best["variant"], facts
 
 
 def rule_backend(ls) -> list[Finding]:
@@ -338,7 +375,7 @@ def rule_backend(ls) -> list[Finding]:
     r = r.iloc[0]
     main = tables.main_kernel(tables.kernel_table(ls, auto))
     facts = dict(backend=r["backend"], main_kernel=main["short_name"] if main is not None else None,
-                 ms=r["gpu_ms"], pinned_variant=None, pinned_ms=None, fastest_pinned=None, fastest_pinned_ms=None,
+                 ms=float(r["gpu_ms"]), pinned_variant=None, pinned_ms=None, fastest_pinned=None, fastest_pinned_ms=None,
                  hypothesis=VARIANTS[auto].expect.why if auto in VARIANTS else None)
     pinned = st[(st["backend"] == r["backend"]) & (st["variant"] != auto)]
     if len(pinned) and not math.isnan(pinned.iloc[0]["gpu_ms"]) and not math.isnan(r["gpu_ms"]):
@@ -391,7 +428,7 @@ def rule_compile(ls) -> list[Finding]:
         calls = tables.compile_calls(run)
         out.append(Finding(id=f"compile-{run.mode}-{run.variant}", kind=FindingKind.COMPILE,
                            severity=Severity.INFO, variant=run.variant, mode=run.mode,
-                           facts=dict(compile_s=run.compile_time_s, calls=None if math.isnan(calls) else calls)))
+                           facts=dict(compile_s=run.compile_time_s, calls=None if math.isnan(calls) else float(calls))))
     return out
 
 

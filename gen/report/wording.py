@@ -112,14 +112,15 @@ KINDS_WITHOUT_VARIANT = frozenset({FindingKind.SPEED, FindingKind.AUTOGRAD, Find
 def _copy(f: Finding) -> Words:
     x = f.facts
     kind, op, n = x["event_kind"], x["op"] or "no op", x["n"]
-    what = {"memcpy": "memory copy", "memset": "memory fill"}.get(kind)
+    what, whats = {"memcpy": ("memory copy", "memory copies"), "memset": ("memory fill", "memory fills")}.get(
+        kind, (None, f"{kind}s"))
     names = ", ".join(x["names"])
     cost = f"{us(x['dur_us'])}, {pct(100 * x['dur_us'] / x['total_us'], 1)} of the forward's {us(x['total_us'])}"
     text = (f"In each forward of {f.variant}, {n} {what or kind + ' doing a copy or fill'} event(s) ({names}) "
             f"launched by {op}, under {' | '.join(x['paths'])}: {cost} of GPU time. "
             + ("The hypothesis expected copies or fills in this variant." if x["expected"] else
                "The hypothesis expected none in this variant."))
-    short = (f"{n} {what or kind}{'s' if n > 1 else ''} ({names}) from {op}: {us(x['dur_us'])}, "
+    short = (f"{n} {(whats if n > 1 else what or kind)} ({names}) from {op}: {us(x['dur_us'])}, "
              f"{pct(100 * x['dur_us'] / x['total_us'], 1)} of GPU time; "
              + ("expected" if x["expected"] else "the hypothesis expected none"))
     return Words(f"{f.variant}: {n} {kind} from {op}", short, text)

@@ -1,0 +1,66 @@
+"""Golden pages: a template rendered from a small fixed view model, compared with a file.
+
+A change to a template or a filter shows up here as a diff to read. After a
+deliberate change, regenerate with `GOLDEN_UPDATE=1 pytest tests/test_golden.py`
+and review the diff of tests/data/golden/.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from gen.report import site, wording
+
+GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
+NAN = float("nan")
+
+
+def _ls(kind: str = "measured"):
+    env = SimpleNamespace(gpu_name="GPU <X>", cpu=None, torch="2.11.0+cu130", cuda="13.0", date="2026-12-02T10:00",
+                          device="cuda")
+    cfg = SimpleNamespace(batch=2, heads=4, seq_len=256, head_dim=64, dtype="bf16", error_draws=3)
+    return SimpleNamespace(name="gpu-x__torch-2.11.0", rs=SimpleNamespace(kind=kind, environment=env, config=cfg,
+                                                                         source=None))
+
+
+def _row(variant, label, **kw):
+    row = dict(variant=variant, label=label, status="ok", why_not="", kernels_per_forward=1, counts_consistent=True,
+               gpu_ms=0.1, gpu_q1=0.09, gpu_q3=0.11, gpu_iqr_pct=20.0, noisy=True, cpu_ms=0.05, host_bound=False,
+               speedup_vs_naive=1.0, peak_mb=100.0, extra_mb=10.0, max_rel_error=2e-3, backend=None,
+               main_kernel="k<T*>|x")
+    row.update(kw)
+    return row
+
+
+def set_view() -> dict:
+    rows = [
+        _row("naive", "Naive", kernels_per_forward=7, gpu_ms=1.0625, gpu_q1=1.06, gpu_q3=1.07, gpu_iqr_pct=0.9,
+             noisy=False),
+        _row("sdpa_cudnn", "SDPA cuDNN", gpu_q1=NAN, gpu_q3=NAN, gpu_iqr_pct=NAN, noisy=False, host_bound=True,
+             backend="cudnn", counts_consistent=False),
+        _row("sdpa_efficient", "SDPA efficient", status="unavailable",
+             why_not=wording.refusal("unavailable", "RuntimeError: No viable backend", needs_cuda=True)),
+    ]
+    mode = dict(mode="inference", call="forward", rows=rows, chart=None,
+                notes=wording.timing_notes("inference", True, 191, 191, 3), host_bound=[rows[1]],
+                host_bound_rule=wording.HOST_BOUND_RULE, host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
+    return dict(here="generated/sets/gpu-x__torch-2.11.0.md", ls=_ls(), modes=[mode])
+
+
+CASES = {"set.md": ("set.md.j2", set_view)}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden_page(name):
+    template, view = CASES[name]
+    text = site.environment().get_template(template).render(**view())
+    path = GOLDEN / name
+    if os.environ.get("GOLDEN_UPDATE"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.is_file(), f"{path} missing: run with GOLDEN_UPDATE=1 once and review it"
+    assert text == path.read_text(encoding="utf-8")
