@@ -51,6 +51,7 @@ def cmd_profile(a) -> int:
     path = capture.profile(
         vs, a.shape, a.dtype, modes, Path(a.out), force=a.force, label=a.label, budget=budget,
         sweep_seqs=seqs, sweep_dims=a.sweep_dims or [64, 128], time_limit_s=a.time_limit_s, if_missing=a.if_missing,
+        counters=a.counters,
     )
     print(path)
     return 0
@@ -100,6 +101,9 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--if-missing", action="store_true", help="do nothing if this GPU's set exists")
     pr.add_argument("--label", help="suffix for the set's name, to keep a second set of one GPU")
     pr.add_argument("--quick", action="store_true", help="few repeats: for tests, not for numbers")
+    pr.add_argument("--counters", action=argparse.BooleanOptionalAction, default=True,
+                    help="read hardware counters with Nsight Compute (ncu --clock-control none), one warm call "
+                         "per variant and mode in a pass of its own (default on; unavailable without ncu)")
     pr.add_argument("--sweep", action="store_true", help="also sweep sequence length and head dim")
     pr.add_argument("--sweep-seqs", type=_ints, help="sequence lengths (default 256..16384)")
     pr.add_argument("--sweep-dims", type=_ints, help="head dims (default 64,128)")

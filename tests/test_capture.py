@@ -51,6 +51,7 @@ def test_cpu_capture_writes_a_complete_set(cpu_set):
             assert t.host_ms and t.eager_ms and all(x > 0 for x in t.eager_ms + t.host_ms)
             assert t.gpu_only_method is None and t.gpu_only_reason == "no GPU" and not t.gpu_only_ms
             assert t.warmup_iters >= 3 and t.warmup_window_ms
+            assert r.counters == schema.Counters(status="unavailable", reason="no GPU")
             assert r.point == schema.Point(2, 2, 2, 16, 64, 64, "causal")
             assert r.rel_errors and max(r.rel_errors) < 2e-2
             t = trace.parse(path / r.trace)

@@ -11,6 +11,7 @@ modules: it must run as-is on the GPU machine (Python 3.12, no registry).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as _dt
 import os
 import platform
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import torch
 
+from gen.capture import counters as counter_defs
 from gen.capture import sweep
 from gen.capture.attention import (
     DTYPES,
@@ -261,6 +263,31 @@ def inplace_autograd_check(cfg: schema.RunConfig, device: torch.device) -> schem
                                max_abs_grad_diff=max(diffs))
 
 
+def counter_pass(runs: list[schema.VariantRun], modes: list[str], cfg: schema.RunConfig, device: torch.device,
+                 env: schema.Environment) -> schema.Environment:
+    """Nsight Compute's counters of one warm call per variant that ran, per mode,
+    at the run point, in a process of its own (gen.capture.counters). Returns
+    the environment with ncu's version."""
+    for mode in modes:
+        ok = [r for r in runs if r.mode == mode and r.status == schema.Status.OK]
+        if not ok:
+            continue
+        _free(device)
+        got = counter_defs.collect([r.variant for r in ok], mode, ok[0].point or _point(cfg, cfg.seq_len, cfg.head_dim),
+                                   cfg.dtype, seed=cfg.seed or 0, device=device.type)
+        for r in ok:
+            r.counters = got.counters[r.variant]
+        for line in got.log:
+            log(f"  ncu: {line}")
+        kernels = sum(len(c.kernels) for c in got.counters.values())
+        reasons = sorted({c.reason for c in got.counters.values() if c.reason})
+        log(f"counter pass {mode}: {sum(c.status == 'ok' for c in got.counters.values())}/{len(ok)} variants, "
+            f"{kernels} kernels in {got.seconds:.1f} s" + (f" ({'; '.join(reasons)})" if reasons else ""))
+        if got.ncu_version:
+            env = dataclasses.replace(env, ncu=got.ncu_version)
+    return env
+
+
 def _point(cfg: schema.RunConfig, seq: int, dim: int) -> schema.Point:
     return schema.Point(batch=cfg.batch, q_heads=cfg.heads, kv_heads=cfg.heads, head_dim=dim, q_len=seq,
                         kv_len=seq, mask="causal")
@@ -273,7 +300,7 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
             out_root: Path, force: bool = False, label: str | None = None, budget: Budget | None = None,
             sweep_seqs: list[int] | None = None, sweep_dims: list[int] | None = None,
             time_limit_s: float = 3600.0, seed: int = 0, if_missing: bool = False,
-            scenarios: list[scenario_defs.Scenario] | None = None) -> Path:
+            scenarios: list[scenario_defs.Scenario] | None = None, counters: bool = True) -> Path:
     """Run everything asked for and publish one result set; returns its path.
     `scenarios` (gen.model.scenarios, shaped by the CLI) say what is swept;
     without them, the article's at `shape`, swept over sweep_seqs x sweep_dims.
@@ -335,6 +362,8 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
                 f"err {max(r.rel_errors) if r.rel_errors else float('nan'):.2e}"
             )
             log(f"[{i}/{len(steps)}] {mode} {v.name}: {r.status} ({what}) in {time.monotonic() - t0:.1f} s")
+        if counters and runs:
+            env = counter_pass(runs, modes, cfg, device, env)
         rs = schema.ResultSet(schema.SCHEMA_VERSION, name, env, cfg, runs)
         rs.scenarios = [s.record(modes if s.run_length else ()) for s in scenarios]
         if sweep.plan(variants, scenarios, modes):
@@ -343,7 +372,7 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
             # The sweep stops starting points once the run's time limit nears,
             # keeping time to write the set; points not reached say so.
             rs.sweep = sweep.run_sweep(variants, scenarios, modes, device, staging, t_start + time_limit_s,
-                                       seed=seed)
+                                       seed=seed, budget=sweep.budget_for(budget))
         rs.duration_s = time.monotonic() - t_start
         log(f"finished in {rs.duration_s:.0f} s")
         layout.atomic_write_text(staging / "capture.log", "\n".join(_LOG) + "\n")

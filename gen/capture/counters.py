@@ -1,0 +1,314 @@
+"""Hardware counters of one warm call per variant, read by Nsight Compute.
+
+Takes: variants, a mode, a point, a dtype. Gives: `collect(...) -> Pass`, a
+`schema.Counters` per variant (ok with one `KernelCounters` per kernel launch,
+in launch order from 0, or unavailable with the reason), ncu's version and
+the seconds the pass took. A pass of its own, after the timings: ncu replays
+every kernel many times, so nothing measured here is timed elsewhere.
+
+How: `ncu --clock-control none` (the clocks are never changed) runs
+gen.capture.ncu_target, which makes one warm call per variant inside an NVTX
+start/end range `gen.<variant>`; `--nvtx-include` profiles only the kernels
+launched inside those ranges. The report is exported with `ncu --import
+--csv --page raw` (metrics) and `--page details` (rules fired, with their
+estimated speed-up) and read with the csv module. Where the raw page names
+no range, each variant gets a process of its own.
+
+Metrics: Nsight Compute's sections below, plus, where this ncu knows them
+(`ncu --query-metrics`), the tensor pipes. tensor_pipe_pct is the busiest of
+the tensor pipes found (Hopper's wgmma pipe `gmma` and the mma.sync pipe
+`hmma`): a kernel drives one or the other.
+Imports the standard library and gen.model only (ncu runs as a subprocess).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from gen.model import schema
+
+SECTIONS = ["SpeedOfLight", "Occupancy", "LaunchStats", "ComputeWorkloadAnalysis", "MemoryWorkloadAnalysis"]
+# The first metric of each list that the raw page holds fills the field.
+FIELDS = {
+    "duration_ns": ["gpu__time_duration.sum"],
+    "achieved_occupancy_pct": ["sm__warps_active.avg.pct_of_peak_sustained_active"],
+    "theoretical_occupancy_pct": ["sm__maximum_warps_per_active_cycle_pct"],
+    "registers_per_thread": ["launch__registers_per_thread"],
+    "sm_throughput_pct": ["sm__throughput.avg.pct_of_peak_sustained_elapsed"],
+    "dram_throughput_pct": ["gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+                            "dram__throughput.avg.pct_of_peak_sustained_elapsed"],
+    "l2_hit_rate_pct": ["lts__t_sector_hit_rate.pct"],
+}
+SHARED_MEMORY = ["launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic"]
+# Blocks per SM each resource allows: the smallest limits occupancy.
+LIMITS = {
+    "registers": "launch__occupancy_limit_registers",
+    "shared_memory": "launch__occupancy_limit_shared_mem",
+    "warps": "launch__occupancy_limit_warps",
+    "blocks": "launch__occupancy_limit_blocks",
+}
+TENSOR_PIPES = [
+    "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+]
+EXTRA = ["lts__t_sector_hit_rate.pct"]  # asked for by name too, in case a section lacks it
+RULE_TYPES_KEPT = {"OPT", "WRN"}  # advice and warnings; INF rules only inform
+RANGE_RE = re.compile(r"gen\.([A-Za-z0-9_]+)")
+DEFAULT_TIMEOUT_S = 900.0
+
+
+@dataclass
+class Pass:
+    """One counter pass: counters per variant, the ncu version, how long it took."""
+
+    counters: dict[str, schema.Counters] = field(default_factory=dict)
+    ncu_version: str | None = None
+    seconds: float = 0.0
+    log: list[str] = field(default_factory=list)
+
+
+def find_ncu() -> str | None:
+    found = shutil.which("ncu")
+    if found:
+        return found
+    for candidate in ("/usr/local/cuda/bin/ncu", "/opt/nvidia/nsight-compute/ncu"):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _run(args: list[str], timeout: float, env: dict | None = None, cwd: str | None = None):
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd)
+
+
+def version(ncu: str) -> str | None:
+    try:
+        out = _run([ncu, "--version"], 60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = [x.strip() for x in out.splitlines() if x.strip()]
+    return lines[-1] if lines else None
+
+
+def known_metrics(ncu: str) -> set[str]:
+    """Base names of the metrics this ncu can collect on this GPU (empty if it cannot say)."""
+    try:
+        out = _run([ncu, "--query-metrics"], 120).stdout
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    return {m.group(0) for line in out.splitlines() if (m := re.match(r"^[a-z0-9]+__[a-z0-9_]+", line.strip()))}
+
+
+def _base(metric: str) -> str:
+    return metric.split(".", 1)[0]
+
+
+def ncu_error(text: str) -> str | None:
+    """The first ==ERROR== line of ncu's output, without its prefix."""
+    for line in text.splitlines():
+        if "==ERROR==" in line:
+            return line.split("==ERROR==", 1)[1].strip()
+    return None
+
+
+# --------------------------------------------------------------------------- reading the export
+
+
+def _number(text: str | None) -> float | None:
+    if text is None:
+        return None
+    text = text.strip().replace(",", "")
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _dims(text: str | None) -> list[int]:
+    """'(128, 1, 1)' -> [128, 1, 1]."""
+    return [int(x) for x in re.findall(r"\d+", text or "")]
+
+
+def read_raw(text: str) -> list[dict[str, str]]:
+    """Rows of `--page raw --csv`: a header, a row of units, then one row per kernel."""
+    rows = list(csv.reader(io.StringIO(_csv_part(text))))
+    if len(rows) < 2:
+        return []
+    header = rows[0]
+    # The units row has an empty first cell (the ID has no unit); kernel rows an ID.
+    body = [r for r in rows[1:] if r and r[0].strip()]
+    return [dict(zip(header, r)) for r in body if len(r) == len(header)]
+
+
+def _csv_part(text: str) -> str:
+    """ncu may print ==PROF== or ==WARNING== lines before the CSV."""
+    return "\n".join(line for line in text.splitlines() if not line.startswith("=="))
+
+
+def read_rules(text: str) -> dict[str, list[schema.NcuRule]]:
+    """Rules fired per kernel ID from `--page details --csv`, best estimate per rule name."""
+    out: dict[str, dict[str, float | None]] = {}
+    for row in csv.DictReader(io.StringIO(_csv_part(text))):
+        name = (row.get("Rule Name") or "").strip()
+        if not name or (row.get("Rule Type") or "").strip().upper() not in RULE_TYPES_KEPT:
+            continue
+        speedup = _number(row.get("Estimated Speedup"))
+        rules = out.setdefault(row.get("ID", ""), {})
+        old = rules.get(name)
+        rules[name] = speedup if old is None else max(old, speedup or 0.0)
+    return {k: [schema.NcuRule(n, s) for n, s in sorted(v.items())] for k, v in out.items()}
+
+
+def _range_of(row: dict[str, str], names: set[str]) -> str | None:
+    """The variant whose NVTX range holds this kernel, from whichever column ncu put it in."""
+    for key, value in row.items():
+        if key == "Kernel Name" or "gen." not in (value or ""):
+            continue
+        for m in RANGE_RE.finditer(value):
+            if m.group(1) in names:
+                return m.group(1)
+    return None
+
+
+def kernel(index: int, row: dict[str, str], rules: list[schema.NcuRule]) -> schema.KernelCounters:
+    def first(metrics):
+        return next((_number(row[m]) for m in metrics if m in row and _number(row[m]) is not None), None)
+
+    k = schema.KernelCounters(index=index, name=row.get("Kernel Name", "?"))
+    for name, metrics in FIELDS.items():
+        setattr(k, name, first(metrics))
+    if k.registers_per_thread is not None:
+        k.registers_per_thread = int(k.registers_per_thread)
+    smem = [_number(row.get(m)) for m in SHARED_MEMORY]
+    if any(x is not None for x in smem):
+        k.shared_memory_bytes = int(sum(x or 0.0 for x in smem))
+    limits = {what: _number(row.get(m)) for what, m in LIMITS.items()}
+    limits = {what: x for what, x in limits.items() if x is not None}
+    if limits:
+        k.occupancy_limiter = min(limits, key=lambda what: limits[what])  # ties: the order of LIMITS
+    pipes = [_number(row.get(m)) for m in TENSOR_PIPES]
+    pipes = [x for x in pipes if x is not None]
+    k.tensor_pipe_pct = max(pipes) if pipes else None
+    k.grid = _dims(row.get("Grid Size")) or _dims(row.get("launch__grid_size"))
+    k.block = _dims(row.get("Block Size")) or _dims(row.get("launch__block_size"))
+    k.rules = rules
+    return k
+
+
+def split(rows: list[dict[str, str]], rules: dict[str, list[schema.NcuRule]], names: list[str],
+          only: str | None = None) -> dict[str, list[schema.KernelCounters]]:
+    """Kernels per variant, in launch order (ncu's ID) from 0. `only`: every row
+    is that variant's (a process of its own). Rows in no known range are dropped."""
+    known = set(names)
+    per: dict[str, list[dict[str, str]]] = {}
+    for row in rows:
+        owner = only or _range_of(row, known)
+        if owner:
+            per.setdefault(owner, []).append(row)
+    out = {}
+    for name, rs in per.items():
+        rs.sort(key=lambda r: int(_number(r.get("ID")) or 0))
+        out[name] = [kernel(i, r, rules.get(r.get("ID", ""), [])) for i, r in enumerate(rs)]
+    return out
+
+
+# --------------------------------------------------------------------------- running ncu
+
+
+def _profile(ncu: str, names: list[str], mode: str, point: schema.Point, dtype: str, seed: int, work: Path,
+             extra_metrics: list[str], timeout: float, tag: str) -> tuple[list[dict], dict, str, str | None]:
+    """One ncu process over some variants. Returns raw rows, rules, the target's
+    stdout, and the reason when nothing could be read."""
+    report = work / f"{tag}.ncu-rep"
+    cmd = [ncu, "--clock-control", "none", "--target-processes", "application-only", "--nvtx"]
+    for n in names:
+        cmd += ["--nvtx-include", f"gen.{n}"]
+    for s in SECTIONS:
+        cmd += ["--section", s]
+    if extra_metrics:
+        cmd += ["--metrics", ",".join(extra_metrics)]
+    cmd += ["--export", str(report), "--force-overwrite",
+            sys.executable, "-m", "gen.capture.ncu_target", "--mode", mode, "--variants", ",".join(names),
+            "--point", json.dumps(asdict(point)), "--dtype", dtype, "--seed", str(seed)]
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # A session of its own, so that a timeout ends ncu and the program it runs.
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=root,
+                         start_new_session=True)
+    try:
+        stdout, stderr = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        return [], {}, "", f"ncu did not finish within {timeout:.0f} s"
+    out = stdout + "\n" + stderr
+    if not report.is_file():
+        why = ncu_error(out) or f"ncu exited {p.returncode} and wrote no report"
+        return [], {}, out, why
+    base = [ncu, "--import", str(report), "--csv", "--print-units", "base", "--print-kernel-base", "demangled"]
+    raw = _run(base + ["--page", "raw"], 300)
+    details = _run(base + ["--page", "details"], 300)
+    rows = read_raw(raw.stdout)
+    if not rows:
+        why = ncu_error(out) or ncu_error(raw.stdout + raw.stderr) or "ncu's report holds no kernel"
+        return [], {}, out, why
+    return rows, read_rules(details.stdout), out, None
+
+
+def collect(names: list[str], mode: str, point: schema.Point, dtype: str, seed: int = 0,
+            timeout: float = DEFAULT_TIMEOUT_S, device: str = "cuda") -> Pass:
+    """Counters for each variant named, in one mode at one point (see the module doc)."""
+    t0 = time.monotonic()
+    result = Pass()
+
+    def unavailable(reason: str) -> Pass:
+        result.counters = {n: schema.Counters(status=schema.Status.UNAVAILABLE.value, reason=reason) for n in names}
+        result.seconds = time.monotonic() - t0
+        return result
+
+    if device != "cuda":
+        return unavailable("no GPU")
+    ncu = find_ncu()
+    if ncu is None:
+        return unavailable("Nsight Compute (ncu) not found on PATH")
+    result.ncu_version = version(ncu)
+    known = known_metrics(ncu)
+    extra = [m for m in TENSOR_PIPES + EXTRA if _base(m) in known]
+    with tempfile.TemporaryDirectory(prefix="gen-ncu-") as tmp:
+        work = Path(tmp)
+        rows, rules, out, why = _profile(ncu, names, mode, point, dtype, seed, work, extra, timeout, mode)
+        result.log += [line for line in out.splitlines() if line.startswith(("ran ", "refused ", "==ERROR=="))]
+        if why:
+            return unavailable(why)
+        found = split(rows, rules, names)
+        if not found:
+            # The raw page names no NVTX range: one process per variant instead.
+            result.log.append("the raw page names no NVTX range: one ncu process per variant")
+            for n in names:
+                rows, rules, out, why = _profile(ncu, [n], mode, point, dtype, seed, work, extra, timeout, f"{mode}-{n}")
+                found.update(split(rows, rules, [n], only=n) if not why else {})
+    refused = {line.split()[1].rstrip(":"): line.split(":", 1)[1].strip()
+               for line in result.log if line.startswith("refused ")}
+    for n in names:
+        if n in found:
+            result.counters[n] = schema.Counters(status=schema.Status.OK.value, kernels=found[n])
+        else:
+            result.counters[n] = schema.Counters(
+                status=schema.Status.UNAVAILABLE.value,
+                reason=f"the counter pass could not run it: {refused[n]}" if n in refused
+                else "no kernel of this call was profiled")
+    result.seconds = time.monotonic() - t0
+    return result

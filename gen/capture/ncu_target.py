@@ -1,0 +1,88 @@
+"""The program Nsight Compute profiles: one warm call per variant, each inside
+an NVTX range of its own, so that only that call's kernels are profiled.
+
+Takes (argv): --mode, --variants, --point (JSON of a schema.Point), --dtype,
+--seed. Gives: on stdout one line per variant, `ran <name>` or
+`refused <name>: <why>`; the NVTX ranges `gen.<variant>` around the profiled
+calls. Run by gen.capture.counters under `ncu`; never on its own for numbers.
+
+The ranges are start/end ranges, not push/pop: autograd runs backward on a
+thread of its own, and a push/pop range holds only the pushing thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import warnings
+
+import torch
+
+from gen.capture.attention import DTYPES, build, grad_output, make_inputs
+from gen.model import schema, variants
+
+RANGE_PREFIX = "gen."
+WARM_CALLS = 2  # the first call compiles or plans; the second is warm
+
+
+def range_name(variant: str) -> str:
+    return RANGE_PREFIX + variant
+
+
+def profile_one(v: variants.Variant, mode: str, point: schema.Point, dtype, seed: int) -> None:
+    """Warm calls, then one call inside the variant's NVTX range."""
+    device = torch.device("cuda")
+    train = mode == schema.Mode.TRAIN
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        built = build(v.kind, v.backend, point, device)
+    q, k, v_ = make_inputs(point, dtype, device, seed, grad=train)
+    go = grad_output(point, dtype, device, seed + 7) if train else None
+
+    def step():
+        if train:
+            q.grad = k.grad = v_.grad = None
+            built.fn(q, k, v_).backward(go)
+        else:
+            built.fn(q, k, v_)
+
+    with built.context(), (contextlib.nullcontext() if train else torch.no_grad()):
+        for _ in range(WARM_CALLS):
+            step()
+        torch.cuda.synchronize()
+        rid = torch.cuda.nvtx.range_start(range_name(v.name))
+        step()
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_end(rid)
+
+
+def run(names: list[str], mode: str, point: schema.Point, dtype, seed: int) -> None:
+    for v in variants.resolve(names):
+        try:
+            profile_one(v, mode, point, dtype, seed)
+            print(f"ran {v.name}", flush=True)
+        except Exception as exc:  # the main run records why a variant refuses; here it is skipped
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            print(f"refused {v.name}: {type(exc).__name__}: {first[:200]}", flush=True)
+        finally:
+            torch.cuda.empty_cache()
+
+
+def main(argv: list[str] | None = None) -> int:
+
+    p = argparse.ArgumentParser(prog="python -m gen.capture.ncu_target")
+    p.add_argument("--mode", required=True, choices=[m.value for m in schema.Mode])
+    p.add_argument("--variants", required=True)
+    p.add_argument("--point", required=True, help="a schema.Point as JSON")
+    p.add_argument("--dtype", default="bf16", choices=list(DTYPES))
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+    point = schema.Point(**json.loads(a.point))
+    run(a.variants.split(","), a.mode, point, DTYPES[a.dtype], a.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""gen.capture.counters: reading Nsight Compute's CSV export, and the counter
+pass end to end against a fake `ncu` on PATH (no GPU needed)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import stat
+import sys
+import textwrap
+
+import pytest
+
+from gen.capture import counters
+from gen.model import schema
+
+POINT = schema.Point(8, 16, 16, 64, 1024, 1024, "causal")
+NVTX = "thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg"
+HEADER = ["ID", "Process ID", "Process Name", "Host Name", NVTX, "Kernel Name", "Context", "Stream", "Block Size",
+          "Grid Size", "Device", "CC", "gpu__time_duration.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
+          "sm__maximum_warps_per_active_cycle_pct", "launch__registers_per_thread",
+          "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic",
+          "launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
+          "launch__occupancy_limit_blocks", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+          "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "lts__t_sector_hit_rate.pct",
+          "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
+          "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"]
+UNITS = ["", "", "", "", "", "", "", "", "", "", "", "", "nsecond", "%", "%", "register/thread", "byte/block",
+         "byte/block", "block", "block", "block", "block", "%", "%", "%", "%", "%"]
+FLASH = "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t>, true>(Flash_fwd_params)"  # noqa: E501
+
+
+def row(id_, nvtx, name, block, grid, dur, ach, theo, regs, s_static, s_dyn, limits, sm, dram, l2, gmma, hmma):
+    return [str(id_), "4242", "python3", "host", nvtx, name, "1", "7", block, grid, "0", "9.0", dur, ach, theo, regs,
+            s_static, s_dyn, *limits, sm, dram, l2, gmma, hmma]
+
+
+ROWS = [
+    # listed out of launch order on purpose: ID is the order
+    row(2, "<default domain>:gen.naive:none", "softmax_warp_forward<c10::BFloat16, float, 10>", "(128, 1, 1)",
+        "(32768, 1, 1)", "1,234,567", "90.5", "100", "32", "0", "0", ["2", "16", "16", "32"], "40", "91.2", "0.1",
+        "0", "0"),
+    row(1, "<default domain>:gen.naive:none", "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_tn",
+        "(256, 1, 1)", "(8, 8, 128)", "500000", "20.1", "25", "232", "0", "65536", ["1", "3", "8", "32"], "70", "30",
+        "50", "0", "80.5"),
+    row(7, "<default domain>:gen.sdpa_flash:none", FLASH, "(128, 1, 1)", "(8, 8, 16)", "95000", "12.4", "12.5", "255",
+        "0", "49152", ["1", "4", "16", "32"], "60", "20", "70", "n/a", "55.0"),
+    row(5, "<default domain>:other:none", "not_ours", "(1, 1, 1)", "(1, 1, 1)", "1", "1", "1", "1", "0", "0",
+        ["1", "1", "1", "1"], "1", "1", "1", "0", "0"),
+]
+
+
+def raw_csv(rows=ROWS, header=HEADER) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, quoting=csv.QUOTE_ALL)
+    w.writerow(header)
+    w.writerow(UNITS)
+    for r in rows:
+        w.writerow(r)
+    return "==PROF== Disconnected from process 4242\n" + buf.getvalue()
+
+
+DETAILS_HEADER = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
+                  "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit", "Metric Value",
+                  "Rule Name", "Rule Type", "Rule Description", "Estimated Speedup Type", "Estimated Speedup"]
+
+
+def details_csv() -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, quoting=csv.QUOTE_ALL)
+    w.writerow(DETAILS_HEADER)
+    base = ["4242", "python3", "host", FLASH, "1", "7", "(128, 1, 1)", "(8, 8, 16)", "0", "9.0"]
+    w.writerow(["7", *base, "Occupancy", "Achieved Occupancy", "%", "12.4", "", "", "", "", ""])
+    w.writerow(["7", *base, "Occupancy", "", "", "", "TheoreticalOccupancy", "OPT", "limited by registers",
+                "local", "87.5"])
+    w.writerow(["7", *base, "SpeedOfLight", "", "", "", "SOLBottleneck", "WRN", "compute bound", "global", "12"])
+    w.writerow(["7", *base, "SpeedOfLight", "", "", "", "SOLBottleneck", "WRN", "again", "global", "15"])
+    w.writerow(["7", *base, "LaunchStats", "", "", "", "LaunchConfiguration", "INF", "just so you know", "", ""])
+    return buf.getvalue()
+
+
+def test_raw_page_is_split_per_variant_in_launch_order():
+    rows = counters.read_raw(raw_csv())
+    assert len(rows) == 4  # the units row is not a kernel
+    got = counters.split(rows, counters.read_rules(details_csv()), ["naive", "sdpa_flash"])
+    assert sorted(got) == ["naive", "sdpa_flash"]  # the kernel in another range is dropped
+    naive = got["naive"]
+    assert [k.index for k in naive] == [0, 1]
+    assert naive[0].name.startswith("ampere_bf16_s16816gemm") and naive[1].name.startswith("softmax_warp_forward<")
+    gemm, softmax = naive
+    assert gemm.duration_ns == 500000 and softmax.duration_ns == 1234567  # thousands separators read
+    assert gemm.grid == [8, 8, 128] and gemm.block == [256, 1, 1]
+    assert gemm.registers_per_thread == 232 and gemm.shared_memory_bytes == 65536
+    assert gemm.occupancy_limiter == "registers" and softmax.occupancy_limiter == "registers"
+    assert gemm.tensor_pipe_pct == 80.5  # the busier of the two tensor pipes (mma.sync here)
+    assert softmax.dram_throughput_pct == 91.2 and softmax.l2_hit_rate_pct == 0.1
+    (flash,) = got["sdpa_flash"]
+    assert flash.index == 0 and flash.name == FLASH
+    assert flash.achieved_occupancy_pct == 12.4 and flash.theoretical_occupancy_pct == 12.5
+    assert flash.tensor_pipe_pct == 55.0  # n/a for one pipe is no value, not zero
+    assert flash.shared_memory_bytes == 49152 and flash.occupancy_limiter == "registers"
+    assert [(r.name, r.estimated_speedup_pct) for r in flash.rules] == [
+        ("SOLBottleneck", 15.0), ("TheoreticalOccupancy", 87.5)]  # INF dropped; best estimate kept
+
+
+def test_limiter_is_the_smallest_limit():
+    header = HEADER
+    r = row(0, "gen.x", "k", "(32, 1, 1)", "(1, 1, 1)", "1", "1", "1", "16", "1024", "2048", ["64", "3", "48", "32"],
+            "1", "1", "1", "0", "0")
+    (k,) = counters.split(counters.read_raw(raw_csv([r], header)), {}, ["x"])["x"]
+    assert k.occupancy_limiter == "shared_memory" and k.shared_memory_bytes == 3072
+
+
+def test_no_range_column_means_nothing_attributed_unless_one_variant_per_process():
+    header = [h for h in HEADER if h != NVTX]
+    rows = [r[:4] + r[5:] for r in ROWS]
+    parsed = counters.read_raw(raw_csv(rows, header))
+    assert counters.split(parsed, {}, ["naive", "sdpa_flash"]) == {}
+    only = counters.split(parsed, {}, ["naive"], only="naive")["naive"]
+    assert [k.index for k in only] == [0, 1, 2, 3] and only[0].name.startswith("ampere")
+
+
+def test_cpu_records_unavailable_with_the_reason():
+    p = counters.collect(["naive"], "inference", POINT, "bf16", device="cpu")
+    assert p.counters["naive"] == schema.Counters(status="unavailable", reason="no GPU")
+
+
+def fake_ncu(tmp_path, body: str):
+    exe = tmp_path / "bin" / "ncu"
+    exe.parent.mkdir()
+    exe.write_text(f"#!{sys.executable}\n" + textwrap.dedent(body))
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    return exe.parent
+
+
+def test_missing_counter_permission_is_unavailable_with_ncus_words(tmp_path, monkeypatch):
+    bin_dir = fake_ncu(tmp_path, """
+        import sys
+        if "--version" in sys.argv:
+            print("NVIDIA (R) Nsight Compute Command Line Profiler\\nVersion 2025.3.1.0 (build 1) (public-release)")
+        elif "--query-metrics" in sys.argv:
+            print("sm__pipe_tensor_op_gmma_cycles_active   # of cycles where the GMMA pipe was active")
+        else:
+            print("==PROF== Connected to process 1")
+            print("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "
+                  "Performance Counters on the target device 0.")
+            sys.exit(1)
+    """)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    p = counters.collect(["naive", "sdpa_flash"], "inference", POINT, "bf16", device="cuda")
+    assert p.ncu_version == "Version 2025.3.1.0 (build 1) (public-release)"
+    for c in p.counters.values():
+        assert c.status == "unavailable" and c.reason.startswith("ERR_NVGPUCTRPERM - The user does not have")
+
+
+def test_a_whole_pass_against_a_fake_ncu(tmp_path, monkeypatch):
+    (tmp_path / "raw.csv").write_text(raw_csv())
+    (tmp_path / "details.csv").write_text(details_csv())
+    bin_dir = fake_ncu(tmp_path, f"""
+        import sys, pathlib
+        argv = sys.argv[1:]
+        if "--version" in argv:
+            print("Version 2025.3.1.0")
+        elif "--query-metrics" in argv:
+            print("lts__t_sector_hit_rate   hit rate")
+        elif "--import" in argv:
+            page = argv[argv.index("--page") + 1]
+            print(pathlib.Path({str(tmp_path)!r}, page + ".csv").read_text())
+        else:
+            pathlib.Path({str(tmp_path)!r}, "argv.txt").write_text("\\n".join(argv))
+            pathlib.Path(argv[argv.index("--export") + 1]).write_text("report")
+            print("ran naive")
+            print("ran sdpa_flash")
+            print("refused sdpa_cudnn: RuntimeError: No available kernel.")
+    """)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    p = counters.collect(["naive", "sdpa_flash", "sdpa_cudnn"], "train", POINT, "bf16", device="cuda")
+    argv = (tmp_path / "argv.txt").read_text().splitlines()
+    # the clocks are left alone, and only the variants' ranges are profiled
+    assert argv[argv.index("--clock-control") + 1] == "none"
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--nvtx-include"] == [
+        "gen.naive", "gen.sdpa_flash", "gen.sdpa_cudnn"]
+    assert argv[argv.index("--metrics") + 1] == "lts__t_sector_hit_rate.pct"  # only metrics this ncu knows
+    assert argv[argv.index("--mode") + 1] == "train" and "gen.capture.ncu_target" in argv
+    assert p.counters["naive"].status == "ok" and len(p.counters["naive"].kernels) == 2
+    assert p.counters["sdpa_flash"].kernels[0].rules[0].name == "SOLBottleneck"
+    cudnn = p.counters["sdpa_cudnn"]
+    assert cudnn.status == "unavailable" and "No available kernel" in cudnn.reason
+    assert p.seconds > 0
