@@ -1,7 +1,9 @@
 """A result set dropped into results/ shows up on every page with no code change.
 
-The new set is a copy of the committed H200 set under another GPU name (as a
-regeneration on another card would write it), beside the committed sets.
+The new set is the committed H200 set under another GPU name (as a
+regeneration on another card would write it), beside the committed sets, with
+two differences a real card would bring: sdpa_flash took twice as long, and
+sdpa_efficient was not run. The comparison must show both.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ def pages(tmp_path_factory):
     data = json.loads((results / NEW / "result.json").read_text())
     data["name"] = NEW
     data["environment"].update(gpu_name="NVIDIA H100 80GB HBM3", torch="2.12.0+cu128")
+    for run in data["runs"]:  # schema 1 on disk: gpu_time_ms holds the event samples
+        if run["variant"] == "sdpa_flash" and run["mode"] == "inference":
+            run["gpu_time_ms"] = [2 * t for t in run["gpu_time_ms"]]
+    data["runs"] = [r for r in data["runs"] if r["variant"] != "sdpa_efficient"]
     (results / NEW / "result.json").write_text(json.dumps(data))
     sets, _ = tables.load_sets(results)
     assert NEW in [s.name for s in sets]
@@ -49,6 +55,9 @@ def test_new_set_appears_on_every_page(pages):
 
 def test_compare_cli_reads_the_new_set(pages):
     _, results = pages
-    rows = json.loads(compare.run(results, "nvidia-h200__torch-2.11.0", NEW, "json"))
-    flash = {r["variant"]: r for r in rows}["sdpa_flash"]
+    rows = {r["variant"]: r for r in json.loads(compare.run(results, "nvidia-h200__torch-2.11.0", NEW, "json"))}
+    flash = rows["sdpa_flash"]
     assert flash["kernels_a"] == flash["kernels_b"] == 1
+    assert flash["gpu_ratio"] == pytest.approx(2.0, rel=1e-3)  # the slower card's time, read from its own set
+    assert rows["naive"]["gpu_ratio"] == pytest.approx(1.0)
+    assert rows["sdpa_efficient"]["status_a"] == "ok" and rows["sdpa_efficient"]["status_b"] == "absent"
