@@ -89,7 +89,8 @@ def main() -> None:
         f"Machine: {os.cpu_count()} CPU cores, {platform.processor() or platform.machine()}, "
         f"Python {platform.python_version()}.",
         "",
-        "| Sets | Render (`python -m gen build`) | `mkdocs build --strict` | Total | Per set | HTML pages | HTML MiB | Traces MiB | Site MiB |",
+        "| Sets | Render (`python -m gen build`) | `mkdocs build --strict` | Total | Per set | HTML pages "
+        "| HTML MiB | Traces MiB | Site MiB |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:

@@ -375,7 +375,8 @@ def rule_backend(ls) -> list[Finding]:
     r = r.iloc[0]
     main = tables.main_kernel(tables.kernel_table(ls, auto))
     facts = dict(backend=r["backend"], main_kernel=main["short_name"] if main is not None else None,
-                 ms=float(r["gpu_ms"]), pinned_variant=None, pinned_ms=None, fastest_pinned=None, fastest_pinned_ms=None,
+                 ms=float(r["gpu_ms"]), pinned_variant=None, pinned_ms=None, fastest_pinned=None,
+                 fastest_pinned_ms=None,
                  hypothesis=VARIANTS[auto].expect.why if auto in VARIANTS else None)
     pinned = st[(st["backend"] == r["backend"]) & (st["variant"] != auto)]
     if len(pinned) and not math.isnan(pinned.iloc[0]["gpu_ms"]) and not math.isnan(r["gpu_ms"]):

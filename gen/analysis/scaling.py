@@ -91,7 +91,8 @@ def sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
             bound_ms=bound, fraction_of_bound=bound / t if cl and t and not math.isnan(t) else np.nan,
             trace=p.trace,
         ))
-        rows[-1].update(pct_of_matmul=100 * rows[-1]["fraction_of_matmul"], pct_of_bound=100 * rows[-1]["fraction_of_bound"])
+        rows[-1].update(pct_of_matmul=100 * rows[-1]["fraction_of_matmul"],
+                        pct_of_bound=100 * rows[-1]["fraction_of_bound"])
     return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
 
 

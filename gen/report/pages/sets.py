@@ -43,7 +43,8 @@ def set_view(ctx: Context, ls) -> dict:
 
 def build(ctx: Context) -> Iterator[Page]:
     index = f"{fmt.GENERATED}/sets/index.md"
-    yield Page(index, ctx.template("sets_index.md.j2").render(here=index, sets=ctx.sets, skipped=ctx.skipped), nav=("Result sets", "Result sets"))
+    text = ctx.template("sets_index.md.j2").render(here=index, sets=ctx.sets, skipped=ctx.skipped)
+    yield Page(index, text, nav=("Result sets", "Result sets"))
     for ls in ctx.sets:
         page = fmt.set_page(ls.name)
         text = ctx.template("set.md.j2").render(here=page, **set_view(ctx, ls))
