@@ -1,0 +1,447 @@
+"""Scenarios: every variant at every point of a workload, against the GPU's measured ceilings and published anchors.
+
+Takes: loaded sets (gen.analysis.tables.LoadedSet), measured and reference
+(published anchors, gen.model.anchors). Gives numbers only, no words:
+
+- the counting conventions, each named once with the label pages print next
+  to every figure: `flops(point, mode)` under `FLOP_CONVENTION`, `io_bytes(point,
+  elem)` under `BYTES_CONVENTION`; `cudnn_flops(point)` is the cuDNN frontend
+  benchmark's own count (its anchors are converted from their times, never mixed);
+- `scenario_names(sets)`: the scenarios measured sets hold, in declared order;
+- `point_frame(ls, scenario)`: one row per (variant, mode, point) with its
+  three times (gen.analysis.timings), TFLOP/s or TB/s, share of the measured
+  ceiling, kernels per call, peak memory, error (`COLUMNS`);
+- `fastest_frame(points)`: per (mode, head dim, length) the fastest variant;
+- `anchor_frame(sets, scenario)`: the published figures that fall on the
+  scenario's points, converted to our convention where a published time allows;
+- `versus_frame(points, anchors)`: per anchor point, the anchor beside our
+  same-named variant and our fastest; `headline(points, anchors)`;
+- `differences(ours, theirs)`: what differs between a measured set and an anchor;
+- `kernels_frame(ls, variant)`: the kernels of one call per scenario (from the point's trace);
+- `summary_rows(ls, scenario)`: `python -m gen summary --scenario NAME --format json`.
+
+Which figure a point gets: decode (one query token against a KV cache) reads
+every byte of the cache for little arithmetic, so it is judged by bandwidth
+(TB/s against the measured copy ceiling); prefill and training by TFLOP/s
+against the measured matmul ceiling.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gen.analysis import rules, scaling, tables, timings
+from gen.analysis.values import integer, missing, number, variant_order
+from gen.model import anchors, datasheets, schema
+from gen.model import scenarios as declared
+
+# --------------------------------------------------------------------------- conventions
+
+FLOP_CONVENTION = ("FlashAttention's count: 4·B·Hq·Sq·Sk·D (two matrix products, 2 FLOPs per multiply-add), "
+                   "halved when causal; a sliding window counts exactly the (query, key) pairs inside it; "
+                   "a training step is the forward plus a backward of 2.5× the forward (3.5×)")
+FLOP_LABEL = "FlashAttention count"
+BYTES_CONVENTION = "Q, K, V read once and the output written once (bytes of the four tensors)"
+BYTES_LABEL = "Q, K, V, output once"
+# The backward does 2.5x the forward's matrix work (FlashAttention's benchmark convention).
+BACKWARD_FACTOR = 2.5
+# Published conventions that equal ours where there is no window: their rates are ours unchanged.
+SAME_AS_OURS = frozenset({anchors.FA3_CONVENTION})
+
+FIGURE_TFLOPS = "tflops"
+FIGURE_TBPS = "tbps"
+CEILING_MATMUL = "matmul"
+CEILING_COPY = "copy"
+
+
+def is_decode(p: schema.Point) -> bool:
+    """One query token per sequence against a KV cache."""
+    return p.q_len == 1 and p.kv_len > 1
+
+
+def figure_of(p: schema.Point, mode: str) -> str:
+    """The figure a point is judged by: TB/s for decode (inference), TFLOP/s otherwise."""
+    return FIGURE_TBPS if is_decode(p) and mode == schema.Mode.INFERENCE else FIGURE_TFLOPS
+
+
+def score_pairs(p: schema.Point) -> float:
+    """(query, key) pairs a kernel must score per (batch, head), under our convention.
+    Queries sit at the end of the keys (decode: the last position), as capture masks them."""
+    sq, sk = p.q_len, p.kv_len
+    if p.mask == schema.Mask.NONE:
+        return float(sq * sk)
+    if p.mask == schema.Mask.CAUSAL and sq == sk:
+        return sq * sk / 2.0  # FlashAttention halves the square: the diagonal is not counted apart
+    # Exact count: query i (position i + offset) sees keys j <= i + offset, and with a window
+    # of W only those fewer than W back: min(pos + 1, W) keys each.
+    offset = sk - sq
+    pos = np.arange(sq, dtype=np.int64) + offset
+    seen = pos + 1
+    if p.mask == schema.Mask.SLIDING:
+        seen = np.minimum(seen, p.window or 0)
+    return float(np.clip(seen, 0, sk).sum())
+
+
+def flops(p: schema.Point, mode: str = schema.Mode.INFERENCE) -> float:
+    """FLOPs of one call under FLOP_CONVENTION (a training step: forward and backward)."""
+    forward = 4.0 * p.batch * p.q_heads * p.head_dim * score_pairs(p)
+    return forward * (1.0 + BACKWARD_FACTOR) if mode == schema.Mode.TRAIN else forward
+
+
+def io_bytes(p: schema.Point, elem_size: int) -> float:
+    """Bytes under BYTES_CONVENTION: Q and the output over the query heads, K and V over the KV heads."""
+    q_and_out = 2 * p.batch * p.q_heads * p.q_len * p.head_dim
+    k_and_v = 2 * p.batch * p.kv_heads * p.kv_len * p.head_dim
+    return float((q_and_out + k_and_v) * elem_size)
+
+
+def cudnn_flops(p: schema.Point) -> float:
+    """The cuDNN frontend benchmark's count (anchors.CUDNN_CONVENTION): 2·B·Hq·N·(Dqk+Dvo), N the
+    unmasked score entries, S·(S+1)/2 when causal. Kept to check its published rates, not to rank."""
+    n = p.q_len * (p.q_len + 1) / 2 if p.mask == schema.Mask.CAUSAL else p.q_len * p.kv_len
+    return 2.0 * p.batch * p.q_heads * n * 2 * p.head_dim
+
+
+def element_size(dtype: str) -> int:
+    return scaling.ELEM_SIZE.get(dtype, 2)
+
+
+# --------------------------------------------------------------------------- which scenarios
+
+
+def _records(ls: tables.LoadedSet, scenario: str) -> list[schema.SweepPoint]:
+    return [p for p in ls.rs.sweep if p.scenario == scenario]
+
+
+def scenario_names(sets: list[tables.LoadedSet]) -> list[str]:
+    """Scenarios with sweep points in a measured set: the declared ones first, in
+    their order (gen.model.scenarios), then any other by name."""
+    seen = {p.scenario for ls in sets if ls.measured for p in ls.rs.sweep}
+    return [n for n in declared.SCENARIOS if n in seen] + sorted(seen - set(declared.SCENARIOS))
+
+
+def scenario_title(sets: list[tables.LoadedSet], scenario: str) -> str:
+    """The title as a measured set recorded it, else as declared, else the name."""
+    for ls in sets:
+        rec = ls.rs.scenario(scenario) if ls.measured else None
+        if rec is not None:
+            return rec.title
+    s = declared.SCENARIOS.get(scenario)
+    return s.title if s else scenario
+
+
+def scenario_dtype(ls: tables.LoadedSet, scenario: str) -> str:
+    rec = ls.rs.scenario(scenario)
+    return rec.dtype if rec else ls.rs.config.dtype
+
+
+# --------------------------------------------------------------------------- measured points
+
+POINT_KEYS = ("batch", "q_heads", "kv_heads", "head_dim", "q_len", "kv_len", "mask", "window")
+COLUMNS = [
+    "scenario", "variant", "mode", *POINT_KEYS, "status", "reason", "figure",
+    *timings.COLUMNS, "noisy",
+    "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
+    "pct_of_matmul", "pct_of_copy", "datasheet_tbps", "pct_of_datasheet",
+    "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace",
+]
+
+
+def _point_dict(p: schema.Point) -> dict[str, Any]:
+    return {k: getattr(p, k) for k in POINT_KEYS}
+
+
+def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
+    """One row per sweep point of the scenario in a measured set (every status; NaN
+    where it did not run), variants in declared order, then mode, head dim, length.
+    Rates use the GPU-only time (CUDA graph, or the kernel sum of one call, labelled
+    by `gpu_only_method`); a point with no GPU-only time has no rate."""
+    key = ("scenario_points", scenario)
+    if key in ls._tables:
+        return ls._tables[key].copy()
+    recs = _records(ls, scenario)
+    cl = scaling.ceilings(ls) if ls.measured else None
+    sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if ls.rs.environment.device == "cuda" else None
+    elem = element_size(scenario_dtype(ls, scenario))
+    rows = []
+    for rec in recs:
+        ok = rec.status == schema.Status.OK
+        tr = ls.sweep_trace(rec.trace) if ok and rec.trace else None
+        tm = timings.times(rec, tr)
+        t = timings.row(tm)
+        f, b = flops(rec.point, rec.mode), io_bytes(rec.point, elem)
+        ms = t["gpu_only_ms"]
+        has_time = ok and not missing(ms) and ms > 0
+        tflops = f / (ms * 1e-3) / 1e12 if has_time else math.nan
+        tbps = b / (ms * 1e-3) / 1e12 if has_time and rec.mode == schema.Mode.INFERENCE else math.nan
+        fig = figure_of(rec.point, rec.mode)
+        pct_mm = 100 * tflops / cl["matmul_tflops"] if cl else math.nan
+        pct_cp = 100 * tbps / (cl["copy_gbps"] / 1e3) if cl else math.nan
+        ceiling = CEILING_COPY if fig == FIGURE_TBPS else CEILING_MATMUL
+        value = (cl["copy_gbps"] / 1e3 if ceiling == CEILING_COPY else cl["matmul_tflops"]) if cl else math.nan
+        rows.append(dict(
+            scenario=scenario, variant=rec.variant, mode=rec.mode, **_point_dict(rec.point), status=rec.status,
+            reason=rec.reason, figure=fig, **t, noisy=rules.noisy(t["gpu_only_iqr_pct"]),
+            flops=f, bytes=b, intensity=f / b,
+            tflops=tflops if fig == FIGURE_TFLOPS else math.nan, tbps=tbps if fig == FIGURE_TBPS else math.nan,
+            ceiling=ceiling if cl else None, ceiling_value=value,
+            pct_of_ceiling=pct_cp if ceiling == CEILING_COPY else pct_mm, pct_of_matmul=pct_mm, pct_of_copy=pct_cp,
+            datasheet_tbps=sheet.hbm_tbps if sheet else math.nan,
+            pct_of_datasheet=100 * tbps / sheet.hbm_tbps if sheet and fig == FIGURE_TBPS else math.nan,
+            kernels_per_call=tr.counts[0] if tr and tr.forwards else math.nan,
+            counts_consistent=tr.counts_consistent if tr else True,
+            peak_memory_bytes=rec.peak_memory_bytes if rec.peak_memory_bytes else math.nan,
+            rel_error=rec.rel_error if rec.rel_error is not None else math.nan, trace=rec.trace,
+        ))
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    if len(df):
+        order = {v: i for i, v in enumerate(variant_order(df["variant"]))}
+        df = df.assign(_v=df["variant"].map(order), _m=df["mode"] != schema.Mode.INFERENCE).sort_values(
+            ["_v", "_m", "head_dim", "kv_len", "q_len"], kind="stable").drop(columns=["_v", "_m"])
+        df = df.reset_index(drop=True)
+    ls._tables[key] = df
+    return df.copy()
+
+
+def _ranked(points: pd.DataFrame) -> pd.DataFrame:
+    return points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna()]
+
+
+def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
+    """Per (mode, head dim, q_len, kv_len): the row of the variant with the lowest GPU-only time."""
+    ok = _ranked(points)
+    if ok.empty:
+        return ok
+    idx = ok.groupby(["mode", "head_dim", "q_len", "kv_len"], sort=True)["gpu_only_ms"].idxmin()
+    return ok.loc[idx.values].reset_index(drop=True)
+
+
+def own_head_dim(points: pd.DataFrame, scenario: str) -> int | None:
+    """The scenario's own head dim (declared first), else the most common one."""
+    s = declared.SCENARIOS.get(scenario)
+    if s is not None and (points["head_dim"] == s.head_dim).any():
+        return s.head_dim
+    return int(points["head_dim"].mode().iloc[0]) if len(points) else None
+
+
+# --------------------------------------------------------------------------- published anchors
+
+ANCHOR_COLUMNS = [
+    "anchor_set", "gpu", "source", "variant", "mode", *POINT_KEYS, "same_shape", "our_batch", "our_q_heads",
+    "our_kv_heads", "published_ms", "published_tflops", "published_convention", "approximate", "tflops",
+    "tflops_from", "note",
+]
+FROM_TIME = "published time"  # our count over the published time
+FROM_SAME_CONVENTION = "same convention"  # the published rate, already under our count
+
+
+def _match(p: schema.Point, ours: list[schema.Point]) -> schema.Point | None:
+    """Our point at the same length, head dim, mask and query-to-KV grouping (batch and head
+    count may differ: rates compare, times do not)."""
+    for o in ours:
+        if (o.q_len, o.kv_len, o.head_dim, o.mask, o.window) == (p.q_len, p.kv_len, p.head_dim, p.mask, p.window) \
+                and o.q_heads * p.kv_heads == p.q_heads * o.kv_heads:
+            return o
+    return None
+
+
+def _our_points(sets: list[tables.LoadedSet], scenario: str) -> list[schema.Point]:
+    out: list[schema.Point] = []
+    for ls in sets:
+        if ls.measured:
+            for p in _records(ls, scenario):
+                if p.point not in out:
+                    out.append(p.point)
+    return out
+
+
+def anchor_frame(sets: list[tables.LoadedSet], scenario: str) -> pd.DataFrame:
+    """Published figures on the scenario's points: a reference set's sweep points of the same
+    scenario, or of another whose point matches ours in length, head dim, mask and grouping.
+    `tflops` is under our FLOP_CONVENTION: our count over the published time where one is
+    published (`tflops_from` FROM_TIME), the published rate where its convention is ours
+    (FROM_SAME_CONVENTION), else NaN (the published rate stays beside it, under its own)."""
+    ours = _our_points(sets, scenario)
+    rows = []
+    for ls in sets:
+        if ls.rs.kind != schema.SetKind.REFERENCE:
+            continue
+        for p in ls.rs.sweep:
+            pub = p.published
+            if pub is None:
+                continue
+            mine = _match(p.point, ours)
+            if mine is None and not (p.scenario == scenario and not ours):
+                continue
+            f = flops(p.point, p.mode)
+            if pub.gpu_time_ms:
+                tf, how = f / (pub.gpu_time_ms * 1e-3) / 1e12, FROM_TIME
+            elif pub.tflops is not None and pub.flop_convention in SAME_AS_OURS and p.point.window is None:
+                tf, how = pub.tflops, FROM_SAME_CONVENTION
+            else:
+                tf, how = math.nan, None
+            rows.append(dict(
+                anchor_set=ls.name, gpu=ls.rs.environment.gpu_name, source=ls.rs.source, variant=p.variant,
+                mode=p.mode, **_point_dict(p.point), same_shape=mine == p.point,
+                our_batch=mine.batch if mine else math.nan, our_q_heads=mine.q_heads if mine else math.nan,
+                our_kv_heads=mine.kv_heads if mine else math.nan,
+                published_ms=pub.gpu_time_ms if pub.gpu_time_ms is not None else math.nan,
+                published_tflops=pub.tflops if pub.tflops is not None else math.nan,
+                published_convention=pub.flop_convention, approximate=pub.approximate, tflops=tf, tflops_from=how,
+                note=pub.note))
+    return pd.DataFrame(rows, columns=ANCHOR_COLUMNS)
+
+
+VERSUS_COLUMNS = [
+    "anchor_set", "gpu", "anchor_variant", "mode", "head_dim", "q_len", "kv_len", "same_shape", "approximate",
+    "anchor_ms", "anchor_tflops", "tflops_from", "same_variant_ms", "same_variant_tflops", "fastest_variant",
+    "fastest_ms", "fastest_tflops", "fastest_pct_of_ceiling", "time_ratio", "rate_ratio", "same_time_ratio",
+    "same_rate_ratio",
+]
+
+
+def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
+    """Per anchor figure: our same-named variant and our fastest at the matching point (inference).
+    time_ratio = our fastest's GPU-only ms / the published ms (only for the same shape: >1 is
+    slower); rate_ratio = our fastest's TFLOP/s / the anchor's under our convention (>1 is faster).
+    same_* are the same for our variant of the anchor's name."""
+    rows = []
+    ok = _ranked(points)
+    for _, a in anchor.iterrows():
+        at = ok[(ok["mode"] == a["mode"]) & (ok["head_dim"] == a["head_dim"]) & (ok["q_len"] == a["q_len"])
+                & (ok["kv_len"] == a["kv_len"])]
+        fast = at.loc[at["gpu_only_ms"].idxmin()] if len(at) else None
+        same = at[at["variant"] == a["variant"]]
+        same = same.iloc[0] if len(same) else None
+        comparable_time = bool(a["same_shape"]) and not missing(a["published_ms"])
+
+        def ratio(x, y):
+            return x / y if not (missing(x) or missing(y)) and y else math.nan
+
+        rows.append(dict(
+            anchor_set=a["anchor_set"], gpu=a["gpu"], anchor_variant=a["variant"], mode=a["mode"],
+            head_dim=a["head_dim"], q_len=a["q_len"], kv_len=a["kv_len"], same_shape=bool(a["same_shape"]),
+            approximate=bool(a["approximate"]), anchor_ms=a["published_ms"], anchor_tflops=a["tflops"],
+            tflops_from=a["tflops_from"],
+            same_variant_ms=same["gpu_only_ms"] if same is not None else math.nan,
+            same_variant_tflops=same["tflops"] if same is not None else math.nan,
+            fastest_variant=fast["variant"] if fast is not None else None,
+            fastest_ms=fast["gpu_only_ms"] if fast is not None else math.nan,
+            fastest_tflops=fast["tflops"] if fast is not None else math.nan,
+            fastest_pct_of_ceiling=fast["pct_of_ceiling"] if fast is not None else math.nan,
+            time_ratio=ratio(fast["gpu_only_ms"], a["published_ms"]) if fast is not None and comparable_time
+            else math.nan,
+            rate_ratio=ratio(fast["tflops"], a["tflops"]) if fast is not None else math.nan,
+            same_time_ratio=ratio(same["gpu_only_ms"], a["published_ms"]) if same is not None and comparable_time
+            else math.nan,
+            same_rate_ratio=ratio(same["tflops"], a["tflops"]) if same is not None else math.nan,
+        ))
+    return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
+
+
+def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str) -> dict | None:
+    """The scenario in one row: at the largest length (own head dim, inference; else training)
+    where a variant ran, the fastest, its figure and share of the measured ceiling; and the
+    anchor comparison at the largest point that has one (the closest anchor by rate)."""
+    fast = fastest_frame(points)
+    if fast.empty:
+        return None
+    d = own_head_dim(points, scenario)
+    pick = fast[(fast["head_dim"] == d) & (fast["mode"] == schema.Mode.INFERENCE)]
+    pick = pick if len(pick) else fast
+    top = pick.sort_values(["kv_len", "q_len"]).iloc[-1].to_dict()
+    out = dict(fastest=top, anchor=None)
+    v = versus[versus["fastest_variant"].notna()] if len(versus) else versus
+    if len(v):
+        best_len = v["kv_len"].max()
+        at = v[v["kv_len"] == best_len]
+        # Against the strongest published figure there: the highest rate.
+        out["anchor"] = at.sort_values("anchor_tflops", ascending=False, na_position="last").iloc[0].to_dict()
+    return out
+
+
+def cudnn_version(raw: str | None) -> str | None:
+    """torch.backends.cudnn.version()'s integer as a dotted version: 91900 -> 9.19.0, 8907 -> 8.9.7."""
+    if not raw or not str(raw).isdigit():
+        return raw
+    v = int(raw)
+    major, rest = (v // 10000, v % 10000) if v >= 90000 else (v // 1000, v % 1000)
+    return f"{major}.{rest // 100}.{rest % 100}"
+
+
+def differences(ours: tables.LoadedSet, theirs: tables.LoadedSet) -> list[dict[str, str]]:
+    """What differs between a measured set and an anchor: GPU, cuDNN, PyTorch, dtype;
+    one dict per difference with `what`, `published` and `ours` (missing shown as None)."""
+    a, b = theirs.rs.environment, ours.rs.environment
+    pairs = [("GPU", a.gpu_name, b.gpu_name), ("cuDNN", cudnn_version(a.cudnn), cudnn_version(b.cudnn)),
+             ("PyTorch", a.torch, b.torch), ("dtype", theirs.rs.config.dtype, ours.rs.config.dtype)]
+    return [dict(what=w, published=x, ours=y) for w, x, y in pairs if x != y and (x or y)]
+
+
+# --------------------------------------------------------------------------- kernels per scenario
+
+KERNEL_COLUMNS = ["scenario", "mode", *POINT_KEYS, "index", "name", "short_name", "kind", "category", "count",
+                  "duration_us"]
+
+
+def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
+    """The GPU events of one profiled call of `variant` per (scenario, mode), at the largest
+    length (own head dim) whose point kept a trace: one row per distinct kernel in launch
+    order with its launches and total µs in that call."""
+    rows = []
+    for scenario in scenario_names([ls]):
+        pts = [p for p in _records(ls, scenario) if p.variant == variant and p.status == schema.Status.OK and p.trace]
+        if not pts:
+            continue
+        dims = {p.point.head_dim for p in pts}
+        s = declared.SCENARIOS.get(scenario)
+        d = s.head_dim if s and s.head_dim in dims else min(dims)
+        for mode in [m for m in schema.Mode if any(p.mode == m for p in pts)]:
+            cand = [p for p in pts if p.mode == mode and p.point.head_dim == d] or [p for p in pts if p.mode == mode]
+            p = max(cand, key=lambda x: (x.point.kv_len, x.point.q_len))
+            tr = ls.sweep_trace(p.trace)
+            kt = tables.kernel_table(ls, variant, mode, tr=tr)
+            if kt.empty:
+                continue
+            g = kt.groupby(["name", "short_name", "kind", "category"], sort=False, dropna=False)
+            agg = g.agg(index=("index", "min"), count=("index", "size"), duration_us=("dur_us", "sum")).reset_index()
+            for _, k in agg.sort_values("index").iterrows():
+                rows.append(dict(scenario=scenario, mode=mode, **_point_dict(p.point), index=int(k["index"]),
+                                 name=k["name"], short_name=k["short_name"], kind=k["kind"], category=k["category"],
+                                 count=int(k["count"]), duration_us=float(k["duration_us"])))
+    return pd.DataFrame(rows, columns=KERNEL_COLUMNS)
+
+
+# --------------------------------------------------------------------------- the summary verb
+
+
+def _text(x) -> str | None:
+    return x if isinstance(x, str) and x else None
+
+
+def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
+    """One JSON-ready row per variant and sweep point of the scenario: scenario, variant,
+    mode, point (batch, q_heads, kv_heads, head_dim, q_len, kv_len, mask, window), status,
+    reason, gpu_only_ms (+ method), eager_ms, tflops and tbps under the conventions above
+    (null where they do not apply), pct_of_ceiling, kernels_per_call, peak memory, error."""
+    known = scenario_names([ls]) if ls.measured else sorted({p.scenario for p in ls.rs.sweep})
+    if scenario not in known:
+        raise schema.UserError(f"--scenario: set {ls.name} holds no points of scenario {scenario!r} "
+                               f"(it has: {', '.join(known) or 'none'})")
+    df = point_frame(ls, scenario) if ls.measured else pd.DataFrame(columns=COLUMNS)
+    out = []
+    for _, r in df.iterrows():
+        out.append(dict(
+            scenario=r["scenario"], variant=r["variant"], mode=r["mode"],
+            point={k: (integer(r[k]) if k != "mask" else r[k]) for k in POINT_KEYS},
+            status=r["status"], reason=_text(r["reason"]),
+            gpu_only_ms=number(r["gpu_only_ms"], 6), gpu_only_method=_text(r["gpu_only_method"]),
+            eager_ms=number(r["eager_ms"], 6), tflops=number(r["tflops"], 2), tbps=number(r["tbps"], 4),
+            pct_of_ceiling=number(r["pct_of_ceiling"], 1), kernels_per_call=integer(r["kernels_per_call"]),
+            peak_memory_bytes=integer(r["peak_memory_bytes"]), rel_error=number(r["rel_error"], 8),
+        ))
+    return out

@@ -1,0 +1,231 @@
+"""Scenario analysis (gen.analysis.scenarios): conventions, per-point figures, anchors, the summary rows."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from gen.analysis import scenarios as sa
+from gen.analysis import tables
+from gen.model import anchors, schema
+from gen.model import scenarios as declared
+from tests import scenario_sets
+from tests.conftest import RESULTS
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    return tables.load_set(scenario_sets.build(tmp_path_factory.mktemp("sets")))
+
+
+@pytest.fixture(scope="module")
+def cudnn_anchor():
+    return tables.load_set(RESULTS / anchors.CUDNN_NAME)
+
+
+@pytest.fixture(scope="module")
+def fa3_anchor():
+    return tables.load_set(RESULTS / anchors.FA3_NAME)
+
+
+def P(q, k, mask="causal", window=None, b=1, hq=2, hkv=1, d=8):
+    return schema.Point(batch=b, q_heads=hq, kv_heads=hkv, head_dim=d, q_len=q, kv_len=k, mask=mask, window=window)
+
+
+def brute_pairs(p: schema.Point) -> int:
+    """The pairs capture's mask keeps (gen.capture.attention: causal, and with a window
+    fewer than `window` tokens back), queries aligned to the end of the keys."""
+    pos = np.arange(p.q_len)[:, None] + (p.kv_len - p.q_len)
+    key = np.arange(p.kv_len)[None, :]
+    keep = np.ones((p.q_len, p.kv_len), bool) if p.mask == "none" else key <= pos
+    if p.mask == "sliding":
+        keep &= pos - key < p.window
+    return int(keep.sum())
+
+
+# --------------------------------------------------------------------------- conventions
+
+
+def test_flops_follow_flashattention_counting():
+    # Dense: 4·B·Hq·Sq·Sk·D; causal: halved (S²/2, not S(S+1)/2).
+    assert sa.flops(P(64, 64, "none", b=2, hq=4, d=16)) == 4 * 2 * 4 * 64 * 64 * 16
+    assert sa.flops(P(64, 64, b=2, hq=4, d=16)) == 4 * 2 * 4 * 64 * 64 * 16 / 2
+    # Training: forward + backward at 2.5x = 3.5x.
+    assert sa.flops(P(64, 64), "train") == pytest.approx(3.5 * sa.flops(P(64, 64)))
+
+
+@pytest.mark.parametrize("p", [P(64, 64, "sliding", 16), P(64, 64, "sliding", 64), P(40, 64, "sliding", 10),
+                               P(1, 300, "none"), P(1, 300, "causal"), P(5, 300, "sliding", 50),
+                               P(33, 33, "sliding", 1)])
+def test_sliding_window_and_decode_pairs_are_counted_exactly(p):
+    assert sa.score_pairs(p) == brute_pairs(p)
+
+
+def test_sliding_window_at_the_scenario_shape():
+    s = declared.SCENARIOS["sliding-window"]
+    p = s.point(16384)
+    n, w = 16384, 4096
+    assert sa.score_pairs(p) == w * (w + 1) / 2 + (n - w) * w  # ramp, then W keys per query
+    assert sa.score_pairs(p) < sa.score_pairs(P(n, n, d=128))  # fewer than plain causal
+
+
+def test_decode_bytes_read_q_kv_and_write_output_once():
+    p = declared.SCENARIOS["decode"].point(4096)  # B 8, 32 q heads over 8 kv heads, D 128, bf16
+    assert sa.io_bytes(p, 2) == 2 * (2 * 8 * 32 * 1 * 128 + 2 * 8 * 8 * 4096 * 128)
+    assert sa.is_decode(p) and sa.figure_of(p, "inference") == sa.FIGURE_TBPS
+    assert sa.figure_of(declared.SCENARIOS["gqa-prefill"].point(2048), "inference") == sa.FIGURE_TFLOPS
+
+
+def test_cudnn_convention_reproduces_its_published_rates(cudnn_anchor):
+    # The anchor's own count over its own time gives its published TFLOP/s (rounded in the CSV);
+    # ours is S/(S+1) of it at the same time.
+    for p in cudnn_anchor.rs.sweep:
+        theirs = sa.cudnn_flops(p.point) / (p.published.gpu_time_ms * 1e-3) / 1e12
+        assert theirs == pytest.approx(p.published.tflops, rel=0.01)
+        assert sa.flops(p.point) / sa.cudnn_flops(p.point) == pytest.approx(p.point.q_len / (p.point.q_len + 1))
+
+
+def test_the_convention_is_named_once_with_its_numbers():
+    assert "4·B·Hq·Sq·Sk·D" in sa.FLOP_CONVENTION and "halved when causal" in sa.FLOP_CONVENTION
+    assert "2.5×" in sa.FLOP_CONVENTION and sa.BACKWARD_FACTOR == 2.5
+    assert "Q, K, V" in sa.BYTES_CONVENTION
+
+
+# --------------------------------------------------------------------------- measured points
+
+
+def test_scenarios_in_declared_order(synthetic):
+    assert sa.scenario_names([synthetic]) == ["article", "gqa-prefill", "decode", "sliding-window"]
+
+
+def test_prefill_rates_from_gpu_only_time(synthetic):
+    df = sa.point_frame(synthetic, "gqa-prefill")
+    r = df[(df["variant"] == "sdpa_cudnn") & (df["kv_len"] == 2048) & (df["mode"] == "inference")].iloc[0]
+    flops = 4 * 1 * 64 * 2048 * 2048 * 128 / 2
+    assert r["gpu_only_ms"] == pytest.approx(0.15) and r["gpu_only_method"] == "cuda_graph"
+    assert r["tflops"] == pytest.approx(flops / 0.15e-3 / 1e12)
+    assert math.isnan(r["tbps"]) and r["ceiling"] == sa.CEILING_MATMUL
+    matmul = 2 * 8192**3 / (scenario_sets.MATMUL_MS * 1e-3) / 1e12
+    assert r["pct_of_ceiling"] == pytest.approx(100 * r["tflops"] / matmul)
+    assert r["kernels_per_call"] >= 1 and r["eager_ms"] == pytest.approx(0.165)
+    train = df[df["mode"] == "train"]
+    assert set(train["variant"]) == {"sdpa_flash", "sdpa_cudnn"}
+    t = train[train["variant"] == "sdpa_cudnn"].iloc[0]
+    assert t["tflops"] == pytest.approx(3.5 * 4 * 64 * 4096 * 4096 * 128 / 2 / 1.2e-3 / 1e12)
+    oom = df[df["status"] == "oom"].iloc[0]
+    assert oom["variant"] == "naive" and math.isnan(oom["tflops"]) and math.isnan(oom["gpu_only_ms"])
+
+
+def test_decode_bandwidth_against_copy_ceiling_and_datasheet(synthetic):
+    df = sa.point_frame(synthetic, "decode")
+    r = df[(df["variant"] == "sdpa_flash") & (df["kv_len"] == 16384)].iloc[0]
+    p = declared.SCENARIOS["decode"].point(16384)
+    tbps = sa.io_bytes(p, 2) / 0.06e-3 / 1e12
+    copy = scenario_sets.COPY_BYTES / (scenario_sets.COPY_MS * 1e-3) / 1e12
+    assert r["tbps"] == pytest.approx(tbps) and math.isnan(r["tflops"])
+    assert r["ceiling"] == sa.CEILING_COPY and r["pct_of_ceiling"] == pytest.approx(100 * tbps / copy)
+    assert r["datasheet_tbps"] == 4.8 and r["pct_of_datasheet"] == pytest.approx(100 * tbps / 4.8)
+    refused = df[df["variant"] == "sdpa_cudnn"]
+    assert (refused["status"] == "unavailable").all() and (refused["reason"] == scenario_sets.REFUSED).all()
+
+
+def test_unknown_gpu_has_no_datasheet_figure(tmp_path):
+    d = scenario_sets.build(tmp_path)
+    data = json.loads((d / "result.json").read_text())
+    data["environment"]["gpu_name"] = "Some Future GPU"
+    (d / "result.json").write_text(json.dumps(data))
+    df = sa.point_frame(tables.load_set(d), "decode")
+    assert df["datasheet_tbps"].isna().all() and df["tbps"].notna().any()
+
+
+def test_fastest_per_point(synthetic):
+    fast = sa.fastest_frame(sa.point_frame(synthetic, "gqa-prefill"))
+    inf = fast[fast["mode"] == "inference"].set_index("kv_len")["variant"].to_dict()
+    assert inf == {2048: "sdpa_cudnn", 4096: "sdpa_cudnn"}
+
+
+# --------------------------------------------------------------------------- anchors
+
+
+def test_cudnn_anchor_lands_on_gqa_prefill_converted_from_its_time(synthetic, cudnn_anchor, fa3_anchor):
+    sets = [synthetic, cudnn_anchor, fa3_anchor]
+    a = sa.anchor_frame(sets, "gqa-prefill")
+    assert set(a["anchor_set"]) == {anchors.CUDNN_NAME}  # FA3's points are not GQA: no match
+    assert set(a["kv_len"]) == {2048, 4096}  # only the lengths we measured
+    r = a[a["kv_len"] == 2048].iloc[0]
+    assert r["same_shape"] and r["tflops_from"] == sa.FROM_TIME
+    assert r["tflops"] == pytest.approx(sa.flops(declared.SCENARIOS["gqa-prefill"].point(2048)) / 0.142e-3 / 1e12)
+    assert r["published_tflops"] == 484.0 and r["published_convention"] == anchors.CUDNN_CONVENTION
+
+
+def test_fa3_anchor_lands_on_the_article_by_rate_only(synthetic, cudnn_anchor, fa3_anchor):
+    a = sa.anchor_frame([synthetic, cudnn_anchor, fa3_anchor], "article")
+    assert set(a["anchor_set"]) == {anchors.FA3_NAME} and set(a["kv_len"]) == {1024} and set(a["head_dim"]) == {64}
+    assert not a["same_shape"].any() and (a["tflops_from"] == sa.FROM_SAME_CONVENTION).all()
+    assert (a["tflops"] == a["published_tflops"]).all() and a["approximate"].all()
+    assert sa.anchor_frame([synthetic, cudnn_anchor, fa3_anchor], "decode").empty
+
+
+def test_versus_compares_times_only_for_the_same_shape(synthetic, cudnn_anchor, fa3_anchor):
+    sets = [synthetic, cudnn_anchor, fa3_anchor]
+    pts = sa.point_frame(synthetic, "gqa-prefill")
+    v = sa.versus_frame(pts, sa.anchor_frame(sets, "gqa-prefill"))
+    r = v[v["kv_len"] == 2048].iloc[0]
+    assert r["fastest_variant"] == "sdpa_cudnn" and r["time_ratio"] == pytest.approx(0.15 / 0.142)
+    assert r["same_time_ratio"] == pytest.approx(0.15 / 0.142)
+    assert r["rate_ratio"] == pytest.approx(0.142 / 0.15)
+    art = sa.versus_frame(sa.point_frame(synthetic, "article"), sa.anchor_frame(sets, "article"))
+    assert art["time_ratio"].isna().all() and art["rate_ratio"].notna().all()
+    h = sa.headline(pts, v, "gqa-prefill")
+    assert h["fastest"]["variant"] == "sdpa_cudnn" and h["fastest"]["kv_len"] == 4096
+    assert h["anchor"]["kv_len"] == 4096 and h["anchor"]["time_ratio"] == pytest.approx(0.5 / 0.465)
+
+
+def test_differences_name_gpu_and_cudnn(synthetic, cudnn_anchor, fa3_anchor):
+    diff = {d["what"]: (d["published"], d["ours"]) for d in sa.differences(synthetic, cudnn_anchor)}
+    assert diff["cuDNN"] == ("9.19.1", "9.19.0") and "GPU" not in diff
+    diff = {d["what"]: (d["published"], d["ours"]) for d in sa.differences(synthetic, fa3_anchor)}
+    assert diff["GPU"] == ("NVIDIA H100 80GB SXM5", "NVIDIA H200") and diff["dtype"] == ("fp16", "bf16")
+    assert sa.cudnn_version("8907") == "8.9.7"
+
+
+# --------------------------------------------------------------------------- kernels and summary
+
+
+def test_kernels_per_scenario_from_the_point_trace(synthetic):
+    k = sa.kernels_frame(synthetic, "sdpa_flash")
+    assert set(k["scenario"]) == {"article", "gqa-prefill", "decode"}  # refused on the sliding window
+    gqa = k[(k["scenario"] == "gqa-prefill") & (k["mode"] == "inference")]
+    assert set(gqa["kv_len"]) == {4096}  # the largest length with a trace
+    assert (k["count"] >= 1).all() and k["name"].str.len().gt(0).all()
+
+
+def test_summary_rows(synthetic):
+    rows = sa.summary_rows(synthetic, "decode")
+    assert len(rows) == 6 and json.loads(json.dumps(rows)) == rows
+    keys = {"scenario", "variant", "mode", "point", "status", "reason", "gpu_only_ms", "eager_ms", "tflops", "tbps",
+            "kernels_per_call"}
+    assert all(keys <= set(r) for r in rows)
+    assert set(rows[0]["point"]) >= {"batch", "q_heads", "kv_heads", "head_dim", "q_len", "kv_len", "window"}
+    ok = [r for r in rows if r["status"] == "ok"]
+    assert all(r["tflops"] is None and r["tbps"] > 0 and r["kernels_per_call"] >= 1 for r in ok)
+    refused = [r for r in rows if r["status"] == "unavailable"]
+    assert refused and all(r["reason"] == scenario_sets.REFUSED and r["gpu_only_ms"] is None for r in refused)
+    prefill = sa.summary_rows(synthetic, "gqa-prefill")
+    assert all(r["tbps"] is None for r in prefill)
+    assert any(r["tflops"] for r in prefill if r["status"] == "ok")
+    with pytest.raises(schema.UserError, match="--scenario: .* no points of scenario 'nope'"):
+        sa.summary_rows(synthetic, "nope")
+
+
+def test_committed_h200_set_article_points(h200):
+    df = sa.point_frame(h200, "article")
+    ok = df[df["status"] == "ok"]
+    assert (ok["gpu_only_method"] == "kernel_sum").all()  # schema 1: no graph replay, the trace stands in
+    traced = ok[ok["trace"].notna()]
+    assert len(traced) and traced["gpu_only_ms"].notna().all() and traced["tflops"].notna().all()
+    # Schema 1 kept traces at head dim 64 only: no GPU-only time, so no rate, where there is none.
+    assert ok[ok["trace"].isna()]["tflops"].isna().all() and (ok[ok["trace"].isna()]["gpu_only_absent"] == "no_trace").all()
