@@ -483,3 +483,37 @@ def test_axis_labels_do_not_overlap_at_390(browser, server, site, scheme):
                 problems.append(f"{path}: chart '{d['label']}' is {d['width']:.0f} px wide")
         context.close()
     assert problems == [], "\n".join(problems)
+
+
+def _kernel_names(page_html: str) -> list[tuple[str, str]]:
+    """(short name, full name) of each kernel row of a built variant page."""
+    import html
+    import re
+
+    return [(html.unescape(s), html.unescape(f))
+            for f, s in re.findall(r'<summary title="([^"]*)">([^<]*)</summary>', page_html)]
+
+
+# Needs the variant template to emit the kernels' short names outside the table that search skips,
+# e.g. after </table>: <p class="kernel-names" hidden>{{ t.kernels | map(attribute="short_name")
+# | unique | join(" ") }}</p>. Until then this test fails (strict xfail); drop the mark with that change.
+@pytest.mark.xfail(strict=True, reason="variant.md.j2 does not yet give search the kernel names (H3)")
+def test_search_finds_kernel_names(browser, server, site):
+    """Typing a kernel's name into the search box finds the variant pages that run it; the full
+    C++ signatures stay out of the index (they would bloat it and match everything)."""
+    import html
+
+    index = (site / "search" / "search_index.json").read_text(encoding="utf-8")
+    for variant in ("sdpa_flash", "sdpa_cudnn"):
+        names = _kernel_names((site / "generated" / "variants" / f"{variant}.html").read_text(encoding="utf-8"))
+        assert names, variant
+        for short, full in names:
+            if full != short:
+                assert html.escape(full, quote=False) not in index and full not in index, full[:80]
+        main = max((n for n, _ in names if "kernel" in n.lower() or len(n) > 12), key=len)
+        context, page, _, errors = _open(browser, server, "index.html")
+        page.locator("input.md-search__input").click()
+        page.keyboard.type(main, delay=10)  # Material searches on key events, not on fill()
+        page.wait_for_selector(f".md-search-result__item a[href*='variants/{variant}.html']", timeout=10_000)
+        assert errors == []
+        context.close()
