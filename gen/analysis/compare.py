@@ -1,6 +1,6 @@
 """`python -m gen compare SET_A SET_B`: two result sets side by side, per variant.
 
-Takes: two loaded sets (gen.analysis). Gives: `compare_frame(a, b, mode)`,
+Takes: two loaded sets (gen.analysis.tables). Gives: `compare_frame(a, b, mode)`,
 one row per variant of either set: kernels per forward on each side, kernels
 added and removed (matched by short name, as multisets; memcpy and memset
 events match by kind), GPU and CPU time on each side with the ratio B/A, and

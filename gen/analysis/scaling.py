@@ -1,6 +1,6 @@
 """Scaling and the limit: the sweep against the GPU's own measured ceilings.
 
-Takes: a loaded set's `sweep`, `ceilings` and traces (gen.analysis). Gives
+Takes: a loaded set's `sweep`, `ceilings` and traces (gen.analysis.tables). Gives
 DataFrames, no charts: `sweep_frame` (per point: median GPU time with its
 IQR, CPU time, peak memory, FLOPs, achieved TFLOP/s, fraction of the measured
 ceiling, memory-bound time, arithmetic intensity), `ceilings`, `oom_sizes`,
