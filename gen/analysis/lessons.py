@@ -433,12 +433,56 @@ class Explanation:
     expected: object
     measured: object
     cause: str  # memset: sub-µs memsets a library adds; events: other kernels; backend: another
-    #             backend picked; beaten: faster variants (with their kernels' arch); slower; off_tensor_cores
+    #             backend picked; beaten: ranked behind variants expected slower; ahead: ranked ahead of
+    #             variants expected faster (both with their main kernels' arch); off_tensor_cores
     kernels: tuple[KernelRef, ...] = ()
     without: int | None = None  # the count with the sub-µs memsets left out
-    faster: tuple[tuple[str, int | None], ...] = ()  # (variant, its main kernel's arch) ranked ahead
+    faster: tuple[tuple[str, int | None], ...] = ()  # (variant, its main kernel's arch): the other side of the
+    #                                                  rank swap, or for backend the pinned twin
     arch: int | None = None  # this variant's main kernel's arch
     lesson_stands: bool | None = None  # the article's lesson for the variant, apart from the count
+
+
+def _explain_kernels(name, h, kt, stands) -> Explanation:
+    ms = _memsets(kt)
+    without = len(kt) - len(ms)
+    cause = "memset" if len(ms) and without == h["expected_kernels"] else "events"
+    return Explanation(name, "kernels", int(h["expected_kernels"]), len(kt), cause,
+                       _refs(name, ms if cause == "memset" else kt), without, lesson_stands=stands)
+
+
+def _explain_copy(name, h, kt, stands) -> Explanation:
+    copies = kt[[rules.is_copy(k, b) for k, b in zip(kt["kind"], kt["launched_by"])]]
+    only_memsets = bool(len(copies)) and set(copies["index"]) <= set(_memsets(kt)["index"])
+    return Explanation(name, "copy_or_fill", bool(h["expected_copy_or_fill"]), bool(h["measured_copy_or_fill"]),
+                       "memset" if only_memsets else "events", _refs(name, copies), lesson_stands=stands)
+
+
+def _explain_rank(name, h, v: verdicts.Verdict, rows, stands) -> Explanation:
+    exp, got = int(h["expected_rank"]), int(h["measured_rank"])
+    mine = VARIANTS[name].expect.rank if name in VARIANTS else None
+    pos = v.ranking.index(name) if name in v.ranking else 0
+    ahead = {x for x in v.ranking if x in VARIANTS and mine is not None and VARIANTS[x].expect.rank < mine}
+    if got > exp:  # variants the hypothesis put behind it ran faster
+        others, cause = [x for x in v.ranking[:pos] if x not in ahead], "beaten"
+    else:  # it ran faster than variants the hypothesis put ahead of it
+        others, cause = [x for x in v.ranking[pos + 1:] if x in ahead], "ahead"
+    me = rows.get(name)
+    return Explanation(name, "rank", exp, got, cause, faster=tuple((x, _arch(rows, x)) for x in others),
+                       arch=me.main_arch if me else None, lesson_stands=stands)
+
+
+def _arch(rows, variant) -> int | None:
+    return rows[variant].main_arch if variant in rows else None
+
+
+def _explain_backend(name, kt, v: verdicts.Verdict, rows, stands) -> Explanation:
+    ref = ()
+    if kt is not None and v.auto.kernel_index is not None:
+        ref = _refs(name, kt[kt["index"] == v.auto.kernel_index])
+    return Explanation(name, "backend", v.auto.expected_backend, v.auto.backend, "backend", ref,
+                       faster=tuple((x, _arch(rows, x)) for x in v.auto.same_as), arch=_arch(rows, name),
+                       lesson_stands=stands)
 
 
 def explain(ls: tables.LoadedSet, hyp: pd.DataFrame) -> list[Explanation]:
@@ -454,43 +498,18 @@ def explain(ls: tables.LoadedSet, hyp: pd.DataFrame) -> list[Explanation]:
         kt = _kt(ls, name)
         stands = held.get(name)
         if h.get("kernels_contradicted") is True and kt is not None:
-            ms = _memsets(kt)
-            without = len(kt) - len(ms)
-            cause = "memset" if len(ms) and without == h["expected_kernels"] else "events"
-            extra = ms if cause == "memset" else kt
-            out.append(Explanation(name, "kernels", int(h["expected_kernels"]), len(kt), cause,
-                                   _refs(name, extra), without, lesson_stands=stands))
+            out.append(_explain_kernels(name, h, kt, stands))
         if h.get("copy_contradicted") is True and kt is not None:
-            copies = kt[[rules.is_copy(k, b) for k, b in zip(kt["kind"], kt["launched_by"])]]
-            ms = _memsets(kt)
-            only_memsets = len(copies) and set(copies["index"]) <= set(ms["index"])
-            out.append(Explanation(name, "copy_or_fill", bool(h["expected_copy_or_fill"]),
-                                   bool(h["measured_copy_or_fill"]), "memset" if only_memsets else "events",
-                                   _refs(name, copies), lesson_stands=stands))
+            out.append(_explain_copy(name, h, kt, stands))
         if h.get("tensor_cores_contradicted") is True and kt is not None:
             off = kt[kt["name"].map(lambda n: rules.tensor_core_verdict(n) is False)]
             out.append(Explanation(name, "tensor_cores", bool(h["expected_tensor_cores"]),
                                    h["measured_tensor_cores"], "off_tensor_cores", _refs(name, off),
                                    lesson_stands=stands))
         if h.get("rank_contradicted") is True and v is not None and not missing(h["measured_rank"]):
-            exp, got = int(h["expected_rank"]), int(h["measured_rank"])
-            me = rows.get(name)
-            if got > exp:
-                ahead = [x for x in v.ranking[:got - 1] if VARIANTS.get(x) and VARIANTS[x].expect.rank > VARIANTS[name].expect.rank]
-                faster = tuple((x, rows[x].main_arch if x in rows else None) for x in ahead)
-                cause = "beaten"
-            else:
-                faster, cause = (), "slower"
-            out.append(Explanation(name, "rank", exp, got, cause, faster=faster,
-                                   arch=me.main_arch if me else None, lesson_stands=stands))
+            out.append(_explain_rank(name, h, v, rows, stands))
         if v is not None and v.auto and v.auto.variant == name and v.auto.contradicted:
-            ref = ()
-            if kt is not None and v.auto.kernel_index is not None:
-                ref = _refs(name, kt[kt["index"] == v.auto.kernel_index])
-            out.append(Explanation(name, "backend", v.auto.expected_backend, v.auto.backend, "backend", ref,
-                                   faster=tuple((x, rows[x].main_arch if x in rows else None)
-                                                for x in v.auto.same_as),
-                                   arch=rows[name].main_arch if name in rows else None, lesson_stands=stands))
+            out.append(_explain_backend(name, kt, v, rows, stands))
     return out
 
 

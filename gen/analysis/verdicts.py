@@ -91,7 +91,7 @@ class Timed:
     main_short: str | None = None
     main_index: int | None = None
     backend: str | None = None  # the SDPA backend its aten op names
-    host_bound: bool = False  # the report's one host-bound rule (gen.analysis.timings)
+    host_bound: bool = False  # the report's one host-bound flag (the summary table's; see _host_bound)
     eager_over_gpu_only: float | None = None  # where host-bound: what a Python loop sees over the GPU's own time
 
     @property
@@ -138,10 +138,23 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
             main, short, index = mk["name"], mk["short_name"], int(mk["index"])
     known = VARIANTS.get(run.variant)
     backend = tables.backend_of(tr) if known and known.kind == "sdpa" else None
-    measured_gpu = ls.rs.kind == schema.SetKind.MEASURED and run.device == "cuda"
-    hb = bool(tm.host_bound) if measured_gpu and run.status == schema.Status.OK else False
+    hb = _host_bound(ls, run, tm)
     return Timed(run.variant, run.status, gpu, tm.gpu_only_method if gpu else None, eager, host, events, main, short,
                  index, backend, hb, tm.eager_over_gpu_only if hb else None)
+
+
+def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> bool:
+    """The report's one host-bound flag: the summary table's, where the run has a
+    row there (so every page shows the same), else the timings' rule."""
+    if ls.rs.kind != schema.SetKind.MEASURED or run.device != "cuda" or run.status != schema.Status.OK:
+        return False
+    if run.scenario == "article":
+        st = tables.summary_table(ls, run.mode)
+        if not st.empty and "host_bound" in st:
+            row = st[st["variant"] == run.variant]
+            if len(row):
+                return bool(row["host_bound"].iloc[0])
+    return bool(tm.host_bound)
 
 
 def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
@@ -353,3 +366,18 @@ def scenarios(ls: tables.LoadedSet) -> list[str]:
     names = [s.name for s in ls.rs.scenarios] or ["article"]
     have = {r.scenario for r in ls.rs.runs} | {p.scenario for p in ls.rs.sweep}
     return [n for n in names if n in have]
+
+
+def ranks(v: Verdict | None) -> dict[str, tuple[int, int, int]]:
+    """variant -> (measured rank, lowest and highest rank its IQR allows), from the
+    verdict's ranking: the one ranking every page shows. A variant whose IQR
+    overlaps another's could be ranked on either side of it."""
+    if v is None:
+        return {}
+    out = {}
+    spreads = [(t.variant, v.spread(t)) for t in v.rows]
+    for i, (name, s) in enumerate(spreads):
+        lo = 1 + sum(1 for _, o in spreads if o.q3 < s.q1)
+        hi = sum(1 for _, o in spreads if o.q1 <= s.q3)
+        out[name] = (i + 1, min(lo, i + 1), max(hi, i + 1))
+    return out

@@ -1,0 +1,61 @@
+"""The verdict blocks: "which attention here, and why", for the first screen of
+the home page and of each set page.
+
+Takes: a `site.Context`. Gives: `block(ls, scenario, mode)` (the view model of
+one verdict: its words from gen.report.wording_verdicts and the facts the page
+marks in data attributes, so tests read every page's verdict the same way),
+`set_blocks(ls)` (one per scenario of a set, the article's first), and
+`build(ctx)`: the home page's partial generated/.verdict.md (the first measured
+GPU set's verdicts in full, one line for each other measured set).
+Template: verdict.md.j2 (and verdict_block.md.j2, which set.md.j2 includes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gen.analysis import verdicts
+from gen.model.schema import Mode, SetKind
+from gen.report import format as fmt
+from gen.report import wording_verdicts as words
+from gen.report.site import Context, Page
+
+HOME_PARTIAL = f"{fmt.GENERATED}/.verdict.md"
+
+
+def _scenario_title(ls, scenario: str) -> str:
+    rec = ls.rs.scenario(scenario)
+    return rec.title if rec else scenario
+
+
+def block(ls, scenario: str = "article", mode: str = Mode.INFERENCE) -> dict | None:
+    """One verdict, ready to lay out; None when the set has none (a reference set, nothing timed)."""
+    v = verdicts.verdict(ls, scenario, mode)
+    if v is None:
+        return None
+    w = words.verdict(v)
+    return dict(set=ls.name, set_title=fmt.set_title(ls), scenario=scenario,
+                scenario_title=_scenario_title(ls, scenario), mode=str(mode), headline=w.headline, lines=w.lines,
+                fastest=w.fastest, fastest_label=w.fastest_label, fastest_ms=f"{w.fastest_ms:.6g}", basis=w.basis,
+                runner_up=v.runner_up.variant if v.runner_up else "", settled=v.settled,
+                host_bound=" ".join(v.host_bound), noisy=bool(v.noise),
+                auto_backend=(v.auto.backend or v.auto.kernel_backend or "") if v.auto else "")
+
+
+def set_blocks(ls) -> list[dict]:
+    """The verdict of each scenario of a set that has one, the article's first."""
+    return [b for b in (block(ls, s) for s in verdicts.scenarios(ls)) if b]
+
+
+def home_view(ctx: Context) -> dict:
+    measured = [ls for ls in ctx.sets if ls.rs.kind == SetKind.MEASURED]
+    gpu = [ls for ls in measured if ls.rs.environment.device == "cuda"]
+    first = gpu[0] if gpu else (measured[0] if measured else None)
+    main = set_blocks(first) if first else []
+    others = [b for b in (block(ls) for ls in measured if ls is not first) if b]
+    return dict(main=main, main_set=first, others=others)
+
+
+def build(ctx: Context) -> Iterator[Page]:
+    here = "index.md"  # links resolve from the page that includes the partial
+    yield Page(HOME_PARTIAL, ctx.template("verdict.md.j2").render(here=here, **home_view(ctx)))

@@ -1,0 +1,495 @@
+"""Wording of verdicts, lessons, contradictions and comparability: facts -> sentences.
+
+Takes: gen.analysis.verdicts.Verdict, gen.analysis.lessons facts,
+gen.analysis.comparability.Issue. Gives: `verdict(v) -> VerdictWords` (the
+first-screen answer: a headline and its supporting lines), `lesson(fact)` ->
+`LessonWords` for each lesson, `explanation(e)` and `claim(c)` for the
+hypotheses, `issue(i)` for comparisons. Plain text: pages escape it where
+they show it. The seed article is cited as ARTICLE; no sentence of it is
+copied. Part of the report's wording (gen.report.wording holds the rest).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gen.analysis import comparability, kernel_names, lessons, rules, verdicts
+from gen.model.variants import VARIANTS
+from gen.report import wording
+
+ARTICLE = 'the seed article ("Profiling in PyTorch (Part 3): Attention is all you profile", Hugging Face blog, ' \
+    "July 2026), measured on an NVIDIA A100"
+ARTICLE_SHORT = "the seed article (A100)"
+
+
+def label(variant: str) -> str:
+    """A variant's label as it reads inside a sentence: "SDPA, backend not pinned" -> "SDPA (backend not pinned)"."""
+    v = VARIANTS.get(variant)
+    text = v.label if v else variant
+    head, sep, rest = text.partition(", ")
+    return f"{head} ({rest})" if sep else text
+
+
+FAMILY = {"cudnn_sdpa": "cuDNN-generated kernel", "fmha_cutlass": "CUTLASS fmha kernel",
+          "flash2": "FlashAttention-2 kernel", "nvjet": "cuBLAS nvjet kernel", "cublas_xmma": "cuBLAS xmma kernel"}
+
+
+def kernel_family(name: str | None) -> str:
+    """A kernel as a reader names it: its family when the name is known, else its short name."""
+    d = kernel_names.decode(name or "")
+    return FAMILY.get(d.family, "kernel") if d.family else f"kernel {name}"
+
+
+def us(ms: float) -> str:
+    """A time given in ms, shown in µs below 1 ms."""
+    return f"{ms * 1000:.1f} µs" if ms < 1 else f"{ms:.3f} ms"
+
+
+def times(x: float) -> str:
+    return f"{x:.2f}×"
+
+
+def arch_name(a: int | None) -> str:
+    """sm90 (Hopper), sm80 (Ampere)..."""
+    if a is None:
+        return "no architecture tag"
+    family = {7: "Volta/Turing", 8: "Ampere/Ada", 9: "Hopper", 10: "Blackwell", 12: "Blackwell"}.get(a // 10)
+    if a in (80, 86, 87):
+        family = "Ampere"
+    elif a == 89:
+        family = "Ada"
+    return f"sm{a} ({family})" if family else f"sm{a}"
+
+
+METHOD = {
+    "cuda_graph": "GPU-only time, by CUDA-graph replay of back-to-back calls",
+    "kernel_sum": "GPU-only time, as the GPU events of each profiled call added up (this set has no CUDA-graph "
+                  "timing)",
+}
+BASIS = {"gpu_only": "on the GPU alone", "eager": "per call in a Python loop (no GPU-only time in this set)",
+         "host": "in wall time on the host (no GPU in this set)"}
+TIMING = {"gpu_only": "GPU-only", "eager": "eager per-call", "host": "host"}
+
+
+# --------------------------------------------------------------------------- the verdict
+
+
+@dataclass(frozen=True)
+class VerdictWords:
+    headline: str  # the answer in one sentence: which attention here, by how much
+    lines: tuple[str, ...]  # the automatic choice, the host, why, noise: one sentence each
+    fastest: str  # the fastest variant's name, for tests and links
+    fastest_label: str
+    fastest_ms: float  # its ranking time (ms)
+    basis: str
+
+
+def noise(n: verdicts.Noise) -> str:
+    if n.kind == "few":
+        return f"{label(n.variant)}'s {TIMING[n.timing]} time rests on {n.n} sample{'s' if n.n != 1 else ''}"
+    return f"{label(n.variant)}'s {TIMING[n.timing]} time spreads {n.iqr_pct:.0f}% (IQR over median)"
+
+
+def noises(ns) -> str:
+    """Noise flags grouped: the thin timings together, then the spread ones."""
+    ns = list(ns)
+    out = []
+    few = [n for n in ns if n.kind == "few"]
+    for timing in dict.fromkeys(n.timing for n in few):
+        group = [n for n in few if n.timing == timing]
+        counts = sorted({n.n for n in group})
+        out.append(f"the {TIMING[timing]} times of {_join(label(n.variant) for n in group)} rest on "
+                   f"{_join(str(c) for c in counts)} sample{'s' if counts != [1] else ''} each")
+    spread = [n for n in ns if n.kind == "spread"]
+    if spread:
+        out.append(_join(f"{label(n.variant)}'s {TIMING[n.timing]} time spreads {n.iqr_pct:.0f}%" for n in spread)
+                   + f" (IQR over median; the report calls a timing noisy above {rules.NOISY_IQR_PCT:.0f}%)")
+    return "; ".join(out)
+
+
+def _per(mode: str) -> str:
+    return "a forward" if mode == "inference" else "a training step"
+
+
+def _auto_line(v: verdicts.Verdict) -> str:
+    a = v.auto
+    text = f"With no backend pinned, scaled_dot_product_attention ran {a.backend or a.kernel_backend or 'an unnamed backend'}"
+    if a.same_as:
+        text += f", the same {'kernel' if a.kernel else 'backend'} as {_join(label(x) for x in a.same_as)}"
+    elif a.kernel:
+        text += f" (kernel {a.kernel})"
+    if a.is_fastest:
+        text += ": the fastest choice here"
+    elif a.ratio:
+        text += f": {times(a.ratio)} the fastest's time"
+    if a.contradicted:
+        text += f", not {a.expected_backend} as the hypothesis said"
+    return text + "."
+
+
+def _host_line(v: verdicts.Verdict) -> str:
+    f = v.fastest
+    parts = []
+    for x in v.host.closed:
+        t = v.row(x)
+        parts.append(f"{label(x)} takes {us(t.eager.median)} per eager call against {us(f.eager.median)} for "
+                     f"{label(f.variant)}, though {times(t.gpu_only.median / f.gpu_only.median)} its time on "
+                     "the GPU alone")
+    return ("For short calls in a Python loop the answer changes: " + "; ".join(parts)
+            + ". The host's cost per call hides the GPU's difference.")
+
+
+def _why_line(v: verdicts.Verdict) -> str | None:
+    w = v.why
+    if w is None:
+        return None
+    if w.kind == "fewer_events":
+        return (f"Why: it runs {w.fastest_events} GPU event{'s' if w.fastest_events != 1 else ''} a call against "
+                f"{w.runner_up_events} for {label(v.runner_up.variant)}.")
+    inst = f" with {w.instruction} (Hopper's warpgroup matrix instructions)" if w.instruction == "wgmma" else (
+        f" with {w.instruction}" if w.instruction else "")
+    by_arch: dict = {}
+    for x, _, a_ in w.older:
+        by_arch.setdefault(a_, []).append(label(x))
+    older = "; ".join(f"{_join(xs)} run{'s' if len(xs) == 1 else ''} kernels built for {arch_name(a_)}"
+                      for a_, xs in sorted(by_arch.items()))
+    return (f"Why: its {kernel_family(v.fastest.main_kernel)} is built for this GPU, {arch_name(w.fastest_arch)}"
+            f"{inst}; {older}.")
+
+
+def verdict(v: verdicts.Verdict) -> VerdictWords:
+    f = v.fastest
+    fs = v.spread(f)
+    head = f"{label(f.variant)} is the fastest here: {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]}"
+    if v.runner_up is not None:
+        head += f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(v.spread(v.runner_up).median)})"
+        head += ("; their interquartile ranges do not overlap" if v.settled else
+                 "; their interquartile ranges overlap, so the order of the two is not settled")
+    lines = [f"Ranked by {METHOD.get(v.method, v.method)}."] if v.method else []
+    if v.auto is not None:
+        lines.append(_auto_line(v))
+    if v.host is not None and v.host.changes_answer:
+        lines.append(_host_line(v))
+    if v.host_bound:
+        lines.append(f"Host-bound, by the report's one rule ({wording.HOST_BOUND_RULE}): "
+                     f"{_join(label(x) for x in v.host_bound)}.")
+    why = _why_line(v)
+    if why:
+        lines.append(why)
+    if v.noise:
+        lines.append(f"Read with care: {noises(v.noise)}.")
+    return VerdictWords(head + ".", tuple(lines), f.variant, label(f.variant), fs.median, v.basis)
+
+
+def _join(items) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# --------------------------------------------------------------------------- lessons
+
+
+@dataclass(frozen=True)
+class LessonWords:
+    key: str
+    title: str
+    text: str
+    kernels: tuple[lessons.KernelRef, ...] = ()  # rows the text refers to
+
+
+def _rows(refs) -> str:
+    return ", ".join(f"#{r.index}" for r in refs)
+
+
+def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
+    if x.copies:
+        c = x.copies[0]
+        text = (f"Out-of-place masked_fill copies the scores before it fills them: a {c.short_name} of "
+                f"{x.copy_us:.1f} µs under {x.op_path} (row {_rows(x.copies)}), {x.copy_share_pct:.1f}% of the "
+                f"call's GPU events.")
+    else:
+        text = "No memory copy under masked_fill in this set: the hidden copy the article found does not appear."
+    if x.inplace_events is not None:
+        text += (f" The in-place masked_fill_ launches {'no copy' if x.inplace_memcpys == 0 else 'a copy too'}: "
+                 f"{x.inplace_events} GPU events instead of {x.events}")
+        if x.saved_ms is not None:
+            text += (f", and {x.saved_ms * 1000:.1f} µs ({x.saved_pct:.1f}%) less GPU-only time a call "
+                     + ("(the interquartile ranges do not overlap)" if x.settled else
+                        "(within the spread of the two timings)"))
+        text += "."
+    text += f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} found the same copy: 6 GPU events, 5 in place."
+    return LessonWords("hidden_copy", "The hidden copy of masked_fill", text, x.copies)
+
+
+def math_backend(x: lessons.MathBackend) -> LessonWords:
+    f32_gemms = len(x.off_tensor_cores)
+    text = (f"The math backend is PyTorch's reference path: {x.events} GPU events"
+            + (f", {times(x.slowdown)} the in-place naive call's GPU-only time (the article: about 3.7× on its "
+               "A100)" if x.slowdown else "") + ". "
+            f"Float32: {x.float32_share_pct:.0f}% of its GPU time runs on float32 tensors; "
+            f"{len(x.upcasts)} conversion kernels move data between bf16 and float32"
+            + (f", and its {f32_gemms} matrix products are float32 kernels off the tensor cores" if f32_gemms else "")
+            + ". ")
+    build = sum(r.dur_us for r in x.mask_build)
+    apply = sum(r.dur_us for r in x.mask_apply)
+    ops = _join(dict.fromkeys(r.launched_by for r in x.mask_build))
+    text += (f"The causal mask is built again in every call ({len(x.mask_build)} kernels from {ops}, "
+             f"{build:.1f} µs, rows {_rows(x.mask_build)})")
+    if x.mask_apply:
+        text += f" and added to the scores as a float32 bias by aten::add_ ({apply:.1f} µs, row {_rows(x.mask_apply)})"
+    safe = sum(r.dur_us for r in x.safe_softmax)
+    sops = _join(dict.fromkeys(r.launched_by for r in x.safe_softmax))
+    text += (f". _safe_softmax, which keeps fully masked rows from turning into NaN, adds {len(x.safe_softmax)} "
+             f"kernels around the softmax ({sops}; rows {_rows(x.safe_softmax)}): {safe:.1f} µs, "
+             f"{x.safe_softmax_share_pct:.1f}% of the call, against {x.softmax_us:.1f} µs for the softmax itself.")
+    return LessonWords("math_reference", "Why the math backend is slow", text,
+                       x.upcasts + x.mask_build + x.mask_apply + x.safe_softmax)
+
+
+FIELD_MEANING = {
+    "op": lambda v: v,
+    "library": lambda v: {"cutlass": "built with NVIDIA's CUTLASS templates", "cudnn": "generated by cuDNN"}.get(v, v),
+    "direction": lambda v: f"the {v} pass",
+    "dtype": lambda v: {"bf16": "bfloat16 inputs, no upcast", "f16": "16-bit floating point (the name says f16)",
+                        "f32": "float32"}.get(v, v),
+    "alignment": lambda v: "inputs meet the kernel's memory alignment, so it loads whole vectors" if v else
+    "inputs not aligned: a slower loading path",
+    "tile": lambda v: "a tile of " + "×".join(map(str, v)) + (" (queries × keys a block works on)" if len(v) == 2
+                                                              else ""),
+    "accumulator": lambda v: "the output accumulator stays in the register file, the fastest storage there is",
+    "arch": lambda v: f"compiled for {arch_name(v)}",
+    "instruction": lambda v: {"wgmma": "Hopper's warpgroup matrix-multiply instructions",
+                              "wmma": "warp-level matrix-multiply instructions", "ffma": "float32 fused multiply-add "
+                              "on the CUDA cores, not the tensor cores"}.get(v, v),
+    "knob": lambda v: f"engine knob {v}, chosen for this problem",
+    "warps": lambda v: f"{'×'.join(map(str, v)) if isinstance(v, tuple) else v} warps",
+    "cluster": lambda v: "a thread-block cluster of " + "×".join(map(str, v)),
+    "algorithm": lambda v: f"the {v}-attention algorithm",
+    "head_dim": lambda v: f"head dimension {v}",
+    "block_m": lambda v: f"{v} query rows a block",
+    "block_n": lambda v: f"{v} key rows a step",
+}
+
+
+def decoded(d: kernel_names.DecodedName) -> list[tuple[str, str]]:
+    """(token, meaning) per field of a decoded kernel name."""
+    return [(f.token, FIELD_MEANING.get(f.kind, lambda v: str(v))(f.value)) for f in d.fields
+            if not (f.kind == "direction" and f.token == "F")]
+
+
+def efficient_kernel(x: lessons.EfficientKernel) -> LessonWords:
+    parts = "; ".join(f"{tok}: {meaning}" for tok, meaning in decoded(x.decoded))
+    text = f"The memory-efficient backend runs one kernel, {x.kernel.short_name}. Its name, field by field: {parts}."
+    if x.decoded.arch is not None and x.gpu_arch is not None and x.decoded.arch < x.gpu_arch:
+        text += f" This GPU is {arch_name(x.gpu_arch)}: the kernel runs here as older-architecture code."
+    return LessonWords("efficient_fused", "The efficient kernel's name, decoded", text, (x.kernel,))
+
+
+def _kib(b: float) -> str:
+    return f"{b / 1024:.0f} KiB" if b < 2**20 else f"{b / 2**20:.0f} MiB"
+
+
+def _occupancy_clause(x: lessons.FlashOccupancy) -> str:
+    text = (f"Flash runs at {x.reported_pct:.0f}% occupancy by the profiler's estimate" if x.reported_pct is not None
+            else "The profiler gave no occupancy for flash")
+    if x.theoretical_pct is not None:
+        text += (f" ({x.theoretical_pct:.1f}% by CUDA's occupancy calculation): {x.threads} threads a block at "
+                 f"{x.registers} registers a thread leave room for {x.blocks_per_sm} blocks an SM, so "
+                 f"{x.limiter} set the limit")
+        other = {k: n for k, n in (x.limits or {}).items() if k != x.limiter}
+        if "shared memory" in other and x.shared_memory:
+            text += f" (its {_kib(x.shared_memory)} of shared memory a block would allow {other['shared memory']})"
+    return text + "."
+
+
+def _on_chip_clause(x: lessons.FlashOccupancy) -> str:
+    text = " That is a trade, not waste: "
+    if x.block_m and x.block_n:
+        text += (f"each block keeps a {x.block_m}-query tile of Q, its {x.block_m}×{x.block_n} score tile and the "
+                 f"running softmax state on chip ({_kib(x.register_bytes or 0)} of registers and "
+                 f"{_kib(x.shared_memory or 0)} of shared memory a block) while {x.block_n}-key tiles of K and V "
+                 "stream through")
+    else:
+        text += "each block keeps its tiles and the running softmax state in registers and shared memory"
+    if x.score_matrix_bytes:
+        text += (f", so the {_kib(x.score_matrix_bytes)} score matrix a naive call writes to memory never leaves "
+                 "the chip")
+    text += "."
+    if x.tflops:
+        text += f" Measured: {x.tflops:.0f} TFLOP/s (counting {lessons.FLOP_CONVENTION})"
+        if x.ceiling_tflops:
+            text += (f", {100 * x.tflops / x.ceiling_tflops:.0f}% of the {x.ceiling_tflops:.0f} TFLOP/s a large bf16 "
+                     "matrix product reached on this GPU (2·M·N·K)")
+        text += "."
+    return text
+
+
+def _counters_clause(c: dict | None) -> str:
+    if not c:
+        return " No Nsight Compute counters in this set: the occupancy above is the profiler's and CUDA's estimate."
+    bits = []
+    if c.get("achieved_occupancy_pct") is not None:
+        bits.append(f"{c['achieved_occupancy_pct']:.1f}% achieved occupancy")
+    if c.get("occupancy_limiter"):
+        bits.append(f"limited by {c['occupancy_limiter']}")
+    for key, what in (("sm_throughput_pct", "SM throughput"), ("dram_throughput_pct", "DRAM throughput"),
+                      ("tensor_pipe_pct", "tensor pipe")):
+        if c.get(key) is not None:
+            bits.append(f"{what} {c[key]:.0f}%")
+    if c.get("bound"):
+        bits.append(f"{c['bound']}-bound by Nsight Compute's rule")
+    return " Nsight Compute measured: " + ", ".join(bits) + "."
+
+
+def flash_occupancy(x: lessons.FlashOccupancy) -> LessonWords:
+    text = _occupancy_clause(x) + _on_chip_clause(x) + _counters_clause(x.counters)
+    text += f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} reported about 13% (128 threads, 255 registers)."
+    return LessonWords("flash_on_chip", "Flash's low occupancy, by design", text, (x.kernel,))
+
+
+def cudnn_costs(x: lessons.CudnnCosts) -> LessonWords:
+    others = [v for v in x.others_first_call_s if x.others_first_call_s[v] is not None]
+    text = "cuDNN generates its kernel for the problem"
+    if x.first_call_s is not None:
+        text += f": the first call took {x.first_call_s:.2f} s"
+        if others:
+            text += " against " + _join(f"{x.others_first_call_s[v]:.3f} s for {label(v)}" for v in others)
+    text += "."
+    if x.host_ms is not None:
+        hs = [v for v in x.others_host_ms if x.others_host_ms[v] is not None]
+        text += f" Each later call costs {us(x.host_ms)} of host dispatch"
+        if hs:
+            text += " against " + _join(f"{us(x.others_host_ms[v])} ({label(v)})" for v in hs)
+        text += "."
+    text += (f" Its kernel is launched with {x.launch_api}"
+             + (", whose launch attributes the profiler's occupancy estimate does not read: hence "
+                f"{x.reported_pct:.0f}% shown" if rules.launched_with_attributes(x.launch_api)
+                and x.reported_pct is not None else "") + ".")
+    tp = {v: n for v, n in x.transposes.items() if n is not None}
+    if x.variant in tp:
+        rest = {v: n for v, n in tp.items() if v != x.variant}
+        text += f" Transposes: {tp[x.variant]} transpose op{'s' if tp[x.variant] != 1 else ''} in its call"
+        if rest:
+            text += " against " + _join(f"{n} for {label(v)}" for v, n in rest.items())
+        text += "."
+    if x.memsets:
+        text += (f" It clears a buffer with a {x.memsets[0].dur_us:.1f} µs {x.memsets[0].short_name} first "
+                 f"(row {_rows(x.memsets)}).")
+    if x.arch is not None:
+        text += f" The kernel name says {arch_name(x.arch)}" + (f" and {x.instruction}" if x.instruction else "")
+        text += ": built for this GPU." if x.arch == x.gpu_arch else "."
+    return LessonWords("cudnn_planning", "cuDNN: a kernel per problem, paid for on the host", text,
+                       (x.kernel, *x.memsets))
+
+
+LESSON_WORDERS = {lessons.HiddenCopy: hidden_copy, lessons.MathBackend: math_backend,
+                  lessons.EfficientKernel: efficient_kernel, lessons.FlashOccupancy: flash_occupancy,
+                  lessons.CudnnCosts: cudnn_costs}
+
+
+def lesson(fact) -> LessonWords:
+    return LESSON_WORDERS[type(fact)](fact)
+
+
+CLAIMS = {
+    "hidden_copy": "out-of-place masked_fill launches a copy nobody asked for",
+    "copy_removed": "masked_fill_ in place removes that copy, one GPU event fewer",
+    "math_reference": "the math backend is the slow reference: float32, the mask rebuilt, safe softmax",
+    "efficient_fused": "the efficient backend is one fused kernel on the tensor cores",
+    "flash_fastest": "flash is the fastest backend",
+    "flash_on_chip": "flash's low occupancy is a deliberate trade for on-chip memory",
+    "cudnn_planning": "cuDNN generates a kernel per problem and pays for it on the host",
+    "auto_flash": "SDPA picks flash when nothing is pinned",
+}
+
+
+def claim(c: lessons.Claim) -> str:
+    verdict_ = {True: "holds here", False: "does not hold here", None: "cannot be checked here"}[c.holds]
+    return f"The article's lesson, {CLAIMS.get(c.key, c.key)}: {verdict_}."
+
+
+# --------------------------------------------------------------------------- contradictions
+
+
+ITEMS = {"kernels": "kernels per forward", "copy_or_fill": "copy or fill", "tensor_cores": "tensor cores",
+         "rank": "speed rank", "backend": "backend picked"}
+
+
+def _yn(x) -> str:
+    return ("yes" if x else "no") if isinstance(x, bool) else str(x)
+
+
+# Which library issues a memset, by the op that launched it.
+MEMSET_BY = {"aten::bmm": "cuBLAS", "aten::mm": "cuBLAS", "aten::addmm": "cuBLAS", "aten::baddbmm": "cuBLAS",
+             "aten::_cudnn_attention_forward": "cuDNN"}
+
+
+def explanation(e: lessons.Explanation) -> str:
+    """What differs and why, for one contradicted item; the lesson's verdict apart."""
+    head = f"{ITEMS.get(e.item, e.item)}: expected {_yn(e.expected)}, measured {_yn(e.measured)}"
+    if e.cause == "memset":
+        m = e.kernels[0] if e.kernels else None
+        who = f" launched by {m.launched_by}" if m and m.launched_by else ""
+        what = (f"a {m.dur_us:.1f} µs {m.short_name}{who} (row {_rows(e.kernels)})" if m else "a memset")
+        lib = MEMSET_BY.get(m.launched_by if m else "", "the library")
+        why = (f"{what}, a memory fill {lib} issues before its kernel on this GPU, not a copy of the attention's "
+               "data; the article's A100 trace showed no such event")
+        if e.item == "kernels" and e.without is not None:
+            why += f". Without it the count is {e.without}, as expected"
+    elif e.cause == "backend":
+        why = (f"PyTorch's own priority on this GPU and version put {e.measured} first"
+               + (f"; it runs the same kernel as {_join(label(x) for x, _ in e.faster)}" if e.faster else ""))
+    elif e.cause == "beaten":
+        why = ("ran slower than " + _join(f"{label(x)} ({arch_name(a)})" for x, a in e.faster)
+               + f", which the hypothesis ranked behind it; its own main kernel: {arch_name(e.arch)}")
+    elif e.cause == "ahead":
+        why = ("ran faster than " + _join(f"{label(x)} ({arch_name(a)})" for x, a in e.faster)
+               + f", which the hypothesis ranked ahead of it; its own main kernel: {arch_name(e.arch)}")
+    elif e.cause == "off_tensor_cores":
+        why = "off the tensor cores by name: " + _join(k.short_name for k in e.kernels)
+    else:
+        why = f"the GPU events differ: {len(e.kernels)} in all"
+    stands = {True: " The article's lesson for this variant holds all the same.",
+              False: " The article's lesson for this variant does not hold here either.", None: ""}[e.lesson_stands]
+    return f"{head}: {why}.{stands}"
+
+
+# --------------------------------------------------------------------------- comparability
+
+DEFINITIONS = {
+    "gpu_only_cuda_graph": "GPU-only time by CUDA-graph replay",
+    "gpu_only_kernel_sum": "the GPU events of a profiled call added up",
+    "published_cuda_time": "the CUDA time a profiler showed per call, as published",
+    "host_dispatch": "host dispatch time with the GPU drained first",
+    "published_cpu_time": "the profiler's CPU time per call, as published (the op's whole CPU time, not dispatch "
+                          "alone)",
+}
+
+
+def issue(i: comparability.Issue) -> str:
+    if i.kind == "shape":
+        return (f"Different shapes: A measured {_point(i.a)}, B {_point(i.b)}. Times at different shapes are "
+                "not comparable.")
+    if i.kind == "dtype":
+        return f"Different dtypes: A computed in {i.a}, B in {i.b}."
+    if i.kind == "scenario":
+        missing = _join(s for s, has in (("A", i.a), ("B", i.b)) if not has)
+        return f"{missing} {'has' if ' and ' not in missing else 'have'} no data for the {i.quantity} scenario."
+    if i.kind == "definition":
+        q = {"gpu": "GPU time", "cpu": "CPU time"}[i.quantity]
+        return (f"{q} is defined differently: A shows {DEFINITIONS.get(i.a, i.a)}, B "
+                f"{DEFINITIONS.get(i.b, i.b)}. Their ratio mixes two quantities.")
+    if i.kind == "noisy":
+        parts = [f"{side}: " + "; ".join(noise(n) for n in ns) for side, ns in (("A", i.a), ("B", i.b)) if ns]
+        return "Noisy or thin timings: " + " — ".join(parts) + "."
+    return i.kind
+
+
+def _point(p) -> str:
+    s = f"batch {p.batch}, {p.q_heads} query heads"
+    if p.kv_heads != p.q_heads:
+        s += f" over {p.kv_heads} KV heads"
+    s += f", {p.q_len} queries × {p.kv_len} keys, head dim {p.head_dim}, mask {p.mask}"
+    return s + (f" (window {p.window})" if p.window else "")
