@@ -381,7 +381,8 @@ def rule_backend(ls) -> list[Finding]:
     pinned = st[(st["backend"] == r["backend"]) & (st["variant"] != auto)]
     if len(pinned) and not math.isnan(pinned.iloc[0]["gpu_ms"]) and not math.isnan(r["gpu_ms"]):
         facts.update(pinned_variant=pinned.iloc[0]["variant"], pinned_ms=float(pinned.iloc[0]["gpu_ms"]))
-    fast = st[st["variant"].str.startswith("sdpa_") & (st["variant"] != auto) & st["gpu_ms"].notna()]
+    pinned_backend = st["variant"].map(lambda name: name in VARIANTS and VARIANTS[name].backend is not None)
+    fast = st[pinned_backend & st["gpu_ms"].notna()]
     if len(fast):
         f = fast.sort_values("gpu_ms").iloc[0]
         facts.update(fastest_pinned=f["variant"], fastest_pinned_ms=float(f["gpu_ms"]))

@@ -43,10 +43,6 @@ def _lane(depth: int, thread: str = "main") -> str:
     return f"host · depth {depth}" if thread == "main" else f"host · {thread} · depth {depth}"
 
 
-def _num(x, digits: int = 3):
-    return number(x, digits)
-
-
 def _occupancy(x) -> str:
     """The profiler's estimate for a tooltip: a percentage, or why there is none."""
     return "not reported" if number(x) is None else fmt.num(x, ".0f", "%")
@@ -61,9 +57,9 @@ def timeline_data(cpu: pd.DataFrame, gpu: pd.DataFrame) -> tuple[pd.DataFrame, p
         "lane": [_lane(int(d), t) for t, d in zip(threads, cpu["depth"])],
         "name": cpu["name"].astype(str),
         "kind": [CPU_KIND.get(str(k), "aten op") for k in cpu["cat"]],
-        "start_us": [_num(x) for x in cpu["start_us"]],
-        "end_us": [_num(x) for x in cpu["end_us"]],
-        "dur_us": [_num(x) for x in cpu["dur_us"]],
+        "start_us": [number(x, 3) for x in cpu["start_us"]],
+        "end_us": [number(x, 3) for x in cpu["end_us"]],
+        "dur_us": [number(x, 3) for x in cpu["dur_us"]],
     })
     g = pd.DataFrame({
         "lane": ["GPU"] * len(gpu),
@@ -72,9 +68,9 @@ def timeline_data(cpu: pd.DataFrame, gpu: pd.DataFrame) -> tuple[pd.DataFrame, p
         "short_name": gpu["short_name"].astype(str),
         "kind": gpu["kind"].astype(str),
         "category": gpu["category"].astype(str),
-        "start_us": [_num(x) for x in gpu["start_us"]],
-        "end_us": [_num(x) for x in gpu["end_us"]],
-        "dur_us": [_num(x) for x in gpu["dur_us"]],
+        "start_us": [number(x, 3) for x in gpu["start_us"]],
+        "end_us": [number(x, 3) for x in gpu["end_us"]],
+        "dur_us": [number(x, 3) for x in gpu["dur_us"]],
         "launched_by": gpu["launched_by"].fillna("").astype(str),
         "launch_api": gpu["launch_api"].fillna("").astype(str),
         "occupancy": [_occupancy(x) for x in gpu["occupancy_pct"]],
@@ -161,9 +157,9 @@ def gpu_time(summary: pd.DataFrame, per: str = "forward") -> alt.LayerChart:
     ok = summary[summary["status"] == "ok"]
     d = pd.DataFrame({
         "label": ok["label"].astype(str),
-        "median": [_num(x, 4) for x in ok["gpu_ms"]],
-        "q1": [_num(x, 4) for x in ok["gpu_q1"]],
-        "q3": [_num(x, 4) for x in ok["gpu_q3"]],
+        "median": [number(x, 4) for x in ok["gpu_ms"]],
+        "q1": [number(x, 4) for x in ok["gpu_q1"]],
+        "q3": [number(x, 4) for x in ok["gpu_q3"]],
         "n": [int(n) for n in ok["gpu_n"]],
     }).dropna(subset=["median"]).sort_values(["median", "label"])
     order = list(d["label"])
