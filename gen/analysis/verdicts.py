@@ -162,8 +162,16 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
     tm = timings.times(p, tr)
     gpu = _present(tm.gpu_only)
     hb = bool(tm.host_bound) and ls.rs.kind == schema.SetKind.MEASURED
+    events = main = short = index = None
+    if tr is not None and tr.forwards:
+        kt = tables.kernel_table(ls, p.variant, p.mode, tr=tr)
+        mk = tables.main_kernel(kt)
+        events = len(kt)
+        if mk is not None:
+            main, short, index = mk["name"], mk["short_name"], int(mk["index"])
     return Timed(p.variant, p.status, gpu, tm.gpu_only_method if gpu else None, _present(tm.eager),
-                 _present(tm.host), host_bound=hb, eager_over_gpu_only=tm.eager_over_gpu_only if hb else None)
+                 _present(tm.host), events, main, short, index, host_bound=hb,
+                 eager_over_gpu_only=tm.eager_over_gpu_only if hb else None)
 
 
 def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> list[Timed]:
@@ -175,8 +183,24 @@ def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inferenc
     rec = ls.rs.scenario(scenario)
     if rec is None or not rec.points:
         return []
-    first = rec.points[0]
-    return [_sweep_row(ls, p) for p in ls.rs.sweep if p.scenario == scenario and p.mode == mode and p.point == first]
+    return timed_at(ls, scenario, rec.points[0], mode)
+
+
+def timed_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> list[Timed]:
+    """Every variant's sweep record at one point of a scenario."""
+    return [_sweep_row(ls, p) for p in ls.rs.sweep if p.scenario == scenario and p.mode == mode and p.point == point]
+
+
+def verdict_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> Verdict | None:
+    """The verdict at one sweep point (the scaling page's "fastest at the largest
+    size"): the same rule as `verdict`, on the sweep's records."""
+    if ls.rs.kind != schema.SetKind.MEASURED:
+        return None
+    key = ("verdict_at", scenario, point, mode)
+    if key not in ls._tables:
+        ls._tables[key] = decide(timed_at(ls, scenario, point, mode), ls.name, scenario, mode,
+                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability))
+    return ls._tables[key]
 
 
 # --------------------------------------------------------------------------- the verdict
@@ -304,7 +328,10 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
     """The verdict from Timed rows alone (see the module docstring); None when
     no variant has a time to rank by."""
     ok = [t for t in rows if t.status == schema.Status.OK]
-    basis = next((b for b in ("gpu_only", "eager", "host") if any(getattr(t, b) for t in ok)), None)
+    # The ranking time every row has (GPU-only first): rows timed another way are never dropped from the ranking.
+    bases = ("gpu_only", "eager", "host")
+    basis = next((b for b in bases if ok and all(getattr(t, b) for t in ok)), None) or \
+        max(bases, key=lambda b: sum(1 for t in ok if getattr(t, b)))
     ranked = sorted([t for t in ok if _basis(t, basis) is not None], key=lambda t: _basis(t, basis).median)
     if not ranked:
         return None
