@@ -1,19 +1,28 @@
 """The variants: one declarative record each, with what we expect before a run.
 
 Takes: nothing. Gives: `VARIANTS` (name -> `Variant`), `resolve(names)` for
-the CLI, and `source(variant)` (the code the variant runs, read from
-gen/attention.py as text, so no torch is imported here).
+the CLI, `by_role(role)` / `inplace_pair()` (so no stage hard-codes a
+variant's name: the baseline, the in-place pair and the automatic choice are
+roles declared here), `with_keyword(word)`, and `source(variant)` (the code
+the variant runs, read from gen/capture/attention.py as text, so no torch is
+imported here).
 
 Adding a variant is one `Variant(...)` entry below, plus a class in
-gen/attention.py when it needs new code.
+gen/capture/attention.py when it needs new code. Every variant runs every
+scenario (gen.model.scenarios); what it refuses is recorded with PyTorch's
+reason, so no capability is declared as a filter. `gqa` and `masks` say how
+the variant meets grouped KV heads and masks, for the report.
 """
 
 from __future__ import annotations
 
 import ast
+import enum
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from gen.model.schema import UserError
 
 
 @dataclass(frozen=True)
@@ -27,16 +36,40 @@ class Hypothesis:
     why: str
 
 
+class Role(enum.StrEnum):
+    """What a variant stands for in the comparisons, so stages ask for a role, not a name."""
+
+    BASELINE = "baseline"  # the unfused reference others are compared against
+    INPLACE = "inplace"  # the baseline with its mask applied in place: the pair (BASELINE, INPLACE)
+    AUTOMATIC = "automatic"  # PyTorch picks the backend; compared with the pinned ones
+
+
+class Gqa(enum.StrEnum):
+    """How a variant meets fewer KV heads than query heads."""
+
+    EXPAND = "expand"  # repeat_interleave copies each KV head per query head: the cost shows
+    NATIVE = "native"  # enable_gqa=True: the kernel maps query heads to KV heads
+
+
 @dataclass(frozen=True)
 class Variant:
     name: str
     label: str
-    kind: str  # builder in gen/attention.py
+    kind: str  # builder in gen/capture/attention.py
     backend: str | None  # pinned SDPA backend, None = not pinned
-    classes: tuple[str, ...]  # classes in gen/attention.py that hold its code
+    classes: tuple[str, ...]  # classes in gen/capture/attention.py that hold its code
     expect: Hypothesis
     train: bool = True  # runs forward and backward in --mode train
     default: bool = True  # in the default --variants list
+    role: Role | None = None
+    keywords: tuple[str, ...] = ()  # for grouping and search: "eager", "fused", "compiled", ...
+    gqa: Gqa = Gqa.NATIVE
+    masks: str = ""  # how the mask reaches the kernel
+
+    @property
+    def compiled(self) -> bool:
+        """Compiled at each new shape (torch.compile): run last, timed after a first call."""
+        return "compiled" in self.keywords
 
 
 VARIANTS: dict[str, Variant] = {
@@ -49,6 +82,10 @@ VARIANTS: dict[str, Variant] = {
             None,
             ("NaiveAttention",),
             Hypothesis(6, True, True, 8, "five ops, and out-of-place masked_fill copies the scores first"),
+            role=Role.BASELINE,
+            keywords=("eager", "unfused"),
+            gqa=Gqa.EXPAND,
+            masks="a boolean mask tensor, masked_fill with -inf",
         ),
         Variant(
             "naive_inplace",
@@ -57,6 +94,10 @@ VARIANTS: dict[str, Variant] = {
             None,
             ("NaiveAttention", "NaiveInplaceAttention"),
             Hypothesis(5, False, True, 7, "masked_fill_ writes into the scores: the copy should go"),
+            role=Role.INPLACE,
+            keywords=("eager", "unfused", "in-place"),
+            gqa=Gqa.EXPAND,
+            masks="a boolean mask tensor, masked_fill_ in place",
         ),
         Variant(
             "sdpa_math",
@@ -65,6 +106,9 @@ VARIANTS: dict[str, Variant] = {
             "math",
             ("SDPAttention",),
             Hypothesis(20, True, False, 9, "the reference path: upcasts, rebuilds the mask, safe softmax"),
+            keywords=("sdpa", "pinned", "unfused"),
+            gqa=Gqa.NATIVE,
+            masks="is_causal, or an explicit boolean attn_mask",
         ),
         Variant(
             "sdpa_efficient",
@@ -73,6 +117,9 @@ VARIANTS: dict[str, Variant] = {
             "efficient",
             ("SDPAttention",),
             Hypothesis(1, False, True, 5, "one fused memory-efficient (xformers/CUTLASS) kernel"),
+            keywords=("sdpa", "pinned", "fused"),
+            gqa=Gqa.NATIVE,
+            masks="is_causal, or an explicit boolean attn_mask",
         ),
         Variant(
             "sdpa_flash",
@@ -81,6 +128,9 @@ VARIANTS: dict[str, Variant] = {
             "flash",
             ("SDPAttention",),
             Hypothesis(1, False, True, 1, "one FlashAttention-2 kernel, scores never leave the chip"),
+            keywords=("sdpa", "pinned", "fused"),
+            gqa=Gqa.NATIVE,
+            masks="is_causal only (no explicit mask)",
         ),
         Variant(
             "sdpa_cudnn",
@@ -89,6 +139,9 @@ VARIANTS: dict[str, Variant] = {
             "cudnn",
             ("SDPAttention",),
             Hypothesis(1, False, True, 3, "one cuDNN-generated fused kernel, launched with cuLaunchKernelEx"),
+            keywords=("sdpa", "pinned", "fused"),
+            gqa=Gqa.NATIVE,
+            masks="is_causal, or an explicit boolean attn_mask",
         ),
         Variant(
             "sdpa_auto",
@@ -97,14 +150,21 @@ VARIANTS: dict[str, Variant] = {
             None,
             ("SDPAttention",),
             Hypothesis(1, False, True, 2, "PyTorch should pick a fused backend, flash first"),
+            role=Role.AUTOMATIC,
+            keywords=("sdpa", "automatic", "fused"),
+            gqa=Gqa.NATIVE,
+            masks="is_causal, or an explicit boolean attn_mask",
         ),
         Variant(
             "flex",
             "FlexAttention (compiled)",
             "flex",
             None,
-            ("FlexCausalAttention",),
+            ("FlexBlockMaskAttention",),
             Hypothesis(1, False, True, 4, "one Triton kernel generated from the causal block mask"),
+            keywords=("flex", "compiled", "fused"),
+            gqa=Gqa.NATIVE,
+            masks="a block mask from a mask_mod; none when nothing is masked",
         ),
         Variant(
             "naive_compiled",
@@ -113,11 +173,29 @@ VARIANTS: dict[str, Variant] = {
             None,
             ("NaiveAttention",),
             Hypothesis(3, False, True, 6, "two GEMMs around one fused scale-mask-softmax Triton kernel"),
+            keywords=("compiled", "fused"),
+            gqa=Gqa.EXPAND,
+            masks="a boolean mask tensor, fused by Inductor",
         ),
     ]
 }
 
 DEFAULT_VARIANTS = [v.name for v in VARIANTS.values() if v.default]
+
+
+def by_role(role: Role | str) -> Variant | None:
+    """The variant declared with a role (one each), or None."""
+    return next((v for v in VARIANTS.values() if v.role == role), None)
+
+
+def inplace_pair() -> tuple[Variant, Variant] | None:
+    """(baseline, its in-place twin): their gradients are compared in training."""
+    base, inplace = by_role(Role.BASELINE), by_role(Role.INPLACE)
+    return (base, inplace) if base and inplace else None
+
+
+def with_keyword(word: str) -> list[Variant]:
+    return [v for v in VARIANTS.values() if word in v.keywords]
 
 
 def resolve(names: str | list[str] | None) -> list[Variant]:
@@ -128,9 +206,11 @@ def resolve(names: str | list[str] | None) -> list[Variant]:
         names = [n.strip() for n in names.split(",") if n.strip()]
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
-        raise ValueError(
+        raise UserError(
             f"--variants: unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANTS)}"
         )
+    if not names:
+        raise UserError(f"--variants: no variant named; known: {', '.join(VARIANTS)}")
     return [VARIANTS[n] for n in names]
 
 
@@ -157,16 +237,14 @@ def source(variant: Variant) -> str:
             call = (
                 "# pinned around every measured call:\n"
                 f"with sdpa_kernel(SDPBackend.{BACKEND_ENUM[variant.backend]}):\n"
-                "    out = SDPAttention()(q, k, v)"
+                "    out = SDPAttention(point, device)(q, k, v)"
             )
         else:
-            call = "# no backend pinned: PyTorch chooses\nout = SDPAttention()(q, k, v)"
+            call = "# no backend pinned: PyTorch chooses\nout = SDPAttention(point, device)(q, k, v)"
     elif variant.kind == "naive_compiled":
-        call = "out = torch.compile(NaiveAttention(seq_len, head_dim, device))(q, k, v)"
-    elif variant.kind == "flex":
-        call = "out = FlexCausalAttention(seq_len, device)(q, k, v)"
+        call = "out = torch.compile(NaiveAttention(point, device))(q, k, v)"
     else:
-        call = f"out = {variant.classes[-1]}(seq_len, head_dim, device)(q, k, v)"
+        call = f"out = {variant.classes[-1]}(point, device)(q, k, v)"
     return "\n\n\n".join(parts) + "\n\n\n" + call + "\n"
 
 

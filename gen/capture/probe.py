@@ -1,0 +1,109 @@
+"""One call under watch: its peak memory, a profiler trace of it, why it refused, and the capture log.
+
+Takes: a zero-argument step and a device. Gives: `peak_memory`, `profile_to`
+(a gzipped Chrome trace of profiled calls), `refusal` / `out_of_memory`
+(one-line reasons from an exception and the warnings PyTorch gave before it),
+`free` (the allocator's cache back), `mode_context` and `log` (progress on
+stderr, kept in `LOG` for the set's capture.log). Shared by the profiled runs
+(runner) and the scenario sweep (sweep). Imports torch and the standard library.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import gzip
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import torch
+
+LOG: list[str] = []
+
+
+def log(msg: str) -> None:
+    """Progress on stderr, kept too for the set's capture.log."""
+    LOG.append(msg)
+    print(msg, file=sys.stderr, flush=True)
+
+
+def sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def free(device: torch.device) -> None:
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+
+
+def mode_context(train: bool):
+    """torch.no_grad() for inference, entered once outside every loop."""
+    return contextlib.nullcontext() if train else torch.no_grad()
+
+
+def peak_memory(step, device: torch.device) -> tuple[int | None, int | None]:
+    """(peak bytes allocated during one call, bytes allocated before it); None on a CPU."""
+    if device.type != "cuda":
+        return None, None
+    sync(device)
+    torch.cuda.reset_peak_memory_stats(device)
+    base = torch.cuda.memory_allocated(device)
+    step()
+    sync(device)
+    return torch.cuda.max_memory_allocated(device), base
+
+
+def profile_to(step, path: Path, device: torch.device, wait: int, warmup: int, active: int) -> int:
+    """Profile wait+warmup+active calls, each in its own record_function range
+    `forward#i`; keep the active ones as a gzipped Chrome trace. Returns active."""
+    from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+    activities = [ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(ProfilerActivity.CUDA)
+    raw = path.with_suffix("")  # foo.json.gz -> foo.json
+
+    def ready(prof):
+        prof.export_chrome_trace(str(raw))
+
+    with profile(
+        activities=activities,
+        schedule=schedule(wait=wait, warmup=warmup, active=active, repeat=1),
+        record_shapes=True,
+        on_trace_ready=ready,
+    ) as prof:
+        for i in range(wait + warmup + active):
+            with record_function(f"forward#{i}"):
+                step()
+            sync(device)
+            prof.step()
+    # mtime=0 so that the same trace gives the same bytes.
+    with open(raw, "rb") as src, gzip.GzipFile(path, "wb", compresslevel=9, mtime=0) as dst:
+        shutil.copyfileobj(src, dst)
+    raw.unlink()
+    return active
+
+
+# PyTorch's C++ warnings end with where they were raised: noise in a reason.
+_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?")
+REFUSAL_WARNINGS = 6  # warnings kept in a reason at most
+
+
+def refusal(exc: BaseException, caught: list) -> str:
+    """The exception's first line, then what PyTorch warned just before it: a
+    pinned SDPA backend warns "<backend> kernel not used because:" and then
+    one warning per failed check (GQA, an explicit mask, a head dim...)."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    said = [_TRIGGERED.sub("", str(w.message)).strip() for w in caught]
+    said = [m.splitlines()[0] for m in dict.fromkeys(said) if m]
+    text = "; ".join([f"{type(exc).__name__}: {first}"] + said[:REFUSAL_WARNINGS])
+    return text.replace("because:; ", "because: ")
+
+
+def out_of_memory(exc: BaseException) -> str:
+    first = str(exc).strip().splitlines()[0]
+    return f"out of memory: {first[:200]}"

@@ -1,0 +1,190 @@
+"""The scenarios: named, declarative workloads the variants are measured on.
+
+Takes: nothing. Gives: `SCENARIOS` (name -> `Scenario`), `resolve(names)` for
+the CLI's `--scenario`, `tiny(scenario)` (the same scenario at toy sizes, for
+CPU tests: `python -m gen profile --tiny`), and per scenario its `points()`,
+`train_points()` and `record()` (the `schema.ScenarioRecord` a set stores).
+
+A scenario is the attention of one model shape: batch, query heads over KV
+heads (grouped-query attention when fewer KV heads), head dim, a query length
+(prefill: the whole sequence; decode: one token against a KV cache), a mask
+(causal, none, or a causal sliding window of W tokens), a dtype, and the
+lengths swept. Adding one is one `Scenario(...)` entry below; capture runs
+every variant on it and records what a variant refuses.
+Standard library only: capture reads it on the GPU machine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from gen.model import schema
+
+ARTICLE = "article"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    title: str
+    why: str  # what today's models do that this shape stands for
+    batch: int
+    q_heads: int
+    kv_heads: int
+    head_dims: tuple[int, ...]  # the first is the scenario's own; the others are swept too
+    lengths: tuple[int, ...]  # KV lengths swept (prefill: the sequence; decode: the cache)
+    mask: str  # schema.Mask
+    q_len: int | None = None  # None: prefill (queries = the sequence); decode: 1
+    window: int | None = None  # tokens, with mask "sliding"
+    dtype: str = "bf16"
+    train_lengths: tuple[int, ...] = ()  # forward + backward points
+    run_length: int | None = None  # the article's profiled runs (VariantRun), not a sweep point
+
+    def __post_init__(self):
+        if self.mask not in {m.value for m in schema.Mask}:
+            raise ValueError(f"scenario {self.name}: mask {self.mask!r} is not one of {', '.join(schema.Mask)}")
+        if (self.mask == schema.Mask.SLIDING) != (self.window is not None):
+            raise ValueError(f"scenario {self.name}: a window goes with mask 'sliding', and only with it")
+        if self.q_heads % self.kv_heads:
+            raise ValueError(f"scenario {self.name}: {self.q_heads} query heads do not group over "
+                             f"{self.kv_heads} KV heads")
+
+    @property
+    def head_dim(self) -> int:
+        return self.head_dims[0]
+
+    @property
+    def decode(self) -> bool:
+        return self.q_len is not None
+
+    def point(self, length: int, head_dim: int | None = None) -> schema.Point:
+        """The shape at one KV length (and head dim)."""
+        return schema.Point(batch=self.batch, q_heads=self.q_heads, kv_heads=self.kv_heads,
+                            head_dim=head_dim or self.head_dim, q_len=self.q_len or length, kv_len=length,
+                            mask=self.mask, window=self.window)
+
+    def points(self) -> list[schema.Point]:
+        """The inference sweep in order: the scenario's head dim first, then the others."""
+        return [self.point(n, d) for d in self.head_dims for n in self.lengths]
+
+    def train_points(self) -> list[schema.Point]:
+        return [self.point(n) for n in self.train_lengths]
+
+    def run_point(self) -> schema.Point | None:
+        return self.point(self.run_length) if self.run_length else None
+
+    def record(self, with_runs_in: list[str] = ()) -> schema.ScenarioRecord:
+        """As a set stores it. The article's run point leads its points (as
+        update_to_2 writes it), and is its train point when runs train."""
+        run = self.run_point()
+        points = self.points()
+        if run is not None:
+            points = [run] + [p for p in points if p != run]
+        train = self.train_points()
+        if run is not None and schema.Mode.TRAIN in with_runs_in and run not in train:
+            train = [run] + train
+        return schema.ScenarioRecord(name=self.name, title=self.title, dtype=self.dtype, points=points,
+                                     train_points=train)
+
+
+def _pow2(lo: int, hi: int) -> tuple[int, ...]:
+    out, n = [], lo
+    while n <= hi:
+        out.append(n)
+        n *= 2
+    return tuple(out)
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in [
+        Scenario(
+            ARTICLE, "The article's shape",
+            "the seed article's workload, kept so that its A100 figures stay comparable",
+            batch=8, q_heads=16, kv_heads=16, head_dims=(64, 128), lengths=_pow2(256, 16384),
+            mask=schema.Mask.CAUSAL, run_length=1024,
+        ),
+        Scenario(
+            "gqa-prefill", "Prefill with grouped-query attention",
+            "a long prompt through a large model: 64 query heads share 8 KV heads (Llama-3-70B-like)",
+            batch=1, q_heads=64, kv_heads=8, head_dims=(128,), lengths=_pow2(2048, 32768),
+            mask=schema.Mask.CAUSAL, train_lengths=(4096,),
+        ),
+        Scenario(
+            "decode", "Decode from a KV cache",
+            "generating one token per sequence against a long KV cache (Llama-3-8B-like heads)",
+            batch=8, q_heads=32, kv_heads=8, head_dims=(128,), lengths=(4096, 16384, 65536, 131072),
+            mask=schema.Mask.NONE, q_len=1,
+        ),
+        Scenario(
+            "sliding-window", "Sliding-window prefill",
+            "causal attention limited to the last 4096 tokens (Mistral-like), at 16k tokens",
+            batch=1, q_heads=64, kv_heads=8, head_dims=(128,), lengths=(16384,),
+            mask=schema.Mask.SLIDING, window=4096,
+        ),
+    ]
+}
+
+DEFAULT_SCENARIOS = [ARTICLE]
+
+
+def resolve(names: str | list[str] | None) -> list[Scenario]:
+    """Scenarios from a comma list (or list); `all` is every one; unknown
+    names are a one-line error naming the option."""
+    if names is None:
+        return [SCENARIOS[n] for n in DEFAULT_SCENARIOS]
+    if isinstance(names, str):
+        names = [n.strip() for n in names.split(",") if n.strip()]
+    if "all" in names:
+        return list(SCENARIOS.values())
+    unknown = [n for n in names if n not in SCENARIOS]
+    if unknown or not names:
+        raise schema.UserError(f"--scenario: unknown scenario(s) {', '.join(unknown) or '(none given)'}; "
+                               f"known: {', '.join(SCENARIOS)}, or all")
+    return [SCENARIOS[n] for n in dict.fromkeys(names)]
+
+
+# Toy sizes keep every code path (GQA grouping, one-token decode, a window
+# narrower than the sequence) while running in seconds on a CPU.
+TINY_DIVISOR = 256
+TINY_MIN_LENGTH = 16
+
+
+def tiny(s: Scenario) -> Scenario:
+    """The same scenario at toy sizes: lengths and window / 256 (at least 16),
+    batch at most 2, head dim 16, at most 8 query heads in the same groups."""
+    def shrink(n: int) -> int:
+        return max(TINY_MIN_LENGTH, n // TINY_DIVISOR)
+
+    groups = s.q_heads // s.kv_heads
+    q_heads = min(s.q_heads, max(8, groups))
+    lengths = tuple(dict.fromkeys(shrink(n) for n in s.lengths))
+    return dataclasses.replace(
+        s, batch=min(s.batch, 2), q_heads=q_heads, kv_heads=max(1, q_heads // groups),
+        head_dims=tuple(dict.fromkeys(16 * (i + 1) for i in range(len(s.head_dims)))),
+        lengths=lengths, window=shrink(s.window) if s.window else None,
+        train_lengths=tuple(shrink(n) for n in s.train_lengths),
+        run_length=shrink(s.run_length) if s.run_length else None,
+    )
+
+
+def with_overrides(s: Scenario, *, batch: int | None = None, heads: int | None = None,
+                   run_length: int | None = None, head_dims: list[int] | None = None,
+                   lengths: list[int] | None = None, dtype: str | None = None) -> Scenario:
+    """The scenario with options from the command line (the article's --shape,
+    --sweep-seqs and --sweep-dims, --dtype); heads set both query and KV heads."""
+    changes: dict = {}
+    if batch:
+        changes["batch"] = batch
+    if heads:
+        changes["q_heads"] = changes["kv_heads"] = heads
+    if run_length:
+        changes["run_length"] = run_length
+    if head_dims:
+        changes["head_dims"] = tuple(head_dims)
+    if lengths is not None:
+        changes["lengths"] = tuple(lengths)
+    if dtype:
+        changes["dtype"] = dtype
+    return dataclasses.replace(s, **changes)
