@@ -32,6 +32,27 @@ def _ints(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected a comma list of integers, got {text!r}") from None
 
 
+def _scenarios(a):
+    """The --scenario list shaped by the other options: --tiny shrinks every
+    one; --shape, --sweep, --sweep-seqs and --sweep-dims shape the article's
+    (its lengths are swept only with --sweep); --dtype sets every one's.
+    Returns (scenarios, the article as shaped, even when not chosen)."""
+    from gen.model import scenarios as sc
+
+    chosen = sc.resolve(a.scenario)
+    if a.tiny:
+        chosen = [sc.tiny(s) for s in chosen]
+    article = sc.SCENARIOS[sc.ARTICLE]
+    article = sc.tiny(article) if a.tiny else article
+    b, h, s, d = a.shape or (article.batch, article.q_heads, article.run_length, article.head_dim)
+    dims = [d] + [x for x in (a.sweep_dims or article.head_dims) if x != d]
+    lengths = (a.sweep_seqs or list(article.lengths)) if a.sweep else []
+    article = sc.with_overrides(article, batch=b, heads=h, run_length=s, head_dims=dims, lengths=lengths,
+                                dtype=a.dtype)
+    chosen = [article if x.name == sc.ARTICLE else sc.with_overrides(x, dtype=a.dtype) for x in chosen]
+    return chosen, article
+
+
 def cmd_profile(a) -> int:
     from gen.capture import runner as capture  # the only verb that imports torch
     from gen.model import variants  # the only verb that imports torch
@@ -45,13 +66,11 @@ def cmd_profile(a) -> int:
     if a.quick:
         budget = capture.Budget(warmup_min=3, warmup_min_s=0.05, warmup_max_s=0.5, repeats=10,
                                 min_measure_s=0.05, max_repeats=50)
-    seqs = None
-    if a.sweep:
-        seqs = a.sweep_seqs or [256 * 2**i for i in range(7)]
+    chosen, article = _scenarios(a)
+    shape = (article.batch, article.q_heads, article.run_length, article.head_dim)
     path = capture.profile(
-        vs, a.shape, a.dtype, modes, Path(a.out), force=a.force, label=a.label, budget=budget,
-        sweep_seqs=seqs, sweep_dims=a.sweep_dims or [64, 128], time_limit_s=a.time_limit_s, if_missing=a.if_missing,
-        counters=a.counters,
+        vs, shape, a.dtype or article.dtype, modes, Path(a.out), force=a.force, label=a.label, budget=budget,
+        time_limit_s=a.time_limit_s, if_missing=a.if_missing, scenarios=chosen, counters=a.counters,
     )
     print(path)
     return 0
@@ -93,8 +112,13 @@ def parser() -> argparse.ArgumentParser:
 
     pr = sub.add_parser("profile", help="run the variants under torch.profiler and write a result set")
     pr.add_argument("--variants", help="comma list (default: all default variants)")
-    pr.add_argument("--shape", type=_shape, default=(8, 16, 1024, 64), help="B,H,S,D (default 8,16,1024,64)")
-    pr.add_argument("--dtype", default="bf16", help="bf16, fp16 or fp32 (default bf16)")
+    pr.add_argument("--scenario", default="article",
+                    help="comma list of scenarios (gen/model/scenarios.py: article, gqa-prefill, decode, "
+                         "sliding-window), or all (default article)")
+    pr.add_argument("--tiny", action="store_true",
+                    help="every scenario at toy sizes (lengths / 256, head dim 16, a few heads): for tests")
+    pr.add_argument("--shape", type=_shape, help="the article's B,H,S,D (default 8,16,1024,64)")
+    pr.add_argument("--dtype", help="bf16, fp16 or fp32 (default: each scenario's, bf16)")
     pr.add_argument("--mode", default="inference", help="inference, train, or inference,train")
     pr.add_argument("--out", default=str(DEFAULT_RESULTS), help="results root (default results/)")
     pr.add_argument("--force", action="store_true", help="replace an existing result set")
@@ -104,7 +128,7 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--counters", action=argparse.BooleanOptionalAction, default=True,
                     help="read hardware counters with Nsight Compute (ncu --clock-control none), one warm call "
                          "per variant and mode in a pass of its own (default on; unavailable without ncu)")
-    pr.add_argument("--sweep", action="store_true", help="also sweep sequence length and head dim")
+    pr.add_argument("--sweep", action="store_true", help="also sweep the article's sequence length and head dim")
     pr.add_argument("--sweep-seqs", type=_ints, help="sequence lengths (default 256..16384)")
     pr.add_argument("--sweep-dims", type=_ints, help="head dims (default 64,128)")
     pr.add_argument("--time-limit-s", type=float, default=3600.0,
