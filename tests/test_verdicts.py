@@ -140,7 +140,7 @@ def test_auto_against_the_hypothesis(monkeypatch):
     (FMHA80, 80, "fmha_cutlass", {"dtype": "bf16", "alignment": True, "tile": (64, 64), "accumulator": "registers",
                                   "arch": 80, "library": "cutlass", "direction": "forward"}),
     (CUDNN90, 90, "cudnn_sdpa", {"arch": 90, "instruction": "wgmma", "knob": 7, "tile": (64, 128, 64),
-                                 "warps": (4, 1, 1), "cluster": (1, 1, 1)}),
+                                 "layout": (4, 1, 1), "cluster": (1, 1, 1)}),
     ("cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_6_128x64x64_4x1x1_cga1x1x1_kernel0_0", 80,
      "cudnn_sdpa", {"instruction": "wmma", "knob": 6, "tile": (128, 64, 64)}),
     (FLASH, None, "flash2", {"head_dim": 64, "block_m": 128, "block_n": 128, "warps": 4}),

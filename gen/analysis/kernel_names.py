@@ -37,7 +37,7 @@ def gpu_arch(compute_capability: str | None) -> int | None:
 class Field:
     token: str  # as it appears in the name
     kind: str  # op, library, direction, dtype, alignment, tile, accumulator, arch, instruction, knob, warps,
-    #            cluster, head_dim, block_m, block_n
+    #            layout, cluster, algorithm, head_dim, block_m, block_n
     value: str | int | tuple[int, ...] | bool
 
 
@@ -109,9 +109,11 @@ def decode(name: str) -> DecodedName:
                 continue
             for pat, kind, value in _CUDNN_TOKENS:
                 if t := pat.fullmatch(tok):
-                    # The first AxBxC is the tile, the next one the warps per CTA.
+                    # The first AxBxC is the tile; the next one is an engine layout
+                    # parameter cuDNN does not document (not the warp count: the H200
+                    # kernel tagged 4x1x1 runs 384 threads a block).
                     if kind == "tile":
-                        kind, seen_tile = ("warps" if seen_tile else "tile"), True
+                        kind, seen_tile = ("layout" if seen_tile else "tile"), True
                     fields.append(Field(tok, kind, value(t)))
                     break
         return DecodedName("cudnn_sdpa", tuple(fields), a)

@@ -257,14 +257,15 @@ FIELD_MEANING = {
     "alignment": lambda v: "inputs meet the kernel's memory alignment, so it loads whole vectors" if v else
     "inputs not aligned: a slower loading path",
     "tile": lambda v: "a tile of " + "×".join(map(str, v)) + (" (queries × keys a block works on)" if len(v) == 2
-                                                              else ""),
+                                                              else " (the engine's tile shape)"),
     "accumulator": lambda v: "the output accumulator stays in the register file, the fastest storage there is",
     "arch": lambda v: f"compiled for {arch_name(v)}",
     "instruction": lambda v: {"wgmma": "Hopper's warpgroup matrix-multiply instructions",
                               "wmma": "warp-level matrix-multiply instructions", "ffma": "float32 fused multiply-add "
                               "on the CUDA cores, not the tensor cores"}.get(v, v),
     "knob": lambda v: f"engine knob {v}, chosen for this problem",
-    "warps": lambda v: f"{'×'.join(map(str, v)) if isinstance(v, tuple) else v} warps",
+    "warps": lambda v: f"{v} warps a block",
+    "layout": lambda v: "×".join(map(str, v)) + ", an engine layout parameter cuDNN does not document",
     "cluster": lambda v: "a thread-block cluster of " + "×".join(map(str, v)),
     "algorithm": lambda v: f"the {v}-attention algorithm",
     "head_dim": lambda v: f"head dimension {v}",
