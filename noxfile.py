@@ -71,6 +71,28 @@ def serve(session: nox.Session) -> None:
     session.run("mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", env=ENV)
 
 
+ZENSICAL_SITE = ".nox/zensical/site"
+
+
+@nox.session(python=PYTHON)
+def zensical(session: nox.Session) -> None:
+    """Trial, not run by default: build the site with Zensical (Material for MkDocs ends in May 2027)
+    from the same mkdocs.yml and docs/, into .nox/zensical/site. Findings: docs/notes/zensical.md."""
+    session.install("-e", ".")
+    session.install("zensical")
+    session.run("python", "-m", "gen", "build", *session.posargs, env=ENV)
+    # Zensical has no --site-dir and wants its config inside the project: a config that inherits
+    # mkdocs.yml and only moves the output, so that site/ (mkdocs' build) stays as it is.
+    config = ".zensical.yml"
+    with open(config, "w", encoding="utf-8") as fh:
+        fh.write(f"INHERIT: mkdocs.yml\nsite_dir: {ZENSICAL_SITE}\n")
+    try:
+        session.run("zensical", "build", "--strict", "--config-file", config, env=ENV)
+    finally:
+        os.remove(config)
+    session.log(f"Zensical build: {os.path.abspath(ZENSICAL_SITE)}/index.html")
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff over the package, tests and noxfile."""
