@@ -199,3 +199,18 @@ def test_comparability_refuses_other_shapes(h200):
     none = dataclasses.replace(rs, runs=[], sweep=[])
     assert {i.kind for i in comparability.refusals(h200, tables.LoadedSet("empty", h200.path, none))} >= {"scenario"}
     assert verdicts.verdict(tables.LoadedSet("empty", h200.path, none)) is None
+
+
+def test_incomparable_is_one_line(h200):
+    import dataclasses
+
+    rs = h200.rs
+    p = dataclasses.replace(rs.scenarios[0].points[0], kv_len=2048, q_len=2048)
+    b = tables.LoadedSet("other", h200.path, dataclasses.replace(rs, scenarios=[
+        dataclasses.replace(rs.scenarios[0], points=[p])]))
+    with pytest.raises(schema.UserError) as e:
+        comparability.require_comparable(h200, b)
+    msg = str(e.value)
+    assert "\n" not in msg and "Sq1024 Skv1024" in msg and "Sq2048 Skv2048" in msg and "--force" in msg
+    ref = tables.load_set(RESULTS / "nvidia-a100-sxm4-80gb__article-2026-07")
+    assert {i.kind for i in comparability.require_comparable(h200, ref)} == {"definition", "noisy"}

@@ -126,3 +126,36 @@ def issues(a: tables.LoadedSet, b: tables.LoadedSet, scenario: str = "article",
 def refusals(a: tables.LoadedSet, b: tables.LoadedSet, scenario: str = "article",
              mode: str = "inference") -> list[Issue]:
     return [i for i in issues(a, b, scenario, mode) if i.refuse]
+
+
+def point_text(p: schema.Point) -> str:
+    """A point as a compact identifier: B8 H16/16 Sq1024 Skv1024 D64 causal."""
+    text = f"B{p.batch} H{p.q_heads}/{p.kv_heads} Sq{p.q_len} Skv{p.kv_len} D{p.head_dim} {p.mask}"
+    return text + (f" W{p.window}" if p.window else "")
+
+
+class Incomparable(schema.UserError):
+    """Two sets whose numbers cannot be set against each other (the CLI prints the one line)."""
+
+    def __init__(self, a: str, b: str, found: list[Issue]):
+        self.issues = found
+        parts = []
+        for i in found:
+            if i.kind == "shape":
+                parts.append(f"different shapes ({point_text(i.a)} against {point_text(i.b)})")
+            elif i.kind == "scenario":
+                parts.append(f"no data for scenario {i.quantity} in {'SET_A' if not i.a else 'SET_B'}")
+            else:
+                parts.append(f"different {i.kind}s ({i.a} against {i.b})")
+        super().__init__(f"compare: {a} and {b} are not comparable: {'; '.join(parts)}. "
+                         "Pass --force to show them side by side anyway")
+
+
+def require_comparable(a: tables.LoadedSet, b: tables.LoadedSet, scenario: str = "article",
+                       mode: str = "inference") -> list[Issue]:
+    """The issues to flag; raises Incomparable when one of them refuses the comparison."""
+    found = issues(a, b, scenario, mode)
+    refused = [i for i in found if i.refuse]
+    if refused:
+        raise Incomparable(a.name, b.name, refused)
+    return found
