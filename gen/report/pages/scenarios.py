@@ -1,0 +1,179 @@
+"""The scenario pages: one per workload (article, GQA prefill, decode, sliding window), and their index.
+
+Takes: a `site.Context`. Gives: `build(ctx)`, `scenario_page(name)`, and the
+view models `scenario_view(ctx, name)` / `set_view(ctx, ls, name)`: per
+measured set the headline, the ceilings, the charts (time, rate, roofline),
+the published anchors beside our numbers with what differs, and the table of
+every variant at every point (refusals with PyTorch's reason). Numbers from
+gen.analysis.scenarios, sentences from gen.report.wording_scenarios.
+Templates: scenarios_index.md.j2, scenario_page.md.j2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gen.analysis import scaling
+from gen.analysis import scenarios as sa
+from gen.model import datasheets, schema
+from gen.model import scenarios as declared
+from gen.report import charts_scenarios as charts
+from gen.report import format as fmt
+from gen.report import wording_scenarios as words
+from gen.report.site import Context, Page, chart_div, records
+
+INDEX = f"{fmt.GENERATED}/scenarios/index.md"
+SCALING_PAGE = f"{fmt.GENERATED}/scaling.md"
+
+
+def scenario_page(name: str) -> str:
+    return f"{fmt.GENERATED}/scenarios/{fmt.slug(name)}.md"
+
+
+def _label(v: str) -> str:
+    return fmt.label_of(v)
+
+
+def _anchors(ctx: Context, name: str):
+    return ctx._once(("scenario_anchors", name), lambda: sa.anchor_frame(ctx.sets, name))
+
+
+def _figure(pts) -> str:
+    inf = pts[pts["mode"] == schema.Mode.INFERENCE]
+    return sa.FIGURE_TBPS if len(inf) and (inf["figure"] == sa.FIGURE_TBPS).all() else sa.FIGURE_TFLOPS
+
+
+def _rows(pts, decode: bool, show_dim: bool, linked: list[str]) -> list[dict]:
+    out = []
+    for r in records(pts):
+        fig = words.figure_of_row(r)
+        out.append(dict(r, label=_label(r["variant"]), point=words.point_label(r, decode, show_dim),
+                        page=fmt.variant_page(r["variant"]) if r["variant"] in linked else None,
+                        why_not=words.refusal(r["status"], r["reason"]) if r["status"] != schema.Status.OK else None,
+                        value=words.figure_value(r[fig], fig), unit=words.FIGURE_UNIT[fig]))
+    return out
+
+
+def _sentence(best: dict | None, title: str, decode: bool) -> str | None:
+    return words.versus(best, title, _label, decode) if best else None
+
+
+def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool) -> list[dict]:
+    groups = []
+    by_name = {s.name: s for s in ctx.sets}
+    for name in dict.fromkeys(anchors["anchor_set"]):
+        a = anchors[anchors["anchor_set"] == name]
+        v = versus[versus["anchor_set"] == name]
+        ref = by_name[name]
+        title = fmt.set_title(ref)
+        first = a.iloc[0]
+        rows = []
+        for r in records(v):
+            r["label"] = words.point_label(r, decode, a["head_dim"].nunique() > 1)
+            r["anchor_name"] = words.anchor_name(r["anchor_variant"])
+            r["fastest_label"] = _label(r["fastest_variant"]) if r["fastest_variant"] else None
+            rows.append(r)
+        groups.append(dict(
+            name=name, title=title, page=fmt.set_page(name), source=ref.rs.source,
+            conventions=sorted({c for c in a["published_convention"] if isinstance(c, str)}),
+            notes=sorted({n for n in a["note"] if isinstance(n, str)}),
+            same_shape=bool(a["same_shape"].all()), approximate=bool(a["approximate"].any()),
+            shape=dict(batch=int(first["batch"]), q_heads=int(first["q_heads"]), kv_heads=int(first["kv_heads"])),
+            differences=words.differences(sa.differences(ls, ref)), rows=rows,
+            sentence=_sentence(sa.strongest(v), title, decode)))
+    return groups
+
+
+def set_view(ctx: Context, ls, name: str) -> dict | None:
+    pts = sa.point_frame(ls, name)
+    if pts.empty:
+        return None
+    decode = bool(pts["q_len"].eq(1).all())
+    figure = _figure(pts)
+    gpu = ls.rs.environment.device == "cuda"
+    anchors = _anchors(ctx, name) if gpu else _anchors(ctx, name).iloc[0:0]
+    versus = sa.versus_frame(pts, anchors)
+    head = sa.headline(pts, versus, name)
+    ceil = scaling.ceilings(ls)
+    sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
+    x_title = words.length_axis(decode)
+    ch = {}
+    if gpu and pts["gpu_only_ms"].notna().any():
+        ch["time"] = chart_div(charts.scenario_time(pts, anchors, x_title), f"GPU-only time against length, {name}")
+        ceilings = []
+        if ceil:
+            ceilings.append(("measured copy" if figure == sa.FIGURE_TBPS else "measured matmul",
+                             ceil["copy_gbps"] / 1e3 if figure == sa.FIGURE_TBPS else ceil["matmul_tflops"]))
+        if sheet and figure == sa.FIGURE_TBPS:
+            ceilings.append(("datasheet", sheet.hbm_tbps))
+        ch["rate"] = chart_div(charts.scenario_rate(pts, anchors, figure, words.FIGURE_LABEL[figure], x_title,
+                                                    ceilings), f"{words.FIGURE_UNIT[figure]} against length, {name}")
+        if ceil:
+            ch["roofline"] = chart_div(charts.scenario_roofline(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3,
+                                                                words.ROOFLINE_X), f"roofline, {name}")
+    show_dim = pts["head_dim"].nunique() > 1
+    modes = []
+    for mode in schema.Mode:
+        m = pts[pts["mode"] == mode]
+        if len(m):
+            fig = _figure(m) if mode == schema.Mode.INFERENCE else sa.FIGURE_TFLOPS
+            modes.append(dict(mode=mode, rows=_rows(m, decode, show_dim, ctx.variant_names), figure=fig,
+                              figure_note=words.table_note(fig, mode)))
+    refusals = pts[pts["status"] != schema.Status.OK]
+    return dict(
+        ls=ls, gpu=gpu, measured=ls.measured, figure=figure, decode=decode, charts=ch, modes=modes,
+        headline=words.headline(head, figure, decode, _label) if head else None,
+        ceil=ceil, copy_tbps=ceil["copy_gbps"] / 1e3 if ceil else None,
+        datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
+        anchors=_anchor_groups(ctx, ls, anchors, versus, decode) if len(anchors) else [],
+        n_refused=int(len(refusals)), any_kernel_sum=bool((pts["gpu_only_method"] == "kernel_sum").any()),
+    )
+
+
+def scenario_view(ctx: Context, name: str) -> dict:
+    s = declared.SCENARIOS.get(name)
+    sets = [v for v in (set_view(ctx, ls, name) for ls in ctx.sets if ls.measured) if v]
+    first = next((ls for ls in ctx.sets if ls.measured and ls.rs.scenario(name)), None)
+    rec = first.rs.scenario(name) if first else None
+    p = rec.points[0] if rec and rec.points else (s.point(s.lengths[0]) if s else None)
+    lengths = sorted({q.kv_len for q in rec.points}) if rec else (list(s.lengths) if s else [])
+    figure = sets[0]["figure"] if sets else sa.FIGURE_TFLOPS
+    return dict(
+        here=scenario_page(name), name=name, title=sa.scenario_title(ctx.sets, name),
+        why=words.why(s.why) if s else None,
+        shape=words.shape(vars(p), lengths, rec.dtype if rec else s.dtype) if p else None,
+        head_dims=sorted({q.head_dim for q in rec.points}) if rec else [],
+        train=[q.kv_len for q in rec.train_points] if rec else [],
+        figure=figure, convention=words.CONVENTION[figure], flop_convention=sa.FLOP_CONVENTION,
+        bytes_convention=sa.BYTES_CONVENTION, label=words.FIGURE_LABEL[figure], sets=sets,
+        article=name == declared.ARTICLE, scaling=SCALING_PAGE,
+    )
+
+
+def build(ctx: Context) -> Iterator[Page]:
+    names = sa.scenario_names(ctx.sets)
+    if not names:
+        return
+    views = [scenario_view(ctx, n) for n in names]
+    index = ctx.template("scenarios_index.md.j2").render(here=INDEX, scenarios=views)
+    yield Page(INDEX, index, nav=("Scenarios", "Scenarios"))
+    for v in views:
+        yield Page(v["here"], ctx.template("scenario_page.md.j2").render(**v), nav=("Scenarios", v["title"]))
+
+
+def variant_kernels(ctx: Context, variant: str, page: str) -> list[dict]:
+    """For a variant page: per measured GPU set, scenario and mode, the kernels of one profiled
+    call at the largest length that kept a trace (gen.analysis.scenarios.kernels_frame)."""
+    out = []
+    for ls in ctx.sets:
+        if not ls.measured or ls.rs.environment.device != "cuda":
+            continue
+        k = sa.kernels_frame(ls, variant)
+        for (scenario, mode), g in k.groupby(["scenario", "mode"], sort=False):
+            first = g.iloc[0].to_dict()
+            decode = first["q_len"] == 1 and first["kv_len"] > 1
+            out.append(dict(ls=ls, scenario=scenario, title=sa.scenario_title(ctx.sets, scenario), mode=mode,
+                            link=fmt.relpath(scenario_page(scenario), page),
+                            point=words.point_label(first, decode, True), kernels=records(g),
+                            total_us=float(g["duration_us"].sum()), launches=int(g["count"].sum())))
+    return out

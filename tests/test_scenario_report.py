@@ -1,0 +1,122 @@
+"""Scenario pages and charts: a synthetic set with every scenario beside the committed published anchors."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gen.analysis import scaling, tables
+from gen.analysis import scenarios as sa
+from gen.model import anchors
+from tests import scenario_sets
+from tests.conftest import RESULTS
+
+
+@pytest.fixture(scope="module")
+def sets(tmp_path_factory):
+    d = scenario_sets.build(tmp_path_factory.mktemp("sets"))
+    return [tables.load_set(d), tables.load_set(RESULTS / anchors.CUDNN_NAME),
+            tables.load_set(RESULTS / anchors.FA3_NAME)]
+
+
+@pytest.fixture(scope="module")
+def pages(sets):
+    from gen.report.pages import scenarios
+    from gen.report.site import Context
+
+    return {p.path: p for p in scenarios.build(Context(sets))}
+
+
+def _drawn(spec: dict) -> dict[str, int]:
+    """Render with vl-convert; per mark type, the paths that show (no NaN, not of zero size)."""
+    import vl_convert
+
+    svg = vl_convert.vegalite_to_svg(spec)
+    out: dict[str, int] = {}
+    for kind, body in re.findall(r'<g class="(mark-\w+) role-mark[^"]*"[^>]*>(.*?)</g>', svg, re.S):
+        ds = re.findall(r'<path[^>]*\sd="([^"]*)"', body)
+        out[kind] = out.get(kind, 0) + sum(bool(d) and "NaN" not in d and not re.search(r"[hv]0(?![\d.])", d)
+                                          for d in ds)
+        # Rules are drawn as lines: one that shows has a length and no NaN.
+        lines = re.findall(r'<line[^>]*x2="([^"]*)" y2="([^"]*)"', body)
+        out[kind] += sum("NaN" not in x + y and (float(x) or float(y)) != 0 for x, y in lines)
+    return out
+
+
+@pytest.mark.parametrize("scenario", ["gqa-prefill", "decode", "sliding-window", "article"])
+def test_scenario_charts_draw_every_point(sets, scenario):
+    from gen.report import charts_scenarios as charts
+
+    ls = sets[0]
+    pts, anc = sa.point_frame(ls, scenario), sa.anchor_frame(sets, scenario)
+    ceil = scaling.ceilings(ls)
+    ran = pts[(pts["status"] == "ok") & (pts["mode"] == "inference")]
+    figure = sa.FIGURE_TBPS if scenario == "decode" else sa.FIGURE_TFLOPS
+    same_shape_times = int((anc["same_shape"] & anc["published_ms"].notna()).sum()) if len(anc) else 0
+    time = _drawn(charts.scenario_time(pts, anc, "length").to_dict())
+    assert time.get("mark-symbol", 0) == len(ran) + same_shape_times, time
+    rate = _drawn(charts.scenario_rate(pts, anc, figure, "rate", "length", [("measured", 100.0)]).to_dict())
+    published_rates = int(anc["tflops"].notna().sum()) if figure == sa.FIGURE_TFLOPS and len(anc) else 0
+    assert rate.get("mark-symbol", 0) == len(ran) + published_rates, rate
+    assert rate.get("mark-rule", 0) >= 1  # the ceiling
+    roof = _drawn(charts.scenario_roofline(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3, "I").to_dict())
+    assert roof.get("mark-symbol", 0) == int((pts["status"] == "ok").sum()), roof
+    assert roof.get("mark-line", 0) >= 1
+
+
+def test_pages_and_navigation(pages):
+    assert list(pages) == ["generated/scenarios/index.md"] + [
+        f"generated/scenarios/{n}.md" for n in ("article", "gqa-prefill", "decode", "sliding-window")]
+    assert all(p.nav[0] == "Scenarios" for p in pages.values())
+    index = pages["generated/scenarios/index.md"].text
+    assert "(gqa-prefill.md)" in index and "(decode.md)" in index
+
+
+def test_prefill_page_names_its_convention_and_the_anchor(pages):
+    text = pages["generated/scenarios/gqa-prefill.md"].text
+    assert sa.FLOP_LABEL in text and "4·B·Hq·Sq·Sk·D" in text
+    # The cuDNN anchor: its own count quoted, converted from its time, what differs said.
+    assert "published" in text and "(from its time)" in text and "cuDNN 9.19.1 (here 9.19.0)" in text
+    assert "2&#42;B&#42;Hq&#42;N&#42;(Dqk+Dvo)" in text  # its count, escaped for Markdown
+    assert "| 0.465 | 591 | 591 (from its time) |" in text
+    assert "1.08×" in text  # our 0.5 ms over its 0.465 ms
+    assert "### Training steps (forward and backward)" in text
+
+
+def test_decode_page_shows_bandwidth_against_both_ceilings(pages):
+    text = pages["generated/scenarios/decode.md"].text
+    assert "TB/s (Q, K, V, output once)" in text and sa.BYTES_CONVENTION in text.replace("&#39;", "'")
+    assert "Datasheet bandwidth&#58; 4.8 TB/s" in text and "measured copy bandwidth" in text
+    assert "### Published" not in text  # no source published decode
+
+
+def test_refusals_show_pytorchs_reason_escaped(pages):
+    text = pages["generated/scenarios/decode.md"].text
+    row = next(line for line in text.splitlines() if line.startswith("| SDPA cuDNN |") and "unavailable" in line)
+    assert "&lt;script&gt;" in row and "<script>" not in text
+    assert "&#124;" in row and "&#42;not&#42;" in row and "&#91;a link&#93;" in row
+    assert row.count(" | ") == 10  # the table keeps its columns
+    assert "](../variants/" not in text  # no run, so no variant page to link to
+
+
+def test_article_page_links_the_scaling_page_and_fa3_rates_only(pages):
+    text = pages["generated/scenarios/article.md"].text
+    assert "(../scaling.md)" in text
+    assert "rates compare, times do not" in text and "read off a chart" in text
+    assert "GPU NVIDIA H100 80GB SXM5 (here NVIDIA H200)" in text
+
+
+def test_variant_kernels_per_scenario(sets):
+    from gen.report.pages import scenarios
+    from gen.report.site import Context
+
+    ctx = Context(sets)
+    page = "generated/variants/sdpa_flash.md"
+    groups = scenarios.variant_kernels(ctx, "sdpa_flash", page)
+    assert [(g["scenario"], g["mode"]) for g in groups] == [
+        ("article", "inference"), ("gqa-prefill", "inference"), ("gqa-prefill", "train"), ("decode", "inference")]
+    text = ctx.template("_scenario_kernels.md.j2").render(scenario_kernels=groups, here=page)
+    assert "## Kernels in each scenario" in text and "(../scenarios/decode.md)" in text
+    assert "KV 16,384, D 128" in text and "&lt;" in text or "<code>" in text
+    assert ctx.template("_scenario_kernels.md.j2").render(scenario_kernels=[], here=page).strip() == ""
