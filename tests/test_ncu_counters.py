@@ -10,8 +10,6 @@ import stat
 import sys
 import textwrap
 
-import pytest
-
 from gen.capture import counters
 from gen.model import schema
 
@@ -24,16 +22,16 @@ HEADER = ["ID", "Process ID", "Process Name", "Host Name", NVTX, "Kernel Name", 
           "launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
           "launch__occupancy_limit_blocks", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
           "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "lts__t_sector_hit_rate.pct",
-          "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
+          "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
           "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"]
 UNITS = ["", "", "", "", "", "", "", "", "", "", "", "", "nsecond", "%", "%", "register/thread", "byte/block",
          "byte/block", "block", "block", "block", "block", "%", "%", "%", "%", "%"]
 FLASH = "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t>, true>(Flash_fwd_params)"  # noqa: E501
 
 
-def row(id_, nvtx, name, block, grid, dur, ach, theo, regs, s_static, s_dyn, limits, sm, dram, l2, gmma, hmma):
+def row(id_, nvtx, name, block, grid, dur, ach, theo, regs, s_static, s_dyn, limits, sm, dram, l2, tensor, hmma):
     return [str(id_), "4242", "python3", "host", nvtx, name, "1", "7", block, grid, "0", "9.0", dur, ach, theo, regs,
-            s_static, s_dyn, *limits, sm, dram, l2, gmma, hmma]
+            s_static, s_dyn, *limits, sm, dram, l2, tensor, hmma]
 
 
 ROWS = [
@@ -43,7 +41,7 @@ ROWS = [
         "0", "0"),
     row(1, "<default domain>:gen.naive:none", "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_tn",
         "(256, 1, 1)", "(8, 8, 128)", "500000", "20.1", "25", "232", "0", "65536", ["1", "3", "8", "32"], "70", "30",
-        "50", "0", "80.5"),
+        "50", "81.0", "80.5"),
     row(7, "<default domain>:gen.sdpa_flash:none", FLASH, "(128, 1, 1)", "(8, 8, 16)", "95000", "12.4", "12.5", "255",
         "0", "49152", ["1", "4", "16", "32"], "60", "20", "70", "n/a", "55.0"),
     row(5, "<default domain>:other:none", "not_ours", "(1, 1, 1)", "(1, 1, 1)", "1", "1", "1", "1", "0", "0",
@@ -93,12 +91,12 @@ def test_raw_page_is_split_per_variant_in_launch_order():
     assert gemm.grid == [8, 8, 128] and gemm.block == [256, 1, 1]
     assert gemm.registers_per_thread == 232 and gemm.shared_memory_bytes == 65536
     assert gemm.occupancy_limiter == "registers" and softmax.occupancy_limiter == "registers"
-    assert gemm.tensor_pipe_pct == 80.5  # the busier of the two tensor pipes (mma.sync here)
+    assert gemm.tensor_pipe_pct == 81.0  # all tensor pipes, the first metric of TENSOR_PIPES
     assert softmax.dram_throughput_pct == 91.2 and softmax.l2_hit_rate_pct == 0.1
     (flash,) = got["sdpa_flash"]
     assert flash.index == 0 and flash.name == FLASH
     assert flash.achieved_occupancy_pct == 12.4 and flash.theoretical_occupancy_pct == 12.5
-    assert flash.tensor_pipe_pct == 55.0  # n/a for one pipe is no value, not zero
+    assert flash.tensor_pipe_pct == 55.0  # n/a is no value, not zero: the next metric of the list
     assert flash.shared_memory_bytes == 49152 and flash.occupancy_limiter == "registers"
     assert [(r.name, r.estimated_speedup_pct) for r in flash.rules] == [
         ("SOLBottleneck", 15.0), ("TheoreticalOccupancy", 87.5)]  # INF dropped; best estimate kept

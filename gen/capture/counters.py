@@ -15,9 +15,8 @@ estimated speed-up) and read with the csv module. Where the raw page names
 no range, each variant gets a process of its own.
 
 Metrics: Nsight Compute's sections below, plus, where this ncu knows them
-(`ncu --query-metrics`), the tensor pipes. tensor_pipe_pct is the busiest of
-the tensor pipes found (Hopper's wgmma pipe `gmma` and the mma.sync pipe
-`hmma`): a kernel drives one or the other.
+(`ncu --query-metrics`), the L2 hit rate and tensor pipe utilisation
+(TENSOR_PIPES: all tensor pipes, wgmma and mma.sync alike).
 Imports the standard library and gen.model only (ncu runs as a subprocess).
 """
 
@@ -39,7 +38,10 @@ from pathlib import Path
 
 from gen.model import schema
 
-SECTIONS = ["SpeedOfLight", "Occupancy", "LaunchStats", "ComputeWorkloadAnalysis", "MemoryWorkloadAnalysis"]
+# Few sections: every metric costs replay passes of every kernel. The L2 hit
+# rate and tensor pipes are asked for by name (EXTRA, TENSOR_PIPES) instead of
+# through the memory and compute workload sections.
+SECTIONS = ["SpeedOfLight", "Occupancy", "LaunchStats"]
 # The first metric of each list that the raw page holds fills the field.
 FIELDS = {
     "duration_ns": ["gpu__time_duration.sum"],
@@ -59,15 +61,19 @@ LIMITS = {
     "warps": "launch__occupancy_limit_warps",
     "blocks": "launch__occupancy_limit_blocks",
 }
+# Tensor pipe utilisation, the first of these this ncu knows. On H200 with
+# ncu 2025.3 no metric counts the wgmma (HGMMA) pipe alone:
+# sm__pipe_tensor_cycles_active counts every tensor pipe, wgmma and mma.sync.
 TENSOR_PIPES = [
-    "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
-    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
     "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
 ]
-EXTRA = ["lts__t_sector_hit_rate.pct"]  # asked for by name too, in case a section lacks it
+EXTRA = ["lts__t_sector_hit_rate.pct"]
 RULE_TYPES_KEPT = {"OPT", "WRN"}  # advice and warnings; INF rules only inform
 RANGE_RE = re.compile(r"gen\.([A-Za-z0-9_]+)")
-DEFAULT_TIMEOUT_S = 900.0
+DEFAULT_TIMEOUT_S = float(os.environ.get("GEN_NCU_TIMEOUT_S", 600))  # per mode
+KEEP_ENV = "GEN_NCU_KEEP"  # a folder: keep the .ncu-rep reports there (for a look in Nsight Compute)
 
 
 @dataclass
@@ -199,9 +205,7 @@ def kernel(index: int, row: dict[str, str], rules: list[schema.NcuRule]) -> sche
     limits = {what: x for what, x in limits.items() if x is not None}
     if limits:
         k.occupancy_limiter = min(limits, key=lambda what: limits[what])  # ties: the order of LIMITS
-    pipes = [_number(row.get(m)) for m in TENSOR_PIPES]
-    pipes = [x for x in pipes if x is not None]
-    k.tensor_pipe_pct = max(pipes) if pipes else None
+    k.tensor_pipe_pct = first(TENSOR_PIPES)
     k.grid = _dims(row.get("Grid Size")) or _dims(row.get("launch__grid_size"))
     k.block = _dims(row.get("Block Size")) or _dims(row.get("launch__block_size"))
     k.rules = rules
@@ -286,9 +290,12 @@ def collect(names: list[str], mode: str, point: schema.Point, dtype: str, seed: 
         return unavailable("Nsight Compute (ncu) not found on PATH")
     result.ncu_version = version(ncu)
     known = known_metrics(ncu)
-    extra = [m for m in TENSOR_PIPES + EXTRA if _base(m) in known]
+    pipe = next((m for m in TENSOR_PIPES if _base(m) in known), None)
+    extra = [m for m in [pipe, *EXTRA] if m and _base(m) in known]
+    keep = os.environ.get(KEEP_ENV)
     with tempfile.TemporaryDirectory(prefix="gen-ncu-") as tmp:
-        work = Path(tmp)
+        work = Path(keep) if keep else Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         rows, rules, out, why = _profile(ncu, names, mode, point, dtype, seed, work, extra, timeout, mode)
         result.log += [line for line in out.splitlines() if line.startswith(("ran ", "refused ", "==ERROR=="))]
         if why:

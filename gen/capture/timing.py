@@ -50,7 +50,7 @@ class Budget:
     repeats: int = 100
     min_measure_s: float = 0.5
     max_repeats: int = 1000
-    host_repeats: int = 20
+    host_repeats: int = 200  # at most; and no more than min_measure_s of drained calls
     graph_min_replay_ms: float = 2.0  # one replay at least this long, so launch cost is amortised
     graph_max_calls: int = 200  # calls per graph at most (memory and capture time)
     graph_replays: int = 50  # replays timed, at most; at least 5
