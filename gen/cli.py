@@ -1,7 +1,9 @@
 """`python -m gen VERB`: one function per verb, each calling one stage.
 
-Takes: argv. Gives: an exit status; errors are one line on stderr naming the
-file or option at fault (exit 2), never a traceback.
+Takes: argv. Gives: an exit status. User errors (schema.UserError: bad input,
+a bad option, a damaged file) are one line on stderr naming the file or option
+at fault (exit 2); anything else is a bug and keeps its traceback. SIGTERM is
+handled like Ctrl-C, so that nothing half-written is left.
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ def _shape(text: str) -> tuple[int, int, int, int]:
 
 def _ints(text: str) -> list[int]:
     try:
-        return [int(x) for x in text.split(",") if x]
+        values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a comma list of integers, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected a comma list of positive integers, got {text!r}")
+    return values
 
 
 def _scenarios(a):
@@ -60,8 +65,9 @@ def cmd_profile(a) -> int:
     vs = variants.resolve(a.variants)
     modes = [m.strip() for m in a.mode.split(",") if m.strip()]
     bad = [m for m in modes if m not in ("inference", "train")]
-    if bad:
-        raise ValueError(f"--mode: unknown mode(s) {', '.join(bad)}; use inference, train or both")
+    if bad or not modes:
+        raise UserError(f"--mode: unknown mode(s) {', '.join(bad)}; use inference, train or both" if bad
+                        else f"--mode: no mode in {a.mode!r}; use inference, train or both")
     budget = capture.Budget()
     if a.quick:
         budget = capture.Budget(warmup_min=3, warmup_min_s=0.05, warmup_max_s=0.5, repeats=10,
@@ -160,15 +166,34 @@ def parser() -> argparse.ArgumentParser:
     bu.add_argument("--docs", default=str(DEFAULT_RESULTS.parent / "docs"))
     bu.add_argument("--skip-broken", action="store_true", help="build the rest when a set is unreadable")
     bu.set_defaults(func=cmd_build)
+
+    im = sub.add_parser("import", help="check a result set made elsewhere (folder or .tar.gz) and publish it here")
+    im.add_argument("path", help="a result set folder, or a .tar.gz / .tgz holding one")
+    im.add_argument("--results", default=str(DEFAULT_RESULTS))
+    im.add_argument("--force", action="store_true",
+                    help="replace a set of the same name; with --merge, let the imported records win")
+    im.add_argument("--merge", action="store_true",
+                    help="merge into the set of the same name (same GPU, torch, driver): the union of records")
+    im.set_defaults(func=cmd_import)
     return p
 
 
+def cmd_import(a) -> int:
+    from gen import importer
+
+    print(importer.run(Path(a.path), Path(a.results), force=a.force, merge=a.merge))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    from gen.model import layout
+
     a = parser().parse_args(argv)
     try:
-        return a.func(a)
-    except (UserError, ValueError, FileExistsError, FileNotFoundError) as exc:
-        # SchemaError is a UserError and TraceError a ValueError: each message names the file.
+        with layout.terminate_as_interrupt():
+            return a.func(a)
+    except UserError as exc:
+        # SchemaError and TraceError are UserErrors: each message names the file or option.
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

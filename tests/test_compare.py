@@ -10,6 +10,7 @@ import pytest
 
 from gen.analysis import compare, tables
 from gen.cli import main
+from gen.model import schema
 
 REF = "nvidia-a100-sxm4-80gb__article-2026-07"
 CPU = "cpu-intel-r-xeon-r-processor__torch-2.13.0"
@@ -56,7 +57,7 @@ def test_unknown_set_names_the_option(capsys, h200_dir):
     assert main(["compare", H200, "nope", "--results", str(h200_dir.parent)]) == 2
     err = capsys.readouterr().err
     assert "SET_B" in err and "nope" in err and H200 in err
-    with pytest.raises(ValueError, match="SET_A"):
+    with pytest.raises(schema.UserError, match="SET_A"):
         compare.run(h200_dir.parent, "nope", H200, "table")
 
 

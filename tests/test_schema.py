@@ -87,9 +87,9 @@ def test_publish_refuses_and_force_replaces(tmp_path):
     staging = tmp_path / ".staging"
     staging.mkdir()
     (staging / "result.json").write_text("new")
-    with pytest.raises(FileExistsError, match="set: result set exists; pass --force"):
+    with pytest.raises(schema.UserError, match="set: result set exists; pass --force"):
         layout.publish_set(staging, final, force=False)
     assert (final / "result.json").read_text() == "old"
     layout.publish_set(staging, final, force=True)
     assert (final / "result.json").read_text() == "new"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["set"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != layout.LOCK_FILE) == ["set"]

@@ -148,7 +148,8 @@ def describe(ls: tables.LoadedSet) -> str:
 def _pick(root: Path, name: str, option: str) -> tables.LoadedSet:
     known = [p.name for p in schema.list_sets(root)]
     if name not in known:
-        raise ValueError(f"{option}: no result set {name!r} under {root}; known sets: {', '.join(known) or 'none'}")
+        raise schema.UserError(f"{option}: no result set {name!r} under {root}; "
+                               f"known sets: {', '.join(known) or 'none'}")
     return tables.load_set(root / name)
 
 

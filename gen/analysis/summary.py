@@ -7,6 +7,7 @@ Takes: a results root and a set name. Gives: a text table or a JSON list
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from gen.analysis import tables
@@ -16,14 +17,15 @@ from gen.model import schema
 
 def pick_set(root: Path, name: str | None) -> tables.LoadedSet:
     if name:
-        path = root / name
-        if not path.is_dir():
-            known = ", ".join(p.name for p in schema.list_sets(root)) or "none"
-            raise ValueError(f"--set: no result set {name!r} under {root} (found: {known})")
-        return tables.load_set(path)
-    sets, _ = tables.load_sets(root, skip_broken=True)
+        known = [p.name for p in schema.list_sets(root)]
+        if name not in known:
+            raise schema.UserError(f"--set: no result set {name!r} under {root} (found: {', '.join(known) or 'none'})")
+        return tables.load_set(root / name)
+    sets, skipped = tables.load_sets(root, skip_broken=True)
+    for s in skipped:  # said, so that a broken GPU set is not silently replaced by another
+        print(f"note: skipped result set {s.name}: {s.error}", file=sys.stderr)
     if not sets:
-        raise ValueError(f"--results: no readable result sets under {root}")
+        raise schema.UserError(f"--results: no readable result sets under {root}")
     return sets[0]  # GPU sets sort first
 
 

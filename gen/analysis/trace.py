@@ -15,12 +15,15 @@ ranges, so this module does the attribution itself.
 
 from __future__ import annotations
 
+import bisect
 import gzip
 import json
 import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from gen.model.schema import UserError
 
 FORWARD_RE = re.compile(r"^forward#(\d+)$")
 GPU_KINDS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
@@ -29,8 +32,9 @@ OP_CATS = {"cpu_op", "user_annotation"}
 CPU_CATS = OP_CATS | LAUNCH_CATS
 
 
-class TraceError(ValueError):
-    """A trace that cannot be used: the message names the file."""
+class TraceError(UserError):
+    """A trace that cannot be used: the message names the file (a user error:
+    the CLI prints it as one line)."""
 
 
 @dataclass(frozen=True)
@@ -130,102 +134,220 @@ def _num(value):
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def load_events(path: str | Path) -> dict:
-    path = Path(path)
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+# The kernel arguments kept from a GPU event (the rest are dropped as events stream in).
+GPU_ARGS = ("correlation", "stream", "grid", "block", "registers per thread", "shared memory", "blocks per SM",
+            "warps per SM", "est. achieved occupancy %", "bytes")
+
+
+def _read_text(path: Path) -> str:
     if not path.is_file():
         raise TraceError(f"{path}: trace file is missing")
     try:
         opener = gzip.open if path.suffix == ".gz" else open
         with opener(path, "rt", encoding="utf-8") as fh:
-            data = json.load(fh)
+            return fh.read()
     except (OSError, EOFError, zlib.error) as exc:
         raise TraceError(f"{path}: unreadable or truncated trace ({exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise TraceError(f"{path}: not a JSON trace ({exc})") from None
+
+
+def _stream(text: str, path: Path, on_event) -> dict:
+    """The top-level object of a Chrome trace, with each element of traceEvents
+    handed to on_event as it is decoded instead of kept: memory stays at the
+    text plus what on_event keeps. Returns the other top-level keys."""
+    def ws(i: int) -> int:
+        return _WS.match(text, i).end()
+
+    def expect(i: int, chars: str) -> int:
+        if text[i:i + 1] not in chars:
+            raise json.JSONDecodeError(f"expected {' or '.join(chars)}", text, i)
+        return i + 1
+
+    top: dict = {}
+    seen_events = False
+    i = expect(ws(0), "{")
+    i = ws(i)
+    if text[i:i + 1] == "}":
+        i += 1
+    else:
+        while True:
+            key, i = _DECODER.raw_decode(text, ws(i))
+            if not isinstance(key, str):
+                raise json.JSONDecodeError("expected a key", text, i)
+            i = ws(expect(ws(i), ":"))
+            if key == "traceEvents" and text[i:i + 1] == "[":
+                seen_events = True
+                i = ws(i + 1)
+                if text[i:i + 1] == "]":
+                    i += 1
+                else:
+                    while True:
+                        value, i = _DECODER.raw_decode(text, ws(i))
+                        on_event(value)
+                        i = ws(i)
+                        if text[i:i + 1] == "]":
+                            i += 1
+                            break
+                        i = expect(i, ",")
+            else:
+                top[key], i = _DECODER.raw_decode(text, i)
+            i = ws(i)
+            if text[i:i + 1] == "}":
+                i += 1
+                break
+            i = expect(i, ",")
+    if ws(i) != len(text):
+        raise json.JSONDecodeError("extra data", text, ws(i))
+    top["traceEvents"] = seen_events
+    return top
+
+
+def load_events(path: str | Path) -> dict:
+    """The whole trace as one JSON object (for tools and tests; `parse` streams instead)."""
+    path = Path(path)
+    try:
+        data = json.loads(_read_text(path))
+    except json.JSONDecodeError as exc:
         raise TraceError(f"{path}: not a JSON trace ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list):
         raise TraceError(f"{path}: no traceEvents list")
     return data
 
 
-def _nest(events: list[dict]) -> dict[int, int]:
-    """Depth of each complete event among the events of its thread."""
-    depth: dict[int, int] = {}
+class _Raw:
+    """One complete (ph X) event kept from the stream: only what parse uses."""
+
+    __slots__ = ("ts", "dur", "tid", "name", "cat", "args")
+
+    def __init__(self, ts, dur, tid, name, cat, args):
+        self.ts, self.dur, self.tid, self.name, self.cat, self.args = ts, dur, tid, name, cat, args
+
+
+def _collect(path: Path) -> tuple[list[_Raw], list]:
+    """The complete events of the categories parse uses, type-checked, in file order."""
+    kept: list[_Raw] = []
+    wanted = CPU_CATS | set(GPU_KINDS)
+
+    def on_event(e) -> None:
+        if not isinstance(e, dict) or e.get("ph") != "X":
+            return
+        cat = e.get("cat")
+        if cat not in wanted:
+            return
+        name = str(e.get("name", ""))
+        ts, dur, args = e.get("ts"), e.get("dur", 0), e.get("args")
+        if not isinstance(ts, (int, float)) or isinstance(ts, bool):
+            raise TraceError(f"{path}: event {name[:80]!r} has no numeric ts")
+        if not isinstance(dur, (int, float)) or isinstance(dur, bool):
+            raise TraceError(f"{path}: event {name[:80]!r} has a dur that is not a number ({json.dumps(dur)[:40]})")
+        if args is None:
+            args = {}
+        elif not isinstance(args, dict):
+            raise TraceError(f"{path}: event {name[:80]!r} has args that are not an object "
+                             f"({type(args).__name__})")
+        if cat in GPU_KINDS:
+            args = {k: args[k] for k in GPU_ARGS if k in args}
+        else:
+            corr, itypes = args.get("correlation"), args.get("Input type")
+            args = {"correlation": corr} if corr is not None else {}
+            if isinstance(itypes, list):
+                args["Input type"] = itypes
+        tid = e.get("tid")
+        kept.append(_Raw(ts, dur, tid if isinstance(tid, (int, str)) else str(tid), name, cat, args))
+
+    try:
+        top = _stream(_read_text(path), path, on_event)
+    except json.JSONDecodeError as exc:
+        raise TraceError(f"{path}: not a JSON trace ({exc})") from None
+    if not top["traceEvents"]:
+        raise TraceError(f"{path}: no traceEvents list")
+    props = top.get("deviceProperties")
+    return kept, props if isinstance(props, list) else []
+
+
+def _nest(cpu: list[_Raw]) -> tuple[list[int], dict[int, tuple[int, ...]]]:
+    """Depth of each CPU event among the events of its thread, and for each launch
+    call the ops around it (indices, outermost first). One sorted sweep per thread
+    with a stack of open events: n log n."""
+    depth = [0] * len(cpu)
+    around: dict[int, tuple[int, ...]] = {}
     by_tid: dict = {}
-    for i, e in enumerate(events):
-        by_tid.setdefault(e.get("tid"), []).append(i)
+    for i, e in enumerate(cpu):
+        by_tid.setdefault(e.tid, []).append(i)
     for idxs in by_tid.values():
-        idxs.sort(key=lambda i: (events[i]["ts"], -events[i].get("dur", 0)))
-        stack: list[float] = []
+        idxs.sort(key=lambda i: (cpu[i].ts, -cpu[i].dur))
+        stack: list[tuple[float, int]] = []  # (end, index) of the open events
         for i in idxs:
-            e = events[i]
-            while stack and e["ts"] >= stack[-1]:
+            e = cpu[i]
+            while stack and e.ts >= stack[-1][0]:
                 stack.pop()
             depth[i] = len(stack)
-            stack.append(e["ts"] + e.get("dur", 0))
-    return depth
+            if e.cat in LAUNCH_CATS:
+                around[i] = tuple(j for _, j in stack if cpu[j].cat in OP_CATS)
+            stack.append((e.ts + e.dur, i))
+    return depth, around
 
 
 def parse(path: str | Path) -> Trace:
-    data = load_events(path)
-    events = [e for e in data["traceEvents"] if isinstance(e, dict) and e.get("ph") == "X"]
-    for e in events:
-        if not isinstance(e.get("ts"), (int, float)):
-            raise TraceError(f"{path}: event {e.get('name')!r} has no numeric ts")
+    """Time and memory linear in the trace's size (n log n for the sorts)."""
+    path = Path(path)
+    events, props = _collect(path)
     ranges = []
     for e in events:
-        m = FORWARD_RE.match(str(e.get("name", "")))
-        if m and e.get("cat") == "user_annotation":
+        m = FORWARD_RE.match(e.name)
+        if m and e.cat == "user_annotation":
             ranges.append((int(m.group(1)), e))
     if not ranges:
         raise TraceError(f"{path}: no forward#N ranges: not a trace written by gen.capture")
-    ranges.sort(key=lambda r: r[1]["ts"])
-    forwards = [Forward(i, float(e["ts"]), float(e.get("dur", 0))) for i, e in ranges]
+    ranges.sort(key=lambda r: r[1].ts)
+    forwards = [Forward(i, float(e.ts), float(e.dur)) for i, e in ranges]
+    starts = [e.ts for _, e in ranges]
 
     # By time alone, on any thread: backward kernels are launched from the
     # autograd engine's thread while the step's range is open on the main one.
     def forward_of(ts: float) -> Forward | None:
-        for (_, e), fw in zip(ranges, forwards):
-            if e["ts"] <= ts <= e["ts"] + e.get("dur", 0):
-                return fw
+        j = bisect.bisect_right(starts, ts) - 1
+        for k in (j - 1, j):  # the first range holding ts, as ranges may touch
+            if k >= 0 and ranges[k][1].ts <= ts <= ranges[k][1].ts + ranges[k][1].dur:
+                return forwards[k]
         return None
 
-    cpu = [e for e in events if e.get("cat") in CPU_CATS and not FORWARD_RE.match(str(e.get("name")))
-           and not str(e.get("name", "")).startswith("ProfilerStep#")]
-    depth = _nest(cpu)
-    ops = [e for e in cpu if e.get("cat") in OP_CATS]
-    launches: dict[int, tuple[dict, Forward | None]] = {}
+    cpu = [e for e in events if e.cat in CPU_CATS and not FORWARD_RE.match(e.name)
+           and not e.name.startswith("ProfilerStep#")]
+    depth, around = _nest(cpu)
+    launches: dict[int, tuple[int, Forward | None]] = {}
     for i, e in enumerate(cpu):
-        fw = forward_of(e["ts"])
-        corr = (e.get("args") or {}).get("correlation")
-        if e.get("cat") in LAUNCH_CATS and isinstance(corr, int):
-            launches[corr] = (e, fw)
+        fw = forward_of(e.ts)
+        corr = e.args.get("correlation")
+        corr = corr if isinstance(corr, int) and not isinstance(corr, bool) else None
+        if e.cat in LAUNCH_CATS and corr is not None:
+            launches[corr] = (i, fw)
         if fw is not None:
-            fw.cpu.append(CpuEvent(str(e["name"]), e["cat"], e["ts"] - fw.ts, float(e.get("dur", 0)),
-                                   depth[i], e.get("tid"), corr if isinstance(corr, int) else None))
-
-    def enclosing(launch: dict) -> list[dict]:
-        t, tid = launch["ts"], launch.get("tid")
-        around = [o for o in ops if o.get("tid") == tid and o["ts"] <= t <= o["ts"] + o.get("dur", 0)]
-        return sorted(around, key=lambda o: (o["ts"], -o.get("dur", 0)))
+            fw.cpu.append(CpuEvent(e.name, e.cat, e.ts - fw.ts, float(e.dur), depth[i], e.tid, corr))
 
     unattributed = 0
-    gpu = sorted((e for e in events if e.get("cat") in GPU_KINDS), key=lambda e: e["ts"])
+    gpu = sorted((e for e in events if e.cat in GPU_KINDS), key=lambda e: e.ts)
     for e in gpu:
-        args = e.get("args") or {}
-        launch, fw = launches.get(args.get("correlation"), (None, None))
+        args = e.args
+        corr = args.get("correlation")
+        li, fw = launches.get(corr, (None, None)) if isinstance(corr, int) else (None, None)
         if fw is None:
             unattributed += 1
             continue
-        path_ops = enclosing(launch) if launch else []
+        launch = cpu[li] if li is not None else None
+        path_ops = [cpu[j] for j in around.get(li, ())] if launch else []
         inner = path_ops[-1] if path_ops else None
-        itypes = (inner.get("args") or {}).get("Input type") if inner else None
+        itypes = inner.args.get("Input type") if inner else None
         fw.gpu.append(GpuEvent(
             index=len(fw.gpu),
-            name=str(e.get("name")),
-            short_name=short_name(str(e.get("name"))),
-            kind=GPU_KINDS[e["cat"]],
-            ts=e["ts"] - fw.ts,
-            dur=float(e.get("dur", 0)),
+            name=e.name,
+            short_name=short_name(e.name),
+            kind=GPU_KINDS[e.cat],
+            ts=e.ts - fw.ts,
+            dur=float(e.dur),
             stream=_num(args.get("stream")),
             grid=_ints(args.get("grid")),
             block=_ints(args.get("block")),
@@ -235,13 +357,12 @@ def parse(path: str | Path) -> Trace:
             warps_per_sm=_num(args.get("warps per SM")),
             occupancy_pct=_num(args.get("est. achieved occupancy %")),
             bytes=_num(args.get("bytes")),
-            launch_api=str(launch["name"]) if launch else None,
-            launch_ts=launch["ts"] - fw.ts if launch else None,
-            launched_by=str(inner["name"]) if inner else None,
-            op_path=tuple(str(o["name"]) for o in path_ops),
+            launch_api=launch.name if launch else None,
+            launch_ts=launch.ts - fw.ts if launch else None,
+            launched_by=inner.name if inner else None,
+            op_path=tuple(o.name for o in path_ops),
             input_types=tuple(str(t) for t in itypes) if isinstance(itypes, list) else (),
         ))
     for fw in forwards:
         fw.cpu.sort(key=lambda c: (c.ts, c.depth))
-    props = data.get("deviceProperties") if isinstance(data.get("deviceProperties"), list) else []
     return Trace(str(path), forwards, unattributed, props)

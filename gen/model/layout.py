@@ -1,26 +1,75 @@
 """The set layout on disk and atomic publishing.
 
 Takes: paths. Gives: `atomic_write_text` (readers see the old file or the new,
-never half) and `publish_set` (a fully written staging folder renamed into
-place). Standard library only: capture uses it on the GPU machine.
+never half), `make_staging` (a hidden folder to write a set or the pages
+into), `publish_dir` / `publish_set` (the staging folder renamed into place),
+`recover` (what an earlier, killed run left behind: restored or removed, and
+said) and `terminate_as_interrupt` (SIGTERM raised as KeyboardInterrupt, so
+that cleanup runs). Standard library only: capture uses it on the GPU machine.
+
+Publishing holds an exclusive lock (fcntl.flock on `.publish.lock` in the
+parent folder), so two runs at once take turns; the two renames that swap the
+old copy for the new run with SIGINT and SIGTERM held back, so an interrupt
+comes before or after them, never between. Only SIGKILL or a crash can land
+between; the next run's `recover` then puts the old copy back (no new one in
+place) or removes it (the new one is in place). Files and folders get the
+usual permissions (0666 / 0777 less the umask), not mkstemp's 0600.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+import re
 import shutil
+import signal
+import sys
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+
+from gen.model.schema import UserError
+
+LOCK_FILE = ".publish.lock"
+STAGING_PREFIX = ".staging-"
+_STAGING_RE = re.compile(r"^\.staging-(?P<name>.+)-(?P<pid>\d+)$")
+_OLD_RE = re.compile(r"^\.(?P<name>.+)\.old-(?P<pid>\d+)$")
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that every cleanup (finally) runs."""
+
+
+def _umask() -> int:
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    return 0o666 & ~_umask()
+
+
+def dir_mode() -> int:
+    return 0o777 & ~_umask()
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write a file so that readers see the old content or the new, never half."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        os.fchmod(fd, file_mode())  # mkstemp makes 0600: others could not read the results
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -29,20 +78,161 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
         raise
 
 
-def publish_set(staging: Path, final: Path, force: bool) -> None:
-    """Move a fully written staging directory into place in one rename.
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises Terminated (a KeyboardInterrupt) while inside: a job runner's
+    kill then unwinds through the cleanups instead of stopping the process dead."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
 
-    An existing set is only replaced with force, and then the old one is kept
-    aside until the new one is in place, so an interruption loses neither.
+    def handler(signum, frame):
+        raise Terminated("terminated (SIGTERM)")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block is done, then arrive."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextlib.contextmanager
+def lock(parent: Path) -> Iterator[None]:
+    """Exclusive lock on parent/.publish.lock: one publisher at a time (waits)."""
+    parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(parent / LOCK_FILE, os.O_RDWR | os.O_CREAT, file_mode())
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def _say(msg: str) -> None:
+    print(f"note: {msg}", file=sys.stderr, flush=True)
+
+
+def recover(parent: Path, locked: bool = False) -> list[str]:
+    """What killed runs left in parent: an old copy moved aside (`.<name>.old-PID`)
+    is put back when no <name> replaced it, else removed; a staging folder
+    (`.staging-<name>-PID`) of a process that is gone is removed. Each is said
+    on stderr; returns the messages."""
+    parent = Path(parent)
+    if not parent.is_dir():
+        return []
+    if not locked:
+        with lock(parent):
+            return recover(parent, locked=True)
+    said = []
+    for p in sorted(parent.iterdir()):
+        m = _OLD_RE.match(p.name) or _STAGING_RE.match(p.name)
+        staging = p.name.startswith(STAGING_PREFIX)
+        # An old copy exists only inside a publish, under the lock we hold: any
+        # left is stale. A staging folder is written outside the lock: stale
+        # only when its process is gone.
+        if not m or not p.is_dir() or (staging and _alive(int(m["pid"]))):
+            continue
+        final = parent / m["name"]
+        if staging:
+            shutil.rmtree(p, ignore_errors=True)
+            msg = f"removed {p}: the staging folder of an interrupted run (process {m['pid']} is gone)"
+        elif not final.exists():
+            os.replace(p, final)
+            msg = f"restored {final} from {p.name}, left by an interrupted publish"
+        else:
+            shutil.rmtree(p, ignore_errors=True)
+            msg = f"removed {p}: the old copy of {final.name}, left by an interrupted publish after the new one"
+        if p.exists():
+            msg = f"could not remove {p} (left by an interrupted run): remove it by hand"
+        _say(msg)
+        said.append(msg)
+    return said
+
+
+def make_staging(parent: Path, name: str) -> Path:
+    """A fresh hidden folder in parent to write <name> into before publishing."""
+    parent = Path(parent)
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = parent / f"{STAGING_PREFIX}{name}-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(mode=0o777)  # the umask applies, unlike mkdtemp's 0700
+    return staging
+
+
+def _check_removable(tree: Path) -> None:
+    """Every folder of the copy to be replaced can be emptied: found before the swap,
+    not after the new copy is in place."""
+    for dirpath, _dirs, _files in os.walk(tree):
+        if not os.access(dirpath, os.W_OK | os.X_OK):
+            raise UserError(f"{dirpath}: not writable, so {tree} cannot be replaced; fix its permissions")
+
+
+def publish_dir(staging: Path, final: Path, replace: bool, what: str = "result set",
+                hint: str = "pass --force to replace it", locked: bool = False) -> list[str]:
+    """Move a fully written staging folder to final in one rename, under the lock.
+
+    An existing final is refused unless replace; otherwise it is moved aside,
+    the new one renamed in, and the old one removed: an interruption loses
+    neither. Returns the notes of `recover` and of any leftover it could not remove.
+    locked: the caller holds `lock(final.parent)` already (a read-modify-publish).
     """
-    if final.exists() and not force:
-        raise FileExistsError(
-            f"{final}: result set exists; pass --force to replace it, or --label to keep both"
-        )
-    backup = None
-    if final.exists():
-        backup = final.with_name(f".{final.name}.old-{os.getpid()}")
-        os.replace(final, backup)
-    os.replace(staging, final)
-    if backup is not None:
-        shutil.rmtree(backup)
+    staging, final = Path(staging), Path(final)
+    with terminate_as_interrupt(), contextlib.nullcontext() if locked else lock(final.parent):
+        notes = recover(final.parent, locked=True)
+        if final.exists() and not replace:
+            raise UserError(f"{final}: {what} exists; {hint}")
+        backup = None
+        if final.exists():
+            _check_removable(final)
+            backup = final.with_name(f".{final.name}.old-{os.getpid()}")
+        try:
+            with _signals_held():
+                if backup is not None:
+                    os.replace(final, backup)
+                try:
+                    os.replace(staging, final)
+                except BaseException:
+                    if backup is not None:
+                        os.replace(backup, final)
+                    raise
+        finally:
+            # Also when a held signal arrives as the block ends: the new copy is
+            # in place, so the old one goes.
+            if backup is not None and backup.exists() and final.exists():
+                shutil.rmtree(backup, ignore_errors=True)
+                if backup.exists():
+                    msg = f"could not remove the old copy {backup}; the next run removes it"
+                    _say(msg)
+                    notes.append(msg)
+    return notes
+
+
+def publish_set(staging: Path, final: Path, force: bool) -> list[str]:
+    """A result set into place: refused if it exists, unless force."""
+    return publish_dir(staging, final, replace=force,
+                       hint="pass --force to replace it, or --label to keep both")

@@ -78,7 +78,7 @@ def write(root: str | Path, force: bool = False) -> Path:
     """Write results/<NAME>/result.json atomically; an existing file needs force."""
     path = Path(root) / NAME / schema.RESULT_FILE
     if path.exists() and not force:
-        raise FileExistsError(f"{path}: reference set exists; pass --force to replace it")
+        raise schema.UserError(f"{path}: reference set exists; pass --force to replace it")
     layout.atomic_write_text(path, schema.dumps(build()))
     return path.parent
 

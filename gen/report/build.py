@@ -5,9 +5,14 @@ Takes: a results root (gen.schema layout) and the docs directory. Gives: the
 files `mkdocs build --strict` turns into site/. Called by `python -m gen build`.
 
 - A broken set raises its SchemaError / TraceError (one line naming the file)
-  unless skip_broken, when the others build and a page lists what was skipped.
-- The pages are rendered into a temporary folder beside docs/generated/, which
-  then replaces it in two renames, so a failed build leaves the old pages.
+  unless skip_broken, when the others build, each skipped set is said on
+  stderr and a page lists them. Broken means anything the pages would read:
+  result.json, and every run and sweep trace. Nothing readable at all is an
+  error, and the old pages stay.
+- Sets or variants whose page names collide are one line naming both.
+- The pages are written into a staging folder beside docs/generated/, which
+  then replaces it under a lock (gen.model.layout.publish_dir), so a failed,
+  interrupted or concurrent build leaves old or new pages, whole.
 - Same results, same bytes: nothing of the build's own time or place is written,
   JSON keys are sorted, every list has a fixed order.
 """
@@ -18,10 +23,12 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
+import sys
 from pathlib import Path
 
 from gen.analysis import tables
+from gen.model import layout
+from gen.model.schema import UserError
 from gen.report import render
 
 VENDOR = Path("assets") / "vendor"
@@ -56,21 +63,14 @@ def write_vendor(docs_dir: Path) -> Path:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    layout.atomic_write_bytes(path, data)
 
 
 def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
-    """Write the pages into docs/generated/ as a whole: temp folder, then swap."""
+    """Write the pages into docs/generated/ as a whole: staging folder, then swap."""
     docs_dir.mkdir(parents=True, exist_ok=True)
     final = docs_dir / render.GENERATED
-    tmp = Path(tempfile.mkdtemp(dir=docs_dir, prefix=".generated-"))
+    tmp = layout.make_staging(docs_dir, render.GENERATED)
     try:
         for p in pages:
             dest = tmp / Path(p.path).relative_to(render.GENERATED)
@@ -82,26 +82,45 @@ def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
         nav = {"nav": render.nav(pages)}
         # YAML is a superset of JSON: mkdocs.yml INHERITs this file for its nav.
         (tmp / NAV_FILE).write_text(json.dumps(nav, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        old = None
-        if final.exists():
-            old = docs_dir / f".generated-old-{os.getpid()}"
-            os.replace(final, old)
-        os.replace(tmp, final)
-        if old is not None:
-            shutil.rmtree(old)
-    except BaseException:
+        layout.publish_dir(tmp, final, replace=True, what="pages")
+    finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return final
+
+
+def check_names(sets: list[tables.LoadedSet]) -> None:
+    """Two sets (or two variants) whose names slugify to one page would overwrite
+    each other: one line naming both."""
+    pages: dict[str, tables.LoadedSet] = {}
+    for ls in sets:
+        page = render.set_page(ls.name)
+        if page in pages:
+            raise UserError(f"result sets {pages[page].path} and {ls.path} would share the page {page}: "
+                            f"rename one folder")
+        pages[page] = ls
+    variants: dict[str, tuple[str, tables.LoadedSet]] = {}
+    for ls in sets:
+        for run in ls.rs.runs:
+            page = render.variant_page(run.variant)
+            seen = variants.setdefault(page, (run.variant, ls))
+            if seen[0] != run.variant:
+                raise UserError(f"variants {seen[0]!r} (in {seen[1].path}) and {run.variant!r} (in {ls.path}) "
+                                f"would share the page {page}: rename one")
 
 
 def run(results_root: Path, docs_dir: Path, skip_broken: bool = False) -> Path:
     results_root, docs_dir = Path(results_root), Path(docs_dir)
     if not results_root.is_dir():
-        raise FileNotFoundError(f"{results_root}: no results directory")
+        raise UserError(f"{results_root}: no results directory")
     sets, skipped = tables.load_sets(results_root, skip_broken=skip_broken)
-    if not sets and not skipped:
-        raise FileNotFoundError(f"{results_root}: no result sets to build from")
+    for s in skipped:
+        print(f"skipped {s.name}: {s.error}", file=sys.stderr)
+    if not sets:
+        if skipped:
+            raise UserError(f"{results_root}: no readable result set ({len(skipped)} skipped); "
+                            f"the pages in {docs_dir / render.GENERATED} are kept")
+        raise UserError(f"{results_root}: no result sets to build from")
+    check_names(sets)
     ctx = render.Context(sets, skipped)
     pages = render.render(ctx)
     write_vendor(docs_dir)
