@@ -44,6 +44,8 @@ def test_records_load_through_the_schema():
     assert (run.q_len, run.head_dim) == (1024, 64) and art.train_points == [run]
     assert len(art.points) == len(set(map(str, art.points))) == 14  # the run point is also a sweep point
     assert sc.SCENARIOS["article"].record(["inference"]).train_points == []
+    assert sc.SCENARIOS["gqa-prefill"].record(["inference"]).train_points == []  # only what was asked
+    assert len(sc.SCENARIOS["gqa-prefill"].record(["inference", "train"]).train_points) == 1
 
 
 def test_resolve_names_all_and_errors():

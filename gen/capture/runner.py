@@ -365,7 +365,7 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
         if counters and runs:
             env = counter_pass(runs, modes, cfg, device, env)
         rs = schema.ResultSet(schema.SCHEMA_VERSION, name, env, cfg, runs)
-        rs.scenarios = [s.record(modes if s.run_length else ()) for s in scenarios]
+        rs.scenarios = [s.record(modes) for s in scenarios]
         if sweep.plan(variants, scenarios, modes):
             log("measuring the GPU's ceilings")
             rs.ceilings = sweep.ceilings(device)

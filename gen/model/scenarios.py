@@ -74,16 +74,19 @@ class Scenario:
     def run_point(self) -> schema.Point | None:
         return self.point(self.run_length) if self.run_length else None
 
-    def record(self, with_runs_in: list[str] = ()) -> schema.ScenarioRecord:
-        """As a set stores it. The article's run point leads its points (as
-        update_to_2 writes it), and is its train point when runs train."""
+    def record(self, modes: list[str] | tuple[str, ...] = ()) -> schema.ScenarioRecord:
+        """As a set stores it: the points asked for. The article's run point
+        leads its points (as update_to_2 writes it) and, when `modes` train,
+        its train points too; train points are recorded only when they train."""
         run = self.run_point()
         points = self.points()
         if run is not None:
             points = [run] + [p for p in points if p != run]
-        train = self.train_points()
-        if run is not None and schema.Mode.TRAIN in with_runs_in and run not in train:
-            train = [run] + train
+        train = []
+        if schema.Mode.TRAIN in modes:
+            train = self.train_points()
+            if run is not None and run not in train:
+                train = [run] + train
         return schema.ScenarioRecord(name=self.name, title=self.title, dtype=self.dtype, points=points,
                                      train_points=train)
 
