@@ -251,3 +251,17 @@ def test_unknown_scenario_is_a_one_line_error(tmp_path):
     assert p.stderr.strip().splitlines() == [
         "error: --scenario: unknown scenario(s) prefil; known: article, gqa-prefill, decode, sliding-window, or all"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_refusal_reason_keeps_pytorchs_why_without_the_cpp_location():
+    from types import SimpleNamespace as W
+
+    from gen.capture import probe
+
+    caught = [W(message=UserWarning("Flash attention kernel not used because: (Triggered internally at "
+                                    "/pytorch/aten/src/ATen/native/transformers/cuda/sdp_utils.cpp:986.)")),
+              W(message=UserWarning("Both fused kernels do not support non-null attn_mask. (Triggered internally "
+                                    "at /pytorch/aten/src/ATen/native/transformers/sdp_utils_cpp.h:300.)"))]
+    text = probe.refusal(RuntimeError("No available kernel. Aborting execution."), caught)
+    assert text == ("RuntimeError: No available kernel. Aborting execution.; Flash attention kernel not used "
+                    "because: Both fused kernels do not support non-null attn_mask.")
