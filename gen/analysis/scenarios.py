@@ -165,7 +165,8 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
         return ls._tables[key].copy()
     recs = _records(ls, scenario)
     cl = scaling.ceilings(ls) if ls.measured else None
-    sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if ls.rs.environment.device == "cuda" else None
+    gpu = ls.rs.environment.device == "cuda"  # a CPU trace has no GPU events to count
+    sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     elem = element_size(scenario_dtype(ls, scenario))
     rows = []
     for rec in recs:
@@ -192,7 +193,7 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
             pct_of_ceiling=pct_cp if ceiling == CEILING_COPY else pct_mm, pct_of_matmul=pct_mm, pct_of_copy=pct_cp,
             datasheet_tbps=sheet.hbm_tbps if sheet else math.nan,
             pct_of_datasheet=100 * tbps / sheet.hbm_tbps if sheet and fig == FIGURE_TBPS else math.nan,
-            kernels_per_call=tr.counts[0] if tr and tr.forwards else math.nan,
+            kernels_per_call=tr.counts[0] if tr and tr.forwards and gpu else math.nan,
             counts_consistent=tr.counts_consistent if tr else True,
             peak_memory_bytes=rec.peak_memory_bytes if rec.peak_memory_bytes else math.nan,
             rel_error=rec.rel_error if rec.rel_error is not None else math.nan, trace=rec.trace,

@@ -14,6 +14,7 @@ from __future__ import annotations
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import anchors, datasheets
+from gen.report import wording
 
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
 FIGURE_LABEL = {sa.FIGURE_TFLOPS: f"TFLOP/s ({sa.FLOP_LABEL})", sa.FIGURE_TBPS: f"TB/s ({sa.BYTES_LABEL})"}
@@ -131,12 +132,12 @@ def datasheet(sheet: datasheets.Datasheet | None, gpu: str | None) -> str:
     return f"Datasheet bandwidth: {sheet.hbm_tbps:g} TB/s for the {sheet.gpu} (the maker's peak; {sheet.source})."
 
 
-def refusal(status: str, reason: str | None) -> str:
-    if status == "oom":
-        return "out of memory" + (f": {reason}" if reason else "")
-    if status == "skipped":
-        return "not run" + (f": {reason}" if reason else "")
-    return reason or "refused, no reason recorded"
+def refusal(status: str, reason: str | None, needs_cuda: bool = False) -> str:
+    """Why a point did not run: PyTorch's reason as capture kept it (the report's words for a
+    CUDA-only backend pinned on a CPU machine)."""
+    if needs_cuda:
+        return wording.refusal(status, reason, True)
+    return reason or {"oom": "out of memory", "skipped": "not run"}.get(status, "no reason recorded")
 
 
 def table_note(figure: str, mode: str) -> str:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import scaling
+from gen.analysis import rules, scaling
 from gen.analysis import scenarios as sa
-from gen.model import datasheets, schema
+from gen.model import datasheets, schema, variants
 from gen.model import scenarios as declared
 from gen.report import charts_scenarios as charts
 from gen.report import format as fmt
@@ -43,13 +43,19 @@ def _figure(pts) -> str:
     return sa.FIGURE_TBPS if len(inf) and (inf["figure"] == sa.FIGURE_TBPS).all() else sa.FIGURE_TFLOPS
 
 
-def _rows(pts, decode: bool, show_dim: bool, linked: list[str]) -> list[dict]:
+def _backend(variant: str) -> str | None:
+    v = variants.VARIANTS.get(variant)
+    return v.backend if v else None
+
+
+def _rows(pts, decode: bool, show_dim: bool, linked: list[str], device: str) -> list[dict]:
     out = []
     for r in records(pts):
         fig = words.figure_of_row(r)
         out.append(dict(r, label=_label(r["variant"]), point=words.point_label(r, decode, show_dim),
                         page=fmt.variant_page(r["variant"]) if r["variant"] in linked else None,
-                        why_not=words.refusal(r["status"], r["reason"]) if r["status"] != schema.Status.OK else None,
+                        why_not=words.refusal(r["status"], r["reason"], rules.needs_cuda(
+                            r["status"], device, _backend(r["variant"]))) if r["status"] != schema.Status.OK else None,
                         value=words.figure_value(r[fig], fig), unit=words.FIGURE_UNIT[fig]))
     return out
 
@@ -117,7 +123,8 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
         m = pts[pts["mode"] == mode]
         if len(m):
             fig = _figure(m) if mode == schema.Mode.INFERENCE else sa.FIGURE_TFLOPS
-            modes.append(dict(mode=mode, rows=_rows(m, decode, show_dim, ctx.variant_names), figure=fig,
+            modes.append(dict(mode=mode, rows=_rows(m, decode, show_dim, ctx.variant_names, ls.rs.environment.device),
+                              figure=fig,
                               figure_note=words.table_note(fig, mode)))
     refusals = pts[pts["status"] != schema.Status.OK]
     return dict(
