@@ -159,5 +159,5 @@ def copy_project(src: Path, dest: Path) -> Path:
     shutil.copyfile(src / "mkdocs.yml", dest / "mkdocs.yml")
     shutil.copytree(src / "docs", dest / "docs", dirs_exist_ok=True,
                     ignore=lambda d, names: [n for n in names if n in (render.GENERATED, "vendor")
-                                             or n.startswith(".generated")])
+                                             or n.startswith((".generated", layout.STAGING_PREFIX, layout.LOCK_FILE))])
     return dest
