@@ -147,3 +147,40 @@ def test_interrupted_run_publishes_nothing(tmp_path, monkeypatch):
     from gen.model import layout
 
     assert [p.name for p in tmp_path.iterdir() if p.name != layout.LOCK_FILE] == []
+
+
+def _catch_all(filters) -> bool:
+    """Is warnings.simplefilter("always") in force (as inside the capture's recording block)?"""
+    return any(f[0] == "always" and f[2] is Warning and f[1] is None for f in filters)
+
+
+@pytest.mark.parametrize("mode", ["inference", "train"])
+def test_timed_loops_run_outside_the_warnings_recorder_and_no_grad_is_entered_once(mode, tmp_path, monkeypatch):
+    import warnings
+
+    import torch
+
+    from gen.capture import runner, timing
+    from gen.model import variants
+
+    tiny = timing.Budget(warmup_min=2, warmup_min_s=0.0, warmup_max_s=0.05, repeats=3, min_measure_s=0.0,
+                         max_repeats=3, host_repeats=3)
+    seen = []
+
+    def spy(call, device, budget, graph=True):
+        seen.append((torch.is_grad_enabled(), _catch_all(warnings.filters), graph))
+        return timing.measure(call, device, tiny, graph)
+
+    monkeypatch.setattr(runner, "measure", spy)
+    cfg = schema.RunConfig(batch=1, heads=2, seq_len=32, head_dim=16, dtype="bf16", modes=[mode], variants=["naive"],
+                           warmup_min=2, repeats=3, profile_wait=0, profile_warmup=1, profile_active=1,
+                           error_draws=1, seed=0)
+    (tmp_path / schema.TRACE_DIR).mkdir()
+    before = _catch_all(warnings.filters)
+    r = runner.run_variant(variants.VARIANTS["naive"], mode, cfg, torch.device("cpu"), tiny, tmp_path)
+    assert r.status == "ok", r.reason
+    # inference: no_grad entered around measure (not inside each call); train: grads on
+    assert not before  # else this test could not tell
+    assert seen == [(mode == "train", False, True)]
+    assert len(r.timing.eager_ms) == 3 and len(r.timing.host_ms) == 3 and r.timing.gpu_only_reason == "no GPU"
+    assert r.trace == f"{schema.TRACE_DIR}/article__{mode}__naive.json.gz" and (tmp_path / r.trace).is_file()
