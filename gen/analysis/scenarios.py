@@ -260,13 +260,14 @@ def _our_points(sets: list[tables.LoadedSet], scenario: str) -> list[schema.Poin
     return out
 
 
-def anchor_frame(sets: list[tables.LoadedSet], scenario: str) -> pd.DataFrame:
+def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.LoadedSet | None = None) -> pd.DataFrame:
     """Published figures on the scenario's points: a reference set's sweep points of the same
     scenario, or of another whose point matches ours in length, head dim, mask and grouping.
     `tflops` is under our FLOP_CONVENTION: our count over the published time where one is
     published (`tflops_from` FROM_TIME), the published rate where its convention is ours
-    (FROM_SAME_CONVENTION), else NaN (the published rate stays beside it, under its own)."""
-    ours = _our_points(sets, scenario)
+    (FROM_SAME_CONVENTION), else NaN (the published rate stays beside it, under its own).
+    With `measured`, only the points that set measured; else those of any measured set."""
+    ours = _our_points([measured] if measured is not None else sets, scenario)
     rows = []
     for ls in sets:
         if ls.rs.kind != schema.SetKind.REFERENCE:

@@ -66,17 +66,31 @@ def _series_order(d: pd.DataFrame) -> list[str]:
     return measured + sorted(set(d.loc[d["figure"] == PUBLISHED, "series"]))
 
 
+def _x(d: pd.DataFrame, title: str) -> alt.X:
+    """Lengths on a base-2 log axis, ticked at the lengths measured (a few points would
+    otherwise get linear-looking ticks between them)."""
+    ticks = sorted({int(x) for x in d["kv_len"].dropna()})
+    return alt.X("kv_len:Q", scale=LEN, title=title, axis=alt.Axis(values=ticks, format=",", labelAngle=0))
+
+
+def _color(order: list[str]) -> alt.Color:
+    # Up to 20 series: the measured variants and the published ones must not share a colour.
+    return alt.Color("series:N", title=None, sort=order, scale=alt.Scale(scheme="tableau20"),
+                     legend=alt.Legend(orient="bottom", columns=2, labelLimit=0))
+
+
 def _lines(d: pd.DataFrame, y_title: str, x_title: str) -> alt.LayerChart:
     order = _series_order(d)
-    x = alt.X("kv_len:Q", scale=LEN, title=x_title)
-    color = alt.Color("series:N", title=None, sort=order, legend=alt.Legend(orient="bottom", columns=2, labelLimit=0))
+    x = _x(d, x_title)
+    color = _color(order)
     base = alt.Chart(d).encode(x=x, color=color)
     line = base.transform_filter(alt.datum.figure == MEASURED).mark_line().encode(
         y=alt.Y("value:Q", scale=LOG, title=y_title), detail="head_dim:N")
     dots = base.mark_point(size=60, strokeWidth=2).encode(
         y=alt.Y("value:Q", scale=LOG, title=y_title),
         shape=alt.Shape("figure:N", scale=SHAPES, title=None, legend=alt.Legend(orient="bottom")),
-        fill=alt.condition(alt.datum.figure == MEASURED, alt.Color("series:N", sort=order, legend=None),
+        fill=alt.condition(alt.datum.figure == MEASURED, alt.Color("series:N", sort=order, legend=None,
+                                                                   scale=alt.Scale(scheme="tableau20")),
                            alt.value("transparent")),
         tooltip=[alt.Tooltip("series:N", title="variant"), alt.Tooltip("kv_len:Q", title="length", format=","),
                  alt.Tooltip("head_dim:Q", title="head dim"), alt.Tooltip("value:Q", title=y_title, format=".4g"),
@@ -91,8 +105,7 @@ def scenario_time(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> 
     d = _clean(d.reindex(columns=["series", "kv_len", "head_dim", "value", "figure", "q1", "q3"]))
     title = "GPU-only time per call (ms, log scale)"
     iqr = alt.Chart(d).transform_filter("isValid(datum.q1) && isValid(datum.q3)").mark_rule(strokeWidth=3).encode(
-        x=alt.X("kv_len:Q", scale=LEN, title=x_title), y=alt.Y("q1:Q", scale=LOG, title=title), y2="q3:Q",
-        color=alt.Color("series:N", sort=_series_order(d), legend=None))
+        x=_x(d, x_title), y=alt.Y("q1:Q", scale=LOG, title=title), y2="q3:Q", color=_color(_series_order(d)))
     return alt.layer(iqr, _lines(d, title, x_title)).properties(width="container", height=280)
 
 

@@ -34,8 +34,8 @@ def _label(v: str) -> str:
     return fmt.label_of(v)
 
 
-def _anchors(ctx: Context, name: str):
-    return ctx._once(("scenario_anchors", name), lambda: sa.anchor_frame(ctx.sets, name))
+def _anchors(ctx: Context, ls, name: str):
+    return ctx._once(("scenario_anchors", ls.name, name), lambda: sa.anchor_frame(ctx.sets, name, ls))
 
 
 def _figure(pts) -> str:
@@ -60,6 +60,17 @@ def _rows(pts, decode: bool, show_dim: bool, linked: list[str], device: str) -> 
     return out
 
 
+def _notes(notes) -> list[str]:
+    """A source's notes once each; notes that differ only by a leading "Name: " are merged
+    ("A, B: the same text")."""
+    by_text: dict[str, list[str]] = {}
+    for n in dict.fromkeys(x for x in notes if isinstance(x, str)):
+        head, sep, rest = n.partition(": ")
+        key, name = (rest, head) if sep and len(head) < 40 else (n, "")
+        by_text.setdefault(key, []).append(name)
+    return [f"{', '.join(sorted(names))}: {text}" if all(names) else text for text, names in by_text.items()]
+
+
 def _sentence(best: dict | None, title: str, decode: bool) -> str | None:
     return words.versus(best, title, _label, decode) if best else None
 
@@ -82,12 +93,38 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool) -> list[dict
         groups.append(dict(
             name=name, title=title, page=fmt.set_page(name), source=ref.rs.source,
             conventions=sorted({c for c in a["published_convention"] if isinstance(c, str)}),
-            notes=sorted({n for n in a["note"] if isinstance(n, str)}),
+            notes=_notes(a["note"]),
             same_shape=bool(a["same_shape"].all()), approximate=bool(a["approximate"].any()),
             shape=dict(batch=int(first["batch"]), q_heads=int(first["q_heads"]), kv_heads=int(first["kv_heads"])),
             differences=words.differences(sa.differences(ls, ref)), rows=rows,
             sentence=_sentence(sa.strongest(v), title, decode)))
     return groups
+
+
+def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str) -> list[dict]:
+    """Per head dim (the scenario's own first): the time and rate charts; then one roofline."""
+    out = []
+    dims = pts.loc[pts["gpu_only_ms"].notna(), "head_dim"].unique().tolist()
+    own = sa.own_head_dim(pts, name)
+    ceilings = []
+    if ceil:
+        ceilings.append(("measured copy" if figure == sa.FIGURE_TBPS else "measured matmul",
+                         ceil["copy_gbps"] / 1e3 if figure == sa.FIGURE_TBPS else ceil["matmul_tflops"]))
+    if sheet and figure == sa.FIGURE_TBPS:
+        ceilings.append(("datasheet", sheet.hbm_tbps))
+    for d in sorted(dims, key=lambda x: (x != own, x)):
+        p = pts[pts["head_dim"] == d]
+        a = anchors[anchors["head_dim"] == d] if len(anchors) else anchors
+        suffix = f", head dim {d}" if len(dims) > 1 else ""
+        time = charts.scenario_time(p, a, x_title)
+        rate = charts.scenario_rate(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings)
+        out.append(dict(head_dim=f"Head dim {d}" if suffix else None,
+                        time=chart_div(time, f"GPU-only time against length{suffix}, {name}"),
+                        rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}")))
+    if ceil and dims:
+        out.append(dict(roofline=chart_div(charts.scenario_roofline(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3,
+                                                                    words.ROOFLINE_X), f"roofline, {name}")))
+    return out
 
 
 def set_view(ctx: Context, ls, name: str) -> dict | None:
@@ -97,26 +134,12 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
     decode = bool(pts["q_len"].eq(1).all())
     figure = _figure(pts)
     gpu = ls.rs.environment.device == "cuda"
-    anchors = _anchors(ctx, name) if gpu else _anchors(ctx, name).iloc[0:0]
+    anchors = _anchors(ctx, ls, name) if gpu else _anchors(ctx, ls, name).iloc[0:0]
     versus = sa.versus_frame(pts, anchors)
     head = sa.headline(pts, versus, name)
     ceil = scaling.ceilings(ls)
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
-    x_title = words.length_axis(decode)
-    ch = {}
-    if gpu and pts["gpu_only_ms"].notna().any():
-        ch["time"] = chart_div(charts.scenario_time(pts, anchors, x_title), f"GPU-only time against length, {name}")
-        ceilings = []
-        if ceil:
-            ceilings.append(("measured copy" if figure == sa.FIGURE_TBPS else "measured matmul",
-                             ceil["copy_gbps"] / 1e3 if figure == sa.FIGURE_TBPS else ceil["matmul_tflops"]))
-        if sheet and figure == sa.FIGURE_TBPS:
-            ceilings.append(("datasheet", sheet.hbm_tbps))
-        ch["rate"] = chart_div(charts.scenario_rate(pts, anchors, figure, words.FIGURE_LABEL[figure], x_title,
-                                                    ceilings), f"{words.FIGURE_UNIT[figure]} against length, {name}")
-        if ceil:
-            ch["roofline"] = chart_div(charts.scenario_roofline(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3,
-                                                                words.ROOFLINE_X), f"roofline, {name}")
+    ch = _charts(pts, anchors, figure, ceil, sheet, words.length_axis(decode), name) if gpu else []
     show_dim = pts["head_dim"].nunique() > 1
     modes = []
     for mode in schema.Mode:
