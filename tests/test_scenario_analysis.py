@@ -229,3 +229,11 @@ def test_committed_h200_set_article_points(h200):
     assert len(traced) and traced["gpu_only_ms"].notna().all() and traced["tflops"].notna().all()
     # Schema 1 kept traces at head dim 64 only: no GPU-only time, so no rate, where there is none.
     assert ok[ok["trace"].isna()]["tflops"].isna().all() and (ok[ok["trace"].isna()]["gpu_only_absent"] == "no_trace").all()
+
+
+def test_summary_text_names_conventions_and_refusals(synthetic):
+    text = sa.summary_text(synthetic, "decode", sa.summary_rows(synthetic, "decode"))
+    lines = text.splitlines()
+    assert "scenario decode" in lines[0] and sa.FLOP_CONVENTION in lines[1] and sa.BYTES_CONVENTION in lines[2]
+    assert sum(1 for ln in lines if ln.startswith("sdpa_flash ")) == 2
+    assert f"sdpa_cudnn at kv_len 4096 (inference): unavailable: {scenario_sets.REFUSED}" in text

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from gen.analysis import rules, scaling, tables, timings
-from gen.analysis.values import integer, missing, number, variant_order
+from gen.analysis.values import integer, missing, number, text_table, variant_order
 from gen.model import anchors, datasheets, schema
 from gen.model import scenarios as declared
 
@@ -452,3 +452,28 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
             peak_memory_bytes=integer(r["peak_memory_bytes"]), rel_error=number(r["rel_error"], 8),
         ))
     return out
+
+
+def summary_text(ls: tables.LoadedSet, scenario: str, rows: list[dict[str, Any]]) -> str:
+    """`summary_rows` as a plain-text table for the terminal, the conventions on top, refusals below."""
+    env = ls.rs.environment
+    head = [f"{ls.name}: {env.gpu_name or 'CPU: ' + str(env.cpu)}, torch {env.torch}, scenario {scenario}",
+            f"TFLOP/s: {FLOP_CONVENTION}", f"TB/s: {BYTES_CONVENTION}; % of the measured matmul (TFLOP/s) or "
+            "copy (TB/s) ceiling"]
+
+    def f(x, spec: str) -> str:
+        return "—" if x is None else format(x, spec)
+
+    cols = ["variant", "mode", "B", "Hq/Hkv", "D", "q_len", "kv_len", "window", "status", "GPU-only ms",
+            "eager ms", "TFLOP/s", "TB/s", "% ceiling", "kernels"]
+    body = []
+    for r in rows:
+        p = r["point"]
+        gpu = f(r["gpu_only_ms"], ".4g") + (" (kernel sum)" if r["gpu_only_method"] == "kernel_sum" else "")
+        body.append([r["variant"], r["mode"], str(p["batch"]), f"{p['q_heads']}/{p['kv_heads']}", str(p["head_dim"]),
+                     str(p["q_len"]), str(p["kv_len"]), f(p["window"], "d"), r["status"], gpu,
+                     f(r["eager_ms"], ".4g"), f(r["tflops"], ".1f"), f(r["tbps"], ".3f"),
+                     f(r["pct_of_ceiling"], ".0f"), f(r["kernels_per_call"], "d")])
+    notes = [f"  {r['variant']} at kv_len {r['point']['kv_len']} ({r['mode']}): {r['status']}: {r['reason']}"
+             for r in rows if r["status"] != schema.Status.OK]
+    return "\n".join(head + text_table(cols, body) + notes)
