@@ -137,3 +137,26 @@ def test_host_bound_train_steps_say_so(pages):
     # cuDNN's step: 0.257 ms on the host, 0.250 ms on the GPU.
     assert "Bound by the host" in pages["generated/variants/sdpa_cudnn.md"].text
     assert "Bound by the host" not in pages["generated/variants/naive.md"].text
+
+
+def test_templates_hold_layout_only():
+    """No arithmetic, aggregation or NaN trick in a template: view models bring rows ready to lay out."""
+    templates = sorted((Path(__file__).resolve().parent.parent / "gen" / "report" / "templates").glob("*.j2"))
+    assert templates
+    logic = re.compile(r"\{[{%][^}]*?( \* | / | - \d|\|\s*(min|max|sum|round)\b|\b([\w.]+) == \3\b)[^}]*[}%]\}")
+    for t in templates:
+        for n, line in enumerate(t.read_text(encoding="utf-8").splitlines(), 1):
+            assert not logic.search(line), f"{t.name}:{n}: computes in the template: {line.strip()[:100]}"
+    assert logic.search("{{ (100 * f.fraction) | num }}") and logic.search("{% if h.x == h.x %}")
+    assert logic.search("{{ m.rows | map(attribute='n') | min }}")
+
+
+def test_no_placeholder_text_on_any_page(pages):
+    """Issue 12's defects: a missing spread is one dash, counts and draws the set lacks are not printed, the
+    published note keeps its space, no timeline datum is null where a tooltip shows it, lanes are depths."""
+    for path, page in pages.items():
+        text = page.text or ""
+        for bad in ("–––", "over 0 or more", "None draws", "published(", '"occupancy_pct":null', '"lane":"CPU '):
+            assert bad not in text, (path, bad)
+    ref = pages["generated/sets/nvidia-a100-sxm4-80gb__article-2026-07.md"].text
+    assert "Published figures&#58; one number per field" in ref and "GPU drained" not in ref
