@@ -196,3 +196,15 @@ def test_by_name_takes_the_median_of_a_name_and_its_first_path():
     assert b.loc["k", "achieved_occupancy_pct"] == 20.0 and b.loc["k", "op_path"] == ["aten::a"]
     assert b.loc["k", "occupancy_limiter"] == "warps" and b.loc["j", "sm_throughput_pct"] == 5.0
     assert counters.by_name(counters.match(a_run(None), tr).frame).empty
+
+
+def test_json_fields():
+    tr = a_trace(dataclasses.replace(gpu_event(0, 5.0, name="k"), op_path=("aten::a", "aten::b")))
+    m = counters.match(a_run([kc(0, "k", registers_per_thread=255, achieved_occupancy_pct=12.345,
+                                 occupancy_limiter="registers")]), tr)
+    j = counters.json_fields(counters.by_name(m.frame).loc["k"])
+    assert set(j) == {"op_path", *counters.COUNTER_FIELDS}
+    assert j["op_path"] == ["aten::a", "aten::b"] and j["registers_per_thread"] == 255
+    assert j["achieved_occupancy_pct"] == 12.35 and j["occupancy_limiter"] == "registers"
+    assert j["dram_throughput_pct"] is None and j["shared_memory_bytes"] is None
+    assert counters.json_fields(None) == {k: None for k in j}

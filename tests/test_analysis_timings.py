@@ -139,3 +139,13 @@ def test_cpu_set_has_no_gpu_only_time():
     assert len(ok) and ok["gpu_only_ms"].isna().all() and ok["gpu_only_method"].isna().all()
     assert set(ok["gpu_only_absent"]) == {"not_measured"}
     assert ok["host_ms"].gt(0).all() and ok["host_bound"].isna().all()  # schema 1 kept the CPU's wall time as host time
+
+
+def test_json_fields():
+    j = timings.json_fields(timings.row(timings.times(run(gpu_only_method="kernel_sum", gpu_only_reason="why",
+                                                          eager_ms=[0.2, 0.2]), fake_trace([100.0]))))
+    assert list(j) == timings.JSON_FIELDS
+    assert j["gpu_only_ms"] == 0.1 and j["gpu_only_method"] == "kernel_sum" and j["kernel_sum_ms"] == 0.1
+    assert j["host_ms"] is None and j["host_n"] == 0 and j["host_bound"] is True and j["gpu_only_reason"] == "why"
+    j = timings.json_fields(timings.row(timings.times(run(eager_ms=[1.0]))))
+    assert j["gpu_only_ms"] is None and j["gpu_only_method"] is None and j["host_bound"] is None

@@ -238,3 +238,19 @@ def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
     for x in sorted(fired, key=lambda x: -x["estimated_speedup_pct"]):
         out.append(dict(fact="ncu_rule", name=x["name"], estimated_speedup_pct=x["estimated_speedup_pct"]))
     return out
+
+
+def json_fields(r) -> dict[str, Any]:
+    """The counters of one kernel (a row of `by_name` or of `Matched.frame`, or None
+    where not measured) as JSON-ready values: op_path and COUNTER_FIELDS, None where missing."""
+    out: dict[str, Any] = {"op_path": None, **{f: None for f in COUNTER_FIELDS}}
+    if r is None:
+        return out
+    out["op_path"] = list(r["op_path"]) if isinstance(r["op_path"], (list, tuple)) else None
+    for f in COUNTER_FIELDS:
+        v = r[f]
+        if f == "occupancy_limiter":
+            out[f] = v if isinstance(v, str) else None
+        elif not _missing(v):
+            out[f] = int(v) if f in ("registers_per_thread", "shared_memory_bytes") else round(float(v), 2)
+    return out

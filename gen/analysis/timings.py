@@ -175,3 +175,25 @@ def times_frame(ls, trace_of: Callable[[str], trace_mod.Trace] | None = None) ->
     head = ["record", "variant", "mode", "scenario", "status", "batch", "q_heads", "kv_heads", "head_dim", "q_len",
             "kv_len", "mask"]
     return pd.DataFrame(rows, columns=head + COLUMNS)
+
+
+# The fields `python -m gen summary --format json` adds per variant, from a row of COLUMNS.
+JSON_FIELDS = ["gpu_only_ms", "gpu_only_q1_ms", "gpu_only_q3_ms", "gpu_only_n", "gpu_only_method", "gpu_only_reason",
+               "kernel_sum_ms", "eager_ms", "eager_q1_ms", "eager_q3_ms", "eager_n", "host_ms", "host_n",
+               "host_overhead_ms", "host_bound"]
+
+
+def json_fields(r) -> dict[str, Any]:
+    """JSON-ready values of JSON_FIELDS (None where missing) from a row of COLUMNS."""
+    out: dict[str, Any] = {}
+    for k in JSON_FIELDS:
+        v = r[k]
+        if isinstance(v, str) or v is None:
+            out[k] = v
+        elif k == "host_bound":
+            out[k] = None if pd.isna(v) else bool(v)
+        elif k.endswith("_n"):
+            out[k] = int(v)
+        else:
+            out[k] = None if pd.isna(v) else round(float(v), 6)
+    return out
