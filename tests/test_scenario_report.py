@@ -71,6 +71,7 @@ def test_pages_and_navigation(pages):
     assert all(p.nav[0] == "Scenarios" for p in pages.values())
     index = pages["generated/scenarios/index.md"].text
     assert "(gqa-prefill.md)" in index and "(decode.md)" in index
+    assert "1.08× its time, 0.93× its rate" in index  # our 0.5 ms against cuDNN's published 0.465 ms at 4k
 
 
 def test_prefill_page_names_its_convention_and_the_anchor(pages):

@@ -148,3 +148,16 @@ def table_note(figure: str, mode: str) -> str:
             f"per {call} with its interquartile range; eager ms is what a Python loop sees per {call}, host gaps "
             f"included. Kernels / call counts the GPU events of one profiled {call}; peak memory is the allocator's "
             "peak; error is the relative error against float64.")
+
+
+def versus_short(v: dict, anchor_title: str, decode: bool) -> str:
+    """One clause for the index: our fastest against the strongest published figure."""
+    ratios = []
+    if not missing(v["time_ratio"]):
+        ratios.append(f"{v['time_ratio']:.2f}× its time")
+    if not missing(v["rate_ratio"]):
+        ratios.append(f"{v['rate_ratio']:.2f}× its rate" + ("" if ratios else " (times do not compare)"))
+    if not ratios:
+        return ""
+    return (f"Against {anchor_name(v['anchor_variant'])} at {length(v['kv_len'], decode)} as published "
+            f"({anchor_title}): {', '.join(ratios)}.")

@@ -71,6 +71,14 @@ def _notes(notes) -> list[str]:
     return [f"{', '.join(sorted(names))}: {text}" if all(names) else text for text, names in by_text.items()]
 
 
+def _versus_short(ctx: Context, head: dict | None, decode: bool) -> str | None:
+    a = head and head["anchor"]
+    if not a:
+        return None
+    ref = next(s for s in ctx.sets if s.name == a["anchor_set"])
+    return words.versus_short(a, fmt.set_title(ref), decode) or None
+
+
 def _sentence(best: dict | None, title: str, decode: bool) -> str | None:
     return words.versus(best, title, _label, decode) if best else None
 
@@ -153,6 +161,7 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
     return dict(
         ls=ls, gpu=gpu, measured=ls.measured, figure=figure, decode=decode, charts=ch, modes=modes,
         headline=words.headline(head, figure, decode, _label) if head else None,
+        versus_short=_versus_short(ctx, head, decode),
         ceil=ceil, copy_tbps=ceil["copy_gbps"] / 1e3 if ceil else None,
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
         anchors=_anchor_groups(ctx, ls, anchors, versus, decode) if len(anchors) else [],
