@@ -159,9 +159,61 @@ function sortable(table) {
   });
 }
 
+// A number in a right-aligned cell stays on one line ("3.6e-03" must not break at its minus); a
+// note after it ("⚠ host-bound", "(noisy)") and a range's second end ("1.062–1.064") may wrap.
+function keepNumbersWhole(table) {
+  for (const td of table.querySelectorAll("td[style*='right']")) {
+    if (td.dataset.whole || td.children.length) continue;
+    td.dataset.whole = "1";
+    const text = td.textContent;
+    const m = text.match(/^(\s*)(\S+)([\s\S]*)$/);
+    if (!m) continue;
+    const head = document.createElement("span");
+    head.className = "num";
+    m[2].split("–").forEach((part, i) => {
+      if (i) head.append("–", document.createElement("wbr"));
+      head.append(part);
+    });
+    const note = document.createElement("span");
+    note.className = "num-note";
+    note.textContent = m[3].trimStart();
+    td.replaceChildren(m[1], head, m[3] ? " " : "", ...(note.textContent ? [note] : []));
+  }
+}
+
+// Long names (kernels, generated Triton kernels, operators) may wrap after _ , :: or a comma
+// rather than at any letter: a <wbr> there; overflow-wrap in report.css stays the fallback.
+const LONG_WORD = /[^\s]{16,}/;
+function breakableNames(table) {
+  const cells = table.querySelectorAll("td:not([style*='right']), td.kernel-name summary");
+  for (const cell of cells) {
+    if (cell.dataset.breakable) continue;
+    cell.dataset.breakable = "1";
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT, {
+      acceptNode: (n) => (n.parentElement.closest("code") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    });
+    const nodes = [];
+    while (walker.nextNode()) if (LONG_WORD.test(walker.currentNode.data)) nodes.push(walker.currentNode);
+    for (const node of nodes) {
+      const parts = node.data.split(/(?<=_|::|,)(?=[^_:,])/);
+      if (parts.length < 2) continue;
+      const frag = document.createDocumentFragment();
+      parts.forEach((part, i) => {
+        if (i) frag.append(document.createElement("wbr"));
+        frag.append(part);
+      });
+      node.replaceWith(frag);
+    }
+  }
+}
+
 document$.subscribe(() => {
   drawAll();
-  document.querySelectorAll("article table").forEach(sortable);
+  document.querySelectorAll("article table").forEach((table) => {
+    keepNumbersWhole(table);
+    breakableNames(table);
+    sortable(table);
+  });
 });
 
 // A chart in a hidden tab has no width yet: resize when its tab is chosen.
