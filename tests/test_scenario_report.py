@@ -46,7 +46,7 @@ def _drawn(spec: dict) -> dict[str, int]:
 
 @pytest.mark.parametrize("scenario", ["gqa-prefill", "decode", "sliding-window", "article"])
 def test_scenario_charts_draw_every_point(sets, scenario):
-    from gen.report import charts_scenarios as charts
+    from gen.report import charts
 
     ls = sets[0]
     pts, anc = sa.point_frame(ls, scenario), sa.anchor_frame(sets, scenario)

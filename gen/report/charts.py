@@ -4,8 +4,9 @@ Takes: frames from gen.analysis (`tables.timeline_frames`, `tables.summary_table
 `scaling.sweep_frame` and friends, the summary tables of every set). Gives:
 the timeline of one forward (`timeline`, and `timeline_spec`, the same spec
 made faster), GPU time per variant (`gpu_time`), GPU time per variant in every
-set (`gpu_time_by_set`), and the scaling charts (`time_vs_seq`,
-`memory_vs_seq`, `roofline`, `category_bars`, `busy_vs_seq`). The page
+set (`gpu_time_by_set`), the scaling charts (`time_vs_seq`,
+`memory_vs_seq`, `roofline`, `category_bars`, `busy_vs_seq`), and per
+scenario (`scenario_time`, `scenario_rate`, `scenario_roofline`). The page
 builders embed them (gen.report.site.chart_div).
 
 Shared look: one log scale for times (`LOG`, fitted to the data), one base-2
@@ -16,6 +17,7 @@ chart keeps only the columns it shows, so that the pages stay small.
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 
 import altair as alt
@@ -288,3 +290,140 @@ def busy_vs_seq(busy: pd.DataFrame) -> alt.Chart:
         color="variant:N",
         tooltip=["variant", "seq_len", alt.Tooltip("busy_pct:Q", format=".0f"),
                  alt.Tooltip("launch_gap_us:Q", format=".1f")])
+
+# --------------------------------------------------------------------------- scenarios
+# Frames of gen.analysis.scenarios (`point_frame`, `anchor_frame`) of one set and scenario.
+# Measured points are filled circles, published ones hollow diamonds (MEASURED / PUBLISHED).
+
+LENGTH = alt.Scale(type="log", base=2, nice=False, padding=12)
+FIGURE_SHAPES = alt.Scale(domain=[MEASURED, PUBLISHED], range=["circle", "diamond"])
+
+
+_SCENARIO_NUMERIC = ("kv_len", "head_dim", "value", "q1", "q3", "intensity", "tflops")
+
+
+def _clean(df: pd.DataFrame) -> pd.DataFrame:
+    """Numbers as float columns (Altair writes their NaN as null; an object column of
+    None would come out as NaN, which is not JSON), text as strings."""
+    df = df.copy()
+    for c in df.columns:
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype(float) if c in _SCENARIO_NUMERIC else df[c].astype(str)
+    return df
+
+
+def _measured(points: pd.DataFrame, col: str) -> pd.DataFrame:
+    ok = points[(points["status"] == "ok") & (points["mode"] == "inference") & points[col].notna()]
+    d = pd.DataFrame({
+        "series": ok["variant"].astype(str), "kv_len": ok["kv_len"].astype(int), "head_dim": ok["head_dim"].astype(int),
+        "value": [number(x, 6) for x in ok[col]], "figure": MEASURED,
+    })
+    if col == "gpu_only_ms":
+        d["q1"] = [number(x, 6) for x in ok["gpu_only_q1_ms"]]
+        d["q3"] = [number(x, 6) for x in ok["gpu_only_q3_ms"]]
+    return d
+
+
+def _published(anchors: pd.DataFrame, col: str, same_shape_only: bool) -> pd.DataFrame:
+    a = anchors[anchors["mode"] == "inference"] if len(anchors) else anchors
+    if len(a) and same_shape_only:
+        a = a[a["same_shape"].astype(bool)]
+    a = a[a[col].notna()] if len(a) else a
+    return pd.DataFrame({
+        "series": [f"{v} ({g}, published)" for v, g in zip(a["variant"], a["gpu"])],
+        "kv_len": [int(x) for x in a["kv_len"]], "head_dim": [int(x) for x in a["head_dim"]],
+        "value": [number(x, 6) for x in a[col]], "figure": PUBLISHED,
+    })
+
+
+def _series_order(d: pd.DataFrame) -> list[str]:
+    measured = variant_order(d.loc[d["figure"] == MEASURED, "series"])
+    return measured + sorted(set(d.loc[d["figure"] == PUBLISHED, "series"]))
+
+
+def _x(d: pd.DataFrame, title: str) -> alt.X:
+    """Lengths on a base-2 log axis, ticked at the lengths measured (a few points would
+    otherwise get linear-looking ticks between them)."""
+    ticks = sorted({int(x) for x in d["kv_len"].dropna()})
+    return alt.X("kv_len:Q", scale=LENGTH, title=title, axis=alt.Axis(values=ticks, format=",", labelAngle=0))
+
+
+def _color(order: list[str]) -> alt.Color:
+    # Up to 20 series: the measured variants and the published ones must not share a colour.
+    return alt.Color("series:N", title=None, sort=order, scale=alt.Scale(scheme="tableau20"),
+                     legend=alt.Legend(orient="bottom", columns=2, labelLimit=0))
+
+
+def _lines(d: pd.DataFrame, y_title: str, x_title: str) -> alt.LayerChart:
+    order = _series_order(d)
+    x = _x(d, x_title)
+    color = _color(order)
+    base = alt.Chart(d).encode(x=x, color=color)
+    line = base.transform_filter(alt.datum.figure == MEASURED).mark_line().encode(
+        y=alt.Y("value:Q", scale=LOG, title=y_title), detail="head_dim:N")
+    dots = base.mark_point(size=60, strokeWidth=2).encode(
+        y=alt.Y("value:Q", scale=LOG, title=y_title),
+        shape=alt.Shape("figure:N", scale=FIGURE_SHAPES, title=None, legend=alt.Legend(orient="bottom")),
+        fill=alt.condition(alt.datum.figure == MEASURED, alt.Color("series:N", sort=order, legend=None,
+                                                                   scale=alt.Scale(scheme="tableau20")),
+                           alt.value("transparent")),
+        tooltip=[alt.Tooltip("series:N", title="variant"), alt.Tooltip("kv_len:Q", title="length", format=","),
+                 alt.Tooltip("head_dim:Q", title="head dim"), alt.Tooltip("value:Q", title=y_title, format=".4g"),
+                 alt.Tooltip("figure:N")])
+    return alt.layer(line, dots)
+
+
+def scenario_time(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> alt.LayerChart:
+    """GPU-only time per call against length, per variant (line and dots; a rule over the IQR),
+    with published times where the anchor has our exact shape. Log-log."""
+    d = pd.concat([_measured(points, "gpu_only_ms"), _published(anchors, "published_ms", True)], ignore_index=True)
+    d = _clean(d.reindex(columns=["series", "kv_len", "head_dim", "value", "figure", "q1", "q3"]))
+    title = "GPU-only time per call (ms, log scale)"
+    iqr = alt.Chart(d).transform_filter("isValid(datum.q1) && isValid(datum.q3)").mark_rule(strokeWidth=3).encode(
+        x=_x(d, x_title), y=alt.Y("q1:Q", scale=LOG, title=title), y2="q3:Q", color=_color(_series_order(d)))
+    return alt.layer(iqr, _lines(d, title, x_title)).properties(width="container", height=280)
+
+
+def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_title: str, x_title: str,
+                  ceilings: list[tuple[str, float]]) -> alt.LayerChart:
+    """TFLOP/s (figure "tflops") or TB/s ("tbps") against length per variant, published rates
+    under our convention beside them (any shape), and each ceiling (label, value) as a dashed rule."""
+    # Anchors publish rates of compute (prefill); none publishes a bandwidth.
+    parts = [_measured(points, figure)] + ([_published(anchors, "tflops", False)] if figure == "tflops" else [])
+    d = _clean(pd.concat(parts, ignore_index=True))
+    chart = _lines(d, y_title, x_title)
+    rules = pd.DataFrame([dict(ceiling=name, value=v) for name, v in ceilings if v and not math.isnan(v)])
+    if len(rules):
+        rule = alt.Chart(rules).mark_rule(strokeDash=[5, 3], color="#444").encode(
+            y=alt.Y("value:Q", scale=LOG), tooltip=["ceiling", alt.Tooltip("value:Q", format=".4g")])
+        label = alt.Chart(rules).mark_text(align="left", dx=4, dy=-6, color="#444", fontSize=11).encode(
+            x=alt.value(0), y=alt.Y("value:Q", scale=LOG), text="ceiling:N")
+        chart = alt.layer(chart, rule, label)
+    return chart.properties(width="container", height=280)
+
+
+def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float, x_title: str) -> alt.LayerChart:
+    """Arithmetic intensity (FLOPs per byte, both conventions of gen.analysis.scenarios) against
+    achieved TFLOP/s, log-log, under the roof min(matmul ceiling, intensity × copy bandwidth)."""
+    ok = points[(points["status"] == "ok") & points["tflops"].notna()]
+    ok = ok if len(ok) else points[(points["status"] == "ok") & points["gpu_only_ms"].notna()]
+    tf = ok["flops"] / (ok["gpu_only_ms"] * 1e-3) / 1e12
+    d = _clean(pd.DataFrame({"variant": ok["variant"].astype(str), "mode": ok["mode"].astype(str),
+                             "kv_len": ok["kv_len"].astype(int), "intensity": [number(x, 4) for x in ok["intensity"]],
+                             "tflops": [number(x, 4) for x in tf]}))
+    lo = max(min(d["intensity"]) / 4, 0.1) if len(d) else 1.0
+    hi = max(d["intensity"]) * 4 if len(d) else 1e3
+    ridge = matmul_tflops / copy_tbps
+    lo, hi = min(lo, ridge / 8), max(hi, ridge * 8)
+    xs = [lo * (hi / lo) ** (i / 60) for i in range(61)]
+    roof = pd.DataFrame(dict(intensity=xs, tflops=[min(matmul_tflops, x * copy_tbps) for x in xs]))
+    line = alt.Chart(roof).mark_line(color="#444", strokeDash=[4, 3]).encode(
+        x=alt.X("intensity:Q", scale=LOG, title=x_title), y=alt.Y("tflops:Q", scale=LOG))
+    order = variant_order(d["variant"]) if len(d) else []
+    pts = alt.Chart(d).mark_point(filled=True, size=60).encode(
+        x=alt.X("intensity:Q", scale=LOG, title=x_title),
+        y=alt.Y("tflops:Q", scale=LOG, title="achieved TFLOP/s (FlashAttention count)"),
+        color=alt.Color("variant:N", sort=order, title=None, legend=alt.Legend(orient="bottom", columns=3)),
+        shape=alt.Shape("mode:N", title=None),
+        tooltip=["variant", "mode", alt.Tooltip("kv_len:Q", format=","), alt.Tooltip("intensity:Q", format=".3g"),
+                 alt.Tooltip("tflops:Q", format=".4g")])
+    return alt.layer(line, pts).properties(width="container", height=280)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import scaling
+from gen.analysis import scaling, scenarios
+from gen.model.scenarios import ARTICLE
 from gen.report import charts, wording
 from gen.report import format as fmt
+from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, records
 
 PAGE = f"{fmt.GENERATED}/scaling.md"
@@ -42,6 +44,8 @@ def set_view(ctx: Context, ls) -> dict:
 
 
 def build(ctx: Context) -> Iterator[Page]:
+    article = scenario_pages.scenario_page(ARTICLE) if ARTICLE in scenarios.scenario_names(ctx.sets) else None
     text = ctx.template("scaling_page.md.j2").render(here=PAGE, sets=[set_view(ctx, ls) for ls in ctx.sets],
-                                                     host_bound_rule=wording.HOST_BOUND_RULE)
+                                                     host_bound_rule=wording.HOST_BOUND_RULE, article_page=article,
+                                                     fa_label=scenarios.FLOP_LABEL)
     yield Page(PAGE, text, nav=("Scaling",))

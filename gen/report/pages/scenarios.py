@@ -17,7 +17,7 @@ from gen.analysis import rules, scaling
 from gen.analysis import scenarios as sa
 from gen.model import datasheets, schema, variants
 from gen.model import scenarios as declared
-from gen.report import charts_scenarios as charts
+from gen.report import charts
 from gen.report import format as fmt
 from gen.report import wording_scenarios as words
 from gen.report.site import Context, Page, chart_div, records
@@ -215,4 +215,18 @@ def variant_kernels(ctx: Context, variant: str, page: str) -> list[dict]:
                             link=fmt.relpath(scenario_page(scenario), page),
                             point=words.point_label(first, decode, True), kernels=records(g),
                             total_us=float(g["duration_us"].sum()), launches=int(g["count"].sum())))
+    several = len({g["ls"].name for g in out}) > 1
+    for g in out:
+        g["show_set"] = several
     return out
+
+
+def set_links(ctx: Context, ls, page: str) -> list[dict]:
+    """For a set page: the scenario pages that show this set (a measured set's points, or a
+    published set's figures beside them), as title and link."""
+    names = sa.scenario_names(ctx.sets)
+    if ls.measured:
+        held = [n for n in names if any(p.scenario == n for p in ls.rs.sweep)]
+    else:
+        held = [n for n in names if (sa.anchor_frame(ctx.sets, n)["anchor_set"] == ls.name).any()]
+    return [dict(title=sa.scenario_title(ctx.sets, n), link=fmt.relpath(scenario_page(n), page)) for n in held]

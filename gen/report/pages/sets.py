@@ -13,6 +13,7 @@ from gen.analysis.values import missing
 from gen.model.schema import Mode
 from gen.report import charts, wording
 from gen.report import format as fmt
+from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, chart_div, records
 
 
@@ -38,7 +39,8 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
 
 
 def set_view(ctx: Context, ls) -> dict:
-    return dict(ls=ls, modes=[m for m in (mode_view(ctx, ls, mode) for mode in Mode) if m])
+    return dict(ls=ls, modes=[m for m in (mode_view(ctx, ls, mode) for mode in Mode) if m],
+                scenarios=scenario_pages.set_links(ctx, ls, fmt.set_page(ls.name)))
 
 
 def build(ctx: Context) -> Iterator[Page]:

@@ -4,7 +4,8 @@ Takes: a `site.Context`. Gives: `build(ctx)`, `trace_files(ctx)`; the view
 model of one tab, `tab_view(ctx, ls, variant, mode, page)`: the summary row,
 the hypothesis check, the findings in words, the compiled kernels, the
 training comparison, the kernel table, the occupancy facts with their words,
-the timeline. Templates: variants_index.md.j2, variant.md.j2.
+the timeline; and the variant's kernels in each scenario (pages.scenarios.variant_kernels).
+Templates: variants_index.md.j2, variant.md.j2 (+ _scenario_kernels.md.j2).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from gen.model import variants
 from gen.model.schema import Mode
 from gen.report import charts, wording
 from gen.report import format as fmt
+from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, chart_div, records
 
 # Kinds with their own paragraph on the variant page, not in its findings list.
@@ -116,7 +118,8 @@ def variant_view(ctx: Context, v: str) -> dict:
         if tabs:
             sections.append(dict(mode=mode, call=wording.call_of(mode), tabs=tabs))
     return dict(here=page, name=v, label=fmt.label_of(v), variant=known,
-                source=variants.source(known) if known else None, sections=sections)
+                source=variants.source(known) if known else None, sections=sections,
+                scenario_kernels=scenario_pages.variant_kernels(ctx, v, page))
 
 
 def build(ctx: Context) -> Iterator[Page]:
