@@ -85,7 +85,7 @@ def cmd_profile(a) -> int:
 def cmd_summary(a) -> int:
     from gen.analysis import summary
 
-    print(summary.run(Path(a.results), a.set, a.format, a.mode))
+    print(summary.run(Path(a.results), a.set, a.format, a.mode, a.scenario))
     return 0
 
 
@@ -146,6 +146,8 @@ def parser() -> argparse.ArgumentParser:
     su.add_argument("--set", help="result set name (default: the only or first measured one)")
     su.add_argument("--format", choices=["table", "json"], default="table")
     su.add_argument("--mode", default="inference", choices=["inference", "train"])
+    su.add_argument("--scenario", help="one scenario's rows instead, one per variant and sweep point (article, "
+                    "gqa-prefill, decode, sliding-window), with TFLOP/s or TB/s under the conventions it prints")
     su.set_defaults(func=cmd_summary)
 
     co = sub.add_parser("compare", help="compare two result sets per variant (no torch needed)")

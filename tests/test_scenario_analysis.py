@@ -237,3 +237,25 @@ def test_summary_text_names_conventions_and_refusals(synthetic):
     assert "scenario decode" in lines[0] and sa.FLOP_CONVENTION in lines[1] and sa.BYTES_CONVENTION in lines[2]
     assert sum(1 for ln in lines if ln.startswith("sdpa_flash ")) == 2
     assert f"sdpa_cudnn at kv_len 4096 (inference): unavailable: {scenario_sets.REFUSED}" in text
+
+
+def test_summary_verb_with_a_scenario(synthetic, tmp_path):
+    import subprocess
+    import sys
+
+    def gen(*args):
+        return subprocess.run([sys.executable, "-m", "gen", "summary", "--results", str(synthetic.path.parent),
+                               "--set", synthetic.name, *args], capture_output=True, text=True, timeout=120)
+
+    p = gen("--scenario", "gqa-prefill", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert rows == json.loads(json.dumps(sa.summary_rows(synthetic, "gqa-prefill")))
+    assert {r["mode"] for r in rows} == {"inference", "train"} and all(r["scenario"] == "gqa-prefill" for r in rows)
+    p = gen("--scenario", "decode")
+    assert p.returncode == 0 and "scenario decode" in p.stdout and sa.BYTES_CONVENTION in p.stdout
+    p = gen("--scenario", "nope")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "no points of scenario 'nope'" in p.stderr
+    p = subprocess.run([sys.executable, "-m", "gen", "summary", "--results", str(RESULTS), "--set",
+                        anchors.CUDNN_NAME, "--scenario", "gqa-prefill"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "published figures, not measured points" in p.stderr

@@ -435,11 +435,14 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     mode, point (batch, q_heads, kv_heads, head_dim, q_len, kv_len, mask, window), status,
     reason, gpu_only_ms (+ method), eager_ms, tflops and tbps under the conventions above
     (null where they do not apply), pct_of_ceiling, kernels_per_call, peak memory, error."""
-    known = scenario_names([ls]) if ls.measured else sorted({p.scenario for p in ls.rs.sweep})
+    if not ls.measured:
+        raise schema.UserError(f"--set: {ls.name} holds published figures, not measured points; the scenario pages "
+                               "show them beside a measured set's")
+    known = scenario_names([ls])
     if scenario not in known:
         raise schema.UserError(f"--scenario: set {ls.name} holds no points of scenario {scenario!r} "
                                f"(it has: {', '.join(known) or 'none'})")
-    df = point_frame(ls, scenario) if ls.measured else pd.DataFrame(columns=COLUMNS)
+    df = point_frame(ls, scenario)
     out = []
     for _, r in df.iterrows():
         out.append(dict(

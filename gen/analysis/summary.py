@@ -1,7 +1,8 @@
 """`python -m gen summary`: one row per variant of one result set.
 
 Takes: a results root and a set name. Gives: a text table or a JSON list
-(the schema of each object is below in `records`). No torch needed.
+(the schema of each object is below in `records`; with a scenario, one row
+per variant and sweep point, gen.analysis.scenarios.summary_rows). No torch needed.
 """
 
 from __future__ import annotations
@@ -85,8 +86,13 @@ def table(ls: tables.LoadedSet, recs: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def run(root: Path, name: str | None, fmt: str, mode: str = "inference") -> str:
+def run(root: Path, name: str | None, fmt: str, mode: str = "inference", scenario: str | None = None) -> str:
     ls = pick_set(root, name)
+    if scenario:  # one row per variant and sweep point of that scenario (gen.analysis.scenarios)
+        from gen.analysis import scenarios
+
+        rows = scenarios.summary_rows(ls, scenario)
+        return json.dumps(rows, indent=1) if fmt == "json" else scenarios.summary_text(ls, scenario, rows)
     recs = records(ls, mode)
     if fmt == "json":
         return json.dumps(recs, indent=1)
