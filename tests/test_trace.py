@@ -118,3 +118,27 @@ def test_plain_json_trace_reads_too(h200_dir, tmp_path):
     with gzip.open(h200_dir / "traces" / "inference__sdpa_flash.json.gz", "rb") as src, open(plain, "wb") as dst:
         shutil.copyfileobj(src, dst)
     assert trace.parse(plain).counts == [1, 1, 1]
+
+
+def test_streamed_reading_takes_any_json_layout(h200_dir, tmp_path):
+    """parse reads the top-level object one event at a time: key order, indentation and
+    other top-level keys must not matter; a traceEvents that is not a list is refused."""
+    import json
+
+    src = h200_dir / "traces" / "inference__naive.json.gz"
+    with gzip.open(src, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    reordered = {"traceEvents": data["traceEvents"], **{k: v for k, v in data.items() if k != "traceEvents"},
+                 "extra": {"traceEvents": "not this one", "nested": [1, {"a": "]}"}]}}
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps(reordered, indent=3), encoding="utf-8")
+    a, b = trace.parse(src), trace.parse(pretty)
+    assert [f.gpu for f in a.forwards] == [f.gpu for f in b.forwards] and a.device_properties == b.device_properties
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"traceEvents": {"0": {}}}), encoding="utf-8")
+    with pytest.raises(trace.TraceError, match="bad.json: no traceEvents list"):
+        trace.parse(bad)
+    trailing = tmp_path / "trailing.json"
+    trailing.write_text(json.dumps(data) + " {", encoding="utf-8")
+    with pytest.raises(trace.TraceError, match="trailing.json: not a JSON trace"):
+        trace.parse(trailing)
