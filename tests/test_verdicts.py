@@ -203,7 +203,7 @@ def test_words_follow_the_facts():
     unsettled = words.verdict(verdicts.decide(CASES[1][1]))
     assert "not settled" in unsettled.headline
     auto = words.verdict(verdicts.decide(CASES[2][1]))
-    assert any("ran cudnn, the same kernel as SDPA cuDNN: the fastest choice here" in x for x in auto.lines)
+    assert any("ran cuDNN, the same kernel as SDPA cuDNN: the fastest choice here" in x for x in auto.lines)
     host = [row("sdpa_cudnn", 0.057, sp(0.096, 0.2), kernel=CUDNN90), row("sdpa_flash", 0.0966, sp(0.0958, 0.02))]
     lines = words.verdict(verdicts.decide(host)).lines
     assert any(x.startswith("For short calls in a Python loop the answer changes") for x in lines)

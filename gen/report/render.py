@@ -40,7 +40,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import PurePosixPath
 
 from gen.report.format import GENERATED, md, ms, set_page, size, variant_page  # noqa: F401  (names build uses)
-from gen.report.pages import compare, findings, home, methodology, scaling, scenarios, sets, variants
+from gen.report.pages import compare, findings, home, methodology, scaling, scenarios, sets, variants, verdict
 from gen.report.site import Context, Page, chart_div  # noqa: F401
 
 # Hand-written pages of docs/ that the navigation holds, before and after the generated ones.
@@ -48,7 +48,7 @@ NAV_HEAD = [("Home", "index.md")]
 NAV_TAIL = [("Many machines", "matrix.md"), ("Methodology", "methodology.md")]
 
 PAGE_BUILDERS: list[Callable[[Context], Iterable[Page]]] = [
-    home.build, sets.build, variants.build, methodology.skipped, methodology.build, variants.trace_files,
+    home.build, verdict.build, sets.build, variants.build, methodology.skipped, methodology.build, variants.trace_files,
     findings.build, scaling.build, scenarios.build, compare.build,
 ]
 

@@ -111,9 +111,17 @@ def _per(mode: str) -> str:
     return "a forward" if mode == "inference" else "a training step"
 
 
+BACKENDS = {"cudnn": "cuDNN", "flash": "flash", "efficient": "memory-efficient", "math": "math",
+            "flash (CPU)": "flash (its CPU kernel)"}
+
+
+def backend(name: str | None) -> str:
+    return BACKENDS.get(name, name) if name else "an unnamed backend"
+
+
 def _auto_line(v: verdicts.Verdict) -> str:
     a = v.auto
-    text = f"With no backend pinned, scaled_dot_product_attention ran {a.backend or a.kernel_backend or 'an unnamed backend'}"
+    text = f"With no backend pinned, scaled_dot_product_attention ran {backend(a.backend or a.kernel_backend)}"
     if a.same_as:
         text += f", the same {'kernel' if a.kernel else 'backend'} as {_join(label(x) for x in a.same_as)}"
     elif a.kernel:
@@ -123,7 +131,7 @@ def _auto_line(v: verdicts.Verdict) -> str:
     elif a.ratio:
         text += f": {times(a.ratio)} the fastest's time"
     if a.contradicted:
-        text += f", not {a.expected_backend} as the hypothesis said"
+        text += f", not {backend(a.expected_backend)} as the hypothesis said"
     return text + "."
 
 
@@ -171,8 +179,8 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
     if v.host is not None and v.host.changes_answer:
         lines.append(_host_line(v))
     if v.host_bound:
-        lines.append(f"Host-bound, by the report's one rule ({wording.HOST_BOUND_RULE}): "
-                     f"{_join(label(x) for x in v.host_bound)}.")
+        lines.append(f"Host-bound by the report's one rule: {_join(label(x) for x in v.host_bound)}. A call is "
+                     f"host-bound when {wording.HOST_BOUND_RULE}.")
     why = _why_line(v)
     if why:
         lines.append(why)

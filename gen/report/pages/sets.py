@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from gen.analysis import verdicts
 from gen.analysis.values import missing
 from gen.model.schema import Mode
 from gen.report import charts, wording
 from gen.report import format as fmt
 from gen.report.pages import scenarios as scenario_pages
+from gen.report.pages import verdict
 from gen.report.site import Context, Page, chart_div, records
 
 
@@ -27,8 +29,10 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
     if df.empty:
         return None
     rows = records(df)
+    v = verdicts.verdict(ls, "article", mode)
     for r in rows:
         r["why_not"] = wording.refusal(r["status"], r["reason"], r["needs_cuda"])
+        r["fastest"] = v is not None and r["variant"] == v.fastest.variant
     gpu = bool(df["gpu_ms"].notna().any())
     chart = chart_div(charts.gpu_time(df, wording.call_of(mode)), f"GPU time per variant, {mode}") if gpu else None
     notes = wording.timing_notes(mode, gpu, _min_samples(rows, "gpu_n"), _min_samples(rows, "cpu_n"),
@@ -40,7 +44,7 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
 
 def set_view(ctx: Context, ls) -> dict:
     return dict(ls=ls, modes=[m for m in (mode_view(ctx, ls, mode) for mode in Mode) if m],
-                scenarios=scenario_pages.set_links(ctx, ls, fmt.set_page(ls.name)))
+                scenarios=scenario_pages.set_links(ctx, ls, fmt.set_page(ls.name)), verdicts=verdict.set_blocks(ls))
 
 
 def build(ctx: Context) -> Iterator[Page]:
