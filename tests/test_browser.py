@@ -537,3 +537,21 @@ def test_search_finds_kernel_names(browser, server, site):
         page.wait_for_selector(f".md-search-result__item a[href*='variants/{variant}.html']", timeout=10_000)
         assert errors == []
         context.close()
+
+
+def test_long_pages_have_a_table_of_contents(browser, server):
+    """The methodology page lists its sections in the left sidebar (toc.integrate), and the
+    content keeps the width it has on pages without one."""
+    widths = {}
+    for path in ("methodology.html", "generated/sets/index.html"):
+        context, page, _, _ = _open(browser, server, path)
+        widths[path] = page.evaluate("() => document.querySelector('article').getBoundingClientRect().width")
+        if path == "methodology.html":
+            toc = page.locator("nav.md-nav--primary nav.md-nav--secondary a.md-nav__link")
+            assert toc.count() >= 8 and toc.first.is_visible()
+            href = toc.nth(1).get_attribute("href")
+            # Instant navigation makes the links absolute: the fragment names a heading of this page.
+            assert href and "#" in href, href
+            assert page.locator(f"article [id='{href.split('#', 1)[1]}']").count() == 1, href
+        context.close()
+    assert abs(widths["methodology.html"] - widths["generated/sets/index.html"]) < 2, widths
