@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import rules, tables
+from gen.analysis import rules, tables, verdicts
 from gen.analysis.values import variant_role
 from gen.model.schema import Mode, SetKind, Status
 from gen.model.variants import VARIANTS
@@ -126,15 +126,25 @@ def _rank_range(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _verdict_ranks(st: pd.DataFrame, v: verdicts.Verdict) -> pd.DataFrame:
+    """measured_rank, rank_lo, rank_hi of each summary row, from the verdict's ranking."""
+    ranks = verdicts.ranks(v)
+    out = pd.DataFrame(index=st.index, columns=["measured_rank", "rank_lo", "rank_hi"], dtype=float)
+    for i, name in st["variant"].items():
+        if name in ranks:
+            out.loc[i] = ranks[name]
+    return out
+
+
 HYPOTHESIS_COLUMNS = [
     "variant", "label", "status", "reason", "basis", "expected_kernels", "measured_kernels", "kernels_contradicted",
     "expected_copy_or_fill", "measured_copy_or_fill", "has_memcpy", "copy_or_fill_events", "copy_contradicted",
     "expected_tensor_cores", "measured_tensor_cores", "tensor_core_kernels", "off_tensor_core_kernels",
     "tensor_cores_contradicted", "expected_rank", "measured_rank", "rank_lo", "rank_hi", "rank_contradicted",
-    "contradicted", "contradicted_items", "why"]
+    "expected_backend", "measured_backend", "backend_contradicted", "contradicted", "contradicted_items", "why"]
 # Which flag says which check was contradicted, in the order pages list them.
 CHECKS = {"kernels_contradicted": "kernels", "copy_contradicted": "copy or fill",
-          "tensor_cores_contradicted": "tensor cores", "rank_contradicted": "rank"}
+          "tensor_cores_contradicted": "tensor cores", "rank_contradicted": "rank", "backend_contradicted": "backend"}
 
 
 def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
@@ -147,9 +157,16 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
     if st.empty:
         return pd.DataFrame(columns=HYPOTHESIS_COLUMNS)
     st = st[st["variant"].isin(VARIANTS)].reset_index(drop=True)
-    ranks = _rank_range(st.where(st["status"] == Status.OK))
+    # A measured set ranks as its verdict does (GPU-only time: the ranking every page shows);
+    # published figures by the one time they give.
+    v = verdicts.verdict(ls, "article", mode)
+    if v is not None and v.basis == "gpu_only":
+        ranks = _verdict_ranks(st, v)
+        timed = st[st["variant"].isin(v.ranking)]
+    else:
+        ranks = _rank_range(st.where(st["status"] == Status.OK))
+        timed = st[st["gpu_ms"].notna()]
     # Expected ranks, renumbered among the variants this set timed.
-    timed = st[st["gpu_ms"].notna()]
     exp_order = sorted(timed["variant"], key=lambda v: VARIANTS[v].expect.rank)
     exp_rank = {v: i + 1 for i, v in enumerate(exp_order)}
     rows = []
@@ -161,7 +178,8 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
                    measured_kernels=np.nan, kernels_contradicted=None, measured_copy_or_fill=None, has_memcpy=None,
                    copy_or_fill_events="", copy_contradicted=None, measured_tensor_cores=None,
                    tensor_core_kernels="", off_tensor_core_kernels="", tensor_cores_contradicted=None,
-                   rank_contradicted=None, **ranks.loc[i].to_dict())
+                   rank_contradicted=None, expected_backend=getattr(h, "backend", None), measured_backend=None,
+                   backend_contradicted=None, **ranks.loc[i].to_dict())
         if r["status"] != Status.OK:
             row["basis"] = "not run"
         elif ls.rs.kind == SetKind.REFERENCE:
@@ -170,6 +188,9 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
             row["basis"] = "no gpu"
         else:
             row.update(basis="measured", **_check_measured(ls, r, row, h, mode))
+        if v is not None and v.auto is not None and v.auto.variant == r["variant"]:
+            row.update(measured_backend=v.auto.backend or v.auto.kernel_backend,
+                       backend_contradicted=v.auto.contradicted)
         row["contradicted_items"] = [name for col, name in CHECKS.items() if row[col] is True]
         row["contradicted"] = bool(row["contradicted_items"])
         rows.append(row)
@@ -328,15 +349,29 @@ def rule_occupancy(ls) -> list[Finding]:
 
 
 def rule_fastest(ls) -> list[Finding]:
-    """The fastest variant. facts: basis ("gpu" or "host"), published, source,
-    ms, next_variant, next_ms, overlap (IQRs overlap), baseline, baseline_ms."""
-    st = tables.summary_table(ls, Mode.INFERENCE)
-    found = fastest(st)
+    """The fastest variant. facts: basis ("gpu_only", "eager" or "host" for a
+    measured set: the verdict's ranking time; "gpu" or "host" for published
+    figures), published, source, ms, next_variant, next_ms, overlap (IQRs
+    overlap), baseline, baseline_ms. A measured set's is its verdict's
+    (gen.analysis.verdicts), the one every page shows."""
+    v = verdicts.verdict(ls, "article", Mode.INFERENCE)
+    found = _fastest_of_verdict(v) if v is not None else fastest(tables.summary_table(ls, Mode.INFERENCE))
     if found is None:
         return []
     variant, facts = found
     facts.update(published=ls.rs.kind == SetKind.REFERENCE, source=ls.rs.source)
     return [Finding(id="fastest", kind=FindingKind.SPEED, severity=Severity.INFO, variant=variant, facts=facts)]
+
+
+def _fastest_of_verdict(v: verdicts.Verdict) -> tuple[str, dict]:
+    f, r = v.fastest, v.runner_up
+    facts = dict(basis=v.basis, ms=v.spread(f).median, next_variant=r.variant if r else None,
+                 next_ms=v.spread(r).median if r else None, overlap=v.settled is False, baseline=None,
+                 baseline_ms=None)
+    base = v.row(variant_role("baseline"))
+    if base is not None and base is not f:
+        facts.update(baseline=base.variant, baseline_ms=v.spread(base).median)
+    return f.variant, facts
 
 
 def fastest(st: pd.DataFrame) -> tuple[str, dict] | None:
@@ -373,6 +408,9 @@ def rule_backend(ls) -> list[Finding]:
     if r.empty or not r.iloc[0]["backend"]:
         return []
     r = r.iloc[0]
+    v = verdicts.verdict(ls, "article", Mode.INFERENCE)
+    if v is not None and v.row(auto) is not None:
+        return [_backend_of_verdict(v, auto, r["backend"])]
     main = tables.main_kernel(tables.kernel_table(ls, auto))
     facts = dict(backend=r["backend"], main_kernel=main["short_name"] if main is not None else None,
                  ms=float(r["gpu_ms"]), pinned_variant=None, pinned_ms=None, fastest_pinned=None,
@@ -388,6 +426,21 @@ def rule_backend(ls) -> list[Finding]:
         facts.update(fastest_pinned=f["variant"], fastest_pinned_ms=float(f["gpu_ms"]))
     return [Finding(id="sdpa-auto-backend", kind=FindingKind.BACKEND, severity=Severity.INFO, variant=auto,
                     kernels=(int(main["index"]),) if main is not None else (), facts=facts)]
+
+
+def _backend_of_verdict(v: verdicts.Verdict, auto: str, backend: str) -> Finding:
+    """rule_backend's finding from the verdict's ranking time (the one every page ranks by)."""
+    a, row = v.auto, v.row(auto)
+    facts = dict(backend=backend, main_kernel=a.kernel, ms=v.spread(row).median, pinned_variant=None,
+                 pinned_ms=None, fastest_pinned=None, fastest_pinned_ms=None,
+                 hypothesis=VARIANTS[auto].expect.why if auto in VARIANTS else None)
+    if a.same_as:
+        facts.update(pinned_variant=a.same_as[0], pinned_ms=v.spread(v.row(a.same_as[0])).median)
+    pinned = [t for t in v.rows if t.variant in VARIANTS and VARIANTS[t.variant].backend is not None]
+    if pinned:
+        facts.update(fastest_pinned=pinned[0].variant, fastest_pinned_ms=v.spread(pinned[0]).median)
+    return Finding(id="sdpa-auto-backend", kind=FindingKind.BACKEND, severity=Severity.INFO, variant=auto,
+                   kernels=(a.kernel_index,) if a.kernel_index is not None else (), facts=facts)
 
 
 def rule_counts(ls) -> list[Finding]:

@@ -463,11 +463,13 @@ def _explain_rank(name, h, v: verdicts.Verdict, rows, stands) -> Explanation:
     mine = VARIANTS[name].expect.rank if name in VARIANTS else None
     pos = v.ranking.index(name) if name in v.ranking else 0
     ahead = {x for x in v.ranking if x in VARIANTS and mine is not None and VARIANTS[x].expect.rank < mine}
-    if got > exp:  # variants the hypothesis put behind it ran faster
-        others, cause = [x for x in v.ranking[:pos] if x not in ahead], "beaten"
-    else:  # it ran faster than variants the hypothesis put ahead of it
-        others, cause = [x for x in v.ranking[pos + 1:] if x in ahead], "ahead"
     me = rows.get(name)
+    # A variant running this one's very kernel (the automatic pick and its pinned twin) is no rival.
+    twin = {t.variant for t in v.rows if me is not None and me.identity and t.identity == me.identity}
+    if got > exp:  # variants the hypothesis put behind it ran faster
+        others, cause = [x for x in v.ranking[:pos] if x not in ahead and x not in twin], "beaten"
+    else:  # it ran faster than variants the hypothesis put ahead of it
+        others, cause = [x for x in v.ranking[pos + 1:] if x in ahead and x not in twin], "ahead"
     return Explanation(name, "rank", exp, got, cause, faster=tuple((x, _arch(rows, x)) for x in others),
                        arch=me.main_arch if me else None, lesson_stands=stands)
 
@@ -485,18 +487,30 @@ def _explain_backend(name, kt, v: verdicts.Verdict, rows, stands) -> Explanation
                        lesson_stands=stands)
 
 
+# The claims about speed; a rank contradiction is judged by them, the other items by the rest.
+SPEED_CLAIMS = frozenset({"flash_fastest"})
+
+
+def _stands(all_claims: list[Claim], variant: str, speed: bool = False) -> bool | None:
+    """The lesson-level verdict for one variant: its speed claim for a rank item, else its other claims."""
+    mine = [c for c in all_claims if c.variant == variant and (c.key in SPEED_CLAIMS) == speed]
+    if not mine or any(c.holds is None for c in mine):
+        return None
+    return all(c.holds for c in mine)
+
+
 def explain(ls: tables.LoadedSet, hyp: pd.DataFrame) -> list[Explanation]:
     """One Explanation per contradicted item of `hyp` (findings.check_hypotheses' frame)."""
     if hyp is None or hyp.empty:
         return []
-    held = {c.variant: c.holds for c in claims(ls)}
+    held_all = claims(ls)
     v = verdicts.verdict(ls)
     rows = timed_rows(ls)
     out = []
     for _, h in hyp.iterrows():
         name = h["variant"]
         kt = _kt(ls, name)
-        stands = held.get(name)
+        stands = _stands(held_all, name)
         if h.get("kernels_contradicted") is True and kt is not None:
             out.append(_explain_kernels(name, h, kt, stands))
         if h.get("copy_contradicted") is True and kt is not None:
@@ -507,7 +521,7 @@ def explain(ls: tables.LoadedSet, hyp: pd.DataFrame) -> list[Explanation]:
                                    h["measured_tensor_cores"], "off_tensor_cores", _refs(name, off),
                                    lesson_stands=stands))
         if h.get("rank_contradicted") is True and v is not None and not missing(h["measured_rank"]):
-            out.append(_explain_rank(name, h, v, rows, stands))
+            out.append(_explain_rank(name, h, v, rows, _stands(held_all, name, speed=True)))
         if v is not None and v.auto and v.auto.variant == name and v.auto.contradicted:
             out.append(_explain_backend(name, kt, v, rows, stands))
     return out

@@ -171,7 +171,8 @@ def _occupancy(f: Finding) -> Words:
 def _speed(f: Finding) -> Words:
     x = f.facts
     how = "published" if x["published"] else "median"
-    what = "GPU time" if x["basis"] == "gpu" else "wall time on the host"
+    what = {"gpu": "GPU time", "gpu_only": "GPU-only time", "eager": "eager per-call time"}.get(
+        x["basis"], "wall time on the host")
     text = f"{f.variant} is the fastest variant of this set by {how} {what}: {x['ms']:.4f} ms a forward"
     short = f"{f.variant}: {x['ms']:.4f} ms a forward ({how} {what})"
     if x["published"]:

@@ -461,7 +461,7 @@ def explanation(e: lessons.Explanation) -> str:
     else:
         why = f"the GPU events differ: {len(e.kernels)} in all"
     stands = {True: " The article's lesson for this variant holds all the same.",
-              False: " The article's lesson for this variant does not hold here either.", None: ""}[e.lesson_stands]
+              False: " The article's lesson on this point does not hold here.", None: ""}[e.lesson_stands]
     return f"{head}: {why}.{stands}"
 
 
