@@ -23,7 +23,7 @@ function config(el, isDark) {
   return {
     background: null,
     view: { stroke: null },
-    axis: { ...label, labelOverlap: "greedy", labelLimit: narrow ? 90 : 220, titleLimit: narrow ? 260 : 600 },
+    axis: { ...label, labelOverlap: "greedy", labelSeparation: 4, labelLimit: narrow ? 110 : 220, titleLimit: narrow ? 260 : 600 },
     axisX: { labelFlush: true },
     legend: { ...label, labelLimit: narrow ? 240 : 0, symbolStrokeWidth: 1.5 },
     title: { color: fg, subtitleColor: muted, limit: narrow ? 300 : 0 },
