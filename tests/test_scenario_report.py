@@ -119,5 +119,6 @@ def test_variant_kernels_per_scenario(sets):
         ("article", "inference"), ("gqa-prefill", "inference"), ("gqa-prefill", "train"), ("decode", "inference")]
     text = ctx.template("_scenario_kernels.md.j2").render(scenario_kernels=groups, here=page)
     assert "## Kernels in each scenario" in text and "(../scenarios/decode.md)" in text
-    assert "KV 16,384, D 128" in text and "&lt;" in text or "<code>" in text
+    assert "KV 16,384, D 128 · forward\n\n" in text and "<code>" in text  # a blank line after the heading
+    assert "· training step\n" in text and " GPU event" in text
     assert ctx.template("_scenario_kernels.md.j2").render(scenario_kernels=[], here=page).strip() == ""

@@ -17,7 +17,7 @@ from gen.analysis import rules, scaling
 from gen.analysis import scenarios as sa
 from gen.model import datasheets, schema, variants
 from gen.model import scenarios as declared
-from gen.report import charts
+from gen.report import charts, wording
 from gen.report import format as fmt
 from gen.report import wording_scenarios as words
 from gen.report.site import Context, Page, chart_div, records
@@ -217,7 +217,9 @@ def variant_kernels(ctx: Context, variant: str, page: str) -> list[dict]:
                             total_us=float(g["duration_us"].sum()), launches=int(g["count"].sum())))
     several = len({g["ls"].name for g in out}) > 1
     for g in out:
-        g["show_set"] = several
+        g["set_suffix"] = f" · {fmt.set_title(g['ls'])}" if several else ""
+        g["call"] = wording.call_of(g["mode"])
+        g["events"] = wording.plural(g["launches"], "GPU event")
     return out
 
 
