@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import tables
+from gen.analysis import lessons, tables, verdicts
 from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing, variant_role
 from gen.model import variants
 from gen.model.schema import Mode
 from gen.report import charts, wording
 from gen.report import format as fmt
+from gen.report import wording_verdicts as words
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, chart_div, records
 
@@ -86,6 +87,32 @@ def _occupancy(ls, v: str, mode: str) -> list[dict]:
     return [dict(n, explanation=wording.occupancy_explanation(n)) for n in tables.occupancy_facts(ls, v, mode)]
 
 
+def _standing(ctx: Context, ls, v: str, mode: str, row: dict | None) -> dict | None:
+    """Where the variant stands in the set's verdict: its rank, fastest or not, host-bound or not."""
+    verdict = verdicts.verdict(ls, "article", mode)
+    if verdict is None or v not in verdict.ranking:
+        return None
+    return dict(rank=verdict.ranking.index(v) + 1, of=len(verdict.ranking), basis=words.TIMING[verdict.basis],
+                fastest=verdict.fastest.variant == v, host_bound=bool(row and row["host_bound"]))
+
+
+def _lessons(ctx: Context, ls, v: str, mode: str) -> dict | None:
+    """The article's lessons that belong on this variant's page, its claims, and why its hypothesis was contradicted."""
+    found = lessons.lessons(ls) if mode == Mode.INFERENCE else None
+    if found is None:
+        return None
+    items = []
+    for fact in found.for_variant(v):
+        w = words.lesson(fact)
+        links = [dict(index=k.index, anchor=ctx.kernel_anchor(ls.name, k.variant, k.mode, k.index))
+                 for k in w.kernels if k.variant == v]
+        items.append(dict(title=w.title, text=w.text, kernels=links))
+    claims = [words.claim(c) for c in found.claims if c.variant == v]
+    hyp = ctx.hypotheses(ls, mode)
+    why = [words.explanation(e) for e in lessons.explain(ls, hyp[hyp["variant"] == v])] if not hyp.empty else []
+    return dict(found=items, claims=claims, explanations=why) if items or claims or why else None
+
+
 def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
     run = ls.rs.run(v, mode)
     row = _one(ctx.summary(ls, mode), v)
@@ -93,7 +120,8 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
                why_not=wording.refusal(run.status, run.reason, bool(row and row["needs_cuda"])),
                hypothesis=_hypothesis(ctx, ls, v, mode), findings=_findings(ctx, ls, v, mode),
                generated=None, train=_train(ctx, ls, v) if mode == Mode.TRAIN else None,
-               autograd=_autograd(ls, v) if mode == Mode.TRAIN else None)
+               autograd=_autograd(ls, v) if mode == Mode.TRAIN else None,
+               standing=_standing(ctx, ls, v, mode, row), lessons=_lessons(ctx, ls, v, mode))
     tr = ls.trace(mode, v) if run.status == "ok" else None
     if tr is None:
         return tab
