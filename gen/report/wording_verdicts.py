@@ -414,6 +414,9 @@ CLAIMS = {
 }
 
 
+HOLDS = {True: "holds", False: "does not hold", None: "cannot tell"}
+
+
 def claim(c: lessons.Claim) -> str:
     verdict_ = {True: "holds here", False: "does not hold here", None: "cannot be checked here"}[c.holds]
     return f"The article's lesson, {CLAIMS.get(c.key, c.key)}: {verdict_}."

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import findings
+from gen.analysis import findings, lessons
 from gen.analysis.values import missing
 from gen.report import format as fmt
 from gen.report import wording
+from gen.report import wording_verdicts as words
+from gen.report.pages import verdict
 from gen.report.site import Context, Page, Worded, records
 
 PAGE = f"{fmt.GENERATED}/findings.md"
@@ -47,9 +49,28 @@ def _columns(rows: list[dict]) -> dict:
 
 def _item(ctx: Context, ls, w: Worded) -> dict:
     f = w.finding
-    return dict(kind=f.kind, severity=f.severity, variant=f.variant, title=w.words.title, short=w.words.short,
-                text=w.words.text, links=kernel_links(ctx, ls.name, f), n_kernels=len(f.kernels),
+    return dict(kind=f.kind, severity=f.severity, variant=f.variant, mode=f.mode, title=w.words.title,
+                short=w.words.short, text=w.words.text, links=kernel_links(ctx, ls.name, f), n_kernels=len(f.kernels),
                 name_variant=bool(f.variant) and f.kind not in wording.KINDS_WITHOUT_VARIANT)
+
+
+def _lessons(ctx: Context, ls) -> dict | None:
+    """The article's lessons recomputed from a set: does each hold, its text with the
+    variant page it belongs to, and every contradicted hypothesis item explained."""
+    found = lessons.lessons(ls)
+    if found is None:
+        return None
+    claims = [dict(variant=c.variant, text=words.CLAIMS.get(c.key, c.key), holds=c.holds, here=words.HOLDS[c.holds],
+                   link=fmt.relpath(fmt.variant_page(c.variant), PAGE)) for c in found.claims]
+    texts = []
+    for fact in (found.hidden_copy, found.math_backend, found.efficient_kernel, found.flash_occupancy,
+                 found.cudnn_costs):
+        if fact is not None:
+            w = words.lesson(fact)
+            texts.append(dict(title=w.title, text=w.text, variant=fact.variant,
+                              link=fmt.relpath(fmt.variant_page(fact.variant), PAGE)))
+    explained = [dict(variant=e.variant, text=words.explanation(e)) for e in lessons.explain(ls, ctx.hypotheses(ls))]
+    return dict(claims=claims, found=texts, explained=explained)
 
 
 def set_view(ctx: Context, ls) -> dict:
@@ -59,7 +80,8 @@ def set_view(ctx: Context, ls) -> dict:
                    items=[f for f in items if f["kind"] == k]) for k, title in wording.KIND_TITLES.items()]
     return dict(ls=ls, hypotheses=rows, columns=_columns(rows), gpu=ls.measured and ls.rs.environment.device == "cuda",
                 contradicted=sum(r["contradicted"] for r in rows), groups=[g for g in groups if g["items"]],
-                findings=items, not_run=[r for r in rows if r["status"] != "ok"])
+                findings=items, not_run=[r for r in rows if r["status"] != "ok"],
+                verdict=verdict.block(ls), lessons=_lessons(ctx, ls))
 
 
 def build(ctx: Context) -> Iterator[Page]:
