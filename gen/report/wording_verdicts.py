@@ -494,8 +494,8 @@ def issue(i: comparability.Issue) -> str:
         return (f"{q} is defined differently: A shows {DEFINITIONS.get(i.a, i.a)}, B "
                 f"{DEFINITIONS.get(i.b, i.b)}. Their ratio mixes two quantities.")
     if i.kind == "noisy":
-        parts = [f"{side}: " + "; ".join(noise(n) for n in ns) for side, ns in (("A", i.a), ("B", i.b)) if ns]
-        return "Noisy or thin timings: " + " — ".join(parts) + "."
+        parts = [f"in {side}, {noises(ns)}" for side, ns in (("A", i.a), ("B", i.b)) if ns]
+        return "Noisy or thin timings: " + "; ".join(parts) + "."
     return i.kind
 
 

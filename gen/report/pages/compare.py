@@ -11,10 +11,11 @@ from collections.abc import Iterator
 
 import pandas as pd
 
-from gen.analysis import compare
+from gen.analysis import comparability, compare
 from gen.model.schema import Mode, SetKind
 from gen.report import charts
 from gen.report import format as fmt
+from gen.report import wording_verdicts as words
 from gen.report.site import Context, Page
 
 PAGE = f"{fmt.GENERATED}/compare.md"
@@ -26,7 +27,10 @@ def pair_view(a, b) -> dict:
     def has(*cols):
         return any(r[c] is not None for r in rows for c in cols)
 
-    return dict(a=a, b=b, rows=rows, gpu=has("gpu_ms_a", "gpu_ms_b"), gpu_b=has("gpu_ms_b"),
+    found = comparability.issues(a, b)
+    return dict(a=a, b=b, rows=rows, refused=[words.issue(i) for i in found if i.refuse],
+                flagged=[words.issue(i) for i in found if not i.refuse],
+                gpu=has("gpu_ms_a", "gpu_ms_b"), gpu_b=has("gpu_ms_b"),
                 cpu=has("cpu_ms_a", "cpu_ms_b"), kernels=has("kernels_a", "kernels_b"), ranks=has("rank_a", "rank_b"),
                 describe_a=compare.describe(a), describe_b=compare.describe(b),
                 diffs=[r for r in rows if r["kernel_match"].startswith(("full", "partial"))])
