@@ -84,49 +84,66 @@ _XMMA = re.compile(r"(?P<arch>sm\d+)_xmma_gemm_(?P<ab>[a-z0-9]+?)f32_[a-z0-9_]*?
 _NVJET = re.compile(r"nvjet_(?P<arch>sm\d+)_\w*?_(?P<tile>\d+x\d+)_")
 
 
+def _fmha(m: re.Match) -> tuple[Field, ...]:
+    fields = [Field("fmha", "op", "fused multi-head attention"),
+              Field(f"cutlass{m['dir']}", "library", "cutlass"),
+              Field(m["dir"], "direction", "forward" if m["dir"] == "F" else "backward"),
+              Field(m["dtype"], "dtype", _DTYPES[m["dtype"]]),
+              Field(m["align"], "alignment", m["align"] == "aligned"),
+              Field(m["tile"], "tile", _tile(m["tile"]))]
+    if m["rf"]:
+        fields.append(Field("rf", "accumulator", "registers"))
+    fields.append(Field(m["arch"], "arch", int(m["arch"][2:])))
+    return tuple(fields)
+
+
+def _cudnn_token(tok: str, seen_tile: bool) -> Field | None:
+    for pat, kind, value in _CUDNN_TOKENS:
+        if t := pat.fullmatch(tok):
+            # The first AxBxC is the tile; the next one is an engine layout
+            # parameter cuDNN does not document (not the warp count: the H200
+            # kernel tagged 4x1x1 runs 384 threads a block).
+            if kind == "tile" and seen_tile:
+                kind = "layout"
+            return Field(tok, kind, value(t))
+    return None
+
+
+def _cudnn(m: re.Match) -> tuple[Field, ...]:
+    fields = [Field("cudnn_generated", "library", "cudnn"), Field("sdpa", "op", "scaled dot-product attention")]
+    tokens = m["rest"].split("_")
+    for i, tok in enumerate(tokens):
+        if tok == "knob" and i + 1 < len(tokens) and tokens[i + 1].isdigit():
+            fields.append(Field(f"knob_{tokens[i + 1]}", "knob", int(tokens[i + 1])))
+        elif f := _cudnn_token(tok, any(x.kind == "tile" for x in fields)):
+            fields.append(f)
+    return tuple(fields)
+
+
+def _flash(m: re.Match) -> tuple[Field, ...]:
+    return (Field(f"flash_{m['dir']}", "direction", "forward" if m["dir"] == "fwd" else "backward"),
+            Field(m["d"], "head_dim", int(m["d"])), Field(m["m"], "block_m", int(m["m"])),
+            Field(m["n"], "block_n", int(m["n"])), Field(m["w"], "warps", int(m["w"])))
+
+
+def _xmma(m: re.Match) -> tuple[Field, ...]:
+    return (Field(m["arch"], "arch", int(m["arch"][2:])), Field(f"{m['ab']}f32", "dtype", "f32"),
+            Field(m["tile"], "tile", _tile(m["tile"])), Field(m["inst"], "instruction", m["inst"]))
+
+
+def _nvjet(m: re.Match) -> tuple[Field, ...]:
+    return (Field(m["arch"], "arch", int(m["arch"][2:])), Field(m["tile"], "tile", _tile(m["tile"])))
+
+
+# Each family: its pattern, and how its match reads field by field (first match wins).
+FAMILIES = [("fmha_cutlass", _FMHA, _fmha), ("cudnn_sdpa", _CUDNN, _cudnn), ("flash2", _FLASH, _flash),
+            ("cublas_xmma", _XMMA, _xmma), ("nvjet", _NVJET, _nvjet)]
+
+
 def decode(name: str) -> DecodedName:
     """One kernel name, field by field (see the module docstring)."""
     name = name or ""
-    a = arch(name)
-    if m := _FMHA.search(name):
-        fields = [Field("fmha", "op", "fused multi-head attention"),
-                  Field(f"cutlass{m['dir']}", "library", "cutlass"),
-                  Field(m["dir"], "direction", "forward" if m["dir"] == "F" else "backward"),
-                  Field(m["dtype"], "dtype", _DTYPES[m["dtype"]]),
-                  Field(m["align"], "alignment", m["align"] == "aligned"),
-                  Field(m["tile"], "tile", _tile(m["tile"]))]
-        if m["rf"]:
-            fields.append(Field("rf", "accumulator", "registers"))
-        fields.append(Field(m["arch"], "arch", int(m["arch"][2:])))
-        return DecodedName("fmha_cutlass", tuple(fields), a)
-    if m := _CUDNN.search(name):
-        fields = [Field("cudnn_generated", "library", "cudnn"), Field("sdpa", "op", "scaled dot-product attention")]
-        tokens = m["rest"].split("_")
-        seen_tile = False
-        for i, tok in enumerate(tokens):
-            if tok == "knob" and i + 1 < len(tokens) and tokens[i + 1].isdigit():
-                fields.append(Field(f"knob_{tokens[i + 1]}", "knob", int(tokens[i + 1])))
-                continue
-            for pat, kind, value in _CUDNN_TOKENS:
-                if t := pat.fullmatch(tok):
-                    # The first AxBxC is the tile; the next one is an engine layout
-                    # parameter cuDNN does not document (not the warp count: the H200
-                    # kernel tagged 4x1x1 runs 384 threads a block).
-                    if kind == "tile":
-                        kind, seen_tile = ("layout" if seen_tile else "tile"), True
-                    fields.append(Field(tok, kind, value(t)))
-                    break
-        return DecodedName("cudnn_sdpa", tuple(fields), a)
-    if m := _FLASH.search(name):
-        fields = (Field(f"flash_{m['dir']}", "direction", "forward" if m["dir"] == "fwd" else "backward"),
-                  Field(m["d"], "head_dim", int(m["d"])), Field(m["m"], "block_m", int(m["m"])),
-                  Field(m["n"], "block_n", int(m["n"])), Field(m["w"], "warps", int(m["w"])))
-        return DecodedName("flash2", fields, a)
-    if m := _XMMA.search(name):
-        fields = (Field(m["arch"], "arch", int(m["arch"][2:])), Field(f"{m['ab']}f32", "dtype", "f32"),
-                  Field(m["tile"], "tile", _tile(m["tile"])), Field(m["inst"], "instruction", m["inst"]))
-        return DecodedName("cublas_xmma", fields, a)
-    if m := _NVJET.search(name):
-        return DecodedName("nvjet", (Field(m["arch"], "arch", int(m["arch"][2:])),
-                                     Field(m["tile"], "tile", _tile(m["tile"]))), a)
-    return DecodedName(None, (), a)
+    for family, pattern, read in FAMILIES:
+        if m := pattern.search(name):
+            return DecodedName(family, read(m), arch(name))
+    return DecodedName(None, (), arch(name))
