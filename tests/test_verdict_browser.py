@@ -1,0 +1,122 @@
+"""In a real headless Chromium at 1280x900: the home page answers "which attention
+here" on its first screen (the H200 set's fastest variant and its GPU-only time,
+above the fold), and every verdict on every page reads the same as analysis."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from gen.analysis import tables, verdicts
+from gen.report import build
+from gen.report import wording_verdicts as words
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+H200 = "nvidia-h200__torch-2.11.0"
+SETS = [H200, "nvidia-a100-sxm4-80gb__article-2026-07", "cpu-intel-r-xeon-r-processor__torch-2.13.0"]
+FOLD = 900
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing (apt-get install chromium)"),
+]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """The committed sets built into a site and served on 127.0.0.1 at its site_url."""
+    results = tmp_path_factory.mktemp("results")
+    for name in SETS:
+        shutil.copytree(ROOT / "results" / name, results / name)
+    project = build.copy_project(ROOT, tmp_path_factory.mktemp("project"))
+    site = project / "site"
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    try:
+        config = project / "mkdocs.yml"
+        lines = [ln for ln in config.read_text(encoding="utf-8").splitlines() if not ln.startswith("site_url:")]
+        config.write_text(f"site_url: {url}/\n" + "\n".join(lines) + "\n", encoding="utf-8")
+        build.run(results, project / "docs")
+        build.mkdocs_build(project, site)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        yield site, url
+        httpd.shutdown()
+    finally:
+        httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def h200():
+    return tables.load_set(ROOT / "results" / H200)
+
+
+def _page(browser, url: str):
+    context = browser.new_context(viewport={"width": 1280, "height": FOLD})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url, wait_until="load")
+    return context, page, errors
+
+
+def test_home_answers_on_its_first_screen(browser, served, h200):
+    site, url = served
+    v = verdicts.verdict(h200)
+    w = words.verdict(v)
+    context, page, errors = _page(browser, f"{url}/index.html")
+    block = page.locator(f"[data-verdict][data-set='{H200}'][data-scenario='article']").first
+    box = block.locator(".verdict-headline").bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= FOLD, box
+    headline = block.locator(".verdict-headline").inner_text()
+    # The fastest variant of the H200 set, with its GPU-only time as analysis computed it.
+    assert headline.startswith(f"{w.fastest_label} is the fastest here")
+    assert words.us(v.spread(v.fastest).median) in headline and "on the GPU alone" in headline
+    assert block.get_attribute("data-fastest") == v.fastest.variant
+    assert not errors
+    if os.environ.get("REPORT_SCREENSHOTS"):
+        page.screenshot(path=str(Path(os.environ["REPORT_SCREENSHOTS"]) / "verdict-home.png"))
+    context.close()
+
+
+def test_every_verdict_reads_the_same_on_every_page(browser, served, h200):
+    """The verdict block of the H200 set shows the same words on the home page and
+    the set page, after instant navigation between them too."""
+    site, url = served
+    texts = {}
+    for path in ("index.html", f"generated/sets/{H200}.html"):
+        context, page, errors = _page(browser, f"{url}/{path}")
+        block = page.locator(f"[data-verdict][data-set='{H200}'][data-scenario='article']").first
+        texts[path] = (block.locator(".verdict-headline").inner_text(), block.get_attribute("data-fastest"),
+                       block.get_attribute("data-host-bound"))
+        assert block.locator(".verdict-headline").bounding_box()["y"] < FOLD, path
+        assert not errors, (path, errors)
+        context.close()
+    assert len(set(texts.values())) == 1, texts
+    v = verdicts.verdict(h200)
+    assert texts["index.html"][1] == v.fastest.variant and texts["index.html"][2].split() == list(v.host_bound)
