@@ -174,6 +174,15 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
                  eager_over_gpu_only=tm.eager_over_gpu_only if hb else None)
 
 
+def point_of(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> schema.Point | None:
+    """The point a scenario's verdict is about: its profiled runs' point, else its first sweep point."""
+    run = next((r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode and r.point), None)
+    if run is not None:
+        return run.point
+    rec = ls.rs.scenario(scenario)
+    return rec.points[0] if rec and rec.points else None
+
+
 def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> list[Timed]:
     """Every variant of one scenario and mode: from its profiled runs, or where
     the scenario has none, from the sweep at the scenario's first point."""

@@ -499,6 +499,16 @@ def issue(i: comparability.Issue) -> str:
     return i.kind
 
 
+def point_label(p) -> str:
+    """A point in a few words for a title: "batch 8 · 16 heads · 1024 tokens · head dim 64"."""
+    if p is None:
+        return ""
+    heads = f"{p.q_heads} heads" if p.kv_heads == p.q_heads else f"{p.q_heads} query / {p.kv_heads} KV heads"
+    length = f"{p.kv_len} tokens" if p.q_len == p.kv_len else f"{p.q_len} query × {p.kv_len} cached tokens"
+    return f"batch {p.batch} · {heads} · {length} · head dim {p.head_dim}" + (f" · window {p.window}" if p.window
+                                                                              else "")
+
+
 def _point(p) -> str:
     s = f"batch {p.batch}, {p.q_heads} query heads"
     if p.kv_heads != p.q_heads:
