@@ -98,8 +98,11 @@ def noises(ns) -> str:
     for timing in dict.fromkeys(n.timing for n in few):
         group = [n for n in few if n.timing == timing]
         counts = sorted({n.n for n in group})
-        out.append(f"the {TIMING[timing]} times of {_join(label(n.variant) for n in group)} rest on "
-                   f"{_join(str(c) for c in counts)} sample{'s' if counts != [1] else ''} each")
+        samples = f"{_join(str(c) for c in counts)} sample{'s' if counts != [1] else ''}"
+        if len(group) == 1:
+            out.append(f"the {TIMING[timing]} time of {label(group[0].variant)} rests on {samples}")
+        else:
+            out.append(f"the {TIMING[timing]} times of {_join(label(n.variant) for n in group)} rest on {samples} each")
     spread = [n for n in ns if n.kind == "spread"]
     if spread:
         out.append(_join(f"{label(n.variant)}'s {TIMING[n.timing]} time spreads {n.iqr_pct:.0f}%" for n in spread)
