@@ -208,5 +208,5 @@ def test_words_follow_the_facts():
     lines = words.verdict(verdicts.decide(host)).lines
     assert any(x.startswith("For short calls in a Python loop the answer changes") for x in lines)
     thin = words.verdict(verdicts.decide([row("naive", sp(1.0, 0.01, 3)), row("sdpa_math", 2.0)])).lines
-    assert any("rest on 3 samples" in x for x in thin)
+    assert any("rests on 3 samples" in x for x in thin)
     assert words.label("sdpa_auto") == "SDPA (backend not pinned)"
