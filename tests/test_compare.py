@@ -24,19 +24,19 @@ def vs_ref(h200, h200_dir):
 
 def test_against_reference(vs_ref):
     flash = vs_ref.loc["sdpa_flash"]
-    assert flash["gpu_ratio"] == pytest.approx(0.1468 / flash["gpu_ms_a"])
+    assert flash["gpu_only_ratio"] == pytest.approx(0.1468 / flash["gpu_only_ms_a"])
     assert flash["kernels_added"] == [] and flash["kernels_removed"] == []
     cud = vs_ref.loc["sdpa_cudnn"]
     assert "Memset" in cud["kernels_removed"]  # the H200 forward has a memset the article's lacks
     assert vs_ref.loc["naive", "kernels_added"] is None  # the article named only the Memcpy
-    assert math.isnan(vs_ref.loc["naive", "gpu_ms_b"])
+    assert math.isnan(vs_ref.loc["naive", "gpu_only_ms_b"])
     assert vs_ref.loc["flex", "status_b"] == "absent"
     assert vs_ref.loc["sdpa_math", "rank_a"] == 9
 
 
 def test_h200_against_cpu(h200, h200_dir):
     df = compare.compare_frame(h200, tables.load_set(h200_dir.parent / CPU)).set_index("variant")
-    assert df["gpu_ms_b"].isna().all() and df.loc["sdpa_flash", "cpu_ms_b"] > 0
+    assert df["gpu_only_ms_b"].isna().all() and df.loc["sdpa_flash", "host_ms_b"] > 0
     assert df.loc["naive", "kernel_match"] == "no kernel list on B"
     assert df.loc["sdpa_cudnn", "status_b"] == "unavailable" and math.isnan(df.loc["sdpa_cudnn", "rank_b"])
     assert df.loc["naive", "time_basis_b"] == "host wall"
@@ -50,7 +50,7 @@ def test_cli_table_and_json(capsys, h200_dir):
     assert main(["compare", H200, REF, "--results", root, "--format", "json"]) == 0
     recs = json.loads(capsys.readouterr().out)
     flash = next(r for r in recs if r["variant"] == "sdpa_flash")
-    assert flash["kernels_a"] == 1 and flash["gpu_ms_b"] == 0.1468
+    assert flash["kernels_a"] == 1 and flash["gpu_only_ms_b"] == 0.1468
 
 
 def test_unknown_set_names_the_option(capsys, h200_dir):
@@ -112,7 +112,7 @@ def test_chart_of_every_set_draws_each_timed_set(h200_dir):
                       ignore_index=True)
     spec = charts.gpu_time_by_set(frame).to_dict()
     rows = _spec_rows(spec)
-    timed = frame[frame["gpu_ms"].notna()]
+    timed = frame[frame["gpu_only_ms"].notna()]
     assert len(rows) == len(timed) > 0
     by_set = {r["set"] for r in rows}
     assert H200 in by_set and f"{REF} (published)" in by_set

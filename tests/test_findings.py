@@ -178,5 +178,6 @@ def test_long_kernel_names_stay_escaped(site):
 
 def test_host_bound_finding_names_the_idle_gpu(facts, found):
     f = facts["host-inference-sdpa_cudnn"]
-    assert f.kind == findings.FindingKind.HOST and f.facts["why"] == "idle" and "idled" in found[f.id].text
+    assert f.kind == findings.FindingKind.HOST and f.facts["ratio"] >= rules.HOST_BOUND_EAGER_RATIO
+    assert f.facts["gpu_only_method"] == "kernel_sum" and "waits on the host" in found[f.id].text
     assert "host-inference-sdpa_flash" not in facts and "host-inference-naive" not in facts

@@ -42,10 +42,10 @@ def test_reference_kind_source_and_unknowns(ref):
 def test_summary_reads_published_figures(ref):
     df = tables.summary_table(ref).set_index("variant")
     assert df.loc["sdpa_math", "kernels_per_forward"] == 20
-    assert df.loc["sdpa_flash", "gpu_ms"] == pytest.approx(0.1468)
-    assert df.loc["sdpa_cudnn", "cpu_ms"] == pytest.approx(0.214)
-    assert math.isnan(df.loc["naive", "gpu_ms"])  # not published: not invented
-    assert math.isnan(df.loc["sdpa_flash", "gpu_q1"])  # no spread for a single number
+    assert df.loc["sdpa_flash", "gpu_only_ms"] == pytest.approx(0.1468)
+    assert df.loc["sdpa_cudnn", "host_ms"] == pytest.approx(0.214)
+    assert math.isnan(df.loc["naive", "gpu_only_ms"])  # not published: not invented
+    assert math.isnan(df.loc["sdpa_flash", "gpu_only_q1_ms"])  # no spread for a single number
 
 
 def test_cli_refuses_to_overwrite_then_forces(tmp_path, capsys):

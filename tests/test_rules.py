@@ -86,19 +86,20 @@ def test_occupancy_rule(case, occupancy, flagged):
 
 
 def summary(*rows: dict) -> pd.DataFrame:
-    base = dict(status="ok", gpu_ms=NAN, gpu_q1=NAN, gpu_q3=NAN, cpu_ms=NAN)
+    base = dict(status="ok", gpu_only_ms=NAN, gpu_only_q1_ms=NAN, gpu_only_q3_ms=NAN, eager_ms=NAN, host_ms=NAN)
     return pd.DataFrame([{**base, **r} for r in rows])
 
 
 @pytest.mark.parametrize("case, rows, best, facts", [
     ("by GPU time, with the baseline",
-     [dict(variant="naive", gpu_ms=2.0, gpu_q1=1.9, gpu_q3=2.1), dict(variant="fast", gpu_ms=0.5, gpu_q1=0.4,
-                                                                       gpu_q3=0.6)],
+     [dict(variant="naive", gpu_only_ms=2.0, gpu_only_q1_ms=1.9, gpu_only_q3_ms=2.1),
+      dict(variant="fast", gpu_only_ms=0.5, gpu_only_q1_ms=0.4, gpu_only_q3_ms=0.6)],
      "fast", dict(basis="gpu", next_variant="naive", overlap=False, baseline="naive", baseline_ms=2.0)),
     ("overlapping IQRs leave the order open",
-     [dict(variant="a", gpu_ms=1.0, gpu_q1=0.9, gpu_q3=1.2), dict(variant="b", gpu_ms=1.1, gpu_q1=1.0, gpu_q3=1.3)],
+     [dict(variant="a", gpu_only_ms=1.0, gpu_only_q1_ms=0.9, gpu_only_q3_ms=1.2),
+      dict(variant="b", gpu_only_ms=1.1, gpu_only_q1_ms=1.0, gpu_only_q3_ms=1.3)],
      "a", dict(overlap=True, baseline=None)),
-    ("no GPU time: by host time", [dict(variant="a", cpu_ms=3.0), dict(variant="b", cpu_ms=1.0)],
+    ("no GPU time: by host time", [dict(variant="a", host_ms=3.0), dict(variant="b", host_ms=1.0)],
      "b", dict(basis="host", next_variant="a", overlap=False)),
 ])
 def test_fastest_rule(case, rows, best, facts):
@@ -146,10 +147,10 @@ def test_every_kind_has_words_and_a_title(kind):
 
 def test_rules_are_quoted_not_restated():
     """The sentence of the host-bound rule carries the code's thresholds."""
-    assert f"{rules.HOST_BOUND_FILL_PCT:.0f}%" in wording.HOST_BOUND_RULE
-    assert f"{100 * rules.HOST_BOUND_RATIO:.0f}%" in wording.HOST_BOUND_RULE
+    assert f"{rules.HOST_BOUND_EAGER_RATIO:.2f}×" in wording.HOST_BOUND_RULE
     assert f"{rules.NOISY_IQR_PCT:.0f}%" in wording.NOISE_RULE
-    assert not math.isnan(rules.HOST_BOUND_FILL_PCT)
+    assert f"{rules.BOUND_PCT:.0f}%" in wording.BOUND_WORDS["latency"]
+    assert not math.isnan(rules.HOST_BOUND_EAGER_RATIO)
 
 
 def test_methodology_quotes_the_thresholds_from_code():
@@ -165,6 +166,7 @@ def test_methodology_quotes_the_thresholds_from_code():
     section = doc[doc.index("## Host-bound or GPU-bound"):doc.index("## Scaling sweep")]
     assert not re.search(r"\d+\s?%", section), "a threshold restated as a literal"
     partial = environment().get_template("rules.md.j2").render(**methodology.rules_view())
-    for value in (rules.HOST_BOUND_FILL_PCT, 100 * rules.HOST_BOUND_RATIO, rules.NOISY_IQR_PCT):
+    for value in (rules.NOISY_IQR_PCT, rules.BOUND_PCT):
         assert f"{value:.0f}%" in partial
+    assert f"{rules.HOST_BOUND_EAGER_RATIO:.2f}×" in partial
     assert all(f"`{op}`" in partial for op in rules.COPY_OPS)

@@ -34,10 +34,17 @@ def test_sweep_frame(h200):
     df = scaling.sweep_frame(h200)
     assert len(df) == len(h200.rs.sweep)
     ok = df[df["status"] == "ok"]
-    assert ok["gpu_ms"].notna().all() and (ok["fraction_of_matmul"] < 1).all()
-    assert df[df["status"] == "oom"]["gpu_ms"].isna().all()
+    # GPU-only time (the kernel sum of each point's trace in this schema-1 set) wherever a trace was kept;
+    # the head-dim-128 points kept none, so they have an eager time and no GPU-only time, and say why.
+    traced = ok[ok["trace"].notna()]
+    assert len(traced) > 50 and traced["gpu_only_ms"].notna().all() and (traced["fraction_of_matmul"] < 1).all()
+    assert set(traced["gpu_only_method"]) == {"kernel_sum"}
+    untraced = ok[ok["trace"].isna()]
+    assert untraced["gpu_only_ms"].isna().all() and set(untraced["gpu_only_absent"]) == {"no_trace"}
+    assert untraced["eager_ms"].notna().all()
+    assert df[df["status"] == "oom"]["gpu_only_ms"].isna().all()
     top = scaling.fastest_at_largest(h200)
-    assert set(top["head_dim"]) == {64, 128} and (top["seq_len"] == 16384).all()
+    assert set(top["head_dim"]) == {64} and (top["seq_len"] == 16384).all()
 
 
 def test_busy_and_categories(h200):
@@ -48,7 +55,7 @@ def test_busy_and_categories(h200):
     # one host-bound rule everywhere: small sizes wait on the host, large ones on the GPU
     assert flash.loc[256, "host_bound"] and not flash.loc[16384, "host_bound"]
     row = busy[(busy["variant"] == "sdpa_cudnn") & (busy["source"] == "default")].iloc[0]
-    assert row["host_bound"] == rules.host_bound(row["fill_pct"], row["cpu_ms"], row["gpu_ms"])
+    assert row["host_bound"] == rules.host_bound(row["eager_ms"], row["gpu_only_ms"]) is True
     cat = scaling.category_frame(h200)
     assert "fused attention" in set(cat[cat["variant"] == "sdpa_flash"]["category"])
 
@@ -96,7 +103,7 @@ def test_charts_render_their_data(frames, name):
 
     sw = frames["sweep"]
     chart, rows, mark = {
-        "time": (lambda: charts.time_vs_seq(sw), sw["gpu_ms"].notna().sum(), "mark-symbol"),
+        "time": (lambda: charts.time_vs_seq(sw), sw["gpu_only_ms"].notna().sum(), "mark-symbol"),
         "memory": (lambda: charts.memory_vs_seq(sw), sw["peak_mb"].notna().sum(), "mark-symbol"),
         "roofline": (lambda: charts.roofline(sw, frames["ceil"]), sw["tflops_causal"].notna().sum(),
                      "mark-symbol"),

@@ -21,12 +21,26 @@ def test_json_fields(h200_dir):
         for key in ("variant", "status", "reason", "kernels_per_forward", "gpu_time_ms", "cpu_time_ms",
                     "peak_memory_mb", "max_rel_error", "kernels"):
             assert key in r
+        for key in ("gpu_only_ms", "gpu_only_method", "kernel_sum_ms", "eager_ms", "host_ms", "host_bound",
+                    "counters"):
+            assert key in r
         for k in r["kernels"]:
             assert set(k) == {"name", "short_name", "kind", "launched_by", "count_per_forward", "duration_us",
-                              "occupancy_pct"}
+                              "occupancy_pct", "op_path", "achieved_occupancy_pct", "theoretical_occupancy_pct",
+                              "occupancy_limiter", "registers_per_thread", "shared_memory_bytes", "sm_throughput_pct",
+                              "dram_throughput_pct", "tensor_pipe_pct", "l2_hit_rate_pct"}
+            assert isinstance(k["op_path"], list) and k["achieved_occupancy_pct"] is None  # schema 1: no counters
+        assert r["counters"] == ("not_captured" if r["status"] == "ok" else "not_run")
     assert rows["sdpa_math"]["kernels_per_forward"] == 20
     assert rows["naive"]["kernels_per_forward"] == rows["naive_inplace"]["kernels_per_forward"] + 1
     assert rows["sdpa_flash"]["gpu_time_ms"] < rows["naive"]["gpu_time_ms"]
+    # Schema 1 had no CUDA-graph timing: GPU-only is the kernel sum, labelled so; speed-ups use it.
+    flash, naive = rows["sdpa_flash"], rows["naive"]
+    assert flash["gpu_only_method"] == "kernel_sum" and flash["gpu_only_ms"] == flash["kernel_sum_ms"]
+    assert flash["speedup_vs_naive"] == round(naive["gpu_only_ms"] / flash["gpu_only_ms"], 2)
+    assert flash["gpu_time_ms"] == round(flash["eager_ms"], 4)  # the older field keeps the eager time
+    assert rows["sdpa_cudnn"]["host_bound"] is True and naive["host_bound"] is False
+    assert flash["kernels"][0]["op_path"][-1] == "aten::_flash_attention_forward"
     flash = rows["sdpa_flash"]["kernels"][0]
     assert flash["short_name"] == "flash_fwd_kernel" and flash["count_per_forward"] == 1
     assert all(r["max_rel_error"] < 1e-2 for r in rows.values())

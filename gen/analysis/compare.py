@@ -27,7 +27,8 @@ from gen.analysis.values import number, text_table, variant_order
 from gen.model import schema
 
 COLUMNS = ["variant", "status_a", "status_b", "kernels_a", "kernels_b", "kernels_added", "kernels_removed",
-           "kernel_match", "gpu_ms_a", "gpu_ms_b", "gpu_ratio", "cpu_ms_a", "cpu_ms_b", "cpu_ratio", "rank_a",
+           "kernel_match", "gpu_only_ms_a", "gpu_only_ms_b", "gpu_only_ratio", "gpu_only_method_a", "gpu_only_method_b",
+           "host_ms_a", "host_ms_b", "host_ratio", "rank_a",
            "rank_b", "time_basis_a", "time_basis_b"]
 
 
@@ -58,10 +59,10 @@ def kernel_names(ls: tables.LoadedSet, variant: str, mode: str) -> tuple[list[st
 
 
 def _ranks(df: pd.DataFrame) -> tuple[pd.Series, str]:
-    """Rank by median GPU time, or by host wall time where the set has no GPU time."""
+    """Rank by median GPU-only time, or by host wall time where the set has no GPU time."""
     if df.empty:
         return pd.Series(dtype=float), "none"
-    col, basis = ("gpu_ms", "GPU") if df["gpu_ms"].notna().any() else ("cpu_ms", "host wall")
+    col, basis = ("gpu_only_ms", "GPU-only") if df["gpu_only_ms"].notna().any() else ("host_ms", "host wall")
     return df.set_index("variant")[col].rank(method="min"), basis
 
 
@@ -96,14 +97,15 @@ def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inferen
             removed = minus if kb[1] and (ka[1] or minus) else None
             match = "full" if ka[1] and kb[1] else "partial: " + " and ".join(
                 f"{s} names only {len(k[0])} kernel(s)" for s, k in (("A", ka), ("B", kb)) if not k[1])
-        ga, gb = _num(ea.get("gpu_ms")), _num(eb.get("gpu_ms"))
-        ca_, cb_ = _num(ea.get("cpu_ms")), _num(eb.get("cpu_ms"))
+        ga, gb = _num(ea.get("gpu_only_ms")), _num(eb.get("gpu_only_ms"))
+        ca_, cb_ = _num(ea.get("host_ms")), _num(eb.get("host_ms"))
         rows.append(dict(
             variant=v, status_a=ea.get("status", "absent"), status_b=eb.get("status", "absent"),
             kernels_a=_num(ea.get("kernels_per_forward")), kernels_b=_num(eb.get("kernels_per_forward")),
             kernels_added=added, kernels_removed=removed, kernel_match=match,
-            gpu_ms_a=ga, gpu_ms_b=gb, gpu_ratio=gb / ga if ga and gb else np.nan,
-            cpu_ms_a=ca_, cpu_ms_b=cb_, cpu_ratio=cb_ / ca_ if ca_ and cb_ else np.nan,
+            gpu_only_ms_a=ga, gpu_only_ms_b=gb, gpu_only_ratio=gb / ga if ga and gb else np.nan,
+            gpu_only_method_a=ea.get("gpu_only_method"), gpu_only_method_b=eb.get("gpu_only_method"),
+            host_ms_a=ca_, host_ms_b=cb_, host_ratio=cb_ / ca_ if ca_ and cb_ else np.nan,
             rank_a=_num(ra.get(v)) if ea.get("status") == "ok" else np.nan,
             rank_b=_num(rb.get(v)) if eb.get("status") == "ok" else np.nan,
             time_basis_a=basis_a, time_basis_b=basis_b,
@@ -174,16 +176,16 @@ def _f(x, spec: str) -> str:
 
 
 def table(a: tables.LoadedSet, b: tables.LoadedSet, recs: list[dict], mode: str) -> str:
-    cols = ["variant", "kernels A", "kernels B", "added in B", "removed in B", "GPU ms A", "GPU ms B", "B/A",
-            "CPU ms A", "CPU ms B", "B/A", "rank A", "rank B"]
+    cols = ["variant", "kernels A", "kernels B", "added in B", "removed in B", "GPU-only ms A", "GPU-only ms B",
+            "B/A", "host ms A", "host ms B", "B/A", "rank A", "rank B"]
     rows = []
     for r in recs:
         def names(x):
             return "?" if x is None else (", ".join(x) or "none")
         rows.append([r["variant"], _f(r["kernels_a"], "d"), _f(r["kernels_b"], "d"), names(r["kernels_added"]),
-                     names(r["kernels_removed"]), _f(r["gpu_ms_a"], ".4f"), _f(r["gpu_ms_b"], ".4f"),
-                     _f(r["gpu_ratio"], ".2f"), _f(r["cpu_ms_a"], ".4f"), _f(r["cpu_ms_b"], ".4f"),
-                     _f(r["cpu_ratio"], ".2f"), _f(r["rank_a"], "d"), _f(r["rank_b"], "d")])
+                     names(r["kernels_removed"]), _f(r["gpu_only_ms_a"], ".4f"), _f(r["gpu_only_ms_b"], ".4f"),
+                     _f(r["gpu_only_ratio"], ".2f"), _f(r["host_ms_a"], ".4f"), _f(r["host_ms_b"], ".4f"),
+                     _f(r["host_ratio"], ".2f"), _f(r["rank_a"], "d"), _f(r["rank_b"], "d")])
     lines = [f"A: {describe(a)}", f"B: {describe(b)}", f"mode: {mode}; ratios are B/A; '?' = not known "
              "(a side published only some kernel names, or has no kernels)", *text_table(cols, rows)]
     return "\n".join(lines)

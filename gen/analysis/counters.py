@@ -27,24 +27,15 @@ from typing import Any
 
 import pandas as pd
 
+from gen.analysis import rules
 from gen.analysis import trace as trace_mod
 from gen.model import schema
 
-# Nsight Compute's own Speed Of Light rule (SOLBottleneck) calls a kernel
-# latency-bound when both its compute (SM) and its memory throughput stay below
-# 60% of peak; above that, the larger of the two is what bounds it. The same
-# line here, on the SM and DRAM throughput the counter pass records.
-BOUND_PCT = 60.0
-# The profiler's occupancy estimate and the measured value are "apart" when they
-# differ by more than this many points of occupancy: below it, the estimate's
-# rounding (whole blocks per SM) and ncu's sampling explain the gap.
-ESTIMATE_GAP_PCT = 10.0
-
 
 class Bound(enum.StrEnum):
-    MEMORY = "memory"  # DRAM throughput at BOUND_PCT or more, and at least the SM's
-    COMPUTE = "compute"  # SM throughput at BOUND_PCT or more, above DRAM's
-    LATENCY = "latency"  # both below BOUND_PCT: neither unit is kept busy
+    MEMORY = "memory"  # DRAM throughput at rules.BOUND_PCT or more, and at least the SM's
+    COMPUTE = "compute"  # SM throughput at rules.BOUND_PCT or more, above DRAM's
+    LATENCY = "latency"  # both below rules.BOUND_PCT: neither unit is kept busy
 
 
 class Absent(enum.StrEnum):
@@ -92,7 +83,7 @@ def bound(sm_pct: float | None, dram_pct: float | None) -> Bound | None:
     """What bounds a kernel by its SM and DRAM throughput (% of peak); None when either is missing."""
     if _missing(sm_pct) or _missing(dram_pct):
         return None
-    if max(sm_pct, dram_pct) < BOUND_PCT:
+    if max(sm_pct, dram_pct) < rules.BOUND_PCT:
         return Bound.LATENCY
     return Bound.MEMORY if dram_pct >= sm_pct else Bound.COMPUTE
 
@@ -203,7 +194,7 @@ def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
     """The facts one kernel's counters support, as numbers and names (`fact` says which):
 
     - estimate_vs_measured: the profiler's estimate was 0% or missing, or more than
-      ESTIMATE_GAP_PCT points from the measured occupancy (estimate_pct, achieved_pct,
+      rules.ESTIMATE_GAP_PCT points from the measured occupancy (estimate_pct, achieved_pct,
       theoretical_pct, launch_api, estimate_missing).
     - occupancy_limit: theoretical occupancy under 100% (theoretical_pct, limiter,
       registers_per_thread, shared_memory_bytes, achieved_pct).
@@ -217,7 +208,7 @@ def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
     est, ach, theo = r.get("estimate_pct"), r.get("achieved_occupancy_pct"), r.get("theoretical_occupancy_pct")
     if not _missing(ach):
         est_missing = _missing(est) or est == 0
-        if est_missing or abs(est - ach) > ESTIMATE_GAP_PCT:
+        if est_missing or abs(est - ach) > rules.ESTIMATE_GAP_PCT:
             out.append(dict(fact="estimate_vs_measured", estimate_pct=None if _missing(est) else est,
                             achieved_pct=ach, theoretical_pct=None if _missing(theo) else theo,
                             launch_api=r.get("launch_api"), estimate_missing=est_missing))
@@ -254,3 +245,15 @@ def json_fields(r) -> dict[str, Any]:
         elif not _missing(v):
             out[f] = int(v) if f in ("registers_per_thread", "shared_memory_bytes") else round(float(v), 2)
     return out
+
+
+def for_run(ls, mode: str, variant: str) -> Matched:
+    """`match` for one run of a loaded set (gen.analysis.tables.LoadedSet), built once per set."""
+    key = ("counters", mode, variant)
+    if key not in ls._tables:
+        run = ls.rs.run(variant, mode)
+        if run is None:
+            raise KeyError(f"{ls.name}: no {mode} run of {variant}")
+        tr = ls.trace(mode, variant) if run.status == schema.Status.OK and run.trace else None
+        ls._tables[key] = match(run, tr, ls.rs.environment.device)
+    return ls._tables[key]

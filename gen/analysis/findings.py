@@ -112,15 +112,15 @@ def _has_gpu(ls: tables.LoadedSet) -> bool:
 def _rank_range(df: pd.DataFrame) -> pd.DataFrame:
     """Measured rank by median, and the ranks the IQRs allow: a variant whose
     interquartile range overlaps another's could be ranked on either side of it."""
-    ok = df["gpu_ms"].notna()
+    ok = df["gpu_only_ms"].notna()
     d = df[ok]
     out = pd.DataFrame(index=df.index, columns=["measured_rank", "rank_lo", "rank_hi"], dtype=float)
     for i, r in d.iterrows():
-        q1 = r["gpu_q1"] if not math.isnan(r["gpu_q1"]) else r["gpu_ms"]
-        q3 = r["gpu_q3"] if not math.isnan(r["gpu_q3"]) else r["gpu_ms"]
-        o1 = d["gpu_q1"].fillna(d["gpu_ms"])
-        o3 = d["gpu_q3"].fillna(d["gpu_ms"])
-        out.loc[i, "measured_rank"] = 1 + int((d["gpu_ms"] < r["gpu_ms"]).sum())
+        q1 = r["gpu_only_q1_ms"] if not math.isnan(r["gpu_only_q1_ms"]) else r["gpu_only_ms"]
+        q3 = r["gpu_only_q3_ms"] if not math.isnan(r["gpu_only_q3_ms"]) else r["gpu_only_ms"]
+        o1 = d["gpu_only_q1_ms"].fillna(d["gpu_only_ms"])
+        o3 = d["gpu_only_q3_ms"].fillna(d["gpu_only_ms"])
+        out.loc[i, "measured_rank"] = 1 + int((d["gpu_only_ms"] < r["gpu_only_ms"]).sum())
         out.loc[i, "rank_lo"] = 1 + int((o3 < q1).sum())
         out.loc[i, "rank_hi"] = int((o1 <= q3).sum())
     return out
@@ -165,7 +165,7 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
         timed = st[st["variant"].isin(v.ranking)]
     else:
         ranks = _rank_range(st.where(st["status"] == Status.OK))
-        timed = st[st["gpu_ms"].notna()]
+        timed = st[st["gpu_only_ms"].notna()]
     # Expected ranks, renumbered among the variants this set timed.
     exp_order = sorted(timed["variant"], key=lambda v: VARIANTS[v].expect.rank)
     exp_rank = {v: i + 1 for i, v in enumerate(exp_order)}
@@ -380,7 +380,9 @@ def fastest(st: pd.DataFrame) -> tuple[str, dict] | None:
     and how long the baseline takes."""
     if st.empty:
         return None
-    col, basis = ("gpu_ms", "gpu") if st["gpu_ms"].notna().any() else ("cpu_ms", "host")
+    # GPU-only time; on a set without one, wall time on the host (eager on a CPU, else host).
+    col, basis = next(((c, b) for c, b in (("gpu_only_ms", "gpu"), ("eager_ms", "host"), ("host_ms", "host"))
+                       if st[c].notna().any()), ("host_ms", "host"))
     d = st[st[col].notna()].sort_values(col)
     if d.empty:
         return None
@@ -390,8 +392,9 @@ def fastest(st: pd.DataFrame) -> tuple[str, dict] | None:
     if len(d) > 1:
         nxt = d.iloc[1]
         facts.update(next_variant=nxt["variant"], next_ms=float(nxt[col]))
-        facts["overlap"] = bool(col == "gpu_ms" and not math.isnan(best["gpu_q3"]) and not math.isnan(nxt["gpu_q1"])
-                                and best["gpu_q3"] >= nxt["gpu_q1"])
+        facts["overlap"] = bool(col == "gpu_only_ms" and not math.isnan(best["gpu_only_q3_ms"])
+                                and not math.isnan(nxt["gpu_only_q1_ms"])
+                                and best["gpu_only_q3_ms"] >= nxt["gpu_only_q1_ms"])
     base = d[d["variant"] == variant_role("baseline")]
     if len(base) and best["variant"] != variant_role("baseline"):
         facts.update(baseline=variant_role("baseline"), baseline_ms=float(base.iloc[0][col]))
@@ -413,17 +416,17 @@ def rule_backend(ls) -> list[Finding]:
         return [_backend_of_verdict(v, auto, r["backend"])]
     main = tables.main_kernel(tables.kernel_table(ls, auto))
     facts = dict(backend=r["backend"], main_kernel=main["short_name"] if main is not None else None,
-                 ms=float(r["gpu_ms"]), pinned_variant=None, pinned_ms=None, fastest_pinned=None,
+                 ms=float(r["gpu_only_ms"]), pinned_variant=None, pinned_ms=None, fastest_pinned=None,
                  fastest_pinned_ms=None,
                  hypothesis=VARIANTS[auto].expect.why if auto in VARIANTS else None)
     pinned = st[(st["backend"] == r["backend"]) & (st["variant"] != auto)]
-    if len(pinned) and not math.isnan(pinned.iloc[0]["gpu_ms"]) and not math.isnan(r["gpu_ms"]):
-        facts.update(pinned_variant=pinned.iloc[0]["variant"], pinned_ms=float(pinned.iloc[0]["gpu_ms"]))
+    if len(pinned) and not math.isnan(pinned.iloc[0]["gpu_only_ms"]) and not math.isnan(r["gpu_only_ms"]):
+        facts.update(pinned_variant=pinned.iloc[0]["variant"], pinned_ms=float(pinned.iloc[0]["gpu_only_ms"]))
     pinned_backend = st["variant"].map(lambda name: name in VARIANTS and VARIANTS[name].backend is not None)
-    fast = st[pinned_backend & st["gpu_ms"].notna()]
+    fast = st[pinned_backend & st["gpu_only_ms"].notna()]
     if len(fast):
-        f = fast.sort_values("gpu_ms").iloc[0]
-        facts.update(fastest_pinned=f["variant"], fastest_pinned_ms=float(f["gpu_ms"]))
+        f = fast.sort_values("gpu_only_ms").iloc[0]
+        facts.update(fastest_pinned=f["variant"], fastest_pinned_ms=float(f["gpu_only_ms"]))
     return [Finding(id="sdpa-auto-backend", kind=FindingKind.BACKEND, severity=Severity.INFO, variant=auto,
                     kernels=(int(main["index"]),) if main is not None else (), facts=facts)]
 
@@ -488,8 +491,9 @@ def rule_compile(ls) -> list[Finding]:
 
 
 def rule_host(ls) -> list[Finding]:
-    """Calls the host-bound rule (rules.host_bound) flags. facts: why ("idle" or
-    "dispatch"), kernel_ms, gpu_ms, fill_pct, cpu_ms."""
+    """Calls the host-bound rule (rules.host_bound) flags. facts: eager_ms,
+    gpu_only_ms, gpu_only_method, ratio (eager over GPU-only), host_ms (dispatch),
+    host_overhead_ms (eager minus GPU-only)."""
     out = []
     for mode in Mode:
         st = tables.summary_table(ls, mode)
@@ -498,8 +502,9 @@ def rule_host(ls) -> list[Finding]:
         for _, r in st[st["host_bound"]].iterrows():
             out.append(Finding(
                 id=f"host-{mode}-{r['variant']}", kind=FindingKind.HOST, severity=Severity.INFO, variant=r["variant"],
-                mode=mode, facts=dict(why=r["host_bound_why"], kernel_ms=r["kernel_ms"], gpu_ms=r["gpu_ms"],
-                                      fill_pct=r["fill_pct"], cpu_ms=r["cpu_ms"])))
+                mode=mode, facts=dict(eager_ms=float(r["eager_ms"]), gpu_only_ms=float(r["gpu_only_ms"]),
+                                      gpu_only_method=r["gpu_only_method"], ratio=float(r["eager_over_gpu_only"]),
+                                      host_ms=float(r["host_ms"]), host_overhead_ms=float(r["host_overhead_ms"]))))
     return out
 
 

@@ -1,10 +1,11 @@
 """Scaling and the limit: the sweep against the GPU's own measured ceilings.
 
 Takes: a loaded set's `sweep`, `ceilings` and traces (gen.analysis.tables). Gives
-DataFrames, no charts: `sweep_frame` (per point: median GPU time with its
-IQR, CPU time, peak memory, FLOPs, achieved TFLOP/s, fraction of the measured
-ceiling, memory-bound time, arithmetic intensity), `ceilings`, `oom_sizes`,
-`category_frame` (GPU time by kernel category per variant) and `busy_frame`
+DataFrames, no charts: `sweep_frame` (per point: median GPU-only time with its
+IQR and method, eager and host time (gen.analysis.timings), peak memory,
+FLOPs, achieved TFLOP/s, fraction of the measured ceiling, memory-bound time,
+arithmetic intensity), `ceilings`, `oom_sizes`, `category_frame` (GPU time by kernel
+category per variant) and `busy_frame`
 (busy/idle share and launch-to-start gap, default shape and sweep traces).
 
 FLOP convention, stated once: a forward does two matrix products of
@@ -13,7 +14,8 @@ mask only the S·(S+1)/2 scores on or below the diagonal matter, so the useful
 count is 2·B·H·S·(S+1)·D. Achieved TFLOP/s here always uses the causal-useful
 count (a kernel that skips masked tiles is not credited for work it skipped;
 one that computes them is not credited for them either). Softmax and scaling
-FLOPs are left out of both.
+FLOPs are left out of both. Rates are on GPU-only time (a CUDA-graph replay,
+or the kernel sum of the point's trace, labelled by gpu_only_method).
 
 Minimum bytes: q, k and v read once and the output written once,
 4·B·H·S·D·element size; at the measured copy bandwidth this gives the time
@@ -27,7 +29,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from gen.analysis import rules, tables
+from gen.analysis import tables, timings
 
 ELEM_SIZE = {"bf16": 2, "fp16": 2, "f16": 2, "float16": 2, "bfloat16": 2, "fp32": 4, "f32": 4, "float32": 4}
 
@@ -56,8 +58,9 @@ def ceilings(ls: tables.LoadedSet) -> dict | None:
                 ridge_intensity=(work / (m * 1e-3)) / (c.copy_bytes / (t * 1e-3)))
 
 
-SWEEP_COLUMNS = ["variant", "seq_len", "head_dim", "status", "reason", "gpu_ms", "gpu_q1", "gpu_q3", "gpu_n",
-                 "cpu_ms", "peak_mb", "rel_error", "flops_dense", "flops_causal", "tflops_causal",
+SWEEP_COLUMNS = ["variant", "seq_len", "head_dim", "status", "reason", "gpu_only_ms", "gpu_only_q1_ms",
+                 "gpu_only_q3_ms", "gpu_only_n", "gpu_only_method", "gpu_only_absent", "eager_ms", "host_ms",
+                 "peak_mb", "rel_error", "flops_dense", "flops_causal", "tflops_causal",
                  "fraction_of_matmul", "min_bytes", "intensity", "memory_bound_ms", "compute_bound_ms",
                  "bound_ms", "fraction_of_bound", "pct_of_matmul", "pct_of_bound", "trace"]
 
@@ -71,18 +74,21 @@ def sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
     cl = ceilings(ls)
     rows = []
     for p in sw:
-        g, c = tables.stats(p.timing.eager_ms), tables.stats(p.timing.host_ms)
+        tm = timings.times(p, ls.sweep_trace(p.trace) if p.trace and p.status == "ok" else None)
+        g = tm.gpu_only
         b, h = p.point.batch, p.point.q_heads
         f = flops(b, h, p.seq_len, p.head_dim)
         mb = min_bytes(b, h, p.seq_len, p.head_dim, es)
-        t = g["median"]
+        t = g.median
         tflops = f["causal"] / (t * 1e-3) / 1e12 if t and not math.isnan(t) else np.nan
         mem_ms = mb / (cl["copy_gbps"] * 1e9) * 1e3 if cl else np.nan
         cmp_ms = f["causal"] / (cl["matmul_tflops"] * 1e12) * 1e3 if cl else np.nan
         bound = max(mem_ms, cmp_ms) if cl else np.nan
         rows.append(dict(
             variant=p.variant, seq_len=p.seq_len, head_dim=p.head_dim, status=p.status, reason=p.reason or "",
-            gpu_ms=t, gpu_q1=g["q1"], gpu_q3=g["q3"], gpu_n=g["n"], cpu_ms=c["median"],
+            gpu_only_ms=t, gpu_only_q1_ms=g.q1, gpu_only_q3_ms=g.q3, gpu_only_n=g.n,
+            gpu_only_method=tm.gpu_only_method, gpu_only_absent=tm.gpu_only_absent, eager_ms=tm.eager.median,
+            host_ms=tm.host.median,
             peak_mb=p.peak_memory_bytes / 2**20 if p.peak_memory_bytes else np.nan,
             rel_error=p.rel_error if p.rel_error is not None else np.nan,
             flops_dense=f["dense"], flops_causal=f["causal"], tflops_causal=tflops,
@@ -112,13 +118,13 @@ def fastest_at_largest(ls: tables.LoadedSet) -> pd.DataFrame:
     """Per head dim: the fastest variant at the largest sequence length where it ran,
     with its achieved TFLOP/s and fraction of the measured matmul ceiling."""
     df = sweep_frame(ls)
-    df = df[df["gpu_ms"].notna()]
+    df = df[df["gpu_only_ms"].notna()]
     if df.empty:
         return df
     rows = []
     for _, g in df.groupby("head_dim"):
         top = g[g["seq_len"] == g["seq_len"].max()]
-        rows.append(top.sort_values("gpu_ms").iloc[0])
+        rows.append(top.sort_values("gpu_only_ms").iloc[0])
     return pd.DataFrame(rows).reset_index(drop=True)
 
 
@@ -133,13 +139,14 @@ def category_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFram
 
 
 BUSY_COLUMNS = ["variant", "seq_len", "head_dim", "source", "span_us", "busy_us", "idle_us", "busy_pct",
-                "launch_gap_us", "cpu_ms", "gpu_ms", "fill_pct", "host_bound"]
+                "launch_gap_us", "host_ms", "eager_ms", "gpu_only_ms", "gpu_only_method", "eager_over_gpu_only",
+                "host_bound"]
 
 
 def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
     """Busy/idle and launch-to-start gap of one forward: at the default shape
     (source "default") and at each sweep point that kept a trace (source "sweep").
-    host_bound: rules.host_bound, the report's one rule."""
+    host_bound: rules.host_bound, the report's one rule (eager against GPU-only time)."""
     rows = []
     c = ls.rs.config
     for r in ls.rs.runs:
@@ -147,17 +154,19 @@ def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
             tr = ls.trace(mode, r.variant)
             if tr is not None and tr.forwards and tr.forwards[0].gpu:
                 rows.append(dict(variant=r.variant, seq_len=c.seq_len, head_dim=c.head_dim, source="default",
-                                 **tables.busy_idle(tr), cpu_ms=tables.stats(r.timing.host_ms)["median"],
-                                 gpu_ms=tables.stats(r.timing.eager_ms)["median"]))
+                                 **tables.busy_idle(tr), **_times(r, tr)))
     if mode == "inference":
         for p in ls.rs.sweep:
             if p.status == "ok" and p.trace:
                 tr = ls.sweep_trace(p.trace)
                 if tr.forwards and tr.forwards[0].gpu:
                     rows.append(dict(variant=p.variant, seq_len=p.seq_len, head_dim=p.head_dim, source="sweep",
-                                     **tables.busy_idle(tr), cpu_ms=tables.stats(p.timing.host_ms)["median"],
-                                     gpu_ms=tables.stats(p.timing.eager_ms)["median"]))
-    df = pd.DataFrame(rows, columns=BUSY_COLUMNS[:-2])
-    df["fill_pct"] = tables.fill_pct(df["busy_us"] / 1e3, df["gpu_ms"])
-    df["host_bound"] = [rules.host_bound(f, c, g) for f, c, g in zip(df["fill_pct"], df["cpu_ms"], df["gpu_ms"])]
-    return df
+                                     **tables.busy_idle(tr), **_times(p, tr)))
+    return pd.DataFrame(rows, columns=BUSY_COLUMNS)
+
+
+def _times(rec, tr) -> dict:
+    tm = timings.times(rec, tr)
+    return dict(host_ms=tm.host.median, eager_ms=tm.eager.median, gpu_only_ms=tm.gpu_only.median,
+                gpu_only_method=tm.gpu_only_method, eager_over_gpu_only=tm.eager_over_gpu_only,
+                host_bound=bool(tm.host_bound))

@@ -3,6 +3,15 @@
 Takes: a results root and a set name. Gives: a text table or a JSON list
 (the schema of each object is below in `records`; with a scenario, one row
 per variant and sweep point, gen.analysis.scenarios.summary_rows). No torch needed.
+
+The three times of each variant (gen.analysis.timings.JSON_FIELDS): gpu_only_ms
+(the time that ranks and that speedup_vs_naive uses; gpu_only_method says
+cuda_graph or kernel_sum), kernel_sum_ms, eager_ms, host_ms, host_bound. The
+older fields keep what they held: gpu_time_ms and its quartiles are the eager
+time (CUDA events around each call), cpu_time_ms the host dispatch time. Each
+entry of `kernels` carries its Nsight Compute counters (op_path,
+achieved/theoretical occupancy and limiter, registers, shared memory, SM, DRAM
+and tensor-pipe throughput), null where not measured; `counters` says why not.
 """
 
 from __future__ import annotations
@@ -11,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from gen.analysis import tables
+from gen.analysis import counters, tables, timings
 from gen.analysis.values import integer, number, text_table
 from gen.model import schema
 
@@ -38,23 +47,40 @@ def _str(x) -> str | None:
     return x if isinstance(x, str) and x else None
 
 
+def _op_paths(ls: tables.LoadedSet, mode: str, variant: str) -> dict[str, list[str]]:
+    """Each GPU event name's op path (outermost op first) at its first launch in the first profiled call."""
+    tr = ls.trace(mode, variant)
+    out: dict[str, list[str]] = {}
+    for g in tr.forwards[0].gpu if tr is not None and tr.forwards else []:
+        out.setdefault(g.name, list(g.op_path))
+    return out
+
+
 def records(ls: tables.LoadedSet, mode: str) -> list[dict]:
     df = tables.summary_table(ls, mode)
     out = []
     for _, r in df.iterrows():
         ks = tables.kernel_summary(ls, r["variant"], mode) if r["status"] == "ok" else None
+        m = counters.for_run(ls, mode, r["variant"])
+        by = counters.by_name(m.frame)
+        paths = _op_paths(ls, mode, r["variant"]) if ks is not None else {}
         out.append(dict(
             variant=r["variant"], status=r["status"], reason=_str(r["reason"]), mode=mode,
             kernels_per_forward=integer(r["kernels_per_forward"]),
             counts_consistent=bool(r["counts_consistent"]), forward_counts=list(r["forward_counts"]),
-            gpu_time_ms=_num(r["gpu_ms"]), gpu_time_q1_ms=_num(r["gpu_q1"]), gpu_time_q3_ms=_num(r["gpu_q3"]),
-            gpu_samples=int(r["gpu_n"]), cpu_time_ms=_num(r["cpu_ms"]), cpu_samples=int(r["cpu_n"]),
+            gpu_time_ms=_num(r["eager_ms"]), gpu_time_q1_ms=_num(r["eager_q1_ms"]),
+            gpu_time_q3_ms=_num(r["eager_q3_ms"]), gpu_samples=int(r["eager_n"]), cpu_time_ms=_num(r["host_ms"]),
+            cpu_samples=int(r["host_n"]), **timings.json_fields(r),
             peak_memory_mb=_num(r["peak_mb"], 1), max_rel_error=_num(r["max_rel_error"], 6),
             speedup_vs_naive=_num(r["speedup_vs_naive"], 2), backend=_str(r["backend"]),
+            counters="measured" if m.measured else m.absent.value if m.absent else "no kernels matched",
+            counters_reason=m.reason, counter_mismatches=len(m.mismatches),
             kernels=[] if ks is None else [
                 dict(name=k["name"], short_name=k["short_name"], kind=k["kind"], launched_by=k["launched_by"],
                      count_per_forward=_num(k["count_per_forward"], 3), duration_us=_num(k["duration_us"], 3),
-                     occupancy_pct=_num(k["occupancy_pct"], 1))
+                     occupancy_pct=_num(k["occupancy_pct"], 1),
+                     **{**counters.json_fields(by.loc[k["name"]] if k["name"] in by.index else None),
+                        "op_path": paths.get(k["name"])})
                 for _, k in ks.iterrows()
             ],
         ))
@@ -70,13 +96,15 @@ def table(ls: tables.LoadedSet, recs: list[dict]) -> str:
     head = (f"{ls.name}: {env.gpu_name or 'CPU: ' + env.cpu}, torch {env.torch}, "
             f"B={ls.rs.config.batch} H={ls.rs.config.heads} S={ls.rs.config.seq_len} "
             f"D={ls.rs.config.head_dim} {ls.rs.config.dtype}, {recs[0]['mode'] if recs else ''}")
-    cols = ["variant", "status", "kernels", "GPU ms (IQR)", "CPU ms", "speed-up", "peak MB", "rel err", "backend"]
+    cols = ["variant", "status", "kernels", "GPU-only ms (IQR)", "eager ms", "host ms", "speed-up", "peak MB",
+            "rel err", "backend"]
     rows = []
     for r in recs:
-        gpu = "—" if r["gpu_time_ms"] is None else f"{r['gpu_time_ms']:.4f}" + (
-            "" if r["gpu_time_q1_ms"] is None else f" ({r['gpu_time_q1_ms']:.4f}-{r['gpu_time_q3_ms']:.4f})")
+        gpu = "—" if r["gpu_only_ms"] is None else f"{r['gpu_only_ms']:.4f}" + (
+            "" if r["gpu_only_q1_ms"] is None else f" ({r['gpu_only_q1_ms']:.4f}-{r['gpu_only_q3_ms']:.4f})") + (
+            " kernel sum" if r["gpu_only_method"] == "kernel_sum" else "") + (" host-bound" if r["host_bound"] else "")
         kern = _fmt(r["kernels_per_forward"], "d") + ("" if r["counts_consistent"] else " (varies!)")
-        rows.append([r["variant"], r["status"], kern, gpu, _fmt(r["cpu_time_ms"], ".4f"),
+        rows.append([r["variant"], r["status"], kern, gpu, _fmt(r["eager_ms"], ".4f"), _fmt(r["host_ms"], ".4f"),
                      _fmt(r["speedup_vs_naive"], ".2f"), _fmt(r["peak_memory_mb"], ".0f"),
                      _fmt(r["max_rel_error"], ".1e"), r["backend"] or ""])
     if ls.rs.kind == "reference":

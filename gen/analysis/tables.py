@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gen.analysis import rules, trace
+from gen.analysis import rules, timings, trace
 from gen.analysis.values import integer, missing, variant_role
 from gen.model import reference, schema
 from gen.model.variants import VARIANTS
@@ -215,7 +215,6 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
         if run.mode != mode:
             continue
         v = VARIANTS.get(run.variant)
-        g, c = stats(run.timing.eager_ms), stats(run.timing.host_ms)
         tr = ls.trace(mode, run.variant) if run.status == "ok" else None
         kt = kernel_table(ls, run.variant, mode, tr=tr) if tr else None
         mk = main_kernel(kt) if kt is not None else None
@@ -226,9 +225,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
             kernels_per_forward=counts[0] if counts and ls.rs.environment.device == "cuda" else np.nan,
             counts_consistent=tr.counts_consistent if tr else True,
             forward_counts=counts,
-            gpu_ms=g["median"], gpu_q1=g["q1"], gpu_q3=g["q3"], gpu_min=g["min"], gpu_max=g["max"],
-            gpu_n=g["n"], gpu_iqr_pct=g["iqr_pct"],
-            cpu_ms=c["median"], cpu_q1=c["q1"], cpu_q3=c["q3"], cpu_n=c["n"],
+            **timings.row(timings.times(run, tr)),
             peak_mb=run.peak_memory_bytes / 2**20 if run.peak_memory_bytes else np.nan,
             extra_mb=(run.peak_memory_bytes - run.baseline_memory_bytes) / 2**20
             if run.peak_memory_bytes and run.baseline_memory_bytes is not None else np.nan,
@@ -238,23 +235,25 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
             main_occupancy_pct=mk["occupancy_pct"] if mk is not None else np.nan,
             compile_s=run.compile_time_s if run.compile_time_s is not None else np.nan,
             compile_calls=compile_calls(run),
-            kernel_ms=busy_idle(tr)["busy_us"] / 1e3 if tr and tr.forwards else np.nan,
         ))
         if ls.rs.kind == "reference":  # one published number per field, no samples or trace
             rows[-1].update(reference.published_fields(run))
     df = pd.DataFrame(rows)
     if df.empty:
         return df
-    # Speed-up over the baseline on GPU time, or on wall time where no GPU timed it.
-    t = df["gpu_ms"].where(df["gpu_ms"].notna(), df["cpu_ms"]) if "gpu_ms" in df else df["cpu_ms"]
+    # Speed-up over the baseline on GPU-only time; where no GPU timed the set, on
+    # eager (wall) time, else host time: the first of the three every row has.
+    t = df["gpu_only_ms"]
+    for alt in ("eager_ms", "host_ms"):
+        if t.notna().any():
+            break
+        t = df[alt]
     base = t[df["variant"] == variant_role("baseline")]
     df["speedup_vs_naive"] = base.iloc[0] / t if len(base) and base.notna().all() else np.nan
-    df["fill_pct"] = fill_pct(df["kernel_ms"], df["gpu_ms"])
     measured = ls.rs.kind == schema.SetKind.MEASURED
-    df["host_bound_why"] = [rules.host_bound_reason(f, c, g) if measured and s == schema.Status.OK else None
-                            for f, c, g, s in zip(df["fill_pct"], df["cpu_ms"], df["gpu_ms"], df["status"])]
-    df["host_bound"] = df["host_bound_why"].notna()
-    df["noisy"] = [rules.noisy(x) for x in df["gpu_iqr_pct"]]
+    df["host_bound"] = [bool(measured and s == schema.Status.OK and hb)
+                        for s, hb in zip(df["status"], df["host_bound"])]
+    df["noisy"] = [rules.noisy(x) for x in df["gpu_only_iqr_pct"]]
     return df
 
 
@@ -265,12 +264,6 @@ def compile_calls(run: schema.VariantRun) -> float:
     if run.compile_time_s is None or missing(med) or med <= 0:
         return np.nan
     return run.compile_time_s * 1000 / med
-
-
-def fill_pct(kernel_ms, gpu_ms):
-    """Share of a call's GPU time (events, no profiler) in which its kernels ran
-    (their union, in one profiled call). Capped at 100: the two come from different calls."""
-    return (100.0 * kernel_ms / gpu_ms).clip(upper=100.0)
 
 
 # --------------------------------------------------------------------------- timeline
@@ -379,6 +372,7 @@ def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: i
         th = theoretical_occupancy(threads, regs, smem, env)
         out.append(dict(
             index=int(k["index"]), short_name=k["short_name"], name=k["name"], dur_us=k["dur_us"],
+            category=k["category"],
             occupancy_pct=k["occupancy_pct"], launch_api=k["launch_api"], threads=threads, registers=regs,
             shared_memory=smem, blocks=blocks, sm_count=env.sm_count,
             limits_known=sm_limits(env) is not None,
@@ -403,17 +397,19 @@ def train_table(ls: LoadedSet) -> pd.DataFrame:
     trn = summary_table(ls, "train")
     if inf.empty or trn.empty:
         return pd.DataFrame()
-    keep = ["variant", "label", "status", "reason", "kernels_per_forward", "gpu_ms", "gpu_q1", "gpu_q3",
-            "cpu_ms", "peak_mb", "max_rel_error", "backend", "fill_pct", "host_bound", "host_bound_why"]
-    df = trn[keep].merge(inf[["variant", "kernels_per_forward", "gpu_ms", "peak_mb"]], on="variant",
+    keep = ["variant", "label", "status", "reason", "kernels_per_forward", "gpu_only_ms", "gpu_only_q1_ms",
+            "gpu_only_q3_ms", "gpu_only_method", "eager_ms", "host_ms", "peak_mb", "max_rel_error", "backend",
+            "eager_over_gpu_only", "host_bound"]
+    df = trn[keep].merge(inf[["variant", "kernels_per_forward", "gpu_only_ms", "peak_mb"]], on="variant",
                          how="left", suffixes=("", "_fwd"))
-    df = df.rename(columns={"kernels_per_forward": "kernels_per_step", "gpu_ms": "step_ms",
-                            "gpu_q1": "step_q1", "gpu_q3": "step_q3", "cpu_ms": "step_cpu_ms",
-                            "peak_mb": "step_peak_mb", "max_rel_error": "grad_rel_error",
-                            "fill_pct": "step_fill_pct"})
+    df = df.rename(columns={"kernels_per_forward": "kernels_per_step", "gpu_only_ms": "step_gpu_only_ms",
+                            "gpu_only_q1_ms": "step_gpu_only_q1_ms", "gpu_only_q3_ms": "step_gpu_only_q3_ms",
+                            "eager_ms": "step_eager_ms", "host_ms": "step_host_ms", "peak_mb": "step_peak_mb",
+                            "max_rel_error": "grad_rel_error"})
     df["backward_kernels"] = df["kernels_per_step"] - df["kernels_per_forward_fwd"]
-    df["backward_ms"] = df["step_ms"] - df["gpu_ms_fwd"]
-    df["backward_over_forward"] = df["backward_ms"] / df["gpu_ms_fwd"]
+    # GPU-only times: what the backward adds on the GPU, host gaps left out.
+    df["backward_ms"] = df["step_gpu_only_ms"] - df["gpu_only_ms_fwd"]
+    df["backward_over_forward"] = df["backward_ms"] / df["gpu_only_ms_fwd"]
     return df
 
 

@@ -15,7 +15,7 @@ set with the columns of `COLUMNS`. Numbers only; one name per quantity:
 - host_ms: host dispatch of one call, the GPU drained first.
 - host_overhead_ms = eager_ms - gpu_only_ms (medians): what the loop sees
   beyond the GPU's own work (gaps between launches, launch latency).
-- host_bound: eager_ms >= HOST_BOUND_EAGER_RATIO x gpu_only_ms.
+- host_bound: eager_ms >= rules.HOST_BOUND_EAGER_RATIO x gpu_only_ms (the report's one rule).
 
 Each time carries its median, quartiles, n and IQR / median (`Spread`).
 No torch, no words.
@@ -31,17 +31,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gen.analysis import rules
 from gen.analysis import trace as trace_mod
 from gen.model import schema
-
-# A call is host-bound when a Python loop sees at least 1.25x the GPU's own
-# time: the GPU sits idle for at least a fifth of each call, waiting for the
-# host's next launch. 1.25 is the report's earlier line, kernels busy for less
-# than 80% of the call (rules.HOST_BOUND_FILL_PCT), restated against the
-# GPU-only time: at the H200's default shape it separates the cuDNN forward
-# (57 µs of kernels in 96 µs per eager call) from the GPU-bound variants
-# (within 5% of their kernel time). A project choice, not a standard.
-HOST_BOUND_EAGER_RATIO = 1.25
 
 
 @dataclass(frozen=True)
@@ -100,8 +92,7 @@ class Times:
     @property
     def host_bound(self) -> bool | None:
         """The report's one host-bound rule; None when either time is missing."""
-        r = self.eager_over_gpu_only
-        return None if math.isnan(r) else bool(r >= HOST_BOUND_EAGER_RATIO)
+        return rules.host_bound(self.eager.median, self.gpu_only.median)
 
 
 def kernel_sum_samples(tr: trace_mod.Trace | None) -> list[float]:

@@ -154,20 +154,20 @@ def _records(df: pd.DataFrame) -> list[dict]:
 
 
 def gpu_time(summary: pd.DataFrame, per: str = "forward") -> alt.LayerChart:
-    """Median GPU time per variant (point) with its interquartile range (rule),
+    """Median GPU-only time per variant (point) with its interquartile range (rule),
     on a log axis, fastest on top."""
     ok = summary[summary["status"] == "ok"]
     d = pd.DataFrame({
         "label": ok["label"].astype(str),
-        "median": [number(x, 4) for x in ok["gpu_ms"]],
-        "q1": [number(x, 4) for x in ok["gpu_q1"]],
-        "q3": [number(x, 4) for x in ok["gpu_q3"]],
-        "n": [int(n) for n in ok["gpu_n"]],
+        "median": [number(x, 4) for x in ok["gpu_only_ms"]],
+        "q1": [number(x, 4) for x in ok["gpu_only_q1_ms"]],
+        "q3": [number(x, 4) for x in ok["gpu_only_q3_ms"]],
+        "n": [int(n) for n in ok["gpu_only_n"]],
     }).dropna(subset=["median"]).sort_values(["median", "label"])
     order = list(d["label"])
     y = alt.Y("label:N", sort=order, title=None)
     rule = alt.Chart(d).mark_rule(strokeWidth=3, color=MEASURED_COLOUR).encode(
-        x=alt.X("q1:Q", scale=LOG, title=f"GPU time per {per} (ms, log scale)"), x2="q3:Q", y=y)
+        x=alt.X("q1:Q", scale=LOG, title=f"GPU-only time per {per} (ms, log scale)"), x2="q3:Q", y=y)
     point = alt.Chart(d).mark_point(filled=True, size=60, color=MEASURED_COLOUR).encode(
         x=alt.X("median:Q", scale=LOG), y=y,
         tooltip=[alt.Tooltip("label:N", title="variant"),
@@ -186,14 +186,14 @@ SET_ROW_PX = 16  # per set, within each variant's band
 
 
 def compare_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """The chart's rows: every (set, variant) with a GPU time."""
-    cols = ["set", "variant", "gpu_ms", "gpu_q1", "gpu_q3", "kind"]
-    d = df[df["gpu_ms"].notna()].reindex(columns=cols).copy()
+    """The chart's rows: every (set, variant) with a GPU-only time (or a published GPU time)."""
+    cols = ["set", "variant", "gpu_only_ms", "gpu_only_q1_ms", "gpu_only_q3_ms", "kind"]
+    d = df[df["gpu_only_ms"].notna()].reindex(columns=cols).copy()
     pub = d["kind"] == "reference"
     d["set"] = d["set"] + pub.map({True: " (published)", False: ""})
     d["figure"] = pub.map({True: PUBLISHED, False: MEASURED})
     # A published figure has no spread; a measured one without samples neither.
-    d.loc[pub, ["gpu_q1", "gpu_q3"]] = float("nan")
+    d.loc[pub, ["gpu_only_q1_ms", "gpu_only_q3_ms"]] = float("nan")
     return d.reset_index(drop=True)
 
 
@@ -204,24 +204,25 @@ def gpu_time_by_set(df: pd.DataFrame) -> alt.LayerChart:
     d = compare_frame(df)
     order = variant_order(d["variant"])
     n_sets = max(1, d["set"].nunique())
-    title = "GPU time per forward (ms, log scale)"
-    x = alt.X("gpu_ms:Q", scale=LOG, title=title)
+    title = "GPU-only time per forward (ms, log scale)"
+    x = alt.X("gpu_only_ms:Q", scale=LOG, title=title)
     base = alt.Chart(d).encode(
         y=alt.Y("variant:N", sort=order, title=None),
         yOffset=alt.YOffset("set:N"),
         color=alt.Color("set:N", title="result set", legend=alt.Legend(orient="bottom", direction="vertical",
                                                                       labelLimit=0)))
-    iqr = base.transform_filter("isValid(datum.gpu_q1) && isValid(datum.gpu_q3)").mark_rule(
-        strokeWidth=2).encode(x=alt.X("gpu_q1:Q", scale=LOG, title=title), x2="gpu_q3:Q")
+    iqr = base.transform_filter("isValid(datum.gpu_only_q1_ms) && isValid(datum.gpu_only_q3_ms)").mark_rule(
+        strokeWidth=2).encode(x=alt.X("gpu_only_q1_ms:Q", scale=LOG, title=title), x2="gpu_only_q3_ms:Q")
     dots = base.mark_point(size=70, strokeWidth=2).encode(
         x=x,
         shape=alt.Shape("figure:N", title="figure", scale=alt.Scale(domain=[MEASURED, PUBLISHED],
                                                                     range=["circle", "diamond"]),
                         legend=alt.Legend(orient="bottom", labelLimit=0)),
         fill=alt.condition(alt.datum.kind == "reference", alt.value("transparent"), alt.Color("set:N", legend=None)),
-        tooltip=["set", "variant", alt.Tooltip("gpu_ms:Q", title="GPU ms (median or published)", format=".4f"),
-                 alt.Tooltip("gpu_q1:Q", title="IQR from", format=".4f"),
-                 alt.Tooltip("gpu_q3:Q", title="IQR to", format=".4f"), "figure"])
+        tooltip=["set", "variant",
+                 alt.Tooltip("gpu_only_ms:Q", title="GPU-only ms (median or published)", format=".4f"),
+                 alt.Tooltip("gpu_only_q1_ms:Q", title="IQR from", format=".4f"),
+                 alt.Tooltip("gpu_only_q3_ms:Q", title="IQR to", format=".4f"), "figure"])
     return alt.layer(iqr, dots).properties(width="container", height=SET_ROW_PX * n_sets * len(order) + 10)
 
 
@@ -232,15 +233,16 @@ def _ok(df: pd.DataFrame, col: str) -> pd.DataFrame:
 
 
 def time_vs_seq(sweep: pd.DataFrame) -> alt.FacetChart:
-    """Median GPU time (with IQR band) against sequence length, log-log."""
-    d = _ok(sweep, "gpu_ms")[["variant", "seq_len", "head_dim", "gpu_ms", "gpu_q1", "gpu_q3"]]
+    """Median GPU-only time (with IQR band) against sequence length, log-log."""
+    d = _ok(sweep, "gpu_only_ms")[["variant", "seq_len", "head_dim", "gpu_only_ms", "gpu_only_q1_ms",
+                                   "gpu_only_q3_ms"]]
     base = alt.Chart().encode(
         x=alt.X("seq_len:Q", scale=SEQ_LEN, title="sequence length"),
         color=alt.Color("variant:N", title="variant"))
     line = base.mark_line(point=True).encode(
-        y=alt.Y("gpu_ms:Q", scale=LOG, title="GPU time per forward (ms, median)"),
-        tooltip=["variant", "seq_len", "head_dim", alt.Tooltip("gpu_ms:Q", format=".4f")])
-    band = base.mark_area(opacity=0.2).encode(y="gpu_q1:Q", y2="gpu_q3:Q")
+        y=alt.Y("gpu_only_ms:Q", scale=LOG, title="GPU-only time per forward (ms, median)"),
+        tooltip=["variant", "seq_len", "head_dim", alt.Tooltip("gpu_only_ms:Q", format=".4f")])
+    band = base.mark_area(opacity=0.2).encode(y="gpu_only_q1_ms:Q", y2="gpu_only_q3_ms:Q")
     return alt.layer(band, line, data=d).facet(column=alt.Column("head_dim:O", title="head dim"))
 
 

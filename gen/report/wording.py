@@ -55,11 +55,11 @@ def plural(n: int, word: str) -> str:
 
 # The condition of rules.host_bound, as a "when" clause: "A call is host-bound when ...".
 HOST_BOUND_RULE = (
-    f"its kernels ran for less than {rules.HOST_BOUND_FILL_PCT:.0f}% of its GPU time (the GPU idled between "
-    f"launches), or the host's dispatch time reached {100 * rules.HOST_BOUND_RATIO:.0f}% of the GPU time (the "
-    "host barely keeps ahead)")
-HOST_BOUND_CONSEQUENCE = ("the GPU waits for the host's launches, so its GPU time measures mostly how fast the host "
-                          "dispatches, not the kernels")
+    f"a Python loop sees at least {rules.HOST_BOUND_EAGER_RATIO:.2f}× its GPU-only time per call (its eager time "
+    f"over its GPU-only time): the GPU then sits idle for at least "
+    f"{100 * (1 - 1 / rules.HOST_BOUND_EAGER_RATIO):.0f}% of each call, waiting for the host's next launch")
+HOST_BOUND_CONSEQUENCE = ("the GPU waits for the host's launches: its eager time measures mostly how fast the host "
+                          "dispatches, while its GPU-only time still measures the kernels")
 
 
 def markers(names) -> str:
@@ -196,17 +196,13 @@ def _speed(f: Finding) -> Words:
 def _host(f: Finding) -> Words:
     x = f.facts
     call = call_of(f.mode)
-    short = (f"{f.mode}: kernels ran {x['kernel_ms']:.4f} ms of a {x['gpu_ms']:.4f} ms {call} "
-             f"({pct(x['fill_pct'])}); host dispatch {x['cpu_ms']:.4f} ms")
-    if x["why"] == "idle":
-        why = (f"the GPU idled for {pct(100 - x['fill_pct'])} of the {call} between launches, so its kernels are "
-               "faster than its GPU time says")
-    else:
-        why = (f"the kernels fill the {call}'s GPU time, but the host needs {x['cpu_ms']:.4f} ms to dispatch it, "
-               f"{times(x['cpu_ms'] / x['gpu_ms'])} the GPU time: the host barely keeps ahead, and a slower host "
-               "would pace it")
-    text = (f"In each {call} of {f.variant} the GPU events ran for {x['kernel_ms']:.4f} ms of its "
-            f"{x['gpu_ms']:.4f} ms of GPU time (median; host dispatch {x['cpu_ms']:.4f} ms): {why}.")
+    how = " (kernel sum)" if x["gpu_only_method"] == "kernel_sum" else ""
+    short = (f"{f.mode}: eager {x['eager_ms']:.4f} ms a {call} against {x['gpu_only_ms']:.4f} ms GPU-only{how} "
+             f"({times(x['ratio'])}); host dispatch {x['host_ms']:.4f} ms")
+    text = (f"A Python loop sees {x['eager_ms']:.4f} ms per {call} of {f.variant}, {times(x['ratio'])} its "
+            f"{x['gpu_only_ms']:.4f} ms of GPU-only time{how}: for {x['host_overhead_ms']:.4f} ms of each {call} "
+            f"({pct(100 * x['host_overhead_ms'] / x['eager_ms'])}) the GPU waits on the host, whose dispatch takes "
+            f"{x['host_ms']:.4f} ms. The kernels are faster than a loop shows; the GPU-only time ranks them.")
     return Words(f"{f.variant}: host-bound", short, text)
 
 
@@ -341,16 +337,22 @@ def refusal(status: str, reason: str | None, needs_cuda: bool = False) -> str:
 
 
 def timing_notes(mode: str, gpu: bool, samples: int | None, host_samples: int | None,
-                 error_draws: int | None) -> list[str]:
-    """The sentences under a set's table: what its medians, spreads, host time,
-    memory and error columns are, with only what the set recorded."""
+                 error_draws: int | None, methods: frozenset[str] = frozenset()) -> list[str]:
+    """The sentences under a set's table: what its three times, spreads, memory
+    and error columns are, with only what the set recorded. `methods`: the
+    gpu_only_method values of its rows."""
     out = []
+    call = call_of(mode)
     if gpu and samples:
-        out.append(f"Median and interquartile range (Q1–Q3) of the GPU time over {samples} or more timed calls; "
-                   "spread is the IQR as a share of the median; " + NOISE_RULE + ".")
-        out.append("CPU ms is the host dispatch time of one call, with the GPU drained first.")
+        out.append(f"Three times per {call}, each a median: {GPU_ONLY_MEANING}. {EAGER_MEANING}, over {samples} or "
+                   f"more timed calls. {HOST_MEANING}. The IQR (Q1–Q3) and the spread (IQR as a share of the median) "
+                   f"are the GPU-only time's; {NOISE_RULE}.")
+        if "cuda_graph" in methods:
+            out.append(GPU_ONLY_HOW["cuda_graph"])
+        if "kernel_sum" in methods:
+            out.append(GPU_ONLY_HOW["kernel_sum"])
     elif host_samples:
-        out.append(f"No GPU timed this set: CPU ms is the median wall time of one {call_of(mode)} on the host "
+        out.append(f"No GPU timed this set: host ms is the median wall time of one {call} on the host "
                    f"over {host_samples} or more calls.")
     else:
         out.append("Published figures: one number per field, no samples and no spread.")
@@ -359,3 +361,109 @@ def timing_notes(mode: str, gpu: bool, samples: int | None, host_samples: int | 
     if error_draws:
         out.append(f"Error is the largest relative L2 error against a float64 reference over {error_draws} draws.")
     return out
+
+
+# --------------------------------------------------------------------------- the three times
+
+
+GPU_ONLY_MEANING = "GPU-only is the GPU's own time per call, with no host gaps (the time that ranks)"
+EAGER_MEANING = "Eager is what a Python loop sees per call (CUDA events around each call of a bare loop)"
+HOST_MEANING = "Host dispatch is the host's time to launch one call, with the GPU drained first"
+# How a GPU-only time was taken, by gpu_only_method.
+GPU_ONLY_HOW = {
+    "cuda_graph": "GPU-only times come from CUDA-graph replays of many back-to-back calls, divided by the number of "
+                  "calls.",
+    "kernel_sum": "GPU-only times marked kernel sum could not be taken from a CUDA graph: they are the GPU events of "
+                  "one profiled call added up (median over the profiled calls), so they leave out the gaps between "
+                  "kernels.",
+    "published": "GPU-only times of a published set are the figures its source published.",
+}
+GPU_ONLY_LABEL = {"cuda_graph": "graph", "kernel_sum": "kernel sum", "published": "published"}
+
+
+def gpu_only_note(method: str | None, reason: str | None, absent: str | None) -> str:
+    """Why a GPU-only time is a kernel sum, or missing; empty for a CUDA-graph time."""
+    if absent == "not_measured":
+        return f"no GPU-only time: {reason or 'not measured'}"
+    if absent == "no_trace":
+        return (f"no GPU-only time: no CUDA-graph timing ({reason or 'no reason recorded'}) and no profiled call "
+                "to add up")
+    if method == "kernel_sum":
+        return f"GPU-only time is the kernel sum of the trace (no CUDA-graph timing: {reason or 'no reason recorded'})"
+    return ""
+
+
+# --------------------------------------------------------------------------- hardware counters
+
+COUNTERS_ABSENT = {
+    "no_gpu": "no GPU in this set, so no hardware counters",
+    "published": "published figures: no counter pass",
+    "not_run": "the run did not complete, so no counters",
+    "not_captured": "this set's capture took no Nsight Compute pass (sets captured with schema 1 predate it), so "
+                    "occupancy is the profiler's estimate only",
+    "unavailable": "Nsight Compute could not read the counters",
+    "no_trace": "counters were read, but there is no trace to match them to",
+    "unmatched": "counters were read, but none of their kernels pairs with the trace's by name",
+}
+
+
+def counters_absent(absent: str, reason: str | None) -> str:
+    """Why a run has no hardware counters (counters.Absent), with capture's reason."""
+    text = COUNTERS_ABSENT[absent]
+    return f"{text}: {reason}" if reason else text
+
+
+def counter_mismatch(m: dict) -> str:
+    """One kernel the trace and Nsight Compute name differently, or only one of them saw."""
+    if m["where"] == "both":
+        return f"#{m['index']}: the trace says {m['trace_name']}, Nsight Compute {m['ncu_name']}"
+    if m["where"] == "trace":
+        return f"#{m['index']} {m['trace_name']}: not in Nsight Compute's pass"
+    return f"Nsight Compute's kernel {m['counter_index']} {m['ncu_name']}: not in the trace's call"
+
+
+BOUND_WORDS = {
+    "memory": "memory-bound: DRAM throughput {dram:.0f}% of peak against {sm:.0f}% for the SMs",
+    "compute": "compute-bound: SM throughput {sm:.0f}% of peak against {dram:.0f}% for DRAM",
+    "latency": ("latency-bound: neither the SMs ({sm:.0f}%) nor DRAM ({dram:.0f}%) reach "
+                f"{rules.BOUND_PCT:.0f}% of peak, Nsight Compute's line"),
+}
+LIMITER_WORDS = {"registers": "registers", "shared_memory": "shared memory", "warps": "the warps per SM",
+                 "blocks": "the blocks per SM"}
+
+
+def kernel_fact(x: dict, fused_attention: bool = False) -> str:
+    """One counters fact (gen.analysis.counters.kernel_facts) as a clause."""
+    f = x["fact"]
+    if f == "estimate_vs_measured":
+        est = "no estimate" if x["estimate_pct"] is None else f"an estimate of {pct(x['estimate_pct'])}"
+        why = (f", as for every {x['launch_api']} launch" if x["estimate_missing"]
+               and rules.launched_with_attributes(x["launch_api"]) else "")
+        return f"the profiler gave {est}{why}, but Nsight Compute measured {pct(x['achieved_pct'], 1)} achieved"
+    if f == "occupancy_limit":
+        lim = x["limiter"]
+        by = {"registers": f"{x['registers_per_thread']} registers per thread" if x["registers_per_thread"] else
+              "registers",
+              "shared_memory": (f"{x['shared_memory_bytes'] // 1024} KiB of shared memory per block"
+                                if x["shared_memory_bytes"] else "shared memory")}.get(lim, LIMITER_WORDS.get(lim, lim))
+        text = f"theoretical occupancy {pct(x['theoretical_pct'], 1)}" + (f", limited by {by}" if by else "")
+        if fused_attention and lim == "registers":
+            text += (", by design: a fused attention kernel holds its tiles (the query block, the running output "
+                     "and the softmax state) in registers, trading occupancy for reuse")
+        return text
+    if f == "bound":
+        text = BOUND_WORDS[x["kind"]].format(sm=x["sm_pct"], dram=x["dram_pct"])
+        if x["tensor_pipe_pct"] is not None:
+            text += f"; tensor pipes busy {pct(x['tensor_pipe_pct'])} of the time"
+        return text
+    if f == "ncu_rule":
+        return f"Nsight Compute's {x['name']} rule estimates up to {pct(x['estimated_speedup_pct'])} to gain"
+    raise ValueError(f"no words for counters fact {f!r}")
+
+
+def kernel_facts(facts: list[dict], fused_attention: bool = False) -> str:
+    """A kernel's counters facts as one sentence (empty when there are none)."""
+    if not facts:
+        return ""
+    text = "; ".join(kernel_fact(x, fused_attention) for x in facts)
+    return text[0].upper() + text[1:] + "."

@@ -30,8 +30,9 @@ def pair_view(a, b) -> dict:
     found = comparability.issues(a, b)
     return dict(a=a, b=b, rows=rows, refused=[words.issue(i) for i in found if i.refuse],
                 flagged=[words.issue(i) for i in found if not i.refuse],
-                gpu=has("gpu_ms_a", "gpu_ms_b"), gpu_b=has("gpu_ms_b"),
-                cpu=has("cpu_ms_a", "cpu_ms_b"), kernels=has("kernels_a", "kernels_b"), ranks=has("rank_a", "rank_b"),
+                gpu=has("gpu_only_ms_a", "gpu_only_ms_b"), gpu_b=has("gpu_only_ms_b"),
+                cpu=has("host_ms_a", "host_ms_b"),
+                kernels=has("kernels_a", "kernels_b"), ranks=has("rank_a", "rank_b"),
                 describe_a=compare.describe(a), describe_b=compare.describe(b),
                 diffs=[r for r in rows if r["kernel_match"].startswith(("full", "partial"))])
 
@@ -40,8 +41,8 @@ def build(ctx: Context) -> Iterator[Page]:
     frames = [ctx.summary(ls, Mode.INFERENCE).assign(set=ls.name, kind=ls.rs.kind) for ls in ctx.sets]
     frames = [f for f in frames if not f.empty]
     allsets = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    timed = set(allsets["set"][allsets["gpu_ms"].notna()]) if len(allsets) else set()
-    chart = ctx.chart(charts.gpu_time_by_set(allsets), "GPU time per variant in every set") if timed else None
+    timed = set(allsets["set"][allsets["gpu_only_ms"].notna()]) if len(allsets) else set()
+    chart = ctx.chart(charts.gpu_time_by_set(allsets), "GPU-only time per variant in every set") if timed else None
     text = ctx.template("compare_page.md.j2").render(
         here=PAGE, pairs=[pair_view(a, b) for a, b in compare.pairs(ctx.sets)], chart=chart,
         untimed=[ls for ls in ctx.sets if ls.name not in timed],

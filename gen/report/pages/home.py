@@ -27,8 +27,8 @@ def home_view(ctx: Context) -> dict:
     chart, chart_set = None, None
     for ls in ctx.sets:
         df = ctx.summary(ls, Mode.INFERENCE)
-        if ls.measured and not df.empty and df["gpu_ms"].notna().any():
-            chart, chart_set = chart_div(charts.gpu_time(df), "GPU time per variant"), ls
+        if ls.measured and not df.empty and df["gpu_only_ms"].notna().any():
+            chart, chart_set = chart_div(charts.gpu_time(df), "GPU-only time per variant"), ls
             break
     return dict(sets=ctx.sets, skipped=ctx.skipped, headline=headline, chart=chart, chart_set=chart_set)
 

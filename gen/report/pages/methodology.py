@@ -19,8 +19,9 @@ RULES_PARTIAL = f"{fmt.GENERATED}/.rules.md"
 
 def rules_view() -> dict:
     """The thresholds a reader should know, each as code holds it."""
-    return dict(fill_pct=rules.HOST_BOUND_FILL_PCT, ratio_pct=100 * rules.HOST_BOUND_RATIO,
-                noisy_pct=rules.NOISY_IQR_PCT, host_bound_rule=wording.HOST_BOUND_RULE,
+    return dict(eager_ratio=rules.HOST_BOUND_EAGER_RATIO, bound_pct=rules.BOUND_PCT,
+                estimate_gap_pct=rules.ESTIMATE_GAP_PCT, noisy_pct=rules.NOISY_IQR_PCT,
+                host_bound_rule=wording.HOST_BOUND_RULE,
                 tensor_core_rule=wording.TENSOR_CORE_RULE, copy_ops=sorted(rules.COPY_OPS),
                 smem_default_kib=rules.SMEM_DEFAULT_LIMIT // 1024, launch_ex=rules.LAUNCH_EX_APIS,
                 cuda_only=sorted(rules.CUDA_ONLY_BACKENDS))

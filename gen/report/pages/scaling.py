@@ -21,8 +21,8 @@ PAGE = f"{fmt.GENERATED}/scaling.md"
 
 def _charts(ctx: Context, sw, ceil, cat, busy) -> dict:
     out = {}
-    if len(sw) and sw["gpu_ms"].notna().any():
-        out["time"] = ctx.chart(charts.time_vs_seq(sw), "GPU time against sequence length")
+    if len(sw) and sw["gpu_only_ms"].notna().any():
+        out["time"] = ctx.chart(charts.time_vs_seq(sw), "GPU-only time against sequence length")
         out["memory"] = ctx.chart(charts.memory_vs_seq(sw), "peak memory against sequence length")
         if ceil:
             out["roofline"] = ctx.chart(charts.roofline(sw, ceil), "roofline")
@@ -39,7 +39,8 @@ def set_view(ctx: Context, ls) -> dict:
     return dict(ls=ls, ceil=ceil, has_sweep=bool(len(sw)), oom=scaling.oom_sizes(ls),
                 fastest=records(scaling.fastest_at_largest(ls)), charts=_charts(ctx, sw, ceil, cat, busy),
                 busy_default=records(busy[busy["source"] == "default"]) if len(busy) else [],
-                sweep_rows=records(sw[sw["gpu_ms"].notna() | (sw["status"] != "ok")]) if len(sw) else [],
+                sweep_rows=records(sw[sw["gpu_only_ms"].notna() | sw["eager_ms"].notna() | (sw["status"] != "ok")])
+                if len(sw) else [],
                 measured=ls.measured, gpu=ls.rs.environment.device == "cuda")
 
 

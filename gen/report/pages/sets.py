@@ -33,11 +33,15 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
     for r in rows:
         r["why_not"] = wording.refusal(r["status"], r["reason"], r["needs_cuda"])
         r["fastest"] = v is not None and r["variant"] == v.fastest.variant
-    gpu = bool(df["gpu_ms"].notna().any())
-    chart = chart_div(charts.gpu_time(df, wording.call_of(mode)), f"GPU time per variant, {mode}") if gpu else None
-    notes = wording.timing_notes(mode, gpu, _min_samples(rows, "gpu_n"), _min_samples(rows, "cpu_n"),
-                                 ls.rs.config.error_draws)
+        r["gpu_only_label"] = wording.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
+            if r["gpu_only_method"] == "kernel_sum" else None
+    gpu = bool(df["gpu_only_ms"].notna().any())
+    chart = chart_div(charts.gpu_time(df, wording.call_of(mode)), f"GPU-only time per variant, {mode}") if gpu else None
+    methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))
+    notes = wording.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
+                                 ls.rs.config.error_draws, methods)
     return dict(mode=mode, call=wording.call_of(mode), rows=rows, chart=chart, notes=notes,
+                speedup_basis="GPU-only" if gpu else "wall time",
                 host_bound=[r for r in rows if r["host_bound"]], host_bound_rule=wording.HOST_BOUND_RULE,
                 host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import lessons, tables, verdicts
+from gen.analysis import counters, lessons, tables, verdicts
 from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing, variant_role
 from gen.model import variants
@@ -113,6 +113,33 @@ def _lessons(ctx: Context, ls, v: str, mode: str) -> dict | None:
     return dict(found=items, claims=claims, explanations=why) if items or claims or why else None
 
 
+def _times(ls, row: dict | None) -> dict | None:
+    """How the GPU-only time was taken, and why it is a kernel sum or missing (words)."""
+    if row is None or not ls.measured or ls.rs.environment.device != "cuda":
+        return None
+    return dict(label=wording.GPU_ONLY_LABEL.get(row["gpu_only_method"]),
+                note=wording.gpu_only_note(row["gpu_only_method"], row["gpu_only_reason"], row["gpu_only_absent"]))
+
+
+def _counters(ls, v: str, mode: str, kernels: list[dict], notes: list[dict]) -> dict:
+    """Nsight Compute's counters beside the kernel rows and the occupancy notes, or why there are none."""
+    m = counters.for_run(ls, mode, v)
+    for row in kernels + notes:
+        row["counters"] = None
+    if not m.measured:
+        why = m.absent.value if m.absent else "unmatched"
+        return dict(measured=False, note=wording.counters_absent(why, m.reason), mismatches=[])
+    by_index = {int(r["index"]): r for r in records(m.frame)}
+    for k in kernels:
+        c = by_index.get(int(k["index"]))
+        k["counters"] = c if c and c["pairing"] != counters.Pairing.NO_COUNTERS else None
+    for n in notes:
+        c = by_index.get(int(n["index"]))
+        facts = counters.kernel_facts(c) if c else []
+        n["counters"] = wording.kernel_facts(facts, fused_attention=n.get("category") == "fused attention")
+    return dict(measured=True, note=None, mismatches=[wording.counter_mismatch(x) for x in m.mismatches])
+
+
 def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
     run = ls.rs.run(v, mode)
     row = _one(ctx.summary(ls, mode), v)
@@ -121,7 +148,8 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
                hypothesis=_hypothesis(ctx, ls, v, mode), findings=_findings(ctx, ls, v, mode),
                generated=None, train=_train(ctx, ls, v) if mode == Mode.TRAIN else None,
                autograd=_autograd(ls, v) if mode == Mode.TRAIN else None,
-               standing=_standing(ctx, ls, v, mode, row), lessons=_lessons(ctx, ls, v, mode))
+               standing=_standing(ctx, ls, v, mode, row), lessons=_lessons(ctx, ls, v, mode),
+               times=_times(ls, row), counters=None)
     tr = ls.trace(mode, v) if run.status == "ok" else None
     if tr is None:
         return tab
@@ -132,6 +160,8 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
     if len(cpu) or len(gpu):
         tab["chart"] = chart_div(charts.timeline_spec(cpu, gpu), f"timeline of one {wording.call_of(mode)} of {v}")
     tab["notes"] = _occupancy(ls, v, mode)
+    if ls.rs.environment.device == "cuda" and ls.measured:
+        tab["counters"] = _counters(ls, v, mode, tab["kernels"], tab["notes"])
     tab["trace"] = fmt.relpath(fmt.trace_page(ls.name, run.trace), page) if run.trace else None
     tab["forwards"] = len(tr.forwards)
     return tab
