@@ -147,8 +147,11 @@ def test_findings_page_is_scannable(site):
     from gen.report.render import md
 
     order = [str(md(t)) for t in wording.KIND_TITLES.values()]
-    assert heads == [t for t in order if t in heads] and len(heads) >= 6
-    assert "✗ contradicted: kernels, copy or fill" in h200
+    kinds = [t for t in heads if t in order]
+    assert kinds == [t for t in order if t in heads] and len(kinds) >= 6
+    # After the kinds, the seed article's lessons (gen.analysis.lessons), each with its verdict.
+    assert heads[-1] == "The seed article's lessons, from this set" and heads[:-1] == kinds
+    assert "✗ contradicted: kernels, copy or fill" in re.sub(r"<[^>]+>", "", h200)
     # One line per finding; consecutive kernel rows are one link ("#0–#3"), not one link each.
     f32 = next(line for line in h200.splitlines() if "GPU events in float32" in line)
     assert len(re.findall(r"\]\(variants/", f32)) <= 4 and "–#3](variants/sdpa_math.md#k-inference-sdpa_math-0)" in f32
