@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import rules, tables, verdicts
+from gen.analysis import counters, rules, tables, verdicts
 from gen.analysis.values import variant_role
 from gen.model.schema import Mode, SetKind, Status
 from gen.model.variants import VARIANTS
@@ -52,6 +52,7 @@ class FindingKind(enum.StrEnum):
     PRECISION = "precision"
     MASK = "mask"
     OCCUPANCY = "occupancy"
+    COUNTERS = "counters"
     BACKEND = "backend"
     SPEED = "speed"
     HOST = "host"
@@ -333,18 +334,63 @@ def rule_mask(ls) -> list[Finding]:
 def rule_occupancy(ls) -> list[Finding]:
     """Kernels with no occupancy estimate, per launch API. facts: api, n, names,
     dur_us, launch_attributes (an Ex launch), small_grids (blocks of grids smaller
-    than the SM count), sm_count."""
+    than the SM count), sm_count, measured (the achieved occupancy Nsight Compute
+    measured for those kernels, where the run has counters; empty otherwise)."""
     out = []
     sms = ls.rs.environment.sm_count
     for v, kt in _kernel_runs(ls):
+        achieved = _achieved(ls, v)
         for api, g in no_estimate_events(kt).groupby("launch_api", sort=False):
             small = g[g["blocks"] < (sms or 0)]
+            measured = [achieved[i] for i in g["index"] if i in achieved]
             out.append(Finding(
                 id=f"occupancy-{v}-{api}", kind=FindingKind.OCCUPANCY, severity=Severity.INFO, variant=v,
                 kernels=_indices(g["index"]),
                 facts=dict(api=api or None, n=len(g), names=list(dict.fromkeys(g["short_name"])),
                            dur_us=float(g["dur_us"].sum()), launch_attributes=rules.launched_with_attributes(api),
-                           small_grids=[int(b) for b in small["blocks"]], sm_count=sms)))
+                           small_grids=[int(b) for b in small["blocks"]], sm_count=sms, measured=measured)))
+    return out
+
+
+def _achieved(ls, variant: str, mode: str = Mode.INFERENCE) -> dict[int, float]:
+    """Launch index -> achieved occupancy measured by Nsight Compute, for the kernels that have it."""
+    m = counters.for_run(ls, mode, variant)
+    if not m.measured:
+        return {}
+    f = m.frame[m.frame["achieved_occupancy_pct"].notna()]
+    return {int(i): float(a) for i, a in zip(f["index"], f["achieved_occupancy_pct"])}
+
+
+def rule_counters(ls) -> list[Finding]:
+    """What Nsight Compute's counters say about each variant's main kernel (the
+    longest of its forward): facts: kernel (short name), name, dur_us, category,
+    counters (counters.kernel_facts: estimate against measured occupancy, what
+    limits the theoretical occupancy, memory-, compute- or latency-bound, ncu's
+    rules), mismatches (kernels the trace and ncu did not pair by name). A
+    measured GPU set with counters for none of its runs gets one finding saying
+    why (facts: absent, reason)."""
+    if not _has_gpu(ls):
+        return []
+    out, why = [], None
+    for v, kt in _kernel_runs(ls):
+        m = counters.for_run(ls, Mode.INFERENCE, v)
+        if not m.measured:
+            why = why or (m.absent.value if m.absent else "unmatched", m.reason)
+            continue
+        main = tables.main_kernel(kt)
+        rows = m.frame[m.frame["index"] == int(main["index"])] if main is not None else m.frame.iloc[0:0]
+        if rows.empty:
+            continue
+        row = rows.iloc[0]
+        out.append(Finding(
+            id=f"counters-{v}", kind=FindingKind.COUNTERS, severity=Severity.INFO, variant=v,
+            kernels=(int(main["index"]),),
+            facts=dict(kernel=main["short_name"], name=main["name"], dur_us=float(main["dur_us"]),
+                       category=main["category"], counters=counters.kernel_facts(row),
+                       mismatches=len(m.mismatches))))
+    if not out and why:
+        out.append(Finding(id="counters-absent", kind=FindingKind.COUNTERS, severity=Severity.INFO,
+                           facts=dict(absent=why[0], reason=why[1])))
     return out
 
 
@@ -508,7 +554,7 @@ def rule_host(ls) -> list[Finding]:
     return out
 
 
-RULES = [rule_copies, rule_float32, rule_mask, rule_occupancy, rule_fastest, rule_host, rule_backend,
+RULES = [rule_copies, rule_float32, rule_mask, rule_occupancy, rule_counters, rule_fastest, rule_host, rule_backend,
          rule_counts, rule_autograd, rule_compile]
 
 

@@ -85,6 +85,7 @@ KIND_TITLES: dict[FindingKind, str] = {
     FindingKind.PRECISION: "float32 in a 16-bit model",
     FindingKind.MASK: "Causal mask rebuilt every forward",
     FindingKind.OCCUPANCY: "Occupancy not estimated",
+    FindingKind.COUNTERS: "Hardware counters of the main kernels",
     FindingKind.BACKEND: "Backend choice",
     FindingKind.SPEED: "Fastest",
     FindingKind.HOST: "GPU waiting on the host",
@@ -97,6 +98,9 @@ KIND_NOTES: dict[FindingKind, str] = {
     FindingKind.OCCUPANCY: "The profiler reported 0% or no occupancy for these kernels: a failed estimate, not an "
                            "idle GPU. " + " and ".join(rules.LAUNCH_EX_APIS) + " pass launch attributes that the "
                            "estimate does not read.",
+    FindingKind.COUNTERS: "Nsight Compute's measurements of each variant's longest kernel, in one warm call: "
+                          "achieved occupancy against the profiler's estimate, what limits the theoretical "
+                          "occupancy, and whether the SMs or DRAM bound it.",
     FindingKind.HOST: "Calls bound by the host: by the report's one rule, a call is host-bound when "
                       + HOST_BOUND_RULE + ".",
     FindingKind.PRECISION: "Kernels whose launching op was given float32 tensors and no 16-bit one, or matrix "
@@ -160,12 +164,35 @@ def _occupancy(f: Finding) -> Words:
             "estimate, not an idle GPU.")
     if x["launch_attributes"]:
         text += f" {x['api']} passes launch attributes that the estimate does not read."
+    if x.get("measured"):
+        lo, hi = min(x["measured"]), max(x["measured"])
+        got = pct(lo, 1) if lo == hi else f"{pct(lo, 1)}–{pct(hi, 1)}"
+        text += f" Nsight Compute measured {got} achieved occupancy for them."
+        short += f"; measured {got} (Nsight Compute)"
     if x["small_grids"]:
         n = len(x["small_grids"])
         text += (f" {n} of them have grids of {', '.join(map(str, x['small_grids']))} block(s) for {x['sm_count']} "
                  "SMs, too few to fill the GPU.")
         short += f"; {n} with grids smaller than the {x['sm_count']} SMs"
     return Words(f"{f.variant}: no occupancy estimate ({x['api']})", short, text)
+
+
+def _counters(f: Finding) -> Words:
+    x = f.facts
+    if "absent" in x:
+        why = counters_absent(x["absent"], x["reason"])
+        return Words("No hardware counters in this set", why, why[0].upper() + why[1:] + ".")
+    said = kernel_facts(x["counters"], fused_attention=x["category"] == "fused attention")
+    bound = next((c["kind"] for c in x["counters"] if c["fact"] == "bound"), None)
+    clauses = [kernel_fact(c, fused_attention=x["category"] == "fused attention") for c in x["counters"]
+               if c["fact"] in ("estimate_vs_measured", "occupancy_limit")]
+    short = f"{x['kernel']} ({us(x['dur_us'])})" + (f": {bound}-bound" if bound else "") + "".join(
+        f"; {c}" for c in clauses)
+    text = f"The longest kernel of a {f.variant} forward, {x['kernel']} ({us(x['dur_us'])}). " + (
+        said or "Its counters show nothing beyond the kernel table.")
+    if x["mismatches"]:
+        text += f" {plural(x['mismatches'], 'kernel')} of this forward did not pair with Nsight Compute's by name."
+    return Words(f"{f.variant}: {x['kernel']}" + (f", {bound}-bound" if bound else ""), short, text)
 
 
 def _speed(f: Finding) -> Words:
@@ -272,7 +299,8 @@ def _compile(f: Finding) -> Words:
 
 _WORDERS: dict[FindingKind, Callable[[Finding], Words]] = {
     FindingKind.COPY: _copy, FindingKind.PRECISION: _precision, FindingKind.MASK: _mask,
-    FindingKind.OCCUPANCY: _occupancy, FindingKind.SPEED: _speed, FindingKind.HOST: _host,
+    FindingKind.OCCUPANCY: _occupancy, FindingKind.COUNTERS: _counters, FindingKind.SPEED: _speed,
+    FindingKind.HOST: _host,
     FindingKind.BACKEND: _backend, FindingKind.CONSISTENCY: _consistency, FindingKind.AUTOGRAD: _autograd,
     FindingKind.COMPILE: _compile,
 }
