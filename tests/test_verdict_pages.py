@@ -154,9 +154,9 @@ def test_contradicted_is_one_rule_everywhere(pages, sets):
 
 
 def test_scaling_fastest_uses_the_verdict_rule(pages, sets):
-    for m in pages.get("generated/scaling.html", []):
-        if m.get("data-flag") != "fastest":
-            continue
+    marks = [m for m in pages["generated/scaling.html"] if m.get("data-flag") == "fastest"]
+    assert {m["data-set"] for m in marks} == {H200}  # one per head dim with GPU-only times
+    for m in marks:
         ls = sets[m["data-set"]]
         point = next(p for p in ls.rs.scenario("article").points
                      if p.head_dim == int(m["data-head-dim"]) and p.kv_len == int(m["data-kv-len"]))

@@ -29,7 +29,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from gen.analysis import tables, timings
+from gen.analysis import tables, timings, verdicts
 
 ELEM_SIZE = {"bf16": 2, "fp16": 2, "f16": 2, "float16": 2, "bfloat16": 2, "fp32": 4, "f32": 4, "float32": 4}
 
@@ -115,16 +115,20 @@ def oom_sizes(ls: tables.LoadedSet) -> dict[str, dict[int, list[int]]]:
 
 
 def fastest_at_largest(ls: tables.LoadedSet) -> pd.DataFrame:
-    """Per head dim: the fastest variant at the largest sequence length where it ran,
-    with its achieved TFLOP/s and fraction of the measured matmul ceiling."""
+    """Per head dim: the fastest variant at the largest sequence length where one ran,
+    by the verdict's rule (gen.analysis.verdicts.verdict_at: the one every page
+    uses), with its achieved TFLOP/s and fraction of the measured matmul ceiling."""
     df = sweep_frame(ls)
     df = df[df["gpu_only_ms"].notna()]
     if df.empty:
         return df
     rows = []
-    for _, g in df.groupby("head_dim"):
+    for d, g in df.groupby("head_dim"):
         top = g[g["seq_len"] == g["seq_len"].max()]
-        rows.append(top.sort_values("gpu_only_ms").iloc[0])
+        p = next((p for p in ls.rs.sweep if p.head_dim == d and p.seq_len == top["seq_len"].iloc[0]), None)
+        v = verdicts.verdict_at(ls, p.scenario, p.point) if p is not None else None
+        pick = top[top["variant"] == v.fastest.variant] if v is not None else top.iloc[0:0]
+        rows.append(pick.iloc[0] if len(pick) else top.sort_values("gpu_only_ms").iloc[0])
     return pd.DataFrame(rows).reset_index(drop=True)
 
 
