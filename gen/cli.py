@@ -92,7 +92,8 @@ def cmd_summary(a) -> int:
 def cmd_compare(a) -> int:
     from gen.analysis import compare
 
-    print(compare.run(Path(a.results), a.set_a, a.set_b, a.format))
+    print(compare.run(Path(a.results), a.set_a, a.set_b, a.format, force=a.force,
+                      warn=lambda line: print(line, file=sys.stderr)))
     return 0
 
 
@@ -155,6 +156,9 @@ def parser() -> argparse.ArgumentParser:
     co.add_argument("set_b")
     co.add_argument("--results", default=str(DEFAULT_RESULTS))
     co.add_argument("--format", choices=["table", "json"], default="table")
+    co.add_argument("--force", action="store_true",
+                    help="show sets measured at different shapes, dtypes or scenarios side by side anyway "
+                         "(they are refused otherwise; every difference is printed as a warning)")
     co.set_defaults(func=cmd_compare)
 
     rf = sub.add_parser("reference", help="write the published figures (the seed article's A100, cuDNN frontend H200, "

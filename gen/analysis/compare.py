@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gen.analysis import tables, trace
+from gen.analysis import comparability, tables, trace
 from gen.analysis.values import number, text_table, variant_order
 from gen.model import schema
 
@@ -191,10 +191,36 @@ def table(a: tables.LoadedSet, b: tables.LoadedSet, recs: list[dict], mode: str)
     return "\n".join(lines)
 
 
-def run(root: Path, set_a: str, set_b: str, fmt: str = "table", mode: str = "inference") -> str:
+def issue_line(i: comparability.Issue) -> str:
+    """One comparability issue as a line of the CLI's output."""
+    if i.kind == "shape":
+        return (f"warning: different shapes: A {comparability.point_text(i.a)}, B {comparability.point_text(i.b)}; "
+                "times at different shapes are not comparable")
+    if i.kind == "noisy":
+        def one(n) -> str:
+            return f"{n.variant} ({n.timing}: " + (f"n={n.n})" if n.kind == "few" else f"IQR {n.iqr_pct:.0f}%)")
+
+        sides = [f"{side} " + ", ".join(one(n) for n in ns) for side, ns in (("A", i.a), ("B", i.b)) if ns]
+        return "warning: noisy or thin timings: " + "; ".join(sides)
+    if i.kind == "scenario":
+        return f"warning: {'A' if not i.a else 'B'} has no data for scenario {i.quantity}"
+    what = {"definition": f"{i.quantity} time defined differently"}.get(i.kind, f"different {i.kind}s")
+    return f"warning: {what}: A {i.a}, B {i.b}"
+
+
+def run(root: Path, set_a: str, set_b: str, fmt: str = "table", mode: str = "inference", force: bool = False,
+        warn=None) -> str:
+    """The compare verb. Refuses sets measured at different shapes, dtypes or without the
+    scenario (comparability.Incomparable, one line) unless `force`; every issue is a
+    "warning:" line on top of the table, or handed to `warn` (the CLI's stderr) with JSON."""
     a = _pick(Path(root), set_a, "SET_A")
     b = _pick(Path(root), set_b, "SET_B")
+    found = comparability.issues(a, b, "article", mode) if force else comparability.require_comparable(a, b, "article",
+                                                                                                       mode)
+    lines = [issue_line(i) for i in found]
     recs = records(compare_frame(a, b, mode))
     if fmt == "json":
+        for line in lines:
+            (warn or (lambda _: None))(line)
         return json.dumps(recs, indent=1, ensure_ascii=False)
-    return table(a, b, recs, mode)
+    return "\n".join([*lines, table(a, b, recs, mode)])
