@@ -34,9 +34,7 @@ from gen.analysis.values import missing, variant_role
 from gen.model import schema
 from gen.model.variants import VARIANTS
 
-# A memset this short is bookkeeping a library adds (cuBLAS's nvjet GEMMs and
-# cuDNN clear a small workspace on Hopper), not a copy of the attention's data.
-SUB_US_MEMSET = 1.0  # µs
+SUB_US_MEMSET = rules.SUB_US_MEMSET_US
 BF16_BYTES = 2
 SAFE_SOFTMAX_OP = "aten::_safe_softmax"
 TRANSPOSE_OPS = ("aten::transpose", "aten::permute")

@@ -43,6 +43,17 @@ def noisy(iqr_pct: float | None) -> bool:
     return not missing(iqr_pct) and iqr_pct > NOISY_IQR_PCT
 
 
+# A timing with fewer samples than this is thin: its spread says little. CUDA-graph
+# timing takes at least 5 replays (gen.capture.timing); a kernel sum of the article's
+# 3 profiled calls falls under it, and the verdicts say so.
+MIN_SAMPLES = 5
+
+# A memset shorter than this (µs) is bookkeeping a library adds before its kernel
+# (Hopper's cuBLAS nvjet GEMMs and cuDNN clear a small buffer), not a copy of the
+# attention's data: the lessons tell such an event from the article's hidden copy.
+SUB_US_MEMSET_US = 1.0
+
+
 # --------------------------------------------------------------------------- tensor cores
 
 # Name based (the profiler does not say which pipe ran): float32 math in a GEMM

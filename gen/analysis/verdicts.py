@@ -33,10 +33,7 @@ from gen.analysis.values import variant_role
 from gen.model import schema
 from gen.model.variants import VARIANTS
 
-# A timing with fewer samples than this is flagged: its spread says little.
-# CUDA-graph timing takes at least 5 replays (gen.capture.timing); a kernel
-# sum of the article's 3 profiled calls falls under it, and says so.
-MIN_SAMPLES = 5
+MIN_SAMPLES = rules.MIN_SAMPLES
 # The SDPA backends, by the kernel that runs (the profiler's names).
 KERNEL_BACKENDS = (("cudnn_generated", "cudnn"), ("flash_fwd", "flash"), ("flash_bwd", "flash"),
                    ("fmha_cutlass", "efficient"), ("fmha_", "efficient"))

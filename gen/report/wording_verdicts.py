@@ -73,6 +73,17 @@ TIMING = {"gpu_only": "GPU-only", "eager": "eager per-call", "host": "host"}
 
 # --------------------------------------------------------------------------- the verdict
 
+VERDICT_RULE = (
+    "Each set's verdict, on the home page and atop its page, is made by one rule from the data: variants rank by "
+    "their median GPU-only time (CUDA-graph replay, or the kernel sum of the profiled calls where a set has no graph "
+    "timing; a set without GPU times ranks by eager, then host time). The fastest is set against the fastest variant "
+    "running another main kernel, and their order counts as settled only when their interquartile ranges do not "
+    "overlap; SDPA with no backend pinned is named beside the pinned variant whose kernel it runs. The verdict says "
+    "when the eager ranking, what a Python loop sees, cannot tell the fastest from a variant the GPU-only ranking "
+    "keeps apart, and gives one reason read off the kernels: the fastest built for this GPU's architecture (its "
+    "sm tag) against rivals built for an older one, or fewer GPU events a call. The same ranking gives the Fastest "
+    "finding, the hypotheses' ranks, the variant pages' ranks and the scaling page's fastest.")
+
 
 @dataclass(frozen=True)
 class VerdictWords:

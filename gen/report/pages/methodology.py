@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from gen.analysis import rules
 from gen.report import format as fmt
-from gen.report import wording
+from gen.report import wording, wording_verdicts
 from gen.report.site import Context, Page
 
 RULES_PARTIAL = f"{fmt.GENERATED}/.rules.md"
@@ -24,7 +24,8 @@ def rules_view() -> dict:
                 host_bound_rule=wording.HOST_BOUND_RULE,
                 tensor_core_rule=wording.TENSOR_CORE_RULE, copy_ops=sorted(rules.COPY_OPS),
                 smem_default_kib=rules.SMEM_DEFAULT_LIMIT // 1024, launch_ex=rules.LAUNCH_EX_APIS,
-                cuda_only=sorted(rules.CUDA_ONLY_BACKENDS))
+                cuda_only=sorted(rules.CUDA_ONLY_BACKENDS), min_samples=rules.MIN_SAMPLES,
+                sub_us_memset=rules.SUB_US_MEMSET_US, verdict_rule=wording_verdicts.VERDICT_RULE)
 
 
 def build(ctx: Context) -> Iterator[Page]:
