@@ -32,7 +32,7 @@ def _row(variant, label, **kw):
                gpu_only_ms=0.1, gpu_only_q1_ms=0.09, gpu_only_q3_ms=0.11, gpu_only_iqr_pct=20.0, noisy=True,
                gpu_only_label=None, eager_ms=0.12, host_ms=0.05, host_bound=False,
                speedup_vs_naive=1.0, peak_mb=100.0, extra_mb=10.0, max_rel_error=2e-3, backend=None,
-               main_kernel="k<T*>|x", fastest=False)
+               main_kernel="k<T*>|x", fastest=False, thin=False)
     row.update(kw)
     return row
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import verdicts
+from gen.analysis import rules, verdicts
 from gen.analysis.values import missing
 from gen.model.schema import Mode
 from gen.report import charts, wording
@@ -33,6 +33,7 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
     for r in rows:
         r["why_not"] = wording.refusal(r["status"], r["reason"], r["needs_cuda"])
         r["fastest"] = v is not None and r["variant"] == v.fastest.variant
+        r["thin"] = bool(r["gpu_only_n"]) and r["gpu_only_n"] < rules.MIN_SAMPLES
         r["gpu_only_label"] = wording.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
             if r["gpu_only_method"] == "kernel_sum" else None
     gpu = bool(df["gpu_only_ms"].notna().any())
