@@ -232,3 +232,31 @@ def test_compare_cli_refuses_other_shapes_and_flags_definitions(capsys, h200_dir
     assert main(["compare", h200_dir.name, ref, "--results", root, "--format", "json"]) == 0
     captured = capsys.readouterr()
     assert captured.out.lstrip().startswith("[") and "warning: cpu time defined differently" in captured.err
+
+
+FLASH_NAME = ("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
+              "cutlass::bfloat16_t, Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false>(P)")
+
+
+@pytest.mark.parametrize("with_counters", [True, False])
+def test_flash_lesson_reads_counters_when_present(with_counters):
+    from gen.report import wording_verdicts as words
+
+    flash = [ev(0, FLASH_NAME, 96.6, op_path=("aten::_flash_attention_forward",), regs=255, block=(128, 1, 1),
+                grid=(8, 16, 8), smem=49152, occ=13.0)]
+    ls = make_set({"sdpa_flash": (flash, samples(0.0966))})
+    if with_counters:
+        ls.rs.run("sdpa_flash").counters = schema.Counters(status="ok", kernels=[schema.KernelCounters(
+            index=0, name=FLASH_NAME.removeprefix("void "), achieved_occupancy_pct=12.4,
+            theoretical_occupancy_pct=12.5, occupancy_limiter="registers", sm_throughput_pct=71.0,
+            dram_throughput_pct=18.0, tensor_pipe_pct=55.0)])
+    fo = lessons.flash_occupancy(ls)
+    assert fo.limiter == "registers" and fo.theoretical_pct == pytest.approx(12.5) and fo.holds
+    assert fo.tflops == pytest.approx(lessons.attention_flops(POINT) / (fo.gpu_only_ms * 1e-3) / 1e12)
+    text = words.lesson(fo).text
+    if with_counters:
+        assert fo.counters["achieved_occupancy_pct"] == pytest.approx(12.4)
+        assert fo.counters["bound"] == "compute"  # SM at 71% of peak, DRAM at 18%: ncu's 60% line
+        assert "Nsight Compute measured: 12.4% achieved occupancy, limited by registers" in text
+    else:
+        assert fo.counters is None and "No Nsight Compute counters in this set" in text
