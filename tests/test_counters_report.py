@@ -120,3 +120,13 @@ def test_committed_set_says_it_has_no_counters(h200):
     (f,) = [f for f in findings.findings(h200) if f.kind == findings.FindingKind.COUNTERS]
     assert f.id == "counters-absent" and f.facts["absent"] == "not_captured"
     assert "took no Nsight Compute pass" in wording.finding(f).text
+
+
+def test_cpu_set_says_it_has_no_counters():
+    from gen.model import schema
+    from tests.conftest import RESULTS
+
+    path = next(p for p in schema.list_sets(RESULTS) if p.name.startswith("cpu-"))
+    pages = {p.path: p for p in render.render(render.Context([tables.load_set(path)], []), workers=1)}
+    text = pages["generated/variants/naive.md"].text
+    assert "Hardware counters: no GPU in this set, so no hardware counters." in text

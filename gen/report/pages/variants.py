@@ -160,7 +160,7 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
     if len(cpu) or len(gpu):
         tab["chart"] = chart_div(charts.timeline_spec(cpu, gpu), f"timeline of one {wording.call_of(mode)} of {v}")
     tab["notes"] = _occupancy(ls, v, mode)
-    if ls.rs.environment.device == "cuda" and ls.measured:
+    if ls.measured:  # a CPU set's tab says it has no GPU, hence no counters
         tab["counters"] = _counters(ls, v, mode, tab["kernels"], tab["notes"])
     tab["trace"] = fmt.relpath(fmt.trace_page(ls.name, run.trace), page) if run.trace else None
     tab["forwards"] = len(tr.forwards)
