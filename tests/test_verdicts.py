@@ -210,3 +210,14 @@ def test_words_follow_the_facts():
     thin = words.verdict(verdicts.decide([row("naive", sp(1.0, 0.01, 3)), row("sdpa_math", 2.0)])).lines
     assert any("rests on 3 samples" in x for x in thin)
     assert words.label("sdpa_auto") == "SDPA (backend not pinned)"
+
+
+def test_scenario_pages_name_the_verdicts_fastest(h200):
+    """The scenario pages' fastest per point (gen.analysis.scenarios) is the verdict's, twin rule included."""
+    from gen.analysis import scenarios
+
+    fast = scenarios.fastest_frame(scenarios.point_frame(h200, "article"))
+    assert len(fast)
+    for _, r in fast.iterrows():
+        point = next(p.point for p in h200.rs.sweep if p.head_dim == r["head_dim"] and p.seq_len == r["kv_len"])
+        assert r["variant"] == verdicts.verdict_at(h200, "article", point).fastest.variant
