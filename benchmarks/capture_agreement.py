@@ -1,0 +1,89 @@
+"""Do two captures on the same GPU agree? GPU-only (CUDA-graph) times and ranking side by side.
+
+Takes: two result sets (folders, or .tgz files as `python -m gen import` reads them;
+default: the committed H200 set and the rerun kept in benchmarks/data/). Gives: a
+Markdown table on stdout (and --out FILE): per variant of the article scenario's
+inference runs, each capture's GPU-only median with its IQR, the difference, whether
+the two IQRs overlap, the eager times, and the two rankings. No torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from gen.analysis import timings  # noqa: E402
+from gen.model import schema  # noqa: E402
+
+DEFAULT_A = ROOT / "results" / "nvidia-h200__torch-2.11.0"
+DEFAULT_B = ROOT / "benchmarks" / "data" / "nvidia-h200__torch-2.11.0__rerun.tgz"
+
+
+def _open(path: Path, tmp: Path) -> Path:
+    if path.is_dir():
+        return path
+    with tarfile.open(path) as tf:
+        tf.extractall(tmp, filter="data")
+    found = [p.parent for p in tmp.rglob(schema.RESULT_FILE)]
+    if len(found) != 1:
+        raise SystemExit(f"{path}: expected one result set inside, found {len(found)}")
+    return found[0]
+
+
+def _times(rs: schema.ResultSet) -> dict[str, timings.Times]:
+    return {r.variant: timings.times(r) for r in rs.runs
+            if r.mode == "inference" and r.scenario == "article" and r.status == "ok"}
+
+
+def table(a: schema.ResultSet, b: schema.ResultSet) -> str:
+    ta, tb = _times(a), _times(b)
+    names = [v for v in ta if v in tb]
+    rank_a = {v: i + 1 for i, v in enumerate(sorted(names, key=lambda v: ta[v].gpu_only.median))}
+    rank_b = {v: i + 1 for i, v in enumerate(sorted(names, key=lambda v: tb[v].gpu_only.median))}
+    lines = [
+        f"A: `{a.name}` ({a.environment.date}); B: `{b.name}` ({b.environment.date}); "
+        f"{a.environment.gpu_name}, torch {a.environment.torch}.",
+        "GPU-only = CUDA-graph replay of back-to-back calls / calls per replay (median, IQR in brackets); "
+        "eager = events around each call of a bare loop.",
+        "",
+        "| variant | GPU-only A ms | GPU-only B ms | B vs A | IQRs overlap | eager A ms | eager B ms | rank A | rank B |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for v in sorted(names, key=lambda v: rank_a[v]):
+        ga, gb = ta[v].gpu_only, tb[v].gpu_only
+        overlap = ga.q1 <= gb.q3 and gb.q1 <= ga.q3
+        lines.append(
+            f"| {v} | {ga.median:.4f} [{ga.q1:.4f}–{ga.q3:.4f}] | {gb.median:.4f} [{gb.q1:.4f}–{gb.q3:.4f}] "
+            f"| {100 * (gb.median / ga.median - 1):+.1f}% | {'yes' if overlap else 'no'} "
+            f"| {ta[v].eager.median:.4f} | {tb[v].eager.median:.4f} | {rank_a[v]} | {rank_b[v]} |")
+    same = [rank_a[v] == rank_b[v] for v in names]
+    lines += ["", f"Same GPU-only ranking: {'yes' if all(same) else 'no'} "
+                  f"({sum(same)} of {len(names)} variants hold their rank)."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("a", nargs="?", type=Path, default=DEFAULT_A)
+    p.add_argument("b", nargs="?", type=Path, default=DEFAULT_B)
+    p.add_argument("--out", type=Path)
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        a = schema.load_set(_open(args.a, Path(tmp) / "a"))
+        b = schema.load_set(_open(args.b, Path(tmp) / "b"))
+        text = table(a, b)
+    print(text, end="")
+    if args.out:
+        args.out.write_text("# Two captures on the same H200\n\n`python benchmarks/capture_agreement.py`\n\n"
+                            + text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
