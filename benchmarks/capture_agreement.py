@@ -52,7 +52,8 @@ def table(a: schema.ResultSet, b: schema.ResultSet) -> str:
         "GPU-only = CUDA-graph replay of back-to-back calls / calls per replay (median, IQR in brackets); "
         "eager = events around each call of a bare loop.",
         "",
-        "| variant | GPU-only A ms | GPU-only B ms | B vs A | IQRs overlap | eager A ms | eager B ms | rank A | rank B |",
+        "| variant | GPU-only A ms | GPU-only B ms | B vs A | IQRs overlap | eager A ms | eager B ms "
+        "| rank A | rank B |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for v in sorted(names, key=lambda v: rank_a[v]):
@@ -68,6 +69,24 @@ def table(a: schema.ResultSet, b: schema.ResultSet) -> str:
     return "\n".join(lines) + "\n"
 
 
+def sweep_vs_run(rs: schema.ResultSet) -> str:
+    """The article's default point measured twice in one capture: the run and its sweep point."""
+    lines = ["", f"Within `{rs.name}`: each default run against the sweep point at the same shape.", "",
+             "| variant | run GPU-only ms | sweep point GPU-only ms | difference |", "|---|---|---|---|"]
+    c = rs.config
+    for r in rs.runs:
+        if r.mode != "inference" or r.scenario != "article" or r.status != "ok":
+            continue
+        p = next((p for p in rs.sweep if p.scenario == "article" and p.variant == r.variant and p.status == "ok"
+                  and p.point.kv_len == c.seq_len and p.point.head_dim == c.head_dim), None)
+        if p is None:
+            continue
+        a, b = timings.times(r).gpu_only, timings.times(p).gpu_only
+        lines.append(f"| {r.variant} | {a.median:.4f} [{a.q1:.4f}–{a.q3:.4f}] | {b.median:.4f} [{b.q1:.4f}–{b.q3:.4f}] "
+                     f"| {100 * (b.median / a.median - 1):+.1f}% |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("a", nargs="?", type=Path, default=DEFAULT_A)
@@ -77,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         a = schema.load_set(_open(args.a, Path(tmp) / "a"))
         b = schema.load_set(_open(args.b, Path(tmp) / "b"))
-        text = table(a, b)
+        text = table(a, b) + sweep_vs_run(a)
     print(text, end="")
     if args.out:
         args.out.write_text("# Two captures on the same H200\n\n`python benchmarks/capture_agreement.py`\n\n"
