@@ -90,14 +90,21 @@ def test_decode_page_shows_bandwidth_against_both_ceilings(pages):
     assert "TB/s (Q, K, V, output once)" in text and sa.BYTES_CONVENTION in text.replace("&#39;", "'")
     assert "Datasheet bandwidth&#58; 4.8 TB/s" in text and "measured copy bandwidth" in text
     assert "### Published" not in text  # no source published decode
+    # Decode reads far more than it writes: passing the copy's rate is said to be possible, not hidden.
+    assert "Above 100% of the measured copy bandwidth is possible" in text.replace("&#58;", ":")
 
 
 def test_refusals_show_pytorchs_reason_escaped(pages):
     text = pages["generated/scenarios/decode.md"].text
-    row = next(line for line in text.splitlines() if line.startswith("| SDPA cuDNN |") and "unavailable" in line)
-    assert "&lt;script&gt;" in row and "<script>" not in text
-    assert "&#124;" in row and "&#42;not&#42;" in row and "&#91;a link&#93;" in row
-    assert row.count(" | ") == 10  # the table keeps its columns
+    rows = [ln for ln in text.splitlines() if ln.startswith("| SDPA cuDNN |") and "unavailable" in ln]
+    assert len(rows) == 2 and all(r.count(" | ") == 10 for r in rows)  # the table keeps its columns
+    ref = re.search(r"\(why: \[1\]\(#([\w.-]+)\)\)", rows[0]).group(1)
+    assert ref.endswith("-inference-refusal-1") and all(f"(#{ref})" in r for r in rows)
+    # PyTorch's reason once, for both points, escaped.
+    (item,) = [ln for ln in text.splitlines() if f'<span id="{ref}"></span>' in ln]
+    assert "**SDPA cuDNN**, unavailable at KV 4,096, KV 16,384:" in item
+    assert "&lt;script&gt;" in item and "<script>" not in text
+    assert "&#124;" in item and "&#42;not&#42;" in item and "&#91;a link&#93;" in item
     assert "](../variants/" not in text  # no run, so no variant page to link to
 
 

@@ -40,6 +40,16 @@ def why(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
+# The measured copy ceiling (Ceilings.copy_bytes: bytes read plus bytes written by one device copy) is the
+# bandwidth of a workload that reads and writes equally; decode almost only reads.
+COPY_CEILING_NOTE = ("The measured copy bandwidth counts the bytes a device-to-device copy reads plus those it "
+                     "writes; decode almost only reads (the output is one token per head), and memory that only "
+                     "reads need not switch between reading and writing, so decode can pass the copy's rate. The "
+                     "datasheet's peak is the bound it cannot pass.")
+ABOVE_COPY = ("Above 100% of the measured copy bandwidth is possible: a copy writes as much as it reads, decode "
+              "almost only reads.")
+
+
 def length_axis(decode: bool) -> str:
     return "KV cache length (tokens, log scale)" if decode else "sequence length (tokens, log scale)"
 
@@ -85,7 +95,10 @@ def headline(h: dict, figure: str, decode: bool, variant_label) -> str:
         text += f", {f['pct_of_ceiling']:.0f}% of {CEILING_NAME[f['ceiling']]}"
     if fig == sa.FIGURE_TBPS and not missing(f["pct_of_datasheet"]):
         text += f" and {f['pct_of_datasheet']:.0f}% of the datasheet's {f['datasheet_tbps']:g} TB/s"
-    return text + "."
+    text += "."
+    if f["ceiling"] == sa.CEILING_COPY and not missing(f["pct_of_ceiling"]) and f["pct_of_ceiling"] > 100:
+        text += " " + ABOVE_COPY
+    return text
 
 
 def figure_of_row(row: dict) -> str:

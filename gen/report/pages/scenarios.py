@@ -11,6 +11,7 @@ Templates: scenarios_index.md.j2, scenario_page.md.j2.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gen.analysis import rules, scaling
@@ -58,6 +59,28 @@ def _rows(pts, decode: bool, show_dim: bool, linked: list[str], device: str) -> 
                             r["status"], device, _backend(r["variant"]))) if r["status"] != schema.Status.OK else None,
                         value=words.figure_value(r[fig], fig), unit=words.FIGURE_UNIT[fig]))
     return out
+
+
+def _refusals(rows: list[dict]) -> list[dict]:
+    """The refused points of a table grouped by variant, status and reason, the reason compared
+    with its numbers blanked (PyTorch quotes the tensor sizes): each reason once, with its points."""
+    groups: dict = {}
+    for r in rows:
+        if r["why_not"] is None:
+            continue
+        key = (r["variant"], r["status"], re.sub(r"\d+", "#", r["why_not"]))
+        g = groups.setdefault(key, dict(label=r["label"], status=r["status"], reason=r["why_not"], points=[],
+                                        sizes_differ=False))
+        g["points"].append(r["point"])
+        g["sizes_differ"] |= r["why_not"] != g["reason"]
+    for i, g in enumerate(groups.values()):
+        g["points"] = ", ".join(g["points"])
+        g["ref"] = i + 1
+    for r in rows:
+        if r["why_not"] is not None:
+            key = (r["variant"], r["status"], re.sub(r"\d+", "#", r["why_not"]))
+            r["ref"] = groups[key]["ref"]
+    return list(groups.values())
 
 
 def _notes(notes) -> list[str]:
@@ -154,16 +177,17 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
         m = pts[pts["mode"] == mode]
         if len(m):
             fig = _figure(m) if mode == schema.Mode.INFERENCE else sa.FIGURE_TFLOPS
-            modes.append(dict(mode=mode, rows=_rows(m, decode, show_dim, ctx.variant_names, ls.rs.environment.device),
-                              figure=fig,
+            rows = _rows(m, decode, show_dim, ctx.variant_names, ls.rs.environment.device)
+            modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig,
                               figure_note=words.table_note(fig, mode)))
     refusals = pts[pts["status"] != schema.Status.OK]
     return dict(
-        ls=ls, gpu=gpu, measured=ls.measured, figure=figure, decode=decode, charts=ch, modes=modes,
+        ls=ls, key=fmt.slug(ls.name), gpu=gpu, measured=ls.measured, figure=figure, decode=decode, charts=ch, modes=modes,
         headline=words.headline(head, figure, decode, _label) if head else None,
         versus_short=_versus_short(ctx, head, decode),
         ceil=ceil, copy_tbps=ceil["copy_gbps"] / 1e3 if ceil else None,
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
+        copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS else None,
         anchors=_anchor_groups(ctx, ls, anchors, versus, decode) if len(anchors) else [],
         n_refused=int(len(refusals)), any_kernel_sum=bool((pts["gpu_only_method"] == "kernel_sum").any()),
     )
