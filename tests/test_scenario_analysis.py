@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -221,14 +222,36 @@ def test_summary_rows(synthetic):
         sa.summary_rows(synthetic, "nope")
 
 
-def test_committed_h200_set_article_points(h200):
-    df = sa.point_frame(h200, "article")
-    ok = df[df["status"] == "ok"]
+def test_committed_h200_set_every_scenario(h200, cudnn_anchor, fa3_anchor):
+    assert sa.scenario_names([h200]) == ["article", "gqa-prefill", "decode", "sliding-window"]
+    for name in sa.scenario_names([h200]):
+        df = sa.point_frame(h200, name)
+        ok = df[df["status"] == "ok"]
+        assert len(ok) and (ok["gpu_only_method"] == "cuda_graph").all() and ok["gpu_only_ms"].notna().all()
+        rate = ok["tbps"] if name == "decode" else ok["tflops"]
+        assert rate.notna().all() and (rate > 0).all()
+        assert df[df["status"] != "ok"]["reason"].map(bool).all()  # every refusal says why
+    # GQA: the memory-efficient backend refuses a different number of query and KV heads, in PyTorch's words.
+    gqa = sa.point_frame(h200, "gqa-prefill")
+    eff = gqa[gqa["variant"] == "sdpa_efficient"]
+    assert (eff["status"] == "unavailable").all() and eff["reason"].str.contains("num_heads").all()
+    # The cuDNN frontend's figures land on every GQA length, with times compared.
+    v = sa.versus_frame(gqa, sa.anchor_frame([h200, cudnn_anchor, fa3_anchor], "gqa-prefill", h200))
+    assert sorted(v["kv_len"]) == [2048, 4096, 8192, 16384, 32768] and v["time_ratio"].notna().all()
+    # The anchors' "our fastest" is the same pick as the headline's and every other page's.
+    art = sa.point_frame(h200, "article")
+    fast = sa.fastest_frame(art).set_index(["head_dim", "kv_len"])["variant"]
+    va = sa.versus_frame(art, sa.anchor_frame([h200, fa3_anchor], "article", h200))
+    assert len(va) and all(fast[(r.head_dim, r.kv_len)] == r.fastest_variant for r in va.itertuples())
+
+
+def test_schema1_set_falls_back_to_the_kernel_sum():
+    ls = tables.load_set(Path(__file__).parent / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema1")
+    ok = sa.point_frame(ls, "article").query("status == 'ok'")
     assert (ok["gpu_only_method"] == "kernel_sum").all()  # schema 1: no graph replay, the trace stands in
     traced = ok[ok["trace"].notna()]
-    assert len(traced) and traced["gpu_only_ms"].notna().all() and traced["tflops"].notna().all()
-    # Schema 1 kept traces at head dim 64 only: no GPU-only time, so no rate, where there is none.
-    assert ok[ok["trace"].isna()]["tflops"].isna().all() and (ok[ok["trace"].isna()]["gpu_only_absent"] == "no_trace").all()
+    assert len(traced) and traced["tflops"].notna().all()
+    assert ok[ok["trace"].isna()]["tflops"].isna().all()  # no GPU-only time, so no rate
 
 
 def test_summary_text_names_conventions_and_refusals(synthetic):

@@ -328,6 +328,12 @@ VERSUS_COLUMNS = [
 ]
 
 
+def _at(df: pd.DataFrame, p) -> pd.DataFrame:
+    """The rows of df at p's mode, head dim and lengths."""
+    return df[(df["mode"] == p["mode"]) & (df["head_dim"] == p["head_dim"]) & (df["q_len"] == p["q_len"])
+              & (df["kv_len"] == p["kv_len"])]
+
+
 def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
     """Per anchor figure: our same-named variant and our fastest at the matching point (inference).
     time_ratio = our fastest's GPU-only ms / the published ms (only for the same shape: >1 is
@@ -335,10 +341,10 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
     same_* are the same for our variant of the anchor's name."""
     rows = []
     ok = _ranked(points)
+    fastest = fastest_frame(points)  # the same pick as every other page's
     for _, a in anchor.iterrows():
-        at = ok[(ok["mode"] == a["mode"]) & (ok["head_dim"] == a["head_dim"]) & (ok["q_len"] == a["q_len"])
-                & (ok["kv_len"] == a["kv_len"])]
-        fast = at.loc[at["gpu_only_ms"].idxmin()] if len(at) else None
+        at, top = _at(ok, a), _at(fastest, a) if len(fastest) else fastest
+        fast = top.iloc[0] if len(top) else None
         same = at[at["variant"] == a["variant"]]
         same = same.iloc[0] if len(same) else None
         comparable_time = bool(a["same_shape"]) and not missing(a["published_ms"])
