@@ -11,7 +11,8 @@ from gen.analysis import trace
 
 
 def parse(h200_dir, name):
-    return trace.parse(h200_dir / "traces" / f"{name}.json.gz")
+    """A run trace of the article scenario: schema 2 names them article__<mode>__<variant>."""
+    return trace.parse(h200_dir / "traces" / f"article__{name}.json.gz")
 
 
 def test_naive_has_the_hidden_copy_attributed_to_masked_fill(h200_dir):
@@ -89,7 +90,7 @@ def test_short_name(name, short):
 
 
 def test_truncated_trace_is_a_clear_error(h200_dir, tmp_path):
-    src = h200_dir / "traces" / "inference__naive.json.gz"
+    src = h200_dir / "traces" / "article__inference__naive.json.gz"
     bad = tmp_path / "cut.json.gz"
     cut = src.read_bytes()[: src.stat().st_size // 2]
     bad.write_bytes(cut)
@@ -115,7 +116,8 @@ def test_not_json_and_missing_and_foreign(tmp_path):
 
 def test_plain_json_trace_reads_too(h200_dir, tmp_path):
     plain = tmp_path / "t.json"
-    with gzip.open(h200_dir / "traces" / "inference__sdpa_flash.json.gz", "rb") as src, open(plain, "wb") as dst:
+    src_path = h200_dir / "traces" / "article__inference__sdpa_flash.json.gz"
+    with gzip.open(src_path, "rb") as src, open(plain, "wb") as dst:
         shutil.copyfileobj(src, dst)
     assert trace.parse(plain).counts == [1, 1, 1]
 
@@ -125,7 +127,7 @@ def test_streamed_reading_takes_any_json_layout(h200_dir, tmp_path):
     other top-level keys must not matter; a traceEvents that is not a list is refused."""
     import json
 
-    src = h200_dir / "traces" / "inference__naive.json.gz"
+    src = h200_dir / "traces" / "article__inference__naive.json.gz"
     with gzip.open(src, "rt", encoding="utf-8") as fh:
         data = json.load(fh)
     reordered = {"traceEvents": data["traceEvents"], **{k: v for k, v in data.items() if k != "traceEvents"},
