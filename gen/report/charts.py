@@ -397,9 +397,12 @@ def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_ti
     if len(rules):
         rule = alt.Chart(rules).mark_rule(strokeDash=[5, 3], color="#444").encode(
             y=alt.Y("value:Q", scale=LOG), tooltip=["ceiling", alt.Tooltip("value:Q", format=".4g")])
-        label = alt.Chart(rules).mark_text(align="left", dx=4, dy=-6, color="#444", fontSize=11).encode(
-            x=alt.value(0), y=alt.Y("value:Q", scale=LOG), text="ceiling:N")
-        chart = alt.layer(chart, rule, label)
+        # The highest label above its rule, the others below theirs: two close ceilings stay legible.
+        rules = rules.sort_values("value", ascending=False).reset_index(drop=True)
+        labels = [alt.Chart(rules.iloc[[i]]).mark_text(align="left", dx=4, dy=-6 if i == 0 else 12, color="#444",
+                                                       fontSize=11).encode(
+            x=alt.value(0), y=alt.Y("value:Q", scale=LOG), text="ceiling:N") for i in range(len(rules))]
+        chart = alt.layer(chart, rule, *labels)
     return chart.properties(width="container", height=280)
 
 
@@ -424,7 +427,8 @@ def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: flo
     pts = alt.Chart(d).mark_point(filled=True, size=60).encode(
         x=alt.X("intensity:Q", scale=LOG, title=x_title),
         y=alt.Y("tflops:Q", scale=LOG, title="achieved TFLOP/s (FlashAttention count)"),
-        color=alt.Color("variant:N", sort=order, title=None, legend=alt.Legend(orient="bottom", columns=3)),
+        color=alt.Color("variant:N", sort=order, title=None, scale=alt.Scale(scheme="tableau20"),
+                        legend=alt.Legend(orient="bottom", columns=3)),
         shape=alt.Shape("mode:N", title=None),
         tooltip=["variant", "mode", alt.Tooltip("kv_len:Q", format=","), alt.Tooltip("intensity:Q", format=".3g"),
                  alt.Tooltip("tflops:Q", format=".4g")])
