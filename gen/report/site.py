@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import shlex
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -25,6 +26,7 @@ from gen.report import format as fmt
 from gen.report import wording
 
 TEMPLATES = Path(__file__).with_name("templates")
+BUILD_COMMAND = "python -m gen build"  # what reproduces a figure that no summary prints
 
 
 @dataclass(frozen=True)
@@ -108,8 +110,8 @@ class Context:
         own = self._kernel_owner.get((variant, mode)) == set_name
         return fmt.kernel_anchor(variant, mode, index, None if own else set_name)
 
-    def chart(self, chart: alt.TopLevelMixin, label: str) -> Markup:
-        return chart_div(chart, label)
+    def chart(self, chart: alt.TopLevelMixin, label: str, command: str = BUILD_COMMAND) -> Markup:
+        return chart_div(chart, label, command)
 
     @cached_property
     def variant_names(self) -> list[str]:
@@ -117,17 +119,28 @@ class Context:
         return variant_order(r.variant for ls in self.sets for r in ls.rs.runs)
 
 
-def chart_div(chart: alt.TopLevelMixin | dict, label: str) -> Markup:
+def summary_command(set_name: str, mode: str | None = None, scenario: str | None = None) -> str:
+    """The command that prints a chart's numbers as JSON (shell-quoted: set names come from data)."""
+    words = ["python -m gen summary --set", shlex.quote(set_name)]
+    if mode and mode != "inference":
+        words.append(f"--mode {shlex.quote(mode)}")
+    if scenario:
+        words.append(f"--scenario {shlex.quote(scenario)}")
+    return " ".join(words + ["--format json"])
+
+
+def chart_div(chart: alt.TopLevelMixin | dict, label: str, command: str = BUILD_COMMAND) -> Markup:
     """A chart's Vega-Lite spec in an HTML-escaped data-spec attribute, drawn by
-    docs/assets/report.js. Keys sorted, so that a rebuild gives the same bytes.
+    docs/assets/report.js, and in data-command the command that reproduces it (report.js
+    shows it under the chart). Keys sorted, so that a rebuild gives the same bytes.
     Takes an Altair chart or a spec already made (charts.timeline_spec)."""
     spec = chart if isinstance(chart, dict) else chart.to_dict(validate=False)
     text = json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     # Single-quoted, so JSON's many double quotes need no escaping: pages stay small
     # and quick for mkdocs to parse. Search skips the chart's data.
     value = html.escape(text, quote=False).replace("'", "&#39;")
-    return Markup('<div class="vega-chart" data-search-exclude role="img" aria-label="{}" data-spec=\'').format(
-        label) + Markup(value) + Markup("'></div>")
+    return Markup('<div class="vega-chart" data-search-exclude role="img" aria-label="{}" data-command="{}" '
+                  'data-spec=\'').format(label, command) + Markup(value) + Markup("'></div>")
 
 
 def records(df: pd.DataFrame) -> list[dict]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from gen.model.schema import Mode
 from gen.report import charts
 from gen.report import format as fmt
-from gen.report.site import Context, Page, chart_div
+from gen.report.site import Context, Page, chart_div, summary_command
 
 
 def _cell(ctx: Context, ls, variant: str) -> dict | None:
@@ -28,7 +28,8 @@ def home_view(ctx: Context) -> dict:
     for ls in ctx.sets:
         df = ctx.summary(ls, Mode.INFERENCE)
         if ls.measured and not df.empty and df["gpu_only_ms"].notna().any():
-            chart, chart_set = chart_div(charts.gpu_time(df), "GPU-only time per variant"), ls
+            chart = chart_div(charts.gpu_time(df), "GPU-only time per variant", summary_command(ls.name))
+            chart_set = ls
             break
     return dict(sets=ctx.sets, skipped=ctx.skipped, headline=headline, chart=chart, chart_set=chart_set)
 

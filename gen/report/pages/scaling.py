@@ -14,18 +14,19 @@ from gen.model.scenarios import ARTICLE
 from gen.report import charts, wording
 from gen.report import format as fmt
 from gen.report.pages import scenarios as scenario_pages
-from gen.report.site import Context, Page, records
+from gen.report.site import Context, Page, records, summary_command
 
 PAGE = f"{fmt.GENERATED}/scaling.md"
 
 
-def _charts(ctx: Context, sw, ceil, cat, busy) -> dict:
+def _charts(ctx: Context, ls, sw, ceil, cat, busy) -> dict:
     out = {}
     if len(sw) and sw["gpu_only_ms"].notna().any():
-        out["time"] = ctx.chart(charts.time_vs_seq(sw), "GPU-only time against sequence length")
-        out["memory"] = ctx.chart(charts.memory_vs_seq(sw), "peak memory against sequence length")
+        points = summary_command(ls.name, scenario=ARTICLE)  # the sweep's rows, one per variant and point
+        out["time"] = ctx.chart(charts.time_vs_seq(sw), "GPU-only time against sequence length", points)
+        out["memory"] = ctx.chart(charts.memory_vs_seq(sw), "peak memory against sequence length", points)
         if ceil:
-            out["roofline"] = ctx.chart(charts.roofline(sw, ceil), "roofline")
+            out["roofline"] = ctx.chart(charts.roofline(sw, ceil), "roofline", points)
     if len(cat):
         out["categories"] = ctx.chart(charts.category_bars(cat), "GPU time by kernel category")
     if len(busy) and (busy["source"] == "sweep").any():
@@ -37,7 +38,7 @@ def set_view(ctx: Context, ls) -> dict:
     sw, ceil = scaling.sweep_frame(ls), scaling.ceilings(ls)
     cat, busy = scaling.category_frame(ls), scaling.busy_frame(ls)
     return dict(ls=ls, ceil=ceil, has_sweep=bool(len(sw)), oom=scaling.oom_sizes(ls),
-                fastest=records(scaling.fastest_at_largest(ls)), charts=_charts(ctx, sw, ceil, cat, busy),
+                fastest=records(scaling.fastest_at_largest(ls)), charts=_charts(ctx, ls, sw, ceil, cat, busy),
                 busy_default=records(busy[busy["source"] == "default"]) if len(busy) else [],
                 sweep_rows=records(sw[sw["gpu_only_ms"].notna() | sw["eager_ms"].notna() | (sw["status"] != "ok")])
                 if len(sw) else [],

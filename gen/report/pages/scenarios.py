@@ -21,7 +21,7 @@ from gen.model import scenarios as declared
 from gen.report import charts, wording
 from gen.report import format as fmt
 from gen.report import wording_scenarios as words
-from gen.report.site import Context, Page, chart_div, records
+from gen.report.site import Context, Page, chart_div, records, summary_command
 
 INDEX = f"{fmt.GENERATED}/scenarios/index.md"
 SCALING_PAGE = f"{fmt.GENERATED}/scaling.md"
@@ -132,7 +132,7 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool) -> list[dict
     return groups
 
 
-def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str) -> list[dict]:
+def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str, command: str) -> list[dict]:
     """Per head dim (the scenario's own first): the time and rate charts; then one roofline."""
     out = []
     dims = pts.loc[pts["gpu_only_ms"].notna(), "head_dim"].unique().tolist()
@@ -150,11 +150,12 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
         time = charts.scenario_time(p, a, x_title)
         rate = charts.scenario_rate(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings)
         out.append(dict(head_dim=f"Head dim {d}" if suffix else None,
-                        time=chart_div(time, f"GPU-only time against length{suffix}, {name}"),
-                        rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}")))
+                        time=chart_div(time, f"GPU-only time against length{suffix}, {name}", command),
+                        rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
+                                       command)))
     if ceil and dims:
         out.append(dict(roofline=chart_div(charts.scenario_roofline(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3,
-                                                                    words.ROOFLINE_X), f"roofline, {name}")))
+                                                                    words.ROOFLINE_X), f"roofline, {name}", command)))
     return out
 
 
@@ -170,7 +171,8 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
     head = sa.headline(pts, versus, name)
     ceil = scaling.ceilings(ls)
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
-    ch = _charts(pts, anchors, figure, ceil, sheet, words.length_axis(decode), name) if gpu else []
+    ch = _charts(pts, anchors, figure, ceil, sheet, words.length_axis(decode), name,
+                 summary_command(ls.name, scenario=name)) if gpu else []
     show_dim = pts["head_dim"].nunique() > 1
     modes = []
     for mode in schema.Mode:

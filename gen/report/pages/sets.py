@@ -16,7 +16,7 @@ from gen.report import charts, wording
 from gen.report import format as fmt
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.pages import verdict
-from gen.report.site import Context, Page, chart_div, records
+from gen.report.site import Context, Page, chart_div, records, summary_command
 
 
 def _min_samples(rows: list[dict], col: str) -> int | None:
@@ -37,7 +37,8 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         r["gpu_only_label"] = wording.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
             if r["gpu_only_method"] == "kernel_sum" else None
     gpu = bool(df["gpu_only_ms"].notna().any())
-    chart = chart_div(charts.gpu_time(df, wording.call_of(mode)), f"GPU-only time per variant, {mode}") if gpu else None
+    chart = chart_div(charts.gpu_time(df, wording.call_of(mode)), f"GPU-only time per variant, {mode}",
+                      summary_command(ls.name, mode)) if gpu else None
     methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))
     notes = wording.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
                                  ls.rs.config.error_draws, methods)
