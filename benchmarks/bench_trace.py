@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/bench_trace.py [--mb 2,4,8,16,50,100,200] [--old-up-to 8] [--out benchmarks/bench_trace.md]
 
-A trace of each size is made from the committed H200 `train__naive` trace (3
+A trace of each size is made from the committed H200 `article__train__naive` trace (3
 training steps, forward and backward, two threads): its complete events are
 copied N times, each copy shifted in time past the previous one, with its own
 forward#N ranges and correlation ids, and written gzipped as capture writes
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE = ROOT / "results" / "nvidia-h200__torch-2.11.0" / "traces" / "train__naive.json.gz"
+SOURCE = ROOT / "results" / "nvidia-h200__torch-2.11.0" / "traces" / "article__train__naive.json.gz"
 OLD_COMMIT = "a20cf2e"
 
 CHILD = """
@@ -128,7 +128,7 @@ def main() -> None:
     lines = [
         "# Trace parse benchmark", "",
         f"`python benchmarks/bench_trace.py --mb {a.mb}" + (f" --old-up-to {a.old_up_to:g}`" if a.old_up_to else "`")
-        + ": copies of the committed H200 `train__naive` trace (3 training steps) shifted in time, gzipped; "
+        + ": copies of the committed H200 `article__train__naive` trace (3 training steps) shifted in time, gzipped; "
         "`gen.analysis.trace.parse` in a fresh process per size. Peak memory is the process's maximum resident "
         "set (Python and imports included).", "",
         f"Machine: {os.cpu_count()} CPU cores, {platform.machine()}, Python {platform.python_version()}.", "",

@@ -86,7 +86,7 @@ def test_nested_wrong_type_and_unknown_key(tmp_path):
 def test_trace_path_outside_the_set_is_refused(tmp_path, where):
     d = _copy(tmp_path, H200)
     outside = tmp_path / "outside.json.gz"
-    shutil.copyfile(d / "traces" / "inference__naive.json.gz", outside)  # a real trace: only the place is wrong
+    shutil.copyfile(d / "traces" / "article__inference__naive.json.gz", outside)  # a real trace: only its place is bad
     rel = str(outside) if where == "absolute" else "../../outside.json.gz"
     _edit(d, lambda data: data["runs"][0].__setitem__("trace", rel))
     with pytest.raises(schema.SchemaError, match=r"field runs\[0\]\.trace .* points outside the set's folder"):
@@ -97,7 +97,7 @@ def test_trace_path_outside_the_set_is_refused(tmp_path, where):
 
 
 def _trace_with(tmp_path: Path, change) -> Path:
-    src = ROOT / "results" / H200 / "traces" / "inference__naive.json.gz"
+    src = ROOT / "results" / H200 / "traces" / "article__inference__naive.json.gz"
     with gzip.open(src, "rt", encoding="utf-8") as fh:
         data = json.load(fh)
     change(data["traceEvents"])
@@ -128,7 +128,7 @@ def test_wrong_types_in_a_trace_are_a_trace_error(tmp_path, field, value, said):
 
 def test_trace_args_string_in_a_set_is_one_cli_line(tmp_path):
     d = _copy(tmp_path, H200)
-    path = d / "traces" / "inference__naive.json.gz"
+    path = d / "traces" / "article__inference__naive.json.gz"
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         data = json.load(fh)
     for e in data["traceEvents"]:
@@ -200,11 +200,11 @@ def test_zero_or_negative_sweep_sizes_are_refused(tmp_path, option, value):
 def test_summary_says_which_set_it_skipped(tmp_path):
     gpu = _copy(tmp_path, H200)
     _copy(tmp_path, CPU)
-    (gpu / "traces" / "inference__naive.json.gz").write_bytes(b"\x1f\x8b broken")
+    (gpu / "traces" / "article__inference__naive.json.gz").write_bytes(b"\x1f\x8b broken")
     proc = _cli("summary", "--results", str(gpu.parent))
     assert proc.returncode == 0, proc.stderr
     notes = [line for line in proc.stderr.splitlines() if line.startswith("note: ")]
-    assert len(notes) == 1 and H200 in notes[0] and "inference__naive.json.gz" in notes[0]
+    assert len(notes) == 1 and H200 in notes[0] and "article__inference__naive.json.gz" in notes[0]
     assert CPU in proc.stdout
 
 
