@@ -61,8 +61,8 @@ def test_missing_field_and_missing_trace(h200_dir, tmp_path):
         schema.load_set(d)
     d2 = tmp_path / "second"
     shutil.copytree(h200_dir, d2)
-    (d2 / "traces" / "inference__naive.json.gz").unlink()
-    with pytest.raises(schema.SchemaError, match="trace traces/inference__naive.json.gz of naive is missing"):
+    (d2 / "traces" / "article__inference__naive.json.gz").unlink()
+    with pytest.raises(schema.SchemaError, match="trace traces/article__inference__naive.json.gz of naive is missing"):
         schema.load_set(d2)
 
 
