@@ -237,7 +237,12 @@ class HostChange:
     eager_fastest: str
     ties: tuple[str, ...]  # variants whose eager IQR overlaps the eager fastest's, other kernels only
     closed: tuple[str, ...]  # of those, the ones the GPU-only ranking keeps apart from the fastest
-    changes_answer: bool  # a Python loop could not tell the GPU-only fastest from another kernel
+    changes_answer: bool  # the eager fastest runs another kernel than the GPU-only fastest
+
+    @property
+    def matters(self) -> bool:
+        """A Python loop sees another answer, or cannot tell the fastest from a rival the GPU keeps apart."""
+        return self.changes_answer or bool(self.closed)
 
 
 @dataclass(frozen=True)
@@ -326,7 +331,7 @@ def _host_change(ok: list[Timed], fastest: Timed, basis: str) -> HostChange | No
                    and (fastest.eager is None or overlaps(t.eager, fastest.eager) or t is top))
     return HostChange(tuple(t.variant for t in eo), tuple(t.variant for t in go), top.variant,
                       tuple(t.variant for t in ties if t.identity != top.identity or t.identity is None),
-                      closed, bool(closed))
+                      closed, top.identity != fastest.identity or top.identity is None and top is not fastest)
 
 
 def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mode: str = "inference",

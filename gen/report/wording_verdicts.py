@@ -150,14 +150,19 @@ def _auto_line(v: verdicts.Verdict) -> str:
 
 
 def _host_line(v: verdicts.Verdict) -> str:
-    f = v.fastest
+    f, h = v.fastest, v.host
     parts = []
-    for x in v.host.closed:
+    for x in h.closed:
         t = v.row(x)
         parts.append(f"{label(x)} takes {us(t.eager.median)} per eager call against {us(f.eager.median)} for "
                      f"{label(f.variant)}, though {times(t.gpu_only.median / f.gpu_only.median)} its time on "
                      "the GPU alone")
-    return ("For short calls in a Python loop the answer changes: " + "; ".join(parts)
+    if h.changes_answer:
+        top = v.row(h.eager_fastest)
+        head = (f"For short calls in a Python loop the answer changes: {label(top.variant)} is the fastest per "
+                f"eager call ({us(top.eager.median)})")
+        return head + (": " + "; ".join(parts) if parts else "") + ". The host's cost per call decides it."
+    return ("For short calls in a Python loop the lead shrinks into the spread: " + "; ".join(parts)
             + ". The host's cost per call hides the GPU's difference.")
 
 
@@ -190,7 +195,7 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
     lines = [f"Ranked by {METHOD.get(v.method, v.method)}."] if v.method else []
     if v.auto is not None:
         lines.append(_auto_line(v))
-    if v.host is not None and v.host.changes_answer:
+    if v.host is not None and v.host.matters:
         lines.append(_host_line(v))
     if v.host_bound:
         lines.append(f"Host-bound by the report's one rule: {_join(label(x) for x in v.host_bound)}. A call is "
