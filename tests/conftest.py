@@ -1,4 +1,10 @@
-"""Shared fixtures: the committed result sets are the test data."""
+"""Shared fixtures: the committed result sets are the test data.
+
+`h200` is the committed schema-2 H200 set (CUDA-graph GPU-only times, ncu counters,
+traces named article__<mode>__<variant>); `h200_v1` is the schema-1 H200 set it
+replaced, kept in tests/data/sets as the old-format fixture (loads through
+update_to_2; GPU-only time falls back to the kernel sum; traces <mode>__<variant>).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
 H200 = RESULTS / "nvidia-h200__torch-2.11.0"
+H200_V1 = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema1"
 
 
 @pytest.fixture(scope="session")
@@ -22,3 +29,16 @@ def h200(h200_dir):
     from gen.analysis import tables
 
     return tables.load_set(h200_dir)
+
+
+@pytest.fixture(scope="session")
+def h200_v1_dir() -> Path:
+    assert (H200_V1 / "result.json").is_file(), "the schema-1 H200 fixture set is missing"
+    return H200_V1
+
+
+@pytest.fixture(scope="session")
+def h200_v1(h200_v1_dir):
+    from gen.analysis import tables
+
+    return tables.load_set(h200_v1_dir)
