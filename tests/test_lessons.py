@@ -268,3 +268,12 @@ def test_flash_lesson_reads_counters_when_present(with_counters):
         assert "Nsight Compute measured: 12.4% achieved occupancy, limited by registers" in text
     else:
         assert fo.counters is None and "No Nsight Compute counters in this set" in text
+
+
+def test_h200_backend_contradiction_explained(h200):
+    hyp = findings.check_hypotheses(h200)
+    auto = hyp[hyp["variant"] == "sdpa_auto"].iloc[0]
+    assert (auto["expected_backend"], auto["measured_backend"]) == ("flash", "cudnn") and auto["backend_contradicted"]
+    assert "backend" in auto["contradicted_items"]
+    (e,) = [e for e in lessons.explain(h200, hyp) if e.item == "backend"]
+    assert e.expected_ran and [x for x, _ in e.faster] == ["sdpa_cudnn"] and e.lesson_stands is None

@@ -380,7 +380,7 @@ class Claim:
 
     variant: str
     key: str  # hidden_copy, copy_removed, math_reference, efficient_fused, flash_fastest, flash_on_chip,
-    #           cudnn_planning, auto_flash
+    #           cudnn_planning
     holds: bool | None  # None: the set cannot tell
 
 
@@ -417,8 +417,7 @@ def claims(ls: tables.LoadedSet) -> list[Claim]:
     cc = cudnn_costs(ls, rows)
     if cc:
         out.append(Claim(cc.variant, "cudnn_planning", cc.holds))
-    if v and v.auto and v.auto.contradicted is not None:
-        out.append(Claim(v.auto.variant, "auto_flash", not v.auto.contradicted))
+    # What SDPA picks unpinned is the hypothesis's claim (findings' backend check), not the article's.
     return out
 
 
@@ -439,6 +438,7 @@ class Explanation:
     #                                                  rank swap, or for backend the pinned twin
     arch: int | None = None  # this variant's main kernel's arch
     lesson_stands: bool | None = None  # the article's lesson for the variant, apart from the count
+    expected_ran: bool | None = None  # for backend: the expected backend, pinned, ran in this set
 
 
 def _explain_kernels(name, h, kt, stands) -> Explanation:
@@ -480,9 +480,10 @@ def _explain_backend(name, kt, v: verdicts.Verdict, rows, stands) -> Explanation
     ref = ()
     if kt is not None and v.auto.kernel_index is not None:
         ref = _refs(name, kt[kt["index"] == v.auto.kernel_index])
+    pinned = [t for t in v.rows if t.variant in VARIANTS and VARIANTS[t.variant].backend == v.auto.expected_backend]
     return Explanation(name, "backend", v.auto.expected_backend, v.auto.backend, "backend", ref,
                        faster=tuple((x, _arch(rows, x)) for x in v.auto.same_as), arch=_arch(rows, name),
-                       lesson_stands=stands)
+                       lesson_stands=stands, expected_ran=bool(pinned))
 
 
 # The claims about speed; a rank contradiction is judged by them, the other items by the rest.

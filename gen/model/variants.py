@@ -34,6 +34,7 @@ class Hypothesis:
     tensor_cores: bool  # bf16 GEMM or fused attention kernel on the matrix units
     rank: int  # expected speed rank among the default variants, 1 = fastest
     why: str
+    backend: str | None = None  # the SDPA backend it should run when none is pinned (checked from its trace)
 
 
 class Role(enum.StrEnum):
@@ -149,7 +150,7 @@ VARIANTS: dict[str, Variant] = {
             "sdpa",
             None,
             ("SDPAttention",),
-            Hypothesis(1, False, True, 2, "PyTorch should pick a fused backend, flash first"),
+            Hypothesis(1, False, True, 2, "PyTorch should pick a fused backend, flash first", backend="flash"),
             role=Role.AUTOMATIC,
             keywords=("sdpa", "automatic", "fused"),
             gqa=Gqa.NATIVE,

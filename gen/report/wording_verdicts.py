@@ -429,7 +429,6 @@ CLAIMS = {
     "flash_fastest": "flash is the fastest backend",
     "flash_on_chip": "flash's low occupancy is a deliberate trade for on-chip memory",
     "cudnn_planning": "cuDNN generates a kernel per problem and pays for it on the host",
-    "auto_flash": "SDPA picks flash when nothing is pinned",
 }
 
 
@@ -459,7 +458,8 @@ MEMSET_BY = {"aten::bmm": "cuBLAS", "aten::mm": "cuBLAS", "aten::addmm": "cuBLAS
 
 def explanation(e: lessons.Explanation) -> str:
     """What differs and why, for one contradicted item; the lesson's verdict apart."""
-    head = f"{ITEMS.get(e.item, e.item)}: expected {_yn(e.expected)}, measured {_yn(e.measured)}"
+    shown = (backend(e.expected), backend(e.measured)) if e.item == "backend" else (_yn(e.expected), _yn(e.measured))
+    head = f"{ITEMS.get(e.item, e.item)}: expected {shown[0]}, measured {shown[1]}"
     if e.cause == "memset":
         m = e.kernels[0] if e.kernels else None
         who = f" launched by {m.launched_by}" if m and m.launched_by else ""
@@ -470,7 +470,8 @@ def explanation(e: lessons.Explanation) -> str:
         if e.item == "kernels" and e.without is not None:
             why += f". Without it the count is {e.without}, as expected"
     elif e.cause == "backend":
-        why = (f"PyTorch's own priority on this GPU and version put {e.measured} first"
+        why = (f"PyTorch's own order on this GPU and version put {backend(e.measured)} first"
+               + (f", though {backend(e.expected)} runs here when pinned" if e.expected_ran else "")
                + (f"; it runs the same kernel as {_join(label(x) for x, _ in e.faster)}" if e.faster else ""))
     elif e.cause == "beaten":
         why = ("ran slower than " + _join(f"{label(x)} ({arch_name(a)})" for x, a in e.faster)
