@@ -163,6 +163,7 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
     if ls.measured:  # a CPU set's tab says it has no GPU, hence no counters
         tab["counters"] = _counters(ls, v, mode, tab["kernels"], tab["notes"])
     tab["trace"] = fmt.relpath(fmt.trace_page(ls.name, run.trace), page) if run.trace else None
+    tab["trace_bytes"] = (ls.path / run.trace).stat().st_size if run.trace else None
     tab["forwards"] = len(tr.forwards)
     return tab
 
