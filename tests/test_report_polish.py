@@ -95,3 +95,12 @@ def test_long_pages_keep_their_table_of_contents(pages):
 def test_no_unmeasured_rerun_claim(pages):
     for path, text in pages.items():
         assert "re-run on the same H200" not in text and "by up to 2×" not in text, path
+
+
+def test_methodology_says_where_instant_navigation_works():
+    text = (ROOT / "docs" / "methodology.md").read_text(encoding="utf-8")
+    section = text.split("## Reading the site", 1)[1].split("\n## ", 1)[0]
+    for words in ("`nox -s serve`", "instant navigation", "from disk", "whole pages", "charts draw"):
+        assert words in section, words
+    mkdocs = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "navigation.instant" in mkdocs and not any(line.startswith("site_url:") for line in mkdocs.splitlines())
