@@ -32,19 +32,33 @@ def test_oom_sizes(h200):
 
 def test_sweep_frame(h200):
     df = scaling.sweep_frame(h200)
-    assert len(df) == len(h200.rs.sweep)
+    assert len(df) == len(scaling.article_sweep(h200)) == 126  # 110 ok, 2 oom, 14 skipped at the time limit
     ok = df[df["status"] == "ok"]
-    # GPU-only time (the kernel sum of each point's trace in this schema-1 set) wherever a trace was kept;
-    # the head-dim-128 points kept none, so they have an eager time and no GPU-only time, and say why.
+    # GPU-only time is the CUDA-graph replay of every point that ran, whether or not a trace was kept
+    # (the head-dim-128 points kept none): no kernel sum, no point without a GPU-only time.
+    assert len(ok) == 110 and ok["gpu_only_ms"].notna().all() and (ok["fraction_of_matmul"] < 1).all()
+    assert set(ok["gpu_only_method"]) == {"cuda_graph"} and ok["eager_ms"].notna().all()
     traced = ok[ok["trace"].notna()]
-    assert len(traced) > 50 and traced["gpu_only_ms"].notna().all() and (traced["fraction_of_matmul"] < 1).all()
-    assert set(traced["gpu_only_method"]) == {"kernel_sum"}
-    untraced = ok[ok["trace"].isna()]
-    assert untraced["gpu_only_ms"].isna().all() and set(untraced["gpu_only_absent"]) == {"no_trace"}
-    assert untraced["eager_ms"].notna().all()
+    assert len(traced) == 62 and set(traced["head_dim"]) == {64} and set(ok[ok["trace"].isna()]["head_dim"]) == {128}
+    # The points the run's time limit cut off have no times, say why, and are no OOM.
+    skipped = df[df["status"] == "skipped"]
+    assert set(zip(skipped["variant"], skipped["head_dim"])) == {("flex", 128), ("naive_compiled", 128)}
+    assert len(skipped) == 14 and skipped[["gpu_only_ms", "eager_ms"]].isna().all().all()
+    assert set(skipped["gpu_only_absent"]) == {"not_measured"} and skipped["reason"].str.contains("time limit").all()
     assert df[df["status"] == "oom"]["gpu_only_ms"].isna().all()
     top = scaling.fastest_at_largest(h200)
-    assert set(top["head_dim"]) == {64} and (top["seq_len"] == 16384).all()
+    assert (top["seq_len"] == 16384).all()
+    assert dict(zip(top["head_dim"], top["variant"])) == {64: "sdpa_cudnn", 128: "sdpa_auto"}
+
+
+def test_scaling_reads_only_the_article_sweep(h200):
+    """The set's sweep also holds gqa-prefill, decode and sliding-window points (other shapes, other
+    FLOP counts): the S x D scaling frames leave them out."""
+    others = [p for p in h200.rs.sweep if p.scenario != "article"]
+    assert {p.scenario for p in others} == {"gqa-prefill", "decode", "sliding-window"}
+    assert len(scaling.sweep_frame(h200)) + len(others) == len(h200.rs.sweep)
+    assert set(scaling.busy_frame(h200)["seq_len"]) <= {256, 512, 1024, 2048, 4096, 8192, 16384}
+    assert scaling.oom_sizes(h200)["sdpa_math"][128] == [16384]  # not gqa-prefill's OOMs at 16384 and 32768
 
 
 def test_busy_and_categories(h200):

@@ -30,6 +30,8 @@ import numpy as np
 import pandas as pd
 
 from gen.analysis import tables, timings, verdicts
+from gen.model import schema
+from gen.model.scenarios import ARTICLE
 
 ELEM_SIZE = {"bf16": 2, "fp16": 2, "f16": 2, "float16": 2, "bfloat16": 2, "fp32": 4, "f32": 4, "float32": 4}
 
@@ -65,9 +67,16 @@ SWEEP_COLUMNS = ["variant", "seq_len", "head_dim", "status", "reason", "gpu_only
                  "bound_ms", "fraction_of_bound", "pct_of_matmul", "pct_of_bound", "trace"]
 
 
+def article_sweep(ls: tables.LoadedSet) -> list[schema.SweepPoint]:
+    """The S x D sweep this module scales: the article scenario's inference points. A set's
+    sweep also holds other scenarios' points (decode, GQA, sliding window), whose FLOPs and
+    sizes follow other rules (gen.analysis.scenarios)."""
+    return [p for p in ls.rs.sweep if p.scenario == ARTICLE and p.mode == schema.Mode.INFERENCE]
+
+
 def sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
-    """One row per sweep point (all statuses; times NaN where it did not run)."""
-    sw = ls.rs.sweep
+    """One row per sweep point of the article scenario (all statuses; times NaN where it did not run)."""
+    sw = article_sweep(ls)
     if not sw:
         return pd.DataFrame(columns=SWEEP_COLUMNS)
     es = ELEM_SIZE.get(ls.rs.config.dtype, 2)
@@ -105,7 +114,7 @@ def sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
 def oom_sizes(ls: tables.LoadedSet) -> dict[str, dict[int, list[int]]]:
     """variant -> head dim -> sequence lengths at which it ran out of memory."""
     out: dict[str, dict[int, list[int]]] = {}
-    for p in ls.rs.sweep:
+    for p in article_sweep(ls):
         if p.status == "oom":
             out.setdefault(p.variant, {}).setdefault(p.head_dim, []).append(p.seq_len)
     for v in out.values():
@@ -125,7 +134,7 @@ def fastest_at_largest(ls: tables.LoadedSet) -> pd.DataFrame:
     rows = []
     for d, g in df.groupby("head_dim"):
         top = g[g["seq_len"] == g["seq_len"].max()]
-        p = next((p for p in ls.rs.sweep if p.head_dim == d and p.seq_len == top["seq_len"].iloc[0]), None)
+        p = next((p for p in article_sweep(ls) if p.head_dim == d and p.seq_len == top["seq_len"].iloc[0]), None)
         v = verdicts.verdict_at(ls, p.scenario, p.point) if p is not None else None
         pick = top[top["variant"] == v.fastest.variant] if v is not None else top.iloc[0:0]
         rows.append(pick.iloc[0] if len(pick) else top.sort_values("gpu_only_ms").iloc[0])
@@ -160,7 +169,7 @@ def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
                 rows.append(dict(variant=r.variant, seq_len=c.seq_len, head_dim=c.head_dim, source="default",
                                  **tables.busy_idle(tr), **_times(r, tr)))
     if mode == "inference":
-        for p in ls.rs.sweep:
+        for p in article_sweep(ls):
             if p.status == "ok" and p.trace:
                 tr = ls.sweep_trace(p.trace)
                 if tr.forwards and tr.forwards[0].gpu:
