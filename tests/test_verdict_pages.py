@@ -158,6 +158,5 @@ def test_scaling_fastest_uses_the_verdict_rule(pages, sets):
     assert {m["data-set"] for m in marks} == {H200}  # one per head dim with GPU-only times
     for m in marks:
         ls = sets[m["data-set"]]
-        point = next(p for p in ls.rs.scenario("article").points
-                     if p.head_dim == int(m["data-head-dim"]) and p.kv_len == int(m["data-kv-len"]))
-        assert m["data-variant"] == verdicts.verdict_at(ls, "article", point).fastest.variant
+        p = next(p for p in ls.rs.sweep if p.head_dim == int(m["data-head-dim"]) and p.seq_len == int(m["data-kv-len"]))
+        assert m["data-variant"] == verdicts.verdict_at(ls, p.scenario, p.point).fastest.variant
