@@ -13,8 +13,14 @@ def gen(*args):
     return subprocess.run([sys.executable, "-m", "gen", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_json_fields(h200_dir):
-    p = gen("summary", "--results", str(h200_dir.parent), "--set", h200_dir.name, "--format", "json")
+KERNEL_KEYS = {"name", "short_name", "kind", "launched_by", "count_per_forward", "duration_us", "occupancy_pct",
+               "op_path", "achieved_occupancy_pct", "theoretical_occupancy_pct", "occupancy_limiter",
+               "registers_per_thread", "shared_memory_bytes", "sm_throughput_pct", "dram_throughput_pct",
+               "tensor_pipe_pct", "l2_hit_rate_pct"}
+
+
+def _json_rows(set_dir):
+    p = gen("summary", "--results", str(set_dir.parent), "--set", set_dir.name, "--format", "json")
     assert p.returncode == 0, p.stderr
     rows = {r["variant"]: r for r in json.loads(p.stdout)}
     for r in rows.values():
@@ -25,25 +31,47 @@ def test_json_fields(h200_dir):
                     "counters"):
             assert key in r
         for k in r["kernels"]:
-            assert set(k) == {"name", "short_name", "kind", "launched_by", "count_per_forward", "duration_us",
-                              "occupancy_pct", "op_path", "achieved_occupancy_pct", "theoretical_occupancy_pct",
-                              "occupancy_limiter", "registers_per_thread", "shared_memory_bytes", "sm_throughput_pct",
-                              "dram_throughput_pct", "tensor_pipe_pct", "l2_hit_rate_pct"}
-            assert isinstance(k["op_path"], list) and k["achieved_occupancy_pct"] is None  # schema 1: no counters
-        assert r["counters"] == ("not_captured" if r["status"] == "ok" else "not_run")
+            assert set(k) == KERNEL_KEYS and isinstance(k["op_path"], list)
+    return rows
+
+
+def test_json_fields(h200_dir):
+    rows = _json_rows(h200_dir)
+    assert len(rows) == 9 and all(r["status"] == "ok" for r in rows.values())
+    # Schema 2: Nsight Compute measured every launched kernel; memsets and copies have no counters.
+    for r in rows.values():
+        assert r["counters"] == "measured"
+        for k in r["kernels"]:
+            assert (k["achieved_occupancy_pct"] is not None) == (k["kind"] == "kernel"), (r["variant"], k["name"])
     assert rows["sdpa_math"]["kernels_per_forward"] == 20
     assert rows["naive"]["kernels_per_forward"] == rows["naive_inplace"]["kernels_per_forward"] + 1
     assert rows["sdpa_flash"]["gpu_time_ms"] < rows["naive"]["gpu_time_ms"]
-    # Schema 1 had no CUDA-graph timing: GPU-only is the kernel sum, labelled so; speed-ups use it.
+    # GPU-only is the CUDA-graph replay, apart from the trace's kernel sum (also reported); speed-ups use it.
     flash, naive = rows["sdpa_flash"], rows["naive"]
-    assert flash["gpu_only_method"] == "kernel_sum" and flash["gpu_only_ms"] == flash["kernel_sum_ms"]
+    assert flash["gpu_only_method"] == "cuda_graph" and flash["gpu_only_ms"] != flash["kernel_sum_ms"]
+    assert {r["gpu_only_method"] for r in rows.values()} == {"cuda_graph"}
     assert flash["speedup_vs_naive"] == round(naive["gpu_only_ms"] / flash["gpu_only_ms"], 2)
     assert flash["gpu_time_ms"] == round(flash["eager_ms"], 4)  # the older field keeps the eager time
     assert rows["sdpa_cudnn"]["host_bound"] is True and naive["host_bound"] is False
     assert flash["kernels"][0]["op_path"][-1] == "aten::_flash_attention_forward"
     flash = rows["sdpa_flash"]["kernels"][0]
     assert flash["short_name"] == "flash_fwd_kernel" and flash["count_per_forward"] == 1
+    # 255 registers a thread: 12.5% in theory, about 12% achieved, registers the limit.
+    assert flash["occupancy_limiter"] == "registers" and 10 < flash["achieved_occupancy_pct"] <= 12.5
     assert all(r["max_rel_error"] < 1e-2 for r in rows.values())
+
+
+def test_json_fields_of_a_schema1_set(h200_v1_dir):
+    """Schema 1 had no CUDA-graph timing and no counters: GPU-only is the kernel sum, labelled so."""
+    rows = _json_rows(h200_v1_dir)
+    for r in rows.values():
+        assert r["counters"] == ("not_captured" if r["status"] == "ok" else "not_run")
+        assert all(k["achieved_occupancy_pct"] is None for k in r["kernels"])
+    flash, naive = rows["sdpa_flash"], rows["naive"]
+    assert {r["gpu_only_method"] for r in rows.values()} == {"kernel_sum"}
+    assert flash["gpu_only_ms"] == flash["kernel_sum_ms"]
+    assert flash["speedup_vs_naive"] == round(naive["gpu_only_ms"] / flash["gpu_only_ms"], 2)
+    assert rows["sdpa_cudnn"]["host_bound"] is True and naive["host_bound"] is False
 
 
 def test_table_and_train_mode(h200_dir):
