@@ -1,8 +1,9 @@
 """Nsight Compute counters on the site and in `python -m gen summary`: a copy of the H200 set given counters.
 
-The counters are made up for the test (the committed sets predate the counter
-pass); their kernel names are printed the way ncu demangles them, so pairing
-with the trace is exercised too.
+Some runs' counters are replaced by made-up ones whose kernel names are printed
+the way ncu may demangle them (so pairing with the trace is exercised), one run
+is given an unavailable counter pass and one none; the real set and the
+schema-1 fixture are checked as they are.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def results(tmp_path_factory):
             run["counters"] = fake_counters(trace.parse(root / SET / run["trace"]))
         elif run["mode"] == "inference" and run["variant"] == "sdpa_efficient":
             run["counters"] = dict(status="unavailable", reason="ERR_NVGPUCTRPERM", kernels=[])
+        elif run["mode"] == "inference" and run["variant"] == "flex":
+            run["counters"] = None  # as if this run's counter pass had not been taken
     (root / SET / "result.json").write_text(json.dumps(data))
     return root
 
@@ -109,15 +112,23 @@ def test_variant_pages_show_measured_beside_estimated(pages):
     cudnn = pages["generated/variants/sdpa_cudnn.md"].text
     assert "<td>0%</td><td>41.0%</td>" in cudnn
     # where a run has no counters the page says why, and shows no counter columns for it
-    eff = pages["generated/variants/sdpa_efficient.md"].text
+    eff, eff_train = pages["generated/variants/sdpa_efficient.md"].text.split("## Training", 1)
     assert "Nsight Compute could not read the counters&#58; ERR&#95;NVGPUCTRPERM" in eff
-    assert "Achieved occupancy (ncu)" not in eff
-    flex = pages["generated/variants/flex.md"].text
+    assert "Achieved occupancy (ncu)" not in eff and "Achieved occupancy (ncu)" in eff_train  # real counters
+    flex = pages["generated/variants/flex.md"].text.split("## Training", 1)[0]
     assert "took no Nsight Compute pass" in flex
 
 
-def test_committed_set_says_it_has_no_counters(h200):
-    (f,) = [f for f in findings.findings(h200) if f.kind == findings.FindingKind.COUNTERS]
+def test_committed_set_shows_its_counters(h200):
+    found = {f.id: f for f in findings.findings(h200) if f.kind == findings.FindingKind.COUNTERS}
+    assert "counters-absent" not in found and "counters-sdpa_flash" in found
+    words = wording.finding(found["counters-sdpa_cudnn"]).text
+    assert "estimate of 0%, as for every cuLaunchKernelEx launch, but Nsight Compute measured" in words
+    assert "limited by 255 registers per thread, by design" in wording.finding(found["counters-sdpa_flash"]).text
+
+
+def test_schema1_set_says_it_has_no_counters(h200_v1):
+    (f,) = [f for f in findings.findings(h200_v1) if f.kind == findings.FindingKind.COUNTERS]
     assert f.id == "counters-absent" and f.facts["absent"] == "not_captured"
     assert "took no Nsight Compute pass" in wording.finding(f).text
 
