@@ -15,7 +15,6 @@ import dataclasses
 import datetime as _dt
 import os
 import platform
-import re
 import shutil
 import subprocess
 import time
@@ -49,10 +48,6 @@ from gen.model import variants as variant_defs
 from gen.model.variants import Variant
 
 # --------------------------------------------------------------------------- environment
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def _cmd(args: list[str]) -> str | None:
@@ -104,9 +99,7 @@ def environment() -> schema.Environment:
 
 
 def set_name(env: schema.Environment, label: str | None = None) -> str:
-    device = slug(env.gpu_name) if env.gpu_name else "cpu-" + slug(env.cpu)[:40].strip("-")
-    name = f"{device}__torch-{env.torch.split('+')[0]}"
-    return f"{name}__{slug(label)}" if label else name
+    return layout.set_name(env.gpu_name, env.cpu, env.torch, label)
 
 
 # --------------------------------------------------------------------------- timing

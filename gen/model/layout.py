@@ -1,6 +1,7 @@
 """The set layout on disk and atomic publishing.
 
-Takes: paths. Gives: `atomic_write_text` (readers see the old file or the new,
+Takes: paths. Gives: `set_name` (a result set's folder name from its environment,
+e.g. nvidia-h200__torch-2.11.0), `atomic_write_text` (readers see the old file or the new,
 never half), `make_staging` (a hidden folder to write a set or the pages
 into), `publish_dir` / `publish_set` (the staging folder renamed into place),
 `recover` (what an earlier, killed run left behind: restored or removed, and
@@ -37,6 +38,18 @@ STAGING_PREFIX = ".staging-"
 _STAGING_RE = re.compile(r"^\.staging-(?P<name>.+)-(?P<pid>\d+)$")
 _OLD_RE = re.compile(r"^\.(?P<name>.+)\.old-(?P<pid>\d+)$")
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def name_slug(text: str) -> str:
+    """Lower-case letters and digits, runs of anything else one '-': the parts of a set's name."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def set_name(gpu_name: str | None, cpu: str, torch_version: str, label: str | None = None) -> str:
+    """A result set's folder name: <gpu or cpu-...>__torch-<version without its local part>[__<label>]."""
+    device = name_slug(gpu_name) if gpu_name else "cpu-" + name_slug(cpu)[:40].strip("-")
+    name = f"{device}__torch-{torch_version.split('+')[0]}"
+    return f"{name}__{name_slug(label)}" if label else name
 
 
 class Terminated(KeyboardInterrupt):

@@ -21,7 +21,6 @@ from gen.model import layout, schema
 NAME = "nvidia-a100-sxm4-80gb__article-2026-07"
 TITLE = "Profiling in PyTorch (Part 3): Attention is all you profile"
 SOURCE = (f'"{TITLE}", Hugging Face blog, huggingface.co/blog/torch-attention-profile, July 2026')
-DISCLAIMER = ("Published figures from the article, not measured by this project: " + SOURCE + ".")
 
 _PUBLISHED = [
     ("naive", dict(
