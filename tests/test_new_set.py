@@ -32,10 +32,12 @@ def pages(tmp_path_factory):
     data = json.loads((results / NEW / "result.json").read_text())
     data["name"] = NEW
     data["environment"].update(gpu_name="NVIDIA H100 80GB HBM3", torch="2.12.0+cu128")
-    for run in data["runs"]:  # schema 1 on disk: gpu_time_ms holds the event samples
+    for run in data["runs"]:
         if run["variant"] == "sdpa_flash" and run["mode"] == "inference":
-            run["gpu_time_ms"] = [2 * t for t in run["gpu_time_ms"]]
-            # and its kernels took twice as long: the GPU-only time (the trace's kernel sum) doubles too
+            # Its kernels took twice as long: every time of the call doubles, and so do its traced kernels.
+            t = run["timing"]
+            for key in ("gpu_only_ms", "eager_ms"):
+                t[key] = [2 * x for x in t[key]]
             trace = results / NEW / run["trace"]
             events = json.loads(gzip.decompress(trace.read_bytes()))
             for e in events["traceEvents"]:
@@ -58,7 +60,7 @@ def test_new_set_appears_on_every_page(pages):
                  "generated/scaling.md", "generated/.methodology.md"]:
         assert "H100" in pages[path].text, path
     for mode in ("inference", "train"):
-        assert f"generated/traces/{NEW}/{mode}__naive.json.gz" in pages
+        assert f"generated/traces/{NEW}/article__{mode}__naive.json.gz" in pages
 
 
 def test_compare_cli_reads_the_new_set(pages):
