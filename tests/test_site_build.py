@@ -80,7 +80,7 @@ def test_strict_build_makes_every_page(site):
     for page in ["index.html", "methodology.html", "generated/sets/index.html", f"generated/sets/{H200}.html",
                  "generated/variants/naive.html", "generated/variants/sdpa_flash.html"]:
         assert (site / page).is_file(), page
-    assert (site / f"generated/traces/{H200}/train__naive.json.gz").is_file()
+    assert (site / f"generated/traces/{H200}/article__train__naive.json.gz").is_file()
     assert (site / "assets/vendor/vega-bundle.js").stat().st_size > 500_000
     home = "".join(_parse(site / "index.html").text)
     assert "NVIDIA H200" in home and "nox -s build-report" in home
@@ -118,7 +118,7 @@ def test_tables_and_charts_on_the_variant_page(site):
 def _hostile_set(results: Path) -> None:
     """The naive inference trace with its longest kernel (the summary's main kernel)
     and its first GEMM renamed."""
-    path = results / H200 / "traces" / "inference__naive.json.gz"
+    path = results / H200 / "traces" / "article__inference__naive.json.gz"
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         data = json.load(fh)
     for e in data["traceEvents"]:
@@ -170,7 +170,7 @@ def test_broken_set_stops_the_build_or_is_skipped(tmp_path, damage):
         (broken / "result.json").write_text('{"schema_version": 1, "name": ', encoding="utf-8")
         culprit = broken / "result.json"
     else:
-        culprit = broken / "traces" / "inference__naive.json.gz"
+        culprit = broken / "traces" / "article__inference__naive.json.gz"
         culprit.write_bytes(culprit.read_bytes()[:200])
     project = _project(tmp_path)
     docs = project / "docs"
