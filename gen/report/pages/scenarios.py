@@ -182,16 +182,14 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
             rows = _rows(m, decode, show_dim, ctx.variant_names, ls.rs.environment.device)
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig,
                               figure_note=words.table_note(fig, mode)))
-    refusals = pts[pts["status"] != schema.Status.OK]
     return dict(
-        ls=ls, key=fmt.slug(ls.name), gpu=gpu, measured=ls.measured, figure=figure, decode=decode, charts=ch, modes=modes,
+        ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         headline=words.headline(head, figure, decode, _label) if head else None,
         versus_short=_versus_short(ctx, head, decode),
         ceil=ceil, copy_tbps=ceil["copy_gbps"] / 1e3 if ceil else None,
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
         copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS else None,
         anchors=_anchor_groups(ctx, ls, anchors, versus, decode) if len(anchors) else [],
-        n_refused=int(len(refusals)), any_kernel_sum=bool((pts["gpu_only_method"] == "kernel_sum").any()),
     )
 
 
