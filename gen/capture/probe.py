@@ -45,6 +45,20 @@ def mode_context(train: bool):
     return contextlib.nullcontext() if train else torch.no_grad()
 
 
+def call(built, q, k, v, grad_out=None):
+    """The one call that is timed, traced and graph-captured: a forward, or with
+    grad_out a forward and backward. Gradients are set to None first, so none
+    accumulate; a CUDA graph captures that too, the grads being None before capture."""
+    if grad_out is None:
+        def step():
+            return built.fn(q, k, v)
+    else:
+        def step():
+            q.grad = k.grad = v.grad = None
+            built.fn(q, k, v).backward(grad_out)
+    return step
+
+
 def peak_memory(step, device: torch.device) -> tuple[int | None, int | None]:
     """(peak bytes allocated during one call, bytes allocated before it); None on a CPU."""
     if device.type != "cuda":

@@ -10,7 +10,6 @@ modules: it must run as-is on the GPU machine (Python 3.12, no registry).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as _dt
 import os
@@ -37,10 +36,12 @@ from gen.capture.attention import (
     rel_error,
 )
 from gen.capture.probe import LOG as _LOG
+from gen.capture.probe import call, log, peak_memory, profile_to
 from gen.capture.probe import free as _free
-from gen.capture.probe import log, peak_memory, profile_to
+from gen.capture.probe import mode_context as _mode_context
 from gen.capture.probe import out_of_memory as _mem_reason
 from gen.capture.probe import refusal as _reason
+from gen.capture.probe import sync as _sync
 from gen.capture.timing import Budget, describe, measure
 from gen.model import layout, schema
 from gen.model import scenarios as scenario_defs
@@ -103,11 +104,6 @@ def set_name(env: schema.Environment, label: str | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- timing
-
-
-def _sync(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
 
 
 # --------------------------------------------------------------------------- correctness
@@ -184,15 +180,7 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
             q, k, v_ = make_inputs(point, dtype, device, cfg.seed, grad=train)
             grad_out = grad_output(point, dtype, device, cfg.seed + 7) if train else None
             with built.context():
-                if train:
-                    def step():
-                        # Fresh gradients each step (none accumulate); a graph
-                        # captures this too, the grads being None before capture.
-                        q.grad = k.grad = v_.grad = None
-                        built.fn(q, k, v_).backward(grad_out)
-                else:
-                    def step():
-                        return built.fn(q, k, v_)
+                step = call(built, q, k, v_, grad_out)
 
                 with _mode_context(train):
                     t0 = time.perf_counter()
@@ -229,10 +217,6 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
     finally:
         _free(device)
     return run
-
-
-def _mode_context(train: bool):
-    return contextlib.nullcontext() if train else torch.no_grad()
 
 
 def inplace_autograd_check(cfg: schema.RunConfig, device: torch.device) -> schema.InplaceCheck:

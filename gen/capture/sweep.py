@@ -193,14 +193,7 @@ def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, 
                 probe.sync(device)
                 if built.compiled:
                     p.compile_time_s = time.perf_counter() - t0
-        if train:
-            def step():
-                # Fresh gradients each step; a graph captures this too.
-                q.grad = k.grad = v_.grad = None
-                built.fn(q, k, v_).backward(go)
-        else:
-            def step():
-                return built.fn(q, k, v_)
+        step = probe.call(built, q, k, v_, go)
         probe.free(device)
         with built.context(), probe.mode_context(train):
             p.timing = measure(step, device, budget, graph=True)
