@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from gen.analysis import counters, kernel_names, rules, tables, verdicts
+from gen.analysis import counters, kernel_names, rules, scaling, tables, verdicts
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
 from gen.model.variants import VARIANTS
@@ -271,11 +271,9 @@ def _counters(ls, run: schema.VariantRun | None, index: int) -> dict | None:
 
 
 def _ceiling_tflops(ls) -> float | None:
-    c = ls.rs.ceilings
-    if c is None or not c.matmul_ms or len(c.matmul_shape) != 3:
-        return None
-    m, n, k = c.matmul_shape
-    return 2.0 * m * n * k / (sorted(c.matmul_ms)[len(c.matmul_ms) // 2] * 1e-3) / 1e12
+    """The measured matmul ceiling as every other page states it (scaling.ceilings)."""
+    c = scaling.ceilings(ls)
+    return c["matmul_tflops"] if c else None
 
 
 def flash_occupancy(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = None) -> FlashOccupancy | None:
