@@ -11,6 +11,7 @@ import pytest
 from gen.analysis import compare, tables
 from gen.cli import main
 from gen.model import schema
+from tests.chart_marks import shows, svg
 
 REF = "nvidia-a100-sxm4-80gb__article-2026-07"
 CPU = "cpu-intel-r-xeon-r-processor__torch-2.13.0"
@@ -67,20 +68,8 @@ def test_unknown_set_names_the_option(capsys, h200_dir):
 def _svg_marks(spec: dict) -> list[str]:
     """Render a spec with vl-convert; the `d` of every path in a data mark group
     (axis and legend groups are role-axis/role-legend, not role-mark)."""
-    import vl_convert
-
-    spec = dict(spec)
-    if spec.get("width") == "container":  # no container outside a browser
-        spec["width"] = 600
-    svg = vl_convert.vegalite_to_svg(spec)
-    groups = re.findall(r'<g class="mark-\w+ role-mark[^"]*"[^>]*>(.*?)</g>', svg, re.S)
+    groups = re.findall(r'<g class="mark-\w+ role-mark[^"]*"[^>]*>(.*?)</g>', svg(spec), re.S)
     return [d for g in groups for d in re.findall(r'<path[^>]*\sd="([^"]*)"', g)]
-
-
-def _drawn(d: str) -> bool:
-    """A path that shows: no NaN, and not a rectangle of zero width or height
-    (what a bar on a log scale becomes)."""
-    return bool(d) and "NaN" not in d and not re.search(r"[hv]0(?![\d.])", d)
 
 
 def _spec_rows(spec: dict) -> list[dict]:
@@ -119,5 +108,5 @@ def test_chart_of_every_set_draws_each_timed_set(h200_dir):
     assert not any(s.startswith(CPU) for s in by_set)  # no GPU time: absent, not zero
     assert {r["figure"] for r in rows if r["kind"] == "reference"} == {charts.PUBLISHED}
     assert "bar" not in _log_marks(spec) and "point" in _log_marks(spec)
-    drawn = [d for d in _svg_marks(spec) if _drawn(d)]
+    drawn = [d for d in _svg_marks(spec) if shows(d)]
     assert len(drawn) >= len(rows)

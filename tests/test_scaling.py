@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 
 from gen.analysis import rules, scaling, tables
+from tests.chart_marks import drawn_marks
 
 
 def test_flops_on_small_numbers():
@@ -91,20 +90,6 @@ def _spec_rows(spec: dict) -> list[dict]:
     return rows
 
 
-def _drawn_paths(spec: dict) -> dict[str, int]:
-    """Render with vl-convert; per data mark type (mark-symbol, mark-rect, ...), the
-    paths that show: no NaN and not a rectangle of zero width or height."""
-    import vl_convert
-
-    svg = vl_convert.vegalite_to_svg(spec)
-    out: dict[str, int] = {}
-    for kind, body in re.findall(r'<g class="(mark-\w+) role-mark[^"]*"[^>]*>(.*?)</g>', svg, re.S):
-        ds = re.findall(r'<path[^>]*\sd="([^"]*)"', body)
-        out[kind] = out.get(kind, 0) + sum(bool(d) and "NaN" not in d and not re.search(r"[hv]0(?![\d.])", d)
-                                          for d in ds)
-    return out
-
-
 @pytest.fixture(scope="module")
 def frames(h200):
     return dict(sweep=scaling.sweep_frame(h200), ceil=scaling.ceilings(h200), cat=scaling.category_frame(h200),
@@ -128,7 +113,7 @@ def test_charts_render_their_data(frames, name):
     spec = chart().to_dict()
     assert rows > 0
     assert len(_spec_rows(spec)) >= rows
-    drawn = _drawn_paths(spec)
+    drawn = drawn_marks(spec)
     assert drawn.get(mark, 0) >= rows, drawn
     if name in ("time", "memory", "busy"):  # one line per variant (and head dim)
         assert drawn.get("mark-line", 0) >= 1

@@ -10,6 +10,7 @@ from gen.analysis import scaling, tables
 from gen.analysis import scenarios as sa
 from gen.model import anchors
 from tests import scenario_sets
+from tests.chart_marks import drawn_marks
 from tests.conftest import RESULTS
 
 
@@ -28,22 +29,6 @@ def pages(sets):
     return {p.path: p for p in scenarios.build(Context(sets))}
 
 
-def _drawn(spec: dict) -> dict[str, int]:
-    """Render with vl-convert; per mark type, the paths that show (no NaN, not of zero size)."""
-    import vl_convert
-
-    svg = vl_convert.vegalite_to_svg(spec)
-    out: dict[str, int] = {}
-    for kind, body in re.findall(r'<g class="(mark-\w+) role-mark[^"]*"[^>]*>(.*?)</g>', svg, re.S):
-        ds = re.findall(r'<path[^>]*\sd="([^"]*)"', body)
-        out[kind] = out.get(kind, 0) + sum(bool(d) and "NaN" not in d and not re.search(r"[hv]0(?![\d.])", d)
-                                          for d in ds)
-        # Rules are drawn as lines: one that shows has a length and no NaN.
-        lines = re.findall(r'<line[^>]*x2="([^"]*)" y2="([^"]*)"', body)
-        out[kind] += sum("NaN" not in x + y and (float(x) or float(y)) != 0 for x, y in lines)
-    return out
-
-
 @pytest.mark.parametrize("scenario", ["gqa-prefill", "decode", "sliding-window", "article"])
 def test_scenario_charts_draw_every_point(sets, scenario):
     from gen.report import charts
@@ -54,13 +39,13 @@ def test_scenario_charts_draw_every_point(sets, scenario):
     ran = pts[(pts["status"] == "ok") & (pts["mode"] == "inference")]
     figure = sa.FIGURE_TBPS if scenario == "decode" else sa.FIGURE_TFLOPS
     same_shape_times = int((anc["same_shape"] & anc["published_ms"].notna()).sum()) if len(anc) else 0
-    time = _drawn(charts.scenario_time(pts, anc, "length").to_dict())
+    time = drawn_marks(charts.scenario_time(pts, anc, "length").to_dict())
     assert time.get("mark-symbol", 0) == len(ran) + same_shape_times, time
-    rate = _drawn(charts.scenario_rate(pts, anc, figure, "rate", "length", [("measured", 100.0)]).to_dict())
+    rate = drawn_marks(charts.scenario_rate(pts, anc, figure, "rate", "length", [("measured", 100.0)]).to_dict())
     published_rates = int(anc["tflops"].notna().sum()) if figure == sa.FIGURE_TFLOPS and len(anc) else 0
     assert rate.get("mark-symbol", 0) == len(ran) + published_rates, rate
     assert rate.get("mark-rule", 0) >= 1  # the ceiling
-    roof = _drawn(charts.scenario_roofline(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3, "I").to_dict())
+    roof = drawn_marks(charts.scenario_roofline(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3, "I").to_dict())
     assert roof.get("mark-symbol", 0) == int((pts["status"] == "ok").sum()), roof
     assert roof.get("mark-line", 0) >= 1
 
