@@ -3,8 +3,6 @@ leaves the machine. Screenshots go to $REPORT_SCREENSHOTS when it is set."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import shutil
 import threading
@@ -14,12 +12,9 @@ from urllib.parse import urlparse
 import pytest
 
 from gen.report import build
+from tests.site_server import CHROMIUM, bind, chromium, served_site
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
@@ -31,44 +26,11 @@ pytestmark = [
 SETS = ["nvidia-h200__torch-2.11.0", "nvidia-a100-sxm4-80gb__article-2026-07"]
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-def _bind(directory: Path) -> http.server.ThreadingHTTPServer:
-    handler = functools.partial(_Quiet, directory=str(directory))
-    return http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-
-
-def _at_site_url(project: Path, url: str) -> None:
-    """Point the scratch project's site_url at the test server: Material's instant
-    navigation only takes over links that sitemap.xml lists under the page's own origin."""
-    config = project / "mkdocs.yml"
-    lines = [ln for ln in config.read_text(encoding="utf-8").splitlines() if not ln.startswith("site_url:")]
-    config.write_text(f"site_url: {url}/\n" + "\n".join(lines) + "\n", encoding="utf-8")
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """The committed sets built into a site, served on 127.0.0.1 at its site_url."""
-    results = tmp_path_factory.mktemp("results")
-    for name in SETS:
-        shutil.copytree(ROOT / "results" / name, results / name)
-    project = build.copy_project(ROOT, tmp_path_factory.mktemp("project"))
-    site = project / "site"
-    httpd = _bind(site)
-    url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    try:
-        _at_site_url(project, url)
-        build.run(results, project / "docs")
-        build.mkdocs_build(project, site)
-        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-        thread.start()
-        yield site, url
-        httpd.shutdown()
-    finally:
-        httpd.server_close()
+    with served_site(tmp_path_factory, SETS) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")
@@ -83,13 +45,8 @@ def server(served) -> str:
 
 @pytest.fixture(scope="module")
 def browser():
-    os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def _site_pages(site: Path) -> list[str]:
@@ -277,8 +234,7 @@ def hostile_server(tmp_path_factory):
     build.run(results, project / "docs")
     build.mkdocs_build(project, project / "site")
     site = project / "site"
-    handler = functools.partial(_Quiet, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd = bind(site)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}", site
     httpd.shutdown()

@@ -4,23 +4,16 @@ above the fold), and every verdict on every page reads the same as analysis."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
-import shutil
-import threading
 from pathlib import Path
 
 import pytest
 
 from gen.analysis import tables, verdicts
-from gen.report import build
 from gen.report import wording_verdicts as words
+from tests.site_server import CHROMIUM, chromium, served_site
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 H200 = "nvidia-h200__torch-2.11.0"
 SETS = [H200, "nvidia-a100-sxm4-80gb__article-2026-07", "cpu-intel-r-xeon-r-processor__torch-2.13.0"]
 FOLD = 900
@@ -32,43 +25,17 @@ pytestmark = [
 ]
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """The committed sets built into a site and served on 127.0.0.1 at its site_url."""
-    results = tmp_path_factory.mktemp("results")
-    for name in SETS:
-        shutil.copytree(ROOT / "results" / name, results / name)
-    project = build.copy_project(ROOT, tmp_path_factory.mktemp("project"))
-    site = project / "site"
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    try:
-        config = project / "mkdocs.yml"
-        lines = [ln for ln in config.read_text(encoding="utf-8").splitlines() if not ln.startswith("site_url:")]
-        config.write_text(f"site_url: {url}/\n" + "\n".join(lines) + "\n", encoding="utf-8")
-        build.run(results, project / "docs")
-        build.mkdocs_build(project, site)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        yield site, url
-        httpd.shutdown()
-    finally:
-        httpd.server_close()
+    with served_site(tmp_path_factory, SETS) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")
 def browser():
-    os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
