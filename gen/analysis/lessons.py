@@ -147,7 +147,7 @@ class MathBackend:
 
 
 def math_backend(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = None) -> MathBackend | None:
-    name = next((v.name for v in VARIANTS.values() if v.backend == "math"), None)
+    name = _pinned("math")
     kt = _kt(ls, name) if name else None
     if kt is None:
         return None
@@ -193,6 +193,18 @@ class EfficientKernel:
         return self.kernels == 1 and self.tensor_cores is True
 
 
+def _pinned(backend: str) -> str | None:
+    """The variant that pins SDPA to this backend (gen/model/variants.py), if one does."""
+    return next((v.name for v in VARIANTS.values() if v.backend == backend), None)
+
+
+def _main_pinned(ls, backend: str) -> tuple[str, pd.DataFrame, pd.Series] | None:
+    """(variant, its kernel table, its main kernel) for the variant pinned to backend."""
+    name = _pinned(backend)
+    got = _main(ls, name) if name else None
+    return None if got is None else (name, *got)
+
+
 def _main(ls, variant) -> tuple[pd.DataFrame, pd.Series] | None:
     kt = _kt(ls, variant)
     mk = tables.main_kernel(kt) if kt is not None else None
@@ -200,11 +212,10 @@ def _main(ls, variant) -> tuple[pd.DataFrame, pd.Series] | None:
 
 
 def efficient_kernel(ls: tables.LoadedSet) -> EfficientKernel | None:
-    name = next((v.name for v in VARIANTS.values() if v.backend == "efficient"), None)
-    got = _main(ls, name) if name else None
+    got = _main_pinned(ls, "efficient")
     if got is None:
         return None
-    kt, mk = got
+    name, kt, mk = got
     return EfficientKernel(name, _refs(name, kt[kt["index"] == mk["index"]])[0], mk["name"],
                            kernel_names.decode(mk["name"]),
                            kernel_names.gpu_arch(ls.rs.environment.compute_capability),
@@ -277,11 +288,10 @@ def _ceiling_tflops(ls) -> float | None:
 
 
 def flash_occupancy(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = None) -> FlashOccupancy | None:
-    name = next((v.name for v in VARIANTS.values() if v.backend == "flash"), None)
-    got = _main(ls, name) if name else None
+    got = _main_pinned(ls, "flash")
     if got is None:
         return None
-    kt, mk = got
+    name, kt, mk = got
     rows = rows if rows is not None else timed_rows(ls)
     env = ls.rs.environment
     threads = None if missing(mk["threads_per_block"]) else int(mk["threads_per_block"])
@@ -342,11 +352,10 @@ def _transposes(ls, variant) -> int | None:
 
 
 def cudnn_costs(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = None) -> CudnnCosts | None:
-    name = next((v.name for v in VARIANTS.values() if v.backend == "cudnn"), None)
-    got = _main(ls, name) if name else None
+    got = _main_pinned(ls, "cudnn")
     if got is None:
         return None
-    kt, mk = got
+    name, kt, mk = got
     rows = rows if rows is not None else timed_rows(ls)
     fused = [v.name for v in VARIANTS.values() if v.backend in ("flash", "efficient", "cudnn")]
     others = [v for v in fused if v != name and ls.rs.run(v, "inference")]
