@@ -22,18 +22,23 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 import shutil
 import sys
 from pathlib import Path
+from urllib.parse import unquote
 
 from gen.analysis import tables
 from gen.model import layout
 from gen.model.schema import UserError
-from gen.report import render
+from gen.report import cache, prerender, render, units
 
+ROOT = Path(__file__).resolve().parent.parent.parent
 VENDOR = Path("assets") / "vendor"
 BUNDLE = "vega-bundle.js"
 NAV_FILE = ".nav.yml"  # a dotfile: mkdocs does not copy it into the site
+CACHE_DIR = Path(".cache") / "report"
+HOOK = Path("gen") / "report" / "mkdocs_hook.py"  # mkdocs.yml's hooks: one path, relative to the project
 
 
 def vega_bundle() -> str:
@@ -88,6 +93,20 @@ def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
     return final
 
 
+def check_links(pages: list[render.Page], docs_dir: Path) -> None:
+    """Every relative link of a page converted here (gen.report.prerender) lands on a page or
+    file of the site: mkdocs checks the others, not these. A link to nowhere is a bug."""
+    made = {p.path for p in pages}
+    for p in pages:
+        if p.text is None or prerender.BEGIN not in p.text or "raw-html-toc" not in p.text:
+            continue
+        for href in prerender.links(p.text):
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(p.path), unquote(href)))
+            source = target[:-5] + ".md" if target.endswith(".html") else target
+            if source not in made and not (docs_dir / source).is_file():
+                raise ValueError(f"{p.path}: link {href} leads to no page ({source})")
+
+
 def check_names(sets: list[tables.LoadedSet]) -> None:
     """Two sets (or two variants) whose names slugify to one page would overwrite
     each other: one line naming both."""
@@ -108,21 +127,35 @@ def check_names(sets: list[tables.LoadedSet]) -> None:
                                 f"would share the page {page}: rename one")
 
 
-def run(results_root: Path, docs_dir: Path, skip_broken: bool = False) -> Path:
+def cache_dir(docs_dir: Path) -> Path:
+    """Where a build keeps what each set's files determine: beside docs/, in the project."""
+    return Path(docs_dir).resolve().parent / CACHE_DIR
+
+
+def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache: bool = True,
+        convert: bool = True) -> Path:
+    """Build the pages. Each set's pages and facts come from the cache (cache_dir) when its
+    files, the published sets, the set it is compared with and the code are those of a
+    previous build; otherwise the set is loaded, checked and rendered (in parallel, one
+    process per core). use_cache=False neither reads nor writes the cache. A set's own pages
+    are converted to HTML here (gen.report.prerender) unless convert=False: the same site."""
     results_root, docs_dir = Path(results_root), Path(docs_dir)
     if not results_root.is_dir():
         raise UserError(f"{results_root}: no results directory")
-    sets, skipped = tables.load_sets(results_root, skip_broken=skip_broken)
-    for s in skipped:
+    store = cache.Store(cache_dir(docs_dir)) if use_cache else None
+    config = docs_dir.parent / "mkdocs.yml"
+    converter = prerender.Converter.from_project(config if config.is_file() else ROOT / "mkdocs.yml") \
+        if convert else None
+    ctx, made = units.load(results_root, store, skip_broken=skip_broken, check=check_names, prerender=converter)
+    for s in ctx.skipped:
         print(f"skipped {s.name}: {s.error}", file=sys.stderr)
-    if not sets:
-        if skipped:
-            raise UserError(f"{results_root}: no readable result set ({len(skipped)} skipped); "
+    if not ctx.sets:
+        if ctx.skipped:
+            raise UserError(f"{results_root}: no readable result set ({len(ctx.skipped)} skipped); "
                             f"the pages in {docs_dir / render.GENERATED} are kept")
         raise UserError(f"{results_root}: no result sets to build from")
-    check_names(sets)
-    ctx = render.Context(sets, skipped)
-    pages = render.render(ctx)
+    pages = render.render(ctx, units=made)
+    check_links(pages, docs_dir)
     write_vendor(docs_dir)
     return write_pages(pages, docs_dir)
 
@@ -153,10 +186,13 @@ def mkdocs_build(project: Path, site_dir: Path) -> None:
 
 
 def copy_project(src: Path, dest: Path) -> Path:
-    """mkdocs.yml and the hand-written docs/ of src, without build output: a
-    scratch project for tests and benchmarks."""
+    """mkdocs.yml (with the hook it names) and the hand-written docs/ of src, without build
+    output: a scratch project for tests and benchmarks."""
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src / "mkdocs.yml", dest / "mkdocs.yml")
+    hook = dest / HOOK  # mkdocs.yml names it by its path in the project
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src / HOOK, hook)
     shutil.copytree(src / "docs", dest / "docs", dirs_exist_ok=True,
                     ignore=lambda d, names: [n for n in names if n in (render.GENERATED, "vendor")
                                              or n.startswith((".generated", layout.STAGING_PREFIX, layout.LOCK_FILE))])

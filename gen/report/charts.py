@@ -5,8 +5,9 @@ Takes: frames from gen.analysis (`tables.timeline_frames`, `tables.summary_table
 the timeline of one forward (`timeline`, and `timeline_spec`, the same spec
 made faster), GPU time per variant (`gpu_time`), GPU time per variant in every
 set (`gpu_time_by_set`), the scaling charts (`time_vs_seq`,
-`memory_vs_seq`, `roofline`, `category_bars`, `busy_vs_seq`), and per
-scenario (`scenario_time`, `scenario_rate`, `scenario_roofline`). The page
+`memory_vs_seq`, `roofline`, `category_bars`, `busy_vs_seq`), per
+scenario (`scenario_time`, `scenario_rate`, `scenario_roofline`), and the matrix of
+sets and scenarios (`fastest_map`: the fastest variant of each). The page
 builders embed them (gen.report.site.chart_div).
 
 Shared look: one log scale for times (`LOG`, fitted to the data), one base-2
@@ -227,6 +228,50 @@ def gpu_time_by_set(df: pd.DataFrame) -> alt.LayerChart:
 
 
 # --------------------------------------------------------------------------- scaling
+
+# --------------------------------------------------------------------------- the matrix
+
+MAP_FIELDS = ("set_title", "scenario", "scenario_title", "point", "fastest_label", "fastest_ms", "basis",
+              "runner_up", "ratio", "sure")
+
+
+def fastest_map(rows: pd.DataFrame) -> alt.LayerChart:
+    """The fastest variant of every set (a row: GPU and PyTorch) in every scenario (a
+    column), in one forward: the cell is coloured by the variant and names it; a pale cell
+    is one whose order is not settled (the fastest's and the runner-up's interquartile
+    ranges overlap). `rows` as gen.report.pages.verdict.fastest_rows gives them, in the
+    sets' order; one colour per variant, in the declared order of the variants."""
+    d = pd.DataFrame({
+        "set_title": rows["set_title"].astype(str), "scenario": rows["scenario"].astype(str),
+        "scenario_title": rows["scenario_title"].astype(str), "point": rows["point"].fillna("").astype(str),
+        "fastest_label": rows["fastest_label"].astype(str),
+        "fastest_ms": [number(x, 4) for x in rows["fastest_ms"]], "basis": rows["basis"].astype(str),
+        "runner_up": rows["runner_up"].fillna("–").astype(str),
+        "ratio": [number(x, 3) for x in rows["ratio"]],
+        "sure": ["yes" if s is True else "no: the IQRs overlap" if s is False else "–" for s in rows["settled"]],
+    })
+    sets = list(dict.fromkeys(d["set_title"]))
+    scenarios = list(dict.fromkeys(d["scenario"]))
+    labels = [fmt.label_of(v) for v in variant_order(rows["fastest"])]
+    x = alt.X("scenario:N", sort=scenarios, title=None,
+              axis=alt.Axis(orient="top", labelAngle=-40, labelAlign="left"))
+    y = alt.Y("set_title:N", sort=sets, title=None)
+    tooltip = [alt.Tooltip("set_title:N", title="set"), alt.Tooltip("scenario_title:N", title="scenario"),
+               alt.Tooltip("point:N", title="at"), alt.Tooltip("fastest_label:N", title="fastest"),
+               alt.Tooltip("fastest_ms:Q", title="median (ms)", format=".4g"),
+               alt.Tooltip("basis:N", title="ranked by"), alt.Tooltip("runner_up:N", title="runner-up"),
+               alt.Tooltip("ratio:Q", title="runner-up / fastest", format=".2f"),
+               alt.Tooltip("sure:N", title="order settled")]
+    cell = alt.Chart(d).mark_rect(stroke="#ffffff", strokeWidth=1).encode(
+        x=x, y=y, tooltip=tooltip,
+        color=alt.Color("fastest_label:N", title="fastest variant", scale=alt.Scale(domain=labels, scheme="tableau10"),
+                        legend=alt.Legend(orient="bottom", direction="horizontal", columns=2)),
+        opacity=alt.condition(alt.datum.sure == "yes", alt.value(0.9), alt.value(0.4)),
+    )
+    text = alt.Chart(d).mark_text(fontSize=10, limit=120, color="#1f1f24").encode(
+        x=x, y=y, text="fastest_label:N", tooltip=tooltip)
+    return alt.layer(cell, text).properties(width="container", height=ROW_PX * max(1, len(sets)))
+
 
 def _ok(df: pd.DataFrame, col: str) -> pd.DataFrame:
     return df[df[col].notna()]

@@ -106,6 +106,24 @@ def variant_page(name: str) -> str:
     return f"{GENERATED}/variants/{slug(name)}.md"
 
 
+def set_dir(name: str) -> str:
+    """The folder of a set's own pages (its variants, findings, scaling, scenarios), beside its page."""
+    return f"{GENERATED}/sets/{slug(name)}"
+
+
+def set_variant_page(set_name: str, variant: str) -> str:
+    return f"{set_dir(set_name)}/variants/{slug(variant)}.md"
+
+
+def set_scenario_page(set_name: str, scenario: str) -> str:
+    return f"{set_dir(set_name)}/scenarios/{slug(scenario)}.md"
+
+
+def set_subpage(set_name: str, what: str) -> str:
+    """One of a set's own pages: findings, scaling, compare."""
+    return f"{set_dir(set_name)}/{what}.md"
+
+
 def trace_page(set_name: str, trace_rel: str) -> str:
     return f"{GENERATED}/traces/{slug(set_name)}/{PurePosixPath(trace_rel).name}"
 

@@ -1,8 +1,19 @@
 """Render: loaded result sets -> the Markdown pages of docs/generated/ and the navigation.
 
 Takes: a `site.Context` over `gen.analysis` sets. Gives: `render(ctx) -> list[Page]`
-(every builder of `PAGE_BUILDERS`, in order) and `nav(pages)`; the build stage
-(gen.report.build) writes them. No file writes here, no torch.
+(each set's unit, gen.report.units, then every builder of `PAGE_BUILDERS` over all sets,
+in order), `assemble(ctx, units)` (the same from units already made, as the build makes
+them with its cache) and `nav(pages)`; the build stage (gen.report.build) writes them.
+No file writes here, no torch.
+
+Two kinds of builder:
+- per set (gen.report.units: `set_pages(ctx, ls)` and `facts(ctx, ls)` of a page module):
+  the pages that show one set (its page, its variants, findings, scaling, scenarios, its
+  comparison), made once per set, in parallel, and cached by the set's content;
+- over all sets (`PAGE_BUILDERS`, `build(ctx)`): home, indexes, the variant, findings,
+  scaling, scenario and compare pages. They read each set's facts (`ctx.fact(ls, name)`,
+  `ctx.summary`) and its ResultSet, never its traces, and summarise the matrix in a size
+  that does not grow with it (a row per set at most).
 
 Adding a page
 -------------
@@ -26,19 +37,17 @@ that renders its template, and append `build` to `PAGE_BUILDERS`:
   friends), plain `{{ }}` inside raw HTML (autoescaped), and `ctx.chart(chart)`
   for a chart's `<div>`.
 - Use `ctx.summary(ls, mode)`, `ctx.findings(ls)` and the other cached helpers
-  so each table is computed once.
+  so each table is computed once; a page over all sets reads what it needs of a set
+  from that set's facts.
 """
 
 from __future__ import annotations
 
 import html
-import multiprocessing as mp
-import os
-import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import PurePosixPath
 
+from gen.report import units as set_units
 from gen.report.format import GENERATED, md, ms, set_page, size, variant_page  # noqa: F401  (names build uses)
 from gen.report.pages import compare, findings, home, methodology, scaling, scenarios, sets, variants, verdict
 from gen.report.site import Context, Page, chart_div  # noqa: F401
@@ -53,47 +62,28 @@ PAGE_BUILDERS: list[Callable[[Context], Iterable[Page]]] = [
 ]
 
 
-_FORKED: Context | None = None  # the context a forked worker inherits
+def render(ctx: Context, workers: int | None = None, units: dict[str, set_units.Unit] | None = None) -> list[Page]:
+    """Every page: each set's unit (made now, in parallel processes with several sets, unless
+    `units` brings them), then the builders over all sets, in PAGE_BUILDERS order. The pages
+    and their order are the same however many workers, and whether a unit was cached."""
+    return assemble(ctx, set_units.make_all(ctx, workers) if units is None else units)
 
 
-def _run_builder(i: int) -> list[Page]:
-    assert _FORKED is not None
-    return list(PAGE_BUILDERS[i](_FORKED))
-
-
-def _parallel(ctx: Context) -> int:
-    """Worker processes for the builders: one per core, forked (so they inherit the
-    parsed sets), and only where forking is safe: no other thread in this process."""
-    if len(ctx.sets) < 2 or "fork" not in mp.get_all_start_methods() or threading.active_count() > 1:
-        return 1
-    return max(1, min(len(PAGE_BUILDERS), os.cpu_count() or 1))
-
-
-def render(ctx: Context, workers: int | None = None) -> list[Page]:
-    """Every builder's pages, in PAGE_BUILDERS order. With several sets the builders
-    run in parallel processes; the pages and their order are the same either way."""
-    global _FORKED
-    workers = _parallel(ctx) if workers is None else workers
-    if workers > 1:
-        _FORKED = ctx
-        try:
-            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
-                # Last registered first: the pages over all sets (findings, scaling) come
-                # last and cost most, and a long task started early balances the workers.
-                futures = {i: pool.submit(_run_builder, i) for i in reversed(range(len(PAGE_BUILDERS)))}
-                per_builder = [futures[i].result() for i in range(len(PAGE_BUILDERS))]
-        finally:
-            _FORKED = None
-    else:
-        per_builder = [list(b(ctx)) for b in PAGE_BUILDERS]
+def assemble(ctx: Context, units: dict[str, set_units.Unit]) -> list[Page]:
+    """The pages over all sets (from the units' facts) followed by each set's own pages."""
+    ctx.facts = {name: u.facts for name, u in units.items()}
+    if ctx.first is None:
+        ctx.first = set_units.first_gpu_set(ctx.sets)
+    built = [(b.__name__, list(b(ctx))) for b in PAGE_BUILDERS]
+    built += [(f"set {ls.name}", units[ls.name].pages) for ls in ctx.sets]
     pages: list[Page] = []
-    for builder, built in zip(PAGE_BUILDERS, per_builder):
-        for p in built:
+    for name, made in built:
+        for p in made:
             if not p.path.startswith(f"{GENERATED}/") or ".." in PurePosixPath(p.path).parts:
-                raise ValueError(f"{builder.__name__}: page {p.path} must lie under {GENERATED}/")
+                raise ValueError(f"{name}: page {p.path} must lie under {GENERATED}/")
             pages.append(p)
-    paths = [p.path for p in pages]
-    dupes = sorted({p for p in paths if paths.count(p) > 1})
+    seen: set[str] = set()
+    dupes = sorted({p.path for p in pages if p.path in seen or seen.add(p.path)})
     if dupes:
         raise ValueError(f"two pages at {', '.join(dupes)}")
     return pages

@@ -62,8 +62,16 @@ def environment() -> jinja2.Environment:
 
 @dataclass
 class Context:
+    """What the builders read. A per-set builder runs with `sets` = its set and the
+    published (reference) sets, `first` = the set it is compared against; the pages
+    over all sets read `facts` (what each set's unit left for them, gen.report.units)
+    rather than the sets' traces, so that a set that did not change costs nothing."""
+
     sets: list[tables.LoadedSet]
     skipped: list[tables.Skipped] = field(default_factory=list)
+    facts: dict = field(default_factory=dict)  # set name -> {builder: facts}
+    first: tables.LoadedSet | None = None  # the first measured GPU set: the compare pages' A
+    prerender: object | None = None  # a gen.report.prerender.Converter: a set's own pages leave as HTML
     _cache: dict = field(default_factory=dict, repr=False)
 
     @cached_property
@@ -79,7 +87,14 @@ class Context:
         return self._cache[key]
 
     def summary(self, ls: tables.LoadedSet, mode: str) -> pd.DataFrame:
+        made = self.facts.get(ls.name, {}).get("summary")
+        if made is not None:  # the set's unit made it: no trace is read again
+            return made[mode].copy()
         return tables.summary_table(ls, mode)  # cached by analysis
+
+    def fact(self, ls: tables.LoadedSet, builder: str):
+        """What `builder`'s facts(ctx, ls) gave for this set (gen.report.units)."""
+        return self.facts[ls.name][builder]
 
     def hypotheses(self, ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
         return self._once(("hyp", ls.name, mode), lambda: findings.check_hypotheses(ls, mode))
@@ -92,23 +107,9 @@ class Context:
     def train(self, ls: tables.LoadedSet) -> pd.DataFrame:
         return self._once(("train", ls.name), lambda: tables.train_table(ls))
 
-    @cached_property
-    def _kernel_owner(self) -> dict:
-        """(variant, mode) -> the first set (in report order) with a kernel table for it:
-        its rows carry the plain anchor ids, other sets' rows a set suffix."""
-        owner: dict = {}
-        for ls in self.sets:
-            for run in ls.rs.runs:
-                if run.status == "ok" and run.trace and (run.variant, run.mode) not in owner \
-                        and ls.rs.environment.device == "cuda":
-                    owner[(run.variant, run.mode)] = ls.name
-        return owner
-
     def kernel_anchor(self, set_name: str, variant: str, mode: str, index: int) -> str:
-        """The HTML id of a kernel row on the variant page: plain in the first set
-        that lists the variant's kernels, with the set appended in the others."""
-        own = self._kernel_owner.get((variant, mode)) == set_name
-        return fmt.kernel_anchor(variant, mode, index, None if own else set_name)
+        """The HTML id of a kernel row on the set's page of the variant (one set per page)."""
+        return fmt.kernel_anchor(variant, mode, index)
 
     def chart(self, chart: alt.TopLevelMixin, label: str, command: str = BUILD_COMMAND) -> Markup:
         return chart_div(chart, label, command)

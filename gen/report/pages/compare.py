@@ -1,7 +1,11 @@
-"""The Compare page: GPU time per variant in every set, then the first measured GPU set against each other set.
+"""The Compare pages: the matrix of sets (the fastest variant of each, every variant's GPU-only
+time), and per set its comparison with the first measured GPU set.
 
-Takes: a `site.Context`. Gives: `build(ctx)`; the view model `pair_view(a, b)`
-(rows of gen.analysis.compare and which columns the pair can fill).
+Takes: a `site.Context`. Gives: `build(ctx)` (the Compare page: the heat map of the
+fastest variants, one row per set of every variant's time, one row per set linking its
+comparison), `set_pages(ctx, ls)` (the page comparing ctx.first with the set), `facts(ctx, ls)`
+(whether that comparison is like for like); the view model `pair_view(a, b)` (rows of
+gen.analysis.compare and which columns the pair can fill).
 Template: compare_page.md.j2. Reference sets are said to hold published figures.
 """
 
@@ -9,13 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import pandas as pd
-
 from gen.analysis import comparability, compare
 from gen.model.schema import Mode, SetKind
-from gen.report import charts
 from gen.report import format as fmt
 from gen.report import wording_verdicts as words
+from gen.report.pages import home
 from gen.report.site import Context, Page
 
 PAGE = f"{fmt.GENERATED}/compare.md"
@@ -37,14 +39,39 @@ def pair_view(a, b) -> dict:
                 diffs=[r for r in rows if r["kernel_match"].startswith(("full", "partial"))])
 
 
+def set_pages(ctx: Context, ls) -> Iterator[Page]:
+    if ctx.first is None or ctx.first is ls:
+        return
+    page = fmt.set_subpage(ls.name, "compare")
+    text = ctx.template("compare_page.md.j2").render(here=page, pairs=[pair_view(ctx.first, ls)], one_set=ls,
+                                                     references=[], fastest=None, every=None, pair_pages=[])
+    yield Page(page, text)
+
+
+def facts(ctx: Context, ls) -> dict:
+    found = comparability.issues(ctx.first, ls)
+    return dict(refused=sum(i.refuse for i in found), flagged=sum(not i.refuse for i in found))
+
+
+def every_view(ctx: Context) -> dict | None:
+    """One row per set, one column per variant: its median GPU-only time in one forward and its
+    speed-up over the naive variant of the same set (the home page's headline, for every set)."""
+    rows = []
+    for ls in ctx.sets:
+        df = ctx.summary(ls, Mode.INFERENCE)
+        by = {r["variant"]: r for r in df.to_dict("records")} if not df.empty else {}
+        rows.append(dict(ls=ls, cells=[by.get(v) for v in ctx.variant_names]))
+    if not rows:
+        return None
+    return dict(variants=[dict(name=v, label=fmt.label_of(v), link=fmt.relpath(fmt.variant_page(v), PAGE))
+                          for v in ctx.variant_names], rows=rows)
+
+
 def build(ctx: Context) -> Iterator[Page]:
-    frames = [ctx.summary(ls, Mode.INFERENCE).assign(set=ls.name, kind=ls.rs.kind) for ls in ctx.sets]
-    frames = [f for f in frames if not f.empty]
-    allsets = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    timed = set(allsets["set"][allsets["gpu_only_ms"].notna()]) if len(allsets) else set()
-    chart = ctx.chart(charts.gpu_time_by_set(allsets), "GPU-only time per variant in every set") if timed else None
+    pair_pages = [dict(ls=ls, link=fmt.relpath(fmt.set_subpage(ls.name, "compare"), PAGE), **ctx.fact(ls, "compare"))
+                  for ls in ctx.sets if ctx.first is not None and ls is not ctx.first]
     text = ctx.template("compare_page.md.j2").render(
-        here=PAGE, pairs=[pair_view(a, b) for a, b in compare.pairs(ctx.sets)], chart=chart,
-        untimed=[ls for ls in ctx.sets if ls.name not in timed],
+        here=PAGE, pairs=[], one_set=None, first=ctx.first, pair_pages=pair_pages,
+        fastest=home.fastest_chart(ctx, PAGE), every=every_view(ctx),
         references=[ls for ls in ctx.sets if ls.rs.kind == SetKind.REFERENCE])
     yield Page(PAGE, text, nav=("Compare",))

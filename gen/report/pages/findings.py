@@ -1,8 +1,10 @@
-"""The Findings page: per set, the hypotheses against the data, then the rules' findings grouped by kind.
+"""The Findings: per set, the hypotheses against the data, then the rules' findings grouped by kind.
 
-Takes: a `site.Context`. Gives: `build(ctx)`; the view model `set_view(ctx, ls)`
-(hypothesis rows with their notes, the columns the set can fill, the findings
-in words grouped by kind with kernel-row links). Template: findings_page.md.j2.
+Takes: a `site.Context`. Gives: `set_pages(ctx, ls)` (the set's findings page),
+`facts(ctx, ls)` (its row of the summary) and `build(ctx)` (the Findings page: one row per
+set, linking its page); the view model `set_view(ctx, ls, page)` (hypothesis rows with
+their notes, the columns the set can fill, the findings in words grouped by kind with
+links to the kernel rows of the set's variant pages). Template: findings_page.md.j2.
 Every set that holds published figures says so and names the source.
 """
 
@@ -21,11 +23,11 @@ from gen.report.site import Context, Page, Worded, records
 PAGE = f"{fmt.GENERATED}/findings.md"
 
 
-def kernel_links(ctx: Context, set_name: str, f: findings.Finding) -> list[tuple[str, str]]:
+def kernel_links(ctx: Context, set_name: str, f: findings.Finding, here: str = PAGE) -> list[tuple[str, str]]:
     """(label, href) per run of consecutive kernel rows of one finding: "#4", "#6–#9"."""
     if not f.kernels or not f.variant:
         return []
-    page = fmt.relpath(fmt.variant_page(f.variant), PAGE)
+    page = fmt.relpath(fmt.set_variant_page(set_name, f.variant), here)
     return [(f"#{a}" if a == b else f"#{a}–#{b}", f"{page}#{ctx.kernel_anchor(set_name, f.variant, f.mode, a)}")
             for a, b in findings.kernel_groups(f.kernels)]
 
@@ -47,44 +49,73 @@ def _columns(rows: list[dict]) -> dict:
                 tensor_cores=some("measured_tensor_cores"), rank=some("measured_rank"))
 
 
-def _item(ctx: Context, ls, w: Worded) -> dict:
+def _item(ctx: Context, ls, w: Worded, here: str) -> dict:
     f = w.finding
     return dict(kind=f.kind, severity=f.severity, variant=f.variant, mode=f.mode, title=w.words.title,
-                short=w.words.short, text=w.words.text, links=kernel_links(ctx, ls.name, f), n_kernels=len(f.kernels),
+                short=w.words.short, text=w.words.text, links=kernel_links(ctx, ls.name, f, here),
+                n_kernels=len(f.kernels),
                 name_variant=bool(f.variant) and f.kind not in wording.KINDS_WITHOUT_VARIANT)
 
 
-def _lessons(ctx: Context, ls) -> dict | None:
+def _lessons(ctx: Context, ls, here: str) -> dict | None:
     """The article's lessons recomputed from a set: does each hold, its text with the
     variant page it belongs to, and every contradicted hypothesis item explained."""
     found = lessons.lessons(ls)
     if found is None:
         return None
     claims = [dict(variant=c.variant, text=words.CLAIMS.get(c.key, c.key), holds=c.holds, here=words.HOLDS[c.holds],
-                   link=fmt.relpath(fmt.variant_page(c.variant), PAGE)) for c in found.claims]
+                   link=fmt.relpath(fmt.set_variant_page(ls.name, c.variant), here)) for c in found.claims]
     texts = []
     for fact in (found.hidden_copy, found.math_backend, found.efficient_kernel, found.flash_occupancy,
                  found.cudnn_costs):
         if fact is not None:
             w = words.lesson(fact)
             texts.append(dict(title=w.title, text=w.text, variant=fact.variant,
-                              link=fmt.relpath(fmt.variant_page(fact.variant), PAGE)))
+                              link=fmt.relpath(fmt.set_variant_page(ls.name, fact.variant), here)))
     explained = [dict(variant=e.variant, text=words.explanation(e)) for e in lessons.explain(ls, ctx.hypotheses(ls))]
     return dict(claims=claims, found=texts, explained=explained)
 
 
-def set_view(ctx: Context, ls) -> dict:
+def set_view(ctx: Context, ls, here: str) -> dict:
     rows = _hypothesis_rows(ctx, ls)
-    items = [_item(ctx, ls, w) for w in ctx.findings(ls)]
+    ran = {r.variant for r in ls.rs.runs}
+    for r in rows:  # the set's page of the variant, where it has one
+        r["page"] = fmt.relpath(fmt.set_variant_page(ls.name, r["variant"]), here) if r["variant"] in ran else None
+    items = [_item(ctx, ls, w, here) for w in ctx.findings(ls)]
     groups = [dict(kind=k, title=title, note=wording.KIND_NOTES.get(k, ""),
                    items=[f for f in items if f["kind"] == k]) for k, title in wording.KIND_TITLES.items()]
     return dict(ls=ls, hypotheses=rows, columns=_columns(rows), gpu=ls.measured and ls.rs.environment.device == "cuda",
                 contradicted=sum(r["contradicted"] for r in rows), groups=[g for g in groups if g["items"]],
                 findings=items, not_run=[r for r in rows if r["status"] != "ok"],
-                verdict=verdict.block(ls), lessons=_lessons(ctx, ls))
+                verdict=verdict.block(ls), lessons=_lessons(ctx, ls, here))
+
+
+def set_pages(ctx: Context, ls) -> Iterator[Page]:
+    page = fmt.set_subpage(ls.name, "findings")
+    text = ctx.template("findings_page.md.j2").render(here=page, sets=[set_view(ctx, ls, page)], one_set=ls,
+                                                      summary=None, tensor_core_rule=wording.TENSOR_CORE_RULE)
+    yield Page(page, text)
+
+
+def facts(ctx: Context, ls) -> dict:
+    """The set's row of the Findings page: what was checked, what was contradicted (each
+    item, as the set's page marks it), how many findings, and which lessons hold."""
+    rows = _hypothesis_rows(ctx, ls)
+    found = [w.finding for w in ctx.findings(ls)]
+    les = lessons.lessons(ls)
+    v = verdict.block(ls)
+    return dict(gpu=ls.measured and ls.rs.environment.device == "cuda", checked=sum(r["status"] == "ok" for r in rows),
+                contradicted=[dict(variant=r["variant"], label=r["label"], items=list(r["contradicted_items"]))
+                              for r in rows if r["contradicted_items"]],
+                findings=len(found), unexpected=sum(f.severity == "unexpected" for f in found),
+                lessons_hold=sum(c.holds is True for c in les.claims) if les else None,
+                lessons=len(les.claims) if les else None,
+                fastest=dict(variant=v["fastest"], label=v["fastest_label"]) if v else None)
 
 
 def build(ctx: Context) -> Iterator[Page]:
-    text = ctx.template("findings_page.md.j2").render(here=PAGE, sets=[set_view(ctx, ls) for ls in ctx.sets],
+    summary = [dict(ls=ls, link=fmt.relpath(fmt.set_subpage(ls.name, "findings"), PAGE), **ctx.fact(ls, "findings"))
+               for ls in ctx.sets]
+    text = ctx.template("findings_page.md.j2").render(here=PAGE, sets=[], one_set=None, summary=summary,
                                                       tensor_core_rule=wording.TENSOR_CORE_RULE)
     yield Page(PAGE, text, nav=("Findings",))

@@ -1,29 +1,50 @@
-"""The home page's partial (included by docs/index.md): the sets held and the headline table.
+"""The home page's partial (included by docs/index.md): the matrix of sets held, the fastest
+variant of each set in each scenario, and the first measured GPU set's headline chart.
 
-Takes: a `site.Context`. Gives: `build(ctx)`; the view model `home_view(ctx)`
-(one headline row per variant with one cell per set, and the chart of the
-first measured GPU set). Template: home.md.j2.
+Takes: a `site.Context` (each set's facts: gen.report.units). Gives: `build(ctx)`; the
+view model `home_view(ctx)`: the sets by GPU (one row per GPU, a link per set), the
+published sets, the heat map of the fastest variants (gen.report.charts.fastest_map)
+and the chart of the first measured GPU set. Its size grows by a row per GPU, not by a
+column or a table per set. Template: home.md.j2.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.model.schema import Mode
+import pandas as pd
+
+from gen.model.schema import Mode, SetKind
 from gen.report import charts
 from gen.report import format as fmt
 from gen.report.site import Context, Page, chart_div, summary_command
 
+HOME = "index.md"  # links resolve from the page that includes the partial
 
-def _cell(ctx: Context, ls, variant: str) -> dict | None:
-    df = ctx.summary(ls, Mode.INFERENCE)
-    row = df[df["variant"] == variant].to_dict("records") if not df.empty else []
-    return row[0] if row else None
+
+def _by_gpu(ctx: Context) -> list[dict]:
+    """Measured sets grouped by GPU (CPU sets by their CPU), in the sets' order: each set a
+    link named by what tells it apart from the others on its GPU (PyTorch, label)."""
+    rows: dict[str, list] = {}
+    for ls in ctx.sets:
+        if ls.rs.kind == SetKind.REFERENCE:
+            continue
+        title = fmt.set_title(ls)
+        gpu, _, rest = title.partition(" · ")
+        rows.setdefault(gpu, []).append(dict(ls=ls, label=rest or title,
+                                             link=fmt.relpath(fmt.set_page(ls.name), HOME)))
+    return [dict(gpu=gpu, sets=sets) for gpu, sets in rows.items()]
+
+
+def fastest_chart(ctx: Context, page: str):
+    """The heat map of the fastest variant per set and scenario, or None when no set has a verdict."""
+    rows = [r for ls in ctx.sets if ls.rs.kind == SetKind.MEASURED for r in ctx.fact(ls, "verdict")["fastest"]]
+    if not rows:
+        return None
+    return chart_div(charts.fastest_map(pd.DataFrame(rows)), "fastest variant per set and scenario")
 
 
 def home_view(ctx: Context) -> dict:
-    headline = [dict(variant=v, label=fmt.label_of(v), cells=[_cell(ctx, ls, v) for ls in ctx.sets])
-                for v in ctx.variant_names]
     chart, chart_set = None, None
     for ls in ctx.sets:
         df = ctx.summary(ls, Mode.INFERENCE)
@@ -31,9 +52,10 @@ def home_view(ctx: Context) -> dict:
             chart = chart_div(charts.gpu_time(df), "GPU-only time per variant", summary_command(ls.name))
             chart_set = ls
             break
-    return dict(sets=ctx.sets, skipped=ctx.skipped, headline=headline, chart=chart, chart_set=chart_set)
+    return dict(sets=ctx.sets, skipped=ctx.skipped, by_gpu=_by_gpu(ctx),
+                published=[ls for ls in ctx.sets if ls.rs.kind == SetKind.REFERENCE],
+                fastest=fastest_chart(ctx, HOME), chart=chart, chart_set=chart_set)
 
 
 def build(ctx: Context) -> Iterator[Page]:
-    here = "index.md"  # links resolve from the page that includes the partial
-    yield Page(f"{fmt.GENERATED}/.home.md", ctx.template("home.md.j2").render(here=here, **home_view(ctx)))
+    yield Page(f"{fmt.GENERATED}/.home.md", ctx.template("home.md.j2").render(here=HOME, **home_view(ctx)))

@@ -1,7 +1,9 @@
-"""The scaling page: per set, the sweep against the GPU's own measured ceilings, time by kernel
-category, and which calls are host-bound.
+"""The scaling pages: per measured GPU set, the sweep against the GPU's own measured ceilings, time
+by kernel category, and which calls are host-bound; over all sets, their ceilings and fastest variants.
 
-Takes: a `site.Context`. Gives: `build(ctx)`; the view model `set_view(ctx, ls)`.
+Takes: a `site.Context`. Gives: `set_pages(ctx, ls)` (the set's scaling page),
+`facts(ctx, ls)` (its row of the summary), `build(ctx)` (the Scaling page: what the
+numbers mean, and one row per set linking its page); the view model `set_view(ctx, ls)`.
 Template: scaling_page.md.j2.
 """
 
@@ -45,9 +47,37 @@ def set_view(ctx: Context, ls) -> dict:
                 measured=ls.measured, gpu=ls.rs.environment.device == "cuda")
 
 
+def has_page(ls) -> bool:
+    """A measured GPU set has a scaling page (a CPU set has no sweep, a published one no ceilings)."""
+    return ls.measured and ls.rs.environment.device == "cuda"
+
+
+def _article_page(ctx: Context) -> str | None:
+    return scenario_pages.scenario_page(ARTICLE) if ARTICLE in scenarios.scenario_names(ctx.sets) else None
+
+
+def set_pages(ctx: Context, ls) -> Iterator[Page]:
+    if not has_page(ls):
+        return
+    page = fmt.set_subpage(ls.name, "scaling")
+    article = fmt.set_scenario_page(ls.name, ARTICLE) if ARTICLE in scenarios.scenario_names([ls]) else None
+    text = ctx.template("scaling_page.md.j2").render(
+        here=page, sets=[set_view(ctx, ls)], one_set=ls, summary=None, without=[],
+        host_bound_rule=wording.HOST_BOUND_RULE, article_page=article, fa_label=scenarios.FLOP_LABEL)
+    yield Page(page, text)
+
+
+def facts(ctx: Context, ls) -> dict:
+    """The set's row of the Scaling page: its ceilings and the fastest variant at the largest size."""
+    return dict(page=has_page(ls), ceil=scaling.ceilings(ls), fastest=records(scaling.fastest_at_largest(ls)),
+                sweep=bool(len(scaling.sweep_frame(ls))) if has_page(ls) else False)
+
+
 def build(ctx: Context) -> Iterator[Page]:
-    article = scenario_pages.scenario_page(ARTICLE) if ARTICLE in scenarios.scenario_names(ctx.sets) else None
-    text = ctx.template("scaling_page.md.j2").render(here=PAGE, sets=[set_view(ctx, ls) for ls in ctx.sets],
-                                                     host_bound_rule=wording.HOST_BOUND_RULE, article_page=article,
-                                                     fa_label=scenarios.FLOP_LABEL)
+    summary = [dict(ls=ls, link=fmt.relpath(fmt.set_subpage(ls.name, "scaling"), PAGE), **ctx.fact(ls, "scaling"))
+               for ls in ctx.sets]
+    text = ctx.template("scaling_page.md.j2").render(
+        here=PAGE, sets=[], one_set=None, summary=[r for r in summary if r["page"]],
+        without=[r["ls"] for r in summary if not r["page"]], host_bound_rule=wording.HOST_BOUND_RULE,
+        article_page=_article_page(ctx), fa_label=scenarios.FLOP_LABEL)
     yield Page(PAGE, text, nav=("Scaling",))

@@ -1,12 +1,14 @@
-"""The scenario pages: one per workload (article, GQA prefill, decode, sliding window), and their index.
+"""The scenario pages: one per workload (article, GQA prefill, decode, sliding window), their
+index, and one per measured set and workload.
 
-Takes: a `site.Context`. Gives: `build(ctx)`, `scenario_page(name)`, and the
-view models `scenario_view(ctx, name)` / `set_view(ctx, ls, name)`: per
-measured set the headline, the ceilings, the charts (time, rate, roofline),
-the published anchors beside our numbers with what differs, and the table of
-every variant at every point (refusals with PyTorch's reason). Numbers from
-gen.analysis.scenarios, sentences from gen.report.wording_scenarios.
-Templates: scenarios_index.md.j2, scenario_page.md.j2.
+Takes: a `site.Context`. Gives: `build(ctx)` (the index, and per workload what it is and
+one row per set: its headline, linking the set's page of it), `set_pages(ctx, ls)` (the
+set's page of each workload), `facts(ctx, ls)`, `scenario_page(name)`, and the view
+models `scenario_view(ctx, name)` / `set_view(ctx, ls, name, here)`: per measured set
+the headline, the ceilings, the charts (time, rate, roofline), the published anchors
+beside our numbers with what differs, and the table of every variant at every point
+(refusals with PyTorch's reason). Numbers from gen.analysis.scenarios, sentences from
+gen.report.wording_scenarios. Templates: scenarios_index.md.j2, scenario_page.md.j2.
 """
 
 from __future__ import annotations
@@ -49,12 +51,12 @@ def _backend(variant: str) -> str | None:
     return v.backend if v else None
 
 
-def _rows(pts, decode: bool, show_dim: bool, linked: list[str], device: str) -> list[dict]:
+def _rows(pts, decode: bool, show_dim: bool, pages: dict[str, str], device: str) -> list[dict]:
     out = []
     for r in records(pts):
         fig = words.figure_of_row(r)
         out.append(dict(r, label=_label(r["variant"]), point=words.point_label(r, decode, show_dim),
-                        page=fmt.variant_page(r["variant"]) if r["variant"] in linked else None,
+                        page=pages.get(r["variant"]),
                         why_not=words.refusal(r["status"], r["reason"], rules.needs_cuda(
                             r["status"], device, _backend(r["variant"]))) if r["status"] != schema.Status.OK else None,
                         value=words.figure_value(r[fig], fig), unit=words.FIGURE_UNIT[fig]))
@@ -160,6 +162,11 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
 
 
 def set_view(ctx: Context, ls, name: str) -> dict | None:
+    """One measured set in one scenario; made once per context (its page and its facts share it)."""
+    return ctx._once(("scenario_view", ls.name, name), lambda: _set_view(ctx, ls, name))
+
+
+def _set_view(ctx: Context, ls, name: str) -> dict | None:
     pts = sa.point_frame(ls, name)
     if pts.empty:
         return None
@@ -174,12 +181,13 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
     ch = _charts(pts, anchors, figure, ceil, sheet, words.length_axis(decode), name,
                  summary_command(ls.name, scenario=name)) if gpu else []
     show_dim = pts["head_dim"].nunique() > 1
+    pages = {r.variant: fmt.set_variant_page(ls.name, r.variant) for r in ls.rs.runs}
     modes = []
     for mode in schema.Mode:
         m = pts[pts["mode"] == mode]
         if len(m):
             fig = _figure(m) if mode == schema.Mode.INFERENCE else sa.FIGURE_TFLOPS
-            rows = _rows(m, decode, show_dim, ctx.variant_names, ls.rs.environment.device)
+            rows = _rows(m, decode, show_dim, pages, ls.rs.environment.device)
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig,
                               figure_note=words.table_note(fig, mode)))
     return dict(
@@ -193,42 +201,85 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
     )
 
 
-def scenario_view(ctx: Context, name: str) -> dict:
+def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[dict] | None = None,
+                  figure: str | None = None) -> dict:
+    """What the scenario is (why, shape, conventions), with `sets`: the per-set views to show in full."""
     s = declared.SCENARIOS.get(name)
-    sets = [v for v in (set_view(ctx, ls, name) for ls in ctx.sets if ls.measured) if v]
     first = next((ls for ls in ctx.sets if ls.measured and ls.rs.scenario(name)), None)
     rec = first.rs.scenario(name) if first else None
     p = rec.points[0] if rec and rec.points else (s.point(s.lengths[0]) if s else None)
     lengths = sorted({q.kv_len for q in rec.points}) if rec else (list(s.lengths) if s else [])
-    figure = sets[0]["figure"] if sets else sa.FIGURE_TFLOPS
+    sets = sets or []
+    figure = figure or (sets[0]["figure"] if sets else sa.FIGURE_TFLOPS)
+    one = sets[0]["ls"] if len(sets) == 1 and here != scenario_page(name) else None
     return dict(
-        here=scenario_page(name), name=name, title=sa.scenario_title(ctx.sets, name),
+        here=here or scenario_page(name), name=name, title=sa.scenario_title(ctx.sets, name),
         why=words.why(s.why) if s else None,
         shape=words.shape(vars(p), lengths, rec.dtype if rec else s.dtype) if p else None,
         head_dims=sorted({q.head_dim for q in rec.points}) if rec else [],
         train=[q.kv_len for q in rec.train_points] if rec else [],
         figure=figure, convention=words.CONVENTION[figure], flop_convention=sa.FLOP_CONVENTION,
         bytes_convention=sa.BYTES_CONVENTION, label=words.FIGURE_LABEL[figure], sets=sets,
-        article=name == declared.ARTICLE, scaling=SCALING_PAGE,
+        article=name == declared.ARTICLE,
+        scaling=fmt.set_subpage(one.name, "scaling") if one is not None else SCALING_PAGE,
+        one_set=one, summary=None, scenario_link=fmt.relpath(scenario_page(name), here) if one is not None else None,
     )
+
+
+def set_pages(ctx: Context, ls) -> Iterator[Page]:
+    if not ls.measured:
+        return
+    for name in sa.scenario_names([ls]):
+        view = set_view(ctx, ls, name)
+        if view is None:
+            continue
+        page = fmt.set_scenario_page(ls.name, name)
+        text = ctx.template("scenario_page.md.j2").render(**scenario_view(ctx, name, page, [view]))
+        yield Page(page, text)
+
+
+def facts(ctx: Context, ls) -> dict:
+    """scenario -> the set's headline in it (and against a published figure), for the pages over all sets."""
+    out = {}
+    if ls.measured:
+        for name in sa.scenario_names([ls]):
+            v = set_view(ctx, ls, name)
+            if v is not None:
+                out[name] = dict(headline=v["headline"], versus_short=v["versus_short"], figure=v["figure"],
+                                 title=sa.scenario_title([ls], name))
+    return out
+
+
+def _summary(ctx: Context, name: str) -> list[dict]:
+    page = scenario_page(name)
+    return [dict(ls=ls, link=fmt.relpath(fmt.set_scenario_page(ls.name, name), page), **ctx.fact(ls, "scenarios")[name])
+            for ls in ctx.sets if ls.measured and name in ctx.fact(ls, "scenarios")]
 
 
 def build(ctx: Context) -> Iterator[Page]:
     names = sa.scenario_names(ctx.sets)
     if not names:
         return
-    views = [scenario_view(ctx, n) for n in names]
+    views = []
+    for n in names:
+        rows = _summary(ctx, n)
+        view = scenario_view(ctx, n, figure=rows[0]["figure"] if rows else None)
+        view["summary"] = rows
+        headed = [r for r in rows if r["headline"]]
+        view.update(lead=headed[0] if headed else None, others=max(0, len(headed) - 1))
+        views.append(view)
     index = ctx.template("scenarios_index.md.j2").render(here=INDEX, scenarios=views)
     yield Page(INDEX, index, nav=("Scenarios", "Scenarios"))
     for v in views:
         yield Page(v["here"], ctx.template("scenario_page.md.j2").render(**v), nav=("Scenarios", v["title"]))
 
 
-def variant_kernels(ctx: Context, variant: str, page: str) -> list[dict]:
-    """For a variant page: per measured GPU set, scenario and mode, the kernels of one profiled
-    call at the largest length that kept a trace (gen.analysis.scenarios.kernels_frame)."""
+def variant_kernels(ctx: Context, variant: str, page: str, sets=None) -> list[dict]:
+    """For a variant page: per measured GPU set (of `sets`, default every set), scenario and mode,
+    the kernels of one profiled call at the largest length that kept a trace
+    (gen.analysis.scenarios.kernels_frame)."""
     out = []
-    for ls in ctx.sets:
+    for ls in ctx.sets if sets is None else sets:
         if not ls.measured or ls.rs.environment.device != "cuda":
             continue
         k = sa.kernels_frame(ls, variant)
@@ -236,7 +287,7 @@ def variant_kernels(ctx: Context, variant: str, page: str) -> list[dict]:
             first = g.iloc[0].to_dict()
             decode = first["q_len"] == 1 and first["kv_len"] > 1
             out.append(dict(ls=ls, scenario=scenario, title=sa.scenario_title(ctx.sets, scenario), mode=mode,
-                            link=fmt.relpath(scenario_page(scenario), page),
+                            link=fmt.relpath(fmt.set_scenario_page(ls.name, scenario), page),
                             point=words.point_label(first, decode, True), kernels=records(g),
                             total_us=float(g["duration_us"].sum()), launches=int(g["count"].sum())))
     several = len({g["ls"].name for g in out}) > 1
@@ -248,11 +299,13 @@ def variant_kernels(ctx: Context, variant: str, page: str) -> list[dict]:
 
 
 def set_links(ctx: Context, ls, page: str) -> list[dict]:
-    """For a set page: the scenario pages that show this set (a measured set's points, or a
-    published set's figures beside them), as title and link."""
+    """For a set page: the scenario pages that show this set (a measured set's own page of each
+    scenario it measured, or the scenario pages a published set's figures stand beside), as
+    title and link."""
     names = sa.scenario_names(ctx.sets)
     if ls.measured:
         held = [n for n in names if any(p.scenario == n for p in ls.rs.sweep)]
-    else:
-        held = [n for n in names if (sa.anchor_frame(ctx.sets, n)["anchor_set"] == ls.name).any()]
+        return [dict(title=sa.scenario_title(ctx.sets, n), link=fmt.relpath(fmt.set_scenario_page(ls.name, n), page))
+                for n in held]
+    held = [n for n in names if (sa.anchor_frame(ctx.sets, n)["anchor_set"] == ls.name).any()]
     return [dict(title=sa.scenario_title(ctx.sets, n), link=fmt.relpath(scenario_page(n), page)) for n in held]

@@ -1,8 +1,10 @@
 """The result sets: an index, and one page per set with its summary table per mode.
 
-Takes: a `site.Context`. Gives: `build(ctx)`; the view model `set_view(ctx, ls)`
-(per mode: rows ready to lay out, the chart, the notes under the table, the
-host-bound calls). Template: sets_index.md.j2, set.md.j2.
+Takes: a `site.Context`. Gives: `build(ctx)` (the index), `set_pages(ctx, ls)` (the
+set's page), `facts(ctx, ls)` (its summary tables, for the pages over all sets); the
+view model `set_view(ctx, ls)` (per mode: rows ready to lay out, the chart, the notes
+under the table, the host-bound calls; the links to the set's own pages).
+Template: sets_index.md.j2, set.md.j2.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from gen.analysis.values import missing
 from gen.model.schema import Mode
 from gen.report import charts, wording
 from gen.report import format as fmt
+from gen.report.pages import scaling as scaling_pages
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.pages import verdict
 from gen.report.site import Context, Page, chart_div, records, summary_command
@@ -48,16 +51,38 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
                 host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
 
 
+def _own_pages(ctx: Context, ls, page: str) -> list[dict]:
+    """The set's own pages beyond this one (gen.report.units), as title and link."""
+    out = [dict(title="Findings", link=fmt.relpath(fmt.set_subpage(ls.name, "findings"), page))]
+    if scaling_pages.has_page(ls):
+        out.append(dict(title="Scaling", link=fmt.relpath(fmt.set_subpage(ls.name, "scaling"), page)))
+    if ctx.first is not None and ctx.first is not ls:
+        out.append(dict(title=f"Compared with {fmt.set_title(ctx.first)}",
+                        link=fmt.relpath(fmt.set_subpage(ls.name, "compare"), page)))
+    return out
+
+
 def set_view(ctx: Context, ls) -> dict:
+    page = fmt.set_page(ls.name)
     return dict(ls=ls, modes=[m for m in (mode_view(ctx, ls, mode) for mode in Mode) if m],
-                scenarios=scenario_pages.set_links(ctx, ls, fmt.set_page(ls.name)), verdicts=verdict.set_blocks(ls))
+                scenarios=scenario_pages.set_links(ctx, ls, page), verdicts=verdict.set_blocks(ls),
+                variant_pages={r.variant: fmt.relpath(fmt.set_variant_page(ls.name, r.variant), page)
+                               for r in ls.rs.runs},
+                own_pages=_own_pages(ctx, ls, page))
+
+
+def set_pages(ctx: Context, ls) -> Iterator[Page]:
+    page = fmt.set_page(ls.name)
+    text = ctx.template("set.md.j2").render(here=page, **set_view(ctx, ls))
+    yield Page(page, text, nav=("Result sets", fmt.set_title(ls)))
+
+
+def facts(ctx: Context, ls) -> dict:
+    """The summary table per mode: the pages over all sets read it instead of the traces."""
+    return {mode: ctx.summary(ls, mode) for mode in Mode}
 
 
 def build(ctx: Context) -> Iterator[Page]:
     index = f"{fmt.GENERATED}/sets/index.md"
     text = ctx.template("sets_index.md.j2").render(here=index, sets=ctx.sets, skipped=ctx.skipped)
     yield Page(index, text, nav=("Result sets", "Result sets"))
-    for ls in ctx.sets:
-        page = fmt.set_page(ls.name)
-        text = ctx.template("set.md.j2").render(here=page, **set_view(ctx, ls))
-        yield Page(page, text, nav=("Result sets", fmt.set_title(ls)))

@@ -1,10 +1,15 @@
-"""The variants: an index, one page per variant (a tab per set and mode), and the raw traces they link.
+"""The variants: an index, one page per variant over every set (its code and a compact
+table of the sets), one page per set and variant (its kernels, timeline and counters),
+and the raw traces they link.
 
-Takes: a `site.Context`. Gives: `build(ctx)`, `trace_files(ctx)`; the view
-model of one tab, `tab_view(ctx, ls, variant, mode, page)`: the summary row,
-the hypothesis check, the findings in words, the compiled kernels, the
-training comparison, the kernel table, the occupancy facts with their words,
-the timeline; and the variant's kernels in each scenario (pages.scenarios.variant_kernels).
+Takes: a `site.Context`. Gives: `build(ctx)` (the index and the pages over every set,
+from each set's facts), `set_pages(ctx, ls)` (the set's page of each of its variants),
+`facts(ctx, ls)` (per variant and mode: its standing in the set's verdict and its
+kernels' short names), `trace_files(ctx)`; the view model of one mode of a set's
+variant, `tab_view(ctx, ls, variant, mode, page)`: the summary row, the hypothesis
+check, the findings in words, the compiled kernels, the training comparison, the kernel
+table, the occupancy facts with their words, the timeline; and the variant's kernels in
+each scenario (pages.scenarios.variant_kernels).
 Templates: variants_index.md.j2, variant.md.j2 (+ _scenario_kernels.md.j2).
 """
 
@@ -14,7 +19,7 @@ from collections.abc import Iterator
 
 from gen.analysis import counters, lessons, tables, verdicts
 from gen.analysis.findings import FindingKind
-from gen.analysis.values import missing, variant_role
+from gen.analysis.values import missing, variant_order, variant_role
 from gen.model import variants
 from gen.model.schema import Mode
 from gen.report import charts, wording
@@ -168,17 +173,87 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
     return tab
 
 
-def variant_view(ctx: Context, v: str) -> dict:
-    page = fmt.variant_page(v)
+def _runs(ls) -> list[str]:
+    """The variants the set has a run of, in the declared order."""
+    return variant_order(r.variant for r in ls.rs.runs)
+
+
+def _scenario_kernels(ctx: Context, ls, v: str) -> list[dict]:
+    """The variant's kernels in each scenario of the set, made once for its page and its facts."""
+    page = fmt.set_variant_page(ls.name, v)
+    return ctx._once(("scenario_kernels", ls.name, v), lambda: scenario_pages.variant_kernels(ctx, v, page, [ls]))
+
+
+def set_variant_view(ctx: Context, ls, v: str) -> dict:
+    """The page of one variant in one set: each mode it ran in, and its kernels in each scenario."""
+    page = fmt.set_variant_page(ls.name, v)
     known = variants.VARIANTS.get(v)
     sections = []
     for mode in Mode:
-        tabs = [tab_view(ctx, ls, v, mode, page) for ls in ctx.sets if ls.rs.run(v, mode) is not None]
-        if tabs:
-            sections.append(dict(mode=mode, call=wording.call_of(mode), tabs=tabs))
-    return dict(here=page, name=v, label=fmt.label_of(v), variant=known,
-                source=variants.source(known) if known else None, sections=sections,
-                scenario_kernels=scenario_pages.variant_kernels(ctx, v, page))
+        if ls.rs.run(v, mode) is not None:
+            sections.append(dict(mode=mode, call=wording.call_of(mode), tabs=[tab_view(ctx, ls, v, mode, page)]))
+    return dict(here=page, name=v, label=fmt.label_of(v), heading=f"{fmt.label_of(v)} · {fmt.set_title(ls)}",
+                variant=known, source=None, sections=sections, tabbed=False, one_set=ls, matrix=None,
+                variant_link=fmt.relpath(fmt.variant_page(v), page), set_link=fmt.relpath(fmt.set_page(ls.name), page),
+                scenario_kernels=_scenario_kernels(ctx, ls, v))
+
+
+def set_pages(ctx: Context, ls) -> Iterator[Page]:
+    for v in _runs(ls):
+        view = set_variant_view(ctx, ls, v)
+        yield Page(view["here"], ctx.template("variant.md.j2").render(**view))
+
+
+def facts(ctx: Context, ls) -> dict:
+    """variant -> mode -> its standing in the set's verdict and the short names of its kernels,
+    in its profiled call and in each scenario (the page over every set lists them for search,
+    once each: the set's own pages are left out of the search index)."""
+    out: dict = {}
+    for v in _runs(ls):
+        for mode in Mode:
+            run = ls.rs.run(v, mode)
+            if run is None:
+                continue
+            row = _one(ctx.summary(ls, mode), v)
+            names = []
+            if run.status == "ok" and run.trace:
+                names = list(dict.fromkeys(tables.kernel_table(ls, v, mode)["short_name"]))
+            names += [k["short_name"] for g in _scenario_kernels(ctx, ls, v) if g["mode"] == mode for k in g["kernels"]]
+            out.setdefault(v, {})[mode] = dict(standing=_standing(ctx, ls, v, mode, row),
+                                               kernels=list(dict.fromkeys(names)))
+    return out
+
+
+def matrix_view(ctx: Context, v: str) -> list[dict]:
+    """Per mode: one row per set with a run of the variant (its summary row, its standing, the
+    link to its page in that set), and every kernel name they list, once."""
+    page = fmt.variant_page(v)
+    out = []
+    for mode in Mode:
+        rows, names = [], {}
+        for ls in ctx.sets:
+            run = ls.rs.run(v, mode)
+            if run is None:
+                continue
+            f = ctx.fact(ls, "variants")[v][mode]
+            row = _one(ctx.summary(ls, mode), v)
+            rows.append(dict(ls=ls, run=run, row=row, standing=f["standing"],
+                             why_not=wording.refusal(run.status, run.reason, bool(row and row["needs_cuda"])),
+                             link=fmt.relpath(fmt.set_variant_page(ls.name, v), page)))
+            names.update(dict.fromkeys(f["kernels"]))
+        if rows:
+            out.append(dict(mode=mode, call=wording.call_of(mode), rows=rows, kernel_names=list(names),
+                            per="forward" if mode == Mode.INFERENCE else "step",
+                            gpu=any(r["row"] and not missing(r["row"]["gpu_only_ms"]) for r in rows)))
+    return out
+
+
+def variant_view(ctx: Context, v: str) -> dict:
+    page = fmt.variant_page(v)
+    known = variants.VARIANTS.get(v)
+    return dict(here=page, name=v, label=fmt.label_of(v), heading=fmt.label_of(v), variant=known,
+                source=variants.source(known) if known else None, sections=[], tabbed=False, one_set=None,
+                matrix=matrix_view(ctx, v), scenario_kernels=[])
 
 
 def build(ctx: Context) -> Iterator[Page]:

@@ -4,9 +4,11 @@ the home page and of each set page.
 Takes: a `site.Context`. Gives: `block(ls, scenario, mode)` (the view model of
 one verdict: its words from gen.report.wording_verdicts and the facts the page
 marks in data attributes, so tests read every page's verdict the same way),
-`set_blocks(ls)` (one per scenario of a set, the article's first), and
-`build(ctx)`: the home page's partial generated/.verdict.md (the first measured
-GPU set's verdicts in full, one line for each other measured set).
+`set_blocks(ls)` (one per scenario of a set, the article's first), `facts(ctx, ls)`
+(a set's blocks, and per scenario its fastest variant for the heat map of the matrix,
+gen.report.charts.fastest_map) and `build(ctx)`: the home page's partial
+generated/.verdict.md (the first measured GPU set's verdicts in full; every other set
+is in the heat map below it).
 Template: verdict.md.j2 (and verdict_block.md.j2, which set.md.j2 includes).
 """
 
@@ -49,13 +51,37 @@ def set_blocks(ls) -> list[dict]:
     return [b for b in (block(ls, s) for s in verdicts.scenarios(ls)) if b]
 
 
+def fastest_rows(ls) -> list[dict]:
+    """Per scenario with a verdict (inference): the fastest variant and how sure, for the
+    heat map of the matrix (gen.report.charts.fastest_map)."""
+    rows = []
+    env = ls.rs.environment
+    for scenario in verdicts.scenarios(ls):
+        v = verdicts.verdict(ls, scenario, Mode.INFERENCE)
+        if v is None:
+            continue
+        spread = v.spread(v.fastest)
+        rows.append(dict(set=ls.name, set_title=fmt.set_title(ls), gpu=env.gpu_name or "CPU",
+                         torch=fmt.set_title(ls).split(" · ", 1)[-1], scenario=scenario,
+                         scenario_title=_scenario_title(ls, scenario),
+                         point=words.point_label(verdicts.point_of(ls, scenario, Mode.INFERENCE)),
+                         fastest=v.fastest.variant, fastest_label=fmt.label_of(v.fastest.variant),
+                         fastest_ms=spread.median if spread else None, basis=words.TIMING[v.basis],
+                         runner_up=fmt.label_of(v.runner_up.variant) if v.runner_up else None,
+                         ratio=v.ratio, settled=v.settled))
+    return rows
+
+
+def facts(ctx: Context, ls) -> dict:
+    return dict(blocks=set_blocks(ls), fastest=fastest_rows(ls))
+
+
 def home_view(ctx: Context) -> dict:
     measured = [ls for ls in ctx.sets if ls.rs.kind == SetKind.MEASURED]
     gpu = [ls for ls in measured if ls.rs.environment.device == "cuda"]
     first = gpu[0] if gpu else (measured[0] if measured else None)
-    main = set_blocks(first) if first else []
-    others = [b for b in (block(ls) for ls in measured if ls is not first) if b]
-    return dict(main=main, main_set=first, others=others)
+    main = ctx.fact(first, "verdict")["blocks"] if first else []
+    return dict(main=main, main_set=first, others=len(measured) - 1 if first else 0)
 
 
 def build(ctx: Context) -> Iterator[Page]:

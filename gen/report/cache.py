@@ -1,0 +1,97 @@
+"""The build's cache: what a set's files determine, kept between builds, keyed by their content.
+
+Takes: set folders, the code of gen/ and its templates. Gives: `set_key(path)` (a hash of
+every file of a set: paths and bytes), `code_key()` (a hash of the code and the library
+versions that shape a page), and `Store`: pickled values under one folder, read by key,
+written atomically (a half-written entry is never read: it is a temporary file until
+renamed), entries not used by a build removed after it. A value that cannot be read
+(damaged, from another Python) is a miss, never an error: the build makes it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import platform
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+GEN = Path(__file__).resolve().parent.parent
+SUFFIX = ".pkl"
+
+
+def set_key(path: Path) -> str:
+    """Every file of a set folder, by path and bytes: a set that changed in any way gets a new key."""
+    h = hashlib.sha256()
+    for p in sorted(path.rglob("*")):
+        if p.is_file():
+            h.update(p.relative_to(path).as_posix().encode() + b"\0")
+            h.update(p.read_bytes())
+            h.update(b"\0")
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def code_key() -> str:
+    """The code that turns a set into pages: every module and template of gen/, and the
+    versions of the libraries whose output lands on a page."""
+    import altair
+    import jinja2
+    import numpy
+    import pandas
+
+    h = hashlib.sha256(f"{platform.python_version()} altair {altair.__version__} jinja2 {jinja2.__version__} "
+                       f"numpy {numpy.__version__} pandas {pandas.__version__}".encode())
+    for p in sorted(GEN.rglob("*")):
+        if p.is_file() and p.suffix in (".py", ".j2"):
+            h.update(p.relative_to(GEN).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def key(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+class Store:
+    """Pickled values in one folder, one file per key."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.used: set[str] = set()
+
+    def _path(self, kind: str, k: str) -> Path:
+        return self.root / f"{kind}-{k}{SUFFIX}"
+
+    def get(self, kind: str, k: str):
+        path = self._path(kind, k)
+        self.used.add(path.name)
+        try:
+            with open(path, "rb") as fh:
+                return pickle.load(fh)
+        except FileNotFoundError:
+            return None
+        except Exception:  # damaged or unreadable here: made again
+            return None
+
+    def put(self, kind: str, k: str, value) -> None:
+        path = self._path(kind, k)
+        self.used.add(path.name)
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=SUFFIX)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def prune(self) -> None:
+        """Remove the entries this build did not read or write (older sets, older code)."""
+        if not self.root.is_dir():
+            return
+        for p in self.root.iterdir():
+            if p.suffix == SUFFIX and p.name not in self.used and not p.name.startswith(".tmp-"):
+                p.unlink(missing_ok=True)

@@ -1,0 +1,128 @@
+"""A set's own pages, converted from Markdown to HTML at build time, as mkdocs would convert them.
+
+Takes: the project's mkdocs.yml (its `markdown_extensions`) and a page's Markdown. Gives:
+`Converter.from_project(mkdocs_yml)` and `converter.page(path, text) -> text`: the page's
+front matter and title as they were, and its body as finished HTML between the markers of
+gen/report/mkdocs_hook.py (with its table of contents), which mkdocs then only splices in.
+Why: Python-Markdown costs about a millisecond per kilobyte, and a set brings some 250 kB
+of its own pages; converted here, the work runs in the build's worker processes, once per
+set (the cache keeps it), instead of in `mkdocs build` for every set on every build.
+
+The conversion is mkdocs' own: the same extensions and settings, and links rewritten as
+mkdocs rewrites them with `use_directory_urls: false` (a relative `page.md#anchor` becomes
+`page.html#anchor`). `links(html)` lists a converted page's relative links, for the build
+to check that each lands on a page (mkdocs no longer sees them).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import xml.etree.ElementTree as etree
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import markdown
+
+BEGIN, END = "<!-- raw-html -->", "<!-- /raw-html -->"  # gen/report/mkdocs_hook.py's markers
+TOC = "<!-- raw-html-toc {} -->"
+MKDOCS_BUILTIN = ["toc", "tables", "fenced_code"]  # mkdocs' MarkdownExtensions(builtins=...)
+_FRONT = re.compile(r"\A(---\n.*?\n---\n)\n*", re.S)
+_HREF = re.compile(r'\shref="([^"]*)"')
+_BLOCK = re.compile(rf"^{re.escape(BEGIN)}\n(.*?)\n{re.escape(END)}$", re.S | re.M)
+_HOLDER = '<div class="raw-html" data-held="{}"></div>'
+_HOLDER_RE = re.compile(r'<div class="raw-html" data-held="(\d+)"></div>')
+
+
+class _Links(markdown.treeprocessors.Treeprocessor):
+    """Relative links to .md pages point at their .html (mkdocs' _RelativePathTreeprocessor)."""
+
+    def run(self, root: etree.Element) -> None:
+        for el in root.iter("a"):
+            href = el.get("href")
+            if href:
+                el.set("href", html_url(href))
+
+
+def html_url(href: str) -> str:
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc or not parts.path.endswith(".md"):
+        return href
+    return urlunsplit(("", "", parts.path[:-3] + ".html", parts.query, parts.fragment))
+
+
+def _read_config(path: Path) -> tuple[list, dict]:
+    """markdown_extensions of an mkdocs.yml: the names in order, and each one's settings."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError:  # tags only mkdocs knows (!ENV, !relative): let it read the file
+        from mkdocs.config import load_config
+
+        cfg = load_config(str(path))
+        return list(cfg["markdown_extensions"]), dict(cfg["mdx_configs"])
+    names, configs = list(MKDOCS_BUILTIN), {}
+    for item in data.get("markdown_extensions") or []:
+        name, conf = next(iter(item.items())) if isinstance(item, dict) else (item, None)
+        if name not in names:
+            names.append(name)
+        if conf:
+            configs[name] = conf
+    return names, configs
+
+
+class Converter:
+    """One Markdown instance per process, reset between pages."""
+
+    def __init__(self, extensions: list, configs: dict):
+        self.extensions, self.configs = extensions, configs
+        self._md: markdown.Markdown | None = None
+
+    @classmethod
+    def from_project(cls, mkdocs_yml: Path) -> Converter:
+        return cls(*_read_config(Path(mkdocs_yml)))
+
+    def key(self) -> str:
+        """What the converted pages depend on, for the cache."""
+        return json.dumps([self.extensions, self.configs], sort_keys=True, default=str)
+
+    def __getstate__(self):  # sent to worker processes without the Markdown instance
+        return dict(extensions=self.extensions, configs=self.configs, _md=None)
+
+    def convert(self, text: str) -> tuple[str, list]:
+        if self._md is None:
+            self._md = markdown.Markdown(extensions=self.extensions, extension_configs=self.configs)
+            self._md.treeprocessors.register(_Links(self._md), "report_links", 0)
+        md = self._md
+        md.reset()
+        out = md.convert(text)
+        return out, list(getattr(md, "toc_tokens", []))
+
+    def page(self, text: str) -> str:
+        """The page with its body (after the front matter and the `# title` line) converted."""
+        m = _FRONT.match(text)
+        front = m.group(1) + "\n" if m else ""
+        rest = text[m.end():] if m else text
+        title, _, body = rest.partition("\n")
+        if not title.startswith("# "):
+            title, body = "", rest
+        # Blocks already marked as finished HTML (kernel tables) skip the conversion too.
+        held: list[str] = []
+        body = _BLOCK.sub(lambda m: held.append(m.group(1)) or _HOLDER.format(len(held) - 1), body)
+        html, toc = self.convert(body)
+        html = _HOLDER_RE.sub(lambda m: held[int(m.group(1))], html)
+        toc_json = base64.b64encode(json.dumps(toc, ensure_ascii=False).encode()).decode()
+        head = f"{front}{title}\n\n" if title else front
+        return f"{head}{TOC.format(toc_json)}\n{BEGIN}\n{html}\n{END}\n"
+
+
+def links(text: str) -> list[str]:
+    """The relative links (href) of a converted page, to check."""
+    out = []
+    for href in _HREF.findall(text):
+        parts = urlsplit(href)
+        if not parts.scheme and not parts.netloc and parts.path:
+            out.append(parts.path)
+    return out

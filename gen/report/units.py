@@ -1,0 +1,293 @@
+"""One set's share of the build: the pages that show only it, and the facts the pages over
+all sets read, made once per set (in parallel across sets) and cached by the set's content.
+
+Takes: a `site.Context` and the sets. Gives: `Unit` (pages and facts of one set),
+`set_context(ctx, ls)` (what a set's builders may read: the set, the published sets
+and the set it is compared against), `make(ctx, ls, part)`, `make_all(ctx, workers)`,
+and `load(...)`, the build's path: each set's unit from the cache when its files, the
+published sets, the compared set and the code are unchanged, made otherwise.
+
+A unit has two parts, so that a change reaches only what it changes:
+- "own": the set's page, its variant, findings, scaling and scenario pages (they read the
+  set and the published sets);
+- "pair": the page comparing the first measured GPU set with this one (it reads both).
+Published (reference) sets hold no traces and are compared with every measured set: their
+units are made on every build, from the whole context.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gen.analysis import compare, tables
+from gen.model import schema
+from gen.model.schema import SetKind, UserError
+from gen.report import cache
+from gen.report import format as fmt
+from gen.report.pages import compare as compare_pages
+from gen.report.pages import findings, scaling, scenarios, sets, variants, verdict
+from gen.report.site import Context, Page
+
+# Per-set builders, by part, in the order their pages are listed.
+OWN_BUILDERS: list[Callable[[Context, tables.LoadedSet], Iterable[Page]]] = [
+    sets.set_pages, variants.set_pages, findings.set_pages, scaling.set_pages, scenarios.set_pages,
+]
+PAIR_BUILDERS: list[Callable[[Context, tables.LoadedSet], Iterable[Page]]] = [compare_pages.set_pages]
+# Facts for the pages over all sets: name -> facts(ctx, ls), by part.
+OWN_FACTS: dict[str, Callable] = {
+    "summary": sets.facts, "verdict": verdict.facts, "variants": variants.facts, "findings": findings.facts,
+    "scaling": scaling.facts, "scenarios": scenarios.facts,
+}
+PAIR_FACTS: dict[str, Callable] = {"compare": compare_pages.facts}
+PARTS = {"own": (OWN_BUILDERS, OWN_FACTS), "pair": (PAIR_BUILDERS, PAIR_FACTS)}
+
+
+@dataclass
+class Unit:
+    pages: list[Page] = field(default_factory=list)
+    facts: dict = field(default_factory=dict)
+
+    def add(self, other: Unit) -> Unit:
+        return Unit(self.pages + other.pages, {**self.facts, **other.facts})
+
+
+def first_gpu_set(all_sets: list[tables.LoadedSet]) -> tables.LoadedSet | None:
+    """The set every other set is compared with (gen.analysis.compare.default_pair's A)."""
+    pair = compare.default_pair(all_sets)
+    return pair[0] if pair else None
+
+
+def references(all_sets: list[tables.LoadedSet]) -> list[tables.LoadedSet]:
+    return [s for s in all_sets if s.rs.kind == SetKind.REFERENCE]
+
+
+def set_context(ctx: Context, ls: tables.LoadedSet) -> Context:
+    """What the builders of one set read: a measured set with the published sets beside it
+    (so its pages are a function of its files and theirs); a published set with every set."""
+    first = ctx.first if ctx.first is not None else first_gpu_set(ctx.sets)
+    if ls.rs.kind == SetKind.REFERENCE:
+        return Context(ctx.sets, ctx.skipped, first=first, prerender=ctx.prerender)
+    return Context([ls] + [s for s in references(ctx.sets) if s is not ls], first=first, prerender=ctx.prerender)
+
+
+def make(ctx: Context, ls: tables.LoadedSet, part: str) -> Unit:
+    """One part of one set's unit, with `ctx` = set_context(...)."""
+    builders, facts = PARTS[part]
+    if part == "pair" and (ctx.first is None or ctx.first is ls):
+        return Unit()
+    pages = [p for b in builders for p in b(ctx, ls)]
+    made = Unit(pages, {name: f(ctx, ls) for name, f in facts.items()})
+    if ctx.prerender is not None:  # the set's own pages (not its page in the navigation) leave as HTML
+        own = fmt.set_dir(ls.name) + "/"
+        made.pages = [Page(p.path, ctx.prerender.page(p.text), p.nav, p.copy_from)
+                      if p.text is not None and p.path.startswith(own) else p for p in made.pages]
+    return made
+
+
+def make_unit(ctx: Context, ls: tables.LoadedSet) -> Unit:
+    sub = set_context(ctx, ls)
+    return make(sub, ls, "own").add(make(sub, ls, "pair"))
+
+
+_FORKED: tuple | None = None  # what a forked worker inherits: (ctx, tasks)
+
+
+def _run_task(i: int):
+    ctx, tasks = _FORKED
+    ls, parts, check = tasks[i]
+    try:
+        if check:
+            ls.check_traces()
+        sub = set_context(ctx, ls)
+        return {part: make(sub, ls, part) for part in parts}, None
+    except schema.UserError as exc:  # a trace that does not parse: one line naming it
+        return None, str(exc)
+
+
+def workers_for(n_tasks: int) -> int:
+    """Worker processes: one per core, forked (so they inherit the loaded sets), and only
+    where forking is safe: no other thread in this process."""
+    if n_tasks < 2 or "fork" not in mp.get_all_start_methods() or threading.active_count() > 1:
+        return 1
+    return max(1, min(n_tasks, os.cpu_count() or 1))
+
+
+def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...], bool]],
+              workers: int | None = None) -> list[tuple[dict | None, str | None]]:
+    """(parts made, error) per task (a set, the parts to make, whether to check its traces first),
+    in parallel processes where there are several; the results are the same either way."""
+    global _FORKED
+    workers = workers_for(len(tasks)) if workers is None else workers
+    _FORKED = (ctx, tasks)
+    try:
+        if workers > 1:
+            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
+                # Costliest first (most traces), so the workers finish together.
+                order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][0].rs.sweep) - len(tasks[i][0].rs.runs))
+                futures = {i: pool.submit(_run_task, i) for i in order}
+                return [futures[i].result() for i in range(len(tasks))]
+        return [_run_task(i) for i in range(len(tasks))]
+    finally:
+        _FORKED = None
+
+
+def make_all(ctx: Context, workers: int | None = None) -> dict[str, Unit]:
+    """Every set's unit, made now (no cache): the sets are loaded and checked already."""
+    first = first_gpu_set(ctx.sets)
+    full = Context(ctx.sets, ctx.skipped, first=first, prerender=ctx.prerender)
+    measured = [ls for ls in ctx.sets if ls.rs.kind != SetKind.REFERENCE]
+    done = run_tasks(full, [(ls, ("own", "pair"), False) for ls in measured], workers)
+    units = {}
+    for ls, (parts, error) in zip(measured, done):
+        if error:
+            raise UserError(error)
+        units[ls.name] = parts["own"].add(parts["pair"])
+    for ls in references(ctx.sets):
+        units[ls.name] = make_unit(full, ls)
+    return {ls.name: units[ls.name] for ls in ctx.sets}
+
+
+# --------------------------------------------------------------------------- the build's path, with the cache
+
+
+def _sort(loaded: list[tables.LoadedSet]) -> list[tables.LoadedSet]:
+    return sorted(loaded, key=lambda s: (not s.measured, s.rs.environment.device != "cuda", s.name))
+
+
+def _check_shared(ctx: Context, refs, fresh: set[str], pairs: bool) -> tuple[str, str] | None:
+    """Check, before the workers start, the fresh sets that other sets' pages read (the
+    published sets, and the first set where a comparison is to be made): a bad trace of
+    theirs is their error, not their reader's. Parsed here, the workers inherit them."""
+    shared = list(refs) + ([ctx.first] if pairs and ctx.first is not None else [])
+    for ls in shared:
+        if ls.name in fresh:
+            try:
+                ls.check_traces()
+            except schema.UserError as exc:
+                return ls.name, str(exc)
+            fresh.discard(ls.name)
+    return None
+
+
+@dataclass
+class _Plan:
+    """One pass of the build over the sets: what each part's cache key is, what is made."""
+
+    code: str
+    keys: dict[str, str]  # set name -> cache.set_key
+    fresh: set[str]  # sets read now, whose traces are checked before use
+    made: dict[str, Unit] = field(default_factory=dict)  # cache key -> part, across passes
+    part_keys: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+def _read(results_root: Path, store: cache.Store | None, code: str, skip_broken: bool):
+    """Every set's ResultSet: from the cache when its files are unchanged, else loaded and checked."""
+    loaded, skipped, keys, fresh = [], [], {}, set()
+    for path in schema.list_sets(results_root):
+        k = cache.set_key(path)
+        rs = store.get("rs", cache.key(code, path.name, k)) if store else None
+        if rs is None:
+            try:
+                rs = schema.load_set(path)
+            except schema.UserError as exc:
+                if not skip_broken:
+                    raise
+                skipped.append(tables.Skipped(path.name, str(exc)))
+                continue
+            fresh.add(path.name)
+            if store:
+                store.put("rs", cache.key(code, path.name, k), rs)
+        keys[path.name] = k
+        loaded.append(tables.LoadedSet(path.name, path, rs))
+    return _sort(loaded), skipped, _Plan(code, keys, fresh)
+
+
+def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None) -> list:
+    """The parts to make now: those neither made in this build nor in the cache."""
+    ref_keys = [plan.keys[r.name] for r in references(ctx.sets)]
+    tasks = []
+    for ls in ctx.sets:
+        if ls.rs.kind == SetKind.REFERENCE:
+            continue
+        parts = {"own": cache.key(plan.code, "own", ls.name, plan.keys[ls.name], *ref_keys)}
+        if ctx.first is not None and ctx.first is not ls:
+            parts["pair"] = cache.key(plan.code, "pair", ls.name, plan.keys[ls.name], ctx.first.name,
+                                      plan.keys[ctx.first.name], *ref_keys)
+        missing = []
+        for part, k in parts.items():
+            plan.part_keys[(ls.name, part)] = k
+            if k not in plan.made:
+                got = store.get("unit", k) if store else None
+                if got is None:
+                    missing.append(part)
+                else:
+                    plan.made[k] = got
+        if missing:
+            tasks.append((ls, tuple(missing), ls.name in plan.fresh))
+    return tasks
+
+
+def _keep(plan: _Plan, store: cache.Store | None, tasks: list, results: list, skip_broken: bool) -> list:
+    """Record what the tasks made; the sets whose traces failed, as Skipped (or raise)."""
+    failed = []
+    for (ls, _, _), (got, error) in zip(tasks, results):
+        if error:
+            if not skip_broken:
+                raise UserError(error)
+            failed.append(tables.Skipped(ls.name, error))
+            continue
+        plan.fresh.discard(ls.name)  # checked whole by its task
+        for part, unit in got.items():
+            k = plan.part_keys[(ls.name, part)]
+            plan.made[k] = unit
+            if store:
+                store.put("unit", k, unit)
+    return failed
+
+
+def load(results_root: Path, store: cache.Store | None, skip_broken: bool = False,
+         check: Callable[[list[tables.LoadedSet]], None] | None = None,
+         workers: int | None = None, prerender=None) -> tuple[Context, dict[str, Unit]]:
+    """The sets under results_root and each one's unit. A set whose files are in the cache
+    is not read again (its ResultSet comes from the cache, its traces are parsed only if a
+    page still needs them); a new or changed set is loaded and checked whole, as
+    tables.load_sets does. `check(sets)` runs once every set's ResultSet is known.
+    A set whose trace fails is skipped (skip_broken) and the rest made again without it:
+    the first set, hence the comparisons, may change."""
+    code = cache.key(cache.code_key(), prerender.key() if prerender is not None else "markdown")
+    loaded, skipped, plan = _read(results_root, store, code, skip_broken)
+    if check:
+        check(loaded)
+    while True:
+        gone = {s.name for s in skipped}
+        all_sets = [ls for ls in loaded if ls.name not in gone]
+        ctx = Context(all_sets, skipped, first=first_gpu_set(all_sets), prerender=prerender)
+        tasks = _tasks(ctx, plan, store)
+        error = _check_shared(ctx, references(all_sets), plan.fresh, any("pair" in t[1] for t in tasks))
+        if error is not None:
+            if not skip_broken:
+                raise UserError(error[1])
+            skipped.append(tables.Skipped(*error))
+            continue
+        failed = _keep(plan, store, tasks, run_tasks(ctx, tasks, workers), skip_broken)
+        if not failed:
+            break
+        skipped.extend(failed)
+    units: dict[str, Unit] = {}
+    for ls in ctx.sets:
+        if ls.rs.kind == SetKind.REFERENCE:  # made on every build: they read every set
+            units[ls.name] = make_unit(ctx, ls)
+            continue
+        u = plan.made[plan.part_keys[(ls.name, "own")]]
+        if (ls.name, "pair") in plan.part_keys:
+            u = u.add(plan.made[plan.part_keys[(ls.name, "pair")]])
+        units[ls.name] = u
+    if store:
+        store.prune()
+    return ctx, units
