@@ -14,6 +14,7 @@ import shutil
 import pytest
 
 from gen.analysis import counters, findings, summary, tables, trace
+from gen.report import format as fmt
 from gen.report import render, wording
 from tests.conftest import H200
 
@@ -104,18 +105,18 @@ def test_findings_use_the_counters(ls):
 
 
 def test_variant_pages_show_measured_beside_estimated(pages):
-    flash = pages["generated/variants/sdpa_flash.md"].text
+    flash = pages[fmt.set_variant_page(SET, "sdpa_flash")].text
     assert "<th>Occupancy (profiler's estimate)</th><th>Achieved occupancy (ncu)</th>" in flash
     assert "<td>13%</td><td>12.4%</td><td>12.5% (registers)</td><td>72</td><td>15</td><td>61</td>" in flash
     assert "Measured by Nsight Compute" in flash and "by design" in flash
     assert "% to gain.\n\nRaw trace" in flash  # the notes list ends before the next paragraph
-    cudnn = pages["generated/variants/sdpa_cudnn.md"].text
+    cudnn = pages[fmt.set_variant_page(SET, "sdpa_cudnn")].text
     assert "<td>0%</td><td>41.0%</td>" in cudnn
     # where a run has no counters the page says why, and shows no counter columns for it
-    eff, eff_train = pages["generated/variants/sdpa_efficient.md"].text.split("## Training", 1)
+    eff, eff_train = pages[fmt.set_variant_page(SET, "sdpa_efficient")].text.split("## Training", 1)
     assert "Nsight Compute could not read the counters&#58; ERR&#95;NVGPUCTRPERM" in eff
     assert "Achieved occupancy (ncu)" not in eff and "Achieved occupancy (ncu)" in eff_train  # real counters
-    flex = pages["generated/variants/flex.md"].text.split("## Training", 1)[0]
+    flex = pages[fmt.set_variant_page(SET, "flex")].text.split("## Training", 1)[0]
     assert "took no Nsight Compute pass" in flex
 
 
@@ -139,5 +140,5 @@ def test_cpu_set_says_it_has_no_counters():
 
     path = next(p for p in schema.list_sets(RESULTS) if p.name.startswith("cpu-"))
     pages = {p.path: p for p in render.render(render.Context([tables.load_set(path)], []), workers=1)}
-    text = pages["generated/variants/naive.md"].text
+    text = pages[fmt.set_variant_page(path.name, "naive")].text
     assert "Hardware counters: no GPU in this set, so no hardware counters." in text

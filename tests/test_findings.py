@@ -135,12 +135,21 @@ def _section(text: str, start: str, end: str | None = None) -> str:
     return text[i:j]
 
 
+H200_FINDINGS = "generated/sets/nvidia-h200__torch-2.11.0/findings.md"
+
+
 def test_findings_page_is_scannable(site):
     import re
 
     text = site["generated/findings.md"]
     assert not text.startswith("---\nhide:")  # a long page: it keeps its table of contents
-    h200 = _section(text, "## NVIDIA H200", "## CPU")
+    # One row per set, linking its findings; the contradicted items marked as the set's page marks them.
+    rows = [line for line in text.splitlines() if line.startswith("| [")]
+    assert [r.split("](", 1)[1].split(")", 1)[0] for r in rows] == [
+        "sets/nvidia-h200__torch-2.11.0/findings.md", f"sets/{CPU}/findings.md", f"sets/{REF}/findings.md"]
+    assert 'data-variant="naive_inplace" data-item="copy or fill">copy or fill</span>' in rows[0]
+    h200 = site[H200_FINDINGS]
+    assert h200.startswith("---\nsearch:\n  exclude: true\n---\n\n# Findings · NVIDIA H200")
     # The hypothesis table comes first, then the findings grouped by kind.
     assert h200.index("| Variant |") < h200.index("### Copies and fills")
     heads = re.findall(r"^### (.+)$", h200, re.M)
@@ -152,28 +161,29 @@ def test_findings_page_is_scannable(site):
     # After the kinds, the seed article's lessons (gen.analysis.lessons), each with its verdict.
     assert heads[-1] == "The seed article's lessons, from this set" and heads[:-1] == kinds
     assert "✗ contradicted: kernels, copy or fill" in re.sub(r"<[^>]+>", "", h200)
-    # One line per finding; consecutive kernel rows are one link ("#0–#3"), not one link each.
+    # One line per finding; consecutive kernel rows are one link ("#0–#3"), not one link each, to the
+    # rows of the set's page of the variant.
     f32 = next(line for line in h200.splitlines() if "GPU events in float32" in line)
     assert len(re.findall(r"\]\(variants/", f32)) <= 4 and "–#3](variants/sdpa_math.md#k-inference-sdpa_math-0)" in f32
-    cpu = _section(text, "## CPU", "## NVIDIA A100")
+    cpu = site[f"generated/sets/{CPU}/findings.md"].split("## CPU", 1)[1]
     assert len(cpu.splitlines()) < 15 and "| Variant |" not in cpu and "No GPU in this set" in cpu
-    ref = _section(text, "## NVIDIA A100")
+    ref = site[f"generated/sets/{REF}/findings.md"].split("## NVIDIA A100", 1)[1]
     assert "only the figures published in" in ref and "### " not in ref
 
 
 def test_findings_links_resolve_to_kernel_rows(site):
     import re
 
-    text = site["generated/findings.md"]
+    text = site[H200_FINDINGS]
     links = re.findall(r"\]\((variants/[^)#]+)#([^)]+)\)", text)
     assert len(links) >= 10
     for page, anchor in links:
-        assert f'id="{anchor}"' in site[f"generated/{page}"], (page, anchor)
+        assert f'id="{anchor}"' in site[f"generated/sets/nvidia-h200__torch-2.11.0/{page}"], (page, anchor)
 
 
 def test_long_kernel_names_stay_escaped(site):
-    text = site["generated/findings.md"]
-    full = _section(text, "??? note", "## CPU")
+    text = site[H200_FINDINGS]
+    full = _section(text, "??? note")
     # Kernel names and op paths carry < > | * _ &: never raw inside Markdown.
     assert "Memcpy DtoD (Device -&gt; Device)" in text
     assert "&#95;" in full and "sm80_xmma" not in full and "->" not in full.replace("-&gt;", "")

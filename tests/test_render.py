@@ -38,6 +38,7 @@ def test_every_page_is_there(pages):
         assert path in pages, path
     for v in variants.DEFAULT_VARIANTS:
         assert f"generated/variants/{v}.md" in pages
+        assert f"generated/sets/nvidia-h200__torch-2.11.0/variants/{v}.md" in pages  # its page in the set
     for mode in ("inference", "train"):
         trace = pages[f"generated/traces/nvidia-h200__torch-2.11.0/article__{mode}__naive.json.gz"]
         assert trace.copy_from is not None and trace.copy_from.is_file()
@@ -51,26 +52,44 @@ def test_set_page_shows_both_modes(pages):
     for column in ("Kernels / forward", "GPU-only ms (median)", "GPU-only IQR (ms)", "Eager ms", "Host dispatch ms",
                    "Speed-up vs naive (GPU-only)", "Peak MiB", "Error vs fp64", "SDPA ran"):
         assert column in text
-    assert "| [SDPA flash](../variants/sdpa_flash.md) | 1 |" in text
+    assert "| [SDPA flash](nvidia-h200__torch-2.11.0/variants/sdpa_flash.md) | 1 |" in text
 
 
 def test_variant_page(pages):
+    """The variant over every set: its code and a row per set and mode, linking its page in that set."""
     text = pages["generated/variants/naive.md"].text
     assert "```python\nclass NaiveAttention(nn.Module):" in text
-    assert text.count("/// tab | NVIDIA H200 · PyTorch 2.11.0") == 2  # inference and train
-    assert "/// tab | NVIDIA A100-SXM4-80GB · published (article-2026-07)" in text
+    row = "| [NVIDIA H200 · PyTorch 2.11.0](../sets/nvidia-h200__torch-2.11.0/variants/naive.md) | ok |"
+    assert text.count(row) == 2
+    assert "| [NVIDIA A100-SXM4-80GB · published (article-2026-07)](../sets/nvidia-a100-sxm4-80gb__article-2026-07/" \
+           "variants/naive.md) | ok |" in text
+    assert 'class="vega-chart"' not in text and "<table" not in text  # the kernels are on the set's page
+
+
+def test_set_variant_page(pages):
+    """The variant in one set: both modes, each with its timeline, kernel table, occupancy notes and trace."""
+    text = pages["generated/sets/nvidia-h200__torch-2.11.0/variants/naive.md"].text
+    assert text.startswith("---\nhide:\n  - toc\nsearch:\n  exclude: true\n---\n")
+    assert "# Naive · NVIDIA H200 · PyTorch 2.11.0" in text and "](../../../variants/naive.md)" in text
+    assert "## Inference: one forward" in text and "## Training: forward and backward" in text
+    assert "/// tab" not in text
     assert text.count('class="vega-chart"') == 2
-    assert '<table data-kind="kernels" data-search-exclude>' in text
-    assert "](../traces/nvidia-h200__torch-2.11.0/article__inference__naive.json.gz)" in text
+    assert text.count('<table data-kind="kernels" data-search-exclude>') == 2
+    assert "](../../../traces/nvidia-h200__torch-2.11.0/article__inference__naive.json.gz)" in text
     assert "https://ui.perfetto.dev" in text
     assert 'class="kind-memcpy"' in text and 'class="kind-memset"' in text
     assert "Occupancy of the longest kernels" in text
+    ref = pages["generated/sets/nvidia-a100-sxm4-80gb__article-2026-07/variants/naive.md"].text
+    assert "Published figure" in ref and 'class="vega-chart"' not in ref
 
 
 def test_home_and_nav(pages):
     home = pages["generated/.home.md"].text
-    assert "[NVIDIA H200 · PyTorch 2.11.0](generated/sets/nvidia-h200__torch-2.11.0.md)" in home
-    assert "[Naive](generated/variants/naive.md)" in home
+    assert "| NVIDIA H200 | [PyTorch 2.11.0](generated/sets/nvidia-h200__torch-2.11.0.md) |" in home
+    assert "[NVIDIA A100-SXM4-80GB · published (article-2026-07)](generated/sets/" in home
+    assert 'aria-label="fastest variant per set and scenario"' in home  # the matrix's heat map
+    compare = pages["generated/compare.md"].text
+    assert "| Result set | [Naive](variants/naive.md) |" in compare
     nav = render.nav(list(pages.values()))
     assert nav[0] == {"Home": "index.md"} and nav[-1] == {"Methodology": "methodology.md"}
     sections = {next(iter(n)) for n in nav}
@@ -111,7 +130,7 @@ def test_builders_must_write_under_generated(ctx, monkeypatch):
 
 
 def test_variant_page_checks_the_hypothesis_and_links_findings_to_rows(pages):
-    text = pages["generated/variants/naive_inplace.md"].text
+    text = pages["generated/sets/nvidia-h200__torch-2.11.0/variants/naive_inplace.md"].text
     assert "Expected vs measured" in text
     assert "✗ contradicted</strong>: measured 6" in text  # 5 kernels expected, 6 measured on the H200
     ids = set(re.findall(r'<tr id="([^"]+)"', text))
@@ -123,7 +142,7 @@ def test_variant_page_checks_the_hypothesis_and_links_findings_to_rows(pages):
 
 
 def test_compiled_variant_names_generated_kernels_and_compile_time(pages):
-    text = pages["generated/variants/flex.md"].text
+    text = pages["generated/sets/nvidia-h200__torch-2.11.0/variants/flex.md"].text
     assert "Kernels Inductor generated (Triton)" in text
     assert "triton_tem_fused_flex_attention_0" in text
     assert re.search(r"took \*\*\d+\.\d\d s\*\*.*\n?.*not part of the timed forwards", text)
@@ -141,9 +160,9 @@ def test_host_bound_train_steps_say_so(pages):
     assert [n for n in ("SDPA cuDNN", "FlexAttention", "Naive under torch.compile", "backend not pinned", "SDPA flash")
             if n in warning] == ["SDPA cuDNN", "FlexAttention", "Naive under torch.compile"]
     for v in ("flex", "sdpa_cudnn", "naive_compiled"):
-        assert "Bound by the host" in pages[f"generated/variants/{v}.md"].text, v
+        assert "Bound by the host" in pages[f"generated/sets/nvidia-h200__torch-2.11.0/variants/{v}.md"].text, v
     for v in ("naive", "sdpa_auto", "sdpa_flash"):
-        assert "Bound by the host" not in pages[f"generated/variants/{v}.md"].text, v
+        assert "Bound by the host" not in pages[f"generated/sets/nvidia-h200__torch-2.11.0/variants/{v}.md"].text, v
 
 
 def test_templates_hold_layout_only():

@@ -21,12 +21,24 @@ def sets(tmp_path_factory):
             tables.load_set(RESULTS / anchors.FA3_NAME)]
 
 
+SYN = "nvidia-h200__torch-2.11.0__scenarios"  # scenario_sets.build's set
+
+
 @pytest.fixture(scope="module")
-def pages(sets):
-    from gen.report.pages import scenarios
+def all_pages(sets):
+    from gen.report import render
     from gen.report.site import Context
 
-    return {p.path: p for p in scenarios.build(Context(sets))}
+    return {p.path: p for p in render.render(Context(sets), workers=1)}
+
+
+@pytest.fixture(scope="module")
+def pages(all_pages):
+    """The scenario pages over every set, and the synthetic set's page of each scenario (by scenario name)."""
+    out = {k: v for k, v in all_pages.items() if k.startswith("generated/scenarios/")}
+    out.update({f"set/{k.rsplit('/', 1)[1]}": v for k, v in all_pages.items()
+                if k.startswith(f"generated/sets/{SYN}/scenarios/")})
+    return out
 
 
 @pytest.mark.parametrize("scenario", ["gqa-prefill", "decode", "sliding-window", "article"])
@@ -50,17 +62,25 @@ def test_scenario_charts_draw_every_point(sets, scenario):
     assert roof.get("mark-line", 0) >= 1
 
 
+NAMES = ("article", "gqa-prefill", "decode", "sliding-window")
+
+
 def test_pages_and_navigation(pages):
-    assert list(pages) == ["generated/scenarios/index.md"] + [
-        f"generated/scenarios/{n}.md" for n in ("article", "gqa-prefill", "decode", "sliding-window")]
-    assert all(p.nav[0] == "Scenarios" for p in pages.values())
+    assert list(pages) == ["generated/scenarios/index.md"] + [f"generated/scenarios/{n}.md" for n in NAMES] + [
+        f"set/{n}.md" for n in NAMES]
+    assert all(p.nav[0] == "Scenarios" for k, p in pages.items() if k.startswith("generated/"))
+    assert all(p.nav is None for k, p in pages.items() if k.startswith("set/"))  # reached from the set's pages
     index = pages["generated/scenarios/index.md"].text
     assert "(gqa-prefill.md)" in index and "(decode.md)" in index
     assert "1.08× its time, 0.93× its rate" in index  # our 0.5 ms against cuDNN's published 0.465 ms at 4k
+    # A scenario's page over every set: what it is, then a row per set linking the set's page of it.
+    prefill = pages["generated/scenarios/gqa-prefill.md"].text
+    assert f"| [NVIDIA H200 · PyTorch 2.11.0 · scenarios](../sets/{SYN}/scenarios/gqa-prefill.md) |" in prefill
+    assert "4·B·Hq·Sq·Sk·D" in prefill and "| 0.465 |" not in prefill
 
 
 def test_prefill_page_names_its_convention_and_the_anchor(pages):
-    text = pages["generated/scenarios/gqa-prefill.md"].text
+    text = pages["set/gqa-prefill.md"].text
     assert sa.FLOP_LABEL in text and "4·B·Hq·Sq·Sk·D" in text
     # The cuDNN anchor: its own count quoted, converted from its time, what differs said.
     assert "published" in text and "(from its time)" in text and "cuDNN 9.19.1 (here 9.19.0)" in text
@@ -71,7 +91,7 @@ def test_prefill_page_names_its_convention_and_the_anchor(pages):
 
 
 def test_decode_page_shows_bandwidth_against_both_ceilings(pages):
-    text = pages["generated/scenarios/decode.md"].text
+    text = pages["set/decode.md"].text
     assert "TB/s (Q, K, V, output once)" in text and sa.BYTES_CONVENTION in text.replace("&#39;", "'")
     assert "Datasheet bandwidth&#58; 4.8 TB/s" in text and "measured copy bandwidth" in text
     assert "### Published" not in text  # no source published decode
@@ -80,7 +100,7 @@ def test_decode_page_shows_bandwidth_against_both_ceilings(pages):
 
 
 def test_refusals_show_pytorchs_reason_escaped(pages):
-    text = pages["generated/scenarios/decode.md"].text
+    text = pages["set/decode.md"].text
     rows = [ln for ln in text.splitlines() if ln.startswith("| SDPA cuDNN |") and "unavailable" in ln]
     assert len(rows) == 2 and all(r.count(" | ") == 10 for r in rows)  # the table keeps its columns
     ref = re.search(r"\(why: \[1\]\(#([\w.-]+)\)\)", rows[0]).group(1)
@@ -94,8 +114,8 @@ def test_refusals_show_pytorchs_reason_escaped(pages):
 
 
 def test_article_page_links_the_scaling_page_and_fa3_rates_only(pages):
-    text = pages["generated/scenarios/article.md"].text
-    assert "(../scaling.md)" in text
+    text = pages["set/article.md"].text
+    assert "(../scaling.md)" in text  # the set's scaling page
     assert "rates compare, times do not" in text and "read off a chart" in text
     assert "GPU NVIDIA H100 80GB SXM5 (here NVIDIA H200)" in text
 
@@ -105,12 +125,12 @@ def test_variant_kernels_per_scenario(sets):
     from gen.report.site import Context
 
     ctx = Context(sets)
-    page = "generated/variants/sdpa_flash.md"
+    page = f"generated/sets/{SYN}/variants/sdpa_flash.md"
     groups = scenarios.variant_kernels(ctx, "sdpa_flash", page)
     assert [(g["scenario"], g["mode"]) for g in groups] == [
         ("article", "inference"), ("gqa-prefill", "inference"), ("gqa-prefill", "train"), ("decode", "inference")]
     text = ctx.template("_scenario_kernels.md.j2").render(scenario_kernels=groups, here=page)
-    assert "## Kernels in each scenario" in text and "(../scenarios/decode.md)" in text
+    assert "## Kernels in each scenario" in text and "(../scenarios/decode.md)" in text  # the set's page of it
     assert "KV 16,384, D 128 · forward\n\n" in text and "<code>" in text  # a blank line after the heading
     assert "· training step\n" in text and " GPU event" in text
     assert ctx.template("_scenario_kernels.md.j2").render(scenario_kernels=[], here=page).strip() == ""

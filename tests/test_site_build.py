@@ -107,7 +107,7 @@ def test_links_resolve_and_nothing_leaves_the_machine(site):
 
 
 def test_tables_and_charts_on_the_variant_page(site):
-    page = _parse(site / "generated/variants/naive.html")
+    page = _parse(site / f"generated/sets/{H200}/variants/naive.html")
     specs = [v for tag, k, v in page.attrs if k == "data-spec"]
     assert len(specs) == 2
     spec = json.loads(specs[0])  # the parser resolved the HTML escaping
@@ -139,7 +139,7 @@ def test_hostile_kernel_names_show_literally(tmp_path):
     build.mkdocs_build(project, project / "site")
     site = project / "site"
 
-    variant = _parse(site / "generated/variants/naive.html")
+    variant = _parse(site / f"generated/sets/{H200}/variants/naive.html")
     text = "".join(variant.text)
     assert HOSTILE_FULL in text  # in the kernel table, under <details>
     assert HOSTILE_SHORT in text  # the short name, in the table and the occupancy notes
@@ -147,7 +147,7 @@ def test_hostile_kernel_names_show_literally(tmp_path):
     assert HOSTILE_FULL in titles
     # The names stayed text: no element, link or emphasis came out of them.
     assert not any(k == "href" and v == "h" or v == "x" for _, k, v in variant.attrs)
-    raw = (site / "generated/variants/naive.html").read_text(encoding="utf-8")
+    raw = (site / f"generated/sets/{H200}/variants/naive.html").read_text(encoding="utf-8")
     assert "<script>alert(1)</script>" not in raw and "<em>bold</em>" not in raw
     # In the chart's data too (tooltips show these fields).
     spec = json.loads(next(v for tag, k, v in variant.attrs if k == "data-spec"))
@@ -212,7 +212,7 @@ def test_failed_build_keeps_the_old_pages(tmp_path, monkeypatch):
     build.run(results, docs)
     before = build.digest(docs / "generated")
 
-    def boom(ctx, workers=None):
+    def boom(ctx, workers=None, units=None):
         raise RuntimeError("render failed")
 
     monkeypatch.setattr(build.render, "render", boom)

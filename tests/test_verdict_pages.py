@@ -75,6 +75,14 @@ def pages(site) -> dict[str, list[dict]]:
     return {p.relative_to(site).as_posix(): marks(p) for p in site.rglob("*.html") if "assets" not in p.parts}
 
 
+def _variant_of(page: str) -> str | None:
+    """The variant a page is about: its page over every set, or its page in one set."""
+    parts = page.split("/")
+    if page.startswith("generated/variants/") or (len(parts) == 5 and parts[1] == "sets" and parts[3] == "variants"):
+        return parts[-1].removesuffix(".html")
+    return None
+
+
 def _flags(pages, flag, where=lambda page: True):
     """(page -> set -> mode -> {variant or (variant, item)}) for one flag."""
     out: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(set)))
@@ -110,7 +118,7 @@ def test_fastest_is_one_variant_everywhere(pages, sets):
         for name, by_mode in by_set.items():
             for mode, variants in by_mode.items():
                 v = verdicts.verdict(sets[name], "article", mode)
-                if page.startswith("generated/scaling"):
+                if page.startswith("generated/scaling") or page.endswith("/scaling.html"):
                     continue  # other points: checked below
                 assert variants == {v.fastest.variant}, (page, name, mode, variants)
                 seen[name].add(page)
@@ -129,7 +137,7 @@ def test_host_bound_is_one_rule_everywhere(pages, sets):
             for mode, variants in by_mode.items():
                 truth = set(tables.summary_table(sets[name], mode).query("host_bound")["variant"])
                 assert variants <= truth, (page, name, mode, variants - truth)
-                if not page.startswith("generated/variants/"):
+                if _variant_of(page) is None:
                     assert variants == truth, (page, name, mode)
                 union[(name, mode)][page.split("/")[1] if "/" in page else page] |= variants
     for (name, mode), by_kind in union.items():
@@ -145,16 +153,16 @@ def test_contradicted_is_one_rule_everywhere(pages, sets):
             hyp = findings.check_hypotheses(sets[name])
             truth = {(r["variant"], item) for _, r in hyp.iterrows() for item in r["contradicted_items"]}
             got = by_mode["inference"]
-            if page.startswith("generated/variants/"):
-                variant = page.rsplit("/", 1)[-1].removesuffix(".html")
-                truth = {t for t in truth if t[0] == variant}
+            if _variant_of(page) is not None:
+                truth = {t for t in truth if t[0] == _variant_of(page)}
             assert got == truth, (page, name, got ^ truth)
     pages_with = {p for p, by_set in flags.items() if H200 in by_set}
-    assert "generated/findings.html" in pages_with and any(p.startswith("generated/variants/") for p in pages_with)
+    assert {"generated/findings.html", f"generated/sets/{H200}/findings.html"} <= pages_with
+    assert any(_variant_of(p) for p in pages_with)
 
 
 def test_scaling_fastest_uses_the_verdict_rule(pages, sets):
-    marks = [m for m in pages["generated/scaling.html"] if m.get("data-flag") == "fastest"]
+    marks = [m for m in pages[f"generated/sets/{H200}/scaling.html"] if m.get("data-flag") == "fastest"]
     assert {m["data-set"] for m in marks} == {H200}  # one per head dim with GPU-only times
     for m in marks:
         ls = sets[m["data-set"]]

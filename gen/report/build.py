@@ -133,12 +133,13 @@ def cache_dir(docs_dir: Path) -> Path:
 
 
 def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache: bool = True,
-        convert: bool = True) -> Path:
+        convert: bool = True, timings: dict | None = None) -> Path:
     """Build the pages. Each set's pages and facts come from the cache (cache_dir) when its
     files, the published sets, the set it is compared with and the code are those of a
     previous build; otherwise the set is loaded, checked and rendered (in parallel, one
     process per core). use_cache=False neither reads nor writes the cache. A set's own pages
-    are converted to HTML here (gen.report.prerender) unless convert=False: the same site."""
+    are converted to HTML here (gen.report.prerender) unless convert=False: the same site.
+    `timings` (benchmarks/bench_build.py) gets the wall and CPU seconds of each stage."""
     results_root, docs_dir = Path(results_root), Path(docs_dir)
     if not results_root.is_dir():
         raise UserError(f"{results_root}: no results directory")
@@ -146,7 +147,8 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache
     config = docs_dir.parent / "mkdocs.yml"
     converter = prerender.Converter.from_project(config if config.is_file() else ROOT / "mkdocs.yml") \
         if convert else None
-    ctx, made = units.load(results_root, store, skip_broken=skip_broken, check=check_names, prerender=converter)
+    ctx, made = units.load(results_root, store, skip_broken=skip_broken, check=check_names, prerender=converter,
+                           timings=timings)
     for s in ctx.skipped:
         print(f"skipped {s.name}: {s.error}", file=sys.stderr)
     if not ctx.sets:
@@ -154,10 +156,13 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache
             raise UserError(f"{results_root}: no readable result set ({len(ctx.skipped)} skipped); "
                             f"the pages in {docs_dir / render.GENERATED} are kept")
         raise UserError(f"{results_root}: no result sets to build from")
-    pages = render.render(ctx, units=made)
-    check_links(pages, docs_dir)
-    write_vendor(docs_dir)
-    return write_pages(pages, docs_dir)
+    watch = units.Stopwatch(timings)
+    with watch("pages over all sets"):
+        pages = render.render(ctx, units=made)
+    with watch("check links, write the pages"):
+        check_links(pages, docs_dir)
+        write_vendor(docs_dir)
+        return write_pages(pages, docs_dir)
 
 
 def digest(directory: Path) -> str:

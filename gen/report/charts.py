@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import altair as alt
 import pandas as pd
+from altair.vegalite.v6.api import _dataset_name
 
 from gen.analysis.values import number, variant_order
 from gen.report import format as fmt
@@ -154,18 +155,63 @@ def _records(df: pd.DataFrame) -> list[dict]:
             for row in zip(*values)]
 
 
-def gpu_time(summary: pd.DataFrame, per: str = "forward") -> alt.LayerChart:
-    """Median GPU-only time per variant (point) with its interquartile range (rule),
-    on a log axis, fastest on top."""
+# The same spec, made faster: a chart's shape (its marks, encodings, scales, titles: all but
+# its rows) is made by Altair once per process and shape, then filled with each call's rows.
+# Altair takes some 60 ms a chart, and a set brings about twenty. Each `*_spec` function below
+# gives what its chart's `.to_dict()` gives (tests/test_charts.py compares them).
+
+_MARK = "__frame__"
+_SHAPES: dict[tuple, tuple[str, dict[str, str]]] = {}
+
+
+def _fast(key: tuple, frames: dict[str, pd.DataFrame], build) -> dict:
+    """build(frames).to_dict(): Altair builds the chart once per `key` (everything build reads
+    besides the frames' rows), from one marked row per frame; the real rows go in after."""
+    if any(len(f) == 0 for f in frames.values()):
+        return build(frames).to_dict(validate=False)
+    if key not in _SHAPES:
+        marked = {n: f.iloc[:1].assign(**{_MARK: n}) for n, f in frames.items()}
+        spec = build(marked).to_dict(validate=False)
+        slots = {name: rows[0][_MARK] for name, rows in spec.get("datasets", {}).items()}
+        if len(set(slots.values())) != len(frames):  # a frame Altair did not keep as a dataset
+            return build(frames).to_dict(validate=False)
+        _SHAPES[key] = (json.dumps(spec), slots)
+    text, slots = _SHAPES[key]
+    to_values = alt.data_transformers.get()
+    values = {n: to_values(f)["values"] for n, f in frames.items()}
+    names = {n: _dataset_name(v) for n, v in values.items()}
+    for old, frame in slots.items():
+        text = text.replace(f'"{old}"', f'"{names[frame]}"')
+    spec = json.loads(text)
+    spec["datasets"] = {names[frame]: values[frame] for frame in slots.values()}
+    return spec
+
+
+def _summary_points(summary: pd.DataFrame) -> pd.DataFrame:
     ok = summary[summary["status"] == "ok"]
-    d = pd.DataFrame({
+    return pd.DataFrame({
         "label": ok["label"].astype(str),
         "median": [number(x, 4) for x in ok["gpu_only_ms"]],
         "q1": [number(x, 4) for x in ok["gpu_only_q1_ms"]],
         "q3": [number(x, 4) for x in ok["gpu_only_q3_ms"]],
         "n": [int(n) for n in ok["gpu_only_n"]],
     }).dropna(subset=["median"]).sort_values(["median", "label"])
+
+
+def gpu_time(summary: pd.DataFrame, per: str = "forward") -> alt.LayerChart:
+    """Median GPU-only time per variant (point) with its interquartile range (rule),
+    on a log axis, fastest on top."""
+    d = _summary_points(summary)
+    return _gpu_time(d, list(d["label"]), per)
+
+
+def gpu_time_spec(summary: pd.DataFrame, per: str = "forward") -> dict:
+    d = _summary_points(summary)
     order = list(d["label"])
+    return _fast(("gpu_time", tuple(order), per), {"d": d}, lambda f: _gpu_time(f["d"], order, per))
+
+
+def _gpu_time(d: pd.DataFrame, order: list[str], per: str) -> alt.LayerChart:
     y = alt.Y("label:N", sort=order, title=None)
     rule = alt.Chart(d).mark_rule(strokeWidth=3, color=MEASURED_COLOUR).encode(
         x=alt.X("q1:Q", scale=LOG, title=f"GPU-only time per {per} (ms, log scale)"), x2="q3:Q", y=y)
@@ -176,7 +222,7 @@ def gpu_time(summary: pd.DataFrame, per: str = "forward") -> alt.LayerChart:
                  alt.Tooltip("q1:Q", title="Q1 (ms)", format=".4f"),
                  alt.Tooltip("q3:Q", title="Q3 (ms)", format=".4f"),
                  alt.Tooltip("n:Q", title="samples")])
-    return alt.layer(rule, point).properties(width="container", height=ROW_PX * max(1, len(d)) + 10)
+    return alt.layer(rule, point).properties(width="container", height=ROW_PX * max(1, len(order)) + 10)
 
 
 # --------------------------------------------------------------------------- every set
@@ -227,8 +273,6 @@ def gpu_time_by_set(df: pd.DataFrame) -> alt.LayerChart:
     return alt.layer(iqr, dots).properties(width="container", height=SET_ROW_PX * n_sets * len(order) + 10)
 
 
-# --------------------------------------------------------------------------- scaling
-
 # --------------------------------------------------------------------------- the matrix
 
 MAP_FIELDS = ("set_title", "scenario", "scenario_title", "point", "fastest_label", "fastest_ms", "basis",
@@ -273,14 +317,27 @@ def fastest_map(rows: pd.DataFrame) -> alt.LayerChart:
     return alt.layer(cell, text).properties(width="container", height=ROW_PX * max(1, len(sets)))
 
 
+# --------------------------------------------------------------------------- scaling
+
 def _ok(df: pd.DataFrame, col: str) -> pd.DataFrame:
     return df[df[col].notna()]
 
 
 def time_vs_seq(sweep: pd.DataFrame) -> alt.FacetChart:
     """Median GPU-only time (with IQR band) against sequence length, log-log."""
-    d = _ok(sweep, "gpu_only_ms")[["variant", "seq_len", "head_dim", "gpu_only_ms", "gpu_only_q1_ms",
-                                   "gpu_only_q3_ms"]]
+    return _time_vs_seq(_time_frame(sweep))
+
+
+def time_vs_seq_spec(sweep: pd.DataFrame) -> dict:
+    return _fast(("time_vs_seq",), {"d": _time_frame(sweep)}, lambda f: _time_vs_seq(f["d"]))
+
+
+def _time_frame(sweep: pd.DataFrame) -> pd.DataFrame:
+    return _ok(sweep, "gpu_only_ms")[["variant", "seq_len", "head_dim", "gpu_only_ms", "gpu_only_q1_ms",
+                                      "gpu_only_q3_ms"]]
+
+
+def _time_vs_seq(d: pd.DataFrame) -> alt.FacetChart:
     base = alt.Chart().encode(
         x=alt.X("seq_len:Q", scale=SEQ_LEN, title="sequence length"),
         color=alt.Color("variant:N", title="variant"))
@@ -293,7 +350,15 @@ def time_vs_seq(sweep: pd.DataFrame) -> alt.FacetChart:
 
 def memory_vs_seq(sweep: pd.DataFrame) -> alt.FacetChart:
     """Peak allocator memory against sequence length, log-log."""
+    return _memory_vs_seq(_ok(sweep, "peak_mb")[["variant", "seq_len", "head_dim", "peak_mb"]])
+
+
+def memory_vs_seq_spec(sweep: pd.DataFrame) -> dict:
     d = _ok(sweep, "peak_mb")[["variant", "seq_len", "head_dim", "peak_mb"]]
+    return _fast(("memory_vs_seq",), {"d": d}, lambda f: _memory_vs_seq(f["d"]))
+
+
+def _memory_vs_seq(d: pd.DataFrame) -> alt.FacetChart:
     return alt.Chart(d).mark_line(point=True).encode(
         x=alt.X("seq_len:Q", scale=SEQ_LEN, title="sequence length"),
         y=alt.Y("peak_mb:Q", scale=LOG, title="peak memory (MiB)"),
@@ -304,11 +369,24 @@ def memory_vs_seq(sweep: pd.DataFrame) -> alt.FacetChart:
 def roofline(sweep: pd.DataFrame, ceil: dict) -> alt.LayerChart:
     """Arithmetic intensity (causal-useful FLOPs per minimum byte) against achieved
     TFLOP/s, log-log, under the measured copy-bandwidth slope and matmul ceiling."""
+    return _roofline(*_roofline_frames(sweep, ceil))
+
+
+def roofline_spec(sweep: pd.DataFrame, ceil: dict) -> dict:
+    d, roof = _roofline_frames(sweep, ceil)
+    return _fast(("roofline",), {"d": d, "roof": roof}, lambda f: _roofline(f["d"], f["roof"]))
+
+
+def _roofline_frames(sweep: pd.DataFrame, ceil: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     d = _ok(sweep, "tflops_causal")[["variant", "seq_len", "head_dim", "intensity", "tflops_causal"]]
     lo, hi = max(d["intensity"].min() / 2, 1.0), d["intensity"].max() * 2
     xs = [lo * (hi / lo) ** (i / 40) for i in range(41)]
     roof = pd.DataFrame(dict(intensity=xs, tflops=[min(ceil["matmul_tflops"], x * ceil["copy_gbps"] / 1e3)
                                                     for x in xs]))
+    return d, roof
+
+
+def _roofline(d: pd.DataFrame, roof: pd.DataFrame) -> alt.LayerChart:
     line = alt.Chart(roof).mark_line(color="black", strokeDash=[4, 3]).encode(
         x="intensity:Q", y="tflops:Q")
     pts = alt.Chart(d).mark_point(filled=True).encode(
@@ -321,7 +399,16 @@ def roofline(sweep: pd.DataFrame, ceil: dict) -> alt.LayerChart:
 
 def category_bars(cat: pd.DataFrame) -> alt.Chart:
     """Stacked GPU time of one forward by kernel category, per variant."""
-    return alt.Chart(cat[["variant", "category", "duration_us"]]).mark_bar().encode(
+    return _category_bars(cat[["variant", "category", "duration_us"]])
+
+
+def category_bars_spec(cat: pd.DataFrame) -> dict:
+    return _fast(("category_bars",), {"d": cat[["variant", "category", "duration_us"]]},
+                 lambda f: _category_bars(f["d"]))
+
+
+def _category_bars(d: pd.DataFrame) -> alt.Chart:
+    return alt.Chart(d).mark_bar().encode(
         y=alt.Y("variant:N", sort=None, title=None),
         x=alt.X("duration_us:Q", title="GPU time per forward (µs)"),
         color=alt.Color("category:N", title="kernel category"),
@@ -330,7 +417,15 @@ def category_bars(cat: pd.DataFrame) -> alt.Chart:
 
 def busy_vs_seq(busy: pd.DataFrame) -> alt.Chart:
     """Share of one forward's span in which the GPU ran something, against sequence length."""
+    return _busy_vs_seq(busy[busy["source"] == "sweep"][["variant", "seq_len", "busy_pct", "launch_gap_us"]])
+
+
+def busy_vs_seq_spec(busy: pd.DataFrame) -> dict:
     d = busy[busy["source"] == "sweep"][["variant", "seq_len", "busy_pct", "launch_gap_us"]]
+    return _fast(("busy_vs_seq",), {"d": d}, lambda f: _busy_vs_seq(f["d"]))
+
+
+def _busy_vs_seq(d: pd.DataFrame) -> alt.Chart:
     return alt.Chart(d).mark_line(point=True).encode(
         x=alt.X("seq_len:Q", scale=SEQ_LEN, title="sequence length (head dim 64)"),
         y=alt.Y("busy_pct:Q", scale=alt.Scale(domain=[0, 100]), title="GPU busy (% of the forward's span)"),
@@ -387,10 +482,14 @@ def _series_order(d: pd.DataFrame) -> list[str]:
     return measured + sorted(set(d.loc[d["figure"] == PUBLISHED, "series"]))
 
 
-def _x(d: pd.DataFrame, title: str) -> alt.X:
-    """Lengths on a base-2 log axis, ticked at the lengths measured (a few points would
+def _ticks(d: pd.DataFrame) -> list[int]:
+    """The lengths measured: the length axis is ticked at them (a few points would
     otherwise get linear-looking ticks between them)."""
-    ticks = sorted({int(x) for x in d["kv_len"].dropna()})
+    return sorted({int(x) for x in d["kv_len"].dropna()})
+
+
+def _x(ticks: list[int], title: str) -> alt.X:
+    """Lengths on a base-2 log axis, ticked at the lengths measured."""
     return alt.X("kv_len:Q", scale=LENGTH, title=title, axis=alt.Axis(values=ticks, format=",", labelAngle=0))
 
 
@@ -400,9 +499,8 @@ def _color(order: list[str]) -> alt.Color:
                      legend=alt.Legend(orient="bottom", columns=2, labelLimit=0))
 
 
-def _lines(d: pd.DataFrame, y_title: str, x_title: str) -> alt.LayerChart:
-    order = _series_order(d)
-    x = _x(d, x_title)
+def _lines(d: pd.DataFrame, order: list[str], ticks: list[int], y_title: str, x_title: str) -> alt.LayerChart:
+    x = _x(ticks, x_title)
     color = _color(order)
     base = alt.Chart(d).encode(x=x, color=color)
     line = base.transform_filter(alt.datum.figure == MEASURED).mark_line().encode(
@@ -419,41 +517,78 @@ def _lines(d: pd.DataFrame, y_title: str, x_title: str) -> alt.LayerChart:
     return alt.layer(line, dots)
 
 
+def _time_points(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
+    d = pd.concat([_measured(points, "gpu_only_ms"), _published(anchors, "published_ms", True)], ignore_index=True)
+    return _clean(d.reindex(columns=["series", "kv_len", "head_dim", "value", "figure", "q1", "q3"]))
+
+
 def scenario_time(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> alt.LayerChart:
     """GPU-only time per call against length, per variant (line and dots; a rule over the IQR),
     with published times where the anchor has our exact shape. Log-log."""
-    d = pd.concat([_measured(points, "gpu_only_ms"), _published(anchors, "published_ms", True)], ignore_index=True)
-    d = _clean(d.reindex(columns=["series", "kv_len", "head_dim", "value", "figure", "q1", "q3"]))
+    d = _time_points(points, anchors)
+    return _scenario_time(d, _series_order(d), _ticks(d), x_title)
+
+
+def scenario_time_spec(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> dict:
+    d = _time_points(points, anchors)
+    order, ticks = _series_order(d), _ticks(d)
+    return _fast(("scenario_time", tuple(order), tuple(ticks), x_title), {"d": d},
+                 lambda f: _scenario_time(f["d"], order, ticks, x_title))
+
+
+def _scenario_time(d: pd.DataFrame, order: list[str], ticks: list[int], x_title: str) -> alt.LayerChart:
     title = "GPU-only time per call (ms, log scale)"
     iqr = alt.Chart(d).transform_filter("isValid(datum.q1) && isValid(datum.q3)").mark_rule(strokeWidth=3).encode(
-        x=_x(d, x_title), y=alt.Y("q1:Q", scale=LOG, title=title), y2="q3:Q", color=_color(_series_order(d)))
-    return alt.layer(iqr, _lines(d, title, x_title)).properties(width="container", height=280)
+        x=_x(ticks, x_title), y=alt.Y("q1:Q", scale=LOG, title=title), y2="q3:Q", color=_color(order))
+    return alt.layer(iqr, _lines(d, order, ticks, title, x_title)).properties(width="container", height=280)
+
+
+def _rate_frames(points: pd.DataFrame, anchors: pd.DataFrame, figure: str,
+                 ceilings: list[tuple[str, float]]) -> dict[str, pd.DataFrame]:
+    """The points, the ceilings' rules, and one frame per ceiling's label (highest first)."""
+    # Anchors publish rates of compute (prefill); none publishes a bandwidth.
+    parts = [_measured(points, figure)] + ([_published(anchors, "tflops", False)] if figure == "tflops" else [])
+    frames = {"d": _clean(pd.concat(parts, ignore_index=True))}
+    rules = pd.DataFrame([dict(ceiling=name, value=v) for name, v in ceilings if v and not math.isnan(v)])
+    if len(rules):
+        frames["rules"] = rules
+        # The highest label above its rule, the others below theirs: two close ceilings stay legible.
+        by_value = rules.sort_values("value", ascending=False).reset_index(drop=True)
+        frames.update({f"label{i}": by_value.iloc[[i]] for i in range(len(by_value))})
+    return frames
 
 
 def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_title: str, x_title: str,
                   ceilings: list[tuple[str, float]]) -> alt.LayerChart:
     """TFLOP/s (figure "tflops") or TB/s ("tbps") against length per variant, published rates
     under our convention beside them (any shape), and each ceiling (label, value) as a dashed rule."""
-    # Anchors publish rates of compute (prefill); none publishes a bandwidth.
-    parts = [_measured(points, figure)] + ([_published(anchors, "tflops", False)] if figure == "tflops" else [])
-    d = _clean(pd.concat(parts, ignore_index=True))
-    chart = _lines(d, y_title, x_title)
-    rules = pd.DataFrame([dict(ceiling=name, value=v) for name, v in ceilings if v and not math.isnan(v)])
-    if len(rules):
-        rule = alt.Chart(rules).mark_rule(strokeDash=[5, 3], color="#444").encode(
+    frames = _rate_frames(points, anchors, figure, ceilings)
+    return _scenario_rate(frames, _series_order(frames["d"]), _ticks(frames["d"]), y_title, x_title)
+
+
+def scenario_rate_spec(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_title: str, x_title: str,
+                       ceilings: list[tuple[str, float]]) -> dict:
+    frames = _rate_frames(points, anchors, figure, ceilings)
+    order, ticks = _series_order(frames["d"]), _ticks(frames["d"])
+    return _fast(("scenario_rate", tuple(order), tuple(ticks), y_title, x_title, tuple(frames)), frames,
+                 lambda f: _scenario_rate(f, order, ticks, y_title, x_title))
+
+
+def _scenario_rate(frames: dict[str, pd.DataFrame], order: list[str], ticks: list[int], y_title: str,
+                   x_title: str) -> alt.LayerChart:
+    chart = _lines(frames["d"], order, ticks, y_title, x_title)
+    if "rules" in frames:
+        rule = alt.Chart(frames["rules"]).mark_rule(strokeDash=[5, 3], color="#444").encode(
             y=alt.Y("value:Q", scale=LOG), tooltip=["ceiling", alt.Tooltip("value:Q", format=".4g")])
-        # The highest label above its rule, the others below theirs: two close ceilings stay legible.
-        rules = rules.sort_values("value", ascending=False).reset_index(drop=True)
-        labels = [alt.Chart(rules.iloc[[i]]).mark_text(align="left", dx=4, dy=-6 if i == 0 else 12, color="#444",
-                                                       fontSize=11).encode(
-            x=alt.value(0), y=alt.Y("value:Q", scale=LOG), text="ceiling:N") for i in range(len(rules))]
+        labels = [alt.Chart(frames[f"label{i}"]).mark_text(align="left", dx=4, dy=-6 if i == 0 else 12,
+                                                           color="#444", fontSize=11).encode(
+            x=alt.value(0), y=alt.Y("value:Q", scale=LOG), text="ceiling:N")
+            for i in range(sum(k.startswith("label") for k in frames))]
         chart = alt.layer(chart, rule, *labels)
     return chart.properties(width="container", height=280)
 
 
-def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float, x_title: str) -> alt.LayerChart:
-    """Arithmetic intensity (FLOPs per byte, both conventions of gen.analysis.scenarios) against
-    achieved TFLOP/s, log-log, under the roof min(matmul ceiling, intensity × copy bandwidth)."""
+def _roof_frames(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float) -> tuple[pd.DataFrame, pd.DataFrame]:
     ok = points[(points["status"] == "ok") & points["tflops"].notna()]
     ok = ok if len(ok) else points[(points["status"] == "ok") & points["gpu_only_ms"].notna()]
     tf = ok["flops"] / (ok["gpu_only_ms"] * 1e-3) / 1e12
@@ -466,9 +601,26 @@ def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: flo
     lo, hi = min(lo, ridge / 8), max(hi, ridge * 8)
     xs = [lo * (hi / lo) ** (i / 60) for i in range(61)]
     roof = pd.DataFrame(dict(intensity=xs, tflops=[min(matmul_tflops, x * copy_tbps) for x in xs]))
+    return d, roof
+
+
+def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float, x_title: str) -> alt.LayerChart:
+    """Arithmetic intensity (FLOPs per byte, both conventions of gen.analysis.scenarios) against
+    achieved TFLOP/s, log-log, under the roof min(matmul ceiling, intensity × copy bandwidth)."""
+    d, roof = _roof_frames(points, matmul_tflops, copy_tbps)
+    return _scenario_roofline(d, roof, variant_order(d["variant"]) if len(d) else [], x_title)
+
+
+def scenario_roofline_spec(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float, x_title: str) -> dict:
+    d, roof = _roof_frames(points, matmul_tflops, copy_tbps)
+    order = variant_order(d["variant"]) if len(d) else []
+    return _fast(("scenario_roofline", tuple(order), x_title), {"d": d, "roof": roof},
+                 lambda f: _scenario_roofline(f["d"], f["roof"], order, x_title))
+
+
+def _scenario_roofline(d: pd.DataFrame, roof: pd.DataFrame, order: list[str], x_title: str) -> alt.LayerChart:
     line = alt.Chart(roof).mark_line(color="#444", strokeDash=[4, 3]).encode(
         x=alt.X("intensity:Q", scale=LOG, title=x_title), y=alt.Y("tflops:Q", scale=LOG))
-    order = variant_order(d["variant"]) if len(d) else []
     pts = alt.Chart(d).mark_point(filled=True, size=60).encode(
         x=alt.X("intensity:Q", scale=LOG, title=x_title),
         y=alt.Y("tflops:Q", scale=LOG, title="achieved TFLOP/s (FlashAttention count)"),

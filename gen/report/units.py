@@ -17,9 +17,12 @@ units are made on every build, from the whole context.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
+import resource
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -52,9 +55,26 @@ PARTS = {"own": (OWN_BUILDERS, OWN_FACTS), "pair": (PAIR_BUILDERS, PAIR_FACTS)}
 class Unit:
     pages: list[Page] = field(default_factory=list)
     facts: dict = field(default_factory=dict)
+    cpu: dict = field(default_factory=dict)  # stage -> CPU seconds it took to make (for benchmarks)
 
     def add(self, other: Unit) -> Unit:
-        return Unit(self.pages + other.pages, {**self.facts, **other.facts})
+        return Unit(self.pages + other.pages, {**self.facts, **other.facts}, _sum(self.cpu, other.cpu))
+
+
+def _sum(*dicts: dict) -> dict:
+    out: dict = {}
+    for d in dicts:
+        for k, v in d.items():
+            out[k] = out.get(k, 0.0) + v
+    return out
+
+
+def _timed(cpu: dict, stage: str, fn, *args):
+    t = time.process_time()
+    try:
+        return fn(*args)
+    finally:
+        cpu[stage] = cpu.get(stage, 0.0) + time.process_time() - t
 
 
 def first_gpu_set(all_sets: list[tables.LoadedSet]) -> tables.LoadedSet | None:
@@ -81,13 +101,18 @@ def make(ctx: Context, ls: tables.LoadedSet, part: str) -> Unit:
     builders, facts = PARTS[part]
     if part == "pair" and (ctx.first is None or ctx.first is ls):
         return Unit()
-    pages = [p for b in builders for p in b(ctx, ls)]
-    made = Unit(pages, {name: f(ctx, ls) for name, f in facts.items()})
+    cpu: dict = {}
+    pages = [p for b in builders for p in _timed(cpu, _stage(b), lambda b=b: list(b(ctx, ls)))]
+    made = Unit(pages, {name: _timed(cpu, "facts", f, ctx, ls) for name, f in facts.items()}, cpu)
     if ctx.prerender is not None:  # the set's own pages (not its page in the navigation) leave as HTML
         own = fmt.set_dir(ls.name) + "/"
-        made.pages = [Page(p.path, ctx.prerender.page(p.text), p.nav, p.copy_from)
+        made.pages = [Page(p.path, _timed(cpu, "Markdown to HTML", ctx.prerender.page, p.text), p.nav, p.copy_from)
                       if p.text is not None and p.path.startswith(own) else p for p in made.pages]
     return made
+
+
+def _stage(builder) -> str:
+    return f"{builder.__module__.rsplit('.', 1)[-1]} pages"
 
 
 def make_unit(ctx: Context, ls: tables.LoadedSet) -> Unit:
@@ -102,10 +127,13 @@ def _run_task(i: int):
     ctx, tasks = _FORKED
     ls, parts, check = tasks[i]
     try:
+        cpu: dict = {}
         if check:
-            ls.check_traces()
+            _timed(cpu, "parse and check traces", ls.check_traces)
         sub = set_context(ctx, ls)
-        return {part: make(sub, ls, part) for part in parts}, None
+        got = {part: make(sub, ls, part) for part in parts}
+        got[parts[0]].cpu = _sum(got[parts[0]].cpu, cpu)
+        return got, None
     except schema.UserError as exc:  # a trace that does not parse: one line naming it
         return None, str(exc)
 
@@ -184,6 +212,7 @@ class _Plan:
     fresh: set[str]  # sets read now, whose traces are checked before use
     made: dict[str, Unit] = field(default_factory=dict)  # cache key -> part, across passes
     part_keys: dict[tuple[str, str], str] = field(default_factory=dict)
+    cpu: dict = field(default_factory=dict)  # stage -> CPU seconds of the parts made now
 
 
 def _read(results_root: Path, store: cache.Store | None, code: str, skip_broken: bool):
@@ -246,6 +275,7 @@ def _keep(plan: _Plan, store: cache.Store | None, tasks: list, results: list, sk
         for part, unit in got.items():
             k = plan.part_keys[(ls.name, part)]
             plan.made[k] = unit
+            plan.cpu = _sum(plan.cpu, unit.cpu)
             if store:
                 store.put("unit", k, unit)
     return failed
@@ -253,15 +283,18 @@ def _keep(plan: _Plan, store: cache.Store | None, tasks: list, results: list, sk
 
 def load(results_root: Path, store: cache.Store | None, skip_broken: bool = False,
          check: Callable[[list[tables.LoadedSet]], None] | None = None,
-         workers: int | None = None, prerender=None) -> tuple[Context, dict[str, Unit]]:
+         workers: int | None = None, prerender=None, timings: dict | None = None) -> tuple[Context, dict[str, Unit]]:
     """The sets under results_root and each one's unit. A set whose files are in the cache
     is not read again (its ResultSet comes from the cache, its traces are parsed only if a
     page still needs them); a new or changed set is loaded and checked whole, as
     tables.load_sets does. `check(sets)` runs once every set's ResultSet is known.
     A set whose trace fails is skipped (skip_broken) and the rest made again without it:
-    the first set, hence the comparisons, may change."""
+    the first set, hence the comparisons, may change. `timings` (if given) gets, per stage,
+    [wall seconds or None, CPU seconds] (the CPU of the sets' units summed over the workers)."""
+    watch = Stopwatch(timings)
     code = cache.key(cache.code_key(), prerender.key() if prerender is not None else "markdown")
-    loaded, skipped, plan = _read(results_root, store, code, skip_broken)
+    with watch("read the sets (content hash, ResultSet)"):
+        loaded, skipped, plan = _read(results_root, store, code, skip_broken)
     if check:
         check(loaded)
     while True:
@@ -275,19 +308,59 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
                 raise UserError(error[1])
             skipped.append(tables.Skipped(*error))
             continue
-        failed = _keep(plan, store, tasks, run_tasks(ctx, tasks, workers), skip_broken)
+        with watch("make the new sets' units (in workers)"):
+            failed = _keep(plan, store, tasks, run_tasks(ctx, tasks, workers), skip_broken)
         if not failed:
             break
         skipped.extend(failed)
+    units = _units(ctx, plan, watch)
+    if store:
+        store.prune()
+    for stage, cpu in plan.cpu.items():
+        watch.add(f"  in the units: {stage}", None, cpu)
+    return ctx, units
+
+
+def _units(ctx: Context, plan: _Plan, watch: Stopwatch) -> dict[str, Unit]:
+    """Each set's unit, in the sets' order: a measured set's parts as made or cached, a published
+    set's made now (it reads every set)."""
     units: dict[str, Unit] = {}
     for ls in ctx.sets:
-        if ls.rs.kind == SetKind.REFERENCE:  # made on every build: they read every set
-            units[ls.name] = make_unit(ctx, ls)
+        if ls.rs.kind == SetKind.REFERENCE:
+            with watch("published sets' units"):
+                units[ls.name] = make_unit(ctx, ls)
             continue
         u = plan.made[plan.part_keys[(ls.name, "own")]]
         if (ls.name, "pair") in plan.part_keys:
             u = u.add(plan.made[plan.part_keys[(ls.name, "pair")]])
         units[ls.name] = u
-    if store:
-        store.prune()
-    return ctx, units
+    return units
+
+
+class Stopwatch:
+    """Wall and CPU seconds per stage into a dict (stage -> [wall, cpu]); a no-op without one.
+    CPU counts this process and the worker processes it waited for."""
+
+    def __init__(self, into: dict | None):
+        self.into = into
+
+    def add(self, stage: str, wall: float | None, cpu: float) -> None:
+        if self.into is not None:
+            w, c = self.into.get(stage, [None, 0.0])
+            self.into[stage] = [None if wall is None else (w or 0.0) + wall, c + cpu]
+
+    @contextlib.contextmanager
+    def __call__(self, stage: str):
+        if self.into is None:
+            yield
+            return
+        t, c = time.perf_counter(), _cpu()
+        try:
+            yield
+        finally:
+            self.add(stage, time.perf_counter() - t, _cpu() - c)
+
+
+def _cpu() -> float:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime

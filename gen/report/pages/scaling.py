@@ -25,14 +25,14 @@ def _charts(ctx: Context, ls, sw, ceil, cat, busy) -> dict:
     out = {}
     if len(sw) and sw["gpu_only_ms"].notna().any():
         points = summary_command(ls.name, scenario=ARTICLE)  # the sweep's rows, one per variant and point
-        out["time"] = ctx.chart(charts.time_vs_seq(sw), "GPU-only time against sequence length", points)
-        out["memory"] = ctx.chart(charts.memory_vs_seq(sw), "peak memory against sequence length", points)
+        out["time"] = ctx.chart(charts.time_vs_seq_spec(sw), "GPU-only time against sequence length", points)
+        out["memory"] = ctx.chart(charts.memory_vs_seq_spec(sw), "peak memory against sequence length", points)
         if ceil:
-            out["roofline"] = ctx.chart(charts.roofline(sw, ceil), "roofline", points)
+            out["roofline"] = ctx.chart(charts.roofline_spec(sw, ceil), "roofline", points)
     if len(cat):
-        out["categories"] = ctx.chart(charts.category_bars(cat), "GPU time by kernel category")
+        out["categories"] = ctx.chart(charts.category_bars_spec(cat), "GPU time by kernel category")
     if len(busy) and (busy["source"] == "sweep").any():
-        out["busy"] = ctx.chart(charts.busy_vs_seq(busy), "GPU busy share against sequence length")
+        out["busy"] = ctx.chart(charts.busy_vs_seq_spec(busy), "GPU busy share against sequence length")
     return out
 
 

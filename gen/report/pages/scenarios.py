@@ -149,14 +149,14 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
         p = pts[pts["head_dim"] == d]
         a = anchors[anchors["head_dim"] == d] if len(anchors) else anchors
         suffix = f", head dim {d}" if len(dims) > 1 else ""
-        time = charts.scenario_time(p, a, x_title)
-        rate = charts.scenario_rate(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings)
+        time = charts.scenario_time_spec(p, a, x_title)
+        rate = charts.scenario_rate_spec(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings)
         out.append(dict(head_dim=f"Head dim {d}" if suffix else None,
                         time=chart_div(time, f"GPU-only time against length{suffix}, {name}", command),
                         rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
                                        command)))
     if ceil and dims:
-        out.append(dict(roofline=chart_div(charts.scenario_roofline(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3,
+        out.append(dict(roofline=chart_div(charts.scenario_roofline_spec(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3,
                                                                     words.ROOFLINE_X), f"roofline, {name}", command)))
     return out
 

@@ -40,7 +40,7 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         r["gpu_only_label"] = wording.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
             if r["gpu_only_method"] == "kernel_sum" else None
     gpu = bool(df["gpu_only_ms"].notna().any())
-    chart = chart_div(charts.gpu_time(df, wording.call_of(mode)), f"GPU-only time per variant, {mode}",
+    chart = chart_div(charts.gpu_time_spec(df, wording.call_of(mode)), f"GPU-only time per variant, {mode}",
                       summary_command(ls.name, mode)) if gpu else None
     methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))
     notes = wording.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
