@@ -53,9 +53,10 @@ BUILD_S, INCREMENTAL_S = 20.0, 5.0
 NOTES = "## Notes"  # from this heading on, bench_build.md is written by hand and kept
 
 
-def fabricate(results: Path, i: int) -> Path:
+def fabricate(results: Path, i: int, points: int | None = None) -> Path:
     """The i-th cell of the matrix (GPU i % 5, PyTorch version i // 5): the committed H200
-    set under that GPU's and version's name. Returns its folder."""
+    set under that GPU's and version's name. Returns its folder. With `points`, each
+    scenario keeps only its first `points` lengths (a lighter set, for tests)."""
     gpu, torch = GPUS[i % len(GPUS)], TORCH[i // len(GPUS)]
     name = f"{re.sub(r'[^a-z0-9]+', '-', gpu.lower()).strip('-')}__torch-{torch}"
     dest = results / name
@@ -63,6 +64,18 @@ def fabricate(results: Path, i: int) -> Path:
     data = json.loads((dest / "result.json").read_text(encoding="utf-8"))
     data["name"] = name
     data["environment"].update(gpu_name=gpu, torch=f"{torch}+cu130")
+    if points is not None:
+        kept = []
+        for sc in data["scenarios"]:
+            sc["points"] = sc["points"][:points]
+            kept += [(sc["name"], "inference", json.dumps(p, sort_keys=True)) for p in sc["points"]]
+            kept += [(sc["name"], "train", json.dumps(p, sort_keys=True)) for p in sc.get("train_points", [])]
+        data["sweep"] = [p for p in data["sweep"]
+                         if (p["scenario"], p["mode"], json.dumps(p["point"], sort_keys=True)) in kept]
+        used = {r["trace"] for r in data["runs"] + data["sweep"] if r.get("trace")}
+        for t in (dest / "traces").iterdir():
+            if f"traces/{t.name}" not in used:
+                t.unlink()
     (dest / "result.json").write_text(json.dumps(data), encoding="utf-8")
     return dest
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import json
 import os
 import types
@@ -344,6 +345,7 @@ def dumps(rs: ResultSet) -> str:
     return json.dumps(to_dict(rs), indent=1, sort_keys=True) + "\n"
 
 
+@functools.cache  # once per class: resolving the hints was half the time of loading a set
 @typing.no_type_check
 def _hints(cls) -> dict[str, Any]:
     return typing.get_type_hints(cls)

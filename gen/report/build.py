@@ -133,13 +133,14 @@ def cache_dir(docs_dir: Path) -> Path:
 
 
 def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache: bool = True,
-        convert: bool = True, timings: dict | None = None) -> Path:
+        convert: bool = True, timings: dict | None = None, workers: int | None = None) -> Path:
     """Build the pages. Each set's pages and facts come from the cache (cache_dir) when its
     files, the published sets, the set it is compared with and the code are those of a
     previous build; otherwise the set is loaded, checked and rendered (in parallel, one
     process per core). use_cache=False neither reads nor writes the cache. A set's own pages
     are converted to HTML here (gen.report.prerender) unless convert=False: the same site.
-    `timings` (benchmarks/bench_build.py) gets the wall and CPU seconds of each stage."""
+    `timings` (benchmarks/bench_build.py) gets the wall and CPU seconds of each stage;
+    `workers` sets the number of worker processes (default: one per core)."""
     results_root, docs_dir = Path(results_root), Path(docs_dir)
     if not results_root.is_dir():
         raise UserError(f"{results_root}: no results directory")
@@ -148,7 +149,7 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache
     converter = prerender.Converter.from_project(config if config.is_file() else ROOT / "mkdocs.yml") \
         if convert else None
     ctx, made = units.load(results_root, store, skip_broken=skip_broken, check=check_names, prerender=converter,
-                           timings=timings)
+                           timings=timings, workers=workers)
     for s in ctx.skipped:
         print(f"skipped {s.name}: {s.error}", file=sys.stderr)
     if not ctx.sets:

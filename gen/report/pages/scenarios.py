@@ -156,8 +156,8 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
                         rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
                                        command)))
     if ceil and dims:
-        out.append(dict(roofline=chart_div(charts.scenario_roofline_spec(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3,
-                                                                    words.ROOFLINE_X), f"roofline, {name}", command)))
+        roof = charts.scenario_roofline_spec(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3, words.ROOFLINE_X)
+        out.append(dict(roofline=chart_div(roof, f"roofline, {name}", command)))
     return out
 
 

@@ -1,0 +1,114 @@
+"""The build's cache (gen.report.units, gen.report.cache): a set whose files did not change is
+not read again, a new or changed set is made (and checked) whole, and whatever came from the
+cache, the pages are byte for byte those of a build without it. A set's own pages converted
+to HTML by the build (gen.report.prerender, with the mkdocs hook) make the same site as
+mkdocs converting them itself."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchmarks.bench_build import PUBLISHED, fabricate
+from gen.analysis import trace
+from gen.model.schema import UserError
+from gen.report import build, units
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
+
+def _results(tmp: Path, n: int) -> tuple[Path, list[str]]:
+    results = tmp / "results"
+    for name in PUBLISHED[:1]:
+        shutil.copytree(ROOT / "results" / name, results / name)
+    return results, [fabricate(results, i, points=1).name for i in range(n)]
+
+
+@pytest.fixture
+def watched(monkeypatch):
+    """The sets whose units were made, and the traces parsed, during a build (one process)."""
+    made, parsed = [], []
+    real_make, real_parse = units.make, trace.parse
+
+    def make(ctx, ls, part):
+        made.append((ls.name, part))
+        return real_make(ctx, ls, part)
+
+    def parse(path):
+        parsed.append(Path(path))
+        return real_parse(path)
+
+    monkeypatch.setattr(units, "make", make)
+    monkeypatch.setattr(trace, "parse", parse)
+    return made, parsed
+
+
+def test_a_new_set_makes_only_its_own_pages(tmp_path, watched):
+    made, parsed = watched
+    results, names = _results(tmp_path, 2)
+    docs = tmp_path / "project" / "docs"
+    build.run(results, docs, workers=1)
+    first, second = sorted(names)
+    assert {(n, "own") for n in names} <= set(made) and (second, "pair") in made
+    made.clear(), parsed.clear()
+    build.run(results, docs, workers=1)  # nothing new: every set's pages from the cache
+    assert all(name == PUBLISHED[0] for name, _ in made), made  # the published set's, made on every build
+    assert {p.parent.parent.name for p in parsed} <= {first}, parsed  # its comparison with the first set
+    warm = build.digest(docs / "generated")
+    new = fabricate(results, 2, points=1).name
+    made.clear(), parsed.clear()
+    build.run(results, docs, workers=1)
+    assert {name for name, _ in made} == {new, PUBLISHED[0]}
+    assert {p.parent.parent.name for p in parsed} <= {new, first}
+    assert {p for p in parsed if p.parent.parent.name == new} == set((results / new / "traces").iterdir())
+    # Without the cache: the same bytes.
+    other = tmp_path / "other" / "docs"
+    build.run(results, other, use_cache=False, workers=1)
+    assert build.digest(docs / "generated") == build.digest(other / "generated") != warm
+
+
+def test_a_changed_set_is_read_and_checked_again(tmp_path, watched):
+    made, _ = watched
+    results, names = _results(tmp_path, 2)
+    docs = tmp_path / "project" / "docs"
+    build.run(results, docs, workers=1)
+    victim = results / sorted(names)[1]
+    trace_file = next((victim / "traces").glob("sweep__*.json.gz"))
+    trace_file.write_bytes(gzip.compress(gzip.decompress(trace_file.read_bytes()) + b" "))  # same events
+    made.clear()
+    build.run(results, docs, workers=1)
+    assert {name for name, _ in made} == {victim.name, PUBLISHED[0]}
+    trace_file.write_bytes(trace_file.read_bytes()[:100])
+    with pytest.raises(UserError, match=trace_file.name):
+        build.run(results, docs, workers=1)
+
+
+def test_a_damaged_cache_entry_is_made_again(tmp_path):
+    results, _ = _results(tmp_path, 1)
+    docs = tmp_path / "project" / "docs"
+    build.run(results, docs, workers=1)
+    before = build.digest(docs / "generated")
+    entries = sorted(build.cache_dir(docs).glob("*.pkl"))
+    assert entries
+    for e in entries:
+        e.write_bytes(b"not a pickle")
+    build.run(results, docs, workers=1)
+    assert build.digest(docs / "generated") == before
+    assert all(e.read_bytes() != b"not a pickle" for e in entries)
+
+
+def test_pages_converted_by_the_build_make_the_same_site(tmp_path):
+    """The hook and the build's conversion change the build's speed, not one byte of the site."""
+    results, (name,) = _results(tmp_path, 1)
+    sites = []
+    for convert in (True, False):
+        project = build.copy_project(ROOT, tmp_path / f"project-{convert}")
+        build.run(results, project / "docs", convert=convert)
+        build.mkdocs_build(project, project / "site")
+        sites.append(project / "site")
+    assert (sites[0] / "generated" / "sets" / name / "findings.html").is_file()
+    assert build.digest(sites[0]) == build.digest(sites[1])

@@ -1,0 +1,106 @@
+"""A matrix of ten result sets in a real headless Chromium: the committed H200 set relabelled as
+ten GPU and PyTorch versions (benchmarks/bench_build.py's `fabricate`, each scenario at its first
+two lengths, to keep the test cheap) beside the published sets, built and served. The pages that
+summarise the matrix and one set's own pages draw every chart with data, the heat map holds one
+cell per set and scenario, nothing is asked of another host, and no page or the search index
+grows past issue 21's bounds."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from benchmarks.bench_build import INDEX_LIMIT, PAGE_LIMIT, PUBLISHED, fabricate
+from gen.report import build
+from tests.site_server import CHROMIUM, bind, chromium
+from tests.test_browser import DATA_MARKS, _charts_drawn, _open
+
+ROOT = Path(__file__).resolve().parent.parent
+N = 10
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing (apt-get install chromium)"),
+]
+
+
+@pytest.fixture(scope="module")
+def matrix(tmp_path_factory):
+    """(site, url, the fabricated sets' names) of the ten-set matrix, served on 127.0.0.1."""
+    tmp = tmp_path_factory.mktemp("matrix")
+    results = tmp / "results"
+    for name in PUBLISHED:
+        shutil.copytree(ROOT / "results" / name, results / name)
+    names = [fabricate(results, i, points=2).name for i in range(N)]
+    project = build.copy_project(ROOT, tmp / "project")
+    build.run(results, project / "docs")
+    build.mkdocs_build(project, project / "site")
+    site = project / "site"
+    httpd = bind(site)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield site, f"http://127.0.0.1:{httpd.server_address[1]}", sorted(names)
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+def test_matrix_pages_draw_their_charts(browser, matrix):
+    site, url, names = matrix
+    one = names[0]
+    pages = ["index.html", "generated/compare.html", "generated/variants/naive.html", "generated/findings.html",
+             "generated/scaling.html", "generated/scenarios/decode.html", f"generated/sets/{one}.html",
+             f"generated/sets/{one}/variants/sdpa_math.html", f"generated/sets/{one}/scenarios/gqa-prefill.html",
+             f"generated/sets/{one}/scaling.html"]
+    problems, charts = [], 0
+    for path in pages:
+        assert (site / path).is_file(), path
+        context, page, requests, errors = _open(browser, url, path)
+        for d in _charts_drawn(page):
+            charts += 1
+            if d["error"] or not any(d["types"].get(m) for m in DATA_MARKS) or d["svgPaths"] == 0:
+                problems.append(f"{path}: chart '{d['label']}' draws no data ({d})")
+        outside = [u for u in requests if urlparse(u).hostname not in ("127.0.0.1", "localhost")
+                   and not u.startswith(("data:", "blob:"))]
+        problems += [f"{path}: requests leave the machine: {outside}"] * bool(outside)
+        problems += [f"{path}: page errors: {errors}"] * bool(errors)
+        context.close()
+    assert charts >= 12 and problems == [], "\n".join(problems)
+
+
+def test_heat_map_holds_every_set_and_scenario(browser, matrix):
+    """One cell per set and scenario on the home page, each named by its fastest variant."""
+    _, url, names = matrix
+    context, page, _, errors = _open(browser, url, "index.html")
+    _charts_drawn(page)
+    chart = page.locator(".vega-chart[data-label='fastest variant per set and scenario']")
+    cells = chart.evaluate("""e => { const v = window.reportViews.get(e); const out = [];
+      const walk = n => { if (!n) return; if (n.marktype === 'rect' && n.role === 'mark')
+        for (const it of n.items) if (it.width > 0 && it.height > 0) out.push(it.datum);
+        for (const c of n.items || []) if (c.items) walk(c); };
+      walk(v.scenegraph().root); return out.map(d => [d.set_title, d.scenario, d.fastest_label]); }""")
+    assert len(cells) == N * 4 and len({(s, sc) for s, sc, _ in cells}) == N * 4
+    assert {sc for _, sc, _ in cells} == {"article", "gqa-prefill", "decode", "sliding-window"}
+    assert all(f for _, _, f in cells) and errors == []
+    context.close()
+
+
+def test_no_page_and_no_index_grows_past_its_bound(matrix):
+    site, _, _ = matrix
+    largest = max(site.rglob("*.html"), key=lambda p: p.stat().st_size)
+    assert largest.stat().st_size <= PAGE_LIMIT, largest
+    index = site / "search" / "search_index.json"
+    assert index.stat().st_size < INDEX_LIMIT
+    docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
+    own = [d["location"] for d in docs if d["location"].split("#")[0].count("/") > 2
+           and d["location"].startswith("generated/sets/")]
+    assert own == []  # a set's own pages are left out of search
