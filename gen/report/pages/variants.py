@@ -44,6 +44,8 @@ def _hypothesis(ctx: Context, ls, v: str, mode: str) -> dict | None:
     if h:
         h["note"] = wording.hypothesis_note(h)
         h["rank_range"] = not missing(h["rank_lo"]) and h["rank_lo"] != h["rank_hi"]
+        for k in ("expected_backend", "measured_backend"):  # the frame's NaN where a variant pins no backend
+            h[k] = None if missing(h.get(k)) else h[k]
     return h
 
 
@@ -193,7 +195,7 @@ def set_variant_view(ctx: Context, ls, v: str) -> dict:
         if ls.rs.run(v, mode) is not None:
             sections.append(dict(mode=mode, call=wording.call_of(mode), tabs=[tab_view(ctx, ls, v, mode, page)]))
     return dict(here=page, name=v, label=fmt.label_of(v), heading=f"{fmt.label_of(v)} · {fmt.set_title(ls)}",
-                variant=known, source=None, sections=sections, tabbed=False, one_set=ls, matrix=None,
+                variant=known, source=None, sections=sections, one_set=ls, matrix=None,
                 variant_link=fmt.relpath(fmt.variant_page(v), page), set_link=fmt.relpath(fmt.set_page(ls.name), page),
                 scenario_kernels=_scenario_kernels(ctx, ls, v))
 
@@ -252,7 +254,7 @@ def variant_view(ctx: Context, v: str) -> dict:
     page = fmt.variant_page(v)
     known = variants.VARIANTS.get(v)
     return dict(here=page, name=v, label=fmt.label_of(v), heading=fmt.label_of(v), variant=known,
-                source=variants.source(known) if known else None, sections=[], tabbed=False, one_set=None,
+                source=variants.source(known) if known else None, sections=[], one_set=None,
                 matrix=matrix_view(ctx, v), scenario_kernels=[])
 
 
