@@ -71,6 +71,15 @@ def _write_atomic(path: Path, data: bytes) -> None:
     layout.atomic_write_bytes(path, data)
 
 
+def _link_or_copy(src: Path, dest: Path) -> None:
+    """A trace, linked where results/ and docs/ share a file system (a set's files are never
+    changed in place: a new set is a new folder), copied otherwise."""
+    try:
+        os.link(src, dest)
+    except OSError:
+        shutil.copyfile(src, dest)
+
+
 def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
     """Write the pages into docs/generated/ as a whole: staging folder, then swap."""
     docs_dir.mkdir(parents=True, exist_ok=True)
@@ -81,7 +90,7 @@ def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
             dest = tmp / Path(p.path).relative_to(render.GENERATED)
             dest.parent.mkdir(parents=True, exist_ok=True)
             if p.copy_from is not None:
-                shutil.copyfile(p.copy_from, dest)
+                _link_or_copy(p.copy_from, dest)
             else:
                 dest.write_text(p.text or "", encoding="utf-8", newline="\n")
         nav = {"nav": render.nav(pages)}

@@ -22,15 +22,25 @@ GEN = Path(__file__).resolve().parent.parent
 SUFFIX = ".pkl"
 
 
-def set_key(path: Path) -> str:
-    """Every file of a set folder, by path and bytes: a set that changed in any way gets a new key."""
+def set_key(path: Path, memo: dict | None = None) -> str:
+    """Every file of a set folder, by path and bytes: a set that changed in any way gets a new key.
+    With `memo` (folder -> (every file's path, size and mtime; key), kept by the caller), a folder
+    whose files all have the size and modification time they had is not read again."""
+    files = sorted(p for p in path.rglob("*") if p.is_file())
+    stats = tuple((p.relative_to(path).as_posix(), st.st_size, st.st_mtime_ns) for p in files
+                  for st in (p.stat(),))
+    known = memo.get(str(path)) if memo is not None else None
+    if known is not None and known[0] == stats:
+        return known[1]
     h = hashlib.sha256()
-    for p in sorted(path.rglob("*")):
-        if p.is_file():
-            h.update(p.relative_to(path).as_posix().encode() + b"\0")
-            h.update(p.read_bytes())
-            h.update(b"\0")
-    return h.hexdigest()
+    for p, (rel, _, _) in zip(files, stats):
+        h.update(rel.encode() + b"\0")
+        h.update(p.read_bytes())
+        h.update(b"\0")
+    key = h.hexdigest()
+    if memo is not None:
+        memo[str(path)] = (stats, key)
+    return key
 
 
 @lru_cache(maxsize=1)

@@ -92,6 +92,13 @@ class Context:
             return made[mode].copy()
         return tables.summary_table(ls, mode)  # cached by analysis
 
+    def summary_row(self, ls: tables.LoadedSet, mode: str, variant: str) -> dict | None:
+        """One variant's row of a set's summary table (a dict made once per set and mode)."""
+        rows = self._once(("summary_rows", ls.name, mode),
+                          lambda: {r["variant"]: r for r in records(self.summary(ls, mode))})
+        row = rows.get(variant)
+        return dict(row) if row is not None else None
+
     def fact(self, ls: tables.LoadedSet, builder: str):
         """What `builder`'s facts(ctx, ls) gave for this set (gen.report.units)."""
         return self.facts[ls.name][builder]

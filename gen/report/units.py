@@ -7,12 +7,12 @@ and the set it is compared against), `make(ctx, ls, part)`, `make_all(ctx, worke
 and `load(...)`, the build's path: each set's unit from the cache when its files, the
 published sets, the compared set and the code are unchanged, made otherwise.
 
-A unit has two parts, so that a change reaches only what it changes:
-- "own": the set's page, its variant, findings, scaling and scenario pages (they read the
-  set and the published sets);
+A unit has parts, so that a change reaches only what it changes:
+- "own": the set's page, its variant and findings pages; "sweep": its scaling and scenario
+  pages (both read the set and the published sets; apart so that one set runs on two cores);
 - "pair": the page comparing the first measured GPU set with this one (it reads both).
-Published (reference) sets hold no traces and are compared with every measured set: their
-units are made on every build, from the whole context.
+Published (reference) sets hold no traces; their pages read every measured set's scenario
+points and the first set: their one part is keyed by those.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gen.analysis import compare, tables
+from gen.analysis import scenarios as scenario_analysis
 from gen.model import schema
 from gen.model.schema import SetKind, UserError
 from gen.report import cache
@@ -37,18 +38,15 @@ from gen.report.pages import compare as compare_pages
 from gen.report.pages import findings, scaling, scenarios, sets, variants, verdict
 from gen.report.site import Context, Page
 
-# Per-set builders, by part, in the order their pages are listed.
-OWN_BUILDERS: list[Callable[[Context, tables.LoadedSet], Iterable[Page]]] = [
-    sets.set_pages, variants.set_pages, findings.set_pages, scaling.set_pages, scenarios.set_pages,
-]
-PAIR_BUILDERS: list[Callable[[Context, tables.LoadedSet], Iterable[Page]]] = [compare_pages.set_pages]
-# Facts for the pages over all sets: name -> facts(ctx, ls), by part.
-OWN_FACTS: dict[str, Callable] = {
-    "summary": sets.facts, "verdict": verdict.facts, "variants": variants.facts, "findings": findings.facts,
-    "scaling": scaling.facts, "scenarios": scenarios.facts,
+# Per-set builders and facts (name -> facts(ctx, ls)) by part, parts in the order their pages
+# are listed: "own" and "sweep" read the set (and the published sets), "pair" the first set too.
+# "sweep" is apart from "own" so that one new set's work runs on two cores.
+PARTS: dict[str, tuple[list[Callable[[Context, tables.LoadedSet], Iterable[Page]]], dict[str, Callable]]] = {
+    "own": ([sets.set_pages, variants.set_pages, findings.set_pages],
+            {"summary": sets.facts, "verdict": verdict.facts, "variants": variants.facts, "findings": findings.facts}),
+    "sweep": ([scaling.set_pages, scenarios.set_pages], {"scaling": scaling.facts, "scenarios": scenarios.facts}),
+    "pair": ([compare_pages.set_pages], {"compare": compare_pages.facts}),
 }
-PAIR_FACTS: dict[str, Callable] = {"compare": compare_pages.facts}
-PARTS = {"own": (OWN_BUILDERS, OWN_FACTS), "pair": (PAIR_BUILDERS, PAIR_FACTS)}
 
 
 @dataclass
@@ -117,7 +115,10 @@ def _stage(builder) -> str:
 
 def make_unit(ctx: Context, ls: tables.LoadedSet) -> Unit:
     sub = set_context(ctx, ls)
-    return make(sub, ls, "own").add(make(sub, ls, "pair"))
+    unit = Unit()
+    for part in PARTS:
+        unit = unit.add(make(sub, ls, part))
+    return unit
 
 
 _FORKED: tuple | None = None  # what a forked worker inherits: (ctx, tasks)
@@ -170,12 +171,14 @@ def make_all(ctx: Context, workers: int | None = None) -> dict[str, Unit]:
     first = first_gpu_set(ctx.sets)
     full = Context(ctx.sets, ctx.skipped, first=first, prerender=ctx.prerender)
     measured = [ls for ls in ctx.sets if ls.rs.kind != SetKind.REFERENCE]
-    done = run_tasks(full, [(ls, ("own", "pair"), False) for ls in measured], workers)
+    done = run_tasks(full, [(ls, tuple(PARTS), False) for ls in measured], workers)
     units = {}
     for ls, (parts, error) in zip(measured, done):
         if error:
             raise UserError(error)
-        units[ls.name] = parts["own"].add(parts["pair"])
+        units[ls.name] = Unit()
+        for part in PARTS:
+            units[ls.name] = units[ls.name].add(parts[part])
     for ls in references(ctx.sets):
         units[ls.name] = make_unit(full, ls)
     return {ls.name: units[ls.name] for ls in ctx.sets}
@@ -218,8 +221,10 @@ class _Plan:
 def _read(results_root: Path, store: cache.Store | None, code: str, skip_broken: bool):
     """Every set's ResultSet: from the cache when its files are unchanged, else loaded and checked."""
     loaded, skipped, keys, fresh = [], [], {}, set()
+    seen = store.get("stats", "sets") if store else None  # the files' sizes and times at the last build
+    memo = {} if seen is None else seen
     for path in schema.list_sets(results_root):
-        k = cache.set_key(path)
+        k = cache.set_key(path, memo)
         rs = store.get("rs", cache.key(code, path.name, k)) if store else None
         if rs is None:
             try:
@@ -234,20 +239,41 @@ def _read(results_root: Path, store: cache.Store | None, code: str, skip_broken:
                 store.put("rs", cache.key(code, path.name, k), rs)
         keys[path.name] = k
         loaded.append(tables.LoadedSet(path.name, path, rs))
+    memo = {k: v for k, v in memo.items() if k in {str(ls.path) for ls in loaded}}
+    if store and memo != seen:
+        store.put("stats", "sets", memo)
     return _sort(loaded), skipped, _Plan(code, keys, fresh)
 
 
-def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None) -> list:
-    """The parts to make now: those neither made in this build nor in the cache."""
-    ref_keys = [plan.keys[r.name] for r in references(ctx.sets)]
+def _part_keys(ctx: Context, plan: _Plan, ls: tables.LoadedSet) -> dict[str, str]:
+    """The cache key of each part of a set: what the part reads, by content."""
+    refs = [plan.keys[r.name] for r in references(ctx.sets)]
+    first = [ctx.first.name, plan.keys[ctx.first.name]] if ctx.first is not None else []
+    if ls.rs.kind == SetKind.REFERENCE:  # its pages read the measured sets' scenario points
+        return {"published": cache.key(plan.code, "published", ls.name, *refs, *first, _points_digest(ctx.sets))}
+    keys = {part: cache.key(plan.code, part, ls.name, plan.keys[ls.name], *refs) for part in ("own", "sweep")}
+    if ctx.first is not None and ctx.first is not ls:
+        keys["pair"] = cache.key(plan.code, "pair", ls.name, plan.keys[ls.name], *first, *refs)
+    return keys
+
+
+def _points_digest(all_sets: list[tables.LoadedSet]) -> str:
+    """What a published set's pages read of the measured sets: the scenarios, their titles and
+    the points measured (gen.analysis.scenarios.anchor_frame matches published figures to them)."""
+    measured = [ls for ls in all_sets if ls.measured]
+    names = scenario_analysis.scenario_names(measured)
+    return cache.key(*(repr((n, scenario_analysis.scenario_title(measured, n),
+                             list(dict.fromkeys(repr(p.point) for ls in measured for p in ls.rs.sweep
+                                                if p.scenario == n)))) for n in names))
+
+
+def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | None) -> list:
+    """The parts of measured sets to make now (neither made in this build nor in the cache), as
+    tasks (a set, its parts, whether to check its traces first). With fewer tasks than worker
+    processes, a set's parts go to several, so that one new set's work runs on every core."""
     tasks = []
     for ls in ctx.sets:
-        if ls.rs.kind == SetKind.REFERENCE:
-            continue
-        parts = {"own": cache.key(plan.code, "own", ls.name, plan.keys[ls.name], *ref_keys)}
-        if ctx.first is not None and ctx.first is not ls:
-            parts["pair"] = cache.key(plan.code, "pair", ls.name, plan.keys[ls.name], ctx.first.name,
-                                      plan.keys[ctx.first.name], *ref_keys)
+        parts = _part_keys(ctx, plan, ls)
         missing = []
         for part, k in parts.items():
             plan.part_keys[(ls.name, part)] = k
@@ -257,8 +283,13 @@ def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None) -> list:
                     missing.append(part)
                 else:
                     plan.made[k] = got
-        if missing:
+        if missing and ls.rs.kind != SetKind.REFERENCE:
             tasks.append((ls, tuple(missing), ls.name in plan.fresh))
+    if 0 < len(tasks) < workers_for(2 * len(tasks)) and workers != 1:
+        split = []
+        for ls, parts, check in tasks:  # the traces are checked in the first, parsed as needed in the others
+            split += [(ls, (part,), check and i == 0) for i, part in enumerate(parts)]
+        tasks = split
     return tasks
 
 
@@ -269,7 +300,8 @@ def _keep(plan: _Plan, store: cache.Store | None, tasks: list, results: list, sk
         if error:
             if not skip_broken:
                 raise UserError(error)
-            failed.append(tables.Skipped(ls.name, error))
+            if ls.name not in {f.name for f in failed}:  # once, whichever of its parts met it
+                failed.append(tables.Skipped(ls.name, error))
             continue
         plan.fresh.discard(ls.name)  # checked whole by its task
         for part, unit in got.items():
@@ -301,7 +333,7 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
         gone = {s.name for s in skipped}
         all_sets = [ls for ls in loaded if ls.name not in gone]
         ctx = Context(all_sets, skipped, first=first_gpu_set(all_sets), prerender=prerender)
-        tasks = _tasks(ctx, plan, store)
+        tasks = _tasks(ctx, plan, store, workers)
         error = _check_shared(ctx, references(all_sets), plan.fresh, any("pair" in t[1] for t in tasks))
         if error is not None:
             if not skip_broken:
@@ -313,7 +345,7 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
         if not failed:
             break
         skipped.extend(failed)
-    units = _units(ctx, plan, watch)
+    units = _units(ctx, plan, store, watch)
     if store:
         store.prune()
     for stage, cpu in plan.cpu.items():
@@ -321,19 +353,25 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
     return ctx, units
 
 
-def _units(ctx: Context, plan: _Plan, watch: Stopwatch) -> dict[str, Unit]:
-    """Each set's unit, in the sets' order: a measured set's parts as made or cached, a published
-    set's made now (it reads every set)."""
+def _units(ctx: Context, plan: _Plan, store: cache.Store | None, watch: Stopwatch) -> dict[str, Unit]:
+    """Each set's unit, in the sets' order: a measured set's parts as made or cached; a published
+    set's (it reads every measured set's scenario points) cached as one part, made here if new."""
     units: dict[str, Unit] = {}
     for ls in ctx.sets:
+        unit = Unit()
         if ls.rs.kind == SetKind.REFERENCE:
-            with watch("published sets' units"):
-                units[ls.name] = make_unit(ctx, ls)
+            k = plan.part_keys[(ls.name, "published")]
+            if k not in plan.made:
+                with watch("published sets' units"):
+                    plan.made[k] = make_unit(ctx, ls)
+                if store:
+                    store.put("unit", k, plan.made[k])
+            units[ls.name] = plan.made[k]
             continue
-        u = plan.made[plan.part_keys[(ls.name, "own")]]
-        if (ls.name, "pair") in plan.part_keys:
-            u = u.add(plan.made[plan.part_keys[(ls.name, "pair")]])
-        units[ls.name] = u
+        for part in PARTS:
+            if (ls.name, part) in plan.part_keys:
+                unit = unit.add(plan.made[plan.part_keys[(ls.name, part)]])
+        units[ls.name] = unit
     return units
 
 

@@ -238,7 +238,7 @@ def matrix_view(ctx: Context, v: str) -> list[dict]:
             if run is None:
                 continue
             f = ctx.fact(ls, "variants")[v][mode]
-            row = _one(ctx.summary(ls, mode), v)
+            row = ctx.summary_row(ls, mode, v)
             rows.append(dict(ls=ls, run=run, row=row, standing=f["standing"],
                              why_not=wording.refusal(run.status, run.reason, bool(row and row["needs_cuda"])),
                              link=fmt.relpath(fmt.set_variant_page(ls.name, v), page)))
