@@ -85,3 +85,36 @@ def test_fast_timeline_spec_matches_altair(h200):
     assert [strip(layer) for layer in slow["layer"]] == [strip(layer) for layer in fast["layer"]]
     assert slow["height"] == fast["height"]
     assert [p["select"] for p in slow["params"]] == [p["select"] for p in fast["params"]]
+
+
+def test_fast_specs_are_altairs(h200):
+    """Each chart's `*_spec` (Altair makes the shape once, the rows go in after) is the spec Altair
+    itself makes, for every scenario and the sweep of the committed set, twice (the second from
+    the shape kept), with published figures and ceilings beside."""
+    from gen.analysis import scaling
+    from gen.analysis import scenarios as sa
+    from gen.model import anchors
+    from gen.report import charts
+    from tests.conftest import RESULTS
+
+    refs = [tables.load_set(RESULTS / n) for n in (anchors.FA3_NAME, anchors.CUDNN_NAME)]
+    ceil = scaling.ceilings(h200)
+    for _ in range(2):
+        for name in ("article", "gqa-prefill", "decode", "sliding-window"):
+            pts, anc = sa.point_frame(h200, name), sa.anchor_frame([h200, *refs], name, h200)
+            assert charts.scenario_time_spec(pts, anc, "length") == \
+                charts.scenario_time(pts, anc, "length").to_dict(validate=False), name
+            for ceilings in ([("matmul", 683.0)], [("copy", 4.1), ("datasheet", 4.8)], []):
+                assert charts.scenario_rate_spec(pts, anc, "tflops", "rate", "length", ceilings) == \
+                    charts.scenario_rate(pts, anc, "tflops", "rate", "length", ceilings).to_dict(validate=False)
+            args = (pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3, "intensity")
+            assert charts.scenario_roofline_spec(*args) == charts.scenario_roofline(*args).to_dict(validate=False)
+        sweep = scaling.sweep_frame(h200)
+        for fast, slow, args in ((charts.time_vs_seq_spec, charts.time_vs_seq, (sweep,)),
+                                 (charts.memory_vs_seq_spec, charts.memory_vs_seq, (sweep,)),
+                                 (charts.roofline_spec, charts.roofline, (sweep, ceil)),
+                                 (charts.category_bars_spec, charts.category_bars, (scaling.category_frame(h200),)),
+                                 (charts.busy_vs_seq_spec, charts.busy_vs_seq, (scaling.busy_frame(h200),)),
+                                 (charts.gpu_time_spec, charts.gpu_time,
+                                  (tables.summary_table(h200, "train"), "step"))):
+            assert fast(*args) == slow(*args).to_dict(validate=False), fast.__name__

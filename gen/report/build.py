@@ -4,6 +4,11 @@ vendored chart bundle in docs/assets/vendor/.
 Takes: a results root (gen.schema layout) and the docs directory. Gives: the
 files `mkdocs build --strict` turns into site/. Called by `python -m gen build`.
 
+- Each set's own pages and facts come from `.cache/report/` beside docs/ when its
+  files are unchanged (gen.report.units, gen.report.cache); a new or changed set is
+  loaded, checked and rendered in worker processes. A set's own pages leave as HTML
+  (gen.report.prerender), which mkdocs splices in (gen/report/mkdocs_hook.py).
+
 - A broken set raises its SchemaError / TraceError (one line naming the file)
   unless skip_broken, when the others build, each skipped set is said on
   stderr and a page lists them. Broken means anything the pages would read:
