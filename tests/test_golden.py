@@ -58,7 +58,10 @@ def set_view() -> dict:
                    headline="Naive is the fastest here: 1062.5 µs a forward on the GPU alone.",
                    lines=("Ranked by <GPU-only> time.",), fastest="naive", fastest_ms="1.0625", basis="gpu_only",
                    runner_up="", settled=None, host_bound="sdpa_cudnn", noisy=False, auto_backend="")
-    return dict(here="generated/sets/gpu-x__torch-2.11.0.md", ls=_ls(), modes=[mode], verdicts=[verdict], scenarios=[])
+    return dict(here="generated/sets/gpu-x__torch-2.11.0.md", ls=_ls(), modes=[mode], verdicts=[verdict], scenarios=[],
+                variant_pages={r["variant"]: f"gpu-x__torch-2.11.0/variants/{r['variant']}.md" for r in rows},
+                own_pages=[dict(title="Findings", link="gpu-x__torch-2.11.0/findings.md"),
+                           dict(title="Scaling", link="gpu-x__torch-2.11.0/scaling.md")])
 
 
 CASES = {"set.md": ("set.md.j2", set_view)}
