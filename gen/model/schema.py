@@ -2,7 +2,8 @@
 
 Takes: nothing from other stages. Gives: the record types every stage shares
 (`ResultSet`, `Environment`, `RunConfig`, `Point`, `ScenarioRecord`, `Timing`,
-`VariantRun`, `SweepPoint`, `Ceilings`, `Counters`, `KernelCounters`),
+`VariantRun`, `SweepPoint`, `Ceilings`, `Counters`, `KernelCounters`,
+`Telemetry`, `GraphCheck`),
 `from_dict` / `load_set` (type-checked, migrated), `dumps`, the enums of the
 fields that take one of a few values, and `SchemaError` for bad files.
 
@@ -34,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 RESULT_FILE = "result.json"
 TRACE_DIR = "traces"
 
@@ -80,7 +81,7 @@ class SetKind(enum.StrEnum):
 # Fields whose str values must be one of an enum's (checked on load).
 ENUM_FIELDS: dict[str, type[enum.StrEnum]] = {
     "mode": Mode, "status": Status, "gpu_only_method": GpuOnlyMethod, "mask": Mask, "kind": SetKind,
-}
+}  # + "fidelity" (GraphFidelity), added where that enum is declared
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,10 @@ class Environment:
     date: str | None
     git_commit: str | None
     ncu: str | None = None  # Nsight Compute's version, when it read the counters
+    # schema 3, from NVML where it could be read
+    nvml: str | None = None  # NVML's version, or why it was not read
+    sm_clock_max_mhz: float | None = None  # the highest SM clock the GPU allows
+    power_limit_w: float | None = None  # the enforced board power limit
 
 
 @dataclass(frozen=True)
@@ -156,6 +161,56 @@ class ScenarioRecord:
     train_points: list[Point] = field(default_factory=list)
 
 
+class Window(enum.StrEnum):
+    """The timed windows of one call, each with its own NVML telemetry."""
+
+    GPU_ONLY = "gpu_only"  # CUDA-graph replays
+    EAGER = "eager"  # the back-to-back Python loop
+    HOST = "host"  # drained calls (host dispatch)
+    BURST = "burst"  # a handful of calls from an idle GPU, as publishers often time
+    KERNEL_SUM = "kernel_sum"  # the profiled eager calls whose kernels are added up
+
+
+@dataclass
+class Telemetry:
+    """What NVML read while one window was timed, sampled in a thread every few
+    ms: the conditions of the time (a 700 W-limited GPU runs its SMs slower under
+    sustained load than in a burst). Every figure None, with `reason`, where NVML
+    could not be read (no pynvml, no GPU, a set older than schema 3)."""
+
+    samples: int = 0
+    duration_s: float | None = None
+    sm_clock_mhz: float | None = None  # mean over the samples
+    sm_clock_min_mhz: float | None = None
+    sm_clock_max_mhz: float | None = None
+    power_w: float | None = None  # mean board power
+    power_max_w: float | None = None
+    temp_c: float | None = None  # the highest GPU temperature read
+    reason: str | None = None  # why not recorded
+
+
+@dataclass
+class GraphCheck:
+    """Does one CUDA-graph replay run the same kernels as one eager call?
+    Names (demangled, as the profiler gives them) in launch order, for one call
+    each. A graph may run other work than eager code (a device-to-device copy
+    that the copy engine does eagerly becomes a memcpy kernel in a graph)."""
+
+    fidelity: str  # GraphFidelity
+    graph_kernels: list[str] = field(default_factory=list)
+    eager_kernels: list[str] = field(default_factory=list)
+    detail: str | None = None  # the difference in words, or why not checked
+
+
+class GraphFidelity(enum.StrEnum):
+    SAME = "same"
+    DIFFERS = "differs"
+    NOT_CHECKED = "not_checked"
+
+
+ENUM_FIELDS["fidelity"] = GraphFidelity
+
+
 @dataclass
 class Timing:
     """Three labelled times of one call, as raw samples in ms.
@@ -166,6 +221,14 @@ class Timing:
     eager_ms: CUDA events around each call of a bare back-to-back loop: what a
     Python loop sees, host gaps included. host_ms: from the call to its return
     with the GPU drained first (host dispatch). On CPU, eager_ms is wall time.
+
+    Schema 3: the three are timed in interleaved rounds (`round_sizes` gives, per
+    window, how many samples each round added, in order), each window with its
+    NVML `telemetry`; `burst_ms` times a handful of calls from an idle GPU;
+    `kernel_sum_ms` adds up the kernels of profiled eager calls (one sample per
+    call), the fallback GPU-only time where `graph_check` finds that the graph
+    runs other kernels than eager code, or where the graph time exceeds eager
+    beyond the spread (gpu_only_method kernel_sum, with the reason).
     """
 
     gpu_only_ms: list[float] = field(default_factory=list)
@@ -176,6 +239,15 @@ class Timing:
     host_ms: list[float] = field(default_factory=list)
     warmup_iters: int = 0
     warmup_window_ms: list[float] = field(default_factory=list)
+    # schema 3
+    rounds: int = 1
+    round_sizes: dict[str, list[int]] = field(default_factory=dict)  # Window -> samples per round
+    graph_ms: list[float] = field(default_factory=list)  # replay / N, kept when gpu_only falls back
+    burst_ms: list[float] = field(default_factory=list)
+    kernel_sum_ms: list[float] = field(default_factory=list)
+    telemetry: dict[str, Telemetry] = field(default_factory=dict)  # Window -> conditions
+    telemetry_reason: str | None = None  # why no telemetry at all
+    graph_check: GraphCheck | None = None
 
 
 @dataclass
@@ -265,6 +337,7 @@ class VariantRun:
     compile_time_s: float | None = None
     first_call_s: float | None = None
     error_detail: str | None = None  # last line of the traceback of a refusal
+    first_in_process: bool | None = None  # schema 3: the first call of this backend in the process
     counters: Counters | None = None
     inplace_autograd: InplaceCheck | None = None
     published: Published | None = None  # reference sets only
@@ -287,6 +360,7 @@ class SweepPoint:
     trace: str | None = None
     compile_time_s: float | None = None
     published: Published | None = None  # reference sets only; optional, so no version bump
+    first_call_s: float | None = None  # schema 3: the first call at this shape (compile, plan, load)
 
     @property
     def seq_len(self) -> int:
@@ -307,6 +381,12 @@ class Ceilings:
     matmul_ms: list[float]
     copy_bytes: int  # bytes read plus bytes written by one copy
     copy_ms: list[float]
+    # schema 3: a read-only pass (a reduction over a large buffer): a decode
+    # kernel almost only reads, so a copy, which writes as much as it reads,
+    # does not bound it.
+    read_bytes: int | None = None
+    read_ms: list[float] = field(default_factory=list)
+    telemetry: dict[str, Telemetry] = field(default_factory=dict)  # "matmul", "copy", "read"
 
 
 @dataclass
@@ -322,6 +402,7 @@ class ResultSet:
     duration_s: float | None = None
     kind: str = "measured"  # SetKind
     source: str | None = None  # for reference sets: where the figures were published
+    stage_seconds: dict[str, float] = field(default_factory=dict)  # schema 3: capture time by stage
 
     def run(self, variant: str, mode: str = "inference", scenario: str = "article") -> VariantRun | None:
         for r in self.runs:
@@ -506,8 +587,31 @@ def update_to_2(data: dict) -> dict:
     return data
 
 
+TELEMETRY_NOT_RECORDED = "not recorded: captured before schema 3, without NVML telemetry"
+GRAPH_NOT_CHECKED = "not checked: captured before schema 3, which compares a graph's kernels with eager ones"
+
+
+def update_to_3(data: dict) -> dict:
+    """Schema 2 -> 3: NVML telemetry, interleaved rounds, the graph check, the
+    burst and read-bandwidth figures are new; what an older set did not record
+    is marked so (never guessed). Measured sets only: reference sets publish no
+    samples, so nothing of theirs was left unrecorded."""
+    data = json.loads(json.dumps(data))
+    measured = data.get("kind", SetKind.MEASURED.value) == SetKind.MEASURED.value
+    records = [r for key in ("runs", "sweep") for r in data.get(key) or [] if isinstance(r, dict)]
+    for rec in records:
+        t = rec.get("timing")
+        if not measured or not isinstance(t, dict) or not (t.get("eager_ms") or t.get("gpu_only_ms")):
+            continue
+        t["telemetry_reason"] = TELEMETRY_NOT_RECORDED
+        if t.get("gpu_only_method") == GpuOnlyMethod.CUDA_GRAPH.value:
+            t["graph_check"] = {"fidelity": GraphFidelity.NOT_CHECKED.value, "detail": GRAPH_NOT_CHECKED}
+    data["schema_version"] = 3
+    return data
+
+
 # update_to_N upgrades a file of version N-1 to N, one step at a time.
-MIGRATIONS: dict[int, typing.Callable[[dict], dict]] = {2: update_to_2}
+MIGRATIONS: dict[int, typing.Callable[[dict], dict]] = {2: update_to_2, 3: update_to_3}
 
 
 def migrate(data: dict[str, Any], where: str) -> dict[str, Any]:
