@@ -59,6 +59,9 @@ def _scenarios(a):
 
 
 def cmd_profile(a) -> int:
+    import time
+
+    started = time.monotonic()  # the time by stage counts torch's import and CUDA's start too
     from gen.capture import runner as capture  # the only verb that imports torch
     from gen.model import variants  # the only verb that imports torch
 
@@ -70,13 +73,15 @@ def cmd_profile(a) -> int:
                         else f"--mode: no mode in {a.mode!r}; use inference, train or both")
     budget = capture.Budget()
     if a.quick:
-        budget = capture.Budget(warmup_min=3, warmup_min_s=0.05, warmup_max_s=0.5, repeats=10,
-                                min_measure_s=0.05, max_repeats=50)
+        budget = capture.Budget(warmup_min=3, warmup_min_s=0.05, warmup_max_s=0.5, repeats=9,
+                                min_measure_s=0.05, max_repeats=50, host_repeats=9, graph_replays=9,
+                                max_rounds=3, round_s=0.01, max_measure_s=0.3)
     chosen, article = _scenarios(a)
     shape = (article.batch, article.q_heads, article.run_length, article.head_dim)
     path = capture.profile(
         vs, shape, a.dtype or article.dtype, modes, Path(a.out), force=a.force, label=a.label, budget=budget,
         time_limit_s=a.time_limit_s, if_missing=a.if_missing, scenarios=chosen, counters=a.counters,
+        resume=a.resume, started=started,
     )
     print(path)
     return 0
@@ -138,6 +143,9 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--sweep", action="store_true", help="also sweep the article's sequence length and head dim")
     pr.add_argument("--sweep-seqs", type=_ints, help="sequence lengths (default 256..16384)")
     pr.add_argument("--sweep-dims", type=_ints, help="head dims (default 64,128)")
+    pr.add_argument("--resume", action="store_true",
+                    help="continue the partial capture an interrupted run left (results/.partial-<set>/), with "
+                         "the same options: what it kept is not measured again; the set is published when complete")
     pr.add_argument("--time-limit-s", type=float, default=3600.0,
                     help="stop starting sweep points this long after the start (default 3600)")
     pr.set_defaults(func=cmd_profile)
@@ -203,5 +211,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted: nothing was published", file=sys.stderr)
+        print("interrupted: nothing was published; the points measured so far are kept: run the same command "
+              "with --resume to continue", file=sys.stderr)
         return 130
