@@ -150,7 +150,9 @@ def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[st
                 p = schema.SweepPoint(variant=job.variant.name, point=job.point, status=schema.Status.OK.value,
                                       scenario=job.scenario.name, mode=job.mode)
                 predicted = predicted_s(last_s, prev, job.point, job.variant.compiled) if prev else 0.0
-                call_ms = predicted_call_ms(last_ms, prev, job.point) if prev and last_ms else None
+                # On a GPU only: a CPU's times (a capture for tests) move with its load.
+                call_ms = predicted_call_ms(last_ms, prev, job.point) if prev and last_ms and device.type == "cuda" \
+                    else None
                 if oom_at is not None:
                     p.status, p.reason = schema.Status.OOM.value, f"not run: out of memory already at {oom_at} tokens"
                 elif call_ms is not None and call_ms > MAX_CALL_MS:
@@ -174,7 +176,8 @@ def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[st
                                     "record": dataclasses.asdict(p), "seconds": seconds})
             if p.status == schema.Status.OK:
                 last_s, prev = seconds, job.point
-                last_ms = statistics.median(p.timing.eager_ms) if p.timing.eager_ms else None
+                times = p.timing.gpu_only_ms or p.timing.eager_ms
+                last_ms = statistics.median(times) if times else None
             elif p.status == schema.Status.OOM and oom_at is None and not (p.reason or "").startswith("not run"):
                 oom_at = job.point.kv_len
             out.append(p)

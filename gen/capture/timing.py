@@ -305,10 +305,10 @@ class Graph:
 
 def eager_chunk(b: Budget, per_call_ms: float) -> int:
     """Eager calls per round: about round_s of them, at least repeats / min_rounds
-    when they fit in three rounds' time, at most max_repeats / min_rounds."""
+    when they fit in three rounds' time, at most max_repeats / max_rounds."""
     least = max(1, math.ceil(b.repeats / b.min_rounds))
     n = max(_chunk(b.round_s, per_call_ms, b.max_repeats), min(least, _chunk(3 * b.round_s, per_call_ms, least)))
-    return min(n, max(1, b.max_repeats // b.min_rounds))
+    return min(n, max(1, b.max_repeats // b.max_rounds))
 
 
 def _chunk(round_s: float, per_ms: float, cap: int) -> int:
