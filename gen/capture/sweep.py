@@ -149,23 +149,11 @@ def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[st
                 t0 = time.monotonic()
                 p = schema.SweepPoint(variant=job.variant.name, point=job.point, status=schema.Status.OK.value,
                                       scenario=job.scenario.name, mode=job.mode)
-                predicted = predicted_s(last_s, prev, job.point, job.variant.compiled) if prev else 0.0
-                # On a GPU only: a CPU's times (a capture for tests) move with its load.
-                call_ms = predicted_call_ms(last_ms, prev, job.point) if prev and last_ms and device.type == "cuda" \
-                    else None
-                if oom_at is not None:
-                    p.status, p.reason = schema.Status.OOM.value, f"not run: out of memory already at {oom_at} tokens"
-                elif call_ms is not None and call_ms > MAX_CALL_MS:
-                    p.status = schema.Status.SKIPPED.value
-                    p.reason = (f"not run: predicted {call_ms:.0f} ms a call from {last_ms:.1f} ms at "
-                                f"{prev.kv_len} tokens (work grows with q_len x kv_len), over the "
-                                f"{MAX_CALL_MS:.0f} ms a call that a whole capture in minutes allows")
-                elif time.monotonic() + predicted > deadline - WRITE_MARGIN_S:
-                    p.status = schema.Status.SKIPPED.value
-                    p.reason = (f"not run: predicted {predicted:.0f} s from the last point, past the run's time limit"
-                                if prev else "not run: the run's time limit was reached")
+                p.reason = _not_run(job, prev, last_s, last_ms, oom_at, deadline, device)
+                if p.reason is not None:
+                    p.status = schema.Status.OOM.value if oom_at is not None else schema.Status.SKIPPED.value
                 else:
-                    if reset and job.variant.compiled:
+                    if reset:
                         torch._dynamo.reset()  # once per series: it compiles with dynamic shapes
                         reset = False
                     p = sweep_point(job, device, budget, staging_dir, seed, sampler=sampler,
@@ -183,15 +171,39 @@ def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[st
             out.append(p)
             if progress is not None and kept is None:
                 progress.done(f"sweep {job.scenario.name}", seconds)
-            what = describe(p.timing) if p.status == schema.Status.OK else f"{p.status} ({p.reason})"
-            pt = job.point
-            tail = f" in {seconds:.1f} s" + (f", {progress.suffix()}" if progress is not None else "")
-            if kept is not None:
-                tail = " (kept from an earlier session)"
-            probe.log(f"  sweep [{len(out)}/{total}] {job.scenario.name} {job.mode} {job.variant.name} "
-                      f"q={pt.q_len} kv={pt.kv_len} D={pt.head_dim}: {what}"
-                      + (f", err {p.rel_error:.1e}" if p.rel_error is not None else "") + tail)
+            _log_point(p, job, len(out), total, seconds, kept is not None, progress)
     return out
+
+
+def _log_point(p: schema.SweepPoint, job: Job, i: int, total: int, seconds: float, kept: bool, progress) -> None:
+    what = describe(p.timing) if p.status == schema.Status.OK else f"{p.status} ({p.reason})"
+    pt = job.point
+    tail = f" in {seconds:.1f} s" + (f", {progress.suffix()}" if progress is not None else "")
+    if kept:
+        tail = " (kept from an earlier session)"
+    probe.log(f"  sweep [{i}/{total}] {job.scenario.name} {job.mode} {job.variant.name} "
+              f"q={pt.q_len} kv={pt.kv_len} D={pt.head_dim}: {what}"
+              + (f", err {p.rel_error:.1e}" if p.rel_error is not None else "") + tail)
+
+
+def _not_run(job: Job, prev: schema.Point | None, last_s: float, last_ms: float | None, oom_at: int | None,
+             deadline: float, device: torch.device) -> str | None:
+    """Why a point is not run, or None: an OOM at a shorter length, a call
+    predicted past MAX_CALL_MS, or the run's time limit."""
+    if oom_at is not None:
+        return f"not run: out of memory already at {oom_at} tokens"
+    # On a GPU only: a CPU's times (a capture for tests) move with its load.
+    if prev is not None and last_ms and device.type == "cuda":
+        call_ms = predicted_call_ms(last_ms, prev, job.point)
+        if call_ms > MAX_CALL_MS:
+            return (f"not run: predicted {call_ms:.0f} ms a call from {last_ms:.1f} ms at {prev.kv_len} tokens "
+                    f"(work grows with q_len x kv_len), over the {MAX_CALL_MS:.0f} ms a call that a whole "
+                    f"capture in minutes allows")
+    predicted = predicted_s(last_s, prev, job.point, job.variant.compiled) if prev else 0.0
+    if time.monotonic() + predicted > deadline - WRITE_MARGIN_S:
+        return (f"not run: predicted {predicted:.0f} s from the last point, past the run's time limit"
+                if prev else "not run: the run's time limit was reached")
+    return None
 
 
 def burst_key(job: Job) -> tuple:

@@ -327,10 +327,6 @@ def burst(call: Callable, timer: Timer, sampler=None, calls: int = BURST_CALLS, 
     return ms, (sampler.of(intervals) if sampler is not None else None)
 
 
-def _work_names(work) -> list[str]:
-    return list(work[0]) if work else []
-
-
 def compare_work(graph: list[str] | None, eager: list[str] | None, n: int) -> schema.GraphCheck:
     """Does one replay of n calls run n times one eager call's GPU work?"""
     if graph is None:
@@ -375,6 +371,81 @@ def _short(name: str) -> str:
     return text[:80] or name[:80]
 
 
+class _Rounds:
+    """The interleaved rounds of one measurement: samples, sizes per round and
+    the time intervals of each window (for its telemetry)."""
+
+    def __init__(self, call: Callable, timer: Timer, b: Budget, per_call: float, g: Graph | None, sampler):
+        self.call, self.timer, self.b, self.per_call, self.g, self.sampler = call, timer, b, per_call, g, sampler
+        self.order = [W.GPU_ONLY, W.EAGER, W.HOST] if g is not None else [W.EAGER, W.HOST]
+        self.samples: dict[W, list[float]] = {w: [] for w in self.order}
+        self.sizes: dict[W, list[int]] = {w: [] for w in self.order}
+        self.intervals: dict[W, list] = {w: [] for w in [*self.order, W.KERNEL_SUM]}
+        self.graph_alone = False  # the graph's pool and an eager call did not fit together
+        self.rounds = 0
+
+    def window(self, w: W):
+        return self.sampler.window(self.intervals[w]) if self.sampler is not None else _Null()
+
+    def _take(self, w: W) -> list[float]:
+        b, timer = self.b, self.timer
+        if w == W.GPU_ONLY:
+            return self.g.samples(_chunk(b.round_s, self.g.replay_ms, max(1, b.graph_replays // b.min_rounds)))
+        if w == W.EAGER:
+            return timer.loop_ms(self.call, eager_chunk(b, self.per_call))
+        return timer.host_ms(self.call, _chunk(b.round_s, self.per_call, max(1, b.host_repeats // b.min_rounds)))
+
+    def one(self) -> None:
+        for w in self.order:
+            if w == W.GPU_ONLY and self.g is None:
+                continue
+            with self.window(w):
+                try:
+                    got = self._take(w)
+                except Exception as exc:
+                    if self.g is None or w == W.GPU_ONLY or not self.timer.is_oom(exc):
+                        raise
+                    # The graph's own pool holds a call's memory: time it alone, after.
+                    self.g.release()
+                    self.g, self.graph_alone = None, True
+                    got = self._take(w)
+            self.samples[w] += got
+            self.sizes[w].append(len(got))
+        self.rounds += 1
+
+    def run(self) -> None:
+        b, start = self.b, self.timer.now()
+        while self.rounds < b.max_rounds:
+            self.one()
+            elapsed = self.timer.now() - start
+            if self.rounds >= b.min_rounds and (elapsed >= b.max_measure_s or (
+                    elapsed >= b.min_measure_s and _tight(self.samples, b))):
+                break
+
+    def graph_after(self, g: Graph) -> None:
+        """GPU-only samples alone, after the others (their memory did not fit together)."""
+        self.g, self.samples[W.GPU_ONLY], self.sizes[W.GPU_ONLY] = g, [], []
+        with self.window(W.GPU_ONLY):
+            for _ in range(self.b.min_rounds):
+                got = self._take(W.GPU_ONLY)
+                self.samples[W.GPU_ONLY] += got
+                self.sizes[W.GPU_ONLY].append(len(got))
+
+
+def _graph_or_reason(call: Callable, timer: Timer, b: Budget, per_call: float, graph: bool, t: schema.Timing):
+    if not timer.gpu:
+        t.gpu_only_reason = NO_GPU
+    elif not graph:
+        t.gpu_only_reason = NOT_ASKED
+    else:
+        try:
+            return Graph(call, timer, b, per_call)
+        except Exception as exc:  # CUDA, cuDNN, Inductor and Triton raise their own types
+            t.gpu_only_method = schema.GpuOnlyMethod.KERNEL_SUM.value
+            t.gpu_only_reason = first_line(exc)
+    return None
+
+
 def measure(call: Callable, device, budget: Budget, graph: bool = True, timer: Timer | None = None,
             sampler=None, profiled: Callable[[], list | None] | None = None,
             do_burst: bool = False) -> schema.Timing:
@@ -387,98 +458,47 @@ def measure(call: Callable, device, budget: Budget, graph: bool = True, timer: T
     t = schema.Timing()
     if do_burst:
         t.burst_ms, tel = burst(call, timer, sampler)
-        if tel is not None:
+        if tel is not None and getattr(sampler, "ok", False):
             t.telemetry[W.BURST.value] = tel
-    iters, windows = warm_up(call, timer, b)
-    t.warmup_iters, t.warmup_window_ms = iters, windows
-    per_call = statistics.median(windows[-3:])
-    g: Graph | None = None
-    if not timer.gpu:
-        t.gpu_only_reason = NO_GPU
-    elif not graph:
-        t.gpu_only_reason = NOT_ASKED
-    else:
-        try:
-            g = Graph(call, timer, b, per_call)
-        except Exception as exc:  # CUDA, cuDNN, Inductor and Triton raise their own types
-            t.gpu_only_method = schema.GpuOnlyMethod.KERNEL_SUM.value
-            t.gpu_only_reason = first_line(exc)
-    order = [W.GPU_ONLY, W.EAGER, W.HOST] if g is not None else [W.EAGER, W.HOST]
-    samples: dict[W, list[float]] = {w: [] for w in order}
-    sizes: dict[W, list[int]] = {w: [] for w in order}
-    intervals: dict[W, list] = {w: [] for w in [*order, W.KERNEL_SUM]}
-    rounds_eager = max(1, math.ceil(b.repeats / b.min_rounds))
-    rounds_host = max(1, b.host_repeats // b.min_rounds)
-    rounds_graph = max(1, b.graph_replays // b.min_rounds)
-    graph_alone = False  # the graph's pool and an eager call did not fit together
-    start = timer.now()
-    rounds = 0
+    t.warmup_iters, t.warmup_window_ms = warm_up(call, timer, b)
+    per_call = statistics.median(t.warmup_window_ms[-3:])
+    g = _graph_or_reason(call, timer, b, per_call, graph, t)
+    r = _Rounds(call, timer, b, per_call, g, sampler)
+    n, graph_work = None, None
     try:
-        while rounds < b.max_rounds:
-            for w in order:
-                if w == W.GPU_ONLY and g is None:
-                    continue
-                with (sampler.window(intervals[w]) if sampler is not None else _Null()):
-                    try:
-                        if w == W.GPU_ONLY:
-                            got = g.samples(_chunk(b.round_s, g.replay_ms, rounds_graph))
-                        elif w == W.EAGER:
-                            got = timer.loop_ms(call, eager_chunk(b, per_call))
-                        else:
-                            got = timer.host_ms(call, _chunk(b.round_s, per_call, rounds_host))
-                    except Exception as exc:
-                        if g is None or w == W.GPU_ONLY or not timer.is_oom(exc):
-                            raise
-                        # The graph's own pool holds a call's memory: time it alone, after.
-                        g.release()
-                        g, graph_alone = None, True
-                        got = timer.loop_ms(call, 1) if w == W.EAGER else timer.host_ms(call, 1)
-                samples[w] += got
-                sizes[w].append(len(got))
-            rounds += 1
-            elapsed = timer.now() - start
-            if rounds >= b.min_rounds and elapsed >= b.min_measure_s and _tight(samples, b):
-                break
-            if elapsed >= b.max_measure_s and rounds >= b.min_rounds:
-                break
-        if graph_alone:
-            g = Graph(call, timer, b, per_call)
-            sizes[W.GPU_ONLY] = []
-            samples[W.GPU_ONLY] = []
-            with (sampler.window(intervals[W.GPU_ONLY]) if sampler is not None else _Null()):
-                for _ in range(b.min_rounds):
-                    got = g.samples(_chunk(b.round_s, g.replay_ms, rounds_graph))
-                    samples[W.GPU_ONLY] += got
-                    sizes[W.GPU_ONLY].append(len(got))
-        graph_work = timer.graph_work(g.graph) if g is not None else None
+        r.run()
+        if r.graph_alone:
+            r.graph_after(Graph(call, timer, b, per_call))
+        if r.g is not None:
+            n, graph_work = r.g.n, timer.graph_work(r.g.graph)
     finally:
-        n = g.n if g is not None else None
-        if g is not None:
-            g.release()
+        if r.g is not None:
+            r.g.release()
     work = None
     if profiled is not None:
-        with (sampler.window(intervals[W.KERNEL_SUM]) if sampler is not None else _Null()):
+        with r.window(W.KERNEL_SUM):
             work = profiled()
-    t.rounds = rounds
-    t.eager_ms, t.host_ms = samples[W.EAGER], samples[W.HOST]
-    t.round_sizes = {w.value: s for w, s in sizes.items() if s}
-    if work:
-        t.kernel_sum_ms = [ms for _, ms in work]
-    if sampler is not None and getattr(sampler, "ok", False):
-        t.telemetry.update({w.value: sampler.of(iv) for w, iv in intervals.items() if iv})
-    elif sampler is not None:
-        t.telemetry, t.telemetry_reason = {}, sampler.reason
+    t.rounds = r.rounds
+    t.eager_ms, t.host_ms = r.samples[W.EAGER], r.samples[W.HOST]
+    t.round_sizes = {w.value: s for w, s in r.sizes.items() if s}
+    t.kernel_sum_ms = [ms for _, ms in work] if work else []
+    _telemetry(t, sampler, r.intervals)
     if n is not None:
-        t.calls_per_replay = n
+        t.calls_per_replay, t.gpu_only_ms = n, r.samples[W.GPU_ONLY]
         t.gpu_only_method = schema.GpuOnlyMethod.CUDA_GRAPH.value
-        t.gpu_only_ms = samples[W.GPU_ONLY]
-        t.graph_check = compare_work(graph_work, _work_names(work[0]) if work else None, n) if work \
-            else compare_work(graph_work, None, n)
+        t.graph_check = compare_work(graph_work, list(work[0][0]) if work else None, n)
         reason = fallback_reason(t)
         if reason is not None and t.kernel_sum_ms:
             t.graph_ms, t.gpu_only_ms = t.gpu_only_ms, list(t.kernel_sum_ms)
             t.gpu_only_method, t.gpu_only_reason = schema.GpuOnlyMethod.KERNEL_SUM.value, reason
     return t
+
+
+def _telemetry(t: schema.Timing, sampler, intervals: dict) -> None:
+    if sampler is not None and getattr(sampler, "ok", False):
+        t.telemetry.update({w.value: sampler.of(iv) for w, iv in intervals.items() if iv})
+    elif sampler is not None:
+        t.telemetry, t.telemetry_reason = {}, sampler.reason
 
 
 def fallback_reason(t: schema.Timing) -> str | None:
