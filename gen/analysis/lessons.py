@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from gen.analysis import counters, kernel_names, rules, scaling, tables, verdicts
+from gen.analysis import counters, flops, kernel_names, rules, scaling, tables, verdicts
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
 from gen.model.variants import VARIANTS
@@ -225,15 +225,13 @@ def efficient_kernel(ls: tables.LoadedSet) -> EfficientKernel | None:
 # --------------------------------------------------------------------------- flash: occupancy as a trade
 
 
-# Forward attention FLOPs: two matrix products (Q·Kᵀ and P·V) of 2·q·kv·D each
-# per batch and query head; a causal mask halves the work a kernel needs to do
-# when queries and keys are the same sequence. Named next to every TFLOP/s.
-FLOP_CONVENTION = "4·B·H·Sq·Skv·D, halved for a causal mask (Q·Kᵀ and P·V only; softmax not counted)"
+# The report's one FLOP count (gen.analysis.flops), named next to every TFLOP/s.
+FLOP_CONVENTION = flops.FLOP_CONVENTION
 
 
 def attention_flops(p: schema.Point) -> float:
-    f = 4.0 * p.batch * p.q_heads * p.q_len * p.kv_len * p.head_dim
-    return f / 2 if p.mask == schema.Mask.CAUSAL and p.q_len == p.kv_len else f
+    """FLOPs of one forward at a point, under the report's count."""
+    return flops.flops(p)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 Takes: loaded sets (gen.analysis.tables.LoadedSet), measured and reference
 (published anchors, gen.model.anchors). Gives numbers only, no words:
 
-- the counting conventions, each named once with the label pages print next
+- the counting conventions of gen.analysis.flops (named there once) with the label pages print next
   to every figure: `flops(point, mode)` under `FLOP_CONVENTION`, `io_bytes(point,
   elem)` under `BYTES_CONVENTION`; `cudnn_flops(point)` is the cuDNN frontend
   benchmark's own count (its anchors are converted from their times, never mixed);
@@ -31,9 +31,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from gen.analysis import flops as flops_mod
 from gen.analysis import rules, scaling, tables, timings
 from gen.analysis.values import integer, missing, number, text_table, variant_order, variant_role
 from gen.model import anchors, datasheets, schema
@@ -41,14 +41,11 @@ from gen.model import scenarios as declared
 
 # --------------------------------------------------------------------------- conventions
 
-FLOP_CONVENTION = ("FlashAttention's count: 4·B·Hq·Sq·Sk·D (two matrix products, 2 FLOPs per multiply-add), "
-                   "halved when causal; a sliding window counts exactly the (query, key) pairs inside it; "
-                   "a training step is the forward plus a backward of 2.5× the forward (3.5×)")
-FLOP_LABEL = "FlashAttention count"
-BYTES_CONVENTION = "Q, K, V read once and the output written once (bytes of the four tensors)"
-BYTES_LABEL = "Q, K, V, output once"
-# The backward does 2.5x the forward's matrix work (FlashAttention's benchmark convention).
-BACKWARD_FACTOR = 2.5
+# The counting conventions live in gen.analysis.flops (named once); re-exported for the pages.
+FLOP_CONVENTION, FLOP_LABEL = flops_mod.FLOP_CONVENTION, flops_mod.FLOP_LABEL
+BYTES_CONVENTION, BYTES_LABEL = flops_mod.BYTES_CONVENTION, flops_mod.BYTES_LABEL
+BACKWARD_FACTOR = flops_mod.BACKWARD_FACTOR
+score_pairs, flops, io_bytes = flops_mod.score_pairs, flops_mod.flops, flops_mod.io_bytes
 # Published conventions that equal ours where there is no window: their rates are ours unchanged.
 SAME_AS_OURS = frozenset({anchors.FA3_CONVENTION})
 
@@ -68,37 +65,6 @@ def figure_of(p: schema.Point, mode: str) -> str:
     return FIGURE_TBPS if is_decode(p) and mode == schema.Mode.INFERENCE else FIGURE_TFLOPS
 
 
-def score_pairs(p: schema.Point) -> float:
-    """(query, key) pairs a kernel must score per (batch, head), under our convention.
-    Queries sit at the end of the keys (decode: the last position), as capture masks them."""
-    sq, sk = p.q_len, p.kv_len
-    if p.mask == schema.Mask.NONE:
-        return float(sq * sk)
-    if p.mask == schema.Mask.CAUSAL and sq == sk:
-        return sq * sk / 2.0  # FlashAttention halves the square: the diagonal is not counted apart
-    # Exact count: query i (position i + offset) sees keys j <= i + offset, and with a window
-    # of W only those fewer than W back: min(pos + 1, W) keys each.
-    offset = sk - sq
-    pos = np.arange(sq, dtype=np.int64) + offset
-    seen = pos + 1
-    if p.mask == schema.Mask.SLIDING:
-        seen = np.minimum(seen, p.window or 0)
-    return float(np.clip(seen, 0, sk).sum())
-
-
-def flops(p: schema.Point, mode: str = schema.Mode.INFERENCE) -> float:
-    """FLOPs of one call under FLOP_CONVENTION (a training step: forward and backward)."""
-    forward = 4.0 * p.batch * p.q_heads * p.head_dim * score_pairs(p)
-    return forward * (1.0 + BACKWARD_FACTOR) if mode == schema.Mode.TRAIN else forward
-
-
-def io_bytes(p: schema.Point, elem_size: int) -> float:
-    """Bytes under BYTES_CONVENTION: Q and the output over the query heads, K and V over the KV heads."""
-    q_and_out = 2 * p.batch * p.q_heads * p.q_len * p.head_dim
-    k_and_v = 2 * p.batch * p.kv_heads * p.kv_len * p.head_dim
-    return float((q_and_out + k_and_v) * elem_size)
-
-
 def cudnn_flops(p: schema.Point) -> float:
     """The cuDNN frontend benchmark's count (anchors.CUDNN_CONVENTION): 2·B·Hq·N·(Dqk+Dvo), N the
     unmasked score entries, S·(S+1)/2 when causal. Kept to check its published rates, not to rank."""
@@ -106,8 +72,7 @@ def cudnn_flops(p: schema.Point) -> float:
     return 2.0 * p.batch * p.q_heads * n * 2 * p.head_dim
 
 
-def element_size(dtype: str) -> int:
-    return scaling.ELEM_SIZE.get(dtype, 2)
+element_size = flops_mod.element_size
 
 
 # --------------------------------------------------------------------------- which scenarios
@@ -215,6 +180,15 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
         df = df.reset_index(drop=True)
     ls._tables[key] = df
     return df.copy()
+
+
+def roofline_frame(points: pd.DataFrame) -> pd.DataFrame:
+    """The points a roofline draws: every point that ran with a GPU-only time, its arithmetic
+    intensity and its TFLOP/s under the report's count (decode included, whose figure is TB/s)."""
+    ok = points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna()]
+    return pd.DataFrame({"variant": ok["variant"], "mode": ok["mode"], "kv_len": ok["kv_len"],
+                         "intensity": ok["intensity"],
+                         "tflops": ok["flops"] / (ok["gpu_only_ms"] * 1e-3) / 1e12}).reset_index(drop=True)
 
 
 def _ranked(points: pd.DataFrame) -> pd.DataFrame:

@@ -50,6 +50,40 @@ ABOVE_COPY = ("Above 100% of the measured copy bandwidth is possible: a copy wri
               "almost only reads.")
 
 
+def roof_line(ceil: dict | None) -> str:
+    """What the dashed line of a roofline is."""
+    if not ceil:
+        return "the lower of the measured matmul ceiling and intensity × the measured bandwidth"
+    what = {"copy": "device copy", "read": "read-only pass"}.get(ceil["bandwidth_name"], ceil["bandwidth_name"])
+    return (f"the lower of the measured matmul ceiling ({ceil['matmul_tflops']:.0f} TFLOP/s) and intensity × the "
+            f"highest bandwidth measured on this GPU (its {what}, {ceil['bandwidth_gbps'] / 1e3:.2f} TB/s)")
+
+
+def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None) -> str | None:
+    """Why points lie above a roofline (scaling.above_roof), or None when none does."""
+    if not a or not a["n"]:
+        return None
+    who = ", ".join(a["variants"])
+    text = (f"{a['n']} of the {a['total']} points lie above the line ({who}), up to {a['max_over']:.2f}× it: "
+            "the line is a measured ceiling, not the GPU's peak.")
+    if a["bandwidth"]:
+        if a["bandwidth_name"] == "copy":
+            text += (f" {a['bandwidth']} of them sit above the bandwidth slope, which is a device copy's rate: a copy "
+                     "reads and writes as many bytes, while a kernel that almost only reads (decode reads the KV "
+                     "cache and writes one token a head) need not switch the memory between reading and writing, "
+                     "so it can pass a copy's rate.")
+        else:
+            text += (f" {a['bandwidth']} of them sit above the bandwidth slope: the bytes counted are a minimum "
+                     "(each tensor once), so a kernel that keeps part of them in the L2 cache between calls can pass "
+                     "it.")
+        if sheet is not None:
+            text += f" The datasheet's {sheet.hbm_tbps:g} TB/s is the bound no kernel passes."
+    if a["compute"]:
+        text += (f" {a['compute']} sit above the matmul ceiling, one large matrix product's measured rate: a kernel "
+                 "can pass it.")
+    return text
+
+
 def length_axis(decode: bool) -> str:
     return "KV cache length (tokens, log scale)" if decode else "sequence length (tokens, log scale)"
 

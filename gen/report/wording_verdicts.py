@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import comparability, kernel_names, lessons, rules, verdicts
+from gen.analysis import comparability, flops, kernel_names, lessons, rules, verdicts
 from gen.model.variants import VARIANTS
 from gen.report import wording
 
@@ -346,7 +346,7 @@ def _on_chip_clause(x: lessons.FlashOccupancy) -> str:
                  "the chip")
     text += "."
     if x.tflops:
-        text += f" Measured: {x.tflops:.0f} TFLOP/s (counting {lessons.FLOP_CONVENTION})"
+        text += f" Measured: {x.tflops:.0f} TFLOP/s ({flops.FLOP_LABEL}: {flops.FLOP_CONVENTION})"
         if x.ceiling_tflops:
             text += (f", {100 * x.tflops / x.ceiling_tflops:.0f}% of the {x.ceiling_tflops:.0f} TFLOP/s a large bf16 "
                      "matrix product reached on this GPU (2·M·N·K)")

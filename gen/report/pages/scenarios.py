@@ -154,8 +154,12 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
                         rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
                                        command)))
     if ceil and dims:
-        out.append(dict(roofline=chart_div(charts.scenario_roofline(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3,
-                                                                    words.ROOFLINE_X), f"roofline, {name}", command)))
+        out.append(dict(roof_line=words.roof_line(ceil),
+                        above_roof=words.above_roof(scaling.above_roof(sa.roofline_frame(pts), ceil, "intensity",
+                                                                       "tflops"), sheet),
+                        roofline=chart_div(charts.scenario_roofline(
+                            pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X),
+                            f"roofline, {name}", command)))
     return out
 
 

@@ -1,0 +1,89 @@
+"""Every sentence right (issue 17, errors 1-13): each test asserts a corrected fact or number on the
+pages built from the committed sets, or on the fact layer behind them.
+
+The pages are built once for the module from results/ into a scratch folder; `page(name)` reads one
+as plain text (HTML entities decoded), so assertions read as the page does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from gen.analysis import flops, scaling, tables
+from gen.analysis import scenarios as sa
+from gen.model import schema
+from gen.report import build
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = "nvidia-h200__torch-2.11.0"
+CPU = "cpu-intel-r-xeon-r-processor__torch-2.13.0"
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("sentences") / "docs"
+    build.run(ROOT / "results", out)
+    return out / "generated"
+
+
+@pytest.fixture(scope="module")
+def page(docs):
+    def read(name: str) -> str:
+        text = (docs / name).read_text(encoding="utf-8")
+        # Charts carry their data as JSON in an attribute: not prose.
+        text = re.sub(r"<div class=\"vega-chart\".*?</div>", "", text, flags=re.S)
+        return html.unescape(text)
+    return read
+
+
+@pytest.fixture(scope="module")
+def h200():
+    return tables.load_set(ROOT / "results" / H200)
+
+
+# --------------------------------------------------------------------------- 11: one FLOP convention, the roofline
+
+
+def test_scaling_and_scenario_pages_count_flops_the_same_way(h200):
+    """The scaling page counted causal FLOPs as S(S+1)/2, the scenario pages as S²/2: one convention now."""
+    sw = scaling.sweep_frame(h200)
+    pts = sa.point_frame(h200, "article")
+    pts = pts[pts["mode"] == "inference"]
+    both = sw.merge(pts, left_on=["variant", "seq_len", "head_dim"], right_on=["variant", "kv_len", "head_dim"])
+    both = both[both["tflops_causal"].notna()]
+    assert len(both) > 20
+    assert (both["tflops_causal"] - both["tflops"]).abs().max() < 1e-9 * both["tflops"].max()
+    assert scaling.flops(8, 16, 256, 64)["causal"] == flops.flops(
+        schema.Point(batch=8, q_heads=16, kv_heads=16, head_dim=64, q_len=256, kv_len=256, mask="causal"))
+
+
+def test_the_convention_is_named_once_and_printed_on_the_scaling_page(page):
+    text = page("scaling.md")
+    assert flops.FLOP_CONVENTION in text
+    assert "S·(S+1)/2" not in text and "causal-useful" not in text
+
+
+def test_roofline_points_above_the_line_are_explained(page, h200):
+    pts = sa.point_frame(h200, "decode")
+    above = scaling.above_roof(sa.roofline_frame(pts), scaling.ceilings(h200), "intensity", "tflops")
+    assert above["n"] > 0  # decode passes the copy's rate
+    text = page("scenarios/decode.md")
+    assert f"{above['n']} of the {above['total']} points lie above the line" in text
+    assert "datasheet's 4.8 TB/s is the bound" in text
+
+
+def test_the_roof_takes_the_highest_bandwidth_ceiling_measured(h200):
+    c = h200.rs.ceilings
+    fake = schema.Ceilings(c.matmul_shape, c.matmul_dtype, c.matmul_ms, c.copy_bytes, c.copy_ms)
+    fake.read_bytes, fake.read_ms = c.copy_bytes, [t / 2 for t in c.copy_ms]  # a read pass twice the copy's rate
+    ceil = scaling.ceilings(tables.LoadedSet(h200.name, h200.path, dataclasses.replace(h200.rs, ceilings=fake)))
+    assert ceil["bandwidth_name"] == "read"
+    assert ceil["bandwidth_gbps"] == pytest.approx(2 * ceil["copy_gbps"])
+    assert scaling.roof_tflops(1.0, ceil) == pytest.approx(ceil["bandwidth_gbps"] / 1e3)
+    assert not math.isnan(ceil["ridge_intensity"])
