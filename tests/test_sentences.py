@@ -87,3 +87,31 @@ def test_the_roof_takes_the_highest_bandwidth_ceiling_measured(h200):
     assert ceil["bandwidth_gbps"] == pytest.approx(2 * ceil["copy_gbps"])
     assert scaling.roof_tflops(1.0, ceil) == pytest.approx(ceil["bandwidth_gbps"] / 1e3)
     assert not math.isnan(ceil["ridge_intensity"])
+
+
+# --------------------------------------------------------------------------- 1: the sliding window's reason is work
+
+
+def test_sliding_window_verdict_gives_the_work_from_counted_flops(h200, page):
+    from gen.analysis import verdicts
+
+    v = verdicts.verdict(h200, "sliding-window")
+    p = verdicts.point_of(h200, "sliding-window")
+    assert v.why.kind == "dense_mask" and v.runner_up.variant == "sdpa_cudnn"
+    assert v.why.dense_flops == flops.dense_flops(p) == pytest.approx(8.80e12, rel=1e-3)
+    assert v.why.masked_flops == flops.flops(p) == pytest.approx(1.924e12, rel=1e-3)
+    text = page(f"sets/{H200}.md")
+    assert "1 GPU event a call against 5" not in text
+    assert ("SDPA cuDNN scores every (query, key) pair: 8.80 TFLOP against 1.92 TFLOP inside the window (4.6×"
+            in text)
+    assert "its attention kernel takes 26.87 of the 27.48 ms of GPU events" in text
+
+
+# --------------------------------------------------------------------------- 5: explanations from names and counters
+
+
+def test_article_verdict_explains_math_by_float32_on_cuda_cores_not_an_arch_tag(page):
+    why = next(line for line in page(f"sets/{H200}.md").splitlines() if line.startswith("<li>Why: its main kernel"))
+    assert "SDPA math runs a float32 matrix product on the CUDA cores" in why
+    assert "SDPA math run kernels built for sm80" not in why and "built for sm80" not in why
+    assert "wgmma" in why

@@ -32,6 +32,15 @@ def host_bound(eager_ms: float | None, gpu_only_ms: float | None) -> bool | None
     return bool(eager_ms >= HOST_BOUND_EAGER_RATIO * gpu_only_ms)
 
 
+# --------------------------------------------------------------------------- masked work
+
+# A verdict names the work an SDPA call does outside the mask as the reason it loses (SDPA takes a
+# sliding window only as a dense attn_mask and scores every pair) when scoring every pair is at least
+# this many times the work inside the mask (gen.analysis.flops): below it, the extra work is too small
+# to be the reason by itself.
+MASKED_WORK_RATIO = 1.5
+
+
 # --------------------------------------------------------------------------- noise
 
 # torch.utils.benchmark's Measurement warns when IQR / median exceeds 10%

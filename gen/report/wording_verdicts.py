@@ -40,6 +40,36 @@ def kernel_family(name: str | None) -> str:
     return FAMILY.get(d.family, "kernel") if d.family else f"kernel {name}"
 
 
+LIBRARY = {"cudnn_sdpa": "cuDNN", "fmha_cutlass": "CUTLASS", "cublas_xmma": "cuBLAS", "nvjet": "cuBLAS",
+           "triton": "Triton"}
+
+
+def kernel_path(p: kernel_names.KernelPath) -> str:
+    """How a kernel computes, as its name and launch shape say it, as a noun phrase:
+    "a cuDNN kernel compiled for sm90 that uses wgmma, Hopper's warpgroup matrix instructions"."""
+    if p.reduction:
+        return "a reduction kernel that combines the partial results of a split over the keys"
+    if p.family == "flash2":
+        text = ("FlashAttention-2 (PyTorch's flash backend; its kernels issue warp-level mma.sync and load tiles with "
+                "cp.async, an sm80 design with no TMA and no wgmma)")
+    elif p.matrix == "ffma":
+        text = "a float32 matrix product on the CUDA cores (ffma in its name), off the tensor cores"
+    elif p.family == "triton":
+        return "a Triton kernel Inductor generated (its name does not say which matrix instructions it uses)"
+    else:
+        lib = LIBRARY.get(p.family)
+        text = f"a {lib} kernel" if lib else "a kernel"
+        if p.arch is not None:
+            text += f" compiled for {arch_name(p.arch)}"
+        if p.matrix == "wgmma":
+            text += " that uses wgmma, Hopper's warpgroup matrix instructions"
+        elif p.matrix == "mma":
+            text += " that uses warp-level matrix instructions (the sm80 design), no wgmma"
+    if p.persistent:
+        text += ", persistent (one block per SM, each looping over tiles)"
+    return text
+
+
 def us(ms: float) -> str:
     """A time given in ms, shown in µs below 1 ms."""
     return f"{ms * 1000:.1f} µs" if ms < 1 else f"{ms:.3f} ms"
@@ -170,18 +200,31 @@ def _why_line(v: verdicts.Verdict) -> str | None:
     w = v.why
     if w is None:
         return None
+    if w.kind == "dense_mask":
+        return dense_mask_line(w, label(v.runner_up.variant), label(v.fastest.variant))
     if w.kind == "fewer_events":
         return (f"Why: it runs {w.fastest_events} GPU event{'s' if w.fastest_events != 1 else ''} a call against "
                 f"{w.runner_up_events} for {label(v.runner_up.variant)}.")
-    inst = f" with {w.instruction} (Hopper's warpgroup matrix instructions)" if w.instruction == "wgmma" else (
-        f" with {w.instruction}" if w.instruction else "")
-    by_arch: dict = {}
-    for x, _, a_ in w.older:
-        by_arch.setdefault(a_, []).append(label(x))
-    older = "; ".join(f"{_join(xs)} run{'s' if len(xs) == 1 else ''} kernels built for {arch_name(a_)}"
-                      for a_, xs in sorted(by_arch.items()))
-    return (f"Why: its {kernel_family(v.fastest.main_kernel)} is built for this GPU, {arch_name(w.fastest_arch)}"
-            f"{inst}; {older}.")
+    rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}" for x, k, _ in w.older)
+    return (f"Why: its main kernel is {kernel_path(kernel_names.path(v.fastest.main_kernel or ''))}; {rivals}.")
+
+
+def dense_mask_line(w: verdicts.Why, runner: str, fastest: str) -> str:
+    """Why a call that scores every (query, key) pair loses to one that skips the masked ones."""
+    p = w.point
+    if p.mask == "sliding":
+        arg, mask, inside = "no sliding-window argument", f"the {p.window:,}-token window", "inside the window"
+    else:
+        arg, mask, inside = f"no argument for a {p.mask} mask of this shape", "the mask", "the mask lets through"
+    text = (f"Why: the work. scaled_dot_product_attention has {arg}, so {mask} goes in as a dense boolean "
+            f"attn_mask of {p.q_len:,} × {p.kv_len:,} and {runner} scores every (query, key) pair: "
+            f"{w.dense_flops / 1e12:.2f} TFLOP against {w.masked_flops / 1e12:.2f} TFLOP {inside} "
+            f"({w.dense_flops / w.masked_flops:.1f}×, {flops.FLOP_LABEL})")
+    if w.runner_up_main_us and w.runner_up_events_us:
+        text += (f"; its attention kernel takes {w.runner_up_main_us / 1000:.2f} of the "
+                 f"{w.runner_up_events_us / 1000:.2f} ms of GPU events in its profiled call")
+    skip = "the blocks wholly outside the window" if p.mask == "sliding" else "the blocks the mask removes wholly"
+    return text + f". {fastest}'s block mask lets it skip {skip}."
 
 
 def verdict(v: verdicts.Verdict) -> VerdictWords:
