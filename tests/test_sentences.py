@@ -115,3 +115,90 @@ def test_article_verdict_explains_math_by_float32_on_cuda_cores_not_an_arch_tag(
     assert "SDPA math runs a float32 matrix product on the CUDA cores" in why
     assert "SDPA math run kernels built for sm80" not in why and "built for sm80" not in why
     assert "wgmma" in why
+
+
+def test_flash_is_named_flashattention2_and_cudnn_prefill_a_persistent_wgmma_kernel(page):
+    text = page("variants/sdpa_cudnn.md")
+    assert ("a cuDNN kernel compiled for sm90 (Hopper) that uses wgmma, Hopper's warpgroup matrix instructions, "
+            "persistent (one block per SM, each looping over tiles): 132 blocks of 384 threads on 132 SMs") in text
+    flash = page("variants/sdpa_cudnn.md").split("ran faster than SDPA flash (", 1)[1]
+    assert flash.startswith("FlashAttention-2, warp-level mma.sync)")
+
+
+def test_the_sm90_explanation_does_not_carry_over_to_decode(page):
+    text = page("variants/sdpa_cudnn.md")
+    decode = next(line for line in text.splitlines() if "lean_reduction_kernel is" in line)
+    assert "compiled for sm80 (Ampere) that uses warp-level matrix instructions (the sm80 design), no wgmma" in decode
+    assert "sm90" not in decode.split("What their names say:", 1)[1]
+
+
+def test_math_lesson_gives_float32_on_the_cuda_cores_with_the_tensor_pipe_counter(page):
+    text = page("variants/sdpa_math.md")
+    assert ("Its 2 matrix products, 36% of the call, run in float32 on the CUDA cores (ffma in their names, cuBLAS "
+            "kernels compiled for sm80 (Ampere); Nsight Compute measured the tensor pipes busy 0.01% of their time)"
+            in text)
+
+
+def test_efficient_kernel_is_not_called_older_architecture_code(page):
+    text = page("variants/sdpa_efficient.md")
+    assert "runs here as older-architecture code" not in text
+    assert "the kernel is written for sm80 (Ampere): warp-level matrix instructions, none of Hopper's wgmma" in text
+
+
+# --------------------------------------------------------------------------- 2: why the profiler reads 0% occupancy
+
+
+def test_zero_occupancy_is_put_down_to_shared_memory_not_the_launch_api(page):
+    text = page("findings.md")
+    assert "as for every cuLaunchKernelEx launch" not in text
+    assert "passes launch attributes that the estimate does not read" not in text
+    # FlexAttention (cuLaunchKernel) and cuDNN (cuLaunchKernelEx) get the same cause: their shared memory.
+    assert "this one uses 112 KiB" in text and "this one uses 131 KiB" in text
+    # Kernels of one block for 132 SMs: the estimate is right in kind, not a failure.
+    math_small = next(line for line in text.splitlines() if "sdpa_math: near-zero occupancy" in line)
+    assert "Their grids have 1, 1, 1 block(s) for 132 SMs" in math_small and "failed estimate" not in math_small
+
+
+def test_every_kernel_over_48_kib_reads_zero_and_none_at_or_under_it_does(h200):
+    """The rule behind the words, checked on every profiled kernel of the committed set."""
+    from gen.analysis import rules
+
+    seen = 0
+    for run in h200.rs.runs:
+        if run.status != "ok" or not run.trace or run.scenario != "article":
+            continue
+        for g in h200.trace(run.mode, run.variant).forwards[0].gpu:
+            if g.kind != "kernel" or g.shared_memory is None or g.occupancy_pct is None:
+                continue
+            seen += 1
+            if rules.estimate_blind(g.shared_memory):
+                assert g.occupancy_pct == 0, g.name
+            elif g.shared_memory == rules.SMEM_DEFAULT_LIMIT:
+                assert g.occupancy_pct > 0, g.name  # flash_fwd_kernel, exactly 48 KiB: 13%
+    assert seen > 50
+
+
+# --------------------------------------------------------------------------- 6: the first cuDNN call
+
+
+def test_cudnn_first_call_is_the_process_first_not_a_generated_kernel(page, h200):
+    from gen.analysis import lessons
+
+    cc = lessons.cudnn_costs(h200)
+    assert cc.first_in_process and cc.same_problem_first_s["sdpa_auto"] < 0.001
+    text = page("variants/sdpa_cudnn.md")
+    assert "cuDNN generates its kernel for the problem" not in text
+    assert ("Its first forward was the first cuDNN call of the capture's process and took 0.87 s against 12.2 ms "
+            "for SDPA efficient and 13.3 ms for SDPA flash") in text
+    assert "SDPA (backend not pinned), calling cuDNN on the same problem afterwards, took 0.5 ms" in text
+    assert "this set does not record (no first call per sweep point)" in text
+
+
+# --------------------------------------------------------------------------- 8: one count of the mask kernels
+
+
+def test_math_page_counts_the_mask_kernels_once(page):
+    text = page("variants/sdpa_math.md")
+    assert "5 kernels from aten::fill_, aten::tril and aten::where, 11.0 µs, rows #4, #5, #6, #7, #8" in text
+    assert "5 kernel(s) from aten::fill_, aten::tril, aten::where: 11.0 µs a forward" in text
+    assert "4 kernel(s)" not in text and "10.3 µs" not in text

@@ -195,7 +195,7 @@ def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
 
     - estimate_vs_measured: the profiler's estimate was 0% or missing, or more than
       rules.ESTIMATE_GAP_PCT points from the measured occupancy (estimate_pct, achieved_pct,
-      theoretical_pct, launch_api, estimate_missing).
+      theoretical_pct, launch_api, estimate_missing, shared_memory_bytes).
     - occupancy_limit: theoretical occupancy under 100% (theoretical_pct, limiter,
       registers_per_thread, shared_memory_bytes, achieved_pct).
     - bound: memory, compute or latency (kind, sm_pct, dram_pct, tensor_pipe_pct).
@@ -209,9 +209,11 @@ def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
     if not _missing(ach):
         est_missing = _missing(est) or est == 0
         if est_missing or abs(est - ach) > rules.ESTIMATE_GAP_PCT:
+            smem = r.get("shared_memory_bytes")
             out.append(dict(fact="estimate_vs_measured", estimate_pct=None if _missing(est) else est,
                             achieved_pct=ach, theoretical_pct=None if _missing(theo) else theo,
-                            launch_api=r.get("launch_api"), estimate_missing=est_missing))
+                            launch_api=r.get("launch_api"), estimate_missing=est_missing,
+                            shared_memory_bytes=None if _missing(smem) else int(smem)))
     if not _missing(theo) and theo < 100:
         limiter = r.get("occupancy_limiter")
         out.append(dict(fact="occupancy_limit", theoretical_pct=theo, limiter=None if _missing(limiter) else limiter,

@@ -159,7 +159,7 @@ class KernelPath:
     the CUDA cores, off the tensor cores), or None where the name does not say (Triton, nvjet).
     persistent: the grid has exactly one block per SM (the kernel loops over its tiles), None
     when the grid or the SM count is unknown. reduction: a kernel that combines partial results
-    (split-KV decode: lean_reduction, flash_fwd_splitkv_combine, fmha reduce)."""
+    (split-KV decode: lean_reduction, flash_fwd_splitkv_combine)."""
 
     family: str | None
     arch: int | None
@@ -168,7 +168,7 @@ class KernelPath:
     reduction: bool = False
 
 
-_REDUCTION = re.compile(r"lean_reduction|splitkv_combine|reduce_head", re.I)
+_REDUCTION = re.compile(r"lean_reduction|splitkv_combine", re.I)
 
 
 def path(name: str, grid: tuple[int, ...] | None = None, sm_count: int | None = None) -> KernelPath:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import comparability, flops, kernel_names, lessons, rules, verdicts
+from gen.analysis import comparability, flops, kernel_names, lessons, rules, trace, verdicts
 from gen.model.variants import VARIANTS
 from gen.report import wording
 
@@ -68,6 +68,34 @@ def kernel_path(p: kernel_names.KernelPath) -> str:
     if p.persistent:
         text += ", persistent (one block per SM, each looping over tiles)"
     return text
+
+
+def kernel_path_short(p: kernel_names.KernelPath) -> str:
+    """The same in a few words, for a list: "cuDNN, sm90, wgmma", "FlashAttention-2, mma.sync"."""
+    if p.reduction:
+        return "a reduction kernel"
+    if p.family == "flash2":
+        return "FlashAttention-2, warp-level mma.sync"
+    if p.matrix == "ffma":
+        return "float32 on the CUDA cores"
+    parts = [LIBRARY.get(p.family, "kernel")]
+    if p.arch is not None:
+        parts.append(f"sm{p.arch}")
+    parts += {"wgmma": ["wgmma"], "mma": ["warp-level mma"]}.get(p.matrix, [])
+    if p.family == "triton" or (p.arch is None and p.matrix is None):
+        parts.append("instructions not in its name")
+    return ", ".join(parts)
+
+
+def kernel_paths(names) -> str:
+    """What the names of a call's main kernels say, one clause each: "X is a cuDNN kernel compiled for ..."."""
+    out = []
+    for n in dict.fromkeys(names):
+        p = kernel_names.path(n)
+        if p.family is None and p.matrix is None and not p.reduction:
+            continue
+        out.append(f"{trace.short_name(n)} is {kernel_path(p)}")
+    return "; ".join(out)
 
 
 def us(ms: float) -> str:
@@ -299,9 +327,15 @@ def math_backend(x: lessons.MathBackend) -> LessonWords:
             + (f", {times(x.slowdown)} the in-place naive call's GPU-only time (the article: about 3.7× on its "
                "A100)" if x.slowdown else "") + ". "
             f"Float32: {x.float32_share_pct:.0f}% of its GPU time runs on float32 tensors; "
-            f"{len(x.upcasts)} conversion kernels move data between bf16 and float32"
-            + (f", and its {f32_gemms} matrix products are float32 kernels off the tensor cores" if f32_gemms else "")
-            + ". ")
+            f"{len(x.upcasts)} conversion kernels move data between bf16 and float32. ")
+    if f32_gemms:
+        pipe = (f"; Nsight Compute measured the tensor pipes busy {x.gemm_tensor_pipe_pct:.2f}% of their time"
+                if x.gemm_tensor_pipe_pct is not None else "")
+        text += (f"Its {f32_gemms} matrix products, {x.gemm_share_pct:.0f}% of the call, run in float32 on the CUDA "
+                 f"cores (ffma in their names, cuBLAS kernels compiled for "
+                 f"{_join(sorted({arch_name(kernel_names.arch(r.short_name)) for r in x.off_tensor_cores}))}{pipe}): "
+                 "float32 arithmetic off the tensor cores, not the architecture their names carry, is what makes "
+                 "them slow. ")
     build = sum(r.dur_us for r in x.mask_build)
     apply = sum(r.dur_us for r in x.mask_apply)
     ops = _join(dict.fromkeys(r.launched_by for r in x.mask_build))
@@ -354,7 +388,9 @@ def efficient_kernel(x: lessons.EfficientKernel) -> LessonWords:
     parts = "; ".join(f"{tok}: {meaning}" for tok, meaning in decoded(x.decoded))
     text = f"The memory-efficient backend runs one kernel, {x.kernel.short_name}. Its name, field by field: {parts}."
     if x.decoded.arch is not None and x.gpu_arch is not None and x.decoded.arch < x.gpu_arch:
-        text += f" This GPU is {arch_name(x.gpu_arch)}: the kernel runs here as older-architecture code."
+        text += (f" This GPU is {arch_name(x.gpu_arch)}, but the kernel is written for {arch_name(x.decoded.arch)}: "
+                 "warp-level matrix instructions, none of Hopper's wgmma." if x.gpu_arch >= 90 else
+                 f" This GPU is {arch_name(x.gpu_arch)}; the kernel is written for {arch_name(x.decoded.arch)}.")
     return LessonWords("efficient_fused", "The efficient kernel's name, decoded", text, (x.kernel,))
 
 
@@ -420,24 +456,57 @@ def flash_occupancy(x: lessons.FlashOccupancy) -> LessonWords:
     return LessonWords("flash_on_chip", "Flash's low occupancy, by design", text, (x.kernel,))
 
 
-def cudnn_costs(x: lessons.CudnnCosts) -> LessonWords:
+def _s(x: float) -> str:
+    return f"{x:.2f} s" if x >= 0.1 else f"{x * 1000:.1f} ms"
+
+
+def _first_calls(x: lessons.CudnnCosts) -> str:
+    """The first calls as the set recorded them: the process's first cuDNN call, the same problem again,
+    a new problem (the first training step), new shapes where the set records first calls per point."""
+    if x.first_call_s is None:
+        return ""
     others = [v for v in x.others_first_call_s if x.others_first_call_s[v] is not None]
-    text = "cuDNN generates its kernel for the problem"
-    if x.first_call_s is not None:
-        text += f": the first call took {x.first_call_s:.2f} s"
-        if others:
-            text += " against " + _join(f"{x.others_first_call_s[v]:.3f} s for {label(v)}" for v in others)
-    text += "."
+    against = (" against " + _join(f"{_s(x.others_first_call_s[v])} for {label(v)}" for v in others)) if others else ""
+    if x.first_in_process:
+        text = (f"Its first forward was the first cuDNN call of the capture's process and took {_s(x.first_call_s)}"
+                f"{against}: it holds loading cuDNN and creating its handle as well as setting up this problem, "
+                "which one timing cannot separate.")
+    else:
+        text = f"Its first forward took {_s(x.first_call_s)}{against}."
+    if x.same_problem_first_s:
+        text += (" " + _join(f"{label(v)}, calling cuDNN on the same problem afterwards, took {_s(t)}"
+                             for v, t in x.same_problem_first_s.items())
+                 + " on its first call: the setup is kept for the process.")
+    if x.train_first_call_s is not None and x.first_in_process:
+        tr = [v for v in x.others_train_first_call_s if x.others_train_first_call_s[v] is not None]
+        text += (f" Its first training step, new problems for cuDNN (the backward) in a process where cuDNN was "
+                 f"already loaded, took {_s(x.train_first_call_s)}"
+                 + (" against " + _join(f"{_s(x.others_train_first_call_s[v])} for {label(v)}" for v in tr)
+                    if tr else ""))
+        text += (": a new problem pays a setup again." if x.new_problem_cost else
+                 ": no setup cost of its own shows there." if x.new_problem_cost is False else ".")
+    if x.new_shape_first_call_s:
+        text += (" At new shapes of the forward, its first calls took "
+                 + _join(f"{_s(t)} (KV {n:,})" for n, t in sorted(x.new_shape_first_call_s.items())) + ".")
+    else:
+        text += " What a new shape of the forward costs, this set does not record (no first call per sweep point)."
+    return text
+
+
+def cudnn_costs(x: lessons.CudnnCosts) -> LessonWords:
+    text = _first_calls(x)
     if x.host_ms is not None:
         hs = [v for v in x.others_host_ms if x.others_host_ms[v] is not None]
         text += f" Each later call costs {us(x.host_ms)} of host dispatch"
         if hs:
             text += " against " + _join(f"{us(x.others_host_ms[v])} ({label(v)})" for v in hs)
         text += "."
-    text += (f" Its kernel is launched with {x.launch_api}"
-             + (", whose launch attributes the profiler's occupancy estimate does not read: hence "
-                f"{x.reported_pct:.0f}% shown" if rules.launched_with_attributes(x.launch_api)
-                and x.reported_pct is not None else "") + ".")
+    text += f" Its kernel is launched with {x.launch_api}"
+    if x.reported_pct is not None and x.reported_pct == 0 and rules.estimate_blind(x.shared_memory):
+        text += (f"; the profiler shows {x.reported_pct:.0f}% occupancy because the kernel uses "
+                 f"{x.shared_memory // 1024} KiB of shared memory a block, more than the "
+                 f"{rules.SMEM_DEFAULT_LIMIT // 1024} KiB its estimate allows, not because of the launch API")
+    text += "."
     tp = {v: n for v, n in x.transposes.items() if n is not None}
     if x.variant in tp:
         rest = {v: n for v, n in tp.items() if v != x.variant}
@@ -449,9 +518,12 @@ def cudnn_costs(x: lessons.CudnnCosts) -> LessonWords:
         text += (f" It clears a buffer with a {x.memsets[0].dur_us:.1f} µs {x.memsets[0].short_name} first "
                  f"(row {_rows(x.memsets)}).")
     if x.arch is not None:
-        text += f" The kernel name says {arch_name(x.arch)}" + (f" and {x.instruction}" if x.instruction else "")
-        text += ": built for this GPU." if x.arch == x.gpu_arch else "."
-    return LessonWords("cudnn_planning", "cuDNN: a kernel per problem, paid for on the host", text,
+        p = kernel_names.path(x.name, (x.grid_blocks,) if x.grid_blocks else None, x.sm_count)
+        text += f" From its name and launch: {kernel_path(p)}"
+        if p.persistent and x.threads:
+            text += f": {x.grid_blocks} blocks of {x.threads} threads on {x.sm_count} SMs"
+        text += "."
+    return LessonWords("cudnn_planning", "cuDNN: a one-time setup per problem, paid on the host", text,
                        (x.kernel, *x.memsets))
 
 
@@ -471,7 +543,8 @@ CLAIMS = {
     "efficient_fused": "the efficient backend is one fused kernel on the tensor cores",
     "flash_fastest": "flash is the fastest backend",
     "flash_on_chip": "flash's low occupancy is a deliberate trade for on-chip memory",
-    "cudnn_planning": "cuDNN generates a kernel per problem and pays for it on the host",
+    "cudnn_planning": "cuDNN pays a one-time setup on the host for each new problem (the article: it generates a "
+                      "kernel per problem)",
 }
 
 
@@ -516,12 +589,17 @@ def explanation(e: lessons.Explanation) -> str:
         why = (f"PyTorch's own order on this GPU and version put {backend(e.measured)} first"
                + (f", though {backend(e.expected)} runs here when pinned" if e.expected_ran else "")
                + (f"; it runs the same kernel as {_join(label(x) for x, _ in e.faster)}" if e.faster else ""))
-    elif e.cause == "beaten":
-        why = ("ran slower than " + _join(f"{label(x)} ({arch_name(a)})" for x, a in e.faster)
-               + f", which the hypothesis ranked behind it; its own main kernel: {arch_name(e.arch)}")
-    elif e.cause == "ahead":
-        why = ("ran faster than " + _join(f"{label(x)} ({arch_name(a)})" for x, a in e.faster)
-               + f", which the hypothesis ranked ahead of it; its own main kernel: {arch_name(e.arch)}")
+    elif e.cause in ("beaten", "ahead"):
+        kernels = dict(e.main_kernels)
+
+        def what(x, a) -> str:
+            return kernel_path_short(kernel_names.path(kernels[x])) if kernels.get(x) else arch_name(a)
+
+        why = (("ran slower than " if e.cause == "beaten" else "ran faster than ")
+               + _join(f"{label(x)} ({what(x, a)})" for x, a in e.faster)
+               + (", which the hypothesis ranked behind it" if e.cause == "beaten" else
+                  ", which the hypothesis ranked ahead of it")
+               + f"; its own main kernel: {what(e.variant, e.arch)}")
     elif e.cause == "off_tensor_cores":
         why = "off the tensor cores by name: " + _join(k.short_name for k in e.kernels)
     else:

@@ -18,7 +18,7 @@ from gen.analysis import rules, scaling
 from gen.analysis import scenarios as sa
 from gen.model import datasheets, schema, variants
 from gen.model import scenarios as declared
-from gen.report import charts, wording
+from gen.report import charts, wording, wording_verdicts
 from gen.report import format as fmt
 from gen.report import wording_scenarios as words
 from gen.report.site import Context, Page, chart_div, records, summary_command
@@ -245,6 +245,9 @@ def variant_kernels(ctx: Context, variant: str, page: str) -> list[dict]:
                             total_us=float(g["duration_us"].sum()), launches=int(g["count"].sum())))
     several = len({g["ls"].name for g in out}) > 1
     for g in out:
+        g["what"] = wording_verdicts.kernel_paths(
+            k["name"] for k in g["kernels"] if k["category"] in ("fused attention", "matrix product", "reduction")
+            and k["kind"] == "kernel")
         g["set_suffix"] = f" · {fmt.set_title(g['ls'])}" if several else ""
         g["call"] = wording.call_of(g["mode"])
         g["events"] = wording.plural(g["launches"], "GPU event")
