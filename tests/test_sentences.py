@@ -202,3 +202,38 @@ def test_math_page_counts_the_mask_kernels_once(page):
     assert "5 kernels from aten::fill_, aten::tril and aten::where, 11.0 µs, rows #4, #5, #6, #7, #8" in text
     assert "5 kernel(s) from aten::fill_, aten::tril, aten::where: 11.0 µs a forward" in text
     assert "4 kernel(s)" not in text and "10.3 µs" not in text
+
+
+# --------------------------------------------------------------------------- 3, 4: published figures, like with like
+
+
+def _row(text: str, start: str) -> list[str]:
+    line = next(x for x in text.splitlines() if x.startswith(start))
+    return [c.strip() for c in line.strip("|").split("|")]
+
+
+def test_fa3_table_sets_each_published_kernel_against_ours_running_it(page, h200):
+    text = page("scenarios/article.md")
+    # The paper's FlashAttention-2 against our sdpa_flash (FlashAttention-2): 0.72x at 512 tokens, D 64.
+    fa2 = _row(text, "| S = 512, D 64, FlashAttention-2 (our sdpa_flash)")
+    assert fa2[4] == "our SDPA flash" and fa2[7] == "0.72×"
+    fa2_rates = [float(_row(text, f"| S = {n:,}, D {d}, FlashAttention-2")[7].rstrip("×"))
+                 for d in (64, 128) for n in (512, 1024, 2048, 4096, 8192, 16384)]
+    assert min(fa2_rates) == 0.72 and max(fa2_rates) == 1.02
+    # FlashAttention-3, which PyTorch does not run, against our best.
+    fa3 = _row(text, "| S = 16,384, D 64, FlashAttention-3")
+    assert fa3[4] == "our fastest, SDPA cuDNN" and fa3[7] == "0.94×"
+
+
+def test_fa3_source_shape_is_read_from_its_points(page):
+    text = page("scenarios/article.md")
+    assert "The source measured batch 32 with 32 heads" not in text
+    assert ("The source held batch × length at 16,384 tokens (batch 32 at S = 512 down to batch 1 at S = 16,384) and "
+            "query heads × head dim at 2,048 (32 heads at D 64, 16 heads at D 128)") in text
+
+
+def test_scenario_headlines_name_their_head_dim_and_compare_at_it(page):
+    line = next(x for x in page("scenarios/index.md").splitlines() if x.startswith("| [The article's shape]"))
+    assert "At S = 16,384, D 64, SDPA cuDNN is fastest" in line and "447 TFLOP/s" in line
+    assert "Against FlashAttention-3 at S = 16,384, D 64" in line and "0.94× its rate" in line
+    assert "0.90×" not in line

@@ -298,7 +298,7 @@ VERSUS_COLUMNS = [
     "anchor_ms", "anchor_published_tflops", "anchor_tflops", "tflops_from", "same_variant_ms", "same_variant_tflops",
     "fastest_variant",
     "fastest_ms", "fastest_tflops", "fastest_pct_of_ceiling", "time_ratio", "rate_ratio", "same_time_ratio",
-    "same_rate_ratio",
+    "same_rate_ratio", "ours_variant", "ours_same", "ours_ms", "ours_tflops", "ours_time_ratio", "ours_rate_ratio",
 ]
 
 
@@ -312,7 +312,10 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
     """Per anchor figure: our same-named variant and our fastest at the matching point (inference).
     time_ratio = our fastest's GPU-only ms / the published ms (only for the same shape: >1 is
     slower); rate_ratio = our fastest's TFLOP/s / the anchor's under our convention (>1 is faster).
-    same_* are the same for our variant of the anchor's name."""
+    same_* are the same for our variant of the anchor's name. ours_* compare like with like:
+    our variant running the published kernel (gen.model.anchors maps FlashAttention-2 onto
+    sdpa_flash, cuDNN onto sdpa_cudnn) where we ran it there, else our fastest (a kernel
+    PyTorch does not run, FlashAttention-3, stands against our best); ours_same says which."""
     rows = []
     ok = _ranked(points)
     fastest = fastest_frame(points)  # the same pick as every other page's
@@ -345,13 +348,21 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
             else math.nan,
             same_rate_ratio=ratio(same["tflops"], a["tflops"]) if same is not None else math.nan,
         ))
+        ours = same if same is not None else fast
+        rows[-1].update(
+            ours_variant=ours["variant"] if ours is not None else None, ours_same=same is not None,
+            ours_ms=ours["gpu_only_ms"] if ours is not None else math.nan,
+            ours_tflops=ours["tflops"] if ours is not None else math.nan,
+            ours_time_ratio=ratio(ours["gpu_only_ms"], a["published_ms"]) if ours is not None and comparable_time
+            else math.nan,
+            ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan)
     return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
 
 
 def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str) -> dict | None:
     """The scenario in one row: at the largest length (own head dim, inference; else training)
     where a variant ran, the fastest, its figure and share of the measured ceiling; and the
-    anchor comparison at the largest point that has one (the closest anchor by rate)."""
+    anchor comparison at the largest point that has one at the same head dim (else at any)."""
     fast = fastest_frame(points)
     if fast.empty:
         return None
@@ -359,17 +370,36 @@ def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str) -> dict 
     pick = fast[(fast["head_dim"] == d) & (fast["mode"] == schema.Mode.INFERENCE)]
     pick = pick if len(pick) else fast
     top = pick.sort_values(["kv_len", "q_len"]).iloc[-1].to_dict()
-    return dict(fastest=top, anchor=strongest(versus))
+    return dict(fastest=top, anchor=strongest(versus, top["head_dim"]))
 
 
-def strongest(versus: pd.DataFrame) -> dict | None:
-    """The comparison to lead with: at the largest length where we ran and a source published,
-    the published figure with the highest rate (the hardest to match)."""
+def strongest(versus: pd.DataFrame, head_dim: int | None = None) -> dict | None:
+    """The comparison to lead with: at the largest length where we ran and a source published
+    (at `head_dim` where one was published there), the published figure with the highest rate
+    (the hardest to match)."""
     v = versus[versus["fastest_variant"].notna()] if len(versus) else versus
+    if head_dim is not None and len(v) and (v["head_dim"] == head_dim).any():
+        v = v[v["head_dim"] == head_dim]
     if not len(v):
         return None
     at = v[v["kv_len"] == v["kv_len"].max()]
     return at.sort_values(["anchor_tflops", "head_dim"], ascending=False, na_position="last").iloc[0].to_dict()
+
+
+def source_shapes(anchor: pd.DataFrame) -> dict:
+    """How a source's points hold batch and heads: tokens (batch × length) and hidden (query heads ×
+    head dim) when each is one number across its points, and per head dim the heads, per length
+    the batch; `shapes` lists each distinct (batch, query heads, KV heads, length, head dim)."""
+    a = anchor.drop_duplicates(["batch", "q_heads", "kv_heads", "q_len", "kv_len", "head_dim"])
+    tokens = (a["batch"] * a["q_len"]).unique()
+    hidden = (a["q_heads"] * a["head_dim"]).unique()
+    return dict(tokens=int(tokens[0]) if len(tokens) == 1 else None,
+                hidden=int(hidden[0]) if len(hidden) == 1 else None,
+                heads={int(d): (int(g["q_heads"].iloc[0]), int(g["kv_heads"].iloc[0]))
+                       for d, g in a.groupby("head_dim")},
+                batches={int(n): int(g["batch"].iloc[0]) for n, g in a.groupby("q_len")},
+                shapes=[tuple(int(x) for x in r) for r in a[["batch", "q_heads", "kv_heads", "q_len", "head_dim"]]
+                        .itertuples(index=False)])
 
 
 def cudnn_version(raw: str | None) -> str | None:

@@ -99,14 +99,14 @@ def _versus_short(ctx: Context, head: dict | None, decode: bool) -> str | None:
     if not a:
         return None
     ref = next(s for s in ctx.sets if s.name == a["anchor_set"])
-    return words.versus_short(a, fmt.set_title(ref), decode) or None
+    return words.versus_short(a, fmt.set_title(ref), decode, _label) or None
 
 
 def _sentence(best: dict | None, title: str, decode: bool) -> str | None:
     return words.versus(best, title, _label, decode) if best else None
 
 
-def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool) -> list[dict]:
+def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: str) -> list[dict]:
     groups = []
     by_name = {s.name: s for s in ctx.sets}
     for name in dict.fromkeys(anchors["anchor_set"]):
@@ -114,21 +114,22 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool) -> list[dict
         v = versus[versus["anchor_set"] == name]
         ref = by_name[name]
         title = fmt.set_title(ref)
-        first = a.iloc[0]
         rows = []
         for r in records(v):
             r["label"] = words.point_label(r, decode, a["head_dim"].nunique() > 1)
             r["anchor_name"] = words.anchor_name(r["anchor_variant"])
             r["fastest_label"] = _label(r["fastest_variant"]) if r["fastest_variant"] else None
+            r["ours_label"] = words.ours_name(r, _label) if r["ours_variant"] else None
             rows.append(r)
         groups.append(dict(
             name=name, title=title, page=fmt.set_page(name), source=ref.rs.source,
             conventions=sorted({c for c in a["published_convention"] if isinstance(c, str)}),
             notes=_notes(a["note"]),
             same_shape=bool(a["same_shape"].all()), approximate=bool(a["approximate"].any()),
-            shape=dict(batch=int(first["batch"]), q_heads=int(first["q_heads"]), kv_heads=int(first["kv_heads"])),
+            source_shape=words.source_shape(sa.source_shapes(a)),
             differences=words.differences(sa.differences(ls, ref)), rows=rows,
-            sentence=_sentence(sa.strongest(v), title, decode)))
+            sentence=_sentence(sa.strongest(v, sa.own_head_dim(v, scenario)) if len(v) else None, title,
+                               decode)))
     return groups
 
 
@@ -193,7 +194,7 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
         ceil=ceil, copy_tbps=ceil["copy_gbps"] / 1e3 if ceil else None,
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
         copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS else None,
-        anchors=_anchor_groups(ctx, ls, anchors, versus, decode) if len(anchors) else [],
+        anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
     )
 
 
