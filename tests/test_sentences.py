@@ -237,3 +237,22 @@ def test_scenario_headlines_name_their_head_dim_and_compare_at_it(page):
     assert "At S = 16,384, D 64, SDPA cuDNN is fastest" in line and "447 TFLOP/s" in line
     assert "Against FlashAttention-3 at S = 16,384, D 64" in line and "0.94× its rate" in line
     assert "0.90×" not in line
+
+
+# --------------------------------------------------------------------------- 7: one kernel, one class
+
+
+def test_the_same_masked_fill_kernel_gets_one_class_in_both_naive_variants(h200, page):
+    from gen.analysis import counters
+
+    got = {}
+    for v in ("naive", "naive_inplace"):
+        f = counters.for_run(h200, "inference", v).frame
+        row = f[f["short_name"] == "elementwise_kernel"].iloc[0]
+        got[v] = (row["sm_throughput_pct"], row["bound"])
+    assert got["naive"][0] > 60 > got["naive_inplace"][0]  # 60.05% and 59.92%: one counter either side of 60
+    assert got["naive"][1] == got["naive_inplace"][1] == counters.Bound.LINE
+    for v in ("naive", "naive_inplace"):
+        text = page(f"variants/{v}.md")
+        note = next(x for x in text.splitlines() if x.startswith("- **elementwise_kernel** (36"))
+        assert "Nsight Compute's line: the SMs at" in note and "-bound:" not in note

@@ -33,9 +33,10 @@ from gen.model import schema
 
 
 class Bound(enum.StrEnum):
-    MEMORY = "memory"  # DRAM throughput at rules.BOUND_PCT or more, and at least the SM's
-    COMPUTE = "compute"  # SM throughput at rules.BOUND_PCT or more, above DRAM's
-    LATENCY = "latency"  # both below rules.BOUND_PCT: neither unit is kept busy
+    MEMORY = "memory"  # DRAM throughput above the line and its band, and at least the SM's
+    COMPUTE = "compute"  # SM throughput above the line and its band, above DRAM's
+    LATENCY = "latency"  # both below the line by more than the band: neither unit is kept busy
+    LINE = "line"  # the higher of the two within rules.BOUND_BAND_PCT of rules.BOUND_PCT: too close to call
 
 
 class Absent(enum.StrEnum):
@@ -80,11 +81,16 @@ class Matched:
 
 
 def bound(sm_pct: float | None, dram_pct: float | None) -> Bound | None:
-    """What bounds a kernel by its SM and DRAM throughput (% of peak); None when either is missing."""
+    """What bounds a kernel by its SM and DRAM throughput (% of peak), both counters read against
+    Nsight Compute's line with a band around it (rules.BOUND_PCT ± rules.BOUND_BAND_PCT); None when
+    either is missing."""
     if _missing(sm_pct) or _missing(dram_pct):
         return None
-    if max(sm_pct, dram_pct) < rules.BOUND_PCT:
+    top = max(sm_pct, dram_pct)
+    if top < rules.BOUND_PCT - rules.BOUND_BAND_PCT:
         return Bound.LATENCY
+    if top < rules.BOUND_PCT + rules.BOUND_BAND_PCT:
+        return Bound.LINE
     return Bound.MEMORY if dram_pct >= sm_pct else Bound.COMPUTE
 
 

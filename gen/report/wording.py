@@ -206,13 +206,13 @@ def _counters(f: Finding) -> Words:
     bound = next((c["kind"] for c in x["counters"] if c["fact"] == "bound"), None)
     clauses = [kernel_fact(c, fused_attention=x["category"] == "fused attention") for c in x["counters"]
                if c["fact"] in ("estimate_vs_measured", "occupancy_limit")]
-    short = f"{x['kernel']} ({us(x['dur_us'])})" + (f": {bound}-bound" if bound else "") + "".join(
+    short = f"{x['kernel']} ({us(x['dur_us'])})" + (f": {BOUND_SHORT[bound]}" if bound else "") + "".join(
         f"; {c}" for c in clauses)
     text = f"The longest kernel of a {f.variant} forward, {x['kernel']} ({us(x['dur_us'])}). " + (
         said or "Its counters show nothing beyond the kernel table.")
     if x["mismatches"]:
         text += f" {plural(x['mismatches'], 'kernel')} of this forward did not pair with Nsight Compute's by name."
-    return Words(f"{f.variant}: {x['kernel']}" + (f", {bound}-bound" if bound else ""), short, text)
+    return Words(f"{f.variant}: {x['kernel']}" + (f", {BOUND_SHORT[bound]}" if bound else ""), short, text)
 
 
 def _speed(f: Finding) -> Words:
@@ -473,9 +473,15 @@ def counter_mismatch(m: dict) -> str:
 BOUND_WORDS = {
     "memory": "memory-bound: DRAM throughput {dram:.0f}% of peak against {sm:.0f}% for the SMs",
     "compute": "compute-bound: SM throughput {sm:.0f}% of peak against {dram:.0f}% for DRAM",
-    "latency": ("latency-bound: neither the SMs ({sm:.0f}%) nor DRAM ({dram:.0f}%) reach "
-                f"{rules.BOUND_PCT:.0f}% of peak, Nsight Compute's line"),
+    "latency": ("latency-bound: neither the SMs ({sm:.0f}%) nor DRAM ({dram:.0f}%) come within "
+                f"{rules.BOUND_BAND_PCT:.0f} points of {rules.BOUND_PCT:.0f}% of peak, Nsight Compute's line"),
+    "line": ("at Nsight Compute's line: the SMs at {sm:.1f}% of peak and DRAM at {dram:.1f}%, the higher within "
+             f"{rules.BOUND_BAND_PCT:.0f} points of {rules.BOUND_PCT:.0f}%, too close to call compute- or "
+             "latency-bound"),
 }
+# How a kernel's bound reads in a title or a short line.
+BOUND_SHORT = {"memory": "memory-bound", "compute": "compute-bound", "latency": "latency-bound",
+               "line": "at Nsight Compute's line"}
 LIMITER_WORDS = {"registers": "registers", "shared_memory": "shared memory", "warps": "the warps per SM",
                  "blocks": "the blocks per SM"}
 

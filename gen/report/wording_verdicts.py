@@ -446,7 +446,7 @@ def _counters_clause(c: dict | None) -> str:
         if c.get(key) is not None:
             bits.append(f"{what} {c[key]:.0f}%")
     if c.get("bound"):
-        bits.append(f"{c['bound']}-bound by Nsight Compute's rule")
+        bits.append(f"{wording.BOUND_SHORT.get(c['bound'], c['bound'])} by Nsight Compute's line")
     return " Nsight Compute measured: " + ", ".join(bits) + "."
 
 

@@ -19,7 +19,7 @@ RULES_PARTIAL = f"{fmt.GENERATED}/.rules.md"
 
 def rules_view() -> dict:
     """The thresholds a reader should know, each as code holds it."""
-    return dict(eager_ratio=rules.HOST_BOUND_EAGER_RATIO, bound_pct=rules.BOUND_PCT,
+    return dict(eager_ratio=rules.HOST_BOUND_EAGER_RATIO, bound_pct=rules.BOUND_PCT, bound_band=rules.BOUND_BAND_PCT,
                 estimate_gap_pct=rules.ESTIMATE_GAP_PCT, noisy_pct=rules.NOISY_IQR_PCT,
                 host_bound_rule=wording.HOST_BOUND_RULE,
                 tensor_core_rule=wording.TENSOR_CORE_RULE, copy_ops=sorted(rules.COPY_OPS),
