@@ -256,3 +256,30 @@ def test_the_same_masked_fill_kernel_gets_one_class_in_both_naive_variants(h200,
         text = page(f"variants/{v}.md")
         note = next(x for x in text.splitlines() if x.startswith("- **elementwise_kernel** (36"))
         assert "Nsight Compute's line: the SMs at" in note and "-bound:" not in note
+
+
+# --------------------------------------------------------------------------- 10: no Memcpy, no nan, no empty column
+
+
+def test_a100_naive_main_kernel_is_not_the_one_kernel_the_article_named(page):
+    row = _row(page("sets/nvidia-a100-sxm4-80gb__article-2026-07.md"), "| [Naive](")
+    assert row[-1] == "–" and "Memcpy" not in row
+
+
+def test_no_variant_page_prints_nan(page, docs):
+    for p in sorted((docs / "variants").glob("*.md")):
+        text = page(f"variants/{p.name}")
+        assert "<td>nan</td>" not in text, p.name
+    assert "Backend SDPA picks" not in page("variants/naive.md")
+
+
+def test_home_table_has_no_column_of_dashes(docs):
+    text = html.unescape((docs / ".home.md").read_text(encoding="utf-8"))
+    table = text[text.index("| Variant |"):].split("\n\n")[0].splitlines()
+    header = [c.strip() for c in table[0].strip("|").split("|")][1:]
+    cells = [[c.strip() for c in line.strip("|").split("|")][1:] for line in table[2:]]
+    for i, name in enumerate(header):
+        assert any(row[i] not in ("–", "unavailable") for row in cells), name
+    assert "CPU (Intel(R) Xeon(R) Processor) · PyTorch 2.13.0" in header
+    assert "0.8251‡ (1.0×)" in table[2]
+    assert "flashattention3-paper" not in table[0] and "so not in this table" in text

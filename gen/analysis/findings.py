@@ -197,7 +197,11 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
         row["contradicted_items"] = [name for col, name in CHECKS.items() if row[col] is True]
         row["contradicted"] = bool(row["contradicted_items"])
         rows.append(row)
-    return pd.DataFrame(rows, columns=HYPOTHESIS_COLUMNS)
+    df = pd.DataFrame(rows, columns=HYPOTHESIS_COLUMNS)
+    # Names stay None where there is none (pandas' string columns would turn None into NaN, which pages print).
+    for col in ("expected_backend", "measured_backend"):
+        df[col] = df[col].astype(object).where(df[col].notna(), None)
+    return df
 
 
 def _check_published(r, row: dict, h) -> dict:
