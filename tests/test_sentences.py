@@ -283,3 +283,38 @@ def test_home_table_has_no_column_of_dashes(docs):
     assert "CPU (Intel(R) Xeon(R) Processor) · PyTorch 2.13.0" in header
     assert "0.8251‡ (1.0×)" in table[2]
     assert "flashattention3-paper" not in table[0] and "so not in this table" in text
+
+
+# --------------------------------------------------------------------------- 9: published sets, what they published
+
+
+def _section(text: str, title: str) -> str:
+    start = text.index(f"## NVIDIA H200 · PyTorch 2.11.0 against {title}")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end > 0 else None]
+
+
+def test_compare_sets_published_figures_at_their_points_not_host_times(page):
+    text = page("compare.md")
+    for title in ("NVIDIA H100 80GB SXM5 · published (flashattention3-paper)",
+                  "NVIDIA H200 · published (cudnn-frontend-9.19.1)"):
+        sec = _section(text, title)
+        assert "B has no GPU time" not in sec and "CPU time is defined differently" not in sec, title
+        assert "B published no figure at A's default shape" in sec, title
+    cudnn = _section(text, "NVIDIA H200 · published (cudnn-frontend-9.19.1)")
+    assert ("| S = 32,768, D 128 | cuDNN (our sdpa_cudnn) | 25.57 | 688 | our SDPA cuDNN | 29.37 · 599 | 1.15× "
+            "| 0.87× |") in cudnn
+    a100 = _section(text, "NVIDIA A100-SXM4-80GB · published (article-2026-07)")
+    assert "CUDA time ms B (profiler, as published)" in a100 and "CPU time ms B (profiler, as published)" in a100
+
+
+def test_reference_set_pages_print_what_was_published_with_its_shape(page):
+    cudnn = page("sets/nvidia-h200__cudnn-frontend-9.19.1.md")
+    assert "64 heads" not in cudnn.replace("64 query / 8 KV heads", "")
+    assert "Shapes, from its points: batch 1; 64 query / 8 KV heads, head dim 128; S = 2,048 to 32,768" in cudnn
+    assert "| S = 2,048, D 128 | cuDNN (our sdpa_cudnn) | 0.142 | 484 | 484 (from its time) |" in cudnn
+    fa3 = page("sets/nvidia-h100-sxm5__flashattention3-paper.md")
+    assert "Shape: batch 32, 32 heads, 512 tokens" not in fa3
+    assert "| S = 16,384, D 128 | FlashAttention-3 | – | 616 (read off a chart) | 616 |" in fa3
+    a100 = page("sets/nvidia-a100-sxm4-80gb__article-2026-07.md")
+    assert "CUDA time ms (profiler, as published)" in a100 and "GPU-only ms (median)" not in a100

@@ -386,6 +386,33 @@ def strongest(versus: pd.DataFrame, head_dim: int | None = None) -> dict | None:
     return at.sort_values(["anchor_tflops", "head_dim"], ascending=False, na_position="last").iloc[0].to_dict()
 
 
+PUBLISHED_COLUMNS = ["variant", "scenario", "mode", *POINT_KEYS, "published_ms", "published_tflops",
+                     "published_convention", "approximate", "tflops", "tflops_from", "note"]
+
+
+def published_frame(ls: tables.LoadedSet) -> pd.DataFrame:
+    """Every figure a reference set published at its own points (its sweep), with the rate under
+    our FLOP_CONVENTION where its time or its convention allows (`tflops_from` as in anchor_frame)."""
+    rows = []
+    for p in ls.rs.sweep:
+        pub = p.published
+        if pub is None:
+            continue
+        f = flops(p.point, p.mode)
+        if pub.gpu_time_ms:
+            tf, how = f / (pub.gpu_time_ms * 1e-3) / 1e12, FROM_TIME
+        elif pub.tflops is not None and pub.flop_convention in SAME_AS_OURS and p.point.window is None:
+            tf, how = pub.tflops, FROM_SAME_CONVENTION
+        else:
+            tf, how = math.nan, None
+        rows.append(dict(variant=p.variant, scenario=p.scenario, mode=p.mode, **_point_dict(p.point),
+                         published_ms=pub.gpu_time_ms if pub.gpu_time_ms is not None else math.nan,
+                         published_tflops=pub.tflops if pub.tflops is not None else math.nan,
+                         published_convention=pub.flop_convention, approximate=pub.approximate, tflops=tf,
+                         tflops_from=how, note=pub.note))
+    return pd.DataFrame(rows, columns=PUBLISHED_COLUMNS)
+
+
 def source_shapes(anchor: pd.DataFrame) -> dict:
     """How a source's points hold batch and heads: tokens (batch × length) and hidden (query heads ×
     head dim) when each is one number across its points, and per head dim the heads, per length

@@ -170,6 +170,31 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool) -> str:
     return " ".join(parts)
 
 
+def _heads(sh: dict) -> str:
+    several = len(sh["heads"]) > 1
+    return ", ".join((f"{h} heads" if h == kv else f"{h} query / {kv} KV heads") + (f" at D {d}" if several else "")
+                     for d, (h, kv) in sorted(sh["heads"].items()))
+
+
+def published_shape(sh: dict) -> str:
+    """A published set's shapes from its points (scenarios.source_shapes), in one line."""
+    bs = sorted(sh["batches"].items())
+    if len({b for _, b in bs}) == 1:
+        batch = f"batch {bs[0][1]}"
+    elif sh["tokens"]:
+        batch = (f"batch × length held at {sh['tokens']:,} tokens (batch {bs[0][1]} at S = {bs[0][0]:,} down to "
+                 f"batch {bs[-1][1]} at S = {bs[-1][0]:,})")
+    else:
+        batch = "batch " + ", ".join(f"{b} at S = {n:,}" for n, b in bs)
+    heads = _heads(sh)
+    if sh["hidden"] and len(sh["heads"]) > 1:
+        heads = f"query heads × head dim held at {sh['hidden']:,} ({heads})"
+    else:
+        heads += "".join(f", head dim {d}" for d in sh["heads"])
+    lengths = (f"S = {bs[0][0]:,} to {bs[-1][0]:,}" if len(bs) > 1 else f"S = {bs[0][0]:,}")
+    return f"{batch}; {heads}; {lengths}"
+
+
 def source_shape(sh: dict) -> str:
     """How the source's batch and heads differ from ours, from its points (scenarios.source_shapes)."""
     if sh["tokens"] and sh["hidden"]:

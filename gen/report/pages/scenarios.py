@@ -83,7 +83,7 @@ def _refusals(rows: list[dict]) -> list[dict]:
     return list(groups.values())
 
 
-def _notes(notes) -> list[str]:
+def source_notes(notes) -> list[str]:
     """A source's notes once each; notes that differ only by a leading "Name: " are merged
     ("A, B: the same text")."""
     by_text: dict[str, list[str]] = {}
@@ -124,7 +124,7 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: st
         groups.append(dict(
             name=name, title=title, page=fmt.set_page(name), source=ref.rs.source,
             conventions=sorted({c for c in a["published_convention"] if isinstance(c, str)}),
-            notes=_notes(a["note"]),
+            notes=source_notes(a["note"]),
             same_shape=bool(a["same_shape"].all()), approximate=bool(a["approximate"].any()),
             source_shape=words.source_shape(sa.source_shapes(a)),
             differences=words.differences(sa.differences(ls, ref)), rows=rows,
