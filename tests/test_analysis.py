@@ -44,9 +44,9 @@ def test_theoretical_occupancy_of_flash_is_register_bound(h200):
 
 def test_occupancy_facts_explain_zero(h200):
     (fact, *_) = tables.occupancy_facts(h200, "sdpa_cudnn")
-    assert fact["occupancy_pct"] == 0 and fact["no_estimate"] and fact["launch_attributes"]
+    assert fact["occupancy_pct"] == 0 and fact["no_estimate"] and fact["smem_opt_in"]
     text = wording.occupancy_explanation(fact)
-    assert "cuLaunchKernelEx" in text and "not an idle GPU" in text
+    assert "131 KiB of shared memory a block, above the 48 KiB" in text and "not an idle GPU" in text
 
 
 def test_no_theoretical_occupancy_without_the_gpus_limits(h200):

@@ -16,7 +16,8 @@ Rules (each a function `_rule_*` below):
 - float32: kernels whose launching op was given float32 tensors and no
   bf16/f16 one, or matrix products with f32 in their name, in a bf16/f16 set.
 - mask rebuilt: triu/tril kernels, or a fill_ and an aten::where, inside the forward.
-- occupancy: kernels for which the profiler reported 0% or no occupancy, per launch API.
+- occupancy: kernels for which the profiler reported 0% or no occupancy, per cause: more
+  shared memory a block than its estimate allows, or a grid smaller than the GPU.
 - fastest variant, SDPA backend picked without pinning, forward-to-forward
   kernel count changes, the in-place autograd check of the train run, compile times.
 
@@ -87,18 +88,19 @@ def float32_events(kt: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def mask_events(kt: pd.DataFrame) -> pd.DataFrame:
-    """The kernels that build a causal mask inside the forward: triu/tril, what
-    builds its input (ones, fill_), and the where that applies it outside the
-    softmax. Empty when the forward builds no mask."""
+    """The kernels that build a causal mask inside the forward: triu/tril, what builds its
+    input (ones, fill_), the scalars made for the where (scalar_tensor's fill_) and the where
+    that applies it, all outside the softmax. Empty when the forward builds no mask. The one
+    definition: the Findings page and the math backend's lesson count the same kernels."""
     tri = kt[kt["name"].str.contains("triu|tril", case=False) | kt["launched_by"].isin(["aten::triu", "aten::tril"])]
     fill = kt[kt["launched_by"].eq("aten::fill_")]
     where = kt[kt["launched_by"].eq("aten::where")]
     if tri.empty and (fill.empty or where.empty):
         return kt.iloc[0:0]
-    return kt[kt.index.isin(tri.index) | kt["op_path"].str.contains("aten::ones") |
-              (kt["launched_by"].eq("aten::where") & ~kt["op_path"].str.contains("softmax")) |
-              (kt["launched_by"].eq("aten::fill_") & kt["op_path"].str.contains("aten::where") &
-               ~kt["op_path"].str.contains("softmax"))]
+    outside = ~kt["op_path"].str.contains("softmax")
+    return kt[outside & (kt.index.isin(tri.index) | kt["op_path"].str.contains("aten::ones") |
+                         kt["op_path"].str.contains("aten::where") |
+                         kt["op_path"].str.endswith("aten::scalar_tensor > aten::fill_"))]
 
 
 def no_estimate_events(kt: pd.DataFrame) -> pd.DataFrame:
@@ -195,7 +197,11 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
         row["contradicted_items"] = [name for col, name in CHECKS.items() if row[col] is True]
         row["contradicted"] = bool(row["contradicted_items"])
         rows.append(row)
-    return pd.DataFrame(rows, columns=HYPOTHESIS_COLUMNS)
+    df = pd.DataFrame(rows, columns=HYPOTHESIS_COLUMNS)
+    # Names stay None where there is none (pandas' string columns would turn None into NaN, which pages print).
+    for col in ("expected_backend", "measured_backend"):
+        df[col] = df[col].astype(object).where(df[col].notna(), None)
+    return df
 
 
 def _check_published(r, row: dict, h) -> dict:
@@ -331,24 +337,44 @@ def rule_mask(ls) -> list[Finding]:
     return out
 
 
+# Why the profiler shows 0% or no occupancy for a kernel, in the order rule_occupancy checks them.
+OCC_SHARED_MEMORY = "shared_memory"  # over rules.SMEM_DEFAULT_LIMIT a block: the estimate fits no block
+OCC_SMALL_GRID = "small_grid"  # fewer blocks than SMs: near 0% is right, most SMs get no work
+OCC_UNKNOWN = "unknown"
+
+
+def occupancy_cause(shared_memory, blocks, sm_count) -> str:
+    """Why one kernel's occupancy estimate reads 0% or nothing (OCC_*)."""
+    if rules.estimate_blind(shared_memory):
+        return OCC_SHARED_MEMORY
+    if blocks is not None and not np.isnan(blocks) and sm_count and blocks < sm_count:
+        return OCC_SMALL_GRID
+    return OCC_UNKNOWN
+
+
 def rule_occupancy(ls) -> list[Finding]:
-    """Kernels with no occupancy estimate, per launch API. facts: api, n, names,
-    dur_us, launch_attributes (an Ex launch), small_grids (blocks of grids smaller
-    than the SM count), sm_count, measured (the achieved occupancy Nsight Compute
-    measured for those kernels, where the run has counters; empty otherwise)."""
+    """Kernels with no occupancy estimate, per cause (OCC_*). facts: cause, apis (the launch APIs),
+    n, names, dur_us, shared_memory (bytes a block, per kernel), small_grids (blocks of grids smaller
+    than the SM count), sm_count, smem_limit (rules.SMEM_DEFAULT_LIMIT), measured (the achieved
+    occupancy Nsight Compute measured for those kernels, where the run has counters; empty otherwise)."""
     out = []
     sms = ls.rs.environment.sm_count
     for v, kt in _kernel_runs(ls):
         achieved = _achieved(ls, v)
-        for api, g in no_estimate_events(kt).groupby("launch_api", sort=False):
+        zero = no_estimate_events(kt)
+        causes = [occupancy_cause(m, b, sms) for m, b in zip(zero["shared_memory"], zero["blocks"])]
+        for cause in dict.fromkeys(causes):
+            g = zero[[c == cause for c in causes]]
             small = g[g["blocks"] < (sms or 0)]
-            measured = [achieved[i] for i in g["index"] if i in achieved]
             out.append(Finding(
-                id=f"occupancy-{v}-{api}", kind=FindingKind.OCCUPANCY, severity=Severity.INFO, variant=v,
+                id=f"occupancy-{v}-{cause}", kind=FindingKind.OCCUPANCY, severity=Severity.INFO, variant=v,
                 kernels=_indices(g["index"]),
-                facts=dict(api=api or None, n=len(g), names=list(dict.fromkeys(g["short_name"])),
-                           dur_us=float(g["dur_us"].sum()), launch_attributes=rules.launched_with_attributes(api),
-                           small_grids=[int(b) for b in small["blocks"]], sm_count=sms, measured=measured)))
+                facts=dict(cause=cause, apis=list(dict.fromkeys(a for a in g["launch_api"] if a)), n=len(g),
+                           names=list(dict.fromkeys(g["short_name"])), dur_us=float(g["dur_us"].sum()),
+                           shared_memory=[int(m) for m in g["shared_memory"] if not np.isnan(m)],
+                           small_grids=[int(b) for b in small["blocks"]], sm_count=sms,
+                           smem_limit=rules.SMEM_DEFAULT_LIMIT,
+                           measured=[achieved[i] for i in g["index"] if i in achieved])))
     return out
 
 

@@ -32,6 +32,23 @@ def host_bound(eager_ms: float | None, gpu_only_ms: float | None) -> bool | None
     return bool(eager_ms >= HOST_BOUND_EAGER_RATIO * gpu_only_ms)
 
 
+# --------------------------------------------------------------------------- masked work
+
+# A verdict names the work an SDPA call does outside the mask as the reason it loses (SDPA takes a
+# sliding window only as a dense attn_mask and scores every pair) when scoring every pair is at least
+# this many times the work inside the mask (gen.analysis.flops): below it, the extra work is too small
+# to be the reason by itself.
+MASKED_WORK_RATIO = 1.5
+
+
+# --------------------------------------------------------------------------- first calls
+
+# A first call counts as a one-time setup (a library's plan, a compile) when it takes more than this
+# many times the other fused backends' first calls at the same problem: theirs load a precompiled
+# kernel (tens of milliseconds at most on the H200), a setup takes a second.
+FIRST_CALL_RATIO = 10.0
+
+
 # --------------------------------------------------------------------------- noise
 
 # torch.utils.benchmark's Measurement warns when IQR / median exceeds 10%
@@ -152,8 +169,9 @@ SMEM_RESERVED = 1024
 MAX_BLOCKS_PER_SM = 32
 # A block gets 48 KiB of shared memory without opting in at launch.
 SMEM_DEFAULT_LIMIT = 48 * 1024
-# Launch APIs that pass attributes (clusters, dynamic shared memory) the
-# profiler's occupancy estimate does not read: it reports 0% or nothing.
+# Launch APIs that pass attributes (clusters, dynamic shared memory set at launch). Not why the
+# profiler shows 0% occupancy (see estimate_blind): kernels launched with them that use little
+# shared memory get an estimate like any other.
 LAUNCH_EX_APIS = ("cuLaunchKernelEx", "cudaLaunchKernelEx")
 
 
@@ -161,8 +179,19 @@ def launched_with_attributes(api: str | None) -> bool:
     return bool(api) and api.startswith(LAUNCH_EX_APIS)
 
 
+# The profiler's occupancy estimate (Kineto's kernelOccupancy) runs CUDA's occupancy calculator
+# with the kernel's opt-in to more shared memory left at zero (maxDynamicSharedSizeBytes = 0,
+# FUNC_SHMEM_LIMIT_DEFAULT): a block is allowed SMEM_DEFAULT_LIMIT, so a kernel using more fits no
+# block by that calculation and reads 0%, whatever API launched it. On the H200 set every kernel
+# above 48 KiB reads 0% and every one at or below it (flash_fwd_kernel at exactly 48 KiB) gets one.
+def estimate_blind(shared_memory: float | None) -> bool:
+    """The profiler's occupancy estimate cannot fit a block of this kernel: it reads 0%."""
+    return not missing(shared_memory) and shared_memory > SMEM_DEFAULT_LIMIT
+
+
 def no_occupancy_estimate(pct: float | None) -> bool:
-    """The profiler reported 0% or nothing: a failed estimate, not an idle GPU."""
+    """The profiler reported 0% or nothing (a failed estimate where estimate_blind, else a grid too
+    small to fill the GPU, or a reason the trace does not give)."""
     return missing(pct) or pct == 0
 
 
@@ -173,6 +202,11 @@ def no_occupancy_estimate(pct: float | None) -> bool:
 # 60% of peak; above that, the larger of the two is what bounds it. The same
 # line here, on the SM and DRAM throughput of the counter pass (gen.analysis.counters).
 BOUND_PCT = 60.0
+# A kernel whose higher throughput (SM or DRAM) lies within this many points of BOUND_PCT is called
+# "at the line", not bound one way or the other: one counter a hair either side of 60% must not swap
+# the class (the same masked_fill kernel read 60.05% in one call and 59.92% in another). Ncu's own
+# run-to-run spread on these counters is a few points.
+BOUND_BAND_PCT = 5.0
 # The profiler's occupancy estimate and the measured (ncu) value are "apart" when
 # they differ by more than this many points: below it, the estimate's rounding
 # (whole blocks per SM) and ncu's sampling explain the gap.

@@ -3,7 +3,7 @@
 Takes: loaded sets (gen.analysis.tables.LoadedSet), measured and reference
 (published anchors, gen.model.anchors). Gives numbers only, no words:
 
-- the counting conventions, each named once with the label pages print next
+- the counting conventions of gen.analysis.flops (named there once) with the label pages print next
   to every figure: `flops(point, mode)` under `FLOP_CONVENTION`, `io_bytes(point,
   elem)` under `BYTES_CONVENTION`; `cudnn_flops(point)` is the cuDNN frontend
   benchmark's own count (its anchors are converted from their times, never mixed);
@@ -31,9 +31,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from gen.analysis import flops as flops_mod
 from gen.analysis import rules, scaling, tables, timings
 from gen.analysis.values import integer, missing, number, text_table, variant_order, variant_role
 from gen.model import anchors, datasheets, schema
@@ -41,14 +41,11 @@ from gen.model import scenarios as declared
 
 # --------------------------------------------------------------------------- conventions
 
-FLOP_CONVENTION = ("FlashAttention's count: 4·B·Hq·Sq·Sk·D (two matrix products, 2 FLOPs per multiply-add), "
-                   "halved when causal; a sliding window counts exactly the (query, key) pairs inside it; "
-                   "a training step is the forward plus a backward of 2.5× the forward (3.5×)")
-FLOP_LABEL = "FlashAttention count"
-BYTES_CONVENTION = "Q, K, V read once and the output written once (bytes of the four tensors)"
-BYTES_LABEL = "Q, K, V, output once"
-# The backward does 2.5x the forward's matrix work (FlashAttention's benchmark convention).
-BACKWARD_FACTOR = 2.5
+# The counting conventions live in gen.analysis.flops (named once); re-exported for the pages.
+FLOP_CONVENTION, FLOP_LABEL = flops_mod.FLOP_CONVENTION, flops_mod.FLOP_LABEL
+BYTES_CONVENTION, BYTES_LABEL = flops_mod.BYTES_CONVENTION, flops_mod.BYTES_LABEL
+BACKWARD_FACTOR = flops_mod.BACKWARD_FACTOR
+score_pairs, flops, io_bytes = flops_mod.score_pairs, flops_mod.flops, flops_mod.io_bytes
 # Published conventions that equal ours where there is no window: their rates are ours unchanged.
 SAME_AS_OURS = frozenset({anchors.FA3_CONVENTION})
 
@@ -68,37 +65,6 @@ def figure_of(p: schema.Point, mode: str) -> str:
     return FIGURE_TBPS if is_decode(p) and mode == schema.Mode.INFERENCE else FIGURE_TFLOPS
 
 
-def score_pairs(p: schema.Point) -> float:
-    """(query, key) pairs a kernel must score per (batch, head), under our convention.
-    Queries sit at the end of the keys (decode: the last position), as capture masks them."""
-    sq, sk = p.q_len, p.kv_len
-    if p.mask == schema.Mask.NONE:
-        return float(sq * sk)
-    if p.mask == schema.Mask.CAUSAL and sq == sk:
-        return sq * sk / 2.0  # FlashAttention halves the square: the diagonal is not counted apart
-    # Exact count: query i (position i + offset) sees keys j <= i + offset, and with a window
-    # of W only those fewer than W back: min(pos + 1, W) keys each.
-    offset = sk - sq
-    pos = np.arange(sq, dtype=np.int64) + offset
-    seen = pos + 1
-    if p.mask == schema.Mask.SLIDING:
-        seen = np.minimum(seen, p.window or 0)
-    return float(np.clip(seen, 0, sk).sum())
-
-
-def flops(p: schema.Point, mode: str = schema.Mode.INFERENCE) -> float:
-    """FLOPs of one call under FLOP_CONVENTION (a training step: forward and backward)."""
-    forward = 4.0 * p.batch * p.q_heads * p.head_dim * score_pairs(p)
-    return forward * (1.0 + BACKWARD_FACTOR) if mode == schema.Mode.TRAIN else forward
-
-
-def io_bytes(p: schema.Point, elem_size: int) -> float:
-    """Bytes under BYTES_CONVENTION: Q and the output over the query heads, K and V over the KV heads."""
-    q_and_out = 2 * p.batch * p.q_heads * p.q_len * p.head_dim
-    k_and_v = 2 * p.batch * p.kv_heads * p.kv_len * p.head_dim
-    return float((q_and_out + k_and_v) * elem_size)
-
-
 def cudnn_flops(p: schema.Point) -> float:
     """The cuDNN frontend benchmark's count (anchors.CUDNN_CONVENTION): 2·B·Hq·N·(Dqk+Dvo), N the
     unmasked score entries, S·(S+1)/2 when causal. Kept to check its published rates, not to rank."""
@@ -106,8 +72,7 @@ def cudnn_flops(p: schema.Point) -> float:
     return 2.0 * p.batch * p.q_heads * n * 2 * p.head_dim
 
 
-def element_size(dtype: str) -> int:
-    return scaling.ELEM_SIZE.get(dtype, 2)
+element_size = flops_mod.element_size
 
 
 # --------------------------------------------------------------------------- which scenarios
@@ -217,6 +182,15 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     return df.copy()
 
 
+def roofline_frame(points: pd.DataFrame) -> pd.DataFrame:
+    """The points a roofline draws: every point that ran with a GPU-only time, its arithmetic
+    intensity and its TFLOP/s under the report's count (decode included, whose figure is TB/s)."""
+    ok = points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna()]
+    return pd.DataFrame({"variant": ok["variant"], "mode": ok["mode"], "kv_len": ok["kv_len"],
+                         "intensity": ok["intensity"],
+                         "tflops": ok["flops"] / (ok["gpu_only_ms"] * 1e-3) / 1e12}).reset_index(drop=True)
+
+
 def _ranked(points: pd.DataFrame) -> pd.DataFrame:
     return points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna()]
 
@@ -324,7 +298,7 @@ VERSUS_COLUMNS = [
     "anchor_ms", "anchor_published_tflops", "anchor_tflops", "tflops_from", "same_variant_ms", "same_variant_tflops",
     "fastest_variant",
     "fastest_ms", "fastest_tflops", "fastest_pct_of_ceiling", "time_ratio", "rate_ratio", "same_time_ratio",
-    "same_rate_ratio",
+    "same_rate_ratio", "ours_variant", "ours_same", "ours_ms", "ours_tflops", "ours_time_ratio", "ours_rate_ratio",
 ]
 
 
@@ -338,7 +312,10 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
     """Per anchor figure: our same-named variant and our fastest at the matching point (inference).
     time_ratio = our fastest's GPU-only ms / the published ms (only for the same shape: >1 is
     slower); rate_ratio = our fastest's TFLOP/s / the anchor's under our convention (>1 is faster).
-    same_* are the same for our variant of the anchor's name."""
+    same_* are the same for our variant of the anchor's name. ours_* compare like with like:
+    our variant running the published kernel (gen.model.anchors maps FlashAttention-2 onto
+    sdpa_flash, cuDNN onto sdpa_cudnn) where we ran it there, else our fastest (a kernel
+    PyTorch does not run, FlashAttention-3, stands against our best); ours_same says which."""
     rows = []
     ok = _ranked(points)
     fastest = fastest_frame(points)  # the same pick as every other page's
@@ -371,13 +348,21 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
             else math.nan,
             same_rate_ratio=ratio(same["tflops"], a["tflops"]) if same is not None else math.nan,
         ))
+        ours = same if same is not None else fast
+        rows[-1].update(
+            ours_variant=ours["variant"] if ours is not None else None, ours_same=same is not None,
+            ours_ms=ours["gpu_only_ms"] if ours is not None else math.nan,
+            ours_tflops=ours["tflops"] if ours is not None else math.nan,
+            ours_time_ratio=ratio(ours["gpu_only_ms"], a["published_ms"]) if ours is not None and comparable_time
+            else math.nan,
+            ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan)
     return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
 
 
 def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str) -> dict | None:
     """The scenario in one row: at the largest length (own head dim, inference; else training)
     where a variant ran, the fastest, its figure and share of the measured ceiling; and the
-    anchor comparison at the largest point that has one (the closest anchor by rate)."""
+    anchor comparison at the largest point that has one at the same head dim (else at any)."""
     fast = fastest_frame(points)
     if fast.empty:
         return None
@@ -385,17 +370,63 @@ def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str) -> dict 
     pick = fast[(fast["head_dim"] == d) & (fast["mode"] == schema.Mode.INFERENCE)]
     pick = pick if len(pick) else fast
     top = pick.sort_values(["kv_len", "q_len"]).iloc[-1].to_dict()
-    return dict(fastest=top, anchor=strongest(versus))
+    return dict(fastest=top, anchor=strongest(versus, top["head_dim"]))
 
 
-def strongest(versus: pd.DataFrame) -> dict | None:
-    """The comparison to lead with: at the largest length where we ran and a source published,
-    the published figure with the highest rate (the hardest to match)."""
+def strongest(versus: pd.DataFrame, head_dim: int | None = None) -> dict | None:
+    """The comparison to lead with: at the largest length where we ran and a source published
+    (at `head_dim` where one was published there), the published figure with the highest rate
+    (the hardest to match)."""
     v = versus[versus["fastest_variant"].notna()] if len(versus) else versus
+    if head_dim is not None and len(v) and (v["head_dim"] == head_dim).any():
+        v = v[v["head_dim"] == head_dim]
     if not len(v):
         return None
     at = v[v["kv_len"] == v["kv_len"].max()]
     return at.sort_values(["anchor_tflops", "head_dim"], ascending=False, na_position="last").iloc[0].to_dict()
+
+
+PUBLISHED_COLUMNS = ["variant", "scenario", "mode", *POINT_KEYS, "published_ms", "published_tflops",
+                     "published_convention", "approximate", "tflops", "tflops_from", "note"]
+
+
+def published_frame(ls: tables.LoadedSet) -> pd.DataFrame:
+    """Every figure a reference set published at its own points (its sweep), with the rate under
+    our FLOP_CONVENTION where its time or its convention allows (`tflops_from` as in anchor_frame)."""
+    rows = []
+    for p in ls.rs.sweep:
+        pub = p.published
+        if pub is None:
+            continue
+        f = flops(p.point, p.mode)
+        if pub.gpu_time_ms:
+            tf, how = f / (pub.gpu_time_ms * 1e-3) / 1e12, FROM_TIME
+        elif pub.tflops is not None and pub.flop_convention in SAME_AS_OURS and p.point.window is None:
+            tf, how = pub.tflops, FROM_SAME_CONVENTION
+        else:
+            tf, how = math.nan, None
+        rows.append(dict(variant=p.variant, scenario=p.scenario, mode=p.mode, **_point_dict(p.point),
+                         published_ms=pub.gpu_time_ms if pub.gpu_time_ms is not None else math.nan,
+                         published_tflops=pub.tflops if pub.tflops is not None else math.nan,
+                         published_convention=pub.flop_convention, approximate=pub.approximate, tflops=tf,
+                         tflops_from=how, note=pub.note))
+    return pd.DataFrame(rows, columns=PUBLISHED_COLUMNS)
+
+
+def source_shapes(anchor: pd.DataFrame) -> dict:
+    """How a source's points hold batch and heads: tokens (batch × length) and hidden (query heads ×
+    head dim) when each is one number across its points, and per head dim the heads, per length
+    the batch; `shapes` lists each distinct (batch, query heads, KV heads, length, head dim)."""
+    a = anchor.drop_duplicates(["batch", "q_heads", "kv_heads", "q_len", "kv_len", "head_dim"])
+    tokens = (a["batch"] * a["q_len"]).unique()
+    hidden = (a["q_heads"] * a["head_dim"]).unique()
+    return dict(tokens=int(tokens[0]) if len(tokens) == 1 else None,
+                hidden=int(hidden[0]) if len(hidden) == 1 else None,
+                heads={int(d): (int(g["q_heads"].iloc[0]), int(g["kv_heads"].iloc[0]))
+                       for d, g in a.groupby("head_dim")},
+                batches={int(n): int(g["batch"].iloc[0]) for n, g in a.groupby("q_len")},
+                shapes=[tuple(int(x) for x in r) for r in a[["batch", "q_heads", "kv_heads", "q_len", "head_dim"]]
+                        .itertuples(index=False)])
 
 
 def cudnn_version(raw: str | None) -> str | None:

@@ -15,9 +15,10 @@ from those rows alone, so that tests feed it small synthetic rows:
   which pinned variant runs the same kernel, and whether that is the fastest;
 - host: whether the eager per-call ranking (a Python loop, host gaps
   included) gives another answer than the GPU-only ranking;
-- why: one reason read off the kernels: the fastest's main kernel built for
-  this GPU's architecture against rivals' built for an older one, or fewer
-  GPU events a call.
+- why: one reason read off the kernels and the counted FLOPs: an SDPA runner-up
+  given the mask as a dense attn_mask, scoring every pair the fastest skips;
+  the fastest's main kernel built for this GPU's architecture against rivals'
+  built for an older one; or fewer GPU events a call.
 
 Every flag comes from gen.analysis.rules (noise, host-bound); no sentences
 here: gen.report's wording turns a Verdict into words. Reference sets have
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gen.analysis import kernel_names, rules, tables, timings
+from gen.analysis import flops, kernel_names, rules, tables, timings
 from gen.analysis.values import variant_role
 from gen.model import schema
 from gen.model.variants import VARIANTS
@@ -90,6 +91,8 @@ class Timed:
     backend: str | None = None  # the SDPA backend its aten op names
     host_bound: bool = False  # the report's one host-bound flag (the summary table's; see _host_bound)
     eager_over_gpu_only: float | None = None  # where host-bound: what a Python loop sees over the GPU's own time
+    main_us: float | None = None  # the main kernel's duration in the profiled call
+    events_us: float | None = None  # every GPU event of the profiled call, added up
 
     @property
     def identity(self) -> str | None:
@@ -126,18 +129,24 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
     tr = _trace(ls, run)
     tm = timings.times(run, tr)
     gpu, eager, host = _present(tm.gpu_only), _present(tm.eager), _present(tm.host)
-    events = main = short = index = None
-    if tr is not None and tr.forwards:
-        kt = tables.kernel_table(ls, run.variant, run.mode, tr=tr)
-        events = len(kt)
-        mk = tables.main_kernel(kt)
-        if mk is not None:
-            main, short, index = mk["name"], mk["short_name"], int(mk["index"])
+    events, main, short, index, main_us, events_us = _kernels(ls, run, tr)
     known = VARIANTS.get(run.variant)
     backend = tables.backend_of(tr) if known and known.kind == "sdpa" else None
     hb = _host_bound(ls, run, tm)
     return Timed(run.variant, run.status, gpu, tm.gpu_only_method if gpu else None, eager, host, events, main, short,
-                 index, backend, hb, tm.eager_over_gpu_only if hb else None)
+                 index, backend, hb, tm.eager_over_gpu_only if hb else None, main_us, events_us)
+
+
+def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
+    """(GPU events, main kernel's name, short name, index, its µs, all events' µs) of a profiled call."""
+    if tr is None or not tr.forwards:
+        return None, None, None, None, None, None
+    kt = tables.kernel_table(ls, rec.variant, rec.mode, tr=tr)
+    mk = tables.main_kernel(kt)
+    total = float(kt["dur_us"].sum()) if len(kt) else None
+    if mk is None:
+        return len(kt), None, None, None, None, total
+    return len(kt), mk["name"], mk["short_name"], int(mk["index"]), float(mk["dur_us"]), total
 
 
 def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> bool:
@@ -159,16 +168,10 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
     tm = timings.times(p, tr)
     gpu = _present(tm.gpu_only)
     hb = bool(tm.host_bound) and ls.rs.kind == schema.SetKind.MEASURED
-    events = main = short = index = None
-    if tr is not None and tr.forwards:
-        kt = tables.kernel_table(ls, p.variant, p.mode, tr=tr)
-        mk = tables.main_kernel(kt)
-        events = len(kt)
-        if mk is not None:
-            main, short, index = mk["name"], mk["short_name"], int(mk["index"])
+    events, main, short, index, main_us, events_us = _kernels(ls, p, tr)
     return Timed(p.variant, p.status, gpu, tm.gpu_only_method if gpu else None, _present(tm.eager),
                  _present(tm.host), events, main, short, index, host_bound=hb,
-                 eager_over_gpu_only=tm.eager_over_gpu_only if hb else None)
+                 eager_over_gpu_only=tm.eager_over_gpu_only if hb else None, main_us=main_us, events_us=events_us)
 
 
 def point_of(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> schema.Point | None:
@@ -205,7 +208,7 @@ def verdict_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: s
     key = ("verdict_at", scenario, point, mode)
     if key not in ls._tables:
         ls._tables[key] = decide(timed_at(ls, scenario, point, mode), ls.name, scenario, mode,
-                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability))
+                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability), point)
     return ls._tables[key]
 
 
@@ -250,7 +253,9 @@ class Why:
     """One reason the fastest wins, read off the kernels."""
 
     kind: str  # "native_arch": built for this GPU's architecture, rivals for an older one;
-    #            "fewer_events": fewer GPU events a call than the runner-up
+    #            "fewer_events": fewer GPU events a call than the runner-up;
+    #            "dense_mask": the runner-up (SDPA) got the mask as a dense attn_mask and scores every
+    #            (query, key) pair, the fastest only those the mask lets through
     gpu_arch: int | None
     fastest_kernel: str | None
     fastest_arch: int | None
@@ -258,6 +263,11 @@ class Why:
     older: tuple[tuple[str, str, int], ...] = ()  # (variant, kernel, arch) of rivals built for an older one
     fastest_events: int | None = None
     runner_up_events: int | None = None
+    point: schema.Point | None = None  # dense_mask: the point, and its FLOPs (gen.analysis.flops)
+    dense_flops: float | None = None  # every (query, key) pair scored
+    masked_flops: float | None = None  # the pairs the mask lets through
+    runner_up_main_us: float | None = None  # the runner-up's main kernel in its profiled call
+    runner_up_events_us: float | None = None  # all its GPU events in that call
 
 
 @dataclass(frozen=True)
@@ -300,7 +310,29 @@ def _instruction(name: str | None) -> str | None:
     return d.get("instruction")
 
 
-def _why(fastest: Timed, runner: Timed | None, others: list[Timed], gpu: int | None) -> Why | None:
+def _dense_mask(fastest: Timed, runner: Timed | None, point: schema.Point | None, gpu: int | None) -> Why | None:
+    """SDPA takes no window or other mask but square causal as a rule: capture passes it as a dense
+    boolean attn_mask (gen.capture.attention.SDPAttention), so an SDPA runner-up scores every pair;
+    named when that is at least rules.MASKED_WORK_RATIO times the work the mask lets through."""
+    if point is None or runner is None or point.mask == schema.Mask.NONE:
+        return None
+    if point.mask == schema.Mask.CAUSAL and point.q_len == point.kv_len:
+        return None  # is_causal: SDPA's kernels skip the masked half themselves
+    kinds = {t.variant: VARIANTS[t.variant].kind if t.variant in VARIANTS else None for t in (fastest, runner)}
+    if kinds[runner.variant] != "sdpa" or kinds[fastest.variant] == "sdpa":
+        return None
+    dense, inside = flops.dense_flops(point), flops.flops(point)
+    if not inside or dense < rules.MASKED_WORK_RATIO * inside:
+        return None
+    return Why("dense_mask", gpu, fastest.main_short, fastest.main_arch, _instruction(fastest.main_kernel), (),
+               fastest.events, runner.events, point, dense, inside, runner.main_us, runner.events_us)
+
+
+def _why(fastest: Timed, runner: Timed | None, others: list[Timed], gpu: int | None,
+         point: schema.Point | None = None) -> Why | None:
+    masked = _dense_mask(fastest, runner, point, gpu)
+    if masked is not None:
+        return masked
     fa = fastest.main_arch
     older = tuple((t.variant, t.main_short, t.main_arch) for t in others
                   if t.main_arch is not None and fa is not None and t.main_arch < fa
@@ -335,7 +367,7 @@ def _host_change(ok: list[Timed], fastest: Timed, basis: str) -> HostChange | No
 
 
 def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mode: str = "inference",
-           gpu_arch: int | None = None) -> Verdict | None:
+           gpu_arch: int | None = None, point: schema.Point | None = None) -> Verdict | None:
     """The verdict from Timed rows alone (see the module docstring); None when
     no variant has a time to rank by."""
     ok = [t for t in rows if t.status == schema.Status.OK]
@@ -382,7 +414,7 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         method=fastest.gpu_only_method if basis == "gpu_only" else None,
         ranking=tuple(t.variant for t in ranked), fastest=fastest, same_kernel=same, runner_up=runner,
         ratio=_ratio(fs, rs_), settled=None if rs_ is None else not overlaps(fs, rs_), auto=auto,
-        host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch),
+        host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch, point),
         noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked))
 
 
@@ -395,7 +427,8 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
     key = ("verdict", scenario, mode)
     if key not in ls._tables:
         ls._tables[key] = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
-                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability))
+                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability),
+                                 point_of(ls, scenario, mode))
     return ls._tables[key]
 
 

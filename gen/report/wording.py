@@ -93,11 +93,16 @@ KIND_TITLES: dict[FindingKind, str] = {
     FindingKind.AUTOGRAD: "Training: in-place autograd",
     FindingKind.COMPILE: "Compile time",
 }
+# Why the profiler's occupancy estimate reads 0% for a kernel over the default shared memory (rules.estimate_blind).
+ESTIMATE_BLIND = (
+    f"The profiler's estimate runs CUDA's occupancy calculator without the kernel's opt-in to more than "
+    f"{rules.SMEM_DEFAULT_LIMIT // 1024} KiB of shared memory a block, so any kernel that uses more fits no block "
+    "by that calculation and reads 0%, whatever API launched it: a failed estimate, not an idle GPU")
 # What a group's findings have in common, said once above them on the Findings page.
 KIND_NOTES: dict[FindingKind, str] = {
-    FindingKind.OCCUPANCY: "The profiler reported 0% or no occupancy for these kernels: a failed estimate, not an "
-                           "idle GPU. " + " and ".join(rules.LAUNCH_EX_APIS) + " pass launch attributes that the "
-                           "estimate does not read.",
+    FindingKind.OCCUPANCY: "The profiler reported 0% or no occupancy for these kernels. " + ESTIMATE_BLIND + ". A "
+                           "kernel whose grid has fewer blocks than the GPU has SMs reads near 0% rightly: most SMs "
+                           "get no work.",
     FindingKind.COUNTERS: "Nsight Compute's measurements of each variant's longest kernel, in one warm call: "
                           "achieved occupancy against the profiler's estimate, what limits the theoretical "
                           "occupancy, and whether the SMs or DRAM bound it.",
@@ -155,26 +160,41 @@ def _mask(f: Finding) -> Words:
     return Words(f"{f.variant}: the causal mask is rebuilt in every forward", short, text)
 
 
+def _kib(n: int) -> str:
+    return f"{n / 1024:.0f} KiB"
+
+
 def _occupancy(f: Finding) -> Words:
     x = f.facts
-    api = x["api"] or "an unknown API"
-    short = f"{x['n']} kernel(s) launched with {api}, {us(x['dur_us'])}"
-    text = (f"The profiler reported 0% or no occupancy for {x['n']} kernel(s) of a {f.variant} forward, launched "
-            f"with {api}: {', '.join(x['names'])}; together they ran {us(x['dur_us'])}, so the figure is a failed "
-            "estimate, not an idle GPU.")
-    if x["launch_attributes"]:
-        text += f" {x['api']} passes launch attributes that the estimate does not read."
+    apis = " and ".join(x["apis"]) or "an unknown API"
+    names = ", ".join(x["names"])
+    head = (f"The profiler reported 0% or no occupancy for {plural(x['n'], 'kernel')} of a {f.variant} forward "
+            f"({names}, launched with {apis}; {us(x['dur_us'])} in all)")
+    if x["cause"] == "shared_memory":
+        smem = sorted(set(x["shared_memory"]))
+        used = " and ".join(_kib(m) for m in smem)
+        title = f"{f.variant}: no occupancy estimate ({used} of shared memory a block)"
+        short = f"{plural(x['n'], 'kernel')} using {used} of shared memory a block: the estimate reads 0%"
+        text = (f"{head}. {'It uses' if x['n'] == 1 else 'They use'} {used} of shared memory a block, more than the "
+                f"{_kib(x['smem_limit'])} the profiler's estimate allows a block (it leaves the kernel's opt-in to "
+                "more at zero), so the estimate fits no block and reads 0%: a failed estimate, not an idle GPU.")
+    elif x["cause"] == "small_grid":
+        grids = ", ".join(map(str, x["small_grids"]))
+        title = f"{f.variant}: near-zero occupancy from grids smaller than the GPU"
+        short = f"{plural(x['n'], 'kernel')} with grids of {grids} block(s) for {x['sm_count']} SMs"
+        text = (f"{head}. Their grids have {grids} block(s) for {x['sm_count']} SMs: the estimate is right in "
+                "kind, most SMs get no work from these kernels.")
+    else:
+        title = f"{f.variant}: no occupancy estimate"
+        short = f"{plural(x['n'], 'kernel')} with no occupancy estimate"
+        text = (f"{head}. They fit the estimate's shared-memory limit and fill the GPU's SMs, so the trace gives "
+                "no reason for it.")
     if x.get("measured"):
         lo, hi = min(x["measured"]), max(x["measured"])
         got = pct(lo, 1) if lo == hi else f"{pct(lo, 1)}–{pct(hi, 1)}"
         text += f" Nsight Compute measured {got} achieved occupancy for them."
         short += f"; measured {got} (Nsight Compute)"
-    if x["small_grids"]:
-        n = len(x["small_grids"])
-        text += (f" {n} of them have grids of {', '.join(map(str, x['small_grids']))} block(s) for {x['sm_count']} "
-                 "SMs, too few to fill the GPU.")
-        short += f"; {n} with grids smaller than the {x['sm_count']} SMs"
-    return Words(f"{f.variant}: no occupancy estimate ({x['api']})", short, text)
+    return Words(title, short, text)
 
 
 def _counters(f: Finding) -> Words:
@@ -186,13 +206,13 @@ def _counters(f: Finding) -> Words:
     bound = next((c["kind"] for c in x["counters"] if c["fact"] == "bound"), None)
     clauses = [kernel_fact(c, fused_attention=x["category"] == "fused attention") for c in x["counters"]
                if c["fact"] in ("estimate_vs_measured", "occupancy_limit")]
-    short = f"{x['kernel']} ({us(x['dur_us'])})" + (f": {bound}-bound" if bound else "") + "".join(
+    short = f"{x['kernel']} ({us(x['dur_us'])})" + (f": {BOUND_SHORT[bound]}" if bound else "") + "".join(
         f"; {c}" for c in clauses)
     text = f"The longest kernel of a {f.variant} forward, {x['kernel']} ({us(x['dur_us'])}). " + (
         said or "Its counters show nothing beyond the kernel table.")
     if x["mismatches"]:
         text += f" {plural(x['mismatches'], 'kernel')} of this forward did not pair with Nsight Compute's by name."
-    return Words(f"{f.variant}: {x['kernel']}" + (f", {bound}-bound" if bound else ""), short, text)
+    return Words(f"{f.variant}: {x['kernel']}" + (f", {BOUND_SHORT[bound]}" if bound else ""), short, text)
 
 
 def _speed(f: Finding) -> Words:
@@ -335,17 +355,17 @@ def occupancy_explanation(n: dict) -> str:
     elif not n["limits_known"]:
         parts.append("the set did not record the GPU's per-SM limits, so no theoretical occupancy is computed")
     if n["no_estimate"]:
-        why = []
-        if n["launch_attributes"]:
-            why.append(f"it was launched with {n['launch_api']}, whose launch attributes (clusters, dynamic shared "
-                       "memory set at launch) the profiler's estimate does not take in")
+        said = "the profiler reported " + ("no occupancy" if missing(n["occupancy_pct"]) else "0%")
         if n["smem_opt_in"]:
-            why.append(f"it asks for {n['shared_memory'] // 1024} KiB of shared memory, above the "
-                       f"{rules.SMEM_DEFAULT_LIMIT // 1024} KiB a block gets without opting in, so it is sized at "
-                       "launch")
-        parts.append("the profiler reported " + ("no occupancy" if missing(n["occupancy_pct"]) else "0%")
-                     + (": " + "; ".join(why) if why else "")
-                     + f". That is the estimate failing, not an idle GPU: the kernel ran for {n['dur_us']:.1f} µs")
+            parts.append(f"{said}: the kernel uses {n['shared_memory'] // 1024} KiB of shared memory a block, above "
+                         f"the {rules.SMEM_DEFAULT_LIMIT // 1024} KiB the profiler's estimate allows (it leaves the "
+                         "kernel's opt-in to more at zero), so the estimate fits no block. That is the estimate "
+                         f"failing, not an idle GPU: the kernel ran for {n['dur_us']:.1f} µs")
+        elif n["partial_wave"] and n["blocks"] is not None and n["sm_count"] and n["blocks"] < n["sm_count"]:
+            parts.append(f"{said}, and rightly so in kind: its grid of {n['blocks']} block(s) leaves most of the "
+                         f"{n['sm_count']} SMs without work")
+        else:
+            parts.append(f"{said}; the kernel fits the estimate's shared-memory limit, so the trace gives no reason")
     else:
         parts.append(f"the profiler estimated {pct(n['occupancy_pct'])} achieved occupancy")
     if n["partial_wave"]:
@@ -453,9 +473,15 @@ def counter_mismatch(m: dict) -> str:
 BOUND_WORDS = {
     "memory": "memory-bound: DRAM throughput {dram:.0f}% of peak against {sm:.0f}% for the SMs",
     "compute": "compute-bound: SM throughput {sm:.0f}% of peak against {dram:.0f}% for DRAM",
-    "latency": ("latency-bound: neither the SMs ({sm:.0f}%) nor DRAM ({dram:.0f}%) reach "
-                f"{rules.BOUND_PCT:.0f}% of peak, Nsight Compute's line"),
+    "latency": ("latency-bound: neither the SMs ({sm:.0f}%) nor DRAM ({dram:.0f}%) come within "
+                f"{rules.BOUND_BAND_PCT:.0f} points of {rules.BOUND_PCT:.0f}% of peak, Nsight Compute's line"),
+    "line": ("at Nsight Compute's line: the SMs at {sm:.1f}% of peak and DRAM at {dram:.1f}%, the higher within "
+             f"{rules.BOUND_BAND_PCT:.0f} points of {rules.BOUND_PCT:.0f}%, too close to call compute- or "
+             "latency-bound"),
 }
+# How a kernel's bound reads in a title or a short line.
+BOUND_SHORT = {"memory": "memory-bound", "compute": "compute-bound", "latency": "latency-bound",
+               "line": "at Nsight Compute's line"}
 LIMITER_WORDS = {"registers": "registers", "shared_memory": "shared memory", "warps": "the warps per SM",
                  "blocks": "the blocks per SM"}
 
@@ -465,8 +491,10 @@ def kernel_fact(x: dict, fused_attention: bool = False) -> str:
     f = x["fact"]
     if f == "estimate_vs_measured":
         est = "no estimate" if x["estimate_pct"] is None else f"an estimate of {pct(x['estimate_pct'])}"
-        why = (f", as for every {x['launch_api']} launch" if x["estimate_missing"]
-               and rules.launched_with_attributes(x["launch_api"]) else "")
+        smem = x.get("shared_memory_bytes")
+        why = (f" (the estimate fits no block that uses more than {rules.SMEM_DEFAULT_LIMIT // 1024} KiB of shared "
+               f"memory; this one uses {smem // 1024} KiB)" if x["estimate_missing"] and rules.estimate_blind(smem)
+               else "")
         return f"the profiler gave {est}{why}, but Nsight Compute measured {pct(x['achieved_pct'], 1)} achieved"
     if f == "occupancy_limit":
         lim = x["limiter"]

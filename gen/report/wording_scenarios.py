@@ -50,6 +50,40 @@ ABOVE_COPY = ("Above 100% of the measured copy bandwidth is possible: a copy wri
               "almost only reads.")
 
 
+def roof_line(ceil: dict | None) -> str:
+    """What the dashed line of a roofline is."""
+    if not ceil:
+        return "the lower of the measured matmul ceiling and intensity × the measured bandwidth"
+    what = {"copy": "device copy", "read": "read-only pass"}.get(ceil["bandwidth_name"], ceil["bandwidth_name"])
+    return (f"the lower of the measured matmul ceiling ({ceil['matmul_tflops']:.0f} TFLOP/s) and intensity × the "
+            f"highest bandwidth measured on this GPU (its {what}, {ceil['bandwidth_gbps'] / 1e3:.2f} TB/s)")
+
+
+def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None) -> str | None:
+    """Why points lie above a roofline (scaling.above_roof), or None when none does."""
+    if not a or not a["n"]:
+        return None
+    who = ", ".join(a["variants"])
+    text = (f"{a['n']} of the {a['total']} points lie above the line ({who}), up to {a['max_over']:.2f}× it: "
+            "the line is a measured ceiling, not the GPU's peak.")
+    if a["bandwidth"]:
+        if a["bandwidth_name"] == "copy":
+            text += (f" {a['bandwidth']} of them sit above the bandwidth slope, which is a device copy's rate: a copy "
+                     "reads and writes as many bytes, while a kernel that almost only reads (decode reads the KV "
+                     "cache and writes one token a head) need not switch the memory between reading and writing, "
+                     "so it can pass a copy's rate.")
+        else:
+            text += (f" {a['bandwidth']} of them sit above the bandwidth slope: the bytes counted are a minimum "
+                     "(each tensor once), so a kernel that keeps part of them in the L2 cache between calls can pass "
+                     "it.")
+        if sheet is not None:
+            text += f" The datasheet's {sheet.hbm_tbps:g} TB/s is the bound no kernel passes."
+    if a["compute"]:
+        text += (f" {a['compute']} sit above the matmul ceiling, one large matrix product's measured rate: a kernel "
+                 "can pass it.")
+    return text
+
+
 def length_axis(decode: bool) -> str:
     return "KV cache length (tokens, log scale)" if decode else "sequence length (tokens, log scale)"
 
@@ -87,7 +121,8 @@ def headline(h: dict, figure: str, decode: bool, variant_label) -> str:
     """"At S = 32,768, X is fastest: 25.1 ms GPU-only, 690 TFLOP/s (...), 88% of the measured matmul ceiling." """
     f = h["fastest"]
     fig = figure_of_row(f)
-    text = (f"At {length(f['kv_len'], decode)}{' (training step)' if f['mode'] == 'train' else ''}, "
+    text = (f"At {length(f['kv_len'], decode)}, D {int(f['head_dim'])}"
+            f"{' (training step)' if f['mode'] == 'train' else ''}, "
             f"{variant_label(f['variant'])} is fastest: {f['gpu_only_ms']:.4g} ms GPU-only"
             f"{' (kernel sum of one call)' if f['gpu_only_method'] == 'kernel_sum' else ''}, "
             f"{figure_value(f[fig], fig)} {FIGURE_LABEL[fig]}")
@@ -105,25 +140,74 @@ def figure_of_row(row: dict) -> str:
     return sa.FIGURE_TBPS if row["figure"] == sa.FIGURE_TBPS else sa.FIGURE_TFLOPS
 
 
+def ours_name(v: dict, variant_label) -> str:
+    """Which of ours a published figure stands against: the variant running its kernel, else our fastest."""
+    return (f"our {variant_label(v['ours_variant'])}" if v["ours_same"]
+            else f"our fastest, {variant_label(v['ours_variant'])}")
+
+
 def versus(v: dict, anchor_title: str, variant_label, decode: bool) -> str:
-    """Our fastest against one published figure: times when the shape is the same, rates always."""
-    where = length(v["kv_len"], decode)
+    """Ours against one published figure, like with like: times when the shape is the same, rates always."""
+    where = f"{length(v['kv_len'], decode)}, D {int(v['head_dim'])}"
     approx = "about " if v["approximate"] else ""
     rate = (f"{approx}{v['anchor_tflops']:,.0f} TFLOP/s in our count ({HOW.get(v['tflops_from'], 'not convertible')})"
             if not missing(v["anchor_tflops"]) else "no rate in our count")
     ms = f"{v['anchor_ms']:.4g} ms, " if not missing(v["anchor_ms"]) else ""
     parts = [f"At {where}, {anchor_title} gives {anchor_name(v['anchor_variant'])}: {ms}{rate}."]
-    ours = f"Our fastest, {variant_label(v['fastest_variant'])}"
-    if not missing(v["time_ratio"]):
-        parts.append(f"{ours}, takes {v['time_ratio']:.2f}× its time ({_faster(v['time_ratio'], time=True)})"
-                     f" and reaches {v['rate_ratio']:.2f}× its rate.")
-    elif not missing(v["rate_ratio"]):
-        parts.append(f"{ours}, reaches {v['rate_ratio']:.2f}× its rate ({_faster(v['rate_ratio'], time=False)}); "
-                     "times do not compare: " + ("the batch and head count differ." if not v["same_shape"]
-                                                 else "the source published no time."))
-    if not missing(v["fastest_pct_of_ceiling"]):
+    if v["ours_variant"] is None:
+        return parts[0]
+    ours = ours_name(v, variant_label)
+    ours = ours[0].upper() + ours[1:] + ("" if v["ours_same"] else ",")
+    if not missing(v["ours_time_ratio"]):
+        parts.append(f"{ours} takes {v['ours_time_ratio']:.2f}× its time ({_faster(v['ours_time_ratio'], time=True)})"
+                     f" and reaches {v['ours_rate_ratio']:.2f}× its rate.")
+    elif not missing(v["ours_rate_ratio"]):
+        parts.append(f"{ours} reaches {v['ours_rate_ratio']:.2f}× its rate "
+                     f"({_faster(v['ours_rate_ratio'], time=False)}); times do not compare: "
+                     + ("the batch and head count differ." if not v["same_shape"] else "the source published no time."))
+    if not v["ours_same"] and not missing(v["fastest_pct_of_ceiling"]):
         parts.append(f"That is {v['fastest_pct_of_ceiling']:.0f}% of the measured ceiling.")
     return " ".join(parts)
+
+
+def _heads(sh: dict) -> str:
+    several = len(sh["heads"]) > 1
+    return ", ".join((f"{h} heads" if h == kv else f"{h} query / {kv} KV heads") + (f" at D {d}" if several else "")
+                     for d, (h, kv) in sorted(sh["heads"].items()))
+
+
+def published_shape(sh: dict) -> str:
+    """A published set's shapes from its points (scenarios.source_shapes), in one line."""
+    bs = sorted(sh["batches"].items())
+    if len({b for _, b in bs}) == 1:
+        batch = f"batch {bs[0][1]}"
+    elif sh["tokens"]:
+        batch = (f"batch × length held at {sh['tokens']:,} tokens (batch {bs[0][1]} at S = {bs[0][0]:,} down to "
+                 f"batch {bs[-1][1]} at S = {bs[-1][0]:,})")
+    else:
+        batch = "batch " + ", ".join(f"{b} at S = {n:,}" for n, b in bs)
+    heads = _heads(sh)
+    if sh["hidden"] and len(sh["heads"]) > 1:
+        heads = f"query heads × head dim held at {sh['hidden']:,} ({heads})"
+    else:
+        heads += "".join(f", head dim {d}" for d in sh["heads"])
+    lengths = (f"S = {bs[0][0]:,} to {bs[-1][0]:,}" if len(bs) > 1 else f"S = {bs[0][0]:,}")
+    return f"{batch}; {heads}; {lengths}"
+
+
+def source_shape(sh: dict) -> str:
+    """How the source's batch and heads differ from ours, from its points (scenarios.source_shapes)."""
+    if sh["tokens"] and sh["hidden"]:
+        heads = ", ".join(f"{h} heads at D {d}" if h == kv else f"{h} query / {kv} KV heads at D {d}"
+                          for d, (h, kv) in sorted(sh["heads"].items()))
+        bs = sorted(sh["batches"].items())
+        batches = (f"batch {bs[0][1]} at S = {bs[0][0]:,} down to batch {bs[-1][1]} at S = {bs[-1][0]:,}"
+                   if len(bs) > 1 else f"batch {bs[0][1]}")
+        return (f"The source held batch × length at {sh['tokens']:,} tokens ({batches}) and query heads × head dim "
+                f"at {sh['hidden']:,} ({heads}), not this scenario's batch and heads: rates compare, times do not.")
+    shapes = "; ".join(f"batch {b}, {h} query / {kv} KV heads, S = {n:,}, D {d}" if h != kv else
+                       f"batch {b}, {h} heads, S = {n:,}, D {d}" for b, h, kv, n, d in sh["shapes"])
+    return f"The source measured {shapes}, not this scenario's batch and heads: rates compare, times do not."
 
 
 def _faster(ratio: float, time: bool) -> str:
@@ -163,14 +247,15 @@ def table_note(figure: str, mode: str) -> str:
             "peak; error is the relative error against float64.")
 
 
-def versus_short(v: dict, anchor_title: str, decode: bool) -> str:
-    """One clause for the index: our fastest against the strongest published figure."""
+def versus_short(v: dict, anchor_title: str, decode: bool, variant_label=None) -> str:
+    """One clause for the index: ours against the strongest published figure, like with like."""
     ratios = []
-    if not missing(v["time_ratio"]):
-        ratios.append(f"{v['time_ratio']:.2f}× its time")
-    if not missing(v["rate_ratio"]):
-        ratios.append(f"{v['rate_ratio']:.2f}× its rate" + ("" if ratios else " (times do not compare)"))
+    if not missing(v["ours_time_ratio"]):
+        ratios.append(f"{v['ours_time_ratio']:.2f}× its time")
+    if not missing(v["ours_rate_ratio"]):
+        ratios.append(f"{v['ours_rate_ratio']:.2f}× its rate" + ("" if ratios else " (times do not compare)"))
     if not ratios:
         return ""
-    return (f"Against {anchor_name(v['anchor_variant'])} at {length(v['kv_len'], decode)} as published "
-            f"({anchor_title}): {', '.join(ratios)}.")
+    who = ours_name(v, variant_label or (lambda x: x))
+    return (f"Against {anchor_name(v['anchor_variant'])} at {length(v['kv_len'], decode)}, D {int(v['head_dim'])} "
+            f"as published ({anchor_title}), {who}: {', '.join(ratios)}.")

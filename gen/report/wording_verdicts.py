@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import comparability, kernel_names, lessons, rules, verdicts
+from gen.analysis import comparability, flops, kernel_names, lessons, rules, trace, verdicts
 from gen.model.variants import VARIANTS
 from gen.report import wording
 
@@ -38,6 +38,64 @@ def kernel_family(name: str | None) -> str:
     """A kernel as a reader names it: its family when the name is known, else its short name."""
     d = kernel_names.decode(name or "")
     return FAMILY.get(d.family, "kernel") if d.family else f"kernel {name}"
+
+
+LIBRARY = {"cudnn_sdpa": "cuDNN", "fmha_cutlass": "CUTLASS", "cublas_xmma": "cuBLAS", "nvjet": "cuBLAS",
+           "triton": "Triton"}
+
+
+def kernel_path(p: kernel_names.KernelPath) -> str:
+    """How a kernel computes, as its name and launch shape say it, as a noun phrase:
+    "a cuDNN kernel compiled for sm90 that uses wgmma, Hopper's warpgroup matrix instructions"."""
+    if p.reduction:
+        return "a reduction kernel that combines the partial results of a split over the keys"
+    if p.family == "flash2":
+        text = ("FlashAttention-2 (PyTorch's flash backend; its kernels issue warp-level mma.sync and load tiles with "
+                "cp.async, an sm80 design with no TMA and no wgmma)")
+    elif p.matrix == "ffma":
+        text = "a float32 matrix product on the CUDA cores (ffma in its name), off the tensor cores"
+    elif p.family == "triton":
+        return "a Triton kernel Inductor generated (its name does not say which matrix instructions it uses)"
+    else:
+        lib = LIBRARY.get(p.family)
+        text = f"a {lib} kernel" if lib else "a kernel"
+        if p.arch is not None:
+            text += f" compiled for {arch_name(p.arch)}"
+        if p.matrix == "wgmma":
+            text += " that uses wgmma, Hopper's warpgroup matrix instructions"
+        elif p.matrix == "mma":
+            text += " that uses warp-level matrix instructions (the sm80 design), no wgmma"
+    if p.persistent:
+        text += ", persistent (one block per SM, each looping over tiles)"
+    return text
+
+
+def kernel_path_short(p: kernel_names.KernelPath) -> str:
+    """The same in a few words, for a list: "cuDNN, sm90, wgmma", "FlashAttention-2, mma.sync"."""
+    if p.reduction:
+        return "a reduction kernel"
+    if p.family == "flash2":
+        return "FlashAttention-2, warp-level mma.sync"
+    if p.matrix == "ffma":
+        return "float32 on the CUDA cores"
+    parts = [LIBRARY.get(p.family, "kernel")]
+    if p.arch is not None:
+        parts.append(f"sm{p.arch}")
+    parts += {"wgmma": ["wgmma"], "mma": ["warp-level mma"]}.get(p.matrix, [])
+    if p.family == "triton" or (p.arch is None and p.matrix is None):
+        parts.append("instructions not in its name")
+    return ", ".join(parts)
+
+
+def kernel_paths(names) -> str:
+    """What the names of a call's main kernels say, one clause each: "X is a cuDNN kernel compiled for ..."."""
+    out = []
+    for n in dict.fromkeys(names):
+        p = kernel_names.path(n)
+        if p.family is None and p.matrix is None and not p.reduction:
+            continue
+        out.append(f"{trace.short_name(n)} is {kernel_path(p)}")
+    return "; ".join(out)
 
 
 def us(ms: float) -> str:
@@ -170,18 +228,31 @@ def _why_line(v: verdicts.Verdict) -> str | None:
     w = v.why
     if w is None:
         return None
+    if w.kind == "dense_mask":
+        return dense_mask_line(w, label(v.runner_up.variant), label(v.fastest.variant))
     if w.kind == "fewer_events":
         return (f"Why: it runs {w.fastest_events} GPU event{'s' if w.fastest_events != 1 else ''} a call against "
                 f"{w.runner_up_events} for {label(v.runner_up.variant)}.")
-    inst = f" with {w.instruction} (Hopper's warpgroup matrix instructions)" if w.instruction == "wgmma" else (
-        f" with {w.instruction}" if w.instruction else "")
-    by_arch: dict = {}
-    for x, _, a_ in w.older:
-        by_arch.setdefault(a_, []).append(label(x))
-    older = "; ".join(f"{_join(xs)} run{'s' if len(xs) == 1 else ''} kernels built for {arch_name(a_)}"
-                      for a_, xs in sorted(by_arch.items()))
-    return (f"Why: its {kernel_family(v.fastest.main_kernel)} is built for this GPU, {arch_name(w.fastest_arch)}"
-            f"{inst}; {older}.")
+    rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}" for x, k, _ in w.older)
+    return (f"Why: its main kernel is {kernel_path(kernel_names.path(v.fastest.main_kernel or ''))}; {rivals}.")
+
+
+def dense_mask_line(w: verdicts.Why, runner: str, fastest: str) -> str:
+    """Why a call that scores every (query, key) pair loses to one that skips the masked ones."""
+    p = w.point
+    if p.mask == "sliding":
+        arg, mask, inside = "no sliding-window argument", f"the {p.window:,}-token window", "inside the window"
+    else:
+        arg, mask, inside = f"no argument for a {p.mask} mask of this shape", "the mask", "the mask lets through"
+    text = (f"Why: the work. scaled_dot_product_attention has {arg}, so {mask} goes in as a dense boolean "
+            f"attn_mask of {p.q_len:,} × {p.kv_len:,} and {runner} scores every (query, key) pair: "
+            f"{w.dense_flops / 1e12:.2f} TFLOP against {w.masked_flops / 1e12:.2f} TFLOP {inside} "
+            f"({w.dense_flops / w.masked_flops:.1f}×, {flops.FLOP_LABEL})")
+    if w.runner_up_main_us and w.runner_up_events_us:
+        text += (f"; its attention kernel takes {w.runner_up_main_us / 1000:.2f} of the "
+                 f"{w.runner_up_events_us / 1000:.2f} ms of GPU events in its profiled call")
+    skip = "the blocks wholly outside the window" if p.mask == "sliding" else "the blocks the mask removes wholly"
+    return text + f". {fastest}'s block mask lets it skip {skip}."
 
 
 def verdict(v: verdicts.Verdict) -> VerdictWords:
@@ -256,9 +327,15 @@ def math_backend(x: lessons.MathBackend) -> LessonWords:
             + (f", {times(x.slowdown)} the in-place naive call's GPU-only time (the article: about 3.7× on its "
                "A100)" if x.slowdown else "") + ". "
             f"Float32: {x.float32_share_pct:.0f}% of its GPU time runs on float32 tensors; "
-            f"{len(x.upcasts)} conversion kernels move data between bf16 and float32"
-            + (f", and its {f32_gemms} matrix products are float32 kernels off the tensor cores" if f32_gemms else "")
-            + ". ")
+            f"{len(x.upcasts)} conversion kernels move data between bf16 and float32. ")
+    if f32_gemms:
+        pipe = (f"; Nsight Compute measured the tensor pipes busy {x.gemm_tensor_pipe_pct:.2f}% of their time"
+                if x.gemm_tensor_pipe_pct is not None else "")
+        text += (f"Its {f32_gemms} matrix products, {x.gemm_share_pct:.0f}% of the call, run in float32 on the CUDA "
+                 f"cores (ffma in their names, cuBLAS kernels compiled for "
+                 f"{_join(sorted({arch_name(kernel_names.arch(r.short_name)) for r in x.off_tensor_cores}))}{pipe}): "
+                 "float32 arithmetic off the tensor cores, not the architecture their names carry, is what makes "
+                 "them slow. ")
     build = sum(r.dur_us for r in x.mask_build)
     apply = sum(r.dur_us for r in x.mask_apply)
     ops = _join(dict.fromkeys(r.launched_by for r in x.mask_build))
@@ -311,7 +388,9 @@ def efficient_kernel(x: lessons.EfficientKernel) -> LessonWords:
     parts = "; ".join(f"{tok}: {meaning}" for tok, meaning in decoded(x.decoded))
     text = f"The memory-efficient backend runs one kernel, {x.kernel.short_name}. Its name, field by field: {parts}."
     if x.decoded.arch is not None and x.gpu_arch is not None and x.decoded.arch < x.gpu_arch:
-        text += f" This GPU is {arch_name(x.gpu_arch)}: the kernel runs here as older-architecture code."
+        text += (f" This GPU is {arch_name(x.gpu_arch)}, but the kernel is written for {arch_name(x.decoded.arch)}: "
+                 "warp-level matrix instructions, none of Hopper's wgmma." if x.gpu_arch >= 90 else
+                 f" This GPU is {arch_name(x.gpu_arch)}; the kernel is written for {arch_name(x.decoded.arch)}.")
     return LessonWords("efficient_fused", "The efficient kernel's name, decoded", text, (x.kernel,))
 
 
@@ -346,7 +425,7 @@ def _on_chip_clause(x: lessons.FlashOccupancy) -> str:
                  "the chip")
     text += "."
     if x.tflops:
-        text += f" Measured: {x.tflops:.0f} TFLOP/s (counting {lessons.FLOP_CONVENTION})"
+        text += f" Measured: {x.tflops:.0f} TFLOP/s ({flops.FLOP_LABEL}: {flops.FLOP_CONVENTION})"
         if x.ceiling_tflops:
             text += (f", {100 * x.tflops / x.ceiling_tflops:.0f}% of the {x.ceiling_tflops:.0f} TFLOP/s a large bf16 "
                      "matrix product reached on this GPU (2·M·N·K)")
@@ -367,7 +446,7 @@ def _counters_clause(c: dict | None) -> str:
         if c.get(key) is not None:
             bits.append(f"{what} {c[key]:.0f}%")
     if c.get("bound"):
-        bits.append(f"{c['bound']}-bound by Nsight Compute's rule")
+        bits.append(f"{wording.BOUND_SHORT.get(c['bound'], c['bound'])} by Nsight Compute's line")
     return " Nsight Compute measured: " + ", ".join(bits) + "."
 
 
@@ -377,24 +456,57 @@ def flash_occupancy(x: lessons.FlashOccupancy) -> LessonWords:
     return LessonWords("flash_on_chip", "Flash's low occupancy, by design", text, (x.kernel,))
 
 
-def cudnn_costs(x: lessons.CudnnCosts) -> LessonWords:
+def _s(x: float) -> str:
+    return f"{x:.2f} s" if x >= 0.1 else f"{x * 1000:.1f} ms"
+
+
+def _first_calls(x: lessons.CudnnCosts) -> str:
+    """The first calls as the set recorded them: the process's first cuDNN call, the same problem again,
+    a new problem (the first training step), new shapes where the set records first calls per point."""
+    if x.first_call_s is None:
+        return ""
     others = [v for v in x.others_first_call_s if x.others_first_call_s[v] is not None]
-    text = "cuDNN generates its kernel for the problem"
-    if x.first_call_s is not None:
-        text += f": the first call took {x.first_call_s:.2f} s"
-        if others:
-            text += " against " + _join(f"{x.others_first_call_s[v]:.3f} s for {label(v)}" for v in others)
-    text += "."
+    against = (" against " + _join(f"{_s(x.others_first_call_s[v])} for {label(v)}" for v in others)) if others else ""
+    if x.first_in_process:
+        text = (f"Its first forward was the first cuDNN call of the capture's process and took {_s(x.first_call_s)}"
+                f"{against}: it holds loading cuDNN and creating its handle as well as setting up this problem, "
+                "which one timing cannot separate.")
+    else:
+        text = f"Its first forward took {_s(x.first_call_s)}{against}."
+    if x.same_problem_first_s:
+        text += (" " + _join(f"{label(v)}, calling cuDNN on the same problem afterwards, took {_s(t)}"
+                             for v, t in x.same_problem_first_s.items())
+                 + " on its first call: the setup is kept for the process.")
+    if x.train_first_call_s is not None and x.first_in_process:
+        tr = [v for v in x.others_train_first_call_s if x.others_train_first_call_s[v] is not None]
+        text += (f" Its first training step, new problems for cuDNN (the backward) in a process where cuDNN was "
+                 f"already loaded, took {_s(x.train_first_call_s)}"
+                 + (" against " + _join(f"{_s(x.others_train_first_call_s[v])} for {label(v)}" for v in tr)
+                    if tr else ""))
+        text += (": a new problem pays a setup again." if x.new_problem_cost else
+                 ": no setup cost of its own shows there." if x.new_problem_cost is False else ".")
+    if x.new_shape_first_call_s:
+        text += (" At new shapes of the forward, its first calls took "
+                 + _join(f"{_s(t)} (KV {n:,})" for n, t in sorted(x.new_shape_first_call_s.items())) + ".")
+    else:
+        text += " What a new shape of the forward costs, this set does not record (no first call per sweep point)."
+    return text
+
+
+def cudnn_costs(x: lessons.CudnnCosts) -> LessonWords:
+    text = _first_calls(x)
     if x.host_ms is not None:
         hs = [v for v in x.others_host_ms if x.others_host_ms[v] is not None]
         text += f" Each later call costs {us(x.host_ms)} of host dispatch"
         if hs:
             text += " against " + _join(f"{us(x.others_host_ms[v])} ({label(v)})" for v in hs)
         text += "."
-    text += (f" Its kernel is launched with {x.launch_api}"
-             + (", whose launch attributes the profiler's occupancy estimate does not read: hence "
-                f"{x.reported_pct:.0f}% shown" if rules.launched_with_attributes(x.launch_api)
-                and x.reported_pct is not None else "") + ".")
+    text += f" Its kernel is launched with {x.launch_api}"
+    if x.reported_pct is not None and x.reported_pct == 0 and rules.estimate_blind(x.shared_memory):
+        text += (f"; the profiler shows {x.reported_pct:.0f}% occupancy because the kernel uses "
+                 f"{x.shared_memory // 1024} KiB of shared memory a block, more than the "
+                 f"{rules.SMEM_DEFAULT_LIMIT // 1024} KiB its estimate allows, not because of the launch API")
+    text += "."
     tp = {v: n for v, n in x.transposes.items() if n is not None}
     if x.variant in tp:
         rest = {v: n for v, n in tp.items() if v != x.variant}
@@ -406,9 +518,12 @@ def cudnn_costs(x: lessons.CudnnCosts) -> LessonWords:
         text += (f" It clears a buffer with a {x.memsets[0].dur_us:.1f} µs {x.memsets[0].short_name} first "
                  f"(row {_rows(x.memsets)}).")
     if x.arch is not None:
-        text += f" The kernel name says {arch_name(x.arch)}" + (f" and {x.instruction}" if x.instruction else "")
-        text += ": built for this GPU." if x.arch == x.gpu_arch else "."
-    return LessonWords("cudnn_planning", "cuDNN: a kernel per problem, paid for on the host", text,
+        p = kernel_names.path(x.name, (x.grid_blocks,) if x.grid_blocks else None, x.sm_count)
+        text += f" From its name and launch: {kernel_path(p)}"
+        if p.persistent and x.threads:
+            text += f": {x.grid_blocks} blocks of {x.threads} threads on {x.sm_count} SMs"
+        text += "."
+    return LessonWords("cudnn_planning", "cuDNN: a one-time setup per problem, paid on the host", text,
                        (x.kernel, *x.memsets))
 
 
@@ -428,7 +543,8 @@ CLAIMS = {
     "efficient_fused": "the efficient backend is one fused kernel on the tensor cores",
     "flash_fastest": "flash is the fastest backend",
     "flash_on_chip": "flash's low occupancy is a deliberate trade for on-chip memory",
-    "cudnn_planning": "cuDNN generates a kernel per problem and pays for it on the host",
+    "cudnn_planning": "cuDNN pays a one-time setup on the host for each new problem (the article: it generates a "
+                      "kernel per problem)",
 }
 
 
@@ -473,12 +589,17 @@ def explanation(e: lessons.Explanation) -> str:
         why = (f"PyTorch's own order on this GPU and version put {backend(e.measured)} first"
                + (f", though {backend(e.expected)} runs here when pinned" if e.expected_ran else "")
                + (f"; it runs the same kernel as {_join(label(x) for x, _ in e.faster)}" if e.faster else ""))
-    elif e.cause == "beaten":
-        why = ("ran slower than " + _join(f"{label(x)} ({arch_name(a)})" for x, a in e.faster)
-               + f", which the hypothesis ranked behind it; its own main kernel: {arch_name(e.arch)}")
-    elif e.cause == "ahead":
-        why = ("ran faster than " + _join(f"{label(x)} ({arch_name(a)})" for x, a in e.faster)
-               + f", which the hypothesis ranked ahead of it; its own main kernel: {arch_name(e.arch)}")
+    elif e.cause in ("beaten", "ahead"):
+        kernels = dict(e.main_kernels)
+
+        def what(x, a) -> str:
+            return kernel_path_short(kernel_names.path(kernels[x])) if kernels.get(x) else arch_name(a)
+
+        why = (("ran slower than " if e.cause == "beaten" else "ran faster than ")
+               + _join(f"{label(x)} ({what(x, a)})" for x, a in e.faster)
+               + (", which the hypothesis ranked behind it" if e.cause == "beaten" else
+                  ", which the hypothesis ranked ahead of it")
+               + f"; its own main kernel: {what(e.variant, e.arch)}")
     elif e.cause == "off_tensor_cores":
         why = "off the tensor cores by name: " + _join(k.short_name for k in e.kernels)
     else:

@@ -1,8 +1,8 @@
 """The home page's partial (included by docs/index.md): the sets held and the headline table.
 
 Takes: a `site.Context`. Gives: `build(ctx)`; the view model `home_view(ctx)`
-(one headline row per variant with one cell per set, and the chart of the
-first measured GPU set). Template: home.md.j2.
+(one headline row per variant with one cell per set that has a time at its default
+shape, the sets whose figures sit at other shapes, and the chart of the first measured GPU set). Template: home.md.j2.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from gen.model.schema import Mode
 from gen.report import charts
 from gen.report import format as fmt
+from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, chart_div, summary_command
 
 
@@ -21,8 +22,18 @@ def _cell(ctx: Context, ls, variant: str) -> dict | None:
     return row[0] if row else None
 
 
+def _has_figure(ctx: Context, ls) -> bool:
+    """The set has a time for some variant at its default shape: a GPU-only time, or a CPU set's wall time."""
+    df = ctx.summary(ls, Mode.INFERENCE)
+    return not df.empty and bool(df["gpu_only_ms"].notna().any() or df["host_ms"].notna().any())
+
+
 def home_view(ctx: Context) -> dict:
-    headline = [dict(variant=v, label=fmt.label_of(v), cells=[_cell(ctx, ls, v) for ls in ctx.sets])
+    # A set with no time for any variant at its default shape (a published set whose figures sit at
+    # other shapes) would only fill a column with dashes: it is named below the table instead.
+    columns = [ls for ls in ctx.sets if _has_figure(ctx, ls)]
+    elsewhere = [ls for ls in ctx.sets if ls not in columns]
+    headline = [dict(variant=v, label=fmt.label_of(v), cells=[_cell(ctx, ls, v) for ls in columns])
                 for v in ctx.variant_names]
     chart, chart_set = None, None
     for ls in ctx.sets:
@@ -31,7 +42,9 @@ def home_view(ctx: Context) -> dict:
             chart = chart_div(charts.gpu_time(df), "GPU-only time per variant", summary_command(ls.name))
             chart_set = ls
             break
-    return dict(sets=ctx.sets, skipped=ctx.skipped, headline=headline, chart=chart, chart_set=chart_set)
+    return dict(sets=ctx.sets, skipped=ctx.skipped, headline=headline, chart=chart, chart_set=chart_set,
+                columns=columns, elsewhere=[dict(ls=ls, scenarios=scenario_pages.set_links(ctx, ls, "index.md"))
+                                            for ls in elsewhere])
 
 
 def build(ctx: Context) -> Iterator[Page]:

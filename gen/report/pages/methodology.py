@@ -19,11 +19,11 @@ RULES_PARTIAL = f"{fmt.GENERATED}/.rules.md"
 
 def rules_view() -> dict:
     """The thresholds a reader should know, each as code holds it."""
-    return dict(eager_ratio=rules.HOST_BOUND_EAGER_RATIO, bound_pct=rules.BOUND_PCT,
+    return dict(eager_ratio=rules.HOST_BOUND_EAGER_RATIO, bound_pct=rules.BOUND_PCT, bound_band=rules.BOUND_BAND_PCT,
                 estimate_gap_pct=rules.ESTIMATE_GAP_PCT, noisy_pct=rules.NOISY_IQR_PCT,
                 host_bound_rule=wording.HOST_BOUND_RULE,
                 tensor_core_rule=wording.TENSOR_CORE_RULE, copy_ops=sorted(rules.COPY_OPS),
-                smem_default_kib=rules.SMEM_DEFAULT_LIMIT // 1024, launch_ex=rules.LAUNCH_EX_APIS,
+                smem_default_kib=rules.SMEM_DEFAULT_LIMIT // 1024,
                 cuda_only=sorted(rules.CUDA_ONLY_BACKENDS), min_samples=rules.MIN_SAMPLES,
                 sub_us_memset=rules.SUB_US_MEMSET_US, verdict_rule=wording_verdicts.VERDICT_RULE)
 

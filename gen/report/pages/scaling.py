@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import scaling, scenarios
+from gen.analysis import flops, scaling, scenarios
+from gen.model import datasheets
 from gen.model.scenarios import ARTICLE
 from gen.report import charts, wording
 from gen.report import format as fmt
+from gen.report import wording_scenarios as scenario_words
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, records, summary_command
 
@@ -42,12 +44,17 @@ def set_view(ctx: Context, ls) -> dict:
                 busy_default=records(busy[busy["source"] == "default"]) if len(busy) else [],
                 sweep_rows=records(sw[sw["gpu_only_ms"].notna() | sw["eager_ms"].notna() | (sw["status"] != "ok")])
                 if len(sw) else [],
-                measured=ls.measured, gpu=ls.rs.environment.device == "cuda")
+                measured=ls.measured, gpu=ls.rs.environment.device == "cuda",
+                above_roof=scenario_words.above_roof(scaling.above_roof(sw, ceil), datasheets.bandwidth(
+                    ls.rs.environment.gpu_name)) if len(sw) else None,
+                roof_line=scenario_words.roof_line(ceil))
 
 
 def build(ctx: Context) -> Iterator[Page]:
     article = scenario_pages.scenario_page(ARTICLE) if ARTICLE in scenarios.scenario_names(ctx.sets) else None
     text = ctx.template("scaling_page.md.j2").render(here=PAGE, sets=[set_view(ctx, ls) for ls in ctx.sets],
                                                      host_bound_rule=wording.HOST_BOUND_RULE, article_page=article,
-                                                     fa_label=scenarios.FLOP_LABEL)
+                                                     fa_label=flops.FLOP_LABEL, flop_convention=flops.FLOP_CONVENTION,
+                                                     bytes_convention=flops.BYTES_CONVENTION,
+                                                     scenarios_index=scenario_pages.INDEX)
     yield Page(PAGE, text, nav=("Scaling",))

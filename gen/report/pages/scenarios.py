@@ -18,7 +18,7 @@ from gen.analysis import rules, scaling
 from gen.analysis import scenarios as sa
 from gen.model import datasheets, schema, variants
 from gen.model import scenarios as declared
-from gen.report import charts, wording
+from gen.report import charts, wording, wording_verdicts
 from gen.report import format as fmt
 from gen.report import wording_scenarios as words
 from gen.report.site import Context, Page, chart_div, records, summary_command
@@ -83,7 +83,7 @@ def _refusals(rows: list[dict]) -> list[dict]:
     return list(groups.values())
 
 
-def _notes(notes) -> list[str]:
+def source_notes(notes) -> list[str]:
     """A source's notes once each; notes that differ only by a leading "Name: " are merged
     ("A, B: the same text")."""
     by_text: dict[str, list[str]] = {}
@@ -99,14 +99,14 @@ def _versus_short(ctx: Context, head: dict | None, decode: bool) -> str | None:
     if not a:
         return None
     ref = next(s for s in ctx.sets if s.name == a["anchor_set"])
-    return words.versus_short(a, fmt.set_title(ref), decode) or None
+    return words.versus_short(a, fmt.set_title(ref), decode, _label) or None
 
 
 def _sentence(best: dict | None, title: str, decode: bool) -> str | None:
     return words.versus(best, title, _label, decode) if best else None
 
 
-def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool) -> list[dict]:
+def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: str) -> list[dict]:
     groups = []
     by_name = {s.name: s for s in ctx.sets}
     for name in dict.fromkeys(anchors["anchor_set"]):
@@ -114,21 +114,22 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool) -> list[dict
         v = versus[versus["anchor_set"] == name]
         ref = by_name[name]
         title = fmt.set_title(ref)
-        first = a.iloc[0]
         rows = []
         for r in records(v):
             r["label"] = words.point_label(r, decode, a["head_dim"].nunique() > 1)
             r["anchor_name"] = words.anchor_name(r["anchor_variant"])
             r["fastest_label"] = _label(r["fastest_variant"]) if r["fastest_variant"] else None
+            r["ours_label"] = words.ours_name(r, _label) if r["ours_variant"] else None
             rows.append(r)
         groups.append(dict(
             name=name, title=title, page=fmt.set_page(name), source=ref.rs.source,
             conventions=sorted({c for c in a["published_convention"] if isinstance(c, str)}),
-            notes=_notes(a["note"]),
+            notes=source_notes(a["note"]),
             same_shape=bool(a["same_shape"].all()), approximate=bool(a["approximate"].any()),
-            shape=dict(batch=int(first["batch"]), q_heads=int(first["q_heads"]), kv_heads=int(first["kv_heads"])),
+            source_shape=words.source_shape(sa.source_shapes(a)),
             differences=words.differences(sa.differences(ls, ref)), rows=rows,
-            sentence=_sentence(sa.strongest(v), title, decode)))
+            sentence=_sentence(sa.strongest(v, sa.own_head_dim(v, scenario)) if len(v) else None, title,
+                               decode)))
     return groups
 
 
@@ -154,8 +155,12 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
                         rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
                                        command)))
     if ceil and dims:
-        out.append(dict(roofline=chart_div(charts.scenario_roofline(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3,
-                                                                    words.ROOFLINE_X), f"roofline, {name}", command)))
+        out.append(dict(roof_line=words.roof_line(ceil),
+                        above_roof=words.above_roof(scaling.above_roof(sa.roofline_frame(pts), ceil, "intensity",
+                                                                       "tflops"), sheet),
+                        roofline=chart_div(charts.scenario_roofline(
+                            pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X),
+                            f"roofline, {name}", command)))
     return out
 
 
@@ -189,7 +194,7 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
         ceil=ceil, copy_tbps=ceil["copy_gbps"] / 1e3 if ceil else None,
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
         copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS else None,
-        anchors=_anchor_groups(ctx, ls, anchors, versus, decode) if len(anchors) else [],
+        anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
     )
 
 
@@ -241,6 +246,9 @@ def variant_kernels(ctx: Context, variant: str, page: str) -> list[dict]:
                             total_us=float(g["duration_us"].sum()), launches=int(g["count"].sum())))
     several = len({g["ls"].name for g in out}) > 1
     for g in out:
+        g["what"] = wording_verdicts.kernel_paths(
+            k["name"] for k in g["kernels"] if k["category"] in ("fused attention", "matrix product", "reduction")
+            and k["kind"] == "kernel")
         g["set_suffix"] = f" · {fmt.set_title(g['ls'])}" if several else ""
         g["call"] = wording.call_of(g["mode"])
         g["events"] = wording.plural(g["launches"], "GPU event")

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import rules, verdicts
+from gen.analysis import rules, scenarios, verdicts
 from gen.analysis.values import missing
 from gen.model.schema import Mode
 from gen.report import charts, wording
 from gen.report import format as fmt
+from gen.report import wording_scenarios as scenario_words
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.pages import verdict
 from gen.report.site import Context, Page, chart_div, records, summary_command
@@ -43,14 +44,34 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
     notes = wording.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
                                  ls.rs.config.error_draws, methods)
     return dict(mode=mode, call=wording.call_of(mode), rows=rows, chart=chart, notes=notes,
+                reference=ls.rs.kind == "reference",
                 speedup_basis="GPU-only" if gpu else "wall time",
                 host_bound=[r for r in rows if r["host_bound"]], host_bound_rule=wording.HOST_BOUND_RULE,
                 host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
 
 
+def published_view(ls) -> dict | None:
+    """A reference set's figures at its own points: the shapes in one line and one row per figure."""
+    if ls.rs.kind != "reference":
+        return None
+    pub = scenarios.published_frame(ls)
+    if pub.empty:
+        return None
+    rows = records(pub)
+    for r in rows:
+        r["label"] = scenario_words.point_label(r, bool(r["q_len"] == 1 and r["kv_len"] > 1), True)
+        r["name"] = scenario_words.anchor_name(r["variant"])
+    return dict(shape=scenario_words.published_shape(scenarios.source_shapes(pub)), rows=rows,
+                dtypes=sorted({rec.dtype for rec in ls.rs.scenarios if rec.dtype}),
+                conventions=sorted({c for c in pub["published_convention"] if isinstance(c, str)}),
+                notes=scenario_pages.source_notes(pub["note"]),
+                ours=scenarios.FLOP_CONVENTION)
+
+
 def set_view(ctx: Context, ls) -> dict:
     return dict(ls=ls, modes=[m for m in (mode_view(ctx, ls, mode) for mode in Mode) if m],
-                scenarios=scenario_pages.set_links(ctx, ls, fmt.set_page(ls.name)), verdicts=verdict.set_blocks(ls))
+                scenarios=scenario_pages.set_links(ctx, ls, fmt.set_page(ls.name)), verdicts=verdict.set_blocks(ls),
+                published=published_view(ls))
 
 
 def build(ctx: Context) -> Iterator[Page]:
