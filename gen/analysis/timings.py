@@ -266,12 +266,15 @@ def share_outcomes(df: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     df = df.copy()
     if df.empty or "kernel_signature" not in df:
         return df
-    keys = [*by, "kernel_signature"]
-    sig = df["kernel_signature"]
-    for _, idx in df[sig.notna()].groupby(keys, sort=False, dropna=False).groups.items():
+    groups: dict = {}
+    for i, r in df.iterrows():
+        if r["kernel_signature"] is not None:
+            groups.setdefault((*(r[k] for k in by), r["kernel_signature"]), []).append(i)
+    for idx in groups.values():
         if len(idx) > 1:
             o = rules.shared_outcome(df.loc[idx, "host_bound_outcome"])
-            df.loc[idx, "host_bound_outcome"] = o
+            for i in idx:
+                df.at[i, "host_bound_outcome"] = o
     df["host_bound"] = [{rules.YES: True, rules.NO: False}.get(o) for o in df["host_bound_outcome"]]
     return df
 
@@ -381,8 +384,10 @@ def json_fields(r) -> dict[str, Any]:
         v = r[k]
         if isinstance(v, str) or v is None:
             out[k] = v
-        elif k == "host_bound":
-            out[k] = None if pd.isna(v) else bool(v)
+        elif k == "host_bound":  # true (yes), false (no), null (within noise, or undecided)
+            o = r["host_bound_outcome"]
+            out[k] = {rules.YES: True, rules.NO: False}.get(o) if isinstance(o, str) else (
+                None if pd.isna(v) else bool(v))
         elif k.endswith("_n"):
             out[k] = int(v)
         elif k in ("graph_fidelity", "graph_detail", "telemetry_reason", "host_bound_outcome"):

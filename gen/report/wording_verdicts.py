@@ -76,13 +76,17 @@ TIMING = {"gpu_only": "GPU-only", "eager": "eager per-call", "host": "host"}
 VERDICT_RULE = (
     "Each set's verdict, on the home page and atop its page, is made by one rule from the data: variants rank by "
     "their median GPU-only time (CUDA-graph replay, or the kernel sum of the profiled calls where a set has no graph "
-    "timing; a set without GPU times ranks by eager, then host time). The fastest is set against the fastest variant "
-    "running another main kernel, and their order counts as settled only when their interquartile ranges do not "
-    "overlap; SDPA with no backend pinned is named beside the pinned variant whose kernel it runs. The verdict says "
-    "when the eager ranking, what a Python loop sees, cannot tell the fastest from a variant the GPU-only ranking "
-    "keeps apart, and gives one reason read off the kernels: the fastest built for this GPU's architecture (its "
-    "sm tag) against rivals built for an older one, or fewer GPU events a call. The same ranking gives the Fastest "
-    "finding, the hypotheses' ranks, the variant pages' ranks and the scaling page's fastest.")
+    "timing; a set without GPU times ranks by eager, then host time). Each median carries its 95% interval, "
+    f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
+    "much). A variant's rank is one more than the number of variants decidedly faster than it (their interval "
+    "ends below its own begins), so variants the times cannot tell apart share a rank, and variants that run the "
+    "same kernels (the same GPU events in one call) are one rank, a tie, whatever their medians. The fastest is "
+    "set against the fastest variant running other kernels: decidedly ahead, or within noise. SDPA with no "
+    "backend pinned is named beside the pinned variant whose kernels it runs. The verdict says when the eager "
+    "ranking, what a Python loop sees, cannot tell the fastest from a variant the GPU-only ranking keeps apart, "
+    "and gives one reason read off the kernels: the fastest built for this GPU's architecture (its sm tag) against "
+    "rivals built for an older one, or fewer GPU events a call. The same ranking gives the Fastest finding, the "
+    "hypotheses' ranks, the variant pages' ranks and the scaling page's fastest.")
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,7 @@ def _auto_line(v: verdicts.Verdict) -> str:
     a = v.auto
     text = f"With no backend pinned, scaled_dot_product_attention ran {backend(a.backend or a.kernel_backend)}"
     if a.same_as:
-        text += f", the same {'kernel' if a.kernel else 'backend'} as {_join(label(x) for x in a.same_as)}"
+        text += f", the same {'kernels' if a.kernel else 'backend'} as {_join(label(x) for x in a.same_as)}"
     elif a.kernel:
         text += f" (kernel {a.kernel})"
     if a.is_fastest:
@@ -187,19 +191,30 @@ def _why_line(v: verdicts.Verdict) -> str | None:
 def verdict(v: verdicts.Verdict) -> VerdictWords:
     f = v.fastest
     fs = v.spread(f)
-    head = f"{label(f.variant)} is the fastest here: {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]}"
-    if v.runner_up is not None:
-        head += f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(v.spread(v.runner_up).median)})"
-        head += ("; their interquartile ranges do not overlap" if v.settled else
-                 "; their interquartile ranges overlap, so the order of the two is not settled")
+    if v.near:
+        head = (f"{_join(label(x) for x in (f.variant, *v.near))} are the fastest here, within noise: "
+                f"{us(fs.median)} {_per(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
+                + _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.near)
+                + "; the 95% intervals of their medians overlap, so they share the first rank")
+    else:
+        head = f"{label(f.variant)} is the fastest here: {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]}"
+        if v.runner_up is not None:
+            head += (f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} "
+                     f"({us(v.spread(v.runner_up).median)}); the 95% intervals of the two medians do not overlap")
     lines = [f"Ranked by {METHOD.get(v.method, v.method)}."] if v.method else []
+    if v.same_kernel:
+        lines.append(f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, "
+                     "a tie.")
     if v.auto is not None:
         lines.append(_auto_line(v))
     if v.host is not None and v.host.matters:
         lines.append(_host_line(v))
     if v.host_bound:
-        lines.append(f"Host-bound by the report's one rule: {_join(label(x) for x in v.host_bound)}. A call is "
-                     f"host-bound when {wording.HOST_BOUND_RULE}.")
+        lines.append(f"Host-bound (see the rule in the methodology): {_join(label(x) for x in v.host_bound)}.")
+    if v.host_noise:
+        lines.append(f"At the edge of host-bound, within noise: {_join(label(x) for x in v.host_noise)} (the host's "
+                     "own cost of a call comes close to the GPU's time, so whether a Python loop waits depends "
+                     "on the host that day).")
     why = _why_line(v)
     if why:
         lines.append(why)
