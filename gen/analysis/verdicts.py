@@ -487,3 +487,38 @@ def ranks(v: Verdict | None) -> dict[str, tuple[int, int, int]]:
                     or not faster(s, v.spread(o)))
         out[t.variant] = (rank, rank, max(worst, rank))
     return out
+
+
+@dataclass(frozen=True)
+class Classes:
+    """Every classification one verdict makes, as plain values: what two captures of the
+    same GPU and PyTorch must agree on (benchmarks/capture_agreement.py compares them)."""
+
+    scenario: str
+    mode: str
+    fastest: tuple[str, ...]  # the variants of rank 1 (the fastest, its ties and any within noise)
+    fastest_outcome: str  # rules.YES or WITHIN_NOISE
+    ranks: tuple[tuple[str, int], ...]  # variant -> rank, in ranking order
+    ties: tuple[tuple[str, ...], ...]  # groups of variants that run the same kernels (two or more)
+    host_bound: tuple[tuple[str, str | None], ...]  # variant -> rules.YES, NO, WITHIN_NOISE (None: undecided)
+
+
+def classes(v: Verdict) -> Classes:
+    groups: dict = {}
+    for t in v.rows:
+        if t.identity:
+            groups.setdefault(t.identity, []).append(t.variant)
+    return Classes(v.scenario, v.mode, tuple(x for x, r in v.rank_of_ if r == 1), v.fastest_outcome, v.rank_of_,
+                   tuple(sorted(tuple(sorted(g)) for g in groups.values() if len(g) > 1)),
+                   tuple((t.variant, t.host_bound_outcome) for t in v.rows))
+
+
+def all_classes(ls: tables.LoadedSet) -> dict[tuple[str, str], Classes]:
+    """(scenario, mode) -> the classifications of its verdict, for every scenario and mode the set ranks."""
+    out = {}
+    for scenario in scenarios(ls):
+        for mode in schema.Mode:
+            v = verdict(ls, scenario, mode)
+            if v is not None:
+                out[(scenario, str(mode))] = classes(v)
+    return out
