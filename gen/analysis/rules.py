@@ -110,6 +110,28 @@ def shared_outcome(outcomes) -> str | None:
     return seen.pop() if len(seen) == 1 else WITHIN_NOISE
 
 
+# --------------------------------------------------------------------------- clocks
+
+# A 700 W-limited GPU runs its SMs slower under sustained load than in a short
+# burst from idle (the H200: about 1980 MHz in a burst, 1640-1670 MHz at its
+# power limit). A publisher timing a handful of calls from an idle GPU times
+# them at the burst clock. The clock rule: a published time t_pub, taken at the
+# burst clock f_b, is expected at our sustained clock f_s to read t_pub x f_b / f_s
+# (a kernel bound by its tensor cores takes time in proportion to 1 / clock).
+# The gap to the published time is the clock (explained) when our sustained time
+# lands within CLOCK_RULE_PCT of that; a kernel bound by memory, whose time does
+# not follow the SM clock, fails the rule and the page says so.
+CLOCK_RULE_PCT = 5.0
+
+
+def clock_explains(ours_ms: float | None, expected_ms: float | None) -> str | None:
+    """YES when our time is within CLOCK_RULE_PCT of the clock rule's expectation, NO when not;
+    None when either is missing."""
+    if missing(ours_ms) or missing(expected_ms) or not expected_ms:
+        return None
+    return YES if abs(ours_ms / expected_ms - 1) * 100 <= CLOCK_RULE_PCT else NO
+
+
 # --------------------------------------------------------------------------- noise
 
 # torch.utils.benchmark's Measurement warns when IQR / median exceeds 10%

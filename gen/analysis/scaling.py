@@ -54,10 +54,14 @@ def ceilings(ls: tables.LoadedSet) -> dict | None:
     m = tables.stats(c.matmul_ms)["median"]
     t = tables.stats(c.copy_ms)["median"]
     work = 2.0 * math.prod(c.matmul_shape) if len(c.matmul_shape) == 3 else 2.0 * c.matmul_shape[0] ** 3
+    # schema 3: a read-only pass, the ceiling of kernels that almost only read (decode)
+    r = tables.stats(c.read_ms)["median"] if c.read_ms and c.read_bytes else math.nan
     return dict(matmul_shape="×".join(map(str, c.matmul_shape)), matmul_dtype=c.matmul_dtype, matmul_ms=m,
                 matmul_tflops=work / (m * 1e-3) / 1e12, matmul_n=len(c.matmul_ms),
                 copy_bytes=c.copy_bytes, copy_ms=t, copy_gbps=c.copy_bytes / (t * 1e-3) / 1e9, copy_n=len(c.copy_ms),
-                ridge_intensity=(work / (m * 1e-3)) / (c.copy_bytes / (t * 1e-3)))
+                ridge_intensity=(work / (m * 1e-3)) / (c.copy_bytes / (t * 1e-3)),
+                read_bytes=c.read_bytes, read_ms=r, read_n=len(c.read_ms),
+                read_tbps=c.read_bytes / (r * 1e-3) / 1e12 if not math.isnan(r) else math.nan)
 
 
 SWEEP_COLUMNS = ["variant", "seq_len", "head_dim", "status", "reason", "gpu_only_ms", "gpu_only_q1_ms",
