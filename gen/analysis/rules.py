@@ -132,6 +132,18 @@ def clock_explains(ours_ms: float | None, expected_ms: float | None) -> str | No
     return YES if abs(ours_ms / expected_ms - 1) * 100 <= CLOCK_RULE_PCT else NO
 
 
+# --------------------------------------------------------------------------- advice
+
+# The first screen's decision (gen.analysis.advice): call SDPA with no backend
+# pinned where it ranks first everywhere; name another call for a scenario only
+# where it is decidedly faster (intervals apart) and by at least ADVICE_MIN_GAIN:
+# a smaller gain is not worth a second code path. A one-time start-up is named
+# when it takes at least STARTUP_NOTE_S, about a thousand calls of the article's
+# shape on a GPU.
+ADVICE_MIN_GAIN = 1.2
+STARTUP_NOTE_S = 0.1
+
+
 # --------------------------------------------------------------------------- noise
 
 # torch.utils.benchmark's Measurement warns when IQR / median exceeds 10%

@@ -115,9 +115,15 @@ class Timed:
     signature: timings.KernelSignature | None = None  # every GPU event of one call (timings.kernel_signature)
 
     @property
+    def kernels(self):
+        """What runs on the GPU, from kernel evidence: every GPU event of one call, else the main
+        kernel's name; None without a trace (a CPU set). Equal kernels make a tie."""
+        return self.signature or self.main_kernel
+
+    @property
     def identity(self):
-        """What runs: every GPU event of one call, else the main kernel's name, else the SDPA backend."""
-        return self.signature or self.main_kernel or (f"backend:{self.backend}" if self.backend else None)
+        """What runs: its kernels, else (no trace) the SDPA backend its aten op names."""
+        return self.kernels or (f"backend:{self.backend}" if self.backend else None)
 
     @property
     def main_arch(self) -> int | None:
@@ -407,7 +413,7 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         ranked.remove(auto_row)
         ranked.insert(ranked.index(twin) + 1, auto_row)
     fastest = ranked[0]
-    same = tuple(t.variant for t in ranked[1:] if fastest.identity and t.identity == fastest.identity)
+    same = tuple(t.variant for t in ranked[1:] if fastest.kernels and t.kernels == fastest.kernels)
     rivals = [t for t in ranked[1:] if t.variant not in same]
     runner = rivals[0] if rivals else None
     rank_of = _competition_ranks(ranked, basis)
@@ -447,7 +453,7 @@ def _competition_ranks(ranked: list[Timed], basis: str) -> dict[str, int]:
     out = {}
     for t in ranked:
         st = _basis(t, basis)
-        out[t.variant] = 1 + sum(1 for o in ranked if o is not t and not (t.identity and o.identity == t.identity)
+        out[t.variant] = 1 + sum(1 for o in ranked if o is not t and not (t.kernels and o.kernels == t.kernels)
                                  and faster(_basis(o, basis), st))
     return out
 
@@ -483,7 +489,7 @@ def ranks(v: Verdict | None) -> dict[str, tuple[int, int, int]]:
     for t in v.rows:
         s = v.spread(t)
         rank = v.rank(t.variant)
-        worst = sum(1 for o in v.rows if o is t or (t.identity and o.identity == t.identity)
+        worst = sum(1 for o in v.rows if o is t or (t.kernels and o.kernels == t.kernels)
                     or not faster(s, v.spread(o)))
         out[t.variant] = (rank, rank, max(worst, rank))
     return out
@@ -506,8 +512,8 @@ class Classes:
 def classes(v: Verdict) -> Classes:
     groups: dict = {}
     for t in v.rows:
-        if t.identity:
-            groups.setdefault(t.identity, []).append(t.variant)
+        if t.kernels:
+            groups.setdefault(t.kernels, []).append(t.variant)
     return Classes(v.scenario, v.mode, tuple(x for x, r in v.rank_of_ if r == 1), v.fastest_outcome, v.rank_of_,
                    tuple(sorted(tuple(sorted(g)) for g in groups.values() if len(g) > 1)),
                    tuple((t.variant, t.host_bound_outcome) for t in v.rows))

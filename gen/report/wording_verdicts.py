@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gen.analysis import advice as advice_mod
 from gen.analysis import comparability, kernel_names, lessons, rules, verdicts
 from gen.model.variants import VARIANTS
 from gen.report import wording
@@ -28,6 +29,11 @@ def label(variant: str) -> str:
     text = v.label if v else variant
     head, sep, rest = text.partition(", ")
     return f"{head} ({rest})" if sep else text
+
+
+def short_label(variant: str) -> str:
+    """A variant's label without its bracket, for a possessive: "FlexAttention (compiled)" -> "FlexAttention"."""
+    return label(variant).split(" (")[0]
 
 
 FAMILY = {"cudnn_sdpa": "cuDNN-generated kernel", "fmha_cutlass": "CUTLASS fmha kernel",
@@ -221,6 +227,127 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
     if v.noise:
         lines.append(f"Read with care: {noises(v.noise)}.")
     return VerdictWords(head + ".", tuple(lines), f.variant, label(f.variant), fs.median, v.basis)
+
+
+# --------------------------------------------------------------------------- the first screen
+
+# How a scenario reads in the decision (a reader's words for the workload); others by their name.
+SCENARIO_WORDS = {"article": "prefill", "gqa-prefill": "prefill", "decode": "decode",
+                  "sliding-window": "sliding windows"}
+CALL = "scaled_dot_product_attention"
+
+
+@dataclass(frozen=True)
+class AdviceWords:
+    decision: str  # what to call, and the reason, in one or two sentences
+    lines: tuple[str, ...]  # the exceptions, the start-up, the host: one sentence each
+    default: str  # the variant, for tests and links
+
+
+def _workload(scenario: str, mode: str) -> str:
+    return "training" if mode == "train" else SCENARIO_WORDS.get(scenario, scenario)
+
+
+def _where(picks) -> str:
+    """The workloads of some picks, inference before training."""
+    ordered = sorted(picks, key=lambda p: p.mode == "train")
+    return _join(dict.fromkeys(_workload(p.scenario, p.mode) for p in ordered))
+
+
+def _millions(x: float) -> str:
+    return f"{x / 1e6:.1f} M" if x < 1e9 else f"{x / 1e9:.2f} G"
+
+
+def _place(a: advice_mod.Advice) -> str:
+    if a.device == "cuda":
+        return f"On this GPU ({a.gpu}) and PyTorch {a.torch}"
+    return f"On this CPU ({a.cpu or 'unnamed'}) and PyTorch {a.torch}"
+
+
+def _default_call(a: advice_mod.Advice) -> str:
+    if a.default_is_auto:
+        return f"call {CALL} with no backend pinned"
+    return f"call {label(a.default)}"
+
+
+def _picks(a: advice_mod.Advice) -> str:
+    """What the default call ran where it ranks first, grouped by backend."""
+    first = [p for p in a.picks if p.outcome != "slower"]
+    if not first:
+        return ""
+    by: dict = {}
+    for p in first:
+        by.setdefault((p.backend, p.twin), []).append(p)
+    parts = []
+    for (b, twin), ps in by.items():
+        text = f"picks {backend(b)} for {_where(ps)}" if a.default_is_auto and b else f"ranks first for {_where(ps)}"
+        noise = [p for p in ps if p.outcome == "within noise"]
+        pinned = (f"the pinned {backend(b.split(' ')[0])} call" if b and VARIANTS.get(twin) and VARIANTS[twin].backend
+                  else label(twin))
+        if twin and not noise:
+            text += f", and {pinned} runs the same kernels: a tie"
+        elif twin:
+            text += f", as {pinned} does; the two are within noise of each other"
+        elif noise:
+            text += f", within noise of {_join(dict.fromkeys(label(p.fastest) for p in noise))}"
+        parts.append(text)
+    lead = "It already " if a.default_is_auto else "It "
+    return lead + "; it ".join(parts) + "."
+
+
+def _exception(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
+    where = _workload(e.scenario, e.mode)
+    at = f" at {e.kv_len // 1024}k" if e.kv_len and e.kv_len % 1024 == 0 else (f" at {e.kv_len}" if e.kv_len else "")
+    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {e.ratio:.1f}× slower{at}"
+    if e.dense_mask and e.pairs_scored and e.pairs_needed:
+        text += (f". SDPA has no window: it gets the mask as a dense boolean attn_mask, so its kernel scores every "
+                 f"(query, key) pair, {e.kv_len:,} × {e.kv_len:,}, {e.pairs_scored / e.pairs_needed:.1f}× the "
+                 f"{_millions(e.pairs_needed)} pairs inside the window per head, where {short_label(e.variant)}'s "
+                 "block mask skips the blocks outside it")
+        if e.flops_dense and e.flops_needed:
+            text += f" ({e.flops_dense / 1e12:.1f} TFLOP against {e.flops_needed / 1e12:.2f})"
+    text += "."
+    if e.compile_s is not None:
+        text += f" It compiled on its first call in {e.compile_s:.1f} s, once per shape."
+    return text
+
+
+def _startup(a: advice_mod.Advice) -> str | None:
+    s = a.startup
+    if s is None:
+        return None
+    b = backend(s.backend) if s.backend else label(s.variant)
+    who = "the process's" if s.in_process else "the capture's"
+    text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call ({label(s.variant)})"
+    text += f" took {s.first_call_s:.2f} s"
+    if s.later_first_call_s is not None:
+        text += (f", and the first call of {label(s.later_variant)} after it, the same kernels at the same shape, "
+                 f"{us(s.later_first_call_s * 1e3)}")
+    return text + "."
+
+
+def _host(a: advice_mod.Advice) -> str | None:
+    if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
+        return None
+    state = "host-bound" if a.host_outcome == rules.YES else "at the edge of host-bound (within noise)"
+    return (f"In a Python loop of short calls (the article's shape) it is {state}: the loop saw "
+            f"{times(a.host_ratio)} its GPU-only time. Capture the calls in a CUDA graph, or give each call "
+            "more work, to keep the GPU fed.")
+
+
+def advice(a: advice_mod.Advice) -> AdviceWords:
+    """The first screen: the decision and its reason, then one sentence per exception, start-up, host."""
+    decision = f"{_place(a)}: {_default_call(a)}."
+    picks = _picks(a)
+    if picks:
+        decision += " " + picks
+    lines = [_exception(a, e) for e in a.exceptions]
+    for extra in (_startup(a), _host(a)):
+        if extra:
+            lines.append(extra)
+    if a.device != "cuda":
+        lines.append("Ranked by wall time on the host: this set has no GPU.")
+    return AdviceWords(decision, tuple(lines), a.default)
 
 
 def _join(items) -> str:
