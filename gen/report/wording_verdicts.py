@@ -267,6 +267,9 @@ def _place(a: advice_mod.Advice) -> str:
 def _default_call(a: advice_mod.Advice) -> str:
     if a.default_is_auto:
         return f"call {CALL} with no backend pinned"
+    v = VARIANTS.get(a.default)
+    if v is not None and v.backend:
+        return f"call {CALL} with the {backend(v.backend)} backend pinned"
     return f"call {label(a.default)}"
 
 
@@ -283,7 +286,7 @@ def _picks(a: advice_mod.Advice) -> str:
         text = f"picks {backend(b)} for {_where(ps)}" if a.default_is_auto and b else f"ranks first for {_where(ps)}"
         noise = [p for p in ps if p.outcome == "within noise"]
         pinned = (f"the pinned {backend(b.split(' ')[0])} call" if b and VARIANTS.get(twin) and VARIANTS[twin].backend
-                  else label(twin))
+                  else label(twin) if twin else "")
         if twin and not noise:
             text += f", and {pinned} runs the same kernels: a tie"
         elif twin:
