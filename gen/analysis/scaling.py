@@ -157,7 +157,7 @@ def category_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFram
 
 BUSY_COLUMNS = ["variant", "seq_len", "head_dim", "source", "span_us", "busy_us", "idle_us", "busy_pct",
                 "launch_gap_us", "host_ms", "eager_ms", "gpu_only_ms", "gpu_only_method", "eager_over_gpu_only",
-                "host_bound"]
+                "host_bound", "host_bound_outcome"]
 
 
 def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
@@ -186,4 +186,4 @@ def _times(rec, tr) -> dict:
     tm = timings.times(rec, tr)
     return dict(host_ms=tm.host.median, eager_ms=tm.eager.median, gpu_only_ms=tm.gpu_only.median,
                 gpu_only_method=tm.gpu_only_method, eager_over_gpu_only=tm.eager_over_gpu_only,
-                host_bound=bool(tm.host_bound))
+                host_bound=bool(tm.host_bound), host_bound_outcome=tm.host_bound_outcome)

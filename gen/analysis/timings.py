@@ -319,9 +319,14 @@ COLUMNS = [
     "eager_ms", "eager_q1_ms", "eager_q3_ms", "eager_n", "eager_iqr_pct", "eager_ci_lo_ms", "eager_ci_hi_ms",
     "host_ms", "host_q1_ms", "host_q3_ms", "host_n", "host_iqr_pct", "host_cost_ms",
     "host_overhead_ms", "eager_over_gpu_only", "host_bound", "host_bound_outcome",
-    "burst_ms", "burst_n", "graph_ms", "graph_fidelity", "graph_detail",
+    "burst_ms", "burst_n", "graph_ms", "graph_fidelity", "graph_detail", "graph_only_in_graph", "graph_only_in_eager",
     *TELEMETRY_COLUMNS, "burst_sm_clock_mhz",
 ]
+
+
+def _launches(pairs: tuple[tuple[str, int], ...]) -> str | None:
+    """Kernel names with their extra launches, "name ×n; ...", or None for none."""
+    return "; ".join(f"{n} ×{c}" for n, c in pairs) or None
 
 
 def row(tm: Times) -> dict[str, Any]:
@@ -340,6 +345,8 @@ def row(tm: Times) -> dict[str, Any]:
                host_bound_outcome=tm.host_bound_outcome, burst_ms=tm.burst.median, burst_n=tm.burst.n,
                graph_ms=tm.graph.median, graph_fidelity=tm.fidelity.fidelity if tm.fidelity else None,
                graph_detail=tm.fidelity.detail if tm.fidelity else None,
+               graph_only_in_graph=_launches(tm.fidelity.only_graph) if tm.fidelity else None,
+               graph_only_in_eager=_launches(tm.fidelity.only_eager) if tm.fidelity else None,
                sm_clock_mhz=c.sm_clock_mhz, sm_clock_min_mhz=c.sm_clock_min_mhz, power_w=c.power_w, temp_c=c.temp_c,
                telemetry_reason=None if c.recorded else c.reason,
                burst_sm_clock_mhz=tm.window(schema.Window.BURST).sm_clock_mhz)

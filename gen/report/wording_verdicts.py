@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
+from gen.analysis import clocks
+from gen.analysis.values import missing
 from gen.analysis import comparability, kernel_names, lessons, rules, verdicts
 from gen.model.variants import VARIANTS
 from gen.report import wording
@@ -227,6 +229,141 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
     if v.noise:
         lines.append(f"Read with care: {noises(v.noise)}.")
     return VerdictWords(head + ".", tuple(lines), f.variant, label(f.variant), fs.median, v.basis)
+
+
+# --------------------------------------------------------------------------- conditions of a time
+
+NOT_RECORDED = "not recorded"
+
+
+def conditions_cell(r) -> str:
+    """The conditions of a GPU-only time (a row of timings.COLUMNS) for a table cell:
+    "1670 MHz (min 1640) · 690 W · 61 °C", or "not recorded"."""
+    mhz = r.get("sm_clock_mhz")
+    if missing(mhz):
+        return NOT_RECORDED
+    parts = [f"{mhz:.0f} MHz" + ("" if missing(r.get("sm_clock_min_mhz")) else f" (min {r['sm_clock_min_mhz']:.0f})")]
+    if not missing(r.get("power_w")):
+        parts.append(f"{r['power_w']:.0f} W")
+    if not missing(r.get("temp_c")):
+        parts.append(f"{r['temp_c']:.0f} °C")
+    return " · ".join(parts)
+
+
+def conditions_note(rows) -> str:
+    """One line under a table: where its times' conditions came from, or why there are none."""
+    reasons = {r.get("telemetry_reason") for r in rows if r.get("status") == "ok" and missing(r.get("sm_clock_mhz"))}
+    reasons.discard(None)
+    text = ("Conditions: the SM clock (mean over the window, and its minimum), board power (mean) and GPU "
+            "temperature (maximum) that NVML read while the GPU-only time was taken.")
+    if reasons:
+        text += " Here: " + "; ".join(sorted(str(x) for x in reasons)) + "."
+    return text
+
+
+def conditions_range(rows) -> str:
+    """A set's GPU-only times in one phrase: the range of their mean SM clocks, power and temperature,
+    or why they were not recorded."""
+    ok = [r for r in rows if r.get("status") == "ok"]
+    mhz = [r["sm_clock_mhz"] for r in ok if not missing(r.get("sm_clock_mhz"))]
+    if not mhz:
+        reasons = sorted({str(r.get("telemetry_reason")) for r in ok if r.get("telemetry_reason")})
+        return "; ".join(reasons) or NOT_RECORDED
+    watts = [r["power_w"] for r in ok if not missing(r.get("power_w"))]
+    temps = [r["temp_c"] for r in ok if not missing(r.get("temp_c"))]
+    text = f"SM clock {min(mhz):.0f}–{max(mhz):.0f} MHz" if min(mhz) != max(mhz) else f"SM clock {mhz[0]:.0f} MHz"
+    if watts:
+        text += f", {min(watts):.0f}–{max(watts):.0f} W"
+    if temps:
+        text += f", up to {max(temps):.0f} °C"
+    missing_n = len(ok) - len(mhz)
+    return text + (f" ({missing_n} time{'s' if missing_n != 1 else ''} without a clock)" if missing_n else "")
+
+
+def ceiling_line(c: clocks.Ceiling) -> str:
+    """One measured ceiling with the clock it was measured at."""
+    what = {"matmul": "a large matrix product", "copy": "a device-to-device copy (reads and writes)",
+            "read": "a read-only pass (what a decode kernel mostly does)"}.get(c.kind, c.kind)
+    value = f"{c.value:.0f} {c.unit}" if c.unit == "TFLOP/s" else f"{c.value:.2f} {c.unit}"
+    cond = c.conditions
+    at = (f"at {conditions_cell(cond.__dict__)}" if cond.recorded else f"clock {cond.reason or NOT_RECORDED}")
+    text = f"{c.kind.capitalize()} ceiling: {what}, {value} (median of {c.n}), {at}"
+    if c.sol is not None and not missing(c.sol.pct):
+        text += (f"; {c.sol.pct:.0f}% of the speed of light at that clock ({c.sol.peak_tflops:.0f} TFLOP/s = "
+                 f"SMs × {c.sol.clock_mhz:.0f} MHz × {c.sol.rate.flops_per_clk_per_sm} dense FLOP per clock per SM)")
+    return text + "."
+
+
+def sol_note(rate) -> str:
+    """What "% of speed of light" means, with the table's source."""
+    if rate is None:
+        return "Speed of light: no dense tensor rate listed for this GPU and dtype (gen/model/datasheets.py)."
+    return (f"% of speed of light: the TFLOP/s over SMs × the SM clock NVML sampled during the GPU-only time × "
+            f"{rate.flops_per_clk_per_sm} dense {rate.dtype} FLOP per clock per SM ({rate.arch}; {rate.source}); "
+            "a time without a recorded clock has none. The share of the measured ceilings, beside it, mixes "
+            "clocks: each ceiling was measured at its own.")
+
+
+def above_ceiling_line(rows, ceiling: str) -> str | None:
+    """The points a ceiling does not bound, or None."""
+    if not len(rows):
+        return None
+    worst = max(rows, key=lambda r: r["pct_of_ceiling"])
+    why = (" A copy writes as much as it reads; a kernel that only reads is not bound by it: the set needs the "
+           "read-only ceiling, measured from schema 3 on." if ceiling == "copy" else "")
+    return (f"{len(rows)} point{'s' if len(rows) != 1 else ''} pass{'' if len(rows) != 1 else 'es'} the measured "
+            f"{ceiling} ceiling (up to {worst['pct_of_ceiling']:.0f}%, {label(worst['variant'])} at "
+            f"{worst['kv_len']:,}): that ceiling does not bound them.{why}")
+
+
+def burst_line(b) -> str:
+    """Sustained against burst and the published time, by the clock rule (rules.clock_explains)."""
+    head = (f"At {b['kv_len']:,} tokens, {label(b['variant'])}: published {b['anchor_ms']:.3f} ms; ours "
+            f"{b['sustained_ms']:.3f} ms sustained (graph replays, the GPU warm")
+    if not missing(b["sustained_clock_mhz"]):
+        head += f", {b['sustained_clock_mhz']:.0f} MHz"
+        if not missing(b["sustained_power_w"]):
+            head += f", {b['sustained_power_w']:.0f} W"
+    head += ")"
+    if not missing(b["burst_ms"]):
+        head += f", {b['burst_ms']:.3f} ms in a burst of {int(b['burst_n'])} calls from idle"
+        if not missing(b["burst_clock_mhz"]):
+            head += f" ({b['burst_clock_mhz']:.0f} MHz)"
+    head += f". Sustained over published: {b['sustained_vs_anchor']:.2f}×."
+    if b["reason"]:
+        return head + f" The clock rule cannot be applied: {b['reason']}."
+    rule = (f" The clock rule: the published time at our sustained clock would read {b['anchor_ms']:.3f} × "
+            f"{b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = {b['anchor_at_sustained_clock_ms']:.3f} ms, "
+            f"and ours is {b['sustained_vs_anchor_at_clock']:.2f}× that")
+    if b["explained"] == rules.YES:
+        rule += f" (within {rules.CLOCK_RULE_PCT:g}%): the gap is the clock."
+    else:
+        rule += (f" (beyond {rules.CLOCK_RULE_PCT:g}%): the clock does not explain the gap; the kernel or the "
+                 "library differs.")
+    if not missing(b["expected_burst_ms"]):
+        rule += (f" Our burst, {b['burst_ms']:.3f} ms, against {b['expected_burst_ms']:.3f} ms expected from the "
+                 f"sustained time at the burst clock ({b['burst_vs_expected']:.2f}×).")
+    return head + rule
+
+
+def fidelity_lines(rows) -> list[str]:
+    """Where a GPU-only time is not a graph replay of the same work: the kernel-sum fallback with its
+    reason, and the kernels a graph replay ran that an eager call did not (and the reverse)."""
+    out = []
+    for r in rows:
+        if r.get("status") != "ok":
+            continue
+        name = label(r["variant"])
+        if r.get("gpu_only_method") == "kernel_sum" and r.get("gpu_only_reason"):
+            out.append(f"{name}: GPU-only time is the eager call's kernel sum, not a graph replay: "
+                       f"{r['gpu_only_reason']}.")
+        if r.get("graph_fidelity") == "differs":
+            diff = [f"only in the graph: {r['graph_only_in_graph']}" if r.get("graph_only_in_graph") else None,
+                    f"only in the eager call: {r['graph_only_in_eager']}" if r.get("graph_only_in_eager") else None]
+            out.append(f"{name}: the graph replay ran other kernels than an eager call"
+                       + (f" ({r['graph_detail']})" if r.get("graph_detail") else "")
+                       + (": " + "; ".join(x for x in diff if x) if any(diff) else "") + ".")
+    return out
 
 
 # --------------------------------------------------------------------------- the first screen
