@@ -9,7 +9,7 @@ import json
 import pytest
 
 from gen.analysis import clocks, rules, scenarios, summary, tables
-from gen.model import anchors, datasheets, schema
+from gen.model import anchors, datasheets
 from tests import schema3_sets
 
 

@@ -5,7 +5,6 @@ sets, on synthetic verdicts where the data says otherwise, and on the built home
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 

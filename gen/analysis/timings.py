@@ -70,7 +70,7 @@ class Spread:
         return 100.0 * (self.q3 - self.q1) / self.median
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def order_statistic_rank(n: int, level: float = rules.CI_LEVEL) -> int:
     """The largest k (1-based) with P(x(k) <= median <= x(n+1-k)) >= level for n units,
     that is 1 - 2 P(Bin(n, 1/2) <= k-1) >= level; 1 (the whole range) when none reaches it."""

@@ -14,11 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
-from gen.analysis import clocks
+from gen.analysis import clocks, comparability, kernel_names, lessons, rules, verdicts
 from gen.analysis.values import missing
-from gen.analysis import comparability, kernel_names, lessons, rules, verdicts
 from gen.model.variants import VARIANTS
-from gen.report import wording
 
 ARTICLE = 'the seed article ("Profiling in PyTorch (Part 3): Attention is all you profile", Hugging Face blog, ' \
     "July 2026), measured on an NVIDIA A100"
@@ -333,7 +331,8 @@ def burst_line(b) -> str:
     if b["reason"]:
         return head + f" The clock rule cannot be applied: {b['reason']}."
     rule = (f" The clock rule: the published time at our sustained clock would read {b['anchor_ms']:.3f} × "
-            f"{b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = {b['anchor_at_sustained_clock_ms']:.3f} ms, "
+            f"{b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = "
+            f"{b['anchor_at_sustained_clock_ms']:.3f} ms, "
             f"and ours is {b['sustained_vs_anchor_at_clock']:.2f}× that")
     if b["explained"] == rules.YES:
         rule += f" (within {rules.CLOCK_RULE_PCT:g}%): the gap is the clock."

@@ -13,8 +13,8 @@ from gen.analysis import rules, verdicts
 from gen.analysis.values import missing
 from gen.model.schema import Mode
 from gen.report import charts, wording
-from gen.report import wording_verdicts as words
 from gen.report import format as fmt
+from gen.report import wording_verdicts as words
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.pages import verdict
 from gen.report.site import Context, Page, chart_div, records, summary_command
