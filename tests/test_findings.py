@@ -181,15 +181,17 @@ def test_long_kernel_names_stay_escaped(site):
 
 
 def test_host_bound_finding_names_the_idle_gpu(facts, found):
-    f = facts["host-inference-sdpa_cudnn"]
+    f = facts["host-train-flex"]
     assert f.kind == findings.FindingKind.HOST and f.facts["ratio"] >= rules.HOST_BOUND_EAGER_RATIO
     assert f.facts["gpu_only_method"] == "cuda_graph" and "waits on the host" in found[f.id].text
     assert "(kernel sum)" not in found[f.id].text  # a graph replay needs no label
     assert "host-inference-sdpa_flash" not in facts and "host-inference-naive" not in facts
+    # cuDNN's forward is within noise (its host costs less than its kernels), so no finding calls it bound
+    assert "host-inference-sdpa_cudnn" not in facts
 
 
 def test_schema1_host_bound_finding_labels_the_kernel_sum(h200_v1):
     """The schema-1 set had no graph replay: the GPU-only time it compares against is labelled a kernel sum."""
-    f = {f.id: f for f in findings.findings(h200_v1)}["host-inference-sdpa_cudnn"]
+    f = {f.id: f for f in findings.findings(h200_v1)}["host-inference-flex"]
     assert f.facts["gpu_only_method"] == "kernel_sum" and f.facts["ratio"] >= rules.HOST_BOUND_EAGER_RATIO
     assert "GPU-only time (kernel sum)" in wording.finding(f).text

@@ -18,8 +18,10 @@ FMHA80 = "fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::Atten
 
 
 def sp(median, iqr=0.01, n=50):
-    """A spread of `n` samples around `median` with an IQR of `iqr` x median."""
-    return Spread(median, median * (1 - iqr / 2), median * (1 + iqr / 2), n)
+    """A spread of `n` samples around `median` with an IQR of `iqr` x median, and an interval of its
+    median as wide."""
+    lo, hi = median * (1 - iqr / 2), median * (1 + iqr / 2)
+    return Spread(median, lo, hi, n, lo, hi)
 
 
 def row(variant, gpu=None, eager=None, host=None, kernel=None, events=1, backend=None, **kw):
@@ -36,7 +38,7 @@ CASES = [
      [row("sdpa_flash", 0.10, kernel=FLASH), row("sdpa_efficient", 0.18, kernel=FMHA80)],
      {"fastest.variant": "sdpa_flash", "runner_up.variant": "sdpa_efficient", "settled": True, "basis": "gpu_only",
       "same_kernel": ()}),
-    ("IQRs overlap: not settled",
+    ("intervals overlap: not settled",
      [row("sdpa_flash", sp(0.100, 0.2)), row("sdpa_efficient", sp(0.105, 0.2))],
      {"fastest.variant": "sdpa_flash", "settled": False}),
     ("automatic pick on the pinned kernel: the pinned one is named, the pick joins it",
@@ -177,11 +179,15 @@ def test_h200_verdict(h200):
     assert v.auto.backend == "cudnn" and v.auto.is_fastest and v.auto.same_as == ("sdpa_cudnn",)
     assert v.why.kind == "native_arch" and v.why.gpu_arch == 90 and v.why.instruction == "wgmma"
     assert {x[0] for x in v.why.older} >= {"sdpa_efficient", "sdpa_math"}
-    # In a Python loop flex keeps up with cuDNN: the host hides most of cuDNN's lead, though the
-    # loop's fastest still runs cuDNN's kernel.
-    assert not v.host.changes_answer and v.host.closed == ("flex",) and v.host.matters
+    # In a Python loop the host eats most of cuDNN's lead over flex (85 against 89 µs a call), but the
+    # intervals of the two eager medians stay apart: the loop keeps the GPU's order.
+    assert not v.host.changes_answer and not v.host.matters
     assert v.ranking[-1] == "sdpa_math" and not v.noise
-    assert set(v.host_bound) == {"sdpa_cudnn", "sdpa_auto"}
+    # cuDNN's loop waited (1.44x) but its host costs less than its kernels: within noise, as flex's 1.13x
+    # with a host at 0.83x; the two cuDNN calls run the same kernels and share one rank and one outcome.
+    assert v.host_bound == () and set(v.host_noise) == {"sdpa_cudnn", "sdpa_auto", "flex"}
+    assert v.rank("sdpa_cudnn") == v.rank("sdpa_auto") == 1 and v.rank("flex") == 3
+    assert v.fastest_outcome == "yes" and v.near == ()
 
 
 def test_h200_scenario_verdicts(h200):
@@ -222,9 +228,9 @@ def test_words_follow_the_facts():
     assert settled.headline.startswith("SDPA flash is the fastest here: 100.0 µs a forward on the GPU alone, 1.80×")
     assert "do not overlap" in settled.headline and settled.fastest == "sdpa_flash"
     unsettled = words.verdict(verdicts.decide(CASES[1][1]))
-    assert "not settled" in unsettled.headline
+    assert "within noise" in unsettled.headline
     auto = words.verdict(verdicts.decide(CASES[2][1]))
-    assert any("ran cuDNN, the same kernel as SDPA cuDNN: the fastest choice here" in x for x in auto.lines)
+    assert any("ran cuDNN, the same kernels as SDPA cuDNN: the fastest choice here" in x for x in auto.lines)
     host = [row("sdpa_cudnn", 0.057, sp(0.096, 0.2), kernel=CUDNN90), row("sdpa_flash", 0.0966, sp(0.0958, 0.02))]
     lines = words.verdict(verdicts.decide(host)).lines
     assert any(x.startswith("For short calls in a Python loop the answer changes") for x in lines)

@@ -76,11 +76,15 @@ def ceilings(ls: tables.LoadedSet) -> dict | None:
     work = 2.0 * math.prod(c.matmul_shape) if len(c.matmul_shape) == 3 else 2.0 * c.matmul_shape[0] ** 3
     bw = bandwidths(c)
     top = max(bw, key=lambda k: bw[k]["gbps"])
+    # schema 3: a read-only pass, the ceiling of kernels that almost only read (decode)
+    r = tables.stats(c.read_ms)["median"] if c.read_ms and c.read_bytes else math.nan
     return dict(matmul_shape="×".join(map(str, c.matmul_shape)), matmul_dtype=c.matmul_dtype, matmul_ms=m,
                 matmul_tflops=work / (m * 1e-3) / 1e12, matmul_n=len(c.matmul_ms),
                 copy_bytes=c.copy_bytes, copy_ms=t, copy_gbps=c.copy_bytes / (t * 1e-3) / 1e9, copy_n=len(c.copy_ms),
                 bandwidths=bw, bandwidth_name=top, bandwidth_gbps=bw[top]["gbps"],
-                ridge_intensity=(work / (m * 1e-3)) / (bw[top]["gbps"] * 1e9))
+                ridge_intensity=(work / (m * 1e-3)) / (bw[top]["gbps"] * 1e9),
+                read_bytes=c.read_bytes, read_ms=r, read_n=len(c.read_ms),
+                read_tbps=c.read_bytes / (r * 1e-3) / 1e12 if not math.isnan(r) else math.nan)
 
 
 def roof_tflops(intensity: float, ceil: dict) -> float:
@@ -202,7 +206,7 @@ def category_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFram
 
 BUSY_COLUMNS = ["variant", "seq_len", "head_dim", "source", "span_us", "busy_us", "idle_us", "busy_pct",
                 "launch_gap_us", "host_ms", "eager_ms", "gpu_only_ms", "gpu_only_method", "eager_over_gpu_only",
-                "host_bound"]
+                "host_bound", "host_bound_outcome"]
 
 
 def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
@@ -231,4 +235,4 @@ def _times(rec, tr) -> dict:
     tm = timings.times(rec, tr)
     return dict(host_ms=tm.host.median, eager_ms=tm.eager.median, gpu_only_ms=tm.gpu_only.median,
                 gpu_only_method=tm.gpu_only_method, eager_over_gpu_only=tm.eager_over_gpu_only,
-                host_bound=bool(tm.host_bound))
+                host_bound=bool(tm.host_bound), host_bound_outcome=tm.host_bound_outcome)

@@ -33,8 +33,8 @@ from typing import Any
 
 import pandas as pd
 
+from gen.analysis import clocks, rules, scaling, tables, timings
 from gen.analysis import flops as flops_mod
-from gen.analysis import rules, scaling, tables, timings
 from gen.analysis.values import integer, missing, number, text_table, variant_order, variant_role
 from gen.model import anchors, datasheets, schema
 from gen.model import scenarios as declared
@@ -53,6 +53,7 @@ FIGURE_TFLOPS = "tflops"
 FIGURE_TBPS = "tbps"
 CEILING_MATMUL = "matmul"
 CEILING_COPY = "copy"
+CEILING_READ = "read"  # schema 3: a read-only pass; decode, which almost only reads, is set against it
 
 
 def is_decode(p: schema.Point) -> bool:
@@ -111,7 +112,7 @@ COLUMNS = [
     "scenario", "variant", "mode", *POINT_KEYS, "status", "reason", "figure",
     *timings.COLUMNS, "noisy",
     "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
-    "pct_of_matmul", "pct_of_copy", "datasheet_tbps", "pct_of_datasheet",
+    "pct_of_matmul", "pct_of_copy", "pct_of_read", "sol_pct", "datasheet_tbps", "pct_of_datasheet",
     "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
 ]
 
@@ -155,15 +156,20 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
         fig = figure_of(rec.point, rec.mode)
         pct_mm = 100 * tflops / cl["matmul_tflops"] if cl else math.nan
         pct_cp = 100 * tbps / (cl["copy_gbps"] / 1e3) if cl else math.nan
-        ceiling = CEILING_COPY if fig == FIGURE_TBPS else CEILING_MATMUL
-        value = (cl["copy_gbps"] / 1e3 if ceiling == CEILING_COPY else cl["matmul_tflops"]) if cl else math.nan
+        read = cl["read_tbps"] if cl and not missing(cl.get("read_tbps")) else math.nan
+        pct_rd = 100 * tbps / read if not missing(read) else math.nan
+        ceiling = (CEILING_COPY if missing(read) else CEILING_READ) if fig == FIGURE_TBPS else CEILING_MATMUL
+        value = ({CEILING_COPY: cl["copy_gbps"] / 1e3, CEILING_READ: read}.get(ceiling, cl["matmul_tflops"])
+                 if cl else math.nan)
         rows.append(dict(
             scenario=scenario, variant=rec.variant, mode=rec.mode, **_point_dict(rec.point), status=rec.status,
             reason=rec.reason, figure=fig, **t, noisy=rules.noisy(t["gpu_only_iqr_pct"]),
             flops=f, bytes=b, intensity=f / b,
             tflops=tflops if fig == FIGURE_TFLOPS else math.nan, tbps=tbps if fig == FIGURE_TBPS else math.nan,
             ceiling=ceiling if cl else None, ceiling_value=value,
-            pct_of_ceiling=pct_cp if ceiling == CEILING_COPY else pct_mm, pct_of_matmul=pct_mm, pct_of_copy=pct_cp,
+            pct_of_ceiling={CEILING_COPY: pct_cp, CEILING_READ: pct_rd}.get(ceiling, pct_mm), pct_of_matmul=pct_mm,
+            pct_of_copy=pct_cp, pct_of_read=pct_rd,
+            sol_pct=clocks.sol(tflops, ls.rs.environment, scenario_dtype(ls, scenario), t["sm_clock_mhz"]).pct,
             datasheet_tbps=sheet.hbm_tbps if sheet else math.nan,
             pct_of_datasheet=100 * tbps / sheet.hbm_tbps if sheet and fig == FIGURE_TBPS else math.nan,
             kernels_per_call=tr.counts[0] if tr and tr.forwards and gpu else math.nan,

@@ -235,6 +235,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
             main_occupancy_pct=mk["occupancy_pct"] if mk is not None else np.nan,
             compile_s=run.compile_time_s if run.compile_time_s is not None else np.nan,
             compile_calls=compile_calls(run),
+            kernel_signature=timings.kernel_signature(tr, run.timing.graph_check),
         ))
         if ls.rs.kind == "reference":  # one published number per field, no samples or trace
             rows[-1].update(reference.published_fields(run))
@@ -251,6 +252,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
     base = t[df["variant"] == variant_role("baseline")]
     df["speedup_vs_naive"] = base.iloc[0] / t if len(base) and base.notna().all() else np.nan
     measured = ls.rs.kind == schema.SetKind.MEASURED
+    df = timings.share_outcomes(df)  # the same kernels, one host-bound outcome (rules, "ties")
     df["host_bound"] = [bool(measured and s == schema.Status.OK and hb)
                         for s, hb in zip(df["status"], df["host_bound"])]
     df["noisy"] = [rules.noisy(x) for x in df["gpu_only_iqr_pct"]]

@@ -8,9 +8,14 @@ from those rows alone, so that tests feed it small synthetic rows:
 
 - fastest: the variant with the lowest median GPU-only time (CUDA-graph
   replay, or the kernel sum of the profiled calls where the set has no graph
-  timing), against the runner-up: the fastest variant that runs a different
-  main kernel (variants running the same kernel are named with the fastest),
-  by how much, and whether the interquartile ranges keep them apart;
+  timing), against the runner-up: the fastest variant that runs other kernels
+  (variants running the same kernels are one rank, a tie, named with the
+  fastest), by how much, and whether the intervals of the two medians keep them
+  apart (rules.CI_METHOD); `fastest_outcome` yes, or within noise where another
+  variant's interval reaches the fastest's;
+- ranks: competition ranks under uncertainty: a variant's rank is 1 + the number
+  of variants decidedly faster (their interval ends below its own begins);
+  variants running the same kernels never are (rules, "ties");
 - auto: what SDPA ran with no backend pinned (its aten op and its kernel),
   which pinned variant runs the same kernel, and whether that is the fastest;
 - host: whether the eager per-call ranking (a Python loop, host gaps
@@ -27,6 +32,8 @@ one published figure per variant and no verdict; CPU sets rank by wall time.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass, field
 
 from gen.analysis import flops, kernel_names, rules, tables, timings
@@ -54,9 +61,23 @@ def kernel_backend(name: str | None) -> str | None:
 Spread = timings.Spread
 
 
+def interval(s: Spread) -> tuple[float, float]:
+    """The interval of a median (rules.CI_METHOD); the floor band (rules.TIME_FLOOR_PCT)
+    around the median of a Spread made without one."""
+    if not math.isnan(s.ci_lo) and not math.isnan(s.ci_hi):
+        return s.ci_lo, s.ci_hi
+    f = rules.TIME_FLOOR_PCT / 100.0
+    return s.median * (1 - f), s.median * (1 + f)
+
+
+def faster(a: Spread, b: Spread) -> bool:
+    """a is decidedly faster than b: a's interval ends below b's begins."""
+    return rules.apart(interval(a)[1], interval(b)[0])
+
+
 def overlaps(a: Spread, b: Spread) -> bool:
-    """The two interquartile ranges overlap: their order is not settled."""
-    return a.q1 <= b.q3 and b.q1 <= a.q3
+    """The two medians' intervals overlap: their order is within noise."""
+    return not (faster(a, b) or faster(b, a))
 
 
 def _present(s: Spread) -> Spread | None:
@@ -89,15 +110,23 @@ class Timed:
     main_short: str | None = None
     main_index: int | None = None
     backend: str | None = None  # the SDPA backend its aten op names
-    host_bound: bool = False  # the report's one host-bound flag (the summary table's; see _host_bound)
-    eager_over_gpu_only: float | None = None  # where host-bound: what a Python loop sees over the GPU's own time
+    host_bound: bool = False  # the report's one host-bound flag: outcome yes (the summary table's; see _host_bound)
+    eager_over_gpu_only: float | None = None  # what a Python loop sees over the GPU's own time
+    host_bound_outcome: str | None = None  # rules.YES, NO, WITHIN_NOISE; None where undecided
+    signature: timings.KernelSignature | None = None  # every GPU event of one call (timings.kernel_signature)
     main_us: float | None = None  # the main kernel's duration in the profiled call
     events_us: float | None = None  # every GPU event of the profiled call, added up
 
     @property
-    def identity(self) -> str | None:
-        """What runs: the main kernel's name, or without a trace, the SDPA backend."""
-        return self.main_kernel or (f"backend:{self.backend}" if self.backend else None)
+    def kernels(self):
+        """What runs on the GPU, from kernel evidence: every GPU event of one call, else the main
+        kernel's name; None without a trace (a CPU set). Equal kernels make a tie."""
+        return self.signature or self.main_kernel
+
+    @property
+    def identity(self):
+        """What runs: its kernels, else (no trace) the SDPA backend its aten op names."""
+        return self.kernels or (f"backend:{self.backend}" if self.backend else None)
 
     @property
     def main_arch(self) -> int | None:
@@ -132,9 +161,10 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
     events, main, short, index, main_us, events_us = _kernels(ls, run, tr)
     known = VARIANTS.get(run.variant)
     backend = tables.backend_of(tr) if known and known.kind == "sdpa" else None
-    hb = _host_bound(ls, run, tm)
+    outcome = _host_bound(ls, run, tm)
     return Timed(run.variant, run.status, gpu, tm.gpu_only_method if gpu else None, eager, host, events, main, short,
-                 index, backend, hb, tm.eager_over_gpu_only if hb else None, main_us, events_us)
+                 index, backend, outcome == rules.YES, _num(tm.eager_over_gpu_only), outcome,
+                 timings.kernel_signature(tr, run.timing.graph_check), main_us=main_us, events_us=events_us)
 
 
 def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
@@ -149,29 +179,47 @@ def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
     return len(kt), mk["name"], mk["short_name"], int(mk["index"]), float(mk["dur_us"]), total
 
 
-def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> bool:
-    """The report's one host-bound flag: the summary table's, where the run has a
+def _num(x: float) -> float | None:
+    return None if x is None or math.isnan(x) else x
+
+
+def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> str | None:
+    """The report's one host-bound outcome: the summary table's, where the run has a
     row there (so every page shows the same), else the timings' rule."""
     if ls.rs.kind != schema.SetKind.MEASURED or run.device != "cuda" or run.status != schema.Status.OK:
-        return False
+        return None
     if run.scenario == "article":
         st = tables.summary_table(ls, run.mode)
-        if not st.empty and "host_bound" in st:
+        if not st.empty and "host_bound_outcome" in st:
             row = st[st["variant"] == run.variant]
             if len(row):
-                return bool(row["host_bound"].iloc[0])
-    return bool(tm.host_bound)
+                return row["host_bound_outcome"].iloc[0]
+    return tm.host_bound_outcome
 
 
 def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
     tr = ls.sweep_trace(p.trace) if p.trace and p.status == schema.Status.OK else None
     tm = timings.times(p, tr)
     gpu = _present(tm.gpu_only)
-    hb = bool(tm.host_bound) and ls.rs.kind == schema.SetKind.MEASURED
+    measured = ls.rs.kind == schema.SetKind.MEASURED and ls.rs.environment.device == "cuda"
+    outcome = tm.host_bound_outcome if measured and p.status == schema.Status.OK else None
     events, main, short, index, main_us, events_us = _kernels(ls, p, tr)
     return Timed(p.variant, p.status, gpu, tm.gpu_only_method if gpu else None, _present(tm.eager),
-                 _present(tm.host), events, main, short, index, host_bound=hb,
-                 eager_over_gpu_only=tm.eager_over_gpu_only if hb else None, main_us=main_us, events_us=events_us)
+                 _present(tm.host), events, main, short, index, host_bound=outcome == rules.YES,
+                 eager_over_gpu_only=_num(tm.eager_over_gpu_only), host_bound_outcome=outcome,
+                 signature=timings.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us)
+
+
+def _share(rows: list[Timed]) -> list[Timed]:
+    """Rows that run the same kernels get one host-bound outcome (rules.shared_outcome)."""
+    out = []
+    for t in rows:
+        if t.signature is None:
+            out.append(t)
+            continue
+        o = rules.shared_outcome(x.host_bound_outcome for x in rows if x.signature == t.signature)
+        out.append(dataclasses.replace(t, host_bound_outcome=o, host_bound=o == rules.YES))
+    return out
 
 
 def point_of(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> schema.Point | None:
@@ -188,7 +236,7 @@ def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inferenc
     the scenario has none, from the sweep at the scenario's first point."""
     runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
     if runs:
-        return [timed_row(ls, r) for r in runs]
+        return _share([timed_row(ls, r) for r in runs])
     rec = ls.rs.scenario(scenario)
     if rec is None or not rec.points:
         return []
@@ -197,7 +245,8 @@ def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inferenc
 
 def timed_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> list[Timed]:
     """Every variant's sweep record at one point of a scenario."""
-    return [_sweep_row(ls, p) for p in ls.rs.sweep if p.scenario == scenario and p.mode == mode and p.point == point]
+    return _share([_sweep_row(ls, p) for p in ls.rs.sweep
+                   if p.scenario == scenario and p.mode == mode and p.point == point])
 
 
 def verdict_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> Verdict | None:
@@ -282,16 +331,24 @@ class Verdict:
     same_kernel: tuple[str, ...]
     runner_up: Timed | None
     ratio: float | None  # runner-up over fastest
-    settled: bool | None  # the two IQRs do not overlap
+    settled: bool | None  # the intervals of the two medians do not overlap (rules.CI_METHOD)
     auto: AutoPick | None
     host: HostChange | None
     why: Why | None
     noise: tuple[Noise, ...] = field(default_factory=tuple)  # the ranking time's, of the fastest, runner-up, auto
-    host_bound: tuple[str, ...] = ()  # every host-bound variant, in ranking order
+    host_bound: tuple[str, ...] = ()  # every host-bound variant (outcome yes), in ranking order
     rows: tuple[Timed, ...] = ()  # every ranked row, in ranking order
+    rank_of_: tuple[tuple[str, int], ...] = ()  # competition rank under uncertainty (see `ranks`)
+    fastest_outcome: str = rules.YES  # YES, or WITHIN_NOISE when `near` is not empty
+    near: tuple[str, ...] = ()  # variants running other kernels whose interval reaches the fastest's
+    host_noise: tuple[str, ...] = ()  # variants whose host-bound outcome is within noise, in ranking order
 
     def row(self, variant: str) -> Timed | None:
         return next((t for t in self.rows if t.variant == variant), None)
+
+    def rank(self, variant: str) -> int | None:
+        """The variant's rank: 1 + the variants decidedly faster; ties share it."""
+        return dict(self.rank_of_).get(variant)
 
     def spread(self, t: Timed) -> Spread | None:
         return _basis(t, self.basis)
@@ -388,9 +445,11 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         ranked.remove(auto_row)
         ranked.insert(ranked.index(twin) + 1, auto_row)
     fastest = ranked[0]
-    same = tuple(t.variant for t in ranked[1:] if fastest.identity and t.identity == fastest.identity)
+    same = tuple(t.variant for t in ranked[1:] if fastest.kernels and t.kernels == fastest.kernels)
     rivals = [t for t in ranked[1:] if t.variant not in same]
     runner = rivals[0] if rivals else None
+    rank_of = _competition_ranks(ranked, basis)
+    near = tuple(t.variant for t in rivals if rank_of[t.variant] == 1)
     fs, rs_ = _basis(fastest, basis), _basis(runner, basis) if runner else None
     auto = None
     a = next((t for t in ok if t.variant == auto_name), None)
@@ -415,7 +474,20 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         ranking=tuple(t.variant for t in ranked), fastest=fastest, same_kernel=same, runner_up=runner,
         ratio=_ratio(fs, rs_), settled=None if rs_ is None else not overlaps(fs, rs_), auto=auto,
         host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch, point),
-        noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked))
+        noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked),
+        rank_of_=tuple(rank_of.items()), fastest_outcome=rules.WITHIN_NOISE if near else rules.YES, near=near,
+        host_noise=tuple(t.variant for t in ranked if t.host_bound_outcome == rules.WITHIN_NOISE))
+
+
+def _competition_ranks(ranked: list[Timed], basis: str) -> dict[str, int]:
+    """variant -> 1 + the rows decidedly faster (intervals apart), rows running the same
+    kernels never counted (a tie): equal ranks where the times cannot tell rows apart."""
+    out = {}
+    for t in ranked:
+        st = _basis(t, basis)
+        out[t.variant] = 1 + sum(1 for o in ranked if o is not t and not (t.kernels and o.kernels == t.kernels)
+                                 and faster(_basis(o, basis), st))
+    return out
 
 
 def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> Verdict | None:
@@ -440,15 +512,52 @@ def scenarios(ls: tables.LoadedSet) -> list[str]:
 
 
 def ranks(v: Verdict | None) -> dict[str, tuple[int, int, int]]:
-    """variant -> (measured rank, lowest and highest rank its IQR allows), from the
-    verdict's ranking: the one ranking every page shows. A variant whose IQR
-    overlaps another's could be ranked on either side of it."""
+    """variant -> (rank, best and worst rank its interval allows), from the verdict: the
+    one ranking every page shows. The rank is 1 + the variants decidedly faster (ties and
+    rows within noise share it); the worst, the variants not decidedly slower, itself and
+    its ties included."""
     if v is None:
         return {}
     out = {}
-    spreads = [(t.variant, v.spread(t)) for t in v.rows]
-    for i, (name, s) in enumerate(spreads):
-        lo = 1 + sum(1 for _, o in spreads if o.q3 < s.q1)
-        hi = sum(1 for _, o in spreads if o.q1 <= s.q3)
-        out[name] = (i + 1, min(lo, i + 1), max(hi, i + 1))
+    for t in v.rows:
+        s = v.spread(t)
+        rank = v.rank(t.variant)
+        worst = sum(1 for o in v.rows if o is t or (t.kernels and o.kernels == t.kernels)
+                    or not faster(s, v.spread(o)))
+        out[t.variant] = (rank, rank, max(worst, rank))
+    return out
+
+
+@dataclass(frozen=True)
+class Classes:
+    """Every classification one verdict makes, as plain values: what two captures of the
+    same GPU and PyTorch must agree on (benchmarks/capture_agreement.py compares them)."""
+
+    scenario: str
+    mode: str
+    fastest: tuple[str, ...]  # the variants of rank 1 (the fastest, its ties and any within noise)
+    fastest_outcome: str  # rules.YES or WITHIN_NOISE
+    ranks: tuple[tuple[str, int], ...]  # variant -> rank, in ranking order
+    ties: tuple[tuple[str, ...], ...]  # groups of variants that run the same kernels (two or more)
+    host_bound: tuple[tuple[str, str | None], ...]  # variant -> rules.YES, NO, WITHIN_NOISE (None: undecided)
+
+
+def classes(v: Verdict) -> Classes:
+    groups: dict = {}
+    for t in v.rows:
+        if t.kernels:
+            groups.setdefault(t.kernels, []).append(t.variant)
+    return Classes(v.scenario, v.mode, tuple(x for x, r in v.rank_of_ if r == 1), v.fastest_outcome, v.rank_of_,
+                   tuple(sorted(tuple(sorted(g)) for g in groups.values() if len(g) > 1)),
+                   tuple((t.variant, t.host_bound_outcome) for t in v.rows))
+
+
+def all_classes(ls: tables.LoadedSet) -> dict[tuple[str, str], Classes]:
+    """(scenario, mode) -> the classifications of its verdict, for every scenario and mode the set ranks."""
+    out = {}
+    for scenario in scenarios(ls):
+        for mode in schema.Mode:
+            v = verdict(ls, scenario, mode)
+            if v is not None:
+                out[(scenario, str(mode))] = classes(v)
     return out

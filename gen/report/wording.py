@@ -53,11 +53,16 @@ def plural(n: int, word: str) -> str:
 
 # --------------------------------------------------------------------------- rules, stated once
 
-# The condition of rules.host_bound, as a "when" clause: "A call is host-bound when ...".
+# The condition of rules.host_bound_outcome, as a "when" clause: "A call is host-bound when ...".
 HOST_BOUND_RULE = (
     f"a Python loop sees at least {rules.HOST_BOUND_EAGER_RATIO:.2f}× its GPU-only time per call (its eager time "
-    f"over its GPU-only time): the GPU then sits idle for at least "
-    f"{100 * (1 - 1 / rules.HOST_BOUND_EAGER_RATIO):.0f}% of each call, waiting for the host's next launch")
+    f"over its GPU-only time, the 95% intervals of both medians clear of the line: the GPU then sits idle for at "
+    f"least {100 * (1 - 1 / rules.HOST_BOUND_EAGER_RATIO):.0f}% of each call, waiting for the host's next launch) "
+    f"and the host's own cost of a call (its dispatch with the GPU drained, at the "
+    f"{rules.HOST_COST_QUANTILE}th percentile of its samples) exceeds the GPU-only time. It is not host-bound when "
+    f"the loop stays under {rules.HOST_BOUND_EAGER_RATIO:.2f}× and the host costs at most "
+    f"1/{rules.HOST_HEADROOM:.0f} of the GPU-only time; otherwise it is within noise: whether a loop waits "
+    f"depends on the host that day. Calls that run the same kernels share one outcome")
 HOST_BOUND_CONSEQUENCE = ("the GPU waits for the host's launches: its eager time measures mostly how fast the host "
                           "dispatches, while its GPU-only time still measures the kernels")
 

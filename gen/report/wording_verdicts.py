@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import comparability, flops, kernel_names, lessons, rules, trace, verdicts
+from gen.analysis import advice as advice_mod
+from gen.analysis import clocks, comparability, flops, kernel_names, lessons, rules, trace, verdicts
+from gen.analysis.values import missing
 from gen.model.variants import VARIANTS
 from gen.report import wording
 
@@ -28,6 +30,11 @@ def label(variant: str) -> str:
     text = v.label if v else variant
     head, sep, rest = text.partition(", ")
     return f"{head} ({rest})" if sep else text
+
+
+def short_label(variant: str) -> str:
+    """A variant's label without its bracket, for a possessive: "FlexAttention (compiled)" -> "FlexAttention"."""
+    return label(variant).split(" (")[0]
 
 
 FAMILY = {"cudnn_sdpa": "cuDNN-generated kernel", "fmha_cutlass": "CUTLASS fmha kernel",
@@ -134,13 +141,17 @@ TIMING = {"gpu_only": "GPU-only", "eager": "eager per-call", "host": "host"}
 VERDICT_RULE = (
     "Each set's verdict, on the home page and atop its page, is made by one rule from the data: variants rank by "
     "their median GPU-only time (CUDA-graph replay, or the kernel sum of the profiled calls where a set has no graph "
-    "timing; a set without GPU times ranks by eager, then host time). The fastest is set against the fastest variant "
-    "running another main kernel, and their order counts as settled only when their interquartile ranges do not "
-    "overlap; SDPA with no backend pinned is named beside the pinned variant whose kernel it runs. The verdict says "
-    "when the eager ranking, what a Python loop sees, cannot tell the fastest from a variant the GPU-only ranking "
-    "keeps apart, and gives one reason read off the kernels: the fastest built for this GPU's architecture (its "
-    "sm tag) against rivals built for an older one, or fewer GPU events a call. The same ranking gives the Fastest "
-    "finding, the hypotheses' ranks, the variant pages' ranks and the scaling page's fastest.")
+    "timing; a set without GPU times ranks by eager, then host time). Each median carries its 95% interval, "
+    f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
+    "much). A variant's rank is one more than the number of variants decidedly faster than it (their interval "
+    "ends below its own begins), so variants the times cannot tell apart share a rank, and variants that run the "
+    "same kernels (the same GPU events in one call) are one rank, a tie, whatever their medians. The fastest is "
+    "set against the fastest variant running other kernels: decidedly ahead, or within noise. SDPA with no "
+    "backend pinned is named beside the pinned variant whose kernels it runs. The verdict says when the eager "
+    "ranking, what a Python loop sees, cannot tell the fastest from a variant the GPU-only ranking keeps apart, "
+    "and gives one reason read off the kernels: the fastest built for this GPU's architecture (its sm tag) against "
+    "rivals built for an older one, or fewer GPU events a call. The same ranking gives the Fastest finding, the "
+    "hypotheses' ranks, the variant pages' ranks and the scaling page's fastest.")
 
 
 @dataclass(frozen=True)
@@ -195,7 +206,7 @@ def _auto_line(v: verdicts.Verdict) -> str:
     a = v.auto
     text = f"With no backend pinned, scaled_dot_product_attention ran {backend(a.backend or a.kernel_backend)}"
     if a.same_as:
-        text += f", the same {'kernel' if a.kernel else 'backend'} as {_join(label(x) for x in a.same_as)}"
+        text += f", the same {'kernels' if a.kernel else 'backend'} as {_join(label(x) for x in a.same_as)}"
     elif a.kernel:
         text += f" (kernel {a.kernel})"
     if a.is_fastest:
@@ -258,25 +269,296 @@ def dense_mask_line(w: verdicts.Why, runner: str, fastest: str) -> str:
 def verdict(v: verdicts.Verdict) -> VerdictWords:
     f = v.fastest
     fs = v.spread(f)
-    head = f"{label(f.variant)} is the fastest here: {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]}"
-    if v.runner_up is not None:
-        head += f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(v.spread(v.runner_up).median)})"
-        head += ("; their interquartile ranges do not overlap" if v.settled else
-                 "; their interquartile ranges overlap, so the order of the two is not settled")
+    if v.near:
+        head = (f"{_join(label(x) for x in (f.variant, *v.near))} are the fastest here, within noise: "
+                f"{us(fs.median)} {_per(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
+                + _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.near)
+                + "; the 95% intervals of their medians overlap, so they share the first rank")
+    else:
+        head = f"{label(f.variant)} is the fastest here: {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]}"
+        if v.runner_up is not None:
+            head += (f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} "
+                     f"({us(v.spread(v.runner_up).median)}); the 95% intervals of the two medians do not overlap")
     lines = [f"Ranked by {METHOD.get(v.method, v.method)}."] if v.method else []
+    if v.same_kernel:
+        lines.append(f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, "
+                     "a tie.")
     if v.auto is not None:
         lines.append(_auto_line(v))
     if v.host is not None and v.host.matters:
         lines.append(_host_line(v))
     if v.host_bound:
-        lines.append(f"Host-bound by the report's one rule: {_join(label(x) for x in v.host_bound)}. A call is "
-                     f"host-bound when {wording.HOST_BOUND_RULE}.")
+        lines.append(f"Host-bound (see the rule in the methodology): {_join(label(x) for x in v.host_bound)}.")
+    if v.host_noise:
+        lines.append(f"At the edge of host-bound, within noise: {_join(label(x) for x in v.host_noise)} (the host's "
+                     "own cost of a call comes close to the GPU's time, so whether a Python loop waits depends "
+                     "on the host that day).")
     why = _why_line(v)
     if why:
         lines.append(why)
     if v.noise:
         lines.append(f"Read with care: {noises(v.noise)}.")
     return VerdictWords(head + ".", tuple(lines), f.variant, label(f.variant), fs.median, v.basis)
+
+
+# --------------------------------------------------------------------------- conditions of a time
+
+NOT_RECORDED = "not recorded"
+
+
+def conditions_cell(r) -> str:
+    """The conditions of a GPU-only time (a row of timings.COLUMNS) for a table cell:
+    "1670 MHz (min 1640) · 690 W · 61 °C", or "not recorded"."""
+    mhz = r.get("sm_clock_mhz")
+    if missing(mhz):
+        return NOT_RECORDED
+    parts = [f"{mhz:.0f} MHz" + ("" if missing(r.get("sm_clock_min_mhz")) else f" (min {r['sm_clock_min_mhz']:.0f})")]
+    if not missing(r.get("power_w")):
+        parts.append(f"{r['power_w']:.0f} W")
+    if not missing(r.get("temp_c")):
+        parts.append(f"{r['temp_c']:.0f} °C")
+    return " · ".join(parts)
+
+
+def conditions_note(rows) -> str:
+    """One line under a table: where its times' conditions came from, or why there are none."""
+    reasons = {r.get("telemetry_reason") for r in rows if r.get("status") == "ok" and missing(r.get("sm_clock_mhz"))}
+    reasons.discard(None)
+    text = ("Conditions: the SM clock (mean over the window, and its minimum), board power (mean) and GPU "
+            "temperature (maximum) that NVML read while the GPU-only time was taken.")
+    if reasons:
+        text += " Here: " + "; ".join(sorted(str(x) for x in reasons)) + "."
+    return text
+
+
+def conditions_range(rows) -> str:
+    """A set's GPU-only times in one phrase: the range of their mean SM clocks, power and temperature,
+    or why they were not recorded."""
+    ok = [r for r in rows if r.get("status") == "ok"]
+    mhz = [r["sm_clock_mhz"] for r in ok if not missing(r.get("sm_clock_mhz"))]
+    if not mhz:
+        reasons = sorted({str(r.get("telemetry_reason")) for r in ok if r.get("telemetry_reason")})
+        return "; ".join(reasons) or NOT_RECORDED
+    watts = [r["power_w"] for r in ok if not missing(r.get("power_w"))]
+    temps = [r["temp_c"] for r in ok if not missing(r.get("temp_c"))]
+    text = f"SM clock {min(mhz):.0f}–{max(mhz):.0f} MHz" if min(mhz) != max(mhz) else f"SM clock {mhz[0]:.0f} MHz"
+    if watts:
+        text += f", {min(watts):.0f}–{max(watts):.0f} W"
+    if temps:
+        text += f", up to {max(temps):.0f} °C"
+    missing_n = len(ok) - len(mhz)
+    return text + (f" ({missing_n} time{'s' if missing_n != 1 else ''} without a clock)" if missing_n else "")
+
+
+def ceiling_line(c: clocks.Ceiling) -> str:
+    """One measured ceiling with the clock it was measured at."""
+    what = {"matmul": "a large matrix product", "copy": "a device-to-device copy (reads and writes)",
+            "read": "a read-only pass (what a decode kernel mostly does)"}.get(c.kind, c.kind)
+    value = f"{c.value:.0f} {c.unit}" if c.unit == "TFLOP/s" else f"{c.value:.2f} {c.unit}"
+    cond = c.conditions
+    at = (f"at {conditions_cell(cond.__dict__)}" if cond.recorded else f"clock {cond.reason or NOT_RECORDED}")
+    text = f"{c.kind.capitalize()} ceiling: {what}, {value} (median of {c.n}), {at}"
+    if c.sol is not None and not missing(c.sol.pct):
+        text += (f"; {c.sol.pct:.0f}% of the speed of light at that clock ({c.sol.peak_tflops:.0f} TFLOP/s = "
+                 f"SMs × {c.sol.clock_mhz:.0f} MHz × {c.sol.rate.flops_per_clk_per_sm} dense FLOP per clock per SM)")
+    return text + "."
+
+
+def sol_note(rate) -> str:
+    """What "% of speed of light" means, with the table's source."""
+    if rate is None:
+        return "Speed of light: no dense tensor rate listed for this GPU and dtype (gen/model/datasheets.py)."
+    return (f"% of speed of light: the TFLOP/s over SMs × the SM clock NVML sampled during the GPU-only time × "
+            f"{rate.flops_per_clk_per_sm} dense {rate.dtype} FLOP per clock per SM ({rate.arch}; {rate.source}); "
+            "a time without a recorded clock has none. The share of the measured ceilings, beside it, mixes "
+            "clocks: each ceiling was measured at its own.")
+
+
+def above_ceiling_line(rows, ceiling: str) -> str | None:
+    """The points a ceiling does not bound, or None."""
+    if not len(rows):
+        return None
+    worst = max(rows, key=lambda r: r["pct_of_ceiling"])
+    why = (" A copy writes as much as it reads; a kernel that only reads is not bound by it: the set needs the "
+           "read-only ceiling, measured from schema 3 on." if ceiling == "copy" else "")
+    return (f"{len(rows)} point{'s' if len(rows) != 1 else ''} pass{'' if len(rows) != 1 else 'es'} the measured "
+            f"{ceiling} ceiling (up to {worst['pct_of_ceiling']:.0f}%, {label(worst['variant'])} at "
+            f"{worst['kv_len']:,}): that ceiling does not bound them.{why}")
+
+
+def burst_line(b) -> str:
+    """Sustained against burst and the published time, by the clock rule (rules.clock_explains)."""
+    head = (f"At {b['kv_len']:,} tokens, {label(b['variant'])}: published {b['anchor_ms']:.3f} ms; ours "
+            f"{b['sustained_ms']:.3f} ms sustained (graph replays, the GPU warm")
+    if not missing(b["sustained_clock_mhz"]):
+        head += f", {b['sustained_clock_mhz']:.0f} MHz"
+        if not missing(b["sustained_power_w"]):
+            head += f", {b['sustained_power_w']:.0f} W"
+    head += ")"
+    if not missing(b["burst_ms"]):
+        head += f", {b['burst_ms']:.3f} ms in a burst of {int(b['burst_n'])} calls from idle"
+        if not missing(b["burst_clock_mhz"]):
+            head += f" ({b['burst_clock_mhz']:.0f} MHz)"
+    head += f". Sustained over published: {b['sustained_vs_anchor']:.2f}×."
+    if b["reason"]:
+        return head + f" The clock rule cannot be applied: {b['reason']}."
+    rule = (f" The clock rule: the published time at our sustained clock would read {b['anchor_ms']:.3f} × "
+            f"{b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = "
+            f"{b['anchor_at_sustained_clock_ms']:.3f} ms, "
+            f"and ours is {b['sustained_vs_anchor_at_clock']:.2f}× that")
+    if b["explained"] == rules.YES:
+        rule += f" (within {rules.CLOCK_RULE_PCT:g}%): the gap is the clock."
+    else:
+        rule += (f" (beyond {rules.CLOCK_RULE_PCT:g}%): the clock does not explain the gap; the kernel or the "
+                 "library differs.")
+    if not missing(b["expected_burst_ms"]):
+        rule += (f" Our burst, {b['burst_ms']:.3f} ms, against {b['expected_burst_ms']:.3f} ms expected from the "
+                 f"sustained time at the burst clock ({b['burst_vs_expected']:.2f}×).")
+    return head + rule
+
+
+def fidelity_lines(rows) -> list[str]:
+    """Where a GPU-only time is not a graph replay of the same work: the kernel-sum fallback with its
+    reason, and the kernels a graph replay ran that an eager call did not (and the reverse)."""
+    out = []
+    for r in rows:
+        if r.get("status") != "ok":
+            continue
+        name = label(r["variant"])
+        if r.get("gpu_only_method") == "kernel_sum" and r.get("gpu_only_reason"):
+            out.append(f"{name}: GPU-only time is the eager call's kernel sum, not a graph replay: "
+                       f"{r['gpu_only_reason']}.")
+        if r.get("graph_fidelity") == "differs":
+            diff = [f"only in the graph: {r['graph_only_in_graph']}" if r.get("graph_only_in_graph") else None,
+                    f"only in the eager call: {r['graph_only_in_eager']}" if r.get("graph_only_in_eager") else None]
+            out.append(f"{name}: the graph replay ran other kernels than an eager call"
+                       + (f" ({r['graph_detail']})" if r.get("graph_detail") else "")
+                       + (": " + "; ".join(x for x in diff if x) if any(diff) else "") + ".")
+    return out
+
+
+# --------------------------------------------------------------------------- the first screen
+
+# How a scenario reads in the decision (a reader's words for the workload); others by their name.
+SCENARIO_WORDS = {"article": "prefill", "gqa-prefill": "prefill", "decode": "decode",
+                  "sliding-window": "sliding windows"}
+CALL = "scaled_dot_product_attention"
+
+
+@dataclass(frozen=True)
+class AdviceWords:
+    decision: str  # what to call, and the reason, in one or two sentences
+    lines: tuple[str, ...]  # the exceptions, the start-up, the host: one sentence each
+    default: str  # the variant, for tests and links
+
+
+def _workload(scenario: str, mode: str) -> str:
+    return "training" if mode == "train" else SCENARIO_WORDS.get(scenario, scenario)
+
+
+def _where(picks) -> str:
+    """The workloads of some picks, inference before training."""
+    ordered = sorted(picks, key=lambda p: p.mode == "train")
+    return _join(dict.fromkeys(_workload(p.scenario, p.mode) for p in ordered))
+
+
+def _millions(x: float) -> str:
+    return f"{x / 1e6:.1f} M" if x < 1e9 else f"{x / 1e9:.2f} G"
+
+
+def _place(a: advice_mod.Advice) -> str:
+    if a.device == "cuda":
+        return f"On this GPU ({a.gpu}) and PyTorch {a.torch}"
+    return f"On this CPU ({a.cpu or 'unnamed'}) and PyTorch {a.torch}"
+
+
+def _default_call(a: advice_mod.Advice) -> str:
+    if a.default_is_auto:
+        return f"call {CALL} with no backend pinned"
+    v = VARIANTS.get(a.default)
+    if v is not None and v.backend:
+        return f"call {CALL} with the {backend(v.backend)} backend pinned"
+    return f"call {label(a.default)}"
+
+
+def _picks(a: advice_mod.Advice) -> str:
+    """What the default call ran where it ranks first, grouped by backend."""
+    first = [p for p in a.picks if p.outcome != "slower"]
+    if not first:
+        return ""
+    by: dict = {}
+    for p in first:
+        by.setdefault((p.backend, p.twin), []).append(p)
+    parts = []
+    for (b, twin), ps in by.items():
+        text = f"picks {backend(b)} for {_where(ps)}" if a.default_is_auto and b else f"ranks first for {_where(ps)}"
+        noise = [p for p in ps if p.outcome == "within noise"]
+        pinned = (f"the pinned {backend(b.split(' ')[0])} call" if b and VARIANTS.get(twin) and VARIANTS[twin].backend
+                  else label(twin) if twin else "")
+        if twin and not noise:
+            text += f", and {pinned} runs the same kernels: a tie"
+        elif twin:
+            text += f", as {pinned} does; the two are within noise of each other"
+        elif noise:
+            text += f", within noise of {_join(dict.fromkeys(label(p.fastest) for p in noise))}"
+        parts.append(text)
+    lead = "It already " if a.default_is_auto else "It "
+    return lead + "; it ".join(parts) + "."
+
+
+def _exception(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
+    where = _workload(e.scenario, e.mode)
+    at = f" at {e.kv_len // 1024}k" if e.kv_len and e.kv_len % 1024 == 0 else (f" at {e.kv_len}" if e.kv_len else "")
+    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {e.ratio:.1f}× slower{at}"
+    if e.dense_mask and e.pairs_scored and e.pairs_needed:
+        text += (f". SDPA has no window: it gets the mask as a dense boolean attn_mask, so its kernel scores every "
+                 f"(query, key) pair, {e.kv_len:,} × {e.kv_len:,}, {e.pairs_scored / e.pairs_needed:.1f}× the "
+                 f"{_millions(e.pairs_needed)} pairs inside the window per head, where {short_label(e.variant)}'s "
+                 "block mask skips the blocks outside it")
+        if e.flops_dense and e.flops_needed:
+            text += f" ({e.flops_dense / 1e12:.1f} TFLOP against {e.flops_needed / 1e12:.2f})"
+    text += "."
+    if e.compile_s is not None:
+        text += f" It compiled on its first call in {e.compile_s:.1f} s, once per shape."
+    return text
+
+
+def _startup(a: advice_mod.Advice) -> str | None:
+    s = a.startup
+    if s is None:
+        return None
+    b = backend(s.backend) if s.backend else label(s.variant)
+    who = "the process's" if s.in_process else "the capture's"
+    text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call ({label(s.variant)})"
+    text += f" took {s.first_call_s:.2f} s"
+    if s.later_first_call_s is not None:
+        text += (f", and the first call of {label(s.later_variant)} after it, the same kernels at the same shape, "
+                 f"{us(s.later_first_call_s * 1e3)}")
+    return text + "."
+
+
+def _host(a: advice_mod.Advice) -> str | None:
+    if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
+        return None
+    state = "host-bound" if a.host_outcome == rules.YES else "at the edge of host-bound (within noise)"
+    return (f"In a Python loop of short calls (the article's shape) it is {state}: the loop saw "
+            f"{times(a.host_ratio)} its GPU-only time. Capture the calls in a CUDA graph, or give each call "
+            "more work, to keep the GPU fed.")
+
+
+def advice(a: advice_mod.Advice) -> AdviceWords:
+    """The first screen: the decision and its reason, then one sentence per exception, start-up, host."""
+    decision = f"{_place(a)}: {_default_call(a)}."
+    picks = _picks(a)
+    if picks:
+        decision += " " + picks
+    lines = [_exception(a, e) for e in a.exceptions]
+    for extra in (_startup(a), _host(a)):
+        if extra:
+            lines.append(extra)
+    if a.device != "cuda":
+        lines.append("Ranked by wall time on the host: this set has no GPU.")
+    return AdviceWords(decision, tuple(lines), a.default)
 
 
 def _join(items) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from gen.model.schema import Mode
 from gen.report import charts
 from gen.report import format as fmt
+from gen.report import wording_verdicts as words
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, chart_div, summary_command
 
@@ -42,9 +43,11 @@ def home_view(ctx: Context) -> dict:
             chart = chart_div(charts.gpu_time(df), "GPU-only time per variant", summary_command(ls.name))
             chart_set = ls
             break
+    conditions = [dict(ls=ls, text=words.conditions_range(ctx.summary(ls, Mode.INFERENCE).to_dict("records")))
+                  for ls in ctx.sets if ls.measured and ls.rs.environment.device == "cuda"]
     return dict(sets=ctx.sets, skipped=ctx.skipped, headline=headline, chart=chart, chart_set=chart_set,
                 columns=columns, elsewhere=[dict(ls=ls, scenarios=scenario_pages.set_links(ctx, ls, "index.md"))
-                                            for ls in elsewhere])
+                                            for ls in elsewhere], conditions=conditions)
 
 
 def build(ctx: Context) -> Iterator[Page]:

@@ -14,13 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gen.analysis import rules, scaling
+from gen.analysis import clocks, rules, scaling
 from gen.analysis import scenarios as sa
 from gen.model import datasheets, schema, variants
 from gen.model import scenarios as declared
 from gen.report import charts, wording, wording_verdicts
 from gen.report import format as fmt
 from gen.report import wording_scenarios as words
+from gen.report import wording_verdicts as wv
 from gen.report.site import Context, Page, chart_div, records, summary_command
 
 INDEX = f"{fmt.GENERATED}/scenarios/index.md"
@@ -57,7 +58,8 @@ def _rows(pts, decode: bool, show_dim: bool, linked: list[str], device: str) -> 
                         page=fmt.variant_page(r["variant"]) if r["variant"] in linked else None,
                         why_not=words.refusal(r["status"], r["reason"], rules.needs_cuda(
                             r["status"], device, _backend(r["variant"]))) if r["status"] != schema.Status.OK else None,
-                        value=words.figure_value(r[fig], fig), unit=words.FIGURE_UNIT[fig]))
+                        value=words.figure_value(r[fig], fig), unit=words.FIGURE_UNIT[fig],
+                        conditions=wv.conditions_cell(r) if r["status"] == schema.Status.OK else None))
     return out
 
 
@@ -195,7 +197,20 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
         copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS else None,
         anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
+        conditions=_conditions(ls, name, pts, anchors) if gpu else None,
     )
+
+
+def _conditions(ls, name: str, pts, anchors) -> dict:
+    """The clocks of the set's ceilings, the points a ceiling does not bound, the speed of light, and
+    sustained against burst at the published anchors (gen.analysis.clocks), worded."""
+    above = clocks.above_ceiling(pts)
+    ceiling = above["ceiling"].iloc[0] if len(above) else None
+    rate = datasheets.tensor_rate(ls.rs.environment.compute_capability, sa.scenario_dtype(ls, name))
+    return dict(ceilings=[wv.ceiling_line(c) for c in clocks.ceilings(ls)],
+                above=wv.above_ceiling_line(records(above), ceiling) if ceiling else None,
+                sol=wv.sol_note(rate), note=wv.conditions_note(records(pts)),
+                burst=[wv.burst_line(b) for b in records(clocks.burst_frame(pts, anchors))])
 
 
 def scenario_view(ctx: Context, name: str) -> dict:

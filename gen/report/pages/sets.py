@@ -15,6 +15,7 @@ from gen.model.schema import Mode
 from gen.report import charts, wording
 from gen.report import format as fmt
 from gen.report import wording_scenarios as scenario_words
+from gen.report import wording_verdicts as words
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.pages import verdict
 from gen.report.site import Context, Page, chart_div, records, summary_command
@@ -37,16 +38,22 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         r["thin"] = bool(r["gpu_only_n"]) and r["gpu_only_n"] < rules.MIN_SAMPLES
         r["gpu_only_label"] = wording.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
             if r["gpu_only_method"] == "kernel_sum" else None
+        r["conditions"] = words.conditions_cell(r) if r["status"] == "ok" else None
+        r["rank"] = v.rank(r["variant"]) if v is not None else None
+        r["tie"] = v is not None and r["variant"] in v.same_kernel
     gpu = bool(df["gpu_only_ms"].notna().any())
     chart = chart_div(charts.gpu_time(df, wording.call_of(mode)), f"GPU-only time per variant, {mode}",
                       summary_command(ls.name, mode)) if gpu else None
     methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))
     notes = wording.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
                                  ls.rs.config.error_draws, methods)
+    if gpu:
+        notes = [*notes, words.conditions_note(rows), *words.fidelity_lines(rows)]
     return dict(mode=mode, call=wording.call_of(mode), rows=rows, chart=chart, notes=notes,
                 reference=ls.rs.kind == "reference",
                 speedup_basis="GPU-only" if gpu else "wall time",
-                host_bound=[r for r in rows if r["host_bound"]], host_bound_rule=wording.HOST_BOUND_RULE,
+                host_bound=[r for r in rows if r["host_bound"]],
+                host_noise=[r for r in rows if r.get("host_bound_outcome") == rules.WITHIN_NOISE],
                 host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
 
 

@@ -92,8 +92,10 @@ def _standing(ctx: Context, ls, v: str, mode: str, row: dict | None) -> dict | N
     verdict = verdicts.verdict(ls, "article", mode)
     if verdict is None or v not in verdict.ranking:
         return None
-    return dict(rank=verdict.ranking.index(v) + 1, of=len(verdict.ranking), basis=words.TIMING[verdict.basis],
-                fastest=verdict.fastest.variant == v, host_bound=bool(row and row["host_bound"]))
+    return dict(rank=verdict.rank(v), of=len(verdict.ranking), basis=words.TIMING[verdict.basis],
+                fastest=verdict.fastest.variant == v, host_bound=bool(row and row["host_bound"]),
+                tie=tuple(words.label(x) for x in (verdict.fastest.variant, *verdict.same_kernel)
+                          if v in (verdict.fastest.variant, *verdict.same_kernel) and x != v))
 
 
 def _lessons(ctx: Context, ls, v: str, mode: str) -> dict | None:

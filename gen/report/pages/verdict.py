@@ -4,9 +4,10 @@ the home page and of each set page.
 Takes: a `site.Context`. Gives: `block(ls, scenario, mode)` (the view model of
 one verdict: its words from gen.report.wording_verdicts and the facts the page
 marks in data attributes, so tests read every page's verdict the same way),
-`set_blocks(ls)` (one per scenario of a set, the article's first), and
+`set_blocks(ls)` (one per scenario of a set, the article's first), `decision(ls)`
+(the first screen: what to call and why, gen.analysis.advice worded), and
 `build(ctx)`: the home page's partial generated/.verdict.md (the first measured
-GPU set's verdicts in full, one line for each other measured set).
+GPU set's decision and verdicts in full, each other measured set's decision).
 Template: verdict.md.j2 (and verdict_block.md.j2, which set.md.j2 includes).
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import verdicts
+from gen.analysis import advice, verdicts
 from gen.model.schema import Mode, SetKind
 from gen.report import format as fmt
 from gen.report import wording_verdicts as words
@@ -44,6 +45,17 @@ def block(ls, scenario: str = "article", mode: str = Mode.INFERENCE) -> dict | N
                 auto_backend=(v.auto.backend or v.auto.kernel_backend or "") if v.auto else "")
 
 
+def decision(ls) -> dict | None:
+    """The first screen of a set: the decision and its reason, then one line per exception,
+    start-up and host; None for a set with nothing ranked."""
+    a = advice.advice(ls)
+    if a is None:
+        return None
+    w = words.advice(a)
+    return dict(set=ls.name, set_title=fmt.set_title(ls), decision=w.decision, lines=w.lines, default=w.default,
+                exceptions=" ".join(f"{e.scenario}:{e.variant}" for e in a.exceptions))
+
+
 def set_blocks(ls) -> list[dict]:
     """The verdict of each scenario of a set that has one, the article's first."""
     return [b for b in (block(ls, s) for s in verdicts.scenarios(ls)) if b]
@@ -55,7 +67,10 @@ def home_view(ctx: Context) -> dict:
     first = gpu[0] if gpu else (measured[0] if measured else None)
     main = set_blocks(first) if first else []
     others = [b for b in (block(ls) for ls in measured if ls is not first) if b]
-    return dict(main=main, main_set=first, others=others)
+    decisions = {ls.name: decision(ls) for ls in measured}
+    for b in others:
+        b["decision"] = decisions.get(b["set"])
+    return dict(main=main, main_set=first, others=others, first=decisions.get(first.name) if first else None)
 
 
 def build(ctx: Context) -> Iterator[Page]:

@@ -1,0 +1,222 @@
+"""The decision a reader takes from one measured set: which attention call to make, and why, as facts.
+
+Takes: a loaded measured set (gen.analysis.tables) and its verdicts
+(gen.analysis.verdicts). Gives `advice(ls) -> Advice | None`, made by rules from
+the data (thresholds in gen.analysis.rules, "advice"):
+
+- the default call: SDPA with no backend pinned, where it ranks first (alone,
+  tied with the pinned variant that runs its very kernels, or within noise of
+  the fastest) in every scenario and mode the set ranks; per scenario and mode,
+  the backend it picked and the pinned variant it ties (`Pick`);
+- exceptions: the scenarios where another call is decidedly faster (its interval
+  apart, by at least rules.ADVICE_MIN_GAIN), with the factor, the work each
+  does where the mask explains it (a sliding window that SDPA gets as a dense
+  mask, so its kernels score every pair, against the pairs inside the window),
+  and the other call's one-time compile;
+- start-up: the one-time cost of the default call's backend, the first call of
+  that backend in the process (schema 3 marks it; older sets: the first run in
+  capture order that runs its kernels), when at least rules.STARTUP_NOTE_S;
+- host: whether the default call, at the article's shape in a Python loop, is
+  host-bound or within noise of it (rules.host_bound_outcome).
+
+Where the data says otherwise (SDPA unpinned slower than a pinned backend or
+another call), the default becomes the fastest call and every sentence follows.
+No words here: gen.report.wording_verdicts words an Advice.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gen.analysis import rules, scenarios, tables, verdicts
+from gen.analysis.values import missing, variant_role
+from gen.model import schema
+from gen.model.scenarios import ARTICLE
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The default call in one scenario and mode: what it ran and how it stands."""
+
+    scenario: str
+    mode: str
+    backend: str | None  # the SDPA backend it ran (aten op, else the kernel's name)
+    twin: str | None  # the pinned variant running the same kernels: a tie
+    outcome: str  # "fastest" (rank 1: alone or tied on kernels), "within noise", "slower"
+    ratio: float | None  # its time over the fastest's
+    fastest: str  # the scenario's fastest variant
+
+
+@dataclass(frozen=True)
+class Exception_:
+    """A scenario where another call is decidedly faster than the default."""
+
+    scenario: str
+    mode: str
+    variant: str  # the call to make there
+    ratio: float  # the default's time over it
+    kv_len: int | None
+    window: int | None
+    dense_mask: bool  # the default call got the mask as a dense boolean attn_mask (it scores every pair)
+    pairs_scored: float | None  # (query, key) pairs the default's kernels compute, per batch and head
+    pairs_needed: float | None  # pairs inside the mask (our FLOP convention)
+    flops_needed: float | None  # FLOPs of the work the mask asks for (scenarios.flops)
+    flops_dense: float | None  # FLOPs of every pair
+    compile_s: float | None  # its one-time compile (first call), where it compiles
+
+
+@dataclass(frozen=True)
+class Startup:
+    variant: str  # the run that paid it
+    backend: str | None
+    first_call_s: float
+    later_first_call_s: float | None  # the first call at a new shape once the backend is loaded
+    later_variant: str | None
+    in_process: bool | None  # schema 3: first call of this backend in the process
+
+
+@dataclass(frozen=True)
+class Advice:
+    set_name: str
+    device: str
+    gpu: str | None
+    cpu: str | None
+    torch: str | None
+    basis: str  # the ranking time: gpu_only, or eager/host on a set without a GPU
+    default: str  # the variant to call by default
+    default_is_auto: bool
+    picks: tuple[Pick, ...]
+    exceptions: tuple[Exception_, ...]
+    startup: Startup | None
+    host_outcome: str | None  # the default call's host-bound outcome at the article's forward
+    host_ratio: float | None  # its eager over GPU-only time there
+
+
+def _verdicts(ls: tables.LoadedSet) -> list[verdicts.Verdict]:
+    out = []
+    for scenario in verdicts.scenarios(ls):
+        for mode in schema.Mode:
+            v = verdicts.verdict(ls, scenario, mode)
+            if v is not None:
+                out.append(v)
+    return out
+
+
+def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
+    t = v.row(variant)
+    if t is None:
+        return None
+    rank = v.rank(variant)
+    tied = rank == 1 and (variant == v.fastest.variant or variant in v.same_kernel)
+    outcome = "fastest" if tied else ("within noise" if rank == 1 else "slower")
+    fs, ts = v.spread(v.fastest), v.spread(t)
+    ratio = ts.median / fs.median if fs and ts and fs.median else None
+    twin = None
+    backend = None
+    if v.auto is not None and v.auto.variant == variant:
+        twin = v.auto.same_as[0] if v.auto.same_as else None
+        backend = v.auto.backend or v.auto.kernel_backend
+    return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant)
+
+
+def _default(vs: list[verdicts.Verdict]) -> str | None:
+    """SDPA with no backend pinned where it ranks first everywhere; else the variant ranked first
+    in the most scenarios (ties with the automatic pick counted for it)."""
+    auto = variant_role("automatic")
+    ranked = [v for v in vs if v.row(auto) is not None]
+    if ranked and all(v.rank(auto) == 1 for v in ranked):
+        return auto
+    score: dict[str, int] = {}
+    for v in vs:
+        for t in v.rows:
+            if v.rank(t.variant) == 1:
+                score[t.variant] = score.get(t.variant, 0) + 1
+    return max(score, key=lambda x: (score[x], x == auto)) if score else None
+
+
+def _dense(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
+    """What the mask makes the default call compute at the verdict's point, where SDPA gets the mask
+    as a dense boolean attn_mask (any mask but causal on a square): every (query, key) pair."""
+    p = verdicts.point_of(ls, v.scenario, v.mode)
+    if p is None:
+        return dict(kv_len=None, window=None, dense_mask=False, pairs_scored=None, pairs_needed=None,
+                    flops_needed=None, flops_dense=None)
+    sdpa = variant.startswith("sdpa")
+    causal_square = p.mask == schema.Mask.CAUSAL and p.q_len == p.kv_len
+    dense = sdpa and p.mask != schema.Mask.NONE and not causal_square
+    full = schema.Point(**{**p.__dict__, "mask": schema.Mask.NONE, "window": None})
+    return dict(kv_len=p.kv_len, window=p.window, dense_mask=dense,
+                pairs_scored=float(p.q_len * p.kv_len) if dense else None,
+                pairs_needed=scenarios.score_pairs(p), flops_needed=scenarios.flops(p, v.mode),
+                flops_dense=scenarios.flops(full, v.mode))
+
+
+def _compile_s(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> float | None:
+    p = verdicts.point_of(ls, v.scenario, v.mode)
+    recs = [r for r in ls.rs.runs if r.variant == variant] + [
+        s for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p]
+    for r in recs:
+        if r.compile_time_s is not None:
+            return r.compile_time_s
+    return None
+
+
+def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> tuple[Exception_, ...]:
+    out = []
+    for v in vs:
+        t = v.row(default)
+        if t is None or v.rank(default) == 1:
+            continue
+        f = v.fastest
+        fs, ts = v.spread(f), v.spread(t)
+        ratio = ts.median / fs.median if fs.median else math.nan
+        if missing(ratio) or ratio < rules.ADVICE_MIN_GAIN:
+            continue
+        out.append(Exception_(v.scenario, v.mode, f.variant, ratio, **_dense(ls, v, default),
+                              compile_s=_compile_s(ls, v, f.variant)))
+    return tuple(out)
+
+
+def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> Startup | None:
+    """The one-time cost of the default call's kernels: the first run, in capture order, that runs
+    the same kernels as the default at the article's forward (or is the default), unless schema 3
+    says it was not the process's first call of its backend."""
+    v = next((v for v in vs if v.scenario == ARTICLE and v.mode == schema.Mode.INFERENCE), None)
+    if v is None or v.row(default) is None:
+        return None
+    me = v.row(default)
+    group = {t.variant for t in v.rows if t.variant == default or (me.kernels and t.kernels == me.kernels)}
+    runs = [r for r in ls.rs.runs if r.scenario == v.scenario and r.mode == v.mode and r.variant in group
+            and r.status == schema.Status.OK and r.first_call_s is not None]
+    if not runs:
+        return None
+    known = [r for r in runs if r.first_in_process]
+    first = known[0] if known else runs[0]
+    later = next((r for r in runs if r is not first), None)
+    if first.first_call_s < rules.STARTUP_NOTE_S:
+        return None
+    backend = v.auto.backend or v.auto.kernel_backend if v.auto is not None and v.auto.variant in group else None
+    return Startup(first.variant, backend, first.first_call_s, later.first_call_s if later else None,
+                   later.variant if later else None, first.first_in_process)
+
+
+def advice(ls: tables.LoadedSet) -> Advice | None:
+    """The set's decision (see the module docstring); None for a reference set or one with nothing ranked."""
+    if not ls.measured:
+        return None
+    vs = _verdicts(ls)
+    default = _default(vs)
+    if default is None:
+        return None
+    picks = tuple(p for p in (_pick(v, default) for v in vs) if p is not None)
+    art = next((v for v in vs if v.scenario == ARTICLE and v.mode == schema.Mode.INFERENCE), None)
+    row = art.row(default) if art is not None else None
+    env = ls.rs.environment
+    return Advice(
+        set_name=ls.name, device=env.device, gpu=env.gpu_name, cpu=env.cpu, torch=env.torch,
+        basis=vs[0].basis if vs else "gpu_only", default=default,
+        default_is_auto=default == variant_role("automatic"), picks=picks,
+        exceptions=_exceptions(ls, vs, default), startup=_startup(ls, vs, default),
+        host_outcome=row.host_bound_outcome if row is not None else None,
+        host_ratio=row.eager_over_gpu_only if row is not None else None)
