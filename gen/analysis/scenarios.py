@@ -43,6 +43,8 @@ from gen.model import scenarios as declared
 
 FLOP_CONVENTION = ("FlashAttention's count: 4·B·Hq·Sq·Sk·D (two matrix products, 2 FLOPs per multiply-add), "
                    "halved when causal; a sliding window counts exactly the (query, key) pairs inside it; "
+                   "packed documents count each document's own causal square, halved (useful work only: "
+                   "padding and cross-document pairs are not counted); "
                    "a training step is the forward plus a backward of 2.5× the forward (3.5×)")
 FLOP_LABEL = "FlashAttention count"
 BYTES_CONVENTION = "Q, K, V read once and the output written once (bytes of the four tensors)"
@@ -72,6 +74,8 @@ def score_pairs(p: schema.Point) -> float:
     """(query, key) pairs a kernel must score per (batch, head), under our convention.
     Queries sit at the end of the keys (decode: the last position), as capture masks them."""
     sq, sk = p.q_len, p.kv_len
+    if p.mask == schema.Mask.DOCUMENT:
+        return sum(d * d / 2.0 for d in p.docs or ())
     if p.mask == schema.Mask.NONE:
         return float(sq * sk)
     if p.mask == schema.Mask.CAUSAL and sq == sk:
@@ -106,8 +110,28 @@ def cudnn_flops(p: schema.Point) -> float:
     return 2.0 * p.batch * p.q_heads * n * 2 * p.head_dim
 
 
+# Element sizes beyond scaling.ELEM_SIZE's 16- and 32-bit ones (issue 20's FP8 points).
+FP8_ELEM_SIZE = {"fp8_e4m3": 1, "fp8_e5m2": 1}
+
+
 def element_size(dtype: str) -> int:
-    return scaling.ELEM_SIZE.get(dtype, 2)
+    return FP8_ELEM_SIZE.get(dtype) or scaling.ELEM_SIZE.get(dtype, 2)
+
+
+def document_frame(p: schema.Point, mode: str = schema.Mode.INFERENCE) -> pd.DataFrame:
+    """Per packed document (Mask.DOCUMENT): its tokens, its useful FLOPs under
+    FLOP_CONVENTION, its share of the pack's, and what padding every document
+    to the longest computes for it (the padded batch's rows)."""
+    docs = list(p.docs or ())
+    if not docs:
+        return pd.DataFrame(columns=["document", "tokens", "flops", "share_pct", "padded_flops"])
+    width = max(docs)
+    per = [flops(schema.Point(p.batch, p.q_heads, p.kv_heads, p.head_dim, d, d, schema.Mask.CAUSAL), mode)
+           for d in docs]
+    padded = flops(schema.Point(p.batch, p.q_heads, p.kv_heads, p.head_dim, width, width, schema.Mask.CAUSAL), mode)
+    total = sum(per)
+    return pd.DataFrame({"document": range(1, len(docs) + 1), "tokens": docs, "flops": per,
+                         "share_pct": [100 * f / total for f in per], "padded_flops": [padded] * len(docs)})
 
 
 # --------------------------------------------------------------------------- which scenarios
@@ -148,6 +172,7 @@ COLUMNS = [
     "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
     "pct_of_matmul", "pct_of_copy", "datasheet_tbps", "pct_of_datasheet",
     "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
+    "dtype", "wrong", "sdpa_choice", "facts",
 ]
 
 
@@ -175,9 +200,11 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     cl = scaling.ceilings(ls) if ls.measured else None
     gpu = ls.rs.environment.device == "cuda"  # a CPU trace has no GPU events to count
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
-    elem = element_size(scenario_dtype(ls, scenario))
+    own_dtype = scenario_dtype(ls, scenario)
     rows = []
     for rec in recs:
+        dtype = rec.dtype or own_dtype
+        elem = element_size(dtype)
         ok = rec.status == schema.Status.OK
         tr = ls.sweep_trace(rec.trace) if ok and rec.trace else None
         tm = timings.times(rec, tr)
@@ -206,6 +233,8 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
             peak_memory_bytes=rec.peak_memory_bytes if rec.peak_memory_bytes else math.nan,
             rel_error=rec.rel_error if rec.rel_error is not None else math.nan, trace=rec.trace,
             main_kernel=_main_kernel(ls, rec, tr),
+            dtype=dtype, wrong=rules.wrong_answer(rec.rel_error), sdpa_choice=rec.sdpa_choice,
+            facts=dict(rec.facts),
         ))
     df = pd.DataFrame(rows, columns=COLUMNS)
     if len(df):
@@ -218,7 +247,36 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
 
 
 def _ranked(points: pd.DataFrame) -> pd.DataFrame:
-    return points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna()]
+    """Rows that may win: ran, timed, and answered right (rules.wrong_answer)."""
+    wrong = points["wrong"].fillna(False).astype(bool) if "wrong" in points else False
+    return points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna() & ~wrong]
+
+
+BACKEND_COLUMNS = ["variant", "mode", "q_len", "kv_len", "head_dim", "sdpa_choice", "backend", "verdict", "reason"]
+ELIGIBLE = "eligible"  # as gen.capture.attention.backend_reasons writes it
+
+
+def backend_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
+    """Why SDPA picked its backend: per unpinned SDPA point, one row per backend
+    with what PyTorch chose, and "eligible" or PyTorch's reason for not running it
+    (`verdict`: chosen, eligible, refused, not asked)."""
+    rows = []
+    for rec in _records(ls, scenario):
+        if not rec.backend_reasons and rec.sdpa_choice is None:
+            continue
+        for backend, why in rec.backend_reasons.items():
+            if backend == rec.sdpa_choice:
+                verdict = "chosen"
+            elif why == ELIGIBLE:
+                verdict = "eligible"
+            elif why.startswith("not asked"):
+                verdict = "not asked"
+            else:
+                verdict = "refused"
+            rows.append(dict(variant=rec.variant, mode=rec.mode, q_len=rec.point.q_len, kv_len=rec.point.kv_len,
+                             head_dim=rec.point.head_dim, sdpa_choice=rec.sdpa_choice, backend=backend,
+                             verdict=verdict, reason=None if why == ELIGIBLE else why))
+    return pd.DataFrame(rows, columns=BACKEND_COLUMNS)
 
 
 def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
@@ -461,7 +519,9 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     """One JSON-ready row per variant and sweep point of the scenario: scenario, variant,
     mode, point (batch, q_heads, kv_heads, head_dim, q_len, kv_len, mask, window), status,
     reason, gpu_only_ms (+ method), eager_ms, tflops and tbps under the conventions above
-    (null where they do not apply), pct_of_ceiling, kernels_per_call, peak memory, error."""
+    (null where they do not apply), pct_of_ceiling, kernels_per_call, peak memory, error;
+    dtype of the inputs, wrong_answer (error past rules.WRONG_ANSWER_REL_ERROR), and for
+    unpinned SDPA sdpa_choice and backend_reasons; facts the variant measured (block masks)."""
     if not ls.measured:
         raise schema.UserError(f"--set: {ls.name} holds published figures, not measured points; the scenario pages "
                                "show them beside a measured set's")
@@ -470,6 +530,8 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
         raise schema.UserError(f"--scenario: set {ls.name} holds no points of scenario {scenario!r} "
                                f"(it has: {', '.join(known) or 'none'})")
     df = point_frame(ls, scenario)
+    reasons = {(p.variant, p.mode, p.point.q_len, p.point.kv_len, p.point.head_dim): dict(p.backend_reasons)
+               for p in _records(ls, scenario)}
     out = []
     for _, r in df.iterrows():
         out.append(dict(
@@ -480,6 +542,9 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
             eager_ms=number(r["eager_ms"], 6), tflops=number(r["tflops"], 2), tbps=number(r["tbps"], 4),
             pct_of_ceiling=number(r["pct_of_ceiling"], 1), kernels_per_call=integer(r["kernels_per_call"]),
             peak_memory_bytes=integer(r["peak_memory_bytes"]), rel_error=number(r["rel_error"], 8),
+            dtype=r["dtype"], wrong_answer=bool(r["wrong"]), sdpa_choice=_text(r["sdpa_choice"]),
+            backend_reasons=reasons.get((r["variant"], r["mode"], r["q_len"], r["kv_len"], r["head_dim"]), {}),
+            facts={k: number(v, 6) for k, v in (r["facts"] or {}).items()},
         ))
     return out
 
