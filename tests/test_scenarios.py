@@ -76,9 +76,10 @@ def test_variants_declare_roles_once():
     assert variants.by_role("automatic").name == "sdpa_auto"
     roles = [v.role for v in variants.VARIANTS.values() if v.role]
     assert len(roles) == len(set(roles))
-    assert {v.name for v in variants.VARIANTS.values() if v.compiled} == {"flex", "naive_compiled"}
+    assert {v.name for v in variants.VARIANTS.values() if v.compiled} == {
+        "flex", "naive_compiled", "flex_triton", "flex_paged", "flex_fp8"}
     assert {v.name for v in variants.VARIANTS.values() if v.gqa == variants.Gqa.EXPAND} == {
-        "naive", "naive_inplace", "naive_compiled"}
+        "naive", "naive_inplace", "naive_compiled", "sdpa_nested"}
     assert "FlexBlockMaskAttention(point, device)" in variants.source(variants.VARIANTS["flex"])
 
 
