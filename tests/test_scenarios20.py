@@ -227,3 +227,17 @@ def test_summary_json_gives_rows_for_each_new_scenario(tiny20):
         assert p.returncode == 0, p.stderr[-2000:]
         rows = json.loads(p.stdout)
         assert rows and all("dtype" in r and "backend_reasons" in r for r in rows)
+
+
+def test_said_by_pytorch_reads_cpp_warnings_from_stderr_and_python_warnings():
+    import os
+    import warnings
+    said: list[str] = []
+    with at.said_by_pytorch(said):
+        os.write(2, b"[W1203 16:01:43.8 sdp_utils.cpp:457] Warning: Flash attention does not support the "
+                    b"is_causal flag when seqlen_q != seqlen_k. (function check_flash_causal_non_square_seqlens)\n")
+        os.write(2, b"[W1203 16:01:43.8 sdp_utils.cpp:9] Warning: Flash attention kernel not used because: "
+                    b"(Triggered internally at x.cpp:1.)\n")
+        warnings.warn("Memory efficient kernel not used because: no <mask> | *", UserWarning, stacklevel=1)
+    assert said == ["Memory efficient kernel not used because: no <mask> | *",
+                    "Flash attention does not support the is_causal flag when seqlen_q != seqlen_k."]

@@ -22,6 +22,10 @@ import inspect
 import itertools
 import logging
 import math
+import os
+import re
+import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable
@@ -462,6 +466,39 @@ _BACKEND_NAMES = {"FLASH_ATTENTION": "flash", "EFFICIENT_ATTENTION": "efficient"
 ELIGIBLE = "eligible"
 
 
+# c10's warnings as its default handler prints them on stderr:
+# "[W... file.cpp:457] Warning: <message> (function <name>)".
+_CPP_WARNING = re.compile(r"Warning: (.*?)(?: \(function \w+\))?\s*$")
+_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?")
+
+
+@contextlib.contextmanager
+def said_by_pytorch(out: list[str]):
+    """What PyTorch says inside: Python warnings, and the C++ warnings that
+    torch.backends.cuda.can_use_*(debug=True) writes straight to stderr (file
+    descriptor 2, not Python's warnings) on torch 2.11, read back from a
+    temporary file. Messages, in order, once each, into `out`."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            text = tmp.read().decode(errors="replace")
+    said = [str(w.message) for w in caught]
+    for line in text.splitlines():
+        m = _CPP_WARNING.search(line)
+        said.append(m.group(1) if m else line)
+    said = [" ".join(_TRIGGERED.sub("", x).split()) for x in said]
+    out.extend(dict.fromkeys(x.rstrip(":") for x in said if x and not x.endswith("not used because:")))
+
+
 def backend_reasons(q, k, v, mask, is_causal: bool, gqa: bool) -> dict[str, str]:
     """Per fused backend, "eligible" or PyTorch's own reasons for refusing
     these inputs: torch.backends.cuda.can_use_*(SDPAParams(...), debug=True)
@@ -479,13 +516,13 @@ def backend_reasons(q, k, v, mask, is_causal: bool, gqa: bool) -> dict[str, str]
         if fn is None:
             out[name] = f"not asked: torch.backends.cuda has no {check}"
             continue
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        said: list[str] = []
+        with said_by_pytorch(said):
             try:
                 ok = fn(params, debug=True)
             except RuntimeError as exc:
-                ok, caught = False, [*caught, warnings.WarningMessage(str(exc), RuntimeWarning, "", 0)]
-        said = list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))
+                ok = False
+                said.append(str(exc).strip().splitlines()[0])
         out[name] = ELIGIBLE if ok else ("; ".join(said)[:1000] or "refused (PyTorch gave no reason)")
     out["math"] = ELIGIBLE if torch.backends.cuda.math_sdp_enabled() else "disabled"
     return out
@@ -518,13 +555,12 @@ def nested_reasons(q, k, v, is_causal: bool) -> tuple[str | None, dict[str, str]
     try:
         for name, (generic, jagged) in checks.items():
             handler.lines.clear()
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
+            said: list[str] = []
+            with said_by_pytorch(said):
                 ok = generic is None or getattr(torch.backends.cuda, generic)(params, debug=True)
                 fn = getattr(nested_sdpa, jagged, None)
                 ok = ok and (fn is None or fn(params, debug=True))
-            said = [str(w.message) for w in caught] + handler.lines
-            said = list(dict.fromkeys(" ".join(x.split()) for x in said))
+            said = list(dict.fromkeys(said + [" ".join(x.split()) for x in handler.lines]))
             reasons[name] = ELIGIBLE if ok else ("; ".join(said)[:1000] or "refused (PyTorch gave no reason)")
         got = nested_sdpa._select_sdp_backend(q, k, v, None, 0.0, is_causal, False)
         choice = _BACKEND_NAMES.get(got.name, got.name.lower())
