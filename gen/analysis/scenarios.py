@@ -532,11 +532,13 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     df = point_frame(ls, scenario)
     reasons = {(p.variant, p.mode, p.point.q_len, p.point.kv_len, p.point.head_dim): dict(p.backend_reasons)
                for p in _records(ls, scenario)}
+    docs = {(p.point.q_len, p.point.kv_len): list(p.point.docs) for p in _records(ls, scenario) if p.point.docs}
     out = []
     for _, r in df.iterrows():
         out.append(dict(
             scenario=r["scenario"], variant=r["variant"], mode=r["mode"],
-            point={k: (integer(r[k]) if k != "mask" else r[k]) for k in POINT_KEYS},
+            point={k: (integer(r[k]) if k != "mask" else r[k]) for k in POINT_KEYS}
+            | ({"docs": docs[(r["q_len"], r["kv_len"])]} if (r["q_len"], r["kv_len"]) in docs else {}),
             status=r["status"], reason=_text(r["reason"]),
             gpu_only_ms=number(r["gpu_only_ms"], 6), gpu_only_method=_text(r["gpu_only_method"]),
             eager_ms=number(r["eager_ms"], 6), tflops=number(r["tflops"], 2), tbps=number(r["tbps"], 4),
