@@ -27,6 +27,8 @@ from gen.model import schema
 
 FLOP_CONVENTION = ("FlashAttention's count: 4·B·Hq·Sq·Sk·D (two matrix products, 2 FLOPs per multiply-add), "
                    "halved when causal; a sliding window counts exactly the (query, key) pairs inside it; "
+                   "packed documents count each document's own causal square, halved (useful work only: "
+                   "padding and cross-document pairs are not counted); "
                    "a training step is the forward plus a backward of 2.5× the forward (3.5×)")
 FLOP_LABEL = "FlashAttention count"
 BYTES_CONVENTION = "Q, K, V read once and the output written once (bytes of the four tensors)"
@@ -37,8 +39,12 @@ BACKWARD_FACTOR = 2.5
 ELEM_SIZE = {"bf16": 2, "fp16": 2, "f16": 2, "float16": 2, "bfloat16": 2, "fp32": 4, "f32": 4, "float32": 4}
 
 
+# FP8 points (issue 20) move one byte an element.
+FP8_ELEM_SIZE = {"fp8_e4m3": 1, "fp8_e5m2": 1}
+
+
 def element_size(dtype: str) -> int:
-    return ELEM_SIZE.get(dtype, 2)
+    return FP8_ELEM_SIZE.get(dtype) or ELEM_SIZE.get(dtype, 2)
 
 
 def dense_pairs(p: schema.Point) -> float:
@@ -50,6 +56,8 @@ def score_pairs(p: schema.Point) -> float:
     """(query, key) pairs a kernel must score per (batch, head), under the convention.
     Queries sit at the end of the keys (decode: the last position), as capture masks them."""
     sq, sk = p.q_len, p.kv_len
+    if p.mask == schema.Mask.DOCUMENT:
+        return sum(d * d / 2.0 for d in p.docs or ())
     if p.mask == schema.Mask.NONE:
         return float(sq * sk)
     if p.mask == schema.Mask.CAUSAL and sq == sk:

@@ -76,6 +76,22 @@ def cudnn_flops(p: schema.Point) -> float:
 element_size = flops_mod.element_size
 
 
+def document_frame(p: schema.Point, mode: str = schema.Mode.INFERENCE) -> pd.DataFrame:
+    """Per packed document (Mask.DOCUMENT): its tokens, its useful FLOPs under
+    FLOP_CONVENTION, its share of the pack's, and what padding every document
+    to the longest computes for it (the padded batch's rows)."""
+    docs = list(p.docs or ())
+    if not docs:
+        return pd.DataFrame(columns=["document", "tokens", "flops", "share_pct", "padded_flops"])
+    width = max(docs)
+    per = [flops(schema.Point(p.batch, p.q_heads, p.kv_heads, p.head_dim, d, d, schema.Mask.CAUSAL), mode)
+           for d in docs]
+    padded = flops(schema.Point(p.batch, p.q_heads, p.kv_heads, p.head_dim, width, width, schema.Mask.CAUSAL), mode)
+    total = sum(per)
+    return pd.DataFrame({"document": range(1, len(docs) + 1), "tokens": docs, "flops": per,
+                         "share_pct": [100 * f / total for f in per], "padded_flops": [padded] * len(docs)})
+
+
 # --------------------------------------------------------------------------- which scenarios
 
 
@@ -114,6 +130,7 @@ COLUMNS = [
     "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
     "pct_of_matmul", "pct_of_copy", "pct_of_read", "sol_pct", "datasheet_tbps", "pct_of_datasheet",
     "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
+    "dtype", "wrong", "sdpa_choice", "facts",
 ]
 
 
@@ -141,9 +158,11 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     cl = scaling.ceilings(ls) if ls.measured else None
     gpu = ls.rs.environment.device == "cuda"  # a CPU trace has no GPU events to count
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
-    elem = element_size(scenario_dtype(ls, scenario))
+    own_dtype = scenario_dtype(ls, scenario)
     rows = []
     for rec in recs:
+        dtype = rec.dtype or own_dtype
+        elem = element_size(dtype)
         ok = rec.status == schema.Status.OK
         tr = ls.sweep_trace(rec.trace) if ok and rec.trace else None
         tm = timings.times(rec, tr)
@@ -177,6 +196,8 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
             peak_memory_bytes=rec.peak_memory_bytes if rec.peak_memory_bytes else math.nan,
             rel_error=rec.rel_error if rec.rel_error is not None else math.nan, trace=rec.trace,
             main_kernel=_main_kernel(ls, rec, tr),
+            dtype=dtype, wrong=rules.wrong_answer(rec.rel_error), sdpa_choice=rec.sdpa_choice,
+            facts=dict(rec.facts),
         ))
     df = pd.DataFrame(rows, columns=COLUMNS)
     if len(df):
@@ -198,7 +219,36 @@ def roofline_frame(points: pd.DataFrame) -> pd.DataFrame:
 
 
 def _ranked(points: pd.DataFrame) -> pd.DataFrame:
-    return points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna()]
+    """Rows that may win: ran, timed, and answered right (rules.wrong_answer)."""
+    wrong = points["wrong"].fillna(False).astype(bool) if "wrong" in points else False
+    return points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna() & ~wrong]
+
+
+BACKEND_COLUMNS = ["variant", "mode", "q_len", "kv_len", "head_dim", "sdpa_choice", "backend", "verdict", "reason"]
+ELIGIBLE = "eligible"  # as gen.capture.attention.backend_reasons writes it
+
+
+def backend_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
+    """Why SDPA picked its backend: per unpinned SDPA point, one row per backend
+    with what PyTorch chose, and "eligible" or PyTorch's reason for not running it
+    (`verdict`: chosen, eligible, refused, not asked)."""
+    rows = []
+    for rec in _records(ls, scenario):
+        if not rec.backend_reasons and rec.sdpa_choice is None:
+            continue
+        for backend, why in rec.backend_reasons.items():
+            if backend == rec.sdpa_choice:
+                verdict = "chosen"
+            elif why == ELIGIBLE:
+                verdict = "eligible"
+            elif why.startswith("not asked"):
+                verdict = "not asked"
+            else:
+                verdict = "refused"
+            rows.append(dict(variant=rec.variant, mode=rec.mode, q_len=rec.point.q_len, kv_len=rec.point.kv_len,
+                             head_dim=rec.point.head_dim, sdpa_choice=rec.sdpa_choice, backend=backend,
+                             verdict=verdict, reason=None if why == ELIGIBLE else why))
+    return pd.DataFrame(rows, columns=BACKEND_COLUMNS)
 
 
 def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
@@ -498,7 +548,9 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     """One JSON-ready row per variant and sweep point of the scenario: scenario, variant,
     mode, point (batch, q_heads, kv_heads, head_dim, q_len, kv_len, mask, window), status,
     reason, gpu_only_ms (+ method), eager_ms, tflops and tbps under the conventions above
-    (null where they do not apply), pct_of_ceiling, kernels_per_call, peak memory, error."""
+    (null where they do not apply), pct_of_ceiling, kernels_per_call, peak memory, error;
+    dtype of the inputs, wrong_answer (error past rules.WRONG_ANSWER_REL_ERROR), and for
+    unpinned SDPA sdpa_choice and backend_reasons; facts the variant measured (block masks)."""
     if not ls.measured:
         raise schema.UserError(f"--set: {ls.name} holds published figures, not measured points; the scenario pages "
                                "show them beside a measured set's")
@@ -507,16 +559,23 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
         raise schema.UserError(f"--scenario: set {ls.name} holds no points of scenario {scenario!r} "
                                f"(it has: {', '.join(known) or 'none'})")
     df = point_frame(ls, scenario)
+    reasons = {(p.variant, p.mode, p.point.q_len, p.point.kv_len, p.point.head_dim): dict(p.backend_reasons)
+               for p in _records(ls, scenario)}
+    docs = {(p.point.q_len, p.point.kv_len): list(p.point.docs) for p in _records(ls, scenario) if p.point.docs}
     out = []
     for _, r in df.iterrows():
         out.append(dict(
             scenario=r["scenario"], variant=r["variant"], mode=r["mode"],
-            point={k: (integer(r[k]) if k != "mask" else r[k]) for k in POINT_KEYS},
+            point={k: (integer(r[k]) if k != "mask" else r[k]) for k in POINT_KEYS}
+            | ({"docs": docs[(r["q_len"], r["kv_len"])]} if (r["q_len"], r["kv_len"]) in docs else {}),
             status=r["status"], reason=_text(r["reason"]),
             gpu_only_ms=number(r["gpu_only_ms"], 6), gpu_only_method=_text(r["gpu_only_method"]),
             eager_ms=number(r["eager_ms"], 6), tflops=number(r["tflops"], 2), tbps=number(r["tbps"], 4),
             pct_of_ceiling=number(r["pct_of_ceiling"], 1), kernels_per_call=integer(r["kernels_per_call"]),
             peak_memory_bytes=integer(r["peak_memory_bytes"]), rel_error=number(r["rel_error"], 8),
+            dtype=r["dtype"], wrong_answer=bool(r["wrong"]), sdpa_choice=_text(r["sdpa_choice"]),
+            backend_reasons=reasons.get((r["variant"], r["mode"], r["q_len"], r["kv_len"], r["head_dim"]), {}),
+            facts={k: number(v, 6) for k, v in (r["facts"] or {}).items()},
         ))
     return out
 

@@ -97,7 +97,7 @@ def plan(variants: list[Variant], scenarios: list[Scenario], modes: list[str]) -
                 groups.append((schema.Mode.TRAIN.value, s.train_points()))
             for mode, points in groups:
                 for dim in dict.fromkeys(p.head_dim for p in points):
-                    for v in variants:
+                    for v in s.variants_for(variants):
                         if v.compiled != compiled:
                             continue
                         jobs = [Job(s, mode, p, v, trace_name(s.name, v.name, mode, p, s.head_dim))
@@ -261,8 +261,11 @@ def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             built = build(v.kind, v.backend, point, device, dynamic=v.compiled)
-            q, k, v_ = make_inputs(point, DTYPES[job.scenario.dtype], device, seed, grad=train)
+            p.dtype, p.facts = built.dtype or job.scenario.dtype, dict(built.facts)
+            q, k, v_ = make_inputs(point, DTYPES[p.dtype], device, seed, grad=train, layout=built.layout)
             go = grad_output(point, DTYPES[job.scenario.dtype], device, seed + 7) if train else None
+            if built.explain is not None:
+                p.sdpa_choice, p.backend_reasons = built.explain(q, k, v_)
             with built.context(), probe.mode_context(train):
                 first: list[float] = []
                 p.rel_error = _check(built, train, point, q, k, v_, go, device, first)

@@ -71,6 +71,7 @@ class Mask(enum.StrEnum):
     CAUSAL = "causal"
     NONE = "none"
     SLIDING = "sliding"  # causal within a window of `window` tokens
+    DOCUMENT = "document"  # causal within each packed document (Point.docs), nothing across them
 
 
 class SetKind(enum.StrEnum):
@@ -148,6 +149,9 @@ class Point:
     kv_len: int
     mask: str  # Mask
     window: int | None = None  # tokens, with Mask.SLIDING
+    # Optional (no version bump): the lengths of the documents packed into
+    # the sequence, with Mask.DOCUMENT (they add up to q_len == kv_len).
+    docs: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -361,6 +365,16 @@ class SweepPoint:
     compile_time_s: float | None = None
     published: Published | None = None  # reference sets only; optional, so no version bump
     first_call_s: float | None = None  # schema 3: the first call at this shape (compile, plan, load)
+    # Optional (no version bump), issue 20:
+    dtype: str | None = None  # the inputs' dtype when the variant sets its own (fp8), else the scenario's
+    # Unpinned SDPA only: what PyTorch chose (flash, efficient, cudnn, math) and,
+    # per backend, "eligible" or the reason PyTorch gives for refusing it here.
+    sdpa_choice: str | None = None
+    backend_reasons: dict[str, str] = field(default_factory=dict)
+    # Facts a variant measured about itself while being built: e.g. a block
+    # mask's build time (block_mask_build_s) and the share of blocks it skips
+    # (block_mask_sparsity_pct).
+    facts: dict[str, float] = field(default_factory=dict)
 
     @property
     def seq_len(self) -> int:
@@ -463,6 +477,11 @@ def _check(value: Any, tp, where: str, fname: str) -> Any:
             raise SchemaError(f"{where}: field {fname} must be a list, not {type(value).__name__}")
         (item,) = typing.get_args(tp)
         return [_check(v, item, where, f"{fname}[{i}]") for i, v in enumerate(value)]
+    if origin is tuple:  # tuple[X, ...]: a JSON list
+        if not isinstance(value, list | tuple):
+            raise SchemaError(f"{where}: field {fname} must be a list, not {type(value).__name__}")
+        item = typing.get_args(tp)[0]
+        return tuple(_check(v, item, where, f"{fname}[{i}]") for i, v in enumerate(value))
     if origin is dict:
         if not isinstance(value, dict):
             raise SchemaError(f"{where}: field {fname} must be an object, not {type(value).__name__}")

@@ -100,16 +100,26 @@ def length(n, decode: bool) -> str:
 
 def point_label(row: dict, decode: bool, show_head_dim: bool) -> str:
     text = length(row["kv_len"], decode)
+    q = row.get("q_len")
+    if not decode and q is not None and not missing(q) and int(q) != int(row["kv_len"]):
+        text = f"{int(q):,} queries × KV {int(row['kv_len']):,}"  # a chunk against a longer cache
     return f"{text}, D {int(row['head_dim'])}" if show_head_dim else text
 
 
-def shape(p: dict, lengths: list[int], dtype: str) -> str:
+def shape(p: dict, lengths: list[int], dtype: str, q_lens: list[int] | None = None) -> str:
     """The scenario's shape in one line: batch, heads, head dim, queries, mask, lengths, dtype."""
     heads = (f"{p['q_heads']} query heads over {p['kv_heads']} KV heads" if p["q_heads"] != p["kv_heads"]
              else f"{p['q_heads']} heads")
     queries = "one query token per sequence" if p["q_len"] == 1 else "queries = the whole sequence"
+    chunks = [q for q in (q_lens or []) if q not in lengths]
+    if chunks:
+        queries = (f"chunks of {', '.join(f'{q:,}' for q in chunks)} queries, the last tokens of the sequence, "
+                   "against the KV cache")
     if p["mask"] == "sliding":
         mask = f"causal mask within a {p['window']:,}-token window"
+    elif p["mask"] == "document" and p.get("docs"):
+        mask = (f"{len(p['docs'])} packed documents of {', '.join(f'{d:,}' for d in p['docs'])} tokens, "
+                "causal within each, nothing across them")
     else:
         mask = {"causal": "causal mask", "none": "no mask"}.get(p["mask"], p["mask"])
     lens = ", ".join(f"{n:,}" for n in lengths)
@@ -259,3 +269,68 @@ def versus_short(v: dict, anchor_title: str, decode: bool, variant_label=None) -
     who = ours_name(v, variant_label or (lambda x: x))
     return (f"Against {anchor_name(v['anchor_variant'])} at {length(v['kv_len'], decode)}, D {int(v['head_dim'])} "
             f"as published ({anchor_title}), {who}: {', '.join(ratios)}.")
+
+
+# --------------------------------------------------------------------------- issue 20: why SDPA picked its backend,
+# wrong answers on purpose, facts measured while building, packed documents
+
+BACKEND_NAMES = {"flash": "FlashAttention-2", "efficient": "memory-efficient", "cudnn": "cuDNN", "math": "math",
+                 "none": "none (no backend could run)"}
+
+
+def backend_name(b: str | None) -> str:
+    return BACKEND_NAMES.get(b or "", b or "not recorded")
+
+
+def backend_verdict(verdict: str, reason: str | None) -> str:
+    """One cell of the backend table: chosen, eligible, or PyTorch's reason."""
+    if verdict == "chosen":
+        return "chosen"
+    if verdict == "eligible":
+        return "eligible, not chosen (lower in PyTorch's priority order)"
+    return reason or "refused (PyTorch gave no reason)"
+
+
+BACKEND_NOTE = ("What SDPA ran with no backend pinned and, for each backend it did not run, the reason PyTorch "
+                "gives: torch.backends.cuda.can_use_flash_attention (and its efficient and cuDNN siblings) with "
+                "debug=True, on the very inputs, mask and flags of the measured call; the choice is "
+                "torch._fused_sdp_choice's (nested tensors: their own dispatcher; causal_lower_right: its own "
+                "order, flash then efficient then math).")
+
+
+def wrong_note(label: str, why: str | None, worst: float) -> str:
+    text = f"{label} answers wrong on purpose here (error up to {worst:.2g} against float64)"
+    return text + (f": {why}." if why else ".") + " It is shown for scale, never ranked."
+
+
+def wrong_by_error(label: str, worst: float, limit: float) -> str:
+    return (f"{label}'s error against float64 reaches {worst:.2g}, past {limit:g}: a wrong answer, shown, never "
+            "ranked.")
+
+
+FACT_WORDS = {
+    "block_mask_build_s": ("BlockMask build time", lambda x: f"{x * 1e3:.3g} ms"),
+    "block_mask_sparsity_pct": ("tiles the block mask skips", lambda x: f"{x:.1f}%"),
+    "window_extra_keys": ("keys seen beyond W with window_size=(W, 0)",
+                          lambda x: f"{x:.0f} (so W − {x:.0f} is passed to see exactly W keys)"),
+    "fp8_input_rounding_error": ("error from rounding q, k, v to float8 e4m3 alone (float64 attention of the "
+                                 "rounded inputs against the unrounded)", lambda x: f"{x:.2g}"),
+}
+
+
+def facts(label: str, point: str, got: dict) -> str:
+    """The facts a variant measured while being built, in one line."""
+    parts = []
+    for k, v in got.items():
+        if v is None or missing(v):
+            continue
+        name, f = FACT_WORDS.get(k, (k, lambda x: f"{x:g}"))
+        parts.append(f"{name}: {f(v)}")
+    return f"{label} at {point}: " + "; ".join(parts) + "." if parts else ""
+
+
+def documents_note(total_tokens: int, padded_tokens: int, padded_flops: float, useful_flops: float) -> str:
+    return (f"Useful work is each document's own causal square. Padding every document to the longest makes "
+            f"{padded_tokens:,} token slots of {total_tokens:,}, and {padded_flops / useful_flops:.2f}× the useful "
+            "FLOPs; attending over the whole pack with a plain causal mask computes "
+            "cross-document pairs too (and answers wrong).")

@@ -166,6 +166,58 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     return out
 
 
+def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
+    """Why SDPA picked its backend: per unpinned SDPA variant and backend not chosen,
+    PyTorch's reason once, with the points it was given at (numbers blanked to group)."""
+    bf = sa.backend_frame(ls, name)
+    out: dict = {}
+    for r in records(bf):
+        key = (r["variant"], r["mode"], r["backend"], re.sub(r"\d+", "#", str(r["reason"])), r["verdict"])
+        g = out.setdefault(key, dict(label=_label(r["variant"]), mode=r["mode"],
+                                     backend=words.backend_name(r["backend"]),
+                                     verdict=words.backend_verdict(r["verdict"], r["reason"]), points=[], chose=[]))
+        g["points"].append(words.point_label(r, decode, show_dim))
+        g["chose"].append(words.backend_name(r["sdpa_choice"]))
+    for g in out.values():
+        g["points"] = ", ".join(dict.fromkeys(g["points"]))
+        g["chose"] = ", ".join(dict.fromkeys(g["chose"]))
+    return list(out.values())
+
+
+def _wrong_notes(pts) -> list[str]:
+    notes = []
+    bad = pts[pts["wrong"].fillna(False).astype(bool)]
+    for v, g in bad.groupby("variant", sort=False):
+        decl = variants.VARIANTS.get(v)
+        worst = float(g["rel_error"].max())
+        notes.append(words.wrong_note(_label(v), decl.wrong, worst) if decl and decl.wrong
+                     else words.wrong_by_error(_label(v), worst, rules.WRONG_ANSWER_REL_ERROR))
+    return notes
+
+
+def _fact_lines(pts, decode: bool, show_dim: bool) -> list[str]:
+    lines = []
+    for r in records(pts):
+        got = r.get("facts") or {}
+        if got:
+            line = words.facts(_label(r["variant"]), words.point_label(r, decode, show_dim), got)
+            if line:
+                lines.append(line)
+    return list(dict.fromkeys(lines))
+
+
+def _documents(ls, name: str) -> dict | None:
+    rec = ls.rs.scenario(name)
+    p = next((q for q in (rec.points if rec else []) if q.docs), None)
+    if p is None:
+        return None
+    df = sa.document_frame(p)
+    useful, width = float(df["flops"].sum()), max(p.docs)
+    return dict(rows=records(df), note=words.documents_note(sum(p.docs), width * len(p.docs),
+                                                            float(df["padded_flops"].sum()), useful),
+                total_flops=useful)
+
+
 def set_view(ctx: Context, ls, name: str) -> dict | None:
     pts = sa.point_frame(ls, name)
     if pts.empty:
@@ -188,6 +240,7 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
             fig = _figure(m) if mode == schema.Mode.INFERENCE else sa.FIGURE_TFLOPS
             rows = _rows(m, decode, show_dim, ctx.variant_names, ls.rs.environment.device)
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig,
+                              dtype=sa.scenario_dtype(ls, name),
                               figure_note=words.table_note(fig, mode)))
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
@@ -198,6 +251,8 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
         copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS else None,
         anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
         conditions=_conditions(ls, name, pts, anchors) if gpu else None,
+        backends=_backend_groups(ls, name, decode, show_dim), backend_note=words.BACKEND_NOTE,
+        wrong=_wrong_notes(pts), facts=_fact_lines(pts, decode, show_dim), documents=_documents(ls, name),
     )
 
 
@@ -218,13 +273,16 @@ def scenario_view(ctx: Context, name: str) -> dict:
     sets = [v for v in (set_view(ctx, ls, name) for ls in ctx.sets if ls.measured) if v]
     first = next((ls for ls in ctx.sets if ls.measured and ls.rs.scenario(name)), None)
     rec = first.rs.scenario(name) if first else None
-    p = rec.points[0] if rec and rec.points else (s.point(s.lengths[0]) if s else None)
-    lengths = sorted({q.kv_len for q in rec.points}) if rec else (list(s.lengths) if s else [])
+    held = (rec.points or rec.train_points) if rec else []  # a training-only scenario has no inference points
+    own = (s.points() or s.train_points()) if s else []
+    p = held[0] if held else (own[0] if own else None)
+    lengths = sorted({q.kv_len for q in held}) if rec else sorted({q.kv_len for q in own})
     figure = sets[0]["figure"] if sets else sa.FIGURE_TFLOPS
     return dict(
         here=scenario_page(name), name=name, title=sa.scenario_title(ctx.sets, name),
         why=words.why(s.why) if s else None,
-        shape=words.shape(vars(p), lengths, rec.dtype if rec else s.dtype) if p else None,
+        shape=words.shape(vars(p), lengths, rec.dtype if rec else s.dtype,
+                          sorted({q.q_len for q in held}) if rec else list(s.q_lens) if s else []) if p else None,
         head_dims=sorted({q.head_dim for q in rec.points}) if rec else [],
         train=[q.kv_len for q in rec.train_points] if rec else [],
         figure=figure, convention=words.CONVENTION[figure], flop_convention=sa.FLOP_CONVENTION,
