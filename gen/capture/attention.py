@@ -104,7 +104,7 @@ class FlexBlockMaskAttention(nn.Module):
     rule (none when nothing is masked), and its own GQA. For a few query
     tokens flex_attention picks its decoding kernel by itself."""
 
-    def __init__(self, point: schema.Point, device: torch.device, dynamic: bool = False):
+    def __init__(self, point: schema.Point, device: torch.device):
         super().__init__()
         from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
@@ -121,7 +121,7 @@ class FlexBlockMaskAttention(nn.Module):
             rule, B=None, H=None, Q_LEN=point.q_len, KV_LEN=point.kv_len, device=device
         )
         self.gqa = point.q_heads != point.kv_heads
-        self.flex = torch.compile(flex_attention, dynamic=True if dynamic else None)
+        self.flex = torch.compile(flex_attention)
 
     def forward(self, q, k, v):
         return self.flex(q, k, v, block_mask=self.block_mask, enable_gqa=self.gqa)
@@ -136,12 +136,10 @@ class Built:
     compiled: bool = False
 
 
-def build(kind: str, backend: str | None, point: schema.Point, device, dynamic: bool = False) -> Built:
-    """Make the callable for one variant at one point; `kind` and `backend` come from gen.model.variants.
-    dynamic: compile with dynamic shapes and keep what was compiled before, so that a series of lengths
-    compiles once; the caller resets dynamo at each series (fewer points than the recompile limit)."""
+def build(kind: str, backend: str | None, point: schema.Point, device) -> Built:
+    """Make the callable for one variant at one point; `kind` and `backend` come from gen.model.variants."""
     device = torch.device(device)
-    if kind in ("naive_compiled", "flex") and not dynamic:
+    if kind in ("naive_compiled", "flex"):
         # A fresh compile per build: otherwise every new module instance and
         # shape counts against dynamo's recompile limit, and past it the
         # "compiled" variant silently runs eager.
@@ -151,7 +149,7 @@ def build(kind: str, backend: str | None, point: schema.Point, device, dynamic: 
     if kind == "naive_inplace":
         return Built(NaiveInplaceAttention(point, device), contextlib.nullcontext)
     if kind == "naive_compiled":
-        module = torch.compile(NaiveAttention(point, device), dynamic=True if dynamic else None)
+        module = torch.compile(NaiveAttention(point, device))
         return Built(module, contextlib.nullcontext, compiled=True)
     if kind == "sdpa":
         if backend is None:
@@ -159,7 +157,7 @@ def build(kind: str, backend: str | None, point: schema.Point, device, dynamic: 
         pinned = getattr(SDPBackend, BACKEND_ENUM[backend])
         return Built(SDPAttention(point, device), lambda: sdpa_kernel(pinned))
     if kind == "flex":
-        return Built(FlexBlockMaskAttention(point, device, dynamic), contextlib.nullcontext, compiled=True)
+        return Built(FlexBlockMaskAttention(point, device), contextlib.nullcontext, compiled=True)
     raise ValueError(f"unknown variant kind {kind!r}")
 
 

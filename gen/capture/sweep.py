@@ -142,7 +142,6 @@ def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[st
     out: list[schema.SweepPoint] = []
     for jobs in series:
         oom_at, last_s, prev, last_ms, last_first = None, 0.0, None, None, None
-        reset = jobs[0].variant.compiled
         for job in jobs:
             key = job_key(job)
             kept = store.get(key) if store is not None else None
@@ -157,9 +156,6 @@ def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[st
                 if p.reason is not None:
                     p.status = schema.Status.OOM.value if oom_at is not None else schema.Status.SKIPPED.value
                 else:
-                    if reset:
-                        torch._dynamo.reset()  # once per series: it compiles with dynamic shapes
-                        reset = False
                     p = sweep_point(job, device, budget, staging_dir, seed, sampler=sampler,
                                     burst=bursts is not None and burst_key(job) in bursts)
                 seconds = time.monotonic() - t0
@@ -273,7 +269,7 @@ def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, 
         # pinned backend says there why it refuses; the timed loops run bare.
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            built = build(v.kind, v.backend, point, device, dynamic=v.compiled)
+            built = build(v.kind, v.backend, point, device)
             q, k, v_ = make_inputs(point, DTYPES[job.scenario.dtype], device, seed, grad=train)
             go = grad_output(point, DTYPES[job.scenario.dtype], device, seed + 7) if train else None
             with built.context(), probe.mode_context(train):
