@@ -75,11 +75,39 @@ def report(path: Path) -> list[str]:
     return lines
 
 
+def report_partial(path: Path) -> list[str]:
+    """A capture cut short: its staging area's items (gen.capture.staging), seconds by stage."""
+    import json
+
+    stages: dict[str, float] = {}
+    first: dict[str, float] = {}
+    n = 0
+    for f in sorted((path / "items").glob("*.json")):
+        item = json.loads(f.read_text(encoding="utf-8"))
+        stage = item.get("stage")
+        if stage:
+            stages[stage] = stages.get(stage, 0.0) + float(item.get("seconds", 0.0))
+        rec = item.get("record") or {}
+        if item.get("kind") == "sweep":
+            n += 1
+            if rec.get("compile_time_s"):
+                first[rec["variant"]] = first.get(rec["variant"], 0.0) + rec["compile_time_s"]
+    total = sum(stages.values())
+    lines = [f"## {path.name} (cut short: {n} sweep points kept)", "", "| stage | seconds | share |",
+             "| --- | ---: | ---: |"]
+    for stage, s in sorted(stages.items(), key=lambda kv: -kv[1]):
+        lines.append(f"| {stage} | {s:.1f} | {100 * s / total:.1f}% |")
+    lines += [f"| **all** | **{total:.1f}** | |", "",
+              "First calls of compiled variants: " + ", ".join(f"{k} {v:.1f} s" for k, v in sorted(first.items())),
+              ""]
+    return lines
+
+
 def main(argv: list[str]) -> int:
     out = ["# Capture time by stage", "", "Made by `benchmarks/capture_time.py` from each set's result.json "
            "and capture.log.", ""]
     for arg in argv:
-        out += report(Path(arg))
+        out += report_partial(Path(arg)) if (Path(arg) / "items").is_dir() else report(Path(arg))
     print("\n".join(out))
     return 0
 

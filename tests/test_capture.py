@@ -234,3 +234,23 @@ def test_a_capture_killed_with_sigkill_resumes_and_publishes_the_same_set(tmp_pa
     for rec in [*rs_b.runs, *rs_b.sweep]:
         if rec.trace:
             assert (b / rec.trace).is_file()
+
+
+def test_a_point_predicted_past_the_per_call_or_first_call_limit_is_skipped_with_why():
+    import torch
+
+    from gen.capture import sweep
+    from gen.model import scenarios, variants
+
+    s = scenarios.SCENARIOS["article"]
+    job = sweep.Job(s, "inference", s.point(16384), variants.VARIANTS["naive"], None)
+    gpu, cpu = torch.device("cuda"), torch.device("cpu")
+    far = float("inf")
+    why = sweep._not_run(job, s.point(8192), 3.0, 87.2, None, far, gpu)
+    assert why.startswith("not run: predicted 349 ms a call from 87.2 ms at 8192 tokens")
+    assert sweep._not_run(job, s.point(8192), 3.0, 87.2, None, far, cpu) is None  # a CPU's times are noise
+    assert sweep._not_run(job, s.point(8192), 3.0, 30.0, None, far, gpu) is None
+    why = sweep._not_run(job, s.point(8192), 20.0, 30.0, None, far, gpu, last_first_s=17.2)
+    assert why.startswith("not run: predicted a first call of 69 s from 17.2 s at 8192 tokens")
+    oom = sweep._not_run(job, s.point(8192), 3.0, 1.0, 4096, far, gpu)
+    assert oom == "not run: out of memory already at 4096 tokens"

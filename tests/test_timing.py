@@ -211,7 +211,7 @@ def test_the_real_cpu_timer_measures_wall_time_per_call():
             pass
 
     b = timing.Budget(warmup_min=2, warmup_min_s=0.0, warmup_max_s=0.05, repeats=6, min_measure_s=0.0,
-                      host_repeats=3, round_s=0.001, min_rounds=3, max_rounds=3)
+                      host_repeats=3, max_repeats=6, round_s=0.1, min_rounds=3, max_rounds=3)
     t = timing.measure(busy, "cpu", b)
     assert len(t.eager_ms) == 6 and len(t.host_ms) == 3 and t.rounds == 3
     assert min(t.eager_ms) >= 2.0 and min(t.host_ms) >= 2.0
@@ -228,3 +228,10 @@ def test_timing_is_a_valid_schema_record():
         [run])
     back = schema.from_dict(schema.to_dict(rs))
     assert back.runs[0].timing == t
+
+
+def test_memsets_match_whatever_memory_the_profiler_names_but_a_copy_engine_copy_is_not_a_kernel():
+    same = timing.compare_work(["Memset (Unknown)", "gemm"], ["Memset (Device)", "gemm"], 1)
+    assert same.fidelity == schema.GraphFidelity.SAME
+    differs = timing.compare_work(["gemm", "memcpy32_post"] * 2, ["gemm", "Memcpy DtoD (Device -> Device)"], 2)
+    assert differs.fidelity == schema.GraphFidelity.DIFFERS and differs.graph_kernels == ["gemm", "memcpy32_post"]

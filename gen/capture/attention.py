@@ -132,7 +132,7 @@ class FlexBlockMaskAttention(nn.Module):
     rule (none when nothing is masked), and its own GQA. For a few query
     tokens flex_attention picks its decoding kernel by itself."""
 
-    def __init__(self, point: schema.Point, device: torch.device, dynamic: bool = False):
+    def __init__(self, point: schema.Point, device: torch.device):
         super().__init__()
         from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
@@ -163,7 +163,7 @@ class FlexBlockMaskAttention(nn.Module):
             self.facts["block_mask_build_s"] = time.perf_counter() - t0
             self.facts["block_mask_sparsity_pct"] = skipped_blocks_pct(self.block_mask, point)
         self.gqa = point.q_heads != point.kv_heads
-        self.flex = torch.compile(flex_attention, dynamic=True if dynamic else None)
+        self.flex = torch.compile(flex_attention)
         self.kernel_options = None
 
     def forward(self, q, k, v):
@@ -650,8 +650,8 @@ def _sdpa_deterministic(backend, point, device) -> Built:
     return Built(SDPAttention(point, device), both)
 
 
-def _flex(backend, point, device, dynamic: bool = False) -> Built:
-    module = FlexBlockMaskAttention(point, device, dynamic)
+def _flex(backend, point, device) -> Built:
+    module = FlexBlockMaskAttention(point, device)
     return Built(module, contextlib.nullcontext, compiled=True, facts=module.facts)
 
 
@@ -684,8 +684,8 @@ def _explained(cls, explainer, layout: str = "bhsd"):
 _BUILDERS: dict[str, Callable[..., Built]] = {
     "naive": lambda b, p, d: Built(NaiveAttention(p, d), contextlib.nullcontext),
     "naive_inplace": lambda b, p, d: Built(NaiveInplaceAttention(p, d), contextlib.nullcontext),
-    "naive_compiled": lambda b, p, d, dynamic=False: Built(
-        torch.compile(NaiveAttention(p, d), dynamic=True if dynamic else None), contextlib.nullcontext, compiled=True),
+    "naive_compiled": lambda b, p, d: Built(torch.compile(NaiveAttention(p, d)), contextlib.nullcontext,
+                                            compiled=True),
     "sdpa": _sdpa,
     "sdpa_deterministic": _sdpa_deterministic,
     "flex": _flex,
@@ -699,25 +699,18 @@ _BUILDERS: dict[str, Callable[..., Built]] = {
     "sdpa_lower_right": _explained(SDPALowerRight, _explain_lower_right),
 }
 COMPILED_KINDS = ("naive_compiled", "flex", "flex_triton", "flex_paged", "flex_fp8")
-# Compiled once per series of lengths with dynamic shapes (the sweep's `dynamic`); the others compile per point.
-DYNAMIC_KINDS = ("naive_compiled", "flex")
 
 
-def build(kind: str, backend: str | None, point: schema.Point, device, dynamic: bool = False) -> Built:
-    """Make the callable for one variant at one point; `kind` and `backend` come from gen.model.variants.
-    dynamic: compile with dynamic shapes and keep what was compiled before, so that a series of lengths
-    compiles once; the caller resets dynamo at each series (fewer points than the recompile limit)."""
+def build(kind: str, backend: str | None, point: schema.Point, device) -> Built:
+    """Make the callable for one variant at one point; `kind` and `backend` come from gen.model.variants."""
     device = torch.device(device)
     if kind not in _BUILDERS:
         raise ValueError(f"unknown variant kind {kind!r}")
-    dynamic = dynamic and kind in DYNAMIC_KINDS
-    if kind in COMPILED_KINDS and not dynamic:
+    if kind in COMPILED_KINDS:
         # A fresh compile per build: otherwise every new module instance and
         # shape counts against dynamo's recompile limit, and past it the
         # "compiled" variant silently runs eager.
         torch._dynamo.reset()
-    if dynamic:
-        return _BUILDERS[kind](backend, point, device, dynamic=True)
     return _BUILDERS[kind](backend, point, device)
 
 

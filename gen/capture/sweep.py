@@ -52,6 +52,10 @@ SWEEP_BUDGET = Budget(warmup_min=5, warmup_min_s=0.1, warmup_max_s=0.6, settle_t
 # other (the naive product at 16k tokens), and a few calls of it would take
 # a large share of the whole capture's budget.
 MAX_CALL_MS = 250.0
+# Likewise a first call (compile, autotuning at that length, plans) predicted
+# past this: on the H200 the compiled naive product's first call took 17 s at
+# 8k tokens and 72 s at 16k (its Triton kernels benchmarked at each length).
+MAX_FIRST_CALL_S = 30.0
 
 
 def budget_for(run: Budget) -> Budget:
@@ -137,8 +141,7 @@ def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[st
     total = sum(len(s) for s in series)
     out: list[schema.SweepPoint] = []
     for jobs in series:
-        oom_at, last_s, prev, last_ms = None, 0.0, None, None
-        reset = jobs[0].variant.compiled
+        oom_at, last_s, prev, last_ms, last_first = None, 0.0, None, None, None
         for job in jobs:
             key = job_key(job)
             kept = store.get(key) if store is not None else None
@@ -149,13 +152,10 @@ def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[st
                 t0 = time.monotonic()
                 p = schema.SweepPoint(variant=job.variant.name, point=job.point, status=schema.Status.OK.value,
                                       scenario=job.scenario.name, mode=job.mode)
-                p.reason = _not_run(job, prev, last_s, last_ms, oom_at, deadline, device)
+                p.reason = _not_run(job, prev, last_s, last_ms, oom_at, deadline, device, last_first)
                 if p.reason is not None:
                     p.status = schema.Status.OOM.value if oom_at is not None else schema.Status.SKIPPED.value
                 else:
-                    if reset:
-                        torch._dynamo.reset()  # once per series: it compiles with dynamic shapes
-                        reset = False
                     p = sweep_point(job, device, budget, staging_dir, seed, sampler=sampler,
                                     burst=bursts is not None and burst_key(job) in bursts)
                 seconds = time.monotonic() - t0
@@ -166,6 +166,8 @@ def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[st
                 last_s, prev = seconds, job.point
                 times = p.timing.gpu_only_ms or p.timing.eager_ms
                 last_ms = statistics.median(times) if times else None
+                # Grows with the length only where it is more than plans and loading (a compile's autotuning).
+                last_first = p.first_call_s if p.first_call_s and p.first_call_s > 1.0 else None
             elif p.status == schema.Status.OOM and oom_at is None and not (p.reason or "").startswith("not run"):
                 oom_at = job.point.kv_len
             out.append(p)
@@ -187,12 +189,19 @@ def _log_point(p: schema.SweepPoint, job: Job, i: int, total: int, seconds: floa
 
 
 def _not_run(job: Job, prev: schema.Point | None, last_s: float, last_ms: float | None, oom_at: int | None,
-             deadline: float, device: torch.device) -> str | None:
-    """Why a point is not run, or None: an OOM at a shorter length, a call
-    predicted past MAX_CALL_MS, or the run's time limit."""
+             deadline: float, device: torch.device, last_first_s: float | None = None) -> str | None:
+    """Why a point is not run, or None: an OOM at a shorter length, a call or
+    a first call predicted past MAX_CALL_MS or MAX_FIRST_CALL_S, or the run's
+    time limit."""
     if oom_at is not None:
         return f"not run: out of memory already at {oom_at} tokens"
     # On a GPU only: a CPU's times (a capture for tests) move with its load.
+    if prev is not None and last_first_s and device.type == "cuda":
+        first_s = last_first_s * (job.point.kv_len / prev.kv_len) * (job.point.q_len / prev.q_len)
+        if first_s > MAX_FIRST_CALL_S:
+            return (f"not run: predicted a first call of {first_s:.0f} s from {last_first_s:.1f} s at "
+                    f"{prev.kv_len} tokens (it grows with q_len x kv_len), over the {MAX_FIRST_CALL_S:.0f} s "
+                    f"that a whole capture in minutes allows")
     if prev is not None and last_ms and device.type == "cuda":
         call_ms = predicted_call_ms(last_ms, prev, job.point)
         if call_ms > MAX_CALL_MS:
@@ -260,7 +269,7 @@ def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, 
         # pinned backend says there why it refuses; the timed loops run bare.
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            built = build(v.kind, v.backend, point, device, dynamic=v.compiled)
+            built = build(v.kind, v.backend, point, device)
             p.dtype, p.facts = built.dtype or job.scenario.dtype, dict(built.facts)
             q, k, v_ = make_inputs(point, DTYPES[p.dtype], device, seed, grad=train, layout=built.layout)
             go = grad_output(point, DTYPES[job.scenario.dtype], device, seed + 7) if train else None
