@@ -317,15 +317,25 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
                      + ("(the interquartile ranges do not overlap)" if x.settled else
                         "(within the spread of the two timings)"))
         text += "."
-    text += f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} found the same copy: 6 GPU events, 5 in place."
-    return LessonWords("hidden_copy", "The hidden copy of masked_fill", text, x.copies)
+    if x.train_copies:
+        c = x.train_copies[0]
+        text += (f" The saving is the forward's: in training the in-place variant still copies, because autograd's "
+                 f"backward of masked_fill_ is an out-of-place masked_fill ({x.train_op_path}): a {c.short_name} of "
+                 f"{sum(r.dur_us for r in x.train_copies):.1f} µs in each training step (row {_rows(x.train_copies)} "
+                 "of its step).")
+    a = lessons.article_figures()
+    if a.naive_events and a.inplace_events:
+        text += (f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} found the same copy: {a.naive_events} GPU events, "
+                 f"{a.inplace_events} in place.")
+    return LessonWords("hidden_copy", "The hidden copy of masked_fill", text, x.copies + x.train_copies)
 
 
 def math_backend(x: lessons.MathBackend) -> LessonWords:
     f32_gemms = len(x.off_tensor_cores)
     text = (f"The math backend is PyTorch's reference path: {x.events} GPU events"
-            + (f", {times(x.slowdown)} the in-place naive call's GPU-only time (the article: about 3.7× on its "
-               "A100)" if x.slowdown else "") + ". "
+            + (f", {times(x.slowdown)} the in-place naive call's GPU-only time" if x.slowdown else "")
+            + (f" (the article: {times(lessons.article_figures().math_over_inplace)} on its A100)"
+               if x.slowdown and lessons.article_figures().math_over_inplace else "") + ". "
             f"Float32: {x.float32_share_pct:.0f}% of its GPU time runs on float32 tensors; "
             f"{len(x.upcasts)} conversion kernels move data between bf16 and float32. ")
     if f32_gemms:
@@ -452,7 +462,9 @@ def _counters_clause(c: dict | None) -> str:
 
 def flash_occupancy(x: lessons.FlashOccupancy) -> LessonWords:
     text = _occupancy_clause(x) + _on_chip_clause(x) + _counters_clause(x.counters)
-    text += f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} reported about 13% (128 threads, 255 registers)."
+    shown = lessons.article_figures().flash_occupancy_pct
+    if shown is not None:
+        text += f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} reported about {shown:.0f}% for its flash kernel."
     return LessonWords("flash_on_chip", "Flash's low occupancy, by design", text, (x.kernel,))
 
 
@@ -538,7 +550,7 @@ def lesson(fact) -> LessonWords:
 
 CLAIMS = {
     "hidden_copy": "out-of-place masked_fill launches a copy nobody asked for",
-    "copy_removed": "masked_fill_ in place removes that copy, one GPU event fewer",
+    "copy_removed": "masked_fill_ in place removes that copy from the forward, one GPU event fewer",
     "math_reference": "the math backend is the slow reference: float32, the mask rebuilt, safe softmax",
     "efficient_fused": "the efficient backend is one fused kernel on the tensor cores",
     "flash_fastest": "flash is the fastest backend",

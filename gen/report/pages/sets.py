@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gen.analysis import rules, scenarios, verdicts
+from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing
 from gen.model.schema import Mode
 from gen.report import charts, wording
@@ -43,8 +44,10 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
     methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))
     notes = wording.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
                                  ls.rs.config.error_draws, methods)
+    anomalies = [w.words for w in ctx.findings(ls)
+                 if w.finding.kind == FindingKind.ANOMALY and w.finding.mode == mode]
     return dict(mode=mode, call=wording.call_of(mode), rows=rows, chart=chart, notes=notes,
-                reference=ls.rs.kind == "reference",
+                reference=ls.rs.kind == "reference", anomalies=anomalies,
                 speedup_basis="GPU-only" if gpu else "wall time",
                 host_bound=[r for r in rows if r["host_bound"]], host_bound_rule=wording.HOST_BOUND_RULE,
                 host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
