@@ -360,3 +360,26 @@ def test_lessons_quote_the_article_from_its_reference_set():
     assert (a.naive_events, a.inplace_events) == (runs["naive"].kernels_per_forward,
                                                   runs["naive_inplace"].kernels_per_forward)
     assert a.math_over_inplace == pytest.approx(runs["sdpa_math"].gpu_time_ms / runs["naive_inplace"].gpu_time_ms)
+
+
+def test_methodology_prose_holds_no_measured_figure():
+    """The hand-written methodology describes the method; what a set measured comes from the set."""
+    text = (ROOT / "docs" / "methodology.md").read_text(encoding="utf-8")
+    assert not re.findall(r"\d[\d,.]*\s*(?:µs|KiB|GiB|MiB|TFLOP|TB/s|×)", text)
+    assert "H200" not in text and "96 µs" not in text and "33 backward" not in text
+    for part in ("kernel_sum", "occupancy", "host", "sweep"):
+        assert f'--8<-- "generated/.method_{part}.md"' in text
+
+
+def test_methodology_figures_are_the_sets(docs, h200):
+    from gen.analysis import verdicts
+
+    v = verdicts.verdict(h200, "article", "inference")
+    t = v.row(v.host_bound[0])
+    host = html.unescape((docs / ".method_host.md").read_text(encoding="utf-8"))
+    assert f"yet a loop of its forwards sees {t.eager.median * 1000:.1f} µs a call" in host
+    ksum = html.unescape((docs / ".method_kernel_sum.md").read_text(encoding="utf-8"))
+    st = tables.summary_table(h200, "inference")
+    above = int((st["kernel_sum_ms"] > st["gpu_only_ms"]).sum())
+    assert f"above the graph replay's time for {above} of the {len(st)} variants" in ksum
+    assert "a little under a graph replay" not in (ROOT / "docs" / "methodology.md").read_text(encoding="utf-8")
