@@ -127,7 +127,7 @@ def test_flash_is_named_flashattention2_and_cudnn_prefill_a_persistent_wgmma_ker
 
 def test_the_sm90_explanation_does_not_carry_over_to_decode(page):
     text = page("variants/sdpa_cudnn.md")
-    decode = next(line for line in text.splitlines() if "lean_reduction_kernel is" in line)
+    decode = next(line for line in text.splitlines() if "lean_reduction_kernel: " in line)
     assert "compiled for sm80 (Ampere) that uses warp-level matrix instructions (the sm80 design), no wgmma" in decode
     assert "sm90" not in decode.split("What their names say:", 1)[1]
 

@@ -50,8 +50,8 @@ def kernel_path(p: kernel_names.KernelPath) -> str:
     if p.reduction:
         return "a reduction kernel that combines the partial results of a split over the keys"
     if p.family == "flash2":
-        text = ("FlashAttention-2 (PyTorch's flash backend; its kernels issue warp-level mma.sync and load tiles with "
-                "cp.async, an sm80 design with no TMA and no wgmma)")
+        text = ("FlashAttention-2, PyTorch's flash backend (its attention kernels issue warp-level mma.sync and load "
+                "tiles with cp.async: an sm80 design, no TMA, no wgmma)")
     elif p.matrix == "ffma":
         text = "a float32 matrix product on the CUDA cores (ffma in its name), off the tensor cores"
     elif p.family == "triton":
@@ -88,14 +88,15 @@ def kernel_path_short(p: kernel_names.KernelPath) -> str:
 
 
 def kernel_paths(names) -> str:
-    """What the names of a call's main kernels say, one clause each: "X is a cuDNN kernel compiled for ..."."""
-    out = []
+    """What the names of a call's kernels say, kernels that read the same grouped:
+    "X: a cuDNN kernel compiled for ...; Y, Z: a reduction kernel ..."."""
+    groups: dict[str, list[str]] = {}
     for n in dict.fromkeys(names):
         p = kernel_names.path(n)
         if p.family is None and p.matrix is None and not p.reduction:
             continue
-        out.append(f"{trace.short_name(n)} is {kernel_path(p)}")
-    return "; ".join(out)
+        groups.setdefault(kernel_path(p), []).append(trace.short_name(n))
+    return "; ".join(f"{', '.join(dict.fromkeys(ns))}: {desc}" for desc, ns in groups.items())
 
 
 def us(ms: float) -> str:
@@ -435,7 +436,7 @@ def _on_chip_clause(x: lessons.FlashOccupancy) -> str:
                  "the chip")
     text += "."
     if x.tflops:
-        text += f" Measured: {x.tflops:.0f} TFLOP/s ({flops.FLOP_LABEL}: {flops.FLOP_CONVENTION})"
+        text += f" Measured: {x.tflops:.0f} TFLOP/s ({flops.FLOP_CONVENTION})"
         if x.ceiling_tflops:
             text += (f", {100 * x.tflops / x.ceiling_tflops:.0f}% of the {x.ceiling_tflops:.0f} TFLOP/s a large bf16 "
                      "matrix product reached on this GPU (2·M·N·K)")

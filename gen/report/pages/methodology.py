@@ -41,8 +41,12 @@ def figures_view(ctx: Context) -> list[dict]:
             continue
         pct = [100 * (k - g) / g for _, g, k in f.graph_vs_sum if g]
         out.append(dict(ls=ls, graph_vs_sum=f.graph_vs_sum, low=min(pct, default=None), high=max(pct, default=None),
-                        zero_estimate=f.zero_estimate, estimated=f.estimated, host_bound=f.host_bound,
-                        lengths=f.lengths, head_dims=f.head_dims, ceilings=f.ceilings))
+                        zero_estimate=f.zero_estimate, estimated=f.estimated,
+                        host_bound=dict(variant=f.host_bound[0], events_us=f.host_bound[1],
+                                        gpu_only_us=1000 * f.host_bound[2], eager_us=1000 * f.host_bound[3])
+                        if f.host_bound else None,
+                        lengths=f.lengths, head_dims=f.head_dims, ceilings=f.ceilings,
+                        copy_size=f.ceilings["copy_bytes"] // 2 if f.ceilings else None))
     return out
 
 
