@@ -84,7 +84,7 @@ KIND_TITLES: dict[FindingKind, str] = {
     FindingKind.COPY: "Copies and fills",
     FindingKind.PRECISION: "float32 in a 16-bit model",
     FindingKind.MASK: "Causal mask rebuilt every forward",
-    FindingKind.OCCUPANCY: "Occupancy not estimated",
+    FindingKind.OCCUPANCY: "Occupancy the profiler shows as 0%",
     FindingKind.COUNTERS: "Hardware counters of the main kernels",
     FindingKind.BACKEND: "Backend choice",
     FindingKind.SPEED: "Fastest",

@@ -53,9 +53,9 @@ def kernel_path(p: kernel_names.KernelPath) -> str:
         text = ("FlashAttention-2, PyTorch's flash backend (its attention kernels issue warp-level mma.sync and load "
                 "tiles with cp.async: an sm80 design, no TMA, no wgmma)")
     elif p.matrix == "ffma":
-        text = "a float32 matrix product on the CUDA cores (ffma in its name), off the tensor cores"
+        text = "a float32 matrix product on the CUDA cores (float32 FMA by its name), off the tensor cores"
     elif p.family == "triton":
-        return "a Triton kernel Inductor generated (its name does not say which matrix instructions it uses)"
+        return "a Triton template Inductor generated (its name does not say which matrix instructions it uses)"
     else:
         lib = LIBRARY.get(p.family)
         text = f"a {lib} kernel" if lib else "a kernel"
