@@ -47,7 +47,8 @@ def set_view() -> dict:
         _row("sdpa_efficient", "SDPA efficient", status="unavailable",
              why_not=wording.refusal("unavailable", "RuntimeError: No viable backend", needs_cuda=True)),
     ]
-    mode = dict(mode="inference", call="forward", rows=rows, chart=None, speedup_basis="GPU-only",
+    mode = dict(mode="inference", call="forward", rows=rows, chart=None, speedup_basis="GPU-only", reference=False,
+                anomalies=[],
                 notes=wording.timing_notes("inference", True, 191, 191, 3, frozenset({"cuda_graph", "kernel_sum"})),
                 host_bound=[rows[1]],
                 host_bound_rule=wording.HOST_BOUND_RULE, host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
@@ -58,7 +59,8 @@ def set_view() -> dict:
                    headline="Naive is the fastest here: 1062.5 µs a forward on the GPU alone.",
                    lines=("Ranked by <GPU-only> time.",), fastest="naive", fastest_ms="1.0625", basis="gpu_only",
                    runner_up="", settled=None, host_bound="sdpa_cudnn", noisy=False, auto_backend="")
-    return dict(here="generated/sets/gpu-x__torch-2.11.0.md", ls=_ls(), modes=[mode], verdicts=[verdict], scenarios=[])
+    return dict(here="generated/sets/gpu-x__torch-2.11.0.md", ls=_ls(), modes=[mode], verdicts=[verdict], scenarios=[],
+                published=None)
 
 
 CASES = {"set.md": ("set.md.j2", set_view)}

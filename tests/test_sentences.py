@@ -127,7 +127,7 @@ def test_flash_is_named_flashattention2_and_cudnn_prefill_a_persistent_wgmma_ker
 
 def test_the_sm90_explanation_does_not_carry_over_to_decode(page):
     text = page("variants/sdpa_cudnn.md")
-    decode = next(line for line in text.splitlines() if "lean_reduction_kernel is" in line)
+    decode = next(line for line in text.splitlines() if "lean_reduction_kernel: " in line)
     assert "compiled for sm80 (Ampere) that uses warp-level matrix instructions (the sm80 design), no wgmma" in decode
     assert "sm90" not in decode.split("What their names say:", 1)[1]
 
@@ -318,3 +318,68 @@ def test_reference_set_pages_print_what_was_published_with_its_shape(page):
     assert "| S = 16,384, D 128 | FlashAttention-3 | – | 616 (read off a chart) | 616 |" in fa3
     a100 = page("sets/nvidia-a100-sxm4-80gb__article-2026-07.md")
     assert "CUDA time ms (profiler, as published)" in a100 and "GPU-only ms (median)" not in a100
+
+
+# --------------------------------------------------------------------------- 12: training's copy, CPU anomalies
+
+
+def test_in_place_saving_says_training_still_copies(page):
+    text = page("variants/naive_inplace.md")
+    assert "128.0 µs (12.0%) less GPU-only time a call" in text  # the forward's saving, claimed
+    assert ("in training the in-place variant still copies, because autograd's backward of masked_fill_ is an "
+            "out-of-place masked_fill") in text
+    assert "MaskedFillBackward0 > MaskedFillBackward0 > aten::masked_fill > aten::clone" in text
+    assert "a Memcpy DtoD (Device -> Device) of 125.2 µs in each training step" in text
+
+
+def test_cpu_set_page_words_its_anomalies(page):
+    text = page(f"sets/{CPU}.md")
+    assert "The wall time of a flex forward ranges from 0.38 ms to 16.3 ms over its 20 timed calls" in text
+    assert "naive_compiled takes 38.7× the wall time of naive, the eager module it compiles" in text
+    assert "Its profiled calls took 1.55 ms, 9.38 ms, 32.1 ms, each slower than the last" in text
+    assert "A training step of naive takes 145× its forward" in text
+    assert "aten::bmm takes 7.705 ms a call against 154.9 µs in a profiled forward" in text
+    assert "The wall time of a sdpa_math training step rests on 3 samples" in text
+
+
+def test_h200_set_has_no_such_anomaly(h200):
+    from gen.analysis import findings
+
+    assert findings.rule_anomalies(h200) == []
+
+
+# --------------------------------------------------------------------------- 13: every number from a result set
+
+
+def test_lessons_quote_the_article_from_its_reference_set():
+    from gen.analysis import lessons
+    from gen.model import reference
+
+    a = lessons.article_figures()
+    runs = {r.variant: r.published for r in reference.build().runs}
+    assert (a.naive_events, a.inplace_events) == (runs["naive"].kernels_per_forward,
+                                                  runs["naive_inplace"].kernels_per_forward)
+    assert a.math_over_inplace == pytest.approx(runs["sdpa_math"].gpu_time_ms / runs["naive_inplace"].gpu_time_ms)
+
+
+def test_methodology_prose_holds_no_measured_figure():
+    """The hand-written methodology describes the method; what a set measured comes from the set."""
+    text = (ROOT / "docs" / "methodology.md").read_text(encoding="utf-8")
+    assert not re.findall(r"\d[\d,.]*\s*(?:µs|KiB|GiB|MiB|TFLOP|TB/s|×)", text)
+    assert "H200" not in text and "96 µs" not in text and "33 backward" not in text
+    for part in ("kernel_sum", "occupancy", "host", "sweep"):
+        assert f'--8<-- "generated/.method_{part}.md"' in text
+
+
+def test_methodology_figures_are_the_sets(docs, h200):
+    from gen.analysis import verdicts
+
+    v = verdicts.verdict(h200, "article", "inference")
+    t = v.row(v.host_bound[0])
+    host = html.unescape((docs / ".method_host.md").read_text(encoding="utf-8"))
+    assert f"yet a loop of its forwards sees {t.eager.median * 1000:.1f} µs a call" in host
+    ksum = html.unescape((docs / ".method_kernel_sum.md").read_text(encoding="utf-8"))
+    st = tables.summary_table(h200, "inference")
+    above = int((st["kernel_sum_ms"] > st["gpu_only_ms"]).sum())
+    assert f"above the graph replay's time for {above} of the {len(st)} variants" in ksum
+    assert "a little under a graph replay" not in (ROOT / "docs" / "methodology.md").read_text(encoding="utf-8")

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import counters, rules, tables, verdicts
+from gen.analysis import counters, flops, rules, tables, verdicts
 from gen.analysis.values import variant_role
 from gen.model.schema import Mode, SetKind, Status
 from gen.model.variants import VARIANTS
@@ -60,6 +60,7 @@ class FindingKind(enum.StrEnum):
     CONSISTENCY = "consistency"
     AUTOGRAD = "autograd"
     COMPILE = "compile"
+    ANOMALY = "anomaly"
 
 
 # --------------------------------------------------------------------------- rules on one forward's kernel table
@@ -580,8 +581,116 @@ def rule_host(ls) -> list[Finding]:
     return out
 
 
+def _samples(run, basis: str) -> list[float]:
+    """The raw samples of a run's ranking timing (gpu_only, eager or host)."""
+    return list(getattr(run.timing, f"{basis}_ms", None) or [])
+
+
+def _op_calls(tr) -> dict[str, tuple[float, int]]:
+    """aten op -> (µs in all, calls) over the first profiled call's CPU events."""
+    out: dict[str, tuple[float, int]] = {}
+    if tr is None or not tr.forwards:
+        return out
+    for c in tr.forwards[0].cpu:
+        if c.name.startswith("aten::"):
+            us, n = out.get(c.name, (0.0, 0))
+            out[c.name] = (us + c.dur, n + 1)
+    return out
+
+
+def _per_call(ops: dict[str, tuple[float, int]], op: str | None) -> float | None:
+    return ops[op][0] / ops[op][1] if op in ops else None
+
+
+def _spread_anomaly(ls, v: verdicts.Verdict, t: verdicts.Timed, mode: str) -> Finding | None:
+    """split or thin, for one row of a verdict (see rule_anomalies)."""
+    run = ls.rs.run(t.variant, mode)
+    xs = _samples(run, v.basis) if run else []
+    if not xs:  # a kernel sum: its samples are the trace's, few by design (rules.MIN_SAMPLES)
+        return None
+    if min(xs) > 0 and max(xs) >= rules.SPLIT_RATIO * min(xs):
+        s = v.spread(t)
+        return Finding(id=f"anomaly-split-{mode}-{t.variant}", kind=FindingKind.ANOMALY, severity=Severity.UNEXPECTED,
+                       variant=t.variant, mode=mode,
+                       facts=dict(what="split", timing=v.basis, n=len(xs), min_ms=min(xs), median_ms=s.median,
+                                  max_ms=max(xs), iqr_pct=s.iqr_pct))
+    if len(xs) < rules.MIN_SAMPLES:
+        return Finding(id=f"anomaly-thin-{mode}-{t.variant}", kind=FindingKind.ANOMALY, severity=Severity.INFO,
+                       variant=t.variant, mode=mode, facts=dict(what="thin", timing=v.basis, n=len(xs)))
+    return None
+
+
+def _compiled_anomaly(ls, v: verdicts.Verdict, t: verdicts.Timed, mode: str) -> Finding | None:
+    """compiled_slower, for one row of a verdict (see rule_anomalies)."""
+    me = VARIANTS.get(t.variant)
+    twin = next((x for x in VARIANTS.values() if me and me.compiled and not x.compiled and x.classes == me.classes),
+                None)
+    other = v.row(twin.name) if twin else None
+    if other is None or v.spread(t).median < rules.COMPILED_SLOWER_RATIO * v.spread(other).median:
+        return None
+    tr = ls.trace(mode, t.variant)
+    return Finding(id=f"anomaly-compiled-{mode}-{t.variant}", kind=FindingKind.ANOMALY, severity=Severity.UNEXPECTED,
+                   variant=t.variant, mode=mode,
+                   facts=dict(what="compiled_slower", timing=v.basis, eager_variant=twin.name, ms=v.spread(t).median,
+                              eager_ms=v.spread(other).median, ratio=v.spread(t).median / v.spread(other).median,
+                              profiled_ms=[f.dur / 1000 for f in tr.forwards] if tr else []))
+
+
+def _train_anomalies(ls) -> list[Finding]:
+    """train_over_forward (see rule_anomalies)."""
+    fwd, step = verdicts.verdict(ls, "article", Mode.INFERENCE), verdicts.verdict(ls, "article", Mode.TRAIN)
+    if fwd is None or step is None or fwd.basis != step.basis:
+        return []
+    out = []
+    for t in step.rows:
+        f = fwd.row(t.variant)
+        if f is None or not fwd.spread(f).median:
+            continue
+        ratio = step.spread(t).median / fwd.spread(f).median
+        if ratio < rules.TRAIN_OVER_FORWARD_RATIO:
+            continue
+        ops_step = _op_calls(ls.trace(Mode.TRAIN, t.variant))
+        ops_fwd = _op_calls(ls.trace(Mode.INFERENCE, t.variant))
+        # The op with the most time in the step among those a forward runs too: the same op, per call.
+        top = max((k for k in ops_step if k in ops_fwd), key=lambda k: ops_step[k][0], default=None)
+        own = max((k for k in ops_step if k not in ops_fwd), key=lambda k: ops_step[k][0], default=None)
+        out.append(Finding(
+            id=f"anomaly-train-{t.variant}", kind=FindingKind.ANOMALY, severity=Severity.UNEXPECTED,
+            variant=t.variant, mode=Mode.TRAIN,
+            facts=dict(what="train_over_forward", timing=step.basis, step_ms=step.spread(t).median,
+                       forward_ms=fwd.spread(f).median, ratio=ratio, flop_ratio=1 + flops.BACKWARD_FACTOR,
+                       op=top, op_step_us_per_call=_per_call(ops_step, top),
+                       op_forward_us_per_call=_per_call(ops_fwd, top),
+                       step_op=own, step_op_us_per_call=_per_call(ops_step, own))))
+    return out
+
+
+def rule_anomalies(ls) -> list[Finding]:
+    """Timings the set itself says not to take at face value (thresholds in gen.analysis.rules), per
+    variant and mode; facts by `what`:
+
+    - split: the ranking timing's slowest sample is rules.SPLIT_RATIO times its fastest or more
+      (timing, n, min_ms, median_ms, max_ms, iqr_pct);
+    - thin: fewer than rules.MIN_SAMPLES samples (timing, n);
+    - compiled_slower: a compiled variant rules.COMPILED_SLOWER_RATIO times or more the eager variant
+      running the same module (eager_variant, ms, eager_ms, ratio, profiled_ms: its profiled calls);
+    - train_over_forward: a training step rules.TRAIN_OVER_FORWARD_RATIO times or more its forward
+      (step_ms, forward_ms, ratio, flop_ratio, op, op_step_us_per_call, op_forward_us_per_call: of the
+      ops a forward runs too, the one with the most time in the step, per call in the step and in the
+      forward; step_op, step_op_us_per_call: of the ops only the step runs, the one with the most time).
+    Measured sets only; the ranking timing is the verdict's (GPU-only on a GPU, wall time on a CPU)."""
+    if ls.rs.kind != SetKind.MEASURED:
+        return []
+    out = []
+    for mode in Mode:
+        v = verdicts.verdict(ls, "article", mode)
+        for t in v.rows if v is not None else ():
+            out += [f for f in (_spread_anomaly(ls, v, t, mode), _compiled_anomaly(ls, v, t, mode)) if f]
+    return out + _train_anomalies(ls)
+
+
 RULES = [rule_copies, rule_float32, rule_mask, rule_occupancy, rule_counters, rule_fastest, rule_host, rule_backend,
-         rule_counts, rule_autograd, rule_compile]
+         rule_counts, rule_autograd, rule_compile, rule_anomalies]
 
 
 def findings(ls: tables.LoadedSet) -> list[Finding]:

@@ -141,8 +141,9 @@ def _nvjet(m: re.Match) -> tuple[Field, ...]:
 # FlashAttention-2's kernels as PyTorch names them when the profiler drops the template arguments
 # (pytorch_flash::flash_fwd_kernel, flash_fwd_splitkv_kernel, flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel).
 _FLASH_PLAIN = re.compile(r"(?<![A-Za-z0-9])flash_(?:fwd|bwd)\w*_kernel(?![A-Za-z0-9])")
-# Inductor's Triton kernels: triton_tem_* (a template, e.g. FlexAttention), triton_per/red/poi_* (fused pointwise).
-_TRITON = re.compile(r"(?<![A-Za-z0-9])triton_(?:tem|per|red|poi)_")
+# Inductor's Triton templates (triton_tem_*: FlexAttention, matrix products); its fused pointwise and
+# reduction kernels (triton_poi/per/red_*) do no matrix work and are left unnamed here.
+_TRITON = re.compile(r"(?<![A-Za-z0-9])triton_tem_")
 
 # Each family: its pattern, and how its match reads field by field (first match wins).
 FAMILIES = [("fmha_cutlass", _FMHA, _fmha), ("cudnn_sdpa", _CUDNN, _cudnn), ("flash2", _FLASH, _flash),

@@ -6,7 +6,8 @@ references and flags (None where the set lacks the variant or its trace), and
 `lessons(ls)`, all of them with the lesson-level claim of each variant:
 
 - `hidden_copy`: the Memcpy that out-of-place masked_fill launches (its kernel
-  rows and share of the call), and what the in-place variant saves (ms and %);
+  rows and share of the call), what the in-place variant saves (ms and %), and
+  the copy its training step still makes (masked_fill_'s backward is out of place);
 - `math_backend`: the float32 share of the math backend, the causal mask built
   and applied in every call, and the kernels of _safe_softmax with their share;
 - `efficient_kernel`: the memory-efficient kernel's name decoded field by field;
@@ -34,7 +35,7 @@ import pandas as pd
 
 from gen.analysis import counters, findings, flops, kernel_names, rules, scaling, tables, verdicts
 from gen.analysis.values import missing, variant_role
-from gen.model import schema
+from gen.model import reference, schema
 from gen.model.variants import VARIANTS
 
 SUB_US_MEMSET = rules.SUB_US_MEMSET_US
@@ -96,6 +97,8 @@ class HiddenCopy:
     saved_pct: float | None
     settled: bool | None  # the two IQRs do not overlap
     method: str | None  # how the GPU-only time was taken
+    train_copies: tuple[KernelRef, ...] = ()  # memcpys of the in-place variant's training step under masked_fill
+    train_op_path: str = ""  # where they are launched (autograd's MaskedFillBackward0 ...)
 
     @property
     def holds(self) -> bool:
@@ -114,6 +117,11 @@ def hidden_copy(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = N
     a, b = rows.get(base), rows.get(inplace)
     ga, gb = (a.gpu_only if a else None), (b.gpu_only if b else None)
     saved = ga.median - gb.median if ga and gb else None
+    trun = ls.rs.run(inplace, "train")
+    tk = tables.kernel_table(ls, inplace, "train") if trun and trun.status == schema.Status.OK and \
+        ls.trace("train", inplace) is not None else None
+    tc = tk[(tk["kind"] == "memcpy") & tk["op_path"].str.contains("masked_fill", regex=False)] \
+        if tk is not None and len(tk) else None
     return HiddenCopy(
         variant=base, inplace=inplace, copies=_refs(base, mc), op_path=mc["op_path"].iloc[0] if len(mc) else "",
         copy_us=float(mc["dur_us"].sum()), copy_share_pct=100.0 * float(mc["dur_us"].sum()) / float(kt["dur_us"].sum()),
@@ -121,7 +129,9 @@ def hidden_copy(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = N
         inplace_memcpys=None if ik is None else int((ik["kind"] == "memcpy").sum()),
         gpu_only_ms=ga.median if ga else None, inplace_gpu_only_ms=gb.median if gb else None,
         saved_ms=saved, saved_pct=100.0 * saved / ga.median if saved is not None and ga.median else None,
-        settled=None if not (ga and gb) else not verdicts.overlaps(ga, gb), method=a.gpu_only_method if a else None)
+        settled=None if not (ga and gb) else not verdicts.overlaps(ga, gb), method=a.gpu_only_method if a else None,
+        train_copies=_refs(inplace, tc, "train") if tc is not None else (),
+        train_op_path=tc["op_path"].iloc[0] if tc is not None and len(tc) else "")
 
 
 # --------------------------------------------------------------------------- the math backend
@@ -589,6 +599,30 @@ def explain(ls: tables.LoadedSet, hyp: pd.DataFrame) -> list[Explanation]:
         if v is not None and v.auto and v.auto.variant == name and v.auto.contradicted:
             out.append(_explain_backend(name, kt, v, rows, stands))
     return out
+
+
+@dataclass(frozen=True)
+class ArticleFigures:
+    """What the seed article published, read from its reference set (gen.model.reference): the
+    figures the lessons set beside this set's."""
+
+    naive_events: int | None
+    inplace_events: int | None
+    math_over_inplace: float | None  # its SDPA math time over its in-place naive time
+    flash_occupancy_pct: float | None
+
+
+def article_figures() -> ArticleFigures:
+    runs = {r.variant: r.published for r in reference.build().runs if r.published is not None}
+
+    def get(variant, name):
+        p = runs.get(variant)
+        return getattr(p, name, None) if p else None
+
+    m, i = get("sdpa_math", "gpu_time_ms"), get(variant_role("inplace"), "gpu_time_ms")
+    return ArticleFigures(get(variant_role("baseline"), "kernels_per_forward"),
+                          get(variant_role("inplace"), "kernels_per_forward"), m / i if m and i else None,
+                          get("sdpa_flash", "occupancy_pct"))
 
 
 @dataclass(frozen=True)

@@ -159,6 +159,20 @@ ADVICE_MIN_GAIN = 1.2
 STARTUP_NOTE_S = 0.1
 
 
+# --------------------------------------------------------------------------- timings that contradict themselves
+
+# A timing whose slowest sample is this many times its fastest has split into groups of calls that
+# ran at different speeds (a host busy with something else, a recompile): its median says which group
+# the middle sample fell in, not what a call costs.
+SPLIT_RATIO = 10.0
+# A compiled variant this many times slower than the eager variant running the same module: compiled
+# code should not be slower than eager, so the figure needs a word before it is read.
+COMPILED_SLOWER_RATIO = 2.0
+# A training step this many times its forward: the report's FLOP count puts a step at 3.5 forwards
+# (gen.analysis.flops.BACKWARD_FACTOR), so ten is far beyond what the arithmetic explains.
+TRAIN_OVER_FORWARD_RATIO = 10.0
+
+
 # --------------------------------------------------------------------------- noise
 
 # torch.utils.benchmark's Measurement warns when IQR / median exceeds 10%

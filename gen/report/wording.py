@@ -89,7 +89,7 @@ KIND_TITLES: dict[FindingKind, str] = {
     FindingKind.COPY: "Copies and fills",
     FindingKind.PRECISION: "float32 in a 16-bit model",
     FindingKind.MASK: "Causal mask rebuilt every forward",
-    FindingKind.OCCUPANCY: "Occupancy not estimated",
+    FindingKind.OCCUPANCY: "Occupancy the profiler shows as 0%",
     FindingKind.COUNTERS: "Hardware counters of the main kernels",
     FindingKind.BACKEND: "Backend choice",
     FindingKind.SPEED: "Fastest",
@@ -97,6 +97,7 @@ KIND_TITLES: dict[FindingKind, str] = {
     FindingKind.CONSISTENCY: "Kernel counts",
     FindingKind.AUTOGRAD: "Training: in-place autograd",
     FindingKind.COMPILE: "Compile time",
+    FindingKind.ANOMALY: "Timings the set itself contradicts",
 }
 # Why the profiler's occupancy estimate reads 0% for a kernel over the default shared memory (rules.estimate_blind).
 ESTIMATE_BLIND = (
@@ -115,9 +116,13 @@ KIND_NOTES: dict[FindingKind, str] = {
                       + HOST_BOUND_RULE + ".",
     FindingKind.PRECISION: "Kernels whose launching op was given float32 tensors and no 16-bit one, or matrix "
                            "products with f32 in their name.",
+    FindingKind.ANOMALY: "Figures a table shows that the same set's samples or traces say not to read at face value: "
+                         f"calls {rules.SPLIT_RATIO:.0f}× apart in one timing, fewer than {rules.MIN_SAMPLES} samples, "
+                         f"compiled code {rules.COMPILED_SLOWER_RATIO:.0f}× slower than the module it compiles, a "
+                         f"training step {rules.TRAIN_OVER_FORWARD_RATIO:.0f}× its forward.",
 }
 # Kinds whose findings name no variant on the Findings page: the line itself says which.
-KINDS_WITHOUT_VARIANT = frozenset({FindingKind.SPEED, FindingKind.AUTOGRAD, FindingKind.COMPILE})
+KINDS_WITHOUT_VARIANT = frozenset({FindingKind.SPEED, FindingKind.AUTOGRAD, FindingKind.COMPILE, FindingKind.ANOMALY})
 
 
 # --------------------------------------------------------------------------- findings
@@ -322,12 +327,71 @@ def _compile(f: Finding) -> Words:
                  f"{head}: the first call, which compiles, took {compile_cost(x['compile_s'], x['calls'])}.")
 
 
+TIMING_WORDS = {"gpu_only": "GPU-only time", "eager": "eager time", "host": "wall time"}
+
+
+def _ms(x: float) -> str:
+    return f"{x:.3g} ms" if x < 100 else f"{x:,.0f} ms"
+
+
+def _anomaly(f: Finding) -> Words:
+    w = _anomaly_words(f)
+    return Words(w.title, f"{f.variant} ({f.mode}): {w.short}", w.text)
+
+
+def _anomaly_words(f: Finding) -> Words:
+    x = f.facts
+    call, what = call_of(f.mode), TIMING_WORDS.get(x["timing"], x["timing"])
+    if x["what"] == "split":
+        short = (f"{what} per {call} from {_ms(x['min_ms'])} to {_ms(x['max_ms'])} over {x['n']} calls "
+                 f"(median {_ms(x['median_ms'])})")
+        text = (f"The {what} of a {f.variant} {call} ranges from {_ms(x['min_ms'])} to {_ms(x['max_ms'])} over its "
+                f"{x['n']} timed calls (median {_ms(x['median_ms'])}, IQR {pct(x['iqr_pct'])} of it): the calls ran at "
+                "very different speeds, so the median says which of them the middle call was like, not what a call "
+                "costs. The set does not record why.")
+        return Words(f"{f.variant} ({f.mode}): calls at very different speeds", short, text)
+    if x["what"] == "thin":
+        text = (f"The {what} of a {f.variant} {call} rests on {plural(x['n'], 'sample')}, fewer than the "
+                f"{rules.MIN_SAMPLES} the report asks for a spread to mean anything.")
+        return Words(f"{f.variant} ({f.mode}): {plural(x['n'], 'sample')}", f"{what} from {plural(x['n'], 'sample')}",
+                     text)
+    if x["what"] == "compiled_slower":
+        calls = ", ".join(_ms(m) for m in x["profiled_ms"])
+        rising = len(x["profiled_ms"]) > 1 and all(a < b for a, b in zip(x["profiled_ms"], x["profiled_ms"][1:]))
+        short = f"{times(x['ratio'], 1)} the {what} of {x['eager_variant']}, the module it compiles"
+        text = (f"{f.variant} takes {times(x['ratio'], 1)} the {what} of {x['eager_variant']}, the eager module it "
+                f"compiles ({_ms(x['ms'])} against {_ms(x['eager_ms'])} a {call}): compiled code that much slower is "
+                "no steady cost of the compiler.")
+        if calls:
+            text += (f" Its profiled calls took {calls}" + (", each slower than the last: the calls had not settled"
+                                                             if rising else "") + ".")
+        return Words(f"{f.variant} ({f.mode}): slower than the module it compiles", short, text)
+    if x["what"] == "train_over_forward":
+        short = (f"a training step {times(x['ratio'], 0)} its forward ({_ms(x['step_ms'])} against "
+                 f"{_ms(x['forward_ms'])}); the FLOP count says {times(x['flop_ratio'], 1)}")
+        text = (f"A training step of {f.variant} takes {times(x['ratio'], 0)} its forward ({_ms(x['step_ms'])} against "
+                f"{_ms(x['forward_ms'])} of {what}), where the report's FLOP count puts a step at "
+                f"{times(x['flop_ratio'], 1)} a forward.")
+        k = (x["op_step_us_per_call"] / x["op_forward_us_per_call"]
+             if x["op"] and x["op_forward_us_per_call"] else None)
+        if k is not None and k >= rules.COMPILED_SLOWER_RATIO:
+            text += (f" In its profiled step, {x['op']} takes {us(x['op_step_us_per_call'])} a call against "
+                     f"{us(x['op_forward_us_per_call'])} in a profiled forward: the same op runs {times(k, 0)} slower "
+                     "inside the step, so the backward's arithmetic does not explain the step's time. The set does "
+                     "not record what does.")
+        elif x.get("step_op"):
+            text += (f" Its forward op takes about as long inside the step; of the ops only the step runs, "
+                     f"{x['step_op']} takes the most, {us(x['step_op_us_per_call'])} a call.")
+        return Words(f"{f.variant}: training step {times(x['ratio'], 0)} its forward", short, text)
+    raise ValueError(f"no words for anomaly {x['what']!r}")
+
+
 _WORDERS: dict[FindingKind, Callable[[Finding], Words]] = {
     FindingKind.COPY: _copy, FindingKind.PRECISION: _precision, FindingKind.MASK: _mask,
     FindingKind.OCCUPANCY: _occupancy, FindingKind.COUNTERS: _counters, FindingKind.SPEED: _speed,
     FindingKind.HOST: _host,
     FindingKind.BACKEND: _backend, FindingKind.CONSISTENCY: _consistency, FindingKind.AUTOGRAD: _autograd,
-    FindingKind.COMPILE: _compile,
+    FindingKind.COMPILE: _compile, FindingKind.ANOMALY: _anomaly,
 }
 
 

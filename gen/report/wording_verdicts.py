@@ -57,12 +57,12 @@ def kernel_path(p: kernel_names.KernelPath) -> str:
     if p.reduction:
         return "a reduction kernel that combines the partial results of a split over the keys"
     if p.family == "flash2":
-        text = ("FlashAttention-2 (PyTorch's flash backend; its kernels issue warp-level mma.sync and load tiles with "
-                "cp.async, an sm80 design with no TMA and no wgmma)")
+        text = ("FlashAttention-2, PyTorch's flash backend (its attention kernels issue warp-level mma.sync and load "
+                "tiles with cp.async: an sm80 design, no TMA, no wgmma)")
     elif p.matrix == "ffma":
-        text = "a float32 matrix product on the CUDA cores (ffma in its name), off the tensor cores"
+        text = "a float32 matrix product on the CUDA cores (float32 FMA by its name), off the tensor cores"
     elif p.family == "triton":
-        return "a Triton kernel Inductor generated (its name does not say which matrix instructions it uses)"
+        return "a Triton template Inductor generated (its name does not say which matrix instructions it uses)"
     else:
         lib = LIBRARY.get(p.family)
         text = f"a {lib} kernel" if lib else "a kernel"
@@ -95,14 +95,15 @@ def kernel_path_short(p: kernel_names.KernelPath) -> str:
 
 
 def kernel_paths(names) -> str:
-    """What the names of a call's main kernels say, one clause each: "X is a cuDNN kernel compiled for ..."."""
-    out = []
+    """What the names of a call's kernels say, kernels that read the same grouped:
+    "X: a cuDNN kernel compiled for ...; Y, Z: a reduction kernel ..."."""
+    groups: dict[str, list[str]] = {}
     for n in dict.fromkeys(names):
         p = kernel_names.path(n)
         if p.family is None and p.matrix is None and not p.reduction:
             continue
-        out.append(f"{trace.short_name(n)} is {kernel_path(p)}")
-    return "; ".join(out)
+        groups.setdefault(kernel_path(p), []).append(trace.short_name(n))
+    return "; ".join(f"{', '.join(dict.fromkeys(ns))}: {desc}" for desc, ns in groups.items())
 
 
 def us(ms: float) -> str:
@@ -599,15 +600,25 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
                      + ("(the interquartile ranges do not overlap)" if x.settled else
                         "(within the spread of the two timings)"))
         text += "."
-    text += f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} found the same copy: 6 GPU events, 5 in place."
-    return LessonWords("hidden_copy", "The hidden copy of masked_fill", text, x.copies)
+    if x.train_copies:
+        c = x.train_copies[0]
+        text += (f" The saving is the forward's: in training the in-place variant still copies, because autograd's "
+                 f"backward of masked_fill_ is an out-of-place masked_fill ({x.train_op_path}): a {c.short_name} of "
+                 f"{sum(r.dur_us for r in x.train_copies):.1f} µs in each training step (row {_rows(x.train_copies)} "
+                 "of its step).")
+    a = lessons.article_figures()
+    if a.naive_events and a.inplace_events:
+        text += (f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} found the same copy: {a.naive_events} GPU events, "
+                 f"{a.inplace_events} in place.")
+    return LessonWords("hidden_copy", "The hidden copy of masked_fill", text, x.copies + x.train_copies)
 
 
 def math_backend(x: lessons.MathBackend) -> LessonWords:
     f32_gemms = len(x.off_tensor_cores)
     text = (f"The math backend is PyTorch's reference path: {x.events} GPU events"
-            + (f", {times(x.slowdown)} the in-place naive call's GPU-only time (the article: about 3.7× on its "
-               "A100)" if x.slowdown else "") + ". "
+            + (f", {times(x.slowdown)} the in-place naive call's GPU-only time" if x.slowdown else "")
+            + (f" (the article: {times(lessons.article_figures().math_over_inplace)} on its A100)"
+               if x.slowdown and lessons.article_figures().math_over_inplace else "") + ". "
             f"Float32: {x.float32_share_pct:.0f}% of its GPU time runs on float32 tensors; "
             f"{len(x.upcasts)} conversion kernels move data between bf16 and float32. ")
     if f32_gemms:
@@ -707,7 +718,7 @@ def _on_chip_clause(x: lessons.FlashOccupancy) -> str:
                  "the chip")
     text += "."
     if x.tflops:
-        text += f" Measured: {x.tflops:.0f} TFLOP/s ({flops.FLOP_LABEL}: {flops.FLOP_CONVENTION})"
+        text += f" Measured: {x.tflops:.0f} TFLOP/s ({flops.FLOP_CONVENTION})"
         if x.ceiling_tflops:
             text += (f", {100 * x.tflops / x.ceiling_tflops:.0f}% of the {x.ceiling_tflops:.0f} TFLOP/s a large bf16 "
                      "matrix product reached on this GPU (2·M·N·K)")
@@ -734,7 +745,9 @@ def _counters_clause(c: dict | None) -> str:
 
 def flash_occupancy(x: lessons.FlashOccupancy) -> LessonWords:
     text = _occupancy_clause(x) + _on_chip_clause(x) + _counters_clause(x.counters)
-    text += f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} reported about 13% (128 threads, 255 registers)."
+    shown = lessons.article_figures().flash_occupancy_pct
+    if shown is not None:
+        text += f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} reported about {shown:.0f}% for its flash kernel."
     return LessonWords("flash_on_chip", "Flash's low occupancy, by design", text, (x.kernel,))
 
 
@@ -820,7 +833,7 @@ def lesson(fact) -> LessonWords:
 
 CLAIMS = {
     "hidden_copy": "out-of-place masked_fill launches a copy nobody asked for",
-    "copy_removed": "masked_fill_ in place removes that copy, one GPU event fewer",
+    "copy_removed": "masked_fill_ in place removes that copy from the forward, one GPU event fewer",
     "math_reference": "the math backend is the slow reference: float32, the mask rebuilt, safe softmax",
     "efficient_fused": "the efficient backend is one fused kernel on the tensor cores",
     "flash_fastest": "flash is the fastest backend",

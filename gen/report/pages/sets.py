@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gen.analysis import rules, scenarios, verdicts
+from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing
 from gen.model.schema import Mode
 from gen.report import charts, wording
@@ -49,8 +50,10 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
                                  ls.rs.config.error_draws, methods)
     if gpu:
         notes = [*notes, words.conditions_note(rows), *words.fidelity_lines(rows)]
+    anomalies = [w.words for w in ctx.findings(ls)
+                 if w.finding.kind == FindingKind.ANOMALY and w.finding.mode == mode]
     return dict(mode=mode, call=wording.call_of(mode), rows=rows, chart=chart, notes=notes,
-                reference=ls.rs.kind == "reference",
+                reference=ls.rs.kind == "reference", anomalies=anomalies,
                 speedup_basis="GPU-only" if gpu else "wall time",
                 host_bound=[r for r in rows if r["host_bound"]],
                 host_noise=[r for r in rows if r.get("host_bound_outcome") == rules.WITHIN_NOISE],
