@@ -248,12 +248,24 @@ def conditions_cell(r) -> str:
     return " · ".join(parts)
 
 
-def conditions_note(rows) -> str:
-    """One line under a table: where its times' conditions came from, or why there are none."""
-    reasons = {r.get("telemetry_reason") for r in rows if r.get("status") == "ok" and missing(r.get("sm_clock_mhz"))}
+def clock_cell(r) -> str | None:
+    """The mean SM clock of a GPU-only time, for beside it in a table ("1670 MHz"), or None."""
+    mhz = r.get("sm_clock_mhz")
+    return None if missing(mhz) else f"{mhz:.0f} MHz"
+
+
+def conditions_note(rows, per_variant: bool = False) -> str:
+    """One line under a table: where its times' conditions came from, or why there are none; with
+    per_variant, each variant's clock, minimum, power and temperature."""
+    ok = [r for r in rows if r.get("status") == "ok"]
+    reasons = {r.get("telemetry_reason") for r in ok if missing(r.get("sm_clock_mhz"))}
     reasons.discard(None)
     text = ("Conditions: the SM clock (mean over the window, and its minimum), board power (mean) and GPU "
             "temperature (maximum) that NVML read while the GPU-only time was taken.")
+    if per_variant:
+        recorded = [f"{label(r['variant'])} {conditions_cell(r)}" for r in ok if not missing(r.get("sm_clock_mhz"))]
+        if recorded:
+            text += " " + "; ".join(recorded) + "."
     if reasons:
         text += " Here: " + "; ".join(sorted(str(x) for x in reasons)) + "."
     return text

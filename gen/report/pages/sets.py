@@ -37,7 +37,7 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         r["thin"] = bool(r["gpu_only_n"]) and r["gpu_only_n"] < rules.MIN_SAMPLES
         r["gpu_only_label"] = wording.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
             if r["gpu_only_method"] == "kernel_sum" else None
-        r["conditions"] = words.conditions_cell(r) if r["status"] == "ok" else None
+        r["clock"] = words.clock_cell(r) if r["status"] == "ok" else None
         r["rank"] = v.rank(r["variant"]) if v is not None else None
         r["tie"] = v is not None and r["variant"] in v.same_kernel
     gpu = bool(df["gpu_only_ms"].notna().any())
@@ -47,7 +47,7 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
     notes = wording.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
                                  ls.rs.config.error_draws, methods)
     if gpu:
-        notes = [*notes, words.conditions_note(rows), *words.fidelity_lines(rows)]
+        notes = [*notes, words.conditions_note(rows, per_variant=True), *words.fidelity_lines(rows)]
     return dict(mode=mode, call=wording.call_of(mode), rows=rows, chart=chart, notes=notes,
                 speedup_basis="GPU-only" if gpu else "wall time",
                 host_bound=[r for r in rows if r["host_bound"]],
