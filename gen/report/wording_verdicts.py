@@ -340,7 +340,7 @@ def burst_line(b) -> str:
         if not missing(b["burst_clock_mhz"]):
             head += f" ({b['burst_clock_mhz']:.0f} MHz)"
     head += f". Sustained over published: {b['sustained_vs_anchor']:.2f}×."
-    if b["reason"]:
+    if isinstance(b["reason"], str):
         return head + f" The clock rule cannot be applied: {b['reason']}."
     rule = (f" The clock rule: the published time at our sustained clock would read {b['anchor_ms']:.3f} × "
             f"{b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = "
