@@ -175,3 +175,15 @@ def test_pages_say_not_recorded_for_older_sets(tmp_path, h200_dir):
     assert "The clock rule cannot be applied&#58; the sustained window&#39;s SM clock&#58; not recorded" in gqa
     page = (gen / "sets" / f"{h200_dir.name}.md").read_text(encoding="utf-8")
     assert "MHz" not in page and "Here&#58; not recorded&#58; captured before schema 3" in page
+
+
+def test_set_page_lists_every_windows_conditions(s3, tmp_path):
+    from gen.report import build
+
+    root, ls, _ = s3
+    build.run(root, tmp_path / "docs")
+    page = (tmp_path / "docs" / "generated" / "sets" / f"{ls.name}.md").read_text(encoding="utf-8")
+    head = next(x for x in page.splitlines() if "| Variant | GPU-only (graph replays) | Eager loop |" in x)
+    assert "Burst from idle" in head and "Profiled calls (kernel sum)" in head
+    row = next(x for x in page.splitlines() if x.strip().startswith("| SDPA flash | 1670 MHz"))
+    assert row.count("1670 MHz (min 1640) · 690 W · 61 °C") == 3 and row.count("not recorded") == 2

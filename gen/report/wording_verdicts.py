@@ -46,6 +46,22 @@ def kernel_family(name: str | None) -> str:
     return FAMILY.get(d.family, "kernel") if d.family else f"kernel {name}"
 
 
+PROSE_KERNEL_CHARS = 32
+
+
+def prose_kernel(name: str | None) -> str:
+    """A kernel as prose names it: its family where the name is known ("cuDNN-generated kernel"),
+    else its short name cut at PROSE_KERNEL_CHARS characters with an ellipsis. The full name
+    stays in the tables and the search."""
+    if not name:
+        return "kernel"
+    d = kernel_names.decode(name)
+    if d.family in FAMILY:
+        return FAMILY[d.family]
+    short = name.split("(")[0].split("<")[0].removeprefix("void ").strip() or name
+    return short if len(short) <= PROSE_KERNEL_CHARS else short[:PROSE_KERNEL_CHARS - 1] + "…"
+
+
 def us(ms: float) -> str:
     """A time given in ms, shown in µs below 1 ms."""
     return f"{ms * 1000:.1f} µs" if ms < 1 else f"{ms:.3f} ms"
@@ -149,7 +165,7 @@ def _auto_line(v: verdicts.Verdict) -> str:
     if a.same_as:
         text += f", the same {'kernels' if a.kernel else 'backend'} as {_join(label(x) for x in a.same_as)}"
     elif a.kernel:
-        text += f" (kernel {a.kernel})"
+        text += f" ({prose_kernel(a.kernel)})"
     if a.is_fastest:
         text += ": the fastest choice here"
     elif a.ratio:
@@ -536,8 +552,8 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
                  f"{x.inplace_events} GPU events instead of {x.events}")
         if x.saved_ms is not None:
             text += (f", and {x.saved_ms * 1000:.1f} µs ({x.saved_pct:.1f}%) less GPU-only time a call "
-                     + ("(the interquartile ranges do not overlap)" if x.settled else
-                        "(within the spread of the two timings)"))
+                     + ("(the 95% intervals of the two medians do not overlap)" if x.settled else
+                        "(within noise: the intervals of the two medians overlap)"))
         text += "."
     text += f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} found the same copy: 6 GPU events, 5 in place."
     return LessonWords("hidden_copy", "The hidden copy of masked_fill", text, x.copies)
@@ -773,7 +789,7 @@ def explanation(e: lessons.Explanation) -> str:
         why = ("ran faster than " + _join(f"{label(x)} ({arch_name(a)})" for x, a in e.faster)
                + f", which the hypothesis ranked ahead of it; its own main kernel: {arch_name(e.arch)}")
     elif e.cause == "off_tensor_cores":
-        why = "off the tensor cores by name: " + _join(k.short_name for k in e.kernels)
+        why = "off the tensor cores by name: " + _join(prose_kernel(k.short_name) for k in e.kernels)
     else:
         why = f"the GPU events differ: {len(e.kernels)} in all"
     stands = {True: " The article's lesson for this variant holds all the same.",

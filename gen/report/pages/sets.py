@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import rules, verdicts
+from gen.analysis import rules, timings, verdicts
 from gen.analysis.values import missing
-from gen.model.schema import Mode
+from gen.model.schema import Mode, Window
 from gen.report import charts, wording
 from gen.report import format as fmt
 from gen.report import wording_verdicts as words
@@ -49,10 +49,28 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
     if gpu:
         notes = [*notes, words.conditions_note(rows, per_variant=True), *words.fidelity_lines(rows)]
     return dict(mode=mode, call=wording.call_of(mode), rows=rows, chart=chart, notes=notes,
+                windows=_windows(ls, mode),
                 speedup_basis="GPU-only" if gpu else "wall time",
                 host_bound=[r for r in rows if r["host_bound"]],
                 host_noise=[r for r in rows if r.get("host_bound_outcome") == rules.WITHIN_NOISE],
                 host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
+
+
+def _windows(ls, mode: str) -> dict | None:
+    """Every timed window's conditions per run (schema.Window order), where any was recorded."""
+    rows = []
+    for run in ls.rs.runs:
+        if run.mode == mode and run.scenario == "article" and run.status == "ok":
+            tm = timings.times(run)
+            rows.append(dict(label=fmt.label_of(run.variant),
+                             cells=[words.conditions_cell(tm.window(w).__dict__) for w in Window]))
+    if not any(c != words.NOT_RECORDED for r in rows for c in r["cells"]):
+        return None
+    return dict(heads=[WINDOW_HEADS[w] for w in Window], rows=rows)
+
+
+WINDOW_HEADS = {Window.GPU_ONLY: "GPU-only (graph replays)", Window.EAGER: "Eager loop", Window.HOST: "Host dispatch",
+                Window.BURST: "Burst from idle", Window.KERNEL_SUM: "Profiled calls (kernel sum)"}
 
 
 def set_view(ctx: Context, ls) -> dict:
