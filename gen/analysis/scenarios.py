@@ -149,6 +149,7 @@ COLUMNS = [
     "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
     "pct_of_matmul", "pct_of_copy", "pct_of_read", "sol_pct", "datasheet_tbps", "pct_of_datasheet",
     "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
+    "kernel_signature",
 ]
 
 
@@ -212,8 +213,11 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
             peak_memory_bytes=rec.peak_memory_bytes if rec.peak_memory_bytes else math.nan,
             rel_error=rec.rel_error if rec.rel_error is not None else math.nan, trace=rec.trace,
             main_kernel=_main_kernel(ls, rec, tr),
+            kernel_signature=timings.kernel_signature(tr, rec.timing.graph_check) if ok else None,
         ))
     df = pd.DataFrame(rows, columns=COLUMNS)
+    # calls that run the same kernels at a point share one host-bound outcome (rules, "ties")
+    df = timings.share_outcomes(df, by=["mode", *POINT_KEYS])
     if len(df):
         order = {v: i for i, v in enumerate(variant_order(df["variant"]))}
         df = df.assign(_v=df["variant"].map(order), _m=df["mode"] != schema.Mode.INFERENCE).sort_values(
