@@ -132,3 +132,58 @@ def test_summary_json_carries_the_conditions(s3, h200_dir):
     runs = json.loads(summary.run(h200_dir.parent, h200_dir.name, "json"))
     assert all(r["sm_clock_mhz"] is None and r["power_w"] is None and r["temp_c"] is None for r in runs)
     assert all(r["sm_clock_min_mhz"] is None and "not recorded" in r["telemetry_reason"] for r in runs)
+
+
+def test_pages_show_the_conditions(s3, tmp_path):
+    """The built pages of the schema-3 set: the clock beside every GPU-only time, each ceiling's clock, the
+    speed of light, the gap to the published time explained by the clock rule with both clocks printed,
+    and the kernel-sum fallback with its reason and the kernels that differ."""
+    from gen.report import build
+
+    root, ls, _ = s3
+    build.run(root, tmp_path / "docs")
+    gen = tmp_path / "docs" / "generated"
+    gqa = (gen / "scenarios" / "gqa-prefill.md").read_text(encoding="utf-8")
+    assert "Matmul ceiling&#58; a large matrix product" in gqa and "1650 MHz (min 1620) · 700 W · 61 °C" in gqa
+    assert "Read ceiling&#58; a read-only pass" in gqa
+    line = next(x for x in gqa.splitlines() if x.startswith("- At 4,096 tokens, SDPA cuDNN"))
+    assert "published 0.465 ms" in line and "0.551 ms sustained" in line and "1670 MHz, 690 W" in line
+    assert "0.466 ms in a burst of 20 calls from idle (1980 MHz)" in line
+    assert "0.465 × 1980 / 1670 &#61; 0.551 ms" in line and "the gap is the clock" in line
+    rows = [x for x in gqa.splitlines() if x.startswith("| SDPA cuDNN |") and "ok" in x]
+    assert rows and all("1670 MHz (min 1640) · 690 W · 61 °C" in x for x in rows)
+    assert "% of speed of light" in gqa and "4096 dense bf16 FLOP per clock per SM" in gqa
+    art = (gen / "scenarios" / "article.md").read_text(encoding="utf-8")
+    assert "1650 MHz" in art
+    page = (gen / "sets" / f"{ls.name}.md").read_text(encoding="utf-8")
+    assert "@ 1670 MHz" in page and "SDPA flash 1670 MHz (min 1640) · 690 W · 61 °C" in page
+    home = (tmp_path / "docs" / "generated" / ".home.md").read_text(encoding="utf-8")
+    assert "@ 1670 MHz" in home and "SM clock 1670 MHz, 690–690 W, up to 61 °C" in home
+
+
+def test_pages_say_not_recorded_for_older_sets(tmp_path, h200_dir):
+    import shutil
+
+    from gen.report import build
+
+    shutil.copytree(h200_dir, tmp_path / "results" / h200_dir.name)
+    anchors.write(tmp_path / "results")
+    build.run(tmp_path / "results", tmp_path / "docs")
+    gen = tmp_path / "docs" / "generated"
+    gqa = (gen / "scenarios" / "gqa-prefill.md").read_text(encoding="utf-8")
+    assert "clock not recorded&#58; captured before schema 3" in gqa
+    assert "The clock rule cannot be applied&#58; the sustained window&#39;s SM clock&#58; not recorded" in gqa
+    page = (gen / "sets" / f"{h200_dir.name}.md").read_text(encoding="utf-8")
+    assert "MHz" not in page and "Here&#58; not recorded&#58; captured before schema 3" in page
+
+
+def test_set_page_lists_every_windows_conditions(s3, tmp_path):
+    from gen.report import build
+
+    root, ls, _ = s3
+    build.run(root, tmp_path / "docs")
+    page = (tmp_path / "docs" / "generated" / "sets" / f"{ls.name}.md").read_text(encoding="utf-8")
+    head = next(x for x in page.splitlines() if "| Variant | GPU-only (graph replays) | Eager loop |" in x)
+    assert "Burst from idle" in head and "Profiled calls (kernel sum)" in head
+    row = next(x for x in page.splitlines() if x.strip().startswith("| SDPA flash | 1670 MHz"))
+    assert row.count("1670 MHz (min 1640) · 690 W · 61 °C") == 3 and row.count("not recorded") == 2

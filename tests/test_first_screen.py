@@ -84,5 +84,5 @@ def test_home_page_opens_with_the_decision(tmp_path):
     assert first < text.index("data-verdict")  # the decision comes before the verdicts
     assert 'data-default="sdpa_auto" data-exceptions="sliding-window:flex"' in text
     assert "It already picks cuDNN for prefill, decode and training" in text
-    assert 'href="methodology.md#host-bound"' in text
+    assert "[host-bound rule](methodology.md#host-bound)" in text
     assert f'data-set="{CPU.name}" data-default="sdpa_auto"' in text

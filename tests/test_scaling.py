@@ -69,7 +69,9 @@ def test_busy_and_categories(h200):
     # one host-bound rule everywhere: small sizes wait on the host, large ones on the GPU
     assert flash.loc[256, "host_bound"] and not flash.loc[16384, "host_bound"]
     row = busy[(busy["variant"] == "sdpa_cudnn") & (busy["source"] == "default")].iloc[0]
-    assert row["host_bound"] == rules.host_bound(row["eager_ms"], row["gpu_only_ms"]) is True
+    # the loop waited (1.44x: the bare line says yes), but the host costs less than the kernels: within noise
+    assert rules.host_bound(row["eager_ms"], row["gpu_only_ms"]) is True
+    assert row["host_bound_outcome"] == rules.WITHIN_NOISE and not row["host_bound"]
     cat = scaling.category_frame(h200)
     assert "fused attention" in set(cat[cat["variant"] == "sdpa_flash"]["category"])
 

@@ -135,7 +135,9 @@ def test_host_bound_is_one_rule_everywhere(pages, sets):
     for (name, mode), by_kind in union.items():
         truth = set(tables.summary_table(sets[name], mode).query("host_bound")["variant"])
         assert all(got == truth for got in by_kind.values()), (name, mode, dict(by_kind))
-    assert (H200, "inference") in union
+    # flex's training step is host-bound by the rule; cuDNN's forward is within noise, flagged nowhere
+    assert union[(H200, "train")]["sets"] == {"flex"}
+    assert (H200, "inference") not in union
 
 
 def test_contradicted_is_one_rule_everywhere(pages, sets):

@@ -130,7 +130,7 @@ COLUMNS = [
     "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
     "pct_of_matmul", "pct_of_copy", "pct_of_read", "sol_pct", "datasheet_tbps", "pct_of_datasheet",
     "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
-    "dtype", "wrong", "sdpa_choice", "facts",
+    "dtype", "wrong", "sdpa_choice", "facts", "kernel_signature",
 ]
 
 
@@ -198,8 +198,11 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
             main_kernel=_main_kernel(ls, rec, tr),
             dtype=dtype, wrong=rules.wrong_answer(rec.rel_error), sdpa_choice=rec.sdpa_choice,
             facts=dict(rec.facts),
+            kernel_signature=timings.kernel_signature(tr, rec.timing.graph_check) if ok else None,
         ))
     df = pd.DataFrame(rows, columns=COLUMNS)
+    # calls that run the same kernels at a point share one host-bound outcome (rules, "ties")
+    df = timings.share_outcomes(df, by=["mode", *POINT_KEYS])
     if len(df):
         order = {v: i for i, v in enumerate(variant_order(df["variant"]))}
         df = df.assign(_v=df["variant"].map(order), _m=df["mode"] != schema.Mode.INFERENCE).sort_values(

@@ -260,6 +260,10 @@ def kernel_signature(tr: trace_mod.Trace | None, check: schema.GraphCheck | None
     return None
 
 
+def _nan(x) -> bool:
+    return isinstance(x, float) and math.isnan(x)
+
+
 def share_outcomes(df: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     """Rows that run the same kernels (equal `kernel_signature`, within the groups of `by`)
     get one host-bound outcome (rules.shared_outcome); host_bound follows it. A copy."""
@@ -268,8 +272,9 @@ def share_outcomes(df: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
         return df
     groups: dict = {}
     for i, r in df.iterrows():
-        if r["kernel_signature"] is not None:
-            groups.setdefault((*(r[k] for k in by), r["kernel_signature"]), []).append(i)
+        if isinstance(r["kernel_signature"], tuple):
+            key = tuple(None if _nan(r[k]) else r[k] for k in by)
+            groups.setdefault((*key, r["kernel_signature"]), []).append(i)
     for idx in groups.values():
         if len(idx) > 1:
             o = rules.shared_outcome(df.loc[idx, "host_bound_outcome"])

@@ -112,8 +112,9 @@ KIND_NOTES: dict[FindingKind, str] = {
     FindingKind.COUNTERS: "Nsight Compute's measurements of each variant's longest kernel, in one warm call: "
                           "achieved occupancy against the profiler's estimate, what limits the theoretical "
                           "occupancy, and whether the SMs or DRAM bound it.",
-    FindingKind.HOST: "Calls bound by the host: by the report's one rule, a call is host-bound when "
-                      + HOST_BOUND_RULE + ".",
+    FindingKind.HOST: "Calls bound by the host, by the report's host-bound rule (the Methodology states it "
+                      "once): a Python loop waits on the host, and the host's own cost of a call exceeds the "
+                      "GPU's time.",
     FindingKind.PRECISION: "Kernels whose launching op was given float32 tensors and no 16-bit one, or matrix "
                            "products with f32 in their name.",
     FindingKind.ANOMALY: "Figures a table shows that the same set's samples or traces say not to read at face value: "
@@ -239,8 +240,8 @@ def _speed(f: Finding) -> Words:
         text += f", {ahead}"
         short += f", {ahead}"
         if x["overlap"]:
-            text += "; their interquartile ranges overlap, so the order of the two is not settled"
-            short += ", interquartile ranges overlap: order not settled"
+            text += "; the 95% intervals of their medians overlap: within noise, they share the first rank"
+            short += ", within noise: they share the first rank"
     if x["baseline"]:
         slower = f"{x['baseline']} takes {times(x['baseline_ms'] / x['ms'], 1)} as long"
         text += f". {slower[0].upper()}{slower[1:]}"

@@ -104,6 +104,20 @@ def kernel_paths(names) -> str:
             continue
         groups.setdefault(kernel_path(p), []).append(trace.short_name(n))
     return "; ".join(f"{', '.join(dict.fromkeys(ns))}: {desc}" for desc, ns in groups.items())
+PROSE_KERNEL_CHARS = 32
+
+
+def prose_kernel(name: str | None) -> str:
+    """A kernel as prose names it: its family where the name is known ("cuDNN-generated kernel"),
+    else its short name cut at PROSE_KERNEL_CHARS characters with an ellipsis. The full name
+    stays in the tables and the search."""
+    if not name:
+        return "kernel"
+    d = kernel_names.decode(name)
+    if d.family in FAMILY:
+        return FAMILY[d.family]
+    short = name.split("(")[0].split("<")[0].removeprefix("void ").strip() or name
+    return short if len(short) <= PROSE_KERNEL_CHARS else short[:PROSE_KERNEL_CHARS - 1] + "…"
 
 
 def us(ms: float) -> str:
@@ -209,7 +223,7 @@ def _auto_line(v: verdicts.Verdict) -> str:
     if a.same_as:
         text += f", the same {'kernels' if a.kernel else 'backend'} as {_join(label(x) for x in a.same_as)}"
     elif a.kernel:
-        text += f" (kernel {a.kernel})"
+        text += f" ({prose_kernel(a.kernel)})"
     if a.is_fastest:
         text += ": the fastest choice here"
     elif a.ratio:
@@ -321,12 +335,24 @@ def conditions_cell(r) -> str:
     return " · ".join(parts)
 
 
-def conditions_note(rows) -> str:
-    """One line under a table: where its times' conditions came from, or why there are none."""
-    reasons = {r.get("telemetry_reason") for r in rows if r.get("status") == "ok" and missing(r.get("sm_clock_mhz"))}
+def clock_cell(r) -> str | None:
+    """The mean SM clock of a GPU-only time, for beside it in a table ("1670 MHz"), or None."""
+    mhz = r.get("sm_clock_mhz")
+    return None if missing(mhz) else f"{mhz:.0f} MHz"
+
+
+def conditions_note(rows, per_variant: bool = False) -> str:
+    """One line under a table: where its times' conditions came from, or why there are none; with
+    per_variant, each variant's clock, minimum, power and temperature."""
+    ok = [r for r in rows if r.get("status") == "ok"]
+    reasons = {r.get("telemetry_reason") for r in ok if missing(r.get("sm_clock_mhz"))}
     reasons.discard(None)
     text = ("Conditions: the SM clock (mean over the window, and its minimum), board power (mean) and GPU "
             "temperature (maximum) that NVML read while the GPU-only time was taken.")
+    if per_variant:
+        recorded = [f"{label(r['variant'])} {conditions_cell(r)}" for r in ok if not missing(r.get("sm_clock_mhz"))]
+        if recorded:
+            text += " " + "; ".join(recorded) + "."
     if reasons:
         text += " Here: " + "; ".join(sorted(str(x) for x in reasons)) + "."
     return text
@@ -401,7 +427,7 @@ def burst_line(b) -> str:
         if not missing(b["burst_clock_mhz"]):
             head += f" ({b['burst_clock_mhz']:.0f} MHz)"
     head += f". Sustained over published: {b['sustained_vs_anchor']:.2f}×."
-    if b["reason"]:
+    if isinstance(b["reason"], str):
         return head + f" The clock rule cannot be applied: {b['reason']}."
     rule = (f" The clock rule: the published time at our sustained clock would read {b['anchor_ms']:.3f} × "
             f"{b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = "
@@ -597,8 +623,8 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
                  f"{x.inplace_events} GPU events instead of {x.events}")
         if x.saved_ms is not None:
             text += (f", and {x.saved_ms * 1000:.1f} µs ({x.saved_pct:.1f}%) less GPU-only time a call "
-                     + ("(the interquartile ranges do not overlap)" if x.settled else
-                        "(within the spread of the two timings)"))
+                     + ("(the 95% intervals of the two medians do not overlap)" if x.settled else
+                        "(within noise: the intervals of the two medians overlap)"))
         text += "."
     if x.train_copies:
         c = x.train_copies[0]
@@ -896,7 +922,7 @@ def explanation(e: lessons.Explanation) -> str:
                   ", which the hypothesis ranked ahead of it")
                + f"; its own main kernel: {what(e.variant, e.arch)}")
     elif e.cause == "off_tensor_cores":
-        why = "off the tensor cores by name: " + _join(k.short_name for k in e.kernels)
+        why = "off the tensor cores by name: " + _join(prose_kernel(k.short_name) for k in e.kernels)
     else:
         why = f"the GPU events differ: {len(e.kernels)} in all"
     stands = {True: " The article's lesson for this variant holds all the same.",

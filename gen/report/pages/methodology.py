@@ -27,7 +27,7 @@ def rules_view() -> dict:
                 smem_default_kib=rules.SMEM_DEFAULT_LIMIT // 1024,
                 cuda_only=sorted(rules.CUDA_ONLY_BACKENDS), min_samples=rules.MIN_SAMPLES,
                 sub_us_memset=rules.SUB_US_MEMSET_US, verdict_rule=wording_verdicts.VERDICT_RULE,
-                ci_method=rules.CI_METHOD, ci_level=rules.CI_LEVEL, floor_pct=rules.TIME_FLOOR_PCT,
+                ci_method=rules.CI_METHOD, ci_pct=100 * rules.CI_LEVEL, floor_pct=rules.TIME_FLOOR_PCT,
                 host_quantile=rules.HOST_COST_QUANTILE, host_headroom=rules.HOST_HEADROOM,
                 clock_rule_pct=rules.CLOCK_RULE_PCT, advice_gain=rules.ADVICE_MIN_GAIN,
                 startup_s=rules.STARTUP_NOTE_S)

@@ -144,6 +144,8 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     if ceil:
         ceilings.append(("measured copy" if figure == sa.FIGURE_TBPS else "measured matmul",
                          ceil["copy_gbps"] / 1e3 if figure == sa.FIGURE_TBPS else ceil["matmul_tflops"]))
+        if figure == sa.FIGURE_TBPS and ceil.get("read_tbps") == ceil.get("read_tbps") and ceil.get("read_tbps"):
+            ceilings.append(("measured read", ceil["read_tbps"]))
     if sheet and figure == sa.FIGURE_TBPS:
         ceilings.append(("datasheet", sheet.hbm_tbps))
     for d in sorted(dims, key=lambda x: (x != own, x)):
@@ -248,7 +250,7 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
         versus_short=_versus_short(ctx, head, decode),
         ceil=ceil, copy_tbps=ceil["copy_gbps"] / 1e3 if ceil else None,
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
-        copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS else None,
+        copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS and not ceil.get("read_n") else None,
         anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
         conditions=_conditions(ls, name, pts, anchors) if gpu else None,
         backends=_backend_groups(ls, name, decode, show_dim), backend_note=words.BACKEND_NOTE,
