@@ -81,7 +81,7 @@ def integer(x) -> str:
 
 def day(value) -> str:
     """The date part of an ISO timestamp."""
-    return str(value)[:10] if value else DASH
+    return md(str(value)[:10]) if value else DASH
 
 
 FILTERS = dict(md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer, span=span)
