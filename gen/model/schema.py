@@ -542,11 +542,12 @@ def _number_rule(short: str) -> tuple[float, bool, float, str]:
     return 0, True, MAX_NUMBER, f"from 0 to {MAX_NUMBER:g}"
 
 
-def _numbers_ok(values: list, short: str) -> bool:
-    """All of a list of numbers (no bools, no NaN) within its field's rule: one pass, for
-    the long lists of time samples; _check_number says which one is not."""
+def _numbers_ok(values: list, item: type, short: str) -> bool:
+    """All of a list of numbers of type item (ints for int; no bools, no NaN) within its
+    field's rule: one pass, for the long lists of time samples; _check says which is not."""
     least, closed, most, _ = _number_rule(short)
-    if not all(type(v) in (int, float) for v in values):
+    kinds = (int, float) if item is float else (int,)
+    if not all(type(v) in kinds for v in values):
         return False
     if closed:
         return all(least <= v <= most for v in values)
@@ -669,7 +670,7 @@ def _check(value: Any, tp, where: str, fname: str) -> Any:
         if not isinstance(value, list):
             raise SchemaError(f"{where}: field {fname} must be a list, not {type(value).__name__}")
         (item,) = typing.get_args(tp)
-        if item in (int, float) and value and _numbers_ok(value, fname.rsplit(".", 1)[-1].split("[")[0]):
+        if item in (int, float) and value and _numbers_ok(value, item, fname.rsplit(".", 1)[-1].split("[")[0]):
             return [float(v) for v in value] if item is float else list(value)  # samples: checked in one pass
         return [_check(v, item, where, f"{fname}[{i}]") for i, v in enumerate(value)]
     if origin is dict:
