@@ -402,9 +402,9 @@ def test_the_committed_sets_load_quickly():
 
     text = (ROOT / "results" / H200 / "result.json").read_text(encoding="utf-8")
     _load_text(text)
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: other processes on the machine do not count
     _load_text(text)
-    assert time.perf_counter() - t0 < 0.6
+    assert time.process_time() - t0 < 0.6
 
 
 # --------------------------------------------------------------------------- what load accepts, build renders
