@@ -8,8 +8,10 @@ together into one report (docs/matrix.md).
 
 - Checked before anything is published: tar members stay inside the archive's
   folder (no absolute paths, no `..`, no links or devices; then extracted with
-  tarfile's `data` filter), result.json loads (schema, every field's type,
-  trace paths inside the set) and every run and sweep trace parses.
+  tarfile's `data` filter), the set's folder is a name (schema.check_name),
+  result.json loads (schema, every field's type and range, names, shapes,
+  trace paths inside the set) and every run and sweep trace parses: what
+  import accepts, build renders.
 - An older schema is migrated and written at the current version.
 - A set of the same name is refused unless --force (replace) or --merge.
 - --merge: same GPU, torch and driver, or refused; the union of runs, sweep
@@ -81,6 +83,8 @@ def _find_set(source: Path, unpacked: Path) -> Path:
                         f"(tar czf set.tgz -C results <set>)")
     if folder.name.startswith(".") or folder.name in ("", ".."):
         raise UserError(f"{source}: the set's folder {folder.name!r} is hidden; rename it")
+    # The folder's name becomes the set's name in results/, its pages and URLs.
+    schema.check_name(folder.name, str(source), "the set's folder name")
     return folder
 
 

@@ -46,10 +46,15 @@ def name_slug(text: str) -> str:
 
 
 def set_name(gpu_name: str | None, cpu: str, torch_version: str, label: str | None = None) -> str:
-    """A result set's folder name: <gpu or cpu-...>__torch-<version without its local part>[__<label>]."""
-    device = name_slug(gpu_name) if gpu_name else "cpu-" + name_slug(cpu)[:40].strip("-")
-    name = f"{device}__torch-{torch_version.split('+')[0]}"
-    return f"{name}__{name_slug(label)}" if label else name
+    """A result set's folder name: <gpu or cpu-...>__torch-<version without its local part>[__<label>].
+    Always a name the load takes (schema.NAME_RE, at most 100 characters), whatever the
+    machine calls its GPU, CPU or PyTorch build."""
+    device = (name_slug(gpu_name)[:40].strip("-") or "gpu") if gpu_name else \
+        ("cpu-" + name_slug(cpu)[:40]).strip("-")
+    version = re.sub(r"[^a-z0-9.]+", "-", torch_version.split("+")[0].lower())[:20].strip("-.") or "unknown"
+    name = f"{device}__torch-{version}"
+    label = name_slug(label or "")[:24].strip("-")
+    return f"{name}__{label}" if label else name
 
 
 class Terminated(KeyboardInterrupt):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -79,13 +80,23 @@ def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
                 shutil.copyfile(p.copy_from, dest)
             else:
                 dest.write_text(p.text or "", encoding="utf-8", newline="\n")
-        nav = {"nav": render.nav(pages)}
-        # YAML is a superset of JSON: mkdocs.yml INHERITs this file for its nav.
-        (tmp / NAV_FILE).write_text(json.dumps(nav, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        (tmp / NAV_FILE).write_text(nav_yaml(render.nav(pages)), encoding="utf-8")
         layout.publish_dir(tmp, final, replace=True, what="pages")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return final
+
+
+# Characters YAML refuses (DEL, C1 controls, U+FFFE/F) or reads as line breaks (NEL, U+2028,
+# U+2029) even inside a quoted string; JSON's own escapes cover those below U+0020.
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
+def nav_yaml(nav: list) -> str:
+    """The navigation as mkdocs.yml INHERITs it: JSON (a subset of YAML), with every
+    character YAML would trip on written as a \\u escape, so no title can stop the build."""
+    text = json.dumps({"nav": nav}, indent=1, ensure_ascii=False) + "\n"
+    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def check_names(sets: list[tables.LoadedSet]) -> None:
@@ -153,10 +164,11 @@ def mkdocs_build(project: Path, site_dir: Path) -> None:
 
 
 def copy_project(src: Path, dest: Path) -> Path:
-    """mkdocs.yml and the hand-written docs/ of src, without build output: a
-    scratch project for tests and benchmarks."""
+    """mkdocs.yml, the theme's overrides/ and the hand-written docs/ of src, without
+    build output: a scratch project for tests and benchmarks."""
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src / "mkdocs.yml", dest / "mkdocs.yml")
+    shutil.copytree(src / "overrides", dest / "overrides", dirs_exist_ok=True)
     shutil.copytree(src / "docs", dest / "docs", dirs_exist_ok=True,
                     ignore=lambda d, names: [n for n in names if n in (render.GENERATED, "vendor")
                                              or n.startswith((".generated", layout.STAGING_PREFIX, layout.LOCK_FILE))])

@@ -47,11 +47,12 @@ class Worded:
 
 def environment() -> jinja2.Environment:
     """The Jinja environment of every template: autoescaped HTML, strict undefined,
-    the formatting filters and the helpers that name pages and sets."""
+    unprintable characters replaced in every value (fmt.printable), the formatting
+    filters and the helpers that name pages and sets."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=True, undefined=jinja2.StrictUndefined,
-        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, finalize=fmt.printable,
     )
     env.tests["missing"] = missing
     env.filters.update(fmt.FILTERS)

@@ -451,7 +451,7 @@ def refusal(status: str, reason: str | None, needs_cuda: bool = False) -> str:
     """Why a variant did not run, for a table cell or a failure box."""
     if needs_cuda:
         return "needs CUDA: PyTorch has no CPU kernel for this backend, so pinning it leaves no viable backend"
-    return reason or "no reason recorded"
+    return reason if isinstance(reason, str) and reason else "no reason recorded"  # NaN from a frame too
 
 
 def timing_notes(mode: str, gpu: bool, samples: int | None, host_samples: int | None,

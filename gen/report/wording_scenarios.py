@@ -245,7 +245,9 @@ def refusal(status: str, reason: str | None, needs_cuda: bool = False) -> str:
     CUDA-only backend pinned on a CPU machine)."""
     if needs_cuda:
         return wording.refusal(status, reason, True)
-    return reason or {"oom": "out of memory", "skipped": "not run"}.get(status, "no reason recorded")
+    if isinstance(reason, str) and reason:  # from a frame, a missing reason is NaN, which is truthy
+        return reason
+    return {"oom": "out of memory", "skipped": "not run"}.get(status, "no reason recorded")
 
 
 def table_note(figure: str, mode: str) -> str:
