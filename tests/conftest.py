@@ -1,8 +1,10 @@
 """Shared fixtures: the committed result sets are the test data.
 
-`h200` is the committed schema-2 H200 set (CUDA-graph GPU-only times, ncu counters,
-traces named article__<mode>__<variant>); `h200_v1` is the schema-1 H200 set it
-replaced, kept in tests/data/sets as the old-format fixture (loads through
+`h200_new` is the committed schema-3 H200 set in results/ (NVML telemetry per timed window,
+interleaved rounds, the graph check, issue 20's scenarios); `h200` is the schema-2 H200
+capture it replaced (CUDA-graph GPU-only times, ncu counters, traces named
+article__<mode>__<variant>), kept in tests/data/sets as a real fixture and as the other
+capture of the same GPU that classifications must agree with; `h200_v1` is the schema-1 H200 set, kept in tests/data/sets as the old-format fixture (loads through
 update_to_2; GPU-only time falls back to the kernel sum; traces <mode>__<variant>).
 """
 
@@ -14,7 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
-H200 = RESULTS / "nvidia-h200__torch-2.11.0"
+H200 = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema2"
+H200_NEW = RESULTS / "nvidia-h200__torch-2.11.0"
 H200_V1 = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema1"
 
 
@@ -42,3 +45,16 @@ def h200_v1(h200_v1_dir):
     from gen.analysis import tables
 
     return tables.load_set(h200_v1_dir)
+
+
+@pytest.fixture(scope="session")
+def h200_new_dir() -> Path:
+    assert (H200_NEW / "result.json").is_file(), "the committed H200 result set is missing"
+    return H200_NEW
+
+
+@pytest.fixture(scope="session")
+def h200_new(h200_new_dir):
+    from gen.analysis import tables
+
+    return tables.load_set(h200_new_dir)
