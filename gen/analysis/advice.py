@@ -58,6 +58,7 @@ class Exception_:
     ratio: float  # the default's time over it
     kv_len: int | None
     window: int | None
+    mask: str | None  # schema.Mask of the verdict's point
     dense_mask: bool  # the default call got the mask as a dense boolean attn_mask (it scores every pair)
     pairs_scored: float | None  # (query, key) pairs the default's kernels compute, per batch and head
     pairs_needed: float | None  # pairs inside the mask (our FLOP convention)
@@ -140,13 +141,16 @@ def _dense(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
     as a dense boolean attn_mask (any mask but causal on a square): every (query, key) pair."""
     p = verdicts.point_of(ls, v.scenario, v.mode)
     if p is None:
-        return dict(kv_len=None, window=None, dense_mask=False, pairs_scored=None, pairs_needed=None,
+        return dict(kv_len=None, window=None, mask=None, dense_mask=False, pairs_scored=None, pairs_needed=None,
                     flops_needed=None, flops_dense=None)
     sdpa = variant.startswith("sdpa")
     causal_square = p.mask == schema.Mask.CAUSAL and p.q_len == p.kv_len
-    dense = sdpa and p.mask != schema.Mask.NONE and not causal_square
-    full = schema.Point(**{**p.__dict__, "mask": schema.Mask.NONE, "window": None})
-    return dict(kv_len=p.kv_len, window=p.window, dense_mask=dense,
+    # The extra work is the reason only where scoring every pair is decidedly more than the mask
+    # asks for (rules.MASKED_WORK_RATIO): a chunk of queries at the end of a cache asks for almost all.
+    dense = (sdpa and p.mask != schema.Mask.NONE and not causal_square
+             and p.q_len * p.kv_len >= rules.MASKED_WORK_RATIO * scenarios.score_pairs(p))
+    full = schema.Point(**{**p.__dict__, "mask": schema.Mask.NONE, "window": None, "docs": None})
+    return dict(kv_len=p.kv_len, window=p.window, mask=p.mask, dense_mask=dense,
                 pairs_scored=float(p.q_len * p.kv_len) if dense else None,
                 pairs_needed=scenarios.score_pairs(p), flops_needed=scenarios.flops(p, v.mode),
                 flops_dense=scenarios.flops(full, v.mode))

@@ -115,6 +115,7 @@ class Timed:
     host_bound_outcome: str | None = None  # rules.YES, NO, WITHIN_NOISE; None where undecided
     signature: timings.KernelSignature | None = None  # every GPU event of one call (timings.kernel_signature)
     main_us: float | None = None  # the main kernel's duration in the profiled call
+    wrong: bool = False  # a wrong answer (rules.wrong_answer): shown, never ranked
     events_us: float | None = None  # every GPU event of the profiled call, added up
 
     @property
@@ -164,7 +165,8 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
     outcome = _host_bound(ls, run, tm)
     return Timed(run.variant, run.status, gpu, tm.gpu_only_method if gpu else None, eager, host, events, main, short,
                  index, backend, outcome == rules.YES, _num(tm.eager_over_gpu_only), outcome,
-                 timings.kernel_signature(tr, run.timing.graph_check), main_us=main_us, events_us=events_us)
+                 timings.kernel_signature(tr, run.timing.graph_check), main_us=main_us, events_us=events_us,
+                 wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None))
 
 
 def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
@@ -207,7 +209,8 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
     return Timed(p.variant, p.status, gpu, tm.gpu_only_method if gpu else None, _present(tm.eager),
                  _present(tm.host), events, main, short, index, host_bound=outcome == rules.YES,
                  eager_over_gpu_only=_num(tm.eager_over_gpu_only), host_bound_outcome=outcome,
-                 signature=timings.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us)
+                 signature=timings.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
+                 wrong=rules.wrong_answer(p.rel_error))
 
 
 def _share(rows: list[Timed]) -> list[Timed]:
@@ -427,7 +430,8 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
            gpu_arch: int | None = None, point: schema.Point | None = None) -> Verdict | None:
     """The verdict from Timed rows alone (see the module docstring); None when
     no variant has a time to rank by."""
-    ok = [t for t in rows if t.status == schema.Status.OK]
+    # A wrong answer is shown on its page, never ranked (rules.wrong_answer).
+    ok = [t for t in rows if t.status == schema.Status.OK and not t.wrong]
     # The ranking time every row has (GPU-only first): rows timed another way are never dropped from the ranking.
     bases = ("gpu_only", "eager", "host")
     basis = next((b for b in bases if ok and all(getattr(t, b) for t in ok)), None) or \

@@ -468,7 +468,10 @@ def fidelity_lines(rows) -> list[str]:
 
 # How a scenario reads in the decision (a reader's words for the workload); others by their name.
 SCENARIO_WORDS = {"article": "prefill", "gqa-prefill": "prefill", "decode": "decode",
-                  "sliding-window": "sliding windows"}
+                  "sliding-window": "sliding windows", "packed-documents": "packed documents",
+                  "chunked-prefill": "chunked prefill (a chunk of queries against a KV cache)",
+                  "decode-kernels": "decode", "fp8-prefill": "FP8 prefill",
+                  "deterministic-backward": "deterministic training"}
 CALL = "scaled_dot_product_attention"
 
 
@@ -515,15 +518,17 @@ def _picks(a: advice_mod.Advice) -> str:
         return ""
     by: dict = {}
     for p in first:
-        by.setdefault((p.backend, p.twin), []).append(p)
+        by.setdefault(p.backend, []).append(p)
     parts = []
-    for (b, twin), ps in by.items():
+    for b, ps in by.items():
         text = f"picks {backend(b)} for {_where(ps)}" if a.default_is_auto and b else f"ranks first for {_where(ps)}"
         noise = [p for p in ps if p.outcome == "within noise"]
+        twin = next((p.twin for p in ps if p.twin), None)
         pinned = (f"the pinned {backend(b.split(' ')[0])} call" if b and VARIANTS.get(twin) and VARIANTS[twin].backend
                   else label(twin) if twin else "")
+        where = "" if all(p.twin for p in ps) else " wherever both were measured"
         if twin and not noise:
-            text += f", and {pinned} runs the same kernels: a tie"
+            text += f", and {pinned} runs the same kernels{where}: a tie"
         elif twin:
             text += f", as {pinned} does; the two are within noise of each other"
         elif noise:
@@ -538,10 +543,14 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
     at = f" at {e.kv_len // 1024}k" if e.kv_len and e.kv_len % 1024 == 0 else (f" at {e.kv_len}" if e.kv_len else "")
     text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {e.ratio:.1f}× slower{at}"
     if e.dense_mask and e.pairs_scored and e.pairs_needed:
-        text += (f". SDPA has no window: it gets the mask as a dense boolean attn_mask, so its kernel scores every "
+        what = {"sliding": ("no window", "inside the window", "block mask skips the blocks outside it"),
+                "document": ("no document mask", "inside the documents",
+                             "call computes only the pairs inside each document")}.get(
+            e.mask or "", ("no such mask", "the mask lets through", "call computes only those"))
+        text += (f". SDPA has {what[0]}: it gets the mask as a dense boolean attn_mask, so its kernel scores every "
                  f"(query, key) pair, {e.kv_len:,} × {e.kv_len:,}, {e.pairs_scored / e.pairs_needed:.1f}× the "
-                 f"{_millions(e.pairs_needed)} pairs inside the window per head, where {short_label(e.variant)}'s "
-                 "block mask skips the blocks outside it")
+                 f"{_millions(e.pairs_needed)} pairs {what[1]} per head, where {short_label(e.variant)}'s "
+                 f"{what[2]}")
         if e.flops_dense and e.flops_needed:
             text += f" ({e.flops_dense / 1e12:.1f} TFLOP against {e.flops_needed / 1e12:.2f})"
     text += "."
