@@ -2,8 +2,9 @@
 
 Takes: argv. Gives: an exit status. User errors (schema.UserError: bad input,
 a bad option, a damaged file) are one line on stderr naming the file or option
-at fault (exit 2); anything else is a bug and keeps its traceback. SIGTERM is
-handled like Ctrl-C, so that nothing half-written is left.
+at fault (exit 2), as are a folder it may not write and a full disk; anything
+else is a bug and keeps its traceback. SIGTERM is handled like Ctrl-C, so that
+nothing half-written is left.
 """
 
 from __future__ import annotations
@@ -201,6 +202,15 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         # SchemaError and TraceError are UserErrors: each message names the file or option.
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if exc.errno not in layout.ENVIRONMENT_ERRNOS:
+            raise  # a bug, or a failure nobody foresaw: keeps its traceback
+        # A folder it may not write, a read-only file system, a full disk: this machine's
+        # state, said in one line (publishing is atomic, so nothing half-written is left).
+        where = exc.filename if exc.filename is not None else "a file"
+        print(f"error: {where}: {exc.strerror}; nothing was published (give the user write access, "
+              f"free the space, or point --results / --docs / --out elsewhere)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted: nothing was published", file=sys.stderr)

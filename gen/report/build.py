@@ -108,10 +108,21 @@ def check_names(sets: list[tables.LoadedSet]) -> None:
                                 f"would share the page {page}: rename one")
 
 
+def _check_writable(docs_dir: Path) -> None:
+    """The pages can be staged in docs_dir, or one line saying why not."""
+    try:
+        docs_dir.mkdir(parents=True, exist_ok=True)
+        layout.make_staging(docs_dir, render.GENERATED).rmdir()
+    except OSError as exc:
+        raise UserError(f"{exc.filename or docs_dir}: cannot write the pages there ({exc.strerror}); make "
+                        f"{docs_dir} writable or pass --docs elsewhere") from None
+
+
 def run(results_root: Path, docs_dir: Path, skip_broken: bool = False) -> Path:
     results_root, docs_dir = Path(results_root), Path(docs_dir)
     if not results_root.is_dir():
         raise UserError(f"{results_root}: no results directory")
+    _check_writable(docs_dir)  # before minutes of rendering, not after
     sets, skipped = tables.load_sets(results_root, skip_broken=skip_broken)
     for s in skipped:
         print(f"skipped {s.name}: {s.error}", file=sys.stderr)

@@ -21,6 +21,7 @@ import math
 from functools import lru_cache
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 from gen.analysis.values import number, variant_order
@@ -130,6 +131,24 @@ def _timeline_skeleton() -> str:
 
 GPU_FIELDS = ("lane", "index", "name", "short_name", "kind", "category", "start_us", "end_us", "dur_us",
               "launched_by", "launch_api", "occupancy")
+
+
+def timeline_window(cpu: pd.DataFrame, gpu: pd.DataFrame, max_events: int,
+                    max_depth: int) -> tuple[pd.DataFrame, pd.DataFrame, int, float | None]:
+    """The events a timeline draws, so that it stays small whatever the trace holds: CPU
+    events at most max_depth deep, then the first max_events of both lanes by start.
+    Returns (cpu, gpu, how many were left out, the last start drawn or None if all were)."""
+    deep = cpu["depth"] > max_depth if len(cpu) else pd.Series([], dtype=bool)
+    left = int(deep.sum())
+    cpu = cpu[~deep] if left else cpu
+    starts = np.concatenate([cpu["start_us"].to_numpy(float), gpu["start_us"].to_numpy(float)])
+    if len(starts) <= max_events:
+        return cpu, gpu, left, None
+    first = np.argsort(starts, kind="stable")[:max_events]
+    keep = np.zeros(len(starts), dtype=bool)
+    keep[first] = True
+    n = len(cpu)
+    return cpu[keep[:n]], gpu[keep[n:]], left + len(starts) - max_events, float(starts[first[-1]])
 
 
 def timeline_spec(cpu: pd.DataFrame, gpu: pd.DataFrame) -> dict:
