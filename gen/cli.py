@@ -193,11 +193,12 @@ def cmd_import(a) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gen.model import layout
+    from gen.model import layout, limits
 
     a = parser().parse_args(argv)
     try:
         with layout.terminate_as_interrupt():
+            limits.check_settings()  # a bad GEN_MAX_* is said once, before any set is read or skipped for it
             return a.func(a)
     except UserError as exc:
         # SchemaError and TraceError are UserErrors: each message names the file or option.

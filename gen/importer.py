@@ -43,12 +43,12 @@ def _part_of_a_set(rel: PurePosixPath) -> bool:
     return rel.name in (schema.RESULT_FILE, layout.CAPTURE_LOG) or schema.TRACE_DIR in rel.parts[:-1]
 
 
-def _safe_members(archive: Path, tar: tarfile.TarFile) -> list[tarfile.TarInfo]:
-    """The members to unpack: checked one by one as they are read, the archive refused
-    once it holds more members or bytes than a set may (gen.model.limits), before any
-    is written; members that are no part of a set are left packed."""
+def _safe_members(archive: Path, tar: tarfile.TarFile) -> tuple[list[tarfile.TarInfo], list[str]]:
+    """The members to unpack, and the names of files left packed as no part of a set:
+    checked one by one as they are read, the archive refused once it holds more members
+    or bytes than a set may (gen.model.limits), before any is written."""
     max_files, max_bytes = limits.SET_FILES.value(), limits.SET_BYTES.value()
-    admitted, count, total = [], 0, 0
+    admitted, skipped, count, total = [], [], 0, 0
     for m in tar:
         count += 1
         if count > max_files:
@@ -67,13 +67,16 @@ def _safe_members(archive: Path, tar: tarfile.TarFile) -> list[tarfile.TarInfo]:
                 raise limits.SET_BYTES.exceeded(archive, f"unpacks to more than {max_bytes // limits.MIB:,} MiB")
             if _part_of_a_set(PurePosixPath(m.name)):
                 admitted.append(m)
-    return admitted
+            else:
+                skipped.append(m.name)
+    return admitted, skipped
 
 
-def _copy_set_files(source: Path, into: Path) -> None:
-    """A folder's files that could be part of a set, under the same limits as an archive's."""
+def _copy_set_files(source: Path, into: Path) -> list[str]:
+    """A folder's files that could be part of a set, under the same limits as an archive's;
+    returns the names of those left behind."""
     max_files, max_bytes = limits.SET_FILES.value(), limits.SET_BYTES.value()
-    count, total, chosen = 0, 0, []
+    count, total, chosen, skipped = 0, 0, [], []
     for dirpath, dirs, files in os.walk(source):
         dirs.sort()
         for name in sorted(dirs + files):
@@ -90,29 +93,33 @@ def _copy_set_files(source: Path, into: Path) -> None:
                 rel = p.relative_to(source)
                 if _part_of_a_set(PurePosixPath(rel.as_posix())):
                     chosen.append(rel)
+                else:
+                    skipped.append(f"{source.name}/{rel.as_posix()}")
     for rel in chosen:
         dest = into / source.name / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source / rel, dest)
+    return skipped
 
 
-def _unpack(source: Path, into: Path) -> None:
-    """The source's files that could be part of a set under into/, nothing outside it."""
+def _unpack(source: Path, into: Path) -> list[str]:
+    """The source's files that could be part of a set under into/, nothing outside it;
+    returns the names of the files left out."""
     if source.is_dir():
-        _copy_set_files(source, into)
-        return
+        return _copy_set_files(source, into)
     if not source.is_file():
         raise UserError(f"{source}: no such folder or file")
     if not source.name.endswith(ARCHIVES):
         raise UserError(f"{source}: not a result set folder nor a .tar.gz / .tgz archive")
     try:
         with tarfile.open(source, "r:gz") as tar:
-            members = _safe_members(source, tar)
+            members, skipped = _safe_members(source, tar)
             tar.extractall(into, members=members, filter="data")
     except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
         if isinstance(exc, OSError) and exc.errno in layout.ENVIRONMENT_ERRNOS:
             raise  # this machine's disk or permissions, not the archive: said as such by the CLI
         raise UserError(f"{source}: unreadable archive ({exc})") from None
+    return skipped
 
 
 def _keep_only(folder: Path, files: list[str]) -> list[str]:
@@ -248,15 +255,15 @@ def run(source: Path, results_root: Path, force: bool = False, merge: bool = Fal
     try:
         unpacked = staging / "unpacked"
         unpacked.mkdir()
-        _unpack(source, unpacked)
+        left_out = _unpack(source, unpacked)
         folder = _find_set(source, unpacked)
         rel = folder.relative_to(unpacked)
         label = str(source) if source.is_dir() else f"{source}:{rel.as_posix()}"
         rs = check(folder, label)
-        dropped = _keep_only(folder, layout.set_files(rs))
+        dropped = left_out + [f"{rel.as_posix()}/{f}" for f in _keep_only(folder, layout.set_files(rs))]
         if dropped:
             more = f" (and {len(dropped) - 3} more)" if len(dropped) > 3 else ""
-            print(f"note: left out {len(dropped)} file(s) the set does not name: {', '.join(dropped[:3])}{more}",
+            print(f"note: left out {len(dropped)} file(s) that are no part of the set: {', '.join(dropped[:3])}{more}",
                   file=sys.stderr)
         # Written at the current version: an older file was migrated by the load.
         layout.atomic_write_text(folder / schema.RESULT_FILE, schema.dumps(rs))

@@ -73,6 +73,12 @@ SET_BYTES = Limit("GEN_MAX_SET_MB", 1_024, "MiB", "bytes of one result set or ar
 ALL = (TRACE_BYTES, TRACE_EVENTS, TRACE_CALLS, CALL_EVENTS, RESULT_BYTES, SET_FILES, SET_BYTES)
 
 
+def check_settings() -> None:
+    """Every limit's variable, if set, is a positive whole number (else the one-line error)."""
+    for lim in ALL:
+        lim.value()
+
+
 def check_result_file(path) -> None:
     """result.json within its limit, before it is read (json.loads holds several times its size)."""
     try:
