@@ -220,6 +220,12 @@ def settle(parent: Path) -> list[str]:
     left missing is a one-line error naming the old copy: never read around it."""
     parent = Path(parent)
     try:
+        names = [p.name for p in parent.iterdir()] if parent.is_dir() else []
+    except OSError:
+        return []  # unreadable: the read that follows says so
+    if not any(_OLD_RE.match(n) or _STAGING_RE.match(n) for n in names):
+        return []  # nothing left behind: no lock taken, no lock file made
+    try:
         return recover(parent)
     except OSError as exc:
         missing = leftovers(parent)

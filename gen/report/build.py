@@ -147,15 +147,15 @@ def digest(directory: Path) -> str:
     return h.hexdigest()
 
 
-def mkdocs_build(project: Path, site_dir: Path) -> None:
-    """`mkdocs build --strict` of project/mkdocs.yml into site_dir (run from project,
-    where the snippets' base path lies). Raises with mkdocs' output on failure."""
+def mkdocs_build(project: Path, site_dir: Path, config: str = "mkdocs.yml") -> None:
+    """`mkdocs build --strict` of project/mkdocs.yml (or another config there) into site_dir
+    (run from project, where the snippets' base path lies). Raises with mkdocs' output on failure."""
     import subprocess
     import sys
 
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", "mkdocs.yml",
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", config,
          "--site-dir", str(Path(site_dir).resolve())],
         cwd=project, env=env, capture_output=True, text=True,
     )
