@@ -10,6 +10,7 @@ nothing half-written is left.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -204,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         # SchemaError and TraceError are UserErrors: each message names the file or option.
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader stopped early (| head): nothing to say, and nothing more to print
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except OSError as exc:
         if exc.errno not in layout.ENVIRONMENT_ERRNOS:
             raise  # a bug, or a failure nobody foresaw: keeps its traceback

@@ -37,6 +37,7 @@ from gen.model import layout, limits, schema
 ROOT = Path(__file__).resolve().parent.parent
 H200 = "nvidia-h200__torch-2.11.0"
 CPU = "cpu-intel-r-xeon-r-processor__torch-2.13.0"
+A100 = "nvidia-a100-sxm4-80gb__article-2026-07"  # published figures: sorts after every measured set
 NAIVE_TRACE = "traces/article__inference__naive.json.gz"
 
 
@@ -222,8 +223,8 @@ def test_a_call_of_thousands_of_kernels_makes_a_bounded_page(tmp_path, monkeypat
     from gen.report import site
     from gen.report.pages import variants
 
-    d = _copy(tmp_path, H200)
-    _kernels_trace(d / NAIVE_TRACE, 3_000)
+    d = _copy(tmp_path, CPU)
+    _kernels_trace(d / "traces/inference__naive.json.gz", 3_000)
     ctx = site.Context([tables.load_set(d)])
     page = next(p for p in variants.build(ctx) if p.path.endswith("/naive.md"))
     text = page.text
@@ -273,10 +274,11 @@ KILL_BETWEEN_RENAMES = textwrap.dedent("""
 
 @pytest.fixture
 def killed_import(tmp_path):
-    """results/ with the H200 and CPU sets, after `gen import --force` of the CPU set was
-    SIGKILLed between its two renames: the CPU set's folder is missing, its old copy beside it."""
+    """results/ with the CPU set and the A100's published figures, after `gen import --force`
+    of the CPU set was SIGKILLed between its two renames: the CPU set's folder is missing, its
+    old copy beside it, and the published set is the only one a reader would find."""
     results = tmp_path / "results"
-    for name in (CPU, H200):
+    for name in (CPU, A100):
         shutil.copytree(ROOT / "results" / name, results / name)
     proc = subprocess.run([sys.executable, "-c", KILL_BETWEEN_RENAMES, str(ROOT), "import", str(ROOT / "results" / CPU),
                            "--results", str(results), "--force"], capture_output=True, text=True, timeout=300)
@@ -286,16 +288,18 @@ def killed_import(tmp_path):
 
 
 @pytest.mark.parametrize("verb", [
-    ["summary", "--set", CPU, "--format", "json"],
-    ["summary", "--format", "json"],
-    ["compare", CPU, H200, "--force"],
+    ["summary", "--set", CPU],
+    ["summary"],
+    ["compare", CPU, A100, "--force"],
     ["build"],
 ])
 def test_every_reading_verb_puts_back_a_set_a_killed_publish_left_aside(killed_import, capsys, verb, tmp_path):
     args = [*verb, "--results", str(killed_import)] + (["--docs", str(tmp_path / "docs")] if verb == ["build"] else [])
     assert main(args) == 0
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert f"restored {killed_import / CPU}" in err
+    if verb[0] == "summary":  # the set itself, not the other one
+        assert out.startswith(f"{CPU}: "), out[:200]
     assert (killed_import / CPU / "result.json").is_file()
     assert not [p for p in killed_import.iterdir() if ".old-" in p.name]
     if verb == ["build"]:
@@ -307,7 +311,7 @@ def test_where_it_cannot_put_it_back_the_verb_names_it(killed_import, monkeypatc
         raise PermissionError(errno.EACCES, "Permission denied", str(parent / layout.LOCK_FILE))
 
     monkeypatch.setattr(layout, "lock", read_only)  # as on a read-only results folder (tests run as root)
-    line = _one_line(capsys, main(["summary", "--results", str(killed_import), "--format", "json"]),
+    line = _one_line(capsys, main(["summary", "--results", str(killed_import)]),
                      f"{killed_import / CPU}: missing", ".old-", "rename")
     assert "Permission denied" in line
 
