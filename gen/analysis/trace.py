@@ -35,9 +35,9 @@ CPU_CATS = OP_CATS | LAUNCH_CATS
 # Times are µs in floats: past 2^53 (285 years) a float cannot hold a whole µs, and
 # NaN, infinities or a negative duration are no times at all. One line, never a traceback.
 MAX_TIME_US = 2**53
-# Names longer than this are cut (and say so): the longest C++ template name of a real
-# kernel is a few thousand characters, and each name is shown on pages several times.
-MAX_NAME = 8192
+# Names longer than this are cut (and say so): the committed traces' longest name is 1,010
+# characters (CUTLASS's reach a few thousand), and each name is shown on pages several times.
+MAX_NAME = 4096
 
 
 class TraceError(UserError):

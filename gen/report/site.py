@@ -29,8 +29,8 @@ TEMPLATES = Path(__file__).with_name("templates")
 # A page lists at most this many GPU events of one call, and a timeline draws at most this many
 # events (and nesting levels): past them a page would grow with the trace, whatever it holds. The
 # largest committed call has 87 GPU and 268 CPU events, 8 levels deep; gen.model.limits bounds the trace.
-MAX_KERNEL_ROWS = 500
-MAX_TIMELINE_EVENTS = 2_000
+MAX_KERNEL_ROWS = 300
+MAX_TIMELINE_EVENTS = 1_000
 MAX_TIMELINE_DEPTH = 16
 MAX_LINKS = 50  # kernel-row links in one sentence (a finding's, a lesson's)
 # Any one value a template prints (a name, a sentence of findings, a list joined) is cut past this
