@@ -134,7 +134,7 @@ GPU_FIELDS = ("lane", "index", "name", "short_name", "kind", "category", "start_
 
 
 def timeline_window(cpu: pd.DataFrame, gpu: pd.DataFrame, max_events: int, max_depth: int,
-                    max_name: int = 500) -> tuple[pd.DataFrame, pd.DataFrame, int, float | None]:
+                    max_name: int = 2_000) -> tuple[pd.DataFrame, pd.DataFrame, int, float | None]:
     """The events a timeline draws, so that it stays small whatever the trace holds: CPU
     events at most max_depth deep, then the first max_events of both lanes by start, their
     names (shown on hover) cut to max_name characters.
