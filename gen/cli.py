@@ -2,13 +2,15 @@
 
 Takes: argv. Gives: an exit status. User errors (schema.UserError: bad input,
 a bad option, a damaged file) are one line on stderr naming the file or option
-at fault (exit 2); anything else is a bug and keeps its traceback. SIGTERM is
-handled like Ctrl-C, so that nothing half-written is left.
+at fault (exit 2), as are a folder it may not write and a full disk; anything
+else is a bug and keeps its traceback. SIGTERM is handled like Ctrl-C, so that
+nothing half-written is left.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -200,15 +202,28 @@ def cmd_import(a) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gen.model import layout
+    from gen.model import layout, limits
 
     a = parser().parse_args(argv)
     try:
         with layout.terminate_as_interrupt():
+            limits.check_settings()  # a bad GEN_MAX_* is said once, before any set is read or skipped for it
             return a.func(a)
     except UserError as exc:
         # SchemaError and TraceError are UserErrors: each message names the file or option.
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # the reader stopped early (| head): nothing to say, and nothing more to print
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except OSError as exc:
+        if exc.errno not in layout.ENVIRONMENT_ERRNOS:
+            raise  # a bug, or a failure nobody foresaw: keeps its traceback
+        # A folder it may not write, a read-only file system, a full disk: this machine's
+        # state, said in one line (publishing is atomic, so nothing half-written is left).
+        where = exc.filename if exc.filename is not None else "a file"
+        print(f"error: {where}: {exc.strerror}; nothing was published (give the user write access, "
+              f"free the space, or point --results / --docs / --out elsewhere)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted: nothing was published; the points measured so far are kept: run the same command "

@@ -151,9 +151,9 @@ def test_parse_time_grows_linearly(tmp_path):
 
     path = tmp_path / "big.json.gz"
     json_mb, _, _ = make_trace(16, path)
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # this process's CPU time: a machine shared with other runs does not inflate it
     t = trace.parse(path)
-    dt = time.perf_counter() - t0
+    dt = time.process_time() - t0
     assert json_mb > 15 and len(t.forwards) > 200 and t.unattributed == 0 and t.counts_consistent
     assert dt < 4.0, f"{dt:.1f} s for {json_mb:.0f} MB"
 

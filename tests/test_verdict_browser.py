@@ -11,11 +11,10 @@ import pytest
 
 from gen.analysis import tables, verdicts
 from gen.report import wording_verdicts as words
-from tests.site_server import CHROMIUM, chromium, served_site
+from tests.site_server import CHROMIUM, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 H200 = "nvidia-h200__torch-2.11.0"
-SETS = [H200, "nvidia-a100-sxm4-80gb__article-2026-07", "cpu-intel-r-xeon-r-processor__torch-2.13.0"]
 FOLD = 900
 
 pytestmark = [
@@ -26,10 +25,12 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """The committed sets built into a site and served on 127.0.0.1 at its site_url."""
-    with served_site(tmp_path_factory, SETS) as s:
-        yield s
+def served(built_site):
+    """The committed sets built into a site (once per session, shared: conftest.py), served
+    on 127.0.0.1 at its site_url while this module runs."""
+    built = built_site()
+    with built.serving() as (site, url):
+        yield site, url
 
 
 @pytest.fixture(scope="module")

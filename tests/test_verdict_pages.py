@@ -6,7 +6,6 @@ must show exactly what analysis computed once."""
 
 from __future__ import annotations
 
-import shutil
 from collections import defaultdict
 from html.parser import HTMLParser
 from pathlib import Path
@@ -14,11 +13,10 @@ from pathlib import Path
 import pytest
 
 from gen.analysis import findings, tables, verdicts
-from gen.report import build
+from gen.model import schema
 
 ROOT = Path(__file__).resolve().parent.parent
 H200 = "nvidia-h200__torch-2.11.0"
-SETS = [H200, "nvidia-a100-sxm4-80gb__article-2026-07", "cpu-intel-r-xeon-r-processor__torch-2.13.0"]
 
 pytestmark = pytest.mark.slow
 
@@ -54,20 +52,15 @@ def marks(path: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("verdict-site")
-    results = tmp / "results"
-    for name in SETS:
-        shutil.copytree(ROOT / "results" / name, results / name)
-    project = build.copy_project(ROOT, tmp / "project")
-    build.run(results, project / "docs")
-    build.mkdocs_build(project, project / "site")
-    return project / "site"
+def site(built_site) -> Path:
+    """The sets built into a site (once per session, shared: conftest.py)."""
+    return built_site().site
 
 
 @pytest.fixture(scope="module")
-def sets():
-    return {name: tables.load_set(ROOT / "results" / name) for name in SETS}
+def sets(built_site):
+    """Every set the site was built from, loaded as analysis loads it."""
+    return {p.name: tables.load_set(p) for p in schema.list_sets(built_site().results)}
 
 
 @pytest.fixture(scope="module")

@@ -31,10 +31,11 @@ import pandas as pd
 
 from gen.analysis import clocks, counters, tables, timings
 from gen.analysis.values import integer, number, text_table
-from gen.model import schema
+from gen.model import layout, schema
 
 
 def pick_set(root: Path, name: str | None) -> tables.LoadedSet:
+    layout.settle(root)  # a set that a killed publish left aside is put back (or named), never read around
     if name:
         known = [p.name for p in schema.list_sets(root)]
         if name not in known:

@@ -119,10 +119,21 @@ def check_names(sets: list[tables.LoadedSet]) -> None:
                                 f"would share the page {page}: rename one")
 
 
+def _check_writable(docs_dir: Path) -> None:
+    """The pages can be staged in docs_dir, or one line saying why not."""
+    try:
+        docs_dir.mkdir(parents=True, exist_ok=True)
+        layout.make_staging(docs_dir, render.GENERATED).rmdir()
+    except OSError as exc:
+        raise UserError(f"{exc.filename or docs_dir}: cannot write the pages there ({exc.strerror}); make "
+                        f"{docs_dir} writable or pass --docs elsewhere") from None
+
+
 def run(results_root: Path, docs_dir: Path, skip_broken: bool = False) -> Path:
     results_root, docs_dir = Path(results_root), Path(docs_dir)
     if not results_root.is_dir():
         raise UserError(f"{results_root}: no results directory")
+    _check_writable(docs_dir)  # before minutes of rendering, not after
     sets, skipped = tables.load_sets(results_root, skip_broken=skip_broken)
     for s in skipped:
         print(f"skipped {s.name}: {s.error}", file=sys.stderr)
@@ -147,15 +158,15 @@ def digest(directory: Path) -> str:
     return h.hexdigest()
 
 
-def mkdocs_build(project: Path, site_dir: Path) -> None:
-    """`mkdocs build --strict` of project/mkdocs.yml into site_dir (run from project,
-    where the snippets' base path lies). Raises with mkdocs' output on failure."""
+def mkdocs_build(project: Path, site_dir: Path, config: str = "mkdocs.yml") -> None:
+    """`mkdocs build --strict` of project/mkdocs.yml (or another config there) into site_dir
+    (run from project, where the snippets' base path lies). Raises with mkdocs' output on failure."""
     import subprocess
     import sys
 
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", "mkdocs.yml",
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", config,
          "--site-dir", str(Path(site_dir).resolve())],
         cwd=project, env=env, capture_output=True, text=True,
     )

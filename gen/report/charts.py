@@ -21,6 +21,7 @@ import math
 from functools import lru_cache
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 from gen.analysis.values import number, variant_order
@@ -130,6 +131,33 @@ def _timeline_skeleton() -> str:
 
 GPU_FIELDS = ("lane", "index", "name", "short_name", "kind", "category", "start_us", "end_us", "dur_us",
               "launched_by", "launch_api", "occupancy")
+
+
+def timeline_window(cpu: pd.DataFrame, gpu: pd.DataFrame, max_events: int, max_depth: int,
+                    max_name: int = 2_000) -> tuple[pd.DataFrame, pd.DataFrame, int, float | None]:
+    """The events a timeline draws, so that it stays small whatever the trace holds: CPU
+    events at most max_depth deep, then the first max_events of both lanes by start, their
+    names (shown on hover) cut to max_name characters.
+    Returns (cpu, gpu, how many were left out, the last start drawn or None if all were)."""
+    def cut(df: pd.DataFrame, cols) -> pd.DataFrame:
+        df = df.copy()
+        for c in cols:
+            df[c] = df[c].map(lambda x: x[:max_name] + "…" if isinstance(x, str) and len(x) > max_name else x)
+        return df
+
+    deep = cpu["depth"] > max_depth if len(cpu) else pd.Series([], dtype=bool)
+    left = int(deep.sum())
+    cpu = cpu[~deep] if left else cpu
+    starts = np.concatenate([cpu["start_us"].to_numpy(float), gpu["start_us"].to_numpy(float)])
+    until = None
+    if len(starts) > max_events:
+        first = np.argsort(starts, kind="stable")[:max_events]
+        keep = np.zeros(len(starts), dtype=bool)
+        keep[first] = True
+        n = len(cpu)
+        cpu, gpu = cpu[keep[:n]], gpu[keep[n:]]
+        left, until = left + len(starts) - max_events, float(starts[first[-1]])
+    return cut(cpu, ["name"]), cut(gpu, ["name", "short_name", "launched_by"]), left, until
 
 
 def timeline_spec(cpu: pd.DataFrame, gpu: pd.DataFrame) -> dict:

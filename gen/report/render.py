@@ -31,10 +31,13 @@ that renders its template, and append `build` to `PAGE_BUILDERS`:
 
 from __future__ import annotations
 
+import ctypes
 import html
 import multiprocessing as mp
 import os
+import signal
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import PurePosixPath
@@ -54,6 +57,30 @@ PAGE_BUILDERS: list[Callable[[Context], Iterable[Page]]] = [
 
 
 _FORKED: Context | None = None  # the context a forked worker inherits
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with_parent(parent: int) -> None:
+    """A worker's initializer: the worker ends when the build that forked it ends, even
+    by SIGKILL (no cleanup runs then, and the workers would wait on their pipe for
+    minutes). Linux: the kernel sends SIGKILL (prctl PR_SET_PDEATHSIG); elsewhere a
+    thread watches for the parent to change."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        watched = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0
+    except (OSError, AttributeError):
+        watched = True
+    if os.getppid() != parent:  # the parent died before the prctl took hold
+        os._exit(1)
+    if watched:
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
 
 
 def _run_builder(i: int) -> list[Page]:
@@ -77,7 +104,8 @@ def render(ctx: Context, workers: int | None = None) -> list[Page]:
     if workers > 1:
         _FORKED = ctx
         try:
-            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
+            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_die_with_parent,
+                                     initargs=(os.getpid(),)) as pool:
                 # Last registered first: the pages over all sets (findings, scaling) come
                 # last and cost most, and a long task started early balances the workers.
                 futures = {i: pool.submit(_run_builder, i) for i in reversed(range(len(PAGE_BUILDERS)))}

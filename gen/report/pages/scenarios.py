@@ -22,7 +22,7 @@ from gen.report import charts, wording, wording_verdicts
 from gen.report import format as fmt
 from gen.report import wording_scenarios as words
 from gen.report import wording_verdicts as wv
-from gen.report.site import Context, Page, chart_div, records, summary_command
+from gen.report.site import MAX_KERNEL_ROWS, Context, Page, chart_div, records, summary_command
 
 INDEX = f"{fmt.GENERATED}/scenarios/index.md"
 SCALING_PAGE = f"{fmt.GENERATED}/scaling.md"
@@ -317,7 +317,8 @@ def variant_kernels(ctx: Context, variant: str, page: str) -> list[dict]:
             decode = first["q_len"] == 1 and first["kv_len"] > 1
             out.append(dict(ls=ls, scenario=scenario, title=sa.scenario_title(ctx.sets, scenario), mode=mode,
                             link=fmt.relpath(scenario_page(scenario), page),
-                            point=words.point_label(first, decode, True), kernels=records(g),
+                            point=words.point_label(first, decode, True), kernels=records(g.head(MAX_KERNEL_ROWS)),
+                            left_out=max(0, len(g) - MAX_KERNEL_ROWS),
                             total_us=float(g["duration_us"].sum()), launches=int(g["count"].sum())))
     several = len({g["ls"].name for g in out}) > 1
     for g in out:
