@@ -11,6 +11,7 @@ import pytest
 from gen.analysis import clocks, rules, scenarios, summary, tables
 from gen.model import anchors, datasheets
 from tests import schema3_sets
+from tests.conftest import RESULTS
 
 
 @pytest.mark.parametrize("cc, dtype, published", [
@@ -126,10 +127,10 @@ def test_summary_json_carries_the_conditions(s3, h200_dir):
     (run,) = json.loads(summary.run(root, ls.name, "json"))
     assert run["sm_clock_mhz"] == schema3_sets.SUSTAINED_MHZ and run["power_w"] == 690.0
     # the committed schema-2 set: every figure null, with the reason
-    old = json.loads(summary.run(h200_dir.parent, h200_dir.name, "json", scenario="gqa-prefill"))
+    old = json.loads(summary.run(RESULTS, h200_dir.name, "json", scenario="gqa-prefill"))
     assert all(r["sm_clock_mhz"] is None and r["sol_pct"] is None for r in old)
     assert all("not recorded" in r["telemetry_reason"] for r in old if r["status"] == "ok")
-    runs = json.loads(summary.run(h200_dir.parent, h200_dir.name, "json"))
+    runs = json.loads(summary.run(RESULTS, h200_dir.name, "json"))
     assert all(r["sm_clock_mhz"] is None and r["power_w"] is None and r["temp_c"] is None for r in runs)
     assert all(r["sm_clock_min_mhz"] is None and "not recorded" in r["telemetry_reason"] for r in runs)
 

@@ -6,6 +6,7 @@ import pytest
 
 from gen.analysis import findings, rules, tables
 from gen.report import wording
+from tests.conftest import RESULTS
 
 CPU = "cpu-intel-r-xeon-r-processor__torch-2.13.0"
 
@@ -88,7 +89,7 @@ def test_auto_backend_fastest_mask_float32(facts, found):
 
 
 def test_cpu_set_says_so_instead_of_crashing(h200_dir):
-    ls = tables.load_set(h200_dir.parent / CPU)
+    ls = tables.load_set(RESULTS / CPU)
     h = findings.check_hypotheses(ls)
     assert h["measured_tensor_cores"].isna().all()
     row = h.set_index("variant").loc["naive"]
@@ -125,7 +126,7 @@ def test_every_finding_is_worded_with_its_own_numbers(h200):
 def site(h200, h200_dir):
     from gen.report import render
 
-    sets = [h200, tables.load_set(h200_dir.parent / CPU), tables.load_set(h200_dir.parent / REF)]
+    sets = [h200, tables.load_set(RESULTS / CPU), tables.load_set(RESULTS / REF)]
     pages = {p.path: p.text for p in render.render(render.Context(sets=sets), workers=1) if p.text is not None}
     return pages
 

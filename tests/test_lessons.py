@@ -227,7 +227,7 @@ def test_incomparable_is_one_line(h200):
 def test_compare_cli_refuses_other_shapes_and_flags_definitions(capsys, h200_dir):
     from gen.cli import main
 
-    root = str(h200_dir.parent)
+    root = str(RESULTS)
     cpu, ref = "cpu-intel-r-xeon-r-processor__torch-2.13.0", "nvidia-a100-sxm4-80gb__article-2026-07"
     assert main(["compare", h200_dir.name, cpu, "--results", root]) == 2
     err = capsys.readouterr().err.strip()

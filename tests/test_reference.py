@@ -10,21 +10,22 @@ import pytest
 from gen.analysis import tables
 from gen.cli import main
 from gen.model import anchors, reference, schema
+from tests.conftest import RESULTS
 
 REF = "nvidia-a100-sxm4-80gb__article-2026-07"
 
 
 @pytest.fixture(scope="module")
 def ref(h200_dir):
-    return tables.load_set(h200_dir.parent / REF)
+    return tables.load_set(RESULTS / REF)
 
 
 def test_committed_set_matches_the_builder(h200_dir):
     """The committed file is schema 1: read through the migration it equals what
     the builder makes today."""
-    on_disk = json.loads((h200_dir.parent / REF / "result.json").read_text())
+    on_disk = json.loads((RESULTS / REF / "result.json").read_text())
     assert on_disk["schema_version"] == 1
-    assert schema.load_set(h200_dir.parent / REF) == reference.build()
+    assert schema.load_set(RESULTS / REF) == reference.build()
 
 
 def test_reference_kind_source_and_unknowns(ref):
@@ -63,7 +64,7 @@ ANCHORS = {anchors.CUDNN_NAME: anchors.build_cudnn_h200, anchors.FA3_NAME: ancho
 
 @pytest.mark.parametrize("name", sorted(ANCHORS))
 def test_committed_anchor_matches_the_builder(h200_dir, name):
-    assert schema.load_set(h200_dir.parent / name) == ANCHORS[name]()
+    assert schema.load_set(RESULTS / name) == ANCHORS[name]()
 
 
 def _figures(rs, variant, head_dim):
@@ -114,7 +115,7 @@ def test_every_anchor_point_names_its_convention():
 
 
 def test_anchors_load_as_published_sets(h200_dir):
-    loaded, skipped = tables.load_sets(h200_dir.parent)
+    loaded, skipped = tables.load_sets(RESULTS)
     by_name = {s.name: s for s in loaded}
     assert not skipped
     for name in ANCHORS:

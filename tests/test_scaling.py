@@ -7,6 +7,7 @@ import pytest
 
 from gen.analysis import rules, scaling, tables
 from tests.chart_marks import drawn_marks
+from tests.conftest import RESULTS
 
 
 def test_flops_on_small_numbers():
@@ -78,7 +79,7 @@ def test_busy_and_categories(h200):
 
 def test_cpu_set_has_nothing_to_scale(h200_dir):
 
-    ls = tables.load_set(h200_dir.parent / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
+    ls = tables.load_set(RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
     assert scaling.sweep_frame(ls).empty and scaling.ceilings(ls) is None
     assert scaling.busy_frame(ls).empty and scaling.fastest_at_largest(ls).empty
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from gen.analysis import summary, tables
+from tests.conftest import RESULTS
 
 
 def gen(*args):
@@ -86,7 +87,7 @@ def test_table_and_train_mode(h200_dir):
 
 
 def test_unknown_set_is_one_line(h200_dir):
-    p = gen("summary", "--results", str(h200_dir.parent), "--set", "nope")
+    p = gen("summary", "--results", str(RESULTS), "--set", "nope")
     assert p.returncode == 2
     assert p.stderr.startswith("error: --set: no result set 'nope'") and len(p.stderr.splitlines()) == 1
 
