@@ -85,3 +85,17 @@ def built_site(tmp_path_factory):
     yield get
     for site in built.values():
         site.httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def schema2_results(tmp_path_factory) -> Path:
+    """The committed results/ as they stood with the schema-2 H200 capture in place of the
+    schema-3 one: the pages whose facts tests were written against that capture build from here."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("schema2-results")
+    for d in RESULTS.iterdir():
+        if d.is_dir() and not d.name.startswith(".") and d.name != H200_NEW.name:
+            shutil.copytree(d, root / d.name)
+    shutil.copytree(H200, root / H200_NEW.name)
+    return root

@@ -11,7 +11,8 @@ import pytest
 from gen.analysis import clocks, rules, scenarios, summary, tables
 from gen.model import anchors, datasheets
 from tests import schema3_sets
-from tests.conftest import RESULTS
+
+H200_NAME = "nvidia-h200__torch-2.11.0"
 
 
 @pytest.mark.parametrize("cc, dtype, published", [
@@ -103,7 +104,7 @@ def test_burst_against_the_published_time_by_the_clock_rule(s3, h200):
     assert len(old) and old["explained"].isna().all() and old["reason"].str.contains("not recorded").all()
 
 
-def test_summary_json_carries_the_conditions(s3, h200_dir):
+def test_summary_json_carries_the_conditions(s3, schema2_results):
     root, ls, _ = s3
     rows = json.loads(summary.run(root, ls.name, "json", scenario="gqa-prefill"))
     ok = [r for r in rows if r["status"] == "ok" and r["mode"] == "inference"]
@@ -127,10 +128,10 @@ def test_summary_json_carries_the_conditions(s3, h200_dir):
     (run,) = json.loads(summary.run(root, ls.name, "json"))
     assert run["sm_clock_mhz"] == schema3_sets.SUSTAINED_MHZ and run["power_w"] == 690.0
     # the committed schema-2 set: every figure null, with the reason
-    old = json.loads(summary.run(RESULTS, h200_dir.name, "json", scenario="gqa-prefill"))
+    old = json.loads(summary.run(schema2_results, H200_NAME, "json", scenario="gqa-prefill"))
     assert all(r["sm_clock_mhz"] is None and r["sol_pct"] is None for r in old)
     assert all("not recorded" in r["telemetry_reason"] for r in old if r["status"] == "ok")
-    runs = json.loads(summary.run(RESULTS, h200_dir.name, "json"))
+    runs = json.loads(summary.run(schema2_results, H200_NAME, "json"))
     assert all(r["sm_clock_mhz"] is None and r["power_w"] is None and r["temp_c"] is None for r in runs)
     assert all(r["sm_clock_min_mhz"] is None and "not recorded" in r["telemetry_reason"] for r in runs)
 
