@@ -36,7 +36,7 @@ import pandas as pd
 from gen.analysis import clocks, rules, scaling, tables, timings
 from gen.analysis import flops as flops_mod
 from gen.analysis.values import integer, missing, number, text_table, variant_order, variant_role
-from gen.model import anchors, datasheets, schema
+from gen.model import anchors, datasheets, said, schema
 from gen.model import scenarios as declared
 
 # --------------------------------------------------------------------------- conventions
@@ -214,8 +214,9 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
 
 def roofline_frame(points: pd.DataFrame) -> pd.DataFrame:
     """The points a roofline draws: every point that ran with a GPU-only time, its arithmetic
-    intensity and its TFLOP/s under the report's count (decode included, whose figure is TB/s)."""
-    ok = points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna()]
+    intensity and its TFLOP/s under the report's count (decode included, whose figure is TB/s).
+    A wrong answer (rules.wrong_answer) is left out: it did less work than its FLOPs count."""
+    ok = _ranked(points)
     return pd.DataFrame({"variant": ok["variant"], "mode": ok["mode"], "kv_len": ok["kv_len"],
                          "intensity": ok["intensity"],
                          "tflops": ok["flops"] / (ok["gpu_only_ms"] * 1e-3) / 1e12}).reset_index(drop=True)
@@ -250,7 +251,7 @@ def backend_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
                 verdict = "refused"
             rows.append(dict(variant=rec.variant, mode=rec.mode, q_len=rec.point.q_len, kv_len=rec.point.kv_len,
                              head_dim=rec.point.head_dim, sdpa_choice=rec.sdpa_choice, backend=backend,
-                             verdict=verdict, reason=None if why == ELIGIBLE else why))
+                             verdict=verdict, reason=None if why == ELIGIBLE else said.reasons(why)))
     return pd.DataFrame(rows, columns=BACKEND_COLUMNS)
 
 

@@ -161,11 +161,18 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     if ceil and dims:
         out.append(dict(roof_line=words.roof_line(ceil),
                         above_roof=words.above_roof(scaling.above_roof(sa.roofline_frame(pts), ceil, "intensity",
-                                                                       "tflops"), sheet),
+                                                                       "tflops"), sheet, ceil.get("read_bytes"),
+                                                    _best_tbps(pts)),
                         roofline=chart_div(charts.scenario_roofline(
                             pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X),
                             f"roofline, {name}", command)))
     return out
+
+
+def _best_tbps(pts) -> float | None:
+    """The best TB/s among the points that answered right (rules.wrong_answer), or None."""
+    ok = pts[~pts["wrong"].fillna(False).astype(bool)]["tbps"].dropna()
+    return float(ok.max()) if len(ok) else None
 
 
 def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
@@ -243,7 +250,8 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
             rows = _rows(m, decode, show_dim, ctx.variant_names, ls.rs.environment.device)
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig,
                               dtype=sa.scenario_dtype(ls, name),
-                              figure_note=words.table_note(fig, mode)))
+                              figure_note=words.table_note(fig, mode, _ceiling_of(m),
+                                                           sheet if fig == sa.FIGURE_TBPS else None)))
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         headline=words.headline(head, figure, decode, _label) if head else None,
@@ -258,6 +266,12 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
     )
 
 
+def _ceiling_of(m) -> str | None:
+    """The ceiling a table's rows were set against (one per figure and set), or None."""
+    got = [c for c in dict.fromkeys(m["ceiling"]) if isinstance(c, str)]
+    return got[0] if len(got) == 1 else None
+
+
 def _conditions(ls, name: str, pts, anchors) -> dict:
     """The clocks of the set's ceilings, the points a ceiling does not bound, the speed of light, and
     sustained against burst at the published anchors (gen.analysis.clocks), worded."""
@@ -267,7 +281,7 @@ def _conditions(ls, name: str, pts, anchors) -> dict:
     return dict(ceilings=[wv.ceiling_line(c) for c in clocks.ceilings(ls)],
                 above=wv.above_ceiling_line(records(above), ceiling) if ceiling else None,
                 sol=wv.sol_note(rate), note=wv.conditions_note(records(pts)),
-                burst=[wv.burst_line(b) for b in records(clocks.burst_frame(pts, anchors))])
+                burst=[words.burst_line(b, wv.label) for b in records(clocks.burst_frame(pts, anchors))])
 
 
 def scenario_view(ctx: Context, name: str) -> dict:
