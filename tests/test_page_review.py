@@ -151,3 +151,23 @@ def test_the_gap_is_the_clock_only_where_our_burst_lands_on_the_published_time(p
             assert abs(float(m.group(1)) - 1) <= 0.05 + 0.005, ln
     at16 = next(ln for ln in lines if ln.startswith("- At 16,384 tokens"))
     assert "the gap is the clock." not in at16 and "the clock alone does not explain the gap" in at16
+
+
+def test_deterministic_backward_prices_reproducible_gradients_without_forward_anchors(pages):
+    from gen.analysis import scenarios as sa
+
+    ls = tables.load_set(ROOT / "results" / "nvidia-h200__torch-2.11.0")
+    cost = sa.determinism_frame(sa.point_frame(ls, "deterministic-backward")).set_index("backend")
+    assert cost.loc["flash", "ratio"] > 1 and cost.loc["efficient", "ratio"] > cost.loc["flash", "ratio"]
+    text = _page(pages, "scenarios/deterministic-backward.md")
+    assert "### What reproducible gradients cost" in text
+    assert f"{cost.loc['flash', 'ratio']:.2f}× the time" in text
+    assert f"{cost.loc['efficient', 'ratio']:.2f}× the time" in text
+    assert "### Published" not in text and "– – · –" not in text  # forward-only figures beside training steps
+
+
+def test_packed_documents_says_what_was_measured_and_what_did_not_run(pages):
+    text = _page(pages, "scenarios/packed-documents.md")
+    assert "Measured here&#58; forward passes only (inference); no training step was timed." in text
+    head = text.split("### Every variant at every point")[0]
+    assert "FlexAttention" in head and "did not run here (skipped" in head

@@ -394,3 +394,30 @@ def burst_line(b: dict, variant_label) -> str:
         rule += (f" Our burst against {b['expected_burst_ms']:.3f} ms expected from the sustained time at the "
                  f"burst clock: {b['burst_vs_expected']:.2f}×.")
     return head + rule
+
+
+def not_run(label: str, status: str, why_not: str | None) -> str:
+    """A variant of a scenario that ran at no point, said where the verdict is."""
+    return f"{label} did not run here ({status}: {why_not or 'no reason recorded'}); it is not ranked."
+
+
+def measured_modes(why: str, inference: bool, train: bool) -> str | None:
+    """What a scenario measured, where its declared purpose names the other mode."""
+    if inference and not train and "train" in why.lower():
+        return "Measured here: forward passes only (inference); no training step was timed."
+    if train and not inference and "inference" in why.lower():
+        return "Measured here: training steps only (forward and backward)."
+    return None
+
+
+
+def determinism_line(r: dict, variant_label, show_length: bool = False) -> str:
+    """One backend's price of torch.use_deterministic_algorithms(True): its deterministic time over its default."""
+    at = f" at S = {int(r['kv_len']):,}" if show_length else ""
+    who = variant_label(r["default_variant"])
+    if missing(r["ratio"]):
+        why = r["reason"] if isinstance(r["reason"], str) else "no time"
+        return (f"{who}{at}: the deterministic variant did not run ({r['status']}: {why}), so there is no price "
+                "to give: this backend has no deterministic backward here.")
+    return (f"{who}{at}: {r['deterministic_ms']:.4g} ms a training step deterministic against "
+            f"{r['default_ms']:.4g} ms by default, {r['ratio']:.2f}× the time.")
