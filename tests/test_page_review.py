@@ -78,7 +78,7 @@ def test_decode_does_not_claim_the_l2_cache_and_gives_the_datasheet_share(pages)
         assert "L2 cache between calls" not in text, name
     text = _page(pages, "scenarios/decode.md")
     assert "the read ceiling is one reduction (a torch.sum over 4 GiB), a weak bound" in text
-    assert re.search(r"Their best, 4\.\d\d TB/s, is 9\d% of the datasheet&#39;s 4\.8 TB/s", text), text
+    assert re.search(r"The best point, 4\.\d\d TB/s, is 9\d% of the datasheet&#39;s 4\.8 TB/s", text), text
 
 
 def test_decode_table_names_the_ceiling_it_used_and_the_bandwidth_share(pages):

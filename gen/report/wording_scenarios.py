@@ -82,7 +82,7 @@ def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_b
             text += (f" {a['bandwidth']} of them sit above the bandwidth slope: the read ceiling is one reduction"
                      f"{over}, a weak bound that understates the bandwidth a tuned kernel reaches.")
             if sheet is not None and best_tbps and not missing(best_tbps):
-                text += (f" Their best, {best_tbps:.2f} TB/s, is {100 * best_tbps / sheet.hbm_tbps:.0f}% of the "
+                text += (f" The best point, {best_tbps:.2f} TB/s, is {100 * best_tbps / sheet.hbm_tbps:.0f}% of the "
                          f"datasheet's {sheet.hbm_tbps:g} TB/s.")
         if sheet is not None:
             text += f" The datasheet's {sheet.hbm_tbps:g} TB/s is the bound no kernel passes."
