@@ -398,7 +398,8 @@ def burst_line(b: dict, variant_label) -> str:
 
 def not_run(label: str, status: str, why_not: str | None) -> str:
     """A variant of a scenario that ran at no point, said where the verdict is."""
-    return f"{label} did not run here ({status}: {why_not or 'no reason recorded'}); it is not ranked."
+    why = (why_not or "no reason recorded").removeprefix("not run: ")
+    return f"{label} did not run here ({status}: {why}); it is not ranked."
 
 
 def measured_modes(why: str, inference: bool, train: bool) -> str | None:
