@@ -37,7 +37,9 @@ def a_run(kernels=None, status="ok", counters_status="ok", reason=None, device="
 @pytest.mark.parametrize("sm, dram, want", [
     (90.0, 20.0, counters.Bound.COMPUTE),
     (20.0, 85.0, counters.Bound.MEMORY),
-    (70.0, 70.0, counters.Bound.MEMORY),  # a tie goes to memory
+    (70.0, 70.0, counters.Bound.BOTH),  # both past the line's band and within the band of each other
+    (73.0, 69.0, counters.Bound.BOTH),
+    (70.0, 80.0, counters.Bound.MEMORY),  # both past the band, DRAM higher by more than the band
     (54.9, 54.9, counters.Bound.LATENCY),  # below the line by more than its band
     (59.9, 59.9, counters.Bound.LINE),  # within the band either side of 60%: too close to call
     (60.0, 10.0, counters.Bound.LINE),

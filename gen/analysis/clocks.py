@@ -107,10 +107,12 @@ def ceilings(ls: tables.LoadedSet) -> list[Ceiling]:
 
 def above_ceiling(points: pd.DataFrame) -> pd.DataFrame:
     """The ok points whose rate passes the ceiling they are set against (pct_of_ceiling > 100):
-    a ceiling that does not bound its points is the wrong ceiling for them."""
+    a ceiling that does not bound its points is the wrong ceiling for them. A wrong answer
+    (rules.wrong_answer) is left out: it did less work than its count says."""
     if points.empty or "pct_of_ceiling" not in points:
         return points.iloc[0:0]
-    ok = points[(points["status"] == schema.Status.OK) & points["pct_of_ceiling"].notna()]
+    wrong = points["wrong"].fillna(False).astype(bool) if "wrong" in points else False
+    ok = points[(points["status"] == schema.Status.OK) & points["pct_of_ceiling"].notna() & ~wrong]
     return ok[ok["pct_of_ceiling"] > 100.0 + rules.TIME_FLOOR_PCT]
 
 
@@ -119,12 +121,20 @@ def above_ceiling(points: pd.DataFrame) -> pd.DataFrame:
 BURST_COLUMNS = ["variant", "mode", "head_dim", "q_len", "kv_len", "anchor_set", "anchor_ms", "sustained_ms",
                  "sustained_clock_mhz", "sustained_power_w", "burst_ms", "burst_n", "burst_clock_mhz",
                  "expected_burst_ms", "burst_vs_expected", "anchor_at_sustained_clock_ms",
-                 "sustained_vs_anchor", "sustained_vs_anchor_at_clock", "burst_vs_anchor", "explained",
-                 "reason"]
+                 "sustained_vs_anchor", "sustained_vs_anchor_at_clock", "burst_vs_anchor", "sustained_explained",
+                 "burst_explained", "explained", "reason"]
 
 
 def _ratio(a, b) -> float:
     return a / b if not (missing(a) or missing(b)) and b else math.nan
+
+
+def _explained(sustained, at_clock, burst, published, reason) -> dict:
+    if reason is not None:
+        return dict(sustained_explained=None, burst_explained=None, explained=None)
+    s, b = rules.clock_explains(sustained, at_clock), rules.clock_explains(burst, published)
+    both = rules.YES if s == rules.YES and b == rules.YES else rules.NO
+    return dict(sustained_explained=s, burst_explained=b, explained=both)
 
 
 def burst_frame(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
@@ -137,8 +147,12 @@ def burst_frame(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
     - anchor_at_sustained_clock_ms = anchor_ms x burst clock / sustained clock: the published time
       had it been timed at our sustained clock, on the rule that the publisher's calls, a handful
       from an idle GPU, ran at the burst clock;
-    - explained: rules.clock_explains(sustained, anchor at the sustained clock): YES when within
-      rules.CLOCK_RULE_PCT, NO when not, None when a clock is not recorded (`reason`)."""
+    - sustained_explained: rules.clock_explains(sustained, anchor at the sustained clock);
+    - burst_explained: rules.clock_explains(burst, anchor): the rule assumes the publisher ran at our
+      burst clock (sources do not state their clock settings), so our own burst must land on the
+      published time too;
+    - explained: YES only when both are, NO when either is not, None when a clock is not recorded
+      (`reason`)."""
     rows = []
     if points.empty or anchors.empty:
         return pd.DataFrame(columns=BURST_COLUMNS)
@@ -169,7 +183,7 @@ def burst_frame(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
             anchor_at_sustained_clock_ms=at_clock, sustained_vs_anchor=_ratio(p["gpu_only_ms"], a["published_ms"]),
             sustained_vs_anchor_at_clock=_ratio(p["gpu_only_ms"], at_clock),
             burst_vs_anchor=_ratio(p["burst_ms"], a["published_ms"]),
-            explained=rules.clock_explains(p["gpu_only_ms"], at_clock) if reason is None else None, reason=reason))
+            **_explained(p["gpu_only_ms"], at_clock, p["burst_ms"], a["published_ms"], reason), reason=reason))
     return pd.DataFrame(rows, columns=BURST_COLUMNS)
 
 

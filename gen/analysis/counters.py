@@ -37,6 +37,7 @@ class Bound(enum.StrEnum):
     COMPUTE = "compute"  # SM throughput above the line and its band, above DRAM's
     LATENCY = "latency"  # both below the line by more than the band: neither unit is kept busy
     LINE = "line"  # the higher of the two within rules.BOUND_BAND_PCT of rules.BOUND_PCT: too close to call
+    BOTH = "both"  # both above the line and its band, within the band of each other: at both limits
 
 
 class Absent(enum.StrEnum):
@@ -91,6 +92,9 @@ def bound(sm_pct: float | None, dram_pct: float | None) -> Bound | None:
         return Bound.LATENCY
     if top < rules.BOUND_PCT + rules.BOUND_BAND_PCT:
         return Bound.LINE
+    band = rules.BOUND_BAND_PCT
+    if min(sm_pct, dram_pct) >= rules.BOUND_PCT + band and abs(sm_pct - dram_pct) <= band:
+        return Bound.BOTH
     return Bound.MEMORY if dram_pct >= sm_pct else Bound.COMPUTE
 
 

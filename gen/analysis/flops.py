@@ -26,7 +26,9 @@ import numpy as np
 from gen.model import schema
 
 FLOP_CONVENTION = ("FlashAttention's count: 4·B·Hq·Sq·Sk·D (two matrix products, 2 FLOPs per multiply-add), "
-                   "halved when causal; a sliding window counts exactly the (query, key) pairs inside it; "
+                   "halved when causal over a square (as many queries as keys); a causal chunk of Sq queries at "
+                   "the end of Sk keys counts exactly its lower-right pairs, Sq·(Sk − Sq) + Sq·(Sq + 1)/2; "
+                   "a sliding window counts exactly the (query, key) pairs inside it; "
                    "packed documents count each document's own causal square, halved (useful work only: "
                    "padding and cross-document pairs are not counted); "
                    "a training step is the forward plus a backward of 2.5× the forward (3.5×)")

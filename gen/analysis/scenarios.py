@@ -36,7 +36,7 @@ import pandas as pd
 from gen.analysis import clocks, rules, scaling, tables, timings
 from gen.analysis import flops as flops_mod
 from gen.analysis.values import integer, missing, number, text_table, variant_order, variant_role
-from gen.model import anchors, datasheets, schema
+from gen.model import anchors, datasheets, said, schema, variants
 from gen.model import scenarios as declared
 
 # --------------------------------------------------------------------------- conventions
@@ -214,8 +214,9 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
 
 def roofline_frame(points: pd.DataFrame) -> pd.DataFrame:
     """The points a roofline draws: every point that ran with a GPU-only time, its arithmetic
-    intensity and its TFLOP/s under the report's count (decode included, whose figure is TB/s)."""
-    ok = points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna()]
+    intensity and its TFLOP/s under the report's count (decode included, whose figure is TB/s).
+    A wrong answer (rules.wrong_answer) is left out: it did less work than its FLOPs count."""
+    ok = _ranked(points)
     return pd.DataFrame({"variant": ok["variant"], "mode": ok["mode"], "kv_len": ok["kv_len"],
                          "intensity": ok["intensity"],
                          "tflops": ok["flops"] / (ok["gpu_only_ms"] * 1e-3) / 1e12}).reset_index(drop=True)
@@ -250,7 +251,7 @@ def backend_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
                 verdict = "refused"
             rows.append(dict(variant=rec.variant, mode=rec.mode, q_len=rec.point.q_len, kv_len=rec.point.kv_len,
                              head_dim=rec.point.head_dim, sdpa_choice=rec.sdpa_choice, backend=backend,
-                             verdict=verdict, reason=None if why == ELIGIBLE else why))
+                             verdict=verdict, reason=None if why == ELIGIBLE else said.reasons(why)))
     return pd.DataFrame(rows, columns=BACKEND_COLUMNS)
 
 
@@ -606,3 +607,37 @@ def summary_text(ls: tables.LoadedSet, scenario: str, rows: list[dict[str, Any]]
     notes = [f"  {r['variant']} at kv_len {r['point']['kv_len']} ({r['mode']}): {r['status']}: {r['reason']}"
              for r in rows if r["status"] != schema.Status.OK]
     return "\n".join(head + text_table(cols, body) + notes)
+
+
+DETERMINISM_COLUMNS = ["backend", "mode", "head_dim", "q_len", "kv_len", "default_variant", "deterministic_variant",
+                       "default_ms", "deterministic_ms", "ratio", "status", "reason"]
+
+
+def determinism_frame(points: pd.DataFrame) -> pd.DataFrame:
+    """What reproducible gradients cost: per backend and point, the deterministic variant
+    (gen.model.variants kind "sdpa_deterministic") against the same backend pinned without it:
+    both GPU-only times and their ratio (deterministic / default); where the deterministic one
+    did not run, its status and reason instead. Wrong answers are left out."""
+    rows = []
+    if points.empty:
+        return pd.DataFrame(columns=DETERMINISM_COLUMNS)
+    key = ["mode", "head_dim", "q_len", "kv_len"]
+    for v in dict.fromkeys(points["variant"]):
+        det = variants.VARIANTS.get(v)
+        if det is None or det.kind != "sdpa_deterministic":
+            continue
+        base = next((b for b, d in variants.VARIANTS.items() if d.kind == "sdpa" and d.backend == det.backend), None)
+        if base is None:
+            continue
+        for _, r in points[points["variant"] == v].iterrows():
+            same = points[(points["variant"] == base) & (points[key] == r[key]).all(axis=1)]
+            if same.empty:
+                continue
+            d = same.iloc[0]
+            ok = lambda x: x["status"] == schema.Status.OK and not missing(x["gpu_only_ms"]) and not x["wrong"]  # noqa: E731
+            ratio = r["gpu_only_ms"] / d["gpu_only_ms"] if ok(r) and ok(d) else math.nan
+            rows.append(dict(backend=det.backend, **{k: r[k] for k in key}, default_variant=base,
+                             deterministic_variant=v, default_ms=d["gpu_only_ms"] if ok(d) else math.nan,
+                             deterministic_ms=r["gpu_only_ms"] if ok(r) else math.nan, ratio=ratio,
+                             status=r["status"], reason=None if ok(r) else r["reason"]))
+    return pd.DataFrame(rows, columns=DETERMINISM_COLUMNS)

@@ -36,6 +36,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from gen.model import said as pytorch_said
 from gen.model import schema
 from gen.model.variants import BACKEND_ENUM
 
@@ -495,7 +496,7 @@ def said_by_pytorch(out: list[str]):
     for line in text.splitlines():
         m = _CPP_WARNING.search(line)
         said.append(m.group(1) if m else line)
-    said = [" ".join(_TRIGGERED.sub("", x).split()) for x in said]
+    said = [pytorch_said.plain(_TRIGGERED.sub("", x)) for x in said]
     out.extend(dict.fromkeys(x.rstrip(":") for x in said if x and not x.endswith("not used because:")))
 
 
@@ -560,8 +561,10 @@ def nested_reasons(q, k, v, is_causal: bool) -> tuple[str | None, dict[str, str]
                 ok = generic is None or getattr(torch.backends.cuda, generic)(params, debug=True)
                 fn = getattr(nested_sdpa, jagged, None)
                 ok = ok and (fn is None or fn(params, debug=True))
-            said = list(dict.fromkeys(said + [" ".join(x.split()) for x in handler.lines]))
-            reasons[name] = ELIGIBLE if ok else ("; ".join(said)[:1000] or "refused (PyTorch gave no reason)")
+            # torch's logger also prints each record on stderr, prefixed: said once, without the prefix
+            said = said + [pytorch_said.plain(y) for y in handler.lines]
+            reasons[name] = ELIGIBLE if ok else (pytorch_said.reasons("; ".join(said))[:1000]
+                                                 or "refused (PyTorch gave no reason)")
         got = nested_sdpa._select_sdp_backend(q, k, v, None, 0.0, is_causal, False)
         choice = _BACKEND_NAMES.get(got.name, got.name.lower())
     except (RuntimeError, TypeError, AttributeError) as exc:

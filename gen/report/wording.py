@@ -545,13 +545,16 @@ BOUND_WORDS = {
     "compute": "compute-bound: SM throughput {sm:.0f}% of peak against {dram:.0f}% for DRAM",
     "latency": ("latency-bound: neither the SMs ({sm:.0f}%) nor DRAM ({dram:.0f}%) come within "
                 f"{rules.BOUND_BAND_PCT:.0f} points of {rules.BOUND_PCT:.0f}% of peak, Nsight Compute's line"),
+    "both": ("at both limits: SM throughput {sm:.0f}% and DRAM {dram:.0f}% of peak, both above "
+             f"{rules.BOUND_PCT:.0f}% by more than {rules.BOUND_BAND_PCT:.0f} points and within "
+             f"{rules.BOUND_BAND_PCT:.0f} points of each other"),
     "line": ("at Nsight Compute's line: the SMs at {sm:.1f}% of peak and DRAM at {dram:.1f}%, the higher within "
              f"{rules.BOUND_BAND_PCT:.0f} points of {rules.BOUND_PCT:.0f}%, too close to call compute- or "
              "latency-bound"),
 }
 # How a kernel's bound reads in a title or a short line.
 BOUND_SHORT = {"memory": "memory-bound", "compute": "compute-bound", "latency": "latency-bound",
-               "line": "at Nsight Compute's line"}
+               "line": "at Nsight Compute's line", "both": "at both limits"}
 LIMITER_WORDS = {"registers": "registers", "shared_memory": "shared memory", "warps": "the warps per SM",
                  "blocks": "the blocks per SM"}
 

@@ -11,6 +11,7 @@ holds the rest).
 
 from __future__ import annotations
 
+from gen.analysis import rules
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import anchors, datasheets
@@ -60,8 +61,11 @@ def roof_line(ceil: dict | None) -> str:
             f"highest bandwidth measured on this GPU (its {what}, {ceil['bandwidth_gbps'] / 1e3:.2f} TB/s)")
 
 
-def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None) -> str | None:
-    """Why points lie above a roofline (scaling.above_roof), or None when none does."""
+def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_bytes: float | None = None,
+               best_tbps: float | None = None) -> str | None:
+    """Why points lie above a roofline (scaling.above_roof), or None when none does. With a
+    read-only ceiling, `read_bytes` is what its sum read and `best_tbps` the points' best TB/s
+    (their share of the datasheet's bandwidth is given beside it)."""
     if not a or not a["n"]:
         return None
     who = ", ".join(a["variants"])
@@ -74,15 +78,22 @@ def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None) -> str
                      "cache and writes one token a head) need not switch the memory between reading and writing, "
                      "so it can pass a copy's rate.")
         else:
-            text += (f" {a['bandwidth']} of them sit above the bandwidth slope: the bytes counted are a minimum "
-                     "(each tensor once), so a kernel that keeps part of them in the L2 cache between calls can pass "
-                     "it.")
+            over = f" (a torch.sum over {_gib(read_bytes)})" if read_bytes else ""
+            text += (f" {a['bandwidth']} of them sit above the bandwidth slope: the read ceiling is one reduction"
+                     f"{over}, a weak bound that understates the bandwidth a tuned kernel reaches.")
+            if sheet is not None and best_tbps and not missing(best_tbps):
+                text += (f" The best point, {best_tbps:.2f} TB/s, is {100 * best_tbps / sheet.hbm_tbps:.0f}% of the "
+                         f"datasheet's {sheet.hbm_tbps:g} TB/s.")
         if sheet is not None:
             text += f" The datasheet's {sheet.hbm_tbps:g} TB/s is the bound no kernel passes."
     if a["compute"]:
         text += (f" {a['compute']} sit above the matmul ceiling, one large matrix product's measured rate: a kernel "
                  "can pass it.")
     return text
+
+
+def _gib(n: float) -> str:
+    return f"{n / 1024**3:g} GiB"
 
 
 def length_axis(decode: bool) -> str:
@@ -113,7 +124,9 @@ def shape(p: dict, lengths: list[int], dtype: str, q_lens: list[int] | None = No
              else f"{p['q_heads']} heads")
     queries = "one query token per sequence" if p["q_len"] == 1 else "queries = the whole sequence"
     chunks = [q for q in (q_lens or []) if q not in lengths]
-    if chunks:
+    if chunks == [1]:
+        queries = "one query token per sequence (decode), against the KV cache"
+    elif chunks:
         queries = (f"chunks of {', '.join(f'{q:,}' for q in chunks)} queries, the last tokens of the sequence, "
                    "against the KV cache")
     if p["mask"] == "sliding":
@@ -250,14 +263,17 @@ def refusal(status: str, reason: str | None, needs_cuda: bool = False) -> str:
     return {"oom": "out of memory", "skipped": "not run"}.get(status, "no reason recorded")
 
 
-def table_note(figure: str, mode: str) -> str:
-    """What the columns of a scenario table are."""
-    ceiling = CEILING_NAME[sa.CEILING_COPY if figure == sa.FIGURE_TBPS else sa.CEILING_MATMUL]
+def table_note(figure: str, mode: str, ceiling: str | None = None, sheet: datasheets.Datasheet | None = None) -> str:
+    """What the columns of a scenario table are; `ceiling` is the one its rows were set against
+    (sa.CEILING_*; by default the figure's usual one)."""
+    name = CEILING_NAME[ceiling or (sa.CEILING_COPY if figure == sa.FIGURE_TBPS else sa.CEILING_MATMUL)]
     call = "training step" if mode == "train" else "call"
-    return (f"{FIGURE_LABEL[figure]} from the GPU-only time; % of ceiling is of {ceiling}. GPU-only ms is the median "
-            f"per {call} with its interquartile range; eager ms is what a Python loop sees per {call}, host gaps "
-            f"included. Kernels / call counts the GPU events of one profiled {call}; peak memory is the allocator's "
-            "peak; error is the relative error against float64.")
+    share = (f"; % of datasheet is of the datasheet's {sheet.hbm_tbps:g} TB/s" if figure == sa.FIGURE_TBPS and sheet
+             else "; compute SOL is the TFLOP/s over the speed of light at the window's clock")
+    return (f"{FIGURE_LABEL[figure]} from the GPU-only time; % of ceiling is of {name}{share}. GPU-only ms is the "
+            f"median per {call} with its interquartile range; eager ms is what a Python loop sees per {call}, host "
+            f"gaps included. Kernels / call counts the GPU events of one profiled {call}; peak memory is the "
+            "allocator's peak; error is the relative error against float64.")
 
 
 def versus_short(v: dict, anchor_title: str, decode: bool, variant_label=None) -> str:
@@ -337,3 +353,72 @@ def documents_note(total_tokens: int, padded_tokens: int, padded_flops: float, u
             f"{padded_tokens:,} token slots of {total_tokens:,}, and {padded_flops / useful_flops:.2f}× the useful "
             "FLOPs; attending over the whole pack with a plain causal mask computes "
             "cross-document pairs too (and answers wrong).")
+
+
+# --------------------------------------------------------------------------- sustained, burst and the published times
+
+
+def burst_line(b: dict, variant_label) -> str:
+    """Sustained against burst and the published time (gen.analysis.clocks.burst_frame): the gap is
+    the clock only when the clock rule holds for our sustained time and our own burst lands on the
+    published time too; the publisher's clock is an assumption (sources do not state it)."""
+    head = (f"At {b['kv_len']:,} tokens, {variant_label(b['variant'])}: published {b['anchor_ms']:.3f} ms; ours "
+            f"{b['sustained_ms']:.3f} ms sustained (graph replays, the GPU warm")
+    if not missing(b["sustained_clock_mhz"]):
+        head += f", {b['sustained_clock_mhz']:.0f} MHz"
+        if not missing(b["sustained_power_w"]):
+            head += f", {b['sustained_power_w']:.0f} W"
+    head += ")"
+    if not missing(b["burst_ms"]):
+        head += f", {b['burst_ms']:.3f} ms in a burst of {int(b['burst_n'])} calls from idle"
+        if not missing(b["burst_clock_mhz"]):
+            head += f" ({b['burst_clock_mhz']:.0f} MHz)"
+    head += f". Sustained over published: {b['sustained_vs_anchor']:.2f}×."
+    if isinstance(b["reason"], str):
+        return head + f" The clock rule cannot be applied: {b['reason']}."
+    tol = f"{rules.CLOCK_RULE_PCT:g}%"
+    rule = (f" The clock rule assumes the publisher's calls ran at our burst clock, {b['burst_clock_mhz']:.0f} MHz "
+            "(the source does not state its clock settings): the published time at our sustained clock would "
+            f"read {b['anchor_ms']:.3f} × {b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = "
+            f"{b['anchor_at_sustained_clock_ms']:.3f} ms, and ours is {b['sustained_vs_anchor_at_clock']:.2f}× that "
+            f"({'within' if b['sustained_explained'] == rules.YES else 'beyond'} {tol}).")
+    burst = (f" Our own burst at that clock took {b['burst_ms']:.3f} ms, {b['burst_vs_anchor']:.2f}× the published "
+             f"time ({'within' if b['burst_explained'] == rules.YES else 'beyond'} {tol})")
+    if b["explained"] == rules.YES:
+        rule += burst + ": the gap is the clock."
+    elif b["sustained_explained"] == rules.YES:
+        rule += burst + ": the clock alone does not explain the gap."
+    else:
+        rule += burst + ": the clock does not explain the gap; the kernel or the library differs."
+    if not missing(b["expected_burst_ms"]):
+        rule += (f" Our burst against {b['expected_burst_ms']:.3f} ms expected from the sustained time at the "
+                 f"burst clock: {b['burst_vs_expected']:.2f}×.")
+    return head + rule
+
+
+def not_run(label: str, status: str, why_not: str | None) -> str:
+    """A variant of a scenario that ran at no point, said where the verdict is."""
+    why = (why_not or "no reason recorded").removeprefix("not run: ")
+    return f"{label} did not run here ({status}: {why}); it is not ranked."
+
+
+def measured_modes(why: str, inference: bool, train: bool) -> str | None:
+    """What a scenario measured, where its declared purpose names the other mode."""
+    if inference and not train and "train" in why.lower():
+        return "Measured here: forward passes only (inference); no training step was timed."
+    if train and not inference and "inference" in why.lower():
+        return "Measured here: training steps only (forward and backward)."
+    return None
+
+
+
+def determinism_line(r: dict, variant_label, show_length: bool = False) -> str:
+    """One backend's price of torch.use_deterministic_algorithms(True): its deterministic time over its default."""
+    at = f" at S = {int(r['kv_len']):,}" if show_length else ""
+    who = variant_label(r["default_variant"])
+    if missing(r["ratio"]):
+        why = r["reason"] if isinstance(r["reason"], str) else "no time"
+        return (f"{who}{at}: the deterministic variant did not run ({r['status']}: {why}), so there is no price "
+                "to give: this backend has no deterministic backward here.")
+    return (f"{who}{at}: {r['deterministic_ms']:.4g} ms a training step deterministic against "
+            f"{r['default_ms']:.4g} ms by default, {r['ratio']:.2f}× the time.")

@@ -63,6 +63,16 @@ def _rows(pts, decode: bool, show_dim: bool, linked: list[str], device: str) -> 
     return out
 
 
+def _not_run(rows: list[dict]) -> list[str]:
+    """The variants of a table with no point that ran, each with why (the first point's reason)."""
+    ran = {r["variant"] for r in rows if r["status"] == schema.Status.OK}
+    out: dict[str, str] = {}
+    for r in rows:
+        if r["variant"] not in ran and r["variant"] not in out:
+            out[r["variant"]] = words.not_run(r["label"], r["status"], r["why_not"])
+    return list(out.values())
+
+
 def _refusals(rows: list[dict]) -> list[dict]:
     """The refused points of a table grouped by variant, status and reason, the reason compared
     with its numbers blanked (PyTorch quotes the tensor sizes): each reason once, with its points."""
@@ -161,11 +171,18 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     if ceil and dims:
         out.append(dict(roof_line=words.roof_line(ceil),
                         above_roof=words.above_roof(scaling.above_roof(sa.roofline_frame(pts), ceil, "intensity",
-                                                                       "tflops"), sheet),
+                                                                       "tflops"), sheet, ceil.get("read_bytes"),
+                                                    _best_tbps(pts)),
                         roofline=chart_div(charts.scenario_roofline(
                             pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X),
                             f"roofline, {name}", command)))
     return out
+
+
+def _best_tbps(pts) -> float | None:
+    """The best TB/s among the points that answered right (rules.wrong_answer), or None."""
+    ok = pts[~pts["wrong"].fillna(False).astype(bool)]["tbps"].dropna()
+    return float(ok.max()) if len(ok) else None
 
 
 def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
@@ -228,6 +245,8 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
     figure = _figure(pts)
     gpu = ls.rs.environment.device == "cuda"
     anchors = _anchors(ctx, ls, name) if gpu else _anchors(ctx, ls, name).iloc[0:0]
+    # a published forward is no anchor for a scenario that timed only training steps (and the reverse)
+    anchors = anchors[anchors["mode"].isin(set(pts["mode"]))] if len(anchors) else anchors
     versus = sa.versus_frame(pts, anchors)
     head = sa.headline(pts, versus, name)
     ceil = scaling.ceilings(ls)
@@ -241,12 +260,17 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
         if len(m):
             fig = _figure(m) if mode == schema.Mode.INFERENCE else sa.FIGURE_TFLOPS
             rows = _rows(m, decode, show_dim, ctx.variant_names, ls.rs.environment.device)
-            modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig,
+            modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig, not_run=_not_run(rows),
                               dtype=sa.scenario_dtype(ls, name),
-                              figure_note=words.table_note(fig, mode)))
+                              figure_note=words.table_note(fig, mode, _ceiling_of(m),
+                                                           sheet if fig == sa.FIGURE_TBPS else None)))
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         headline=words.headline(head, figure, decode, _label) if head else None,
+        measured=words.measured_modes(declared.SCENARIOS[name].why, bool((pts["mode"] == schema.Mode.INFERENCE).any()),
+                                      bool((pts["mode"] == schema.Mode.TRAIN).any()))
+        if name in declared.SCENARIOS else None,
+        not_run=[n for m in modes if m["mode"] == schema.Mode.INFERENCE for n in m["not_run"]],
         versus_short=_versus_short(ctx, head, decode),
         ceil=ceil, copy_tbps=ceil["copy_gbps"] / 1e3 if ceil else None,
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
@@ -254,8 +278,22 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
         anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
         conditions=_conditions(ls, name, pts, anchors) if gpu else None,
         backends=_backend_groups(ls, name, decode, show_dim), backend_note=words.BACKEND_NOTE,
+        determinism=_determinism(pts),
         wrong=_wrong_notes(pts), facts=_fact_lines(pts, decode, show_dim), documents=_documents(ls, name),
     )
+
+
+def _determinism(pts) -> list[str]:
+    """What reproducible gradients cost, one line per backend and point (sa.determinism_frame)."""
+    df = sa.determinism_frame(pts)
+    show_len = df["kv_len"].nunique() > 1 if len(df) else False
+    return [words.determinism_line(r, _label, show_len) for r in records(df)]
+
+
+def _ceiling_of(m) -> str | None:
+    """The ceiling a table's rows were set against (one per figure and set), or None."""
+    got = [c for c in dict.fromkeys(m["ceiling"]) if isinstance(c, str)]
+    return got[0] if len(got) == 1 else None
 
 
 def _conditions(ls, name: str, pts, anchors) -> dict:
@@ -267,7 +305,7 @@ def _conditions(ls, name: str, pts, anchors) -> dict:
     return dict(ceilings=[wv.ceiling_line(c) for c in clocks.ceilings(ls)],
                 above=wv.above_ceiling_line(records(above), ceiling) if ceiling else None,
                 sol=wv.sol_note(rate), note=wv.conditions_note(records(pts)),
-                burst=[wv.burst_line(b) for b in records(clocks.burst_frame(pts, anchors))])
+                burst=[words.burst_line(b, wv.label) for b in records(clocks.burst_frame(pts, anchors))])
 
 
 def scenario_view(ctx: Context, name: str) -> dict:
