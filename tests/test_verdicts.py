@@ -248,3 +248,49 @@ def test_scenario_pages_name_the_verdicts_fastest(h200):
     for _, r in fast.iterrows():
         point = next(p.point for p in h200.rs.sweep if p.head_dim == r["head_dim"] and p.seq_len == r["kv_len"])
         assert r["variant"] == verdicts.verdict_at(h200, "article", point).fastest.variant
+
+
+def test_a_scenario_whose_own_variants_were_not_measured_says_so():
+    """FP8 prefill with both FlexAttention variants skipped: a field of one, no claim about FP8, the skipped
+    variants named with their reason; and the first screen does not count it as a pick."""
+    from gen.analysis import advice
+    from gen.report import wording_verdicts as words
+
+    skipped = "not run: the run's time limit was reached"
+    rows = [row("sdpa_auto", 3.9, kernel=CUDNN90, backend="cudnn"),
+            dataclasses.replace(row("flex"), status="skipped", reason=skipped),
+            dataclasses.replace(row("flex_fp8"), status="skipped", reason=skipped)]
+    v = verdicts.decide(rows, scenario="fp8-prefill")
+    assert v.field_of_one and v.missing_kind == "fp8"
+    assert [x for x, _, _ in v.not_measured] == ["flex", "flex_fp8"]
+    w = words.verdict(v)
+    assert w.headline.startswith("A field of one: SDPA (backend not pinned) is the only call measured here")
+    assert "fastest" not in w.headline
+    assert w.lines[0] == ("No FP8 variant was measured: FlexAttention (compiled) and FlexAttention (float8 e4m3 "
+                          "inputs) (skipped: the run's time limit was reached).")
+    assert advice._pick(v, "sdpa_auto") is None
+    # decode kernels: two calls ran, three did not: ranked, and the three named
+    rows = [row("sdpa_auto", 0.12, kernel=CUDNN90, backend="cudnn"), row("varlen", 0.14, kernel=FLASH),
+            *(dataclasses.replace(row(x), status="skipped", reason=skipped)
+              for x in ("flex", "flex_triton", "flex_paged"))]
+    v = verdicts.decide(rows, scenario="decode-kernels")
+    assert not v.field_of_one and v.missing_kind is None
+    assert words.verdict(v).lines[0].startswith("Not measured here: FlexAttention (compiled), FlexAttention (main "
+                                                "kernel forced) and FlexAttention on a paged KV cache")
+
+
+def test_same_kernels_tie_on_the_headline():
+    rows = [row("sdpa_cudnn", 0.9359, kernel=CUDNN90, backend="cudnn"),
+            row("sdpa_auto", 0.9322, kernel=CUDNN90, backend="cudnn"), row("sdpa_flash", 1.0, kernel=FLASH)]
+    from gen.report import wording_verdicts as words
+    head = words.verdict(verdicts.decide(rows, scenario="decode")).headline
+    assert "tie for the fastest here (the same kernels: one rank)" in head and " is the fastest" not in head
+    assert "935.9 µs a forward" in head and "932.2 µs for SDPA (backend not pinned)" in head
+
+
+def test_the_article_verdict_says_where_its_sweep_less_rows_come_from(h200_new):
+    v = verdicts.verdict(h200_new, "article")
+    assert ("flex", "not run: the run's time limit was reached") in v.sweep_gaps
+    from gen.report import wording_verdicts as words
+    line = next(x for x in words.verdict(v).lines if "from the profiled run at this point" in x)
+    assert "FlexAttention (compiled)" in line

@@ -92,6 +92,10 @@ class Advice:
     startup: Startup | None
     host_outcome: str | None  # the default call's host-bound outcome at the article's forward
     host_ratio: float | None  # its eager over GPU-only time there
+    host_ratio_ci: tuple[float, float] | None = None  # that ratio by the intervals of both medians
+    host_cost_ms: float | None = None  # the host's own cost of a call there
+    host_gpu_ms: float | None = None  # its GPU-only time there
+    host_why: str | None = None  # why within noise (rules.host_bound_why, or "same kernels")
 
 
 def _verdicts(ls: tables.LoadedSet) -> list[verdicts.Verdict]:
@@ -106,8 +110,8 @@ def _verdicts(ls: tables.LoadedSet) -> list[verdicts.Verdict]:
 
 def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
     t = v.row(variant)
-    if t is None:
-        return None
+    if t is None or v.field_of_one:
+        return None  # a field of one: nothing was measured against it, so it picks nothing there
     rank = v.rank(variant)
     tied = rank == 1 and (variant == v.fastest.variant or variant in v.same_kernel)
     outcome = "fastest" if tied else ("within noise" if rank == 1 else "slower")
@@ -223,4 +227,8 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         default_is_auto=default == variant_role("automatic"), picks=picks,
         exceptions=_exceptions(ls, vs, default), startup=_startup(ls, vs, default),
         host_outcome=row.host_bound_outcome if row is not None else None,
-        host_ratio=row.eager_over_gpu_only if row is not None else None)
+        host_ratio=row.eager_over_gpu_only if row is not None else None,
+        host_ratio_ci=row.eager_ratio_ci if row is not None else None,
+        host_cost_ms=row.host_cost_ms if row is not None else None,
+        host_gpu_ms=row.gpu_only.median if row is not None and row.gpu_only else None,
+        host_why=row.host_noise_why if row is not None else None)

@@ -117,6 +117,10 @@ class Timed:
     main_us: float | None = None  # the main kernel's duration in the profiled call
     wrong: bool = False  # a wrong answer (rules.wrong_answer): shown, never ranked
     events_us: float | None = None  # every GPU event of the profiled call, added up
+    eager_ratio_ci: tuple[float, float] | None = None  # eager over GPU-only, by the intervals of both medians
+    host_cost_ms: float | None = None  # the host's own cost of a call (rules.HOST_COST_QUANTILE)
+    host_noise_why: str | None = None  # rules.host_bound_why: "eager", "host", "both", "same kernels"
+    reason: str | None = None  # why not measured (status other than ok), as the capture recorded it
 
     @property
     def kernels(self):
@@ -166,7 +170,8 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
     return Timed(run.variant, run.status, gpu, tm.gpu_only_method if gpu else None, eager, host, events, main, short,
                  index, backend, outcome == rules.YES, _num(tm.eager_over_gpu_only), outcome,
                  timings.kernel_signature(tr, run.timing.graph_check), main_us=main_us, events_us=events_us,
-                 wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None))
+                 wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None), reason=run.reason,
+                 **_host_facts(tm))
 
 
 def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
@@ -183,6 +188,18 @@ def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
 
 def _num(x: float) -> float | None:
     return None if x is None or math.isnan(x) else x
+
+
+def _host_facts(tm: timings.Times) -> dict:
+    """The numbers behind a host-bound outcome: the ratio's interval, the host's cost, why within noise."""
+    e, g = _present(tm.eager), _present(tm.gpu_only)
+    if e is None or g is None:
+        return {}
+    elo, ehi, glo, ghi = e.ci_lo, e.ci_hi, g.ci_lo, g.ci_hi
+    cost = _num(tm.host_cost_ms) if tm.host_cost_ms is not None else None
+    known = not any(math.isnan(x) for x in (elo, ehi, glo, ghi)) and glo > 0 and ghi > 0
+    return dict(eager_ratio_ci=(elo / ghi, ehi / glo) if known else None, host_cost_ms=cost,
+                host_noise_why=rules.host_bound_why(elo, ehi, glo, ghi, cost))
 
 
 def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> str | None:
@@ -210,7 +227,7 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
                  _present(tm.host), events, main, short, index, host_bound=outcome == rules.YES,
                  eager_over_gpu_only=_num(tm.eager_over_gpu_only), host_bound_outcome=outcome,
                  signature=timings.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
-                 wrong=rules.wrong_answer(p.rel_error))
+                 wrong=rules.wrong_answer(p.rel_error), reason=p.reason, **_host_facts(tm))
 
 
 def _share(rows: list[Timed]) -> list[Timed]:
@@ -221,7 +238,8 @@ def _share(rows: list[Timed]) -> list[Timed]:
             out.append(t)
             continue
         o = rules.shared_outcome(x.host_bound_outcome for x in rows if x.signature == t.signature)
-        out.append(dataclasses.replace(t, host_bound_outcome=o, host_bound=o == rules.YES))
+        why = t.host_noise_why if o == t.host_bound_outcome else ("same kernels" if o == rules.WITHIN_NOISE else None)
+        out.append(dataclasses.replace(t, host_bound_outcome=o, host_bound=o == rules.YES, host_noise_why=why))
     return out
 
 
@@ -345,6 +363,25 @@ class Verdict:
     fastest_outcome: str = rules.YES  # YES, or WITHIN_NOISE when `near` is not empty
     near: tuple[str, ...] = ()  # variants running other kernels whose interval reaches the fastest's
     host_noise: tuple[str, ...] = ()  # variants whose host-bound outcome is within noise, in ranking order
+    not_measured: tuple[tuple[str, str, str | None], ...] = ()  # (variant, status, reason) of rows with no time
+    sweep_gaps: tuple[tuple[str, str | None], ...] = ()  # ranked from profiled runs, not measured by the
+    #                                                      sweep at the same point: (variant, the sweep's reason)
+
+    @property
+    def missing_kind(self) -> str | None:
+        """The scenario's own kind of call (a word of its name that variants carry as a keyword, "fp8")
+        when no variant carrying it was measured and one that carries it was not: the verdict then
+        says nothing about that kind."""
+        words = set(self.scenario.split("-"))
+        def kinds(names):
+            return {k for n in names if n in VARIANTS for k in VARIANTS[n].keywords} & words
+        lost = kinds(x for x, _, _ in self.not_measured) - kinds(t.variant for t in self.rows)
+        return min(lost) if lost else None
+
+    @property
+    def field_of_one(self) -> bool:
+        """Fewer than two calls running different kernels were measured: nothing to rank against."""
+        return self.runner_up is None
 
     def row(self, variant: str) -> Timed | None:
         return next((t for t in self.rows if t.variant == variant), None)
@@ -480,7 +517,8 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch, point),
         noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked),
         rank_of_=tuple(rank_of.items()), fastest_outcome=rules.WITHIN_NOISE if near else rules.YES, near=near,
-        host_noise=tuple(t.variant for t in ranked if t.host_bound_outcome == rules.WITHIN_NOISE))
+        host_noise=tuple(t.variant for t in ranked if t.host_bound_outcome == rules.WITHIN_NOISE),
+        not_measured=tuple((t.variant, t.status, t.reason) for t in rows if t.status != schema.Status.OK))
 
 
 def _competition_ranks(ranked: list[Timed], basis: str) -> dict[str, int]:
@@ -502,10 +540,23 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
         return None
     key = ("verdict", scenario, mode)
     if key not in ls._tables:
-        ls._tables[key] = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
-                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability),
-                                 point_of(ls, scenario, mode))
+        v = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
+                   kernel_names.gpu_arch(ls.rs.environment.compute_capability), point_of(ls, scenario, mode))
+        if v is not None:
+            v = dataclasses.replace(v, sweep_gaps=_sweep_gaps(ls, v))
+        ls._tables[key] = v
     return ls._tables[key]
+
+
+def _sweep_gaps(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str | None], ...]:
+    """Ranked rows that come from the profiled runs where the sweep, at the same point, did not measure
+    the variant: the verdict then says where those rows come from (the scaling page has no such row)."""
+    if not any(r.scenario == v.scenario and r.mode == v.mode for r in ls.rs.runs):
+        return ()
+    p = point_of(ls, v.scenario, v.mode)
+    sweep = {s.variant: s for s in ls.rs.sweep if s.scenario == v.scenario and s.mode == v.mode and s.point == p}
+    return tuple((t.variant, sweep[t.variant].reason) for t in v.rows
+                 if t.variant in sweep and sweep[t.variant].status != schema.Status.OK)
 
 
 def scenarios(ls: tables.LoadedSet) -> list[str]:
