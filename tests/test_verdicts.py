@@ -294,3 +294,17 @@ def test_the_article_verdict_says_where_its_sweep_less_rows_come_from(h200_new):
     from gen.report import wording_verdicts as words
     line = next(x for x in words.verdict(v).lines if "from the profiled run at this point" in x)
     assert "FlexAttention (compiled)" in line
+
+
+def test_the_auto_line_introduces_the_hypothesis_it_contradicts():
+    from gen.report import wording_verdicts as words
+
+    rows = [row("sdpa_auto", 0.0572, kernel=CUDNN90, backend="cudnn"), row("sdpa_cudnn", 0.0573, kernel=CUDNN90,
+                                                                          backend="cudnn"),
+            row("sdpa_flash", 0.09, kernel=FLASH, backend="flash")]
+    v = verdicts.decide(rows)
+    assert v.auto.contradicted
+    line = next(x for x in words.verdict(v).lines if x.startswith("With no backend pinned"))
+    assert "as the hypothesis said" not in line
+    assert ("not flash, which the report's hypothesis for this variant (set before measuring) expected: "
+            f"{variants.VARIANTS['sdpa_auto'].expect.why}") in line

@@ -229,7 +229,10 @@ def _auto_line(v: verdicts.Verdict) -> str:
     elif a.ratio:
         text += f": {times(a.ratio)} the fastest's time"
     if a.contradicted:
-        text += f", not {backend(a.expected_backend)} as the hypothesis said"
+        hyp = VARIANTS[a.variant].expect if a.variant in VARIANTS else None
+        said = f": {hyp.why}" if hyp is not None and hyp.why else ""
+        text += (f", not {backend(a.expected_backend)}, which the report's hypothesis for this variant (set before "
+                 f"measuring) expected{said}")
     return text + "."
 
 
