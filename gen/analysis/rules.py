@@ -115,6 +115,13 @@ def host_bound(eager_ms: float | None, gpu_only_ms: float | None) -> bool | None
 MASKED_WORK_RATIO = 1.5
 
 
+# A verdict gives "fewer GPU events a call" as the reason the fastest wins only when the runner-up's
+# events besides its main kernel take at least this share of the gap between the two calls (in the
+# profiled call): a sub-microsecond fill beside a kernel milliseconds slower explains nothing, and the
+# verdict then compares the main kernels themselves.
+EVENTS_REASON_SHARE = 0.5
+
+
 # --------------------------------------------------------------------------- first calls
 
 # A first call counts as a one-time setup (a library's plan, a compile) when it takes more than this

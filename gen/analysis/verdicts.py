@@ -338,6 +338,10 @@ class Why:
     masked_flops: float | None = None  # the pairs the mask lets through
     runner_up_main_us: float | None = None  # the runner-up's main kernel in its profiled call
     runner_up_events_us: float | None = None  # all its GPU events in that call
+    fastest_main_us: float | None = None  # the fastest's main kernel in its profiled call
+    fastest_events_us: float | None = None  # all its GPU events in that call
+    compared: tuple[tuple[str, str | None, float | None], ...] = ()  # native_arch, main_kernel: (variant,
+    #   main kernel's full name, its µs in the profiled call) of the runner-up and SDPA flash where present
 
 
 @dataclass(frozen=True)
@@ -431,16 +435,51 @@ def _why(fastest: Timed, runner: Timed | None, others: list[Timed], gpu: int | N
     if masked is not None:
         return masked
     fa = fastest.main_arch
-    older = tuple((t.variant, t.main_short, t.main_arch) for t in others
-                  if t.main_arch is not None and fa is not None and t.main_arch < fa
-                  and t.identity != fastest.identity)
-    if fa is not None and gpu is not None and fa == gpu and older:
+    # Against the runner-up, and SDPA flash where it ran other kernels: never against the slowest rows.
+    flash = next((t for t in others if t.variant == "sdpa_flash" and t.identity != fastest.identity), None)
+    rivals = [t for t in dict.fromkeys(x for x in (runner, flash) if x is not None)]
+    compared = tuple((t.variant, t.main_kernel, t.main_us) for t in rivals if t.main_kernel)
+    older = tuple((t.variant, t.main_short, t.main_arch) for t in rivals
+                  if t.main_arch is not None and fa is not None and t.main_arch < fa)
+    if fa is not None and gpu is not None and fa == gpu and compared and all(
+            t.main_arch is None or t.main_arch < fa for t in rivals):
         return Why("native_arch", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), older,
-                   fastest.events, runner.events if runner else None)
-    if runner and fastest.events is not None and runner.events is not None and fastest.events < runner.events:
+                   fastest.events, runner.events if runner else None, fastest_main_us=fastest.main_us,
+                   compared=compared)
+    if runner and fastest.events is not None and runner.events is not None and fastest.events < runner.events \
+            and _events_explain(fastest, runner):
         return Why("fewer_events", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), (),
-                   fastest.events, runner.events)
+                   fastest.events, runner.events, runner_up_main_us=runner.main_us,
+                   runner_up_events_us=runner.events_us)
+    if runner and fastest.main_us and runner.main_us and _kernels_explain(fastest, runner):
+        return Why("main_kernel", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), (),
+                   fastest.events, runner.events, runner_up_main_us=runner.main_us,
+                   runner_up_events_us=runner.events_us, fastest_main_us=fastest.main_us,
+                   fastest_events_us=fastest.events_us,
+                   compared=((runner.variant, runner.main_kernel, runner.main_us),))
     return None
+
+
+def _kernels_explain(fastest: Timed, runner: Timed) -> bool:
+    """The main kernels' difference is at least rules.EVENTS_REASON_SHARE of the gap between the two
+    profiled calls: the attention kernels themselves are the reason."""
+    diff = runner.main_us - fastest.main_us
+    if diff <= 0:
+        return False
+    if None in (fastest.events_us, runner.events_us):
+        return True
+    gap = runner.events_us - fastest.events_us
+    return gap > 0 and diff >= rules.EVENTS_REASON_SHARE * gap
+
+
+def _events_explain(fastest: Timed, runner: Timed) -> bool:
+    """The runner-up's events besides its main kernel take at least rules.EVENTS_REASON_SHARE of the gap
+    between the two profiled calls; unknown durations (no trace) leave the count as the reason."""
+    if None in (fastest.events_us, runner.events_us, runner.main_us):
+        return True
+    gap = runner.events_us - fastest.events_us
+    extra = runner.events_us - runner.main_us
+    return gap <= 0 or extra >= rules.EVENTS_REASON_SHARE * gap
 
 
 def _host_change(ok: list[Timed], fastest: Timed, basis: str) -> HostChange | None:

@@ -262,8 +262,23 @@ def _why_line(v: verdicts.Verdict) -> str | None:
     if w.kind == "fewer_events":
         return (f"Why: it runs {w.fastest_events} GPU event{'s' if w.fastest_events != 1 else ''} a call against "
                 f"{w.runner_up_events} for {label(v.runner_up.variant)}.")
-    rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}" for x, k, _ in w.older)
-    return (f"Why: its main kernel is {kernel_path(kernel_names.path(v.fastest.main_kernel or ''))}; {rivals}.")
+    mine = kernel_path(kernel_names.path(v.fastest.main_kernel or ""))
+    rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}{took(t)}" for x, k, t in w.compared)
+    if w.kind == "main_kernel":
+        extra = ""
+        if w.runner_up_events_us and w.runner_up_main_us and w.runner_up_events_us > w.runner_up_main_us:
+            extra = f"; {label(v.runner_up.variant)}'s other GPU events take " \
+                    f"{us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
+            if w.fastest_events_us and w.runner_up_events_us > w.fastest_events_us:
+                extra += f" of the {us((w.runner_up_events_us - w.fastest_events_us) / 1000)} gap"
+        return f"Why: the attention kernels themselves: its main kernel is {mine}{took(w.fastest_main_us)}; " \
+               f"{rivals}{extra}."
+    return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
+
+
+def took(x: float | None) -> str:
+    """A main kernel's duration in its profiled call (µs in), as a parenthesis."""
+    return f" ({us(x / 1000)} in its profiled call)" if x else ""
 
 
 def dense_mask_line(w: verdicts.Why, runner: str, fastest: str) -> str:
