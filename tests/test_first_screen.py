@@ -108,3 +108,23 @@ def test_host_line_never_contradicts_its_ratio(h200, h200_new):
     assert rules.host_bound_why(0.13, 0.14, 0.099, 0.101) is None  # yes, clear: no reason needed
     assert rules.host_bound_why(0.12, 0.13, 0.099, 0.101) == "eager"
     assert rules.host_bound_why(0.13, 0.14, 0.099, 0.101, 0.08) == "host"
+
+
+def test_first_screen_gives_the_cost_of_deterministic_training(h200_new):
+    """From the deterministic-backward scenario (training points only): cuDNN refuses under
+    torch.use_deterministic_algorithms(True), with PyTorch's clause naming cuDNN; flash and efficient run,
+    each at a cost over its own default step, by the medians."""
+    v = verdicts.verdict(h200_new, "deterministic-backward", "train")
+    assert v is not None and "sdpa_flash_det" in v.ranking
+    a = advice.advice(h200_new)
+    d = {x.backend: x for x in a.determinism}
+    assert d["cudnn"].refused == "unavailable" and "not deterministic" in d["cudnn"].reason
+    flash, eff = d["flash"], d["efficient"]
+    assert flash.base == "sdpa_flash" and flash.ratio == pytest.approx(flash.det_ms / flash.base_ms)
+    assert 1.3 < flash.ratio < 1.7 and 2.5 < eff.ratio < 3.2
+    line = next(x for x in words.advice(a).lines if x.startswith("For deterministic training"))
+    assert "cuDNN refuses (cuDNN SDPA is not deterministic)" in line
+    assert f"flash deterministic takes {words.us(flash.det_ms)} against {words.us(flash.base_ms)}" in line
+    assert f"{words.times(flash.ratio)}" in line and f"{words.times(eff.ratio)}" in line
+    # the refusal's own clause, not the first backend PyTorch lists
+    assert "Memory Efficient attention has been runtime disabled" not in line

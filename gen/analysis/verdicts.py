@@ -248,8 +248,19 @@ def point_of(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infer
     run = next((r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode and r.point), None)
     if run is not None:
         return run.point
+    points = _points(ls, scenario, mode)
+    return points[0] if points else None
+
+
+def _points(ls: tables.LoadedSet, scenario: str, mode: str) -> list[schema.Point]:
+    """A scenario's sweep points in one mode: its training points for a training step where it has them
+    (a scenario measured in training only, deterministic backward, has no others)."""
     rec = ls.rs.scenario(scenario)
-    return rec.points[0] if rec and rec.points else None
+    if rec is None:
+        return []
+    if mode == schema.Mode.TRAIN and getattr(rec, "train_points", None):
+        return list(rec.train_points)
+    return list(rec.points)
 
 
 def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> list[Timed]:
@@ -258,10 +269,8 @@ def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inferenc
     runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
     if runs:
         return _share([timed_row(ls, r) for r in runs])
-    rec = ls.rs.scenario(scenario)
-    if rec is None or not rec.points:
-        return []
-    return timed_at(ls, scenario, rec.points[0], mode)
+    points = _points(ls, scenario, mode)
+    return timed_at(ls, scenario, points[0], mode) if points else []
 
 
 def timed_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> list[Timed]:

@@ -299,15 +299,14 @@ def dense_mask_line(w: verdicts.Why, runner: str, fastest: str) -> str:
     return text + f". {fastest}'s block mask lets it skip {skip}."
 
 
-def short_reason(reason: str | None) -> str:
+def short_reason(reason: str | None, backend_name: str | None = None) -> str:
     """A capture's reason for a variant it did not measure, short: its first clause, at most 100 characters."""
     if not reason:
         return "no reason recorded"
+    # PyTorch's refusals open with "No available kernel. Aborting execution."; the clause naming the
+    # backend says why.
+    reason = advice_mod.reason_clause(reason, backend_name) or reason
     text = reason.split("\n")[0].removeprefix("not run: ").strip()
-    # PyTorch's refusals open with "No available kernel. Aborting execution."; the clause after it says why.
-    because = [c for c in text.split("; ") if "because" in c]
-    if because:
-        text = because[0].split("because:", 1)[-1].strip() or because[0]
     return text if len(text) <= 100 else text[:99].rstrip() + "…"
 
 
@@ -317,7 +316,8 @@ def not_measured_line(v: verdicts.Verdict) -> str | None:
         return None
     by: dict = {}
     for x, status, reason in v.not_measured:
-        by.setdefault(f"{status}: {short_reason(reason)}", []).append(label(x))
+        var = VARIANTS.get(x)
+        by.setdefault(f"{status}: {short_reason(reason, var.backend if var else None)}", []).append(label(x))
     parts = "; ".join(f"{_join(xs)} ({why})" for why, xs in by.items())
     kind = v.missing_kind
     lead = f"No {kind.upper()} variant was measured" if kind else "Not measured here"
@@ -673,6 +673,34 @@ def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: s
     return text
 
 
+def _determinism(a: advice_mod.Advice) -> str | None:
+    """Deterministic training: which backend refuses under torch.use_deterministic_algorithms(True), and
+    what determinism costs each backend that runs, from the deterministic-backward scenario."""
+    ds = a.determinism
+    if not ds:
+        return None
+    refused = [d for d in ds if d.refused]
+    costs = sorted((d for d in ds if d.ratio is not None), key=lambda d: d.det_ms)
+    parts = []
+    for d in refused:
+        why = f" ({d.reason.rstrip('.')})" if d.reason else ""
+        parts.append(f"{backend(d.backend)} {'refuses' if d.refused == 'unavailable' else d.refused}{why}")
+    for d in costs:
+        parts.append(f"{backend(d.backend)} deterministic takes {_ms(d.det_ms)} against {_ms(d.base_ms)} by "
+                     f"default, {times(d.ratio)}")
+    if not parts:
+        return None
+    text = ("For deterministic training (torch.use_deterministic_algorithms(True), GPU-only time of "
+            f"{_per(ds[0].mode)}): " + "; ".join(parts))
+    if costs:
+        text += f". The fastest deterministic call here is {backend(costs[0].backend)}"
+    return text + "."
+
+
+def _ms(x: float | None) -> str:
+    return us(x) if x is not None else "–"
+
+
 def _host(a: advice_mod.Advice) -> str | None:
     if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
         return None
@@ -689,7 +717,7 @@ def advice(a: advice_mod.Advice) -> AdviceWords:
     if picks:
         decision += " " + picks
     lines = [_exception(a, e) for e in a.exceptions]
-    for extra in (_startup(a), _host(a)):
+    for extra in (_determinism(a), _startup(a), _host(a)):
         if extra:
             lines.append(extra)
     if a.device != "cuda":
