@@ -295,6 +295,9 @@ def test_the_article_verdict_says_where_its_sweep_less_rows_come_from(h200_new):
     from gen.report import wording_verdicts as words
     line = next(x for x in words.verdict(v).lines if "from the profiled run at this point" in x)
     assert "FlexAttention (compiled)" in line
+    # the headline names Flex as the runner-up: it says where that row comes from (the front page shows it alone)
+    assert words.verdict(v).headline.endswith("(FlexAttention (compiled): from the profiled run at this point, "
+                                              "which the sweep skipped).")
 
 
 def test_the_auto_line_introduces_the_hypothesis_it_contradicts():

@@ -356,6 +356,11 @@ def _headline(v: verdicts.Verdict) -> str:
         if v.runner_up is not None:
             head += (f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} "
                      f"({us(v.spread(v.runner_up).median)}); the 95% intervals of the two medians do not overlap")
+    named = {v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())}
+    gaps = [x for x, _ in v.sweep_gaps if x in named]
+    if gaps:
+        head += (f" ({_join(label(x) for x in gaps)}: from the profiled run at this point, which the sweep "
+                 "skipped)")
     return head
 
 
