@@ -82,7 +82,49 @@ def test_home_page_opens_with_the_decision(tmp_path):
     text = (tmp_path / "docs" / "generated" / ".verdict.md").read_text(encoding="utf-8")
     first = text.index("data-decision")
     assert first < text.index("data-verdict")  # the decision comes before the verdicts
-    assert 'data-default="sdpa_auto" data-exceptions="sliding-window:flex"' in text
+    assert 'data-default="sdpa_auto" data-exceptions="sliding-window:flex ' in text
+    # FP8 prefill measured SDPA alone (both FlexAttention variants skipped): a field of one, not a pick
+    assert "FP8 prefill and training" not in text
     assert "It already picks cuDNN for prefill, decode and training" in text
     assert "[host-bound rule](methodology.md#host-bound)" in text
     assert f'data-set="{CPU.name}" data-default="sdpa_auto"' in text
+
+
+def test_host_line_never_contradicts_its_ratio(h200, h200_new):
+    """A ratio over the host-bound line is never called within noise without the reason: the ratio's interval
+    crosses the line, or the host's own cost of a call sits close to the GPU's time (rules.host_bound_why)."""
+    for ls in (h200, h200_new):
+        a = advice.advice(ls)
+        host = words._host(a)
+        assert a.host_outcome == rules.WITHIN_NOISE and a.host_ratio_ci is not None
+        lo, hi = a.host_ratio_ci
+        assert lo <= a.host_ratio <= hi
+        if lo < rules.HOST_BOUND_EAGER_RATIO <= hi:
+            assert a.host_why in ("eager", "both") and "across the 1.25× line" in host
+        else:
+            assert a.host_why == "host" and "clear of the 1.25× line" in host and "host's own cost" in host
+    # schema 2: the loop saw 1.42x, clear of the line; the host's cost is what makes it uncertain
+    assert advice.advice(h200).host_why == "host"
+    assert rules.host_bound_why(0.13, 0.14, 0.099, 0.101) is None  # yes, clear: no reason needed
+    assert rules.host_bound_why(0.12, 0.13, 0.099, 0.101) == "eager"
+    assert rules.host_bound_why(0.13, 0.14, 0.099, 0.101, 0.08) == "host"
+
+
+def test_first_screen_gives_the_cost_of_deterministic_training(h200_new):
+    """From the deterministic-backward scenario (training points only): cuDNN refuses under
+    torch.use_deterministic_algorithms(True), with PyTorch's clause naming cuDNN; flash and efficient run,
+    each at a cost over its own default step, by the medians."""
+    v = verdicts.verdict(h200_new, "deterministic-backward", "train")
+    assert v is not None and "sdpa_flash_det" in v.ranking
+    a = advice.advice(h200_new)
+    d = {x.backend: x for x in a.determinism}
+    assert d["cudnn"].refused == "unavailable" and "not deterministic" in d["cudnn"].reason
+    flash, eff = d["flash"], d["efficient"]
+    assert flash.base == "sdpa_flash" and flash.ratio == pytest.approx(flash.det_ms / flash.base_ms)
+    assert 1.3 < flash.ratio < 1.7 and 2.5 < eff.ratio < 3.2
+    line = next(x for x in words.advice(a).lines if x.startswith("For deterministic training"))
+    assert "cuDNN refuses (cuDNN SDPA is not deterministic)" in line
+    assert f"flash deterministic takes {words.us(flash.det_ms)} against {words.us(flash.base_ms)}" in line
+    assert f"{words.times(flash.ratio)}" in line and f"{words.times(eff.ratio)}" in line
+    # the refusal's own clause, not the first backend PyTorch lists
+    assert "Memory Efficient attention has been runtime disabled" not in line

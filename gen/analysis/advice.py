@@ -33,6 +33,7 @@ from gen.analysis import rules, scenarios, tables, verdicts
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
 from gen.model.scenarios import ARTICLE
+from gen.model.variants import VARIANTS
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,63 @@ class Advice:
     startup: Startup | None
     host_outcome: str | None  # the default call's host-bound outcome at the article's forward
     host_ratio: float | None  # its eager over GPU-only time there
+    host_ratio_ci: tuple[float, float] | None = None  # that ratio by the intervals of both medians
+    host_cost_ms: float | None = None  # the host's own cost of a call there
+    host_gpu_ms: float | None = None  # its GPU-only time there
+    host_why: str | None = None  # why within noise (rules.host_bound_why, or "same kernels")
+    determinism: tuple[Determinism, ...] = ()  # each backend under torch.use_deterministic_algorithms(True)
+
+
+@dataclass(frozen=True)
+class Determinism:
+    """One backend's training step with deterministic algorithms against without: the cost of
+    determinism (ratio of the medians), or its refusal with the clause of PyTorch's reason naming it."""
+
+    scenario: str
+    mode: str
+    backend: str | None
+    variant: str  # the deterministic variant
+    base: str | None  # the same backend, not deterministic
+    det_ms: float | None
+    base_ms: float | None
+    ratio: float | None  # det over base
+    refused: str | None  # the status where it did not run (unavailable, oom, skipped)
+    reason: str | None
+
+
+def reason_clause(reason: str | None, backend: str | None) -> str | None:
+    """The clause of a refusal that names the backend ("cuDNN attention kernel not used because: ..."),
+    else the whole first line."""
+    if not reason:
+        return None
+    clauses = reason.splitlines()[0].split("; ")
+    mine = [c for c in clauses if backend and backend.lower() in c.lower().replace(" ", "")
+            and "because" in c]
+    if not mine:
+        mine = [c for c in clauses if "because" in c]
+    return (mine[0].split("because:", 1)[-1].strip() if mine else clauses[0]) or None
+
+
+def _determinism(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
+    """Every deterministic variant (keyword "deterministic") beside the same backend's plain one, in
+    the scenario that measured them: a rule, from the data."""
+    out = []
+    for v in vs:
+        rows = {t.variant: t for t in v.rows}
+        missing_rows = {x: (status, reason) for x, status, reason in v.not_measured}
+        for name in [*rows, *missing_rows]:
+            var = VARIANTS.get(name)
+            if var is None or "deterministic" not in var.keywords:
+                continue
+            base = next((k for k, b in VARIANTS.items() if b.backend == var.backend
+                         and "deterministic" not in b.keywords and k in rows), None)
+            t, b = rows.get(name), rows.get(base) if base else None
+            ts, bs = (v.spread(t) if t else None), (v.spread(b) if b else None)
+            status, reason = missing_rows.get(name, (None, None))
+            out.append(Determinism(v.scenario, v.mode, var.backend, name, base, ts.median if ts else None,
+                                   bs.median if bs else None, ts.median / bs.median if ts and bs and bs.median
+                                   else None, status, reason_clause(reason, var.backend)))
+    return tuple(out)
 
 
 def _verdicts(ls: tables.LoadedSet) -> list[verdicts.Verdict]:
@@ -106,8 +164,8 @@ def _verdicts(ls: tables.LoadedSet) -> list[verdicts.Verdict]:
 
 def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
     t = v.row(variant)
-    if t is None:
-        return None
+    if t is None or v.field_of_one:
+        return None  # a field of one: nothing was measured against it, so it picks nothing there
     rank = v.rank(variant)
     tied = rank == 1 and (variant == v.fastest.variant or variant in v.same_kernel)
     outcome = "fastest" if tied else ("within noise" if rank == 1 else "slower")
@@ -223,4 +281,8 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         default_is_auto=default == variant_role("automatic"), picks=picks,
         exceptions=_exceptions(ls, vs, default), startup=_startup(ls, vs, default),
         host_outcome=row.host_bound_outcome if row is not None else None,
-        host_ratio=row.eager_over_gpu_only if row is not None else None)
+        host_ratio=row.eager_over_gpu_only if row is not None else None,
+        host_ratio_ci=row.eager_ratio_ci if row is not None else None,
+        host_cost_ms=row.host_cost_ms if row is not None else None,
+        host_gpu_ms=row.gpu_only.median if row is not None and row.gpu_only else None,
+        host_why=row.host_noise_why if row is not None else None, determinism=_determinism(vs))

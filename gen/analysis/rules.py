@@ -83,6 +83,21 @@ def host_bound_outcome(eager_lo: float | None, eager_hi: float | None, gpu_lo: f
     return eager if eager == host else WITHIN_NOISE
 
 
+def host_bound_why(eager_lo: float | None, eager_hi: float | None, gpu_lo: float | None,
+                   gpu_hi: float | None, host_cost: float | None = None) -> str | None:
+    """Why host_bound_outcome says WITHIN_NOISE, so that the words never contradict the ratio they
+    report: "eager" (the ratio's interval straddles HOST_BOUND_EAGER_RATIO), "host" (the ratio is
+    clear of the line but the host's own cost of a call sits in the band where a loop waits or not
+    depending on the host), "both"; None for another outcome."""
+    if host_bound_outcome(eager_lo, eager_hi, gpu_lo, gpu_hi, host_cost) != WITHIN_NOISE:
+        return None
+    eager = host_bound_outcome(eager_lo, eager_hi, gpu_lo, gpu_hi)
+    if eager != WITHIN_NOISE:
+        return "host"
+    host_near = not missing(host_cost) and host_cost * HOST_HEADROOM > gpu_lo
+    return "both" if host_near else "eager"
+
+
 def host_bound(eager_ms: float | None, gpu_only_ms: float | None) -> bool | None:
     """The eager-loop line alone on two medians (no interval, no host cost): what a
     reader can check by hand; the report classifies with host_bound_outcome."""
@@ -98,6 +113,13 @@ def host_bound(eager_ms: float | None, gpu_only_ms: float | None) -> bool | None
 # this many times the work inside the mask (gen.analysis.flops): below it, the extra work is too small
 # to be the reason by itself.
 MASKED_WORK_RATIO = 1.5
+
+
+# A verdict gives "fewer GPU events a call" as the reason the fastest wins only when the runner-up's
+# events besides its main kernel take at least this share of the gap between the two calls (in the
+# profiled call): a sub-microsecond fill beside a kernel milliseconds slower explains nothing, and the
+# verdict then compares the main kernels themselves.
+EVENTS_REASON_SHARE = 0.5
 
 
 # --------------------------------------------------------------------------- first calls

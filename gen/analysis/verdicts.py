@@ -117,6 +117,10 @@ class Timed:
     main_us: float | None = None  # the main kernel's duration in the profiled call
     wrong: bool = False  # a wrong answer (rules.wrong_answer): shown, never ranked
     events_us: float | None = None  # every GPU event of the profiled call, added up
+    eager_ratio_ci: tuple[float, float] | None = None  # eager over GPU-only, by the intervals of both medians
+    host_cost_ms: float | None = None  # the host's own cost of a call (rules.HOST_COST_QUANTILE)
+    host_noise_why: str | None = None  # rules.host_bound_why: "eager", "host", "both", "same kernels"
+    reason: str | None = None  # why not measured (status other than ok), as the capture recorded it
 
     @property
     def kernels(self):
@@ -166,7 +170,8 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
     return Timed(run.variant, run.status, gpu, tm.gpu_only_method if gpu else None, eager, host, events, main, short,
                  index, backend, outcome == rules.YES, _num(tm.eager_over_gpu_only), outcome,
                  timings.kernel_signature(tr, run.timing.graph_check), main_us=main_us, events_us=events_us,
-                 wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None))
+                 wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None), reason=run.reason,
+                 **_host_facts(tm))
 
 
 def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
@@ -183,6 +188,18 @@ def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
 
 def _num(x: float) -> float | None:
     return None if x is None or math.isnan(x) else x
+
+
+def _host_facts(tm: timings.Times) -> dict:
+    """The numbers behind a host-bound outcome: the ratio's interval, the host's cost, why within noise."""
+    e, g = _present(tm.eager), _present(tm.gpu_only)
+    if e is None or g is None:
+        return {}
+    elo, ehi, glo, ghi = e.ci_lo, e.ci_hi, g.ci_lo, g.ci_hi
+    cost = _num(tm.host_cost_ms) if tm.host_cost_ms is not None else None
+    known = not any(math.isnan(x) for x in (elo, ehi, glo, ghi)) and glo > 0 and ghi > 0
+    return dict(eager_ratio_ci=(elo / ghi, ehi / glo) if known else None, host_cost_ms=cost,
+                host_noise_why=rules.host_bound_why(elo, ehi, glo, ghi, cost))
 
 
 def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> str | None:
@@ -210,7 +227,7 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
                  _present(tm.host), events, main, short, index, host_bound=outcome == rules.YES,
                  eager_over_gpu_only=_num(tm.eager_over_gpu_only), host_bound_outcome=outcome,
                  signature=timings.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
-                 wrong=rules.wrong_answer(p.rel_error))
+                 wrong=rules.wrong_answer(p.rel_error), reason=p.reason, **_host_facts(tm))
 
 
 def _share(rows: list[Timed]) -> list[Timed]:
@@ -221,7 +238,8 @@ def _share(rows: list[Timed]) -> list[Timed]:
             out.append(t)
             continue
         o = rules.shared_outcome(x.host_bound_outcome for x in rows if x.signature == t.signature)
-        out.append(dataclasses.replace(t, host_bound_outcome=o, host_bound=o == rules.YES))
+        why = t.host_noise_why if o == t.host_bound_outcome else ("same kernels" if o == rules.WITHIN_NOISE else None)
+        out.append(dataclasses.replace(t, host_bound_outcome=o, host_bound=o == rules.YES, host_noise_why=why))
     return out
 
 
@@ -230,8 +248,19 @@ def point_of(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infer
     run = next((r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode and r.point), None)
     if run is not None:
         return run.point
+    points = _points(ls, scenario, mode)
+    return points[0] if points else None
+
+
+def _points(ls: tables.LoadedSet, scenario: str, mode: str) -> list[schema.Point]:
+    """A scenario's sweep points in one mode: its training points for a training step where it has them
+    (a scenario measured in training only, deterministic backward, has no others)."""
     rec = ls.rs.scenario(scenario)
-    return rec.points[0] if rec and rec.points else None
+    if rec is None:
+        return []
+    if mode == schema.Mode.TRAIN and getattr(rec, "train_points", None):
+        return list(rec.train_points)
+    return list(rec.points)
 
 
 def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> list[Timed]:
@@ -240,10 +269,8 @@ def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inferenc
     runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
     if runs:
         return _share([timed_row(ls, r) for r in runs])
-    rec = ls.rs.scenario(scenario)
-    if rec is None or not rec.points:
-        return []
-    return timed_at(ls, scenario, rec.points[0], mode)
+    points = _points(ls, scenario, mode)
+    return timed_at(ls, scenario, points[0], mode) if points else []
 
 
 def timed_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> list[Timed]:
@@ -320,6 +347,10 @@ class Why:
     masked_flops: float | None = None  # the pairs the mask lets through
     runner_up_main_us: float | None = None  # the runner-up's main kernel in its profiled call
     runner_up_events_us: float | None = None  # all its GPU events in that call
+    fastest_main_us: float | None = None  # the fastest's main kernel in its profiled call
+    fastest_events_us: float | None = None  # all its GPU events in that call
+    compared: tuple[tuple[str, str | None, float | None], ...] = ()  # native_arch, main_kernel: (variant,
+    #   main kernel's full name, its µs in the profiled call) of the runner-up and SDPA flash where present
 
 
 @dataclass(frozen=True)
@@ -345,6 +376,25 @@ class Verdict:
     fastest_outcome: str = rules.YES  # YES, or WITHIN_NOISE when `near` is not empty
     near: tuple[str, ...] = ()  # variants running other kernels whose interval reaches the fastest's
     host_noise: tuple[str, ...] = ()  # variants whose host-bound outcome is within noise, in ranking order
+    not_measured: tuple[tuple[str, str, str | None], ...] = ()  # (variant, status, reason) of rows with no time
+    sweep_gaps: tuple[tuple[str, str | None], ...] = ()  # ranked from profiled runs, not measured by the
+    #                                                      sweep at the same point: (variant, the sweep's reason)
+
+    @property
+    def missing_kind(self) -> str | None:
+        """The scenario's own kind of call (a word of its name that variants carry as a keyword, "fp8")
+        when no variant carrying it was measured and one that carries it was not: the verdict then
+        says nothing about that kind."""
+        words = set(self.scenario.split("-"))
+        def kinds(names):
+            return {k for n in names if n in VARIANTS for k in VARIANTS[n].keywords} & words
+        lost = kinds(x for x, _, _ in self.not_measured) - kinds(t.variant for t in self.rows)
+        return min(lost) if lost else None
+
+    @property
+    def field_of_one(self) -> bool:
+        """Fewer than two calls running different kernels were measured: nothing to rank against."""
+        return self.runner_up is None
 
     def row(self, variant: str) -> Timed | None:
         return next((t for t in self.rows if t.variant == variant), None)
@@ -394,16 +444,51 @@ def _why(fastest: Timed, runner: Timed | None, others: list[Timed], gpu: int | N
     if masked is not None:
         return masked
     fa = fastest.main_arch
-    older = tuple((t.variant, t.main_short, t.main_arch) for t in others
-                  if t.main_arch is not None and fa is not None and t.main_arch < fa
-                  and t.identity != fastest.identity)
-    if fa is not None and gpu is not None and fa == gpu and older:
+    # Against the runner-up, and SDPA flash where it ran other kernels: never against the slowest rows.
+    flash = next((t for t in others if t.variant == "sdpa_flash" and t.identity != fastest.identity), None)
+    rivals = [t for t in dict.fromkeys(x for x in (runner, flash) if x is not None)]
+    compared = tuple((t.variant, t.main_kernel, t.main_us) for t in rivals if t.main_kernel)
+    older = tuple((t.variant, t.main_short, t.main_arch) for t in rivals
+                  if t.main_arch is not None and fa is not None and t.main_arch < fa)
+    if fa is not None and gpu is not None and fa == gpu and compared and all(
+            t.main_arch is None or t.main_arch < fa for t in rivals):
         return Why("native_arch", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), older,
-                   fastest.events, runner.events if runner else None)
-    if runner and fastest.events is not None and runner.events is not None and fastest.events < runner.events:
+                   fastest.events, runner.events if runner else None, fastest_main_us=fastest.main_us,
+                   compared=compared)
+    if runner and fastest.events is not None and runner.events is not None and fastest.events < runner.events \
+            and _events_explain(fastest, runner):
         return Why("fewer_events", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), (),
-                   fastest.events, runner.events)
+                   fastest.events, runner.events, runner_up_main_us=runner.main_us,
+                   runner_up_events_us=runner.events_us)
+    if runner and fastest.main_us and runner.main_us and _kernels_explain(fastest, runner):
+        return Why("main_kernel", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), (),
+                   fastest.events, runner.events, runner_up_main_us=runner.main_us,
+                   runner_up_events_us=runner.events_us, fastest_main_us=fastest.main_us,
+                   fastest_events_us=fastest.events_us,
+                   compared=((runner.variant, runner.main_kernel, runner.main_us),))
     return None
+
+
+def _kernels_explain(fastest: Timed, runner: Timed) -> bool:
+    """The main kernels' difference is at least rules.EVENTS_REASON_SHARE of the gap between the two
+    profiled calls: the attention kernels themselves are the reason."""
+    diff = runner.main_us - fastest.main_us
+    if diff <= 0:
+        return False
+    if None in (fastest.events_us, runner.events_us):
+        return True
+    gap = runner.events_us - fastest.events_us
+    return gap > 0 and diff >= rules.EVENTS_REASON_SHARE * gap
+
+
+def _events_explain(fastest: Timed, runner: Timed) -> bool:
+    """The runner-up's events besides its main kernel take at least rules.EVENTS_REASON_SHARE of the gap
+    between the two profiled calls; unknown durations (no trace) leave the count as the reason."""
+    if None in (fastest.events_us, runner.events_us, runner.main_us):
+        return True
+    gap = runner.events_us - fastest.events_us
+    extra = runner.events_us - runner.main_us
+    return gap <= 0 or extra >= rules.EVENTS_REASON_SHARE * gap
 
 
 def _host_change(ok: list[Timed], fastest: Timed, basis: str) -> HostChange | None:
@@ -480,7 +565,8 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch, point),
         noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked),
         rank_of_=tuple(rank_of.items()), fastest_outcome=rules.WITHIN_NOISE if near else rules.YES, near=near,
-        host_noise=tuple(t.variant for t in ranked if t.host_bound_outcome == rules.WITHIN_NOISE))
+        host_noise=tuple(t.variant for t in ranked if t.host_bound_outcome == rules.WITHIN_NOISE),
+        not_measured=tuple((t.variant, t.status, t.reason) for t in rows if t.status != schema.Status.OK))
 
 
 def _competition_ranks(ranked: list[Timed], basis: str) -> dict[str, int]:
@@ -502,10 +588,23 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
         return None
     key = ("verdict", scenario, mode)
     if key not in ls._tables:
-        ls._tables[key] = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
-                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability),
-                                 point_of(ls, scenario, mode))
+        v = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
+                   kernel_names.gpu_arch(ls.rs.environment.compute_capability), point_of(ls, scenario, mode))
+        if v is not None:
+            v = dataclasses.replace(v, sweep_gaps=_sweep_gaps(ls, v))
+        ls._tables[key] = v
     return ls._tables[key]
+
+
+def _sweep_gaps(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str | None], ...]:
+    """Ranked rows that come from the profiled runs where the sweep, at the same point, did not measure
+    the variant: the verdict then says where those rows come from (the scaling page has no such row)."""
+    if not any(r.scenario == v.scenario and r.mode == v.mode for r in ls.rs.runs):
+        return ()
+    p = point_of(ls, v.scenario, v.mode)
+    sweep = {s.variant: s for s in ls.rs.sweep if s.scenario == v.scenario and s.mode == v.mode and s.point == p}
+    return tuple((t.variant, sweep[t.variant].reason) for t in v.rows
+                 if t.variant in sweep and sweep[t.variant].status != schema.Status.OK)
 
 
 def scenarios(ls: tables.LoadedSet) -> list[str]:

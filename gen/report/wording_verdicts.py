@@ -229,7 +229,10 @@ def _auto_line(v: verdicts.Verdict) -> str:
     elif a.ratio:
         text += f": {times(a.ratio)} the fastest's time"
     if a.contradicted:
-        text += f", not {backend(a.expected_backend)} as the hypothesis said"
+        hyp = VARIANTS[a.variant].expect if a.variant in VARIANTS else None
+        said = f": {hyp.why}" if hyp is not None and hyp.why else ""
+        text += (f", not {backend(a.expected_backend)}, which the report's hypothesis for this variant (set before "
+                 f"measuring) expected{said}")
     return text + "."
 
 
@@ -259,8 +262,23 @@ def _why_line(v: verdicts.Verdict) -> str | None:
     if w.kind == "fewer_events":
         return (f"Why: it runs {w.fastest_events} GPU event{'s' if w.fastest_events != 1 else ''} a call against "
                 f"{w.runner_up_events} for {label(v.runner_up.variant)}.")
-    rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}" for x, k, _ in w.older)
-    return (f"Why: its main kernel is {kernel_path(kernel_names.path(v.fastest.main_kernel or ''))}; {rivals}.")
+    mine = kernel_path(kernel_names.path(v.fastest.main_kernel or ""))
+    rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}{took(t)}" for x, k, t in w.compared)
+    if w.kind == "main_kernel":
+        extra = ""
+        if w.runner_up_events_us and w.runner_up_main_us and w.runner_up_events_us > w.runner_up_main_us:
+            extra = f"; {label(v.runner_up.variant)}'s other GPU events take " \
+                    f"{us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
+            if w.fastest_events_us and w.runner_up_events_us > w.fastest_events_us:
+                extra += f" of the {us((w.runner_up_events_us - w.fastest_events_us) / 1000)} gap"
+        return f"Why: the attention kernels themselves: its main kernel is {mine}{took(w.fastest_main_us)}; " \
+               f"{rivals}{extra}."
+    return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
+
+
+def took(x: float | None) -> str:
+    """A main kernel's duration in its profiled call (µs in), as a parenthesis."""
+    return f" ({us(x / 1000)} in its profiled call)" if x else ""
 
 
 def dense_mask_line(w: verdicts.Why, runner: str, fastest: str) -> str:
@@ -281,7 +299,41 @@ def dense_mask_line(w: verdicts.Why, runner: str, fastest: str) -> str:
     return text + f". {fastest}'s block mask lets it skip {skip}."
 
 
-def verdict(v: verdicts.Verdict) -> VerdictWords:
+def short_reason(reason: str | None, backend_name: str | None = None) -> str:
+    """A capture's reason for a variant it did not measure, short: its first clause, at most 100 characters."""
+    if not reason:
+        return "no reason recorded"
+    # PyTorch's refusals open with "No available kernel. Aborting execution."; the clause naming the
+    # backend says why.
+    reason = advice_mod.reason_clause(reason, backend_name) or reason
+    text = reason.split("\n")[0].removeprefix("not run: ").strip()
+    return text if len(text) <= 100 else text[:99].rstrip() + "…"
+
+
+def not_measured_line(v: verdicts.Verdict) -> str | None:
+    """The variants of the scenario that were not measured, with their reasons, grouped by reason."""
+    if not v.not_measured:
+        return None
+    by: dict = {}
+    for x, status, reason in v.not_measured:
+        var = VARIANTS.get(x)
+        by.setdefault(f"{status}: {short_reason(reason, var.backend if var else None)}", []).append(label(x))
+    parts = "; ".join(f"{_join(xs)} ({why})" for why, xs in by.items())
+    kind = v.missing_kind
+    lead = f"No {kind.upper()} variant was measured" if kind else "Not measured here"
+    return f"{lead}: {parts}."
+
+
+def _sweep_gaps_line(v: verdicts.Verdict) -> list[str]:
+    """Where ranked rows come from the profiled runs but the sweep at the same point skipped them."""
+    if not v.sweep_gaps:
+        return []
+    return [f"{_join(label(x) for x, _ in v.sweep_gaps)}: from the profiled run at this point; the sweep at the "
+            f"same point did not measure {'it' if len(v.sweep_gaps) == 1 else 'them'} "
+            f"({short_reason(v.sweep_gaps[0][1])}), so the scaling page has no such row."]
+
+
+def _headline(v: verdicts.Verdict) -> str:
     f = v.fastest
     fs = v.spread(f)
     if v.near:
@@ -289,12 +341,38 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
                 f"{us(fs.median)} {_per(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
                 + _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.near)
                 + "; the 95% intervals of their medians overlap, so they share the first rank")
+    elif v.field_of_one:
+        only = _join(label(x) for x in (f.variant, *v.same_kernel))
+        head = (f"A field of one: {only} {'is the only call' if not v.same_kernel else 'the only kernels'} "
+                f"measured here, {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]}, with nothing to rank it against")
     else:
-        head = f"{label(f.variant)} is the fastest here: {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]}"
+        if v.same_kernel:
+            twins = _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.same_kernel)
+            head = (f"{_join(label(x) for x in (f.variant, *v.same_kernel))} tie for the fastest here (the same "
+                    f"kernels: one rank): {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]} for {label(f.variant)}, "
+                    f"{twins}")
+        else:
+            head = f"{label(f.variant)} is the fastest here: {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]}"
         if v.runner_up is not None:
             head += (f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} "
                      f"({us(v.spread(v.runner_up).median)}); the 95% intervals of the two medians do not overlap")
+    named = {v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())}
+    gaps = [x for x, _ in v.sweep_gaps if x in named]
+    if gaps:
+        head += (f" ({_join(label(x) for x in gaps)}: from the profiled run at this point, which the sweep "
+                 "skipped)")
+    return head
+
+
+def verdict(v: verdicts.Verdict) -> VerdictWords:
+    f = v.fastest
+    fs = v.spread(f)
+    head = _headline(v)
     lines = [f"Ranked by {METHOD.get(v.method, v.method)}."] if v.method else []
+    gaps = not_measured_line(v)
+    if gaps:
+        lines.insert(0, gaps)
+    lines += _sweep_gaps_line(v)
     if v.same_kernel:
         lines.append(f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, "
                      "a tie.")
@@ -305,9 +383,13 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
     if v.host_bound:
         lines.append(f"Host-bound (see the rule in the methodology): {_join(label(x) for x in v.host_bound)}.")
     if v.host_noise:
-        lines.append(f"At the edge of host-bound, within noise: {_join(label(x) for x in v.host_noise)} (the host's "
-                     "own cost of a call comes close to the GPU's time, so whether a Python loop waits depends "
-                     "on the host that day).")
+        parts = []
+        for x in v.host_noise:
+            t = v.row(x)
+            ratio = host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why, t.host_cost_ms,
+                                     t.gpu_only.median if t.gpu_only else None)
+            parts.append(f"{label(x)} ({ratio.removeprefix('the loop saw ')})")
+        lines.append(f"At the edge of host-bound, within noise: a Python loop saw {'; '.join(parts)}.")
     why = _why_line(v)
     if why:
         lines.append(why)
@@ -573,13 +655,64 @@ def _startup(a: advice_mod.Advice) -> str | None:
     return text + "."
 
 
+def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: str | None,
+                     host_cost_ms: float | None, gpu_ms: float | None) -> str:
+    """The eager/GPU-only ratio as measured, with the reason its outcome is what it is: never a
+    ratio over the line called within noise without saying why."""
+    line = times(rules.HOST_BOUND_EAGER_RATIO)
+    text = f"the loop saw {times(ratio)} its GPU-only time"
+    if ci is not None:
+        text += f" ({times(ci[0])} to {times(ci[1])} by the 95% intervals of the two medians"
+        if why in ("eager", "both"):
+            text += f", across the {line} line"
+        elif why is None or why == "same kernels":
+            text += f", {'over' if ci[0] >= rules.HOST_BOUND_EAGER_RATIO else 'under'} the {line} line"
+        else:
+            text += f", clear of the {line} line"
+        text += ")"
+    if why in ("host", "both") and host_cost_ms is not None and gpu_ms:
+        text += (f"; the host's own cost of a call, {us(host_cost_ms)}, is {host_cost_ms / gpu_ms:.2f} of the "
+                 f"GPU's {us(gpu_ms)}, close enough that whether a loop waits depends on the host that day")
+    elif why == "same kernels":
+        text += "; a variant running the same kernels came out otherwise, so they share within noise"
+    return text
+
+
+def _determinism(a: advice_mod.Advice) -> str | None:
+    """Deterministic training: which backend refuses under torch.use_deterministic_algorithms(True), and
+    what determinism costs each backend that runs, from the deterministic-backward scenario."""
+    ds = a.determinism
+    if not ds:
+        return None
+    refused = [d for d in ds if d.refused]
+    costs = sorted((d for d in ds if d.ratio is not None), key=lambda d: d.det_ms)
+    parts = []
+    for d in refused:
+        why = f" ({d.reason.rstrip('.')})" if d.reason else ""
+        parts.append(f"{backend(d.backend)} {'refuses' if d.refused == 'unavailable' else d.refused}{why}")
+    for d in costs:
+        parts.append(f"{backend(d.backend)} deterministic takes {_ms(d.det_ms)} against {_ms(d.base_ms)} by "
+                     f"default, {times(d.ratio)}")
+    if not parts:
+        return None
+    text = ("For deterministic training (torch.use_deterministic_algorithms(True), GPU-only time of "
+            f"{_per(ds[0].mode)}): " + "; ".join(parts))
+    if costs:
+        text += f". The fastest deterministic call here is {backend(costs[0].backend)}"
+    return text + "."
+
+
+def _ms(x: float | None) -> str:
+    return us(x) if x is not None else "–"
+
+
 def _host(a: advice_mod.Advice) -> str | None:
     if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
         return None
     state = "host-bound" if a.host_outcome == rules.YES else "at the edge of host-bound (within noise)"
-    return (f"In a Python loop of short calls (the article's shape) it is {state}: the loop saw "
-            f"{times(a.host_ratio)} its GPU-only time. Capture the calls in a CUDA graph, or give each call "
-            "more work, to keep the GPU fed.")
+    ratio = host_ratio_words(a.host_ratio, a.host_ratio_ci, a.host_why, a.host_cost_ms, a.host_gpu_ms)
+    return (f"In a Python loop of short calls (the article's shape) it is {state}: {ratio}. Capture the calls "
+            "in a CUDA graph, or give each call more work, to keep the GPU fed.")
 
 
 def advice(a: advice_mod.Advice) -> AdviceWords:
@@ -589,7 +722,7 @@ def advice(a: advice_mod.Advice) -> AdviceWords:
     if picks:
         decision += " " + picks
     lines = [_exception(a, e) for e in a.exceptions]
-    for extra in (_startup(a), _host(a)):
+    for extra in (_determinism(a), _startup(a), _host(a)):
         if extra:
             lines.append(extra)
     if a.device != "cuda":
