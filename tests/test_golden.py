@@ -49,7 +49,7 @@ def set_view() -> dict:
              why_not=wording.refusal("unavailable", "RuntimeError: No viable backend", needs_cuda=True)),
     ]
     mode = dict(mode="inference", call="forward", rows=rows, chart=None, speedup_basis="GPU-only", reference=False,
-                anomalies=[],
+                anomalies=[], windows=None,
                 notes=wording.timing_notes("inference", True, 191, 191, 3, frozenset({"cuda_graph", "kernel_sum"})),
                 host_bound=[rows[1]], host_noise=[rows[2]], host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
     rows[0]["fastest"] = True

@@ -57,3 +57,22 @@ def test_the_bare_rule_did_not_reproduce(h200, rerun):
     # by less than the interval of either median: no ranking can rest on that order
     assert not verdicts.faster(timings.times(h200.rs.run("sdpa_auto"), None).gpu_only, ta.gpu_only)
     assert not verdicts.faster(timings.times(h200.rs.run("sdpa_auto"), None).gpu_only, ta.gpu_only)
+
+
+def test_the_schema3_capture_agrees_with_the_schema2_one(h200, h200_new):
+    """The re-captured set (schema 3, hours later, another capture code) against the schema-2 capture:
+    the fastest and the ties agree in every scenario both measured; a host-bound outcome may move
+    between a decided one and 'within noise' (decode's FlexAttention and compiled naive, gqa-prefill's
+    cuDNN pair at 2k), but never from yes to no."""
+    a, b = verdicts.all_classes(h200_new), verdicts.all_classes(h200)
+    common = set(a) & set(b)
+    assert {("article", "inference"), ("article", "train"), ("decode", "inference"),
+            ("gqa-prefill", "inference"), ("sliding-window", "inference")} <= common
+    for key in sorted(common):
+        x, y = a[key], b[key]
+        assert x.fastest == y.fastest and x.ties == y.ties, key
+        both = {v for v, _ in x.ranks} & {v for v, _ in y.ranks}
+        hx, hy = dict(x.host_bound), dict(y.host_bound)
+        for v in both:
+            assert {hx.get(v), hy.get(v)} != {rules.YES, rules.NO}, (key, v)
+    assert a[("article", "inference")].host_bound == b[("article", "inference")].host_bound

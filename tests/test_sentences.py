@@ -378,7 +378,7 @@ def test_methodology_figures_are_the_sets(docs, h200):
     from gen.analysis import verdicts
 
     v = verdicts.verdict(h200, "article", "inference")
-    t = v.row(v.host_bound[0])
+    t = v.row((v.host_bound or v.host_noise)[0])
     host = html.unescape((docs / ".method_host.md").read_text(encoding="utf-8"))
     assert f"yet a loop of its forwards sees {t.eager.median * 1000:.1f} µs a call" in host
     ksum = html.unescape((docs / ".method_kernel_sum.md").read_text(encoding="utf-8"))

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 from gen.analysis import flops, kernel_names, rules, tables, timings
 from gen.analysis.values import variant_role
+from gen.model import scenarios as declared_scenarios
 from gen.model import schema
 from gen.model.variants import VARIANTS
 
@@ -611,7 +612,9 @@ def scenarios(ls: tables.LoadedSet) -> list[str]:
     """The scenarios of a set that have something timed, the article's first."""
     names = [s.name for s in ls.rs.scenarios] or ["article"]
     have = {r.scenario for r in ls.rs.runs} | {p.scenario for p in ls.rs.sweep}
-    return [n for n in names if n in have]
+    # in the declared order (gen.model.scenarios), not the order a capture ran them in
+    order = list(declared_scenarios.SCENARIOS)
+    return sorted((n for n in names if n in have), key=lambda n: order.index(n) if n in order else len(order))
 
 
 def ranks(v: Verdict | None) -> dict[str, tuple[int, int, int]]:

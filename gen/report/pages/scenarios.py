@@ -148,7 +148,9 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: st
 def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str, command: str) -> list[dict]:
     """Per head dim (the scenario's own first): the time and rate charts; then one roofline."""
     out = []
-    dims = pts.loc[pts["gpu_only_ms"].notna(), "head_dim"].unique().tolist()
+    # The length charts draw inference points (charts._measured): a training-only scenario has none.
+    drawn = pts["gpu_only_ms"].notna() & (pts["mode"] == "inference") & (pts["status"] == "ok")
+    dims = pts.loc[drawn, "head_dim"].unique().tolist()
     own = sa.own_head_dim(pts, name)
     ceilings = []
     if ceil:
