@@ -18,6 +18,9 @@ PYTHON = "3.11" if sys.version_info[:2] == (3, 11) else None
 # The CPU build of torch that pip takes from this machine's disk; uv does not look there.
 TORCH_CPU = "torch==2.13.0"
 ENV = {"NO_MKDOCS_2_WARNING": "1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
+# Everything a GPU's set holds: every scenario, the article's sweep, training, counters, ceilings,
+# telemetry. Resumable: a capture cut short continues where it stopped (--resume), never starts over.
+CAPTURE_ALL = ["profile", "--scenario", "all", "--mode", "inference,train", "--sweep", "--resume"]
 
 
 def _has_cuda_torch(python: str) -> bool:
@@ -38,8 +41,7 @@ def build_report(session: nox.Session) -> None:
     host_python = os.environ.get("GEN_CAPTURE_PYTHON", sys.executable)
     if _has_cuda_torch(host_python):
         session.log(f"CUDA torch found in {host_python}: profiling this GPU unless its set exists")
-        session.run(host_python, "-m", "gen", "profile", "--mode", "inference,train", "--sweep",
-                    "--if-missing", external=True, env=ENV)
+        session.run(host_python, "-m", "gen", *CAPTURE_ALL, "--if-missing", external=True, env=ENV)
     else:
         session.log("no CUDA torch here: building from the committed result sets")
     session.run("python", "-m", "gen", "build", *session.posargs, env=ENV)
@@ -59,8 +61,8 @@ def tests(session: nox.Session) -> None:
 def profile(session: nox.Session) -> None:
     """Profile on this machine's GPU with the interpreter that already has CUDA torch (no venv)."""
     python = os.environ.get("GEN_CAPTURE_PYTHON", sys.executable)
-    args = session.posargs or ["--mode", "inference,train", "--sweep"]
-    session.run(python, "-m", "gen", "profile", *args, external=True)
+    args = ["profile", *session.posargs] if session.posargs else CAPTURE_ALL
+    session.run(python, "-m", "gen", *args, external=True)
 
 
 @nox.session(python=PYTHON)

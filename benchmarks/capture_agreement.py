@@ -4,7 +4,9 @@ Takes: two result sets (folders, or .tgz files as `python -m gen import` reads t
 default: the committed H200 set and the rerun kept in benchmarks/data/). Gives: a
 Markdown table on stdout (and --out FILE): per variant of the article scenario's
 inference runs, each capture's GPU-only median with its IQR, the difference, whether
-the two IQRs overlap, the eager times, and the two rankings. No torch.
+the two IQRs overlap, the eager times, and the two rankings by median; then every
+classification the report makes (gen.analysis.verdicts.classes: host-bound, the
+fastest, each rank, the ties, with the uncertainty of the times) side by side. No torch.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gen.analysis import timings  # noqa: E402
+from gen.analysis import tables, timings, verdicts  # noqa: E402
 from gen.model import schema  # noqa: E402
 
 DEFAULT_A = ROOT / "results" / "nvidia-h200__torch-2.11.0"
@@ -87,6 +89,28 @@ def sweep_vs_run(rs: schema.ResultSet) -> str:
     return "\n".join(lines) + "\n"
 
 
+def classifications(a: tables.LoadedSet, b: tables.LoadedSet) -> str:
+    """Each classification of both captures, one line per variant and verdict they share."""
+    ca, cb = verdicts.all_classes(a), verdicts.all_classes(b)
+    lines = ["", "Classifications, as the report makes them (the 95% interval of each median; "
+             "gen/analysis/rules.py):", "",
+             "| scenario, mode | variant | rank A | rank B | host-bound A | host-bound B | tie (same kernels) |",
+             "|---|---|---|---|---|---|---|"]
+    agree = True
+    for key in [k for k in ca if k in cb]:
+        x, y = ca[key], cb[key]
+        agree &= x == y
+        ra, rb, ha, hb = dict(x.ranks), dict(y.ranks), dict(x.host_bound), dict(y.host_bound)
+        tie = {v: "+".join(g) for g in x.ties for v in g}
+        for v in ra:
+            lines.append(f"| {key[0]}, {key[1]} | {v} | {ra[v]} | {rb.get(v, '–')} | {ha[v] or '–'} "
+                         f"| {hb.get(v) or '–'} | {tie.get(v, '')} |")
+        lines.append(f"| {key[0]}, {key[1]} | fastest | {', '.join(x.fastest)} ({x.fastest_outcome}) "
+                     f"| {', '.join(y.fastest)} ({y.fastest_outcome}) | | | |")
+    lines += ["", f"Same classifications: {'yes' if agree else 'no'}."]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("a", nargs="?", type=Path, default=DEFAULT_A)
@@ -94,9 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        a = schema.load_set(_open(args.a, Path(tmp) / "a"))
-        b = schema.load_set(_open(args.b, Path(tmp) / "b"))
-        text = table(a, b) + sweep_vs_run(a)
+        la = tables.load_set(_open(args.a, Path(tmp) / "a"))
+        lb = tables.load_set(_open(args.b, Path(tmp) / "b"))
+        a, b = la.rs, lb.rs
+        text = table(a, b) + classifications(la, lb) + sweep_vs_run(a)
     print(text, end="")
     if args.out:
         args.out.write_text("# Two captures on the same H200\n\n`python benchmarks/capture_agreement.py`\n\n"

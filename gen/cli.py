@@ -2,13 +2,15 @@
 
 Takes: argv. Gives: an exit status. User errors (schema.UserError: bad input,
 a bad option, a damaged file) are one line on stderr naming the file or option
-at fault (exit 2); anything else is a bug and keeps its traceback. SIGTERM is
-handled like Ctrl-C, so that nothing half-written is left.
+at fault (exit 2), as are a folder it may not write and a full disk; anything
+else is a bug and keeps its traceback. SIGTERM is handled like Ctrl-C, so that
+nothing half-written is left.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -59,6 +61,9 @@ def _scenarios(a):
 
 
 def cmd_profile(a) -> int:
+    import time
+
+    started = time.monotonic()  # the time by stage counts torch's import and CUDA's start too
     from gen.capture import runner as capture  # the only verb that imports torch
     from gen.model import variants  # the only verb that imports torch
 
@@ -70,13 +75,15 @@ def cmd_profile(a) -> int:
                         else f"--mode: no mode in {a.mode!r}; use inference, train or both")
     budget = capture.Budget()
     if a.quick:
-        budget = capture.Budget(warmup_min=3, warmup_min_s=0.05, warmup_max_s=0.5, repeats=10,
-                                min_measure_s=0.05, max_repeats=50)
+        budget = capture.Budget(warmup_min=3, warmup_min_s=0.05, warmup_max_s=0.5, repeats=9,
+                                min_measure_s=0.05, max_repeats=50, host_repeats=9, graph_replays=9,
+                                max_rounds=3, round_s=0.01, max_measure_s=0.3)
     chosen, article = _scenarios(a)
     shape = (article.batch, article.q_heads, article.run_length, article.head_dim)
     path = capture.profile(
         vs, shape, a.dtype or article.dtype, modes, Path(a.out), force=a.force, label=a.label, budget=budget,
         time_limit_s=a.time_limit_s, if_missing=a.if_missing, scenarios=chosen, counters=a.counters,
+        resume=a.resume, started=started,
     )
     print(path)
     return 0
@@ -138,6 +145,9 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--sweep", action="store_true", help="also sweep the article's sequence length and head dim")
     pr.add_argument("--sweep-seqs", type=_ints, help="sequence lengths (default 256..16384)")
     pr.add_argument("--sweep-dims", type=_ints, help="head dims (default 64,128)")
+    pr.add_argument("--resume", action="store_true",
+                    help="continue the partial capture an interrupted run left (results/.partial-<set>/), with "
+                         "the same options: what it kept is not measured again; the set is published when complete")
     pr.add_argument("--time-limit-s", type=float, default=3600.0,
                     help="stop starting sweep points this long after the start (default 3600)")
     pr.set_defaults(func=cmd_profile)
@@ -192,16 +202,30 @@ def cmd_import(a) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gen.model import layout
+    from gen.model import layout, limits
 
     a = parser().parse_args(argv)
     try:
         with layout.terminate_as_interrupt():
+            limits.check_settings()  # a bad GEN_MAX_* is said once, before any set is read or skipped for it
             return a.func(a)
     except UserError as exc:
         # SchemaError and TraceError are UserErrors: each message names the file or option.
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader stopped early (| head): nothing to say, and nothing more to print
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except OSError as exc:
+        if exc.errno not in layout.ENVIRONMENT_ERRNOS:
+            raise  # a bug, or a failure nobody foresaw: keeps its traceback
+        # A folder it may not write, a read-only file system, a full disk: this machine's
+        # state, said in one line (publishing is atomic, so nothing half-written is left).
+        where = exc.filename if exc.filename is not None else "a file"
+        print(f"error: {where}: {exc.strerror}; nothing was published (give the user write access, "
+              f"free the space, or point --results / --docs / --out elsewhere)", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
-        print("interrupted: nothing was published", file=sys.stderr)
+        print("interrupted: nothing was published; the points measured so far are kept: run the same command "
+              "with --resume to continue", file=sys.stderr)
         return 130

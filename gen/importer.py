@@ -8,8 +8,10 @@ together into one report (docs/matrix.md).
 
 - Checked before anything is published: tar members stay inside the archive's
   folder (no absolute paths, no `..`, no links or devices; then extracted with
-  tarfile's `data` filter), result.json loads (schema, every field's type,
-  trace paths inside the set) and every run and sweep trace parses.
+  tarfile's `data` filter), the set's folder is a name (schema.check_name),
+  result.json loads (schema, every field's type and range, names, shapes,
+  trace paths inside the set) and every run and sweep trace parses: what
+  import accepts, build renders.
 - An older schema is migrated and written at the current version.
 - A set of the same name is refused unless --force (replace) or --merge.
 - --merge: same GPU, torch and driver, or refused; the union of runs, sweep
@@ -23,20 +25,36 @@ together into one report (docs/matrix.md).
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
+import sys
 import tarfile
+import zlib
 from pathlib import Path, PurePosixPath
 
 from gen.analysis import trace
-from gen.model import layout, schema
+from gen.model import layout, limits, schema
 from gen.model.schema import UserError
 
 ARCHIVES = (".tar.gz", ".tgz")
 
 
-def _safe_members(archive: Path, tar: tarfile.TarFile) -> list[tarfile.TarInfo]:
-    members = tar.getmembers()
-    for m in members:
+def _part_of_a_set(rel: PurePosixPath) -> bool:
+    """Could be a file of a result set: a result.json, a capture.log, or a file in a traces/ folder.
+    Nothing else is unpacked (which files the set's result.json names is known only once it loads)."""
+    return rel.name in (schema.RESULT_FILE, layout.CAPTURE_LOG) or schema.TRACE_DIR in rel.parts[:-1]
+
+
+def _safe_members(archive: Path, tar: tarfile.TarFile) -> tuple[list[tarfile.TarInfo], list[str]]:
+    """The members to unpack, and the names of files left packed as no part of a set:
+    checked one by one as they are read, the archive refused once it holds more members
+    or bytes than a set may (gen.model.limits), before any is written."""
+    max_files, max_bytes = limits.SET_FILES.value(), limits.SET_BYTES.value()
+    admitted, skipped, count, total = [], [], 0, 0
+    for m in tar:
+        count += 1
+        if count > max_files:
+            raise limits.SET_FILES.exceeded(archive, f"holds more than {max_files:,} members")
         parts = PurePosixPath(m.name).parts
         if m.name.startswith(("/", "\\")) or PurePosixPath(m.name).is_absolute():
             raise UserError(f"{archive}: member {m.name!r} has an absolute path; refused")
@@ -45,27 +63,78 @@ def _safe_members(archive: Path, tar: tarfile.TarFile) -> list[tarfile.TarInfo]:
         if not (m.isreg() or m.isdir()):
             kind = "a link" if m.issym() or m.islnk() else "a device or special file"
             raise UserError(f"{archive}: member {m.name!r} is {kind}; a result set holds only files and folders")
-    return members
+        if m.isreg():
+            total += m.size
+            if total > max_bytes:
+                raise limits.SET_BYTES.exceeded(archive, f"unpacks to more than {max_bytes // limits.MIB:,} MiB")
+            if _part_of_a_set(PurePosixPath(m.name)):
+                admitted.append(m)
+            else:
+                skipped.append(m.name)
+    return admitted, skipped
 
 
-def _unpack(source: Path, into: Path) -> None:
-    """The source's files under into/, nothing outside it."""
-    if source.is_dir():
-        for p in sorted(source.rglob("*")):
+def _copy_set_files(source: Path, into: Path) -> list[str]:
+    """A folder's files that could be part of a set, under the same limits as an archive's;
+    returns the names of those left behind."""
+    max_files, max_bytes = limits.SET_FILES.value(), limits.SET_BYTES.value()
+    count, total, chosen, skipped = 0, 0, [], []
+    for dirpath, dirs, files in os.walk(source):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            p = Path(dirpath) / name
+            count += 1
+            if count > max_files:
+                raise limits.SET_FILES.exceeded(source, f"holds more than {max_files:,} files and folders")
             if p.is_symlink() or not (p.is_file() or p.is_dir()):
                 raise UserError(f"{p}: a link or special file; a result set holds only files and folders")
-        shutil.copytree(source, into / source.name)
-        return
+            if p.is_file():
+                total += p.stat().st_size
+                if total > max_bytes:
+                    raise limits.SET_BYTES.exceeded(source, f"holds more than {max_bytes // limits.MIB:,} MiB")
+                rel = p.relative_to(source)
+                if _part_of_a_set(PurePosixPath(rel.as_posix())):
+                    chosen.append(rel)
+                else:
+                    skipped.append(f"{source.name}/{rel.as_posix()}")
+    for rel in chosen:
+        dest = into / source.name / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source / rel, dest)
+    return skipped
+
+
+def _unpack(source: Path, into: Path) -> list[str]:
+    """The source's files that could be part of a set under into/, nothing outside it;
+    returns the names of the files left out."""
+    if source.is_dir():
+        return _copy_set_files(source, into)
     if not source.is_file():
         raise UserError(f"{source}: no such folder or file")
     if not source.name.endswith(ARCHIVES):
         raise UserError(f"{source}: not a result set folder nor a .tar.gz / .tgz archive")
     try:
         with tarfile.open(source, "r:gz") as tar:
-            members = _safe_members(source, tar)
+            members, skipped = _safe_members(source, tar)
             tar.extractall(into, members=members, filter="data")
-    except (tarfile.TarError, OSError, EOFError) as exc:
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        if isinstance(exc, OSError) and exc.errno in layout.ENVIRONMENT_ERRNOS:
+            raise  # this machine's disk or permissions, not the archive: said as such by the CLI
         raise UserError(f"{source}: unreadable archive ({exc})") from None
+    return skipped
+
+
+def _keep_only(folder: Path, files: list[str]) -> list[str]:
+    """Remove what the set does not consist of (other files that came with it); returns their names."""
+    keep = {(folder / f).resolve() for f in files}
+    dropped = []
+    for p in sorted(folder.rglob("*"), reverse=True):
+        if p.is_file() and p.resolve() not in keep:
+            dropped.append(p.relative_to(folder).as_posix())
+            p.unlink()
+        elif p.is_dir() and not any(p.iterdir()):
+            p.rmdir()
+    return sorted(dropped)
 
 
 def _find_set(source: Path, unpacked: Path) -> Path:
@@ -81,6 +150,8 @@ def _find_set(source: Path, unpacked: Path) -> Path:
                         f"(tar czf set.tgz -C results <set>)")
     if folder.name.startswith(".") or folder.name in ("", ".."):
         raise UserError(f"{source}: the set's folder {folder.name!r} is hidden; rename it")
+    # The folder's name becomes the set's name in results/, its pages and URLs.
+    schema.check_name(folder.name, str(source), "the set's folder name")
     return folder
 
 
@@ -88,7 +159,9 @@ def check(folder: Path, label: str) -> schema.ResultSet:
     """Load and check a set folder: schema, types, paths, every trace parses.
     Errors name `label` (where the user's copy is) instead of the scratch folder."""
     try:
+        limits.check_result_file(folder / schema.RESULT_FILE)
         rs = schema.load_set(folder)
+        limits.check_set(folder, layout.set_files(rs))
         for rec in [*rs.runs, *rs.sweep]:
             if rec.trace:
                 trace.parse(folder / rec.trace)
@@ -186,11 +259,16 @@ def run(source: Path, results_root: Path, force: bool = False, merge: bool = Fal
     try:
         unpacked = staging / "unpacked"
         unpacked.mkdir()
-        _unpack(source, unpacked)
+        left_out = _unpack(source, unpacked)
         folder = _find_set(source, unpacked)
         rel = folder.relative_to(unpacked)
         label = str(source) if source.is_dir() else f"{source}:{rel.as_posix()}"
         rs = check(folder, label)
+        dropped = left_out + [f"{rel.as_posix()}/{f}" for f in _keep_only(folder, layout.set_files(rs))]
+        if dropped:
+            more = f" (and {len(dropped) - 3} more)" if len(dropped) > 3 else ""
+            print(f"note: left out {len(dropped)} file(s) that are no part of the set: {', '.join(dropped[:3])}{more}",
+                  file=sys.stderr)
         # Written at the current version: an older file was migrated by the load.
         layout.atomic_write_text(folder / schema.RESULT_FILE, schema.dumps(rs))
         final = results_root / folder.name
@@ -203,11 +281,12 @@ def run(source: Path, results_root: Path, force: bool = False, merge: bool = Fal
             merged_dir = staging / "merged"
             shutil.copytree(final, merged_dir)
             merged = merge_sets(old, rs, final, label, force, folder, merged_dir)
-            log = merged_dir / "capture.log"
-            if (folder / "capture.log").is_file():
-                prior = log.read_text(encoding="utf-8") if log.is_file() else ""
-                layout.atomic_write_text(log, prior + f"\n# merged from {label}\n"
-                                         + (folder / "capture.log").read_text(encoding="utf-8"))
+            log = merged_dir / layout.CAPTURE_LOG
+            if (folder / layout.CAPTURE_LOG).is_file():
+                # Bytes, not text: a log in another encoding is kept as it is, not refused.
+                prior = log.read_bytes() if log.is_file() else b""
+                layout.atomic_write_bytes(log, prior + f"\n# merged from {label}\n".encode("utf-8", "replace")
+                                          + (folder / layout.CAPTURE_LOG).read_bytes())
             layout.atomic_write_text(merged_dir / schema.RESULT_FILE, schema.dumps(merged))
             check(merged_dir, str(final))  # what is published loads and parses
             layout.publish_dir(merged_dir, final, replace=True, locked=True)

@@ -1,8 +1,16 @@
 """Shared fixtures: the committed result sets are the test data.
 
-`h200` is the committed schema-2 H200 set (CUDA-graph GPU-only times, ncu counters,
-traces named article__<mode>__<variant>); `h200_v1` is the schema-1 H200 set it
-replaced, kept in tests/data/sets as the old-format fixture (loads through
+`built_site(*names)` is committed sets built once per session into a scratch project
+(gen build, then mkdocs build --strict), for every test that reads a built site or serves
+it to Chromium (tests/site_server.py: `with site.serving() as (served, url)`). Tests that change
+what is built build their own.
+
+`h200_new` is the committed schema-3 H200 set in results/ (NVML telemetry per timed window,
+interleaved rounds, the graph check, issue 20's scenarios); `h200` is the schema-2 H200
+capture it replaced (CUDA-graph GPU-only times, ncu counters, traces named
+article__<mode>__<variant>), kept in tests/data/sets as a real fixture and as the other
+capture of the same GPU that classifications must agree with; `h200_v1` is the schema-1
+H200 set, kept in tests/data/sets as the old-format fixture (loads through
 update_to_2; GPU-only time falls back to the kernel sum; traces <mode>__<variant>).
 """
 
@@ -14,7 +22,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
-H200 = RESULTS / "nvidia-h200__torch-2.11.0"
+H200 = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema2"
+H200_NEW = RESULTS / "nvidia-h200__torch-2.11.0"
 H200_V1 = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema1"
 
 
@@ -42,3 +51,51 @@ def h200_v1(h200_v1_dir):
     from gen.analysis import tables
 
     return tables.load_set(h200_v1_dir)
+
+
+@pytest.fixture(scope="session")
+def h200_new_dir() -> Path:
+    assert (H200_NEW / "result.json").is_file(), "the committed H200 result set is missing"
+    return H200_NEW
+
+
+@pytest.fixture(scope="session")
+def h200_new(h200_new_dir):
+    from gen.analysis import tables
+
+    return tables.load_set(h200_new_dir)
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """`built_site(*names)`: those committed sets built into a site (gen build, then mkdocs
+    build --strict), once per session for each list of sets, shared by every test file that
+    asks for the same list; serve it with `with site.serving() as (served, url)` (tests/site_server.py).
+    Its files are read, never changed."""
+    from tests import site_server
+
+    built: dict[frozenset, site_server.BuiltSite] = {}
+
+    def get(*names: str) -> site_server.BuiltSite:
+        key = frozenset(names or site_server.committed_sets())
+        if key not in built:
+            built[key] = site_server.build_site(tmp_path_factory, sorted(key))
+        return built[key]
+
+    yield get
+    for site in built.values():
+        site.httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def schema2_results(tmp_path_factory) -> Path:
+    """The committed results/ as they stood with the schema-2 H200 capture in place of the
+    schema-3 one: the pages whose facts tests were written against that capture build from here."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("schema2-results")
+    for d in RESULTS.iterdir():
+        if d.is_dir() and not d.name.startswith(".") and d.name != H200_NEW.name:
+            shutil.copytree(d, root / d.name)
+    shutil.copytree(H200, root / H200_NEW.name)
+    return root

@@ -1,4 +1,13 @@
-"""A built site served on 127.0.0.1 and a headless Chromium: what the browser tests share."""
+"""A built site served on 127.0.0.1 and a headless Chromium: what the browser tests share.
+
+`build_site` builds named sets into a scratch project (python -m gen build, then a strict
+mkdocs build, as published), and `BuiltSite.serving()` serves a copy built with its site_url
+at a port reserved for it, for as long as a test module needs. conftest.py's
+`built_site(*names)` builds each list of sets once per session this way, for every test file
+that reads a built site or opens it in Chromium: the build is the slow part, the serving is
+free. The server runs only while a module uses it: a thread in the test process would make
+later in-process builds render serially (gen.report.render forks only when no other thread runs).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +16,10 @@ import functools
 import http.server
 import os
 import shutil
+import subprocess
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from gen.report import build
@@ -30,33 +41,69 @@ def bind(directory: Path) -> http.server.ThreadingHTTPServer:
     return http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
 
 
-def _at_site_url(project: Path, url: str) -> None:
-    """Point the scratch project's site_url at the test server: Material's instant
-    navigation only takes over links that sitemap.xml lists under the page's own origin."""
-    config = project / "mkdocs.yml"
-    lines = [ln for ln in config.read_text(encoding="utf-8").splitlines() if not ln.startswith("site_url:")]
-    config.write_text(f"site_url: {url}/\n" + "\n".join(lines) + "\n", encoding="utf-8")
+def committed_sets() -> list[str]:
+    """The result sets the repository holds: git's list, so that sets a run left in results/
+    do not change the tests (every set folder where git or its history is absent)."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--", "results/*/result.json"], cwd=ROOT,
+                             capture_output=True, check=True).stdout.decode()
+        names = sorted({Path(p).parts[1] for p in out.split("\0") if p})
+    except (OSError, subprocess.CalledProcessError):
+        names = []
+    return names or sorted(p.parent.name for p in (ROOT / "results").glob("*/result.json")
+                           if not p.parent.name.startswith("."))
 
 
-@contextlib.contextmanager
-def served_site(tmp_path_factory, sets: list[str]) -> Iterator[tuple[Path, str]]:
-    """The named committed sets built into a site, served at its site_url: (site, url)."""
+@dataclass
+class BuiltSite:
+    results: Path  # the copied result sets
+    project: Path  # mkdocs.yml and docs/ (hand-written pages and the generated ones)
+    site: Path  # what mkdocs built, as published: no site_url
+    httpd: http.server.ThreadingHTTPServer  # bound to the port of the served copy's site_url; idle until serving()
+
+    @property
+    def docs(self) -> Path:
+        return self.project / "docs"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    @property
+    def served_site(self) -> Path:
+        """The same pages built again with site_url at the served address (Material's instant
+        navigation takes over only links that sitemap.xml lists under the page's own origin)."""
+        served = self.project / "site-served"
+        if not served.is_dir():
+            config = self.project / "mkdocs.yml"
+            lines = [ln for ln in config.read_text(encoding="utf-8").splitlines() if not ln.startswith("site_url:")]
+            (self.project / "mkdocs-served.yml").write_text(f"site_url: {self.url}/\n" + "\n".join(lines) + "\n",
+                                                            encoding="utf-8")
+            build.mkdocs_build(self.project, served, config="mkdocs-served.yml")
+        return served
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[tuple[Path, str]]:
+        """Serve the site at its site_url while inside; yields (the served copy, its url)."""
+        site = self.served_site
+        thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield site, self.url
+        finally:
+            self.httpd.shutdown()
+            thread.join()
+
+
+def build_site(tmp_path_factory, sets: list[str]) -> BuiltSite:
+    """The named committed sets built into a site as published (gen build, mkdocs build --strict)."""
     results = tmp_path_factory.mktemp("results")
     for name in sets:
         shutil.copytree(ROOT / "results" / name, results / name)
     project = build.copy_project(ROOT, tmp_path_factory.mktemp("project"))
-    site = project / "site"
-    httpd = bind(site)
-    url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    try:
-        _at_site_url(project, url)
-        build.run(results, project / "docs")
-        build.mkdocs_build(project, site)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        yield site, url
-        httpd.shutdown()
-    finally:
-        httpd.server_close()
+    build.run(results, project / "docs")
+    build.mkdocs_build(project, project / "site")
+    return BuiltSite(results, project, project / "site", bind(project / "site-served"))
 
 
 @contextlib.contextmanager

@@ -44,9 +44,9 @@ def test_theoretical_occupancy_of_flash_is_register_bound(h200):
 
 def test_occupancy_facts_explain_zero(h200):
     (fact, *_) = tables.occupancy_facts(h200, "sdpa_cudnn")
-    assert fact["occupancy_pct"] == 0 and fact["no_estimate"] and fact["launch_attributes"]
+    assert fact["occupancy_pct"] == 0 and fact["no_estimate"] and fact["smem_opt_in"]
     text = wording.occupancy_explanation(fact)
-    assert "cuLaunchKernelEx" in text and "not an idle GPU" in text
+    assert "131 KiB of shared memory a block, above the 48 KiB" in text and "not an idle GPU" in text
 
 
 def test_no_theoretical_occupancy_without_the_gpus_limits(h200):
@@ -83,9 +83,9 @@ def test_train_table_backward_adds_kernels(h200):
 def test_host_bound_is_one_column_for_every_page(h200):
     """The summary carries the flag once; the training table and findings read it, never recompute it."""
     inf = tables.summary_table(h200, "inference").set_index("variant")
-    assert inf.loc["sdpa_cudnn", "host_bound"]
+    assert inf.loc["sdpa_cudnn", "host_bound_outcome"] == rules.WITHIN_NOISE and not inf.loc["sdpa_cudnn", "host_bound"]
     assert inf.loc["sdpa_cudnn", "eager_over_gpu_only"] >= rules.HOST_BOUND_EAGER_RATIO
-    assert not inf.loc["naive", "host_bound"]
+    assert not inf.loc["naive", "host_bound"] and inf.loc["naive", "host_bound_outcome"] == rules.NO
     t = tables.train_table(h200).set_index("variant")
     trn = tables.summary_table(h200, "train").set_index("variant")
     assert (t["host_bound"] == trn.loc[t.index, "host_bound"]).all()
@@ -106,11 +106,15 @@ def test_one_host_bound_rule(eager, gpu_only, bound):
 
 
 def test_train_steps_flagged_host_bound(h200):
-    """Training steps: flex's (eager 2.2x its GPU-only time), torch.compile's naive (1.27x) and cuDNN's
-    (1.39x: its host dispatch, 0.31 ms, outlasts its 0.25 ms on the GPU) are host-bound; naive's step,
-    long on the GPU, is not: a back-to-back loop keeps its GPU busy (eager within 1%)."""
+    """Training steps: flex's is host-bound (eager 2.2x its GPU-only time, and its host alone costs 1.9x);
+    torch.compile's naive (1.27x, at the line) and cuDNN's are within noise: cuDNN's pinned step waited
+    1.39x, the unpinned one, the same kernels, 1.25x with a host under its GPU time, so the two share
+    "within noise"; naive's step, long on the GPU, is not host-bound (eager within 1%)."""
     t = tables.train_table(h200).set_index("variant")
-    assert set(t.index[t["host_bound"].astype(bool)]) == {"flex", "naive_compiled", "sdpa_cudnn"}
+    trn = tables.summary_table(h200, "train").set_index("variant")
+    assert set(t.index[t["host_bound"].astype(bool)]) == {"flex"}
+    noise = set(trn.index[trn["host_bound_outcome"] == rules.WITHIN_NOISE])
+    assert {"naive_compiled", "sdpa_cudnn", "sdpa_auto"} <= noise
     assert t.loc["flex", "eager_over_gpu_only"] > 2
     assert t.loc["sdpa_cudnn", "step_host_ms"] > t.loc["sdpa_cudnn", "step_gpu_only_ms"]
     assert not t.loc["naive", "host_bound"] and t.loc["naive", "eager_over_gpu_only"] < 1.02

@@ -37,9 +37,13 @@ def a_run(kernels=None, status="ok", counters_status="ok", reason=None, device="
 @pytest.mark.parametrize("sm, dram, want", [
     (90.0, 20.0, counters.Bound.COMPUTE),
     (20.0, 85.0, counters.Bound.MEMORY),
-    (70.0, 70.0, counters.Bound.MEMORY),  # a tie goes to memory
-    (59.9, 59.9, counters.Bound.LATENCY),
-    (60.0, 10.0, counters.Bound.COMPUTE),  # at the line
+    (70.0, 70.0, counters.Bound.BOTH),  # both past the line's band and within the band of each other
+    (73.0, 69.0, counters.Bound.BOTH),
+    (70.0, 80.0, counters.Bound.MEMORY),  # both past the band, DRAM higher by more than the band
+    (54.9, 54.9, counters.Bound.LATENCY),  # below the line by more than its band
+    (59.9, 59.9, counters.Bound.LINE),  # within the band either side of 60%: too close to call
+    (60.0, 10.0, counters.Bound.LINE),
+    (65.0, 10.0, counters.Bound.COMPUTE),  # at the band's top
     (None, 50.0, None),
     (float("nan"), 50.0, None),
 ])
@@ -145,7 +149,7 @@ def test_estimate_vs_measured_numbers():
     (f,) = counters.kernel_facts(dict(estimate_pct=None, achieved_occupancy_pct=33.0, theoretical_occupancy_pct=100.0,
                                       launch_api="cuLaunchKernelEx"))
     assert f == dict(fact="estimate_vs_measured", estimate_pct=None, achieved_pct=33.0, theoretical_pct=100.0,
-                     launch_api="cuLaunchKernelEx", estimate_missing=True)
+                     launch_api="cuLaunchKernelEx", estimate_missing=True, shared_memory_bytes=None)
 
 
 # --------------------------------------------------------------------------- committed sets

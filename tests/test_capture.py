@@ -146,7 +146,10 @@ def test_interrupted_run_publishes_nothing(tmp_path, monkeypatch):
                         tmp_path, budget=budget)
     from gen.model import layout
 
-    assert [p.name for p in tmp_path.iterdir() if p.name != layout.LOCK_FILE] == []
+    # nothing published; the first run is kept for --resume, in the partial capture's folder
+    left = [p for p in tmp_path.iterdir() if p.name != layout.LOCK_FILE]
+    assert [p.name.startswith(".partial-") for p in left] == [True]
+    assert [p.name.split("__")[0] for p in (left[0] / "items").iterdir()] == ["overhead", "run"]
 
 
 def _catch_all(filters) -> bool:
@@ -164,12 +167,12 @@ def test_timed_loops_run_outside_the_warnings_recorder_and_no_grad_is_entered_on
     from gen.model import variants
 
     tiny = timing.Budget(warmup_min=2, warmup_min_s=0.0, warmup_max_s=0.05, repeats=3, min_measure_s=0.0,
-                         max_repeats=3, host_repeats=3)
+                         max_repeats=3, host_repeats=3, min_rounds=3, max_rounds=3)
     seen = []
 
-    def spy(call, device, budget, graph=True):
+    def spy(call, device, budget, graph=True, **kw):
         seen.append((torch.is_grad_enabled(), _catch_all(warnings.filters), graph))
-        return timing.measure(call, device, tiny, graph)
+        return timing.measure(call, device, tiny, graph, **kw)
 
     monkeypatch.setattr(runner, "measure", spy)
     cfg = schema.RunConfig(batch=1, heads=2, seq_len=32, head_dim=16, dtype="bf16", modes=[mode], variants=["naive"],
@@ -184,3 +187,70 @@ def test_timed_loops_run_outside_the_warnings_recorder_and_no_grad_is_entered_on
     assert seen == [(mode == "train", False, True)]
     assert len(r.timing.eager_ms) == 3 and len(r.timing.host_ms) == 3 and r.timing.gpu_only_reason == "no GPU"
     assert r.trace == f"{schema.TRACE_DIR}/article__{mode}__naive.json.gz" and (tmp_path / r.trace).is_file()
+
+
+def _records(path):
+    rs = schema.load_set(path)
+    runs = [(r.scenario, r.mode, r.variant, r.status, r.point) for r in rs.runs]
+    sweep = [(p.scenario, p.mode, p.variant, p.status, p.point, p.trace) for p in rs.sweep]
+    return rs, runs, sweep
+
+
+RESUME_ARGS = ["profile", "--tiny", "--quick", "--mode", "inference,train", "--variants", "naive,sdpa_math,sdpa_flash",
+               "--scenario", "article,decode", "--sweep", "--sweep-seqs", "32,64", "--sweep-dims", "16"]
+
+
+def test_a_capture_killed_with_sigkill_resumes_and_publishes_the_same_set(tmp_path):
+    import os
+
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    p = gen(*RESUME_ARGS, "--out", str(whole))
+    assert p.returncode == 0, p.stderr
+    env = dict(os.environ, GEN_TEST_KILL_AFTER_POINTS="7")
+    killed = subprocess.run([sys.executable, "-m", "gen", *RESUME_ARGS, "--out", str(cut)], capture_output=True,
+                            text=True, timeout=600, env=env)
+    assert killed.returncode == -9, killed.stderr  # SIGKILL: no handler ran
+    assert not [d for d in cut.iterdir() if not d.name.startswith(".")]  # nothing published
+    (partial,) = [d for d in cut.iterdir() if d.name.startswith(".partial-")]
+    assert len(list((partial / "items").glob("*.json"))) == 7
+    # without --resume the partial capture is not thrown away
+    again = gen(*RESUME_ARGS, "--out", str(cut))
+    assert again.returncode == 2 and "--resume" in again.stderr and partial.is_dir()
+    # with other options it is refused, naming what differs
+    other = gen(*RESUME_ARGS[:-4], "--out", str(cut), "--resume")
+    assert other.returncode == 2 and "differ in" in other.stderr
+    done = gen(*RESUME_ARGS, "--out", str(cut), "--resume")
+    assert done.returncode == 0, done.stderr
+    assert "kept from an earlier session" in done.stderr and "session 2" in done.stderr
+    assert not partial.exists()
+    (a,) = [d for d in whole.iterdir() if not d.name.startswith(".")]
+    (b,) = [d for d in cut.iterdir() if not d.name.startswith(".")]
+    rs_a, runs_a, sweep_a = _records(a)
+    rs_b, runs_b, sweep_b = _records(b)
+    assert runs_a == runs_b and sweep_a == sweep_b  # same points, statuses, order and traces
+    assert set(rs_a.stage_seconds) == set(rs_b.stage_seconds) >= {"start", "runs", "sweep article"}
+    log = (b / "capture.log").read_text()
+    assert "session 2" in log and log.strip().splitlines()[-1].startswith("finished in ")
+    for rec in [*rs_b.runs, *rs_b.sweep]:
+        if rec.trace:
+            assert (b / rec.trace).is_file()
+
+
+def test_a_point_predicted_past_the_per_call_or_first_call_limit_is_skipped_with_why():
+    import torch
+
+    from gen.capture import sweep
+    from gen.model import scenarios, variants
+
+    s = scenarios.SCENARIOS["article"]
+    job = sweep.Job(s, "inference", s.point(16384), variants.VARIANTS["naive"], None)
+    gpu, cpu = torch.device("cuda"), torch.device("cpu")
+    far = float("inf")
+    why = sweep._not_run(job, s.point(8192), 3.0, 87.2, None, far, gpu)
+    assert why.startswith("not run: predicted 349 ms a call from 87.2 ms at 8192 tokens")
+    assert sweep._not_run(job, s.point(8192), 3.0, 87.2, None, far, cpu) is None  # a CPU's times are noise
+    assert sweep._not_run(job, s.point(8192), 3.0, 30.0, None, far, gpu) is None
+    why = sweep._not_run(job, s.point(8192), 20.0, 30.0, None, far, gpu, last_first_s=17.2)
+    assert why.startswith("not run: predicted a first call of 69 s from 17.2 s at 8192 tokens")
+    oom = sweep._not_run(job, s.point(8192), 3.0, 1.0, 4096, far, gpu)
+    assert oom == "not run: out of memory already at 4096 tokens"

@@ -12,6 +12,7 @@ from gen.analysis import compare, tables
 from gen.cli import main
 from gen.model import schema
 from tests.chart_marks import shows, svg
+from tests.conftest import RESULTS
 
 REF = "nvidia-a100-sxm4-80gb__article-2026-07"
 CPU = "cpu-intel-r-xeon-r-processor__torch-2.13.0"
@@ -20,7 +21,7 @@ H200 = "nvidia-h200__torch-2.11.0"
 
 @pytest.fixture(scope="module")
 def vs_ref(h200, h200_dir):
-    return compare.compare_frame(h200, tables.load_set(h200_dir.parent / REF)).set_index("variant")
+    return compare.compare_frame(h200, tables.load_set(RESULTS / REF)).set_index("variant")
 
 
 def test_against_reference(vs_ref):
@@ -36,7 +37,7 @@ def test_against_reference(vs_ref):
 
 
 def test_h200_against_cpu(h200, h200_dir):
-    df = compare.compare_frame(h200, tables.load_set(h200_dir.parent / CPU)).set_index("variant")
+    df = compare.compare_frame(h200, tables.load_set(RESULTS / CPU)).set_index("variant")
     assert df["gpu_only_ms_b"].isna().all() and df.loc["sdpa_flash", "host_ms_b"] > 0
     assert df.loc["naive", "kernel_match"] == "no kernel list on B"
     assert df.loc["sdpa_cudnn", "status_b"] == "unavailable" and math.isnan(df.loc["sdpa_cudnn", "rank_b"])
@@ -44,7 +45,7 @@ def test_h200_against_cpu(h200, h200_dir):
 
 
 def test_cli_table_and_json(capsys, h200_dir):
-    root = str(h200_dir.parent)
+    root = str(RESULTS)
     assert main(["compare", H200, REF, "--results", root]) == 0
     out = capsys.readouterr().out
     assert "published figures, not measured here" in out and "sdpa_flash" in out
@@ -55,11 +56,11 @@ def test_cli_table_and_json(capsys, h200_dir):
 
 
 def test_unknown_set_names_the_option(capsys, h200_dir):
-    assert main(["compare", H200, "nope", "--results", str(h200_dir.parent)]) == 2
+    assert main(["compare", H200, "nope", "--results", str(RESULTS)]) == 2
     err = capsys.readouterr().err
     assert "SET_B" in err and "nope" in err and H200 in err
     with pytest.raises(schema.UserError, match="SET_A"):
-        compare.run(h200_dir.parent, "nope", H200, "table")
+        compare.run(RESULTS, "nope", H200, "table")
 
 
 # --------------------------------------------------------------------------- the chart of every set
@@ -96,7 +97,7 @@ def test_chart_of_every_set_draws_each_timed_set(h200_dir):
 
     from gen.report import charts
 
-    sets = [tables.load_set(h200_dir.parent / n) for n in (H200, CPU, REF)]
+    sets = [tables.load_set(RESULTS / n) for n in (H200, CPU, REF)]
     frame = pd.concat([tables.summary_table(ls).assign(set=ls.name, kind=ls.rs.kind) for ls in sets],
                       ignore_index=True)
     spec = charts.gpu_time_by_set(frame).to_dict()

@@ -32,7 +32,7 @@ def _row(variant, label, **kw):
                gpu_only_ms=0.1, gpu_only_q1_ms=0.09, gpu_only_q3_ms=0.11, gpu_only_iqr_pct=20.0, noisy=True,
                gpu_only_label=None, eager_ms=0.12, host_ms=0.05, host_bound=False,
                speedup_vs_naive=1.0, peak_mb=100.0, extra_mb=10.0, max_rel_error=2e-3, backend=None,
-               main_kernel="k<T*>|x", fastest=False, thin=False)
+               main_kernel="k<T*>|x", fastest=False, thin=False, clock=None, tie=False, host_cost_ms=0.04)
     row.update(kw)
     return row
 
@@ -43,14 +43,15 @@ def set_view() -> dict:
              gpu_only_iqr_pct=0.9, noisy=False),
         _row("sdpa_cudnn", "SDPA cuDNN", gpu_only_q1_ms=NAN, gpu_only_q3_ms=NAN, gpu_only_iqr_pct=NAN, noisy=False,
              host_bound=True, gpu_only_label="kernel sum", eager_ms=0.2,
-             backend="cudnn", counts_consistent=False),
+             backend="cudnn", counts_consistent=False, clock="1670 MHz"),
+        _row("sdpa_auto", "SDPA <auto>", tie=True, host_bound_outcome="within noise"),
         _row("sdpa_efficient", "SDPA efficient", status="unavailable",
              why_not=wording.refusal("unavailable", "RuntimeError: No viable backend", needs_cuda=True)),
     ]
-    mode = dict(mode="inference", call="forward", rows=rows, chart=None, speedup_basis="GPU-only",
+    mode = dict(mode="inference", call="forward", rows=rows, chart=None, speedup_basis="GPU-only", reference=False,
+                anomalies=[], windows=None,
                 notes=wording.timing_notes("inference", True, 191, 191, 3, frozenset({"cuda_graph", "kernel_sum"})),
-                host_bound=[rows[1]],
-                host_bound_rule=wording.HOST_BOUND_RULE, host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
+                host_bound=[rows[1]], host_noise=[rows[2]], host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
     rows[0]["fastest"] = True
     verdict = dict(set="gpu-x__torch-2.11.0", set_title="GPU <X> · PyTorch 2.11.0", scenario="article",
                    scenario_title="The article's shape", point="batch 2 · 4 heads · 256 tokens · head dim 64",
@@ -61,7 +62,8 @@ def set_view() -> dict:
     return dict(here="generated/sets/gpu-x__torch-2.11.0.md", ls=_ls(), modes=[mode], verdicts=[verdict], scenarios=[],
                 variant_pages={r["variant"]: f"gpu-x__torch-2.11.0/variants/{r['variant']}.md" for r in rows},
                 own_pages=[dict(title="Findings", link="gpu-x__torch-2.11.0/findings.md"),
-                           dict(title="Scaling", link="gpu-x__torch-2.11.0/scaling.md")])
+                           dict(title="Scaling", link="gpu-x__torch-2.11.0/scaling.md")],
+                published=None)
 
 
 CASES = {"set.md": ("set.md.j2", set_view)}

@@ -227,17 +227,17 @@ def test_incomparable_is_one_line(h200):
 def test_compare_cli_refuses_other_shapes_and_flags_definitions(capsys, h200_dir):
     from gen.cli import main
 
-    root = str(h200_dir.parent)
+    root = str(RESULTS)
     cpu, ref = "cpu-intel-r-xeon-r-processor__torch-2.13.0", "nvidia-a100-sxm4-80gb__article-2026-07"
-    assert main(["compare", h200_dir.name, cpu, "--results", root]) == 2
+    assert main(["compare", "nvidia-h200__torch-2.11.0", cpu, "--results", root]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "not comparable" in err and "Sq256" in err and "--force" in err
-    assert main(["compare", h200_dir.name, cpu, "--results", root, "--force"]) == 0
+    assert main(["compare", "nvidia-h200__torch-2.11.0", cpu, "--results", root, "--force"]) == 0
     assert capsys.readouterr().out.startswith("warning: different shapes")
-    assert main(["compare", h200_dir.name, ref, "--results", root]) == 0
+    assert main(["compare", "nvidia-h200__torch-2.11.0", ref, "--results", root]) == 0
     out = capsys.readouterr().out
     assert "warning: cpu time defined differently: A host_dispatch, B published_cpu_time" in out
-    assert main(["compare", h200_dir.name, ref, "--results", root, "--format", "json"]) == 0
+    assert main(["compare", "nvidia-h200__torch-2.11.0", ref, "--results", root, "--format", "json"]) == 0
     captured = capsys.readouterr()
     assert captured.out.lstrip().startswith("[") and "warning: cpu time defined differently" in captured.err
 

@@ -10,21 +10,22 @@ import pytest
 from gen.analysis import tables
 from gen.cli import main
 from gen.model import anchors, reference, schema
+from tests.conftest import RESULTS
 
 REF = "nvidia-a100-sxm4-80gb__article-2026-07"
 
 
 @pytest.fixture(scope="module")
 def ref(h200_dir):
-    return tables.load_set(h200_dir.parent / REF)
+    return tables.load_set(RESULTS / REF)
 
 
 def test_committed_set_matches_the_builder(h200_dir):
     """The committed file is schema 1: read through the migration it equals what
     the builder makes today."""
-    on_disk = json.loads((h200_dir.parent / REF / "result.json").read_text())
+    on_disk = json.loads((RESULTS / REF / "result.json").read_text())
     assert on_disk["schema_version"] == 1
-    assert schema.load_set(h200_dir.parent / REF) == reference.build()
+    assert schema.load_set(RESULTS / REF) == reference.build()
 
 
 def test_reference_kind_source_and_unknowns(ref):
@@ -63,7 +64,7 @@ ANCHORS = {anchors.CUDNN_NAME: anchors.build_cudnn_h200, anchors.FA3_NAME: ancho
 
 @pytest.mark.parametrize("name", sorted(ANCHORS))
 def test_committed_anchor_matches_the_builder(h200_dir, name):
-    assert schema.load_set(h200_dir.parent / name) == ANCHORS[name]()
+    assert schema.load_set(RESULTS / name) == ANCHORS[name]()
 
 
 def _figures(rs, variant, head_dim):
@@ -114,7 +115,7 @@ def test_every_anchor_point_names_its_convention():
 
 
 def test_anchors_load_as_published_sets(h200_dir):
-    loaded, skipped = tables.load_sets(h200_dir.parent)
+    loaded, skipped = tables.load_sets(RESULTS)
     by_name = {s.name: s for s in loaded}
     assert not skipped
     for name in ANCHORS:
@@ -130,18 +131,12 @@ def test_cli_writes_the_anchors(tmp_path):
 
 
 @pytest.mark.slow
-def test_site_builds_with_the_anchors(h200_dir, tmp_path):
-    """Sweep-only reference sets (no runs) go through the whole report and a strict mkdocs build."""
-    import shutil
-
-    from gen.report import build
-
-    results = tmp_path / "results"
-    for name in [h200_dir.name, REF, *ANCHORS]:
-        shutil.copytree(h200_dir.parent / name, results / name)
-    project = build.copy_project(h200_dir.parent.parent, tmp_path / "project")
-    build.run(results, project / "docs")
-    build.mkdocs_build(project, project / "site")
+def test_site_builds_with_the_anchors(h200_dir, built_site):
+    """Sweep-only reference sets (no runs) go through the whole report and a strict mkdocs build
+    (the committed sets, which hold them, built once for the session: conftest.py)."""
+    site = built_site()
+    assert {"nvidia-h200__torch-2.11.0", REF, *ANCHORS} <= {p.name for p in site.results.iterdir()}
+    assert (site.site / "index.html").is_file()
     for name in ANCHORS:
-        page = (project / "docs" / "generated" / "sets" / f"{name}.md").read_text()
+        page = (site.docs / "generated" / "sets" / f"{name}.md").read_text()
         assert "github.com/" in page

@@ -7,12 +7,14 @@ import pytest
 
 from gen.analysis import rules, scaling, tables
 from tests.chart_marks import drawn_marks
+from tests.conftest import RESULTS
 
 
 def test_flops_on_small_numbers():
     f = scaling.flops(1, 1, 2, 3)
     assert f["dense"] == 4 * 2 * 2 * 3 == 48
-    assert f["causal"] == 2 * 2 * 3 * 3 == 36  # 3 of the 4 scores are on or below the diagonal
+    # The report's one convention (gen.analysis.flops): FlashAttention's, the dense count halved when causal.
+    assert f["causal"] == 48 / 2
     assert scaling.min_bytes(1, 2, 3, 4, 2) == 4 * 2 * 3 * 4 * 2
 
 
@@ -68,14 +70,16 @@ def test_busy_and_categories(h200):
     # one host-bound rule everywhere: small sizes wait on the host, large ones on the GPU
     assert flash.loc[256, "host_bound"] and not flash.loc[16384, "host_bound"]
     row = busy[(busy["variant"] == "sdpa_cudnn") & (busy["source"] == "default")].iloc[0]
-    assert row["host_bound"] == rules.host_bound(row["eager_ms"], row["gpu_only_ms"]) is True
+    # the loop waited (1.44x: the bare line says yes), but the host costs less than the kernels: within noise
+    assert rules.host_bound(row["eager_ms"], row["gpu_only_ms"]) is True
+    assert row["host_bound_outcome"] == rules.WITHIN_NOISE and not row["host_bound"]
     cat = scaling.category_frame(h200)
     assert "fused attention" in set(cat[cat["variant"] == "sdpa_flash"]["category"])
 
 
 def test_cpu_set_has_nothing_to_scale(h200_dir):
 
-    ls = tables.load_set(h200_dir.parent / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
+    ls = tables.load_set(RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
     assert scaling.sweep_frame(ls).empty and scaling.ceilings(ls) is None
     assert scaling.busy_frame(ls).empty and scaling.fastest_at_largest(ls).empty
 

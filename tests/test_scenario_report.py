@@ -102,7 +102,7 @@ def test_decode_page_shows_bandwidth_against_both_ceilings(pages):
 def test_refusals_show_pytorchs_reason_escaped(pages):
     text = pages["set/decode.md"].text
     rows = [ln for ln in text.splitlines() if ln.startswith("| SDPA cuDNN |") and "unavailable" in ln]
-    assert len(rows) == 2 and all(r.count(" | ") == 10 for r in rows)  # the table keeps its columns
+    assert len(rows) == 2 and all(r.count(" | ") == 12 for r in rows)  # the table keeps its columns
     ref = re.search(r"\(why: \[1\]\(#([\w.-]+)\)\)", rows[0]).group(1)
     assert ref.endswith("-inference-refusal-1") and all(f"(#{ref})" in r for r in rows)
     # PyTorch's reason once, for both points, escaped.

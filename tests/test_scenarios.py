@@ -18,7 +18,7 @@ from gen.model import schema, variants
 
 def test_the_declared_scenarios_have_the_issues_shapes():
     s = sc.SCENARIOS
-    assert list(s) == ["article", "gqa-prefill", "decode", "sliding-window"]
+    assert list(s)[:4] == ["article", "gqa-prefill", "decode", "sliding-window"]  # issue 20's follow
     a = s["article"]
     assert (a.batch, a.q_heads, a.kv_heads, a.head_dim, a.run_length, a.mask, a.dtype) == (
         8, 16, 16, 64, 1024, "causal", "bf16")
@@ -38,7 +38,7 @@ def test_records_load_through_the_schema():
     for s in sc.SCENARIOS.values():
         rec = s.record(["inference", "train"])
         back = schema._build(schema.ScenarioRecord, dataclasses.asdict(rec), "test")
-        assert back == rec and rec.points
+        assert back == rec and (rec.points or rec.train_points)
     art = sc.SCENARIOS["article"].record(["inference", "train"])
     run = art.points[0]
     assert (run.q_len, run.head_dim) == (1024, 64) and art.train_points == [run]
@@ -64,7 +64,7 @@ def test_tiny_keeps_every_code_path():
     for s in sc.SCENARIOS.values():
         t = sc.tiny(s)
         assert t.q_heads // t.kv_heads == s.q_heads // s.kv_heads  # the same GQA grouping
-        assert max(t.lengths) <= 512 and t.head_dim == 16 and t.mask == s.mask
+        assert max(t.lengths, default=0) <= 512 and t.head_dim == 16 and t.mask == s.mask
         assert t.decode == s.decode and len(t.train_points()) == len(s.train_points())
     w = sc.tiny(sc.SCENARIOS["sliding-window"])
     assert w.window < w.lengths[0]
@@ -76,9 +76,10 @@ def test_variants_declare_roles_once():
     assert variants.by_role("automatic").name == "sdpa_auto"
     roles = [v.role for v in variants.VARIANTS.values() if v.role]
     assert len(roles) == len(set(roles))
-    assert {v.name for v in variants.VARIANTS.values() if v.compiled} == {"flex", "naive_compiled"}
+    assert {v.name for v in variants.VARIANTS.values() if v.compiled} == {
+        "flex", "naive_compiled", "flex_triton", "flex_paged", "flex_fp8"}
     assert {v.name for v in variants.VARIANTS.values() if v.gqa == variants.Gqa.EXPAND} == {
-        "naive", "naive_inplace", "naive_compiled"}
+        "naive", "naive_inplace", "naive_compiled", "sdpa_nested"}
     assert "FlexBlockMaskAttention(point, device)" in variants.source(variants.VARIANTS["flex"])
 
 
@@ -137,7 +138,15 @@ def test_reference_blocks_rows_without_changing_the_answer(monkeypatch):
     q, k, v = attention.make_inputs(p, torch.float64, "cpu", seed=2)
     whole = attention.reference_slice(q, k, v, p, [0, 3])
     monkeypatch.setattr(attention, "REFERENCE_ROWS", 6)
-    assert torch.equal(attention.reference_slice(q, k, v, p, [0, 3]), whole)
+    blocked = attention.reference_slice(q, k, v, p, [0, 3])
+    # Not bit-equal: a block of 6 rows is another matrix shape, for which the CPU's BLAS may
+    # choose another kernel and sum in another order (it does on AMD EPYC). Each output is a
+    # softmax over head_dim-term dot products, then a kv_len-term weighted sum of V's rows: two
+    # orders of summation differ by at most about n·eps of max|V| each (Higham's gamma_n, n the
+    # terms summed). A row masked or blocked wrongly is off by O(max|V|), far above this.
+    n = p.head_dim + p.kv_len
+    tol = 4 * n * torch.finfo(torch.float64).eps
+    torch.testing.assert_close(blocked, whole, rtol=tol, atol=tol * float(v.abs().max()))
 
 
 def test_reference_grads_through_one_kv_head():
@@ -229,7 +238,7 @@ def test_tiny_capture_records_every_scenario(tiny_set):
     declared |= {(s.name, "train", p) for s in rs.scenarios for p in s.train_points}
     for v in ("naive", "sdpa_math", "sdpa_cudnn"):
         assert {(p.scenario, p.mode, p.point) for p in rs.sweep if p.variant == v} == declared
-    ok = [p for p in rs.sweep if p.variant != "sdpa_cudnn"]
+    ok = [p for p in rs.sweep if p.variant in ("naive", "sdpa_math")]  # varlen (sliding-window's own) needs CUDA
     assert {p.status for p in ok} == {"ok"}
     for p in ok:
         assert p.rel_error < 2e-2 and p.timing.host_ms and (tiny_set / p.trace).is_file()
@@ -249,7 +258,7 @@ def test_unknown_scenario_is_a_one_line_error(tmp_path):
                         str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert p.stderr.strip().splitlines() == [
-        "error: --scenario: unknown scenario(s) prefil; known: article, gqa-prefill, decode, sliding-window, or all"]
+        f"error: --scenario: unknown scenario(s) prefil; known: {', '.join(sc.SCENARIOS)}, or all"]
     assert list(tmp_path.iterdir()) == []
 
 

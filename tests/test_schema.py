@@ -93,3 +93,24 @@ def test_publish_refuses_and_force_replaces(tmp_path):
     layout.publish_set(staging, final, force=True)
     assert (final / "result.json").read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != layout.LOCK_FILE) == ["set"]
+
+
+def test_update_to_3_marks_telemetry_and_graph_check_not_recorded(h200_v1_dir):
+    """A set captured before schema 3 loads with its telemetry and graph check
+    marked as not recorded, never guessed; reference sets publish no samples and
+    are left alone."""
+    import json
+
+    data = json.loads((h200_v1_dir / schema.RESULT_FILE).read_text(encoding="utf-8"))
+    rs = schema.from_dict(data, "v1")
+    timed = [r for r in rs.runs if r.timing.eager_ms]
+    assert timed and all(r.timing.telemetry_reason == schema.TELEMETRY_NOT_RECORDED for r in timed)
+    assert all(not r.timing.telemetry for r in timed)
+    two = schema.update_to_2(data)
+    for r in two["runs"]:
+        r["timing"]["gpu_only_method"] = "cuda_graph"
+    three = schema.update_to_3(two)
+    timed3 = [r for r in three["runs"] if r["timing"]["eager_ms"]]
+    assert all(r["timing"]["graph_check"]["fidelity"] == "not_checked" for r in timed3)
+    ref = schema.update_to_3({**two, "kind": "reference"})
+    assert all("telemetry_reason" not in r["timing"] for r in ref["runs"])

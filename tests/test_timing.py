@@ -89,7 +89,7 @@ def test_warm_up_gives_up_at_its_maximum_time_when_times_never_settle():
     assert windows == sorted(windows) and len(windows) >= 3
 
 
-def test_measure_gives_three_labelled_times_from_the_right_loops():
+def test_measure_gives_three_labelled_times_from_the_right_loops_in_interleaved_rounds():
     timer = FakeTimer(lambda i: 0.15, gpu=0.1, host=0.04)
     t = timing.measure(nothing, "cuda", BUDGET, timer=timer)
     assert t.gpu_only_method == schema.GpuOnlyMethod.CUDA_GRAPH and t.gpu_only_reason is None
@@ -101,26 +101,85 @@ def test_measure_gives_three_labelled_times_from_the_right_loops():
     assert t.calls_per_replay * 0.1 >= BUDGET.graph_min_replay_ms
     assert timer.released == 2  # every graph's memory given back
     assert t.warmup_iters > 0 and t.warmup_window_ms
-    # the eager loop runs at least min_measure_s, the host loop host_repeats
-    assert len(t.eager_ms) == BUDGET.max_repeats  # 0.5 s would be 3334 calls: capped
-    assert len(t.host_ms) == BUDGET.host_repeats
+    # interleaved: every window sampled in every round, the sizes recorded per round
+    assert BUDGET.min_rounds <= t.rounds <= BUDGET.max_rounds
+    assert {k: len(v) for k, v in t.round_sizes.items()} == {"gpu_only": t.rounds, "eager": t.rounds, "host": t.rounds}
+    assert sum(t.round_sizes["eager"]) == len(t.eager_ms) and sum(t.round_sizes["host"]) == len(t.host_ms)
+    assert sum(t.round_sizes["gpu_only"]) == len(t.gpu_only_ms)
+    assert len(t.eager_ms) <= BUDGET.max_repeats and len(t.host_ms) <= BUDGET.host_repeats * 2
     # and nothing but these loops called it
     assert timer.calls == t.warmup_iters + len(t.eager_ms) + len(t.host_ms)
 
 
-def test_graph_calls_are_capped_for_tiny_calls():
-    timer = FakeTimer(lambda i: 0.001, gpu=0.0005)
-    t = timing.measure(nothing, "cuda", BUDGET, timer=timer)
-    assert t.calls_per_replay == BUDGET.graph_max_calls == timer.captures[-1]
-    assert statistics.median(t.gpu_only_ms) == pytest.approx(0.0005)
+def test_steady_times_stop_at_the_least_rounds_and_noisy_ones_run_to_the_most():
+    steady = timing.measure(nothing, "cuda", BUDGET, timer=FakeTimer(lambda i: 1.0, gpu=0.9))
+    # min_measure_s reached within the least rounds, the intervals of the medians zero wide
+    assert steady.rounds == BUDGET.min_rounds or sum(steady.round_sizes["eager"]) * 1.0 < BUDGET.min_measure_s * 1e3
+
+    class Noisy(FakeTimer):
+        def replay_ms(self, graph, n):
+            self.clock_s += n * graph * 0.9 / 1e3
+            return [graph * 0.9 * (1 + 0.2 * ((self.calls + j) % 3)) for j in range(n)]
+
+    noisy = timing.measure(nothing, "cuda", BUDGET, timer=Noisy(lambda i: 1.0 + 0.5 * (i % 2), gpu=0.9))
+    assert noisy.rounds == BUDGET.max_rounds
 
 
-def test_slow_call_is_captured_once_per_graph():
-    timer = FakeTimer(lambda i: 5.0, gpu=4.9)
-    t = timing.measure(nothing, "cuda", timing.Budget(warmup_max_s=0.2, min_measure_s=0.1, repeats=10), timer=timer)
-    assert timer.captures == [1] and t.calls_per_replay == 1
-    assert len(t.eager_ms) == 20  # min_measure_s 0.1 s of 5 ms calls, above repeats
-    assert 5 <= len(t.gpu_only_ms) <= timing.Budget().graph_replays
+def test_graph_that_runs_other_work_falls_back_to_the_eager_kernel_sum_with_the_reason():
+    class CopyKernel(FakeTimer):
+        def graph_work(self, graph):  # inside a graph the copy is a kernel
+            return ["gemm", "memcpy32_post", "softmax", "gemm"] * graph
+
+    timer = CopyKernel(lambda i: 16.3, gpu=17.6)
+    eager = (["gemm", "Memcpy DtoD (Device -> Device)", "softmax", "gemm"], 16.27)
+    t = timing.measure(nothing, "cuda", BUDGET, timer=timer, profiled=lambda: [eager] * 3)
+    assert t.graph_check.fidelity == schema.GraphFidelity.DIFFERS
+    assert "memcpy32_post" in t.graph_check.detail and "Memcpy DtoD" in t.graph_check.detail
+    assert t.gpu_only_method == schema.GpuOnlyMethod.KERNEL_SUM
+    assert t.gpu_only_reason.startswith("the graph runs other GPU work than an eager call")
+    assert t.gpu_only_ms == t.kernel_sum_ms == [16.27] * 3
+    assert t.graph_ms and statistics.median(t.graph_ms) == pytest.approx(17.6)  # kept, set aside
+
+
+def test_same_work_keeps_the_graph_and_records_the_kernel_sum_beside_it():
+    class Same(FakeTimer):
+        def graph_work(self, graph):
+            return ["gemm", "softmax"] * graph
+
+    t = timing.measure(nothing, "cuda", BUDGET, timer=Same(lambda i: 0.3, gpu=0.2),
+                       profiled=lambda: [(["gemm", "softmax"], 0.2)] * 3)
+    assert t.graph_check.fidelity == schema.GraphFidelity.SAME
+    assert t.graph_check.graph_kernels == t.graph_check.eager_kernels == ["gemm", "softmax"]
+    assert t.gpu_only_method == schema.GpuOnlyMethod.CUDA_GRAPH and not t.graph_ms
+    assert t.kernel_sum_ms == [0.2] * 3
+
+
+def test_graph_slower_than_eager_beyond_the_spread_falls_back():
+    class Same(FakeTimer):
+        def graph_work(self, graph):
+            return ["k"] * graph
+
+    t = timing.measure(nothing, "cuda", BUDGET, timer=Same(lambda i: 1.0, gpu=1.06),
+                       profiled=lambda: [(["k"], 0.99)] * 3)
+    assert t.graph_check.fidelity == schema.GraphFidelity.SAME
+    assert t.gpu_only_method == schema.GpuOnlyMethod.KERNEL_SUM and "exceeds eager" in t.gpu_only_reason
+    assert t.gpu_only_ms == [0.99] * 3 and statistics.median(t.graph_ms) == pytest.approx(1.06)
+
+
+def test_median_ci_is_distribution_free_and_narrows_with_samples():
+    med, lo, hi = timing.median_ci([5.0, 1.0, 3.0])
+    assert (med, lo, hi) == (3.0, 1.0, 5.0)  # three samples: the whole range
+    xs = [float(i) for i in range(101)]
+    med, lo, hi = timing.median_ci(xs)
+    assert med == 50.0 and 38 <= lo < 50 < hi <= 62
+
+
+def test_burst_idles_first_then_times_a_handful_of_calls():
+    timer = FakeTimer(lambda i: 2.0, gpu=1.9)
+    slept = []
+    timer.sleep = lambda s: slept.append(s)
+    t = timing.measure(nothing, "cuda", BUDGET, timer=timer, do_burst=True)
+    assert slept == [timing.BURST_IDLE_S] and t.burst_ms == [2.0] * timing.BURST_CALLS
 
 
 def test_capture_failure_falls_back_to_kernel_sum_with_the_first_line_of_why():
@@ -151,10 +210,10 @@ def test_the_real_cpu_timer_measures_wall_time_per_call():
         while time.perf_counter() < end:
             pass
 
-    b = timing.Budget(warmup_min=2, warmup_min_s=0.0, warmup_max_s=0.05, repeats=5, min_measure_s=0.0,
-                      host_repeats=3)
+    b = timing.Budget(warmup_min=2, warmup_min_s=0.0, warmup_max_s=0.05, repeats=6, min_measure_s=0.0,
+                      host_repeats=3, max_repeats=6, round_s=0.1, min_rounds=3, max_rounds=3)
     t = timing.measure(busy, "cpu", b)
-    assert len(t.eager_ms) == 5 and len(t.host_ms) == 3
+    assert len(t.eager_ms) == 6 and len(t.host_ms) == 3 and t.rounds == 3
     assert min(t.eager_ms) >= 2.0 and min(t.host_ms) >= 2.0
     assert statistics.median(t.eager_ms) < 20.0  # a loop of 2 ms calls, not of the whole run
     with pytest.raises(timing.GraphUnavailable):
@@ -169,3 +228,10 @@ def test_timing_is_a_valid_schema_record():
         [run])
     back = schema.from_dict(schema.to_dict(rs))
     assert back.runs[0].timing == t
+
+
+def test_memsets_match_whatever_memory_the_profiler_names_but_a_copy_engine_copy_is_not_a_kernel():
+    same = timing.compare_work(["Memset (Unknown)", "gemm"], ["Memset (Device)", "gemm"], 1)
+    assert same.fidelity == schema.GraphFidelity.SAME
+    differs = timing.compare_work(["gemm", "memcpy32_post"] * 2, ["gemm", "Memcpy DtoD (Device -> Device)"], 2)
+    assert differs.fidelity == schema.GraphFidelity.DIFFERS and differs.graph_kernels == ["gemm", "memcpy32_post"]

@@ -72,9 +72,15 @@ def _has(ls: tables.LoadedSet, scenario: str, mode: str) -> bool:
         any(p.scenario == scenario and p.mode == mode for p in ls.rs.sweep)
 
 
+def _published(ls: tables.LoadedSet, scenario: str, mode: str, field_name: str) -> bool:
+    """A reference set published this field for some variant of the scenario and mode."""
+    return any(getattr(r.published, field_name, None) is not None for r in ls.rs.runs
+               if r.scenario == scenario and r.mode == mode and r.published is not None)
+
+
 def gpu_definition(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> str | None:
     if ls.rs.kind == schema.SetKind.REFERENCE:
-        return GPU_DEFINITIONS["published"]
+        return GPU_DEFINITIONS["published"] if _published(ls, scenario, mode, "gpu_time_ms") else None
     if ls.rs.environment.device != "cuda":
         return None
     methods = {r.timing.gpu_only_method for r in ls.rs.runs
@@ -87,8 +93,11 @@ def gpu_definition(ls: tables.LoadedSet, scenario: str = "article", mode: str = 
     return GPU_DEFINITIONS[m]
 
 
-def cpu_definition(ls: tables.LoadedSet) -> str:
-    return CPU_DEFINITIONS["published" if ls.rs.kind == schema.SetKind.REFERENCE else "measured"]
+def cpu_definition(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> str | None:
+    """What a set's CPU column holds; None for a published set that gave no CPU time."""
+    if ls.rs.kind == schema.SetKind.REFERENCE:
+        return CPU_DEFINITIONS["published"] if _published(ls, scenario, mode, "cpu_time_ms") else None
+    return CPU_DEFINITIONS["measured"]
 
 
 def _noisy(ls: tables.LoadedSet, scenario: str, mode: str) -> list[verdicts.Noise]:
@@ -114,8 +123,8 @@ def issues(a: tables.LoadedSet, b: tables.LoadedSet, scenario: str = "article",
     ga, gb = gpu_definition(a, scenario, mode), gpu_definition(b, scenario, mode)
     if ga and gb and not same_definition(ga, gb):
         out.append(Issue("definition", False, "gpu", ga, gb))
-    ca, cb = cpu_definition(a), cpu_definition(b)
-    if ca != cb:
+    ca, cb = cpu_definition(a, scenario, mode), cpu_definition(b, scenario, mode)
+    if ca and cb and ca != cb:
         out.append(Issue("definition", False, "cpu", ca, cb))
     na, nb = tuple(_noisy(a, scenario, mode)), tuple(_noisy(b, scenario, mode))
     if na or nb:

@@ -24,7 +24,7 @@ import pandas as pd
 
 from gen.analysis import comparability, tables, trace
 from gen.analysis.values import number, text_table, variant_order
-from gen.model import schema
+from gen.model import layout, schema
 
 COLUMNS = ["variant", "status_a", "status_b", "kernels_a", "kernels_b", "kernels_added", "kernels_removed",
            "kernel_match", "gpu_only_ms_a", "gpu_only_ms_b", "gpu_only_ratio", "gpu_only_method_a", "gpu_only_method_b",
@@ -148,6 +148,7 @@ def describe(ls: tables.LoadedSet) -> str:
 
 
 def _pick(root: Path, name: str, option: str) -> tables.LoadedSet:
+    layout.settle(root)  # a set that a killed publish left aside is put back (or named), never read around
     known = [p.name for p in schema.list_sets(root)]
     if name not in known:
         raise schema.UserError(f"{option}: no result set {name!r} under {root}; "

@@ -33,9 +33,11 @@ from gen.model import schema
 
 
 class Bound(enum.StrEnum):
-    MEMORY = "memory"  # DRAM throughput at rules.BOUND_PCT or more, and at least the SM's
-    COMPUTE = "compute"  # SM throughput at rules.BOUND_PCT or more, above DRAM's
-    LATENCY = "latency"  # both below rules.BOUND_PCT: neither unit is kept busy
+    MEMORY = "memory"  # DRAM throughput above the line and its band, and at least the SM's
+    COMPUTE = "compute"  # SM throughput above the line and its band, above DRAM's
+    LATENCY = "latency"  # both below the line by more than the band: neither unit is kept busy
+    LINE = "line"  # the higher of the two within rules.BOUND_BAND_PCT of rules.BOUND_PCT: too close to call
+    BOTH = "both"  # both above the line and its band, within the band of each other: at both limits
 
 
 class Absent(enum.StrEnum):
@@ -80,11 +82,19 @@ class Matched:
 
 
 def bound(sm_pct: float | None, dram_pct: float | None) -> Bound | None:
-    """What bounds a kernel by its SM and DRAM throughput (% of peak); None when either is missing."""
+    """What bounds a kernel by its SM and DRAM throughput (% of peak), both counters read against
+    Nsight Compute's line with a band around it (rules.BOUND_PCT ± rules.BOUND_BAND_PCT); None when
+    either is missing."""
     if _missing(sm_pct) or _missing(dram_pct):
         return None
-    if max(sm_pct, dram_pct) < rules.BOUND_PCT:
+    top = max(sm_pct, dram_pct)
+    if top < rules.BOUND_PCT - rules.BOUND_BAND_PCT:
         return Bound.LATENCY
+    if top < rules.BOUND_PCT + rules.BOUND_BAND_PCT:
+        return Bound.LINE
+    band = rules.BOUND_BAND_PCT
+    if min(sm_pct, dram_pct) >= rules.BOUND_PCT + band and abs(sm_pct - dram_pct) <= band:
+        return Bound.BOTH
     return Bound.MEMORY if dram_pct >= sm_pct else Bound.COMPUTE
 
 
@@ -195,7 +205,7 @@ def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
 
     - estimate_vs_measured: the profiler's estimate was 0% or missing, or more than
       rules.ESTIMATE_GAP_PCT points from the measured occupancy (estimate_pct, achieved_pct,
-      theoretical_pct, launch_api, estimate_missing).
+      theoretical_pct, launch_api, estimate_missing, shared_memory_bytes).
     - occupancy_limit: theoretical occupancy under 100% (theoretical_pct, limiter,
       registers_per_thread, shared_memory_bytes, achieved_pct).
     - bound: memory, compute or latency (kind, sm_pct, dram_pct, tensor_pipe_pct).
@@ -209,9 +219,11 @@ def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
     if not _missing(ach):
         est_missing = _missing(est) or est == 0
         if est_missing or abs(est - ach) > rules.ESTIMATE_GAP_PCT:
+            smem = r.get("shared_memory_bytes")
             out.append(dict(fact="estimate_vs_measured", estimate_pct=None if _missing(est) else est,
                             achieved_pct=ach, theoretical_pct=None if _missing(theo) else theo,
-                            launch_api=r.get("launch_api"), estimate_missing=est_missing))
+                            launch_api=r.get("launch_api"), estimate_missing=est_missing,
+                            shared_memory_bytes=None if _missing(smem) else int(smem)))
     if not _missing(theo) and theo < 100:
         limiter = r.get("occupancy_limiter")
         out.append(dict(fact="occupancy_limit", theoretical_pct=theo, limiter=None if _missing(limiter) else limiter,

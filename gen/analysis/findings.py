@@ -16,7 +16,8 @@ Rules (each a function `_rule_*` below):
 - float32: kernels whose launching op was given float32 tensors and no
   bf16/f16 one, or matrix products with f32 in their name, in a bf16/f16 set.
 - mask rebuilt: triu/tril kernels, or a fill_ and an aten::where, inside the forward.
-- occupancy: kernels for which the profiler reported 0% or no occupancy, per launch API.
+- occupancy: kernels for which the profiler reported 0% or no occupancy, per cause: more
+  shared memory a block than its estimate allows, or a grid smaller than the GPU.
 - fastest variant, SDPA backend picked without pinning, forward-to-forward
   kernel count changes, the in-place autograd check of the train run, compile times.
 
@@ -34,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import counters, rules, tables, verdicts
+from gen.analysis import counters, flops, rules, tables, verdicts
 from gen.analysis.values import variant_role
 from gen.model.schema import Mode, SetKind, Status
 from gen.model.variants import VARIANTS
@@ -59,6 +60,7 @@ class FindingKind(enum.StrEnum):
     CONSISTENCY = "consistency"
     AUTOGRAD = "autograd"
     COMPILE = "compile"
+    ANOMALY = "anomaly"
 
 
 # --------------------------------------------------------------------------- rules on one forward's kernel table
@@ -87,18 +89,19 @@ def float32_events(kt: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def mask_events(kt: pd.DataFrame) -> pd.DataFrame:
-    """The kernels that build a causal mask inside the forward: triu/tril, what
-    builds its input (ones, fill_), and the where that applies it outside the
-    softmax. Empty when the forward builds no mask."""
+    """The kernels that build a causal mask inside the forward: triu/tril, what builds its
+    input (ones, fill_), the scalars made for the where (scalar_tensor's fill_) and the where
+    that applies it, all outside the softmax. Empty when the forward builds no mask. The one
+    definition: the Findings page and the math backend's lesson count the same kernels."""
     tri = kt[kt["name"].str.contains("triu|tril", case=False) | kt["launched_by"].isin(["aten::triu", "aten::tril"])]
     fill = kt[kt["launched_by"].eq("aten::fill_")]
     where = kt[kt["launched_by"].eq("aten::where")]
     if tri.empty and (fill.empty or where.empty):
         return kt.iloc[0:0]
-    return kt[kt.index.isin(tri.index) | kt["op_path"].str.contains("aten::ones") |
-              (kt["launched_by"].eq("aten::where") & ~kt["op_path"].str.contains("softmax")) |
-              (kt["launched_by"].eq("aten::fill_") & kt["op_path"].str.contains("aten::where") &
-               ~kt["op_path"].str.contains("softmax"))]
+    outside = ~kt["op_path"].str.contains("softmax")
+    return kt[outside & (kt.index.isin(tri.index) | kt["op_path"].str.contains("aten::ones") |
+                         kt["op_path"].str.contains("aten::where") |
+                         kt["op_path"].str.endswith("aten::scalar_tensor > aten::fill_"))]
 
 
 def no_estimate_events(kt: pd.DataFrame) -> pd.DataFrame:
@@ -195,7 +198,11 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
         row["contradicted_items"] = [name for col, name in CHECKS.items() if row[col] is True]
         row["contradicted"] = bool(row["contradicted_items"])
         rows.append(row)
-    return pd.DataFrame(rows, columns=HYPOTHESIS_COLUMNS)
+    df = pd.DataFrame(rows, columns=HYPOTHESIS_COLUMNS)
+    # Names stay None where there is none (pandas' string columns would turn None into NaN, which pages print).
+    for col in ("expected_backend", "measured_backend"):
+        df[col] = df[col].astype(object).where(df[col].notna(), None)
+    return df
 
 
 def _check_published(r, row: dict, h) -> dict:
@@ -331,24 +338,44 @@ def rule_mask(ls) -> list[Finding]:
     return out
 
 
+# Why the profiler shows 0% or no occupancy for a kernel, in the order rule_occupancy checks them.
+OCC_SHARED_MEMORY = "shared_memory"  # over rules.SMEM_DEFAULT_LIMIT a block: the estimate fits no block
+OCC_SMALL_GRID = "small_grid"  # fewer blocks than SMs: near 0% is right, most SMs get no work
+OCC_UNKNOWN = "unknown"
+
+
+def occupancy_cause(shared_memory, blocks, sm_count) -> str:
+    """Why one kernel's occupancy estimate reads 0% or nothing (OCC_*)."""
+    if rules.estimate_blind(shared_memory):
+        return OCC_SHARED_MEMORY
+    if blocks is not None and not np.isnan(blocks) and sm_count and blocks < sm_count:
+        return OCC_SMALL_GRID
+    return OCC_UNKNOWN
+
+
 def rule_occupancy(ls) -> list[Finding]:
-    """Kernels with no occupancy estimate, per launch API. facts: api, n, names,
-    dur_us, launch_attributes (an Ex launch), small_grids (blocks of grids smaller
-    than the SM count), sm_count, measured (the achieved occupancy Nsight Compute
-    measured for those kernels, where the run has counters; empty otherwise)."""
+    """Kernels with no occupancy estimate, per cause (OCC_*). facts: cause, apis (the launch APIs),
+    n, names, dur_us, shared_memory (bytes a block, per kernel), small_grids (blocks of grids smaller
+    than the SM count), sm_count, smem_limit (rules.SMEM_DEFAULT_LIMIT), measured (the achieved
+    occupancy Nsight Compute measured for those kernels, where the run has counters; empty otherwise)."""
     out = []
     sms = ls.rs.environment.sm_count
     for v, kt in _kernel_runs(ls):
         achieved = _achieved(ls, v)
-        for api, g in no_estimate_events(kt).groupby("launch_api", sort=False):
+        zero = no_estimate_events(kt)
+        causes = [occupancy_cause(m, b, sms) for m, b in zip(zero["shared_memory"], zero["blocks"])]
+        for cause in dict.fromkeys(causes):
+            g = zero[[c == cause for c in causes]]
             small = g[g["blocks"] < (sms or 0)]
-            measured = [achieved[i] for i in g["index"] if i in achieved]
             out.append(Finding(
-                id=f"occupancy-{v}-{api}", kind=FindingKind.OCCUPANCY, severity=Severity.INFO, variant=v,
+                id=f"occupancy-{v}-{cause}", kind=FindingKind.OCCUPANCY, severity=Severity.INFO, variant=v,
                 kernels=_indices(g["index"]),
-                facts=dict(api=api or None, n=len(g), names=list(dict.fromkeys(g["short_name"])),
-                           dur_us=float(g["dur_us"].sum()), launch_attributes=rules.launched_with_attributes(api),
-                           small_grids=[int(b) for b in small["blocks"]], sm_count=sms, measured=measured)))
+                facts=dict(cause=cause, apis=list(dict.fromkeys(a for a in g["launch_api"] if a)), n=len(g),
+                           names=list(dict.fromkeys(g["short_name"])), dur_us=float(g["dur_us"].sum()),
+                           shared_memory=[int(m) for m in g["shared_memory"] if not np.isnan(m)],
+                           small_grids=[int(b) for b in small["blocks"]], sm_count=sms,
+                           smem_limit=rules.SMEM_DEFAULT_LIMIT,
+                           measured=[achieved[i] for i in g["index"] if i in achieved])))
     return out
 
 
@@ -554,8 +581,116 @@ def rule_host(ls) -> list[Finding]:
     return out
 
 
+def _samples(run, basis: str) -> list[float]:
+    """The raw samples of a run's ranking timing (gpu_only, eager or host)."""
+    return list(getattr(run.timing, f"{basis}_ms", None) or [])
+
+
+def _op_calls(tr) -> dict[str, tuple[float, int]]:
+    """aten op -> (µs in all, calls) over the first profiled call's CPU events."""
+    out: dict[str, tuple[float, int]] = {}
+    if tr is None or not tr.forwards:
+        return out
+    for c in tr.forwards[0].cpu:
+        if c.name.startswith("aten::"):
+            us, n = out.get(c.name, (0.0, 0))
+            out[c.name] = (us + c.dur, n + 1)
+    return out
+
+
+def _per_call(ops: dict[str, tuple[float, int]], op: str | None) -> float | None:
+    return ops[op][0] / ops[op][1] if op in ops else None
+
+
+def _spread_anomaly(ls, v: verdicts.Verdict, t: verdicts.Timed, mode: str) -> Finding | None:
+    """split or thin, for one row of a verdict (see rule_anomalies)."""
+    run = ls.rs.run(t.variant, mode)
+    xs = _samples(run, v.basis) if run else []
+    if not xs:  # a kernel sum: its samples are the trace's, few by design (rules.MIN_SAMPLES)
+        return None
+    if min(xs) > 0 and max(xs) >= rules.SPLIT_RATIO * min(xs):
+        s = v.spread(t)
+        return Finding(id=f"anomaly-split-{mode}-{t.variant}", kind=FindingKind.ANOMALY, severity=Severity.UNEXPECTED,
+                       variant=t.variant, mode=mode,
+                       facts=dict(what="split", timing=v.basis, n=len(xs), min_ms=min(xs), median_ms=s.median,
+                                  max_ms=max(xs), iqr_pct=s.iqr_pct))
+    if len(xs) < rules.MIN_SAMPLES:
+        return Finding(id=f"anomaly-thin-{mode}-{t.variant}", kind=FindingKind.ANOMALY, severity=Severity.INFO,
+                       variant=t.variant, mode=mode, facts=dict(what="thin", timing=v.basis, n=len(xs)))
+    return None
+
+
+def _compiled_anomaly(ls, v: verdicts.Verdict, t: verdicts.Timed, mode: str) -> Finding | None:
+    """compiled_slower, for one row of a verdict (see rule_anomalies)."""
+    me = VARIANTS.get(t.variant)
+    twin = next((x for x in VARIANTS.values() if me and me.compiled and not x.compiled and x.classes == me.classes),
+                None)
+    other = v.row(twin.name) if twin else None
+    if other is None or v.spread(t).median < rules.COMPILED_SLOWER_RATIO * v.spread(other).median:
+        return None
+    tr = ls.trace(mode, t.variant)
+    return Finding(id=f"anomaly-compiled-{mode}-{t.variant}", kind=FindingKind.ANOMALY, severity=Severity.UNEXPECTED,
+                   variant=t.variant, mode=mode,
+                   facts=dict(what="compiled_slower", timing=v.basis, eager_variant=twin.name, ms=v.spread(t).median,
+                              eager_ms=v.spread(other).median, ratio=v.spread(t).median / v.spread(other).median,
+                              profiled_ms=[f.dur / 1000 for f in tr.forwards] if tr else []))
+
+
+def _train_anomalies(ls) -> list[Finding]:
+    """train_over_forward (see rule_anomalies)."""
+    fwd, step = verdicts.verdict(ls, "article", Mode.INFERENCE), verdicts.verdict(ls, "article", Mode.TRAIN)
+    if fwd is None or step is None or fwd.basis != step.basis:
+        return []
+    out = []
+    for t in step.rows:
+        f = fwd.row(t.variant)
+        if f is None or not fwd.spread(f).median:
+            continue
+        ratio = step.spread(t).median / fwd.spread(f).median
+        if ratio < rules.TRAIN_OVER_FORWARD_RATIO:
+            continue
+        ops_step = _op_calls(ls.trace(Mode.TRAIN, t.variant))
+        ops_fwd = _op_calls(ls.trace(Mode.INFERENCE, t.variant))
+        # The op with the most time in the step among those a forward runs too: the same op, per call.
+        top = max((k for k in ops_step if k in ops_fwd), key=lambda k: ops_step[k][0], default=None)
+        own = max((k for k in ops_step if k not in ops_fwd), key=lambda k: ops_step[k][0], default=None)
+        out.append(Finding(
+            id=f"anomaly-train-{t.variant}", kind=FindingKind.ANOMALY, severity=Severity.UNEXPECTED,
+            variant=t.variant, mode=Mode.TRAIN,
+            facts=dict(what="train_over_forward", timing=step.basis, step_ms=step.spread(t).median,
+                       forward_ms=fwd.spread(f).median, ratio=ratio, flop_ratio=1 + flops.BACKWARD_FACTOR,
+                       op=top, op_step_us_per_call=_per_call(ops_step, top),
+                       op_forward_us_per_call=_per_call(ops_fwd, top),
+                       step_op=own, step_op_us_per_call=_per_call(ops_step, own))))
+    return out
+
+
+def rule_anomalies(ls) -> list[Finding]:
+    """Timings the set itself says not to take at face value (thresholds in gen.analysis.rules), per
+    variant and mode; facts by `what`:
+
+    - split: the ranking timing's slowest sample is rules.SPLIT_RATIO times its fastest or more
+      (timing, n, min_ms, median_ms, max_ms, iqr_pct);
+    - thin: fewer than rules.MIN_SAMPLES samples (timing, n);
+    - compiled_slower: a compiled variant rules.COMPILED_SLOWER_RATIO times or more the eager variant
+      running the same module (eager_variant, ms, eager_ms, ratio, profiled_ms: its profiled calls);
+    - train_over_forward: a training step rules.TRAIN_OVER_FORWARD_RATIO times or more its forward
+      (step_ms, forward_ms, ratio, flop_ratio, op, op_step_us_per_call, op_forward_us_per_call: of the
+      ops a forward runs too, the one with the most time in the step, per call in the step and in the
+      forward; step_op, step_op_us_per_call: of the ops only the step runs, the one with the most time).
+    Measured sets only; the ranking timing is the verdict's (GPU-only on a GPU, wall time on a CPU)."""
+    if ls.rs.kind != SetKind.MEASURED:
+        return []
+    out = []
+    for mode in Mode:
+        v = verdicts.verdict(ls, "article", mode)
+        for t in v.rows if v is not None else ():
+            out += [f for f in (_spread_anomaly(ls, v, t, mode), _compiled_anomaly(ls, v, t, mode)) if f]
+    return out + _train_anomalies(ls)
+
+
 RULES = [rule_copies, rule_float32, rule_mask, rule_occupancy, rule_counters, rule_fastest, rule_host, rule_backend,
-         rule_counts, rule_autograd, rule_compile]
+         rule_counts, rule_autograd, rule_compile, rule_anomalies]
 
 
 def findings(ls: tables.LoadedSet) -> list[Finding]:

@@ -1,12 +1,15 @@
 """Kernel names read as data: the architecture tag, and the fields of the names
-the article decodes (xformers/CUTLASS fmha, FlashAttention-2, cuDNN, cuBLAS).
+the article decodes (xformers/CUTLASS fmha, FlashAttention-2, cuDNN, cuBLAS), and
+what a name and launch shape say about how a kernel computes (`path`).
 
 Takes: a kernel's name as the profiler gives it (demangled C++, full of < > ,).
 Gives: `arch(name)` (the SM architecture a kernel was built for, e.g. 80 from
 `sm80`, `Sm80` or `sm_90a`; None when the name carries none), `gpu_arch(cc)`
-(90 from "9.0"), and `decode(name) -> DecodedName`: the family and one `Field`
-per token, each a kind and a value. Facts only: gen.report's wording says
-what a kind means. A name no pattern knows decodes to family None, no fields.
+(90 from "9.0"), `decode(name) -> DecodedName`: the family and one `Field`
+per token, each a kind and a value, and `path(name, grid, sm_count) -> KernelPath`:
+which matrix instructions the name says it uses and whether its grid is one block
+per SM. Facts only: gen.report's wording says what a kind means. A name no
+pattern knows decodes to family None, no fields.
 """
 
 from __future__ import annotations
@@ -135,9 +138,62 @@ def _nvjet(m: re.Match) -> tuple[Field, ...]:
     return (Field(m["arch"], "arch", int(m["arch"][2:])), Field(m["tile"], "tile", _tile(m["tile"])))
 
 
+# FlashAttention-2's kernels as PyTorch names them when the profiler drops the template arguments
+# (pytorch_flash::flash_fwd_kernel, flash_fwd_splitkv_kernel, flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel).
+_FLASH_PLAIN = re.compile(r"(?<![A-Za-z0-9])flash_(?:fwd|bwd)\w*_kernel(?![A-Za-z0-9])")
+# Inductor's Triton templates (triton_tem_*: FlexAttention, matrix products); its fused pointwise and
+# reduction kernels (triton_poi/per/red_*) do no matrix work and are left unnamed here.
+_TRITON = re.compile(r"(?<![A-Za-z0-9])triton_tem_")
+
 # Each family: its pattern, and how its match reads field by field (first match wins).
 FAMILIES = [("fmha_cutlass", _FMHA, _fmha), ("cudnn_sdpa", _CUDNN, _cudnn), ("flash2", _FLASH, _flash),
-            ("cublas_xmma", _XMMA, _xmma), ("nvjet", _NVJET, _nvjet)]
+            ("flash2", _FLASH_PLAIN, lambda m: ()), ("cublas_xmma", _XMMA, _xmma), ("nvjet", _NVJET, _nvjet)]
+
+
+@dataclass(frozen=True)
+class KernelPath:
+    """What a kernel's name and launch shape say about how it computes (no timing).
+
+    matrix: "wgmma" (Hopper's warpgroup matrix instructions, named in the kernel), "mma"
+    (warp-level tensor-core instructions: mma.sync/wmma, the sm80 design: FlashAttention-2,
+    CUTLASS's Sm80 fmha, a cuDNN kernel tagged wmma/hmma), "ffma" (float32 fused multiply-add on
+    the CUDA cores, off the tensor cores), or None where the name does not say (Triton, nvjet).
+    persistent: the grid has exactly one block per SM (the kernel loops over its tiles), None
+    when the grid or the SM count is unknown. reduction: a kernel that combines partial results
+    (split-KV decode: lean_reduction, flash_fwd_splitkv_combine)."""
+
+    family: str | None
+    arch: int | None
+    matrix: str | None
+    persistent: bool | None = None
+    reduction: bool = False
+
+
+_REDUCTION = re.compile(r"lean_reduction|splitkv_combine", re.I)
+
+
+def path(name: str, grid: tuple[int, ...] | None = None, sm_count: int | None = None) -> KernelPath:
+    """How a kernel computes, read off its name (and its grid against the SM count)."""
+    d = decode(name)
+    inst = d.get("instruction")
+    if _REDUCTION.search(name or ""):
+        matrix = None
+    elif inst == "wgmma":
+        matrix = "wgmma"
+    elif inst in ("wmma", "hmma", "mma") or d.family in ("flash2", "fmha_cutlass"):
+        matrix = "mma"
+    elif inst == "ffma" or re.search(r"sgemm|f32f32", name or "", re.I):
+        matrix = "ffma"
+    else:
+        matrix = None
+    blocks = None
+    if grid:
+        blocks = 1
+        for g in grid:
+            blocks *= int(g)
+    persistent = None if not blocks or not sm_count else blocks == sm_count
+    family = d.family or ("triton" if _TRITON.search(name or "") else None)
+    return KernelPath(family, d.arch, matrix, persistent, bool(_REDUCTION.search(name or "")))
 
 
 def decode(name: str) -> DecodedName:

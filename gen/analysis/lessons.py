@@ -6,7 +6,8 @@ references and flags (None where the set lacks the variant or its trace), and
 `lessons(ls)`, all of them with the lesson-level claim of each variant:
 
 - `hidden_copy`: the Memcpy that out-of-place masked_fill launches (its kernel
-  rows and share of the call), and what the in-place variant saves (ms and %);
+  rows and share of the call), what the in-place variant saves (ms and %), and
+  the copy its training step still makes (masked_fill_'s backward is out of place);
 - `math_backend`: the float32 share of the math backend, the causal mask built
   and applied in every call, and the kernels of _safe_softmax with their share;
 - `efficient_kernel`: the memory-efficient kernel's name decoded field by field;
@@ -14,8 +15,11 @@ references and flags (None where the set lacks the variant or its trace), and
   and shared memory a block, Nsight Compute's counters when the set has them),
   the tiles it keeps on chip against the score matrix a naive call writes, and
   its measured throughput under a named FLOP convention;
-- `cudnn_costs`: the cuLaunchKernelEx launch, the first-call planning cost, the
-  host cost a call, the transposes the other fused backends dispatch and cuDNN does not;
+- `cudnn_costs`: its kernel's launch (API, grid against the SMs, shared memory), the
+  first calls: the process's first cuDNN call, later first calls on the same problem,
+  the first training step (a new problem once cuDNN is loaded) and, where the set records
+  them, first calls at new shapes; the host cost a call, and the transposes the other
+  fused backends dispatch and cuDNN does not;
 - `claims`: per variant, does the article's lesson hold here (apart from the
   hypothesis's counts, which findings check), and `explain(...)`: for each
   contradicted hypothesis item, what differs and the kernels behind it.
@@ -29,9 +33,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from gen.analysis import counters, kernel_names, rules, scaling, tables, verdicts
+from gen.analysis import counters, findings, flops, kernel_names, rules, scaling, tables, verdicts
 from gen.analysis.values import missing, variant_role
-from gen.model import schema
+from gen.model import reference, schema
 from gen.model.variants import VARIANTS
 
 SUB_US_MEMSET = rules.SUB_US_MEMSET_US
@@ -93,6 +97,8 @@ class HiddenCopy:
     saved_pct: float | None
     settled: bool | None  # the two IQRs do not overlap
     method: str | None  # how the GPU-only time was taken
+    train_copies: tuple[KernelRef, ...] = ()  # memcpys of the in-place variant's training step under masked_fill
+    train_op_path: str = ""  # where they are launched (autograd's MaskedFillBackward0 ...)
 
     @property
     def holds(self) -> bool:
@@ -111,6 +117,11 @@ def hidden_copy(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = N
     a, b = rows.get(base), rows.get(inplace)
     ga, gb = (a.gpu_only if a else None), (b.gpu_only if b else None)
     saved = ga.median - gb.median if ga and gb else None
+    trun = ls.rs.run(inplace, "train")
+    tk = tables.kernel_table(ls, inplace, "train") if trun and trun.status == schema.Status.OK and \
+        ls.trace("train", inplace) is not None else None
+    tc = tk[(tk["kind"] == "memcpy") & tk["op_path"].str.contains("masked_fill", regex=False)] \
+        if tk is not None and len(tk) else None
     return HiddenCopy(
         variant=base, inplace=inplace, copies=_refs(base, mc), op_path=mc["op_path"].iloc[0] if len(mc) else "",
         copy_us=float(mc["dur_us"].sum()), copy_share_pct=100.0 * float(mc["dur_us"].sum()) / float(kt["dur_us"].sum()),
@@ -118,7 +129,9 @@ def hidden_copy(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = N
         inplace_memcpys=None if ik is None else int((ik["kind"] == "memcpy").sum()),
         gpu_only_ms=ga.median if ga else None, inplace_gpu_only_ms=gb.median if gb else None,
         saved_ms=saved, saved_pct=100.0 * saved / ga.median if saved is not None and ga.median else None,
-        settled=None if not (ga and gb) else not verdicts.overlaps(ga, gb), method=a.gpu_only_method if a else None)
+        settled=None if not (ga and gb) else not verdicts.overlaps(ga, gb), method=a.gpu_only_method if a else None,
+        train_copies=_refs(inplace, tc, "train") if tc is not None else (),
+        train_op_path=tc["op_path"].iloc[0] if tc is not None and len(tc) else "")
 
 
 # --------------------------------------------------------------------------- the math backend
@@ -139,6 +152,8 @@ class MathBackend:
     safe_softmax_share_pct: float
     softmax_us: float
     slowdown: float | None  # GPU-only time over the in-place baseline's (the article: about 3.7x)
+    gemm_share_pct: float = 0.0  # the float32 matrix products' share of the call's GPU time
+    gemm_tensor_pipe_pct: float | None = None  # the highest tensor-pipe use Nsight Compute measured in them
 
     @property
     def holds(self) -> bool:
@@ -162,16 +177,17 @@ def math_backend(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = 
     in_safe = kt["op_path"].str.contains(SAFE_SOFTMAX_OP, regex=False)
     safe = kt[in_safe & ~kt["launched_by"].eq("aten::_softmax")]
     soft = kt[kt["launched_by"].eq("aten::_softmax")]
-    build = kt[~in_safe & (kt["launched_by"].isin(["aten::tril", "aten::triu"]) |
-                           kt["op_path"].str.contains("aten::ones", regex=False) |
-                           kt["op_path"].str.contains("aten::where", regex=False) |
-                           kt["op_path"].str.endswith("aten::scalar_tensor > aten::fill_"))]
+    build = findings.mask_events(kt)  # the one definition the Findings page uses too
     apply = kt[kt["launched_by"].eq("aten::add_") & ~in_safe]
     a, base = rows.get(name), rows.get(variant_role("inplace"))
     slow = a.gpu_only.median / base.gpu_only.median if a and base and a.gpu_only and base.gpu_only else None
+    run = ls.rs.run(name, "inference")
+    pipes = [c["tensor_pipe_pct"] for c in (_counters(ls, run, int(i)) for i in off["index"])
+             if c and c.get("tensor_pipe_pct") is not None]
     return MathBackend(name, len(kt), total, _refs(name, f32), 100.0 * float(f32["dur_us"].sum()) / total,
                        _refs(name, ups), _refs(name, off), _refs(name, build), _refs(name, apply), _refs(name, safe),
-                       100.0 * float(safe["dur_us"].sum()) / total, float(soft["dur_us"].sum()), slow)
+                       100.0 * float(safe["dur_us"].sum()) / total, float(soft["dur_us"].sum()), slow,
+                       100.0 * float(off["dur_us"].sum()) / total, max(pipes) if pipes else None)
 
 
 # --------------------------------------------------------------------------- the efficient kernel
@@ -225,15 +241,13 @@ def efficient_kernel(ls: tables.LoadedSet) -> EfficientKernel | None:
 # --------------------------------------------------------------------------- flash: occupancy as a trade
 
 
-# Forward attention FLOPs: two matrix products (Q·Kᵀ and P·V) of 2·q·kv·D each
-# per batch and query head; a causal mask halves the work a kernel needs to do
-# when queries and keys are the same sequence. Named next to every TFLOP/s.
-FLOP_CONVENTION = "4·B·H·Sq·Skv·D, halved for a causal mask (Q·Kᵀ and P·V only; softmax not counted)"
+# The report's one FLOP count (gen.analysis.flops), named next to every TFLOP/s.
+FLOP_CONVENTION = flops.FLOP_CONVENTION
 
 
 def attention_flops(p: schema.Point) -> float:
-    f = 4.0 * p.batch * p.q_heads * p.q_len * p.kv_len * p.head_dim
-    return f / 2 if p.mask == schema.Mask.CAUSAL and p.q_len == p.kv_len else f
+    """FLOPs of one forward at a point, under the report's count."""
+    return flops.flops(p)
 
 
 @dataclass(frozen=True)
@@ -329,19 +343,42 @@ class CudnnCosts:
     instruction: str | None
     launch_api: str
     reported_pct: float | None
+    shared_memory: int | None  # bytes a block of its main kernel
+    grid_blocks: int | None  # blocks of its main kernel's grid
+    threads: int | None  # threads a block
+    sm_count: int | None
     memsets: tuple[KernelRef, ...]
-    first_call_s: float | None
+    first_call_s: float | None  # its first forward in the capture's process
+    first_in_process: bool | None  # no run before it in the capture's order ran a cuDNN kernel
+    same_problem_first_s: dict  # variant -> s: later runs of the same mode on the same cuDNN kernel, first call
+    train_first_call_s: float | None  # its first training step: new problems for cuDNN (the backward)
     others_first_call_s: dict  # variant -> s, the other fused SDPA backends
+    others_train_first_call_s: dict  # variant -> s
+    new_shape_first_call_s: dict  # kv_len -> s: first calls at other shapes (sweep points that record one)
     host_ms: float | None  # median host dispatch a call
     others_host_ms: dict  # variant -> ms
     transposes: dict  # variant -> transpose/permute ops in one call, fused SDPA backends
 
     @property
-    def holds(self) -> bool:
-        """Generated kernel, launched with attributes, planning paid on the first call."""
-        firsts = [s for s in self.others_first_call_s.values() if s is not None]
-        return (rules.launched_with_attributes(self.launch_api) and self.first_call_s is not None
-                and bool(firsts) and self.first_call_s > max(firsts))
+    def persistent(self) -> bool | None:
+        """One block per SM: the kernel loops over its tiles (kernel_names.path)."""
+        return kernel_names.path(self.name, (self.grid_blocks,) if self.grid_blocks else None,
+                                 self.sm_count).persistent
+
+    @property
+    def new_problem_cost(self) -> bool | None:
+        """A new problem costs cuDNN a host-side setup again once it is loaded: its first training
+        step (the backward, a new problem) took over rules.FIRST_CALL_RATIO times the other fused
+        backends' first steps, in a process where cuDNN had run before. None when the set cannot tell."""
+        firsts = [s for s in self.others_train_first_call_s.values() if s is not None]
+        if self.train_first_call_s is None or not firsts or not self.first_in_process:
+            return None
+        return self.train_first_call_s > rules.FIRST_CALL_RATIO * max(firsts)
+
+    @property
+    def holds(self) -> bool | None:
+        """The article's lesson, cost moved to the host per problem: as far as the set can tell."""
+        return self.new_problem_cost
 
 
 def _transposes(ls, variant) -> int | None:
@@ -349,6 +386,14 @@ def _transposes(ls, variant) -> int | None:
     if tr is None or not tr.forwards:
         return None
     return sum(1 for c in tr.forwards[0].cpu if c.name in TRANSPOSE_OPS)
+
+
+def _uses_cudnn(ls, run: schema.VariantRun) -> bool:
+    """A run whose profiled call launched a cuDNN kernel."""
+    if run.status != schema.Status.OK or not run.trace:
+        return False
+    tr = ls.trace(run.mode, run.variant) if run.scenario == "article" else ls.sweep_trace(run.trace)
+    return bool(tr and tr.forwards and any(g.name.startswith("cudnn") for g in tr.forwards[0].gpu))
 
 
 def cudnn_costs(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = None) -> CudnnCosts | None:
@@ -360,20 +405,40 @@ def cudnn_costs(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = N
     fused = [v.name for v in VARIANTS.values() if v.backend in ("flash", "efficient", "cudnn")]
     others = [v for v in fused if v != name and ls.rs.run(v, "inference")]
 
-    def first(v):
-        r = ls.rs.run(v, "inference")
-        return r.first_call_s if r else None
+    def first(v, mode="inference"):
+        r = ls.rs.run(v, mode)
+        return r.first_call_s if r and r.status == schema.Status.OK else None
 
     def host(v):
         t = rows.get(v)
         return t.host.median if t and t.host else None
 
+    # The runs in the order capture made them, one process (gen.capture.runner appends as it goes).
+    order = ls.rs.runs
+    me = ls.rs.run(name, "inference")
+    at = order.index(me) if me in order else None
+    before = order[:at] if at is not None else []
+    first_in = None if at is None else not any(_uses_cudnn(ls, r) for r in before)
+    same = {r.variant: r.first_call_s for r in order[at + 1:] if at is not None and r.mode == "inference"
+            and r.scenario == "article" and r.variant in rows and rows[r.variant].main_kernel == mk["name"]
+            and r.first_call_s is not None} if at is not None else {}
+    shapes = {p.point.kv_len: p.first_call_s for p in ls.rs.sweep
+              if p.variant == name and p.mode == "inference" and getattr(p, "first_call_s", None) is not None}
+    grid = mk["blocks"]
     return CudnnCosts(
         variant=name, kernel=_refs(name, kt[kt["index"] == mk["index"]])[0], name=mk["name"],
         arch=kernel_names.arch(mk["name"]), gpu_arch=kernel_names.gpu_arch(ls.rs.environment.compute_capability),
         instruction=kernel_names.decode(mk["name"]).get("instruction"), launch_api=mk["launch_api"],
         reported_pct=None if missing(mk["occupancy_pct"]) else float(mk["occupancy_pct"]),
-        memsets=_refs(name, _memsets(kt)), first_call_s=first(name), others_first_call_s={v: first(v) for v in others},
+        shared_memory=None if missing(mk["shared_memory"]) else int(mk["shared_memory"]),
+        grid_blocks=None if missing(grid) else int(grid),
+        threads=None if missing(mk["threads_per_block"]) else int(mk["threads_per_block"]),
+        sm_count=ls.rs.environment.sm_count,
+        memsets=_refs(name, _memsets(kt)), first_call_s=first(name), first_in_process=first_in,
+        same_problem_first_s=same, train_first_call_s=first(name, "train"),
+        others_first_call_s={v: first(v) for v in others},
+        others_train_first_call_s={v: first(v, "train") for v in others},
+        new_shape_first_call_s=shapes,
         host_ms=host(name), others_host_ms={v: host(v) for v in others},
         transposes={v: _transposes(ls, v) for v in [name, *others]})
 
@@ -446,6 +511,8 @@ class Explanation:
     arch: int | None = None  # this variant's main kernel's arch
     lesson_stands: bool | None = None  # the article's lesson for the variant, apart from the count
     expected_ran: bool | None = None  # for backend: the expected backend, pinned, ran in this set
+    main_kernels: tuple[tuple[str, str | None], ...] = ()  # rank: (variant, its main kernel's name), this
+    #                                                        variant first, then those in `faster`
 
 
 def _explain_kernels(name, h, kt, stands) -> Explanation:
@@ -476,7 +543,8 @@ def _explain_rank(name, h, v: verdicts.Verdict, rows, stands) -> Explanation:
     else:  # it ran faster than variants the hypothesis put ahead of it
         others, cause = [x for x in v.ranking[pos + 1:] if x in ahead and x not in twin], "ahead"
     return Explanation(name, "rank", exp, got, cause, faster=tuple((x, _arch(rows, x)) for x in others),
-                       arch=me.main_arch if me else None, lesson_stands=stands)
+                       arch=me.main_arch if me else None, lesson_stands=stands,
+                       main_kernels=tuple((x, rows[x].main_kernel if x in rows else None) for x in [name, *others]))
 
 
 def _arch(rows, variant) -> int | None:
@@ -531,6 +599,30 @@ def explain(ls: tables.LoadedSet, hyp: pd.DataFrame) -> list[Explanation]:
         if v is not None and v.auto and v.auto.variant == name and v.auto.contradicted:
             out.append(_explain_backend(name, kt, v, rows, stands))
     return out
+
+
+@dataclass(frozen=True)
+class ArticleFigures:
+    """What the seed article published, read from its reference set (gen.model.reference): the
+    figures the lessons set beside this set's."""
+
+    naive_events: int | None
+    inplace_events: int | None
+    math_over_inplace: float | None  # its SDPA math time over its in-place naive time
+    flash_occupancy_pct: float | None
+
+
+def article_figures() -> ArticleFigures:
+    runs = {r.variant: r.published for r in reference.build().runs if r.published is not None}
+
+    def get(variant, name):
+        p = runs.get(variant)
+        return getattr(p, name, None) if p else None
+
+    m, i = get("sdpa_math", "gpu_time_ms"), get(variant_role("inplace"), "gpu_time_ms")
+    return ArticleFigures(get(variant_role("baseline"), "kernels_per_forward"),
+                          get(variant_role("inplace"), "kernels_per_forward"), m / i if m and i else None,
+                          get("sdpa_flash", "occupancy_pct"))
 
 
 @dataclass(frozen=True)

@@ -12,24 +12,187 @@ import re
 
 from gen.analysis.values import missing
 
+# --------------------------------------------------------------------------- uncertainty
+
+# Every classification (host-bound, fastest, each rank) has three outcomes:
+# yes, no, or within noise (the times cannot tell), never a bare comparison of
+# two medians. The uncertainty of a median is CI_METHOD at CI_LEVEL, widened to
+# at least +-TIME_FLOOR_PCT of the median.
+YES, NO, WITHIN_NOISE = "yes", "no", "within noise"
+OUTCOMES = (YES, NO, WITHIN_NOISE)
+
+CI_LEVEL = 0.95
+# Distribution-free: no assumption about the shape of the samples (timings have
+# long right tails). With rounds (schema 3 times each window in interleaved
+# rounds), the unit is a round's median, so that what changes between rounds
+# (clocks, the host's state) is in the interval; without, the raw samples.
+CI_METHOD = ("the distribution-free confidence interval of the median from order statistics (the binomial "
+             "interval), over the medians of the interleaved rounds where a timing has several, else over its "
+             "raw samples")
+# Too few units for a 95% order-statistic interval (fewer than 6): the interval
+# is then the whole range of the units, and its level is what that range gives.
+# The floor: GPU-only medians of the same call in two captures on one H200,
+# 13 minutes apart, differ by up to 0.8% (benchmarks/capture_agreement.md), more
+# than one capture's order-statistic interval of 50 replays allows (0.1-0.3%):
+# a capture's own samples do not see what changes between captures (clocks,
+# memory placement). So no interval is narrower than +-1%.
+TIME_FLOOR_PCT = 1.0
+
+
+def apart(a_hi: float, b_lo: float) -> bool:
+    """Time a is decidedly shorter than time b: a's interval ends below b's begins."""
+    return not missing(a_hi) and not missing(b_lo) and a_hi < b_lo
+
+
 # --------------------------------------------------------------------------- host-bound
 
-# A call is host-bound when a Python loop sees at least HOST_BOUND_EAGER_RATIO
-# times its GPU-only time per call (gen.analysis.timings: eager_ms over
-# gpu_only_ms): the GPU then sits idle for at least a fifth of each call,
-# waiting for the host's next launch. 1.25 restates the report's earlier line,
-# kernels busy for less than 80% of the call, against the GPU-only time. A
-# project choice, not a standard: at the H200's default shape it separates the
-# cuDNN forward (57 µs of kernels in 96 µs per eager call) from the GPU-bound
-# variants (eager within 5% of their kernel time).
+# A call is host-bound when the GPU waits for the host in a Python loop. Two
+# measurements speak to it; the call is host-bound (yes) when both say so, not
+# host-bound (no) when both say not, and within noise otherwise:
+# 1. the eager loop: a Python loop sees at least HOST_BOUND_EAGER_RATIO times the
+#    call's GPU-only time (the GPU sits idle for at least a fifth of each call),
+#    with the intervals of both medians: yes when the ratio's lower end reaches
+#    the line, no when its upper end stays below it. 1.25 restates the report's
+#    earlier line, kernels busy for less than 80% of the call. A project choice,
+#    not a standard.
+# 2. the host's own cost of a call, its dispatch with the GPU drained, taken at
+#    HOST_COST_QUANTILE (noise on a host only adds time: timeit's advice to read
+#    the low end): yes when it exceeds the GPU-only time (the GPU must wait),
+#    no when it is at most 1/HOST_HEADROOM of it (a host twice as slow still keeps
+#    ahead). In between, whether a loop waits depends on the host that day: two
+#    captures on one H200 read the cuDNN forward's dispatch 1.6x apart (10th
+#    percentile, 53 against 33 us for 59 us on the GPU), and a Python loop of it
+#    waited 1.44x in one and 1.02x in the other.
+# Where a set has no host samples, the eager loop alone decides.
 HOST_BOUND_EAGER_RATIO = 1.25
+HOST_COST_QUANTILE = 10  # percentile
+HOST_HEADROOM = 2.0
+
+
+def host_bound_outcome(eager_lo: float | None, eager_hi: float | None, gpu_lo: float | None,
+                       gpu_hi: float | None, host_cost: float | None = None) -> str | None:
+    """YES, NO or WITHIN_NOISE by the rule above, from the intervals of the eager and
+    GPU-only medians and the host's cost of a call (ms); None when a time is missing."""
+    if any(missing(x) or x <= 0 for x in (eager_lo, eager_hi, gpu_lo, gpu_hi)):
+        return None
+    eager = YES if eager_lo / gpu_hi >= HOST_BOUND_EAGER_RATIO else (
+        NO if eager_hi / gpu_lo < HOST_BOUND_EAGER_RATIO else WITHIN_NOISE)
+    if missing(host_cost):
+        return eager
+    host = YES if host_cost >= gpu_hi else (NO if host_cost * HOST_HEADROOM <= gpu_lo else WITHIN_NOISE)
+    return eager if eager == host else WITHIN_NOISE
+
+
+def host_bound_why(eager_lo: float | None, eager_hi: float | None, gpu_lo: float | None,
+                   gpu_hi: float | None, host_cost: float | None = None) -> str | None:
+    """Why host_bound_outcome says WITHIN_NOISE, so that the words never contradict the ratio they
+    report: "eager" (the ratio's interval straddles HOST_BOUND_EAGER_RATIO), "host" (the ratio is
+    clear of the line but the host's own cost of a call sits in the band where a loop waits or not
+    depending on the host), "both"; None for another outcome."""
+    if host_bound_outcome(eager_lo, eager_hi, gpu_lo, gpu_hi, host_cost) != WITHIN_NOISE:
+        return None
+    eager = host_bound_outcome(eager_lo, eager_hi, gpu_lo, gpu_hi)
+    if eager != WITHIN_NOISE:
+        return "host"
+    host_near = not missing(host_cost) and host_cost * HOST_HEADROOM > gpu_lo
+    return "both" if host_near else "eager"
 
 
 def host_bound(eager_ms: float | None, gpu_only_ms: float | None) -> bool | None:
-    """The one host-bound rule of the report; None when either time is missing."""
+    """The eager-loop line alone on two medians (no interval, no host cost): what a
+    reader can check by hand; the report classifies with host_bound_outcome."""
     if missing(eager_ms) or missing(gpu_only_ms) or not gpu_only_ms:
         return None
     return bool(eager_ms >= HOST_BOUND_EAGER_RATIO * gpu_only_ms)
+
+
+# --------------------------------------------------------------------------- masked work
+
+# A verdict names the work an SDPA call does outside the mask as the reason it loses (SDPA takes a
+# sliding window only as a dense attn_mask and scores every pair) when scoring every pair is at least
+# this many times the work inside the mask (gen.analysis.flops): below it, the extra work is too small
+# to be the reason by itself.
+MASKED_WORK_RATIO = 1.5
+
+
+# A verdict gives "fewer GPU events a call" as the reason the fastest wins only when the runner-up's
+# events besides its main kernel take at least this share of the gap between the two calls (in the
+# profiled call): a sub-microsecond fill beside a kernel milliseconds slower explains nothing, and the
+# verdict then compares the main kernels themselves.
+EVENTS_REASON_SHARE = 0.5
+
+
+# --------------------------------------------------------------------------- first calls
+
+# A first call counts as a one-time setup (a library's plan, a compile) when it takes more than this
+# many times the other fused backends' first calls at the same problem: theirs load a precompiled
+# kernel (tens of milliseconds at most on the H200), a setup takes a second.
+FIRST_CALL_RATIO = 10.0
+# --------------------------------------------------------------------------- ties
+
+# Calls that run the same kernels (the same multiset of GPU events in one call:
+# kind and full name, from the trace, else from capture's graph check) do the
+# same work on the GPU. They are one rank (a tie) on every page whatever their
+# medians, and they share their host-bound outcome: where the rule above gives
+# them different ones, only the host's noise tells them apart, so all are within
+# noise. (Pinned cuDNN and SDPA with no backend pinned run the very same kernels.)
+
+
+def shared_outcome(outcomes) -> str | None:
+    """The one outcome of calls that run the same kernels: theirs where they agree
+    (None ignored), else WITHIN_NOISE."""
+    seen = {o for o in outcomes if o is not None}
+    if not seen:
+        return None
+    return seen.pop() if len(seen) == 1 else WITHIN_NOISE
+
+
+# --------------------------------------------------------------------------- clocks
+
+# A 700 W-limited GPU runs its SMs slower under sustained load than in a short
+# burst from idle (the H200: about 1980 MHz in a burst, 1640-1670 MHz at its
+# power limit). A publisher timing a handful of calls from an idle GPU times
+# them at the burst clock. The clock rule: a published time t_pub, taken at the
+# burst clock f_b, is expected at our sustained clock f_s to read t_pub x f_b / f_s
+# (a kernel bound by its tensor cores takes time in proportion to 1 / clock).
+# The gap to the published time is the clock (explained) when our sustained time
+# lands within CLOCK_RULE_PCT of that; a kernel bound by memory, whose time does
+# not follow the SM clock, fails the rule and the page says so.
+CLOCK_RULE_PCT = 5.0
+
+
+def clock_explains(ours_ms: float | None, expected_ms: float | None) -> str | None:
+    """YES when our time is within CLOCK_RULE_PCT of the clock rule's expectation, NO when not;
+    None when either is missing."""
+    if missing(ours_ms) or missing(expected_ms) or not expected_ms:
+        return None
+    return YES if abs(ours_ms / expected_ms - 1) * 100 <= CLOCK_RULE_PCT else NO
+
+
+# --------------------------------------------------------------------------- advice
+
+# The first screen's decision (gen.analysis.advice): call SDPA with no backend
+# pinned where it ranks first everywhere; name another call for a scenario only
+# where it is decidedly faster (intervals apart) and by at least ADVICE_MIN_GAIN:
+# a smaller gain is not worth a second code path. A one-time start-up is named
+# when it takes at least STARTUP_NOTE_S, about a thousand calls of the article's
+# shape on a GPU.
+ADVICE_MIN_GAIN = 1.2
+STARTUP_NOTE_S = 0.1
+
+
+# --------------------------------------------------------------------------- timings that contradict themselves
+
+# A timing whose slowest sample is this many times its fastest has split into groups of calls that
+# ran at different speeds (a host busy with something else, a recompile): its median says which group
+# the middle sample fell in, not what a call costs.
+SPLIT_RATIO = 10.0
+# A compiled variant this many times slower than the eager variant running the same module: compiled
+# code should not be slower than eager, so the figure needs a word before it is read.
+COMPILED_SLOWER_RATIO = 2.0
+# A training step this many times its forward: the report's FLOP count puts a step at 3.5 forwards
+# (gen.analysis.flops.BACKWARD_FACTOR), so ten is far beyond what the arithmetic explains.
+TRAIN_OVER_FORWARD_RATIO = 10.0
 
 
 # --------------------------------------------------------------------------- noise
@@ -128,6 +291,19 @@ def is_float32_only(input_types: str) -> bool:
     return "float" in toks and not any("BFloat16" in t or "Half" in t for t in toks)
 
 
+# An answer this far from the float64 reference (relative L2 norm of the
+# difference) is a wrong answer, not rounding: it is shown, never ranked. A
+# bf16 attention at 16k tokens errs by about 4e-3; float8 e4m3 keeps 3 mantissa
+# bits (2^-4 = 6% per element), averaged down by attention's weighted sums; a
+# mask aligned to the wrong corner, or one attending across documents, errs
+# by 0.3 to several times the answer itself (issue 20's CPU runs).
+WRONG_ANSWER_REL_ERROR = 0.1
+
+
+def wrong_answer(rel_error: float | None) -> bool:
+    return not missing(rel_error) and rel_error > WRONG_ANSWER_REL_ERROR
+
+
 # --------------------------------------------------------------------------- refusals
 
 # SDPA backends PyTorch builds for CUDA only: pinned on a CPU machine, none is
@@ -152,8 +328,9 @@ SMEM_RESERVED = 1024
 MAX_BLOCKS_PER_SM = 32
 # A block gets 48 KiB of shared memory without opting in at launch.
 SMEM_DEFAULT_LIMIT = 48 * 1024
-# Launch APIs that pass attributes (clusters, dynamic shared memory) the
-# profiler's occupancy estimate does not read: it reports 0% or nothing.
+# Launch APIs that pass attributes (clusters, dynamic shared memory set at launch). Not why the
+# profiler shows 0% occupancy (see estimate_blind): kernels launched with them that use little
+# shared memory get an estimate like any other.
 LAUNCH_EX_APIS = ("cuLaunchKernelEx", "cudaLaunchKernelEx")
 
 
@@ -161,8 +338,19 @@ def launched_with_attributes(api: str | None) -> bool:
     return bool(api) and api.startswith(LAUNCH_EX_APIS)
 
 
+# The profiler's occupancy estimate (Kineto's kernelOccupancy) runs CUDA's occupancy calculator
+# with the kernel's opt-in to more shared memory left at zero (maxDynamicSharedSizeBytes = 0,
+# FUNC_SHMEM_LIMIT_DEFAULT): a block is allowed SMEM_DEFAULT_LIMIT, so a kernel using more fits no
+# block by that calculation and reads 0%, whatever API launched it. On the H200 set every kernel
+# above 48 KiB reads 0% and every one at or below it (flash_fwd_kernel at exactly 48 KiB) gets one.
+def estimate_blind(shared_memory: float | None) -> bool:
+    """The profiler's occupancy estimate cannot fit a block of this kernel: it reads 0%."""
+    return not missing(shared_memory) and shared_memory > SMEM_DEFAULT_LIMIT
+
+
 def no_occupancy_estimate(pct: float | None) -> bool:
-    """The profiler reported 0% or nothing: a failed estimate, not an idle GPU."""
+    """The profiler reported 0% or nothing (a failed estimate where estimate_blind, else a grid too
+    small to fill the GPU, or a reason the trace does not give)."""
     return missing(pct) or pct == 0
 
 
@@ -173,6 +361,11 @@ def no_occupancy_estimate(pct: float | None) -> bool:
 # 60% of peak; above that, the larger of the two is what bounds it. The same
 # line here, on the SM and DRAM throughput of the counter pass (gen.analysis.counters).
 BOUND_PCT = 60.0
+# A kernel whose higher throughput (SM or DRAM) lies within this many points of BOUND_PCT is called
+# "at the line", not bound one way or the other: one counter a hair either side of 60% must not swap
+# the class (the same masked_fill kernel read 60.05% in one call and 59.92% in another). Ncu's own
+# run-to-run spread on these counters is a few points.
+BOUND_BAND_PCT = 5.0
 # The profiler's occupancy estimate and the measured (ncu) value are "apart" when
 # they differ by more than this many points: below it, the estimate's rounding
 # (whole blocks per SM) and ncu's sampling explain the gap.

@@ -8,18 +8,17 @@ arithmetic intensity), `ceilings`, `oom_sizes`, `category_frame` (GPU time by ke
 category per variant) and `busy_frame`
 (busy/idle share and launch-to-start gap, default shape and sweep traces).
 
-FLOP convention, stated once: a forward does two matrix products of
-B·H·S·S·D multiply-adds each, so its dense count is 4·B·H·S²·D. Under a causal
-mask only the S·(S+1)/2 scores on or below the diagonal matter, so the useful
-count is 2·B·H·S·(S+1)·D. Achieved TFLOP/s here always uses the causal-useful
-count (a kernel that skips masked tiles is not credited for work it skipped;
-one that computes them is not credited for them either). Softmax and scaling
-FLOPs are left out of both. Rates are on GPU-only time (a CUDA-graph replay,
-or the kernel sum of the point's trace, labelled by gpu_only_method).
+FLOPs and bytes are counted under the report's one convention (gen.analysis.flops:
+FlashAttention's count, halved when causal; q, k, v read and the output written once).
+The columns keep their historical names (`flops_causal`, `tflops_causal`): they hold
+that count. Softmax and scaling FLOPs are left out. Rates are on GPU-only time (a
+CUDA-graph replay, or the kernel sum of the point's trace, labelled by gpu_only_method).
 
-Minimum bytes: q, k and v read once and the output written once,
-4·B·H·S·D·element size; at the measured copy bandwidth this gives the time
-below which no implementation can go (the memory bound).
+At the measured bandwidth ceiling the minimum bytes give the time below which no
+implementation can go (the memory bound). Bandwidth ceilings are whichever the set
+measured (`BANDWIDTH_CEILINGS`: a device copy, and a read-only pass where capture
+took one); the roofline uses the highest, so no point sits above it for want of a
+ceiling the set holds.
 """
 
 from __future__ import annotations
@@ -29,35 +28,89 @@ import math
 import numpy as np
 import pandas as pd
 
+from gen.analysis import flops as flops_mod
 from gen.analysis import tables, timings, verdicts
 from gen.model import schema
 from gen.model.scenarios import ARTICLE
 
-ELEM_SIZE = {"bf16": 2, "fp16": 2, "f16": 2, "float16": 2, "bfloat16": 2, "fp32": 4, "f32": 4, "float32": 4}
+ELEM_SIZE = flops_mod.ELEM_SIZE
+# Bandwidth ceilings a set may hold: (name, field of its bytes, field of its samples in ms).
+# The copy's bytes are read plus written; a read-only pass (when capture takes one) counts reads.
+BANDWIDTH_CEILINGS = (("copy", "copy_bytes", "copy_ms"), ("read", "read_bytes", "read_ms"))
+
+
+def _point(b: int, h: int, s: int, d: int) -> schema.Point:
+    return schema.Point(batch=b, q_heads=h, kv_heads=h, head_dim=d, q_len=s, kv_len=s, mask=schema.Mask.CAUSAL)
 
 
 def flops(b: int, h: int, s: int, d: int) -> dict[str, float]:
-    """FLOPs of one attention forward: dense, and causal-useful (see module doc)."""
-    return dict(dense=4.0 * b * h * s * s * d, causal=2.0 * b * h * s * (s + 1) * d)
+    """FLOPs of one causal forward: dense (every score) and under the report's convention (gen.analysis.flops)."""
+    p = _point(b, h, s, d)
+    return dict(dense=flops_mod.dense_flops(p), causal=flops_mod.flops(p))
 
 
 def min_bytes(b: int, h: int, s: int, d: int, elem_size: int) -> float:
-    """q, k, v read and the output written once."""
-    return 4.0 * b * h * s * d * elem_size
+    """q, k, v read and the output written once (gen.analysis.flops.io_bytes)."""
+    return flops_mod.io_bytes(_point(b, h, s, d), elem_size)
+
+
+def bandwidths(c: schema.Ceilings) -> dict[str, dict]:
+    """Every bandwidth ceiling the set measured: name -> bytes, median ms, GB/s, samples."""
+    out = {}
+    for name, bytes_field, ms_field in BANDWIDTH_CEILINGS:
+        nbytes, samples = getattr(c, bytes_field, None), getattr(c, ms_field, None)
+        if nbytes and samples:
+            t = tables.stats(samples)["median"]
+            out[name] = dict(bytes=nbytes, ms=t, gbps=nbytes / (t * 1e-3) / 1e9, n=len(samples))
+    return out
 
 
 def ceilings(ls: tables.LoadedSet) -> dict | None:
-    """The set's measured ceilings from their stored samples (medians), or None."""
+    """The set's measured ceilings from their stored samples (medians), or None. `bandwidth_gbps`
+    is the highest bandwidth ceiling measured (`bandwidth_name` says which): the roof."""
     c = ls.rs.ceilings
     if c is None or not c.matmul_ms or not c.copy_ms:
         return None
     m = tables.stats(c.matmul_ms)["median"]
     t = tables.stats(c.copy_ms)["median"]
     work = 2.0 * math.prod(c.matmul_shape) if len(c.matmul_shape) == 3 else 2.0 * c.matmul_shape[0] ** 3
+    bw = bandwidths(c)
+    top = max(bw, key=lambda k: bw[k]["gbps"])
+    # schema 3: a read-only pass, the ceiling of kernels that almost only read (decode)
+    r = tables.stats(c.read_ms)["median"] if c.read_ms and c.read_bytes else math.nan
     return dict(matmul_shape="×".join(map(str, c.matmul_shape)), matmul_dtype=c.matmul_dtype, matmul_ms=m,
                 matmul_tflops=work / (m * 1e-3) / 1e12, matmul_n=len(c.matmul_ms),
                 copy_bytes=c.copy_bytes, copy_ms=t, copy_gbps=c.copy_bytes / (t * 1e-3) / 1e9, copy_n=len(c.copy_ms),
-                ridge_intensity=(work / (m * 1e-3)) / (c.copy_bytes / (t * 1e-3)))
+                bandwidths=bw, bandwidth_name=top, bandwidth_gbps=bw[top]["gbps"],
+                ridge_intensity=(work / (m * 1e-3)) / (bw[top]["gbps"] * 1e9),
+                read_bytes=c.read_bytes, read_ms=r, read_n=len(c.read_ms),
+                read_tbps=c.read_bytes / (r * 1e-3) / 1e12 if not math.isnan(r) else math.nan)
+
+
+def roof_tflops(intensity: float, ceil: dict) -> float:
+    """The roofline at an arithmetic intensity (FLOP per byte): the lower of the matmul ceiling
+    and intensity × the highest measured bandwidth."""
+    return min(ceil["matmul_tflops"], intensity * ceil["bandwidth_gbps"] / 1e3)
+
+
+def above_roof(frame: pd.DataFrame, ceil: dict | None, intensity: str = "intensity",
+               tflops: str = "tflops_causal") -> dict | None:
+    """The points of a frame (one row per point, its arithmetic intensity and achieved TFLOP/s
+    under the report's count) that lie above the roofline: n of total, and how many sit above
+    the bandwidth slope (left of the ridge) or above the matmul ceiling; `variants` names them.
+    None without ceilings or points."""
+    if ceil is None or frame.empty:
+        return None
+    d = frame[frame[tflops].notna() & frame[intensity].notna()]
+    if d.empty:
+        return None
+    roof = d[intensity].map(lambda x: roof_tflops(x, ceil))
+    over = d[d[tflops] > roof]
+    slope = over[over[intensity] * ceil["bandwidth_gbps"] / 1e3 < ceil["matmul_tflops"]]
+    return dict(n=len(over), total=len(d), bandwidth=len(slope), compute=len(over) - len(slope),
+                variants=list(dict.fromkeys(over["variant"])) if "variant" in over else [],
+                bandwidth_name=ceil["bandwidth_name"], bandwidth_gbps=ceil["bandwidth_gbps"],
+                max_over=float((over[tflops] / roof[over.index]).max()) if len(over) else None)
 
 
 SWEEP_COLUMNS = ["variant", "seq_len", "head_dim", "status", "reason", "gpu_only_ms", "gpu_only_q1_ms",
@@ -90,7 +143,7 @@ def sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
         mb = min_bytes(b, h, p.seq_len, p.head_dim, es)
         t = g.median
         tflops = f["causal"] / (t * 1e-3) / 1e12 if t and not math.isnan(t) else np.nan
-        mem_ms = mb / (cl["copy_gbps"] * 1e9) * 1e3 if cl else np.nan
+        mem_ms = mb / (cl["bandwidth_gbps"] * 1e9) * 1e3 if cl else np.nan
         cmp_ms = f["causal"] / (cl["matmul_tflops"] * 1e12) * 1e3 if cl else np.nan
         bound = max(mem_ms, cmp_ms) if cl else np.nan
         rows.append(dict(
@@ -153,7 +206,7 @@ def category_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFram
 
 BUSY_COLUMNS = ["variant", "seq_len", "head_dim", "source", "span_us", "busy_us", "idle_us", "busy_pct",
                 "launch_gap_us", "host_ms", "eager_ms", "gpu_only_ms", "gpu_only_method", "eager_over_gpu_only",
-                "host_bound"]
+                "host_bound", "host_bound_outcome"]
 
 
 def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
@@ -182,4 +235,4 @@ def _times(rec, tr) -> dict:
     tm = timings.times(rec, tr)
     return dict(host_ms=tm.host.median, eager_ms=tm.eager.median, gpu_only_ms=tm.gpu_only.median,
                 gpu_only_method=tm.gpu_only_method, eager_over_gpu_only=tm.eager_over_gpu_only,
-                host_bound=bool(tm.host_bound))
+                host_bound=bool(tm.host_bound), host_bound_outcome=tm.host_bound_outcome)

@@ -3,7 +3,7 @@
 Takes: loaded sets (gen.analysis.tables.LoadedSet), measured and reference
 (published anchors, gen.model.anchors). Gives numbers only, no words:
 
-- the counting conventions, each named once with the label pages print next
+- the counting conventions of gen.analysis.flops (named there once) with the label pages print next
   to every figure: `flops(point, mode)` under `FLOP_CONVENTION`, `io_bytes(point,
   elem)` under `BYTES_CONVENTION`; `cudnn_flops(point)` is the cuDNN frontend
   benchmark's own count (its anchors are converted from their times, never mixed);
@@ -31,24 +31,21 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from gen.analysis import rules, scaling, tables, timings
+from gen.analysis import clocks, rules, scaling, tables, timings
+from gen.analysis import flops as flops_mod
 from gen.analysis.values import integer, missing, number, text_table, variant_order, variant_role
-from gen.model import anchors, datasheets, schema
+from gen.model import anchors, datasheets, said, schema, variants
 from gen.model import scenarios as declared
 
 # --------------------------------------------------------------------------- conventions
 
-FLOP_CONVENTION = ("FlashAttention's count: 4·B·Hq·Sq·Sk·D (two matrix products, 2 FLOPs per multiply-add), "
-                   "halved when causal; a sliding window counts exactly the (query, key) pairs inside it; "
-                   "a training step is the forward plus a backward of 2.5× the forward (3.5×)")
-FLOP_LABEL = "FlashAttention count"
-BYTES_CONVENTION = "Q, K, V read once and the output written once (bytes of the four tensors)"
-BYTES_LABEL = "Q, K, V, output once"
-# The backward does 2.5x the forward's matrix work (FlashAttention's benchmark convention).
-BACKWARD_FACTOR = 2.5
+# The counting conventions live in gen.analysis.flops (named once); re-exported for the pages.
+FLOP_CONVENTION, FLOP_LABEL = flops_mod.FLOP_CONVENTION, flops_mod.FLOP_LABEL
+BYTES_CONVENTION, BYTES_LABEL = flops_mod.BYTES_CONVENTION, flops_mod.BYTES_LABEL
+BACKWARD_FACTOR = flops_mod.BACKWARD_FACTOR
+score_pairs, flops, io_bytes = flops_mod.score_pairs, flops_mod.flops, flops_mod.io_bytes
 # Published conventions that equal ours where there is no window: their rates are ours unchanged.
 SAME_AS_OURS = frozenset({anchors.FA3_CONVENTION})
 
@@ -56,6 +53,7 @@ FIGURE_TFLOPS = "tflops"
 FIGURE_TBPS = "tbps"
 CEILING_MATMUL = "matmul"
 CEILING_COPY = "copy"
+CEILING_READ = "read"  # schema 3: a read-only pass; decode, which almost only reads, is set against it
 
 
 def is_decode(p: schema.Point) -> bool:
@@ -68,37 +66,6 @@ def figure_of(p: schema.Point, mode: str) -> str:
     return FIGURE_TBPS if is_decode(p) and mode == schema.Mode.INFERENCE else FIGURE_TFLOPS
 
 
-def score_pairs(p: schema.Point) -> float:
-    """(query, key) pairs a kernel must score per (batch, head), under our convention.
-    Queries sit at the end of the keys (decode: the last position), as capture masks them."""
-    sq, sk = p.q_len, p.kv_len
-    if p.mask == schema.Mask.NONE:
-        return float(sq * sk)
-    if p.mask == schema.Mask.CAUSAL and sq == sk:
-        return sq * sk / 2.0  # FlashAttention halves the square: the diagonal is not counted apart
-    # Exact count: query i (position i + offset) sees keys j <= i + offset, and with a window
-    # of W only those fewer than W back: min(pos + 1, W) keys each.
-    offset = sk - sq
-    pos = np.arange(sq, dtype=np.int64) + offset
-    seen = pos + 1
-    if p.mask == schema.Mask.SLIDING:
-        seen = np.minimum(seen, p.window or 0)
-    return float(np.clip(seen, 0, sk).sum())
-
-
-def flops(p: schema.Point, mode: str = schema.Mode.INFERENCE) -> float:
-    """FLOPs of one call under FLOP_CONVENTION (a training step: forward and backward)."""
-    forward = 4.0 * p.batch * p.q_heads * p.head_dim * score_pairs(p)
-    return forward * (1.0 + BACKWARD_FACTOR) if mode == schema.Mode.TRAIN else forward
-
-
-def io_bytes(p: schema.Point, elem_size: int) -> float:
-    """Bytes under BYTES_CONVENTION: Q and the output over the query heads, K and V over the KV heads."""
-    q_and_out = 2 * p.batch * p.q_heads * p.q_len * p.head_dim
-    k_and_v = 2 * p.batch * p.kv_heads * p.kv_len * p.head_dim
-    return float((q_and_out + k_and_v) * elem_size)
-
-
 def cudnn_flops(p: schema.Point) -> float:
     """The cuDNN frontend benchmark's count (anchors.CUDNN_CONVENTION): 2·B·Hq·N·(Dqk+Dvo), N the
     unmasked score entries, S·(S+1)/2 when causal. Kept to check its published rates, not to rank."""
@@ -106,8 +73,23 @@ def cudnn_flops(p: schema.Point) -> float:
     return 2.0 * p.batch * p.q_heads * n * 2 * p.head_dim
 
 
-def element_size(dtype: str) -> int:
-    return scaling.ELEM_SIZE.get(dtype, 2)
+element_size = flops_mod.element_size
+
+
+def document_frame(p: schema.Point, mode: str = schema.Mode.INFERENCE) -> pd.DataFrame:
+    """Per packed document (Mask.DOCUMENT): its tokens, its useful FLOPs under
+    FLOP_CONVENTION, its share of the pack's, and what padding every document
+    to the longest computes for it (the padded batch's rows)."""
+    docs = list(p.docs or ())
+    if not docs:
+        return pd.DataFrame(columns=["document", "tokens", "flops", "share_pct", "padded_flops"])
+    width = max(docs)
+    per = [flops(schema.Point(p.batch, p.q_heads, p.kv_heads, p.head_dim, d, d, schema.Mask.CAUSAL), mode)
+           for d in docs]
+    padded = flops(schema.Point(p.batch, p.q_heads, p.kv_heads, p.head_dim, width, width, schema.Mask.CAUSAL), mode)
+    total = sum(per)
+    return pd.DataFrame({"document": range(1, len(docs) + 1), "tokens": docs, "flops": per,
+                         "share_pct": [100 * f / total for f in per], "padded_flops": [padded] * len(docs)})
 
 
 # --------------------------------------------------------------------------- which scenarios
@@ -146,8 +128,9 @@ COLUMNS = [
     "scenario", "variant", "mode", *POINT_KEYS, "status", "reason", "figure",
     *timings.COLUMNS, "noisy",
     "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
-    "pct_of_matmul", "pct_of_copy", "datasheet_tbps", "pct_of_datasheet",
+    "pct_of_matmul", "pct_of_copy", "pct_of_read", "sol_pct", "datasheet_tbps", "pct_of_datasheet",
     "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
+    "dtype", "wrong", "sdpa_choice", "facts", "kernel_signature",
 ]
 
 
@@ -175,9 +158,11 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     cl = scaling.ceilings(ls) if ls.measured else None
     gpu = ls.rs.environment.device == "cuda"  # a CPU trace has no GPU events to count
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
-    elem = element_size(scenario_dtype(ls, scenario))
+    own_dtype = scenario_dtype(ls, scenario)
     rows = []
     for rec in recs:
+        dtype = rec.dtype or own_dtype
+        elem = element_size(dtype)
         ok = rec.status == schema.Status.OK
         tr = ls.sweep_trace(rec.trace) if ok and rec.trace else None
         tm = timings.times(rec, tr)
@@ -190,15 +175,20 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
         fig = figure_of(rec.point, rec.mode)
         pct_mm = 100 * tflops / cl["matmul_tflops"] if cl else math.nan
         pct_cp = 100 * tbps / (cl["copy_gbps"] / 1e3) if cl else math.nan
-        ceiling = CEILING_COPY if fig == FIGURE_TBPS else CEILING_MATMUL
-        value = (cl["copy_gbps"] / 1e3 if ceiling == CEILING_COPY else cl["matmul_tflops"]) if cl else math.nan
+        read = cl["read_tbps"] if cl and not missing(cl.get("read_tbps")) else math.nan
+        pct_rd = 100 * tbps / read if not missing(read) else math.nan
+        ceiling = (CEILING_COPY if missing(read) else CEILING_READ) if fig == FIGURE_TBPS else CEILING_MATMUL
+        value = ({CEILING_COPY: cl["copy_gbps"] / 1e3, CEILING_READ: read}.get(ceiling, cl["matmul_tflops"])
+                 if cl else math.nan)
         rows.append(dict(
             scenario=scenario, variant=rec.variant, mode=rec.mode, **_point_dict(rec.point), status=rec.status,
             reason=rec.reason, figure=fig, **t, noisy=rules.noisy(t["gpu_only_iqr_pct"]),
             flops=f, bytes=b, intensity=f / b,
             tflops=tflops if fig == FIGURE_TFLOPS else math.nan, tbps=tbps if fig == FIGURE_TBPS else math.nan,
             ceiling=ceiling if cl else None, ceiling_value=value,
-            pct_of_ceiling=pct_cp if ceiling == CEILING_COPY else pct_mm, pct_of_matmul=pct_mm, pct_of_copy=pct_cp,
+            pct_of_ceiling={CEILING_COPY: pct_cp, CEILING_READ: pct_rd}.get(ceiling, pct_mm), pct_of_matmul=pct_mm,
+            pct_of_copy=pct_cp, pct_of_read=pct_rd,
+            sol_pct=clocks.sol(tflops, ls.rs.environment, scenario_dtype(ls, scenario), t["sm_clock_mhz"]).pct,
             datasheet_tbps=sheet.hbm_tbps if sheet else math.nan,
             pct_of_datasheet=100 * tbps / sheet.hbm_tbps if sheet and fig == FIGURE_TBPS else math.nan,
             kernels_per_call=tr.counts[0] if tr and tr.forwards and gpu else math.nan,
@@ -206,8 +196,13 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
             peak_memory_bytes=rec.peak_memory_bytes if rec.peak_memory_bytes else math.nan,
             rel_error=rec.rel_error if rec.rel_error is not None else math.nan, trace=rec.trace,
             main_kernel=_main_kernel(ls, rec, tr),
+            dtype=dtype, wrong=rules.wrong_answer(rec.rel_error), sdpa_choice=rec.sdpa_choice,
+            facts=dict(rec.facts),
+            kernel_signature=timings.kernel_signature(tr, rec.timing.graph_check) if ok else None,
         ))
     df = pd.DataFrame(rows, columns=COLUMNS)
+    # calls that run the same kernels at a point share one host-bound outcome (rules, "ties")
+    df = timings.share_outcomes(df, by=["mode", *POINT_KEYS])
     if len(df):
         order = {v: i for i, v in enumerate(variant_order(df["variant"]))}
         df = df.assign(_v=df["variant"].map(order), _m=df["mode"] != schema.Mode.INFERENCE).sort_values(
@@ -217,8 +212,47 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     return df.copy()
 
 
+def roofline_frame(points: pd.DataFrame) -> pd.DataFrame:
+    """The points a roofline draws: every point that ran with a GPU-only time, its arithmetic
+    intensity and its TFLOP/s under the report's count (decode included, whose figure is TB/s).
+    A wrong answer (rules.wrong_answer) is left out: it did less work than its FLOPs count."""
+    ok = _ranked(points)
+    return pd.DataFrame({"variant": ok["variant"], "mode": ok["mode"], "kv_len": ok["kv_len"],
+                         "intensity": ok["intensity"],
+                         "tflops": ok["flops"] / (ok["gpu_only_ms"] * 1e-3) / 1e12}).reset_index(drop=True)
+
+
 def _ranked(points: pd.DataFrame) -> pd.DataFrame:
-    return points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna()]
+    """Rows that may win: ran, timed, and answered right (rules.wrong_answer)."""
+    wrong = points["wrong"].fillna(False).astype(bool) if "wrong" in points else False
+    return points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna() & ~wrong]
+
+
+BACKEND_COLUMNS = ["variant", "mode", "q_len", "kv_len", "head_dim", "sdpa_choice", "backend", "verdict", "reason"]
+ELIGIBLE = "eligible"  # as gen.capture.attention.backend_reasons writes it
+
+
+def backend_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
+    """Why SDPA picked its backend: per unpinned SDPA point, one row per backend
+    with what PyTorch chose, and "eligible" or PyTorch's reason for not running it
+    (`verdict`: chosen, eligible, refused, not asked)."""
+    rows = []
+    for rec in _records(ls, scenario):
+        if not rec.backend_reasons and rec.sdpa_choice is None:
+            continue
+        for backend, why in rec.backend_reasons.items():
+            if backend == rec.sdpa_choice:
+                verdict = "chosen"
+            elif why == ELIGIBLE:
+                verdict = "eligible"
+            elif why.startswith("not asked"):
+                verdict = "not asked"
+            else:
+                verdict = "refused"
+            rows.append(dict(variant=rec.variant, mode=rec.mode, q_len=rec.point.q_len, kv_len=rec.point.kv_len,
+                             head_dim=rec.point.head_dim, sdpa_choice=rec.sdpa_choice, backend=backend,
+                             verdict=verdict, reason=None if why == ELIGIBLE else said.reasons(why)))
+    return pd.DataFrame(rows, columns=BACKEND_COLUMNS)
 
 
 def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
@@ -324,7 +358,7 @@ VERSUS_COLUMNS = [
     "anchor_ms", "anchor_published_tflops", "anchor_tflops", "tflops_from", "same_variant_ms", "same_variant_tflops",
     "fastest_variant",
     "fastest_ms", "fastest_tflops", "fastest_pct_of_ceiling", "time_ratio", "rate_ratio", "same_time_ratio",
-    "same_rate_ratio",
+    "same_rate_ratio", "ours_variant", "ours_same", "ours_ms", "ours_tflops", "ours_time_ratio", "ours_rate_ratio",
 ]
 
 
@@ -338,7 +372,10 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
     """Per anchor figure: our same-named variant and our fastest at the matching point (inference).
     time_ratio = our fastest's GPU-only ms / the published ms (only for the same shape: >1 is
     slower); rate_ratio = our fastest's TFLOP/s / the anchor's under our convention (>1 is faster).
-    same_* are the same for our variant of the anchor's name."""
+    same_* are the same for our variant of the anchor's name. ours_* compare like with like:
+    our variant running the published kernel (gen.model.anchors maps FlashAttention-2 onto
+    sdpa_flash, cuDNN onto sdpa_cudnn) where we ran it there, else our fastest (a kernel
+    PyTorch does not run, FlashAttention-3, stands against our best); ours_same says which."""
     rows = []
     ok = _ranked(points)
     fastest = fastest_frame(points)  # the same pick as every other page's
@@ -371,13 +408,21 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
             else math.nan,
             same_rate_ratio=ratio(same["tflops"], a["tflops"]) if same is not None else math.nan,
         ))
+        ours = same if same is not None else fast
+        rows[-1].update(
+            ours_variant=ours["variant"] if ours is not None else None, ours_same=same is not None,
+            ours_ms=ours["gpu_only_ms"] if ours is not None else math.nan,
+            ours_tflops=ours["tflops"] if ours is not None else math.nan,
+            ours_time_ratio=ratio(ours["gpu_only_ms"], a["published_ms"]) if ours is not None and comparable_time
+            else math.nan,
+            ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan)
     return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
 
 
 def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str) -> dict | None:
     """The scenario in one row: at the largest length (own head dim, inference; else training)
     where a variant ran, the fastest, its figure and share of the measured ceiling; and the
-    anchor comparison at the largest point that has one (the closest anchor by rate)."""
+    anchor comparison at the largest point that has one at the same head dim (else at any)."""
     fast = fastest_frame(points)
     if fast.empty:
         return None
@@ -385,17 +430,63 @@ def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str) -> dict 
     pick = fast[(fast["head_dim"] == d) & (fast["mode"] == schema.Mode.INFERENCE)]
     pick = pick if len(pick) else fast
     top = pick.sort_values(["kv_len", "q_len"]).iloc[-1].to_dict()
-    return dict(fastest=top, anchor=strongest(versus))
+    return dict(fastest=top, anchor=strongest(versus, top["head_dim"]))
 
 
-def strongest(versus: pd.DataFrame) -> dict | None:
-    """The comparison to lead with: at the largest length where we ran and a source published,
-    the published figure with the highest rate (the hardest to match)."""
+def strongest(versus: pd.DataFrame, head_dim: int | None = None) -> dict | None:
+    """The comparison to lead with: at the largest length where we ran and a source published
+    (at `head_dim` where one was published there), the published figure with the highest rate
+    (the hardest to match)."""
     v = versus[versus["fastest_variant"].notna()] if len(versus) else versus
+    if head_dim is not None and len(v) and (v["head_dim"] == head_dim).any():
+        v = v[v["head_dim"] == head_dim]
     if not len(v):
         return None
     at = v[v["kv_len"] == v["kv_len"].max()]
     return at.sort_values(["anchor_tflops", "head_dim"], ascending=False, na_position="last").iloc[0].to_dict()
+
+
+PUBLISHED_COLUMNS = ["variant", "scenario", "mode", *POINT_KEYS, "published_ms", "published_tflops",
+                     "published_convention", "approximate", "tflops", "tflops_from", "note"]
+
+
+def published_frame(ls: tables.LoadedSet) -> pd.DataFrame:
+    """Every figure a reference set published at its own points (its sweep), with the rate under
+    our FLOP_CONVENTION where its time or its convention allows (`tflops_from` as in anchor_frame)."""
+    rows = []
+    for p in ls.rs.sweep:
+        pub = p.published
+        if pub is None:
+            continue
+        f = flops(p.point, p.mode)
+        if pub.gpu_time_ms:
+            tf, how = f / (pub.gpu_time_ms * 1e-3) / 1e12, FROM_TIME
+        elif pub.tflops is not None and pub.flop_convention in SAME_AS_OURS and p.point.window is None:
+            tf, how = pub.tflops, FROM_SAME_CONVENTION
+        else:
+            tf, how = math.nan, None
+        rows.append(dict(variant=p.variant, scenario=p.scenario, mode=p.mode, **_point_dict(p.point),
+                         published_ms=pub.gpu_time_ms if pub.gpu_time_ms is not None else math.nan,
+                         published_tflops=pub.tflops if pub.tflops is not None else math.nan,
+                         published_convention=pub.flop_convention, approximate=pub.approximate, tflops=tf,
+                         tflops_from=how, note=pub.note))
+    return pd.DataFrame(rows, columns=PUBLISHED_COLUMNS)
+
+
+def source_shapes(anchor: pd.DataFrame) -> dict:
+    """How a source's points hold batch and heads: tokens (batch × length) and hidden (query heads ×
+    head dim) when each is one number across its points, and per head dim the heads, per length
+    the batch; `shapes` lists each distinct (batch, query heads, KV heads, length, head dim)."""
+    a = anchor.drop_duplicates(["batch", "q_heads", "kv_heads", "q_len", "kv_len", "head_dim"])
+    tokens = (a["batch"] * a["q_len"]).unique()
+    hidden = (a["q_heads"] * a["head_dim"]).unique()
+    return dict(tokens=int(tokens[0]) if len(tokens) == 1 else None,
+                hidden=int(hidden[0]) if len(hidden) == 1 else None,
+                heads={int(d): (int(g["q_heads"].iloc[0]), int(g["kv_heads"].iloc[0]))
+                       for d, g in a.groupby("head_dim")},
+                batches={int(n): int(g["batch"].iloc[0]) for n, g in a.groupby("q_len")},
+                shapes=[tuple(int(x) for x in r) for r in a[["batch", "q_heads", "kv_heads", "q_len", "head_dim"]]
+                        .itertuples(index=False)])
 
 
 def cudnn_version(raw: str | None) -> str | None:
@@ -461,7 +552,9 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     """One JSON-ready row per variant and sweep point of the scenario: scenario, variant,
     mode, point (batch, q_heads, kv_heads, head_dim, q_len, kv_len, mask, window), status,
     reason, gpu_only_ms (+ method), eager_ms, tflops and tbps under the conventions above
-    (null where they do not apply), pct_of_ceiling, kernels_per_call, peak memory, error."""
+    (null where they do not apply), pct_of_ceiling, kernels_per_call, peak memory, error;
+    dtype of the inputs, wrong_answer (error past rules.WRONG_ANSWER_REL_ERROR), and for
+    unpinned SDPA sdpa_choice and backend_reasons; facts the variant measured (block masks)."""
     if not ls.measured:
         raise schema.UserError(f"--set: {ls.name} holds published figures, not measured points; the scenario pages "
                                "show them beside a measured set's")
@@ -470,16 +563,23 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
         raise schema.UserError(f"--scenario: set {ls.name} holds no points of scenario {scenario!r} "
                                f"(it has: {', '.join(known) or 'none'})")
     df = point_frame(ls, scenario)
+    reasons = {(p.variant, p.mode, p.point.q_len, p.point.kv_len, p.point.head_dim): dict(p.backend_reasons)
+               for p in _records(ls, scenario)}
+    docs = {(p.point.q_len, p.point.kv_len): list(p.point.docs) for p in _records(ls, scenario) if p.point.docs}
     out = []
     for _, r in df.iterrows():
         out.append(dict(
             scenario=r["scenario"], variant=r["variant"], mode=r["mode"],
-            point={k: (integer(r[k]) if k != "mask" else r[k]) for k in POINT_KEYS},
+            point={k: (integer(r[k]) if k != "mask" else r[k]) for k in POINT_KEYS}
+            | ({"docs": docs[(r["q_len"], r["kv_len"])]} if (r["q_len"], r["kv_len"]) in docs else {}),
             status=r["status"], reason=_text(r["reason"]),
             gpu_only_ms=number(r["gpu_only_ms"], 6), gpu_only_method=_text(r["gpu_only_method"]),
             eager_ms=number(r["eager_ms"], 6), tflops=number(r["tflops"], 2), tbps=number(r["tbps"], 4),
             pct_of_ceiling=number(r["pct_of_ceiling"], 1), kernels_per_call=integer(r["kernels_per_call"]),
             peak_memory_bytes=integer(r["peak_memory_bytes"]), rel_error=number(r["rel_error"], 8),
+            dtype=r["dtype"], wrong_answer=bool(r["wrong"]), sdpa_choice=_text(r["sdpa_choice"]),
+            backend_reasons=reasons.get((r["variant"], r["mode"], r["q_len"], r["kv_len"], r["head_dim"]), {}),
+            facts={k: number(v, 6) for k, v in (r["facts"] or {}).items()},
         ))
     return out
 
@@ -507,3 +607,37 @@ def summary_text(ls: tables.LoadedSet, scenario: str, rows: list[dict[str, Any]]
     notes = [f"  {r['variant']} at kv_len {r['point']['kv_len']} ({r['mode']}): {r['status']}: {r['reason']}"
              for r in rows if r["status"] != schema.Status.OK]
     return "\n".join(head + text_table(cols, body) + notes)
+
+
+DETERMINISM_COLUMNS = ["backend", "mode", "head_dim", "q_len", "kv_len", "default_variant", "deterministic_variant",
+                       "default_ms", "deterministic_ms", "ratio", "status", "reason"]
+
+
+def determinism_frame(points: pd.DataFrame) -> pd.DataFrame:
+    """What reproducible gradients cost: per backend and point, the deterministic variant
+    (gen.model.variants kind "sdpa_deterministic") against the same backend pinned without it:
+    both GPU-only times and their ratio (deterministic / default); where the deterministic one
+    did not run, its status and reason instead. Wrong answers are left out."""
+    rows = []
+    if points.empty:
+        return pd.DataFrame(columns=DETERMINISM_COLUMNS)
+    key = ["mode", "head_dim", "q_len", "kv_len"]
+    for v in dict.fromkeys(points["variant"]):
+        det = variants.VARIANTS.get(v)
+        if det is None or det.kind != "sdpa_deterministic":
+            continue
+        base = next((b for b, d in variants.VARIANTS.items() if d.kind == "sdpa" and d.backend == det.backend), None)
+        if base is None:
+            continue
+        for _, r in points[points["variant"] == v].iterrows():
+            same = points[(points["variant"] == base) & (points[key] == r[key]).all(axis=1)]
+            if same.empty:
+                continue
+            d = same.iloc[0]
+            ok = lambda x: x["status"] == schema.Status.OK and not missing(x["gpu_only_ms"]) and not x["wrong"]  # noqa: E731
+            ratio = r["gpu_only_ms"] / d["gpu_only_ms"] if ok(r) and ok(d) else math.nan
+            rows.append(dict(backend=det.backend, **{k: r[k] for k in key}, default_variant=base,
+                             deterministic_variant=v, default_ms=d["gpu_only_ms"] if ok(d) else math.nan,
+                             deterministic_ms=r["gpu_only_ms"] if ok(r) else math.nan, ratio=ratio,
+                             status=r["status"], reason=None if ok(r) else r["reason"]))
+    return pd.DataFrame(rows, columns=DETERMINISM_COLUMNS)

@@ -6,8 +6,15 @@ per variant and sweep point, gen.analysis.scenarios.summary_rows). No torch need
 
 The three times of each variant (gen.analysis.timings.JSON_FIELDS): gpu_only_ms
 (the time that ranks and that speedup_vs_naive uses; gpu_only_method says
-cuda_graph or kernel_sum), kernel_sum_ms, eager_ms, host_ms, host_bound. The
-older fields keep what they held: gpu_time_ms and its quartiles are the eager
+cuda_graph or kernel_sum), kernel_sum_ms, eager_ms, host_ms, host_bound (true,
+false, or null within noise) with host_bound_outcome (yes, no, within noise), the
+interval of each median (gpu_only_ci_lo_ms, gpu_only_ci_hi_ms...). The conditions
+of the GPU-only time (NVML): sm_clock_mhz, sm_clock_min_mhz, power_w, temp_c, null
+with telemetry_reason where not recorded; `telemetry` holds every timed window's;
+graph_fidelity and graph_differences say whether a graph replay ran the kernels of
+an eager call. With --scenario, each point's row carries the same conditions and
+sol_pct (its TFLOP/s over the speed of light at its sampled SM clock,
+gen.analysis.clocks). The older fields keep what they held: gpu_time_ms and its quartiles are the eager
 time (CUDA events around each call), cpu_time_ms the host dispatch time. Each
 entry of `kernels` carries its Nsight Compute counters (op_path,
 achieved/theoretical occupancy and limiter, registers, shared memory, SM, DRAM
@@ -20,12 +27,15 @@ import json
 import sys
 from pathlib import Path
 
-from gen.analysis import counters, tables, timings
+import pandas as pd
+
+from gen.analysis import clocks, counters, tables, timings
 from gen.analysis.values import integer, number, text_table
-from gen.model import schema
+from gen.model import layout, schema
 
 
 def pick_set(root: Path, name: str | None) -> tables.LoadedSet:
+    layout.settle(root)  # a set that a killed publish left aside is put back (or named), never read around
     if name:
         known = [p.name for p in schema.list_sets(root)]
         if name not in known:
@@ -56,6 +66,44 @@ def _op_paths(ls: tables.LoadedSet, mode: str, variant: str) -> dict[str, list[s
     return out
 
 
+def _extra(ls: tables.LoadedSet, rec) -> dict:
+    """The conditions of every window and the graph check of one run or sweep point."""
+    if rec is None:
+        return dict(telemetry=None, graph_differences=None)
+    tr = ls.sweep_trace(rec.trace) if rec.trace and rec.status == "ok" and rec.scenario != "article" else (
+        ls.trace(rec.mode, rec.variant) if rec.trace and rec.status == "ok" else None)
+    tm = timings.times(rec, tr)
+    f = tm.fidelity
+    diff = None if f is None or f.fidelity == schema.GraphFidelity.NOT_CHECKED else dict(
+        only_in_graph=[dict(name=n, launches=c) for n, c in f.only_graph],
+        only_in_eager=[dict(name=n, launches=c) for n, c in f.only_eager])
+    return dict(telemetry=clocks.windows_json(tm), graph_differences=diff)
+
+
+CONDITION_FIELDS = ["sm_clock_mhz", "sm_clock_min_mhz", "power_w", "temp_c", "telemetry_reason", "burst_ms",
+                    "burst_sm_clock_mhz", "host_bound_outcome", "gpu_only_ci_lo_ms", "gpu_only_ci_hi_ms", "sol_pct",
+                    "ceiling"]
+
+
+def scenario_rows(ls: tables.LoadedSet, scenario: str) -> list[dict]:
+    """gen.analysis.scenarios.summary_rows, each with the conditions of its GPU-only time and
+    sol_pct (CONDITION_FIELDS), and every window's conditions (`telemetry`)."""
+    from gen.analysis import scenarios
+
+    rows = scenarios.summary_rows(ls, scenario)
+    df = scenarios.point_frame(ls, scenario)
+    recs = [p for p in ls.rs.sweep if p.scenario == scenario]
+    by_key = {(p.variant, p.mode, p.point): p for p in recs}
+    for row, (_, r) in zip(rows, df.iterrows(), strict=True):
+        for k in CONDITION_FIELDS:
+            v = r[k]
+            row[k] = v if isinstance(v, str) else (None if v is None or pd.isna(v) else round(float(v), 6))
+        point = next((p.point for p in recs if p.variant == r["variant"] and p.mode == r["mode"]
+                      and all(getattr(p.point, k) == row["point"][k] for k in row["point"])), None)
+        row.update(_extra(ls, by_key.get((r["variant"], r["mode"], point))))
+    return rows
+
+
 def records(ls: tables.LoadedSet, mode: str) -> list[dict]:
     df = tables.summary_table(ls, mode)
     out = []
@@ -73,6 +121,7 @@ def records(ls: tables.LoadedSet, mode: str) -> list[dict]:
             cpu_samples=int(r["host_n"]), **timings.json_fields(r),
             peak_memory_mb=_num(r["peak_mb"], 1), max_rel_error=_num(r["max_rel_error"], 6),
             speedup_vs_naive=_num(r["speedup_vs_naive"], 2), backend=_str(r["backend"]),
+            **_extra(ls, ls.rs.run(r["variant"], mode)),
             counters="measured" if m.measured else m.absent.value if m.absent else "no kernels matched",
             counters_reason=m.reason, counter_mismatches=len(m.mismatches),
             kernels=[] if ks is None else [
@@ -119,7 +168,7 @@ def run(root: Path, name: str | None, fmt: str, mode: str = "inference", scenari
     if scenario:  # one row per variant and sweep point of that scenario (gen.analysis.scenarios)
         from gen.analysis import scenarios
 
-        rows = scenarios.summary_rows(ls, scenario)
+        rows = scenario_rows(ls, scenario)
         return json.dumps(rows, indent=1) if fmt == "json" else scenarios.summary_text(ls, scenario, rows)
     recs = records(ls, mode)
     if fmt == "json":

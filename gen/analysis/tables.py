@@ -20,7 +20,7 @@ import pandas as pd
 
 from gen.analysis import rules, timings, trace
 from gen.analysis.values import integer, missing, variant_role
-from gen.model import reference, schema
+from gen.model import layout, limits, reference, schema
 from gen.model.variants import VARIANTS
 
 # --------------------------------------------------------------------------- loading
@@ -74,7 +74,10 @@ class LoadedSet:
 
 
 def load_set(path: Path) -> LoadedSet:
+    """One set, checked against the limits on its size (gen.model.limits) and with every trace parsed."""
+    limits.check_result_file(Path(path) / schema.RESULT_FILE)
     ls = LoadedSet(path.name, path, schema.load_set(path))
+    limits.check_set(path, layout.set_files(ls.rs))
     ls.check_traces()
     return ls
 
@@ -82,7 +85,9 @@ def load_set(path: Path) -> LoadedSet:
 def load_sets(root: str | Path, skip_broken: bool = False) -> tuple[list[LoadedSet], list[Skipped]]:
     """Every result set under root: measured GPU sets, measured CPU sets, then
     published reference sets, each group by name.
-    A broken set raises (one line naming the file) unless skip_broken."""
+    A broken set raises (one line naming the file) unless skip_broken. What a killed
+    publish left under root is put right first, or named (gen.model.layout.settle)."""
+    layout.settle(Path(root))
     loaded, skipped = [], []
     for path in schema.list_sets(root):
         try:
@@ -235,6 +240,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
             main_occupancy_pct=mk["occupancy_pct"] if mk is not None else np.nan,
             compile_s=run.compile_time_s if run.compile_time_s is not None else np.nan,
             compile_calls=compile_calls(run),
+            kernel_signature=timings.kernel_signature(tr, run.timing.graph_check),
         ))
         if ls.rs.kind == "reference":  # one published number per field, no samples or trace
             rows[-1].update(reference.published_fields(run))
@@ -251,6 +257,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
     base = t[df["variant"] == variant_role("baseline")]
     df["speedup_vs_naive"] = base.iloc[0] / t if len(base) and base.notna().all() else np.nan
     measured = ls.rs.kind == schema.SetKind.MEASURED
+    df = timings.share_outcomes(df)  # the same kernels, one host-bound outcome (rules, "ties")
     df["host_bound"] = [bool(measured and s == schema.Status.OK and hb)
                         for s, hb in zip(df["status"], df["host_bound"])]
     df["noisy"] = [rules.noisy(x) for x in df["gpu_only_iqr_pct"]]
@@ -279,9 +286,12 @@ def timeline_frames(ls: LoadedSet, variant: str, mode: str = "inference", forwar
     if tr is None or not tr.forwards:
         return pd.DataFrame(columns=cpu_cols), pd.DataFrame(columns=gpu_cols)
     fw = tr.forwards[forward]
-    tids = sorted({c.tid for c in fw.cpu}, key=lambda t: min(c.ts for c in fw.cpu if c.tid == t))
+    first: dict = {}  # each thread's first start, in one pass (not one scan per thread)
+    for c in fw.cpu:
+        first[c.tid] = min(first.get(c.tid, c.ts), c.ts)
+    main = min(first, key=first.get) if first else None
     cpu = pd.DataFrame([dict(name=c.name, cat=c.cat, start_us=c.ts, end_us=c.ts + c.dur, dur_us=c.dur,
-                             depth=c.depth, thread="main" if c.tid == tids[0] else "autograd")
+                             depth=c.depth, thread="main" if c.tid == main else "autograd")
                         for c in fw.cpu], columns=cpu_cols)
     kt = kernel_table(ls, variant, mode, forward, tr)
     gpu = kt.assign(end_us=kt["start_us"] + kt["dur_us"])[gpu_cols]

@@ -15,15 +15,27 @@ set with the columns of `COLUMNS`. Numbers only; one name per quantity:
 - host_ms: host dispatch of one call, the GPU drained first.
 - host_overhead_ms = eager_ms - gpu_only_ms (medians): what the loop sees
   beyond the GPU's own work (gaps between launches, launch latency).
-- host_bound: eager_ms >= rules.HOST_BOUND_EAGER_RATIO x gpu_only_ms (the report's one rule).
+- host_bound_outcome: yes, no or within noise by rules.host_bound_outcome (the
+  eager loop against GPU-only time, with the intervals of both medians, and the
+  host's own cost of a call); host_bound is True only for yes.
+- burst_ms (schema 3): a handful of calls from an idle GPU, as publishers time;
+  graph_ms: the graph replay kept where GPU-only fell back to the kernel sum.
+- the conditions of each timed window (schema 3, NVML): SM clock mean and
+  minimum, board power, temperature (`Conditions`; "not recorded", with the
+  reason, for older sets); the GPU-only time's own in the sm_clock_mhz,
+  sm_clock_min_mhz, power_w, temp_c columns.
+- graph fidelity (schema 3): whether a graph replay ran the kernels of an eager
+  call, and which differ (`GraphFidelity`).
 
-Each time carries its median, quartiles, n and IQR / median (`Spread`).
-No torch, no words.
+Each time carries its median, quartiles, n, IQR / median and the interval of its
+median (`Spread`, rules.CI_METHOD). No torch, no words.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,12 +50,17 @@ from gen.model import schema
 
 @dataclass(frozen=True)
 class Spread:
-    """Median, quartiles and count of raw samples (ms); NaN and 0 when there are none."""
+    """Median, quartiles and count of raw samples (ms); NaN and 0 when there are none.
+    ci_lo, ci_hi: the interval of the median (rules.CI_METHOD, at least +-rules.TIME_FLOOR_PCT);
+    units: how many rounds (or, with one round, samples) the interval rests on."""
 
     median: float = math.nan
     q1: float = math.nan
     q3: float = math.nan
     n: int = 0
+    ci_lo: float = math.nan
+    ci_hi: float = math.nan
+    rounds: int = 1
 
     @property
     def iqr_pct(self) -> float:
@@ -53,12 +70,112 @@ class Spread:
         return 100.0 * (self.q3 - self.q1) / self.median
 
 
-def spread(samples: Sequence[float]) -> Spread:
+@functools.cache
+def order_statistic_rank(n: int, level: float = rules.CI_LEVEL) -> int:
+    """The largest k (1-based) with P(x(k) <= median <= x(n+1-k)) >= level for n units,
+    that is 1 - 2 P(Bin(n, 1/2) <= k-1) >= level; 1 (the whole range) when none reaches it."""
+    cdf, k = 0.0, 1
+    log_half = n * math.log(0.5)
+    for i in range(0, (n + 1) // 2):
+        cdf += math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + log_half)
+        if 1 - 2 * cdf < level:  # cdf = P(Bin <= i): the coverage of rank i + 1 falls short
+            break
+        k = i + 1
+    return k if n else 0
+
+
+def median_interval(units: Sequence[float], level: float = rules.CI_LEVEL) -> tuple[float, float]:
+    """The distribution-free interval of the median of `units` (order_statistic_rank):
+    [x(k), x(n+1-k)] of the sorted units; the whole range where n is too small for the level."""
+    x = np.sort(np.asarray(units, dtype=float))
+    if len(x) == 0:
+        return math.nan, math.nan
+    k = order_statistic_rank(len(x), level)
+    return float(x[k - 1]), float(x[len(x) - k])
+
+
+def round_medians(samples: Sequence[float], sizes: Sequence[int] | None) -> list[float]:
+    """The median of each round, where `sizes` (samples per round, in order) cuts the samples
+    whole; else [] (one round, or sizes that do not add up: the raw samples stand)."""
+    if not sizes or len(sizes) < 2 or sum(sizes) != len(samples) or min(sizes) < 1:
+        return []
+    out, i = [], 0
+    for n in sizes:
+        out.append(float(np.median(samples[i:i + n])))
+        i += n
+    return out
+
+
+def spread(samples: Sequence[float], sizes: Sequence[int] | None = None) -> Spread:
     if len(samples) == 0:
         return Spread()
     a = np.asarray(samples, dtype=float)
     q1, med, q3 = np.percentile(a, [25, 50, 75])
-    return Spread(float(med), float(q1), float(q3), len(a))
+    rounds = round_medians(a, sizes)
+    lo, hi = median_interval(rounds or a)
+    floor = rules.TIME_FLOOR_PCT / 100.0
+    lo, hi = min(lo, med * (1 - floor)), max(hi, med * (1 + floor))
+    return Spread(float(med), float(q1), float(q3), len(a), float(lo), float(hi), len(rounds) or 1)
+
+
+# --------------------------------------------------------------------------- conditions
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """What NVML read during one timed window (schema.Telemetry), or why nothing."""
+
+    window: str
+    sm_clock_mhz: float = math.nan
+    sm_clock_min_mhz: float = math.nan
+    sm_clock_max_mhz: float = math.nan
+    power_w: float = math.nan
+    power_max_w: float = math.nan
+    temp_c: float = math.nan
+    samples: int = 0
+    duration_s: float = math.nan
+    reason: str | None = None  # why not recorded
+
+    @property
+    def recorded(self) -> bool:
+        return not math.isnan(self.sm_clock_mhz)
+
+
+def _f(x) -> float:
+    return math.nan if x is None else float(x)
+
+
+def conditions(window: str, t: schema.Telemetry | None, reason: str | None) -> Conditions:
+    """One window's conditions; "not recorded" with the set's reason where NVML gave nothing."""
+    if t is None or t.sm_clock_mhz is None:
+        why = (t.reason if t is not None and t.reason else None) or reason or "not recorded"
+        return Conditions(window, reason=why)
+    return Conditions(window, _f(t.sm_clock_mhz), _f(t.sm_clock_min_mhz), _f(t.sm_clock_max_mhz), _f(t.power_w),
+                      _f(t.power_max_w), _f(t.temp_c), t.samples, _f(t.duration_s), t.reason)
+
+
+# --------------------------------------------------------------------------- graph fidelity
+
+
+@dataclass(frozen=True)
+class GraphFidelity:
+    """Did one graph replay run the kernels of one eager call? `only_graph` and
+    `only_eager`: (kernel name, how many more launches) on each side."""
+
+    fidelity: str  # schema.GraphFidelity
+    detail: str | None
+    graph_kernels: int = 0
+    eager_kernels: int = 0
+    only_graph: tuple[tuple[str, int], ...] = ()
+    only_eager: tuple[tuple[str, int], ...] = ()
+
+
+def graph_fidelity(g: schema.GraphCheck | None) -> GraphFidelity | None:
+    if g is None:
+        return None
+    a, b = Counter(g.graph_kernels), Counter(g.eager_kernels)
+    return GraphFidelity(g.fidelity, g.detail, len(g.graph_kernels), len(g.eager_kernels),
+                         tuple(sorted((a - b).items())), tuple(sorted((b - a).items())))
 
 
 @dataclass(frozen=True)
@@ -78,10 +195,35 @@ class Times:
     # Why there is no GPU-only time: "not_measured" (no method: a CPU, or graph timing not asked
     # for; gpu_only_reason says which) or "no_trace" (kernel_sum with no trace to add up).
     gpu_only_absent: str | None = None
+    burst: Spread = Spread()
+    graph: Spread = Spread()  # the graph replay, also where GPU-only fell back to the kernel sum
+    windows: tuple[Conditions, ...] = ()  # every timed window's conditions (schema.Window order)
+    telemetry_reason: str | None = None  # why no window has any
+    fidelity: GraphFidelity | None = None
+    host_cost_ms: float = math.nan  # the host's own cost of a call (rules.HOST_COST_QUANTILE of host_ms)
 
     @property
     def host_overhead_ms(self) -> float:
         return self.eager.median - self.gpu_only.median
+
+    def window(self, name: str) -> Conditions:
+        """The conditions of one window (schema.Window), "not recorded" where it has none."""
+        found = next((c for c in self.windows if c.window == name), None)
+        return found or Conditions(name, reason=self.telemetry_reason or "not recorded")
+
+    @property
+    def gpu_only_conditions(self) -> Conditions:
+        """The conditions of the window the GPU-only time comes from (graph replay or kernel sum)."""
+        w = schema.Window.KERNEL_SUM if self.gpu_only_method == schema.GpuOnlyMethod.KERNEL_SUM else \
+            schema.Window.GPU_ONLY
+        c = self.window(w)
+        return c if c.recorded or w == schema.Window.GPU_ONLY else self.window(schema.Window.GPU_ONLY)
+
+    @property
+    def host_bound_outcome(self) -> str | None:
+        """rules.host_bound_outcome: yes, no, within noise; None when a time is missing."""
+        return rules.host_bound_outcome(self.eager.ci_lo, self.eager.ci_hi, self.gpu_only.ci_lo,
+                                        self.gpu_only.ci_hi, self.host_cost_ms)
 
     @property
     def eager_over_gpu_only(self) -> float:
@@ -91,8 +233,8 @@ class Times:
 
     @property
     def host_bound(self) -> bool | None:
-        """The report's one host-bound rule; None when either time is missing."""
-        return rules.host_bound(self.eager.median, self.gpu_only.median)
+        """True when host-bound (yes), False when not (no); None within noise or undecided."""
+        return {rules.YES: True, rules.NO: False}.get(self.host_bound_outcome)
 
 
 def kernel_sum_samples(tr: trace_mod.Trace | None) -> list[float]:
@@ -103,13 +245,55 @@ def kernel_sum_samples(tr: trace_mod.Trace | None) -> list[float]:
     return [sum(g.dur for g in fw.gpu) / 1e3 for fw in tr.forwards if fw.gpu]
 
 
+KernelSignature = tuple[tuple[str, str, int], ...]
+
+
+def kernel_signature(tr: trace_mod.Trace | None, check: schema.GraphCheck | None = None) -> KernelSignature | None:
+    """What one call runs on the GPU: (kind, full name, launches) of every GPU event of the
+    first profiled call, sorted; from capture's graph check (eager kernels) without a trace;
+    None without either. Equal signatures make a tie (rules, "ties")."""
+    if tr is not None and tr.forwards and tr.forwards[0].gpu:
+        c = Counter((g.kind, g.name) for g in tr.forwards[0].gpu)
+        return tuple(sorted((k, n, m) for (k, n), m in c.items()))
+    if check is not None and check.eager_kernels:
+        return tuple(sorted(("kernel", n, m) for n, m in Counter(check.eager_kernels).items()))
+    return None
+
+
+def _nan(x) -> bool:
+    return isinstance(x, float) and math.isnan(x)
+
+
+def share_outcomes(df: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
+    """Rows that run the same kernels (equal `kernel_signature`, within the groups of `by`)
+    get one host-bound outcome (rules.shared_outcome); host_bound follows it. A copy."""
+    df = df.copy()
+    if df.empty or "kernel_signature" not in df:
+        return df
+    groups: dict = {}
+    for i, r in df.iterrows():
+        if isinstance(r["kernel_signature"], tuple):
+            key = tuple(None if _nan(r[k]) else r[k] for k in by)
+            groups.setdefault((*key, r["kernel_signature"]), []).append(i)
+    for idx in groups.values():
+        if len(idx) > 1:
+            o = rules.shared_outcome(df.loc[idx, "host_bound_outcome"])
+            for i in idx:
+                df.at[i, "host_bound_outcome"] = o
+    df["host_bound"] = [{rules.YES: True, rules.NO: False}.get(o) for o in df["host_bound_outcome"]]
+    return df
+
+
 def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | None = None) -> Times:
-    """The three times of one record; `tr` is its parsed trace, if any."""
+    """The three times of one record; `tr` is its parsed trace, if any. The kernel sum
+    capture stored (schema 3, one sample per profiled call) stands before the trace's."""
     t = record.timing
-    ksum = spread(kernel_sum_samples(tr))
+    sizes = t.round_sizes or {}
+    ksum = spread(t.kernel_sum_ms, sizes.get(schema.Window.KERNEL_SUM)) if t.kernel_sum_ms else \
+        spread(kernel_sum_samples(tr))
     method, reason = t.gpu_only_method, t.gpu_only_reason
     if method == schema.GpuOnlyMethod.CUDA_GRAPH and t.gpu_only_ms:
-        gpu_only = spread(t.gpu_only_ms)
+        gpu_only = spread(t.gpu_only_ms, sizes.get(schema.Window.GPU_ONLY))
     elif method is not None:
         # kernel_sum, or cuda_graph with no samples kept: the trace stands in, labelled so.
         if method == schema.GpuOnlyMethod.CUDA_GRAPH:
@@ -118,31 +302,59 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
     else:
         gpu_only = Spread()
     absent = None if gpu_only.n else ("not_measured" if method is None else "no_trace")
+    graph = spread(t.gpu_only_ms, sizes.get(schema.Window.GPU_ONLY)) if method == schema.GpuOnlyMethod.CUDA_GRAPH \
+        and t.gpu_only_ms else spread(t.graph_ms, sizes.get(schema.Window.GPU_ONLY))
+    windows = tuple(conditions(w, t.telemetry.get(w), t.telemetry_reason) for w in schema.Window
+                    if w in t.telemetry)
+    host_cost = float(np.percentile(t.host_ms, rules.HOST_COST_QUANTILE)) if t.host_ms else math.nan
     return Times(gpu_only=gpu_only, gpu_only_method=method, gpu_only_reason=reason, kernel_sum=ksum,
-                 eager=spread(t.eager_ms), host=spread(t.host_ms), calls_per_replay=t.calls_per_replay,
-                 gpu_only_absent=absent)
+                 eager=spread(t.eager_ms, sizes.get(schema.Window.EAGER)),
+                 host=spread(t.host_ms, sizes.get(schema.Window.HOST)), calls_per_replay=t.calls_per_replay,
+                 gpu_only_absent=absent, burst=spread(t.burst_ms, sizes.get(schema.Window.BURST)), graph=graph,
+                 windows=windows, telemetry_reason=t.telemetry_reason or (None if windows else "not recorded"),
+                 fidelity=graph_fidelity(t.graph_check), host_cost_ms=host_cost)
 
 
 # The columns of `times_frame` and `row`; each name is used for the same quantity on every page and in the JSON.
+TELEMETRY_COLUMNS = ["sm_clock_mhz", "sm_clock_min_mhz", "power_w", "temp_c", "telemetry_reason"]
 COLUMNS = [
-    "gpu_only_ms", "gpu_only_q1_ms", "gpu_only_q3_ms", "gpu_only_n", "gpu_only_iqr_pct", "gpu_only_method",
-    "gpu_only_reason", "gpu_only_absent", "calls_per_replay", "kernel_sum_ms", "kernel_sum_n",
-    "eager_ms", "eager_q1_ms", "eager_q3_ms", "eager_n", "eager_iqr_pct",
-    "host_ms", "host_q1_ms", "host_q3_ms", "host_n", "host_iqr_pct",
-    "host_overhead_ms", "eager_over_gpu_only", "host_bound",
+    "gpu_only_ms", "gpu_only_q1_ms", "gpu_only_q3_ms", "gpu_only_n", "gpu_only_iqr_pct", "gpu_only_ci_lo_ms",
+    "gpu_only_ci_hi_ms", "gpu_only_rounds", "gpu_only_method", "gpu_only_reason", "gpu_only_absent",
+    "calls_per_replay", "kernel_sum_ms", "kernel_sum_n",
+    "eager_ms", "eager_q1_ms", "eager_q3_ms", "eager_n", "eager_iqr_pct", "eager_ci_lo_ms", "eager_ci_hi_ms",
+    "host_ms", "host_q1_ms", "host_q3_ms", "host_n", "host_iqr_pct", "host_cost_ms",
+    "host_overhead_ms", "eager_over_gpu_only", "host_bound", "host_bound_outcome",
+    "burst_ms", "burst_n", "graph_ms", "graph_fidelity", "graph_detail", "graph_only_in_graph", "graph_only_in_eager",
+    *TELEMETRY_COLUMNS, "burst_sm_clock_mhz",
 ]
 
 
+def _launches(pairs: tuple[tuple[str, int], ...]) -> str | None:
+    """Kernel names with their extra launches, "name ×n; ...", or None for none."""
+    return "; ".join(f"{n} ×{c}" for n, c in pairs) or None
+
+
 def row(tm: Times) -> dict[str, Any]:
-    """One flat row of `COLUMNS` (NaN where missing; host_bound None where undecided)."""
+    """One flat row of `COLUMNS` (NaN where missing; host_bound None within noise or undecided).
+    The telemetry columns are the GPU-only time's window's ("not recorded" in telemetry_reason)."""
     out: dict[str, Any] = {}
     for name, s in (("gpu_only", tm.gpu_only), ("eager", tm.eager), ("host", tm.host)):
         out.update({f"{name}_ms": s.median, f"{name}_q1_ms": s.q1, f"{name}_q3_ms": s.q3, f"{name}_n": s.n,
-                    f"{name}_iqr_pct": s.iqr_pct})
-    out.update(gpu_only_method=tm.gpu_only_method, gpu_only_reason=tm.gpu_only_reason, gpu_only_absent=tm.gpu_only_absent,
+                    f"{name}_iqr_pct": s.iqr_pct, f"{name}_ci_lo_ms": s.ci_lo, f"{name}_ci_hi_ms": s.ci_hi})
+    c = tm.gpu_only_conditions
+    out.update(gpu_only_rounds=tm.gpu_only.rounds, gpu_only_method=tm.gpu_only_method,
+               gpu_only_reason=tm.gpu_only_reason, gpu_only_absent=tm.gpu_only_absent,
                calls_per_replay=tm.calls_per_replay, kernel_sum_ms=tm.kernel_sum.median,
-               kernel_sum_n=tm.kernel_sum.n, host_overhead_ms=tm.host_overhead_ms,
-               eager_over_gpu_only=tm.eager_over_gpu_only, host_bound=tm.host_bound)
+               kernel_sum_n=tm.kernel_sum.n, host_cost_ms=tm.host_cost_ms, host_overhead_ms=tm.host_overhead_ms,
+               eager_over_gpu_only=tm.eager_over_gpu_only, host_bound=tm.host_bound,
+               host_bound_outcome=tm.host_bound_outcome, burst_ms=tm.burst.median, burst_n=tm.burst.n,
+               graph_ms=tm.graph.median, graph_fidelity=tm.fidelity.fidelity if tm.fidelity else None,
+               graph_detail=tm.fidelity.detail if tm.fidelity else None,
+               graph_only_in_graph=_launches(tm.fidelity.only_graph) if tm.fidelity else None,
+               graph_only_in_eager=_launches(tm.fidelity.only_eager) if tm.fidelity else None,
+               sm_clock_mhz=c.sm_clock_mhz, sm_clock_min_mhz=c.sm_clock_min_mhz, power_w=c.power_w, temp_c=c.temp_c,
+               telemetry_reason=None if c.recorded else c.reason,
+               burst_sm_clock_mhz=tm.window(schema.Window.BURST).sm_clock_mhz)
     return {k: out[k] for k in COLUMNS}
 
 
@@ -169,9 +381,12 @@ def times_frame(ls, trace_of: Callable[[str], trace_mod.Trace] | None = None) ->
 
 
 # The fields `python -m gen summary --format json` adds per variant, from a row of COLUMNS.
-JSON_FIELDS = ["gpu_only_ms", "gpu_only_q1_ms", "gpu_only_q3_ms", "gpu_only_n", "gpu_only_method", "gpu_only_reason",
-               "kernel_sum_ms", "eager_ms", "eager_q1_ms", "eager_q3_ms", "eager_n", "host_ms", "host_n",
-               "host_overhead_ms", "host_bound"]
+JSON_FIELDS = ["gpu_only_ms", "gpu_only_q1_ms", "gpu_only_q3_ms", "gpu_only_n", "gpu_only_ci_lo_ms",
+               "gpu_only_ci_hi_ms", "gpu_only_method", "gpu_only_reason",
+               "kernel_sum_ms", "eager_ms", "eager_q1_ms", "eager_q3_ms", "eager_n", "eager_ci_lo_ms", "eager_ci_hi_ms",
+               "host_ms", "host_n", "host_cost_ms", "host_overhead_ms", "host_bound", "host_bound_outcome",
+               "burst_ms", "burst_n", "graph_ms", "graph_fidelity", "graph_detail", *TELEMETRY_COLUMNS,
+               "burst_sm_clock_mhz"]
 
 
 def json_fields(r) -> dict[str, Any]:
@@ -181,10 +396,14 @@ def json_fields(r) -> dict[str, Any]:
         v = r[k]
         if isinstance(v, str) or v is None:
             out[k] = v
-        elif k == "host_bound":
-            out[k] = None if pd.isna(v) else bool(v)
+        elif k == "host_bound":  # true (yes), false (no), null (within noise, or undecided)
+            o = r["host_bound_outcome"]
+            out[k] = {rules.YES: True, rules.NO: False}.get(o) if isinstance(o, str) else (
+                None if pd.isna(v) else bool(v))
         elif k.endswith("_n"):
             out[k] = int(v)
+        elif k in ("graph_fidelity", "graph_detail", "telemetry_reason", "host_bound_outcome"):
+            out[k] = None if pd.isna(v) else str(v)
         else:
             out[k] = None if pd.isna(v) else round(float(v), 6)
     return out

@@ -23,13 +23,21 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gen.model import limits
 from gen.model.schema import UserError
 
-FORWARD_RE = re.compile(r"^forward#(\d+)$")
+FORWARD_RE = re.compile(r"^forward#(\d{1,9})$")
 GPU_KINDS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
 LAUNCH_CATS = {"cuda_runtime", "cuda_driver"}
 OP_CATS = {"cpu_op", "user_annotation"}
 CPU_CATS = OP_CATS | LAUNCH_CATS
+
+# Times are µs in floats: past 2^53 (285 years) a float cannot hold a whole µs, and
+# NaN, infinities or a negative duration are no times at all. One line, never a traceback.
+MAX_TIME_US = 2**53
+# Names longer than this are cut (and say so): the committed traces' longest name is 1,010
+# characters (CUTLASS's reach a few thousand), and each name is shown on pages several times.
+MAX_NAME = 4096
 
 
 class TraceError(UserError):
@@ -124,14 +132,16 @@ def short_name(name: str) -> str:
     return flat.split("::")[-1].split(" ")[-1] or name
 
 
+def _num(value):
+    """A finite number within ±2^53, else None (a launch field the trace lacks or garbles)."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and -MAX_TIME_US <= value <= MAX_TIME_US
+    return value if ok else None
+
+
 def _ints(value) -> tuple[int, ...] | None:
-    if isinstance(value, list) and all(isinstance(x, (int, float)) for x in value):
+    if isinstance(value, list) and value and len(value) <= 3 and all(_num(x) is not None for x in value):
         return tuple(int(x) for x in value)
     return None
-
-
-def _num(value):
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -142,14 +152,21 @@ GPU_ARGS = ("correlation", "stream", "grid", "block", "registers per thread", "s
 
 
 def _read_text(path: Path) -> str:
+    """The trace's text, read up to its limit (gen.model.limits): a gzip bomb stops
+    at the limit with one line instead of filling the memory."""
     if not path.is_file():
         raise TraceError(f"{path}: trace file is missing")
+    limit = limits.TRACE_BYTES.value()
     try:
         opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as fh:
-            return fh.read()
+        with opener(path, "rb") as fh:
+            data = fh.read(limit + 1)
     except (OSError, EOFError, zlib.error) as exc:
         raise TraceError(f"{path}: unreadable or truncated trace ({exc})") from None
+    if len(data) > limit:
+        raise limits.TRACE_BYTES.exceeded(path, f"holds more than {limit // limits.MIB:,} MiB once decompressed")
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TraceError(f"{path}: not a JSON trace ({exc})") from None
 
@@ -212,9 +229,18 @@ def load_events(path: str | Path) -> dict:
         data = json.loads(_read_text(path))
     except json.JSONDecodeError as exc:
         raise TraceError(f"{path}: not a JSON trace ({exc})") from None
+    except RecursionError:
+        raise TraceError(f"{path}: a JSON value nested too deep to read") from None
     if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list):
         raise TraceError(f"{path}: no traceEvents list")
     return data
+
+
+def _shown(x) -> str:
+    try:
+        return json.dumps(x)[:40]
+    except (ValueError, OverflowError):
+        return str(x)[:40]
 
 
 class _Raw:
@@ -230,19 +256,33 @@ def _collect(path: Path) -> tuple[list[_Raw], list]:
     """The complete events of the categories parse uses, type-checked, in file order."""
     kept: list[_Raw] = []
     wanted = CPU_CATS | set(GPU_KINDS)
+    max_events = limits.TRACE_EVENTS.value()
+    seen = 0
 
     def on_event(e) -> None:
+        nonlocal seen
+        seen += 1
+        if seen > max_events:
+            raise limits.TRACE_EVENTS.exceeded(path, f"holds more than {max_events:,} events")
         if not isinstance(e, dict) or e.get("ph") != "X":
             return
         cat = e.get("cat")
         if cat not in wanted:
             return
         name = str(e.get("name", ""))
+        if len(name) > MAX_NAME:
+            name = f"{name[:MAX_NAME]}… ({len(name) - MAX_NAME:,} more characters)"
         ts, dur, args = e.get("ts"), e.get("dur", 0), e.get("args")
         if not isinstance(ts, (int, float)) or isinstance(ts, bool):
             raise TraceError(f"{path}: event {name[:80]!r} has no numeric ts")
         if not isinstance(dur, (int, float)) or isinstance(dur, bool):
             raise TraceError(f"{path}: event {name[:80]!r} has a dur that is not a number ({json.dumps(dur)[:40]})")
+        if not -MAX_TIME_US <= ts <= MAX_TIME_US:  # NaN fails every comparison
+            raise TraceError(f"{path}: event {name[:80]!r} has ts {_shown(ts)}: not a time in µs "
+                             f"(finite, within ±2^53)")
+        if not 0 <= dur <= MAX_TIME_US:
+            raise TraceError(f"{path}: event {name[:80]!r} has dur {_shown(dur)}: not a duration in µs "
+                             f"(finite, 0 or more, within 2^53)")
         if args is None:
             args = {}
         elif not isinstance(args, dict):
@@ -262,6 +302,9 @@ def _collect(path: Path) -> tuple[list[_Raw], list]:
         top = _stream(_read_text(path), path, on_event)
     except json.JSONDecodeError as exc:
         raise TraceError(f"{path}: not a JSON trace ({exc})") from None
+    except RecursionError:
+        raise TraceError(f"{path}: a JSON value nested too deep to read (thousands of levels): "
+                         f"not a trace of torch.profiler") from None
     if not top["traceEvents"]:
         raise TraceError(f"{path}: no traceEvents list")
     props = top.get("deviceProperties")
@@ -302,6 +345,7 @@ def parse(path: str | Path) -> Trace:
             ranges.append((int(m.group(1)), e))
     if not ranges:
         raise TraceError(f"{path}: no forward#N ranges: not a trace written by gen.capture")
+    limits.TRACE_CALLS.check(path, len(ranges))
     ranges.sort(key=lambda r: r[1].ts)
     forwards = [Forward(i, float(e.ts), float(e.dur)) for i, e in ranges]
     starts = [e.ts for _, e in ranges]
@@ -365,4 +409,5 @@ def parse(path: str | Path) -> Trace:
         ))
     for fw in forwards:
         fw.cpu.sort(key=lambda c: (c.ts, c.depth))
+        limits.CALL_EVENTS.check(f"{path}: forward#{fw.index}", len(fw.cpu) + len(fw.gpu))
     return Trace(str(path), forwards, unattributed, props)

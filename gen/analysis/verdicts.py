@@ -8,16 +8,22 @@ from those rows alone, so that tests feed it small synthetic rows:
 
 - fastest: the variant with the lowest median GPU-only time (CUDA-graph
   replay, or the kernel sum of the profiled calls where the set has no graph
-  timing), against the runner-up: the fastest variant that runs a different
-  main kernel (variants running the same kernel are named with the fastest),
-  by how much, and whether the interquartile ranges keep them apart;
+  timing), against the runner-up: the fastest variant that runs other kernels
+  (variants running the same kernels are one rank, a tie, named with the
+  fastest), by how much, and whether the intervals of the two medians keep them
+  apart (rules.CI_METHOD); `fastest_outcome` yes, or within noise where another
+  variant's interval reaches the fastest's;
+- ranks: competition ranks under uncertainty: a variant's rank is 1 + the number
+  of variants decidedly faster (their interval ends below its own begins);
+  variants running the same kernels never are (rules, "ties");
 - auto: what SDPA ran with no backend pinned (its aten op and its kernel),
   which pinned variant runs the same kernel, and whether that is the fastest;
 - host: whether the eager per-call ranking (a Python loop, host gaps
   included) gives another answer than the GPU-only ranking;
-- why: one reason read off the kernels: the fastest's main kernel built for
-  this GPU's architecture against rivals' built for an older one, or fewer
-  GPU events a call.
+- why: one reason read off the kernels and the counted FLOPs: an SDPA runner-up
+  given the mask as a dense attn_mask, scoring every pair the fastest skips;
+  the fastest's main kernel built for this GPU's architecture against rivals'
+  built for an older one; or fewer GPU events a call.
 
 Every flag comes from gen.analysis.rules (noise, host-bound); no sentences
 here: gen.report's wording turns a Verdict into words. Reference sets have
@@ -26,10 +32,13 @@ one published figure per variant and no verdict; CPU sets rank by wall time.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass, field
 
-from gen.analysis import kernel_names, rules, tables, timings
+from gen.analysis import flops, kernel_names, rules, tables, timings
 from gen.analysis.values import variant_role
+from gen.model import scenarios as declared_scenarios
 from gen.model import schema
 from gen.model.variants import VARIANTS
 
@@ -53,9 +62,23 @@ def kernel_backend(name: str | None) -> str | None:
 Spread = timings.Spread
 
 
+def interval(s: Spread) -> tuple[float, float]:
+    """The interval of a median (rules.CI_METHOD); the floor band (rules.TIME_FLOOR_PCT)
+    around the median of a Spread made without one."""
+    if not math.isnan(s.ci_lo) and not math.isnan(s.ci_hi):
+        return s.ci_lo, s.ci_hi
+    f = rules.TIME_FLOOR_PCT / 100.0
+    return s.median * (1 - f), s.median * (1 + f)
+
+
+def faster(a: Spread, b: Spread) -> bool:
+    """a is decidedly faster than b: a's interval ends below b's begins."""
+    return rules.apart(interval(a)[1], interval(b)[0])
+
+
 def overlaps(a: Spread, b: Spread) -> bool:
-    """The two interquartile ranges overlap: their order is not settled."""
-    return a.q1 <= b.q3 and b.q1 <= a.q3
+    """The two medians' intervals overlap: their order is within noise."""
+    return not (faster(a, b) or faster(b, a))
 
 
 def _present(s: Spread) -> Spread | None:
@@ -88,13 +111,28 @@ class Timed:
     main_short: str | None = None
     main_index: int | None = None
     backend: str | None = None  # the SDPA backend its aten op names
-    host_bound: bool = False  # the report's one host-bound flag (the summary table's; see _host_bound)
-    eager_over_gpu_only: float | None = None  # where host-bound: what a Python loop sees over the GPU's own time
+    host_bound: bool = False  # the report's one host-bound flag: outcome yes (the summary table's; see _host_bound)
+    eager_over_gpu_only: float | None = None  # what a Python loop sees over the GPU's own time
+    host_bound_outcome: str | None = None  # rules.YES, NO, WITHIN_NOISE; None where undecided
+    signature: timings.KernelSignature | None = None  # every GPU event of one call (timings.kernel_signature)
+    main_us: float | None = None  # the main kernel's duration in the profiled call
+    wrong: bool = False  # a wrong answer (rules.wrong_answer): shown, never ranked
+    events_us: float | None = None  # every GPU event of the profiled call, added up
+    eager_ratio_ci: tuple[float, float] | None = None  # eager over GPU-only, by the intervals of both medians
+    host_cost_ms: float | None = None  # the host's own cost of a call (rules.HOST_COST_QUANTILE)
+    host_noise_why: str | None = None  # rules.host_bound_why: "eager", "host", "both", "same kernels"
+    reason: str | None = None  # why not measured (status other than ok), as the capture recorded it
 
     @property
-    def identity(self) -> str | None:
-        """What runs: the main kernel's name, or without a trace, the SDPA backend."""
-        return self.main_kernel or (f"backend:{self.backend}" if self.backend else None)
+    def kernels(self):
+        """What runs on the GPU, from kernel evidence: every GPU event of one call, else the main
+        kernel's name; None without a trace (a CPU set). Equal kernels make a tie."""
+        return self.signature or self.main_kernel
+
+    @property
+    def identity(self):
+        """What runs: its kernels, else (no trace) the SDPA backend its aten op names."""
+        return self.kernels or (f"backend:{self.backend}" if self.backend else None)
 
     @property
     def main_arch(self) -> int | None:
@@ -126,49 +164,84 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
     tr = _trace(ls, run)
     tm = timings.times(run, tr)
     gpu, eager, host = _present(tm.gpu_only), _present(tm.eager), _present(tm.host)
-    events = main = short = index = None
-    if tr is not None and tr.forwards:
-        kt = tables.kernel_table(ls, run.variant, run.mode, tr=tr)
-        events = len(kt)
-        mk = tables.main_kernel(kt)
-        if mk is not None:
-            main, short, index = mk["name"], mk["short_name"], int(mk["index"])
+    events, main, short, index, main_us, events_us = _kernels(ls, run, tr)
     known = VARIANTS.get(run.variant)
     backend = tables.backend_of(tr) if known and known.kind == "sdpa" else None
-    hb = _host_bound(ls, run, tm)
+    outcome = _host_bound(ls, run, tm)
     return Timed(run.variant, run.status, gpu, tm.gpu_only_method if gpu else None, eager, host, events, main, short,
-                 index, backend, hb, tm.eager_over_gpu_only if hb else None)
+                 index, backend, outcome == rules.YES, _num(tm.eager_over_gpu_only), outcome,
+                 timings.kernel_signature(tr, run.timing.graph_check), main_us=main_us, events_us=events_us,
+                 wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None), reason=run.reason,
+                 **_host_facts(tm))
 
 
-def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> bool:
-    """The report's one host-bound flag: the summary table's, where the run has a
+def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
+    """(GPU events, main kernel's name, short name, index, its µs, all events' µs) of a profiled call."""
+    if tr is None or not tr.forwards:
+        return None, None, None, None, None, None
+    kt = tables.kernel_table(ls, rec.variant, rec.mode, tr=tr)
+    mk = tables.main_kernel(kt)
+    total = float(kt["dur_us"].sum()) if len(kt) else None
+    if mk is None:
+        return len(kt), None, None, None, None, total
+    return len(kt), mk["name"], mk["short_name"], int(mk["index"]), float(mk["dur_us"]), total
+
+
+def _num(x: float) -> float | None:
+    return None if x is None or math.isnan(x) else x
+
+
+def _host_facts(tm: timings.Times) -> dict:
+    """The numbers behind a host-bound outcome: the ratio's interval, the host's cost, why within noise."""
+    e, g = _present(tm.eager), _present(tm.gpu_only)
+    if e is None or g is None:
+        return {}
+    elo, ehi, glo, ghi = e.ci_lo, e.ci_hi, g.ci_lo, g.ci_hi
+    cost = _num(tm.host_cost_ms) if tm.host_cost_ms is not None else None
+    known = not any(math.isnan(x) for x in (elo, ehi, glo, ghi)) and glo > 0 and ghi > 0
+    return dict(eager_ratio_ci=(elo / ghi, ehi / glo) if known else None, host_cost_ms=cost,
+                host_noise_why=rules.host_bound_why(elo, ehi, glo, ghi, cost))
+
+
+def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> str | None:
+    """The report's one host-bound outcome: the summary table's, where the run has a
     row there (so every page shows the same), else the timings' rule."""
     if ls.rs.kind != schema.SetKind.MEASURED or run.device != "cuda" or run.status != schema.Status.OK:
-        return False
+        return None
     if run.scenario == "article":
         st = tables.summary_table(ls, run.mode)
-        if not st.empty and "host_bound" in st:
+        if not st.empty and "host_bound_outcome" in st:
             row = st[st["variant"] == run.variant]
             if len(row):
-                return bool(row["host_bound"].iloc[0])
-    return bool(tm.host_bound)
+                return row["host_bound_outcome"].iloc[0]
+    return tm.host_bound_outcome
 
 
 def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
     tr = ls.sweep_trace(p.trace) if p.trace and p.status == schema.Status.OK else None
     tm = timings.times(p, tr)
     gpu = _present(tm.gpu_only)
-    hb = bool(tm.host_bound) and ls.rs.kind == schema.SetKind.MEASURED
-    events = main = short = index = None
-    if tr is not None and tr.forwards:
-        kt = tables.kernel_table(ls, p.variant, p.mode, tr=tr)
-        mk = tables.main_kernel(kt)
-        events = len(kt)
-        if mk is not None:
-            main, short, index = mk["name"], mk["short_name"], int(mk["index"])
+    measured = ls.rs.kind == schema.SetKind.MEASURED and ls.rs.environment.device == "cuda"
+    outcome = tm.host_bound_outcome if measured and p.status == schema.Status.OK else None
+    events, main, short, index, main_us, events_us = _kernels(ls, p, tr)
     return Timed(p.variant, p.status, gpu, tm.gpu_only_method if gpu else None, _present(tm.eager),
-                 _present(tm.host), events, main, short, index, host_bound=hb,
-                 eager_over_gpu_only=tm.eager_over_gpu_only if hb else None)
+                 _present(tm.host), events, main, short, index, host_bound=outcome == rules.YES,
+                 eager_over_gpu_only=_num(tm.eager_over_gpu_only), host_bound_outcome=outcome,
+                 signature=timings.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
+                 wrong=rules.wrong_answer(p.rel_error), reason=p.reason, **_host_facts(tm))
+
+
+def _share(rows: list[Timed]) -> list[Timed]:
+    """Rows that run the same kernels get one host-bound outcome (rules.shared_outcome)."""
+    out = []
+    for t in rows:
+        if t.signature is None:
+            out.append(t)
+            continue
+        o = rules.shared_outcome(x.host_bound_outcome for x in rows if x.signature == t.signature)
+        why = t.host_noise_why if o == t.host_bound_outcome else ("same kernels" if o == rules.WITHIN_NOISE else None)
+        out.append(dataclasses.replace(t, host_bound_outcome=o, host_bound=o == rules.YES, host_noise_why=why))
+    return out
 
 
 def point_of(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> schema.Point | None:
@@ -176,8 +249,19 @@ def point_of(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infer
     run = next((r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode and r.point), None)
     if run is not None:
         return run.point
+    points = _points(ls, scenario, mode)
+    return points[0] if points else None
+
+
+def _points(ls: tables.LoadedSet, scenario: str, mode: str) -> list[schema.Point]:
+    """A scenario's sweep points in one mode: its training points for a training step where it has them
+    (a scenario measured in training only, deterministic backward, has no others)."""
     rec = ls.rs.scenario(scenario)
-    return rec.points[0] if rec and rec.points else None
+    if rec is None:
+        return []
+    if mode == schema.Mode.TRAIN and getattr(rec, "train_points", None):
+        return list(rec.train_points)
+    return list(rec.points)
 
 
 def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> list[Timed]:
@@ -185,16 +269,15 @@ def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inferenc
     the scenario has none, from the sweep at the scenario's first point."""
     runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
     if runs:
-        return [timed_row(ls, r) for r in runs]
-    rec = ls.rs.scenario(scenario)
-    if rec is None or not rec.points:
-        return []
-    return timed_at(ls, scenario, rec.points[0], mode)
+        return _share([timed_row(ls, r) for r in runs])
+    points = _points(ls, scenario, mode)
+    return timed_at(ls, scenario, points[0], mode) if points else []
 
 
 def timed_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> list[Timed]:
     """Every variant's sweep record at one point of a scenario."""
-    return [_sweep_row(ls, p) for p in ls.rs.sweep if p.scenario == scenario and p.mode == mode and p.point == point]
+    return _share([_sweep_row(ls, p) for p in ls.rs.sweep
+                   if p.scenario == scenario and p.mode == mode and p.point == point])
 
 
 def verdict_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> Verdict | None:
@@ -205,7 +288,7 @@ def verdict_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: s
     key = ("verdict_at", scenario, point, mode)
     if key not in ls._tables:
         ls._tables[key] = decide(timed_at(ls, scenario, point, mode), ls.name, scenario, mode,
-                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability))
+                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability), point)
     return ls._tables[key]
 
 
@@ -250,7 +333,9 @@ class Why:
     """One reason the fastest wins, read off the kernels."""
 
     kind: str  # "native_arch": built for this GPU's architecture, rivals for an older one;
-    #            "fewer_events": fewer GPU events a call than the runner-up
+    #            "fewer_events": fewer GPU events a call than the runner-up;
+    #            "dense_mask": the runner-up (SDPA) got the mask as a dense attn_mask and scores every
+    #            (query, key) pair, the fastest only those the mask lets through
     gpu_arch: int | None
     fastest_kernel: str | None
     fastest_arch: int | None
@@ -258,6 +343,15 @@ class Why:
     older: tuple[tuple[str, str, int], ...] = ()  # (variant, kernel, arch) of rivals built for an older one
     fastest_events: int | None = None
     runner_up_events: int | None = None
+    point: schema.Point | None = None  # dense_mask: the point, and its FLOPs (gen.analysis.flops)
+    dense_flops: float | None = None  # every (query, key) pair scored
+    masked_flops: float | None = None  # the pairs the mask lets through
+    runner_up_main_us: float | None = None  # the runner-up's main kernel in its profiled call
+    runner_up_events_us: float | None = None  # all its GPU events in that call
+    fastest_main_us: float | None = None  # the fastest's main kernel in its profiled call
+    fastest_events_us: float | None = None  # all its GPU events in that call
+    compared: tuple[tuple[str, str | None, float | None], ...] = ()  # native_arch, main_kernel: (variant,
+    #   main kernel's full name, its µs in the profiled call) of the runner-up and SDPA flash where present
 
 
 @dataclass(frozen=True)
@@ -272,16 +366,43 @@ class Verdict:
     same_kernel: tuple[str, ...]
     runner_up: Timed | None
     ratio: float | None  # runner-up over fastest
-    settled: bool | None  # the two IQRs do not overlap
+    settled: bool | None  # the intervals of the two medians do not overlap (rules.CI_METHOD)
     auto: AutoPick | None
     host: HostChange | None
     why: Why | None
     noise: tuple[Noise, ...] = field(default_factory=tuple)  # the ranking time's, of the fastest, runner-up, auto
-    host_bound: tuple[str, ...] = ()  # every host-bound variant, in ranking order
+    host_bound: tuple[str, ...] = ()  # every host-bound variant (outcome yes), in ranking order
     rows: tuple[Timed, ...] = ()  # every ranked row, in ranking order
+    rank_of_: tuple[tuple[str, int], ...] = ()  # competition rank under uncertainty (see `ranks`)
+    fastest_outcome: str = rules.YES  # YES, or WITHIN_NOISE when `near` is not empty
+    near: tuple[str, ...] = ()  # variants running other kernels whose interval reaches the fastest's
+    host_noise: tuple[str, ...] = ()  # variants whose host-bound outcome is within noise, in ranking order
+    not_measured: tuple[tuple[str, str, str | None], ...] = ()  # (variant, status, reason) of rows with no time
+    sweep_gaps: tuple[tuple[str, str | None], ...] = ()  # ranked from profiled runs, not measured by the
+    #                                                      sweep at the same point: (variant, the sweep's reason)
+
+    @property
+    def missing_kind(self) -> str | None:
+        """The scenario's own kind of call (a word of its name that variants carry as a keyword, "fp8")
+        when no variant carrying it was measured and one that carries it was not: the verdict then
+        says nothing about that kind."""
+        words = set(self.scenario.split("-"))
+        def kinds(names):
+            return {k for n in names if n in VARIANTS for k in VARIANTS[n].keywords} & words
+        lost = kinds(x for x, _, _ in self.not_measured) - kinds(t.variant for t in self.rows)
+        return min(lost) if lost else None
+
+    @property
+    def field_of_one(self) -> bool:
+        """Fewer than two calls running different kernels were measured: nothing to rank against."""
+        return self.runner_up is None
 
     def row(self, variant: str) -> Timed | None:
         return next((t for t in self.rows if t.variant == variant), None)
+
+    def rank(self, variant: str) -> int | None:
+        """The variant's rank: 1 + the variants decidedly faster; ties share it."""
+        return dict(self.rank_of_).get(variant)
 
     def spread(self, t: Timed) -> Spread | None:
         return _basis(t, self.basis)
@@ -300,18 +421,75 @@ def _instruction(name: str | None) -> str | None:
     return d.get("instruction")
 
 
-def _why(fastest: Timed, runner: Timed | None, others: list[Timed], gpu: int | None) -> Why | None:
+def _dense_mask(fastest: Timed, runner: Timed | None, point: schema.Point | None, gpu: int | None) -> Why | None:
+    """SDPA takes no window or other mask but square causal as a rule: capture passes it as a dense
+    boolean attn_mask (gen.capture.attention.SDPAttention), so an SDPA runner-up scores every pair;
+    named when that is at least rules.MASKED_WORK_RATIO times the work the mask lets through."""
+    if point is None or runner is None or point.mask == schema.Mask.NONE:
+        return None
+    if point.mask == schema.Mask.CAUSAL and point.q_len == point.kv_len:
+        return None  # is_causal: SDPA's kernels skip the masked half themselves
+    kinds = {t.variant: VARIANTS[t.variant].kind if t.variant in VARIANTS else None for t in (fastest, runner)}
+    if kinds[runner.variant] != "sdpa" or kinds[fastest.variant] == "sdpa":
+        return None
+    dense, inside = flops.dense_flops(point), flops.flops(point)
+    if not inside or dense < rules.MASKED_WORK_RATIO * inside:
+        return None
+    return Why("dense_mask", gpu, fastest.main_short, fastest.main_arch, _instruction(fastest.main_kernel), (),
+               fastest.events, runner.events, point, dense, inside, runner.main_us, runner.events_us)
+
+
+def _why(fastest: Timed, runner: Timed | None, others: list[Timed], gpu: int | None,
+         point: schema.Point | None = None) -> Why | None:
+    masked = _dense_mask(fastest, runner, point, gpu)
+    if masked is not None:
+        return masked
     fa = fastest.main_arch
-    older = tuple((t.variant, t.main_short, t.main_arch) for t in others
-                  if t.main_arch is not None and fa is not None and t.main_arch < fa
-                  and t.identity != fastest.identity)
-    if fa is not None and gpu is not None and fa == gpu and older:
+    # Against the runner-up, and SDPA flash where it ran other kernels: never against the slowest rows.
+    flash = next((t for t in others if t.variant == "sdpa_flash" and t.identity != fastest.identity), None)
+    rivals = [t for t in dict.fromkeys(x for x in (runner, flash) if x is not None)]
+    compared = tuple((t.variant, t.main_kernel, t.main_us) for t in rivals if t.main_kernel)
+    older = tuple((t.variant, t.main_short, t.main_arch) for t in rivals
+                  if t.main_arch is not None and fa is not None and t.main_arch < fa)
+    if fa is not None and gpu is not None and fa == gpu and compared and all(
+            t.main_arch is None or t.main_arch < fa for t in rivals):
         return Why("native_arch", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), older,
-                   fastest.events, runner.events if runner else None)
-    if runner and fastest.events is not None and runner.events is not None and fastest.events < runner.events:
+                   fastest.events, runner.events if runner else None, fastest_main_us=fastest.main_us,
+                   compared=compared)
+    if runner and fastest.events is not None and runner.events is not None and fastest.events < runner.events \
+            and _events_explain(fastest, runner):
         return Why("fewer_events", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), (),
-                   fastest.events, runner.events)
+                   fastest.events, runner.events, runner_up_main_us=runner.main_us,
+                   runner_up_events_us=runner.events_us)
+    if runner and fastest.main_us and runner.main_us and _kernels_explain(fastest, runner):
+        return Why("main_kernel", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), (),
+                   fastest.events, runner.events, runner_up_main_us=runner.main_us,
+                   runner_up_events_us=runner.events_us, fastest_main_us=fastest.main_us,
+                   fastest_events_us=fastest.events_us,
+                   compared=((runner.variant, runner.main_kernel, runner.main_us),))
     return None
+
+
+def _kernels_explain(fastest: Timed, runner: Timed) -> bool:
+    """The main kernels' difference is at least rules.EVENTS_REASON_SHARE of the gap between the two
+    profiled calls: the attention kernels themselves are the reason."""
+    diff = runner.main_us - fastest.main_us
+    if diff <= 0:
+        return False
+    if None in (fastest.events_us, runner.events_us):
+        return True
+    gap = runner.events_us - fastest.events_us
+    return gap > 0 and diff >= rules.EVENTS_REASON_SHARE * gap
+
+
+def _events_explain(fastest: Timed, runner: Timed) -> bool:
+    """The runner-up's events besides its main kernel take at least rules.EVENTS_REASON_SHARE of the gap
+    between the two profiled calls; unknown durations (no trace) leave the count as the reason."""
+    if None in (fastest.events_us, runner.events_us, runner.main_us):
+        return True
+    gap = runner.events_us - fastest.events_us
+    extra = runner.events_us - runner.main_us
+    return gap <= 0 or extra >= rules.EVENTS_REASON_SHARE * gap
 
 
 def _host_change(ok: list[Timed], fastest: Timed, basis: str) -> HostChange | None:
@@ -335,10 +513,11 @@ def _host_change(ok: list[Timed], fastest: Timed, basis: str) -> HostChange | No
 
 
 def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mode: str = "inference",
-           gpu_arch: int | None = None) -> Verdict | None:
+           gpu_arch: int | None = None, point: schema.Point | None = None) -> Verdict | None:
     """The verdict from Timed rows alone (see the module docstring); None when
     no variant has a time to rank by."""
-    ok = [t for t in rows if t.status == schema.Status.OK]
+    # A wrong answer is shown on its page, never ranked (rules.wrong_answer).
+    ok = [t for t in rows if t.status == schema.Status.OK and not t.wrong]
     # The ranking time every row has (GPU-only first): rows timed another way are never dropped from the ranking.
     bases = ("gpu_only", "eager", "host")
     basis = next((b for b in bases if ok and all(getattr(t, b) for t in ok)), None) or \
@@ -356,9 +535,11 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         ranked.remove(auto_row)
         ranked.insert(ranked.index(twin) + 1, auto_row)
     fastest = ranked[0]
-    same = tuple(t.variant for t in ranked[1:] if fastest.identity and t.identity == fastest.identity)
+    same = tuple(t.variant for t in ranked[1:] if fastest.kernels and t.kernels == fastest.kernels)
     rivals = [t for t in ranked[1:] if t.variant not in same]
     runner = rivals[0] if rivals else None
+    rank_of = _competition_ranks(ranked, basis)
+    near = tuple(t.variant for t in rivals if rank_of[t.variant] == 1)
     fs, rs_ = _basis(fastest, basis), _basis(runner, basis) if runner else None
     auto = None
     a = next((t for t in ok if t.variant == auto_name), None)
@@ -382,8 +563,22 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         method=fastest.gpu_only_method if basis == "gpu_only" else None,
         ranking=tuple(t.variant for t in ranked), fastest=fastest, same_kernel=same, runner_up=runner,
         ratio=_ratio(fs, rs_), settled=None if rs_ is None else not overlaps(fs, rs_), auto=auto,
-        host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch),
-        noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked))
+        host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch, point),
+        noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked),
+        rank_of_=tuple(rank_of.items()), fastest_outcome=rules.WITHIN_NOISE if near else rules.YES, near=near,
+        host_noise=tuple(t.variant for t in ranked if t.host_bound_outcome == rules.WITHIN_NOISE),
+        not_measured=tuple((t.variant, t.status, t.reason) for t in rows if t.status != schema.Status.OK))
+
+
+def _competition_ranks(ranked: list[Timed], basis: str) -> dict[str, int]:
+    """variant -> 1 + the rows decidedly faster (intervals apart), rows running the same
+    kernels never counted (a tie): equal ranks where the times cannot tell rows apart."""
+    out = {}
+    for t in ranked:
+        st = _basis(t, basis)
+        out[t.variant] = 1 + sum(1 for o in ranked if o is not t and not (t.kernels and o.kernels == t.kernels)
+                                 and faster(_basis(o, basis), st))
+    return out
 
 
 def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> Verdict | None:
@@ -394,28 +589,81 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
         return None
     key = ("verdict", scenario, mode)
     if key not in ls._tables:
-        ls._tables[key] = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
-                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability))
+        v = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
+                   kernel_names.gpu_arch(ls.rs.environment.compute_capability), point_of(ls, scenario, mode))
+        if v is not None:
+            v = dataclasses.replace(v, sweep_gaps=_sweep_gaps(ls, v))
+        ls._tables[key] = v
     return ls._tables[key]
+
+
+def _sweep_gaps(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str | None], ...]:
+    """Ranked rows that come from the profiled runs where the sweep, at the same point, did not measure
+    the variant: the verdict then says where those rows come from (the scaling page has no such row)."""
+    if not any(r.scenario == v.scenario and r.mode == v.mode for r in ls.rs.runs):
+        return ()
+    p = point_of(ls, v.scenario, v.mode)
+    sweep = {s.variant: s for s in ls.rs.sweep if s.scenario == v.scenario and s.mode == v.mode and s.point == p}
+    return tuple((t.variant, sweep[t.variant].reason) for t in v.rows
+                 if t.variant in sweep and sweep[t.variant].status != schema.Status.OK)
 
 
 def scenarios(ls: tables.LoadedSet) -> list[str]:
     """The scenarios of a set that have something timed, the article's first."""
     names = [s.name for s in ls.rs.scenarios] or ["article"]
     have = {r.scenario for r in ls.rs.runs} | {p.scenario for p in ls.rs.sweep}
-    return [n for n in names if n in have]
+    # in the declared order (gen.model.scenarios), not the order a capture ran them in
+    order = list(declared_scenarios.SCENARIOS)
+    return sorted((n for n in names if n in have), key=lambda n: order.index(n) if n in order else len(order))
 
 
 def ranks(v: Verdict | None) -> dict[str, tuple[int, int, int]]:
-    """variant -> (measured rank, lowest and highest rank its IQR allows), from the
-    verdict's ranking: the one ranking every page shows. A variant whose IQR
-    overlaps another's could be ranked on either side of it."""
+    """variant -> (rank, best and worst rank its interval allows), from the verdict: the
+    one ranking every page shows. The rank is 1 + the variants decidedly faster (ties and
+    rows within noise share it); the worst, the variants not decidedly slower, itself and
+    its ties included."""
     if v is None:
         return {}
     out = {}
-    spreads = [(t.variant, v.spread(t)) for t in v.rows]
-    for i, (name, s) in enumerate(spreads):
-        lo = 1 + sum(1 for _, o in spreads if o.q3 < s.q1)
-        hi = sum(1 for _, o in spreads if o.q1 <= s.q3)
-        out[name] = (i + 1, min(lo, i + 1), max(hi, i + 1))
+    for t in v.rows:
+        s = v.spread(t)
+        rank = v.rank(t.variant)
+        worst = sum(1 for o in v.rows if o is t or (t.kernels and o.kernels == t.kernels)
+                    or not faster(s, v.spread(o)))
+        out[t.variant] = (rank, rank, max(worst, rank))
+    return out
+
+
+@dataclass(frozen=True)
+class Classes:
+    """Every classification one verdict makes, as plain values: what two captures of the
+    same GPU and PyTorch must agree on (benchmarks/capture_agreement.py compares them)."""
+
+    scenario: str
+    mode: str
+    fastest: tuple[str, ...]  # the variants of rank 1 (the fastest, its ties and any within noise)
+    fastest_outcome: str  # rules.YES or WITHIN_NOISE
+    ranks: tuple[tuple[str, int], ...]  # variant -> rank, in ranking order
+    ties: tuple[tuple[str, ...], ...]  # groups of variants that run the same kernels (two or more)
+    host_bound: tuple[tuple[str, str | None], ...]  # variant -> rules.YES, NO, WITHIN_NOISE (None: undecided)
+
+
+def classes(v: Verdict) -> Classes:
+    groups: dict = {}
+    for t in v.rows:
+        if t.kernels:
+            groups.setdefault(t.kernels, []).append(t.variant)
+    return Classes(v.scenario, v.mode, tuple(x for x, r in v.rank_of_ if r == 1), v.fastest_outcome, v.rank_of_,
+                   tuple(sorted(tuple(sorted(g)) for g in groups.values() if len(g) > 1)),
+                   tuple((t.variant, t.host_bound_outcome) for t in v.rows))
+
+
+def all_classes(ls: tables.LoadedSet) -> dict[tuple[str, str], Classes]:
+    """(scenario, mode) -> the classifications of its verdict, for every scenario and mode the set ranks."""
+    out = {}
+    for scenario in scenarios(ls):
+        for mode in schema.Mode:
+            v = verdict(ls, scenario, mode)
+            if v is not None:
+                out[(scenario, str(mode))] = classes(v)
     return out

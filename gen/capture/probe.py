@@ -13,20 +13,36 @@ from __future__ import annotations
 import contextlib
 import gc
 import gzip
+import os
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import torch
 
 LOG: list[str] = []
+LOG_FILE: list[Path] = []  # where each line is appended as it is said (a resumable capture's log)
+_SEEN_BACKENDS: set[str] = set()
 
 
 def log(msg: str) -> None:
     """Progress on stderr, kept too for the set's capture.log."""
     LOG.append(msg)
-    print(msg, file=sys.stderr, flush=True)
+    from gen.capture import progress
+
+    progress.say(msg)
+    for path in LOG_FILE:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(msg + "\n")
+
+
+def first_in_process(kind: str, backend: str | None) -> bool:
+    """True the first time a backend is called in this process (its libraries
+    load, its plans are made then), False after."""
+    key = f"{kind}:{backend}"
+    first = key not in _SEEN_BACKENDS
+    _SEEN_BACKENDS.add(key)
+    return first
 
 
 def sync(device: torch.device) -> None:
@@ -34,8 +50,9 @@ def sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def free(device: torch.device) -> None:
-    gc.collect()
+def free(device: torch.device, collect: bool = True) -> None:
+    if collect:
+        gc.collect()
     if device.type == "cuda":
         torch.cuda.empty_cache()
 
@@ -71,15 +88,26 @@ def peak_memory(step, device: torch.device) -> tuple[int | None, int | None]:
     return torch.cuda.max_memory_allocated(device), base
 
 
-def profile_to(step, path: Path, device: torch.device, wait: int, warmup: int, active: int) -> int:
+def profile_to(step, path: Path | None, device: torch.device, wait: int, warmup: int, active: int,
+               work: list | None = None) -> int:
     """Profile wait+warmup+active calls, each in its own record_function range
-    `forward#i`; keep the active ones as a gzipped Chrome trace. Returns active."""
+    `forward#i`; keep the active ones as a gzipped Chrome trace (path None: no
+    trace kept). Returns active; on a GPU, `work` gets one (names, ms) per
+    active call: its GPU work and their summed time (gen.capture.gpuwork)."""
+    import tempfile
+
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
     activities = [ProfilerActivity.CPU]
     if device.type == "cuda":
         activities.append(ProfilerActivity.CUDA)
-    raw = path.with_suffix("")  # foo.json.gz -> foo.json
+    if path is None:
+        fd, tmp = tempfile.mkstemp(prefix="gen-prof-", suffix=".json")
+        os.close(fd)
+        raw = Path(tmp)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        raw = path.with_suffix("")  # foo.json.gz -> foo.json
 
     def ready(prof):
         prof.export_chrome_trace(str(raw))
@@ -95,9 +123,15 @@ def profile_to(step, path: Path, device: torch.device, wait: int, warmup: int, a
                 step()
             sync(device)
             prof.step()
-    # mtime=0 so that the same trace gives the same bytes.
-    with open(raw, "rb") as src, gzip.GzipFile(path, "wb", compresslevel=9, mtime=0) as dst:
-        shutil.copyfileobj(src, dst)
+    if work is not None and device.type == "cuda":
+        from gen.capture import gpuwork
+
+        work.extend(gpuwork.work_of_trace(raw))
+    if path is not None:
+        # mtime=0 so that the same trace gives the same bytes. Level 6: level 9
+        # took seconds a trace for a few percent.
+        with open(raw, "rb") as src, gzip.GzipFile(path, "wb", compresslevel=6, mtime=0) as dst:
+            shutil.copyfileobj(src, dst)
     raw.unlink()
     return active
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import gc
+import json
 import os
 import platform
 import shutil
@@ -24,7 +26,8 @@ from pathlib import Path
 import torch
 
 from gen.capture import counters as counter_defs
-from gen.capture import sweep
+from gen.capture import probe, staging, sweep, telemetry
+from gen.capture import progress as progress_defs
 from gen.capture.attention import (
     DTYPES,
     build,
@@ -158,7 +161,7 @@ def _grads(out, inputs, grad_out):
 
 def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.device, budget: Budget,
                 staging: Path, point: schema.Point | None = None, scenario: str = "article",
-                dtype: str | None = None) -> schema.VariantRun:
+                dtype: str | None = None, sampler=None, burst: bool = False) -> schema.VariantRun:
     """One variant in one mode at one point (default: the config's shape, causal):
     correctness, the three timings, peak memory and a profiled trace."""
     point = point or _point(cfg, cfg.seq_len, cfg.head_dim)
@@ -183,6 +186,7 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
                 step = call(built, q, k, v_, grad_out)
 
                 with _mode_context(train):
+                    run.first_in_process = probe.first_in_process(v.kind, v.backend)
                     t0 = time.perf_counter()
                     step()  # the first call: compiles, plans, or refuses
                     _sync(device)
@@ -198,14 +202,18 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
 
         # torch.no_grad() (inference) is entered here, once, outside every loop.
         with built.context(), _mode_context(train):
-            run.timing = measure(step, device, budget, graph=True)
-            q.grad = k.grad = v_.grad = None
-            _free(device)
-            run.peak_memory_bytes, run.baseline_memory_bytes = peak_memory(step, device)
             rel = f"{schema.TRACE_DIR}/{scenario}__{mode}__{v.name}.json.gz"
-            run.profiled_forwards = profile_to(
-                step, staging / rel, device, cfg.profile_wait, cfg.profile_warmup, cfg.profile_active
-            )
+            run.peak_memory_bytes, run.baseline_memory_bytes = peak_memory(step, device)
+            q.grad = k.grad = v_.grad = None
+
+            def profiled():
+                work: list = []
+                run.profiled_forwards = profile_to(step, staging / rel, device, cfg.profile_wait,
+                                                   cfg.profile_warmup, cfg.profile_active, work=work)
+                return work or None
+
+            run.timing = measure(step, device, budget, graph=True, sampler=sampler, profiled=profiled,
+                                 do_burst=burst)
             run.trace = rel
     except torch.OutOfMemoryError as exc:
         run.status, run.reason = "unavailable", _mem_reason(exc)
@@ -246,9 +254,15 @@ def counter_pass(runs: list[schema.VariantRun], modes: list[str], cfg: schema.Ru
     at the run point, in a process of its own (gen.capture.counters). Returns
     the environment with ncu's version."""
     for mode in modes:
-        ok = [r for r in runs if r.mode == mode and r.status == schema.Status.OK]
-        if not ok:
-            continue
+        env = counter_pass_mode(runs, mode, cfg, device, env)
+    return env
+
+
+def counter_pass_mode(runs: list[schema.VariantRun], mode: str, cfg: schema.RunConfig, device: torch.device,
+                      env: schema.Environment) -> schema.Environment:
+    """One mode's counter pass (see counter_pass)."""
+    ok = [r for r in runs if r.mode == mode and r.status == schema.Status.OK]
+    if ok:
         _free(device)
         got = counter_defs.collect([r.variant for r in ok], mode, ok[0].point or _point(cfg, cfg.seq_len, cfg.head_dim),
                                    cfg.dtype, seed=cfg.seed or 0, device=device.type)
@@ -273,17 +287,66 @@ def _point(cfg: schema.RunConfig, seq: int, dim: int) -> schema.Point:
 # --------------------------------------------------------------------------- the whole run
 
 
+def _fingerprint(cfg: schema.RunConfig, scenarios, modes, budget: Budget, counters: bool,
+                 env: schema.Environment) -> dict:
+    """What must match for --resume to continue a partial capture."""
+    return {
+        "config": dataclasses.asdict(cfg),
+        "scenarios": [dataclasses.asdict(s.record(modes)) for s in scenarios],
+        "budget": dataclasses.asdict(budget),
+        "counters": counters,
+        "gpu": env.gpu_name, "torch": env.torch, "driver": env.driver, "cuda": env.cuda,
+        "schema_version": schema.SCHEMA_VERSION,
+    }
+
+
+def _burst_points(env: schema.Environment) -> set:
+    """(scenario, variant, mode, point) that a reference set of this GPU
+    publishes (gen.model.anchors): also timed as their publisher did."""
+    if env.gpu_name is None:
+        return set()
+    from gen.model import anchors
+
+    slug = layout.name_slug(env.gpu_name)
+    out = set()
+    for ref in anchors.build_all():
+        if not ref.name.startswith(slug + "__"):
+            continue
+        for p in ref.sweep:
+            out.add((p.scenario, p.variant, p.mode, p.point))
+    return out
+
+
+def _bring_up_clocks(device: torch.device) -> None:
+    """A second of matrix products, so that the first variant does not pay for the clocks' ramp."""
+    a = torch.randn(4096, 4096, device=device, dtype=torch.bfloat16)
+    t_end = time.perf_counter() + 1.0
+    while time.perf_counter() < t_end:
+        for _ in range(20):
+            a @ a
+        torch.cuda.synchronize()
+    del a
+
+
 def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: str, modes: list[str],
             out_root: Path, force: bool = False, label: str | None = None, budget: Budget | None = None,
             sweep_seqs: list[int] | None = None, sweep_dims: list[int] | None = None,
             time_limit_s: float = 3600.0, seed: int = 0, if_missing: bool = False,
-            scenarios: list[scenario_defs.Scenario] | None = None, counters: bool = True) -> Path:
+            scenarios: list[scenario_defs.Scenario] | None = None, counters: bool = True,
+            resume: bool = False, started: float | None = None) -> Path:
     """Run everything asked for and publish one result set; returns its path.
     `scenarios` (gen.model.scenarios, shaped by the CLI) say what is swept;
     without them, the article's at `shape`, swept over sweep_seqs x sweep_dims.
-    The profiled runs are the article's run point, when it is among them."""
+    The profiled runs are the article's run point, when it is among them.
+    Every finished item is kept in a staging area (gen.capture.staging) as it
+    ends; `resume` continues a partial capture there. `started`: when the
+    process began the capture (time.monotonic()), for the time by stage."""
     t_start = time.monotonic()
+    session_start = started if started is not None else t_start
     _LOG.clear()
+    # The objects of the imports (torch's are hundreds of thousands) are left out of every
+    # collection from here on: each free() between runs then takes a millisecond, not 0.1-0.3 s.
+    gc.freeze()
     budget = budget or Budget()
     if dtype not in DTYPES:
         raise schema.UserError(f"--dtype: {dtype!r} is not one of {', '.join(DTYPES)}")
@@ -305,57 +368,169 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
         variants=[v.name for v in variants], warmup_min=budget.warmup_min, repeats=budget.repeats,
         profile_wait=1, profile_warmup=1, profile_active=3, error_draws=3, seed=seed,
     )
+    if scenarios is None:
+        dims = [D] + [d for d in (sweep_dims or []) if d != D]
+        scenarios = [scenario_defs.with_overrides(
+            scenario_defs.SCENARIOS[scenario_defs.ARTICLE], batch=B, heads=H, run_length=S, head_dims=dims,
+            lengths=sweep_seqs or [], dtype=dtype)]
     layout.recover(Path(out_root))  # what a killed run left: restored or removed, and said
-    staging = layout.make_staging(Path(out_root), name)
-    (staging / schema.TRACE_DIR).mkdir()
+    sampler = telemetry.Sampler(device) if device.type == "cuda" else telemetry.Sampler(device)
+    env = dataclasses.replace(env, nvml=sampler.version or sampler.reason, sm_clock_max_mhz=sampler.sm_clock_max_mhz,
+                              power_limit_w=sampler.power_limit_w)
+    store = staging.Store(Path(out_root), name)
+    fingerprint = _fingerprint(cfg, scenarios, modes, budget, counters, env)
+    if store.exists() and not resume:
+        if not force:
+            raise schema.UserError(
+                f"{store.path}: a partial capture of {store.count()} items is there; pass --resume to continue "
+                f"it, or --force to start over")
+        store.remove()
+    if resume and store.exists():
+        meta = store.meta()
+        diff = staging.differences(meta.get("fingerprint", {}), fingerprint)
+        if diff:
+            raise schema.UserError(f"--resume: the partial capture at {store.path} was asked with other options "
+                                   f"(they differ in: {', '.join(diff)}); run it with the same options, or "
+                                   f"with --force to start over")
+        env_first = staging.load(schema.Environment, meta["environment"], str(store.path / "meta.json"))
+        env = dataclasses.replace(env_first, nvml=env.nvml, sm_clock_max_mhz=env.sm_clock_max_mhz,
+                                  power_limit_w=env.power_limit_w)
+        session = int(meta.get("sessions", 1)) + 1
+        meta["sessions"] = session
+        layout.atomic_write_text(store.path / "meta.json", json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    else:
+        if resume:
+            log(f"--resume: no partial capture at {store.path}: starting one")
+        store.create({"fingerprint": fingerprint, "environment": dataclasses.asdict(env), "sessions": 1})
+        session = 1
+    probe.LOG_FILE[:] = [store.path / "capture.log"]
+    staging_dir = store.path
+    sampler.start()
     try:
-        log(f"profiling into {final} on {env.gpu_name or 'CPU'} with torch {env.torch}, "
-            f"shape B={B} H={H} S={S} D={D} {dtype}")
-        if device.type == "cuda":
-            # Bring the clocks up before the first variant, not during it.
-            a = torch.randn(4096, 4096, device=device, dtype=torch.bfloat16)
-            t_end = time.perf_counter() + 2.0
-            while time.perf_counter() < t_end:
-                for _ in range(20):
-                    a @ a
-                torch.cuda.synchronize()
-            del a
-        if scenarios is None:
-            dims = [D] + [d for d in (sweep_dims or []) if d != D]
-            scenarios = [scenario_defs.with_overrides(
-                scenario_defs.SCENARIOS[scenario_defs.ARTICLE], batch=B, heads=H, run_length=S, head_dims=dims,
-                lengths=sweep_seqs or [], dtype=dtype)]
+        return _capture(variants, modes, cfg, scenarios, budget, counters, env, device, store, staging_dir,
+                        sampler, final, force, session, session_start, t_start, time_limit_s, seed)
+    finally:
+        sampler.close()
+        probe.LOG_FILE.clear()
+
+
+def _run_steps(variants, modes, scenarios) -> list:
+    with_runs = any(s.run_length for s in scenarios)
+    return [(m, v) for m in modes for v in variants] if with_runs else []
+
+
+def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, store, staging_dir, sampler, final,
+             force, session, session_start, t_start, time_limit_s, seed) -> Path:
+    B, H, S, D = cfg.batch, cfg.heads, cfg.seq_len, cfg.head_dim
+    log(f"profiling into {final} on {env.gpu_name or 'CPU'} with torch {env.torch}, "
+        f"shape B={B} H={H} S={S} D={D} {cfg.dtype}" + (f" (session {session}: resumed, "
+                                                        f"{store.count()} items kept)" if session > 1 else ""))
+    if not sampler.ok:
+        log(f"telemetry {sampler.reason}")
+    steps = _run_steps(variants, modes, scenarios)
+    run_keys = [staging.key_of("run", "article", m, v.name) for m, v in steps]
+    series = sweep.plan(variants, scenarios, modes)
+    jobs = [j for s in series for j in s]
+    todo = {"runs": sum(store.get(k) is None for k in run_keys)}
+    if counters and steps:
+        todo["counters"] = sum(store.get(staging.key_of("counters", m)) is None for m in modes)
+    if jobs:
+        todo["ceilings"] = int(store.get("ceilings") is None)
+        for j in jobs:
+            if store.get(sweep.job_key(j)) is None:
+                todo[f"sweep {j.scenario.name}"] = todo.get(f"sweep {j.scenario.name}", 0) + 1
+    progress = progress_defs.Progress(todo)
+    bursts = _burst_points(env)
+    try:
+        if device.type == "cuda" and sum(todo.values()):
+            _bring_up_clocks(device)
+        store.put(f"overhead__{session}__start", {"kind": "overhead", "stage": "start",
+                                                  "seconds": time.monotonic() - session_start})
         runs = []
-        with_runs = any(s.run_length for s in scenarios)
-        steps = [(m, v) for m in modes for v in variants] if with_runs else []
-        for i, (mode, v) in enumerate(steps, 1):
+        for i, ((mode, v), key) in enumerate(zip(steps, run_keys), 1):
+            kept = store.get(key)
+            if kept is not None:
+                r = staging.load(schema.VariantRun, kept["record"], f"{store.path}/items/{key}.json")
+                runs.append(r)
+                log(f"[{i}/{len(steps)}] {mode} {v.name}: {r.status} (kept from an earlier session)")
+                continue
             t0 = time.monotonic()
-            r = run_variant(v, mode, cfg, device, budget, staging)
+            burst = ("article", v.name, mode, _point(cfg, cfg.seq_len, cfg.head_dim)) in bursts
+            r = run_variant(v, mode, cfg, device, budget, staging_dir, sampler=sampler, burst=burst)
             if mode == "train" and v.role == variant_defs.Role.INPLACE and r.status == "ok":
                 r.inplace_autograd = inplace_autograd_check(cfg, device)
             runs.append(r)
+            seconds = time.monotonic() - t0
+            store.put(key, {"kind": "run", "stage": "runs", "record": dataclasses.asdict(r), "seconds": seconds})
+            progress.done("runs", seconds)
             what = r.reason if r.status != "ok" else (
                 f"{describe(r.timing)}, "
                 f"err {max(r.rel_errors) if r.rel_errors else float('nan'):.2e}"
             )
-            log(f"[{i}/{len(steps)}] {mode} {v.name}: {r.status} ({what}) in {time.monotonic() - t0:.1f} s")
+            log(f"[{i}/{len(steps)}] {mode} {v.name}: {r.status} ({what}) in {seconds:.1f} s, {progress.suffix()}")
         if counters and runs:
-            env = counter_pass(runs, modes, cfg, device, env)
-        rs = schema.ResultSet(schema.SCHEMA_VERSION, name, env, cfg, runs)
+            for mode in modes:
+                key = staging.key_of("counters", mode)
+                kept = store.get(key)
+                if kept is None:
+                    t0 = time.monotonic()
+                    env = counter_pass_mode(runs, mode, cfg, device, env)
+                    got = {r.variant: dataclasses.asdict(r.counters) for r in runs
+                           if r.mode == mode and r.counters is not None}
+                    seconds = time.monotonic() - t0
+                    store.put(key, {"kind": "counters", "stage": "counters", "record": got, "ncu": env.ncu,
+                                    "seconds": seconds})
+                    progress.done("counters", seconds)
+                else:
+                    for r in runs:
+                        if r.mode == mode and r.variant in kept["record"]:
+                            r.counters = staging.load(schema.Counters, kept["record"][r.variant], key)
+                    if kept.get("ncu"):
+                        env = dataclasses.replace(env, ncu=kept["ncu"])
+        rs = schema.ResultSet(schema.SCHEMA_VERSION, final.name, env, cfg, runs)
         rs.scenarios = [s.record(modes) for s in scenarios]
-        if sweep.plan(variants, scenarios, modes):
-            log("measuring the GPU's ceilings")
-            rs.ceilings = sweep.ceilings(device)
+        if jobs:
+            kept = store.get("ceilings")
+            if kept is None:
+                log("measuring the GPU's ceilings")
+                t0 = time.monotonic()
+                rs.ceilings = sweep.ceilings(device, sampler)
+                seconds = time.monotonic() - t0
+                store.put("ceilings", {"kind": "ceilings", "stage": "ceilings", "seconds": seconds,
+                                       "record": dataclasses.asdict(rs.ceilings) if rs.ceilings else None})
+                progress.done("ceilings", seconds)
+            elif kept["record"] is not None:
+                rs.ceilings = staging.load(schema.Ceilings, kept["record"], "ceilings")
             # The sweep stops starting points once the run's time limit nears,
             # keeping time to write the set; points not reached say so.
-            rs.sweep = sweep.run_sweep(variants, scenarios, modes, device, staging, t_start + time_limit_s,
-                                       seed=seed, budget=sweep.budget_for(budget))
-        rs.duration_s = time.monotonic() - t_start
-        log(f"finished in {rs.duration_s:.0f} s")
-        layout.atomic_write_text(staging / "capture.log", "\n".join(_LOG) + "\n")
-        layout.atomic_write_text(staging / schema.RESULT_FILE, schema.dumps(rs))
-        layout.publish_set(staging, final, force)
-        log(f"wrote {final} in {rs.duration_s:.0f} s")
-        return final
+            rs.sweep = sweep.run_sweep(variants, scenarios, modes, device, staging_dir, t_start + time_limit_s,
+                                       seed=seed, budget=sweep.budget_for(budget), store=store, sampler=sampler,
+                                       progress=progress, bursts=bursts)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        progress.close()
+    t0 = time.monotonic()
+    stages: dict[str, float] = {}
+    for item in store.all().values():
+        stage = item.get("stage")
+        if stage:
+            stages[stage] = stages.get(stage, 0.0) + float(item.get("seconds", 0.0))
+    rs.stage_seconds = {k: round(v, 3) for k, v in stages.items()}
+    rs.duration_s = sum(stages.values()) + (time.monotonic() - t0)
+    for line in progress_defs.summary(rs.stage_seconds):
+        log(line)
+    log(f"finished in {rs.duration_s:.0f} s")
+    publish = layout.make_staging(final.parent, final.name)
+    try:
+        (publish / schema.TRACE_DIR).mkdir()
+        for rec in [*rs.runs, *rs.sweep]:
+            if rec.trace:
+                shutil.copy2(staging_dir / rec.trace, publish / rec.trace)
+        layout.atomic_write_text(publish / "capture.log", (staging_dir / "capture.log").read_text(encoding="utf-8"))
+        layout.atomic_write_text(publish / schema.RESULT_FILE, schema.dumps(rs))
+        layout.publish_set(publish, final, force)
+    finally:
+        shutil.rmtree(publish, ignore_errors=True)
+    probe.LOG_FILE.clear()
+    store.remove()
+    log(f"wrote {final} in {rs.duration_s:.0f} s")
+    return final

@@ -16,7 +16,10 @@ tried. Imports torch, the standard library and gen.model only.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import math
+import statistics
 import time
 import warnings
 from dataclasses import dataclass
@@ -24,7 +27,7 @@ from pathlib import Path
 
 import torch
 
-from gen.capture import probe
+from gen.capture import probe, staging
 from gen.capture.attention import (
     DTYPES,
     build,
@@ -35,14 +38,24 @@ from gen.capture.attention import (
     reference_slice,
     rel_error,
 )
-from gen.capture.timing import Budget, describe, measure
+from gen.capture.timing import Budget, describe, measure, timer_for, warm_up
 from gen.model import schema
 from gen.model.scenarios import ARTICLE, Scenario
 from gen.model.variants import Variant
 
 # Short: a sweep has many points; the profiled runs take the full budget.
-SWEEP_BUDGET = Budget(warmup_min=5, warmup_min_s=0.2, warmup_max_s=1.0, settle_tol=0.05,
-                      repeats=10, min_measure_s=0.3, max_repeats=200, host_repeats=10, graph_replays=20)
+SWEEP_BUDGET = Budget(warmup_min=5, warmup_min_s=0.1, warmup_max_s=0.6, settle_tol=0.05, repeats=12,
+                      min_measure_s=0.15, max_repeats=200, host_repeats=12, graph_replays=24, min_rounds=3,
+                      max_rounds=5, round_s=0.02, max_measure_s=1.5)
+# A point whose call is predicted (from the last point of its series) to take
+# longer than this is not run: at that length the variant is far off every
+# other (the naive product at 16k tokens), and a few calls of it would take
+# a large share of the whole capture's budget.
+MAX_CALL_MS = 250.0
+# Likewise a first call (compile, autotuning at that length, plans) predicted
+# past this: on the H200 the compiled naive product's first call took 17 s at
+# 8k tokens and 72 s at 16k (its Triton kernels benchmarked at each length).
+MAX_FIRST_CALL_S = 30.0
 
 
 def budget_for(run: Budget) -> Budget:
@@ -88,7 +101,7 @@ def plan(variants: list[Variant], scenarios: list[Scenario], modes: list[str]) -
                 groups.append((schema.Mode.TRAIN.value, s.train_points()))
             for mode, points in groups:
                 for dim in dict.fromkeys(p.head_dim for p in points):
-                    for v in variants:
+                    for v in s.variants_for(variants):
                         if v.compiled != compiled:
                             continue
                         jobs = [Job(s, mode, p, v, trace_name(s.name, v.name, mode, p, s.head_dim))
@@ -96,6 +109,11 @@ def plan(variants: list[Variant], scenarios: list[Scenario], modes: list[str]) -
                         if jobs:
                             series.append(jobs)
     return series
+
+
+def predicted_call_ms(last_ms: float, prev: schema.Point, nxt: schema.Point) -> float:
+    """The next point's time per call from the last one's (work grows with q_len x kv_len)."""
+    return last_ms * (nxt.kv_len / prev.kv_len) * (nxt.q_len / prev.q_len)
 
 
 def predicted_s(last_s: float, prev: schema.Point, nxt: schema.Point, compiled: bool) -> float:
@@ -107,59 +125,125 @@ def predicted_s(last_s: float, prev: schema.Point, nxt: schema.Point, compiled: 
     return last_s * (ratio if compiled else max(work, 1.0))
 
 
+def job_key(job: Job) -> str:
+    return staging.key_of("sweep", job.scenario.name, job.mode, job.variant.name, point=job.point)
+
+
 def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[str], device: torch.device,
-              staging: Path, deadline: float, seed: int = 0, budget: Budget | None = None) -> list[schema.SweepPoint]:
-    """Every job of `plan`, each a SweepPoint; `deadline` is time.monotonic()."""
+              staging_dir: Path, deadline: float, seed: int = 0, budget: Budget | None = None, store=None,
+              sampler=None, progress=None, bursts: set | None = None) -> list[schema.SweepPoint]:
+    """Every job of `plan`, each a SweepPoint; `deadline` is time.monotonic().
+    With a `store` (gen.capture.staging), a point kept there is read back, not
+    measured; each point measured is kept as it ends. `bursts`: keys
+    (scenario, variant, mode, point) also timed from an idle GPU."""
     budget = budget or SWEEP_BUDGET
     series = plan(variants, scenarios, modes)
     total = sum(len(s) for s in series)
     out: list[schema.SweepPoint] = []
     for jobs in series:
-        oom_at, last_s, prev = None, 0.0, None
+        oom_at, last_s, prev, last_ms, last_first = None, 0.0, None, None, None
         for job in jobs:
-            p = schema.SweepPoint(variant=job.variant.name, point=job.point, status=schema.Status.OK.value,
-                                  scenario=job.scenario.name, mode=job.mode)
-            predicted = predicted_s(last_s, prev, job.point, job.variant.compiled) if prev else 0.0
-            if oom_at is not None:
-                p.status, p.reason = schema.Status.OOM.value, f"not run: out of memory already at {oom_at} tokens"
-            elif time.monotonic() + predicted > deadline - WRITE_MARGIN_S:
-                p.status = schema.Status.SKIPPED.value
-                p.reason = (f"not run: predicted {predicted:.0f} s from the last point, past the run's time limit"
-                            if prev else "not run: the run's time limit was reached")
+            key = job_key(job)
+            kept = store.get(key) if store is not None else None
+            if kept is not None:
+                p = staging.load(schema.SweepPoint, kept["record"], f"{store.path}/items/{key}.json")
+                seconds = kept.get("seconds", 0.0)
             else:
                 t0 = time.monotonic()
-                p = sweep_point(job, device, budget, staging, seed)
-                last_s, prev = time.monotonic() - t0, job.point
-                if p.status == schema.Status.OOM:
-                    oom_at = job.point.kv_len
+                p = schema.SweepPoint(variant=job.variant.name, point=job.point, status=schema.Status.OK.value,
+                                      scenario=job.scenario.name, mode=job.mode)
+                p.reason = _not_run(job, prev, last_s, last_ms, oom_at, deadline, device, last_first)
+                if p.reason is not None:
+                    p.status = schema.Status.OOM.value if oom_at is not None else schema.Status.SKIPPED.value
+                else:
+                    p = sweep_point(job, device, budget, staging_dir, seed, sampler=sampler,
+                                    burst=bursts is not None and burst_key(job) in bursts)
+                seconds = time.monotonic() - t0
+                if store is not None:
+                    store.put(key, {"kind": "sweep", "stage": f"sweep {job.scenario.name}",
+                                    "record": dataclasses.asdict(p), "seconds": seconds})
+            if p.status == schema.Status.OK:
+                last_s, prev = seconds, job.point
+                times = p.timing.gpu_only_ms or p.timing.eager_ms
+                last_ms = statistics.median(times) if times else None
+                # Grows with the length only where it is more than plans and loading (a compile's autotuning).
+                last_first = p.first_call_s if p.first_call_s and p.first_call_s > 1.0 else None
+            elif p.status == schema.Status.OOM and oom_at is None and not (p.reason or "").startswith("not run"):
+                oom_at = job.point.kv_len
             out.append(p)
-            what = describe(p.timing) if p.status == schema.Status.OK else f"{p.status} ({p.reason})"
-            pt = job.point
-            probe.log(f"  sweep [{len(out)}/{total}] {job.scenario.name} {job.mode} {job.variant.name} "
-                      f"q={pt.q_len} kv={pt.kv_len} D={pt.head_dim}: {what}"
-                      + (f", err {p.rel_error:.1e}" if p.rel_error is not None else ""))
+            if progress is not None and kept is None:
+                progress.done(f"sweep {job.scenario.name}", seconds)
+            _log_point(p, job, len(out), total, seconds, kept is not None, progress)
     return out
 
 
-def _check(built, train: bool, point: schema.Point, q, k, v, go) -> float:
+def _log_point(p: schema.SweepPoint, job: Job, i: int, total: int, seconds: float, kept: bool, progress) -> None:
+    what = describe(p.timing) if p.status == schema.Status.OK else f"{p.status} ({p.reason})"
+    pt = job.point
+    tail = f" in {seconds:.1f} s" + (f", {progress.suffix()}" if progress is not None else "")
+    if kept:
+        tail = " (kept from an earlier session)"
+    probe.log(f"  sweep [{i}/{total}] {job.scenario.name} {job.mode} {job.variant.name} "
+              f"q={pt.q_len} kv={pt.kv_len} D={pt.head_dim}: {what}"
+              + (f", err {p.rel_error:.1e}" if p.rel_error is not None else "") + tail)
+
+
+def _not_run(job: Job, prev: schema.Point | None, last_s: float, last_ms: float | None, oom_at: int | None,
+             deadline: float, device: torch.device, last_first_s: float | None = None) -> str | None:
+    """Why a point is not run, or None: an OOM at a shorter length, a call or
+    a first call predicted past MAX_CALL_MS or MAX_FIRST_CALL_S, or the run's
+    time limit."""
+    if oom_at is not None:
+        return f"not run: out of memory already at {oom_at} tokens"
+    # On a GPU only: a CPU's times (a capture for tests) move with its load.
+    if prev is not None and last_first_s and device.type == "cuda":
+        first_s = last_first_s * (job.point.kv_len / prev.kv_len) * (job.point.q_len / prev.q_len)
+        if first_s > MAX_FIRST_CALL_S:
+            return (f"not run: predicted a first call of {first_s:.0f} s from {last_first_s:.1f} s at "
+                    f"{prev.kv_len} tokens (it grows with q_len x kv_len), over the {MAX_FIRST_CALL_S:.0f} s "
+                    f"that a whole capture in minutes allows")
+    if prev is not None and last_ms and device.type == "cuda":
+        call_ms = predicted_call_ms(last_ms, prev, job.point)
+        if call_ms > MAX_CALL_MS:
+            return (f"not run: predicted {call_ms:.0f} ms a call from {last_ms:.1f} ms at {prev.kv_len} tokens "
+                    f"(work grows with q_len x kv_len), over the {MAX_CALL_MS:.0f} ms a call that a whole "
+                    f"capture in minutes allows")
+    predicted = predicted_s(last_s, prev, job.point, job.variant.compiled) if prev else 0.0
+    if time.monotonic() + predicted > deadline - WRITE_MARGIN_S:
+        return (f"not run: predicted {predicted:.0f} s from the last point, past the run's time limit"
+                if prev else "not run: the run's time limit was reached")
+    return None
+
+
+def burst_key(job: Job) -> tuple:
+    return (job.scenario.name, job.variant.name, job.mode, job.point)
+
+
+def _check(built, train: bool, point: schema.Point, q, k, v, go, device, first: list) -> float:
     """The first call (it compiles, plans or refuses) checked against float64
     on a slice: one batch element and two query heads (inference), or one KV
     head and its query heads' gradients (train). The full float64 reference
     at these lengths would not fit."""
+    t0 = time.perf_counter()
     if not train:
         heads = check_heads(point)
         out = built.fn(q, k, v)
+        probe.sync(device)
+        first.append(time.perf_counter() - t0)
         return rel_error(out[0, heads], reference_slice(q, k, v, point, heads))
     built.fn(q, k, v).backward(go)
+    probe.sync(device)
+    first.append(time.perf_counter() - t0)
     groups = point.q_heads // point.kv_heads
     want = reference_grads(q, k, v, go, point)
     got = (q.grad[0, :groups], k.grad[0, 0], v.grad[0, 0])
     return max(rel_error(a, b) for a, b in zip(got, want))
 
 
-def sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, seed: int = 0) -> schema.SweepPoint:
+def sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, seed: int = 0, sampler=None,
+                burst: bool = False) -> schema.SweepPoint:
     """One variant at one scenario point; a refusal or an OOM is a status, never a crash."""
-    p = _sweep_point(job, device, budget, staging, seed)
+    p = _sweep_point(job, device, budget, staging, seed, sampler, burst)
     # Here, not inside: the point's tensors and graphs are unreferenced only
     # once that frame is gone, and the next point may need all the memory.
     probe.free(device)
@@ -171,7 +255,8 @@ def sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, s
     return p
 
 
-def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, seed: int) -> schema.SweepPoint:
+def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, seed: int, sampler,
+                 burst: bool) -> schema.SweepPoint:
     v, point, train = job.variant, job.point, job.mode == schema.Mode.TRAIN
     p = schema.SweepPoint(variant=v.name, point=point, status=schema.Status.OK.value, scenario=job.scenario.name,
                           mode=job.mode)
@@ -185,23 +270,34 @@ def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             built = build(v.kind, v.backend, point, device)
-            q, k, v_ = make_inputs(point, DTYPES[job.scenario.dtype], device, seed, grad=train)
+            p.dtype, p.facts = built.dtype or job.scenario.dtype, dict(built.facts)
+            q, k, v_ = make_inputs(point, DTYPES[p.dtype], device, seed, grad=train, layout=built.layout)
             go = grad_output(point, DTYPES[job.scenario.dtype], device, seed + 7) if train else None
+            if built.explain is not None:
+                p.sdpa_choice, p.backend_reasons = built.explain(q, k, v_)
             with built.context(), probe.mode_context(train):
-                t0 = time.perf_counter()
-                p.rel_error = _check(built, train, point, q, k, v_, go)
-                probe.sync(device)
+                first: list[float] = []
+                p.rel_error = _check(built, train, point, q, k, v_, go, device, first)
+                p.first_call_s = first[0]
                 if built.compiled:
-                    p.compile_time_s = time.perf_counter() - t0
+                    p.compile_time_s = first[0]
         step = probe.call(built, q, k, v_, go)
-        probe.free(device)
+        probe.free(device, collect=False)
         with built.context(), probe.mode_context(train):
-            p.timing = measure(step, device, budget, graph=True)
             q.grad = k.grad = v_.grad = None
-            probe.free(device)
             p.peak_memory_bytes, p.baseline_memory_bytes = probe.peak_memory(step, device)
+
+            def profiled():
+                # The kernels of profiled eager calls: the trace kept, and the
+                # kernel sum that stands in where the graph runs other work.
+                work: list = []
+                path = staging / job.trace if job.trace else None
+                probe.profile_to(step, path, device, 0, 1, budget.kernel_sum_calls, work=work)
+                return work or None
+
+            p.timing = measure(step, device, budget, graph=True, sampler=sampler, profiled=profiled,
+                               do_burst=burst)
             if job.trace:
-                probe.profile_to(step, staging / job.trace, device, 0, 1, 1)
                 p.trace = job.trace
     except torch.OutOfMemoryError as exc:
         p.status, p.reason = schema.Status.OOM.value, probe.out_of_memory(exc)
@@ -213,26 +309,55 @@ def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, 
 # --------------------------------------------------------------------------- ceilings
 
 
-def _matmul_ms(device: torch.device, n: int) -> list[float]:
+CEILING_BUDGET = Budget(warmup_min=5, warmup_min_s=0.3, warmup_max_s=1.5, repeats=20, min_measure_s=0.5)
+
+
+def _sustained(fn, device: torch.device, sampler) -> tuple[list[float], schema.Telemetry | None]:
+    """Warm-up until settled, then back-to-back calls for min_measure_s: the sustained figure."""
+    timer = timer_for(device)
+    b = CEILING_BUDGET
+    warm_up(fn, timer, b)
+    intervals: list = []
+    with (sampler.window(intervals) if sampler is not None else contextlib.nullcontext()):
+        ms = timer.loop_ms(fn, 3)
+        n = max(b.repeats, min(b.max_repeats, math.ceil(b.min_measure_s * 1e3 / max(statistics.median(ms), 1e-6))))
+        ms = timer.loop_ms(fn, n)
+    tel = sampler.of(intervals) if sampler is not None and sampler.ok else None
+    return ms, tel
+
+
+def _matmul_ms(device: torch.device, n: int, sampler=None):
     a, b = (torch.randn(n, n, device=device, dtype=torch.bfloat16) for _ in range(2))
-    return measure(lambda: a @ b, device, Budget(repeats=30, min_measure_s=1.0), graph=False).eager_ms
+    return _sustained(lambda: a @ b, device, sampler)
 
 
-def _copy_ms(device: torch.device, elems: int) -> tuple[list[float], int]:
+def _copy_ms(device: torch.device, elems: int, sampler=None):
     src = torch.randn(elems // 1024, 1024, device=device).to(torch.bfloat16).flatten()
     dst = torch.empty_like(src)
-    ms = measure(lambda: dst.copy_(src), device, Budget(repeats=30, min_measure_s=1.0), graph=False).eager_ms
-    return ms, 2 * src.numel() * src.element_size()  # bytes read plus bytes written
+    ms, tel = _sustained(lambda: dst.copy_(src), device, sampler)
+    return ms, 2 * src.numel() * src.element_size(), tel  # bytes read plus bytes written
 
 
-def ceilings(device: torch.device) -> schema.Ceilings | None:
-    """The GPU's own limits, measured on random data: a bf16 matrix product and
-    a device-to-device copy of 4 GiB. Each helper frees its tensors on return."""
+def _read_ms(device: torch.device, elems: int, sampler=None):
+    """A reduction over a large buffer: it reads every byte once and writes one number."""
+    src = torch.randn(elems // 1024, 1024, device=device).to(torch.bfloat16).flatten()
+    ms, tel = _sustained(lambda: src.sum(dtype=torch.float32), device, sampler)
+    return ms, src.numel() * src.element_size(), tel
+
+
+def ceilings(device: torch.device, sampler=None) -> schema.Ceilings | None:
+    """The GPU's own limits, measured on random data, sustained (after a
+    warm-up that settles the clocks; the telemetry says at what clock): a bf16
+    matrix product, a device-to-device copy of 4 GiB and a read-only pass
+    (a sum) over 4 GiB. Each helper frees its tensors on return."""
     if device.type != "cuda":
         return None
     n = 8192
-    mm = _matmul_ms(device, n)
+    mm, mm_tel = _matmul_ms(device, n, sampler)
     probe.free(device)
-    cp, copy_bytes = _copy_ms(device, 2 * 1024**3)
+    cp, copy_bytes, cp_tel = _copy_ms(device, 2 * 1024**3, sampler)
     probe.free(device)
-    return schema.Ceilings([n, n, n], "bf16", mm, copy_bytes, cp)
+    rd, read_bytes, rd_tel = _read_ms(device, 2 * 1024**3, sampler)
+    probe.free(device)
+    tel = {k: v for k, v in (("matmul", mm_tel), ("copy", cp_tel), ("read", rd_tel)) if v is not None}
+    return schema.Ceilings([n, n, n], "bf16", mm, copy_bytes, cp, read_bytes=read_bytes, read_ms=rd, telemetry=tel)

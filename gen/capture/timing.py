@@ -1,26 +1,39 @@
 """Timing of one call: three labelled times, as raw samples (schema.Timing).
 
 Takes: a zero-argument `call` (inputs bound; the backend context and
-torch.no_grad() entered by the caller, outside every loop), a device and a
-`Budget`. Gives: `measure(call, device, budget, graph=True) -> schema.Timing`:
+torch.no_grad() entered by the caller, outside every loop), a device, a
+`Budget`, and optionally an NVML `Sampler` (gen.capture.telemetry) and a
+`profiled` callback (profiled eager calls: their GPU work per call). Gives:
+`measure(...) -> schema.Timing`:
 
 - gpu_only_ms: N back-to-back calls captured in one CUDA graph, each replay
   timed with CUDA events, one sample = replay / N: the GPU's own time with no
   host gaps, the number that ranks. N is chosen so one replay lasts at least
-  `graph_min_replay_ms` (capped at `graph_max_calls`). Where capture fails
-  (a backend that syncs, compiled code that cannot be captured), the method is
-  kernel_sum (analysis adds up the trace's kernels) and the first line of why
-  is kept; on a CPU, no method and the reason "no GPU".
+  `graph_min_replay_ms` (capped at `graph_max_calls`).
 - eager_ms: CUDA events around each call of a bare back-to-back loop: what a
   Python loop sees, host gaps inside a call included. On a CPU, wall time.
 - host_ms: host time from the call to its return, the GPU drained before each
   call (host dispatch, no queue back-pressure).
 
-Warm-up runs until the clocks settle. The primitive loops live in a `Timer`
-(one per device kind) so that tests inject a fake one, as
-torch.utils.benchmark's _MockTimer does; the measuring logic is here. The
-timed loops hold nothing but the call: no warnings filter, no bookkeeping.
-Imports torch, the standard library and gen.model only.
+The three are taken in interleaved rounds (graph, eager, host; then again),
+so that a drift of the clocks (a 700 W GPU slows its SMs under sustained
+load) falls on all three alike; rounds stop once the medians' confidence
+intervals are tight (as torch.utils.benchmark's adaptive_autorange does),
+after `min_rounds` and at most `max_rounds` or `max_measure_s`. Each window's
+intervals give its NVML telemetry.
+
+Graph fidelity: the kernels of one graph replay are compared with those of
+one profiled eager call. Where they differ (a device-to-device copy that the
+copy engine runs eagerly becomes a memcpy kernel in a graph), or the graph's
+median exceeds eager's beyond their spread, GPU-only falls back to the kernel
+sum of the profiled eager calls (`kernel_sum`, with the reason), and the
+graph samples stay in graph_ms. Where capture fails (a backend that syncs,
+compiled code that cannot be captured), the method is kernel_sum too.
+
+The primitive loops live in a `Timer` (one per device kind) so that tests
+inject a fake one, as torch.utils.benchmark's _MockTimer does; the measuring
+logic is here. The timed loops hold nothing but the call.
+Imports torch (in CudaTimer only), the standard library and gen.model.
 """
 
 from __future__ import annotations
@@ -28,6 +41,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,6 +51,10 @@ NO_GPU = "no GPU"
 NOT_ASKED = "CUDA-graph timing not asked for"
 GRAPH_WARM_REPLAYS = 3  # replays before timing: the graph's first launch uploads it
 SIDE_STREAM_WARM_CALLS = 3  # PyTorch's docs warm up on a side stream before capture
+BURST_CALLS = 20  # as cuDNN frontend's benchmark and most published tables: a handful of calls
+BURST_IDLE_S = 1.0  # the GPU idles this long first, so that it starts at its burst clock
+Z95 = 1.96
+W = schema.Window
 
 
 @dataclass
@@ -44,16 +62,23 @@ class Budget:
     """How long to warm up and how many samples to take."""
 
     warmup_min: int = 10
-    warmup_min_s: float = 0.5
-    warmup_max_s: float = 4.0
+    warmup_min_s: float = 0.3
+    warmup_max_s: float = 2.0
     settle_tol: float = 0.03
-    repeats: int = 100
-    min_measure_s: float = 0.5
+    repeats: int = 60  # eager samples at least, over all rounds (fewer for calls slower than round_s)
+    min_measure_s: float = 0.45  # all windows together, at least
     max_repeats: int = 1000
-    host_repeats: int = 200  # at most; and no more than min_measure_s of drained calls
+    host_repeats: int = 60  # at most, over all rounds
     graph_min_replay_ms: float = 2.0  # one replay at least this long, so launch cost is amortised
     graph_max_calls: int = 200  # calls per graph at most (memory and capture time)
-    graph_replays: int = 50  # replays timed, at most; at least 5
+    graph_replays: int = 50  # replays timed at most, over all rounds
+    min_rounds: int = 3
+    max_rounds: int = 6
+    round_s: float = 0.05  # each window of a round lasts about this long
+    max_measure_s: float = 3.0  # rounds stop here even when the intervals are wide
+    ci_tol: float = 0.005  # GPU-only: the median's 95% interval within ±0.5%
+    eager_ci_tol: float = 0.02  # eager and host carry host noise: ±2%
+    kernel_sum_calls: int = 3  # profiled eager calls whose kernels are added up
 
 
 class GraphUnavailable(RuntimeError):
@@ -69,6 +94,9 @@ class Timer:
     def now(self) -> float:
         """Host seconds."""
         return time.perf_counter()
+
+    def sleep(self, s: float) -> None:
+        time.sleep(s)
 
     def sync(self) -> None:
         """Drain the device queue (nothing to drain on a CPU)."""
@@ -103,8 +131,15 @@ class Timer:
         """ms per replay of n back-to-back replays."""
         raise GraphUnavailable(NO_GPU)
 
+    def graph_work(self, graph) -> list[str] | None:
+        """The GPU work (kernel, memcpy and memset names, in order) of one replay; None: cannot be listed."""
+        return None
+
     def release(self, graph) -> None:
         """Free a graph's memory pool."""
+
+    def is_oom(self, exc: BaseException) -> bool:
+        return type(exc).__name__ == "OutOfMemoryError"
 
 
 class CudaTimer(Timer):
@@ -169,10 +204,18 @@ class CudaTimer(Timer):
         self.sync()
         return [s.elapsed_time(e) for s, e in zip(starts, ends)]
 
+    def graph_work(self, graph) -> list[str] | None:
+        from gen.capture import gpuwork
+
+        return gpuwork.graph_work(graph, self.device)
+
     def release(self, graph) -> None:
         graph.reset()
         self.sync()
         self.torch.cuda.empty_cache()
+
+    def is_oom(self, exc: BaseException) -> bool:
+        return isinstance(exc, self.torch.OutOfMemoryError)
 
 
 def timer_for(device) -> Timer:
@@ -209,53 +252,292 @@ def graph_calls(per_call_ms: float, b: Budget) -> int:
     return max(1, min(b.graph_max_calls, math.ceil(b.graph_min_replay_ms / max(per_call_ms, 1e-6))))
 
 
-def gpu_only(call: Callable, timer: Timer, b: Budget, per_call_ms: float) -> tuple[list[float], int]:
-    """Samples of replay / N and N. The estimate per call comes from eager
-    time, which host gaps inflate: when the first replay is shorter than
-    wanted, capture once more with N from the replay itself."""
-    n = graph_calls(per_call_ms, b)
-    graph = timer.capture(call, n)
-    try:
-        probe = timer.replay_ms(graph, GRAPH_WARM_REPLAYS)
-        replay = statistics.median(probe)
-        better = graph_calls(replay / n, b)
-        if replay < b.graph_min_replay_ms and better > n:
-            timer.release(graph)
-            graph, n = None, better
-            graph = timer.capture(call, n)
-            replay = statistics.median(timer.replay_ms(graph, GRAPH_WARM_REPLAYS))
-        reps = max(5, min(b.graph_replays, math.ceil(b.min_measure_s * 1e3 / max(replay, 1e-6))))
-        samples = timer.replay_ms(graph, reps)
-    finally:
-        if graph is not None:
-            timer.release(graph)
-    return [s / n for s in samples], n
+def median_ci(xs: list[float]) -> tuple[float, float, float]:
+    """(median, low, high): a distribution-free 95% interval of the median
+    from order statistics (binomial, normal approximation). Few samples give
+    the whole range."""
+    s = sorted(xs)
+    n = len(s)
+    med = statistics.median(s)
+    half = Z95 * math.sqrt(n) / 2
+    lo = max(0, math.floor(n / 2 - half))
+    hi = min(n - 1, math.ceil(n / 2 + half) - 1)
+    return med, s[lo], s[hi]
 
 
-def measure(call: Callable, device, budget: Budget, graph: bool = True, timer: Timer | None = None) -> schema.Timing:
-    """Warm up, then eager, host and GPU-only samples of `call` (see the module doc)."""
-    b = budget
-    timer = timer or timer_for(device)
-    iters, windows = warm_up(call, timer, b)
-    per_call = statistics.median(windows[-3:])
-    fits = math.ceil(b.min_measure_s * 1e3 / max(per_call, 1e-6))
-    eager = timer.loop_ms(call, max(b.repeats, min(b.max_repeats, fits)))
-    # Host samples drain the GPU before each call: a few suffice for slow calls.
-    host = timer.host_ms(call, max(3, min(b.host_repeats, fits)))
-    t = schema.Timing(eager_ms=eager, host_ms=host, warmup_iters=iters, warmup_window_ms=windows)
+def ci_rel(xs: list[float]) -> float:
+    """Half the width of the median's interval over the median."""
+    if len(xs) < 2:
+        return math.inf
+    med, lo, hi = median_ci(xs)
+    return (hi - lo) / 2 / med if med > 0 else math.inf
+
+
+class Graph:
+    """The captured graph of a measurement and its N; capture once, re-capture
+    once with N from the replay itself when the eager estimate was too high."""
+
+    def __init__(self, call: Callable, timer: Timer, b: Budget, per_call_ms: float):
+        self.timer, self.call = timer, call
+        self.n = graph_calls(per_call_ms, b)
+        self.graph = timer.capture(call, self.n)
+        try:
+            replay = statistics.median(timer.replay_ms(self.graph, GRAPH_WARM_REPLAYS))
+            better = graph_calls(replay / self.n, b)
+            if replay < b.graph_min_replay_ms and better > self.n:
+                timer.release(self.graph)
+                self.graph, self.n = None, better
+                self.graph = timer.capture(call, self.n)
+                replay = statistics.median(timer.replay_ms(self.graph, GRAPH_WARM_REPLAYS))
+        except BaseException:
+            self.release()
+            raise
+        self.replay_ms = replay
+
+    def samples(self, reps: int) -> list[float]:
+        return [s / self.n for s in self.timer.replay_ms(self.graph, reps)]
+
+    def release(self) -> None:
+        if self.graph is not None:
+            g, self.graph = self.graph, None
+            self.timer.release(g)
+
+
+def eager_chunk(b: Budget, per_call_ms: float) -> int:
+    """Eager calls per round: about round_s of them, at least repeats / min_rounds
+    when they fit in three rounds' time, at most max_repeats / max_rounds."""
+    least = max(1, math.ceil(b.repeats / b.min_rounds))
+    n = max(_chunk(b.round_s, per_call_ms, b.max_repeats), min(least, _chunk(3 * b.round_s, per_call_ms, least)))
+    return min(n, max(1, b.max_repeats // b.max_rounds))
+
+
+def _chunk(round_s: float, per_ms: float, cap: int) -> int:
+    return max(1, min(cap, math.ceil(round_s * 1e3 / max(per_ms, 1e-6))))
+
+
+def burst(call: Callable, timer: Timer, sampler=None, calls: int = BURST_CALLS, idle_s: float = BURST_IDLE_S):
+    """A handful of calls from an idle GPU, each timed, as publishers often
+    time (no warm-up beyond the first call, made before). Returns (ms, telemetry)."""
+    timer.sync()
+    timer.sleep(idle_s)
+    intervals: list = []
+    t0 = timer.now()
+    ms = timer.loop_ms(call, calls)
+    intervals.append((t0, timer.now()))
+    return ms, (sampler.of(intervals) if sampler is not None else None)
+
+
+def _same_kind(name: str) -> str:
+    """A memset is a memset whatever memory the profiler says it sets
+    ("Memset (Device)" eagerly, "Memset (Unknown)" in a graph); a memcpy keeps
+    its kind (a copy-engine "Memcpy DtoD" is not a memcpy32_post kernel)."""
+    return "Memset" if name.startswith("Memset (") else name
+
+
+def compare_work(graph: list[str] | None, eager: list[str] | None, n: int) -> schema.GraphCheck:
+    """Does one replay of n calls run n times one eager call's GPU work?"""
+    graph = [_same_kind(x) for x in graph] if graph is not None else None
+    eager = [_same_kind(x) for x in eager] if eager is not None else None
+    if graph is None:
+        return schema.GraphCheck(fidelity=schema.GraphFidelity.NOT_CHECKED.value,
+                                 detail="not checked: the profiler listed no GPU work of the graph replay")
+    if eager is None:
+        return schema.GraphCheck(fidelity=schema.GraphFidelity.NOT_CHECKED.value, graph_kernels=graph[:200],
+                                 detail="not checked: no profiled eager call")
+    per_call = graph[: len(graph) // n] if n and len(graph) % n == 0 else graph
+    same = n > 0 and len(graph) % n == 0 and graph == per_call * n and Counter(per_call) == Counter(eager)
+    if same:
+        return schema.GraphCheck(fidelity=schema.GraphFidelity.SAME.value, graph_kernels=per_call,
+                                 eager_kernels=eager)
+    g, e = Counter(per_call), Counter(eager)
+    only_g, only_e = list((g - e).elements()), list((e - g).elements())
+    parts = []
+    if len(graph) % n:
+        parts.append(f"the replay of {n} calls ran {len(graph)} GPU operations, not a multiple of {n}")
+    if only_g:
+        parts.append("only in the graph: " + ", ".join(_short(x) for x in only_g[:4]))
+    if only_e:
+        parts.append("only eager: " + ", ".join(_short(x) for x in only_e[:4]))
+    if not parts:
+        parts.append("the same GPU operations in another order")
+    return schema.GraphCheck(fidelity=schema.GraphFidelity.DIFFERS.value, graph_kernels=per_call[:200],
+                             eager_kernels=eager[:200], detail="; ".join(parts))
+
+
+def _short(name: str) -> str:
+    """A kernel's name without its template arguments and parameters."""
+    base = name.split("(")[0]
+    depth, out = 0, []
+    for ch in base:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    text = "".join(out).strip()
+    text = text.split(" ")[-1] if " " in text and not text.startswith("Memcpy") else text
+    return text[:80] or name[:80]
+
+
+class _Rounds:
+    """The interleaved rounds of one measurement: samples, sizes per round and
+    the time intervals of each window (for its telemetry)."""
+
+    def __init__(self, call: Callable, timer: Timer, b: Budget, per_call: float, g: Graph | None, sampler):
+        self.call, self.timer, self.b, self.per_call, self.g, self.sampler = call, timer, b, per_call, g, sampler
+        self.order = [W.GPU_ONLY, W.EAGER, W.HOST] if g is not None else [W.EAGER, W.HOST]
+        self.samples: dict[W, list[float]] = {w: [] for w in self.order}
+        self.sizes: dict[W, list[int]] = {w: [] for w in self.order}
+        self.intervals: dict[W, list] = {w: [] for w in [*self.order, W.KERNEL_SUM]}
+        self.graph_alone = False  # the graph's pool and an eager call did not fit together
+        self.rounds = 0
+
+    def window(self, w: W):
+        return self.sampler.window(self.intervals[w]) if self.sampler is not None else _Null()
+
+    def _take(self, w: W) -> list[float]:
+        b, timer = self.b, self.timer
+        if w == W.GPU_ONLY:
+            return self.g.samples(_chunk(b.round_s, self.g.replay_ms, max(1, b.graph_replays // b.min_rounds)))
+        if w == W.EAGER:
+            return timer.loop_ms(self.call, eager_chunk(b, self.per_call))
+        return timer.host_ms(self.call, _chunk(b.round_s, self.per_call, max(1, b.host_repeats // b.min_rounds)))
+
+    def one(self) -> None:
+        for w in self.order:
+            if w == W.GPU_ONLY and self.g is None:
+                continue
+            with self.window(w):
+                try:
+                    got = self._take(w)
+                except Exception as exc:
+                    if self.g is None or w == W.GPU_ONLY or not self.timer.is_oom(exc):
+                        raise
+                    # The graph's own pool holds a call's memory: time it alone, after.
+                    self.g.release()
+                    self.g, self.graph_alone = None, True
+                    got = self._take(w)
+            self.samples[w] += got
+            self.sizes[w].append(len(got))
+        self.rounds += 1
+
+    def run(self) -> None:
+        b, start = self.b, self.timer.now()
+        while self.rounds < b.max_rounds:
+            self.one()
+            elapsed = self.timer.now() - start
+            if self.rounds >= b.min_rounds and (elapsed >= b.max_measure_s or (
+                    elapsed >= b.min_measure_s and _tight(self.samples, b))):
+                break
+
+    def graph_after(self, g: Graph) -> None:
+        """GPU-only samples alone, after the others (their memory did not fit together)."""
+        self.g, self.samples[W.GPU_ONLY], self.sizes[W.GPU_ONLY] = g, [], []
+        with self.window(W.GPU_ONLY):
+            for _ in range(self.b.min_rounds):
+                got = self._take(W.GPU_ONLY)
+                self.samples[W.GPU_ONLY] += got
+                self.sizes[W.GPU_ONLY].append(len(got))
+
+
+def _graph_or_reason(call: Callable, timer: Timer, b: Budget, per_call: float, graph: bool, t: schema.Timing):
     if not timer.gpu:
         t.gpu_only_reason = NO_GPU
     elif not graph:
         t.gpu_only_reason = NOT_ASKED
     else:
-        # Last, so that a capture that fails leaves the other samples whole.
         try:
-            t.gpu_only_ms, t.calls_per_replay = gpu_only(call, timer, b, per_call)
-            t.gpu_only_method = schema.GpuOnlyMethod.CUDA_GRAPH.value
+            return Graph(call, timer, b, per_call)
         except Exception as exc:  # CUDA, cuDNN, Inductor and Triton raise their own types
             t.gpu_only_method = schema.GpuOnlyMethod.KERNEL_SUM.value
             t.gpu_only_reason = first_line(exc)
+    return None
+
+
+def measure(call: Callable, device, budget: Budget, graph: bool = True, timer: Timer | None = None,
+            sampler=None, profiled: Callable[[], list | None] | None = None,
+            do_burst: bool = False) -> schema.Timing:
+    """Warm up; then GPU-only, eager and host samples of `call` in interleaved
+    rounds; then the profiled calls and the graph check (see the module doc).
+    `profiled()` runs the profiled eager calls and returns their GPU work, one
+    (names, ms) per call, or None where there is none (a CPU)."""
+    b = budget
+    timer = timer or timer_for(device)
+    t = schema.Timing()
+    if do_burst:
+        t.burst_ms, tel = burst(call, timer, sampler)
+        if tel is not None and getattr(sampler, "ok", False):
+            t.telemetry[W.BURST.value] = tel
+    t.warmup_iters, t.warmup_window_ms = warm_up(call, timer, b)
+    per_call = statistics.median(t.warmup_window_ms[-3:])
+    g = _graph_or_reason(call, timer, b, per_call, graph, t)
+    r = _Rounds(call, timer, b, per_call, g, sampler)
+    n, graph_work = None, None
+    try:
+        r.run()
+        if r.graph_alone:
+            r.graph_after(Graph(call, timer, b, per_call))
+        if r.g is not None:
+            n, graph_work = r.g.n, timer.graph_work(r.g.graph)
+    finally:
+        if r.g is not None:
+            r.g.release()
+    work = None
+    if profiled is not None:
+        with r.window(W.KERNEL_SUM):
+            work = profiled()
+    t.rounds = r.rounds
+    t.eager_ms, t.host_ms = r.samples[W.EAGER], r.samples[W.HOST]
+    t.round_sizes = {w.value: s for w, s in r.sizes.items() if s}
+    t.kernel_sum_ms = [ms for _, ms in work] if work else []
+    _telemetry(t, sampler, r.intervals)
+    if n is not None:
+        t.calls_per_replay, t.gpu_only_ms = n, r.samples[W.GPU_ONLY]
+        t.gpu_only_method = schema.GpuOnlyMethod.CUDA_GRAPH.value
+        t.graph_check = compare_work(graph_work, list(work[0][0]) if work else None, n)
+        reason = fallback_reason(t)
+        if reason is not None and t.kernel_sum_ms:
+            t.graph_ms, t.gpu_only_ms = t.gpu_only_ms, list(t.kernel_sum_ms)
+            t.gpu_only_method, t.gpu_only_reason = schema.GpuOnlyMethod.KERNEL_SUM.value, reason
     return t
+
+
+def _telemetry(t: schema.Timing, sampler, intervals: dict) -> None:
+    if sampler is not None and getattr(sampler, "ok", False):
+        t.telemetry.update({w.value: sampler.of(iv) for w, iv in intervals.items() if iv})
+    elif sampler is not None:
+        t.telemetry, t.telemetry_reason = {}, sampler.reason
+
+
+def fallback_reason(t: schema.Timing) -> str | None:
+    """Why the graph's time does not stand for the call's GPU time, or None."""
+    check = t.graph_check
+    if check is not None and check.fidelity == schema.GraphFidelity.DIFFERS:
+        return f"the graph runs other GPU work than an eager call ({check.detail})"
+    if t.gpu_only_ms and t.eager_ms:
+        g, glo, ghi = median_ci(t.gpu_only_ms)
+        e, elo, ehi = median_ci(t.eager_ms)
+        if glo > ehi:
+            return (f"the graph's median {g:.4g} ms exceeds eager's {e:.4g} ms beyond their 95% intervals "
+                    f"(graph from {glo:.4g}, eager to {ehi:.4g})")
+    return None
+
+
+def _tight(samples: dict, b: Budget) -> bool:
+    for w, xs in samples.items():
+        tol = b.ci_tol if w == W.GPU_ONLY else b.eager_ci_tol
+        if ci_rel(xs) > tol:
+            return False
+    return True
+
+
+class _Null:
+    def __enter__(self):
+        return []
+
+    def __exit__(self, *exc):
+        return False
 
 
 def describe(t: schema.Timing) -> str:
@@ -265,6 +547,14 @@ def describe(t: schema.Timing) -> str:
 
     if t.gpu_only_method == schema.GpuOnlyMethod.CUDA_GRAPH:
         gpu = f"graph {med(t.gpu_only_ms)} ms (N={t.calls_per_replay})"
+    elif t.graph_ms:
+        gpu = f"kernel sum {med(t.gpu_only_ms)} ms (graph {med(t.graph_ms)} ms set aside: {t.gpu_only_reason})"
     else:
         gpu = f"graph - ({t.gpu_only_method or 'none'}: {t.gpu_only_reason})"
-    return f"{gpu}, eager {med(t.eager_ms)} ms, host {med(t.host_ms)} ms"
+    out = f"{gpu}, eager {med(t.eager_ms)} ms, host {med(t.host_ms)} ms, {t.rounds} rounds"
+    if t.burst_ms:
+        out += f", burst {med(t.burst_ms)} ms"
+    tel = t.telemetry.get(W.GPU_ONLY.value) or t.telemetry.get(W.EAGER.value)
+    if tel is not None and tel.sm_clock_mhz is not None:
+        out += f", {tel.sm_clock_mhz:.0f} MHz {tel.power_w or 0:.0f} W"
+    return out

@@ -1,11 +1,13 @@
-"""Datasheet figures: what a GPU's maker publishes as its memory bandwidth.
+"""Datasheet figures: what a GPU's maker publishes as its memory bandwidth and its tensor-core rate.
 
-Takes: a GPU name as torch reports it (`Environment.gpu_name`). Gives:
-`bandwidth(gpu_name) -> Datasheet | None` (None: a GPU not listed here, which
-the report calls unknown rather than guessing). These are the maker's peak
-figures, not measurements; the report puts them beside the copy bandwidth
-measured on the same GPU (`Ceilings`), which is the ceiling it ranks against.
-Standard library only.
+Takes: a GPU name as torch reports it (`Environment.gpu_name`), or a compute
+capability ("9.0") and a dtype. Gives: `bandwidth(gpu_name) -> Datasheet | None`
+(None: a GPU not listed here, which the report calls unknown rather than
+guessing); `tensor_rate(cc, dtype) -> TensorRate | None`, the dense tensor-core
+FLOPs per clock per SM of an architecture, from which the speed of light at a
+sampled clock is SMs x clock x rate (`peak_tflops`). These are the maker's
+figures, not measurements; the report puts them beside what was measured on the
+same GPU (`Ceilings`), which is the ceiling it ranks against. Standard library only.
 """
 
 from __future__ import annotations
@@ -36,3 +38,58 @@ _BANDWIDTH = {
 
 def bandwidth(gpu_name: str | None) -> Datasheet | None:
     return _BANDWIDTH.get(gpu_name or "")
+
+
+# --------------------------------------------------------------------------- tensor cores
+
+
+@dataclass(frozen=True)
+class TensorRate:
+    """Dense (no 2:4 sparsity) tensor-core FLOPs per clock per SM of one architecture and dtype,
+    2 FLOPs a multiply-add, with the product whose published peak it reproduces:
+    sms x clock_mhz x flops_per_clk_per_sm = published_tflops."""
+
+    arch: str  # "sm80", "sm90"
+    dtype: str
+    flops_per_clk_per_sm: int
+    product: str
+    sms: int
+    clock_mhz: float  # the clock the published peak is stated at
+    published_tflops: float
+    source: str
+
+
+A100_WHITEPAPER = ("NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020), Table 1 (A100 SXM4: 108 SMs, "
+                   "1410 MHz boost) and Table 3 (peak dense Tensor TFLOPS: BF16/FP16 312, TF32 156), "
+                   "images.nvidia.com/aem-dam/en-zz/Solutions/data-center/nvidia-ampere-architecture-whitepaper.pdf")
+H100_WHITEPAPER = ("NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), Table 2 (H100 SXM5: 132 SMs; peak "
+                   "dense Tensor TFLOPS: BF16/FP16 989.4, TF32 494.7, FP8 1978.9, at the 1830 MHz clock the figures "
+                   "are computed for), resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper")
+
+# Keyed by (compute capability, dtype). The H200 is the same sm90 part as the H100 SXM5 (132 SMs),
+# with more and faster memory: its tensor rate per clock per SM is the H100's.
+_TENSOR = {
+    ("8.0", "bf16"): TensorRate("sm80", "bf16", 2048, "A100 SXM4", 108, 1410, 312.0, A100_WHITEPAPER),
+    ("8.0", "fp16"): TensorRate("sm80", "fp16", 2048, "A100 SXM4", 108, 1410, 312.0, A100_WHITEPAPER),
+    ("8.0", "tf32"): TensorRate("sm80", "tf32", 1024, "A100 SXM4", 108, 1410, 156.0, A100_WHITEPAPER),
+    ("9.0", "bf16"): TensorRate("sm90", "bf16", 4096, "H100 SXM5", 132, 1830, 989.4, H100_WHITEPAPER),
+    ("9.0", "fp16"): TensorRate("sm90", "fp16", 4096, "H100 SXM5", 132, 1830, 989.4, H100_WHITEPAPER),
+    ("9.0", "tf32"): TensorRate("sm90", "tf32", 2048, "H100 SXM5", 132, 1830, 494.7, H100_WHITEPAPER),
+    ("9.0", "fp8"): TensorRate("sm90", "fp8", 8192, "H100 SXM5", 132, 1830, 1978.9, H100_WHITEPAPER),
+}
+# Our dtype names (RunConfig.dtype, ScenarioRecord.dtype) onto the table's.
+_DTYPE = {"bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "f16": "fp16", "float16": "fp16", "tf32": "tf32",
+          "fp8": "fp8", "float8_e4m3fn": "fp8", "float8_e5m2": "fp8"}
+
+
+def tensor_rate(compute_capability: str | None, dtype: str | None) -> TensorRate | None:
+    """The dense tensor-core rate of an architecture and dtype; None where not listed (fp32
+    has no tensor-core rate of its own here: PyTorch runs it on TF32 only when allowed)."""
+    return _TENSOR.get((compute_capability or "", _DTYPE.get(dtype or "", "")))
+
+
+def peak_tflops(rate: TensorRate | None, sms: int | None, clock_mhz: float | None) -> float | None:
+    """The speed of light at a clock: SMs x clock x FLOPs per clock per SM, in TFLOP/s."""
+    if rate is None or not sms or clock_mhz is None or clock_mhz != clock_mhz or clock_mhz <= 0:
+        return None
+    return sms * clock_mhz * 1e6 * rate.flops_per_clk_per_sm / 1e12

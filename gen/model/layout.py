@@ -5,7 +5,8 @@ e.g. nvidia-h200__torch-2.11.0), `atomic_write_text` (readers see the old file o
 never half), `make_staging` (a hidden folder to write a set or the pages
 into), `publish_dir` / `publish_set` (the staging folder renamed into place),
 `recover` (what an earlier, killed run left behind: restored or removed, and
-said) and `terminate_as_interrupt` (SIGTERM raised as KeyboardInterrupt, so
+said), `settle` (recover before a read, or name what cannot be recovered), and
+`terminate_as_interrupt` (SIGTERM raised as KeyboardInterrupt, so
 that cleanup runs). Standard library only: capture uses it on the GPU machine.
 
 Publishing holds an exclusive lock (fcntl.flock on `.publish.lock` in the
@@ -20,6 +21,7 @@ usual permissions (0666 / 0777 less the umask), not mkstemp's 0600.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import re
@@ -31,8 +33,11 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from gen.model.schema import UserError
+from gen.model.schema import RESULT_FILE, UserError
 
+# The OSErrors that are this machine's state, not a bug nor bad input: a folder without
+# write permission, a read-only file system, a full disk or quota. The CLI says them in one line.
+ENVIRONMENT_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
 LOCK_FILE = ".publish.lock"
 STAGING_PREFIX = ".staging-"
 _STAGING_RE = re.compile(r"^\.staging-(?P<name>.+)-(?P<pid>\d+)$")
@@ -46,10 +51,25 @@ def name_slug(text: str) -> str:
 
 
 def set_name(gpu_name: str | None, cpu: str, torch_version: str, label: str | None = None) -> str:
-    """A result set's folder name: <gpu or cpu-...>__torch-<version without its local part>[__<label>]."""
-    device = name_slug(gpu_name) if gpu_name else "cpu-" + name_slug(cpu)[:40].strip("-")
-    name = f"{device}__torch-{torch_version.split('+')[0]}"
-    return f"{name}__{name_slug(label)}" if label else name
+    """A result set's folder name: <gpu or cpu-...>__torch-<version without its local part>[__<label>].
+    Always a name the load takes (schema.NAME_RE, at most 100 characters), whatever the
+    machine calls its GPU, CPU or PyTorch build."""
+    device = (name_slug(gpu_name)[:40].strip("-") or "gpu") if gpu_name else \
+        ("cpu-" + name_slug(cpu)[:40]).strip("-")
+    version = re.sub(r"[^a-z0-9.]+", "-", torch_version.split("+")[0].lower())[:20].strip("-.") or "unknown"
+    name = f"{device}__torch-{version}"
+    label = name_slug(label or "")[:24].strip("-")
+    return f"{name}__{label}" if label else name
+
+
+CAPTURE_LOG = "capture.log"
+
+
+def set_files(rs) -> list[str]:
+    """The files a result set consists of, relative to its folder: result.json, capture.log
+    and the traces its runs and sweep points name. Nothing else is imported or read."""
+    traces = {rec.trace for rec in [*rs.runs, *rs.sweep] if rec.trace}
+    return [RESULT_FILE, CAPTURE_LOG, *sorted(traces)]
 
 
 class Terminated(KeyboardInterrupt):
@@ -185,6 +205,41 @@ def recover(parent: Path, locked: bool = False) -> list[str]:
         _say(msg)
         said.append(msg)
     return said
+
+
+def leftovers(parent: Path) -> list[tuple[Path, Path]]:
+    """(old copy, its set's folder) for each old copy an interrupted publish left in
+    parent while no folder replaced it: the set is missing until `recover` runs."""
+    parent = Path(parent)
+    found = []
+    for p in sorted(parent.iterdir()) if parent.is_dir() else []:
+        m = _OLD_RE.match(p.name)
+        if m and p.is_dir() and not (parent / m["name"]).exists():
+            found.append((p, parent / m["name"]))
+    return found
+
+
+def settle(parent: Path) -> list[str]:
+    """Before reading the sets (or pages) in parent: what a killed publish left is put
+    right (`recover`, said on stderr), or, where parent cannot be written, a set it
+    left missing is a one-line error naming the old copy: never read around it."""
+    parent = Path(parent)
+    try:
+        names = [p.name for p in parent.iterdir()] if parent.is_dir() else []
+    except OSError:
+        return []  # unreadable: the read that follows says so
+    if not any(_OLD_RE.match(n) or _STAGING_RE.match(n) for n in names):
+        return []  # nothing left behind: no lock taken, no lock file made
+    try:
+        return recover(parent)
+    except OSError as exc:
+        missing = leftovers(parent)
+        if missing:
+            old, final = missing[0]
+            raise UserError(f"{final}: missing: an interrupted publish left its old copy {old.name} beside it, "
+                            f"and {parent} cannot be written to put it back ({exc.strerror}); run again with "
+                            f"write access, or rename {old.name} to {final.name}") from None
+        return []
 
 
 def make_staging(parent: Path, name: str) -> Path:

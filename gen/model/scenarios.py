@@ -40,12 +40,26 @@ class Scenario:
     dtype: str = "bf16"
     train_lengths: tuple[int, ...] = ()  # forward + backward points
     run_length: int | None = None  # the article's profiled runs (VariantRun), not a sweep point
+    q_lens: tuple[int, ...] = ()  # chunked prefill: query chunks, each against every KV length
+    docs: tuple[int, ...] = ()  # mask "document": lengths of the packed documents (they make the length)
+    # Which variants run here: the ones asked for (--variants) when
+    # `asked_variants`, and this scenario's own (run here whatever was asked:
+    # they answer its question, e.g. varlen_attn on packed documents).
+    asked_variants: bool = True
+    extra_variants: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.mask not in {m.value for m in schema.Mask}:
             raise ValueError(f"scenario {self.name}: mask {self.mask!r} is not one of {', '.join(schema.Mask)}")
         if (self.mask == schema.Mask.SLIDING) != (self.window is not None):
             raise ValueError(f"scenario {self.name}: a window goes with mask 'sliding', and only with it")
+        if (self.mask == schema.Mask.DOCUMENT) != bool(self.docs):
+            raise ValueError(f"scenario {self.name}: document lengths go with mask 'document', and only with it")
+        if self.docs and set(self.lengths) | set(self.train_lengths) != {sum(self.docs)}:
+            raise ValueError(f"scenario {self.name}: packed documents make {sum(self.docs)} tokens, "
+                             f"not {self.lengths}")
+        if self.q_lens and (self.q_len is not None or self.mask == schema.Mask.DOCUMENT):
+            raise ValueError(f"scenario {self.name}: query chunks go with prefill masks only")
         if self.q_heads % self.kv_heads:
             raise ValueError(f"scenario {self.name}: {self.q_heads} query heads do not group over "
                              f"{self.kv_heads} KV heads")
@@ -58,15 +72,26 @@ class Scenario:
     def decode(self) -> bool:
         return self.q_len is not None
 
-    def point(self, length: int, head_dim: int | None = None) -> schema.Point:
-        """The shape at one KV length (and head dim)."""
+    def point(self, length: int, head_dim: int | None = None, q_len: int | None = None) -> schema.Point:
+        """The shape at one KV length (and head dim, and query chunk)."""
         return schema.Point(batch=self.batch, q_heads=self.q_heads, kv_heads=self.kv_heads,
-                            head_dim=head_dim or self.head_dim, q_len=self.q_len or length, kv_len=length,
-                            mask=self.mask, window=self.window)
+                            head_dim=head_dim or self.head_dim, q_len=q_len or self.q_len or length,
+                            kv_len=length, mask=self.mask, window=self.window, docs=self.docs or None)
 
     def points(self) -> list[schema.Point]:
-        """The inference sweep in order: the scenario's head dim first, then the others."""
-        return [self.point(n, d) for d in self.head_dims for n in self.lengths]
+        """The inference sweep in order: the scenario's head dim first, then the
+        others; with query chunks, each chunk against the KV lengths in turn."""
+        chunks = self.q_lens or (None,)
+        return [self.point(n, d, c) for d in self.head_dims for c in chunks for n in self.lengths]
+
+    def variants_for(self, asked: list) -> list:
+        """The variants (gen.model.variants.Variant) this scenario runs, given
+        the ones asked for: those when it takes them, then its own."""
+        from gen.model.variants import VARIANTS
+
+        out = list(asked) if self.asked_variants else []
+        names = {v.name for v in out}
+        return out + [VARIANTS[n] for n in self.extra_variants if n not in names]
 
     def train_points(self) -> list[schema.Point]:
         return [self.point(n) for n in self.train_lengths]
@@ -89,6 +114,11 @@ class Scenario:
                 train = [run] + train
         return schema.ScenarioRecord(name=self.name, title=self.title, dtype=self.dtype, points=points,
                                      train_points=train)
+
+
+# Fixed, uneven document lengths (a 4k document, a 512-token one, ...) that
+# make 16384 tokens: the pack is the same on every run.
+PACKED_DOCS = (4096, 1024, 3072, 512, 2048, 3584, 1536, 512)
 
 
 def _pow2(lo: int, hi: int) -> tuple[int, ...]:
@@ -124,7 +154,47 @@ SCENARIOS: dict[str, Scenario] = {
             "sliding-window", "Sliding-window prefill",
             "causal attention limited to the last 4096 tokens (Mistral-like), at 16k tokens",
             batch=1, q_heads=64, kv_heads=8, head_dims=(128,), lengths=(16384,),
-            mask=schema.Mask.SLIDING, window=4096,
+            mask=schema.Mask.SLIDING, window=4096, extra_variants=("varlen",),
+        ),
+        Scenario(
+            "packed-documents", "Packed documents",
+            "training on packed sequences: 16k tokens made of eight documents of uneven length, each "
+            "attending causally within itself only (Llama-3-8B-like heads)",
+            batch=1, q_heads=32, kv_heads=8, head_dims=(128,), lengths=(16384,), mask=schema.Mask.DOCUMENT,
+            docs=PACKED_DOCS, asked_variants=False,
+            extra_variants=("varlen", "sdpa_nested", "flex", "sdpa_padded", "sdpa_auto", "sdpa_is_causal"),
+        ),
+        Scenario(
+            "chunked-prefill", "Chunked prefill and speculative decoding",
+            "a chunk of new tokens (a prompt chunk, or draft tokens to verify) against the KV cache "
+            "before it, causal with the queries at the end (Llama-3-70B-like heads)",
+            batch=1, q_heads=64, kv_heads=8, head_dims=(128,), lengths=(8192, 32768), q_lens=(16, 512),
+            mask=schema.Mask.CAUSAL, asked_variants=False,
+            extra_variants=("sdpa_auto", "sdpa_is_causal", "sdpa_lower_right", "varlen"),
+        ),
+        Scenario(
+            "decode-kernels", "Decode kernels and a paged KV cache",
+            "one token per sequence against a 16k cache: FlexAttention's decoding kernel, its main kernel "
+            "forced, and a paged cache (as vLLM and SGLang keep it) beside the contiguous one",
+            batch=8, q_heads=32, kv_heads=8, head_dims=(128,), lengths=(16384,), mask=schema.Mask.NONE,
+            q_len=1, asked_variants=False,
+            extra_variants=("sdpa_auto", "varlen", "flex", "flex_triton", "flex_paged"),
+        ),
+        Scenario(
+            "fp8-prefill", "FP8 prefill",
+            "causal prefill of 16k tokens with float8 (e4m3) queries, keys and values beside bf16",
+            batch=1, q_heads=32, kv_heads=8, head_dims=(128,), lengths=(16384,), mask=schema.Mask.CAUSAL,
+            asked_variants=False, extra_variants=("sdpa_auto", "flex", "flex_fp8"),
+        ),
+        Scenario(
+            "deterministic-backward", "Deterministic backward",
+            "training steps under torch.use_deterministic_algorithms(True) against the default, per "
+            "backend: what reproducible gradients cost (32 heads, no grouping: the efficient backend takes "
+            "no grouped KV heads in torch 2.11)",
+            batch=1, q_heads=32, kv_heads=32, head_dims=(128,), lengths=(), train_lengths=(8192,),
+            mask=schema.Mask.CAUSAL, asked_variants=False,
+            extra_variants=("sdpa_flash", "sdpa_flash_det", "sdpa_efficient", "sdpa_efficient_det",
+                            "sdpa_cudnn", "sdpa_cudnn_det"),
         ),
     ]
 }
@@ -152,6 +222,9 @@ def resolve(names: str | list[str] | None) -> list[Scenario]:
 # narrower than the sequence) while running in seconds on a CPU.
 TINY_DIVISOR = 256
 TINY_MIN_LENGTH = 16
+TINY_DOC_DIVISOR = 128  # documents keep their unevenness: 4096 -> 32, 512 -> 4
+TINY_MIN_DOC = 4
+TINY_MIN_CHUNK = 2
 
 
 def tiny(s: Scenario) -> Scenario:
@@ -163,11 +236,17 @@ def tiny(s: Scenario) -> Scenario:
     groups = s.q_heads // s.kv_heads
     q_heads = min(s.q_heads, max(8, groups))
     lengths = tuple(dict.fromkeys(shrink(n) for n in s.lengths))
+    train_lengths = tuple(shrink(n) for n in s.train_lengths)
+    docs = tuple(max(TINY_MIN_DOC, d // TINY_DOC_DIVISOR) for d in s.docs)
+    if docs:  # the pack is the documents' sum, at any size
+        lengths = (sum(docs),) if s.lengths else ()
+        train_lengths = (sum(docs),) if s.train_lengths else ()
     return dataclasses.replace(
         s, batch=min(s.batch, 2), q_heads=q_heads, kv_heads=max(1, q_heads // groups),
         head_dims=tuple(dict.fromkeys(16 * (i + 1) for i in range(len(s.head_dims)))),
         lengths=lengths, window=shrink(s.window) if s.window else None,
-        train_lengths=tuple(shrink(n) for n in s.train_lengths),
+        train_lengths=train_lengths, docs=docs,
+        q_lens=tuple(dict.fromkeys(max(TINY_MIN_CHUNK, c // 32) for c in s.q_lens)),
         run_length=shrink(s.run_length) if s.run_length else None,
     )
 

@@ -2,7 +2,8 @@
 
 Takes: nothing from other stages. Gives: the record types every stage shares
 (`ResultSet`, `Environment`, `RunConfig`, `Point`, `ScenarioRecord`, `Timing`,
-`VariantRun`, `SweepPoint`, `Ceilings`, `Counters`, `KernelCounters`),
+`VariantRun`, `SweepPoint`, `Ceilings`, `Counters`, `KernelCounters`,
+`Telemetry`, `GraphCheck`),
 `from_dict` / `load_set` (type-checked, migrated), `dumps`, the enums of the
 fields that take one of a few values, and `SchemaError` for bad files.
 
@@ -24,18 +25,21 @@ library: capture runs it on the GPU machine.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import enum
 import functools
 import json
+import math
 import os
+import re
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 RESULT_FILE = "result.json"
 TRACE_DIR = "traces"
 
@@ -71,6 +75,7 @@ class Mask(enum.StrEnum):
     CAUSAL = "causal"
     NONE = "none"
     SLIDING = "sliding"  # causal within a window of `window` tokens
+    DOCUMENT = "document"  # causal within each packed document (Point.docs), nothing across them
 
 
 class SetKind(enum.StrEnum):
@@ -81,7 +86,7 @@ class SetKind(enum.StrEnum):
 # Fields whose str values must be one of an enum's (checked on load).
 ENUM_FIELDS: dict[str, type[enum.StrEnum]] = {
     "mode": Mode, "status": Status, "gpu_only_method": GpuOnlyMethod, "mask": Mask, "kind": SetKind,
-}
+}  # + "fidelity" (GraphFidelity), added where that enum is declared
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,10 @@ class Environment:
     date: str | None
     git_commit: str | None
     ncu: str | None = None  # Nsight Compute's version, when it read the counters
+    # schema 3, from NVML where it could be read
+    nvml: str | None = None  # NVML's version, or why it was not read
+    sm_clock_max_mhz: float | None = None  # the highest SM clock the GPU allows
+    power_limit_w: float | None = None  # the enforced board power limit
 
 
 @dataclass(frozen=True)
@@ -144,6 +153,9 @@ class Point:
     kv_len: int
     mask: str  # Mask
     window: int | None = None  # tokens, with Mask.SLIDING
+    # Optional (no version bump): the lengths of the documents packed into
+    # the sequence, with Mask.DOCUMENT (they add up to q_len == kv_len).
+    docs: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +169,56 @@ class ScenarioRecord:
     train_points: list[Point] = field(default_factory=list)
 
 
+class Window(enum.StrEnum):
+    """The timed windows of one call, each with its own NVML telemetry."""
+
+    GPU_ONLY = "gpu_only"  # CUDA-graph replays
+    EAGER = "eager"  # the back-to-back Python loop
+    HOST = "host"  # drained calls (host dispatch)
+    BURST = "burst"  # a handful of calls from an idle GPU, as publishers often time
+    KERNEL_SUM = "kernel_sum"  # the profiled eager calls whose kernels are added up
+
+
+@dataclass
+class Telemetry:
+    """What NVML read while one window was timed, sampled in a thread every few
+    ms: the conditions of the time (a 700 W-limited GPU runs its SMs slower under
+    sustained load than in a burst). Every figure None, with `reason`, where NVML
+    could not be read (no pynvml, no GPU, a set older than schema 3)."""
+
+    samples: int = 0
+    duration_s: float | None = None
+    sm_clock_mhz: float | None = None  # mean over the samples
+    sm_clock_min_mhz: float | None = None
+    sm_clock_max_mhz: float | None = None
+    power_w: float | None = None  # mean board power
+    power_max_w: float | None = None
+    temp_c: float | None = None  # the highest GPU temperature read
+    reason: str | None = None  # why not recorded
+
+
+@dataclass
+class GraphCheck:
+    """Does one CUDA-graph replay run the same kernels as one eager call?
+    Names (demangled, as the profiler gives them) in launch order, for one call
+    each. A graph may run other work than eager code (a device-to-device copy
+    that the copy engine does eagerly becomes a memcpy kernel in a graph)."""
+
+    fidelity: str  # GraphFidelity
+    graph_kernels: list[str] = field(default_factory=list)
+    eager_kernels: list[str] = field(default_factory=list)
+    detail: str | None = None  # the difference in words, or why not checked
+
+
+class GraphFidelity(enum.StrEnum):
+    SAME = "same"
+    DIFFERS = "differs"
+    NOT_CHECKED = "not_checked"
+
+
+ENUM_FIELDS["fidelity"] = GraphFidelity
+
+
 @dataclass
 class Timing:
     """Three labelled times of one call, as raw samples in ms.
@@ -167,6 +229,14 @@ class Timing:
     eager_ms: CUDA events around each call of a bare back-to-back loop: what a
     Python loop sees, host gaps included. host_ms: from the call to its return
     with the GPU drained first (host dispatch). On CPU, eager_ms is wall time.
+
+    Schema 3: the three are timed in interleaved rounds (`round_sizes` gives, per
+    window, how many samples each round added, in order), each window with its
+    NVML `telemetry`; `burst_ms` times a handful of calls from an idle GPU;
+    `kernel_sum_ms` adds up the kernels of profiled eager calls (one sample per
+    call), the fallback GPU-only time where `graph_check` finds that the graph
+    runs other kernels than eager code, or where the graph time exceeds eager
+    beyond the spread (gpu_only_method kernel_sum, with the reason).
     """
 
     gpu_only_ms: list[float] = field(default_factory=list)
@@ -177,6 +247,15 @@ class Timing:
     host_ms: list[float] = field(default_factory=list)
     warmup_iters: int = 0
     warmup_window_ms: list[float] = field(default_factory=list)
+    # schema 3
+    rounds: int = 1
+    round_sizes: dict[str, list[int]] = field(default_factory=dict)  # Window -> samples per round
+    graph_ms: list[float] = field(default_factory=list)  # replay / N, kept when gpu_only falls back
+    burst_ms: list[float] = field(default_factory=list)
+    kernel_sum_ms: list[float] = field(default_factory=list)
+    telemetry: dict[str, Telemetry] = field(default_factory=dict)  # Window -> conditions
+    telemetry_reason: str | None = None  # why no telemetry at all
+    graph_check: GraphCheck | None = None
 
 
 @dataclass
@@ -266,6 +345,7 @@ class VariantRun:
     compile_time_s: float | None = None
     first_call_s: float | None = None
     error_detail: str | None = None  # last line of the traceback of a refusal
+    first_in_process: bool | None = None  # schema 3: the first call of this backend in the process
     counters: Counters | None = None
     inplace_autograd: InplaceCheck | None = None
     published: Published | None = None  # reference sets only
@@ -288,6 +368,17 @@ class SweepPoint:
     trace: str | None = None
     compile_time_s: float | None = None
     published: Published | None = None  # reference sets only; optional, so no version bump
+    first_call_s: float | None = None  # schema 3: the first call at this shape (compile, plan, load)
+    # Optional (no version bump), issue 20:
+    dtype: str | None = None  # the inputs' dtype when the variant sets its own (fp8), else the scenario's
+    # Unpinned SDPA only: what PyTorch chose (flash, efficient, cudnn, math) and,
+    # per backend, "eligible" or the reason PyTorch gives for refusing it here.
+    sdpa_choice: str | None = None
+    backend_reasons: dict[str, str] = field(default_factory=dict)
+    # Facts a variant measured about itself while being built: e.g. a block
+    # mask's build time (block_mask_build_s) and the share of blocks it skips
+    # (block_mask_sparsity_pct).
+    facts: dict[str, float] = field(default_factory=dict)
 
     @property
     def seq_len(self) -> int:
@@ -308,6 +399,12 @@ class Ceilings:
     matmul_ms: list[float]
     copy_bytes: int  # bytes read plus bytes written by one copy
     copy_ms: list[float]
+    # schema 3: a read-only pass (a reduction over a large buffer): a decode
+    # kernel almost only reads, so a copy, which writes as much as it reads,
+    # does not bound it.
+    read_bytes: int | None = None
+    read_ms: list[float] = field(default_factory=list)
+    telemetry: dict[str, Telemetry] = field(default_factory=dict)  # "matmul", "copy", "read"
 
 
 @dataclass
@@ -323,6 +420,7 @@ class ResultSet:
     duration_s: float | None = None
     kind: str = "measured"  # SetKind
     source: str | None = None  # for reference sets: where the figures were published
+    stage_seconds: dict[str, float] = field(default_factory=dict)  # schema 3: capture time by stage
 
     def run(self, variant: str, mode: str = "inference", scenario: str = "article") -> VariantRun | None:
         for r in self.runs:
@@ -345,9 +443,10 @@ def dumps(rs: ResultSet) -> str:
     return json.dumps(to_dict(rs), indent=1, sort_keys=True) + "\n"
 
 
-@functools.cache  # once per class: resolving the hints was half the time of loading a set
+@functools.cache
 @typing.no_type_check
 def _hints(cls) -> dict[str, Any]:
+    # Cached: resolving the hints is most of a load's time otherwise (0.3 s for the H200 set).
     return typing.get_type_hints(cls)
 
 
@@ -356,6 +455,289 @@ def _type_name(tp) -> str:
         return {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
                 "list": "a list", "dict": "an object"}.get(tp.__name__, tp.__name__)
     return str(tp).replace("typing.", "")
+
+
+# --------------------------------------------------------------------------- what a set may hold
+#
+# A set is untrusted: whatever load accepts, every later stage must take without a
+# traceback, and every page must show without a string turning into markup. So load
+# refuses, each with one line naming the file and the field:
+# - names that become folders, files, URLs and anchors (sets, variants, scenarios,
+#   dtypes, trace files) unless they match NAME_RE, and the names of pages a name
+#   would overwrite (RESERVED_NAMES);
+# - in any other string: control characters (tab and newline only in the free-text
+#   fields of _MULTI_LINE), line and paragraph separators, bidirectional overrides,
+#   lone surrogates and U+FFFE/U+FFFF, and text longer than MAX_TEXT;
+# - numbers that are not finite or lie beyond ±MAX_NUMBER, negative ones (but those
+#   of _SIGNED), zero ones where zero makes no sense (_POSITIVE), percentages of
+#   _PERCENT over 100, and shapes that make no sense (_check_point);
+# - JSON nested deeper than MAX_JSON_DEPTH, or with a key twice in one object.
+
+NAME_PATTERN = r"[a-z0-9][a-z0-9._-]{0,99}"
+NAME_RE = re.compile(NAME_PATTERN)
+NAME_RULE = "lower-case letters, digits, '.', '_' and '-', starting with a letter or digit, at most 100 characters"
+# A name that would take the place of a page the report writes itself (generated/<kind>/index.md),
+# or of a device on Windows, where a checkout of results/ may land.
+RESERVED_NAMES = frozenset({"index", "con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
+                            *(f"lpt{i}" for i in range(10))})
+TRACE_RE = re.compile(rf"{TRACE_DIR}/[a-z0-9][a-z0-9._-]{{0,199}}")
+MAX_JSON_DEPTH = 32  # a result.json nests 8 deep; this leaves room for new fields
+MAX_NUMBER = 1e15  # beyond any count, byte size or time a set holds; well inside float64's exact integers
+MAX_DIM = 2**24  # any one dimension of a shape: batch, heads, head dim, lengths, window
+MAX_WORK = 2**60  # batch × query heads × query length × KV length × head dim: FLOPs stay exact in int64
+MAX_TEXT = 4096  # characters of a one-line string (the longest kernel names are ~500)
+MAX_FREE_TEXT = 65536  # characters of a free-text field (a refusal's reason)
+
+# Free text: the reasons and notes PyTorch or a source wrote, which may hold line breaks.
+_MULTI_LINE = frozenset({"reason", "error_detail", "gpu_only_reason", "note", "error"})
+_BAD_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+_BAD_FREE_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                            "\ud800-\udfff\ufffe\uffff]")
+# Numbers that must be above zero: shapes, the GPU's sizes, and every time sample (a call takes time).
+_SHAPE = frozenset({"batch", "heads", "seq_len", "head_dim", "q_heads", "kv_heads", "q_len", "kv_len", "window"})
+_POSITIVE = _SHAPE | frozenset({
+    "sm_count", "max_threads_per_sm", "max_regs_per_sm", "max_shared_memory_per_sm", "l2_cache_bytes",
+    "gpu_memory_bytes", "calls_per_replay", "graph_calls", "copy_bytes", "matmul_shape", "grid", "block",
+    "gpu_only_ms", "eager_ms", "host_ms", "warmup_window_ms", "matmul_ms", "copy_ms", "gpu_time_ms",
+    "cpu_time_ms", "tflops",
+})
+# Where the least sensible value is above 1: a GPU runs at least one warp (32 threads) per SM.
+_AT_LEAST = {"max_threads_per_sm": 32}
+_PERCENT = frozenset({"achieved_occupancy_pct", "theoretical_occupancy_pct", "occupancy_pct", "estimated_speedup_pct"})
+_SIGNED = frozenset({"seed"})
+
+
+class _BadNumber:
+    """A JSON number no field may hold (NaN, Infinity, 1e400, an integer of 400 digits),
+    kept as its text until the field that holds it is known."""
+
+    def __init__(self, text: str):
+        self.text = text if len(text) <= 24 else f"{text[:12]}... ({len(text)} digits)"
+
+
+def _parse_float(text: str) -> float | _BadNumber:
+    value = float(text)
+    return value if math.isfinite(value) else _BadNumber(text)
+
+
+def _parse_int(text: str) -> int | _BadNumber:
+    # Python refuses to read integers of over 4300 digits with a ValueError; anything
+    # beyond MAX_NUMBER is refused anyway, so long ones never reach int().
+    return int(text) if len(text) <= 20 else _BadNumber(text)
+
+
+class _Duplicated(dict):
+    """A JSON object that had a key twice: json.loads keeps the last, load refuses it."""
+
+    duplicates: list[str]
+
+
+_STRINGS_RE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS_RE = re.compile(r"[^\[\]{}]+")
+
+
+def _json_depth(text: str) -> int:
+    """How deep JSON text nests, without recursing (json.loads recurses, and a file nested
+    100,000 deep ends in RecursionError): brackets counted outside strings."""
+    brackets = _NOT_BRACKETS_RE.sub("", _STRINGS_RE.sub("", text))
+    depth = deepest = 0
+    for c in brackets:
+        depth += 1 if c in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def parse_json(text: str, where: str) -> Any:
+    """JSON text of a set, read as load trusts it: nesting at most MAX_JSON_DEPTH, no key
+    twice in an object (each one line naming where), and NaN, Infinity and numbers too
+    large to be finite kept for `_check` to refuse by field."""
+    depth = _json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise SchemaError(f"{where}: JSON nested {depth} deep; a result set nests at most {MAX_JSON_DEPTH}")
+    seen_duplicate = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict:
+        obj = dict(items)
+        if len(obj) == len(items):
+            return obj
+        dup = _Duplicated(obj)
+        keys = [k for k, _ in items]
+        dup.duplicates = sorted({k for k in keys if keys.count(k) > 1})
+        seen_duplicate.append(dup)
+        return dup
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs, parse_float=_parse_float, parse_int=_parse_int,
+                          parse_constant=_BadNumber)
+    except json.JSONDecodeError as exc:
+        raise SchemaError(f"{where}: not valid JSON ({exc})") from None
+    if seen_duplicate:
+        path, keys = _find_duplicate(data)
+        raise SchemaError(f"{where}: {path} has the key {keys[0]!r} twice "
+                          f"(a damaged file: which of the two is meant is unknown)")
+    return data
+
+
+def _find_duplicate(data: Any) -> tuple[str, list[str]]:
+    """Where the first object with a key twice lies, and its keys (a walk without recursion)."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, _Duplicated):
+            return (f"field {path}" if path else "the top object"), node.duplicates
+        if isinstance(node, dict):
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(node))))
+    raise AssertionError("a duplicated key was seen but not found")
+
+
+def _shown(value: Any) -> str:
+    """A value as a message shows it: JSON, one line, cut at 60 characters."""
+    if isinstance(value, _BadNumber):
+        return value.text
+    try:
+        return json.dumps(value, default=lambda v: getattr(v, "text", "?"))[:60]
+    except (ValueError, RecursionError):  # a huge integer made in memory, not read from a file
+        return f"a {type(value).__name__}"
+
+
+def _char_name(c: str) -> str:
+    import unicodedata
+
+    if "\ud800" <= c <= "\udfff":
+        return f"U+{ord(c):04X} (a lone surrogate)"
+    return f"U+{ord(c):04X}" + (f" ({unicodedata.name(c)})" if unicodedata.name(c, "") else "")
+
+
+def _check_text(value: str, where: str, fname: str, short: str) -> None:
+    free = short in _MULTI_LINE
+    bad = (_BAD_FREE_TEXT if free else _BAD_TEXT).search(value)
+    if bad:
+        raise SchemaError(f"{where}: field {fname} holds {_char_name(bad.group())} at character {bad.start()}: "
+                          f"control characters{'' if free else ' (tab and newline too)'}, line separators, "
+                          f"bidirectional overrides and lone surrogates are refused")
+    limit = MAX_FREE_TEXT if free else MAX_TEXT
+    if len(value) > limit:
+        raise SchemaError(f"{where}: field {fname} is {len(value)} characters long; at most {limit}")
+
+
+@functools.cache
+def _number_rule(short: str) -> tuple[float, bool, float, str]:
+    """(least, whether the least itself is allowed, most, the rule in words) of a field."""
+    if short in _POSITIVE:
+        top = MAX_DIM if short in _SHAPE else MAX_NUMBER
+        if short in _AT_LEAST:
+            return _AT_LEAST[short], True, top, f"from {_AT_LEAST[short]} to {top:g}"
+        return 0, False, top, f"above 0 and at most {top:g}"
+    if short in _PERCENT:
+        return 0, True, 100, "a percentage from 0 to 100"
+    if short in _SIGNED:
+        return -MAX_NUMBER, True, MAX_NUMBER, f"within ±{MAX_NUMBER:g}"
+    return 0, True, MAX_NUMBER, f"from 0 to {MAX_NUMBER:g}"
+
+
+def _numbers_ok(values: list, item: type, short: str) -> bool:
+    """All of a list of numbers of type item (ints for int; no bools, no NaN) within its
+    field's rule: one pass, for the long lists of time samples; _check says which is not."""
+    least, closed, most, _ = _number_rule(short)
+    kinds = (int, float) if item is float else (int,)
+    if not all(type(v) in kinds for v in values):
+        return False
+    if closed:
+        return all(least <= v <= most for v in values)
+    return all(least < v <= most for v in values)
+
+
+def _check_number(value: float, where: str, fname: str, short: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):  # a dataclass built in memory
+        raise SchemaError(f"{where}: field {fname} is {value}, not a finite number")
+    least, closed, most, what = _number_rule(short)
+    if not ((least <= value) if closed else (least < value)) or not value <= most:
+        raise SchemaError(f"{where}: field {fname} is {value!r}, expected {what}")
+
+
+def check_name(value: str, where: str, what: str, reserved: bool = True) -> None:
+    """A name that becomes a folder, a file, a URL or an anchor: NAME_RE, and not one of
+    RESERVED_NAMES. One line naming where and what."""
+    if not NAME_RE.fullmatch(value):
+        shown = json.dumps(value if len(value) <= 60 else value[:60] + "...")
+        raise SchemaError(f"{where}: {what} {shown} is not a name ({NAME_RULE})")
+    if reserved and value in RESERVED_NAMES:
+        raise SchemaError(f"{where}: {what} {value!r} is reserved (the report writes a page of that name); "
+                          f"rename it")
+
+
+def _check_point(p: Point, where: str, fname: str) -> None:
+    """A shape that attention can have."""
+    if p.q_heads % p.kv_heads:
+        raise SchemaError(f"{where}: field {fname}: {p.q_heads} query heads do not group over {p.kv_heads} KV heads")
+    if (p.mask == Mask.SLIDING) != (p.window is not None):
+        raise SchemaError(f"{where}: field {fname}.window: a window goes with mask 'sliding', and only with it")
+    if p.mask in (Mask.CAUSAL, Mask.SLIDING) and p.q_len > p.kv_len:
+        raise SchemaError(f"{where}: field {fname}: q_len {p.q_len} exceeds kv_len {p.kv_len} under a "
+                          f"{p.mask} mask (the queries are the last q_len of the keys)")
+    if p.batch * p.q_heads * p.q_len * p.kv_len * p.head_dim > MAX_WORK:
+        raise SchemaError(f"{where}: field {fname}: batch × q_heads × q_len × kv_len × head_dim exceeds 2^60")
+
+
+def _check_set(rs: ResultSet, where: str) -> None:
+    """What a set holds as a whole: names, shapes, one record per key, one record per trace."""
+    check_name(rs.name, where, "field name")
+    cfg = rs.config
+    for i, v in enumerate(cfg.variants):
+        check_name(v, where, f"field config.variants[{i}]")
+    for i, m in enumerate(cfg.modes):
+        if m not in {e.value for e in Mode}:
+            raise SchemaError(f"{where}: field config.modes[{i}] is {m!r}, expected one of {', '.join(Mode)}")
+    check_name(cfg.dtype, where, "field config.dtype", reserved=False)
+    declared: set[str] = set()
+    for i, s in enumerate(rs.scenarios):
+        check_name(s.name, where, f"field scenarios[{i}].name")
+        if s.name in declared:
+            raise SchemaError(f"{where}: field scenarios[{i}].name: scenario {s.name} is declared twice")
+        declared.add(s.name)
+        check_name(s.dtype, where, f"field scenarios[{i}].dtype", reserved=False)
+        for kind in ("points", "train_points"):
+            for j, p in enumerate(getattr(s, kind)):
+                _check_point(p, where, f"scenarios[{i}].{kind}[{j}]")
+    if rs.ceilings is not None:
+        check_name(rs.ceilings.matmul_dtype, where, "field ceilings.matmul_dtype", reserved=False)
+        if len(rs.ceilings.matmul_shape) != 3:
+            raise SchemaError(f"{where}: field ceilings.matmul_shape has {len(rs.ceilings.matmul_shape)} "
+                              f"sizes, expected 3 (m, n, k)")
+    traces: dict[str, str] = {}
+    keys: dict[tuple, str] = {}
+    for kind, records in (("runs", rs.runs), ("sweep", rs.sweep)):
+        for i, rec in enumerate(records):
+            at = f"{kind}[{i}]"
+            check_name(rec.variant, where, f"field {at}.variant")
+            check_name(rec.scenario, where, f"field {at}.scenario")
+            if declared and rec.scenario not in declared:
+                raise SchemaError(f"{where}: field {at}.scenario {rec.scenario!r} is not declared in scenarios")
+            if rec.point is not None:
+                _check_point(rec.point, where, f"{at}.point")
+            key = (kind, rec.scenario, rec.variant, rec.mode) + ((rec.point,) if kind == "sweep" else ())
+            if key in keys:
+                raise SchemaError(f"{where}: field {at} repeats {keys[key]} (scenario {rec.scenario}, variant "
+                                  f"{rec.variant}, mode {rec.mode}{', same point' if kind == 'sweep' else ''})")
+            keys[key] = at
+            if rec.trace is not None:
+                if rec.trace.startswith(("/", "\\")) or ".." in re.split(r"[/\\]", rec.trace):
+                    raise SchemaError(f"{where}: field {at}.trace {_shown(rec.trace)} points outside the set's folder")
+                if not TRACE_RE.fullmatch(rec.trace):
+                    shown = json.dumps(rec.trace if len(rec.trace) <= 60 else rec.trace[:60] + "...")
+                    raise SchemaError(f"{where}: field {at}.trace {shown} is not {TRACE_DIR}/<file name> "
+                                      f"(the file name: lower-case letters, digits, '.', '_', '-', at most 200)")
+                if rec.trace in traces:
+                    raise SchemaError(f"{where}: field {at}.trace names the file of {traces[rec.trace]}.trace "
+                                      f"({rec.trace}); each record has its own trace")
+                traces[rec.trace] = at
+            counters = getattr(rec, "counters", None)
+            for j, k in enumerate(counters.kernels if counters else []):
+                for dim in ("grid", "block"):
+                    if len(getattr(k, dim)) > 3:
+                        raise SchemaError(f"{where}: field {at}.counters.kernels[{j}].{dim} has more than 3 sizes")
 
 
 def _check(value: Any, tp, where: str, fname: str) -> Any:
@@ -376,14 +758,21 @@ def _check(value: Any, tp, where: str, fname: str) -> Any:
             except SchemaError as exc:
                 errors.append(exc)
         raise errors[0] if len(errors) == 1 else SchemaError(
-            f"{where}: field {fname} is {json.dumps(value)[:60]}, expected {_type_name(tp)}")
+            f"{where}: field {fname} is {_shown(value)}, expected {_type_name(tp)}")
     if dataclasses.is_dataclass(tp):
         return _build(tp, value, where, fname)
     if origin is list:
         if not isinstance(value, list):
             raise SchemaError(f"{where}: field {fname} must be a list, not {type(value).__name__}")
         (item,) = typing.get_args(tp)
+        if item in (int, float) and value and _numbers_ok(value, item, fname.rsplit(".", 1)[-1].split("[")[0]):
+            return [float(v) for v in value] if item is float else list(value)  # samples: checked in one pass
         return [_check(v, item, where, f"{fname}[{i}]") for i, v in enumerate(value)]
+    if origin is tuple:  # tuple[X, ...]: a JSON list
+        if not isinstance(value, list | tuple):
+            raise SchemaError(f"{where}: field {fname} must be a list, not {type(value).__name__}")
+        item = typing.get_args(tp)[0]
+        return tuple(_check(v, item, where, f"{fname}[{i}]") for i, v in enumerate(value))
     if origin is dict:
         if not isinstance(value, dict):
             raise SchemaError(f"{where}: field {fname} must be an object, not {type(value).__name__}")
@@ -397,12 +786,19 @@ def _check(value: Any, tp, where: str, fname: str) -> Any:
     }.get(tp)
     if ok is None:
         raise TypeError(f"schema: no check for type {tp!r} of {fname}")  # a bug here, not bad input
+    if isinstance(value, _BadNumber):
+        raise SchemaError(f"{where}: field {fname} is {value.text}, not a finite number "
+                          f"(numbers in a set lie within ±{MAX_NUMBER:.0e})")
     if not ok(value):
-        raise SchemaError(f"{where}: field {fname} is {json.dumps(value)[:60]}, expected {_type_name(tp)}")
+        raise SchemaError(f"{where}: field {fname} is {_shown(value)}, expected {_type_name(tp)}")
     short = fname.rsplit(".", 1)[-1].split("[")[0]
     if tp is str and short in ENUM_FIELDS and value not in {e.value for e in ENUM_FIELDS[short]}:
         allowed = ", ".join(e.value for e in ENUM_FIELDS[short])
         raise SchemaError(f"{where}: field {fname} is {value!r}, expected one of {allowed}")
+    if tp is str:
+        _check_text(value, where, fname, short)
+    elif tp in (int, float):
+        _check_number(value, where, fname, short)
     return float(value) if tp is float else value
 
 
@@ -439,10 +835,25 @@ def from_dict(data: Any, where: str = RESULT_FILE) -> ResultSet:
             f"({SCHEMA_VERSION}); update the project"
         )
     data = migrate(data, where)
-    return _build(ResultSet, data, where)
+    rs = _build(ResultSet, data, where)
+    _check_set(rs, where)
+    return rs
 
 
 # --------------------------------------------------------------------------- migrations
+
+
+def _obj(value: Any) -> dict:
+    """A migration's view of what should be an object: empty when it is not."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _ints(*values: Any) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
 
 
 def _timing_v1(rec: dict, device: str | None) -> dict:
@@ -464,23 +875,28 @@ def update_to_2(data: dict) -> dict:
     split into typed fields (the stored English explanation dropped: the report
     words it), scenarios and points added (everything in schema 1 is the
     `article` scenario), published figures typed."""
-    data = json.loads(json.dumps(data))  # a deep copy: never alter the caller's dict
-    cfg = data.get("config") or {}
-    env = data.get("environment") or {}
+    data = copy.deepcopy(data)  # never alter the caller's dict
+    # What this step reads may be of any type in a damaged file: it reads what it
+    # understands and leaves the rest as it is, for the load to name.
+    cfg = _obj(data.get("config"))
+    env = _obj(data.get("environment"))
     device = env.get("device", "cuda")
     b, h, s, d = (cfg.get(k) for k in ("batch", "heads", "seq_len", "head_dim"))
     default = {"batch": b, "q_heads": h, "kv_heads": h, "head_dim": d, "q_len": s, "kv_len": s, "mask": "causal"}
-    for run in data.get("runs") or []:
+    for run in _list(data.get("runs")):
         if not isinstance(run, dict):
             continue
         run["timing"] = _timing_v1(run, run.get("device", device))
         run["point"] = dict(default)
         notes = run.pop("notes", None) or {}
+        if not isinstance(notes, dict):
+            run["notes"] = notes  # refused by the load, by name
+            notes = {}
         if "first_call_s" in notes:
             run["first_call_s"] = notes.pop("first_call_s")
         if "traceback_tail" in notes:
             run["error_detail"] = notes.pop("traceback_tail")
-        if "inplace_autograd" in notes:
+        if isinstance(notes.get("inplace_autograd"), dict):
             check = dict(notes.pop("inplace_autograd"))
             check.pop("explanation", None)
             check.pop("claim", None)
@@ -490,26 +906,50 @@ def update_to_2(data: dict) -> dict:
         if not run.get("published"):
             run.pop("published", None)
     sb, sh = data.pop("sweep_batch", None) or b, data.pop("sweep_heads", None) or h
-    for p in data.get("sweep") or []:
+    for p in _list(data.get("sweep")):
         if not isinstance(p, dict):
             continue
         p["timing"] = _timing_v1(p, device)
         seq, dim = p.pop("seq_len", None), p.pop("head_dim", None)
         p["point"] = {"batch": sb, "q_heads": sh, "kv_heads": sh, "head_dim": dim, "q_len": seq, "kv_len": seq,
                       "mask": "causal"}
-    sweep_points = sorted({(p["point"]["head_dim"], p["point"]["kv_len"]) for p in data.get("sweep") or []
-                           if isinstance(p, dict)}, key=lambda x: (x[0] != d, x))
+    sweep_points = sorted({(p["point"]["head_dim"], p["point"]["kv_len"]) for p in _list(data.get("sweep"))
+                           if isinstance(p, dict) and _ints(p["point"]["head_dim"], p["point"]["kv_len"])},
+                          key=lambda x: (x[0] != d, x))
     points = [default] + [{**default, "batch": sb, "q_heads": sh, "kv_heads": sh, "head_dim": dd, "q_len": ss,
                            "kv_len": ss} for dd, ss in sweep_points if (dd, ss) != (d, s)]
     data["scenarios"] = [{"name": "article", "title": "The article's shape", "dtype": cfg.get("dtype", "bf16"),
                           "points": points,
-                          "train_points": [default] if "train" in (cfg.get("modes") or []) else []}]
+                          "train_points": [default] if "train" in _list(cfg.get("modes")) else []}]
     data["schema_version"] = 2
     return data
 
 
+TELEMETRY_NOT_RECORDED = "not recorded: captured before schema 3, without NVML telemetry"
+GRAPH_NOT_CHECKED = "not checked: captured before schema 3, which compares a graph's kernels with eager ones"
+
+
+def update_to_3(data: dict) -> dict:
+    """Schema 2 -> 3: NVML telemetry, interleaved rounds, the graph check, the
+    burst and read-bandwidth figures are new; what an older set did not record
+    is marked so (never guessed). Measured sets only: reference sets publish no
+    samples, so nothing of theirs was left unrecorded."""
+    data = json.loads(json.dumps(data))
+    measured = data.get("kind", SetKind.MEASURED.value) == SetKind.MEASURED.value
+    records = [r for key in ("runs", "sweep") for r in data.get(key) or [] if isinstance(r, dict)]
+    for rec in records:
+        t = rec.get("timing")
+        if not measured or not isinstance(t, dict) or not (t.get("eager_ms") or t.get("gpu_only_ms")):
+            continue
+        t["telemetry_reason"] = TELEMETRY_NOT_RECORDED
+        if t.get("gpu_only_method") == GpuOnlyMethod.CUDA_GRAPH.value:
+            t["graph_check"] = {"fidelity": GraphFidelity.NOT_CHECKED.value, "detail": GRAPH_NOT_CHECKED}
+    data["schema_version"] = 3
+    return data
+
+
 # update_to_N upgrades a file of version N-1 to N, one step at a time.
-MIGRATIONS: dict[int, typing.Callable[[dict], dict]] = {2: update_to_2}
+MIGRATIONS: dict[int, typing.Callable[[dict], dict]] = {2: update_to_2, 3: update_to_3}
 
 
 def migrate(data: dict[str, Any], where: str) -> dict[str, Any]:
@@ -528,14 +968,17 @@ def load_set(directory: str | os.PathLike) -> ResultSet:
     """Read, migrate and validate one result set directory. Trace paths must
     resolve inside the set's folder and exist."""
     directory = Path(directory)
+    # First: the folder becomes a page, a URL and a folder of traces (and a name of
+    # 10,000 characters cannot even be looked up: ENAMETOOLONG).
+    check_name(directory.name, str(directory.parent), "the set's folder name")
     path = directory / RESULT_FILE
     if not path.is_file():
         raise SchemaError(f"{path}: no {RESULT_FILE} in this result set")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
         raise SchemaError(f"{path}: not valid JSON ({exc})") from None
-    rs = from_dict(data, str(path))
+    rs = from_dict(parse_json(text, str(path)), str(path))
     root = directory.resolve()
     for kind, records in (("runs", rs.runs), ("sweep", rs.sweep)):
         for i, rec in enumerate(records):
@@ -545,7 +988,7 @@ def load_set(directory: str | os.PathLike) -> ResultSet:
             if Path(rec.trace).is_absolute() or not target.is_relative_to(root):
                 raise SchemaError(f"{path}: field {kind}[{i}].trace {rec.trace!r} points outside the set's folder")
             if not target.is_file():
-                raise SchemaError(f"{path}: trace {rec.trace} of {rec.variant} is missing")
+                raise SchemaError(f"{path}: field {kind}[{i}].trace: trace {rec.trace} of {rec.variant} is missing")
     return rs
 
 

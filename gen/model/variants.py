@@ -66,6 +66,9 @@ class Variant:
     keywords: tuple[str, ...] = ()  # for grouping and search: "eager", "fused", "compiled", ...
     gqa: Gqa = Gqa.NATIVE
     masks: str = ""  # how the mask reaches the kernel
+    # Why its answer is wrong on purpose where the mask is not plain causal
+    # (a labelled scale reference, never a winner), or None.
+    wrong: str | None = None
 
     @property
     def compiled(self) -> bool:
@@ -178,6 +181,125 @@ VARIANTS: dict[str, Variant] = {
             gqa=Gqa.EXPAND,
             masks="a boolean mask tensor, fused by Inductor",
         ),
+        Variant(
+            "varlen",
+            "varlen_attn (packed, cu_seqlens)",
+            "varlen",
+            None,
+            ("VarlenAttention",),
+            Hypothesis(1, False, True, 1, "FlashAttention-2's variable-length kernel over the packed tokens"),
+            default=False,
+            keywords=("varlen", "fused"),
+            gqa=Gqa.NATIVE,
+            masks="cu_seqlens per sequence or document; causal and windows as window_size=(left, 0)",
+        ),
+        Variant(
+            "sdpa_nested",
+            "SDPA on nested jagged tensors",
+            "sdpa_nested",
+            None,
+            ("NestedJaggedAttention",),
+            Hypothesis(1, False, True, 2, "one document per nested row: SDPA runs flash over the jagged batch",
+                       backend="flash"),
+            default=False,
+            keywords=("sdpa", "nested", "fused"),
+            gqa=Gqa.EXPAND,
+            masks="is_causal within each nested row",
+        ),
+        Variant(
+            "sdpa_padded",
+            "SDPA over the padded batch",
+            "sdpa_padded",
+            None,
+            ("PaddedBatchAttention",),
+            Hypothesis(4, True, True, 3, "each document padded to the longest: the padding is computed too",
+                       backend="flash"),
+            default=False,
+            keywords=("sdpa", "padded", "fused"),
+            gqa=Gqa.NATIVE,
+            masks="is_causal per padded row (right padding keeps the real rows exact)",
+        ),
+        Variant(
+            "sdpa_is_causal",
+            "SDPA is_causal=True (top-left, whole sequence)",
+            "sdpa_is_causal",
+            None,
+            ("SDPAIsCausal",),
+            Hypothesis(1, False, True, 1, "flash with the causal mask aligned to the top-left corner",
+                       backend="flash"),
+            default=False,
+            keywords=("sdpa", "fused", "wrong-mask"),
+            gqa=Gqa.NATIVE,
+            masks="is_causal=True whatever the mask: top-left aligned, across documents",
+            wrong="is_causal=True aligns the mask top-left over the whole sequence: with queries at the end "
+                  "of a longer cache it hides keys they should see, and over a pack it attends across "
+                  "documents",
+        ),
+        Variant(
+            "sdpa_lower_right",
+            "SDPA with causal_lower_right",
+            "sdpa_lower_right",
+            None,
+            ("SDPALowerRight",),
+            Hypothesis(1, False, True, 1, "the lower-right causal bias dispatches to flash, else efficient",
+                       backend="flash"),
+            default=False,
+            keywords=("sdpa", "fused"),
+            gqa=Gqa.NATIVE,
+            masks="torch.nn.attention.bias.causal_lower_right(q_len, kv_len)",
+        ),
+        Variant(
+            "flex_triton",
+            "FlexAttention, main kernel forced",
+            "flex_triton",
+            None,
+            ("FlexBlockMaskAttention", "FlexForcedKernel"),
+            Hypothesis(1, False, True, 3, "the prefill Triton kernel, forced where the decoding kernel "
+                       "would be picked"),
+            default=False,
+            keywords=("flex", "compiled", "fused"),
+            gqa=Gqa.NATIVE,
+            masks="a block mask from a mask_mod; none when nothing is masked",
+        ),
+        Variant(
+            "flex_paged",
+            "FlexAttention on a paged KV cache (experimental)",
+            "flex_paged",
+            None,
+            ("FlexPagedAttention",),
+            Hypothesis(1, False, True, 3, "the decoding kernel reading pages through a page table"),
+            default=False,
+            keywords=("flex", "compiled", "fused", "paged", "experimental"),
+            gqa=Gqa.NATIVE,
+            masks="the block mask converted to physical pages by PagedAttention",
+        ),
+        Variant(
+            "flex_fp8",
+            "FlexAttention, float8 e4m3 inputs",
+            "flex_fp8",
+            None,
+            ("FlexBlockMaskAttention",),
+            Hypothesis(1, False, True, 1, "the same Triton kernel on float8 inputs: half the bytes"),
+            default=False,
+            keywords=("flex", "compiled", "fused", "fp8"),
+            gqa=Gqa.NATIVE,
+            masks="a block mask from a mask_mod; none when nothing is masked",
+        ),
+    ]
+    + [
+        Variant(
+            f"sdpa_{b}_det",
+            f"SDPA {b}, deterministic",
+            "sdpa_deterministic",
+            b,
+            ("SDPAttention",),
+            Hypothesis(1, False, True, 5, "the same backend under torch.use_deterministic_algorithms(True)"),
+            default=False,
+            keywords=("sdpa", "pinned", "fused", "deterministic"),
+            gqa=Gqa.NATIVE,
+            masks="is_causal, or an explicit boolean attn_mask",
+        )
+        for b in ("flash", "efficient", "cudnn")
     ]
 }
 
@@ -233,8 +355,14 @@ def source(variant: Variant) -> str:
     """The code a variant runs, with how it is called."""
     classes = _class_sources()
     parts = [classes[c] for c in variant.classes]
-    if variant.kind == "sdpa":
-        if variant.backend:
+    if variant.kind in ("sdpa", "sdpa_deterministic"):
+        if variant.kind == "sdpa_deterministic":
+            call = (
+                "# pinned, and deterministic, around every measured call:\n"
+                f"with sdpa_kernel(SDPBackend.{BACKEND_ENUM[variant.backend]}), deterministic():\n"
+                "    out = SDPAttention(point, device)(q, k, v)"
+            )
+        elif variant.backend:
             call = (
                 "# pinned around every measured call:\n"
                 f"with sdpa_kernel(SDPBackend.{BACKEND_ENUM[variant.backend]}):\n"
@@ -242,6 +370,8 @@ def source(variant: Variant) -> str:
             )
         else:
             call = "# no backend pinned: PyTorch chooses\nout = SDPAttention(point, device)(q, k, v)"
+    elif variant.kind == "flex_fp8":
+        call = "# q, k, v drawn in float8_e4m3fn\nout = FlexBlockMaskAttention(point, device)(q, k, v)"
     elif variant.kind == "naive_compiled":
         call = "out = torch.compile(NaiveAttention(point, device))(q, k, v)"
     else:

@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import posixpath
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -98,13 +99,17 @@ def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
                 _link_or_copy(p.copy_from, dest)
             else:
                 dest.write_text(p.text or "", encoding="utf-8", newline="\n")
-        nav = {"nav": render.nav(pages)}
-        # YAML is a superset of JSON: mkdocs.yml INHERITs this file for its nav.
-        (tmp / NAV_FILE).write_text(json.dumps(nav, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        (tmp / NAV_FILE).write_text(nav_yaml(render.nav(pages)), encoding="utf-8")
         layout.publish_dir(tmp, final, replace=True, what="pages")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return final
+
+
+def _hand_written(source: str) -> bool:
+    """A page of the project's own docs/ (methodology.md...): there in any project made from
+    this one (copy_project), though a build into a bare docs folder does not hold it."""
+    return not source.startswith(f"{render.GENERATED}/") and (ROOT / "docs" / source).is_file()
 
 
 def check_links(pages: list[render.Page], docs_dir: Path) -> None:
@@ -117,8 +122,20 @@ def check_links(pages: list[render.Page], docs_dir: Path) -> None:
         for href in prerender.links(p.text):
             target = posixpath.normpath(posixpath.join(posixpath.dirname(p.path), unquote(href)))
             source = target[:-5] + ".md" if target.endswith(".html") else target
-            if source not in made and not (docs_dir / source).is_file():
+            if source not in made and not (docs_dir / source).is_file() and not _hand_written(source):
                 raise ValueError(f"{p.path}: link {href} leads to no page ({source})")
+
+
+# Characters YAML refuses (DEL, C1 controls, U+FFFE/F) or reads as line breaks (NEL, U+2028,
+# U+2029) even inside a quoted string; JSON's own escapes cover those below U+0020.
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
+def nav_yaml(nav: list) -> str:
+    """The navigation as mkdocs.yml INHERITs it: JSON (a subset of YAML), with every
+    character YAML would trip on written as a \\u escape, so no title can stop the build."""
+    text = json.dumps({"nav": nav}, indent=1, ensure_ascii=False) + "\n"
+    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def check_names(sets: list[tables.LoadedSet]) -> None:
@@ -141,6 +158,16 @@ def check_names(sets: list[tables.LoadedSet]) -> None:
                                 f"would share the page {page}: rename one")
 
 
+def _check_writable(docs_dir: Path) -> None:
+    """The pages can be staged in docs_dir, or one line saying why not."""
+    try:
+        docs_dir.mkdir(parents=True, exist_ok=True)
+        layout.make_staging(docs_dir, render.GENERATED).rmdir()
+    except OSError as exc:
+        raise UserError(f"{exc.filename or docs_dir}: cannot write the pages there ({exc.strerror}); make "
+                        f"{docs_dir} writable or pass --docs elsewhere") from None
+
+
 def cache_dir(docs_dir: Path) -> Path:
     """Where a build keeps what each set's files determine: beside docs/, in the project."""
     return Path(docs_dir).resolve().parent / CACHE_DIR
@@ -158,6 +185,7 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache
     results_root, docs_dir = Path(results_root), Path(docs_dir)
     if not results_root.is_dir():
         raise UserError(f"{results_root}: no results directory")
+    _check_writable(docs_dir)  # before minutes of rendering, not after
     store = cache.Store(cache_dir(docs_dir)) if use_cache else None
     config = docs_dir.parent / "mkdocs.yml"
     converter = prerender.Converter.from_project(config if config.is_file() else ROOT / "mkdocs.yml") \
@@ -189,15 +217,15 @@ def digest(directory: Path) -> str:
     return h.hexdigest()
 
 
-def mkdocs_build(project: Path, site_dir: Path) -> None:
-    """`mkdocs build --strict` of project/mkdocs.yml into site_dir (run from project,
-    where the snippets' base path lies). Raises with mkdocs' output on failure."""
+def mkdocs_build(project: Path, site_dir: Path, config: str = "mkdocs.yml") -> None:
+    """`mkdocs build --strict` of project/mkdocs.yml (or another config there) into site_dir
+    (run from project, where the snippets' base path lies). Raises with mkdocs' output on failure."""
     import subprocess
     import sys
 
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", "mkdocs.yml",
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", config,
          "--site-dir", str(Path(site_dir).resolve())],
         cwd=project, env=env, capture_output=True, text=True,
     )
@@ -206,13 +234,14 @@ def mkdocs_build(project: Path, site_dir: Path) -> None:
 
 
 def copy_project(src: Path, dest: Path) -> Path:
-    """mkdocs.yml (with the hook it names) and the hand-written docs/ of src, without build
-    output: a scratch project for tests and benchmarks."""
+    """mkdocs.yml (with the hook it names), the theme's overrides/ and the hand-written docs/
+    of src, without build output: a scratch project for tests and benchmarks."""
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src / "mkdocs.yml", dest / "mkdocs.yml")
     hook = dest / HOOK  # mkdocs.yml names it by its path in the project
     hook.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src / HOOK, hook)
+    shutil.copytree(src / "overrides", dest / "overrides", dirs_exist_ok=True)
     shutil.copytree(src / "docs", dest / "docs", dirs_exist_ok=True,
                     ignore=lambda d, names: [n for n in names if n in (render.GENERATED, "vendor")
                                              or n.startswith((".generated", layout.STAGING_PREFIX, layout.LOCK_FILE))])

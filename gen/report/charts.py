@@ -22,6 +22,7 @@ import math
 from functools import lru_cache
 
 import altair as alt
+import numpy as np
 import pandas as pd
 from altair.vegalite.v6.api import _dataset_name
 
@@ -132,6 +133,33 @@ def _timeline_skeleton() -> str:
 
 GPU_FIELDS = ("lane", "index", "name", "short_name", "kind", "category", "start_us", "end_us", "dur_us",
               "launched_by", "launch_api", "occupancy")
+
+
+def timeline_window(cpu: pd.DataFrame, gpu: pd.DataFrame, max_events: int, max_depth: int,
+                    max_name: int = 2_000) -> tuple[pd.DataFrame, pd.DataFrame, int, float | None]:
+    """The events a timeline draws, so that it stays small whatever the trace holds: CPU
+    events at most max_depth deep, then the first max_events of both lanes by start, their
+    names (shown on hover) cut to max_name characters.
+    Returns (cpu, gpu, how many were left out, the last start drawn or None if all were)."""
+    def cut(df: pd.DataFrame, cols) -> pd.DataFrame:
+        df = df.copy()
+        for c in cols:
+            df[c] = df[c].map(lambda x: x[:max_name] + "…" if isinstance(x, str) and len(x) > max_name else x)
+        return df
+
+    deep = cpu["depth"] > max_depth if len(cpu) else pd.Series([], dtype=bool)
+    left = int(deep.sum())
+    cpu = cpu[~deep] if left else cpu
+    starts = np.concatenate([cpu["start_us"].to_numpy(float), gpu["start_us"].to_numpy(float)])
+    until = None
+    if len(starts) > max_events:
+        first = np.argsort(starts, kind="stable")[:max_events]
+        keep = np.zeros(len(starts), dtype=bool)
+        keep[first] = True
+        n = len(cpu)
+        cpu, gpu = cpu[keep[:n]], gpu[keep[n:]]
+        left, until = left + len(starts) - max_events, float(starts[first[-1]])
+    return cut(cpu, ["name"]), cut(gpu, ["name", "short_name", "launched_by"]), left, until
 
 
 def timeline_spec(cpu: pd.DataFrame, gpu: pd.DataFrame) -> dict:
@@ -279,12 +307,19 @@ MAP_FIELDS = ("set_title", "scenario", "scenario_title", "point", "fastest_label
               "runner_up", "ratio", "sure")
 
 
+def _text(rows: pd.DataFrame, col: str) -> list[str]:
+    """A column of names as text, a dash where there is none (or no such column)."""
+    return [str(x) if isinstance(x, str) and x else "–" for x in (rows[col] if col in rows else [None] * len(rows))]
+
+
 def fastest_map(rows: pd.DataFrame) -> alt.LayerChart:
     """The fastest variant of every set (a row: GPU and PyTorch) in every scenario (a
     column), in one forward: the cell is coloured by the variant and names it; a pale cell
-    is one whose order is not settled (the fastest's and the runner-up's interquartile
-    ranges overlap). `rows` as gen.report.pages.verdict.fastest_rows gives them, in the
-    sets' order; one colour per variant, in the declared order of the variants."""
+    is one whose order is not settled (the 95% intervals of the fastest's and the runner-up's
+    medians overlap, gen.analysis.verdicts); its tooltip names the variants tied with it (the
+    same kernels) and those within noise.
+    `rows` as gen.report.pages.verdict.fastest_rows gives them, in the sets' order; one
+    colour per variant, in the declared order of the variants."""
     d = pd.DataFrame({
         "set_title": rows["set_title"].astype(str), "scenario": rows["scenario"].astype(str),
         "scenario_title": rows["scenario_title"].astype(str), "point": rows["point"].fillna("").astype(str),
@@ -292,7 +327,9 @@ def fastest_map(rows: pd.DataFrame) -> alt.LayerChart:
         "fastest_ms": [number(x, 4) for x in rows["fastest_ms"]], "basis": rows["basis"].astype(str),
         "runner_up": rows["runner_up"].fillna("–").astype(str),
         "ratio": [number(x, 3) for x in rows["ratio"]],
-        "sure": ["yes" if s is True else "no: the IQRs overlap" if s is False else "–" for s in rows["settled"]],
+        "sure": ["yes" if s is True else "no: the 95% intervals overlap" if s is False else "–"
+                 for s in rows["settled"]],
+        "near": _text(rows, "near"), "tie": _text(rows, "tie"),
     })
     sets = list(dict.fromkeys(d["set_title"]))
     scenarios = list(dict.fromkeys(d["scenario"]))
@@ -305,7 +342,8 @@ def fastest_map(rows: pd.DataFrame) -> alt.LayerChart:
                alt.Tooltip("fastest_ms:Q", title="median (ms)", format=".4g"),
                alt.Tooltip("basis:N", title="ranked by"), alt.Tooltip("runner_up:N", title="runner-up"),
                alt.Tooltip("ratio:Q", title="runner-up / fastest", format=".2f"),
-               alt.Tooltip("sure:N", title="order settled")]
+               alt.Tooltip("sure:N", title="order settled"), alt.Tooltip("tie:N", title="tied (same kernels)"),
+               alt.Tooltip("near:N", title="within noise")]
     cell = alt.Chart(d).mark_rect(stroke="#ffffff", strokeWidth=1).encode(
         x=x, y=y, tooltip=tooltip,
         color=alt.Color("fastest_label:N", title="fastest variant", scale=alt.Scale(domain=labels, scheme="tableau10"),
@@ -367,8 +405,8 @@ def _memory_vs_seq(d: pd.DataFrame) -> alt.FacetChart:
 
 
 def roofline(sweep: pd.DataFrame, ceil: dict) -> alt.LayerChart:
-    """Arithmetic intensity (causal-useful FLOPs per minimum byte) against achieved
-    TFLOP/s, log-log, under the measured copy-bandwidth slope and matmul ceiling."""
+    """Arithmetic intensity (FLOPs per minimum byte, the report's count) against achieved
+    TFLOP/s, log-log, under the highest measured bandwidth's slope and the matmul ceiling."""
     return _roofline(*_roofline_frames(sweep, ceil))
 
 
@@ -381,7 +419,7 @@ def _roofline_frames(sweep: pd.DataFrame, ceil: dict) -> tuple[pd.DataFrame, pd.
     d = _ok(sweep, "tflops_causal")[["variant", "seq_len", "head_dim", "intensity", "tflops_causal"]]
     lo, hi = max(d["intensity"].min() / 2, 1.0), d["intensity"].max() * 2
     xs = [lo * (hi / lo) ** (i / 40) for i in range(41)]
-    roof = pd.DataFrame(dict(intensity=xs, tflops=[min(ceil["matmul_tflops"], x * ceil["copy_gbps"] / 1e3)
+    roof = pd.DataFrame(dict(intensity=xs, tflops=[min(ceil["matmul_tflops"], x * ceil["bandwidth_gbps"] / 1e3)
                                                     for x in xs]))
     return d, roof
 
@@ -390,8 +428,8 @@ def _roofline(d: pd.DataFrame, roof: pd.DataFrame) -> alt.LayerChart:
     line = alt.Chart(roof).mark_line(color="black", strokeDash=[4, 3]).encode(
         x="intensity:Q", y="tflops:Q")
     pts = alt.Chart(d).mark_point(filled=True).encode(
-        x=alt.X("intensity:Q", scale=LOG, title="arithmetic intensity (causal-useful FLOP / minimum byte)"),
-        y=alt.Y("tflops_causal:Q", scale=LOG, title="achieved TFLOP/s (causal-useful count)"),
+        x=alt.X("intensity:Q", scale=LOG, title="arithmetic intensity (FLOP, FlashAttention count / minimum byte)"),
+        y=alt.Y("tflops_causal:Q", scale=LOG, title="achieved TFLOP/s (FlashAttention count)"),
         color="variant:N", shape="head_dim:N",
         tooltip=["variant", "seq_len", "head_dim", alt.Tooltip("tflops_causal:Q", format=".1f")])
     return alt.layer(line, pts)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 from pathlib import PurePosixPath
 
 from markupsafe import Markup
@@ -26,17 +27,36 @@ DASH = "–"
 _MD_ESCAPES = {
     "|": "&#124;", "*": "&#42;", "_": "&#95;", "`": "&#96;", "[": "&#91;", "]": "&#93;",
     "\\": "&#92;", "#": "&#35;", "~": "&#126;", "$": "&#36;", "^": "&#94;", "=": "&#61;",
-    "!": "&#33;", "{": "&#123;", "}": "&#125;", ":": "&#58;", "\n": " ",
+    "!": "&#33;", "{": "&#123;", "}": "&#125;", ":": "&#58;", "\n": " ", "\r": " ",
 }
 _MD_TABLE = str.maketrans(_MD_ESCAPES)
 
+# Characters no page should carry: C0 and C1 controls but tab and newline, line and paragraph
+# separators, bidirectional overrides, lone surrogates (a page with one cannot be written as
+# UTF-8) and the non-characters U+FFFE/U+FFFF. A result set cannot hold them (the load refuses
+# them); a trace's kernel and op names can.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                          "\ud800-\udfff\ufffe\uffff]")
+
+
+def printable(value):
+    """Every value a template writes (the Jinja environment's finalize): strings with each
+    character of _UNPRINTABLE shown as U+FFFD; anything else as it is. Markup stays Markup."""
+    if isinstance(value, str) and _UNPRINTABLE.search(value):
+        cleaned = _UNPRINTABLE.sub("\ufffd", value)
+        return Markup(cleaned) if isinstance(value, Markup) else cleaned
+    return value
+
 
 def md(value) -> Markup:
-    """Text that shows literally inside Markdown: paragraphs, headings, table cells."""
+    """Text that shows literally inside Markdown: paragraphs, headings, table cells. The
+    one escaper of display strings in Markdown (raw HTML is autoescaped by Jinja): HTML's
+    characters and every character Markdown or its extensions read as markup become
+    entities, line breaks spaces, so no string starts a block, a link or an attribute list."""
     if missing(value):
         return Markup(DASH)
     # Quotes are escaped after the table: their entities carry a `#` that must stay as it is.
-    text = html.escape(str(value), quote=False).translate(_MD_TABLE)
+    text = html.escape(printable(str(value)), quote=False).translate(_MD_TABLE)
     return Markup(text.replace('"', "&quot;").replace("'", "&#39;"))
 
 
@@ -81,7 +101,7 @@ def integer(x) -> str:
 
 def day(value) -> str:
     """The date part of an ISO timestamp."""
-    return str(value)[:10] if value else DASH
+    return md(str(value)[:10]) if value else DASH
 
 
 FILTERS = dict(md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer, span=span)

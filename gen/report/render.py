@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 
 from gen.report import units as set_units
-from gen.report.format import GENERATED, md, ms, set_page, size, variant_page  # noqa: F401  (names build uses)
+from gen.report.format import GENERATED, md, ms, printable, set_page, size, variant_page  # noqa: F401 (build uses)
 from gen.report.pages import compare, findings, home, methodology, scaling, scenarios, sets, variants, verdict
 from gen.report.site import Context, Page, chart_div  # noqa: F401
 
@@ -89,6 +89,12 @@ def assemble(ctx: Context, units: dict[str, set_units.Unit]) -> list[Page]:
     return pages
 
 
+def _nav_title(text: str) -> str:
+    # HTML, not Markdown: Material prints a nav title as raw HTML. Its <title> un-escapes
+    # it with striptags, and overrides/main.html escapes it again there.
+    return html.escape(printable(text))
+
+
 def nav(pages: list[Page]) -> list:
     """mkdocs `nav`: the hand-written head, the generated pages by section, the tail.
 
@@ -100,9 +106,9 @@ def nav(pages: list[Page]) -> list:
         if not p.nav:
             continue
         if len(p.nav) == 1:
-            tree.append({html.escape(p.nav[0]): p.path})
+            tree.append({_nav_title(p.nav[0]): p.path})
             continue
-        *parents, title = (html.escape(t) for t in p.nav)
+        *parents, title = (_nav_title(t) for t in p.nav)
         holder = tree
         for name in parents:
             key = "/".join(parents[: parents.index(name) + 1])

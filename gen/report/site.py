@@ -26,6 +26,42 @@ from gen.report import format as fmt
 from gen.report import wording
 
 TEMPLATES = Path(__file__).with_name("templates")
+# A page lists at most this many GPU events of one call, and a timeline draws at most this many
+# events (and nesting levels): past them a page would grow with the trace, whatever it holds. The
+# largest committed call has 87 GPU and 268 CPU events, 8 levels deep; gen.model.limits bounds the trace.
+MAX_KERNEL_ROWS = 300
+MAX_TIMELINE_EVENTS = 1_000
+MAX_TIMELINE_DEPTH = 16
+MAX_LINKS = 50  # kernel-row links in one sentence (a finding's, a lesson's)
+# Any one value a template prints (a name, a sentence of findings, a list joined) is cut past this
+# many characters, saying so: the backstop that keeps a page bounded whatever a set's strings hold.
+# Charts are bounded by the caps above and pass whole.
+MAX_VALUE_CHARS = 20_000
+
+
+class ChartHTML(Markup):
+    """A chart's <div>: printed whole (its size is bounded by what it draws)."""
+
+
+def bounded(value):
+    """Jinja's finalize: a value longer than MAX_VALUE_CHARS is cut, and says how much was left out.
+    Markup is cut before an entity or tag it would split, so the escaping stays whole."""
+    if not isinstance(value, str) or len(value) <= MAX_VALUE_CHARS or isinstance(value, ChartHTML):
+        return value
+    cut = value[:MAX_VALUE_CHARS]
+    if isinstance(value, Markup):
+        amp, lt = cut.rfind("&"), cut.rfind("<")
+        if amp > cut.rfind(";"):
+            cut = cut[:amp]
+        if lt > cut.rfind(">"):
+            cut = cut[:lt]
+    note = f" … ({len(value) - len(cut):,} more characters not shown)"
+    return Markup(cut) + note if isinstance(value, Markup) else cut + note
+def _finalize(value):
+    """Every value a template writes: unprintable characters shown as U+FFFD, then bounded."""
+    return bounded(fmt.printable(value))
+
+
 BUILD_COMMAND = "python -m gen build"  # what reproduces a figure that no summary prints
 
 
@@ -47,11 +83,12 @@ class Worded:
 
 def environment() -> jinja2.Environment:
     """The Jinja environment of every template: autoescaped HTML, strict undefined,
-    the formatting filters and the helpers that name pages and sets."""
+    unprintable characters replaced in every value (fmt.printable), the formatting
+    filters and the helpers that name pages and sets."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=True, undefined=jinja2.StrictUndefined,
-        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, finalize=_finalize,
     )
     env.tests["missing"] = missing
     env.filters.update(fmt.FILTERS)
@@ -116,7 +153,8 @@ class Context:
 
     def kernel_anchor(self, set_name: str, variant: str, mode: str, index: int) -> str:
         """The HTML id of a kernel row on the set's page of the variant (one set per page)."""
-        return fmt.kernel_anchor(variant, mode, index)
+        # A row past the page's cap: the note that says it was left out carries the first one's id.
+        return fmt.kernel_anchor(variant, mode, min(int(index), MAX_KERNEL_ROWS))
 
     def chart(self, chart: alt.TopLevelMixin, label: str, command: str = BUILD_COMMAND) -> Markup:
         return chart_div(chart, label, command)
@@ -137,7 +175,7 @@ def summary_command(set_name: str, mode: str | None = None, scenario: str | None
     return " ".join(words + ["--format json"])
 
 
-def chart_div(chart: alt.TopLevelMixin | dict, label: str, command: str = BUILD_COMMAND) -> Markup:
+def chart_div(chart: alt.TopLevelMixin | dict, label: str, command: str = BUILD_COMMAND) -> ChartHTML:
     """A chart's Vega-Lite spec in an HTML-escaped data-spec attribute, drawn by
     docs/assets/report.js, and in data-command the command that reproduces it (report.js
     shows it under the chart). Keys sorted, so that a rebuild gives the same bytes.
@@ -147,9 +185,14 @@ def chart_div(chart: alt.TopLevelMixin | dict, label: str, command: str = BUILD_
     # Single-quoted, so JSON's many double quotes need no escaping: pages stay small
     # and quick for mkdocs to parse. Search skips the chart's data.
     value = html.escape(text, quote=False).replace("'", "&#39;")
-    return Markup('<div class="vega-chart" data-search-exclude role="img" aria-label="{}" data-command="{}" '
-                  'data-spec=\'').format(label, command) + Markup(value) + Markup("'></div>")
+    return ChartHTML(Markup('<div class="vega-chart" data-search-exclude role="img" aria-label="{}" data-command="{}" '
+                            'data-spec=\'').format(label, command) + Markup(value) + Markup("'></div>"))
 
 
 def records(df: pd.DataFrame) -> list[dict]:
     return [] if df.empty else df.to_dict("records")
+
+
+def capped(rows: list, limit: int) -> tuple[list, int]:
+    """The first `limit` rows and how many were left out."""
+    return rows[:limit], max(0, len(rows) - limit)

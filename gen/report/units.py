@@ -18,9 +18,11 @@ points and the first set: their one part is keyed by those.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import multiprocessing as mp
 import os
 import resource
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -30,12 +32,12 @@ from pathlib import Path
 
 from gen.analysis import compare, tables
 from gen.analysis import scenarios as scenario_analysis
-from gen.model import schema
+from gen.model import layout, limits, schema
 from gen.model.schema import SetKind, UserError
 from gen.report import cache
 from gen.report import format as fmt
 from gen.report.pages import compare as compare_pages
-from gen.report.pages import findings, scaling, scenarios, sets, variants, verdict
+from gen.report.pages import findings, methodology, scaling, scenarios, sets, variants, verdict
 from gen.report.site import Context, Page
 
 # Per-set builders and facts (name -> facts(ctx, ls)) by part, parts in the order their pages
@@ -43,8 +45,10 @@ from gen.report.site import Context, Page
 # "sweep" is apart from "own" so that one new set's work runs on two cores.
 PARTS: dict[str, tuple[list[Callable[[Context, tables.LoadedSet], Iterable[Page]]], dict[str, Callable]]] = {
     "own": ([sets.set_pages, variants.set_pages, findings.set_pages],
-            {"summary": sets.facts, "verdict": verdict.facts, "variants": variants.facts, "findings": findings.facts}),
-    "sweep": ([scaling.set_pages, scenarios.set_pages], {"scaling": scaling.facts, "scenarios": scenarios.facts}),
+            {"summary": sets.facts, "verdict": verdict.facts, "variants": variants.facts, "findings": findings.facts,
+             "method": methodology.facts}),
+    "sweep": ([scaling.set_pages, scenarios.set_pages],
+              {"scaling": scaling.facts, "scenarios": scenarios.facts, "beside": scenarios.beside}),
     "pair": ([compare_pages.set_pages], {"compare": compare_pages.facts}),
 }
 
@@ -139,6 +143,30 @@ def _run_task(i: int):
         return None, str(exc)
 
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with_parent(parent: int) -> None:
+    """A worker's initializer: the worker ends when the build that forked it ends, even
+    by SIGKILL (no cleanup runs then, and the workers would wait on their pipe for
+    minutes). Linux: the kernel sends SIGKILL (prctl PR_SET_PDEATHSIG); elsewhere a
+    thread watches for the parent to change."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        watched = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0
+    except (OSError, AttributeError):
+        watched = True
+    if os.getppid() != parent:  # the parent died before the prctl took hold
+        os._exit(1)
+    if watched:
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+
+
 def workers_for(n_tasks: int) -> int:
     """Worker processes: one per core, forked (so they inherit the loaded sets), and only
     where forking is safe: no other thread in this process."""
@@ -156,7 +184,8 @@ def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...],
     _FORKED = (ctx, tasks)
     try:
         if workers > 1:
-            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
+            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_die_with_parent,
+                                     initargs=(os.getpid(),)) as pool:
                 # Costliest first (most traces), so the workers finish together.
                 order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][0].rs.sweep) - len(tasks[i][0].rs.runs))
                 futures = {i: pool.submit(_run_task, i) for i in order}
@@ -220,20 +249,26 @@ class _Plan:
 
 def _read(results_root: Path, store: cache.Store | None, code: str, skip_broken: bool):
     """Every set's ResultSet: from the cache when its files are unchanged, else loaded and checked."""
+    layout.settle(Path(results_root))  # what a killed publish left is put right first, or named
     loaded, skipped, keys, fresh = [], [], {}, set()
     seen = store.get("stats", "sets") if store else None  # the files' sizes and times at the last build
     memo = {} if seen is None else seen
     for path in schema.list_sets(results_root):
-        k = cache.set_key(path, memo)
-        rs = store.get("rs", cache.key(code, path.name, k)) if store else None
-        if rs is None:
-            try:
+        try:
+            # The limits (gen.model.limits) are the environment's: checked on every build, cached or not.
+            limits.check_result_file(path / schema.RESULT_FILE)
+            k = cache.set_key(path, memo)
+            rs = store.get("rs", cache.key(code, path.name, k)) if store else None
+            new = rs is None
+            if new:
                 rs = schema.load_set(path)
-            except schema.UserError as exc:
-                if not skip_broken:
-                    raise
-                skipped.append(tables.Skipped(path.name, str(exc)))
-                continue
+            limits.check_set(path, layout.set_files(rs))
+        except schema.UserError as exc:
+            if not skip_broken:
+                raise
+            skipped.append(tables.Skipped(path.name, str(exc)))
+            continue
+        if new:
             fresh.add(path.name)
             if store:
                 store.put("rs", cache.key(code, path.name, k), rs)

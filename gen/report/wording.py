@@ -53,11 +53,16 @@ def plural(n: int, word: str) -> str:
 
 # --------------------------------------------------------------------------- rules, stated once
 
-# The condition of rules.host_bound, as a "when" clause: "A call is host-bound when ...".
+# The condition of rules.host_bound_outcome, as a "when" clause: "A call is host-bound when ...".
 HOST_BOUND_RULE = (
     f"a Python loop sees at least {rules.HOST_BOUND_EAGER_RATIO:.2f}× its GPU-only time per call (its eager time "
-    f"over its GPU-only time): the GPU then sits idle for at least "
-    f"{100 * (1 - 1 / rules.HOST_BOUND_EAGER_RATIO):.0f}% of each call, waiting for the host's next launch")
+    f"over its GPU-only time, the 95% intervals of both medians clear of the line: the GPU then sits idle for at "
+    f"least {100 * (1 - 1 / rules.HOST_BOUND_EAGER_RATIO):.0f}% of each call, waiting for the host's next launch) "
+    f"and the host's own cost of a call (its dispatch with the GPU drained, at the "
+    f"{rules.HOST_COST_QUANTILE}th percentile of its samples) exceeds the GPU-only time. It is not host-bound when "
+    f"the loop stays under {rules.HOST_BOUND_EAGER_RATIO:.2f}× and the host costs at most "
+    f"1/{rules.HOST_HEADROOM:.0f} of the GPU-only time; otherwise it is within noise: whether a loop waits "
+    f"depends on the host that day. Calls that run the same kernels share one outcome")
 HOST_BOUND_CONSEQUENCE = ("the GPU waits for the host's launches: its eager time measures mostly how fast the host "
                           "dispatches, while its GPU-only time still measures the kernels")
 
@@ -84,7 +89,7 @@ KIND_TITLES: dict[FindingKind, str] = {
     FindingKind.COPY: "Copies and fills",
     FindingKind.PRECISION: "float32 in a 16-bit model",
     FindingKind.MASK: "Causal mask rebuilt every forward",
-    FindingKind.OCCUPANCY: "Occupancy not estimated",
+    FindingKind.OCCUPANCY: "Occupancy the profiler shows as 0%",
     FindingKind.COUNTERS: "Hardware counters of the main kernels",
     FindingKind.BACKEND: "Backend choice",
     FindingKind.SPEED: "Fastest",
@@ -92,22 +97,33 @@ KIND_TITLES: dict[FindingKind, str] = {
     FindingKind.CONSISTENCY: "Kernel counts",
     FindingKind.AUTOGRAD: "Training: in-place autograd",
     FindingKind.COMPILE: "Compile time",
+    FindingKind.ANOMALY: "Timings the set itself contradicts",
 }
+# Why the profiler's occupancy estimate reads 0% for a kernel over the default shared memory (rules.estimate_blind).
+ESTIMATE_BLIND = (
+    f"The profiler's estimate runs CUDA's occupancy calculator without the kernel's opt-in to more than "
+    f"{rules.SMEM_DEFAULT_LIMIT // 1024} KiB of shared memory a block, so any kernel that uses more fits no block "
+    "by that calculation and reads 0%, whatever API launched it: a failed estimate, not an idle GPU")
 # What a group's findings have in common, said once above them on the Findings page.
 KIND_NOTES: dict[FindingKind, str] = {
-    FindingKind.OCCUPANCY: "The profiler reported 0% or no occupancy for these kernels: a failed estimate, not an "
-                           "idle GPU. " + " and ".join(rules.LAUNCH_EX_APIS) + " pass launch attributes that the "
-                           "estimate does not read.",
+    FindingKind.OCCUPANCY: "The profiler reported 0% or no occupancy for these kernels. " + ESTIMATE_BLIND + ". A "
+                           "kernel whose grid has fewer blocks than the GPU has SMs reads near 0% rightly: most SMs "
+                           "get no work.",
     FindingKind.COUNTERS: "Nsight Compute's measurements of each variant's longest kernel, in one warm call: "
                           "achieved occupancy against the profiler's estimate, what limits the theoretical "
                           "occupancy, and whether the SMs or DRAM bound it.",
-    FindingKind.HOST: "Calls bound by the host: by the report's one rule, a call is host-bound when "
-                      + HOST_BOUND_RULE + ".",
+    FindingKind.HOST: "Calls bound by the host, by the report's host-bound rule (the Methodology states it "
+                      "once): a Python loop waits on the host, and the host's own cost of a call exceeds the "
+                      "GPU's time.",
     FindingKind.PRECISION: "Kernels whose launching op was given float32 tensors and no 16-bit one, or matrix "
                            "products with f32 in their name.",
+    FindingKind.ANOMALY: "Figures a table shows that the same set's samples or traces say not to read at face value: "
+                         f"calls {rules.SPLIT_RATIO:.0f}× apart in one timing, fewer than {rules.MIN_SAMPLES} samples, "
+                         f"compiled code {rules.COMPILED_SLOWER_RATIO:.0f}× slower than the module it compiles, a "
+                         f"training step {rules.TRAIN_OVER_FORWARD_RATIO:.0f}× its forward.",
 }
 # Kinds whose findings name no variant on the Findings page: the line itself says which.
-KINDS_WITHOUT_VARIANT = frozenset({FindingKind.SPEED, FindingKind.AUTOGRAD, FindingKind.COMPILE})
+KINDS_WITHOUT_VARIANT = frozenset({FindingKind.SPEED, FindingKind.AUTOGRAD, FindingKind.COMPILE, FindingKind.ANOMALY})
 
 
 # --------------------------------------------------------------------------- findings
@@ -155,26 +171,41 @@ def _mask(f: Finding) -> Words:
     return Words(f"{f.variant}: the causal mask is rebuilt in every forward", short, text)
 
 
+def _kib(n: int) -> str:
+    return f"{n / 1024:.0f} KiB"
+
+
 def _occupancy(f: Finding) -> Words:
     x = f.facts
-    api = x["api"] or "an unknown API"
-    short = f"{x['n']} kernel(s) launched with {api}, {us(x['dur_us'])}"
-    text = (f"The profiler reported 0% or no occupancy for {x['n']} kernel(s) of a {f.variant} forward, launched "
-            f"with {api}: {', '.join(x['names'])}; together they ran {us(x['dur_us'])}, so the figure is a failed "
-            "estimate, not an idle GPU.")
-    if x["launch_attributes"]:
-        text += f" {x['api']} passes launch attributes that the estimate does not read."
+    apis = " and ".join(x["apis"]) or "an unknown API"
+    names = ", ".join(x["names"])
+    head = (f"The profiler reported 0% or no occupancy for {plural(x['n'], 'kernel')} of a {f.variant} forward "
+            f"({names}, launched with {apis}; {us(x['dur_us'])} in all)")
+    if x["cause"] == "shared_memory":
+        smem = sorted(set(x["shared_memory"]))
+        used = " and ".join(_kib(m) for m in smem)
+        title = f"{f.variant}: no occupancy estimate ({used} of shared memory a block)"
+        short = f"{plural(x['n'], 'kernel')} using {used} of shared memory a block: the estimate reads 0%"
+        text = (f"{head}. {'It uses' if x['n'] == 1 else 'They use'} {used} of shared memory a block, more than the "
+                f"{_kib(x['smem_limit'])} the profiler's estimate allows a block (it leaves the kernel's opt-in to "
+                "more at zero), so the estimate fits no block and reads 0%: a failed estimate, not an idle GPU.")
+    elif x["cause"] == "small_grid":
+        grids = ", ".join(map(str, x["small_grids"]))
+        title = f"{f.variant}: near-zero occupancy from grids smaller than the GPU"
+        short = f"{plural(x['n'], 'kernel')} with grids of {grids} block(s) for {x['sm_count']} SMs"
+        text = (f"{head}. Their grids have {grids} block(s) for {x['sm_count']} SMs: the estimate is right in "
+                "kind, most SMs get no work from these kernels.")
+    else:
+        title = f"{f.variant}: no occupancy estimate"
+        short = f"{plural(x['n'], 'kernel')} with no occupancy estimate"
+        text = (f"{head}. They fit the estimate's shared-memory limit and fill the GPU's SMs, so the trace gives "
+                "no reason for it.")
     if x.get("measured"):
         lo, hi = min(x["measured"]), max(x["measured"])
         got = pct(lo, 1) if lo == hi else f"{pct(lo, 1)}–{pct(hi, 1)}"
         text += f" Nsight Compute measured {got} achieved occupancy for them."
         short += f"; measured {got} (Nsight Compute)"
-    if x["small_grids"]:
-        n = len(x["small_grids"])
-        text += (f" {n} of them have grids of {', '.join(map(str, x['small_grids']))} block(s) for {x['sm_count']} "
-                 "SMs, too few to fill the GPU.")
-        short += f"; {n} with grids smaller than the {x['sm_count']} SMs"
-    return Words(f"{f.variant}: no occupancy estimate ({x['api']})", short, text)
+    return Words(title, short, text)
 
 
 def _counters(f: Finding) -> Words:
@@ -186,13 +217,13 @@ def _counters(f: Finding) -> Words:
     bound = next((c["kind"] for c in x["counters"] if c["fact"] == "bound"), None)
     clauses = [kernel_fact(c, fused_attention=x["category"] == "fused attention") for c in x["counters"]
                if c["fact"] in ("estimate_vs_measured", "occupancy_limit")]
-    short = f"{x['kernel']} ({us(x['dur_us'])})" + (f": {bound}-bound" if bound else "") + "".join(
+    short = f"{x['kernel']} ({us(x['dur_us'])})" + (f": {BOUND_SHORT[bound]}" if bound else "") + "".join(
         f"; {c}" for c in clauses)
     text = f"The longest kernel of a {f.variant} forward, {x['kernel']} ({us(x['dur_us'])}). " + (
         said or "Its counters show nothing beyond the kernel table.")
     if x["mismatches"]:
         text += f" {plural(x['mismatches'], 'kernel')} of this forward did not pair with Nsight Compute's by name."
-    return Words(f"{f.variant}: {x['kernel']}" + (f", {bound}-bound" if bound else ""), short, text)
+    return Words(f"{f.variant}: {x['kernel']}" + (f", {BOUND_SHORT[bound]}" if bound else ""), short, text)
 
 
 def _speed(f: Finding) -> Words:
@@ -209,8 +240,8 @@ def _speed(f: Finding) -> Words:
         text += f", {ahead}"
         short += f", {ahead}"
         if x["overlap"]:
-            text += "; their interquartile ranges overlap, so the order of the two is not settled"
-            short += ", interquartile ranges overlap: order not settled"
+            text += "; the 95% intervals of their medians overlap: within noise, they share the first rank"
+            short += ", within noise: they share the first rank"
     if x["baseline"]:
         slower = f"{x['baseline']} takes {times(x['baseline_ms'] / x['ms'], 1)} as long"
         text += f". {slower[0].upper()}{slower[1:]}"
@@ -297,12 +328,71 @@ def _compile(f: Finding) -> Words:
                  f"{head}: the first call, which compiles, took {compile_cost(x['compile_s'], x['calls'])}.")
 
 
+TIMING_WORDS = {"gpu_only": "GPU-only time", "eager": "eager time", "host": "wall time"}
+
+
+def _ms(x: float) -> str:
+    return f"{x:.3g} ms" if x < 100 else f"{x:,.0f} ms"
+
+
+def _anomaly(f: Finding) -> Words:
+    w = _anomaly_words(f)
+    return Words(w.title, f"{f.variant} ({f.mode}): {w.short}", w.text)
+
+
+def _anomaly_words(f: Finding) -> Words:
+    x = f.facts
+    call, what = call_of(f.mode), TIMING_WORDS.get(x["timing"], x["timing"])
+    if x["what"] == "split":
+        short = (f"{what} per {call} from {_ms(x['min_ms'])} to {_ms(x['max_ms'])} over {x['n']} calls "
+                 f"(median {_ms(x['median_ms'])})")
+        text = (f"The {what} of a {f.variant} {call} ranges from {_ms(x['min_ms'])} to {_ms(x['max_ms'])} over its "
+                f"{x['n']} timed calls (median {_ms(x['median_ms'])}, IQR {pct(x['iqr_pct'])} of it): the calls ran at "
+                "very different speeds, so the median says which of them the middle call was like, not what a call "
+                "costs. The set does not record why.")
+        return Words(f"{f.variant} ({f.mode}): calls at very different speeds", short, text)
+    if x["what"] == "thin":
+        text = (f"The {what} of a {f.variant} {call} rests on {plural(x['n'], 'sample')}, fewer than the "
+                f"{rules.MIN_SAMPLES} the report asks for a spread to mean anything.")
+        return Words(f"{f.variant} ({f.mode}): {plural(x['n'], 'sample')}", f"{what} from {plural(x['n'], 'sample')}",
+                     text)
+    if x["what"] == "compiled_slower":
+        calls = ", ".join(_ms(m) for m in x["profiled_ms"])
+        rising = len(x["profiled_ms"]) > 1 and all(a < b for a, b in zip(x["profiled_ms"], x["profiled_ms"][1:]))
+        short = f"{times(x['ratio'], 1)} the {what} of {x['eager_variant']}, the module it compiles"
+        text = (f"{f.variant} takes {times(x['ratio'], 1)} the {what} of {x['eager_variant']}, the eager module it "
+                f"compiles ({_ms(x['ms'])} against {_ms(x['eager_ms'])} a {call}): compiled code that much slower is "
+                "no steady cost of the compiler.")
+        if calls:
+            text += (f" Its profiled calls took {calls}" + (", each slower than the last: the calls had not settled"
+                                                             if rising else "") + ".")
+        return Words(f"{f.variant} ({f.mode}): slower than the module it compiles", short, text)
+    if x["what"] == "train_over_forward":
+        short = (f"a training step {times(x['ratio'], 0)} its forward ({_ms(x['step_ms'])} against "
+                 f"{_ms(x['forward_ms'])}); the FLOP count says {times(x['flop_ratio'], 1)}")
+        text = (f"A training step of {f.variant} takes {times(x['ratio'], 0)} its forward ({_ms(x['step_ms'])} against "
+                f"{_ms(x['forward_ms'])} of {what}), where the report's FLOP count puts a step at "
+                f"{times(x['flop_ratio'], 1)} a forward.")
+        k = (x["op_step_us_per_call"] / x["op_forward_us_per_call"]
+             if x["op"] and x["op_forward_us_per_call"] else None)
+        if k is not None and k >= rules.COMPILED_SLOWER_RATIO:
+            text += (f" In its profiled step, {x['op']} takes {us(x['op_step_us_per_call'])} a call against "
+                     f"{us(x['op_forward_us_per_call'])} in a profiled forward: the same op runs {times(k, 0)} slower "
+                     "inside the step, so the backward's arithmetic does not explain the step's time. The set does "
+                     "not record what does.")
+        elif x.get("step_op"):
+            text += (f" Its forward op takes about as long inside the step; of the ops only the step runs, "
+                     f"{x['step_op']} takes the most, {us(x['step_op_us_per_call'])} a call.")
+        return Words(f"{f.variant}: training step {times(x['ratio'], 0)} its forward", short, text)
+    raise ValueError(f"no words for anomaly {x['what']!r}")
+
+
 _WORDERS: dict[FindingKind, Callable[[Finding], Words]] = {
     FindingKind.COPY: _copy, FindingKind.PRECISION: _precision, FindingKind.MASK: _mask,
     FindingKind.OCCUPANCY: _occupancy, FindingKind.COUNTERS: _counters, FindingKind.SPEED: _speed,
     FindingKind.HOST: _host,
     FindingKind.BACKEND: _backend, FindingKind.CONSISTENCY: _consistency, FindingKind.AUTOGRAD: _autograd,
-    FindingKind.COMPILE: _compile,
+    FindingKind.COMPILE: _compile, FindingKind.ANOMALY: _anomaly,
 }
 
 
@@ -335,17 +425,17 @@ def occupancy_explanation(n: dict) -> str:
     elif not n["limits_known"]:
         parts.append("the set did not record the GPU's per-SM limits, so no theoretical occupancy is computed")
     if n["no_estimate"]:
-        why = []
-        if n["launch_attributes"]:
-            why.append(f"it was launched with {n['launch_api']}, whose launch attributes (clusters, dynamic shared "
-                       "memory set at launch) the profiler's estimate does not take in")
+        said = "the profiler reported " + ("no occupancy" if missing(n["occupancy_pct"]) else "0%")
         if n["smem_opt_in"]:
-            why.append(f"it asks for {n['shared_memory'] // 1024} KiB of shared memory, above the "
-                       f"{rules.SMEM_DEFAULT_LIMIT // 1024} KiB a block gets without opting in, so it is sized at "
-                       "launch")
-        parts.append("the profiler reported " + ("no occupancy" if missing(n["occupancy_pct"]) else "0%")
-                     + (": " + "; ".join(why) if why else "")
-                     + f". That is the estimate failing, not an idle GPU: the kernel ran for {n['dur_us']:.1f} µs")
+            parts.append(f"{said}: the kernel uses {n['shared_memory'] // 1024} KiB of shared memory a block, above "
+                         f"the {rules.SMEM_DEFAULT_LIMIT // 1024} KiB the profiler's estimate allows (it leaves the "
+                         "kernel's opt-in to more at zero), so the estimate fits no block. That is the estimate "
+                         f"failing, not an idle GPU: the kernel ran for {n['dur_us']:.1f} µs")
+        elif n["partial_wave"] and n["blocks"] is not None and n["sm_count"] and n["blocks"] < n["sm_count"]:
+            parts.append(f"{said}, and rightly so in kind: its grid of {n['blocks']} block(s) leaves most of the "
+                         f"{n['sm_count']} SMs without work")
+        else:
+            parts.append(f"{said}; the kernel fits the estimate's shared-memory limit, so the trace gives no reason")
     else:
         parts.append(f"the profiler estimated {pct(n['occupancy_pct'])} achieved occupancy")
     if n["partial_wave"]:
@@ -361,7 +451,7 @@ def refusal(status: str, reason: str | None, needs_cuda: bool = False) -> str:
     """Why a variant did not run, for a table cell or a failure box."""
     if needs_cuda:
         return "needs CUDA: PyTorch has no CPU kernel for this backend, so pinning it leaves no viable backend"
-    return reason or "no reason recorded"
+    return reason if isinstance(reason, str) and reason else "no reason recorded"  # NaN from a frame too
 
 
 def timing_notes(mode: str, gpu: bool, samples: int | None, host_samples: int | None,
@@ -453,9 +543,18 @@ def counter_mismatch(m: dict) -> str:
 BOUND_WORDS = {
     "memory": "memory-bound: DRAM throughput {dram:.0f}% of peak against {sm:.0f}% for the SMs",
     "compute": "compute-bound: SM throughput {sm:.0f}% of peak against {dram:.0f}% for DRAM",
-    "latency": ("latency-bound: neither the SMs ({sm:.0f}%) nor DRAM ({dram:.0f}%) reach "
-                f"{rules.BOUND_PCT:.0f}% of peak, Nsight Compute's line"),
+    "latency": ("latency-bound: neither the SMs ({sm:.0f}%) nor DRAM ({dram:.0f}%) come within "
+                f"{rules.BOUND_BAND_PCT:.0f} points of {rules.BOUND_PCT:.0f}% of peak, Nsight Compute's line"),
+    "both": ("at both limits: SM throughput {sm:.0f}% and DRAM {dram:.0f}% of peak, both above "
+             f"{rules.BOUND_PCT:.0f}% by more than {rules.BOUND_BAND_PCT:.0f} points and within "
+             f"{rules.BOUND_BAND_PCT:.0f} points of each other"),
+    "line": ("at Nsight Compute's line: the SMs at {sm:.1f}% of peak and DRAM at {dram:.1f}%, the higher within "
+             f"{rules.BOUND_BAND_PCT:.0f} points of {rules.BOUND_PCT:.0f}%, too close to call compute- or "
+             "latency-bound"),
 }
+# How a kernel's bound reads in a title or a short line.
+BOUND_SHORT = {"memory": "memory-bound", "compute": "compute-bound", "latency": "latency-bound",
+               "line": "at Nsight Compute's line", "both": "at both limits"}
 LIMITER_WORDS = {"registers": "registers", "shared_memory": "shared memory", "warps": "the warps per SM",
                  "blocks": "the blocks per SM"}
 
@@ -465,8 +564,10 @@ def kernel_fact(x: dict, fused_attention: bool = False) -> str:
     f = x["fact"]
     if f == "estimate_vs_measured":
         est = "no estimate" if x["estimate_pct"] is None else f"an estimate of {pct(x['estimate_pct'])}"
-        why = (f", as for every {x['launch_api']} launch" if x["estimate_missing"]
-               and rules.launched_with_attributes(x["launch_api"]) else "")
+        smem = x.get("shared_memory_bytes")
+        why = (f" (the estimate fits no block that uses more than {rules.SMEM_DEFAULT_LIMIT // 1024} KiB of shared "
+               f"memory; this one uses {smem // 1024} KiB)" if x["estimate_missing"] and rules.estimate_blind(smem)
+               else "")
         return f"the profiler gave {est}{why}, but Nsight Compute measured {pct(x['achieved_pct'], 1)} achieved"
     if f == "occupancy_limit":
         lim = x["limiter"]

@@ -11,6 +11,7 @@ holds the rest).
 
 from __future__ import annotations
 
+from gen.analysis import rules
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import anchors, datasheets
@@ -19,7 +20,8 @@ from gen.report import wording
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
 FIGURE_LABEL = {sa.FIGURE_TFLOPS: f"TFLOP/s ({sa.FLOP_LABEL})", sa.FIGURE_TBPS: f"TB/s ({sa.BYTES_LABEL})"}
 CONVENTION = {sa.FIGURE_TFLOPS: sa.FLOP_CONVENTION, sa.FIGURE_TBPS: sa.BYTES_CONVENTION}
-CEILING_NAME = {sa.CEILING_MATMUL: "the measured matmul ceiling", sa.CEILING_COPY: "the measured copy bandwidth"}
+CEILING_NAME = {sa.CEILING_MATMUL: "the measured matmul ceiling", sa.CEILING_COPY: "the measured copy bandwidth",
+                sa.CEILING_READ: "the measured read bandwidth"}
 HOW = {sa.FROM_TIME: "our count over its published time",
        sa.FROM_SAME_CONVENTION: "its published rate: its count is ours"}
 ROOFLINE_X = "arithmetic intensity (FLOPs, FlashAttention count, per byte of Q, K, V and output)"
@@ -50,6 +52,50 @@ ABOVE_COPY = ("Above 100% of the measured copy bandwidth is possible: a copy wri
               "almost only reads.")
 
 
+def roof_line(ceil: dict | None) -> str:
+    """What the dashed line of a roofline is."""
+    if not ceil:
+        return "the lower of the measured matmul ceiling and intensity × the measured bandwidth"
+    what = {"copy": "device copy", "read": "read-only pass"}.get(ceil["bandwidth_name"], ceil["bandwidth_name"])
+    return (f"the lower of the measured matmul ceiling ({ceil['matmul_tflops']:.0f} TFLOP/s) and intensity × the "
+            f"highest bandwidth measured on this GPU (its {what}, {ceil['bandwidth_gbps'] / 1e3:.2f} TB/s)")
+
+
+def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_bytes: float | None = None,
+               best_tbps: float | None = None) -> str | None:
+    """Why points lie above a roofline (scaling.above_roof), or None when none does. With a
+    read-only ceiling, `read_bytes` is what its sum read and `best_tbps` the points' best TB/s
+    (their share of the datasheet's bandwidth is given beside it)."""
+    if not a or not a["n"]:
+        return None
+    who = ", ".join(a["variants"])
+    text = (f"{a['n']} of the {a['total']} points lie above the line ({who}), up to {a['max_over']:.2f}× it: "
+            "the line is a measured ceiling, not the GPU's peak.")
+    if a["bandwidth"]:
+        if a["bandwidth_name"] == "copy":
+            text += (f" {a['bandwidth']} of them sit above the bandwidth slope, which is a device copy's rate: a copy "
+                     "reads and writes as many bytes, while a kernel that almost only reads (decode reads the KV "
+                     "cache and writes one token a head) need not switch the memory between reading and writing, "
+                     "so it can pass a copy's rate.")
+        else:
+            over = f" (a torch.sum over {_gib(read_bytes)})" if read_bytes else ""
+            text += (f" {a['bandwidth']} of them sit above the bandwidth slope: the read ceiling is one reduction"
+                     f"{over}, a weak bound that understates the bandwidth a tuned kernel reaches.")
+            if sheet is not None and best_tbps and not missing(best_tbps):
+                text += (f" The best point, {best_tbps:.2f} TB/s, is {100 * best_tbps / sheet.hbm_tbps:.0f}% of the "
+                         f"datasheet's {sheet.hbm_tbps:g} TB/s.")
+        if sheet is not None:
+            text += f" The datasheet's {sheet.hbm_tbps:g} TB/s is the bound no kernel passes."
+    if a["compute"]:
+        text += (f" {a['compute']} sit above the matmul ceiling, one large matrix product's measured rate: a kernel "
+                 "can pass it.")
+    return text
+
+
+def _gib(n: float) -> str:
+    return f"{n / 1024**3:g} GiB"
+
+
 def length_axis(decode: bool) -> str:
     return "KV cache length (tokens, log scale)" if decode else "sequence length (tokens, log scale)"
 
@@ -66,16 +112,28 @@ def length(n, decode: bool) -> str:
 
 def point_label(row: dict, decode: bool, show_head_dim: bool) -> str:
     text = length(row["kv_len"], decode)
+    q = row.get("q_len")
+    if not decode and q is not None and not missing(q) and int(q) != int(row["kv_len"]):
+        text = f"{int(q):,} queries × KV {int(row['kv_len']):,}"  # a chunk against a longer cache
     return f"{text}, D {int(row['head_dim'])}" if show_head_dim else text
 
 
-def shape(p: dict, lengths: list[int], dtype: str) -> str:
+def shape(p: dict, lengths: list[int], dtype: str, q_lens: list[int] | None = None) -> str:
     """The scenario's shape in one line: batch, heads, head dim, queries, mask, lengths, dtype."""
     heads = (f"{p['q_heads']} query heads over {p['kv_heads']} KV heads" if p["q_heads"] != p["kv_heads"]
              else f"{p['q_heads']} heads")
     queries = "one query token per sequence" if p["q_len"] == 1 else "queries = the whole sequence"
+    chunks = [q for q in (q_lens or []) if q not in lengths]
+    if chunks == [1]:
+        queries = "one query token per sequence (decode), against the KV cache"
+    elif chunks:
+        queries = (f"chunks of {', '.join(f'{q:,}' for q in chunks)} queries, the last tokens of the sequence, "
+                   "against the KV cache")
     if p["mask"] == "sliding":
         mask = f"causal mask within a {p['window']:,}-token window"
+    elif p["mask"] == "document" and p.get("docs"):
+        mask = (f"{len(p['docs'])} packed documents of {', '.join(f'{d:,}' for d in p['docs'])} tokens, "
+                "causal within each, nothing across them")
     else:
         mask = {"causal": "causal mask", "none": "no mask"}.get(p["mask"], p["mask"])
     lens = ", ".join(f"{n:,}" for n in lengths)
@@ -87,7 +145,8 @@ def headline(h: dict, figure: str, decode: bool, variant_label) -> str:
     """"At S = 32,768, X is fastest: 25.1 ms GPU-only, 690 TFLOP/s (...), 88% of the measured matmul ceiling." """
     f = h["fastest"]
     fig = figure_of_row(f)
-    text = (f"At {length(f['kv_len'], decode)}{' (training step)' if f['mode'] == 'train' else ''}, "
+    text = (f"At {length(f['kv_len'], decode)}, D {int(f['head_dim'])}"
+            f"{' (training step)' if f['mode'] == 'train' else ''}, "
             f"{variant_label(f['variant'])} is fastest: {f['gpu_only_ms']:.4g} ms GPU-only"
             f"{' (kernel sum of one call)' if f['gpu_only_method'] == 'kernel_sum' else ''}, "
             f"{figure_value(f[fig], fig)} {FIGURE_LABEL[fig]}")
@@ -105,25 +164,74 @@ def figure_of_row(row: dict) -> str:
     return sa.FIGURE_TBPS if row["figure"] == sa.FIGURE_TBPS else sa.FIGURE_TFLOPS
 
 
+def ours_name(v: dict, variant_label) -> str:
+    """Which of ours a published figure stands against: the variant running its kernel, else our fastest."""
+    return (f"our {variant_label(v['ours_variant'])}" if v["ours_same"]
+            else f"our fastest, {variant_label(v['ours_variant'])}")
+
+
 def versus(v: dict, anchor_title: str, variant_label, decode: bool) -> str:
-    """Our fastest against one published figure: times when the shape is the same, rates always."""
-    where = length(v["kv_len"], decode)
+    """Ours against one published figure, like with like: times when the shape is the same, rates always."""
+    where = f"{length(v['kv_len'], decode)}, D {int(v['head_dim'])}"
     approx = "about " if v["approximate"] else ""
     rate = (f"{approx}{v['anchor_tflops']:,.0f} TFLOP/s in our count ({HOW.get(v['tflops_from'], 'not convertible')})"
             if not missing(v["anchor_tflops"]) else "no rate in our count")
     ms = f"{v['anchor_ms']:.4g} ms, " if not missing(v["anchor_ms"]) else ""
     parts = [f"At {where}, {anchor_title} gives {anchor_name(v['anchor_variant'])}: {ms}{rate}."]
-    ours = f"Our fastest, {variant_label(v['fastest_variant'])}"
-    if not missing(v["time_ratio"]):
-        parts.append(f"{ours}, takes {v['time_ratio']:.2f}× its time ({_faster(v['time_ratio'], time=True)})"
-                     f" and reaches {v['rate_ratio']:.2f}× its rate.")
-    elif not missing(v["rate_ratio"]):
-        parts.append(f"{ours}, reaches {v['rate_ratio']:.2f}× its rate ({_faster(v['rate_ratio'], time=False)}); "
-                     "times do not compare: " + ("the batch and head count differ." if not v["same_shape"]
-                                                 else "the source published no time."))
-    if not missing(v["fastest_pct_of_ceiling"]):
+    if v["ours_variant"] is None:
+        return parts[0]
+    ours = ours_name(v, variant_label)
+    ours = ours[0].upper() + ours[1:] + ("" if v["ours_same"] else ",")
+    if not missing(v["ours_time_ratio"]):
+        parts.append(f"{ours} takes {v['ours_time_ratio']:.2f}× its time ({_faster(v['ours_time_ratio'], time=True)})"
+                     f" and reaches {v['ours_rate_ratio']:.2f}× its rate.")
+    elif not missing(v["ours_rate_ratio"]):
+        parts.append(f"{ours} reaches {v['ours_rate_ratio']:.2f}× its rate "
+                     f"({_faster(v['ours_rate_ratio'], time=False)}); times do not compare: "
+                     + ("the batch and head count differ." if not v["same_shape"] else "the source published no time."))
+    if not v["ours_same"] and not missing(v["fastest_pct_of_ceiling"]):
         parts.append(f"That is {v['fastest_pct_of_ceiling']:.0f}% of the measured ceiling.")
     return " ".join(parts)
+
+
+def _heads(sh: dict) -> str:
+    several = len(sh["heads"]) > 1
+    return ", ".join((f"{h} heads" if h == kv else f"{h} query / {kv} KV heads") + (f" at D {d}" if several else "")
+                     for d, (h, kv) in sorted(sh["heads"].items()))
+
+
+def published_shape(sh: dict) -> str:
+    """A published set's shapes from its points (scenarios.source_shapes), in one line."""
+    bs = sorted(sh["batches"].items())
+    if len({b for _, b in bs}) == 1:
+        batch = f"batch {bs[0][1]}"
+    elif sh["tokens"]:
+        batch = (f"batch × length held at {sh['tokens']:,} tokens (batch {bs[0][1]} at S = {bs[0][0]:,} down to "
+                 f"batch {bs[-1][1]} at S = {bs[-1][0]:,})")
+    else:
+        batch = "batch " + ", ".join(f"{b} at S = {n:,}" for n, b in bs)
+    heads = _heads(sh)
+    if sh["hidden"] and len(sh["heads"]) > 1:
+        heads = f"query heads × head dim held at {sh['hidden']:,} ({heads})"
+    else:
+        heads += "".join(f", head dim {d}" for d in sh["heads"])
+    lengths = (f"S = {bs[0][0]:,} to {bs[-1][0]:,}" if len(bs) > 1 else f"S = {bs[0][0]:,}")
+    return f"{batch}; {heads}; {lengths}"
+
+
+def source_shape(sh: dict) -> str:
+    """How the source's batch and heads differ from ours, from its points (scenarios.source_shapes)."""
+    if sh["tokens"] and sh["hidden"]:
+        heads = ", ".join(f"{h} heads at D {d}" if h == kv else f"{h} query / {kv} KV heads at D {d}"
+                          for d, (h, kv) in sorted(sh["heads"].items()))
+        bs = sorted(sh["batches"].items())
+        batches = (f"batch {bs[0][1]} at S = {bs[0][0]:,} down to batch {bs[-1][1]} at S = {bs[-1][0]:,}"
+                   if len(bs) > 1 else f"batch {bs[0][1]}")
+        return (f"The source held batch × length at {sh['tokens']:,} tokens ({batches}) and query heads × head dim "
+                f"at {sh['hidden']:,} ({heads}), not this scenario's batch and heads: rates compare, times do not.")
+    shapes = "; ".join(f"batch {b}, {h} query / {kv} KV heads, S = {n:,}, D {d}" if h != kv else
+                       f"batch {b}, {h} heads, S = {n:,}, D {d}" for b, h, kv, n, d in sh["shapes"])
+    return f"The source measured {shapes}, not this scenario's batch and heads: rates compare, times do not."
 
 
 def _faster(ratio: float, time: bool) -> str:
@@ -150,27 +258,167 @@ def refusal(status: str, reason: str | None, needs_cuda: bool = False) -> str:
     CUDA-only backend pinned on a CPU machine)."""
     if needs_cuda:
         return wording.refusal(status, reason, True)
-    return reason or {"oom": "out of memory", "skipped": "not run"}.get(status, "no reason recorded")
+    if isinstance(reason, str) and reason:  # from a frame, a missing reason is NaN, which is truthy
+        return reason
+    return {"oom": "out of memory", "skipped": "not run"}.get(status, "no reason recorded")
 
 
-def table_note(figure: str, mode: str) -> str:
-    """What the columns of a scenario table are."""
-    ceiling = CEILING_NAME[sa.CEILING_COPY if figure == sa.FIGURE_TBPS else sa.CEILING_MATMUL]
+def table_note(figure: str, mode: str, ceiling: str | None = None, sheet: datasheets.Datasheet | None = None) -> str:
+    """What the columns of a scenario table are; `ceiling` is the one its rows were set against
+    (sa.CEILING_*; by default the figure's usual one)."""
+    name = CEILING_NAME[ceiling or (sa.CEILING_COPY if figure == sa.FIGURE_TBPS else sa.CEILING_MATMUL)]
     call = "training step" if mode == "train" else "call"
-    return (f"{FIGURE_LABEL[figure]} from the GPU-only time; % of ceiling is of {ceiling}. GPU-only ms is the median "
-            f"per {call} with its interquartile range; eager ms is what a Python loop sees per {call}, host gaps "
-            f"included. Kernels / call counts the GPU events of one profiled {call}; peak memory is the allocator's "
-            "peak; error is the relative error against float64.")
+    share = (f"; % of datasheet is of the datasheet's {sheet.hbm_tbps:g} TB/s" if figure == sa.FIGURE_TBPS and sheet
+             else "; compute SOL is the TFLOP/s over the speed of light at the window's clock")
+    return (f"{FIGURE_LABEL[figure]} from the GPU-only time; % of ceiling is of {name}{share}. GPU-only ms is the "
+            f"median per {call} with its interquartile range; eager ms is what a Python loop sees per {call}, host "
+            f"gaps included. Kernels / call counts the GPU events of one profiled {call}; peak memory is the "
+            "allocator's peak; error is the relative error against float64.")
 
 
-def versus_short(v: dict, anchor_title: str, decode: bool) -> str:
-    """One clause for the index: our fastest against the strongest published figure."""
+def versus_short(v: dict, anchor_title: str, decode: bool, variant_label=None) -> str:
+    """One clause for the index: ours against the strongest published figure, like with like."""
     ratios = []
-    if not missing(v["time_ratio"]):
-        ratios.append(f"{v['time_ratio']:.2f}× its time")
-    if not missing(v["rate_ratio"]):
-        ratios.append(f"{v['rate_ratio']:.2f}× its rate" + ("" if ratios else " (times do not compare)"))
+    if not missing(v["ours_time_ratio"]):
+        ratios.append(f"{v['ours_time_ratio']:.2f}× its time")
+    if not missing(v["ours_rate_ratio"]):
+        ratios.append(f"{v['ours_rate_ratio']:.2f}× its rate" + ("" if ratios else " (times do not compare)"))
     if not ratios:
         return ""
-    return (f"Against {anchor_name(v['anchor_variant'])} at {length(v['kv_len'], decode)} as published "
-            f"({anchor_title}): {', '.join(ratios)}.")
+    who = ours_name(v, variant_label or (lambda x: x))
+    return (f"Against {anchor_name(v['anchor_variant'])} at {length(v['kv_len'], decode)}, D {int(v['head_dim'])} "
+            f"as published ({anchor_title}), {who}: {', '.join(ratios)}.")
+
+
+# --------------------------------------------------------------------------- issue 20: why SDPA picked its backend,
+# wrong answers on purpose, facts measured while building, packed documents
+
+BACKEND_NAMES = {"flash": "FlashAttention-2", "efficient": "memory-efficient", "cudnn": "cuDNN", "math": "math",
+                 "none": "none (no backend could run)"}
+
+
+def backend_name(b: str | None) -> str:
+    return BACKEND_NAMES.get(b or "", b or "not recorded")
+
+
+def backend_verdict(verdict: str, reason: str | None) -> str:
+    """One cell of the backend table: chosen, eligible, or PyTorch's reason."""
+    if verdict == "chosen":
+        return "chosen"
+    if verdict == "eligible":
+        return "eligible, not chosen (lower in PyTorch's priority order)"
+    return reason or "refused (PyTorch gave no reason)"
+
+
+BACKEND_NOTE = ("What SDPA ran with no backend pinned and, for each backend it did not run, the reason PyTorch "
+                "gives: torch.backends.cuda.can_use_flash_attention (and its efficient and cuDNN siblings) with "
+                "debug=True, on the very inputs, mask and flags of the measured call; the choice is "
+                "torch._fused_sdp_choice's (nested tensors: their own dispatcher; causal_lower_right: its own "
+                "order, flash then efficient then math).")
+
+
+def wrong_note(label: str, why: str | None, worst: float) -> str:
+    text = f"{label} answers wrong on purpose here (error up to {worst:.2g} against float64)"
+    return text + (f": {why}." if why else ".") + " It is shown for scale, never ranked."
+
+
+def wrong_by_error(label: str, worst: float, limit: float) -> str:
+    return (f"{label}'s error against float64 reaches {worst:.2g}, past {limit:g}: a wrong answer, shown, never "
+            "ranked.")
+
+
+FACT_WORDS = {
+    "block_mask_build_s": ("BlockMask build time", lambda x: f"{x * 1e3:.3g} ms"),
+    "block_mask_sparsity_pct": ("tiles the block mask skips", lambda x: f"{x:.1f}%"),
+    "window_extra_keys": ("keys seen beyond W with window_size=(W, 0)",
+                          lambda x: f"{x:.0f} (so W − {x:.0f} is passed to see exactly W keys)"),
+    "fp8_input_rounding_error": ("error from rounding q, k, v to float8 e4m3 alone (float64 attention of the "
+                                 "rounded inputs against the unrounded)", lambda x: f"{x:.2g}"),
+}
+
+
+def facts(label: str, point: str, got: dict) -> str:
+    """The facts a variant measured while being built, in one line."""
+    parts = []
+    for k, v in got.items():
+        if v is None or missing(v):
+            continue
+        name, f = FACT_WORDS.get(k, (k, lambda x: f"{x:g}"))
+        parts.append(f"{name}: {f(v)}")
+    return f"{label} at {point}: " + "; ".join(parts) + "." if parts else ""
+
+
+def documents_note(total_tokens: int, padded_tokens: int, padded_flops: float, useful_flops: float) -> str:
+    return (f"Useful work is each document's own causal square. Padding every document to the longest makes "
+            f"{padded_tokens:,} token slots of {total_tokens:,}, and {padded_flops / useful_flops:.2f}× the useful "
+            "FLOPs; attending over the whole pack with a plain causal mask computes "
+            "cross-document pairs too (and answers wrong).")
+
+
+# --------------------------------------------------------------------------- sustained, burst and the published times
+
+
+def burst_line(b: dict, variant_label) -> str:
+    """Sustained against burst and the published time (gen.analysis.clocks.burst_frame): the gap is
+    the clock only when the clock rule holds for our sustained time and our own burst lands on the
+    published time too; the publisher's clock is an assumption (sources do not state it)."""
+    head = (f"At {b['kv_len']:,} tokens, {variant_label(b['variant'])}: published {b['anchor_ms']:.3f} ms; ours "
+            f"{b['sustained_ms']:.3f} ms sustained (graph replays, the GPU warm")
+    if not missing(b["sustained_clock_mhz"]):
+        head += f", {b['sustained_clock_mhz']:.0f} MHz"
+        if not missing(b["sustained_power_w"]):
+            head += f", {b['sustained_power_w']:.0f} W"
+    head += ")"
+    if not missing(b["burst_ms"]):
+        head += f", {b['burst_ms']:.3f} ms in a burst of {int(b['burst_n'])} calls from idle"
+        if not missing(b["burst_clock_mhz"]):
+            head += f" ({b['burst_clock_mhz']:.0f} MHz)"
+    head += f". Sustained over published: {b['sustained_vs_anchor']:.2f}×."
+    if isinstance(b["reason"], str):
+        return head + f" The clock rule cannot be applied: {b['reason']}."
+    tol = f"{rules.CLOCK_RULE_PCT:g}%"
+    rule = (f" The clock rule assumes the publisher's calls ran at our burst clock, {b['burst_clock_mhz']:.0f} MHz "
+            "(the source does not state its clock settings): the published time at our sustained clock would "
+            f"read {b['anchor_ms']:.3f} × {b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = "
+            f"{b['anchor_at_sustained_clock_ms']:.3f} ms, and ours is {b['sustained_vs_anchor_at_clock']:.2f}× that "
+            f"({'within' if b['sustained_explained'] == rules.YES else 'beyond'} {tol}).")
+    burst = (f" Our own burst at that clock took {b['burst_ms']:.3f} ms, {b['burst_vs_anchor']:.2f}× the published "
+             f"time ({'within' if b['burst_explained'] == rules.YES else 'beyond'} {tol})")
+    if b["explained"] == rules.YES:
+        rule += burst + ": the gap is the clock."
+    elif b["sustained_explained"] == rules.YES:
+        rule += burst + ": the clock alone does not explain the gap."
+    else:
+        rule += burst + ": the clock does not explain the gap; the kernel or the library differs."
+    if not missing(b["expected_burst_ms"]):
+        rule += (f" Our burst against {b['expected_burst_ms']:.3f} ms expected from the sustained time at the "
+                 f"burst clock: {b['burst_vs_expected']:.2f}×.")
+    return head + rule
+
+
+def not_run(label: str, status: str, why_not: str | None) -> str:
+    """A variant of a scenario that ran at no point, said where the verdict is."""
+    why = (why_not or "no reason recorded").removeprefix("not run: ")
+    return f"{label} did not run here ({status}: {why}); it is not ranked."
+
+
+def measured_modes(why: str, inference: bool, train: bool) -> str | None:
+    """What a scenario measured, where its declared purpose names the other mode."""
+    if inference and not train and "train" in why.lower():
+        return "Measured here: forward passes only (inference); no training step was timed."
+    if train and not inference and "inference" in why.lower():
+        return "Measured here: training steps only (forward and backward)."
+    return None
+
+
+
+def determinism_line(r: dict, variant_label, show_length: bool = False) -> str:
+    """One backend's price of torch.use_deterministic_algorithms(True): its deterministic time over its default."""
+    at = f" at S = {int(r['kv_len']):,}" if show_length else ""
+    who = variant_label(r["default_variant"])
+    if missing(r["ratio"]):
+        why = r["reason"] if isinstance(r["reason"], str) else "no time"
+        return (f"{who}{at}: the deterministic variant did not run ({r['status']}: {why}), so there is no price "
+                "to give: this backend has no deterministic backward here.")
+    return (f"{who}{at}: {r['deterministic_ms']:.4g} ms a training step deterministic against "
+            f"{r['default_ms']:.4g} ms by default, {r['ratio']:.2f}× the time.")

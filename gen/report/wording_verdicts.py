@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import comparability, kernel_names, lessons, rules, verdicts
+from gen.analysis import advice as advice_mod
+from gen.analysis import clocks, comparability, flops, kernel_names, lessons, rules, trace, verdicts
+from gen.analysis.values import missing
 from gen.model.variants import VARIANTS
 from gen.report import wording
 
@@ -30,6 +32,11 @@ def label(variant: str) -> str:
     return f"{head} ({rest})" if sep else text
 
 
+def short_label(variant: str) -> str:
+    """A variant's label without its bracket, for a possessive: "FlexAttention (compiled)" -> "FlexAttention"."""
+    return label(variant).split(" (")[0]
+
+
 FAMILY = {"cudnn_sdpa": "cuDNN-generated kernel", "fmha_cutlass": "CUTLASS fmha kernel",
           "flash2": "FlashAttention-2 kernel", "nvjet": "cuBLAS nvjet kernel", "cublas_xmma": "cuBLAS xmma kernel"}
 
@@ -38,6 +45,79 @@ def kernel_family(name: str | None) -> str:
     """A kernel as a reader names it: its family when the name is known, else its short name."""
     d = kernel_names.decode(name or "")
     return FAMILY.get(d.family, "kernel") if d.family else f"kernel {name}"
+
+
+LIBRARY = {"cudnn_sdpa": "cuDNN", "fmha_cutlass": "CUTLASS", "cublas_xmma": "cuBLAS", "nvjet": "cuBLAS",
+           "triton": "Triton"}
+
+
+def kernel_path(p: kernel_names.KernelPath) -> str:
+    """How a kernel computes, as its name and launch shape say it, as a noun phrase:
+    "a cuDNN kernel compiled for sm90 that uses wgmma, Hopper's warpgroup matrix instructions"."""
+    if p.reduction:
+        return "a reduction kernel that combines the partial results of a split over the keys"
+    if p.family == "flash2":
+        text = ("FlashAttention-2, PyTorch's flash backend (its attention kernels issue warp-level mma.sync and load "
+                "tiles with cp.async: an sm80 design, no TMA, no wgmma)")
+    elif p.matrix == "ffma":
+        text = "a float32 matrix product on the CUDA cores (float32 FMA by its name), off the tensor cores"
+    elif p.family == "triton":
+        return "a Triton template Inductor generated (its name does not say which matrix instructions it uses)"
+    else:
+        lib = LIBRARY.get(p.family)
+        text = f"a {lib} kernel" if lib else "a kernel"
+        if p.arch is not None:
+            text += f" compiled for {arch_name(p.arch)}"
+        if p.matrix == "wgmma":
+            text += " that uses wgmma, Hopper's warpgroup matrix instructions"
+        elif p.matrix == "mma":
+            text += " that uses warp-level matrix instructions (the sm80 design), no wgmma"
+    if p.persistent:
+        text += ", persistent (one block per SM, each looping over tiles)"
+    return text
+
+
+def kernel_path_short(p: kernel_names.KernelPath) -> str:
+    """The same in a few words, for a list: "cuDNN, sm90, wgmma", "FlashAttention-2, mma.sync"."""
+    if p.reduction:
+        return "a reduction kernel"
+    if p.family == "flash2":
+        return "FlashAttention-2, warp-level mma.sync"
+    if p.matrix == "ffma":
+        return "float32 on the CUDA cores"
+    parts = [LIBRARY.get(p.family, "kernel")]
+    if p.arch is not None:
+        parts.append(f"sm{p.arch}")
+    parts += {"wgmma": ["wgmma"], "mma": ["warp-level mma"]}.get(p.matrix, [])
+    if p.family == "triton" or (p.arch is None and p.matrix is None):
+        parts.append("instructions not in its name")
+    return ", ".join(parts)
+
+
+def kernel_paths(names) -> str:
+    """What the names of a call's kernels say, kernels that read the same grouped:
+    "X: a cuDNN kernel compiled for ...; Y, Z: a reduction kernel ..."."""
+    groups: dict[str, list[str]] = {}
+    for n in dict.fromkeys(names):
+        p = kernel_names.path(n)
+        if p.family is None and p.matrix is None and not p.reduction:
+            continue
+        groups.setdefault(kernel_path(p), []).append(trace.short_name(n))
+    return "; ".join(f"{', '.join(dict.fromkeys(ns))}: {desc}" for desc, ns in groups.items())
+PROSE_KERNEL_CHARS = 32
+
+
+def prose_kernel(name: str | None) -> str:
+    """A kernel as prose names it: its family where the name is known ("cuDNN-generated kernel"),
+    else its short name cut at PROSE_KERNEL_CHARS characters with an ellipsis. The full name
+    stays in the tables and the search."""
+    if not name:
+        return "kernel"
+    d = kernel_names.decode(name)
+    if d.family in FAMILY:
+        return FAMILY[d.family]
+    short = name.split("(")[0].split("<")[0].removeprefix("void ").strip() or name
+    return short if len(short) <= PROSE_KERNEL_CHARS else short[:PROSE_KERNEL_CHARS - 1] + "…"
 
 
 def us(ms: float) -> str:
@@ -76,13 +156,17 @@ TIMING = {"gpu_only": "GPU-only", "eager": "eager per-call", "host": "host"}
 VERDICT_RULE = (
     "Each set's verdict, on the home page and atop its page, is made by one rule from the data: variants rank by "
     "their median GPU-only time (CUDA-graph replay, or the kernel sum of the profiled calls where a set has no graph "
-    "timing; a set without GPU times ranks by eager, then host time). The fastest is set against the fastest variant "
-    "running another main kernel, and their order counts as settled only when their interquartile ranges do not "
-    "overlap; SDPA with no backend pinned is named beside the pinned variant whose kernel it runs. The verdict says "
-    "when the eager ranking, what a Python loop sees, cannot tell the fastest from a variant the GPU-only ranking "
-    "keeps apart, and gives one reason read off the kernels: the fastest built for this GPU's architecture (its "
-    "sm tag) against rivals built for an older one, or fewer GPU events a call. The same ranking gives the Fastest "
-    "finding, the hypotheses' ranks, the variant pages' ranks and the scaling page's fastest.")
+    "timing; a set without GPU times ranks by eager, then host time). Each median carries its 95% interval, "
+    f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
+    "much). A variant's rank is one more than the number of variants decidedly faster than it (their interval "
+    "ends below its own begins), so variants the times cannot tell apart share a rank, and variants that run the "
+    "same kernels (the same GPU events in one call) are one rank, a tie, whatever their medians. The fastest is "
+    "set against the fastest variant running other kernels: decidedly ahead, or within noise. SDPA with no "
+    "backend pinned is named beside the pinned variant whose kernels it runs. The verdict says when the eager "
+    "ranking, what a Python loop sees, cannot tell the fastest from a variant the GPU-only ranking keeps apart, "
+    "and gives one reason read off the kernels: the fastest built for this GPU's architecture (its sm tag) against "
+    "rivals built for an older one, or fewer GPU events a call. The same ranking gives the Fastest finding, the "
+    "hypotheses' ranks, the variant pages' ranks and the scaling page's fastest.")
 
 
 @dataclass(frozen=True)
@@ -137,15 +221,18 @@ def _auto_line(v: verdicts.Verdict) -> str:
     a = v.auto
     text = f"With no backend pinned, scaled_dot_product_attention ran {backend(a.backend or a.kernel_backend)}"
     if a.same_as:
-        text += f", the same {'kernel' if a.kernel else 'backend'} as {_join(label(x) for x in a.same_as)}"
+        text += f", the same {'kernels' if a.kernel else 'backend'} as {_join(label(x) for x in a.same_as)}"
     elif a.kernel:
-        text += f" (kernel {a.kernel})"
+        text += f" ({prose_kernel(a.kernel)})"
     if a.is_fastest:
         text += ": the fastest choice here"
     elif a.ratio:
         text += f": {times(a.ratio)} the fastest's time"
     if a.contradicted:
-        text += f", not {backend(a.expected_backend)} as the hypothesis said"
+        hyp = VARIANTS[a.variant].expect if a.variant in VARIANTS else None
+        said = f": {hyp.why}" if hyp is not None and hyp.why else ""
+        text += (f", not {backend(a.expected_backend)}, which the report's hypothesis for this variant (set before "
+                 f"measuring) expected{said}")
     return text + "."
 
 
@@ -170,42 +257,477 @@ def _why_line(v: verdicts.Verdict) -> str | None:
     w = v.why
     if w is None:
         return None
+    if w.kind == "dense_mask":
+        return dense_mask_line(w, label(v.runner_up.variant), label(v.fastest.variant))
     if w.kind == "fewer_events":
         return (f"Why: it runs {w.fastest_events} GPU event{'s' if w.fastest_events != 1 else ''} a call against "
                 f"{w.runner_up_events} for {label(v.runner_up.variant)}.")
-    inst = f" with {w.instruction} (Hopper's warpgroup matrix instructions)" if w.instruction == "wgmma" else (
-        f" with {w.instruction}" if w.instruction else "")
-    by_arch: dict = {}
-    for x, _, a_ in w.older:
-        by_arch.setdefault(a_, []).append(label(x))
-    older = "; ".join(f"{_join(xs)} run{'s' if len(xs) == 1 else ''} kernels built for {arch_name(a_)}"
-                      for a_, xs in sorted(by_arch.items()))
-    return (f"Why: its {kernel_family(v.fastest.main_kernel)} is built for this GPU, {arch_name(w.fastest_arch)}"
-            f"{inst}; {older}.")
+    mine = kernel_path(kernel_names.path(v.fastest.main_kernel or ""))
+    rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}{took(t)}" for x, k, t in w.compared)
+    if w.kind == "main_kernel":
+        extra = ""
+        if w.runner_up_events_us and w.runner_up_main_us and w.runner_up_events_us > w.runner_up_main_us:
+            extra = f"; {label(v.runner_up.variant)}'s other GPU events take " \
+                    f"{us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
+            if w.fastest_events_us and w.runner_up_events_us > w.fastest_events_us:
+                extra += f" of the {us((w.runner_up_events_us - w.fastest_events_us) / 1000)} gap"
+        return f"Why: the attention kernels themselves: its main kernel is {mine}{took(w.fastest_main_us)}; " \
+               f"{rivals}{extra}."
+    return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
+
+
+def took(x: float | None) -> str:
+    """A main kernel's duration in its profiled call (µs in), as a parenthesis."""
+    return f" ({us(x / 1000)} in its profiled call)" if x else ""
+
+
+def dense_mask_line(w: verdicts.Why, runner: str, fastest: str) -> str:
+    """Why a call that scores every (query, key) pair loses to one that skips the masked ones."""
+    p = w.point
+    if p.mask == "sliding":
+        arg, mask, inside = "no sliding-window argument", f"the {p.window:,}-token window", "inside the window"
+    else:
+        arg, mask, inside = f"no argument for a {p.mask} mask of this shape", "the mask", "the mask lets through"
+    text = (f"Why: the work. scaled_dot_product_attention has {arg}, so {mask} goes in as a dense boolean "
+            f"attn_mask of {p.q_len:,} × {p.kv_len:,} and {runner} scores every (query, key) pair: "
+            f"{w.dense_flops / 1e12:.2f} TFLOP against {w.masked_flops / 1e12:.2f} TFLOP {inside} "
+            f"({w.dense_flops / w.masked_flops:.1f}×, {flops.FLOP_LABEL})")
+    if w.runner_up_main_us and w.runner_up_events_us:
+        text += (f"; its attention kernel takes {w.runner_up_main_us / 1000:.2f} of the "
+                 f"{w.runner_up_events_us / 1000:.2f} ms of GPU events in its profiled call")
+    skip = "the blocks wholly outside the window" if p.mask == "sliding" else "the blocks the mask removes wholly"
+    return text + f". {fastest}'s block mask lets it skip {skip}."
+
+
+def short_reason(reason: str | None, backend_name: str | None = None) -> str:
+    """A capture's reason for a variant it did not measure, short: its first clause, at most 100 characters."""
+    if not reason:
+        return "no reason recorded"
+    # PyTorch's refusals open with "No available kernel. Aborting execution."; the clause naming the
+    # backend says why.
+    reason = advice_mod.reason_clause(reason, backend_name) or reason
+    text = reason.split("\n")[0].removeprefix("not run: ").strip()
+    return text if len(text) <= 100 else text[:99].rstrip() + "…"
+
+
+def not_measured_line(v: verdicts.Verdict) -> str | None:
+    """The variants of the scenario that were not measured, with their reasons, grouped by reason."""
+    if not v.not_measured:
+        return None
+    by: dict = {}
+    for x, status, reason in v.not_measured:
+        var = VARIANTS.get(x)
+        by.setdefault(f"{status}: {short_reason(reason, var.backend if var else None)}", []).append(label(x))
+    parts = "; ".join(f"{_join(xs)} ({why})" for why, xs in by.items())
+    kind = v.missing_kind
+    lead = f"No {kind.upper()} variant was measured" if kind else "Not measured here"
+    return f"{lead}: {parts}."
+
+
+def _sweep_gaps_line(v: verdicts.Verdict) -> list[str]:
+    """Where ranked rows come from the profiled runs but the sweep at the same point skipped them."""
+    if not v.sweep_gaps:
+        return []
+    return [f"{_join(label(x) for x, _ in v.sweep_gaps)}: from the profiled run at this point; the sweep at the "
+            f"same point did not measure {'it' if len(v.sweep_gaps) == 1 else 'them'} "
+            f"({short_reason(v.sweep_gaps[0][1])}), so the scaling page has no such row."]
+
+
+def _headline(v: verdicts.Verdict) -> str:
+    f = v.fastest
+    fs = v.spread(f)
+    if v.near:
+        head = (f"{_join(label(x) for x in (f.variant, *v.near))} are the fastest here, within noise: "
+                f"{us(fs.median)} {_per(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
+                + _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.near)
+                + "; the 95% intervals of their medians overlap, so they share the first rank")
+    elif v.field_of_one:
+        only = _join(label(x) for x in (f.variant, *v.same_kernel))
+        head = (f"A field of one: {only} {'is the only call' if not v.same_kernel else 'the only kernels'} "
+                f"measured here, {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]}, with nothing to rank it against")
+    else:
+        if v.same_kernel:
+            twins = _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.same_kernel)
+            head = (f"{_join(label(x) for x in (f.variant, *v.same_kernel))} tie for the fastest here (the same "
+                    f"kernels: one rank): {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]} for {label(f.variant)}, "
+                    f"{twins}")
+        else:
+            head = f"{label(f.variant)} is the fastest here: {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]}"
+        if v.runner_up is not None:
+            head += (f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} "
+                     f"({us(v.spread(v.runner_up).median)}); the 95% intervals of the two medians do not overlap")
+    named = {v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())}
+    gaps = [x for x, _ in v.sweep_gaps if x in named]
+    if gaps:
+        head += (f" ({_join(label(x) for x in gaps)}: from the profiled run at this point, which the sweep "
+                 "skipped)")
+    return head
 
 
 def verdict(v: verdicts.Verdict) -> VerdictWords:
     f = v.fastest
     fs = v.spread(f)
-    head = f"{label(f.variant)} is the fastest here: {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]}"
-    if v.runner_up is not None:
-        head += f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(v.spread(v.runner_up).median)})"
-        head += ("; their interquartile ranges do not overlap" if v.settled else
-                 "; their interquartile ranges overlap, so the order of the two is not settled")
+    head = _headline(v)
     lines = [f"Ranked by {METHOD.get(v.method, v.method)}."] if v.method else []
+    gaps = not_measured_line(v)
+    if gaps:
+        lines.insert(0, gaps)
+    lines += _sweep_gaps_line(v)
+    if v.same_kernel:
+        lines.append(f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, "
+                     "a tie.")
     if v.auto is not None:
         lines.append(_auto_line(v))
     if v.host is not None and v.host.matters:
         lines.append(_host_line(v))
     if v.host_bound:
-        lines.append(f"Host-bound by the report's one rule: {_join(label(x) for x in v.host_bound)}. A call is "
-                     f"host-bound when {wording.HOST_BOUND_RULE}.")
+        lines.append(f"Host-bound (see the rule in the methodology): {_join(label(x) for x in v.host_bound)}.")
+    if v.host_noise:
+        parts = []
+        for x in v.host_noise:
+            t = v.row(x)
+            ratio = host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why, t.host_cost_ms,
+                                     t.gpu_only.median if t.gpu_only else None)
+            parts.append(f"{label(x)} ({ratio.removeprefix('the loop saw ')})")
+        lines.append(f"At the edge of host-bound, within noise: a Python loop saw {'; '.join(parts)}.")
     why = _why_line(v)
     if why:
         lines.append(why)
     if v.noise:
         lines.append(f"Read with care: {noises(v.noise)}.")
     return VerdictWords(head + ".", tuple(lines), f.variant, label(f.variant), fs.median, v.basis)
+
+
+# --------------------------------------------------------------------------- conditions of a time
+
+NOT_RECORDED = "not recorded"
+
+
+def conditions_cell(r) -> str:
+    """The conditions of a GPU-only time (a row of timings.COLUMNS) for a table cell:
+    "1670 MHz (min 1640) · 690 W · 61 °C", or "not recorded"."""
+    mhz = r.get("sm_clock_mhz")
+    if missing(mhz):
+        return NOT_RECORDED
+    parts = [f"{mhz:.0f} MHz" + ("" if missing(r.get("sm_clock_min_mhz")) else f" (min {r['sm_clock_min_mhz']:.0f})")]
+    if not missing(r.get("power_w")):
+        parts.append(f"{r['power_w']:.0f} W")
+    if not missing(r.get("temp_c")):
+        parts.append(f"{r['temp_c']:.0f} °C")
+    return " · ".join(parts)
+
+
+def clock_cell(r) -> str | None:
+    """The mean SM clock of a GPU-only time, for beside it in a table ("1670 MHz"), or None."""
+    mhz = r.get("sm_clock_mhz")
+    return None if missing(mhz) else f"{mhz:.0f} MHz"
+
+
+def conditions_note(rows, per_variant: bool = False) -> str:
+    """One line under a table: where its times' conditions came from, or why there are none; with
+    per_variant, each variant's clock, minimum, power and temperature."""
+    ok = [r for r in rows if r.get("status") == "ok"]
+    reasons = {r.get("telemetry_reason") for r in ok if missing(r.get("sm_clock_mhz"))}
+    reasons.discard(None)
+    text = ("Conditions: the SM clock (mean over the window, and its minimum), board power (mean) and GPU "
+            "temperature (maximum) that NVML read while the GPU-only time was taken.")
+    if per_variant:
+        recorded = [f"{label(r['variant'])} {conditions_cell(r)}" for r in ok if not missing(r.get("sm_clock_mhz"))]
+        if recorded:
+            text += " " + "; ".join(recorded) + "."
+    if reasons:
+        text += " Here: " + "; ".join(sorted(str(x) for x in reasons)) + "."
+    return text
+
+
+def conditions_range(rows) -> str:
+    """A set's GPU-only times in one phrase: the range of their mean SM clocks, power and temperature,
+    or why they were not recorded."""
+    ok = [r for r in rows if r.get("status") == "ok"]
+    mhz = [r["sm_clock_mhz"] for r in ok if not missing(r.get("sm_clock_mhz"))]
+    if not mhz:
+        reasons = sorted({str(r.get("telemetry_reason")) for r in ok if r.get("telemetry_reason")})
+        return "; ".join(reasons) or NOT_RECORDED
+    watts = [r["power_w"] for r in ok if not missing(r.get("power_w"))]
+    temps = [r["temp_c"] for r in ok if not missing(r.get("temp_c"))]
+    text = f"SM clock {min(mhz):.0f}–{max(mhz):.0f} MHz" if min(mhz) != max(mhz) else f"SM clock {mhz[0]:.0f} MHz"
+    if watts:
+        text += f", {min(watts):.0f}–{max(watts):.0f} W"
+    if temps:
+        text += f", up to {max(temps):.0f} °C"
+    missing_n = len(ok) - len(mhz)
+    return text + (f" ({missing_n} time{'s' if missing_n != 1 else ''} without a clock)" if missing_n else "")
+
+
+def ceiling_line(c: clocks.Ceiling) -> str:
+    """One measured ceiling with the clock it was measured at."""
+    what = {"matmul": "a large matrix product", "copy": "a device-to-device copy (reads and writes)",
+            "read": "a read-only pass (what a decode kernel mostly does)"}.get(c.kind, c.kind)
+    value = f"{c.value:.0f} {c.unit}" if c.unit == "TFLOP/s" else f"{c.value:.2f} {c.unit}"
+    cond = c.conditions
+    at = (f"at {conditions_cell(cond.__dict__)}" if cond.recorded else f"clock {cond.reason or NOT_RECORDED}")
+    text = f"{c.kind.capitalize()} ceiling: {what}, {value} (median of {c.n}), {at}"
+    if c.sol is not None and not missing(c.sol.pct):
+        text += (f"; {c.sol.pct:.0f}% of the speed of light at that clock ({c.sol.peak_tflops:.0f} TFLOP/s = "
+                 f"SMs × {c.sol.clock_mhz:.0f} MHz × {c.sol.rate.flops_per_clk_per_sm} dense FLOP per clock per SM)")
+    return text + "."
+
+
+def sol_note(rate) -> str:
+    """What "% of speed of light" means, with the table's source."""
+    if rate is None:
+        return "Speed of light: no dense tensor rate listed for this GPU and dtype (gen/model/datasheets.py)."
+    return (f"% of speed of light: the TFLOP/s over SMs × the SM clock NVML sampled during the GPU-only time × "
+            f"{rate.flops_per_clk_per_sm} dense {rate.dtype} FLOP per clock per SM ({rate.arch}; {rate.source}); "
+            "a time without a recorded clock has none. The share of the measured ceilings, beside it, mixes "
+            "clocks: each ceiling was measured at its own.")
+
+
+def above_ceiling_line(rows, ceiling: str) -> str | None:
+    """The points a ceiling does not bound, or None."""
+    if not len(rows):
+        return None
+    worst = max(rows, key=lambda r: r["pct_of_ceiling"])
+    why = (" A copy writes as much as it reads; a kernel that only reads is not bound by it: the set needs the "
+           "read-only ceiling, measured from schema 3 on." if ceiling == "copy" else "")
+    return (f"{len(rows)} point{'s' if len(rows) != 1 else ''} pass{'' if len(rows) != 1 else 'es'} the measured "
+            f"{ceiling} ceiling (up to {worst['pct_of_ceiling']:.0f}%, {label(worst['variant'])} at "
+            f"{worst['kv_len']:,}): that ceiling does not bound them.{why}")
+
+
+def burst_line(b) -> str:
+    """Sustained against burst and the published time, by the clock rule (rules.clock_explains)."""
+    head = (f"At {b['kv_len']:,} tokens, {label(b['variant'])}: published {b['anchor_ms']:.3f} ms; ours "
+            f"{b['sustained_ms']:.3f} ms sustained (graph replays, the GPU warm")
+    if not missing(b["sustained_clock_mhz"]):
+        head += f", {b['sustained_clock_mhz']:.0f} MHz"
+        if not missing(b["sustained_power_w"]):
+            head += f", {b['sustained_power_w']:.0f} W"
+    head += ")"
+    if not missing(b["burst_ms"]):
+        head += f", {b['burst_ms']:.3f} ms in a burst of {int(b['burst_n'])} calls from idle"
+        if not missing(b["burst_clock_mhz"]):
+            head += f" ({b['burst_clock_mhz']:.0f} MHz)"
+    head += f". Sustained over published: {b['sustained_vs_anchor']:.2f}×."
+    if isinstance(b["reason"], str):
+        return head + f" The clock rule cannot be applied: {b['reason']}."
+    rule = (f" The clock rule: the published time at our sustained clock would read {b['anchor_ms']:.3f} × "
+            f"{b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = "
+            f"{b['anchor_at_sustained_clock_ms']:.3f} ms, "
+            f"and ours is {b['sustained_vs_anchor_at_clock']:.2f}× that")
+    if b["explained"] == rules.YES:
+        rule += f" (within {rules.CLOCK_RULE_PCT:g}%): the gap is the clock."
+    else:
+        rule += (f" (beyond {rules.CLOCK_RULE_PCT:g}%): the clock does not explain the gap; the kernel or the "
+                 "library differs.")
+    if not missing(b["expected_burst_ms"]):
+        rule += (f" Our burst, {b['burst_ms']:.3f} ms, against {b['expected_burst_ms']:.3f} ms expected from the "
+                 f"sustained time at the burst clock ({b['burst_vs_expected']:.2f}×).")
+    return head + rule
+
+
+def fidelity_lines(rows) -> list[str]:
+    """Where a GPU-only time is not a graph replay of the same work: the kernel-sum fallback with its
+    reason, and the kernels a graph replay ran that an eager call did not (and the reverse)."""
+    out = []
+    for r in rows:
+        if r.get("status") != "ok":
+            continue
+        name = label(r["variant"])
+        if r.get("gpu_only_method") == "kernel_sum" and r.get("gpu_only_reason"):
+            out.append(f"{name}: GPU-only time is the eager call's kernel sum, not a graph replay: "
+                       f"{r['gpu_only_reason']}.")
+        if r.get("graph_fidelity") == "differs":
+            diff = [f"only in the graph: {r['graph_only_in_graph']}" if r.get("graph_only_in_graph") else None,
+                    f"only in the eager call: {r['graph_only_in_eager']}" if r.get("graph_only_in_eager") else None]
+            out.append(f"{name}: the graph replay ran other kernels than an eager call"
+                       + (f" ({r['graph_detail']})" if r.get("graph_detail") else "")
+                       + (": " + "; ".join(x for x in diff if x) if any(diff) else "") + ".")
+    return out
+
+
+# --------------------------------------------------------------------------- the first screen
+
+# How a scenario reads in the decision (a reader's words for the workload); others by their name.
+SCENARIO_WORDS = {"article": "prefill", "gqa-prefill": "prefill", "decode": "decode",
+                  "sliding-window": "sliding windows", "packed-documents": "packed documents",
+                  "chunked-prefill": "chunked prefill (a chunk of queries against a KV cache)",
+                  "decode-kernels": "decode", "fp8-prefill": "FP8 prefill",
+                  "deterministic-backward": "deterministic training"}
+CALL = "scaled_dot_product_attention"
+
+
+@dataclass(frozen=True)
+class AdviceWords:
+    decision: str  # what to call, and the reason, in one or two sentences
+    lines: tuple[str, ...]  # the exceptions, the start-up, the host: one sentence each
+    default: str  # the variant, for tests and links
+
+
+def _workload(scenario: str, mode: str) -> str:
+    return "training" if mode == "train" else SCENARIO_WORDS.get(scenario, scenario)
+
+
+def _where(picks) -> str:
+    """The workloads of some picks, inference before training."""
+    ordered = sorted(picks, key=lambda p: p.mode == "train")
+    return _join(dict.fromkeys(_workload(p.scenario, p.mode) for p in ordered))
+
+
+def _millions(x: float) -> str:
+    return f"{x / 1e6:.1f} M" if x < 1e9 else f"{x / 1e9:.2f} G"
+
+
+def _place(a: advice_mod.Advice) -> str:
+    if a.device == "cuda":
+        return f"On this GPU ({a.gpu}) and PyTorch {a.torch}"
+    return f"On this CPU ({a.cpu or 'unnamed'}) and PyTorch {a.torch}"
+
+
+def _default_call(a: advice_mod.Advice) -> str:
+    if a.default_is_auto:
+        return f"call {CALL} with no backend pinned"
+    v = VARIANTS.get(a.default)
+    if v is not None and v.backend:
+        return f"call {CALL} with the {backend(v.backend)} backend pinned"
+    return f"call {label(a.default)}"
+
+
+def _picks(a: advice_mod.Advice) -> str:
+    """What the default call ran where it ranks first, grouped by backend."""
+    first = [p for p in a.picks if p.outcome != "slower"]
+    if not first:
+        return ""
+    by: dict = {}
+    for p in first:
+        by.setdefault(p.backend, []).append(p)
+    parts = []
+    for b, ps in by.items():
+        text = f"picks {backend(b)} for {_where(ps)}" if a.default_is_auto and b else f"ranks first for {_where(ps)}"
+        noise = [p for p in ps if p.outcome == "within noise"]
+        twin = next((p.twin for p in ps if p.twin), None)
+        pinned = (f"the pinned {backend(b.split(' ')[0])} call" if b and VARIANTS.get(twin) and VARIANTS[twin].backend
+                  else label(twin) if twin else "")
+        where = "" if all(p.twin for p in ps) else " wherever both were measured"
+        if twin and not noise:
+            text += f", and {pinned} runs the same kernels{where}: a tie"
+        elif twin:
+            text += f", as {pinned} does; the two are within noise of each other"
+        elif noise:
+            text += f", within noise of {_join(dict.fromkeys(label(p.fastest) for p in noise))}"
+        parts.append(text)
+    lead = "It already " if a.default_is_auto else "It "
+    return lead + "; it ".join(parts) + "."
+
+
+def _exception(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
+    where = _workload(e.scenario, e.mode)
+    at = f" at {e.kv_len // 1024}k" if e.kv_len and e.kv_len % 1024 == 0 else (f" at {e.kv_len}" if e.kv_len else "")
+    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {e.ratio:.1f}× slower{at}"
+    if e.dense_mask and e.pairs_scored and e.pairs_needed:
+        what = {"sliding": ("no window", "inside the window", "block mask skips the blocks outside it"),
+                "document": ("no document mask", "inside the documents",
+                             "call computes only the pairs inside each document")}.get(
+            e.mask or "", ("no such mask", "the mask lets through", "call computes only those"))
+        text += (f". SDPA has {what[0]}: it gets the mask as a dense boolean attn_mask, so its kernel scores every "
+                 f"(query, key) pair, {e.kv_len:,} × {e.kv_len:,}, {e.pairs_scored / e.pairs_needed:.1f}× the "
+                 f"{_millions(e.pairs_needed)} pairs {what[1]} per head, where {short_label(e.variant)}'s "
+                 f"{what[2]}")
+        if e.flops_dense and e.flops_needed:
+            text += f" ({e.flops_dense / 1e12:.1f} TFLOP against {e.flops_needed / 1e12:.2f})"
+    text += "."
+    if e.compile_s is not None:
+        text += f" It compiled on its first call in {e.compile_s:.1f} s, once per shape."
+    return text
+
+
+def _startup(a: advice_mod.Advice) -> str | None:
+    s = a.startup
+    if s is None:
+        return None
+    b = backend(s.backend) if s.backend else label(s.variant)
+    who = "the process's" if s.in_process else "the capture's"
+    text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call ({label(s.variant)})"
+    text += f" took {s.first_call_s:.2f} s"
+    if s.later_first_call_s is not None:
+        text += (f", and the first call of {label(s.later_variant)} after it, the same kernels at the same shape, "
+                 f"{us(s.later_first_call_s * 1e3)}")
+    return text + "."
+
+
+def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: str | None,
+                     host_cost_ms: float | None, gpu_ms: float | None) -> str:
+    """The eager/GPU-only ratio as measured, with the reason its outcome is what it is: never a
+    ratio over the line called within noise without saying why."""
+    line = times(rules.HOST_BOUND_EAGER_RATIO)
+    text = f"the loop saw {times(ratio)} its GPU-only time"
+    if ci is not None:
+        text += f" ({times(ci[0])} to {times(ci[1])} by the 95% intervals of the two medians"
+        if why in ("eager", "both"):
+            text += f", across the {line} line"
+        elif why is None or why == "same kernels":
+            text += f", {'over' if ci[0] >= rules.HOST_BOUND_EAGER_RATIO else 'under'} the {line} line"
+        else:
+            text += f", clear of the {line} line"
+        text += ")"
+    if why in ("host", "both") and host_cost_ms is not None and gpu_ms:
+        text += (f"; the host's own cost of a call, {us(host_cost_ms)}, is {host_cost_ms / gpu_ms:.2f} of the "
+                 f"GPU's {us(gpu_ms)}, close enough that whether a loop waits depends on the host that day")
+    elif why == "same kernels":
+        text += "; a variant running the same kernels came out otherwise, so they share within noise"
+    return text
+
+
+def _determinism(a: advice_mod.Advice) -> str | None:
+    """Deterministic training: which backend refuses under torch.use_deterministic_algorithms(True), and
+    what determinism costs each backend that runs, from the deterministic-backward scenario."""
+    ds = a.determinism
+    if not ds:
+        return None
+    refused = [d for d in ds if d.refused]
+    costs = sorted((d for d in ds if d.ratio is not None), key=lambda d: d.det_ms)
+    parts = []
+    for d in refused:
+        why = f" ({d.reason.rstrip('.')})" if d.reason else ""
+        parts.append(f"{backend(d.backend)} {'refuses' if d.refused == 'unavailable' else d.refused}{why}")
+    for d in costs:
+        parts.append(f"{backend(d.backend)} deterministic takes {_ms(d.det_ms)} against {_ms(d.base_ms)} by "
+                     f"default, {times(d.ratio)}")
+    if not parts:
+        return None
+    text = ("For deterministic training (torch.use_deterministic_algorithms(True), GPU-only time of "
+            f"{_per(ds[0].mode)}): " + "; ".join(parts))
+    if costs:
+        text += f". The fastest deterministic call here is {backend(costs[0].backend)}"
+    return text + "."
+
+
+def _ms(x: float | None) -> str:
+    return us(x) if x is not None else "–"
+
+
+def _host(a: advice_mod.Advice) -> str | None:
+    if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
+        return None
+    state = "host-bound" if a.host_outcome == rules.YES else "at the edge of host-bound (within noise)"
+    ratio = host_ratio_words(a.host_ratio, a.host_ratio_ci, a.host_why, a.host_cost_ms, a.host_gpu_ms)
+    return (f"In a Python loop of short calls (the article's shape) it is {state}: {ratio}. Capture the calls "
+            "in a CUDA graph, or give each call more work, to keep the GPU fed.")
+
+
+def advice(a: advice_mod.Advice) -> AdviceWords:
+    """The first screen: the decision and its reason, then one sentence per exception, start-up, host."""
+    decision = f"{_place(a)}: {_default_call(a)}."
+    picks = _picks(a)
+    if picks:
+        decision += " " + picks
+    lines = [_exception(a, e) for e in a.exceptions]
+    for extra in (_determinism(a), _startup(a), _host(a)):
+        if extra:
+            lines.append(extra)
+    if a.device != "cuda":
+        lines.append("Ranked by wall time on the host: this set has no GPU.")
+    return AdviceWords(decision, tuple(lines), a.default)
 
 
 def _join(items) -> str:
@@ -243,22 +765,38 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
                  f"{x.inplace_events} GPU events instead of {x.events}")
         if x.saved_ms is not None:
             text += (f", and {x.saved_ms * 1000:.1f} µs ({x.saved_pct:.1f}%) less GPU-only time a call "
-                     + ("(the interquartile ranges do not overlap)" if x.settled else
-                        "(within the spread of the two timings)"))
+                     + ("(the 95% intervals of the two medians do not overlap)" if x.settled else
+                        "(within noise: the intervals of the two medians overlap)"))
         text += "."
-    text += f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} found the same copy: 6 GPU events, 5 in place."
-    return LessonWords("hidden_copy", "The hidden copy of masked_fill", text, x.copies)
+    if x.train_copies:
+        c = x.train_copies[0]
+        text += (f" The saving is the forward's: in training the in-place variant still copies, because autograd's "
+                 f"backward of masked_fill_ is an out-of-place masked_fill ({x.train_op_path}): a {c.short_name} of "
+                 f"{sum(r.dur_us for r in x.train_copies):.1f} µs in each training step (row {_rows(x.train_copies)} "
+                 "of its step).")
+    a = lessons.article_figures()
+    if a.naive_events and a.inplace_events:
+        text += (f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} found the same copy: {a.naive_events} GPU events, "
+                 f"{a.inplace_events} in place.")
+    return LessonWords("hidden_copy", "The hidden copy of masked_fill", text, x.copies + x.train_copies)
 
 
 def math_backend(x: lessons.MathBackend) -> LessonWords:
     f32_gemms = len(x.off_tensor_cores)
     text = (f"The math backend is PyTorch's reference path: {x.events} GPU events"
-            + (f", {times(x.slowdown)} the in-place naive call's GPU-only time (the article: about 3.7× on its "
-               "A100)" if x.slowdown else "") + ". "
+            + (f", {times(x.slowdown)} the in-place naive call's GPU-only time" if x.slowdown else "")
+            + (f" (the article: {times(lessons.article_figures().math_over_inplace)} on its A100)"
+               if x.slowdown and lessons.article_figures().math_over_inplace else "") + ". "
             f"Float32: {x.float32_share_pct:.0f}% of its GPU time runs on float32 tensors; "
-            f"{len(x.upcasts)} conversion kernels move data between bf16 and float32"
-            + (f", and its {f32_gemms} matrix products are float32 kernels off the tensor cores" if f32_gemms else "")
-            + ". ")
+            f"{len(x.upcasts)} conversion kernels move data between bf16 and float32. ")
+    if f32_gemms:
+        pipe = (f"; Nsight Compute measured the tensor pipes busy {x.gemm_tensor_pipe_pct:.2f}% of their time"
+                if x.gemm_tensor_pipe_pct is not None else "")
+        text += (f"Its {f32_gemms} matrix products, {x.gemm_share_pct:.0f}% of the call, run in float32 on the CUDA "
+                 f"cores (ffma in their names, cuBLAS kernels compiled for "
+                 f"{_join(sorted({arch_name(kernel_names.arch(r.short_name)) for r in x.off_tensor_cores}))}{pipe}): "
+                 "float32 arithmetic off the tensor cores, not the architecture their names carry, is what makes "
+                 "them slow. ")
     build = sum(r.dur_us for r in x.mask_build)
     apply = sum(r.dur_us for r in x.mask_apply)
     ops = _join(dict.fromkeys(r.launched_by for r in x.mask_build))
@@ -311,7 +849,9 @@ def efficient_kernel(x: lessons.EfficientKernel) -> LessonWords:
     parts = "; ".join(f"{tok}: {meaning}" for tok, meaning in decoded(x.decoded))
     text = f"The memory-efficient backend runs one kernel, {x.kernel.short_name}. Its name, field by field: {parts}."
     if x.decoded.arch is not None and x.gpu_arch is not None and x.decoded.arch < x.gpu_arch:
-        text += f" This GPU is {arch_name(x.gpu_arch)}: the kernel runs here as older-architecture code."
+        text += (f" This GPU is {arch_name(x.gpu_arch)}, but the kernel is written for {arch_name(x.decoded.arch)}: "
+                 "warp-level matrix instructions, none of Hopper's wgmma." if x.gpu_arch >= 90 else
+                 f" This GPU is {arch_name(x.gpu_arch)}; the kernel is written for {arch_name(x.decoded.arch)}.")
     return LessonWords("efficient_fused", "The efficient kernel's name, decoded", text, (x.kernel,))
 
 
@@ -346,7 +886,7 @@ def _on_chip_clause(x: lessons.FlashOccupancy) -> str:
                  "the chip")
     text += "."
     if x.tflops:
-        text += f" Measured: {x.tflops:.0f} TFLOP/s (counting {lessons.FLOP_CONVENTION})"
+        text += f" Measured: {x.tflops:.0f} TFLOP/s ({flops.FLOP_CONVENTION})"
         if x.ceiling_tflops:
             text += (f", {100 * x.tflops / x.ceiling_tflops:.0f}% of the {x.ceiling_tflops:.0f} TFLOP/s a large bf16 "
                      "matrix product reached on this GPU (2·M·N·K)")
@@ -367,34 +907,69 @@ def _counters_clause(c: dict | None) -> str:
         if c.get(key) is not None:
             bits.append(f"{what} {c[key]:.0f}%")
     if c.get("bound"):
-        bits.append(f"{c['bound']}-bound by Nsight Compute's rule")
+        bits.append(f"{wording.BOUND_SHORT.get(c['bound'], c['bound'])} by Nsight Compute's line")
     return " Nsight Compute measured: " + ", ".join(bits) + "."
 
 
 def flash_occupancy(x: lessons.FlashOccupancy) -> LessonWords:
     text = _occupancy_clause(x) + _on_chip_clause(x) + _counters_clause(x.counters)
-    text += f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} reported about 13% (128 threads, 255 registers)."
+    shown = lessons.article_figures().flash_occupancy_pct
+    if shown is not None:
+        text += f" {ARTICLE_SHORT[0].upper()}{ARTICLE_SHORT[1:]} reported about {shown:.0f}% for its flash kernel."
     return LessonWords("flash_on_chip", "Flash's low occupancy, by design", text, (x.kernel,))
 
 
-def cudnn_costs(x: lessons.CudnnCosts) -> LessonWords:
+def _s(x: float) -> str:
+    return f"{x:.2f} s" if x >= 0.1 else f"{x * 1000:.1f} ms"
+
+
+def _first_calls(x: lessons.CudnnCosts) -> str:
+    """The first calls as the set recorded them: the process's first cuDNN call, the same problem again,
+    a new problem (the first training step), new shapes where the set records first calls per point."""
+    if x.first_call_s is None:
+        return ""
     others = [v for v in x.others_first_call_s if x.others_first_call_s[v] is not None]
-    text = "cuDNN generates its kernel for the problem"
-    if x.first_call_s is not None:
-        text += f": the first call took {x.first_call_s:.2f} s"
-        if others:
-            text += " against " + _join(f"{x.others_first_call_s[v]:.3f} s for {label(v)}" for v in others)
-    text += "."
+    against = (" against " + _join(f"{_s(x.others_first_call_s[v])} for {label(v)}" for v in others)) if others else ""
+    if x.first_in_process:
+        text = (f"Its first forward was the first cuDNN call of the capture's process and took {_s(x.first_call_s)}"
+                f"{against}: it holds loading cuDNN and creating its handle as well as setting up this problem, "
+                "which one timing cannot separate.")
+    else:
+        text = f"Its first forward took {_s(x.first_call_s)}{against}."
+    if x.same_problem_first_s:
+        text += (" " + _join(f"{label(v)}, calling cuDNN on the same problem afterwards, took {_s(t)}"
+                             for v, t in x.same_problem_first_s.items())
+                 + " on its first call: the setup is kept for the process.")
+    if x.train_first_call_s is not None and x.first_in_process:
+        tr = [v for v in x.others_train_first_call_s if x.others_train_first_call_s[v] is not None]
+        text += (f" Its first training step, new problems for cuDNN (the backward) in a process where cuDNN was "
+                 f"already loaded, took {_s(x.train_first_call_s)}"
+                 + (" against " + _join(f"{_s(x.others_train_first_call_s[v])} for {label(v)}" for v in tr)
+                    if tr else ""))
+        text += (": a new problem pays a setup again." if x.new_problem_cost else
+                 ": no setup cost of its own shows there." if x.new_problem_cost is False else ".")
+    if x.new_shape_first_call_s:
+        text += (" At new shapes of the forward, its first calls took "
+                 + _join(f"{_s(t)} (KV {n:,})" for n, t in sorted(x.new_shape_first_call_s.items())) + ".")
+    else:
+        text += " What a new shape of the forward costs, this set does not record (no first call per sweep point)."
+    return text
+
+
+def cudnn_costs(x: lessons.CudnnCosts) -> LessonWords:
+    text = _first_calls(x)
     if x.host_ms is not None:
         hs = [v for v in x.others_host_ms if x.others_host_ms[v] is not None]
         text += f" Each later call costs {us(x.host_ms)} of host dispatch"
         if hs:
             text += " against " + _join(f"{us(x.others_host_ms[v])} ({label(v)})" for v in hs)
         text += "."
-    text += (f" Its kernel is launched with {x.launch_api}"
-             + (", whose launch attributes the profiler's occupancy estimate does not read: hence "
-                f"{x.reported_pct:.0f}% shown" if rules.launched_with_attributes(x.launch_api)
-                and x.reported_pct is not None else "") + ".")
+    text += f" Its kernel is launched with {x.launch_api}"
+    if x.reported_pct is not None and x.reported_pct == 0 and rules.estimate_blind(x.shared_memory):
+        text += (f"; the profiler shows {x.reported_pct:.0f}% occupancy because the kernel uses "
+                 f"{x.shared_memory // 1024} KiB of shared memory a block, more than the "
+                 f"{rules.SMEM_DEFAULT_LIMIT // 1024} KiB its estimate allows, not because of the launch API")
+    text += "."
     tp = {v: n for v, n in x.transposes.items() if n is not None}
     if x.variant in tp:
         rest = {v: n for v, n in tp.items() if v != x.variant}
@@ -406,9 +981,12 @@ def cudnn_costs(x: lessons.CudnnCosts) -> LessonWords:
         text += (f" It clears a buffer with a {x.memsets[0].dur_us:.1f} µs {x.memsets[0].short_name} first "
                  f"(row {_rows(x.memsets)}).")
     if x.arch is not None:
-        text += f" The kernel name says {arch_name(x.arch)}" + (f" and {x.instruction}" if x.instruction else "")
-        text += ": built for this GPU." if x.arch == x.gpu_arch else "."
-    return LessonWords("cudnn_planning", "cuDNN: a kernel per problem, paid for on the host", text,
+        p = kernel_names.path(x.name, (x.grid_blocks,) if x.grid_blocks else None, x.sm_count)
+        text += f" From its name and launch: {kernel_path(p)}"
+        if p.persistent and x.threads:
+            text += f": {x.grid_blocks} blocks of {x.threads} threads on {x.sm_count} SMs"
+        text += "."
+    return LessonWords("cudnn_planning", "cuDNN: a one-time setup per problem, paid on the host", text,
                        (x.kernel, *x.memsets))
 
 
@@ -423,12 +1001,13 @@ def lesson(fact) -> LessonWords:
 
 CLAIMS = {
     "hidden_copy": "out-of-place masked_fill launches a copy nobody asked for",
-    "copy_removed": "masked_fill_ in place removes that copy, one GPU event fewer",
+    "copy_removed": "masked_fill_ in place removes that copy from the forward, one GPU event fewer",
     "math_reference": "the math backend is the slow reference: float32, the mask rebuilt, safe softmax",
     "efficient_fused": "the efficient backend is one fused kernel on the tensor cores",
     "flash_fastest": "flash is the fastest backend",
     "flash_on_chip": "flash's low occupancy is a deliberate trade for on-chip memory",
-    "cudnn_planning": "cuDNN generates a kernel per problem and pays for it on the host",
+    "cudnn_planning": "cuDNN pays a one-time setup on the host for each new problem (the article: it generates a "
+                      "kernel per problem)",
 }
 
 
@@ -473,14 +1052,19 @@ def explanation(e: lessons.Explanation) -> str:
         why = (f"PyTorch's own order on this GPU and version put {backend(e.measured)} first"
                + (f", though {backend(e.expected)} runs here when pinned" if e.expected_ran else "")
                + (f"; it runs the same kernel as {_join(label(x) for x, _ in e.faster)}" if e.faster else ""))
-    elif e.cause == "beaten":
-        why = ("ran slower than " + _join(f"{label(x)} ({arch_name(a)})" for x, a in e.faster)
-               + f", which the hypothesis ranked behind it; its own main kernel: {arch_name(e.arch)}")
-    elif e.cause == "ahead":
-        why = ("ran faster than " + _join(f"{label(x)} ({arch_name(a)})" for x, a in e.faster)
-               + f", which the hypothesis ranked ahead of it; its own main kernel: {arch_name(e.arch)}")
+    elif e.cause in ("beaten", "ahead"):
+        kernels = dict(e.main_kernels)
+
+        def what(x, a) -> str:
+            return kernel_path_short(kernel_names.path(kernels[x])) if kernels.get(x) else arch_name(a)
+
+        why = (("ran slower than " if e.cause == "beaten" else "ran faster than ")
+               + _join(f"{label(x)} ({what(x, a)})" for x, a in e.faster)
+               + (", which the hypothesis ranked behind it" if e.cause == "beaten" else
+                  ", which the hypothesis ranked ahead of it")
+               + f"; its own main kernel: {what(e.variant, e.arch)}")
     elif e.cause == "off_tensor_cores":
-        why = "off the tensor cores by name: " + _join(k.short_name for k in e.kernels)
+        why = "off the tensor cores by name: " + _join(prose_kernel(k.short_name) for k in e.kernels)
     else:
         why = f"the GPU events differ: {len(e.kernels)} in all"
     stands = {True: " The article's lesson for this variant holds all the same.",

@@ -14,23 +14,57 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gen.analysis import comparability, compare
+from gen.analysis import scenarios as sa
 from gen.model.schema import Mode, SetKind
 from gen.report import format as fmt
+from gen.report import wording_scenarios as scenario_words
 from gen.report import wording_verdicts as words
 from gen.report.pages import home
-from gen.report.site import Context, Page
+from gen.report.site import Context, Page, records
 
 PAGE = f"{fmt.GENERATED}/compare.md"
 
 
-def pair_view(a, b) -> dict:
+def _elsewhere(ctx: Context | None, a, b, here: str = PAGE) -> list[dict]:
+    """A published set with no figure at A's default shape: its figures at its own points that match
+    a point A measured, set against A's variant running the same kernel (else A's fastest)."""
+    if ctx is None or b.rs.kind != SetKind.REFERENCE or any(r.scenario == "article" for r in b.rs.runs):
+        return []
+    out = []
+    for name in sa.scenario_names(ctx.sets):
+        anchors = sa.anchor_frame(ctx.sets, name, a)
+        anchors = anchors[anchors["anchor_set"] == b.name] if len(anchors) else anchors
+        if anchors.empty:
+            continue
+        pts = sa.point_frame(a, name)
+        decode = bool(pts["q_len"].eq(1).all()) if len(pts) else False
+        for r in records(sa.versus_frame(pts, anchors)):
+            out.append(dict(r, scenario=sa.scenario_title(ctx.sets, name), link=fmt.relpath(
+                fmt.set_scenario_page(a.name, name), here), point=scenario_words.point_label(r, decode, True),
+                anchor_name=scenario_words.anchor_name(r["anchor_variant"]),
+                ours_label=scenario_words.ours_name(r, fmt.label_of) if r["ours_variant"] else None))
+    return out
+
+
+def _issues(ctx: Context | None, a, b, here: str = PAGE) -> tuple[list, list[dict]]:
+    """What keeps A and B from being like for like, and B's figures at its own points (a published
+    set with none at A's shape): then the shape and scenario issues are the reason for that table."""
+    found = comparability.issues(a, b)
+    elsewhere = _elsewhere(ctx, a, b, here)
+    if elsewhere:  # no figure of B at A's shape: the per-variant table would be all dashes
+        found = [i for i in found if i.kind not in ("scenario", "shape")]
+    return found, elsewhere
+
+
+def pair_view(a, b, ctx: Context | None = None, here: str = PAGE) -> dict:
     rows = compare.records(compare.compare_frame(a, b))
 
     def has(*cols):
         return any(r[c] is not None for r in rows for c in cols)
 
-    found = comparability.issues(a, b)
-    return dict(a=a, b=b, rows=rows, refused=[words.issue(i) for i in found if i.refuse],
+    found, elsewhere = _issues(ctx, a, b, here)
+    return dict(a=a, b=b, rows=rows, elsewhere=elsewhere, reference_b=b.rs.kind == SetKind.REFERENCE,
+                refused=[words.issue(i) for i in found if i.refuse],
                 flagged=[words.issue(i) for i in found if not i.refuse],
                 gpu=has("gpu_only_ms_a", "gpu_only_ms_b"), gpu_b=has("gpu_only_ms_b"),
                 cpu=has("host_ms_a", "host_ms_b"),
@@ -43,28 +77,43 @@ def set_pages(ctx: Context, ls) -> Iterator[Page]:
     if ctx.first is None or ctx.first is ls:
         return
     page = fmt.set_subpage(ls.name, "compare")
-    text = ctx.template("compare_page.md.j2").render(here=page, pairs=[pair_view(ctx.first, ls)], one_set=ls,
-                                                     references=[], fastest=None, every=None, pair_pages=[])
+    text = ctx.template("compare_page.md.j2").render(here=page, pairs=[pair_view(ctx.first, ls, ctx, page)],
+                                                     one_set=ls, references=[], fastest=None, every=None, pair_pages=[])
     yield Page(page, text)
 
 
 def facts(ctx: Context, ls) -> dict:
-    found = comparability.issues(ctx.first, ls)
+    found, _ = _issues(ctx, ctx.first, ls)
     return dict(refused=sum(i.refuse for i in found), flagged=sum(not i.refuse for i in found))
 
 
+def _has_figure(ctx: Context, ls) -> bool:
+    """The set has a time for some variant at its default shape: a GPU-only time, or a CPU set's wall time."""
+    df = ctx.summary(ls, Mode.INFERENCE)
+    return not df.empty and bool(df["gpu_only_ms"].notna().any() or df["host_ms"].notna().any())
+
+
 def every_view(ctx: Context) -> dict | None:
-    """One row per set, one column per variant: its median GPU-only time in one forward and its
-    speed-up over the naive variant of the same set (the home page's headline, for every set)."""
-    rows = []
+    """One row per set, one column per variant: its median GPU-only time in one forward (with the SM
+    clock it ran at), a CPU set's wall time, and the speed-up over the naive variant of the same set
+    (the home page's headline, for every set). A set with no time at its default shape (a published
+    set whose figures sit at other shapes) would only fill a row with dashes: it is named below the
+    table instead, with the scenarios its figures stand beside. Then each GPU set's conditions (NVML)."""
+    rows, elsewhere = [], []
     for ls in ctx.sets:
+        if not _has_figure(ctx, ls):
+            elsewhere.append(dict(ls=ls, scenarios=[dict(title=t, link=fmt.relpath(target, PAGE))
+                                                    for t, target in ctx.fact(ls, "beside")]))
+            continue
         df = ctx.summary(ls, Mode.INFERENCE)
-        by = {r["variant"]: r for r in df.to_dict("records")} if not df.empty else {}
+        by = {r["variant"]: r for r in df.to_dict("records")}
         rows.append(dict(ls=ls, cells=[by.get(v) for v in ctx.variant_names]))
-    if not rows:
+    if not rows and not elsewhere:
         return None
+    conditions = [dict(ls=ls, text=words.conditions_range(ctx.summary(ls, Mode.INFERENCE).to_dict("records")))
+                  for ls in ctx.sets if ls.measured and ls.rs.environment.device == "cuda"]
     return dict(variants=[dict(name=v, label=fmt.label_of(v), link=fmt.relpath(fmt.variant_page(v), PAGE))
-                          for v in ctx.variant_names], rows=rows)
+                          for v in ctx.variant_names], rows=rows, elsewhere=elsewhere, conditions=conditions)
 
 
 def build(ctx: Context) -> Iterator[Page]:

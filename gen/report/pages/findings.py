@@ -18,7 +18,7 @@ from gen.report import format as fmt
 from gen.report import wording
 from gen.report import wording_verdicts as words
 from gen.report.pages import verdict
-from gen.report.site import Context, Page, Worded, records
+from gen.report.site import MAX_LINKS, Context, Page, Worded, capped, records
 
 PAGE = f"{fmt.GENERATED}/findings.md"
 
@@ -28,8 +28,14 @@ def kernel_links(ctx: Context, set_name: str, f: findings.Finding, here: str = P
     if not f.kernels or not f.variant:
         return []
     page = fmt.relpath(fmt.set_variant_page(set_name, f.variant), here)
-    return [(f"#{a}" if a == b else f"#{a}–#{b}", f"{page}#{ctx.kernel_anchor(set_name, f.variant, f.mode, a)}")
-            for a, b in findings.kernel_groups(f.kernels)]
+    every = findings.kernel_groups(f.kernels)
+    groups, more = capped(every, MAX_LINKS)
+    links = [(f"#{a}" if a == b else f"#{a}–#{b}", f"{page}#{ctx.kernel_anchor(set_name, f.variant, f.mode, a)}")
+             for a, b in groups]
+    if more:  # the rest: one link, to the first of them
+        a = every[MAX_LINKS][0]
+        links.append((f"{more:,} more", f"{page}#{ctx.kernel_anchor(set_name, f.variant, f.mode, a)}"))
+    return links
 
 
 def _hypothesis_rows(ctx: Context, ls) -> list[dict]:

@@ -3,9 +3,10 @@ variant of each set in each scenario, and the first measured GPU set's headline 
 
 Takes: a `site.Context` (each set's facts: gen.report.units). Gives: `build(ctx)`; the
 view model `home_view(ctx)`: the sets by GPU (one row per GPU, a link per set), the
-published sets, the heat map of the fastest variants (gen.report.charts.fastest_map)
-and the chart of the first measured GPU set. Its size grows by a row per GPU, not by a
-column or a table per set. Template: home.md.j2.
+published sets (and the scenarios their figures stand beside), the heat map of the fastest
+variants (gen.report.charts.fastest_map) and the chart of the first measured GPU set with the
+conditions (NVML) of its times. Its size grows by a row per GPU, not by a column or a table
+per set: every set's time of every variant is on the Compare page. Template: home.md.j2.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pandas as pd
 from gen.model.schema import Mode, SetKind
 from gen.report import charts
 from gen.report import format as fmt
+from gen.report import wording_verdicts as words
 from gen.report.site import Context, Page, chart_div, summary_command
 
 HOME = "index.md"  # links resolve from the page that includes the partial
@@ -52,9 +54,13 @@ def home_view(ctx: Context) -> dict:
             chart = chart_div(charts.gpu_time(df), "GPU-only time per variant", summary_command(ls.name))
             chart_set = ls
             break
-    return dict(sets=ctx.sets, skipped=ctx.skipped, by_gpu=_by_gpu(ctx),
-                published=[ls for ls in ctx.sets if ls.rs.kind == SetKind.REFERENCE],
-                fastest=fastest_chart(ctx, HOME), chart=chart, chart_set=chart_set)
+    conditions = words.conditions_range(ctx.summary(chart_set, Mode.INFERENCE).to_dict("records")) \
+        if chart_set is not None and chart_set.rs.environment.device == "cuda" else None
+    published = [dict(ls=ls, scenarios=[dict(title=t, link=fmt.relpath(target, HOME))
+                                        for t, target in ctx.fact(ls, "beside")])
+                 for ls in ctx.sets if ls.rs.kind == SetKind.REFERENCE]
+    return dict(sets=ctx.sets, skipped=ctx.skipped, by_gpu=_by_gpu(ctx), published=published,
+                fastest=fastest_chart(ctx, HOME), chart=chart, chart_set=chart_set, conditions=conditions)
 
 
 def build(ctx: Context) -> Iterator[Page]:

@@ -1,15 +1,17 @@
-"""Partials of docs/methodology.md: each set's configuration and environment, and the
-report's thresholds quoted from gen.analysis.rules (so the prose never restates a number).
+"""Partials of docs/methodology.md: each set's configuration and environment, the
+report's thresholds quoted from gen.analysis.rules, and the figures its prose cites read
+from the measured sets (gen.analysis.method), so the prose never restates a number.
 
 Takes: a `site.Context`. Gives: `build(ctx)`, `skipped(ctx)` (the page listing
-unreadable sets). Templates: methodology.md.j2, rules.md.j2, skipped.md.j2.
+unreadable sets), `facts(ctx, ls)` (a set's figures, made with its own pages: gen.report.units).
+Templates: methodology.md.j2, rules.md.j2, skipped.md.j2.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import rules
+from gen.analysis import method, rules
 from gen.report import format as fmt
 from gen.report import wording, wording_verdicts
 from gen.report.site import Context, Page
@@ -19,19 +21,53 @@ RULES_PARTIAL = f"{fmt.GENERATED}/.rules.md"
 
 def rules_view() -> dict:
     """The thresholds a reader should know, each as code holds it."""
-    return dict(eager_ratio=rules.HOST_BOUND_EAGER_RATIO, bound_pct=rules.BOUND_PCT,
+    return dict(eager_ratio=rules.HOST_BOUND_EAGER_RATIO, bound_pct=rules.BOUND_PCT, bound_band=rules.BOUND_BAND_PCT,
                 estimate_gap_pct=rules.ESTIMATE_GAP_PCT, noisy_pct=rules.NOISY_IQR_PCT,
                 host_bound_rule=wording.HOST_BOUND_RULE,
                 tensor_core_rule=wording.TENSOR_CORE_RULE, copy_ops=sorted(rules.COPY_OPS),
-                smem_default_kib=rules.SMEM_DEFAULT_LIMIT // 1024, launch_ex=rules.LAUNCH_EX_APIS,
+                smem_default_kib=rules.SMEM_DEFAULT_LIMIT // 1024,
                 cuda_only=sorted(rules.CUDA_ONLY_BACKENDS), min_samples=rules.MIN_SAMPLES,
-                sub_us_memset=rules.SUB_US_MEMSET_US, verdict_rule=wording_verdicts.VERDICT_RULE)
+                sub_us_memset=rules.SUB_US_MEMSET_US, verdict_rule=wording_verdicts.VERDICT_RULE,
+                ci_method=rules.CI_METHOD, ci_pct=100 * rules.CI_LEVEL, floor_pct=rules.TIME_FLOOR_PCT,
+                host_quantile=rules.HOST_COST_QUANTILE, host_headroom=rules.HOST_HEADROOM,
+                clock_rule_pct=rules.CLOCK_RULE_PCT, advice_gain=rules.ADVICE_MIN_GAIN,
+                startup_s=rules.STARTUP_NOTE_S)
+
+
+# The figures docs/methodology.md quotes, each a partial rendered from the measured GPU sets.
+FIGURE_PARTS = ("kernel_sum", "occupancy", "host", "sweep")
+
+
+def facts(ctx: Context, ls) -> method.MethodFacts | None:
+    """The figures a set gives the methodology (they read its traces: made once, with its own pages)."""
+    return method.method_facts(ls)
+
+
+def figures_view(ctx: Context) -> list[dict]:
+    out = []
+    for ls in ctx.sets:
+        f = ctx.fact(ls, "method")
+        if f is None:
+            continue
+        pct = [100 * (k - g) / g for _, g, k in f.graph_vs_sum if g]
+        out.append(dict(ls=ls, graph_vs_sum=f.graph_vs_sum, low=min(pct, default=None), high=max(pct, default=None),
+                        zero_estimate=f.zero_estimate, estimated=f.estimated,
+                        host_bound=dict(variant=f.host_bound[0], events_us=f.host_bound[1],
+                                        gpu_only_us=1000 * f.host_bound[2], eager_us=1000 * f.host_bound[3])
+                        if f.host_bound else None,
+                        lengths=f.lengths, head_dims=f.head_dims, ceilings=f.ceilings,
+                        copy_size=f.ceilings["copy_bytes"] // 2 if f.ceilings else None))
+    return out
 
 
 def build(ctx: Context) -> Iterator[Page]:
     text = ctx.template("methodology.md.j2").render(here="methodology.md", sets=ctx.sets)
     yield Page(f"{fmt.GENERATED}/.methodology.md", text)
     yield Page(RULES_PARTIAL, ctx.template("rules.md.j2").render(**rules_view()))
+    facts = figures_view(ctx)
+    for part in FIGURE_PARTS:
+        yield Page(f"{fmt.GENERATED}/.method_{part}.md", ctx.template("method_figures.md.j2").render(
+            part=part, facts=facts, smem_limit_kib=rules.SMEM_DEFAULT_LIMIT // 1024))
 
 
 def skipped(ctx: Context) -> Iterator[Page]:

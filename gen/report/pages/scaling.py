@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import scaling, scenarios
+from gen.analysis import flops, scaling, scenarios
+from gen.model import datasheets
 from gen.model.scenarios import ARTICLE
 from gen.report import charts, wording
 from gen.report import format as fmt
+from gen.report import wording_scenarios as scenario_words
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, records, summary_command
 
@@ -44,7 +46,10 @@ def set_view(ctx: Context, ls) -> dict:
                 busy_default=records(busy[busy["source"] == "default"]) if len(busy) else [],
                 sweep_rows=records(sw[sw["gpu_only_ms"].notna() | sw["eager_ms"].notna() | (sw["status"] != "ok")])
                 if len(sw) else [],
-                measured=ls.measured, gpu=ls.rs.environment.device == "cuda")
+                measured=ls.measured, gpu=ls.rs.environment.device == "cuda",
+                above_roof=scenario_words.above_roof(scaling.above_roof(sw, ceil), datasheets.bandwidth(
+                    ls.rs.environment.gpu_name)) if len(sw) else None,
+                roof_line=scenario_words.roof_line(ceil))
 
 
 def has_page(ls) -> bool:
@@ -56,14 +61,20 @@ def _article_page(ctx: Context) -> str | None:
     return scenario_pages.scenario_page(ARTICLE) if ARTICLE in scenarios.scenario_names(ctx.sets) else None
 
 
+def _words() -> dict:
+    """What every scaling page says of its counts and rules."""
+    return dict(host_bound_rule=wording.HOST_BOUND_RULE, fa_label=flops.FLOP_LABEL,
+                flop_convention=flops.FLOP_CONVENTION, bytes_convention=flops.BYTES_CONVENTION,
+                scenarios_index=scenario_pages.INDEX)
+
+
 def set_pages(ctx: Context, ls) -> Iterator[Page]:
     if not has_page(ls):
         return
     page = fmt.set_subpage(ls.name, "scaling")
     article = fmt.set_scenario_page(ls.name, ARTICLE) if ARTICLE in scenarios.scenario_names([ls]) else None
     text = ctx.template("scaling_page.md.j2").render(
-        here=page, sets=[set_view(ctx, ls)], one_set=ls, summary=None, without=[],
-        host_bound_rule=wording.HOST_BOUND_RULE, article_page=article, fa_label=scenarios.FLOP_LABEL)
+        here=page, sets=[set_view(ctx, ls)], one_set=ls, summary=None, without=[], article_page=article, **_words())
     yield Page(page, text)
 
 
@@ -78,6 +89,5 @@ def build(ctx: Context) -> Iterator[Page]:
                for ls in ctx.sets]
     text = ctx.template("scaling_page.md.j2").render(
         here=PAGE, sets=[], one_set=None, summary=[r for r in summary if r["page"]],
-        without=[r["ls"] for r in summary if not r["page"]], host_bound_rule=wording.HOST_BOUND_RULE,
-        article_page=_article_page(ctx), fa_label=scenarios.FLOP_LABEL)
+        without=[r["ls"] for r in summary if not r["page"]], article_page=_article_page(ctx), **_words())
     yield Page(PAGE, text, nav=("Scaling",))

@@ -16,14 +16,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gen.analysis import rules, scaling
+from gen.analysis import clocks, rules, scaling
 from gen.analysis import scenarios as sa
 from gen.model import datasheets, schema, variants
 from gen.model import scenarios as declared
-from gen.report import charts, wording
+from gen.report import charts, wording, wording_verdicts
 from gen.report import format as fmt
 from gen.report import wording_scenarios as words
-from gen.report.site import Context, Page, chart_div, records, summary_command
+from gen.report import wording_verdicts as wv
+from gen.report.site import MAX_KERNEL_ROWS, Context, Page, chart_div, records, summary_command
 
 INDEX = f"{fmt.GENERATED}/scenarios/index.md"
 SCALING_PAGE = f"{fmt.GENERATED}/scaling.md"
@@ -59,8 +60,19 @@ def _rows(pts, decode: bool, show_dim: bool, pages: dict[str, str], device: str)
                         page=pages.get(r["variant"]),
                         why_not=words.refusal(r["status"], r["reason"], rules.needs_cuda(
                             r["status"], device, _backend(r["variant"]))) if r["status"] != schema.Status.OK else None,
-                        value=words.figure_value(r[fig], fig), unit=words.FIGURE_UNIT[fig]))
+                        value=words.figure_value(r[fig], fig), unit=words.FIGURE_UNIT[fig],
+                        conditions=wv.conditions_cell(r) if r["status"] == schema.Status.OK else None))
     return out
+
+
+def _not_run(rows: list[dict]) -> list[str]:
+    """The variants of a table with no point that ran, each with why (the first point's reason)."""
+    ran = {r["variant"] for r in rows if r["status"] == schema.Status.OK}
+    out: dict[str, str] = {}
+    for r in rows:
+        if r["variant"] not in ran and r["variant"] not in out:
+            out[r["variant"]] = words.not_run(r["label"], r["status"], r["why_not"])
+    return list(out.values())
 
 
 def _refusals(rows: list[dict]) -> list[dict]:
@@ -85,7 +97,7 @@ def _refusals(rows: list[dict]) -> list[dict]:
     return list(groups.values())
 
 
-def _notes(notes) -> list[str]:
+def source_notes(notes) -> list[str]:
     """A source's notes once each; notes that differ only by a leading "Name: " are merged
     ("A, B: the same text")."""
     by_text: dict[str, list[str]] = {}
@@ -101,14 +113,14 @@ def _versus_short(ctx: Context, head: dict | None, decode: bool) -> str | None:
     if not a:
         return None
     ref = next(s for s in ctx.sets if s.name == a["anchor_set"])
-    return words.versus_short(a, fmt.set_title(ref), decode) or None
+    return words.versus_short(a, fmt.set_title(ref), decode, _label) or None
 
 
 def _sentence(best: dict | None, title: str, decode: bool) -> str | None:
     return words.versus(best, title, _label, decode) if best else None
 
 
-def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool) -> list[dict]:
+def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: str) -> list[dict]:
     groups = []
     by_name = {s.name: s for s in ctx.sets}
     for name in dict.fromkeys(anchors["anchor_set"]):
@@ -116,33 +128,38 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool) -> list[dict
         v = versus[versus["anchor_set"] == name]
         ref = by_name[name]
         title = fmt.set_title(ref)
-        first = a.iloc[0]
         rows = []
         for r in records(v):
             r["label"] = words.point_label(r, decode, a["head_dim"].nunique() > 1)
             r["anchor_name"] = words.anchor_name(r["anchor_variant"])
             r["fastest_label"] = _label(r["fastest_variant"]) if r["fastest_variant"] else None
+            r["ours_label"] = words.ours_name(r, _label) if r["ours_variant"] else None
             rows.append(r)
         groups.append(dict(
             name=name, title=title, page=fmt.set_page(name), source=ref.rs.source,
             conventions=sorted({c for c in a["published_convention"] if isinstance(c, str)}),
-            notes=_notes(a["note"]),
+            notes=source_notes(a["note"]),
             same_shape=bool(a["same_shape"].all()), approximate=bool(a["approximate"].any()),
-            shape=dict(batch=int(first["batch"]), q_heads=int(first["q_heads"]), kv_heads=int(first["kv_heads"])),
+            source_shape=words.source_shape(sa.source_shapes(a)),
             differences=words.differences(sa.differences(ls, ref)), rows=rows,
-            sentence=_sentence(sa.strongest(v), title, decode)))
+            sentence=_sentence(sa.strongest(v, sa.own_head_dim(v, scenario)) if len(v) else None, title,
+                               decode)))
     return groups
 
 
 def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str, command: str) -> list[dict]:
     """Per head dim (the scenario's own first): the time and rate charts; then one roofline."""
     out = []
-    dims = pts.loc[pts["gpu_only_ms"].notna(), "head_dim"].unique().tolist()
+    # The length charts draw inference points (charts._measured): a training-only scenario has none.
+    drawn = pts["gpu_only_ms"].notna() & (pts["mode"] == "inference") & (pts["status"] == "ok")
+    dims = pts.loc[drawn, "head_dim"].unique().tolist()
     own = sa.own_head_dim(pts, name)
     ceilings = []
     if ceil:
         ceilings.append(("measured copy" if figure == sa.FIGURE_TBPS else "measured matmul",
                          ceil["copy_gbps"] / 1e3 if figure == sa.FIGURE_TBPS else ceil["matmul_tflops"]))
+        if figure == sa.FIGURE_TBPS and ceil.get("read_tbps") == ceil.get("read_tbps") and ceil.get("read_tbps"):
+            ceilings.append(("measured read", ceil["read_tbps"]))
     if sheet and figure == sa.FIGURE_TBPS:
         ceilings.append(("datasheet", sheet.hbm_tbps))
     for d in sorted(dims, key=lambda x: (x != own, x)):
@@ -156,9 +173,72 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
                         rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
                                        command)))
     if ceil and dims:
-        roof = charts.scenario_roofline_spec(pts, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3, words.ROOFLINE_X)
-        out.append(dict(roofline=chart_div(roof, f"roofline, {name}", command)))
+        out.append(dict(roof_line=words.roof_line(ceil),
+                        above_roof=words.above_roof(scaling.above_roof(sa.roofline_frame(pts), ceil, "intensity",
+                                                                       "tflops"), sheet, ceil.get("read_bytes"),
+                                                    _best_tbps(pts)),
+                        roofline=chart_div(charts.scenario_roofline_spec(
+                            pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X),
+                            f"roofline, {name}", command)))
     return out
+
+
+def _best_tbps(pts) -> float | None:
+    """The best TB/s among the points that answered right (rules.wrong_answer), or None."""
+    ok = pts[~pts["wrong"].fillna(False).astype(bool)]["tbps"].dropna()
+    return float(ok.max()) if len(ok) else None
+
+
+def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
+    """Why SDPA picked its backend: per unpinned SDPA variant and backend not chosen,
+    PyTorch's reason once, with the points it was given at (numbers blanked to group)."""
+    bf = sa.backend_frame(ls, name)
+    out: dict = {}
+    for r in records(bf):
+        key = (r["variant"], r["mode"], r["backend"], re.sub(r"\d+", "#", str(r["reason"])), r["verdict"])
+        g = out.setdefault(key, dict(label=_label(r["variant"]), mode=r["mode"],
+                                     backend=words.backend_name(r["backend"]),
+                                     verdict=words.backend_verdict(r["verdict"], r["reason"]), points=[], chose=[]))
+        g["points"].append(words.point_label(r, decode, show_dim))
+        g["chose"].append(words.backend_name(r["sdpa_choice"]))
+    for g in out.values():
+        g["points"] = ", ".join(dict.fromkeys(g["points"]))
+        g["chose"] = ", ".join(dict.fromkeys(g["chose"]))
+    return list(out.values())
+
+
+def _wrong_notes(pts) -> list[str]:
+    notes = []
+    bad = pts[pts["wrong"].fillna(False).astype(bool)]
+    for v, g in bad.groupby("variant", sort=False):
+        decl = variants.VARIANTS.get(v)
+        worst = float(g["rel_error"].max())
+        notes.append(words.wrong_note(_label(v), decl.wrong, worst) if decl and decl.wrong
+                     else words.wrong_by_error(_label(v), worst, rules.WRONG_ANSWER_REL_ERROR))
+    return notes
+
+
+def _fact_lines(pts, decode: bool, show_dim: bool) -> list[str]:
+    lines = []
+    for r in records(pts):
+        got = r.get("facts") or {}
+        if got:
+            line = words.facts(_label(r["variant"]), words.point_label(r, decode, show_dim), got)
+            if line:
+                lines.append(line)
+    return list(dict.fromkeys(lines))
+
+
+def _documents(ls, name: str) -> dict | None:
+    rec = ls.rs.scenario(name)
+    p = next((q for q in (rec.points if rec else []) if q.docs), None)
+    if p is None:
+        return None
+    df = sa.document_frame(p)
+    useful, width = float(df["flops"].sum()), max(p.docs)
+    return dict(rows=records(df), note=words.documents_note(sum(p.docs), width * len(p.docs),
+                                                            float(df["padded_flops"].sum()), useful),
+                total_flops=useful)
 
 
 def set_view(ctx: Context, ls, name: str) -> dict | None:
@@ -174,6 +254,8 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     figure = _figure(pts)
     gpu = ls.rs.environment.device == "cuda"
     anchors = _anchors(ctx, ls, name) if gpu else _anchors(ctx, ls, name).iloc[0:0]
+    # a published forward is no anchor for a scenario that timed only training steps (and the reverse)
+    anchors = anchors[anchors["mode"].isin(set(pts["mode"]))] if len(anchors) else anchors
     versus = sa.versus_frame(pts, anchors)
     head = sa.headline(pts, versus, name)
     ceil = scaling.ceilings(ls)
@@ -188,17 +270,52 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         if len(m):
             fig = _figure(m) if mode == schema.Mode.INFERENCE else sa.FIGURE_TFLOPS
             rows = _rows(m, decode, show_dim, pages, ls.rs.environment.device)
-            modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig,
-                              figure_note=words.table_note(fig, mode)))
+            modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig, not_run=_not_run(rows),
+                              dtype=sa.scenario_dtype(ls, name),
+                              figure_note=words.table_note(fig, mode, _ceiling_of(m),
+                                                           sheet if fig == sa.FIGURE_TBPS else None)))
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         headline=words.headline(head, figure, decode, _label) if head else None,
+        measured=words.measured_modes(declared.SCENARIOS[name].why, bool((pts["mode"] == schema.Mode.INFERENCE).any()),
+                                      bool((pts["mode"] == schema.Mode.TRAIN).any()))
+        if name in declared.SCENARIOS else None,
+        not_run=[n for m in modes if m["mode"] == schema.Mode.INFERENCE for n in m["not_run"]],
         versus_short=_versus_short(ctx, head, decode),
         ceil=ceil, copy_tbps=ceil["copy_gbps"] / 1e3 if ceil else None,
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
-        copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS else None,
-        anchors=_anchor_groups(ctx, ls, anchors, versus, decode) if len(anchors) else [],
+        copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS and not ceil.get("read_n") else None,
+        anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
+        conditions=_conditions(ls, name, pts, anchors) if gpu else None,
+        backends=_backend_groups(ls, name, decode, show_dim), backend_note=words.BACKEND_NOTE,
+        determinism=_determinism(pts),
+        wrong=_wrong_notes(pts), facts=_fact_lines(pts, decode, show_dim), documents=_documents(ls, name),
     )
+
+
+def _determinism(pts) -> list[str]:
+    """What reproducible gradients cost, one line per backend and point (sa.determinism_frame)."""
+    df = sa.determinism_frame(pts)
+    show_len = df["kv_len"].nunique() > 1 if len(df) else False
+    return [words.determinism_line(r, _label, show_len) for r in records(df)]
+
+
+def _ceiling_of(m) -> str | None:
+    """The ceiling a table's rows were set against (one per figure and set), or None."""
+    got = [c for c in dict.fromkeys(m["ceiling"]) if isinstance(c, str)]
+    return got[0] if len(got) == 1 else None
+
+
+def _conditions(ls, name: str, pts, anchors) -> dict:
+    """The clocks of the set's ceilings, the points a ceiling does not bound, the speed of light, and
+    sustained against burst at the published anchors (gen.analysis.clocks), worded."""
+    above = clocks.above_ceiling(pts)
+    ceiling = above["ceiling"].iloc[0] if len(above) else None
+    rate = datasheets.tensor_rate(ls.rs.environment.compute_capability, sa.scenario_dtype(ls, name))
+    return dict(ceilings=[wv.ceiling_line(c) for c in clocks.ceilings(ls)],
+                above=wv.above_ceiling_line(records(above), ceiling) if ceiling else None,
+                sol=wv.sol_note(rate), note=wv.conditions_note(records(pts)),
+                burst=[words.burst_line(b, wv.label) for b in records(clocks.burst_frame(pts, anchors))])
 
 
 def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[dict] | None = None,
@@ -207,15 +324,18 @@ def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[d
     s = declared.SCENARIOS.get(name)
     first = next((ls for ls in ctx.sets if ls.measured and ls.rs.scenario(name)), None)
     rec = first.rs.scenario(name) if first else None
-    p = rec.points[0] if rec and rec.points else (s.point(s.lengths[0]) if s else None)
-    lengths = sorted({q.kv_len for q in rec.points}) if rec else (list(s.lengths) if s else [])
+    held = (rec.points or rec.train_points) if rec else []  # a training-only scenario has no inference points
+    own = (s.points() or s.train_points()) if s else []
+    p = held[0] if held else (own[0] if own else None)
+    lengths = sorted({q.kv_len for q in held}) if rec else sorted({q.kv_len for q in own})
     sets = sets or []
     figure = figure or (sets[0]["figure"] if sets else sa.FIGURE_TFLOPS)
     one = sets[0]["ls"] if len(sets) == 1 and here != scenario_page(name) else None
     return dict(
         here=here or scenario_page(name), name=name, title=sa.scenario_title(ctx.sets, name),
         why=words.why(s.why) if s else None,
-        shape=words.shape(vars(p), lengths, rec.dtype if rec else s.dtype) if p else None,
+        shape=words.shape(vars(p), lengths, rec.dtype if rec else s.dtype,
+                          sorted({q.q_len for q in held}) if rec else list(s.q_lens) if s else []) if p else None,
         head_dims=sorted({q.head_dim for q in rec.points}) if rec else [],
         train=[q.kv_len for q in rec.train_points] if rec else [],
         figure=figure, convention=words.CONVENTION[figure], flop_convention=sa.FLOP_CONVENTION,
@@ -288,24 +408,32 @@ def variant_kernels(ctx: Context, variant: str, page: str, sets=None) -> list[di
             decode = first["q_len"] == 1 and first["kv_len"] > 1
             out.append(dict(ls=ls, scenario=scenario, title=sa.scenario_title(ctx.sets, scenario), mode=mode,
                             link=fmt.relpath(fmt.set_scenario_page(ls.name, scenario), page),
-                            point=words.point_label(first, decode, True), kernels=records(g),
+                            point=words.point_label(first, decode, True), kernels=records(g.head(MAX_KERNEL_ROWS)),
+                            left_out=max(0, len(g) - MAX_KERNEL_ROWS),
                             total_us=float(g["duration_us"].sum()), launches=int(g["count"].sum())))
     several = len({g["ls"].name for g in out}) > 1
     for g in out:
+        g["what"] = wording_verdicts.kernel_paths(
+            k["name"] for k in g["kernels"] if k["category"] in ("fused attention", "matrix product", "reduction")
+            and k["kind"] == "kernel")
         g["set_suffix"] = f" · {fmt.set_title(g['ls'])}" if several else ""
         g["call"] = wording.call_of(g["mode"])
         g["events"] = wording.plural(g["launches"], "GPU event")
     return out
 
 
-def set_links(ctx: Context, ls, page: str) -> list[dict]:
-    """For a set page: the scenario pages that show this set (a measured set's own page of each
-    scenario it measured, or the scenario pages a published set's figures stand beside), as
-    title and link."""
+def beside(ctx: Context, ls) -> list[tuple[str, str]]:
+    """The scenario pages that show this set, as (title, page): a measured set's own page of each
+    scenario it measured, or the scenario pages a published set's figures stand beside. A fact of
+    the set (gen.report.units), for the pages over all sets."""
     names = sa.scenario_names(ctx.sets)
     if ls.measured:
         held = [n for n in names if any(p.scenario == n for p in ls.rs.sweep)]
-        return [dict(title=sa.scenario_title(ctx.sets, n), link=fmt.relpath(fmt.set_scenario_page(ls.name, n), page))
-                for n in held]
+        return [(sa.scenario_title(ctx.sets, n), fmt.set_scenario_page(ls.name, n)) for n in held]
     held = [n for n in names if (sa.anchor_frame(ctx.sets, n)["anchor_set"] == ls.name).any()]
-    return [dict(title=sa.scenario_title(ctx.sets, n), link=fmt.relpath(scenario_page(n), page)) for n in held]
+    return [(sa.scenario_title(ctx.sets, n), scenario_page(n)) for n in held]
+
+
+def set_links(ctx: Context, ls, page: str) -> list[dict]:
+    """For a set page: `beside(ctx, ls)` as title and link."""
+    return [dict(title=title, link=fmt.relpath(target, page)) for title, target in beside(ctx, ls)]

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import rules, verdicts
+from gen.analysis import rules, scenarios, timings, verdicts
+from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing
-from gen.model.schema import Mode
+from gen.model.schema import Mode, Window
 from gen.report import charts, wording
 from gen.report import format as fmt
+from gen.report import wording_scenarios as scenario_words
+from gen.report import wording_verdicts as words
 from gen.report.pages import scaling as scaling_pages
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.pages import verdict
@@ -39,15 +42,24 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         r["thin"] = bool(r["gpu_only_n"]) and r["gpu_only_n"] < rules.MIN_SAMPLES
         r["gpu_only_label"] = wording.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
             if r["gpu_only_method"] == "kernel_sum" else None
+        r["clock"] = words.clock_cell(r) if r["status"] == "ok" else None
+        r["rank"] = v.rank(r["variant"]) if v is not None else None
+        r["tie"] = v is not None and r["variant"] in v.same_kernel
     gpu = bool(df["gpu_only_ms"].notna().any())
     chart = chart_div(charts.gpu_time_spec(df, wording.call_of(mode)), f"GPU-only time per variant, {mode}",
                       summary_command(ls.name, mode)) if gpu else None
     methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))
     notes = wording.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
                                  ls.rs.config.error_draws, methods)
+    if gpu:
+        notes = [*notes, words.conditions_note(rows, per_variant=True), *words.fidelity_lines(rows)]
+    anomalies = [w.words for w in ctx.findings(ls)
+                 if w.finding.kind == FindingKind.ANOMALY and w.finding.mode == mode]
     return dict(mode=mode, call=wording.call_of(mode), rows=rows, chart=chart, notes=notes,
+                reference=ls.rs.kind == "reference", anomalies=anomalies, windows=_windows(ls, mode),
                 speedup_basis="GPU-only" if gpu else "wall time",
-                host_bound=[r for r in rows if r["host_bound"]], host_bound_rule=wording.HOST_BOUND_RULE,
+                host_bound=[r for r in rows if r["host_bound"]],
+                host_noise=[r for r in rows if r.get("host_bound_outcome") == rules.WITHIN_NOISE],
                 host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
 
 
@@ -62,13 +74,48 @@ def _own_pages(ctx: Context, ls, page: str) -> list[dict]:
     return out
 
 
+def published_view(ls) -> dict | None:
+    """A reference set's figures at its own points: the shapes in one line and one row per figure."""
+    if ls.rs.kind != "reference":
+        return None
+    pub = scenarios.published_frame(ls)
+    if pub.empty:
+        return None
+    rows = records(pub)
+    for r in rows:
+        r["label"] = scenario_words.point_label(r, bool(r["q_len"] == 1 and r["kv_len"] > 1), True)
+        r["name"] = scenario_words.anchor_name(r["variant"])
+    return dict(shape=scenario_words.published_shape(scenarios.source_shapes(pub)), rows=rows,
+                dtypes=sorted({rec.dtype for rec in ls.rs.scenarios if rec.dtype}),
+                conventions=sorted({c for c in pub["published_convention"] if isinstance(c, str)}),
+                notes=scenario_pages.source_notes(pub["note"]),
+                ours=scenarios.FLOP_CONVENTION)
+
+
+def _windows(ls, mode: str) -> dict | None:
+    """Every timed window's conditions per run (schema.Window order), where any was recorded."""
+    rows = []
+    for run in ls.rs.runs:
+        if run.mode == mode and run.scenario == "article" and run.status == "ok":
+            tm = timings.times(run)
+            rows.append(dict(label=fmt.label_of(run.variant),
+                             cells=[words.conditions_cell(tm.window(w).__dict__) for w in Window]))
+    if not any(c != words.NOT_RECORDED for r in rows for c in r["cells"]):
+        return None
+    return dict(heads=[WINDOW_HEADS[w] for w in Window], rows=rows)
+
+
+WINDOW_HEADS = {Window.GPU_ONLY: "GPU-only (graph replays)", Window.EAGER: "Eager loop", Window.HOST: "Host dispatch",
+                Window.BURST: "Burst from idle", Window.KERNEL_SUM: "Profiled calls (kernel sum)"}
+
+
 def set_view(ctx: Context, ls) -> dict:
     page = fmt.set_page(ls.name)
     return dict(ls=ls, modes=[m for m in (mode_view(ctx, ls, mode) for mode in Mode) if m],
                 scenarios=scenario_pages.set_links(ctx, ls, page), verdicts=verdict.set_blocks(ls),
                 variant_pages={r.variant: fmt.relpath(fmt.set_variant_page(ls.name, r.variant), page)
                                for r in ls.rs.runs},
-                own_pages=_own_pages(ctx, ls, page))
+                own_pages=_own_pages(ctx, ls, page), published=published_view(ls))
 
 
 def set_pages(ctx: Context, ls) -> Iterator[Page]:

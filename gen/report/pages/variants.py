@@ -22,11 +22,11 @@ from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing, variant_order, variant_role
 from gen.model import variants
 from gen.model.schema import Mode
-from gen.report import charts, wording
+from gen.report import charts, site, wording
 from gen.report import format as fmt
 from gen.report import wording_verdicts as words
 from gen.report.pages import scenarios as scenario_pages
-from gen.report.site import Context, Page, chart_div, records
+from gen.report.site import Context, Page, capped, chart_div, records
 
 # Kinds with their own paragraph on the variant page, not in its findings list.
 OWN_PARAGRAPH = frozenset({FindingKind.COMPILE, FindingKind.AUTOGRAD})
@@ -50,10 +50,13 @@ def _hypothesis(ctx: Context, ls, v: str, mode: str) -> dict | None:
 
 
 def _findings(ctx: Context, ls, v: str, mode: str) -> list[dict]:
-    return [dict(title=w.words.title, severity=w.finding.severity, text=w.words.text,
-                 kernels=[dict(index=i, anchor=ctx.kernel_anchor(ls.name, v, mode, i)) for i in w.finding.kernels])
-            for w in ctx.findings(ls)
-            if w.finding.variant == v and w.finding.mode == mode and w.finding.kind not in OWN_PARAGRAPH]
+    out = []
+    for w in ctx.findings(ls):
+        if w.finding.variant == v and w.finding.mode == mode and w.finding.kind not in OWN_PARAGRAPH:
+            shown, more = capped(list(w.finding.kernels), site.MAX_LINKS)
+            out.append(dict(title=w.words.title, severity=w.finding.severity, text=w.words.text, kernels_more=more,
+                            kernels=[dict(index=i, anchor=ctx.kernel_anchor(ls.name, v, mode, i)) for i in shown]))
+    return out
 
 
 def _train(ctx: Context, ls, v: str) -> dict | None:
@@ -83,11 +86,12 @@ def _generated(ctx: Context, ls, v: str, mode: str, run) -> dict | None:
     link = lambda k: dict(index=k["index"], short_name=k["short_name"], name=k["name"], dur_us=k["dur_us"],  # noqa: E731
                           anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"]))
     base = variant_role("baseline")
-    return dict(triton=[link(k) for _, k in gk[gk["generated"]].iterrows()],
-                library=[link(k) for _, k in gk[~gk["generated"] & (gk["kind"] == "kernel")].iterrows()],
-                baseline=base,
-                replaced=tables.replaced_kernels(ls, v, base, mode)["short_name"].tolist() if ls.rs.run(base, mode)
-                else [])
+    triton, library = gk[gk["generated"]], gk[~gk["generated"] & (gk["kind"] == "kernel")]
+    replaced = tables.replaced_kernels(ls, v, base, mode)["short_name"].tolist() if ls.rs.run(base, mode) else []
+    return dict(triton=[link(k) for _, k in triton.head(site.MAX_LINKS).iterrows()], triton_n=len(triton),
+                library=[link(k) for _, k in library.head(site.MAX_LINKS).iterrows()],
+                library_more=max(0, len(library) - site.MAX_LINKS), baseline=base,
+                replaced=replaced[:site.MAX_LINKS], replaced_n=len(replaced))
 
 
 def _occupancy(ls, v: str, mode: str) -> list[dict]:
@@ -99,8 +103,10 @@ def _standing(ctx: Context, ls, v: str, mode: str, row: dict | None) -> dict | N
     verdict = verdicts.verdict(ls, "article", mode)
     if verdict is None or v not in verdict.ranking:
         return None
-    return dict(rank=verdict.ranking.index(v) + 1, of=len(verdict.ranking), basis=words.TIMING[verdict.basis],
-                fastest=verdict.fastest.variant == v, host_bound=bool(row and row["host_bound"]))
+    return dict(rank=verdict.rank(v), of=len(verdict.ranking), basis=words.TIMING[verdict.basis],
+                fastest=verdict.fastest.variant == v, host_bound=bool(row and row["host_bound"]),
+                tie=tuple(words.label(x) for x in (verdict.fastest.variant, *verdict.same_kernel)
+                          if v in (verdict.fastest.variant, *verdict.same_kernel) and x != v))
 
 
 def _lessons(ctx: Context, ls, v: str, mode: str) -> dict | None:
@@ -111,9 +117,9 @@ def _lessons(ctx: Context, ls, v: str, mode: str) -> dict | None:
     items = []
     for fact in found.for_variant(v):
         w = words.lesson(fact)
-        links = [dict(index=k.index, anchor=ctx.kernel_anchor(ls.name, k.variant, k.mode, k.index))
-                 for k in w.kernels if k.variant == v]
-        items.append(dict(title=w.title, text=w.text, kernels=links))
+        shown, more = capped([k for k in w.kernels if k.variant == v], site.MAX_LINKS)
+        links = [dict(index=k.index, anchor=ctx.kernel_anchor(ls.name, k.variant, k.mode, k.index)) for k in shown]
+        items.append(dict(title=w.title, text=w.text, kernels=links, kernels_more=more))
     claims = [words.claim(c) for c in found.claims if c.variant == v]
     hyp = ctx.hypotheses(ls, mode)
     why = [words.explanation(e) for e in lessons.explain(ls, hyp[hyp["variant"] == v])] if not hyp.empty else []
@@ -161,9 +167,16 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
     if tr is None:
         return tab
     tab["generated"] = _generated(ctx, ls, v, mode, run)
+    # Bounded whatever the trace holds: the first rows and events, and how many were left out.
+    kt = tables.kernel_table(ls, v, mode)
     tab["kernels"] = [dict(k, anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"]))
-                      for k in records(tables.kernel_table(ls, v, mode))]
+                      for k in records(kt.head(site.MAX_KERNEL_ROWS))]
+    tab["kernels_left_out"] = max(0, len(kt) - site.MAX_KERNEL_ROWS)
+    tab["kernels_more_anchor"] = ctx.kernel_anchor(ls.name, v, mode, site.MAX_KERNEL_ROWS)
     cpu, gpu = tables.timeline_frames(ls, v, mode)
+    cpu, gpu, left, until = charts.timeline_window(cpu, gpu, site.MAX_TIMELINE_EVENTS, site.MAX_TIMELINE_DEPTH)
+    tab.update(timeline_left_out=left, timeline_until_us=until, timeline_max_depth=site.MAX_TIMELINE_DEPTH,
+               timeline_max_events=site.MAX_TIMELINE_EVENTS)
     if len(cpu) or len(gpu):
         tab["chart"] = chart_div(charts.timeline_spec(cpu, gpu), f"timeline of one {wording.call_of(mode)} of {v}")
     tab["notes"] = _occupancy(ls, v, mode)

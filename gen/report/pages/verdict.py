@@ -4,11 +4,12 @@ the home page and of each set page.
 Takes: a `site.Context`. Gives: `block(ls, scenario, mode)` (the view model of
 one verdict: its words from gen.report.wording_verdicts and the facts the page
 marks in data attributes, so tests read every page's verdict the same way),
-`set_blocks(ls)` (one per scenario of a set, the article's first), `facts(ctx, ls)`
-(a set's blocks, and per scenario its fastest variant for the heat map of the matrix,
-gen.report.charts.fastest_map) and `build(ctx)`: the home page's partial
-generated/.verdict.md (the first measured GPU set's verdicts in full; every other set
-is in the heat map below it).
+`set_blocks(ls)` (one per scenario of a set, the article's first), `decision(ls)`
+(the first screen: what to call and why, gen.analysis.advice worded), `facts(ctx, ls)`
+(a set's blocks, its decision and headline, and per scenario its fastest variant for the
+heat map of the matrix, gen.report.charts.fastest_map) and `build(ctx)`: the home page's
+partial generated/.verdict.md (the first measured GPU set's decision and verdicts in
+full, each other measured set's decision in a line; the heat map below it has them all).
 Template: verdict.md.j2 (and verdict_block.md.j2, which set.md.j2 includes).
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import verdicts
+from gen.analysis import advice, verdicts
 from gen.model.schema import Mode, SetKind
 from gen.report import format as fmt
 from gen.report import wording_verdicts as words
@@ -46,6 +47,17 @@ def block(ls, scenario: str = "article", mode: str = Mode.INFERENCE) -> dict | N
                 auto_backend=(v.auto.backend or v.auto.kernel_backend or "") if v.auto else "")
 
 
+def decision(ls) -> dict | None:
+    """The first screen of a set: the decision and its reason, then one line per exception,
+    start-up and host; None for a set with nothing ranked."""
+    a = advice.advice(ls)
+    if a is None:
+        return None
+    w = words.advice(a)
+    return dict(set=ls.name, set_title=fmt.set_title(ls), decision=w.decision, lines=w.lines, default=w.default,
+                exceptions=" ".join(f"{e.scenario}:{e.variant}" for e in a.exceptions))
+
+
 def set_blocks(ls) -> list[dict]:
     """The verdict of each scenario of a set that has one, the article's first."""
     return [b for b in (block(ls, s) for s in verdicts.scenarios(ls)) if b]
@@ -68,20 +80,30 @@ def fastest_rows(ls) -> list[dict]:
                          fastest=v.fastest.variant, fastest_label=fmt.label_of(v.fastest.variant),
                          fastest_ms=spread.median if spread else None, basis=words.TIMING[v.basis],
                          runner_up=fmt.label_of(v.runner_up.variant) if v.runner_up else None,
-                         ratio=v.ratio, settled=v.settled))
+                         ratio=v.ratio, settled=v.settled,
+                         near=", ".join(fmt.label_of(n) for n in v.near),
+                         tie=", ".join(fmt.label_of(n) for n in v.same_kernel)))
     return rows
 
 
 def facts(ctx: Context, ls) -> dict:
-    return dict(blocks=set_blocks(ls), fastest=fastest_rows(ls))
+    """What the home page reads of a set: its verdicts, its article verdict (a line when it is
+    not the first set), its decision, and per scenario its fastest variant for the heat map."""
+    return dict(blocks=set_blocks(ls), line=block(ls), decision=decision(ls), fastest=fastest_rows(ls))
 
 
 def home_view(ctx: Context) -> dict:
     measured = [ls for ls in ctx.sets if ls.rs.kind == SetKind.MEASURED]
     gpu = [ls for ls in measured if ls.rs.environment.device == "cuda"]
     first = gpu[0] if gpu else (measured[0] if measured else None)
-    main = ctx.fact(first, "verdict")["blocks"] if first else []
-    return dict(main=main, main_set=first, others=len(measured) - 1 if first else 0)
+    facts = {ls.name: ctx.fact(ls, "verdict") for ls in measured}
+    main = facts[first.name]["blocks"] if first else []
+    others = []
+    for ls in measured:
+        b = facts[ls.name]["line"]
+        if ls is not first and b:
+            others.append(dict(b, decision=facts[ls.name]["decision"]))
+    return dict(main=main, main_set=first, others=others, first=facts[first.name]["decision"] if first else None)
 
 
 def build(ctx: Context) -> Iterator[Page]:

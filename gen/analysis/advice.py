@@ -1,0 +1,288 @@
+"""The decision a reader takes from one measured set: which attention call to make, and why, as facts.
+
+Takes: a loaded measured set (gen.analysis.tables) and its verdicts
+(gen.analysis.verdicts). Gives `advice(ls) -> Advice | None`, made by rules from
+the data (thresholds in gen.analysis.rules, "advice"):
+
+- the default call: SDPA with no backend pinned, where it ranks first (alone,
+  tied with the pinned variant that runs its very kernels, or within noise of
+  the fastest) in every scenario and mode the set ranks; per scenario and mode,
+  the backend it picked and the pinned variant it ties (`Pick`);
+- exceptions: the scenarios where another call is decidedly faster (its interval
+  apart, by at least rules.ADVICE_MIN_GAIN), with the factor, the work each
+  does where the mask explains it (a sliding window that SDPA gets as a dense
+  mask, so its kernels score every pair, against the pairs inside the window),
+  and the other call's one-time compile;
+- start-up: the one-time cost of the default call's backend, the first call of
+  that backend in the process (schema 3 marks it; older sets: the first run in
+  capture order that runs its kernels), when at least rules.STARTUP_NOTE_S;
+- host: whether the default call, at the article's shape in a Python loop, is
+  host-bound or within noise of it (rules.host_bound_outcome).
+
+Where the data says otherwise (SDPA unpinned slower than a pinned backend or
+another call), the default becomes the fastest call and every sentence follows.
+No words here: gen.report.wording_verdicts words an Advice.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gen.analysis import rules, scenarios, tables, verdicts
+from gen.analysis.values import missing, variant_role
+from gen.model import schema
+from gen.model.scenarios import ARTICLE
+from gen.model.variants import VARIANTS
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The default call in one scenario and mode: what it ran and how it stands."""
+
+    scenario: str
+    mode: str
+    backend: str | None  # the SDPA backend it ran (aten op, else the kernel's name)
+    twin: str | None  # the pinned variant running the same kernels: a tie
+    outcome: str  # "fastest" (rank 1: alone or tied on kernels), "within noise", "slower"
+    ratio: float | None  # its time over the fastest's
+    fastest: str  # the scenario's fastest variant
+
+
+@dataclass(frozen=True)
+class Exception_:
+    """A scenario where another call is decidedly faster than the default."""
+
+    scenario: str
+    mode: str
+    variant: str  # the call to make there
+    ratio: float  # the default's time over it
+    kv_len: int | None
+    window: int | None
+    mask: str | None  # schema.Mask of the verdict's point
+    dense_mask: bool  # the default call got the mask as a dense boolean attn_mask (it scores every pair)
+    pairs_scored: float | None  # (query, key) pairs the default's kernels compute, per batch and head
+    pairs_needed: float | None  # pairs inside the mask (our FLOP convention)
+    flops_needed: float | None  # FLOPs of the work the mask asks for (scenarios.flops)
+    flops_dense: float | None  # FLOPs of every pair
+    compile_s: float | None  # its one-time compile (first call), where it compiles
+
+
+@dataclass(frozen=True)
+class Startup:
+    variant: str  # the run that paid it
+    backend: str | None
+    first_call_s: float
+    later_first_call_s: float | None  # the first call at a new shape once the backend is loaded
+    later_variant: str | None
+    in_process: bool | None  # schema 3: first call of this backend in the process
+
+
+@dataclass(frozen=True)
+class Advice:
+    set_name: str
+    device: str
+    gpu: str | None
+    cpu: str | None
+    torch: str | None
+    basis: str  # the ranking time: gpu_only, or eager/host on a set without a GPU
+    default: str  # the variant to call by default
+    default_is_auto: bool
+    picks: tuple[Pick, ...]
+    exceptions: tuple[Exception_, ...]
+    startup: Startup | None
+    host_outcome: str | None  # the default call's host-bound outcome at the article's forward
+    host_ratio: float | None  # its eager over GPU-only time there
+    host_ratio_ci: tuple[float, float] | None = None  # that ratio by the intervals of both medians
+    host_cost_ms: float | None = None  # the host's own cost of a call there
+    host_gpu_ms: float | None = None  # its GPU-only time there
+    host_why: str | None = None  # why within noise (rules.host_bound_why, or "same kernels")
+    determinism: tuple[Determinism, ...] = ()  # each backend under torch.use_deterministic_algorithms(True)
+
+
+@dataclass(frozen=True)
+class Determinism:
+    """One backend's training step with deterministic algorithms against without: the cost of
+    determinism (ratio of the medians), or its refusal with the clause of PyTorch's reason naming it."""
+
+    scenario: str
+    mode: str
+    backend: str | None
+    variant: str  # the deterministic variant
+    base: str | None  # the same backend, not deterministic
+    det_ms: float | None
+    base_ms: float | None
+    ratio: float | None  # det over base
+    refused: str | None  # the status where it did not run (unavailable, oom, skipped)
+    reason: str | None
+
+
+def reason_clause(reason: str | None, backend: str | None) -> str | None:
+    """The clause of a refusal that names the backend ("cuDNN attention kernel not used because: ..."),
+    else the whole first line."""
+    if not reason:
+        return None
+    clauses = reason.splitlines()[0].split("; ")
+    mine = [c for c in clauses if backend and backend.lower() in c.lower().replace(" ", "")
+            and "because" in c]
+    if not mine:
+        mine = [c for c in clauses if "because" in c]
+    return (mine[0].split("because:", 1)[-1].strip() if mine else clauses[0]) or None
+
+
+def _determinism(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
+    """Every deterministic variant (keyword "deterministic") beside the same backend's plain one, in
+    the scenario that measured them: a rule, from the data."""
+    out = []
+    for v in vs:
+        rows = {t.variant: t for t in v.rows}
+        missing_rows = {x: (status, reason) for x, status, reason in v.not_measured}
+        for name in [*rows, *missing_rows]:
+            var = VARIANTS.get(name)
+            if var is None or "deterministic" not in var.keywords:
+                continue
+            base = next((k for k, b in VARIANTS.items() if b.backend == var.backend
+                         and "deterministic" not in b.keywords and k in rows), None)
+            t, b = rows.get(name), rows.get(base) if base else None
+            ts, bs = (v.spread(t) if t else None), (v.spread(b) if b else None)
+            status, reason = missing_rows.get(name, (None, None))
+            out.append(Determinism(v.scenario, v.mode, var.backend, name, base, ts.median if ts else None,
+                                   bs.median if bs else None, ts.median / bs.median if ts and bs and bs.median
+                                   else None, status, reason_clause(reason, var.backend)))
+    return tuple(out)
+
+
+def _verdicts(ls: tables.LoadedSet) -> list[verdicts.Verdict]:
+    out = []
+    for scenario in verdicts.scenarios(ls):
+        for mode in schema.Mode:
+            v = verdicts.verdict(ls, scenario, mode)
+            if v is not None:
+                out.append(v)
+    return out
+
+
+def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
+    t = v.row(variant)
+    if t is None or v.field_of_one:
+        return None  # a field of one: nothing was measured against it, so it picks nothing there
+    rank = v.rank(variant)
+    tied = rank == 1 and (variant == v.fastest.variant or variant in v.same_kernel)
+    outcome = "fastest" if tied else ("within noise" if rank == 1 else "slower")
+    fs, ts = v.spread(v.fastest), v.spread(t)
+    ratio = ts.median / fs.median if fs and ts and fs.median else None
+    twin = None
+    backend = None
+    if v.auto is not None and v.auto.variant == variant:
+        twin = v.auto.same_as[0] if v.auto.same_as else None
+        backend = v.auto.backend or v.auto.kernel_backend
+    return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant)
+
+
+def _default(vs: list[verdicts.Verdict]) -> str | None:
+    """SDPA with no backend pinned where it ranks first everywhere; else the variant ranked first
+    in the most scenarios (ties with the automatic pick counted for it)."""
+    auto = variant_role("automatic")
+    ranked = [v for v in vs if v.row(auto) is not None]
+    if ranked and all(v.rank(auto) == 1 for v in ranked):
+        return auto
+    score: dict[str, int] = {}
+    for v in vs:
+        for t in v.rows:
+            if v.rank(t.variant) == 1:
+                score[t.variant] = score.get(t.variant, 0) + 1
+    return max(score, key=lambda x: (score[x], x == auto)) if score else None
+
+
+def _dense(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
+    """What the mask makes the default call compute at the verdict's point, where SDPA gets the mask
+    as a dense boolean attn_mask (any mask but causal on a square): every (query, key) pair."""
+    p = verdicts.point_of(ls, v.scenario, v.mode)
+    if p is None:
+        return dict(kv_len=None, window=None, mask=None, dense_mask=False, pairs_scored=None, pairs_needed=None,
+                    flops_needed=None, flops_dense=None)
+    sdpa = variant.startswith("sdpa")
+    causal_square = p.mask == schema.Mask.CAUSAL and p.q_len == p.kv_len
+    # The extra work is the reason only where scoring every pair is decidedly more than the mask
+    # asks for (rules.MASKED_WORK_RATIO): a chunk of queries at the end of a cache asks for almost all.
+    dense = (sdpa and p.mask != schema.Mask.NONE and not causal_square
+             and p.q_len * p.kv_len >= rules.MASKED_WORK_RATIO * scenarios.score_pairs(p))
+    full = schema.Point(**{**p.__dict__, "mask": schema.Mask.NONE, "window": None, "docs": None})
+    return dict(kv_len=p.kv_len, window=p.window, mask=p.mask, dense_mask=dense,
+                pairs_scored=float(p.q_len * p.kv_len) if dense else None,
+                pairs_needed=scenarios.score_pairs(p), flops_needed=scenarios.flops(p, v.mode),
+                flops_dense=scenarios.flops(full, v.mode))
+
+
+def _compile_s(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> float | None:
+    p = verdicts.point_of(ls, v.scenario, v.mode)
+    recs = [r for r in ls.rs.runs if r.variant == variant] + [
+        s for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p]
+    for r in recs:
+        if r.compile_time_s is not None:
+            return r.compile_time_s
+    return None
+
+
+def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> tuple[Exception_, ...]:
+    out = []
+    for v in vs:
+        t = v.row(default)
+        if t is None or v.rank(default) == 1:
+            continue
+        f = v.fastest
+        fs, ts = v.spread(f), v.spread(t)
+        ratio = ts.median / fs.median if fs.median else math.nan
+        if missing(ratio) or ratio < rules.ADVICE_MIN_GAIN:
+            continue
+        out.append(Exception_(v.scenario, v.mode, f.variant, ratio, **_dense(ls, v, default),
+                              compile_s=_compile_s(ls, v, f.variant)))
+    return tuple(out)
+
+
+def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> Startup | None:
+    """The one-time cost of the default call's kernels: the first run, in capture order, that runs
+    the same kernels as the default at the article's forward (or is the default), unless schema 3
+    says it was not the process's first call of its backend."""
+    v = next((v for v in vs if v.scenario == ARTICLE and v.mode == schema.Mode.INFERENCE), None)
+    if v is None or v.row(default) is None:
+        return None
+    me = v.row(default)
+    group = {t.variant for t in v.rows if t.variant == default or (me.kernels and t.kernels == me.kernels)}
+    runs = [r for r in ls.rs.runs if r.scenario == v.scenario and r.mode == v.mode and r.variant in group
+            and r.status == schema.Status.OK and r.first_call_s is not None]
+    if not runs:
+        return None
+    known = [r for r in runs if r.first_in_process]
+    first = known[0] if known else runs[0]
+    later = next((r for r in runs if r is not first), None)
+    if first.first_call_s < rules.STARTUP_NOTE_S:
+        return None
+    backend = v.auto.backend or v.auto.kernel_backend if v.auto is not None and v.auto.variant in group else None
+    return Startup(first.variant, backend, first.first_call_s, later.first_call_s if later else None,
+                   later.variant if later else None, first.first_in_process)
+
+
+def advice(ls: tables.LoadedSet) -> Advice | None:
+    """The set's decision (see the module docstring); None for a reference set or one with nothing ranked."""
+    if not ls.measured:
+        return None
+    vs = _verdicts(ls)
+    default = _default(vs)
+    if default is None:
+        return None
+    picks = tuple(p for p in (_pick(v, default) for v in vs) if p is not None)
+    art = next((v for v in vs if v.scenario == ARTICLE and v.mode == schema.Mode.INFERENCE), None)
+    row = art.row(default) if art is not None else None
+    env = ls.rs.environment
+    return Advice(
+        set_name=ls.name, device=env.device, gpu=env.gpu_name, cpu=env.cpu, torch=env.torch,
+        basis=vs[0].basis if vs else "gpu_only", default=default,
+        default_is_auto=default == variant_role("automatic"), picks=picks,
+        exceptions=_exceptions(ls, vs, default), startup=_startup(ls, vs, default),
+        host_outcome=row.host_bound_outcome if row is not None else None,
+        host_ratio=row.eager_over_gpu_only if row is not None else None,
+        host_ratio_ci=row.eager_ratio_ci if row is not None else None,
+        host_cost_ms=row.host_cost_ms if row is not None else None,
+        host_gpu_ms=row.gpu_only.median if row is not None and row.gpu_only else None,
+        host_why=row.host_noise_why if row is not None else None, determinism=_determinism(vs))

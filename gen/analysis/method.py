@@ -1,0 +1,77 @@
+"""The figures the methodology quotes, read from a measured set, so its prose states none by hand.
+
+Takes: a loaded set (gen.analysis.tables). Gives: `method_facts(ls) -> MethodFacts | None` (None for
+a published or CPU set): the kernel sum against the CUDA-graph replay per variant, the kernels the
+profiler's occupancy estimate reads 0% for and their shared memory, one host-bound call's kernel
+and loop times, and the sweep's lengths, head dims and ceilings. Numbers only; the methodology's
+partials word them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gen.analysis import rules, scaling, tables, verdicts
+from gen.model import schema
+
+
+@dataclass(frozen=True)
+class MethodFacts:
+    set_name: str
+    graph_vs_sum: tuple[tuple[str, float, float], ...]  # (variant, graph ms, kernel sum ms), inference
+    zero_estimate: tuple[tuple[str, int, str], ...]  # (kernel, shared memory bytes, launch API): read 0%
+    estimated: tuple[tuple[str, int, float], ...]  # (kernel, bytes, estimate %): the most shared memory still estimated
+    host_bound: tuple[str, float, float, float] | None  # (variant, its kernels' µs, GPU-only ms, eager ms)
+    lengths: tuple[int, ...]  # the article sweep's sequence lengths
+    head_dims: tuple[int, ...]
+    ceilings: dict | None  # scaling.ceilings
+
+
+def _graph_vs_sum(ls) -> tuple:
+    st = tables.summary_table(ls, schema.Mode.INFERENCE)
+    out = []
+    for _, r in st.iterrows():
+        if r["gpu_only_method"] == schema.GpuOnlyMethod.CUDA_GRAPH and not math.isnan(r["kernel_sum_ms"]):
+            out.append((r["variant"], float(r["gpu_only_ms"]), float(r["kernel_sum_ms"])))
+    return tuple(out)
+
+
+def _occupancy(ls) -> tuple[tuple, tuple]:
+    zero, est = {}, {}
+    for run in ls.rs.runs:
+        if run.scenario != "article" or run.status != schema.Status.OK or not run.trace:
+            continue
+        tr = ls.trace(run.mode, run.variant)
+        for g in (tr.forwards[0].gpu if tr and tr.forwards else []):
+            if g.kind != "kernel" or g.shared_memory is None or g.occupancy_pct is None:
+                continue
+            if rules.estimate_blind(g.shared_memory) and g.occupancy_pct == 0:
+                zero.setdefault(g.short_name, (g.short_name, g.shared_memory, g.launch_api or ""))
+            elif g.occupancy_pct > 0:
+                est.setdefault(g.short_name, (g.short_name, g.shared_memory, g.occupancy_pct))
+    top = max((x[1] for x in est.values()), default=None)
+    return (tuple(sorted(zero.values(), key=lambda x: -x[1])),
+            tuple(x for x in est.values() if x[1] == top))
+
+
+def _host_bound(ls) -> tuple | None:
+    v = verdicts.verdict(ls, "article", schema.Mode.INFERENCE)
+    # the example: a host-bound forward, else one at the edge (within noise), whose loop still waits
+    edge = (v.host_bound or v.host_noise) if v is not None else ()
+    if not edge:
+        return None
+    t = v.row(edge[0])
+    if t is None or t.main_us is None or t.gpu_only is None or t.eager is None:
+        return None
+    return (t.variant, t.events_us or t.main_us, t.gpu_only.median, t.eager.median)
+
+
+def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
+    if not ls.measured or ls.rs.environment.device != "cuda":
+        return None
+    zero, est = _occupancy(ls)
+    sweep = scaling.article_sweep(ls)
+    return MethodFacts(ls.name, _graph_vs_sum(ls), zero, est, _host_bound(ls),
+                       tuple(sorted({p.seq_len for p in sweep})), tuple(sorted({p.head_dim for p in sweep})),
+                       scaling.ceilings(ls))

@@ -1,0 +1,82 @@
+"""The GPU work of profiled calls, read back from torch.profiler's Chrome trace.
+
+Takes: a zero-argument step, or a captured CUDA graph, and a device. Gives:
+`work_of_trace(path)` -> per `forward#i` range, (names of its kernels, memcpys
+and memsets in launch order, their summed GPU time in ms), each GPU event
+attributed to a range through the correlation id of the runtime or driver call
+that launched it (a graph replay's kernels all carry its cudaGraphLaunch's id);
+`graph_work(graph, device)`: the names for one profiled replay.
+
+The same attribution as gen.analysis.trace, kept small here: capture may not
+import analysis. Imports torch (the profiler) and the standard library.
+"""
+
+from __future__ import annotations
+
+import bisect
+import gzip
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+FORWARD_RE = re.compile(r"^forward#(\d+)$")
+GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
+LAUNCH_CATS = {"cuda_runtime", "cuda_driver"}
+
+
+def work_of_trace(path: str | os.PathLike) -> list[tuple[list[str], float]]:
+    """One (names, ms) per forward#i range, in range order."""
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        events = json.load(fh).get("traceEvents", [])
+    ranges = sorted((e for e in events if e.get("cat") == "user_annotation" and FORWARD_RE.match(str(e.get("name")))),
+                    key=lambda e: e["ts"])
+    starts = [float(e["ts"]) for e in ranges]
+
+    def range_of(ts: float) -> int | None:
+        j = bisect.bisect_right(starts, ts) - 1
+        for k in (j - 1, j):
+            if k >= 0 and starts[k] <= ts <= starts[k] + float(ranges[k].get("dur", 0)):
+                return k
+        return None
+
+    launches: dict[int, int] = {}
+    for e in events:
+        if e.get("cat") in LAUNCH_CATS:
+            corr = (e.get("args") or {}).get("correlation")
+            k = range_of(float(e.get("ts", 0)))
+            if isinstance(corr, int) and k is not None:
+                launches[corr] = k
+    out: list[tuple[list[str], float]] = [([], 0.0) for _ in ranges]
+    for e in sorted((e for e in events if e.get("cat") in GPU_CATS), key=lambda e: float(e.get("ts", 0))):
+        k = launches.get((e.get("args") or {}).get("correlation"))
+        if k is None:
+            continue
+        names, ms = out[k]
+        names.append(str(e.get("name")))
+        out[k] = (names, ms + float(e.get("dur", 0)) / 1e3)
+    return out
+
+
+def graph_work(graph, device) -> list[str] | None:
+    """The GPU work of one replay of a captured graph, as the profiler lists it;
+    None where it lists none (CUPTI did not see the graph's kernels)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    torch.cuda.synchronize(device)
+    fd, raw = tempfile.mkstemp(prefix="gen-graph-", suffix=".json")
+    os.close(fd)
+    try:
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            with record_function("forward#0"):
+                graph.replay()
+                torch.cuda.synchronize(device)
+        prof.export_chrome_trace(raw)
+        (names, _), = work_of_trace(raw) or [([], 0.0)]
+    finally:
+        Path(raw).unlink(missing_ok=True)
+    return names or None

@@ -1,0 +1,130 @@
+"""The first screen (issue 17): the decision and its reason, made by rules from each set's data
+(gen.analysis.advice, worded by gen.report.wording_verdicts.advice), on the committed H200 and CPU
+sets, on synthetic verdicts where the data says otherwise, and on the built home page."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from gen.analysis import advice, rules, tables, verdicts
+from gen.report import build
+from gen.report import wording_verdicts as words
+from tests.conftest import RESULTS
+from tests.test_verdicts import CUDNN90, FLASH, row
+
+CPU = RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0"
+
+
+@pytest.fixture(scope="module")
+def cpu():
+    return tables.load_set(CPU)
+
+
+def test_h200_first_screen(h200):
+    a = advice.advice(h200)
+    w = words.advice(a)
+    assert a.default == "sdpa_auto" and a.default_is_auto
+    assert w.decision == ("On this GPU (NVIDIA H200) and PyTorch 2.11.0+cu130: call scaled_dot_product_attention "
+                          "with no backend pinned. It already picks cuDNN for prefill, decode and training, and the "
+                          "pinned cuDNN call runs the same kernels: a tie.")
+    (exc,) = a.exceptions
+    assert exc.scenario == "sliding-window" and exc.variant == "flex" and 5 < exc.ratio < 7
+    assert exc.dense_mask and exc.pairs_scored == 16384 ** 2 and 4.5 < exc.pairs_scored / exc.pairs_needed < 4.7
+    sliding, startup, host = w.lines
+    assert sliding.startswith("For sliding windows, use FlexAttention (compiled): SDPA (backend not pinned) is 6.0× "
+                              "slower at 16k.")
+    assert "dense boolean attn_mask" in sliding and "16,384 × 16,384, 4.6×" in sliding and "8.8 TFLOP" in sliding
+    assert "compiled on its first call in 5.3 s" in sliding
+    # the one-time start-up: the capture's first cuDNN call, not the unpinned call that followed it
+    assert a.startup.variant == "sdpa_cudnn" and a.startup.later_variant == "sdpa_auto"
+    assert startup.startswith("Expect about 0.9 s of one-time cuDNN start-up")
+    assert a.host_outcome == rules.WITHIN_NOISE and "at the edge of host-bound (within noise)" in host
+
+
+def test_cpu_first_screen_changes_with_the_data(cpu):
+    a = advice.advice(cpu)
+    w = words.advice(a)
+    assert w.decision == ("On this CPU (Intel(R) Xeon(R) Processor) and PyTorch 2.13.0+cpu: call "
+                          "scaled_dot_product_attention with no backend pinned. It already picks flash (its CPU "
+                          "kernel) for prefill and training, as the pinned flash call does; the two are within noise "
+                          "of each other.")
+    assert w.lines == ("Ranked by wall time on the host: this set has no GPU.",)
+    assert not a.exceptions and a.startup is None and a.host_outcome is None
+    assert "cuDNN" not in " ".join((w.decision, *w.lines))
+
+
+def test_the_default_follows_the_ranking():
+    """Where SDPA unpinned loses (decidedly) to a pinned backend, the first screen names that one."""
+    lose = [row("sdpa_auto", 0.150, kernel=FLASH, backend="flash"), row("sdpa_flash", 0.150, kernel=FLASH),
+            row("sdpa_cudnn", 0.100, kernel=CUDNN90)]
+    win = [row("sdpa_auto", 0.100, kernel=CUDNN90, backend="cudnn"), row("sdpa_cudnn", 0.1001, kernel=CUDNN90),
+           row("sdpa_flash", 0.150, kernel=FLASH)]
+    vs = [verdicts.decide(lose, scenario="article"), verdicts.decide(lose, scenario="decode")]
+    assert advice._default(vs) == "sdpa_cudnn"
+    assert advice._default([verdicts.decide(win), verdicts.decide(lose, scenario="decode")]) == "sdpa_cudnn"
+    assert advice._default([verdicts.decide(win), verdicts.decide(win, scenario="decode")]) == "sdpa_auto"
+    p = advice._pick(vs[0], "sdpa_auto")
+    assert p.outcome == "slower" and p.ratio == pytest.approx(1.5) and p.twin == "sdpa_flash"
+    a = advice.Advice("s", "cuda", "GPU X", None, "2.99", "gpu_only", "sdpa_cudnn", False,
+                      (advice._pick(vs[0], "sdpa_cudnn"), advice._pick(vs[1], "sdpa_cudnn")), (), None, rules.NO, 1.0)
+    w = words.advice(a)
+    assert w.decision == ("On this GPU (GPU X) and PyTorch 2.99: call scaled_dot_product_attention with the cuDNN "
+                          "backend pinned. It ranks first for prefill and decode.")
+
+
+def test_home_page_opens_with_the_decision(tmp_path):
+    results = tmp_path / "results"
+    for name in ("nvidia-h200__torch-2.11.0", CPU.name):
+        shutil.copytree(RESULTS / name, results / name)
+    build.run(results, tmp_path / "docs")
+    text = (tmp_path / "docs" / "generated" / ".verdict.md").read_text(encoding="utf-8")
+    first = text.index("data-decision")
+    assert first < text.index("data-verdict")  # the decision comes before the verdicts
+    assert 'data-default="sdpa_auto" data-exceptions="sliding-window:flex ' in text
+    # FP8 prefill measured SDPA alone (both FlexAttention variants skipped): a field of one, not a pick
+    assert "FP8 prefill and training" not in text
+    assert "It already picks cuDNN for prefill, decode and training" in text
+    assert "[host-bound rule](methodology.md#host-bound)" in text
+    assert f'data-set="{CPU.name}" data-default="sdpa_auto"' in text
+
+
+def test_host_line_never_contradicts_its_ratio(h200, h200_new):
+    """A ratio over the host-bound line is never called within noise without the reason: the ratio's interval
+    crosses the line, or the host's own cost of a call sits close to the GPU's time (rules.host_bound_why)."""
+    for ls in (h200, h200_new):
+        a = advice.advice(ls)
+        host = words._host(a)
+        assert a.host_outcome == rules.WITHIN_NOISE and a.host_ratio_ci is not None
+        lo, hi = a.host_ratio_ci
+        assert lo <= a.host_ratio <= hi
+        if lo < rules.HOST_BOUND_EAGER_RATIO <= hi:
+            assert a.host_why in ("eager", "both") and "across the 1.25× line" in host
+        else:
+            assert a.host_why == "host" and "clear of the 1.25× line" in host and "host's own cost" in host
+    # schema 2: the loop saw 1.42x, clear of the line; the host's cost is what makes it uncertain
+    assert advice.advice(h200).host_why == "host"
+    assert rules.host_bound_why(0.13, 0.14, 0.099, 0.101) is None  # yes, clear: no reason needed
+    assert rules.host_bound_why(0.12, 0.13, 0.099, 0.101) == "eager"
+    assert rules.host_bound_why(0.13, 0.14, 0.099, 0.101, 0.08) == "host"
+
+
+def test_first_screen_gives_the_cost_of_deterministic_training(h200_new):
+    """From the deterministic-backward scenario (training points only): cuDNN refuses under
+    torch.use_deterministic_algorithms(True), with PyTorch's clause naming cuDNN; flash and efficient run,
+    each at a cost over its own default step, by the medians."""
+    v = verdicts.verdict(h200_new, "deterministic-backward", "train")
+    assert v is not None and "sdpa_flash_det" in v.ranking
+    a = advice.advice(h200_new)
+    d = {x.backend: x for x in a.determinism}
+    assert d["cudnn"].refused == "unavailable" and "not deterministic" in d["cudnn"].reason
+    flash, eff = d["flash"], d["efficient"]
+    assert flash.base == "sdpa_flash" and flash.ratio == pytest.approx(flash.det_ms / flash.base_ms)
+    assert 1.3 < flash.ratio < 1.7 and 2.5 < eff.ratio < 3.2
+    line = next(x for x in words.advice(a).lines if x.startswith("For deterministic training"))
+    assert "cuDNN refuses (cuDNN SDPA is not deterministic)" in line
+    assert f"flash deterministic takes {words.us(flash.det_ms)} against {words.us(flash.base_ms)}" in line
+    assert f"{words.times(flash.ratio)}" in line and f"{words.times(eff.ratio)}" in line
+    # the refusal's own clause, not the first backend PyTorch lists
+    assert "Memory Efficient attention has been runtime disabled" not in line

@@ -1,0 +1,175 @@
+"""An expert's review of the pages built from the committed sets: every table keeps its shape,
+and the scenario, set, findings and scaling pages say only what the data holds."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gen.analysis import tables
+from gen.report import render
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = "generated/sets/nvidia-h200__torch-2.11.0.md"
+OWN = "sets/nvidia-h200__torch-2.11.0"  # the set's own pages: its scenarios, findings, scaling (gen.report.units)
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory) -> dict[str, str]:
+    results = tmp_path_factory.mktemp("results")
+    for d in sorted((ROOT / "results").iterdir()):
+        if (d / "result.json").is_file():
+            shutil.copytree(d, results / d.name)
+    sets, skipped = tables.load_sets(results)
+    return {p.path: p.text for p in render.render(render.Context(sets, skipped), workers=1) if p.text is not None}
+
+
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+def _cells(line: str) -> int:
+    """Cells of one GFM table line: split on unescaped pipes, less the outer two."""
+    return len(_CELL_SPLIT.split(line.strip().strip("|")))
+
+
+def _tables(text: str):
+    """Each Markdown table of a page (admonitions' indented ones included) as its lines."""
+    block: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        if line.strip().startswith("|"):
+            block.append(line)
+        elif block:
+            yield block
+            block = []
+
+
+def test_every_table_row_has_as_many_cells_as_its_header(pages):
+    tables_seen = 0
+    for path, text in pages.items():
+        if not path.endswith(".md"):
+            continue
+        for block in _tables(text):
+            if len(block) < 2 or not re.fullmatch(r"\s*\|[\s:|-]+\|\s*", block[1]):
+                continue
+            tables_seen += 1
+            want = _cells(block[0])
+            for line in block[1:]:
+                assert _cells(line) == want, f"{path}: {want} header cells, {_cells(line)} in {line[:160]!r}"
+    assert tables_seen > 20
+
+
+def test_set_page_has_no_conditions_column_without_cells(pages):
+    text = pages[H200]
+    header = next(ln for ln in text.splitlines() if ln.startswith("| Variant | Kernels / forward"))
+    assert "Spread | Eager ms" in header
+
+
+def _page(pages, name: str) -> str:
+    return pages[f"generated/{name}"]
+
+
+def test_decode_does_not_claim_the_l2_cache_and_gives_the_datasheet_share(pages):
+    """K and V of decode are GiBs against an L2 of tens of MiB: no kernel keeps them there; the read
+    ceiling is one torch.sum, a weak bound, and the datasheet share stands beside it."""
+    for name in ("decode", "decode-kernels"):
+        text = _page(pages, f"{OWN}/scenarios/{name}.md")
+        assert "L2 cache between calls" not in text, name
+    text = _page(pages, f"{OWN}/scenarios/decode.md")
+    assert "the read ceiling is one reduction (a torch.sum over 4 GiB), a weak bound" in text
+    assert re.search(r"The best point, 4\.\d\d TB/s, is 9\d% of the datasheet&#39;s 4\.8 TB/s", text), text
+
+
+def test_decode_table_names_the_ceiling_it_used_and_the_bandwidth_share(pages):
+    text = _page(pages, f"{OWN}/scenarios/decode.md")
+    assert "% of ceiling is of the measured read bandwidth" in text
+    assert "% of ceiling is of the measured copy bandwidth" not in text
+    header = next(ln for ln in text.splitlines() if ln.startswith("| Variant | Point | Status"))
+    assert "% of datasheet" in header and "speed of light" not in header
+    prefill = next(ln for ln in _page(pages, f"{OWN}/scenarios/gqa-prefill.md").splitlines()
+                   if ln.startswith("| Variant | Point | Status"))
+    assert "Compute SOL" in prefill
+
+
+def test_chunked_prefill_counts_lower_right_pairs_and_leaves_wrong_answers_out(pages):
+    text = _page(pages, f"{OWN}/scenarios/chunked-prefill.md")
+    assert "Sq·(Sk − Sq) + Sq·(Sq + 1)/2" in text
+    # the top-left is_causal variant answers wrong while doing less work: no ceiling or roofline talk of it
+    assert "pass the measured matmul ceiling" not in text
+    roof = next(ln for ln in text.splitlines() if "lie above the line" in ln) if "lie above the line" in text else ""
+    assert "is&#95;causal" not in roof
+
+
+def test_decode_is_one_query_not_chunks_of_one(pages):
+    for name in ("scenarios/decode.md", "scenarios/decode-kernels.md", "scenarios/index.md",
+                 f"{OWN}/scenarios/decode.md", f"{OWN}/scenarios/decode-kernels.md"):
+        assert "chunks of 1 queries" not in _page(pages, name), name
+    assert "one query token per sequence (decode)" in _page(pages, f"{OWN}/scenarios/decode.md")
+
+
+def test_scaling_names_the_roofline_share(pages):
+    text = _page(pages, f"{OWN}/scaling.md")
+    assert "Share of roofline" in text and "Share of bound" not in text
+
+
+def test_pytorch_reasons_lose_their_logging_prefix_and_repeats(pages):
+    from gen.model import said
+
+    raw = ("W1203 16:39:50.619000 452 torch/nested/_internal/sdpa.py:286] Nested tensors for query / key are not "
+           "supported when is_causal=True.; Nested tensors for query / key are not supported when is_causal=True.")
+    assert said.reasons(raw) == "Nested tensors for query / key are not supported when is_causal=True."
+    assert said.reasons("a; b; a") == "a; b"
+    text = _page(pages, f"{OWN}/scenarios/packed-documents.md")
+    assert "W1203" not in text and "sdpa.py&#58;286&#93;" not in text
+    row = next(ln for ln in text.splitlines() if "Nested tensors for query / key" in ln)
+    assert row.count("Nested tensors for query / key") == 1, row
+
+
+def test_a_kernel_at_both_limits_is_not_called_compute_bound(pages):
+    from gen.analysis import counters
+
+    assert counters.bound(73.0, 69.0) == counters.Bound.BOTH
+    assert counters.bound(90.0, 66.0) == counters.Bound.COMPUTE
+    assert counters.bound(62.0, 30.0) == counters.Bound.LINE
+    text = _page(pages, f"{OWN}/findings.md")
+    key = "naive&#95;compiled&#58; triton&#95;per&#95;fused&#95;&#95;softmax"
+    line = next(ln for ln in text.splitlines() if key in ln)
+    assert "compute-bound" not in line and "at both limits" in line, line[:400]
+
+
+def test_the_gap_is_the_clock_only_where_our_burst_lands_on_the_published_time(pages):
+    """At 16k our burst (1893 MHz) took 7.697 ms, slower than sustained and 1.18x the published 6.531 ms:
+    the clock rule holding for the sustained time is not enough to say the gap is the clock."""
+    text = _page(pages, f"{OWN}/scenarios/gqa-prefill.md")
+    lines = [ln for ln in text.splitlines() if ln.startswith("- At ") and "published" in ln and "burst" in ln]
+    assert lines
+    for ln in lines:
+        assert "the source does not state its clock settings" in ln
+        m = re.search(r"Our own burst at that clock took [\d.]+ ms, ([\d.]+)× the published time", ln)
+        assert m, ln
+        if "the gap is the clock." in ln:
+            assert abs(float(m.group(1)) - 1) <= 0.05 + 0.005, ln
+    at16 = next(ln for ln in lines if ln.startswith("- At 16,384 tokens"))
+    assert "the gap is the clock." not in at16 and "the clock alone does not explain the gap" in at16
+
+
+def test_deterministic_backward_prices_reproducible_gradients_without_forward_anchors(pages):
+    from gen.analysis import scenarios as sa
+
+    ls = tables.load_set(ROOT / "results" / "nvidia-h200__torch-2.11.0")
+    cost = sa.determinism_frame(sa.point_frame(ls, "deterministic-backward")).set_index("backend")
+    assert cost.loc["flash", "ratio"] > 1 and cost.loc["efficient", "ratio"] > cost.loc["flash", "ratio"]
+    text = _page(pages, f"{OWN}/scenarios/deterministic-backward.md")
+    assert "### What reproducible gradients cost" in text
+    assert f"{cost.loc['flash', 'ratio']:.2f}× the time" in text
+    assert f"{cost.loc['efficient', 'ratio']:.2f}× the time" in text
+    assert "### Published" not in text and "– – · –" not in text  # forward-only figures beside training steps
+
+
+def test_packed_documents_says_what_was_measured_and_what_did_not_run(pages):
+    text = _page(pages, f"{OWN}/scenarios/packed-documents.md")
+    assert "Measured here&#58; forward passes only (inference); no training step was timed." in text
+    head = text.split("### Every variant at every point")[0]
+    assert "FlexAttention" in head and "did not run here (skipped" in head
