@@ -457,35 +457,41 @@ def _graph_or_reason(call: Callable, timer: Timer, b: Budget, per_call: float, g
 
 def measure(call: Callable, device, budget: Budget, graph: bool = True, timer: Timer | None = None,
             sampler=None, profiled: Callable[[], list | None] | None = None,
-            do_burst: bool = False) -> schema.Timing:
+            do_burst: bool = False, phases=None) -> schema.Timing:
     """Warm up; then GPU-only, eager and host samples of `call` in interleaved
     rounds; then the profiled calls and the graph check (see the module doc).
     `profiled()` runs the profiled eager calls and returns their GPU work, one
     (names, ms) per call, or None where there is none (a CPU)."""
     b = budget
+    ph = phases if phases is not None else _NoPhases()
     timer = timer or timer_for(device)
     t = schema.Timing()
     if do_burst:
-        t.burst_ms, tel = burst(call, timer, sampler)
+        with ph("burst"):
+            t.burst_ms, tel = burst(call, timer, sampler)
         if tel is not None and getattr(sampler, "ok", False):
             t.telemetry[W.BURST.value] = tel
-    t.warmup_iters, t.warmup_window_ms = warm_up(call, timer, b)
+    with ph("warmup"):
+        t.warmup_iters, t.warmup_window_ms = warm_up(call, timer, b)
     per_call = statistics.median(t.warmup_window_ms[-3:])
-    g = _graph_or_reason(call, timer, b, per_call, graph, t)
+    with ph("graph"):
+        g = _graph_or_reason(call, timer, b, per_call, graph, t)
     r = _Rounds(call, timer, b, per_call, g, sampler)
     n, graph_work = None, None
     try:
-        r.run()
-        if r.graph_alone:
-            r.graph_after(Graph(call, timer, b, per_call))
+        with ph("rounds"):
+            r.run()
+            if r.graph_alone:
+                r.graph_after(Graph(call, timer, b, per_call))
         if r.g is not None:
-            n, graph_work = r.g.n, timer.graph_work(r.g.graph)
+            with ph("graph_work"):
+                n, graph_work = r.g.n, timer.graph_work(r.g.graph)
     finally:
         if r.g is not None:
             r.g.release()
     work = None
     if profiled is not None:
-        with r.window(W.KERNEL_SUM):
+        with r.window(W.KERNEL_SUM), ph("profiled"):
             work = profiled()
     t.rounds = r.rounds
     t.eager_ms, t.host_ms = r.samples[W.EAGER], r.samples[W.HOST]
@@ -501,6 +507,11 @@ def measure(call: Callable, device, budget: Budget, graph: bool = True, timer: T
             t.graph_ms, t.gpu_only_ms = t.gpu_only_ms, list(t.kernel_sum_ms)
             t.gpu_only_method, t.gpu_only_reason = schema.GpuOnlyMethod.KERNEL_SUM.value, reason
     return t
+
+
+class _NoPhases:
+    def __call__(self, name: str):
+        return _Null()
 
 
 def _telemetry(t: schema.Timing, sampler, intervals: dict) -> None:
