@@ -236,6 +236,7 @@ def _profile(ncu: str, groups: dict[str, list[str]], point: schema.Point, dtype:
              extra_metrics: list[str], timeout: float, tag: str) -> tuple[list[dict], dict, str, str | None]:
     """One ncu process over some variants in some modes. Returns raw rows,
     rules, the target's stdout, and the reason when nothing could be read."""
+    t0 = time.monotonic()
     report = work / f"{tag}.ncu-rep"
     cmd = [ncu, "--clock-control", "none", "--target-processes", "application-only", "--nvtx"]
     for mode, names in groups.items():
@@ -264,9 +265,11 @@ def _profile(ncu: str, groups: dict[str, list[str]], point: schema.Point, dtype:
     if not report.is_file():
         why = ncu_error(out) or f"ncu exited {p.returncode} and wrote no report"
         return [], {}, out, why
+    t1 = time.monotonic()
     base = [ncu, "--import", str(report), "--csv", "--print-units", "base", "--print-kernel-base", "demangled"]
     raw = _run(base + ["--page", "raw"], 300)
     details = _run(base + ["--page", "details"], 300)
+    out += f"\ntimes: ncu ran the program in {t1 - t0:.1f} s, its report was read in {time.monotonic() - t1:.1f} s"
     rows = read_raw(raw.stdout)
     if not rows:
         why = ncu_error(out) or ncu_error(raw.stdout + raw.stderr) or "ncu's report holds no kernel"
@@ -359,7 +362,7 @@ def collect_modes(groups: dict[str, list[str]], point: schema.Point, dtype: str,
         work = Path(keep) if keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         rows, rules, out, why = _profile(ncu, groups, point, dtype, seed, work, extra, timeout, "counters")
-        log = [line for line in out.splitlines() if line.startswith(("ran ", "refused ", "==ERROR=="))]
+        log = [line for line in out.splitlines() if line.startswith(("ran ", "refused ", "==ERROR==", "times: "))]
         if why:
             _attribute(groups, passes, {}, log)
             return unavailable(why)
