@@ -132,6 +132,10 @@ def test_reference_and_naive_agree_with_the_loops(name):
         assert torch.allclose(sdpa.fn(q, k, v)[0], want, atol=1e-10)
 
 
+def test_the_dtype_names_the_cli_checks_are_the_capture_s():
+    assert tuple(attention.DTYPES) == sc.DTYPES
+
+
 def test_reference_blocks_rows_without_changing_the_answer(monkeypatch):
     p = _point(4, 2, 40, 40, "sliding", window=7, batch=1)
     q, k, v = attention.make_inputs(p, torch.float64, "cpu", seed=2)
