@@ -137,6 +137,18 @@ def test_impossible_times_are_one_line(tmp_path, capsys, field, value):
     _one_line(capsys, main(["import", str(d), "--results", str(tmp_path / "elsewhere")]), f"has {field}")
 
 
+def test_an_integer_past_python_s_digit_limit_is_one_line(tmp_path):
+    path = _kernels_trace(tmp_path / "digits.json.gz", 2)
+    text = gzip.decompress(path.read_bytes()).decode().replace('"dur": 4,', '"dur": ' + "9" * 5000 + ",", 1)
+    path.write_bytes(gzip.compress(text.encode()))
+    with pytest.raises(trace.TraceError, match="not a JSON trace") as exc:
+        trace.parse(path)
+    assert "\n" not in str(exc.value) and len(str(exc.value)) < 500
+    big = _kernels_trace(tmp_path / "big.json.gz", 2, ts=10**400)
+    with pytest.raises(trace.TraceError, match="has ts a 401-digit integer"):
+        trace.parse(big)
+
+
 def test_deep_nesting_and_huge_numbers_in_a_trace_are_one_line(tmp_path):
     deep = tmp_path / "deep.json.gz"
     with gzip.open(deep, "wt") as fh:
