@@ -227,8 +227,8 @@ def load_events(path: str | Path) -> dict:
     path = Path(path)
     try:
         data = json.loads(_read_text(path))
-    except json.JSONDecodeError as exc:
-        raise TraceError(f"{path}: not a JSON trace ({exc})") from None
+    except ValueError as exc:  # JSONDecodeError, or an integer of more than 4,300 digits
+        raise TraceError(f"{path}: not a JSON trace ({str(exc)[:200]})") from None
     except RecursionError:
         raise TraceError(f"{path}: a JSON value nested too deep to read") from None
     if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list):
@@ -237,10 +237,10 @@ def load_events(path: str | Path) -> dict:
 
 
 def _shown(x) -> str:
-    try:
-        return json.dumps(x)[:40]
-    except (ValueError, OverflowError):
-        return str(x)[:40]
+    """A number as the trace wrote it, or its size where it is too long to show."""
+    if isinstance(x, int) and not isinstance(x, bool) and abs(x) >= 10**20:
+        return f"a {len(str(abs(x)))}-digit integer"
+    return json.dumps(x)[:40]  # floats, NaN and Infinity included
 
 
 class _Raw:
@@ -300,8 +300,8 @@ def _collect(path: Path) -> tuple[list[_Raw], list]:
 
     try:
         top = _stream(_read_text(path), path, on_event)
-    except json.JSONDecodeError as exc:
-        raise TraceError(f"{path}: not a JSON trace ({exc})") from None
+    except ValueError as exc:  # JSONDecodeError, or an integer of more than 4,300 digits
+        raise TraceError(f"{path}: not a JSON trace ({str(exc)[:200]})") from None
     except RecursionError:
         raise TraceError(f"{path}: a JSON value nested too deep to read (thousands of levels): "
                          f"not a trace of torch.profiler") from None
