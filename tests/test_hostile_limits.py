@@ -141,9 +141,11 @@ def test_an_integer_past_python_s_digit_limit_is_one_line(tmp_path):
     path = _kernels_trace(tmp_path / "digits.json.gz", 2)
     text = gzip.decompress(path.read_bytes()).decode().replace('"dur": 4,', '"dur": ' + "9" * 5000 + ",", 1)
     path.write_bytes(gzip.compress(text.encode()))
-    with pytest.raises(trace.TraceError, match="not a JSON trace") as exc:
+    with pytest.raises(trace.TraceError, match="digits.json.gz: holds an integer of 5,000 digits at character") as exc:
         trace.parse(path)
     assert "\n" not in str(exc.value) and len(str(exc.value)) < 500
+    with pytest.raises(trace.TraceError, match="holds an integer of 5,000 digits"):
+        trace.load_events(path)  # the whole-file reader says it the same way
     big = _kernels_trace(tmp_path / "big.json.gz", 2, ts=10**400)
     with pytest.raises(trace.TraceError, match="has ts a 401-digit integer"):
         trace.parse(big)
