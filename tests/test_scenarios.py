@@ -135,6 +135,12 @@ def test_reference_and_naive_agree_with_the_loops(name):
         assert torch.allclose(sdpa.fn(q, k, v)[0], want, atol=1e-10)
 
 
+def test_the_dtype_names_the_cli_checks_are_the_capture_s():
+    # the capture knows every name --dtype takes; beyond them only FP8, which a variant sets itself
+    assert set(sc.DTYPES) <= set(attention.DTYPES)
+    assert set(attention.DTYPES) - set(sc.DTYPES) <= {"fp8_e4m3"}
+
+
 def test_reference_blocks_rows_without_changing_the_answer(monkeypatch):
     p = _point(4, 2, 40, 40, "sliding", window=7, batch=1)
     q, k, v = attention.make_inputs(p, torch.float64, "cpu", seed=2)

@@ -24,6 +24,10 @@ from gen.model import schema
 ARTICLE = "article"
 
 
+# The dtypes a scenario or --dtype may name (gen.capture.attention.DTYPES maps each to torch's).
+DTYPES = ("bf16", "fp16", "fp32")
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str

@@ -56,5 +56,5 @@ def build(ctx: Context) -> Iterator[Page]:
                                                      host_bound_rule=wording.HOST_BOUND_RULE, article_page=article,
                                                      fa_label=flops.FLOP_LABEL, flop_convention=flops.FLOP_CONVENTION,
                                                      bytes_convention=flops.BYTES_CONVENTION,
-                                                     scenarios_index=scenario_pages.INDEX)
+                                                     scenarios_index=scenario_pages.index_page(ctx))
     yield Page(PAGE, text, nav=("Scaling",))

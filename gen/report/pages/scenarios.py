@@ -32,6 +32,12 @@ def scenario_page(name: str) -> str:
     return f"{fmt.GENERATED}/scenarios/{fmt.slug(name)}.md"
 
 
+def index_page(ctx: Context) -> str | None:
+    """The scenarios' index where the build makes it (a scenario has sweep points in a measured
+    set), else None: other pages link it only then."""
+    return INDEX if sa.scenario_names(ctx.sets) else None
+
+
 def _label(v: str) -> str:
     return fmt.label_of(v)
 
@@ -341,9 +347,9 @@ def scenario_view(ctx: Context, name: str) -> dict:
 
 
 def build(ctx: Context) -> Iterator[Page]:
-    names = sa.scenario_names(ctx.sets)
-    if not names:
+    if index_page(ctx) is None:
         return
+    names = sa.scenario_names(ctx.sets)
     views = [scenario_view(ctx, n) for n in names]
     index = ctx.template("scenarios_index.md.j2").render(here=INDEX, scenarios=views)
     yield Page(INDEX, index, nav=("Scenarios", "Scenarios"))
