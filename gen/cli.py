@@ -64,21 +64,27 @@ def cmd_profile(a) -> int:
     import time
 
     started = time.monotonic()  # the time by stage counts torch's import and CUDA's start too
-    from gen.capture import runner as capture  # the only verb that imports torch
-    from gen.model import variants  # the only verb that imports torch
+    from gen.model import scenarios as sc
+    from gen.model import variants
 
+    # Every option is checked before torch is imported (seconds): a typo is said at once.
     vs = variants.resolve(a.variants)
     modes = [m.strip() for m in a.mode.split(",") if m.strip()]
     bad = [m for m in modes if m not in ("inference", "train")]
     if bad or not modes:
         raise UserError(f"--mode: unknown mode(s) {', '.join(bad)}; use inference, train or both" if bad
                         else f"--mode: no mode in {a.mode!r}; use inference, train or both")
+    if a.dtype is not None and a.dtype not in sc.DTYPES:
+        raise UserError(f"--dtype: {a.dtype!r} is not one of {', '.join(sc.DTYPES)}")
+    chosen, article = _scenarios(a)
+
+    from gen.capture import runner as capture  # the only verb that imports torch
+
     budget = capture.Budget()
     if a.quick:
         budget = capture.Budget(warmup_min=3, warmup_min_s=0.05, warmup_max_s=0.5, repeats=9,
                                 min_measure_s=0.05, max_repeats=50, host_repeats=9, graph_replays=9,
                                 max_rounds=3, round_s=0.01, max_measure_s=0.3)
-    chosen, article = _scenarios(a)
     shape = (article.batch, article.q_heads, article.run_length, article.head_dim)
     path = capture.profile(
         vs, shape, a.dtype or article.dtype, modes, Path(a.out), force=a.force, label=a.label, budget=budget,

@@ -246,11 +246,20 @@ def test_a_point_predicted_past_the_per_call_or_first_call_limit_is_skipped_with
     job = sweep.Job(s, "inference", s.point(16384), variants.VARIANTS["naive"], None)
     gpu, cpu = torch.device("cuda"), torch.device("cpu")
     far = float("inf")
-    why = sweep._not_run(job, s.point(8192), 3.0, 87.2, None, far, gpu)
+
+    def seen(last_ms, firsts=(), oom_at=None):
+        return sweep._Series(oom_at=oom_at, last_s=3.0, prev=s.point(8192), last_ms=last_ms,
+                             firsts=[(s.point(n), f) for n, f in firsts])
+
+    why = sweep._not_run(job, seen(87.2), far, gpu)
     assert why.startswith("not run: predicted 349 ms a call from 87.2 ms at 8192 tokens")
-    assert sweep._not_run(job, s.point(8192), 3.0, 87.2, None, far, cpu) is None  # a CPU's times are noise
-    assert sweep._not_run(job, s.point(8192), 3.0, 30.0, None, far, gpu) is None
-    why = sweep._not_run(job, s.point(8192), 20.0, 30.0, None, far, gpu, last_first_s=17.2)
+    assert sweep._not_run(job, seen(87.2), far, cpu) is None  # a CPU's times are noise
+    assert sweep._not_run(job, seen(30.0), far, gpu) is None
+    # First calls that grew with the work (autotuning runs the kernels) predict a long one...
+    why = sweep._not_run(job, seen(30.0, [(4096, 4.3), (8192, 17.2)]), far, gpu)
     assert why.startswith("not run: predicted a first call of 69 s from 17.2 s at 8192 tokens")
-    oom = sweep._not_run(job, s.point(8192), 3.0, 1.0, 4096, far, gpu)
+    # ...first calls that did not grow (a compile's fixed cost) predict none, and one alone says nothing.
+    assert sweep._not_run(job, seen(30.0, [(4096, 17.0), (8192, 17.2)]), far, gpu) is None
+    assert sweep._not_run(job, seen(30.0, [(8192, 17.2)]), far, gpu) is None
+    oom = sweep._not_run(job, seen(1.0, oom_at=4096), far, gpu)
     assert oom == "not run: out of memory already at 4096 tokens"

@@ -57,7 +57,9 @@ def set_view() -> dict:
                    scenario_title="The article's shape", point="batch 2 · 4 heads · 256 tokens · head dim 64",
                    mode="inference",
                    headline="Naive is the fastest here: 1062.5 µs a forward on the GPU alone.",
-                   lines=("Ranked by <GPU-only> time.",), fastest="naive", fastest_ms="1.0625", basis="gpu_only",
+                   lines=("Ranked by <GPU-only> time.",),
+                   reasons=(("SDPA efficient", "RuntimeError: No viable backend <for> this & that"),),
+                   fastest="naive", fastest_ms="1.0625", basis="gpu_only",
                    runner_up="", settled=None, host_bound="sdpa_cudnn", noisy=False, auto_backend="")
     return dict(here="generated/sets/gpu-x__torch-2.11.0.md", ls=_ls(), modes=[mode], verdicts=[verdict], scenarios=[],
                 variant_pages={r["variant"]: f"gpu-x__torch-2.11.0/variants/{r['variant']}.md" for r in rows},

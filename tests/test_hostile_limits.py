@@ -137,6 +137,20 @@ def test_impossible_times_are_one_line(tmp_path, capsys, field, value):
     _one_line(capsys, main(["import", str(d), "--results", str(tmp_path / "elsewhere")]), f"has {field}")
 
 
+def test_an_integer_past_python_s_digit_limit_is_one_line(tmp_path):
+    path = _kernels_trace(tmp_path / "digits.json.gz", 2)
+    text = gzip.decompress(path.read_bytes()).decode().replace('"dur": 4,', '"dur": ' + "9" * 5000 + ",", 1)
+    path.write_bytes(gzip.compress(text.encode()))
+    with pytest.raises(trace.TraceError, match="digits.json.gz: holds an integer of 5,000 digits at character") as exc:
+        trace.parse(path)
+    assert "\n" not in str(exc.value) and len(str(exc.value)) < 500
+    with pytest.raises(trace.TraceError, match="holds an integer of 5,000 digits"):
+        trace.load_events(path)  # the whole-file reader says it the same way
+    big = _kernels_trace(tmp_path / "big.json.gz", 2, ts=10**400)
+    with pytest.raises(trace.TraceError, match="has ts a 401-digit integer"):
+        trace.parse(big)
+
+
 def test_deep_nesting_and_huge_numbers_in_a_trace_are_one_line(tmp_path):
     deep = tmp_path / "deep.json.gz"
     with gzip.open(deep, "wt") as fh:
@@ -432,3 +446,61 @@ def test_the_limits_are_documented_with_their_defaults():
         assert lim.env.startswith("GEN_MAX_") and lim.default > 0
         msg = str(lim.exceeded("somewhere", "holds too much"))
         assert lim.env in msg and f"{lim.default:,} {lim.unit}" in msg and "\n" not in msg
+
+
+# --------------------------------------------------------------------------- the same, with real permissions
+
+
+def _unprivileged() -> list[str] | None:
+    """The prefix that runs a command as a user who cannot write a 0555 folder: none needed for
+    an ordinary user; root drops to nobody with setpriv (None where it cannot)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] if setpriv else None
+
+
+@pytest.fixture
+def shared_tmp():
+    """A scratch folder another user can read (pytest's tmp_path is 0700)."""
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="gen-hostile-"))
+    tmp.chmod(0o755)
+    yield tmp
+    for p in [tmp, *tmp.rglob("*")]:
+        if p.is_dir() and not p.is_symlink():
+            p.chmod(0o755)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run_unprivileged(prefix: list[str], *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1", HOME="/tmp")
+    return subprocess.run([*prefix, sys.executable, "-m", "gen", *args], capture_output=True, text=True, env=env,
+                          cwd="/", timeout=300)
+
+
+def _said_in_one_line(proc: subprocess.CompletedProcess, *needles: str) -> str:
+    lines = [ln for ln in proc.stderr.strip().splitlines() if not ln.startswith("note: ")]
+    assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), proc.stderr[-2000:]
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+    return lines[0]
+
+
+def test_a_read_only_folder_for_real_is_one_line(shared_tmp):
+    prefix = _unprivileged()
+    if prefix is None:
+        pytest.skip("root without setpriv: no user to lack the permission")
+    results = shared_tmp / "results"
+    shutil.copytree(ROOT / "results" / CPU, results / CPU)
+    docs = shared_tmp / "docs"
+    docs.mkdir()
+    docs.chmod(0o555)
+    _said_in_one_line(_run_unprivileged(prefix, "build", "--results", str(results), "--docs", str(docs)),
+                      str(docs), "Permission denied", "--docs")
+    # A set a killed publish left aside, in a results folder this user cannot write: named, not read around.
+    os.replace(results / CPU, results / f".{CPU}.old-999999999")
+    results.chmod(0o555)
+    _said_in_one_line(_run_unprivileged(prefix, "summary", "--results", str(results)),
+                      f"{results / CPU}: missing", f".{CPU}.old-999999999")

@@ -153,7 +153,7 @@ def test_missing_counter_permission_is_unavailable_with_ncus_words(tmp_path, mon
 
 
 def test_a_whole_pass_against_a_fake_ncu(tmp_path, monkeypatch):
-    (tmp_path / "raw.csv").write_text(raw_csv())
+    (tmp_path / "raw.csv").write_text(raw_csv().replace("gen.", "gen.train__"))
     (tmp_path / "details.csv").write_text(details_csv())
     bin_dir = fake_ncu(tmp_path, f"""
         import sys, pathlib
@@ -168,9 +168,9 @@ def test_a_whole_pass_against_a_fake_ncu(tmp_path, monkeypatch):
         else:
             pathlib.Path({str(tmp_path)!r}, "argv.txt").write_text("\\n".join(argv))
             pathlib.Path(argv[argv.index("--export") + 1]).write_text("report")
-            print("ran naive")
-            print("ran sdpa_flash")
-            print("refused sdpa_cudnn: RuntimeError: No available kernel.")
+            print("ran train__naive")
+            print("ran train__sdpa_flash")
+            print("refused train__sdpa_cudnn: RuntimeError: No available kernel.")
     """)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     p = counters.collect(["naive", "sdpa_flash", "sdpa_cudnn"], "train", POINT, "bf16", device="cuda")
@@ -178,7 +178,7 @@ def test_a_whole_pass_against_a_fake_ncu(tmp_path, monkeypatch):
     # the clocks are left alone, and only the variants' ranges are profiled
     assert argv[argv.index("--clock-control") + 1] == "none"
     assert [argv[i + 1] for i, a in enumerate(argv) if a == "--nvtx-include"] == [
-        "gen.naive", "gen.sdpa_flash", "gen.sdpa_cudnn"]
+        "gen.train__naive", "gen.train__sdpa_flash", "gen.train__sdpa_cudnn"]
     assert argv[argv.index("--metrics") + 1] == "lts__t_sector_hit_rate.pct"  # only metrics this ncu knows
     assert argv[argv.index("--mode") + 1] == "train" and "gen.capture.ncu_target" in argv
     assert p.counters["naive"].status == "ok" and len(p.counters["naive"].kernels) == 2
@@ -186,3 +186,42 @@ def test_a_whole_pass_against_a_fake_ncu(tmp_path, monkeypatch):
     cudnn = p.counters["sdpa_cudnn"]
     assert cudnn.status == "unavailable" and "No available kernel" in cudnn.reason
     assert p.seconds > 0
+
+
+def test_every_mode_in_one_ncu_process(tmp_path, monkeypatch):
+    """One ncu process (torch imported, ncu's metrics queried once) profiles both
+    modes; each mode's kernels come back under its own name, the seconds on the first."""
+    raw = raw_csv().replace("gen.naive", "gen.inference__naive").replace("gen.sdpa_flash", "gen.train__naive")
+    (tmp_path / "raw.csv").write_text(raw)
+    (tmp_path / "details.csv").write_text(details_csv())
+    bin_dir = fake_ncu(tmp_path, f"""
+        import sys, pathlib
+        argv = sys.argv[1:]
+        if "--version" in argv:
+            print("Version 2025.3.1.0")
+        elif "--query-metrics" in argv:
+            print("")
+        elif "--import" in argv:
+            print(pathlib.Path({str(tmp_path)!r}, argv[argv.index("--page") + 1] + ".csv").read_text())
+        else:
+            with open(pathlib.Path({str(tmp_path)!r}, "calls.txt"), "a") as fh:
+                fh.write(" ".join(argv) + "\\n")
+            pathlib.Path(argv[argv.index("--export") + 1]).write_text("report")
+            print("ran inference__naive")
+            print("refused train__sdpa_cudnn: RuntimeError: No available kernel.")
+    """)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    got = counters.collect_modes({"inference": ["naive"], "train": ["naive", "sdpa_cudnn"]}, POINT, "bf16",
+                                 device="cuda")
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert len(calls) == 1  # one process for both modes
+    argv = calls[0].split()
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--mode"] == ["inference", "train"]
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--variants"] == ["naive", "naive,sdpa_cudnn"]
+    assert len(got["inference"].counters["naive"].kernels) == 2
+    assert len(got["train"].counters["naive"].kernels) == 1
+    cudnn = got["train"].counters["sdpa_cudnn"]
+    assert cudnn.status == "unavailable" and "No available kernel" in cudnn.reason
+    assert got["inference"].seconds > 0 and got["train"].seconds == 0.0
+    assert got["train"].log[0] == "refused sdpa_cudnn: RuntimeError: No available kernel."
+    assert got["train"].log[1].startswith("times: ncu ran the program in")

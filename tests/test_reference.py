@@ -79,9 +79,16 @@ def test_cudnn_h200_figures_and_times():
     pub = _figures(rs, "sdpa_cudnn", 128)
     assert {s: p.tflops for s, p in pub.items()} == {2048: 484, 4096: 591, 8192: 644, 16384: 673, 32768: 688}
     assert pub[16384].gpu_time_ms == pytest.approx(6.531)
+    # the same CSV's FP8 rows (data_type=fp8, top_left), for the fp8-prefill scenario
+    fp8 = _figures(rs, "cudnn_fp8", 128)
+    assert {s: p.tflops for s, p in fp8.items()} == {2048: 698, 4096: 854, 8192: 964, 16384: 1010, 32768: 1042}
+    assert fp8[16384].gpu_time_ms == pytest.approx(4.357) and "float8 e4m3" in fp8[16384].note
+    assert {(p.variant, p.scenario, p.dtype) for p in rs.sweep} == {
+        ("sdpa_cudnn", "gqa-prefill", None), ("cudnn_fp8", "fp8-prefill", "fp8_e4m3")}
+    assert rs.scenario("fp8-prefill").dtype == "fp8_e4m3" and "data_type=fp8" in rs.source
     for p in rs.sweep:
-        assert (p.scenario, p.status, p.point.batch, p.point.q_heads, p.point.kv_heads, p.point.mask) == (
-            "gqa-prefill", "ok", 1, 64, 8, "causal")
+        assert (p.status, p.point.batch, p.point.q_heads, p.point.kv_heads, p.point.mask) == (
+            "ok", 1, 64, 8, "causal")
         # The published time and rate agree under the source's own convention (diagonal counted),
         # to the rounding of a time printed with three decimals: a mistyped figure fails here.
         s = p.point.q_len

@@ -42,7 +42,9 @@ def test_records_load_through_the_schema():
     art = sc.SCENARIOS["article"].record(["inference", "train"])
     run = art.points[0]
     assert (run.q_len, run.head_dim) == (1024, 64) and art.train_points == [run]
-    assert len(art.points) == len(set(map(str, art.points))) == 14  # the run point is also a sweep point
+    # the run point is also a sweep point; D=128 at three of the seven lengths
+    assert len(art.points) == len(set(map(str, art.points))) == 10
+    assert [p.kv_len for p in art.points if p.head_dim == 128] == [1024, 4096, 16384]
     assert sc.SCENARIOS["article"].record(["inference"]).train_points == []
     assert sc.SCENARIOS["gqa-prefill"].record(["inference"]).train_points == []  # only what was asked
     assert len(sc.SCENARIOS["gqa-prefill"].record(["inference", "train"]).train_points) == 1
@@ -131,6 +133,12 @@ def test_reference_and_naive_agree_with_the_loops(name):
     sdpa = attention.build("sdpa", "math", p, "cpu")
     with sdpa.context():
         assert torch.allclose(sdpa.fn(q, k, v)[0], want, atol=1e-10)
+
+
+def test_the_dtype_names_the_cli_checks_are_the_capture_s():
+    # the capture knows every name --dtype takes; beyond them only FP8, which a variant sets itself
+    assert set(sc.DTYPES) <= set(attention.DTYPES)
+    assert set(attention.DTYPES) - set(sc.DTYPES) <= {"fp8_e4m3"}
 
 
 def test_reference_blocks_rows_without_changing_the_answer(monkeypatch):
@@ -274,3 +282,14 @@ def test_refusal_reason_keeps_pytorchs_why_without_the_cpp_location():
     text = probe.refusal(RuntimeError("No available kernel. Aborting execution."), caught)
     assert text == ("RuntimeError: No available kernel. Aborting execution.; Flash attention kernel not used "
                     "because: Both fused kernels do not support non-null attn_mask.")
+
+
+def test_other_head_dims_sweep_their_own_lengths_unless_lengths_are_asked():
+    a = sc.SCENARIOS["article"]
+    assert a.lengths_at(64) == a.lengths and a.lengths_at(128) == (1024, 4096, 16384)
+    asked = sc.with_overrides(a, lengths=[512, 2048])
+    assert [(p.head_dim, p.kv_len) for p in asked.points()] == [(64, 512), (64, 2048), (128, 512), (128, 2048)]
+    same = sc.with_overrides(a, lengths=list(a.lengths))
+    assert same.other_dim_lengths == a.other_dim_lengths
+    with pytest.raises(ValueError, match="not among its lengths"):
+        dataclasses.replace(a, other_dim_lengths=(3000,))

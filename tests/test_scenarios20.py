@@ -206,9 +206,14 @@ def test_tiny_capture_covers_every_new_scenario(tiny20):
             assert (name, v) in got, (name, v)
     for p in rs.sweep:
         assert p.status == "ok" or p.reason  # every refusal says why
-        assert p.dtype in ("bf16", "fp8_e4m3")
+        # a variant refused while being built records no dtype; analysis reads its declared one
+        assert p.dtype in ("bf16", "fp8_e4m3") or (p.status == "unavailable" and p.dtype is None)
     fp8 = [p for p in rs.sweep if p.variant == "flex_fp8"]
     assert fp8 and all(p.dtype == "fp8_e4m3" for p in fp8)
+    # cuDNN's FP8 graph: the optional package is missing here, or there is no GPU; either way said
+    (cudnn,) = [p for p in rs.sweep if p.variant == "cudnn_fp8"]
+    assert cudnn.scenario == "fp8-prefill" and cudnn.status == "unavailable"
+    assert at.CUDNN_MISSING in cudnn.reason or "CUDA GPUs" in cudnn.reason
     nested = next(p for p in rs.sweep if p.variant == "sdpa_nested")
     assert nested.backend_reasons  # even refused, PyTorch's reasons are kept
     flex = next(p for p in rs.sweep if p.variant == "flex" and p.scenario == "packed-documents")
@@ -227,6 +232,9 @@ def test_summary_json_gives_rows_for_each_new_scenario(tiny20):
         assert p.returncode == 0, p.stderr[-2000:]
         rows = json.loads(p.stdout)
         assert rows and all("dtype" in r and "backend_reasons" in r for r in rows)
+        if name == "fp8-prefill":  # every FP8 row says so, the refused cuDNN one included
+            got = {r["variant"]: r["dtype"] for r in rows}
+            assert got["cudnn_fp8"] == got["flex_fp8"] == "fp8_e4m3" and got["sdpa_cudnn"] == "bf16"
 
 
 def test_said_by_pytorch_reads_cpp_warnings_from_stderr_and_python_warnings():

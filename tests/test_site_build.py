@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import html
 import json
 import os
 import re
@@ -20,6 +21,7 @@ from gen.report import build
 
 ROOT = Path(__file__).resolve().parent.parent
 H200 = "nvidia-h200__torch-2.11.0"
+CPU = "cpu-intel-r-xeon-r-processor__torch-2.13.0"
 SETS = [H200, "nvidia-a100-sxm4-80gb__article-2026-07"]
 HOSTILE_FULL = ("void evil::k<a|b, c*d*, __e__, `f`, [g](h), <script>alert(1)</script>&amp; #1>"
                 "(x\\|y, T const&)")
@@ -83,7 +85,7 @@ def test_strict_build_makes_every_page(site):
     assert "NVIDIA H200" in home and "nox -s build-report" in home
 
 
-def test_links_resolve_and_nothing_leaves_the_machine(site):
+def _links_resolve(site: Path) -> None:
     """Every local href/src of every page points at a file of the site; no page loads
     anything from another host (links to other sites are text, not loads)."""
     for page in site.rglob("*.html"):
@@ -101,6 +103,10 @@ def test_links_resolve_and_nothing_leaves_the_machine(site):
             if value.endswith("/"):
                 target = target / "index.html"
             assert target.exists(), f"{page.relative_to(site)}: {value} is missing"
+
+
+def test_links_resolve_and_nothing_leaves_the_machine(site):
+    _links_resolve(site)
 
 
 def test_tables_and_charts_on_the_variant_page(site):
@@ -160,14 +166,14 @@ def test_hostile_kernel_names_show_literally(tmp_path):
 
 @pytest.mark.parametrize("damage", ["result-json", "trace"])
 def test_broken_set_stops_the_build_or_is_skipped(tmp_path, damage):
-    results = _results(tmp_path, [H200])
+    results = _results(tmp_path, [CPU])  # the smallest measured set: two builds and a site to make
     broken = results / "zz-broken__torch-0"
-    shutil.copytree(results / H200, broken)
+    shutil.copytree(results / CPU, broken)
     if damage == "result-json":
         (broken / "result.json").write_text('{"schema_version": 1, "name": ', encoding="utf-8")
         culprit = broken / "result.json"
     else:
-        culprit = broken / "traces" / "article__inference__naive.json.gz"
+        culprit = broken / "traces" / "inference__naive.json.gz"
         culprit.write_bytes(culprit.read_bytes()[:200])
     project = _project(tmp_path)
     docs = project / "docs"
@@ -183,9 +189,54 @@ def test_broken_set_stops_the_build_or_is_skipped(tmp_path, damage):
     skipped = (docs / "generated" / "skipped.md").read_text(encoding="utf-8")
     assert "zz-broken&#95;&#95;torch-0" in skipped and culprit.name.replace("_", "&#95;") in skipped
     build.mkdocs_build(project, project / "site")
+    _links_resolve(project / "site")  # a set without sweep points: no page links the scenarios it lacks
     page = "".join(_parse(project / "site" / "generated" / "skipped.html").text)
     assert "zz-broken__torch-0" in page and str(culprit) in page
     assert "skipped" in "".join(_parse(project / "site" / "index.html").text)
+
+
+def _with_number(path: Path, field: str, number: str) -> None:
+    """The trace at path with the first operator event's field (ts or dur) written as number."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        text = fh.read()
+    event = rf'("cat": "user_annotation",[^{{}}]*?"{field}": )[-0-9.e]+'
+    text, n = re.subn(event, lambda m: m.group(1) + number, text, count=1)
+    assert n == 1
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def test_huge_integers_in_a_trace_are_one_line_and_said_by_their_digits(tmp_path):
+    """An integer past Python's 4,300-digit limit (5,000 digits in dur) stops the build with one
+    line naming the trace and the integer's size; one Python reads but too long to show (4,000
+    digits in ts) is said by its digits, on the CLI and on the site's skipped page: never a
+    traceback, never the number cut to another."""
+    results = _results(tmp_path, [CPU])
+    culprits = {}
+    for name, field, digits in [("zz-huge__torch-0", "dur", 5000), ("zz-long__torch-0", "ts", 4000)]:
+        shutil.copytree(results / CPU, results / name)
+        culprits[name] = results / name / "traces" / "inference__naive.json.gz"
+        _with_number(culprits[name], field, "9" * digits)
+    project = _project(tmp_path)
+    docs = project / "docs"
+    said = {"zz-huge__torch-0": "holds an integer of 5,000 digits", "zz-long__torch-0": "has ts a 4,000-digit integer"}
+    cut = "9" * 30  # a run of the digits shown would be a number that is not the trace's
+
+    proc = _cli("build", "--results", str(results), "--docs", str(docs))
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and len(lines[0]) < 500, proc.stderr
+    assert any(str(culprits[n]) in lines[0] and said[n] in lines[0] for n in said), lines[0]
+    assert cut not in lines[0]
+
+    proc = _cli("build", "--results", str(results), "--docs", str(docs), "--skip-broken")
+    assert proc.returncode == 0, proc.stderr
+    build.mkdocs_build(project, project / "site")
+    raw = (project / "site" / "generated" / "skipped.html").read_text(encoding="utf-8")
+    rows = [html.unescape(re.sub(r"<[^>]*>|\n", "", r)) for r in re.findall(r"<tr>(.*?)</tr>", raw, re.S)]
+    for name in said:  # each set's row: the file, the integer by its size, not cut to another number
+        row = next(r for r in rows if r.startswith(name))
+        assert str(culprits[name]) in row and said[name] in row and cut not in row, row
 
 
 def test_build_is_deterministic(tmp_path, built_site):

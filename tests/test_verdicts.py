@@ -280,6 +280,41 @@ def test_a_scenario_whose_own_variants_were_not_measured_says_so():
                                                 "kernel forced) and FlexAttention on a paged KV cache")
 
 
+def test_a_long_reason_is_cut_between_words_and_kept_in_full():
+    """A refusal's reason longer than a verdict line holds is cut at a word with an ellipsis (never
+    inside a word or a number: "139.8" of "139.80 GiB" would be another figure); the verdict keeps
+    the reason in full, and its block shows it under <details>, escaped."""
+    from gen.report import site
+    from gen.report import wording_verdicts as words
+
+    oom = ("out of memory: CUDA out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of "
+           "139.80 GiB of which 1.91 GiB is free.")
+    cut = words.short_reason(oom)
+    assert cut == "out of memory: CUDA out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of…"
+    assert words.short_reason("flash refused <b>it</b>") == "flash refused <b>it</b>"  # short: whole
+    assert words.shortened("x" * 150).endswith("…") and len(words.shortened("x" * 150)) == 100  # one long word
+    hostile = ("RuntimeError: No available kernel. Aborting execution.; Flash attention kernel not used because: "
+               "<script>alert(1)</script> requires <em>query</em> & key of head_dim <= 256, and the query's "
+               "stride is 7; Memory efficient kernel not used because: the other one")
+    rows = [row("sdpa_flash", 0.10, kernel=FLASH), row("sdpa_efficient", 0.18, kernel=FMHA80),
+            dataclasses.replace(row("sdpa_cudnn"), status="oom", reason=oom),
+            dataclasses.replace(row("flex"), status="unavailable", reason=hostile)]
+    w = words.verdict(verdicts.decide(rows))
+    assert w.lines[0] == (f"Not measured here: SDPA cuDNN (oom: {cut}); FlexAttention (compiled) (unavailable: "
+                          "<script>alert(1)</script> requires <em>query</em> & key of head_dim <= 256, and the "
+                          "query's stride…).")  # the first clause that says why, cut before "is 7"
+    assert dict((who, r) for who, r in w.reasons) == {"SDPA cuDNN": oom, "FlexAttention (compiled)": hostile}
+
+    b = dict(set="s", set_title="S", scenario="article", scenario_title="Article", point="", mode="inference",
+             fastest=w.fastest, fastest_ms="0.1", basis=w.basis, runner_up="", host_bound="", auto_backend="",
+             headline=w.headline, lines=w.lines, reasons=w.reasons)
+    page = site.environment().get_template("verdict_block.md.j2").render(b=b)
+    details = page.split('<details class="verdict-reasons">')[1].split("</details>")[0]
+    assert "<script>" not in page and "<em>query</em>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; requires &lt;em&gt;query&lt;/em&gt; &amp; key" in details
+    assert "139.80 GiB of which 1.91 GiB is free." in details
+
+
 def test_same_kernels_tie_on_the_headline():
     rows = [row("sdpa_cudnn", 0.9359, kernel=CUDNN90, backend="cudnn"),
             row("sdpa_auto", 0.9322, kernel=CUDNN90, backend="cudnn"), row("sdpa_flash", 1.0, kernel=FLASH)]

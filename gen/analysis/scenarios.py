@@ -161,7 +161,9 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     own_dtype = scenario_dtype(ls, scenario)
     rows = []
     for rec in recs:
-        dtype = rec.dtype or own_dtype
+        # a variant refused while being built recorded no dtype: its declared one (FP8 variants)
+        decl = variants.VARIANTS.get(rec.variant)
+        dtype = rec.dtype or (decl.dtype if decl else None) or own_dtype
         elem = element_size(dtype)
         ok = rec.status == schema.Status.OK
         tr = ls.sweep_trace(rec.trace) if ok and rec.trace else None
@@ -287,7 +289,7 @@ def own_head_dim(points: pd.DataFrame, scenario: str) -> int | None:
 # --------------------------------------------------------------------------- published anchors
 
 ANCHOR_COLUMNS = [
-    "anchor_set", "gpu", "source", "variant", "mode", *POINT_KEYS, "same_shape", "our_batch", "our_q_heads",
+    "anchor_set", "gpu", "source", "variant", "mode", *POINT_KEYS, "dtype", "same_shape", "our_batch", "our_q_heads",
     "our_kv_heads", "published_ms", "published_tflops", "published_convention", "approximate", "tflops",
     "tflops_from", "note",
 ]
@@ -305,14 +307,28 @@ def _match(p: schema.Point, ours: list[schema.Point]) -> schema.Point | None:
     return None
 
 
-def _our_points(sets: list[tables.LoadedSet], scenario: str) -> list[schema.Point]:
+def _our_points(sets: list[tables.LoadedSet], scenario: str, width: int | None = None) -> list[schema.Point]:
+    """Our points of the scenario; with `width`, those measured with inputs of that many bytes an
+    element (a published FP8 figure stands beside our FP8 points only, a 16-bit one beside 16-bit)."""
     out: list[schema.Point] = []
     for ls in sets:
         if ls.measured:
             for p in _records(ls, scenario):
-                if p.point not in out:
+                if p.point not in out and (width is None or _width(_dtype_of(ls, p)) == width):
                     out.append(p.point)
     return out
+
+
+def _dtype_of(ls: tables.LoadedSet, p: schema.SweepPoint) -> str:
+    """A point's input dtype: its own, else its variant's declared one, else its scenario's (or set's)."""
+    decl = variants.VARIANTS.get(p.variant) if ls.measured else None
+    rec = ls.rs.scenario(p.scenario)
+    return p.dtype or (decl.dtype if decl else None) or (rec.dtype if rec else ls.rs.config.dtype)
+
+
+def _width(dtype: str | None) -> int:
+    """Which inputs compare: 8-bit (1) with 8-bit only; fp16, bf16 (and wider) with each other (2)."""
+    return 1 if dtype and element_size(dtype) == 1 else 2
 
 
 def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.LoadedSet | None = None) -> pd.DataFrame:
@@ -322,7 +338,8 @@ def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.L
     published (`tflops_from` FROM_TIME), the published rate where its convention is ours
     (FROM_SAME_CONVENTION), else NaN (the published rate stays beside it, under its own).
     With `measured`, only the points that set measured; else those of any measured set."""
-    ours = _our_points([measured] if measured is not None else sets, scenario)
+    mine_of = [measured] if measured is not None else sets
+    ours = {w: _our_points(mine_of, scenario, w) for w in (1, 2)}
     rows = []
     for ls in sets:
         if ls.rs.kind != schema.SetKind.REFERENCE:
@@ -331,8 +348,9 @@ def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.L
             pub = p.published
             if pub is None:
                 continue
-            mine = _match(p.point, ours)
-            if mine is None and not (p.scenario == scenario and not ours):
+            dtype = _dtype_of(ls, p)
+            mine = _match(p.point, ours.get(_width(dtype), []))
+            if mine is None and not (p.scenario == scenario and not any(ours.values())):
                 continue
             f = flops(p.point, p.mode)
             if pub.gpu_time_ms:
@@ -343,7 +361,7 @@ def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.L
                 tf, how = math.nan, None
             rows.append(dict(
                 anchor_set=ls.name, gpu=ls.rs.environment.gpu_name, source=ls.rs.source, variant=p.variant,
-                mode=p.mode, **_point_dict(p.point), same_shape=mine == p.point,
+                mode=p.mode, **_point_dict(p.point), dtype=dtype, same_shape=mine == p.point,
                 our_batch=mine.batch if mine else math.nan, our_q_heads=mine.q_heads if mine else math.nan,
                 our_kv_heads=mine.kv_heads if mine else math.nan,
                 published_ms=pub.gpu_time_ms if pub.gpu_time_ms is not None else math.nan,
@@ -372,14 +390,17 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
     """Per anchor figure: our same-named variant and our fastest at the matching point (inference).
     time_ratio = our fastest's GPU-only ms / the published ms (only for the same shape: >1 is
     slower); rate_ratio = our fastest's TFLOP/s / the anchor's under our convention (>1 is faster).
-    same_* are the same for our variant of the anchor's name. ours_* compare like with like:
+    same_* are the same for our variant of the anchor's name; ours are taken at the anchor's input
+    width only (a bf16 figure against our bf16 calls, FP8 against FP8). ours_* compare like with like:
     our variant running the published kernel (gen.model.anchors maps FlashAttention-2 onto
     sdpa_flash, cuDNN onto sdpa_cudnn) where we ran it there, else our fastest (a kernel
     PyTorch does not run, FlashAttention-3, stands against our best); ours_same says which."""
     rows = []
-    ok = _ranked(points)
-    fastest = fastest_frame(points)  # the same pick as every other page's
+    # ours at the anchor's input width only: a published bf16 figure against our bf16 calls, FP8 against FP8
+    widths = points["dtype"].map(_width) if len(points) else points["dtype"]
+    by_width = {w: (_ranked(points[widths == w]), fastest_frame(points[widths == w])) for w in (1, 2)}
     for _, a in anchor.iterrows():
+        ok, fastest = by_width[_width(a["dtype"]) if "dtype" in a and isinstance(a["dtype"], str) else 2]
         at, top = _at(ok, a), _at(fastest, a) if len(fastest) else fastest
         fast = top.iloc[0] if len(top) else None
         same = at[at["variant"] == a["variant"]]
@@ -641,3 +662,38 @@ def determinism_frame(points: pd.DataFrame) -> pd.DataFrame:
                              deterministic_ms=r["gpu_only_ms"] if ok(r) else math.nan, ratio=ratio,
                              status=r["status"], reason=None if ok(r) else r["reason"]))
     return pd.DataFrame(rows, columns=DETERMINISM_COLUMNS)
+
+
+FP8_COLUMNS = ["variant", "twin", "mode", "head_dim", "q_len", "kv_len", "dtype", "twin_dtype", "fp8_ms",
+               "twin_ms", "speedup", "fp8_error", "twin_error", "input_rounding_error", "status", "reason"]
+
+
+def fp8_frame(points: pd.DataFrame) -> pd.DataFrame:
+    """What FP8 buys and costs: per variant that declares a twin (gen.model.variants: the same kind
+    of kernel at the scenario's dtype) and point, both GPU-only times, speedup = twin ms / FP8 ms
+    (>1: FP8 is faster), both errors against float64, and the error of rounding the inputs alone
+    (the variant's fact fp8_input_rounding_error); where the FP8 one did not run, its status and
+    reason instead; where the twin did not run, its time and error are NaN."""
+    rows = []
+    if points.empty:
+        return pd.DataFrame(columns=FP8_COLUMNS)
+    key = ["mode", "head_dim", "q_len", "kv_len"]
+    for v in dict.fromkeys(points["variant"]):
+        decl = variants.VARIANTS.get(v)
+        if decl is None or decl.twin is None:
+            continue
+        for _, r in points[points["variant"] == v].iterrows():
+            same = points[(points["variant"] == decl.twin) & (points[key] == r[key]).all(axis=1)]
+            t = same.iloc[0] if len(same) else None
+            ran = lambda x: x is not None and x["status"] == schema.Status.OK and not missing(x["gpu_only_ms"])  # noqa: E731
+            fp8_ms = r["gpu_only_ms"] if ran(r) else math.nan
+            twin_ms = t["gpu_only_ms"] if ran(t) else math.nan
+            rows.append(dict(
+                variant=v, twin=decl.twin, **{k: r[k] for k in key}, dtype=r["dtype"],
+                twin_dtype=t["dtype"] if t is not None else None, fp8_ms=fp8_ms, twin_ms=twin_ms,
+                speedup=twin_ms / fp8_ms if not (missing(fp8_ms) or missing(twin_ms)) and fp8_ms else math.nan,
+                fp8_error=r["rel_error"] if ran(r) else math.nan,
+                twin_error=t["rel_error"] if ran(t) else math.nan,
+                input_rounding_error=(r["facts"] or {}).get("fp8_input_rounding_error", math.nan),
+                status=r["status"], reason=None if ran(r) else r["reason"]))
+    return pd.DataFrame(rows, columns=FP8_COLUMNS)

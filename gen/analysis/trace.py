@@ -19,6 +19,7 @@ import bisect
 import gzip
 import json
 import re
+import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -222,13 +223,28 @@ def _stream(text: str, path: Path, on_event) -> dict:
     return top
 
 
+def _not_json(path: Path, text: str, exc: ValueError) -> TraceError:
+    """One line for a text json refused: its decoding error, or for an integer of more digits
+    than Python reads (int()'s ValueError, not a JSONDecodeError, and no position) the
+    integer's size and where it starts."""
+    limit = sys.get_int_max_str_digits()
+    if not isinstance(exc, json.JSONDecodeError) and limit:
+        m = re.search(rf"\d{{{limit + 1},}}", text)
+        if m:
+            return TraceError(f"{path}: holds an integer of {len(m.group()):,} digits at character "
+                              f"{m.start():,}, more than the {limit:,} Python reads: not a trace of "
+                              f"torch.profiler")
+    return TraceError(f"{path}: not a JSON trace ({str(exc)[:200]})")
+
+
 def load_events(path: str | Path) -> dict:
     """The whole trace as one JSON object (for tools and tests; `parse` streams instead)."""
     path = Path(path)
+    text = _read_text(path)
     try:
-        data = json.loads(_read_text(path))
-    except json.JSONDecodeError as exc:
-        raise TraceError(f"{path}: not a JSON trace ({exc})") from None
+        data = json.loads(text)
+    except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
+        raise _not_json(path, text, exc) from None
     except RecursionError:
         raise TraceError(f"{path}: a JSON value nested too deep to read") from None
     if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list):
@@ -237,10 +253,10 @@ def load_events(path: str | Path) -> dict:
 
 
 def _shown(x) -> str:
-    try:
-        return json.dumps(x)[:40]
-    except (ValueError, OverflowError):
-        return str(x)[:40]
+    """A number as the trace wrote it, or its size where it is too long to show."""
+    if isinstance(x, int) and not isinstance(x, bool) and abs(x) >= 10**20:
+        return f"a {len(str(abs(x))):,}-digit integer"
+    return json.dumps(x)[:40]  # floats, NaN and Infinity included
 
 
 class _Raw:
@@ -298,10 +314,11 @@ def _collect(path: Path) -> tuple[list[_Raw], list]:
         tid = e.get("tid")
         kept.append(_Raw(ts, dur, tid if isinstance(tid, (int, str)) else str(tid), name, cat, args))
 
+    text = _read_text(path)
     try:
-        top = _stream(_read_text(path), path, on_event)
-    except json.JSONDecodeError as exc:
-        raise TraceError(f"{path}: not a JSON trace ({exc})") from None
+        top = _stream(text, path, on_event)
+    except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
+        raise _not_json(path, text, exc) from None
     except RecursionError:
         raise TraceError(f"{path}: a JSON value nested too deep to read (thousands of levels): "
                          f"not a trace of torch.profiler") from None

@@ -248,6 +248,118 @@ class FlexPagedAttention(nn.Module):
         return self.flex(q, self.k_cache, self.v_cache, block_mask=self.block_mask, enable_gqa=self.gqa)
 
 
+CUDNN_MISSING = ("the optional nvidia-cudnn-frontend package is not installed "
+                 "(pip install .[cudnn])")
+E4M3_MAX_POW2 = 256.0  # the largest power of two under float8 e4m3's 448: scales stay exact
+
+
+def _cudnn():
+    """The cuDNN frontend's Python module (optional extra), or a ValueError saying how to get it."""
+    try:
+        import cudnn
+    except ImportError as exc:
+        raise ValueError(CUDNN_MISSING) from exc
+    except Exception as exc:  # it loads libcudnn when imported: a broken install says so
+        raise ValueError(f"the nvidia-cudnn-frontend package failed to import: {type(exc).__name__}: {exc}") from exc
+    return cudnn
+
+
+class CudnnFP8Attention(nn.Module):
+    """cuDNN's FP8 (e4m3) fused attention forward, built as a cuDNN frontend
+    graph (sdpa_fp8) and run on PyTorch's CUDA tensors, outside torch SDPA.
+    q, k, v arrive in float8 e4m3 in (B, S, H, D) memory, unscaled (descale
+    1); the softmax probabilities are scaled by 256 into e4m3's range before
+    the second matrix product (descale 1/256). The output is BF16 where cuDNN
+    gives it (Blackwell); else e4m3, scaled by a power of two from V's
+    largest value (an output row is a mix of V's rows), and turned back into
+    BF16 in the call (two small elementwise kernels, counted). Causal is the
+    diagonal band with right bound 0 (bottom-right aligned when the queries
+    are the last tokens). The handle runs on PyTorch's current stream, so a
+    CUDA graph captures the call."""
+
+    def __init__(self, point: schema.Point, device: torch.device):
+        super().__init__()
+        cudnn = _cudnn()
+        if device.type != "cuda":
+            raise ValueError(f"cuDNN's FP8 attention runs on CUDA GPUs, not on {device.type}")
+        if point.mask not in (schema.Mask.CAUSAL, schema.Mask.NONE):
+            raise ValueError(f"the cuDNN FP8 variant here covers causal and unmasked attention, not {point.mask}")
+        self.cudnn, self.point, self.device = cudnn, point, device
+        self.handle = cudnn.create_handle()
+        b, hq, hk, s_q, s_kv, d = (point.batch, point.q_heads, point.kv_heads, point.q_len, point.kv_len,
+                                   point.head_dim)
+        # (B, H, S, D) dims over (B, S, H, D) memory, as make_inputs(layout="bshd") gives them
+        self.dims = {"q": (b, hq, s_q, d), "k": (b, hk, s_kv, d), "o": (b, hq, s_q, d)}
+        self.strides = {"q": (s_q * hq * d, d, hq * d, 1), "k": (s_kv * hk * d, d, hk * d, 1),
+                        "o": (s_q * hq * d, d, hq * d, 1)}
+        one = lambda x: torch.full((1, 1, 1, 1), x, dtype=torch.float32, device=device)  # noqa: E731
+        self.scalars = {"descale_q": one(1.0), "descale_k": one(1.0), "descale_v": one(1.0),
+                        "descale_s": one(1.0 / E4M3_MAX_POW2), "scale_s": one(E4M3_MAX_POW2), "scale_o": one(1.0)}
+        self.amax = {"amax_s": one(0.0), "amax_o": one(0.0)}
+        refusals = []
+        for out_type in (cudnn.data_type.BFLOAT16, cudnn.data_type.FP8_E4M3):
+            try:
+                self.graph, self.t = self._build(out_type)
+            except cudnn.cudnnGraphNotSupportedError as exc:
+                refusals.append(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+                continue
+            self.fp8_out = out_type == cudnn.data_type.FP8_E4M3
+            break
+        else:
+            raise ValueError("cuDNN refused the FP8 attention graph: " + "; ".join(dict.fromkeys(refusals)))
+        self.workspace = torch.empty(max(1, self.graph.get_workspace_size()), dtype=torch.uint8, device=device)
+        self.descale_o, self.scaled_for = 1.0, None
+        self.facts = {"cudnn_backend_version": float(cudnn.backend_version()), "fp8_output": float(self.fp8_out)}
+
+    def _build(self, out_type):
+        c = self.cudnn
+        g = c.pygraph(io_data_type=c.data_type.FP8_E4M3, intermediate_data_type=c.data_type.FLOAT,
+                      compute_data_type=c.data_type.FLOAT, handle=self.handle)
+        t = {n: g.tensor(dim=self.dims["k" if n == "v" else n], stride=self.strides["k" if n == "v" else n],
+                         data_type=c.data_type.FP8_E4M3) for n in ("q", "k", "v")}
+        t.update({n: g.tensor(dim=(1, 1, 1, 1), stride=(1, 1, 1, 1), data_type=c.data_type.FLOAT)
+                  for n in self.scalars})
+        p = self.point
+        mask = {}
+        if p.mask == schema.Mask.CAUSAL:
+            align = c.diagonal_alignment.TOP_LEFT if p.q_len == p.kv_len else c.diagonal_alignment.BOTTOM_RIGHT
+            mask = {"diagonal_alignment": align, "right_bound": 0}
+        o, _, amax_s, amax_o = g.sdpa_fp8(q=t["q"], k=t["k"], v=t["v"], **{n: t[n] for n in self.scalars},
+                                          generate_stats=False, attn_scale=p.head_dim**-0.5, **mask)
+        o.set_output(True).set_dim(list(self.dims["o"])).set_stride(list(self.strides["o"])).set_data_type(out_type)
+        for name, x in (("amax_s", amax_s), ("amax_o", amax_o)):
+            x.set_output(True).set_dim([1, 1, 1, 1]).set_stride([1, 1, 1, 1]).set_data_type(c.data_type.FLOAT)
+            t[name] = x
+        t["o"] = o
+        g.validate()
+        g.build_operation_graph()
+        g.create_execution_plans([c.heur_mode.A, c.heur_mode.FALLBACK])
+        g.check_support()
+        g.build_plans()
+        return g, t
+
+    def _scale_output(self, v) -> None:
+        """scale_o from V's largest value, once per V (outside the timed calls: same tensor)."""
+        amax = float(v.detach().float().abs().amax())  # float8 has few kernels of its own
+        scale = 2.0 ** math.floor(math.log2(448.0 / amax)) if amax > 0 else 1.0
+        self.scalars["scale_o"].fill_(scale)
+        self.descale_o, self.scaled_for = 1.0 / scale, v.data_ptr()
+
+    def forward(self, q, k, v):
+        if self.fp8_out and self.scaled_for != v.data_ptr():
+            self._scale_output(v)
+        b, h, s, d = self.dims["o"]
+        out = torch.empty(b, s, h, d, dtype=torch.float8_e4m3fn if self.fp8_out else torch.bfloat16,
+                          device=q.device).transpose(1, 2)
+        pack = {self.t["q"]: q, self.t["k"]: k, self.t["v"]: v, self.t["o"]: out}
+        pack.update({self.t[n]: x for n, x in {**self.scalars, **self.amax}.items()})
+        self.cudnn.set_stream(self.handle, torch.cuda.current_stream(q.device).cuda_stream)
+        self.graph.execute(pack, self.workspace, handle=self.handle)
+        if not self.fp8_out:
+            return out
+        return out.to(torch.bfloat16).mul_(self.descale_o)
+
+
 def _varlen_api():
     """torch.nn.attention.varlen.varlen_attn and the keyword arguments it
     takes in this PyTorch, or a ValueError saying it is missing."""
@@ -671,6 +783,14 @@ def _flex_fp8(backend, point, device) -> Built:
     return Built(module, contextlib.nullcontext, compiled=True, layout="v_col", dtype="fp8_e4m3", facts=facts)
 
 
+def _cudnn_fp8(backend, point, device) -> Built:
+    if "fp8_e4m3" not in DTYPES:
+        raise ValueError(f"torch {torch.__version__} has no float8_e4m3fn")
+    module = CudnnFP8Attention(point, device)
+    facts = {**module.facts, "fp8_input_rounding_error": _fp8_input_error(point, device)}
+    return Built(module, contextlib.nullcontext, layout="bshd", dtype="fp8_e4m3", facts=facts)
+
+
 def _varlen(backend, point, device) -> Built:
     module = VarlenAttention(point, device)
     return Built(module, contextlib.nullcontext, layout="bshd", facts=module.facts)
@@ -694,6 +814,7 @@ _BUILDERS: dict[str, Callable[..., Built]] = {
     "flex": _flex,
     "flex_triton": _flex_triton,
     "flex_fp8": _flex_fp8,
+    "cudnn_fp8": _cudnn_fp8,
     "flex_paged": lambda b, p, d: Built(FlexPagedAttention(p, d), contextlib.nullcontext, compiled=True),
     "varlen": _varlen,
     "sdpa_nested": _explained(NestedJaggedAttention, _explain_nested, "bshd"),

@@ -1,14 +1,14 @@
 """Hardware counters of one warm call per variant, read by Nsight Compute.
 
-Takes: variants, a mode, a point, a dtype. Gives: `collect(...) -> Pass`, a
-`schema.Counters` per variant (ok with one `KernelCounters` per kernel launch,
+Takes: variants per mode, a point, a dtype. Gives: `collect_modes(...) ->
+{mode: Pass}` (`collect(...)` for one mode), a `schema.Counters` per variant (ok with one `KernelCounters` per kernel launch,
 in launch order from 0, or unavailable with the reason), ncu's version and
 the seconds the pass took. A pass of its own, after the timings: ncu replays
 every kernel many times, so nothing measured here is timed elsewhere.
 
 How: `ncu --clock-control none` (the clocks are never changed) runs
-gen.capture.ncu_target, which makes one warm call per variant inside an NVTX
-start/end range `gen.<variant>`; `--nvtx-include` profiles only the kernels
+gen.capture.ncu_target, which makes one warm call per variant and mode inside an NVTX
+start/end range `gen.<mode>__<variant>` (every mode in one process); `--nvtx-include` profiles only the kernels
 launched inside those ranges. The report is exported with `ncu --import
 --csv --page raw` (metrics) and `--page details` (rules fired, with their
 estimated speed-up) and read with the csv module. Where the raw page names
@@ -232,21 +232,24 @@ def split(rows: list[dict[str, str]], rules: dict[str, list[schema.NcuRule]], na
 # --------------------------------------------------------------------------- running ncu
 
 
-def _profile(ncu: str, names: list[str], mode: str, point: schema.Point, dtype: str, seed: int, work: Path,
+def _profile(ncu: str, groups: dict[str, list[str]], point: schema.Point, dtype: str, seed: int, work: Path,
              extra_metrics: list[str], timeout: float, tag: str) -> tuple[list[dict], dict, str, str | None]:
-    """One ncu process over some variants. Returns raw rows, rules, the target's
-    stdout, and the reason when nothing could be read."""
+    """One ncu process over some variants in some modes. Returns raw rows,
+    rules, the target's stdout, and the reason when nothing could be read."""
+    t0 = time.monotonic()
     report = work / f"{tag}.ncu-rep"
     cmd = [ncu, "--clock-control", "none", "--target-processes", "application-only", "--nvtx"]
-    for n in names:
-        cmd += ["--nvtx-include", f"gen.{n}"]
+    for mode, names in groups.items():
+        for n in names:
+            cmd += ["--nvtx-include", range_name(mode, n)]
     for s in SECTIONS:
         cmd += ["--section", s]
     if extra_metrics:
         cmd += ["--metrics", ",".join(extra_metrics)]
-    cmd += ["--export", str(report), "--force-overwrite",
-            sys.executable, "-m", "gen.capture.ncu_target", "--mode", mode, "--variants", ",".join(names),
-            "--point", json.dumps(asdict(point)), "--dtype", dtype, "--seed", str(seed)]
+    cmd += ["--export", str(report), "--force-overwrite", sys.executable, "-m", "gen.capture.ncu_target"]
+    for mode, names in groups.items():
+        cmd += ["--mode", mode, "--variants", ",".join(names)]
+    cmd += ["--point", json.dumps(asdict(point)), "--dtype", dtype, "--seed", str(seed)]
     root = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
     # A session of its own, so that a timeout ends ncu and the program it runs.
@@ -262,9 +265,11 @@ def _profile(ncu: str, names: list[str], mode: str, point: schema.Point, dtype: 
     if not report.is_file():
         why = ncu_error(out) or f"ncu exited {p.returncode} and wrote no report"
         return [], {}, out, why
+    t1 = time.monotonic()
     base = [ncu, "--import", str(report), "--csv", "--print-units", "base", "--print-kernel-base", "demangled"]
     raw = _run(base + ["--page", "raw"], 300)
     details = _run(base + ["--page", "details"], 300)
+    out += f"\ntimes: ncu ran the program in {t1 - t0:.1f} s, its report was read in {time.monotonic() - t1:.1f} s"
     rows = read_raw(raw.stdout)
     if not rows:
         why = ncu_error(out) or ncu_error(raw.stdout + raw.stderr) or "ncu's report holds no kernel"
@@ -272,50 +277,99 @@ def _profile(ncu: str, names: list[str], mode: str, point: schema.Point, dtype: 
     return rows, read_rules(details.stdout), out, None
 
 
+def job_name(mode: str, variant: str) -> str:
+    """One profiled call's name: gen.capture.ncu_target's NVTX range is gen.<this>."""
+    return f"{mode}__{variant}"
+
+
+def range_name(mode: str, variant: str) -> str:
+    return f"gen.{job_name(mode, variant)}"
+
+
 def collect(names: list[str], mode: str, point: schema.Point, dtype: str, seed: int = 0,
             timeout: float = DEFAULT_TIMEOUT_S, device: str = "cuda") -> Pass:
     """Counters for each variant named, in one mode at one point (see the module doc)."""
-    t0 = time.monotonic()
-    result = Pass()
+    return collect_modes({mode: names}, point, dtype, seed, timeout, device)[mode]
 
-    def unavailable(reason: str) -> Pass:
-        result.counters = {n: schema.Counters(status=schema.Status.UNAVAILABLE.value, reason=reason) for n in names}
-        result.seconds = time.monotonic() - t0
-        return result
+
+def _attribute(groups: dict[str, list[str]], passes: dict[str, Pass], found: dict, log: list[str]) -> None:
+    """Each mode's counters (ok, or unavailable with why) and log lines, from the kernels found per job."""
+    refused = {line.split()[1].rstrip(":"): line.split(":", 1)[1].strip()
+               for line in log if line.startswith("refused ")}
+    for m, names in groups.items():
+        mine = [line for line in log if f" {m}__" in line or not line.startswith(("ran ", "refused "))]
+        passes[m].log = [line.replace(f" {m}__", " ", 1) for line in mine]
+        for n in names:
+            j = job_name(m, n)
+            if j in found:
+                passes[m].counters[n] = schema.Counters(status=schema.Status.OK.value, kernels=found[j])
+            else:
+                passes[m].counters[n] = schema.Counters(
+                    status=schema.Status.UNAVAILABLE.value,
+                    reason=f"the counter pass could not run it: {refused[j]}" if j in refused
+                    else "no kernel of this call was profiled")
+
+
+def _one_by_one(ncu, groups, point, dtype, seed, work, extra, timeout) -> dict:
+    found: dict = {}
+    for m, names in groups.items():
+        for n in names:
+            j = job_name(m, n)
+            rows, rules, _, why = _profile(ncu, {m: [n]}, point, dtype, seed, work, extra, timeout, j)
+            found.update(split(rows, rules, [j], only=j) if not why else {})
+    return found
+
+
+def _extra_metrics(ncu: str) -> list[str]:
+    """The tensor-pipe metric and EXTRA, those this ncu knows."""
+    known = known_metrics(ncu)
+    pipe = next((m for m in TENSOR_PIPES if _base(m) in known), None)
+    return [m for m in [pipe, *EXTRA] if m and _base(m) in known]
+
+
+def collect_modes(groups: dict[str, list[str]], point: schema.Point, dtype: str, seed: int = 0,
+                  timeout: float = DEFAULT_TIMEOUT_S, device: str = "cuda") -> dict[str, Pass]:
+    """Counters for the variants named per mode, all in ONE ncu process (torch
+    imported, ncu's metrics queried and its report read once). A Pass per
+    mode; the seconds of the whole pass are the first mode's, so that stages
+    still sum to the capture."""
+    t0 = time.monotonic()
+    passes = {mode: Pass() for mode in groups}
+
+    def finish() -> dict[str, Pass]:
+        for i, p in enumerate(passes.values()):
+            p.seconds = time.monotonic() - t0 if i == 0 else 0.0
+        return passes
+
+    def unavailable(reason: str) -> dict[str, Pass]:
+        for mode, names in groups.items():
+            passes[mode].counters = {n: schema.Counters(status=schema.Status.UNAVAILABLE.value, reason=reason)
+                                     for n in names}
+        return finish()
 
     if device != "cuda":
         return unavailable("no GPU")
     ncu = find_ncu()
     if ncu is None:
         return unavailable("Nsight Compute (ncu) not found on PATH")
-    result.ncu_version = version(ncu)
-    known = known_metrics(ncu)
-    pipe = next((m for m in TENSOR_PIPES if _base(m) in known), None)
-    extra = [m for m in [pipe, *EXTRA] if m and _base(m) in known]
+    ver = version(ncu)
+    for p in passes.values():
+        p.ncu_version = ver
+    extra = _extra_metrics(ncu)
     keep = os.environ.get(KEEP_ENV)
+    jobs = [job_name(m, n) for m, names in groups.items() for n in names]
     with tempfile.TemporaryDirectory(prefix="gen-ncu-") as tmp:
         work = Path(keep) if keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        rows, rules, out, why = _profile(ncu, names, mode, point, dtype, seed, work, extra, timeout, mode)
-        result.log += [line for line in out.splitlines() if line.startswith(("ran ", "refused ", "==ERROR=="))]
+        rows, rules, out, why = _profile(ncu, groups, point, dtype, seed, work, extra, timeout, "counters")
+        log = [line for line in out.splitlines() if line.startswith(("ran ", "refused ", "==ERROR==", "times: "))]
         if why:
+            _attribute(groups, passes, {}, log)
             return unavailable(why)
-        found = split(rows, rules, names)
+        found = split(rows, rules, jobs)
         if not found:
             # The raw page names no NVTX range: one process per variant instead.
-            result.log.append("the raw page names no NVTX range: one ncu process per variant")
-            for n in names:
-                rows, rules, out, why = _profile(ncu, [n], mode, point, dtype, seed, work, extra, timeout, f"{mode}-{n}")
-                found.update(split(rows, rules, [n], only=n) if not why else {})
-    refused = {line.split()[1].rstrip(":"): line.split(":", 1)[1].strip()
-               for line in result.log if line.startswith("refused ")}
-    for n in names:
-        if n in found:
-            result.counters[n] = schema.Counters(status=schema.Status.OK.value, kernels=found[n])
-        else:
-            result.counters[n] = schema.Counters(
-                status=schema.Status.UNAVAILABLE.value,
-                reason=f"the counter pass could not run it: {refused[n]}" if n in refused
-                else "no kernel of this call was profiled")
-    result.seconds = time.monotonic() - t0
-    return result
+            log.append("the raw page names no NVTX range: one ncu process per variant")
+            found = _one_by_one(ncu, groups, point, dtype, seed, work, extra, timeout)
+    _attribute(groups, passes, found, log)
+    return finish()

@@ -1,10 +1,12 @@
 """The program Nsight Compute profiles: one warm call per variant, each inside
 an NVTX range of its own, so that only that call's kernels are profiled.
 
-Takes (argv): --mode, --variants, --point (JSON of a schema.Point), --dtype,
---seed. Gives: on stdout one line per variant, `ran <name>` or
-`refused <name>: <why>`; the NVTX ranges `gen.<variant>` around the profiled
-calls. Run by gen.capture.counters under `ncu`; never on its own for numbers.
+Takes (argv): --mode and --variants, in pairs (one pair per mode: every
+mode in one process, so torch is imported once), --point (JSON of a
+schema.Point), --dtype, --seed. Gives: on stdout one line per variant and
+mode, `ran <mode>__<name>` or `refused <mode>__<name>: <why>`; the NVTX
+ranges `gen.<mode>__<variant>` around the profiled calls. Run by
+gen.capture.counters under `ncu`; never on its own for numbers.
 
 The ranges are start/end ranges, not push/pop: autograd runs backward on a
 thread of its own, and a push/pop range holds only the pushing thread.
@@ -27,8 +29,12 @@ RANGE_PREFIX = "gen."
 WARM_CALLS = 2  # the first call compiles or plans; the second is warm
 
 
-def range_name(variant: str) -> str:
-    return RANGE_PREFIX + variant
+def job_name(mode: str, variant: str) -> str:
+    return f"{mode}__{variant}"
+
+
+def range_name(mode: str, variant: str) -> str:
+    return RANGE_PREFIX + job_name(mode, variant)
 
 
 def profile_one(v: variants.Variant, mode: str, point: schema.Point, dtype, seed: int) -> None:
@@ -52,7 +58,7 @@ def profile_one(v: variants.Variant, mode: str, point: schema.Point, dtype, seed
         for _ in range(WARM_CALLS):
             step()
         torch.cuda.synchronize()
-        rid = torch.cuda.nvtx.range_start(range_name(v.name))
+        rid = torch.cuda.nvtx.range_start(range_name(mode, v.name))
         step()
         torch.cuda.synchronize()
         torch.cuda.nvtx.range_end(rid)
@@ -60,12 +66,13 @@ def profile_one(v: variants.Variant, mode: str, point: schema.Point, dtype, seed
 
 def run(names: list[str], mode: str, point: schema.Point, dtype, seed: int) -> None:
     for v in variants.resolve(names):
+        name = job_name(mode, v.name)
         try:
             profile_one(v, mode, point, dtype, seed)
-            print(f"ran {v.name}", flush=True)
+            print(f"ran {name}", flush=True)
         except Exception as exc:  # the main run records why a variant refuses; here it is skipped
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            print(f"refused {v.name}: {type(exc).__name__}: {first[:200]}", flush=True)
+            print(f"refused {name}: {type(exc).__name__}: {first[:200]}", flush=True)
         finally:
             torch.cuda.empty_cache()
 
@@ -73,14 +80,17 @@ def run(names: list[str], mode: str, point: schema.Point, dtype, seed: int) -> N
 def main(argv: list[str] | None = None) -> int:
 
     p = argparse.ArgumentParser(prog="python -m gen.capture.ncu_target")
-    p.add_argument("--mode", required=True, choices=[m.value for m in schema.Mode])
-    p.add_argument("--variants", required=True)
+    p.add_argument("--mode", required=True, action="append", choices=[m.value for m in schema.Mode])
+    p.add_argument("--variants", required=True, action="append", help="comma-separated, one list per --mode")
     p.add_argument("--point", required=True, help="a schema.Point as JSON")
     p.add_argument("--dtype", default="bf16", choices=list(DTYPES))
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
+    if len(a.mode) != len(a.variants):
+        p.error("give one --variants list per --mode")
     point = schema.Point(**json.loads(a.point))
-    run(a.variants.split(","), a.mode, point, DTYPES[a.dtype], a.seed)
+    for mode, names in zip(a.mode, a.variants):
+        run(names.split(","), mode, point, DTYPES[a.dtype], a.seed)
     return 0
 
 

@@ -84,3 +84,33 @@ def summary(stage_seconds: dict[str, float]) -> list[str]:
     for stage, s in sorted(stage_seconds.items(), key=lambda kv: -kv[1]):
         lines.append(f"  {stage:<22} {s:7.1f} s  {100 * s / total:4.1f}%")
     return lines
+
+
+class Phases(dict):
+    """Seconds per phase of one item (build, first call, warm-up, rounds,
+    profiled calls...): `with phases("build"): ...` adds to "build". The
+    capture log gives them per point, and their sum over the sweep, so that
+    where a capture's time goes inside a stage can be read."""
+
+    def __call__(self, name: str):
+        return _PhaseTimer(self, name)
+
+    def line(self) -> str:
+        return " ".join(f"{k} {v:.2f}" for k, v in self.items() if v >= 0.005)
+
+
+class _PhaseTimer:
+    def __init__(self, phases: Phases, name: str):
+        self.phases, self.name = phases, name
+
+    def __enter__(self):
+        import time
+
+        self.t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        import time
+
+        self.phases[self.name] = self.phases.get(self.name, 0.0) + time.perf_counter() - self.t0
+        return False

@@ -249,34 +249,32 @@ def inplace_autograd_check(cfg: schema.RunConfig, device: torch.device) -> schem
 
 
 def counter_pass(runs: list[schema.VariantRun], modes: list[str], cfg: schema.RunConfig, device: torch.device,
-                 env: schema.Environment) -> schema.Environment:
-    """Nsight Compute's counters of one warm call per variant that ran, per mode,
-    at the run point, in a process of its own (gen.capture.counters). Returns
-    the environment with ncu's version."""
-    for mode in modes:
-        env = counter_pass_mode(runs, mode, cfg, device, env)
-    return env
-
-
-def counter_pass_mode(runs: list[schema.VariantRun], mode: str, cfg: schema.RunConfig, device: torch.device,
-                      env: schema.Environment) -> schema.Environment:
-    """One mode's counter pass (see counter_pass)."""
-    ok = [r for r in runs if r.mode == mode and r.status == schema.Status.OK]
-    if ok:
-        _free(device)
-        got = counter_defs.collect([r.variant for r in ok], mode, ok[0].point or _point(cfg, cfg.seq_len, cfg.head_dim),
-                                   cfg.dtype, seed=cfg.seed or 0, device=device.type)
-        for r in ok:
-            r.counters = got.counters[r.variant]
-        for line in got.log:
-            log(f"  ncu: {line}")
-        kernels = sum(len(c.kernels) for c in got.counters.values())
-        reasons = sorted({c.reason for c in got.counters.values() if c.reason})
-        log(f"counter pass {mode}: {sum(c.status == 'ok' for c in got.counters.values())}/{len(ok)} variants, "
-            f"{kernels} kernels in {got.seconds:.1f} s" + (f" ({'; '.join(reasons)})" if reasons else ""))
-        if got.ncu_version:
-            env = dataclasses.replace(env, ncu=got.ncu_version)
-    return env
+                 env: schema.Environment) -> tuple[schema.Environment, dict[str, float]]:
+    """Nsight Compute's counters of one warm call per variant that ran, in
+    every mode asked, at the run point, in ONE process of its own
+    (gen.capture.counters). Returns the environment with ncu's version and
+    the pass's seconds per mode (the whole pass on the first)."""
+    groups = {m: [r.variant for r in runs if r.mode == m and r.status == schema.Status.OK] for m in modes}
+    groups = {m: names for m, names in groups.items() if names}
+    if not groups:
+        return env, {}
+    _free(device)
+    point = next(r.point for r in runs if r.status == schema.Status.OK) or _point(cfg, cfg.seq_len, cfg.head_dim)
+    got = counter_defs.collect_modes(groups, point, cfg.dtype, seed=cfg.seed or 0, device=device.type)
+    for mode, p in got.items():
+        for r in runs:
+            if r.mode == mode and r.variant in p.counters:
+                r.counters = p.counters[r.variant]
+        for line in p.log:
+            log(f"  ncu {mode}: {line}")
+        kernels = sum(len(c.kernels) for c in p.counters.values())
+        reasons = sorted({c.reason for c in p.counters.values() if c.reason})
+        log(f"counter pass {mode}: {sum(c.status == 'ok' for c in p.counters.values())}/{len(groups[mode])} "
+            f"variants, {kernels} kernels" + (f" ({'; '.join(reasons)})" if reasons else ""))
+        if p.ncu_version:
+            env = dataclasses.replace(env, ncu=p.ncu_version)
+    log(f"counter pass: {', '.join(groups)} in one ncu process, {sum(p.seconds for p in got.values()):.1f} s")
+    return env, {m: p.seconds for m, p in got.items()}
 
 
 def _point(cfg: schema.RunConfig, seq: int, dim: int) -> schema.Point:
@@ -419,6 +417,31 @@ def _run_steps(variants, modes, scenarios) -> list:
     return [(m, v) for m in modes for v in variants] if with_runs else []
 
 
+def _counters_stage(runs, modes, cfg, device, env, store, progress) -> schema.Environment:
+    """The counter pass for the modes whose counters are not kept yet; one staging item per mode."""
+    todo = []
+    for mode in modes:
+        key = staging.key_of("counters", mode)
+        kept = store.get(key)
+        if kept is None:
+            todo.append(mode)
+            continue
+        for r in runs:
+            if r.mode == mode and r.variant in kept["record"]:
+                r.counters = staging.load(schema.Counters, kept["record"][r.variant], key)
+        if kept.get("ncu"):
+            env = dataclasses.replace(env, ncu=kept["ncu"])
+    if not todo:
+        return env
+    env, seconds = counter_pass(runs, todo, cfg, device, env)
+    for mode in todo:
+        got = {r.variant: dataclasses.asdict(r.counters) for r in runs if r.mode == mode and r.counters is not None}
+        store.put(staging.key_of("counters", mode), {"kind": "counters", "stage": "counters", "record": got,
+                                                     "ncu": env.ncu, "seconds": seconds.get(mode, 0.0)})
+        progress.done("counters", seconds.get(mode, 0.0))
+    return env
+
+
 def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, store, staging_dir, sampler, final,
              force, session, session_start, t_start, time_limit_s, seed) -> Path:
     B, H, S, D = cfg.batch, cfg.heads, cfg.seq_len, cfg.head_dim
@@ -469,24 +492,7 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
             )
             log(f"[{i}/{len(steps)}] {mode} {v.name}: {r.status} ({what}) in {seconds:.1f} s, {progress.suffix()}")
         if counters and runs:
-            for mode in modes:
-                key = staging.key_of("counters", mode)
-                kept = store.get(key)
-                if kept is None:
-                    t0 = time.monotonic()
-                    env = counter_pass_mode(runs, mode, cfg, device, env)
-                    got = {r.variant: dataclasses.asdict(r.counters) for r in runs
-                           if r.mode == mode and r.counters is not None}
-                    seconds = time.monotonic() - t0
-                    store.put(key, {"kind": "counters", "stage": "counters", "record": got, "ncu": env.ncu,
-                                    "seconds": seconds})
-                    progress.done("counters", seconds)
-                else:
-                    for r in runs:
-                        if r.mode == mode and r.variant in kept["record"]:
-                            r.counters = staging.load(schema.Counters, kept["record"][r.variant], key)
-                    if kept.get("ncu"):
-                        env = dataclasses.replace(env, ncu=kept["ncu"])
+            env = _counters_stage(runs, modes, cfg, device, env, store, progress)
         rs = schema.ResultSet(schema.SCHEMA_VERSION, final.name, env, cfg, runs)
         rs.scenarios = [s.record(modes) for s in scenarios]
         if jobs:

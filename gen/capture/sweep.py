@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import math
 import statistics
 import time
@@ -38,13 +39,14 @@ from gen.capture.attention import (
     reference_slice,
     rel_error,
 )
+from gen.capture.progress import Phases
 from gen.capture.timing import Budget, describe, measure, timer_for, warm_up
 from gen.model import schema
 from gen.model.scenarios import ARTICLE, Scenario
 from gen.model.variants import Variant
 
 # Short: a sweep has many points; the profiled runs take the full budget.
-SWEEP_BUDGET = Budget(warmup_min=5, warmup_min_s=0.1, warmup_max_s=0.6, settle_tol=0.05, repeats=12,
+SWEEP_BUDGET = Budget(warmup_min=3, warmup_min_s=0.05, warmup_max_s=0.4, settle_tol=0.05, repeats=12,
                       min_measure_s=0.15, max_repeats=200, host_repeats=12, graph_replays=24, min_rounds=3,
                       max_rounds=5, round_s=0.02, max_measure_s=1.5)
 # A point whose call is predicted (from the last point of its series) to take
@@ -138,49 +140,56 @@ def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[st
     (scenario, variant, mode, point) also timed from an idle GPU."""
     budget = budget or SWEEP_BUDGET
     series = plan(variants, scenarios, modes)
+    # What lives now (torch, the runs) lives to the end: the collections
+    # between points need not walk it again.
+    gc.collect()
+    gc.freeze()
     total = sum(len(s) for s in series)
     out: list[schema.SweepPoint] = []
+    totals = Phases()
     for jobs in series:
-        oom_at, last_s, prev, last_ms, last_first = None, 0.0, None, None, None
+        seen = _Series()
         for job in jobs:
             key = job_key(job)
             kept = store.get(key) if store is not None else None
+            phases = Phases()
             if kept is not None:
+                phases.update(kept.get("phases") or {})
                 p = staging.load(schema.SweepPoint, kept["record"], f"{store.path}/items/{key}.json")
                 seconds = kept.get("seconds", 0.0)
             else:
                 t0 = time.monotonic()
                 p = schema.SweepPoint(variant=job.variant.name, point=job.point, status=schema.Status.OK.value,
                                       scenario=job.scenario.name, mode=job.mode)
-                p.reason = _not_run(job, prev, last_s, last_ms, oom_at, deadline, device, last_first)
+                p.reason = _not_run(job, seen, deadline, device)
                 if p.reason is not None:
-                    p.status = schema.Status.OOM.value if oom_at is not None else schema.Status.SKIPPED.value
+                    p.status = schema.Status.OOM.value if seen.oom_at is not None else schema.Status.SKIPPED.value
                 else:
                     p = sweep_point(job, device, budget, staging_dir, seed, sampler=sampler,
-                                    burst=bursts is not None and burst_key(job) in bursts)
+                                    burst=bursts is not None and burst_key(job) in bursts, phases=phases)
                 seconds = time.monotonic() - t0
                 if store is not None:
                     store.put(key, {"kind": "sweep", "stage": f"sweep {job.scenario.name}",
-                                    "record": dataclasses.asdict(p), "seconds": seconds})
-            if p.status == schema.Status.OK:
-                last_s, prev = seconds, job.point
-                times = p.timing.gpu_only_ms or p.timing.eager_ms
-                last_ms = statistics.median(times) if times else None
-                # Grows with the length only where it is more than plans and loading (a compile's autotuning).
-                last_first = p.first_call_s if p.first_call_s and p.first_call_s > 1.0 else None
-            elif p.status == schema.Status.OOM and oom_at is None and not (p.reason or "").startswith("not run"):
-                oom_at = job.point.kv_len
+                                    "record": dataclasses.asdict(p), "seconds": seconds,
+                                    "phases": {k: round(x, 4) for k, x in phases.items()}})
+            seen.add(p, job.point, seconds)
             out.append(p)
+            for k, x in phases.items():
+                totals[k] = totals.get(k, 0.0) + x
             if progress is not None and kept is None:
                 progress.done(f"sweep {job.scenario.name}", seconds)
-            _log_point(p, job, len(out), total, seconds, kept is not None, progress)
+            _log_point(p, job, len(out), total, seconds, kept is not None, progress, phases)
+    if totals:
+        probe.log("  sweep, seconds by phase over every point: " + totals.line())
     return out
 
 
-def _log_point(p: schema.SweepPoint, job: Job, i: int, total: int, seconds: float, kept: bool, progress) -> None:
+def _log_point(p: schema.SweepPoint, job: Job, i: int, total: int, seconds: float, kept: bool, progress,
+               phases: Phases | None = None) -> None:
     what = describe(p.timing) if p.status == schema.Status.OK else f"{p.status} ({p.reason})"
     pt = job.point
-    tail = f" in {seconds:.1f} s" + (f", {progress.suffix()}" if progress is not None else "")
+    tail = f" in {seconds:.1f} s" + (f" [{phases.line()}]" if phases else "")
+    tail += f", {progress.suffix()}" if progress is not None else ""
     if kept:
         tail = " (kept from an earlier session)"
     probe.log(f"  sweep [{i}/{total}] {job.scenario.name} {job.mode} {job.variant.name} "
@@ -188,27 +197,72 @@ def _log_point(p: schema.SweepPoint, job: Job, i: int, total: int, seconds: floa
               + (f", err {p.rel_error:.1e}" if p.rel_error is not None else "") + tail)
 
 
-def _not_run(job: Job, prev: schema.Point | None, last_s: float, last_ms: float | None, oom_at: int | None,
-             deadline: float, device: torch.device, last_first_s: float | None = None) -> str | None:
+@dataclass
+class _Series:
+    """What the measured points of one series (lengths growing) say about the next."""
+
+    oom_at: int | None = None  # the first length that ran out of memory
+    last_s: float = 0.0  # the last measured point's seconds, all phases
+    prev: schema.Point | None = None  # the last measured point
+    last_ms: float | None = None  # its time per call
+    firsts: list = dataclasses.field(default_factory=list)  # (point, first call s) where over FIRST_CALL_FLOOR_S
+
+    def add(self, p: schema.SweepPoint, point: schema.Point, seconds: float) -> None:
+        if p.status == schema.Status.OK:
+            self.last_s, self.prev = seconds, point
+            times = p.timing.gpu_only_ms or p.timing.eager_ms
+            self.last_ms = statistics.median(times) if times else None
+            if p.first_call_s and p.first_call_s > FIRST_CALL_FLOOR_S:
+                self.firsts.append((point, p.first_call_s))
+        elif p.status == schema.Status.OOM and self.oom_at is None and not (p.reason or "").startswith("not run"):
+            self.oom_at = point.kv_len
+
+    def first_call_s(self, nxt: schema.Point) -> tuple[float, float] | None:
+        """(predicted first call, growth exponent) at `nxt`: the last first call
+        times the work ratio raised to the exponent the last two first calls
+        showed (0 to 1; 0 with one: a compile's cost is mostly fixed, and only
+        autotuning, which runs the kernels, grows with the work)."""
+        if not self.firsts:
+            return None
+        (p1, f1) = self.firsts[-1]
+        exponent = 0.0
+        if len(self.firsts) >= 2:
+            (p0, f0) = self.firsts[-2]
+            w = _work(p1) / _work(p0)
+            if w > 1.0:
+                exponent = min(1.0, max(0.0, math.log(f1 / f0) / math.log(w)))
+        return f1 * max(1.0, _work(nxt) / _work(p1)) ** exponent, exponent
+
+
+def _work(p: schema.Point) -> float:
+    return float(p.q_len) * float(p.kv_len)
+
+
+# A first call shorter than this is plans and loading, not a compile: it says nothing of the next.
+FIRST_CALL_FLOOR_S = 1.0
+
+
+def _not_run(job: Job, seen: _Series, deadline: float, device: torch.device) -> str | None:
     """Why a point is not run, or None: an OOM at a shorter length, a call or
     a first call predicted past MAX_CALL_MS or MAX_FIRST_CALL_S, or the run's
     time limit."""
-    if oom_at is not None:
-        return f"not run: out of memory already at {oom_at} tokens"
+    if seen.oom_at is not None:
+        return f"not run: out of memory already at {seen.oom_at} tokens"
+    prev = seen.prev
     # On a GPU only: a CPU's times (a capture for tests) move with its load.
-    if prev is not None and last_first_s and device.type == "cuda":
-        first_s = last_first_s * (job.point.kv_len / prev.kv_len) * (job.point.q_len / prev.q_len)
-        if first_s > MAX_FIRST_CALL_S:
-            return (f"not run: predicted a first call of {first_s:.0f} s from {last_first_s:.1f} s at "
-                    f"{prev.kv_len} tokens (it grows with q_len x kv_len), over the {MAX_FIRST_CALL_S:.0f} s "
-                    f"that a whole capture in minutes allows")
-    if prev is not None and last_ms and device.type == "cuda":
-        call_ms = predicted_call_ms(last_ms, prev, job.point)
+    first = seen.first_call_s(job.point) if device.type == "cuda" else None
+    if first is not None and first[0] > MAX_FIRST_CALL_S:
+        (at, f1) = seen.firsts[-1]
+        return (f"not run: predicted a first call of {first[0]:.0f} s from {f1:.1f} s at {at.kv_len} tokens "
+                f"(the first calls so far grew as the work to the power {first[1]:.2f}), over the "
+                f"{MAX_FIRST_CALL_S:.0f} s that a whole capture in minutes allows")
+    if prev is not None and seen.last_ms and device.type == "cuda":
+        call_ms = predicted_call_ms(seen.last_ms, prev, job.point)
         if call_ms > MAX_CALL_MS:
-            return (f"not run: predicted {call_ms:.0f} ms a call from {last_ms:.1f} ms at {prev.kv_len} tokens "
-                    f"(work grows with q_len x kv_len), over the {MAX_CALL_MS:.0f} ms a call that a whole "
+            return (f"not run: predicted {call_ms:.0f} ms a call from {seen.last_ms:.1f} ms at {prev.kv_len} "
+                    f"tokens (work grows with q_len x kv_len), over the {MAX_CALL_MS:.0f} ms a call that a whole "
                     f"capture in minutes allows")
-    predicted = predicted_s(last_s, prev, job.point, job.variant.compiled) if prev else 0.0
+    predicted = predicted_s(seen.last_s, prev, job.point, job.variant.compiled) if prev else 0.0
     if time.monotonic() + predicted > deadline - WRITE_MARGIN_S:
         return (f"not run: predicted {predicted:.0f} s from the last point, past the run's time limit"
                 if prev else "not run: the run's time limit was reached")
@@ -241,12 +295,18 @@ def _check(built, train: bool, point: schema.Point, q, k, v, go, device, first: 
 
 
 def sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, seed: int = 0, sampler=None,
-                burst: bool = False) -> schema.SweepPoint:
-    """One variant at one scenario point; a refusal or an OOM is a status, never a crash."""
-    p = _sweep_point(job, device, budget, staging, seed, sampler, burst)
+                burst: bool = False, phases: Phases | None = None) -> schema.SweepPoint:
+    """One variant at one scenario point; a refusal or an OOM is a status, never a crash.
+    `phases` gets the seconds of each phase (build, first call, warm-up...)."""
+    ph = phases if phases is not None else Phases()
+    p = _sweep_point(job, device, budget, staging, seed, sampler, burst, ph)
     # Here, not inside: the point's tensors and graphs are unreferenced only
     # once that frame is gone, and the next point may need all the memory.
-    probe.free(device)
+    # Reference counting frees a plain call's tensors; a collection (0.15 s
+    # with torch loaded) only where cycles are likely: a compiled variant,
+    # or a point that raised (its traceback holds the frame).
+    with ph("free"):
+        probe.free(device, collect=job.variant.compiled or p.status != schema.Status.OK)
     if p.status != schema.Status.OK:
         # A point that failed half-way keeps no timing or trace of its own.
         p.timing, p.trace = schema.Timing(), None
@@ -256,7 +316,7 @@ def sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, s
 
 
 def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, seed: int, sampler,
-                 burst: bool) -> schema.SweepPoint:
+                 burst: bool, ph: Phases) -> schema.SweepPoint:
     v, point, train = job.variant, job.point, job.mode == schema.Mode.TRAIN
     p = schema.SweepPoint(variant=v.name, point=point, status=schema.Status.OK.value, scenario=job.scenario.name,
                           mode=job.mode)
@@ -269,23 +329,26 @@ def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, 
         # pinned backend says there why it refuses; the timed loops run bare.
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            built = build(v.kind, v.backend, point, device)
-            p.dtype, p.facts = built.dtype or job.scenario.dtype, dict(built.facts)
-            q, k, v_ = make_inputs(point, DTYPES[p.dtype], device, seed, grad=train, layout=built.layout)
-            go = grad_output(point, DTYPES[job.scenario.dtype], device, seed + 7) if train else None
-            if built.explain is not None:
-                p.sdpa_choice, p.backend_reasons = built.explain(q, k, v_)
-            with built.context(), probe.mode_context(train):
+            with ph("build"):
+                built = build(v.kind, v.backend, point, device)
+                p.dtype, p.facts = built.dtype or job.scenario.dtype, dict(built.facts)
+                q, k, v_ = make_inputs(point, DTYPES[p.dtype], device, seed, grad=train, layout=built.layout)
+                go = grad_output(point, DTYPES[job.scenario.dtype], device, seed + 7) if train else None
+                if built.explain is not None:
+                    p.sdpa_choice, p.backend_reasons = built.explain(q, k, v_)
+            with built.context(), probe.mode_context(train), ph("first+check"):
                 first: list[float] = []
                 p.rel_error = _check(built, train, point, q, k, v_, go, device, first)
                 p.first_call_s = first[0]
                 if built.compiled:
                     p.compile_time_s = first[0]
         step = probe.call(built, q, k, v_, go)
-        probe.free(device, collect=False)
+        with ph("memory"):
+            probe.free(device, collect=False)
+            with built.context(), probe.mode_context(train):
+                q.grad = k.grad = v_.grad = None
+                p.peak_memory_bytes, p.baseline_memory_bytes = probe.peak_memory(step, device)
         with built.context(), probe.mode_context(train):
-            q.grad = k.grad = v_.grad = None
-            p.peak_memory_bytes, p.baseline_memory_bytes = probe.peak_memory(step, device)
 
             def profiled():
                 # The kernels of profiled eager calls: the trace kept, and the
@@ -296,7 +359,7 @@ def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, 
                 return work or None
 
             p.timing = measure(step, device, budget, graph=True, sampler=sampler, profiled=profiled,
-                               do_burst=burst)
+                               do_burst=burst, phases=ph)
             if job.trace:
                 p.trace = job.trace
     except torch.OutOfMemoryError as exc:

@@ -51,6 +51,7 @@ NO_GPU = "no GPU"
 NOT_ASKED = "CUDA-graph timing not asked for"
 GRAPH_WARM_REPLAYS = 3  # replays before timing: the graph's first launch uploads it
 SIDE_STREAM_WARM_CALLS = 3  # PyTorch's docs warm up on a side stream before capture
+WARM_SPAN_S = 0.02  # the graph's warm calls and replays stop past this (a 100 ms call: one each)
 BURST_CALLS = 20  # as cuDNN frontend's benchmark and most published tables: a handful of calls
 BURST_IDLE_S = 1.0  # the GPU idles this long first, so that it starts at its burst clock
 Z95 = 1.96
@@ -172,8 +173,14 @@ class CudaTimer(Timer):
         side = torch.cuda.Stream(self.device)
         side.wait_stream(torch.cuda.current_stream(self.device))
         with torch.cuda.stream(side):
+            # Up to SIDE_STREAM_WARM_CALLS, but not past WARM_SPAN_S: the call
+            # is warm already (warm_up ran); this is the stream's own state.
+            t0 = time.perf_counter()
             for _ in range(SIDE_STREAM_WARM_CALLS):
                 call()
+                self.sync()
+                if time.perf_counter() - t0 > WARM_SPAN_S:
+                    break
         torch.cuda.current_stream(self.device).wait_stream(side)
         self.sync()
         # A graph allocates from a pool of its own: give the eager loops'
@@ -282,7 +289,10 @@ class Graph:
         self.n = graph_calls(per_call_ms, b)
         self.graph = timer.capture(call, self.n)
         try:
-            replay = statistics.median(timer.replay_ms(self.graph, GRAPH_WARM_REPLAYS))
+            # One replay uploads the graph; more only while they are short.
+            first = timer.replay_ms(self.graph, 1)
+            more = GRAPH_WARM_REPLAYS - 1 if first[0] < WARM_SPAN_S * 1e3 else 1
+            replay = statistics.median(timer.replay_ms(self.graph, more))
             better = graph_calls(replay / self.n, b)
             if replay < b.graph_min_replay_ms and better > self.n:
                 timer.release(self.graph)
@@ -457,35 +467,41 @@ def _graph_or_reason(call: Callable, timer: Timer, b: Budget, per_call: float, g
 
 def measure(call: Callable, device, budget: Budget, graph: bool = True, timer: Timer | None = None,
             sampler=None, profiled: Callable[[], list | None] | None = None,
-            do_burst: bool = False) -> schema.Timing:
+            do_burst: bool = False, phases=None) -> schema.Timing:
     """Warm up; then GPU-only, eager and host samples of `call` in interleaved
     rounds; then the profiled calls and the graph check (see the module doc).
     `profiled()` runs the profiled eager calls and returns their GPU work, one
     (names, ms) per call, or None where there is none (a CPU)."""
     b = budget
+    ph = phases if phases is not None else _NoPhases()
     timer = timer or timer_for(device)
     t = schema.Timing()
     if do_burst:
-        t.burst_ms, tel = burst(call, timer, sampler)
+        with ph("burst"):
+            t.burst_ms, tel = burst(call, timer, sampler)
         if tel is not None and getattr(sampler, "ok", False):
             t.telemetry[W.BURST.value] = tel
-    t.warmup_iters, t.warmup_window_ms = warm_up(call, timer, b)
+    with ph("warmup"):
+        t.warmup_iters, t.warmup_window_ms = warm_up(call, timer, b)
     per_call = statistics.median(t.warmup_window_ms[-3:])
-    g = _graph_or_reason(call, timer, b, per_call, graph, t)
+    with ph("graph"):
+        g = _graph_or_reason(call, timer, b, per_call, graph, t)
     r = _Rounds(call, timer, b, per_call, g, sampler)
     n, graph_work = None, None
     try:
-        r.run()
-        if r.graph_alone:
-            r.graph_after(Graph(call, timer, b, per_call))
+        with ph("rounds"):
+            r.run()
+            if r.graph_alone:
+                r.graph_after(Graph(call, timer, b, per_call))
         if r.g is not None:
-            n, graph_work = r.g.n, timer.graph_work(r.g.graph)
+            with ph("graph_work"):
+                n, graph_work = r.g.n, timer.graph_work(r.g.graph)
     finally:
         if r.g is not None:
             r.g.release()
     work = None
     if profiled is not None:
-        with r.window(W.KERNEL_SUM):
+        with r.window(W.KERNEL_SUM), ph("profiled"):
             work = profiled()
     t.rounds = r.rounds
     t.eager_ms, t.host_ms = r.samples[W.EAGER], r.samples[W.HOST]
@@ -501,6 +517,11 @@ def measure(call: Callable, device, budget: Budget, graph: bool = True, timer: T
             t.graph_ms, t.gpu_only_ms = t.gpu_only_ms, list(t.kernel_sum_ms)
             t.gpu_only_method, t.gpu_only_reason = schema.GpuOnlyMethod.KERNEL_SUM.value, reason
     return t
+
+
+class _NoPhases:
+    def __call__(self, name: str):
+        return _Null()
 
 
 def _telemetry(t: schema.Timing, sampler, intervals: dict) -> None:

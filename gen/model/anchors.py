@@ -6,6 +6,13 @@ by repository, commit, path and URL). Gives: `build_cudnn_h200()` and
 (variant, point) with `published` holding the figure and its FLOP convention,
 `build_all()` and `write(root, force)` for `python -m gen reference`.
 
+Scenarios with no published figure at their shape (packed documents, chunked
+prefill, decode kernels, deterministic backward; NVIDIA's H200 CSVs hold no
+decode, and their deterministic rows are DeepSeek-V3 shapes: 128 heads, head dims
+192 and 128) carry none. The FlashAttention-3 paper's FP8 forward figure (H100) is not
+carried: its figures exist only as labels in a chart image, which could not be
+read here from a primary copy.
+
 Nothing here is measured by this project. A figure a source did not publish
 is None, never derived; a variant a source did not cover is absent. Each
 source's own FLOP count is kept by name: both count the two matmuls of the
@@ -36,7 +43,7 @@ CUDNN_CSV = "benchmark/sdpa_benchmark_training/results/h200_919_only_cudnn/llama
 CUDNN_SOURCE = (
     "NVIDIA cuDNN frontend SDPA benchmark, Llama 3.1 GQA, NVIDIA H200, cuDNN 9.19.1 (cudnn_backend_version 91901, "
     f"frontend 1.19.0): github.com/NVIDIA/cudnn-frontend/blob/{CUDNN_COMMIT}/{CUDNN_CSV} "
-    "(rows data_type=bfloat16, attn_mask=top_left; chart and parameters in "
+    "(rows data_type=bfloat16 and data_type=fp8, attn_mask=top_left; chart and parameters in "
     "benchmark/sdpa_benchmark_training/README.md, section 'H200 - Llama 3.1 Causal (top_left)')"
 )
 CUDNN_CONVENTION = ("cuDNN frontend benchmark: 2*B*Hq*N*(Dqk+Dvo) with N the unmasked score entries, "
@@ -52,6 +59,20 @@ _CUDNN_ROWS = [
     (8192, 1.708, 644.0),
     (16384, 6.531, 673.0),
     (32768, 25.566, 688.0),
+]
+
+
+# The same CSV's FP8 rows (data_type=fp8, attn_mask=top_left), same shape: (seq_len, fwd_time_ms, fwd_tflops).
+CUDNN_FP8_VARIANT = "cudnn_fp8"
+CUDNN_FP8_NOTE = (CUDNN_NOTE + "; FP8 rows: q, k, v and the output in float8 e4m3 through the graph's sdpa_fp8 "
+                  "with every scale and descale 1.0, softmax statistics written (the benchmark's forward is a "
+                  "training forward; ours writes none)")
+_CUDNN_FP8_ROWS = [
+    (2048, 0.098, 698.0),
+    (4096, 0.322, 854.0),
+    (8192, 1.141, 964.0),
+    (16384, 4.357, 1010.0),
+    (32768, 16.884, 1042.0),
 ]
 
 
@@ -74,16 +95,26 @@ def build_cudnn_h200() -> schema.ResultSet:
                                        note=CUDNN_NOTE))
         for p, (_, ms, tf) in zip(points, _CUDNN_ROWS, strict=True)
     ]
+    sweep += [
+        schema.SweepPoint(
+            variant=CUDNN_FP8_VARIANT, point=p, status="ok", scenario="fp8-prefill", mode="inference",
+            dtype="fp8_e4m3",
+            published=schema.Published(gpu_time_ms=ms, tflops=tf, flop_convention=CUDNN_CONVENTION,
+                                       note=CUDNN_FP8_NOTE))
+        for p, (_, ms, tf) in zip(points, _CUDNN_FP8_ROWS, strict=True)
+    ]
     # num_iterations=10 per the CSV; no profiler schedule of ours applies (0).
     config = schema.RunConfig(
         batch=1, heads=64, seq_len=points[0].q_len, head_dim=128, dtype="bf16", modes=["inference"],
-        variants=["sdpa_cudnn"], warmup_min=None, repeats=10, profile_wait=0, profile_warmup=0,
+        variants=["sdpa_cudnn", CUDNN_FP8_VARIANT], warmup_min=None, repeats=10, profile_wait=0, profile_warmup=0,
         profile_active=0, error_draws=None, seed=None,
     )
     scen = schema.ScenarioRecord(name="gqa-prefill", title="Llama 3.1 GQA prefill (64 query heads over 8 KV heads)",
                                  dtype="bf16", points=points)
+    fp8 = schema.ScenarioRecord(name="fp8-prefill", title="Llama 3.1 GQA prefill in FP8 e4m3 (64 query heads over "
+                                "8 KV heads)", dtype="fp8_e4m3", points=points)
     return schema.ResultSet(schema_version=schema.SCHEMA_VERSION, name=CUDNN_NAME, environment=_env(
-        "NVIDIA H200", cudnn="9.19.1"), config=config, runs=[], sweep=sweep, scenarios=[scen], kind="reference",
+        "NVIDIA H200", cudnn="9.19.1"), config=config, runs=[], sweep=sweep, scenarios=[scen, fp8], kind="reference",
         source=CUDNN_SOURCE)
 
 

@@ -24,6 +24,10 @@ from gen.model import schema
 ARTICLE = "article"
 
 
+# The dtypes a scenario or --dtype may name (gen.capture.attention.DTYPES maps each to torch's).
+DTYPES = ("bf16", "fp16", "fp32")
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str
@@ -47,6 +51,10 @@ class Scenario:
     # they answer its question, e.g. varlen_attn on packed documents).
     asked_variants: bool = True
     extra_variants: tuple[str, ...] = ()
+    # The lengths swept at the head dims after the first; empty: `lengths`.
+    # The article compares head dims at a few lengths: its whole D=128 series
+    # cost a fifth of the capture's budget for lines parallel to D=64's.
+    other_dim_lengths: tuple[int, ...] = ()
 
     def __post_init__(self):
         if self.mask not in {m.value for m in schema.Mask}:
@@ -60,6 +68,9 @@ class Scenario:
                              f"not {self.lengths}")
         if self.q_lens and (self.q_len is not None or self.mask == schema.Mask.DOCUMENT):
             raise ValueError(f"scenario {self.name}: query chunks go with prefill masks only")
+        if not set(self.other_dim_lengths) <= set(self.lengths):
+            raise ValueError(f"scenario {self.name}: the other head dims' lengths {self.other_dim_lengths} are not "
+                             f"among its lengths {self.lengths}")
         if self.q_heads % self.kv_heads:
             raise ValueError(f"scenario {self.name}: {self.q_heads} query heads do not group over "
                              f"{self.kv_heads} KV heads")
@@ -82,7 +93,13 @@ class Scenario:
         """The inference sweep in order: the scenario's head dim first, then the
         others; with query chunks, each chunk against the KV lengths in turn."""
         chunks = self.q_lens or (None,)
-        return [self.point(n, d, c) for d in self.head_dims for c in chunks for n in self.lengths]
+        return [self.point(n, d, c) for d in self.head_dims for c in chunks for n in self.lengths_at(d)]
+
+    def lengths_at(self, head_dim: int) -> tuple[int, ...]:
+        """The lengths swept at this head dim."""
+        if head_dim != self.head_dim and self.other_dim_lengths:
+            return self.other_dim_lengths
+        return self.lengths
 
     def variants_for(self, asked: list) -> list:
         """The variants (gen.model.variants.Variant) this scenario runs, given
@@ -136,7 +153,7 @@ SCENARIOS: dict[str, Scenario] = {
             ARTICLE, "The article's shape",
             "the seed article's workload, kept so that its A100 figures stay comparable",
             batch=8, q_heads=16, kv_heads=16, head_dims=(64, 128), lengths=_pow2(256, 16384),
-            mask=schema.Mask.CAUSAL, run_length=1024,
+            mask=schema.Mask.CAUSAL, run_length=1024, other_dim_lengths=(1024, 4096, 16384),
         ),
         Scenario(
             "gqa-prefill", "Prefill with grouped-query attention",
@@ -182,9 +199,10 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             "fp8-prefill", "FP8 prefill",
-            "causal prefill of 16k tokens with float8 (e4m3) queries, keys and values beside bf16",
-            batch=1, q_heads=32, kv_heads=8, head_dims=(128,), lengths=(16384,), mask=schema.Mask.CAUSAL,
-            asked_variants=False, extra_variants=("sdpa_auto", "flex", "flex_fp8"),
+            "causal prefill of 16k tokens with float8 (e4m3) queries, keys and values beside bf16 "
+            "(Llama-3-70B-like heads, the shape of the cuDNN frontend's published H200 FP8 figures)",
+            batch=1, q_heads=64, kv_heads=8, head_dims=(128,), lengths=(16384,), mask=schema.Mask.CAUSAL,
+            asked_variants=False, extra_variants=("sdpa_auto", "sdpa_cudnn", "flex", "flex_fp8", "cudnn_fp8"),
         ),
         Scenario(
             "deterministic-backward", "Deterministic backward",
@@ -245,6 +263,7 @@ def tiny(s: Scenario) -> Scenario:
         s, batch=min(s.batch, 2), q_heads=q_heads, kv_heads=max(1, q_heads // groups),
         head_dims=tuple(dict.fromkeys(16 * (i + 1) for i in range(len(s.head_dims)))),
         lengths=lengths, window=shrink(s.window) if s.window else None,
+        other_dim_lengths=tuple(dict.fromkeys(shrink(n) for n in s.other_dim_lengths)),
         train_lengths=train_lengths, docs=docs,
         q_lens=tuple(dict.fromkeys(max(TINY_MIN_CHUNK, c // 32) for c in s.q_lens)),
         run_length=shrink(s.run_length) if s.run_length else None,
@@ -267,6 +286,8 @@ def with_overrides(s: Scenario, *, batch: int | None = None, heads: int | None =
         changes["head_dims"] = tuple(head_dims)
     if lengths is not None:
         changes["lengths"] = tuple(lengths)
+        if tuple(lengths) != s.lengths:  # lengths asked for: every head dim sweeps them
+            changes["other_dim_lengths"] = ()
     if dtype:
         changes["dtype"] = dtype
     return dataclasses.replace(s, **changes)

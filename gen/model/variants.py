@@ -69,6 +69,11 @@ class Variant:
     # Why its answer is wrong on purpose where the mask is not plain causal
     # (a labelled scale reference, never a winner), or None.
     wrong: str | None = None
+    # The inputs' dtype when it sets its own (a gen.capture DTYPES key, "fp8_e4m3"),
+    # recorded even where it never ran; and `twin`, the variant running the same
+    # kind of kernel at the scenario's dtype, for "what FP8 buys" (speed and error).
+    dtype: str | None = None
+    twin: str | None = None
 
     @property
     def compiled(self) -> bool:
@@ -284,6 +289,23 @@ VARIANTS: dict[str, Variant] = {
             keywords=("flex", "compiled", "fused", "fp8"),
             gqa=Gqa.NATIVE,
             masks="a block mask from a mask_mod; none when nothing is masked",
+            dtype="fp8_e4m3",
+            twin="flex",
+        ),
+        Variant(
+            "cudnn_fp8",
+            "cuDNN FP8 attention (frontend graph, optional)",
+            "cudnn_fp8",
+            None,
+            ("CudnnFP8Attention",),
+            Hypothesis(1, False, True, 1, "cuDNN's FP8 fused attention kernel: twice bf16's tensor-core rate"),
+            train=False,
+            default=False,
+            keywords=("cudnn", "fused", "fp8", "optional"),
+            gqa=Gqa.NATIVE,
+            masks="the diagonal band of the cuDNN graph (right bound 0: causal)",
+            dtype="fp8_e4m3",
+            twin="sdpa_cudnn",
         ),
     ]
     + [
@@ -372,6 +394,9 @@ def source(variant: Variant) -> str:
             call = "# no backend pinned: PyTorch chooses\nout = SDPAttention(point, device)(q, k, v)"
     elif variant.kind == "flex_fp8":
         call = "# q, k, v drawn in float8_e4m3fn\nout = FlexBlockMaskAttention(point, device)(q, k, v)"
+    elif variant.kind == "cudnn_fp8":
+        call = ("# pip install .[cudnn]; q, k, v drawn in float8_e4m3fn, in (B, S, H, D) memory\n"
+                "out = CudnnFP8Attention(point, device)(q, k, v)")
     elif variant.kind == "naive_compiled":
         call = "out = torch.compile(NaiveAttention(point, device))(q, k, v)"
     else:

@@ -28,7 +28,8 @@ ROOFLINE_X = "arithmetic intensity (FLOPs, FlashAttention count, per byte of Q, 
 
 
 # The sources' own names for the variants gen.model.anchors maps onto ours.
-SOURCE_NAMES = {"sdpa_cudnn": "cuDNN", "sdpa_flash": "FlashAttention-2", anchors.FA3_VARIANT: "FlashAttention-3"}
+SOURCE_NAMES = {"sdpa_cudnn": "cuDNN", "sdpa_flash": "FlashAttention-2", anchors.FA3_VARIANT: "FlashAttention-3",
+                anchors.CUDNN_FP8_VARIANT: "cuDNN FP8"}
 
 
 def anchor_name(variant: str) -> str:
@@ -334,7 +335,34 @@ FACT_WORDS = {
                           lambda x: f"{x:.0f} (so W − {x:.0f} is passed to see exactly W keys)"),
     "fp8_input_rounding_error": ("error from rounding q, k, v to float8 e4m3 alone (float64 attention of the "
                                  "rounded inputs against the unrounded)", lambda x: f"{x:.2g}"),
+    "cudnn_backend_version": ("cuDNN library the frontend graph ran on",
+                              lambda x: f"{int(x) // 10000}.{int(x) % 10000 // 100}.{int(x) % 100}"),
+    "fp8_output": ("output", lambda x: "float8 e4m3 from the kernel (cuDNN gives BF16 output on Blackwell "
+                                       "only), scaled by a power of two and turned back into BF16 in the call"
+                   if x else "BF16 from the kernel"),
 }
+
+
+# --------------------------------------------------------------------------- what FP8 buys and costs
+
+FP8_NOTE = ("Each FP8 variant beside the variant running the same kind of kernel in the scenario's dtype, at the "
+            "same point: GPU-only times, the speed of FP8 (the twin's time over the FP8 time: above 1× FP8 is "
+            "faster), and both errors against the float64 reference of the very inputs each was given. The "
+            "last column is what rounding q, k and v to float8 e4m3 does alone, before any kernel runs: the "
+            "FP8 inputs differ from the bf16 ones, so an FP8 error near it is the price of the format, not "
+            "of the kernel.")
+
+
+def fp8_cells(r: dict, variant_label) -> dict:
+    """One row of the FP8 table (gen.analysis.scenarios.fp8_frame), worded."""
+    ran = not missing(r["fp8_ms"])
+    why = None if ran else f"{r['status']}: {r['reason'] or 'no reason recorded'}"
+    return dict(label=variant_label(r["variant"]), twin=variant_label(r["twin"]), why=why,
+                speed=f"{r['speedup']:.2f}×" if not missing(r["speedup"]) else "–")
+
+
+NO_ANCHOR = ("No published figure is known for this scenario's shape: none of the sources this report carries "
+             "measured it.")
 
 
 def facts(label: str, point: str, got: dict) -> str:

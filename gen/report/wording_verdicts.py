@@ -177,6 +177,7 @@ class VerdictWords:
     fastest_label: str
     fastest_ms: float  # its ranking time (ms)
     basis: str
+    reasons: tuple[tuple[str, str], ...] = ()  # (who, reason) in full where a line shortened it
 
 
 def noise(n: verdicts.Noise) -> str:
@@ -299,15 +300,54 @@ def dense_mask_line(w: verdicts.Why, runner: str, fastest: str) -> str:
     return text + f". {fastest}'s block mask lets it skip {skip}."
 
 
-def short_reason(reason: str | None, backend_name: str | None = None) -> str:
-    """A capture's reason for a variant it did not measure, short: its first clause, at most 100 characters."""
-    if not reason:
-        return "no reason recorded"
+REASON_CHARS = 100  # a reason inside a verdict's sentence; the verdict keeps the full text beside it
+
+
+def shortened(text: str, limit: int = REASON_CHARS) -> str:
+    """text, or where longer than limit its words that fit with an ellipsis: a cut never ends inside
+    a word or a number (139.80 GiB cut to "139.8" would be another figure), unless its last word
+    is longer than half the limit: that one is cut where the limit falls."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 1]
+    if not text[limit - 1].isspace():
+        space = max(head.rfind(" "), head.rfind("\n"))
+        if space > limit // 2:
+            head = head[:space]
+    return head.rstrip(" \n,;:.(") + "…"
+
+
+def _clause(reason: str, backend_name: str | None) -> str:
     # PyTorch's refusals open with "No available kernel. Aborting execution."; the clause naming the
     # backend says why.
     reason = advice_mod.reason_clause(reason, backend_name) or reason
-    text = reason.split("\n")[0].removeprefix("not run: ").strip()
-    return text if len(text) <= 100 else text[:99].rstrip() + "…"
+    return reason.split("\n")[0].removeprefix("not run: ").strip()
+
+
+def short_reason(reason: str | None, backend_name: str | None = None) -> str:
+    """A capture's reason for a variant it did not measure, short: its first clause, at most
+    REASON_CHARS characters, cut between words."""
+    if not reason:
+        return "no reason recorded"
+    return shortened(_clause(reason, backend_name))
+
+
+def _backend(x: str) -> str | None:
+    var = VARIANTS.get(x)
+    return var.backend if var else None
+
+
+def cut_reasons(v: verdicts.Verdict) -> tuple[tuple[str, str], ...]:
+    """The reasons the verdict's lines shortened, in full as the capture recorded them, each once
+    with the variants it is about: (who, reason)."""
+    said = [(x, reason, _backend(x)) for x, _, reason in v.not_measured]
+    if v.sweep_gaps:
+        said.append((*v.sweep_gaps[0], None))
+    by: dict[str, list[str]] = {}
+    for x, reason, backend in said:
+        if reason and len(_clause(reason, backend)) > REASON_CHARS:
+            by.setdefault(reason, []).append(label(x))
+    return tuple((_join(list(dict.fromkeys(xs))), reason) for reason, xs in by.items())
 
 
 def not_measured_line(v: verdicts.Verdict) -> str | None:
@@ -316,8 +356,7 @@ def not_measured_line(v: verdicts.Verdict) -> str | None:
         return None
     by: dict = {}
     for x, status, reason in v.not_measured:
-        var = VARIANTS.get(x)
-        by.setdefault(f"{status}: {short_reason(reason, var.backend if var else None)}", []).append(label(x))
+        by.setdefault(f"{status}: {short_reason(reason, _backend(x))}", []).append(label(x))
     parts = "; ".join(f"{_join(xs)} ({why})" for why, xs in by.items())
     kind = v.missing_kind
     lead = f"No {kind.upper()} variant was measured" if kind else "Not measured here"
@@ -395,7 +434,7 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
         lines.append(why)
     if v.noise:
         lines.append(f"Read with care: {noises(v.noise)}.")
-    return VerdictWords(head + ".", tuple(lines), f.variant, label(f.variant), fs.median, v.basis)
+    return VerdictWords(head + ".", tuple(lines), f.variant, label(f.variant), fs.median, v.basis, cut_reasons(v))
 
 
 # --------------------------------------------------------------------------- conditions of a time

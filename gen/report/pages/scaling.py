@@ -61,11 +61,12 @@ def _article_page(ctx: Context) -> str | None:
     return scenario_pages.scenario_page(ARTICLE) if ARTICLE in scenarios.scenario_names(ctx.sets) else None
 
 
-def _words() -> dict:
-    """What every scaling page says of its counts and rules."""
+def _words(ctx: Context) -> dict:
+    """What every scaling page says of its counts and rules (the scenarios' index linked only where
+    the build makes it: scenario_pages.index_page)."""
     return dict(host_bound_rule=wording.HOST_BOUND_RULE, fa_label=flops.FLOP_LABEL,
                 flop_convention=flops.FLOP_CONVENTION, bytes_convention=flops.BYTES_CONVENTION,
-                scenarios_index=scenario_pages.INDEX)
+                scenarios_index=scenario_pages.index_page(ctx))
 
 
 def set_pages(ctx: Context, ls) -> Iterator[Page]:
@@ -74,7 +75,8 @@ def set_pages(ctx: Context, ls) -> Iterator[Page]:
     page = fmt.set_subpage(ls.name, "scaling")
     article = fmt.set_scenario_page(ls.name, ARTICLE) if ARTICLE in scenarios.scenario_names([ls]) else None
     text = ctx.template("scaling_page.md.j2").render(
-        here=page, sets=[set_view(ctx, ls)], one_set=ls, summary=None, without=[], article_page=article, **_words())
+        here=page, sets=[set_view(ctx, ls)], one_set=ls, summary=None, without=[], article_page=article,
+        **_words(ctx))
     yield Page(page, text)
 
 
@@ -89,5 +91,5 @@ def build(ctx: Context) -> Iterator[Page]:
                for ls in ctx.sets]
     text = ctx.template("scaling_page.md.j2").render(
         here=PAGE, sets=[], one_set=None, summary=[r for r in summary if r["page"]],
-        without=[r["ls"] for r in summary if not r["page"]], article_page=_article_page(ctx), **_words())
+        without=[r["ls"] for r in summary if not r["page"]], article_page=_article_page(ctx), **_words(ctx))
     yield Page(PAGE, text, nav=("Scaling",))

@@ -34,6 +34,12 @@ def scenario_page(name: str) -> str:
     return f"{fmt.GENERATED}/scenarios/{fmt.slug(name)}.md"
 
 
+def index_page(ctx: Context) -> str | None:
+    """The scenarios' index where the build makes it (a scenario has sweep points in a measured
+    set), else None: other pages link it only then."""
+    return INDEX if sa.scenario_names(ctx.sets) else None
+
+
 def _label(v: str) -> str:
     return fmt.label_of(v)
 
@@ -288,7 +294,8 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
         conditions=_conditions(ls, name, pts, anchors) if gpu else None,
         backends=_backend_groups(ls, name, decode, show_dim), backend_note=words.BACKEND_NOTE,
-        determinism=_determinism(pts),
+        determinism=_determinism(pts), fp8=_fp8(pts, decode, show_dim), fp8_note=words.FP8_NOTE,
+        no_anchor=words.NO_ANCHOR if gpu and not len(anchors) else None,
         wrong=_wrong_notes(pts), facts=_fact_lines(pts, decode, show_dim), documents=_documents(ls, name),
     )
 
@@ -298,6 +305,12 @@ def _determinism(pts) -> list[str]:
     df = sa.determinism_frame(pts)
     show_len = df["kv_len"].nunique() > 1 if len(df) else False
     return [words.determinism_line(r, _label, show_len) for r in records(df)]
+
+
+def _fp8(pts, decode: bool, show_dim: bool) -> list[dict]:
+    """What FP8 buys and costs: per FP8 variant and point, its time and error beside its bf16 twin's."""
+    return [dict(r, **words.fp8_cells(r, _label), point=words.point_label(r, decode, show_dim))
+            for r in records(sa.fp8_frame(pts))]
 
 
 def _ceiling_of(m) -> str | None:
@@ -377,9 +390,9 @@ def _summary(ctx: Context, name: str) -> list[dict]:
 
 
 def build(ctx: Context) -> Iterator[Page]:
-    names = sa.scenario_names(ctx.sets)
-    if not names:
+    if index_page(ctx) is None:
         return
+    names = sa.scenario_names(ctx.sets)
     views = []
     for n in names:
         rows = _summary(ctx, n)

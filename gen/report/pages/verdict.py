@@ -40,7 +40,7 @@ def block(ls, scenario: str = "article", mode: str = Mode.INFERENCE) -> dict | N
     return dict(set=ls.name, set_title=fmt.set_title(ls), scenario=scenario,
                 scenario_title=_scenario_title(ls, scenario),
                 point=words.point_label(verdicts.point_of(ls, scenario, mode)), mode=str(mode),
-                headline=w.headline, lines=w.lines,
+                headline=w.headline, lines=w.lines, reasons=w.reasons,
                 fastest=w.fastest, fastest_label=w.fastest_label, fastest_ms=f"{w.fastest_ms:.6g}", basis=w.basis,
                 runner_up=v.runner_up.variant if v.runner_up else "", settled=v.settled,
                 host_bound=" ".join(v.host_bound), noisy=bool(v.noise),
