@@ -23,6 +23,7 @@ from gen.model import schema  # noqa: E402
 RUN_RE = re.compile(r"^\[\d+/\d+\] .* in ([\d.]+) s")
 NCU_RE = re.compile(r"^counter pass \w+: .* in ([\d.]+) s")
 FINISHED_RE = re.compile(r"^finished in ([\d.]+) s")
+PHASES = "  sweep, seconds by phase over every point:"
 SWEEP_RE = re.compile(r"^  sweep \[\d+/\d+\] (\S+) .* in ([\d.]+) s")
 
 
@@ -66,6 +67,9 @@ def report(path: Path) -> list[str]:
         lines.append(f"| {stage} | {s:.1f} | {100 * s / total:.1f}% |")
     lines += [f"| **all** | **{total:.1f}** | |", "",
               f"Of which the first calls of compiled variants (compile): {compiled:.1f} s.", ""]
+    phases = [line.split(":", 1)[1].strip() for line in log.splitlines() if line.startswith(PHASES)]
+    if phases:
+        lines += [f"Inside the sweep, seconds by phase over every point: {phases[-1]}.", ""]
     skipped = [p for p in rs.sweep if p.status == schema.Status.SKIPPED]
     if skipped:
         lines.append("Skipped points:")

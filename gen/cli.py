@@ -60,6 +60,12 @@ def _scenarios(a):
     return chosen, article
 
 
+def _scenario_names() -> list[str]:
+    from gen.model import scenarios as sc  # torch-free
+
+    return list(sc.SCENARIOS)
+
+
 def cmd_profile(a) -> int:
     import time
 
@@ -133,8 +139,8 @@ def parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("profile", help="run the variants under torch.profiler and write a result set")
     pr.add_argument("--variants", help="comma list (default: all default variants)")
     pr.add_argument("--scenario", default="article",
-                    help="comma list of scenarios (gen/model/scenarios.py: article, gqa-prefill, decode, "
-                         "sliding-window), or all (default article)")
+                    help="comma list of scenarios (gen/model/scenarios.py: "
+                         + ", ".join(_scenario_names()) + "), or all (default article)")
     pr.add_argument("--tiny", action="store_true",
                     help="every scenario at toy sizes (lengths / 256, head dim 16, a few heads): for tests")
     pr.add_argument("--shape", type=_shape, help="the article's B,H,S,D (default 8,16,1024,64)")

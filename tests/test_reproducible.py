@@ -76,3 +76,31 @@ def test_the_schema3_capture_agrees_with_the_schema2_one(h200, h200_new):
         for v in both:
             assert {hx.get(v), hy.get(v)} != {rules.YES, rules.NO}, (key, v)
     assert a[("article", "inference")].host_bound == b[("article", "inference")].host_bound
+
+
+SETS = ROOT / "tests" / "data" / "sets"
+
+
+@pytest.mark.parametrize("other", ["nvidia-h200__torch-2.11.0__rerun", "nvidia-h200__torch-2.11.0__prev"])
+def test_schema3_captures_agree(h200_new, other):
+    """The committed set against two other schema-3 captures of the H200: `rerun`, minutes later by the
+    same code (the article's runs, gqa-prefill and decode; killed with SIGKILL after 75 s and finished
+    with --resume), and `prev`, the set it replaced (hours earlier, older capture code). In every
+    scenario both measured with the same variants, the fastest and the ties are the same, and no
+    host-bound outcome is yes in one and no in the other (it may be 'within noise' in one)."""
+    a = verdicts.all_classes(h200_new)
+    b = verdicts.all_classes(tables.load_set(SETS / other))
+    common = set(a) & set(b)
+    assert {("article", "inference"), ("article", "train"), ("decode", "inference"),
+            ("gqa-prefill", "inference"), ("gqa-prefill", "train")} <= common
+    compared = 0
+    for key in sorted(common):
+        x, y = a[key], b[key]
+        if {v for v, _ in x.ranks} != {v for v, _ in y.ranks}:
+            continue  # another field of variants (one capture measured a variant the other did not)
+        compared += 1
+        assert x.fastest == y.fastest and x.ties == y.ties, key
+        hx, hy = dict(x.host_bound), dict(y.host_bound)
+        for v in hx:
+            assert {hx[v], hy.get(v)} != {rules.YES, rules.NO}, (key, v)
+    assert compared >= 5
