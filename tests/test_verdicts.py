@@ -309,7 +309,7 @@ def test_a_long_reason_is_cut_between_words_and_kept_in_full():
              fastest=w.fastest, fastest_ms="0.1", basis=w.basis, runner_up="", host_bound="", auto_backend="",
              headline=w.headline, lines=w.lines, reasons=w.reasons)
     page = site.environment().get_template("verdict_block.md.j2").render(b=b)
-    details = page.split('<details class="verdict-reasons">')[1].split("</details>")[0]
+    details = page.split('<details class="verdict-reasons"')[1].split("</details>")[0]
     assert "<script>" not in page and "<em>query</em>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt; requires &lt;em&gt;query&lt;/em&gt; &amp; key" in details
     assert "139.80 GiB of which 1.91 GiB is free." in details

@@ -37,13 +37,14 @@ from urllib.parse import unquote
 from gen.analysis import tables
 from gen.model import layout
 from gen.model.schema import UserError
-from gen.report import cache, prerender, render, units
+from gen.report import cache, prerender, render, site, units
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 VENDOR = Path("assets") / "vendor"
 BUNDLE = "vega-bundle.js"
 NAV_FILE = ".nav.yml"  # a dotfile: mkdocs does not copy it into the site
 CACHE_DIR = Path(".cache") / "report"
+TEMPLATE_CACHE = "templates"  # compiled Jinja templates, beside the cached pages
 HOOK = Path("gen") / "report" / "mkdocs_hook.py"  # mkdocs.yml's hooks: one path, relative to the project
 
 
@@ -112,14 +113,16 @@ def _hand_written(source: str) -> bool:
     return not source.startswith(f"{render.GENERATED}/") and (ROOT / "docs" / source).is_file()
 
 
-def check_links(pages: list[render.Page], docs_dir: Path) -> None:
+def check_links(pages: list[render.Page], docs_dir: Path, known: dict | None = None) -> None:
     """Every relative link of a page converted here (gen.report.prerender) lands on a page or
-    file of the site: mkdocs checks the others, not these. A link to nowhere is a bug."""
+    file of the site: mkdocs checks the others, not these. A link to nowhere is a bug.
+    `known`: page -> its links, as the units listed them when they converted the page."""
     made = {p.path for p in pages}
+    known = known or {}
     for p in pages:
         if p.text is None or prerender.BEGIN not in p.text or "raw-html-toc" not in p.text:
             continue
-        for href in prerender.links(p.text):
+        for href in known[p.path] if p.path in known else prerender.links(p.text):
             target = posixpath.normpath(posixpath.join(posixpath.dirname(p.path), unquote(href)))
             source = target[:-5] + ".md" if target.endswith(".html") else target
             if source not in made and not (docs_dir / source).is_file() and not _hand_written(source):
@@ -168,6 +171,16 @@ def _check_writable(docs_dir: Path) -> None:
                         f"{docs_dir} writable or pass --docs elsewhere") from None
 
 
+def _template_cache(root: Path) -> Path:
+    """The compiled templates' folder in the cache, one per version of the code (Jinja keys its
+    entries by the template's text, not by the environment that compiled it); older ones go."""
+    here = root / f"{TEMPLATE_CACHE}-{cache.code_key()[:16]}"
+    for old in root.glob(f"{TEMPLATE_CACHE}-*") if root.is_dir() else []:
+        if old != here:
+            shutil.rmtree(old, ignore_errors=True)
+    return here
+
+
 def cache_dir(docs_dir: Path) -> Path:
     """Where a build keeps what each set's files determine: beside docs/, in the project."""
     return Path(docs_dir).resolve().parent / CACHE_DIR
@@ -187,6 +200,7 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache
         raise UserError(f"{results_root}: no results directory")
     _check_writable(docs_dir)  # before minutes of rendering, not after
     store = cache.Store(cache_dir(docs_dir)) if use_cache else None
+    site.use_bytecode_cache(_template_cache(cache_dir(docs_dir)) if use_cache else None)
     config = docs_dir.parent / "mkdocs.yml"
     converter = prerender.Converter.from_project(config if config.is_file() else ROOT / "mkdocs.yml") \
         if convert else None
@@ -203,7 +217,7 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache
     with watch("pages over all sets"):
         pages = render.render(ctx, units=made)
     with watch("check links, write the pages"):
-        check_links(pages, docs_dir)
+        check_links(pages, docs_dir, {path: hrefs for u in made.values() for path, hrefs in u.links.items()})
         write_vendor(docs_dir)
         return write_pages(pages, docs_dir)
 

@@ -192,6 +192,16 @@ _MARK = "__frame__"
 _SHAPES: dict[tuple, tuple[str, dict[str, str]]] = {}
 
 
+def shapes() -> dict:
+    """The chart shapes this process holds (key -> shape): a build keeps them between runs
+    (gen.report.units, in its cache, keyed by the code), so a new set's charts skip Altair."""
+    return dict(_SHAPES)
+
+
+def add_shapes(shapes: dict) -> None:
+    _SHAPES.update(shapes)
+
+
 def _fast(key: tuple, frames: dict[str, pd.DataFrame], build) -> dict:
     """build(frames).to_dict(): Altair builds the chart once per `key` (everything build reads
     besides the frames' rows), from one marked row per frame; the real rows go in after."""

@@ -81,6 +81,25 @@ class Worded:
     words: wording.Words
 
 
+_BYTECODE: Path | None = None  # where compiled templates are kept between builds (use_bytecode_cache)
+
+
+def use_bytecode_cache(directory: Path | None) -> None:
+    """Keep the compiled templates in `directory` (the build's cache, one folder per version of
+    the code), so a build compiles only the templates that changed: half a second a process."""
+    global _BYTECODE
+    _BYTECODE = Path(directory) if directory is not None else None
+    if _ENV is not None:
+        _ENV.bytecode_cache = _bytecode_cache()
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    if _BYTECODE is None:
+        return None
+    _BYTECODE.mkdir(parents=True, exist_ok=True)
+    return jinja2.FileSystemBytecodeCache(str(_BYTECODE))
+
+
 def environment() -> jinja2.Environment:
     """The Jinja environment of every template: autoescaped HTML, strict undefined,
     unprintable characters replaced in every value (fmt.printable), the formatting
@@ -89,12 +108,25 @@ def environment() -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=True, undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, finalize=_finalize,
+        bytecode_cache=_bytecode_cache(),
     )
     env.tests["missing"] = missing
     env.filters.update(fmt.FILTERS)
     env.globals.update(set_title=fmt.set_title, set_page=fmt.set_page, variant_page=fmt.variant_page,
                        trace_page=fmt.trace_page, relpath=fmt.relpath, label_of=fmt.label_of)
     return env
+
+
+_ENV: jinja2.Environment | None = None
+
+
+def shared_environment() -> jinja2.Environment:
+    """One environment per process, so each template is compiled once however many sets (and
+    contexts) a build renders; worker processes forked after a template is compiled inherit it."""
+    global _ENV
+    if _ENV is None:
+        _ENV = environment()
+    return _ENV
 
 
 @dataclass
@@ -111,9 +143,9 @@ class Context:
     prerender: object | None = None  # a gen.report.prerender.Converter: a set's own pages leave as HTML
     _cache: dict = field(default_factory=dict, repr=False)
 
-    @cached_property
+    @property
     def env(self) -> jinja2.Environment:
-        return environment()
+        return shared_environment()
 
     def template(self, name: str) -> jinja2.Template:
         return self.env.get_template(name)
@@ -129,10 +161,14 @@ class Context:
             return made[mode].copy()
         return tables.summary_table(ls, mode)  # cached by analysis
 
+    def summary_records(self, ls: tables.LoadedSet, mode: str) -> list[dict]:
+        """A set's summary table as rows, made once per set and mode: copy a row before changing it."""
+        return self._once(("summary_records", ls.name, mode), lambda: records(self.summary(ls, mode)))
+
     def summary_row(self, ls: tables.LoadedSet, mode: str, variant: str) -> dict | None:
-        """One variant's row of a set's summary table (a dict made once per set and mode)."""
+        """One variant's row of a set's summary table (a copy)."""
         rows = self._once(("summary_rows", ls.name, mode),
-                          lambda: {r["variant"]: r for r in records(self.summary(ls, mode))})
+                          lambda: {r["variant"]: r for r in self.summary_records(ls, mode)})
         row = rows.get(variant)
         return dict(row) if row is not None else None
 
@@ -190,7 +226,12 @@ def chart_div(chart: alt.TopLevelMixin | dict, label: str, command: str = BUILD_
 
 
 def records(df: pd.DataFrame) -> list[dict]:
-    return [] if df.empty else df.to_dict("records")
+    """df.to_dict("records"), column by column: the same values (Python scalars, NaN as it is), a
+    third of the time on the report's wide tables (pandas reads each row column by column)."""
+    if df.empty:
+        return []
+    cols = list(df.columns)
+    return [dict(zip(cols, row)) for row in zip(*(df[c].tolist() for c in cols))]
 
 
 def capped(rows: list, limit: int) -> tuple[list, int]:

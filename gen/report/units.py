@@ -8,8 +8,9 @@ and `load(...)`, the build's path: each set's unit from the cache when its files
 published sets, the compared set and the code are unchanged, made otherwise.
 
 A unit has parts, so that a change reaches only what it changes:
-- "own": the set's page, its variant and findings pages; "sweep": its scaling and scenario
-  pages (both read the set and the published sets; apart so that one set runs on two cores);
+- "own": the set's page, its variant, findings and scaling pages; "sweep": its scenario pages
+  (both read the set and the published sets; apart, and of about the same cost, so that one
+  new set runs on two cores);
 - "pair": the page comparing the first measured GPU set with this one (it reads both).
 Published (reference) sets hold no traces; their pages read every measured set's scenario
 points and the first set: their one part is keyed by those.
@@ -34,7 +35,7 @@ from gen.analysis import compare, tables
 from gen.analysis import scenarios as scenario_analysis
 from gen.model import layout, limits, schema
 from gen.model.schema import SetKind, UserError
-from gen.report import cache
+from gen.report import cache, charts, prerender, site
 from gen.report import format as fmt
 from gen.report.pages import compare as compare_pages
 from gen.report.pages import findings, methodology, scaling, scenarios, sets, variants, verdict
@@ -44,11 +45,10 @@ from gen.report.site import Context, Page
 # are listed: "own" and "sweep" read the set (and the published sets), "pair" the first set too.
 # "sweep" is apart from "own" so that one new set's work runs on two cores.
 PARTS: dict[str, tuple[list[Callable[[Context, tables.LoadedSet], Iterable[Page]]], dict[str, Callable]]] = {
-    "own": ([sets.set_pages, variants.set_pages, findings.set_pages],
+    "own": ([sets.set_pages, variants.set_pages, findings.set_pages, scaling.set_pages],
             {"summary": sets.facts, "verdict": verdict.facts, "variants": variants.facts, "findings": findings.facts,
-             "method": methodology.facts}),
-    "sweep": ([scaling.set_pages, scenarios.set_pages],
-              {"scaling": scaling.facts, "scenarios": scenarios.facts, "beside": scenarios.beside}),
+             "method": methodology.facts, "scaling": scaling.facts}),
+    "sweep": ([scenarios.set_pages], {"scenarios": scenarios.facts, "beside": scenarios.beside}),
     "pair": ([compare_pages.set_pages], {"compare": compare_pages.facts}),
 }
 
@@ -58,9 +58,11 @@ class Unit:
     pages: list[Page] = field(default_factory=list)
     facts: dict = field(default_factory=dict)
     cpu: dict = field(default_factory=dict)  # stage -> CPU seconds it took to make (for benchmarks)
+    links: dict = field(default_factory=dict)  # converted page -> its relative links (build.check_links)
 
     def add(self, other: Unit) -> Unit:
-        return Unit(self.pages + other.pages, {**self.facts, **other.facts}, _sum(self.cpu, other.cpu))
+        return Unit(self.pages + other.pages, {**self.facts, **other.facts}, _sum(self.cpu, other.cpu),
+                    {**self.links, **other.links})
 
 
 def _sum(*dicts: dict) -> dict:
@@ -110,6 +112,8 @@ def make(ctx: Context, ls: tables.LoadedSet, part: str) -> Unit:
         own = fmt.set_dir(ls.name) + "/"
         made.pages = [Page(p.path, _timed(cpu, "Markdown to HTML", ctx.prerender.page, p.text), p.nav, p.copy_from)
                       if p.text is not None and p.path.startswith(own) else p for p in made.pages]
+        made.links = {p.path: prerender.links(p.text) for p in made.pages
+                      if p.text is not None and p.path.startswith(own)}
     return made
 
 
@@ -125,11 +129,12 @@ def make_unit(ctx: Context, ls: tables.LoadedSet) -> Unit:
     return unit
 
 
-_FORKED: tuple | None = None  # what a forked worker inherits: (ctx, tasks)
+_FORKED: tuple | None = None  # what a forked worker inherits: (ctx, tasks, the chart shapes it holds)
 
 
 def _run_task(i: int):
-    ctx, tasks = _FORKED
+    """(parts made, error, chart shapes made here) of one task."""
+    ctx, tasks, known = _FORKED
     ls, parts, check = tasks[i]
     try:
         cpu: dict = {}
@@ -138,9 +143,9 @@ def _run_task(i: int):
         sub = set_context(ctx, ls)
         got = {part: make(sub, ls, part) for part in parts}
         got[parts[0]].cpu = _sum(got[parts[0]].cpu, cpu)
-        return got, None
+        return got, None, {k: v for k, v in charts.shapes().items() if k not in known}
     except schema.UserError as exc:  # a trace that does not parse: one line naming it
-        return None, str(exc)
+        return None, str(exc), {}
 
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -181,7 +186,7 @@ def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...],
     in parallel processes where there are several; the results are the same either way."""
     global _FORKED
     workers = workers_for(len(tasks)) if workers is None else workers
-    _FORKED = (ctx, tasks)
+    _FORKED = (ctx, tasks, frozenset(charts.shapes()))
     try:
         if workers > 1:
             with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_die_with_parent,
@@ -189,10 +194,14 @@ def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...],
                 # Costliest first (most traces), so the workers finish together.
                 order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][0].rs.sweep) - len(tasks[i][0].rs.runs))
                 futures = {i: pool.submit(_run_task, i) for i in order}
-                return [futures[i].result() for i in range(len(tasks))]
-        return [_run_task(i) for i in range(len(tasks))]
+                done = [futures[i].result() for i in range(len(tasks))]
+        else:
+            done = [_run_task(i) for i in range(len(tasks))]
     finally:
         _FORKED = None
+    for _, _, shapes in done:  # the workers' new chart shapes, for the next sets and the next build
+        charts.add_shapes(shapes)
+    return [(got, error) for got, error, _ in done]
 
 
 def make_all(ctx: Context, workers: int | None = None) -> dict[str, Unit]:
@@ -214,6 +223,16 @@ def make_all(ctx: Context, workers: int | None = None) -> dict[str, Unit]:
 
 
 # --------------------------------------------------------------------------- the build's path, with the cache
+
+
+SET_TEMPLATES = ("set.md.j2", "variant.md.j2", "findings_page.md.j2", "scaling_page.md.j2", "scenario_page.md.j2",
+                 "compare_page.md.j2")  # what a set's own pages render (and the templates they include)
+
+
+def _compile_templates() -> None:
+    env = site.shared_environment()
+    for name in SET_TEMPLATES:
+        env.get_template(name)
 
 
 def _sort(loaded: list[tables.LoadedSet]) -> list[tables.LoadedSet]:
@@ -285,7 +304,8 @@ def _part_keys(ctx: Context, plan: _Plan, ls: tables.LoadedSet) -> dict[str, str
     refs = [plan.keys[r.name] for r in references(ctx.sets)]
     first = [ctx.first.name, plan.keys[ctx.first.name]] if ctx.first is not None else []
     if ls.rs.kind == SetKind.REFERENCE:  # its pages read the measured sets' scenario points
-        return {"published": cache.key(plan.code, "published", ls.name, *refs, *first, _points_digest(ctx.sets))}
+        points = ctx._once(("points digest",), lambda: _points_digest(ctx.sets))
+        return {"published": cache.key(plan.code, "published", ls.name, *refs, *first, points)}
     keys = {part: cache.key(plan.code, part, ls.name, plan.keys[ls.name], *refs) for part in ("own", "sweep")}
     if ctx.first is not None and ctx.first is not ls:
         keys["pair"] = cache.key(plan.code, "pair", ls.name, plan.keys[ls.name], *first, *refs)
@@ -297,9 +317,12 @@ def _points_digest(all_sets: list[tables.LoadedSet]) -> str:
     the points measured (gen.analysis.scenarios.anchor_frame matches published figures to them)."""
     measured = [ls for ls in all_sets if ls.measured]
     names = scenario_analysis.scenario_names(measured)
-    return cache.key(*(repr((n, scenario_analysis.scenario_title(measured, n),
-                             list(dict.fromkeys(repr(p.point) for ls in measured for p in ls.rs.sweep
-                                                if p.scenario == n)))) for n in names))
+    points: dict[str, dict] = {n: {} for n in names}
+    for ls in measured:
+        for p in ls.rs.sweep:
+            if p.scenario in points:
+                points[p.scenario].setdefault(repr(p.point), None)
+    return cache.key(*(repr((n, scenario_analysis.scenario_title(measured, n), list(points[n]))) for n in names))
 
 
 def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | None) -> list:
@@ -364,6 +387,8 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
         loaded, skipped, plan = _read(results_root, store, code, skip_broken)
     if check:
         check(loaded)
+    shapes = (store.get("shapes", code) if store else None) or {}
+    charts.add_shapes(shapes)  # the chart shapes of earlier builds of this code: a new set's charts skip Altair
     while True:
         gone = {s.name for s in skipped}
         all_sets = [ls for ls in loaded if ls.name not in gone]
@@ -376,12 +401,16 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
             skipped.append(tables.Skipped(*error))
             continue
         with watch("make the new sets' units (in workers)"):
+            if tasks:
+                _compile_templates()  # once, before the workers fork: each inherits them compiled
             failed = _keep(plan, store, tasks, run_tasks(ctx, tasks, workers), skip_broken)
         if not failed:
             break
         skipped.extend(failed)
     units = _units(ctx, plan, store, watch)
     if store:
+        if charts.shapes().keys() - shapes.keys():
+            store.put("shapes", code, charts.shapes())
         store.prune()
     for stage, cpu in plan.cpu.items():
         watch.add(f"  in the units: {stage}", None, cpu)

@@ -105,12 +105,11 @@ def every_view(ctx: Context) -> dict | None:
             elsewhere.append(dict(ls=ls, scenarios=[dict(title=t, link=fmt.relpath(target, PAGE))
                                                     for t, target in ctx.fact(ls, "beside")]))
             continue
-        df = ctx.summary(ls, Mode.INFERENCE)
-        by = {r["variant"]: r for r in df.to_dict("records")}
+        by = {r["variant"]: r for r in ctx.summary_records(ls, Mode.INFERENCE)}
         rows.append(dict(ls=ls, cells=[by.get(v) for v in ctx.variant_names]))
     if not rows and not elsewhere:
         return None
-    conditions = [dict(ls=ls, text=words.conditions_range(ctx.summary(ls, Mode.INFERENCE).to_dict("records")))
+    conditions = [dict(ls=ls, text=words.conditions_range(ctx.summary_records(ls, Mode.INFERENCE)))
                   for ls in ctx.sets if ls.measured and ls.rs.environment.device == "cuda"]
     return dict(variants=[dict(name=v, label=fmt.label_of(v), link=fmt.relpath(fmt.variant_page(v), PAGE))
                           for v in ctx.variant_names], rows=rows, elsewhere=elsewhere, conditions=conditions)

@@ -54,7 +54,7 @@ def home_view(ctx: Context) -> dict:
             chart = chart_div(charts.gpu_time(df), "GPU-only time per variant", summary_command(ls.name))
             chart_set = ls
             break
-    conditions = words.conditions_range(ctx.summary(chart_set, Mode.INFERENCE).to_dict("records")) \
+    conditions = words.conditions_range(ctx.summary_records(chart_set, Mode.INFERENCE)) \
         if chart_set is not None and chart_set.rs.environment.device == "cuda" else None
     published = [dict(ls=ls, scenarios=[dict(title=t, link=fmt.relpath(target, HOME))
                                         for t, target in ctx.fact(ls, "beside")])

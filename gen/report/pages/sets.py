@@ -115,7 +115,8 @@ def set_view(ctx: Context, ls) -> dict:
                 scenarios=scenario_pages.set_links(ctx, ls, page), verdicts=verdict.set_blocks(ls),
                 variant_pages={r.variant: fmt.relpath(fmt.set_variant_page(ls.name, r.variant), page)
                                for r in ls.rs.runs},
-                own_pages=_own_pages(ctx, ls, page), published=published_view(ls))
+                own_pages=_own_pages(ctx, ls, page), published=published_view(ls),
+                decision=verdict.decision(ls) if ls.measured else None)
 
 
 def set_pages(ctx: Context, ls) -> Iterator[Page]:

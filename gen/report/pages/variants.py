@@ -155,7 +155,7 @@ def _counters(ls, v: str, mode: str, kernels: list[dict], notes: list[dict]) -> 
 
 def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
     run = ls.rs.run(v, mode)
-    row = _one(ctx.summary(ls, mode), v)
+    row = ctx.summary_row(ls, mode, v)
     tab = dict(ls=ls, run=run, row=row, call=wording.call_of(mode), kernels=[], chart=None, notes=[], trace=None,
                why_not=wording.refusal(run.status, run.reason, bool(row and row["needs_cuda"])),
                hypothesis=_hypothesis(ctx, ls, v, mode), findings=_findings(ctx, ls, v, mode),
@@ -229,7 +229,7 @@ def facts(ctx: Context, ls) -> dict:
             run = ls.rs.run(v, mode)
             if run is None:
                 continue
-            row = _one(ctx.summary(ls, mode), v)
+            row = ctx.summary_row(ls, mode, v)
             names = []
             if run.status == "ok" and run.trace:
                 names = list(dict.fromkeys(tables.kernel_table(ls, v, mode)["short_name"]))
