@@ -361,6 +361,9 @@ def fp8_cells(r: dict, variant_label) -> dict:
                 speed=f"{r['speedup']:.2f}×" if not missing(r["speedup"]) else "–")
 
 
+FP8_SOL = (" FP8 rows are set against the dense FP8 rate instead (datasheets.py), and against no measured "
+           "ceiling: the measured matrix product is bf16.")
+
 NO_ANCHOR = ("No published figure is known for this scenario's shape: none of the sources this report carries "
              "measured it.")
 

@@ -319,7 +319,8 @@ def _conditions(ls, name: str, pts, anchors) -> dict:
     rate = datasheets.tensor_rate(ls.rs.environment.compute_capability, sa.scenario_dtype(ls, name))
     return dict(ceilings=[wv.ceiling_line(c) for c in clocks.ceilings(ls)],
                 above=wv.above_ceiling_line(records(above), ceiling) if ceiling else None,
-                sol=wv.sol_note(rate), note=wv.conditions_note(records(pts)),
+                sol=wv.sol_note(rate) + (words.FP8_SOL if (pts["dtype"].map(sa.element_size) == 1).any() else ""),
+                note=wv.conditions_note(records(pts)),
                 burst=[words.burst_line(b, wv.label) for b in records(clocks.burst_frame(pts, anchors))])
 
 
