@@ -350,9 +350,10 @@ FACT_WORDS = {
 FP8_NOTE = ("Each FP8 variant beside the variant running the same kind of kernel in the scenario's dtype, at the "
             "same point: GPU-only times, the speed of FP8 (the twin's time over the FP8 time: above 1× FP8 is "
             "faster), and both errors against the float64 reference of the very inputs each was given. The "
-            "last column is what rounding q, k and v to float8 e4m3 does alone, before any kernel runs: the "
-            "FP8 inputs differ from the bf16 ones, so an FP8 error near it is the price of the format, not "
-            "of the kernel.")
+            "last column is what rounding q, k and v to float8 e4m3 does alone, before any kernel runs (float64 "
+            "attention of the rounded inputs against the unrounded ones). The FP8 variant's own error is taken "
+            "against float64 attention of the rounded inputs it was given: it is the kernel's error alone. The "
+            "two are separate costs: a model that holds bf16 activations pays both.")
 
 
 def fp8_cells(r: dict, variant_label) -> dict:
@@ -422,7 +423,9 @@ def burst_line(b: dict, variant_label) -> str:
     elif b["sustained_explained"] == rules.YES:
         rule += burst + ": the clock alone does not explain the gap."
     else:
-        rule += burst + ": the clock does not explain the gap; the kernel or the library differs."
+        rule += (burst + ": the clock does not explain the gap; the kernels, the library or the work timed "
+                 "differ (our time is the whole call, every kernel it launches; the source's is its forward "
+                 "kernels).")
     if not missing(b["expected_burst_ms"]):
         rule += (f" Our burst against {b['expected_burst_ms']:.3f} ms expected from the sustained time at the "
                  f"burst clock: {b['burst_vs_expected']:.2f}×.")

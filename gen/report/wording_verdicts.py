@@ -662,6 +662,8 @@ def _picks(a: advice_mod.Advice) -> str:
 def _exception(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
     where = _workload(e.scenario, e.mode)
     at = f" at {e.kv_len // 1024}k" if e.kv_len and e.kv_len % 1024 == 0 else (f" at {e.kv_len}" if e.kv_len else "")
+    if e.q_len and at:  # a chunk against a cache: the ratio is of that chunk's size
+        at = f" with {e.q_len:,} quer{'y' if e.q_len == 1 else 'ies'} against{at[3:]} keys (the verdict's point)"
     text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {e.ratio:.1f}× slower{at}"
     if e.dense_mask and e.pairs_scored and e.pairs_needed:
         what = {"sliding": ("no window", "inside the window", "block mask skips the blocks outside it"),

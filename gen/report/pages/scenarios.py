@@ -60,6 +60,10 @@ def _rows(pts, decode: bool, show_dim: bool, linked: list[str], device: str) -> 
     out = []
     for r in records(pts):
         fig = words.figure_of_row(r)
+        if r.get("wrong"):
+            # A wrong answer did other work than its count says (top-left causal with fewer
+            # queries than keys computes a triangle): no rate or share of a ceiling for it.
+            r = dict(r, **{fig: None, "pct_of_ceiling": None, "pct_of_datasheet": None, "sol_pct": None})
         out.append(dict(r, label=_label(r["variant"]), point=words.point_label(r, decode, show_dim),
                         page=fmt.variant_page(r["variant"]) if r["variant"] in linked else None,
                         why_not=words.refusal(r["status"], r["reason"], rules.needs_cuda(
