@@ -172,3 +172,16 @@ def test_packed_documents_says_what_was_measured_and_what_did_not_run(pages):
     head = text.split("### Every variant at every point")[0]
     # the committed set measured FlexAttention's document mask too: nothing is said skipped
     assert "FlexAttention" in head and "did not run here (skipped" not in head
+
+
+def test_a_why_of_fewer_events_also_gives_the_time_of_those_events_and_the_main_kernels(h200_new):
+    """The count of GPU events alone is no cause: the line says how long the runner-up's other events
+    take against the gap, and the two main kernels' times."""
+    from gen.analysis import verdicts
+    from gen.report import wording_verdicts as words
+
+    v = verdicts.verdict(h200_new, "decode-kernels")
+    assert v.why is not None and v.why.kind == "fewer_events"
+    line = next(x for x in words.verdict(v).lines if x.startswith("Why: it runs"))
+    assert "events besides its main kernel take" in line and "the main kernels themselves" in line
+    assert f"{v.why.runner_up_main_us / 1000 * 1000:.1f} µs" in line

@@ -460,7 +460,9 @@ def _why(fastest: Timed, runner: Timed | None, others: list[Timed], gpu: int | N
             and _events_explain(fastest, runner):
         return Why("fewer_events", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), (),
                    fastest.events, runner.events, runner_up_main_us=runner.main_us,
-                   runner_up_events_us=runner.events_us)
+                   runner_up_events_us=runner.events_us, fastest_main_us=fastest.main_us,
+                   fastest_events_us=fastest.events_us,
+                   compared=((runner.variant, runner.main_kernel, runner.main_us),))
     if runner and fastest.main_us and runner.main_us and _kernels_explain(fastest, runner):
         return Why("main_kernel", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), (),
                    fastest.events, runner.events, runner_up_main_us=runner.main_us,

@@ -261,8 +261,18 @@ def _why_line(v: verdicts.Verdict) -> str | None:
     if w.kind == "dense_mask":
         return dense_mask_line(w, label(v.runner_up.variant), label(v.fastest.variant))
     if w.kind == "fewer_events":
-        return (f"Why: it runs {w.fastest_events} GPU event{'s' if w.fastest_events != 1 else ''} a call against "
-                f"{w.runner_up_events} for {label(v.runner_up.variant)}.")
+        runner = label(v.runner_up.variant)
+        text = (f"Why: it runs {w.fastest_events} GPU event{'s' if w.fastest_events != 1 else ''} a call against "
+                f"{w.runner_up_events} for {runner}")
+        if w.runner_up_events_us and w.runner_up_main_us and w.fastest_events_us:
+            gap = w.runner_up_events_us - w.fastest_events_us
+            text += (f": {runner}'s events besides its main kernel take "
+                     f"{us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
+                     + (f" of the {us(gap / 1000)} gap in the profiled calls" if gap > 0 else ""))
+            if w.fastest_main_us:
+                text += (f"; the main kernels themselves: {kernel_path(kernel_names.path(v.fastest.main_kernel or ''))}"
+                         f"{took(w.fastest_main_us)} against {runner}'s {us(w.runner_up_main_us / 1000)}")
+        return text + "."
     mine = kernel_path(kernel_names.path(v.fastest.main_kernel or ""))
     rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}{took(t)}" for x, k, t in w.compared)
     if w.kind == "main_kernel":
