@@ -185,3 +185,14 @@ def test_a_why_of_fewer_events_also_gives_the_time_of_those_events_and_the_main_
     line = next(x for x in words.verdict(v).lines if x.startswith("Why: it runs"))
     assert "events besides its main kernel take" in line and "the main kernels themselves" in line
     assert f"{v.why.runner_up_main_us / 1000 * 1000:.1f} µs" in line
+
+
+def test_graph_above_eager_is_marked_and_said(pages):
+    from gen.analysis import rules
+
+    assert rules.graph_above_eager(1.03, 1.0, "cuda_graph") and not rules.graph_above_eager(1.01, 1.0, "cuda_graph")
+    assert not rules.graph_above_eager(1.5, 1.0, "kernel_sum") and not rules.graph_above_eager(None, 1.0, "cuda_graph")
+    text = _page(pages, "scenarios/sliding-window.md")
+    row = next(ln for ln in text.splitlines() if ln.startswith("| [Naive](") and "16,384" in ln)
+    assert "(graph above eager)" in row
+    assert "marked graph above eager&#58; the CUDA graph&#39;s replay read more than 2% above" in text

@@ -126,7 +126,7 @@ def scenario_dtype(ls: tables.LoadedSet, scenario: str) -> str:
 POINT_KEYS = ("batch", "q_heads", "kv_heads", "head_dim", "q_len", "kv_len", "mask", "window")
 COLUMNS = [
     "scenario", "variant", "mode", *POINT_KEYS, "status", "reason", "figure",
-    *timings.COLUMNS, "noisy",
+    *timings.COLUMNS, "noisy", "graph_above_eager",
     "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
     "pct_of_matmul", "pct_of_copy", "pct_of_read", "sol_pct", "datasheet_tbps", "pct_of_datasheet",
     "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
@@ -189,6 +189,7 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
         rows.append(dict(
             scenario=scenario, variant=rec.variant, mode=rec.mode, **_point_dict(rec.point), status=rec.status,
             reason=rec.reason, figure=fig, **t, noisy=rules.noisy(t["gpu_only_iqr_pct"]),
+            graph_above_eager=rules.graph_above_eager(t["gpu_only_ms"], t["eager_ms"], t["gpu_only_method"]),
             flops=f, bytes=b, intensity=f / b,
             tflops=tflops if fig == FIGURE_TFLOPS else math.nan, tbps=tbps if fig == FIGURE_TBPS else math.nan,
             ceiling=ceiling if cl_row else None, ceiling_value=value,

@@ -458,3 +458,14 @@ def determinism_line(r: dict, variant_label, show_length: bool = False) -> str:
                 "to give: this backend has no deterministic backward here.")
     return (f"{who}{at}: {r['deterministic_ms']:.4g} ms a training step deterministic against "
             f"{r['default_ms']:.4g} ms by default, {r['ratio']:.2f}× the time.")
+
+
+def graph_above_eager_note(n: int) -> str | None:
+    """Why some rows' GPU-only time reads above their eager time, and what it means."""
+    if not n:
+        return None
+    return (f"{n} row{'s' if n != 1 else ''} marked graph above eager: the CUDA graph's replay read more than "
+            f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% above the eager calls, and the capture's rule kept the graph's time "
+            "(the medians' 95% intervals overlapped: a few samples of long calls). A graph of these calls may run "
+            "other work than eager code (a copy the copy engine runs eagerly becomes a kernel); read the two as one "
+            "figure within that gap.")

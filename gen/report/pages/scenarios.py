@@ -275,7 +275,9 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig, not_run=_not_run(rows),
                               dtype=sa.scenario_dtype(ls, name),
                               figure_note=words.table_note(fig, mode, _ceiling_of(m),
-                                                           sheet if fig == sa.FIGURE_TBPS else None)))
+                                                           sheet if fig == sa.FIGURE_TBPS else None),
+                              graph_note=words.graph_above_eager_note(
+                                  sum(bool(r.get("graph_above_eager")) for r in rows))))
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         headline=words.headline(head, figure, decode, _label) if head else None,
