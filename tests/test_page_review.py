@@ -196,3 +196,16 @@ def test_graph_above_eager_is_marked_and_said(pages):
     row = next(ln for ln in text.splitlines() if ln.startswith("| [Naive](") and "16,384" in ln)
     assert "(graph above eager)" in row
     assert "marked graph above eager&#58; the CUDA graph&#39;s replay read more than 2% above" in text
+
+
+def test_chunked_prefill_why_gives_the_launch_grids_against_the_sms(h200_new):
+    """Split-KV or not shows in the grid: 64 blocks of cuDNN's kernel on 132 SMs leave half of them idle."""
+    from gen.analysis import verdicts
+    from gen.report import wording_verdicts as words
+
+    v = verdicts.verdict(h200_new, "chunked-prefill")
+    w = v.why
+    assert w is not None and w.sm_count == 132 and w.runner_up_main_blocks < w.sm_count < w.fastest_main_blocks
+    line = next(x for x in words.verdict(v).lines if x.startswith("Why:"))
+    assert (f"runs {w.fastest_main_blocks:,} thread blocks" in line
+            and f"({w.runner_up_main_blocks:,} blocks leave {132 - w.runner_up_main_blocks} SMs without one)" in line)

@@ -272,7 +272,7 @@ def _why_line(v: verdicts.Verdict) -> str | None:
             if w.fastest_main_us:
                 text += (f"; the main kernels themselves: {kernel_path(kernel_names.path(v.fastest.main_kernel or ''))}"
                          f"{took(w.fastest_main_us)} against {runner}'s {us(w.runner_up_main_us / 1000)}")
-        return text + "."
+        return text + "." + launches(w, runner)
     mine = kernel_path(kernel_names.path(v.fastest.main_kernel or ""))
     rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}{took(t)}" for x, k, t in w.compared)
     if w.kind == "main_kernel":
@@ -283,8 +283,23 @@ def _why_line(v: verdicts.Verdict) -> str | None:
             if w.fastest_events_us and w.runner_up_events_us > w.fastest_events_us:
                 extra += f" of the {us((w.runner_up_events_us - w.fastest_events_us) / 1000)} gap"
         return f"Why: the attention kernels themselves: its main kernel is {mine}{took(w.fastest_main_us)}; " \
-               f"{rivals}{extra}."
+               f"{rivals}{extra}.{launches(w, label(v.runner_up.variant))}"
     return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
+
+
+def launches(w: verdicts.Why, runner: str) -> str:
+    """The two main kernels' grids against the GPU's SMs, where the trace gave them and they differ:
+    a grid of fewer blocks than SMs leaves SMs idle (a decode step or a short chunk, no split of the keys)."""
+    a, b, sms = w.fastest_main_blocks, w.runner_up_main_blocks, w.sm_count
+    if not a or not b or a == b:
+        return ""
+    text = f" Launches: its main kernel runs {a:,} thread blocks, {runner}'s {b:,}"
+    if sms:
+        text += f", on {sms} SMs"
+        idle = [f"{n:,} blocks leave {sms - n} SMs without one" for n in (a, b) if n < sms]
+        if idle:
+            text += f" ({'; '.join(idle)})"
+    return text + "."
 
 
 def took(x: float | None) -> str:
