@@ -263,3 +263,14 @@ def test_a_point_predicted_past_the_per_call_or_first_call_limit_is_skipped_with
     assert sweep._not_run(job, seen(30.0, [(8192, 17.2)]), far, gpu) is None
     oom = sweep._not_run(job, seen(1.0, oom_at=4096), far, gpu)
     assert oom == "not run: out of memory already at 4096 tokens"
+
+
+def test_a_long_out_of_memory_line_is_cut_between_words_and_says_so():
+    from gen.capture import probe
+
+    words = " ".join(["Tried to allocate 64.00 GiB. GPU 0 has a total capacity of 139.80 GiB"] * 12)
+    got = probe.out_of_memory(RuntimeError(words))
+    assert got.startswith("out of memory: Tried to allocate") and got.endswith(" …")
+    assert len(got) <= len("out of memory: ") + probe.OOM_REASON_CHARS + 2
+    assert got[:-2].split(" ")[-1] in words.split(" ")  # the last word is whole
+    assert probe.out_of_memory(RuntimeError("short")) == "out of memory: short"

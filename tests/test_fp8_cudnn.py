@@ -215,9 +215,23 @@ def test_the_fp8_page_shows_speed_and_error_side_by_side_and_the_published_figur
     row = next(x for x in section.splitlines() if x.startswith("| cuDNN FP8 attention"))
     assert "SDPA cuDNN (bf16)" in row and "1.47×" in row and "3.0e-02" in row and "2.0e-03" in row
     assert "2.5e-02" in row  # rounding the inputs alone
+    assert "FP8 rows are set against the dense FP8 rate" in text
     assert "Published: [" in text and "NVIDIA H200" in text and "4.357" in text
     assert "| S &#61; 16,384, cuDNN FP8 (our cudnn&#95;fp8) | 4.357 | 1,010 |" in text
     assert "No published figure is known" not in text
+
+
+def test_fp8_rows_are_judged_by_the_fp8_rate_not_the_bf16_ceiling(tmp_path):
+    from tests.scenario_sets import COPY_BYTES, COPY_MS, MATMUL, MATMUL_MS
+
+    ls = _fp8_set(tmp_path)
+    rs = dataclasses.replace(ls.rs, ceilings=schema.Ceilings(matmul_shape=MATMUL, matmul_dtype="bf16",
+                                                             matmul_ms=[MATMUL_MS] * 3, copy_bytes=COPY_BYTES,
+                                                             copy_ms=[COPY_MS] * 3))
+    (tmp_path / rs.name / schema.RESULT_FILE).write_text(schema.dumps(rs))
+    pf = sa.point_frame(tables.load_set(tmp_path / rs.name), FP8).set_index("variant")
+    assert pf.loc["sdpa_cudnn", "ceiling"] == "matmul" and pf.loc["sdpa_cudnn", "pct_of_ceiling"] > 0
+    assert not isinstance(pf.loc["cudnn_fp8", "ceiling"], str) and math.isnan(pf.loc["cudnn_fp8", "pct_of_ceiling"])
 
 
 def test_a_refused_cudnn_graph_is_said_with_its_reason_escaped(tmp_path):

@@ -172,4 +172,42 @@ def test_packed_documents_says_what_was_measured_and_what_did_not_run(pages):
     text = _page(pages, f"{OWN}/scenarios/packed-documents.md")
     assert "Measured here&#58; forward passes only (inference); no training step was timed." in text
     head = text.split("### Every variant at every point")[0]
-    assert "FlexAttention" in head and "did not run here (skipped" in head
+    # the committed set measured FlexAttention's document mask too: nothing is said skipped
+    assert "FlexAttention" in head and "did not run here (skipped" not in head
+
+
+def test_a_why_of_fewer_events_also_gives_the_time_of_those_events_and_the_main_kernels(h200_new):
+    """The count of GPU events alone is no cause: the line says how long the runner-up's other events
+    take against the gap, and the two main kernels' times."""
+    from gen.analysis import verdicts
+    from gen.report import wording_verdicts as words
+
+    v = verdicts.verdict(h200_new, "decode-kernels")
+    assert v.why is not None and v.why.kind == "fewer_events"
+    line = next(x for x in words.verdict(v).lines if x.startswith("Why: it runs"))
+    assert "events besides its main kernel take" in line and "the main kernels themselves" in line
+    assert f"{v.why.runner_up_main_us / 1000 * 1000:.1f} µs" in line
+
+
+def test_graph_above_eager_is_marked_and_said(pages):
+    from gen.analysis import rules
+
+    assert rules.graph_above_eager(1.03, 1.0, "cuda_graph") and not rules.graph_above_eager(1.01, 1.0, "cuda_graph")
+    assert not rules.graph_above_eager(1.5, 1.0, "kernel_sum") and not rules.graph_above_eager(None, 1.0, "cuda_graph")
+    text = _page(pages, "scenarios/sliding-window.md")
+    row = next(ln for ln in text.splitlines() if ln.startswith("| [Naive](") and "16,384" in ln)
+    assert "(graph above eager)" in row
+    assert "marked graph above eager&#58; the CUDA graph&#39;s replay read more than 2% above" in text
+
+
+def test_chunked_prefill_why_gives_the_launch_grids_against_the_sms(h200_new):
+    """Split-KV or not shows in the grid: 64 blocks of cuDNN's kernel on 132 SMs leave half of them idle."""
+    from gen.analysis import verdicts
+    from gen.report import wording_verdicts as words
+
+    v = verdicts.verdict(h200_new, "chunked-prefill")
+    w = v.why
+    assert w is not None and w.sm_count == 132 and w.runner_up_main_blocks < w.sm_count < w.fastest_main_blocks
+    line = next(x for x in words.verdict(v).lines if x.startswith("Why:"))
+    assert (f"runs {w.fastest_main_blocks:,} thread blocks" in line
+            and f"({w.runner_up_main_blocks:,} blocks leave {132 - w.runner_up_main_blocks} SMs without one)" in line)

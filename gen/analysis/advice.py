@@ -66,6 +66,7 @@ class Exception_:
     flops_needed: float | None  # FLOPs of the work the mask asks for (scenarios.flops)
     flops_dense: float | None  # FLOPs of every pair
     compile_s: float | None  # its one-time compile (first call), where it compiles
+    q_len: int | None = None  # the verdict point's queries where fewer than its keys (a chunk, a decode step)
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ def _dense(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
     p = verdicts.point_of(ls, v.scenario, v.mode)
     if p is None:
         return dict(kv_len=None, window=None, mask=None, dense_mask=False, pairs_scored=None, pairs_needed=None,
-                    flops_needed=None, flops_dense=None)
+                    flops_needed=None, flops_dense=None, q_len=None)
     sdpa = variant.startswith("sdpa")
     causal_square = p.mask == schema.Mask.CAUSAL and p.q_len == p.kv_len
     # The extra work is the reason only where scoring every pair is decidedly more than the mask
@@ -209,6 +210,7 @@ def _dense(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
              and p.q_len * p.kv_len >= rules.MASKED_WORK_RATIO * scenarios.score_pairs(p))
     full = schema.Point(**{**p.__dict__, "mask": schema.Mask.NONE, "window": None, "docs": None})
     return dict(kv_len=p.kv_len, window=p.window, mask=p.mask, dense_mask=dense,
+                q_len=p.q_len if p.q_len < p.kv_len else None,
                 pairs_scored=float(p.q_len * p.kv_len) if dense else None,
                 pairs_needed=scenarios.score_pairs(p), flops_needed=scenarios.flops(p, v.mode),
                 flops_dense=scenarios.flops(full, v.mode))

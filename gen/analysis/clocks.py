@@ -172,7 +172,7 @@ def burst_frame(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
         if missing(fs):
             reason = f"the sustained window's SM clock: {p['telemetry_reason'] or NOT_RECORDED}"
         elif missing(p["burst_ms"]):
-            reason = "no burst time in this set (captured before schema 3)"
+            reason = "no burst was timed at this point"  # a set with telemetry: schema 3
         elif missing(fb):
             reason = f"the burst window's SM clock: {NOT_RECORDED}"
         rows.append(dict(

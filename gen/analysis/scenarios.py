@@ -126,7 +126,7 @@ def scenario_dtype(ls: tables.LoadedSet, scenario: str) -> str:
 POINT_KEYS = ("batch", "q_heads", "kv_heads", "head_dim", "q_len", "kv_len", "mask", "window")
 COLUMNS = [
     "scenario", "variant", "mode", *POINT_KEYS, "status", "reason", "figure",
-    *timings.COLUMNS, "noisy",
+    *timings.COLUMNS, "noisy", "graph_above_eager",
     "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
     "pct_of_matmul", "pct_of_copy", "pct_of_read", "sol_pct", "datasheet_tbps", "pct_of_datasheet",
     "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
@@ -180,17 +180,22 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
         read = cl["read_tbps"] if cl and not missing(cl.get("read_tbps")) else math.nan
         pct_rd = 100 * tbps / read if not missing(read) else math.nan
         ceiling = (CEILING_COPY if missing(read) else CEILING_READ) if fig == FIGURE_TBPS else CEILING_MATMUL
+        if ceiling == CEILING_MATMUL and elem == 1:  # the measured matrix product is bf16: no bound on FP8
+            cl_row, pct_mm = None, math.nan
+        else:
+            cl_row = cl
         value = ({CEILING_COPY: cl["copy_gbps"] / 1e3, CEILING_READ: read}.get(ceiling, cl["matmul_tflops"])
-                 if cl else math.nan)
+                 if cl_row else math.nan)
         rows.append(dict(
             scenario=scenario, variant=rec.variant, mode=rec.mode, **_point_dict(rec.point), status=rec.status,
             reason=rec.reason, figure=fig, **t, noisy=rules.noisy(t["gpu_only_iqr_pct"]),
+            graph_above_eager=rules.graph_above_eager(t["gpu_only_ms"], t["eager_ms"], t["gpu_only_method"]),
             flops=f, bytes=b, intensity=f / b,
             tflops=tflops if fig == FIGURE_TFLOPS else math.nan, tbps=tbps if fig == FIGURE_TBPS else math.nan,
-            ceiling=ceiling if cl else None, ceiling_value=value,
+            ceiling=ceiling if cl_row else None, ceiling_value=value,
             pct_of_ceiling={CEILING_COPY: pct_cp, CEILING_READ: pct_rd}.get(ceiling, pct_mm), pct_of_matmul=pct_mm,
             pct_of_copy=pct_cp, pct_of_read=pct_rd,
-            sol_pct=clocks.sol(tflops, ls.rs.environment, scenario_dtype(ls, scenario), t["sm_clock_mhz"]).pct,
+            sol_pct=clocks.sol(tflops, ls.rs.environment, dtype, t["sm_clock_mhz"]).pct,
             datasheet_tbps=sheet.hbm_tbps if sheet else math.nan,
             pct_of_datasheet=100 * tbps / sheet.hbm_tbps if sheet and fig == FIGURE_TBPS else math.nan,
             kernels_per_call=tr.counts[0] if tr and tr.forwards and gpu else math.nan,

@@ -116,6 +116,7 @@ class Timed:
     host_bound_outcome: str | None = None  # rules.YES, NO, WITHIN_NOISE; None where undecided
     signature: timings.KernelSignature | None = None  # every GPU event of one call (timings.kernel_signature)
     main_us: float | None = None  # the main kernel's duration in the profiled call
+    main_blocks: int | None = None  # the main kernel's launch: thread blocks in its grid
     wrong: bool = False  # a wrong answer (rules.wrong_answer): shown, never ranked
     events_us: float | None = None  # every GPU event of the profiled call, added up
     eager_ratio_ci: tuple[float, float] | None = None  # eager over GPU-only, by the intervals of both medians
@@ -164,27 +165,30 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
     tr = _trace(ls, run)
     tm = timings.times(run, tr)
     gpu, eager, host = _present(tm.gpu_only), _present(tm.eager), _present(tm.host)
-    events, main, short, index, main_us, events_us = _kernels(ls, run, tr)
+    events, main, short, index, main_us, events_us, blocks = _kernels(ls, run, tr)
     known = VARIANTS.get(run.variant)
     backend = tables.backend_of(tr) if known and known.kind == "sdpa" else None
     outcome = _host_bound(ls, run, tm)
     return Timed(run.variant, run.status, gpu, tm.gpu_only_method if gpu else None, eager, host, events, main, short,
                  index, backend, outcome == rules.YES, _num(tm.eager_over_gpu_only), outcome,
                  timings.kernel_signature(tr, run.timing.graph_check), main_us=main_us, events_us=events_us,
-                 wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None), reason=run.reason,
+                 main_blocks=blocks, wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None),
+                 reason=run.reason,
                  **_host_facts(tm))
 
 
 def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
     """(GPU events, main kernel's name, short name, index, its µs, all events' µs) of a profiled call."""
     if tr is None or not tr.forwards:
-        return None, None, None, None, None, None
+        return None, None, None, None, None, None, None
     kt = tables.kernel_table(ls, rec.variant, rec.mode, tr=tr)
     mk = tables.main_kernel(kt)
     total = float(kt["dur_us"].sum()) if len(kt) else None
     if mk is None:
-        return len(kt), None, None, None, None, total
-    return len(kt), mk["name"], mk["short_name"], int(mk["index"]), float(mk["dur_us"]), total
+        return len(kt), None, None, None, None, total, None
+    blocks = mk.get("blocks")
+    blocks = int(blocks) if blocks is not None and not math.isnan(blocks) else None
+    return len(kt), mk["name"], mk["short_name"], int(mk["index"]), float(mk["dur_us"]), total, blocks
 
 
 def _num(x: float) -> float | None:
@@ -223,12 +227,12 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
     gpu = _present(tm.gpu_only)
     measured = ls.rs.kind == schema.SetKind.MEASURED and ls.rs.environment.device == "cuda"
     outcome = tm.host_bound_outcome if measured and p.status == schema.Status.OK else None
-    events, main, short, index, main_us, events_us = _kernels(ls, p, tr)
+    events, main, short, index, main_us, events_us, blocks = _kernels(ls, p, tr)
     return Timed(p.variant, p.status, gpu, tm.gpu_only_method if gpu else None, _present(tm.eager),
                  _present(tm.host), events, main, short, index, host_bound=outcome == rules.YES,
                  eager_over_gpu_only=_num(tm.eager_over_gpu_only), host_bound_outcome=outcome,
                  signature=timings.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
-                 wrong=rules.wrong_answer(p.rel_error), reason=p.reason, **_host_facts(tm))
+                 main_blocks=blocks, wrong=rules.wrong_answer(p.rel_error), reason=p.reason, **_host_facts(tm))
 
 
 def _share(rows: list[Timed]) -> list[Timed]:
@@ -288,7 +292,8 @@ def verdict_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: s
     key = ("verdict_at", scenario, point, mode)
     if key not in ls._tables:
         ls._tables[key] = decide(timed_at(ls, scenario, point, mode), ls.name, scenario, mode,
-                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability), point)
+                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability), point,
+                                 sm_count=ls.rs.environment.sm_count)
     return ls._tables[key]
 
 
@@ -350,6 +355,9 @@ class Why:
     runner_up_events_us: float | None = None  # all its GPU events in that call
     fastest_main_us: float | None = None  # the fastest's main kernel in its profiled call
     fastest_events_us: float | None = None  # all its GPU events in that call
+    fastest_main_blocks: int | None = None  # thread blocks of the main kernels' grids, and the GPU's SMs
+    runner_up_main_blocks: int | None = None
+    sm_count: int | None = None
     compared: tuple[tuple[str, str | None, float | None], ...] = ()  # native_arch, main_kernel: (variant,
     #   main kernel's full name, its µs in the profiled call) of the runner-up and SDPA flash where present
 
@@ -440,7 +448,7 @@ def _dense_mask(fastest: Timed, runner: Timed | None, point: schema.Point | None
 
 
 def _why(fastest: Timed, runner: Timed | None, others: list[Timed], gpu: int | None,
-         point: schema.Point | None = None) -> Why | None:
+         point: schema.Point | None = None, sm_count: int | None = None) -> Why | None:
     masked = _dense_mask(fastest, runner, point, gpu)
     if masked is not None:
         return masked
@@ -460,13 +468,19 @@ def _why(fastest: Timed, runner: Timed | None, others: list[Timed], gpu: int | N
             and _events_explain(fastest, runner):
         return Why("fewer_events", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), (),
                    fastest.events, runner.events, runner_up_main_us=runner.main_us,
-                   runner_up_events_us=runner.events_us)
+                   runner_up_events_us=runner.events_us, fastest_main_us=fastest.main_us,
+                   fastest_events_us=fastest.events_us,
+                   compared=((runner.variant, runner.main_kernel, runner.main_us),),
+                   fastest_main_blocks=fastest.main_blocks, runner_up_main_blocks=runner.main_blocks,
+                   sm_count=sm_count)
     if runner and fastest.main_us and runner.main_us and _kernels_explain(fastest, runner):
         return Why("main_kernel", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), (),
                    fastest.events, runner.events, runner_up_main_us=runner.main_us,
                    runner_up_events_us=runner.events_us, fastest_main_us=fastest.main_us,
                    fastest_events_us=fastest.events_us,
-                   compared=((runner.variant, runner.main_kernel, runner.main_us),))
+                   compared=((runner.variant, runner.main_kernel, runner.main_us),),
+                   fastest_main_blocks=fastest.main_blocks, runner_up_main_blocks=runner.main_blocks,
+                   sm_count=sm_count)
     return None
 
 
@@ -513,7 +527,8 @@ def _host_change(ok: list[Timed], fastest: Timed, basis: str) -> HostChange | No
 
 
 def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mode: str = "inference",
-           gpu_arch: int | None = None, point: schema.Point | None = None) -> Verdict | None:
+           gpu_arch: int | None = None, point: schema.Point | None = None,
+           sm_count: int | None = None) -> Verdict | None:
     """The verdict from Timed rows alone (see the module docstring); None when
     no variant has a time to rank by."""
     # A wrong answer is shown on its page, never ranked (rules.wrong_answer).
@@ -563,7 +578,7 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         method=fastest.gpu_only_method if basis == "gpu_only" else None,
         ranking=tuple(t.variant for t in ranked), fastest=fastest, same_kernel=same, runner_up=runner,
         ratio=_ratio(fs, rs_), settled=None if rs_ is None else not overlaps(fs, rs_), auto=auto,
-        host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch, point),
+        host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch, point, sm_count),
         noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked),
         rank_of_=tuple(rank_of.items()), fastest_outcome=rules.WITHIN_NOISE if near else rules.YES, near=near,
         host_noise=tuple(t.variant for t in ranked if t.host_bound_outcome == rules.WITHIN_NOISE),
@@ -590,7 +605,8 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
     key = ("verdict", scenario, mode)
     if key not in ls._tables:
         v = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
-                   kernel_names.gpu_arch(ls.rs.environment.compute_capability), point_of(ls, scenario, mode))
+                   kernel_names.gpu_arch(ls.rs.environment.compute_capability), point_of(ls, scenario, mode),
+                   sm_count=ls.rs.environment.sm_count)
         if v is not None:
             v = dataclasses.replace(v, sweep_gaps=_sweep_gaps(ls, v))
         ls._tables[key] = v

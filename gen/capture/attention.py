@@ -349,15 +349,20 @@ class CudnnFP8Attention(nn.Module):
         if self.fp8_out and self.scaled_for != v.data_ptr():
             self._scale_output(v)
         b, h, s, d = self.dims["o"]
-        out = torch.empty(b, s, h, d, dtype=torch.float8_e4m3fn if self.fp8_out else torch.bfloat16,
-                          device=q.device).transpose(1, 2)
+        buf = torch.empty(b, s, h, d, dtype=torch.float8_e4m3fn if self.fp8_out else torch.bfloat16,
+                          device=q.device)
+        out = buf.transpose(1, 2)
         pack = {self.t["q"]: q, self.t["k"]: k, self.t["v"]: v, self.t["o"]: out}
         pack.update({self.t[n]: x for n, x in {**self.scalars, **self.amax}.items()})
         self.cudnn.set_stream(self.handle, torch.cuda.current_stream(q.device).cuda_stream)
         self.graph.execute(pack, self.workspace, handle=self.handle)
         if not self.fp8_out:
             return out
-        return out.to(torch.bfloat16).mul_(self.descale_o)
+        # On the contiguous buffer rather than the transposed view. Either way
+        # PyTorch casts float8 with its unrolled (not vectorised) copy kernel:
+        # 0.42 ms at 16k tokens on the H200, and the descale 0.12 ms more, in
+        # the call's time (the published cuDNN figure times FP8 output alone).
+        return buf.to(torch.bfloat16).mul_(self.descale_o).transpose(1, 2)
 
 
 def _varlen_api():

@@ -152,6 +152,11 @@ def refusal(exc: BaseException, caught: list) -> str:
     return text.replace("because:; ", "because: ")
 
 
+OOM_REASON_CHARS = 400  # PyTorch's OOM line names the allocation, the GPU's total and what it holds
+
+
 def out_of_memory(exc: BaseException) -> str:
     first = str(exc).strip().splitlines()[0]
-    return f"out of memory: {first[:200]}"
+    if len(first) > OOM_REASON_CHARS:  # between words, and said cut
+        first = first[:OOM_REASON_CHARS].rsplit(" ", 1)[0] + " …"
+    return f"out of memory: {first}"

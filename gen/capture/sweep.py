@@ -323,6 +323,8 @@ def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, 
     if train and not v.train:
         p.status, p.reason = schema.Status.UNAVAILABLE.value, "this variant declares no training run"
         return p
+    # The declared dtype first: a variant refused while building still says what it would have run.
+    p.dtype = getattr(v, "dtype", None) or job.scenario.dtype
     caught: list = []
     try:
         # Warnings are recorded while building and on the first call only: a

@@ -64,7 +64,8 @@ _CUDNN_ROWS = [
 
 # The same CSV's FP8 rows (data_type=fp8, attn_mask=top_left), same shape: (seq_len, fwd_time_ms, fwd_tflops).
 CUDNN_FP8_VARIANT = "cudnn_fp8"
-CUDNN_FP8_NOTE = (CUDNN_NOTE + "; FP8 rows: q, k, v and the output in float8 e4m3 through the graph's sdpa_fp8 "
+CUDNN_FP8_NOTE = ("FP8 rows of the same cuDNN frontend benchmark, called and timed as its bf16 rows: q, k, v "
+                  "and the output in float8 e4m3 through the graph's sdpa_fp8 "
                   "with every scale and descale 1.0, softmax statistics written (the benchmark's forward is a "
                   "training forward; ours writes none)")
 _CUDNN_FP8_ROWS = [

@@ -79,7 +79,7 @@ _TENSOR = {
 }
 # Our dtype names (RunConfig.dtype, ScenarioRecord.dtype) onto the table's.
 _DTYPE = {"bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "f16": "fp16", "float16": "fp16", "tf32": "tf32",
-          "fp8": "fp8", "float8_e4m3fn": "fp8", "float8_e5m2": "fp8"}
+          "fp8": "fp8", "float8_e4m3fn": "fp8", "float8_e5m2": "fp8", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8"}
 
 
 def tensor_rate(compute_capability: str | None, dtype: str | None) -> TensorRate | None:

@@ -175,8 +175,8 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             "packed-documents", "Packed documents",
-            "training on packed sequences: 16k tokens made of eight documents of uneven length, each "
-            "attending causally within itself only (Llama-3-8B-like heads)",
+            "sequence packing as training uses it, timed here as forward passes: 16k tokens made of eight "
+            "documents of uneven length, each attending causally within itself only (Llama-3-8B-like heads)",
             batch=1, q_heads=32, kv_heads=8, head_dims=(128,), lengths=(16384,), mask=schema.Mask.DOCUMENT,
             docs=PACKED_DOCS, asked_variants=False,
             extra_variants=("varlen", "sdpa_nested", "flex", "sdpa_padded", "sdpa_auto", "sdpa_is_causal"),

@@ -73,7 +73,9 @@ def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_b
     text = (f"{a['n']} of the {a['total']} points lie above the line ({who}), up to {a['max_over']:.2f}× it: "
             "the line is a measured ceiling, not the GPU's peak.")
     if a["bandwidth"]:
-        if a["bandwidth_name"] == "copy":
+        # With a read-only ceiling measured, that is the bound to explain (the copy's
+        # line may sit a hair above it, and both are drawn).
+        if a["bandwidth_name"] == "copy" and not read_bytes:
             text += (f" {a['bandwidth']} of them sit above the bandwidth slope, which is a device copy's rate: a copy "
                      "reads and writes as many bytes, while a kernel that almost only reads (decode reads the KV "
                      "cache and writes one token a head) need not switch the memory between reading and writing, "
@@ -348,9 +350,10 @@ FACT_WORDS = {
 FP8_NOTE = ("Each FP8 variant beside the variant running the same kind of kernel in the scenario's dtype, at the "
             "same point: GPU-only times, the speed of FP8 (the twin's time over the FP8 time: above 1× FP8 is "
             "faster), and both errors against the float64 reference of the very inputs each was given. The "
-            "last column is what rounding q, k and v to float8 e4m3 does alone, before any kernel runs: the "
-            "FP8 inputs differ from the bf16 ones, so an FP8 error near it is the price of the format, not "
-            "of the kernel.")
+            "last column is what rounding q, k and v to float8 e4m3 does alone, before any kernel runs (float64 "
+            "attention of the rounded inputs against the unrounded ones). The FP8 variant's own error is taken "
+            "against float64 attention of the rounded inputs it was given: it is the kernel's error alone. The "
+            "two are separate costs: a model that holds bf16 activations pays both.")
 
 
 def fp8_cells(r: dict, variant_label) -> dict:
@@ -360,6 +363,9 @@ def fp8_cells(r: dict, variant_label) -> dict:
     return dict(label=variant_label(r["variant"]), twin=variant_label(r["twin"]), why=why,
                 speed=f"{r['speedup']:.2f}×" if not missing(r["speedup"]) else "–")
 
+
+FP8_SOL = (" FP8 rows are set against the dense FP8 rate instead (datasheets.py), and against no measured "
+           "ceiling: the measured matrix product is bf16.")
 
 NO_ANCHOR = ("No published figure is known for this scenario's shape: none of the sources this report carries "
              "measured it.")
@@ -417,7 +423,9 @@ def burst_line(b: dict, variant_label) -> str:
     elif b["sustained_explained"] == rules.YES:
         rule += burst + ": the clock alone does not explain the gap."
     else:
-        rule += burst + ": the clock does not explain the gap; the kernel or the library differs."
+        rule += (burst + ": the clock does not explain the gap; the kernels, the library or the work timed "
+                 "differ (our time is the whole call, every kernel it launches; the source's is its forward "
+                 "kernels).")
     if not missing(b["expected_burst_ms"]):
         rule += (f" Our burst against {b['expected_burst_ms']:.3f} ms expected from the sustained time at the "
                  f"burst clock: {b['burst_vs_expected']:.2f}×.")
@@ -450,3 +458,14 @@ def determinism_line(r: dict, variant_label, show_length: bool = False) -> str:
                 "to give: this backend has no deterministic backward here.")
     return (f"{who}{at}: {r['deterministic_ms']:.4g} ms a training step deterministic against "
             f"{r['default_ms']:.4g} ms by default, {r['ratio']:.2f}× the time.")
+
+
+def graph_above_eager_note(n: int) -> str | None:
+    """Why some rows' GPU-only time reads above their eager time, and what it means."""
+    if not n:
+        return None
+    return (f"{n} row{'s' if n != 1 else ''} marked graph above eager: the CUDA graph's replay read more than "
+            f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% above the eager calls, and the capture's rule kept the graph's time "
+            "(the medians' 95% intervals overlapped: a few samples of long calls). A graph of these calls may run "
+            "other work than eager code (a copy the copy engine runs eagerly becomes a kernel); read the two as one "
+            "figure within that gap.")

@@ -261,8 +261,18 @@ def _why_line(v: verdicts.Verdict) -> str | None:
     if w.kind == "dense_mask":
         return dense_mask_line(w, label(v.runner_up.variant), label(v.fastest.variant))
     if w.kind == "fewer_events":
-        return (f"Why: it runs {w.fastest_events} GPU event{'s' if w.fastest_events != 1 else ''} a call against "
-                f"{w.runner_up_events} for {label(v.runner_up.variant)}.")
+        runner = label(v.runner_up.variant)
+        text = (f"Why: it runs {w.fastest_events} GPU event{'s' if w.fastest_events != 1 else ''} a call against "
+                f"{w.runner_up_events} for {runner}")
+        if w.runner_up_events_us and w.runner_up_main_us and w.fastest_events_us:
+            gap = w.runner_up_events_us - w.fastest_events_us
+            text += (f": {runner}'s events besides its main kernel take "
+                     f"{us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
+                     + (f" of the {us(gap / 1000)} gap in the profiled calls" if gap > 0 else ""))
+            if w.fastest_main_us:
+                text += (f"; the main kernels themselves: {kernel_path(kernel_names.path(v.fastest.main_kernel or ''))}"
+                         f"{took(w.fastest_main_us)} against {runner}'s {us(w.runner_up_main_us / 1000)}")
+        return text + "." + launches(w, runner)
     mine = kernel_path(kernel_names.path(v.fastest.main_kernel or ""))
     rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}{took(t)}" for x, k, t in w.compared)
     if w.kind == "main_kernel":
@@ -273,8 +283,23 @@ def _why_line(v: verdicts.Verdict) -> str | None:
             if w.fastest_events_us and w.runner_up_events_us > w.fastest_events_us:
                 extra += f" of the {us((w.runner_up_events_us - w.fastest_events_us) / 1000)} gap"
         return f"Why: the attention kernels themselves: its main kernel is {mine}{took(w.fastest_main_us)}; " \
-               f"{rivals}{extra}."
+               f"{rivals}{extra}.{launches(w, label(v.runner_up.variant))}"
     return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
+
+
+def launches(w: verdicts.Why, runner: str) -> str:
+    """The two main kernels' grids against the GPU's SMs, where the trace gave them and they differ:
+    a grid of fewer blocks than SMs leaves SMs idle (a decode step or a short chunk, no split of the keys)."""
+    a, b, sms = w.fastest_main_blocks, w.runner_up_main_blocks, w.sm_count
+    if not a or not b or a == b:
+        return ""
+    text = f" Launches: its main kernel runs {a:,} thread blocks, {runner}'s {b:,}"
+    if sms:
+        text += f", on {sms} SMs"
+        idle = [f"{n:,} blocks leave {sms - n} SMs without one" for n in (a, b) if n < sms]
+        if idle:
+            text += f" ({'; '.join(idle)})"
+    return text + "."
 
 
 def took(x: float | None) -> str:
@@ -662,6 +687,8 @@ def _picks(a: advice_mod.Advice) -> str:
 def _exception(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
     where = _workload(e.scenario, e.mode)
     at = f" at {e.kv_len // 1024}k" if e.kv_len and e.kv_len % 1024 == 0 else (f" at {e.kv_len}" if e.kv_len else "")
+    if e.q_len and at:  # a chunk against a cache: the ratio is of that chunk's size
+        at = f" with {e.q_len:,} quer{'y' if e.q_len == 1 else 'ies'} against{at[3:]} keys (the verdict's point)"
     text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {e.ratio:.1f}× slower{at}"
     if e.dense_mask and e.pairs_scored and e.pairs_needed:
         what = {"sliding": ("no window", "inside the window", "block mask skips the blocks outside it"),

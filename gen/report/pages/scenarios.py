@@ -62,6 +62,10 @@ def _rows(pts, decode: bool, show_dim: bool, pages: dict[str, str], device: str)
     out = []
     for r in records(pts):
         fig = words.figure_of_row(r)
+        if r.get("wrong"):
+            # A wrong answer did other work than its count says (top-left causal with fewer
+            # queries than keys computes a triangle): no rate or share of a ceiling for it.
+            r = dict(r, **{fig: None, "pct_of_ceiling": None, "pct_of_datasheet": None, "sol_pct": None})
         out.append(dict(r, label=_label(r["variant"]), point=words.point_label(r, decode, show_dim),
                         page=pages.get(r["variant"]),
                         why_not=words.refusal(r["status"], r["reason"], rules.needs_cuda(
@@ -279,7 +283,9 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig, not_run=_not_run(rows),
                               dtype=sa.scenario_dtype(ls, name),
                               figure_note=words.table_note(fig, mode, _ceiling_of(m),
-                                                           sheet if fig == sa.FIGURE_TBPS else None)))
+                                                           sheet if fig == sa.FIGURE_TBPS else None),
+                              graph_note=words.graph_above_eager_note(
+                                  sum(bool(r.get("graph_above_eager")) for r in rows))))
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         headline=words.headline(head, figure, decode, _label) if head else None,
@@ -327,7 +333,8 @@ def _conditions(ls, name: str, pts, anchors) -> dict:
     rate = datasheets.tensor_rate(ls.rs.environment.compute_capability, sa.scenario_dtype(ls, name))
     return dict(ceilings=[wv.ceiling_line(c) for c in clocks.ceilings(ls)],
                 above=wv.above_ceiling_line(records(above), ceiling) if ceiling else None,
-                sol=wv.sol_note(rate), note=wv.conditions_note(records(pts)),
+                sol=wv.sol_note(rate) + (words.FP8_SOL if (pts["dtype"].map(sa.element_size) == 1).any() else ""),
+                note=wv.conditions_note(records(pts)),
                 burst=[words.burst_line(b, wv.label) for b in records(clocks.burst_frame(pts, anchors))])
 
 
