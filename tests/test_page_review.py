@@ -194,7 +194,7 @@ def test_graph_above_eager_is_marked_and_said(pages):
 
     assert rules.graph_above_eager(1.03, 1.0, "cuda_graph") and not rules.graph_above_eager(1.01, 1.0, "cuda_graph")
     assert not rules.graph_above_eager(1.5, 1.0, "kernel_sum") and not rules.graph_above_eager(None, 1.0, "cuda_graph")
-    text = _page(pages, "scenarios/sliding-window.md")
+    text = _page(pages, f"{OWN}/scenarios/sliding-window.md")
     row = next(ln for ln in text.splitlines() if ln.startswith("| [Naive](") and "16,384" in ln)
     assert "(graph above eager)" in row
     assert "marked graph above eager&#58; the CUDA graph&#39;s replay read more than 2% above" in text
