@@ -3,7 +3,7 @@
 Usage: python benchmarks/bench_build.py [--counts 1,10,50] [--out benchmarks/bench_build.md]
 
 The sets: copies of the committed `nvidia-h200__torch-2.11.0` set (its article runs, its
-four scenarios' sweeps: 161 traces), each relabelled as another cell of a GPU x PyTorch
+nine scenarios' sweeps: 194 traces), each relabelled as another cell of a GPU x PyTorch
 matrix (`fabricate`: its folder name, `name`, `environment.gpu_name` and `environment.torch`;
 every number is the H200's), beside the committed published sets. Scratch data for timing,
 never committed, never shown as results.

@@ -26,21 +26,33 @@ def set_key(path: Path, memo: dict | None = None) -> str:
     """Every file of a set folder, by path and bytes: a set that changed in any way gets a new key.
     With `memo` (folder -> (every file's path, size and mtime; key), kept by the caller), a folder
     whose files all have the size and modification time they had is not read again."""
-    files = sorted(p for p in path.rglob("*") if p.is_file())
-    stats = tuple((p.relative_to(path).as_posix(), st.st_size, st.st_mtime_ns) for p in files
-                  for st in (p.stat(),))
+    stats = tuple(sorted(_files(str(path))))
     known = memo.get(str(path)) if memo is not None else None
     if known is not None and known[0] == stats:
         return known[1]
     h = hashlib.sha256()
-    for p, (rel, _, _) in zip(files, stats):
+    for rel, _, _ in stats:
         h.update(rel.encode() + b"\0")
-        h.update(p.read_bytes())
+        h.update((path / rel).read_bytes())
         h.update(b"\0")
     key = h.hexdigest()
     if memo is not None:
         memo[str(path)] = (stats, key)
     return key
+
+
+def _files(root: str, prefix: str = ""):
+    """(path relative to root, size, mtime) of every regular file under root, a link to a file
+    followed, a link to a folder not (os.scandir: a fraction of Path.rglob's time on a set's
+    few hundred files)."""
+    with os.scandir(os.path.join(root, prefix) if prefix else root) as it:
+        for e in it:
+            rel = f"{prefix}/{e.name}" if prefix else e.name
+            if e.is_dir(follow_symlinks=False):
+                yield from _files(root, rel)
+            elif e.is_file():
+                st = e.stat()
+                yield rel, st.st_size, st.st_mtime_ns
 
 
 @lru_cache(maxsize=1)
