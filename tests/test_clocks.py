@@ -189,3 +189,15 @@ def test_set_page_lists_every_windows_conditions(s3, tmp_path):
     assert "Burst from idle" in head and "Profiled calls (kernel sum)" in head
     row = next(x for x in page.splitlines() if x.strip().startswith("| SDPA flash | 1670 MHz"))
     assert row.count("1670 MHz (min 1640) · 690 W · 61 °C") == 3 and row.count("not recorded") == 2
+
+
+def test_a_burst_that_slows_within_itself_is_read_by_its_leading_calls():
+    from gen.analysis import rules
+
+    flat = [6.5] * 20
+    assert rules.burst_lead(flat) is None
+    hot = [25.55, 25.48] + [29.4] * 18  # 20 calls of 25 ms at 700 W: the clock falls after two
+    assert rules.burst_lead(hot) == [25.55, 25.48]
+    slow_first = [7.0, 6.5, 6.5, 6.6, 7.6] + [7.6] * 15  # a slow first call (clocks ramping) is skipped
+    assert rules.burst_lead(slow_first) == [6.5, 6.5, 6.6]
+    assert rules.burst_lead([6.5] * 5) is None  # too few calls to tell
