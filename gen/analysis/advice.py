@@ -218,8 +218,11 @@ def _dense(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
 
 def _compile_s(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> float | None:
     p = verdicts.point_of(ls, v.scenario, v.mode)
-    recs = [r for r in ls.rs.runs if r.variant == variant] + [
-        s for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p]
+    # The verdict's own point first; the article's runs only for the article (another scenario's
+    # shape compiles another graph).
+    recs = [s for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p]
+    if v.scenario == ARTICLE:
+        recs += [r for r in ls.rs.runs if r.variant == variant]
     for r in recs:
         if r.compile_time_s is not None:
             return r.compile_time_s
