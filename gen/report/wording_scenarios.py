@@ -70,7 +70,8 @@ def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_b
     if not a or not a["n"]:
         return None
     who = ", ".join(a["variants"])
-    text = (f"{a['n']} of the {a['total']} points lie above the line ({who}), up to {a['max_over']:.2f}× it: "
+    text = (f"{a['n']} of the {a['total']} points {'lies' if a['n'] == 1 else 'lie'} above the line ({who}), up to "
+            f"{a['max_over']:.2f}× it: "
             "the line is a measured ceiling, not the GPU's peak.")
     if a["bandwidth"]:
         # With a read-only ceiling measured, that is the bound to explain (the copy's
@@ -90,8 +91,8 @@ def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_b
         if sheet is not None:
             text += f" The datasheet's {sheet.hbm_tbps:g} TB/s is the bound no kernel passes."
     if a["compute"]:
-        text += (f" {a['compute']} sit above the matmul ceiling, one large matrix product's measured rate: a kernel "
-                 "can pass it.")
+        text += (f" {a['compute']} {'sits' if a['compute'] == 1 else 'sit'} above the matmul ceiling, one large "
+                 "matrix product's measured rate: a kernel can pass it.")
     return text
 
 
