@@ -132,3 +132,9 @@ def test_first_screen_gives_the_cost_of_deterministic_training(h200_new):
     assert f"{words.times(flash.ratio)}" in line and f"{words.times(eff.ratio)}" in line
     # the refusal's own clause, not the first backend PyTorch lists
     assert "Memory Efficient attention has been runtime disabled" not in line
+    # the price a user pays: the fastest step without determinism (cuDNN) against the fastest with it
+    assert flash.fastest_plain in ("sdpa_cudnn", "sdpa_auto")
+    assert f"turning it on costs {words.times(flash.det_ms / flash.fastest_plain_ms)}" in line
+    # a kernel-sum time beside graph times says so
+    assert (eff.det_method == "kernel_sum") == ("memory-efficient deterministic takes "
+                                                f"{words.us(eff.det_ms)} (kernel sum)" in line)

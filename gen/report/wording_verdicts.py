@@ -763,15 +763,25 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         why = f" ({d.reason.rstrip('.')})" if d.reason else ""
         parts.append(f"{backend(d.backend)} {'refuses' if d.refused == 'unavailable' else d.refused}{why}")
     for d in costs:
-        parts.append(f"{backend(d.backend)} deterministic takes {_ms(d.det_ms)} against {_ms(d.base_ms)} by "
-                     f"default, {times(d.ratio)}")
+        parts.append(f"{backend(d.backend)} deterministic takes {_ms(d.det_ms)}{_sum_mark(d.det_method)} against "
+                     f"{_ms(d.base_ms)}{_sum_mark(d.base_method)} by default, {times(d.ratio)}")
     if not parts:
         return None
     text = ("For deterministic training (torch.use_deterministic_algorithms(True), GPU-only time of "
             f"{_per(ds[0].mode)}): " + "; ".join(parts))
     if costs:
-        text += f". The fastest deterministic call here is {backend(costs[0].backend)}"
+        best = costs[0]
+        text += f". The fastest deterministic call here is {backend(best.backend)}"
+        plain_ms = best.fastest_plain_ms
+        if best.fastest_plain and plain_ms and best.det_ms:
+            text += (f": against the fastest step without determinism, {label(best.fastest_plain)} "
+                     f"({_ms(plain_ms)}), turning it on costs {times(best.det_ms / plain_ms)}")
     return text + "."
+
+
+def _sum_mark(method: str | None) -> str:
+    """A GPU-only time that is a kernel sum (no CUDA graph could be captured) says so where it meets a graph's."""
+    return " (kernel sum)" if method == "kernel_sum" else ""
 
 
 def _ms(x: float | None) -> str:
