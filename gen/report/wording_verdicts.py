@@ -29,7 +29,8 @@ def label(variant: str) -> str:
     v = VARIANTS.get(variant)
     text = v.label if v else variant
     head, sep, rest = text.partition(", ")
-    return f"{head} ({rest})" if sep else text
+    # A comma inside a bracket already ("varlen_attn (packed, cu_seqlens)") stays as it is.
+    return f"{head} ({rest})" if sep and "(" not in head else text
 
 
 def short_label(variant: str) -> str:
