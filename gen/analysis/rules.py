@@ -238,6 +238,15 @@ def burst_lead(burst_ms: list[float] | None) -> list[float] | None:
     return lead or None
 
 
+# NVML's power reading on Ampere and newer GPUs is an average over about one second: a window
+# shorter than this reads a power that lags what the GPU drew in it.
+NVML_POWER_WINDOW_S = 1.0
+
+
+def power_lags(window_s: float | None) -> bool:
+    return not missing(window_s) and window_s < NVML_POWER_WINDOW_S
+
+
 def noisy(iqr_pct: float | None) -> bool:
     return not missing(iqr_pct) and iqr_pct > NOISY_IQR_PCT
 

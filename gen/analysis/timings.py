@@ -330,7 +330,7 @@ COLUMNS = [
     "host_overhead_ms", "eager_over_gpu_only", "host_bound", "host_bound_outcome",
     "burst_ms", "burst_n", "graph_ms", "graph_fidelity", "graph_detail", "graph_only_in_graph", "graph_only_in_eager",
     *TELEMETRY_COLUMNS, "burst_sm_clock_mhz", "burst_sm_clock_max_mhz", "burst_throttled", "burst_early_ms",
-    "burst_early_n",
+    "burst_early_n", "telemetry_window_s",
 ]
 
 
@@ -358,6 +358,7 @@ def row(tm: Times) -> dict[str, Any]:
                graph_only_in_graph=_launches(tm.fidelity.only_graph) if tm.fidelity else None,
                graph_only_in_eager=_launches(tm.fidelity.only_eager) if tm.fidelity else None,
                sm_clock_mhz=c.sm_clock_mhz, sm_clock_min_mhz=c.sm_clock_min_mhz, power_w=c.power_w, temp_c=c.temp_c,
+               telemetry_window_s=c.duration_s,
                telemetry_reason=None if c.recorded else c.reason,
                burst_sm_clock_mhz=tm.window(schema.Window.BURST).sm_clock_mhz,
                burst_sm_clock_max_mhz=tm.window(schema.Window.BURST).sm_clock_max_mhz,

@@ -482,7 +482,8 @@ def conditions_cell(r) -> str:
         return NOT_RECORDED
     parts = [f"{mhz:.0f} MHz" + ("" if missing(r.get("sm_clock_min_mhz")) else f" (min {r['sm_clock_min_mhz']:.0f})")]
     if not missing(r.get("power_w")):
-        parts.append(f"{r['power_w']:.0f} W")
+        lag = rules.power_lags(r.get("telemetry_window_s"))
+        parts.append(f"{'≈' if lag else ''}{r['power_w']:.0f} W")
     if not missing(r.get("temp_c")):
         parts.append(f"{r['temp_c']:.0f} °C")
     return " · ".join(parts)
@@ -506,6 +507,9 @@ def conditions_note(rows, per_variant: bool = False) -> str:
         recorded = [f"{label(r['variant'])} {conditions_cell(r)}" for r in ok if not missing(r.get("sm_clock_mhz"))]
         if recorded:
             text += " " + "; ".join(recorded) + "."
+    if any(rules.power_lags(r.get("telemetry_window_s")) for r in ok if not missing(r.get("power_w"))):
+        text += (f" A power marked ≈ was read in a window shorter than {rules.NVML_POWER_WINDOW_S:g} s: NVML's "
+                 "reading is an average over about a second, so it lags what the GPU drew in the window.")
     if reasons:
         text += " Here: " + "; ".join(sorted(str(x) for x in reasons)) + "."
     return text
