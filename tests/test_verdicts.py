@@ -393,3 +393,11 @@ def test_an_event_count_is_never_the_reason_when_the_extra_events_are_a_small_sh
     rows = [row("varlen", 1.30, kernel=FLASH, main_us=1293.6, events_us=1294.5, events=2),
             row("sdpa_nested", 1.52, kernel=FLASH + " ", main_us=1256.8, events_us=1534.9, events=5)]
     assert verdicts.decide(rows, scenario="packed-documents", gpu_arch=90).why.kind == "fewer_events"
+
+
+def test_a_label_with_a_comma_inside_its_bracket_is_not_bracketed_twice():
+    from gen.report import wording_verdicts as words
+
+    assert words.label("sdpa_auto") == "SDPA (backend not pinned)"
+    assert words.label("cudnn_fp8") == "cuDNN FP8 attention (frontend graph, optional)"
+    assert words.label("varlen").count("(") == 1

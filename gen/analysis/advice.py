@@ -116,6 +116,10 @@ class Determinism:
     ratio: float | None  # det over base
     refused: str | None  # the status where it did not run (unavailable, oom, skipped)
     reason: str | None
+    det_method: str | None = None  # the deterministic step's GPU-only method (cuda_graph, kernel_sum)
+    base_method: str | None = None
+    fastest_plain: str | None = None  # the scenario's fastest call without determinism, and its time
+    fastest_plain_ms: float | None = None
 
 
 def reason_clause(reason: str | None, backend: str | None) -> str | None:
@@ -147,9 +151,16 @@ def _determinism(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
             t, b = rows.get(name), rows.get(base) if base else None
             ts, bs = (v.spread(t) if t else None), (v.spread(b) if b else None)
             status, reason = missing_rows.get(name, (None, None))
+            # v.rows are ranked: the first without determinism is the step a user has before turning it on.
+            fp = next((r for r in v.rows if r.variant in VARIANTS
+                       and "deterministic" not in VARIANTS[r.variant].keywords and v.spread(r) is not None), None)
             out.append(Determinism(v.scenario, v.mode, var.backend, name, base, ts.median if ts else None,
                                    bs.median if bs else None, ts.median / bs.median if ts and bs and bs.median
-                                   else None, status, reason_clause(reason, var.backend)))
+                                   else None, status, reason_clause(reason, var.backend),
+                                   det_method=t.gpu_only_method if t else None,
+                                   base_method=b.gpu_only_method if b else None,
+                                   fastest_plain=fp.variant if fp else None,
+                                   fastest_plain_ms=v.spread(fp).median if fp else None))
     return tuple(out)
 
 
@@ -218,8 +229,11 @@ def _dense(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
 
 def _compile_s(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> float | None:
     p = verdicts.point_of(ls, v.scenario, v.mode)
-    recs = [r for r in ls.rs.runs if r.variant == variant] + [
-        s for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p]
+    # The verdict's own point first; the article's runs only for the article (another scenario's
+    # shape compiles another graph).
+    recs = [s for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p]
+    if v.scenario == ARTICLE:
+        recs += [r for r in ls.rs.runs if r.variant == variant]
     for r in recs:
         if r.compile_time_s is not None:
             return r.compile_time_s

@@ -122,7 +122,8 @@ BURST_COLUMNS = ["variant", "mode", "head_dim", "q_len", "kv_len", "anchor_set",
                  "sustained_clock_mhz", "sustained_power_w", "burst_ms", "burst_n", "burst_clock_mhz",
                  "expected_burst_ms", "burst_vs_expected", "anchor_at_sustained_clock_ms",
                  "sustained_vs_anchor", "sustained_vs_anchor_at_clock", "burst_vs_anchor", "sustained_explained",
-                 "burst_explained", "explained", "reason"]
+                 "burst_explained", "explained", "reason", "burst_throttled", "burst_all_ms",
+                 "burst_early_n", "main_kernel_ms", "other_events_ms"]
 
 
 def _ratio(a, b) -> float:
@@ -142,6 +143,8 @@ def burst_frame(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
 
     - sustained: its GPU-only time (graph replays, the GPU warm) and the mean SM clock of that window;
     - burst: a handful of calls from an idle GPU (schema 3), as publishers often time, and its clock;
+      where the burst slowed within itself (rules.burst_throttled), its first calls and the window's
+      highest clock (burst_throttled; burst_all_ms keeps the whole burst's median);
     - expected_burst_ms = sustained_ms x sustained clock / burst clock: the burst time if only the
       clock differed (a kernel whose time is the tensor cores' scales with the SM clock);
     - anchor_at_sustained_clock_ms = anchor_ms x burst clock / sustained clock: the published time
@@ -166,6 +169,13 @@ def burst_frame(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
             continue
         p = at.iloc[0]
         fs, fb = p["sm_clock_mhz"], p["burst_sm_clock_mhz"]
+        burst_all = p["burst_ms"]
+        throttled = bool(p.get("burst_throttled")) and not missing(p.get("burst_early_ms"))
+        if throttled:
+            # The burst slowed within itself: its first calls, at the window's highest clock,
+            # are the publisher's handful (rules.BURST_EARLY_CALLS).
+            p = p.copy()
+            p["burst_ms"], fb = p["burst_early_ms"], p.get("burst_sm_clock_max_mhz", fb)
         expected = p["gpu_only_ms"] * fs / fb if not (missing(fs) or missing(fb)) else math.nan
         at_clock = a["published_ms"] * fb / fs if not (missing(fs) or missing(fb)) else math.nan
         reason = None
@@ -182,7 +192,10 @@ def burst_frame(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
             burst_clock_mhz=fb, expected_burst_ms=expected, burst_vs_expected=_ratio(p["burst_ms"], expected),
             anchor_at_sustained_clock_ms=at_clock, sustained_vs_anchor=_ratio(p["gpu_only_ms"], a["published_ms"]),
             sustained_vs_anchor_at_clock=_ratio(p["gpu_only_ms"], at_clock),
-            burst_vs_anchor=_ratio(p["burst_ms"], a["published_ms"]),
+            burst_vs_anchor=_ratio(p["burst_ms"], a["published_ms"]), burst_throttled=throttled,
+            burst_all_ms=burst_all, burst_early_n=p.get("burst_early_n") if throttled else math.nan,
+            main_kernel_ms=p.get("main_kernel_us", math.nan) / 1e3,
+            other_events_ms=p.get("other_events_us", math.nan) / 1e3,
             **_explained(p["gpu_only_ms"], at_clock, p["burst_ms"], a["published_ms"], reason), reason=reason))
     return pd.DataFrame(rows, columns=BURST_COLUMNS)
 

@@ -159,6 +159,11 @@ def shared_outcome(outcomes) -> str | None:
 # lands within CLOCK_RULE_PCT of that; a kernel bound by memory, whose time does
 # not follow the SM clock, fails the rule and the page says so.
 CLOCK_RULE_PCT = 5.0
+# A burst long enough to heat the GPU (20 calls of 25 ms at 700 W) slows within itself: its
+# last BURST_EARLY_CALLS calls over its fastest early call by more than CLOCK_RULE_PCT. Its
+# figure is then its leading calls within CLOCK_RULE_PCT of that fastest one, before the first
+# slower call: the handful a publisher times from an idle GPU.
+BURST_EARLY_CALLS = 5
 
 
 def clock_explains(ours_ms: float | None, expected_ms: float | None) -> str | None:
@@ -212,6 +217,34 @@ def graph_above_eager(gpu_only_ms: float | None, eager_ms: float | None, method:
     if method != "cuda_graph" or missing(gpu_only_ms) or missing(eager_ms):
         return False
     return gpu_only_ms > eager_ms * (1 + GRAPH_ABOVE_EAGER_PCT / 100)
+
+
+def burst_lead(burst_ms: list[float] | None) -> list[float] | None:
+    """The leading calls of a burst that slowed within itself (see BURST_EARLY_CALLS), else None."""
+    if not burst_ms or len(burst_ms) < 2 * BURST_EARLY_CALLS:
+        return None
+    import statistics
+
+    ref = min(burst_ms[:BURST_EARLY_CALLS])
+    tol = 1 + CLOCK_RULE_PCT / 100
+    if statistics.median(burst_ms[-BURST_EARLY_CALLS:]) <= ref * tol:
+        return None
+    lead: list[float] = []
+    for x in burst_ms:
+        if x <= ref * tol:
+            lead.append(x)
+        elif lead:  # the first slower call after fast ones ends the lead (a slow first call is skipped)
+            break
+    return lead or None
+
+
+# NVML's power reading on Ampere and newer GPUs is an average over about one second: a window
+# shorter than this reads a power that lags what the GPU drew in it.
+NVML_POWER_WINDOW_S = 1.0
+
+
+def power_lags(window_s: float | None) -> bool:
+    return not missing(window_s) and window_s < NVML_POWER_WINDOW_S
 
 
 def noisy(iqr_pct: float | None) -> bool:

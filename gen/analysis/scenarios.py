@@ -130,7 +130,7 @@ COLUMNS = [
     "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
     "pct_of_matmul", "pct_of_copy", "pct_of_read", "sol_pct", "datasheet_tbps", "pct_of_datasheet",
     "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
-    "dtype", "wrong", "sdpa_choice", "facts", "kernel_signature",
+    "main_kernel_us", "other_events_us", "dtype", "wrong", "sdpa_choice", "facts", "kernel_signature",
 ]
 
 
@@ -138,12 +138,17 @@ def _point_dict(p: schema.Point) -> dict[str, Any]:
     return {k: getattr(p, k) for k in POINT_KEYS}
 
 
-def _main_kernel(ls: tables.LoadedSet, rec, tr) -> str | None:
-    """The longest kernel's name of the point's profiled call: what runs (verdicts' identity)."""
+def _main_kernel(ls: tables.LoadedSet, rec, tr) -> tuple[str | None, float, float]:
+    """The longest kernel's name of the point's profiled call (what runs: verdicts' identity), its
+    µs, and the µs of the call's other GPU events (NaN without a trace)."""
     if tr is None or not tr.forwards:
-        return None
-    mk = tables.main_kernel(tables.kernel_table(ls, rec.variant, rec.mode, tr=tr))
-    return mk["name"] if mk is not None else None
+        return None, math.nan, math.nan
+    kt = tables.kernel_table(ls, rec.variant, rec.mode, tr=tr)
+    mk = tables.main_kernel(kt)
+    if mk is None:
+        return None, math.nan, math.nan
+    main_us = float(mk["dur_us"])
+    return mk["name"], main_us, float(kt["dur_us"].sum()) - main_us
 
 
 def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
@@ -202,7 +207,7 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
             counts_consistent=tr.counts_consistent if tr else True,
             peak_memory_bytes=rec.peak_memory_bytes if rec.peak_memory_bytes else math.nan,
             rel_error=rec.rel_error if rec.rel_error is not None else math.nan, trace=rec.trace,
-            main_kernel=_main_kernel(ls, rec, tr),
+            **dict(zip(("main_kernel", "main_kernel_us", "other_events_us"), _main_kernel(ls, rec, tr))),
             dtype=dtype, wrong=rules.wrong_answer(rec.rel_error), sdpa_choice=rec.sdpa_choice,
             facts=dict(rec.facts),
             kernel_signature=timings.kernel_signature(tr, rec.timing.graph_check) if ok else None,

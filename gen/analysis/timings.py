@@ -196,6 +196,8 @@ class Times:
     # for; gpu_only_reason says which) or "no_trace" (kernel_sum with no trace to add up).
     gpu_only_absent: str | None = None
     burst: Spread = Spread()
+    burst_throttled: bool = False  # rules.burst_throttled: its clock fell within it
+    burst_early: Spread = Spread()  # where it slowed: its leading calls (rules.burst_lead)
     graph: Spread = Spread()  # the graph replay, also where GPU-only fell back to the kernel sum
     windows: tuple[Conditions, ...] = ()  # every timed window's conditions (schema.Window order)
     telemetry_reason: str | None = None  # why no window has any
@@ -310,7 +312,9 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
     return Times(gpu_only=gpu_only, gpu_only_method=method, gpu_only_reason=reason, kernel_sum=ksum,
                  eager=spread(t.eager_ms, sizes.get(schema.Window.EAGER)),
                  host=spread(t.host_ms, sizes.get(schema.Window.HOST)), calls_per_replay=t.calls_per_replay,
-                 gpu_only_absent=absent, burst=spread(t.burst_ms, sizes.get(schema.Window.BURST)), graph=graph,
+                 gpu_only_absent=absent, burst=spread(t.burst_ms, sizes.get(schema.Window.BURST)),
+                 burst_throttled=rules.burst_lead(t.burst_ms) is not None,
+                 burst_early=spread(rules.burst_lead(t.burst_ms) or []), graph=graph,
                  windows=windows, telemetry_reason=t.telemetry_reason or (None if windows else "not recorded"),
                  fidelity=graph_fidelity(t.graph_check), host_cost_ms=host_cost)
 
@@ -325,7 +329,8 @@ COLUMNS = [
     "host_ms", "host_q1_ms", "host_q3_ms", "host_n", "host_iqr_pct", "host_cost_ms",
     "host_overhead_ms", "eager_over_gpu_only", "host_bound", "host_bound_outcome",
     "burst_ms", "burst_n", "graph_ms", "graph_fidelity", "graph_detail", "graph_only_in_graph", "graph_only_in_eager",
-    *TELEMETRY_COLUMNS, "burst_sm_clock_mhz",
+    *TELEMETRY_COLUMNS, "burst_sm_clock_mhz", "burst_sm_clock_max_mhz", "burst_throttled", "burst_early_ms",
+    "burst_early_n", "telemetry_window_s",
 ]
 
 
@@ -353,8 +358,12 @@ def row(tm: Times) -> dict[str, Any]:
                graph_only_in_graph=_launches(tm.fidelity.only_graph) if tm.fidelity else None,
                graph_only_in_eager=_launches(tm.fidelity.only_eager) if tm.fidelity else None,
                sm_clock_mhz=c.sm_clock_mhz, sm_clock_min_mhz=c.sm_clock_min_mhz, power_w=c.power_w, temp_c=c.temp_c,
+               telemetry_window_s=c.duration_s,
                telemetry_reason=None if c.recorded else c.reason,
-               burst_sm_clock_mhz=tm.window(schema.Window.BURST).sm_clock_mhz)
+               burst_sm_clock_mhz=tm.window(schema.Window.BURST).sm_clock_mhz,
+               burst_sm_clock_max_mhz=tm.window(schema.Window.BURST).sm_clock_max_mhz,
+               burst_throttled=tm.burst_throttled, burst_early_ms=tm.burst_early.median,
+               burst_early_n=tm.burst_early.n)
     return {k: out[k] for k in COLUMNS}
 
 
@@ -386,7 +395,7 @@ JSON_FIELDS = ["gpu_only_ms", "gpu_only_q1_ms", "gpu_only_q3_ms", "gpu_only_n", 
                "kernel_sum_ms", "eager_ms", "eager_q1_ms", "eager_q3_ms", "eager_n", "eager_ci_lo_ms", "eager_ci_hi_ms",
                "host_ms", "host_n", "host_cost_ms", "host_overhead_ms", "host_bound", "host_bound_outcome",
                "burst_ms", "burst_n", "graph_ms", "graph_fidelity", "graph_detail", *TELEMETRY_COLUMNS,
-               "burst_sm_clock_mhz"]
+               "burst_sm_clock_mhz", "burst_throttled", "burst_early_ms"]
 
 
 def json_fields(r) -> dict[str, Any]:

@@ -70,7 +70,8 @@ def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_b
     if not a or not a["n"]:
         return None
     who = ", ".join(a["variants"])
-    text = (f"{a['n']} of the {a['total']} points lie above the line ({who}), up to {a['max_over']:.2f}× it: "
+    text = (f"{a['n']} of the {a['total']} points {'lies' if a['n'] == 1 else 'lie'} above the line ({who}), up to "
+            f"{a['max_over']:.2f}× it: "
             "the line is a measured ceiling, not the GPU's peak.")
     if a["bandwidth"]:
         # With a read-only ceiling measured, that is the bound to explain (the copy's
@@ -90,8 +91,8 @@ def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_b
         if sheet is not None:
             text += f" The datasheet's {sheet.hbm_tbps:g} TB/s is the bound no kernel passes."
     if a["compute"]:
-        text += (f" {a['compute']} sit above the matmul ceiling, one large matrix product's measured rate: a kernel "
-                 "can pass it.")
+        text += (f" {a['compute']} {'sits' if a['compute'] == 1 else 'sit'} above the matmul ceiling, one large "
+                 "matrix product's measured rate: a kernel can pass it.")
     return text
 
 
@@ -392,6 +393,30 @@ def documents_note(total_tokens: int, padded_tokens: int, padded_flops: float, u
 # --------------------------------------------------------------------------- sustained, burst and the published times
 
 
+def _work_timed(b: dict) -> str:
+    """What else our call runs besides its attention kernel, where that is a visible share of it:
+    the source times its forward kernels, our time is the whole call."""
+    other, main = b.get("other_events_ms"), b.get("main_kernel_ms")
+    if missing(other) or missing(main) or other < rules.CLOCK_RULE_PCT / 100 * (main + other):
+        return "; the kernels or the library differ"
+    return (f"; part of it is work the source does not time: our call runs {other:.3f} ms of other GPU work "
+            f"beside its {main:.3f} ms attention kernel (in its profiled call; the source times its forward "
+            "kernels)")
+
+
+def _burst_words(b: dict) -> str:
+    """Our burst, as the clock rule uses it: where it slowed within itself, its leading calls."""
+    if b.get("burst_throttled"):
+        n = int(b["burst_early_n"])
+        text = (f"; a burst of {int(b['burst_n'])} calls from idle slowed within itself ({b['burst_all_ms']:.3f} ms "
+                f"over all its calls): its first {n} call{'s' if n != 1 else ''} took {b['burst_ms']:.3f} ms")
+        if not missing(b["burst_clock_mhz"]):
+            text += f" (taken at the window's highest clock, {b['burst_clock_mhz']:.0f} MHz)"
+        return text
+    text = f", {b['burst_ms']:.3f} ms in a burst of {int(b['burst_n'])} calls from idle"
+    return text + (f" ({b['burst_clock_mhz']:.0f} MHz)" if not missing(b["burst_clock_mhz"]) else "")
+
+
 def burst_line(b: dict, variant_label) -> str:
     """Sustained against burst and the published time (gen.analysis.clocks.burst_frame): the gap is
     the clock only when the clock rule holds for our sustained time and our own burst lands on the
@@ -404,9 +429,7 @@ def burst_line(b: dict, variant_label) -> str:
             head += f", {b['sustained_power_w']:.0f} W"
     head += ")"
     if not missing(b["burst_ms"]):
-        head += f", {b['burst_ms']:.3f} ms in a burst of {int(b['burst_n'])} calls from idle"
-        if not missing(b["burst_clock_mhz"]):
-            head += f" ({b['burst_clock_mhz']:.0f} MHz)"
+        head += _burst_words(b)
     head += f". Sustained over published: {b['sustained_vs_anchor']:.2f}×."
     if isinstance(b["reason"], str):
         return head + f" The clock rule cannot be applied: {b['reason']}."
@@ -423,9 +446,7 @@ def burst_line(b: dict, variant_label) -> str:
     elif b["sustained_explained"] == rules.YES:
         rule += burst + ": the clock alone does not explain the gap."
     else:
-        rule += (burst + ": the clock does not explain the gap; the kernels, the library or the work timed "
-                 "differ (our time is the whole call, every kernel it launches; the source's is its forward "
-                 "kernels).")
+        rule += burst + ": the clock does not explain the gap" + _work_timed(b) + "."
     if not missing(b["expected_burst_ms"]):
         rule += (f" Our burst against {b['expected_burst_ms']:.3f} ms expected from the sustained time at the "
                  f"burst clock: {b['burst_vs_expected']:.2f}×.")

@@ -29,7 +29,8 @@ def label(variant: str) -> str:
     v = VARIANTS.get(variant)
     text = v.label if v else variant
     head, sep, rest = text.partition(", ")
-    return f"{head} ({rest})" if sep else text
+    # A comma inside a bracket already ("varlen_attn (packed, cu_seqlens)") stays as it is.
+    return f"{head} ({rest})" if sep and "(" not in head else text
 
 
 def short_label(variant: str) -> str:
@@ -239,19 +240,23 @@ def _auto_line(v: verdicts.Verdict) -> str:
 
 def _host_line(v: verdicts.Verdict) -> str:
     f, h = v.fastest, v.host
-    parts = []
+    parts, shrinks = [], True
     for x in h.closed:
         t = v.row(x)
+        gpu_ratio = t.gpu_only.median / f.gpu_only.median
+        shrinks = shrinks and t.eager.median / f.eager.median < gpu_ratio
         parts.append(f"{label(x)} takes {us(t.eager.median)} per eager call against {us(f.eager.median)} for "
-                     f"{label(f.variant)}, though {times(t.gpu_only.median / f.gpu_only.median)} its time on "
-                     "the GPU alone")
+                     f"{label(f.variant)} ({times(gpu_ratio)} its time on the GPU alone)")
     if h.changes_answer:
         top = v.row(h.eager_fastest)
         head = (f"For short calls in a Python loop the answer changes: {label(top.variant)} is the fastest per "
                 f"eager call ({us(top.eager.median)})")
         return head + (": " + "; ".join(parts) if parts else "") + ". The host's cost per call decides it."
-    return ("For short calls in a Python loop the lead shrinks into the spread: " + "; ".join(parts)
-            + ". The host's cost per call hides the GPU's difference.")
+    if shrinks:
+        return ("For short calls in a Python loop the lead shrinks into the spread: " + "; ".join(parts)
+                + ". The host's cost per call hides the GPU's difference.")
+    return ("For short calls in a Python loop the order holds but cannot be told apart: " + "; ".join(parts)
+            + ". The eager times spread so widely that their 95% intervals overlap.")
 
 
 def _why_line(v: verdicts.Verdict) -> str | None:
@@ -291,7 +296,9 @@ def launches(w: verdicts.Why, runner: str) -> str:
     """The two main kernels' grids against the GPU's SMs, where the trace gave them and they differ:
     a grid of fewer blocks than SMs leaves SMs idle (a decode step or a short chunk, no split of the keys)."""
     a, b, sms = w.fastest_main_blocks, w.runner_up_main_blocks, w.sm_count
-    if not a or not b or a == b:
+    # Only where a grid leaves SMs idle: past that, blocks that exit at once (a varlen grid sized
+    # by the longest document) make a count of blocks say nothing of the work.
+    if not a or not b or a == b or not sms or min(a, b) >= sms:
         return ""
     text = f" Launches: its main kernel runs {a:,} thread blocks, {runner}'s {b:,}"
     if sms:
@@ -475,7 +482,8 @@ def conditions_cell(r) -> str:
         return NOT_RECORDED
     parts = [f"{mhz:.0f} MHz" + ("" if missing(r.get("sm_clock_min_mhz")) else f" (min {r['sm_clock_min_mhz']:.0f})")]
     if not missing(r.get("power_w")):
-        parts.append(f"{r['power_w']:.0f} W")
+        lag = rules.power_lags(r.get("telemetry_window_s"))
+        parts.append(f"{'≈' if lag else ''}{r['power_w']:.0f} W")
     if not missing(r.get("temp_c")):
         parts.append(f"{r['temp_c']:.0f} °C")
     return " · ".join(parts)
@@ -499,6 +507,9 @@ def conditions_note(rows, per_variant: bool = False) -> str:
         recorded = [f"{label(r['variant'])} {conditions_cell(r)}" for r in ok if not missing(r.get("sm_clock_mhz"))]
         if recorded:
             text += " " + "; ".join(recorded) + "."
+    if any(rules.power_lags(r.get("telemetry_window_s")) for r in ok if not missing(r.get("power_w"))):
+        text += (f" A power marked ≈ was read in a window shorter than {rules.NVML_POWER_WINDOW_S:g} s: NVML's "
+                 "reading is an average over about a second, so it lags what the GPU drew in the window.")
     if reasons:
         text += " Here: " + "; ".join(sorted(str(x) for x in reasons)) + "."
     return text
@@ -693,7 +704,7 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
     if e.dense_mask and e.pairs_scored and e.pairs_needed:
         what = {"sliding": ("no window", "inside the window", "block mask skips the blocks outside it"),
                 "document": ("no document mask", "inside the documents",
-                             "call computes only the pairs inside each document")}.get(
+                             "block mask skips the blocks wholly outside the documents")}.get(
             e.mask or "", ("no such mask", "the mask lets through", "call computes only those"))
         text += (f". SDPA has {what[0]}: it gets the mask as a dense boolean attn_mask, so its kernel scores every "
                  f"(query, key) pair, {e.kv_len:,} × {e.kv_len:,}, {e.pairs_scored / e.pairs_needed:.1f}× the "
@@ -757,15 +768,25 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         why = f" ({d.reason.rstrip('.')})" if d.reason else ""
         parts.append(f"{backend(d.backend)} {'refuses' if d.refused == 'unavailable' else d.refused}{why}")
     for d in costs:
-        parts.append(f"{backend(d.backend)} deterministic takes {_ms(d.det_ms)} against {_ms(d.base_ms)} by "
-                     f"default, {times(d.ratio)}")
+        parts.append(f"{backend(d.backend)} deterministic takes {_ms(d.det_ms)}{_sum_mark(d.det_method)} against "
+                     f"{_ms(d.base_ms)}{_sum_mark(d.base_method)} by default, {times(d.ratio)}")
     if not parts:
         return None
     text = ("For deterministic training (torch.use_deterministic_algorithms(True), GPU-only time of "
             f"{_per(ds[0].mode)}): " + "; ".join(parts))
     if costs:
-        text += f". The fastest deterministic call here is {backend(costs[0].backend)}"
+        best = costs[0]
+        text += f". The fastest deterministic call here is {backend(best.backend)}"
+        plain_ms = best.fastest_plain_ms
+        if best.fastest_plain and plain_ms and best.det_ms:
+            text += (f": against the fastest step without determinism, {label(best.fastest_plain)} "
+                     f"({_ms(plain_ms)}), turning it on costs {times(best.det_ms / plain_ms)}")
     return text + "."
+
+
+def _sum_mark(method: str | None) -> str:
+    """A GPU-only time that is a kernel sum (no CUDA graph could be captured) says so where it meets a graph's."""
+    return " (kernel sum)" if method == "kernel_sum" else ""
 
 
 def _ms(x: float | None) -> str:
