@@ -466,22 +466,19 @@ def _why(fastest: Timed, runner: Timed | None, others: list[Timed], gpu: int | N
                    compared=compared)
     if runner and fastest.events is not None and runner.events is not None and fastest.events < runner.events \
             and _events_explain(fastest, runner):
-        return Why("fewer_events", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), (),
-                   fastest.events, runner.events, runner_up_main_us=runner.main_us,
-                   runner_up_events_us=runner.events_us, fastest_main_us=fastest.main_us,
-                   fastest_events_us=fastest.events_us,
-                   compared=((runner.variant, runner.main_kernel, runner.main_us),),
-                   fastest_main_blocks=fastest.main_blocks, runner_up_main_blocks=runner.main_blocks,
-                   sm_count=sm_count)
+        return _against("fewer_events", fastest, runner, gpu, sm_count)
     if runner and fastest.main_us and runner.main_us and _kernels_explain(fastest, runner):
-        return Why("main_kernel", gpu, fastest.main_short, fa, _instruction(fastest.main_kernel), (),
-                   fastest.events, runner.events, runner_up_main_us=runner.main_us,
-                   runner_up_events_us=runner.events_us, fastest_main_us=fastest.main_us,
-                   fastest_events_us=fastest.events_us,
-                   compared=((runner.variant, runner.main_kernel, runner.main_us),),
-                   fastest_main_blocks=fastest.main_blocks, runner_up_main_blocks=runner.main_blocks,
-                   sm_count=sm_count)
+        return _against("main_kernel", fastest, runner, gpu, sm_count)
     return None
+
+
+def _against(kind: str, fastest: Timed, runner: Timed, gpu: int | None, sm_count: int | None) -> Why:
+    """A why that sets the fastest's kernels against the runner-up's: events, main kernels, grids."""
+    return Why(kind, gpu, fastest.main_short, fastest.main_arch, _instruction(fastest.main_kernel), (),
+               fastest.events, runner.events, runner_up_main_us=runner.main_us,
+               runner_up_events_us=runner.events_us, fastest_main_us=fastest.main_us,
+               fastest_events_us=fastest.events_us, compared=((runner.variant, runner.main_kernel, runner.main_us),),
+               fastest_main_blocks=fastest.main_blocks, runner_up_main_blocks=runner.main_blocks, sm_count=sm_count)
 
 
 def _kernels_explain(fastest: Timed, runner: Timed) -> bool:

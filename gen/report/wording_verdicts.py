@@ -570,37 +570,6 @@ def above_ceiling_line(rows, ceiling: str) -> str | None:
             f"{worst['kv_len']:,}): that ceiling does not bound them.{why}")
 
 
-def burst_line(b) -> str:
-    """Sustained against burst and the published time, by the clock rule (rules.clock_explains)."""
-    head = (f"At {b['kv_len']:,} tokens, {label(b['variant'])}: published {b['anchor_ms']:.3f} ms; ours "
-            f"{b['sustained_ms']:.3f} ms sustained (graph replays, the GPU warm")
-    if not missing(b["sustained_clock_mhz"]):
-        head += f", {b['sustained_clock_mhz']:.0f} MHz"
-        if not missing(b["sustained_power_w"]):
-            head += f", {b['sustained_power_w']:.0f} W"
-    head += ")"
-    if not missing(b["burst_ms"]):
-        head += f", {b['burst_ms']:.3f} ms in a burst of {int(b['burst_n'])} calls from idle"
-        if not missing(b["burst_clock_mhz"]):
-            head += f" ({b['burst_clock_mhz']:.0f} MHz)"
-    head += f". Sustained over published: {b['sustained_vs_anchor']:.2f}×."
-    if isinstance(b["reason"], str):
-        return head + f" The clock rule cannot be applied: {b['reason']}."
-    rule = (f" The clock rule: the published time at our sustained clock would read {b['anchor_ms']:.3f} × "
-            f"{b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = "
-            f"{b['anchor_at_sustained_clock_ms']:.3f} ms, "
-            f"and ours is {b['sustained_vs_anchor_at_clock']:.2f}× that")
-    if b["explained"] == rules.YES:
-        rule += f" (within {rules.CLOCK_RULE_PCT:g}%): the gap is the clock."
-    else:
-        rule += (f" (beyond {rules.CLOCK_RULE_PCT:g}%): the clock does not explain the gap; the kernel or the "
-                 "library differs.")
-    if not missing(b["expected_burst_ms"]):
-        rule += (f" Our burst, {b['burst_ms']:.3f} ms, against {b['expected_burst_ms']:.3f} ms expected from the "
-                 f"sustained time at the burst clock ({b['burst_vs_expected']:.2f}×).")
-    return head + rule
-
-
 def fidelity_lines(rows) -> list[str]:
     """Where a GPU-only time is not a graph replay of the same work: the kernel-sum fallback with its
     reason, and the kernels a graph replay ran that an eager call did not (and the reverse)."""
