@@ -265,6 +265,50 @@ def test_a_point_predicted_past_the_per_call_or_first_call_limit_is_skipped_with
     assert oom == "not run: out of memory already at 4096 tokens"
 
 
+def test_a_series_with_few_first_calls_is_predicted_from_the_variants_other_series():
+    """The H200's compiled naive product: the article's D=128 series had one first call over a second
+    (3.7 s at 4k) and took 71 s at 16k; the sliding window's one point (16k, the GQA shape) took 32 s.
+    What the D=64 series and gqa-prefill showed predicts both."""
+    import torch
+
+    from gen.capture import sweep
+    from gen.model import scenarios, variants
+
+    art, gqa, win = (scenarios.SCENARIOS[n] for n in ("article", "gqa-prefill", "sliding-window"))
+    v = variants.VARIANTS["naive_compiled"]
+    gpu, far = torch.device("cuda"), float("inf")
+    growth = sweep._Growth()
+
+    def ran(series, point, first_s):
+        rec = sweep.schema.SweepPoint(variant=v.name, point=point, status="ok", first_call_s=first_s)
+        rec.timing = sweep.schema.Timing(gpu_only_ms=[1.0])
+        series.add(rec, point, first_s + 1.0)
+
+    d64 = sweep._Series(growth=growth, key=(v.name, "inference"), scenario="article")
+    for n, f in [(2048, 1.9), (4096, 4.3), (8192, 15.7)]:
+        ran(d64, art.point(n), f)
+    assert 0.9 < growth.exponent[(v.name, "inference")] <= 1.0
+    d128 = sweep._Series(growth=growth, key=(v.name, "inference"), scenario="article")
+    ran(d128, art.point(4096, 128), 3.7)
+    why = sweep._not_run(sweep.Job(art, "inference", art.point(16384, 128), v, None), d128, far, gpu)
+    assert why.startswith("not run: predicted a first call of ") and "from 3.7 s at 4096 tokens" in why
+    g = sweep._Series(growth=growth, key=(v.name, "inference"), scenario="gqa-prefill")
+    for n, f in [(2048, 1.5), (4096, 2.7), (8192, 10.3)]:
+        ran(g, gqa.point(n), f)
+    alone = sweep._Series(growth=growth, key=(v.name, "inference"), scenario="sliding-window")
+    why = sweep._not_run(sweep.Job(win, "inference", win.point(16384), v, None), alone, far, gpu)
+    assert "from 10.3 s at gqa-prefill's 8192 tokens (B=1, 64 query heads)" in why
+    # Decode's compiled product: one first call just over a second, the next under it: no growth.
+    dec = scenarios.SCENARIOS["decode"]
+    d = sweep._Series(growth=growth, key=(v.name, "inference"), scenario="decode")
+    ran(d, dec.point(4096), 1.01)
+    ran(d, dec.point(16384), 0.61)
+    assert sweep._not_run(sweep.Job(dec, "inference", dec.point(131072), v, None), d, far, gpu) is None
+    # Training compiles other graphs: its series learn nothing from inference's.
+    train = sweep._Series(growth=growth, key=(v.name, "train"), scenario="sliding-window")
+    assert sweep._not_run(sweep.Job(win, "train", win.point(16384), v, None), train, far, gpu) is None
+
+
 def test_a_long_out_of_memory_line_is_cut_between_words_and_says_so():
     from gen.capture import probe
 

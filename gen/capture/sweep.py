@@ -147,8 +147,9 @@ def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[st
     total = sum(len(s) for s in series)
     out: list[schema.SweepPoint] = []
     totals = Phases()
+    growth = _Growth()
     for jobs in series:
-        seen = _Series()
+        seen = _Series(growth=growth, key=(jobs[0].variant.name, jobs[0].mode), scenario=jobs[0].scenario.name)
         for job in jobs:
             key = job_key(job)
             kept = store.get(key) if store is not None else None
@@ -198,6 +199,18 @@ def _log_point(p: schema.SweepPoint, job: Job, i: int, total: int, seconds: floa
 
 
 @dataclass
+class _Growth:
+    """What every series of the run said so far about the first calls of a
+    variant in one mode: (scenario, point, first call s) over
+    FIRST_CALL_FLOOR_S, and the largest growth exponent one series showed.
+    A series with too few first calls of its own (the article's D=128 points,
+    the sliding window's one 16k point) is predicted from these."""
+
+    firsts: dict = dataclasses.field(default_factory=dict)  # (variant, mode) -> [(scenario, point, s)]
+    exponent: dict = dataclasses.field(default_factory=dict)  # (variant, mode) -> exponent
+
+
+@dataclass
 class _Series:
     """What the measured points of one series (lengths growing) say about the next."""
 
@@ -206,36 +219,67 @@ class _Series:
     prev: schema.Point | None = None  # the last measured point
     last_ms: float | None = None  # its time per call
     firsts: list = dataclasses.field(default_factory=list)  # (point, first call s) where over FIRST_CALL_FLOOR_S
+    growth: _Growth | None = None  # the run's, shared by its series
+    key: tuple = ()  # (variant, mode)
+    scenario: str = ""
+    flat: bool = False  # a first call under FIRST_CALL_FLOOR_S came after one over it
 
     def add(self, p: schema.SweepPoint, point: schema.Point, seconds: float) -> None:
         if p.status == schema.Status.OK:
             self.last_s, self.prev = seconds, point
             times = p.timing.gpu_only_ms or p.timing.eager_ms
             self.last_ms = statistics.median(times) if times else None
+            if self.firsts and p.first_call_s is not None and p.first_call_s <= FIRST_CALL_FLOOR_S:
+                self.flat = True  # more work, and the first call fell back under a second: no growth
             if p.first_call_s and p.first_call_s > FIRST_CALL_FLOOR_S:
                 self.firsts.append((point, p.first_call_s))
+                if self.growth is not None:
+                    self.growth.firsts.setdefault(self.key, []).append((self.scenario, point, p.first_call_s))
+                    own = self._own_exponent()
+                    if own is not None:
+                        self.growth.exponent[self.key] = max(own, self.growth.exponent.get(self.key, 0.0))
         elif p.status == schema.Status.OOM and self.oom_at is None and not (p.reason or "").startswith("not run"):
             self.oom_at = point.kv_len
 
-    def first_call_s(self, nxt: schema.Point) -> tuple[float, float] | None:
-        """(predicted first call, growth exponent) at `nxt`: the last first call
-        times the work ratio raised to the exponent the last two first calls
-        showed (0 to 1; 0 with one: a compile's cost is mostly fixed, and only
-        autotuning, which runs the kernels, grows with the work)."""
-        if not self.firsts:
+    def _own_exponent(self) -> float | None:
+        if len(self.firsts) < 2:
             return None
-        (p1, f1) = self.firsts[-1]
-        exponent = 0.0
-        if len(self.firsts) >= 2:
-            (p0, f0) = self.firsts[-2]
-            w = _work(p1) / _work(p0)
-            if w > 1.0:
-                exponent = min(1.0, max(0.0, math.log(f1 / f0) / math.log(w)))
-        return f1 * max(1.0, _work(nxt) / _work(p1)) ** exponent, exponent
+        (p0, f0), (p1, f1) = self.firsts[-2:]
+        w = _work(p1) / _work(p0)
+        return min(1.0, max(0.0, math.log(f1 / f0) / math.log(w))) if w > 1.0 else None
+
+    def first_call_s(self, nxt: schema.Point) -> tuple[float, float, str] | None:
+        """(predicted first call, growth exponent, from what) at `nxt`: a
+        measured first call times the work ratio raised to an exponent (0 to
+        1; 0: a compile's cost is mostly fixed, and only autotuning, which
+        runs the kernels, grows with the work). From the series' last first
+        call with the exponent its last two showed; with fewer than two, the
+        largest exponent the variant showed in another series; with none, from
+        the variant's largest first call (at no more work than this point's)
+        in each other scenario (the same Python, the same kernels), the one
+        that predicts the most."""
+        shared = self.growth.exponent.get(self.key) if self.growth is not None else None
+        if self.firsts:
+            (p1, f1) = self.firsts[-1]
+            own = self._own_exponent()
+            exponent = own if own is not None else (0.0 if self.flat else shared or 0.0)
+            return (f1 * max(1.0, _work(nxt) / _work(p1)) ** exponent, exponent,
+                    f"{f1:.1f} s at {p1.kv_len} tokens")
+        others = [(sc, p, f) for sc, p, f in (self.growth.firsts.get(self.key, []) if self.growth else [])
+                  if _work(p) <= _work(nxt)]
+        if not others or shared is None:
+            return None
+        # Each scenario's largest first call (a small one is mostly the compile's fixed cost)...
+        top = {sc: max((x for x in others if x[0] == sc), key=lambda x: _work(x[1])) for sc, _, _ in others}
+        # ...and of those, the one that predicts the most.
+        sc, p1, f1 = max(top.values(), key=lambda x: x[2] * (_work(nxt) / _work(x[1])) ** shared)
+        return (f1 * (_work(nxt) / _work(p1)) ** shared, shared,
+                f"{f1:.1f} s at {sc}'s {p1.kv_len} tokens (B={p1.batch}, {p1.q_heads} query heads)")
 
 
 def _work(p: schema.Point) -> float:
-    return float(p.q_len) * float(p.kv_len)
+    """The size of the score matrix: what the compiled naive product's autotuner runs its kernels over."""
+    return float(p.batch) * float(p.q_heads) * float(p.q_len) * float(p.kv_len)
 
 
 # A first call shorter than this is plans and loading, not a compile: it says nothing of the next.
@@ -252,8 +296,7 @@ def _not_run(job: Job, seen: _Series, deadline: float, device: torch.device) -> 
     # On a GPU only: a CPU's times (a capture for tests) move with its load.
     first = seen.first_call_s(job.point) if device.type == "cuda" else None
     if first is not None and first[0] > MAX_FIRST_CALL_S:
-        (at, f1) = seen.firsts[-1]
-        return (f"not run: predicted a first call of {first[0]:.0f} s from {f1:.1f} s at {at.kv_len} tokens "
+        return (f"not run: predicted a first call of {first[0]:.0f} s from {first[2]} "
                 f"(the first calls so far grew as the work to the power {first[1]:.2f}), over the "
                 f"{MAX_FIRST_CALL_S:.0f} s that a whole capture in minutes allows")
     if prev is not None and seen.last_ms and device.type == "cuda":
