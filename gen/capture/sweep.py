@@ -255,9 +255,9 @@ class _Series:
         runs the kernels, grows with the work). From the series' last first
         call with the exponent its last two showed; with fewer than two, the
         largest exponent the variant showed in another series; with none, from
-        the variant's largest first call (at no more work than this point's)
-        in each other scenario (the same Python, the same kernels), the one
-        that predicts the most."""
+        the variant's largest first call (at no more work than this point's,
+        and at least 1/MAX_CROSS_WORK_RATIO of it) in each other scenario
+        (the same Python, the same kernels), the one that predicts the most."""
         shared = self.growth.exponent.get(self.key) if self.growth is not None else None
         if self.firsts:
             (p1, f1) = self.firsts[-1]
@@ -266,7 +266,7 @@ class _Series:
             return (f1 * max(1.0, _work(nxt) / _work(p1)) ** exponent, exponent,
                     f"{f1:.1f} s at {p1.kv_len} tokens")
         others = [(sc, p, f) for sc, p, f in (self.growth.firsts.get(self.key, []) if self.growth else [])
-                  if _work(p) <= _work(nxt)]
+                  if _work(p) <= _work(nxt) <= _work(p) * MAX_CROSS_WORK_RATIO]
         if not others or shared is None:
             return None
         # Each scenario's largest first call (a small one is mostly the compile's fixed cost)...
@@ -284,6 +284,11 @@ def _work(p: schema.Point) -> float:
 
 # A first call shorter than this is plans and loading, not a compile: it says nothing of the next.
 FIRST_CALL_FLOOR_S = 1.0
+# Another scenario's first call predicts this one's only from at most this many times less work: one
+# decode step's score matrix is hundreds of times smaller than a 16k prefill's, and its compile
+# (1 to 2 s, whatever the cache) says nothing of the prefill's autotuning. (A first H200 capture without
+# this bound skipped the sliding window's FlexAttention, predicted 37 s from decode's 1.8 s.)
+MAX_CROSS_WORK_RATIO = 16.0
 
 
 def _not_run(job: Job, seen: _Series, deadline: float, device: torch.device) -> str | None:
