@@ -16,7 +16,8 @@ together into one report (docs/matrix.md).
 - A set of the same name is refused unless --force (replace) or --merge.
 - --merge: same GPU, torch and driver, or refused; the union of runs, sweep
   points and scenarios, where a record in both (same scenario, variant, mode,
-  point) is refused by name unless --force (then the imported one wins); the
+  point) is refused by name unless --force (then the imported one wins, except
+  that a record which measured nothing never replaces one which did); the
   imported traces are copied in.
 - Published atomically under the results root's lock (gen.model.layout), the
   merge read and written under the same lock, so two imports at once lose nothing.
@@ -213,6 +214,13 @@ def merge_sets(old: schema.ResultSet, new: schema.ResultSet, final: Path, label:
             raise UserError(f"{label}: scenario {s.name} is declared differently in {final}; "
                             f"pass --force to take the imported declaration")
 
+    # A record that measured nothing (unavailable, skipped, oom) never replaces one that measured: a
+    # short capture made without an optional extra (the cuDNN frontend) must not erase its points.
+    old_ok = {_run_key(r) for r in old.runs if r.status == schema.Status.OK} | {
+        _sweep_key(p) for p in old.sweep if p.status == schema.Status.OK}
+    new = dataclasses.replace(
+        new, runs=[r for r in new.runs if r.status == schema.Status.OK or _run_key(r) not in old_ok],
+        sweep=[p for p in new.sweep if p.status == schema.Status.OK or _sweep_key(p) not in old_ok])
     new_run_keys = {_run_key(r) for r in new.runs}
     new_point_keys = {_sweep_key(p) for p in new.sweep}
     runs = [r for r in old.runs if _run_key(r) not in new_run_keys]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import shutil
@@ -168,3 +169,28 @@ def test_not_a_set(tmp_path, capsys):
     assert "not a result set folder" in _err_line(capsys)
     assert main(["import", str(tmp_path / "nope"), "--results", str(tmp_path / "r")]) == 2
     assert "no such folder or file" in _err_line(capsys)
+
+
+def test_a_merged_record_that_measured_nothing_keeps_the_measured_one(tmp_path):
+    """A short capture made without the optional cuDNN frontend says cudnn_fp8 is unavailable; merged
+    with --force into the set that measured it, the measurement stays and the others are replaced."""
+    full = schema.load_set(ROOT / "results" / H200)
+    measured = next(p for p in full.sweep if p.variant == "cudnn_fp8" and p.status == "ok")
+    other = next(p for p in full.sweep if p.scenario == measured.scenario and p.status == "ok"
+                 and p.variant != "cudnn_fp8")
+    short = dataclasses.replace(
+        full, runs=[], sweep=[
+            dataclasses.replace(measured, status="unavailable", reason="the optional package is not installed",
+                                timing=schema.Timing(), trace=None),
+            dataclasses.replace(other, first_call_s=123.0, trace=None)])
+    d = tmp_path / "short" / H200
+    d.mkdir(parents=True)
+    (d / "result.json").write_text(schema.dumps(short))
+    results = tmp_path / "results"
+    shutil.copytree(ROOT / "results" / H200, results / H200)
+    assert main(["import", str(d), "--results", str(results), "--merge", "--force"]) == 0
+    merged = schema.load_set(results / H200)
+    got = {(p.variant, p.point): p for p in merged.sweep if p.scenario == measured.scenario}
+    assert got[(measured.variant, measured.point)].status == "ok"
+    assert got[(other.variant, other.point)].first_call_s == 123.0
+    assert len(merged.sweep) == len(full.sweep)

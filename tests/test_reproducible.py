@@ -83,9 +83,9 @@ SETS = ROOT / "tests" / "data" / "sets"
 
 @pytest.mark.parametrize("other", ["nvidia-h200__torch-2.11.0__rerun", "nvidia-h200__torch-2.11.0__prev"])
 def test_schema3_captures_agree(h200_new, other):
-    """The committed set against two other schema-3 captures of the H200: `rerun`, minutes later by the
-    same code (the article's runs, gqa-prefill and decode; killed with SIGKILL after 75 s and finished
-    with --resume), and `prev`, the set it replaced (hours earlier, older capture code). In every
+    """The committed set against two other schema-3 captures of the H200: `rerun`, a whole second
+    capture minutes later by the same code on the same machine (Inductor's caches warm), and `prev`,
+    the set it replaced (hours earlier, older capture code). In every
     scenario both measured with the same variants, the fastest and the ties are the same, and no
     host-bound outcome is yes in one and no in the other (it may be 'within noise' in one)."""
     a = verdicts.all_classes(h200_new)
