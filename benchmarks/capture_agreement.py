@@ -1,7 +1,7 @@
 """Do two captures on the same GPU agree? GPU-only (CUDA-graph) times and ranking side by side.
 
 Takes: two result sets (folders, or .tgz files as `python -m gen import` reads them;
-default: the committed H200 set and the rerun kept in benchmarks/data/). Gives: a
+default: the committed H200 set and the whole second capture kept in tests/data/sets/). Gives: a
 Markdown table on stdout (and --out FILE): per variant of the article scenario's
 inference runs, each capture's GPU-only median with its IQR, the difference, whether
 the two IQRs overlap, the eager times, and the two rankings by median; then every
@@ -24,7 +24,7 @@ from gen.analysis import tables, timings, verdicts  # noqa: E402
 from gen.model import schema  # noqa: E402
 
 DEFAULT_A = ROOT / "results" / "nvidia-h200__torch-2.11.0"
-DEFAULT_B = ROOT / "benchmarks" / "data" / "nvidia-h200__torch-2.11.0__rerun.tgz"
+DEFAULT_B = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__rerun"
 
 
 def _open(path: Path, tmp: Path) -> Path:
