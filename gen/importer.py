@@ -18,7 +18,8 @@ together into one report (docs/matrix.md).
   points and scenarios, where a record in both (same scenario, variant, mode,
   point) is refused by name unless --force (then the imported one wins, except
   that a record which measured nothing never replaces one which did); the
-  imported traces are copied in.
+  imported traces are copied in, and each imported record keeps the start of
+  the call that measured it (`captured`).
 - Published atomically under the results root's lock (gen.model.layout), the
   merge read and written under the same lock, so two imports at once lose nothing.
 """
@@ -243,8 +244,10 @@ def merge_sets(old: schema.ResultSet, new: schema.ResultSet, final: Path, label:
         shutil.copyfile(new_dir / rel, out_dir / dest)
         return dest
 
-    runs += [dataclasses.replace(r, trace=bring(r.trace)) for r in new.runs]
-    sweep += [dataclasses.replace(p, trace=bring(p.trace)) for p in new.sweep]
+    # Each imported record says which call measured it (a merged set compares across processes).
+    when = new.environment.date if new.environment.date != old.environment.date else None
+    runs += [dataclasses.replace(r, trace=bring(r.trace), captured=r.captured or when) for r in new.runs]
+    sweep += [dataclasses.replace(p, trace=bring(p.trace), captured=p.captured or when) for p in new.sweep]
     scenarios = [s for s in old.scenarios if s.name not in {n.name for n in new.scenarios}] + list(new.scenarios)
     if not force:  # same declaration kept once, in the old order
         scenarios = list(old.scenarios) + [s for s in new.scenarios if s.name not in old_scen]

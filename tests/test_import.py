@@ -182,7 +182,7 @@ def test_a_merged_record_that_measured_nothing_keeps_the_measured_one(tmp_path):
         full, runs=[], sweep=[
             dataclasses.replace(measured, status="unavailable", reason="the optional package is not installed",
                                 timing=schema.Timing(), trace=None),
-            dataclasses.replace(other, first_call_s=123.0, trace=None)])
+            dataclasses.replace(other, first_call_s=123.0, trace=None, captured=None)])
     d = tmp_path / "short" / H200
     d.mkdir(parents=True)
     (d / "result.json").write_text(schema.dumps(short))
@@ -194,3 +194,13 @@ def test_a_merged_record_that_measured_nothing_keeps_the_measured_one(tmp_path):
     assert got[(measured.variant, measured.point)].status == "ok"
     assert got[(other.variant, other.point)].first_call_s == 123.0
     assert len(merged.sweep) == len(full.sweep)
+    # The imported record says which call measured it; the kept one does not claim another call.
+    assert got[(other.variant, other.point)].captured is None  # the same environment.date: the same call
+    env = dataclasses.replace(short.environment, date="2026-12-04T01:02:03+00:00")
+    later = dataclasses.replace(short, environment=env)
+    (d / "result.json").write_text(schema.dumps(later))
+    assert main(["import", str(d), "--results", str(results), "--merge", "--force"]) == 0
+    merged = schema.load_set(results / H200)
+    got = {(p.variant, p.point): p for p in merged.sweep if p.scenario == measured.scenario}
+    assert got[(other.variant, other.point)].captured == "2026-12-04T01:02:03+00:00"
+    assert got[(measured.variant, measured.point)].captured is None

@@ -414,3 +414,18 @@ def test_a_label_with_a_comma_inside_its_bracket_is_not_bracketed_twice():
     assert words.label("sdpa_auto") == "SDPA (backend not pinned)"
     assert words.label("cudnn_fp8") == "cuDNN FP8 attention (frontend graph, optional)"
     assert words.label("varlen").count("(") == 1
+
+
+def test_a_merged_sets_verdict_says_which_rows_another_capture_call_measured(h200_new):
+    """The committed H200 set: the sliding window's FlexAttention, varlen_attn and compiled naive rows
+    were measured by a second call (merged with gen import --merge); the verdict says so, with both
+    calls' start times, and a verdict whose rows all come from one call says nothing."""
+    from gen.report import wording_verdicts as words
+
+    v = verdicts.verdict(h200_new, "sliding-window")
+    assert {x for x, _ in v.other_calls} >= {"flex", "varlen"} and "sdpa_cudnn" not in dict(v.other_calls)
+    line = next(x for x in words.verdict(v).lines if x.startswith("Measured in two capture calls"))
+    assert "FlexAttention (compiled)" in line and "UTC on 2026-12-03" in line and "cross processes" in line
+    assert verdicts.verdict(h200_new, "article").other_calls == ()
+    assert not any(x.startswith("Measured in two") for x in words.verdict(verdicts.verdict(h200_new, "article")).lines)
+    assert words._clock_time("<script>") == "another time"

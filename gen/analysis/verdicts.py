@@ -388,6 +388,10 @@ class Verdict:
     not_measured: tuple[tuple[str, str, str | None], ...] = ()  # (variant, status, reason) of rows with no time
     sweep_gaps: tuple[tuple[str, str | None], ...] = ()  # ranked from profiled runs, not measured by the
     #                                                      sweep at the same point: (variant, the sweep's reason)
+    # Ranked rows measured by another capture call than the set's own (merged in by gen import --merge):
+    # (variant, that call's start as ISO 8601), and the set's own call's start.
+    other_calls: tuple[tuple[str, str], ...] = ()
+    own_call: str | None = None
 
     @property
     def missing_kind(self) -> str | None:
@@ -605,7 +609,8 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
                    kernel_names.gpu_arch(ls.rs.environment.compute_capability), point_of(ls, scenario, mode),
                    sm_count=ls.rs.environment.sm_count)
         if v is not None:
-            v = dataclasses.replace(v, sweep_gaps=_sweep_gaps(ls, v))
+            v = dataclasses.replace(v, sweep_gaps=_sweep_gaps(ls, v), other_calls=_other_calls(ls, v),
+                                    own_call=ls.rs.environment.date)
         ls._tables[key] = v
     return ls._tables[key]
 
@@ -619,6 +624,20 @@ def _sweep_gaps(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str | None
     sweep = {s.variant: s for s in ls.rs.sweep if s.scenario == v.scenario and s.mode == v.mode and s.point == p}
     return tuple((t.variant, sweep[t.variant].reason) for t in v.rows
                  if t.variant in sweep and sweep[t.variant].status != schema.Status.OK)
+
+
+def _other_calls(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str], ...]:
+    """Ranked rows whose record (the sweep point at the verdict's point, else the profiled run) a
+    later capture call measured: a merged set's comparisons then cross two processes."""
+    p = point_of(ls, v.scenario, v.mode)
+    sweep = {s.variant: s for s in ls.rs.sweep if s.scenario == v.scenario and s.mode == v.mode and s.point == p
+             and s.status == schema.Status.OK}
+    out = []
+    for t in v.rows:
+        rec = sweep.get(t.variant) or ls.rs.run(t.variant, v.mode, v.scenario)
+        if rec is not None and rec.captured and rec.captured != ls.rs.environment.date:
+            out.append((t.variant, rec.captured))
+    return tuple(out)
 
 
 def scenarios(ls: tables.LoadedSet) -> list[str]:

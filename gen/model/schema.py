@@ -345,6 +345,9 @@ class VariantRun:
     compile_time_s: float | None = None
     first_call_s: float | None = None
     error_detail: str | None = None  # last line of the traceback of a refusal
+    # Optional (no version bump): the start (environment.date) of the capture call that measured it,
+    # where `gen import --merge` brought it from another call; None: the set's own call.
+    captured: str | None = None
     first_in_process: bool | None = None  # schema 3: the first call of this backend in the process
     counters: Counters | None = None
     inplace_autograd: InplaceCheck | None = None
@@ -379,6 +382,7 @@ class SweepPoint:
     # mask's build time (block_mask_build_s) and the share of blocks it skips
     # (block_mask_sparsity_pct).
     facts: dict[str, float] = field(default_factory=dict)
+    captured: str | None = None  # as VariantRun.captured
 
     @property
     def seq_len(self) -> int:
