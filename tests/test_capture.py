@@ -328,3 +328,27 @@ def test_a_long_out_of_memory_line_is_cut_between_words_and_says_so():
     assert len(got) <= len("out of memory: ") + probe.OOM_REASON_CHARS + 2
     assert got[:-2].split(" ")[-1] in words.split(" ")  # the last word is whole
     assert probe.out_of_memory(RuntimeError("short")) == "out of memory: short"
+
+
+def test_the_recorded_commit_says_when_the_tracked_files_differ_from_it(tmp_path, monkeypatch):
+    """A remote GPU machine's copy of a working tree may carry an older .git: HEAD alone then names
+    older code than what ran."""
+    import subprocess
+
+    from gen.capture import runner
+
+    def git(*a):
+        subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "f.py").write_text("x = 1\n")
+    git("add", "f.py")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    monkeypatch.chdir(tmp_path)
+    head = runner._commit()
+    assert head and len(head) == 40 and "+" not in head
+    (tmp_path / "f.py").write_text("x = 2\n")
+    assert runner._commit() == head + "+modified"
+    (tmp_path / "new.py").write_text("")  # an untracked file is not the code that ran
+    (tmp_path / "f.py").write_text("x = 1\n")
+    assert runner._commit() == head

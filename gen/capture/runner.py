@@ -62,6 +62,16 @@ def _cmd(args: list[str]) -> str | None:
     return out.stdout.strip() or None
 
 
+def _commit() -> str | None:
+    """HEAD's commit, "+modified" where tracked files differ from it: a copy of a working tree with
+    an older .git beside it (a remote GPU machine's) reports an old HEAD for newer code."""
+    head = _cmd(["git", "rev-parse", "HEAD"])
+    if head is None:
+        return None
+    changed = _cmd(["git", "status", "--porcelain", "--untracked-files=no"])
+    return f"{head}+modified" if changed else head
+
+
 def _cpu_name() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -75,7 +85,7 @@ def _cpu_name() -> str:
 def environment() -> schema.Environment:
     cuda = torch.cuda.is_available()
     props = torch.cuda.get_device_properties(0) if cuda else None
-    commit = os.environ.get("GEN_GIT_COMMIT") or _cmd(["git", "rev-parse", "HEAD"])
+    commit = os.environ.get("GEN_GIT_COMMIT") or _commit()
     driver = None
     if cuda:
         driver = _cmd(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
