@@ -152,6 +152,9 @@ def test_the_gap_is_the_clock_only_where_our_burst_lands_on_the_published_time(p
         assert m, ln
         if "the gap is the clock." in ln:
             assert abs(float(m.group(1)) - 1) <= 0.05 + 0.005, ln
+        if abs(float(m.group(1)) - 1) <= 0.05 - 0.005:
+            # our burst lands on the published time: whatever the sustained time does, the kernels match
+            assert "does not explain" not in ln and "the gap is the clock" in ln, ln
     # At 16k and 32k a burst of 20 calls heats the GPU: it slowed within itself (its last calls over
     # its first by more than 5%), and the rule takes its leading calls, which land on the published time.
     from gen.analysis import rules
@@ -163,7 +166,8 @@ def test_the_gap_is_the_clock_only_where_our_burst_lands_on_the_published_time(p
         lead = rules.burst_lead(p.timing.burst_ms)
         assert lead and len(lead) < len(p.timing.burst_ms)
         ln = next(x for x in lines if x.startswith(f"- At {n:,} tokens"))
-        assert "slowed within itself" in ln and f"its first {len(lead)} call" in ln, ln
+        first = f"its first {len(lead)} calls took" if len(lead) != 1 else "its first call took"
+        assert "slowed within itself" in ln and first in ln, ln
 
 
 def test_deterministic_backward_prices_reproducible_gradients_without_forward_anchors(pages):
