@@ -285,3 +285,20 @@ def test_summary_verb_with_a_scenario(synthetic, tmp_path):
     p = subprocess.run([sys.executable, "-m", "gen", "summary", "--results", str(RESULTS), "--set",
                         anchors.CUDNN_NAME, "--scenario", "gqa-prefill"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "published figures, not measured points" in p.stderr
+
+
+def test_a_scenario_headline_names_what_its_times_cannot_set_apart_from_the_fastest(h200_new):
+    """chunked-prefill's largest point on the H200: varlen_attn and causal_lower_right run the same
+    flash kernel and their 95% intervals overlap; the headline says so and names the point by its
+    queries. Unpinned SDPA, which runs the pinned cuDNN kernel, is never named beside it."""
+    from gen.analysis import scenarios as sa
+    from gen.report import wording_scenarios as ws
+
+    pts = sa.point_frame(h200_new, "chunked-prefill")
+    h = sa.headline(pts, pts.iloc[0:0], "chunked-prefill")
+    near = set(h["near"]) | set(h["ties"])
+    assert h["fastest"]["variant"] in {"varlen", "sdpa_lower_right"} and near & {"varlen", "sdpa_lower_right"}
+    text = ws.headline(dict(h, anchor=None), sa.FIGURE_TFLOPS, False, str)
+    assert text.startswith("At 512 queries × KV 32,768, D 128, ") and "is fastest by its median" in text
+    g = sa.headline(sa.point_frame(h200_new, "gqa-prefill"), pts.iloc[0:0], "gqa-prefill")
+    assert "sdpa_auto" not in g["near"] + g["ties"]

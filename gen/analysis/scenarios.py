@@ -461,7 +461,18 @@ def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str) -> dict 
     pick = fast[(fast["head_dim"] == d) & (fast["mode"] == schema.Mode.INFERENCE)]
     pick = pick if len(pick) else fast
     top = pick.sort_values(["kv_len", "q_len"]).iloc[-1].to_dict()
-    return dict(fastest=top, anchor=strongest(versus, top["head_dim"]))
+    # The other rows at that point the times cannot set apart from it (the verdict's interval rule):
+    # "fastest" is then said with them.
+    ok = _ranked(points)
+    at = ok[(ok["mode"] == top["mode"]) & (ok["head_dim"] == top["head_dim"]) & (ok["q_len"] == top["q_len"])
+            & (ok["kv_len"] == top["kv_len"]) & (ok["variant"] != top["variant"])]
+    auto = variant_role("automatic")
+    same = [r["variant"] for _, r in at.iterrows()
+            if isinstance(top["kernel_signature"], tuple) and r["kernel_signature"] == top["kernel_signature"]]
+    ties = [v for v in same if v != auto]  # unpinned SDPA gives way to the pinned twin (fastest_frame)
+    near = [r["variant"] for _, r in at.sort_values("gpu_only_ms").iterrows() if r["variant"] not in same
+            and not rules.apart(top["gpu_only_ci_hi_ms"], r["gpu_only_ci_lo_ms"])]
+    return dict(fastest=top, ties=ties, near=near, anchor=strongest(versus, top["head_dim"]))
 
 
 def strongest(versus: pd.DataFrame, head_dim: int | None = None) -> dict | None:

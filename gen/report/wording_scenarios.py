@@ -149,9 +149,11 @@ def headline(h: dict, figure: str, decode: bool, variant_label) -> str:
     """"At S = 32,768, X is fastest: 25.1 ms GPU-only, 690 TFLOP/s (...), 88% of the measured matmul ceiling." """
     f = h["fastest"]
     fig = figure_of_row(f)
-    text = (f"At {length(f['kv_len'], decode)}, D {int(f['head_dim'])}"
+    near, ties = h.get("near") or [], h.get("ties") or []
+    text = (f"At {point_label(f, decode, False)}, D {int(f['head_dim'])}"
             f"{' (training step)' if f['mode'] == 'train' else ''}, "
-            f"{variant_label(f['variant'])} is fastest: {f['gpu_only_ms']:.4g} ms GPU-only"
+            f"{variant_label(f['variant'])} is fastest{' by its median' if near or ties else ''}: "
+            f"{f['gpu_only_ms']:.4g} ms GPU-only"
             f"{' (kernel sum of one call)' if f['gpu_only_method'] == 'kernel_sum' else ''}, "
             f"{figure_value(f[fig], fig)} {FIGURE_LABEL[fig]}")
     if not missing(f["pct_of_ceiling"]) and f["ceiling"]:
@@ -159,9 +161,19 @@ def headline(h: dict, figure: str, decode: bool, variant_label) -> str:
     if fig == sa.FIGURE_TBPS and not missing(f["pct_of_datasheet"]):
         text += f" and {f['pct_of_datasheet']:.0f}% of the datasheet's {f['datasheet_tbps']:g} TB/s"
     text += "."
+    if ties:
+        text += f" It ties with {_and(variant_label(v) for v in ties)}: the same kernels, one rank."
+    if near:
+        text += (f" The times cannot set it apart from {_and(variant_label(v) for v in near)} (the 95% intervals "
+                 "of the medians overlap): within noise.")
     if f["ceiling"] == sa.CEILING_COPY and not missing(f["pct_of_ceiling"]) and f["pct_of_ceiling"] > 100:
         text += " " + ABOVE_COPY
     return text
+
+
+def _and(items) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def figure_of_row(row: dict) -> str:
