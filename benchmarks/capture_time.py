@@ -54,22 +54,30 @@ def report(path: Path) -> list[str]:
     log = (path / "capture.log").read_text(encoding="utf-8") if (path / "capture.log").is_file() else ""
     stages = dict(rs.stage_seconds) or stages_from_log(log)
     total = sum(stages.values())
-    compiled = sum(p.compile_time_s or 0.0 for p in rs.sweep) + sum(r.compile_time_s or 0.0 for r in rs.runs)
+    # The set's own call: records merged in from another call (gen import --merge) carry `captured`.
+    own = [r for r in [*rs.sweep, *rs.runs] if not r.captured]
+    compiled = sum(r.compile_time_s or 0.0 for r in own)
+    merged = sum(r.compile_time_s or 0.0 for r in [*rs.sweep, *rs.runs] if r.captured)
     statuses: dict[str, int] = {}
     for p in rs.sweep:
         statuses[p.status] = statuses.get(p.status, 0) + 1
-    lines = [f"## {rs.name}", "",
+    calls = sorted({r.captured for r in [*rs.sweep, *rs.runs] if r.captured})
+    title = f"## {path.name}" + (f" (named {rs.name} in its result.json)" if rs.name != path.name else "")
+    lines = [title, "",
              f"{len(rs.runs)} runs, {len(rs.sweep)} sweep points ("
              + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())) + f"); "
-             f"duration_s {rs.duration_s:.0f} s" if rs.duration_s else "", "",
+             f"duration_s {rs.duration_s:.0f} s" if rs.duration_s else "",
+             f"(the set's own call and {len(calls)} merged into it with `gen import --merge`; the stages below "
+             "are the set's own call's)" if calls else "", "",
              "| stage | seconds | share |", "| --- | ---: | ---: |"]
     for stage, s in sorted(stages.items(), key=lambda kv: -kv[1]):
         lines.append(f"| {stage} | {s:.1f} | {100 * s / total:.1f}% |")
     lines += [f"| **all** | **{total:.1f}** | |", "",
-              f"Of which the first calls of compiled variants (compile): {compiled:.1f} s.", ""]
+              f"Of which the first calls of compiled variants (compile): {compiled:.1f} s"
+              + (f" (and {merged:.1f} s in the calls merged into it)." if calls else "."), ""]
     phases = [line.split(":", 1)[1].strip() for line in log.splitlines() if line.startswith(PHASES)]
-    if phases:
-        lines += [f"Inside the sweep, seconds by phase over every point: {phases[-1]}.", ""]
+    if phases:  # the first: the set's own call (a merged call's log follows it)
+        lines += [f"Inside the sweep, seconds by phase over every point: {phases[0]}.", ""]
     skipped = [p for p in rs.sweep if p.status == schema.Status.SKIPPED]
     if skipped:
         lines.append("Skipped points:")
