@@ -429,3 +429,7 @@ def test_a_merged_sets_verdict_says_which_rows_another_capture_call_measured(h20
     assert verdicts.verdict(h200_new, "article").other_calls == ()
     assert not any(x.startswith("Measured in two") for x in words.verdict(verdicts.verdict(h200_new, "article")).lines)
     assert words._clock_time("<script>") == "another time"
+    from gen.report.pages import methodology
+
+    got = methodology.calls_view(h200_new)
+    assert got["calls"] == 1 and got["records"] == 7 and 370 < got["own_s"] < 390

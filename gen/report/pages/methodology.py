@@ -60,8 +60,19 @@ def figures_view(ctx: Context) -> list[dict]:
     return out
 
 
+def calls_view(ls) -> dict | None:
+    """A set that `gen import --merge` brought records into from other capture calls: how many calls,
+    records, and the seconds of the set's own call (its stages); None for a set of one call."""
+    merged = [r for r in [*ls.rs.runs, *ls.rs.sweep] if r.captured]
+    if not merged:
+        return None
+    own = sum(ls.rs.stage_seconds.values()) if ls.rs.stage_seconds else None
+    return dict(calls=len({r.captured for r in merged}), records=len(merged), own_s=own)
+
+
 def build(ctx: Context) -> Iterator[Page]:
-    text = ctx.template("methodology.md.j2").render(here="methodology.md", sets=ctx.sets)
+    text = ctx.template("methodology.md.j2").render(here="methodology.md", sets=ctx.sets,
+                                                    calls={ls.name: calls_view(ls) for ls in ctx.sets})
     yield Page(f"{fmt.GENERATED}/.methodology.md", text)
     yield Page(RULES_PARTIAL, ctx.template("rules.md.j2").render(**rules_view()))
     facts = figures_view(ctx)
