@@ -32,7 +32,10 @@ def test_h200_first_screen(h200):
     (exc,) = a.exceptions
     assert exc.scenario == "sliding-window" and exc.variant == "flex" and 5 < exc.ratio < 7
     assert exc.dense_mask and exc.pairs_scored == 16384 ** 2 and 4.5 < exc.pairs_scored / exc.pairs_needed < 4.7
-    sliding, startup, host = w.lines
+    sliding, startup, host, loops = w.lines
+    # decode's one-token calls: a loop of the default call waited for the host past the line there too
+    assert [sc for sc, *_ in a.loops] == ["decode"] and loops.startswith("A Python loop of it waited for the host "
+                                                                        "elsewhere too, past the 1.25× line: decode: ")
     assert sliding.startswith("For sliding windows, use FlexAttention (compiled): SDPA (backend not pinned) is 6.0× "
                               "slower at 16k.")
     assert "dense boolean attn_mask" in sliding and "16,384 × 16,384, 4.6×" in sliding and "8.8 TFLOP" in sliding

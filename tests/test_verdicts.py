@@ -433,3 +433,12 @@ def test_a_merged_sets_verdict_says_which_rows_another_capture_call_measured(h20
 
     got = methodology.calls_view(h200_new)
     assert got["calls"] == 1 and got["records"] == 7 and 370 < got["own_s"] < 390
+    # the first screen's sliding-window line: its compile time is the merged call's, and says so
+    from gen.analysis import advice
+
+    a = advice.advice(h200_new)
+    exc = next(e for e in a.exceptions if e.scenario == "sliding-window")
+    assert exc.compile_merged
+    line = next(x for x in words.advice(a).lines if x.startswith("For sliding windows"))
+    assert "in a later capture call merged into this set" in line
+    assert not next(e for e in a.exceptions if e.scenario == "packed-documents").compile_merged

@@ -67,6 +67,7 @@ class Exception_:
     flops_dense: float | None  # FLOPs of every pair
     compile_s: float | None  # its one-time compile (first call), where it compiles
     q_len: int | None = None  # the verdict point's queries where fewer than its keys (a chunk, a decode step)
+    compile_merged: bool = False  # that first call was measured by a later capture call merged into the set
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,10 @@ class Advice:
     host_cost_ms: float | None = None  # the host's own cost of a call there
     host_gpu_ms: float | None = None  # its GPU-only time there
     host_why: str | None = None  # why within noise (rules.host_bound_why, or "same kernels")
+    # Other forward scenarios where a loop of the default call clearly waited (the lower end of its
+    # eager over GPU-only ratio at or past rules.HOST_BOUND_EAGER_RATIO): (scenario, ratio, its
+    # interval, the host-bound outcome there).
+    loops: tuple[tuple[str, float, tuple[float, float], str | None], ...] = ()
     determinism: tuple[Determinism, ...] = ()  # each backend under torch.use_deterministic_algorithms(True)
 
 
@@ -240,6 +245,12 @@ def _compile_s(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> float
     return None
 
 
+def _compile_merged(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> bool:
+    p = verdicts.point_of(ls, v.scenario, v.mode)
+    return any(s.captured for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p
+               and s.compile_time_s is not None)
+
+
 def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> tuple[Exception_, ...]:
     out = []
     for v in vs:
@@ -252,7 +263,8 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
         if missing(ratio) or ratio < rules.ADVICE_MIN_GAIN:
             continue
         out.append(Exception_(v.scenario, v.mode, f.variant, ratio, **_dense(ls, v, default),
-                              compile_s=_compile_s(ls, v, f.variant)))
+                              compile_s=_compile_s(ls, v, f.variant),
+                              compile_merged=_compile_merged(ls, v, f.variant)))
     return tuple(out)
 
 
@@ -301,4 +313,17 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         host_ratio_ci=row.eager_ratio_ci if row is not None else None,
         host_cost_ms=row.host_cost_ms if row is not None else None,
         host_gpu_ms=row.gpu_only.median if row is not None and row.gpu_only else None,
-        host_why=row.host_noise_why if row is not None else None, determinism=_determinism(vs))
+        host_why=row.host_noise_why if row is not None else None, determinism=_determinism(vs),
+        loops=_loops(vs, default))
+
+
+def _loops(vs, default: str) -> tuple:
+    out = []
+    for v in vs:
+        if v.scenario == ARTICLE or v.mode != schema.Mode.INFERENCE:
+            continue
+        r = v.row(default)
+        ci = r.eager_ratio_ci if r is not None else None
+        if ci is not None and ci[0] >= rules.HOST_BOUND_EAGER_RATIO:
+            out.append((v.scenario, r.eager_over_gpu_only, ci, r.host_bound_outcome))
+    return tuple(out)

@@ -706,7 +706,10 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
             text += f" ({e.flops_dense / 1e12:.1f} TFLOP against {e.flops_needed / 1e12:.2f})"
     text += "."
     if e.compile_s is not None:
-        text += f" It compiled on its first call in {e.compile_s:.1f} s, once per shape."
+        text += f" It compiled on its first call in {e.compile_s:.1f} s, once per shape"
+        text += (" (in a later capture call merged into this set: a process of its own, where this may have "
+                 "been the first compile)."
+                 if e.compile_merged else ".")
     return text
 
 
@@ -794,6 +797,18 @@ def _host(a: advice_mod.Advice) -> str | None:
             "in a CUDA graph, or give each call more work, to keep the GPU fed.")
 
 
+def _loops(a: advice_mod.Advice) -> str | None:
+    """Where else a loop of the default call clearly waited for the host (decode's short calls)."""
+    if not a.loops:
+        return None
+    outcome = {rules.YES: "host-bound", rules.WITHIN_NOISE: "host-bound within noise (the host's own cost of "
+               "a call is close to the GPU's time)", rules.NO: "not host-bound by the host's own cost"}
+    parts = [f"{SCENARIO_WORDS.get(sc, sc)}: {r:.2f}× ({lo:.2f}× to {hi:.2f}×; {outcome.get(o, 'undecided')})"
+             for sc, r, (lo, hi), o in a.loops]
+    return (f"A Python loop of it waited for the host elsewhere too, past the {rules.HOST_BOUND_EAGER_RATIO:g}× "
+            f"line: {'; '.join(parts)}. A CUDA graph removes that wait there as well.")
+
+
 def advice(a: advice_mod.Advice) -> AdviceWords:
     """The first screen: the decision and its reason, then one sentence per exception, start-up, host."""
     decision = f"{_place(a)}: {_default_call(a)}."
@@ -801,7 +816,7 @@ def advice(a: advice_mod.Advice) -> AdviceWords:
     if picks:
         decision += " " + picks
     lines = [_exception(a, e) for e in a.exceptions]
-    for extra in (_determinism(a), _startup(a), _host(a)):
+    for extra in (_determinism(a), _startup(a), _host(a), _loops(a)):
         if extra:
             lines.append(extra)
     if a.device != "cuda":
