@@ -134,3 +134,17 @@ def test_variant_kernels_per_scenario(sets):
     assert "KV 16,384, D 128 · forward\n\n" in text and "<code>" in text  # a blank line after the heading
     assert "· training step\n" in text and " GPU event" in text
     assert ctx.template("_scenario_kernels.md.j2").render(scenario_kernels=[], here=page).strip() == ""
+
+
+def test_a_published_set_stands_beside_a_scenario_only_in_a_mode_measured_there():
+    """FlashAttention-3's forward figures match the deterministic-backward scenario's shape, but that
+    scenario measured training steps only: its page says no published figure is known, so the pages
+    listing where the FA3 set stands beside ours must not name it."""
+    from gen.report.pages import scenarios as sp
+    from gen.report.site import Context
+
+    sets, _ = tables.load_sets(RESULTS)
+    ctx = Context(sets)
+    fa3 = next(s for s in sets if s.name == "nvidia-h100-sxm5__flashattention3-paper")
+    titles = [t for t, _ in sp.beside(ctx, fa3)]
+    assert "The article's shape" in titles and "Deterministic backward" not in titles

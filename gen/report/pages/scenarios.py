@@ -457,8 +457,14 @@ def beside(ctx: Context, ls) -> list[tuple[str, str]]:
     if ls.measured:
         held = [n for n in names if any(p.scenario == n for p in ls.rs.sweep)]
         return [(sa.scenario_title(ctx.sets, n), fmt.set_scenario_page(ls.name, n)) for n in held]
-    held = [n for n in names if (sa.anchor_frame(ctx.sets, n)["anchor_set"] == ls.name).any()]
-    return [(sa.scenario_title(ctx.sets, n), scenario_page(n)) for n in held]
+    def shown(n: str) -> bool:
+        # a figure stands beside ours only in a mode we measured there (forward figures are not shown
+        # beside a training-only scenario: its page says no published figure is known)
+        a = sa.anchor_frame(ctx.sets, n)
+        modes = {p.mode for m in ctx.sets if m.measured for p in m.rs.sweep if p.scenario == n}
+        return bool(((a["anchor_set"] == ls.name) & a["mode"].isin(modes)).any())
+
+    return [(sa.scenario_title(ctx.sets, n), scenario_page(n)) for n in names if shown(n)]
 
 
 def set_links(ctx: Context, ls, page: str) -> list[dict]:
