@@ -141,3 +141,14 @@ def test_first_screen_gives_the_cost_of_deterministic_training(h200_new):
     # a kernel-sum time beside graph times says so
     assert (eff.det_method == "kernel_sum") == ("memory-efficient deterministic takes "
                                                 f"{words.us(eff.det_ms)} (kernel sum)" in line)
+
+
+def test_the_fp8_pick_on_the_first_screen_says_what_it_costs_in_accuracy(h200_new):
+    a = advice.advice(h200_new)
+    e = next(x for x in a.exceptions if x.scenario == "fp8-prefill")
+    assert e.variant == "cudnn_fp8" and e.dtype == "fp8_e4m3" and e.error > 5 * e.default_error
+    line = next(x for x in words.advice(a).lines if x.startswith("For FP8 prefill"))
+    assert f"a relative error of {e.error:.1e}" in line and f"{e.default_error:.1e}" in line
+    assert f"float8 e4m3 alone already moves the exact answer by {e.input_rounding_error:.1e}" in line
+    # a pick at the default's own dtype says nothing of accuracy
+    assert next(x for x in a.exceptions if x.scenario == "sliding-window").error is None

@@ -68,6 +68,12 @@ class Exception_:
     compile_s: float | None  # its one-time compile (first call), where it compiles
     q_len: int | None = None  # the verdict point's queries where fewer than its keys (a chunk, a decode step)
     compile_merged: bool = False  # that first call was measured by a later capture call merged into the set
+    # Where the call takes other inputs than the default (FP8 against bf16): both errors against float64
+    # at the verdict's point and the error of rounding the inputs alone (the variant's fact).
+    dtype: str | None = None
+    error: float | None = None
+    default_error: float | None = None
+    input_rounding_error: float | None = None
 
 
 @dataclass(frozen=True)
@@ -251,6 +257,18 @@ def _compile_merged(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> 
                and s.compile_time_s is not None)
 
 
+def _accuracy(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str) -> dict:
+    """The pick's and the default's errors where the pick declares its own inputs' dtype (FP8)."""
+    p = verdicts.point_of(ls, v.scenario, v.mode)
+    rec = {s.variant: s for s in ls.rs.sweep if s.scenario == v.scenario and s.mode == v.mode and s.point == p
+           and s.status == schema.Status.OK}
+    mine, theirs = rec.get(variant), rec.get(default)
+    if mine is None or not mine.dtype or (theirs is not None and theirs.dtype == mine.dtype):
+        return {}
+    return dict(dtype=mine.dtype, error=mine.rel_error, default_error=theirs.rel_error if theirs else None,
+                input_rounding_error=(mine.facts or {}).get("fp8_input_rounding_error"))
+
+
 def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> tuple[Exception_, ...]:
     out = []
     for v in vs:
@@ -264,7 +282,8 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
             continue
         out.append(Exception_(v.scenario, v.mode, f.variant, ratio, **_dense(ls, v, default),
                               compile_s=_compile_s(ls, v, f.variant),
-                              compile_merged=_compile_merged(ls, v, f.variant)))
+                              compile_merged=_compile_merged(ls, v, f.variant),
+                              **_accuracy(ls, v, f.variant, default)))
     return tuple(out)
 
 

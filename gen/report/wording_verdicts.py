@@ -687,6 +687,9 @@ def _picks(a: advice_mod.Advice) -> str:
     return lead + "; it ".join(parts) + "."
 
 
+DTYPE_WORDS = {"fp8_e4m3": "float8 e4m3", "fp8_e5m2": "float8 e5m2"}
+
+
 def _exception(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
     where = _workload(e.scenario, e.mode)
     at = f" at {e.kv_len // 1024}k" if e.kv_len and e.kv_len % 1024 == 0 else (f" at {e.kv_len}" if e.kv_len else "")
@@ -710,6 +713,15 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
         text += (" (in a later capture call merged into this set: a process of its own, where this may have "
                  "been the first compile)."
                  if e.compile_merged else ".")
+    if e.error is not None and e.default_error is not None:
+        text += (f" It answers less exactly: a relative error of {e.error:.1e} against float64 of its rounded "
+                 f"inputs, where {short_label(a.default)} has {e.default_error:.1e}" if e.error > e.default_error
+                 else f" Its relative error is {e.error:.1e} against {e.default_error:.1e} for the default")
+        if e.input_rounding_error is not None:
+            text += (f"; rounding q, k and v to {DTYPE_WORDS.get(e.dtype, e.dtype)} alone already moves the exact "
+                     "answer by "
+                     f"{e.input_rounding_error:.1e}")
+        text += "."
     return text
 
 
