@@ -118,3 +118,15 @@ def test_fast_specs_are_altairs(h200):
                                  (charts.gpu_time_spec, charts.gpu_time,
                                   (tables.summary_table(h200, "train"), "step"))):
             assert fast(*args) == slow(*args).to_dict(validate=False), fast.__name__
+
+
+def test_the_gpu_time_chart_marks_a_kernel_sum_row():
+    import pandas as pd
+
+    from gen.report import charts
+
+    df = pd.DataFrame({"status": ["ok", "ok"], "label": ["Naive", "SDPA flash"], "gpu_only_ms": [1.06, 0.09],
+                       "gpu_only_q1_ms": [1.05, 0.09], "gpu_only_q3_ms": [1.07, 0.09], "gpu_only_n": [3, 24],
+                       "gpu_only_method": ["kernel_sum", "cuda_graph"]})
+    d = charts._summary_points(df)
+    assert set(d["label"]) == {"Naive (kernel sum)", "SDPA flash"}

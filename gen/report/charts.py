@@ -227,8 +227,10 @@ def _fast(key: tuple, frames: dict[str, pd.DataFrame], build) -> dict:
 
 def _summary_points(summary: pd.DataFrame) -> pd.DataFrame:
     ok = summary[summary["status"] == "ok"]
+    # A GPU-only time that is a kernel sum (no CUDA graph of that call) says so on its row.
+    sums = ok["gpu_only_method"] == "kernel_sum" if "gpu_only_method" in ok else pd.Series(False, index=ok.index)
     return pd.DataFrame({
-        "label": ok["label"].astype(str),
+        "label": [f"{x} (kernel sum)" if s else str(x) for x, s in zip(ok["label"], sums)],
         "median": [number(x, 4) for x in ok["gpu_only_ms"]],
         "q1": [number(x, 4) for x in ok["gpu_only_q1_ms"]],
         "q3": [number(x, 4) for x in ok["gpu_only_q3_ms"]],

@@ -550,7 +550,11 @@ def conditions_range(rows) -> str:
     temps = [r["temp_c"] for r in ok if not missing(r.get("temp_c"))]
     text = f"SM clock {min(mhz):.0f}–{max(mhz):.0f} MHz" if min(mhz) != max(mhz) else f"SM clock {mhz[0]:.0f} MHz"
     if watts:
-        text += f", {min(watts):.0f}–{max(watts):.0f} W"
+        lag = any(rules.power_lags(r.get("telemetry_window_s")) for r in ok if not missing(r.get("power_w")))
+        text += f", {'≈' if lag else ''}{min(watts):.0f}–{max(watts):.0f} W"
+        if lag:
+            text += (f" (≈: windows under {rules.NVML_POWER_WINDOW_S:g} s, where NVML's power, an average over "
+                     "about a second, lags what the GPU drew)")
     if temps:
         text += f", up to {max(temps):.0f} °C"
     missing_n = len(ok) - len(mhz)
