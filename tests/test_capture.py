@@ -292,6 +292,7 @@ def test_a_series_with_few_first_calls_is_predicted_from_the_variants_other_seri
     ran(d128, art.point(4096, 128), 3.7)
     why = sweep._not_run(sweep.Job(art, "inference", art.point(16384, 128), v, None), d128, far, gpu)
     assert why.startswith("not run: predicted a first call of ") and "from 3.7 s at 4096 tokens" in why
+    assert "(the variant's first calls in another series grew as the work to the power 0.9" in why
     g = sweep._Series(growth=growth, key=(v.name, "inference"), scenario="gqa-prefill")
     for n, f in [(2048, 1.5), (4096, 2.7), (8192, 10.3)]:
         ran(g, gqa.point(n), f)

@@ -248,8 +248,8 @@ class _Series:
         w = _work(p1) / _work(p0)
         return min(1.0, max(0.0, math.log(f1 / f0) / math.log(w))) if w > 1.0 else None
 
-    def first_call_s(self, nxt: schema.Point) -> tuple[float, float, str] | None:
-        """(predicted first call, growth exponent, from what) at `nxt`: a
+    def first_call_s(self, nxt: schema.Point) -> tuple[float, float, str, str] | None:
+        """(predicted first call, growth exponent, from what, whose growth) at `nxt`: a
         measured first call times the work ratio raised to an exponent (0 to
         1; 0: a compile's cost is mostly fixed, and only autotuning, which
         runs the kernels, grows with the work). From the series' last first
@@ -263,8 +263,10 @@ class _Series:
             (p1, f1) = self.firsts[-1]
             own = self._own_exponent()
             exponent = own if own is not None else (0.0 if self.flat else shared or 0.0)
+            whose = "the first calls so far" if own is not None or self.flat or not shared else \
+                "the variant's first calls in another series"
             return (f1 * max(1.0, _work(nxt) / _work(p1)) ** exponent, exponent,
-                    f"{f1:.1f} s at {p1.kv_len} tokens")
+                    f"{f1:.1f} s at {p1.kv_len} tokens", whose)
         others = [(sc, p, f) for sc, p, f in (self.growth.firsts.get(self.key, []) if self.growth else [])
                   if _work(p) <= _work(nxt) <= _work(p) * MAX_CROSS_WORK_RATIO]
         if not others or shared is None:
@@ -274,7 +276,8 @@ class _Series:
         # ...and of those, the one that predicts the most.
         sc, p1, f1 = max(top.values(), key=lambda x: x[2] * (_work(nxt) / _work(x[1])) ** shared)
         return (f1 * (_work(nxt) / _work(p1)) ** shared, shared,
-                f"{f1:.1f} s at {sc}'s {p1.kv_len} tokens (B={p1.batch}, {p1.q_heads} query heads)")
+                f"{f1:.1f} s at {sc}'s {p1.kv_len} tokens (B={p1.batch}, {p1.q_heads} query heads)",
+                "the variant's first calls in another series")
 
 
 def _work(p: schema.Point) -> float:
@@ -302,7 +305,7 @@ def _not_run(job: Job, seen: _Series, deadline: float, device: torch.device) -> 
     first = seen.first_call_s(job.point) if device.type == "cuda" else None
     if first is not None and first[0] > MAX_FIRST_CALL_S:
         return (f"not run: predicted a first call of {first[0]:.0f} s from {first[2]} "
-                f"(the first calls so far grew as the work to the power {first[1]:.2f}), over the "
+                f"({first[3]} grew as the work to the power {first[1]:.2f}), over the "
                 f"{MAX_FIRST_CALL_S:.0f} s that a whole capture in minutes allows")
     if prev is not None and seen.last_ms and device.type == "cuda":
         call_ms = predicted_call_ms(seen.last_ms, prev, job.point)

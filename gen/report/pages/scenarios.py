@@ -85,6 +85,12 @@ def _not_run(rows: list[dict]) -> list[str]:
     return list(out.values())
 
 
+def _reason_key(why: str) -> str:
+    """PyTorch's refusals quote tensor sizes: compared with the numbers blanked. The capture's own
+    "not run" reasons are predictions whose numbers are the reason: each kept whole."""
+    return why if why.startswith("not run") else re.sub(r"\d+", "#", why)
+
+
 def _refusals(rows: list[dict]) -> list[dict]:
     """The refused points of a table grouped by variant, status and reason, the reason compared
     with its numbers blanked (PyTorch quotes the tensor sizes): each reason once, with its points."""
@@ -92,7 +98,7 @@ def _refusals(rows: list[dict]) -> list[dict]:
     for r in rows:
         if r["why_not"] is None:
             continue
-        key = (r["variant"], r["status"], re.sub(r"\d+", "#", r["why_not"]))
+        key = (r["variant"], r["status"], _reason_key(r["why_not"]))
         g = groups.setdefault(key, dict(label=r["label"], status=r["status"], reason=r["why_not"], points=[],
                                         sizes_differ=False))
         g["points"].append(r["point"])
@@ -102,7 +108,7 @@ def _refusals(rows: list[dict]) -> list[dict]:
         g["ref"] = i + 1
     for r in rows:
         if r["why_not"] is not None:
-            key = (r["variant"], r["status"], re.sub(r"\d+", "#", r["why_not"]))
+            key = (r["variant"], r["status"], _reason_key(r["why_not"]))
             r["ref"] = groups[key]["ref"]
     return list(groups.values())
 
