@@ -428,11 +428,19 @@ def test_a_merged_sets_verdict_says_which_rows_another_capture_call_measured(h20
     assert "FlexAttention (compiled)" in line and "UTC on 2026-12-03" in line and "cross processes" in line
     assert verdicts.verdict(h200_new, "article").other_calls == ()
     assert not any(x.startswith("Measured in two") for x in words.verdict(verdicts.verdict(h200_new, "article")).lines)
-    assert words._clock_time("<script>") == "another time"
+    assert __import__("gen.report.wording", fromlist=["x"]).clock_time("<script>") == "another time"
     from gen.report.pages import methodology
 
     got = methodology.calls_view(h200_new)
-    assert got["calls"] == 1 and got["records"] == 7 and 370 < got["own_s"] < 390
+    assert got["calls"] == 1 and got["records"] == 7 and 370 < got["own_s"] < 390 and 60 < got["later_s"] < 80
+    # the scenario page of a merged scenario says which rows the later call measured, with both calls' clocks
+    from gen.report.pages import scenarios as sp
+    from gen.report.site import Context
+
+    view = sp.set_view(Context([h200_new]), h200_new, "sliding-window")
+    assert view["calls"].startswith("Two capture calls measured this scenario: FlexAttention (compiled)")
+    assert "varlen_attn" in view["calls"] and "MHz" in view["calls"] and "SDPA cuDNN" not in view["calls"]
+    assert sp.set_view(Context([h200_new]), h200_new, "decode")["calls"] is None
     # the first screen's sliding-window line: its compile time is the merged call's, and says so
     from gen.analysis import advice
 

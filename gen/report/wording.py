@@ -10,6 +10,7 @@ pages escape it where they show it.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -596,3 +597,12 @@ def kernel_facts(facts: list[dict], fused_attention: bool = False) -> str:
         return ""
     text = "; ".join(kernel_fact(x, fused_attention) for x in facts)
     return text[0].upper() + text[1:] + "."
+
+
+def clock_time(iso: str | None) -> str:
+    """'2026-12-03T23:09:12+00:00' -> '23:09 UTC on 2026-12-03'; a value that does not parse names no time."""
+    try:
+        t = datetime.datetime.fromisoformat(iso or "")
+    except ValueError:
+        return "another time"
+    return f"{t:%H:%M} UTC on {t:%Y-%m-%d}"

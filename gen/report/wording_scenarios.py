@@ -511,3 +511,20 @@ def graph_above_eager_note(n: int) -> str | None:
             "(the medians' 95% intervals overlapped: a few samples of long calls). A graph of these calls may run "
             "other work than eager code (a copy the copy engine runs eagerly becomes a kernel); read the two as one "
             "figure within that gap.")
+
+
+def calls_note(labels: list[str], later: list[str], own: str | None, later_mhz: list[float],
+               own_mhz: list[float]) -> str:
+    """A merged scenario: which rows a later capture call measured, when, and at what clocks."""
+    def mhz(xs: list[float]) -> str:
+        if not xs:
+            return "clock not recorded"
+        lo, hi = min(xs), max(xs)
+        return f"mean SM clock {lo:.0f} MHz" if round(lo) == round(hi) else f"mean SM clocks {lo:.0f}–{hi:.0f} MHz"
+
+    names = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+    return (f"Two capture calls measured this scenario: {names} in a later call (started "
+            f"{', '.join(wording.clock_time(w) for w in later)}, merged into this set with `gen import --merge`; "
+            f"{mhz(later_mhz)}), the other rows in the set's own call (started {wording.clock_time(own)}; "
+            f"{mhz(own_mhz)}). A ratio between rows of the two calls also holds the difference of their "
+            "clocks (each row's conditions are in the table below).")

@@ -11,7 +11,6 @@ copied. Part of the report's wording (gen.report.wording holds the rest).
 
 from __future__ import annotations
 
-import datetime
 from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
@@ -436,25 +435,16 @@ def _headline(v: verdicts.Verdict) -> str:
     return head
 
 
-def _clock_time(iso: str | None) -> str:
-    """'2026-12-03T23:09:12+00:00' -> '23:09 UTC on 2026-12-03'; a value that does not parse names no time."""
-    try:
-        t = datetime.datetime.fromisoformat(iso or "")
-    except ValueError:
-        return "another time"
-    return f"{t:%H:%M} UTC on {t:%Y-%m-%d}"
-
-
 def other_calls_line(v: verdicts.Verdict) -> list[str]:
     """Where a merged set's ranked rows come from two capture calls: which, and what that means."""
     if not v.other_calls:
         return []
     later = sorted({w for _, w in v.other_calls})
     return [f"Measured in two capture calls: {_join(label(x) for x, _ in v.other_calls)} in a later call "
-            f"(started {_join(_clock_time(w) for w in later)}, merged into this set with `gen import --merge`), "
-            f"the other rows in the set's own call (started {_clock_time(v.own_call)}). Comparisons between "
-            "the two cross processes: each row's clock and power are its own (the conditions table), and a "
-            "compiled variant's first call there was that process's first compile."]
+            f"(started {_join(wording.clock_time(w) for w in later)}, merged into this set with `gen import --merge`), "
+            f"the other rows in the set's own call (started {wording.clock_time(v.own_call)}). Comparisons between "
+            "the two cross processes: each row's clock and power are its own (the conditions table), and the "
+            "first compiled variant there paid that process's first compile."]
 
 
 def verdict(v: verdicts.Verdict) -> VerdictWords:

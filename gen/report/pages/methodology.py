@@ -67,7 +67,8 @@ def calls_view(ls) -> dict | None:
     if not merged:
         return None
     own = sum(ls.rs.stage_seconds.values()) if ls.rs.stage_seconds else None
-    return dict(calls=len({r.captured for r in merged}), records=len(merged), own_s=own)
+    later = ls.rs.duration_s - own if own is not None and ls.rs.duration_s else None
+    return dict(calls=len({r.captured for r in merged}), records=len(merged), own_s=own, later_s=later)
 
 
 def build(ctx: Context) -> Iterator[Page]:
