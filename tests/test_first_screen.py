@@ -32,10 +32,10 @@ def test_h200_first_screen(h200):
     (exc,) = a.exceptions
     assert exc.scenario == "sliding-window" and exc.variant == "flex" and 5 < exc.ratio < 7
     assert exc.dense_mask and exc.pairs_scored == 16384 ** 2 and 4.5 < exc.pairs_scored / exc.pairs_needed < 4.7
-    sliding, startup, host, loops = w.lines
+    sliding, startup, host = w.lines
     # decode's one-token calls: a loop of the default call waited for the host past the line there too
-    assert [sc for sc, *_ in a.loops] == ["decode"] and loops.startswith("A Python loop of it waited for the host "
-                                                                        "elsewhere too, past the 1.25× line: decode: ")
+    assert [sc for sc, *_ in a.loops] == ["decode"]
+    assert " A loop waited longer in decode, " in host
     assert sliding.startswith("For sliding windows, use FlexAttention (compiled): SDPA (backend not pinned) is 6.0× "
                               "slower at 16k.")
     assert "dense boolean attn_mask" in sliding and "16,384 × 16,384, 4.6×" in sliding and "8.8 TFLOP" in sliding
@@ -148,7 +148,7 @@ def test_the_fp8_pick_on_the_first_screen_says_what_it_costs_in_accuracy(h200_ne
     e = next(x for x in a.exceptions if x.scenario == "fp8-prefill")
     assert e.variant == "cudnn_fp8" and e.dtype == "fp8_e4m3" and e.error > 5 * e.default_error
     line = next(x for x in words.advice(a).lines if x.startswith("For FP8 prefill"))
-    assert f"a relative error of {e.error:.1e}" in line and f"{e.default_error:.1e}" in line
-    assert f"float8 e4m3 alone already moves the exact answer by {e.input_rounding_error:.1e}" in line
+    assert f"Its relative error: {e.error:.1e}" in line and f"{e.default_error:.1e}" in line
+    assert f"q, k, v to float8 e4m3 alone moves the answer by {e.input_rounding_error:.1e}" in line
     # a pick at the default's own dtype says nothing of accuracy
     assert next(x for x in a.exceptions if x.scenario == "sliding-window").error is None

@@ -448,5 +448,5 @@ def test_a_merged_sets_verdict_says_which_rows_another_capture_call_measured(h20
     exc = next(e for e in a.exceptions if e.scenario == "sliding-window")
     assert exc.compile_merged
     line = next(x for x in words.advice(a).lines if x.startswith("For sliding windows"))
-    assert "in a later capture call merged into this set" in line
+    assert "in a later capture call, merged" in line
     assert not next(e for e in a.exceptions if e.scenario == "packed-documents").compile_merged

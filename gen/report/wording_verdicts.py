@@ -684,7 +684,8 @@ def _picks(a: advice_mod.Advice) -> str:
 DTYPE_WORDS = {"fp8_e4m3": "float8 e4m3", "fp8_e5m2": "float8 e5m2"}
 
 
-def _exception(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
+def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = False) -> str:
+    """One exception; `told`: an earlier one already said how SDPA takes a dense mask (said shorter here)."""
     where = _workload(e.scenario, e.mode)
     at = f" at {e.kv_len // 1024}k" if e.kv_len and e.kv_len % 1024 == 0 else (f" at {e.kv_len}" if e.kv_len else "")
     if e.q_len and at:  # a chunk against a cache: the ratio is of that chunk's size
@@ -695,25 +696,24 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
                 "document": ("no document mask", "inside the documents",
                              "block mask skips the blocks wholly outside the documents")}.get(
             e.mask or "", ("no such mask", "the mask lets through", "call computes only those"))
-        text += (f". SDPA has {what[0]}: it gets the mask as a dense boolean attn_mask, so its kernel scores every "
-                 f"(query, key) pair, {e.kv_len:,} × {e.kv_len:,}, {e.pairs_scored / e.pairs_needed:.1f}× the "
-                 f"{_millions(e.pairs_needed)} pairs {what[1]} per head, where {short_label(e.variant)}'s "
-                 f"{what[2]}")
-        if e.flops_dense and e.flops_needed:
+        if told:
+            text += (f". SDPA has {what[0]} either: {e.pairs_scored / e.pairs_needed:.1f}× the "
+                     f"{_millions(e.pairs_needed)} pairs {what[1]} per head scored")
+        else:
+            text += (f". SDPA has {what[0]}: it gets the mask as a dense boolean attn_mask, so its kernel scores "
+                     f"every (query, key) pair, {e.kv_len:,} × {e.kv_len:,}, {e.pairs_scored / e.pairs_needed:.1f}× "
+                     f"the {_millions(e.pairs_needed)} pairs {what[1]} per head, where {short_label(e.variant)}'s "
+                     f"{what[2]}")
+        if e.flops_dense and e.flops_needed and not told:
             text += f" ({e.flops_dense / 1e12:.1f} TFLOP against {e.flops_needed / 1e12:.2f})"
     text += "."
     if e.compile_s is not None:
         text += f" It compiled on its first call in {e.compile_s:.1f} s, once per shape"
-        text += (" (in a later capture call merged into this set: a process of its own, where this may have "
-                 "been the first compile)."
-                 if e.compile_merged else ".")
+        text += " (in a later capture call, merged)." if e.compile_merged else "."
     if e.error is not None and e.default_error is not None:
-        text += (f" It answers less exactly: a relative error of {e.error:.1e} against float64 of its rounded "
-                 f"inputs, where {short_label(a.default)} has {e.default_error:.1e}" if e.error > e.default_error
-                 else f" Its relative error is {e.error:.1e} against {e.default_error:.1e} for the default")
+        text += f" Its relative error: {e.error:.1e} ({short_label(a.default)}: {e.default_error:.1e})"
         if e.input_rounding_error is not None:
-            text += (f"; rounding q, k and v to {DTYPE_WORDS.get(e.dtype, e.dtype)} alone already moves the exact "
-                     "answer by "
+            text += (f"; rounding q, k, v to {DTYPE_WORDS.get(e.dtype, e.dtype)} alone moves the answer by "
                      f"{e.input_rounding_error:.1e}")
         text += "."
     return text
@@ -777,11 +777,11 @@ def _determinism(a: advice_mod.Advice) -> str | None:
             f"{_per(ds[0].mode)}): " + "; ".join(parts))
     if costs:
         best = costs[0]
-        text += f". The fastest deterministic call here is {backend(best.backend)}"
+        text += f". {backend(best.backend).capitalize()} is the fastest deterministic call"
         plain_ms = best.fastest_plain_ms
         if best.fastest_plain and plain_ms and best.det_ms:
-            text += (f": against the fastest step without determinism, {label(best.fastest_plain)} "
-                     f"({_ms(plain_ms)}), turning it on costs {times(best.det_ms / plain_ms)}")
+            text += (f": turning it on costs {times(best.det_ms / plain_ms)} the fastest step without it "
+                     f"({label(best.fastest_plain)}, {_ms(plain_ms)})")
     return text + "."
 
 
@@ -798,21 +798,30 @@ def _host(a: advice_mod.Advice) -> str | None:
     if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
         return None
     state = "host-bound" if a.host_outcome == rules.YES else "at the edge of host-bound (within noise)"
-    ratio = host_ratio_words(a.host_ratio, a.host_ratio_ci, a.host_why, a.host_cost_ms, a.host_gpu_ms)
-    return (f"In a Python loop of short calls (the article's shape) it is {state}: {ratio}. Capture the calls "
-            "in a CUDA graph, or give each call more work, to keep the GPU fed.")
+    # The first screen's short form of host_ratio_words (the verdict pages give it whole): the ratio, its
+    # interval against the line, and, where that decides "within noise", the host's own cost.
+    line = rules.HOST_BOUND_EAGER_RATIO
+    text = (f"In a Python loop of short calls it is {state}: the article's shape saw {a.host_ratio:.2f}× its "
+            "GPU-only time")
+    if a.host_ratio_ci is not None:
+        lo, hi = a.host_ratio_ci
+        text += f" ({lo:.2f}× to {hi:.2f}×, {'across' if lo < line <= hi else 'clear of'} the {line:g}× line)"
+    if not missing(a.host_cost_ms) and a.host_gpu_ms:
+        text += f"; the host's own cost of a call is {a.host_cost_ms / a.host_gpu_ms:.2f} of the GPU's time"
+        if a.host_why in ("host", "both"):
+            text += ", so whether a loop waits depends on the host"
+    return text + "."
 
 
 def _loops(a: advice_mod.Advice) -> str | None:
     """Where else a loop of the default call clearly waited for the host (decode's short calls)."""
     if not a.loops:
         return None
-    outcome = {rules.YES: "host-bound", rules.WITHIN_NOISE: "host-bound within noise (the host's own cost of "
-               "a call is close to the GPU's time)", rules.NO: "not host-bound by the host's own cost"}
-    parts = [f"{SCENARIO_WORDS.get(sc, sc)}: {r:.2f}× ({lo:.2f}× to {hi:.2f}×; {outcome.get(o, 'undecided')})"
-             for sc, r, (lo, hi), o in a.loops]
-    return (f"A Python loop of it waited for the host elsewhere too, past the {rules.HOST_BOUND_EAGER_RATIO:g}× "
-            f"line: {'; '.join(parts)}. A CUDA graph removes that wait there as well.")
+    outcome = {rules.YES: "host-bound", rules.WITHIN_NOISE: "within noise of host-bound",
+               rules.NO: "not host-bound by the host's own cost"}
+    parts = [f"{SCENARIO_WORDS.get(sc, sc)}, {r:.2f}× its GPU-only time (at least {lo:.2f}×; "
+             f"{outcome.get(o, 'undecided')})" for sc, r, (lo, _), o in a.loops]
+    return f"A loop waited longer in {'; '.join(parts)}."
 
 
 def advice(a: advice_mod.Advice) -> AdviceWords:
@@ -821,8 +830,13 @@ def advice(a: advice_mod.Advice) -> AdviceWords:
     picks = _picks(a)
     if picks:
         decision += " " + picks
-    lines = [_exception(a, e) for e in a.exceptions]
-    for extra in (_determinism(a), _startup(a), _host(a), _loops(a)):
+    dense = [i for i, e in enumerate(a.exceptions) if e.dense_mask and e.pairs_scored and e.pairs_needed]
+    lines = [_exception(a, e, told=bool(dense) and i != dense[0] and i in dense) for i, e in enumerate(a.exceptions)]
+    # The loop lines share one paragraph: the first screen must end above the fold.
+    loop = " ".join(x for x in (_host(a), _loops(a)) if x) or None
+    if loop:
+        loop += " A CUDA graph, or more work per call, keeps the GPU fed."
+    for extra in (_determinism(a), _startup(a), loop):
         if extra:
             lines.append(extra)
     if a.device != "cuda":
