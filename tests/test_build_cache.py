@@ -121,3 +121,28 @@ def test_one_sets_parts_on_two_workers_make_the_same_pages(tmp_path):
     build.run(results, split)
     build.run(results, single, workers=1)
     assert build.digest(split / "generated") == build.digest(single / "generated")
+
+
+def test_a_kept_units_pages_are_files_linked_into_place(tmp_path):
+    """A unit kept in the cache holds its page texts as files beside it: a warm build links them
+    into docs/generated instead of unpickling and writing them; a file gone from the cache makes
+    the unit again (never a page missing)."""
+    import shutil
+
+    from gen.report import build, cache
+
+    results = tmp_path / "results"
+    shutil.copytree(ROOT / "results" / "cpu-intel-r-xeon-r-processor__torch-2.13.0",
+                    results / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
+    docs = tmp_path / "docs"
+    build.run(results, docs)
+    folders = [p for p in build.cache_dir(docs).iterdir() if p.name.endswith(cache.FILES)]
+    assert folders and all(any(f.rglob("*.md")) for f in folders)
+    first = {p.relative_to(docs): p.read_text(encoding="utf-8") for p in (docs / "generated").rglob("*.md")}
+    for f in folders:
+        shutil.rmtree(f)
+    build.run(results, docs)  # the kept units point at files that are gone: made again
+    again = {p.relative_to(docs): p.read_text(encoding="utf-8") for p in (docs / "generated").rglob("*.md")}
+    assert again == first
+    build.run(results, docs)  # warm: every page linked from the cache
+    assert {p.relative_to(docs): p.read_text(encoding="utf-8") for p in (docs / "generated").rglob("*.md")} == first

@@ -120,9 +120,14 @@ def check_links(pages: list[render.Page], docs_dir: Path, known: dict | None = N
     made = {p.path for p in pages}
     known = known or {}
     for p in pages:
-        if p.text is None or prerender.BEGIN not in p.text or "raw-html-toc" not in p.text:
+        # a page a unit converted lists its links (kept with it when its text is a file in the cache)
+        if p.path in known:
+            hrefs = known[p.path]
+        elif p.text is not None and prerender.BEGIN in p.text and "raw-html-toc" in p.text:
+            hrefs = prerender.links(p.text)
+        else:
             continue
-        for href in known[p.path] if p.path in known else prerender.links(p.text):
+        for href in hrefs:
             target = posixpath.normpath(posixpath.join(posixpath.dirname(p.path), unquote(href)))
             source = target[:-5] + ".md" if target.endswith(".html") else target
             if source not in made and not (docs_dir / source).is_file() and not _hand_written(source):

@@ -14,12 +14,14 @@ import hashlib
 import os
 import pickle
 import platform
+import shutil
 import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 GEN = Path(__file__).resolve().parent.parent
 SUFFIX = ".pkl"
+FILES = ".files"  # a folder of texts beside an entry (Store.files)
 
 
 def set_key(path: Path, memo: dict | None = None) -> str:
@@ -110,10 +112,36 @@ class Store:
             Path(tmp).unlink(missing_ok=True)
             raise
 
+    def files(self, kind: str, k: str, bodies: dict[str, str]) -> Path:
+        """Texts kept as files beside the entry (relative path -> text), written whole into a
+        folder of their own and renamed into place; returns the folder. A build links them where
+        they go instead of unpickling and writing them again."""
+        final = self.root / f"{kind}-{k}{FILES}"
+        self.used.add(final.name)
+        if final.is_dir():
+            return final
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=self.root, prefix=".tmp-"))
+        try:
+            for rel, text in bodies.items():
+                dest = tmp / rel
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_text(text, encoding="utf-8", newline="\n")
+            os.replace(tmp, final)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not final.is_dir():  # another build wrote it meanwhile: that one serves
+                raise
+        return final
+
     def prune(self) -> None:
         """Remove the entries this build did not read or write (older sets, older code)."""
         if not self.root.is_dir():
             return
         for p in self.root.iterdir():
-            if p.suffix == SUFFIX and p.name not in self.used and not p.name.startswith(".tmp-"):
+            if p.name in self.used or p.name.startswith(".tmp-"):
+                continue
+            if p.suffix == SUFFIX:
                 p.unlink(missing_ok=True)
+            elif p.name.endswith(FILES) and p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import multiprocessing as mp
 import os
 import resource
@@ -336,7 +337,7 @@ def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | 
         for part, k in parts.items():
             plan.part_keys[(ls.name, part)] = k
             if k not in plan.made:
-                got = store.get("unit", k) if store else None
+                got = _get(store, k) if store else None
                 if got is None:
                     missing.append(part)
                 else:
@@ -349,6 +350,32 @@ def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | 
             split += [(ls, (part,), check and i == 0) for i, part in enumerate(parts)]
         tasks = split
     return tasks
+
+
+def _put(store: cache.Store, k: str, unit: Unit) -> Unit:
+    """Keep a unit: its page texts as files beside the entry (gen.report.cache.Store.files), the
+    entry itself light (pages that copy from those files). Returns the light unit: every build
+    then links the pages into place, the first one too."""
+    bodies = {p.path: p.text for p in unit.pages if p.text is not None and p.copy_from is None}
+    if bodies:
+        folder = store.files("pages", k, bodies)
+        unit = dataclasses.replace(unit, pages=[
+            Page(p.path, None, p.nav, folder / p.path) if p.path in bodies else p for p in unit.pages])
+    store.put("unit", k, unit)
+    return unit
+
+
+def _get(store: cache.Store, k: str) -> Unit | None:
+    """A kept unit, or None where it or a file its pages copy from is gone (made again)."""
+    unit = store.get("unit", k)
+    if unit is None:
+        return None
+    folder = store.root / f"pages-{k}{cache.FILES}"
+    if any(p.copy_from is not None and Path(p.copy_from).parent.is_relative_to(folder) for p in unit.pages):
+        store.used.add(folder.name)
+    if not all(p.copy_from is None or Path(p.copy_from).is_file() for p in unit.pages):
+        return None
+    return unit
 
 
 def _keep(plan: _Plan, store: cache.Store | None, tasks: list, results: list, skip_broken: bool) -> list:
@@ -364,10 +391,8 @@ def _keep(plan: _Plan, store: cache.Store | None, tasks: list, results: list, sk
         plan.fresh.discard(ls.name)  # checked whole by its task
         for part, unit in got.items():
             k = plan.part_keys[(ls.name, part)]
-            plan.made[k] = unit
             plan.cpu = _sum(plan.cpu, unit.cpu)
-            if store:
-                store.put("unit", k, unit)
+            plan.made[k] = _put(store, k, unit) if store else unit
     return failed
 
 
@@ -429,7 +454,7 @@ def _units(ctx: Context, plan: _Plan, store: cache.Store | None, watch: Stopwatc
                 with watch("published sets' units"):
                     plan.made[k] = make_unit(ctx, ls)
                 if store:
-                    store.put("unit", k, plan.made[k])
+                    plan.made[k] = _put(store, k, plan.made[k])
             units[ls.name] = plan.made[k]
             continue
         for part in PARTS:
