@@ -47,12 +47,14 @@ def fastest_chart(ctx: Context, page: str):
 
 
 def home_view(ctx: Context) -> dict:
-    chart, chart_set = None, None
+    chart, chart_set, kernel_sum = None, None, False
     for ls in ctx.sets:
         df = ctx.summary(ls, Mode.INFERENCE)
         if ls.measured and not df.empty and df["gpu_only_ms"].notna().any():
             chart = chart_div(charts.gpu_time(df), "GPU-only time per variant", summary_command(ls.name))
             chart_set = ls
+            ok = df[(df["status"] == "ok") & df["gpu_only_ms"].notna()]
+            kernel_sum = bool((ok.get("gpu_only_method") == "kernel_sum").any()) if "gpu_only_method" in ok else False
             break
     conditions = words.conditions_range(ctx.summary_records(chart_set, Mode.INFERENCE)) \
         if chart_set is not None and chart_set.rs.environment.device == "cuda" else None
@@ -60,7 +62,8 @@ def home_view(ctx: Context) -> dict:
                                         for t, target in ctx.fact(ls, "beside")])
                  for ls in ctx.sets if ls.rs.kind == SetKind.REFERENCE]
     return dict(sets=ctx.sets, skipped=ctx.skipped, by_gpu=_by_gpu(ctx), published=published,
-                fastest=fastest_chart(ctx, HOME), chart=chart, chart_set=chart_set, conditions=conditions)
+                fastest=fastest_chart(ctx, HOME), chart=chart, chart_set=chart_set, conditions=conditions,
+                kernel_sum=kernel_sum)
 
 
 def build(ctx: Context) -> Iterator[Page]:
