@@ -226,3 +226,9 @@ def test_chunked_prefill_why_gives_the_launch_grids_against_the_sms(h200_new):
     line = next(x for x in words.verdict(v).lines if x.startswith("Why:"))
     assert (f"runs {w.fastest_main_blocks:,} thread blocks" in line
             and f"({w.runner_up_main_blocks:,} blocks leave {132 - w.runner_up_main_blocks} SMs without one)" in line)
+
+
+def test_the_home_page_says_what_a_kernel_sum_row_is(pages):
+    # the committed H200 set's Naive forward has no CUDA-graph time (its graph ran a copy as a kernel)
+    home = pages["generated/.home.md"]
+    assert "Naive (kernel sum)" in home and "A row marked *(kernel sum)* had no CUDA-graph time" in home
