@@ -232,3 +232,16 @@ def test_the_home_page_says_what_a_kernel_sum_row_is(pages):
     # the committed H200 set's Naive forward has no CUDA-graph time (its graph ran a copy as a kernel)
     home = pages["generated/.home.md"]
     assert "Naive (kernel sum)" in home and "A row marked *(kernel sum)* had no CUDA-graph time" in home
+
+
+def test_a_scenario_row_with_few_samples_says_so(pages):
+    """The sliding window's naive rows ran a few calls of ~150 ms: fewer GPU-only samples than the
+    report's floor (rules.MIN_SAMPLES), marked thin in the scenario table as on the set page."""
+    from gen.analysis import rules
+
+    ls = tables.load_set(ROOT / "results" / "nvidia-h200__torch-2.11.0")
+    few = [p for p in ls.rs.sweep if p.scenario == "sliding-window" and p.status == "ok"
+           and 0 < len(p.timing.gpu_only_ms or p.timing.kernel_sum_ms or []) < rules.MIN_SAMPLES]
+    assert few
+    text = _page(pages, f"{OWN}/scenarios/sliding-window.md")
+    assert ": thin)" in text

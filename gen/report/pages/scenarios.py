@@ -71,6 +71,7 @@ def _rows(pts, decode: bool, show_dim: bool, pages: dict[str, str], device: str)
                         why_not=words.refusal(r["status"], r["reason"], rules.needs_cuda(
                             r["status"], device, _backend(r["variant"]))) if r["status"] != schema.Status.OK else None,
                         value=words.figure_value(r[fig], fig), unit=words.FIGURE_UNIT[fig],
+                        thin=bool(r.get("gpu_only_n")) and r["gpu_only_n"] < rules.MIN_SAMPLES,
                         conditions=wv.conditions_cell(r) if r["status"] == schema.Status.OK else None))
     return out
 
