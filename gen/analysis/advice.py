@@ -252,16 +252,13 @@ def _compile_s(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> float
 
 
 def _compile_merged(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> bool:
-    p = verdicts.point_of(ls, v.scenario, v.mode)
-    return any(s.captured for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p
-               and s.compile_time_s is not None)
+    rec = verdicts.point_records(ls, v.scenario, v.mode).get(variant)
+    return rec is not None and bool(rec.captured) and rec.compile_time_s is not None
 
 
 def _accuracy(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str) -> dict:
     """The pick's and the default's errors where the pick declares its own inputs' dtype (FP8)."""
-    p = verdicts.point_of(ls, v.scenario, v.mode)
-    rec = {s.variant: s for s in ls.rs.sweep if s.scenario == v.scenario and s.mode == v.mode and s.point == p
-           and s.status == schema.Status.OK}
+    rec = {n: s for n, s in verdicts.point_records(ls, v.scenario, v.mode).items() if s.status == schema.Status.OK}
     mine, theirs = rec.get(variant), rec.get(default)
     if mine is None or not mine.dtype or (theirs is not None and theirs.dtype == mine.dtype):
         return {}

@@ -130,7 +130,7 @@ COLUMNS = [
     "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
     "pct_of_matmul", "pct_of_copy", "pct_of_read", "sol_pct", "datasheet_tbps", "pct_of_datasheet",
     "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
-    "main_kernel_us", "other_events_us", "dtype", "wrong", "sdpa_choice", "facts", "kernel_signature",
+    "main_kernel_us", "other_events_us", "dtype", "wrong", "sdpa_choice", "facts", "kernel_signature", "captured",
 ]
 
 
@@ -211,6 +211,7 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
             dtype=dtype, wrong=rules.wrong_answer(rec.rel_error), sdpa_choice=rec.sdpa_choice,
             facts=dict(rec.facts),
             kernel_signature=timings.kernel_signature(tr, rec.timing.graph_check) if ok else None,
+            captured=rec.captured,  # a later capture call merged into the set measured it (else None)
         ))
     df = pd.DataFrame(rows, columns=COLUMNS)
     # calls that run the same kernels at a point share one host-bound outcome (rules, "ties")

@@ -615,13 +615,18 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
     return ls._tables[key]
 
 
+def point_records(ls: tables.LoadedSet, scenario: str, mode: str) -> dict[str, schema.SweepPoint]:
+    """variant -> its sweep record at the verdict's point of a scenario and mode (point_of)."""
+    p = point_of(ls, scenario, mode)
+    return {s.variant: s for s in ls.rs.sweep if s.scenario == scenario and s.mode == mode and s.point == p}
+
+
 def _sweep_gaps(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str | None], ...]:
     """Ranked rows that come from the profiled runs where the sweep, at the same point, did not measure
     the variant: the verdict then says where those rows come from (the scaling page has no such row)."""
     if not any(r.scenario == v.scenario and r.mode == v.mode for r in ls.rs.runs):
         return ()
-    p = point_of(ls, v.scenario, v.mode)
-    sweep = {s.variant: s for s in ls.rs.sweep if s.scenario == v.scenario and s.mode == v.mode and s.point == p}
+    sweep = point_records(ls, v.scenario, v.mode)
     return tuple((t.variant, sweep[t.variant].reason) for t in v.rows
                  if t.variant in sweep and sweep[t.variant].status != schema.Status.OK)
 
@@ -629,9 +634,7 @@ def _sweep_gaps(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str | None
 def _other_calls(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str], ...]:
     """Ranked rows whose record (the sweep point at the verdict's point, else the profiled run) a
     later capture call measured: a merged set's comparisons then cross two processes."""
-    p = point_of(ls, v.scenario, v.mode)
-    sweep = {s.variant: s for s in ls.rs.sweep if s.scenario == v.scenario and s.mode == v.mode and s.point == p
-             and s.status == schema.Status.OK}
+    sweep = {n: s for n, s in point_records(ls, v.scenario, v.mode).items() if s.status == schema.Status.OK}
     out = []
     for t in v.rows:
         rec = sweep.get(t.variant) or ls.rs.run(t.variant, v.mode, v.scenario)

@@ -370,9 +370,7 @@ def _get(store: cache.Store, k: str) -> Unit | None:
     unit = store.get("unit", k)
     if unit is None:
         return None
-    folder = store.root / f"pages-{k}{cache.FILES}"
-    if any(p.copy_from is not None and Path(p.copy_from).parent.is_relative_to(folder) for p in unit.pages):
-        store.used.add(folder.name)
+    store.used.add(f"pages-{k}{cache.FILES}")  # its pages' files, where it has any, stay with it
     if not all(p.copy_from is None or Path(p.copy_from).is_file() for p in unit.pages):
         return None
     return unit

@@ -606,3 +606,11 @@ def clock_time(iso: str | None) -> str:
     except ValueError:
         return "another time"
     return f"{t:%H:%M} UTC on {t:%Y-%m-%d}"
+
+
+def join_and(items) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]

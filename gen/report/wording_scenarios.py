@@ -16,6 +16,7 @@ from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import anchors, datasheets
 from gen.report import wording
+from gen.report.wording import join_and
 
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
 FIGURE_LABEL = {sa.FIGURE_TFLOPS: f"TFLOP/s ({sa.FLOP_LABEL})", sa.FIGURE_TBPS: f"TB/s ({sa.BYTES_LABEL})"}
@@ -162,18 +163,13 @@ def headline(h: dict, figure: str, decode: bool, variant_label) -> str:
         text += f" and {f['pct_of_datasheet']:.0f}% of the datasheet's {f['datasheet_tbps']:g} TB/s"
     text += "."
     if ties:
-        text += f" It ties with {_and(variant_label(v) for v in ties)}: the same kernels, one rank."
+        text += f" It ties with {join_and(variant_label(v) for v in ties)}: the same kernels, one rank."
     if near:
-        text += (f" The times cannot set it apart from {_and(variant_label(v) for v in near)} (the 95% intervals "
+        text += (f" The times cannot set it apart from {join_and(variant_label(v) for v in near)} (the 95% intervals "
                  "of the medians overlap): within noise.")
     if f["ceiling"] == sa.CEILING_COPY and not missing(f["pct_of_ceiling"]) and f["pct_of_ceiling"] > 100:
         text += " " + ABOVE_COPY
     return text
-
-
-def _and(items) -> str:
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def figure_of_row(row: dict) -> str:
@@ -522,8 +518,7 @@ def calls_note(labels: list[str], later: list[str], own: str | None, later_mhz: 
         lo, hi = min(xs), max(xs)
         return f"mean SM clock {lo:.0f} MHz" if round(lo) == round(hi) else f"mean SM clocks {lo:.0f}–{hi:.0f} MHz"
 
-    names = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
-    return (f"Two capture calls measured this scenario: {names} in a later call (started "
+    return (f"Two capture calls measured this scenario: {join_and(labels)} in a later call (started "
             f"{', '.join(wording.clock_time(w) for w in later)}, merged into this set with `gen import --merge`; "
             f"{mhz(later_mhz)}), the other rows in the set's own call (started {wording.clock_time(own)}; "
             f"{mhz(own_mhz)}). A ratio between rows of the two calls also holds the difference of their "

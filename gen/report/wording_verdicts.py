@@ -18,6 +18,7 @@ from gen.analysis import clocks, comparability, flops, kernel_names, lessons, ru
 from gen.analysis.values import missing
 from gen.model.variants import VARIANTS
 from gen.report import wording
+from gen.report.wording import join_and as _join
 
 ARTICLE = 'the seed article ("Profiling in PyTorch (Part 3): Attention is all you profile", Hugging Face blog, ' \
     "July 2026), measured on an NVIDIA A100"
@@ -844,11 +845,6 @@ def advice(a: advice_mod.Advice) -> AdviceWords:
     return AdviceWords(decision, tuple(lines), a.default)
 
 
-def _join(items) -> str:
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 # --------------------------------------------------------------------------- lessons

@@ -53,8 +53,7 @@ def home_view(ctx: Context) -> dict:
         if ls.measured and not df.empty and df["gpu_only_ms"].notna().any():
             chart = chart_div(charts.gpu_time(df), "GPU-only time per variant", summary_command(ls.name))
             chart_set = ls
-            ok = df[(df["status"] == "ok") & df["gpu_only_ms"].notna()]
-            kernel_sum = bool((ok.get("gpu_only_method") == "kernel_sum").any()) if "gpu_only_method" in ok else False
+            kernel_sum = bool(((df["status"] == "ok") & (df["gpu_only_method"] == "kernel_sum")).any())
             break
     conditions = words.conditions_range(ctx.summary_records(chart_set, Mode.INFERENCE)) \
         if chart_set is not None and chart_set.rs.environment.device == "cuda" else None

@@ -324,17 +324,13 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
 def _calls(ls, name: str, pts) -> str | None:
     """Where a merged set's scenario holds records of a later capture call: which, with the clock of
     each call's rows, so that a ratio across the two can be read against the clocks."""
-    later = {(p.variant, p.mode, p.point.q_len, p.point.kv_len, p.point.head_dim): p.captured
-             for p in ls.rs.sweep if p.scenario == name and p.captured and p.status == schema.Status.OK}
-    if not later:
-        return None
-    key = ["variant", "mode", "q_len", "kv_len", "head_dim"]
     ok = pts[pts["status"] == schema.Status.OK]
-    merged = ok[[tuple(r) in later for r in ok[key].itertuples(index=False)]]
-    own = ok.drop(merged.index)
-    return words.calls_note(sorted(dict.fromkeys(map(_label, merged["variant"]))),
-                            sorted(set(later.values())), ls.rs.environment.date,
-                            merged["sm_clock_mhz"].dropna().tolist(), own["sm_clock_mhz"].dropna().tolist())
+    merged, own = ok[ok["captured"].notna()], ok[ok["captured"].isna()]
+    if merged.empty:
+        return None
+    return words.calls_note(sorted(dict.fromkeys(map(_label, merged["variant"]))), sorted(set(merged["captured"])),
+                            ls.rs.environment.date, merged["sm_clock_mhz"].dropna().tolist(),
+                            own["sm_clock_mhz"].dropna().tolist())
 
 
 def _determinism(pts) -> list[str]:
