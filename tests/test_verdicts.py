@@ -440,6 +440,8 @@ def test_a_merged_sets_verdict_says_which_rows_another_capture_call_measured(h20
     view = sp.set_view(Context([h200_new]), h200_new, "sliding-window")
     assert view["calls"].startswith("Two capture calls measured this scenario: FlexAttention (compiled)")
     assert "varlen_attn" in view["calls"] and "MHz" in view["calls"] and "SDPA cuDNN" not in view["calls"]
+    # the pages escape every backtick of a note (its Markdown is data-safe): none to show literally
+    assert "`" not in view["calls"] and "`" not in line
     assert sp.set_view(Context([h200_new]), h200_new, "decode")["calls"] is None
     # the first screen's sliding-window line: its compile time is the merged call's, and says so
     from gen.analysis import advice

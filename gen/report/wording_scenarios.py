@@ -519,7 +519,7 @@ def calls_note(labels: list[str], later: list[str], own: str | None, later_mhz: 
         return f"mean SM clock {lo:.0f} MHz" if round(lo) == round(hi) else f"mean SM clocks {lo:.0f}–{hi:.0f} MHz"
 
     return (f"Two capture calls measured this scenario: {join_and(labels)} in a later call (started "
-            f"{', '.join(wording.clock_time(w) for w in later)}, merged into this set with `gen import --merge`; "
+            f"{join_and(wording.clock_time(w) for w in later)}, merged into this set by gen import --merge; "
             f"{mhz(later_mhz)}), the other rows in the set's own call (started {wording.clock_time(own)}; "
             f"{mhz(own_mhz)}). A ratio between rows of the two calls also holds the difference of their "
             "clocks (each row's conditions are in the table below).")

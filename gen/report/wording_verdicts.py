@@ -442,7 +442,7 @@ def other_calls_line(v: verdicts.Verdict) -> list[str]:
         return []
     later = sorted({w for _, w in v.other_calls})
     return [f"Measured in two capture calls: {_join(label(x) for x, _ in v.other_calls)} in a later call "
-            f"(started {_join(wording.clock_time(w) for w in later)}, merged into this set with `gen import --merge`), "
+            f"(started {_join(wording.clock_time(w) for w in later)}, merged into this set by gen import --merge), "
             f"the other rows in the set's own call (started {wording.clock_time(v.own_call)}). Comparisons between "
             "the two cross processes: each row's clock and power are its own (the conditions table), and the "
             "first compiled variant there paid that process's first compile."]
