@@ -1,7 +1,12 @@
 """Where the first call of torch.compile'd naive attention spends its time, and
 what Nsight Compute's passes cost: a trial on the GPU, not a test.
 
-Usage (GPU): python benchmarks/compile_probe.py OUT_DIR [compile|ncu|all]
+Usage (GPU): python benchmarks/compile_probe.py OUT_DIR [compile|ncu|room|all]
+
+room: the static 8k first call in two fresh processes, the autotuner left to
+copy the mutated buffer to host memory (as torch does by default), then with
+the capture's peak raised first (gen.capture.attention.room_for_autotuning),
+so that it clones on the GPU.
 
 compile: in fresh processes (each with an Inductor cache of its own), the
 article's naive attention at 8k tokens compiled (a) for its static shape, as
@@ -53,6 +58,9 @@ if mode == "dynamic":
 else:
     fn = torch.compile(NaiveAttention(point(len_), dev))
 q, k, v = make_inputs(point(len_), torch.bfloat16, dev, 0)
+if mode == "room":
+    from gen.capture.attention import room_for_autotuning
+    room_for_autotuning(dev)
 prof = cProfile.Profile()
 t = time.perf_counter()
 prof.enable()
@@ -178,6 +186,12 @@ def main() -> int:
         print("ncu sections:", res["ncu_sections"]["seconds"], res["ncu_sections"].get("passes"), flush=True)
         res["ncu_by_name"] = ncu_trial(False, v)
         print("ncu by name:", res["ncu_by_name"]["seconds"], res["ncu_by_name"].get("passes"), flush=True)
+    if what == "room":
+        for key, mode in (("static_8k_host_copies", "static"), ("static_8k_room", "room")):
+            res[key] = child(mode, 8192, 8192)
+            print(key, {k: v for k, v in res[key].items() if k not in ("profile", "stderr")}, flush=True)
+        (out_dir / "compile_probe_room.json").write_text(json.dumps(res, indent=1))
+        return 0
     if what == "ncu2":
         res["ncu_overhead"] = ncu_overhead()
     (out_dir / "compile_probe.json").write_text(json.dumps(res, indent=1))

@@ -230,3 +230,18 @@ def test_json_fields():
     assert j["achieved_occupancy_pct"] == 12.35 and j["occupancy_limiter"] == "registers"
     assert j["dram_throughput_pct"] is None and j["shared_memory_bytes"] is None
     assert counters.json_fields(None) == {k: None for k in j}
+
+
+def test_repeated_launches_name_the_launch_whose_counters_they_carry():
+    name = "void at::native::vectorized_elementwise_kernel<8, F>(int, F)"
+    tr = a_trace(gpu_event(0, 4.0, name=name), gpu_event(1, 4.0, name=name), gpu_event(2, 96.0, name=FLASH))
+    run = a_run([kc(0, name, duration_ns=4000.0), kc(1, name, duration_ns=4000.0, same_as="inference__v#0"),
+                 kc(2, FLASH_NCU, duration_ns=95_000.0, same_as="train__sdpa_flash#3")])
+    m = counters.match(run, tr)
+    assert counters.repeats(m.frame) == [dict(index=1, mode="inference", variant="v", at=0),
+                                         dict(index=2, mode="train", variant="sdpa_flash", at=3)]
+    assert counters.repeats(counters.match(a_run([kc(0, name)]), a_trace(gpu_event(0, 4.0, name=name))).frame) == []
+    from gen.report import wording
+    note = wording.counters_repeated(counters.repeats(m.frame), "v", "inference")
+    assert "2 of these kernels repeat a launch profiled before" in note
+    assert note.endswith("#1 from #0; #2 from sdpa_flash's training step #3")

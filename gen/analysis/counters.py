@@ -61,7 +61,7 @@ COUNTER_FIELDS = ["achieved_occupancy_pct", "theoretical_occupancy_pct", "occupa
                   "shared_memory_bytes", "sm_throughput_pct", "dram_throughput_pct", "tensor_pipe_pct",
                   "l2_hit_rate_pct"]
 COLUMNS = (["index", "name", "short_name", "dur_us", "estimate_pct", "launch_api", "op_path", "pairing",
-            "counter_index", "ncu_name", "ncu_duration_us"] + COUNTER_FIELDS + ["bound", "rules"])
+            "counter_index", "ncu_name", "ncu_duration_us", "same_as"] + COUNTER_FIELDS + ["bound", "rules"])
 
 
 @dataclass
@@ -148,6 +148,19 @@ def pair(trace_names: list[str], ncu_names: list[str]) -> tuple[list[tuple[int, 
     return sorted(pairs, key=lambda p: p[0]), mism
 
 
+def repeats(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The launches whose counters were read at an identical launch profiled before
+    (capture's per-launch-config pass): index, and that launch's mode, variant and index."""
+    if frame.empty:
+        return []
+    out = []
+    for index, same in frame.loc[frame["same_as"].notna(), ["index", "same_as"]].itertuples(index=False):
+        job, _, at = str(same).rpartition("#")
+        mode, _, variant = job.partition("__")
+        out.append(dict(index=int(index), mode=mode, variant=variant, at=int(at) if at.isdigit() else None))
+    return out
+
+
 def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cuda") -> Matched:
     """The counters of `run` beside the kernels of `tr`'s first profiled call.
     `device` is the set's (environment.device)."""
@@ -172,7 +185,8 @@ def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cud
                    estimate_pct=g.occupancy_pct if g.occupancy_pct is not None else math.nan,
                    launch_api=g.launch_api, op_path=list(g.op_path), pairing=how.value,
                    counter_index=k.index if k else None, ncu_name=k.name if k else None,
-                   ncu_duration_us=k.duration_ns / 1e3 if k and k.duration_ns is not None else math.nan)
+                   ncu_duration_us=k.duration_ns / 1e3 if k and k.duration_ns is not None else math.nan,
+                   same_as=k.same_as if k else None)
         for f in COUNTER_FIELDS:
             v = getattr(k, f) if k else None
             row[f] = v if v is not None else (None if f == "occupancy_limiter" else math.nan)

@@ -5,7 +5,9 @@ Takes: a zero-argument step, or a captured CUDA graph, and a device. Gives:
 and memsets in launch order, their summed GPU time in ms), each GPU event
 attributed to a range through the correlation id of the runtime or driver call
 that launched it (a graph replay's kernels all carry its cudaGraphLaunch's id);
-`graph_work(graph, device)`: the names for one profiled replay.
+`graph_work(graph, device)`: the names for one profiled replay;
+`launches_of_trace(path)`: the kernel launches (name, grid, block, shared
+memory) of the first `forward#i` range, for the counter pass's dedupe.
 
 The same attribution as gen.analysis.trace, kept small here: capture may not
 import analysis. Imports torch (the profiler) and the standard library.
@@ -26,12 +28,29 @@ GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
 LAUNCH_CATS = {"cuda_runtime", "cuda_driver"}
 
 
-def work_of_trace(path: str | os.PathLike) -> list[tuple[list[str], float]]:
-    """One (names, ms) per forward#i range, in range order."""
+def _events(path: str | os.PathLike) -> list[dict]:
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as fh:
-        events = json.load(fh).get("traceEvents", [])
+        return json.load(fh).get("traceEvents", [])
+
+
+def work_of_trace(path: str | os.PathLike) -> list[tuple[list[str], float]]:
+    """One (names, ms) per forward#i range, in range order."""
+    return [(names, ms) for names, ms, _ in _work(_events(path))]
+
+
+Launch = tuple[str, tuple[int, ...], tuple[int, ...], int]  # name, grid, block, shared memory
+
+
+def launches_of_trace(path: str | os.PathLike) -> list[Launch] | None:
+    """The kernel launches of the first forward#i range, in launch order (no
+    memcpy or memset); None where the trace has no such range."""
+    work = _work(_events(path))
+    return work[0][2] if work else None
+
+
+def _work(events: list[dict]) -> list[tuple[list[str], float, list[Launch]]]:
     ranges = sorted((e for e in events if e.get("cat") == "user_annotation" and FORWARD_RE.match(str(e.get("name")))),
                     key=lambda e: e["ts"])
     starts = [float(e["ts"]) for e in ranges]
@@ -50,14 +69,18 @@ def work_of_trace(path: str | os.PathLike) -> list[tuple[list[str], float]]:
             k = range_of(float(e.get("ts", 0)))
             if isinstance(corr, int) and k is not None:
                 launches[corr] = k
-    out: list[tuple[list[str], float]] = [([], 0.0) for _ in ranges]
+    out: list[tuple[list[str], float, list[Launch]]] = [([], 0.0, []) for _ in ranges]
     for e in sorted((e for e in events if e.get("cat") in GPU_CATS), key=lambda e: float(e.get("ts", 0))):
-        k = launches.get((e.get("args") or {}).get("correlation"))
+        args = e.get("args") or {}
+        k = launches.get(args.get("correlation"))
         if k is None:
             continue
-        names, ms = out[k]
+        names, ms, kernels = out[k]
         names.append(str(e.get("name")))
-        out[k] = (names, ms + float(e.get("dur", 0)) / 1e3)
+        if e.get("cat") == "kernel":
+            kernels.append((str(e.get("name")), tuple(args.get("grid") or ()), tuple(args.get("block") or ()),
+                            int(args.get("shared memory") or 0)))
+        out[k] = (names, ms + float(e.get("dur", 0)) / 1e3, kernels)
     return out
 
 

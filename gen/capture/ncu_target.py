@@ -18,6 +18,7 @@ import argparse
 import contextlib
 import json
 import sys
+import time
 import warnings
 
 import torch
@@ -67,9 +68,11 @@ def profile_one(v: variants.Variant, mode: str, point: schema.Point, dtype, seed
 def run(names: list[str], mode: str, point: schema.Point, dtype, seed: int) -> None:
     for v in variants.resolve(names):
         name = job_name(mode, v.name)
+        t0 = time.monotonic()
         try:
             profile_one(v, mode, point, dtype, seed)
-            print(f"ran {name}", flush=True)
+            # The seconds include ncu's replays of the profiled call's kernels.
+            print(f"ran {name} in {time.monotonic() - t0:.1f} s", flush=True)
         except Exception as exc:  # the main run records why a variant refuses; here it is skipped
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             print(f"refused {name}: {type(exc).__name__}: {first[:200]}", flush=True)

@@ -26,7 +26,7 @@ from pathlib import Path
 import torch
 
 from gen.capture import counters as counter_defs
-from gen.capture import probe, staging, sweep, telemetry
+from gen.capture import gpuwork, probe, staging, sweep, telemetry
 from gen.capture import progress as progress_defs
 from gen.capture.attention import (
     DTYPES,
@@ -259,18 +259,28 @@ def inplace_autograd_check(cfg: schema.RunConfig, device: torch.device) -> schem
 
 
 def counter_pass(runs: list[schema.VariantRun], modes: list[str], cfg: schema.RunConfig, device: torch.device,
-                 env: schema.Environment) -> tuple[schema.Environment, dict[str, float]]:
+                 env: schema.Environment, traces: Path | None = None) -> tuple[schema.Environment, dict[str, float]]:
     """Nsight Compute's counters of one warm call per variant that ran, in
     every mode asked, at the run point, in ONE process of its own
-    (gen.capture.counters). Returns the environment with ncu's version and
-    the pass's seconds per mode (the whole pass on the first)."""
+    (gen.capture.counters). `traces`: the folder of the runs' traces, whose
+    kernel launches let ncu profile a repeated launch once. Returns the
+    environment with ncu's version and the pass's seconds per mode (the
+    whole pass on the first)."""
     groups = {m: [r.variant for r in runs if r.mode == m and r.status == schema.Status.OK] for m in modes}
     groups = {m: names for m, names in groups.items() if names}
     if not groups:
         return env, {}
     _free(device)
     point = next(r.point for r in runs if r.status == schema.Status.OK) or _point(cfg, cfg.seq_len, cfg.head_dim)
-    got = counter_defs.collect_modes(groups, point, cfg.dtype, seed=cfg.seed or 0, device=device.type)
+    launches = {}
+    for r in runs:
+        if traces is not None and r.trace and r.mode in groups and r.variant in groups[r.mode]:
+            try:
+                launches[counter_defs.job_name(r.mode, r.variant)] = gpuwork.launches_of_trace(traces / r.trace)
+            except (OSError, ValueError) as exc:  # no dedupe then: every launch is profiled
+                log(f"counter pass: the launches of {r.mode} {r.variant} unread ({exc})")
+    got = counter_defs.collect_modes(groups, point, cfg.dtype, seed=cfg.seed or 0, device=device.type,
+                                     launches=launches)
     for mode, p in got.items():
         for r in runs:
             if r.mode == mode and r.variant in p.counters:
@@ -427,7 +437,7 @@ def _run_steps(variants, modes, scenarios) -> list:
     return [(m, v) for m in modes for v in variants] if with_runs else []
 
 
-def _counters_stage(runs, modes, cfg, device, env, store, progress) -> schema.Environment:
+def _counters_stage(runs, modes, cfg, device, env, store, progress, traces: Path) -> schema.Environment:
     """The counter pass for the modes whose counters are not kept yet; one staging item per mode."""
     todo = []
     for mode in modes:
@@ -443,7 +453,7 @@ def _counters_stage(runs, modes, cfg, device, env, store, progress) -> schema.En
             env = dataclasses.replace(env, ncu=kept["ncu"])
     if not todo:
         return env
-    env, seconds = counter_pass(runs, todo, cfg, device, env)
+    env, seconds = counter_pass(runs, todo, cfg, device, env, traces)
     for mode in todo:
         got = {r.variant: dataclasses.asdict(r.counters) for r in runs if r.mode == mode and r.counters is not None}
         store.put(staging.key_of("counters", mode), {"kind": "counters", "stage": "counters", "record": got,
@@ -502,7 +512,7 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
             )
             log(f"[{i}/{len(steps)}] {mode} {v.name}: {r.status} ({what}) in {seconds:.1f} s, {progress.suffix()}")
         if counters and runs:
-            env = _counters_stage(runs, modes, cfg, device, env, store, progress)
+            env = _counters_stage(runs, modes, cfg, device, env, store, progress, staging_dir)
         rs = schema.ResultSet(schema.SCHEMA_VERSION, final.name, env, cfg, runs)
         rs.scenarios = [s.record(modes) for s in scenarios]
         if jobs:

@@ -30,7 +30,9 @@ sum of the profiled eager calls (`kernel_sum`, with the reason), and the
 graph samples stay in graph_ms. Where capture fails (a backend that syncs,
 compiled code that cannot be captured), the method is kernel_sum too.
 
-The primitive loops live in a `Timer` (one per device kind) so that tests
+The timed loops run with Python's garbage collector paused, as timeit runs
+its loops: a collection in the middle of a window is the host's noise, not
+the call's cost. The primitive loops live in a `Timer` (one per device kind) so that tests
 inject a fake one, as torch.utils.benchmark's _MockTimer does; the measuring
 logic is here. The timed loops hold nothing but the call.
 Imports torch (in CudaTimer only), the standard library and gen.model.
@@ -38,6 +40,8 @@ Imports torch (in CudaTimer only), the standard library and gen.model.
 
 from __future__ import annotations
 
+import functools
+import gc
 import math
 import statistics
 import time
@@ -82,6 +86,20 @@ class Budget:
     kernel_sum_calls: int = 3  # profiled eager calls whose kernels are added up
 
 
+def gc_paused(loop):
+    """Run a timed loop with the garbage collector off (restored after, as it was)."""
+    @functools.wraps(loop)
+    def run(*args, **kwargs):
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            return loop(*args, **kwargs)
+        finally:
+            if was:
+                gc.enable()
+    return run
+
+
 class GraphUnavailable(RuntimeError):
     """No CUDA graph on this device (a CPU)."""
 
@@ -102,6 +120,7 @@ class Timer:
     def sync(self) -> None:
         """Drain the device queue (nothing to drain on a CPU)."""
 
+    @gc_paused
     def loop_ms(self, call: Callable, n: int) -> list[float]:
         """ms per call of n back-to-back calls (wall time on a CPU)."""
         perf = time.perf_counter
@@ -112,6 +131,7 @@ class Timer:
             stamps[i] = perf()
         return [(b - a) * 1e3 for a, b in zip(stamps, stamps[1:])]
 
+    @gc_paused
     def host_ms(self, call: Callable, n: int) -> list[float]:
         """ms from each call to its return, the device drained before each."""
         perf, sync = time.perf_counter, self.sync
@@ -128,6 +148,7 @@ class Timer:
         """A graph of n back-to-back calls; raises where none can be made."""
         raise GraphUnavailable(NO_GPU)
 
+    @gc_paused
     def replay_ms(self, graph, n: int) -> list[float]:
         """ms per replay of n back-to-back replays."""
         raise GraphUnavailable(NO_GPU)
@@ -155,6 +176,7 @@ class CudaTimer(Timer):
     def sync(self) -> None:
         self.torch.cuda.synchronize(self.device)
 
+    @gc_paused
     def loop_ms(self, call: Callable, n: int) -> list[float]:
         event = self.torch.cuda.Event
         starts = [event(enable_timing=True) for _ in range(n)]
@@ -199,6 +221,7 @@ class CudaTimer(Timer):
             raise
         return graph
 
+    @gc_paused
     def replay_ms(self, graph, n: int) -> list[float]:
         event = self.torch.cuda.Event
         starts = [event(enable_timing=True) for _ in range(n)]

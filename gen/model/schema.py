@@ -285,6 +285,10 @@ class KernelCounters:
     tensor_pipe_pct: float | None = None
     l2_hit_rate_pct: float | None = None
     rules: list[NcuRule] = field(default_factory=list)
+    # Optional (no version bump): where this launch repeats one profiled before (the same
+    # kernel, grid, block and shared memory), that launch, "<mode>__<variant>#<index>",
+    # whose counters these are; None: profiled itself.
+    same_as: str | None = None
 
 
 @dataclass

@@ -532,6 +532,21 @@ def counters_absent(absent: str, reason: str | None) -> str:
     return f"{text}: {reason}" if reason else text
 
 
+def counters_repeated(repeats: list[dict], variant: str, mode: str) -> str | None:
+    """Which kernels carry the counters of an identical launch profiled once before
+    (the same kernel, grid, block and shared memory at the same point)."""
+    if not repeats:
+        return None
+    def where(r: dict) -> str:
+        own = (r["variant"], r["mode"]) == (variant, mode)
+        at = f"#{r['at']}" if r["at"] is not None else "an earlier launch"
+        return f"#{r['index']} from {at}" if own else f"#{r['index']} from {r['variant']}'s {call_of(r['mode'])} {at}"
+    n = len(repeats)
+    return (f"Nsight Compute profiled each distinct launch (kernel, grid, block and shared memory) once, so "
+            f"{n} of these kernel{'s' if n != 1 else ''} repeat{'s' if n == 1 else ''} a launch profiled before "
+            f"and carr{'ies' if n == 1 else 'y'} its counters: " + "; ".join(where(r) for r in repeats))
+
+
 def counter_mismatch(m: dict) -> str:
     """One kernel the trace and Nsight Compute name differently, or only one of them saw."""
     if m["where"] == "both":

@@ -150,7 +150,8 @@ def _counters(ls, v: str, mode: str, kernels: list[dict], notes: list[dict]) -> 
         c = by_index.get(int(n["index"]))
         facts = counters.kernel_facts(c) if c else []
         n["counters"] = wording.kernel_facts(facts, fused_attention=n.get("category") == "fused attention")
-    return dict(measured=True, note=None, mismatches=[wording.counter_mismatch(x) for x in m.mismatches])
+    return dict(measured=True, note=wording.counters_repeated(counters.repeats(m.frame), v, mode),
+                mismatches=[wording.counter_mismatch(x) for x in m.mismatches])
 
 
 def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
