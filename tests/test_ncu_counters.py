@@ -227,7 +227,7 @@ def test_every_mode_in_one_ncu_process(tmp_path, monkeypatch):
     assert got["train"].log[1].startswith("times: ncu ran the program in")
 
 
-# --------------------------------------------------------------------------- repeated launches profiled once
+# --------------------------------------------------------------------------- calls that repeat earlier calls
 
 A = ("softmax", (32768, 1, 1), (128, 1, 1), 0)
 B = ("gemm", (8, 8, 128), (256, 1, 1), 65536)
@@ -240,112 +240,109 @@ def kc(i, launch, dur):
     return schema.KernelCounters(index=i, name=name, grid=list(grid), block=list(block), duration_ns=dur)
 
 
-def test_plan_profiles_the_first_launch_of_each_configuration():
-    jobs = {"inference__naive": [C, C, B, A], "train__naive": [C, B, A, D, A]}
-    plan = counters.plan_once(jobs)
-    # (owner, its row among the owner's profiled rows, the owner's launch index)
-    assert plan["inference__naive"] == [("inference__naive", 0, 0), ("inference__naive", 0, 0),
-                                        ("inference__naive", 1, 2), ("inference__naive", 2, 3)]
-    assert plan["train__naive"] == [("inference__naive", 0, 0), ("inference__naive", 1, 2),
-                                    ("inference__naive", 2, 3), ("train__naive", 0, 3), ("inference__naive", 2, 3)]
+def test_a_call_whose_launches_all_repeat_earlier_calls_is_covered():
+    jobs = {"inference__naive": [C, C, B, A], "inference__naive_inplace": [C, C, B, A],
+            "train__naive": [C, B, A, D, A], "train__sdpa_auto": [A, D]}
+    assert counters.plan_once(jobs)["train__naive"] == [("inference__naive", 0), ("inference__naive", 2),
+                                                        ("inference__naive", 3), ("train__naive", 3),
+                                                        ("inference__naive", 3)]
+    # train__naive has a launch of its own (D); the in-place twin and sdpa_auto repeat earlier launches only
+    assert counters.covered(jobs) == {"inference__naive_inplace", "train__sdpa_auto"}
 
 
-def test_expand_gives_every_launch_its_counters_and_names_the_one_it_repeats():
-    jobs = {"inference__naive": [C, C, B, A], "train__naive": [C, B, A, D, A]}
-    found = {"inference__naive": [kc(0, C, 1.0), kc(1, B, 2.0), kc(2, A, 3.0)], "train__naive": [kc(0, D, 4.0)]}
-    out, bad = counters.expand(found, jobs)
+def test_fill_copies_each_launch_and_names_the_one_it_repeats():
+    jobs = {"inference__naive": [C, B, A], "train__naive": [C, D], "train__sdpa_auto": [A, D, C]}
+    found = {"inference__naive": [kc(0, C, 1.0), kc(1, B, 2.0), kc(2, A, 3.0)], "train__naive": [kc(0, C, 9.0),
+                                                                                                kc(1, D, 4.0)]}
+    out, bad = counters.fill(found, jobs, {"train__sdpa_auto"})
     assert not bad
-    inf, train = out["inference__naive"], out["train__naive"]
-    assert [k.index for k in inf] == [0, 1, 2, 3] and [k.duration_ns for k in inf] == [1.0, 1.0, 2.0, 3.0]
-    assert [k.same_as for k in inf] == [None, "inference__naive#0", None, None]
-    assert [k.duration_ns for k in train] == [1.0, 2.0, 3.0, 4.0, 3.0]
-    assert [k.same_as for k in train] == ["inference__naive#0", "inference__naive#2", "inference__naive#3", None,
-                                          "inference__naive#3"]
-    assert [k.index for k in train] == [0, 1, 2, 3, 4]
+    auto = out["train__sdpa_auto"]
+    assert [k.index for k in auto] == [0, 1, 2] and [k.duration_ns for k in auto] == [3.0, 4.0, 1.0]
+    assert [k.same_as for k in auto] == ["inference__naive#2", "train__naive#1", "inference__naive#0"]
+    assert out["train__naive"][0].same_as is None  # a call profiled itself keeps its own rows
 
 
-def test_expand_refuses_rows_that_are_not_the_predicted_launches_and_what_copies_them():
-    jobs = {"inference__naive": [C, B], "train__naive": [C, D], "train__flex": [A]}
-    # ncu gave inference__naive one row too few: it, and train__naive that copies its first launch, fail
-    found = {"inference__naive": [kc(0, C, 1.0)], "train__naive": [kc(0, D, 4.0)], "train__flex": [kc(0, A, 5.0)]}
-    out, bad = counters.expand(found, jobs)
-    assert bad == {"inference__naive", "train__naive"}
-    assert list(out) == ["train__flex"]
-    # a row with another grid than predicted fails too
-    found = {"inference__naive": [kc(0, C, 1.0), kc(1, A, 2.0)], "train__naive": [kc(0, D, 4.0)],
-             "train__flex": [kc(0, A, 5.0)]}
-    assert counters.expand(found, jobs)[1] == {"inference__naive", "train__naive"}
+def test_fill_refuses_to_copy_from_rows_that_are_not_the_predicted_launches():
+    jobs = {"inference__naive": [C, B], "train__sdpa_auto": [B]}
+    assert counters.fill({"inference__naive": [kc(0, C, 1.0)]}, jobs, {"train__sdpa_auto"})[1] == {"train__sdpa_auto"}
+    wrong_grid = {"inference__naive": [kc(0, C, 1.0), kc(1, A, 2.0)]}
+    assert counters.fill(wrong_grid, jobs, {"train__sdpa_auto"})[1] == {"train__sdpa_auto"}
 
 
-def test_a_pass_with_launches_profiles_each_configuration_once_and_redoes_a_call_that_does_not_check_out(
-        tmp_path, monkeypatch):
-    def r(id_, job, launch):
-        name, grid, block, _ = launch
-        return row(id_, f"<default domain>:gen.{job}:none", name, str(block), str(grid), "100", "50", "50", "32",
-                   "0", "0", ["1", "1", "1", "1"], "10", "10", "10", "0", "0")
-    # the filtered pass: inference__naive's two launches, train__naive's new one; train__flex's row is wrong
-    (tmp_path / "raw1.csv").write_text(raw_csv([r(1, "inference__naive", C), r(2, "inference__naive", B),
-                                                r(3, "train__naive", D), r(4, "train__flex", B)]))
-    (tmp_path / "raw2.csv").write_text(raw_csv([r(1, "train__flex", A)]))
+def _launch_row(id_, job, launch):
+    name, grid, block, _ = launch
+    return row(id_, f"<default domain>:gen.{job}:none", name, str(block), str(grid), "100", "50", "50", "32",
+               "0", "0", ["1", "1", "1", "1"], "10", "10", "10", "0", "0")
+
+
+FAKE_NCU = """
+    import sys, pathlib
+    argv = sys.argv[1:]
+    tmp = pathlib.Path({tmp!r})
+    if "--version" in argv:
+        print("Version 2025.3.1.0")
+    elif "--query-metrics" in argv:
+        print("")
+    elif "--import" in argv:
+        page = argv[argv.index("--page") + 1]
+        n = "2" if "again" in argv[argv.index("--import") + 1] else "1"
+        print((tmp / (page + (n if page == "raw" else "") + ".csv")).read_text())
+    else:
+        with open(tmp / "calls.txt", "a") as fh:
+            fh.write(" ".join(argv) + "\\n")
+        pathlib.Path(argv[argv.index("--export") + 1]).write_text("report")
+"""
+
+
+def test_a_pass_does_not_profile_a_call_that_repeats_earlier_calls(tmp_path, monkeypatch):
+    (tmp_path / "raw1.csv").write_text(raw_csv([_launch_row(1, "inference__naive", C),
+                                                _launch_row(2, "inference__naive", B),
+                                                _launch_row(3, "train__naive", C), _launch_row(4, "train__naive", B),
+                                                _launch_row(5, "train__naive", D)]))
     (tmp_path / "details.csv").write_text(details_csv())
-    bin_dir = fake_ncu(tmp_path, f"""
-        import sys, pathlib
-        argv = sys.argv[1:]
-        tmp = pathlib.Path({str(tmp_path)!r})
-        if "--version" in argv:
-            print("Version 2025.3.1.0")
-        elif "--help" in argv:
-            print("--filter-mode  global, per-gpu, per-launch-config")
-        elif "--query-metrics" in argv:
-            print("")
-        elif "--import" in argv:
-            page = argv[argv.index("--page") + 1]
-            n = "2" if "again" in argv[argv.index("--import") + 1] else "1"
-            print((tmp / (page + (n if page == "raw" else "") + ".csv")).read_text())
-        else:
-            with open(tmp / "calls.txt", "a") as fh:
-                fh.write(" ".join(argv) + "\\n")
-            pathlib.Path(argv[argv.index("--export") + 1]).write_text("report")
-    """)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    launches = {"inference__naive": [C, B], "train__naive": [C, B, D], "train__flex": [A]}
-    got = counters.collect_modes({"inference": ["naive"], "train": ["naive", "flex"]}, POINT, "bf16",
+    monkeypatch.setenv("PATH", f"{fake_ncu(tmp_path, FAKE_NCU.format(tmp=str(tmp_path)))}{os.pathsep}"
+                               f"{os.environ['PATH']}")
+    launches = {"inference__naive": [C, B], "inference__sdpa_auto": [B], "train__naive": [C, B, D]}
+    got = counters.collect_modes({"inference": ["naive", "sdpa_auto"], "train": ["naive"]}, POINT, "bf16",
                                  device="cuda", launches=launches)
     calls = (tmp_path / "calls.txt").read_text().splitlines()
-    assert len(calls) == 2
-    first, again = calls[0].split(), calls[1].split()
-    assert first[first.index("--filter-mode") + 1] == "per-launch-config"
-    assert first[first.index("--launch-count") + 1] == "1"
-    assert "--filter-mode" not in again  # every launch of the call that failed its check
-    assert [again[i + 1] for i, a in enumerate(again) if a == "--nvtx-include"] == ["gen.train__flex"]
-    train = got["train"].counters["naive"].kernels
-    assert [k.name for k in train] == ["copy", "gemm", "gemm_bwd"]
-    assert [k.same_as for k in train] == ["inference__naive#0", "inference__naive#1", None]
-    flex = got["train"].counters["flex"].kernels
-    assert [k.name for k in flex] == ["softmax"] and flex[0].same_as is None
-    assert any(line.startswith("launches: 6, profiled 4") for line in got["inference"].log + got["train"].log)
+    assert len(calls) == 1
+    argv = calls[0].split()
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--nvtx-include"] == ["gen.inference__naive",
+                                                                                 "gen.train__naive"]
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--variants"] == ["naive", "naive"]
+    auto = got["inference"].counters["sdpa_auto"]
+    assert auto.status == "ok" and [k.same_as for k in auto.kernels] == ["inference__naive#1"]
+    assert got["train"].counters["naive"].kernels[2].name == "gemm_bwd"
+    assert any("not profiled, every launch repeating" in line and "sdpa_auto" in line
+               for line in got["inference"].log)
 
 
-def test_without_every_calls_launches_every_launch_is_profiled(tmp_path, monkeypatch):
-    (tmp_path / "raw.csv").write_text(raw_csv().replace("gen.", "gen.inference__"))
+def test_a_call_copied_from_rows_that_do_not_check_out_is_profiled_after_all(tmp_path, monkeypatch):
+    # inference__naive's second launch did not come back: sdpa_auto, which repeats it, is profiled itself
+    (tmp_path / "raw1.csv").write_text(raw_csv([_launch_row(1, "inference__naive", C)]))
+    (tmp_path / "raw2.csv").write_text(raw_csv([_launch_row(1, "inference__sdpa_auto", B)]))
     (tmp_path / "details.csv").write_text(details_csv())
-    bin_dir = fake_ncu(tmp_path, f"""
-        import sys, pathlib
-        argv = sys.argv[1:]
-        if "--version" in argv:
-            print("Version 2025.3.1.0")
-        elif "--help" in argv:
-            print("--filter-mode  global, per-gpu, per-launch-config")
-        elif "--query-metrics" in argv:
-            print("")
-        elif "--import" in argv:
-            print(pathlib.Path({str(tmp_path)!r}, argv[argv.index("--page") + 1] + ".csv").read_text())
-        else:
-            pathlib.Path({str(tmp_path)!r}, "argv.txt").write_text(" ".join(argv))
-            pathlib.Path(argv[argv.index("--export") + 1]).write_text("report")
-    """)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PATH", f"{fake_ncu(tmp_path, FAKE_NCU.format(tmp=str(tmp_path)))}{os.pathsep}"
+                               f"{os.environ['PATH']}")
+    got = counters.collect_modes({"inference": ["naive", "sdpa_auto"]}, POINT, "bf16", device="cuda",
+                                 launches={"inference__naive": [C, B], "inference__sdpa_auto": [B]})
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert len(calls) == 2
+    again = calls[1].split()
+    assert [again[i + 1] for i, a in enumerate(again) if a == "--nvtx-include"] == ["gen.inference__sdpa_auto"]
+    auto = got["inference"].counters["sdpa_auto"].kernels
+    assert [k.name for k in auto] == ["gemm"] and auto[0].same_as is None
+
+
+def test_without_every_calls_launches_every_call_is_profiled(tmp_path, monkeypatch):
+    (tmp_path / "raw1.csv").write_text(raw_csv().replace("gen.", "gen.inference__"))
+    (tmp_path / "details.csv").write_text(details_csv())
+    monkeypatch.setenv("PATH", f"{fake_ncu(tmp_path, FAKE_NCU.format(tmp=str(tmp_path)))}{os.pathsep}"
+                               f"{os.environ['PATH']}")
     got = counters.collect_modes({"inference": ["naive", "sdpa_flash"]}, POINT, "bf16", device="cuda",
-                                 launches={"inference__naive": [C, B]})  # sdpa_flash's unknown
-    assert "--filter-mode" not in (tmp_path / "argv.txt").read_text().split()
+                                 launches={"inference__naive": [C, B], "inference__sdpa_flash": []})
+    argv = (tmp_path / "calls.txt").read_text().split()
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--nvtx-include"] == ["gen.inference__naive",
+                                                                                 "gen.inference__sdpa_flash"]
     assert len(got["inference"].counters["naive"].kernels) == 2

@@ -14,17 +14,20 @@ launched inside those ranges. The report is exported with `ncu --import
 estimated speed-up) and read with the csv module. Where the raw page names
 no range, each variant gets a process of its own.
 
-Repeated launches are profiled once: where the runs' traces give each call's
-kernel launches (name, grid, block, shared memory) and this ncu has
-`--filter-mode per-launch-config`, ncu profiles the first launch of each
-configuration only (`--launch-count 1` per configuration), and a launch that
-repeats one profiled before (the same kernel, grid, block and shared memory,
-in the same process at the same point: the forward kernels of a training
-step, the twin that runs the same kernels, the three copies of q, k and v)
-gets that launch's counters, naming it in `same_as`. The rows ncu gives are
-checked against the launches the traces predict (count, grid and block per
-call); a call that does not check out is profiled again without the filter.
-At the article's run point this profiles 45 launches instead of 132.
+A call whose launches all repeat launches of earlier calls is not profiled:
+where the runs' traces give each call's kernel launches (name, grid, block,
+shared memory, in launch order), such a call (SDPA with no backend pinned,
+the twin of pinned cuDNN; the in-place naive forward) takes the counters of
+those earlier launches, each naming the launch it repeats in `same_as`: the
+same kernel at the same launch shape on inputs of the same shapes, whose
+counters ncu reads with the caches flushed before every pass. The earlier
+calls' rows are checked against their traces (count, grid and block); where
+they do not match, the calls that copy from them are profiled after all.
+(Nsight Compute's own `--filter-mode per-launch-config --launch-count 1`
+was tried on the H200 and dropped: at the article's run point it profiled 37
+launches where 45 differ by kernel, grid, block or shared memory, and 7 of
+the 18 calls' rows did not match their traces, so its notion of a launch
+configuration is not this one.)
 
 Metrics: Nsight Compute's sections below, plus, where this ncu knows them
 (`ncu --query-metrics`), the L2 hit rate and tensor pipe utilisation
@@ -246,15 +249,12 @@ def split(rows: list[dict[str, str]], rules: dict[str, list[schema.NcuRule]], na
 
 
 def _profile(ncu: str, groups: dict[str, list[str]], point: schema.Point, dtype: str, seed: int, work: Path,
-             extra_metrics: list[str], timeout: float, tag: str,
-             once_per_config: bool = False) -> tuple[list[dict], dict, str, str | None]:
+             extra_metrics: list[str], timeout: float, tag: str) -> tuple[list[dict], dict, str, str | None]:
     """One ncu process over some variants in some modes. Returns raw rows,
     rules, the target's stdout, and the reason when nothing could be read."""
     t0 = time.monotonic()
     report = work / f"{tag}.ncu-rep"
     cmd = [ncu, "--clock-control", "none", "--target-processes", "application-only", "--nvtx"]
-    if once_per_config:
-        cmd += ["--filter-mode", "per-launch-config", "--launch-count", "1"]
     for mode, names in groups.items():
         for n in names:
             cmd += ["--nvtx-include", range_name(mode, n)]
@@ -331,89 +331,48 @@ def _attribute(groups: dict[str, list[str]], passes: dict[str, Pass], found: dic
 Launch = tuple[str, tuple[int, ...], tuple[int, ...], int]  # as gen.capture.gpuwork: name, grid, block, smem
 
 
-def plan_once(jobs: dict[str, list[Launch]]) -> dict[str, list[tuple[str, int, int]]]:
-    """Per job (in the order ncu_target runs them), per launch: (the job whose
-    row holds its counters, that row's place among the job's profiled rows, the
-    launch's own index there). The first launch of each configuration is
-    profiled; every later one repeats it."""
-    first: dict[Launch, tuple[str, int, int]] = {}
-    plan: dict[str, list[tuple[str, int, int]]] = {}
-    for job, launches in jobs.items():
-        mine, rows = [], 0
-        for i, launch in enumerate(launches):
-            if launch not in first:
-                first[launch] = (job, rows, i)
-                rows += 1
-            mine.append(first[launch])
-        plan[job] = mine
-    return plan
+def plan_once(jobs: dict[str, list[Launch]]) -> dict[str, list[tuple[str, int]]]:
+    """Per job (in the order ncu_target runs them), per launch: the job and launch
+    index where that launch (the same kernel, grid, block and shared memory) first
+    occurs."""
+    first: dict[Launch, tuple[str, int]] = {}
+    return {job: [first.setdefault(launch, (job, i)) for i, launch in enumerate(launches)]
+            for job, launches in jobs.items()}
 
 
-def expand(found: dict[str, list[schema.KernelCounters]], jobs: dict[str, list[Launch]]
-           ) -> tuple[dict[str, list[schema.KernelCounters]], set[str]]:
-    """Every job's counters, one per launch, from the rows of a per-launch-config
-    pass; and the jobs that did not check out (their rows are not the launches
-    the traces predict, or they copy from a job that did not), to be profiled
-    again without the filter."""
+def covered(jobs: dict[str, list[Launch]]) -> set[str]:
+    """The jobs every launch of which repeats a launch of an earlier job: they need not be profiled."""
+    return {job for job, owners in plan_once(jobs).items() if owners and all(o != job for o, _ in owners)}
+
+
+def fill(found: dict[str, list[schema.KernelCounters]], jobs: dict[str, list[Launch]], skip: set[str]
+         ) -> tuple[dict[str, list[schema.KernelCounters]], set[str]]:
+    """`found` with the counters of each skipped job added, copied launch by launch
+    from the earlier job's identical launch (named in `same_as`); and the skipped
+    jobs that cannot be filled: a job they copy from was not profiled launch for
+    launch as its trace predicts (count, grid and block), so they are profiled after all."""
     plan = plan_once(jobs)
-    bad: set[str] = set()
-    for job in jobs:
-        want = [jobs[job][i] for i, (owner, _, j) in enumerate(plan[job]) if owner == job and j == i]
+
+    def checks(job: str) -> bool:
         got = found.get(job, [])
-        if len(got) != len(want) or any(list(k.grid) != list(w[1]) or list(k.block) != list(w[2])
-                                        for k, w in zip(got, want)):
+        return len(got) == len(jobs[job]) and all(
+            list(k.grid) == list(w[1]) and list(k.block) == list(w[2]) for k, w in zip(got, jobs[job]))
+
+    out, bad = dict(found), set()
+    for job in skip:
+        owners = plan[job]
+        if not all(checks(o) for o, _ in owners):
             bad.add(job)
-    changed = True
-    while changed:  # a job that copies from a job that did not check out does not either
-        changed = False
-        for job in jobs:
-            if job not in bad and any(owner in bad for owner, _, _ in plan[job]):
-                bad.add(job)
-                changed = True
-    out = {}
-    for job in jobs:
-        if job in bad:
             continue
-        rows = []
-        for i, (owner, row, j) in enumerate(plan[job]):
-            k = found[owner][row]
-            same = None if (owner, j) == (job, i) else f"{owner}#{j}"
-            rows.append(dataclasses.replace(k, index=i, same_as=same))
-        out[job] = rows
+        out[job] = [dataclasses.replace(found[o][i], index=n, same_as=f"{o}#{i}") for n, (o, i) in enumerate(owners)]
     return out, bad
 
 
-def _expand_or_again(found, ordered, profiled: int, log: list[str], profile, groups) -> dict:
-    """expand(), and the calls that do not check out profiled again, every launch (profile(groups))."""
-    if not found:  # the raw page names no range: nothing to expand
-        return found
-    found, bad = expand(found, ordered)
-    log.append(f"launches: {sum(len(v) for v in ordered.values())}, profiled {profiled}; the rest repeat a "
-               "launch profiled before (the same kernel, grid, block and shared memory)")
-    if bad:
-        again = {m: [n for n in names if job_name(m, n) in bad] for m, names in groups.items()}
-        log.append(f"profiled again without the filter: {', '.join(sorted(bad))}")
-        rows, rules, out, why = profile({m: names for m, names in again.items() if names})
-        log += [line for line in out.splitlines() if line.startswith(("==ERROR==", "times: "))]
-        if not why:
-            found.update(split(rows, rules, sorted(bad)))
-    return found
-
-
-def _once_plan(ncu: str, launches: dict | None, jobs: list[str]) -> dict[str, list[Launch]] | None:
-    """The launches of every job in order; None (every launch profiled) where one is
-    missing or this ncu cannot filter per launch configuration."""
-    if not launches or not all(launches.get(j) for j in jobs) or not once_supported(ncu):
+def _launches_of(launches: dict | None, jobs: list[str]) -> dict[str, list[Launch]] | None:
+    """The launches of every job in order; None (every call profiled) where one is missing."""
+    if not launches or not all(launches.get(j) for j in jobs):
         return None
     return {j: list(launches[j]) for j in jobs}
-
-
-def once_supported(ncu: str) -> bool:
-    """Whether this ncu filters per launch configuration."""
-    try:
-        return "per-launch-config" in _run([ncu, "--help"], 60).stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
 
 
 def _one_by_one(ncu, groups, point, dtype, seed, work, extra, timeout) -> dict:
@@ -436,25 +395,42 @@ def _extra_metrics(ncu: str) -> list[str]:
 def _pass(ncu, groups, point, dtype, seed, extra, timeout, ordered) -> tuple[dict, list[str], str | None]:
     """The ncu process(es) of one pass: (kernels per job, log lines, why nothing could be read)."""
     jobs = [job_name(m, n) for m, names in groups.items() for n in names]
+    skip = covered(ordered) if ordered else set()
+    todo = {m: [n for n in names if job_name(m, n) not in skip] for m, names in groups.items()}
     keep = os.environ.get(KEEP_ENV)
     with tempfile.TemporaryDirectory(prefix="gen-ncu-") as tmp:
         work = Path(keep) if keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        rows, rules, out, why = _profile(ncu, groups, point, dtype, seed, work, extra, timeout, "counters",
-                                         ordered is not None)
+        rows, rules, out, why = _profile(ncu, {m: ns for m, ns in todo.items() if ns}, point, dtype, seed, work,
+                                         extra, timeout, "counters")
         log = [line for line in out.splitlines() if line.startswith(("ran ", "refused ", "==ERROR==", "times: "))]
         if why:
             return {}, log, why
         found = split(rows, rules, jobs)
-        if ordered is not None:
-            found = _expand_or_again(found, ordered, len(rows), log,
-                                     lambda again: _profile(ncu, again, point, dtype, seed, work, extra, timeout,
-                                                            "again"), groups)
+        if skip and found:
+            found, log = _fill_or_again(found, ordered, skip, log, groups,
+                                        lambda again: _profile(ncu, again, point, dtype, seed, work, extra, timeout,
+                                                               "again"))
         if not found:
             # The raw page names no NVTX range: one process per variant instead.
             log.append("the raw page names no NVTX range: one ncu process per variant")
             found = _one_by_one(ncu, groups, point, dtype, seed, work, extra, timeout)
     return found, log, None
+
+
+def _fill_or_again(found, ordered, skip, log, groups, profile) -> tuple[dict, list[str]]:
+    """fill(); the skipped calls it cannot fill profiled after all (profile(groups))."""
+    found, bad = fill(found, ordered, skip)
+    log.append("not profiled, every launch repeating one of an earlier call (the same kernel, grid, block and "
+               f"shared memory): {', '.join(sorted(skip - bad))}")
+    if bad:
+        again = {m: [n for n in names if job_name(m, n) in bad] for m, names in groups.items()}
+        log.append(f"profiled after all (a call they repeat did not check out): {', '.join(sorted(bad))}")
+        rows, rules, out, why = profile({m: ns for m, ns in again.items() if ns})
+        log += [line for line in out.splitlines() if line.startswith(("ran ", "refused ", "==ERROR=="))]
+        if not why:
+            found.update(split(rows, rules, sorted(bad)))
+    return found, log
 
 
 def collect_modes(groups: dict[str, list[str]], point: schema.Point, dtype: str, seed: int = 0,
@@ -464,8 +440,8 @@ def collect_modes(groups: dict[str, list[str]], point: schema.Point, dtype: str,
     imported, ncu's metrics queried and its report read once). A Pass per
     mode; the seconds of the whole pass are the first mode's, so that stages
     still sum to the capture. `launches`: each job's kernel launches (from
-    its run's trace, keyed by job_name); given for every job, repeated
-    launches are profiled once (see the module doc)."""
+    its run's trace, keyed by job_name); given for every job, a call whose
+    launches all repeat earlier calls' is not profiled (see the module doc)."""
     t0 = time.monotonic()
     passes = {mode: Pass() for mode in groups}
 
@@ -490,7 +466,7 @@ def collect_modes(groups: dict[str, list[str]], point: schema.Point, dtype: str,
         p.ncu_version = ver
     extra = _extra_metrics(ncu)
     jobs = [job_name(m, n) for m, names in groups.items() for n in names]
-    found, log, why = _pass(ncu, groups, point, dtype, seed, extra, timeout, _once_plan(ncu, launches, jobs))
+    found, log, why = _pass(ncu, groups, point, dtype, seed, extra, timeout, _launches_of(launches, jobs))
     if why:
         _attribute(groups, passes, {}, log)
         return unavailable(why)
