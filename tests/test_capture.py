@@ -353,3 +353,26 @@ def test_the_recorded_commit_says_when_the_tracked_files_differ_from_it(tmp_path
     (tmp_path / "new.py").write_text("")  # an untracked file is not the code that ran
     (tmp_path / "f.py").write_text("x = 1\n")
     assert runner._commit() == head
+
+
+def test_a_compiled_naive_point_whose_score_matrix_the_gpu_cannot_hold_twice_is_not_run(monkeypatch):
+    """Inductor's autotuner keeps a copy of the in-place score matrix: past the room on the GPU it copies
+    it to host memory around every candidate, minutes at 16k tokens. Judged with the H200's free memory."""
+    import torch
+
+    from gen.capture import sweep
+    from gen.model import scenarios, variants
+
+    art = scenarios.SCENARIOS["article"]
+    gpu, far = torch.device("cuda"), float("inf")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device=None: (140e9, 143e9))
+    fresh = sweep._Series(growth=sweep._Growth(), key=("naive_compiled", "inference"), scenario="article")
+    compiled, naive = variants.VARIANTS["naive_compiled"], variants.VARIANTS["naive"]
+    # 8k tokens, B8 H16: 17 GB, room for a copy; 16k: 69 GB, none
+    assert sweep._not_run(sweep.Job(art, "inference", art.point(8192), compiled, None), fresh, far, gpu) is None
+    why = sweep._not_run(sweep.Job(art, "inference", art.point(16384), compiled, None), fresh, far, gpu)
+    assert why.startswith("not run: the first call's autotuner would copy the 69 GB score matrix to host memory")
+    # the eager product has no autotuner
+    eager = sweep._Series(growth=sweep._Growth(), key=("naive", "inference"), scenario="article")
+    assert sweep._not_run(sweep.Job(art, "inference", art.point(16384), naive, None), eager, far, gpu) is None

@@ -30,6 +30,7 @@ import torch
 
 from gen.capture import probe, staging
 from gen.capture.attention import (
+    AUTOTUNE_ROOM_SHARE,
     DTYPES,
     build,
     check_heads,
@@ -294,12 +295,37 @@ FIRST_CALL_FLOOR_S = 1.0
 MAX_CROSS_WORK_RATIO = 16.0
 
 
+# The compiled naive product writes its score matrix in place, so Inductor's autotuner must keep a
+# copy of it while it tries candidate configs: on the GPU where the room allows
+# (attention.room_for_autotuning), else in pinned host memory, copied back around every candidate. On
+# the H200 that copy took 16.6 s of a 21.3 s first call at 8k tokens (17 GB; benchmarks/compile_probe.py,
+# 4.7 s with the room): a score matrix the room cannot hold costs minutes, so such a point is not run.
+SCORE_BYTES = 2  # bf16
+
+
+def _autotune_copies(job: Job, device: torch.device) -> str | None:
+    """Why a compiled naive point is not run: its score matrix is past the room the autotuner's copy has."""
+    if job.variant.kind != "naive_compiled" or device.type != "cuda" or not torch.cuda.is_available():
+        return None
+    pt = job.point
+    scores = pt.batch * pt.q_heads * pt.q_len * pt.kv_len * SCORE_BYTES
+    free, _ = torch.cuda.mem_get_info(device)
+    # The room is a share of the free memory, and the matrix itself is allocated out of it first.
+    if scores <= free * AUTOTUNE_ROOM_SHARE - scores:
+        return None
+    return (f"not run: the first call's autotuner would copy the {scores / 1e9:.0f} GB score matrix to host memory "
+            f"and back around every candidate config, the GPU having too little room for a second copy (such "
+            f"copies took most of the first call at 8k tokens: benchmarks/data/compile_probe_room.json)")
+
+
 def _not_run(job: Job, seen: _Series, deadline: float, device: torch.device) -> str | None:
     """Why a point is not run, or None: an OOM at a shorter length, a call or
-    a first call predicted past MAX_CALL_MS or MAX_FIRST_CALL_S, or the run's
-    time limit."""
+    a first call predicted past MAX_CALL_MS or MAX_FIRST_CALL_S, a score matrix
+    the autotuner must copy to the host, or the run's time limit."""
     if seen.oom_at is not None:
         return f"not run: out of memory already at {seen.oom_at} tokens"
+    if (copies := _autotune_copies(job, device)) is not None:
+        return copies
     prev = seen.prev
     # On a GPU only: a CPU's times (a capture for tests) move with its load.
     first = seen.first_call_s(job.point) if device.type == "cuda" else None
