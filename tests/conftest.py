@@ -32,6 +32,8 @@ RESULTS = ROOT / "results"
 H200 = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema2"
 H200_NEW = RESULTS / "nvidia-h200__torch-2.11.0"
 H200_V1 = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema1"
+# The set the committed one replaced: one call plus a second merged into it (gen import --merge).
+H200_MERGED = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__prev"
 
 
 @pytest.fixture(scope="session")
@@ -58,6 +60,13 @@ def h200_v1(h200_v1_dir):
     from gen.analysis import tables
 
     return tables.load_set(h200_v1_dir)
+
+
+@pytest.fixture(scope="session")
+def h200_merged():
+    from gen.analysis import tables
+
+    return tables.load_set(H200_MERGED)
 
 
 @pytest.fixture(scope="session")

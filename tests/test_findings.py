@@ -203,8 +203,12 @@ def test_host_bound_finding_names_the_idle_gpu(facts, found):
     assert "host-inference-sdpa_cudnn" not in facts
 
 
-def test_schema1_host_bound_finding_labels_the_kernel_sum(h200_v1):
-    """The schema-1 set had no graph replay: the GPU-only time it compares against is labelled a kernel sum."""
-    f = {f.id: f for f in findings.findings(h200_v1)}["host-inference-flex"]
+def test_schema1_host_bound_finding_labels_the_kernel_sum(h200_v1, monkeypatch):
+    """The schema-1 set had no graph replay: the GPU-only time it compares against is labelled a kernel sum.
+    (Its FlexAttention forward waited 2.1x in the loop with a host at 1.4x the kernel sum: within noise by
+    rules.HOST_YES_MARGIN; with a margin of 1x it is host-bound, which is what the label is tested on.)"""
+    monkeypatch.setattr(rules, "HOST_YES_MARGIN", 1.0)
+    fresh = tables.load_set(h200_v1.path)  # the session's set has its tables cached under the real margin
+    f = {f.id: f for f in findings.findings(fresh)}["host-inference-flex"]
     assert f.facts["gpu_only_method"] == "kernel_sum" and f.facts["ratio"] >= rules.HOST_BOUND_EAGER_RATIO
     assert "GPU-only time (kernel sum)" in wording.finding(f).text

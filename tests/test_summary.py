@@ -74,7 +74,10 @@ def test_json_fields_of_a_schema1_set(h200_v1_dir):
     assert {r["gpu_only_method"] for r in rows.values()} == {"kernel_sum"}
     assert flash["gpu_only_ms"] == flash["kernel_sum_ms"]
     assert flash["speedup_vs_naive"] == round(naive["gpu_only_ms"] / flash["gpu_only_ms"], 2)
-    assert rows["flex"]["host_bound"] is True and naive["host_bound"] is False
+    # FlexAttention's forward: 2.1x in the loop, its host at 1.4x the kernel sum (under rules.HOST_YES_MARGIN):
+    # within noise, so host_bound is null, not false
+    assert rows["flex"]["host_bound"] is None and rows["flex"]["host_bound_outcome"] == "within noise"
+    assert naive["host_bound"] is False
     # pinned and unpinned cuDNN run the same kernels: one outcome, within noise (the rule gave them two)
     assert rows["sdpa_cudnn"]["host_bound_outcome"] == rows["sdpa_auto"]["host_bound_outcome"] == "within noise"
 

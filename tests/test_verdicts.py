@@ -416,37 +416,37 @@ def test_a_label_with_a_comma_inside_its_bracket_is_not_bracketed_twice():
     assert words.label("varlen").count("(") == 1
 
 
-def test_a_merged_sets_verdict_says_which_rows_another_capture_call_measured(h200_new):
-    """The committed H200 set: the sliding window's FlexAttention, varlen_attn and compiled naive rows
+def test_a_merged_sets_verdict_says_which_rows_another_capture_call_measured(h200_merged):
+    """The H200 set committed before this one: the sliding window's FlexAttention, varlen_attn and compiled naive rows
     were measured by a second call (merged with gen import --merge); the verdict says so, with both
     calls' start times, and a verdict whose rows all come from one call says nothing."""
     from gen.report import wording_verdicts as words
 
-    v = verdicts.verdict(h200_new, "sliding-window")
+    v = verdicts.verdict(h200_merged, "sliding-window")
     assert {x for x, _ in v.other_calls} >= {"flex", "varlen"} and "sdpa_cudnn" not in dict(v.other_calls)
     line = next(x for x in words.verdict(v).lines if x.startswith("Measured in two capture calls"))
     assert "FlexAttention (compiled)" in line and "UTC on 2026-12-03" in line and "cross processes" in line
-    assert verdicts.verdict(h200_new, "article").other_calls == ()
-    assert not any(x.startswith("Measured in two") for x in words.verdict(verdicts.verdict(h200_new, "article")).lines)
+    assert verdicts.verdict(h200_merged, "article").other_calls == ()
+    assert not any(x.startswith("Measured in two") for x in words.verdict(verdicts.verdict(h200_merged, "article")).lines)
     assert __import__("gen.report.wording", fromlist=["x"]).clock_time("<script>") == "another time"
     from gen.report.pages import methodology
 
-    got = methodology.calls_view(h200_new)
+    got = methodology.calls_view(h200_merged)
     assert got["calls"] == 1 and got["records"] == 7 and 370 < got["own_s"] < 390 and 60 < got["later_s"] < 80
     # the scenario page of a merged scenario says which rows the later call measured, with both calls' clocks
     from gen.report.pages import scenarios as sp
     from gen.report.site import Context
 
-    view = sp.set_view(Context([h200_new]), h200_new, "sliding-window")
+    view = sp.set_view(Context([h200_merged]), h200_merged, "sliding-window")
     assert view["calls"].startswith("Two capture calls measured this scenario: FlexAttention (compiled)")
     assert "varlen_attn" in view["calls"] and "MHz" in view["calls"] and "SDPA cuDNN" not in view["calls"]
     # the pages escape every backtick of a note (its Markdown is data-safe): none to show literally
     assert "`" not in view["calls"] and "`" not in line
-    assert sp.set_view(Context([h200_new]), h200_new, "decode")["calls"] is None
+    assert sp.set_view(Context([h200_merged]), h200_merged, "decode")["calls"] is None
     # the first screen's sliding-window line: its compile time is the merged call's, and says so
     from gen.analysis import advice
 
-    a = advice.advice(h200_new)
+    a = advice.advice(h200_merged)
     exc = next(e for e in a.exceptions if e.scenario == "sliding-window")
     assert exc.compile_merged
     line = next(x for x in words.advice(a).lines if x.startswith("For sliding windows"))

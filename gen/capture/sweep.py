@@ -310,6 +310,9 @@ def _autotune_copies(job: Job, device: torch.device) -> str | None:
     pt = job.point
     scores = pt.batch * pt.q_heads * pt.q_len * pt.kv_len * SCORE_BYTES
     free, _ = torch.cuda.mem_get_info(device)
+    if scores > free:
+        return (f"not run: the {scores / 1e9:.0f} GB score matrix alone is more than the GPU's "
+                f"{free / 1e9:.0f} GB free")
     # The room is a share of the free memory, and the matrix itself is allocated out of it first.
     if scores <= free * AUTOTUNE_ROOM_SHARE - scores:
         return None
