@@ -173,7 +173,8 @@ def test_h200_set_ranks_on_cuda_graph_replays(h200):
     assert cudnn["host_overhead_ms"] == pytest.approx(cudnn["eager_ms"] - cudnn["gpu_only_ms"])
     # FlexAttention's training step: 2.2x in the loop, and the host alone costs 1.9x the GPU's time.
     flex = runs.loc[("train", "flex")]
-    assert flex["host_bound_outcome"] == rules.YES and flex["host_cost_ms"] > rules.HOST_YES_MARGIN * flex["gpu_only_ci_hi_ms"]
+    assert flex["host_bound_outcome"] == rules.YES
+    assert flex["host_cost_ms"] > rules.HOST_YES_MARGIN * flex["gpu_only_ci_hi_ms"]
     naive = runs.loc[("inference", "naive")]
     assert not naive["host_bound"] and abs(naive["eager_over_gpu_only"] - 1) < 0.05
 

@@ -427,7 +427,8 @@ def test_a_merged_sets_verdict_says_which_rows_another_capture_call_measured(h20
     line = next(x for x in words.verdict(v).lines if x.startswith("Measured in two capture calls"))
     assert "FlexAttention (compiled)" in line and "UTC on 2026-12-03" in line and "cross processes" in line
     assert verdicts.verdict(h200_merged, "article").other_calls == ()
-    assert not any(x.startswith("Measured in two") for x in words.verdict(verdicts.verdict(h200_merged, "article")).lines)
+    article = words.verdict(verdicts.verdict(h200_merged, "article"))
+    assert not any(x.startswith("Measured in two") for x in article.lines)
     assert __import__("gen.report.wording", fromlist=["x"]).clock_time("<script>") == "another time"
     from gen.report.pages import methodology
 
