@@ -243,5 +243,10 @@ def test_repeated_launches_name_the_launch_whose_counters_they_carry():
     assert counters.repeats(counters.match(a_run([kc(0, name)]), a_trace(gpu_event(0, 4.0, name=name))).frame) == []
     from gen.report import wording
     note = wording.counters_repeated(counters.repeats(m.frame), "v", "inference")
-    assert "2 of these kernels repeat a launch profiled before" in note
-    assert note.endswith("#1 from #0; #2 from sdpa_flash's training step #3")
+    assert note == ("Nsight Compute profiled each distinct launch (kernel, grid, block and shared memory) once: "
+                    "2 kernels of this forward repeat a launch profiled in this forward (1) and sdpa_flash's "
+                    "training step (1) and carry its counters (a launch of another mode standing in for this "
+                    "forward's: the same kernel at the same shape, whose arguments may differ, e.g. a training "
+                    "forward also writes its softmax statistics)")
+    same_mode = [dict(index=1, mode="inference", variant="naive", at=0)]
+    assert "another mode" not in wording.counters_repeated(same_mode, "v", "inference")

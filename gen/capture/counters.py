@@ -14,7 +14,7 @@ launched inside those ranges. The report is exported with `ncu --import
 estimated speed-up) and read with the csv module. Where the raw page names
 no range, each variant gets a process of its own.
 
-A call whose launches all repeat launches of earlier calls is not profiled:
+A call whose launches all repeat launches of earlier calls in its mode is not profiled:
 where the runs' traces give each call's kernel launches (name, grid, block,
 shared memory, in launch order), such a call (SDPA with no backend pinned,
 the twin of pinned cuDNN; the in-place naive forward) takes the counters of
@@ -334,9 +334,11 @@ Launch = tuple[str, tuple[int, ...], tuple[int, ...], int]  # as gen.capture.gpu
 def plan_once(jobs: dict[str, list[Launch]]) -> dict[str, list[tuple[str, int]]]:
     """Per job (in the order ncu_target runs them), per launch: the job and launch
     index where that launch (the same kernel, grid, block and shared memory) first
-    occurs."""
-    first: dict[Launch, tuple[str, int]] = {}
-    return {job: [first.setdefault(launch, (job, i)) for i, launch in enumerate(launches)]
+    occurs in the same mode."""
+    # Within one mode only: a training step's forward may launch the inference forward's kernel at the
+    # same shape with other arguments (its softmax statistics written out), so it is not a repeat.
+    first: dict[tuple[str, Launch], tuple[str, int]] = {}
+    return {job: [first.setdefault((job.split("__", 1)[0], launch), (job, i)) for i, launch in enumerate(launches)]
             for job, launches in jobs.items()}
 
 

@@ -536,17 +536,29 @@ def counters_absent(absent: str, reason: str | None) -> str:
 
 def counters_repeated(repeats: list[dict], variant: str, mode: str) -> str | None:
     """Which kernels carry the counters of an identical launch profiled once before
-    (the same kernel, grid, block and shared memory at the same point)."""
+    (the same kernel, grid, block and shared memory at the same point), by the call
+    that launched it."""
     if not repeats:
         return None
-    def where(r: dict) -> str:
-        own = (r["variant"], r["mode"]) == (variant, mode)
-        at = f"#{r['at']}" if r["at"] is not None else "an earlier launch"
-        return f"#{r['index']} from {at}" if own else f"#{r['index']} from {r['variant']}'s {call_of(r['mode'])} {at}"
+    by: dict[tuple[str, str], int] = {}
+    for r in repeats:
+        key = (r["variant"], r["mode"])
+        by[key] = by.get(key, 0) + 1
+
+    def call(key: tuple[str, str]) -> str:
+        v, m = key
+        what = f"{call_of(m)}"
+        return f"{'this ' + what if key == (variant, mode) else v + chr(39) + 's ' + what} ({by[key]})"
     n = len(repeats)
-    return (f"Nsight Compute profiled each distinct launch (kernel, grid, block and shared memory) once, so "
-            f"{n} of these kernel{'s' if n != 1 else ''} repeat{'s' if n == 1 else ''} a launch profiled before "
-            f"and carr{'ies' if n == 1 else 'y'} its counters: " + "; ".join(where(r) for r in repeats))
+    text = (f"Nsight Compute profiled each distinct launch (kernel, grid, block and shared memory) once: "
+            f"{plural(n, 'kernel')} of this {call_of(mode)} repeat{'s' if n == 1 else ''} a launch profiled "
+            f"in {join_and(call(k) for k in by)} and carr{'ies' if n == 1 else 'y'} its counters")
+    if any(m != mode for _, m in by):
+        # Captures of 2026-12-04 matched launches across modes; capture now matches within a mode only.
+        text += (f" (a launch of another mode standing in for this {call_of(mode)}'s: the same kernel at the "
+                 f"same shape, whose arguments may differ, e.g. a training forward also writes its softmax "
+                 f"statistics)")
+    return text
 
 
 def counter_mismatch(m: dict) -> str:
