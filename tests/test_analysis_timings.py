@@ -90,6 +90,8 @@ def test_memcpy_and_memset_count_in_the_kernel_sum():
     # a host at most a tenth of the GPU time cannot keep it waiting: no, whatever the loop's interval
     ([0.100], [0.101, 0.098, 0.099, 0.102, 0.150], [0.005] * 20, rules.NO),
     ([0.100], [0.101, 0.098, 0.099, 0.102, 0.150], [0.040] * 20, rules.WITHIN_NOISE),
+    # only there: a loop that clearly waited with a tiny host cost (a call that syncs inside) is not "no"
+    ([0.100], [0.300], [0.005] * 20, rules.WITHIN_NOISE),
     ([], [0.300], [], None),  # no GPU-only time: undecided
 ])
 def test_host_bound_rule(gpu_only, eager, host, outcome):

@@ -372,7 +372,7 @@ def test_a_compiled_naive_point_whose_score_matrix_the_gpu_cannot_hold_twice_is_
     # 8k tokens, B8 H16: 17 GB, room for a copy; 16k: 69 GB, none
     assert sweep._not_run(sweep.Job(art, "inference", art.point(8192), compiled, None), fresh, far, gpu) is None
     why = sweep._not_run(sweep.Job(art, "inference", art.point(16384), compiled, None), fresh, far, gpu)
-    assert why.startswith("not run: the first call's autotuner would copy the 69 GB score matrix to host memory")
+    assert why.startswith("not run: the first call's autotuner would keep a pinned host copy of the 69 GB score matrix")
     # at 32k the matrix alone (275 GB) is more than the GPU holds
     why = sweep._not_run(sweep.Job(art, "inference", art.point(32768), compiled, None), fresh, far, gpu)
     assert why == "not run: the 275 GB score matrix alone is more than the GPU's 140 GB free"

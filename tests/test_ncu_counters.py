@@ -244,23 +244,26 @@ def test_a_call_whose_launches_all_repeat_earlier_calls_is_covered():
     jobs = {"inference__naive": [C, C, B, A], "inference__naive_inplace": [C, C, B, A],
             "train__naive": [C, B, A, D, A], "train__sdpa_auto": [A, D]}
     # a training step's launches repeat only launches of training steps (its forward may pass other arguments)
-    assert counters.plan_once(jobs)["train__naive"] == [("train__naive", 0), ("train__naive", 1),
-                                                        ("train__naive", 2), ("train__naive", 3),
-                                                        ("train__naive", 2)]
+    assert counters.plan_once(jobs)["train__naive"] == [("train__naive", i) for i in range(5)]
+    # the k-th launch of a configuration matches the k-th of the earlier call: the twin, position by position
+    assert counters.plan_once(jobs)["inference__naive_inplace"] == [("inference__naive", i) for i in range(4)]
+    # a second softmax in a call whose twin launched one: its own
+    assert counters.plan_once({"train__naive": [A, D], "train__x": [A, D, A]})["train__x"] == [
+        ("train__naive", 0), ("train__naive", 1), ("train__x", 2)]
     # the in-place twin and sdpa_auto repeat earlier launches of their mode only
     assert counters.covered(jobs) == {"inference__naive_inplace", "train__sdpa_auto"}
     assert counters.covered({"inference__naive": [C, B], "train__naive": [C, B]}) == set()
 
 
 def test_fill_copies_each_launch_and_names_the_one_it_repeats():
-    jobs = {"inference__naive": [C, B, A], "train__naive": [C, D], "train__sdpa_auto": [D, C, D]}
+    jobs = {"inference__naive": [C, B, A], "train__naive": [C, D], "train__sdpa_auto": [D, C]}
     found = {"inference__naive": [kc(0, C, 1.0), kc(1, B, 2.0), kc(2, A, 3.0)], "train__naive": [kc(0, C, 9.0),
                                                                                                 kc(1, D, 4.0)]}
     out, bad = counters.fill(found, jobs, {"train__sdpa_auto"})
     assert not bad
     auto = out["train__sdpa_auto"]
-    assert [k.index for k in auto] == [0, 1, 2] and [k.duration_ns for k in auto] == [4.0, 9.0, 4.0]
-    assert [k.same_as for k in auto] == ["train__naive#1", "train__naive#0", "train__naive#1"]
+    assert [k.index for k in auto] == [0, 1] and [k.duration_ns for k in auto] == [4.0, 9.0]
+    assert [k.same_as for k in auto] == ["train__naive#1", "train__naive#0"]
     assert out["train__naive"][0].same_as is None  # a call profiled itself keeps its own rows
 
 

@@ -148,9 +148,14 @@ def pair(trace_names: list[str], ncu_names: list[str]) -> tuple[list[tuple[int, 
     return sorted(pairs, key=lambda p: p[0]), mism
 
 
+def _mode_of(same_as: str) -> str:
+    return str(same_as).rpartition("#")[0].partition("__")[0]
+
+
 def repeats(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """The launches whose counters were read at an identical launch profiled before
-    (capture's per-launch-config pass): index, and that launch's mode, variant and index."""
+    """The launches capture did not profile because an identical launch (kernel, grid, block,
+    shared memory) was profiled in another call: index, and that launch's mode, variant and
+    index. One of another mode carries no counters here (see match)."""
     if frame.empty:
         return []
     out = []
@@ -181,12 +186,17 @@ def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cud
     for i, j, how in pairs:
         g = kernels[i]
         k = counted[j] if j is not None else None
+        same_as = k.same_as if k else None
+        if same_as and _mode_of(same_as) != run.mode:
+            # Copied from a launch of another mode (captures of 2026-12-04): the same kernel at the same
+            # shape, but a training forward passes other arguments (it writes its softmax statistics).
+            k, how = None, Pairing.NO_COUNTERS
         row = dict(index=g.index, name=g.name, short_name=g.short_name, dur_us=g.dur,
                    estimate_pct=g.occupancy_pct if g.occupancy_pct is not None else math.nan,
                    launch_api=g.launch_api, op_path=list(g.op_path), pairing=how.value,
                    counter_index=k.index if k else None, ncu_name=k.name if k else None,
                    ncu_duration_us=k.duration_ns / 1e3 if k and k.duration_ns is not None else math.nan,
-                   same_as=k.same_as if k else None)
+                   same_as=same_as)
         for f in COUNTER_FIELDS:
             v = getattr(k, f) if k else None
             row[f] = v if v is not None else (None if f == "occupancy_limiter" else math.nan)

@@ -846,13 +846,16 @@ def build(kind: str, backend: str | None, point: schema.Point, device) -> Built:
 
 # Inductor's autotuner times the candidate configs of a kernel that writes into
 # one of its inputs on clones of that input when the clones fit under the
-# process's peak memory so far; otherwise it copies the input to pinned host
-# memory and back around every candidate (copy_args_to_cpu_if_needed in
-# torch/_inductor/runtime/triton_heuristics.py). For the compiled naive product
-# at 8k tokens that copy is a 17 GB score buffer: 10 of the 26 s of its first
-# call (benchmarks/compile_probe.py). Raising the peak to this share of the
-# memory free lets the clones stay on the GPU; a clone never exceeds it, so it
-# fits. Peak memory is measured after a reset (probe.peak_memory): unaffected.
+# process's peak memory so far; otherwise it keeps a pinned host copy for every
+# candidate and copies it back after every timed call (copy_args_to_cpu_if_needed
+# and restore_args_from_cpu in torch/_inductor/runtime/triton_heuristics.py). For
+# the compiled naive product at 8k tokens that is a 17 GB score matrix: 16.6 of
+# the 21.3 s of its first call (4.7 s with the room below, the same per-call time
+# after it; benchmarks/data/compile_probe_room.json). Raising the allocator's
+# recorded peak to this share of the free memory lets the clone stay on the GPU;
+# a clone never exceeds the room, so it fits. Peak memory is measured after a
+# reset (probe.peak_memory): unaffected. A compile after such a reset (a
+# recompile) finds no room and takes the host path: slower, not different.
 AUTOTUNE_ROOM_SHARE = 0.5
 
 

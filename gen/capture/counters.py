@@ -333,13 +333,28 @@ Launch = tuple[str, tuple[int, ...], tuple[int, ...], int]  # as gen.capture.gpu
 
 def plan_once(jobs: dict[str, list[Launch]]) -> dict[str, list[tuple[str, int]]]:
     """Per job (in the order ncu_target runs them), per launch: the job and launch
-    index where that launch (the same kernel, grid, block and shared memory) first
-    occurs in the same mode."""
-    # Within one mode only: a training step's forward may launch the inference forward's kernel at the
-    # same shape with other arguments (its softmax statistics written out), so it is not a repeat.
-    first: dict[tuple[str, Launch], tuple[str, int]] = {}
-    return {job: [first.setdefault((job.split("__", 1)[0], launch), (job, i)) for i, launch in enumerate(launches)]
-            for job, launches in jobs.items()}
+    index whose counters it takes. The k-th launch of a configuration (the same
+    kernel, grid, block and shared memory) in a call matches the k-th launch of
+    it in the first earlier call of the same mode that has one, so a twin's
+    backward masked_fill matches the backward's, not the forward's; else it is
+    its own. Within one mode only: a training step's forward may launch the
+    inference forward's kernel at the same shape with other arguments (its
+    softmax statistics written out)."""
+    seen: dict[tuple[str, Launch], list[tuple[str, list[int]]]] = {}  # per key: (job, its indices), in job order
+    plan: dict[str, list[tuple[str, int]]] = {}
+    for job, launches in jobs.items():
+        mode = job.split("__", 1)[0]
+        mine: dict[Launch, list[int]] = {}
+        out = []
+        for i, launch in enumerate(launches):
+            k = len(mine.setdefault(launch, []))
+            mine[launch].append(i)
+            owner = next(((j, idx[k]) for j, idx in seen.get((mode, launch), []) if len(idx) > k), (job, i))
+            out.append(owner)
+        for launch, idx in mine.items():
+            seen.setdefault((mode, launch), []).append((job, idx))
+        plan[job] = out
+    return plan
 
 
 def covered(jobs: dict[str, list[Launch]]) -> set[str]:
@@ -423,11 +438,14 @@ def _pass(ncu, groups, point, dtype, seed, extra, timeout, ordered) -> tuple[dic
 def _fill_or_again(found, ordered, skip, log, groups, profile) -> tuple[dict, list[str]]:
     """fill(); the skipped calls it cannot fill profiled after all (profile(groups))."""
     found, bad = fill(found, ordered, skip)
-    log.append("not profiled, every launch repeating one of an earlier call (the same kernel, grid, block and "
-               f"shared memory): {', '.join(sorted(skip - bad))}")
+    def named(js) -> str:  # "mode variant", the log's way (a job name's "__" is stripped per mode from "ran" lines)
+        return ", ".join(j.replace("__", " ", 1) for j in sorted(js))
+
+    log.append("not profiled, every launch repeating one of an earlier call of its mode (the same kernel, grid, "
+               f"block and shared memory): {named(skip - bad)}")
     if bad:
         again = {m: [n for n in names if job_name(m, n) in bad] for m, names in groups.items()}
-        log.append(f"profiled after all (a call they repeat did not check out): {', '.join(sorted(bad))}")
+        log.append(f"profiled after all (a call they repeat did not check out): {named(bad)}")
         rows, rules, out, why = profile({m: ns for m, ns in again.items() if ns})
         log += [line for line in out.splitlines() if line.startswith(("ran ", "refused ", "==ERROR=="))]
         if not why:

@@ -295,11 +295,13 @@ FIRST_CALL_FLOOR_S = 1.0
 MAX_CROSS_WORK_RATIO = 16.0
 
 
-# The compiled naive product writes its score matrix in place, so Inductor's autotuner must keep a
-# copy of it while it tries candidate configs: on the GPU where the room allows
-# (attention.room_for_autotuning), else in pinned host memory, copied back around every candidate. On
-# the H200 that copy took 16.6 s of a 21.3 s first call at 8k tokens (17 GB; benchmarks/compile_probe.py,
-# 4.7 s with the room): a score matrix the room cannot hold costs minutes, so such a point is not run.
+# The compiled naive product writes its score matrix in place, so Inductor's autotuner must keep the
+# matrix safe while it times candidate configs: a clone on the GPU where the peak memory seen so far
+# leaves room for it (attention.room_for_autotuning lends half the free memory), else a pinned host
+# copy made for every candidate and copied back after every timed call (triton_heuristics'
+# copy_args_to_cpu_if_needed and restore_args_from_cpu). On the H200 that took 16.6 s of a 21.3 s
+# first call at 8k tokens (17 GB; 4.7 s with the room: benchmarks/data/compile_probe_room.json), and it
+# grows with the matrix: a point whose matrix is past the room is not run.
 SCORE_BYTES = 2  # bf16
 
 
@@ -316,9 +318,11 @@ def _autotune_copies(job: Job, device: torch.device) -> str | None:
     # The room is a share of the free memory, and the matrix itself is allocated out of it first.
     if scores <= free * AUTOTUNE_ROOM_SHARE - scores:
         return None
-    return (f"not run: the first call's autotuner would copy the {scores / 1e9:.0f} GB score matrix to host memory "
-            f"and back around every candidate config, the GPU having too little room for a second copy (such "
-            f"copies took most of the first call at 8k tokens: benchmarks/data/compile_probe_room.json)")
+    return (f"not run: the first call's autotuner would keep a pinned host copy of the {scores / 1e9:.0f} GB "
+            f"score matrix for every candidate config and copy it back after every timed call, the matrix being "
+            f"more than the room the capture lends the autotuner on the GPU (half the free memory, "
+            f"{free * AUTOTUNE_ROOM_SHARE / 1e9:.0f} GB, less the matrix itself); "
+            f"benchmarks/data/compile_probe_room.json measured that path at 8k tokens")
 
 
 def _not_run(job: Job, seen: _Series, deadline: float, device: torch.device) -> str | None:

@@ -63,9 +63,9 @@ HOST_BOUND_RULE = (
     f"{rules.HOST_COST_QUANTILE}th percentile of its samples) is at least {rules.HOST_YES_MARGIN:g}× the GPU-only "
     f"time. It is not host-bound when the loop stays under {rules.HOST_BOUND_EAGER_RATIO:.2f}× and the GPU-only "
     f"time is at least {rules.HOST_HEADROOM:g}× the host's cost, or whenever it is at least {rules.HOST_CLEAR:.0f}× "
-    f"that cost; otherwise it is within noise: whether a loop waits depends on the host that day (one call's host "
-    f"cost moved up to 2.5× between captures on the H200, its GPU-only time under 1%). Calls that run the same "
-    f"kernels share one outcome")
+    f"that cost (the last only where the loop's interval straddles its line); otherwise it is within noise: whether "
+    f"a loop waits depends on the host that day (a call's host cost moves far more between captures than its "
+    f"GPU-only time). Calls that run the same kernels share one outcome")
 HOST_BOUND_CONSEQUENCE = ("the GPU waits for the host's launches: its eager time measures mostly how fast the host "
                           "dispatches, while its GPU-only time still measures the kernels")
 
@@ -535,30 +535,32 @@ def counters_absent(absent: str, reason: str | None) -> str:
 
 
 def counters_repeated(repeats: list[dict], variant: str, mode: str) -> str | None:
-    """Which kernels carry the counters of an identical launch profiled once before
-    (the same kernel, grid, block and shared memory at the same point), by the call
-    that launched it."""
+    """Which kernels show the counters of an identical launch profiled in another call (the
+    same kernel, grid, block and shared memory, inputs of the same shapes), by that call; and
+    which show none because the capture took them from a launch of another mode."""
     if not repeats:
         return None
-    by: dict[tuple[str, str], int] = {}
-    for r in repeats:
-        key = (r["variant"], r["mode"])
-        by[key] = by.get(key, 0) + 1
 
-    def call(key: tuple[str, str]) -> str:
-        v, m = key
-        what = f"{call_of(m)}"
-        return f"{'this ' + what if key == (variant, mode) else v + chr(39) + 's ' + what} ({by[key]})"
-    n = len(repeats)
-    text = (f"Nsight Compute profiled each distinct launch (kernel, grid, block and shared memory) once: "
-            f"{plural(n, 'kernel')} of this {call_of(mode)} repeat{'s' if n == 1 else ''} a launch profiled "
-            f"in {join_and(call(k) for k in by)} and carr{'ies' if n == 1 else 'y'} its counters")
-    if any(m != mode for _, m in by):
-        # Captures of 2026-12-04 matched launches across modes; capture now matches within a mode only.
-        text += (f" (a launch of another mode standing in for this {call_of(mode)}'s: the same kernel at the "
-                 f"same shape, whose arguments may differ, e.g. a training forward also writes its softmax "
-                 f"statistics)")
-    return text
+    def calls(rs: list[dict]) -> str:
+        by: dict[tuple[str, str], int] = {}
+        for r in rs:
+            by[(r["variant"], r["mode"])] = by.get((r["variant"], r["mode"]), 0) + 1
+        return join_and(f"{v}'s {call_of(m)} ({n})" for (v, m), n in by.items())
+
+    same = [r for r in repeats if r["mode"] == mode]
+    other = [r for r in repeats if r["mode"] != mode]
+    parts = []
+    if same:
+        parts.append(f"{plural(len(same), 'kernel')} of this {call_of(mode)} {'was' if len(same) == 1 else 'were'} "
+                     f"not profiled again: each matches a launch Nsight Compute profiled in {calls(same)} (the "
+                     f"same kernel, grid, block and shared memory, inputs of the same shapes) and shows that "
+                     f"launch's counters")
+    if other:
+        parts.append(f"{plural(len(other), 'kernel')} show{'s' if len(other) == 1 else ''} none: the capture "
+                     f"took {'it' if len(other) == 1 else 'them'} from a launch of another mode, "
+                     f"{calls(other)}, the same kernel at the same shape but called with other arguments (a "
+                     f"training forward also writes its softmax statistics)")
+    return "; ".join(parts)
 
 
 def counter_mismatch(m: dict) -> str:

@@ -474,7 +474,7 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
             ratio = host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why, t.host_cost_ms,
                                      t.gpu_only.median if t.gpu_only else None)
             parts.append(f"{label(x)} ({ratio.removeprefix('the loop saw ')})")
-        lines.append(f"At the edge of host-bound, within noise: a Python loop saw {'; '.join(parts)}.")
+        lines.append(f"Host-bound or not depends on the host (within noise): a Python loop saw {'; '.join(parts)}.")
     why = _why_line(v)
     if why:
         lines.append(why)
@@ -798,7 +798,7 @@ def _ms(x: float | None) -> str:
 def _host(a: advice_mod.Advice) -> str | None:
     if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
         return None
-    state = "host-bound" if a.host_outcome == rules.YES else "at the edge of host-bound (within noise)"
+    state = "host-bound" if a.host_outcome == rules.YES else "host-bound or not depending on the host (within noise)"
     # The first screen's short form of host_ratio_words (the verdict pages give it whole): the ratio, its
     # interval against the line, and, where that decides "within noise", the host's own cost.
     line = rules.HOST_BOUND_EAGER_RATIO
@@ -818,7 +818,8 @@ def _loops(a: advice_mod.Advice) -> str | None:
     """Where else a loop of the default call clearly waited for the host (decode's short calls)."""
     if not a.loops:
         return None
-    outcome = {rules.YES: "host-bound", rules.WITHIN_NOISE: "within noise of host-bound",
+    outcome = {rules.YES: "host-bound", rules.WITHIN_NOISE: "whether a loop waits there depends on the host: "
+                                                           "within noise",
                rules.NO: "not host-bound by the host's own cost"}
     parts = [f"{SCENARIO_WORDS.get(sc, sc)}, {r:.2f}× its GPU-only time (at least {lo:.2f}×; "
              f"{outcome.get(o, 'undecided')})" for sc, r, (lo, _), o in a.loops]
