@@ -172,7 +172,7 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
         elem = element_size(dtype)
         ok = rec.status == schema.Status.OK
         tr = ls.sweep_trace(rec.trace) if ok and rec.trace else None
-        tm = timings.times(rec, tr)
+        tm = ls.times(rec, tr)
         t = timings.row(tm)
         f, b = flops(rec.point, rec.mode), io_bytes(rec.point, elem)
         ms = t["gpu_only_ms"]

@@ -55,6 +55,15 @@ class LoadedSet:
             self._traces[key] = trace.parse(p) if p else None
         return self._traces[key]
 
+    def times(self, record, tr: trace.Trace | None = None) -> timings.Times:
+        """timings.times of one of the set's runs or sweep points with its parsed trace (or None),
+        made once: the summary, the scenario points, the verdicts and scaling all read them."""
+        key = ("times", id(record), id(tr))
+        got = self._tables.get(key)
+        if got is None or got[0] is not record or got[1] is not tr:  # the objects are kept: ids stay theirs
+            got = self._tables[key] = (record, tr, timings.times(record, tr))
+        return got[2]
+
     def sweep_trace(self, rel: str) -> trace.Trace:
         if rel not in self._traces:
             self._traces[rel] = trace.parse(self.path / rel)
@@ -230,7 +239,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
             kernels_per_forward=counts[0] if counts and ls.rs.environment.device == "cuda" else np.nan,
             counts_consistent=tr.counts_consistent if tr else True,
             forward_counts=counts,
-            **timings.row(timings.times(run, tr)),
+            **timings.row(ls.times(run, tr)),
             peak_mb=run.peak_memory_bytes / 2**20 if run.peak_memory_bytes else np.nan,
             extra_mb=(run.peak_memory_bytes - run.baseline_memory_bytes) / 2**20
             if run.peak_memory_bytes and run.baseline_memory_bytes is not None else np.nan,

@@ -163,7 +163,7 @@ def _trace(ls: tables.LoadedSet, run: schema.VariantRun):
 def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
     """One run's Timed row (see Timed)."""
     tr = _trace(ls, run)
-    tm = timings.times(run, tr)
+    tm = ls.times(run, tr)
     gpu, eager, host = _present(tm.gpu_only), _present(tm.eager), _present(tm.host)
     events, main, short, index, main_us, events_us, blocks = _kernels(ls, run, tr)
     known = VARIANTS.get(run.variant)
@@ -223,7 +223,7 @@ def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times)
 
 def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
     tr = ls.sweep_trace(p.trace) if p.trace and p.status == schema.Status.OK else None
-    tm = timings.times(p, tr)
+    tm = ls.times(p, tr)
     gpu = _present(tm.gpu_only)
     measured = ls.rs.kind == schema.SetKind.MEASURED and ls.rs.environment.device == "cuda"
     outcome = tm.host_bound_outcome if measured and p.status == schema.Status.OK else None
