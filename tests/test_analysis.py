@@ -118,3 +118,30 @@ def test_train_steps_flagged_host_bound(h200):
     assert t.loc["flex", "eager_over_gpu_only"] > 2
     assert t.loc["sdpa_cudnn", "step_host_ms"] > t.loc["sdpa_cudnn", "step_gpu_only_ms"]
     assert not t.loc["naive", "host_bound"] and t.loc["naive", "eager_over_gpu_only"] < 1.02
+
+
+def test_main_kernel_is_the_first_longest_kernel():
+    """Memcpys and memsets never count; of equal kernels the first; a NaN duration is skipped as idxmax does;
+    no kernel, no row."""
+    import pandas as pd
+
+    df = pd.DataFrame({"kind": ["memcpy", "kernel", "kernel", "memset", "kernel"],
+                       "dur_us": [50.0, 3.0, 7.0, 60.0, 7.0], "name": ["c", "a", "b", "s", "d"]},
+                      index=[10, 11, 12, 13, 14])
+    mk = tables.main_kernel(df)
+    assert mk["name"] == "b" and mk.name == 12
+    with_nan = df.assign(dur_us=[50.0, float("nan"), 2.0, 60.0, 1.0])
+    assert tables.main_kernel(with_nan)["name"] == "b"
+    assert tables.main_kernel(df[df["kind"] != "kernel"]) is None
+
+
+def test_kernel_totals_are_the_kernel_tables(h200):
+    """One profiled call's main kernel, events and their µs, kept per trace, as its kernel table gives them."""
+    run = next(r for r in h200.rs.runs if r.status == "ok" and r.trace)
+    tr = h200.trace(run.mode, run.variant)
+    kt = tables.kernel_table(h200, run.variant, run.mode, tr=tr)
+    mk, events, total = tables.kernel_totals(h200, run.variant, run.mode, tr)
+    kernels = kt[kt["kind"] == "kernel"]
+    assert mk.equals(kernels.loc[kernels["dur_us"].idxmax()]) and events == len(kt)
+    assert total == float(kt["dur_us"].sum())
+    assert tables.kernel_totals(h200, run.variant, run.mode, tr)[0] is mk

@@ -143,12 +143,11 @@ def _main_kernel(ls: tables.LoadedSet, rec, tr) -> tuple[str | None, float, floa
     µs, and the µs of the call's other GPU events (NaN without a trace)."""
     if tr is None or not tr.forwards:
         return None, math.nan, math.nan
-    kt = tables.kernel_table(ls, rec.variant, rec.mode, tr=tr)
-    mk = tables.main_kernel(kt)
+    mk, _, total_us = tables.kernel_totals(ls, rec.variant, rec.mode, tr)
     if mk is None:
         return None, math.nan, math.nan
     main_us = float(mk["dur_us"])
-    return mk["name"], main_us, float(kt["dur_us"].sum()) - main_us
+    return mk["name"], main_us, total_us - main_us
 
 
 def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:

@@ -205,10 +205,25 @@ def kernel_summary(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.D
 
 
 def main_kernel(df: pd.DataFrame) -> pd.Series | None:
-    kernels = df[df["kind"] == "kernel"]
-    if kernels.empty:
+    """The row of the longest kernel (the first of equals), or None without kernels."""
+    where = np.flatnonzero(df["kind"].to_numpy() == "kernel")
+    if not len(where):
         return None
-    return kernels.loc[kernels["dur_us"].idxmax()]
+    dur = df["dur_us"].to_numpy(dtype=float)[where]
+    if np.isnan(dur).any():  # idxmax's rule for what a trace never holds (NaN skipped, all NaN refused)
+        kernels = df.iloc[where]
+        return kernels.loc[kernels["dur_us"].idxmax()]
+    return df.iloc[where[int(np.argmax(dur))]]
+
+
+def kernel_totals(ls: LoadedSet, variant: str, mode: str, tr: trace.Trace) -> tuple[pd.Series | None, int, float]:
+    """(main_kernel, GPU events, their µs added up) of the first profiled forward of `tr`, made once per
+    trace: the scenario points and the verdicts ask for every profiled call's. The row is shared: read it."""
+    key = ("kernel totals", id(tr))
+    if key not in ls._tables:
+        kt = kernel_table(ls, variant, mode, tr=tr)
+        ls._tables[key] = (main_kernel(kt), len(kt), float(kt["dur_us"].sum()))
+    return ls._tables[key]
 
 
 # --------------------------------------------------------------------------- summary

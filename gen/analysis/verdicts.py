@@ -181,14 +181,13 @@ def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
     """(GPU events, main kernel's name, short name, index, its µs, all events' µs) of a profiled call."""
     if tr is None or not tr.forwards:
         return None, None, None, None, None, None, None
-    kt = tables.kernel_table(ls, rec.variant, rec.mode, tr=tr)
-    mk = tables.main_kernel(kt)
-    total = float(kt["dur_us"].sum()) if len(kt) else None
+    mk, events, total = tables.kernel_totals(ls, rec.variant, rec.mode, tr)
+    total = total if events else None
     if mk is None:
-        return len(kt), None, None, None, None, total, None
+        return events, None, None, None, None, total, None
     blocks = mk.get("blocks")
     blocks = int(blocks) if blocks is not None and not math.isnan(blocks) else None
-    return len(kt), mk["name"], mk["short_name"], int(mk["index"]), float(mk["dur_us"]), total, blocks
+    return events, mk["name"], mk["short_name"], int(mk["index"]), float(mk["dur_us"]), total, blocks
 
 
 def _num(x: float) -> float | None:
