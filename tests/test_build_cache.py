@@ -146,3 +146,27 @@ def test_a_kept_units_pages_are_files_linked_into_place(tmp_path):
     assert again == first
     build.run(results, docs)  # warm: every page linked from the cache
     assert {p.relative_to(docs): p.read_text(encoding="utf-8") for p in (docs / "generated").rglob("*.md")} == first
+
+
+def _worker_gc() -> tuple[int, int]:
+    import gc
+
+    return gc.get_threshold()[0], gc.get_freeze_count()
+
+
+def test_a_worker_leaves_what_it_inherited_to_its_parent_and_collects_less_often():
+    """The build's worker processes freeze what they inherit (gc.freeze) and raise the young generation's
+    threshold: the parent's collector is as it was."""
+    import gc
+    import multiprocessing as mp
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    before = gc.get_threshold()
+    with ProcessPoolExecutor(1, mp_context=mp.get_context("fork"), initializer=units._start_worker,
+                             initargs=(os.getpid(),)) as pool:
+        threshold, frozen = pool.submit(_worker_gc).result()
+    assert threshold == units.GC_THRESHOLD and frozen > 0
+    assert gc.get_threshold() == before

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import gc
 import multiprocessing as mp
 import os
 import resource
@@ -173,6 +174,19 @@ def _die_with_parent(parent: int) -> None:
         threading.Thread(target=watch, daemon=True).start()
 
 
+GC_THRESHOLD = 10_000  # a worker's young generation (Python's default: 700 new objects)
+
+
+def _start_worker(parent: int) -> None:
+    """A worker's initializer: it dies with its parent (_die_with_parent), and its garbage
+    collector leaves alone what it inherited (the loaded sets: gc.freeze) and runs less often
+    (a set's tables and traces make millions of short-lived objects, few of them cycles):
+    about 5% of a set's time otherwise."""
+    _die_with_parent(parent)
+    gc.freeze()
+    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
 def workers_for(n_tasks: int) -> int:
     """Worker processes: one per core, forked (so they inherit the loaded sets), and only
     where forking is safe: no other thread in this process."""
@@ -190,7 +204,7 @@ def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...],
     _FORKED = (ctx, tasks, frozenset(charts.shapes()))
     try:
         if workers > 1:
-            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_die_with_parent,
+            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_start_worker,
                                      initargs=(os.getpid(),)) as pool:
                 # Costliest first (most traces), so the workers finish together.
                 order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][0].rs.sweep) - len(tasks[i][0].rs.runs))
