@@ -170,3 +170,26 @@ def test_a_worker_leaves_what_it_inherited_to_its_parent_and_collects_less_often
         threshold, frozen = pool.submit(_worker_gc).result()
     assert threshold == units.GC_THRESHOLD and frozen > 0
     assert gc.get_threshold() == before
+
+
+def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path):
+    """New sets' result.json are read and checked in worker processes: the same ResultSets and the same
+    one-line errors as reading them one by one; without skip_broken the first broken set (by name) is the
+    error, with it each broken set is skipped and the rest built."""
+    results = tmp_path / "results"
+    for name in PUBLISHED:
+        shutil.copytree(ROOT / "results" / name, results / name)
+    (results / PUBLISHED[1] / "result.json").write_text("{not json", encoding="utf-8")
+    damaged = (results / PUBLISHED[2] / "result.json").read_text(encoding="utf-8").replace('"kind"', '"kind?"', 1)
+    (results / PUBLISHED[2] / "result.json").write_text(damaged, encoding="utf-8")
+    paths = [results / n for n in PUBLISHED]
+    alone = [units._load_one(p) for p in paths]
+    together = units._load_sets(paths)
+    assert [rs for rs, _ in together] == [rs for rs, _ in alone] and together[0][0] is not None
+    assert [str(e) for _, e in together] == [str(e) for _, e in alone]
+    assert [type(e) for _, e in together] == [type(e) for _, e in alone] and alone[1][1] and alone[2][1]
+    with pytest.raises(UserError) as err:
+        build.run(results, tmp_path / "docs", use_cache=False)
+    assert str(err.value) == str(alone[1][1])
+    build.run(results, tmp_path / "docs", skip_broken=True, use_cache=False)
+    assert (tmp_path / "docs" / "generated").is_dir()

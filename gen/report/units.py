@@ -281,28 +281,63 @@ class _Plan:
     cpu: dict = field(default_factory=dict)  # stage -> CPU seconds of the parts made now
 
 
+def _load_one(path: Path) -> tuple[schema.ResultSet | None, schema.UserError | None]:
+    try:
+        return schema.load_set(path), None
+    except schema.UserError as exc:  # one line naming the file, sent back to the build
+        return None, exc
+
+
+def _load_sets(paths: list[Path]) -> list[tuple[schema.ResultSet | None, schema.UserError | None]]:
+    """(ResultSet or its error) of each path, read and checked in worker processes where there are
+    several (the schema checks every value: 0.1 s a set, most of a cold build's time before the
+    units are made); the same results either way."""
+    workers = workers_for(len(paths))
+    if workers < 2:
+        return [_load_one(p) for p in paths]
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_start_worker,
+                             initargs=(os.getpid(),)) as pool:
+        return list(pool.map(_load_one, paths, chunksize=max(1, len(paths) // (4 * workers))))
+
+
+def _checked(path: Path, rs: schema.ResultSet | None, error: schema.UserError | None) -> schema.ResultSet:
+    """The set's ResultSet, its files within the limits; or its error, raised."""
+    if error is not None:
+        raise error
+    limits.check_set(path, layout.set_files(rs))
+    return rs
+
+
 def _read(results_root: Path, store: cache.Store | None, code: str, skip_broken: bool):
-    """Every set's ResultSet: from the cache when its files are unchanged, else loaded and checked."""
+    """Every set's ResultSet: from the cache when its files are unchanged, else loaded and checked.
+    Each set's error is the one a set-by-set reading meets first (without skip_broken, the first set's)."""
     layout.settle(Path(results_root))  # what a killed publish left is put right first, or named
     loaded, skipped, keys, fresh = [], [], {}, set()
     seen = store.get("stats", "sets") if store else None  # the files' sizes and times at the last build
     memo = {} if seen is None else seen
+    found = []  # (path, key, cached ResultSet or None, error): the files checked and hashed, in order
     for path in schema.list_sets(results_root):
         try:
             # The limits (gen.model.limits) are the environment's: checked on every build, cached or not.
             limits.check_result_file(path / schema.RESULT_FILE)
             k = cache.set_key(path, memo)
-            rs = store.get("rs", cache.key(code, path.name, k)) if store else None
-            new = rs is None
-            if new:
-                rs = schema.load_set(path)
-            limits.check_set(path, layout.set_files(rs))
+            found.append((path, k, store.get("rs", cache.key(code, path.name, k)) if store else None, None))
+        except schema.UserError as exc:
+            found.append((path, None, None, exc))
+            if not skip_broken:
+                break  # the sets before it are still read: one of them may fail first
+    new = [path for path, _, rs, error in found if rs is None and error is None]
+    read = dict(zip(new, _load_sets(new)))
+    for path, k, rs, error in found:
+        fresh_rs = rs is None and error is None
+        try:
+            rs = _checked(path, *read[path]) if fresh_rs else _checked(path, rs, error)
         except schema.UserError as exc:
             if not skip_broken:
                 raise
             skipped.append(tables.Skipped(path.name, str(exc)))
             continue
-        if new:
+        if fresh_rs:
             fresh.add(path.name)
             if store:
                 store.put("rs", cache.key(code, path.name, k), rs)
