@@ -193,3 +193,24 @@ def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path):
     assert str(err.value) == str(alone[1][1])
     build.run(results, tmp_path / "docs", skip_broken=True, use_cache=False)
     assert (tmp_path / "docs" / "generated").is_dir()
+
+
+def test_published_sets_units_are_made_beside_the_measured_ones(tmp_path, monkeypatch):
+    """A cold build makes the published sets' units in the worker tasks, after the measured sets' parts (a
+    new set's parts split over the workers first), each whole (every part, as make_unit makes it): the main
+    process no longer makes them one by one after the workers."""
+    results, (name,) = _results(tmp_path, 1)
+    seen, real = [], units.run_tasks
+
+    def run_tasks(ctx, tasks, workers=None):
+        seen.extend((ls.name, parts) for ls, parts, _ in tasks)
+        return real(ctx, tasks, workers)
+
+    monkeypatch.setattr(units, "run_tasks", run_tasks)
+    timings: dict = {}
+    build.run(results, tmp_path / "docs", timings=timings)
+    assert seen[-1] == (PUBLISHED[0], tuple(units.PARTS)) and {n for n, _ in seen[:-1]} == {name}
+    assert "published sets' units" not in timings
+    cached = tmp_path / "again" / "docs"
+    build.run(results, cached, use_cache=False)
+    assert build.digest(cached / "generated") == build.digest(tmp_path / "docs" / "generated")

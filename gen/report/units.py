@@ -379,7 +379,7 @@ def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | 
     """The parts of measured sets to make now (neither made in this build nor in the cache), as
     tasks (a set, its parts, whether to check its traces first). With fewer tasks than worker
     processes, a set's parts go to several, so that one new set's work runs on every core."""
-    tasks = []
+    tasks, published = [], []
     for ls in ctx.sets:
         parts = _part_keys(ctx, plan, ls)
         missing = []
@@ -393,12 +393,14 @@ def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | 
                     plan.made[k] = got
         if missing and ls.rs.kind != SetKind.REFERENCE:
             tasks.append((ls, tuple(missing), ls.name in plan.fresh))
+        elif missing:  # a published set's one part: every part of its unit (make_unit), beside the others
+            published.append((ls, tuple(PARTS), False))
     if 0 < len(tasks) < workers_for(2 * len(tasks)) and workers != 1:
         split = []
         for ls, parts, check in tasks:  # the traces are checked in the first, parsed as needed in the others
             split += [(ls, (part,), check and i == 0) for i, part in enumerate(parts)]
         tasks = split
-    return tasks
+    return tasks + published
 
 
 def _put(store: cache.Store, k: str, unit: Unit) -> Unit:
@@ -436,11 +438,21 @@ def _keep(plan: _Plan, store: cache.Store | None, tasks: list, results: list, sk
                 failed.append(tables.Skipped(ls.name, error))
             continue
         plan.fresh.discard(ls.name)  # checked whole by its task
+        for unit in got.values():
+            plan.cpu = _sum(plan.cpu, unit.cpu)
+        if ls.rs.kind == SetKind.REFERENCE:  # its parts are one unit, as make_unit makes it
+            got = {"published": _joined([got[part] for part in PARTS])}
         for part, unit in got.items():
             k = plan.part_keys[(ls.name, part)]
-            plan.cpu = _sum(plan.cpu, unit.cpu)
             plan.made[k] = _put(store, k, unit) if store else unit
     return failed
+
+
+def _joined(parts: list[Unit]) -> Unit:
+    unit = Unit()
+    for part in parts:
+        unit = unit.add(part)
+    return unit
 
 
 def load(results_root: Path, store: cache.Store | None, skip_broken: bool = False,
