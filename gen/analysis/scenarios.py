@@ -574,12 +574,15 @@ def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
             kt = tables.kernel_table(ls, variant, mode, tr=tr)
             if kt.empty:
                 continue
+            # One aggregation per column (a named .agg costs twice as much), the same cython sums
             g = kt.groupby(["name", "short_name", "kind", "category"], sort=False, dropna=False)
-            agg = g.agg(index=("index", "min"), count=("index", "size"), duration_us=("dur_us", "sum")).reset_index()
-            for _, k in agg.sort_values("index").iterrows():
-                rows.append(dict(scenario=scenario, mode=mode, **_point_dict(p.point), index=int(k["index"]),
-                                 name=k["name"], short_name=k["short_name"], kind=k["kind"], category=k["category"],
-                                 count=int(k["count"]), duration_us=float(k["duration_us"])))
+            first, count, total = g["index"].min(), g["index"].size(), g["dur_us"].sum()
+            point = _point_dict(p.point)
+            for i in sorted(range(len(first)), key=lambda i: first.iat[i]):
+                name, short, kind, category = first.index[i]
+                rows.append(dict(scenario=scenario, mode=mode, **point, index=int(first.iat[i]), name=name,
+                                 short_name=short, kind=kind, category=category, count=int(count.iat[i]),
+                                 duration_us=float(total.iat[i])))
     return pd.DataFrame(rows, columns=KERNEL_COLUMNS)
 
 
