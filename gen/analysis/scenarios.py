@@ -390,10 +390,15 @@ VERSUS_COLUMNS = [
 ]
 
 
-def _at(df: pd.DataFrame, p) -> pd.DataFrame:
-    """The rows of df at p's mode, head dim and lengths."""
-    return df[(df["mode"] == p["mode"]) & (df["head_dim"] == p["head_dim"]) & (df["q_len"] == p["q_len"])
-              & (df["kv_len"] == p["kv_len"])]
+def _points_at(df: pd.DataFrame):
+    """p -> the rows of df at p's mode, head dim and lengths (in df's order), df grouped once for every p."""
+    keys = ["mode", "head_dim", "q_len", "kv_len"]
+    groups = df.groupby(keys, sort=False).indices if len(df) else {}
+
+    def at(p) -> pd.DataFrame:
+        rows = groups.get(tuple(p[k] for k in keys))
+        return df.iloc[rows] if rows is not None else df.iloc[0:0]
+    return at
 
 
 def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
@@ -406,12 +411,15 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
     sdpa_flash, cuDNN onto sdpa_cudnn) where we ran it there, else our fastest (a kernel
     PyTorch does not run, FlashAttention-3, stands against our best); ours_same says which."""
     rows = []
+    if anchor.empty:  # nothing published at this scenario: no row, and no ranking to make
+        return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
     # ours at the anchor's input width only: a published bf16 figure against our bf16 calls, FP8 against FP8
     widths = points["dtype"].map(_width) if len(points) else points["dtype"]
-    by_width = {w: (_ranked(points[widths == w]), fastest_frame(points[widths == w])) for w in (1, 2)}
+    by_width = {w: (_points_at(_ranked(points[widths == w])), _points_at(fastest_frame(points[widths == w])))
+                for w in (1, 2)}
     for _, a in anchor.iterrows():
-        ok, fastest = by_width[_width(a["dtype"]) if "dtype" in a and isinstance(a["dtype"], str) else 2]
-        at, top = _at(ok, a), _at(fastest, a) if len(fastest) else fastest
+        ok_at, fastest_at = by_width[_width(a["dtype"]) if "dtype" in a and isinstance(a["dtype"], str) else 2]
+        at, top = ok_at(a), fastest_at(a)
         fast = top.iloc[0] if len(top) else None
         same = at[at["variant"] == a["variant"]]
         same = same.iloc[0] if len(same) else None
