@@ -118,3 +118,48 @@ def test_train_steps_flagged_host_bound(h200):
     assert t.loc["flex", "eager_over_gpu_only"] > 2
     assert t.loc["sdpa_cudnn", "step_host_ms"] > t.loc["sdpa_cudnn", "step_gpu_only_ms"]
     assert not t.loc["naive", "host_bound"] and t.loc["naive", "eager_over_gpu_only"] < 1.02
+
+
+def test_main_kernel_is_the_first_longest_kernel():
+    """Memcpys and memsets never count; of equal kernels the first; a NaN duration is skipped as idxmax does;
+    no kernel, no row."""
+    import pandas as pd
+
+    df = pd.DataFrame({"kind": ["memcpy", "kernel", "kernel", "memset", "kernel"],
+                       "dur_us": [50.0, 3.0, 7.0, 60.0, 7.0], "name": ["c", "a", "b", "s", "d"]},
+                      index=[10, 11, 12, 13, 14])
+    mk = tables.main_kernel(df)
+    assert mk["name"] == "b" and mk.name == 12
+    with_nan = df.assign(dur_us=[50.0, float("nan"), 2.0, 60.0, 1.0])
+    assert tables.main_kernel(with_nan)["name"] == "b"
+    assert tables.main_kernel(df[df["kind"] != "kernel"]) is None
+
+
+def test_kernel_totals_are_the_kernel_tables(h200):
+    """One profiled call's main kernel, events and their µs, kept per trace, as its kernel table gives them."""
+    run = next(r for r in h200.rs.runs if r.status == "ok" and r.trace)
+    tr = h200.trace(run.mode, run.variant)
+    kt = tables.kernel_table(h200, run.variant, run.mode, tr=tr)
+    mk, events, total = tables.kernel_totals(h200, run.variant, run.mode, tr)
+    kernels = kt[kt["kind"] == "kernel"]
+    assert mk.equals(kernels.loc[kernels["dur_us"].idxmax()]) and events == len(kt)
+    assert total == float(kt["dur_us"].sum())
+    assert tables.kernel_totals(h200, run.variant, run.mode, tr)[0] is mk
+
+
+def test_kernel_summary_is_the_named_aggregation(h200):
+    """kernel_summary aggregates column by column: the frame a named .agg over every profiled forward gives."""
+    import pandas as pd
+
+    for run in [r for r in h200.rs.runs if r.status == "ok" and r.trace]:
+        tr = h200.trace(run.mode, run.variant)
+        df = pd.concat([tables.kernel_table(h200, run.variant, run.mode, i, tr).assign(forward=i)
+                        for i in range(len(tr.forwards))], ignore_index=True)
+        want = df.groupby(["name", "short_name", "kind", "category"], sort=False, dropna=False).agg(
+            launched_by=("launched_by", "first"), count=("index", "size"), total=("dur_us", "sum"),
+            occupancy_pct=("occupancy_pct", "median"), first=("index", "min")).reset_index().sort_values("first")
+        got = tables.kernel_summary(h200, run.variant, run.mode)
+        assert got["name"].tolist() == want["name"].tolist()
+        assert [repr(x) for x in got["duration_us"]] == [repr(x) for x in want["total"] / len(tr.forwards)]
+        assert got["occupancy_pct"].equals(want["occupancy_pct"].reset_index(drop=True))
+        assert got["launched_by"].tolist() == want["launched_by"].tolist()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from gen.analysis import rules, tables, timings, trace
@@ -135,6 +136,28 @@ def test_interval_over_rounds_sees_what_changes_between_rounds():
     assert flat.ci_hi - flat.ci_lo < by_round.ci_hi - by_round.ci_lo
     # sizes that do not add up to the samples: the raw samples stand
     assert timings.spread(samples, [20, 20]).rounds == 1
+
+
+def test_round_medians_of_equal_rounds_are_each_rounds_median():
+    """Rounds of one size take one vectorised call: the same medians as one round at a time (odd and even
+    sizes), and rounds of several sizes stay cut where their sizes say."""
+    samples = [3.0, 1.0, 2.0, 9.0, 7.0, 8.0, 0.5, 0.25, 0.75, 4.0, 6.0, 5.0]
+    for n in (1, 2, 3, 4, 6):
+        sizes = [n] * (len(samples) // n)
+        assert timings.round_medians(samples, sizes) == [float(np.median(samples[i:i + n]))
+                                                         for i in range(0, len(samples), n)]
+    assert timings.round_medians(samples, [2, 10]) == [2.0, 4.5]
+    assert timings.round_medians(samples, [12]) == []
+
+
+def test_a_sets_times_are_made_once_per_record_and_trace(h200):
+    """LoadedSet.times keeps each record's Times (the pages ask several times): the same object again, equal to
+    timings.times, and apart for another trace or record."""
+    run, other = h200.rs.runs[0], h200.rs.runs[1]
+    tr = h200.trace(run.mode, run.variant)
+    first = h200.times(run, tr)
+    assert h200.times(run, tr) is first and first == timings.times(run, tr)
+    assert h200.times(run) == timings.times(run) and h200.times(other, tr) == timings.times(other, tr)
 
 
 def test_interval_is_never_narrower_than_the_floor():

@@ -146,3 +146,71 @@ def test_a_kept_units_pages_are_files_linked_into_place(tmp_path):
     assert again == first
     build.run(results, docs)  # warm: every page linked from the cache
     assert {p.relative_to(docs): p.read_text(encoding="utf-8") for p in (docs / "generated").rglob("*.md")} == first
+
+
+def _worker_gc() -> tuple[int, int]:
+    import gc
+
+    return gc.get_threshold()[0], gc.get_freeze_count()
+
+
+def test_a_worker_leaves_what_it_inherited_to_its_parent_and_collects_less_often():
+    """The build's worker processes freeze what they inherit (gc.freeze) and raise the young generation's
+    threshold: the parent's collector is as it was."""
+    import gc
+    import multiprocessing as mp
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    before = gc.get_threshold()
+    with ProcessPoolExecutor(1, mp_context=mp.get_context("fork"), initializer=units._start_worker,
+                             initargs=(os.getpid(),)) as pool:
+        threshold, frozen = pool.submit(_worker_gc).result()
+    assert threshold == units.GC_THRESHOLD and frozen > 0
+    assert gc.get_threshold() == before
+
+
+def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path):
+    """New sets' result.json are read and checked in worker processes: the same ResultSets and the same
+    one-line errors as reading them one by one; without skip_broken the first broken set (by name) is the
+    error, with it each broken set is skipped and the rest built."""
+    results = tmp_path / "results"
+    for name in PUBLISHED:
+        shutil.copytree(ROOT / "results" / name, results / name)
+    (results / PUBLISHED[1] / "result.json").write_text("{not json", encoding="utf-8")
+    damaged = (results / PUBLISHED[2] / "result.json").read_text(encoding="utf-8").replace('"kind"', '"kind?"', 1)
+    (results / PUBLISHED[2] / "result.json").write_text(damaged, encoding="utf-8")
+    paths = [results / n for n in PUBLISHED]
+    alone = [units._load_one(p) for p in paths]
+    together = units._load_sets(paths)
+    assert [rs for rs, _ in together] == [rs for rs, _ in alone] and together[0][0] is not None
+    assert [str(e) for _, e in together] == [str(e) for _, e in alone]
+    assert [type(e) for _, e in together] == [type(e) for _, e in alone] and alone[1][1] and alone[2][1]
+    with pytest.raises(UserError) as err:
+        build.run(results, tmp_path / "docs", use_cache=False)
+    assert str(err.value) == str(alone[1][1])
+    build.run(results, tmp_path / "docs", skip_broken=True, use_cache=False)
+    assert (tmp_path / "docs" / "generated").is_dir()
+
+
+def test_published_sets_units_are_made_beside_the_measured_ones(tmp_path, monkeypatch):
+    """A cold build makes the published sets' units in the worker tasks, after the measured sets' parts (a
+    new set's parts split over the workers first), each whole (every part, as make_unit makes it): the main
+    process no longer makes them one by one after the workers."""
+    results, (name,) = _results(tmp_path, 1)
+    seen, real = [], units.run_tasks
+
+    def run_tasks(ctx, tasks, workers=None):
+        seen.extend((ls.name, parts) for ls, parts, _ in tasks)
+        return real(ctx, tasks, workers)
+
+    monkeypatch.setattr(units, "run_tasks", run_tasks)
+    timings: dict = {}
+    build.run(results, tmp_path / "docs", timings=timings)
+    assert seen[-1] == (PUBLISHED[0], tuple(units.PARTS)) and {n for n, _ in seen[:-1]} == {name}
+    assert "published sets' units" not in timings
+    cached = tmp_path / "again" / "docs"
+    build.run(results, cached, use_cache=False)
+    assert build.digest(cached / "generated") == build.digest(tmp_path / "docs" / "generated")

@@ -277,3 +277,11 @@ def test_h200_backend_contradiction_explained(h200):
     assert "backend" in auto["contradicted_items"]
     (e,) = [e for e in lessons.explain(h200, hyp) if e.item == "backend"]
     assert e.expected_ran and [x for x, _ in e.faster] == ["sdpa_cudnn"] and e.lesson_stands is None
+
+
+def test_claims_are_made_once_per_set(h200, monkeypatch):
+    """Each variant's page asks for the set's claims: made once, then the same claims (a fresh list each time)."""
+    first = lessons.claims(h200)
+    monkeypatch.setattr(lessons, "_claims", lambda ls: pytest.fail("claims made again"))
+    again = lessons.claims(h200)
+    assert again == first and again is not first and first

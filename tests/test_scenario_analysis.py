@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from gen.analysis import scenarios as sa
@@ -302,3 +303,39 @@ def test_a_scenario_headline_names_what_its_times_cannot_set_apart_from_the_fast
     assert text.startswith("At 512 queries × KV 32,768, D 128, ") and "is fastest by its median" in text
     g = sa.headline(sa.point_frame(h200_new, "gqa-prefill"), pts.iloc[0:0], "gqa-prefill")
     assert "sdpa_auto" not in g["near"] + g["ties"]
+
+
+def test_kernels_frame_groups_each_call_as_a_named_aggregation_does(h200):
+    """kernels_frame aggregates column by column: the frame a named .agg gives (first launch, launches, summed
+    µs of each distinct kernel, in launch order), to the last digit."""
+    for variant in sorted({p.variant for p in h200.rs.sweep}):
+        got = sa.kernels_frame(h200, variant)
+        want = []
+        for (scenario, mode), g in got.groupby(["scenario", "mode"], sort=False):
+            first = g.iloc[0]
+            p = next(p for p in h200.rs.sweep if p.scenario == scenario and p.variant == variant and p.mode == mode
+                     and p.status == "ok" and p.trace
+                     and all(getattr(p.point, k) == first[k] for k in ("q_len", "kv_len", "head_dim", "batch")))
+            kt = tables.kernel_table(h200, variant, mode, tr=h200.sweep_trace(p.trace))
+            agg = kt.groupby(["name", "short_name", "kind", "category"], sort=False, dropna=False).agg(
+                index=("index", "min"), count=("index", "size"), duration_us=("dur_us", "sum")).reset_index()
+            want.append(agg.sort_values("index"))
+        want = pd.concat(want, ignore_index=True) if want else got
+        for c in ("index", "name", "short_name", "kind", "category", "count", "duration_us"):
+            assert [repr(x) for x in got[c]] == [repr(x) for x in want[c]], (variant, c)
+
+
+def test_points_at_are_the_rows_a_mask_picks(h200_new):
+    """versus_frame finds our rows at each published point through one grouping: the rows (and their order
+    and labels) a mask on mode, head dim and lengths picks; none where we have no such point; no anchor, no
+    row (and no ranking made)."""
+    name = next(n for n in sa.scenario_names([h200_new]) if len(sa.point_frame(h200_new, n)))
+    pts = sa.point_frame(h200_new, name)
+    at = sa._points_at(pts)
+    for p in [pts.iloc[i] for i in range(0, len(pts), 7)] + [dict(pts.iloc[0], q_len=-1)]:
+        mask = pts[(pts["mode"] == p["mode"]) & (pts["head_dim"] == p["head_dim"]) & (pts["q_len"] == p["q_len"])
+                   & (pts["kv_len"] == p["kv_len"])]
+        assert at(p).equals(mask) and list(at(p).index) == list(mask.index)
+    assert sa._points_at(pts.iloc[0:0])(pts.iloc[0]).empty
+    none = sa.versus_frame(pts, pd.DataFrame(columns=["variant", "mode", "head_dim", "q_len", "kv_len"]))
+    assert none.empty and list(none.columns) == sa.VERSUS_COLUMNS

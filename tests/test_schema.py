@@ -114,3 +114,19 @@ def test_update_to_3_marks_telemetry_and_graph_check_not_recorded(h200_v1_dir):
     assert all(r["timing"]["graph_check"]["fidelity"] == "not_checked" for r in timed3)
     ref = schema.update_to_3({**two, "kind": "reference"})
     assert all("telemetry_reason" not in r["timing"] for r in ref["runs"])
+
+
+def test_a_hint_is_read_once_and_checked_the_same_each_time():
+    """_check keeps what each type hint asks (a list of numbers, a union, a dataclass...) after its first use:
+    the second check of the same hint refuses the same bad value with the same line."""
+    from gen.model.schema import _FORMS, SchemaError, _check
+
+    tp = list[float]
+    assert _check([1, 2.5], tp, "f", "timing.eager_ms") == [1.0, 2.5]
+    assert tp in _FORMS
+    for _ in range(2):
+        with pytest.raises(SchemaError, match=r"^f: field timing\.eager_ms\[1\] is \"x\", expected a number$"):
+            _check([1, "x"], tp, "f", "timing.eager_ms")
+        with pytest.raises(SchemaError, match=r"^f: field mode is 'nope', expected one of inference, train$"):
+            _check("nope", str, "f", "mode")
+    assert _check(None, float | None, "f", "tflops") is None

@@ -465,6 +465,14 @@ def timed_rows(ls: tables.LoadedSet) -> dict[str, verdicts.Timed]:
 
 
 def claims(ls: tables.LoadedSet) -> list[Claim]:
+    """The article's lessons this set bears out or not (made once per set: each variant's page asks)."""
+    key = ("claims",)
+    if key not in ls._tables:
+        ls._tables[key] = tuple(_claims(ls))
+    return list(ls._tables[key])
+
+
+def _claims(ls: tables.LoadedSet) -> list[Claim]:
     v = verdicts.verdict(ls)
     rows = timed_rows(ls)
     out: list[Claim] = []

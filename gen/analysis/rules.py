@@ -8,6 +8,7 @@ a number from here as a literal: import it). Rules that judge a whole set
 
 from __future__ import annotations
 
+import functools
 import re
 
 from gen.analysis.values import missing
@@ -318,6 +319,7 @@ COPY_OPS = frozenset({"aten::copy_", "aten::clone", "aten::contiguous", "aten::f
 COPY_KINDS = frozenset({"memcpy", "memset"})
 
 
+@functools.lru_cache(maxsize=4096)  # every kernel table asks, for the same few kernels (long names, five patterns)
 def category(name: str, kind: str, launched_by: str | None) -> str:
     """The kernel category of one GPU event, by kind, name, then launching op."""
     if kind in COPY_KINDS:

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from gen.analysis import flops as flops_mod
-from gen.analysis import tables, timings, verdicts
+from gen.analysis import tables, verdicts
 from gen.model import schema
 from gen.model.scenarios import ARTICLE
 
@@ -136,7 +136,7 @@ def sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
     cl = ceilings(ls)
     rows = []
     for p in sw:
-        tm = timings.times(p, ls.sweep_trace(p.trace) if p.trace and p.status == "ok" else None)
+        tm = ls.times(p, ls.sweep_trace(p.trace) if p.trace and p.status == "ok" else None)
         g = tm.gpu_only
         b, h = p.point.batch, p.point.q_heads
         f = flops(b, h, p.seq_len, p.head_dim)
@@ -220,19 +220,19 @@ def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
             tr = ls.trace(mode, r.variant)
             if tr is not None and tr.forwards and tr.forwards[0].gpu:
                 rows.append(dict(variant=r.variant, seq_len=c.seq_len, head_dim=c.head_dim, source="default",
-                                 **tables.busy_idle(tr), **_times(r, tr)))
+                                 **tables.busy_idle(tr), **_times(ls, r, tr)))
     if mode == "inference":
         for p in article_sweep(ls):
             if p.status == "ok" and p.trace:
                 tr = ls.sweep_trace(p.trace)
                 if tr.forwards and tr.forwards[0].gpu:
                     rows.append(dict(variant=p.variant, seq_len=p.seq_len, head_dim=p.head_dim, source="sweep",
-                                     **tables.busy_idle(tr), **_times(p, tr)))
+                                     **tables.busy_idle(tr), **_times(ls, p, tr)))
     return pd.DataFrame(rows, columns=BUSY_COLUMNS)
 
 
-def _times(rec, tr) -> dict:
-    tm = timings.times(rec, tr)
+def _times(ls: tables.LoadedSet, rec, tr) -> dict:
+    tm = ls.times(rec, tr)
     return dict(host_ms=tm.host.median, eager_ms=tm.eager.median, gpu_only_ms=tm.gpu_only.median,
                 gpu_only_method=tm.gpu_only_method, eager_over_gpu_only=tm.eager_over_gpu_only,
                 host_bound=bool(tm.host_bound), host_bound_outcome=tm.host_bound_outcome)

@@ -143,12 +143,11 @@ def _main_kernel(ls: tables.LoadedSet, rec, tr) -> tuple[str | None, float, floa
     µs, and the µs of the call's other GPU events (NaN without a trace)."""
     if tr is None or not tr.forwards:
         return None, math.nan, math.nan
-    kt = tables.kernel_table(ls, rec.variant, rec.mode, tr=tr)
-    mk = tables.main_kernel(kt)
+    mk, _, total_us = tables.kernel_totals(ls, rec.variant, rec.mode, tr)
     if mk is None:
         return None, math.nan, math.nan
     main_us = float(mk["dur_us"])
-    return mk["name"], main_us, float(kt["dur_us"].sum()) - main_us
+    return mk["name"], main_us, total_us - main_us
 
 
 def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
@@ -172,7 +171,7 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
         elem = element_size(dtype)
         ok = rec.status == schema.Status.OK
         tr = ls.sweep_trace(rec.trace) if ok and rec.trace else None
-        tm = timings.times(rec, tr)
+        tm = ls.times(rec, tr)
         t = timings.row(tm)
         f, b = flops(rec.point, rec.mode), io_bytes(rec.point, elem)
         ms = t["gpu_only_ms"]
@@ -391,10 +390,15 @@ VERSUS_COLUMNS = [
 ]
 
 
-def _at(df: pd.DataFrame, p) -> pd.DataFrame:
-    """The rows of df at p's mode, head dim and lengths."""
-    return df[(df["mode"] == p["mode"]) & (df["head_dim"] == p["head_dim"]) & (df["q_len"] == p["q_len"])
-              & (df["kv_len"] == p["kv_len"])]
+def _points_at(df: pd.DataFrame):
+    """p -> the rows of df at p's mode, head dim and lengths (in df's order), df grouped once for every p."""
+    keys = ["mode", "head_dim", "q_len", "kv_len"]
+    groups = df.groupby(keys, sort=False).indices if len(df) else {}
+
+    def at(p) -> pd.DataFrame:
+        rows = groups.get(tuple(p[k] for k in keys))
+        return df.iloc[rows] if rows is not None else df.iloc[0:0]
+    return at
 
 
 def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
@@ -407,12 +411,15 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
     sdpa_flash, cuDNN onto sdpa_cudnn) where we ran it there, else our fastest (a kernel
     PyTorch does not run, FlashAttention-3, stands against our best); ours_same says which."""
     rows = []
+    if anchor.empty:  # nothing published at this scenario: no row, and no ranking to make
+        return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
     # ours at the anchor's input width only: a published bf16 figure against our bf16 calls, FP8 against FP8
     widths = points["dtype"].map(_width) if len(points) else points["dtype"]
-    by_width = {w: (_ranked(points[widths == w]), fastest_frame(points[widths == w])) for w in (1, 2)}
+    by_width = {w: (_points_at(_ranked(points[widths == w])), _points_at(fastest_frame(points[widths == w])))
+                for w in (1, 2)}
     for _, a in anchor.iterrows():
-        ok, fastest = by_width[_width(a["dtype"]) if "dtype" in a and isinstance(a["dtype"], str) else 2]
-        at, top = _at(ok, a), _at(fastest, a) if len(fastest) else fastest
+        ok_at, fastest_at = by_width[_width(a["dtype"]) if "dtype" in a and isinstance(a["dtype"], str) else 2]
+        at, top = ok_at(a), fastest_at(a)
         fast = top.iloc[0] if len(top) else None
         same = at[at["variant"] == a["variant"]]
         same = same.iloc[0] if len(same) else None
@@ -575,12 +582,15 @@ def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
             kt = tables.kernel_table(ls, variant, mode, tr=tr)
             if kt.empty:
                 continue
+            # One aggregation per column (a named .agg costs twice as much), the same cython sums
             g = kt.groupby(["name", "short_name", "kind", "category"], sort=False, dropna=False)
-            agg = g.agg(index=("index", "min"), count=("index", "size"), duration_us=("dur_us", "sum")).reset_index()
-            for _, k in agg.sort_values("index").iterrows():
-                rows.append(dict(scenario=scenario, mode=mode, **_point_dict(p.point), index=int(k["index"]),
-                                 name=k["name"], short_name=k["short_name"], kind=k["kind"], category=k["category"],
-                                 count=int(k["count"]), duration_us=float(k["duration_us"])))
+            first, count, total = g["index"].min(), g["index"].size(), g["dur_us"].sum()
+            point = _point_dict(p.point)
+            for i in sorted(range(len(first)), key=lambda i: first.iat[i]):
+                name, short, kind, category = first.index[i]
+                rows.append(dict(scenario=scenario, mode=mode, **point, index=int(first.iat[i]), name=name,
+                                 short_name=short, kind=kind, category=category, count=int(count.iat[i]),
+                                 duration_us=float(total.iat[i])))
     return pd.DataFrame(rows, columns=KERNEL_COLUMNS)
 
 

@@ -72,7 +72,7 @@ def _extra(ls: tables.LoadedSet, rec) -> dict:
         return dict(telemetry=None, graph_differences=None)
     tr = ls.sweep_trace(rec.trace) if rec.trace and rec.status == "ok" and rec.scenario != "article" else (
         ls.trace(rec.mode, rec.variant) if rec.trace and rec.status == "ok" else None)
-    tm = timings.times(rec, tr)
+    tm = ls.times(rec, tr)
     f = tm.fidelity
     diff = None if f is None or f.fidelity == schema.GraphFidelity.NOT_CHECKED else dict(
         only_in_graph=[dict(name=n, launches=c) for n, c in f.only_graph],

@@ -16,6 +16,7 @@ ranges, so this module does the attribution itself.
 from __future__ import annotations
 
 import bisect
+import functools
 import gzip
 import json
 import re
@@ -110,6 +111,7 @@ class Trace:
         return len(set(self.counts)) <= 1
 
 
+@functools.lru_cache(maxsize=4096)  # a trace launches the same few kernels again and again
 def short_name(name: str) -> str:
     """`void ns::kernel<T, 3>(Args)` -> `kernel`; plain names are kept."""
     text = name.strip()

@@ -163,7 +163,7 @@ def _trace(ls: tables.LoadedSet, run: schema.VariantRun):
 def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
     """One run's Timed row (see Timed)."""
     tr = _trace(ls, run)
-    tm = timings.times(run, tr)
+    tm = ls.times(run, tr)
     gpu, eager, host = _present(tm.gpu_only), _present(tm.eager), _present(tm.host)
     events, main, short, index, main_us, events_us, blocks = _kernels(ls, run, tr)
     known = VARIANTS.get(run.variant)
@@ -181,14 +181,13 @@ def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
     """(GPU events, main kernel's name, short name, index, its µs, all events' µs) of a profiled call."""
     if tr is None or not tr.forwards:
         return None, None, None, None, None, None, None
-    kt = tables.kernel_table(ls, rec.variant, rec.mode, tr=tr)
-    mk = tables.main_kernel(kt)
-    total = float(kt["dur_us"].sum()) if len(kt) else None
+    mk, events, total = tables.kernel_totals(ls, rec.variant, rec.mode, tr)
+    total = total if events else None
     if mk is None:
-        return len(kt), None, None, None, None, total, None
+        return events, None, None, None, None, total, None
     blocks = mk.get("blocks")
     blocks = int(blocks) if blocks is not None and not math.isnan(blocks) else None
-    return len(kt), mk["name"], mk["short_name"], int(mk["index"]), float(mk["dur_us"]), total, blocks
+    return events, mk["name"], mk["short_name"], int(mk["index"]), float(mk["dur_us"]), total, blocks
 
 
 def _num(x: float) -> float | None:
@@ -223,7 +222,7 @@ def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times)
 
 def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
     tr = ls.sweep_trace(p.trace) if p.trace and p.status == schema.Status.OK else None
-    tm = timings.times(p, tr)
+    tm = ls.times(p, tr)
     gpu = _present(tm.gpu_only)
     measured = ls.rs.kind == schema.SetKind.MEASURED and ls.rs.environment.device == "cuda"
     outcome = tm.host_bound_outcome if measured and p.status == schema.Status.OK else None

@@ -748,13 +748,48 @@ def _check_set(rs: ResultSet, where: str) -> None:
                         raise SchemaError(f"{where}: field {at}.counters.kernels[{j}].{dim} has more than 3 sizes")
 
 
+_SCALAR_OK = {
+    bool: lambda v: isinstance(v, bool),
+    int: lambda v: isinstance(v, int) and not isinstance(v, bool),
+    float: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    str: lambda v: isinstance(v, str),
+}
+
+
+def _form(tp) -> tuple[str, tuple]:
+    """What _check does with a type hint: (any, union, dataclass, list, tuple, dict or scalar, its arguments)."""
+    if tp is Any:
+        return "any", ()
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return "union", typing.get_args(tp)
+    if dataclasses.is_dataclass(tp):
+        return "dataclass", ()
+    if origin in (list, tuple, dict):
+        return origin.__name__, typing.get_args(tp)
+    return "scalar", ()
+
+
+_FORMS: dict = {}  # type hint -> _form: the same few hints are checked tens of thousands of times a set
+
+
+@functools.cache
+def _enum_values(short: str) -> frozenset[str]:
+    return frozenset(e.value for e in ENUM_FIELDS[short])
+
+
 def _check(value: Any, tp, where: str, fname: str) -> Any:
     """Value checked against a type hint; dataclasses built. Returns the value to store."""
-    origin = typing.get_origin(tp)
-    if tp is Any:
+    try:
+        form, targs = _FORMS[tp]
+    except KeyError:
+        form, targs = _FORMS[tp] = _form(tp)
+    except TypeError:  # a hint that cannot be a key
+        form, targs = _form(tp)
+    if form == "any":
         return value
-    if origin in (typing.Union, types.UnionType):
-        args = typing.get_args(tp)
+    if form == "union":
+        args = targs
         if value is None and type(None) in args:
             return None
         errors = []
@@ -767,31 +802,26 @@ def _check(value: Any, tp, where: str, fname: str) -> Any:
                 errors.append(exc)
         raise errors[0] if len(errors) == 1 else SchemaError(
             f"{where}: field {fname} is {_shown(value)}, expected {_type_name(tp)}")
-    if dataclasses.is_dataclass(tp):
+    if form == "dataclass":
         return _build(tp, value, where, fname)
-    if origin is list:
+    if form == "list":
         if not isinstance(value, list):
             raise SchemaError(f"{where}: field {fname} must be a list, not {type(value).__name__}")
-        (item,) = typing.get_args(tp)
+        (item,) = targs
         if item in (int, float) and value and _numbers_ok(value, item, fname.rsplit(".", 1)[-1].split("[")[0]):
             return [float(v) for v in value] if item is float else list(value)  # samples: checked in one pass
         return [_check(v, item, where, f"{fname}[{i}]") for i, v in enumerate(value)]
-    if origin is tuple:  # tuple[X, ...]: a JSON list
+    if form == "tuple":  # tuple[X, ...]: a JSON list
         if not isinstance(value, list | tuple):
             raise SchemaError(f"{where}: field {fname} must be a list, not {type(value).__name__}")
-        item = typing.get_args(tp)[0]
+        item = targs[0]
         return tuple(_check(v, item, where, f"{fname}[{i}]") for i, v in enumerate(value))
-    if origin is dict:
+    if form == "dict":
         if not isinstance(value, dict):
             raise SchemaError(f"{where}: field {fname} must be an object, not {type(value).__name__}")
-        _, item = typing.get_args(tp)
+        _, item = targs
         return {str(k): _check(v, item, where, f"{fname}.{k}") for k, v in value.items()}
-    ok = {
-        bool: lambda v: isinstance(v, bool),
-        int: lambda v: isinstance(v, int) and not isinstance(v, bool),
-        float: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-        str: lambda v: isinstance(v, str),
-    }.get(tp)
+    ok = _SCALAR_OK.get(tp)
     if ok is None:
         raise TypeError(f"schema: no check for type {tp!r} of {fname}")  # a bug here, not bad input
     if isinstance(value, _BadNumber):
@@ -800,7 +830,7 @@ def _check(value: Any, tp, where: str, fname: str) -> Any:
     if not ok(value):
         raise SchemaError(f"{where}: field {fname} is {_shown(value)}, expected {_type_name(tp)}")
     short = fname.rsplit(".", 1)[-1].split("[")[0]
-    if tp is str and short in ENUM_FIELDS and value not in {e.value for e in ENUM_FIELDS[short]}:
+    if tp is str and short in ENUM_FIELDS and value not in _enum_values(short):
         allowed = ", ".join(e.value for e in ENUM_FIELDS[short])
         raise SchemaError(f"{where}: field {fname} is {value!r}, expected one of {allowed}")
     if tp is str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import gc
 import multiprocessing as mp
 import os
 import resource
@@ -173,6 +174,19 @@ def _die_with_parent(parent: int) -> None:
         threading.Thread(target=watch, daemon=True).start()
 
 
+GC_THRESHOLD = 10_000  # a worker's young generation (Python's default: 700 new objects)
+
+
+def _start_worker(parent: int) -> None:
+    """A worker's initializer: it dies with its parent (_die_with_parent), and its garbage
+    collector leaves alone what it inherited (the loaded sets: gc.freeze) and runs less often
+    (a set's tables and traces make millions of short-lived objects, few of them cycles):
+    about 5% of a set's time otherwise."""
+    _die_with_parent(parent)
+    gc.freeze()
+    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
 def workers_for(n_tasks: int) -> int:
     """Worker processes: one per core, forked (so they inherit the loaded sets), and only
     where forking is safe: no other thread in this process."""
@@ -190,7 +204,7 @@ def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...],
     _FORKED = (ctx, tasks, frozenset(charts.shapes()))
     try:
         if workers > 1:
-            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_die_with_parent,
+            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_start_worker,
                                      initargs=(os.getpid(),)) as pool:
                 # Costliest first (most traces), so the workers finish together.
                 order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][0].rs.sweep) - len(tasks[i][0].rs.runs))
@@ -267,28 +281,63 @@ class _Plan:
     cpu: dict = field(default_factory=dict)  # stage -> CPU seconds of the parts made now
 
 
+def _load_one(path: Path) -> tuple[schema.ResultSet | None, schema.UserError | None]:
+    try:
+        return schema.load_set(path), None
+    except schema.UserError as exc:  # one line naming the file, sent back to the build
+        return None, exc
+
+
+def _load_sets(paths: list[Path]) -> list[tuple[schema.ResultSet | None, schema.UserError | None]]:
+    """(ResultSet or its error) of each path, read and checked in worker processes where there are
+    several (the schema checks every value: 0.1 s a set, most of a cold build's time before the
+    units are made); the same results either way."""
+    workers = workers_for(len(paths))
+    if workers < 2:
+        return [_load_one(p) for p in paths]
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_start_worker,
+                             initargs=(os.getpid(),)) as pool:
+        return list(pool.map(_load_one, paths, chunksize=max(1, len(paths) // (4 * workers))))
+
+
+def _checked(path: Path, rs: schema.ResultSet | None, error: schema.UserError | None) -> schema.ResultSet:
+    """The set's ResultSet, its files within the limits; or its error, raised."""
+    if error is not None:
+        raise error
+    limits.check_set(path, layout.set_files(rs))
+    return rs
+
+
 def _read(results_root: Path, store: cache.Store | None, code: str, skip_broken: bool):
-    """Every set's ResultSet: from the cache when its files are unchanged, else loaded and checked."""
+    """Every set's ResultSet: from the cache when its files are unchanged, else loaded and checked.
+    Each set's error is the one a set-by-set reading meets first (without skip_broken, the first set's)."""
     layout.settle(Path(results_root))  # what a killed publish left is put right first, or named
     loaded, skipped, keys, fresh = [], [], {}, set()
     seen = store.get("stats", "sets") if store else None  # the files' sizes and times at the last build
     memo = {} if seen is None else seen
+    found = []  # (path, key, cached ResultSet or None, error): the files checked and hashed, in order
     for path in schema.list_sets(results_root):
         try:
             # The limits (gen.model.limits) are the environment's: checked on every build, cached or not.
             limits.check_result_file(path / schema.RESULT_FILE)
             k = cache.set_key(path, memo)
-            rs = store.get("rs", cache.key(code, path.name, k)) if store else None
-            new = rs is None
-            if new:
-                rs = schema.load_set(path)
-            limits.check_set(path, layout.set_files(rs))
+            found.append((path, k, store.get("rs", cache.key(code, path.name, k)) if store else None, None))
+        except schema.UserError as exc:
+            found.append((path, None, None, exc))
+            if not skip_broken:
+                break  # the sets before it are still read: one of them may fail first
+    new = [path for path, _, rs, error in found if rs is None and error is None]
+    read = dict(zip(new, _load_sets(new)))
+    for path, k, rs, error in found:
+        fresh_rs = rs is None and error is None
+        try:
+            rs = _checked(path, *read[path]) if fresh_rs else _checked(path, rs, error)
         except schema.UserError as exc:
             if not skip_broken:
                 raise
             skipped.append(tables.Skipped(path.name, str(exc)))
             continue
-        if new:
+        if fresh_rs:
             fresh.add(path.name)
             if store:
                 store.put("rs", cache.key(code, path.name, k), rs)
@@ -330,7 +379,7 @@ def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | 
     """The parts of measured sets to make now (neither made in this build nor in the cache), as
     tasks (a set, its parts, whether to check its traces first). With fewer tasks than worker
     processes, a set's parts go to several, so that one new set's work runs on every core."""
-    tasks = []
+    tasks, published = [], []
     for ls in ctx.sets:
         parts = _part_keys(ctx, plan, ls)
         missing = []
@@ -344,12 +393,14 @@ def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | 
                     plan.made[k] = got
         if missing and ls.rs.kind != SetKind.REFERENCE:
             tasks.append((ls, tuple(missing), ls.name in plan.fresh))
+        elif missing:  # a published set's one part: every part of its unit (make_unit), beside the others
+            published.append((ls, tuple(PARTS), False))
     if 0 < len(tasks) < workers_for(2 * len(tasks)) and workers != 1:
         split = []
         for ls, parts, check in tasks:  # the traces are checked in the first, parsed as needed in the others
             split += [(ls, (part,), check and i == 0) for i, part in enumerate(parts)]
         tasks = split
-    return tasks
+    return tasks + published
 
 
 def _put(store: cache.Store, k: str, unit: Unit) -> Unit:
@@ -387,11 +438,21 @@ def _keep(plan: _Plan, store: cache.Store | None, tasks: list, results: list, sk
                 failed.append(tables.Skipped(ls.name, error))
             continue
         plan.fresh.discard(ls.name)  # checked whole by its task
+        for unit in got.values():
+            plan.cpu = _sum(plan.cpu, unit.cpu)
+        if ls.rs.kind == SetKind.REFERENCE:  # its parts are one unit, as make_unit makes it
+            got = {"published": _joined([got[part] for part in PARTS])}
         for part, unit in got.items():
             k = plan.part_keys[(ls.name, part)]
-            plan.cpu = _sum(plan.cpu, unit.cpu)
             plan.made[k] = _put(store, k, unit) if store else unit
     return failed
+
+
+def _joined(parts: list[Unit]) -> Unit:
+    unit = Unit()
+    for part in parts:
+        unit = unit.add(part)
+    return unit
 
 
 def load(results_root: Path, store: cache.Store | None, skip_broken: bool = False,
