@@ -798,7 +798,7 @@ def _ms(x: float | None) -> str:
 def _host(a: advice_mod.Advice) -> str | None:
     if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
         return None
-    state = "host-bound" if a.host_outcome == rules.YES else "host-bound or not depending on the host (within noise)"
+    state = "host-bound" if a.host_outcome == rules.YES else "possibly host-bound (within noise)"
     # The first screen's short form of host_ratio_words (the verdict pages give it whole): the ratio, its
     # interval against the line, and, where that decides "within noise", the host's own cost.
     line = rules.HOST_BOUND_EAGER_RATIO
@@ -818,8 +818,7 @@ def _loops(a: advice_mod.Advice) -> str | None:
     """Where else a loop of the default call clearly waited for the host (decode's short calls)."""
     if not a.loops:
         return None
-    outcome = {rules.YES: "host-bound", rules.WITHIN_NOISE: "whether a loop waits there depends on the host: "
-                                                           "within noise",
+    outcome = {rules.YES: "host-bound", rules.WITHIN_NOISE: "host-bound within noise",
                rules.NO: "not host-bound by the host's own cost"}
     parts = [f"{SCENARIO_WORDS.get(sc, sc)}, {r:.2f}× its GPU-only time (at least {lo:.2f}×; "
              f"{outcome.get(o, 'undecided')})" for sc, r, (lo, _), o in a.loops]
