@@ -189,10 +189,11 @@ def test_every_chart_on_every_page_shows_data(visits_1280):
 SHOTS = [
     ("home", "index.html"),
     ("set-h200", "generated/sets/nvidia-h200__torch-2.11.0.html"),
-    ("variant-naive", "generated/variants/naive.html"),
-    ("variant-sdpa_math", "generated/variants/sdpa_math.html"),
-    ("variant-sdpa_flash", "generated/variants/sdpa_flash.html"),
-    ("variant-sdpa_cudnn", "generated/variants/sdpa_cudnn.html"),
+    # a variant's page in a set holds its checks and timelines (the cross-set page compares sets)
+    ("variant-naive", "generated/sets/nvidia-h200__torch-2.11.0/variants/naive.html"),
+    ("variant-sdpa_math", "generated/sets/nvidia-h200__torch-2.11.0/variants/sdpa_math.html"),
+    ("variant-sdpa_flash", "generated/sets/nvidia-h200__torch-2.11.0/variants/sdpa_flash.html"),
+    ("variant-sdpa_cudnn", "generated/sets/nvidia-h200__torch-2.11.0/variants/sdpa_cudnn.html"),
 ]
 
 
