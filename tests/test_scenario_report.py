@@ -148,3 +148,17 @@ def test_a_published_set_stands_beside_a_scenario_only_in_a_mode_measured_there(
     fa3 = next(s for s in sets if s.name == "nvidia-h100-sxm5__flashattention3-paper")
     titles = [t for t, _ in sp.beside(ctx, fa3)]
     assert "The article's shape" in titles and "Deterministic backward" not in titles
+
+
+def test_an_out_of_memory_refusal_says_what_was_asked_and_free():
+    """PyTorch's OOM message is a paragraph of allocator statistics; the scenario page keeps the two facts."""
+    from gen.report import wording_scenarios as ws
+
+    reason = ("out of memory: CUDA out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of "
+              "139.80 GiB of which 1.50 GiB is free. Including non-PyTorch memory, this process has 138.17 GiB "
+              "memory in use. Of the allocated memory 132.72 GiB is allocated by PyTorch, with …")
+    assert ws.not_run("SDPA math", "oom", reason) == (
+        "SDPA math did not run here (oom: it asked for 16.00 GiB more with 1.50 GiB of the GPU's 139.80 GiB "
+        "free); it is not ranked.")
+    assert ws.not_run("SDPA math", "oom", "out of memory: no figures") == \
+        "SDPA math did not run here (oom: no figures); it is not ranked."

@@ -11,6 +11,8 @@ holds the rest).
 
 from __future__ import annotations
 
+import re
+
 from gen.analysis import rules
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
@@ -470,9 +472,25 @@ def burst_line(b: dict, variant_label) -> str:
     return head + rule
 
 
+_OOM_ASKED = re.compile(r"Tried to allocate ([\d.]+ [KMGT]?i?B)")
+_OOM_FREE = re.compile(r"total capacity of ([\d.]+ [KMGT]?i?B) of which ([\d.]+ [KMGT]?i?B) is free")
+
+
+def oom_short(reason: str) -> str:
+    """PyTorch's out-of-memory message (a paragraph of allocator statistics) as the one fact a
+    reader needs: what the call asked for and what was free; the reason itself where it says neither."""
+    asked, free = _OOM_ASKED.search(reason), _OOM_FREE.search(reason)
+    if not asked:
+        return reason
+    text = f"out of memory: it asked for {asked.group(1)} more"
+    return text + (f" with {free.group(2)} of the GPU's {free.group(1)} free" if free else "")
+
+
 def not_run(label: str, status: str, why_not: str | None) -> str:
     """A variant of a scenario that ran at no point, said where the verdict is."""
     why = (why_not or "no reason recorded").removeprefix("not run: ")
+    if status == "oom":
+        why = oom_short(why).removeprefix("out of memory: ")
     return f"{label} did not run here ({status}: {why}); it is not ranked."
 
 
