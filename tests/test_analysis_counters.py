@@ -255,3 +255,11 @@ def test_repeated_launches_name_the_launch_whose_counters_they_carry():
     assert note.endswith("1 kernel shows none: the capture took it from a launch of another mode, sdpa_flash's "
                          "training step (1), the same kernel at the same shape but called with other arguments "
                          "(a training forward also writes its softmax statistics)")
+
+
+def test_a_copied_kernels_row_says_where_its_counters_were_read():
+    from gen.report import wording
+
+    assert wording.copied_from("inference__naive#3") == ("counters of the identical launch in naive's forward, "
+                                                          "profiled there")
+    assert wording.copied_from(None) is None and wording.copied_from(float("nan")) is None

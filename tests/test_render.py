@@ -188,3 +188,17 @@ def test_no_placeholder_text_on_any_page(pages):
             assert bad not in text, (path, bad)
     ref = pages["generated/sets/nvidia-a100-sxm4-80gb__article-2026-07.md"].text
     assert "Published figures&#58; one number per field" in ref and "GPU drained" not in ref
+
+
+def test_a_call_not_profiled_again_says_whose_counters_it_shows(pages):
+    """The committed set's unpinned SDPA ran pinned cuDNN's kernels: the counter pass profiled them once, in
+    the pinned call, and the unpinned call's page says so in its note and on each copied row; its training
+    step's forward kernel was copied from the inference forward (an older capture's rule) and shows none."""
+    auto = pages["generated/sets/nvidia-h200__torch-2.11.0/variants/sdpa_auto.md"].text
+    inference, train = auto.split("## Training", 1)
+    assert "1 kernel of this forward was not profiled again&#58; each matches a launch Nsight Compute profiled " \
+           "in sdpa&#95;cudnn&#39;s forward (1)" in inference
+    assert inference.count('class="same-as"') == 1 and "counters of the identical launch in sdpa_cudnn" in inference
+    assert "1 kernel shows none&#58; the capture took it from a launch of another mode" in train
+    assert train.count('class="same-as"') == 3
+    assert 'class="same-as"' not in pages["generated/sets/nvidia-h200__torch-2.11.0/variants/sdpa_cudnn.md"].text

@@ -563,6 +563,15 @@ def counters_repeated(repeats: list[dict], variant: str, mode: str) -> str | Non
     return "; ".join(parts)
 
 
+def copied_from(same_as: str | None) -> str | None:
+    """A kernel row's counters read at another call's identical launch, said in a tooltip."""
+    if not same_as or (isinstance(same_as, float) and same_as != same_as):  # None or NaN from the frame
+        return None
+    # The index is ncu's, among kernels only: not the trace's row number, which counts copies too.
+    mode, _, variant = str(same_as).rpartition("#")[0].partition("__")
+    return f"counters of the identical launch in {variant}'s {call_of(mode)}, profiled there"
+
+
 def counter_mismatch(m: dict) -> str:
     """One kernel the trace and Nsight Compute name differently, or only one of them saw."""
     if m["where"] == "both":
