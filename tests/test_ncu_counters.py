@@ -236,8 +236,9 @@ D = ("gemm_bwd", (8, 8, 128), (256, 1, 1), 65536)
 
 
 def kc(i, launch, dur):
-    name, grid, block, _ = launch
-    return schema.KernelCounters(index=i, name=name, grid=list(grid), block=list(block), duration_ns=dur)
+    name, grid, block, smem = launch
+    return schema.KernelCounters(index=i, name=name, grid=list(grid), block=list(block), duration_ns=dur,
+                                 shared_memory_bytes=smem)
 
 
 def test_a_call_whose_launches_all_repeat_earlier_calls_is_covered():
@@ -272,12 +273,14 @@ def test_fill_refuses_to_copy_from_rows_that_are_not_the_predicted_launches():
     assert counters.fill({"inference__naive": [kc(0, C, 1.0)]}, jobs, {"train__sdpa_auto"})[1] == {"train__sdpa_auto"}
     wrong_grid = {"inference__naive": [kc(0, C, 1.0), kc(1, A, 2.0)]}
     assert counters.fill(wrong_grid, jobs, {"train__sdpa_auto"})[1] == {"train__sdpa_auto"}
+    wrong_smem = {"inference__naive": [kc(0, C, 1.0), kc(1, (B[0], B[1], B[2], 1024), 2.0)]}
+    assert counters.fill(wrong_smem, jobs, {"train__sdpa_auto"})[1] == {"train__sdpa_auto"}
 
 
 def _launch_row(id_, job, launch):
-    name, grid, block, _ = launch
+    name, grid, block, smem = launch
     return row(id_, f"<default domain>:gen.{job}:none", name, str(block), str(grid), "100", "50", "50", "32",
-               "0", "0", ["1", "1", "1", "1"], "10", "10", "10", "0", "0")
+               "0", str(smem), ["1", "1", "1", "1"], "10", "10", "10", "0", "0")
 
 
 FAKE_NCU = """
