@@ -260,6 +260,8 @@ def test_repeated_launches_name_the_launch_whose_counters_they_carry():
 def test_a_copied_kernels_row_says_where_its_counters_were_read():
     from gen.report import wording
 
-    assert wording.copied_from("inference__naive#3") == ("counters of the identical launch in naive's forward, "
-                                                          "profiled there")
-    assert wording.copied_from(None) is None and wording.copied_from(float("nan")) is None
+    assert counters.source("inference__naive#3") == dict(mode="inference", variant="naive", at=3)
+    assert wording.copied_from(counters.source("inference__naive#3")) == (
+        "counters of the identical launch in naive's forward, profiled there")
+    assert counters.source(None) is None and counters.source(float("nan")) is None
+    assert wording.copied_from(None) is None

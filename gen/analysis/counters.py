@@ -148,8 +148,14 @@ def pair(trace_names: list[str], ncu_names: list[str]) -> tuple[list[tuple[int, 
     return sorted(pairs, key=lambda p: p[0]), mism
 
 
-def _mode_of(same_as: str) -> str:
-    return str(same_as).rpartition("#")[0].partition("__")[0]
+def source(same_as: Any) -> dict[str, Any] | None:
+    """A KernelCounters.same_as ("<mode>__<variant>#<index>") as mode, variant and index (ncu's,
+    among kernels only); None where there is none (None, or NaN from a frame)."""
+    if not isinstance(same_as, str) or not same_as:
+        return None
+    job, _, at = same_as.rpartition("#")
+    mode, _, variant = job.partition("__")
+    return dict(mode=mode, variant=variant, at=int(at) if at.isdigit() else None)
 
 
 def repeats(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -160,9 +166,7 @@ def repeats(frame: pd.DataFrame) -> list[dict[str, Any]]:
         return []
     out = []
     for index, same in frame.loc[frame["same_as"].notna(), ["index", "same_as"]].itertuples(index=False):
-        job, _, at = str(same).rpartition("#")
-        mode, _, variant = job.partition("__")
-        out.append(dict(index=int(index), mode=mode, variant=variant, at=int(at) if at.isdigit() else None))
+        out.append(dict(index=int(index), **source(same)))
     return out
 
 
@@ -187,7 +191,7 @@ def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cud
         g = kernels[i]
         k = counted[j] if j is not None else None
         same_as = k.same_as if k else None
-        if same_as and _mode_of(same_as) != run.mode:
+        if same_as and source(same_as)["mode"] != run.mode:
             # Copied from a launch of another mode (captures of 2026-12-04): the same kernel at the same
             # shape, but a training forward passes other arguments (it writes its softmax statistics).
             k, how = None, Pairing.NO_COUNTERS

@@ -563,13 +563,12 @@ def counters_repeated(repeats: list[dict], variant: str, mode: str) -> str | Non
     return "; ".join(parts)
 
 
-def copied_from(same_as: str | None) -> str | None:
-    """A kernel row's counters read at another call's identical launch, said in a tooltip."""
-    if not same_as or (isinstance(same_as, float) and same_as != same_as):  # None or NaN from the frame
+def copied_from(source: dict | None) -> str | None:
+    """A kernel row's counters read at another call's identical launch (counters.source), said in a
+    tooltip. Without its index: ncu's, among kernels only, not the trace's row, which counts copies too."""
+    if source is None:
         return None
-    # The index is ncu's, among kernels only: not the trace's row number, which counts copies too.
-    mode, _, variant = str(same_as).rpartition("#")[0].partition("__")
-    return f"counters of the identical launch in {variant}'s {call_of(mode)}, profiled there"
+    return f"counters of the identical launch in {source['variant']}'s {call_of(source['mode'])}, profiled there"
 
 
 def counter_mismatch(m: dict) -> str:

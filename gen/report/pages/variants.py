@@ -147,7 +147,7 @@ def _counters(ls, v: str, mode: str, kernels: list[dict], notes: list[dict]) -> 
         c = by_index.get(int(k["index"]))
         k["counters"] = c if c and c["pairing"] != counters.Pairing.NO_COUNTERS else None
         if k["counters"] is not None:
-            k["counters"]["copied_from"] = wording.copied_from(c.get("same_as"))
+            k["counters"]["copied_from"] = wording.copied_from(counters.source(c.get("same_as")))
     for n in notes:
         c = by_index.get(int(n["index"]))
         facts = counters.kernel_facts(c) if c else []
