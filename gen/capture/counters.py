@@ -411,9 +411,9 @@ def _extra_metrics(ncu: str) -> list[str]:
     return [m for m in [pipe, *EXTRA] if m and _base(m) in known]
 
 
-def _pass(ncu, groups, point, dtype, seed, extra, timeout, ordered) -> tuple[dict, list[str], str | None]:
-    """The ncu process(es) of one pass: (kernels per job, log lines, why nothing could be read)."""
-    jobs = [job_name(m, n) for m, names in groups.items() for n in names]
+def _pass(ncu, groups, jobs, point, dtype, seed, extra, timeout, ordered) -> tuple[dict, list[str], str | None]:
+    """The ncu process(es) of one pass over `jobs` (groups' job names): (kernels per job, log lines,
+    why nothing could be read)."""
     skip = covered(ordered) if ordered else set()
     todo = {m: [n for n in names if job_name(m, n) not in skip] for m, names in groups.items()}
     keep = os.environ.get(KEEP_ENV)
@@ -488,7 +488,7 @@ def collect_modes(groups: dict[str, list[str]], point: schema.Point, dtype: str,
         p.ncu_version = ver
     extra = _extra_metrics(ncu)
     jobs = [job_name(m, n) for m, names in groups.items() for n in names]
-    found, log, why = _pass(ncu, groups, point, dtype, seed, extra, timeout, _launches_of(launches, jobs))
+    found, log, why = _pass(ncu, groups, jobs, point, dtype, seed, extra, timeout, _launches_of(launches, jobs))
     if why:
         _attribute(groups, passes, {}, log)
         return unavailable(why)
