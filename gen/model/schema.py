@@ -256,6 +256,11 @@ class Timing:
     telemetry: dict[str, Telemetry] = field(default_factory=dict)  # Window -> conditions
     telemetry_reason: str | None = None  # why no telemetry at all
     graph_check: GraphCheck | None = None
+    # Optional (no version bump): the host's cost of a fixed reference call (one add of two
+    # one-element tensors on the device, the GPU drained first), a few samples after each round's
+    # host window: how fast the host dispatched at that moment, so that two captures' host costs
+    # can be compared with the host's own speed set aside (issue 16's evidence).
+    host_ref_ms: list[float] = field(default_factory=list)
 
 
 @dataclass
