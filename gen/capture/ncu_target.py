@@ -27,6 +27,7 @@ from pathlib import Path
 
 import torch
 
+from gen.capture import precompile
 from gen.capture.attention import DTYPES, build, grad_output, make_inputs
 from gen.model import schema, variants
 
@@ -84,16 +85,6 @@ def run(names: list[str], mode: str, point: schema.Point, dtype, seed: int) -> N
             torch.cuda.empty_cache()
 
 
-def prepare() -> None:
-    """Import what the compiled variants' first calls would import: done while waiting."""
-    try:
-        import torch._inductor.compile_fx  # noqa: F401
-        import triton  # noqa: F401
-        from torch.nn.attention import flex_attention  # noqa: F401
-    except Exception:  # the calls import it themselves, or refuse and say why
-        pass
-
-
 def wait_for(go: Path, parent: int | None, poll_s: float = 0.2) -> dict[str, list[str]] | None:
     """The calls to run, per mode, once `go` appears; None if the parent process ends first."""
     while not go.exists():
@@ -125,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     point = schema.Point(**json.loads(a.point))
     todo = {mode: names.split(",") for mode, names in zip(a.mode, a.variants)}
     if a.wait_for is not None:
-        prepare()
+        precompile.prepare_imports()
         go = wait_for(a.wait_for, a.parent_pid)
         if go is None:
             return 0

@@ -158,6 +158,17 @@ def start(first: list[dict], rest: list[dict], work_dir: Path, cpus: int | None 
     return ahead
 
 
+def prepare_imports() -> None:
+    """Import what a first compile of FlexAttention imports (Inductor, Triton, FlexAttention: ~5 s
+    on the H200's host), so that a process waiting anyway pays it then."""
+    try:
+        import torch._inductor.compile_fx  # noqa: F401
+        import triton  # noqa: F401
+        from torch.nn.attention import flex_attention  # noqa: F401
+    except Exception:  # the first compile imports them itself, or refuses and says why
+        pass
+
+
 # --------------------------------------------------------------------------- the worker
 
 

@@ -494,6 +494,7 @@ def _compile_ahead(steps, run_keys, jobs, cfg, device, store, staging_dir, seed)
     t0 = time.monotonic()
     ahead = precompile.start(first, rest, staging_dir / "compile_ahead")
     log(f"compile ahead: {len(first) + len(rest)} FlexAttention calls in {len(ahead.procs)} side processes")
+    precompile.prepare_imports()  # this process's own first compile of FlexAttention then skips them
     try:
         got = ahead.wait(log=log)
     finally:
