@@ -264,8 +264,9 @@ def _command(ncu: str, groups: dict[str, list[str]], point: schema.Point, dtype:
     for mode, names in groups.items():
         cmd += ["--mode", mode, "--variants", ",".join(names)]
     cmd += ["--point", json.dumps(asdict(point)), "--dtype", dtype, "--seed", str(seed)]
+    cmd += ["--parent-pid", str(os.getpid())]
     if go is not None:
-        cmd += ["--wait-for", str(go), "--parent-pid", str(os.getpid())]
+        cmd += ["--wait-for", str(go)]
     return cmd
 
 
