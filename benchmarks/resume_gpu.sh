@@ -1,3 +1,10 @@
+#!/usr/bin/env bash
+# A capture killed with SIGKILL in its middle, then resumed: run on the GPU machine from the
+# repository's root, with $OUT a folder for its output and .whl holding the cuDNN frontend wheel
+# (the device tool's conventions). Kills a capture of the article's runs and decode's sweep (both
+# modes) 75 s in, counts the processes it left behind (the counter pass's ncu program, the
+# compile-ahead workers), resumes it and prints what the published set holds. Output of the last
+# run: benchmarks/data/resume_gpu_first.log and resume_gpu_second.log (capture_time.md).
 export PYTHONUNBUFFERED=1 TORCHINDUCTOR_CACHE_DIR=$(mktemp -d) TRITON_CACHE_DIR=$(mktemp -d)
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl; export PYTHONPATH=/tmp/site:$PWD
 A="--scenario article,decode --mode inference,train --out $OUT/res --label resume"
