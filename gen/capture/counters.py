@@ -329,8 +329,12 @@ def start_early(groups: dict[str, list[str]], point: schema.Point, dtype: str, s
     go, report = Path(tmp.name) / "go.json", Path(tmp.name) / "counters.ncu-rep"
     # Its compiled calls find their code in Inductor's cache (the runs compiled it): no pool of
     # compile workers to start.
-    proc = _spawn(_command(ncu, groups, point, dtype, seed, report, extra, go),
-                  {"TORCHINDUCTOR_COMPILE_THREADS": "1"})
+    try:
+        proc = _spawn(_command(ncu, groups, point, dtype, seed, report, extra, go),
+                      {"TORCHINDUCTOR_COMPILE_THREADS": "1"})
+    except OSError:  # the pass starts its own, and says why if that fails too
+        tmp.cleanup()
+        return None
     return Early(proc, ncu, groups, point, dtype, seed, extra, tmp, go, report)
 
 

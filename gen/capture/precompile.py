@@ -157,10 +157,13 @@ def start(first: list[dict], rest: list[dict], work_dir: Path, cpus: int | None 
         with open(path, "w", encoding="utf-8") as err:
             proc = subprocess.Popen([sys.executable, "-m", "gen.capture.precompile"], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=err, text=True, env=env, cwd=root)
-        proc.stdin.write(json.dumps(mine))
-        proc.stdin.close()
-        proc.stdin = None  # communicate() must not write again
         ahead.procs.append((proc, path))
+        try:
+            proc.stdin.write(json.dumps(mine))
+            proc.stdin.close()
+        except BrokenPipeError:  # it died at once: wait() reads its exit and its log's last lines
+            pass
+        proc.stdin = None  # communicate() must not write again
     return ahead
 
 
