@@ -21,11 +21,18 @@ first calls find the compiled code. The code is the same: the cache is keyed by
 the graph, the inputs' shapes and the compiler's settings, and a hit loads what
 the worker compiled.
 
-Only FlexAttention's kinds (PRECOMPILED_KINDS): without max-autotune it compiles
-one kernel config per kernel and times none, so a compile beside other work picks
-the same code. The compiled naive product's autotuner times candidate configs on
-the GPU, and other processes' kernels would sway its choice: it compiles in the
-capture's process, alone, as before. Nothing is timed while the workers run.
+Only FlexAttention's kinds (PRECOMPILED_KINDS): without max-autotune its attention
+kernels (forward, backward, decoding templates) get one config each and none is
+timed, so a compile beside other work gives the same kernels. The small kernels
+Inductor generates around them (the backward's row sum of O*dO, a persistent
+reduction; decoding's combine of its split-KV partials, a tiled pointwise kernel)
+can have a few candidate configs that Inductor times on the GPU on their first
+call and keeps in its on-disk cache: the capture runs the pick a worker made
+beside the others (kernels of a few percent of a call at most, whose pick varied
+between single-process captures too). The compiled naive product's autotuner
+times candidate configs of its main kernel on the GPU, and other processes'
+kernels would sway its choice: it compiles in the capture's process, alone, as
+before. The capture times nothing while the workers run.
 
 Imports torch only in the worker (python -m); the parent side uses the standard
 library.
