@@ -50,6 +50,19 @@ def test_a_sweep_point_at_a_runs_shape_follows_that_run_in_its_worker():
     assert work[0]["specs"] == [run_inf, same]  # as in the capture's process: the run's compile is cached
 
 
+def test_a_sweep_point_repeating_an_earlier_points_call_follows_it_in_its_worker():
+    """Two scenarios can hold the same call (gqa-prefill's and fp8-prefill's FlexAttention at 16k): the
+    later one's first call is then a load from the cache in every capture, as when one process compiled
+    the points in turn, not a compile or a load depending on which side process got there first."""
+    a, b = spec("gqa-prefill 16k", 512), spec("fp8-prefill 16k", 512)
+    rest = [a, *(spec(f"p{i}", 64 * (i + 2)) for i in range(5)), b]
+    for n in (2, 3, 8):
+        work = precompile.deal([], rest, n)
+        holder = next(w["specs"] for w in work if a in w["specs"])
+        assert b in holder and holder.index(b) > holder.index(a)
+        assert sorted(s["key"] for w in work for s in w["specs"]) == sorted(s["key"] for s in rest)
+
+
 def test_worker_count_follows_the_calls_and_the_cores():
     assert precompile.workers_for(0, 16) == 0
     assert precompile.workers_for(1, 16) == 1

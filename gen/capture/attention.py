@@ -833,7 +833,8 @@ COMPILED_KINDS = ("naive_compiled", "flex", "flex_triton", "flex_paged", "flex_f
 def build(kind: str, backend: str | None, point: schema.Point, device, room: bool = True) -> Built:
     """Make the callable for one variant at one point; `kind` and `backend` come from gen.model.variants.
     `room`: lend a compiled variant's autotuner room on the GPU (room_for_autotuning); the
-    precompile workers, which compile kinds that time no configs, do not."""
+    precompile workers, which compile FlexAttention (no candidates timed for its attention
+    kernels, nor an in-place score matrix to copy), do not."""
     device = torch.device(device)
     if kind not in _BUILDERS:
         raise ValueError(f"unknown variant kind {kind!r}")

@@ -21,11 +21,18 @@ first calls find the compiled code. The code is the same: the cache is keyed by
 the graph, the inputs' shapes and the compiler's settings, and a hit loads what
 the worker compiled.
 
-Only FlexAttention's kinds (PRECOMPILED_KINDS): without max-autotune it compiles
-one kernel config per kernel and times none, so a compile beside other work picks
-the same code. The compiled naive product's autotuner times candidate configs on
-the GPU, and other processes' kernels would sway its choice: it compiles in the
-capture's process, alone, as before. Nothing is timed while the workers run.
+Only FlexAttention's kinds (PRECOMPILED_KINDS): without max-autotune its attention
+kernels (forward, backward, decoding templates) get one config each and none is
+timed, so a compile beside other work gives the same kernels. The small kernels
+Inductor generates around them (the backward's row sum of O*dO, a persistent
+reduction; decoding's combine of its split-KV partials, a tiled pointwise kernel)
+can have a few candidate configs that Inductor times on the GPU on their first
+call and keeps in its on-disk cache: the capture runs the pick a worker made
+beside the others (kernels of a few percent of a call at most, whose pick varied
+between single-process captures too). The compiled naive product's autotuner
+times candidate configs of its main kernel on the GPU, and other processes'
+kernels would sway its choice: it compiles in the capture's process, alone, as
+before. The capture times nothing while the workers run.
 
 Imports torch only in the worker (python -m); the parent side uses the standard
 library.
@@ -111,8 +118,12 @@ def deal(first: list[dict], rest: list[dict], n: int) -> list[dict]:
     (the inference run) in worker 0 with no warm compile, so that its first call pays the
     one-time costs, as the capture's first compile of FlexAttention did; the others (the
     training run) in worker 1 after a warm compile, as they came after the inference run in
-    the capture's process. `rest` goes to the least loaded worker. Loads in units of about one
-    compile at a new shape (2 s): a process's one-time costs count four."""
+    the capture's process. `rest` goes to the least loaded worker, except a call that a run or an
+    earlier point already makes (the same shape in another scenario): it follows that one in its
+    worker, so that its first call is a load from the cache in every capture, as in the capture's
+    process, and not a compile or a load depending on which worker got there first. Loads in units
+    of about one compile at a new shape (2 s): a process's one-time costs count four, a load from
+    the cache a tenth."""
     work = [{"warm": True, "specs": []} for _ in range(n)]
     load = [4.0] * n
     if first:
@@ -124,13 +135,15 @@ def deal(first: list[dict], rest: list[dict], n: int) -> list[dict]:
     def call(s):
         return s["kind"], s["backend"], s["mode"], s["dtype"], json.dumps(s["point"], sort_keys=True), s["seed"]
 
-    runs = {call(s): (0 if i == 0 or n == 1 else 1) for i, s in enumerate(first)}
+    made = {call(s): (0 if i == 0 or n == 1 else 1) for i, s in enumerate(first)}
     for s in rest:
-        # A sweep point that is a run's own call goes after that run, in its worker: there, as in
-        # the capture's process, its first call finds the run's compile in the cache.
-        i = runs[call(s)] if call(s) in runs else min(range(n), key=lambda j: (load[j], j))
+        # A sweep point that is a run's own call, or an earlier point's, goes after it, in its worker:
+        # there, as in the capture's process, its first call finds that compile in the cache.
+        again = call(s) in made
+        i = made[call(s)] if again else min(range(n), key=lambda j: (load[j], j))
+        made.setdefault(call(s), i)
         work[i]["specs"].append(s)
-        load[i] += 1
+        load[i] += 0.1 if again else 1
     return [w for w in work if w["specs"]]
 
 

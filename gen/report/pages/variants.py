@@ -165,7 +165,9 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
                generated=None, train=_train(ctx, ls, v) if mode == Mode.TRAIN else None,
                autograd=_autograd(ls, v) if mode == Mode.TRAIN else None,
                standing=_standing(ctx, ls, v, mode, row), lessons=_lessons(ctx, ls, v, mode),
-               times=_times(ls, row), counters=None)
+               times=_times(ls, row), counters=None,
+               # Its compile time was a side process's first call (gen.capture.precompile): say so.
+               compiled_ahead=(wording.COMPILED_AHEAD, wording.COMPILED_AHEAD_BRIEF) if run.compiled_ahead else None)
     tr = ls.trace(mode, v) if run.status == "ok" else None
     if tr is None:
         return tab
