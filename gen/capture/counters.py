@@ -3,7 +3,7 @@
 Takes: variants per mode, a point, a dtype. Gives: `collect_modes(...) ->
 {mode: Pass}` (`collect(...)` for one mode), a `schema.Counters` per variant (ok with one `KernelCounters` per kernel launch,
 in launch order from 0, or unavailable with the reason), ncu's version and
-the seconds the pass took. A pass of its own, after the timings: ncu replays
+the seconds the pass took. A pass of its own, after the runs are timed (before the sweep): ncu replays
 every kernel many times, so nothing measured here is timed elsewhere.
 
 How: `ncu --clock-control none` (the clocks are never changed) runs
@@ -280,9 +280,9 @@ def _spawn(cmd: list[str], env_extra: dict | None = None) -> subprocess.Popen:
 
 @dataclass
 class Early:
-    """An ncu process started before the timings, its program waiting for a go file
-    (gen.capture.ncu_target --wait-for): torch, Inductor and FlexAttention are imported while
-    the capture starts, not after its timings. `groups` may hold more calls than the pass
+    """An ncu process started before the timings, its program waiting for a go file, given once
+    the runs are timed (gen.capture.ncu_target --wait-for): torch, Inductor and FlexAttention
+    are imported while the capture starts, not after the runs. `groups` may hold more calls than the pass
     runs: the go file names those it runs."""
 
     proc: subprocess.Popen

@@ -5,8 +5,8 @@ Takes (argv): --mode and --variants, in pairs (one pair per mode: every
 mode in one process, so torch is imported once), --point (JSON of a
 schema.Point), --dtype, --seed; with --wait-for FILE it imports what the
 calls need, then waits for FILE to name the calls to run (the capture starts
-it before its timings and tells it to go after them). Gives: on stdout one line per variant and
-mode, `ran <mode>__<name>` or `refused <mode>__<name>: <why>`; the NVTX
+it before its timings and tells it to go once the runs are timed). Gives: on stdout one line
+per variant and mode, `ran <mode>__<name>` or `refused <mode>__<name>: <why>`; the NVTX
 ranges `gen.<mode>__<variant>` around the profiled calls. Run by
 gen.capture.counters under `ncu`; never on its own for numbers.
 
