@@ -709,7 +709,7 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
             text += f" ({e.flops_dense / 1e12:.1f} TFLOP against {e.flops_needed / 1e12:.2f})"
     text += "."
     if e.compile_s is not None:
-        text += f" It compiled on its first call in {e.compile_s:.1f} s, once per shape"
+        text += f" Its first call at this shape compiled it in {e.compile_s:.1f} s"
         text += " (in a later capture call, merged)." if e.compile_merged else (
             f" ({wording.COMPILED_AHEAD_BRIEF})." if e.compile_ahead else ".")
     if e.error is not None and e.default_error is not None:
