@@ -215,14 +215,51 @@ def _fast(key: tuple, frames: dict[str, pd.DataFrame], build) -> dict:
             return build(frames).to_dict(validate=False)
         _SHAPES[key] = (json.dumps(spec), slots)
     text, slots = _SHAPES[key]
-    to_values = alt.data_transformers.get()
-    values = {n: to_values(f)["values"] for n, f in frames.items()}
+    values = {n: _values(f) for n, f in frames.items()}
     names = {n: _dataset_name(v) for n, v in values.items()}
     for old, frame in slots.items():
         text = text.replace(f'"{old}"', f'"{names[frame]}"')
     spec = json.loads(text)
     spec["datasets"] = {names[frame]: values[frame] for frame in slots.values()}
     return spec
+
+
+def _all_text(vals: list) -> bool:
+    return all(type(v) is str for v in vals)
+
+
+def _values(df: pd.DataFrame) -> list[dict]:
+    """The rows Altair's data transformer gives for a frame (`alt.data_transformers.get()(df)["values"]`:
+    its row limit, sanitize_pandas_dataframe, to_dict(orient="records")), read column by column: a
+    quarter of a scenario page's time went to Altair's copies and casts. Integers and booleans as
+    Python's; floats too, NaN and ±inf as None; text as it is (pandas' str columns: a missing value
+    as None). Any other column (an object column of anything but text, categories, dates...) goes
+    to Altair."""
+    cols = list(df.columns)
+    if (len(df) > 5000 or not all(type(c) is str for c in cols) or len(set(cols)) != len(cols)
+            or isinstance(df.index, pd.MultiIndex)):
+        return alt.data_transformers.get()(df)["values"]
+    out = []
+    for i in range(len(cols)):
+        col = df.iloc[:, i]
+        numpy, kind = isinstance(col.dtype, np.dtype), col.dtype.kind
+        if numpy and kind in "iub":
+            out.append(col.tolist())
+        elif numpy and kind == "f":
+            a = col.to_numpy()
+            bad = ~np.isfinite(a)
+            vals = a.tolist()
+            if bad.any():
+                for j in np.flatnonzero(bad).tolist():
+                    vals[j] = None
+            out.append(vals)
+        elif col.dtype == object and _all_text(vals := col.tolist()):
+            out.append(vals)  # (with a missing value, pandas' `where` makes it NaN: Altair's say)
+        elif isinstance(col.dtype, pd.StringDtype) and col.dtype.na_value is not pd.NA:
+            out.append([None if type(v) is float else v for v in col.tolist()])  # NaN: missing
+        else:
+            return alt.data_transformers.get()(df)["values"]
+    return [dict(zip(cols, row)) for row in zip(*out)] if cols else [{} for _ in range(len(df))]
 
 
 def _summary_points(summary: pd.DataFrame) -> pd.DataFrame:
