@@ -305,9 +305,12 @@ def test_a_scenario_headline_names_what_its_times_cannot_set_apart_from_the_fast
     assert "sdpa_auto" not in g["near"] + g["ties"]
 
 
-def test_kernels_frame_groups_each_call_as_a_named_aggregation_does(h200):
-    """kernels_frame aggregates column by column: the frame a named .agg gives (first launch, launches, summed
-    µs of each distinct kernel, in launch order), to the last digit."""
+@pytest.mark.parametrize("which", ["h200", "h200_new"])
+def test_kernels_frame_groups_each_call_as_a_named_aggregation_does(which, request):
+    """kernels_frame groups each call's GPU events itself and sums their µs in one grouping of every call:
+    the frame a named .agg of each call's kernel table gives (first launch, launches, summed µs of each
+    distinct kernel, in launch order), to the last digit, for both committed H200 sets."""
+    h200 = request.getfixturevalue(which)
     for variant in sorted({p.variant for p in h200.rs.sweep}):
         got = sa.kernels_frame(h200, variant)
         want = []
