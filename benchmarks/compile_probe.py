@@ -16,6 +16,15 @@ per-call time (CUDA events over 10 calls) of each. ncu: gen.capture.ncu_target
 under ncu at the article's run point with the capture's sections, then with
 the same metrics asked for by name, seconds and passes per kernel of each.
 Writes OUT_DIR/compile_probe.json and prints a summary.
+
+flex: where a fresh process's first FlexAttention call goes (the run stage's
+first compile, and the counter pass's): in fresh processes sharing one
+Inductor cache, (a) cold, (b) warm cache, (c) warm cache with Inductor's
+compile machinery imported and its worker pool made ready first; each with
+cProfile around the first call at the article's run point, then the first
+calls at four sweep lengths (a fresh dynamo state per build, as the capture
+builds). Then gen.capture.ncu_target's flex call under ncu, warm cache, with
+and without that preparation. Writes OUT_DIR/compile_probe_flex.json.
 """
 
 from __future__ import annotations
@@ -83,6 +92,98 @@ torch.cuda.synchronize()
 out["per_call_ms"] = e0.elapsed_time(e1) / 10
 print("RESULT " + json.dumps(out))
 """
+
+
+FLEX_CHILD = r"""
+import cProfile, io, json, pstats, sys, time
+t0 = time.perf_counter()
+import torch
+out = {"variant": sys.argv[1], "prepare": sys.argv[2], "import_s": time.perf_counter() - t0}
+from gen.model import schema
+from gen.capture.attention import build, make_inputs
+t = time.perf_counter()
+torch.zeros(1, device="cuda"); torch.cuda.synchronize()
+out["cuda_init_s"] = time.perf_counter() - t
+if sys.argv[2] == "prepare":
+    t = time.perf_counter()
+    import triton  # noqa
+    from torch._inductor import compile_fx  # noqa
+    from torch._inductor.async_compile import AsyncCompile, maybe_warm_pool
+    from torch.nn.attention import flex_attention  # noqa
+    maybe_warm_pool()
+    out["prepare_import_s"] = time.perf_counter() - t
+    AsyncCompile.wait_pool_ready()
+    out["prepare_s"] = time.perf_counter() - t
+dev = torch.device("cuda")
+def point(n, d=64):
+    return schema.Point(batch=8, q_heads=16, kv_heads=16, head_dim=d, q_len=n, kv_len=n, mask="causal")
+def first(n, prof=None):
+    t = time.perf_counter()
+    b = build(sys.argv[1], None, point(n), dev)
+    q, k, v = make_inputs(point(n), torch.bfloat16, dev, 0)
+    tb = time.perf_counter() - t
+    if prof: prof.enable()
+    with torch.no_grad():
+        b.fn(q, k, v)
+    torch.cuda.synchronize()
+    if prof: prof.disable()
+    return tb, time.perf_counter() - t - tb
+prof = cProfile.Profile()
+out["build_s"], out["first_s"] = first(1024, prof)
+s = io.StringIO()
+pstats.Stats(prof, stream=s).sort_stats("cumulative").print_stats(40)
+out["profile"] = s.getvalue()[-7000:]
+out["compile_times"] = str(torch._dynamo.utils.compile_times())[-3000:]
+out["sweep"] = {n: first(n) for n in (512, 2048, 4096, 8192)}
+print("RESULT " + json.dumps(out))
+"""
+
+
+def flex_child(variant: str, prepare: str, cache: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TORCHINDUCTOR_CACHE_DIR=cache, TRITON_CACHE_DIR=cache + "/triton")
+    t = time.perf_counter()
+    p = subprocess.run([sys.executable, "-c", FLEX_CHILD, variant, prepare], capture_output=True, text=True,
+                       env=env, cwd=ROOT, timeout=240)
+    res = next((json.loads(line[7:]) for line in p.stdout.splitlines() if line.startswith("RESULT ")), {})
+    res["process_s"] = time.perf_counter() - t
+    if not res.get("first_s"):
+        res["stderr"] = p.stderr[-3000:]
+    print(variant, prepare, {k: v for k, v in res.items() if k not in ("profile", "compile_times", "stderr")},
+          flush=True)
+    return res
+
+
+NCU_FLEX = r"""
+import sys, time
+if sys.argv[1] == "prepare":
+    import torch, triton  # noqa
+    from torch._inductor import compile_fx  # noqa
+    from torch._inductor.async_compile import AsyncCompile, maybe_warm_pool
+    maybe_warm_pool(); AsyncCompile.wait_pool_ready()
+from gen.capture import ncu_target
+ncu_target.main(sys.argv[2:])
+"""
+
+
+def ncu_flex(prepare: str, cache: str) -> dict:
+    from gen.capture import counters
+    ncu = counters.find_ncu()
+    point = {"batch": 8, "q_heads": 16, "kv_heads": 16, "head_dim": 64, "q_len": 1024, "kv_len": 1024,
+             "mask": "causal", "window": None, "docs": None}
+    cmd = [ncu, "--clock-control", "none", "--target-processes", "application-only", "--nvtx",
+           "--nvtx-include", counters.range_name("inference", "flex")]
+    for s in counters.SECTIONS:
+        cmd += ["--section", s]
+    cmd += ["--export", tempfile.mkdtemp() + "/r.ncu-rep", sys.executable, "-c", NCU_FLEX, prepare,
+            "--mode", "inference", "--variants", "flex", "--mode", "train", "--variants", "flex",
+            "--point", json.dumps(point)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TORCHINDUCTOR_CACHE_DIR=cache, TRITON_CACHE_DIR=cache + "/triton")
+    t = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    res = {"seconds": time.perf_counter() - t, "ran": re.findall(r"ran \S+ in [\d.]+ s", p.stdout),
+           "tail": (p.stdout + p.stderr)[-800:]}
+    print("ncu flex", prepare, res["seconds"], res["ran"], flush=True)
+    return res
 
 
 def child(mode: str, first_len: int, length: int) -> dict:
@@ -191,6 +292,15 @@ def main() -> int:
             res[key] = child(mode, 8192, 8192)
             print(key, {k: v for k, v in res[key].items() if k not in ("profile", "stderr")}, flush=True)
         (out_dir / "compile_probe_room.json").write_text(json.dumps(res, indent=1))
+        return 0
+    if what == "flex":
+        cache = tempfile.mkdtemp(prefix="ind-flex-")
+        for key, prep in (("cold", "none"), ("warm", "none"), ("warm_prepared", "prepare")):
+            res[key] = flex_child("flex", prep, cache)
+        res["naive_compiled_warm_prepared"] = flex_child("naive_compiled", "prepare", cache)
+        for prep in ("none", "prepare"):
+            res[f"ncu_{prep}"] = ncu_flex(prep, cache)
+        (out_dir / "compile_probe_flex.json").write_text(json.dumps(res, indent=1))
         return 0
     if what == "ncu2":
         res["ncu_overhead"] = ncu_overhead()

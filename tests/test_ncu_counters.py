@@ -4,11 +4,15 @@ pass end to end against a fake `ncu` on PATH (no GPU needed)."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
+import json
 import os
 import stat
+import subprocess
 import sys
 import textwrap
+import time
 
 from gen.capture import counters
 from gen.model import schema
@@ -354,3 +358,79 @@ def test_without_every_calls_launches_every_call_is_profiled(tmp_path, monkeypat
     assert [argv[i + 1] for i, a in enumerate(argv) if a == "--nvtx-include"] == ["gen.inference__naive",
                                                                                  "gen.inference__sdpa_flash"]
     assert len(got["inference"].counters["naive"].kernels) == 2
+
+
+# --------------------------------------------------------------------------- an ncu process started early
+
+EARLY_NCU = """
+    import json, sys, pathlib, time
+    argv = sys.argv[1:]
+    tmp = pathlib.Path({tmp!r})
+    if "--version" in argv:
+        print("Version 2025.3.1.0")
+    elif "--query-metrics" in argv:
+        print("")
+    elif "--import" in argv:
+        page = argv[argv.index("--page") + 1]
+        print((tmp / (page + ("1" if page == "raw" else "") + ".csv")).read_text())
+    else:
+        with open(tmp / "calls.txt", "a") as fh:
+            fh.write(" ".join(argv) + "\\n")
+        go = pathlib.Path(argv[argv.index("--wait-for") + 1]) if "--wait-for" in argv else None
+        while go is not None and not go.exists():
+            time.sleep(0.05)
+        todo = json.loads(go.read_text()) if go is not None else None
+        (tmp / "go.txt").write_text(json.dumps(todo))
+        if todo != {{}}:
+            pathlib.Path(argv[argv.index("--export") + 1]).write_text("report")
+"""
+
+
+def test_an_early_ncu_process_waits_and_runs_only_what_the_pass_needs(tmp_path, monkeypatch):
+    (tmp_path / "raw1.csv").write_text(raw_csv([_launch_row(1, "inference__naive", C),
+                                                _launch_row(2, "inference__naive", B)]))
+    (tmp_path / "details.csv").write_text(details_csv())
+    monkeypatch.setenv("PATH", f"{fake_ncu(tmp_path, EARLY_NCU.format(tmp=str(tmp_path)))}{os.pathsep}"
+                               f"{os.environ['PATH']}")
+    early = counters.start_early({"inference": ["naive", "sdpa_auto", "sdpa_flash"]}, POINT, "bf16")
+    try:
+        time.sleep(0.3)
+        assert early.proc.poll() is None  # waiting for the pass
+        # sdpa_flash did not run; sdpa_auto repeats naive's launch: only naive is profiled
+        got = counters.collect_modes({"inference": ["naive", "sdpa_auto"]}, POINT, "bf16", device="cuda",
+                                     launches={"inference__naive": [C, B], "inference__sdpa_auto": [B]},
+                                     early=early)
+    finally:
+        early.stop()
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert len(calls) == 1  # the early process, no other
+    argv = calls[0].split()
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--nvtx-include"] == [
+        "gen.inference__naive", "gen.inference__sdpa_auto", "gen.inference__sdpa_flash"]
+    assert argv[argv.index("--parent-pid") + 1] == str(os.getpid())
+    assert json.loads((tmp_path / "go.txt").read_text()) == {"inference": ["naive"]}
+    assert len(got["inference"].counters["naive"].kernels) == 2
+    assert got["inference"].counters["sdpa_auto"].kernels[0].same_as == "inference__naive#1"
+
+
+def test_an_early_ncu_process_left_unused_is_told_to_stop(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", f"{fake_ncu(tmp_path, EARLY_NCU.format(tmp=str(tmp_path)))}{os.pathsep}"
+                               f"{os.environ['PATH']}")
+    early = counters.start_early({"train": ["naive"]}, POINT, "bf16")
+    # another point than the one it was started for: the pass runs its own process
+    assert not early.covers({"train": ["naive"]}, dataclasses.replace(POINT, q_len=POINT.q_len * 2), "bf16", 0)
+    assert not early.covers({"train": ["naive", "flex"]}, POINT, "bf16", 0)
+    early.stop()
+    assert early.proc.returncode == 0 and json.loads((tmp_path / "go.txt").read_text()) == {}
+    assert counters.start_early({"train": ["naive"]}, POINT, "bf16", device="cpu") is None
+
+
+def test_the_counter_program_waits_for_its_go_file_or_its_parent(tmp_path):
+    from gen.capture import ncu_target
+
+    go = tmp_path / "go.json"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    assert ncu_target.wait_for(go, dead.pid, poll_s=0.01) is None  # the capture is gone: nothing to run
+    go.write_text(json.dumps({"train": ["naive"]}))
+    assert ncu_target.wait_for(go, os.getpid()) == {"train": ["naive"]}

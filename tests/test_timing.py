@@ -235,3 +235,18 @@ def test_memsets_match_whatever_memory_the_profiler_names_but_a_copy_engine_copy
     assert same.fidelity == schema.GraphFidelity.SAME
     differs = timing.compare_work(["gemm", "memcpy32_post"] * 2, ["gemm", "Memcpy DtoD (Device -> Device)"], 2)
     assert differs.fidelity == schema.GraphFidelity.DIFFERS and differs.graph_kernels == ["gemm", "memcpy32_post"]
+
+
+def test_each_round_times_the_reference_call_after_its_host_window():
+    refs = []
+
+    class WithReference(FakeTimer):
+        def reference(self):
+            return lambda: refs.append(1)
+
+    timer = WithReference(lambda i: 0.15, gpu=0.1, host=0.04)
+    t = timing.measure(nothing, "cuda", BUDGET, timer=timer)
+    assert len(t.host_ref_ms) == len(refs) == timing.HOST_REF_CALLS * t.rounds
+    assert set(t.host_ref_ms) == {0.04}  # host-timed like the host window
+    # a timer without a reference call (a CPU) records none
+    assert timing.measure(nothing, "cuda", BUDGET, timer=FakeTimer(lambda i: 0.15, gpu=0.1)).host_ref_ms == []

@@ -68,6 +68,7 @@ class Exception_:
     compile_s: float | None  # its one-time compile (first call), where it compiles
     q_len: int | None = None  # the verdict point's queries where fewer than its keys (a chunk, a decode step)
     compile_merged: bool = False  # that first call was measured by a later capture call merged into the set
+    compile_ahead: bool = False  # that first call was a side process's, before the timings (gen.capture.precompile)
     # Where the call takes other inputs than the default (FP8 against bf16): both errors against float64
     # at the verdict's point and the error of rounding the inputs alone (the variant's fact).
     dtype: str | None = None
@@ -239,16 +240,18 @@ def _dense(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
 
 
 def _compile_s(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> float | None:
+    rec = _compile_record(ls, v, variant)
+    return rec.compile_time_s if rec is not None else None
+
+
+def _compile_record(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str):
     p = verdicts.point_of(ls, v.scenario, v.mode)
     # The verdict's own point first; the article's runs only for the article (another scenario's
     # shape compiles another graph).
     recs = [s for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p]
     if v.scenario == ARTICLE:
         recs += [r for r in ls.rs.runs if r.variant == variant]
-    for r in recs:
-        if r.compile_time_s is not None:
-            return r.compile_time_s
-    return None
+    return next((r for r in recs if r.compile_time_s is not None), None)
 
 
 def _compile_merged(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> bool:
@@ -280,6 +283,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
         out.append(Exception_(v.scenario, v.mode, f.variant, ratio, **_dense(ls, v, default),
                               compile_s=_compile_s(ls, v, f.variant),
                               compile_merged=_compile_merged(ls, v, f.variant),
+                              compile_ahead=bool(getattr(_compile_record(ls, v, f.variant), "compiled_ahead", False)),
                               **_accuracy(ls, v, f.variant, default)))
     return tuple(out)
 

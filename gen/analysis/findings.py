@@ -551,7 +551,8 @@ def rule_autograd(ls) -> list[Finding]:
 
 
 def rule_compile(ls) -> list[Finding]:
-    """Compile time of the first call. facts: compile_s, calls (in timed calls at their median)."""
+    """Compile time of the first call. facts: compile_s, calls (in timed calls at their median),
+    ahead (a side process compiled it before the timings), first_call_s (the capture's own first call)."""
     out = []
     for run in ls.rs.runs:
         if run.compile_time_s is None:
@@ -559,7 +560,8 @@ def rule_compile(ls) -> list[Finding]:
         calls = tables.compile_calls(run)
         out.append(Finding(id=f"compile-{run.mode}-{run.variant}", kind=FindingKind.COMPILE,
                            severity=Severity.INFO, variant=run.variant, mode=run.mode,
-                           facts=dict(compile_s=run.compile_time_s, calls=None if math.isnan(calls) else float(calls))))
+                           facts=dict(compile_s=run.compile_time_s, calls=None if math.isnan(calls) else float(calls),
+                                      ahead=bool(run.compiled_ahead), first_call_s=run.first_call_s)))
     return out
 
 

@@ -830,8 +830,10 @@ _BUILDERS: dict[str, Callable[..., Built]] = {
 COMPILED_KINDS = ("naive_compiled", "flex", "flex_triton", "flex_paged", "flex_fp8")
 
 
-def build(kind: str, backend: str | None, point: schema.Point, device) -> Built:
-    """Make the callable for one variant at one point; `kind` and `backend` come from gen.model.variants."""
+def build(kind: str, backend: str | None, point: schema.Point, device, room: bool = True) -> Built:
+    """Make the callable for one variant at one point; `kind` and `backend` come from gen.model.variants.
+    `room`: lend a compiled variant's autotuner room on the GPU (room_for_autotuning); the
+    precompile workers, which compile kinds that time no configs, do not."""
     device = torch.device(device)
     if kind not in _BUILDERS:
         raise ValueError(f"unknown variant kind {kind!r}")
@@ -840,7 +842,8 @@ def build(kind: str, backend: str | None, point: schema.Point, device) -> Built:
         # shape counts against dynamo's recompile limit, and past it the
         # "compiled" variant silently runs eager.
         torch._dynamo.reset()
-        room_for_autotuning(device)
+        if room:
+            room_for_autotuning(device)
     return _BUILDERS[kind](backend, point, device)
 
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import io
 import json
 import os
@@ -125,6 +126,7 @@ def version(ncu: str) -> str | None:
     return lines[-1] if lines else None
 
 
+@functools.lru_cache(maxsize=4)
 def known_metrics(ncu: str) -> set[str]:
     """Base names of the metrics this ncu can collect on this GPU (empty if it cannot say)."""
     try:
@@ -248,12 +250,8 @@ def split(rows: list[dict[str, str]], rules: dict[str, list[schema.NcuRule]], na
 # --------------------------------------------------------------------------- running ncu
 
 
-def _profile(ncu: str, groups: dict[str, list[str]], point: schema.Point, dtype: str, seed: int, work: Path,
-             extra_metrics: list[str], timeout: float, tag: str) -> tuple[list[dict], dict, str, str | None]:
-    """One ncu process over some variants in some modes. Returns raw rows,
-    rules, the target's stdout, and the reason when nothing could be read."""
-    t0 = time.monotonic()
-    report = work / f"{tag}.ncu-rep"
+def _command(ncu: str, groups: dict[str, list[str]], point: schema.Point, dtype: str, seed: int, report: Path,
+             extra_metrics: list[str], go: Path | None = None) -> list[str]:
     cmd = [ncu, "--clock-control", "none", "--target-processes", "application-only", "--nvtx"]
     for mode, names in groups.items():
         for n in names:
@@ -266,11 +264,87 @@ def _profile(ncu: str, groups: dict[str, list[str]], point: schema.Point, dtype:
     for mode, names in groups.items():
         cmd += ["--mode", mode, "--variants", ",".join(names)]
     cmd += ["--point", json.dumps(asdict(point)), "--dtype", dtype, "--seed", str(seed)]
+    if go is not None:
+        cmd += ["--wait-for", str(go), "--parent-pid", str(os.getpid())]
+    return cmd
+
+
+def _spawn(cmd: list[str], env_extra: dict | None = None) -> subprocess.Popen:
     root = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""), **(env_extra or {}))
     # A session of its own, so that a timeout ends ncu and the program it runs.
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=root,
-                         start_new_session=True)
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=root,
+                            start_new_session=True)
+
+
+@dataclass
+class Early:
+    """An ncu process started before the timings, its program waiting for a go file
+    (gen.capture.ncu_target --wait-for): torch, Inductor and FlexAttention are imported while
+    the capture starts, not after its timings. `groups` may hold more calls than the pass
+    runs: the go file names those it runs."""
+
+    proc: subprocess.Popen
+    ncu: str
+    groups: dict[str, list[str]]
+    point: schema.Point
+    dtype: str
+    seed: int
+    extra: list[str]
+    tmp: tempfile.TemporaryDirectory
+    go: Path
+    report: Path
+
+    def covers(self, groups: dict[str, list[str]], point: schema.Point, dtype: str, seed: int) -> bool:
+        return (self.proc.poll() is None and (point, dtype, seed) == (self.point, self.dtype, self.seed)
+                and all(set(ns) <= set(self.groups.get(m, [])) for m, ns in groups.items()))
+
+    def release(self, todo: dict[str, list[str]]) -> None:
+        tmp = self.go.with_suffix(".tmp")
+        tmp.write_text(json.dumps(todo), encoding="utf-8")
+        os.replace(tmp, self.go)
+
+    def stop(self) -> None:
+        """Ends the process if the pass did not use it (its program exits on a go file of no calls)."""
+        if self.proc.poll() is None:
+            self.release({})
+            try:
+                self.proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.communicate()
+        self.tmp.cleanup()
+
+
+def start_early(groups: dict[str, list[str]], point: schema.Point, dtype: str, seed: int = 0,
+                device: str = "cuda") -> Early | None:
+    """The counter pass's ncu process, started now and waiting (Early); None where there is no
+    GPU or no ncu, or a folder of kept reports is asked for (GEN_NCU_KEEP)."""
+    ncu = find_ncu() if device == "cuda" else None
+    if ncu is None or os.environ.get(KEEP_ENV) or not any(groups.values()):
+        return None
+    extra = _extra_metrics(ncu)
+    tmp = tempfile.TemporaryDirectory(prefix="gen-ncu-")
+    go, report = Path(tmp.name) / "go.json", Path(tmp.name) / "counters.ncu-rep"
+    # Its compiled calls find their code in Inductor's cache (the runs compiled it): no pool of
+    # compile workers to start.
+    proc = _spawn(_command(ncu, groups, point, dtype, seed, report, extra, go),
+                  {"TORCHINDUCTOR_COMPILE_THREADS": "1"})
+    return Early(proc, ncu, groups, point, dtype, seed, extra, tmp, go, report)
+
+
+def _profile(ncu: str, groups: dict[str, list[str]], point: schema.Point, dtype: str, seed: int, work: Path,
+             extra_metrics: list[str], timeout: float, tag: str,
+             early: Early | None = None) -> tuple[list[dict], dict, str, str | None]:
+    """One ncu process over some variants in some modes (`early`'s, told to go, where it covers
+    them). Returns raw rows, rules, the target's stdout, and the reason when nothing could be read."""
+    t0 = time.monotonic()
+    if early is not None and early.covers(groups, point, dtype, seed) and early.extra == extra_metrics:
+        report, p = early.report, early.proc
+        early.release(groups)
+    else:
+        report = work / f"{tag}.ncu-rep"
+        p = _spawn(_command(ncu, groups, point, dtype, seed, report, extra_metrics))
     try:
         stdout, stderr = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -411,9 +485,10 @@ def _extra_metrics(ncu: str) -> list[str]:
     return [m for m in [pipe, *EXTRA] if m and _base(m) in known]
 
 
-def _pass(ncu, groups, jobs, point, dtype, seed, extra, timeout, ordered) -> tuple[dict, list[str], str | None]:
+def _pass(ncu, groups, jobs, point, dtype, seed, extra, timeout, ordered,
+          early: Early | None = None) -> tuple[dict, list[str], str | None]:
     """The ncu process(es) of one pass over `jobs` (groups' job names): (kernels per job, log lines,
-    why nothing could be read)."""
+    why nothing could be read). The first is `early`'s where it covers them."""
     skip = covered(ordered) if ordered else set()
     todo = {m: [n for n in names if job_name(m, n) not in skip] for m, names in groups.items()}
     keep = os.environ.get(KEEP_ENV)
@@ -421,7 +496,7 @@ def _pass(ncu, groups, jobs, point, dtype, seed, extra, timeout, ordered) -> tup
         work = Path(keep) if keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         rows, rules, out, why = _profile(ncu, {m: ns for m, ns in todo.items() if ns}, point, dtype, seed, work,
-                                         extra, timeout, "counters")
+                                         extra, timeout, "counters", early)
         log = [line for line in out.splitlines() if line.startswith(("ran ", "refused ", "==ERROR==", "times: "))]
         if why:
             return {}, log, why
@@ -457,7 +532,7 @@ def _fill_or_again(found, ordered, skip, log, groups, profile) -> tuple[dict, li
 
 def collect_modes(groups: dict[str, list[str]], point: schema.Point, dtype: str, seed: int = 0,
                   timeout: float = DEFAULT_TIMEOUT_S, device: str = "cuda",
-                  launches: dict[str, list[Launch]] | None = None) -> dict[str, Pass]:
+                  launches: dict[str, list[Launch]] | None = None, early: Early | None = None) -> dict[str, Pass]:
     """Counters for the variants named per mode, all in ONE ncu process (torch
     imported, ncu's metrics queried and its report read once). A Pass per
     mode; the seconds of the whole pass are the first mode's, so that stages
@@ -488,7 +563,8 @@ def collect_modes(groups: dict[str, list[str]], point: schema.Point, dtype: str,
         p.ncu_version = ver
     extra = _extra_metrics(ncu)
     jobs = [job_name(m, n) for m, names in groups.items() for n in names]
-    found, log, why = _pass(ncu, groups, jobs, point, dtype, seed, extra, timeout, _launches_of(launches, jobs))
+    found, log, why = _pass(ncu, groups, jobs, point, dtype, seed, extra, timeout, _launches_of(launches, jobs),
+                            early)
     if why:
         _attribute(groups, passes, {}, log)
         return unavailable(why)

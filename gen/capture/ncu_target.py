@@ -3,7 +3,9 @@ an NVTX range of its own, so that only that call's kernels are profiled.
 
 Takes (argv): --mode and --variants, in pairs (one pair per mode: every
 mode in one process, so torch is imported once), --point (JSON of a
-schema.Point), --dtype, --seed. Gives: on stdout one line per variant and
+schema.Point), --dtype, --seed; with --wait-for FILE it imports what the
+calls need, then waits for FILE to name the calls to run (the capture starts
+it before its timings and tells it to go after them). Gives: on stdout one line per variant and
 mode, `ran <mode>__<name>` or `refused <mode>__<name>: <why>`; the NVTX
 ranges `gen.<mode>__<variant>` around the profiled calls. Run by
 gen.capture.counters under `ncu`; never on its own for numbers.
@@ -17,12 +19,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import torch
 
+from gen.capture import precompile
 from gen.capture.attention import DTYPES, build, grad_output, make_inputs
 from gen.model import schema, variants
 
@@ -80,6 +85,20 @@ def run(names: list[str], mode: str, point: schema.Point, dtype, seed: int) -> N
             torch.cuda.empty_cache()
 
 
+def wait_for(go: Path, parent: int | None, poll_s: float = 0.2) -> dict[str, list[str]] | None:
+    """The calls to run, per mode, once `go` appears; None if the parent process ends first."""
+    while not go.exists():
+        if parent is not None:
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                return None
+            except PermissionError:  # it exists under another user
+                pass
+        time.sleep(poll_s)
+    return json.loads(go.read_text(encoding="utf-8"))
+
+
 def main(argv: list[str] | None = None) -> int:
 
     p = argparse.ArgumentParser(prog="python -m gen.capture.ncu_target")
@@ -88,12 +107,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--point", required=True, help="a schema.Point as JSON")
     p.add_argument("--dtype", default="bf16", choices=list(DTYPES))
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--wait-for", type=Path, help="start, then run only once this file names the calls to run "
+                   "(JSON: mode -> variants, a subset of those given; none: exit)")
+    p.add_argument("--parent-pid", type=int, help="with --wait-for: stop waiting if this process ends")
     a = p.parse_args(argv)
     if len(a.mode) != len(a.variants):
         p.error("give one --variants list per --mode")
     point = schema.Point(**json.loads(a.point))
-    for mode, names in zip(a.mode, a.variants):
-        run(names.split(","), mode, point, DTYPES[a.dtype], a.seed)
+    todo = {mode: names.split(",") for mode, names in zip(a.mode, a.variants)}
+    if a.wait_for is not None:
+        precompile.prepare_imports()
+        go = wait_for(a.wait_for, a.parent_pid)
+        if go is None:
+            return 0
+        todo = {m: [n for n in todo.get(m, []) if n in names] for m, names in go.items()}
+    for mode, names in todo.items():
+        if names:
+            run(names, mode, point, DTYPES[a.dtype], a.seed)
     return 0
 
 

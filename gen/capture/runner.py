@@ -10,6 +10,7 @@ modules: it must run as-is on the GPU machine (Python 3.12, no registry).
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import datetime as _dt
 import gc
@@ -26,7 +27,7 @@ from pathlib import Path
 import torch
 
 from gen.capture import counters as counter_defs
-from gen.capture import gpuwork, probe, staging, sweep, telemetry
+from gen.capture import gpuwork, precompile, probe, staging, sweep, telemetry
 from gen.capture import progress as progress_defs
 from gen.capture.attention import (
     DTYPES,
@@ -171,9 +172,11 @@ def _grads(out, inputs, grad_out):
 
 def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.device, budget: Budget,
                 staging: Path, point: schema.Point | None = None, scenario: str = "article",
-                dtype: str | None = None, sampler=None, burst: bool = False) -> schema.VariantRun:
+                dtype: str | None = None, sampler=None, burst: bool = False,
+                ahead_s: float | None = None) -> schema.VariantRun:
     """One variant in one mode at one point (default: the config's shape, causal):
-    correctness, the three timings, peak memory and a profiled trace."""
+    correctness, the three timings, peak memory and a profiled trace. `ahead_s`: a side
+    process's first call of this compiled call (gen.capture.precompile), its compile time."""
     point = point or _point(cfg, cfg.seq_len, cfg.head_dim)
     dtype = DTYPES[dtype or cfg.dtype]
     run = schema.VariantRun(variant=v.name, mode=mode, status="ok", device=device.type, scenario=scenario,
@@ -202,7 +205,8 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
                     _sync(device)
                     first_call_s = time.perf_counter() - t0
                 if built.compiled:
-                    run.compile_time_s = first_call_s
+                    run.compile_time_s = first_call_s if ahead_s is None else ahead_s
+                    run.compiled_ahead = ahead_s is not None or None
                 run.first_call_s = first_call_s
                 # Correctness on fresh inputs each draw, against float64.
                 check = grad_error if train else output_error
@@ -259,13 +263,15 @@ def inplace_autograd_check(cfg: schema.RunConfig, device: torch.device) -> schem
 
 
 def counter_pass(runs: list[schema.VariantRun], modes: list[str], cfg: schema.RunConfig, device: torch.device,
-                 env: schema.Environment, traces: Path | None = None) -> tuple[schema.Environment, dict[str, float]]:
+                 env: schema.Environment, traces: Path | None = None,
+                 early=None) -> tuple[schema.Environment, dict[str, float]]:
     """Nsight Compute's counters of one warm call per variant that ran, in
     every mode asked, at the run point, in ONE process of its own
     (gen.capture.counters). `traces`: the folder of the runs' traces, whose
     kernel launches let ncu profile a repeated launch once. Returns the
     environment with ncu's version and the pass's seconds per mode (the
-    whole pass on the first)."""
+    whole pass on the first). `early`: its ncu process, started before the timings
+    (counters.start_early)."""
     groups = {m: [r.variant for r in runs if r.mode == m and r.status == schema.Status.OK] for m in modes}
     groups = {m: names for m, names in groups.items() if names}
     if not groups:
@@ -280,7 +286,7 @@ def counter_pass(runs: list[schema.VariantRun], modes: list[str], cfg: schema.Ru
             except (OSError, ValueError) as exc:  # no dedupe then: every launch is profiled
                 log(f"counter pass: the launches of {r.mode} {r.variant} unread ({exc})")
     got = counter_defs.collect_modes(groups, point, cfg.dtype, seed=cfg.seed or 0, device=device.type,
-                                     launches=launches)
+                                     launches=launches, early=early)
     for mode, p in got.items():
         for r in runs:
             if r.mode == mode and r.variant in p.counters:
@@ -437,7 +443,8 @@ def _run_steps(variants, modes, scenarios) -> list:
     return [(m, v) for m in modes for v in variants] if with_runs else []
 
 
-def _counters_stage(runs, modes, cfg, device, env, store, progress, traces: Path) -> schema.Environment:
+def _counters_stage(runs, modes, cfg, device, env, store, progress, traces: Path,
+                    early=None) -> schema.Environment:
     """The counter pass for the modes whose counters are not kept yet; one staging item per mode."""
     todo = []
     for mode in modes:
@@ -453,13 +460,48 @@ def _counters_stage(runs, modes, cfg, device, env, store, progress, traces: Path
             env = dataclasses.replace(env, ncu=kept["ncu"])
     if not todo:
         return env
-    env, seconds = counter_pass(runs, todo, cfg, device, env, traces)
+    env, seconds = counter_pass(runs, todo, cfg, device, env, traces, early)
     for mode in todo:
         got = {r.variant: dataclasses.asdict(r.counters) for r in runs if r.mode == mode and r.counters is not None}
         store.put(staging.key_of("counters", mode), {"kind": "counters", "stage": "counters", "record": got,
                                                      "ncu": env.ncu, "seconds": seconds.get(mode, 0.0)})
         progress.done("counters", seconds.get(mode, 0.0))
     return env
+
+
+def _compile_ahead(steps, run_keys, jobs, cfg, device, store, staging_dir, seed) -> tuple[dict, float]:
+    """FlexAttention's runs and sweep points not kept yet, compiled in side processes
+    (gen.capture.precompile) before anything is timed: ({key: the side process's first call s},
+    seconds waited). Nothing on a CPU, or where Inductor's FX graph cache is off (nothing would be
+    reused)."""
+    if device.type != "cuda":
+        return {}, 0.0
+    import torch._inductor.config as inductor_config
+
+    if not inductor_config.fx_graph_cache:
+        log("compile ahead: Inductor's FX graph cache is off, so the capture compiles every point itself")
+        return {}, 0.0
+    point = _point(cfg, cfg.seq_len, cfg.head_dim)
+    first = [precompile.spec_of(key, v.kind, v.backend, mode, cfg.dtype, point, cfg.seed or 0)
+             for (mode, v), key in zip(steps, run_keys)
+             if precompile.wanted(v) and (mode != "train" or v.train) and store.get(key) is None]
+    rest = [precompile.spec_of(sweep.job_key(j), j.variant.kind, j.variant.backend, j.mode, j.scenario.dtype,
+                               j.point, seed)
+            for j in jobs if precompile.wanted(j.variant) and (j.mode != "train" or j.variant.train)
+            and store.get(sweep.job_key(j)) is None]
+    if not first and not rest:
+        return {}, 0.0
+    t0 = time.monotonic()
+    ahead = precompile.start(first, rest, staging_dir / "compile_ahead")
+    log(f"compile ahead: {len(first) + len(rest)} FlexAttention calls in {len(ahead.procs)} side processes")
+    precompile.prepare_imports()  # this process's own first compile of FlexAttention then skips them
+    try:
+        got = ahead.wait(log=log)
+    finally:
+        ahead.stop()
+    waited = time.monotonic() - t0
+    log(f"compile ahead: {len(got)} of {len(first) + len(rest)} compiled in {waited:.1f} s")
+    return got, waited
 
 
 def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, store, staging_dir, sampler, final,
@@ -484,11 +526,29 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
                 todo[f"sweep {j.scenario.name}"] = todo.get(f"sweep {j.scenario.name}", 0) + 1
     progress = progress_defs.Progress(todo)
     bursts = _burst_points(env)
+    waited = 0.0
+    early = None
+    pending = None
+    if counters and steps and device.type == "cuda" and any(
+            store.get(staging.key_of("counters", m)) is None for m in modes):
+        # Started now, so that ncu's query of its metrics and its program's imports overlap the
+        # compiles ahead; it waits for the counter pass before it touches the GPU. A thread: the
+        # query is a subprocess, waited on without the GIL.
+        pending = concurrent.futures.ThreadPoolExecutor(1).submit(
+            counter_defs.start_early, {m: [v.name for mm, v in steps if mm == m] for m in modes},
+            _point(cfg, cfg.seq_len, cfg.head_dim), cfg.dtype, cfg.seed or 0)
     try:
+        try:
+            ahead, waited = _compile_ahead(steps, run_keys, jobs, cfg, device, store, staging_dir, seed)
+        finally:
+            early = pending.result() if pending is not None else None
+        if waited:
+            store.put(f"overhead__{session}__compile_ahead", {"kind": "overhead", "stage": "compile ahead",
+                                                              "seconds": waited})
         if device.type == "cuda" and sum(todo.values()):
             _bring_up_clocks(device)
         store.put(f"overhead__{session}__start", {"kind": "overhead", "stage": "start",
-                                                  "seconds": time.monotonic() - session_start})
+                                                  "seconds": time.monotonic() - session_start - waited})
         runs = []
         for i, ((mode, v), key) in enumerate(zip(steps, run_keys), 1):
             kept = store.get(key)
@@ -499,7 +559,8 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
                 continue
             t0 = time.monotonic()
             burst = ("article", v.name, mode, _point(cfg, cfg.seq_len, cfg.head_dim)) in bursts
-            r = run_variant(v, mode, cfg, device, budget, staging_dir, sampler=sampler, burst=burst)
+            r = run_variant(v, mode, cfg, device, budget, staging_dir, sampler=sampler, burst=burst,
+                            ahead_s=ahead.get(key))
             if mode == "train" and v.role == variant_defs.Role.INPLACE and r.status == "ok":
                 r.inplace_autograd = inplace_autograd_check(cfg, device)
             runs.append(r)
@@ -512,7 +573,7 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
             )
             log(f"[{i}/{len(steps)}] {mode} {v.name}: {r.status} ({what}) in {seconds:.1f} s, {progress.suffix()}")
         if counters and runs:
-            env = _counters_stage(runs, modes, cfg, device, env, store, progress, staging_dir)
+            env = _counters_stage(runs, modes, cfg, device, env, store, progress, staging_dir, early)
         rs = schema.ResultSet(schema.SCHEMA_VERSION, final.name, env, cfg, runs)
         rs.scenarios = [s.record(modes) for s in scenarios]
         if jobs:
@@ -531,9 +592,11 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
             # keeping time to write the set; points not reached say so.
             rs.sweep = sweep.run_sweep(variants, scenarios, modes, device, staging_dir, t_start + time_limit_s,
                                        seed=seed, budget=sweep.budget_for(budget), store=store, sampler=sampler,
-                                       progress=progress, bursts=bursts)
+                                       progress=progress, bursts=bursts, ahead=ahead)
     finally:
         progress.close()
+        if early is not None:
+            early.stop()
     t0 = time.monotonic()
     stages: dict[str, float] = {}
     for item in store.all().values():

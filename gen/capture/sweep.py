@@ -134,11 +134,13 @@ def job_key(job: Job) -> str:
 
 def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[str], device: torch.device,
               staging_dir: Path, deadline: float, seed: int = 0, budget: Budget | None = None, store=None,
-              sampler=None, progress=None, bursts: set | None = None) -> list[schema.SweepPoint]:
+              sampler=None, progress=None, bursts: set | None = None,
+              ahead: dict | None = None) -> list[schema.SweepPoint]:
     """Every job of `plan`, each a SweepPoint; `deadline` is time.monotonic().
     With a `store` (gen.capture.staging), a point kept there is read back, not
     measured; each point measured is kept as it ends. `bursts`: keys
-    (scenario, variant, mode, point) also timed from an idle GPU."""
+    (scenario, variant, mode, point) also timed from an idle GPU. `ahead`: {job
+    key: first call s} of points a side process compiled first (gen.capture.precompile)."""
     budget = budget or SWEEP_BUDGET
     series = plan(variants, scenarios, modes)
     # What lives now (torch, the runs) lives to the end: the collections
@@ -168,7 +170,8 @@ def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[st
                     p.status = schema.Status.OOM.value if seen.oom_at is not None else schema.Status.SKIPPED.value
                 else:
                     p = sweep_point(job, device, budget, staging_dir, seed, sampler=sampler,
-                                    burst=bursts is not None and burst_key(job) in bursts, phases=phases)
+                                    burst=bursts is not None and burst_key(job) in bursts, phases=phases,
+                                    ahead_s=(ahead or {}).get(key))
                 seconds = time.monotonic() - t0
                 if store is not None:
                     store.put(key, {"kind": "sweep", "stage": f"sweep {job.scenario.name}",
@@ -379,11 +382,14 @@ def _check(built, train: bool, point: schema.Point, q, k, v, go, device, first: 
 
 
 def sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, seed: int = 0, sampler=None,
-                burst: bool = False, phases: Phases | None = None) -> schema.SweepPoint:
+                burst: bool = False, phases: Phases | None = None, ahead_s: float | None = None) -> schema.SweepPoint:
     """One variant at one scenario point; a refusal or an OOM is a status, never a crash.
-    `phases` gets the seconds of each phase (build, first call, warm-up...)."""
+    `phases` gets the seconds of each phase (build, first call, warm-up...). `ahead_s`: a side
+    process's first call of this point (its compile, gen.capture.precompile)."""
     ph = phases if phases is not None else Phases()
     p = _sweep_point(job, device, budget, staging, seed, sampler, burst, ph)
+    if ahead_s is not None and p.compile_time_s is not None:
+        p.compile_time_s, p.compiled_ahead = ahead_s, True
     # Here, not inside: the point's tensors and graphs are unreferenced only
     # once that frame is gone, and the next point may need all the memory.
     # Reference counting frees a plain call's tensors; a collection (0.15 s

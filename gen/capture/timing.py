@@ -13,7 +13,9 @@ torch.no_grad() entered by the caller, outside every loop), a device, a
 - eager_ms: CUDA events around each call of a bare back-to-back loop: what a
   Python loop sees, host gaps inside a call included. On a CPU, wall time.
 - host_ms: host time from the call to its return, the GPU drained before each
-  call (host dispatch, no queue back-pressure).
+  call (host dispatch, no queue back-pressure). After each round's host window,
+  a few calls of a fixed reference call are host-timed the same way
+  (host_ref_ms): how fast the host dispatched at that moment.
 
 The three are taken in interleaved rounds (graph, eager, host; then again),
 so that a drift of the clocks (a 700 W GPU slows its SMs under sustained
@@ -57,6 +59,7 @@ GRAPH_WARM_REPLAYS = 3  # replays before timing: the graph's first launch upload
 SIDE_STREAM_WARM_CALLS = 3  # PyTorch's docs warm up on a side stream before capture
 WARM_SPAN_S = 0.02  # the graph's warm calls and replays stop past this (a 100 ms call: one each)
 BURST_CALLS = 20  # as cuDNN frontend's benchmark and most published tables: a handful of calls
+HOST_REF_CALLS = 8  # reference calls after each round's host window (Timing.host_ref_ms): ~0.1 ms
 BURST_IDLE_S = 1.0  # the GPU idles this long first, so that it starts at its burst clock
 Z95 = 1.96
 W = schema.Window
@@ -148,6 +151,10 @@ class Timer:
         """A graph of n back-to-back calls; raises where none can be made."""
         raise GraphUnavailable(NO_GPU)
 
+    def reference(self) -> Callable | None:
+        """The fixed call whose host cost says how fast the host dispatches now (None: none here)."""
+        return None
+
     @gc_paused
     def replay_ms(self, graph, n: int) -> list[float]:
         """ms per replay of n back-to-back replays."""
@@ -187,6 +194,14 @@ class CudaTimer(Timer):
             e.record()
         self.sync()
         return [s.elapsed_time(e) for s, e in zip(starts, ends)]
+
+    def reference(self) -> Callable | None:
+        if getattr(self, "_ref", None) is None:
+            a = self.torch.ones(1, device=self.device)
+            out = self.torch.empty_like(a)
+            add = self.torch.add
+            self._ref = lambda: add(a, a, out=out)
+        return self._ref
 
     def capture(self, call: Callable, n: int):
         torch = self.torch
@@ -425,6 +440,8 @@ class _Rounds:
         self.intervals: dict[W, list] = {w: [] for w in [*self.order, W.KERNEL_SUM]}
         self.graph_alone = False  # the graph's pool and an eager call did not fit together
         self.rounds = 0
+        self.ref = timer.reference()
+        self.host_ref: list[float] = []
 
     def window(self, w: W):
         return self.sampler.window(self.intervals[w]) if self.sampler is not None else _Null()
@@ -453,6 +470,8 @@ class _Rounds:
                     got = self._take(w)
             self.samples[w] += got
             self.sizes[w].append(len(got))
+            if w == W.HOST and self.ref is not None:
+                self.host_ref += self.timer.host_ms(self.ref, HOST_REF_CALLS)
         self.rounds += 1
 
     def run(self) -> None:
@@ -528,6 +547,7 @@ def measure(call: Callable, device, budget: Budget, graph: bool = True, timer: T
             work = profiled()
     t.rounds = r.rounds
     t.eager_ms, t.host_ms = r.samples[W.EAGER], r.samples[W.HOST]
+    t.host_ref_ms = r.host_ref
     t.round_sizes = {w.value: s for w, s in r.sizes.items() if s}
     t.kernel_sum_ms = [ms for _, ms in work] if work else []
     _telemetry(t, sampler, r.intervals)

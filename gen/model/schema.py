@@ -256,6 +256,11 @@ class Timing:
     telemetry: dict[str, Telemetry] = field(default_factory=dict)  # Window -> conditions
     telemetry_reason: str | None = None  # why no telemetry at all
     graph_check: GraphCheck | None = None
+    # Optional (no version bump): the host's cost of a fixed reference call (one add of two
+    # one-element tensors on the device, the GPU drained first), a few samples after each round's
+    # host window: how fast the host dispatched at that moment, so that two captures' host costs
+    # can be compared with the host's own speed set aside (issue 16's evidence).
+    host_ref_ms: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -353,6 +358,10 @@ class VariantRun:
     # where `gen import --merge` brought it from another call; None: the set's own call.
     captured: str | None = None
     first_in_process: bool | None = None  # schema 3: the first call of this backend in the process
+    # Optional (no version bump): True where a side process compiled this call before the capture
+    # timed anything (gen.capture.precompile); compile_time_s is then that process's first call, and
+    # first_call_s this process's, which found the compiled code in Inductor's cache.
+    compiled_ahead: bool | None = None
     counters: Counters | None = None
     inplace_autograd: InplaceCheck | None = None
     published: Published | None = None  # reference sets only
@@ -387,6 +396,7 @@ class SweepPoint:
     # (block_mask_sparsity_pct).
     facts: dict[str, float] = field(default_factory=dict)
     captured: str | None = None  # as VariantRun.captured
+    compiled_ahead: bool | None = None  # as VariantRun.compiled_ahead
 
     @property
     def seq_len(self) -> int:

@@ -1,0 +1,67 @@
+"""The capture's side processes that compile FlexAttention ahead (gen.capture.precompile): how
+calls are dealt, and how their answers are read. The compiles themselves need a GPU."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from gen.capture import precompile
+from gen.model import schema, variants
+
+POINT = schema.Point(batch=1, q_heads=2, kv_heads=2, head_dim=16, q_len=32, kv_len=32, mask="causal")
+
+
+def spec(key):
+    return precompile.spec_of(key, "flex", None, "inference", "bf16", POINT, 0)
+
+
+def test_only_flexattention_kinds_compile_ahead():
+    by_name = {v.name: v for v in variants.resolve(["flex", "naive_compiled", "sdpa_flash"])}
+    assert precompile.wanted(by_name["flex"])
+    # the compiled naive product's autotuner times configs on the GPU: never beside other work
+    assert not precompile.wanted(by_name["naive_compiled"]) and not precompile.wanted(by_name["sdpa_flash"])
+
+
+def test_the_runs_calls_go_first_to_one_worker_without_a_warm_compile():
+    first = [spec("run inference"), spec("run train")]
+    rest = [spec(f"p{i}") for i in range(7)]
+    work = precompile.deal(first, rest, 3)
+    # the inference run's first call pays the one-time costs, as the capture's first compile did
+    assert work[0]["specs"][0] == first[0] and work[0]["warm"] is False
+    # the training run comes after a warm compile, as it came after the inference run
+    assert work[1]["specs"][0] == first[1] and work[1]["warm"] is True and work[2]["warm"] is True
+    keys = [s["key"] for w in work for s in w["specs"]]
+    assert sorted(keys) == sorted(s["key"] for s in first + rest)  # each call once
+    # the workers that start with a run's compile take fewer points
+    assert len(work[0]["specs"]) - 1 < len(work[2]["specs"]) and len(work[1]["specs"]) - 1 < len(work[2]["specs"])
+    assert all(w["warm"] for w in precompile.deal([], rest, 2))
+    assert precompile.deal(first, [], 1) == [{"warm": False, "specs": first}]
+
+
+def test_worker_count_follows_the_calls_and_the_cores():
+    assert precompile.workers_for(0, 16) == 0
+    assert precompile.workers_for(1, 16) == 1
+    assert precompile.workers_for(100, 16) == precompile.MAX_WORKERS
+    assert precompile.workers_for(100, 2) == 1  # two cores: one side process
+
+
+def _proc(code: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+
+
+def test_answers_are_read_errors_said_and_a_stuck_worker_stopped(tmp_path):
+    ok = _proc('import json; print(json.dumps({"key": "a", "s": 1.5})); print("noise");'
+               'print(json.dumps({"key": "b", "error": "RuntimeError: no"}))')
+    stuck = _proc("import time; time.sleep(60)")
+    ahead = precompile.Ahead(procs=[(ok, tmp_path / "0.log"), (stuck, tmp_path / "1.log")],
+                             started=time.monotonic(), jobs=3)
+    said = []
+    t0 = time.monotonic()
+    got = ahead.wait(timeout=2.0, log=said.append)
+    assert time.monotonic() - t0 < 10
+    assert got == {"a": 1.5}
+    assert any("b: RuntimeError: no" in line for line in said)
+    assert any("still busy" in line for line in said)
+    assert stuck.poll() is not None
