@@ -257,3 +257,43 @@ def test_json_fields():
     assert j["host_ms"] is None and j["host_n"] == 0 and j["host_bound"] is True and j["gpu_only_reason"] == "why"
     j = timings.json_fields(timings.row(timings.times(run(eager_ms=[1.0]))))
     assert j["gpu_only_ms"] is None and j["gpu_only_method"] is None and j["host_bound"] is None
+
+
+def _share_outcomes_by_rows(df, by=()):
+    """share_outcomes as it was written first (row by row with iterrows), the reference for the faster one."""
+    from gen.analysis import rules
+
+    df = df.copy()
+    if df.empty or "kernel_signature" not in df:
+        return df
+    groups: dict = {}
+    for i, r in df.iterrows():
+        if isinstance(r["kernel_signature"], tuple):
+            key = tuple(None if timings._nan(r[k]) else r[k] for k in by)
+            groups.setdefault((*key, r["kernel_signature"]), []).append(i)
+    for idx in groups.values():
+        if len(idx) > 1:
+            o = rules.shared_outcome(df.loc[idx, "host_bound_outcome"])
+            for i in idx:
+                df.at[i, "host_bound_outcome"] = o
+    df["host_bound"] = [{rules.YES: True, rules.NO: False}.get(o) for o in df["host_bound_outcome"]]
+    return df
+
+
+def test_shared_outcomes_column_by_column_are_the_row_by_row_ones(h200_new):
+    """Every scenario's points of the committed set (and a frame where calls of the same kernels disagree):
+    share_outcomes gives the frame the row-by-row reading gave."""
+    import pandas as pd
+
+    from gen.analysis import scenarios as sa
+
+    for name in sa.scenario_names([h200_new]):
+        pts = sa.point_frame(h200_new, name)
+        for by in ((), ("mode", *sa.POINT_KEYS)):
+            got, want = timings.share_outcomes(pts, by=list(by)), _share_outcomes_by_rows(pts, by=list(by))
+            pd.testing.assert_frame_equal(got, want, check_exact=True)
+    sig = ("k", 1)
+    df = pd.DataFrame({"kernel_signature": [sig, sig, None, sig], "host_bound_outcome": ["yes", "no", "yes", None],
+                       "mode": ["a", "a", "a", float("nan")]}, index=[5, 3, 9, 1])
+    for by in ((), ("mode",)):
+        pd.testing.assert_frame_equal(timings.share_outcomes(df, by=list(by)), _share_outcomes_by_rows(df, by=list(by)))
