@@ -342,3 +342,42 @@ def test_points_at_are_the_rows_a_mask_picks(h200_new):
     assert sa._points_at(pts.iloc[0:0])(pts.iloc[0]).empty
     none = sa.versus_frame(pts, pd.DataFrame(columns=["variant", "mode", "head_dim", "q_len", "kv_len"]))
     assert none.empty and list(none.columns) == sa.VERSUS_COLUMNS
+
+
+def _fastest_by_masks(points):
+    """fastest_frame as first written (a groupby's idxmin, a Series per pick, a mask per unpinned win):
+    the reference for the faster reading."""
+    from gen.analysis.values import variant_role
+
+    ok = sa._ranked(points)
+    if ok.empty:
+        return ok
+    idx = ok.groupby(["mode", "head_dim", "q_len", "kv_len"], sort=True)["gpu_only_ms"].idxmin()
+    auto = variant_role("automatic")
+    picks = []
+    for i in idx.values:
+        r = ok.loc[i]
+        if r["variant"] == auto and r["main_kernel"]:
+            same = ok[(ok["mode"] == r["mode"]) & (ok["head_dim"] == r["head_dim"]) & (ok["q_len"] == r["q_len"])
+                      & (ok["kv_len"] == r["kv_len"]) & (ok["main_kernel"] == r["main_kernel"])
+                      & (ok["variant"] != auto)]
+            i = same["gpu_only_ms"].idxmin() if len(same) else i
+        picks.append(i)
+    return ok.loc[picks].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("which", ["h200", "h200_new"])
+def test_fastest_frame_is_the_groupby_and_masks_reading(which, request):
+    """Every scenario of both committed H200 sets, whole and at each head dim, with ties made (an
+    unpinned SDPA row as fast as the pinned one running its kernel): the rows the groupby gave."""
+    ls = request.getfixturevalue(which)
+    checked = 0
+    for name in sa.scenario_names([ls]):
+        pts = sa.point_frame(ls, name)
+        tied = pts.copy()
+        if len(tied):
+            tied["gpu_only_ms"] = tied["gpu_only_ms"].round(0)  # many equal times: the first of equals wins
+        for frame in (pts, tied, *(pts[pts["head_dim"] == d] for d in pts["head_dim"].unique())):
+            pd.testing.assert_frame_equal(sa.fastest_frame(frame), _fastest_by_masks(frame), check_exact=True)
+            checked += 1
+    assert checked > 10

@@ -275,18 +275,27 @@ def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
     ok = _ranked(points)
     if ok.empty:
         return ok
-    idx = ok.groupby(["mode", "head_dim", "q_len", "kv_len"], sort=True)["gpu_only_ms"].idxmin()
+    # What a groupby's idxmin per point (sorted by point, the first of equal times) and a mask per
+    # unpinned win gave, read off the columns as lists: a Series per pick and a mask per win before.
+    keys = list(zip(*(ok[c].tolist() for c in ("mode", "head_dim", "q_len", "kv_len"))))
+    ms, variant, kernel = ok["gpu_only_ms"].tolist(), ok["variant"].tolist(), ok["main_kernel"].tolist()
+    at: dict[tuple, list[int]] = {}
+    for pos, key in enumerate(keys):
+        if not any(missing(k) for k in key):  # (a groupby drops a key with a missing part)
+            at.setdefault(key, []).append(pos)
+
+    def first_fastest(positions: list[int]) -> int:
+        return min(positions, key=lambda pos: ms[pos])  # the first of equals, as idxmin
+
     auto = variant_role("automatic")
     picks = []
-    for i in idx.values:
-        r = ok.loc[i]
-        if r["variant"] == auto and r["main_kernel"]:
-            same = ok[(ok["mode"] == r["mode"]) & (ok["head_dim"] == r["head_dim"]) & (ok["q_len"] == r["q_len"])
-                      & (ok["kv_len"] == r["kv_len"]) & (ok["main_kernel"] == r["main_kernel"])
-                      & (ok["variant"] != auto)]
-            i = same["gpu_only_ms"].idxmin() if len(same) else i
+    for key in sorted(at):
+        i = first_fastest(at[key])
+        if variant[i] == auto and kernel[i]:
+            same = [pos for pos in at[key] if kernel[pos] == kernel[i] and variant[pos] != auto]
+            i = first_fastest(same) if same else i
         picks.append(i)
-    return ok.loc[picks].reset_index(drop=True)
+    return ok.iloc[picks].reset_index(drop=True)
 
 
 def own_head_dim(points: pd.DataFrame, scenario: str) -> int | None:
