@@ -400,15 +400,24 @@ VERSUS_COLUMNS = [
 ]
 
 
-def _points_at(df: pd.DataFrame):
-    """p -> the rows of df at p's mode, head dim and lengths (in df's order), df grouped once for every p."""
-    keys = ["mode", "head_dim", "q_len", "kv_len"]
-    groups = df.groupby(keys, sort=False).indices if len(df) else {}
+_AT_KEYS = ("mode", "head_dim", "q_len", "kv_len")
 
-    def at(p) -> pd.DataFrame:
-        rows = groups.get(tuple(p[k] for k in keys))
-        return df.iloc[rows] if rows is not None else df.iloc[0:0]
-    return at
+
+def _dicts(df: pd.DataFrame) -> list[dict]:
+    """df's rows as dicts, read column by column."""
+    cols = list(df.columns)
+    return [dict(zip(cols, row)) for row in zip(*(df[c].tolist() for c in cols))] if len(df) else []
+
+
+def _dicts_at(df: pd.DataFrame) -> dict[tuple, list[dict]]:
+    """(mode, head dim, q_len, kv_len) -> the rows of df there (as dicts, in df's order); a row
+    with a missing key is at no point (as a groupby drops it)."""
+    out: dict[tuple, list[dict]] = {}
+    for r in _dicts(df):
+        key = tuple(r[k] for k in _AT_KEYS)
+        if not any(missing(k) for k in key):
+            out.setdefault(key, []).append(r)
+    return out
 
 
 def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
@@ -425,14 +434,14 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
     # ours at the anchor's input width only: a published bf16 figure against our bf16 calls, FP8 against FP8
     widths = points["dtype"].map(_width) if len(points) else points["dtype"]
-    by_width = {w: (_points_at(_ranked(points[widths == w])), _points_at(fastest_frame(points[widths == w])))
+    by_width = {w: (_dicts_at(_ranked(points[widths == w])), _dicts_at(fastest_frame(points[widths == w])))
                 for w in (1, 2)}
-    for _, a in anchor.iterrows():
+    for a in _dicts(anchor):  # rows as dicts: a Series per row and a mask per anchor before (the same frame)
         ok_at, fastest_at = by_width[_width(a["dtype"]) if "dtype" in a and isinstance(a["dtype"], str) else 2]
-        at, top = ok_at(a), fastest_at(a)
-        fast = top.iloc[0] if len(top) else None
-        same = at[at["variant"] == a["variant"]]
-        same = same.iloc[0] if len(same) else None
+        key = tuple(a[k] for k in _AT_KEYS)
+        at, top = ok_at.get(key, []), fastest_at.get(key, [])
+        fast = top[0] if top else None
+        same = next((r for r in at if r["variant"] == a["variant"]), None)
         comparable_time = bool(a["same_shape"]) and not missing(a["published_ms"])
 
         def ratio(x, y):
