@@ -177,3 +177,31 @@ def test_every_chart_frame_of_the_committed_set_gives_altairs_rows(h200, monkeyp
     monkeypatch.setattr(charts, "_values", values)
     list(scenarios.set_pages(site.Context([h200]), h200))
     assert len(seen) > 20
+
+
+def test_scenario_charts_rows_read_off_the_frames_are_altairs_to_the_type(h200_new):
+    """The scenario time and rate charts of every scenario of the committed set, with published figures and
+    ceilings beside, once their shape is known (their rows then come off the point frames, no chart frame
+    made): Altair's own spec, compared as JSON text (an int and a float differ there, not in ==)."""
+    from gen.analysis import scaling
+    from gen.analysis import scenarios as sa
+    from gen.model import anchors
+    from tests.conftest import RESULTS
+
+    def text(spec):
+        return json.dumps(spec, sort_keys=True)
+
+    refs = [tables.load_set(RESULTS / n) for n in (anchors.FA3_NAME, anchors.CUDNN_NAME)]
+    ceil = scaling.ceilings(h200_new)
+    filled = 0
+    for name in sa.scenario_names([h200_new]):
+        pts, anc = sa.point_frame(h200_new, name), sa.anchor_frame([h200_new, *refs], name, h200_new)
+        figure = "tbps" if (pts["tbps"].notna().any()) else "tflops"
+        for _ in range(2):  # the first makes the shapes, the second fills them with the rows
+            assert text(charts.scenario_time_spec(pts, anc, "length")) == \
+                text(charts.scenario_time(pts, anc, "length").to_dict(validate=False)), name
+            for ceilings in ([("measured matmul", ceil["matmul_tflops"])], [("copy", 4.1), ("datasheet", 4.8)], []):
+                assert text(charts.scenario_rate_spec(pts, anc, figure, "rate", "length", ceilings)) == text(
+                    charts.scenario_rate(pts, anc, figure, "rate", "length", ceilings).to_dict(validate=False)), name
+        filled += len(charts._measured_rows(pts, "gpu_only_ms")) > 0
+    assert filled > 5

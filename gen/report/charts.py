@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from altair.vegalite.v6.api import _dataset_name
 
-from gen.analysis.values import number, variant_order
+from gen.analysis.values import missing, number, variant_order
 from gen.report import format as fmt
 
 # One colour per kind of event. Copies and fills must stand out from kernels.
@@ -214,8 +214,12 @@ def _fast(key: tuple, frames: dict[str, pd.DataFrame], build) -> dict:
         if len(set(slots.values())) != len(frames):  # a frame Altair did not keep as a dataset
             return build(frames).to_dict(validate=False)
         _SHAPES[key] = (json.dumps(spec), slots)
+    return _filled(key, {n: _values(f) for n, f in frames.items()})
+
+
+def _filled(key: tuple, values: dict[str, list[dict]]) -> dict:
+    """The shape kept for `key`, filled with each frame's rows (as _values gives them)."""
     text, slots = _SHAPES[key]
-    values = {n: _values(f) for n, f in frames.items()}
     names = {n: _dataset_name(v) for n, v in values.items()}
     for old, frame in slots.items():
         text = text.replace(f'"{old}"', f'"{names[frame]}"')
@@ -604,6 +608,47 @@ def _lines(d: pd.DataFrame, order: list[str], ticks: list[int], y_title: str, x_
     return alt.layer(line, dots)
 
 
+def _finite(x) -> float | None:
+    """number(x, 6) as a float column of _clean holds it and _values writes it: None where missing or infinite."""
+    x = number(x, 6)
+    return x if x is not None and math.isfinite(x) else None
+
+
+def _measured_rows(points: pd.DataFrame, col: str) -> list[dict]:
+    """_values(_clean(_measured(points, col))), read off the columns (tests compare them)."""
+    cols = ["status", "mode", col, "variant", "kv_len", "head_dim"] + \
+        (["gpu_only_q1_ms", "gpu_only_q3_ms"] if col == "gpu_only_ms" else [])
+    out = []
+    for r in zip(*(points[c].tolist() for c in cols)):
+        if r[0] == "ok" and r[1] == "inference" and not missing(r[2]):
+            row = dict(series=str(r[3]), kv_len=float(int(r[4])), head_dim=float(int(r[5])), value=_finite(r[2]),
+                       figure=MEASURED)
+            if col == "gpu_only_ms":
+                row.update(q1=_finite(r[6]), q3=_finite(r[7]))
+            out.append(row)
+    return out
+
+
+def _published_rows(anchors: pd.DataFrame, col: str, same_shape_only: bool) -> list[dict]:
+    """_values(_clean(_published(anchors, col, same_shape_only)))."""
+    if not len(anchors):
+        return []
+    out = []
+    for mode, same, v, g, kv, d, x in zip(*(anchors[c].tolist() for c in ("mode", "same_shape", "variant", "gpu",
+                                                                         "kv_len", "head_dim", col))):
+        if mode == "inference" and (bool(same) or not same_shape_only) and not missing(x):
+            out.append(dict(series=f"{v} ({g}, published)", kv_len=float(int(kv)), head_dim=float(int(d)),
+                            value=_finite(x), figure=PUBLISHED))
+    return out
+
+
+def _order_and_ticks(rows: list[dict]) -> tuple[list[str], list[int]]:
+    """_series_order and _ticks of the rows' frame."""
+    order = variant_order([r["series"] for r in rows if r["figure"] == MEASURED]) + \
+        sorted({r["series"] for r in rows if r["figure"] == PUBLISHED})
+    return order, sorted({int(r["kv_len"]) for r in rows})
+
+
 def _time_points(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
     d = pd.concat([_measured(points, "gpu_only_ms"), _published(anchors, "published_ms", True)], ignore_index=True)
     return _clean(d.reindex(columns=["series", "kv_len", "head_dim", "value", "figure", "q1", "q3"]))
@@ -617,6 +662,15 @@ def scenario_time(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> 
 
 
 def scenario_time_spec(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> dict:
+    # The chart's rows read off the point and anchor frames where its shape is known (no frames
+    # made: a third of a scenario page's charts' time); the frames and Altair otherwise.
+    rows = [dict(r, **({} if "q1" in r else dict(q1=None, q3=None)))
+            for r in _measured_rows(points, "gpu_only_ms") + _published_rows(anchors, "published_ms", True)]
+    if rows:
+        order, ticks = _order_and_ticks(rows)
+        key = ("scenario_time", tuple(order), tuple(ticks), x_title)
+        if key in _SHAPES:
+            return _filled(key, {"d": rows})
     d = _time_points(points, anchors)
     order, ticks = _series_order(d), _ticks(d)
     return _fast(("scenario_time", tuple(order), tuple(ticks), x_title), {"d": d},
@@ -635,7 +689,12 @@ def _rate_frames(points: pd.DataFrame, anchors: pd.DataFrame, figure: str,
     """The points, the ceilings' rules, and one frame per ceiling's label (highest first)."""
     # Anchors publish rates of compute (prefill); none publishes a bandwidth.
     parts = [_measured(points, figure)] + ([_published(anchors, "tflops", False)] if figure == "tflops" else [])
-    frames = {"d": _clean(pd.concat(parts, ignore_index=True))}
+    return {"d": _clean(pd.concat(parts, ignore_index=True)), **_rule_frames(ceilings)}
+
+
+def _rule_frames(ceilings: list[tuple[str, float]]) -> dict[str, pd.DataFrame]:
+    """The ceilings' rules, and one frame per ceiling's label (highest first); none without a ceiling."""
+    frames = {}
     rules = pd.DataFrame([dict(ceiling=name, value=v) for name, v in ceilings if v and not math.isnan(v)])
     if len(rules):
         frames["rules"] = rules
@@ -655,6 +714,13 @@ def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_ti
 
 def scenario_rate_spec(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_title: str, x_title: str,
                        ceilings: list[tuple[str, float]]) -> dict:
+    rows = _measured_rows(points, figure) + (_published_rows(anchors, "tflops", False) if figure == "tflops" else [])
+    if rows:  # as scenario_time_spec: the rows read off the frames where the shape is known
+        order, ticks = _order_and_ticks(rows)
+        rules = _rule_frames(ceilings)
+        key = ("scenario_rate", tuple(order), tuple(ticks), y_title, x_title, ("d", *rules))
+        if key in _SHAPES and all(len(f) for f in rules.values()):
+            return _filled(key, {"d": rows, **{n: _values(f) for n, f in rules.items()}})
     frames = _rate_frames(points, anchors, figure, ceilings)
     order, ticks = _series_order(frames["d"]), _ticks(frames["d"])
     return _fast(("scenario_rate", tuple(order), tuple(ticks), y_title, x_title, tuple(frames)), frames,
