@@ -297,3 +297,46 @@ def test_shared_outcomes_column_by_column_are_the_row_by_row_ones(h200_new):
                        "mode": ["a", "a", "a", float("nan")]}, index=[5, 3, 9, 1])
     for by in ((), ("mode",)):
         pd.testing.assert_frame_equal(timings.share_outcomes(df, by=list(by)), _share_outcomes_by_rows(df, by=list(by)))
+
+
+def _spread_by_numpy(samples, sizes=None):
+    """spread as numpy computes it (percentile, median per round, sorted order statistics): the reference."""
+    import numpy as np
+
+    a = np.asarray(samples, dtype=float)
+    q1, med, q3 = np.percentile(a, [25, 50, 75])
+    rounds = timings.round_medians(a, sizes)
+    lo, hi = timings.median_interval(rounds or a)
+    floor = timings.rules.TIME_FLOOR_PCT / 100.0
+    lo, hi = min(lo, med * (1 - floor)), max(hi, med * (1 + floor))
+    return timings.Spread(float(med), float(q1), float(q3), len(a), float(lo), float(hi), len(rounds) or 1)
+
+
+def test_spread_without_numpy_is_numpys_to_the_bit():
+    """A few samples are read without numpy (timings._spread_small): the same floats as numpy's percentile,
+    medians and order statistics, for thousands of random windows (ties, rounds of equal and unequal sizes,
+    sizes that do not add up); NaN, infinities, zeros and many samples go to numpy."""
+    import random
+
+    rng = random.Random(21)
+    cases = []
+    for _ in range(3000):
+        k = rng.randint(1, 60)
+        scale = 10 ** rng.uniform(-4, 3)
+        s = [round(rng.uniform(0.1, 10) * scale, rng.choice([2, 4, 6, 12])) for _ in range(k)]
+        if rng.random() < 0.3:
+            s = [rng.choice(s) for _ in s]
+        sizes = None
+        if rng.random() < 0.6 and len(s) >= 2:
+            cuts = sorted(rng.sample(range(1, len(s)), rng.randint(1, len(s) - 1)))
+            sizes = [b - a for a, b in zip([0, *cuts], [*cuts, len(s)])]
+            if rng.random() < 0.1:
+                sizes[0] += 1  # does not add up: the raw samples stand
+        cases.append((s, sizes))
+    cases += [([1.0, float("nan"), 2.0], None), ([1.0, float("inf")], None), ([0.0, -0.0, 1.0], None),
+              ([2.0] * 1500, None), ([3.5], None), ([1.0, 2.0], [1, 1])]
+    import numpy as np
+
+    with np.errstate(all="ignore"):  # infinities: numpy warns as it computes NaN, on both sides
+        for s, sizes in cases:
+            assert repr(timings.spread(s, sizes)) == repr(_spread_by_numpy(s, sizes)), (s, sizes)

@@ -108,9 +108,62 @@ def round_medians(samples: Sequence[float], sizes: Sequence[int] | None) -> list
     return out
 
 
+SMALL = 1_000  # samples a Python reading handles faster than numpy's per-call costs (a window holds 4 to 200)
+
+
+def _quantile(s: list[float], q: float) -> float:
+    """numpy.percentile's default ("linear") quantile q of the sorted floats s, computed as numpy
+    computes it (its virtual index, and its two-sided interpolation): the same float."""
+    n = len(s)
+    v = n * q + (1 + q * (1 - 1 - 1)) - 1  # numpy's _compute_virtual_index, alpha = beta = 1
+    if v >= n - 1:
+        a = b = s[-1]
+        g = v + 1  # numpy's previous index is -1 there; a == b, so g does not count
+    elif v < 0:
+        a = b = s[0]
+        g = v
+    else:
+        i = math.floor(v)
+        a, b, g = s[i], s[i + 1], v - i
+    d = b - a
+    return b - d * (1 - g) if g >= 0.5 else a + d * g  # numpy's _lerp
+
+
+def _median(s: list[float]) -> float:
+    """numpy.median of the sorted floats s: the middle one, or the mean of the two middle ones."""
+    h = len(s) // 2
+    return s[h] if len(s) % 2 else (s[h - 1] + s[h]) / 2
+
+
+def _spread_small(a: list[float], sizes: Sequence[int] | None) -> Spread | None:
+    """spread() of a few finite, positive samples without numpy (its per-call costs were most of the
+    time of a set's thousands of spreads): the same floats; None where numpy's reading must decide
+    (NaN, infinities, zeros and their signs, many samples)."""
+    if len(a) > SMALL or not all(0 < x < math.inf for x in a):
+        return None
+    s = sorted(a)
+    q1, med, q3 = _quantile(s, 0.25), _quantile(s, 0.5), _quantile(s, 0.75)
+    rounds: list[float] = []
+    if sizes and len(sizes) >= 2 and sum(sizes) == len(a) and min(sizes) >= 1:  # round_medians' test
+        i = 0
+        for n in sizes:
+            rounds.append(_median(sorted(a[i:i + n])))
+            i += n
+    x = sorted(rounds) if rounds else s
+    k = order_statistic_rank(len(x))
+    lo, hi = x[k - 1], x[len(x) - k]
+    floor = rules.TIME_FLOOR_PCT / 100.0
+    lo, hi = min(lo, med * (1 - floor)), max(hi, med * (1 + floor))
+    return Spread(med, q1, q3, len(a), lo, hi, len(rounds) or 1)
+
+
 def spread(samples: Sequence[float], sizes: Sequence[int] | None = None) -> Spread:
     if len(samples) == 0:
         return Spread()
+    if len(samples) <= SMALL:
+        got = _spread_small([float(x) for x in samples], sizes)
+        if got is not None:
+            return got
     a = np.asarray(samples, dtype=float)
     q1, med, q3 = np.percentile(a, [25, 50, 75])
     rounds = round_medians(a, sizes)
