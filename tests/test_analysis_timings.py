@@ -340,3 +340,22 @@ def test_spread_without_numpy_is_numpys_to_the_bit():
     with np.errstate(all="ignore"):  # infinities: numpy warns as it computes NaN, on both sides
         for s, sizes in cases:
             assert repr(timings.spread(s, sizes)) == repr(_spread_by_numpy(s, sizes)), (s, sizes)
+
+
+def test_small_percentiles_are_numpys_to_the_bit():
+    """timings.small_percentiles (the host cost's 10th percentile, tables.stats' quartiles): numpy.percentile's
+    floats and type for random small samples at several percentiles; None (numpy decides) for the rest."""
+    import random
+
+    import numpy as np
+
+    rng = random.Random(7)
+    for _ in range(2000):
+        s = [round(rng.uniform(0.01, 100) * 10 ** rng.uniform(-3, 3), rng.choice([1, 3, 9]))
+             for _ in range(rng.randint(1, 80))]
+        s = [x for x in s if x > 0] or [1.0]
+        for qs in ([25, 50, 75], [10], [90], [1], [99], [0, 100]):
+            got, want = timings.small_percentiles(s, qs), np.percentile(np.asarray(s, dtype=float), qs)
+            assert [repr(x) for x in got] == [repr(x) for x in want], (s, qs)
+    for s in ([], [0.0, 1.0], [1.0, float("nan")], [float("inf")], [1.0] * 1001):
+        assert timings.small_percentiles(s, [50]) is None

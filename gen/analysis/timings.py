@@ -115,7 +115,7 @@ def _quantile(s: list[float], q: float) -> float:
     """numpy.percentile's default ("linear") quantile q of the sorted floats s, computed as numpy
     computes it (its virtual index, and its two-sided interpolation): the same float."""
     n = len(s)
-    v = n * q + (1 + q * (1 - 1 - 1)) - 1  # numpy's _compute_virtual_index, alpha = beta = 1
+    v = (n - 1) * q  # numpy's virtual index for "linear"
     if v >= n - 1:
         a = b = s[-1]
         g = v + 1  # numpy's previous index is -1 there; a == b, so g does not count
@@ -127,6 +127,17 @@ def _quantile(s: list[float], q: float) -> float:
         a, b, g = s[i], s[i + 1], v - i
     d = b - a
     return b - d * (1 - g) if g >= 0.5 else a + d * g  # numpy's _lerp
+
+
+def small_percentiles(samples: Sequence[float], qs: Sequence[float]) -> list[float] | None:
+    """numpy.percentile(samples, qs) (qs in percent) for a few finite, positive samples, without
+    numpy: the same floats (as np.float64); None otherwise (numpy's reading then decides)."""
+    if len(samples) == 0 or len(samples) > SMALL:
+        return None
+    s = sorted(float(x) for x in samples)
+    if not 0 < s[0] <= s[-1] < math.inf:
+        return None
+    return [np.float64(_quantile(s, q / 100)) for q in qs]  # numpy divides by 100 too
 
 
 def _median(s: list[float]) -> float:
@@ -366,7 +377,8 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
         and t.gpu_only_ms else spread(t.graph_ms, sizes.get(schema.Window.GPU_ONLY))
     windows = tuple(conditions(w, t.telemetry.get(w), t.telemetry_reason) for w in schema.Window
                     if w in t.telemetry)
-    host_cost = float(np.percentile(t.host_ms, rules.HOST_COST_QUANTILE)) if t.host_ms else math.nan
+    host_cost = float((small_percentiles(t.host_ms, [rules.HOST_COST_QUANTILE])
+                       or np.percentile(t.host_ms, [rules.HOST_COST_QUANTILE]))[0]) if t.host_ms else math.nan
     return Times(gpu_only=gpu_only, gpu_only_method=method, gpu_only_reason=reason, kernel_sum=ksum,
                  eager=spread(t.eager_ms, sizes.get(schema.Window.EAGER)),
                  host=spread(t.host_ms, sizes.get(schema.Window.HOST)), calls_per_replay=t.calls_per_replay,
