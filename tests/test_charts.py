@@ -205,3 +205,26 @@ def test_scenario_charts_rows_read_off_the_frames_are_altairs_to_the_type(h200_n
                     charts.scenario_rate(pts, anc, figure, "rate", "length", ceilings).to_dict(validate=False)), name
         filled += len(charts._measured_rows(pts, "gpu_only_ms")) > 0
     assert filled > 5
+
+
+def test_timeline_rows_are_the_frames_records(h200_new):
+    """timeline_spec's rows, read off the event frames: the records of timeline_data's frames (JSON text,
+    types included) for every profiled run of the committed set, windowed as the pages window them, and
+    for frames with missing names, launchers and occupancies."""
+    from gen.report import site
+
+    checked = 0
+    for run in h200_new.rs.runs:
+        if run.status != "ok" or not run.trace or run.scenario != "article":
+            continue
+        cpu, gpu = tables.timeline_frames(h200_new, run.variant, run.mode)
+        cpu, gpu, _, _ = charts.timeline_window(cpu, gpu, site.MAX_TIMELINE_EVENTS, site.MAX_TIMELINE_DEPTH)
+        frames = [(cpu, gpu)]
+        if len(gpu):
+            frames.append((cpu, gpu.assign(launched_by=None, occupancy_pct=float("nan"), launch_api=None)))
+        for c_in, g_in in frames:
+            c, g, lanes = charts.timeline_data(c_in, g_in)
+            rc, rg, rlanes = charts._timeline_rows(c_in, g_in)
+            assert json.dumps([charts._records(c), charts._records(g), lanes]) == json.dumps([rc, rg, rlanes])
+            checked += 1
+    assert checked > 10

@@ -165,15 +165,40 @@ def timeline_window(cpu: pd.DataFrame, gpu: pd.DataFrame, max_events: int, max_d
 def timeline_spec(cpu: pd.DataFrame, gpu: pd.DataFrame) -> dict:
     """`timeline(cpu, gpu).to_dict()` without Altair's cost per chart: the spec
     Altair made once, with this forward's rows and lanes put in. Same Vega-Lite."""
-    c, g, lanes = timeline_data(cpu, gpu)
+    c, g, lanes = _timeline_rows(cpu, gpu)
     spec = json.loads(_timeline_skeleton())
-    spec["datasets"] = {"cpu": _records(c), "gpu": _records(g)}
+    spec["datasets"] = {"cpu": c, "gpu": g}
     for layer, name in zip(spec["layer"], ("cpu", "gpu")):
         layer["data"] = {"name": name}
         layer["encoding"]["y"]["scale"]["domain"] = lanes
         layer["encoding"]["y"]["sort"] = lanes
     spec["height"] = ROW_PX * len(lanes)
     return spec
+
+
+def _as_text(x) -> str:
+    """str(x) as a frame's astype(str) gives it (pandas keeps a missing value missing)."""
+    return x if type(x) is str else (None if missing(x) else str(x))
+
+
+def _timeline_rows(cpu: pd.DataFrame, gpu: pd.DataFrame) -> tuple[list[dict], list[dict], list[str]]:
+    """_records of timeline_data's two frames, and its lanes, read off the columns without the
+    frames (tests compare them)."""
+    threads = [str(t) for t in cpu["thread"].tolist()] if "thread" in cpu else ["main"] * len(cpu)
+    depth = [int(d) for d in cpu["depth"].tolist()]
+    lanes = [_lane(d, t) for _, t, d in sorted({(t != "main", t, d) for t, d in zip(threads, depth)})] + ["GPU"]
+    c = [dict(lane=_lane(d, t), name=_as_text(n), kind=CPU_KIND.get(str(k), "aten op"), start_us=number(s, 3),
+              end_us=number(e, 3), dur_us=number(u, 3))
+         for t, d, n, k, s, e, u in zip(threads, depth, *(cpu[x].tolist() for x in ("name", "cat", "start_us",
+                                                                                    "end_us", "dur_us")))]
+    g = [dict(lane="GPU", index=int(i), name=_as_text(n), short_name=_as_text(sn), kind=_as_text(k),
+              category=_as_text(cat), start_us=number(s, 3), end_us=number(e, 3), dur_us=number(u, 3),
+              launched_by="" if missing(lb) else _as_text(lb), launch_api="" if missing(la) else _as_text(la),
+              occupancy=_occupancy(o))
+         for i, n, sn, k, cat, s, e, u, lb, la, o in zip(*(gpu[x].tolist() for x in (
+             "index", "name", "short_name", "kind", "category", "start_us", "end_us", "dur_us", "launched_by",
+             "launch_api", "occupancy_pct")))]
+    return c, g, lanes
 
 
 def _records(df: pd.DataFrame) -> list[dict]:
