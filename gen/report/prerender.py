@@ -56,33 +56,47 @@ class _Inline(markdown.treeprocessors.InlineProcessor):
     any pattern starts with, which it would leave as they are. Those are left at once; the others
     go through the patterns as before. Only where every pattern is one of _NEEDS's (`for_md`)."""
 
-    def __init__(self, md: markdown.Markdown, trigger: re.Pattern):
+    def __init__(self, md: markdown.Markdown, trigger: re.Pattern, needs: dict[int, tuple[str, ...]]):
         super().__init__(md)
         self._trigger = trigger
+        self._needs = needs  # id(pattern) -> the strings one of which its match holds
 
     def _InlineProcessor__handleInline(self, data: str, patternIndex: int = 0) -> str:  # noqa: N802
         if patternIndex == 0 and not self._trigger.search(data):
             return data
         return super()._InlineProcessor__handleInline(data, patternIndex)
 
+    def _InlineProcessor__applyPattern(self, pattern, data: str, patternIndex: int,  # noqa: N802, N803
+                                       startIndex: int = 0):  # noqa: N803
+        # A text with the characters of some patterns is still tried only with those: a pattern
+        # with none of its characters past startIndex finds nothing there, which Python-Markdown
+        # answers with (data, False, 0).
+        needs = self._needs.get(id(pattern))
+        if needs is not None and all(data.find(n, startIndex) < 0 for n in needs):
+            return data, False, 0
+        return super()._InlineProcessor__applyPattern(pattern, data, patternIndex, startIndex)
+
     @classmethod
     def for_md(cls, md: markdown.Markdown) -> _Inline | None:
         chars = set("\x02\x03")  # the placeholders of stashed elements, to be safe
         line_break = False
+        needs: dict[int, tuple[str, ...]] = {}
         for pattern in md.inlinePatterns:
             if not isinstance(pattern, markdown.inlinepatterns.InlineProcessor):
                 return None
             source = pattern.compiled_re.pattern
             if source == _LINE_BREAK:
-                line_break = True
+                line_break, needs[id(pattern)] = True, ("  \n",)
             elif type(pattern).__module__.startswith("markdown.") and source in _NEEDS:
                 chars |= set(_NEEDS[source])
+                needs[id(pattern)] = tuple(_NEEDS[source])
             elif source.startswith("(<") and type(pattern) is markdown.inlinepatterns.HtmlInlineProcessor:
                 chars.add("<")  # raw inline HTML starts with <
+                needs[id(pattern)] = ("<",)
             else:
                 return None
         alternatives = [f"[{re.escape(''.join(sorted(chars)))}]"] + ([_LINE_BREAK] if line_break else [])
-        return cls(md, re.compile("|".join(alternatives)))
+        return cls(md, re.compile("|".join(alternatives)), needs)
 
 
 class _Links(markdown.treeprocessors.Treeprocessor):
