@@ -111,6 +111,9 @@ def classifications(a: tables.LoadedSet, b: tables.LoadedSet) -> str:
     return "\n".join(lines) + "\n"
 
 
+NOTES = "## Notes"  # from this heading on, the file is written by hand and kept
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("a", nargs="?", type=Path, default=DEFAULT_A)
@@ -124,8 +127,11 @@ def main(argv: list[str] | None = None) -> int:
         text = table(a, b) + classifications(la, lb) + sweep_vs_run(a)
     print(text, end="")
     if args.out:
+        # The notes, from NOTES on, are written by hand: kept.
+        kept = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
+        notes = kept[kept.index(NOTES):] if NOTES in kept else ""
         args.out.write_text("# Two captures on the same H200\n\n`python benchmarks/capture_agreement.py`\n\n"
-                            + text, encoding="utf-8")
+                            + text + ("\n" + notes if notes else ""), encoding="utf-8")
     return 0
 
 

@@ -259,6 +259,25 @@ def test_json_fields():
     assert j["gpu_only_ms"] is None and j["gpu_only_method"] is None and j["host_bound"] is None
 
 
+def test_a_kernel_signature_holds_each_launchs_configuration():
+    """Inductor names its Triton kernels per graph: FlexAttention's bf16 and FP8 graphs both launch a
+    triton_tem_fused_flex_attention_0. The same name with another launch configuration is other code,
+    not a tie; the same name and configuration is the same kernel (pinned cuDNN and unpinned SDPA)."""
+    import dataclasses
+
+    name = "triton_tem_fused_flex_attention_0"
+
+    def one(**launch):
+        ev = dataclasses.replace(gpu_event(0, 50.0, name=name), **launch)
+        return trace.Trace("t.json.gz", [trace.Forward(0, 0.0, 90.0, gpu=[ev])], 0, [])
+
+    bf16, fp8 = one(registers_per_thread=168, shared_memory=98304), one(registers_per_thread=128, shared_memory=65536)
+    assert timings.kernel_signature(bf16) != timings.kernel_signature(fp8)
+    assert timings.kernel_signature(bf16) == timings.kernel_signature(one(registers_per_thread=168,
+                                                                         shared_memory=98304))
+    assert timings.kernel_signature(one(grid=(64, 16, 8))) != timings.kernel_signature(one(grid=(32, 16, 8)))
+
+
 def _share_outcomes_by_rows(df, by=()):
     """share_outcomes as it was written first (row by row with iterrows), the reference for the faster one."""
     from gen.analysis import rules

@@ -434,3 +434,19 @@ def test_the_counter_program_waits_for_its_go_file_or_its_parent(tmp_path):
     assert ncu_target.wait_for(go, dead.pid, poll_s=0.01) is None  # the capture is gone: nothing to run
     go.write_text(json.dumps({"train": ["naive"]}))
     assert ncu_target.wait_for(go, os.getpid()) == {"train": ["naive"]}
+
+
+def test_the_counter_program_stops_between_calls_once_the_capture_is_gone(monkeypatch):
+    from gen.capture import ncu_target
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    profiled = []
+    monkeypatch.setattr(ncu_target, "profile_one", lambda *a: profiled.append(a))
+    assert ncu_target.run(["naive", "sdpa_flash"], "inference", POINT, None, 0, dead.pid) is False
+    assert profiled == []  # a killed capture's ncu replays nothing more
+    assert ncu_target.run(["naive"], "inference", POINT, None, 0, os.getpid()) is True and len(profiled) == 1
+    zombie = subprocess.Popen([sys.executable, "-c", "pass"])
+    time.sleep(0.5)  # exited, not reaped yet
+    assert not ncu_target.alive(zombie.pid)
+    zombie.wait()

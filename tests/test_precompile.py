@@ -13,8 +13,11 @@ from gen.model import schema, variants
 POINT = schema.Point(batch=1, q_heads=2, kv_heads=2, head_dim=16, q_len=32, kv_len=32, mask="causal")
 
 
-def spec(key):
-    return precompile.spec_of(key, "flex", None, "inference", "bf16", POINT, 0)
+def spec(key, length=None, mode="inference"):
+    import dataclasses
+
+    point = dataclasses.replace(POINT, q_len=length, kv_len=length) if length else POINT
+    return precompile.spec_of(key, "flex", None, mode, "bf16", point, 0)
 
 
 def test_only_flexattention_kinds_compile_ahead():
@@ -25,8 +28,8 @@ def test_only_flexattention_kinds_compile_ahead():
 
 
 def test_the_runs_calls_go_first_to_one_worker_without_a_warm_compile():
-    first = [spec("run inference"), spec("run train")]
-    rest = [spec(f"p{i}") for i in range(7)]
+    first = [spec("run inference"), spec("run train", mode="train")]
+    rest = [spec(f"p{i}", 64 * (i + 2)) for i in range(7)]
     work = precompile.deal(first, rest, 3)
     # the inference run's first call pays the one-time costs, as the capture's first compile did
     assert work[0]["specs"][0] == first[0] and work[0]["warm"] is False
@@ -38,6 +41,13 @@ def test_the_runs_calls_go_first_to_one_worker_without_a_warm_compile():
     assert len(work[0]["specs"]) - 1 < len(work[2]["specs"]) and len(work[1]["specs"]) - 1 < len(work[2]["specs"])
     assert all(w["warm"] for w in precompile.deal([], rest, 2))
     assert precompile.deal(first, [], 1) == [{"warm": False, "specs": first}]
+
+
+def test_a_sweep_point_at_a_runs_shape_follows_that_run_in_its_worker():
+    run_inf, run_train = spec("run inference"), spec("run train", mode="train")
+    same, other = spec("article point at the run's shape"), spec("p", 64)
+    work = precompile.deal([run_inf, run_train], [other, same], 4)
+    assert work[0]["specs"] == [run_inf, same]  # as in the capture's process: the run's compile is cached
 
 
 def test_worker_count_follows_the_calls_and_the_cores():
@@ -65,3 +75,15 @@ def test_answers_are_read_errors_said_and_a_stuck_worker_stopped(tmp_path):
     assert any("b: RuntimeError: no" in line for line in said)
     assert any("still busy" in line for line in said)
     assert stuck.poll() is not None
+
+
+def test_a_worker_that_dies_at_once_is_said_and_costs_nothing(tmp_path, monkeypatch):
+    # a Python that cannot run the worker: each side process exits at once with an error
+    monkeypatch.setattr(precompile.sys, "executable", sys.executable)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "nowhere"))
+    monkeypatch.setattr(precompile.Path, "resolve", lambda self: tmp_path / "a" / "b" / "c")  # no gen package
+    ahead = precompile.start([], [spec("p", 64), spec("q", 128)], tmp_path / "logs", cpus=4)
+    said = []
+    got = ahead.wait(timeout=30, log=said.append)
+    assert got == {} and ahead.procs
+    assert any("exited with 1" in line and "No module named" in line for line in said)

@@ -192,13 +192,16 @@ def test_no_placeholder_text_on_any_page(pages):
 
 def test_a_call_not_profiled_again_says_whose_counters_it_shows(pages):
     """The committed set's unpinned SDPA ran pinned cuDNN's kernels: the counter pass profiled them once, in
-    the pinned call, and the unpinned call's page says so in its note and on each copied row; its training
-    step's forward kernel was copied from the inference forward (an older capture's rule) and shows none."""
+    the pinned call of the same mode, and the unpinned call's page says so in its note and on each copied
+    row, forward and training step. (A launch copied from another mode shows none: test_analysis_counters.)"""
     auto = pages["generated/sets/nvidia-h200__torch-2.11.0/variants/sdpa_auto.md"].text
-    inference, train = auto.split("## Training", 1)
+    inference, train = auto.split('id="k-train-', 1)
     assert "1 kernel of this forward was not profiled again&#58; each matches a launch Nsight Compute profiled " \
            "in sdpa&#95;cudnn&#39;s forward (1)" in inference
     assert inference.count('class="same-as"') == 1 and "counters of the identical launch in sdpa_cudnn" in inference
-    assert "1 kernel shows none&#58; the capture took it from a launch of another mode" in train
-    assert train.count('class="same-as"') == 3
+    assert "4 kernels of this training step were not profiled again&#58; each matches a launch Nsight Compute " \
+           "profiled in sdpa&#95;cudnn&#39;s training step (4)" in train
+    assert train.count('class="same-as"') == 4
+    assert "another mode" not in auto  # this capture copies within a mode only
+    assert auto.count('class="same-as"') == 1 + 4
     assert 'class="same-as"' not in pages["generated/sets/nvidia-h200__torch-2.11.0/variants/sdpa_cudnn.md"].text

@@ -75,7 +75,6 @@ def test_the_schema3_capture_agrees_with_the_schema2_one(h200, h200_new):
         hx, hy = dict(x.host_bound), dict(y.host_bound)
         for v in both:
             assert {hx.get(v), hy.get(v)} != {rules.YES, rules.NO}, (key, v)
-    assert a[("article", "inference")].host_bound == b[("article", "inference")].host_bound
 
 
 SETS = ROOT / "tests" / "data" / "sets"
@@ -84,7 +83,7 @@ SETS = ROOT / "tests" / "data" / "sets"
 @pytest.mark.parametrize("other", ["nvidia-h200__torch-2.11.0__rerun", "nvidia-h200__torch-2.11.0__prev"])
 def test_schema3_captures_agree(h200_new, other):
     """The committed set against two other schema-3 captures of the H200: `rerun`, a whole second
-    capture minutes later by the same code on the same machine (Inductor's caches warm), and `prev`,
+    capture minutes later by the same code on the same machine (empty Inductor caches of its own), and `prev`,
     the set it replaced (hours earlier, older capture code). In every
     scenario both measured with the same variants, the fastest and the ties are the same, and no
     host-bound outcome is yes in one and no in the other (it may be 'within noise' in one)."""

@@ -246,11 +246,12 @@ def _compile_s(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> float
 
 def _compile_record(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str):
     p = verdicts.point_of(ls, v.scenario, v.mode)
-    # The verdict's own point first; the article's runs only for the article (another scenario's
-    # shape compiles another graph).
+    # The verdict's own point; for the article its run first, the capture's first compile at that
+    # shape (the sweep point at the same shape comes after it and finds it cached), and the article's
+    # runs only for the article (another scenario's shape compiles another graph).
     recs = [s for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p]
     if v.scenario == ARTICLE:
-        recs += [r for r in ls.rs.runs if r.variant == variant]
+        recs = [r for r in ls.rs.runs if r.variant == variant and r.mode == v.mode] + recs
     return next((r for r in recs if r.compile_time_s is not None), None)
 
 

@@ -313,16 +313,20 @@ def kernel_sum_samples(tr: trace_mod.Trace | None) -> list[float]:
     return [sum(g.dur for g in fw.gpu) / 1e3 for fw in tr.forwards if fw.gpu]
 
 
-KernelSignature = tuple[tuple[str, str, int], ...]
+KernelSignature = tuple[tuple, ...]  # (kind, name, grid, block, registers, shared memory, launches) or (kind, name, launches)
 
 
 def kernel_signature(tr: trace_mod.Trace | None, check: schema.GraphCheck | None = None) -> KernelSignature | None:
-    """What one call runs on the GPU: (kind, full name, launches) of every GPU event of the
-    first profiled call, sorted; from capture's graph check (eager kernels) without a trace;
-    None without either. Equal signatures make a tie (rules, "ties")."""
+    """What one call runs on the GPU: (kind, full name, grid, block, registers, shared memory,
+    launches) of every GPU event of the first profiled call, sorted; (kind, name, launches) from
+    capture's graph check (eager kernels) without a trace; None without either. Equal signatures
+    make a tie (rules, "ties")."""
     if tr is not None and tr.forwards and tr.forwards[0].gpu:
-        c = Counter((g.kind, g.name) for g in tr.forwards[0].gpu)
-        return tuple(sorted((k, n, m) for (k, n), m in c.items()))
+        # With each launch's configuration: Inductor names its Triton kernels per graph, so every
+        # compiled FlexAttention graph has a triton_tem_fused_flex_attention_0, bf16 or FP8 alike.
+        c = Counter((g.kind, g.name, g.grid, g.block, g.registers_per_thread, g.shared_memory)
+                    for g in tr.forwards[0].gpu)
+        return tuple(sorted(((*key, m) for key, m in c.items()), key=repr))
     if check is not None and check.eager_kernels:
         return tuple(sorted(("kernel", n, m) for n, m in Counter(check.eager_kernels).items()))
     return None

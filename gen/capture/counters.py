@@ -264,8 +264,9 @@ def _command(ncu: str, groups: dict[str, list[str]], point: schema.Point, dtype:
     for mode, names in groups.items():
         cmd += ["--mode", mode, "--variants", ",".join(names)]
     cmd += ["--point", json.dumps(asdict(point)), "--dtype", dtype, "--seed", str(seed)]
+    cmd += ["--parent-pid", str(os.getpid())]
     if go is not None:
-        cmd += ["--wait-for", str(go), "--parent-pid", str(os.getpid())]
+        cmd += ["--wait-for", str(go)]
     return cmd
 
 
@@ -328,8 +329,12 @@ def start_early(groups: dict[str, list[str]], point: schema.Point, dtype: str, s
     go, report = Path(tmp.name) / "go.json", Path(tmp.name) / "counters.ncu-rep"
     # Its compiled calls find their code in Inductor's cache (the runs compiled it): no pool of
     # compile workers to start.
-    proc = _spawn(_command(ncu, groups, point, dtype, seed, report, extra, go),
-                  {"TORCHINDUCTOR_COMPILE_THREADS": "1"})
+    try:
+        proc = _spawn(_command(ncu, groups, point, dtype, seed, report, extra, go),
+                      {"TORCHINDUCTOR_COMPILE_THREADS": "1"})
+    except OSError:  # the pass starts its own, and says why if that fails too
+        tmp.cleanup()
+        return None
     return Early(proc, ncu, groups, point, dtype, seed, extra, tmp, go, report)
 
 

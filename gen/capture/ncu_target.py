@@ -70,8 +70,12 @@ def profile_one(v: variants.Variant, mode: str, point: schema.Point, dtype, seed
         torch.cuda.nvtx.range_end(rid)
 
 
-def run(names: list[str], mode: str, point: schema.Point, dtype, seed: int) -> None:
+def run(names: list[str], mode: str, point: schema.Point, dtype, seed: int, parent: int | None = None) -> bool:
+    """Each variant's profiled call; False if the capture (`parent`) ended first (killed: ncu runs in
+    a session of its own and would replay kernels on for minutes, beside whatever runs next)."""
     for v in variants.resolve(names):
+        if not alive(parent):
+            return False
         name = job_name(mode, v.name)
         t0 = time.monotonic()
         try:
@@ -83,18 +87,31 @@ def run(names: list[str], mode: str, point: schema.Point, dtype, seed: int) -> N
             print(f"refused {name}: {type(exc).__name__}: {first[:200]}", flush=True)
         finally:
             torch.cuda.empty_cache()
+    return True
+
+
+def alive(pid: int | None) -> bool:
+    """The process is running (None: not asked). A zombie, killed but not yet reaped, is not."""
+    if pid is None:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists under another user
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # no /proc: os.kill's answer stands
+        return True
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def wait_for(go: Path, parent: int | None, poll_s: float = 0.2) -> dict[str, list[str]] | None:
     """The calls to run, per mode, once `go` appears; None if the parent process ends first."""
     while not go.exists():
-        if parent is not None:
-            try:
-                os.kill(parent, 0)
-            except ProcessLookupError:
-                return None
-            except PermissionError:  # it exists under another user
-                pass
+        if not alive(parent):
+            return None
         time.sleep(poll_s)
     return json.loads(go.read_text(encoding="utf-8"))
 
@@ -109,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--wait-for", type=Path, help="start, then run only once this file names the calls to run "
                    "(JSON: mode -> variants, a subset of those given; none: exit)")
-    p.add_argument("--parent-pid", type=int, help="with --wait-for: stop waiting if this process ends")
+    p.add_argument("--parent-pid", type=int, help="stop (waiting, or before the next call) if this process ends")
     a = p.parse_args(argv)
     if len(a.mode) != len(a.variants):
         p.error("give one --variants list per --mode")
@@ -122,8 +139,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         todo = {m: [n for n in todo.get(m, []) if n in names] for m, names in go.items()}
     for mode, names in todo.items():
-        if names:
-            run(names, mode, point, DTYPES[a.dtype], a.seed)
+        if names and not run(names, mode, point, DTYPES[a.dtype], a.seed, a.parent_pid):
+            break
     return 0
 
 

@@ -121,8 +121,14 @@ def deal(first: list[dict], rest: list[dict], n: int) -> list[dict]:
         w = 1 if n > 1 else 0
         work[w]["specs"] += first[1:]
         load[w] += 2.0 * len(first[1:])
+    def call(s):
+        return s["kind"], s["backend"], s["mode"], s["dtype"], json.dumps(s["point"], sort_keys=True), s["seed"]
+
+    runs = {call(s): (0 if i == 0 or n == 1 else 1) for i, s in enumerate(first)}
     for s in rest:
-        i = min(range(n), key=lambda j: (load[j], j))
+        # A sweep point that is a run's own call goes after that run, in its worker: there, as in
+        # the capture's process, its first call finds the run's compile in the cache.
+        i = runs[call(s)] if call(s) in runs else min(range(n), key=lambda j: (load[j], j))
         work[i]["specs"].append(s)
         load[i] += 1
     return [w for w in work if w["specs"]]
@@ -151,10 +157,13 @@ def start(first: list[dict], rest: list[dict], work_dir: Path, cpus: int | None 
         with open(path, "w", encoding="utf-8") as err:
             proc = subprocess.Popen([sys.executable, "-m", "gen.capture.precompile"], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=err, text=True, env=env, cwd=root)
-        proc.stdin.write(json.dumps(mine))
-        proc.stdin.close()
-        proc.stdin = None  # communicate() must not write again
         ahead.procs.append((proc, path))
+        try:
+            proc.stdin.write(json.dumps(mine))
+            proc.stdin.close()
+        except BrokenPipeError:  # it died at once: wait() reads its exit and its log's last lines
+            pass
+        proc.stdin = None  # communicate() must not write again
     return ahead
 
 
@@ -220,7 +229,10 @@ def worker(work: dict) -> None:
                          "point": dataclasses.asdict(warm)}, device)
         except Exception as exc:  # the points still compile below; their times include the one-time costs
             print(json.dumps({"key": "warm", "error": f"{type(exc).__name__}: {str(exc)[:200]}"}), flush=True)
+    parent = os.getppid()
     for s in specs:
+        if os.getppid() != parent:  # the capture is gone (killed): its compiles are of no use now
+            return
         try:
             print(json.dumps({"key": s["key"], "s": _first_call(s, device)}), flush=True)
         except Exception as exc:  # the capture compiles it itself and records why it fails, if it does

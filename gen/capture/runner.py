@@ -492,7 +492,11 @@ def _compile_ahead(steps, run_keys, jobs, cfg, device, store, staging_dir, seed)
     if not first and not rest:
         return {}, 0.0
     t0 = time.monotonic()
-    ahead = precompile.start(first, rest, staging_dir / "compile_ahead")
+    try:
+        ahead = precompile.start(first, rest, staging_dir / "compile_ahead")
+    except OSError as exc:  # no side process could start: the capture compiles every point itself
+        log(f"compile ahead: no side process started ({exc}); the capture compiles every point itself")
+        return {}, 0.0
     log(f"compile ahead: {len(first) + len(rest)} FlexAttention calls in {len(ahead.procs)} side processes")
     precompile.prepare_imports()  # this process's own first compile of FlexAttention then skips them
     try:

@@ -323,9 +323,11 @@ def compile_cost(compile_s: float, calls: float | None) -> str:
     return text if calls is None or missing(calls) else f"{text}, the time of about {calls:,.0f} timed calls"
 
 
-# Where a side process compiled a call before the timings (gen.capture.precompile).
+# Where a side process compiled a call before the timings (gen.capture.precompile): in full, and
+# in brief for the verdicts' lines (the methodology page says the rest).
 COMPILED_AHEAD = ("measured in a side process that compiled it before the capture timed anything; the "
                   "capture's own first call then found the compiled code in Inductor's cache")
+COMPILED_AHEAD_BRIEF = "in a side process, before the timings"
 
 
 def _compile(f: Finding) -> Words:

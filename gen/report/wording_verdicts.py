@@ -711,7 +711,7 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     if e.compile_s is not None:
         text += f" It compiled on its first call in {e.compile_s:.1f} s, once per shape"
         text += " (in a later capture call, merged)." if e.compile_merged else (
-            f" ({wording.COMPILED_AHEAD})." if e.compile_ahead else ".")
+            f" ({wording.COMPILED_AHEAD_BRIEF})." if e.compile_ahead else ".")
     if e.error is not None and e.default_error is not None:
         text += f" Its relative error: {e.error:.1e} ({short_label(a.default)}: {e.default_error:.1e})"
         if e.input_rounding_error is not None:
