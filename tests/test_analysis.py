@@ -135,16 +135,29 @@ def test_main_kernel_is_the_first_longest_kernel():
     assert tables.main_kernel(df[df["kind"] != "kernel"]) is None
 
 
-def test_kernel_totals_are_the_kernel_tables(h200):
-    """One profiled call's main kernel, events and their µs, kept per trace, as its kernel table gives them."""
-    run = next(r for r in h200.rs.runs if r.status == "ok" and r.trace)
-    tr = h200.trace(run.mode, run.variant)
-    kt = tables.kernel_table(h200, run.variant, run.mode, tr=tr)
-    mk, events, total = tables.kernel_totals(h200, run.variant, run.mode, tr)
-    kernels = kt[kt["kind"] == "kernel"]
-    assert mk.equals(kernels.loc[kernels["dur_us"].idxmax()]) and events == len(kt)
-    assert total == float(kt["dur_us"].sum())
-    assert tables.kernel_totals(h200, run.variant, run.mode, tr)[0] is mk
+def test_kernel_totals_are_the_kernel_tables(h200, h200_new):
+    """One profiled call's main kernel, events and their µs, kept per trace, as its kernel table gives
+    them (main_kernel's row, the table's length and its sum), for every profiled call of both sets."""
+    import math
+
+    checked = 0
+    for ls in (h200, h200_new):
+        for rec in [*ls.rs.runs, *ls.rs.sweep]:
+            if rec.status != "ok" or not rec.trace:
+                continue
+            tr = ls.sweep_trace(rec.trace)
+            kt = tables.kernel_table(ls, rec.variant, rec.mode, tr=tr)
+            mk, events, total = tables.kernel_totals(ls, rec.variant, rec.mode, tr)
+            row = tables.main_kernel(kt)
+            assert (mk is None) == (row is None) and events == len(kt)
+            assert repr(total) == repr(float(kt["dur_us"].sum()))
+            if row is not None:
+                for k in ("name", "short_name", "index", "dur_us"):
+                    assert mk[k] == row[k] and type(mk[k]) is type(row[k].item() if hasattr(row[k], "item") else row[k])
+                assert mk["blocks"] == row["blocks"] or (math.isnan(mk["blocks"]) and math.isnan(row["blocks"]))
+            assert tables.kernel_totals(ls, rec.variant, rec.mode, tr)[0] is mk
+            checked += 1
+    assert checked > 200
 
 
 def test_kernel_summary_is_the_named_aggregation(h200):

@@ -276,3 +276,105 @@ def test_a_kernel_signature_holds_each_launchs_configuration():
     assert timings.kernel_signature(bf16) == timings.kernel_signature(one(registers_per_thread=168,
                                                                          shared_memory=98304))
     assert timings.kernel_signature(one(grid=(64, 16, 8))) != timings.kernel_signature(one(grid=(32, 16, 8)))
+
+
+def _share_outcomes_by_rows(df, by=()):
+    """share_outcomes as it was written first (row by row with iterrows), the reference for the faster one."""
+    from gen.analysis import rules
+
+    df = df.copy()
+    if df.empty or "kernel_signature" not in df:
+        return df
+    groups: dict = {}
+    for i, r in df.iterrows():
+        if isinstance(r["kernel_signature"], tuple):
+            key = tuple(None if timings._nan(r[k]) else r[k] for k in by)
+            groups.setdefault((*key, r["kernel_signature"]), []).append(i)
+    for idx in groups.values():
+        if len(idx) > 1:
+            o = rules.shared_outcome(df.loc[idx, "host_bound_outcome"])
+            for i in idx:
+                df.at[i, "host_bound_outcome"] = o
+    df["host_bound"] = [{rules.YES: True, rules.NO: False}.get(o) for o in df["host_bound_outcome"]]
+    return df
+
+
+def test_shared_outcomes_column_by_column_are_the_row_by_row_ones(h200_new):
+    """Every scenario's points of the committed set (and a frame where calls of the same kernels disagree):
+    share_outcomes gives the frame the row-by-row reading gave."""
+    import pandas as pd
+
+    from gen.analysis import scenarios as sa
+
+    for name in sa.scenario_names([h200_new]):
+        pts = sa.point_frame(h200_new, name)
+        for by in ((), ("mode", *sa.POINT_KEYS)):
+            got, want = timings.share_outcomes(pts, by=list(by)), _share_outcomes_by_rows(pts, by=list(by))
+            pd.testing.assert_frame_equal(got, want, check_exact=True)
+    sig = ("k", 1)
+    df = pd.DataFrame({"kernel_signature": [sig, sig, None, sig], "host_bound_outcome": ["yes", "no", "yes", None],
+                       "mode": ["a", "a", "a", float("nan")]}, index=[5, 3, 9, 1])
+    for by in ((), ("mode",)):
+        pd.testing.assert_frame_equal(timings.share_outcomes(df, by=list(by)), _share_outcomes_by_rows(df, by=list(by)))
+
+
+def _spread_by_numpy(samples, sizes=None):
+    """spread as numpy computes it (percentile, median per round, sorted order statistics): the reference."""
+    import numpy as np
+
+    a = np.asarray(samples, dtype=float)
+    q1, med, q3 = np.percentile(a, [25, 50, 75])
+    rounds = timings.round_medians(a, sizes)
+    lo, hi = timings.median_interval(rounds or a)
+    floor = timings.rules.TIME_FLOOR_PCT / 100.0
+    lo, hi = min(lo, med * (1 - floor)), max(hi, med * (1 + floor))
+    return timings.Spread(float(med), float(q1), float(q3), len(a), float(lo), float(hi), len(rounds) or 1)
+
+
+def test_spread_without_numpy_is_numpys_to_the_bit():
+    """A few samples are read without numpy (timings._spread_small): the same floats as numpy's percentile,
+    medians and order statistics, for thousands of random windows (ties, rounds of equal and unequal sizes,
+    sizes that do not add up); NaN, infinities, zeros and many samples go to numpy."""
+    import random
+
+    rng = random.Random(21)
+    cases = []
+    for _ in range(3000):
+        k = rng.randint(1, 60)
+        scale = 10 ** rng.uniform(-4, 3)
+        s = [round(rng.uniform(0.1, 10) * scale, rng.choice([2, 4, 6, 12])) for _ in range(k)]
+        if rng.random() < 0.3:
+            s = [rng.choice(s) for _ in s]
+        sizes = None
+        if rng.random() < 0.6 and len(s) >= 2:
+            cuts = sorted(rng.sample(range(1, len(s)), rng.randint(1, len(s) - 1)))
+            sizes = [b - a for a, b in zip([0, *cuts], [*cuts, len(s)])]
+            if rng.random() < 0.1:
+                sizes[0] += 1  # does not add up: the raw samples stand
+        cases.append((s, sizes))
+    cases += [([1.0, float("nan"), 2.0], None), ([1.0, float("inf")], None), ([0.0, -0.0, 1.0], None),
+              ([2.0] * 1500, None), ([3.5], None), ([1.0, 2.0], [1, 1])]
+    import numpy as np
+
+    with np.errstate(all="ignore"):  # infinities: numpy warns as it computes NaN, on both sides
+        for s, sizes in cases:
+            assert repr(timings.spread(s, sizes)) == repr(_spread_by_numpy(s, sizes)), (s, sizes)
+
+
+def test_small_percentiles_are_numpys_to_the_bit():
+    """timings.small_percentiles (the host cost's 10th percentile, tables.stats' quartiles): numpy.percentile's
+    floats and type for random small samples at several percentiles; None (numpy decides) for the rest."""
+    import random
+
+    import numpy as np
+
+    rng = random.Random(7)
+    for _ in range(2000):
+        s = [round(rng.uniform(0.01, 100) * 10 ** rng.uniform(-3, 3), rng.choice([1, 3, 9]))
+             for _ in range(rng.randint(1, 80))]
+        s = [x for x in s if x > 0] or [1.0]
+        for qs in ([25, 50, 75], [10], [90], [1], [99], [0, 100]):
+            got, want = timings.small_percentiles(s, qs), np.percentile(np.asarray(s, dtype=float), qs)
+            assert [repr(x) for x in got] == [repr(x) for x in want], (s, qs)
+    for s in ([], [0.0, 1.0], [1.0, float("nan")], [float("inf")], [1.0] * 1001):
+        assert timings.small_percentiles(s, [50]) is None

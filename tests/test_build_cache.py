@@ -113,6 +113,23 @@ def test_pages_converted_by_the_build_make_the_same_site(tmp_path):
     assert build.digest(sites[0]) == build.digest(sites[1])
 
 
+def test_the_navigation_kept_per_folder_is_the_one_material_draws_on_every_page(tmp_path):
+    """overrides/main.html draws the navigation of a page outside it once per folder and depth
+    (gen/report/mkdocs_hook.py): the site is the one Material makes drawing it on every page."""
+    results, names = _results(tmp_path, 2)
+    project = build.copy_project(ROOT, tmp_path / "project")
+    build.run(results, project / "docs")
+    build.mkdocs_build(project, project / "kept")
+    main = project / "overrides" / "main.html"
+    text = main.read_text(encoding="utf-8")
+    assert "report_nav_get" in text
+    main.write_text("\n".join(line for line in text.splitlines() if "block site_nav" not in line) + "\n",
+                    encoding="utf-8")
+    build.mkdocs_build(project, project / "drawn")
+    assert (project / "kept" / "generated" / "sets" / names[1] / "findings.html").is_file()
+    assert build.digest(project / "kept") == build.digest(project / "drawn")
+
+
 def test_one_sets_parts_on_two_workers_make_the_same_pages(tmp_path):
     """One set to make: its parts go to two worker processes (where forking is possible); the
     pages are those of one process."""

@@ -131,3 +131,104 @@ def test_the_gpu_time_chart_marks_a_kernel_sum_row():
     d = charts._summary_points(df)
     assert set(d["label"]) == {"Naive (kernel sum)", "SDPA flash"}
 
+
+
+def test_a_frames_rows_are_those_altair_gives():
+    """charts._values (a chart's rows, column by column) gives Altair's data transformer's rows to
+    the type (json text compared: 1 and 1.0 differ there), for each kind of column; kinds it does
+    not read itself (categories, nullable integers, dates) go to Altair."""
+    import altair as alt
+    import numpy as np
+
+    def altair(df):
+        return json.dumps(alt.data_transformers.get()(df)["values"])
+
+    frame = pd.DataFrame({
+        "i": [1, -2, 3], "u": np.array([1, 2, 3], dtype=np.uint8), "b": [True, False, True],
+        "f": [1.5, float("nan"), float("inf")], "f32": np.array([0.1, -np.inf, 2], dtype=np.float32),
+        "o": ["a<b>", None, float("nan")], "text": pd.Series(["a", "b|*", "c"], dtype=object), "mixed": [1, "x", 2.5],
+        "s": pd.array(["x", None, "z"], dtype="str"),
+        "neg0": [-0.0, 0.0, 1e300],
+    })
+    odd = [pd.Series(["a", "b", None], dtype="category"), pd.array([1, None, 3], dtype="Int64"),
+           pd.to_datetime(["2026-01-01", None, "2026-01-03"]), [np.int64(1), np.float64(2.0), None],
+           pd.array(["x", None, "z"], dtype="string")]
+    for df in [frame, frame.iloc[:0], frame.iloc[[2, 0]]] + [frame.assign(odd=o) for o in odd]:
+        assert json.dumps(charts._values(df)) == altair(df)
+
+
+def test_every_chart_frame_of_the_committed_set_gives_altairs_rows(h200, monkeypatch):
+    """The frames the scenario pages' charts are filled with (every chart of the committed set's
+    scenario pages): charts._values is Altair's data transformer, to the type."""
+    import altair as alt
+
+    from gen.report import site
+    from gen.report.pages import scenarios
+
+    seen = []
+    real = charts._values
+
+    def values(df):
+        got = real(df)
+        seen.append(df)
+        assert json.dumps(got) == json.dumps(alt.data_transformers.get()(df)["values"])
+        return got
+
+    monkeypatch.setattr(charts, "_values", values)
+    list(scenarios.set_pages(site.Context([h200]), h200))
+    assert len(seen) > 20
+
+
+def test_scenario_charts_rows_read_off_the_frames_are_altairs_to_the_type(h200_new):
+    """The scenario time and rate charts of every scenario of the committed set, with published figures and
+    ceilings beside, once their shape is known (their rows then come off the point frames, no chart frame
+    made): Altair's own spec, compared as JSON text (an int and a float differ there, not in ==)."""
+    from gen.analysis import scaling
+    from gen.analysis import scenarios as sa
+    from gen.model import anchors
+    from tests.conftest import RESULTS
+
+    def text(spec):
+        return json.dumps(spec, sort_keys=True)
+
+    refs = [tables.load_set(RESULTS / n) for n in (anchors.FA3_NAME, anchors.CUDNN_NAME)]
+    ceil = scaling.ceilings(h200_new)
+    filled = 0
+    for name in sa.scenario_names([h200_new]):
+        pts, anc = sa.point_frame(h200_new, name), sa.anchor_frame([h200_new, *refs], name, h200_new)
+        figure = "tbps" if (pts["tbps"].notna().any()) else "tflops"
+        all_ceilings = ([("measured matmul", ceil["matmul_tflops"])], [("copy", 4.1), ("datasheet", 4.8)], [])
+        charts.scenario_time_spec(pts, anc, "length")  # the shapes made (the frames' path) ...
+        for ceilings in all_ceilings:
+            charts.scenario_rate_spec(pts, anc, figure, "rate", "length", ceilings)
+        # ... then filled with the rows read off the frames
+        assert text(charts.scenario_time_spec(pts, anc, "length")) == \
+            text(charts.scenario_time(pts, anc, "length").to_dict(validate=False)), name
+        for ceilings in all_ceilings:
+            assert text(charts.scenario_rate_spec(pts, anc, figure, "rate", "length", ceilings)) == text(
+                charts.scenario_rate(pts, anc, figure, "rate", "length", ceilings).to_dict(validate=False)), name
+        filled += len(charts._measured_rows(pts, "gpu_only_ms")) > 0
+    assert filled > 5
+
+
+def test_timeline_rows_are_the_frames_records(h200_new):
+    """timeline_spec's rows, read off the event frames: the records of timeline_data's frames (JSON text,
+    types included) for every profiled run of the committed set, windowed as the pages window them, and
+    for frames with missing names, launchers and occupancies."""
+    from gen.report import site
+
+    checked = 0
+    for run in h200_new.rs.runs:
+        if run.status != "ok" or not run.trace or run.scenario != "article":
+            continue
+        cpu, gpu = tables.timeline_frames(h200_new, run.variant, run.mode)
+        cpu, gpu, _, _ = charts.timeline_window(cpu, gpu, site.MAX_TIMELINE_EVENTS, site.MAX_TIMELINE_DEPTH)
+        frames = [(cpu, gpu)]
+        if len(gpu):
+            frames.append((cpu, gpu.assign(launched_by=None, occupancy_pct=float("nan"), launch_api=None)))
+        for c_in, g_in in frames:
+            c, g, lanes = charts.timeline_data(c_in, g_in)
+            rc, rg, rlanes = charts._timeline_rows(c_in, g_in)
+            assert json.dumps([charts._records(c), charts._records(g), lanes]) == json.dumps([rc, rg, rlanes])
+            checked += 1
+    assert checked > 10

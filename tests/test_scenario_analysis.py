@@ -305,9 +305,12 @@ def test_a_scenario_headline_names_what_its_times_cannot_set_apart_from_the_fast
     assert "sdpa_auto" not in g["near"] + g["ties"]
 
 
-def test_kernels_frame_groups_each_call_as_a_named_aggregation_does(h200):
-    """kernels_frame aggregates column by column: the frame a named .agg gives (first launch, launches, summed
-    µs of each distinct kernel, in launch order), to the last digit."""
+@pytest.mark.parametrize("which", ["h200", "h200_new"])
+def test_kernels_frame_groups_each_call_as_a_named_aggregation_does(which, request):
+    """kernels_frame groups each call's GPU events itself and sums their µs in one grouping of every call:
+    the frame a named .agg of each call's kernel table gives (first launch, launches, summed µs of each
+    distinct kernel, in launch order), to the last digit, for both committed H200 sets."""
+    h200 = request.getfixturevalue(which)
     for variant in sorted({p.variant for p in h200.rs.sweep}):
         got = sa.kernels_frame(h200, variant)
         want = []
@@ -326,16 +329,128 @@ def test_kernels_frame_groups_each_call_as_a_named_aggregation_does(h200):
 
 
 def test_points_at_are_the_rows_a_mask_picks(h200_new):
-    """versus_frame finds our rows at each published point through one grouping: the rows (and their order
-    and labels) a mask on mode, head dim and lengths picks; none where we have no such point; no anchor, no
+    """versus_frame finds our rows at each published point through one grouping: the rows (and their order)
+    a mask on mode, head dim and lengths picks; none where we have no such point; no anchor, no
     row (and no ranking made)."""
     name = next(n for n in sa.scenario_names([h200_new]) if len(sa.point_frame(h200_new, n)))
     pts = sa.point_frame(h200_new, name)
-    at = sa._points_at(pts)
+    at = sa._dicts_at(pts)
     for p in [pts.iloc[i] for i in range(0, len(pts), 7)] + [dict(pts.iloc[0], q_len=-1)]:
         mask = pts[(pts["mode"] == p["mode"]) & (pts["head_dim"] == p["head_dim"]) & (pts["q_len"] == p["q_len"])
                    & (pts["kv_len"] == p["kv_len"])]
-        assert at(p).equals(mask) and list(at(p).index) == list(mask.index)
-    assert sa._points_at(pts.iloc[0:0])(pts.iloc[0]).empty
+        got = at.get(tuple(p[k] for k in sa._AT_KEYS), [])
+        assert repr(got) == repr(sa._dicts(mask)) and len(got) == len(mask)
+    assert sa._dicts_at(pts.iloc[0:0]) == {}
     none = sa.versus_frame(pts, pd.DataFrame(columns=["variant", "mode", "head_dim", "q_len", "kv_len"]))
     assert none.empty and list(none.columns) == sa.VERSUS_COLUMNS
+
+
+def _fastest_by_masks(points):
+    """fastest_frame as first written (a groupby's idxmin, a Series per pick, a mask per unpinned win):
+    the reference for the faster reading."""
+    from gen.analysis.values import variant_role
+
+    ok = sa._ranked(points)
+    if ok.empty:
+        return ok
+    idx = ok.groupby(["mode", "head_dim", "q_len", "kv_len"], sort=True)["gpu_only_ms"].idxmin()
+    auto = variant_role("automatic")
+    picks = []
+    for i in idx.values:
+        r = ok.loc[i]
+        if r["variant"] == auto and r["main_kernel"]:
+            same = ok[(ok["mode"] == r["mode"]) & (ok["head_dim"] == r["head_dim"]) & (ok["q_len"] == r["q_len"])
+                      & (ok["kv_len"] == r["kv_len"]) & (ok["main_kernel"] == r["main_kernel"])
+                      & (ok["variant"] != auto)]
+            i = same["gpu_only_ms"].idxmin() if len(same) else i
+        picks.append(i)
+    return ok.loc[picks].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("which", ["h200", "h200_new"])
+def test_fastest_frame_is_the_groupby_and_masks_reading(which, request):
+    """Every scenario of both committed H200 sets, whole and at each head dim, with ties made (an
+    unpinned SDPA row as fast as the pinned one running its kernel): the rows the groupby gave."""
+    ls = request.getfixturevalue(which)
+    checked = 0
+    for name in sa.scenario_names([ls]):
+        pts = sa.point_frame(ls, name)
+        tied = pts.copy()
+        if len(tied):
+            tied["gpu_only_ms"] = tied["gpu_only_ms"].round(0)  # many equal times: the first of equals wins
+        for frame in (pts, tied, *(pts[pts["head_dim"] == d] for d in pts["head_dim"].unique())):
+            pd.testing.assert_frame_equal(sa.fastest_frame(frame), _fastest_by_masks(frame), check_exact=True)
+            checked += 1
+    assert checked > 10
+
+
+def _versus_by_rows(points, anchor):
+    """versus_frame as first written (iterrows, a frame slice and a mask per anchor): the reference."""
+    from gen.analysis.values import missing
+
+    keys = ["mode", "head_dim", "q_len", "kv_len"]
+
+    def points_at(df):
+        groups = df.groupby(keys, sort=False).indices if len(df) else {}
+        return lambda p: df.iloc[groups[tuple(p[k] for k in keys)]] if tuple(p[k] for k in keys) in groups \
+            else df.iloc[0:0]
+
+    rows = []
+    if anchor.empty:
+        return pd.DataFrame(rows, columns=sa.VERSUS_COLUMNS)
+    widths = points["dtype"].map(sa._width) if len(points) else points["dtype"]
+    by_width = {w: (points_at(sa._ranked(points[widths == w])), points_at(sa.fastest_frame(points[widths == w])))
+                for w in (1, 2)}
+    for _, a in anchor.iterrows():
+        ok_at, fastest_at = by_width[sa._width(a["dtype"]) if "dtype" in a and isinstance(a["dtype"], str) else 2]
+        at, top = ok_at(a), fastest_at(a)
+        fast = top.iloc[0] if len(top) else None
+        same = at[at["variant"] == a["variant"]]
+        same = same.iloc[0] if len(same) else None
+        comparable_time = bool(a["same_shape"]) and not missing(a["published_ms"])
+
+        def ratio(x, y):
+            return x / y if not (missing(x) or missing(y)) and y else math.nan
+
+        rows.append(dict(
+            anchor_set=a["anchor_set"], gpu=a["gpu"], anchor_variant=a["variant"], mode=a["mode"],
+            head_dim=a["head_dim"], q_len=a["q_len"], kv_len=a["kv_len"], same_shape=bool(a["same_shape"]),
+            approximate=bool(a["approximate"]), anchor_ms=a["published_ms"],
+            anchor_published_tflops=a["published_tflops"], anchor_tflops=a["tflops"], tflops_from=a["tflops_from"],
+            same_variant_ms=same["gpu_only_ms"] if same is not None else math.nan,
+            same_variant_tflops=same["tflops"] if same is not None else math.nan,
+            fastest_variant=fast["variant"] if fast is not None else None,
+            fastest_ms=fast["gpu_only_ms"] if fast is not None else math.nan,
+            fastest_tflops=fast["tflops"] if fast is not None else math.nan,
+            fastest_pct_of_ceiling=fast["pct_of_ceiling"] if fast is not None else math.nan,
+            time_ratio=ratio(fast["gpu_only_ms"], a["published_ms"]) if fast is not None and comparable_time
+            else math.nan,
+            rate_ratio=ratio(fast["tflops"], a["tflops"]) if fast is not None else math.nan,
+            same_time_ratio=ratio(same["gpu_only_ms"], a["published_ms"]) if same is not None and comparable_time
+            else math.nan,
+            same_rate_ratio=ratio(same["tflops"], a["tflops"]) if same is not None else math.nan))
+        ours = same if same is not None else fast
+        rows[-1].update(
+            ours_variant=ours["variant"] if ours is not None else None, ours_same=same is not None,
+            ours_ms=ours["gpu_only_ms"] if ours is not None else math.nan,
+            ours_tflops=ours["tflops"] if ours is not None else math.nan,
+            ours_time_ratio=ratio(ours["gpu_only_ms"], a["published_ms"]) if ours is not None and comparable_time
+            else math.nan,
+            ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan)
+    return pd.DataFrame(rows, columns=sa.VERSUS_COLUMNS)
+
+
+def test_versus_frame_is_the_row_by_row_reading(h200_new):
+    """Every scenario of the committed set against the committed published figures (whole, and at each
+    head dim): versus_frame reading rows as dicts gives the frame the row-by-row reading gave."""
+    from gen.model import anchors
+    from tests.conftest import RESULTS
+
+    refs = [tables.load_set(RESULTS / n) for n in (anchors.FA3_NAME, anchors.CUDNN_NAME)]
+    compared = 0
+    for name in sa.scenario_names([h200_new]):
+        pts, anc = sa.point_frame(h200_new, name), sa.anchor_frame([h200_new, *refs], name, h200_new)
+        for frame in (pts, *(pts[pts["head_dim"] == d] for d in pts["head_dim"].unique())):
+            pd.testing.assert_frame_equal(sa.versus_frame(frame, anc), _versus_by_rows(frame, anc), check_exact=True)
+            compared += len(anc)
+    assert compared > 20

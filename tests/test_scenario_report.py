@@ -162,3 +162,21 @@ def test_an_out_of_memory_refusal_says_what_was_asked_and_free():
         "free); it is not ranked.")
     assert ws.not_run("SDPA math", "oom", "out of memory: no figures") == \
         "SDPA math did not run here (oom: no figures); it is not ranked."
+
+
+def test_a_variants_scenario_kernels_are_the_grouped_frames(h200_new):
+    """variant_kernels groups each variant's kernels_frame by (scenario, mode) itself: the groups, their
+    first rows, kernels, totals (µs to the bit) and launches a pandas groupby of the frame gives."""
+    from gen.analysis import scenarios as sa
+    from gen.report import site
+    from gen.report.pages import scenarios as pages
+
+    ctx = site.Context([h200_new])
+    for variant in sorted({p.variant for p in h200_new.rs.sweep}):
+        got = pages.variant_kernels(ctx, variant, "generated/x.md")
+        want = list(sa.kernels_frame(h200_new, variant).groupby(["scenario", "mode"], sort=False))
+        assert [(g["scenario"], g["mode"]) for g in got] == [key for key, _ in want]
+        for g, (_, frame) in zip(got, want):
+            assert repr(g["total_us"]) == repr(float(frame["duration_us"].sum()))
+            assert g["launches"] == int(frame["count"].sum()) and type(g["launches"]) is int
+            assert repr(g["kernels"]) == repr(site.records(frame.head(site.MAX_KERNEL_ROWS)))

@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gen.analysis import clocks, rules, scaling, tables, timings
@@ -274,18 +275,27 @@ def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
     ok = _ranked(points)
     if ok.empty:
         return ok
-    idx = ok.groupby(["mode", "head_dim", "q_len", "kv_len"], sort=True)["gpu_only_ms"].idxmin()
+    # What a groupby's idxmin per point (sorted by point, the first of equal times) and a mask per
+    # unpinned win gave, read off the columns as lists: a Series per pick and a mask per win before.
+    keys = list(zip(*(ok[c].tolist() for c in ("mode", "head_dim", "q_len", "kv_len"))))
+    ms, variant, kernel = ok["gpu_only_ms"].tolist(), ok["variant"].tolist(), ok["main_kernel"].tolist()
+    at: dict[tuple, list[int]] = {}
+    for pos, key in enumerate(keys):
+        if not any(missing(k) for k in key):  # (a groupby drops a key with a missing part)
+            at.setdefault(key, []).append(pos)
+
+    def first_fastest(positions: list[int]) -> int:
+        return min(positions, key=lambda pos: ms[pos])  # the first of equals, as idxmin
+
     auto = variant_role("automatic")
     picks = []
-    for i in idx.values:
-        r = ok.loc[i]
-        if r["variant"] == auto and r["main_kernel"]:
-            same = ok[(ok["mode"] == r["mode"]) & (ok["head_dim"] == r["head_dim"]) & (ok["q_len"] == r["q_len"])
-                      & (ok["kv_len"] == r["kv_len"]) & (ok["main_kernel"] == r["main_kernel"])
-                      & (ok["variant"] != auto)]
-            i = same["gpu_only_ms"].idxmin() if len(same) else i
+    for key in sorted(at):
+        i = first_fastest(at[key])
+        if variant[i] == auto and kernel[i]:
+            same = [pos for pos in at[key] if kernel[pos] == kernel[i] and variant[pos] != auto]
+            i = first_fastest(same) if same else i
         picks.append(i)
-    return ok.loc[picks].reset_index(drop=True)
+    return ok.iloc[picks].reset_index(drop=True)
 
 
 def own_head_dim(points: pd.DataFrame, scenario: str) -> int | None:
@@ -390,15 +400,24 @@ VERSUS_COLUMNS = [
 ]
 
 
-def _points_at(df: pd.DataFrame):
-    """p -> the rows of df at p's mode, head dim and lengths (in df's order), df grouped once for every p."""
-    keys = ["mode", "head_dim", "q_len", "kv_len"]
-    groups = df.groupby(keys, sort=False).indices if len(df) else {}
+_AT_KEYS = ("mode", "head_dim", "q_len", "kv_len")
 
-    def at(p) -> pd.DataFrame:
-        rows = groups.get(tuple(p[k] for k in keys))
-        return df.iloc[rows] if rows is not None else df.iloc[0:0]
-    return at
+
+def _dicts(df: pd.DataFrame) -> list[dict]:
+    """df's rows as dicts, read column by column."""
+    cols = list(df.columns)
+    return [dict(zip(cols, row)) for row in zip(*(df[c].tolist() for c in cols))] if len(df) else []
+
+
+def _dicts_at(df: pd.DataFrame) -> dict[tuple, list[dict]]:
+    """(mode, head dim, q_len, kv_len) -> the rows of df there (as dicts, in df's order); a row
+    with a missing key is at no point (as a groupby drops it)."""
+    out: dict[tuple, list[dict]] = {}
+    for r in _dicts(df):
+        key = tuple(r[k] for k in _AT_KEYS)
+        if not any(missing(k) for k in key):
+            out.setdefault(key, []).append(r)
+    return out
 
 
 def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
@@ -415,14 +434,14 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
     # ours at the anchor's input width only: a published bf16 figure against our bf16 calls, FP8 against FP8
     widths = points["dtype"].map(_width) if len(points) else points["dtype"]
-    by_width = {w: (_points_at(_ranked(points[widths == w])), _points_at(fastest_frame(points[widths == w])))
+    by_width = {w: (_dicts_at(_ranked(points[widths == w])), _dicts_at(fastest_frame(points[widths == w])))
                 for w in (1, 2)}
-    for _, a in anchor.iterrows():
+    for a in _dicts(anchor):  # rows as dicts: a Series per row and a mask per anchor before (the same frame)
         ok_at, fastest_at = by_width[_width(a["dtype"]) if "dtype" in a and isinstance(a["dtype"], str) else 2]
-        at, top = ok_at(a), fastest_at(a)
-        fast = top.iloc[0] if len(top) else None
-        same = at[at["variant"] == a["variant"]]
-        same = same.iloc[0] if len(same) else None
+        key = tuple(a[k] for k in _AT_KEYS)
+        at, top = ok_at.get(key, []), fastest_at.get(key, [])
+        fast = top[0] if top else None
+        same = next((r for r in at if r["variant"] == a["variant"]), None)
         comparable_time = bool(a["same_shape"]) and not missing(a["published_ms"])
 
         def ratio(x, y):
@@ -579,18 +598,27 @@ def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
             cand = [p for p in pts if p.mode == mode and p.point.head_dim == d] or [p for p in pts if p.mode == mode]
             p = max(cand, key=lambda x: (x.point.kv_len, x.point.q_len))
             tr = ls.sweep_trace(p.trace)
-            kt = tables.kernel_table(ls, variant, mode, tr=tr)
-            if kt.empty:
+            # The call's kernel table grouped by name, short name, kind and category (first launch,
+            # launches), read off its events; the µs summed by pandas' groupby as the table's groupby
+            # sums them (the same rows, the same group codes: first seen first; tests compare them to
+            # the last digit), without the table and its four key columns.
+            groups: dict[tuple, list] = {}
+            durs, codes = [], []
+            for g in tr.forwards[0].gpu if tr.forwards else []:
+                key = (g.name, g.short_name, g.kind, rules.category(g.name, g.kind, g.launched_by))
+                acc = groups.get(key)
+                if acc is None:
+                    acc = groups[key] = [g.index, 0, len(groups)]
+                acc[0], acc[1] = min(acc[0], g.index), acc[1] + 1
+                durs.append(g.dur)
+                codes.append(acc[2])
+            if not durs:
                 continue
-            # One aggregation per column (a named .agg costs twice as much), the same cython sums
-            g = kt.groupby(["name", "short_name", "kind", "category"], sort=False, dropna=False)
-            first, count, total = g["index"].min(), g["index"].size(), g["dur_us"].sum()
+            sums = pd.Series(durs, dtype=float).groupby(np.asarray(codes, dtype=np.intp), sort=False).sum().to_numpy()
             point = _point_dict(p.point)
-            for i in sorted(range(len(first)), key=lambda i: first.iat[i]):
-                name, short, kind, category = first.index[i]
-                rows.append(dict(scenario=scenario, mode=mode, **point, index=int(first.iat[i]), name=name,
-                                 short_name=short, kind=kind, category=category, count=int(count.iat[i]),
-                                 duration_us=float(total.iat[i])))
+            for (name, short, kind, category), (first, count, code) in sorted(groups.items(), key=lambda kv: kv[1][0]):
+                rows.append(dict(scenario=scenario, mode=mode, **point, index=int(first), name=name, short_name=short,
+                                 kind=kind, category=category, count=count, duration_us=float(sums[code])))
     return pd.DataFrame(rows, columns=KERNEL_COLUMNS)
 
 

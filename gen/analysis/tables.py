@@ -117,7 +117,7 @@ def stats(samples: list[float]) -> dict[str, float]:
     if not samples:
         return dict(median=np.nan, q1=np.nan, q3=np.nan, min=np.nan, max=np.nan, n=0, iqr_pct=np.nan)
     a = np.asarray(samples, dtype=float)
-    q1, med, q3 = np.percentile(a, [25, 50, 75])
+    q1, med, q3 = timings.small_percentiles(samples, [25, 50, 75]) or np.percentile(a, [25, 50, 75])
     return dict(median=med, q1=q1, q3=q3, min=a.min(), max=a.max(), n=len(a),
                 iqr_pct=100.0 * (q3 - q1) / med if med else np.nan)
 
@@ -218,13 +218,23 @@ def main_kernel(df: pd.DataFrame) -> pd.Series | None:
     return df.iloc[where[int(np.argmax(dur))]]
 
 
-def kernel_totals(ls: LoadedSet, variant: str, mode: str, tr: trace.Trace) -> tuple[pd.Series | None, int, float]:
-    """(main_kernel, GPU events, their µs added up) of the first profiled forward of `tr`, made once per
-    trace: the scenario points and the verdicts ask for every profiled call's. The row is shared: read it."""
+def kernel_totals(ls: LoadedSet, variant: str, mode: str, tr: trace.Trace) -> tuple[dict | None, int, float]:
+    """(main kernel, GPU events, their µs added up) of the first profiled forward of `tr`, made once per
+    trace: the scenario points and the verdicts ask for every profiled call's. The main kernel is
+    main_kernel's row of the call's kernel table, as a dict of what its readers read (name,
+    short_name, index, dur_us, blocks), made from the trace's events: no table for the hundreds of
+    calls whose kernels no page lists (the same values: tests). It is shared: read it."""
     key = ("kernel totals", id(tr))
     if key not in ls._tables:
-        kt = kernel_table(ls, variant, mode, tr=tr)
-        ls._tables[key] = (main_kernel(kt), len(kt), float(kt["dur_us"].sum()))
+        gpu = tr.forwards[0].gpu if tr is not None and tr.forwards else []
+        dur = np.fromiter((g.dur for g in gpu), dtype=float, count=len(gpu))
+        kernels = [i for i, g in enumerate(gpu) if g.kind == "kernel"]
+        mk = None
+        if kernels:  # the first of the longest (durations are finite: gen.analysis.trace checks them)
+            g = gpu[kernels[int(np.argmax(dur[kernels]))]]
+            mk = dict(name=g.name, short_name=g.short_name, index=g.index, dur_us=g.dur,
+                      blocks=math.prod(g.grid) if g.grid else np.nan)
+        ls._tables[key] = (mk, len(gpu), float(dur.sum()))  # numpy's pairwise sum, as pandas' Series.sum
     return ls._tables[key]
 
 

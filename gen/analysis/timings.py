@@ -108,9 +108,73 @@ def round_medians(samples: Sequence[float], sizes: Sequence[int] | None) -> list
     return out
 
 
+SMALL = 1_000  # samples a Python reading handles faster than numpy's per-call costs (a window holds 4 to 200)
+
+
+def _quantile(s: list[float], q: float) -> float:
+    """numpy.percentile's default ("linear") quantile q of the sorted floats s, computed as numpy
+    computes it (its virtual index, and its two-sided interpolation): the same float."""
+    n = len(s)
+    v = (n - 1) * q  # numpy's virtual index for "linear"
+    if v >= n - 1:
+        a = b = s[-1]
+        g = v + 1  # numpy's previous index is -1 there; a == b, so g does not count
+    elif v < 0:
+        a = b = s[0]
+        g = v
+    else:
+        i = math.floor(v)
+        a, b, g = s[i], s[i + 1], v - i
+    d = b - a
+    return b - d * (1 - g) if g >= 0.5 else a + d * g  # numpy's _lerp
+
+
+def small_percentiles(samples: Sequence[float], qs: Sequence[float]) -> list[float] | None:
+    """numpy.percentile(samples, qs) (qs in percent) for a few finite, positive samples, without
+    numpy: the same floats (as np.float64); None otherwise (numpy's reading then decides)."""
+    if len(samples) == 0 or len(samples) > SMALL:
+        return None
+    s = sorted(float(x) for x in samples)
+    if not 0 < s[0] <= s[-1] < math.inf:
+        return None
+    return [np.float64(_quantile(s, q / 100)) for q in qs]  # numpy divides by 100 too
+
+
+def _median(s: list[float]) -> float:
+    """numpy.median of the sorted floats s: the middle one, or the mean of the two middle ones."""
+    h = len(s) // 2
+    return s[h] if len(s) % 2 else (s[h - 1] + s[h]) / 2
+
+
+def _spread_small(a: list[float], sizes: Sequence[int] | None) -> Spread | None:
+    """spread() of a few finite, positive samples without numpy (its per-call costs were most of the
+    time of a set's thousands of spreads): the same floats; None where numpy's reading must decide
+    (NaN, infinities, zeros and their signs, many samples)."""
+    if len(a) > SMALL or not all(0 < x < math.inf for x in a):
+        return None
+    s = sorted(a)
+    q1, med, q3 = _quantile(s, 0.25), _quantile(s, 0.5), _quantile(s, 0.75)
+    rounds: list[float] = []
+    if sizes and len(sizes) >= 2 and sum(sizes) == len(a) and min(sizes) >= 1:  # round_medians' test
+        i = 0
+        for n in sizes:
+            rounds.append(_median(sorted(a[i:i + n])))
+            i += n
+    x = sorted(rounds) if rounds else s
+    k = order_statistic_rank(len(x))
+    lo, hi = x[k - 1], x[len(x) - k]
+    floor = rules.TIME_FLOOR_PCT / 100.0
+    lo, hi = min(lo, med * (1 - floor)), max(hi, med * (1 + floor))
+    return Spread(med, q1, q3, len(a), lo, hi, len(rounds) or 1)
+
+
 def spread(samples: Sequence[float], sizes: Sequence[int] | None = None) -> Spread:
     if len(samples) == 0:
         return Spread()
+    if len(samples) <= SMALL:
+        got = _spread_small([float(x) for x in samples], sizes)
+        if got is not None:
+            return got
     a = np.asarray(samples, dtype=float)
     q1, med, q3 = np.percentile(a, [25, 50, 75])
     rounds = round_medians(a, sizes)
@@ -279,15 +343,18 @@ def share_outcomes(df: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     if df.empty or "kernel_signature" not in df:
         return df
     groups: dict = {}
-    for i, r in df.iterrows():
-        if isinstance(r["kernel_signature"], tuple):
-            key = tuple(None if _nan(r[k]) else r[k] for k in by)
-            groups.setdefault((*key, r["kernel_signature"]), []).append(i)
-    for idx in groups.values():
-        if len(idx) > 1:
-            o = rules.shared_outcome(df.loc[idx, "host_bound_outcome"])
-            for i in idx:
-                df.at[i, "host_bound_outcome"] = o
+    # column by column (iterrows made a Series of every row: a tenth of a scenario page's time)
+    index, sigs, outcomes = df.index.tolist(), df["kernel_signature"].tolist(), df["host_bound_outcome"].tolist()
+    keys = [df[k].tolist() for k in by]
+    for pos, sig in enumerate(sigs):
+        if isinstance(sig, tuple):
+            key = tuple(None if _nan(col[pos]) else col[pos] for col in keys)
+            groups.setdefault((*key, sig), []).append(pos)
+    for positions in groups.values():
+        if len(positions) > 1:
+            o = rules.shared_outcome([outcomes[pos] for pos in positions])
+            for pos in positions:
+                df.at[index[pos], "host_bound_outcome"] = o
     df["host_bound"] = [{rules.YES: True, rules.NO: False}.get(o) for o in df["host_bound_outcome"]]
     return df
 
@@ -314,7 +381,8 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
         and t.gpu_only_ms else spread(t.graph_ms, sizes.get(schema.Window.GPU_ONLY))
     windows = tuple(conditions(w, t.telemetry.get(w), t.telemetry_reason) for w in schema.Window
                     if w in t.telemetry)
-    host_cost = float(np.percentile(t.host_ms, rules.HOST_COST_QUANTILE)) if t.host_ms else math.nan
+    host_cost = float((small_percentiles(t.host_ms, [rules.HOST_COST_QUANTILE])
+                       or np.percentile(t.host_ms, [rules.HOST_COST_QUANTILE]))[0]) if t.host_ms else math.nan
     return Times(gpu_only=gpu_only, gpu_only_method=method, gpu_only_reason=reason, kernel_sum=ksum,
                  eager=spread(t.eager_ms, sizes.get(schema.Window.EAGER)),
                  host=spread(t.host_ms, sizes.get(schema.Window.HOST)), calls_per_replay=t.calls_per_replay,

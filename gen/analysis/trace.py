@@ -204,14 +204,23 @@ def _stream(text: str, path: Path, on_event) -> dict:
                 if text[i:i + 1] == "]":
                     i += 1
                 else:
+                    # raw_decode's own loop, inlined (tens of thousands of events a trace): the
+                    # scanner, the error it raises, the separators read as expect() reads them
+                    scan, space = _DECODER.scan_once, _WS.match
                     while True:
-                        value, i = _DECODER.raw_decode(text, ws(i))
+                        try:
+                            value, i = scan(text, space(text, i).end())
+                        except StopIteration as err:
+                            raise json.JSONDecodeError("Expecting value", text, err.value) from None
                         on_event(value)
-                        i = ws(i)
-                        if text[i:i + 1] == "]":
+                        i = space(text, i).end()
+                        sep = text[i:i + 1]
+                        if sep == "]":
                             i += 1
                             break
-                        i = expect(i, ",")
+                        if sep != ",":
+                            raise json.JSONDecodeError("expected ,", text, i)
+                        i += 1
             else:
                 top[key], i = _DECODER.raw_decode(text, i)
             i = ws(i)
@@ -277,23 +286,27 @@ def _collect(path: Path) -> tuple[list[_Raw], list]:
     max_events = limits.TRACE_EVENTS.value()
     seen = 0
 
+    number = (int, float)  # a decoded JSON value is an int or a float exactly where it is a number (not a bool)
+
     def on_event(e) -> None:
         nonlocal seen
         seen += 1
         if seen > max_events:
             raise limits.TRACE_EVENTS.exceeded(path, f"holds more than {max_events:,} events")
-        if not isinstance(e, dict) or e.get("ph") != "X":
+        if type(e) is not dict or e.get("ph") != "X":
             return
         cat = e.get("cat")
         if cat not in wanted:
             return
-        name = str(e.get("name", ""))
+        name = e.get("name", "")
+        if type(name) is not str:
+            name = str(name)
         if len(name) > MAX_NAME:
             name = f"{name[:MAX_NAME]}… ({len(name) - MAX_NAME:,} more characters)"
         ts, dur, args = e.get("ts"), e.get("dur", 0), e.get("args")
-        if not isinstance(ts, (int, float)) or isinstance(ts, bool):
+        if type(ts) not in number:
             raise TraceError(f"{path}: event {name[:80]!r} has no numeric ts")
-        if not isinstance(dur, (int, float)) or isinstance(dur, bool):
+        if type(dur) not in number:
             raise TraceError(f"{path}: event {name[:80]!r} has a dur that is not a number ({json.dumps(dur)[:40]})")
         if not -MAX_TIME_US <= ts <= MAX_TIME_US:  # NaN fails every comparison
             raise TraceError(f"{path}: event {name[:80]!r} has ts {_shown(ts)}: not a time in µs "
@@ -359,8 +372,7 @@ def parse(path: str | Path) -> Trace:
     events, props = _collect(path)
     ranges = []
     for e in events:
-        m = FORWARD_RE.match(e.name)
-        if m and e.cat == "user_annotation":
+        if e.cat == "user_annotation" and (m := FORWARD_RE.match(e.name)):
             ranges.append((int(m.group(1)), e))
     if not ranges:
         raise TraceError(f"{path}: no forward#N ranges: not a trace written by gen.capture")

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from altair.vegalite.v6.api import _dataset_name
 
-from gen.analysis.values import number, variant_order
+from gen.analysis.values import missing, number, variant_order
 from gen.report import format as fmt
 
 # One colour per kind of event. Copies and fills must stand out from kernels.
@@ -165,15 +165,40 @@ def timeline_window(cpu: pd.DataFrame, gpu: pd.DataFrame, max_events: int, max_d
 def timeline_spec(cpu: pd.DataFrame, gpu: pd.DataFrame) -> dict:
     """`timeline(cpu, gpu).to_dict()` without Altair's cost per chart: the spec
     Altair made once, with this forward's rows and lanes put in. Same Vega-Lite."""
-    c, g, lanes = timeline_data(cpu, gpu)
+    c, g, lanes = _timeline_rows(cpu, gpu)
     spec = json.loads(_timeline_skeleton())
-    spec["datasets"] = {"cpu": _records(c), "gpu": _records(g)}
+    spec["datasets"] = {"cpu": c, "gpu": g}
     for layer, name in zip(spec["layer"], ("cpu", "gpu")):
         layer["data"] = {"name": name}
         layer["encoding"]["y"]["scale"]["domain"] = lanes
         layer["encoding"]["y"]["sort"] = lanes
     spec["height"] = ROW_PX * len(lanes)
     return spec
+
+
+def _as_text(x) -> str:
+    """str(x) as a frame's astype(str) gives it (pandas keeps a missing value missing)."""
+    return x if type(x) is str else (None if missing(x) else str(x))
+
+
+def _timeline_rows(cpu: pd.DataFrame, gpu: pd.DataFrame) -> tuple[list[dict], list[dict], list[str]]:
+    """_records of timeline_data's two frames, and its lanes, read off the columns without the
+    frames (tests compare them)."""
+    threads = [str(t) for t in cpu["thread"].tolist()] if "thread" in cpu else ["main"] * len(cpu)
+    depth = [int(d) for d in cpu["depth"].tolist()]
+    lanes = [_lane(d, t) for _, t, d in sorted({(t != "main", t, d) for t, d in zip(threads, depth)})] + ["GPU"]
+    c = [dict(lane=_lane(d, t), name=_as_text(n), kind=CPU_KIND.get(str(k), "aten op"), start_us=number(s, 3),
+              end_us=number(e, 3), dur_us=number(u, 3))
+         for t, d, n, k, s, e, u in zip(threads, depth, *(cpu[x].tolist() for x in ("name", "cat", "start_us",
+                                                                                    "end_us", "dur_us")))]
+    g = [dict(lane="GPU", index=int(i), name=_as_text(n), short_name=_as_text(sn), kind=_as_text(k),
+              category=_as_text(cat), start_us=number(s, 3), end_us=number(e, 3), dur_us=number(u, 3),
+              launched_by="" if missing(lb) else _as_text(lb), launch_api="" if missing(la) else _as_text(la),
+              occupancy=_occupancy(o))
+         for i, n, sn, k, cat, s, e, u, lb, la, o in zip(*(gpu[x].tolist() for x in (
+             "index", "name", "short_name", "kind", "category", "start_us", "end_us", "dur_us", "launched_by",
+             "launch_api", "occupancy_pct")))]
+    return c, g, lanes
 
 
 def _records(df: pd.DataFrame) -> list[dict]:
@@ -214,15 +239,56 @@ def _fast(key: tuple, frames: dict[str, pd.DataFrame], build) -> dict:
         if len(set(slots.values())) != len(frames):  # a frame Altair did not keep as a dataset
             return build(frames).to_dict(validate=False)
         _SHAPES[key] = (json.dumps(spec), slots)
+    return _filled(key, {n: _values(f) for n, f in frames.items()})
+
+
+def _filled(key: tuple, values: dict[str, list[dict]]) -> dict:
+    """The shape kept for `key`, filled with each frame's rows (as _values gives them)."""
     text, slots = _SHAPES[key]
-    to_values = alt.data_transformers.get()
-    values = {n: to_values(f)["values"] for n, f in frames.items()}
     names = {n: _dataset_name(v) for n, v in values.items()}
     for old, frame in slots.items():
         text = text.replace(f'"{old}"', f'"{names[frame]}"')
     spec = json.loads(text)
     spec["datasets"] = {names[frame]: values[frame] for frame in slots.values()}
     return spec
+
+
+def _all_text(vals: list) -> bool:
+    return all(type(v) is str for v in vals)
+
+
+def _values(df: pd.DataFrame) -> list[dict]:
+    """The rows Altair's data transformer gives for a frame (`alt.data_transformers.get()(df)["values"]`:
+    its row limit, sanitize_pandas_dataframe, to_dict(orient="records")), read column by column: a
+    quarter of a scenario page's time went to Altair's copies and casts. Integers and booleans as
+    Python's; floats too, NaN and ±inf as None; text as it is (pandas' str columns: a missing value
+    as None). Any other column (an object column of anything but text, categories, dates...) goes
+    to Altair."""
+    cols = list(df.columns)
+    if (len(df) > 5000 or not all(type(c) is str for c in cols) or len(set(cols)) != len(cols)
+            or isinstance(df.index, pd.MultiIndex)):
+        return alt.data_transformers.get()(df)["values"]
+    out = []
+    for i in range(len(cols)):
+        col = df.iloc[:, i]
+        numpy, kind = isinstance(col.dtype, np.dtype), col.dtype.kind
+        if numpy and kind in "iub":
+            out.append(col.tolist())
+        elif numpy and kind == "f":
+            a = col.to_numpy()
+            bad = ~np.isfinite(a)
+            vals = a.tolist()
+            if bad.any():
+                for j in np.flatnonzero(bad).tolist():
+                    vals[j] = None
+            out.append(vals)
+        elif col.dtype == object and _all_text(vals := col.tolist()):
+            out.append(vals)  # (with a missing value, pandas' `where` makes it NaN: Altair's say)
+        elif isinstance(col.dtype, pd.StringDtype) and col.dtype.na_value is not pd.NA:
+            out.append([None if type(v) is float else v for v in col.tolist()])  # NaN: missing
+        else:
+            return alt.data_transformers.get()(df)["values"]
+    return [dict(zip(cols, row)) for row in zip(*out)] if cols else [{} for _ in range(len(df))]
 
 
 def _summary_points(summary: pd.DataFrame) -> pd.DataFrame:
@@ -567,6 +633,47 @@ def _lines(d: pd.DataFrame, order: list[str], ticks: list[int], y_title: str, x_
     return alt.layer(line, dots)
 
 
+def _finite(x) -> float | None:
+    """number(x, 6) as a float column of _clean holds it and _values writes it: None where missing or infinite."""
+    x = number(x, 6)
+    return x if x is not None and math.isfinite(x) else None
+
+
+def _measured_rows(points: pd.DataFrame, col: str) -> list[dict]:
+    """_values(_clean(_measured(points, col))), read off the columns (tests compare them)."""
+    cols = ["status", "mode", col, "variant", "kv_len", "head_dim"] + \
+        (["gpu_only_q1_ms", "gpu_only_q3_ms"] if col == "gpu_only_ms" else [])
+    out = []
+    for r in zip(*(points[c].tolist() for c in cols)):
+        if r[0] == "ok" and r[1] == "inference" and not missing(r[2]):
+            row = dict(series=str(r[3]), kv_len=float(int(r[4])), head_dim=float(int(r[5])), value=_finite(r[2]),
+                       figure=MEASURED)
+            if col == "gpu_only_ms":
+                row.update(q1=_finite(r[6]), q3=_finite(r[7]))
+            out.append(row)
+    return out
+
+
+def _published_rows(anchors: pd.DataFrame, col: str, same_shape_only: bool) -> list[dict]:
+    """_values(_clean(_published(anchors, col, same_shape_only)))."""
+    if not len(anchors):
+        return []
+    out = []
+    for mode, same, v, g, kv, d, x in zip(*(anchors[c].tolist() for c in ("mode", "same_shape", "variant", "gpu",
+                                                                         "kv_len", "head_dim", col))):
+        if mode == "inference" and (bool(same) or not same_shape_only) and not missing(x):
+            out.append(dict(series=f"{v} ({g}, published)", kv_len=float(int(kv)), head_dim=float(int(d)),
+                            value=_finite(x), figure=PUBLISHED))
+    return out
+
+
+def _order_and_ticks(rows: list[dict]) -> tuple[list[str], list[int]]:
+    """_series_order and _ticks of the rows' frame."""
+    order = variant_order([r["series"] for r in rows if r["figure"] == MEASURED]) + \
+        sorted({r["series"] for r in rows if r["figure"] == PUBLISHED})
+    return order, sorted({int(r["kv_len"]) for r in rows})
+
+
 def _time_points(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
     d = pd.concat([_measured(points, "gpu_only_ms"), _published(anchors, "published_ms", True)], ignore_index=True)
     return _clean(d.reindex(columns=["series", "kv_len", "head_dim", "value", "figure", "q1", "q3"]))
@@ -580,6 +687,15 @@ def scenario_time(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> 
 
 
 def scenario_time_spec(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> dict:
+    # The chart's rows read off the point and anchor frames where its shape is known (no frames
+    # made: a third of a scenario page's charts' time); the frames and Altair otherwise.
+    rows = [dict(r, **({} if "q1" in r else dict(q1=None, q3=None)))
+            for r in _measured_rows(points, "gpu_only_ms") + _published_rows(anchors, "published_ms", True)]
+    if rows:
+        order, ticks = _order_and_ticks(rows)
+        key = ("scenario_time", tuple(order), tuple(ticks), x_title)
+        if key in _SHAPES:
+            return _filled(key, {"d": rows})
     d = _time_points(points, anchors)
     order, ticks = _series_order(d), _ticks(d)
     return _fast(("scenario_time", tuple(order), tuple(ticks), x_title), {"d": d},
@@ -598,7 +714,12 @@ def _rate_frames(points: pd.DataFrame, anchors: pd.DataFrame, figure: str,
     """The points, the ceilings' rules, and one frame per ceiling's label (highest first)."""
     # Anchors publish rates of compute (prefill); none publishes a bandwidth.
     parts = [_measured(points, figure)] + ([_published(anchors, "tflops", False)] if figure == "tflops" else [])
-    frames = {"d": _clean(pd.concat(parts, ignore_index=True))}
+    return {"d": _clean(pd.concat(parts, ignore_index=True)), **_rule_frames(ceilings)}
+
+
+def _rule_frames(ceilings: list[tuple[str, float]]) -> dict[str, pd.DataFrame]:
+    """The ceilings' rules, and one frame per ceiling's label (highest first); none without a ceiling."""
+    frames = {}
     rules = pd.DataFrame([dict(ceiling=name, value=v) for name, v in ceilings if v and not math.isnan(v)])
     if len(rules):
         frames["rules"] = rules
@@ -618,6 +739,13 @@ def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_ti
 
 def scenario_rate_spec(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_title: str, x_title: str,
                        ceilings: list[tuple[str, float]]) -> dict:
+    rows = _measured_rows(points, figure) + (_published_rows(anchors, "tflops", False) if figure == "tflops" else [])
+    if rows:  # as scenario_time_spec: the rows read off the frames where the shape is known
+        order, ticks = _order_and_ticks(rows)
+        rules = _rule_frames(ceilings)
+        key = ("scenario_rate", tuple(order), tuple(ticks), y_title, x_title, ("d", *rules))
+        if key in _SHAPES and all(len(f) for f in rules.values()):
+            return _filled(key, {"d": rows, **{n: _values(f) for n, f in rules.items()}})
     frames = _rate_frames(points, anchors, figure, ceilings)
     order, ticks = _series_order(frames["d"]), _ticks(frames["d"])
     return _fast(("scenario_rate", tuple(order), tuple(ticks), y_title, x_title, tuple(frames)), frames,

@@ -35,6 +35,70 @@ _HOLDER = '<div class="raw-html" data-held="{}"></div>'
 _HOLDER_RE = re.compile(r'<div class="raw-html" data-held="(\d+)"></div>')
 
 
+# What each of Python-Markdown's inline patterns (its regular expression) cannot match without:
+# a text holding none of its characters is left as it is by every pattern.
+_NEEDS = {
+    r"(?:(?<!\\)((?:\\{2})+)(?=`+)|(?<!\\)`)": "`",  # code spans
+    r"\\(.)": "\\",  # escapes
+    r"(?<!\!)\[": "[",  # links and references
+    r"\!\[": "[",  # images
+    r"<([A-Za-z][A-Za-z0-9+.-]*://[^<>]*)>": "<",
+    r"<([^<> !]+@[^@<> ]+)>": "<",
+    r"(&(?:\#[0-9]+|\#x[0-9a-fA-F]+|[a-zA-Z0-9]+);)": "&",
+    r"\*|_": "*_",
+}
+_LINE_BREAK = r"  \n"  # the line-break pattern: two spaces ending a line
+
+
+class _Inline(markdown.treeprocessors.InlineProcessor):
+    """Python-Markdown's inline pass, which tries each of its patterns (a dozen) on every text of
+    the page: most of a page's texts are table cells and list items with none of the characters
+    any pattern starts with, which it would leave as they are. Those are left at once; the others
+    go through the patterns as before. Only where every pattern is one of _NEEDS's (`for_md`)."""
+
+    def __init__(self, md: markdown.Markdown, trigger: re.Pattern, needs: dict[int, tuple[str, ...]]):
+        super().__init__(md)
+        self._trigger = trigger
+        self._needs = needs  # id(pattern) -> the strings one of which its match holds
+
+    def _InlineProcessor__handleInline(self, data: str, patternIndex: int = 0) -> str:  # noqa: N802
+        if patternIndex == 0 and not self._trigger.search(data):
+            return data
+        return super()._InlineProcessor__handleInline(data, patternIndex)
+
+    def _InlineProcessor__applyPattern(self, pattern, data: str, patternIndex: int,  # noqa: N802, N803
+                                       startIndex: int = 0):  # noqa: N803
+        # A text with the characters of some patterns is still tried only with those: a pattern
+        # with none of its characters past startIndex finds nothing there, which Python-Markdown
+        # answers with (data, False, 0).
+        needs = self._needs.get(id(pattern))
+        if needs is not None and all(data.find(n, startIndex) < 0 for n in needs):
+            return data, False, 0
+        return super()._InlineProcessor__applyPattern(pattern, data, patternIndex, startIndex)
+
+    @classmethod
+    def for_md(cls, md: markdown.Markdown) -> _Inline | None:
+        chars = set("\x02\x03")  # the placeholders of stashed elements, to be safe
+        line_break = False
+        needs: dict[int, tuple[str, ...]] = {}
+        for pattern in md.inlinePatterns:
+            if not isinstance(pattern, markdown.inlinepatterns.InlineProcessor):
+                return None
+            source = pattern.compiled_re.pattern
+            if source == _LINE_BREAK:
+                line_break, needs[id(pattern)] = True, ("  \n",)
+            elif type(pattern).__module__.startswith("markdown.") and source in _NEEDS:
+                chars |= set(_NEEDS[source])
+                needs[id(pattern)] = tuple(_NEEDS[source])
+            elif source.startswith("(<") and type(pattern) is markdown.inlinepatterns.HtmlInlineProcessor:
+                chars.add("<")  # raw inline HTML starts with <
+                needs[id(pattern)] = ("<",)
+            else:
+                return None
+        alternatives = [f"[{re.escape(''.join(sorted(chars)))}]"] + ([_LINE_BREAK] if line_break else [])
+        return cls(md, re.compile("|".join(alternatives)), needs)
+
+
 class _Links(markdown.treeprocessors.Treeprocessor):
     """Relative links to .md pages point at their .html (mkdocs' _RelativePathTreeprocessor)."""
 
@@ -95,6 +159,9 @@ class Converter:
         if self._md is None:
             self._md = markdown.Markdown(extensions=self.extensions, extension_configs=self.configs)
             self._md.treeprocessors.register(_Links(self._md), "report_links", 0)
+            inline, tree = _Inline.for_md(self._md), self._md.treeprocessors
+            if inline is not None and "inline" in tree:  # in the place of Python-Markdown's own
+                tree.register(inline, "inline", next(i.priority for i in tree._priority if i.name == "inline"))
         md = self._md
         md.reset()
         out = md.convert(text)

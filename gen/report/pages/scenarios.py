@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+import numpy as np
+
 from gen.analysis import clocks, rules, scaling
 from gen.analysis import scenarios as sa
 from gen.model import datasheets, schema, variants
@@ -449,15 +451,19 @@ def variant_kernels(ctx: Context, variant: str, page: str, sets=None) -> list[di
     for ls in ctx.sets if sets is None else sets:
         if not ls.measured or ls.rs.environment.device != "cuda":
             continue
-        k = sa.kernels_frame(ls, variant)
-        for (scenario, mode), g in k.groupby(["scenario", "mode"], sort=False):
-            first = g.iloc[0].to_dict()
+        calls: dict[tuple, list[dict]] = {}  # (scenario, mode) -> its call's kernels, as a groupby's groups
+        for r in records(sa.kernels_frame(ls, variant)):
+            calls.setdefault((r["scenario"], r["mode"]), []).append(r)
+        for (scenario, mode), g in calls.items():
+            first = dict(g[0])
             decode = first["q_len"] == 1 and first["kv_len"] > 1
             out.append(dict(ls=ls, scenario=scenario, title=sa.scenario_title(ctx.sets, scenario), mode=mode,
                             link=fmt.relpath(fmt.set_scenario_page(ls.name, scenario), page),
-                            point=words.point_label(first, decode, True), kernels=records(g.head(MAX_KERNEL_ROWS)),
+                            point=words.point_label(first, decode, True), kernels=g[:MAX_KERNEL_ROWS],
                             left_out=max(0, len(g) - MAX_KERNEL_ROWS),
-                            total_us=float(g["duration_us"].sum()), launches=int(g["count"].sum())))
+                            # numpy's pairwise sum, as the group's Series.sum
+                            total_us=float(np.array([r["duration_us"] for r in g], dtype=float).sum()),
+                            launches=sum(int(r["count"]) for r in g)))
     several = len({g["ls"].name for g in out}) > 1
     for g in out:
         g["what"] = wording_verdicts.kernel_paths(
