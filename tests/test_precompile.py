@@ -91,12 +91,13 @@ def test_answers_are_read_errors_said_and_a_stuck_worker_stopped(tmp_path):
 
 
 def test_a_worker_that_dies_at_once_is_said_and_costs_nothing(tmp_path, monkeypatch):
-    # a Python that cannot run the worker: each side process exits at once with an error
-    monkeypatch.setattr(precompile.sys, "executable", sys.executable)
-    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "nowhere"))
-    monkeypatch.setattr(precompile.Path, "resolve", lambda self: tmp_path / "a" / "b" / "c")  # no gen package
+    # an interpreter that cannot run the worker: each side process exits at once with an error
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho 'boom: no worker here' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(precompile.sys, "executable", str(fake))
     ahead = precompile.start([], [spec("p", 64), spec("q", 128)], tmp_path / "logs", cpus=4)
     said = []
     got = ahead.wait(timeout=30, log=said.append)
     assert got == {} and ahead.procs
-    assert any("exited with 1" in line and "No module named" in line for line in said)
+    assert any("exited with 1" in line and "boom: no worker here" in line for line in said)
