@@ -144,3 +144,52 @@ def test_streamed_reading_takes_any_json_layout(h200_dir, tmp_path):
     trailing.write_text(json.dumps(data) + " {", encoding="utf-8")
     with pytest.raises(trace.TraceError, match="trailing.json: not a JSON trace"):
         trace.parse(trailing)
+
+
+def test_garbled_launch_fields_read_as_before(tmp_path):
+    """The fast reading of launch fields (correlation, Input type, tid, grid, block, the
+    numbers, the forward a time falls in) gives what the isinstance-based reading gave:
+    bools are no numbers, a bool correlation of a kernel still finds launch 1, a tid of
+    another type becomes its text, a time on two touching ranges is the first's.
+    (Checked against the replaced code on every committed trace as well: the same Trace.)"""
+    import json
+
+    ev = [
+        {"ph": "X", "cat": "user_annotation", "name": "forward#0", "ts": 0, "dur": 100, "tid": 1},
+        {"ph": "X", "cat": "user_annotation", "name": "forward#1", "ts": 100, "dur": 50, "tid": 1},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 10, "dur": 20, "tid": True,
+         "args": {"correlation": "7", "Input type": "float"}},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 100, "dur": 10, "tid": 1,
+         "args": {"correlation": 3, "Input type": ["float", 2, None]}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 101, "dur": 2, "tid": 1,
+         "args": {"correlation": 5}},
+        {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernel", "ts": 12, "dur": 1, "tid": True,
+         "args": {"correlation": 1}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemsetAsync", "ts": 20, "dur": 1, "tid": [2],
+         "args": {"correlation": True}},
+        {"ph": "X", "cat": "kernel", "name": "void k<3>(int)", "ts": 200, "dur": 5, "tid": 7,
+         "args": {"correlation": 5, "grid": [1, True, 2], "block": [1.5, 2, 3], "stream": True,
+                  "registers per thread": float("nan"), "shared memory": 1e300, "bytes": 3, "blocks per SM": [1]}},
+        {"ph": "X", "cat": "kernel", "name": "k2", "ts": 300, "dur": 5, "tid": 7,
+         "args": {"correlation": True, "grid": [4, 5, 6, 7], "block": [], "stream": 7, "warps per SM": 2.5,
+                  "est. achieved occupancy %": -1e20}},
+        {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "ts": 301, "dur": 1, "tid": 7,
+         "args": {"correlation": "5", "grid": [2**60, 1, 1]}},
+    ]
+    p = tmp_path / "garbled.json"
+    p.write_text(json.dumps({"traceEvents": ev}), encoding="utf-8")
+    t = trace.parse(p)
+    assert t.unattributed == 1 and [len(f.gpu) for f in t.forwards] == [1, 1]
+    f0, f1 = t.forwards
+    assert [(c.name, c.ts, c.depth, c.tid, c.correlation) for c in f0.cpu] == [
+        ("aten::mm", 10.0, 0, True, None), ("cuLaunchKernel", 12.0, 1, True, 1),
+        ("cudaMemsetAsync", 20.0, 0, "[2]", None), ("aten::add", 100.0, 0, 1, 3)]
+    assert [(c.name, c.ts, c.depth, c.tid, c.correlation) for c in f1.cpu] == [("cudaLaunchKernel", 1.0, 1, 1, 5)]
+    k2, k = f0.gpu[0], f1.gpu[0]
+    assert (k2.name, k2.stream, k2.grid, k2.block, k2.warps_per_sm, k2.occupancy_pct, k2.launch_api, k2.launch_ts,
+            k2.launched_by, k2.op_path, k2.input_types) == (
+        "k2", 7, None, None, 2.5, None, "cuLaunchKernel", 12.0, "aten::mm", ("aten::mm",), ())
+    assert (k.short_name, k.ts, k.stream, k.grid, k.block, k.registers_per_thread, k.shared_memory, k.blocks_per_sm,
+            k.bytes, k.launch_api, k.launch_ts, k.launched_by, k.input_types) == (
+        "k", 100.0, None, None, (1, 2, 3), None, None, None, 3, "cudaLaunchKernel", 1.0, "aten::add",
+        ("float", "2", "None"))

@@ -135,14 +135,18 @@ def short_name(name: str) -> str:
     return flat.split("::")[-1].split(" ")[-1] or name
 
 
+_NUMBER = (int, float)
+
+
 def _num(value):
-    """A finite number within ±2^53, else None (a launch field the trace lacks or garbles)."""
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and -MAX_TIME_US <= value <= MAX_TIME_US
-    return value if ok else None
+    """A finite number within ±2^53, else None (a launch field the trace lacks or garbles).
+    A decoded JSON value is an int or a float exactly where it is a number (not a bool)."""
+    return value if type(value) in _NUMBER and -MAX_TIME_US <= value <= MAX_TIME_US else None
 
 
 def _ints(value) -> tuple[int, ...] | None:
-    if isinstance(value, list) and value and len(value) <= 3 and all(_num(x) is not None for x in value):
+    if type(value) is list and 0 < len(value) <= 3 \
+            and all(type(x) in _NUMBER and -MAX_TIME_US <= x <= MAX_TIME_US for x in value):
         return tuple(int(x) for x in value)
     return None
 
@@ -273,10 +277,11 @@ def _shown(x) -> str:
 class _Raw:
     """One complete (ph X) event kept from the stream: only what parse uses."""
 
-    __slots__ = ("ts", "dur", "tid", "name", "cat", "args")
+    __slots__ = ("ts", "dur", "tid", "name", "cat", "args", "corr", "itypes")
 
-    def __init__(self, ts, dur, tid, name, cat, args):
+    def __init__(self, ts, dur, tid, name, cat, args, corr=None, itypes=None):
         self.ts, self.dur, self.tid, self.name, self.cat, self.args = ts, dur, tid, name, cat, args
+        self.corr, self.itypes = corr, itypes  # a CPU event's (args is None for those)
 
 
 def _collect(path: Path) -> tuple[list[_Raw], list]:
@@ -319,15 +324,15 @@ def _collect(path: Path) -> tuple[list[_Raw], list]:
         elif not isinstance(args, dict):
             raise TraceError(f"{path}: event {name[:80]!r} has args that are not an object "
                              f"({type(args).__name__})")
-        if cat in GPU_KINDS:
-            args = {k: args[k] for k in GPU_ARGS if k in args}
-        else:
-            corr, itypes = args.get("correlation"), args.get("Input type")
-            args = {"correlation": corr} if corr is not None else {}
-            if isinstance(itypes, list):
-                args["Input type"] = itypes
         tid = e.get("tid")
-        kept.append(_Raw(ts, dur, tid if isinstance(tid, (int, str)) else str(tid), name, cat, args))
+        if not isinstance(tid, (int, str)):
+            tid = str(tid)
+        if cat in GPU_KINDS:
+            kept.append(_Raw(ts, dur, tid, name, cat, {k: args[k] for k in GPU_ARGS if k in args}))
+        else:
+            itypes = args.get("Input type")
+            kept.append(_Raw(ts, dur, tid, name, cat, None, args.get("correlation"),
+                             itypes if type(itypes) is list else None))
 
     text = _read_text(path)
     try:
@@ -383,11 +388,18 @@ def parse(path: str | Path) -> Trace:
 
     # By time alone, on any thread: backward kernels are launched from the
     # autograd engine's thread while the step's range is open on the main one.
+    bounds = [(e.ts, e.ts + e.dur) for _, e in ranges]
+
     def forward_of(ts: float) -> Forward | None:
         j = bisect.bisect_right(starts, ts) - 1
-        for k in (j - 1, j):  # the first range holding ts, as ranges may touch
-            if k >= 0 and ranges[k][1].ts <= ts <= ranges[k][1].ts + ranges[k][1].dur:
-                return forwards[k]
+        if j >= 1:
+            lo, hi = bounds[j - 1]  # the first range holding ts, as ranges may touch
+            if lo <= ts <= hi:
+                return forwards[j - 1]
+        if j >= 0:
+            lo, hi = bounds[j]
+            if lo <= ts <= hi:
+                return forwards[j]
         return None
 
     cpu = [e for e in events if e.cat in CPU_CATS and not FORWARD_RE.match(e.name)
@@ -396,8 +408,9 @@ def parse(path: str | Path) -> Trace:
     launches: dict[int, tuple[int, Forward | None]] = {}
     for i, e in enumerate(cpu):
         fw = forward_of(e.ts)
-        corr = e.args.get("correlation")
-        corr = corr if isinstance(corr, int) and not isinstance(corr, bool) else None
+        corr = e.corr
+        if type(corr) is not int:
+            corr = None
         if e.cat in LAUNCH_CATS and corr is not None:
             launches[corr] = (i, fw)
         if fw is not None:
@@ -415,7 +428,7 @@ def parse(path: str | Path) -> Trace:
         launch = cpu[li] if li is not None else None
         path_ops = [cpu[j] for j in around.get(li, ())] if launch else []
         inner = path_ops[-1] if path_ops else None
-        itypes = inner.args.get("Input type") if inner else None
+        itypes = inner.itypes if inner else None
         fw.gpu.append(GpuEvent(
             index=len(fw.gpu),
             name=e.name,
