@@ -239,25 +239,19 @@ def _dense(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
                 flops_dense=scenarios.flops(full, v.mode))
 
 
-def _compile_s(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> float | None:
-    rec = _compile_record(ls, v, variant)
-    return rec.compile_time_s if rec is not None else None
-
-
-def _compile_record(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str):
+def _compile(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
+    """compile_s, compile_merged and compile_ahead of the pick, all from the one record whose first
+    call is reported: the verdict's own point; for the article its run first, the capture's first
+    compile at that shape (the sweep point at the same shape comes after it and finds it cached),
+    and the article's runs only for the article (another scenario's shape compiles another graph)."""
     p = verdicts.point_of(ls, v.scenario, v.mode)
-    # The verdict's own point; for the article its run first, the capture's first compile at that
-    # shape (the sweep point at the same shape comes after it and finds it cached), and the article's
-    # runs only for the article (another scenario's shape compiles another graph).
     recs = [s for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p]
     if v.scenario == ARTICLE:
         recs = [r for r in ls.rs.runs if r.variant == variant and r.mode == v.mode] + recs
-    return next((r for r in recs if r.compile_time_s is not None), None)
-
-
-def _compile_merged(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> bool:
-    rec = verdicts.point_records(ls, v.scenario, v.mode).get(variant)
-    return rec is not None and bool(rec.captured) and rec.compile_time_s is not None
+    rec = next((r for r in recs if r.compile_time_s is not None), None)
+    if rec is None:
+        return dict(compile_s=None)
+    return dict(compile_s=rec.compile_time_s, compile_merged=bool(rec.captured), compile_ahead=bool(rec.compiled_ahead))
 
 
 def _accuracy(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str) -> dict:
@@ -282,9 +276,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
         if missing(ratio) or ratio < rules.ADVICE_MIN_GAIN:
             continue
         out.append(Exception_(v.scenario, v.mode, f.variant, ratio, **_dense(ls, v, default),
-                              compile_s=_compile_s(ls, v, f.variant),
-                              compile_merged=_compile_merged(ls, v, f.variant),
-                              compile_ahead=bool(getattr(_compile_record(ls, v, f.variant), "compiled_ahead", False)),
+                              **_compile(ls, v, f.variant),
                               **_accuracy(ls, v, f.variant, default)))
     return tuple(out)
 
