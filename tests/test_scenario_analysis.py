@@ -385,9 +385,7 @@ def test_fastest_frame_is_the_groupby_and_masks_reading(which, request):
 
 
 def _versus_by_rows(points, anchor):
-    """versus_frame as first written (iterrows, a frame slice and a mask per anchor): the reference."""
-    from gen.analysis.values import missing
-
+    """versus_frame's selection as first written (iterrows, a frame slice and a mask per anchor): the reference."""
     keys = ["mode", "head_dim", "q_len", "kv_len"]
 
     def points_at(df):
@@ -407,36 +405,7 @@ def _versus_by_rows(points, anchor):
         fast = top.iloc[0] if len(top) else None
         same = at[at["variant"] == a["variant"]]
         same = same.iloc[0] if len(same) else None
-        comparable_time = bool(a["same_shape"]) and not missing(a["published_ms"])
-
-        def ratio(x, y):
-            return x / y if not (missing(x) or missing(y)) and y else math.nan
-
-        rows.append(dict(
-            anchor_set=a["anchor_set"], gpu=a["gpu"], anchor_variant=a["variant"], mode=a["mode"],
-            head_dim=a["head_dim"], q_len=a["q_len"], kv_len=a["kv_len"], same_shape=bool(a["same_shape"]),
-            approximate=bool(a["approximate"]), anchor_ms=a["published_ms"],
-            anchor_published_tflops=a["published_tflops"], anchor_tflops=a["tflops"], tflops_from=a["tflops_from"],
-            same_variant_ms=same["gpu_only_ms"] if same is not None else math.nan,
-            same_variant_tflops=same["tflops"] if same is not None else math.nan,
-            fastest_variant=fast["variant"] if fast is not None else None,
-            fastest_ms=fast["gpu_only_ms"] if fast is not None else math.nan,
-            fastest_tflops=fast["tflops"] if fast is not None else math.nan,
-            fastest_pct_of_ceiling=fast["pct_of_ceiling"] if fast is not None else math.nan,
-            time_ratio=ratio(fast["gpu_only_ms"], a["published_ms"]) if fast is not None and comparable_time
-            else math.nan,
-            rate_ratio=ratio(fast["tflops"], a["tflops"]) if fast is not None else math.nan,
-            same_time_ratio=ratio(same["gpu_only_ms"], a["published_ms"]) if same is not None and comparable_time
-            else math.nan,
-            same_rate_ratio=ratio(same["tflops"], a["tflops"]) if same is not None else math.nan))
-        ours = same if same is not None else fast
-        rows[-1].update(
-            ours_variant=ours["variant"] if ours is not None else None, ours_same=same is not None,
-            ours_ms=ours["gpu_only_ms"] if ours is not None else math.nan,
-            ours_tflops=ours["tflops"] if ours is not None else math.nan,
-            ours_time_ratio=ratio(ours["gpu_only_ms"], a["published_ms"]) if ours is not None and comparable_time
-            else math.nan,
-            ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan)
+        rows.append(sa.versus_row(a, same, fast))  # the row itself is built as versus_frame builds it
     return pd.DataFrame(rows, columns=sa.VERSUS_COLUMNS)
 
 

@@ -420,6 +420,41 @@ def _dicts_at(df: pd.DataFrame) -> dict[tuple, list[dict]]:
     return out
 
 
+def versus_row(a, same, fast) -> dict:
+    """One row of versus_frame: published figure `a` against our variant of its name (`same`) and our
+    fastest (`fast`) at its point (rows as dicts or Series; None where we have none)."""
+    comparable_time = bool(a["same_shape"]) and not missing(a["published_ms"])
+
+    def ratio(x, y):
+        return x / y if not (missing(x) or missing(y)) and y else math.nan
+
+    ours = same if same is not None else fast
+    return dict(
+        anchor_set=a["anchor_set"], gpu=a["gpu"], anchor_variant=a["variant"], mode=a["mode"],
+        head_dim=a["head_dim"], q_len=a["q_len"], kv_len=a["kv_len"], same_shape=bool(a["same_shape"]),
+        approximate=bool(a["approximate"]), anchor_ms=a["published_ms"],
+        anchor_published_tflops=a["published_tflops"], anchor_tflops=a["tflops"],
+        tflops_from=a["tflops_from"],
+        same_variant_ms=same["gpu_only_ms"] if same is not None else math.nan,
+        same_variant_tflops=same["tflops"] if same is not None else math.nan,
+        fastest_variant=fast["variant"] if fast is not None else None,
+        fastest_ms=fast["gpu_only_ms"] if fast is not None else math.nan,
+        fastest_tflops=fast["tflops"] if fast is not None else math.nan,
+        fastest_pct_of_ceiling=fast["pct_of_ceiling"] if fast is not None else math.nan,
+        time_ratio=ratio(fast["gpu_only_ms"], a["published_ms"]) if fast is not None and comparable_time
+        else math.nan,
+        rate_ratio=ratio(fast["tflops"], a["tflops"]) if fast is not None else math.nan,
+        same_time_ratio=ratio(same["gpu_only_ms"], a["published_ms"]) if same is not None and comparable_time
+        else math.nan,
+        same_rate_ratio=ratio(same["tflops"], a["tflops"]) if same is not None else math.nan,
+        ours_variant=ours["variant"] if ours is not None else None, ours_same=same is not None,
+        ours_ms=ours["gpu_only_ms"] if ours is not None else math.nan,
+        ours_tflops=ours["tflops"] if ours is not None else math.nan,
+        ours_time_ratio=ratio(ours["gpu_only_ms"], a["published_ms"]) if ours is not None and comparable_time
+        else math.nan,
+        ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan)
+
+
 def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
     """Per anchor figure: our same-named variant and our fastest at the matching point (inference).
     time_ratio = our fastest's GPU-only ms / the published ms (only for the same shape: >1 is
@@ -442,38 +477,7 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
         at, top = ok_at.get(key, []), fastest_at.get(key, [])
         fast = top[0] if top else None
         same = next((r for r in at if r["variant"] == a["variant"]), None)
-        comparable_time = bool(a["same_shape"]) and not missing(a["published_ms"])
-
-        def ratio(x, y):
-            return x / y if not (missing(x) or missing(y)) and y else math.nan
-
-        rows.append(dict(
-            anchor_set=a["anchor_set"], gpu=a["gpu"], anchor_variant=a["variant"], mode=a["mode"],
-            head_dim=a["head_dim"], q_len=a["q_len"], kv_len=a["kv_len"], same_shape=bool(a["same_shape"]),
-            approximate=bool(a["approximate"]), anchor_ms=a["published_ms"],
-            anchor_published_tflops=a["published_tflops"], anchor_tflops=a["tflops"],
-            tflops_from=a["tflops_from"],
-            same_variant_ms=same["gpu_only_ms"] if same is not None else math.nan,
-            same_variant_tflops=same["tflops"] if same is not None else math.nan,
-            fastest_variant=fast["variant"] if fast is not None else None,
-            fastest_ms=fast["gpu_only_ms"] if fast is not None else math.nan,
-            fastest_tflops=fast["tflops"] if fast is not None else math.nan,
-            fastest_pct_of_ceiling=fast["pct_of_ceiling"] if fast is not None else math.nan,
-            time_ratio=ratio(fast["gpu_only_ms"], a["published_ms"]) if fast is not None and comparable_time
-            else math.nan,
-            rate_ratio=ratio(fast["tflops"], a["tflops"]) if fast is not None else math.nan,
-            same_time_ratio=ratio(same["gpu_only_ms"], a["published_ms"]) if same is not None and comparable_time
-            else math.nan,
-            same_rate_ratio=ratio(same["tflops"], a["tflops"]) if same is not None else math.nan,
-        ))
-        ours = same if same is not None else fast
-        rows[-1].update(
-            ours_variant=ours["variant"] if ours is not None else None, ours_same=same is not None,
-            ours_ms=ours["gpu_only_ms"] if ours is not None else math.nan,
-            ours_tflops=ours["tflops"] if ours is not None else math.nan,
-            ours_time_ratio=ratio(ours["gpu_only_ms"], a["published_ms"]) if ours is not None and comparable_time
-            else math.nan,
-            ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan)
+        rows.append(versus_row(a, same, fast))
     return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
 
 
