@@ -288,7 +288,7 @@ def _launch_row(id_, job, launch):
 
 
 FAKE_NCU = """
-    import sys, pathlib
+    import json, sys, pathlib, time
     argv = sys.argv[1:]
     tmp = pathlib.Path({tmp!r})
     if "--version" in argv:
@@ -302,7 +302,15 @@ FAKE_NCU = """
     else:
         with open(tmp / "calls.txt", "a") as fh:
             fh.write(" ".join(argv) + "\\n")
-        pathlib.Path(argv[argv.index("--export") + 1]).write_text("report")
+        todo = None
+        if "--wait-for" in argv:  # an early process: its program waits for the go file, runs what it names
+            go = pathlib.Path(argv[argv.index("--wait-for") + 1])
+            while not go.exists():
+                time.sleep(0.05)
+            todo = json.loads(go.read_text())
+            (tmp / "go.txt").write_text(json.dumps(todo))
+        if todo != {{}}:
+            pathlib.Path(argv[argv.index("--export") + 1]).write_text("report")
 """
 
 
@@ -362,35 +370,12 @@ def test_without_every_calls_launches_every_call_is_profiled(tmp_path, monkeypat
 
 # --------------------------------------------------------------------------- an ncu process started early
 
-EARLY_NCU = """
-    import json, sys, pathlib, time
-    argv = sys.argv[1:]
-    tmp = pathlib.Path({tmp!r})
-    if "--version" in argv:
-        print("Version 2025.3.1.0")
-    elif "--query-metrics" in argv:
-        print("")
-    elif "--import" in argv:
-        page = argv[argv.index("--page") + 1]
-        print((tmp / (page + ("1" if page == "raw" else "") + ".csv")).read_text())
-    else:
-        with open(tmp / "calls.txt", "a") as fh:
-            fh.write(" ".join(argv) + "\\n")
-        go = pathlib.Path(argv[argv.index("--wait-for") + 1]) if "--wait-for" in argv else None
-        while go is not None and not go.exists():
-            time.sleep(0.05)
-        todo = json.loads(go.read_text()) if go is not None else None
-        (tmp / "go.txt").write_text(json.dumps(todo))
-        if todo != {{}}:
-            pathlib.Path(argv[argv.index("--export") + 1]).write_text("report")
-"""
-
 
 def test_an_early_ncu_process_waits_and_runs_only_what_the_pass_needs(tmp_path, monkeypatch):
     (tmp_path / "raw1.csv").write_text(raw_csv([_launch_row(1, "inference__naive", C),
                                                 _launch_row(2, "inference__naive", B)]))
     (tmp_path / "details.csv").write_text(details_csv())
-    monkeypatch.setenv("PATH", f"{fake_ncu(tmp_path, EARLY_NCU.format(tmp=str(tmp_path)))}{os.pathsep}"
+    monkeypatch.setenv("PATH", f"{fake_ncu(tmp_path, FAKE_NCU.format(tmp=str(tmp_path)))}{os.pathsep}"
                                f"{os.environ['PATH']}")
     early = counters.start_early({"inference": ["naive", "sdpa_auto", "sdpa_flash"]}, POINT, "bf16")
     try:
@@ -414,7 +399,7 @@ def test_an_early_ncu_process_waits_and_runs_only_what_the_pass_needs(tmp_path, 
 
 
 def test_an_early_ncu_process_left_unused_is_told_to_stop(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATH", f"{fake_ncu(tmp_path, EARLY_NCU.format(tmp=str(tmp_path)))}{os.pathsep}"
+    monkeypatch.setenv("PATH", f"{fake_ncu(tmp_path, FAKE_NCU.format(tmp=str(tmp_path)))}{os.pathsep}"
                                f"{os.environ['PATH']}")
     early = counters.start_early({"train": ["naive"]}, POINT, "bf16")
     # another point than the one it was started for: the pass runs its own process
