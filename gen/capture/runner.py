@@ -481,14 +481,14 @@ def _compile_ahead(steps, run_keys, jobs, cfg, device, store, staging_dir, seed)
     if not inductor_config.fx_graph_cache:
         log("compile ahead: Inductor's FX graph cache is off, so the capture compiles every point itself")
         return {}, 0.0
+    def todo(v, mode, key) -> bool:  # a FlexAttention call that runs in this mode and is not kept yet
+        return precompile.wanted(v) and (mode != "train" or v.train) and store.get(key) is None
+
     point = _point(cfg, cfg.seq_len, cfg.head_dim)
     first = [precompile.spec_of(key, v.kind, v.backend, mode, cfg.dtype, point, cfg.seed or 0)
-             for (mode, v), key in zip(steps, run_keys)
-             if precompile.wanted(v) and (mode != "train" or v.train) and store.get(key) is None]
-    rest = [precompile.spec_of(sweep.job_key(j), j.variant.kind, j.variant.backend, j.mode, j.scenario.dtype,
-                               j.point, seed)
-            for j in jobs if precompile.wanted(j.variant) and (j.mode != "train" or j.variant.train)
-            and store.get(sweep.job_key(j)) is None]
+             for (mode, v), key in zip(steps, run_keys) if todo(v, mode, key)]
+    rest = [precompile.spec_of(key, j.variant.kind, j.variant.backend, j.mode, j.scenario.dtype, j.point, seed)
+            for j, key in ((j, sweep.job_key(j)) for j in jobs) if todo(j.variant, j.mode, key)]
     if not first and not rest:
         return {}, 0.0
     t0 = time.monotonic()
@@ -538,9 +538,10 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
         # Started now, so that ncu's query of its metrics and its program's imports overlap the
         # compiles ahead; it waits for the counter pass before it touches the GPU. A thread: the
         # query is a subprocess, waited on without the GIL.
-        pending = concurrent.futures.ThreadPoolExecutor(1).submit(
-            counter_defs.start_early, {m: [v.name for mm, v in steps if mm == m] for m in modes},
-            _point(cfg, cfg.seq_len, cfg.head_dim), cfg.dtype, cfg.seed or 0)
+        pool = concurrent.futures.ThreadPoolExecutor(1)
+        pending = pool.submit(counter_defs.start_early, {m: [v.name for mm, v in steps if mm == m] for m in modes},
+                              _point(cfg, cfg.seq_len, cfg.head_dim), cfg.dtype, cfg.seed or 0)
+        pool.shutdown(wait=False)  # the one task still runs; the thread ends with it
     try:
         try:
             ahead, waited = _compile_ahead(steps, run_keys, jobs, cfg, device, store, staging_dir, seed)
