@@ -378,3 +378,25 @@ def test_small_percentiles_are_numpys_to_the_bit():
             assert [repr(x) for x in got] == [repr(x) for x in want], (s, qs)
     for s in ([], [0.0, 1.0], [1.0, float("nan")], [float("inf")], [1.0] * 1001):
         assert timings.small_percentiles(s, [50]) is None
+
+
+def test_host_reference_pools_every_record_and_reaches_the_json(h200):
+    """The host's speed beside its host-bound outcomes: the reference call's samples of every run and
+    sweep point pooled (timings.host_reference), and each record's own median in `summary --format json`."""
+    import json
+    import statistics
+
+    from gen.analysis import summary
+
+    ls = tables.load_set(RESULTS / "nvidia-h200__torch-2.11.0")
+    samples = [x for r in (*ls.rs.runs, *ls.rs.sweep) for x in r.timing.host_ref_ms]
+    ref = timings.host_reference(ls.rs)
+    assert ref.n == len(samples) > 1000
+    assert ref.median_ms == pytest.approx(statistics.median(samples))
+    assert ref.p10_ms < ref.median_ms < ref.p90_ms
+    rows = json.loads(summary.run(RESULTS, ls.name, "json"))
+    run = next(r for r in ls.rs.runs if r.mode == "inference" and r.variant == rows[0]["variant"])
+    assert rows[0]["host_ref_ms"] == pytest.approx(statistics.median(run.timing.host_ref_ms), abs=1e-6)
+    # the schema-2 fixture was captured before the reference call existed: none, and null in the JSON
+    assert timings.host_reference(h200.rs) is None
+    assert all(r["host_ref_ms"] is None for r in json.loads(summary.run(h200.path.parent, h200.name, "json")))
