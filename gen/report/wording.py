@@ -75,8 +75,8 @@ def host_speed(median_ms: float, p10_ms: float, p90_ms: float, n: int) -> str:
     return (f"These outcomes are this capture's host's. Its speed: a reference call (a one-element add, its "
             f"dispatch host-timed with the GPU drained, a few calls after every round's host window) took "
             f"{us(median_ms * 1e3)} (median of {n:,}; 10th–90th percentile {us(p10_ms * 1e3)}–{us(p90_ms * 1e3)}). "
-            f"A call whose host cost is near its GPU-only time can be host-bound behind a slower host and not behind a faster "
-            f"one: compare sets' host-bound outcomes beside their hosts' speeds.")
+            f"A call whose host cost is near its GPU-only time can be host-bound behind a slower host and not "
+            f"behind a faster one: compare sets' host-bound outcomes beside their hosts' speeds.")
 
 
 def markers(names) -> str:
