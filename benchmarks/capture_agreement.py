@@ -7,15 +7,12 @@ inference runs, each capture's GPU-only median with its IQR, the difference, whe
 the two IQRs overlap, the eager times, and the two rankings by median; then every
 classification the report makes (gen.analysis.verdicts.classes: host-bound, the
 fastest, each rank, the ties, with the uncertainty of the times) side by side.
-With --pairs SET SET [SET ...]: every pair of several captures, how many classifications
-differ (host-bound outcomes, ranks, fastest, ties), beside each capture's host speed (the
-reference call's dispatch time, timings.host_reference). No torch.
+No torch. Several captures, pair by pair: capture_agreement_pairs.py.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 import tarfile
 import tempfile
@@ -24,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gen.analysis import rules, tables, timings, verdicts  # noqa: E402
+from gen.analysis import tables, timings, verdicts  # noqa: E402
 from gen.model import schema  # noqa: E402
 
 DEFAULT_A = ROOT / "results" / "nvidia-h200__torch-2.11.0"
@@ -115,40 +112,6 @@ def classifications(a: tables.LoadedSet, b: tables.LoadedSet) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _differ(x: verdicts.Classes, y: verdicts.Classes) -> dict[str, list[str]]:
-    """What two captures' classifications of one verdict disagree on, by kind."""
-    ra, rb, ha, hb = dict(x.ranks), dict(y.ranks), dict(x.host_bound), dict(y.host_bound)
-    return {"host-bound": [v for v in ha if v in hb and ha[v] != hb[v]],
-            "rank": [v for v in ra if v in rb and ra[v] != rb[v]],
-            "fastest": ["fastest"] if (x.fastest, x.fastest_outcome) != (y.fastest, y.fastest_outcome) else [],
-            "ties": ["ties"] if x.ties != y.ties else []}
-
-
-def pairs(sets: list[tables.LoadedSet]) -> str:
-    """Every pair of captures: the classifications that differ, counted by kind, and named."""
-    classes = [verdicts.all_classes(ls) for ls in sets]
-    lines = ["| capture | date | host reference call, median [10th–90th percentile] µs | host-bound outcomes "
-             "decided (yes or no) |", "|---|---|---|---|"]
-    for ls, c in zip(sets, classes):
-        ref = timings.host_reference(ls.rs)
-        speed = (f"{ref.median_ms * 1e3:.1f} [{ref.p10_ms * 1e3:.1f}–{ref.p90_ms * 1e3:.1f}]"
-                 if ref else "not recorded")
-        decided = sum(o not in (None, rules.WITHIN_NOISE) for v in c.values() for _, o in v.host_bound)
-        rows = sum(len(v.host_bound) for v in c.values())
-        lines.append(f"| `{ls.name}` | {ls.rs.environment.date} | {speed} | {decided} of {rows} |")
-    lines += ["", "| pair | host-bound | rank | fastest | ties | which |", "|---|---:|---:|---:|---:|---|"]
-    for (i, a), (j, b) in itertools.combinations(enumerate(sets), 2):
-        total = {"host-bound": 0, "rank": 0, "fastest": 0, "ties": 0}
-        which = []
-        for key in [k for k in classes[i] if k in classes[j]]:
-            for kind, names in _differ(classes[i][key], classes[j][key]).items():
-                total[kind] += len(names)
-                which += [f"{key[0]} {key[1]} {n} ({kind})" for n in names]
-        lines.append(f"| {a.name.split('__')[-1]} / {b.name.split('__')[-1]} | " + " | ".join(
-            str(total[k]) for k in total) + f" | {'; '.join(which) or '–'} |")
-    return "\n".join(lines) + "\n"
-
-
 NOTES = "## Notes"  # from this heading on, the file is written by hand and kept
 
 
@@ -157,18 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("a", nargs="?", type=Path, default=DEFAULT_A)
     p.add_argument("b", nargs="?", type=Path, default=DEFAULT_B)
     p.add_argument("--out", type=Path)
-    p.add_argument("--pairs", type=Path, nargs="+", metavar="SET",
-                   help="compare every pair of these captures (folders or .tgz) instead")
     args = p.parse_args(argv)
-    if args.pairs:
-        with tempfile.TemporaryDirectory() as tmp:
-            loaded = [tables.load_set(_open(s, Path(tmp) / str(i))) for i, s in enumerate(args.pairs)]
-            text = pairs(loaded)
-        print(text, end="")
-        if args.out:
-            _write(args.out, "# Several captures on the same H200\n\n`python benchmarks/capture_agreement.py --pairs "
-                             + " ".join(map(str, args.pairs)) + "`\n\n", text)
-        return 0
     with tempfile.TemporaryDirectory() as tmp:
         la = tables.load_set(_open(args.a, Path(tmp) / "a"))
         lb = tables.load_set(_open(args.b, Path(tmp) / "b"))
