@@ -34,8 +34,7 @@ import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from gen.analysis import trace
-from gen.model import layout, limits, schema
+from gen.model import layout, limits, schema, trace
 from gen.model.schema import UserError
 
 ARCHIVES = (".tar.gz", ".tgz")

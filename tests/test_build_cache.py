@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bench_build import PUBLISHED, fabricate
-from gen.analysis import trace
+from gen.model import trace
 from gen.model.schema import UserError
 from gen.report import build, units
 

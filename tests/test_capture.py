@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from gen.analysis import tables, trace
-from gen.model import schema
+from gen.analysis import tables
+from gen.model import schema, trace
 
 pytest.importorskip("torch")
 

@@ -30,9 +30,8 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import trace
 from gen.cli import main
-from gen.model import layout, limits, schema
+from gen.model import layout, limits, schema, trace
 
 ROOT = Path(__file__).resolve().parent.parent
 H200 = "nvidia-h200__torch-2.11.0"

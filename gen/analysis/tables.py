@@ -1,6 +1,6 @@
 """Analysis: result sets and their traces -> pandas tables.
 
-Takes: the results/ tree (gen.model.schema) and its traces (gen.analysis.trace).
+Takes: the results/ tree (gen.model.schema) and its traces (gen.model.trace).
 Gives: `load_sets` (one cache per set), and one DataFrame builder per table the
 report shows: the summary per variant, the kernel list of one forward, the
 timeline lanes, occupancy facts of the longest kernels, time by kernel
@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gen.analysis import rules, timings, trace
+from gen.analysis import rules, timings
 from gen.analysis.values import integer, missing, variant_role
-from gen.model import layout, limits, reference, schema
+from gen.model import layout, limits, reference, schema, trace
 from gen.model.variants import VARIANTS
 
 # --------------------------------------------------------------------------- loading
@@ -230,7 +230,7 @@ def kernel_totals(ls: LoadedSet, variant: str, mode: str, tr: trace.Trace) -> tu
         dur = np.fromiter((g.dur for g in gpu), dtype=float, count=len(gpu))
         kernels = [i for i, g in enumerate(gpu) if g.kind == "kernel"]
         mk = None
-        if kernels:  # the first of the longest (durations are finite: gen.analysis.trace checks them)
+        if kernels:  # the first of the longest (durations are finite: gen.model.trace checks them)
             g = gpu[kernels[int(np.argmax(dur[kernels]))]]
             mk = dict(name=g.name, short_name=g.short_name, index=g.index, dur_us=g.dur,
                       blocks=math.prod(g.grid) if g.grid else np.nan)
