@@ -54,8 +54,10 @@ GPU_COLUMNS = (("name", "id"), ("kind", "id"), ("ts", "time"), ("dur", "dur"), (
                ("blocks_per_sm", "num?"), ("warps_per_sm", "num?"), ("occupancy_pct", "num?"), ("bytes", "num?"),
                ("launch_api", "id?"), ("launch_ts", "time?"), ("launched_by", "id?"), ("op_path", "ids"),
                ("input_types", "ids"))
-# GpuEvent's fields not stored: its index (its place in the call) and short name (made from its name).
-_DERIVED = ("index", "short_name")
+# The columns are the events' fields, each one (a field added to an event without its column fails here,
+# not later); a GPU event's index (its place in its call) and short name (made from its name) are not stored.
+assert [name for name, _ in CPU_COLUMNS] == FIELDS["CpuEvent"]
+assert [name for name, _ in GPU_COLUMNS] == [f for f in FIELDS["GpuEvent"] if f not in ("index", "short_name")]
 
 
 def sha256(path: Path) -> str:
