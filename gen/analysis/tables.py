@@ -49,8 +49,11 @@ class LoadedSet:
         return self.path / run.trace if run and run.trace else None
 
     def trace(self, mode: str, variant: str) -> trace.Trace | None:
-        run = self.rs.run(variant, mode)
-        return self.sweep_trace(run.trace) if run and run.trace else None
+        key = (mode, variant)
+        if key not in self._traces:
+            run = self.rs.run(variant, mode)
+            self._traces[key] = self.sweep_trace(run.trace) if run and run.trace else None
+        return self._traces[key]
 
     def times(self, record, tr: trace.Trace | None = None) -> timings.Times:
         """timings.times of one of the set's runs or sweep points with its parsed trace (or None),
