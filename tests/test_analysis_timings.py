@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from gen.analysis import rules, tables, timings, trace
-from gen.model import graph_rule, schema
+from gen.analysis import rules, tables, timings
+from gen.model import graph_rule, schema, trace
 from tests.conftest import RESULTS
 
 

@@ -1,7 +1,7 @@
 """The three labelled times of every run and sweep point, with their spread, and the host-bound rule.
 
 Takes: a run or sweep point (gen.model.schema `VariantRun` / `SweepPoint`) and
-its parsed trace (gen.analysis.trace) when it has one. Gives: `times(record,
+its parsed trace (gen.model.trace) when it has one. Gives: `times(record,
 trace) -> Times`, and `times_frame(ls)`, one row per run and sweep point of a
 set with the columns of `COLUMNS`. Numbers only; one name per quantity:
 
@@ -45,8 +45,8 @@ import numpy as np
 import pandas as pd
 
 from gen.analysis import rules
-from gen.analysis import trace as trace_mod
 from gen.model import graph_rule, schema
+from gen.model import trace as trace_mod
 
 
 @dataclass(frozen=True)
