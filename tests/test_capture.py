@@ -90,11 +90,17 @@ def test_the_capture_digests_its_traces_and_the_build_reads_them(cpu_set, tmp_pa
             shutil.copytree(committed, results / committed.name)
     shutil.copytree(path, results / path.name)
     monkeypatch.setattr(trace, "parse", refuse)  # the worker processes are forked: they inherit it
-    # The build's own path to every set's pages (gen.report.build.run's, less writing them: its link
-    # check refuses a CPU set captured with --sweep, on main too: its scenario page links a scaling page
-    # such a set does not get).
     ctx, made = units.load(results, None)
     assert path.name in {ls.name for ls in ctx.sets} and made[path.name].pages and not ctx.skipped
+    # and the whole build, its link check included: a CPU set captured with --sweep has no scaling page,
+    # and its article scenario page once linked one (the build refused the set)
+    from gen.report import build
+
+    docs = tmp_path / "docs"
+    shutil.copytree(ROOT / "docs", docs, ignore=shutil.ignore_patterns("generated"))
+    build.run(results, docs, use_cache=False)
+    article = docs / "generated" / "sets" / path.name / "scenarios" / "article.md"
+    assert article.is_file() and "scaling.html" not in article.read_text(encoding="utf-8")
 
 
 def test_unavailable_backend_is_recorded_with_the_reason(cpu_set):
