@@ -236,3 +236,9 @@ def _times(ls: tables.LoadedSet, rec, tr) -> dict:
     return dict(host_ms=tm.host.median, eager_ms=tm.eager.median, gpu_only_ms=tm.gpu_only.median,
                 gpu_only_method=tm.gpu_only_method, eager_over_gpu_only=tm.eager_over_gpu_only,
                 host_bound=bool(tm.host_bound), host_bound_outcome=tm.host_bound_outcome)
+
+
+def scalable(ls) -> bool:
+    """A measured GPU set is scaled against its own ceilings (a CPU set has no ceilings or GPU sweep,
+    a published one no ceilings): the sets that get a scaling page."""
+    return ls.measured and ls.rs.environment.device == "cuda"

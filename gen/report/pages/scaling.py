@@ -53,8 +53,8 @@ def set_view(ctx: Context, ls) -> dict:
 
 
 def has_page(ls) -> bool:
-    """A measured GPU set has a scaling page (a CPU set has no sweep, a published one no ceilings)."""
-    return ls.measured and ls.rs.environment.device == "cuda"
+    """A measured GPU set has a scaling page (gen.analysis.scaling.scalable)."""
+    return scaling.scalable(ls)
 
 
 def _article_page(ctx: Context) -> str | None:
