@@ -21,9 +21,11 @@ import json
 import re
 import xml.etree.ElementTree as etree
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import markdown
+
+from gen.report.format import html_url
 
 BEGIN, END = "<!-- raw-html -->", "<!-- /raw-html -->"  # gen/report/mkdocs_hook.py's markers
 TOC = "<!-- raw-html-toc {} -->"
@@ -111,13 +113,6 @@ class _Links(markdown.treeprocessors.Treeprocessor):
             href = el.get("href")
             if href:
                 el.set("href", html_url(href))
-
-
-def html_url(href: str) -> str:
-    parts = urlsplit(href)
-    if parts.scheme or parts.netloc or not parts.path.endswith(".md"):
-        return href
-    return urlunsplit(("", "", parts.path[:-3] + ".html", parts.query, parts.fragment))
 
 
 def _read_config(path: Path) -> tuple[list, dict]:
