@@ -176,3 +176,34 @@ def test_kernel_summary_is_the_named_aggregation(h200):
         assert [repr(x) for x in got["duration_us"]] == [repr(x) for x in want["total"] / len(tr.forwards)]
         assert got["occupancy_pct"].equals(want["occupancy_pct"].reset_index(drop=True))
         assert got["launched_by"].tolist() == want["launched_by"].tolist()
+
+
+def test_rows_are_each_columns_tolist_zipped_and_missing_reads_as_pd_isna(h200_new):
+    """values.rows (one conversion to objects) gives the values, to the type, of each column's
+    tolist(), the reading it replaced; missing's shortcuts for Python scalars agree with pd.isna."""
+    import numpy as np
+    import pandas as pd
+
+    from gen.analysis import values
+
+    def by_column(df):
+        cols = list(df.columns)
+        return [dict(zip(cols, row)) for row in zip(*(df[c].tolist() for c in cols))]
+
+    def same(a, b):
+        if type(a) is not type(b):
+            return False
+        return (math.isnan(a) and math.isnan(b)) if isinstance(a, float) and a != a else a == b
+
+    mixed = pd.DataFrame({"s": ["a", None, "c"], "i": [1, 2, 3], "f": [0.5, np.nan, 1e300], "b": [True, False, True],
+                          "o": [(1, 2), None, "x"], "f32": np.array([0.1, 0.2, np.nan], dtype=np.float32)})
+    frames = [mixed, mixed.iloc[0:0], tables.summary_table(h200_new, "inference"),
+              tables.kernel_table(h200_new, "sdpa_math", "inference")]
+    for df in frames:
+        got, want = values.rows(df), by_column(df)
+        assert len(got) == len(want) and all(
+            g.keys() == w.keys() and all(same(g[k], w[k]) for k in g) for g, w in zip(got, want)), df.columns
+    assert len(values.rows(frames[2])) > 5
+    for x in (0.0, -1.5, math.nan, math.inf, 0, 7, True, False, "", "nan", np.float64("nan"), np.int64(3), pd.NA,
+              pd.NaT, None):
+        assert values.missing(x) == (x is None or bool(pd.isna(x))), x

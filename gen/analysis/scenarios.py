@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import clocks, rules, scaling, tables, timings
+from gen.analysis import clocks, rules, scaling, tables, timings, values
 from gen.analysis import flops as flops_mod
 from gen.analysis.values import integer, missing, number, text_table, variant_order, variant_role
 from gen.model import anchors, datasheets, said, schema, variants
@@ -404,9 +404,8 @@ _AT_KEYS = ("mode", "head_dim", "q_len", "kv_len")
 
 
 def _dicts(df: pd.DataFrame) -> list[dict]:
-    """df's rows as dicts, read column by column."""
-    cols = list(df.columns)
-    return [dict(zip(cols, row)) for row in zip(*(df[c].tolist() for c in cols))] if len(df) else []
+    """df's rows as dicts (values.rows)."""
+    return values.rows(df) if len(df) else []
 
 
 def _dicts_at(df: pd.DataFrame) -> dict[tuple, list[dict]]:
