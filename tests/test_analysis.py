@@ -207,3 +207,40 @@ def test_rows_are_each_columns_tolist_zipped_and_missing_reads_as_pd_isna(h200_n
     for x in (0.0, -1.5, math.nan, math.inf, 0, 7, True, False, "", "nan", np.float64("nan"), np.int64(3), pd.NA,
               pd.NaT, None):
         assert values.missing(x) == (x is None or bool(pd.isna(x))), x
+
+
+def test_category_split_is_the_kernel_summarys_grouped_sum(h200, h200_new):
+    """category_split sums the trace's events itself: the frame (dtypes, order, floats to the bit)
+    that kernel_summary's rows grouped by category gave, for every profiled call of both H200 sets and
+    the CPU set (no GPU event: empty); the grouped sums pandas' to the bit on values whose sums
+    depend on the way of adding."""
+    import numpy as np
+    import pandas as pd
+
+    from tests.conftest import RESULTS
+
+    cpu = tables.load_set(RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
+    checked = 0
+    for ls in (h200, h200_new, cpu):
+        for run in [r for r in ls.rs.runs if r.status == "ok" and r.trace]:
+            ks = tables.kernel_summary(ls, run.variant, run.mode)
+            if ks.empty:
+                want = pd.DataFrame(columns=["variant", "category", "duration_us"])
+            else:
+                want = ks.groupby("category", sort=False)["duration_us"].sum().reset_index()
+                want = want.assign(variant=run.variant)[["variant", "category", "duration_us"]]
+            pd.testing.assert_frame_equal(tables.category_split(ls, run.variant, run.mode), want, check_exact=True)
+            checked += not ks.empty
+    assert checked > 20
+    rng = np.random.default_rng(0)
+    drift = 0
+    for _ in range(200):  # values whose sums differ in the last bit by the order and way of adding
+        n = int(rng.integers(1, 30))
+        keys = [f"k{k}" for k in rng.integers(0, 4, n)]
+        vals = list(np.round(rng.uniform(0, 500, n), int(rng.integers(0, 6))) / rng.integers(1, 4))
+        want = pd.DataFrame({"k": keys, "v": vals}).groupby("k", sort=False)["v"].sum()
+        got = tables._group_sums(keys, vals)
+        assert list(got) == list(want.index) and [repr(x) for x in got.values()] == [repr(float(x)) for x in want]
+        plain = [repr(sum(v for k, v in zip(keys, vals) if k == g)) for g in want.index]
+        drift += [repr(float(x)) for x in want] != plain
+    assert drift  # a plain sum would fail this test
