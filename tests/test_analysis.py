@@ -244,3 +244,26 @@ def test_category_split_is_the_kernel_summarys_grouped_sum(h200, h200_new):
         plain = [repr(sum(v for k, v in zip(keys, vals) if k == g)) for g in want.index]
         drift += [repr(float(x)) for x in want] != plain
     assert drift  # a plain sum would fail this test
+
+
+def test_the_longest_kernels_are_the_frames_sorted_deduplicated_head(h200, h200_new):
+    """tables._longest on a table's rows: the rows, in order, of sort_values("dur_us", ascending=False)
+    .drop_duplicates("name").head(top), for every profiled forward of both H200 sets, with equal times
+    made (durations rounded), reversed, and with missing times."""
+    import numpy as np
+
+    from gen.analysis import values
+
+    checked = 0
+    for ls in (h200, h200_new):
+        for run in [r for r in ls.rs.runs if r.status == "ok" and r.trace]:
+            kt = tables.kernel_table(ls, run.variant, run.mode)
+            kt = kt[kt["kind"] == "kernel"]
+            nan = kt.assign(dur_us=np.where(kt["index"] % 3 == 0, np.nan, kt["dur_us"]))
+            for t in (kt, kt.assign(dur_us=kt["dur_us"].round(-1)), kt.iloc[::-1], nan, kt.iloc[0:0]):
+                for top in (1, 3, 50):
+                    want = t.sort_values("dur_us", ascending=False).drop_duplicates("name").head(top)
+                    got = tables._longest(values.rows(t), top)
+                    assert [r["index"] for r in got] == want["index"].tolist(), (run.variant, top)
+                    checked += 1
+    assert checked > 500

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gen.analysis import rules, timings, trace
+from gen.analysis import rules, timings, trace, values
 from gen.analysis.values import integer, missing, variant_role
 from gen.model import layout, limits, reference, schema
 from gen.model.variants import VARIANTS
@@ -428,17 +428,32 @@ def theoretical_occupancy(threads: int, regs: int | None, smem: int | None, env:
                 theoretical_pct=100.0 * blocks * warps / max_warps)
 
 
+def _longest(rows: list[dict], top: int) -> list[dict]:
+    """The first `top` rows of distinct names, longest first: what a frame's sort_values("dur_us",
+    ascending=False).drop_duplicates("name").head(top) gives, equal times in its order (pandas'
+    nargsort: numpy's quicksort over the reversed values, reversed back; NaN last)."""
+    dur = np.array([r["dur_us"] for r in rows], dtype=float)
+    nan = np.isnan(dur)
+    at = np.arange(len(rows))[~nan][::-1]
+    order = list(at[dur[~nan][::-1].argsort(kind="quicksort")][::-1]) + list(np.flatnonzero(nan))
+    out, seen = [], set()
+    for i in order:
+        if rows[i]["name"] not in seen and len(out) < top:
+            seen.add(rows[i]["name"])
+            out.append(rows[i])
+    return out
+
+
 def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: int = 3) -> list[dict]:
     """For the longest kernels of one forward (distinct names): launch resources,
     reported and theoretical occupancy, what limits it, and why the profiler may
     have reported none. Numbers and flags only; gen.report.wording words them."""
     env = ls.rs.environment
-    kt = kernel_table(ls, variant, mode)
-    kt = kt[kt["kind"] == "kernel"]
-    if kt.empty or env.device != "cuda":
+    kernels = [r for r in values.rows(kernel_table(ls, variant, mode)) if r["kind"] == "kernel"]
+    if not kernels or env.device != "cuda":
         return []
     out = []
-    for _, k in kt.sort_values("dur_us", ascending=False).drop_duplicates("name").head(top).iterrows():
+    for k in _longest(kernels, top):
         threads = integer(k["threads_per_block"]) or 0
         regs, smem = integer(k["registers_per_thread"]), integer(k["shared_memory"])
         blocks = integer(k["blocks"])
