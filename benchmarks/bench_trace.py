@@ -1,4 +1,4 @@
-"""Time and peak memory of gen.analysis.trace.parse against the trace's size.
+"""Time and peak memory of gen.model.trace.parse against the trace's size.
 
 Usage: python benchmarks/bench_trace.py [--mb 2,4,8,16,50,100,200] [--old-up-to 8] [--out benchmarks/bench_trace.md]
 

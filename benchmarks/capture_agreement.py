@@ -6,7 +6,8 @@ Markdown table on stdout (and --out FILE): per variant of the article scenario's
 inference runs, each capture's GPU-only median with its IQR, the difference, whether
 the two IQRs overlap, the eager times, and the two rankings by median; then every
 classification the report makes (gen.analysis.verdicts.classes: host-bound, the
-fastest, each rank, the ties, with the uncertainty of the times) side by side. No torch.
+fastest, each rank, the ties, with the uncertainty of the times) side by side.
+No torch. Several captures, pair by pair: capture_agreement_pairs.py.
 """
 
 from __future__ import annotations
@@ -127,12 +128,15 @@ def main(argv: list[str] | None = None) -> int:
         text = table(a, b) + classifications(la, lb) + sweep_vs_run(a)
     print(text, end="")
     if args.out:
-        # The notes, from NOTES on, are written by hand: kept.
-        kept = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
-        notes = kept[kept.index(NOTES):] if NOTES in kept else ""
-        args.out.write_text("# Two captures on the same H200\n\n`python benchmarks/capture_agreement.py`\n\n"
-                            + text + ("\n" + notes if notes else ""), encoding="utf-8")
+        _write(args.out, "# Two captures on the same H200\n\n`python benchmarks/capture_agreement.py`\n\n", text)
     return 0
+
+
+def _write(out: Path, head: str, text: str) -> None:
+    """The generated part, then the notes (from NOTES on, written by hand) that the file already held."""
+    kept = out.read_text(encoding="utf-8") if out.is_file() else ""
+    notes = kept[kept.index(NOTES):] if NOTES in kept else ""
+    out.write_text(head + text + ("\n" + notes if notes else ""), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ def quiet() -> None:
 
 
 def ours(path: Path) -> dict:
-    from gen.analysis import trace
+    from gen.model import trace
 
     t0 = time.perf_counter()
     tr = trace.parse(path)

@@ -132,6 +132,27 @@ def cmd_build(a) -> int:
     return 0
 
 
+def cmd_digest(a) -> int:
+    from gen.model import layout, limits, schema, trace_digest
+
+    if not a.sets:
+        layout.settle(Path(a.results))  # what a killed publish left is put right first, or named
+    folders = [Path(s) for s in a.sets] or schema.list_sets(Path(a.results))
+    for folder in folders:
+        limits.check_result_file(folder / schema.RESULT_FILE)
+        rs = schema.load_set(folder)
+        limits.check_set(folder, layout.set_files(rs))
+        rels = trace_digest.trace_files(rs)
+        if not rels:
+            continue  # a published set: no traces
+        data, _ = trace_digest.dumps(folder, rels)  # a trace that does not parse: its one-line error
+        # No publish lock: a digest written while the set was replaced holds the old traces' hashes,
+        # and is parsed around (gen.model.trace_digest), never wrong.
+        layout.atomic_write_bytes(folder / trace_digest.FILE, data)
+        print(folder / trace_digest.FILE)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m gen", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="verb", required=True)
@@ -194,6 +215,13 @@ def parser() -> argparse.ArgumentParser:
     bu.add_argument("--docs", default=str(DEFAULT_RESULTS.parent / "docs"))
     bu.add_argument("--skip-broken", action="store_true", help="build the rest when a set is unreadable")
     bu.set_defaults(func=cmd_build)
+
+    dg = sub.add_parser("digest", help="digest a set's traces into its trace-digest.json.gz, which the build reads "
+                                       "instead of parsing them (capture and import write it; this is for a set "
+                                       "that has none, or one of another version)")
+    dg.add_argument("sets", nargs="*", help="result set folders (default: every set under --results)")
+    dg.add_argument("--results", default=str(DEFAULT_RESULTS))
+    dg.set_defaults(func=cmd_digest)
 
     im = sub.add_parser("import", help="check a result set made elsewhere (folder or .tar.gz) and publish it here")
     im.add_argument("path", help="a result set folder, or a .tar.gz / .tgz holding one")

@@ -13,6 +13,8 @@ together into one report (docs/matrix.md).
   trace paths inside the set) and every run and sweep trace parses: what
   import accepts, build renders.
 - An older schema is migrated and written at the current version.
+- The set's traces are digested (gen.model.trace_digest) from the parse that checked them,
+  and the digest published with the set; a digest that came with it is not taken.
 - A set of the same name is refused unless --force (replace) or --merge.
 - --merge: same GPU, torch and driver, or refused; the union of runs, sweep
   points and scenarios, where a record in both (same scenario, variant, mode,
@@ -34,8 +36,7 @@ import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from gen.analysis import trace
-from gen.model import layout, limits, schema
+from gen.model import layout, limits, schema, trace_digest
 from gen.model.schema import UserError
 
 ARCHIVES = (".tar.gz", ".tgz")
@@ -157,19 +158,18 @@ def _find_set(source: Path, unpacked: Path) -> Path:
     return folder
 
 
-def check(folder: Path, label: str) -> schema.ResultSet:
-    """Load and check a set folder: schema, types, paths, every trace parses.
-    Errors name `label` (where the user's copy is) instead of the scratch folder."""
+def check(folder: Path, label: str) -> tuple[schema.ResultSet, bytes]:
+    """Load and check a set folder: schema, types, paths, every trace parses. Gives the set and its
+    traces' digest (gen.model.trace_digest: made from the traces just parsed, never taken from the
+    source). Errors name `label` (where the user's copy is) instead of the scratch folder."""
     try:
         limits.check_result_file(folder / schema.RESULT_FILE)
         rs = schema.load_set(folder)
         limits.check_set(folder, layout.set_files(rs))
-        for rec in [*rs.runs, *rs.sweep]:
-            if rec.trace:
-                trace.parse(folder / rec.trace)
+        digest, _ = trace_digest.dumps(folder, [rec.trace for rec in [*rs.runs, *rs.sweep] if rec.trace])
     except UserError as exc:
         raise UserError(str(exc).replace(str(folder), label)) from None
-    return rs
+    return rs, digest
 
 
 def _run_key(r: schema.VariantRun) -> tuple:
@@ -274,21 +274,24 @@ def run(source: Path, results_root: Path, force: bool = False, merge: bool = Fal
         folder = _find_set(source, unpacked)
         rel = folder.relative_to(unpacked)
         label = str(source) if source.is_dir() else f"{source}:{rel.as_posix()}"
-        rs = check(folder, label)
+        rs, digest = check(folder, label)
         dropped = left_out + [f"{rel.as_posix()}/{f}" for f in _keep_only(folder, layout.set_files(rs))]
+        # A digest that came with the set is not read (untrusted, and made again here): no note for it.
+        dropped = [f for f in dropped if PurePosixPath(f).name != trace_digest.FILE]
         if dropped:
             more = f" (and {len(dropped) - 3} more)" if len(dropped) > 3 else ""
             print(f"note: left out {len(dropped)} file(s) that are no part of the set: {', '.join(dropped[:3])}{more}",
                   file=sys.stderr)
         # Written at the current version: an older file was migrated by the load.
         layout.atomic_write_text(folder / schema.RESULT_FILE, schema.dumps(rs))
+        layout.atomic_write_bytes(folder / trace_digest.FILE, digest)
         final = results_root / folder.name
         with layout.lock(results_root):
             if not (merge and final.exists()):
                 layout.publish_dir(folder, final, replace=force, locked=True,
                                    hint="pass --force to replace it, or --merge to merge the two")
                 return final
-            old = check(final, str(final))
+            old, _ = check(final, str(final))
             merged_dir = staging / "merged"
             shutil.copytree(final, merged_dir)
             merged = merge_sets(old, rs, final, label, force, folder, merged_dir)
@@ -299,7 +302,8 @@ def run(source: Path, results_root: Path, force: bool = False, merge: bool = Fal
                 layout.atomic_write_bytes(log, prior + f"\n# merged from {label}\n".encode("utf-8", "replace")
                                           + (folder / layout.CAPTURE_LOG).read_bytes())
             layout.atomic_write_text(merged_dir / schema.RESULT_FILE, schema.dumps(merged))
-            check(merged_dir, str(final))  # what is published loads and parses
+            _, digest = check(merged_dir, str(final))  # what is published loads and parses
+            layout.atomic_write_bytes(merged_dir / trace_digest.FILE, digest)
             layout.publish_dir(merged_dir, final, replace=True, locked=True)
             return final
     finally:

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from gen.analysis import counters, tables, trace
+from gen.analysis import counters, tables
 from gen.analysis.values import missing
-from gen.model import schema
+from gen.model import schema, trace
 from tests.conftest import RESULTS
 from tests.test_analysis_timings import gpu_event
 

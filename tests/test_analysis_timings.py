@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from gen.analysis import rules, tables, timings, trace
-from gen.model import schema
+from gen.analysis import rules, tables, timings
+from gen.model import graph_rule, schema, trace
 from tests.conftest import RESULTS
 
 
@@ -378,3 +378,52 @@ def test_small_percentiles_are_numpys_to_the_bit():
             assert [repr(x) for x in got] == [repr(x) for x in want], (s, qs)
     for s in ([], [0.0, 1.0], [1.0, float("nan")], [float("inf")], [1.0] * 1001):
         assert timings.small_percentiles(s, [50]) is None
+
+
+def test_host_reference_pools_every_record_and_reaches_the_json(h200):
+    """The host's speed beside its host-bound outcomes: the reference call's samples of every run and
+    sweep point pooled (timings.host_reference), and each record's own median in `summary --format json`."""
+    import json
+    import statistics
+
+    from gen.analysis import summary
+
+    ls = tables.load_set(RESULTS / "nvidia-h200__torch-2.11.0")
+    samples = [x for r in (*ls.rs.runs, *ls.rs.sweep) for x in r.timing.host_ref_ms]
+    ref = timings.host_reference(ls.rs)
+    assert ref.n == len(samples) > 1000
+    assert ref.median_ms == pytest.approx(statistics.median(samples))
+    assert ref.p10_ms < ref.median_ms < ref.p90_ms
+    rows = json.loads(summary.run(RESULTS, ls.name, "json"))
+    run = next(r for r in ls.rs.runs if r.mode == "inference" and r.variant == rows[0]["variant"])
+    assert rows[0]["host_ref_ms"] == pytest.approx(statistics.median(run.timing.host_ref_ms), abs=1e-6)
+    # the schema-2 fixture was captured before the reference call existed: none, and null in the JSON
+    assert timings.host_reference(h200.rs) is None
+    assert all(r["host_ref_ms"] is None for r in json.loads(summary.run(h200.path.parent, h200.name, "json")))
+
+
+def _graph_timing(graph, eager, ksum=(142.0, 142.0, 142.4)) -> schema.Timing:
+    t = schema.Timing(gpu_only_ms=list(graph), eager_ms=list(eager), kernel_sum_ms=list(ksum))
+    t.gpu_only_method = schema.GpuOnlyMethod.CUDA_GRAPH.value
+    t.graph_check = schema.GraphCheck(fidelity=schema.GraphFidelity.SAME.value, graph_kernels=["k"],
+                                      eager_kernels=["k"])
+    return t
+
+
+def test_every_replay_slower_than_the_median_eager_call_falls_back():
+    """The naive 16k point of an H200 capture (run3): four replays at 149 ms, eager calls at 141 ms but the
+    first at 152 ms, which stretches eager's interval (four samples: their whole range) over the graph's.
+    Every replay is slower than the median eager call: the graph does not stand for the call."""
+    t = _graph_timing([149.0, 149.7, 149.2, 149.4], [152.3, 140.7, 141.1, 140.9])
+    why = graph_rule.fallback_reason(t)
+    assert why and why.startswith("every graph replay") and "149" in why
+    # a power-limited point whose replays straddle the eager median (fp8-prefill, 16k): kept
+    assert graph_rule.fallback_reason(_graph_timing([7.44, 7.77, 7.85, 7.70], [7.51, 7.59, 7.77, 7.60])) is None
+    # analysis applies the same rule to a set captured before it: kernel sum, the reason, the graph kept
+    tm = timings.times(schema.VariantRun(variant="naive", mode="inference", status="ok", timing=t))
+    assert tm.gpu_only_method == schema.GpuOnlyMethod.KERNEL_SUM and tm.gpu_only_reason == why
+    assert tm.gpu_only.median == pytest.approx(142.0) and tm.graph.median == pytest.approx(149.3)
+    # with no kernel sum to fall back to, the graph stays (and the pages mark it)
+    t.kernel_sum_ms = []
+    kept = timings.times(schema.VariantRun(variant="naive", mode="inference", status="ok", timing=t))
+    assert kept.gpu_only_method == schema.GpuOnlyMethod.CUDA_GRAPH

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bench_build import PUBLISHED, fabricate
-from gen.analysis import trace
+from gen.model import trace, trace_digest
 from gen.model.schema import UserError
 from gen.report import build, units
 
@@ -30,9 +30,10 @@ def _results(tmp: Path, n: int) -> tuple[Path, list[str]]:
 
 @pytest.fixture
 def watched(monkeypatch):
-    """The sets whose units were made, and the traces parsed, during a build (one process)."""
+    """The sets whose units were made, and the traces read (parsed, or made from the set's
+    digest), during a build (one process)."""
     made, parsed = [], []
-    real_make, real_parse = units.make, trace.parse
+    real_make, real_parse, real_digested = units.make, trace.parse, trace_digest.Digest.trace
 
     def make(ctx, ls, part):
         made.append((ls.name, part))
@@ -42,8 +43,15 @@ def watched(monkeypatch):
         parsed.append(Path(path))
         return real_parse(path)
 
+    def digested(self, path, rel):
+        got = real_digested(self, path, rel)
+        if got is not None:
+            parsed.append(Path(path))
+        return got
+
     monkeypatch.setattr(units, "make", make)
     monkeypatch.setattr(trace, "parse", parse)
+    monkeypatch.setattr(trace_digest.Digest, "trace", digested)
     return made, parsed
 
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from gen.analysis import tables, trace
-from gen.model import schema
+from gen.analysis import tables
+from gen.model import schema, trace, trace_digest
 
 pytest.importorskip("torch")
 
+ROOT = Path(__file__).resolve().parent.parent
 TINY = "2,2,64,16"
 ARGS = ["--shape", TINY, "--quick"]
 
@@ -58,7 +60,47 @@ def test_cpu_capture_writes_a_complete_set(cpu_set):
             assert len(t.forwards) == rs.config.profile_active and t.counts == [0] * len(t.forwards)
     assert {p.status for p in rs.sweep} <= {"ok", "unavailable"}
     assert rs.ceilings is None  # no GPU: no ceilings to measure
+    n = len(trace_digest.trace_files(rs))
+    assert f"digested {n} of {n} traces into {trace_digest.FILE}" in log and n >= 10
     assert not [p for p in out.iterdir() if p.name.startswith(".staging")]
+
+
+def test_the_capture_digests_its_traces_and_the_build_reads_them(cpu_set, tmp_path, monkeypatch):
+    """Capture publishes its traces' digest (gen.model.trace_digest): the same Traces as the
+    parser's, and a build of the set parses none of its traces."""
+    out, path = cpu_set
+    rs = schema.load_set(path)
+    rels = trace_digest.trace_files(rs)
+    digest = trace_digest.read(path)
+    for rel in rels:
+        got, want = digest.trace(path / rel, rel), trace.parse(path / rel)
+        assert got == want and repr(got) == repr(want)
+    assert (path / trace_digest.FILE).read_bytes() == trace_digest.dumps(path, rels)[0]
+
+    def refuse(p):
+        raise AssertionError(f"parsed {p}")
+
+    import shutil
+
+    from gen.report import units
+
+    results = tmp_path / "results"  # the committed sets (a report needs a GPU set), and this one
+    for committed in (ROOT / "results").iterdir():
+        if committed.is_dir() and committed.name != path.name:
+            shutil.copytree(committed, results / committed.name)
+    shutil.copytree(path, results / path.name)
+    monkeypatch.setattr(trace, "parse", refuse)  # the worker processes are forked: they inherit it
+    ctx, made = units.load(results, None)
+    assert path.name in {ls.name for ls in ctx.sets} and made[path.name].pages and not ctx.skipped
+    # and the whole build, its link check included: a CPU set captured with --sweep has no scaling page,
+    # and its article scenario page once linked one (the build refused the set)
+    from gen.report import build
+
+    docs = tmp_path / "docs"
+    shutil.copytree(ROOT / "docs", docs, ignore=shutil.ignore_patterns("generated"))
+    build.run(results, docs, use_cache=False)
+    article = docs / "generated" / "sets" / path.name / "scenarios" / "article.md"
+    assert article.is_file() and "scaling.html" not in article.read_text(encoding="utf-8")
 
 
 def test_unavailable_backend_is_recorded_with_the_reason(cpu_set):
@@ -234,6 +276,8 @@ def test_a_capture_killed_with_sigkill_resumes_and_publishes_the_same_set(tmp_pa
     for rec in [*rs_b.runs, *rs_b.sweep]:
         if rec.trace:
             assert (b / rec.trace).is_file()
+    # the digest of the traces of both sessions, as one capture writes it
+    assert (b / trace_digest.FILE).read_bytes() == trace_digest.dumps(b, trace_digest.trace_files(rs_b))[0]
 
 
 def test_a_point_predicted_past_the_per_call_or_first_call_limit_is_skipped_with_why():

@@ -13,7 +13,8 @@ import shutil
 
 import pytest
 
-from gen.analysis import counters, findings, summary, tables, trace
+from gen.analysis import counters, findings, summary, tables
+from gen.model import trace
 from gen.report import format as fmt
 from gen.report import render, wording
 from tests.conftest import H200

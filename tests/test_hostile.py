@@ -113,7 +113,7 @@ def _trace_with(tmp_path: Path, change) -> Path:
     ("ts", None, "no numeric ts"),
 ])
 def test_wrong_types_in_a_trace_are_a_trace_error(tmp_path, field, value, said):
-    from gen.analysis import trace
+    from gen.model import trace
 
     def change(events):
         e = next(e for e in events if e.get("cat") == "kernel")
@@ -147,7 +147,7 @@ def test_parse_time_grows_linearly(tmp_path):
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from bench_trace import make_trace
 
-    from gen.analysis import trace
+    from gen.model import trace
 
     path = tmp_path / "big.json.gz"
     json_mb, _, _ = make_trace(16, path)

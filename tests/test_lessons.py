@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from gen.analysis import comparability, findings, lessons, tables, trace, verdicts
-from gen.model import schema
+from gen.analysis import comparability, findings, lessons, tables, verdicts
+from gen.model import schema, trace
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 BF16 = ("c10::BFloat16", "c10::BFloat16")

@@ -103,3 +103,46 @@ def test_schema3_captures_agree(h200_new, other):
         for v in hx:
             assert {hx[v], hy.get(v)} != {rules.YES, rules.NO}, (key, v)
     assert compared >= 5
+
+
+CAPTURES = ROOT / "benchmarks" / "data" / "captures"
+
+
+def _load_tgz(path: Path, into: Path) -> tables.LoadedSet:
+    with tarfile.open(path) as tf:
+        tf.extractall(into, filter="data")
+    (found,) = [p.parent for p in into.rglob("result.json")]
+    return tables.load_set(found)
+
+
+@pytest.fixture(scope="module")
+def four(tmp_path_factory) -> list[tables.LoadedSet]:
+    """Four whole H200 captures (schema 3, every scenario, both modes): the committed set and its rerun
+    (06:57 and 07:02 on one machine), and two more (11:16 and 11:22 on another) kept as benchmark data."""
+    sets = [tables.load_set(ROOT / "results" / "nvidia-h200__torch-2.11.0"),
+            tables.load_set(ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__rerun")]
+    for name in ("run3", "run4"):
+        sets.append(_load_tgz(CAPTURES / f"nvidia-h200__torch-2.11.0__{name}.tgz", tmp_path_factory.mktemp(name)))
+    return sets
+
+
+def test_four_h200_captures_agree_on_the_fastest_and_the_ties(four):
+    """What rests on GPU-only times reproduces in every pair of the four captures: the fastest (with its
+    outcome) and the groups that run the same kernels, in every scenario and mode."""
+    classes = [verdicts.all_classes(ls) for ls in four]
+    for i in range(len(four)):
+        for j in range(i + 1, len(four)):
+            common = set(classes[i]) & set(classes[j])
+            assert len(common) == 11, (four[i].name, four[j].name)  # every scenario and mode a set ranks
+            for key in sorted(common):
+                x, y = classes[i][key], classes[j][key]
+                assert (set(x.fastest), x.fastest_outcome) == (set(y.fastest), y.fastest_outcome), (key, i, j)
+                assert x.ties == y.ties, (key, i, j)
+
+
+def test_each_capture_records_its_host_speed(four):
+    """Host-bound outcomes are the host's (benchmarks/capture_agreement_pairs.md): every capture carries the
+    reference call it is read beside, and the second machine's host was the slower one."""
+    refs = [timings.host_reference(ls.rs) for ls in four]
+    assert all(r is not None and r.n > 1000 and r.p10_ms <= r.median_ms <= r.p90_ms for r in refs)
+    assert min(refs[2].median_ms, refs[3].median_ms) > 1.2 * max(refs[0].median_ms, refs[1].median_ms)

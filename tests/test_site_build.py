@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from gen.analysis.trace import short_name
+from gen.model.trace import short_name
 from gen.report import build
 
 ROOT = Path(__file__).resolve().parent.parent

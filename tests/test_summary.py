@@ -96,7 +96,7 @@ def test_unknown_set_is_one_line(h200_dir):
 
 
 def test_report_side_imports_no_torch():
-    code = ("import sys, gen.analysis.tables, gen.analysis.summary, gen.analysis.trace, gen.model.schema, "
+    code = ("import sys, gen.analysis.tables, gen.analysis.summary, gen.model.trace, gen.model.schema, "
             "gen.model.variants, gen.cli; "
             "sys.exit(1 if 'torch' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -250,3 +250,4 @@ def test_each_round_times_the_reference_call_after_its_host_window():
     assert set(t.host_ref_ms) == {0.04}  # host-timed like the host window
     # a timer without a reference call (a CPU) records none
     assert timing.measure(nothing, "cuda", BUDGET, timer=FakeTimer(lambda i: 0.15, gpu=0.1)).host_ref_ms == []
+

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from gen.analysis import trace
+from gen.model import trace
 
 
 def parse(h200_dir, name):

@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gen.analysis import comparability, tables, trace
+from gen.analysis import comparability, tables
 from gen.analysis.values import number, text_table, variant_order
-from gen.model import layout, schema
+from gen.model import layout, schema, trace
 
 COLUMNS = ["variant", "status_a", "status_b", "kernels_a", "kernels_b", "kernels_added", "kernels_removed",
            "kernel_match", "gpu_only_ms_a", "gpu_only_ms_b", "gpu_only_ratio", "gpu_only_method_a", "gpu_only_method_b",

@@ -2,7 +2,7 @@
 
 Takes: a run (gen.model.schema `VariantRun`, whose `counters` hold one
 `KernelCounters` per kernel launch of one call, in launch order) and its
-parsed trace (gen.analysis.trace). Gives: `match(run, trace) -> Matched`:
+parsed trace (gen.model.trace). Gives: `match(run, trace) -> Matched`:
 one row per kernel of the trace's first profiled call (`COLUMNS`: the
 trace's launch index, name, estimate and op path beside the counters), the
 name mismatches found on the way, and why there are no counters where there
@@ -28,8 +28,8 @@ from typing import Any
 import pandas as pd
 
 from gen.analysis import rules
-from gen.analysis import trace as trace_mod
 from gen.model import schema
+from gen.model import trace as trace_mod
 
 
 class Bound(enum.StrEnum):

@@ -12,6 +12,7 @@ import functools
 import re
 
 from gen.analysis.values import missing
+from gen.model import graph_rule
 
 # --------------------------------------------------------------------------- uncertainty
 
@@ -223,9 +224,10 @@ TRAIN_OVER_FORWARD_RATIO = 10.0
 NOISY_IQR_PCT = 10.0
 
 
-# A CUDA graph's replay reading above the eager time by more than this, where the capture kept
-# the graph's time (the two intervals overlapped: few samples at long calls), is marked.
-GRAPH_ABOVE_EAGER_PCT = 2.0
+# A CUDA graph's replay reading above the eager time by more than this falls back to the kernel sum
+# (gen.model.graph_rule, which capture shares); where there is no kernel sum to fall back to (sets of
+# schema 2), the point is marked.
+GRAPH_ABOVE_EAGER_PCT = graph_rule.GRAPH_ABOVE_EAGER_PCT
 
 
 def graph_above_eager(gpu_only_ms: float | None, eager_ms: float | None, method: str | None) -> bool:

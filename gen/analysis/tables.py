@@ -1,6 +1,6 @@
 """Analysis: result sets and their traces -> pandas tables.
 
-Takes: the results/ tree (gen.model.schema) and its traces (gen.analysis.trace).
+Takes: the results/ tree (gen.model.schema) and its traces (gen.model.trace).
 Gives: `load_sets` (one cache per set), and one DataFrame builder per table the
 report shows: the summary per variant, the kernel list of one forward, the
 timeline lanes, occupancy facts of the longest kernels, time by kernel
@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gen.analysis import rules, timings, trace, values
+from gen.analysis import rules, timings, values
 from gen.analysis.values import integer, missing, variant_role
-from gen.model import layout, limits, reference, schema
+from gen.model import layout, limits, reference, schema, trace, trace_digest
 from gen.model.variants import VARIANTS
 
 # --------------------------------------------------------------------------- loading
@@ -51,8 +51,8 @@ class LoadedSet:
     def trace(self, mode: str, variant: str) -> trace.Trace | None:
         key = (mode, variant)
         if key not in self._traces:
-            p = self.trace_path(mode, variant)
-            self._traces[key] = trace.parse(p) if p else None
+            run = self.rs.run(variant, mode)
+            self._traces[key] = self.sweep_trace(run.trace) if run and run.trace else None
         return self._traces[key]
 
     def times(self, record, tr: trace.Trace | None = None) -> timings.Times:
@@ -65,21 +65,24 @@ class LoadedSet:
         return got[2]
 
     def sweep_trace(self, rel: str) -> trace.Trace:
-        if rel not in self._traces:
-            self._traces[rel] = trace.parse(self.path / rel)
-        return self._traces[rel]
+        """The Trace of the set's trace at rel, made once: from the set's digest where it holds
+        this file's bytes (gen.model.trace_digest), else parsed. The two are equal."""
+        got = self._traces.get(rel)
+        if got is None:
+            key = ("trace digest",)
+            if key not in self._tables:  # read once, when the first trace is asked for
+                self._tables[key] = trace_digest.read(self.path)
+            digest, path = self._tables[key], self.path / rel
+            got = digest.trace(path, rel) if digest is not None else None
+            got = self._traces[rel] = got if got is not None else trace.parse(path)
+        return got
 
     def check_traces(self) -> None:
-        """Parse every profiled trace once (runs and sweep points: all the pages
+        """Read every profiled trace once (runs and sweep points: all the pages
         read), so a bad one fails at load time."""
-        for run in self.rs.runs:
-            if run.trace and self.rs.run(run.variant, run.mode) is run:
-                self.trace(run.mode, run.variant)
-            elif run.trace:  # another scenario's run: cached by its path
-                self.sweep_trace(run.trace)
-        for point in self.rs.sweep:
-            if point.trace:
-                self.sweep_trace(point.trace)
+        for rec in [*self.rs.runs, *self.rs.sweep]:
+            if rec.trace:
+                self.sweep_trace(rec.trace)
 
 
 def load_set(path: Path) -> LoadedSet:
@@ -230,7 +233,7 @@ def kernel_totals(ls: LoadedSet, variant: str, mode: str, tr: trace.Trace) -> tu
         dur = np.fromiter((g.dur for g in gpu), dtype=float, count=len(gpu))
         kernels = [i for i, g in enumerate(gpu) if g.kind == "kernel"]
         mk = None
-        if kernels:  # the first of the longest (durations are finite: gen.analysis.trace checks them)
+        if kernels:  # the first of the longest (durations are finite: gen.model.trace checks them)
             g = gpu[kernels[int(np.argmax(dur[kernels]))]]
             mk = dict(name=g.name, short_name=g.short_name, index=g.index, dur_us=g.dur,
                       blocks=math.prod(g.grid) if g.grid else np.nan)

@@ -1,7 +1,7 @@
 """The three labelled times of every run and sweep point, with their spread, and the host-bound rule.
 
 Takes: a run or sweep point (gen.model.schema `VariantRun` / `SweepPoint`) and
-its parsed trace (gen.analysis.trace) when it has one. Gives: `times(record,
+its parsed trace (gen.model.trace) when it has one. Gives: `times(record,
 trace) -> Times`, and `times_frame(ls)`, one row per run and sweep point of a
 set with the columns of `COLUMNS`. Numbers only; one name per quantity:
 
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import math
+import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -44,8 +45,8 @@ import numpy as np
 import pandas as pd
 
 from gen.analysis import rules
-from gen.analysis import trace as trace_mod
-from gen.model import schema
+from gen.model import graph_rule, schema
+from gen.model import trace as trace_mod
 
 
 @dataclass(frozen=True)
@@ -269,6 +270,7 @@ class Times:
     telemetry_reason: str | None = None  # why no window has any
     fidelity: GraphFidelity | None = None
     host_cost_ms: float = math.nan  # the host's own cost of a call (rules.HOST_COST_QUANTILE of host_ms)
+    host_ref_ms: float = math.nan  # the reference call's host time beside this record's host windows (median)
 
     @property
     def host_overhead_ms(self) -> float:
@@ -367,18 +369,23 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
     ksum = spread(t.kernel_sum_ms, sizes.get(schema.Window.KERNEL_SUM)) if t.kernel_sum_ms else \
         spread(kernel_sum_samples(tr))
     method, reason = t.gpu_only_method, t.gpu_only_reason
-    if method == schema.GpuOnlyMethod.CUDA_GRAPH and t.gpu_only_ms:
+    # The capture's graph rule again, on the raw samples: a set captured before one of its clauses gets it.
+    late = graph_rule.fallback_reason(t) if method == schema.GpuOnlyMethod.CUDA_GRAPH and t.gpu_only_ms \
+        and t.kernel_sum_ms else None
+    if method == schema.GpuOnlyMethod.CUDA_GRAPH and t.gpu_only_ms and late is None:
         gpu_only = spread(t.gpu_only_ms, sizes.get(schema.Window.GPU_ONLY))
     elif method is not None:
         # kernel_sum, or cuda_graph with no samples kept: the trace stands in, labelled so.
         if method == schema.GpuOnlyMethod.CUDA_GRAPH:
-            reason = reason or "no CUDA-graph samples stored"
+            reason = late or reason or "no CUDA-graph samples stored"
         method, gpu_only = schema.GpuOnlyMethod.KERNEL_SUM.value, ksum
     else:
         gpu_only = Spread()
     absent = None if gpu_only.n else ("not_measured" if method is None else "no_trace")
-    graph = spread(t.gpu_only_ms, sizes.get(schema.Window.GPU_ONLY)) if method == schema.GpuOnlyMethod.CUDA_GRAPH \
-        and t.gpu_only_ms else spread(t.graph_ms, sizes.get(schema.Window.GPU_ONLY))
+    # the graph's samples: in gpu_only_ms where the capture kept them (even if the rule now falls back)
+    graph = spread(t.gpu_only_ms, sizes.get(schema.Window.GPU_ONLY)) \
+        if t.gpu_only_method == schema.GpuOnlyMethod.CUDA_GRAPH and t.gpu_only_ms \
+        else spread(t.graph_ms, sizes.get(schema.Window.GPU_ONLY))
     windows = tuple(conditions(w, t.telemetry.get(w), t.telemetry_reason) for w in schema.Window
                     if w in t.telemetry)
     host_cost = float((small_percentiles(t.host_ms, [rules.HOST_COST_QUANTILE])
@@ -390,7 +397,8 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
                  burst_throttled=rules.burst_lead(t.burst_ms) is not None,
                  burst_early=spread(rules.burst_lead(t.burst_ms) or []), graph=graph,
                  windows=windows, telemetry_reason=t.telemetry_reason or (None if windows else "not recorded"),
-                 fidelity=graph_fidelity(t.graph_check), host_cost_ms=host_cost)
+                 fidelity=graph_fidelity(t.graph_check), host_cost_ms=host_cost,
+                 host_ref_ms=statistics.median(t.host_ref_ms) if t.host_ref_ms else math.nan)
 
 
 # The columns of `times_frame` and `row`; each name is used for the same quantity on every page and in the JSON.
@@ -400,7 +408,7 @@ COLUMNS = [
     "gpu_only_ci_hi_ms", "gpu_only_rounds", "gpu_only_method", "gpu_only_reason", "gpu_only_absent",
     "calls_per_replay", "kernel_sum_ms", "kernel_sum_n",
     "eager_ms", "eager_q1_ms", "eager_q3_ms", "eager_n", "eager_iqr_pct", "eager_ci_lo_ms", "eager_ci_hi_ms",
-    "host_ms", "host_q1_ms", "host_q3_ms", "host_n", "host_iqr_pct", "host_cost_ms",
+    "host_ms", "host_q1_ms", "host_q3_ms", "host_n", "host_iqr_pct", "host_cost_ms", "host_ref_ms",
     "host_overhead_ms", "eager_over_gpu_only", "host_bound", "host_bound_outcome",
     "burst_ms", "burst_n", "graph_ms", "graph_fidelity", "graph_detail", "graph_only_in_graph", "graph_only_in_eager",
     *TELEMETRY_COLUMNS, "burst_sm_clock_mhz", "burst_sm_clock_max_mhz", "burst_throttled", "burst_early_ms",
@@ -424,7 +432,8 @@ def row(tm: Times) -> dict[str, Any]:
     out.update(gpu_only_rounds=tm.gpu_only.rounds, gpu_only_method=tm.gpu_only_method,
                gpu_only_reason=tm.gpu_only_reason, gpu_only_absent=tm.gpu_only_absent,
                calls_per_replay=tm.calls_per_replay, kernel_sum_ms=tm.kernel_sum.median,
-               kernel_sum_n=tm.kernel_sum.n, host_cost_ms=tm.host_cost_ms, host_overhead_ms=tm.host_overhead_ms,
+               kernel_sum_n=tm.kernel_sum.n, host_cost_ms=tm.host_cost_ms, host_ref_ms=tm.host_ref_ms,
+               host_overhead_ms=tm.host_overhead_ms,
                eager_over_gpu_only=tm.eager_over_gpu_only, host_bound=tm.host_bound,
                host_bound_outcome=tm.host_bound_outcome, burst_ms=tm.burst.median, burst_n=tm.burst.n,
                graph_ms=tm.graph.median, graph_fidelity=tm.fidelity.fidelity if tm.fidelity else None,
@@ -444,6 +453,27 @@ def row(tm: Times) -> dict[str, Any]:
 def _point_columns(p: schema.Point | None) -> dict[str, Any]:
     keys = ("batch", "q_heads", "kv_heads", "head_dim", "q_len", "kv_len", "mask")
     return {k: getattr(p, k) if p else None for k in keys}
+
+
+@dataclass(frozen=True)
+class HostReference:
+    """How fast the capture's host dispatched: the reference call's host time (schema.Timing.host_ref_ms,
+    a one-element add host-timed after every round's host window) over the whole set, in ms."""
+
+    median_ms: float
+    p10_ms: float
+    p90_ms: float
+    n: int
+
+
+def host_reference(rs: schema.ResultSet) -> HostReference | None:
+    """The reference call's samples of every run and sweep point of a set pooled; None where the set
+    has none (sets captured before the reference call existed, CPU sets)."""
+    samples = [x for r in (*rs.runs, *rs.sweep) if r.timing is not None for x in r.timing.host_ref_ms]
+    if not samples:
+        return None
+    p10, med, p90 = (float(x) for x in np.percentile(samples, [10, 50, 90]))
+    return HostReference(med, p10, p90, len(samples))
 
 
 def times_frame(ls, trace_of: Callable[[str], trace_mod.Trace] | None = None) -> pd.DataFrame:
@@ -467,7 +497,7 @@ def times_frame(ls, trace_of: Callable[[str], trace_mod.Trace] | None = None) ->
 JSON_FIELDS = ["gpu_only_ms", "gpu_only_q1_ms", "gpu_only_q3_ms", "gpu_only_n", "gpu_only_ci_lo_ms",
                "gpu_only_ci_hi_ms", "gpu_only_method", "gpu_only_reason",
                "kernel_sum_ms", "eager_ms", "eager_q1_ms", "eager_q3_ms", "eager_n", "eager_ci_lo_ms", "eager_ci_hi_ms",
-               "host_ms", "host_n", "host_cost_ms", "host_overhead_ms", "host_bound", "host_bound_outcome",
+               "host_ms", "host_n", "host_cost_ms", "host_ref_ms", "host_overhead_ms", "host_bound", "host_bound_outcome",
                "burst_ms", "burst_n", "graph_ms", "graph_fidelity", "graph_detail", *TELEMETRY_COLUMNS,
                "burst_sm_clock_mhz", "burst_throttled", "burst_early_ms"]
 

@@ -9,7 +9,7 @@ that launched it (a graph replay's kernels all carry its cudaGraphLaunch's id);
 `launches_of_trace(path)`: the kernel launches (name, grid, block, shared
 memory) of the first `forward#i` range, for the counter pass's dedupe.
 
-The same attribution as gen.analysis.trace, kept small here: capture may not
+The same attribution as gen.model.trace, kept small here: capture may not
 import analysis. Imports torch (the profiler) and the standard library.
 """
 

@@ -47,7 +47,7 @@ from gen.capture.probe import out_of_memory as _mem_reason
 from gen.capture.probe import refusal as _reason
 from gen.capture.probe import sync as _sync
 from gen.capture.timing import Budget, describe, measure
-from gen.model import layout, schema
+from gen.model import layout, schema, trace_digest
 from gen.model import scenarios as scenario_defs
 from gen.model import variants as variant_defs
 from gen.model.variants import Variant
@@ -603,6 +603,15 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
         if early is not None:
             early.stop()
     t0 = time.monotonic()
+    # The traces digested once, here, so that no build parses them (gen.model.trace_digest); published
+    # with the set. A trace that does not parse is left out of it, and the set still published: the
+    # build names the trace.
+    rels = trace_digest.trace_files(rs)
+    digest, bad = trace_digest.dumps(staging_dir, rels, skip_bad=True)
+    for msg in bad:
+        log(f"note: left out of the trace digest: {msg}")
+    log(f"digested {len(rels) - len(bad)} of {len(rels)} traces into {trace_digest.FILE} in "
+        f"{time.monotonic() - t0:.1f} s")
     stages: dict[str, float] = {}
     for item in store.all().values():
         stage = item.get("stage")
@@ -619,6 +628,7 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
         for rec in [*rs.runs, *rs.sweep]:
             if rec.trace:
                 shutil.copy2(staging_dir / rec.trace, publish / rec.trace)
+        layout.atomic_write_bytes(publish / trace_digest.FILE, digest)
         layout.atomic_write_text(publish / "capture.log", (staging_dir / "capture.log").read_text(encoding="utf-8"))
         layout.atomic_write_text(publish / schema.RESULT_FILE, schema.dumps(rs))
         layout.publish_set(publish, final, force)

@@ -26,10 +26,10 @@ intervals give its NVML telemetry.
 
 Graph fidelity: the kernels of one graph replay are compared with those of
 one profiled eager call. Where they differ (a device-to-device copy that the
-copy engine runs eagerly becomes a memcpy kernel in a graph), or the graph's
-median exceeds eager's beyond their spread, GPU-only falls back to the kernel
-sum of the profiled eager calls (`kernel_sum`, with the reason), and the
-graph samples stay in graph_ms. Where capture fails (a backend that syncs,
+copy engine runs eagerly becomes a memcpy kernel in a graph), or the graph
+reads slower than eager (gen.model.graph_rule, shared with analysis), GPU-only
+falls back to the kernel sum of the profiled eager calls (`kernel_sum`, with the
+reason), and the graph samples stay in graph_ms. Where capture fails (a backend that syncs,
 compiled code that cannot be captured), the method is kernel_sum too.
 
 The timed loops run with Python's garbage collector paused, as timeit runs
@@ -52,6 +52,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gen.model import schema
+from gen.model.graph_rule import fallback_reason, median_ci
 
 NO_GPU = "no GPU"
 NOT_ASKED = "CUDA-graph timing not asked for"
@@ -61,7 +62,6 @@ WARM_SPAN_S = 0.02  # the graph's warm calls and replays stop past this (a 100 m
 BURST_CALLS = 20  # as cuDNN frontend's benchmark and most published tables: a handful of calls
 HOST_REF_CALLS = 8  # reference calls after each round's host window (Timing.host_ref_ms): ~0.1 ms
 BURST_IDLE_S = 1.0  # the GPU idles this long first, so that it starts at its burst clock
-Z95 = 1.96
 W = schema.Window
 
 
@@ -295,19 +295,6 @@ def first_line(exc: BaseException) -> str:
 def graph_calls(per_call_ms: float, b: Budget) -> int:
     """Calls per graph so that one replay lasts graph_min_replay_ms, capped."""
     return max(1, min(b.graph_max_calls, math.ceil(b.graph_min_replay_ms / max(per_call_ms, 1e-6))))
-
-
-def median_ci(xs: list[float]) -> tuple[float, float, float]:
-    """(median, low, high): a distribution-free 95% interval of the median
-    from order statistics (binomial, normal approximation). Few samples give
-    the whole range."""
-    s = sorted(xs)
-    n = len(s)
-    med = statistics.median(s)
-    half = Z95 * math.sqrt(n) / 2
-    lo = max(0, math.floor(n / 2 - half))
-    hi = min(n - 1, math.ceil(n / 2 + half) - 1)
-    return med, s[lo], s[hi]
 
 
 def ci_rel(xs: list[float]) -> float:
@@ -572,20 +559,6 @@ def _telemetry(t: schema.Timing, sampler, intervals: dict) -> None:
         t.telemetry.update({w.value: sampler.of(iv) for w, iv in intervals.items() if iv})
     elif sampler is not None:
         t.telemetry, t.telemetry_reason = {}, sampler.reason
-
-
-def fallback_reason(t: schema.Timing) -> str | None:
-    """Why the graph's time does not stand for the call's GPU time, or None."""
-    check = t.graph_check
-    if check is not None and check.fidelity == schema.GraphFidelity.DIFFERS:
-        return f"the graph runs other GPU work than an eager call ({check.detail})"
-    if t.gpu_only_ms and t.eager_ms:
-        g, glo, ghi = median_ci(t.gpu_only_ms)
-        e, elo, ehi = median_ci(t.eager_ms)
-        if glo > ehi:
-            return (f"the graph's median {g:.4g} ms exceeds eager's {e:.4g} ms beyond their 95% intervals "
-                    f"(graph from {glo:.4g}, eager to {ehi:.4g})")
-    return None
 
 
 def _tight(samples: dict, b: Budget) -> bool:

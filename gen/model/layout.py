@@ -67,7 +67,8 @@ CAPTURE_LOG = "capture.log"
 
 def set_files(rs) -> list[str]:
     """The files a result set consists of, relative to its folder: result.json, capture.log
-    and the traces its runs and sweep points name. Nothing else is imported or read."""
+    and the traces its runs and sweep points name. Nothing else is imported. Beside them a set
+    may hold its traces' digest (gen.model.trace_digest): made from them, never taken on import."""
     traces = {rec.trace for rec in [*rs.runs, *rs.sweep] if rec.trace}
     return [RESULT_FILE, CAPTURE_LOG, *sorted(traces)]
 

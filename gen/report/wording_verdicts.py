@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
-from gen.analysis import clocks, comparability, flops, kernel_names, lessons, rules, trace, verdicts
+from gen.analysis import clocks, comparability, flops, kernel_names, lessons, rules, verdicts
 from gen.analysis.values import missing
+from gen.model import trace
 from gen.model.variants import VARIANTS
 from gen.report import wording
 from gen.report.wording import join_and as _join

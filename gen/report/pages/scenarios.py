@@ -26,6 +26,7 @@ from gen.report import charts, wording, wording_verdicts
 from gen.report import format as fmt
 from gen.report import wording_scenarios as words
 from gen.report import wording_verdicts as wv
+from gen.report.pages import scaling as scaling_pages
 from gen.report.site import MAX_KERNEL_ROWS, Context, Page, chart_div, records, summary_command
 
 INDEX = f"{fmt.GENERATED}/scenarios/index.md"
@@ -390,7 +391,9 @@ def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[d
         figure=figure, convention=words.CONVENTION[figure], flop_convention=sa.FLOP_CONVENTION,
         bytes_convention=sa.BYTES_CONVENTION, label=words.FIGURE_LABEL[figure], sets=sets,
         article=name == declared.ARTICLE,
-        scaling=fmt.set_subpage(one.name, "scaling") if one is not None else SCALING_PAGE,
+        # a set's own page links its scaling page, which only a measured GPU set has (a CPU set's sweep none)
+        scaling=SCALING_PAGE if one is None else (
+            fmt.set_subpage(one.name, "scaling") if scaling_pages.has_page(one) else None),
         one_set=one, summary=None, scenario_link=fmt.relpath(scenario_page(name), here) if one is not None else None,
     )
 

@@ -109,6 +109,11 @@ WINDOW_HEADS = {Window.GPU_ONLY: "GPU-only (graph replays)", Window.EAGER: "Eage
                 Window.BURST: "Burst from idle", Window.KERNEL_SUM: "Profiled calls (kernel sum)"}
 
 
+def _host_speed(ls) -> str | None:
+    ref = timings.host_reference(ls.rs)
+    return wording.host_speed(ref.median_ms, ref.p10_ms, ref.p90_ms, ref.n) if ref else None
+
+
 def set_view(ctx: Context, ls) -> dict:
     page = fmt.set_page(ls.name)
     return dict(ls=ls, modes=[m for m in (mode_view(ctx, ls, mode) for mode in Mode) if m],
@@ -116,6 +121,7 @@ def set_view(ctx: Context, ls) -> dict:
                 variant_pages={r.variant: fmt.relpath(fmt.set_variant_page(ls.name, r.variant), page)
                                for r in ls.rs.runs},
                 own_pages=_own_pages(ctx, ls, page), published=published_view(ls),
+                host_speed=_host_speed(ls),
                 decision=verdict.decision(ls) if ls.measured else None)
 
 
@@ -132,5 +138,8 @@ def facts(ctx: Context, ls) -> dict:
 
 def build(ctx: Context) -> Iterator[Page]:
     index = f"{fmt.GENERATED}/sets/index.md"
-    text = ctx.template("sets_index.md.j2").render(here=index, sets=ctx.sets, skipped=ctx.skipped)
+    refs = {ls.name: timings.host_reference(ls.rs) for ls in ctx.sets}
+    text = ctx.template("sets_index.md.j2").render(
+        here=index, sets=ctx.sets, skipped=ctx.skipped,
+        host_speed={name: wording.us(r.median_ms * 1e3) if r else None for name, r in refs.items()})
     yield Page(index, text, nav=("Result sets", "Result sets"))

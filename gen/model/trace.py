@@ -111,6 +111,32 @@ class Trace:
         return len(set(self.counts)) <= 1
 
 
+@dataclass(frozen=True)
+class Sizes:
+    """What the limits on a trace's size were checked against when it was parsed."""
+
+    text_bytes: int  # its text once decompressed (limits.TRACE_BYTES)
+    events: int  # the elements of its traceEvents (limits.TRACE_EVENTS)
+
+
+def check_sizes(path, sizes: Sizes) -> None:
+    """The limits parse checks while it reads, checked on sizes recorded earlier: the same
+    one-line errors, for a trace read from its digest."""
+    limit = limits.TRACE_BYTES.value()
+    if sizes.text_bytes > limit:
+        raise limits.TRACE_BYTES.exceeded(path, f"holds more than {limit // limits.MIB:,} MiB once decompressed")
+    max_events = limits.TRACE_EVENTS.value()
+    if sizes.events > max_events:
+        raise limits.TRACE_EVENTS.exceeded(path, f"holds more than {max_events:,} events")
+
+
+def check_calls(trace: Trace) -> None:
+    """The limits on its calls parse checks once a trace is made (limits.TRACE_CALLS, CALL_EVENTS)."""
+    limits.TRACE_CALLS.check(trace.path, len(trace.forwards))
+    for fw in trace.forwards:
+        limits.CALL_EVENTS.check(f"{trace.path}: forward#{fw.index}", len(fw.cpu) + len(fw.gpu))
+
+
 @functools.lru_cache(maxsize=4096)  # a trace launches the same few kernels again and again
 def short_name(name: str) -> str:
     """`void ns::kernel<T, 3>(Args)` -> `kernel`; plain names are kept."""
@@ -159,8 +185,12 @@ GPU_ARGS = ("correlation", "stream", "grid", "block", "registers per thread", "s
 
 
 def _read_text(path: Path) -> str:
-    """The trace's text, read up to its limit (gen.model.limits): a gzip bomb stops
-    at the limit with one line instead of filling the memory."""
+    return _read(path)[0]
+
+
+def _read(path: Path) -> tuple[str, int]:
+    """The trace's text and its size in bytes, read up to its limit (gen.model.limits): a gzip
+    bomb stops at the limit with one line instead of filling the memory."""
     if not path.is_file():
         raise TraceError(f"{path}: trace file is missing")
     limit = limits.TRACE_BYTES.value()
@@ -173,7 +203,7 @@ def _read_text(path: Path) -> str:
     if len(data) > limit:
         raise limits.TRACE_BYTES.exceeded(path, f"holds more than {limit // limits.MIB:,} MiB once decompressed")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), len(data)
     except UnicodeDecodeError as exc:
         raise TraceError(f"{path}: not a JSON trace ({exc})") from None
 
@@ -284,8 +314,9 @@ class _Raw:
         self.corr, self.itypes = corr, itypes  # a CPU event's (args is None for those)
 
 
-def _collect(path: Path) -> tuple[list[_Raw], list]:
-    """The complete events of the categories parse uses, type-checked, in file order."""
+def _collect(path: Path) -> tuple[list[_Raw], list, Sizes]:
+    """The complete events of the categories parse uses, type-checked, in file order; the
+    deviceProperties; the sizes the limits are checked against."""
     kept: list[_Raw] = []
     wanted = CPU_CATS | set(GPU_KINDS)
     max_events = limits.TRACE_EVENTS.value()
@@ -334,7 +365,7 @@ def _collect(path: Path) -> tuple[list[_Raw], list]:
             kept.append(_Raw(ts, dur, tid, name, cat, None, args.get("correlation"),
                              itypes if type(itypes) is list else None))
 
-    text = _read_text(path)
+    text, size = _read(path)
     try:
         top = _stream(text, path, on_event)
     except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
@@ -345,7 +376,7 @@ def _collect(path: Path) -> tuple[list[_Raw], list]:
     if not top["traceEvents"]:
         raise TraceError(f"{path}: no traceEvents list")
     props = top.get("deviceProperties")
-    return kept, props if isinstance(props, list) else []
+    return kept, props if isinstance(props, list) else [], Sizes(size, seen)
 
 
 def _nest(cpu: list[_Raw]) -> tuple[list[int], dict[int, tuple[int, ...]]]:
@@ -373,8 +404,15 @@ def _nest(cpu: list[_Raw]) -> tuple[list[int], dict[int, tuple[int, ...]]]:
 
 def parse(path: str | Path) -> Trace:
     """Time and memory linear in the trace's size (n log n for the sorts)."""
+    return parse_sized(path)[0]
+
+
+def parse_sized(path: str | Path) -> tuple[Trace, Sizes]:
+    """`parse`, and the sizes its limits were checked against (gen.model.trace_digest keeps them).
+    What a Trace holds, or how it is made from a trace, is also what a digest stores: a change to
+    either bumps trace_digest.VERSION, so that digests written before it are parsed again."""
     path = Path(path)
-    events, props = _collect(path)
+    events, props, sizes = _collect(path)
     ranges = []
     for e in events:
         if e.cat == "user_annotation" and (m := FORWARD_RE.match(e.name)):
@@ -454,4 +492,4 @@ def parse(path: str | Path) -> Trace:
     for fw in forwards:
         fw.cpu.sort(key=lambda c: (c.ts, c.depth))
         limits.CALL_EVENTS.check(f"{path}: forward#{fw.index}", len(fw.cpu) + len(fw.gpu))
-    return Trace(str(path), forwards, unattributed, props)
+    return Trace(str(path), forwards, unattributed, props), sizes

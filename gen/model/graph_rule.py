@@ -1,0 +1,62 @@
+"""When a CUDA graph's replay does not stand for a call's GPU time: the one rule capture and analysis share.
+
+Takes: a `schema.Timing` (its graph replays, eager calls, graph check). Gives: `fallback_reason(t)`, why
+the graph's time does not stand for the call (GPU-only then falls back to the kernel sum of the profiled
+eager calls), or None; `median_ci(xs)`, the distribution-free interval of a median it decides with; and
+GRAPH_ABOVE_EAGER_PCT. Standard library and gen.model only: capture runs it on the GPU machine when it
+times a call, analysis again on every set it reads, so that a set captured before a clause was added gets
+it too (its raw samples decide, not the capture's verdict).
+
+The clauses:
+1. the graph runs other GPU work than an eager call (capture's graph check: a device-to-device copy the
+   copy engine runs eagerly becomes a memcpy kernel in a graph);
+2. the graph's median is above eager's beyond their 95% intervals;
+3. every replay, its fastest included, is slower than the median eager call by more than
+   GRAPH_ABOVE_EAGER_PCT. A replay holds no host gaps, so on the same kernels it is not slower than an
+   eager call. Clause 2 misses this where a long call has few samples and one slow eager call (the first
+   after the graph's window: 152 ms against 141 ms at the naive 16k points) stretches eager's interval
+   over the graph's. On five H200 captures the points this clause catches read 4.8-5.7% above eager, the
+   rest at most 0.2% (benchmarks/capture_agreement_pairs.md, notes).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+from gen.model import schema
+
+GRAPH_ABOVE_EAGER_PCT = 2.0
+Z95 = 1.96
+
+
+def median_ci(xs: list[float]) -> tuple[float, float, float]:
+    """(median, low, high): a distribution-free 95% interval of the median
+    from order statistics (binomial, normal approximation). Few samples give
+    the whole range."""
+    s = sorted(xs)
+    n = len(s)
+    med = statistics.median(s)
+    half = Z95 * math.sqrt(n) / 2
+    lo = max(0, math.floor(n / 2 - half))
+    hi = min(n - 1, math.ceil(n / 2 + half) - 1)
+    return med, s[lo], s[hi]
+
+
+def fallback_reason(t: schema.Timing) -> str | None:
+    """Why the graph's time does not stand for the call's GPU time, or None."""
+    check = t.graph_check
+    if check is not None and check.fidelity == schema.GraphFidelity.DIFFERS:
+        return f"the graph runs other GPU work than an eager call ({check.detail})"
+    if t.gpu_only_ms and t.eager_ms:
+        g, glo, ghi = median_ci(t.gpu_only_ms)
+        e, elo, ehi = median_ci(t.eager_ms)
+        if glo > ehi:
+            return (f"the graph's median {g:.4g} ms exceeds eager's {e:.4g} ms beyond their 95% intervals "
+                    f"(graph from {glo:.4g}, eager to {ehi:.4g})")
+        fastest = min(t.gpu_only_ms)
+        if fastest > e * (1 + GRAPH_ABOVE_EAGER_PCT / 100):
+            return (f"every graph replay, its fastest at {fastest:.4g} ms, is slower than the median eager call "
+                    f"({e:.4g} ms) by more than {GRAPH_ABOVE_EAGER_PCT:g}%, on the same kernels: a replay has no "
+                    f"host gaps, so its time does not stand for the call's")
+    return None

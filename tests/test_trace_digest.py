@@ -1,0 +1,228 @@
+"""The traces' digest (gen.model.trace_digest): the same Trace as the parser's, for every committed
+trace; parsed around where it is missing, stale, damaged or of another version; written by
+import and by `python -m gen digest`; the limits on a trace hold through it."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gen import importer
+from gen.analysis import tables
+from gen.model import schema, trace, trace_digest
+
+ROOT = Path(__file__).resolve().parent.parent
+# Every committed set that has traces: results/ and the test fixtures.
+SETS = [p for p in sorted([*(ROOT / "results").iterdir(), *(ROOT / "tests" / "data" / "sets").iterdir()])
+        if (p / schema.RESULT_FILE).is_file() and trace_digest.trace_files(schema.load_set(p))]
+H200 = ROOT / "results" / "nvidia-h200__torch-2.11.0"
+
+
+def _parsed(folder: Path) -> dict[str, trace.Trace]:
+    return {rel: trace.parse(folder / rel) for rel in trace_digest.trace_files(schema.load_set(folder))}
+
+
+def _from_digest(folder: Path) -> dict[str, trace.Trace | None]:
+    d = trace_digest.read(folder)
+    assert d is not None, f"{folder}: no usable digest"
+    return {rel: d.trace(folder / rel, rel) for rel in trace_digest.trace_files(schema.load_set(folder))}
+
+
+def _same(a: trace.Trace | None, b: trace.Trace) -> bool:
+    """Equal, and to the type of every value (0 is not 0.0, a tuple not a list): repr shows both."""
+    return a is not None and a == b and repr(a) == repr(b)
+
+
+def test_the_committed_sets_are_the_ones_named():
+    names = {p.name for p in SETS}
+    assert {"nvidia-h200__torch-2.11.0", "nvidia-h200__torch-2.11.0__schema1"} <= names and len(names) >= 6
+
+
+@pytest.mark.parametrize("folder", SETS, ids=[p.name for p in SETS])
+def test_every_committed_trace_is_the_same_from_its_digest(folder):
+    parsed, digested = _parsed(folder), _from_digest(folder)
+    assert parsed and digested.keys() == parsed.keys()
+    bad = [rel for rel in parsed if not _same(digested[rel], parsed[rel])]
+    assert not bad, f"{folder.name}: {len(bad)} traces differ from their digest, e.g. {bad[:2]}"
+
+
+@pytest.mark.parametrize("folder", SETS, ids=[p.name for p in SETS])
+def test_every_committed_digest_is_what_the_code_writes_now(folder):
+    """A change to the parser or to the Trace (and its VERSION bump) must come with the committed
+    digests written again: `python -m gen digest <set>`."""
+    made, bad = trace_digest.dumps(folder, trace_digest.trace_files(schema.load_set(folder)))
+    assert not bad
+    assert (folder / trace_digest.FILE).read_bytes() == made, \
+        f"{folder}: its digest is not current; run python -m gen digest {folder.relative_to(ROOT)}"
+
+
+def test_a_set_reads_its_traces_from_the_digest_without_parsing(monkeypatch):
+    def refuse(path):
+        raise AssertionError(f"parsed {path}")
+
+    monkeypatch.setattr(trace, "parse", refuse)
+    ls = tables.load_set(H200)  # checks every trace
+    assert ls.trace("inference", "sdpa_flash").forwards
+
+
+@pytest.fixture
+def copy(tmp_path):
+    dest = tmp_path / "results" / H200.name
+    shutil.copytree(H200, dest)
+    return dest
+
+
+def _traces_of(folder: Path) -> dict[str, trace.Trace]:
+    ls = tables.LoadedSet(folder.name, folder, schema.load_set(folder))
+    ls.check_traces()
+    return {rel: ls.sweep_trace(rel) for rel in trace_digest.trace_files(ls.rs)}
+
+
+def test_without_a_digest_the_traces_are_parsed_and_nothing_is_said(copy, capfd):
+    (copy / trace_digest.FILE).unlink()
+    got = _traces_of(copy)
+    assert all(_same(got[rel], t) for rel, t in _parsed(copy).items())
+    assert capfd.readouterr().err == ""
+
+
+def test_a_trace_changed_since_its_digest_is_parsed(copy, monkeypatch, capfd):
+    rels = trace_digest.trace_files(schema.load_set(copy))
+    changed = rels[0]
+    shutil.copyfile(copy / rels[1], copy / changed)  # other bytes under the same name
+    parsed = []
+    real = trace.parse
+    monkeypatch.setattr(trace, "parse", lambda p: parsed.append(Path(p)) or real(p))
+    got = _traces_of(copy)
+    assert parsed == [copy / changed]
+    assert _same(got[changed], real(copy / changed)) and got[changed].path == str(copy / changed)
+    assert capfd.readouterr().err == ""
+
+
+def _rewrite(folder: Path, change) -> None:
+    doc = json.loads(gzip.decompress((folder / trace_digest.FILE).read_bytes()))
+    change(doc)
+    (folder / trace_digest.FILE).write_bytes(gzip.compress(json.dumps(doc).encode()))
+
+
+def _set(doc, key, i, value):
+    doc[key][i][0] = value
+
+
+DAMAGE = {
+    "not gzip": lambda f: (f / trace_digest.FILE).write_bytes(b"not a digest"),
+    "truncated": lambda f: (f / trace_digest.FILE).write_bytes((f / trace_digest.FILE).read_bytes()[:5000]),
+    "not JSON": lambda f: (f / trace_digest.FILE).write_bytes(gzip.compress(b"{\"format\": ")),
+    "another format": lambda f: _rewrite(f, lambda d: d.update(format="something else")),
+    "a ts that is a string": lambda f: _rewrite(f, lambda d: _set(d, "cpu", 2, "12.5")),
+    "a NaN duration": lambda f: _rewrite(f, lambda d: _set(d, "gpu", 3, float("nan"))),
+    "a negative duration": lambda f: _rewrite(f, lambda d: _set(d, "cpu", 3, -1.0)),
+    "a name past the strings": lambda f: _rewrite(f, lambda d: _set(d, "cpu", 0, 10**6)),
+    "a bool where an int goes": lambda f: _rewrite(f, lambda d: _set(d, "cpu", 4, True)),
+    "a category parse drops": lambda f: _rewrite(
+        f, lambda d: d["strings"].__setitem__(d["cpu"][1][0], "python_function")),
+    "a grid of four": lambda f: _rewrite(f, lambda d: _set(d, "gpu", 5, [1, 2, 3, 4])),
+    "a column short": lambda f: _rewrite(f, lambda d: d["gpu"][0].pop()),
+    "a call without counts": lambda f: _rewrite(f, lambda d: next(iter(d["traces"].values()))["forwards"][0].pop()),
+    "an entry without its hash": lambda f: _rewrite(f, lambda d: next(iter(d["traces"].values())).pop("sha256")),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_digest_is_parsed_around_with_a_note_naming_it(copy, damage, capfd):
+    DAMAGE[damage](copy)
+    got = _traces_of(copy)
+    assert all(_same(got[rel], t) for rel, t in _parsed(copy).items())
+    err = capfd.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"note: {copy / trace_digest.FILE}: ")
+    assert "python -m gen digest" in err[0]
+
+
+def test_a_digest_of_another_version_is_parsed_around_with_a_note(copy, monkeypatch, capfd):
+    monkeypatch.setattr(trace_digest, "VERSION", trace_digest.VERSION + 1)
+    got = _traces_of(copy)
+    assert all(_same(got[rel], t) for rel, t in _parsed(copy).items())
+    err = capfd.readouterr().err
+    assert "a trace digest of another version" in err and str(copy / trace_digest.FILE) in err
+    # and so is one whose Trace has other fields than the code's
+    monkeypatch.undo()
+    monkeypatch.setitem(trace_digest.FIELDS, "CpuEvent", [*trace_digest.FIELDS["CpuEvent"], "new"])
+    assert trace_digest.read(copy) is None and "another version" in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("env, value", [("GEN_MAX_TRACE_EVENTS", "1000"), ("GEN_MAX_TRACE_MB", "1"),
+                                        ("GEN_MAX_TRACE_CALLS", "2"), ("GEN_MAX_CALL_EVENTS", "100")])
+def test_the_limits_on_a_trace_say_the_same_through_the_digest(copy, monkeypatch, env, value):
+    if env == "GEN_MAX_TRACE_MB":  # no committed trace reaches 1 MiB: one made to
+        big = copy / "traces" / "article__inference__naive.json.gz"
+        doc = json.loads(gzip.decompress(big.read_bytes()))
+        doc["padding"] = "x" * (1 << 20)
+        big.write_bytes(gzip.compress(json.dumps(doc).encode()))
+        assert trace_digest.write(copy, trace_digest.trace_files(schema.load_set(copy))) == []
+    monkeypatch.setenv(env, value)
+    rels = trace_digest.trace_files(schema.load_set(copy))
+    d = trace_digest.read(copy)
+    for rel in rels:
+        try:
+            trace.parse(copy / rel)
+        except schema.UserError as exc:
+            expected = str(exc)
+            break
+    else:
+        pytest.fail(f"no committed trace is over {env}={value}")
+    with pytest.raises(schema.UserError) as got:
+        for rel in rels:
+            d.trace(copy / rel, rel)
+    assert str(got.value) == expected and env in expected
+
+
+def test_the_digest_is_the_same_bytes_for_the_same_traces(copy):
+    rels = trace_digest.trace_files(schema.load_set(copy))
+    a, _ = trace_digest.dumps(copy, rels)
+    b, _ = trace_digest.dumps(copy, list(reversed(rels)))
+    assert a == b == (H200 / trace_digest.FILE).read_bytes()
+
+
+def test_a_trace_that_does_not_parse_is_left_out_where_asked(copy):
+    rels = trace_digest.trace_files(schema.load_set(copy))
+    (copy / rels[0]).write_bytes(gzip.compress(b"{}"))
+    with pytest.raises(trace.TraceError, match="no traceEvents"):
+        trace_digest.dumps(copy, rels)
+    bad = trace_digest.write(copy, rels, skip_bad=True)  # capture: the set is still published
+    assert len(bad) == 1 and rels[0] in bad[0]
+    d = trace_digest.read(copy)
+    assert d.trace(copy / rels[0], rels[0]) is None and d.trace(copy / rels[1], rels[1]) is not None
+
+
+def test_import_writes_its_own_digest(tmp_path, capfd):
+    source = tmp_path / "from" / H200.name
+    shutil.copytree(H200, source)
+    (source / trace_digest.FILE).write_bytes(b"whatever came with it")
+    final = importer.run(source, tmp_path / "results")
+    assert "left out" not in capfd.readouterr().err  # the digest that came with it: not said
+    assert (final / trace_digest.FILE).read_bytes() == (H200 / trace_digest.FILE).read_bytes()
+    # merged: the digest of the merged set's traces
+    other = tmp_path / "from2" / H200.name
+    shutil.copytree(ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__rerun", other)
+    rs = schema.load_set(other)
+    merged = importer.run(other, tmp_path / "results", merge=True, force=True)
+    made, _ = trace_digest.dumps(merged, trace_digest.trace_files(schema.load_set(merged)))
+    assert (merged / trace_digest.FILE).read_bytes() == made and rs.runs
+
+
+def test_the_digest_verb_writes_one_for_a_set_without(copy):
+    (copy / trace_digest.FILE).unlink()
+    p = subprocess.run([sys.executable, "-m", "gen", "digest", str(copy)], capture_output=True, text=True,
+                       cwd=ROOT, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == str(copy / trace_digest.FILE)
+    assert (copy / trace_digest.FILE).read_bytes() == (H200 / trace_digest.FILE).read_bytes()
+    (copy / "traces" / "article__inference__naive.json.gz").write_bytes(b"junk")
+    p = subprocess.run([sys.executable, "-m", "gen", "digest", "--results", str(copy.parent)], capture_output=True,
+                       text=True, cwd=ROOT, timeout=300)
+    assert p.returncode == 2 and p.stderr.startswith("error: ") and "article__inference__naive" in p.stderr
