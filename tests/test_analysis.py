@@ -176,3 +176,94 @@ def test_kernel_summary_is_the_named_aggregation(h200):
         assert [repr(x) for x in got["duration_us"]] == [repr(x) for x in want["total"] / len(tr.forwards)]
         assert got["occupancy_pct"].equals(want["occupancy_pct"].reset_index(drop=True))
         assert got["launched_by"].tolist() == want["launched_by"].tolist()
+
+
+def test_rows_are_each_columns_tolist_zipped_and_missing_reads_as_pd_isna(h200_new):
+    """values.rows (one conversion to objects) gives the values, to the type, of each column's
+    tolist(), the reading it replaced; missing's shortcuts for Python scalars agree with pd.isna."""
+    import numpy as np
+    import pandas as pd
+
+    from gen.analysis import values
+
+    def by_column(df):
+        cols = list(df.columns)
+        return [dict(zip(cols, row)) for row in zip(*(df[c].tolist() for c in cols))]
+
+    def same(a, b):
+        if type(a) is not type(b):
+            return False
+        return (math.isnan(a) and math.isnan(b)) if isinstance(a, float) and a != a else a == b
+
+    mixed = pd.DataFrame({"s": ["a", None, "c"], "i": [1, 2, 3], "f": [0.5, np.nan, 1e300], "b": [True, False, True],
+                          "o": [(1, 2), None, "x"], "f32": np.array([0.1, 0.2, np.nan], dtype=np.float32)})
+    frames = [mixed, mixed.iloc[0:0], tables.summary_table(h200_new, "inference"),
+              tables.kernel_table(h200_new, "sdpa_math", "inference")]
+    for df in frames:
+        got, want = values.rows(df), by_column(df)
+        assert len(got) == len(want) and all(
+            g.keys() == w.keys() and all(same(g[k], w[k]) for k in g) for g, w in zip(got, want)), df.columns
+    assert len(values.rows(frames[2])) > 5
+    for x in (0.0, -1.5, math.nan, math.inf, 0, 7, True, False, "", "nan", np.float64("nan"), np.int64(3), pd.NA,
+              pd.NaT, None):
+        assert values.missing(x) == (x is None or bool(pd.isna(x))), x
+
+
+def test_category_split_is_the_kernel_summarys_grouped_sum(h200, h200_new):
+    """category_split sums the trace's events itself: the frame (dtypes, order, floats to the bit)
+    that kernel_summary's rows grouped by category gave, for every profiled call of both H200 sets and
+    the CPU set (no GPU event: empty); the grouped sums pandas' to the bit on values whose sums
+    depend on the way of adding."""
+    import numpy as np
+    import pandas as pd
+
+    from tests.conftest import RESULTS
+
+    cpu = tables.load_set(RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
+    checked = 0
+    for ls in (h200, h200_new, cpu):
+        for run in [r for r in ls.rs.runs if r.status == "ok" and r.trace]:
+            ks = tables.kernel_summary(ls, run.variant, run.mode)
+            if ks.empty:
+                want = pd.DataFrame(columns=["variant", "category", "duration_us"])
+            else:
+                want = ks.groupby("category", sort=False)["duration_us"].sum().reset_index()
+                want = want.assign(variant=run.variant)[["variant", "category", "duration_us"]]
+            pd.testing.assert_frame_equal(tables.category_split(ls, run.variant, run.mode), want, check_exact=True)
+            checked += not ks.empty
+    assert checked > 20
+    rng = np.random.default_rng(0)
+    drift = 0
+    for _ in range(200):  # values whose sums differ in the last bit by the order and way of adding
+        n = int(rng.integers(1, 30))
+        keys = [f"k{k}" for k in rng.integers(0, 4, n)]
+        vals = list(np.round(rng.uniform(0, 500, n), int(rng.integers(0, 6))) / rng.integers(1, 4))
+        want = pd.DataFrame({"k": keys, "v": vals}).groupby("k", sort=False)["v"].sum()
+        got = tables._group_sums(keys, vals)
+        assert list(got) == list(want.index) and [repr(x) for x in got.values()] == [repr(float(x)) for x in want]
+        plain = [repr(sum(v for k, v in zip(keys, vals) if k == g)) for g in want.index]
+        drift += [repr(float(x)) for x in want] != plain
+    assert drift  # a plain sum would fail this test
+
+
+def test_the_longest_kernels_are_the_frames_sorted_deduplicated_head(h200, h200_new):
+    """tables._longest on a table's rows: the rows, in order, of sort_values("dur_us", ascending=False)
+    .drop_duplicates("name").head(top), for every profiled forward of both H200 sets, with equal times
+    made (durations rounded), reversed, and with missing times."""
+    import numpy as np
+
+    from gen.analysis import values
+
+    checked = 0
+    for ls in (h200, h200_new):
+        for run in [r for r in ls.rs.runs if r.status == "ok" and r.trace]:
+            kt = tables.kernel_table(ls, run.variant, run.mode)
+            kt = kt[kt["kind"] == "kernel"]
+            nan = kt.assign(dur_us=np.where(kt["index"] % 3 == 0, np.nan, kt["dur_us"]))
+            for t in (kt, kt.assign(dur_us=kt["dur_us"].round(-1)), kt.iloc[::-1], nan, kt.iloc[0:0]):
+                for top in (1, 3, 50):
+                    want = t.sort_values("dur_us", ascending=False).drop_duplicates("name").head(top)
+                    got = tables._longest(values.rows(t), top)
+                    assert [r["index"] for r in got] == want["index"].tolist(), (run.variant, top)
+                    checked += 1
+    assert checked > 500

@@ -212,3 +212,45 @@ def test_schema1_host_bound_finding_labels_the_kernel_sum(h200_v1, monkeypatch):
     f = {f.id: f for f in findings.findings(fresh)}["host-inference-flex"]
     assert f.facts["gpu_only_method"] == "kernel_sum" and f.facts["ratio"] >= rules.HOST_BOUND_EAGER_RATIO
     assert "GPU-only time (kernel sum)" in wording.finding(f).text
+
+
+def _events_by_masks(kt):
+    """float32_events, mask_events and no_estimate_events as they read the table (a pandas mask per
+    test), to compare the lists' reading with."""
+    k = kt[kt["kind"] == "kernel"]
+    if k.empty:
+        f32 = ups = k
+    else:
+        f32 = k[k["input_types"].map(rules.is_float32_only) | (k["category"].eq("matrix product") &
+                                                                k["name"].str.contains(r"f32|sgemm", case=False))]
+        ups = k[k["launched_by"].eq("aten::copy_") & k["input_types"].str.contains("float") &
+                k["input_types"].str.contains("BFloat16|Half", regex=True)]
+    tri = kt[kt["name"].str.contains("triu|tril", case=False) | kt["launched_by"].isin(["aten::triu", "aten::tril"])]
+    if tri.empty and (kt[kt["launched_by"].eq("aten::fill_")].empty or kt[kt["launched_by"].eq("aten::where")].empty):
+        mask = kt.iloc[0:0]
+    else:
+        path = kt["op_path"]
+        mask = kt[~path.str.contains("softmax") & (
+            kt.index.isin(tri.index) | path.str.contains("aten::ones") | path.str.contains("aten::where") |
+            path.str.endswith("aten::scalar_tensor > aten::fill_"))]
+    zero = kt[(kt["kind"] == "kernel") & kt["occupancy_pct"].map(rules.no_occupancy_estimate)]
+    return f32, ups, mask, zero
+
+
+def test_event_rules_read_off_lists_pick_the_rows_the_masks_picked(h200, h200_new):
+    """Every profiled forward of the committed H200 sets (and each table reversed, cut to its kernels, and
+    emptied): the same rows, index and columns as the pandas masks picked."""
+    import pandas as pd
+
+    checked = 0
+    for ls in (h200, h200_new):
+        for run in [r for r in ls.rs.runs if r.status == "ok" and r.trace]:
+            tr = ls.trace(run.mode, run.variant)
+            for i in range(len(tr.forwards)):
+                kt = tables.kernel_table(ls, run.variant, run.mode, i, tr)
+                for t in (kt, kt.iloc[::-1], kt[kt["kind"] == "kernel"], kt.iloc[0:0]):
+                    got = (*findings.float32_events(t), findings.mask_events(t), findings.no_estimate_events(t))
+                    for g, w in zip(got, _events_by_masks(t)):
+                        pd.testing.assert_frame_equal(g, w)
+                    checked += 1
+    assert checked > 300

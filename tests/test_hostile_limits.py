@@ -247,7 +247,8 @@ def test_a_call_of_thousands_of_kernels_makes_a_bounded_page(tmp_path, monkeypat
     assert f"{3_000 - site.MAX_KERNEL_ROWS:,} more GPU event(s) of this forward are not listed" in text
     assert re.search(rf"It leaves out [\d,]+ event\(s\).*the first {site.MAX_TIMELINE_EVENTS:,} events", text)
     ids = set(re.findall(r'id="([^"]+)"', text))
-    links = set(re.findall(r"\]\(#(k-[^)]+)\)", text))
+    # Markdown links, and the finished HTML of the findings' and lessons' lists
+    links = set(re.findall(r"\]\(#(k-[^)]+)\)", text)) | set(re.findall(r'<a href="#(k-[^"]+)">', text))
     assert links and links <= ids, sorted(links - ids)[:5]
     spec = json.loads(re.search(r"data-spec='([^']*)'", text).group(1).replace("&amp;", "&").replace("&lt;", "<")
                       .replace("&gt;", ">").replace("&#39;", "'"))

@@ -12,6 +12,7 @@ import pytest
 
 from gen.analysis import tables
 from gen.report import render
+from tests import html_table
 
 ROOT = Path(__file__).resolve().parent.parent
 H200 = "generated/sets/nvidia-h200__torch-2.11.0.md"
@@ -87,9 +88,9 @@ def test_decode_table_names_the_ceiling_it_used_and_the_bandwidth_share(pages):
     text = _page(pages, f"{OWN}/scenarios/decode.md")
     assert "% of ceiling is of the measured read bandwidth" in text
     assert "% of ceiling is of the measured copy bandwidth" not in text
-    header = next(ln for ln in text.splitlines() if ln.startswith("| Variant | Point | Status"))
+    header = next(ln for ln in html_table.lines(text) if ln.startswith("| Variant | Point | Status"))
     assert "% of datasheet" in header and "speed of light" not in header
-    prefill = next(ln for ln in _page(pages, f"{OWN}/scenarios/gqa-prefill.md").splitlines()
+    prefill = next(ln for ln in html_table.lines(_page(pages, f"{OWN}/scenarios/gqa-prefill.md"))
                    if ln.startswith("| Variant | Point | Status"))
     assert "Compute SOL" in prefill
 

@@ -38,7 +38,13 @@ def test_the_inline_shortcut_gives_python_markdowns_html():
         prerender.Converter.from_project(ROOT / "mkdocs.yml"))
     samples = ["plain 1,024 tokens", "a *b* _c_ **d**", "x  \ny", "`code` and \\*", "[l](p.md) ![i](a.png)",
                "<b>t</b> <https://x.y> <a@b.c>", "&amp; &#39; &x", "| a | b |\n|---|---|\n| 1 | *2* |\n| 3 | 4 |",
-               "- one\n- two & three\n- <span>four</span>", "q < r > s", "snake_case_name", "a\\\nb"]
+               "- one\n- two & three\n- <span>four</span>", "q < r > s", "snake_case_name", "a\\\nb",
+               # Entities (format.md's escapes) in every place: headings (toc ids and names), links,
+               # emphasis, cells, lists, beside other patterns and alone.
+               "## aten&#58;&#58;fill&#95; &#124; x&lt;y&gt;\n\ntext &#35;4 &#95;a&#95;",
+               "[sdpa&#95;math](v.md#k-1) **a&#58;b** *c&#95;d* `e&#95;f` &#x5f; &AMP; &#9999999;",
+               "| a&#58; | b&#124; |\n|---|---|\n| &#95;1&#95; | [x&#58;](y.md) |", "- &#42;one&#42;\n- t&#95;  \nu",
+               '!!! note "n&#58;&#95;"\n    body &#58; &amp;amp; &#38;lt;']
     for text in samples:
         assert conv.convert(text) == plain.convert(text), text
 

@@ -135,7 +135,8 @@ def test_variant_page_checks_the_hypothesis_and_links_findings_to_rows(pages):
     assert "✗ contradicted</strong>: measured 6" in text  # 5 kernels expected, 6 measured on the H200
     ids = set(re.findall(r'<tr id="([^"]+)"', text))
     assert "k-inference-naive_inplace-0" in ids and "k-train-naive_inplace-0" in ids
-    links = re.findall(r"\]\(#(k-[^)]+)\)", text)
+    # Markdown links, and the finished HTML of the findings' and lessons' lists
+    links = re.findall(r"\]\(#(k-[^)]+)\)", text) + re.findall(r'<a href="#(k-[^"]+)">', text)
     assert links and set(links) <= ids
     assert "In-place mask under autograd" in text and "gradients match" in text
     assert "Backward against forward" in text

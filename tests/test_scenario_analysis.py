@@ -305,6 +305,48 @@ def test_a_scenario_headline_names_what_its_times_cannot_set_apart_from_the_fast
     assert "sdpa_auto" not in g["near"] + g["ties"]
 
 
+def _headline_by_frames(points, versus, scenario):
+    """headline as it read the frames (a mask per question), to compare the rows' reading with."""
+    from gen.analysis import rules
+    from gen.analysis.values import variant_role
+
+    fast = sa.fastest_frame(points)
+    if fast.empty:
+        return None
+    d = sa.own_head_dim(points, scenario)
+    pick = fast[(fast["head_dim"] == d) & (fast["mode"] == schema.Mode.INFERENCE)]
+    pick = pick if len(pick) else fast
+    top = pick.sort_values(["kv_len", "q_len"]).iloc[-1].to_dict()
+    ok = sa._ranked(points)
+    at = ok[(ok["mode"] == top["mode"]) & (ok["head_dim"] == top["head_dim"]) & (ok["q_len"] == top["q_len"])
+            & (ok["kv_len"] == top["kv_len"]) & (ok["variant"] != top["variant"])]
+    auto = variant_role("automatic")
+    same = [r["variant"] for _, r in at.iterrows()
+            if isinstance(top["kernel_signature"], tuple) and r["kernel_signature"] == top["kernel_signature"]]
+    ties = [v for v in same if v != auto]
+    near = [r["variant"] for _, r in at.sort_values("gpu_only_ms").iterrows() if r["variant"] not in same
+            and not rules.apart(top["gpu_only_ci_hi_ms"], r["gpu_only_ci_lo_ms"])]
+    return dict(fastest=top, ties=ties, near=near, anchor=sa.strongest(versus, top["head_dim"]))
+
+
+def test_the_headline_read_off_rows_is_the_one_read_off_frames(h200_new, synthetic, cudnn_anchor, fa3_anchor):
+    """Every scenario of the committed H200 set and of the synthetic set, with and without its anchors,
+    and with the wrong-answer column absent, the times tied and the order shuffled: the same dict,
+    to the types of its values."""
+    checked = 0
+    for ls, sets in ((h200_new, [h200_new]), (synthetic, [synthetic, cudnn_anchor, fa3_anchor])):
+        for name in sa.scenario_names([ls]):
+            pts = sa.point_frame(ls, name)
+            variants = [pts, pts.drop(columns=["wrong"]), pts.iloc[::-1].reset_index(drop=True),
+                        pts.assign(gpu_only_ms=pts["gpu_only_ms"].round(1))]
+            for p in variants:
+                v = sa.versus_frame(p, sa.anchor_frame(sets, name))
+                for versus in (v, v.iloc[0:0]):
+                    assert repr(sa.headline(p, versus, name)) == repr(_headline_by_frames(p, versus, name)), name
+                    checked += 1
+    assert checked > 40
+
+
 @pytest.mark.parametrize("which", ["h200", "h200_new"])
 def test_kernels_frame_groups_each_call_as_a_named_aggregation_does(which, request):
     """kernels_frame groups each call's GPU events itself and sums their µs in one grouping of every call:

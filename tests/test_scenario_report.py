@@ -101,16 +101,18 @@ def test_decode_page_shows_bandwidth_against_both_ceilings(pages):
 
 def test_refusals_show_pytorchs_reason_escaped(pages):
     text = pages["set/decode.md"].text
-    rows = [ln for ln in text.splitlines() if ln.startswith("| SDPA cuDNN |") and "unavailable" in ln]
-    assert len(rows) == 2 and all(r.count(" | ") == 12 for r in rows)  # the table keeps its columns
-    ref = re.search(r"\(why: \[1\]\(#([\w.-]+)\)\)", rows[0]).group(1)
-    assert ref.endswith("-inference-refusal-1") and all(f"(#{ref})" in r for r in rows)
+    # The table of every point is finished HTML (a row's cells one a line).
+    rows = [tr for tr in re.findall(r"<tr>\n(.*?)\n</tr>", text, re.S)
+            if tr.startswith("<td>SDPA cuDNN</td>") and "unavailable" in tr]
+    assert len(rows) == 2 and all(r.count("<td") == 13 for r in rows)  # the table keeps its columns
+    ref = re.search(r'\(why: <a href="#([\w.-]+)">1</a>\)', rows[0]).group(1)
+    assert ref.endswith("-inference-refusal-1") and all(f'href="#{ref}"' in r for r in rows)
     # PyTorch's reason once, for both points, escaped.
     (item,) = [ln for ln in text.splitlines() if f'<span id="{ref}"></span>' in ln]
     assert "**SDPA cuDNN**, unavailable at KV 4,096, KV 16,384:" in item
     assert "&lt;script&gt;" in item and "<script>" not in text
     assert "&#124;" in item and "&#42;not&#42;" in item and "&#91;a link&#93;" in item
-    assert "](../variants/" not in text  # no run, so no variant page to link to
+    assert "](../variants/" not in text and 'href="../variants/' not in text  # no run, so no variant page to link to
 
 
 def test_article_page_links_the_scaling_page_and_fa3_rates_only(pages):

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import enum
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,14 +79,18 @@ def float32_events(kt: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Kernels computing in float32 (their op had float32 inputs and no 16-bit
     one, or a matrix product with f32 in its name), and the conversion kernels
     between a 16-bit type and float32."""
-    k = kt[kt["kind"] == "kernel"]
-    if k.empty:  # an empty boolean mask would select columns, not rows
+    # The columns read as lists and the rows picked by one boolean array each (a pandas mask per
+    # test before: a millisecond a table); the same rows (test).
+    kind, types, cat, names, ops = _columns(kt, "kind", "input_types", "category", "name", "launched_by")
+    kernel = [k == "kernel" for k in kind]
+    if not any(kernel):
+        k = kt[np.array(kernel, dtype=bool)]
         return k, k
-    f32 = k[k["input_types"].map(rules.is_float32_only) | (k["category"].eq("matrix product") &
-                                                            k["name"].str.contains(r"f32|sgemm", case=False))]
-    ups = k[k["launched_by"].eq("aten::copy_") & k["input_types"].str.contains("float") &
-            k["input_types"].str.contains("BFloat16|Half", regex=True)]
-    return f32, ups
+    f32 = [is_k and (rules.is_float32_only(t) or (c == "matrix product" and bool(_F32_NAME.search(n))))
+           for is_k, t, c, n in zip(kernel, types, cat, names)]
+    ups = [is_k and o == "aten::copy_" and "float" in t and bool(_SIXTEEN_BIT.search(t))
+           for is_k, o, t in zip(kernel, ops, types)]
+    return kt[np.array(f32, dtype=bool)], kt[np.array(ups, dtype=bool)]
 
 
 def mask_events(kt: pd.DataFrame) -> pd.DataFrame:
@@ -93,20 +98,32 @@ def mask_events(kt: pd.DataFrame) -> pd.DataFrame:
     input (ones, fill_), the scalars made for the where (scalar_tensor's fill_) and the where
     that applies it, all outside the softmax. Empty when the forward builds no mask. The one
     definition: the Findings page and the math backend's lesson count the same kernels."""
-    tri = kt[kt["name"].str.contains("triu|tril", case=False) | kt["launched_by"].isin(["aten::triu", "aten::tril"])]
-    fill = kt[kt["launched_by"].eq("aten::fill_")]
-    where = kt[kt["launched_by"].eq("aten::where")]
-    if tri.empty and (fill.empty or where.empty):
+    names, ops, paths = _columns(kt, "name", "launched_by", "op_path")
+    tri = [bool(_TRI.search(n)) or o in ("aten::triu", "aten::tril") for n, o in zip(names, ops)]
+    if not any(tri) and ("aten::fill_" not in ops or "aten::where" not in ops):
         return kt.iloc[0:0]
-    outside = ~kt["op_path"].str.contains("softmax")
-    return kt[outside & (kt.index.isin(tri.index) | kt["op_path"].str.contains("aten::ones") |
-                         kt["op_path"].str.contains("aten::where") |
-                         kt["op_path"].str.endswith("aten::scalar_tensor > aten::fill_"))]
+    tri_labels = set(kt.index[np.array(tri, dtype=bool)])  # by label, as index.isin: a label shared is flagged
+    return kt[np.array([
+        "softmax" not in p and (label in tri_labels or "aten::ones" in p or "aten::where" in p
+                                or p.endswith("aten::scalar_tensor > aten::fill_"))
+        for label, p in zip(kt.index, paths)], dtype=bool)]
 
 
 def no_estimate_events(kt: pd.DataFrame) -> pd.DataFrame:
     """Kernels for which the profiler reported 0% or no occupancy."""
-    return kt[(kt["kind"] == "kernel") & kt["occupancy_pct"].map(rules.no_occupancy_estimate)]
+    kind, occ = _columns(kt, "kind", "occupancy_pct")
+    return kt[np.array([k == "kernel" and bool(rules.no_occupancy_estimate(o)) for k, o in zip(kind, occ)], dtype=bool)]
+
+
+# What pandas' str.contains read in these rules (case-insensitive where it was asked to be)
+_F32_NAME = re.compile(r"f32|sgemm", re.IGNORECASE)
+_SIXTEEN_BIT = re.compile("BFloat16|Half")
+_TRI = re.compile("triu|tril", re.IGNORECASE)
+
+
+def _columns(kt: pd.DataFrame, *names: str) -> tuple[list, ...]:
+    """Columns of a kernel table as lists (its strings never missing: tables.kernel_table)."""
+    return tuple(kt[n].tolist() for n in names)
 
 
 def _has_gpu(ls: tables.LoadedSet) -> bool:

@@ -472,29 +472,35 @@ def claims(ls: tables.LoadedSet) -> list[Claim]:
     return list(ls._tables[key])
 
 
+def _parts(ls: tables.LoadedSet) -> tuple:
+    """(hidden_copy, math_backend, efficient_kernel, flash_occupancy, cudnn_costs) of the set, made once:
+    lessons and claims both read them (frozen records: shared as they are)."""
+    key = ("lesson parts",)
+    if key not in ls._tables:
+        rows = timed_rows(ls)
+        ls._tables[key] = (hidden_copy(ls, rows), math_backend(ls, rows), efficient_kernel(ls),
+                           flash_occupancy(ls, rows), cudnn_costs(ls, rows))
+    return ls._tables[key]
+
+
 def _claims(ls: tables.LoadedSet) -> list[Claim]:
     v = verdicts.verdict(ls)
-    rows = timed_rows(ls)
+    hc, mb, ek, fo, cc = _parts(ls)
     out: list[Claim] = []
-    hc = hidden_copy(ls, rows)
     if hc:
         out.append(Claim(hc.variant, "hidden_copy", bool(hc.copies)))
         if hc.inplace_memcpys is not None:
             out.append(Claim(hc.inplace, "copy_removed", hc.inplace_memcpys == 0 and (
                 hc.inplace_events is not None and hc.events - hc.inplace_events == len(hc.copies))))
-    mb = math_backend(ls, rows)
     if mb:
         slowest = bool(v and v.ranking and v.ranking[-1] == mb.variant)
         out.append(Claim(mb.variant, "math_reference", mb.holds and slowest))
-    ek = efficient_kernel(ls)
     if ek:
         out.append(Claim(ek.variant, "efficient_fused", ek.holds))
-    fo = flash_occupancy(ls, rows)
     if fo:
         fastest = None if v is None else (v.fastest.variant == fo.variant or fo.variant in v.same_kernel)
         out.append(Claim(fo.variant, "flash_fastest", fastest))
         out.append(Claim(fo.variant, "flash_on_chip", fo.holds))
-    cc = cudnn_costs(ls, rows)
     if cc:
         out.append(Claim(cc.variant, "cudnn_planning", cc.holds))
     # What SDPA picks unpinned is the hypothesis's claim (findings' backend check), not the article's.
@@ -658,8 +664,6 @@ def lessons(ls: tables.LoadedSet) -> Lessons | None:
         return None
     key = ("lessons",)
     if key not in ls._tables:
-        rows = timed_rows(ls)
-        ls._tables[key] = Lessons(ls.name, hidden_copy(ls, rows), math_backend(ls, rows), efficient_kernel(ls),
-                                  flash_occupancy(ls, rows), cudnn_costs(ls, rows), tuple(claims(ls)))
+        ls._tables[key] = Lessons(ls.name, *_parts(ls), tuple(claims(ls)))
     return ls._tables[key]
 

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import clocks, rules, scaling, tables, timings
+from gen.analysis import clocks, rules, scaling, tables, timings, values
 from gen.analysis import flops as flops_mod
 from gen.analysis.values import integer, missing, number, text_table, variant_order, variant_role
 from gen.model import anchors, datasheets, said, schema, variants
@@ -404,9 +404,8 @@ _AT_KEYS = ("mode", "head_dim", "q_len", "kv_len")
 
 
 def _dicts(df: pd.DataFrame) -> list[dict]:
-    """df's rows as dicts, read column by column."""
-    cols = list(df.columns)
-    return [dict(zip(cols, row)) for row in zip(*(df[c].tolist() for c in cols))] if len(df) else []
+    """df's rows as dicts (values.rows)."""
+    return values.rows(df) if len(df) else []
 
 
 def _dicts_at(df: pd.DataFrame) -> dict[tuple, list[dict]]:
@@ -489,21 +488,35 @@ def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str) -> dict 
     if fast.empty:
         return None
     d = own_head_dim(points, scenario)
-    pick = fast[(fast["head_dim"] == d) & (fast["mode"] == schema.Mode.INFERENCE)]
-    pick = pick if len(pick) else fast
-    top = pick.sort_values(["kv_len", "q_len"]).iloc[-1].to_dict()
+    # Read as rows (values.rows: the Python values a row's to_dict gives) rather than a mask per
+    # question: the same picks (tests/test_scenario_analysis.py keeps the frame reading to compare).
+    rows = values.rows(fast)
+    pick = [r for r in rows if r["head_dim"] == d and r["mode"] == schema.Mode.INFERENCE] or rows
+    top = pick[0]
+    for r in pick:  # the last of the largest (kv_len, q_len): a stable sort's last row
+        if (r["kv_len"], r["q_len"]) >= (top["kv_len"], top["q_len"]):
+            top = r
     # The other rows at that point the times cannot set apart from it (the verdict's interval rule):
     # "fastest" is then said with them.
-    ok = _ranked(points)
-    at = ok[(ok["mode"] == top["mode"]) & (ok["head_dim"] == top["head_dim"]) & (ok["q_len"] == top["q_len"])
-            & (ok["kv_len"] == top["kv_len"]) & (ok["variant"] != top["variant"])]
+    point = tuple(top[k] for k in _AT_KEYS)
+    at = [r for r in values.rows(points) if _may_win(r) and tuple(r[k] for k in _AT_KEYS) == point
+          and r["variant"] != top["variant"]]
     auto = variant_role("automatic")
-    same = [r["variant"] for _, r in at.iterrows()
+    same = [r["variant"] for r in at
             if isinstance(top["kernel_signature"], tuple) and r["kernel_signature"] == top["kernel_signature"]]
     ties = [v for v in same if v != auto]  # unpinned SDPA gives way to the pinned twin (fastest_frame)
-    near = [r["variant"] for _, r in at.sort_values("gpu_only_ms").iterrows() if r["variant"] not in same
-            and not rules.apart(top["gpu_only_ci_hi_ms"], r["gpu_only_ci_lo_ms"])]
+    # By time, in the order pandas' sort_values gives (numpy's quicksort, NaN last)
+    order = np.argsort(np.array([r["gpu_only_ms"] for r in at], dtype=float), kind="quicksort")
+    near = [at[i]["variant"] for i in order if at[i]["variant"] not in same
+            and not rules.apart(top["gpu_only_ci_hi_ms"], at[i]["gpu_only_ci_lo_ms"])]
     return dict(fastest=top, ties=ties, near=near, anchor=strongest(versus, top["head_dim"]))
+
+
+def _may_win(r: dict) -> bool:
+    """_ranked's rule on one row: ran, timed, and answered right."""
+    wrong = r.get("wrong", False)
+    return (r["status"] == schema.Status.OK and not missing(r["gpu_only_ms"])
+            and not (not missing(wrong) and bool(wrong)))
 
 
 def strongest(versus: pd.DataFrame, head_dim: int | None = None) -> dict | None:

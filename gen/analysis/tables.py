@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gen.analysis import rules, timings
+from gen.analysis import rules, timings, values
 from gen.analysis.values import integer, missing, variant_role
 from gen.model import layout, limits, reference, schema, trace, trace_digest
 from gen.model.variants import VARIANTS
@@ -340,12 +340,39 @@ def timeline_frames(ls: LoadedSet, variant: str, mode: str = "inference", forwar
 # --------------------------------------------------------------------------- time use
 
 def category_split(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.DataFrame:
-    """GPU time of one forward by kernel category (mean over profiled forwards)."""
-    ks = kernel_summary(ls, variant, mode)
-    if ks.empty:
+    """GPU time of one forward by kernel category (mean over profiled forwards): kernel_summary's
+    duration_us summed by category, the frame its two groupbys gave (test), made from the trace's
+    events, summed by pandas on group codes (_group_sums) instead of two frames and their groupbys."""
+    tr = ls.trace(mode, variant)
+    if tr is None or not tr.forwards or not any(f.gpu for f in tr.forwards):
         return pd.DataFrame(columns=["variant", "category", "duration_us"])
-    out = ks.groupby("category", sort=False)["duration_us"].sum().reset_index()
-    return out.assign(variant=variant)[["variant", "category", "duration_us"]]
+    # kernel_summary's groups (name, short name, kind, category) over every profiled forward, in the
+    # order they first come; each one's summed µs and its first launch index
+    keys, durs, first = [], [], {}
+    for f in tr.forwards:
+        for g in f.gpu:
+            k = (g.name, g.short_name, g.kind, rules.category(g.name, g.kind, g.launched_by))
+            keys.append(k)
+            durs.append(g.dur)
+            first[k] = min(first.get(k, g.index), g.index)
+    totals = _group_sums(keys, durs)
+    groups = list(totals)
+    n = len(tr.forwards)
+    # kernel_summary's rows by first launch, as its sort_values (numpy's quicksort) orders them
+    order = np.argsort(np.array([first[k] for k in groups], dtype=np.int64), kind="quicksort")
+    cats = _group_sums([groups[i][3] for i in order], [totals[groups[i]] / n for i in order])
+    return pd.DataFrame({"variant": [variant] * len(cats), "category": list(cats),
+                         "duration_us": np.array(list(cats.values()), dtype=float)})
+
+
+def _group_sums(keys: list, values: list[float]) -> dict:
+    """key -> its values' sum, keys in the order they first come: pandas' grouped float sum over the
+    same rows and groups (its cython sum's result depends on them: not plain or compensated summation
+    in Python, which differ from it in the last bit), on group codes instead of a frame."""
+    codes: dict = {}
+    at = [codes.setdefault(k, len(codes)) for k in keys]
+    sums = pd.Series(values, dtype=float).groupby(np.array(at, dtype=np.intp), sort=False).sum()
+    return dict(zip(codes, sums.tolist()))
 
 
 def busy_idle(tr: trace.Trace) -> dict[str, float]:
@@ -404,17 +431,32 @@ def theoretical_occupancy(threads: int, regs: int | None, smem: int | None, env:
                 theoretical_pct=100.0 * blocks * warps / max_warps)
 
 
+def _longest(rows: list[dict], top: int) -> list[dict]:
+    """The first `top` rows of distinct names, longest first: what a frame's sort_values("dur_us",
+    ascending=False).drop_duplicates("name").head(top) gives, equal times in its order (pandas'
+    nargsort: numpy's quicksort over the reversed values, reversed back; NaN last)."""
+    dur = np.array([r["dur_us"] for r in rows], dtype=float)
+    nan = np.isnan(dur)
+    at = np.arange(len(rows))[~nan][::-1]
+    order = list(at[dur[~nan][::-1].argsort(kind="quicksort")][::-1]) + list(np.flatnonzero(nan))
+    out, seen = [], set()
+    for i in order:
+        if rows[i]["name"] not in seen and len(out) < top:
+            seen.add(rows[i]["name"])
+            out.append(rows[i])
+    return out
+
+
 def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: int = 3) -> list[dict]:
     """For the longest kernels of one forward (distinct names): launch resources,
     reported and theoretical occupancy, what limits it, and why the profiler may
     have reported none. Numbers and flags only; gen.report.wording words them."""
     env = ls.rs.environment
-    kt = kernel_table(ls, variant, mode)
-    kt = kt[kt["kind"] == "kernel"]
-    if kt.empty or env.device != "cuda":
+    kernels = [r for r in values.rows(kernel_table(ls, variant, mode)) if r["kind"] == "kernel"]
+    if not kernels or env.device != "cuda":
         return []
     out = []
-    for _, k in kt.sort_values("dur_us", ascending=False).drop_duplicates("name").head(top).iterrows():
+    for k in _longest(kernels, top):
         threads = integer(k["threads_per_block"]) or 0
         regs, smem = integer(k["registers_per_thread"]), integer(k["shared_memory"])
         blocks = integer(k["blocks"])

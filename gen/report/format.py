@@ -1,9 +1,10 @@
 """Formatting and naming for pages: Jinja filters, page paths, anchors, set titles.
 
 Takes: plain values, set and variant names. Gives: the filters templates use
-(`md` escapes text for Markdown; `num`, `ms`, `us`, `size`, `integer`, `day`,
-`span` show a dash for a missing value), the one `slug`, the paths of the
-generated pages, the HTML id of a kernel row, `set_title` and `label_of`.
+(`md` escapes text for Markdown, and for HTML alike; `html_url` a page's link in finished
+HTML; `num`, `ms`, `us`, `size`, `integer`, `day`, `span` show a dash for a missing value),
+the one `slug`, the paths of the generated pages, the HTML id of a kernel row, `set_title`
+and `label_of`.
 Imports nothing of the report: every other report module may use it.
 """
 
@@ -13,6 +14,7 @@ import html
 import os
 import re
 from pathlib import PurePosixPath
+from urllib.parse import urlsplit, urlunsplit
 
 from markupsafe import Markup
 
@@ -104,7 +106,16 @@ def day(value) -> str:
     return md(str(value)[:10]) if value else DASH
 
 
-FILTERS = dict(md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer, span=span)
+def html_url(href: str) -> str:
+    """A relative link to a .md page as the built site has it: the page's .html (mkdocs rewrites
+    Markdown links so, with `use_directory_urls: false`; links in finished HTML are written so)."""
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc or not parts.path.endswith(".md"):
+        return href
+    return urlunsplit(("", "", parts.path[:-3] + ".html", parts.query, parts.fragment))
+
+
+FILTERS = dict(md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer, span=span, html_url=html_url)
 
 
 # --------------------------------------------------------------------------- names and paths

@@ -21,9 +21,11 @@ import json
 import re
 import xml.etree.ElementTree as etree
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import markdown
+
+from gen.report.format import html_url
 
 BEGIN, END = "<!-- raw-html -->", "<!-- /raw-html -->"  # gen/report/mkdocs_hook.py's markers
 TOC = "<!-- raw-html-toc {} -->"
@@ -44,7 +46,11 @@ _NEEDS = {
     r"\!\[": "[",  # images
     r"<([A-Za-z][A-Za-z0-9+.-]*://[^<>]*)>": "<",
     r"<([^<> !]+@[^@<> ]+)>": "<",
-    r"(&(?:\#[0-9]+|\#x[0-9a-fA-F]+|[a-zA-Z0-9]+);)": "&",
+    # An entity needs nothing: the pattern only stashes it to put it back as it was, and the
+    # serializer leaves an entity's & as it is (its RE_AMP, the same expression), so a text whose
+    # entities stay in it gives the same HTML. The report's escaper (format.md) makes every `:`,
+    # `_` or `#` of a name an entity: most of a page's texts hold dozens, and nothing else.
+    r"(&(?:\#[0-9]+|\#x[0-9a-fA-F]+|[a-zA-Z0-9]+);)": "",
     r"\*|_": "*_",
 }
 _LINE_BREAK = r"  \n"  # the line-break pattern: two spaces ending a line
@@ -70,7 +76,7 @@ class _Inline(markdown.treeprocessors.InlineProcessor):
                                        startIndex: int = 0):  # noqa: N803
         # A text with the characters of some patterns is still tried only with those: a pattern
         # with none of its characters past startIndex finds nothing there, which Python-Markdown
-        # answers with (data, False, 0).
+        # answers with (data, False, 0); a pattern that needs nothing (the entity's) is never tried.
         needs = self._needs.get(id(pattern))
         if needs is not None and all(data.find(n, startIndex) < 0 for n in needs):
             return data, False, 0
@@ -107,13 +113,6 @@ class _Links(markdown.treeprocessors.Treeprocessor):
             href = el.get("href")
             if href:
                 el.set("href", html_url(href))
-
-
-def html_url(href: str) -> str:
-    parts = urlsplit(href)
-    if parts.scheme or parts.netloc or not parts.path.endswith(".md"):
-        return href
-    return urlunsplit(("", "", parts.path[:-3] + ".html", parts.query, parts.fragment))
 
 
 def _read_config(path: Path) -> tuple[list, dict]:

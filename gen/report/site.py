@@ -20,7 +20,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
-from gen.analysis import findings, tables
+from gen.analysis import findings, tables, values
 from gen.analysis.values import missing, variant_order
 from gen.report import format as fmt
 from gen.report import wording
@@ -226,12 +226,9 @@ def chart_div(chart: alt.TopLevelMixin | dict, label: str, command: str = BUILD_
 
 
 def records(df: pd.DataFrame) -> list[dict]:
-    """df.to_dict("records"), column by column: the same values (Python scalars, NaN as it is), a
-    third of the time on the report's wide tables (pandas reads each row column by column)."""
-    if df.empty:
-        return []
-    cols = list(df.columns)
-    return [dict(zip(cols, row)) for row in zip(*(df[c].tolist() for c in cols))]
+    """df.to_dict("records"): the same values (Python scalars, NaN as it is), in a fraction of
+    its time (values.rows)."""
+    return values.rows(df)
 
 
 def capped(rows: list, limit: int) -> tuple[list, int]:

@@ -32,15 +32,23 @@ from gen.report.site import Context, Page, capped, chart_div, records
 OWN_PARAGRAPH = frozenset({FindingKind.COMPILE, FindingKind.AUTOGRAD})
 
 
-def _one(df, variant: str) -> dict | None:
-    rows = df[df["variant"] == variant].to_dict("records") if not df.empty else []
-    return rows[0] if rows else None
+def _one(ctx: Context, what: tuple, df, variant: str) -> dict | None:
+    """The first row of `df` (a frame the context keeps, named by `what`) of the variant, as a dict of
+    its own: the frame is read into rows once per set, not masked once per variant and mode."""
+    def first_rows() -> dict:
+        out: dict = {}
+        for r in (df.to_dict("records") if not df.empty else []):
+            out.setdefault(r["variant"], r)
+        return out
+
+    row = ctx._once(("first row by variant", *what), first_rows).get(variant)
+    return dict(row) if row is not None else None
 
 
 def _hypothesis(ctx: Context, ls, v: str, mode: str) -> dict | None:
     if mode != Mode.INFERENCE or v not in variants.VARIANTS:
         return None
-    h = _one(ctx.hypotheses(ls, mode), v)
+    h = _one(ctx, ("hypotheses", ls.name, mode), ctx.hypotheses(ls, mode), v)
     if h:
         h["note"] = wording.hypothesis_note(h)
         h["rank_range"] = not missing(h["rank_lo"]) and h["rank_lo"] != h["rank_hi"]
@@ -60,7 +68,7 @@ def _findings(ctx: Context, ls, v: str, mode: str) -> list[dict]:
 
 
 def _train(ctx: Context, ls, v: str) -> dict | None:
-    t = _one(ctx.train(ls), v)
+    t = _one(ctx, ("train", ls.name), ctx.train(ls), v)
     if t:
         t.update(rule=wording.HOST_BOUND_RULE, consequence=wording.HOST_BOUND_CONSEQUENCE)
     return t
