@@ -130,3 +130,39 @@ def test_a_hint_is_read_once_and_checked_the_same_each_time():
         with pytest.raises(SchemaError, match=r"^f: field mode is 'nope', expected one of inference, train$"):
             _check("nope", str, "f", "mode")
     assert _check(None, float | None, "f", "tflops") is None
+
+
+def _nested(rng, depth: int):
+    """Random JSON data nesting exactly `depth` deep (lists, objects, numbers, strings with brackets)."""
+    if depth == 0:
+        return rng.choice([1, 2.5, "[{", "a\\\"]", None, True])
+    inner = [_nested(rng, depth - 1)]
+    inner += [_nested(rng, rng.randint(0, min(2, depth - 1))) for _ in range(rng.randint(0, 2))]
+    rng.shuffle(inner)
+    return inner if rng.random() < 0.5 else {f"k{i}": v for i, v in enumerate(inner)}
+
+
+def test_the_decoded_nesting_is_the_nesting_counted_in_the_text():
+    """parse_json counts the nesting in the text (_json_depth) only where the decoded data is too
+    deep: both measures agree (the decoded walk decides which sets are refused)."""
+    import random
+
+    rng = random.Random(21)
+    for _ in range(400):
+        depth = rng.randint(0, 40)
+        data = _nested(rng, depth)
+        text = json.dumps(data)
+        assert schema._json_depth(text) == depth
+        for limit in {max(0, depth - 1), depth, depth + 1}:
+            assert schema._deeper_than(json.loads(text), limit) == (depth > limit)
+
+
+@pytest.mark.parametrize("depth", [33, 900, 5000])
+def test_json_too_deep_is_refused_with_its_depth(depth):
+    text = "[" * depth + "1" + "]" * depth
+    with pytest.raises(schema.SchemaError, match=f"x: JSON nested {depth} deep; a result set nests at most 32"):
+        schema.parse_json(text, "x")
+    # the nesting is said before a fault of the text further on, as it was
+    with pytest.raises(schema.SchemaError, match=f"JSON nested {depth} deep"):
+        schema.parse_json(text[:-1] + ",]", "x")
+    assert schema.parse_json("[" * 32 + "1" + "]" * 32, "x") is not None

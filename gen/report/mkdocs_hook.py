@@ -21,20 +21,51 @@ called by overrides/main.html). Material draws the whole navigation on every pag
 entry), a third of mkdocs' time; for a page outside it nothing is active, and its links are
 relative to the page's folder, so the pages of one folder share the same HTML.
 
-mkdocs loads this file by its path (mkdocs.yml `hooks:`): stdlib and mkdocs only.
+And: a page outside the navigation that is nothing but its `# title` and one such block (a set's
+own pages: a thousand at 50 sets, each otherwise some 3.5 ms of mkdocs' time) is not drawn by
+the theme one by one. The theme draws, once per folder and depth (the key of the kept
+navigation) and front matter, a shell: the page template with marks in the place of the
+page's title, table of contents and content (`_Marked`); each page of that folder is the
+shell with its own title (in each form the theme prints it: as it is, `striptags`,
+`striptags | e`, `e`), first heading's anchor and content put in the marks' places
+(`report_splice`, its template chosen by the page's `template` meta). Its title line is still
+converted by Markdown, as mkdocs converts it, with one Markdown instance reset between pages
+instead of one made per page (`_SplicedPage.render`). Where the theme prints a page's values
+in any other way (a mark left in the shell, a table of contents drawn), or where the first two
+pages of a shell, drawn in full as well, differ from their spliced text, every page of that
+shell is drawn in full (a warning: a strict build fails): the same site either way
+(tests/test_mkdocs_hook.py compares the sites with and without it, byte for byte, with and
+without a site_url). A page's canonical URL (where a site_url is set) is a mark too; a page
+with an edit link (repo_url) is drawn in full. mkdocs still sees every page: its links,
+anchors, search entry (a set's own pages are excluded) and sitemap entry are those of before.
+
+mkdocs loads this file by its path (mkdocs.yml `hooks:`): stdlib, jinja2, markupsafe and
+mkdocs only.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import logging
 import re
 from html import unescape
 
+import jinja2
+import markdown
+from markupsafe import Markup, escape
+from mkdocs.structure.pages import (
+    Page,
+    _ExtractAnchorsTreeprocessor,
+    _ExtractTitleTreeprocessor,
+    _RawHTMLPreprocessor,
+    _RelativePathTreeprocessor,
+)
+from mkdocs.structure.toc import get_toc
+
 BEGIN, END = "<!-- raw-html -->", "<!-- /raw-html -->"
-_BLOCK = re.compile(r"^(?:<!-- raw-html-toc ([A-Za-z0-9+/=]*) -->\n)?" + re.escape(BEGIN) + r"\n(.*?)\n"
-                    + re.escape(END) + "$", re.S | re.M)
-_ID = re.compile(r'\sid="([^"]+)"')
+_TOC_LINE = re.compile(r"<!-- raw-html-toc ([A-Za-z0-9+/=]*) -->\n")
+_ID = re.compile(r'id="([^"]+)"')  # an id attribute where whitespace precedes it (_ids)
 _HOLDER = '<div class="raw-html" data-raw-html="{}"></div>'
 _HOLDER_RE = re.compile(r'<div class="raw-html" data-raw-html="(\d+)"></div>')
 
@@ -42,6 +73,10 @@ _blocks: dict[str, tuple[list[str], list]] = {}  # page -> its blocks and their 
 _in_nav: set[str] = set()  # the pages the navigation lists (this build's)
 _linked: set[str] = set()  # every folder holding (at any depth) a page or file the navigation links to
 _navs: dict[tuple[str, int], str] = {}  # _nav_key -> the navigation HTML of the pages outside it
+_shells: dict[tuple, _Shell | None] = {}  # _shell_key -> its shell, None where its pages are drawn in full
+_md: list[markdown.Markdown] = []  # this build's Markdown instance for the spliced pages' title lines
+
+log = logging.getLogger("mkdocs.hooks.report")
 
 
 def _key(page) -> str:
@@ -51,27 +86,59 @@ def _key(page) -> str:
 def on_page_markdown(markdown: str, page, **kwargs) -> str:
     if BEGIN not in markdown:
         return markdown
-    blocks: list[str] = []
-    toc: list = []
-
-    def hold(m: re.Match) -> str:
-        if m.group(1):
-            toc.extend(json.loads(base64.b64decode(m.group(1))))
-        blocks.append(m.group(2))
-        return _HOLDER.format(len(blocks) - 1)
-
-    out = _BLOCK.sub(hold, markdown)
+    out, blocks, toc = hold(markdown)
     _blocks[_key(page)] = (blocks, toc)
+    return out
+
+
+def hold(text: str) -> tuple[str, list[str], list]:
+    """The text with each block (a line BEGIN, the block, a line END; maybe after its headings'
+    line) replaced by a placeholder; the blocks; their headings. Found with str.find: a regular
+    expression over a set's page (up to 300 kB) took 2 ms of a page's 3."""
+    out, blocks, toc = [], [], []
+    head, tail = BEGIN + "\n", "\n" + END
+    done = search = 0  # the text before `done` is in out; BEGIN is looked for from `search`
+    while (begin := text.find(head, search)) >= 0:
+        search = begin + 1
+        if begin and text[begin - 1] != "\n":  # not a line of its own
+            continue
+        body = begin + len(head)
+        end = text.find(tail, body)
+        while end >= 0 and end + len(tail) < len(text) and text[end + len(tail)] != "\n":
+            end = text.find(tail, end + 1)  # the END line must end there
+        if end < 0:
+            continue
+        start = begin
+        line = text.rfind("\n", 0, begin - 1) + 1 if begin else begin
+        m = _TOC_LINE.fullmatch(text, line, begin) if line >= done and begin else None
+        if m:
+            start = line
+            if m.group(1):
+                toc.extend(json.loads(base64.b64decode(m.group(1))))
+        out += [text[done:start], _HOLDER.format(len(blocks))]
+        blocks.append(text[body:end])
+        done = search = end + len(tail)
+    out.append(text[done:])
+    return "".join(out), blocks, toc
+
+
+def _ids(html: str) -> set[str]:
+    """The values of a block's id attributes, as the regular expression \\sid="([^"]+)" finds them (test),
+    found with str.find: five times faster over a set's page."""
+    out, at = set(), 0
+    while (i := html.find('id="', at)) >= 0:
+        at = i + 1
+        if i and html[i - 1].isspace() and (m := _ID.match(html, i)):
+            out.add(unescape(m.group(1)))
+            at = m.end()
     return out
 
 
 def on_page_content(html: str, page, **kwargs) -> str:
     blocks, toc = _blocks.get(_key(page), ([], []))
     if blocks and getattr(page, "present_anchor_ids", None) is not None:
-        page.present_anchor_ids |= {unescape(i) for b in blocks for i in _ID.findall(b)}
+        page.present_anchor_ids |= {i for b in blocks for i in _ids(b)}
     if toc and getattr(page, "toc", None) is not None:
-        from mkdocs.structure.toc import get_toc
-
         extra = get_toc(toc).items
         if len(page.toc.items) == 1 and page.toc.items[0].level == 1:  # under the page's title
             page.toc.items[0].children.extend(extra)
@@ -103,22 +170,33 @@ def on_nav(nav, config, files, **kwargs):
         parts = url.lstrip("/").split("/")[:-1]
         _linked.update("/".join(parts[:i]) for i in range(len(parts) + 1))
     _navs.clear()
+    _shells.clear()
+    _md.clear()
+    for file in files.documentation_pages() if SPLICE else []:  # mkdocs made a plain Page for those outside it
+        if file.src_uri not in _in_nav and type(file.page) is Page:
+            _SplicedPage(None, file, config)
     return nav
 
 
 def on_env(env, config, files, **kwargs):
-    env.globals.update(report_nav_get=report_nav_get, report_nav_put=report_nav_put)
+    env.globals.update(report_nav_get=report_nav_get, report_nav_put=report_nav_put, report_splice=report_splice)
+    env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({SPLICE_TEMPLATE: "{{ report_splice() }}"}), env.loader])
     return env
 
 
 def _nav_key(page) -> tuple[str, int] | None:
     """What the navigation of a page outside it depends on, or None where the page's navigation
     is its own (a listed page: its entry is active, its table of contents inside it; or one whose
-    front matter hides parts). Its links are relative to the page's folder (mkdocs'
-    get_relative_url): they go up to the deepest folder of that path that holds a linked page,
-    then down; so the folder's part down to there and the number of folders below it decide them."""
+    front matter hides parts)."""
     if page is None or page.file.src_uri in _in_nav or (page.meta or {}).get("hide"):
         return None
+    return _folder_key(page)
+
+
+def _folder_key(page) -> tuple[str, int]:
+    """A page's links to the pages of the navigation are relative to its folder (mkdocs'
+    get_relative_url): they go up to the deepest folder of that path that holds a linked page,
+    then down; so the folder's part down to there and the number of folders below it decide them."""
     folder, _, base = page.url.rpartition("/")
     parts = (folder if "." in base else page.url).strip("/").split("/")
     parts = [p for p in parts if p]
@@ -138,3 +216,141 @@ def report_nav_put(page, html: str) -> str:
     if key is not None:
         _navs[key] = html
     return html
+
+
+# --------------------------------------------------------------------------- pages spliced into a shell
+
+SPLICE = True  # False: every page drawn by the theme one by one (tests compare the two sites)
+SPLICE_TEMPLATE = "report-spliced.html"  # a spliced page's template (its `template` meta): report_splice
+SPLICE_CHECKED = 2  # pages of each shell also drawn in full and compared with their spliced text
+_ONLY = re.compile(r"\A# [^\n]+\n\n" + re.escape(_HOLDER.format(0)) + r"\n*\Z")  # a held page: title, block
+# Marks, in the place of a page's values while its shell is drawn. The title's mark takes a
+# different form under each filter chain the theme may print a title with (_title_forms).
+_TITLE = "\x02<i></i>&amp;title\x03"
+_CONTENT = "\x02<h1 content\x03"  # holds "<h1": a page's content does (the theme adds one where not)
+_ANCHOR = "\x02anchor\x03"
+_CANONICAL = "\x02canonical\x03"  # a page's own URL where the site has a site_url (mkdocs serve sets it)
+_TOC = [{"level": 1, "id": _ANCHOR, "name": "\x02toc\x03", "children": [
+    {"level": 2, "id": "\x02anchor2\x03", "name": "\x02toc2\x03", "children": []}]}]
+
+
+def _title_forms(title: str) -> dict[str, str]:
+    """A title as the theme prints it: as it is (header), `striptags | e` (overrides/main.html),
+    `striptags`, `e` (Jinja's filters: markupsafe's)."""
+    stripped = Markup(title).striptags()
+    return {"raw": title, "striptags": stripped, "striptags|e": str(escape(stripped)), "e": str(escape(title))}
+
+
+class _SplicedPage(Page):
+    """A page outside the navigation (on_nav makes it where mkdocs would make a plain Page). Where it
+    is only a title and one held block, its Markdown (the title line and a placeholder) is converted
+    as mkdocs' Page.render converts it, with this build's one Markdown instance, and it is drawn by
+    report_splice; otherwise it is a plain Page."""
+
+    def render(self, config, files) -> None:
+        # An edit link (repo_url) is printed through filters (Material's actions.html): drawn in full.
+        if not _ONLY.match(self.markdown or "") or "template" in self.meta or self.edit_url is not None:
+            return super().render(config, files)
+        if not _md:
+            _md.append(markdown.Markdown(extensions=config["markdown_extensions"],
+                                         extension_configs=config["mdx_configs"] or {}))
+        md = _md[0]
+        md.reset()
+        # mkdocs' Page.render, but for the new Markdown instance: these replace the last page's
+        raw_html = _RawHTMLPreprocessor()
+        raw_html._register(md)
+        anchors = _ExtractAnchorsTreeprocessor(self.file, files, config)
+        anchors._register(md)
+        relative = _RelativePathTreeprocessor(self.file, files, config)
+        relative._register(md)
+        title = _ExtractTitleTreeprocessor()
+        title._register(md)
+        self.content = md.convert(self.markdown)
+        self.toc = get_toc(getattr(md, "toc_tokens", []))
+        self._title_from_render = title.title
+        self.present_anchor_ids = anchors.present_anchor_ids | raw_html.present_anchor_ids
+        if logging.getLogger("mkdocs").getEffectiveLevel() > logging.DEBUG:
+            self.links_to_anchors = relative.links_to_anchors
+        self.meta = {**self.meta, "template": SPLICE_TEMPLATE}
+
+
+class _Marked:
+    """A page as the theme sees it while its shell is drawn: marks for its title, table of contents
+    and content, the rest (its folder, front matter, links) its own."""
+
+    def __init__(self, page):
+        self._page = page
+        self.title, self.content, self.toc = _TITLE, _CONTENT, get_toc(_TOC)
+        self.canonical_url = None if page.canonical_url is None else _CANONICAL
+
+    def __getattr__(self, name: str):
+        return getattr(self._page, name)
+
+
+class _Shell:
+    """The theme's text of a page with marks, cut at the marks; filled with each page's values."""
+
+    def __init__(self, text: str):
+        forms = _title_forms(_TITLE)
+        marks = {text: ("title", form) for form, text in forms.items()}
+        marks[_CONTENT], marks[_ANCHOR], marks[_CANONICAL] = ("content", None), ("anchor", None), ("canonical", None)
+        cut = re.compile("|".join(re.escape(m) for m in sorted(marks, key=len, reverse=True)))
+        self.parts: list = []
+        at = 0
+        for m in cut.finditer(text):
+            self.parts += [text[at:m.start()], marks[m.group()]]
+            at = m.end()
+        self.parts.append(text[at:])
+        self.usable = len(set(forms.values())) == len(forms) and not any(
+            "\x02" in p or "\x03" in p for p in self.parts[::2])  # a mark in a form not known: drawn in full
+        self.checked = 0
+
+    def fill(self, page, content: str) -> str | None:
+        """The page's text, or None where it has no first heading (its skip link is not the shell's)."""
+        if not page.toc.items:
+            return None
+        forms = _title_forms(page.title)
+        values = {"content": content, "anchor": page.toc.items[0].id, "canonical": page.canonical_url}
+        return "".join(part if i % 2 == 0 else forms[part[1]] if part[0] == "title" else values[part[0]]
+                       for i, part in enumerate(self.parts))
+
+
+def _shell_key(page) -> tuple:
+    """What a shell is drawn for: the page's folder and depth (as its kept navigation), its front matter
+    and whether it has a canonical URL."""
+    return _folder_key(page), json.dumps(page.meta, sort_keys=True, default=repr), page.canonical_url is None
+
+
+@jinja2.pass_context
+def report_splice(ctx) -> str:
+    """A spliced page's text: its shell filled with its values and its block (on_post_page then has
+    nothing to put back). A shell's first pages are also drawn in full and compared: where they
+    differ, the splice does not follow the theme (a warning, so that a strict build fails) and every
+    page of that shell is drawn in full."""
+    page = ctx["page"]
+    main = ctx.environment.get_template("main.html")
+    key = _shell_key(page)
+    if key not in _shells:
+        shell = _Shell(main.render({**ctx.get_all(), "page": _Marked(page)}))
+        _shells[key] = shell if shell.usable else None
+        if not shell.usable:
+            log.info("the theme prints a page's values in a way the spliced pages do not follow: the pages "
+                     "of %s are drawn in full", key[0][0])
+    blocks = _blocks.pop(_key(page), ([], []))[0]
+
+    def put(html: str) -> str:  # on_post_page's
+        return _HOLDER_RE.sub(lambda m: blocks[int(m.group(1))], html) if blocks else html
+
+    shell = _shells[key]
+    if shell is None:
+        return put(main.render(ctx.get_all()))
+    text = shell.fill(page, put(page.content))
+    if text is None or shell.checked < SPLICE_CHECKED:
+        shell.checked += 1
+        full = put(main.render(ctx.get_all()))
+        if text is not None and full != text:
+            log.warning("%s: its spliced text is not the theme's (gen/report/mkdocs_hook.py); the pages of %s "
+                        "are drawn in full", page.file.src_uri, key[0][0])
+            _shells[key] = None
+        return full
+    return text

@@ -1,0 +1,107 @@
+"""gen/report/mkdocs_hook.py: its blocks are found as the regular expression it replaced found them,
+and a set's own pages spliced into a shell are, byte for byte, the pages the theme draws one by one."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+import random
+import re
+import shutil
+from html import unescape
+from pathlib import Path
+
+import pytest
+
+from benchmarks.bench_build import PUBLISHED, fabricate
+from gen.report import build
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("report_mkdocs_hook", ROOT / build.HOOK)
+hook = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(hook)
+
+# What the hook found blocks and ids with before (the reference the faster search must agree with).
+BLOCK = re.compile(r"^(?:<!-- raw-html-toc ([A-Za-z0-9+/=]*) -->\n)?" + re.escape(hook.BEGIN) + r"\n(.*?)\n"
+                   + re.escape(hook.END) + "$", re.S | re.M)
+ID = re.compile(r'\sid="([^"]+)"')
+
+
+def _hold_by_regex(text: str) -> tuple[str, list[str], list]:
+    blocks, toc = [], []
+
+    def hold(m: re.Match) -> str:
+        if m.group(1):
+            toc.extend(json.loads(base64.b64decode(m.group(1))))
+        blocks.append(m.group(2))
+        return hook._HOLDER.format(len(blocks) - 1)
+
+    return BLOCK.sub(hold, text), blocks, toc
+
+
+def test_blocks_are_found_as_the_regular_expression_finds_them():
+    toc = "<!-- raw-html-toc " + base64.b64encode(json.dumps([{"level": 2}]).encode()).decode() + " -->"
+    pieces = [hook.BEGIN, hook.END, toc, "x", "", hook.BEGIN + "x", "x" + hook.END, hook.END + " ",
+              "<!-- raw-html-toc  -->", "\n", "<p id=\"a\">"]
+    rng = random.Random(21)
+    found = 0
+    for _ in range(30_000):
+        text = "\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        expected = _hold_by_regex(text)
+        assert hook.hold(text) == expected, repr(text)
+        found += len(expected[1])
+    assert found > 1000  # the texts do hold blocks, nested, unclosed and after a headings line
+
+
+def test_ids_are_found_as_the_regular_expression_finds_them():
+    pieces = ['id="a"', 'id="', '"', " ", "\n", "\t", "x", 'data-id="b"', "\xa0", "&amp;", 'id=""', "\x1c"]
+    rng = random.Random(21)
+    for _ in range(30_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        assert hook._ids(text) == {unescape(i) for i in ID.findall(text)}, repr(text)
+
+
+def test_a_title_takes_each_form_the_theme_prints_it_in():
+    forms = hook._title_forms("A &lt;b&gt; <code>x</code>  y")
+    assert forms == {"raw": "A &lt;b&gt; <code>x</code>  y", "striptags": "A <b> x y",
+                     "striptags|e": "A &lt;b&gt; x y", "e": "A &amp;lt;b&amp;gt; &lt;code&gt;x&lt;/code&gt;  y"}
+    marks = hook._title_forms(hook._TITLE)
+    assert len(set(marks.values())) == len(marks)  # a shell tells the forms apart
+
+
+def _mkdocs(project: Path, site: str, monkeypatch, site_url: str | None = None, **settings):
+    """mkdocs build --strict in this process (with site_url, as `mkdocs serve` builds: each page has
+    its canonical URL), the hook's settings changed; returns the hook module."""
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+
+    monkeypatch.chdir(project)  # the snippets' base path
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    config = load_config(str(project / "mkdocs.yml"), site_dir=str(project / site), site_url=site_url)
+    module = config["hooks"][build.HOOK.as_posix()]
+    for name, value in settings.items():
+        monkeypatch.setattr(module, name, value)
+    mkdocs_build(config)
+    return module
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("site_url", [None, "http://127.0.0.1:8000/report/"])
+def test_spliced_pages_are_the_pages_the_theme_draws(tmp_path, monkeypatch, site_url):
+    """Every spliced page is also drawn in full and compared (a difference is a warning: the strict
+    build fails); and the site is the one drawn without splicing, to the byte."""
+    results = tmp_path / "results"
+    shutil.copytree(ROOT / "results" / PUBLISHED[0], results / PUBLISHED[0])
+    names = [fabricate(results, i, points=1).name for i in range(2)]
+    project = build.copy_project(ROOT, tmp_path / "project")
+    build.run(results, project / "docs")
+    sets = project / "docs" / "generated" / "sets"
+    own = [p for p in sets.rglob("*.md") if p.parent != sets]
+    module = _mkdocs(project, "spliced", monkeypatch, site_url, SPLICE_CHECKED=10**9)
+    shells = [s for s in module._shells.values() if s is not None]
+    assert shells and None not in module._shells.values()
+    assert sum(s.checked for s in shells) == len(own) > 40  # every set page spliced, and compared
+    _mkdocs(project, "drawn", monkeypatch, site_url, SPLICE=False)
+    assert (project / "spliced" / "generated" / "sets" / names[1] / "findings.html").is_file()
+    assert build.digest(project / "spliced") == build.digest(project / "drawn")
