@@ -12,13 +12,13 @@ The clauses:
    copy engine runs eagerly becomes a memcpy kernel in a graph);
 2. the graph's median is above eager's beyond their 95% intervals;
 3. every replay, its fastest included, is slower than the median eager call by more than
-   GRAPH_ABOVE_EAGER_PCT. A replay holds no host gaps, so on the same kernels it should not be slower
-   than an eager call; where every replay is, something the eager code does not run under changes the
-   kernels' time (the graph's own memory pool and where its buffers land, the clock under denser work),
-   and the eager calls' own kernel time stands for the call. Clause 2 misses this where a long call has few samples and one slow eager call (the first
-   after the graph's window: 152 ms against 141 ms at the naive 16k points) stretches eager's interval
-   over the graph's. On five H200 captures the points this clause catches read 4.8-5.7% above eager, the
-   rest at most 0.2% (benchmarks/capture_agreement_pairs.md, notes).
+   GRAPH_ABOVE_EAGER_PCT. A replay holds no host gaps, so on the same kernels it should not be slower than
+   an eager call; where every replay is, something the eager code does not run under changes the kernels'
+   time (the graph's own memory pool and where its buffers land, the clock under denser work), and the eager
+   calls' own kernel time stands for the call. Clause 2 misses this where a long call has few samples and
+   one slow eager call (the first after the graph's window: 152 ms against 141 ms at the naive 16k points)
+   stretches eager's interval over the graph's. On five H200 captures the points this clause catches read
+   4.8-5.7% above eager, the rest at most 0.2% (benchmarks/capture_agreement_pairs.md, notes).
 """
 
 from __future__ import annotations
