@@ -28,16 +28,18 @@ BLOCK = re.compile(r"^(?:<!-- raw-html-toc ([A-Za-z0-9+/=]*) -->\n)?" + re.escap
 ID = re.compile(r'\sid="([^"]+)"')
 
 
-def _hold_by_regex(text: str) -> tuple[str, list[str], list]:
-    blocks, toc = [], []
+def _hold_by_regex(text: str) -> tuple[str, list[str], list, list[int]]:
+    blocks, toc, bodies = [], [], []
 
     def hold(m: re.Match) -> str:
         if m.group(1):
             toc.extend(json.loads(base64.b64decode(m.group(1))))
+        if m.group(1) is not None:
+            bodies.append(len(blocks))
         blocks.append(m.group(2))
         return hook._HOLDER.format(len(blocks) - 1)
 
-    return BLOCK.sub(hold, text), blocks, toc
+    return BLOCK.sub(hold, text), blocks, toc, bodies
 
 
 def test_blocks_are_found_as_the_regular_expression_finds_them():
@@ -105,3 +107,24 @@ def test_spliced_pages_are_the_pages_the_theme_draws(tmp_path, monkeypatch, site
     _mkdocs(project, "drawn", monkeypatch, site_url, SPLICE=False)
     assert (project / "spliced" / "generated" / "sets" / names[1] / "findings.html").is_file()
     assert build.digest(project / "spliced") == build.digest(project / "drawn")
+
+
+@pytest.mark.slow
+def test_a_set_pages_links_to_anchors_are_still_checked(tmp_path, monkeypatch):
+    """A set's page in the navigation is converted by the build; mkdocs still checks its links'
+    anchors (the hook records them as mkdocs' conversion does): one to nowhere fails the build."""
+    from mkdocs.exceptions import Abort
+
+    results = tmp_path / "results"
+    name = fabricate(results, 0, points=1).name
+    project = build.copy_project(ROOT, tmp_path / "project")
+    build.run(results, project / "docs")
+    page = project / "docs" / "generated" / "sets" / f"{name}.md"
+    text = page.read_text(encoding="utf-8")
+    assert hook.BEGIN in text and "../../methodology.html#host-bound" in text
+    _mkdocs(project, "site", monkeypatch)
+    page.unlink()  # a link, into the cache's copy: replaced, not written through
+    page.write_text(text.replace("../../methodology.html#host-bound", "../../methodology.html#no-such-part"),
+                    encoding="utf-8")
+    with pytest.raises(Abort):
+        _mkdocs(project, "broken", monkeypatch)

@@ -48,8 +48,10 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import posixpath
 import re
 from html import unescape
+from urllib.parse import unquote, urlsplit
 
 import jinja2
 import markdown
@@ -64,6 +66,7 @@ from mkdocs.structure.pages import (
 from mkdocs.structure.toc import get_toc
 
 BEGIN, END = "<!-- raw-html -->", "<!-- /raw-html -->"
+_HREF = re.compile(r'\shref="([^"]*)"')
 _TOC_LINE = re.compile(r"<!-- raw-html-toc ([A-Za-z0-9+/=]*) -->\n")
 _ID = re.compile(r'id="([^"]+)"')  # an id attribute where whitespace precedes it (_ids)
 _HOLDER = '<div class="raw-html" data-raw-html="{}"></div>'
@@ -86,16 +89,17 @@ def _key(page) -> str:
 def on_page_markdown(markdown: str, page, **kwargs) -> str:
     if BEGIN not in markdown:
         return markdown
-    out, blocks, toc = hold(markdown)
-    _blocks[_key(page)] = (blocks, toc)
+    out, blocks, toc, bodies = hold(markdown)
+    _blocks[_key(page)] = (blocks, toc, bodies)
     return out
 
 
-def hold(text: str) -> tuple[str, list[str], list]:
+def hold(text: str) -> tuple[str, list[str], list, list[int]]:
     """The text with each block (a line BEGIN, the block, a line END; maybe after its headings'
-    line) replaced by a placeholder; the blocks; their headings. Found with str.find: a regular
-    expression over a set's page (up to 300 kB) took 2 ms of a page's 3."""
-    out, blocks, toc = [], [], []
+    line) replaced by a placeholder; the blocks; their headings; which blocks had a headings line
+    (a page's body converted by the build). Found with str.find: a regular expression over a
+    set's page (up to 300 kB) took 2 ms of a page's 3."""
+    out, blocks, toc, bodies = [], [], [], []
     head, tail = BEGIN + "\n", "\n" + END
     done = search = 0  # the text before `done` is in out; BEGIN is looked for from `search`
     while (begin := text.find(head, search)) >= 0:
@@ -113,13 +117,14 @@ def hold(text: str) -> tuple[str, list[str], list]:
         m = _TOC_LINE.fullmatch(text, line, begin) if line >= done and begin else None
         if m:
             start = line
+            bodies.append(len(blocks))
             if m.group(1):
                 toc.extend(json.loads(base64.b64decode(m.group(1))))
         out += [text[done:start], _HOLDER.format(len(blocks))]
         blocks.append(text[body:end])
         done = search = end + len(tail)
     out.append(text[done:])
-    return "".join(out), blocks, toc
+    return "".join(out), blocks, toc, bodies
 
 
 def _ids(html: str) -> set[str]:
@@ -135,7 +140,7 @@ def _ids(html: str) -> set[str]:
 
 
 def on_page_content(html: str, page, **kwargs) -> str:
-    blocks, toc = _blocks.get(_key(page), ([], []))
+    blocks, toc, bodies = _blocks.get(_key(page), ([], [], []))
     if blocks and getattr(page, "present_anchor_ids", None) is not None:
         page.present_anchor_ids |= {i for b in blocks for i in _ids(b)}
     if toc and getattr(page, "toc", None) is not None:
@@ -144,11 +149,39 @@ def on_page_content(html: str, page, **kwargs) -> str:
             page.toc.items[0].children.extend(extra)
         else:
             page.toc.items.extend(extra)
+    if bodies and not ((page.meta or {}).get("search") or {}).get("exclude"):
+        # A searched page's body (a set's page) is back in its content before the search index
+        # reads it, as mkdocs' own conversion gives it; a kernel table's block stays out. Its
+        # links to anchors are checked by mkdocs as those of a page it converts (the build checks
+        # that each link lands on a page, not on an anchor).
+        html = _HOLDER_RE.sub(lambda m: blocks[int(m.group(1))] if int(m.group(1)) in bodies else m.group(), html)
+        _check_anchors(page, kwargs.get("files"), [blocks[i] for i in bodies])
     return html
 
 
+def _check_anchors(page, files, bodies: list[str]) -> None:
+    """Record the body's relative links that name an anchor where mkdocs' own conversion records
+    them (page.links_to_anchors: validated once every page is built, `validation: anchors`)."""
+    if files is None or getattr(page, "links_to_anchors", None) is None:
+        return
+    folder = posixpath.dirname(page.file.src_uri)
+    for body in bodies:
+        for href in _HREF.findall(body):
+            url = unescape(href)
+            parts = urlsplit(url)
+            if parts.scheme or parts.netloc or not parts.fragment or parts.path.startswith("/"):
+                continue
+            target = page.file
+            if parts.path:
+                path = unquote(parts.path)
+                path = path[:-5] + ".md" if path.endswith(".html") else path  # prerender's rewrite, undone
+                target = files.get_file_from_path(posixpath.normpath(posixpath.join(folder, path)))
+            if target is not None:
+                page.links_to_anchors.setdefault(target, {}).setdefault(parts.fragment, url)
+
+
 def on_post_page(output: str, page, **kwargs) -> str:
-    blocks, _ = _blocks.pop(_key(page), ([], []))
+    blocks = _blocks.pop(_key(page), ([],))[0]
     if not blocks:
         return output
     return _HOLDER_RE.sub(lambda m: blocks[int(m.group(1))], output)
@@ -336,7 +369,7 @@ def report_splice(ctx) -> str:
         if not shell.usable:
             log.info("the theme prints a page's values in a way the spliced pages do not follow: the pages "
                      "of %s are drawn in full", key[0][0])
-    blocks = _blocks.pop(_key(page), ([], []))[0]
+    blocks = _blocks.pop(_key(page), ([],))[0]
 
     def put(html: str) -> str:  # on_post_page's
         return _HOLDER_RE.sub(lambda m: blocks[int(m.group(1))], html) if blocks else html

@@ -110,13 +110,18 @@ def make(ctx: Context, ls: tables.LoadedSet, part: str) -> Unit:
     cpu: dict = {}
     pages = [p for b in builders for p in _timed(cpu, _stage(b), lambda b=b: list(b(ctx, ls)))]
     made = Unit(pages, {name: _timed(cpu, "facts", f, ctx, ls) for name, f in facts.items()}, cpu)
-    if ctx.prerender is not None:  # the set's own pages (not its page in the navigation) leave as HTML
-        own = fmt.set_dir(ls.name) + "/"
+    if ctx.prerender is not None:  # the set's pages (its own and its page in the navigation) leave as HTML
         made.pages = [Page(p.path, _timed(cpu, "Markdown to HTML", ctx.prerender.page, p.text), p.nav, p.copy_from)
-                      if p.text is not None and p.path.startswith(own) else p for p in made.pages]
-        made.links = {p.path: prerender.links(p.text) for p in made.pages
-                      if p.text is not None and p.path.startswith(own)}
+                      if _converted(p, ls) else p for p in made.pages]
+        made.links = {p.path: prerender.links(p.text) for p in made.pages if _converted(p, ls)}
     return made
+
+
+def _converted(page: Page, ls: tables.LoadedSet) -> bool:
+    """A page the build converts to HTML: a set's page and its own pages (mkdocs' hook puts a
+    searched page's body back before the search index reads it)."""
+    return page.text is not None and (page.path.startswith(fmt.set_dir(ls.name) + "/")
+                                      or page.path == fmt.set_page(ls.name))
 
 
 def _stage(builder) -> str:
