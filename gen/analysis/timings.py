@@ -398,7 +398,7 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
                  burst_early=spread(rules.burst_lead(t.burst_ms) or []), graph=graph,
                  windows=windows, telemetry_reason=t.telemetry_reason or (None if windows else "not recorded"),
                  fidelity=graph_fidelity(t.graph_check), host_cost_ms=host_cost,
-                 host_ref_ms=statistics.median(t.host_ref_ms) if t.host_ref_ms else math.nan)
+                 host_ref_ms=statistics.median(warm_refs(t.host_ref_ms)) if warm_refs(t.host_ref_ms) else math.nan)
 
 
 # The columns of `times_frame` and `row`; each name is used for the same quantity on every page and in the JSON.
@@ -466,10 +466,16 @@ class HostReference:
     n: int
 
 
+def warm_refs(host_ref_ms: list[float]) -> list[float]:
+    """The reference calls after the first of each batch (schema.HOST_REF_CALLS): the first runs cold."""
+    return [x for k, x in enumerate(host_ref_ms) if k % schema.HOST_REF_CALLS]
+
+
 def host_reference(rs: schema.ResultSet) -> HostReference | None:
-    """The reference call's samples of every run and sweep point of a set pooled; None where the set
-    has none (sets captured before the reference call existed, CPU sets)."""
-    samples = [x for r in (*rs.runs, *rs.sweep) if r.timing is not None for x in r.timing.host_ref_ms]
+    """The reference call's samples of every run and sweep point of a set pooled (each batch's first,
+    cold call left out: warm_refs); None where the set has none (sets captured before the reference
+    call existed, CPU sets)."""
+    samples = [x for r in (*rs.runs, *rs.sweep) if r.timing is not None for x in warm_refs(r.timing.host_ref_ms)]
     if not samples:
         return None
     p10, med, p90 = (float(x) for x in np.percentile(samples, [10, 50, 90]))

@@ -60,7 +60,7 @@ GRAPH_WARM_REPLAYS = 3  # replays before timing: the graph's first launch upload
 SIDE_STREAM_WARM_CALLS = 3  # PyTorch's docs warm up on a side stream before capture
 WARM_SPAN_S = 0.02  # the graph's warm calls and replays stop past this (a 100 ms call: one each)
 BURST_CALLS = 20  # as cuDNN frontend's benchmark and most published tables: a handful of calls
-HOST_REF_CALLS = 8  # reference calls after each round's host window (Timing.host_ref_ms): ~0.1 ms
+HOST_REF_CALLS = schema.HOST_REF_CALLS  # after each round's host window (Timing.host_ref_ms): ~0.1 ms
 BURST_IDLE_S = 1.0  # the GPU idles this long first, so that it starts at its burst clock
 W = schema.Window
 

@@ -219,6 +219,11 @@ class GraphFidelity(enum.StrEnum):
 ENUM_FIELDS["fidelity"] = GraphFidelity
 
 
+
+# The reference call's batch after each round's host window (Timing.host_ref_ms). The first call of
+# a batch runs cold (its median about 5x the others' on the H200 machines): analysis reads the rest.
+HOST_REF_CALLS = 8
+
 @dataclass
 class Timing:
     """Three labelled times of one call, as raw samples in ms.
@@ -260,7 +265,7 @@ class Timing:
     # one-element tensors on the device, the GPU drained first), a few samples after each round's
     # host window: how fast the host dispatched at that moment, so that two captures' host costs
     # can be compared with the host's own speed set aside (issue 16's evidence).
-    host_ref_ms: list[float] = field(default_factory=list)
+    host_ref_ms: list[float] = field(default_factory=list)  # batches of HOST_REF_CALLS, one per round
 
 
 @dataclass

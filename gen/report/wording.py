@@ -72,11 +72,12 @@ HOST_BOUND_CONSEQUENCE = ("the GPU waits for the host's launches: its eager time
 
 def host_speed(median_ms: float, p10_ms: float, p90_ms: float, n: int) -> str:
     """The capture's host speed (timings.HostReference) beside its host-bound outcomes, which are this host's."""
-    return (f"These outcomes are this capture's host's. Its speed: a reference call (a one-element add, its "
-            f"dispatch host-timed with the GPU drained, a few calls after every round's host window) took "
+    return (f"Host-bound outcomes belong to this capture's host as well as to its GPU. The host's speed: a "
+            f"reference call (a one-element add, its dispatch host-timed with the GPU drained, in the calls' own "
+            f"context, a few calls after every round's host window, the first of each few left out as cold) took "
             f"{us(median_ms * 1e3)} (median of {n:,}; 10th–90th percentile {us(p10_ms * 1e3)}–{us(p90_ms * 1e3)}). "
-            f"A call whose host cost is near its GPU-only time can be host-bound behind a slower host and not "
-            f"behind a faster one: compare sets' host-bound outcomes beside their hosts' speeds.")
+            f"A call whose host cost is near its GPU-only time can keep the GPU waiting behind a slower host and "
+            f"not behind a faster one: compare sets' host-bound outcomes beside their hosts' speeds.")
 
 
 def markers(names) -> str:

@@ -521,11 +521,11 @@ def graph_above_eager_note(n: int) -> str | None:
     if not n:
         return None
     return (f"{n} row{'s' if n != 1 else ''} marked graph above eager: the CUDA graph's replay read more than "
-            f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% above the eager calls, and the graph rule kept the graph's time "
-            "(the medians' 95% intervals overlapped and some replays ran as fast as the median eager call, or the "
-            "set holds no kernel sum to fall back to). A graph of these calls may run "
-            "other work than eager code (a copy the copy engine runs eagerly becomes a kernel); read the two as one "
-            "figure within that gap.")
+            f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% above the eager calls by median, and the graph rule kept the graph's "
+            "time (the medians' 95% intervals overlapped and at least one replay came within "
+            f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% of the median eager call, or the set holds no kernel sum to fall back "
+            "to). Read the two as one figure within that gap; the row's conditions show whether the clock moved "
+            "during its windows.")
 
 
 def calls_note(labels: list[str], later: list[str], own: str | None, later_mhz: list[float],

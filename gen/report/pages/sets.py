@@ -116,12 +116,14 @@ def _host_speed(ls) -> str | None:
 
 def set_view(ctx: Context, ls) -> dict:
     page = fmt.set_page(ls.name)
-    return dict(ls=ls, modes=[m for m in (mode_view(ctx, ls, mode) for mode in Mode) if m],
+    modes = [m for m in (mode_view(ctx, ls, mode) for mode in Mode) if m]
+    return dict(ls=ls, modes=modes,
                 scenarios=scenario_pages.set_links(ctx, ls, page), verdicts=verdict.set_blocks(ls),
                 variant_pages={r.variant: fmt.relpath(fmt.set_variant_page(ls.name, r.variant), page)
                                for r in ls.rs.runs},
                 own_pages=_own_pages(ctx, ls, page), published=published_view(ls),
-                host_speed=_host_speed(ls),
+                # once a page, under the last mode's host-bound outcomes, where any mode has some
+                host_speed=_host_speed(ls) if any(m["host_bound"] or m["host_noise"] for m in modes) else None,
                 decision=verdict.decision(ls) if ls.measured else None)
 
 
