@@ -398,7 +398,7 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
                  burst_early=spread(rules.burst_lead(t.burst_ms) or []), graph=graph,
                  windows=windows, telemetry_reason=t.telemetry_reason or (None if windows else "not recorded"),
                  fidelity=graph_fidelity(t.graph_check), host_cost_ms=host_cost,
-                 host_ref_ms=statistics.median(warm_refs(t.host_ref_ms)) if warm_refs(t.host_ref_ms) else math.nan)
+                 host_ref_ms=statistics.median(refs) if (refs := warm_refs(t.host_ref_ms)) else math.nan)
 
 
 # The columns of `times_frame` and `row`; each name is used for the same quantity on every page and in the JSON.
