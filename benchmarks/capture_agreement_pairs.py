@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         text = pairs(loaded)
     print(text, end="")
     if args.out:
-        _write(args.out, "# Several captures on the same H200\n\n`python benchmarks/capture_agreement_pairs.py "
+        gpu = loaded[0].rs.environment.gpu_name or "CPU"
+        _write(args.out, f"# Several captures on {gpu} machines\n\n`python benchmarks/capture_agreement_pairs.py "
                          + " ".join(map(str, args.sets)) + "`\n\n", text)
     return 0
 

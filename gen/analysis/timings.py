@@ -369,10 +369,10 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
     ksum = spread(t.kernel_sum_ms, sizes.get(schema.Window.KERNEL_SUM)) if t.kernel_sum_ms else \
         spread(kernel_sum_samples(tr))
     method, reason = t.gpu_only_method, t.gpu_only_reason
+    graph_kept = method == schema.GpuOnlyMethod.CUDA_GRAPH and bool(t.gpu_only_ms)
     # The capture's graph rule again, on the raw samples: a set captured before one of its clauses gets it.
-    late = graph_rule.fallback_reason(t) if method == schema.GpuOnlyMethod.CUDA_GRAPH and t.gpu_only_ms \
-        and t.kernel_sum_ms else None
-    if method == schema.GpuOnlyMethod.CUDA_GRAPH and t.gpu_only_ms and late is None:
+    late = graph_rule.fallback_reason(t) if graph_kept and t.kernel_sum_ms else None
+    if graph_kept and late is None:
         gpu_only = spread(t.gpu_only_ms, sizes.get(schema.Window.GPU_ONLY))
     elif method is not None:
         # kernel_sum, or cuda_graph with no samples kept: the trace stands in, labelled so.
@@ -383,9 +383,7 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
         gpu_only = Spread()
     absent = None if gpu_only.n else ("not_measured" if method is None else "no_trace")
     # the graph's samples: in gpu_only_ms where the capture kept them (even if the rule now falls back)
-    graph = spread(t.gpu_only_ms, sizes.get(schema.Window.GPU_ONLY)) \
-        if t.gpu_only_method == schema.GpuOnlyMethod.CUDA_GRAPH and t.gpu_only_ms \
-        else spread(t.graph_ms, sizes.get(schema.Window.GPU_ONLY))
+    graph = spread(t.gpu_only_ms if graph_kept else t.graph_ms, sizes.get(schema.Window.GPU_ONLY))
     windows = tuple(conditions(w, t.telemetry.get(w), t.telemetry_reason) for w in schema.Window
                     if w in t.telemetry)
     host_cost = float((small_percentiles(t.host_ms, [rules.HOST_COST_QUANTILE])
