@@ -149,6 +149,128 @@ class _Inline(markdown.treeprocessors.InlineProcessor):
         return cls(md, re.compile("|".join(alternatives)), needs)
 
 
+# What each of Python-Markdown's block processors cannot say yes to a block without (a test that
+# scans the whole block with a regular expression, asked of each of a page's 1,500 blocks): its
+# class, the pattern its test searches with (where the pattern is another, the test is left as
+# it is) and the necessary condition, asked first.
+def _admonition_like(mark: str):
+    # A new one starts with its mark; a continuation (parse_content) is indented by a tab and
+    # follows one of its kind, or is the block a previous test already claimed (current_sibling).
+    return lambda proc, block: (proc.current_sibling is not None or mark in block
+                                or block.startswith(" " * proc.tab_length))
+
+
+_BLOCK_NEEDS = {
+    ("markdown.extensions.admonition", "AdmonitionProcessor", "RE"): _admonition_like("!!!"),
+    ("pymdownx.details", "DetailsProcessor", "START"): _admonition_like("???"),
+    # A table's first line holds a pipe (no pipe: one cell, no border) and a second line follows.
+    ("markdown.extensions.tables", "TableProcessor", "RE_END_BORDER"):
+        lambda proc, block: "\n" in block and "|" in block[:block.find("\n")],
+    ("markdown.blockprocessors", "HashHeaderProcessor", "RE"):
+        lambda proc, block: block.startswith("#") or "\n#" in block,
+    ("markdown.blockprocessors", "SetextHeaderProcessor", "RE"):  # its second line starts with = or -
+        lambda proc, block: block[block.find("\n") + 1:block.find("\n") + 2] in ("=", "-") and "\n" in block,
+    ("markdown.blockprocessors", "BlockQuoteProcessor", "RE"): lambda proc, block: ">" in block,
+}
+_BLOCK_PATTERNS = {
+    "AdmonitionProcessor": r'(?:^|\n)!!! ?([\w\-]+(?: +[\w\-]+)*)(?: +"(.*?)")? *(?:\n|$)',
+    "DetailsProcessor": r'(?:^|\n)\?{3}(\+)? ?(?:([\w\-]+(?: +[\w\-]+)*?)?(?: +"(.*?)")|([\w\-]+(?: +[\w\-]+)*?)) *(?:\n|$)',
+    "TableProcessor": r'(?<!\\)(?:\\\\)*\|$',
+    "HashHeaderProcessor": r'(?:^|\n)(?P<level>#{1,6})(?P<header>(?:\\.|[^\\#]|#+(?=[^#\n]))*?)#*(?:\n|$)',
+    "SetextHeaderProcessor": r'^.*?\n(?:=+|-+)[ ]*(\n|$)',
+    "BlockQuoteProcessor": r'(^|\n)[ ]{0,3}>[ ]?(.*)',
+}
+_REFERENCE = r'^[ ]{0,3}\[([^\[\]]*)\]:[ ]*(?:\n[ ]*)?([^\s]+)[ ]*(?:\n[ ]*)?((["\'])(.*)\4[ ]*|\((.*)\)[ ]*)?$'
+_BLOCKS_START = r'(?:^|\n)[ ]{0,3}(/{3,})[ ]*([\w-]+)[ ]*(?:\|[ ]*(.*?)[ ]*)?(?:\n|$)'
+
+
+class _NeedsSlashes:
+    """pymdownx.blocks' start pattern, searched only in a block holding `///` (which it needs)."""
+
+    def __init__(self, pattern: re.Pattern):
+        self._pattern = pattern
+
+    def search(self, block: str, *args):
+        return self._pattern.search(block, *args) if "///" in block else None
+
+    def __getattr__(self, name: str):
+        return getattr(self._pattern, name)
+
+
+def _pattern_of(obj, attr: str) -> str | None:
+    value = getattr(obj, attr, None)
+    return getattr(value, "pattern", value) if not isinstance(value, _NeedsSlashes) else None
+
+
+def _shortcut_blocks(md: markdown.Markdown) -> int:
+    """Each known block processor's test asks its necessary condition first (_BLOCK_NEEDS); the
+    reference processor (whose test says yes to every block, then its run searches) and
+    pymdownx.blocks' start search likewise. Returns how many were given one."""
+    done = 0
+    for proc in md.parser.blockprocessors:
+        cls = type(proc)
+        for (module, name, attr), needs in _BLOCK_NEEDS.items():
+            if cls.__module__ == module and cls.__name__ == name and _pattern_of(proc, attr) == _BLOCK_PATTERNS[name]:
+                proc.test = (lambda test, needs, proc: lambda parent, block: needs(proc, block) and test(parent, block))(
+                    proc.test, needs, proc)
+                done += 1
+        if cls is markdown.blockprocessors.ReferenceProcessor and proc.RE.pattern == _REFERENCE:
+            run = proc.run  # the pattern needs `]:`; without it run puts the block back and says no
+            proc.run = lambda parent, blocks, run=run: "]:" in blocks[0] and run(parent, blocks)
+            done += 1
+        if cls.__module__ == "pymdownx.blocks" and cls.__name__ == "BlocksProcessor" \
+                and _pattern_of(proc, "start") == _BLOCKS_START:
+            proc.start = _NeedsSlashes(proc.start)
+            done += 1
+    return done
+
+
+class _PageShortcuts:
+    """Passes of the whole tree that cannot change a page without a character the page lacks:
+    attr_list's (every attribute list is in braces), the unescape pass's (its placeholders come
+    from backslash escapes only), and toc's search for its marker paragraph ([TOC]). `before(text)`
+    leaves each out of the page that lacks it. And md.is_block_level's answers (a scan of a list
+    of 60 names, asked 16,000 times a set) kept, while that list stays as it was."""
+
+    def __init__(self, md: markdown.Markdown):
+        self.md = md
+        tree = md.treeprocessors
+        self._skip: dict[str, bool] = {}
+        for name, cls, needs in (("attr_list", "AttrListTreeprocessor", "{"), ("unescape", "UnescapeTreeprocessor", "\\")):
+            if name in tree and type(tree[name]).__name__ == cls:
+                proc = tree[name]
+                proc.run = (lambda run, name: lambda root: None if self._skip[name] else run(root))(proc.run, name)
+                self._skip[name] = False
+                self._needs = getattr(self, "_needs", {}) | {name: needs}
+        self._toc = tree["toc"] if "toc" in tree and type(tree["toc"]).__name__ == "TocTreeprocessor" else None
+        self._marker = self._toc.marker if self._toc is not None else None
+        self._levels: dict = {}
+        self._names = list(md.block_level_elements)
+        is_block_level = md.is_block_level
+
+        def cached(tag) -> bool:
+            try:
+                return self._levels[tag]
+            except (KeyError, TypeError):
+                answer = is_block_level(tag)
+                try:
+                    self._levels[tag] = answer
+                except TypeError:
+                    pass
+                return answer
+
+        md.is_block_level = cached
+
+    def before(self, text: str) -> None:
+        for name, needs in getattr(self, "_needs", {}).items():
+            self._skip[name] = needs not in text
+        if self._toc is not None:
+            self._toc.marker = self._marker if self._marker and self._marker in text else ""
+        if self.md.block_level_elements != self._names:
+            self._names = list(self.md.block_level_elements)
+            self._levels.clear()
+
+
 class _Links(markdown.treeprocessors.Treeprocessor):
     """Relative links to .md pages point at their .html (mkdocs' _RelativePathTreeprocessor)."""
 
@@ -186,6 +308,7 @@ class Converter:
     def __init__(self, extensions: list, configs: dict):
         self.extensions, self.configs = extensions, configs
         self._md: markdown.Markdown | None = None
+        self._shortcuts: _PageShortcuts | None = None
 
     @classmethod
     def from_project(cls, mkdocs_yml: Path) -> Converter:
@@ -196,7 +319,7 @@ class Converter:
         return json.dumps([self.extensions, self.configs], sort_keys=True, default=str)
 
     def __getstate__(self):  # sent to worker processes without the Markdown instance
-        return dict(extensions=self.extensions, configs=self.configs, _md=None)
+        return dict(extensions=self.extensions, configs=self.configs, _md=None, _shortcuts=None)
 
     def convert(self, text: str) -> tuple[str, list]:
         if self._md is None:
@@ -205,8 +328,11 @@ class Converter:
             inline, tree = _Inline.for_md(self._md), self._md.treeprocessors
             if inline is not None and "inline" in tree:  # in the place of Python-Markdown's own
                 tree.register(inline, "inline", next(i.priority for i in tree._priority if i.name == "inline"))
+            _shortcut_blocks(self._md)
+            self._shortcuts = _PageShortcuts(self._md)
         md = self._md
         md.reset()
+        self._shortcuts.before(text)
         out = md.convert(text)
         return out, list(getattr(md, "toc_tokens", []))
 
