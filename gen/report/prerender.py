@@ -24,6 +24,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import markdown
+import markdown.extensions.tables
 
 from gen.report.format import html_url
 
@@ -181,6 +182,7 @@ _BLOCK_PATTERNS = {
     "BlockQuoteProcessor": r'(^|\n)[ ]{0,3}>[ ]?(.*)',
 }
 _REFERENCE = r'^[ ]{0,3}\[([^\[\]]*)\]:[ ]*(?:\n[ ]*)?([^\s]+)[ ]*(?:\n[ ]*)?((["\'])(.*)\4[ ]*|\((.*)\)[ ]*)?$'
+_CODE_PIPES = r'(?:(\\\\)|(\\`+)|(`+)|(\\\|)|(\|))'
 _BLOCKS_START = r'(?:^|\n)[ ]{0,3}(/{3,})[ ]*([\w-]+)[ ]*(?:\|[ ]*(.*?)[ ]*)?(?:\n|$)'
 
 
@@ -217,6 +219,10 @@ def _shortcut_blocks(md: markdown.Markdown) -> int:
         if cls is markdown.blockprocessors.ReferenceProcessor and proc.RE.pattern == _REFERENCE:
             run = proc.run  # the pattern needs `]:`; without it run puts the block back and says no
             proc.run = lambda parent, blocks, run=run: "]:" in blocks[0] and run(parent, blocks)
+            done += 1
+        if cls is markdown.extensions.tables.TableProcessor and proc.RE_CODE_PIPES.pattern == _CODE_PIPES:
+            split = proc._split  # a row without backticks or backslashes: every pipe divides it
+            proc._split = lambda row, split=split: row.split("|") if "`" not in row and "\\" not in row else split(row)
             done += 1
         if cls.__module__ == "pymdownx.blocks" and cls.__name__ == "BlocksProcessor" \
                 and _pattern_of(proc, "start") == _BLOCKS_START:
