@@ -3,10 +3,16 @@ no inline pattern can match skip Python-Markdown's inline pass) changes nothing 
 
 from __future__ import annotations
 
+import base64
+import json
+import random
+import re
 from pathlib import Path
 
 import markdown
 
+from gen.analysis import tables
+from gen.model import schema
 from gen.report import prerender, site, units
 from gen.report.pages import scenarios, sets, variants
 
@@ -58,3 +64,115 @@ def test_the_committed_sets_pages_convert_the_same_with_the_shortcut(h200_new):
     assert len(pages) > 15 and sum(len(p.text) for p in pages) > 500_000
     for p in pages:
         assert conv.page(p.text) == plain.page(p.text), p.path
+
+
+# --------------------------------------------------------------------------- the reference readings
+
+# What page() found marked blocks with before (hold's str.find must agree).
+_BLOCK = re.compile(rf"^{re.escape(prerender.BEGIN)}\n(.*?)\n{re.escape(prerender.END)}$", re.S | re.M)
+
+
+class _Reference(prerender.Converter):
+    """The conversion before its shortcuts: Python-Markdown as configured (links rewritten), marked
+    blocks held by the regular expression, charts converted with the page."""
+
+    def convert(self, text: str) -> tuple[str, list]:
+        if self._md is None:
+            self._md = markdown.Markdown(extensions=self.extensions, extension_configs=self.configs)
+            self._md.treeprocessors.register(prerender._Links(self._md), "report_links", 0)
+        self._md.reset()
+        return self._md.convert(text), list(getattr(self._md, "toc_tokens", []))
+
+    def page(self, text: str) -> str:
+        m = prerender._FRONT.match(text)
+        front = m.group(1) + "\n" if m else ""
+        rest = text[m.end():] if m else text
+        title, _, body = rest.partition("\n")
+        if not title.startswith("# "):
+            title, body = "", rest
+        body, held = _hold_by_regex(body)
+        html, toc = self.convert(body)
+        html = prerender._HOLDER_RE.sub(lambda m: held[int(m.group(1))], html)
+        toc_json = base64.b64encode(json.dumps(toc, ensure_ascii=False).encode()).decode()
+        head = f"{front}{title}\n\n" if title else front
+        return f"{head}{prerender.TOC.format(toc_json)}\n{prerender.BEGIN}\n{html}\n{prerender.END}\n"
+
+
+def _hold_by_regex(text: str) -> tuple[str, list[str]]:
+    held: list[str] = []
+    return _BLOCK.sub(lambda m: held.append(m.group(1)) or prerender._HOLDER.format(len(held) - 1), text), held
+
+
+def test_marked_blocks_are_found_as_the_regular_expression_finds_them():
+    pieces = [prerender.BEGIN, prerender.END, "x", "", prerender.BEGIN + "x", "x" + prerender.END,
+              prerender.END + " ", "\n", '<div class="a"></div>']
+    rng = random.Random(21)
+    found = 0
+    for _ in range(20_000):
+        text = "\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        expected, held = _hold_by_regex(text)
+        short, got, marked = prerender.hold(text)
+        assert (prerender._fill(short, got, marked), got[:marked]) == (expected, held), repr(text)
+        found += marked
+    assert found > 1000
+
+
+CHART = ("<div class=\"vega-chart\" data-search-exclude role=\"img\" aria-label=\"a &amp; b\" data-spec='{\"a\":"
+         "[1,2],\"t\":\"x_y*z* [l](m.md) &lt;b&gt; &#39;q&#39;\"}'></div>")
+SAMPLES = [
+    # charts: between blank lines (held), in a paragraph, a list, a code block, an admonition, a raw block
+    f"text\n\n{CHART}\n\nmore", f"{CHART}\n\n{CHART}", f"a\n{CHART}\n\nb", f"- a\n\n{CHART}\n\n- b",
+    f"```\n\n{CHART}\n\n```", f"    code\n\n{CHART}\n\n    code", f'!!! note "n"\n\n    {CHART}\n\n    x',
+    f"<div>\n\n{CHART}\n\n</div>", f'<div markdown="1">\n\n{CHART}\n\n</div>',
+    '<div class="vega-chart" markdown="1"></div>\n\nx', "<div x='<b>'></div>\n\nx",
+    f"{prerender.BEGIN}\n<p>held</p>\n{prerender.END}\n\n{CHART}\n\n" + prerender._HOLDER.format(0),
+    # block processors: admonitions and details (new, continued, nested in lists), tables (pipes in
+    # code, escaped, one column), headers (hash, setext), rules, quotes, references, blocks
+    '!!! note "t"\n    body\n\n    more\n\nafter', '??? info "t"\n    body\n\n    more\n\n???+ tip\n    x',
+    "- item\n\n    !!! note\n        in a list\n\n        more", "!!! warning\n\n    lazy\n\n        deep",
+    "| a | `b|c` |\n|---|---|\n| \\| | `x` |", "|a|\n|-|\n|b|", "a | b\n--|--\n1 | 2", "| a |\nb",
+    "# h1\n## h2 ##\ntext\n### h3", "Title\n=====\n\nSub\n---\n\ntext\n-", "a\n\n---\n\n* * *\n\n___",
+    "> quote\n> more\n\n> again", "a > b\n\n>not", "[r]: http://x.y \"t\"\n\n[link][r] [r]", "x]: y\n\n[a]",
+    "/// tab | A\ncontent\n///\n\n/// tab | B\nmore\n///", "a /// b",
+    # attribute lists, escapes, the toc marker
+    "# head {: #custom .c }\n\npara\n{: .p }", "`{code}` and {braces}", "\\*not\\* \\_x\\_ a\\\\b",
+    "[TOC]\n\n# a\n\n## b", "text [TOC] text\n\n# a",
+    "- a\n- b\n\n1. c\n2. d\n\n    indented\n\n* e",
+]
+
+
+def test_the_shortcuts_give_python_markdowns_html():
+    conv, ref = prerender.Converter.from_project(ROOT / "mkdocs.yml"), _Reference.from_project(ROOT / "mkdocs.yml")
+    for text in SAMPLES:
+        for page in (f"# T\n\n{text}\n", f"---\nsearch:\n  exclude: true\n---\n\n# T\n{text}"):
+            assert conv.page(page) == ref.page(page), text
+        assert conv.convert(text) == ref.convert(text), text
+
+
+def test_the_shortcuts_are_taken_with_the_projects_extensions():
+    md = markdown.Markdown(**{k: v for k, v in zip(("extensions", "extension_configs"), prerender._read_config(
+        ROOT / "mkdocs.yml"))})
+    assert prerender._shortcut_blocks(md) == 9
+    # Python-Markdown's own and the table's alone; a processor whose pattern is another keeps its test.
+    md = markdown.Markdown(extensions=["tables"])
+    md.parser.blockprocessors["quote"].RE = re.compile(r"(^|\n)>(.*)")
+    assert prerender._shortcut_blocks(md) == 5
+    procs = md.parser.blockprocessors
+    assert "test" not in vars(procs["quote"]) and "test" in vars(procs["hashheader"])
+
+
+def test_the_committed_and_bench_sets_pages_convert_as_before(h200_new, tmp_path):
+    from benchmarks.bench_build import fabricate
+
+    bench = fabricate(tmp_path, 1, points=2)
+    loaded = [h200_new, tables.LoadedSet(bench.name, bench, schema.load_set(bench))]
+    conv, ref = prerender.Converter.from_project(ROOT / "mkdocs.yml"), _Reference.from_project(ROOT / "mkdocs.yml")
+    n = 0
+    for ls in loaded:
+        ctx = units.set_context(site.Context([ls]), ls)
+        for b in (sets.set_pages, variants.set_pages, scenarios.set_pages):
+            for p in b(ctx, ls):
+                if p.text:
+                    assert conv.page(p.text) == ref.page(p.text), p.path
+                    n += 1
+    assert n > 30

@@ -37,8 +37,9 @@ _BLOCK = re.compile(rf"^{re.escape(BEGIN)}\n(.*?)\n{re.escape(END)}$", re.S | re
 _HOLDER = '<div class="raw-html" data-held="{}"></div>'
 _HOLDER_RE = re.compile(r'<div class="raw-html" data-held="(\d+)"></div>')
 # An empty <div> on a line of its own between blank lines, every attribute value quoted and free of
-# < and > (nor a `markdown` attribute, which md_in_html reads): Python-Markdown gives it back as it
-# is, as a raw HTML block, like the holder that takes its place. These are the charts (their specs
+# < and > (nor a `markdown` attribute, which md_in_html reads), in a page with no markdown="1"
+# block: Python-Markdown gives it back as it is, as a raw HTML block, like the holder that takes
+# its place. These are the charts (their specs
 # in data-spec: some 500 kB of a set's 800 kB of pages), which Python-Markdown's whitespace pass
 # and HTML parser would otherwise read through.
 _RAW_DIV = re.compile(r"""<div(?:[ \t]+(?!markdown\b)[A-Za-z_:][-\w:.]*(?:="[^"<>\n]*"|='[^'<>\n]*')?)*"""
@@ -68,6 +69,8 @@ def hold(body: str) -> tuple[str, list[str], int]:
     out.append(body[done:])
     marked = len(held)
     text = "".join(out)
+    if "markdown" in text.lower():  # a markdown="1" block (md_in_html) would rewrite a chart inside it
+        return text, held, marked
     out, done, search = [], 0, 0
     text = f"\n\n{text}\n\n"
     while (at := text.find("\n\n<div", search)) >= 0:
@@ -175,7 +178,8 @@ _BLOCK_NEEDS = {
 }
 _BLOCK_PATTERNS = {
     "AdmonitionProcessor": r'(?:^|\n)!!! ?([\w\-]+(?: +[\w\-]+)*)(?: +"(.*?)")? *(?:\n|$)',
-    "DetailsProcessor": r'(?:^|\n)\?{3}(\+)? ?(?:([\w\-]+(?: +[\w\-]+)*?)?(?: +"(.*?)")|([\w\-]+(?: +[\w\-]+)*?)) *(?:\n|$)',
+    "DetailsProcessor": r'(?:^|\n)\?{3}(\+)? ?(?:([\w\-]+(?: +[\w\-]+)*?)?(?: +"(.*?)")|([\w\-]+(?: +[\w\-]+)*?))'
+                        r' *(?:\n|$)',
     "TableProcessor": r'(?<!\\)(?:\\\\)*\|$',
     "HashHeaderProcessor": r'(?:^|\n)(?P<level>#{1,6})(?P<header>(?:\\.|[^\\#]|#+(?=[^#\n]))*?)#*(?:\n|$)',
     "SetextHeaderProcessor": r'^.*?\n(?:=+|-+)[ ]*(\n|$)',
@@ -204,6 +208,11 @@ def _pattern_of(obj, attr: str) -> str | None:
     return getattr(value, "pattern", value) if not isinstance(value, _NeedsSlashes) else None
 
 
+def _asking_first(proc, needs):
+    test = proc.test
+    return lambda parent, block: needs(proc, block) and test(parent, block)
+
+
 def _shortcut_blocks(md: markdown.Markdown) -> int:
     """Each known block processor's test asks its necessary condition first (_BLOCK_NEEDS); the
     reference processor (whose test says yes to every block, then its run searches) and
@@ -213,8 +222,7 @@ def _shortcut_blocks(md: markdown.Markdown) -> int:
         cls = type(proc)
         for (module, name, attr), needs in _BLOCK_NEEDS.items():
             if cls.__module__ == module and cls.__name__ == name and _pattern_of(proc, attr) == _BLOCK_PATTERNS[name]:
-                proc.test = (lambda test, needs, proc: lambda parent, block: needs(proc, block) and test(parent, block))(
-                    proc.test, needs, proc)
+                proc.test = _asking_first(proc, needs)
                 done += 1
         if cls is markdown.blockprocessors.ReferenceProcessor and proc.RE.pattern == _REFERENCE:
             run = proc.run  # the pattern needs `]:`; without it run puts the block back and says no
@@ -222,7 +230,7 @@ def _shortcut_blocks(md: markdown.Markdown) -> int:
             done += 1
         if cls is markdown.extensions.tables.TableProcessor and proc.RE_CODE_PIPES.pattern == _CODE_PIPES:
             split = proc._split  # a row without backticks or backslashes: every pipe divides it
-            proc._split = lambda row, split=split: row.split("|") if "`" not in row and "\\" not in row else split(row)
+            proc._split = lambda row, split=split: split(row) if "`" in row or "\\" in row else row.split("|")
             done += 1
         if cls.__module__ == "pymdownx.blocks" and cls.__name__ == "BlocksProcessor" \
                 and _pattern_of(proc, "start") == _BLOCKS_START:
@@ -242,12 +250,13 @@ class _PageShortcuts:
         self.md = md
         tree = md.treeprocessors
         self._skip: dict[str, bool] = {}
-        for name, cls, needs in (("attr_list", "AttrListTreeprocessor", "{"), ("unescape", "UnescapeTreeprocessor", "\\")):
-            if name in tree and type(tree[name]).__name__ == cls:
-                proc = tree[name]
-                proc.run = (lambda run, name: lambda root: None if self._skip[name] else run(root))(proc.run, name)
-                self._skip[name] = False
-                self._needs = getattr(self, "_needs", {}) | {name: needs}
+        self._needs: dict[str, str] = {}
+        for name, cls, needs in (("attr_list", "AttrListTreeprocessor", "{"),
+                                 ("unescape", "UnescapeTreeprocessor", "\\")):
+            kind = type(tree[name]) if name in tree else None
+            if kind is not None and kind.__name__ == cls and kind.__module__.startswith("markdown."):
+                tree[name].run = self._unless_skipped(name, tree[name].run)
+                self._skip[name], self._needs[name] = False, needs
         self._toc = tree["toc"] if "toc" in tree and type(tree["toc"]).__name__ == "TocTreeprocessor" else None
         self._marker = self._toc.marker if self._toc is not None else None
         self._levels: dict = {}
@@ -267,8 +276,11 @@ class _PageShortcuts:
 
         md.is_block_level = cached
 
+    def _unless_skipped(self, name: str, run):
+        return lambda root: None if self._skip[name] else run(root)
+
     def before(self, text: str) -> None:
-        for name, needs in getattr(self, "_needs", {}).items():
+        for name, needs in self._needs.items():
             self._skip[name] = needs not in text
         if self._toc is not None:
             self._toc.marker = self._marker if self._marker and self._marker in text else ""
