@@ -129,8 +129,7 @@ def _lessons(ctx: Context, ls, v: str, mode: str) -> dict | None:
         links = [dict(index=k.index, anchor=ctx.kernel_anchor(ls.name, k.variant, k.mode, k.index)) for k in shown]
         items.append(dict(title=w.title, text=w.text, kernels=links, kernels_more=more))
     claims = [words.claim(c) for c in found.claims if c.variant == v]
-    hyp = ctx.hypotheses(ls, mode)
-    why = [words.explanation(e) for e in lessons.explain(ls, hyp[hyp["variant"] == v])] if not hyp.empty else []
+    why = [words.explanation(e) for e in ctx.explanations(ls, v)]
     return dict(found=items, claims=claims, explanations=why) if items or claims or why else None
 
 
