@@ -326,3 +326,50 @@ def test_copy_and_occupancy_rules_read_off_lists_give_what_groupby_and_masks_gav
                     [type(x) for x in b.facts["measured" if "measured" in b.facts else "names"]]
             checked += len(new)
     assert checked > 10
+
+
+def _check_measured_by_masks(ls, r, row, h, mode):
+    """findings._check_measured as it read the kernel table (masks and iterrows)."""
+    import math
+
+    kt = tables.kernel_table(ls, r["variant"], mode)
+    copies = findings._copies(kt)
+    out = dict(measured_kernels=r["kernels_per_forward"],
+               kernels_contradicted=bool(r["kernels_per_forward"] != h.kernels_per_forward),
+               measured_copy_or_fill=bool(len(copies)), has_memcpy=bool((kt["kind"] == "memcpy").any()),
+               copy_or_fill_events="; ".join(f"{k['short_name']} ({k['launched_by']})" for _, k in copies.iterrows()))
+    out["copy_contradicted"] = out["measured_copy_or_fill"] != h.copy_or_fill
+    mm = kt[(kt["kind"] == "kernel") & kt["category"].isin(rules.TC_CATEGORIES)]
+    verdicts = [(k["short_name"], rules.tensor_core_verdict(k["name"])) for _, k in mm.iterrows()]
+    on = [n for n, t in verdicts if t is True]
+    off = [n for n, t in verdicts if t is False]
+    out.update(tensor_core_kernels=", ".join(on), off_tensor_core_kernels=", ".join(off))
+    if off:
+        out["measured_tensor_cores"] = False
+    elif verdicts and len(on) == len(verdicts):
+        out["measured_tensor_cores"] = True
+    if out.get("measured_tensor_cores") is not None:
+        out["tensor_cores_contradicted"] = out["measured_tensor_cores"] != h.tensor_cores
+    if not math.isnan(row["measured_rank"]) and not math.isnan(row["expected_rank"]):
+        out["rank_contradicted"] = not (row["rank_lo"] <= row["expected_rank"] <= row["rank_hi"])
+    return out
+
+
+@pytest.mark.parametrize("cut", ["whole", "reversed"])
+def test_hypotheses_read_off_lists_give_what_masks_gave(h200, h200_new, h200_v1, cut, monkeypatch):
+    """check_hypotheses' measured checks read the kernel table as lists; with the masked reading above
+    swapped in, the same frame, for both modes of the committed H200 sets (tables reversed too)."""
+    import pandas as pd
+
+    real = tables.kernel_table
+    if cut == "reversed":
+        monkeypatch.setattr(tables, "kernel_table", lambda *a, **k: real(*a, **k).iloc[::-1])
+    new_check = findings._check_measured
+    for ls in (h200, h200_new, h200_v1):
+        for mode in ("inference", "train"):
+            got = findings.check_hypotheses(ls, mode)
+            monkeypatch.setattr(findings, "_check_measured", _check_measured_by_masks)
+            want = findings.check_hypotheses(ls, mode)
+            monkeypatch.setattr(findings, "_check_measured", new_check)
+            pd.testing.assert_frame_equal(got, want)
+            assert (got["basis"] == "measured").sum() > 0 or ls is h200_v1

@@ -235,14 +235,17 @@ def _check_published(r, row: dict, h) -> dict:
 
 def _check_measured(ls: tables.LoadedSet, r, row: dict, h, mode: str) -> dict:
     kt = tables.kernel_table(ls, r["variant"], mode)
-    copies = _copies(kt)
+    # The table's columns read as lists (masks and iterrows before: most of check_hypotheses' time); the
+    # same values (test).
+    kind, ops, short, names, cats = _columns(kt, "kind", "launched_by", "short_name", "name", "category")
+    copies = [i for i, (k, op) in enumerate(zip(kind, ops)) if rules.is_copy(k, op)]
     out = dict(measured_kernels=r["kernels_per_forward"],
                kernels_contradicted=bool(r["kernels_per_forward"] != h.kernels_per_forward),
-               measured_copy_or_fill=bool(len(copies)), has_memcpy=bool((kt["kind"] == "memcpy").any()),
-               copy_or_fill_events="; ".join(f"{k['short_name']} ({k['launched_by']})" for _, k in copies.iterrows()))
+               measured_copy_or_fill=bool(len(copies)), has_memcpy="memcpy" in kind,
+               copy_or_fill_events="; ".join(f"{short[i]} ({ops[i]})" for i in copies))
     out["copy_contradicted"] = out["measured_copy_or_fill"] != h.copy_or_fill
-    mm = kt[(kt["kind"] == "kernel") & kt["category"].isin(rules.TC_CATEGORIES)]
-    verdicts = [(k["short_name"], rules.tensor_core_verdict(k["name"])) for _, k in mm.iterrows()]
+    verdicts = [(short[i], rules.tensor_core_verdict(names[i])) for i, (k, c) in enumerate(zip(kind, cats))
+                if k == "kernel" and c in rules.TC_CATEGORIES]
     on = [n for n, t in verdicts if t is True]
     off = [n for n, t in verdicts if t is False]
     out.update(tensor_core_kernels=", ".join(on), off_tensor_core_kernels=", ".join(off))
