@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import pandas as pd
 import pytest
 
 from gen.analysis import counters, tables
@@ -265,3 +266,24 @@ def test_a_copied_kernels_row_says_where_its_counters_were_read():
         "counters of the identical launch in naive's forward, profiled there")
     assert counters.source(None) is None and counters.source(float("nan")) is None
     assert wording.copied_from(None) is None
+
+
+def test_repeats_read_off_the_columns_give_what_the_mask_and_itertuples_gave(h200, h200_new):
+    """repeats reads the two columns as lists; the reading it replaced (a notna mask, .loc and
+    itertuples) is kept here: the same list over every run of the committed H200 sets, each frame
+    reversed and emptied, and same_as missing as None, NaN and pd.NA."""
+    def by_mask(frame):
+        if frame.empty:
+            return []
+        return [dict(index=int(i), **counters.source(s))
+                for i, s in frame.loc[frame["same_as"].notna(), ["index", "same_as"]].itertuples(index=False)]
+
+    frames = [counters.for_run(ls, r.mode, r.variant).frame for ls in (h200, h200_new) for r in ls.rs.runs]
+    odd = pd.DataFrame({"index": [3, 1, 2, 0], "same_as": ["inference__naive#0", None, math.nan, pd.NA]})
+    checked = 0
+    for f in [*frames, odd]:
+        for t in (f, f.iloc[::-1], f.iloc[0:0]):
+            got, want = counters.repeats(t), by_mask(t)
+            assert got == want and [type(x["index"]) for x in got] == [type(x["index"]) for x in want]
+            checked += bool(want)
+    assert checked > 3

@@ -232,3 +232,49 @@ def test_timeline_rows_are_the_frames_records(h200_new):
             assert json.dumps([charts._records(c), charts._records(g), lanes]) == json.dumps([rc, rg, rlanes])
             checked += 1
     assert checked > 10
+
+
+def _window_mapping_every_column(cpu, gpu, max_events, max_depth, max_name=2_000):
+    """charts.timeline_window as it was: every name column mapped, long names or not."""
+    import numpy as np
+    import pandas as pd
+
+    def cut(df, cols):
+        df = df.copy()
+        for c in cols:
+            df[c] = df[c].map(lambda x: x[:max_name] + "…" if isinstance(x, str) and len(x) > max_name else x)
+        return df
+
+    deep = cpu["depth"] > max_depth if len(cpu) else pd.Series([], dtype=bool)
+    left = int(deep.sum())
+    cpu = cpu[~deep] if left else cpu
+    starts = np.concatenate([cpu["start_us"].to_numpy(float), gpu["start_us"].to_numpy(float)])
+    until = None
+    if len(starts) > max_events:
+        first = np.argsort(starts, kind="stable")[:max_events]
+        keep = np.zeros(len(starts), dtype=bool)
+        keep[first] = True
+        n = len(cpu)
+        cpu, gpu = cpu[keep[:n]], gpu[keep[n:]]
+        left, until = left + len(starts) - max_events, float(starts[first[-1]])
+    return cut(cpu, ["name"]), cut(gpu, ["name", "short_name", "launched_by"]), left, until
+
+
+def test_timeline_window_maps_only_columns_with_long_names(h200_new):
+    """timeline_window leaves a column whose names all fit as it is; the spec drawn from its frames is the
+    one the window that mapped every column gave (JSON text), for every profiled run of the committed set,
+    with the pages' caps, tighter caps, and names cut at 20 characters."""
+    from gen.report import site
+
+    checked = 0
+    for run in h200_new.rs.runs:
+        if run.status != "ok" or not run.trace:
+            continue
+        cpu, gpu = tables.timeline_frames(h200_new, run.variant, run.mode)
+        for caps in ((site.MAX_TIMELINE_EVENTS, site.MAX_TIMELINE_DEPTH), (20, 2), (20, 2, 20)):
+            *new, nl, nu = charts.timeline_window(cpu, gpu, *caps)
+            *old, ol, ou = _window_mapping_every_column(cpu, gpu, *caps)
+            assert (nl, nu) == (ol, ou)
+            assert json.dumps(charts.timeline_spec(*new)) == json.dumps(charts.timeline_spec(*old))
+            checked += 1
+    assert checked > 30

@@ -111,3 +111,32 @@ def test_chart_of_every_set_draws_each_timed_set(h200_dir):
     assert "bar" not in _log_marks(spec) and "point" in _log_marks(spec)
     drawn = [d for d in _svg_marks(spec) if shows(d)]
     assert len(drawn) >= len(rows)
+
+
+def test_first_rows_read_what_a_mask_and_to_dict_read(h200, h200_new, h200_v1):
+    """compare_frame's rows of each side, read once off the columns, against the reading they
+    replaced (a mask and to_dict per variant): the same values to the type, the first of repeated
+    variants, every mode of the committed sets, reversed, doubled and empty."""
+    import pandas as pd
+
+    def by_mask(st, v):
+        got = st[st["variant"] == v].to_dict("records") if not st.empty else []
+        return {k: got[0][k] for k in compare._READ if k in got[0]} if got else {}
+
+    checked = 0
+    sets = [h200, h200_new, h200_v1] + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
+    for ls in sets:
+        for mode in ("inference", "train"):
+            st = tables.summary_table(ls, mode)
+            if not st.empty:
+                doubled = pd.concat([st, st.assign(status="second")], ignore_index=True)
+                for t in (st, st.iloc[::-1], doubled, st.iloc[0:0], st.drop(columns=["host_ms"])):
+                    rows = compare._first_rows(t)
+                    for v in (set(st["variant"]) | {"absent"}):
+                        want, got = by_mask(t, v), rows.get(v, {})
+                        assert list(got) == list(want)
+                        for k in want:  # the same type, and NaN where NaN
+                            g, w = got[k], want[k]
+                            assert type(g) is type(w) and (g == w or (g != g and w != w))
+                        checked += 1
+    assert checked > 100

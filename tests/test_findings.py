@@ -254,3 +254,122 @@ def test_event_rules_read_off_lists_pick_the_rows_the_masks_picked(h200, h200_ne
                         pd.testing.assert_frame_equal(g, w)
                     checked += 1
     assert checked > 300
+
+
+def _copies_by_groupby(ls):
+    """rule_copies as it read the tables (a mask, then a pandas groupby per variant)."""
+    out = []
+    for v, kt in findings._kernel_runs(ls):
+        copies = findings._copies(kt)
+        expected = findings.VARIANTS[v].expect.copy_or_fill
+        for (kind, op), g in copies.groupby(["kind", "launched_by"], sort=False):
+            out.append(findings.Finding(
+                id=f"copy-{v}-{kind}-{(op or 'none').replace('aten::', '')}", kind=findings.FindingKind.COPY,
+                severity=findings.Severity.INFO if expected else findings.Severity.UNEXPECTED, variant=v,
+                kernels=findings._indices(g["index"]),
+                facts=dict(event_kind=kind, op=op or None, n=len(g), names=sorted(set(g["short_name"])),
+                           paths=sorted(set(g["op_path"])), dur_us=float(g["dur_us"].sum()),
+                           total_us=findings._gpu_total(kt), expected=expected)))
+    return out
+
+
+def _occupancy_by_masks(ls):
+    """rule_occupancy as it read the tables (a mask per cause, its columns as Series)."""
+    import numpy as np
+
+    out = []
+    sms = ls.rs.environment.sm_count
+    for v, kt in findings._kernel_runs(ls):
+        achieved = findings._achieved(ls, v)
+        zero = findings.no_estimate_events(kt)
+        causes = [findings.occupancy_cause(m, b, sms) for m, b in zip(zero["shared_memory"], zero["blocks"])]
+        for cause in dict.fromkeys(causes):
+            g = zero[[c == cause for c in causes]]
+            small = g[g["blocks"] < (sms or 0)]
+            out.append(findings.Finding(
+                id=f"occupancy-{v}-{cause}", kind=findings.FindingKind.OCCUPANCY, severity=findings.Severity.INFO,
+                variant=v, kernels=findings._indices(g["index"]),
+                facts=dict(cause=cause, apis=list(dict.fromkeys(a for a in g["launch_api"] if a)), n=len(g),
+                           names=list(dict.fromkeys(g["short_name"])), dur_us=float(g["dur_us"].sum()),
+                           shared_memory=[int(m) for m in g["shared_memory"] if not np.isnan(m)],
+                           small_grids=[int(b) for b in small["blocks"]], sm_count=sms,
+                           smem_limit=rules.SMEM_DEFAULT_LIMIT,
+                           measured=[achieved[i] for i in g["index"] if i in achieved])))
+    return out
+
+
+@pytest.mark.parametrize("cut", ["whole", "reversed", "durations perturbed"])
+def test_copy_and_occupancy_rules_read_off_lists_give_what_groupby_and_masks_gave(h200, h200_new, h200_v1, cut,
+                                                                                  monkeypatch):
+    """rule_copies and rule_occupancy group the rows in plain Python; the readings they replaced are
+    kept above: the same findings, floats to the bit, types alike, for the committed H200 sets, their
+    tables reversed, and with durations whose plain sum differs from numpy's (pairwise) one."""
+    real = tables.kernel_table
+
+    def kernel_table(*a, **k):
+        kt = real(*a, **k)
+        if cut == "reversed":
+            return kt.iloc[::-1]
+        if cut == "durations perturbed":
+            return kt.assign(dur_us=[0.1 * (i % 7) + 1e-9 * i + 1e6 * (i % 3) for i in range(len(kt))])
+        return kt
+
+    monkeypatch.setattr(tables, "kernel_table", kernel_table)
+    checked = 0
+    for ls in (h200, h200_new, h200_v1):
+        for new, old in ((findings.rule_copies(ls), _copies_by_groupby(ls)),
+                         (findings.rule_occupancy(ls), _occupancy_by_masks(ls))):
+            assert new == old
+            for a, b in zip(new, old):
+                assert {k: type(x) for k, x in a.facts.items()} == {k: type(x) for k, x in b.facts.items()}
+                assert [type(x) for x in a.facts["measured" if "measured" in a.facts else "names"]] == \
+                    [type(x) for x in b.facts["measured" if "measured" in b.facts else "names"]]
+            checked += len(new)
+    assert checked > 10
+
+
+def _check_measured_by_masks(ls, r, row, h, mode):
+    """findings._check_measured as it read the kernel table (masks and iterrows)."""
+    import math
+
+    kt = tables.kernel_table(ls, r["variant"], mode)
+    copies = findings._copies(kt)
+    out = dict(measured_kernels=r["kernels_per_forward"],
+               kernels_contradicted=bool(r["kernels_per_forward"] != h.kernels_per_forward),
+               measured_copy_or_fill=bool(len(copies)), has_memcpy=bool((kt["kind"] == "memcpy").any()),
+               copy_or_fill_events="; ".join(f"{k['short_name']} ({k['launched_by']})" for _, k in copies.iterrows()))
+    out["copy_contradicted"] = out["measured_copy_or_fill"] != h.copy_or_fill
+    mm = kt[(kt["kind"] == "kernel") & kt["category"].isin(rules.TC_CATEGORIES)]
+    verdicts = [(k["short_name"], rules.tensor_core_verdict(k["name"])) for _, k in mm.iterrows()]
+    on = [n for n, t in verdicts if t is True]
+    off = [n for n, t in verdicts if t is False]
+    out.update(tensor_core_kernels=", ".join(on), off_tensor_core_kernels=", ".join(off))
+    if off:
+        out["measured_tensor_cores"] = False
+    elif verdicts and len(on) == len(verdicts):
+        out["measured_tensor_cores"] = True
+    if out.get("measured_tensor_cores") is not None:
+        out["tensor_cores_contradicted"] = out["measured_tensor_cores"] != h.tensor_cores
+    if not math.isnan(row["measured_rank"]) and not math.isnan(row["expected_rank"]):
+        out["rank_contradicted"] = not (row["rank_lo"] <= row["expected_rank"] <= row["rank_hi"])
+    return out
+
+
+@pytest.mark.parametrize("cut", ["whole", "reversed"])
+def test_hypotheses_read_off_lists_give_what_masks_gave(h200, h200_new, h200_v1, cut, monkeypatch):
+    """check_hypotheses' measured checks read the kernel table as lists; with the masked reading above
+    swapped in, the same frame, for both modes of the committed H200 sets (tables reversed too)."""
+    import pandas as pd
+
+    real = tables.kernel_table
+    if cut == "reversed":
+        monkeypatch.setattr(tables, "kernel_table", lambda *a, **k: real(*a, **k).iloc[::-1])
+    new_check = findings._check_measured
+    for ls in (h200, h200_new, h200_v1):
+        for mode in ("inference", "train"):
+            got = findings.check_hypotheses(ls, mode)
+            monkeypatch.setattr(findings, "_check_measured", _check_measured_by_masks)
+            want = findings.check_hypotheses(ls, mode)
+            monkeypatch.setattr(findings, "_check_measured", new_check)
+            pd.testing.assert_frame_equal(got, want)
+            assert (got["basis"] == "measured").sum() > 0 or ls is h200_v1

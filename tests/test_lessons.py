@@ -285,3 +285,22 @@ def test_claims_are_made_once_per_set(h200, monkeypatch):
     monkeypatch.setattr(lessons, "_claims", lambda ls: pytest.fail("claims made again"))
     again = lessons.claims(h200)
     assert again == first and again is not first and first
+
+
+def test_explanations_made_once_are_each_variants_explain(h200, h200_new, h200_v1):
+    """The pages read the set's explanations made once (site.Context.explanations); a variant's page
+    read explain of its own hypothesis row before: the same list, in order, for every variant of the
+    committed sets (and none for a variant without a row)."""
+    from gen.report import site
+
+    checked = 0
+    sets = [h200, h200_new, h200_v1] + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
+    for ls in sets:
+        ctx = site.Context([ls])
+        hyp = findings.check_hypotheses(ls)
+        assert ctx.explanations(ls) == lessons.explain(ls, hyp)
+        for v in [*{r.variant for r in ls.rs.runs}, "absent"]:
+            want = lessons.explain(ls, hyp[hyp["variant"] == v]) if not hyp.empty else []
+            assert ctx.explanations(ls, v) == want
+            checked += len(want)
+    assert checked > 3

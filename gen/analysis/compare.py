@@ -72,17 +72,33 @@ def _num(x) -> float:
     return np.nan if n is None else n
 
 
+# The summary columns a comparison reads of each variant's row.
+_READ = ("variant", "status", "kernels_per_forward", "gpu_only_ms", "gpu_only_method", "host_ms")
+
+
+def _first_rows(st: pd.DataFrame) -> dict[str, dict]:
+    """variant -> the first summary row of it, the columns compare_frame reads (those the table has),
+    as to_dict("records") gives them: read off the columns once (a mask and to_dict per variant before)."""
+    if st.empty:
+        return {}
+    cols = [c for c in _READ if c in st.columns]
+    out: dict[str, dict] = {}
+    for values in zip(*(st[c].tolist() for c in cols)):
+        row = dict(zip(cols, values))
+        out.setdefault(row["variant"], row)
+    return out
+
+
 def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
     sa, sb = tables.summary_table(a, mode), tables.summary_table(b, mode)
     ra, basis_a = _ranks(sa)
     rb, basis_b = _ranks(sb)
     seen = set(sa.get("variant", [])) | set(sb.get("variant", []))
     order = variant_order(seen)
+    by_a, by_b = _first_rows(sa), _first_rows(sb)
     rows = []
     for v in order:
-        ea = sa[sa["variant"] == v].to_dict("records") if not sa.empty else []
-        eb = sb[sb["variant"] == v].to_dict("records") if not sb.empty else []
-        ea, eb = (ea[0] if ea else {}), (eb[0] if eb else {})
+        ea, eb = by_a.get(v, {}), by_b.get(v, {})
         ka, kb = kernel_names(a, v, mode), kernel_names(b, v, mode)
         added = removed = None
         if ka is None or kb is None:

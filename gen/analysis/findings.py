@@ -235,14 +235,17 @@ def _check_published(r, row: dict, h) -> dict:
 
 def _check_measured(ls: tables.LoadedSet, r, row: dict, h, mode: str) -> dict:
     kt = tables.kernel_table(ls, r["variant"], mode)
-    copies = _copies(kt)
+    # The table's columns read as lists (masks and iterrows before: most of check_hypotheses' time); the
+    # same values (test).
+    kind, ops, short, names, cats = _columns(kt, "kind", "launched_by", "short_name", "name", "category")
+    copies = [i for i, (k, op) in enumerate(zip(kind, ops)) if rules.is_copy(k, op)]
     out = dict(measured_kernels=r["kernels_per_forward"],
                kernels_contradicted=bool(r["kernels_per_forward"] != h.kernels_per_forward),
-               measured_copy_or_fill=bool(len(copies)), has_memcpy=bool((kt["kind"] == "memcpy").any()),
-               copy_or_fill_events="; ".join(f"{k['short_name']} ({k['launched_by']})" for _, k in copies.iterrows()))
+               measured_copy_or_fill=bool(len(copies)), has_memcpy="memcpy" in kind,
+               copy_or_fill_events="; ".join(f"{short[i]} ({ops[i]})" for i in copies))
     out["copy_contradicted"] = out["measured_copy_or_fill"] != h.copy_or_fill
-    mm = kt[(kt["kind"] == "kernel") & kt["category"].isin(rules.TC_CATEGORIES)]
-    verdicts = [(k["short_name"], rules.tensor_core_verdict(k["name"])) for _, k in mm.iterrows()]
+    verdicts = [(short[i], rules.tensor_core_verdict(names[i])) for i, (k, c) in enumerate(zip(kind, cats))
+                if k == "kernel" and c in rules.TC_CATEGORIES]
     on = [n for n, t in verdicts if t is True]
     off = [n for n, t in verdicts if t is False]
     out.update(tensor_core_kernels=", ".join(on), off_tensor_core_kernels=", ".join(off))
@@ -308,16 +311,32 @@ def rule_copies(ls) -> list[Finding]:
     total_us, expected (the hypothesis expected a copy or fill)."""
     out = []
     for v, kt in _kernel_runs(ls):
-        copies = _copies(kt)
         expected = VARIANTS[v].expect.copy_or_fill
-        for (kind, op), g in copies.groupby(["kind", "launched_by"], sort=False):
+        # The copies grouped by (kind, launching op) in the order they first come, off the columns as
+        # lists (a mask and a pandas groupby per variant before: a millisecond each); the same findings
+        # (test). Neither column is ever missing (tables.kernel_table), so no row drops out of a group.
+        groups: dict[tuple, list[int]] = {}
+        kinds, ops = _columns(kt, "kind", "launched_by")
+        for i, (k, op) in enumerate(zip(kinds, ops)):
+            if rules.is_copy(k, op):
+                groups.setdefault((k, op), []).append(i)
+        if not groups:
+            continue
+        index, short, paths, dur = _columns(kt, "index", "short_name", "op_path", "dur_us")
+        for (kind, op), at in groups.items():
             out.append(Finding(
                 id=f"copy-{v}-{kind}-{(op or 'none').replace('aten::', '')}", kind=FindingKind.COPY,
-                severity=Severity.INFO if expected else Severity.UNEXPECTED, variant=v, kernels=_indices(g["index"]),
-                facts=dict(event_kind=kind, op=op or None, n=len(g), names=sorted(set(g["short_name"])),
-                           paths=sorted(set(g["op_path"])), dur_us=float(g["dur_us"].sum()),
+                severity=Severity.INFO if expected else Severity.UNEXPECTED, variant=v,
+                kernels=_indices(index[i] for i in at),
+                facts=dict(event_kind=kind, op=op or None, n=len(at), names=sorted({short[i] for i in at}),
+                           paths=sorted({paths[i] for i in at}), dur_us=_sum([dur[i] for i in at]),
                            total_us=_gpu_total(kt), expected=expected)))
     return out
+
+
+def _sum(xs: list[float]) -> float:
+    """What a float column's .sum() gives for these values: numpy's (pairwise) sum of the array."""
+    return float(np.array(xs).sum())
 
 
 def rule_float32(ls) -> list[Finding]:
@@ -379,20 +398,27 @@ def rule_occupancy(ls) -> list[Finding]:
     sms = ls.rs.environment.sm_count
     for v, kt in _kernel_runs(ls):
         achieved = _achieved(ls, v)
-        zero = no_estimate_events(kt)
-        causes = [occupancy_cause(m, b, sms) for m, b in zip(zero["shared_memory"], zero["blocks"])]
-        for cause in dict.fromkeys(causes):
-            g = zero[[c == cause for c in causes]]
-            small = g[g["blocks"] < (sms or 0)]
+        # The kernels with no estimate, grouped by cause, read off the columns as lists (a mask per
+        # cause and its columns as Series before); the same findings (test).
+        kind, occ = _columns(kt, "kind", "occupancy_pct")
+        zero = [i for i, (k, o) in enumerate(zip(kind, occ)) if k == "kernel" and rules.no_occupancy_estimate(o)]
+        if not zero:
+            continue
+        index, short, api, dur, smem, blocks = _columns(kt, "index", "short_name", "launch_api", "dur_us",
+                                                        "shared_memory", "blocks")
+        by_cause: dict[str, list[int]] = {}
+        for i in zero:
+            by_cause.setdefault(occupancy_cause(smem[i], blocks[i], sms), []).append(i)
+        for cause, g in by_cause.items():
             out.append(Finding(
                 id=f"occupancy-{v}-{cause}", kind=FindingKind.OCCUPANCY, severity=Severity.INFO, variant=v,
-                kernels=_indices(g["index"]),
-                facts=dict(cause=cause, apis=list(dict.fromkeys(a for a in g["launch_api"] if a)), n=len(g),
-                           names=list(dict.fromkeys(g["short_name"])), dur_us=float(g["dur_us"].sum()),
-                           shared_memory=[int(m) for m in g["shared_memory"] if not np.isnan(m)],
-                           small_grids=[int(b) for b in small["blocks"]], sm_count=sms,
+                kernels=_indices(index[i] for i in g),
+                facts=dict(cause=cause, apis=list(dict.fromkeys(api[i] for i in g if api[i])), n=len(g),
+                           names=list(dict.fromkeys(short[i] for i in g)), dur_us=_sum([dur[i] for i in g]),
+                           shared_memory=[int(smem[i]) for i in g if not np.isnan(smem[i])],
+                           small_grids=[int(blocks[i]) for i in g if blocks[i] < (sms or 0)], sm_count=sms,
                            smem_limit=rules.SMEM_DEFAULT_LIMIT,
-                           measured=[achieved[i] for i in g["index"] if i in achieved])))
+                           measured=[achieved[index[i]] for i in g if index[i] in achieved])))
     return out
 
 

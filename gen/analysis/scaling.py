@@ -128,7 +128,15 @@ def article_sweep(ls: tables.LoadedSet) -> list[schema.SweepPoint]:
 
 
 def sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
-    """One row per sweep point of the article scenario (all statuses; times NaN where it did not run)."""
+    """One row per sweep point of the article scenario (all statuses; times NaN where it did not run).
+    Built once per set (the scaling page, its facts and fastest_at_largest all ask); callers get a copy."""
+    key = ("sweep frame",)
+    if key not in ls._tables:
+        ls._tables[key] = _sweep_frame(ls)
+    return ls._tables[key].copy()
+
+
+def _sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
     sw = article_sweep(ls)
     if not sw:
         return pd.DataFrame(columns=SWEEP_COLUMNS)

@@ -143,8 +143,9 @@ def timeline_window(cpu: pd.DataFrame, gpu: pd.DataFrame, max_events: int, max_d
     Returns (cpu, gpu, how many were left out, the last start drawn or None if all were)."""
     def cut(df: pd.DataFrame, cols) -> pd.DataFrame:
         df = df.copy()
-        for c in cols:
-            df[c] = df[c].map(lambda x: x[:max_name] + "…" if isinstance(x, str) and len(x) > max_name else x)
+        for c in cols:  # a column is mapped only where a name is too long (mapped, the rest are kept as they are)
+            if any(isinstance(x, str) and len(x) > max_name for x in df[c].tolist()):
+                df[c] = df[c].map(lambda x: x[:max_name] + "…" if isinstance(x, str) and len(x) > max_name else x)
         return df
 
     deep = cpu["depth"] > max_depth if len(cpu) else pd.Series([], dtype=bool)

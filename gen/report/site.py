@@ -20,7 +20,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
-from gen.analysis import findings, tables, values
+from gen.analysis import findings, lessons, tables, values
 from gen.analysis.values import missing, variant_order
 from gen.report import format as fmt
 from gen.report import wording
@@ -179,6 +179,15 @@ class Context:
     def hypotheses(self, ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
         return self._once(("hyp", ls.name, mode), lambda: findings.check_hypotheses(ls, mode))
 
+    def explanations(self, ls: tables.LoadedSet, variant: str | None = None) -> list:
+        """lessons.explain of the set's inference hypotheses, made once for every page: all of them,
+        or one variant's (explain reads a row at a time: a variant's are its rows' explanations)."""
+        every = self._once(("explanations", ls.name), lambda: lessons.explain(ls, self.hypotheses(ls)))
+        if variant is None:
+            return list(every)
+        by = self._once(("explanations by variant", ls.name), lambda: _by_variant(every))
+        return list(by.get(variant, []))
+
     def findings(self, ls: tables.LoadedSet) -> list[Worded]:
         """Every finding of a set with its words, made once for every page."""
         return self._once(("findings", ls.name),
@@ -199,6 +208,13 @@ class Context:
     def variant_names(self) -> list[str]:
         """Every variant of any set: the declared order first, then unknown ones by name."""
         return variant_order(r.variant for ls in self.sets for r in ls.rs.runs)
+
+
+def _by_variant(items) -> dict[str, list]:
+    out: dict[str, list] = {}
+    for x in items:
+        out.setdefault(x.variant, []).append(x)
+    return out
 
 
 def summary_command(set_name: str, mode: str | None = None, scenario: str | None = None) -> str:

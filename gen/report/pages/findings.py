@@ -78,7 +78,7 @@ def _lessons(ctx: Context, ls, here: str) -> dict | None:
             w = words.lesson(fact)
             texts.append(dict(title=w.title, text=w.text, variant=fact.variant,
                               link=fmt.relpath(fmt.set_variant_page(ls.name, fact.variant), here)))
-    explained = [dict(variant=e.variant, text=words.explanation(e)) for e in lessons.explain(ls, ctx.hypotheses(ls))]
+    explained = [dict(variant=e.variant, text=words.explanation(e)) for e in ctx.explanations(ls)]
     return dict(claims=claims, found=texts, explained=explained)
 
 

@@ -38,11 +38,18 @@ def _charts(ctx: Context, ls, sw, ceil, cat, busy) -> dict:
     return out
 
 
+def _fastest(ctx: Context, ls) -> list[dict]:
+    """The fastest variant at the largest size per head dim, as rows: made once for the page and its facts
+    (each row a copy)."""
+    rows = ctx._once(("scaling fastest", ls.name), lambda: records(scaling.fastest_at_largest(ls)))
+    return [dict(r) for r in rows]
+
+
 def set_view(ctx: Context, ls) -> dict:
     sw, ceil = scaling.sweep_frame(ls), scaling.ceilings(ls)
     cat, busy = scaling.category_frame(ls), scaling.busy_frame(ls)
     return dict(ls=ls, ceil=ceil, has_sweep=bool(len(sw)), oom=scaling.oom_sizes(ls),
-                fastest=records(scaling.fastest_at_largest(ls)), charts=_charts(ctx, ls, sw, ceil, cat, busy),
+                fastest=_fastest(ctx, ls), charts=_charts(ctx, ls, sw, ceil, cat, busy),
                 busy_default=records(busy[busy["source"] == "default"]) if len(busy) else [],
                 sweep_rows=records(sw[sw["gpu_only_ms"].notna() | sw["eager_ms"].notna() | (sw["status"] != "ok")])
                 if len(sw) else [],
@@ -82,7 +89,7 @@ def set_pages(ctx: Context, ls) -> Iterator[Page]:
 
 def facts(ctx: Context, ls) -> dict:
     """The set's row of the Scaling page: its ceilings and the fastest variant at the largest size."""
-    return dict(page=has_page(ls), ceil=scaling.ceilings(ls), fastest=records(scaling.fastest_at_largest(ls)),
+    return dict(page=has_page(ls), ceil=scaling.ceilings(ls), fastest=_fastest(ctx, ls),
                 sweep=bool(len(scaling.sweep_frame(ls))) if has_page(ls) else False)
 
 

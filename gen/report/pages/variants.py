@@ -88,16 +88,19 @@ def _generated(ctx: Context, ls, v: str, mode: str, run) -> dict | None:
     calls, and the baseline's GPU events they stand in for."""
     if run.compile_time_s is None:
         return None
-    gk = tables.generated_kernels(ls, v, mode)
-    if gk.empty:
+    # The kernel table's rows, split in Python (tables.generated_kernels' frame, two masks and iterrows
+    # before); the same links (test).
+    rows = records(tables.kernel_table(ls, v, mode))
+    if not rows:
         return None
     link = lambda k: dict(index=k["index"], short_name=k["short_name"], name=k["name"], dur_us=k["dur_us"],  # noqa: E731
                           anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"]))
     base = variant_role("baseline")
-    triton, library = gk[gk["generated"]], gk[~gk["generated"] & (gk["kind"] == "kernel")]
+    triton = [k for k in rows if k["name"].startswith("triton_")]
+    library = [k for k in rows if not k["name"].startswith("triton_") and k["kind"] == "kernel"]
     replaced = tables.replaced_kernels(ls, v, base, mode)["short_name"].tolist() if ls.rs.run(base, mode) else []
-    return dict(triton=[link(k) for _, k in triton.head(site.MAX_LINKS).iterrows()], triton_n=len(triton),
-                library=[link(k) for _, k in library.head(site.MAX_LINKS).iterrows()],
+    return dict(triton=[link(k) for k in triton[:site.MAX_LINKS]], triton_n=len(triton),
+                library=[link(k) for k in library[:site.MAX_LINKS]],
                 library_more=max(0, len(library) - site.MAX_LINKS), baseline=base,
                 replaced=replaced[:site.MAX_LINKS], replaced_n=len(replaced))
 
@@ -129,8 +132,7 @@ def _lessons(ctx: Context, ls, v: str, mode: str) -> dict | None:
         links = [dict(index=k.index, anchor=ctx.kernel_anchor(ls.name, k.variant, k.mode, k.index)) for k in shown]
         items.append(dict(title=w.title, text=w.text, kernels=links, kernels_more=more))
     claims = [words.claim(c) for c in found.claims if c.variant == v]
-    hyp = ctx.hypotheses(ls, mode)
-    why = [words.explanation(e) for e in lessons.explain(ls, hyp[hyp["variant"] == v])] if not hyp.empty else []
+    why = [words.explanation(e) for e in ctx.explanations(ls, v)]
     return dict(found=items, claims=claims, explanations=why) if items or claims or why else None
 
 
