@@ -208,6 +208,11 @@ def test_scenario_charts_rows_read_off_the_frames_are_altairs_to_the_type(h200_n
             assert text(charts.scenario_rate_spec(pts, anc, figure, "rate", "length", ceilings)) == text(
                 charts.scenario_rate(pts, anc, figure, "rate", "length", ceilings).to_dict(validate=False)), name
         filled += len(charts._measured_rows(pts, "gpu_only_ms")) > 0
+        for top in ((ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3), (1e9, 1e-6)):  # the roofline, its roof too
+            args = (pts, *top, "intensity")
+            charts.scenario_roofline_spec(*args)
+            assert text(charts.scenario_roofline_spec(*args)) == text(charts.scenario_roofline(*args).to_dict(
+                validate=False)), name
     assert filled > 5
 
 

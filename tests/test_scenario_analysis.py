@@ -465,3 +465,41 @@ def test_versus_frame_is_the_row_by_row_reading(h200_new):
             pd.testing.assert_frame_equal(sa.versus_frame(frame, anc), _versus_by_rows(frame, anc), check_exact=True)
             compared += len(anc)
     assert compared > 20
+
+
+def _above_roof_by_frames(points, ceil):
+    """The page's reading before sa.above_roof: the points a bf16 ceiling may judge (a mask on the
+    dtype), roofline_frame of them, then scaling.above_roof of that frame."""
+    from gen.analysis import scaling
+
+    judged = points if "dtype" not in points else points[~points["dtype"].fillna("").astype(str).str.startswith("fp8")]
+    return scaling.above_roof(sa.roofline_frame(judged), ceil, "intensity", "tflops")
+
+
+@pytest.mark.parametrize("which", ["h200", "h200_new", "synthetic"])
+def test_above_roof_read_off_rows_is_the_frames_reading(which, request):
+    """sa.above_roof against the frames' reading, to the type: every scenario of the committed and
+    synthetic sets, under the set's ceilings and under ceilings low enough that points pass them
+    (both sides of the ridge), with FP8, wrong, untimed and zero-time rows made up."""
+    from gen.analysis import scaling
+
+    ls = request.getfixturevalue(which)
+    ceil = scaling.ceilings(ls)
+    low = dict(ceil, matmul_tflops=ceil["matmul_tflops"] / 20, bandwidth_gbps=ceil["bandwidth_gbps"] / 20)
+    over = 0
+    for name in sa.scenario_names([ls]):
+        pts = sa.point_frame(ls, name)
+        odd = pts.copy()
+        if len(odd) > 4:
+            odd.loc[odd.index[0], "dtype"] = "fp8_e4m3"
+            odd.loc[odd.index[1], "wrong"] = True
+            odd.loc[odd.index[2], "gpu_only_ms"] = math.nan
+            odd.loc[odd.index[3], "gpu_only_ms"] = 0.0
+        for frame in (pts, odd, pts.drop(columns=["dtype", "wrong"]), pts.iloc[0:0]):
+            for c in (ceil, low, None):
+                got, want = sa.above_roof(frame, c), _above_roof_by_frames(frame, c)
+                assert got == want and type(got) is type(want), (name, got, want)
+                if got is not None:
+                    assert {k: type(v) for k, v in got.items()} == {k: type(v) for k, v in want.items()}
+                    over += got["n"] > 0
+    assert over > 0

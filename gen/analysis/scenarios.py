@@ -139,6 +139,15 @@ def _point_dict(p: schema.Point) -> dict[str, Any]:
     return {k: getattr(p, k) for k in POINT_KEYS}
 
 
+def ceilings(ls: tables.LoadedSet) -> dict | None:
+    """scaling.ceilings of the set, made once per set: every scenario's points and page read them
+    (their stored samples' medians, some 0.3 ms a call). Shared: read it, do not change it."""
+    key = ("scenario ceilings",)
+    if key not in ls._tables:
+        ls._tables[key] = scaling.ceilings(ls)
+    return ls._tables[key]
+
+
 def _main_kernel(ls: tables.LoadedSet, rec, tr) -> tuple[str | None, float, float]:
     """The longest kernel's name of the point's profiled call (what runs: verdicts' identity), its
     µs, and the µs of the call's other GPU events (NaN without a trace)."""
@@ -160,7 +169,7 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     if key in ls._tables:
         return ls._tables[key].copy()
     recs = _records(ls, scenario)
-    cl = scaling.ceilings(ls) if ls.measured else None
+    cl = ceilings(ls) if ls.measured else None
     gpu = ls.rs.environment.device == "cuda"  # a CPU trace has no GPU events to count
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     own_dtype = scenario_dtype(ls, scenario)
@@ -233,6 +242,45 @@ def roofline_frame(points: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"variant": ok["variant"], "mode": ok["mode"], "kv_len": ok["kv_len"],
                          "intensity": ok["intensity"],
                          "tflops": ok["flops"] / (ok["gpu_only_ms"] * 1e-3) / 1e12}).reset_index(drop=True)
+
+
+def _div(a: float, b: float) -> float:
+    """a / b as a frame's float columns divide: by zero ±inf, or NaN for 0/0 (Python would raise)."""
+    if b == 0:
+        return math.nan if a == 0 or missing(a) else math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def tflops_at(flops: float, ms: float) -> float:
+    """flops / (ms × 1e-3) / 1e12 in plain floats, as a frame's float columns compute it."""
+    return _div(flops, ms * 1e-3) / 1e12
+
+
+def above_roof(points: pd.DataFrame, ceil: dict | None) -> dict | None:
+    """scaling.above_roof(roofline_frame(points a bf16 ceiling may judge), ceil, "intensity", "tflops"),
+    read off the point frame's columns in plain Python (a frame and a mask per step before; tests keep
+    that reading and compare). FP8 points are left out: the measured matrix product is bf16."""
+    if ceil is None or points.empty:
+        return None
+    cols = ("dtype", "status", "gpu_only_ms", "wrong", "flops", "intensity", "variant")
+    got = points.reindex(columns=cols)  # (a frame without a dtype column: no FP8 to leave out)
+    d = []
+    for dtype, status, ms, wrong, f, intensity, variant in zip(*(got[c].tolist() for c in cols)):
+        fp8 = not missing(dtype) and str(dtype).startswith("fp8")
+        if fp8 or status != schema.Status.OK or missing(ms) or (not missing(wrong) and bool(wrong)):
+            continue
+        tf = tflops_at(f, ms)
+        if not missing(tf) and not missing(intensity):
+            d.append((intensity, tf, variant))
+    if not d:
+        return None
+    over = [(x, tf, v, scaling.roof_tflops(x, ceil)) for x, tf, v in d if tf > scaling.roof_tflops(x, ceil)]
+    slope = [o for o in over if o[0] * ceil["bandwidth_gbps"] / 1e3 < ceil["matmul_tflops"]]
+    return dict(n=len(over), total=len(d), bandwidth=len(slope), compute=len(over) - len(slope),
+                variants=list(dict.fromkeys(v for _, _, v, _ in over)),
+                bandwidth_name=ceil["bandwidth_name"], bandwidth_gbps=ceil["bandwidth_gbps"],
+                max_over=float(max(_div(tf, roof) for _, tf, _, roof in over))
+                if over else None)
 
 
 def _ranked(points: pd.DataFrame) -> pd.DataFrame:

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from altair.vegalite.v6.api import _dataset_name
 
+from gen.analysis.scenarios import tflops_at
 from gen.analysis.values import missing, number, variant_order
 from gen.report import format as fmt
 
@@ -789,7 +790,39 @@ def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: flo
     return _scenario_roofline(d, roof, variant_order(d["variant"]) if len(d) else [], x_title)
 
 
+def _roof_rows(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float) -> tuple[list[dict], list[dict]]:
+    """_values of each of _roof_frames' frames, read off the point frame's columns (tests compare them)."""
+    cols = ("status", "tflops", "gpu_only_ms", "variant", "mode", "kv_len", "intensity", "flops")
+    pts = list(zip(*(points[c].tolist() for c in cols)))
+    ok = [r for r in pts if r[0] == "ok" and not missing(r[1])] or \
+        [r for r in pts if r[0] == "ok" and not missing(r[2])]
+    # float64 arithmetic as the frame's columns do it, each number rounded as number() and NaN kept
+    # where _clean's to_numeric makes one (min and max below read the column so)
+    nan = float("nan")
+    inten = [nan if (x := number(i, 4)) is None else x for *_, i, _f in ok]
+    tf = [nan if (x := number(tflops_at(f, ms), 4)) is None else x for _s, _t, ms, *_, f in ok]
+    d = [dict(variant=str(v), mode=str(m), kv_len=float(int(kv)), intensity=_finite_or_none(i),
+              tflops=_finite_or_none(t)) for (_s, _t, _ms, v, m, kv, _i, _f), i, t in zip(ok, inten, tf)]
+    lo = max(min(inten) / 4, 0.1) if ok else 1.0
+    hi = max(inten) * 4 if ok else 1e3
+    ridge = matmul_tflops / copy_tbps
+    lo, hi = min(lo, ridge / 8), max(hi, ridge * 8)
+    xs = [lo * (hi / lo) ** (i / 60) for i in range(61)]
+    roof = [dict(intensity=_finite_or_none(x), tflops=_finite_or_none(min(matmul_tflops, x * copy_tbps))) for x in xs]
+    return d, roof
+
+
+def _finite_or_none(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
 def scenario_roofline_spec(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float, x_title: str) -> dict:
+    # As scenario_time_spec: the rows read off the point frame where the shape is known.
+    rows, roof_rows = _roof_rows(points, matmul_tflops, copy_tbps)
+    if rows:
+        key = ("scenario_roofline", tuple(variant_order([r["variant"] for r in rows])), x_title)
+        if key in _SHAPES:
+            return _filled(key, {"d": rows, "roof": roof_rows})
     d, roof = _roof_frames(points, matmul_tflops, copy_tbps)
     order = variant_order(d["variant"]) if len(d) else []
     return _fast(("scenario_roofline", tuple(order), x_title), {"d": d, "roof": roof},

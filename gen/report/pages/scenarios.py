@@ -193,8 +193,7 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
                                        command)))
     if ceil and dims:
         out.append(dict(roof_line=words.roof_line(ceil),
-                        above_roof=words.above_roof(scaling.above_roof(sa.roofline_frame(_not_fp8(pts)), ceil,
-                                                                       "intensity", "tflops"), sheet,
+                        above_roof=words.above_roof(sa.above_roof(pts, ceil), sheet,
                                                     ceil.get("read_bytes"), _best_tbps(pts)),
                         roofline=chart_div(charts.scenario_roofline_spec(
                             pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X),
@@ -224,13 +223,6 @@ def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
         g["points"] = ", ".join(dict.fromkeys(g["points"]))
         g["chose"] = ", ".join(dict.fromkeys(g["chose"]))
     return list(out.values())
-
-
-def _not_fp8(pts):
-    """The rows a measured ceiling may judge: the matrix-product ceiling is bf16, no bound on FP8."""
-    if "dtype" not in pts:
-        return pts
-    return pts[~pts["dtype"].fillna("").astype(str).str.startswith("fp8")]
 
 
 def _wrong_notes(pts) -> list[str]:
@@ -284,7 +276,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     anchors = anchors[anchors["mode"].isin(set(pts["mode"]))] if len(anchors) else anchors
     versus = sa.versus_frame(pts, anchors)
     head = sa.headline(pts, versus, name)
-    ceil = scaling.ceilings(ls)
+    ceil = sa.ceilings(ls)
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     ch = _charts(pts, anchors, figure, ceil, sheet, words.length_axis(decode), name,
                  summary_command(ls.name, scenario=name)) if gpu else []
@@ -314,7 +306,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
         copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS and not ceil.get("read_n") else None,
         anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
-        conditions=_conditions(ls, name, pts, anchors) if gpu else None,
+        conditions=_conditions(ctx, ls, name, pts, anchors) if gpu else None,
         backends=_backend_groups(ls, name, decode, show_dim), backend_note=words.BACKEND_NOTE,
         determinism=_determinism(pts), fp8=_fp8(pts, decode, show_dim), fp8_note=words.FP8_NOTE,
         no_anchor=words.NO_ANCHOR if gpu and not len(anchors) else None,
@@ -354,13 +346,19 @@ def _ceiling_of(m) -> str | None:
     return got[0] if len(got) == 1 else None
 
 
-def _conditions(ls, name: str, pts, anchors) -> dict:
+def _ceiling_lines(ctx: Context, ls) -> list[str]:
+    """The set's ceilings with their clocks, worded: once per set (every scenario page states them)."""
+    lines = ctx._once(("scenario ceiling lines", ls.name), lambda: [wv.ceiling_line(c) for c in clocks.ceilings(ls)])
+    return list(lines)
+
+
+def _conditions(ctx: Context, ls, name: str, pts, anchors) -> dict:
     """The clocks of the set's ceilings, the points a ceiling does not bound, the speed of light, and
     sustained against burst at the published anchors (gen.analysis.clocks), worded."""
     above = clocks.above_ceiling(pts)
     ceiling = above["ceiling"].iloc[0] if len(above) else None
     rate = datasheets.tensor_rate(ls.rs.environment.compute_capability, sa.scenario_dtype(ls, name))
-    return dict(ceilings=[wv.ceiling_line(c) for c in clocks.ceilings(ls)],
+    return dict(ceilings=_ceiling_lines(ctx, ls),
                 above=wv.above_ceiling_line(records(above), ceiling) if ceiling else None,
                 sol=wv.sol_note(rate) + (words.FP8_SOL if (pts["dtype"].map(sa.element_size) == 1).any() else ""),
                 note=wv.conditions_note(records(pts)),
