@@ -503,3 +503,44 @@ def test_above_roof_read_off_rows_is_the_frames_reading(which, request):
                     assert {k: type(v) for k, v in got.items()} == {k: type(v) for k, v in want.items()}
                     over += got["n"] > 0
     assert over > 0
+
+
+def _point_table_by_frames(rows):
+    """point_frame's assembly before sa._point_table: a frame of the rows, timings.share_outcomes on it,
+    then sort_values on the variant's order and the mode."""
+    from gen.analysis import timings
+    from gen.analysis.values import variant_order
+
+    df = timings.share_outcomes(pd.DataFrame(rows, columns=sa.COLUMNS), by=["mode", *sa.POINT_KEYS])
+    if len(df):
+        order = {v: i for i, v in enumerate(variant_order(df["variant"]))}
+        df = df.assign(_v=df["variant"].map(order), _m=df["mode"] != schema.Mode.INFERENCE).sort_values(
+            ["_v", "_m", "head_dim", "kv_len", "q_len"], kind="stable").drop(columns=["_v", "_m"])
+        df = df.reset_index(drop=True)
+    return df
+
+
+@pytest.mark.parametrize("which", ["h200", "h200_new", "h200_merged", "synthetic"])
+def test_point_table_is_the_frames_share_outcomes_and_sort(which, request):
+    """sa._point_table against the frame reading (share_outcomes, then a stable sort_values), to the
+    dtype and the bit: every scenario of the committed and synthetic sets, the rows also reversed
+    (the sort has work to do), with outcomes made to disagree within a group of equal kernels (some
+    missing: pandas' str column holds them as NaN, an outcome of its own to shared_outcome), and none."""
+    import copy
+
+    ls = request.getfixturevalue(which)
+    shared = 0
+    for name in sa.scenario_names([ls]):
+        rows = sa._point_rows(ls, name)
+        odd = copy.deepcopy(rows[::-1])
+        for i, r in enumerate(odd):
+            r["host_bound_outcome"] = ("yes", "no", None)[i % 3]
+        nones = [dict(r, host_bound_outcome=None) for r in rows]  # a column of None alone: not text
+        for got in (rows, rows[::-1], odd, nones, []):
+            want = _point_table_by_frames(copy.deepcopy(got))
+            table = sa._point_table(copy.deepcopy(got))
+            pd.testing.assert_frame_equal(table, want, check_exact=True)
+            assert table["host_bound"].tolist() == want["host_bound"].tolist()
+            shared += (table["host_bound_outcome"] != pd.DataFrame(got, columns=sa.COLUMNS)
+                       .sort_index()["host_bound_outcome"]).any() if len(got) else 0
+    assert shared > 0

@@ -166,8 +166,13 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     Rates use the GPU-only time (CUDA graph, or the kernel sum of one call, labelled
     by `gpu_only_method`); a point with no GPU-only time has no rate."""
     key = ("scenario_points", scenario)
-    if key in ls._tables:
-        return ls._tables[key].copy()
+    if key not in ls._tables:
+        ls._tables[key] = _point_table(_point_rows(ls, scenario))
+    return ls._tables[key].copy()
+
+
+def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
+    """point_frame's rows in the set's order, before its points share their outcomes."""
     recs = _records(ls, scenario)
     cl = ceilings(ls) if ls.measured else None
     gpu = ls.rs.environment.device == "cuda"  # a CPU trace has no GPU events to count
@@ -222,16 +227,38 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
             kernel_signature=timings.kernel_signature(tr, rec.timing.graph_check) if ok else None,
             captured=rec.captured,  # a later capture call merged into the set measured it (else None)
         ))
-    df = pd.DataFrame(rows, columns=COLUMNS)
-    # calls that run the same kernels at a point share one host-bound outcome (rules, "ties")
-    df = timings.share_outcomes(df, by=["mode", *POINT_KEYS])
-    if len(df):
-        order = {v: i for i, v in enumerate(variant_order(df["variant"]))}
-        df = df.assign(_v=df["variant"].map(order), _m=df["mode"] != schema.Mode.INFERENCE).sort_values(
-            ["_v", "_m", "head_dim", "kv_len", "q_len"], kind="stable").drop(columns=["_v", "_m"])
-        df = df.reset_index(drop=True)
-    ls._tables[key] = df
-    return df.copy()
+    return rows
+
+
+def _point_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The point frame of _point_rows (which it changes): calls that run the same kernels at a point
+    share one host-bound outcome (timings.share_outcomes' rule, "ties"), then the rows go in variant
+    order, inference first, then head dim, length, query length (a stable sort). Done on the rows,
+    so that one frame is made, not four (share_outcomes and sort_values on the frame: tests keep
+    that reading and compare)."""
+    if not rows:
+        return timings.share_outcomes(pd.DataFrame(rows, columns=COLUMNS), by=["mode", *POINT_KEYS])
+    groups: dict[tuple, list[int]] = {}
+    for pos, r in enumerate(rows):
+        if isinstance(r["kernel_signature"], tuple):
+            at = tuple(None if missing(r[k]) else r[k] for k in ("mode", *POINT_KEYS))
+            groups.setdefault((*at, r["kernel_signature"]), []).append(pos)
+    outcomes = [r["host_bound_outcome"] for r in rows]
+    # As the frame held them: a text column (pandas' str) holds a missing outcome as NaN, which
+    # rules.shared_outcome counts as an outcome of its own (it ignores None: a column of None alone).
+    text = any(isinstance(o, str) for o in outcomes) and all(o is None or isinstance(o, str) for o in outcomes)
+    held = [math.nan if o is None and text else o for o in outcomes]
+    for positions in groups.values():
+        if len(positions) > 1:
+            shared = rules.shared_outcome([held[pos] for pos in positions])
+            for pos in positions:
+                outcomes[pos] = None if missing(shared) else shared
+    for r, o in zip(rows, outcomes):
+        r["host_bound_outcome"], r["host_bound"] = o, {rules.YES: True, rules.NO: False}.get(o)
+    order = {v: i for i, v in enumerate(variant_order(r["variant"] for r in rows))}
+    rows.sort(key=lambda r: (order[r["variant"]], r["mode"] != schema.Mode.INFERENCE, r["head_dim"], r["kv_len"],
+                             r["q_len"]))
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def roofline_frame(points: pd.DataFrame) -> pd.DataFrame:
