@@ -236,9 +236,9 @@ def _wrong_notes(pts) -> list[str]:
     return notes
 
 
-def _fact_lines(pts, decode: bool, show_dim: bool) -> list[str]:
+def _fact_lines(rows: list[dict], decode: bool, show_dim: bool) -> list[str]:
     lines = []
-    for r in records(pts):
+    for r in rows:
         got = r.get("facts") or {}
         if got:
             line = words.facts(_label(r["variant"]), words.point_label(r, decode, show_dim), got)
@@ -268,6 +268,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     pts = sa.point_frame(ls, name)
     if pts.empty:
         return None
+    point_rows = records(pts)  # the frame's rows, read once: most of the page reads rows
     decode = bool(pts["q_len"].eq(1).all())
     figure = _figure(pts)
     gpu = ls.rs.environment.device == "cuda"
@@ -306,11 +307,11 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
         copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS and not ceil.get("read_n") else None,
         anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
-        conditions=_conditions(ctx, ls, name, pts, anchors) if gpu else None,
+        conditions=_conditions(ctx, ls, name, pts, anchors, point_rows) if gpu else None,
         backends=_backend_groups(ls, name, decode, show_dim), backend_note=words.BACKEND_NOTE,
         determinism=_determinism(pts), fp8=_fp8(pts, decode, show_dim), fp8_note=words.FP8_NOTE,
         no_anchor=words.NO_ANCHOR if gpu and not len(anchors) else None,
-        wrong=_wrong_notes(pts), facts=_fact_lines(pts, decode, show_dim), documents=_documents(ls, name),
+        wrong=_wrong_notes(pts), facts=_fact_lines(point_rows, decode, show_dim), documents=_documents(ls, name),
         calls=_calls(ls, name, pts),
     )
 
@@ -352,16 +353,16 @@ def _ceiling_lines(ctx: Context, ls) -> list[str]:
     return list(lines)
 
 
-def _conditions(ctx: Context, ls, name: str, pts, anchors) -> dict:
+def _conditions(ctx: Context, ls, name: str, pts, anchors, rows: list[dict]) -> dict:
     """The clocks of the set's ceilings, the points a ceiling does not bound, the speed of light, and
-    sustained against burst at the published anchors (gen.analysis.clocks), worded."""
-    above = clocks.above_ceiling(pts)
-    ceiling = above["ceiling"].iloc[0] if len(above) else None
+    sustained against burst at the published anchors (gen.analysis.clocks), worded. `rows`: records(pts)."""
+    above = clocks.above_ceiling_rows(rows)
+    ceiling = above[0]["ceiling"] if above else None
     rate = datasheets.tensor_rate(ls.rs.environment.compute_capability, sa.scenario_dtype(ls, name))
     return dict(ceilings=_ceiling_lines(ctx, ls),
-                above=wv.above_ceiling_line(records(above), ceiling) if ceiling else None,
-                sol=wv.sol_note(rate) + (words.FP8_SOL if (pts["dtype"].map(sa.element_size) == 1).any() else ""),
-                note=wv.conditions_note(records(pts)),
+                above=wv.above_ceiling_line(above, ceiling) if ceiling else None,
+                sol=wv.sol_note(rate) + (words.FP8_SOL if any(sa.element_size(r["dtype"]) == 1 for r in rows) else ""),
+                note=wv.conditions_note(rows),
                 burst=[words.burst_line(b, wv.label) for b in records(clocks.burst_frame(pts, anchors))])
 
 
