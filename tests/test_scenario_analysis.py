@@ -544,3 +544,18 @@ def test_point_table_is_the_frames_share_outcomes_and_sort(which, request):
             shared += (table["host_bound_outcome"] != pd.DataFrame(got, columns=sa.COLUMNS)
                        .sort_index()["host_bound_outcome"]).any() if len(got) else 0
     assert shared > 0
+
+
+@pytest.mark.parametrize("which", ["h200", "h200_new", "h200_merged", "synthetic"])
+def test_fastest_rows_are_the_fastest_frames_rows(which, request):
+    """fastest_rows of a point frame's rows against fastest_frame's frame as rows, to the type (repr:
+    NaN as NaN), every scenario, the rows also reversed and with the unpinned SDPA made fastest."""
+    from gen.analysis import values
+
+    ls = request.getfixturevalue(which)
+    for name in sa.scenario_names([ls]):
+        pts = sa.point_frame(ls, name)
+        auto = pts.copy()
+        auto.loc[auto["variant"] == "sdpa_auto", "gpu_only_ms"] = 1e-6
+        for frame in (pts, pts.iloc[::-1].reset_index(drop=True), auto, pts.iloc[0:0]):
+            assert repr(sa.fastest_rows(values.rows(frame))) == repr(values.rows(sa.fastest_frame(frame))), name

@@ -350,10 +350,27 @@ def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
     ok = _ranked(points)
     if ok.empty:
         return ok
+    cols = [ok[c].tolist() for c in (*_AT_KEYS, "gpu_only_ms", "variant", "main_kernel")]
+    return ok.iloc[_fastest_positions(list(zip(*cols[:4])), *cols[4:])].reset_index(drop=True)
+
+
+def fastest_rows(rows: list[dict]) -> list[dict]:
+    """fastest_frame of a point frame given as its rows (values.rows): the same rows, as dicts (they are
+    the rows given: read them). No frame, mask or iloc made (tests compare)."""
+    ok = [r for r in rows if _may_win(r)]
+    if not ok:
+        return []
+    keys = [tuple(r[k] for k in _AT_KEYS) for r in ok]
+    picks = _fastest_positions(keys, [r["gpu_only_ms"] for r in ok], [r["variant"] for r in ok],
+                               [r["main_kernel"] for r in ok])
+    return [ok[i] for i in picks]
+
+
+def _fastest_positions(keys: list[tuple], ms: list, variant: list, kernel: list) -> list[int]:
+    """fastest_frame's picks among the ranked rows (their point keys, times, variants, main kernels):
+    one position per point, points sorted."""
     # What a groupby's idxmin per point (sorted by point, the first of equal times) and a mask per
     # unpinned win gave, read off the columns as lists: a Series per pick and a mask per win before.
-    keys = list(zip(*(ok[c].tolist() for c in ("mode", "head_dim", "q_len", "kv_len"))))
-    ms, variant, kernel = ok["gpu_only_ms"].tolist(), ok["variant"].tolist(), ok["main_kernel"].tolist()
     at: dict[tuple, list[int]] = {}
     for pos, key in enumerate(keys):
         if not any(missing(k) for k in key):  # (a groupby drops a key with a missing part)
@@ -370,7 +387,7 @@ def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
             same = [pos for pos in at[key] if kernel[pos] == kernel[i] and variant[pos] != auto]
             i = first_fastest(same) if same else i
         picks.append(i)
-    return ok.iloc[picks].reset_index(drop=True)
+    return picks
 
 
 def own_head_dim(points: pd.DataFrame, scenario: str) -> int | None:
@@ -486,8 +503,13 @@ def _dicts(df: pd.DataFrame) -> list[dict]:
 def _dicts_at(df: pd.DataFrame) -> dict[tuple, list[dict]]:
     """(mode, head dim, q_len, kv_len) -> the rows of df there (as dicts, in df's order); a row
     with a missing key is at no point (as a groupby drops it)."""
+    return _rows_at(_dicts(df))
+
+
+def _rows_at(rows: list[dict]) -> dict[tuple, list[dict]]:
+    """_dicts_at of a frame given as its rows."""
     out: dict[tuple, list[dict]] = {}
-    for r in _dicts(df):
+    for r in rows:
         key = tuple(r[k] for k in _AT_KEYS)
         if not any(missing(k) for k in key):
             out.setdefault(key, []).append(r)
@@ -529,7 +551,7 @@ def versus_row(a, same, fast) -> dict:
         ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan)
 
 
-def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
+def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
     """Per anchor figure: our same-named variant and our fastest at the matching point (inference).
     time_ratio = our fastest's GPU-only ms / the published ms (only for the same shape: >1 is
     slower); rate_ratio = our fastest's TFLOP/s / the anchor's under our convention (>1 is faster).
@@ -537,14 +559,18 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
     width only (a bf16 figure against our bf16 calls, FP8 against FP8). ours_* compare like with like:
     our variant running the published kernel (gen.model.anchors maps FlashAttention-2 onto
     sdpa_flash, cuDNN onto sdpa_cudnn) where we ran it there, else our fastest (a kernel
-    PyTorch does not run, FlashAttention-3, stands against our best); ours_same says which."""
-    rows = []
+    PyTorch does not run, FlashAttention-3, stands against our best); ours_same says which.
+    `rows`: values.rows(points), where the caller has them."""
     if anchor.empty:  # nothing published at this scenario: no row, and no ranking to make
-        return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
+        return pd.DataFrame([], columns=VERSUS_COLUMNS)
+    points_rows = values.rows(points) if rows is None else rows
+    rows = []
     # ours at the anchor's input width only: a published bf16 figure against our bf16 calls, FP8 against FP8
-    widths = points["dtype"].map(_width) if len(points) else points["dtype"]
-    by_width = {w: (_dicts_at(_ranked(points[widths == w])), _dicts_at(fastest_frame(points[widths == w])))
-                for w in (1, 2)}
+    # (the frame cut by width, its ranked rows and its fastest before: tests keep that reading)
+    by_width = {}
+    for w in (1, 2):
+        mine = [r for r in points_rows if _width(r["dtype"]) == w]
+        by_width[w] = (_rows_at([r for r in mine if _may_win(r)]), _rows_at(fastest_rows(mine)))
     for a in _dicts(anchor):  # rows as dicts: a Series per row and a mask per anchor before (the same frame)
         ok_at, fastest_at = by_width[_width(a["dtype"]) if "dtype" in a and isinstance(a["dtype"], str) else 2]
         key = tuple(a[k] for k in _AT_KEYS)
@@ -555,17 +581,20 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
 
 
-def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str) -> dict | None:
+def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str, rows: list[dict] | None = None) -> dict | None:
     """The scenario in one row: at the largest length (own head dim, inference; else training)
     where a variant ran, the fastest, its figure and share of the measured ceiling; and the
-    anchor comparison at the largest point that has one at the same head dim (else at any)."""
-    fast = fastest_frame(points)
-    if fast.empty:
+    anchor comparison at the largest point that has one at the same head dim (else at any).
+    `rows`: values.rows(points), where the caller has them."""
+    points_rows = values.rows(points) if rows is None else rows
+    # (copies: the headline's fastest row leaves with it, the caller's rows stay as they are)
+    fast = [dict(r) for r in fastest_rows(points_rows)]
+    if not fast:
         return None
     d = own_head_dim(points, scenario)
     # Read as rows (values.rows: the Python values a row's to_dict gives) rather than a mask per
     # question: the same picks (tests/test_scenario_analysis.py keeps the frame reading to compare).
-    rows = values.rows(fast)
+    rows = fast
     pick = [r for r in rows if r["head_dim"] == d and r["mode"] == schema.Mode.INFERENCE] or rows
     top = pick[0]
     for r in pick:  # the last of the largest (kv_len, q_len): a stable sort's last row
@@ -574,7 +603,7 @@ def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str) -> dict 
     # The other rows at that point the times cannot set apart from it (the verdict's interval rule):
     # "fastest" is then said with them.
     point = tuple(top[k] for k in _AT_KEYS)
-    at = [r for r in values.rows(points) if _may_win(r) and tuple(r[k] for k in _AT_KEYS) == point
+    at = [r for r in points_rows if _may_win(r) and tuple(r[k] for k in _AT_KEYS) == point
           and r["variant"] != top["variant"]]
     auto = variant_role("automatic")
     same = [r["variant"] for r in at

@@ -275,8 +275,8 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     anchors = _anchors(ctx, ls, name) if gpu else _anchors(ctx, ls, name).iloc[0:0]
     # a published forward is no anchor for a scenario that timed only training steps (and the reverse)
     anchors = anchors[anchors["mode"].isin(set(pts["mode"]))] if len(anchors) else anchors
-    versus = sa.versus_frame(pts, anchors)
-    head = sa.headline(pts, versus, name)
+    versus = sa.versus_frame(pts, anchors, point_rows)
+    head = sa.headline(pts, versus, name, point_rows)
     ceil = sa.ceilings(ls)
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     ch = _charts(pts, anchors, figure, ceil, sheet, words.length_axis(decode), name,
