@@ -175,8 +175,9 @@ def test_every_chart_frame_of_the_committed_set_gives_altairs_rows(h200, monkeyp
         return got
 
     monkeypatch.setattr(charts, "_values", values)
+    monkeypatch.setattr(charts, "_SHAPES", {})  # (the charts whose shape is made here fill it from frames)
     list(scenarios.set_pages(site.Context([h200]), h200))
-    assert len(seen) > 20
+    assert len(seen) > 10
 
 
 def test_scenario_charts_rows_read_off_the_frames_are_altairs_to_the_type(h200_new):
