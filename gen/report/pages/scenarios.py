@@ -13,6 +13,7 @@ gen.report.wording_scenarios. Templates: scenarios_index.md.j2, scenario_page.md
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 
@@ -20,6 +21,7 @@ import numpy as np
 
 from gen.analysis import clocks, rules, scaling
 from gen.analysis import scenarios as sa
+from gen.analysis.values import missing
 from gen.model import datasheets, schema, variants
 from gen.model import scenarios as declared
 from gen.report import charts, wording, wording_verdicts
@@ -50,9 +52,10 @@ def _anchors(ctx: Context, ls, name: str):
     return ctx._once(("scenario_anchors", ls.name, name), lambda: sa.anchor_frame(ctx.sets, name, ls))
 
 
-def _figure(pts) -> str:
-    inf = pts[pts["mode"] == schema.Mode.INFERENCE]
-    return sa.FIGURE_TBPS if len(inf) and (inf["figure"] == sa.FIGURE_TBPS).all() else sa.FIGURE_TFLOPS
+def _figure(rows: list[dict]) -> str:
+    """TB/s where every inference point of the rows (records of a point frame) is judged by it."""
+    inf = [r for r in rows if r["mode"] == schema.Mode.INFERENCE]
+    return sa.FIGURE_TBPS if inf and all(r["figure"] == sa.FIGURE_TBPS for r in inf) else sa.FIGURE_TFLOPS
 
 
 def _backend(variant: str) -> str | None:
@@ -60,9 +63,10 @@ def _backend(variant: str) -> str | None:
     return v.backend if v else None
 
 
-def _rows(pts, decode: bool, show_dim: bool, pages: dict[str, str], device: str) -> list[dict]:
+def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str], device: str) -> list[dict]:
+    """A table's rows: the point frame's records (left as they are), worded."""
     out = []
-    for r in records(pts):
+    for r in rows:
         fig = words.figure_of_row(r)
         if r.get("wrong"):
             # A wrong answer did other work than its count says (top-left causal with fewer
@@ -166,8 +170,10 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: st
     return groups
 
 
-def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str, command: str) -> list[dict]:
-    """Per head dim (the scenario's own first): the time and rate charts; then one roofline."""
+def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str, command: str,
+            rows: list[dict]) -> list[dict]:
+    """Per head dim (the scenario's own first): the time and rate charts; then one roofline. `rows`:
+    records(pts)."""
     out = []
     # The length charts draw inference points (charts._measured): a training-only scenario has none.
     drawn = pts["gpu_only_ms"].notna() & (pts["mode"] == "inference") & (pts["status"] == "ok")
@@ -194,17 +200,23 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     if ceil and dims:
         out.append(dict(roof_line=words.roof_line(ceil),
                         above_roof=words.above_roof(sa.above_roof(pts, ceil), sheet,
-                                                    ceil.get("read_bytes"), _best_tbps(pts)),
+                                                    ceil.get("read_bytes"), _best_tbps(rows)),
                         roofline=chart_div(charts.scenario_roofline_spec(
                             pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X),
                             f"roofline, {name}", command)))
     return out
 
 
-def _best_tbps(pts) -> float | None:
-    """The best TB/s among the points that answered right (rules.wrong_answer), or None."""
-    ok = pts[~pts["wrong"].fillna(False).astype(bool)]["tbps"].dropna()
-    return float(ok.max()) if len(ok) else None
+def _best_tbps(rows: list[dict]) -> float | None:
+    """The best TB/s among the points (records of a point frame) that answered right (rules.wrong_answer),
+    or None."""
+    ok = [r["tbps"] for r in rows if not _wrong(r) and not missing(r["tbps"])]
+    return float(max(ok)) if ok else None
+
+
+def _wrong(r: dict) -> bool:
+    """A point frame's row whose answer is wrong (its `wrong` column read as a mask reads it: missing is not)."""
+    return not missing(r["wrong"]) and bool(r["wrong"])
 
 
 def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
@@ -225,12 +237,17 @@ def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
     return list(out.values())
 
 
-def _wrong_notes(pts) -> list[str]:
+def _wrong_notes(rows: list[dict]) -> list[str]:
+    """Per variant that answered wrong (in first-seen order, as groupby(sort=False)), its worst error."""
     notes = []
-    bad = pts[pts["wrong"].fillna(False).astype(bool)]
-    for v, g in bad.groupby("variant", sort=False):
+    bad: dict[str, list[float]] = {}
+    for r in rows:
+        if _wrong(r):
+            bad.setdefault(r["variant"], []).append(r["rel_error"])
+    for v, errors in bad.items():
         decl = variants.VARIANTS.get(v)
-        worst = float(g["rel_error"].max())
+        known = [e for e in errors if not missing(e)]
+        worst = float(max(known)) if known else math.nan  # (Series.max skips NaN)
         notes.append(words.wrong_note(_label(v), decl.wrong, worst) if decl and decl.wrong
                      else words.wrong_by_error(_label(v), worst, rules.WRONG_ANSWER_REL_ERROR))
     return notes
@@ -268,9 +285,9 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     pts = sa.point_frame(ls, name)
     if pts.empty:
         return None
-    point_rows = records(pts)  # the frame's rows, read once: most of the page reads rows
-    decode = bool(pts["q_len"].eq(1).all())
-    figure = _figure(pts)
+    point_rows = records(pts)  # the frame's rows, read once: most of the page reads rows (no mask per question)
+    decode = all(r["q_len"] == 1 for r in point_rows)
+    figure = _figure(point_rows)
     gpu = ls.rs.environment.device == "cuda"
     anchors = _anchors(ctx, ls, name) if gpu else _anchors(ctx, ls, name).iloc[0:0]
     # a published forward is no anchor for a scenario that timed only training steps (and the reverse)
@@ -280,13 +297,13 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     ceil = sa.ceilings(ls)
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     ch = _charts(pts, anchors, figure, ceil, sheet, words.length_axis(decode), name,
-                 summary_command(ls.name, scenario=name)) if gpu else []
-    show_dim = pts["head_dim"].nunique() > 1
+                 summary_command(ls.name, scenario=name), point_rows) if gpu else []
+    show_dim = len({r["head_dim"] for r in point_rows}) > 1
     pages = {r.variant: fmt.set_variant_page(ls.name, r.variant) for r in ls.rs.runs}
     modes = []
     for mode in schema.Mode:
-        m = pts[pts["mode"] == mode]
-        if len(m):
+        m = [r for r in point_rows if r["mode"] == mode]
+        if m:
             fig = _figure(m) if mode == schema.Mode.INFERENCE else sa.FIGURE_TFLOPS
             rows = _rows(m, decode, show_dim, pages, ls.rs.environment.device)
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig, not_run=_not_run(rows),
@@ -298,8 +315,9 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         headline=words.headline(head, figure, decode, _label) if head else None,
-        measured=words.measured_modes(declared.SCENARIOS[name].why, bool((pts["mode"] == schema.Mode.INFERENCE).any()),
-                                      bool((pts["mode"] == schema.Mode.TRAIN).any()))
+        measured=words.measured_modes(declared.SCENARIOS[name].why,
+                                      any(r["mode"] == schema.Mode.INFERENCE for r in point_rows),
+                                      any(r["mode"] == schema.Mode.TRAIN for r in point_rows))
         if name in declared.SCENARIOS else None,
         not_run=[n for m in modes if m["mode"] == schema.Mode.INFERENCE for n in m["not_run"]],
         versus_short=_versus_short(ctx, head, decode),
@@ -311,14 +329,16 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         backends=_backend_groups(ls, name, decode, show_dim), backend_note=words.BACKEND_NOTE,
         determinism=_determinism(pts), fp8=_fp8(pts, decode, show_dim), fp8_note=words.FP8_NOTE,
         no_anchor=words.NO_ANCHOR if gpu and not len(anchors) else None,
-        wrong=_wrong_notes(pts), facts=_fact_lines(point_rows, decode, show_dim), documents=_documents(ls, name),
-        calls=_calls(ls, name, pts),
+        wrong=_wrong_notes(point_rows), facts=_fact_lines(point_rows, decode, show_dim),
+        documents=_documents(ls, name), calls=_calls(ls, name, pts, point_rows),
     )
 
 
-def _calls(ls, name: str, pts) -> str | None:
+def _calls(ls, name: str, pts, rows: list[dict]) -> str | None:
     """Where a merged set's scenario holds records of a later capture call: which, with the clock of
-    each call's rows, so that a ratio across the two can be read against the clocks."""
+    each call's rows, so that a ratio across the two can be read against the clocks. `rows`: records(pts)."""
+    if not any(r["status"] == schema.Status.OK and not missing(r["captured"]) for r in rows):
+        return None  # (most sets: no frame cut to learn it)
     ok = pts[pts["status"] == schema.Status.OK]
     merged, own = ok[ok["captured"].notna()], ok[ok["captured"].isna()]
     if merged.empty:
@@ -341,9 +361,9 @@ def _fp8(pts, decode: bool, show_dim: bool) -> list[dict]:
             for r in records(sa.fp8_frame(pts))]
 
 
-def _ceiling_of(m) -> str | None:
-    """The ceiling a table's rows were set against (one per figure and set), or None."""
-    got = [c for c in dict.fromkeys(m["ceiling"]) if isinstance(c, str)]
+def _ceiling_of(rows: list[dict]) -> str | None:
+    """The ceiling a table's rows (records of a point frame) were set against (one per figure and set), or None."""
+    got = [c for c in dict.fromkeys(r["ceiling"] for r in rows) if isinstance(c, str)]
     return got[0] if len(got) == 1 else None
 
 
