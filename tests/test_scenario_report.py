@@ -262,3 +262,26 @@ def test_the_pages_readings_off_records_are_the_masks_readings(which, request):
             assert _page_readings_by_rows(ls, name, frame) == _page_readings_by_frames(ls, name, frame), name
             seen += 1
     assert seen > 0
+
+
+@pytest.mark.parametrize("which", ["h200_new", "h200_merged"])  # (the older h200 set has neither variant)
+def test_determinism_and_fp8_lines_skip_no_frame_they_had(which, request):
+    """The determinism and FP8 lines of every scenario, made only where a variant of the page calls
+    for them (sa.is_deterministic, sa.has_twin), against the frames made for every page before."""
+    from gen.report import wording_scenarios as words
+    from gen.report.pages import scenarios as page
+    from gen.report.site import records
+
+    ls = request.getfixturevalue(which)
+    made = 0
+    for name in sa.scenario_names([ls]):
+        pts = sa.point_frame(ls, name)
+        df = sa.determinism_frame(pts)
+        show_len = df["kv_len"].nunique() > 1 if len(df) else False
+        want = [words.determinism_line(r, page._label, show_len) for r in records(df)]
+        assert page._determinism(pts, records(pts)) == want, name
+        fp8 = [dict(r, **words.fp8_cells(r, page._label), point=words.point_label(r, False, True))
+               for r in records(sa.fp8_frame(pts))]
+        assert repr(page._fp8(pts, False, True, records(pts))) == repr(fp8), name
+        made += len(want) + len(fp8)
+    assert made > 0

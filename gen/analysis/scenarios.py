@@ -815,6 +815,20 @@ DETERMINISM_COLUMNS = ["backend", "mode", "head_dim", "q_len", "kv_len", "defaul
                        "default_ms", "deterministic_ms", "ratio", "status", "reason"]
 
 
+def is_deterministic(variant: str) -> bool:
+    """Whether determinism_frame has rows for the variant: it is declared deterministic
+    (kind "sdpa_deterministic") and a pinned variant of its backend exists."""
+    det = variants.VARIANTS.get(variant)
+    return det is not None and det.kind == "sdpa_deterministic" and any(
+        d.kind == "sdpa" and d.backend == det.backend for d in variants.VARIANTS.values())
+
+
+def has_twin(variant: str) -> bool:
+    """Whether fp8_frame has rows for the variant: it declares a twin."""
+    decl = variants.VARIANTS.get(variant)
+    return decl is not None and decl.twin is not None
+
+
 def determinism_frame(points: pd.DataFrame) -> pd.DataFrame:
     """What reproducible gradients cost: per backend and point, the deterministic variant
     (gen.model.variants kind "sdpa_deterministic") against the same backend pinned without it:

@@ -327,7 +327,8 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
         conditions=_conditions(ctx, ls, name, pts, anchors, point_rows) if gpu else None,
         backends=_backend_groups(ls, name, decode, show_dim), backend_note=words.BACKEND_NOTE,
-        determinism=_determinism(pts), fp8=_fp8(pts, decode, show_dim), fp8_note=words.FP8_NOTE,
+        determinism=_determinism(pts, point_rows), fp8=_fp8(pts, decode, show_dim, point_rows),
+        fp8_note=words.FP8_NOTE,
         no_anchor=words.NO_ANCHOR if gpu and not len(anchors) else None,
         wrong=_wrong_notes(point_rows), facts=_fact_lines(point_rows, decode, show_dim),
         documents=_documents(ls, name), calls=_calls(ls, name, pts, point_rows),
@@ -348,15 +349,21 @@ def _calls(ls, name: str, pts, rows: list[dict]) -> str | None:
                             own["sm_clock_mhz"].dropna().tolist())
 
 
-def _determinism(pts) -> list[str]:
-    """What reproducible gradients cost, one line per backend and point (sa.determinism_frame)."""
+def _determinism(pts, rows: list[dict]) -> list[str]:
+    """What reproducible gradients cost, one line per backend and point (sa.determinism_frame). `rows`:
+    records(pts): with no deterministic variant among them, none (and no frame made to learn it)."""
+    if not any(sa.is_deterministic(v) for v in dict.fromkeys(r["variant"] for r in rows)):
+        return []
     df = sa.determinism_frame(pts)
     show_len = df["kv_len"].nunique() > 1 if len(df) else False
     return [words.determinism_line(r, _label, show_len) for r in records(df)]
 
 
-def _fp8(pts, decode: bool, show_dim: bool) -> list[dict]:
-    """What FP8 buys and costs: per FP8 variant and point, its time and error beside its bf16 twin's."""
+def _fp8(pts, decode: bool, show_dim: bool, rows: list[dict]) -> list[dict]:
+    """What FP8 buys and costs: per FP8 variant and point, its time and error beside its bf16 twin's.
+    `rows`: records(pts): with no variant that has a twin among them, none (no frame made to learn it)."""
+    if not any(sa.has_twin(v) for v in dict.fromkeys(r["variant"] for r in rows)):
+        return []
     return [dict(r, **words.fp8_cells(r, _label), point=words.point_label(r, decode, show_dim))
             for r in records(sa.fp8_frame(pts))]
 
