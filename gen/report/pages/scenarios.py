@@ -152,8 +152,9 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: st
         ref = by_name[name]
         title = fmt.set_title(ref)
         rows = []
+        dims = a["head_dim"].nunique() > 1  # (once a source, not once a row)
         for r in records(v):
-            r["label"] = words.point_label(r, decode, a["head_dim"].nunique() > 1)
+            r["label"] = words.point_label(r, decode, dims)
             r["anchor_name"] = words.anchor_name(r["anchor_variant"])
             r["fastest_label"] = _label(r["fastest_variant"]) if r["fastest_variant"] else None
             r["ours_label"] = words.ours_name(r, _label) if r["ours_variant"] else None
