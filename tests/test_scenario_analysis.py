@@ -559,3 +559,36 @@ def test_fastest_rows_are_the_fastest_frames_rows(which, request):
         auto.loc[auto["variant"] == "sdpa_auto", "gpu_only_ms"] = 1e-6
         for frame in (pts, pts.iloc[::-1].reset_index(drop=True), auto, pts.iloc[0:0]):
             assert repr(sa.fastest_rows(values.rows(frame))) == repr(values.rows(sa.fastest_frame(frame))), name
+
+
+def _our_points_by_width(sets, scenario, width):
+    """_our_points' reading before it took both widths in one pass: one pass per width."""
+    out = []
+    for ls in sets:
+        if ls.measured:
+            for p in sa._records(ls, scenario):
+                if p.point not in out and sa._width(sa._dtype_of(ls, p)) == width:
+                    out.append(p.point)
+    return out
+
+
+def test_anchor_points_in_one_pass_and_the_empty_anchor_frame(h200, h200_new, h200_merged, synthetic, cudnn_anchor,
+                                                               fa3_anchor):
+    """_our_points against one pass per width (every scenario of every committed and synthetic set,
+    alone and together, FP8 points among them), and the empty anchor frame against a frame made of
+    no rows, to the dtype (a copy each call: a caller's change stays its own)."""
+    from gen.model import reference
+
+    refs = [cudnn_anchor, fa3_anchor, tables.load_set(RESULTS / reference.NAME)]
+    measured = [h200, h200_new, h200_merged, synthetic]
+    fp8 = 0
+    for group in [[m] for m in measured] + [measured]:
+        for name in sa.scenario_names(group):
+            got = sa._our_points(group, name)
+            assert got == {w: _our_points_by_width(group, name, w) for w in (1, 2)}, name
+            fp8 += len(got[1])
+            frame = sa.anchor_frame([*group, *refs], name, group[0] if len(group) == 1 else None)
+            if frame.empty:
+                pd.testing.assert_frame_equal(frame, pd.DataFrame([], columns=sa.ANCHOR_COLUMNS))
+                assert frame is not sa.anchor_frame([*group, *refs], name, group[0] if len(group) == 1 else None)
+    assert fp8 > 0
