@@ -592,3 +592,36 @@ def test_anchor_points_in_one_pass_and_the_empty_anchor_frame(h200, h200_new, h2
                 pd.testing.assert_frame_equal(frame, pd.DataFrame([], columns=sa.ANCHOR_COLUMNS))
                 assert frame is not sa.anchor_frame([*group, *refs], name, group[0] if len(group) == 1 else None)
     assert fp8 > 0
+
+
+def _source_shapes_by_frames(anchor):
+    """source_shapes' reading before it read the columns as lists: drop_duplicates, unique, groupby."""
+    a = anchor.drop_duplicates(["batch", "q_heads", "kv_heads", "q_len", "kv_len", "head_dim"])
+    tokens = (a["batch"] * a["q_len"]).unique()
+    hidden = (a["q_heads"] * a["head_dim"]).unique()
+    return dict(tokens=int(tokens[0]) if len(tokens) == 1 else None,
+                hidden=int(hidden[0]) if len(hidden) == 1 else None,
+                heads={int(d): (int(g["q_heads"].iloc[0]), int(g["kv_heads"].iloc[0]))
+                       for d, g in a.groupby("head_dim")},
+                batches={int(n): int(g["batch"].iloc[0]) for n, g in a.groupby("q_len")},
+                shapes=[tuple(int(x) for x in r) for r in a[["batch", "q_heads", "kv_heads", "q_len", "head_dim"]]
+                        .itertuples(index=False)])
+
+
+def test_source_shapes_read_off_lists_are_the_frames_reading(h200, h200_new, synthetic, cudnn_anchor, fa3_anchor):
+    """source_shapes against the frames' reading, to the type and the order of its dicts: every source
+    of every scenario of the committed and synthetic sets, its rows also reversed and doubled."""
+    from gen.model import reference
+
+    refs = [cudnn_anchor, fa3_anchor, tables.load_set(RESULTS / reference.NAME)]
+    seen = 0
+    for ls in (h200, h200_new, synthetic):
+        for name in sa.scenario_names([ls]):
+            frame = sa.anchor_frame([ls, *refs], name, ls)
+            for source in dict.fromkeys(frame["anchor_set"]):
+                a = frame[frame["anchor_set"] == source]
+                for cut in (a, a.iloc[::-1], pd.concat([a, a.iloc[::-1]])):
+                    got, want = sa.source_shapes(cut), _source_shapes_by_frames(cut)
+                    assert repr(got) == repr(want) and list(got["heads"]) == list(want["heads"]), (name, source)
+                    seen += 1
+    assert seen > 3

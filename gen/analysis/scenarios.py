@@ -672,16 +672,21 @@ def source_shapes(anchor: pd.DataFrame) -> dict:
     """How a source's points hold batch and heads: tokens (batch × length) and hidden (query heads ×
     head dim) when each is one number across its points, and per head dim the heads, per length
     the batch; `shapes` lists each distinct (batch, query heads, KV heads, length, head dim)."""
-    a = anchor.drop_duplicates(["batch", "q_heads", "kv_heads", "q_len", "kv_len", "head_dim"])
-    tokens = (a["batch"] * a["q_len"]).unique()
-    hidden = (a["q_heads"] * a["head_dim"]).unique()
+    # Read off the columns as lists (drop_duplicates, unique and two groupbys before: tests keep that
+    # reading): each distinct point once, in order; a groupby's groups in sorted order, each its first row.
+    cols = ("batch", "q_heads", "kv_heads", "q_len", "kv_len", "head_dim")
+    a = list(dict.fromkeys(zip(*(anchor[c].tolist() for c in cols))))
+    tokens = list(dict.fromkeys(b * q for b, _, _, q, _, _ in a))
+    hidden = list(dict.fromkeys(hq * d for _, hq, _, _, _, d in a))
+    heads: dict[int, tuple[int, int]] = {}
+    batches: dict[int, int] = {}
+    for b, hq, hkv, q, _, d in a:
+        heads.setdefault(int(d), (int(hq), int(hkv)))
+        batches.setdefault(int(q), int(b))
     return dict(tokens=int(tokens[0]) if len(tokens) == 1 else None,
                 hidden=int(hidden[0]) if len(hidden) == 1 else None,
-                heads={int(d): (int(g["q_heads"].iloc[0]), int(g["kv_heads"].iloc[0]))
-                       for d, g in a.groupby("head_dim")},
-                batches={int(n): int(g["batch"].iloc[0]) for n, g in a.groupby("q_len")},
-                shapes=[tuple(int(x) for x in r) for r in a[["batch", "q_heads", "kv_heads", "q_len", "head_dim"]]
-                        .itertuples(index=False)])
+                heads=dict(sorted(heads.items())), batches=dict(sorted(batches.items())),
+                shapes=[(int(b), int(hq), int(hkv), int(q), int(d)) for b, hq, hkv, q, _, d in a])
 
 
 def cudnn_version(raw: str | None) -> str | None:
