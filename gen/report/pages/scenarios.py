@@ -177,8 +177,8 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     records(pts)."""
     out = []
     # The length charts draw inference points (charts._measured): a training-only scenario has none.
-    drawn = pts["gpu_only_ms"].notna() & (pts["mode"] == "inference") & (pts["status"] == "ok")
-    dims = pts.loc[drawn, "head_dim"].unique().tolist()
+    dims = list(dict.fromkeys(r["head_dim"] for r in rows if not missing(r["gpu_only_ms"])
+                              and r["mode"] == "inference" and r["status"] == "ok"))
     own = sa.own_head_dim(pts, name)
     ceilings = []
     if ceil:
@@ -189,8 +189,11 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     if sheet and figure == sa.FIGURE_TBPS:
         ceilings.append(("datasheet", sheet.hbm_tbps))
     for d in sorted(dims, key=lambda x: (x != own, x)):
-        p = pts[pts["head_dim"] == d]
-        a = anchors[anchors["head_dim"] == d] if len(anchors) else anchors
+        # (one head dim drawn: the charts draw no row of another, so no frame is cut for it; nor for the
+        # published figures where they all stand at it)
+        p = pts if len(dims) == 1 else pts[pts["head_dim"] == d]
+        a = anchors[anchors["head_dim"] == d] if len(anchors) and set(anchors["head_dim"].tolist()) != {d} \
+            else anchors
         suffix = f", head dim {d}" if len(dims) > 1 else ""
         time = charts.scenario_time_spec(p, a, x_title)
         rate = charts.scenario_rate_spec(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings)
