@@ -465,3 +465,163 @@ def test_versus_frame_is_the_row_by_row_reading(h200_new):
             pd.testing.assert_frame_equal(sa.versus_frame(frame, anc), _versus_by_rows(frame, anc), check_exact=True)
             compared += len(anc)
     assert compared > 20
+
+
+def _above_roof_by_frames(points, ceil):
+    """The page's reading before sa.above_roof: the points a bf16 ceiling may judge (a mask on the
+    dtype), roofline_frame of them, then scaling.above_roof of that frame."""
+    from gen.analysis import scaling
+
+    judged = points if "dtype" not in points else points[~points["dtype"].fillna("").astype(str).str.startswith("fp8")]
+    return scaling.above_roof(sa.roofline_frame(judged), ceil, "intensity", "tflops")
+
+
+@pytest.mark.parametrize("which", ["h200", "h200_new", "synthetic"])
+def test_above_roof_read_off_rows_is_the_frames_reading(which, request):
+    """sa.above_roof against the frames' reading, to the type: every scenario of the committed and
+    synthetic sets, under the set's ceilings and under ceilings low enough that points pass them
+    (both sides of the ridge), with FP8, wrong, untimed and zero-time rows made up."""
+    from gen.analysis import scaling
+
+    ls = request.getfixturevalue(which)
+    ceil = scaling.ceilings(ls)
+    low = dict(ceil, matmul_tflops=ceil["matmul_tflops"] / 20, bandwidth_gbps=ceil["bandwidth_gbps"] / 20)
+    over = 0
+    for name in sa.scenario_names([ls]):
+        pts = sa.point_frame(ls, name)
+        odd = pts.copy()
+        if len(odd) > 4:
+            odd.loc[odd.index[0], "dtype"] = "fp8_e4m3"
+            odd.loc[odd.index[1], "wrong"] = True
+            odd.loc[odd.index[2], "gpu_only_ms"] = math.nan
+            odd.loc[odd.index[3], "gpu_only_ms"] = 0.0
+        for frame in (pts, odd, pts.drop(columns=["dtype", "wrong"]), pts.iloc[0:0]):
+            for c in (ceil, low, None):
+                got, want = sa.above_roof(frame, c), _above_roof_by_frames(frame, c)
+                assert got == want and type(got) is type(want), (name, got, want)
+                if got is not None:
+                    assert {k: type(v) for k, v in got.items()} == {k: type(v) for k, v in want.items()}
+                    over += got["n"] > 0
+    assert over > 0
+
+
+def _point_table_by_frames(rows):
+    """point_frame's assembly before sa._point_table: a frame of the rows, timings.share_outcomes on it,
+    then sort_values on the variant's order and the mode."""
+    from gen.analysis import timings
+    from gen.analysis.values import variant_order
+
+    df = timings.share_outcomes(pd.DataFrame(rows, columns=sa.COLUMNS), by=["mode", *sa.POINT_KEYS])
+    if len(df):
+        order = {v: i for i, v in enumerate(variant_order(df["variant"]))}
+        df = df.assign(_v=df["variant"].map(order), _m=df["mode"] != schema.Mode.INFERENCE).sort_values(
+            ["_v", "_m", "head_dim", "kv_len", "q_len"], kind="stable").drop(columns=["_v", "_m"])
+        df = df.reset_index(drop=True)
+    return df
+
+
+@pytest.mark.parametrize("which", ["h200", "h200_new", "h200_merged", "synthetic"])
+def test_point_table_is_the_frames_share_outcomes_and_sort(which, request):
+    """sa._point_table against the frame reading (share_outcomes, then a stable sort_values), to the
+    dtype and the bit: every scenario of the committed and synthetic sets, the rows also reversed
+    (the sort has work to do), with outcomes made to disagree within a group of equal kernels (some
+    missing: pandas' str column holds them as NaN, an outcome of its own to shared_outcome), and none."""
+    import copy
+
+    ls = request.getfixturevalue(which)
+    shared = 0
+    for name in sa.scenario_names([ls]):
+        rows = sa._point_rows(ls, name)
+        odd = copy.deepcopy(rows[::-1])
+        for i, r in enumerate(odd):
+            r["host_bound_outcome"] = ("yes", "no", None)[i % 3]
+        nones = [dict(r, host_bound_outcome=None) for r in rows]  # a column of None alone: not text
+        for got in (rows, rows[::-1], odd, nones, []):
+            want = _point_table_by_frames(copy.deepcopy(got))
+            table = sa._point_table(copy.deepcopy(got))
+            pd.testing.assert_frame_equal(table, want, check_exact=True)
+            assert table["host_bound"].tolist() == want["host_bound"].tolist()
+            shared += (table["host_bound_outcome"] != pd.DataFrame(got, columns=sa.COLUMNS)
+                       .sort_index()["host_bound_outcome"]).any() if len(got) else 0
+    assert shared > 0
+
+
+@pytest.mark.parametrize("which", ["h200", "h200_new", "h200_merged", "synthetic"])
+def test_fastest_rows_are_the_fastest_frames_rows(which, request):
+    """fastest_rows of a point frame's rows against fastest_frame's frame as rows, to the type (repr:
+    NaN as NaN), every scenario, the rows also reversed and with the unpinned SDPA made fastest."""
+    from gen.analysis import values
+
+    ls = request.getfixturevalue(which)
+    for name in sa.scenario_names([ls]):
+        pts = sa.point_frame(ls, name)
+        auto = pts.copy()
+        auto.loc[auto["variant"] == "sdpa_auto", "gpu_only_ms"] = 1e-6
+        for frame in (pts, pts.iloc[::-1].reset_index(drop=True), auto, pts.iloc[0:0]):
+            assert repr(sa.fastest_rows(values.rows(frame))) == repr(values.rows(sa.fastest_frame(frame))), name
+
+
+def _our_points_by_width(sets, scenario, width):
+    """_our_points' reading before it took both widths in one pass: one pass per width."""
+    out = []
+    for ls in sets:
+        if ls.measured:
+            for p in sa._records(ls, scenario):
+                if p.point not in out and sa._width(sa._dtype_of(ls, p)) == width:
+                    out.append(p.point)
+    return out
+
+
+def test_anchor_points_in_one_pass_and_the_empty_anchor_frame(h200, h200_new, h200_merged, synthetic, cudnn_anchor,
+                                                               fa3_anchor):
+    """_our_points against one pass per width (every scenario of every committed and synthetic set,
+    alone and together, FP8 points among them), and the empty anchor frame against a frame made of
+    no rows, to the dtype (a copy each call: a caller's change stays its own)."""
+    from gen.model import reference
+
+    refs = [cudnn_anchor, fa3_anchor, tables.load_set(RESULTS / reference.NAME)]
+    measured = [h200, h200_new, h200_merged, synthetic]
+    fp8 = 0
+    for group in [[m] for m in measured] + [measured]:
+        for name in sa.scenario_names(group):
+            got = sa._our_points(group, name)
+            assert got == {w: _our_points_by_width(group, name, w) for w in (1, 2)}, name
+            fp8 += len(got[1])
+            frame = sa.anchor_frame([*group, *refs], name, group[0] if len(group) == 1 else None)
+            if frame.empty:
+                pd.testing.assert_frame_equal(frame, pd.DataFrame([], columns=sa.ANCHOR_COLUMNS))
+                assert frame is not sa.anchor_frame([*group, *refs], name, group[0] if len(group) == 1 else None)
+    assert fp8 > 0
+
+
+def _source_shapes_by_frames(anchor):
+    """source_shapes' reading before it read the columns as lists: drop_duplicates, unique, groupby."""
+    a = anchor.drop_duplicates(["batch", "q_heads", "kv_heads", "q_len", "kv_len", "head_dim"])
+    tokens = (a["batch"] * a["q_len"]).unique()
+    hidden = (a["q_heads"] * a["head_dim"]).unique()
+    return dict(tokens=int(tokens[0]) if len(tokens) == 1 else None,
+                hidden=int(hidden[0]) if len(hidden) == 1 else None,
+                heads={int(d): (int(g["q_heads"].iloc[0]), int(g["kv_heads"].iloc[0]))
+                       for d, g in a.groupby("head_dim")},
+                batches={int(n): int(g["batch"].iloc[0]) for n, g in a.groupby("q_len")},
+                shapes=[tuple(int(x) for x in r) for r in a[["batch", "q_heads", "kv_heads", "q_len", "head_dim"]]
+                        .itertuples(index=False)])
+
+
+def test_source_shapes_read_off_lists_are_the_frames_reading(h200, h200_new, synthetic, cudnn_anchor, fa3_anchor):
+    """source_shapes against the frames' reading, to the type and the order of its dicts: every source
+    of every scenario of the committed and synthetic sets, its rows also reversed and doubled."""
+    from gen.model import reference
+
+    refs = [cudnn_anchor, fa3_anchor, tables.load_set(RESULTS / reference.NAME)]
+    seen = 0
+    for ls in (h200, h200_new, synthetic):
+        for name in sa.scenario_names([ls]):
+            frame = sa.anchor_frame([ls, *refs], name, ls)
+            for source in dict.fromkeys(frame["anchor_set"]):
+                a = frame[frame["anchor_set"] == source]
+                for cut in (a, a.iloc[::-1], pd.concat([a, a.iloc[::-1]])):
+                    got, want = sa.source_shapes(cut), _source_shapes_by_frames(cut)
+                    assert repr(got) == repr(want) and list(got["heads"]) == list(want["heads"]), (name, source)
+                    seen += 1
+    assert seen > 3

@@ -182,3 +182,106 @@ def test_a_variants_scenario_kernels_are_the_grouped_frames(h200_new):
             assert repr(g["total_us"]) == repr(float(frame["duration_us"].sum()))
             assert g["launches"] == int(frame["count"].sum()) and type(g["launches"]) is int
             assert repr(g["kernels"]) == repr(site.records(frame.head(site.MAX_KERNEL_ROWS)))
+
+
+def _page_readings_by_frames(ls, name, pts):
+    """What the scenario page read off the point frame with masks and groupby before it read the
+    frame's records once: its figure, per mode its figure and ceiling, decode, whether head dims
+    differ, the modes measured, the wrong answers' notes, the best right TB/s and the capture calls."""
+    from gen.model import schema, variants
+    from gen.report import wording_scenarios as words
+    from gen.report.pages import scenarios as page
+
+    def figure(p):
+        inf = p[p["mode"] == schema.Mode.INFERENCE]
+        return sa.FIGURE_TBPS if len(inf) and (inf["figure"] == sa.FIGURE_TBPS).all() else sa.FIGURE_TFLOPS
+
+    notes = []
+    bad = pts[pts["wrong"].fillna(False).astype(bool)]
+    for v, g in bad.groupby("variant", sort=False):
+        decl = variants.VARIANTS.get(v)
+        worst = float(g["rel_error"].max())
+        notes.append(words.wrong_note(page._label(v), decl.wrong, worst) if decl and decl.wrong
+                     else words.wrong_by_error(page._label(v), worst, sa.rules.WRONG_ANSWER_REL_ERROR))
+    ok = pts[~pts["wrong"].fillna(False).astype(bool)]["tbps"].dropna()
+    modes = {}
+    for mode in schema.Mode:
+        m = pts[pts["mode"] == mode]
+        if len(m):
+            got = [c for c in dict.fromkeys(m["ceiling"]) if isinstance(c, str)]
+            modes[mode] = (figure(m), got[0] if len(got) == 1 else None)
+    okc = pts[pts["status"] == schema.Status.OK]
+    merged = okc[okc["captured"].notna()]
+    calls = None if merged.empty else page._calls(ls, name, pts, records_of(pts))
+    return dict(figure=figure(pts), modes=modes, decode=bool(pts["q_len"].eq(1).all()),
+                show_dim=pts["head_dim"].nunique() > 1,
+                measured=(bool((pts["mode"] == schema.Mode.INFERENCE).any()),
+                          bool((pts["mode"] == schema.Mode.TRAIN).any())),
+                wrong=notes, best_tbps=float(ok.max()) if len(ok) else None, calls=calls)
+
+
+def records_of(pts):
+    from gen.report.site import records
+
+    return records(pts)
+
+
+def _page_readings_by_rows(ls, name, pts):
+    from gen.model import schema
+    from gen.report.pages import scenarios as page
+
+    rows = records_of(pts)
+    modes = {}
+    for mode in schema.Mode:
+        m = [r for r in rows if r["mode"] == mode]
+        if m:
+            modes[mode] = (page._figure(m), page._ceiling_of(m))
+    return dict(figure=page._figure(rows), modes=modes, decode=all(r["q_len"] == 1 for r in rows),
+                show_dim=len({r["head_dim"] for r in rows}) > 1,
+                measured=(any(r["mode"] == schema.Mode.INFERENCE for r in rows),
+                          any(r["mode"] == schema.Mode.TRAIN for r in rows)),
+                wrong=page._wrong_notes(rows), best_tbps=page._best_tbps(rows), calls=page._calls(ls, name, pts, rows))
+
+
+@pytest.mark.parametrize("which", ["h200", "h200_new", "h200_merged"])
+def test_the_pages_readings_off_records_are_the_masks_readings(which, request):
+    """The scenario page's questions read off the point frame's records against the masks and groupby
+    that asked them before: every scenario of the committed sets (the merged one has a later capture
+    call's rows), with wrong answers (one with no error recorded), no TB/s and a merged call made up."""
+    ls = request.getfixturevalue(which)
+    seen = 0
+    for name in sa.scenario_names([ls]):
+        pts = sa.point_frame(ls, name)
+        odd = pts.copy()
+        if len(odd) > 3:
+            odd.loc[odd.index[:3], "wrong"] = True
+            odd.loc[odd.index[1], "rel_error"] = float("nan")
+            odd.loc[odd.index[2:], "tbps"] = float("nan")
+            odd.loc[odd.index[0], "captured"] = "2026-01-01"
+        for frame in (pts, odd):
+            assert _page_readings_by_rows(ls, name, frame) == _page_readings_by_frames(ls, name, frame), name
+            seen += 1
+    assert seen > 0
+
+
+@pytest.mark.parametrize("which", ["h200_new", "h200_merged"])  # (the older h200 set has neither variant)
+def test_determinism_and_fp8_lines_skip_no_frame_they_had(which, request):
+    """The determinism and FP8 lines of every scenario, made only where a variant of the page calls
+    for them (sa.is_deterministic, sa.has_twin), against the frames made for every page before."""
+    from gen.report import wording_scenarios as words
+    from gen.report.pages import scenarios as page
+    from gen.report.site import records
+
+    ls = request.getfixturevalue(which)
+    made = 0
+    for name in sa.scenario_names([ls]):
+        pts = sa.point_frame(ls, name)
+        df = sa.determinism_frame(pts)
+        show_len = df["kv_len"].nunique() > 1 if len(df) else False
+        want = [words.determinism_line(r, page._label, show_len) for r in records(df)]
+        assert page._determinism(pts, records(pts)) == want, name
+        fp8 = [dict(r, **words.fp8_cells(r, page._label), point=words.point_label(r, False, True))
+               for r in records(sa.fp8_frame(pts))]
+        assert repr(page._fp8(pts, False, True, records(pts))) == repr(fp8), name
+        made += len(want) + len(fp8)
+    assert made > 0

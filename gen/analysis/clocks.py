@@ -11,7 +11,8 @@ numbers only, no words:
   with its value, the clock, power and temperature NVML read while it was
   measured, and, for the matmul, its own share of the speed of light;
 - `above_ceiling(points)`: the points whose rate exceeds the ceiling they are
-  set against (a ceiling must bound its points);
+  set against (a ceiling must bound its points); `above_ceiling_rows(rows)` the same of a
+  point frame's rows;
 - `burst_frame(points, anchors, env)`: at the points with a published anchor
   and a burst time, the sustained time and clock against the burst time and
   clock, and the anchor against both by the clock rule (rules.CLOCK_RULE_PCT).
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from gen.analysis import rules, scaling, tables, timings
+from gen.analysis import rules, scaling, tables, timings, values
 from gen.analysis.values import missing
 from gen.model import datasheets, schema
 
@@ -116,6 +117,16 @@ def above_ceiling(points: pd.DataFrame) -> pd.DataFrame:
     return ok[ok["pct_of_ceiling"] > 100.0 + rules.TIME_FLOOR_PCT]
 
 
+def above_ceiling_rows(rows: list[dict]) -> list[dict]:
+    """above_ceiling on the point frame's rows (values.rows): the same rows, no mask made (tests compare)."""
+    def wrong(r: dict) -> bool:
+        w = r.get("wrong", False)
+        return not missing(w) and bool(w)
+
+    return [r for r in rows if "pct_of_ceiling" in r and r["status"] == schema.Status.OK and not missing(
+        r["pct_of_ceiling"]) and not wrong(r) and r["pct_of_ceiling"] > 100.0 + rules.TIME_FLOOR_PCT]
+
+
 # --------------------------------------------------------------------------- burst and sustained
 
 BURST_COLUMNS = ["variant", "mode", "head_dim", "q_len", "kv_len", "anchor_set", "anchor_ms", "sustained_ms",
@@ -136,6 +147,18 @@ def _explained(sustained, at_clock, burst, published, reason) -> dict:
     s, b = rules.clock_explains(sustained, at_clock), rules.clock_explains(burst, published)
     both = rules.YES if s == rules.YES and b == rules.YES else rules.NO
     return dict(sustained_explained=s, burst_explained=b, explained=both)
+
+
+_BURST_AT = ("variant", "mode", "head_dim", "q_len", "kv_len")  # an anchor's point among ours
+
+
+def _ours_at(points: pd.DataFrame) -> dict[tuple, dict]:
+    """Our points that ran by (variant, mode, head dim, q_len, kv_len), the first of each, as rows."""
+    ours: dict[tuple, dict] = {}
+    for r in values.rows(points):
+        if r["status"] == schema.Status.OK:
+            ours.setdefault(tuple(r[k] for k in _BURST_AT), r)
+    return ours
 
 
 def burst_frame(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
@@ -159,22 +182,22 @@ def burst_frame(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
     rows = []
     if points.empty or anchors.empty:
         return pd.DataFrame(columns=BURST_COLUMNS)
-    for _, a in anchors.iterrows():
+    # Rows as dicts (values.rows: the values a row Series holds) and our points looked up by their
+    # key: a Series per anchor and a mask per lookup before (tests keep that reading and compare).
+    ours = _ours_at(points)
+    for a in values.rows(anchors):
         if not a["same_shape"] or missing(a["published_ms"]):
             continue
-        at = points[(points["variant"] == a["variant"]) & (points["mode"] == a["mode"])
-                    & (points["head_dim"] == a["head_dim"]) & (points["q_len"] == a["q_len"])
-                    & (points["kv_len"] == a["kv_len"]) & (points["status"] == schema.Status.OK)]
-        if at.empty:
+        p = ours.get(tuple(a[k] for k in _BURST_AT))
+        if p is None:
             continue
-        p = at.iloc[0]
         fs, fb = p["sm_clock_mhz"], p["burst_sm_clock_mhz"]
         burst_all = p["burst_ms"]
         throttled = bool(p.get("burst_throttled")) and not missing(p.get("burst_early_ms"))
         if throttled:
             # The burst slowed within itself: its first calls, at the window's highest clock,
             # are the publisher's handful (rules.BURST_EARLY_CALLS).
-            p = p.copy()
+            p = dict(p)
             p["burst_ms"], fb = p["burst_early_ms"], p.get("burst_sm_clock_max_mhz", fb)
         expected = p["gpu_only_ms"] * fs / fb if not (missing(fs) or missing(fb)) else math.nan
         at_clock = a["published_ms"] * fb / fs if not (missing(fs) or missing(fb)) else math.nan

@@ -139,6 +139,15 @@ def _point_dict(p: schema.Point) -> dict[str, Any]:
     return {k: getattr(p, k) for k in POINT_KEYS}
 
 
+def ceilings(ls: tables.LoadedSet) -> dict | None:
+    """scaling.ceilings of the set, made once per set: every scenario's points and page read them
+    (their stored samples' medians, some 0.3 ms a call). Shared: read it, do not change it."""
+    key = ("scenario ceilings",)
+    if key not in ls._tables:
+        ls._tables[key] = scaling.ceilings(ls)
+    return ls._tables[key]
+
+
 def _main_kernel(ls: tables.LoadedSet, rec, tr) -> tuple[str | None, float, float]:
     """The longest kernel's name of the point's profiled call (what runs: verdicts' identity), its
     µs, and the µs of the call's other GPU events (NaN without a trace)."""
@@ -157,10 +166,15 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     Rates use the GPU-only time (CUDA graph, or the kernel sum of one call, labelled
     by `gpu_only_method`); a point with no GPU-only time has no rate."""
     key = ("scenario_points", scenario)
-    if key in ls._tables:
-        return ls._tables[key].copy()
+    if key not in ls._tables:
+        ls._tables[key] = _point_table(_point_rows(ls, scenario))
+    return ls._tables[key].copy()
+
+
+def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
+    """point_frame's rows in the set's order, before its points share their outcomes."""
     recs = _records(ls, scenario)
-    cl = scaling.ceilings(ls) if ls.measured else None
+    cl = ceilings(ls) if ls.measured else None
     gpu = ls.rs.environment.device == "cuda"  # a CPU trace has no GPU events to count
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     own_dtype = scenario_dtype(ls, scenario)
@@ -213,16 +227,38 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
             kernel_signature=timings.kernel_signature(tr, rec.timing.graph_check) if ok else None,
             captured=rec.captured,  # a later capture call merged into the set measured it (else None)
         ))
-    df = pd.DataFrame(rows, columns=COLUMNS)
-    # calls that run the same kernels at a point share one host-bound outcome (rules, "ties")
-    df = timings.share_outcomes(df, by=["mode", *POINT_KEYS])
-    if len(df):
-        order = {v: i for i, v in enumerate(variant_order(df["variant"]))}
-        df = df.assign(_v=df["variant"].map(order), _m=df["mode"] != schema.Mode.INFERENCE).sort_values(
-            ["_v", "_m", "head_dim", "kv_len", "q_len"], kind="stable").drop(columns=["_v", "_m"])
-        df = df.reset_index(drop=True)
-    ls._tables[key] = df
-    return df.copy()
+    return rows
+
+
+def _point_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The point frame of _point_rows (which it changes): calls that run the same kernels at a point
+    share one host-bound outcome (timings.share_outcomes' rule, "ties"), then the rows go in variant
+    order, inference first, then head dim, length, query length (a stable sort). Done on the rows,
+    so that one frame is made, not four (share_outcomes and sort_values on the frame: tests keep
+    that reading and compare)."""
+    if not rows:
+        return timings.share_outcomes(pd.DataFrame(rows, columns=COLUMNS), by=["mode", *POINT_KEYS])
+    groups: dict[tuple, list[int]] = {}
+    for pos, r in enumerate(rows):
+        if isinstance(r["kernel_signature"], tuple):
+            at = tuple(None if missing(r[k]) else r[k] for k in ("mode", *POINT_KEYS))
+            groups.setdefault((*at, r["kernel_signature"]), []).append(pos)
+    outcomes = [r["host_bound_outcome"] for r in rows]
+    # As the frame held them: a text column (pandas' str) holds a missing outcome as NaN, which
+    # rules.shared_outcome counts as an outcome of its own (it ignores None: a column of None alone).
+    text = any(isinstance(o, str) for o in outcomes) and all(o is None or isinstance(o, str) for o in outcomes)
+    held = [math.nan if o is None and text else o for o in outcomes]
+    for positions in groups.values():
+        if len(positions) > 1:
+            shared = rules.shared_outcome([held[pos] for pos in positions])
+            for pos in positions:
+                outcomes[pos] = None if missing(shared) else shared
+    for r, o in zip(rows, outcomes):
+        r["host_bound_outcome"], r["host_bound"] = o, {rules.YES: True, rules.NO: False}.get(o)
+    order = {v: i for i, v in enumerate(variant_order(r["variant"] for r in rows))}
+    rows.sort(key=lambda r: (order[r["variant"]], r["mode"] != schema.Mode.INFERENCE, r["head_dim"], r["kv_len"],
+                             r["q_len"]))
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def roofline_frame(points: pd.DataFrame) -> pd.DataFrame:
@@ -233,6 +269,45 @@ def roofline_frame(points: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"variant": ok["variant"], "mode": ok["mode"], "kv_len": ok["kv_len"],
                          "intensity": ok["intensity"],
                          "tflops": ok["flops"] / (ok["gpu_only_ms"] * 1e-3) / 1e12}).reset_index(drop=True)
+
+
+def _div(a: float, b: float) -> float:
+    """a / b as a frame's float columns divide: by zero ±inf, or NaN for 0/0 (Python would raise)."""
+    if b == 0:
+        return math.nan if a == 0 or missing(a) else math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def tflops_at(flops: float, ms: float) -> float:
+    """flops / (ms × 1e-3) / 1e12 in plain floats, as a frame's float columns compute it."""
+    return _div(flops, ms * 1e-3) / 1e12
+
+
+def above_roof(points: pd.DataFrame, ceil: dict | None) -> dict | None:
+    """scaling.above_roof(roofline_frame(points a bf16 ceiling may judge), ceil, "intensity", "tflops"),
+    read off the point frame's columns in plain Python (a frame and a mask per step before; tests keep
+    that reading and compare). FP8 points are left out: the measured matrix product is bf16."""
+    if ceil is None or points.empty:
+        return None
+    cols = ("dtype", "status", "gpu_only_ms", "wrong", "flops", "intensity", "variant")
+    got = points.reindex(columns=cols)  # (a frame without a dtype column: no FP8 to leave out)
+    d = []
+    for dtype, status, ms, wrong, f, intensity, variant in zip(*(got[c].tolist() for c in cols)):
+        fp8 = not missing(dtype) and str(dtype).startswith("fp8")
+        if fp8 or status != schema.Status.OK or missing(ms) or (not missing(wrong) and bool(wrong)):
+            continue
+        tf = tflops_at(f, ms)
+        if not missing(tf) and not missing(intensity):
+            d.append((intensity, tf, variant))
+    if not d:
+        return None
+    over = [(x, tf, v, scaling.roof_tflops(x, ceil)) for x, tf, v in d if tf > scaling.roof_tflops(x, ceil)]
+    slope = [o for o in over if o[0] * ceil["bandwidth_gbps"] / 1e3 < ceil["matmul_tflops"]]
+    return dict(n=len(over), total=len(d), bandwidth=len(slope), compute=len(over) - len(slope),
+                variants=list(dict.fromkeys(v for _, _, v, _ in over)),
+                bandwidth_name=ceil["bandwidth_name"], bandwidth_gbps=ceil["bandwidth_gbps"],
+                max_over=float(max(_div(tf, roof) for _, tf, _, roof in over))
+                if over else None)
 
 
 def _ranked(points: pd.DataFrame) -> pd.DataFrame:
@@ -275,10 +350,27 @@ def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
     ok = _ranked(points)
     if ok.empty:
         return ok
+    cols = [ok[c].tolist() for c in (*_AT_KEYS, "gpu_only_ms", "variant", "main_kernel")]
+    return ok.iloc[_fastest_positions(list(zip(*cols[:4])), *cols[4:])].reset_index(drop=True)
+
+
+def fastest_rows(rows: list[dict]) -> list[dict]:
+    """fastest_frame of a point frame given as its rows (values.rows): the same rows, as dicts (they are
+    the rows given: read them). No frame, mask or iloc made (tests compare)."""
+    ok = [r for r in rows if _may_win(r)]
+    if not ok:
+        return []
+    keys = [tuple(r[k] for k in _AT_KEYS) for r in ok]
+    picks = _fastest_positions(keys, [r["gpu_only_ms"] for r in ok], [r["variant"] for r in ok],
+                               [r["main_kernel"] for r in ok])
+    return [ok[i] for i in picks]
+
+
+def _fastest_positions(keys: list[tuple], ms: list, variant: list, kernel: list) -> list[int]:
+    """fastest_frame's picks among the ranked rows (their point keys, times, variants, main kernels):
+    one position per point, points sorted."""
     # What a groupby's idxmin per point (sorted by point, the first of equal times) and a mask per
     # unpinned win gave, read off the columns as lists: a Series per pick and a mask per win before.
-    keys = list(zip(*(ok[c].tolist() for c in ("mode", "head_dim", "q_len", "kv_len"))))
-    ms, variant, kernel = ok["gpu_only_ms"].tolist(), ok["variant"].tolist(), ok["main_kernel"].tolist()
     at: dict[tuple, list[int]] = {}
     for pos, key in enumerate(keys):
         if not any(missing(k) for k in key):  # (a groupby drops a key with a missing part)
@@ -295,7 +387,7 @@ def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
             same = [pos for pos in at[key] if kernel[pos] == kernel[i] and variant[pos] != auto]
             i = first_fastest(same) if same else i
         picks.append(i)
-    return ok.iloc[picks].reset_index(drop=True)
+    return picks
 
 
 def own_head_dim(points: pd.DataFrame, scenario: str) -> int | None:
@@ -313,6 +405,7 @@ ANCHOR_COLUMNS = [
     "our_kv_heads", "published_ms", "published_tflops", "published_convention", "approximate", "tflops",
     "tflops_from", "note",
 ]
+_EMPTY_ANCHORS = pd.DataFrame([], columns=ANCHOR_COLUMNS)
 FROM_TIME = "published time"  # our count over the published time
 FROM_SAME_CONVENTION = "same convention"  # the published rate, already under our count
 
@@ -327,15 +420,17 @@ def _match(p: schema.Point, ours: list[schema.Point]) -> schema.Point | None:
     return None
 
 
-def _our_points(sets: list[tables.LoadedSet], scenario: str, width: int | None = None) -> list[schema.Point]:
-    """Our points of the scenario; with `width`, those measured with inputs of that many bytes an
-    element (a published FP8 figure stands beside our FP8 points only, a 16-bit one beside 16-bit)."""
-    out: list[schema.Point] = []
+def _our_points(sets: list[tables.LoadedSet], scenario: str) -> dict[int, list[schema.Point]]:
+    """Our points of the scenario by the bytes an element of their inputs takes (1 or 2: a published
+    FP8 figure stands beside our FP8 points only, a 16-bit one beside 16-bit), each once, in order.
+    (One pass for both widths; each width's own pass before: tests keep that reading.)"""
+    out: dict[int, list[schema.Point]] = {1: [], 2: []}
     for ls in sets:
         if ls.measured:
             for p in _records(ls, scenario):
-                if p.point not in out and (width is None or _width(_dtype_of(ls, p)) == width):
-                    out.append(p.point)
+                mine = out[_width(_dtype_of(ls, p))]
+                if p.point not in mine:
+                    mine.append(p.point)
     return out
 
 
@@ -359,7 +454,7 @@ def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.L
     (FROM_SAME_CONVENTION), else NaN (the published rate stays beside it, under its own).
     With `measured`, only the points that set measured; else those of any measured set."""
     mine_of = [measured] if measured is not None else sets
-    ours = {w: _our_points(mine_of, scenario, w) for w in (1, 2)}
+    ours = _our_points(mine_of, scenario)
     rows = []
     for ls in sets:
         if ls.rs.kind != schema.SetKind.REFERENCE:
@@ -388,6 +483,8 @@ def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.L
                 published_tflops=pub.tflops if pub.tflops is not None else math.nan,
                 published_convention=pub.flop_convention, approximate=pub.approximate, tflops=tf, tflops_from=how,
                 note=pub.note))
+    if not rows:  # (most scenarios: an empty frame is made once, then copied)
+        return _EMPTY_ANCHORS.copy()
     return pd.DataFrame(rows, columns=ANCHOR_COLUMNS)
 
 
@@ -411,8 +508,13 @@ def _dicts(df: pd.DataFrame) -> list[dict]:
 def _dicts_at(df: pd.DataFrame) -> dict[tuple, list[dict]]:
     """(mode, head dim, q_len, kv_len) -> the rows of df there (as dicts, in df's order); a row
     with a missing key is at no point (as a groupby drops it)."""
+    return _rows_at(_dicts(df))
+
+
+def _rows_at(rows: list[dict]) -> dict[tuple, list[dict]]:
+    """_dicts_at of a frame given as its rows."""
     out: dict[tuple, list[dict]] = {}
-    for r in _dicts(df):
+    for r in rows:
         key = tuple(r[k] for k in _AT_KEYS)
         if not any(missing(k) for k in key):
             out.setdefault(key, []).append(r)
@@ -454,7 +556,7 @@ def versus_row(a, same, fast) -> dict:
         ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan)
 
 
-def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
+def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
     """Per anchor figure: our same-named variant and our fastest at the matching point (inference).
     time_ratio = our fastest's GPU-only ms / the published ms (only for the same shape: >1 is
     slower); rate_ratio = our fastest's TFLOP/s / the anchor's under our convention (>1 is faster).
@@ -462,14 +564,18 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
     width only (a bf16 figure against our bf16 calls, FP8 against FP8). ours_* compare like with like:
     our variant running the published kernel (gen.model.anchors maps FlashAttention-2 onto
     sdpa_flash, cuDNN onto sdpa_cudnn) where we ran it there, else our fastest (a kernel
-    PyTorch does not run, FlashAttention-3, stands against our best); ours_same says which."""
-    rows = []
+    PyTorch does not run, FlashAttention-3, stands against our best); ours_same says which.
+    `rows`: values.rows(points), where the caller has them."""
     if anchor.empty:  # nothing published at this scenario: no row, and no ranking to make
-        return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
+        return pd.DataFrame([], columns=VERSUS_COLUMNS)
+    points_rows = values.rows(points) if rows is None else rows
+    rows = []
     # ours at the anchor's input width only: a published bf16 figure against our bf16 calls, FP8 against FP8
-    widths = points["dtype"].map(_width) if len(points) else points["dtype"]
-    by_width = {w: (_dicts_at(_ranked(points[widths == w])), _dicts_at(fastest_frame(points[widths == w])))
-                for w in (1, 2)}
+    # (the frame cut by width, its ranked rows and its fastest before: tests keep that reading)
+    by_width = {}
+    for w in (1, 2):
+        mine = [r for r in points_rows if _width(r["dtype"]) == w]
+        by_width[w] = (_rows_at([r for r in mine if _may_win(r)]), _rows_at(fastest_rows(mine)))
     for a in _dicts(anchor):  # rows as dicts: a Series per row and a mask per anchor before (the same frame)
         ok_at, fastest_at = by_width[_width(a["dtype"]) if "dtype" in a and isinstance(a["dtype"], str) else 2]
         key = tuple(a[k] for k in _AT_KEYS)
@@ -480,17 +586,20 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
 
 
-def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str) -> dict | None:
+def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str, rows: list[dict] | None = None) -> dict | None:
     """The scenario in one row: at the largest length (own head dim, inference; else training)
     where a variant ran, the fastest, its figure and share of the measured ceiling; and the
-    anchor comparison at the largest point that has one at the same head dim (else at any)."""
-    fast = fastest_frame(points)
-    if fast.empty:
+    anchor comparison at the largest point that has one at the same head dim (else at any).
+    `rows`: values.rows(points), where the caller has them."""
+    points_rows = values.rows(points) if rows is None else rows
+    # (copies: the headline's fastest row leaves with it, the caller's rows stay as they are)
+    fast = [dict(r) for r in fastest_rows(points_rows)]
+    if not fast:
         return None
     d = own_head_dim(points, scenario)
     # Read as rows (values.rows: the Python values a row's to_dict gives) rather than a mask per
     # question: the same picks (tests/test_scenario_analysis.py keeps the frame reading to compare).
-    rows = values.rows(fast)
+    rows = fast
     pick = [r for r in rows if r["head_dim"] == d and r["mode"] == schema.Mode.INFERENCE] or rows
     top = pick[0]
     for r in pick:  # the last of the largest (kv_len, q_len): a stable sort's last row
@@ -499,7 +608,7 @@ def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str) -> dict 
     # The other rows at that point the times cannot set apart from it (the verdict's interval rule):
     # "fastest" is then said with them.
     point = tuple(top[k] for k in _AT_KEYS)
-    at = [r for r in values.rows(points) if _may_win(r) and tuple(r[k] for k in _AT_KEYS) == point
+    at = [r for r in points_rows if _may_win(r) and tuple(r[k] for k in _AT_KEYS) == point
           and r["variant"] != top["variant"]]
     auto = variant_role("automatic")
     same = [r["variant"] for r in at
@@ -563,16 +672,21 @@ def source_shapes(anchor: pd.DataFrame) -> dict:
     """How a source's points hold batch and heads: tokens (batch × length) and hidden (query heads ×
     head dim) when each is one number across its points, and per head dim the heads, per length
     the batch; `shapes` lists each distinct (batch, query heads, KV heads, length, head dim)."""
-    a = anchor.drop_duplicates(["batch", "q_heads", "kv_heads", "q_len", "kv_len", "head_dim"])
-    tokens = (a["batch"] * a["q_len"]).unique()
-    hidden = (a["q_heads"] * a["head_dim"]).unique()
+    # Read off the columns as lists (drop_duplicates, unique and two groupbys before: tests keep that
+    # reading): each distinct point once, in order; a groupby's groups in sorted order, each its first row.
+    cols = ("batch", "q_heads", "kv_heads", "q_len", "kv_len", "head_dim")
+    a = list(dict.fromkeys(zip(*(anchor[c].tolist() for c in cols))))
+    tokens = list(dict.fromkeys(b * q for b, _, _, q, _, _ in a))
+    hidden = list(dict.fromkeys(hq * d for _, hq, _, _, _, d in a))
+    heads: dict[int, tuple[int, int]] = {}
+    batches: dict[int, int] = {}
+    for b, hq, hkv, q, _, d in a:
+        heads.setdefault(int(d), (int(hq), int(hkv)))
+        batches.setdefault(int(q), int(b))
     return dict(tokens=int(tokens[0]) if len(tokens) == 1 else None,
                 hidden=int(hidden[0]) if len(hidden) == 1 else None,
-                heads={int(d): (int(g["q_heads"].iloc[0]), int(g["kv_heads"].iloc[0]))
-                       for d, g in a.groupby("head_dim")},
-                batches={int(n): int(g["batch"].iloc[0]) for n, g in a.groupby("q_len")},
-                shapes=[tuple(int(x) for x in r) for r in a[["batch", "q_heads", "kv_heads", "q_len", "head_dim"]]
-                        .itertuples(index=False)])
+                heads=dict(sorted(heads.items())), batches=dict(sorted(batches.items())),
+                shapes=[(int(b), int(hq), int(hkv), int(q), int(d)) for b, hq, hkv, q, _, d in a])
 
 
 def cudnn_version(raw: str | None) -> str | None:
@@ -709,6 +823,20 @@ def summary_text(ls: tables.LoadedSet, scenario: str, rows: list[dict[str, Any]]
 
 DETERMINISM_COLUMNS = ["backend", "mode", "head_dim", "q_len", "kv_len", "default_variant", "deterministic_variant",
                        "default_ms", "deterministic_ms", "ratio", "status", "reason"]
+
+
+def is_deterministic(variant: str) -> bool:
+    """Whether determinism_frame has rows for the variant: it is declared deterministic
+    (kind "sdpa_deterministic") and a pinned variant of its backend exists."""
+    det = variants.VARIANTS.get(variant)
+    return det is not None and det.kind == "sdpa_deterministic" and any(
+        d.kind == "sdpa" and d.backend == det.backend for d in variants.VARIANTS.values())
+
+
+def has_twin(variant: str) -> bool:
+    """Whether fp8_frame has rows for the variant: it declares a twin."""
+    decl = variants.VARIANTS.get(variant)
+    return decl is not None and decl.twin is not None
 
 
 def determinism_frame(points: pd.DataFrame) -> pd.DataFrame:

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from altair.vegalite.v6.api import _dataset_name
 
+from gen.analysis.scenarios import tflops_at
 from gen.analysis.values import missing, number, variant_order
 from gen.report import format as fmt
 
@@ -243,15 +244,51 @@ def _fast(key: tuple, frames: dict[str, pd.DataFrame], build) -> dict:
     return _filled(key, {n: _values(f) for n, f in frames.items()})
 
 
-def _filled(key: tuple, values: dict[str, list[dict]]) -> dict:
-    """The shape kept for `key`, filled with each frame's rows (as _values gives them)."""
+def _filled(key: tuple, values: dict[str, list[dict]], subs: dict[str, str] | None = None) -> dict:
+    """The shape kept for `key`, filled with each frame's rows (as _values gives them), and each
+    placeholder's JSON text in `subs` replaced by its chart's (_open)."""
     text, slots = _SHAPES[key]
     names = {n: _dataset_name(v) for n, v in values.items()}
     for old, frame in slots.items():
         text = text.replace(f'"{old}"', f'"{names[frame]}"')
+    for old, real in (subs or {}).items():
+        text = text.replace(old, real)
     spec = json.loads(text)
     spec["datasets"] = {names[frame]: values[frame] for frame in slots.values()}
     return spec
+
+
+# The scenario charts differ from set to set and scenario to scenario mostly by their series order
+# (the variants drawn) and length ticks: their shape is made once per process with placeholders in
+# their place, and each chart's order and ticks are written into its text (a shape per order and
+# ticks before: some thirty Altair charts in a worker's first set, 1 s of its CPU).
+_ORDER_MARK = "__series_order__"  # no variant's name
+_TICKS_MARK = -7770001  # no length
+
+
+def _open(key: tuple, frames, build, order: list[str], ticks: list[int] | None,
+          values: dict[str, list[dict]]) -> dict | None:
+    """build(frames, order, ticks).to_dict() with `values` its frames' rows (as _values gives them),
+    from a shape made once per `key` (everything build reads besides the rows, the order and the
+    ticks) with placeholders for the order and ticks. `frames()` gives the frames where the shape
+    is to be made. None where no shape can be made so (an empty frame or order; a frame Altair did
+    not keep as a dataset): the caller makes the chart as before."""
+    if not order or ticks == []:
+        return None
+    if key not in _SHAPES:
+        made = frames()
+        if any(len(f) == 0 for f in made.values()):
+            return None
+        marked = {n: f.iloc[:1].assign(**{_MARK: n}) for n, f in made.items()}
+        spec = build(marked, [_ORDER_MARK], [_TICKS_MARK] if ticks is not None else None).to_dict(validate=False)
+        slots = {name: rows[0][_MARK] for name, rows in spec.get("datasets", {}).items()}
+        if len(set(slots.values())) != len(made):
+            return None
+        _SHAPES[key] = (json.dumps(spec), slots)
+    subs = {json.dumps([_ORDER_MARK]): json.dumps(order)}
+    if ticks is not None:
+        subs[json.dumps([_TICKS_MARK])] = json.dumps(ticks)
+    return _filled(key, values, subs)
 
 
 def _all_text(vals: list) -> bool:
@@ -694,9 +731,10 @@ def scenario_time_spec(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str
             for r in _measured_rows(points, "gpu_only_ms") + _published_rows(anchors, "published_ms", True)]
     if rows:
         order, ticks = _order_and_ticks(rows)
-        key = ("scenario_time", tuple(order), tuple(ticks), x_title)
-        if key in _SHAPES:
-            return _filled(key, {"d": rows})
+        got = _open(("scenario_time", x_title), lambda: {"d": _time_points(points, anchors)},
+                    lambda f, o, t: _scenario_time(f["d"], o, t, x_title), order, ticks, {"d": rows})
+        if got is not None:
+            return got
     d = _time_points(points, anchors)
     order, ticks = _series_order(d), _ticks(d)
     return _fast(("scenario_time", tuple(order), tuple(ticks), x_title), {"d": d},
@@ -741,12 +779,15 @@ def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_ti
 def scenario_rate_spec(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_title: str, x_title: str,
                        ceilings: list[tuple[str, float]]) -> dict:
     rows = _measured_rows(points, figure) + (_published_rows(anchors, "tflops", False) if figure == "tflops" else [])
-    if rows:  # as scenario_time_spec: the rows read off the frames where the shape is known
+    if rows:  # as scenario_time_spec: the rows read off the frames
         order, ticks = _order_and_ticks(rows)
         rules = _rule_frames(ceilings)
-        key = ("scenario_rate", tuple(order), tuple(ticks), y_title, x_title, ("d", *rules))
-        if key in _SHAPES and all(len(f) for f in rules.values()):
-            return _filled(key, {"d": rows, **{n: _values(f) for n, f in rules.items()}})
+        got = _open(("scenario_rate", y_title, x_title, ("d", *rules)),
+                    lambda: _rate_frames(points, anchors, figure, ceilings),
+                    lambda f, o, t: _scenario_rate(f, o, t, y_title, x_title), order, ticks,
+                    {"d": rows, **{n: _values(f) for n, f in rules.items()}})
+        if got is not None:
+            return got
     frames = _rate_frames(points, anchors, figure, ceilings)
     order, ticks = _series_order(frames["d"]), _ticks(frames["d"])
     return _fast(("scenario_rate", tuple(order), tuple(ticks), y_title, x_title, tuple(frames)), frames,
@@ -790,7 +831,41 @@ def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: flo
     return _scenario_roofline(d, roof, variant_order(d["variant"]) if len(d) else [], x_title)
 
 
+def _roof_rows(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float) -> tuple[list[dict], list[dict]]:
+    """_values of each of _roof_frames' frames, read off the point frame's columns (tests compare them)."""
+    cols = ("status", "tflops", "gpu_only_ms", "variant", "mode", "kv_len", "intensity", "flops")
+    pts = list(zip(*(points[c].tolist() for c in cols)))
+    ok = [r for r in pts if r[0] == "ok" and not missing(r[1])] or \
+        [r for r in pts if r[0] == "ok" and not missing(r[2])]
+    # float64 arithmetic as the frame's columns do it, each number rounded as number() and NaN kept
+    # where _clean's to_numeric makes one (min and max below read the column so)
+    nan = float("nan")
+    inten = [nan if (x := number(i, 4)) is None else x for *_, i, _f in ok]
+    tf = [nan if (x := number(tflops_at(f, ms), 4)) is None else x for _s, _t, ms, *_, f in ok]
+    d = [dict(variant=str(v), mode=str(m), kv_len=float(int(kv)), intensity=_finite_or_none(i),
+              tflops=_finite_or_none(t)) for (_s, _t, _ms, v, m, kv, _i, _f), i, t in zip(ok, inten, tf)]
+    lo = max(min(inten) / 4, 0.1) if ok else 1.0
+    hi = max(inten) * 4 if ok else 1e3
+    ridge = matmul_tflops / copy_tbps
+    lo, hi = min(lo, ridge / 8), max(hi, ridge * 8)
+    xs = [lo * (hi / lo) ** (i / 60) for i in range(61)]
+    roof = [dict(intensity=_finite_or_none(x), tflops=_finite_or_none(min(matmul_tflops, x * copy_tbps))) for x in xs]
+    return d, roof
+
+
+def _finite_or_none(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
 def scenario_roofline_spec(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float, x_title: str) -> dict:
+    # As scenario_time_spec: the rows read off the point frame where the shape is known.
+    rows, roof_rows = _roof_rows(points, matmul_tflops, copy_tbps)
+    if rows:
+        got = _open(("scenario_roofline", x_title), lambda: dict(zip(("d", "roof"), _roof_frames(
+            points, matmul_tflops, copy_tbps))), lambda f, o, _: _scenario_roofline(f["d"], f["roof"], o, x_title),
+                    variant_order([r["variant"] for r in rows]), None, {"d": rows, "roof": roof_rows})
+        if got is not None:
+            return got
     d, roof = _roof_frames(points, matmul_tflops, copy_tbps)
     order = variant_order(d["variant"]) if len(d) else []
     return _fast(("scenario_roofline", tuple(order), x_title), {"d": d, "roof": roof},

@@ -10,6 +10,7 @@ Imports nothing of the report: every other report module may use it.
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
@@ -159,6 +160,7 @@ def trace_page(set_name: str, trace_rel: str) -> str:
     return f"{GENERATED}/traces/{slug(set_name)}/{PurePosixPath(trace_rel).name}"
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a page links the same pages from many rows (a set's variants)
 def relpath(target: str, page: str) -> str:
     """A Markdown link from one docs/-relative page to another (mkdocs checks it)."""
     return os.path.relpath(target, os.path.dirname(page) or ".").replace(os.sep, "/")

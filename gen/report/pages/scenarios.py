@@ -13,6 +13,7 @@ gen.report.wording_scenarios. Templates: scenarios_index.md.j2, scenario_page.md
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 
@@ -20,6 +21,7 @@ import numpy as np
 
 from gen.analysis import clocks, rules, scaling
 from gen.analysis import scenarios as sa
+from gen.analysis.values import missing
 from gen.model import datasheets, schema, variants
 from gen.model import scenarios as declared
 from gen.report import charts, wording, wording_verdicts
@@ -50,9 +52,10 @@ def _anchors(ctx: Context, ls, name: str):
     return ctx._once(("scenario_anchors", ls.name, name), lambda: sa.anchor_frame(ctx.sets, name, ls))
 
 
-def _figure(pts) -> str:
-    inf = pts[pts["mode"] == schema.Mode.INFERENCE]
-    return sa.FIGURE_TBPS if len(inf) and (inf["figure"] == sa.FIGURE_TBPS).all() else sa.FIGURE_TFLOPS
+def _figure(rows: list[dict]) -> str:
+    """TB/s where every inference point of the rows (records of a point frame) is judged by it."""
+    inf = [r for r in rows if r["mode"] == schema.Mode.INFERENCE]
+    return sa.FIGURE_TBPS if inf and all(r["figure"] == sa.FIGURE_TBPS for r in inf) else sa.FIGURE_TFLOPS
 
 
 def _backend(variant: str) -> str | None:
@@ -60,9 +63,10 @@ def _backend(variant: str) -> str | None:
     return v.backend if v else None
 
 
-def _rows(pts, decode: bool, show_dim: bool, pages: dict[str, str], device: str) -> list[dict]:
+def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str], device: str) -> list[dict]:
+    """A table's rows: the point frame's records (left as they are), worded."""
     out = []
-    for r in records(pts):
+    for r in rows:
         fig = words.figure_of_row(r)
         if r.get("wrong"):
             # A wrong answer did other work than its count says (top-left causal with fewer
@@ -148,8 +152,9 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: st
         ref = by_name[name]
         title = fmt.set_title(ref)
         rows = []
+        dims = a["head_dim"].nunique() > 1  # (once a source, not once a row)
         for r in records(v):
-            r["label"] = words.point_label(r, decode, a["head_dim"].nunique() > 1)
+            r["label"] = words.point_label(r, decode, dims)
             r["anchor_name"] = words.anchor_name(r["anchor_variant"])
             r["fastest_label"] = _label(r["fastest_variant"]) if r["fastest_variant"] else None
             r["ours_label"] = words.ours_name(r, _label) if r["ours_variant"] else None
@@ -166,12 +171,14 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: st
     return groups
 
 
-def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str, command: str) -> list[dict]:
-    """Per head dim (the scenario's own first): the time and rate charts; then one roofline."""
+def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str, command: str,
+            rows: list[dict]) -> list[dict]:
+    """Per head dim (the scenario's own first): the time and rate charts; then one roofline. `rows`:
+    records(pts)."""
     out = []
     # The length charts draw inference points (charts._measured): a training-only scenario has none.
-    drawn = pts["gpu_only_ms"].notna() & (pts["mode"] == "inference") & (pts["status"] == "ok")
-    dims = pts.loc[drawn, "head_dim"].unique().tolist()
+    dims = list(dict.fromkeys(r["head_dim"] for r in rows if not missing(r["gpu_only_ms"])
+                              and r["mode"] == "inference" and r["status"] == "ok"))
     own = sa.own_head_dim(pts, name)
     ceilings = []
     if ceil:
@@ -182,8 +189,11 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     if sheet and figure == sa.FIGURE_TBPS:
         ceilings.append(("datasheet", sheet.hbm_tbps))
     for d in sorted(dims, key=lambda x: (x != own, x)):
-        p = pts[pts["head_dim"] == d]
-        a = anchors[anchors["head_dim"] == d] if len(anchors) else anchors
+        # (one head dim drawn: the charts draw no row of another, so no frame is cut for it; nor for the
+        # published figures where they all stand at it)
+        p = pts if len(dims) == 1 else pts[pts["head_dim"] == d]
+        a = anchors[anchors["head_dim"] == d] if len(anchors) and set(anchors["head_dim"].tolist()) != {d} \
+            else anchors
         suffix = f", head dim {d}" if len(dims) > 1 else ""
         time = charts.scenario_time_spec(p, a, x_title)
         rate = charts.scenario_rate_spec(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings)
@@ -193,19 +203,24 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
                                        command)))
     if ceil and dims:
         out.append(dict(roof_line=words.roof_line(ceil),
-                        above_roof=words.above_roof(scaling.above_roof(sa.roofline_frame(_not_fp8(pts)), ceil,
-                                                                       "intensity", "tflops"), sheet,
-                                                    ceil.get("read_bytes"), _best_tbps(pts)),
+                        above_roof=words.above_roof(sa.above_roof(pts, ceil), sheet,
+                                                    ceil.get("read_bytes"), _best_tbps(rows)),
                         roofline=chart_div(charts.scenario_roofline_spec(
                             pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X),
                             f"roofline, {name}", command)))
     return out
 
 
-def _best_tbps(pts) -> float | None:
-    """The best TB/s among the points that answered right (rules.wrong_answer), or None."""
-    ok = pts[~pts["wrong"].fillna(False).astype(bool)]["tbps"].dropna()
-    return float(ok.max()) if len(ok) else None
+def _best_tbps(rows: list[dict]) -> float | None:
+    """The best TB/s among the points (records of a point frame) that answered right (rules.wrong_answer),
+    or None."""
+    ok = [r["tbps"] for r in rows if not _wrong(r) and not missing(r["tbps"])]
+    return float(max(ok)) if ok else None
+
+
+def _wrong(r: dict) -> bool:
+    """A point frame's row whose answer is wrong (its `wrong` column read as a mask reads it: missing is not)."""
+    return not missing(r["wrong"]) and bool(r["wrong"])
 
 
 def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
@@ -226,27 +241,25 @@ def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
     return list(out.values())
 
 
-def _not_fp8(pts):
-    """The rows a measured ceiling may judge: the matrix-product ceiling is bf16, no bound on FP8."""
-    if "dtype" not in pts:
-        return pts
-    return pts[~pts["dtype"].fillna("").astype(str).str.startswith("fp8")]
-
-
-def _wrong_notes(pts) -> list[str]:
+def _wrong_notes(rows: list[dict]) -> list[str]:
+    """Per variant that answered wrong (in first-seen order, as groupby(sort=False)), its worst error."""
     notes = []
-    bad = pts[pts["wrong"].fillna(False).astype(bool)]
-    for v, g in bad.groupby("variant", sort=False):
+    bad: dict[str, list[float]] = {}
+    for r in rows:
+        if _wrong(r):
+            bad.setdefault(r["variant"], []).append(r["rel_error"])
+    for v, errors in bad.items():
         decl = variants.VARIANTS.get(v)
-        worst = float(g["rel_error"].max())
+        known = [e for e in errors if not missing(e)]
+        worst = float(max(known)) if known else math.nan  # (Series.max skips NaN)
         notes.append(words.wrong_note(_label(v), decl.wrong, worst) if decl and decl.wrong
                      else words.wrong_by_error(_label(v), worst, rules.WRONG_ANSWER_REL_ERROR))
     return notes
 
 
-def _fact_lines(pts, decode: bool, show_dim: bool) -> list[str]:
+def _fact_lines(rows: list[dict], decode: bool, show_dim: bool) -> list[str]:
     lines = []
-    for r in records(pts):
+    for r in rows:
         got = r.get("facts") or {}
         if got:
             line = words.facts(_label(r["variant"]), words.point_label(r, decode, show_dim), got)
@@ -276,24 +289,25 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     pts = sa.point_frame(ls, name)
     if pts.empty:
         return None
-    decode = bool(pts["q_len"].eq(1).all())
-    figure = _figure(pts)
+    point_rows = records(pts)  # the frame's rows, read once: most of the page reads rows (no mask per question)
+    decode = all(r["q_len"] == 1 for r in point_rows)
+    figure = _figure(point_rows)
     gpu = ls.rs.environment.device == "cuda"
     anchors = _anchors(ctx, ls, name) if gpu else _anchors(ctx, ls, name).iloc[0:0]
     # a published forward is no anchor for a scenario that timed only training steps (and the reverse)
     anchors = anchors[anchors["mode"].isin(set(pts["mode"]))] if len(anchors) else anchors
-    versus = sa.versus_frame(pts, anchors)
-    head = sa.headline(pts, versus, name)
-    ceil = scaling.ceilings(ls)
+    versus = sa.versus_frame(pts, anchors, point_rows)
+    head = sa.headline(pts, versus, name, point_rows)
+    ceil = sa.ceilings(ls)
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     ch = _charts(pts, anchors, figure, ceil, sheet, words.length_axis(decode), name,
-                 summary_command(ls.name, scenario=name)) if gpu else []
-    show_dim = pts["head_dim"].nunique() > 1
+                 summary_command(ls.name, scenario=name), point_rows) if gpu else []
+    show_dim = len({r["head_dim"] for r in point_rows}) > 1
     pages = {r.variant: fmt.set_variant_page(ls.name, r.variant) for r in ls.rs.runs}
     modes = []
     for mode in schema.Mode:
-        m = pts[pts["mode"] == mode]
-        if len(m):
+        m = [r for r in point_rows if r["mode"] == mode]
+        if m:
             fig = _figure(m) if mode == schema.Mode.INFERENCE else sa.FIGURE_TFLOPS
             rows = _rows(m, decode, show_dim, pages, ls.rs.environment.device)
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig, not_run=_not_run(rows),
@@ -305,8 +319,9 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         headline=words.headline(head, figure, decode, _label) if head else None,
-        measured=words.measured_modes(declared.SCENARIOS[name].why, bool((pts["mode"] == schema.Mode.INFERENCE).any()),
-                                      bool((pts["mode"] == schema.Mode.TRAIN).any()))
+        measured=words.measured_modes(declared.SCENARIOS[name].why,
+                                      any(r["mode"] == schema.Mode.INFERENCE for r in point_rows),
+                                      any(r["mode"] == schema.Mode.TRAIN for r in point_rows))
         if name in declared.SCENARIOS else None,
         not_run=[n for m in modes if m["mode"] == schema.Mode.INFERENCE for n in m["not_run"]],
         versus_short=_versus_short(ctx, head, decode),
@@ -314,18 +329,21 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
         copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS and not ceil.get("read_n") else None,
         anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
-        conditions=_conditions(ls, name, pts, anchors) if gpu else None,
+        conditions=_conditions(ctx, ls, name, pts, anchors, point_rows) if gpu else None,
         backends=_backend_groups(ls, name, decode, show_dim), backend_note=words.BACKEND_NOTE,
-        determinism=_determinism(pts), fp8=_fp8(pts, decode, show_dim), fp8_note=words.FP8_NOTE,
+        determinism=_determinism(pts, point_rows), fp8=_fp8(pts, decode, show_dim, point_rows),
+        fp8_note=words.FP8_NOTE,
         no_anchor=words.NO_ANCHOR if gpu and not len(anchors) else None,
-        wrong=_wrong_notes(pts), facts=_fact_lines(pts, decode, show_dim), documents=_documents(ls, name),
-        calls=_calls(ls, name, pts),
+        wrong=_wrong_notes(point_rows), facts=_fact_lines(point_rows, decode, show_dim),
+        documents=_documents(ls, name), calls=_calls(ls, name, pts, point_rows),
     )
 
 
-def _calls(ls, name: str, pts) -> str | None:
+def _calls(ls, name: str, pts, rows: list[dict]) -> str | None:
     """Where a merged set's scenario holds records of a later capture call: which, with the clock of
-    each call's rows, so that a ratio across the two can be read against the clocks."""
+    each call's rows, so that a ratio across the two can be read against the clocks. `rows`: records(pts)."""
+    if not any(r["status"] == schema.Status.OK and not missing(r["captured"]) for r in rows):
+        return None  # (most sets: no frame cut to learn it)
     ok = pts[pts["status"] == schema.Status.OK]
     merged, own = ok[ok["captured"].notna()], ok[ok["captured"].isna()]
     if merged.empty:
@@ -335,35 +353,47 @@ def _calls(ls, name: str, pts) -> str | None:
                             own["sm_clock_mhz"].dropna().tolist())
 
 
-def _determinism(pts) -> list[str]:
-    """What reproducible gradients cost, one line per backend and point (sa.determinism_frame)."""
+def _determinism(pts, rows: list[dict]) -> list[str]:
+    """What reproducible gradients cost, one line per backend and point (sa.determinism_frame). `rows`:
+    records(pts): with no deterministic variant among them, none (and no frame made to learn it)."""
+    if not any(sa.is_deterministic(v) for v in dict.fromkeys(r["variant"] for r in rows)):
+        return []
     df = sa.determinism_frame(pts)
     show_len = df["kv_len"].nunique() > 1 if len(df) else False
     return [words.determinism_line(r, _label, show_len) for r in records(df)]
 
 
-def _fp8(pts, decode: bool, show_dim: bool) -> list[dict]:
-    """What FP8 buys and costs: per FP8 variant and point, its time and error beside its bf16 twin's."""
+def _fp8(pts, decode: bool, show_dim: bool, rows: list[dict]) -> list[dict]:
+    """What FP8 buys and costs: per FP8 variant and point, its time and error beside its bf16 twin's.
+    `rows`: records(pts): with no variant that has a twin among them, none (no frame made to learn it)."""
+    if not any(sa.has_twin(v) for v in dict.fromkeys(r["variant"] for r in rows)):
+        return []
     return [dict(r, **words.fp8_cells(r, _label), point=words.point_label(r, decode, show_dim))
             for r in records(sa.fp8_frame(pts))]
 
 
-def _ceiling_of(m) -> str | None:
-    """The ceiling a table's rows were set against (one per figure and set), or None."""
-    got = [c for c in dict.fromkeys(m["ceiling"]) if isinstance(c, str)]
+def _ceiling_of(rows: list[dict]) -> str | None:
+    """The ceiling a table's rows (records of a point frame) were set against (one per figure and set), or None."""
+    got = [c for c in dict.fromkeys(r["ceiling"] for r in rows) if isinstance(c, str)]
     return got[0] if len(got) == 1 else None
 
 
-def _conditions(ls, name: str, pts, anchors) -> dict:
+def _ceiling_lines(ctx: Context, ls) -> list[str]:
+    """The set's ceilings with their clocks, worded: once per set (every scenario page states them)."""
+    lines = ctx._once(("scenario ceiling lines", ls.name), lambda: [wv.ceiling_line(c) for c in clocks.ceilings(ls)])
+    return list(lines)
+
+
+def _conditions(ctx: Context, ls, name: str, pts, anchors, rows: list[dict]) -> dict:
     """The clocks of the set's ceilings, the points a ceiling does not bound, the speed of light, and
-    sustained against burst at the published anchors (gen.analysis.clocks), worded."""
-    above = clocks.above_ceiling(pts)
-    ceiling = above["ceiling"].iloc[0] if len(above) else None
+    sustained against burst at the published anchors (gen.analysis.clocks), worded. `rows`: records(pts)."""
+    above = clocks.above_ceiling_rows(rows)
+    ceiling = above[0]["ceiling"] if above else None
     rate = datasheets.tensor_rate(ls.rs.environment.compute_capability, sa.scenario_dtype(ls, name))
-    return dict(ceilings=[wv.ceiling_line(c) for c in clocks.ceilings(ls)],
-                above=wv.above_ceiling_line(records(above), ceiling) if ceiling else None,
-                sol=wv.sol_note(rate) + (words.FP8_SOL if (pts["dtype"].map(sa.element_size) == 1).any() else ""),
-                note=wv.conditions_note(records(pts)),
+    return dict(ceilings=_ceiling_lines(ctx, ls),
+                above=wv.above_ceiling_line(above, ceiling) if ceiling else None,
+                sol=wv.sol_note(rate) + (words.FP8_SOL if any(sa.element_size(r["dtype"]) == 1 for r in rows) else ""),
+                note=wv.conditions_note(rows),
                 burst=[words.burst_line(b, wv.label) for b in records(clocks.burst_frame(pts, anchors))])
 
 
