@@ -432,3 +432,22 @@ def test_every_replay_slower_than_the_median_eager_call_falls_back():
     t.kernel_sum_ms = []
     kept = timings.times(schema.VariantRun(variant="naive", mode="inference", status="ok", timing=t))
     assert kept.gpu_only_method == schema.GpuOnlyMethod.CUDA_GRAPH
+
+
+def test_a_missing_outcome_is_no_outcome_in_a_tie():
+    """Calls of the same kernels where one has no host-bound outcome: the others' outcome is theirs
+    (a text column holds the missing one as NaN; it once counted as an outcome of its own and
+    turned an agreed "yes" into "within noise")."""
+    import pandas as pd
+
+    from gen.analysis import rules
+
+    assert rules.shared_outcome([rules.YES, float("nan")]) == rules.YES
+    assert rules.shared_outcome([rules.YES, None, pd.NA]) == rules.YES
+    assert rules.shared_outcome([float("nan"), None]) is None
+    assert rules.shared_outcome([rules.YES, rules.NO, float("nan")]) == rules.WITHIN_NOISE
+    sig = ("k", 1)
+    df = pd.DataFrame({"kernel_signature": [sig, sig], "host_bound_outcome": [rules.YES, None]})
+    got = timings.share_outcomes(df)
+    assert got["host_bound_outcome"].tolist() == [rules.YES, rules.YES]
+    assert got["host_bound"].tolist() == [True, True]

@@ -525,7 +525,7 @@ def test_point_table_is_the_frames_share_outcomes_and_sort(which, request):
     """sa._point_table against the frame reading (share_outcomes, then a stable sort_values), to the
     dtype and the bit: every scenario of the committed and synthetic sets, the rows also reversed
     (the sort has work to do), with outcomes made to disagree within a group of equal kernels (some
-    missing: pandas' str column holds them as NaN, an outcome of its own to shared_outcome), and none."""
+    missing: pandas' str column holds them as NaN, which shared_outcome ignores as it does None), and none."""
     import copy
 
     ls = request.getfixturevalue(which)

@@ -157,8 +157,8 @@ FIRST_CALL_RATIO = 10.0
 
 def shared_outcome(outcomes) -> str | None:
     """The one outcome of calls that run the same kernels: theirs where they agree
-    (None ignored), else WITHIN_NOISE."""
-    seen = {o for o in outcomes if o is not None}
+    (a missing one, None or a text column's NaN, ignored), else WITHIN_NOISE."""
+    seen = {o for o in outcomes if not missing(o)}
     if not seen:
         return None
     return seen.pop() if len(seen) == 1 else WITHIN_NOISE

@@ -244,13 +244,9 @@ def _point_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
             at = tuple(None if missing(r[k]) else r[k] for k in ("mode", *POINT_KEYS))
             groups.setdefault((*at, r["kernel_signature"]), []).append(pos)
     outcomes = [r["host_bound_outcome"] for r in rows]
-    # As the frame held them: a text column (pandas' str) holds a missing outcome as NaN, which
-    # rules.shared_outcome counts as an outcome of its own (it ignores None: a column of None alone).
-    text = any(isinstance(o, str) for o in outcomes) and all(o is None or isinstance(o, str) for o in outcomes)
-    held = [math.nan if o is None and text else o for o in outcomes]
     for positions in groups.values():
         if len(positions) > 1:
-            shared = rules.shared_outcome([held[pos] for pos in positions])
+            shared = rules.shared_outcome([outcomes[pos] for pos in positions])
             for pos in positions:
                 outcomes[pos] = None if missing(shared) else shared
     for r, o in zip(rows, outcomes):
