@@ -1,0 +1,185 @@
+"""The quick reading of a result.json (schema._quick_set) against the full one it stands in for
+(parse_json then from_dict, the old reading, which names what is wrong): on every committed set
+and on damaged copies, the quick one builds the same ResultSet, to the type, or declines (and the
+full one then refuses, with its one line); and the traces' paths checked as load_set checked them."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gen.model import schema
+
+ROOT = Path(__file__).resolve().parent.parent
+SETS = sorted(p for base in (ROOT / "results", ROOT / "tests" / "data" / "sets") for p in base.iterdir()
+              if (p / schema.RESULT_FILE).is_file())
+
+
+def _full(text: str, where: str = "x"):
+    """The old reading: the set, or the message it is refused with."""
+    try:
+        return schema.from_dict(schema.parse_json(text, where), where)
+    except schema.SchemaError as exc:
+        return str(exc)
+
+
+def _same(a, b, at: str = "") -> None:
+    """Equal, and of the same types all the way down (1 == 1.0, but a float field holds a float)."""
+    assert type(a) is type(b), (at, type(a), type(b))
+    if dataclasses.is_dataclass(a):
+        for f in dataclasses.fields(a):
+            _same(getattr(a, f.name), getattr(b, f.name), f"{at}.{f.name}")
+    elif isinstance(a, list | tuple):
+        assert len(a) == len(b), at
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, f"{at}[{i}]")
+    elif isinstance(a, dict):
+        assert list(a) == list(b), at
+        for k in a:
+            _same(a[k], b[k], f"{at}.{k}")
+    else:
+        assert a == b or (a != a and b != b), at
+
+
+@pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
+def test_every_committed_set_reads_the_same_quickly(path):
+    text = (path / schema.RESULT_FILE).read_text(encoding="utf-8")
+    quick = schema._quick_set(text, "x")
+    assert quick is not None, "a good set took the slow path"
+    _same(quick, _full(text))
+    _same(schema.load_set(path), quick)
+
+
+def _positions(data, at=()):
+    """Every place of a value in decoded JSON: (path of keys and indexes)."""
+    yield at
+    if isinstance(data, dict):
+        for k, v in data.items():
+            yield from _positions(v, (*at, k))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _positions(v, (*at, i))
+
+
+def _put(data, at, value):
+    node = data
+    for k in at[:-1]:
+        node = node[k]
+    node[at[-1]] = value
+
+
+RAW = "\x00RAW\x00"  # a value written into the text as is (a number JSON reads as infinite, NaN)
+BAD = [None, True, 0, -1, 0.5, 101, 1e16, -1e16, 2**70, "", "x", "inference", "sliding", "a\u202eb", "a\nb", "a\tb",
+       "y" * 5000, [], [1.5], ["x"], {}, {"batch": 1}, f"{RAW}1e400", f"{RAW}-1e400", f"{RAW}NaN", f"{RAW}Infinity",
+       f"{RAW}{'9' * 30}", f"{RAW}1.0e15", f"{RAW}-0.0"]
+
+
+def _text(data) -> str:
+    text = json.dumps(data)
+    for value in BAD:
+        if isinstance(value, str) and value.startswith(RAW):
+            text = text.replace(json.dumps(value), value[len(RAW):])
+    return text
+
+
+def test_damaged_copies_are_read_the_same_or_left_to_the_full_reading():
+    """Values of every kind put in a few hundred places of the committed H200 set (one at a time):
+    where the full reading refuses, the quick one declines (load_set then says the full one's line);
+    where it accepts, the quick one builds the same set."""
+    data = json.loads((ROOT / "results" / "nvidia-h200__torch-2.11.0" / schema.RESULT_FILE).read_text())
+    # a lighter set of the same shapes: a few records of each list
+    data["runs"], data["sweep"] = data["runs"][:4], data["sweep"][:8]
+    rng = random.Random(21)
+    places = list(_positions(data))[1:]
+    refused = accepted = 0
+    for at in rng.sample(places, 250) + [("schema_version",), ("kind",), ("stage_seconds",)]:
+        for value in rng.sample(BAD, 3):
+            copy = json.loads(json.dumps(data))
+            _put(copy, at, value)
+            text = _text(copy)
+            full, quick = _full(text), schema._quick_set(text, "x")
+            if isinstance(full, str):
+                refused += 1
+                assert quick is None, (at, value, full)
+            else:
+                accepted += 1
+                assert quick is not None, (at, value)
+                _same(quick, full)
+    assert refused > 200 and accepted > 50  # both outcomes were met
+
+
+@pytest.mark.parametrize("text", [
+    '{"schema_version": 3, "schema_version": 3}',  # a key twice
+    "[" * 40 + "]" * 40,  # too deep
+    '{"schema_version": NaN}',
+    "{",
+    '"x"',
+    '{"schema_version": 99}',
+])
+def test_what_the_quick_reading_declines(text):
+    assert schema._quick_set(text, "x") is None
+    assert isinstance(_full(text), str)
+
+
+def _old_trace_check(directory: Path, path: Path, rs) -> None:
+    """load_set's check of the trace paths before it resolved the traces' folder once (the old reading)."""
+    root = directory.resolve()
+    for kind, records in (("runs", rs.runs), ("sweep", rs.sweep)):
+        for i, rec in enumerate(records):
+            if not rec.trace:
+                continue
+            target = (directory / rec.trace).resolve()
+            if Path(rec.trace).is_absolute() or not target.is_relative_to(root):
+                raise schema.SchemaError(
+                    f"{path}: field {kind}[{i}].trace {rec.trace!r} points outside the set's folder")
+            if not target.is_file():
+                raise schema.SchemaError(
+                    f"{path}: field {kind}[{i}].trace: trace {rec.trace} of {rec.variant} is missing")
+
+
+def _outcome(check, d: Path, rs) -> str:
+    try:
+        check(d, d / schema.RESULT_FILE, rs)
+        return "ok"
+    except schema.SchemaError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("case", ["as committed", "missing", "file links inside", "file links outside",
+                                  "folder links outside", "folder links inside", "link to a folder", "dangling link"])
+def test_trace_paths_are_checked_as_before(tmp_path, case):
+    src = ROOT / "results" / "cpu-intel-r-xeon-r-processor__torch-2.13.0"  # a small set with traces
+    d = tmp_path / "set" / src.name
+    shutil.copytree(src, d)
+    rs = schema.load_set(d)
+    rec = next(r for r in [*rs.runs, *rs.sweep] if r.trace)
+    f = d / rec.trace
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    if case == "missing":
+        f.unlink()
+    elif case == "file links inside":
+        f.rename(d / "kept.json.gz")
+        os.symlink(d / "kept.json.gz", f)
+    elif case == "file links outside":
+        f.rename(outside / f.name)
+        os.symlink(outside / f.name, f)
+    elif case in ("folder links outside", "folder links inside"):
+        where = outside / "traces" if case == "folder links outside" else d / "kept"
+        (d / "traces").rename(where)
+        os.symlink(where, d / "traces")
+    elif case == "link to a folder":
+        f.unlink()
+        os.symlink(outside, f)
+    elif case == "dangling link":
+        f.unlink()
+        os.symlink(outside / "none.json.gz", f)
+    old = _outcome(_old_trace_check, d, rs)
+    assert _outcome(schema._check_trace_files, d, rs) == old
+    assert (old == "ok") == (case in ("as committed", "file links inside", "folder links inside"))
