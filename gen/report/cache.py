@@ -2,7 +2,8 @@
 
 Takes: set folders, the code of gen/ and its templates. Gives: `set_key(path)` (a hash of
 every file of a set: paths and bytes), `code_key()` (a hash of the code and the library
-versions that shape a page), and `Store`: pickled values under one folder, read by key,
+versions that shape a page), and `Store`: pickled values (`pickled(value)`, `put_pickled`: one
+pickled once elsewhere) under one folder, read by key,
 written atomically (a half-written entry is never read: it is a temporary file until
 renamed), entries not used by a build removed after it. A value that cannot be read
 (damaged, from another Python) is a miss, never an error: the build makes it again.
@@ -35,7 +36,8 @@ def set_key(path: Path, memo: dict | None = None) -> str:
     h = hashlib.sha256()
     for rel, _, _ in stats:
         h.update(rel.encode() + b"\0")
-        h.update((path / rel).read_bytes())
+        with open(os.path.join(path, rel), "rb") as fh:  # not a Path per file: a set has hundreds
+            h.update(fh.read())
         h.update(b"\0")
     key = h.hexdigest()
     if memo is not None:
@@ -78,6 +80,11 @@ def key(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
+def pickled(value) -> bytes:
+    """A value as the Store keeps it."""
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
 class Store:
     """Pickled values in one folder, one file per key."""
 
@@ -100,13 +107,17 @@ class Store:
             return None
 
     def put(self, kind: str, k: str, value) -> None:
+        self.put_pickled(kind, k, pickled(value))
+
+    def put_pickled(self, kind: str, k: str, data: bytes) -> None:
+        """Keep a value already pickled (by `pickled`: a worker process sends it so)."""
         path = self._path(kind, k)
         self.used.add(path.name)
         self.root.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=SUFFIX)
         try:
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                fh.write(data)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -24,6 +24,7 @@ import dataclasses
 import gc
 import multiprocessing as mp
 import os
+import pickle
 import resource
 import signal
 import threading
@@ -293,16 +294,24 @@ def _load_one(path: Path) -> tuple[schema.ResultSet | None, schema.UserError | N
         return None, exc
 
 
-def _load_sets(paths: list[Path]) -> list[tuple[schema.ResultSet | None, schema.UserError | None]]:
-    """(ResultSet or its error) of each path, read and checked in worker processes where there are
-    several (the schema checks every value: 0.1 s a set, most of a cold build's time before the
-    units are made); the same results either way."""
+def _load_pickled(path: Path) -> tuple[bytes | None, schema.UserError | None]:
+    """_load_one in a worker: the set pickled there once, as the cache keeps it (the build unpickles
+    it and keeps these bytes, instead of pickling it again: 3 ms of the H200 set's CPU)."""
+    rs, error = _load_one(path)
+    return (cache.pickled(rs) if rs is not None else None), error
+
+
+def _load_sets(paths: list[Path]) -> list[tuple[schema.ResultSet | None, bytes | None, schema.UserError | None]]:
+    """(ResultSet, its pickle where a worker made one, or its error) of each path, read and checked in
+    worker processes where there are several (the schema checks every value: 40 ms a set, most of a cold
+    build's time before the units are made); the same results either way."""
     workers = workers_for(len(paths))
     if workers < 2:
-        return [_load_one(p) for p in paths]
+        return [(rs, None, error) for rs, error in map(_load_one, paths)]
     with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_start_worker,
                              initargs=(os.getpid(),)) as pool:
-        return list(pool.map(_load_one, paths, chunksize=max(1, len(paths) // (4 * workers))))
+        done = list(pool.map(_load_pickled, paths, chunksize=max(1, len(paths) // (4 * workers))))
+    return [(pickle.loads(data) if data is not None else None, data, error) for data, error in done]
 
 
 def _checked(path: Path, rs: schema.ResultSet | None, error: schema.UserError | None) -> schema.ResultSet:
@@ -313,9 +322,31 @@ def _checked(path: Path, rs: schema.ResultSet | None, error: schema.UserError | 
     return rs
 
 
+@contextlib.contextmanager
+def _collector_paused():
+    """Python's garbage collector off meanwhile, and what was made set aside from it after
+    (gc.freeze, as the workers do): reading the sets makes only objects that live as long as the
+    build, none in a cycle (dataclasses of lists, numbers and strings), and the collector, run
+    every 700 new objects over a heap growing by each set, cost more than unpickling them (50
+    sets: 1.2 s of the build's 1.5 s of unpickling), then 0.15 s once turned on again."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was:
+            gc.enable()
+
+
 def _read(results_root: Path, store: cache.Store | None, code: str, skip_broken: bool):
     """Every set's ResultSet: from the cache when its files are unchanged, else loaded and checked.
     Each set's error is the one a set-by-set reading meets first (without skip_broken, the first set's)."""
+    with _collector_paused():
+        return _read_sets(results_root, store, code, skip_broken)
+
+
+def _read_sets(results_root: Path, store: cache.Store | None, code: str, skip_broken: bool):
     layout.settle(Path(results_root))  # what a killed publish left is put right first, or named
     loaded, skipped, keys, fresh = [], [], {}, set()
     seen = store.get("stats", "sets") if store else None  # the files' sizes and times at the last build
@@ -334,9 +365,10 @@ def _read(results_root: Path, store: cache.Store | None, code: str, skip_broken:
     new = [path for path, _, rs, error in found if rs is None and error is None]
     read = dict(zip(new, _load_sets(new)))
     for path, k, rs, error in found:
-        fresh_rs = rs is None and error is None
+        fresh_rs = path in read
+        rs, data, error = read.get(path, (rs, None, error))
         try:
-            rs = _checked(path, *read[path]) if fresh_rs else _checked(path, rs, error)
+            rs = _checked(path, rs, error)
         except schema.UserError as exc:
             if not skip_broken:
                 raise
@@ -345,7 +377,7 @@ def _read(results_root: Path, store: cache.Store | None, code: str, skip_broken:
         if fresh_rs:
             fresh.add(path.name)
             if store:
-                store.put("rs", cache.key(code, path.name, k), rs)
+                store.put_pickled("rs", cache.key(code, path.name, k), data or cache.pickled(rs))
         keys[path.name] = k
         loaded.append(tables.LoadedSet(path.name, path, rs))
     memo = {k: v for k, v in memo.items() if k in {str(ls.path) for ls in loaded}}
