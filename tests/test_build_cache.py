@@ -16,7 +16,7 @@ import pytest
 from benchmarks.bench_build import PUBLISHED, fabricate
 from gen.model import trace, trace_digest
 from gen.model.schema import UserError
-from gen.report import build, units
+from gen.report import build, cache, units
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
@@ -245,3 +245,18 @@ def test_published_sets_units_are_made_beside_the_measured_ones(tmp_path, monkey
     cached = tmp_path / "again" / "docs"
     build.run(results, cached, use_cache=False)
     assert build.digest(cached / "generated") == build.digest(tmp_path / "docs" / "generated")
+
+
+def test_a_damaged_digest_is_said_once_when_a_sets_parts_run_in_several_workers(tmp_path, capfd):
+    """A new set (not the first, whose units are cached) has its parts run in several worker processes:
+    its digest is read before they fork (each worker read it, and said a damaged one's note, before)."""
+    results, (first,) = _results(tmp_path, 1)
+    store = cache.Store(tmp_path / "cache")
+    units.load(results, store)
+    name = fabricate(results, 1, points=1).name
+    (results / name / trace_digest.FILE).write_bytes(b"not gzip")
+    capfd.readouterr()
+    ctx, _ = units.load(results, store)
+    notes = [line for line in capfd.readouterr().err.splitlines() if trace_digest.FILE in line]
+    assert ctx.first.name == first and len(notes) == 1
+    assert notes[0].startswith(f"note: {results / name / trace_digest.FILE}: unreadable")

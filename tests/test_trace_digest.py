@@ -226,3 +226,44 @@ def test_the_digest_verb_writes_one_for_a_set_without(copy):
     p = subprocess.run([sys.executable, "-m", "gen", "digest", "--results", str(copy.parent)], capture_output=True,
                        text=True, cwd=ROOT, timeout=300)
     assert p.returncode == 2 and p.stderr.startswith("error: ") and "article__inference__naive" in p.stderr
+
+
+def _eager_build(path: str, entry: dict, s: list[str], cpu: list[list], c: int, gpu: list[list],
+                 g: int) -> trace.Trace:
+    """trace_digest._build before each call's CPU events were made when first read (the old reading)."""
+    forwards = []
+    short = trace.short_name
+    for index, ts, dur, n_cpu, n_gpu in entry["forwards"]:
+        fw = trace.Forward(index, ts, dur, [
+            trace.CpuEvent(s[name], s[cat], t, d, depth, tid, corr)
+            for name, cat, t, d, depth, tid, corr in zip(*(col[c:c + n_cpu] for col in cpu))])
+        fw.gpu = [trace.GpuEvent(
+            i, s[name], short(s[name]), s[kind], t, d, stream, tuple(grid) if grid is not None else None,
+            tuple(block) if block is not None else None, regs, smem, bps, wps, occ, nbytes,
+            s[api] if api is not None else None, lts, s[by] if by is not None else None,
+            tuple(s[o] for o in ops), tuple(s[x] for x in itypes))
+            for i, (name, kind, t, d, stream, grid, block, regs, smem, bps, wps, occ, nbytes, api, lts, by, ops,
+                    itypes) in enumerate(zip(*(col[g:g + n_gpu] for col in gpu)))]
+        c, g = c + n_cpu, g + n_gpu
+        forwards.append(fw)
+    return trace.Trace(path, forwards, entry["unattributed"], entry["device_properties"])
+
+
+def test_a_calls_cpu_events_are_made_when_first_read_and_are_the_old_ones():
+    """The digest's Trace makes each call's CPU events when they are first read: equal to the old
+    reading, which made them all at once (to the type), and so is a copy or a pickle of one unread."""
+    import copy as copying
+    import pickle
+
+    d = trace_digest.read(H200)
+    for rel, (entry, c, g) in d.entries.items():
+        old = _eager_build(str(H200 / rel), entry, d.strings, d.cpu, c, d.gpu, g)
+        new = d.trace(H200 / rel, rel)
+        assert all("cpu" not in vars(fw) for fw in new.forwards)  # none made yet
+        assert _same(pickle.loads(pickle.dumps(new)), old) and _same(copying.deepcopy(new), old)
+        fresh = d.trace(H200 / rel, rel)
+        first = fresh.forwards[0].cpu
+        assert first is fresh.forwards[0].cpu and all("cpu" not in vars(fw) for fw in fresh.forwards[1:])
+        assert _same(fresh, old) and fresh == old
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        new.forwards[0].nope  # noqa: B018

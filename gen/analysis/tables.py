@@ -69,13 +69,18 @@ class LoadedSet:
         this file's bytes (gen.model.trace_digest), else parsed. The two are equal."""
         got = self._traces.get(rel)
         if got is None:
-            key = ("trace digest",)
-            if key not in self._tables:  # read once, when the first trace is asked for
-                self._tables[key] = trace_digest.read(self.path)
-            digest, path = self._tables[key], self.path / rel
+            digest, path = self.digest(), self.path / rel
             got = digest.trace(path, rel) if digest is not None else None
             got = self._traces[rel] = got if got is not None else trace.parse(path)
         return got
+
+    def digest(self) -> trace_digest.Digest | None:
+        """The set's trace digest, read once (when the first trace is asked for, or before the
+        processes that make its pages fork: each then has it, and a damaged one's note is said once)."""
+        key = ("trace digest",)
+        if key not in self._tables:
+            self._tables[key] = trace_digest.read(self.path)
+        return self._tables[key]
 
     def check_traces(self) -> None:
         """Read every profiled trace once (runs and sweep points: all the pages

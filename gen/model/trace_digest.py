@@ -24,6 +24,7 @@ parse's own errors. Standard library only: capture writes it on the GPU machine.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gzip
 import hashlib
 import json
@@ -217,9 +218,10 @@ class Digest:
         except OSError:
             return None  # missing or unreadable: parse says which
         trace.check_sizes(path, trace.Sizes(entry["text_bytes"], entry["events"]))
-        tr = _build(str(path), entry, self.strings, self.cpu, cpu_row, self.gpu, gpu_row)
-        trace.check_calls(tr)
-        return tr
+        # trace.check_calls on the counts the entry records (those of the Trace it makes: _check_entry
+        # and the columns' lengths), before it is made
+        trace.check_call_sizes(str(path), [(f[0], f[3] + f[4]) for f in entry["forwards"]])
+        return _build(str(path), entry, self.strings, self.cpu, cpu_row, self.gpu, gpu_row)
 
 
 def _count(x) -> bool:
@@ -297,20 +299,26 @@ def _columns(doc: dict, key: str, spec: tuple, n: int, strings: list[str]) -> li
 
 
 def _build(path: str, entry: dict, s: list[str], cpu: list[list], c: int, gpu: list[list], g: int) -> trace.Trace:
-    """The Trace of an entry whose events are the rows from c (CPU) and g (GPU) on."""
+    """The Trace of an entry whose events are the rows from c (CPU) and g (GPU) on; each call's CPU
+    events made when first read (trace.later_cpu)."""
     forwards = []
     short = trace.short_name
+    name_of = s.__getitem__
     for index, ts, dur, n_cpu, n_gpu in entry["forwards"]:
-        fw = trace.Forward(index, ts, dur, [
-            trace.CpuEvent(s[name], s[cat], t, d, depth, tid, corr)
-            for name, cat, t, d, depth, tid, corr in zip(*(col[c:c + n_cpu] for col in cpu))])
-        fw.gpu = [trace.GpuEvent(
+        gpu_events = [trace.GpuEvent(
             i, s[name], short(s[name]), s[kind], t, d, stream, tuple(grid) if grid is not None else None,
             tuple(block) if block is not None else None, regs, smem, bps, wps, occ, nbytes,
             s[api] if api is not None else None, lts, s[by] if by is not None else None,
-            tuple(s[o] for o in ops), tuple(s[x] for x in itypes))
+            tuple(map(name_of, ops)), tuple(map(name_of, itypes)))
             for i, (name, kind, t, d, stream, grid, block, regs, smem, bps, wps, occ, nbytes, api, lts, by, ops,
                     itypes) in enumerate(zip(*(col[g:g + n_gpu] for col in gpu)))]
+        fw = trace.Forward(index, ts, dur, gpu=gpu_events)
+        forwards.append(trace.later_cpu(fw, functools.partial(_cpu_events, s, cpu, c, n_cpu)))
         c, g = c + n_cpu, g + n_gpu
-        forwards.append(fw)
     return trace.Trace(path, forwards, entry["unattributed"], entry["device_properties"])
+
+
+def _cpu_events(s: list[str], cpu: list[list], c: int, n: int) -> list[trace.CpuEvent]:
+    """The CPU events of the rows c to c + n."""
+    return [trace.CpuEvent(s[name], s[cat], t, d, depth, tid, corr)
+            for name, cat, t, d, depth, tid, corr in zip(*(col[c:c + n] for col in cpu))]

@@ -436,6 +436,8 @@ def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | 
         split = []
         for ls, parts, check in tasks:  # the traces are checked in the first, parsed as needed in the others
             split += [(ls, (part,), check and i == 0) for i, part in enumerate(parts)]
+            if len(parts) > 1:
+                ls.digest()  # read here once, not in each worker (a damaged one's note said once)
         tasks = split
     return tasks + published
 
