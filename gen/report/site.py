@@ -18,7 +18,7 @@ from pathlib import Path
 import altair as alt
 import jinja2
 import pandas as pd
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from gen.analysis import findings, lessons, tables, values
 from gen.analysis.values import missing, variant_order
@@ -39,14 +39,23 @@ MAX_LINKS = 50  # kernel-row links in one sentence (a finding's, a lesson's)
 MAX_VALUE_CHARS = 20_000
 
 
-class ChartHTML(Markup):
+class WholeHTML(Markup):
+    """HTML made in Python whose size is bounded by what it holds: printed whole (bounded leaves it as it is)."""
+
+
+class ChartHTML(WholeHTML):
     """A chart's <div>: printed whole (its size is bounded by what it draws)."""
+
+
+class RowsHTML(WholeHTML):
+    """Table rows made in Python (at most MAX_KERNEL_ROWS, each value bounded and escaped as a
+    template's value is, by `hole`): printed whole."""
 
 
 def bounded(value):
     """Jinja's finalize: a value longer than MAX_VALUE_CHARS is cut, and says how much was left out.
     Markup is cut before an entity or tag it would split, so the escaping stays whole."""
-    if not isinstance(value, str) or len(value) <= MAX_VALUE_CHARS or isinstance(value, ChartHTML):
+    if not isinstance(value, str) or len(value) <= MAX_VALUE_CHARS or isinstance(value, WholeHTML):
         return value
     cut = value[:MAX_VALUE_CHARS]
     if isinstance(value, Markup):
@@ -60,6 +69,11 @@ def bounded(value):
 def _finalize(value):
     """Every value a template writes: unprintable characters shown as U+FFFD, then bounded."""
     return bounded(fmt.printable(value))
+
+
+def hole(value) -> Markup:
+    """A value written into HTML made in Python, as a template writes `{{ value }}`: finalized, then autoescaped."""
+    return escape(bounded(fmt.printable(value)))
 
 
 BUILD_COMMAND = "python -m gen build"  # what reproduces a figure that no summary prints

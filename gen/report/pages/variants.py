@@ -166,6 +166,38 @@ def _counters(ls, v: str, mode: str, kernels: list[dict], notes: list[dict]) -> 
                 mismatches=[wording.counter_mismatch(x) for x in m.mismatches])
 
 
+def _kernel_rows(kernels: list[dict], with_counters: bool) -> site.RowsHTML:
+    """The kernel table's rows (variant.md.j2's layout, one <tr> a line), written here: the template's
+    loop over ~25 values a row was most of the variant pages' rendering. Each value of the set or its
+    trace is finalized and escaped as the template did (site.hole); a number's formatted text (digits,
+    signs, '.', ',', '%', units, the dash) needs neither and is written as it is. The same bytes (test)."""
+    h, us, num, dash = site.hole, fmt.us, fmt.num, fmt.DASH
+    out = []
+    for k in kernels:
+        kind = k["kind"]
+        row = (f'<tr id="{h(k["anchor"])}" class="kind-{h(kind)}"><td>{h(k["index"])}</td><td class="kernel-name">'
+               f'<details><summary title="{h(k["name"])}">{h(k["short_name"])}</summary><code>{h(k["name"])}</code>'
+               f'</details></td><td>{us(k["dur_us"])}</td><td>{num(k["occupancy_pct"], ".0f", "%")}</td>')
+        if with_counters:
+            c = k["counters"]
+            if c:
+                same = f' <span class="same-as" title="{h(c["copied_from"])}">≡</span>' if c["copied_from"] else ""
+                limiter = f' ({h(c["occupancy_limiter"])})' if c["occupancy_limiter"] else ""
+                row += (f'<td>{num(c["achieved_occupancy_pct"], ".1f", "%")}{same}</td>'
+                        f'<td>{num(c["theoretical_occupancy_pct"], ".1f", "%")}{limiter}</td>'
+                        f'<td>{num(c["sm_throughput_pct"], ".0f")}</td><td>{num(c["dram_throughput_pct"], ".0f")}</td>'
+                        f'<td>{num(c["tensor_pipe_pct"], ".0f")}</td>')
+            else:
+                row += "<td>–</td>" * 5
+        row += (f'<td title="{h(k["op_path"])}">{h(k["launched_by"] or dash)}</td><td>{h(kind)}</td>'
+                f'<td>{h(k["grid"] or dash)}</td><td>{h(k["block"] or dash)}</td>'
+                f'<td>{fmt.integer(k["registers_per_thread"])}</td>'
+                f'<td>{fmt.size(k["shared_memory"]) if kind == "kernel" else dash}</td>'
+                f'<td>{h(k["launch_api"] or dash)}</td><td>{h(k["category"])}</td><td>{us(k["start_us"])}</td></tr>')
+        out.append(row)
+    return site.RowsHTML("\n".join(out))
+
+
 def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
     run = ls.rs.run(v, mode)
     row = ctx.summary_row(ls, mode, v)
@@ -197,6 +229,7 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
     tab["notes"] = _occupancy(ls, v, mode)
     if ls.measured:  # a CPU set's tab says it has no GPU, hence no counters
         tab["counters"] = _counters(ls, v, mode, tab["kernels"], tab["notes"])
+    tab["kernel_html"] = _kernel_rows(tab["kernels"], bool(tab["counters"] and tab["counters"]["measured"]))
     tab["trace"] = fmt.relpath(fmt.trace_page(ls.name, run.trace), page) if run.trace else None
     tab["trace_bytes"] = (ls.path / run.trace).stat().st_size if run.trace else None
     tab["forwards"] = len(tr.forwards)
