@@ -78,7 +78,7 @@ def test_fast_timeline_spec_matches_altair(h200):
     """The spec made from the cached skeleton is what Altair would make."""
     cpu, gpu = tables.timeline_frames(h200, "sdpa_math", "train")
     slow = charts.timeline(cpu, gpu).to_dict()
-    fast = charts.timeline_spec(cpu, gpu)
+    fast = charts.timeline_spec(*tables.timeline_events(h200, "sdpa_math", "train"))
     rows = lambda spec: sorted(json.dumps(r, sort_keys=True) for v in spec["datasets"].values() for r in v)  # noqa: E731
     assert rows(slow) == rows(fast)
     strip = lambda layer: {k: v for k, v in layer.items() if k not in ("data", "name")}  # noqa: E731
@@ -228,13 +228,13 @@ def test_timeline_rows_are_the_frames_records(h200_new):
         if run.status != "ok" or not run.trace or run.scenario != "article":
             continue
         cpu, gpu = tables.timeline_frames(h200_new, run.variant, run.mode)
-        cpu, gpu, _, _ = charts.timeline_window(cpu, gpu, site.MAX_TIMELINE_EVENTS, site.MAX_TIMELINE_DEPTH)
+        cpu, gpu, _, _ = _window_frames(cpu, gpu, site.MAX_TIMELINE_EVENTS, site.MAX_TIMELINE_DEPTH)
         frames = [(cpu, gpu)]
         if len(gpu):
             frames.append((cpu, gpu.assign(launched_by=None, occupancy_pct=float("nan"), launch_api=None)))
         for c_in, g_in in frames:
             c, g, lanes = charts.timeline_data(c_in, g_in)
-            rc, rg, rlanes = charts._timeline_rows(c_in, g_in)
+            rc, rg, rlanes = charts._timeline_rows(c_in.to_dict("records"), g_in.to_dict("records"))
             assert json.dumps([charts._records(c), charts._records(g), lanes]) == json.dumps([rc, rg, rlanes])
             checked += 1
     assert checked > 10
@@ -278,9 +278,122 @@ def test_timeline_window_maps_only_columns_with_long_names(h200_new):
             continue
         cpu, gpu = tables.timeline_frames(h200_new, run.variant, run.mode)
         for caps in ((site.MAX_TIMELINE_EVENTS, site.MAX_TIMELINE_DEPTH), (20, 2), (20, 2, 20)):
-            *new, nl, nu = charts.timeline_window(cpu, gpu, *caps)
+            *new, nl, nu = _window_frames(cpu, gpu, *caps)
             *old, ol, ou = _window_mapping_every_column(cpu, gpu, *caps)
             assert (nl, nu) == (ol, ou)
-            assert json.dumps(charts.timeline_spec(*new)) == json.dumps(charts.timeline_spec(*old))
+            assert json.dumps(_spec_frames(*new)) == json.dumps(_spec_frames(*old))
             checked += 1
     assert checked > 30
+
+
+def _window_frames(cpu, gpu, max_events, max_depth, max_name=2_000):
+    """charts.timeline_window as it read frames (tables.timeline_frames'), before it read rows."""
+    import numpy as np
+    import pandas as pd
+
+    def cut(df, cols):
+        df = df.copy()
+        for c in cols:
+            if any(isinstance(x, str) and len(x) > max_name for x in df[c].tolist()):
+                df[c] = df[c].map(lambda x: x[:max_name] + "…" if isinstance(x, str) and len(x) > max_name else x)
+        return df
+
+    deep = cpu["depth"] > max_depth if len(cpu) else pd.Series([], dtype=bool)
+    left = int(deep.sum())
+    cpu = cpu[~deep] if left else cpu
+    starts = np.concatenate([cpu["start_us"].to_numpy(float), gpu["start_us"].to_numpy(float)])
+    until = None
+    if len(starts) > max_events:
+        first = np.argsort(starts, kind="stable")[:max_events]
+        keep = np.zeros(len(starts), dtype=bool)
+        keep[first] = True
+        n = len(cpu)
+        cpu, gpu = cpu[keep[:n]], gpu[keep[n:]]
+        left, until = left + len(starts) - max_events, float(starts[first[-1]])
+    return cut(cpu, ["name"]), cut(gpu, ["name", "short_name", "launched_by"]), left, until
+
+
+def _rows_frames(cpu, gpu):
+    """charts._timeline_rows as it read the frames' columns, before it read rows."""
+    from gen.analysis.values import missing, number
+
+    threads = [str(t) for t in cpu["thread"].tolist()] if "thread" in cpu else ["main"] * len(cpu)
+    depth = [int(d) for d in cpu["depth"].tolist()]
+    lanes = [charts._lane(d, t) for _, t, d in sorted({(t != "main", t, d) for t, d in zip(threads, depth)})]
+    c = [dict(lane=charts._lane(d, t), name=charts._as_text(n), kind=charts.CPU_KIND.get(str(k), "aten op"),
+              start_us=number(s, 3), end_us=number(e, 3), dur_us=number(u, 3))
+         for t, d, n, k, s, e, u in zip(threads, depth, *(cpu[x].tolist() for x in ("name", "cat", "start_us",
+                                                                                    "end_us", "dur_us")))]
+    text = charts._as_text
+    g = [dict(lane="GPU", index=int(i), name=text(n), short_name=text(sn), kind=text(k), category=text(cat),
+              start_us=number(s, 3), end_us=number(e, 3), dur_us=number(u, 3),
+              launched_by="" if missing(lb) else text(lb), launch_api="" if missing(la) else text(la),
+              occupancy=charts._occupancy(o))
+         for i, n, sn, k, cat, s, e, u, lb, la, o in zip(*(gpu[x].tolist() for x in (
+             "index", "name", "short_name", "kind", "category", "start_us", "end_us", "dur_us", "launched_by",
+             "launch_api", "occupancy_pct")))]
+    return c, g, lanes + ["GPU"]
+
+
+def _spec_frames(cpu, gpu):
+    """charts.timeline_spec as it read the frames: the skeleton parsed on every call, rows off the columns."""
+    c, g, lanes = _rows_frames(cpu, gpu)
+    spec = json.loads(charts._timeline_skeleton())
+    spec["datasets"] = {"cpu": c, "gpu": g}
+    for layer, name in zip(spec["layer"], ("cpu", "gpu")):
+        layer["data"] = {"name": name}
+        layer["encoding"]["y"]["scale"]["domain"] = lanes
+        layer["encoding"]["y"]["sort"] = lanes
+    spec["height"] = charts.ROW_PX * len(lanes)
+    return spec
+
+
+def _odd(cpu, gpu, i):
+    """The frames made odd, differently for each case: long names, missing launchers and occupancies,
+    integer times, start times tied, an autograd thread first."""
+    import math
+
+    if i == 0:
+        return (cpu.assign(name=[n * 300 for n in cpu["name"]]),
+                gpu.assign(name=["k" * 2_500] * len(gpu), short_name=["s" * 2_001] * len(gpu),
+                           launched_by=[[None, "x" * 3_000, math.nan][j % 3] for j in range(len(gpu))]))
+    if i == 1:
+        return cpu, gpu.assign(launched_by=None, launch_api=None, occupancy_pct=math.nan)
+    if i == 2:
+        return (cpu.assign(start_us=[int(x) for x in cpu["start_us"]], end_us=[int(x) for x in cpu["end_us"]]),
+                gpu.assign(start_us=0.0))
+    return cpu.assign(thread=["autograd" if t == "main" else "main" for t in cpu["thread"]]), gpu
+
+
+def test_timeline_from_rows_gives_the_frames_spec(h200, h200_new, h200_v1):
+    """The pages' timeline made from tables.timeline_events' rows (window and spec on lists): the same
+    spec (JSON text) and the same events left out as the frames, windowed and read as they were, for
+    every profiled run of the committed sets, with the pages' caps and tighter ones, and odd frames."""
+    from gen.report import site
+    from tests.conftest import RESULTS
+
+    checked = cut = 0
+    sets = [h200, h200_new, h200_v1] + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
+    for ls in sets:
+        for run in ls.rs.runs:
+            if run.status != "ok":
+                continue
+            cpu, gpu = tables.timeline_frames(ls, run.variant, run.mode)
+            rc, rg = tables.timeline_events(ls, run.variant, run.mode)
+            assert (len(rc), len(rg)) == (len(cpu), len(gpu))
+            cases = [(cpu, gpu, rc, rg)]
+            if len(gpu) and len(cpu):
+                for i in range(4):
+                    c, g = _odd(cpu, gpu, i)
+                    cases.append((c, g, c.to_dict("records"), g.to_dict("records")))
+            for c, g, rows_c, rows_g in cases:
+                for caps in ((site.MAX_TIMELINE_EVENTS, site.MAX_TIMELINE_DEPTH), (20, 2), (7, 0, 20)):
+                    *old, ol, ou = _window_frames(c, g, *caps)
+                    *new, nl, nu = charts.timeline_window(rows_c, rows_g, *caps)
+                    assert (nl, nu) == (ol, ou)
+                    assert json.dumps(charts.timeline_spec(*new)) == json.dumps(_spec_frames(*old))
+                    checked += 1
+                    cut += any(str(r.get("name", "")).endswith("…") for r in new[1])
+    assert checked > 100 and cut
+    # the skeleton is left as it was parsed
+    assert json.dumps(charts._timeline_base(), sort_keys=True) == charts._timeline_skeleton()

@@ -320,23 +320,45 @@ def compile_calls(run: schema.VariantRun) -> float:
 # --------------------------------------------------------------------------- timeline
 
 
+def timeline_events(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
+                    tr: trace.Trace | None = None) -> tuple[list[dict], list[dict]]:
+    """timeline_frames' two frames as rows (each a dict of the frame's columns), made straight from
+    the trace's events and the kernel table's columns: the page's timeline reads these (the frames,
+    a CPU frame made of dicts and a copy of the kernel table, cost more than the chart); the same
+    timeline spec from them as from the frames (test)."""
+    tr = tr or ls.trace(mode, variant)
+    if tr is None or not tr.forwards:
+        return [], []
+    kt = kernel_table(ls, variant, mode, forward, tr)
+    cols = {c: kt[c].tolist() for c in _TIMELINE_GPU if c != "end_us"}
+    cols["end_us"] = [s + d for s, d in zip(cols["start_us"], cols["dur_us"])]
+    gpu = [dict(zip(_TIMELINE_GPU, row)) for row in zip(*(cols[c] for c in _TIMELINE_GPU))]
+    return _cpu_rows(tr.forwards[forward]), gpu
+
+
+def _cpu_rows(fw: trace.Forward) -> list[dict]:
+    """The CPU lane's events of one forward, each thread named by whether it started first."""
+    first: dict = {}  # each thread's first start, in one pass (not one scan per thread)
+    for c in fw.cpu:
+        first[c.tid] = min(first.get(c.tid, c.ts), c.ts)
+    main = min(first, key=first.get) if first else None
+    return [dict(name=c.name, cat=c.cat, start_us=c.ts, end_us=c.ts + c.dur, dur_us=c.dur, depth=c.depth,
+                 thread="main" if c.tid == main else "autograd") for c in fw.cpu]
+
+
+_TIMELINE_GPU = ("index", "short_name", "name", "kind", "category", "start_us", "end_us", "dur_us",
+                 "launched_by", "launch_api", "occupancy_pct")
+
+
 def timeline_frames(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
                     tr: trace.Trace | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The CPU lane (ops and runtime calls, nested) and the GPU lane of one forward."""
     tr = tr or ls.trace(mode, variant)
     cpu_cols = ["name", "cat", "start_us", "end_us", "dur_us", "depth", "thread"]
-    gpu_cols = ["index", "short_name", "name", "kind", "category", "start_us", "end_us", "dur_us",
-                "launched_by", "launch_api", "occupancy_pct"]
+    gpu_cols = list(_TIMELINE_GPU)
     if tr is None or not tr.forwards:
         return pd.DataFrame(columns=cpu_cols), pd.DataFrame(columns=gpu_cols)
-    fw = tr.forwards[forward]
-    first: dict = {}  # each thread's first start, in one pass (not one scan per thread)
-    for c in fw.cpu:
-        first[c.tid] = min(first.get(c.tid, c.ts), c.ts)
-    main = min(first, key=first.get) if first else None
-    cpu = pd.DataFrame([dict(name=c.name, cat=c.cat, start_us=c.ts, end_us=c.ts + c.dur, dur_us=c.dur,
-                             depth=c.depth, thread="main" if c.tid == main else "autograd")
-                        for c in fw.cpu], columns=cpu_cols)
+    cpu = pd.DataFrame(_cpu_rows(tr.forwards[forward]), columns=cpu_cols)
     kt = kernel_table(ls, variant, mode, forward, tr)
     gpu = kt.assign(end_us=kt["start_us"] + kt["dur_us"])[gpu_cols]
     return cpu, gpu

@@ -2,8 +2,8 @@
 
 Takes: frames from gen.analysis (`tables.timeline_frames`, `tables.summary_table`,
 `scaling.sweep_frame` and friends, the summary tables of every set). Gives:
-the timeline of one forward (`timeline`, and `timeline_spec`, the same spec
-made faster), GPU time per variant (`gpu_time`), GPU time per variant in every
+the timeline of one forward (`timeline`, and `timeline_spec`, the same spec from `tables.timeline_events`
+rows, made faster), GPU time per variant (`gpu_time`), GPU time per variant in every
 set (`gpu_time_by_set`), the scaling charts (`time_vs_seq`,
 `memory_vs_seq`, `roofline`, `category_bars`, `busy_vs_seq`), per
 scenario (`scenario_time`, `scenario_rate`, `scenario_roofline`), and the matrix of
@@ -136,46 +136,48 @@ GPU_FIELDS = ("lane", "index", "name", "short_name", "kind", "category", "start_
               "launched_by", "launch_api", "occupancy")
 
 
-def timeline_window(cpu: pd.DataFrame, gpu: pd.DataFrame, max_events: int, max_depth: int,
-                    max_name: int = 2_000) -> tuple[pd.DataFrame, pd.DataFrame, int, float | None]:
-    """The events a timeline draws, so that it stays small whatever the trace holds: CPU
-    events at most max_depth deep, then the first max_events of both lanes by start, their
-    names (shown on hover) cut to max_name characters.
+def timeline_window(cpu: list[dict], gpu: list[dict], max_events: int, max_depth: int,
+                    max_name: int = 2_000) -> tuple[list[dict], list[dict], int, float | None]:
+    """The events a timeline draws (rows as tables.timeline_events gives them), so that it stays small
+    whatever the trace holds: CPU events at most max_depth deep, then the first max_events of both
+    lanes by start, their names (shown on hover) cut to max_name characters.
     Returns (cpu, gpu, how many were left out, the last start drawn or None if all were)."""
-    def cut(df: pd.DataFrame, cols) -> pd.DataFrame:
-        df = df.copy()
-        for c in cols:  # a column is mapped only where a name is too long (mapped, the rest are kept as they are)
-            if any(isinstance(x, str) and len(x) > max_name for x in df[c].tolist()):
-                df[c] = df[c].map(lambda x: x[:max_name] + "…" if isinstance(x, str) and len(x) > max_name else x)
-        return df
+    def cut(rows: list[dict], cols) -> list[dict]:  # a row is copied only where a name is too long
+        long = lambda x: isinstance(x, str) and len(x) > max_name  # noqa: E731
+        return [dict(r, **{c: r[c][:max_name] + "…" for c in cols if long(r[c])})
+                if any(long(r[c]) for c in cols) else r for r in rows]
 
-    deep = cpu["depth"] > max_depth if len(cpu) else pd.Series([], dtype=bool)
-    left = int(deep.sum())
-    cpu = cpu[~deep] if left else cpu
-    starts = np.concatenate([cpu["start_us"].to_numpy(float), gpu["start_us"].to_numpy(float)])
-    until = None
-    if len(starts) > max_events:
+    kept = [c for c in cpu if not c["depth"] > max_depth]
+    left, until = len(cpu) - len(kept), None
+    if len(kept) + len(gpu) > max_events:  # rare: numpy's stable sort, NaN last, as the frames had it
+        starts = np.array([r["start_us"] for r in kept + gpu], dtype=float)
         first = np.argsort(starts, kind="stable")[:max_events]
         keep = np.zeros(len(starts), dtype=bool)
         keep[first] = True
-        n = len(cpu)
-        cpu, gpu = cpu[keep[:n]], gpu[keep[n:]]
+        n = len(kept)
+        kept, gpu = [r for r, k in zip(kept, keep[:n]) if k], [r for r, k in zip(gpu, keep[n:]) if k]
         left, until = left + len(starts) - max_events, float(starts[first[-1]])
-    return cut(cpu, ["name"]), cut(gpu, ["name", "short_name", "launched_by"]), left, until
+    return cut(kept, ["name"]), cut(gpu, ["name", "short_name", "launched_by"]), left, until
 
 
-def timeline_spec(cpu: pd.DataFrame, gpu: pd.DataFrame) -> dict:
-    """`timeline(cpu, gpu).to_dict()` without Altair's cost per chart: the spec
-    Altair made once, with this forward's rows and lanes put in. Same Vega-Lite."""
+def timeline_spec(cpu: list[dict], gpu: list[dict]) -> dict:
+    """`timeline(cpu, gpu).to_dict()` (of the frames these rows make) without Altair's cost per chart:
+    the spec Altair made once, with this forward's rows and lanes put in. Same Vega-Lite. The spec
+    shares what it does not change with the skeleton parsed once per process: read it, do not change it."""
     c, g, lanes = _timeline_rows(cpu, gpu)
-    spec = json.loads(_timeline_skeleton())
-    spec["datasets"] = {"cpu": c, "gpu": g}
-    for layer, name in zip(spec["layer"], ("cpu", "gpu")):
-        layer["data"] = {"name": name}
-        layer["encoding"]["y"]["scale"]["domain"] = lanes
-        layer["encoding"]["y"]["sort"] = lanes
-    spec["height"] = ROW_PX * len(lanes)
+    base = _timeline_base()
+    spec = dict(base, datasets={"cpu": c, "gpu": g}, height=ROW_PX * len(lanes), layer=[])
+    for layer, name in zip(base["layer"], ("cpu", "gpu")):
+        enc = layer["encoding"]
+        y = dict(enc["y"], scale=dict(enc["y"]["scale"], domain=lanes), sort=lanes)
+        spec["layer"].append(dict(layer, data={"name": name}, encoding=dict(enc, y=y)))
     return spec
+
+
+@lru_cache(maxsize=1)
+def _timeline_base() -> dict:
+    """The skeleton parsed once (json.loads of it on every chart before)."""
+    return json.loads(_timeline_skeleton())
 
 
 def _as_text(x) -> str:
@@ -183,24 +185,22 @@ def _as_text(x) -> str:
     return x if type(x) is str else (None if missing(x) else str(x))
 
 
-def _timeline_rows(cpu: pd.DataFrame, gpu: pd.DataFrame) -> tuple[list[dict], list[dict], list[str]]:
-    """_records of timeline_data's two frames, and its lanes, read off the columns without the
-    frames (tests compare them)."""
-    threads = [str(t) for t in cpu["thread"].tolist()] if "thread" in cpu else ["main"] * len(cpu)
-    depth = [int(d) for d in cpu["depth"].tolist()]
-    lanes = [_lane(d, t) for _, t, d in sorted({(t != "main", t, d) for t, d in zip(threads, depth)})] + ["GPU"]
-    c = [dict(lane=_lane(d, t), name=_as_text(n), kind=CPU_KIND.get(str(k), "aten op"), start_us=number(s, 3),
-              end_us=number(e, 3), dur_us=number(u, 3))
-         for t, d, n, k, s, e, u in zip(threads, depth, *(cpu[x].tolist() for x in ("name", "cat", "start_us",
-                                                                                    "end_us", "dur_us")))]
-    g = [dict(lane="GPU", index=int(i), name=_as_text(n), short_name=_as_text(sn), kind=_as_text(k),
-              category=_as_text(cat), start_us=number(s, 3), end_us=number(e, 3), dur_us=number(u, 3),
-              launched_by="" if missing(lb) else _as_text(lb), launch_api="" if missing(la) else _as_text(la),
-              occupancy=_occupancy(o))
-         for i, n, sn, k, cat, s, e, u, lb, la, o in zip(*(gpu[x].tolist() for x in (
-             "index", "name", "short_name", "kind", "category", "start_us", "end_us", "dur_us", "launched_by",
-             "launch_api", "occupancy_pct")))]
-    return c, g, lanes
+def _timeline_rows(cpu: list[dict], gpu: list[dict]) -> tuple[list[dict], list[dict], list[str]]:
+    """_records of timeline_data's two frames (of the frames these rows make), and its lanes, made off
+    the rows (tests compare them)."""
+    lanes = [_lane(d, t) for _, t, d in sorted({(t != "main", t, d)
+                                                for t, d in ((str(r["thread"]), int(r["depth"])) for r in cpu)})]
+    c = [dict(lane=_lane(int(r["depth"]), str(r["thread"])), name=_as_text(r["name"]),
+              kind=CPU_KIND.get(str(r["cat"]), "aten op"), start_us=number(r["start_us"], 3),
+              end_us=number(r["end_us"], 3), dur_us=number(r["dur_us"], 3)) for r in cpu]
+    g = [dict(lane="GPU", index=int(r["index"]), name=_as_text(r["name"]), short_name=_as_text(r["short_name"]),
+              kind=_as_text(r["kind"]), category=_as_text(r["category"]), start_us=number(r["start_us"], 3),
+              end_us=number(r["end_us"], 3), dur_us=number(r["dur_us"], 3),
+              launched_by="" if missing(r["launched_by"]) else _as_text(r["launched_by"]),
+              launch_api="" if missing(r["launch_api"]) else _as_text(r["launch_api"]),
+              occupancy=_occupancy(r["occupancy_pct"]))
+         for r in gpu]
+    return c, g, lanes + ["GPU"]
 
 
 def _records(df: pd.DataFrame) -> list[dict]:

@@ -220,7 +220,7 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
                       for k in records(kt.head(site.MAX_KERNEL_ROWS))]
     tab["kernels_left_out"] = max(0, len(kt) - site.MAX_KERNEL_ROWS)
     tab["kernels_more_anchor"] = ctx.kernel_anchor(ls.name, v, mode, site.MAX_KERNEL_ROWS)
-    cpu, gpu = tables.timeline_frames(ls, v, mode)
+    cpu, gpu = tables.timeline_events(ls, v, mode)
     cpu, gpu, left, until = charts.timeline_window(cpu, gpu, site.MAX_TIMELINE_EVENTS, site.MAX_TIMELINE_DEPTH)
     tab.update(timeline_left_out=left, timeline_until_us=until, timeline_max_depth=site.MAX_TIMELINE_DEPTH,
                timeline_max_events=site.MAX_TIMELINE_EVENTS)
