@@ -287,3 +287,27 @@ def test_repeats_read_off_the_columns_give_what_the_mask_and_itertuples_gave(h20
             assert got == want and [type(x["index"]) for x in got] == [type(x["index"]) for x in want]
             checked += bool(want)
     assert checked > 3
+
+
+def _measured_by_series(m: counters.Matched) -> bool:
+    """Matched.measured as it read the frame: a Series' ne and any."""
+    return m.absent is None and bool(m.frame["pairing"].ne(counters.Pairing.NO_COUNTERS).any())
+
+
+def test_measured_read_off_a_list_gives_what_the_series_gave(h200, h200_new, h200_v1):
+    """Every run of the committed sets, and frames with no counters, some, missing pairings and none at
+    all: the same answer, a bool."""
+    sets = [h200, h200_new, h200_v1] + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
+    cases = [counters.for_run(ls, r.mode, r.variant) for ls in sets for r in ls.rs.runs]
+    one = next(m for m in cases if m.absent is None and len(m.frame) > 1)
+    no = counters.Pairing.NO_COUNTERS
+    for pairing in ([no] * len(one.frame), [no] * (len(one.frame) - 1) + ["ok"], [None] + [no] * (len(one.frame) - 1),
+                    [math.nan] + [no] * (len(one.frame) - 1), ["name_differs"] * len(one.frame)):
+        cases.append(dataclasses.replace(one, frame=one.frame.assign(pairing=pairing)))
+    cases.append(dataclasses.replace(one, frame=one.frame.iloc[:0]))
+    cases.append(dataclasses.replace(one, absent=counters.Absent.NOT_CAPTURED))
+    seen = set()
+    for m in cases:
+        assert m.measured is _measured_by_series(m)
+        seen.add(m.measured)
+    assert seen == {True, False} and len(cases) > 50
