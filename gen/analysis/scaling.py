@@ -192,13 +192,18 @@ def fastest_at_largest(ls: tables.LoadedSet) -> pd.DataFrame:
     df = df[df["gpu_only_ms"].notna()]
     if df.empty:
         return df
+    # Each head dim's rows found off the columns as lists (a groupby and two masks per head dim before);
+    # the same rows of the frame, in the same order (test).
+    dims, lens, names = (df[c].tolist() for c in ("head_dim", "seq_len", "variant"))
     rows = []
-    for d, g in df.groupby("head_dim"):
-        top = g[g["seq_len"] == g["seq_len"].max()]
-        p = next((p for p in article_sweep(ls) if p.head_dim == d and p.seq_len == top["seq_len"].iloc[0]), None)
+    for d in sorted(set(dims)):
+        where = [i for i, x in enumerate(dims) if x == d]
+        largest = max(lens[i] for i in where)
+        top = [i for i in where if lens[i] == largest]
+        p = next((p for p in article_sweep(ls) if p.head_dim == d and p.seq_len == largest), None)
         v = verdicts.verdict_at(ls, p.scenario, p.point) if p is not None else None
-        pick = top[top["variant"] == v.fastest.variant] if v is not None else top.iloc[0:0]
-        rows.append(pick.iloc[0] if len(pick) else top.sort_values("gpu_only_ms").iloc[0])
+        pick = [i for i in top if names[i] == v.fastest.variant] if v is not None else []
+        rows.append(df.iloc[pick[0]] if pick else df.iloc[top].sort_values("gpu_only_ms").iloc[0])
     return pd.DataFrame(rows).reset_index(drop=True)
 
 
