@@ -89,7 +89,7 @@ def _text(data) -> str:
 
 
 def test_damaged_copies_are_read_the_same_or_left_to_the_full_reading():
-    """Values of every kind put in a few hundred places of the committed H200 set (one at a time):
+    """Values of every kind put in a hundred-odd places of the committed H200 set (one at a time):
     where the full reading refuses, the quick one declines (load_set then says the full one's line);
     where it accepts, the quick one builds the same set."""
     data = json.loads((ROOT / "results" / "nvidia-h200__torch-2.11.0" / schema.RESULT_FILE).read_text())
@@ -98,7 +98,7 @@ def test_damaged_copies_are_read_the_same_or_left_to_the_full_reading():
     rng = random.Random(21)
     places = list(_positions(data))[1:]
     refused = accepted = 0
-    for at in rng.sample(places, 250) + [("schema_version",), ("kind",), ("stage_seconds",)]:
+    for at in rng.sample(places, 120) + [("schema_version",), ("kind",), ("stage_seconds",)]:
         for value in rng.sample(BAD, 3):
             copy = json.loads(json.dumps(data))
             _put(copy, at, value)
@@ -111,7 +111,7 @@ def test_damaged_copies_are_read_the_same_or_left_to_the_full_reading():
                 accepted += 1
                 assert quick is not None, (at, value)
                 _same(quick, full)
-    assert refused > 200 and accepted > 50  # both outcomes were met
+    assert refused > 100 and accepted > 25, (refused, accepted)  # both outcomes were met
 
 
 @pytest.mark.parametrize("text", [
