@@ -72,6 +72,48 @@ def test_a_title_takes_each_form_the_theme_prints_it_in():
     assert len(set(marks.values())) == len(marks)  # a shell tells the forms apart
 
 
+# Pieces of HTML for the search parser: every tag and attribute its parser treats apart, and forms of
+# markup the port leaves to it (a comment, "<" in text, script, a bare value).
+SEARCH_PIECES = ['<p>', '</p>', '<h1 id="t">', '</h1>', '<h2 id="a">', '</h2>', '<H3 ID=\'b&amp;\'>', '</h3>',
+                 '<h4>', '</h4>', '<a class="headerlink" href="#a">', '<a href="x">', '</a>',
+                 '<ul data-search-exclude>', '<ul>', '</ul>', '<li>', '</li>', '<pre>', '</pre>', '<code>', '</code>',
+                 '<sub>', '</sub>', '<br>',
+                 '<br/>', '<img src="x" />', '<p/>', "<div class='linenodiv'>", '<div data-search-exclude="">',
+                 '<div>', '</div>', '<object>', '</object>', '<P>', '</P>', '<hx>', '</hx>', '<span a b="" c=\'>\'>',
+                 '</span >', 'text', 'x\ny', ' ', '\n', '  \n ', '&amp;', '&#39;', '&lt;b&gt;', '&para', '<!-- c -->',
+                 'a < b', '<script>x</script>', '<td id=q>', '<p data-x="a>b">', '<p>x<h2 id="c">y</h2></p>']
+
+
+def _sections(parse) -> tuple:
+    try:
+        return "ok", [(s.el.tag, s.el.attrs, s.depth, s.id, s.title, s.text) for s in parse()]
+    except Exception as e:  # noqa: BLE001 - the two parsers must fail alike
+        return "error", type(e)
+
+
+def test_search_sections_are_material_parsers():
+    """The search index's sections are those Material's parser gives, page for page (where the port reads
+    the HTML and where it leaves it to the parser), a failure alike; and the port follows the parser
+    installed (another version of Material: SEARCH_SOURCE is checked again, and the port with it)."""
+    search = pytest.importorskip("material.plugins.search.plugin")
+    assert hook._search_source(search) == hook.SEARCH_SOURCE
+
+    def material(html: str):
+        parser = search.Parser()
+        parser.feed(html)
+        parser.close()
+        return parser.data
+
+    rng = random.Random(21)
+    read = 0
+    for _ in range(20_000):
+        html = "".join(rng.choice(SEARCH_PIECES) for _ in range(rng.randint(0, 14)))
+        expected = _sections(lambda html=html: material(html))
+        assert _sections(lambda html=html: hook._search_sections(html, search)) == expected, repr(html)
+        read += hook._tokens(html) is not None
+    assert read > 5000  # the port read most of them
+
+
 def _mkdocs(project: Path, site: str, monkeypatch, site_url: str | None = None, **settings):
     """mkdocs build --strict in this process (with site_url, as `mkdocs serve` builds: each page has
     its canonical URL), the hook's settings changed; returns the hook module."""
@@ -92,7 +134,8 @@ def _mkdocs(project: Path, site: str, monkeypatch, site_url: str | None = None, 
 @pytest.mark.parametrize("site_url", [None, "http://127.0.0.1:8000/report/"])
 def test_spliced_pages_are_the_pages_the_theme_draws(tmp_path, monkeypatch, site_url):
     """Every spliced page is also drawn in full and compared (a difference is a warning: the strict
-    build fails); and the site is the one drawn without splicing, to the byte."""
+    build fails); and the site is the one drawn without splicing, its search index made by Material's own
+    parser, to the byte."""
     results = tmp_path / "results"
     shutil.copytree(ROOT / "results" / PUBLISHED[0], results / PUBLISHED[0])
     names = [fabricate(results, i, points=1).name for i in range(2)]
@@ -100,11 +143,19 @@ def test_spliced_pages_are_the_pages_the_theme_draws(tmp_path, monkeypatch, site
     build.run(results, project / "docs")
     sets = project / "docs" / "generated" / "sets"
     own = [p for p in sets.rglob("*.md") if p.parent != sets]
-    module = _mkdocs(project, "spliced", monkeypatch, site_url, SPLICE_CHECKED=10**9)
+    left = []  # pages whose HTML the search port left to Material's parser
+
+    def tokens(html: str):
+        out = hook._tokens(html)
+        left.extend([html] if out is None else [])
+        return out
+
+    module = _mkdocs(project, "spliced", monkeypatch, site_url, SPLICE_CHECKED=10**9, _tokens=tokens)
     shells = [s for s in module._shells.values() if s is not None]
     assert shells and None not in module._shells.values()
     assert sum(s.checked for s in shells) == len(own) > 40  # every set page spliced, and compared
-    _mkdocs(project, "drawn", monkeypatch, site_url, SPLICE=False)
+    assert not left  # every searched page read by the port
+    _mkdocs(project, "drawn", monkeypatch, site_url, SPLICE=False, SEARCH_FAST=False)
     assert (project / "spliced" / "generated" / "sets" / names[1] / "findings.html").is_file()
     assert build.digest(project / "spliced") == build.digest(project / "drawn")
 
