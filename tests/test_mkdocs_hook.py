@@ -114,6 +114,48 @@ def test_search_sections_are_material_parsers():
     assert read > 5000  # the port read most of them
 
 
+# Words of plain titles (_PLAIN), and pieces no plain title holds.
+TITLE_WORDS = ["a", "Z", "9", "\u00b7", ".", ",", ":", "(", ")", "+", "/", "-", "&#39;", "x-y", "2.5.0", "--", "...",
+               "::", "(a)", "1.", "+1", "A100-SXM4-80GB", "&#39;s", "-a-", "/b/", "a:b", "1)", "::a"]
+NOT_PLAIN = ["*a*", "_a_", "`a`", "&amp;", "<b>", "a #", "{: .x}", "[a](b)", "a  b", "a\\b", "é", "~a~", "!a"]
+
+
+def test_plain_title_lines_are_converted_as_markdown_converts_them(tmp_path, monkeypatch):
+    """_plain_values gives a plain title line's content, headings, title, anchors and links to anchors
+    as Markdown with this site's extensions and mkdocs' tree processors give them (the spliced page's
+    full conversion, TITLE_FAST off); a title of another form is not taken for plain."""
+    import yaml
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import File
+
+    extensions = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["markdown_extensions"]
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "t", "markdown_extensions": extensions}),
+                                         encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # the snippets' base path
+    config = load_config(str(tmp_path / "mkdocs.yml"), use_directory_urls=False)
+    file = File("sets/a/p.md", str(tmp_path / "docs"), str(tmp_path / "site"), False)
+    monkeypatch.setattr(hook, "TITLE_FAST", False)
+    rng = random.Random(21)
+    titles = [" ".join(rng.choice(TITLE_WORDS) for _ in range(rng.randint(1, 6))) for _ in range(1500)]
+    compared = 0
+    for title in titles + ["The article&#39;s shape \u00b7 NVIDIA L40S \u00b7 PyTorch 2.5.0"]:
+        text = f"# {title}\n\n{hook._HOLDER.format(0)}\n"
+        assert hook._PLAIN.match(text), title
+        page = hook._SplicedPage(None, file, config)
+        page.markdown, page.meta = text, {}
+        page.render(config, None)
+        values = hook._plain_values(title, hook._md[0], file)
+        if values is None:  # the toc extension made its id up (an empty slug)
+            continue
+        compared += 1
+        assert values == (page.content, hook._md[0].toc_tokens, page._title_from_render, page.present_anchor_ids,
+                          page.links_to_anchors), title
+    assert compared > 1000
+    for piece in NOT_PLAIN:
+        assert not hook._PLAIN.match(f"# a {piece}\n\n{hook._HOLDER.format(0)}"), piece
+
+
 def _mkdocs(project: Path, site: str, monkeypatch, site_url: str | None = None, **settings):
     """mkdocs build --strict in this process (with site_url, as `mkdocs serve` builds: each page has
     its canonical URL), the hook's settings changed; returns the hook module."""
@@ -155,6 +197,7 @@ def test_spliced_pages_are_the_pages_the_theme_draws(tmp_path, monkeypatch, site
     assert shells and None not in module._shells.values()
     assert sum(s.checked for s in shells) == len(own) > 40  # every set page spliced, and compared
     assert not left  # every searched page read by the port
+    assert module._plain == {"checked": module.TITLE_CHECKED, "usable": True}  # the rest by _plain_values
     _mkdocs(project, "drawn", monkeypatch, site_url, SPLICE=False, SEARCH_FAST=False)
     assert (project / "spliced" / "generated" / "sets" / names[1] / "findings.html").is_file()
     assert build.digest(project / "spliced") == build.digest(project / "drawn")

@@ -30,10 +30,14 @@ shell with its own title (in each form the theme prints it: as it is, `striptags
 `striptags | e`, `e`), first heading's anchor and content put in the marks' places
 (`report_splice`, its template chosen by the page's `template` meta). Its title line is still
 converted by Markdown, as mkdocs converts it, with one Markdown instance reset between pages
-instead of one made per page (`_SplicedPage.render`). Where the theme prints a page's values
-in any other way (a mark left in the shell, a table of contents drawn), or where the first two
-pages of a shell, drawn in full as well, differ from their spliced text, every page of that
-shell is drawn in full (a warning: a strict build fails): the same site either way
+instead of one made per page (`_SplicedPage.render`); or, where the title is plain (words of letters,
+digits and a few signs that Markdown leaves as they are: `_PLAIN`), its heading, anchor and permalink
+are written as Markdown writes them (`_plain_values`, 0.3 ms a page less; the first TITLE_CHECKED
+pages of a build are converted by Markdown too and compared, a difference turning it off).
+Where the theme prints a page's values in any other way (a mark left in the shell, a table of
+contents drawn), or where the first two pages of a shell, drawn in full as well, differ from
+their spliced text, every page of that shell is drawn in full (a warning: a strict
+build fails): the same site either way
 (tests/test_mkdocs_hook.py compares the sites with and without it, byte for byte, with and
 without a site_url). A page's canonical URL (where a site_url is set) is a mark too; a page
 with an edit link (repo_url) is drawn in full. mkdocs still sees every page: its links,
@@ -211,6 +215,7 @@ def on_nav(nav, config, files, **kwargs):
     _navs.clear()
     _shells.clear()
     _md.clear()
+    _plain.update(checked=0, usable=True)
     for file in files.documentation_pages() if SPLICE else []:  # mkdocs made a plain Page for those outside it
         if file.src_uri not in _in_nav and type(file.page) is Page:
             _SplicedPage(None, file, config)
@@ -263,6 +268,12 @@ SPLICE = True  # False: every page drawn by the theme one by one (tests compare 
 SPLICE_TEMPLATE = "report-spliced.html"  # a spliced page's template (its `template` meta): report_splice
 SPLICE_CHECKED = 2  # pages of each shell also drawn in full and compared with their spliced text
 _ONLY = re.compile(r"\A# [^\n]+\n\n" + re.escape(_HOLDER.format(0)) + r"\n*\Z")  # a held page: title, block
+TITLE_FAST = True  # False: every spliced page's title line converted by Markdown (tests compare the two)
+TITLE_CHECKED = 2  # spliced pages of a build also converted by Markdown and compared with _plain_values
+# A held page whose title is plain: words of letters, digits, "·.,:()+/-" and "&#39;", single spaces.
+_WORD = r"(?:[A-Za-z0-9\u00b7.,:()+/-]|&#39;)+"
+_PLAIN = re.compile(rf"\A# ({_WORD}(?: {_WORD})*)\n\n" + re.escape(_HOLDER.format(0)) + r"\n*\Z")
+_plain = {"checked": 0, "usable": True}  # this build's title lines compared, and whether _plain_values held
 # Marks, in the place of a page's values while its shell is drawn. The title's mark takes a
 # different form under each filter chain the theme may print a title with (_title_forms).
 _TITLE = "\x02<i></i>&amp;title\x03"
@@ -294,6 +305,10 @@ class _SplicedPage(Page):
             _md.append(markdown.Markdown(extensions=config["markdown_extensions"],
                                          extension_configs=config["mdx_configs"] or {}))
         md = _md[0]
+        plain = _PLAIN.match(self.markdown) if TITLE_FAST and _plain["usable"] else None
+        if plain and _plain["checked"] >= TITLE_CHECKED and (values := _plain_values(plain[1], md, self.file)):
+            self._set(*values)
+            return
         md.reset()
         # mkdocs' Page.render, but for the new Markdown instance: these replace the last page's
         raw_html = _RawHTMLPreprocessor()
@@ -304,13 +319,43 @@ class _SplicedPage(Page):
         relative._register(md)
         title = _ExtractTitleTreeprocessor()
         title._register(md)
-        self.content = md.convert(self.markdown)
-        self.toc = get_toc(getattr(md, "toc_tokens", []))
-        self._title_from_render = title.title
-        self.present_anchor_ids = anchors.present_anchor_ids | raw_html.present_anchor_ids
+        values = (md.convert(self.markdown), getattr(md, "toc_tokens", []), title.title,
+                  anchors.present_anchor_ids | raw_html.present_anchor_ids, relative.links_to_anchors)
+        if plain:
+            _plain["checked"] += 1
+            if _plain_values(plain[1], md, self.file) != values:
+                log.info("%s: its title line is not converted as gen/report/mkdocs_hook.py converts a plain "
+                         "title: every title line is converted by Markdown", self.file.src_uri)
+                _plain["usable"] = False
+        self._set(*values)
+
+    def _set(self, content: str, toc_tokens: list, title: str | None, anchors: set, links: dict) -> None:
+        self.content = content
+        self.toc = get_toc(toc_tokens)
+        self._title_from_render = title
+        self.present_anchor_ids = anchors
         if logging.getLogger("mkdocs").getEffectiveLevel() > logging.DEBUG:
-            self.links_to_anchors = relative.links_to_anchors
+            self.links_to_anchors = links
         self.meta = {**self.meta, "template": SPLICE_TEMPLATE}
+
+
+def _plain_values(title: str, md: markdown.Markdown, file) -> tuple | None:
+    """What Markdown and mkdocs' tree processors give for a page that is a plain title line (_PLAIN) and
+    the held block: its content, toc_tokens, title, anchors and links to anchors (the heading's
+    permalink); None where the toc extension's settings are not those written here. Checked against
+    Markdown's on the first TITLE_CHECKED pages of a build, and in tests."""
+    toc = md.treeprocessors["toc"] if "toc" in md.treeprocessors else None
+    if (toc is None or toc.use_permalinks is not True or toc.permalink_leading or toc.use_anchors
+            or toc.permalink_class != "headerlink" or not re.fullmatch(r"[A-Za-z ]+", toc.permalink_title or "")
+            or not toc.toc_top <= 1 <= toc.toc_bottom):
+        return None
+    slug = toc.slugify(unescape(title), toc.sep)
+    if not slug:  # the toc extension makes one up
+        return None
+    content = (f'<h1 id="{slug}">{title}<a class="headerlink" href="#{slug}" title="{toc.permalink_title}">&para;</a>'
+               f"</h1>\n{_HOLDER.format(0)}")
+    tokens = [{"level": 1, "id": slug, "name": title, "html": title, "data-toc-label": "", "children": []}]
+    return content, tokens, title, {slug}, {file: {slug: "#" + slug}}
 
 
 class _Marked:
