@@ -114,6 +114,31 @@ def test_search_sections_are_material_parsers():
     assert read > 5000  # the port read most of them
 
 
+FRONT_PIECES = ["---\n", "--- \n", "...\n", "search:\n  exclude: true\n", "hide:\n  - toc\n", "title: a\n", "- x\n",
+                ": [bad\n", "date: 2020-01-01\n", "{}\n", "\n", "# T\n", "text\n", "a: {b: [1, 2]}\n"]
+
+
+def test_front_matter_is_read_as_mkdocs_reads_it():
+    """_get_data gives each page's Markdown and front matter as mkdocs' meta.get_data does (a mapping,
+    a list, bad YAML, no front matter), each page its own copy of the front matter."""
+    from mkdocs.utils import meta
+
+    rng = random.Random(21)
+    hook._front.clear()
+    read = matched = 0
+    for _ in range(5000):
+        doc = "---\n" * (rng.random() < 0.8) + "".join(rng.choice(FRONT_PIECES) for _ in range(rng.randint(0, 6)))
+        expected = meta.get_data(doc)
+        got = hook._get_data(doc)
+        assert got == expected, repr(doc)
+        matched += meta.YAML_RE.match(doc) is not None
+        read += bool(got[1]) and meta.YAML_RE.match(doc) is not None
+        if got[1]:
+            got[1]["changed"] = True  # the next page's copy is not this one
+            assert hook._get_data(doc) == expected
+    assert read > 300 and matched - len(hook._front) > 300  # YAML front matters read, and texts met again
+
+
 # Words of plain titles (_PLAIN), and pieces no plain title holds.
 TITLE_WORDS = ["a", "Z", "9", "\u00b7", ".", ",", ":", "(", ")", "+", "/", "-", "&#39;", "x-y", "2.5.0", "--", "...",
                "::", "(a)", "1.", "+1", "A100-SXM4-80GB", "&#39;s", "-a-", "/b/", "a:b", "1)", "::a"]

@@ -33,7 +33,8 @@ converted by Markdown, as mkdocs converts it, with one Markdown instance reset b
 instead of one made per page (`_SplicedPage.render`); or, where the title is plain (words of letters,
 digits and a few signs that Markdown leaves as they are: `_PLAIN`), its heading, anchor and permalink
 are written as Markdown writes them (`_plain_values`, 0.3 ms a page less; the first TITLE_CHECKED
-pages of a build are converted by Markdown too and compared, a difference turning it off).
+pages of a build are converted by Markdown too and compared, a difference turning it off). Its
+front matter is read once per distinct text (`_get_data`: a set's own pages share a few).
 Where the theme prints a page's values in any other way (a mark left in the shell, a table of
 contents drawn), or where the first two pages of a shell, drawn in full as well, differ from
 their spliced text, every page of that shell is drawn in full (a warning: a strict
@@ -55,6 +56,7 @@ mkdocs only.
 from __future__ import annotations
 
 import base64
+import copy
 import json
 import logging
 import posixpath
@@ -74,6 +76,7 @@ from mkdocs.structure.pages import (
     _RelativePathTreeprocessor,
 )
 from mkdocs.structure.toc import get_toc
+from mkdocs.utils import meta
 
 BEGIN, END = "<!-- raw-html -->", "<!-- /raw-html -->"
 _HREF = re.compile(r'\shref="([^"]*)"')
@@ -87,6 +90,7 @@ _in_nav: set[str] = set()  # the pages the navigation lists (this build's)
 _linked: set[str] = set()  # every folder holding (at any depth) a page or file the navigation links to
 _navs: dict[tuple[str, int], str] = {}  # _nav_key -> the navigation HTML of the pages outside it
 _shells: dict[tuple, _Shell | None] = {}  # _shell_key -> its shell, None where its pages are drawn in full
+_front: dict[str, tuple[bool, dict]] = {}  # a front matter's text -> whether read as a mapping, and it
 _md: list[markdown.Markdown] = []  # this build's Markdown instance for the spliced pages' title lines
 
 log = logging.getLogger("mkdocs.hooks.report")
@@ -215,6 +219,7 @@ def on_nav(nav, config, files, **kwargs):
     _navs.clear()
     _shells.clear()
     _md.clear()
+    _front.clear()
     _plain.update(checked=0, usable=True)
     for file in files.documentation_pages() if SPLICE else []:  # mkdocs made a plain Page for those outside it
         if file.src_uri not in _in_nav and type(file.page) is Page:
@@ -297,6 +302,20 @@ class _SplicedPage(Page):
     as mkdocs' Page.render converts it, with this build's one Markdown instance, and it is drawn by
     report_splice; otherwise it is a plain Page."""
 
+    def read_source(self, config) -> None:
+        """mkdocs' Page.read_source, its front matter read by _get_data."""
+        source = config.plugins.on_page_read_source(page=self, config=config)
+        if source is None:
+            try:
+                source = self.file.content_string
+            except OSError:
+                log.error(f"File not found: {self.file.src_path}")
+                raise
+            except ValueError:
+                log.error(f"Encoding error reading file: {self.file.src_path}")
+                raise
+        self.markdown, self.meta = _get_data(source)
+
     def render(self, config, files) -> None:
         # An edit link (repo_url) is printed through filters (Material's actions.html): drawn in full.
         if not _ONLY.match(self.markdown or "") or "template" in self.meta or self.edit_url is not None:
@@ -337,6 +356,20 @@ class _SplicedPage(Page):
         if logging.getLogger("mkdocs").getEffectiveLevel() > logging.DEBUG:
             self.links_to_anchors = links
         self.meta = {**self.meta, "template": SPLICE_TEMPLATE}
+
+
+def _get_data(doc: str) -> tuple[str, dict]:
+    """mkdocs' meta.get_data, each front matter's YAML read once a build (a set's own pages share a few
+    texts: 0.1 ms a page less); each page has its own copy of it."""
+    m = meta.YAML_RE.match(doc)
+    if not m:
+        return meta.get_data(doc)
+    head = doc[:m.end()]
+    if head not in _front:
+        rest, data = meta.get_data(head)
+        _front[head] = (rest == "", data)  # read as a mapping (its text gone), or not (the page as it is)
+    read, data = _front[head]
+    return (doc[m.end():].lstrip("\n"), copy.deepcopy(data)) if read else (doc, {})
 
 
 def _plain_values(title: str, md: markdown.Markdown, file) -> tuple | None:
