@@ -202,7 +202,7 @@ def _mkdocs(project: Path, site: str, monkeypatch, site_url: str | None = None, 
 def test_spliced_pages_are_the_pages_the_theme_draws(tmp_path, monkeypatch, site_url):
     """Every spliced page is also drawn in full and compared (a difference is a warning: the strict
     build fails); and the site is the one drawn without splicing, its search index made by Material's own
-    parser, to the byte."""
+    parser and the theme's templates compiled anew, to the byte (and again with them read compiled)."""
     results = tmp_path / "results"
     shutil.copytree(ROOT / "results" / PUBLISHED[0], results / PUBLISHED[0])
     names = [fabricate(results, i, points=1).name for i in range(2)]
@@ -223,9 +223,13 @@ def test_spliced_pages_are_the_pages_the_theme_draws(tmp_path, monkeypatch, site
     assert sum(s.checked for s in shells) == len(own) > 40  # every set page spliced, and compared
     assert not left  # every searched page read by the port
     assert module._plain == {"checked": module.TITLE_CHECKED, "usable": True}  # the rest by _plain_values
-    _mkdocs(project, "drawn", monkeypatch, site_url, SPLICE=False, SEARCH_FAST=False)
+    _mkdocs(project, "drawn", monkeypatch, site_url, SPLICE=False, SEARCH_FAST=False, BYTECODE=False)
     assert (project / "spliced" / "generated" / "sets" / names[1] / "findings.html").is_file()
     assert build.digest(project / "spliced") == build.digest(project / "drawn")
+    if site_url is None:  # again, the theme's templates read compiled from the first build's
+        assert len(list((project / module.BYTECODE_DIR).glob("templates-*/*"))) > 20
+        _mkdocs(project, "again", monkeypatch, site_url)
+        assert build.digest(project / "again") == build.digest(project / "drawn")
 
 
 @pytest.mark.slow

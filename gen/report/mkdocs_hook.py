@@ -44,6 +44,9 @@ without a site_url). A page's canonical URL (where a site_url is set) is a mark 
 with an edit link (repo_url) is drawn in full. mkdocs still sees every page: its links,
 anchors, search entry (a set's own pages are excluded) and sitemap entry are those of before.
 
+And: the theme's templates, compiled, are kept in the project's .cache/mkdocs between builds
+(`_bytecode_dir`): 0.15 s a build.
+
 And: the search index (Material's search plugin) reads each page's sections through a port of
 Material's search parser (`_search_sections`), where the installed parser is the version the port
 follows (SEARCH_SOURCE): the same index, its parsing five times faster (at 50 sets, 0.3 s of the 0.6 s
@@ -230,7 +233,55 @@ def on_nav(nav, config, files, **kwargs):
 def on_env(env, config, files, **kwargs):
     env.globals.update(report_nav_get=report_nav_get, report_nav_put=report_nav_put, report_splice=report_splice)
     env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({SPLICE_TEMPLATE: "{{ report_splice() }}"}), env.loader])
+    if BYTECODE and env.bytecode_cache is None and (folder := _bytecode_dir(env, config)) is not None:
+        env.bytecode_cache = _Bytecode(folder)
     return env
+
+
+class _Bytecode(jinja2.FileSystemBytecodeCache):
+    """Jinja's cache of compiled templates in a folder, where a template that cannot be kept (its
+    folder gone: another build's cleared it) is only compiled."""
+
+    def dump_bytecode(self, bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+BYTECODE = True  # False: the theme's templates compiled on every build (tests compare the two)
+BYTECODE_DIR = ".cache/mkdocs"  # in the project, beside gen build's cache (.cache/report)
+
+
+def _bytecode_dir(env, config) -> str | None:
+    """Where the theme's compiled templates are kept between builds (43 templates: 0.15 s a build):
+    a folder per version of Jinja, mkdocs and Python and per setting of the environment that shapes the
+    compiled code (Jinja keys each entry by the template's path and checks its text, not the
+    environment); older folders go. None where the project's folder cannot be written."""
+    import hashlib
+    import os
+    import shutil
+    import sys
+
+    import mkdocs
+
+    shape = (jinja2.__version__, mkdocs.__version__, sys.version_info[:2], sorted(env.extensions), env.autoescape,
+             env.optimized, env.block_start_string, env.block_end_string, env.variable_start_string,
+             env.variable_end_string, env.comment_start_string, env.comment_end_string, env.line_statement_prefix,
+             env.line_comment_prefix, env.trim_blocks, env.lstrip_blocks, env.newline_sequence,
+             env.keep_trailing_newline, env.is_async, getattr(env, "newstyle_gettext", None))
+    root = os.path.join(os.path.dirname(os.path.abspath(config["config_file_path"] or ".")), BYTECODE_DIR)
+    here = os.path.join(root, "templates-" + hashlib.sha256(repr(shape).encode()).hexdigest()[:16])
+    try:
+        os.makedirs(here, exist_ok=True)
+        if not os.access(here, os.W_OK):
+            return None
+    except OSError:
+        return None
+    for name in os.listdir(root):
+        if name.startswith("templates-") and os.path.join(root, name) != here:
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+    return here
 
 
 def _nav_key(page) -> tuple[str, int] | None:
