@@ -4,7 +4,7 @@ Takes: pages whose Markdown holds blocks between a line `<!-- raw-html -->` and 
 `<!-- /raw-html -->`, each block maybe after a line `<!-- raw-html-toc BASE64 -->` (the
 headings of the block as Python-Markdown's toc_tokens, in base64 JSON). These are the
 report's kernel tables (thousands of elements a set, no Markdown inside) and the bodies of
-a set's own pages, converted by the build (gen.report.prerender). Gives: the same HTML
+a set's own pages and of the pages over all sets, converted by the build (gen.report.prerender). Gives: the same HTML
 page, made faster: Python-Markdown parses raw HTML tag by tag, three times (mkdocs'
 anchor scan, md_in_html, the search index). Here each block is set aside before Markdown
 runs (a placeholder takes its place), its ids are added to the page's anchors (so links to
