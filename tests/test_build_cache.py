@@ -16,7 +16,7 @@ import pytest
 from benchmarks.bench_build import PUBLISHED, fabricate
 from gen.model import trace, trace_digest
 from gen.model.schema import UserError
-from gen.report import build, cache, units
+from gen.report import build, cache, prerender, units
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
@@ -119,6 +119,11 @@ def test_pages_converted_by_the_build_make_the_same_site(tmp_path):
         build.mkdocs_build(project, project / "site")
         sites.append(project / "site")
     assert (sites[0] / "generated" / "sets" / name / "findings.html").is_file()
+    generated = tmp_path / "project-True" / "docs" / "generated"
+    for page in ("findings.md", "compare.md", "variants/naive.md", "sets/index.md"):  # over all sets: converted too
+        assert prerender.BEGIN in (generated / page).read_text(encoding="utf-8"), page
+    # a snippet stays Markdown, converted inside the hand-written page that includes it
+    assert prerender.BEGIN not in (generated / ".home.md").read_text(encoding="utf-8")
     assert build.digest(sites[0]) == build.digest(sites[1])
 
 

@@ -72,6 +72,115 @@ def test_a_title_takes_each_form_the_theme_prints_it_in():
     assert len(set(marks.values())) == len(marks)  # a shell tells the forms apart
 
 
+# Pieces of HTML for the search parser: every tag and attribute its parser treats apart, and forms of
+# markup the port leaves to it (a comment, "<" in text, script, a bare value).
+SEARCH_PIECES = ['<p>', '</p>', '<h1 id="t">', '</h1>', '<h2 id="a">', '</h2>', '<H3 ID=\'b&amp;\'>', '</h3>',
+                 '<h4>', '</h4>', '<a class="headerlink" href="#a">', '<a href="x">', '</a>',
+                 '<ul data-search-exclude>', '<ul>', '</ul>', '<li>', '</li>', '<pre>', '</pre>', '<code>', '</code>',
+                 '<sub>', '</sub>', '<br>',
+                 '<br/>', '<img src="x" />', '<p/>', "<div class='linenodiv'>", '<div data-search-exclude="">',
+                 '<div>', '</div>', '<object>', '</object>', '<P>', '</P>', '<hx>', '</hx>', '<span a b="" c=\'>\'>',
+                 '</span >', 'text', 'x\ny', ' ', '\n', '  \n ', '&amp;', '&#39;', '&lt;b&gt;', '&para', '<!-- c -->',
+                 'a < b', '<script>x</script>', '<td id=q>', '<p data-x="a>b">', '<p>x<h2 id="c">y</h2></p>']
+
+
+def _sections(parse) -> tuple:
+    try:
+        return "ok", [(s.el.tag, s.el.attrs, s.depth, s.id, s.title, s.text) for s in parse()]
+    except Exception as e:  # noqa: BLE001 - the two parsers must fail alike
+        return "error", type(e)
+
+
+def test_search_sections_are_material_parsers():
+    """The search index's sections are those Material's parser gives, page for page (where the port reads
+    the HTML and where it leaves it to the parser), a failure alike; and the port follows the parser
+    installed (another version of Material: SEARCH_SOURCE is checked again, and the port with it)."""
+    search = pytest.importorskip("material.plugins.search.plugin")
+    assert hook._search_source(search) == hook.SEARCH_SOURCE
+
+    def material(html: str):
+        parser = search.Parser()
+        parser.feed(html)
+        parser.close()
+        return parser.data
+
+    rng = random.Random(21)
+    read = 0
+    for _ in range(20_000):
+        html = "".join(rng.choice(SEARCH_PIECES) for _ in range(rng.randint(0, 14)))
+        expected = _sections(lambda html=html: material(html))
+        assert _sections(lambda html=html: hook._search_sections(html, search)) == expected, repr(html)
+        read += hook._tokens(html) is not None
+    assert read > 5000  # the port read most of them
+
+
+FRONT_PIECES = ["---\n", "--- \n", "...\n", "search:\n  exclude: true\n", "hide:\n  - toc\n", "title: a\n", "- x\n",
+                ": [bad\n", "date: 2020-01-01\n", "{}\n", "\n", "# T\n", "text\n", "a: {b: [1, 2]}\n"]
+
+
+def test_front_matter_is_read_as_mkdocs_reads_it():
+    """_get_data gives each page's Markdown and front matter as mkdocs' meta.get_data does (a mapping,
+    a list, bad YAML, no front matter), each page its own copy of the front matter."""
+    from mkdocs.utils import meta
+
+    rng = random.Random(21)
+    hook._front.clear()
+    read = matched = 0
+    for _ in range(5000):
+        doc = "---\n" * (rng.random() < 0.8) + "".join(rng.choice(FRONT_PIECES) for _ in range(rng.randint(0, 6)))
+        expected = meta.get_data(doc)
+        got = hook._get_data(doc)
+        assert got == expected, repr(doc)
+        matched += meta.YAML_RE.match(doc) is not None
+        read += bool(got[1]) and meta.YAML_RE.match(doc) is not None
+        if got[1]:
+            got[1]["changed"] = True  # the next page's copy is not this one
+            assert hook._get_data(doc) == expected
+    assert read > 300 and matched - len(hook._front) > 300  # YAML front matters read, and texts met again
+
+
+# Words of plain titles (_PLAIN), and pieces no plain title holds.
+TITLE_WORDS = ["a", "Z", "9", "\u00b7", ".", ",", ":", "(", ")", "+", "/", "-", "&#39;", "x-y", "2.5.0", "--", "...",
+               "::", "(a)", "1.", "+1", "A100-SXM4-80GB", "&#39;s", "-a-", "/b/", "a:b", "1)", "::a"]
+NOT_PLAIN = ["*a*", "_a_", "`a`", "&amp;", "<b>", "a #", "{: .x}", "[a](b)", "a  b", "a\\b", "é", "~a~", "!a"]
+
+
+def test_plain_title_lines_are_converted_as_markdown_converts_them(tmp_path, monkeypatch):
+    """_plain_values gives a plain title line's content, headings, title, anchors and links to anchors
+    as Markdown with this site's extensions and mkdocs' tree processors give them (the spliced page's
+    full conversion, TITLE_FAST off); a title of another form is not taken for plain."""
+    import yaml
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import File
+
+    extensions = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["markdown_extensions"]
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "t", "markdown_extensions": extensions}),
+                                         encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # the snippets' base path
+    config = load_config(str(tmp_path / "mkdocs.yml"), use_directory_urls=False)
+    file = File("sets/a/p.md", str(tmp_path / "docs"), str(tmp_path / "site"), False)
+    monkeypatch.setattr(hook, "TITLE_FAST", False)
+    rng = random.Random(21)
+    titles = [" ".join(rng.choice(TITLE_WORDS) for _ in range(rng.randint(1, 6))) for _ in range(1500)]
+    compared = 0
+    for title in titles + ["The article&#39;s shape \u00b7 NVIDIA L40S \u00b7 PyTorch 2.5.0"]:
+        text = f"# {title}\n\n{hook._HOLDER.format(0)}\n"
+        assert hook._PLAIN.match(text), title
+        page = hook._SplicedPage(None, file, config)
+        page.markdown, page.meta = text, {}
+        page.render(config, None)
+        values = hook._plain_values(title, hook._md[0], file)
+        if values is None:  # the toc extension made its id up (an empty slug)
+            continue
+        compared += 1
+        assert values == (page.content, hook._md[0].toc_tokens, page._title_from_render, page.present_anchor_ids,
+                          page.links_to_anchors), title
+    assert compared > 1000
+    for piece in NOT_PLAIN:
+        assert not hook._PLAIN.match(f"# a {piece}\n\n{hook._HOLDER.format(0)}"), piece
+
+
 def _mkdocs(project: Path, site: str, monkeypatch, site_url: str | None = None, **settings):
     """mkdocs build --strict in this process (with site_url, as `mkdocs serve` builds: each page has
     its canonical URL), the hook's settings changed; returns the hook module."""
@@ -92,7 +201,8 @@ def _mkdocs(project: Path, site: str, monkeypatch, site_url: str | None = None, 
 @pytest.mark.parametrize("site_url", [None, "http://127.0.0.1:8000/report/"])
 def test_spliced_pages_are_the_pages_the_theme_draws(tmp_path, monkeypatch, site_url):
     """Every spliced page is also drawn in full and compared (a difference is a warning: the strict
-    build fails); and the site is the one drawn without splicing, to the byte."""
+    build fails); and the site is the one drawn without splicing, its search index made by Material's own
+    parser and the theme's templates compiled anew, to the byte (and again with them read compiled)."""
     results = tmp_path / "results"
     shutil.copytree(ROOT / "results" / PUBLISHED[0], results / PUBLISHED[0])
     names = [fabricate(results, i, points=1).name for i in range(2)]
@@ -100,13 +210,26 @@ def test_spliced_pages_are_the_pages_the_theme_draws(tmp_path, monkeypatch, site
     build.run(results, project / "docs")
     sets = project / "docs" / "generated" / "sets"
     own = [p for p in sets.rglob("*.md") if p.parent != sets]
-    module = _mkdocs(project, "spliced", monkeypatch, site_url, SPLICE_CHECKED=10**9)
+    left = []  # pages whose HTML the search port left to Material's parser
+
+    def tokens(html: str):
+        out = hook._tokens(html)
+        left.extend([html] if out is None else [])
+        return out
+
+    module = _mkdocs(project, "spliced", monkeypatch, site_url, SPLICE_CHECKED=10**9, _tokens=tokens)
     shells = [s for s in module._shells.values() if s is not None]
     assert shells and None not in module._shells.values()
     assert sum(s.checked for s in shells) == len(own) > 40  # every set page spliced, and compared
-    _mkdocs(project, "drawn", monkeypatch, site_url, SPLICE=False)
+    assert not left  # every searched page read by the port
+    assert module._plain == {"checked": module.TITLE_CHECKED, "usable": True}  # the rest by _plain_values
+    _mkdocs(project, "drawn", monkeypatch, site_url, SPLICE=False, SEARCH_FAST=False, BYTECODE=False)
     assert (project / "spliced" / "generated" / "sets" / names[1] / "findings.html").is_file()
     assert build.digest(project / "spliced") == build.digest(project / "drawn")
+    if site_url is None:  # again, the theme's templates read compiled from the first build's
+        assert len(list((project / module.BYTECODE_DIR).glob("templates-*/*"))) > 20
+        _mkdocs(project, "again", monkeypatch, site_url)
+        assert build.digest(project / "again") == build.digest(project / "drawn")
 
 
 @pytest.mark.slow

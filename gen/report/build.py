@@ -7,7 +7,8 @@ files `mkdocs build --strict` turns into site/. Called by `python -m gen build`.
 - Each set's own pages and facts come from `.cache/report/` beside docs/ when its
   files are unchanged (gen.report.units, gen.report.cache); a new or changed set is
   loaded, checked and rendered in worker processes. A set's own pages leave as HTML
-  (gen.report.prerender), which mkdocs splices in (gen/report/mkdocs_hook.py).
+  (gen.report.prerender), and so do the pages over all sets (converted here, after
+  them), which mkdocs splices in (gen/report/mkdocs_hook.py).
 
 - A broken set raises its SchemaError / TraceError (one line naming the file)
   unless skip_broken, when the others build, each skipped set is said on
@@ -107,6 +108,14 @@ def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
     return final
 
 
+def _over_all_sets(page: render.Page, own: set[str]) -> bool:
+    """A page over all sets (the comparison, findings, each variant's and scenario's page), converted
+    to HTML here as a set's pages are (mkdocs converted them on every build: 0.6 s of its 2.5 s at
+    50 sets). Not a snippet (a .name.md that a hand-written page includes: Markdown inside its page)."""
+    return (page.text is not None and page.path not in own and page.path.endswith(".md")
+            and not posixpath.basename(page.path).startswith("."))
+
+
 def _hand_written(source: str) -> bool:
     """A page of the project's own docs/ (methodology.md...): there in any project made from
     this one (copy_project), though a build into a bare docs folder does not hold it."""
@@ -197,7 +206,8 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache
     files, the published sets, the set it is compared with and the code are those of a
     previous build; otherwise the set is loaded, checked and rendered (in parallel, one
     process per core). use_cache=False neither reads nor writes the cache. A set's own pages
-    are converted to HTML here (gen.report.prerender) unless convert=False: the same site.
+    and the pages over all sets are converted to HTML here (gen.report.prerender) unless
+    convert=False: the same site.
     `timings` (benchmarks/bench_build.py) gets the wall and CPU seconds of each stage;
     `workers` sets the number of worker processes (default: one per core)."""
     results_root, docs_dir = Path(results_root), Path(docs_dir)
@@ -221,6 +231,11 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache
     watch = units.Stopwatch(timings)
     with watch("pages over all sets"):
         pages = render.render(ctx, units=made)
+    if converter is not None:
+        with watch("pages over all sets, Markdown to HTML"):
+            own = {p.path for u in made.values() for p in u.pages}
+            pages = [render.Page(p.path, converter.page(p.text), p.nav, p.copy_from) if _over_all_sets(p, own) else p
+                     for p in pages]
     with watch("check links, write the pages"):
         check_links(pages, docs_dir, {path: hrefs for u in made.values() for path, hrefs in u.links.items()})
         write_vendor(docs_dir)

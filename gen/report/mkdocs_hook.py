@@ -4,7 +4,7 @@ Takes: pages whose Markdown holds blocks between a line `<!-- raw-html -->` and 
 `<!-- /raw-html -->`, each block maybe after a line `<!-- raw-html-toc BASE64 -->` (the
 headings of the block as Python-Markdown's toc_tokens, in base64 JSON). These are the
 report's kernel tables (thousands of elements a set, no Markdown inside) and the bodies of
-a set's own pages, converted by the build (gen.report.prerender). Gives: the same HTML
+a set's own pages and of the pages over all sets, converted by the build (gen.report.prerender). Gives: the same HTML
 page, made faster: Python-Markdown parses raw HTML tag by tag, three times (mkdocs'
 anchor scan, md_in_html, the search index). Here each block is set aside before Markdown
 runs (a placeholder takes its place), its ids are added to the page's anchors (so links to
@@ -30,14 +30,27 @@ shell with its own title (in each form the theme prints it: as it is, `striptags
 `striptags | e`, `e`), first heading's anchor and content put in the marks' places
 (`report_splice`, its template chosen by the page's `template` meta). Its title line is still
 converted by Markdown, as mkdocs converts it, with one Markdown instance reset between pages
-instead of one made per page (`_SplicedPage.render`). Where the theme prints a page's values
-in any other way (a mark left in the shell, a table of contents drawn), or where the first two
-pages of a shell, drawn in full as well, differ from their spliced text, every page of that
-shell is drawn in full (a warning: a strict build fails): the same site either way
+instead of one made per page (`_SplicedPage.render`); or, where the title is plain (words of letters,
+digits and a few signs that Markdown leaves as they are: `_PLAIN`), its heading, anchor and permalink
+are written as Markdown writes them (`_plain_values`, 0.3 ms a page less; the first TITLE_CHECKED
+pages of a build are converted by Markdown too and compared, a difference turning it off). Its
+front matter is read once per distinct text (`_get_data`: a set's own pages share a few).
+Where the theme prints a page's values in any other way (a mark left in the shell, a table of
+contents drawn), or where the first two pages of a shell, drawn in full as well, differ from
+their spliced text, every page of that shell is drawn in full (a warning: a strict
+build fails): the same site either way
 (tests/test_mkdocs_hook.py compares the sites with and without it, byte for byte, with and
 without a site_url). A page's canonical URL (where a site_url is set) is a mark too; a page
 with an edit link (repo_url) is drawn in full. mkdocs still sees every page: its links,
 anchors, search entry (a set's own pages are excluded) and sitemap entry are those of before.
+
+And: the theme's templates, compiled, are kept in the project's .cache/mkdocs between builds
+(`_bytecode_dir`): 0.15 s a build.
+
+And: the search index (Material's search plugin) reads each page's sections through a port of
+Material's search parser (`_search_sections`), where the installed parser is the version the port
+follows (SEARCH_SOURCE): the same index, its parsing five times faster (at 50 sets, 0.3 s of the 0.6 s
+the plugin took). HTML in a form the port does not read is parsed by Material's parser.
 
 mkdocs loads this file by its path (mkdocs.yml `hooks:`): stdlib, jinja2, markupsafe and
 mkdocs only.
@@ -46,10 +59,12 @@ mkdocs only.
 from __future__ import annotations
 
 import base64
+import copy
 import json
 import logging
 import posixpath
 import re
+from html import escape as escape_html
 from html import unescape
 from urllib.parse import unquote, urlsplit
 
@@ -64,6 +79,7 @@ from mkdocs.structure.pages import (
     _RelativePathTreeprocessor,
 )
 from mkdocs.structure.toc import get_toc
+from mkdocs.utils import meta
 
 BEGIN, END = "<!-- raw-html -->", "<!-- /raw-html -->"
 _HREF = re.compile(r'\shref="([^"]*)"')
@@ -77,6 +93,7 @@ _in_nav: set[str] = set()  # the pages the navigation lists (this build's)
 _linked: set[str] = set()  # every folder holding (at any depth) a page or file the navigation links to
 _navs: dict[tuple[str, int], str] = {}  # _nav_key -> the navigation HTML of the pages outside it
 _shells: dict[tuple, _Shell | None] = {}  # _shell_key -> its shell, None where its pages are drawn in full
+_front: dict[str, tuple[bool, dict]] = {}  # a front matter's text -> whether read as a mapping, and it
 _md: list[markdown.Markdown] = []  # this build's Markdown instance for the spliced pages' title lines
 
 log = logging.getLogger("mkdocs.hooks.report")
@@ -205,6 +222,8 @@ def on_nav(nav, config, files, **kwargs):
     _navs.clear()
     _shells.clear()
     _md.clear()
+    _front.clear()
+    _plain.update(checked=0, usable=True)
     for file in files.documentation_pages() if SPLICE else []:  # mkdocs made a plain Page for those outside it
         if file.src_uri not in _in_nav and type(file.page) is Page:
             _SplicedPage(None, file, config)
@@ -214,7 +233,55 @@ def on_nav(nav, config, files, **kwargs):
 def on_env(env, config, files, **kwargs):
     env.globals.update(report_nav_get=report_nav_get, report_nav_put=report_nav_put, report_splice=report_splice)
     env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({SPLICE_TEMPLATE: "{{ report_splice() }}"}), env.loader])
+    if BYTECODE and env.bytecode_cache is None and (folder := _bytecode_dir(env, config)) is not None:
+        env.bytecode_cache = _Bytecode(folder)
     return env
+
+
+class _Bytecode(jinja2.FileSystemBytecodeCache):
+    """Jinja's cache of compiled templates in a folder, where a template that cannot be kept (its
+    folder gone: another build's cleared it) is only compiled."""
+
+    def dump_bytecode(self, bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+BYTECODE = True  # False: the theme's templates compiled on every build (tests compare the two)
+BYTECODE_DIR = ".cache/mkdocs"  # in the project, beside gen build's cache (.cache/report)
+
+
+def _bytecode_dir(env, config) -> str | None:
+    """Where the theme's compiled templates are kept between builds (43 templates: 0.15 s a build):
+    a folder per version of Jinja, mkdocs and Python and per setting of the environment that shapes the
+    compiled code (Jinja keys each entry by the template's path and checks its text, not the
+    environment); older folders go. None where the project's folder cannot be written."""
+    import hashlib
+    import os
+    import shutil
+    import sys
+
+    import mkdocs
+
+    shape = (jinja2.__version__, mkdocs.__version__, sys.version_info[:2], sorted(env.extensions), env.autoescape,
+             env.optimized, env.block_start_string, env.block_end_string, env.variable_start_string,
+             env.variable_end_string, env.comment_start_string, env.comment_end_string, env.line_statement_prefix,
+             env.line_comment_prefix, env.trim_blocks, env.lstrip_blocks, env.newline_sequence,
+             env.keep_trailing_newline, env.is_async, getattr(env, "newstyle_gettext", None))
+    root = os.path.join(os.path.dirname(os.path.abspath(config["config_file_path"] or ".")), BYTECODE_DIR)
+    here = os.path.join(root, "templates-" + hashlib.sha256(repr(shape).encode()).hexdigest()[:16])
+    try:
+        os.makedirs(here, exist_ok=True)
+        if not os.access(here, os.W_OK):
+            return None
+    except OSError:
+        return None
+    for name in os.listdir(root):
+        if name.startswith("templates-") and os.path.join(root, name) != here:
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+    return here
 
 
 def _nav_key(page) -> tuple[str, int] | None:
@@ -257,6 +324,12 @@ SPLICE = True  # False: every page drawn by the theme one by one (tests compare 
 SPLICE_TEMPLATE = "report-spliced.html"  # a spliced page's template (its `template` meta): report_splice
 SPLICE_CHECKED = 2  # pages of each shell also drawn in full and compared with their spliced text
 _ONLY = re.compile(r"\A# [^\n]+\n\n" + re.escape(_HOLDER.format(0)) + r"\n*\Z")  # a held page: title, block
+TITLE_FAST = True  # False: every spliced page's title line converted by Markdown (tests compare the two)
+TITLE_CHECKED = 2  # spliced pages of a build also converted by Markdown and compared with _plain_values
+# A held page whose title is plain: words of letters, digits, "·.,:()+/-" and "&#39;", single spaces.
+_WORD = r"(?:[A-Za-z0-9\u00b7.,:()+/-]|&#39;)+"
+_PLAIN = re.compile(rf"\A# ({_WORD}(?: {_WORD})*)\n\n" + re.escape(_HOLDER.format(0)) + r"\n*\Z")
+_plain = {"checked": 0, "usable": True}  # this build's title lines compared, and whether _plain_values held
 # Marks, in the place of a page's values while its shell is drawn. The title's mark takes a
 # different form under each filter chain the theme may print a title with (_title_forms).
 _TITLE = "\x02<i></i>&amp;title\x03"
@@ -280,6 +353,20 @@ class _SplicedPage(Page):
     as mkdocs' Page.render converts it, with this build's one Markdown instance, and it is drawn by
     report_splice; otherwise it is a plain Page."""
 
+    def read_source(self, config) -> None:
+        """mkdocs' Page.read_source, its front matter read by _get_data."""
+        source = config.plugins.on_page_read_source(page=self, config=config)
+        if source is None:
+            try:
+                source = self.file.content_string
+            except OSError:
+                log.error(f"File not found: {self.file.src_path}")
+                raise
+            except ValueError:
+                log.error(f"Encoding error reading file: {self.file.src_path}")
+                raise
+        self.markdown, self.meta = _get_data(source)
+
     def render(self, config, files) -> None:
         # An edit link (repo_url) is printed through filters (Material's actions.html): drawn in full.
         if not _ONLY.match(self.markdown or "") or "template" in self.meta or self.edit_url is not None:
@@ -288,6 +375,10 @@ class _SplicedPage(Page):
             _md.append(markdown.Markdown(extensions=config["markdown_extensions"],
                                          extension_configs=config["mdx_configs"] or {}))
         md = _md[0]
+        plain = _PLAIN.match(self.markdown) if TITLE_FAST and _plain["usable"] else None
+        if plain and _plain["checked"] >= TITLE_CHECKED and (values := _plain_values(plain[1], md, self.file)):
+            self._set(*values)
+            return
         md.reset()
         # mkdocs' Page.render, but for the new Markdown instance: these replace the last page's
         raw_html = _RawHTMLPreprocessor()
@@ -298,13 +389,57 @@ class _SplicedPage(Page):
         relative._register(md)
         title = _ExtractTitleTreeprocessor()
         title._register(md)
-        self.content = md.convert(self.markdown)
-        self.toc = get_toc(getattr(md, "toc_tokens", []))
-        self._title_from_render = title.title
-        self.present_anchor_ids = anchors.present_anchor_ids | raw_html.present_anchor_ids
+        values = (md.convert(self.markdown), getattr(md, "toc_tokens", []), title.title,
+                  anchors.present_anchor_ids | raw_html.present_anchor_ids, relative.links_to_anchors)
+        if plain:
+            _plain["checked"] += 1
+            if _plain_values(plain[1], md, self.file) != values:
+                log.info("%s: its title line is not converted as gen/report/mkdocs_hook.py converts a plain "
+                         "title: every title line is converted by Markdown", self.file.src_uri)
+                _plain["usable"] = False
+        self._set(*values)
+
+    def _set(self, content: str, toc_tokens: list, title: str | None, anchors: set, links: dict) -> None:
+        self.content = content
+        self.toc = get_toc(toc_tokens)
+        self._title_from_render = title
+        self.present_anchor_ids = anchors
         if logging.getLogger("mkdocs").getEffectiveLevel() > logging.DEBUG:
-            self.links_to_anchors = relative.links_to_anchors
+            self.links_to_anchors = links
         self.meta = {**self.meta, "template": SPLICE_TEMPLATE}
+
+
+def _get_data(doc: str) -> tuple[str, dict]:
+    """mkdocs' meta.get_data, each front matter's YAML read once a build (a set's own pages share a few
+    texts: 0.1 ms a page less); each page has its own copy of it."""
+    m = meta.YAML_RE.match(doc)
+    if not m:
+        return meta.get_data(doc)
+    head = doc[:m.end()]
+    if head not in _front:
+        rest, data = meta.get_data(head)
+        _front[head] = (rest == "", data)  # read as a mapping (its text gone), or not (the page as it is)
+    read, data = _front[head]
+    return (doc[m.end():].lstrip("\n"), copy.deepcopy(data)) if read else (doc, {})
+
+
+def _plain_values(title: str, md: markdown.Markdown, file) -> tuple | None:
+    """What Markdown and mkdocs' tree processors give for a page that is a plain title line (_PLAIN) and
+    the held block: its content, toc_tokens, title, anchors and links to anchors (the heading's
+    permalink); None where the toc extension's settings are not those written here. Checked against
+    Markdown's on the first TITLE_CHECKED pages of a build, and in tests."""
+    toc = md.treeprocessors["toc"] if "toc" in md.treeprocessors else None
+    if (toc is None or toc.use_permalinks is not True or toc.permalink_leading or toc.use_anchors
+            or toc.permalink_class != "headerlink" or not re.fullmatch(r"[A-Za-z ]+", toc.permalink_title or "")
+            or not toc.toc_top <= 1 <= toc.toc_bottom):
+        return None
+    slug = toc.slugify(unescape(title), toc.sep)
+    if not slug:  # the toc extension makes one up
+        return None
+    content = (f'<h1 id="{slug}">{title}<a class="headerlink" href="#{slug}" title="{toc.permalink_title}">&para;</a>'
+               f"</h1>\n{_HOLDER.format(0)}")
+    tokens = [{"level": 1, "id": slug, "name": title, "html": title, "data-toc-label": "", "children": []}]
+    return content, tokens, title, {slug}, {file: {slug: "#" + slug}}
 
 
 class _Marked:
@@ -387,3 +522,198 @@ def report_splice(ctx) -> str:
             _shells[key] = None
         return full
     return text
+
+
+# --------------------------------------------------------------------------- the search index's parser
+
+SEARCH_FAST = True  # False: the search plugin parses each page with its own parser (tests compare the two)
+# Material's search parser as _search_sections follows it (sha256 of the source of its Parser, Section,
+# Element, SearchIndex.add_entry_from_context and its void tags): another version is left to parse itself.
+SEARCH_SOURCE = "e81b378a"
+_SEARCH_PARSER = "__report_search_parser__"  # the plugin's module, kept on its index (on_pre_build)
+# A page's HTML in the forms of markup this port reads: text without "<", start tags with quoted values or
+# none, end tags. Anything else (a comment, "<" in text, script or style, a bare value) is parsed by
+# Material's own parser.
+_TOKEN = re.compile(r"([^<]+)|<([a-zA-Z][a-zA-Z0-9]*)"
+                    r"""((?:\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:="[^"]*"|='[^']*')?)*)\s*(/?)>"""
+                    r"|</([a-zA-Z][a-zA-Z0-9]*)\s*>")
+_ATTR = re.compile(r"""\s+([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:="([^"]*)"|='([^']*)')?""")
+_HEADINGS = frozenset(f"h{x}" for x in range(1, 7))
+_KEEP = frozenset(["p", "code", "pre", "li", "ol", "ul", "sub", "sup"])  # Material's Parser.keep
+_SKIP = ("object", "script", "style")  # Material's Parser.skip, never left
+
+
+def _search_source(module) -> str:
+    import hashlib
+    import inspect
+
+    parts = [inspect.getsource(module.Parser), inspect.getsource(module.Section), inspect.getsource(module.Element),
+             inspect.getsource(module.SearchIndex.add_entry_from_context), repr(sorted(module.void))]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:8]
+
+
+def on_pre_build(config, **kwargs):
+    """The search plugin's index (Material's) reads each page with _search_sections, where its parser is the
+    one this port follows."""
+    if not SEARCH_FAST:
+        return
+    for plugin in config["plugins"].values():
+        index = getattr(plugin, "search_index", None)
+        module = __import__("sys").modules.get(type(index).__module__)
+        if index is None or module is None or not all(
+                hasattr(module, n) for n in ("Parser", "Section", "Element", "void", "SearchIndex")):
+            continue
+        try:
+            known = _search_source(module) == SEARCH_SOURCE
+        except (OSError, TypeError):  # no source to read: left as it is
+            known = False
+        if known:
+            setattr(index, _SEARCH_PARSER, module)
+            index.add_entry_from_context = _add_entry_from_context.__get__(index)
+        else:
+            log.info("the search plugin's parser is not the one gen/report/mkdocs_hook.py follows: it parses "
+                     "each page itself")
+
+
+def _add_entry_from_context(index, page) -> None:
+    """Material's SearchIndex.add_entry_from_context, its parser's sections read by _search_sections."""
+    search = page.meta.get("search") or {}
+    if search.get("exclude"):
+        return
+    for section in _search_sections(page.content, getattr(index, _SEARCH_PARSER)):
+        if not section.is_excluded():
+            index.create_entry_for_section(section, page.toc, page.url, page)
+
+
+def _tokens(html: str) -> list | None:
+    """The calls html.parser.HTMLParser (convert_charrefs) makes for the HTML, as (kind, tag or text, attrs):
+    "d" data, "s" a start tag, "e" an end tag; None where the HTML holds markup of another form."""
+    out, at = [], 0
+    for m in _TOKEN.finditer(html):
+        if m.start() != at:
+            return None
+        at = m.end()
+        text, tag, attrs, close, end = m.groups()
+        if text is not None:
+            out.append(("d", unescape(text), None))
+        elif tag is not None:
+            tag = tag.lower()
+            if tag in ("script", "style"):  # HTMLParser reads their content as text
+                return None
+            pairs = [(a[1].lower(), unescape(v) if (v := a[2] if a[3] is None else a[3]) else v)
+                     for a in _ATTR.finditer(attrs)]
+            out.append(("s", tag, pairs))
+            if close:
+                out.append(("e", tag, None))
+        else:
+            out.append(("e", end.lower(), None))
+    return out if at == len(html) else None
+
+
+def _search_sections(html: str, module) -> list:
+    """The sections Material's search parser (module.Parser) gives for a page's HTML: five times faster
+    (_SearchPort). HTML of another form is parsed by module.Parser itself."""
+    tokens = _tokens(html)
+    if tokens is None:
+        parser = module.Parser()
+        parser.feed(html)
+        parser.close()
+        return parser.data
+    port = _SearchPort(module)
+    calls = {"s": port.start, "e": port.end, "d": port.text}
+    for kind, value, attrs in tokens:
+        calls[kind](value, attrs)
+    return port.data
+
+
+class _SearchPort:
+    """Material's search parser's handle_starttag, handle_endtag and handle_data, its elements told apart
+    by tag as its Element's __eq__ and __hash__ do: the tags skipped are a set of tags, the open elements
+    of each tag are counted (Material intersects a set of elements with the list of open ones at each
+    tag and text)."""
+
+    def __init__(self, module):
+        self.Element, self.Section, self.void = module.Element, module.Section, module.void
+        self.context: list = []
+        self.opened: dict[str, int] = {}  # tag -> its elements in context
+        self.skip = set(_SKIP)
+        self.skipping = 0  # the elements in context whose tag is in skip
+        self.permalinks = 0  # the <a class="headerlink"> in context
+        self.data: list = []
+        self.section = None
+
+    def _top(self) -> None:  # Material's "ensure top-level section"
+        if self.section is None:
+            self.section = self.Section(self.Element("hx"))
+            self.data.append(self.section)
+
+    def _kept(self) -> list:  # the section's title while its heading is open, else its text
+        return self.section.title if self.opened.get(self.section.el.tag) else self.section.text
+
+    def start(self, tag: str, pairs: list) -> None:
+        attrs = dict(pairs)
+        el = self.Element(tag, attrs)
+        if tag in self.void:
+            return
+        self.context.append(el)
+        self.opened[tag] = self.opened.get(tag, 0) + 1
+        self.skipping += tag in self.skip
+        self.permalinks += tag == "a" and attrs.get("class") == "headerlink"
+        if tag in _HEADINGS and "id" in attrs:
+            depth = len(self.context)
+            if tag != "h1" and not self.data:
+                self.data.append(self.Section(self.Element("hx"), depth))
+            self.section = self.Section(el, depth)
+            if self.data:
+                self.section.id = attrs["id"]
+            self.data.append(self.section)
+        self._top()
+        if "data-search-exclude" in attrs or attrs.get("class") == "linenodiv":
+            if tag not in self.skip:
+                self.skip.add(tag)
+                self.skipping += self.opened[tag]
+        elif not self.skipping and tag in _KEEP:
+            self._kept().append(f"<{tag}>")
+
+    def end(self, tag: str, _=None) -> None:
+        context = self.context
+        if not context or context[-1].tag != tag:
+            return
+        if self.section.depth > len(context):
+            for section in reversed(self.data):
+                if section.depth <= len(context):
+                    self.section.depth = float("inf")
+                    self.section = section
+                    break
+        el = context.pop()
+        self.opened[tag] -= 1
+        self.skipping -= tag in self.skip
+        self.permalinks -= tag == "a" and el.attrs.get("class") == "headerlink"
+        if tag in self.skip:
+            if tag not in _SKIP:
+                self.skip.remove(tag)
+                self.skipping -= self.opened[tag]
+        elif not self.skipping and tag in _KEEP:
+            out = self._kept()
+            index = out.index(f"<{tag}>")
+            if any(not x.isspace() for x in out[index + 1:]):
+                out.append(f"</{tag}>")
+            else:  # only whitespace since: the element is dropped
+                del out[index:]
+
+    def text(self, text: str, _=None) -> None:
+        if self.skipping:
+            return
+        pre = self.opened.get("pre")
+        if not pre:
+            text = " " if text.isspace() else text.replace("\n", " ")
+        self._top()
+        section = self.section
+        if self.opened.get(section.el.tag):
+            if not self.permalinks:
+                section.title.append(escape_html(text, quote=False))
+        elif text.isspace():
+            if not section.text or not section.text[-1].isspace() or pre:
+                section.text.append(text)
+        else:
+            section.text.append(escape_html(text, quote=False))
