@@ -644,3 +644,19 @@ def test_a_records_windows_without_its_times_are_its_times_windows(h200, h200_v1
                 assert _bits(got) == _bits(window_reference(tm, w)), (ls.name, rec.trace, w)
                 recorded += got.recorded
     assert recorded > 100
+
+
+def test_a_sets_kernel_signatures_are_made_once_per_trace(h200, h200_v1):
+    """LoadedSet.kernel_signature: timings.kernel_signature of every record with its trace (or none: the
+    graph check's names), the same object again for the same trace, for the committed sets."""
+    kept = 0
+    for ls in _committed_sets(h200, h200_v1):
+        for rec in [*ls.rs.runs, *ls.rs.sweep]:
+            check = rec.timing.graph_check if rec.timing else None
+            for tr in ((ls.sweep_trace(rec.trace),) if rec.trace else ()) + (None,):
+                got = ls.kernel_signature(tr, check)
+                assert got == timings.kernel_signature(tr, check), (ls.name, rec.trace)
+                if tr is not None and tr.forwards and tr.forwards[0].gpu:
+                    assert ls.kernel_signature(tr, check) is got
+                    kept += 1
+    assert kept > 300

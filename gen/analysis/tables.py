@@ -64,6 +64,17 @@ class LoadedSet:
             got = self._tables[key] = (record, tr, timings.times(record, tr))
         return got[2]
 
+    def kernel_signature(self, tr: trace.Trace | None, check: schema.GraphCheck | None = None):
+        """timings.kernel_signature(tr, check), made once per trace where the trace decides it (its first
+        call's GPU events; the summary, the verdicts and the scenario points ask for the same calls')."""
+        if tr is None or not tr.forwards or not tr.forwards[0].gpu:
+            return timings.kernel_signature(tr, check)  # the graph check's names, or None: no trace to read
+        key = ("kernel signature", id(tr))
+        got = self._tables.get(key)
+        if got is None or got[0] is not tr:  # the trace is kept: its id stays its own
+            got = self._tables[key] = (tr, timings.kernel_signature(tr, check))
+        return got[1]
+
     def sweep_trace(self, rel: str) -> trace.Trace:
         """The Trace of the set's trace at rel, made once: from the set's digest where it holds
         this file's bytes (gen.model.trace_digest), else parsed. The two are equal."""
@@ -302,7 +313,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
             main_occupancy_pct=mk["occupancy_pct"] if mk is not None else np.nan,
             compile_s=run.compile_time_s if run.compile_time_s is not None else np.nan,
             compile_calls=compile_calls(run),
-            kernel_signature=timings.kernel_signature(tr, run.timing.graph_check),
+            kernel_signature=ls.kernel_signature(tr, run.timing.graph_check),
         ))
         if ls.rs.kind == "reference":  # one published number per field, no samples or trace
             rows[-1].update(reference.published_fields(run))
