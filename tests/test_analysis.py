@@ -8,6 +8,7 @@ import pytest
 
 from gen.analysis import rules, tables
 from gen.report import wording
+from tests.conftest import RESULTS
 
 
 def test_summary_orders_and_speedups(h200):
@@ -140,7 +141,7 @@ def test_kernel_totals_are_the_kernel_tables(h200, h200_new):
     them (main_kernel's row, the table's length and its sum), for every profiled call of both sets."""
     import math
 
-    checked = 0
+    checked, kinds = 0, set()
     for ls in (h200, h200_new):
         for rec in [*ls.rs.runs, *ls.rs.sweep]:
             if rec.status != "ok" or not rec.trace:
@@ -155,9 +156,12 @@ def test_kernel_totals_are_the_kernel_tables(h200, h200_new):
                 for k in ("name", "short_name", "index", "dur_us"):
                     assert mk[k] == row[k] and type(mk[k]) is type(row[k].item() if hasattr(row[k], "item") else row[k])
                 assert mk["blocks"] == row["blocks"] or (math.isnan(mk["blocks"]) and math.isnan(row["blocks"]))
+                occupancy = row["occupancy_pct"]  # an int or a float, as the table's column holds them
+                assert repr(mk["occupancy_pct"]) == repr(occupancy.item() if hasattr(occupancy, "item") else occupancy)
+                kinds.add(type(mk["occupancy_pct"]))
             assert tables.kernel_totals(ls, rec.variant, rec.mode, tr)[0] is mk
             checked += 1
-    assert checked > 200
+    assert checked > 200 and kinds == {int, float}
 
 
 def test_kernel_summary_is_the_named_aggregation(h200):
@@ -267,3 +271,50 @@ def test_the_longest_kernels_are_the_frames_sorted_deduplicated_head(h200, h200_
                     assert [r["index"] for r in got] == want["index"].tolist(), (run.variant, top)
                     checked += 1
     assert checked > 500
+
+
+def _committed(*fixtures):
+    return list(fixtures) + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
+
+
+def test_summary_main_kernels_are_the_kernel_tables(h200, h200_new, h200_v1, monkeypatch):
+    """The summary's main kernel and its occupancy come from kernel_totals (the trace's events) instead of
+    main_kernel's row of each run's kernel table: the same frame as with the table's reading put back, to
+    the dtype, for both modes of every committed set."""
+    import pandas as pd
+
+    checked = 0
+    for ls in _committed(h200, h200_new, h200_v1):
+        for mode in ("inference", "train"):
+            got = tables._summary_table(ls, mode)
+            with monkeypatch.context() as m:  # the earlier reading: main_kernel's row of the run's table
+                m.setattr(tables, "kernel_totals", lambda ls, v, mode, tr: (
+                    tables.main_kernel(tables.kernel_table(ls, v, mode, tr=tr)), None, None))
+                want = tables._summary_table(ls, mode)
+            pd.testing.assert_frame_equal(got, want, check_exact=True)
+            checked += got["main_kernel"].notna().sum() if len(got) else 0
+    assert checked > 30
+
+
+def test_kernel_tables_read_in_place_stay_as_built(h200_new):
+    """This module's readers read the kept kernel table itself (no copy): after every one of them, and
+    after a caller changed its copy, the kept table is still the one the trace gives."""
+    import pandas as pd
+
+    ls = tables.load_set(h200_new.path)
+    for run in ls.rs.runs:
+        if run.status != "ok" or not run.trace:
+            continue
+        tr = ls.trace(run.mode, run.variant)
+        tables.timeline_events(ls, run.variant, run.mode)
+        tables.occupancy_facts(ls, run.variant, run.mode)
+        tables.kernel_summary(ls, run.variant, run.mode)
+        tables.generated_kernels(ls, run.variant, run.mode)
+        tables.replaced_kernels(ls, run.variant, mode=run.mode)
+        tables.category_split(ls, run.variant, run.mode)
+        mine = tables.kernel_table(ls, run.variant, run.mode)
+        if len(mine):
+            mine.loc[mine.index[0], "dur_us"] = -1.0
+            mine["name"] = "changed"
+        pd.testing.assert_frame_equal(tables._kernel_frame(ls, run.variant, run.mode), tables._kernel_table(tr, 0),
+                                      check_exact=True)

@@ -451,3 +451,212 @@ def test_a_missing_outcome_is_no_outcome_in_a_tie():
     got = timings.share_outcomes(df)
     assert got["host_bound_outcome"].tolist() == [rules.YES, rules.YES]
     assert got["host_bound"].tolist() == [True, True]
+
+
+# --------------------------------------------------------------------------- the readings the faster ones replaced
+
+
+def _bits(x):
+    """A value to the type and the bit: dataclasses field by field, floats by repr (NaN and -0.0 too)."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return type(x).__name__, tuple((f.name, _bits(getattr(x, f.name))) for f in dataclasses.fields(x))
+    if isinstance(x, (tuple, list)):
+        return type(x).__name__, tuple(_bits(v) for v in x)
+    return type(x).__name__, repr(x)
+
+
+def _times_reference(record, tr=None) -> timings.Times:
+    """timings.times as it was before the graph's spread stood for GPU-only's and the host cost was read off
+    the host's sorted samples: every spread made apart by numpy (_spread_by_numpy), burst_lead asked twice,
+    the host cost by small_percentiles or numpy.percentile."""
+    import statistics
+
+    def spread(xs, sizes=None):
+        return timings.Spread() if len(xs) == 0 else _spread_by_numpy(xs, sizes)
+
+    t = record.timing
+    sizes = t.round_sizes or {}
+    ksum = spread(t.kernel_sum_ms, sizes.get(schema.Window.KERNEL_SUM)) if t.kernel_sum_ms else \
+        spread(timings.kernel_sum_samples(tr))
+    method, reason = t.gpu_only_method, t.gpu_only_reason
+    graph_kept = method == schema.GpuOnlyMethod.CUDA_GRAPH and bool(t.gpu_only_ms)
+    late = graph_rule.fallback_reason(t) if graph_kept and t.kernel_sum_ms else None
+    if graph_kept and late is None:
+        gpu_only = spread(t.gpu_only_ms, sizes.get(schema.Window.GPU_ONLY))
+    elif method is not None:
+        if method == schema.GpuOnlyMethod.CUDA_GRAPH:
+            reason = late or reason or "no CUDA-graph samples stored"
+        method, gpu_only = schema.GpuOnlyMethod.KERNEL_SUM.value, ksum
+    else:
+        gpu_only = timings.Spread()
+    absent = None if gpu_only.n else ("not_measured" if method is None else "no_trace")
+    graph = spread(t.gpu_only_ms if graph_kept else t.graph_ms, sizes.get(schema.Window.GPU_ONLY))
+    windows = tuple(timings.conditions(w, t.telemetry.get(w), t.telemetry_reason) for w in schema.Window
+                    if w in t.telemetry)
+    host_cost = float((timings.small_percentiles(t.host_ms, [rules.HOST_COST_QUANTILE])
+                       or np.percentile(t.host_ms, [rules.HOST_COST_QUANTILE]))[0]) if t.host_ms else math.nan
+    return timings.Times(
+        gpu_only=gpu_only, gpu_only_method=method, gpu_only_reason=reason, kernel_sum=ksum,
+        eager=spread(t.eager_ms, sizes.get(schema.Window.EAGER)),
+        host=spread(t.host_ms, sizes.get(schema.Window.HOST)), calls_per_replay=t.calls_per_replay,
+        gpu_only_absent=absent, burst=spread(t.burst_ms, sizes.get(schema.Window.BURST)),
+        burst_throttled=rules.burst_lead(t.burst_ms) is not None,
+        burst_early=spread(rules.burst_lead(t.burst_ms) or []), graph=graph,
+        windows=windows, telemetry_reason=t.telemetry_reason or (None if windows else "not recorded"),
+        fidelity=timings.graph_fidelity(t.graph_check), host_cost_ms=host_cost,
+        host_ref_ms=statistics.median(refs) if (refs := timings.warm_refs(t.host_ref_ms)) else math.nan)
+
+
+def _committed_sets(*fixtures):
+    return list(fixtures) + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
+
+
+def _random_timings(seed: int, count: int) -> list[schema.Timing]:
+    """Windows of random samples (ties, rounds that add up or not, a NaN, zero or infinite sample now and
+    then), with each GPU-only method and the graph kept or not."""
+    import random
+
+    rng = random.Random(seed)
+
+    def samples(k: int) -> list[float]:
+        scale = 10 ** rng.uniform(-3, 2)
+        xs = [round(rng.uniform(0.5, 2) * scale, rng.choice([3, 6, 12])) for _ in range(k)]
+        if rng.random() < 0.3:
+            xs = [rng.choice(xs) for _ in xs]
+        if xs and rng.random() < 0.05:
+            xs[rng.randrange(len(xs))] = rng.choice([float("nan"), 0.0, -0.0, float("inf"), -1.0])
+        return xs
+
+    def rounds(n: int) -> list[int] | None:
+        if n < 2 or rng.random() < 0.3:
+            return None
+        cuts = sorted(rng.sample(range(1, n), rng.randint(1, min(n - 1, 6))))
+        got = [b - a for a, b in zip([0, *cuts], [*cuts, n])]
+        if rng.random() < 0.1:
+            got[0] += 1
+        return got
+
+    out = []
+    for _ in range(count):
+        windows = {w: samples(rng.choice([0, 1, 3, 10, 40, 200])) for w in
+                   ("gpu_only", "eager", "host", "kernel_sum", "burst", "graph")}
+        sizes = {w: r for w, xs in windows.items() if w != "graph" and (r := rounds(len(xs)))}
+        method = rng.choice([None, "cuda_graph", "cuda_graph", "kernel_sum"])
+        burst = windows["burst"] if rng.random() < 0.5 else [1.0] * 5 + [1.5] * 5  # one that slowed
+        out.append(schema.Timing(
+            gpu_only_ms=windows["gpu_only"], gpu_only_method=method, gpu_only_reason=rng.choice([None, "why"]),
+            eager_ms=windows["eager"], host_ms=windows["host"], kernel_sum_ms=windows["kernel_sum"],
+            burst_ms=burst, graph_ms=windows["graph"], round_sizes=sizes,
+            host_ref_ms=samples(rng.choice([0, 3, 9]))))
+    return out
+
+
+def test_times_are_the_earlier_readings_to_the_bit(h200, h200_v1):
+    """timings.times (the graph's spread standing for GPU-only's where they are the same samples, the host
+    cost read off the host spread's sorted samples, one finiteness test a window): the Times of the earlier
+    reading (_times_reference), field by field to the type and the bit, for every run and sweep point of
+    the committed sets with their traces, and for random records."""
+    seen = 0
+    with np.errstate(all="ignore"):  # infinities and NaN: numpy warns as it computes NaN, on both sides
+        for ls in _committed_sets(h200, h200_v1):
+            for rec in [*ls.rs.runs, *ls.rs.sweep]:
+                tr = ls.sweep_trace(rec.trace) if rec.trace and rec.status == schema.Status.OK else None
+                assert _bits(timings.times(rec, tr)) == _bits(_times_reference(rec, tr)), (ls.name, rec.trace)
+                seen += 1
+        for timing in _random_timings(5, 1500):
+            rec = schema.VariantRun(variant="v", mode="inference", status="ok", timing=timing)
+            assert _bits(timings.times(rec)) == _bits(_times_reference(rec)), timing
+            assert _bits(timings.times(rec, fake_trace([5.0, 2.5], [6.0]))) == \
+                _bits(_times_reference(rec, fake_trace([5.0, 2.5], [6.0])))
+    assert seen > 500
+
+
+def _row_reference(tm: timings.Times) -> dict:
+    """timings.row as it was before it wrote COLUMNS' order in one dict: the keys made per spread, the
+    properties read as the columns asked, then the dict reordered."""
+    out: dict = {}
+    for name, s in (("gpu_only", tm.gpu_only), ("eager", tm.eager), ("host", tm.host)):
+        out.update({f"{name}_ms": s.median, f"{name}_q1_ms": s.q1, f"{name}_q3_ms": s.q3, f"{name}_n": s.n,
+                    f"{name}_iqr_pct": s.iqr_pct, f"{name}_ci_lo_ms": s.ci_lo, f"{name}_ci_hi_ms": s.ci_hi})
+    c = tm.gpu_only_conditions
+    launches = timings._launches
+    out.update(gpu_only_rounds=tm.gpu_only.rounds, gpu_only_method=tm.gpu_only_method,
+               gpu_only_reason=tm.gpu_only_reason, gpu_only_absent=tm.gpu_only_absent,
+               calls_per_replay=tm.calls_per_replay, kernel_sum_ms=tm.kernel_sum.median,
+               kernel_sum_n=tm.kernel_sum.n, host_cost_ms=tm.host_cost_ms, host_ref_ms=tm.host_ref_ms,
+               host_overhead_ms=tm.host_overhead_ms,
+               eager_over_gpu_only=tm.eager_over_gpu_only, host_bound=tm.host_bound,
+               host_bound_outcome=tm.host_bound_outcome, burst_ms=tm.burst.median, burst_n=tm.burst.n,
+               graph_ms=tm.graph.median, graph_fidelity=tm.fidelity.fidelity if tm.fidelity else None,
+               graph_detail=tm.fidelity.detail if tm.fidelity else None,
+               graph_only_in_graph=launches(tm.fidelity.only_graph) if tm.fidelity else None,
+               graph_only_in_eager=launches(tm.fidelity.only_eager) if tm.fidelity else None,
+               sm_clock_mhz=c.sm_clock_mhz, sm_clock_min_mhz=c.sm_clock_min_mhz, power_w=c.power_w, temp_c=c.temp_c,
+               telemetry_window_s=c.duration_s,
+               telemetry_reason=None if c.recorded else c.reason,
+               burst_sm_clock_mhz=tm.window(schema.Window.BURST).sm_clock_mhz,
+               burst_sm_clock_max_mhz=tm.window(schema.Window.BURST).sm_clock_max_mhz,
+               burst_throttled=tm.burst_throttled, burst_early_ms=tm.burst_early.median,
+               burst_early_n=tm.burst_early.n)
+    return {k: out[k] for k in timings.COLUMNS}
+
+
+def test_rows_are_the_earlier_readings_to_the_bit(h200, h200_new, h200_v1):
+    """timings.row (one dict in COLUMNS' order): the earlier reading's keys, in order, and values to the
+    type and the bit, for every run and sweep point of the committed sets and for random records (the
+    schema-3 set's telemetry and graph checks, CPU sets, outcomes of every kind)."""
+    tms = []
+    for ls in _committed_sets(h200, h200_v1):
+        for rec in [*ls.rs.runs, *ls.rs.sweep]:
+            tms.append(timings.times(rec, ls.sweep_trace(rec.trace) if rec.trace and rec.status == "ok" else None))
+    with np.errstate(all="ignore"):
+        for timing in _random_timings(9, 600):
+            timing.graph_check = h200_new.rs.runs[0].timing.graph_check
+            timing.telemetry = dict(h200_new.rs.runs[len(tms) % 5].timing.telemetry)
+            if len(tms) % 3 == 0:
+                timing.telemetry.pop(schema.Window.GPU_ONLY, None)
+            tms.append(timings.times(schema.VariantRun(variant="v", mode="inference", status="ok", timing=timing)))
+    outcomes = set()
+    for tm in tms:
+        got, want = timings.row(tm), _row_reference(tm)
+        assert list(got) == list(want) and _bits(list(got.values())) == _bits(list(want.values())), tm
+        outcomes.add(got["host_bound_outcome"])
+    assert outcomes == {rules.YES, rules.NO, rules.WITHIN_NOISE, None}
+
+
+def test_a_records_windows_without_its_times_are_its_times_windows(h200, h200_v1):
+    """The set page reads each run's windows off timings.window_conditions (not the run's whole times): the
+    conditions Times.window gave, as it read them (its windows searched, else "not recorded" with the
+    reason), for every window of every record of the committed sets, with telemetry or none."""
+    def window_reference(tm, name):
+        found = next((c for c in tm.windows if c.window == name), None)
+        return found or timings.Conditions(name, reason=tm.telemetry_reason or "not recorded")
+
+    recorded = 0
+    for ls in _committed_sets(h200, h200_v1):
+        for rec in [*ls.rs.runs, *ls.rs.sweep]:
+            tm = _times_reference(rec)
+            windows, why = timings.window_conditions(rec.timing)
+            for w in schema.Window:
+                got = timings.window(windows, why, w)
+                assert _bits(got) == _bits(window_reference(tm, w)), (ls.name, rec.trace, w)
+                recorded += got.recorded
+    assert recorded > 100
+
+
+def test_a_sets_kernel_signatures_are_made_once_per_trace(h200, h200_v1):
+    """LoadedSet.kernel_signature: timings.kernel_signature of every record with its trace (or none: the
+    graph check's names), the same object again for the same trace, for the committed sets."""
+    kept = 0
+    for ls in _committed_sets(h200, h200_v1):
+        for rec in [*ls.rs.runs, *ls.rs.sweep]:
+            check = rec.timing.graph_check if rec.timing else None
+            for tr in ((ls.sweep_trace(rec.trace),) if rec.trace else ()) + (None,):
+                got = ls.kernel_signature(tr, check)
+                assert got == timings.kernel_signature(tr, check), (ls.name, rec.trace)
+                if tr is not None and tr.forwards and tr.forwards[0].gpu:
+                    assert ls.kernel_signature(tr, check) is got
+                    kept += 1
+    assert kept > 300

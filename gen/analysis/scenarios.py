@@ -224,7 +224,7 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
             **dict(zip(("main_kernel", "main_kernel_us", "other_events_us"), _main_kernel(ls, rec, tr))),
             dtype=dtype, wrong=rules.wrong_answer(rec.rel_error), sdpa_choice=rec.sdpa_choice,
             facts=dict(rec.facts),
-            kernel_signature=timings.kernel_signature(tr, rec.timing.graph_check) if ok else None,
+            kernel_signature=ls.kernel_signature(tr, rec.timing.graph_check) if ok else None,
             captured=rec.captured,  # a later capture call merged into the set measured it (else None)
         ))
     return rows

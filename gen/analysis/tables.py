@@ -64,6 +64,17 @@ class LoadedSet:
             got = self._tables[key] = (record, tr, timings.times(record, tr))
         return got[2]
 
+    def kernel_signature(self, tr: trace.Trace | None, check: schema.GraphCheck | None = None):
+        """timings.kernel_signature(tr, check), made once per trace where the trace decides it (its first
+        call's GPU events; the summary, the verdicts and the scenario points ask for the same calls')."""
+        if tr is None or not tr.forwards or not tr.forwards[0].gpu:
+            return timings.kernel_signature(tr, check)  # the graph check's names, or None: no trace to read
+        key = ("kernel signature", id(tr))
+        got = self._tables.get(key)
+        if got is None or got[0] is not tr:  # the trace is kept: its id stays its own
+            got = self._tables[key] = (tr, timings.kernel_signature(tr, check))
+        return got[1]
+
     def sweep_trace(self, rel: str) -> trace.Trace:
         """The Trace of the set's trace at rel, made once: from the set's digest where it holds
         this file's bytes (gen.model.trace_digest), else parsed. The two are equal."""
@@ -161,11 +172,21 @@ def kernel_table(ls: LoadedSet, variant: str, mode: str = "inference", forward: 
                  tr: trace.Trace | None = None) -> pd.DataFrame:
     """One row per GPU event of one profiled forward, in launch order.
     Built once per trace and forward; callers get a copy."""
+    return _kernel_frame(ls, variant, mode, forward, tr).copy()
+
+
+def _kernel_frame(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
+                  tr: trace.Trace | None = None) -> pd.DataFrame:
+    """kernel_table's frame itself, not a copy (a set's pages ask for some 190 tables; a copy costs
+    more than most of them read): for this module's readers, which make new frames or lists from it
+    and change nothing in it."""
     tr = tr or ls.trace(mode, variant)
+    if tr is None:
+        return _kernel_table(None, forward)
     key = (id(tr), forward)
-    if tr is not None and key not in ls._tables:
+    if key not in ls._tables:
         ls._tables[key] = _kernel_table(tr, forward)
-    return ls._tables[key].copy() if tr is not None else _kernel_table(None, forward)
+    return ls._tables[key]
 
 
 def _kernel_table(tr: trace.Trace | None, forward: int) -> pd.DataFrame:
@@ -201,7 +222,7 @@ def kernel_summary(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.D
             "occupancy_pct"]
     if tr is None or not tr.forwards:
         return pd.DataFrame(columns=cols)
-    frames = [kernel_table(ls, variant, mode, i, tr).assign(forward=i) for i in range(len(tr.forwards))]
+    frames = [_kernel_frame(ls, variant, mode, i, tr).assign(forward=i) for i in range(len(tr.forwards))]
     df = pd.concat(frames, ignore_index=True)
     n = len(tr.forwards)
     g = df.groupby(["name", "short_name", "kind", "category"], sort=False, dropna=False)
@@ -230,8 +251,8 @@ def kernel_totals(ls: LoadedSet, variant: str, mode: str, tr: trace.Trace) -> tu
     """(main kernel, GPU events, their µs added up) of the first profiled forward of `tr`, made once per
     trace: the scenario points and the verdicts ask for every profiled call's. The main kernel is
     main_kernel's row of the call's kernel table, as a dict of what its readers read (name,
-    short_name, index, dur_us, blocks), made from the trace's events: no table for the hundreds of
-    calls whose kernels no page lists (the same values: tests). It is shared: read it."""
+    short_name, index, dur_us, blocks, occupancy_pct), made from the trace's events: no table for
+    the hundreds of calls whose kernels no page lists (the same values: tests). It is shared: read it."""
     key = ("kernel totals", id(tr))
     if key not in ls._tables:
         gpu = tr.forwards[0].gpu if tr is not None and tr.forwards else []
@@ -241,9 +262,17 @@ def kernel_totals(ls: LoadedSet, variant: str, mode: str, tr: trace.Trace) -> tu
         if kernels:  # the first of the longest (durations are finite: gen.model.trace checks them)
             g = gpu[kernels[int(np.argmax(dur[kernels]))]]
             mk = dict(name=g.name, short_name=g.short_name, index=g.index, dur_us=g.dur,
-                      blocks=math.prod(g.grid) if g.grid else np.nan)
+                      blocks=math.prod(g.grid) if g.grid else np.nan, occupancy_pct=_as_in_column(gpu, g))
         ls._tables[key] = (mk, len(gpu), float(dur.sum()))  # numpy's pairwise sum, as pandas' Series.sum
     return ls._tables[key]
+
+
+def _as_in_column(gpu: list, g) -> float | int:
+    """g's occupancy as the kernel table's occupancy_pct column holds it: NaN where it has none; an int
+    where every event's is an int (pandas makes the column int64, as a trace may hold them), else a float."""
+    if g.occupancy_pct is None:
+        return np.nan
+    return g.occupancy_pct if all(type(e.occupancy_pct) is int for e in gpu) else float(g.occupancy_pct)
 
 
 # --------------------------------------------------------------------------- summary
@@ -265,8 +294,8 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
             continue
         v = VARIANTS.get(run.variant)
         tr = ls.trace(mode, run.variant) if run.status == "ok" else None
-        kt = kernel_table(ls, run.variant, mode, tr=tr) if tr else None
-        mk = main_kernel(kt) if kt is not None else None
+        # main_kernel's row of the call's kernel table, off the trace's events (no table: test)
+        mk = kernel_totals(ls, run.variant, mode, tr)[0] if tr else None
         counts = tr.counts if tr else []
         rows.append(dict(
             variant=run.variant, label=v.label if v else run.variant, status=run.status, reason=run.reason or "",
@@ -284,7 +313,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
             main_occupancy_pct=mk["occupancy_pct"] if mk is not None else np.nan,
             compile_s=run.compile_time_s if run.compile_time_s is not None else np.nan,
             compile_calls=compile_calls(run),
-            kernel_signature=timings.kernel_signature(tr, run.timing.graph_check),
+            kernel_signature=ls.kernel_signature(tr, run.timing.graph_check),
         ))
         if ls.rs.kind == "reference":  # one published number per field, no samples or trace
             rows[-1].update(reference.published_fields(run))
@@ -329,7 +358,7 @@ def timeline_events(ls: LoadedSet, variant: str, mode: str = "inference", forwar
     tr = tr or ls.trace(mode, variant)
     if tr is None or not tr.forwards:
         return [], []
-    kt = kernel_table(ls, variant, mode, forward, tr)
+    kt = _kernel_frame(ls, variant, mode, forward, tr)
     cols = {c: kt[c].tolist() for c in _TIMELINE_GPU if c != "end_us"}
     cols["end_us"] = [s + d for s, d in zip(cols["start_us"], cols["dur_us"])]
     gpu = [dict(zip(_TIMELINE_GPU, row)) for row in zip(*(cols[c] for c in _TIMELINE_GPU))]
@@ -479,7 +508,7 @@ def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: i
     reported and theoretical occupancy, what limits it, and why the profiler may
     have reported none. Numbers and flags only; gen.report.wording words them."""
     env = ls.rs.environment
-    kernels = [r for r in values.rows(kernel_table(ls, variant, mode)) if r["kind"] == "kernel"]
+    kernels = [r for r in values.rows(_kernel_frame(ls, variant, mode)) if r["kind"] == "kernel"]
     if not kernels or env.device != "cuda":
         return []
     out = []

@@ -147,13 +147,17 @@ def _median(s: list[float]) -> float:
     return s[h] if len(s) % 2 else (s[h - 1] + s[h]) / 2
 
 
-def _spread_small(a: list[float], sizes: Sequence[int] | None) -> Spread | None:
+def _spread_small(a: list[float], sizes: Sequence[int] | None) -> tuple[Spread, list[float]] | None:
     """spread() of a few finite, positive samples without numpy (its per-call costs were most of the
-    time of a set's thousands of spreads): the same floats; None where numpy's reading must decide
-    (NaN, infinities, zeros and their signs, many samples)."""
-    if len(a) > SMALL or not all(0 < x < math.inf for x in a):
+    time of a set's thousands of spreads), with the samples sorted: the same floats; None where numpy's
+    reading must decide (NaN, infinities, zeros and their signs, many samples)."""
+    # The sum is finite only without NaN and infinities (either makes it NaN or infinite; so does an
+    # overflow, which numpy's reading then takes): one loop in C, not a comparison per sample in Python.
+    if len(a) > SMALL or not math.isfinite(sum(a)):
         return None
     s = sorted(a)
+    if not s[0] > 0:  # a zero or a negative sample (the order is total without NaN)
+        return None
     q1, med, q3 = _quantile(s, 0.25), _quantile(s, 0.5), _quantile(s, 0.75)
     rounds: list[float] = []
     if sizes and len(sizes) >= 2 and sum(sizes) == len(a) and min(sizes) >= 1:  # round_medians' test
@@ -166,14 +170,22 @@ def _spread_small(a: list[float], sizes: Sequence[int] | None) -> Spread | None:
     lo, hi = x[k - 1], x[len(x) - k]
     floor = rules.TIME_FLOOR_PCT / 100.0
     lo, hi = min(lo, med * (1 - floor)), max(hi, med * (1 + floor))
-    return Spread(med, q1, q3, len(a), lo, hi, len(rounds) or 1)
+    return Spread(med, q1, q3, len(a), lo, hi, len(rounds) or 1), s
+
+
+NO_SAMPLES = Spread()
 
 
 def spread(samples: Sequence[float], sizes: Sequence[int] | None = None) -> Spread:
+    return _spread(samples, sizes)[0]
+
+
+def _spread(samples: Sequence[float], sizes: Sequence[int] | None) -> tuple[Spread, list[float] | None]:
+    """spread(samples, sizes), with the samples sorted where the reading without numpy took them."""
     if len(samples) == 0:
-        return Spread()
+        return NO_SAMPLES, None
     if len(samples) <= SMALL:
-        got = _spread_small([float(x) for x in samples], sizes)
+        got = _spread_small(list(map(float, samples)), sizes)
         if got is not None:
             return got
     a = np.asarray(samples, dtype=float)
@@ -182,7 +194,7 @@ def spread(samples: Sequence[float], sizes: Sequence[int] | None = None) -> Spre
     lo, hi = median_interval(rounds or a)
     floor = rules.TIME_FLOOR_PCT / 100.0
     lo, hi = min(lo, med * (1 - floor)), max(hi, med * (1 + floor))
-    return Spread(float(med), float(q1), float(q3), len(a), float(lo), float(hi), len(rounds) or 1)
+    return Spread(float(med), float(q1), float(q3), len(a), float(lo), float(hi), len(rounds) or 1), None
 
 
 # --------------------------------------------------------------------------- conditions
@@ -219,6 +231,25 @@ def conditions(window: str, t: schema.Telemetry | None, reason: str | None) -> C
         return Conditions(window, reason=why)
     return Conditions(window, _f(t.sm_clock_mhz), _f(t.sm_clock_min_mhz), _f(t.sm_clock_max_mhz), _f(t.power_w),
                       _f(t.power_max_w), _f(t.temp_c), t.samples, _f(t.duration_s), t.reason)
+
+
+WINDOWS = tuple(schema.Window)
+
+
+def window_conditions(t: schema.Timing) -> tuple[tuple[Conditions, ...], str | None]:
+    """Times.windows and Times.telemetry_reason of a record's timing: every timed window's conditions
+    (schema.Window order) and why none has any. Apart from the times, for what reads only these (the
+    set page's table of each run's windows)."""
+    windows = tuple(conditions(w, t.telemetry.get(w), t.telemetry_reason) for w in WINDOWS
+                    if w in t.telemetry) if t.telemetry else ()
+    return windows, t.telemetry_reason or (None if windows else "not recorded")
+
+
+def window(windows: Sequence[Conditions], reason: str | None, name: str) -> Conditions:
+    """The conditions of one window (schema.Window) among `windows`, "not recorded" (or `reason`) where
+    it has none."""
+    found = next((c for c in windows if c.window == name), None)
+    return found or Conditions(name, reason=reason or "not recorded")
 
 
 # --------------------------------------------------------------------------- graph fidelity
@@ -278,8 +309,7 @@ class Times:
 
     def window(self, name: str) -> Conditions:
         """The conditions of one window (schema.Window), "not recorded" where it has none."""
-        found = next((c for c in self.windows if c.window == name), None)
-        return found or Conditions(name, reason=self.telemetry_reason or "not recorded")
+        return window(self.windows, self.telemetry_reason, name)
 
     @property
     def gpu_only_conditions(self) -> Conditions:
@@ -372,30 +402,32 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
     graph_kept = method == schema.GpuOnlyMethod.CUDA_GRAPH and bool(t.gpu_only_ms)
     # The capture's graph rule again, on the raw samples: a set captured before one of its clauses gets it.
     late = graph_rule.fallback_reason(t) if graph_kept and t.kernel_sum_ms else None
+    # the graph's samples: in gpu_only_ms where the capture kept them (even if the rule now falls back)
+    graph = spread(t.gpu_only_ms if graph_kept else t.graph_ms, sizes.get(schema.Window.GPU_ONLY))
     if graph_kept and late is None:
-        gpu_only = spread(t.gpu_only_ms, sizes.get(schema.Window.GPU_ONLY))
+        gpu_only = graph  # the same samples and rounds as the graph's: the same spread, made once
     elif method is not None:
         # kernel_sum, or cuda_graph with no samples kept: the trace stands in, labelled so.
         if method == schema.GpuOnlyMethod.CUDA_GRAPH:
             reason = late or reason or "no CUDA-graph samples stored"
         method, gpu_only = schema.GpuOnlyMethod.KERNEL_SUM.value, ksum
     else:
-        gpu_only = Spread()
+        gpu_only = NO_SAMPLES
     absent = None if gpu_only.n else ("not_measured" if method is None else "no_trace")
-    # the graph's samples: in gpu_only_ms where the capture kept them (even if the rule now falls back)
-    graph = spread(t.gpu_only_ms if graph_kept else t.graph_ms, sizes.get(schema.Window.GPU_ONLY))
-    windows = tuple(conditions(w, t.telemetry.get(w), t.telemetry_reason) for w in schema.Window
-                    if w in t.telemetry)
-    host_cost = float((small_percentiles(t.host_ms, [rules.HOST_COST_QUANTILE])
-                       or np.percentile(t.host_ms, [rules.HOST_COST_QUANTILE]))[0]) if t.host_ms else math.nan
+    windows, telemetry_reason = window_conditions(t)
+    host, ordered = _spread(t.host_ms, sizes.get(schema.Window.HOST))
+    if ordered is not None:  # small_percentiles' reading, off the samples the host's spread sorted
+        host_cost = _quantile(ordered, rules.HOST_COST_QUANTILE / 100)
+    else:
+        host_cost = float((small_percentiles(t.host_ms, [rules.HOST_COST_QUANTILE])
+                           or np.percentile(t.host_ms, [rules.HOST_COST_QUANTILE]))[0]) if t.host_ms else math.nan
+    lead = rules.burst_lead(t.burst_ms)
     return Times(gpu_only=gpu_only, gpu_only_method=method, gpu_only_reason=reason, kernel_sum=ksum,
                  eager=spread(t.eager_ms, sizes.get(schema.Window.EAGER)),
-                 host=spread(t.host_ms, sizes.get(schema.Window.HOST)), calls_per_replay=t.calls_per_replay,
+                 host=host, calls_per_replay=t.calls_per_replay,
                  gpu_only_absent=absent, burst=spread(t.burst_ms, sizes.get(schema.Window.BURST)),
-                 burst_throttled=rules.burst_lead(t.burst_ms) is not None,
-                 burst_early=spread(rules.burst_lead(t.burst_ms) or []), graph=graph,
-                 windows=windows, telemetry_reason=t.telemetry_reason or (None if windows else "not recorded"),
-                 fidelity=graph_fidelity(t.graph_check), host_cost_ms=host_cost,
+                 burst_throttled=lead is not None, burst_early=spread(lead or []), graph=graph,
+                 windows=windows, telemetry_reason=telemetry_reason, fidelity=graph_fidelity(t.graph_check), host_cost_ms=host_cost,
                  host_ref_ms=statistics.median(refs) if (refs := warm_refs(t.host_ref_ms)) else math.nan)
 
 
@@ -421,31 +453,36 @@ def _launches(pairs: tuple[tuple[str, int], ...]) -> str | None:
 
 def row(tm: Times) -> dict[str, Any]:
     """One flat row of `COLUMNS` (NaN where missing; host_bound None within noise or undecided).
-    The telemetry columns are the GPU-only time's window's ("not recorded" in telemetry_reason)."""
-    out: dict[str, Any] = {}
-    for name, s in (("gpu_only", tm.gpu_only), ("eager", tm.eager), ("host", tm.host)):
-        out.update({f"{name}_ms": s.median, f"{name}_q1_ms": s.q1, f"{name}_q3_ms": s.q3, f"{name}_n": s.n,
-                    f"{name}_iqr_pct": s.iqr_pct, f"{name}_ci_lo_ms": s.ci_lo, f"{name}_ci_hi_ms": s.ci_hi})
+    The telemetry columns are the GPU-only time's window's ("not recorded" in telemetry_reason).
+    Written in COLUMNS' order in one dict, each property read once (a set's few hundred rows: the
+    keys made and the dict reordered per row cost more than the values)."""
+    g, e, h = tm.gpu_only, tm.eager, tm.host
     c = tm.gpu_only_conditions
-    out.update(gpu_only_rounds=tm.gpu_only.rounds, gpu_only_method=tm.gpu_only_method,
-               gpu_only_reason=tm.gpu_only_reason, gpu_only_absent=tm.gpu_only_absent,
-               calls_per_replay=tm.calls_per_replay, kernel_sum_ms=tm.kernel_sum.median,
-               kernel_sum_n=tm.kernel_sum.n, host_cost_ms=tm.host_cost_ms, host_ref_ms=tm.host_ref_ms,
-               host_overhead_ms=tm.host_overhead_ms,
-               eager_over_gpu_only=tm.eager_over_gpu_only, host_bound=tm.host_bound,
-               host_bound_outcome=tm.host_bound_outcome, burst_ms=tm.burst.median, burst_n=tm.burst.n,
-               graph_ms=tm.graph.median, graph_fidelity=tm.fidelity.fidelity if tm.fidelity else None,
-               graph_detail=tm.fidelity.detail if tm.fidelity else None,
-               graph_only_in_graph=_launches(tm.fidelity.only_graph) if tm.fidelity else None,
-               graph_only_in_eager=_launches(tm.fidelity.only_eager) if tm.fidelity else None,
-               sm_clock_mhz=c.sm_clock_mhz, sm_clock_min_mhz=c.sm_clock_min_mhz, power_w=c.power_w, temp_c=c.temp_c,
-               telemetry_window_s=c.duration_s,
-               telemetry_reason=None if c.recorded else c.reason,
-               burst_sm_clock_mhz=tm.window(schema.Window.BURST).sm_clock_mhz,
-               burst_sm_clock_max_mhz=tm.window(schema.Window.BURST).sm_clock_max_mhz,
-               burst_throttled=tm.burst_throttled, burst_early_ms=tm.burst_early.median,
-               burst_early_n=tm.burst_early.n)
-    return {k: out[k] for k in COLUMNS}
+    outcome = tm.host_bound_outcome
+    burst = tm.window(schema.Window.BURST)
+    fid = tm.fidelity
+    return {
+        "gpu_only_ms": g.median, "gpu_only_q1_ms": g.q1, "gpu_only_q3_ms": g.q3, "gpu_only_n": g.n,
+        "gpu_only_iqr_pct": g.iqr_pct, "gpu_only_ci_lo_ms": g.ci_lo, "gpu_only_ci_hi_ms": g.ci_hi,
+        "gpu_only_rounds": g.rounds, "gpu_only_method": tm.gpu_only_method, "gpu_only_reason": tm.gpu_only_reason,
+        "gpu_only_absent": tm.gpu_only_absent, "calls_per_replay": tm.calls_per_replay,
+        "kernel_sum_ms": tm.kernel_sum.median, "kernel_sum_n": tm.kernel_sum.n,
+        "eager_ms": e.median, "eager_q1_ms": e.q1, "eager_q3_ms": e.q3, "eager_n": e.n, "eager_iqr_pct": e.iqr_pct,
+        "eager_ci_lo_ms": e.ci_lo, "eager_ci_hi_ms": e.ci_hi,
+        "host_ms": h.median, "host_q1_ms": h.q1, "host_q3_ms": h.q3, "host_n": h.n, "host_iqr_pct": h.iqr_pct,
+        "host_cost_ms": tm.host_cost_ms, "host_ref_ms": tm.host_ref_ms,
+        "host_overhead_ms": tm.host_overhead_ms, "eager_over_gpu_only": tm.eager_over_gpu_only,
+        "host_bound": {rules.YES: True, rules.NO: False}.get(outcome), "host_bound_outcome": outcome,
+        "burst_ms": tm.burst.median, "burst_n": tm.burst.n, "graph_ms": tm.graph.median,
+        "graph_fidelity": fid.fidelity if fid else None, "graph_detail": fid.detail if fid else None,
+        "graph_only_in_graph": _launches(fid.only_graph) if fid else None,
+        "graph_only_in_eager": _launches(fid.only_eager) if fid else None,
+        "sm_clock_mhz": c.sm_clock_mhz, "sm_clock_min_mhz": c.sm_clock_min_mhz, "power_w": c.power_w,
+        "temp_c": c.temp_c, "telemetry_reason": None if c.recorded else c.reason,
+        "burst_sm_clock_mhz": burst.sm_clock_mhz, "burst_sm_clock_max_mhz": burst.sm_clock_max_mhz,
+        "burst_throttled": tm.burst_throttled, "burst_early_ms": tm.burst_early.median,
+        "burst_early_n": tm.burst_early.n, "telemetry_window_s": c.duration_s,
+    }
 
 
 def _point_columns(p: schema.Point | None) -> dict[str, Any]:

@@ -171,7 +171,7 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
     outcome = _host_bound(ls, run, tm)
     return Timed(run.variant, run.status, gpu, tm.gpu_only_method if gpu else None, eager, host, events, main, short,
                  index, backend, outcome == rules.YES, _num(tm.eager_over_gpu_only), outcome,
-                 timings.kernel_signature(tr, run.timing.graph_check), main_us=main_us, events_us=events_us,
+                 ls.kernel_signature(tr, run.timing.graph_check), main_us=main_us, events_us=events_us,
                  main_blocks=blocks, wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None),
                  reason=run.reason,
                  **_host_facts(tm))
@@ -233,7 +233,7 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
     return Timed(p.variant, p.status, gpu, tm.gpu_only_method if gpu else None, _present(tm.eager),
                  _present(tm.host), events, main, short, index, host_bound=outcome == rules.YES,
                  eager_over_gpu_only=_num(tm.eager_over_gpu_only), host_bound_outcome=outcome,
-                 signature=timings.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
+                 signature=ls.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
                  main_blocks=blocks, wrong=rules.wrong_answer(p.rel_error), reason=p.reason, **_host_facts(tm))
 
 

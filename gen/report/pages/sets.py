@@ -97,9 +97,9 @@ def _windows(ls, mode: str) -> dict | None:
     rows = []
     for run in ls.rs.runs:
         if run.mode == mode and run.scenario == "article" and run.status == "ok":
-            tm = timings.times(run)
+            windows, why = timings.window_conditions(run.timing)  # not the run's times: only its windows
             rows.append(dict(label=fmt.label_of(run.variant),
-                             cells=[words.conditions_cell(tm.window(w).__dict__) for w in Window]))
+                             cells=[words.conditions_cell(timings.window(windows, why, w).__dict__) for w in Window]))
     if not any(c != words.NOT_RECORDED for r in rows for c in r["cells"]):
         return None
     return dict(heads=[WINDOW_HEADS[w] for w in Window], rows=rows)
