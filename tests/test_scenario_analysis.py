@@ -625,3 +625,81 @@ def test_source_shapes_read_off_lists_are_the_frames_reading(h200, h200_new, syn
                     assert repr(got) == repr(want) and list(got["heads"]) == list(want["heads"]), (name, source)
                     seen += 1
     assert seen > 3
+
+
+def _kernels_frame_by_series(ls, variant):
+    """kernels_frame as it was before kernel_rows: each call's µs summed by a Series' groupby, the frame
+    made from the rows (the reference for the rows read without them)."""
+    from gen.analysis import rules
+
+    rows = []
+    for scenario in sa.scenario_names([ls]):
+        pts = [p for p in sa._records(ls, scenario) if p.variant == variant and p.status == schema.Status.OK
+               and p.trace]
+        if not pts:
+            continue
+        dims = {p.point.head_dim for p in pts}
+        s = declared.SCENARIOS.get(scenario)
+        d = s.head_dim if s and s.head_dim in dims else min(dims)
+        for mode in [m for m in schema.Mode if any(p.mode == m for p in pts)]:
+            cand = [p for p in pts if p.mode == mode and p.point.head_dim == d] or [p for p in pts if p.mode == mode]
+            p = max(cand, key=lambda x: (x.point.kv_len, x.point.q_len))
+            tr = ls.sweep_trace(p.trace)
+            groups, durs, codes = {}, [], []
+            for g in tr.forwards[0].gpu if tr.forwards else []:
+                key = (g.name, g.short_name, g.kind, rules.category(g.name, g.kind, g.launched_by))
+                acc = groups.get(key)
+                if acc is None:
+                    acc = groups[key] = [g.index, 0, len(groups)]
+                acc[0], acc[1] = min(acc[0], g.index), acc[1] + 1
+                durs.append(g.dur)
+                codes.append(acc[2])
+            if not durs:
+                continue
+            sums = pd.Series(durs, dtype=float).groupby(np.asarray(codes, dtype=np.intp), sort=False).sum().to_numpy()
+            point = sa._point_dict(p.point)
+            for (name, short, kind, category), (first, count, code) in sorted(groups.items(), key=lambda kv: kv[1][0]):
+                rows.append(dict(scenario=scenario, mode=mode, **point, index=int(first), name=name, short_name=short,
+                                 kind=kind, category=category, count=count, duration_us=float(sums[code])))
+    return pd.DataFrame(rows, columns=sa.KERNEL_COLUMNS)
+
+
+def test_kernel_rows_are_the_series_grouped_frames_rows(synthetic, h200, h200_new, h200_merged, h200_v1):
+    """Every variant of the committed sets and the synthetic one (windows on some points, none on others):
+    kernel_rows are the rows of the frame a Series' groupby summed, to the type and the bit, and
+    kernels_frame is that frame."""
+    from gen.report.site import records
+
+    checked = 0
+    for ls in [synthetic, h200, h200_new, h200_merged, h200_v1]:
+        for variant in sorted({p.variant for p in ls.rs.sweep}):
+            want = _kernels_frame_by_series(ls, variant)
+            assert repr(sa.kernel_rows(ls, variant)) == repr(records(want)), variant
+            got = sa.kernels_frame(ls, variant)
+            pd.testing.assert_frame_equal(got, want)
+            checked += len(want)
+    assert checked > 100
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_group_sums_are_pandas_groupby_sums_to_the_bit(seed):
+    """_group_sums against a Series' groupby sum (codes numbered first seen first): launches together
+    or interleaved, with NaN, ±inf, huge and tiny values, ints, one group, many."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    k = int(rng.integers(1, min(n, 12) + 1))
+    raw = rng.integers(0, k, n) if seed % 2 else np.sort(rng.integers(0, k, n))
+    first: dict = {}
+    codes = [first.setdefault(int(c), len(first)) for c in raw]
+    durs = (rng.random(n) * 10.0 ** rng.integers(-3, 12, n)).tolist()
+    if seed % 5 == 1:
+        durs[int(rng.integers(0, n))] = math.nan
+    if seed % 7 == 2:
+        durs[int(rng.integers(0, n))] = math.inf
+    if seed % 7 == 3:
+        durs[0], durs[-1] = math.inf, -math.inf
+    if seed % 3 == 0:
+        durs = [int(x) for x in rng.integers(0, 10 ** 6, n)]
+    want = pd.Series(durs, dtype=float).groupby(np.asarray(codes, dtype=np.intp), sort=False).sum().to_numpy()
+    got = sa._group_sums(durs, codes, len(first))
+    assert [repr(float(x)) for x in got] == [repr(float(x)) for x in want]

@@ -17,7 +17,8 @@ Takes: loaded sets (gen.analysis.tables.LoadedSet), measured and reference
 - `versus_frame(points, anchors)`: per anchor point, the anchor beside our
   same-named variant and our fastest; `headline(points, anchors)`;
 - `differences(ours, theirs)`: what differs between a measured set and an anchor;
-- `kernels_frame(ls, variant)`: the kernels of one call per scenario (from the point's trace);
+- `kernels_frame(ls, variant)`: the kernels of one call per scenario (from the point's trace), and
+  `kernel_rows(ls, variant)` its rows;
 - `summary_rows(ls, scenario)`: `python -m gen summary --scenario NAME --format json`.
 
 Which figure a point gets: decode (one query token against a KV cache) reads
@@ -713,6 +714,12 @@ def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
     """The GPU events of one profiled call of `variant` per (scenario, mode), at the largest
     length (own head dim) whose point kept a trace: one row per distinct kernel in launch
     order with its launches and total µs in that call."""
+    return pd.DataFrame(kernel_rows(ls, variant), columns=KERNEL_COLUMNS)
+
+
+def kernel_rows(ls: tables.LoadedSet, variant: str) -> list[dict[str, Any]]:
+    """kernels_frame's rows as values.rows reads them off the frame (the same Python values, to the type:
+    tests compare), with no frame made (the variant pages read the rows)."""
     rows = []
     for scenario in scenario_names([ls]):
         pts = [p for p in _records(ls, scenario) if p.variant == variant and p.status == schema.Status.OK and p.trace]
@@ -726,9 +733,9 @@ def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
             p = max(cand, key=lambda x: (x.point.kv_len, x.point.q_len))
             tr = ls.sweep_trace(p.trace)
             # The call's kernel table grouped by name, short name, kind and category (first launch,
-            # launches), read off its events; the µs summed by pandas' groupby as the table's groupby
-            # sums them (the same rows, the same group codes: first seen first; tests compare them to
-            # the last digit), without the table and its four key columns.
+            # launches), read off its events; the µs summed as the table's groupby sums them
+            # (_group_sums: the same rows, the same group codes, first seen first; tests compare them
+            # to the last digit), without the table and its four key columns.
             groups: dict[tuple, list] = {}
             durs, codes = [], []
             for g in tr.forwards[0].gpu if tr.forwards else []:
@@ -741,12 +748,41 @@ def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
                 codes.append(acc[2])
             if not durs:
                 continue
-            sums = pd.Series(durs, dtype=float).groupby(np.asarray(codes, dtype=np.intp), sort=False).sum().to_numpy()
+            sums = _group_sums(durs, codes, len(groups))
             point = _point_dict(p.point)
             for (name, short, kind, category), (first, count, code) in sorted(groups.items(), key=lambda kv: kv[1][0]):
                 rows.append(dict(scenario=scenario, mode=mode, **point, index=int(first), name=name, short_name=short,
-                                 kind=kind, category=category, count=count, duration_us=float(sums[code])))
-    return pd.DataFrame(rows, columns=KERNEL_COLUMNS)
+                                 kind=kind, category=category, count=count, duration_us=sums[code]))
+    # A window (None where the point has none) as the frame's column holds it: floats and NaN where
+    # some rows have one and some not (a float column), else as given.
+    windows = [r["window"] for r in rows]
+    if None in windows and any(w is not None for w in windows):
+        for r in rows:
+            r["window"] = math.nan if r["window"] is None else float(r["window"])
+    return rows
+
+
+def _group_sums(durs: list, codes: list[int], n: int) -> list[float]:
+    """Per code (0 to n - 1, numbered first seen first) the sum of its durations, as pandas' groupby sums
+    them (pd.Series(durs, dtype=float).groupby(codes, sort=False).sum(): tests compare to the bit, a
+    Series and a groupby a call before): where the codes never go down (each kernel's launches
+    together) and no value is NaN, numpy's add.reduceat over the runs (pandas' path then); else
+    Kahan's compensated sum, NaN skipped (pandas' Cython group_sum)."""
+    vals = [float(x) for x in durs]
+    if all(a <= b for a, b in zip(codes, codes[1:])) and all(v == v for v in vals):
+        starts = [0] + [i for i in range(1, len(codes)) if codes[i] != codes[i - 1]]
+        return np.add.reduceat(np.array(vals, dtype=float), np.array(starts, dtype=np.intp)).tolist()
+    sums, comp = [0.0] * n, [0.0] * n
+    for v, c in zip(vals, codes):
+        if v != v:
+            continue
+        y = v - comp[c]
+        t = sums[c] + y
+        comp[c] = t - sums[c] - y
+        if comp[c] != comp[c]:  # (an infinite sum: pandas starts its compensation again)
+            comp[c] = 0.0
+        sums[c] = t
+    return sums
 
 
 # --------------------------------------------------------------------------- the summary verb

@@ -528,7 +528,7 @@ def variant_kernels(ctx: Context, variant: str, page: str, sets=None) -> list[di
         if not ls.measured or ls.rs.environment.device != "cuda":
             continue
         calls: dict[tuple, list[dict]] = {}  # (scenario, mode) -> its call's kernels, as a groupby's groups
-        for r in records(sa.kernels_frame(ls, variant)):
+        for r in sa.kernel_rows(ls, variant):  # (the frame's rows, no frame made)
             calls.setdefault((r["scenario"], r["mode"]), []).append(r)
         for (scenario, mode), g in calls.items():
             first = dict(g[0])
