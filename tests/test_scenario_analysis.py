@@ -703,3 +703,90 @@ def test_group_sums_are_pandas_groupby_sums_to_the_bit(seed):
     want = pd.Series(durs, dtype=float).groupby(np.asarray(codes, dtype=np.intp), sort=False).sum().to_numpy()
     got = sa._group_sums(durs, codes, len(first))
     assert [repr(float(x)) for x in got] == [repr(float(x)) for x in want]
+
+
+def _determinism_by_masks(points):
+    """determinism_frame as it read the point frame before: iterrows and a mask per row."""
+    from gen.model import variants
+
+    rows = []
+    if points.empty:
+        return pd.DataFrame(columns=sa.DETERMINISM_COLUMNS)
+    key = ["mode", "head_dim", "q_len", "kv_len"]
+    for v in dict.fromkeys(points["variant"]):
+        det = variants.VARIANTS.get(v)
+        if det is None or det.kind != "sdpa_deterministic":
+            continue
+        base = next((b for b, d in variants.VARIANTS.items() if d.kind == "sdpa" and d.backend == det.backend), None)
+        if base is None:
+            continue
+        for _, r in points[points["variant"] == v].iterrows():
+            same = points[(points["variant"] == base) & (points[key] == r[key]).all(axis=1)]
+            if same.empty:
+                continue
+            d = same.iloc[0]
+            ok = lambda x: x["status"] == schema.Status.OK and not sa.missing(x["gpu_only_ms"]) and not x["wrong"]  # noqa: E731
+            ratio = r["gpu_only_ms"] / d["gpu_only_ms"] if ok(r) and ok(d) else math.nan
+            rows.append(dict(backend=det.backend, **{k: r[k] for k in key}, default_variant=base,
+                             deterministic_variant=v, default_ms=d["gpu_only_ms"] if ok(d) else math.nan,
+                             deterministic_ms=r["gpu_only_ms"] if ok(r) else math.nan, ratio=ratio,
+                             status=r["status"], reason=None if ok(r) else r["reason"]))
+    return pd.DataFrame(rows, columns=sa.DETERMINISM_COLUMNS)
+
+
+def _fp8_by_masks(points):
+    """fp8_frame as it read the point frame before: iterrows and a mask per row."""
+    from gen.model import variants
+
+    rows = []
+    if points.empty:
+        return pd.DataFrame(columns=sa.FP8_COLUMNS)
+    key = ["mode", "head_dim", "q_len", "kv_len"]
+    for v in dict.fromkeys(points["variant"]):
+        decl = variants.VARIANTS.get(v)
+        if decl is None or decl.twin is None:
+            continue
+        for _, r in points[points["variant"] == v].iterrows():
+            same = points[(points["variant"] == decl.twin) & (points[key] == r[key]).all(axis=1)]
+            t = same.iloc[0] if len(same) else None
+            ran = lambda x: x is not None and x["status"] == schema.Status.OK and not sa.missing(x["gpu_only_ms"])  # noqa: E731
+            fp8_ms = r["gpu_only_ms"] if ran(r) else math.nan
+            twin_ms = t["gpu_only_ms"] if ran(t) else math.nan
+            rows.append(dict(
+                variant=v, twin=decl.twin, **{k: r[k] for k in key}, dtype=r["dtype"],
+                twin_dtype=t["dtype"] if t is not None else None, fp8_ms=fp8_ms, twin_ms=twin_ms,
+                speedup=twin_ms / fp8_ms if not (sa.missing(fp8_ms) or sa.missing(twin_ms)) and fp8_ms else math.nan,
+                fp8_error=r["rel_error"] if ran(r) else math.nan,
+                twin_error=t["rel_error"] if ran(t) else math.nan,
+                input_rounding_error=(r["facts"] or {}).get("fp8_input_rounding_error", math.nan),
+                status=r["status"], reason=None if ran(r) else r["reason"]))
+    return pd.DataFrame(rows, columns=sa.FP8_COLUMNS)
+
+
+def _odd_point_frames(pts):
+    """The point frame, reversed, with some calls refused, wrong or untimed, and with no row."""
+    odd = pts.copy()
+    if len(odd) > 4:
+        odd.loc[odd.index[::3], "status"] = "error"
+        odd.loc[odd.index[1::4], "wrong"] = True
+        odd.loc[odd.index[2::5], "gpu_only_ms"] = float("nan")
+    return [pts, pts.iloc[::-1].reset_index(drop=True), odd, pts.iloc[0:0]]
+
+
+def test_determinism_and_fp8_frames_read_off_rows_are_the_masks_frames(synthetic, h200_new, h200_merged):
+    """Every scenario of the committed sets with deterministic and FP8 variants and of the synthetic set, as
+    they are, reversed, with refusals, wrong answers and missing times: the same frames (to the dtype) and
+    the same rows (to the type), with the rows given or read."""
+    from gen.report.site import records
+
+    made = 0
+    for ls in (synthetic, h200_new, h200_merged):
+        for name in sa.scenario_names([ls]):
+            for p in _odd_point_frames(sa.point_frame(ls, name)):
+                for new, old in ((sa.determinism_frame, _determinism_by_masks), (sa.fp8_frame, _fp8_by_masks)):
+                    want = old(p)
+                    for got in (new(p), new(p, records(p))):
+                        pd.testing.assert_frame_equal(got, want)
+                        assert repr(records(got)) == repr(records(want))
+                    made += len(want)
+    assert made > 20

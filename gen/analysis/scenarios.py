@@ -871,61 +871,63 @@ def has_twin(variant: str) -> bool:
     return decl is not None and decl.twin is not None
 
 
-def determinism_frame(points: pd.DataFrame) -> pd.DataFrame:
+def determinism_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
     """What reproducible gradients cost: per backend and point, the deterministic variant
     (gen.model.variants kind "sdpa_deterministic") against the same backend pinned without it:
     both GPU-only times and their ratio (deterministic / default); where the deterministic one
-    did not run, its status and reason instead. Wrong answers are left out."""
-    rows = []
+    did not run, its status and reason instead. Wrong answers are left out. `rows`: values.rows(points),
+    where the caller has them (read as rows: iterrows and a mask per row before; tests keep that reading)."""
+    out = []
     if points.empty:
         return pd.DataFrame(columns=DETERMINISM_COLUMNS)
+    rows = values.rows(points) if rows is None else rows
     key = ["mode", "head_dim", "q_len", "kv_len"]
-    for v in dict.fromkeys(points["variant"]):
+    for v in dict.fromkeys(r["variant"] for r in rows):
         det = variants.VARIANTS.get(v)
         if det is None or det.kind != "sdpa_deterministic":
             continue
         base = next((b for b, d in variants.VARIANTS.items() if d.kind == "sdpa" and d.backend == det.backend), None)
         if base is None:
             continue
-        for _, r in points[points["variant"] == v].iterrows():
-            same = points[(points["variant"] == base) & (points[key] == r[key]).all(axis=1)]
-            if same.empty:
+        for r in [r for r in rows if r["variant"] == v]:
+            d = next((x for x in rows if x["variant"] == base and all(x[k] == r[k] for k in key)), None)
+            if d is None:
                 continue
-            d = same.iloc[0]
             ok = lambda x: x["status"] == schema.Status.OK and not missing(x["gpu_only_ms"]) and not x["wrong"]  # noqa: E731
             ratio = r["gpu_only_ms"] / d["gpu_only_ms"] if ok(r) and ok(d) else math.nan
-            rows.append(dict(backend=det.backend, **{k: r[k] for k in key}, default_variant=base,
-                             deterministic_variant=v, default_ms=d["gpu_only_ms"] if ok(d) else math.nan,
-                             deterministic_ms=r["gpu_only_ms"] if ok(r) else math.nan, ratio=ratio,
-                             status=r["status"], reason=None if ok(r) else r["reason"]))
-    return pd.DataFrame(rows, columns=DETERMINISM_COLUMNS)
+            out.append(dict(backend=det.backend, **{k: r[k] for k in key}, default_variant=base,
+                            deterministic_variant=v, default_ms=d["gpu_only_ms"] if ok(d) else math.nan,
+                            deterministic_ms=r["gpu_only_ms"] if ok(r) else math.nan, ratio=ratio,
+                            status=r["status"], reason=None if ok(r) else r["reason"]))
+    return pd.DataFrame(out, columns=DETERMINISM_COLUMNS)
 
 
 FP8_COLUMNS = ["variant", "twin", "mode", "head_dim", "q_len", "kv_len", "dtype", "twin_dtype", "fp8_ms",
                "twin_ms", "speedup", "fp8_error", "twin_error", "input_rounding_error", "status", "reason"]
 
 
-def fp8_frame(points: pd.DataFrame) -> pd.DataFrame:
+def fp8_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
     """What FP8 buys and costs: per variant that declares a twin (gen.model.variants: the same kind
     of kernel at the scenario's dtype) and point, both GPU-only times, speedup = twin ms / FP8 ms
     (>1: FP8 is faster), both errors against float64, and the error of rounding the inputs alone
     (the variant's fact fp8_input_rounding_error); where the FP8 one did not run, its status and
-    reason instead; where the twin did not run, its time and error are NaN."""
-    rows = []
+    reason instead; where the twin did not run, its time and error are NaN. `rows`: values.rows(points),
+    where the caller has them (read as rows: iterrows and a mask per row before; tests keep that reading)."""
+    out = []
     if points.empty:
         return pd.DataFrame(columns=FP8_COLUMNS)
+    rows = values.rows(points) if rows is None else rows
     key = ["mode", "head_dim", "q_len", "kv_len"]
-    for v in dict.fromkeys(points["variant"]):
+    for v in dict.fromkeys(r["variant"] for r in rows):
         decl = variants.VARIANTS.get(v)
         if decl is None or decl.twin is None:
             continue
-        for _, r in points[points["variant"] == v].iterrows():
-            same = points[(points["variant"] == decl.twin) & (points[key] == r[key]).all(axis=1)]
-            t = same.iloc[0] if len(same) else None
+        for r in [r for r in rows if r["variant"] == v]:
+            t = next((x for x in rows if x["variant"] == decl.twin and all(x[k] == r[k] for k in key)), None)
             ran = lambda x: x is not None and x["status"] == schema.Status.OK and not missing(x["gpu_only_ms"])  # noqa: E731
             fp8_ms = r["gpu_only_ms"] if ran(r) else math.nan
             twin_ms = t["gpu_only_ms"] if ran(t) else math.nan
-            rows.append(dict(
+            out.append(dict(
                 variant=v, twin=decl.twin, **{k: r[k] for k in key}, dtype=r["dtype"],
                 twin_dtype=t["dtype"] if t is not None else None, fp8_ms=fp8_ms, twin_ms=twin_ms,
                 speedup=twin_ms / fp8_ms if not (missing(fp8_ms) or missing(twin_ms)) and fp8_ms else math.nan,
@@ -933,4 +935,4 @@ def fp8_frame(points: pd.DataFrame) -> pd.DataFrame:
                 twin_error=t["rel_error"] if ran(t) else math.nan,
                 input_rounding_error=(r["facts"] or {}).get("fp8_input_rounding_error", math.nan),
                 status=r["status"], reason=None if ran(r) else r["reason"]))
-    return pd.DataFrame(rows, columns=FP8_COLUMNS)
+    return pd.DataFrame(out, columns=FP8_COLUMNS)

@@ -400,7 +400,7 @@ def _determinism(pts, rows: list[dict]) -> list[str]:
     records(pts): with no deterministic variant among them, none (and no frame made to learn it)."""
     if not any(sa.is_deterministic(v) for v in dict.fromkeys(r["variant"] for r in rows)):
         return []
-    df = sa.determinism_frame(pts)
+    df = sa.determinism_frame(pts, rows)
     show_len = df["kv_len"].nunique() > 1 if len(df) else False
     return [words.determinism_line(r, _label, show_len) for r in records(df)]
 
@@ -411,7 +411,7 @@ def _fp8(pts, decode: bool, show_dim: bool, rows: list[dict]) -> list[dict]:
     if not any(sa.has_twin(v) for v in dict.fromkeys(r["variant"] for r in rows)):
         return []
     return [dict(r, **words.fp8_cells(r, _label), point=words.point_label(r, decode, show_dim))
-            for r in records(sa.fp8_frame(pts))]
+            for r in records(sa.fp8_frame(pts, rows))]
 
 
 def _ceiling_of(rows: list[dict]) -> str | None:
