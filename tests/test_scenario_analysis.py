@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from gen.analysis import scenarios as sa
-from gen.analysis import tables
+from gen.analysis import tables, values
 from gen.model import anchors, schema
 from gen.model import scenarios as declared
 from tests import scenario_sets
@@ -499,6 +499,8 @@ def test_above_roof_read_off_rows_is_the_frames_reading(which, request):
             for c in (ceil, low, None):
                 got, want = sa.above_roof(frame, c), _above_roof_by_frames(frame, c)
                 assert got == want and type(got) is type(want), (name, got, want)
+                # (the rows given, as the page gives them: the same, to the type)
+                assert repr(sa.above_roof(frame, c, values.rows(frame))) == repr(got)
                 if got is not None:
                     assert {k: type(v) for k, v in got.items()} == {k: type(v) for k, v in want.items()}
                     over += got["n"] > 0

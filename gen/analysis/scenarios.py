@@ -280,16 +280,21 @@ def tflops_at(flops: float, ms: float) -> float:
     return _div(flops, ms * 1e-3) / 1e12
 
 
-def above_roof(points: pd.DataFrame, ceil: dict | None) -> dict | None:
+def above_roof(points: pd.DataFrame, ceil: dict | None, rows: list[dict] | None = None) -> dict | None:
     """scaling.above_roof(roofline_frame(points a bf16 ceiling may judge), ceil, "intensity", "tflops"),
     read off the point frame's columns in plain Python (a frame and a mask per step before; tests keep
-    that reading and compare). FP8 points are left out: the measured matrix product is bf16."""
+    that reading and compare). FP8 points are left out: the measured matrix product is bf16.
+    `rows`: values.rows(points), where the caller has them (the same values the columns' tolist gives)."""
     if ceil is None or points.empty:
         return None
     cols = ("dtype", "status", "gpu_only_ms", "wrong", "flops", "intensity", "variant")
-    got = points.reindex(columns=cols)  # (a frame without a dtype column: no FP8 to leave out)
+    if rows is not None:  # (a row without a dtype or wrong: none to leave out, as the frame's reindex reads it)
+        table = [tuple(r.get(c, math.nan) for c in cols) for r in rows]
+    else:
+        got = points.reindex(columns=cols)  # (a frame without a dtype column: no FP8 to leave out)
+        table = list(zip(*(got[c].tolist() for c in cols)))
     d = []
-    for dtype, status, ms, wrong, f, intensity, variant in zip(*(got[c].tolist() for c in cols)):
+    for dtype, status, ms, wrong, f, intensity, variant in table:
         fp8 = not missing(dtype) and str(dtype).startswith("fp8")
         if fp8 or status != schema.Status.OK or missing(ms) or (not missing(wrong) and bool(wrong)):
             continue

@@ -237,18 +237,20 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
         a = anchors[anchors["head_dim"] == d] if len(anchors) and set(anchors["head_dim"].tolist()) != {d} \
             else anchors
         suffix = f", head dim {d}" if len(dims) > 1 else ""
-        time = charts.scenario_time_spec(p, a, x_title)
-        rate = charts.scenario_rate_spec(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings)
+        # (p's rows: the page's, no column of the frame read again)
+        p_rows = rows if len(dims) == 1 else [r for r in rows if r["head_dim"] == d]
+        time = charts.scenario_time_spec(p, a, x_title, p_rows)
+        rate = charts.scenario_rate_spec(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings, p_rows)
         out.append(dict(head_dim=f"Head dim {d}" if suffix else None,
                         time=chart_div(time, f"GPU-only time against length{suffix}, {name}", command),
                         rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
                                        command)))
     if ceil and dims:
         out.append(dict(roof_line=words.roof_line(ceil),
-                        above_roof=words.above_roof(sa.above_roof(pts, ceil), sheet,
+                        above_roof=words.above_roof(sa.above_roof(pts, ceil, rows), sheet,
                                                     ceil.get("read_bytes"), _best_tbps(rows)),
                         roofline=chart_div(charts.scenario_roofline_spec(
-                            pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X),
+                            pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X, rows),
                             f"roofline, {name}", command)))
     return out
 
