@@ -792,3 +792,53 @@ def test_determinism_and_fp8_frames_read_off_rows_are_the_masks_frames(synthetic
                         assert repr(records(got)) == repr(records(want))
                     made += len(want)
     assert made > 20
+
+
+def _backend_frame_as_made(ls, scenario):
+    """backend_frame as it was made before backend_rows: a frame of the rows (None where PyTorch gave no
+    reason or chose no backend), the reference for the rows read without it."""
+    from gen.model import said
+
+    rows = []
+    for rec in sa._records(ls, scenario):
+        if not rec.backend_reasons and rec.sdpa_choice is None:
+            continue
+        for backend, why in rec.backend_reasons.items():
+            if backend == rec.sdpa_choice:
+                verdict = "chosen"
+            elif why == sa.ELIGIBLE:
+                verdict = "eligible"
+            elif why.startswith("not asked"):
+                verdict = "not asked"
+            else:
+                verdict = "refused"
+            rows.append(dict(variant=rec.variant, mode=rec.mode, q_len=rec.point.q_len, kv_len=rec.point.kv_len,
+                             head_dim=rec.point.head_dim, sdpa_choice=rec.sdpa_choice, backend=backend,
+                             verdict=verdict, reason=None if why == sa.ELIGIBLE else said.reasons(why)))
+    return pd.DataFrame(rows, columns=sa.BACKEND_COLUMNS)
+
+
+def test_backend_rows_are_the_frames_rows(synthetic, h200, h200_new, h200_merged, monkeypatch):
+    """Every scenario of the committed and synthetic sets (reasons given for every backend, for some, for
+    none), and with SDPA's choice taken away from some points and all: backend_rows are the rows of the frame
+    made before, to the type (NaN where a text column mixes text and None), and backend_frame that frame."""
+    import dataclasses
+
+    from gen.report.site import records
+
+    def check(ls):
+        n = 0
+        for name in sa.scenario_names([ls]):
+            want = _backend_frame_as_made(ls, name)
+            assert repr(sa.backend_rows(ls, name)) == repr(records(want)), name
+            pd.testing.assert_frame_equal(sa.backend_frame(ls, name), want)
+            n += len(want)
+        return n
+
+    checked = sum(check(ls) for ls in (synthetic, h200, h200_new, h200_merged))
+    real = sa._records
+    for every in (2, 1):
+        monkeypatch.setattr(sa, "_records", lambda ls, s, every=every: [
+            dataclasses.replace(p, sdpa_choice=None) if i % every == 0 else p for i, p in enumerate(real(ls, s))])
+        checked += check(h200_new)
+    assert checked > 100

@@ -326,6 +326,12 @@ def backend_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     """Why SDPA picked its backend: per unpinned SDPA point, one row per backend
     with what PyTorch chose, and "eligible" or PyTorch's reason for not running it
     (`verdict`: chosen, eligible, refused, not asked)."""
+    return pd.DataFrame(backend_rows(ls, scenario), columns=BACKEND_COLUMNS)
+
+
+def backend_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
+    """backend_frame's rows as values.rows reads them off the frame (the same Python values, to the type:
+    tests compare), with no frame made (the scenario pages read the rows)."""
     rows = []
     for rec in _records(ls, scenario):
         if not rec.backend_reasons and rec.sdpa_choice is None:
@@ -342,7 +348,19 @@ def backend_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
             rows.append(dict(variant=rec.variant, mode=rec.mode, q_len=rec.point.q_len, kv_len=rec.point.kv_len,
                              head_dim=rec.point.head_dim, sdpa_choice=rec.sdpa_choice, backend=backend,
                              verdict=verdict, reason=None if why == ELIGIBLE else said.reasons(why)))
-    return pd.DataFrame(rows, columns=BACKEND_COLUMNS)
+    return _as_text_columns(rows, ("sdpa_choice", "reason"))
+
+
+def _as_text_columns(rows: list[dict], columns) -> list[dict]:
+    """The rows with each of `columns` (text or None) as a frame's column holds it: a column with some text
+    and some None holds NaN for None (pandas' str column); one of None only, None."""
+    for c in columns:
+        got = [r[c] for r in rows]
+        if None in got and any(x is not None for x in got):
+            for r in rows:
+                if r[c] is None:
+                    r[c] = math.nan
+    return rows
 
 
 def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:

@@ -270,9 +270,8 @@ def _wrong(r: dict) -> bool:
 def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
     """Why SDPA picked its backend: per unpinned SDPA variant and backend not chosen,
     PyTorch's reason once, with the points it was given at (numbers blanked to group)."""
-    bf = sa.backend_frame(ls, name)
     out: dict = {}
-    for r in records(bf):
+    for r in sa.backend_rows(ls, name):  # (the frame's rows, no frame made)
         key = (r["variant"], r["mode"], r["backend"], re.sub(r"\d+", "#", str(r["reason"])), r["verdict"])
         g = out.setdefault(key, dict(label=_label(r["variant"]), mode=r["mode"],
                                      backend=words.backend_name(r["backend"]),
