@@ -160,22 +160,33 @@ def test_a_frames_rows_are_those_altair_gives():
 
 def test_every_chart_frame_of_the_committed_set_gives_altairs_rows(h200, monkeypatch):
     """The frames the scenario pages' charts are filled with (every chart of the committed set's
-    scenario pages): charts._values is Altair's data transformer, to the type."""
+    scenario pages): charts._values is Altair's data transformer, to the type; and the ceiling rules
+    made with no frame (charts._rule_rows) are its rows of the frames they stand for."""
     import altair as alt
 
     from gen.report import site
     from gen.report.pages import scenarios
 
     seen = []
-    real = charts._values
+    real, real_rules = charts._values, charts._rule_rows
+
+    def altair(df):
+        return alt.data_transformers.get()(df)["values"]
 
     def values(df):
         got = real(df)
         seen.append(df)
-        assert json.dumps(got) == json.dumps(alt.data_transformers.get()(df)["values"])
+        assert json.dumps(got) == json.dumps(altair(df))
+        return got
+
+    def rule_rows(ceilings):
+        got, frames = real_rules(ceilings), charts._rule_frames(ceilings)
+        seen.extend(frames.values())  # (the frames the rules stand for, each counted as before)
+        assert json.dumps(got) == json.dumps({n: altair(f) for n, f in frames.items()})
         return got
 
     monkeypatch.setattr(charts, "_values", values)
+    monkeypatch.setattr(charts, "_rule_rows", rule_rows)
     monkeypatch.setattr(charts, "_SHAPES", {})  # (the charts whose shape is made here fill it from frames)
     list(scenarios.set_pages(site.Context([h200]), h200))
     assert len(seen) > 10
