@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 
 from gen.analysis import tables
 from gen.report import charts
@@ -159,22 +160,33 @@ def test_a_frames_rows_are_those_altair_gives():
 
 def test_every_chart_frame_of_the_committed_set_gives_altairs_rows(h200, monkeypatch):
     """The frames the scenario pages' charts are filled with (every chart of the committed set's
-    scenario pages): charts._values is Altair's data transformer, to the type."""
+    scenario pages): charts._values is Altair's data transformer, to the type; and the ceiling rules
+    made with no frame (charts._rule_rows) are its rows of the frames they stand for."""
     import altair as alt
 
     from gen.report import site
     from gen.report.pages import scenarios
 
     seen = []
-    real = charts._values
+    real, real_rules = charts._values, charts._rule_rows
+
+    def altair(df):
+        return alt.data_transformers.get()(df)["values"]
 
     def values(df):
         got = real(df)
         seen.append(df)
-        assert json.dumps(got) == json.dumps(alt.data_transformers.get()(df)["values"])
+        assert json.dumps(got) == json.dumps(altair(df))
+        return got
+
+    def rule_rows(ceilings):
+        got, frames = real_rules(ceilings), charts._rule_frames(ceilings)
+        seen.extend(frames.values())  # (the frames the rules stand for, each counted as before)
+        assert json.dumps(got) == json.dumps({n: altair(f) for n, f in frames.items()})
         return got
 
     monkeypatch.setattr(charts, "_values", values)
+    monkeypatch.setattr(charts, "_rule_rows", rule_rows)
     monkeypatch.setattr(charts, "_SHAPES", {})  # (the charts whose shape is made here fill it from frames)
     list(scenarios.set_pages(site.Context([h200]), h200))
     assert len(seen) > 10
@@ -397,3 +409,48 @@ def test_timeline_from_rows_gives_the_frames_spec(h200, h200_new, h200_v1):
     assert checked > 100 and cut
     # the skeleton is left as it was parsed
     assert json.dumps(charts._timeline_base(), sort_keys=True) == charts._timeline_skeleton()
+
+
+@pytest.mark.parametrize("ceilings", [[], [("measured matmul", 683.2)], [("copy", 4.1), ("datasheet", 4.8)],
+                                      [("a", 3), ("b", 7), ("c", 3)], [("a", 2.0), ("b", 2.0), ("c", 5.5)],
+                                      [("a", 1), ("b", 2.5)], [("a", float("nan")), ("b", 0), ("c", None), ("d", 9.0)],
+                                      [("a", float("inf")), ("b", 1.0)], [("x", 5.0), ("y", 5.0), ("z", 5.0)]])
+def test_ceiling_rules_made_without_frames_are_the_frames_values(ceilings):
+    """The rate chart's ceiling rules and labels, made with no frame: _values of _rule_frames' frames, as JSON
+    text (ints, floats, ties, missing, zero and infinite ceilings)."""
+    from gen.report import charts
+
+    want = {n: charts._values(f) for n, f in charts._rule_frames(ceilings).items()}
+    assert json.dumps(charts._rule_rows(ceilings)) == json.dumps(want)
+    assert list(charts._rule_rows(ceilings)) == list(want)
+
+
+def test_scenario_charts_from_the_pages_rows_are_the_frames_charts(h200, h200_new):
+    """Every scenario's charts of the committed sets (each head dim, and all), their rows given as the page
+    reads them (values.rows of the point frame) and read off the frame: the same JSON text."""
+    from gen.analysis import scaling
+    from gen.analysis import scenarios as sa
+    from gen.analysis.values import rows as rows_of
+    from gen.model import anchors
+    from tests.conftest import RESULTS
+
+    refs = [tables.load_set(RESULTS / n) for n in (anchors.FA3_NAME, anchors.CUDNN_NAME)]
+    drawn = 0
+    for ls in (h200, h200_new):
+        ceil = scaling.ceilings(ls)
+        for name in sa.scenario_names([ls]):
+            pts, anc = sa.point_frame(ls, name), sa.anchor_frame([ls, *refs], name, ls)
+            for p in [pts] + [pts[pts["head_dim"] == d] for d in sorted(set(pts["head_dim"]))]:
+                rows = rows_of(p)
+                for _ in range(2):  # (the shapes made, then filled)
+                    assert json.dumps(charts.scenario_time_spec(p, anc, "len", rows)) == \
+                        json.dumps(charts.scenario_time_spec(p, anc, "len")), name
+                    for figure in ("tflops", "tbps"):
+                        args = (p, anc, figure, "rate", "len", [("copy", 4.1), ("m", 683)])
+                        assert json.dumps(charts.scenario_rate_spec(*args, rows)) == \
+                            json.dumps(charts.scenario_rate_spec(*args)), name
+                    args = (p, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3, "I")
+                    assert json.dumps(charts.scenario_roofline_spec(*args, rows)) == \
+                        json.dumps(charts.scenario_roofline_spec(*args)), name
+                drawn += len(rows)
+    assert drawn > 100

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from gen.analysis import scenarios as sa
-from gen.analysis import tables
+from gen.analysis import tables, values
 from gen.model import anchors, schema
 from gen.model import scenarios as declared
 from tests import scenario_sets
@@ -499,6 +499,8 @@ def test_above_roof_read_off_rows_is_the_frames_reading(which, request):
             for c in (ceil, low, None):
                 got, want = sa.above_roof(frame, c), _above_roof_by_frames(frame, c)
                 assert got == want and type(got) is type(want), (name, got, want)
+                # (the rows given, as the page gives them: the same, to the type)
+                assert repr(sa.above_roof(frame, c, values.rows(frame))) == repr(got)
                 if got is not None:
                     assert {k: type(v) for k, v in got.items()} == {k: type(v) for k, v in want.items()}
                     over += got["n"] > 0
@@ -625,3 +627,218 @@ def test_source_shapes_read_off_lists_are_the_frames_reading(h200, h200_new, syn
                     assert repr(got) == repr(want) and list(got["heads"]) == list(want["heads"]), (name, source)
                     seen += 1
     assert seen > 3
+
+
+def _kernels_frame_by_series(ls, variant):
+    """kernels_frame as it was before kernel_rows: each call's µs summed by a Series' groupby, the frame
+    made from the rows (the reference for the rows read without them)."""
+    from gen.analysis import rules
+
+    rows = []
+    for scenario in sa.scenario_names([ls]):
+        pts = [p for p in sa._records(ls, scenario) if p.variant == variant and p.status == schema.Status.OK
+               and p.trace]
+        if not pts:
+            continue
+        dims = {p.point.head_dim for p in pts}
+        s = declared.SCENARIOS.get(scenario)
+        d = s.head_dim if s and s.head_dim in dims else min(dims)
+        for mode in [m for m in schema.Mode if any(p.mode == m for p in pts)]:
+            cand = [p for p in pts if p.mode == mode and p.point.head_dim == d] or [p for p in pts if p.mode == mode]
+            p = max(cand, key=lambda x: (x.point.kv_len, x.point.q_len))
+            tr = ls.sweep_trace(p.trace)
+            groups, durs, codes = {}, [], []
+            for g in tr.forwards[0].gpu if tr.forwards else []:
+                key = (g.name, g.short_name, g.kind, rules.category(g.name, g.kind, g.launched_by))
+                acc = groups.get(key)
+                if acc is None:
+                    acc = groups[key] = [g.index, 0, len(groups)]
+                acc[0], acc[1] = min(acc[0], g.index), acc[1] + 1
+                durs.append(g.dur)
+                codes.append(acc[2])
+            if not durs:
+                continue
+            sums = pd.Series(durs, dtype=float).groupby(np.asarray(codes, dtype=np.intp), sort=False).sum().to_numpy()
+            point = sa._point_dict(p.point)
+            for (name, short, kind, category), (first, count, code) in sorted(groups.items(), key=lambda kv: kv[1][0]):
+                rows.append(dict(scenario=scenario, mode=mode, **point, index=int(first), name=name, short_name=short,
+                                 kind=kind, category=category, count=count, duration_us=float(sums[code])))
+    return pd.DataFrame(rows, columns=sa.KERNEL_COLUMNS)
+
+
+def test_kernel_rows_are_the_series_grouped_frames_rows(synthetic, h200, h200_new, h200_merged, h200_v1):
+    """Every variant of the committed sets and the synthetic one (windows on some points, none on others):
+    kernel_rows are the rows of the frame a Series' groupby summed, to the type and the bit, and
+    kernels_frame is that frame."""
+    from gen.report.site import records
+
+    checked = 0
+    for ls in [synthetic, h200, h200_new, h200_merged, h200_v1]:
+        for variant in sorted({p.variant for p in ls.rs.sweep}):
+            want = _kernels_frame_by_series(ls, variant)
+            assert repr(sa.kernel_rows(ls, variant)) == repr(records(want)), variant
+            got = sa.kernels_frame(ls, variant)
+            pd.testing.assert_frame_equal(got, want)
+            checked += len(want)
+    assert checked > 100
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_group_sums_are_pandas_groupby_sums_to_the_bit(seed):
+    """_group_sums against a Series' groupby sum (codes numbered first seen first): launches together
+    or interleaved, with NaN, ±inf, huge and tiny values, ints, one group, many."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    k = int(rng.integers(1, min(n, 12) + 1))
+    raw = rng.integers(0, k, n) if seed % 2 else np.sort(rng.integers(0, k, n))
+    first: dict = {}
+    codes = [first.setdefault(int(c), len(first)) for c in raw]
+    durs = (rng.random(n) * 10.0 ** rng.integers(-3, 12, n)).tolist()
+    if seed % 5 == 1:
+        durs[int(rng.integers(0, n))] = math.nan
+    if seed % 7 == 2:
+        durs[int(rng.integers(0, n))] = math.inf
+    if seed % 7 == 3:
+        durs[0], durs[-1] = math.inf, -math.inf
+    if seed % 3 == 0:
+        durs = [int(x) for x in rng.integers(0, 10 ** 6, n)]
+    want = pd.Series(durs, dtype=float).groupby(np.asarray(codes, dtype=np.intp), sort=False).sum().to_numpy()
+    got = sa._group_sums(durs, codes, len(first))
+    assert [repr(float(x)) for x in got] == [repr(float(x)) for x in want]
+
+
+def _determinism_by_masks(points):
+    """determinism_frame as it read the point frame before: iterrows and a mask per row."""
+    from gen.model import variants
+
+    rows = []
+    if points.empty:
+        return pd.DataFrame(columns=sa.DETERMINISM_COLUMNS)
+    key = ["mode", "head_dim", "q_len", "kv_len"]
+    for v in dict.fromkeys(points["variant"]):
+        det = variants.VARIANTS.get(v)
+        if det is None or det.kind != "sdpa_deterministic":
+            continue
+        base = next((b for b, d in variants.VARIANTS.items() if d.kind == "sdpa" and d.backend == det.backend), None)
+        if base is None:
+            continue
+        for _, r in points[points["variant"] == v].iterrows():
+            same = points[(points["variant"] == base) & (points[key] == r[key]).all(axis=1)]
+            if same.empty:
+                continue
+            d = same.iloc[0]
+            ok = lambda x: x["status"] == schema.Status.OK and not sa.missing(x["gpu_only_ms"]) and not x["wrong"]  # noqa: E731
+            ratio = r["gpu_only_ms"] / d["gpu_only_ms"] if ok(r) and ok(d) else math.nan
+            rows.append(dict(backend=det.backend, **{k: r[k] for k in key}, default_variant=base,
+                             deterministic_variant=v, default_ms=d["gpu_only_ms"] if ok(d) else math.nan,
+                             deterministic_ms=r["gpu_only_ms"] if ok(r) else math.nan, ratio=ratio,
+                             status=r["status"], reason=None if ok(r) else r["reason"]))
+    return pd.DataFrame(rows, columns=sa.DETERMINISM_COLUMNS)
+
+
+def _fp8_by_masks(points):
+    """fp8_frame as it read the point frame before: iterrows and a mask per row."""
+    from gen.model import variants
+
+    rows = []
+    if points.empty:
+        return pd.DataFrame(columns=sa.FP8_COLUMNS)
+    key = ["mode", "head_dim", "q_len", "kv_len"]
+    for v in dict.fromkeys(points["variant"]):
+        decl = variants.VARIANTS.get(v)
+        if decl is None or decl.twin is None:
+            continue
+        for _, r in points[points["variant"] == v].iterrows():
+            same = points[(points["variant"] == decl.twin) & (points[key] == r[key]).all(axis=1)]
+            t = same.iloc[0] if len(same) else None
+            ran = lambda x: x is not None and x["status"] == schema.Status.OK and not sa.missing(x["gpu_only_ms"])  # noqa: E731
+            fp8_ms = r["gpu_only_ms"] if ran(r) else math.nan
+            twin_ms = t["gpu_only_ms"] if ran(t) else math.nan
+            rows.append(dict(
+                variant=v, twin=decl.twin, **{k: r[k] for k in key}, dtype=r["dtype"],
+                twin_dtype=t["dtype"] if t is not None else None, fp8_ms=fp8_ms, twin_ms=twin_ms,
+                speedup=twin_ms / fp8_ms if not (sa.missing(fp8_ms) or sa.missing(twin_ms)) and fp8_ms else math.nan,
+                fp8_error=r["rel_error"] if ran(r) else math.nan,
+                twin_error=t["rel_error"] if ran(t) else math.nan,
+                input_rounding_error=(r["facts"] or {}).get("fp8_input_rounding_error", math.nan),
+                status=r["status"], reason=None if ran(r) else r["reason"]))
+    return pd.DataFrame(rows, columns=sa.FP8_COLUMNS)
+
+
+def _odd_point_frames(pts):
+    """The point frame, reversed, with some calls refused, wrong or untimed, and with no row."""
+    odd = pts.copy()
+    if len(odd) > 4:
+        odd.loc[odd.index[::3], "status"] = "error"
+        odd.loc[odd.index[1::4], "wrong"] = True
+        odd.loc[odd.index[2::5], "gpu_only_ms"] = float("nan")
+    return [pts, pts.iloc[::-1].reset_index(drop=True), odd, pts.iloc[0:0]]
+
+
+def test_determinism_and_fp8_frames_read_off_rows_are_the_masks_frames(synthetic, h200_new, h200_merged):
+    """Every scenario of the committed sets with deterministic and FP8 variants and of the synthetic set, as
+    they are, reversed, with refusals, wrong answers and missing times: the same frames (to the dtype) and
+    the same rows (to the type), with the rows given or read."""
+    from gen.report.site import records
+
+    made = 0
+    for ls in (synthetic, h200_new, h200_merged):
+        for name in sa.scenario_names([ls]):
+            for p in _odd_point_frames(sa.point_frame(ls, name)):
+                for new, old in ((sa.determinism_frame, _determinism_by_masks), (sa.fp8_frame, _fp8_by_masks)):
+                    want = old(p)
+                    for got in (new(p), new(p, records(p))):
+                        pd.testing.assert_frame_equal(got, want)
+                        assert repr(records(got)) == repr(records(want))
+                    made += len(want)
+    assert made > 20
+
+
+def _backend_frame_as_made(ls, scenario):
+    """backend_frame as it was made before backend_rows: a frame of the rows (None where PyTorch gave no
+    reason or chose no backend), the reference for the rows read without it."""
+    from gen.model import said
+
+    rows = []
+    for rec in sa._records(ls, scenario):
+        if not rec.backend_reasons and rec.sdpa_choice is None:
+            continue
+        for backend, why in rec.backend_reasons.items():
+            if backend == rec.sdpa_choice:
+                verdict = "chosen"
+            elif why == sa.ELIGIBLE:
+                verdict = "eligible"
+            elif why.startswith("not asked"):
+                verdict = "not asked"
+            else:
+                verdict = "refused"
+            rows.append(dict(variant=rec.variant, mode=rec.mode, q_len=rec.point.q_len, kv_len=rec.point.kv_len,
+                             head_dim=rec.point.head_dim, sdpa_choice=rec.sdpa_choice, backend=backend,
+                             verdict=verdict, reason=None if why == sa.ELIGIBLE else said.reasons(why)))
+    return pd.DataFrame(rows, columns=sa.BACKEND_COLUMNS)
+
+
+def test_backend_rows_are_the_frames_rows(synthetic, h200, h200_new, h200_merged, monkeypatch):
+    """Every scenario of the committed and synthetic sets (reasons given for every backend, for some, for
+    none), and with SDPA's choice taken away from some points and all: backend_rows are the rows of the frame
+    made before, to the type (NaN where a text column mixes text and None), and backend_frame that frame."""
+    import dataclasses
+
+    from gen.report.site import records
+
+    def check(ls):
+        n = 0
+        for name in sa.scenario_names([ls]):
+            want = _backend_frame_as_made(ls, name)
+            assert repr(sa.backend_rows(ls, name)) == repr(records(want)), name
+            pd.testing.assert_frame_equal(sa.backend_frame(ls, name), want)
+            n += len(want)
+        return n
+
+    checked = sum(check(ls) for ls in (synthetic, h200, h200_new, h200_merged))
+    real = sa._records
+    for every in (2, 1):
+        monkeypatch.setattr(sa, "_records", lambda ls, s, every=every: [
+            dataclasses.replace(p, sdpa_choice=None) if i % every == 0 else p for i, p in enumerate(real(ls, s))])
+        checked += check(h200_new)
+    assert checked > 100

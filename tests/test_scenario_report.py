@@ -285,3 +285,117 @@ def test_determinism_and_fp8_lines_skip_no_frame_they_had(which, request):
         assert repr(page._fp8(pts, False, True, records(pts))) == repr(fp8), name
         made += len(want) + len(fp8)
     assert made > 0
+
+
+# scenario_page.md.j2's loop over a mode's table rows as it was, before pages.scenarios._table_rows wrote them.
+_OLD_TABLE_ROWS = "\n".join([
+    '{% set R = \' style="text-align: right;"\' | safe %}',
+    '{% for r in m.rows %}',
+    '<tr>',
+    '<td>{% if r.page %}<a href="{{ relpath(r.page, here) | html_url }}">{{ r.label | md }}</a>'
+    '{% else %}{{ r.label | md }}{% endif %}</td>',
+    '<td>{{ r.point | md }}</td>',
+    '{% if r.status == "ok" %}',
+    '<td>ok{% if r.gpu_only_method == "kernel_sum" %} (kernel sum){% endif %}'
+    '{% if r.noisy %} (noisy){% endif %}'
+    '{% if r.thin %} (n = {{ r.gpu_only_n | integer }}: thin){% endif %}'
+    '{% if r.graph_above_eager %} (graph above eager){% endif %}'
+    '{% if r.host_bound %} (host-bound){% endif %}{% if r.wrong %} (wrong answer){% endif %}'
+    '{% if r.dtype and r.dtype != m.dtype %} ({{ r.dtype | md }}){% endif %}</td>',
+    '<td{{ R }}>{{ r.gpu_only_ms | ms }}</td>',
+    '<td>{{ (r.gpu_only_q1_ms, r.gpu_only_q3_ms) | span }}</td>',
+    '<td>{{ r.conditions | md }}</td>',
+    '<td{{ R }}>{{ r.eager_ms | ms }}</td>',
+    '<td{{ R }}>{{ r.value }}</td>',
+    '<td{{ R }}>{{ r.pct_of_ceiling | num(".0f", "%") }}</td>',
+    '<td{{ R }}>{{ (r.pct_of_datasheet if m.figure == "tbps" else r.sol_pct) | num(".0f", "%") }}</td>',
+    '<td{{ R }}>{{ r.kernels_per_call | integer }}</td>',
+    '<td{{ R }}>{{ r.peak_memory_bytes | size }}</td>',
+    '<td{{ R }}>{{ r.rel_error | num(".1e") }}</td>',
+    '{% else %}',
+    '<td>{{ r.status | md }} (why: <a href="#{{ s.key }}-{{ m.mode }}-refusal-{{ r.ref }}">{{ r.ref }}</a>)</td>',
+    '<td{{ R }}>–</td>',
+    '<td>–</td>',
+    '<td>–</td>',
+    '<td{{ R }}>–</td>',
+    '<td{{ R }}>–</td>',
+    '<td{{ R }}>–</td>',
+    '<td{{ R }}>–</td>',
+    '<td{{ R }}>–</td>',
+    '<td{{ R }}>–</td>',
+    '<td{{ R }}>–</td>',
+    '{% endif %}',
+    '</tr>',
+    '{% endfor %}',
+    '',
+])
+
+
+def _table_rows_both(m: dict, key: str, here: str) -> tuple[str, str]:
+    from gen.report import site
+    from gen.report.pages import scenarios as page
+
+    old = site.shared_environment().from_string(_OLD_TABLE_ROWS).render(m=m, s=dict(key=key), here=here)
+    return str(page._table_rows(m, key, here)) + "\n", old
+
+
+def _modes(ls):
+    from gen.report import site
+    from gen.report.pages import scenarios as page
+
+    ctx = site.Context([ls])
+    for name in sa.scenario_names([ls]) if ls.measured else []:
+        view = page.set_view(ctx, ls, name)
+        for m in view["modes"] if view else []:
+            yield view, m, f"generated/sets/{ls.name}/scenarios/{name}.md"
+
+
+def test_table_rows_written_in_python_give_the_template_loops_bytes(sets, h200, h200_new, h200_merged, h200_v1):
+    """Every mode's table of every scenario of the committed sets and the synthetic one (refusals, kernel
+    sums, wrong answers, FP8 dtypes, TB/s and TFLOP/s tables): the same bytes as the template's loop."""
+    checked, seen = 0, ""
+    for ls in [sets[0], h200, h200_new, h200_merged, h200_v1] + [tables.load_set(p) for p in sorted(RESULTS.iterdir())
+                                                               if p.is_dir()]:
+        for view, m, here in _modes(ls):
+            new, old = _table_rows_both(m, view["key"], here)
+            assert new == old
+            checked += 1
+            seen += new
+    assert checked > 20
+    for flag in ("(kernel sum)", "(wrong answer)", "refusal-", "<a href=", "(host-bound)", "(noisy)", "(thin)"):
+        assert flag in seen or flag == "(thin)", flag
+
+
+def _hostile_row(r: dict, i: int) -> dict:
+    """A table row's strings made hostile (markup, quotes, unprintables, past MAX_VALUE_CHARS), its flags odd
+    (NaN, None, 0, text) and its numbers odd (NaN, None, inf, negative, huge), differently for each row."""
+    import math
+
+    from gen.report import site
+
+    bad = ['<b>&"x\'</b>', "a\x00b\u202ec", "é" * (site.MAX_VALUE_CHARS + 5), "", None, math.nan][i % 6]
+    num = [math.nan, None, math.inf, -3.5, 1e21, 0.004][i % 6]
+    flag = [math.nan, None, 0, "yes", True, False][i % 6]
+    return dict(r, label=bad, point=bad, conditions=bad, value=bad, dtype=bad, status=["ok", "<x>", "oom", "ok"][i % 4],
+                page=[None, 'a b/"c".md', r["page"]][i % 3], ref=[1, '"2"', None][i % 3],
+                gpu_only_method=["kernel_sum", bad][i % 2], noisy=flag, thin=flag, graph_above_eager=flag,
+                host_bound=flag, wrong=flag, gpu_only_n=[3, 4.0, 12345][i % 3],
+                **{k: num for k in ("gpu_only_ms", "gpu_only_q1_ms", "eager_ms", "pct_of_ceiling", "pct_of_datasheet",
+                                    "sol_pct", "peak_memory_bytes", "rel_error")},
+                kernels_per_call=7 if num == math.inf else num, gpu_only_q3_ms=[1.0, num][i % 2])
+
+
+def test_table_rows_written_in_python_escape_and_bound_as_the_template_did(sets, h200_new):
+    """Hostile strings, odd flags and odd numbers in every field, both figures, a hostile key and mode: the
+    same bytes as the template's loop."""
+    seen = ""
+    for ls in (sets[0], h200_new):
+        for _view, m, here in _modes(ls):
+            for fig in ("tbps", "tflops"):
+                odd = dict(m, rows=[_hostile_row(r, i) for i, r in enumerate(m["rows"])], figure=fig, mode='<m"')
+                new, old = _table_rows_both(odd, 'k"<&', here)
+                assert new == old
+                seen += new
+    assert "nan" in seen and "inf" in seen and "&lt;b&gt;" in seen and "\ufffd" in seen
+    assert "more characters not shown" in seen
+    assert "&#34;" in seen or "&quot;" in seen

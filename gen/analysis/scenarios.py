@@ -17,7 +17,8 @@ Takes: loaded sets (gen.analysis.tables.LoadedSet), measured and reference
 - `versus_frame(points, anchors)`: per anchor point, the anchor beside our
   same-named variant and our fastest; `headline(points, anchors)`;
 - `differences(ours, theirs)`: what differs between a measured set and an anchor;
-- `kernels_frame(ls, variant)`: the kernels of one call per scenario (from the point's trace);
+- `kernels_frame(ls, variant)`: the kernels of one call per scenario (from the point's trace), and
+  `kernel_rows(ls, variant)` its rows;
 - `summary_rows(ls, scenario)`: `python -m gen summary --scenario NAME --format json`.
 
 Which figure a point gets: decode (one query token against a KV cache) reads
@@ -279,16 +280,21 @@ def tflops_at(flops: float, ms: float) -> float:
     return _div(flops, ms * 1e-3) / 1e12
 
 
-def above_roof(points: pd.DataFrame, ceil: dict | None) -> dict | None:
+def above_roof(points: pd.DataFrame, ceil: dict | None, rows: list[dict] | None = None) -> dict | None:
     """scaling.above_roof(roofline_frame(points a bf16 ceiling may judge), ceil, "intensity", "tflops"),
     read off the point frame's columns in plain Python (a frame and a mask per step before; tests keep
-    that reading and compare). FP8 points are left out: the measured matrix product is bf16."""
+    that reading and compare). FP8 points are left out: the measured matrix product is bf16.
+    `rows`: values.rows(points), where the caller has them (the same values the columns' tolist gives)."""
     if ceil is None or points.empty:
         return None
     cols = ("dtype", "status", "gpu_only_ms", "wrong", "flops", "intensity", "variant")
-    got = points.reindex(columns=cols)  # (a frame without a dtype column: no FP8 to leave out)
+    if rows is not None:  # (a row without a dtype or wrong: none to leave out, as the frame's reindex reads it)
+        table = [tuple(r.get(c, math.nan) for c in cols) for r in rows]
+    else:
+        got = points.reindex(columns=cols)  # (a frame without a dtype column: no FP8 to leave out)
+        table = list(zip(*(got[c].tolist() for c in cols)))
     d = []
-    for dtype, status, ms, wrong, f, intensity, variant in zip(*(got[c].tolist() for c in cols)):
+    for dtype, status, ms, wrong, f, intensity, variant in table:
         fp8 = not missing(dtype) and str(dtype).startswith("fp8")
         if fp8 or status != schema.Status.OK or missing(ms) or (not missing(wrong) and bool(wrong)):
             continue
@@ -320,6 +326,12 @@ def backend_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     """Why SDPA picked its backend: per unpinned SDPA point, one row per backend
     with what PyTorch chose, and "eligible" or PyTorch's reason for not running it
     (`verdict`: chosen, eligible, refused, not asked)."""
+    return pd.DataFrame(backend_rows(ls, scenario), columns=BACKEND_COLUMNS)
+
+
+def backend_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
+    """backend_frame's rows as values.rows reads them off the frame (the same Python values, to the type:
+    tests compare), with no frame made (the scenario pages read the rows)."""
     rows = []
     for rec in _records(ls, scenario):
         if not rec.backend_reasons and rec.sdpa_choice is None:
@@ -336,7 +348,19 @@ def backend_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
             rows.append(dict(variant=rec.variant, mode=rec.mode, q_len=rec.point.q_len, kv_len=rec.point.kv_len,
                              head_dim=rec.point.head_dim, sdpa_choice=rec.sdpa_choice, backend=backend,
                              verdict=verdict, reason=None if why == ELIGIBLE else said.reasons(why)))
-    return pd.DataFrame(rows, columns=BACKEND_COLUMNS)
+    return _as_text_columns(rows, ("sdpa_choice", "reason"))
+
+
+def _as_text_columns(rows: list[dict], columns) -> list[dict]:
+    """The rows with each of `columns` (text or None) as a frame's column holds it: a column with some text
+    and some None holds NaN for None (pandas' str column); one of None only, None."""
+    for c in columns:
+        got = [r[c] for r in rows]
+        if None in got and any(x is not None for x in got):
+            for r in rows:
+                if r[c] is None:
+                    r[c] = math.nan
+    return rows
 
 
 def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
@@ -713,6 +737,12 @@ def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
     """The GPU events of one profiled call of `variant` per (scenario, mode), at the largest
     length (own head dim) whose point kept a trace: one row per distinct kernel in launch
     order with its launches and total µs in that call."""
+    return pd.DataFrame(kernel_rows(ls, variant), columns=KERNEL_COLUMNS)
+
+
+def kernel_rows(ls: tables.LoadedSet, variant: str) -> list[dict[str, Any]]:
+    """kernels_frame's rows as values.rows reads them off the frame (the same Python values, to the type:
+    tests compare), with no frame made (the variant pages read the rows)."""
     rows = []
     for scenario in scenario_names([ls]):
         pts = [p for p in _records(ls, scenario) if p.variant == variant and p.status == schema.Status.OK and p.trace]
@@ -726,9 +756,9 @@ def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
             p = max(cand, key=lambda x: (x.point.kv_len, x.point.q_len))
             tr = ls.sweep_trace(p.trace)
             # The call's kernel table grouped by name, short name, kind and category (first launch,
-            # launches), read off its events; the µs summed by pandas' groupby as the table's groupby
-            # sums them (the same rows, the same group codes: first seen first; tests compare them to
-            # the last digit), without the table and its four key columns.
+            # launches), read off its events; the µs summed as the table's groupby sums them
+            # (_group_sums: the same rows, the same group codes, first seen first; tests compare them
+            # to the last digit), without the table and its four key columns.
             groups: dict[tuple, list] = {}
             durs, codes = [], []
             for g in tr.forwards[0].gpu if tr.forwards else []:
@@ -741,12 +771,41 @@ def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
                 codes.append(acc[2])
             if not durs:
                 continue
-            sums = pd.Series(durs, dtype=float).groupby(np.asarray(codes, dtype=np.intp), sort=False).sum().to_numpy()
+            sums = _group_sums(durs, codes, len(groups))
             point = _point_dict(p.point)
             for (name, short, kind, category), (first, count, code) in sorted(groups.items(), key=lambda kv: kv[1][0]):
                 rows.append(dict(scenario=scenario, mode=mode, **point, index=int(first), name=name, short_name=short,
-                                 kind=kind, category=category, count=count, duration_us=float(sums[code])))
-    return pd.DataFrame(rows, columns=KERNEL_COLUMNS)
+                                 kind=kind, category=category, count=count, duration_us=sums[code]))
+    # A window (None where the point has none) as the frame's column holds it: floats and NaN where
+    # some rows have one and some not (a float column), else as given.
+    windows = [r["window"] for r in rows]
+    if None in windows and any(w is not None for w in windows):
+        for r in rows:
+            r["window"] = math.nan if r["window"] is None else float(r["window"])
+    return rows
+
+
+def _group_sums(durs: list, codes: list[int], n: int) -> list[float]:
+    """Per code (0 to n - 1, numbered first seen first) the sum of its durations, as pandas' groupby sums
+    them (pd.Series(durs, dtype=float).groupby(codes, sort=False).sum(): tests compare to the bit, a
+    Series and a groupby a call before): where the codes never go down (each kernel's launches
+    together) and no value is NaN, numpy's add.reduceat over the runs (pandas' path then); else
+    Kahan's compensated sum, NaN skipped (pandas' Cython group_sum)."""
+    vals = [float(x) for x in durs]
+    if all(a <= b for a, b in zip(codes, codes[1:])) and all(v == v for v in vals):
+        starts = [0] + [i for i in range(1, len(codes)) if codes[i] != codes[i - 1]]
+        return np.add.reduceat(np.array(vals, dtype=float), np.array(starts, dtype=np.intp)).tolist()
+    sums, comp = [0.0] * n, [0.0] * n
+    for v, c in zip(vals, codes):
+        if v != v:
+            continue
+        y = v - comp[c]
+        t = sums[c] + y
+        comp[c] = t - sums[c] - y
+        if comp[c] != comp[c]:  # (an infinite sum: pandas starts its compensation again)
+            comp[c] = 0.0
+        sums[c] = t
+    return sums
 
 
 # --------------------------------------------------------------------------- the summary verb
@@ -835,61 +894,63 @@ def has_twin(variant: str) -> bool:
     return decl is not None and decl.twin is not None
 
 
-def determinism_frame(points: pd.DataFrame) -> pd.DataFrame:
+def determinism_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
     """What reproducible gradients cost: per backend and point, the deterministic variant
     (gen.model.variants kind "sdpa_deterministic") against the same backend pinned without it:
     both GPU-only times and their ratio (deterministic / default); where the deterministic one
-    did not run, its status and reason instead. Wrong answers are left out."""
-    rows = []
+    did not run, its status and reason instead. Wrong answers are left out. `rows`: values.rows(points),
+    where the caller has them (read as rows: iterrows and a mask per row before; tests keep that reading)."""
+    out = []
     if points.empty:
         return pd.DataFrame(columns=DETERMINISM_COLUMNS)
+    rows = values.rows(points) if rows is None else rows
     key = ["mode", "head_dim", "q_len", "kv_len"]
-    for v in dict.fromkeys(points["variant"]):
+    for v in dict.fromkeys(r["variant"] for r in rows):
         det = variants.VARIANTS.get(v)
         if det is None or det.kind != "sdpa_deterministic":
             continue
         base = next((b for b, d in variants.VARIANTS.items() if d.kind == "sdpa" and d.backend == det.backend), None)
         if base is None:
             continue
-        for _, r in points[points["variant"] == v].iterrows():
-            same = points[(points["variant"] == base) & (points[key] == r[key]).all(axis=1)]
-            if same.empty:
+        for r in [r for r in rows if r["variant"] == v]:
+            d = next((x for x in rows if x["variant"] == base and all(x[k] == r[k] for k in key)), None)
+            if d is None:
                 continue
-            d = same.iloc[0]
             ok = lambda x: x["status"] == schema.Status.OK and not missing(x["gpu_only_ms"]) and not x["wrong"]  # noqa: E731
             ratio = r["gpu_only_ms"] / d["gpu_only_ms"] if ok(r) and ok(d) else math.nan
-            rows.append(dict(backend=det.backend, **{k: r[k] for k in key}, default_variant=base,
-                             deterministic_variant=v, default_ms=d["gpu_only_ms"] if ok(d) else math.nan,
-                             deterministic_ms=r["gpu_only_ms"] if ok(r) else math.nan, ratio=ratio,
-                             status=r["status"], reason=None if ok(r) else r["reason"]))
-    return pd.DataFrame(rows, columns=DETERMINISM_COLUMNS)
+            out.append(dict(backend=det.backend, **{k: r[k] for k in key}, default_variant=base,
+                            deterministic_variant=v, default_ms=d["gpu_only_ms"] if ok(d) else math.nan,
+                            deterministic_ms=r["gpu_only_ms"] if ok(r) else math.nan, ratio=ratio,
+                            status=r["status"], reason=None if ok(r) else r["reason"]))
+    return pd.DataFrame(out, columns=DETERMINISM_COLUMNS)
 
 
 FP8_COLUMNS = ["variant", "twin", "mode", "head_dim", "q_len", "kv_len", "dtype", "twin_dtype", "fp8_ms",
                "twin_ms", "speedup", "fp8_error", "twin_error", "input_rounding_error", "status", "reason"]
 
 
-def fp8_frame(points: pd.DataFrame) -> pd.DataFrame:
+def fp8_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
     """What FP8 buys and costs: per variant that declares a twin (gen.model.variants: the same kind
     of kernel at the scenario's dtype) and point, both GPU-only times, speedup = twin ms / FP8 ms
     (>1: FP8 is faster), both errors against float64, and the error of rounding the inputs alone
     (the variant's fact fp8_input_rounding_error); where the FP8 one did not run, its status and
-    reason instead; where the twin did not run, its time and error are NaN."""
-    rows = []
+    reason instead; where the twin did not run, its time and error are NaN. `rows`: values.rows(points),
+    where the caller has them (read as rows: iterrows and a mask per row before; tests keep that reading)."""
+    out = []
     if points.empty:
         return pd.DataFrame(columns=FP8_COLUMNS)
+    rows = values.rows(points) if rows is None else rows
     key = ["mode", "head_dim", "q_len", "kv_len"]
-    for v in dict.fromkeys(points["variant"]):
+    for v in dict.fromkeys(r["variant"] for r in rows):
         decl = variants.VARIANTS.get(v)
         if decl is None or decl.twin is None:
             continue
-        for _, r in points[points["variant"] == v].iterrows():
-            same = points[(points["variant"] == decl.twin) & (points[key] == r[key]).all(axis=1)]
-            t = same.iloc[0] if len(same) else None
+        for r in [r for r in rows if r["variant"] == v]:
+            t = next((x for x in rows if x["variant"] == decl.twin and all(x[k] == r[k] for k in key)), None)
             ran = lambda x: x is not None and x["status"] == schema.Status.OK and not missing(x["gpu_only_ms"])  # noqa: E731
             fp8_ms = r["gpu_only_ms"] if ran(r) else math.nan
             twin_ms = t["gpu_only_ms"] if ran(t) else math.nan
-            rows.append(dict(
+            out.append(dict(
                 variant=v, twin=decl.twin, **{k: r[k] for k in key}, dtype=r["dtype"],
                 twin_dtype=t["dtype"] if t is not None else None, fp8_ms=fp8_ms, twin_ms=twin_ms,
                 speedup=twin_ms / fp8_ms if not (missing(fp8_ms) or missing(twin_ms)) and fp8_ms else math.nan,
@@ -897,4 +958,4 @@ def fp8_frame(points: pd.DataFrame) -> pd.DataFrame:
                 twin_error=t["rel_error"] if ran(t) else math.nan,
                 input_rounding_error=(r["facts"] or {}).get("fp8_input_rounding_error", math.nan),
                 status=r["status"], reason=None if ran(r) else r["reason"]))
-    return pd.DataFrame(rows, columns=FP8_COLUMNS)
+    return pd.DataFrame(out, columns=FP8_COLUMNS)

@@ -677,12 +677,20 @@ def _finite(x) -> float | None:
     return x if x is not None and math.isfinite(x) else None
 
 
-def _measured_rows(points: pd.DataFrame, col: str) -> list[dict]:
-    """_values(_clean(_measured(points, col))), read off the columns (tests compare them)."""
+def _columns(points: pd.DataFrame, cols, rows: list[dict] | None) -> list[tuple]:
+    """The frame's columns `cols` row by row, read off `rows` (values.rows(points), where the caller has
+    them: the same Python values a column's tolist gives) or else off the frame."""
+    if rows is not None:
+        return [tuple(r[c] for c in cols) for r in rows]
+    return list(zip(*(points[c].tolist() for c in cols)))
+
+
+def _measured_rows(points: pd.DataFrame, col: str, rows: list[dict] | None = None) -> list[dict]:
+    """_values(_clean(_measured(points, col))), read off the columns (tests compare them); `rows`: as _columns."""
     cols = ["status", "mode", col, "variant", "kv_len", "head_dim"] + \
         (["gpu_only_q1_ms", "gpu_only_q3_ms"] if col == "gpu_only_ms" else [])
     out = []
-    for r in zip(*(points[c].tolist() for c in cols)):
+    for r in _columns(points, cols, rows):
         if r[0] == "ok" and r[1] == "inference" and not missing(r[2]):
             row = dict(series=str(r[3]), kv_len=float(int(r[4])), head_dim=float(int(r[5])), value=_finite(r[2]),
                        figure=MEASURED)
@@ -724,11 +732,13 @@ def scenario_time(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> 
     return _scenario_time(d, _series_order(d), _ticks(d), x_title)
 
 
-def scenario_time_spec(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> dict:
+def scenario_time_spec(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str,
+                       point_rows: list[dict] | None = None) -> dict:
     # The chart's rows read off the point and anchor frames where its shape is known (no frames
     # made: a third of a scenario page's charts' time); the frames and Altair otherwise.
+    # `point_rows`: values.rows(points), where the caller has them (no column read).
     rows = [dict(r, **({} if "q1" in r else dict(q1=None, q3=None)))
-            for r in _measured_rows(points, "gpu_only_ms") + _published_rows(anchors, "published_ms", True)]
+            for r in _measured_rows(points, "gpu_only_ms", point_rows) + _published_rows(anchors, "published_ms", True)]
     if rows:
         order, ticks = _order_and_ticks(rows)
         got = _open(("scenario_time", x_title), lambda: {"d": _time_points(points, anchors)},
@@ -756,6 +766,22 @@ def _rate_frames(points: pd.DataFrame, anchors: pd.DataFrame, figure: str,
     return {"d": _clean(pd.concat(parts, ignore_index=True)), **_rule_frames(ceilings)}
 
 
+def _rule_rows(ceilings: list[tuple[str, float]]) -> dict[str, list[dict]]:
+    """_values of each of _rule_frames' frames, made from the ceilings with no frame (tests compare them):
+    a frame and a sort per chart before."""
+    rules = [dict(ceiling=name, value=v) for name, v in ceilings if v and not math.isnan(v)]
+    if not rules:
+        return {}
+    if not all(type(r["value"]) is int for r in rules):  # (the frame's column: int where every value is one)
+        rules = [dict(r, value=float(r["value"])) for r in rules]
+    # (sort_values' order, highest first: equal values keep theirs, as its stable sort of a few rows)
+    by_value = sorted(rules, key=lambda r: -r["value"])
+    def value(r: dict) -> dict:
+        return r if type(r["value"]) is int else dict(r, value=_finite_or_none(r["value"]))
+
+    return {"rules": [value(r) for r in rules], **{f"label{i}": [value(r)] for i, r in enumerate(by_value)}}
+
+
 def _rule_frames(ceilings: list[tuple[str, float]]) -> dict[str, pd.DataFrame]:
     """The ceilings' rules, and one frame per ceiling's label (highest first); none without a ceiling."""
     frames = {}
@@ -777,15 +803,15 @@ def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_ti
 
 
 def scenario_rate_spec(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_title: str, x_title: str,
-                       ceilings: list[tuple[str, float]]) -> dict:
-    rows = _measured_rows(points, figure) + (_published_rows(anchors, "tflops", False) if figure == "tflops" else [])
-    if rows:  # as scenario_time_spec: the rows read off the frames
+                       ceilings: list[tuple[str, float]], point_rows: list[dict] | None = None) -> dict:
+    rows = _measured_rows(points, figure, point_rows) + (_published_rows(anchors, "tflops", False)
+                                                         if figure == "tflops" else [])
+    if rows:  # as scenario_time_spec: the rows read off the frames (the ceilings' with no frame)
         order, ticks = _order_and_ticks(rows)
-        rules = _rule_frames(ceilings)
+        rules = _rule_rows(ceilings)
         got = _open(("scenario_rate", y_title, x_title, ("d", *rules)),
                     lambda: _rate_frames(points, anchors, figure, ceilings),
-                    lambda f, o, t: _scenario_rate(f, o, t, y_title, x_title), order, ticks,
-                    {"d": rows, **{n: _values(f) for n, f in rules.items()}})
+                    lambda f, o, t: _scenario_rate(f, o, t, y_title, x_title), order, ticks, {"d": rows, **rules})
         if got is not None:
             return got
     frames = _rate_frames(points, anchors, figure, ceilings)
@@ -831,10 +857,12 @@ def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: flo
     return _scenario_roofline(d, roof, variant_order(d["variant"]) if len(d) else [], x_title)
 
 
-def _roof_rows(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float) -> tuple[list[dict], list[dict]]:
-    """_values of each of _roof_frames' frames, read off the point frame's columns (tests compare them)."""
+def _roof_rows(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float,
+               rows: list[dict] | None = None) -> tuple[list[dict], list[dict]]:
+    """_values of each of _roof_frames' frames, read off the point frame's columns (tests compare them);
+    `rows`: as _columns."""
     cols = ("status", "tflops", "gpu_only_ms", "variant", "mode", "kv_len", "intensity", "flops")
-    pts = list(zip(*(points[c].tolist() for c in cols)))
+    pts = _columns(points, cols, rows)
     ok = [r for r in pts if r[0] == "ok" and not missing(r[1])] or \
         [r for r in pts if r[0] == "ok" and not missing(r[2])]
     # float64 arithmetic as the frame's columns do it, each number rounded as number() and NaN kept
@@ -857,9 +885,10 @@ def _finite_or_none(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
 
-def scenario_roofline_spec(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float, x_title: str) -> dict:
+def scenario_roofline_spec(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float, x_title: str,
+                           point_rows: list[dict] | None = None) -> dict:
     # As scenario_time_spec: the rows read off the point frame where the shape is known.
-    rows, roof_rows = _roof_rows(points, matmul_tflops, copy_tbps)
+    rows, roof_rows = _roof_rows(points, matmul_tflops, copy_tbps, point_rows)
     if rows:
         got = _open(("scenario_roofline", x_title), lambda: dict(zip(("d", "roof"), _roof_frames(
             points, matmul_tflops, copy_tbps))), lambda f, o, _: _scenario_roofline(f["d"], f["roof"], o, x_title),

@@ -28,7 +28,7 @@ from gen.report import charts, wording, wording_verdicts
 from gen.report import format as fmt
 from gen.report import wording_scenarios as words
 from gen.report import wording_verdicts as wv
-from gen.report.site import MAX_KERNEL_ROWS, Context, Page, chart_div, records, summary_command
+from gen.report.site import MAX_KERNEL_ROWS, Context, Page, RowsHTML, chart_div, hole, records, summary_command
 
 INDEX = f"{fmt.GENERATED}/scenarios/index.md"
 SCALING_PAGE = f"{fmt.GENERATED}/scaling.md"
@@ -80,6 +80,48 @@ def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str],
                         thin=bool(r.get("gpu_only_n")) and r["gpu_only_n"] < rules.MIN_SAMPLES,
                         conditions=wv.conditions_cell(r) if r["status"] == schema.Status.OK else None))
     return out
+
+
+_RIGHT = ' style="text-align: right;"'  # a right-aligned cell, as Python-Markdown's tables write it
+_REFUSED_CELLS = "\n".join(f"<td{a}>–</td>" for a in (_RIGHT, "", "", *[_RIGHT] * 7))  # a refused row's figures
+
+
+def _table_rows(m: dict, key: str, here: str) -> RowsHTML:
+    """A mode's table of every variant at every point: its rows (scenario_page.md.j2's layout, a cell a
+    line), written here: the template's loop over some fifteen finalized and escaped values a row was
+    the most of the page's rendering. Each value of the set is finalized and escaped as the template did
+    (site.hole, after fmt.md where the template wrote `| md`); a number's formatted text (digits, signs,
+    '.', ',', '%', the dash, units) needs neither and is written as it is. The same bytes (test)."""
+    h, md, ms, num, R = hole, fmt.md, fmt.ms, fmt.num, _RIGHT
+    tbps, dtype, out = m["figure"] == sa.FIGURE_TBPS, m["dtype"], []
+    for r in m["rows"]:
+        label = h(md(r["label"]))
+        cells = [f'<td><a href="{h(fmt.html_url(fmt.relpath(r["page"], here)))}">{label}</a></td>' if r["page"]
+                 else f"<td>{label}</td>", f'<td>{h(md(r["point"]))}</td>']
+        if r["status"] == "ok":
+            # (each flag as the template's `if` reads it: Python's truth)
+            cells += [
+                "<td>ok" + (" (kernel sum)" if r["gpu_only_method"] == "kernel_sum" else "")
+                + (" (noisy)" if r["noisy"] else "")
+                + (f' (n = {fmt.integer(r["gpu_only_n"])}: thin)' if r["thin"] else "")
+                + (" (graph above eager)" if r["graph_above_eager"] else "")
+                + (" (host-bound)" if r["host_bound"] else "") + (" (wrong answer)" if r["wrong"] else "")
+                + (f' ({h(md(r["dtype"]))})' if r["dtype"] and r["dtype"] != dtype else "") + "</td>",
+                f'<td{R}>{ms(r["gpu_only_ms"])}</td>',
+                f'<td>{fmt.span((r["gpu_only_q1_ms"], r["gpu_only_q3_ms"]))}</td>',
+                f'<td>{h(md(r["conditions"]))}</td>',
+                f'<td{R}>{ms(r["eager_ms"])}</td>',
+                f'<td{R}>{h(r["value"])}</td>',
+                f'<td{R}>{num(r["pct_of_ceiling"], ".0f", "%")}</td>',
+                f'<td{R}>{num(r["pct_of_datasheet"] if tbps else r["sol_pct"], ".0f", "%")}</td>',
+                f'<td{R}>{fmt.integer(r["kernels_per_call"])}</td>',
+                f'<td{R}>{fmt.size(r["peak_memory_bytes"])}</td>',
+                f'<td{R}>{num(r["rel_error"], ".1e")}</td>']
+        else:
+            ref, at = h(r["ref"]), f'{h(key)}-{h(m["mode"])}-refusal'
+            cells += [f'<td>{h(md(r["status"]))} (why: <a href="#{at}-{ref}">{ref}</a>)</td>', _REFUSED_CELLS]
+        out.append("<tr>\n" + "\n".join(cells) + "\n</tr>")
+    return RowsHTML("\n".join(out))
 
 
 def _not_run(rows: list[dict]) -> list[str]:
@@ -195,18 +237,20 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
         a = anchors[anchors["head_dim"] == d] if len(anchors) and set(anchors["head_dim"].tolist()) != {d} \
             else anchors
         suffix = f", head dim {d}" if len(dims) > 1 else ""
-        time = charts.scenario_time_spec(p, a, x_title)
-        rate = charts.scenario_rate_spec(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings)
+        # (p's rows: the page's, no column of the frame read again)
+        p_rows = rows if len(dims) == 1 else [r for r in rows if r["head_dim"] == d]
+        time = charts.scenario_time_spec(p, a, x_title, p_rows)
+        rate = charts.scenario_rate_spec(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings, p_rows)
         out.append(dict(head_dim=f"Head dim {d}" if suffix else None,
                         time=chart_div(time, f"GPU-only time against length{suffix}, {name}", command),
                         rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
                                        command)))
     if ceil and dims:
         out.append(dict(roof_line=words.roof_line(ceil),
-                        above_roof=words.above_roof(sa.above_roof(pts, ceil), sheet,
+                        above_roof=words.above_roof(sa.above_roof(pts, ceil, rows), sheet,
                                                     ceil.get("read_bytes"), _best_tbps(rows)),
                         roofline=chart_div(charts.scenario_roofline_spec(
-                            pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X),
+                            pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X, rows),
                             f"roofline, {name}", command)))
     return out
 
@@ -226,9 +270,8 @@ def _wrong(r: dict) -> bool:
 def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
     """Why SDPA picked its backend: per unpinned SDPA variant and backend not chosen,
     PyTorch's reason once, with the points it was given at (numbers blanked to group)."""
-    bf = sa.backend_frame(ls, name)
     out: dict = {}
-    for r in records(bf):
+    for r in sa.backend_rows(ls, name):  # (the frame's rows, no frame made)
         key = (r["variant"], r["mode"], r["backend"], re.sub(r"\d+", "#", str(r["reason"])), r["verdict"])
         g = out.setdefault(key, dict(label=_label(r["variant"]), mode=r["mode"],
                                      backend=words.backend_name(r["backend"]),
@@ -358,7 +401,7 @@ def _determinism(pts, rows: list[dict]) -> list[str]:
     records(pts): with no deterministic variant among them, none (and no frame made to learn it)."""
     if not any(sa.is_deterministic(v) for v in dict.fromkeys(r["variant"] for r in rows)):
         return []
-    df = sa.determinism_frame(pts)
+    df = sa.determinism_frame(pts, rows)
     show_len = df["kv_len"].nunique() > 1 if len(df) else False
     return [words.determinism_line(r, _label, show_len) for r in records(df)]
 
@@ -369,7 +412,7 @@ def _fp8(pts, decode: bool, show_dim: bool, rows: list[dict]) -> list[dict]:
     if not any(sa.has_twin(v) for v in dict.fromkeys(r["variant"] for r in rows)):
         return []
     return [dict(r, **words.fp8_cells(r, _label), point=words.point_label(r, decode, show_dim))
-            for r in records(sa.fp8_frame(pts))]
+            for r in records(sa.fp8_frame(pts, rows))]
 
 
 def _ceiling_of(rows: list[dict]) -> str | None:
@@ -435,6 +478,8 @@ def set_pages(ctx: Context, ls) -> Iterator[Page]:
         if view is None:
             continue
         page = fmt.set_scenario_page(ls.name, name)
+        # (the tables' rows written for this page: their links are relative to it; the view stays as made)
+        view = dict(view, modes=[dict(m, rows_html=_table_rows(m, view["key"], page)) for m in view["modes"]])
         text = ctx.template("scenario_page.md.j2").render(**scenario_view(ctx, name, page, [view]))
         yield Page(page, text)
 
@@ -484,7 +529,7 @@ def variant_kernels(ctx: Context, variant: str, page: str, sets=None) -> list[di
         if not ls.measured or ls.rs.environment.device != "cuda":
             continue
         calls: dict[tuple, list[dict]] = {}  # (scenario, mode) -> its call's kernels, as a groupby's groups
-        for r in records(sa.kernels_frame(ls, variant)):
+        for r in sa.kernel_rows(ls, variant):  # (the frame's rows, no frame made)
             calls.setdefault((r["scenario"], r["mode"]), []).append(r)
         for (scenario, mode), g in calls.items():
             first = dict(g[0])
