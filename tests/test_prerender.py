@@ -138,6 +138,15 @@ SAMPLES = [
     "# head {: #custom .c }\n\npara\n{: .p }", "`{code}` and {braces}", "\\*not\\* \\_x\\_ a\\\\b",
     "[TOC]\n\n# a\n\n## b", "text [TOC] text\n\n# a",
     "- a\n- b\n\n1. c\n2. d\n\n    indented\n\n* e",
+    # character references (the HTML parser's stand-ins): beside tags, in raw blocks and their tails,
+    # in comments, scripts and tags across lines, a bare & or &#, a markdown block, the stand-ins' plane
+    "a&#95;b &#58; &amp; &lt;x&gt; &#x5F; &AMP; &a-b.c;\n\n<p>c&#95;d</p>&#95;e\nf&#95;g",
+    "<div>\nin &#95; raw\n\nstill &#58;\n</div> tail &#95;\nafter &#95;\n\n<span>x&#95;</span> &#95;",
+    "<!--\ncomment &#95;\n-->\n\n<script>\nvar a = 1 &#95; 2;\n</script>\n\nt&#95;",
+    '<div class="x"\ndata-a="&#95;">\nb &#95;\n</div>\n\nc &#95;', "bare & amp &#95;", "&#x; then &#95; and ;",
+    "&#x then &#95;\n\n<div>\n*a* &#95;\n</div>",
+    "&#95a; and &#95;", '<div markdown="1">\n*a* &#95;\n</div>\n\n&#95;', "\U000F0001 &#95; \U000F0000",
+    "- i &#95;\n    <b>&#95;</b>\n- j &#58;&#58;\n\n| a&#95; |\n|---|\n| &#124; |", "</div>&#95;\n&#95;",
 ]
 
 
@@ -147,6 +156,20 @@ def test_the_shortcuts_give_python_markdowns_html():
         for page in (f"# T\n\n{text}\n", f"---\nsearch:\n  exclude: true\n---\n\n# T\n{text}"):
             assert conv.page(page) == ref.page(page), text
         assert conv.convert(text) == ref.convert(text), text
+
+
+def test_character_references_are_given_stand_ins_where_the_parser_only_passes_them_on():
+    conv = prerender.Converter.from_project(ROOT / "mkdocs.yml")
+    conv.convert("")
+    seen = []
+    run = conv._md.preprocessors["html_block"].run
+    assert isinstance(run, prerender._EntityStandIns)
+    run._run = lambda lines, inner=run._run: seen.append("\n".join(lines)) or inner(lines)
+    conv.convert("a&#95;b &#58;\n\n<p>c&#95;</p>")
+    assert "&" not in seen[-1].split("\n")[0] and "<p>c&#95;</p>" in seen[-1]
+    for kept in ("a & b &#95;", '<div markdown="1">&#95;</div>', "<div\n>&#95;</div>"):
+        conv.convert(kept)
+        assert seen[-1].rstrip("\n") == kept
 
 
 def test_the_shortcuts_are_taken_with_the_projects_extensions():

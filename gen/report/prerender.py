@@ -126,8 +126,13 @@ class _Inline(markdown.treeprocessors.InlineProcessor):
         # with none of its characters past startIndex finds nothing there, which Python-Markdown
         # answers with (data, False, 0); a pattern that needs nothing (the entity's) is never tried.
         needs = self._needs.get(id(pattern))
-        if needs is not None and all(data.find(n, startIndex) < 0 for n in needs):
-            return data, False, 0
+        if needs is not None:  # a loop, not all() over a generator: 11,000 calls a set
+            find = data.find
+            for n in needs:
+                if find(n, startIndex) >= 0:
+                    break
+            else:
+                return data, False, 0
         return super()._InlineProcessor__applyPattern(pattern, data, patternIndex, startIndex)
 
     @classmethod
@@ -289,6 +294,72 @@ class _PageShortcuts:
             self._levels.clear()
 
 
+# The character references the HTML parser reads whole (its charref and entityref, ended by `;`),
+# each given back as it was written (handle_charref and handle_entityref write `&#{}` and `&{}` +
+# `;`); a `&` that starts none of them; a line the parser could be inside a tag on (a `<` whose
+# `>` is not on its line).
+_ENTITY = re.compile(r"(&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][-.a-zA-Z0-9]*);)")
+_BARE_AMP = re.compile(r"&(?!#[0-9]+;|#[xX][0-9a-fA-F]+;|[a-zA-Z][-.a-zA-Z0-9]*;)")
+_OPEN_TAG_LINE = re.compile(r"<[^>\n]*\n")
+_STAND_IN = 0xF0000  # Unicode's private use plane 15: stand-ins, where the page holds none of it
+_STAND_INS = re.compile("[\U000F0000-\U000FFFFF]")
+
+
+class _EntityStandIns:
+    """md_in_html's HTML parser (HtmlBlockPreprocessor) reads a page's character references one at
+    a time (some 4,600 a set, which the escaper writes: `&#95;`, `&#58;`): each a handler call that
+    gives it back as it was, to the text or to the raw block it is in. Outside a tag, on a line
+    with no `<`, that is all it does with one (the `intail` state that would send it elsewhere ends
+    at the line's end). There each is given a one-character stand-in the parser passes as text,
+    and put back after. Only in a page where every `&` starts a reference ended by `;` (a bare
+    `&#` makes the parser look for a later `;`, which stand-ins would take away), with no
+    `markdown` attribute (md_in_html's own blocks read references differently), no tag across
+    lines and no character of the stand-ins' plane."""
+
+    def __init__(self, md: markdown.Markdown, run):
+        self.md, self._run = md, run
+
+    @classmethod
+    def install(cls, md: markdown.Markdown) -> bool:
+        proc = md.preprocessors["html_block"] if "html_block" in md.preprocessors else None
+        kind = type(proc)
+        if proc is None or kind.__name__ != "HtmlBlockPreprocessor" or kind.__module__ not in (
+                "markdown.preprocessors", "markdown.extensions.md_in_html"):
+            return False
+        proc.run = cls(md, proc.run)
+        return True
+
+    def __call__(self, lines: list[str]) -> list[str]:
+        source = "\n".join(lines)
+        if ("&" not in source or "markdown" in source.lower() or _BARE_AMP.search(source)
+                or _OPEN_TAG_LINE.search(source) or _STAND_INS.search(source)):
+            return self._run(lines)
+        table: dict[str, str] = {}
+        for name in set(_ENTITY.findall(source)):
+            table[name] = chr(_STAND_IN + len(table))
+        get = table.__getitem__
+        given = []
+        for line in lines:
+            if "&" in line and "<" not in line:
+                parts = _ENTITY.split(line)
+                parts[1::2] = map(get, parts[1::2])
+                line = "".join(parts)
+            given.append(line)
+        stash = self.md.htmlStash.rawHtmlBlocks
+        first = len(stash)
+        text = "\n".join(self._run(given))
+        back = [(s, name) for name, s in table.items()]
+        stash[first:] = [_put_back(b, back) if isinstance(b, str) else b for b in stash[first:]]
+        return _put_back(text, back).split("\n")
+
+
+def _put_back(text: str, back: list[tuple[str, str]]) -> str:
+    for s, name in back:
+        if s in text:
+            text = text.replace(s, name)
+    return text
+
+
 class _Links(markdown.treeprocessors.Treeprocessor):
     """Relative links to .md pages point at their .html (mkdocs' _RelativePathTreeprocessor)."""
 
@@ -348,6 +419,7 @@ class Converter:
                 tree.register(inline, "inline", next(i.priority for i in tree._priority if i.name == "inline"))
             _shortcut_blocks(self._md)
             self._shortcuts = _PageShortcuts(self._md)
+            _EntityStandIns.install(self._md)
         md = self._md
         md.reset()
         self._shortcuts.before(text)
