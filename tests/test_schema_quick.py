@@ -183,3 +183,77 @@ def test_trace_paths_are_checked_as_before(tmp_path, case):
     old = _outcome(_old_trace_check, d, rs)
     assert _outcome(schema._check_trace_files, d, rs) == old
     assert (old == "ok") == (case in ("as committed", "file links inside", "folder links inside"))
+
+
+def _nested(depth: int):
+    value: object = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("where", ["sweep_batch", "notes"])
+def test_an_older_set_goes_to_the_full_reading(tmp_path, where):
+    """A schema-1 set whose migration drops a field nested too deep: the quick reading (which checks
+    only what the schema keeps) declines, and load_set says the full reading's line."""
+    src = ROOT / "results" / "cpu-intel-r-xeon-r-processor__torch-2.13.0"
+    data = json.loads((src / schema.RESULT_FILE).read_text(encoding="utf-8"))
+    assert data["schema_version"] == 1
+    if where == "sweep_batch":
+        data["sweep_batch"] = _nested(40)
+    else:
+        data["runs"][0]["notes"] = {"inplace_autograd": {"outcome": "gradients match", "explanation": _nested(40)}}
+    text = json.dumps(data)
+    assert schema._quick_set(text, "x") is None
+    assert "nested" in _full(text)
+    dest = shutil.copytree(src, tmp_path / src.name)
+    (dest / schema.RESULT_FILE).write_text(text, encoding="utf-8")
+    with pytest.raises(schema.SchemaError, match="nested 4[0-9] deep"):
+        schema.load_set(dest)
+
+
+@pytest.mark.parametrize("edit", ['"zzz": NaN', '"zzz": 1e400', '"runs": 5', '"sweep": 2.5'])
+def test_an_older_set_with_a_bad_value_is_one_line(tmp_path, edit):
+    """Schema-1 and -2 sets go through the migrations before the checks: a number no field may hold,
+    or a list that is not one, is named in one line (it once raised TypeError in update_to_3)."""
+    for name in ("nvidia-h100-sxm5__flashattention3-paper", "cpu-intel-r-xeon-r-processor__torch-2.13.0"):
+        src = ROOT / "results" / name
+        dest = shutil.copytree(src, tmp_path / edit.split(":")[0].strip('"') / name)
+        text = (src / schema.RESULT_FILE).read_text(encoding="utf-8")
+        key = edit.split(":")[0]
+        if key in text:  # replace the field's value rather than add the key twice
+            data = json.loads(text)
+            data[key.strip('"')] = json.loads(edit.split(":", 1)[1])
+            text = json.dumps(data)
+        else:
+            text = text.replace("{", "{" + edit + ", ", 1)
+        (dest / schema.RESULT_FILE).write_text(text, encoding="utf-8")
+        with pytest.raises(schema.SchemaError) as got:
+            schema.load_set(dest)
+        assert "\n" not in str(got.value) and str(dest / schema.RESULT_FILE) in str(got.value)
+
+
+def test_links_that_loop_are_one_line(tmp_path):
+    """A traces folder or a trace file that links to itself: one line naming it, from load_set and
+    from the build's content hash, for a set that names traces and for one that names none."""
+    from gen.model.schema import UserError
+    from gen.report import cache
+
+    published = shutil.copytree(ROOT / "results" / "nvidia-a100-sxm4-80gb__article-2026-07", tmp_path / "pub")
+    shutil.rmtree(published / "traces", ignore_errors=True)
+    os.symlink("traces", published / "traces")
+    schema.load_set(published)  # it names no trace: its folder is not read
+    with pytest.raises(UserError, match="cannot read the result set's files"):
+        cache.set_key(published)
+    measured = shutil.copytree(ROOT / "results" / "cpu-intel-r-xeon-r-processor__torch-2.13.0", tmp_path / "cpu")
+    rs = schema.load_set(measured)
+    trace = next(r.trace for r in [*rs.runs, *rs.sweep] if r.trace)
+    (measured / trace).unlink()
+    os.symlink(Path(trace).name, measured / trace)
+    with pytest.raises(schema.SchemaError, match="cannot be resolved") as got:
+        schema.load_set(measured)
+    assert "\n" not in str(got.value)
+    shutil.rmtree(measured / "traces")
+    os.symlink("traces", measured / "traces")
+    with pytest.raises(schema.SchemaError, match="cannot be resolved"):
+        schema.load_set(measured)

@@ -980,6 +980,9 @@ def _quick_set(text: str, where: str) -> ResultSet | None:
     follow the schema's own nesting (8 deep)."""
     try:
         data = json.loads(text, object_pairs_hook=_pairs_quick, parse_constant=_BadNumber)
+        if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+            # an older set's migrations drop fields whose depth and values the quick checks never see
+            return None
         rs = _quick(ResultSet, "")(_upgraded(data, where))
         _check_set(rs, where)
         return rs
@@ -1237,9 +1240,9 @@ def update_to_3(data: dict) -> dict:
     burst and read-bandwidth figures are new; what an older set did not record
     is marked so (never guessed). Measured sets only: reference sets publish no
     samples, so nothing of theirs was left unrecorded."""
-    data = json.loads(json.dumps(data))
+    data = copy.deepcopy(data)  # not a JSON round trip: a number no field may hold is still _BadNumber here
     measured = data.get("kind", SetKind.MEASURED.value) == SetKind.MEASURED.value
-    records = [r for key in ("runs", "sweep") for r in data.get(key) or [] if isinstance(r, dict)]
+    records = [r for key in ("runs", "sweep") for r in _list(data.get(key)) if isinstance(r, dict)]
     for rec in records:
         t = rec.get("timing")
         if not measured or not isinstance(t, dict) or not (t.get("eager_ms") or t.get("gpu_only_ms")):
@@ -1288,21 +1291,30 @@ def load_set(directory: str | os.PathLike) -> ResultSet:
 
 def _check_trace_files(directory: Path, where: str, rs: ResultSet) -> None:
     """Each trace a record names resolves inside the set's folder and is a file."""
-    root = directory.resolve()
+    if not any(rec.trace for records in (rs.runs, rs.sweep) for rec in records):
+        return  # a published set names no trace: its folder is not looked at
     # Each trace is traces/<file name> (_check_set, TRACE_RE): the folder is resolved once, and a
     # file in it resolves to itself unless it is a link (resolving each path: 9 ms of the H200 set).
-    folder = (directory / TRACE_DIR).resolve()
+    root, folder = _resolved(directory, where), _resolved(directory / TRACE_DIR, where)
     for kind, records in (("runs", rs.runs), ("sweep", rs.sweep)):
         for i, rec in enumerate(records):
             if not rec.trace:
                 continue
             target = folder / rec.trace.removeprefix(f"{TRACE_DIR}/")
             if target.is_symlink():
-                target = target.resolve()
+                target = _resolved(target, f"{where}: field {kind}[{i}].trace")
             if os.path.isabs(rec.trace) or not target.is_relative_to(root):
                 raise SchemaError(f"{where}: field {kind}[{i}].trace {rec.trace!r} points outside the set's folder")
             if not target.is_file():
                 raise SchemaError(f"{where}: field {kind}[{i}].trace: trace {rec.trace} of {rec.variant} is missing")
+
+
+def _resolved(path: Path, where: str) -> Path:
+    """path.resolve(), or one line where links loop (Python 3.11 raises RuntimeError, later ones OSError)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError) as exc:
+        raise SchemaError(f"{where}: {path} cannot be resolved ({exc})") from None
 
 
 def list_sets(root: str | os.PathLike) -> list[Path]:

@@ -20,6 +20,8 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
+from gen.model.schema import UserError
+
 GEN = Path(__file__).resolve().parent.parent
 SUFFIX = ".pkl"
 FILES = ".files"  # a folder of texts beside an entry (Store.files)
@@ -29,15 +31,22 @@ def set_key(path: Path, memo: dict | None = None) -> str:
     """Every file of a set folder, by path and bytes: a set that changed in any way gets a new key.
     With `memo` (folder -> (every file's path, size and mtime; key), kept by the caller), a folder
     whose files all have the size and modification time they had is not read again."""
-    stats = tuple(sorted(_files(str(path))))
+    try:
+        stats = tuple(sorted(_files(str(path))))
+    except OSError as exc:  # a link that loops, a folder that cannot be read: the set's fault, in one line
+        raise UserError(f"{exc.filename or path}: cannot read the result set's files ({exc.strerror or exc})") \
+            from None
     known = memo.get(str(path)) if memo is not None else None
     if known is not None and known[0] == stats:
         return known[1]
     h = hashlib.sha256()
     for rel, _, _ in stats:
         h.update(rel.encode() + b"\0")
-        with open(os.path.join(path, rel), "rb") as fh:  # not a Path per file: a set has hundreds
-            h.update(fh.read())
+        try:
+            with open(os.path.join(path, rel), "rb") as fh:  # not a Path per file: a set has hundreds
+                h.update(fh.read())
+        except OSError as exc:
+            raise UserError(f"{os.path.join(path, rel)}: cannot read it ({exc.strerror or exc})") from None
         h.update(b"\0")
     key = h.hexdigest()
     if memo is not None:
