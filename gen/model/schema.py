@@ -980,9 +980,9 @@ def _quick_set(text: str, where: str) -> ResultSet | None:
     follow the schema's own nesting (8 deep)."""
     try:
         data = json.loads(text, object_pairs_hook=_pairs_quick, parse_constant=_BadNumber)
-        if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-            # an older set's migrations drop fields whose depth and values the quick checks never see
-            return None
+        if isinstance(data, dict) and data.get("schema_version") != SCHEMA_VERSION \
+                and _deeper_than(data, MAX_JSON_DEPTH):
+            return None  # an older set's migrations drop fields whose depth the checks below never see
         rs = _quick(ResultSet, "")(_upgraded(data, where))
         _check_set(rs, where)
         return rs
