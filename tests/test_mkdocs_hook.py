@@ -251,3 +251,30 @@ def test_a_set_pages_links_to_anchors_are_still_checked(tmp_path, monkeypatch):
                     encoding="utf-8")
     with pytest.raises(Abort):
         _mkdocs(project, "broken", monkeypatch)
+
+
+def test_the_search_port_is_checked_on_the_first_pages(monkeypatch):
+    """The first SEARCH_CHECKED_PAGES pages the port reads are read by Material's parser too: where the
+    two differ (here a port made wrong on purpose), that page and every later one get Material's sections."""
+    search = pytest.importorskip("material.plugins.search.plugin")
+    from types import SimpleNamespace
+
+    got = []
+    index = SimpleNamespace(create_entry_for_section=lambda section, toc, url, page: got.append(section))
+    setattr(index, hook._SEARCH_PARSER, search)
+
+    def page(html):
+        return SimpleNamespace(meta={}, content=html, toc=None, url="x/", file=SimpleNamespace(src_uri="x.md"))
+
+    html = '<h2 id="a">Title</h2><p>some text</p><h2 id="b">Other</h2><p>more</p>'
+    want = hook._sections_seen(hook._material_sections(html, search))
+    assert len(want) >= 2
+    hook._add_entry_from_context(index, page(html))  # the port, checked: the same sections
+    assert hook._sections_seen(got) == want and getattr(index, hook._SEARCH_CHECKED) == 1
+    monkeypatch.setattr(hook, "_search_sections", lambda html, module: [])  # a port that lost every section
+    got.clear()
+    hook._add_entry_from_context(index, page(html))
+    assert hook._sections_seen(got) == want and getattr(index, hook._SEARCH_CHECKED) < 0
+    got.clear()
+    hook._add_entry_from_context(index, page(html))  # past the checked pages: Material's parser still
+    assert hook._sections_seen(got) == want

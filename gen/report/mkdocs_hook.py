@@ -536,8 +536,8 @@ _SEARCH_PARSER = "__report_search_parser__"  # the plugin's module, kept on its 
 # Material's own parser.
 _TOKEN = re.compile(r"([^<]+)|<([a-zA-Z][a-zA-Z0-9]*)"
                     r"""((?:\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:="[^"]*"|='[^']*')?)*)\s*(/?)>"""
-                    r"|</([a-zA-Z][a-zA-Z0-9]*)\s*>")
-_ATTR = re.compile(r"""\s+([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:="([^"]*)"|='([^']*)')?""")
+                    r"|</([a-zA-Z][a-zA-Z0-9]*)\s*>", re.ASCII)  # a tag spaced by U+00A0: Material's to read
+_ATTR = re.compile(r"""\s+([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:="([^"]*)"|='([^']*)')?""", re.ASCII)
 _HEADINGS = frozenset(f"h{x}" for x in range(1, 7))
 _KEEP = frozenset(["p", "code", "pre", "li", "ol", "ul", "sub", "sup"])  # Material's Parser.keep
 _SKIP = ("object", "script", "style")  # Material's Parser.skip, never left
@@ -575,12 +575,42 @@ def on_pre_build(config, **kwargs):
                      "each page itself")
 
 
+SEARCH_CHECKED_PAGES = 2  # a build's first pages read by both parsers: any difference, Material's for the rest
+_SEARCH_CHECKED = "__report_search_checked__"  # on the index: pages checked so far, or -1 once they differed
+
+
+def _material_sections(html: str, module) -> list:
+    parser = module.Parser()
+    parser.feed(html)
+    parser.close()
+    return parser.data
+
+
+def _sections_seen(sections: list) -> list:
+    return [(s.el.tag, s.el.attrs, s.depth, s.id, s.title, s.text) for s in sections]
+
+
 def _add_entry_from_context(index, page) -> None:
-    """Material's SearchIndex.add_entry_from_context, its parser's sections read by _search_sections."""
+    """Material's SearchIndex.add_entry_from_context, its parser's sections read by _search_sections. The
+    first SEARCH_CHECKED_PAGES pages are also read by Material's parser and compared (its source is
+    pinned by SEARCH_SOURCE, the standard library's HTMLParser under it is not): where they differ, the
+    port is left for the rest of the build."""
     search = page.meta.get("search") or {}
     if search.get("exclude"):
         return
-    for section in _search_sections(page.content, getattr(index, _SEARCH_PARSER)):
+    module, checked = getattr(index, _SEARCH_PARSER), getattr(index, _SEARCH_CHECKED, 0)
+    if checked < 0:
+        sections = _material_sections(page.content, module)
+    else:
+        sections = _search_sections(page.content, module)
+        if checked < SEARCH_CHECKED_PAGES:
+            theirs = _material_sections(page.content, module)
+            if _sections_seen(sections) != _sections_seen(theirs):
+                log.info("%s: the search port's sections are not Material's parser's (gen/report/mkdocs_hook.py): "
+                            "Material's parser reads every page", page.file.src_uri)
+                sections, checked = theirs, -2
+            setattr(index, _SEARCH_CHECKED, checked + 1)
+    for section in sections:
         if not section.is_excluded():
             index.create_entry_for_section(section, page.toc, page.url, page)
 
@@ -615,10 +645,7 @@ def _search_sections(html: str, module) -> list:
     (_SearchPort). HTML of another form is parsed by module.Parser itself."""
     tokens = _tokens(html)
     if tokens is None:
-        parser = module.Parser()
-        parser.feed(html)
-        parser.close()
-        return parser.data
+        return _material_sections(html, module)
     port = _SearchPort(module)
     calls = {"s": port.start, "e": port.end, "d": port.text}
     for kind, value, attrs in tokens:
