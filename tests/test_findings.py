@@ -315,6 +315,7 @@ def test_copy_and_occupancy_rules_read_off_lists_give_what_groupby_and_masks_gav
         return kt
 
     monkeypatch.setattr(tables, "kernel_table", kernel_table)
+    monkeypatch.setattr(tables, "kernel_frame", kernel_table)  # what the rules read (the kept table)
     checked = 0
     for ls in (h200, h200_new, h200_v1):
         for new, old in ((findings.rule_copies(ls), _copies_by_groupby(ls)),
@@ -364,6 +365,7 @@ def test_hypotheses_read_off_lists_give_what_masks_gave(h200, h200_new, h200_v1,
     real = tables.kernel_table
     if cut == "reversed":
         monkeypatch.setattr(tables, "kernel_table", lambda *a, **k: real(*a, **k).iloc[::-1])
+        monkeypatch.setattr(tables, "kernel_frame", tables.kernel_table)  # what the checks read (the kept table)
     new_check = findings._check_measured
     for ls in (h200, h200_new, h200_v1):
         for mode in ("inference", "train"):

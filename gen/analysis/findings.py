@@ -234,7 +234,7 @@ def _check_published(r, row: dict, h) -> dict:
 
 
 def _check_measured(ls: tables.LoadedSet, r, row: dict, h, mode: str) -> dict:
-    kt = tables.kernel_table(ls, r["variant"], mode)
+    kt = tables.kernel_frame(ls, r["variant"], mode)
     # The table's columns read as lists (masks and iterrows before: most of check_hypotheses' time); the
     # same values (test).
     kind, ops, short, names, cats = _columns(kt, "kind", "launched_by", "short_name", "name", "category")
@@ -300,7 +300,7 @@ def _kernel_runs(ls, mode=Mode.INFERENCE):
     """(variant, kernel table) for each ok run of the mode that has GPU events."""
     for run in ls.rs.runs:
         if run.mode == mode and run.status == Status.OK and run.variant in VARIANTS:
-            kt = tables.kernel_table(ls, run.variant, mode)
+            kt = tables.kernel_frame(ls, run.variant, mode)
             if not kt.empty:
                 yield run.variant, kt
 
@@ -530,7 +530,7 @@ def rule_backend(ls) -> list[Finding]:
     v = verdicts.verdict(ls, "article", Mode.INFERENCE)
     if v is not None and v.row(auto) is not None:
         return [_backend_of_verdict(v, auto, r["backend"])]
-    main = tables.main_kernel(tables.kernel_table(ls, auto))
+    main = tables.main_kernel(tables.kernel_frame(ls, auto))
     facts = dict(backend=r["backend"], main_kernel=main["short_name"] if main is not None else None,
                  ms=float(r["gpu_only_ms"]), pinned_variant=None, pinned_ms=None, fastest_pinned=None,
                  fastest_pinned_ms=None,
