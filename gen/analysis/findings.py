@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import counters, flops, rules, tables, verdicts
+from gen.analysis import counters, flops, rules, tables, values, verdicts
 from gen.analysis.values import variant_role
 from gen.model.schema import Mode, SetKind, Status
 from gen.model.variants import VARIANTS
@@ -191,7 +191,7 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
     exp_order = sorted(timed["variant"], key=lambda v: VARIANTS[v].expect.rank)
     exp_rank = {v: i + 1 for i, v in enumerate(exp_order)}
     rows = []
-    for i, r in st.iterrows():
+    for r, rank in _rows_and_ranks(st, ranks):
         h = VARIANTS[r["variant"]].expect
         row = dict(variant=r["variant"], label=r["label"], status=r["status"], reason=r["reason"],
                    expected_kernels=h.kernels_per_forward, expected_copy_or_fill=h.copy_or_fill,
@@ -200,7 +200,7 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
                    copy_or_fill_events="", copy_contradicted=None, measured_tensor_cores=None,
                    tensor_core_kernels="", off_tensor_core_kernels="", tensor_cores_contradicted=None,
                    rank_contradicted=None, expected_backend=getattr(h, "backend", None), measured_backend=None,
-                   backend_contradicted=None, **ranks.loc[i].to_dict())
+                   backend_contradicted=None, **rank)
         if r["status"] != Status.OK:
             row["basis"] = "not run"
         elif ls.rs.kind == SetKind.REFERENCE:
@@ -220,6 +220,12 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
     for col in ("expected_backend", "measured_backend"):
         df[col] = df[col].astype(object).where(df[col].notna(), None)
     return df
+
+
+def _rows_and_ranks(st: pd.DataFrame, ranks: pd.DataFrame) -> list[tuple[dict, dict]]:
+    """Each summary row and its ranks as dicts of Python values (values.rows: iterrows and ranks.loc
+    a row before, most of check_hypotheses' own time); the same values to the type (test)."""
+    return list(zip(values.rows(st), values.rows(ranks)))
 
 
 def _check_published(r, row: dict, h) -> dict:
