@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 
 from gen.analysis import rules, tables
@@ -318,3 +319,65 @@ def test_kernel_tables_read_in_place_stay_as_built(h200_new):
             mine["name"] = "changed"
         pd.testing.assert_frame_equal(tables._kernel_frame(ls, run.variant, run.mode), tables._kernel_table(tr, 0),
                                       check_exact=True)
+
+
+def _same_to_the_type(a, b) -> bool:
+    """Equal values of the same types (NaN equal to NaN), through lists, tuples and dicts."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_to_the_type(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same_to_the_type(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return a == b
+
+
+def test_kernel_rows_are_the_records_of_a_copy(h200, h200_new, h200_v1):
+    """kernel_rows (made once per trace, shared) against the earlier reading, records of kernel_table's copy
+    and of its head, to the type of every value; kept per trace (the same list again); no trace, no rows."""
+    from gen.report import site
+
+    checked = 0
+    for ls in _committed(h200, h200_new, h200_v1):
+        for run in ls.rs.runs:
+            got = tables.kernel_rows(ls, run.variant, run.mode)
+            kt = tables.kernel_table(ls, run.variant, run.mode)
+            assert _same_to_the_type(got, kt.to_dict("records")), (ls.name, run.variant, run.mode)
+            for n in (0, 3, site.MAX_KERNEL_ROWS):
+                assert _same_to_the_type(got[:n], site.records(kt.head(n)))
+            assert tables.kernel_rows(ls, run.variant, run.mode) is got or not got
+            pd.testing.assert_frame_equal(tables.kernel_frame(ls, run.variant, run.mode), kt, check_exact=True)
+            checked += len(got)
+    assert checked > 500
+
+
+def test_findings_lessons_and_hypotheses_read_the_kept_tables_as_their_copies(h200, h200_new, h200_v1, monkeypatch):
+    """The findings' rules, the lessons and the hypothesis checks read the kept kernel table (kernel_frame,
+    no copy): the same findings, lessons, explanations and hypothesis frames as with kernel_table's copies
+    put back, and every kept table still the one its trace gives after them."""
+    from gen.analysis import findings, lessons
+
+    def readings(ls):
+        ls._tables.clear()
+        hyp = {mode: findings.check_hypotheses(ls, mode) for mode in ("inference", "train")}
+        return (findings.findings(ls), lessons.lessons(ls), lessons.explain(ls, hyp["inference"]), hyp,
+                [tables.replaced_kernels(ls, r.variant, mode=r.mode) for r in ls.rs.runs])
+
+    for ls in _committed(h200, h200_new, h200_v1):
+        got = readings(ls)
+        for run in ls.rs.runs:
+            tr = ls.trace(run.mode, run.variant)
+            if tr is not None:
+                pd.testing.assert_frame_equal(tables._kernel_frame(ls, run.variant, run.mode),
+                                              tables._kernel_table(tr, 0), check_exact=True)
+        with monkeypatch.context() as m:  # the earlier reading: a copy for every reader
+            m.setattr(tables, "kernel_frame", tables.kernel_table)
+            m.setattr(tables, "_kernel_frame", lambda *a, _f=tables._kernel_frame: _f(*a).copy())
+            want = readings(ls)
+        assert got[0] == want[0] and got[1] == want[1] and got[2] == want[2], ls.name
+        for mode in got[3]:
+            pd.testing.assert_frame_equal(got[3][mode], want[3][mode], check_exact=True)
+        for a, b in zip(got[4], want[4]):
+            pd.testing.assert_frame_equal(a, b, check_exact=True)

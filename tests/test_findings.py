@@ -315,6 +315,7 @@ def test_copy_and_occupancy_rules_read_off_lists_give_what_groupby_and_masks_gav
         return kt
 
     monkeypatch.setattr(tables, "kernel_table", kernel_table)
+    monkeypatch.setattr(tables, "kernel_frame", kernel_table)  # what the rules read (the kept table)
     checked = 0
     for ls in (h200, h200_new, h200_v1):
         for new, old in ((findings.rule_copies(ls), _copies_by_groupby(ls)),
@@ -364,6 +365,7 @@ def test_hypotheses_read_off_lists_give_what_masks_gave(h200, h200_new, h200_v1,
     real = tables.kernel_table
     if cut == "reversed":
         monkeypatch.setattr(tables, "kernel_table", lambda *a, **k: real(*a, **k).iloc[::-1])
+        monkeypatch.setattr(tables, "kernel_frame", tables.kernel_table)  # what the checks read (the kept table)
     new_check = findings._check_measured
     for ls in (h200, h200_new, h200_v1):
         for mode in ("inference", "train"):
@@ -373,3 +375,38 @@ def test_hypotheses_read_off_lists_give_what_masks_gave(h200, h200_new, h200_v1,
             monkeypatch.setattr(findings, "_check_measured", new_check)
             pd.testing.assert_frame_equal(got, want)
             assert (got["basis"] == "measured").sum() > 0 or ls is h200_v1
+
+
+def test_hypothesis_rows_read_as_dicts_give_what_iterrows_gave(h200, h200_new, h200_v1, monkeypatch):
+    """check_hypotheses reads each summary row and its ranks as dicts (findings._rows_and_ranks); with the
+    earlier reading (iterrows and ranks.loc's to_dict) swapped in, the same frame to the dtype, and the
+    same values to the type, for both modes of every committed set, rows reversed too."""
+    import pandas as pd
+
+    from tests.conftest import RESULTS
+
+    def by_iterrows(st, ranks):
+        return [(r, ranks.loc[i].to_dict()) for i, r in st.iterrows()]
+
+    new = findings._rows_and_ranks
+    sets = [h200, h200_new, h200_v1] + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
+    checked = 0
+    for ls in sets:
+        for mode in ("inference", "train"):
+            for st_cut in (lambda st: st, lambda st: st.iloc[::-1].reset_index(drop=True)):
+                st = st_cut(tables.summary_table(ls, mode))
+                ranks = pd.DataFrame({"measured_rank": range(len(st)), "rank_lo": float("nan"), "rank_hi": 2.0},
+                                     index=st.index, dtype=float)
+                for (a, ra), (b, rb) in zip(new(st, ranks), by_iterrows(st, ranks)):
+                    assert list(a) == list(b.index) and list(ra) == list(rb)
+                    assert all(type(a[k]) is type(b[k]) and (a[k] == b[k] or a[k] != a[k] and b[k] != b[k])
+                               for k in a if not isinstance(a[k], list)), ls.name
+                    assert all(type(ra[k]) is type(rb[k]) for k in ra)
+                    checked += 1
+            got = findings.check_hypotheses(ls, mode)
+            with monkeypatch.context() as m:
+                m.setattr(findings, "_rows_and_ranks", by_iterrows)
+                want = findings.check_hypotheses(ls, mode)
+            pd.testing.assert_frame_equal(got, want, check_exact=True)
+            assert [type(x) for c in got for x in got[c]] == [type(x) for c in want for x in want[c]]
+    assert checked > 50

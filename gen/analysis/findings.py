@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import counters, flops, rules, tables, verdicts
+from gen.analysis import counters, flops, rules, tables, values, verdicts
 from gen.analysis.values import variant_role
 from gen.model.schema import Mode, SetKind, Status
 from gen.model.variants import VARIANTS
@@ -191,7 +191,7 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
     exp_order = sorted(timed["variant"], key=lambda v: VARIANTS[v].expect.rank)
     exp_rank = {v: i + 1 for i, v in enumerate(exp_order)}
     rows = []
-    for i, r in st.iterrows():
+    for r, rank in _rows_and_ranks(st, ranks):
         h = VARIANTS[r["variant"]].expect
         row = dict(variant=r["variant"], label=r["label"], status=r["status"], reason=r["reason"],
                    expected_kernels=h.kernels_per_forward, expected_copy_or_fill=h.copy_or_fill,
@@ -200,7 +200,7 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
                    copy_or_fill_events="", copy_contradicted=None, measured_tensor_cores=None,
                    tensor_core_kernels="", off_tensor_core_kernels="", tensor_cores_contradicted=None,
                    rank_contradicted=None, expected_backend=getattr(h, "backend", None), measured_backend=None,
-                   backend_contradicted=None, **ranks.loc[i].to_dict())
+                   backend_contradicted=None, **rank)
         if r["status"] != Status.OK:
             row["basis"] = "not run"
         elif ls.rs.kind == SetKind.REFERENCE:
@@ -222,6 +222,12 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
     return df
 
 
+def _rows_and_ranks(st: pd.DataFrame, ranks: pd.DataFrame) -> list[tuple[dict, dict]]:
+    """Each summary row and its ranks as dicts of Python values (values.rows: iterrows and ranks.loc
+    a row before, most of check_hypotheses' own time); the same values to the type (test)."""
+    return list(zip(values.rows(st), values.rows(ranks)))
+
+
 def _check_published(r, row: dict, h) -> dict:
     """What a reference set can check: the kernel count and the rank it published."""
     out = {}
@@ -234,7 +240,7 @@ def _check_published(r, row: dict, h) -> dict:
 
 
 def _check_measured(ls: tables.LoadedSet, r, row: dict, h, mode: str) -> dict:
-    kt = tables.kernel_table(ls, r["variant"], mode)
+    kt = tables.kernel_frame(ls, r["variant"], mode)
     # The table's columns read as lists (masks and iterrows before: most of check_hypotheses' time); the
     # same values (test).
     kind, ops, short, names, cats = _columns(kt, "kind", "launched_by", "short_name", "name", "category")
@@ -300,7 +306,7 @@ def _kernel_runs(ls, mode=Mode.INFERENCE):
     """(variant, kernel table) for each ok run of the mode that has GPU events."""
     for run in ls.rs.runs:
         if run.mode == mode and run.status == Status.OK and run.variant in VARIANTS:
-            kt = tables.kernel_table(ls, run.variant, mode)
+            kt = tables.kernel_frame(ls, run.variant, mode)
             if not kt.empty:
                 yield run.variant, kt
 
@@ -530,7 +536,7 @@ def rule_backend(ls) -> list[Finding]:
     v = verdicts.verdict(ls, "article", Mode.INFERENCE)
     if v is not None and v.row(auto) is not None:
         return [_backend_of_verdict(v, auto, r["backend"])]
-    main = tables.main_kernel(tables.kernel_table(ls, auto))
+    main = tables.main_kernel(tables.kernel_frame(ls, auto))
     facts = dict(backend=r["backend"], main_kernel=main["short_name"] if main is not None else None,
                  ms=float(r["gpu_only_ms"]), pinned_variant=None, pinned_ms=None, fastest_pinned=None,
                  fastest_pinned_ms=None,

@@ -70,7 +70,7 @@ def _kt(ls: tables.LoadedSet, variant: str) -> pd.DataFrame | None:
     run = ls.rs.run(variant, "inference")
     if run is None or run.status != schema.Status.OK or ls.trace("inference", variant) is None:
         return None
-    kt = tables.kernel_table(ls, variant, "inference")
+    kt = tables.kernel_frame(ls, variant, "inference")
     return None if kt.empty else kt
 
 
@@ -119,7 +119,7 @@ def hidden_copy(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = N
     ga, gb = (a.gpu_only if a else None), (b.gpu_only if b else None)
     saved = ga.median - gb.median if ga and gb else None
     trun = ls.rs.run(inplace, "train")
-    tk = tables.kernel_table(ls, inplace, "train") if trun and trun.status == schema.Status.OK and \
+    tk = tables.kernel_frame(ls, inplace, "train") if trun and trun.status == schema.Status.OK and \
         ls.trace("train", inplace) is not None else None
     tc = tk[(tk["kind"] == "memcpy") & tk["op_path"].str.contains("masked_fill", regex=False)] \
         if tk is not None and len(tk) else None

@@ -175,6 +175,28 @@ def kernel_table(ls: LoadedSet, variant: str, mode: str = "inference", forward: 
     return _kernel_frame(ls, variant, mode, forward, tr).copy()
 
 
+def kernel_frame(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
+                 tr: trace.Trace | None = None) -> pd.DataFrame:
+    """kernel_table's frame itself, shared: for readers that change nothing in it (the findings'
+    rules, the lessons, the hypotheses, the variant pages read it some 120 times a set; a copy
+    each cost more than most of them read). The same values as kernel_table (test)."""
+    return _kernel_frame(ls, variant, mode, forward, tr)
+
+
+def kernel_rows(ls: LoadedSet, variant: str, mode: str = "inference") -> list[dict]:
+    """The first profiled call's kernel table as rows (values.rows: the frame's Python values), made
+    once per trace and shared: read them, or copy a row before changing it. The variant pages and
+    occupancy_facts read the same rows (records of a copy, each, before; the same rows to the type: test)."""
+    tr = ls.trace(mode, variant)
+    if tr is None:
+        return []
+    key = ("kernel rows", id(tr))
+    got = ls._tables.get(key)
+    if got is None or got[0] is not tr:  # the trace is kept: its id stays its own
+        got = ls._tables[key] = (tr, values.rows(_kernel_frame(ls, variant, mode, 0, tr)))
+    return got[1]
+
+
 def _kernel_frame(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
                   tr: trace.Trace | None = None) -> pd.DataFrame:
     """kernel_table's frame itself, not a copy (a set's pages ask for some 190 tables; a copy costs
@@ -508,7 +530,7 @@ def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: i
     reported and theoretical occupancy, what limits it, and why the profiler may
     have reported none. Numbers and flags only; gen.report.wording words them."""
     env = ls.rs.environment
-    kernels = [r for r in values.rows(_kernel_frame(ls, variant, mode)) if r["kind"] == "kernel"]
+    kernels = [r for r in kernel_rows(ls, variant, mode) if r["kind"] == "kernel"]
     if not kernels or env.device != "cuda":
         return []
     out = []
@@ -578,8 +600,8 @@ def generated_kernels(ls: LoadedSet, variant: str, mode: str = "inference") -> p
 def replaced_kernels(ls: LoadedSet, variant: str, base: str | None = None, mode: str = "inference") -> pd.DataFrame:
     """GPU events of `base`'s forward (the baseline variant by default) that `variant`'s forward no longer runs,
     matched by short name as multisets: what compilation fused away."""
-    mine = kernel_table(ls, variant, mode)
-    theirs = kernel_table(ls, base or variant_role("baseline"), mode)
+    mine = _kernel_frame(ls, variant, mode)  # read only: what it returns is a new frame
+    theirs = _kernel_frame(ls, base or variant_role("baseline"), mode)
     if mine.empty or theirs.empty:
         return theirs.iloc[0:0]
     left = mine["short_name"].value_counts().to_dict()

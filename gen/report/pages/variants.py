@@ -89,8 +89,8 @@ def _generated(ctx: Context, ls, v: str, mode: str, run) -> dict | None:
     if run.compile_time_s is None:
         return None
     # The kernel table's rows, split in Python (tables.generated_kernels' frame, two masks and iterrows
-    # before); the same links (test).
-    rows = records(tables.kernel_table(ls, v, mode))
+    # before); the same links (test). The rows are shared (tables.kernel_rows): read only.
+    rows = tables.kernel_rows(ls, v, mode)
     if not rows:
         return None
     link = lambda k: dict(index=k["index"], short_name=k["short_name"], name=k["name"], dur_us=k["dur_us"],  # noqa: E731
@@ -215,9 +215,11 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
         return tab
     tab["generated"] = _generated(ctx, ls, v, mode, run)
     # Bounded whatever the trace holds: the first rows and events, and how many were left out.
-    kt = tables.kernel_table(ls, v, mode)
+    # The shared rows of its kernel table (records of a copy's head before: the same rows, test), each
+    # row a new dict: the counters are added to it.
+    kt = tables.kernel_rows(ls, v, mode)
     tab["kernels"] = [dict(k, anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"]))
-                      for k in records(kt.head(site.MAX_KERNEL_ROWS))]
+                      for k in kt[:site.MAX_KERNEL_ROWS]]
     tab["kernels_left_out"] = max(0, len(kt) - site.MAX_KERNEL_ROWS)
     tab["kernels_more_anchor"] = ctx.kernel_anchor(ls.name, v, mode, site.MAX_KERNEL_ROWS)
     cpu, gpu = tables.timeline_events(ls, v, mode)
@@ -280,7 +282,7 @@ def facts(ctx: Context, ls) -> dict:
             row = ctx.summary_row(ls, mode, v)
             names = []
             if run.status == "ok" and run.trace:
-                names = list(dict.fromkeys(tables.kernel_table(ls, v, mode)["short_name"]))
+                names = list(dict.fromkeys(tables.kernel_frame(ls, v, mode)["short_name"]))
             names += [k["short_name"] for g in _scenario_kernels(ctx, ls, v) if g["mode"] == mode for k in g["kernels"]]
             out.setdefault(v, {})[mode] = dict(standing=_standing(ctx, ls, v, mode, row),
                                                kernels=list(dict.fromkeys(names)))
