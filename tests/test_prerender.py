@@ -199,3 +199,40 @@ def test_the_committed_and_bench_sets_pages_convert_as_before(h200_new, tmp_path
                     assert conv.page(p.text) == ref.page(p.text), p.path
                     n += 1
     assert n > 30
+
+
+def _unmarked(text: str) -> str:
+    """A page with its raw-html marker lines taken out: what Python-Markdown read before the block was marked."""
+    return text.replace(prerender.BEGIN + "\n", "").replace("\n" + prerender.END, "")
+
+
+def test_marked_blocks_are_what_python_markdown_makes_of_them_unmarked(h200_new, tmp_path):
+    """Each block a template marks as finished HTML (kernel tables, lists, standing lines, hypothesis
+    tables, decision and verdict blocks) gives the HTML Python-Markdown gave with the block unmarked:
+    the committed and a bench set's pages, and blocks holding what a set's strings could bring."""
+    from benchmarks.bench_build import fabricate
+
+    bench = fabricate(tmp_path, 1, points=2)
+    conv, ref = prerender.Converter.from_project(ROOT / "mkdocs.yml"), _Reference.from_project(ROOT / "mkdocs.yml")
+    marked = 0
+    for ls in (h200_new, tables.LoadedSet(bench.name, bench, schema.load_set(bench))):
+        ctx = units.set_context(site.Context([ls]), ls)
+        for b in (sets.set_pages, variants.set_pages, scenarios.set_pages):
+            for p in b(ctx, ls):
+                if p.text and prerender.BEGIN in p.text:
+                    assert conv.page(p.text) == ref.page(_unmarked(p.text)), p.path
+                    marked += p.text.count(prerender.BEGIN)
+    assert marked > 100
+    env = site.shared_environment()
+    for odd in ('<b>&"x\'</b>', "a\n\n    - b *c* [d](e.md)\n\n# f", "g\n\n| h | i |\n|---|---|\n", "</div>\n\nj",
+                "k&#95;\x00\u202e" + "l" * (site.MAX_VALUE_CHARS + 5)):
+        d = dict.fromkeys(("set", "default", "exceptions", "set_title", "decision"), odd) | {"lines": [odd, odd]}
+        b = dict.fromkeys(("set", "scenario", "mode", "fastest", "fastest_ms", "basis", "runner_up", "host_bound",
+                           "auto_backend", "set_title", "scenario_title", "point", "headline"), odd)
+        b |= {"lines": [odd], "reasons": [(odd, odd)]}
+        for name, args in (("_decision.md.j2", {"d": d}), ("verdict_block.md.j2", {"b": b})):
+            block = env.get_template(name).render(**args)
+            page = f"# T\n\ntext *a*\n\n{prerender.BEGIN}\n{block}{prerender.END}\n\nafter *b*\n"
+            html = conv.page(page)
+            assert html == ref.page(_unmarked(page)), (name, odd)
+            assert "<b>" not in html and "</div>\n\nj" not in html and "<em>c</em>" not in html
