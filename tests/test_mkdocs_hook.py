@@ -114,6 +114,36 @@ def test_search_sections_are_material_parsers():
     assert read > 5000  # the port read most of them
 
 
+def test_search_cache_gives_back_what_was_put_and_nothing_damaged(tmp_path):
+    """A page's kept sections are those put for the same HTML, never another's; an entry cut short, not
+    JSON, of another page or of the wrong shape is not used; a build's unused entries go."""
+    cache = hook._SearchCache(str(tmp_path))
+    sections = [(None, [], ["<p>", "a \u00e9 \U0001f600 \ufffd", "</p>"]), ("b", ["B"], [])]
+    assert cache.get("<p>x</p>") is None
+    cache.put("<p>x</p>", sections)
+    assert cache.get("<p>x</p>") == sections
+    assert cache.get("<p>x</p> ") is None and cache.get("<p>X</p>") is None
+    cache.put("<p>\ud83d</p>", [(None, [], ["\ud83d"])])  # not text UTF-8 holds: not kept
+    assert cache.get("<p>\ud83d</p>") is None and len(list(tmp_path.iterdir())) == 1
+    entry = tmp_path / f"{cache._key('<p>x</p>')}.json"
+    good = entry.read_bytes()
+    bad = [good[:-1], b"", b"\xff", b"[]", good.replace(b'"html": "', b'"html": "0'),
+           json.dumps({"html": entry.stem, "sections": [[None, ["a"], "b"]]}).encode(),
+           json.dumps({"html": entry.stem, "sections": [[1, [], []]]}).encode(),
+           json.dumps({"html": entry.stem, "sections": [[None, [], []], "x"]}).encode(),
+           json.dumps({"html": entry.stem}).encode()]
+    for text in bad:
+        entry.write_bytes(text)
+        assert cache.get("<p>x</p>") is None, text
+    entry.write_bytes(good)
+    other = hook._SearchCache(str(tmp_path))  # the next build: only its pages' entries stay
+    other.put("<p>y</p>", [])
+    (tmp_path / ".tmp-left").write_bytes(b"")
+    other.prune()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{cache._key('<p>y</p>')}.json"]
+    assert not list(tmp_path.glob(".tmp-*"))
+
+
 FRONT_PIECES = ["---\n", "--- \n", "...\n", "search:\n  exclude: true\n", "hide:\n  - toc\n", "title: a\n", "- x\n",
                 ": [bad\n", "date: 2020-01-01\n", "{}\n", "\n", "# T\n", "text\n", "a: {b: [1, 2]}\n"]
 
@@ -183,17 +213,18 @@ def test_plain_title_lines_are_converted_as_markdown_converts_them(tmp_path, mon
 
 def _mkdocs(project: Path, site: str, monkeypatch, site_url: str | None = None, **settings):
     """mkdocs build --strict in this process (with site_url, as `mkdocs serve` builds: each page has
-    its canonical URL), the hook's settings changed; returns the hook module."""
+    its canonical URL), the hook's settings changed for this build; returns the hook module."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
 
     monkeypatch.chdir(project)  # the snippets' base path
     monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
     config = load_config(str(project / "mkdocs.yml"), site_dir=str(project / site), site_url=site_url)
-    module = config["hooks"][build.HOOK.as_posix()]
-    for name, value in settings.items():
-        monkeypatch.setattr(module, name, value)
-    mkdocs_build(config)
+    module = config["hooks"][build.HOOK.as_posix()]  # mkdocs loads it once: the settings are undone after
+    with monkeypatch.context() as patch:
+        for name, value in settings.items():
+            patch.setattr(module, name, value)
+        mkdocs_build(config)
     return module
 
 
@@ -226,10 +257,28 @@ def test_spliced_pages_are_the_pages_the_theme_draws(tmp_path, monkeypatch, site
     _mkdocs(project, "drawn", monkeypatch, site_url, SPLICE=False, SEARCH_FAST=False, BYTECODE=False)
     assert (project / "spliced" / "generated" / "sets" / names[1] / "findings.html").is_file()
     assert build.digest(project / "spliced") == build.digest(project / "drawn")
-    if site_url is None:  # again, the theme's templates read compiled from the first build's
+    if site_url is None:  # again, the theme's templates read compiled and the search sections kept
         assert len(list((project / module.BYTECODE_DIR).glob("templates-*/*"))) > 20
-        _mkdocs(project, "again", monkeypatch, site_url)
+        kept = sorted((project / module.BYTECODE_DIR).glob("search-*/*.json"))
+        assert len(kept) > 5
+        parsed = []
+
+        def sections(html, search):
+            parsed.append(html)
+            return hook._search_sections(html, search)
+
+        _mkdocs(project, "again", monkeypatch, site_url, _search_sections=sections)
+        assert not parsed  # every page's sections read from the first build's
         assert build.digest(project / "again") == build.digest(project / "drawn")
+        # Damaged entries (cut short, not JSON, another page's, of the wrong shape) are parsed again, rewritten.
+        damage = [b"", b'{"html": ', b"\xff\xfe", kept[1].read_bytes(),
+                  json.dumps({"html": kept[2].stem, "sections": [[None, ["a"], "b"]]}).encode()]
+        for path, text in zip(kept, damage):
+            path.write_bytes(text)
+        _mkdocs(project, "damaged", monkeypatch, site_url, _search_sections=sections)
+        assert len(parsed) == len(damage)
+        assert build.digest(project / "damaged") == build.digest(project / "drawn")
+        assert all(json.loads(p.read_bytes())["html"] == p.stem for p in kept)
 
 
 @pytest.mark.slow
@@ -259,22 +308,14 @@ def test_the_search_port_is_checked_on_the_first_pages(monkeypatch):
     search = pytest.importorskip("material.plugins.search.plugin")
     from types import SimpleNamespace
 
-    got = []
-    index = SimpleNamespace(create_entry_for_section=lambda section, toc, url, page: got.append(section))
-    setattr(index, hook._SEARCH_PARSER, search)
-
-    def page(html):
-        return SimpleNamespace(meta={}, content=html, toc=None, url="x/", file=SimpleNamespace(src_uri="x.md"))
-
-    html = '<h2 id="a">Title</h2><p>some text</p><h2 id="b">Other</h2><p>more</p>'
-    want = hook._sections_seen(hook._material_sections(html, search))
+    index = SimpleNamespace()
+    page = SimpleNamespace(meta={}, content='<h2 id="a">Title</h2><p>some text</p><h2 id="b">Other</h2><p>more</p>',
+                           file=SimpleNamespace(src_uri="x.md"))
+    want = hook._sections_seen(hook._material_sections(page.content, search))
     assert len(want) >= 2
-    hook._add_entry_from_context(index, page(html))  # the port, checked: the same sections
-    assert hook._sections_seen(got) == want and getattr(index, hook._SEARCH_CHECKED) == 1
+    assert hook._sections_seen(hook._port_sections(index, page, search)) == want  # the port, checked: the same
+    assert getattr(index, hook._SEARCH_CHECKED) == 1
     monkeypatch.setattr(hook, "_search_sections", lambda html, module: [])  # a port that lost every section
-    got.clear()
-    hook._add_entry_from_context(index, page(html))
-    assert hook._sections_seen(got) == want and getattr(index, hook._SEARCH_CHECKED) < 0
-    got.clear()
-    hook._add_entry_from_context(index, page(html))  # past the checked pages: Material's parser still
-    assert hook._sections_seen(got) == want
+    assert hook._sections_seen(hook._port_sections(index, page, search)) == want
+    assert getattr(index, hook._SEARCH_CHECKED) < 0
+    assert hook._sections_seen(hook._port_sections(index, page, search)) == want  # Material's from then on

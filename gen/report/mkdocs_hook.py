@@ -554,7 +554,8 @@ def _search_source(module) -> str:
 
 def on_pre_build(config, **kwargs):
     """The search plugin's index (Material's) reads each page with _search_sections, where its parser is the
-    one this port follows."""
+    one this port follows; each page's sections kept between builds (_SearchCache)."""
+    _search_cache.clear()
     if not SEARCH_FAST:
         return
     for plugin in config["plugins"].values():
@@ -570,6 +571,8 @@ def on_pre_build(config, **kwargs):
         if known:
             setattr(index, _SEARCH_PARSER, module)
             index.add_entry_from_context = _add_entry_from_context.__get__(index)
+            if SEARCH_CACHE and (folder := _search_cache_dir(config)) is not None:
+                _search_cache.append(_SearchCache(folder))
         else:
             log.info("the search plugin's parser is not the one gen/report/mkdocs_hook.py follows: it parses "
                      "each page itself")
@@ -590,29 +593,159 @@ def _sections_seen(sections: list) -> list:
     return [(s.el.tag, s.el.attrs, s.depth, s.id, s.title, s.text) for s in sections]
 
 
+def _port_sections(index, page, module) -> list:
+    """The page's sections as the port reads them. The first SEARCH_CHECKED_PAGES pages a build parses
+    are also read by Material's parser and compared (SEARCH_SOURCE pins Material's code, not the
+    standard library's HTMLParser under it): where they differ, Material's parser for the rest."""
+    checked = getattr(index, _SEARCH_CHECKED, 0)
+    if checked < 0:
+        return _material_sections(page.content, module)
+    sections = _search_sections(page.content, module)
+    if checked < SEARCH_CHECKED_PAGES:
+        theirs = _material_sections(page.content, module)
+        if _sections_seen(sections) != _sections_seen(theirs):
+            log.info("%s: the search port's sections are not Material's parser's (gen/report/mkdocs_hook.py): "
+                     "Material's parser reads every page", page.file.src_uri)
+            sections, checked = theirs, -2
+        setattr(index, _SEARCH_CHECKED, checked + 1)
+    return sections
+
+
+def on_post_build(config, **kwargs):
+    """The kept sections of pages this build did not have go (the cache holds one build's pages)."""
+    for cache in _search_cache:
+        cache.prune()
+    _search_cache.clear()
+
+
 def _add_entry_from_context(index, page) -> None:
-    """Material's SearchIndex.add_entry_from_context, its parser's sections read by _search_sections. The
-    first SEARCH_CHECKED_PAGES pages are also read by Material's parser and compared (its source is
-    pinned by SEARCH_SOURCE, the standard library's HTMLParser under it is not): where they differ, the
-    port is left for the rest of the build."""
+    """Material's SearchIndex.add_entry_from_context, its parser's sections read by _search_sections (or
+    kept from an earlier build of the same HTML)."""
     search = page.meta.get("search") or {}
     if search.get("exclude"):
         return
-    module, checked = getattr(index, _SEARCH_PARSER), getattr(index, _SEARCH_CHECKED, 0)
-    if checked < 0:
-        sections = _material_sections(page.content, module)
-    else:
-        sections = _search_sections(page.content, module)
-        if checked < SEARCH_CHECKED_PAGES:
-            theirs = _material_sections(page.content, module)
-            if _sections_seen(sections) != _sections_seen(theirs):
-                log.info("%s: the search port's sections are not Material's parser's (gen/report/mkdocs_hook.py): "
-                            "Material's parser reads every page", page.file.src_uri)
-                sections, checked = theirs, -2
-            setattr(index, _SEARCH_CHECKED, checked + 1)
-    for section in sections:
-        if not section.is_excluded():
-            index.create_entry_for_section(section, page.toc, page.url, page)
+    module = getattr(index, _SEARCH_PARSER)
+    cache = _search_cache[0] if _search_cache else None
+    kept = cache.get(page.content) if cache is not None else None
+    if kept is None:
+        kept = [(s.id, s.title, s.text) for s in _port_sections(index, page, module) if not s.is_excluded()]
+        if cache is not None:
+            cache.put(page.content, kept)  # before create_entry_for_section, which fills an empty title
+    for id_, title, text in kept:
+        section = module.Section(module.Element("hx"))
+        section.id, section.title, section.text = id_, list(title), list(text)
+        index.create_entry_for_section(section, page.toc, page.url, page)
+
+
+SEARCH_CACHE = True  # False: each page's sections parsed on every build (tests compare the two)
+SEARCH_CACHE_VERSION = 1  # raised where what an entry holds changes
+_search_cache: list[_SearchCache] = []  # this build's cache, where it has one
+
+
+def _search_cache_dir(config) -> str | None:
+    """The folder of the kept sections: one per version of this file (the port), of Material's parser
+    (SEARCH_SOURCE, checked) and of Python (html.unescape and escape); older folders go. None where the
+    project's folder cannot be written."""
+    import hashlib
+    import os
+    import shutil
+    import sys
+
+    try:
+        with open(__file__, "rb") as f:
+            port = hashlib.sha256(f.read()).hexdigest()
+    except (OSError, NameError):
+        return None
+    shape = (SEARCH_CACHE_VERSION, SEARCH_SOURCE, port, sys.version)
+    root = os.path.join(os.path.dirname(os.path.abspath(config["config_file_path"] or ".")), BYTECODE_DIR)
+    here = os.path.join(root, "search-" + hashlib.sha256(repr(shape).encode()).hexdigest()[:16])
+    try:
+        os.makedirs(here, exist_ok=True)
+        if not os.access(here, os.W_OK):
+            return None
+        names = os.listdir(root)
+    except OSError:
+        return None
+    for name in names:
+        if name.startswith("search-") and os.path.join(root, name) != here:
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+    return here
+
+
+class _SearchCache:
+    """The sections of each searched page, kept in a file named by the sha256 of its HTML (the page's
+    search entries are made from them, its table of contents, URL and front matter, on every build: 0.3 s
+    at 50 sets). A file that cannot be read, or does not hold what put wrote for that HTML, is not used
+    (the page is parsed, its file written again); files are written whole (a temporary file renamed)."""
+
+    def __init__(self, folder: str):
+        self.folder = folder
+        self.used: set[str] = set()  # this build's file names
+
+    @staticmethod
+    def _key(html: str) -> str | None:
+        """None for HTML that is not text UTF-8 can hold (a lone surrogate: JSON would not give it back
+        as it was); a page's HTML is read from UTF-8, and html.unescape gives no surrogate."""
+        import hashlib
+
+        try:
+            return hashlib.sha256(html.encode("utf-8")).hexdigest()
+        except UnicodeEncodeError:
+            return None
+
+    def get(self, html: str) -> list | None:
+        key = self._key(html)
+        if key is None:
+            return None
+        self.used.add(key + ".json")
+        try:
+            with open(f"{self.folder}/{key}.json", "rb") as f:
+                data = json.loads(f.read())
+        except (OSError, ValueError):
+            return None
+        if not (isinstance(data, dict) and data.get("html") == key and isinstance(data.get("sections"), list)):
+            return None
+        out = []
+        for section in data["sections"]:
+            if not (isinstance(section, list) and len(section) == 3 and isinstance(section[0], (str, type(None)))
+                    and all(isinstance(part, list) and all(isinstance(x, str) for x in part) for part in section[1:])):
+                return None
+            out.append(tuple(section))
+        return out
+
+    def put(self, html: str, sections: list) -> None:
+        import os
+        import tempfile
+
+        key = self._key(html)
+        if key is None:
+            return
+        self.used.add(key + ".json")
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.folder)
+            try:
+                with os.fdopen(fd, "wb") as f:  # json.dumps: json.dump to a file encodes in Python, piece by piece
+                    f.write(json.dumps({"html": key, "sections": sections}).encode())
+                os.replace(tmp, f"{self.folder}/{key}.json")
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except (OSError, ValueError):  # not kept: parsed again next build
+            pass
+
+    def prune(self) -> None:
+        import os
+
+        try:
+            names = os.listdir(self.folder)
+        except OSError:
+            return
+        for name in names:
+            if name not in self.used:
+                try:
+                    os.unlink(os.path.join(self.folder, name))
+                except OSError:
+                    pass
 
 
 def _tokens(html: str) -> list | None:
