@@ -23,6 +23,7 @@ import difflib
 import enum
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import pandas as pd
@@ -67,21 +68,26 @@ COLUMNS = (["index", "name", "short_name", "dur_us", "estimate_pct", "launch_api
 
 @dataclass
 class Matched:
-    """Counters of one run against its trace. `frame` has one row per kernel of
-    the first profiled call (empty when `absent`); `mismatches` one dict per
-    kernel paired under another name or left unpaired (`where`: "both",
-    "trace" or "ncu"); `reason` is capture's text for UNAVAILABLE."""
+    """Counters of one run against its trace. `rows` has one dict per kernel of the first profiled
+    call, as values.rows reads them off `frame` (empty when `absent`); `mismatches` one dict per
+    kernel paired under another name or left unpaired (`where`: "both", "trace" or "ncu"); `reason`
+    is capture's text for UNAVAILABLE."""
 
-    frame: pd.DataFrame
+    rows: list[dict[str, Any]]
     absent: Absent | None = None
     reason: str | None = None
     mismatches: list[dict[str, Any]] = field(default_factory=list)
 
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        # Made where asked (the summary's JSON and by_name): the pages read the rows, each a frame made
+        # and read back before (a third of a millisecond a run). The same frame as match made (test).
+        return pd.DataFrame(self.rows, columns=COLUMNS)
+
     @property
     def measured(self) -> bool:
-        # The column read as a list (a Series' ne and any before: pages ask it for every run, a tenth of the
-        # variant pages' counters); the same answer (test).
-        return self.absent is None and any(p != Pairing.NO_COUNTERS for p in self.frame["pairing"].tolist())
+        # Read off the rows (a Series' ne and any before: pages ask it for every run); the same answer (test).
+        return self.absent is None and any(r["pairing"] != Pairing.NO_COUNTERS for r in self.rows)
 
 
 def bound(sm_pct: float | None, dram_pct: float | None) -> Bound | None:
@@ -105,8 +111,22 @@ def _missing(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-def _empty() -> pd.DataFrame:
-    return pd.DataFrame(columns=COLUMNS)
+def as_in_frame(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows as a frame of them gives them back (values.rows): in a column of numbers where one is
+    missing (None or NaN), ints become floats and None NaN, as pandas makes the column float64; in a
+    column of text (pandas' str dtype) None becomes NaN; other columns (lists, a Bound or None, None
+    alone) keep their values. The rows are changed in place."""
+    for c in COLUMNS:
+        kinds = {type(r[c]) for r in rows}
+        if int in kinds and kinds <= {int, float, type(None)} and kinds != {int}:
+            for r in rows:
+                v = r[c]
+                r[c] = math.nan if v is None else float(v)
+        elif kinds == {float, type(None)} or kinds == {str, type(None)}:  # a text column's None, its NaN too
+            for r in rows:
+                if r[c] is None:
+                    r[c] = math.nan
+    return rows
 
 
 def _absent(run: schema.VariantRun, device: str) -> tuple[Absent, str | None] | None:
@@ -161,17 +181,19 @@ def source(same_as: Any) -> dict[str, Any] | None:
     return dict(mode=mode, variant=variant, at=int(at) if at.isdigit() else None)
 
 
-def repeats(frame: pd.DataFrame) -> list[dict[str, Any]]:
+def repeats(frame: pd.DataFrame | list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The launches capture did not profile because an identical launch (kernel, grid, block,
     shared memory) was profiled in another call: index, and that launch's mode, variant and
-    index. One of another mode carries no counters here (see match)."""
-    if frame.empty:
+    index. One of another mode carries no counters here (see match). Reads a Matched's frame or rows."""
+    if isinstance(frame, list):
+        pairs = [(r["index"], r["same_as"]) for r in frame]
+    elif frame.empty:
         return []
-    # The two columns read as lists (a mask, .loc and itertuples before: half a millisecond a run); the same
-    # rows (test). A missing same_as is None or NaN, what notna() leaves out.
-    return [dict(index=int(index), **source(same)) for index, same in zip(frame["index"].tolist(),
-                                                                          frame["same_as"].tolist())
-            if not missing(same)]
+    else:
+        # The two columns read as lists (a mask, .loc and itertuples before: half a millisecond a run); the
+        # same rows (test). A missing same_as is None or NaN, what notna() leaves out.
+        pairs = zip(frame["index"].tolist(), frame["same_as"].tolist())
+    return [dict(index=int(index), **source(same)) for index, same in pairs if not missing(same)]
 
 
 def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cuda") -> Matched:
@@ -179,9 +201,9 @@ def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cud
     `device` is the set's (environment.device)."""
     why = _absent(run, device)
     if why is not None:
-        return Matched(_empty(), why[0], why[1])
+        return Matched([], why[0], why[1])
     if tr is None or not tr.forwards:
-        return Matched(_empty(), Absent.NO_TRACE)
+        return Matched([], Absent.NO_TRACE)
     kernels = [g for g in tr.forwards[0].gpu if g.kind == "kernel"]
     counted = sorted(run.counters.kernels, key=lambda k: k.index)
     pairs, mism = pair([g.name for g in kernels], [k.name for k in counted])
@@ -211,7 +233,7 @@ def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cud
         row["bound"] = bound(row["sm_throughput_pct"], row["dram_throughput_pct"])
         row["rules"] = [dict(name=r.name, estimated_speedup_pct=r.estimated_speedup_pct) for r in k.rules] if k else []
         rows.append(row)
-    return Matched(pd.DataFrame(rows, columns=COLUMNS), mismatches=mism)
+    return Matched(as_in_frame(rows), mismatches=mism)
 
 
 NUMERIC_FIELDS = [f for f in COUNTER_FIELDS if f != "occupancy_limiter"]

@@ -433,8 +433,9 @@ def _achieved(ls, variant: str, mode: str = Mode.INFERENCE) -> dict[int, float]:
     m = counters.for_run(ls, mode, variant)
     if not m.measured:
         return {}
-    f = m.frame[m.frame["achieved_occupancy_pct"].notna()]
-    return {int(i): float(a) for i, a in zip(f["index"], f["achieved_occupancy_pct"])}
+    # Off the match's rows (a mask of its frame before; the same dict, test).
+    return {int(r["index"]): float(r["achieved_occupancy_pct"]) for r in m.rows
+            if not values.missing(r["achieved_occupancy_pct"])}
 
 
 def rule_counters(ls) -> list[Finding]:
@@ -454,10 +455,12 @@ def rule_counters(ls) -> list[Finding]:
             why = why or (m.absent.value if m.absent else "unmatched", m.reason)
             continue
         main = tables.main_kernel(kt)
-        rows = m.frame[m.frame["index"] == int(main["index"])] if main is not None else m.frame.iloc[0:0]
-        if rows.empty:
+        # The main kernel's row of the match's rows (a mask of its frame and its first row before; the
+        # same facts, test).
+        at = int(main["index"]) if main is not None else None
+        row = next((r for r in m.rows if r["index"] == at), None) if at is not None else None
+        if row is None:
             continue
-        row = rows.iloc[0]
         out.append(Finding(
             id=f"counters-{v}", kind=FindingKind.COUNTERS, severity=Severity.INFO, variant=v,
             kernels=(int(main["index"]),),

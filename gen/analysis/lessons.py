@@ -286,13 +286,14 @@ def _counters(ls, run: schema.VariantRun | None, index: int) -> dict | None:
     tr = ls.trace(run.mode, run.variant) if run is not None else None
     if run is None or tr is None:
         return None
-    m = counters.match(run, tr, ls.rs.environment.device)
+    # The set's match (made again here before), its rows read (a mask of its frame before; the same
+    # counters to the type, test).
+    m = counters.for_run(ls, run.mode, run.variant)
     if not m.measured:
         return None
-    row = m.frame[(m.frame["index"] == index) & m.frame["pairing"].ne(counters.Pairing.NO_COUNTERS)]
-    if row.empty:
+    r = next((r for r in m.rows if r["index"] == index and r["pairing"] != counters.Pairing.NO_COUNTERS), None)
+    if r is None:
         return None
-    r = row.iloc[0]
     return {k: (None if missing(r[k]) else r[k]) for k in [*counters.COUNTER_FIELDS, "bound"]}
 
 

@@ -26,7 +26,7 @@ from gen.report import charts, site, wording
 from gen.report import format as fmt
 from gen.report import wording_verdicts as words
 from gen.report.pages import scenarios as scenario_pages
-from gen.report.site import Context, Page, capped, chart_div, records
+from gen.report.site import Context, Page, capped, chart_div
 
 # Kinds with their own paragraph on the variant page, not in its findings list.
 OWN_PARAGRAPH = frozenset({FindingKind.COMPILE, FindingKind.AUTOGRAD})
@@ -152,7 +152,8 @@ def _counters(ls, v: str, mode: str, kernels: list[dict], notes: list[dict]) -> 
     if not m.measured:
         why = m.absent.value if m.absent else "unmatched"
         return dict(measured=False, note=wording.counters_absent(why, m.reason), mismatches=[])
-    by_index = {int(r["index"]): r for r in records(m.frame)}
+    # The match's rows, copied (records of its frame before: the same values to the type, test).
+    by_index = {int(r["index"]): dict(r) for r in m.rows}
     for k in kernels:
         c = by_index.get(int(k["index"]))
         k["counters"] = c if c and c["pairing"] != counters.Pairing.NO_COUNTERS else None
@@ -162,7 +163,7 @@ def _counters(ls, v: str, mode: str, kernels: list[dict], notes: list[dict]) -> 
         c = by_index.get(int(n["index"]))
         facts = counters.kernel_facts(c) if c else []
         n["counters"] = wording.kernel_facts(facts, fused_attention=n.get("category") == "fused attention")
-    return dict(measured=True, note=wording.counters_repeated(counters.repeats(m.frame), v, mode),
+    return dict(measured=True, note=wording.counters_repeated(counters.repeats(m.rows), v, mode),
                 mismatches=[wording.counter_mismatch(x) for x in m.mismatches])
 
 
