@@ -360,7 +360,7 @@ def test_a_calls_cpu_events_are_made_when_first_read_and_are_the_old_ones():
 
 
 def test_a_gpu_event_made_without_its_init_is_the_one_its_init_makes():
-    """trace_digest._gpu_event sets a GpuEvent's fields without its __init__ (the old reading called
+    """trace_digest._build sets a GpuEvent's fields without its __init__ (the old reading called
     it): the same fields in the same order, equal, hashed and shown alike; and the class has nothing
     else for __init__ to run (a __post_init__ added would be skipped: this fails then)."""
     d = trace_digest.read(H200)
