@@ -4,8 +4,10 @@ import and by `python -m gen digest`; the limits on a trace hold through it."""
 
 from __future__ import annotations
 
+import array
 import gzip
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -104,33 +106,99 @@ def test_a_trace_changed_since_its_digest_is_parsed(copy, monkeypatch, capfd):
     assert capfd.readouterr().err == ""
 
 
+def _split(data: bytes) -> tuple[dict, dict[str, dict[str, list]]]:
+    """A digest's header and its packed columns (side -> column -> values), read without checks."""
+    end = data.index(b"\n")
+    doc, blob = json.loads(data[:end]), memoryview(data)[end + 1:]
+    counts = {"cpu": 0, "gpu": 0}
+    for entry in doc["traces"].values():
+        counts["cpu"] += sum(f[3] for f in entry["forwards"])
+        counts["gpu"] += sum(f[4] for f in entry["forwards"])
+    cols, at = {"cpu": {}, "gpu": {}}, 0
+    for side, spec in (("cpu", trace_digest.CPU_COLUMNS), ("gpu", trace_digest.GPU_COLUMNS)):
+        for name, kind in spec:
+            if kind != "num?":
+                a = array.array(trace_digest._PACKED[kind][0])
+                a.frombytes(blob[at:at + counts[side] * a.itemsize])
+                at += counts[side] * a.itemsize
+                cols[side][name] = a.tolist()
+    assert at == len(blob)
+    return doc, cols
+
+
 def _rewrite(folder: Path, change) -> None:
-    doc = json.loads(gzip.decompress((folder / trace_digest.FILE).read_bytes()))
-    change(doc)
-    (folder / trace_digest.FILE).write_bytes(gzip.compress(json.dumps(doc).encode()))
+    """The folder's digest with change(header, columns) made to it, its columns packed as they stand."""
+    doc, cols = _split(gzip.decompress((folder / trace_digest.FILE).read_bytes()))
+    change(doc, cols)
+    blob = b"".join(trace_digest._packed(trace_digest._PACKED[kind][0], cols[side][name])
+                    for side, spec in (("cpu", trace_digest.CPU_COLUMNS), ("gpu", trace_digest.GPU_COLUMNS))
+                    for name, kind in spec if kind != "num?")
+    (folder / trace_digest.FILE).write_bytes(gzip.compress(json.dumps(doc).encode() + b"\n" + blob, 1))
 
 
-def _set(doc, key, i, value):
-    doc[key][i][0] = value
+def _set(side: str, name: str, value, i: int = 0):
+    return lambda doc, cols: cols[side][name].__setitem__(i, value)
+
+
+def _doc(change):
+    return lambda doc, cols: change(doc)
 
 
 DAMAGE = {
     "not gzip": lambda f: (f / trace_digest.FILE).write_bytes(b"not a digest"),
     "truncated": lambda f: (f / trace_digest.FILE).write_bytes((f / trace_digest.FILE).read_bytes()[:5000]),
     "not JSON": lambda f: (f / trace_digest.FILE).write_bytes(gzip.compress(b"{\"format\": ")),
-    "another format": lambda f: _rewrite(f, lambda d: d.update(format="something else")),
-    "a ts that is a string": lambda f: _rewrite(f, lambda d: _set(d, "cpu", 2, "12.5")),
-    "a NaN duration": lambda f: _rewrite(f, lambda d: _set(d, "gpu", 3, float("nan"))),
-    "a negative duration": lambda f: _rewrite(f, lambda d: _set(d, "cpu", 3, -1.0)),
-    "a name past the strings": lambda f: _rewrite(f, lambda d: _set(d, "cpu", 0, 10**6)),
-    "a bool where an int goes": lambda f: _rewrite(f, lambda d: _set(d, "cpu", 4, True)),
-    "a category parse drops": lambda f: _rewrite(
-        f, lambda d: d["strings"].__setitem__(d["cpu"][1][0], "python_function")),
-    "a grid of four": lambda f: _rewrite(f, lambda d: _set(d, "gpu", 5, [1, 2, 3, 4])),
-    "a column short": lambda f: _rewrite(f, lambda d: d["gpu"][0].pop()),
-    "a call without counts": lambda f: _rewrite(f, lambda d: next(iter(d["traces"].values()))["forwards"][0].pop()),
-    "an entry without its hash": lambda f: _rewrite(f, lambda d: next(iter(d["traces"].values())).pop("sha256")),
+    "the header alone": lambda f: (f / trace_digest.FILE).write_bytes(gzip.compress(
+        gzip.decompress((f / trace_digest.FILE).read_bytes()).split(b"\n")[0])),
+    "another format": lambda f: _rewrite(f, _doc(lambda d: d.update(format="something else"))),
+    "a ts past 2^54": lambda f: _rewrite(f, _set("cpu", "ts", 2.0**60)),
+    "an infinite ts": lambda f: _rewrite(f, _set("gpu", "ts", -math.inf)),
+    "a NaN duration": lambda f: _rewrite(f, _set("gpu", "dur", math.nan)),
+    "a NaN duration not first": lambda f: _rewrite(f, _set("cpu", "dur", math.nan, 7)),
+    "a negative duration": lambda f: _rewrite(f, _set("cpu", "dur", -1.0)),
+    "an infinite launch time": lambda f: _rewrite(f, _set("gpu", "launch_ts", math.inf, 3)),
+    "a negative depth": lambda f: _rewrite(f, _set("cpu", "depth", -1)),
+    "a name past the strings": lambda f: _rewrite(f, _set("cpu", "name", 10**6)),
+    "a launch api past the strings": lambda f: _rewrite(f, _set("gpu", "launch_api", 10**6)),
+    "an index below None's": lambda f: _rewrite(f, _set("gpu", "launched_by", -2)),
+    "a category past the categories": lambda f: _rewrite(f, _set("cpu", "cat", 4)),
+    "a tid past its table": lambda f: _rewrite(f, lambda d, c: _set("cpu", "tid", len(d["tids"]))(d, c)),
+    "a correlation past its table": lambda f: _rewrite(
+        f, lambda d, c: _set("cpu", "correlation", len(d["ints"]), 5)(d, c)),
+    "a grid past its table": lambda f: _rewrite(f, lambda d, c: _set("gpu", "grid", len(d["int_tuples"]))(d, c)),
+    "ops past their table": lambda f: _rewrite(f, lambda d, c: _set("gpu", "op_path", len(d["id_tuples"]))(d, c)),
+    "a bool where a number goes": lambda f: _rewrite(f, _doc(lambda d: d["gpu_numbers"]["stream"].__setitem__(
+        0, True))),
+    "a string where a number goes": lambda f: _rewrite(f, _doc(lambda d: d["gpu_numbers"]["bytes"].__setitem__(
+        0, "12"))),
+    "a launch number short": lambda f: _rewrite(f, _doc(lambda d: d["gpu_numbers"]["occupancy_pct"].pop())),
+    "a bool where a correlation goes": lambda f: _rewrite(f, _doc(lambda d: d["ints"].__setitem__(0, True))),
+    "a tid that is a list": lambda f: _rewrite(f, _doc(lambda d: d["tids"].__setitem__(0, [1]))),
+    "a string that is a number": lambda f: _rewrite(f, _doc(lambda d: d["strings"].__setitem__(0, 5))),
+    "a grid of four": lambda f: _rewrite(f, _doc(lambda d: d["int_tuples"].__setitem__(0, [1, 2, 3, 4]))),
+    "a grid of a float": lambda f: _rewrite(f, _doc(lambda d: d["int_tuples"].__setitem__(0, [1.0]))),
+    "an op past the strings": lambda f: _rewrite(f, _doc(lambda d: d["id_tuples"].__setitem__(-1, [10**6]))),
+    "a column short": lambda f: _rewrite(f, lambda d, c: c["gpu"]["dur"].pop()),
+    "a column long": lambda f: _rewrite(f, lambda d, c: c["cpu"]["correlation"].append(-1)),
+    "a call without counts": lambda f: _rewrite(
+        f, _doc(lambda d: next(iter(d["traces"].values()))["forwards"][0].pop())),
+    "an entry without its hash": lambda f: _rewrite(f, _doc(lambda d: next(iter(d["traces"].values())).pop("sha256"))),
 }
+
+
+def test_the_damage_done_is_there_to_find(copy):
+    """Each damage below changes the digest (a test of a change that misses would pass unseen)."""
+    before = gzip.decompress((copy / trace_digest.FILE).read_bytes())
+    doc, cols = _split(before)
+    assert doc["ints"] and doc["tids"] and doc["int_tuples"] and doc["id_tuples"]
+    for name, damage in DAMAGE.items():
+        damage(copy)
+        try:
+            after = _split(gzip.decompress((copy / trace_digest.FILE).read_bytes()))
+        except (OSError, EOFError, ValueError, LookupError, AssertionError):
+            after = None  # not a digest to split: changed
+        assert after != (doc, cols), name
+        (copy / trace_digest.FILE).write_bytes(gzip.compress(before, 1))
 
 
 @pytest.mark.parametrize("damage", list(DAMAGE))
@@ -153,6 +221,22 @@ def test_a_digest_of_another_version_is_parsed_around_with_a_note(copy, monkeypa
     monkeypatch.undo()
     monkeypatch.setitem(trace_digest.FIELDS, "CpuEvent", [*trace_digest.FIELDS["CpuEvent"], "new"])
     assert trace_digest.read(copy) is None and "another version" in capfd.readouterr().err
+
+
+def test_a_digest_of_version_1_is_named_as_of_another_version(copy, capfd):
+    """Version 1 was all JSON (its events' columns in it, no line of packed columns after): the
+    file a set made before version 2 holds is found, and named, never taken for damaged."""
+    doc, _ = _split(gzip.decompress((copy / trace_digest.FILE).read_bytes()))
+    old = {"format": trace_digest.FORMAT, "version": 1, "fields": doc["fields"], "strings": doc["strings"],
+           "traces": doc["traces"], "cpu": [[] for _ in trace_digest.CPU_COLUMNS],
+           "gpu": [[] for _ in trace_digest.GPU_COLUMNS]}
+    (copy / trace_digest.FILE).write_bytes(gzip.compress(json.dumps(old, separators=(",", ":")).encode()))
+    got = _traces_of(copy)
+    assert all(_same(got[rel], t) for rel, t in _parsed(copy).items())
+    err = capfd.readouterr().err.strip().splitlines()
+    assert err == [f"note: {copy / trace_digest.FILE}: a trace digest of another version (1, this code reads "
+                   f"{trace_digest.VERSION}); its traces are parsed instead (`python -m gen digest <set>` writes it "
+                   f"again)"]
 
 
 @pytest.mark.parametrize("env, value", [("GEN_MAX_TRACE_EVENTS", "1000"), ("GEN_MAX_TRACE_MB", "1"),
@@ -228,22 +312,28 @@ def test_the_digest_verb_writes_one_for_a_set_without(copy):
     assert p.returncode == 2 and p.stderr.startswith("error: ") and "article__inference__naive" in p.stderr
 
 
-def _eager_build(path: str, entry: dict, s: list[str], cpu: list[list], c: int, gpu: list[list],
-                 g: int) -> trace.Trace:
-    """trace_digest._build before each call's CPU events were made when first read (the old reading)."""
+def _eager_build(path: str, entry: dict, d: trace_digest.Digest, c: int, g: int) -> trace.Trace:
+    """trace_digest._build before each call's CPU events were made when first read, and its GPU
+    events through GpuEvent's __init__ (the old reading), from the digest's columns as they are stored:
+    an index of -1 is None, a NaN launch time None."""
+    def s(i):
+        return None if i == -1 else d.strings[i]
+
+    def ints(i):
+        return None if i == -1 else tuple(d.int_tuples[i])
+
+    cats = trace_digest.CATEGORIES
     forwards = []
-    short = trace.short_name
     for index, ts, dur, n_cpu, n_gpu in entry["forwards"]:
         fw = trace.Forward(index, ts, dur, [
-            trace.CpuEvent(s[name], s[cat], t, d, depth, tid, corr)
-            for name, cat, t, d, depth, tid, corr in zip(*(col[c:c + n_cpu] for col in cpu))])
+            trace.CpuEvent(s(name), cats["cpu"][cat], t, du, depth, d.tids[tid], None if corr == -1 else d.ints[corr])
+            for name, cat, t, du, depth, tid, corr in zip(*(list(col)[c:c + n_cpu] for col in d.cpu))])
         fw.gpu = [trace.GpuEvent(
-            i, s[name], short(s[name]), s[kind], t, d, stream, tuple(grid) if grid is not None else None,
-            tuple(block) if block is not None else None, regs, smem, bps, wps, occ, nbytes,
-            s[api] if api is not None else None, lts, s[by] if by is not None else None,
-            tuple(s[o] for o in ops), tuple(s[x] for x in itypes))
-            for i, (name, kind, t, d, stream, grid, block, regs, smem, bps, wps, occ, nbytes, api, lts, by, ops,
-                    itypes) in enumerate(zip(*(col[g:g + n_gpu] for col in gpu)))]
+            i, s(name), trace.short_name(s(name)), cats["gpu"][kind], t, du, stream, ints(grid), ints(block), regs,
+            smem, bps, wps, occ, nbytes, s(api), None if math.isnan(lts) else lts, s(by), d.id_tuples[ops],
+            d.id_tuples[itypes])
+            for i, (name, kind, t, du, stream, grid, block, regs, smem, bps, wps, occ, nbytes, api, lts, by, ops,
+                    itypes) in enumerate(zip(*(list(col)[g:g + n_gpu] for col in d.gpu)))]
         c, g = c + n_cpu, g + n_gpu
         forwards.append(fw)
     return trace.Trace(path, forwards, entry["unattributed"], entry["device_properties"])
@@ -257,7 +347,7 @@ def test_a_calls_cpu_events_are_made_when_first_read_and_are_the_old_ones():
 
     d = trace_digest.read(H200)
     for rel, (entry, c, g) in d.entries.items():
-        old = _eager_build(str(H200 / rel), entry, d.strings, d.cpu, c, d.gpu, g)
+        old = _eager_build(str(H200 / rel), entry, d, c, g)
         new = d.trace(H200 / rel, rel)
         assert all("cpu" not in vars(fw) for fw in new.forwards)  # none made yet
         assert _same(pickle.loads(pickle.dumps(new)), old) and _same(copying.deepcopy(new), old)
@@ -270,7 +360,7 @@ def test_a_calls_cpu_events_are_made_when_first_read_and_are_the_old_ones():
 
 
 def test_a_gpu_event_made_without_its_init_is_the_one_its_init_makes():
-    """trace_digest._gpu_event sets a GpuEvent's fields without its __init__ (the old reading called
+    """trace_digest._build sets a GpuEvent's fields without its __init__ (the old reading called
     it): the same fields in the same order, equal, hashed and shown alike; and the class has nothing
     else for __init__ to run (a __post_init__ added would be skipped: this fails then)."""
     d = trace_digest.read(H200)

@@ -12,17 +12,26 @@ time in a cold build (benchmarks/bench_build.md). The Trace is what the report r
 fields, nothing of the trace besides. Capture writes it when it publishes a set, `gen import`
 when it publishes one, `python -m gen digest` for a set that has none.
 
+The file (version 2), gzipped: one line of JSON (the header: the set's strings and the other
+tables, each trace's entry, the GPU events' launch numbers), then the events' other columns as
+packed little-endian arrays, in the order of CPU_COLUMNS then GPU_COLUMNS, each of as many values
+as the entries' calls count (the layout below: `_PACKED`). Packed, the 30,000 events of a set are
+read without decoding a number at a time (version 1 held them in the JSON: 21 ms a set of 60).
+Its name is version 1's, so that a digest of version 1 is found, and named as of another version.
+
 A digest is data from a set, untrusted like the rest: it is used for a trace only where the
 sha256 of the trace file's bytes is the one it records, and where every column has the types
-and ranges `trace.parse` gives (else that trace is parsed). It is derived, not a source: a digest
-that is missing, or whose trace changed since, is parsed around without a word; one that is damaged
-or of another version is parsed around with a note naming it (never an error: the traces are
-there). The limits on a trace (gen.model.limits) are checked on the sizes it records, with
-parse's own errors. Standard library only: capture writes it on the GPU machine.
+and ranges `trace.parse` gives (else that trace is parsed): the packed columns have their types by
+their layout, and each is checked against its bounds (an index within its table). It is derived,
+not a source: a digest that is missing, or whose trace changed since, is parsed around without a
+word; one that is damaged or of another version is parsed around with a note naming it (never an
+error: the traces are there). The limits on a trace (gen.model.limits) are checked on the sizes it
+records, with parse's own errors. Standard library only: capture writes it on the GPU machine.
 """
 
 from __future__ import annotations
 
+import array
 import dataclasses
 import functools
 import gzip
@@ -39,18 +48,23 @@ from gen.model.schema import UserError
 FILE = "trace-digest.json.gz"  # beside result.json; not one of layout.set_files (a set's sources)
 FORMAT = "attention-profile-report trace digest"
 # Bump on any change to what parse makes of a trace (its rules, or the Trace's fields: those are also
-# compared below): a digest of another version is parsed around, and `python -m gen digest` rewrites it.
-VERSION = 1
+# compared below) or to the layout: a digest of another version is parsed around, and
+# `python -m gen digest` rewrites it.
+VERSION = 2
 FIELDS = {cls.__name__: [f.name for f in dataclasses.fields(cls)]
           for cls in (trace.Trace, trace.Forward, trace.CpuEvent, trace.GpuEvent, trace.Sizes)}
+# An event's category as its place in these (compared like FIELDS: a category added is another version)
+CATEGORIES = {"cpu": sorted(trace.CPU_CATS), "gpu": sorted(set(trace.GPU_KINDS.values()))}
 MAX_TIME_US = trace.MAX_TIME_US
 # The columns of a trace's events, in the order stored. Kinds: "id" a string of the table, "id?" one
-# or None, "ids" a tuple of them; "time" a float in ±2^54 (a time relative to its call), "dur" a
-# float in 0..2^53, "num?" an int or float in ±2^53 or None (a launch field), "ints?" a tuple of
-# 1 to 3 ints in ±2^53 or None, "int?" an int or None, "depth" an int from 0, "tid" an int or str.
-CPU_COLUMNS = (("name", "id"), ("cat", "id"), ("ts", "time"), ("dur", "dur"), ("depth", "depth"), ("tid", "tid"),
+# or None, "cat" a category (CATEGORIES), "time" a float in ±2^54 (a time relative to its call),
+# "time?" one or None, "dur" a float in 0..2^53, "depth" an int from 0, "tid" an int, str or bool
+# (of the table tids), "int?" an int or None (the table ints), "ints?" a tuple of 1 to 3 ints in
+# ±2^53 or None (the table int_tuples), "ids" a tuple of strings (the table id_tuples): these are
+# packed; "num?" an int or float in ±2^53 or None (a launch field) is a list in the header.
+CPU_COLUMNS = (("name", "id"), ("cat", "cat"), ("ts", "time"), ("dur", "dur"), ("depth", "depth"), ("tid", "tid"),
                ("correlation", "int?"))
-GPU_COLUMNS = (("name", "id"), ("kind", "id"), ("ts", "time"), ("dur", "dur"), ("stream", "num?"),
+GPU_COLUMNS = (("name", "id"), ("kind", "cat"), ("ts", "time"), ("dur", "dur"), ("stream", "num?"),
                ("grid", "ints?"), ("block", "ints?"), ("registers_per_thread", "num?"), ("shared_memory", "num?"),
                ("blocks_per_sm", "num?"), ("warps_per_sm", "num?"), ("occupancy_pct", "num?"), ("bytes", "num?"),
                ("launch_api", "id?"), ("launch_ts", "time?"), ("launched_by", "id?"), ("op_path", "ids"),
@@ -59,6 +73,15 @@ GPU_COLUMNS = (("name", "id"), ("kind", "id"), ("ts", "time"), ("dur", "dur"), (
 # not later); a GPU event's index (its place in its call) and short name (made from its name) are not stored.
 assert [name for name, _ in CPU_COLUMNS] == FIELDS["CpuEvent"]
 assert [name for name, _ in GPU_COLUMNS] == [f for f in FIELDS["GpuEvent"] if f not in ("index", "short_name")]
+# kind -> (array typecode, the table its values index or None, the value that stands for None or None).
+# An index of None is -1; a time of None is NaN (never a time: the checks refuse it where no None goes).
+_PACKED = {"id": ("I", "strings", None), "id?": ("i", "strings", -1), "cat": ("B", "categories", None),
+           "time": ("d", None, None), "time?": ("d", None, math.nan), "dur": ("d", None, None),
+           "depth": ("q", None, None), "tid": ("I", "tids", None), "int?": ("i", "ints", -1),
+           "ints?": ("i", "int_tuples", -1), "ids": ("I", "id_tuples", None)}
+# Each typecode's size, the same on every platform CPython runs on (the layout depends on it)
+assert {c: array.array(c).itemsize for c in "BiIqd"} == {"B": 1, "i": 4, "I": 4, "q": 8, "d": 8}
+_SWAP = sys.byteorder != "little"  # stored little-endian
 
 
 def sha256(path: Path) -> str:
@@ -68,18 +91,20 @@ def sha256(path: Path) -> str:
 # --------------------------------------------------------------------------- writing
 
 
-class _Strings:
-    """The set's strings (names, categories, ops, input types), each stored once."""
+class _Table:
+    """Values each stored once, by key (a string, a tid, a tuple): a value's place in the table."""
 
-    def __init__(self):
-        self.ids: dict[str, int] = {}
+    def __init__(self, key=lambda v: v):
+        self.ids: dict = {}
+        self.values: list = []
+        self.key = key
 
-    def __call__(self, s: str | None) -> int | None:
-        if s is None:
-            return None
-        got = self.ids.get(s)
+    def __call__(self, v) -> int:
+        k = self.key(v)
+        got = self.ids.get(k)
         if got is None:
-            got = self.ids[s] = len(self.ids)
+            got = self.ids[k] = len(self.values)
+            self.values.append(v)
         return got
 
 
@@ -89,14 +114,43 @@ def _entry(tr: trace.Trace, sizes: trace.Sizes, digest: str) -> dict:
             "forwards": [[fw.index, fw.ts, fw.dur, len(fw.cpu), len(fw.gpu)] for fw in tr.forwards]}
 
 
-def _cpu_row(e: trace.CpuEvent, sid: _Strings) -> tuple:
-    return sid(e.name), sid(e.cat), e.ts, e.dur, e.depth, e.tid, e.correlation
+class _Encoder:
+    """Each kind's value as it is stored: a number packed, or a list in the header ("num?")."""
+
+    def __init__(self):
+        self.strings = _Table()
+        self.tables = {"strings": self.strings, "tids": _Table(lambda v: (type(v), v)), "ints": [],
+                       "int_tuples": _Table(), "id_tuples": _Table()}
+        self.cats = {side: {c: i for i, c in enumerate(cats)} for side, cats in CATEGORIES.items()}
+
+    def column(self, kind: str, side: str, values: list) -> list:
+        if kind == "num?":
+            return values
+        sid, ints = self.strings, self.tables["ints"]
+        if kind == "id":
+            return [sid(v) for v in values]
+        if kind == "id?":
+            return [-1 if v is None else sid(v) for v in values]
+        if kind == "cat":
+            return [self.cats[side][v] for v in values]
+        if kind == "time?":
+            return [math.nan if v is None else v for v in values]
+        if kind == "tid":
+            return list(map(self.tables["tids"], values))
+        if kind == "int?":
+            return [-1 if v is None else ints.append(v) or len(ints) - 1 for v in values]
+        if kind == "ints?":
+            return [-1 if v is None else self.tables["int_tuples"](v) for v in values]
+        if kind == "ids":
+            return [self.tables["id_tuples"](tuple(map(sid, v))) for v in values]
+        return values  # time, dur, depth
 
 
-def _gpu_row(g: trace.GpuEvent, sid: _Strings) -> tuple:
-    return (sid(g.name), sid(g.kind), g.ts, g.dur, g.stream, g.grid, g.block, g.registers_per_thread,
-            g.shared_memory, g.blocks_per_sm, g.warps_per_sm, g.occupancy_pct, g.bytes, sid(g.launch_api),
-            g.launch_ts, sid(g.launched_by), [sid(o) for o in g.op_path], [sid(t) for t in g.input_types])
+def _packed(typecode: str, values: list) -> bytes:
+    a = array.array(typecode, values)
+    if _SWAP:
+        a.byteswap()
+    return a.tobytes()
 
 
 def dumps(folder: Path, rels: list[str], skip_bad: bool = False) -> tuple[bytes, list[str]]:
@@ -114,19 +168,28 @@ def dumps(folder: Path, rels: list[str], skip_bad: bool = False) -> tuple[bytes,
             if not skip_bad:
                 raise
             bad.append(str(exc))
-    sid, traces, cpu, gpu = _Strings(), {}, [], []
+    traces, cpu, gpu = {}, [], []
     for rel in sorted(parsed):
         tr, sizes, digest = parsed[rel]
         traces[rel] = _entry(tr, sizes, digest)
-        cpu += [_cpu_row(e, sid) for fw in tr.forwards for e in fw.cpu]
-        gpu += [_gpu_row(g, sid) for fw in tr.forwards for g in fw.gpu]
-    doc = {"format": FORMAT, "version": VERSION, "fields": FIELDS, "strings": list(sid.ids), "traces": traces,
-           "cpu": [list(c) for c in zip(*cpu)] if cpu else [[] for _ in CPU_COLUMNS],
-           "gpu": [list(c) for c in zip(*gpu)] if gpu else [[] for _ in GPU_COLUMNS]}
-    # ASCII, with escapes: a name holding a lone surrogate (a JSON escape can make one) is kept as it
-    # was read; allow_nan, the default: so is a deviceProperties value the trace wrote as NaN.
+        cpu += [e for fw in tr.forwards for e in fw.cpu]
+        gpu += [g for fw in tr.forwards for g in fw.gpu]
+    enc, blob, numbers = _Encoder(), [], {}
+    for side, spec, events in (("cpu", CPU_COLUMNS, cpu), ("gpu", GPU_COLUMNS, gpu)):
+        for name, kind in spec:
+            values = enc.column(kind, side, [getattr(e, name) for e in events])
+            if kind == "num?":
+                numbers[name] = values
+            else:
+                blob.append(_packed(_PACKED[kind][0], values))
+    doc = {"format": FORMAT, "version": VERSION, "fields": FIELDS, "categories": CATEGORIES,
+           **{k: list(t.values) if isinstance(t, _Table) else t for k, t in enc.tables.items()},
+           "traces": traces, "gpu_numbers": numbers}
+    # ASCII, with escapes (so one line: no newline but the one that ends it): a name holding a lone
+    # surrogate (a JSON escape can make one) is kept as it was read; allow_nan, the default: so is a
+    # deviceProperties value the trace wrote as NaN.
     text = json.dumps(doc, separators=(",", ":"))
-    return gzip.compress(text.encode("ascii"), compresslevel=6, mtime=0), bad
+    return gzip.compress(text.encode("ascii") + b"\n" + b"".join(blob), compresslevel=6, mtime=0), bad
 
 
 def trace_files(rs) -> list[str]:
@@ -158,7 +221,7 @@ def read(folder: Path) -> Digest | None:
     path = Path(folder) / FILE
     try:
         # Decompressed up to the limit on a whole set's bytes (a digest holds less than its traces'
-        # text: some 2.5 MB for 200 traces of 17 MB): a gzip bomb is not read whole.
+        # text: some 1.6 MB for 200 traces of 17 MB): a gzip bomb is not read whole.
         with gzip.open(path, "rb") as fh:
             data = fh.read(limits.SET_BYTES.value() + 1)
     except FileNotFoundError:
@@ -169,14 +232,15 @@ def read(folder: Path) -> Digest | None:
     try:
         if len(data) > limits.SET_BYTES.value():
             raise Damaged(f"larger than {limits.SET_BYTES.value() // limits.MIB:,} MiB once decompressed")
-        doc = json.loads(data)
+        end = data.find(b"\n")  # none in version 1: all JSON, whose version is then named
+        doc = json.loads(data if end < 0 else data[:end])
         if type(doc) is not dict or doc.get("format") != FORMAT:
             raise Damaged("not a trace digest")
-        if doc.get("version") != VERSION or doc.get("fields") != FIELDS:
+        if doc.get("version") != VERSION or doc.get("fields") != FIELDS or doc.get("categories") != CATEGORIES:
             _note(f"{path}: a trace digest of another version ({str(doc.get('version'))[:20]}, this code reads "
                   f"{VERSION}); its traces are parsed instead ({_REWRITE})")
             return None
-        digest = Digest(path, doc)
+        digest = Digest(path, doc, memoryview(data)[end + 1:] if end >= 0 else memoryview(b""))
     except (ValueError, RecursionError) as exc:  # Damaged, JSONDecodeError, UnicodeDecodeError
         _note(f"{path}: damaged ({str(exc)[:120]}); its traces are parsed instead ({_REWRITE})")
         return None
@@ -187,9 +251,10 @@ _REWRITE = "`python -m gen digest <set>` writes it again"
 
 
 class Digest:
-    """A digest read and checked whole: its strings, each trace's entry and where its rows start."""
+    """A digest read and checked whole: its tables, each trace's entry and where its rows start,
+    the events' columns (packed ones as arrays)."""
 
-    def __init__(self, path: Path, doc: dict):
+    def __init__(self, path: Path, doc: dict, blob: memoryview):
         self.path = path
         self.strings, traces = doc.get("strings"), doc.get("traces")
         if type(self.strings) is not list or set(map(type, self.strings)) - {str} or type(traces) is not dict:
@@ -201,8 +266,33 @@ class Digest:
             self.entries[rel] = (entry, n_cpu, n_gpu)
             n_cpu += sum(f[3] for f in entry["forwards"])
             n_gpu += sum(f[4] for f in entry["forwards"])
-        self.cpu = _columns(doc, "cpu", CPU_COLUMNS, n_cpu, self.strings)
-        self.gpu = _columns(doc, "gpu", GPU_COLUMNS, n_gpu, self.strings)
+        sizes = _tables(doc, len(self.strings))  # and "categories", each side's, below
+        self.tids, ints = doc["tids"], doc["ints"]
+        size = sum(n * array.array(_PACKED[kind][0]).itemsize
+                   for spec, n in ((CPU_COLUMNS, n_cpu), (GPU_COLUMNS, n_gpu)) for _, kind in spec if kind != "num?")
+        if len(blob) != size:
+            raise Damaged(f"its packed columns are {len(blob):,} bytes, not the {size:,} its calls count")
+        at = 0
+        self.cpu, self.gpu = [], []  # each column: an array (packed) or a list (num?)
+        for side, spec, n, cols in (("cpu", CPU_COLUMNS, n_cpu, self.cpu), ("gpu", GPU_COLUMNS, n_gpu, self.gpu)):
+            sizes["categories"] = len(CATEGORIES[side])
+            for name, kind in spec:
+                if kind == "num?":
+                    col = _number_column(doc, name, n_gpu)
+                else:
+                    col = array.array(_PACKED[kind][0])
+                    col.frombytes(blob[at:at + n * col.itemsize])
+                    at += n * col.itemsize
+                    if _SWAP:
+                        col.byteswap()
+                    _check_packed(kind, col, sizes)
+                cols.append(col)
+        # What an index stands for, -1 (None) the last of each
+        self.names = [*self.strings, None]
+        self.cats = {side: tuple(CATEGORIES[side]) for side in CATEGORIES}
+        self.ints = [*ints, None]
+        self.int_tuples = [*map(tuple, doc["int_tuples"]), None]
+        self.id_tuples = [tuple(map(self.strings.__getitem__, t)) for t in doc["id_tuples"]]
 
     def trace(self, path: Path, rel: str) -> trace.Trace | None:
         """The Trace of the trace at path (rel: its path in the set), as trace.parse(path) makes it;
@@ -221,7 +311,7 @@ class Digest:
         # trace.check_calls on the counts the entry records (those of the Trace it makes: _check_entry
         # and the columns' lengths), before it is made
         trace.check_call_sizes(str(path), [(f[0], f[3] + f[4]) for f in entry["forwards"]])
-        return _build(str(path), entry, self.strings, self.cpu, cpu_row, self.gpu, gpu_row)
+        return _build(str(path), entry, self, cpu_row, gpu_row)
 
 
 def _count(x) -> bool:
@@ -243,14 +333,14 @@ def _check_entry(entry) -> None:
         raise Damaged("a trace's forwards are not [index, ts, dur, CPU events, GPU events]")
 
 
-# Each kind's check over a whole column, in C loops (type, min, max, sum): a set holds some
-# 30,000 events. A NaN slips past min and max but not the sum; an infinity not past them.
-def _within(col: list, lo: float, hi: float) -> bool:
+# Each check over a whole column, in C loops (type, min, max, sum): a set holds some 30,000
+# events. A NaN slips past min and max but not the sum; an infinity not past them.
+def _within(col, lo: float, hi: float) -> bool:
     return not col or (lo <= min(col) and max(col) <= hi and math.isfinite(sum(col)))
 
 
-def _ids(col: list, n_strings: int) -> bool:
-    return set(map(type, col)) <= {int} and (not col or (min(col) >= 0 and max(col) < n_strings))
+def _ids(col, n: int) -> bool:
+    return set(map(type, col)) <= {int} and (not col or (min(col) >= 0 and max(col) < n))
 
 
 _NONE = type(None)
@@ -263,58 +353,76 @@ def _ints_ok(given: list) -> bool:
         and _within(flat, -MAX_TIME_US, MAX_TIME_US)
 
 
-# kind -> (the types its values may have, a check of its values other than None given the number of strings)
-_KINDS = {
-    "id": ({int}, lambda v, n: _ids(v, n)),
-    "id?": ({int, _NONE}, lambda v, n: _ids(v, n)),
-    "ids": ({list}, lambda v, n: _ids([x for ids in v for x in ids], n)),
-    "time": ({float}, lambda v, n: _within(v, -TIME, TIME)),
-    "time?": ({float, _NONE}, lambda v, n: _within(v, -TIME, TIME)),
-    "dur": ({float}, lambda v, n: _within(v, 0, MAX_TIME_US)),
-    "num?": ({int, float, _NONE}, lambda v, n: _within(v, -MAX_TIME_US, MAX_TIME_US)),
-    "ints?": ({list, _NONE}, lambda v, n: _ints_ok(v)),
-    "int?": ({int, _NONE}, lambda v, n: True),
-    "depth": ({int}, lambda v, n: not v or min(v) >= 0),
-    "tid": ({int, str, bool}, lambda v, n: True),
-}
+def _tables(doc: dict, n_strings: int) -> dict[str, int]:
+    """The header's tables other than strings are what `write` writes, else Damaged; their sizes."""
+    tids, ints, int_tuples, id_tuples = (doc.get(k) for k in ("tids", "ints", "int_tuples", "id_tuples"))
+    if not (type(tids) is list and set(map(type, tids)) <= {int, str, bool}
+            and type(ints) is list and set(map(type, ints)) <= {int}
+            and type(int_tuples) is list and set(map(type, int_tuples)) <= {list} and _ints_ok(int_tuples)
+            and type(id_tuples) is list and set(map(type, id_tuples)) <= {list}
+            and _ids([i for t in id_tuples for i in t], n_strings)):
+        raise Damaged("its tables (tids, ints, int_tuples, id_tuples) hold other values")
+    return {"strings": n_strings, "tids": len(tids), "ints": len(ints), "int_tuples": len(int_tuples),
+            "id_tuples": len(id_tuples)}
 
 
-def _check(kind: str, col: list, n_strings: int) -> None:
-    allowed, values_ok = _KINDS[kind]
-    types = set(map(type, col))
-    if not (types <= allowed and values_ok([x for x in col if x is not None] if _NONE in types else col, n_strings)):
+def _check_packed(kind: str, col: array.array, sizes: dict[str, int]) -> None:
+    """A packed column's values in their kind's bounds (its type is its typecode's), else Damaged."""
+    _, table, none = _PACKED[kind]
+    if table is not None:
+        ok = not col or (min(col) >= (-1 if none is not None else 0) and max(col) < sizes[table])
+    elif kind == "time":
+        ok = _within(col, -TIME, TIME)
+    elif kind == "time?":
+        ok = _within([x for x in col if x == x], -TIME, TIME)  # NaN, None, aside
+    elif kind == "dur":
+        ok = _within(col, 0, MAX_TIME_US)
+    else:  # depth
+        ok = not col or min(col) >= 0
+    if not ok:
         raise Damaged(f"a {kind} column holds other values")
 
 
-def _columns(doc: dict, key: str, spec: tuple, n: int, strings: list[str]) -> list[list]:
-    cols = doc.get(key)
-    if type(cols) is not list or len(cols) != len(spec) or any(type(c) is not list or len(c) != n for c in cols):
-        raise Damaged(f"its {key} columns are not {len(spec)} columns of {n} values")
-    for (_, kind), col in zip(spec, cols):
-        _check(kind, col, len(strings))
-    # The categories an event may have: those parse keeps
-    if {strings[i] for i in cols[1]} - (trace.CPU_CATS if key == "cpu" else set(trace.GPU_KINDS.values())):
-        raise Damaged(f"a {key} event of a category parse does not keep")
-    return cols
+def _number_column(doc: dict, name: str, n: int) -> list:
+    """A GPU event's launch field ("num?"): ints or floats within ±2^53, or None."""
+    numbers = doc.get("gpu_numbers")
+    col = numbers.get(name) if type(numbers) is dict else None
+    if type(col) is not list or len(col) != n:
+        raise Damaged(f"its gpu_numbers lack {name} ({n} values)")
+    types = set(map(type, col))
+    if not (types <= {int, float, _NONE} and _within(
+            [x for x in col if x is not None] if _NONE in types else col, -MAX_TIME_US, MAX_TIME_US)):
+        raise Damaged("a num? column holds other values")
+    return col
 
 
-def _build(path: str, entry: dict, s: list[str], cpu: list[list], c: int, gpu: list[list], g: int) -> trace.Trace:
+def _build(path: str, entry: dict, d: Digest, c: int, g: int) -> trace.Trace:
     """The Trace of an entry whose events are the rows from c (CPU) and g (GPU) on; each call's CPU
-    events made when first read (trace.later_cpu)."""
+    events made when first read (trace.later_cpu). The GPU rows of the whole trace are read in one
+    pass (a slice of each column per trace, not per call: a set has 1,200 calls)."""
     forwards = []
     short = trace.short_name
-    name_of = s.__getitem__
+    names, kinds, int_tuples, id_tuples = d.names, d.cats["gpu"], d.int_tuples, d.id_tuples
+    n_trace = sum(f[4] for f in entry["forwards"])
+    rows = zip(*(col[g:g + n_trace] for col in d.gpu))
+    new, fields, cls = _new, _GPU_FIELDS, trace.GpuEvent
     for index, ts, dur, n_cpu, n_gpu in entry["forwards"]:
-        gpu_events = [_gpu_event((
-            i, s[name], short(s[name]), s[kind], t, d, stream, tuple(grid) if grid is not None else None,
-            tuple(block) if block is not None else None, regs, smem, bps, wps, occ, nbytes,
-            s[api] if api is not None else None, lts, s[by] if by is not None else None,
-            tuple(map(name_of, ops)), tuple(map(name_of, itypes))))
-            for i, (name, kind, t, d, stream, grid, block, regs, smem, bps, wps, occ, nbytes, api, lts, by, ops,
-                    itypes) in enumerate(zip(*(col[g:g + n_gpu] for col in gpu)))]
+        gpu_events = []
+        for i, (name, kind, t, du, stream, grid, block, regs, smem, bps, wps, occ, nbytes, api, lts, by, ops,
+                itypes) in zip(range(n_gpu), rows):
+            # GpuEvent(...), its fields set without its __init__: a frozen dataclass's sets each of its 20
+            # fields through object.__setattr__ (9 ms of the H200 set's 4,400 events; 4 ms so). The same
+            # object: the same fields in the same order, compared, hashed and shown alike; nothing else
+            # runs in __init__ (tests/test_trace_digest.py holds it to that).
+            ev = new(cls)
+            ev.__dict__.update(zip(fields, (
+                i, names[name], short(names[name]), kinds[kind], t, du, stream, int_tuples[grid], int_tuples[block],
+                regs, smem, bps, wps, occ, nbytes, names[api], lts if lts == lts else None, names[by],
+                id_tuples[ops], id_tuples[itypes])))
+            gpu_events.append(ev)
         fw = trace.Forward(index, ts, dur, gpu=gpu_events)
-        forwards.append(trace.later_cpu(fw, functools.partial(_cpu_events, s, cpu, c, n_cpu)))
-        c, g = c + n_cpu, g + n_gpu
+        forwards.append(trace.later_cpu(fw, functools.partial(_cpu_events, d, c, n_cpu)))
+        c += n_cpu
     return trace.Trace(path, forwards, entry["unattributed"], entry["device_properties"])
 
 
@@ -322,16 +430,8 @@ _GPU_FIELDS = tuple(FIELDS["GpuEvent"])
 _new = object.__new__
 
 
-def _gpu_event(values: tuple) -> trace.GpuEvent:
-    """GpuEvent(*values), its fields set without its __init__: a frozen dataclass's sets each of its 20
-    fields through object.__setattr__ (9 ms of the H200 set's 4,400 events; 4 ms so). The same object:
-    the same fields in the same order, compared, hashed and shown alike; nothing else runs in __init__."""
-    ev = _new(trace.GpuEvent)
-    ev.__dict__.update(zip(_GPU_FIELDS, values))
-    return ev
-
-
-def _cpu_events(s: list[str], cpu: list[list], c: int, n: int) -> list[trace.CpuEvent]:
+def _cpu_events(d: Digest, c: int, n: int) -> list[trace.CpuEvent]:
     """The CPU events of the rows c to c + n."""
-    return [trace.CpuEvent(s[name], s[cat], t, d, depth, tid, corr)
-            for name, cat, t, d, depth, tid, corr in zip(*(col[c:c + n] for col in cpu))]
+    s, cats, tids, ints = d.names, d.cats["cpu"], d.tids, d.ints
+    return [trace.CpuEvent(s[name], cats[cat], t, du, depth, tids[tid], ints[corr])
+            for name, cat, t, du, depth, tid, corr in zip(*(col[c:c + n] for col in d.cpu))]
