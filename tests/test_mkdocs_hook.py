@@ -319,3 +319,9 @@ def test_the_search_port_is_checked_on_the_first_pages(monkeypatch):
     assert hook._sections_seen(hook._port_sections(index, page, search)) == want
     assert getattr(index, hook._SEARCH_CHECKED) < 0
     assert hook._sections_seen(hook._port_sections(index, page, search)) == want  # Material's from then on
+
+
+def test_the_hook_names_the_generated_folder_as_the_build_does():
+    from gen.report import format as fmt
+
+    assert hook.GENERATED == fmt.GENERATED + "/"

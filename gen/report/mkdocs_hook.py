@@ -86,6 +86,8 @@ _HREF = re.compile(r'\shref="([^"]*)"')
 _TOC_LINE = re.compile(r"<!-- raw-html-toc ([A-Za-z0-9+/=]*) -->\n")
 _ID = re.compile(r'id="([^"]+)"')  # an id attribute where whitespace precedes it (_ids)
 _HOLDER = '<div class="raw-html" data-raw-html="{}"></div>'
+# gen.report.render.GENERATED (mkdocs loads this file by its path: it imports nothing of gen; a test compares)
+GENERATED = "generated/"
 _HOLDER_RE = re.compile(r'<div class="raw-html" data-raw-html="(\d+)"></div>')
 
 _blocks: dict[str, tuple[list[str], list]] = {}  # page -> its blocks and their headings, until on_post_page
@@ -166,13 +168,17 @@ def on_page_content(html: str, page, **kwargs) -> str:
             page.toc.items[0].children.extend(extra)
         else:
             page.toc.items.extend(extra)
-    if bodies and not ((page.meta or {}).get("search") or {}).get("exclude"):
-        # A searched page's body (a set's page) is back in its content before the search index
-        # reads it, as mkdocs' own conversion gives it; a kernel table's block stays out. Its
-        # links to anchors are checked by mkdocs as those of a page it converts (the build checks
-        # that each link lands on a page, not on an anchor).
+    searched = not ((page.meta or {}).get("search") or {}).get("exclude")
+    if bodies and searched:
+        # A searched page's body (a page the build converted) is back in its content before the search
+        # index reads it, as mkdocs' own conversion gives it. Its links to anchors are checked by mkdocs
+        # as those of a page it converts (the build checks that each link lands on a page, not on an anchor).
         html = _HOLDER_RE.sub(lambda m: blocks[int(m.group(1))] if int(m.group(1)) in bodies else m.group(), html)
         _check_anchors(page, kwargs.get("files"), [blocks[i] for i in bodies])
+    elif blocks and searched and _key(page).startswith(GENERATED):
+        # A generated page the build left as Markdown (gen build's convert=False): its held blocks are back
+        # before the search index reads it too, so that the index is the one of the page converted whole.
+        html = _HOLDER_RE.sub(lambda m: blocks[int(m.group(1))], html)
     return html
 
 
