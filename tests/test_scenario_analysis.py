@@ -915,3 +915,28 @@ def test_own_head_dim_of_rows_is_the_frames(which, request):
             for scen in (name, "no such scenario"):
                 got, want = sa.own_head_dim_of(values.rows(frame), scen), sa.own_head_dim(frame, scen)
                 assert repr(got) == repr(want) and type(got) is type(want), (name, scen)
+
+
+@pytest.mark.parametrize("which", ["h200", "h200_new", "h200_merged", "synthetic"])
+def test_strongest_of_rows_is_the_frames(which, request, cudnn_anchor, fa3_anchor):
+    """strongest_of (the versus frame's rows) against strongest (masks, a sort, an iloc), to the type: every
+    scenario's versus frame beside the published sets, each source's and all, at every head dim and none,
+    reversed, with the published rates made to tie and go missing, and no fastest at the largest length."""
+    ls = request.getfixturevalue(which)
+    n = 0
+    for name in sa.scenario_names([ls]):
+        anc = sa.anchor_frame([ls, cudnn_anchor, fa3_anchor], name, ls)
+        v = sa.versus_frame(sa.point_frame(ls, name), anc)
+        tie = v.assign(anchor_tflops=[(i % 2) * 1.0 if i % 3 else math.nan for i in range(len(v))])
+        nofast = v.assign(fastest_variant=[None if x == v["kv_len"].max() else f for x, f in
+                                           zip(v["kv_len"], v["fastest_variant"])]) if len(v) else v
+        frames = [v, v.iloc[::-1], tie, tie.iloc[::-1], nofast, v.iloc[0:0]]
+        frames += [v[v["anchor_set"] == s] for s in set(v["anchor_set"])]
+        for f in frames:
+            f = f.reset_index(drop=True)
+            for d in [None, *sorted(set(f["head_dim"])), 12345]:
+                got, want = sa.strongest_of(values.rows(f), d), sa.strongest(f, d)
+                assert _typed([got] if got else []) == _typed([want] if want else []), (name, d)
+                n += got is not None
+    if which != "synthetic":
+        assert n > 0

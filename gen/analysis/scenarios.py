@@ -701,11 +701,12 @@ def versus_frame(points: pd.DataFrame | None, anchor: pd.DataFrame, rows: list[d
 
 
 def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
-             rows: list[dict] | None = None) -> dict | None:
+             rows: list[dict] | None = None, versus_rows: list[dict] | None = None) -> dict | None:
     """The scenario in one row: at the largest length (own head dim, inference; else training)
     where a variant ran, the fastest, its figure and share of the measured ceiling; and the
     anchor comparison at the largest point that has one at the same head dim (else at any).
-    `rows`: values.rows(points), where the caller has them (then `points` is not read and may be None)."""
+    `rows`: values.rows(points), where the caller has them (then `points` is not read and may be None);
+    `versus_rows`: values.rows(versus), likewise."""
     points_rows = values.rows(points) if rows is None else rows
     # (copies: the headline's fastest row leaves with it, the caller's rows stay as they are)
     fast = [dict(r) for r in fastest_rows(points_rows)]
@@ -733,7 +734,9 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
     order = np.argsort(np.array([r["gpu_only_ms"] for r in at], dtype=float), kind="quicksort")
     near = [at[i]["variant"] for i in order if at[i]["variant"] not in same
             and not rules.apart(top["gpu_only_ci_hi_ms"], at[i]["gpu_only_ci_lo_ms"])]
-    return dict(fastest=top, ties=ties, near=near, anchor=strongest(versus, top["head_dim"]))
+    return dict(fastest=top, ties=ties, near=near,
+                anchor=strongest(versus, top["head_dim"]) if versus_rows is None else strongest_of(versus_rows,
+                                                                                                  top["head_dim"]))
 
 
 def _may_win(r: dict) -> bool:
@@ -754,6 +757,24 @@ def strongest(versus: pd.DataFrame, head_dim: int | None = None) -> dict | None:
         return None
     at = v[v["kv_len"] == v["kv_len"].max()]
     return at.sort_values(["anchor_tflops", "head_dim"], ascending=False, na_position="last").iloc[0].to_dict()
+
+
+def strongest_of(rows: list[dict], head_dim: int | None = None) -> dict | None:
+    """strongest of a versus frame given as its rows (values.rows), read off the rows: the same row as a
+    dict (a mask per question, a sort and an iloc before; tests compare to the type)."""
+    v = [r for r in rows if not missing(r["fastest_variant"])]
+    if head_dim is not None and any(r["head_dim"] == head_dim for r in v):
+        v = [r for r in v if r["head_dim"] == head_dim]
+    lens = [r["kv_len"] for r in v if not missing(r["kv_len"])]
+    if not v or not lens:
+        return None if not v else strongest(pd.DataFrame(v, columns=VERSUS_COLUMNS))
+    at = [r for r in v if r["kv_len"] == max(lens)]
+
+    def key(r: dict) -> tuple:  # sort_values' order, highest first, missing last; the first of equals
+        t, d = r["anchor_tflops"], r["head_dim"]
+        return (missing(t), 0.0 if missing(t) else -t, missing(d), 0.0 if missing(d) else -d)
+
+    return dict(min(at, key=key))
 
 
 PUBLISHED_COLUMNS = ["variant", "scenario", "mode", *POINT_KEYS, "published_ms", "published_tflops",

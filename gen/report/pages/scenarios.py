@@ -185,17 +185,19 @@ def _sentence(best: dict | None, title: str, decode: bool) -> str | None:
     return words.versus(best, title, _label, decode) if best else None
 
 
-def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: str) -> list[dict]:
+def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, scenario: str) -> list[dict]:
+    """Per source of published figures: its figures beside ours. `vrows`: records of the versus frame (left
+    as they are)."""
     groups = []
     by_name = {s.name: s for s in ctx.sets}
     for name in dict.fromkeys(anchors["anchor_set"]):
         a = anchors[anchors["anchor_set"] == name]
-        v = versus[versus["anchor_set"] == name]
+        v = [r for r in vrows if r["anchor_set"] == name]  # (a mask and records per source before)
         ref = by_name[name]
         title = fmt.set_title(ref)
         rows = []
         dims = a["head_dim"].nunique() > 1  # (once a source, not once a row)
-        for r in records(v):
+        for r in map(dict, v):
             r["label"] = words.point_label(r, decode, dims)
             r["anchor_name"] = words.anchor_name(r["anchor_variant"])
             r["fastest_label"] = _label(r["fastest_variant"]) if r["fastest_variant"] else None
@@ -208,7 +210,7 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: st
             same_shape=bool(a["same_shape"].all()), approximate=bool(a["approximate"].any()),
             source_shape=words.source_shape(sa.source_shapes(a)),
             differences=words.differences(sa.differences(ls, ref)), rows=rows,
-            sentence=_sentence(sa.strongest(v, sa.own_head_dim(v, scenario)) if len(v) else None, title,
+            sentence=_sentence(sa.strongest_of(v, sa.own_head_dim_of(v, scenario)) if v else None, title,
                                decode)))
     return groups
 
@@ -348,7 +350,8 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     # a published forward is no anchor for a scenario that timed only training steps (and the reverse)
     anchors = anchors[anchors["mode"].isin({r["mode"] for r in point_rows})] if len(anchors) else anchors
     versus = sa.versus_frame(None, anchors, point_rows)
-    head = sa.headline(None, versus, name, point_rows)
+    versus_rows = records(versus)  # (read once: the headline and the sources' groups read rows)
+    head = sa.headline(None, versus, name, point_rows, versus_rows)
     ceil = sa.ceilings(ls)
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     ch = _charts(pts, anchors, figure, ceil, sheet, words.length_axis(decode), name,
@@ -379,7 +382,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         ceil=ceil, copy_tbps=ceil["copy_gbps"] / 1e3 if ceil else None,
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
         copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS and not ceil.get("read_n") else None,
-        anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
+        anchors=_anchor_groups(ctx, ls, anchors, versus_rows, decode, name) if len(anchors) else [],
         conditions=_conditions(ctx, ls, name, anchors, point_rows) if gpu else None,
         backends=_backend_groups(ls, name, decode, show_dim), backend_note=words.BACKEND_NOTE,
         determinism=_determinism(point_rows), fp8=_fp8(decode, show_dim, point_rows),
