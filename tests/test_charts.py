@@ -425,9 +425,10 @@ def test_ceiling_rules_made_without_frames_are_the_frames_values(ceilings):
     assert list(charts._rule_rows(ceilings)) == list(want)
 
 
-def test_scenario_charts_from_the_pages_rows_are_the_frames_charts(h200, h200_new):
+def test_scenario_charts_from_the_pages_rows_are_the_frames_charts(h200, h200_new, monkeypatch):
     """Every scenario's charts of the committed sets (each head dim, and all), their rows given as the page
-    reads them (values.rows of the point frame) and read off the frame: the same JSON text."""
+    reads them (values.rows of the point frame) and read off the frame: the same JSON text; also with the
+    frame given as a function that makes it (as the page gives it), the shapes new to the process."""
     from gen.analysis import scaling
     from gen.analysis import scenarios as sa
     from gen.analysis.values import rows as rows_of
@@ -435,6 +436,7 @@ def test_scenario_charts_from_the_pages_rows_are_the_frames_charts(h200, h200_ne
     from tests.conftest import RESULTS
 
     refs = [tables.load_set(RESULTS / n) for n in (anchors.FA3_NAME, anchors.CUDNN_NAME)]
+    monkeypatch.setattr(charts, "_SHAPES", {})  # (the shapes made here: the frames made from the function)
     drawn = 0
     for ls in (h200, h200_new):
         ceil = scaling.ceilings(ls)
@@ -443,14 +445,15 @@ def test_scenario_charts_from_the_pages_rows_are_the_frames_charts(h200, h200_ne
             for p in [pts] + [pts[pts["head_dim"] == d] for d in sorted(set(pts["head_dim"]))]:
                 rows = rows_of(p)
                 for _ in range(2):  # (the shapes made, then filled)
-                    assert json.dumps(charts.scenario_time_spec(p, anc, "len", rows)) == \
-                        json.dumps(charts.scenario_time_spec(p, anc, "len")), name
-                    for figure in ("tflops", "tbps"):
-                        args = (p, anc, figure, "rate", "len", [("copy", 4.1), ("m", 683)])
-                        assert json.dumps(charts.scenario_rate_spec(*args, rows)) == \
-                            json.dumps(charts.scenario_rate_spec(*args)), name
-                    args = (p, ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3, "I")
-                    assert json.dumps(charts.scenario_roofline_spec(*args, rows)) == \
-                        json.dumps(charts.scenario_roofline_spec(*args)), name
+                    for q in (lambda p=p: p, p):  # (the frame as a function: the page's; then the frame)
+                        assert json.dumps(charts.scenario_time_spec(q, anc, "len", rows)) == \
+                            json.dumps(charts.scenario_time_spec(p, anc, "len")), name
+                        for figure in ("tflops", "tbps"):
+                            args = (anc, figure, "rate", "len", [("copy", 4.1), ("m", 683)])
+                            assert json.dumps(charts.scenario_rate_spec(q, *args, rows)) == \
+                                json.dumps(charts.scenario_rate_spec(p, *args)), name
+                        args = (ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3, "I")
+                        assert json.dumps(charts.scenario_roofline_spec(q, *args, rows)) == \
+                            json.dumps(charts.scenario_roofline_spec(p, *args)), name
                 drawn += len(rows)
     assert drawn > 100

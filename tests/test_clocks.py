@@ -298,6 +298,9 @@ def test_burst_frame_and_above_ceiling_read_off_rows_are_the_masks_reading(s3, h
             for frame in (pts, odd, pts.iloc[0:0]):
                 pd.testing.assert_frame_equal(clocks.burst_frame(frame, anc), _burst_by_masks(frame, anc),
                                               check_exact=True)
+                # (the frame's rows given, as the scenario pages give them: no frame read)
+                pd.testing.assert_frame_equal(clocks.burst_frame(None, anc, values.rows(frame)),
+                                              _burst_by_masks(frame, anc), check_exact=True)
                 above = clocks.above_ceiling_rows(values.rows(frame))
                 assert repr(above) == repr(values.rows(clocks.above_ceiling(frame)))  # (NaN as NaN)
                 made += len(clocks.burst_frame(frame, anc))

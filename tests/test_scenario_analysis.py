@@ -842,3 +842,101 @@ def test_backend_rows_are_the_frames_rows(synthetic, h200, h200_new, h200_merged
             dataclasses.replace(p, sdpa_choice=None) if i % every == 0 else p for i, p in enumerate(real(ls, s))])
         checked += check(h200_new)
     assert checked > 100
+
+
+def _typed(rows: list[dict]) -> list[list[tuple]]:
+    """Rows to the type: each value's key, type and repr (NaN as NaN)."""
+    return [[(k, type(v), repr(v)) for k, v in r.items()] for r in rows]
+
+
+_SAMPLES = [1, -3, 2 ** 62, 2 ** 63, 2.5, -0.0, math.nan, math.inf, None, True, False, "a", "", (1, 2), {"k": 1},
+            [1], np.float64(1.5), np.int64(4), np.bool_(True), np.float32(2.0), pd.NA]
+
+
+def test_frame_rows_are_the_frames_rows_for_every_mixture_of_two_and_three_kinds():
+    """sa.frame_rows against values.rows of the frame pandas makes of the same rows, to the type: every
+    column of one, two and three of the samples (ints, floats, NaN, None, bools, text, containers, numpy
+    scalars), each column alone and beside the others; where it declines (None), the frame is needed."""
+    import itertools
+
+    cols = [list(c) for n in (1, 2, 3) for c in itertools.product(_SAMPLES, repeat=n)]
+    read = declined = 0
+    for col in cols:
+        rows = [dict(x=v, y="t", z=i) for i, v in enumerate(col)]
+        got = sa.frame_rows(rows, ["x", "y", "z"])
+        if got is None:
+            declined += 1
+            continue
+        want = values.rows(pd.DataFrame(rows, columns=["x", "y", "z"]))
+        assert _typed(got) == _typed(want), col
+        read += 1
+    assert read > len(cols) // 2 and declined > 0
+    # every column at once (their mixtures side by side), rows lacking or adding a column declined
+    ok = [c for c in cols if len(c) == 3 and sa.frame_rows([dict(x=v) for v in c], ["x"]) is not None]
+    rows = [{f"c{j}": c[i] for j, c in enumerate(ok)} for i in range(3)]
+    assert _typed(sa.frame_rows(rows, list(rows[0]))) == _typed(values.rows(pd.DataFrame(rows, columns=list(rows[0]))))
+    assert sa.frame_rows([dict(x=1), dict(y=2)], ["x", "y"]) is None
+    assert sa.frame_rows([dict(x=1, y=2)], ["x"]) is None
+    assert sa.frame_rows([], ["x"]) == []
+
+
+@pytest.mark.parametrize("which", ["h200", "h200_new", "h200_merged", "h200_v1", "synthetic"])
+def test_point_rows_are_the_point_frames_rows(which, request):
+    """point_rows (no frame made) against values.rows of point_frame, to the type, every scenario of the
+    committed and synthetic sets; fresh dicts each call; and the frame reading is used where frame_rows
+    declines (a column it does not know)."""
+    ls = request.getfixturevalue(which)
+    n = 0
+    for name in sa.scenario_names([ls]):
+        got, want = sa.point_rows(ls, name), values.rows(sa.point_frame(ls, name))
+        assert _typed(got) == _typed(want), name
+        assert all(a is not b for a, b in zip(got, sa.point_rows(ls, name)))
+        n += len(got)
+    assert n > 0
+
+
+def test_point_rows_fall_back_to_the_frame(h200_new, monkeypatch):
+    name = sa.scenario_names([h200_new])[0]
+    want = values.rows(sa.point_frame(h200_new, name))
+    monkeypatch.setattr(sa, "frame_rows", lambda rows, columns: None)
+    assert _typed(sa.point_rows(h200_new, name)) == _typed(want)
+
+
+@pytest.mark.parametrize("which", ["h200", "h200_new", "h200_merged", "synthetic"])
+def test_own_head_dim_of_rows_is_the_frames(which, request):
+    """own_head_dim_of (rows) against own_head_dim (the frame's mode), to the type: every scenario, as it
+    is, under another scenario's name (no declared head dim among them), with head dims made to tie, and
+    of the versus frame's rows."""
+    ls = request.getfixturevalue(which)
+    for name in sa.scenario_names([ls]):
+        pts = sa.point_frame(ls, name)
+        for frame in (pts, pts.assign(head_dim=[(i % 3) * 32 + 64 for i in range(len(pts))]),
+                      pts.assign(head_dim=[(i % 2) * 64 + 64 for i in range(len(pts))]).iloc[::-1], pts.iloc[0:0]):
+            for scen in (name, "no such scenario"):
+                got, want = sa.own_head_dim_of(values.rows(frame), scen), sa.own_head_dim(frame, scen)
+                assert repr(got) == repr(want) and type(got) is type(want), (name, scen)
+
+
+@pytest.mark.parametrize("which", ["h200", "h200_new", "h200_merged", "synthetic"])
+def test_strongest_of_rows_is_the_frames(which, request, cudnn_anchor, fa3_anchor):
+    """strongest_of (the versus frame's rows) against strongest (masks, a sort, an iloc), to the type: every
+    scenario's versus frame beside the published sets, each source's and all, at every head dim and none,
+    reversed, with the published rates made to tie and go missing, and no fastest at the largest length."""
+    ls = request.getfixturevalue(which)
+    n = 0
+    for name in sa.scenario_names([ls]):
+        anc = sa.anchor_frame([ls, cudnn_anchor, fa3_anchor], name, ls)
+        v = sa.versus_frame(sa.point_frame(ls, name), anc)
+        tie = v.assign(anchor_tflops=[(i % 2) * 1.0 if i % 3 else math.nan for i in range(len(v))])
+        nofast = v.assign(fastest_variant=[None if x == v["kv_len"].max() else f for x, f in
+                                           zip(v["kv_len"], v["fastest_variant"])]) if len(v) else v
+        frames = [v, v.iloc[::-1], tie, tie.iloc[::-1], nofast, v.iloc[0:0]]
+        frames += [v[v["anchor_set"] == s] for s in set(v["anchor_set"])]
+        for f in frames:
+            f = f.reset_index(drop=True)
+            for d in [None, *sorted(set(f["head_dim"])), 12345]:
+                got, want = sa.strongest_of(values.rows(f), d), sa.strongest(f, d)
+                assert _typed([got] if got else []) == _typed([want] if want else []), (name, d)
+                n += got is not None
+    if which != "synthetic":
+        assert n > 0

@@ -212,7 +212,7 @@ def _page_readings_by_frames(ls, name, pts):
             modes[mode] = (figure(m), got[0] if len(got) == 1 else None)
     okc = pts[pts["status"] == schema.Status.OK]
     merged = okc[okc["captured"].notna()]
-    calls = None if merged.empty else page._calls(ls, name, pts, records_of(pts))
+    calls = None if merged.empty else page._calls(ls, name, lambda: pts, records_of(pts))
     return dict(figure=figure(pts), modes=modes, decode=bool(pts["q_len"].eq(1).all()),
                 show_dim=pts["head_dim"].nunique() > 1,
                 measured=(bool((pts["mode"] == schema.Mode.INFERENCE).any()),
@@ -240,7 +240,8 @@ def _page_readings_by_rows(ls, name, pts):
                 show_dim=len({r["head_dim"] for r in rows}) > 1,
                 measured=(any(r["mode"] == schema.Mode.INFERENCE for r in rows),
                           any(r["mode"] == schema.Mode.TRAIN for r in rows)),
-                wrong=page._wrong_notes(rows), best_tbps=page._best_tbps(rows), calls=page._calls(ls, name, pts, rows))
+                wrong=page._wrong_notes(rows), best_tbps=page._best_tbps(rows),
+                calls=page._calls(ls, name, lambda: pts, rows))
 
 
 @pytest.mark.parametrize("which", ["h200", "h200_new", "h200_merged"])
@@ -279,10 +280,10 @@ def test_determinism_and_fp8_lines_skip_no_frame_they_had(which, request):
         df = sa.determinism_frame(pts)
         show_len = df["kv_len"].nunique() > 1 if len(df) else False
         want = [words.determinism_line(r, page._label, show_len) for r in records(df)]
-        assert page._determinism(pts, records(pts)) == want, name
+        assert page._determinism(records(pts)) == want, name
         fp8 = [dict(r, **words.fp8_cells(r, page._label), point=words.point_label(r, False, True))
                for r in records(sa.fp8_frame(pts))]
-        assert repr(page._fp8(pts, False, True, records(pts))) == repr(fp8), name
+        assert repr(page._fp8(False, True, records(pts))) == repr(fp8), name
         made += len(want) + len(fp8)
     assert made > 0
 

@@ -152,16 +152,17 @@ def _explained(sustained, at_clock, burst, published, reason) -> dict:
 _BURST_AT = ("variant", "mode", "head_dim", "q_len", "kv_len")  # an anchor's point among ours
 
 
-def _ours_at(points: pd.DataFrame) -> dict[tuple, dict]:
-    """Our points that ran by (variant, mode, head dim, q_len, kv_len), the first of each, as rows."""
+def _ours_at(rows: list[dict]) -> dict[tuple, dict]:
+    """Our points that ran (a point frame's rows) by (variant, mode, head dim, q_len, kv_len), the first of
+    each."""
     ours: dict[tuple, dict] = {}
-    for r in values.rows(points):
+    for r in rows:
         if r["status"] == schema.Status.OK:
             ours.setdefault(tuple(r[k] for k in _BURST_AT), r)
     return ours
 
 
-def burst_frame(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
+def burst_frame(points: pd.DataFrame | None, anchors: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
     """Per published anchor time at the same shape as one of our points, our same-named variant:
 
     - sustained: its GPU-only time (graph replays, the GPU warm) and the mean SM clock of that window;
@@ -178,13 +179,14 @@ def burst_frame(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
       burst clock (sources do not state their clock settings), so our own burst must land on the
       published time too;
     - explained: YES only when both are, NO when either is not, None when a clock is not recorded
-      (`reason`)."""
-    rows = []
-    if points.empty or anchors.empty:
+      (`reason`).
+    `rows`: values.rows(points), where the caller has them (then `points` is not read and may be None)."""
+    if (not rows if rows is not None else points.empty) or anchors.empty:
         return pd.DataFrame(columns=BURST_COLUMNS)
     # Rows as dicts (values.rows: the values a row Series holds) and our points looked up by their
     # key: a Series per anchor and a mask per lookup before (tests keep that reading and compare).
-    ours = _ours_at(points)
+    ours = _ours_at(values.rows(points) if rows is None else rows)
+    rows = []
     for a in values.rows(anchors):
         if not a["same_shape"] or missing(a["published_ms"]):
             continue

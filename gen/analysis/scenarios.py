@@ -168,8 +168,78 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     by `gpu_only_method`); a point with no GPU-only time has no rate."""
     key = ("scenario_points", scenario)
     if key not in ls._tables:
-        ls._tables[key] = _point_table(_point_rows(ls, scenario))
+        rows = _table_of(ls, scenario)
+        ls._tables[key] = pd.DataFrame(rows, columns=COLUMNS) if rows else _point_table([])
     return ls._tables[key].copy()
+
+
+def point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
+    """values.rows(point_frame(ls, scenario)), with no frame made: the same Python values to the type
+    (frame_rows: what pandas' column types make of each column; tests compare). Fresh dicts each call."""
+    rows = _table_of(ls, scenario)
+    got = frame_rows(rows, COLUMNS)
+    return got if got is not None else values.rows(point_frame(ls, scenario))
+
+
+def _table_of(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
+    """The point frame's rows as made (_point_rows, outcomes shared and sorted: _shared_and_sorted), before
+    any frame; made once per set and scenario (point_frame and point_rows read them; neither changes them)."""
+    key = ("scenario point rows", scenario)
+    if key not in ls._tables:
+        ls._tables[key] = _shared_and_sorted(_point_rows(ls, scenario))
+    return ls._tables[key]
+
+
+# What pandas makes of a column built from Python values (pd.DataFrame of dicts, read back by values.rows),
+# by the set of the values' types: numbers alone a number column (ints an int64 one, else float64 with
+# None as NaN), bools alone a bool column, text with missing values pandas' str column (missing as NaN),
+# None alone and mixtures with containers or of text and numbers an object column (values kept). Other
+# mixtures: None (the caller makes the frame).
+_INTS = frozenset({int, np.int64})
+_NUMBERS = frozenset({int, float, type(None), np.int64, np.float64})
+_BOOLS = frozenset({bool, np.bool_})
+_CONTAINERS = frozenset({tuple, dict, list})
+_INT64 = (-2 ** 63, 2 ** 63)
+
+
+def frame_rows(rows: list[dict], columns: list[str]) -> list[dict] | None:
+    """values.rows(pd.DataFrame(rows, columns=columns)) read with no frame: each column as pandas' type for
+    it gives its values back (see above), or None where a column holds a mixture not known here, or a row
+    lacks a column or holds another (the caller makes the frame). Tests compare with pandas to the type."""
+    if not rows:
+        return []
+    names = set(columns)
+    if len(names) != len(columns) or any(r.keys() != names for r in rows):
+        return None
+    cols = []
+    for c in columns:
+        col = _column_read([r[c] for r in rows])
+        if col is None:
+            return None
+        cols.append(col)
+    return [dict(zip(columns, row)) for row in zip(*cols)]
+
+
+def _column_read(col: list) -> list | None:
+    """One column's values as its frame's column gives them back (frame_rows), or None (not known here)."""
+    kinds = set(map(type, col))
+    if kinds <= _NUMBERS and kinds != {type(None)}:
+        if not all(_INT64[0] <= v < _INT64[1] for v in col if type(v) in _INTS):
+            return None  # (pandas: uint64 or object)
+        if kinds <= _INTS:  # int64
+            return col if kinds == {int} else [int(v) for v in col]
+        return col if kinds == {float} else [math.nan if v is None else float(v) for v in col]  # float64
+    if kinds <= _BOOLS:
+        return col if kinds == {bool} else [bool(v) for v in col]
+    if str in kinds and kinds <= {str, float, type(None)}:
+        if not all(type(v) is not float or v != v for v in col):
+            return None  # (text and numbers)
+        return col if kinds == {str} else [v if type(v) is str else math.nan for v in col]  # str: missing as NaN
+    if kinds == {type(None)} or kinds & _CONTAINERS and kinds <= _CONTAINERS | _NUMBERS | _BOOLS | {str}:
+        return col  # an object column: as given
+    if kinds <= {bool, int, float, str, type(None)} and (bool in kinds or str in kinds):
+        return col  # an object column: as given (bools among others, text among numbers)
+    return None
 
 
 def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
@@ -239,6 +309,11 @@ def _point_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     that reading and compare)."""
     if not rows:
         return timings.share_outcomes(pd.DataFrame(rows, columns=COLUMNS), by=["mode", *POINT_KEYS])
+    return pd.DataFrame(_shared_and_sorted(rows), columns=COLUMNS)
+
+
+def _shared_and_sorted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """_point_table's work on the rows (which it changes, and sorts): the rows its frame is made of."""
     groups: dict[tuple, list[int]] = {}
     for pos, r in enumerate(rows):
         if isinstance(r["kernel_signature"], tuple):
@@ -255,7 +330,7 @@ def _point_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     order = {v: i for i, v in enumerate(variant_order(r["variant"] for r in rows))}
     rows.sort(key=lambda r: (order[r["variant"]], r["mode"] != schema.Mode.INFERENCE, r["head_dim"], r["kv_len"],
                              r["q_len"]))
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return rows
 
 
 def roofline_frame(points: pd.DataFrame) -> pd.DataFrame:
@@ -280,12 +355,13 @@ def tflops_at(flops: float, ms: float) -> float:
     return _div(flops, ms * 1e-3) / 1e12
 
 
-def above_roof(points: pd.DataFrame, ceil: dict | None, rows: list[dict] | None = None) -> dict | None:
+def above_roof(points: pd.DataFrame | None, ceil: dict | None, rows: list[dict] | None = None) -> dict | None:
     """scaling.above_roof(roofline_frame(points a bf16 ceiling may judge), ceil, "intensity", "tflops"),
     read off the point frame's columns in plain Python (a frame and a mask per step before; tests keep
     that reading and compare). FP8 points are left out: the measured matrix product is bf16.
-    `rows`: values.rows(points), where the caller has them (the same values the columns' tolist gives)."""
-    if ceil is None or points.empty:
+    `rows`: values.rows(points), where the caller has them (the same values the columns' tolist gives;
+    then `points` is not read and may be None)."""
+    if ceil is None or (not rows if rows is not None else points.empty):
         return None
     cols = ("dtype", "status", "gpu_only_ms", "wrong", "flops", "intensity", "variant")
     if rows is not None:  # (a row without a dtype or wrong: none to leave out, as the frame's reindex reads it)
@@ -416,6 +492,24 @@ def own_head_dim(points: pd.DataFrame, scenario: str) -> int | None:
     if s is not None and (points["head_dim"] == s.head_dim).any():
         return s.head_dim
     return int(points["head_dim"].mode().iloc[0]) if len(points) else None
+
+
+def own_head_dim_of(rows: list[dict], scenario: str) -> int | None:
+    """own_head_dim of a frame given as its rows (values.rows): Series.mode's pick, the smallest of the
+    most common, read off the rows (tests compare)."""
+    dims = [r["head_dim"] for r in rows]
+    if any(missing(d) for d in dims):  # (as the frame reads them: mode leaves them out)
+        return own_head_dim(pd.DataFrame({"head_dim": dims}), scenario)
+    s = declared.SCENARIOS.get(scenario)
+    if s is not None and s.head_dim in dims:
+        return s.head_dim
+    if not dims:
+        return None
+    counts: dict = {}
+    for d in dims:
+        counts[d] = counts.get(d, 0) + 1
+    top = max(counts.values())
+    return int(min(d for d, n in counts.items() if n == top))
 
 
 # --------------------------------------------------------------------------- published anchors
@@ -576,7 +670,7 @@ def versus_row(a, same, fast) -> dict:
         ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan)
 
 
-def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
+def versus_frame(points: pd.DataFrame | None, anchor: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
     """Per anchor figure: our same-named variant and our fastest at the matching point (inference).
     time_ratio = our fastest's GPU-only ms / the published ms (only for the same shape: >1 is
     slower); rate_ratio = our fastest's TFLOP/s / the anchor's under our convention (>1 is faster).
@@ -585,7 +679,7 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame, rows: list[dict] | 
     our variant running the published kernel (gen.model.anchors maps FlashAttention-2 onto
     sdpa_flash, cuDNN onto sdpa_cudnn) where we ran it there, else our fastest (a kernel
     PyTorch does not run, FlashAttention-3, stands against our best); ours_same says which.
-    `rows`: values.rows(points), where the caller has them."""
+    `rows`: values.rows(points), where the caller has them (then `points` is not read and may be None)."""
     if anchor.empty:  # nothing published at this scenario: no row, and no ranking to make
         return pd.DataFrame([], columns=VERSUS_COLUMNS)
     points_rows = values.rows(points) if rows is None else rows
@@ -606,17 +700,19 @@ def versus_frame(points: pd.DataFrame, anchor: pd.DataFrame, rows: list[dict] | 
     return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
 
 
-def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str, rows: list[dict] | None = None) -> dict | None:
+def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
+             rows: list[dict] | None = None, versus_rows: list[dict] | None = None) -> dict | None:
     """The scenario in one row: at the largest length (own head dim, inference; else training)
     where a variant ran, the fastest, its figure and share of the measured ceiling; and the
     anchor comparison at the largest point that has one at the same head dim (else at any).
-    `rows`: values.rows(points), where the caller has them."""
+    `rows`: values.rows(points), where the caller has them (then `points` is not read and may be None);
+    `versus_rows`: values.rows(versus), likewise."""
     points_rows = values.rows(points) if rows is None else rows
     # (copies: the headline's fastest row leaves with it, the caller's rows stay as they are)
     fast = [dict(r) for r in fastest_rows(points_rows)]
     if not fast:
         return None
-    d = own_head_dim(points, scenario)
+    d = own_head_dim(points, scenario) if rows is None else own_head_dim_of(points_rows, scenario)
     # Read as rows (values.rows: the Python values a row's to_dict gives) rather than a mask per
     # question: the same picks (tests/test_scenario_analysis.py keeps the frame reading to compare).
     rows = fast
@@ -638,7 +734,9 @@ def headline(points: pd.DataFrame, versus: pd.DataFrame, scenario: str, rows: li
     order = np.argsort(np.array([r["gpu_only_ms"] for r in at], dtype=float), kind="quicksort")
     near = [at[i]["variant"] for i in order if at[i]["variant"] not in same
             and not rules.apart(top["gpu_only_ci_hi_ms"], at[i]["gpu_only_ci_lo_ms"])]
-    return dict(fastest=top, ties=ties, near=near, anchor=strongest(versus, top["head_dim"]))
+    return dict(fastest=top, ties=ties, near=near,
+                anchor=strongest(versus, top["head_dim"]) if versus_rows is None else strongest_of(versus_rows,
+                                                                                                  top["head_dim"]))
 
 
 def _may_win(r: dict) -> bool:
@@ -659,6 +757,24 @@ def strongest(versus: pd.DataFrame, head_dim: int | None = None) -> dict | None:
         return None
     at = v[v["kv_len"] == v["kv_len"].max()]
     return at.sort_values(["anchor_tflops", "head_dim"], ascending=False, na_position="last").iloc[0].to_dict()
+
+
+def strongest_of(rows: list[dict], head_dim: int | None = None) -> dict | None:
+    """strongest of a versus frame given as its rows (values.rows), read off the rows: the same row as a
+    dict (a mask per question, a sort and an iloc before; tests compare to the type)."""
+    v = [r for r in rows if not missing(r["fastest_variant"])]
+    if head_dim is not None and any(r["head_dim"] == head_dim for r in v):
+        v = [r for r in v if r["head_dim"] == head_dim]
+    lens = [r["kv_len"] for r in v if not missing(r["kv_len"])]
+    if not v or not lens:
+        return None if not v else strongest(pd.DataFrame(v, columns=VERSUS_COLUMNS))
+    at = [r for r in v if r["kv_len"] == max(lens)]
+
+    def key(r: dict) -> tuple:  # sort_values' order, highest first, missing last; the first of equals
+        t, d = r["anchor_tflops"], r["head_dim"]
+        return (missing(t), 0.0 if missing(t) else -t, missing(d), 0.0 if missing(d) else -d)
+
+    return dict(min(at, key=key))
 
 
 PUBLISHED_COLUMNS = ["variant", "scenario", "mode", *POINT_KEYS, "published_ms", "published_tflops",
@@ -901,7 +1017,7 @@ def determinism_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> p
     did not run, its status and reason instead. Wrong answers are left out. `rows`: values.rows(points),
     where the caller has them (read as rows: iterrows and a mask per row before; tests keep that reading)."""
     out = []
-    if points.empty:
+    if not rows if rows is not None else points.empty:  # (rows given: `points` is not read, may be None)
         return pd.DataFrame(columns=DETERMINISM_COLUMNS)
     rows = values.rows(points) if rows is None else rows
     key = ["mode", "head_dim", "q_len", "kv_len"]
@@ -937,7 +1053,7 @@ def fp8_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFr
     reason instead; where the twin did not run, its time and error are NaN. `rows`: values.rows(points),
     where the caller has them (read as rows: iterrows and a mask per row before; tests keep that reading)."""
     out = []
-    if points.empty:
+    if not rows if rows is not None else points.empty:  # (rows given: `points` is not read, may be None)
         return pd.DataFrame(columns=FP8_COLUMNS)
     rows = values.rows(points) if rows is None else rows
     key = ["mode", "head_dim", "q_len", "kv_len"]

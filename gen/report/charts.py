@@ -677,11 +677,18 @@ def _finite(x) -> float | None:
     return x if x is not None and math.isfinite(x) else None
 
 
+def _frame(points) -> pd.DataFrame:
+    """A point frame, or one given as a function that makes it (the page has the frame's rows: the
+    frame is made only where a chart's shape is new or its rows do not fill it)."""
+    return points() if callable(points) else points
+
+
 def _columns(points: pd.DataFrame, cols, rows: list[dict] | None) -> list[tuple]:
     """The frame's columns `cols` row by row, read off `rows` (values.rows(points), where the caller has
     them: the same Python values a column's tolist gives) or else off the frame."""
     if rows is not None:
         return [tuple(r[c] for c in cols) for r in rows]
+    points = _frame(points)
     return list(zip(*(points[c].tolist() for c in cols)))
 
 
@@ -732,20 +739,20 @@ def scenario_time(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> 
     return _scenario_time(d, _series_order(d), _ticks(d), x_title)
 
 
-def scenario_time_spec(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str,
-                       point_rows: list[dict] | None = None) -> dict:
+def scenario_time_spec(points, anchors: pd.DataFrame, x_title: str, point_rows: list[dict] | None = None) -> dict:
     # The chart's rows read off the point and anchor frames where its shape is known (no frames
     # made: a third of a scenario page's charts' time); the frames and Altair otherwise.
-    # `point_rows`: values.rows(points), where the caller has them (no column read).
+    # `point_rows`: values.rows(points), where the caller has them (no column read). `points`: the
+    # point frame, or a function that makes it (_frame).
     rows = [dict(r, **({} if "q1" in r else dict(q1=None, q3=None)))
             for r in _measured_rows(points, "gpu_only_ms", point_rows) + _published_rows(anchors, "published_ms", True)]
     if rows:
         order, ticks = _order_and_ticks(rows)
-        got = _open(("scenario_time", x_title), lambda: {"d": _time_points(points, anchors)},
+        got = _open(("scenario_time", x_title), lambda: {"d": _time_points(_frame(points), anchors)},
                     lambda f, o, t: _scenario_time(f["d"], o, t, x_title), order, ticks, {"d": rows})
         if got is not None:
             return got
-    d = _time_points(points, anchors)
+    d = _time_points(_frame(points), anchors)
     order, ticks = _series_order(d), _ticks(d)
     return _fast(("scenario_time", tuple(order), tuple(ticks), x_title), {"d": d},
                  lambda f: _scenario_time(f["d"], order, ticks, x_title))
@@ -802,19 +809,20 @@ def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_ti
     return _scenario_rate(frames, _series_order(frames["d"]), _ticks(frames["d"]), y_title, x_title)
 
 
-def scenario_rate_spec(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_title: str, x_title: str,
+def scenario_rate_spec(points, anchors: pd.DataFrame, figure: str, y_title: str, x_title: str,
                        ceilings: list[tuple[str, float]], point_rows: list[dict] | None = None) -> dict:
+    # `points`: as scenario_time_spec's.
     rows = _measured_rows(points, figure, point_rows) + (_published_rows(anchors, "tflops", False)
                                                          if figure == "tflops" else [])
     if rows:  # as scenario_time_spec: the rows read off the frames (the ceilings' with no frame)
         order, ticks = _order_and_ticks(rows)
         rules = _rule_rows(ceilings)
         got = _open(("scenario_rate", y_title, x_title, ("d", *rules)),
-                    lambda: _rate_frames(points, anchors, figure, ceilings),
+                    lambda: _rate_frames(_frame(points), anchors, figure, ceilings),
                     lambda f, o, t: _scenario_rate(f, o, t, y_title, x_title), order, ticks, {"d": rows, **rules})
         if got is not None:
             return got
-    frames = _rate_frames(points, anchors, figure, ceilings)
+    frames = _rate_frames(_frame(points), anchors, figure, ceilings)
     order, ticks = _series_order(frames["d"]), _ticks(frames["d"])
     return _fast(("scenario_rate", tuple(order), tuple(ticks), y_title, x_title, tuple(frames)), frames,
                  lambda f: _scenario_rate(f, order, ticks, y_title, x_title))
@@ -885,17 +893,18 @@ def _finite_or_none(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
 
-def scenario_roofline_spec(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float, x_title: str,
+def scenario_roofline_spec(points, matmul_tflops: float, copy_tbps: float, x_title: str,
                            point_rows: list[dict] | None = None) -> dict:
-    # As scenario_time_spec: the rows read off the point frame where the shape is known.
+    # As scenario_time_spec: the rows read off the point frame where the shape is known (`points` as its).
     rows, roof_rows = _roof_rows(points, matmul_tflops, copy_tbps, point_rows)
     if rows:
-        got = _open(("scenario_roofline", x_title), lambda: dict(zip(("d", "roof"), _roof_frames(
-            points, matmul_tflops, copy_tbps))), lambda f, o, _: _scenario_roofline(f["d"], f["roof"], o, x_title),
+        got = _open(("scenario_roofline", x_title),
+                    lambda: dict(zip(("d", "roof"), _roof_frames(_frame(points), matmul_tflops, copy_tbps))),
+                    lambda f, o, _: _scenario_roofline(f["d"], f["roof"], o, x_title),
                     variant_order([r["variant"] for r in rows]), None, {"d": rows, "roof": roof_rows})
         if got is not None:
             return got
-    d, roof = _roof_frames(points, matmul_tflops, copy_tbps)
+    d, roof = _roof_frames(_frame(points), matmul_tflops, copy_tbps)
     order = variant_order(d["variant"]) if len(d) else []
     return _fast(("scenario_roofline", tuple(order), x_title), {"d": d, "roof": roof},
                  lambda f: _scenario_roofline(f["d"], f["roof"], order, x_title))

@@ -185,17 +185,19 @@ def _sentence(best: dict | None, title: str, decode: bool) -> str | None:
     return words.versus(best, title, _label, decode) if best else None
 
 
-def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: str) -> list[dict]:
+def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, scenario: str) -> list[dict]:
+    """Per source of published figures: its figures beside ours. `vrows`: records of the versus frame (left
+    as they are)."""
     groups = []
     by_name = {s.name: s for s in ctx.sets}
     for name in dict.fromkeys(anchors["anchor_set"]):
         a = anchors[anchors["anchor_set"] == name]
-        v = versus[versus["anchor_set"] == name]
+        v = [r for r in vrows if r["anchor_set"] == name]  # (a mask and records per source before)
         ref = by_name[name]
         title = fmt.set_title(ref)
         rows = []
         dims = a["head_dim"].nunique() > 1  # (once a source, not once a row)
-        for r in records(v):
+        for r in map(dict, v):
             r["label"] = words.point_label(r, decode, dims)
             r["anchor_name"] = words.anchor_name(r["anchor_variant"])
             r["fastest_label"] = _label(r["fastest_variant"]) if r["fastest_variant"] else None
@@ -208,7 +210,7 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: st
             same_shape=bool(a["same_shape"].all()), approximate=bool(a["approximate"].any()),
             source_shape=words.source_shape(sa.source_shapes(a)),
             differences=words.differences(sa.differences(ls, ref)), rows=rows,
-            sentence=_sentence(sa.strongest(v, sa.own_head_dim(v, scenario)) if len(v) else None, title,
+            sentence=_sentence(sa.strongest_of(v, sa.own_head_dim_of(v, scenario)) if v else None, title,
                                decode)))
     return groups
 
@@ -216,12 +218,13 @@ def _anchor_groups(ctx: Context, ls, anchors, versus, decode: bool, scenario: st
 def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str, command: str,
             rows: list[dict]) -> list[dict]:
     """Per head dim (the scenario's own first): the time and rate charts; then one roofline. `rows`:
-    records(pts)."""
+    records of the point frame; `pts`: a function that makes the frame (the charts make it only where
+    a chart's shape is new to the process or the rows do not fill it)."""
     out = []
     # The length charts draw inference points (charts._measured): a training-only scenario has none.
     dims = list(dict.fromkeys(r["head_dim"] for r in rows if not missing(r["gpu_only_ms"])
                               and r["mode"] == "inference" and r["status"] == "ok"))
-    own = sa.own_head_dim(pts, name)
+    own = sa.own_head_dim_of(rows, name)
     ceilings = []
     if ceil:
         ceilings.append(("measured copy" if figure == sa.FIGURE_TBPS else "measured matmul",
@@ -233,7 +236,7 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     for d in sorted(dims, key=lambda x: (x != own, x)):
         # (one head dim drawn: the charts draw no row of another, so no frame is cut for it; nor for the
         # published figures where they all stand at it)
-        p = pts if len(dims) == 1 else pts[pts["head_dim"] == d]
+        p = pts if len(dims) == 1 else (lambda d=d: pts()[pts()["head_dim"] == d])
         a = anchors[anchors["head_dim"] == d] if len(anchors) and set(anchors["head_dim"].tolist()) != {d} \
             else anchors
         suffix = f", head dim {d}" if len(dims) > 1 else ""
@@ -247,7 +250,7 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
                                        command)))
     if ceil and dims:
         out.append(dict(roof_line=words.roof_line(ceil),
-                        above_roof=words.above_roof(sa.above_roof(pts, ceil, rows), sheet,
+                        above_roof=words.above_roof(sa.above_roof(None, ceil, rows), sheet,
                                                     ceil.get("read_bytes"), _best_tbps(rows)),
                         roofline=chart_div(charts.scenario_roofline_spec(
                             pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X, rows),
@@ -329,18 +332,26 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
 
 
 def _set_view(ctx: Context, ls, name: str) -> dict | None:
-    pts = sa.point_frame(ls, name)
-    if pts.empty:
+    # The point frame's rows, made with no frame: the page reads rows (no mask per question); the frame
+    # is made only where a reader needs it (a chart's new shape, a merged set's calls).
+    point_rows = sa.point_rows(ls, name)
+    if not point_rows:
         return None
-    point_rows = records(pts)  # the frame's rows, read once: most of the page reads rows (no mask per question)
+    made: list = []
+
+    def pts():
+        if not made:
+            made.append(sa.point_frame(ls, name))
+        return made[0]
     decode = all(r["q_len"] == 1 for r in point_rows)
     figure = _figure(point_rows)
     gpu = ls.rs.environment.device == "cuda"
     anchors = _anchors(ctx, ls, name) if gpu else _anchors(ctx, ls, name).iloc[0:0]
     # a published forward is no anchor for a scenario that timed only training steps (and the reverse)
-    anchors = anchors[anchors["mode"].isin(set(pts["mode"]))] if len(anchors) else anchors
-    versus = sa.versus_frame(pts, anchors, point_rows)
-    head = sa.headline(pts, versus, name, point_rows)
+    anchors = anchors[anchors["mode"].isin({r["mode"] for r in point_rows})] if len(anchors) else anchors
+    versus = sa.versus_frame(None, anchors, point_rows)
+    versus_rows = records(versus)  # (read once: the headline and the sources' groups read rows)
+    head = sa.headline(None, versus, name, point_rows, versus_rows)
     ceil = sa.ceilings(ls)
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     ch = _charts(pts, anchors, figure, ceil, sheet, words.length_axis(decode), name,
@@ -371,10 +382,10 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         ceil=ceil, copy_tbps=ceil["copy_gbps"] / 1e3 if ceil else None,
         datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
         copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS and not ceil.get("read_n") else None,
-        anchors=_anchor_groups(ctx, ls, anchors, versus, decode, name) if len(anchors) else [],
-        conditions=_conditions(ctx, ls, name, pts, anchors, point_rows) if gpu else None,
+        anchors=_anchor_groups(ctx, ls, anchors, versus_rows, decode, name) if len(anchors) else [],
+        conditions=_conditions(ctx, ls, name, anchors, point_rows) if gpu else None,
         backends=_backend_groups(ls, name, decode, show_dim), backend_note=words.BACKEND_NOTE,
-        determinism=_determinism(pts, point_rows), fp8=_fp8(pts, decode, show_dim, point_rows),
+        determinism=_determinism(point_rows), fp8=_fp8(decode, show_dim, point_rows),
         fp8_note=words.FP8_NOTE,
         no_anchor=words.NO_ANCHOR if gpu and not len(anchors) else None,
         wrong=_wrong_notes(point_rows), facts=_fact_lines(point_rows, decode, show_dim),
@@ -384,9 +395,11 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
 
 def _calls(ls, name: str, pts, rows: list[dict]) -> str | None:
     """Where a merged set's scenario holds records of a later capture call: which, with the clock of
-    each call's rows, so that a ratio across the two can be read against the clocks. `rows`: records(pts)."""
+    each call's rows, so that a ratio across the two can be read against the clocks. `rows`: records of
+    the point frame, `pts` a function that makes it."""
     if not any(r["status"] == schema.Status.OK and not missing(r["captured"]) for r in rows):
-        return None  # (most sets: no frame cut to learn it)
+        return None  # (most sets: no frame made or cut to learn it)
+    pts = pts()
     ok = pts[pts["status"] == schema.Status.OK]
     merged, own = ok[ok["captured"].notna()], ok[ok["captured"].isna()]
     if merged.empty:
@@ -396,23 +409,24 @@ def _calls(ls, name: str, pts, rows: list[dict]) -> str | None:
                             own["sm_clock_mhz"].dropna().tolist())
 
 
-def _determinism(pts, rows: list[dict]) -> list[str]:
+def _determinism(rows: list[dict]) -> list[str]:
     """What reproducible gradients cost, one line per backend and point (sa.determinism_frame). `rows`:
-    records(pts): with no deterministic variant among them, none (and no frame made to learn it)."""
+    records of the point frame: with no deterministic variant among them, none (and no frame made to learn it)."""
     if not any(sa.is_deterministic(v) for v in dict.fromkeys(r["variant"] for r in rows)):
         return []
-    df = sa.determinism_frame(pts, rows)
+    df = sa.determinism_frame(None, rows)
     show_len = df["kv_len"].nunique() > 1 if len(df) else False
     return [words.determinism_line(r, _label, show_len) for r in records(df)]
 
 
-def _fp8(pts, decode: bool, show_dim: bool, rows: list[dict]) -> list[dict]:
+def _fp8(decode: bool, show_dim: bool, rows: list[dict]) -> list[dict]:
     """What FP8 buys and costs: per FP8 variant and point, its time and error beside its bf16 twin's.
-    `rows`: records(pts): with no variant that has a twin among them, none (no frame made to learn it)."""
+    `rows`: records of the point frame: with no variant that has a twin among them, none (no frame made to
+    learn it)."""
     if not any(sa.has_twin(v) for v in dict.fromkeys(r["variant"] for r in rows)):
         return []
     return [dict(r, **words.fp8_cells(r, _label), point=words.point_label(r, decode, show_dim))
-            for r in records(sa.fp8_frame(pts, rows))]
+            for r in records(sa.fp8_frame(None, rows))]
 
 
 def _ceiling_of(rows: list[dict]) -> str | None:
@@ -427,9 +441,10 @@ def _ceiling_lines(ctx: Context, ls) -> list[str]:
     return list(lines)
 
 
-def _conditions(ctx: Context, ls, name: str, pts, anchors, rows: list[dict]) -> dict:
+def _conditions(ctx: Context, ls, name: str, anchors, rows: list[dict]) -> dict:
     """The clocks of the set's ceilings, the points a ceiling does not bound, the speed of light, and
-    sustained against burst at the published anchors (gen.analysis.clocks), worded. `rows`: records(pts)."""
+    sustained against burst at the published anchors (gen.analysis.clocks), worded. `rows`: records of the
+    point frame."""
     above = clocks.above_ceiling_rows(rows)
     ceiling = above[0]["ceiling"] if above else None
     rate = datasheets.tensor_rate(ls.rs.environment.compute_capability, sa.scenario_dtype(ls, name))
@@ -437,7 +452,7 @@ def _conditions(ctx: Context, ls, name: str, pts, anchors, rows: list[dict]) -> 
                 above=wv.above_ceiling_line(above, ceiling) if ceiling else None,
                 sol=wv.sol_note(rate) + (words.FP8_SOL if any(sa.element_size(r["dtype"]) == 1 for r in rows) else ""),
                 note=wv.conditions_note(rows),
-                burst=[words.burst_line(b, wv.label) for b in records(clocks.burst_frame(pts, anchors))])
+                burst=[words.burst_line(b, wv.label) for b in records(clocks.burst_frame(None, anchors, rows))])
 
 
 def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[dict] | None = None,
