@@ -55,6 +55,29 @@ def test_the_inline_shortcut_gives_python_markdowns_html():
         assert conv.convert(text) == plain.convert(text), text
 
 
+def test_the_inline_pass_reads_the_patterns_from_a_plain_list_in_the_registrys_order(monkeypatch):
+    """The registry is no longer asked by index (12,000 asks a set); the list is its order, each pattern
+    with its needs, and a pattern registered later is in the next page's list."""
+    conv = prerender.Converter.from_project(ROOT / "mkdocs.yml")
+    conv.convert("")
+    inline = conv._md.treeprocessors["inline"]
+    asked = []
+    registry = type(conv._md.inlinePatterns)
+    patterns = conv._md.inlinePatterns
+    monkeypatch.setattr(registry, "__getitem__", lambda self, key, get=registry.__getitem__: (
+        self is patterns and asked.append(key)) or get(self, key))
+    text = "a *b* `c` [d](e.md) <https://f.g> &#95; x  \ny \\* <b>h</b>"
+    html = conv.convert(text)
+    assert not [k for k in asked if isinstance(k, int)]
+    assert [p for p, _ in inline._patterns] == list(conv._md.inlinePatterns)
+    assert [n for _, n in inline._patterns] == [inline._needs.get(id(p)) for p in conv._md.inlinePatterns]
+    monkeypatch.undo()
+    assert html == _plain(prerender.Converter.from_project(ROOT / "mkdocs.yml")).convert(text)
+    conv._md.inlinePatterns.register(markdown.inlinepatterns.SimpleTextInlineProcessor(r"(~)"), "tilde", 1)
+    conv.convert("x")
+    assert inline._patterns[-1][0] is conv._md.inlinePatterns["tilde"]
+
+
 def test_the_committed_sets_pages_convert_the_same_with_the_shortcut(h200_new):
     h200 = h200_new
     ctx = units.set_context(site.Context([h200]), h200)

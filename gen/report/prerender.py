@@ -114,26 +114,39 @@ class _Inline(markdown.treeprocessors.InlineProcessor):
         super().__init__(md)
         self._trigger = trigger
         self._needs = needs  # id(pattern) -> the strings one of which its match holds
+        self._patterns: list = []  # the registry's patterns in its order, with their needs (run)
 
-    def _InlineProcessor__handleInline(self, data: str, patternIndex: int = 0) -> str:  # noqa: N802
+    def run(self, tree: etree.Element, ancestors: list[str] | None = None) -> etree.Element:
+        # A plain list: the registry's __getitem__ sorts and looks a pattern up by name on each
+        # of some 12,000 asks a set. Taken again each page, should an extension register one.
+        self._patterns = [(p, self._needs.get(id(p))) for p in self.inlinePatterns]
+        return super().run(tree, ancestors)
+
+    def _InlineProcessor__handleInline(self, data: str, patternIndex: int = 0) -> str:  # noqa: N802, N803
+        # Python-Markdown's loop (treeprocessors.InlineProcessor.__handleInline) over the list.
         if patternIndex == 0 and not self._trigger.search(data):
             return data
-        return super()._InlineProcessor__handleInline(data, patternIndex)
-
-    def _InlineProcessor__applyPattern(self, pattern, data: str, patternIndex: int,  # noqa: N802, N803
-                                       startIndex: int = 0):  # noqa: N803
-        # A text with the characters of some patterns is still tried only with those: a pattern
-        # with none of its characters past startIndex finds nothing there, which Python-Markdown
-        # answers with (data, False, 0); a pattern that needs nothing (the entity's) is never tried.
-        needs = self._needs.get(id(pattern))
-        if needs is not None:  # a loop, not all() over a generator: 11,000 calls a set
-            find = data.find
-            for n in needs:
-                if find(n, startIndex) >= 0:
-                    break
-            else:
-                return data, False, 0
-        return super()._InlineProcessor__applyPattern(pattern, data, patternIndex, startIndex)
+        if isinstance(data, markdown.util.AtomicString):
+            return data
+        patterns, apply = self._patterns, self._InlineProcessor__applyPattern
+        start, count = 0, len(patterns)
+        while patternIndex < count:
+            pattern, needs = patterns[patternIndex]
+            # A pattern with none of its characters past `start` finds nothing there, which
+            # Python-Markdown answers with (data, False, 0); one that needs nothing (the entity's)
+            # is never tried. A loop, not all() over a generator: 11,000 asks a set.
+            if needs is not None:
+                find = data.find
+                for n in needs:
+                    if find(n, start) >= 0:
+                        break
+                else:
+                    patternIndex, start = patternIndex + 1, 0
+                    continue
+            data, matched, start = apply(pattern, data, patternIndex, start)
+            if not matched:
+                patternIndex += 1
+        return data
 
     @classmethod
     def for_md(cls, md: markdown.Markdown) -> _Inline | None:
