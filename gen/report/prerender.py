@@ -29,13 +29,18 @@ import markdown.extensions.tables
 from gen.report.format import html_url
 
 BEGIN, END = "<!-- raw-html -->", "<!-- /raw-html -->"  # gen/report/mkdocs_hook.py's markers
+# A block standing for a Markdown list or pipe table (BEGIN's place; the same END): Python-Markdown
+# ends a list or table with one newline, a raw HTML block with two, so its holder's second newline
+# is taken away and the block's HTML is the list's or table's to the byte (mkdocs_hook reads it too).
+LIST = "<!-- raw-html list -->"
 TOC = "<!-- raw-html-toc {} -->"
 MKDOCS_BUILTIN = ["toc", "tables", "fenced_code"]  # mkdocs' MarkdownExtensions(builtins=...)
 _FRONT = re.compile(r"\A(---\n.*?\n---\n)\n*", re.S)
 _HREF = re.compile(r'\shref="([^"]*)"')
-_BLOCK = re.compile(rf"^{re.escape(BEGIN)}\n(.*?)\n{re.escape(END)}$", re.S | re.M)
+_BLOCK = re.compile(rf"^(?:{re.escape(BEGIN)}|{re.escape(LIST)})\n(.*?)\n{re.escape(END)}$", re.S | re.M)
 _HOLDER = '<div class="raw-html" data-held="{}"></div>'
 _HOLDER_RE = re.compile(r'<div class="raw-html" data-held="(\d+)"></div>')
+_HOLDER_AFTER = re.compile(r'<div class="raw-html" data-held="(\d+)"></div>(\n\n)?')  # and its blank line
 # An empty <div> on a line of its own between blank lines, every attribute value quoted and free of
 # < and > (nor a `markdown` attribute, which md_in_html reads), in a page with no markdown="1"
 # block: Python-Markdown gives it back as it is, as a raw HTML block, like the holder that takes
@@ -46,23 +51,29 @@ _RAW_DIV = re.compile(r"""<div(?:[ \t]+(?!markdown\b)[A-Za-z_:][-\w:.]*(?:="[^"<
                       r"""[ \t]*></div>\n\n""")
 
 
-def hold(body: str) -> tuple[str, list[str], int]:
-    """The body with a holder in the place of each block marked as finished HTML (a line BEGIN,
-    the block, a line END: what _BLOCK matches) and of each chart's line (_RAW_DIV, after a blank
-    line); the blocks and lines held, the marked ones first; how many were marked. Found with
-    str.find: the regular expressions took a tenth of the conversion's time."""
+def hold(body: str) -> tuple[str, list[str], int, set[int]]:
+    """The body with a holder in the place of each block marked as finished HTML (a line BEGIN or
+    LIST, the block, a line END: what _BLOCK matches) and of each chart's line (_RAW_DIV, after a
+    blank line); the blocks and lines held, the marked ones first; how many were marked; which
+    were marked LIST. Found with str.find: the regular expressions took a tenth of the conversion's time."""
     held: list[str] = []
+    tight: set[int] = set()
     out, done, search = [], 0, 0
-    head, tail = BEGIN + "\n", "\n" + END
-    while (begin := body.find(head, search)) >= 0:
+    heads, tail = (BEGIN + "\n", LIST + "\n"), "\n" + END
+    while (begin := body.find("<!-- raw-html ", search)) >= 0:  # the start of both heads
         search = begin + 1
         if begin and body[begin - 1] != "\n":
+            continue
+        head = heads[0] if body.startswith(heads[0], begin) else heads[1] if body.startswith(heads[1], begin) else None
+        if head is None:
             continue
         end = body.find(tail, begin + len(head))
         while end >= 0 and end + len(tail) < len(body) and body[end + len(tail)] != "\n":
             end = body.find(tail, end + 1)  # the END line must end there
         if end < 0:  # nor after any later BEGIN
             break
+        if head is heads[1]:
+            tight.add(len(held))
         out += [body[done:begin], _HOLDER.format(len(held))]
         held.append(body[begin + len(head):end])
         done = search = end + len(tail)
@@ -70,7 +81,7 @@ def hold(body: str) -> tuple[str, list[str], int]:
     marked = len(held)
     text = "".join(out)
     if "markdown" in text.lower():  # a markdown="1" block (md_in_html) would rewrite a chart inside it
-        return text, held, marked
+        return text, held, marked, tight
     out, done, search = [], 0, 0
     text = f"\n\n{text}\n\n"
     while (at := text.find("\n\n<div", search)) >= 0:
@@ -82,7 +93,7 @@ def hold(body: str) -> tuple[str, list[str], int]:
             done = m.end()
             search = done - 2
     out.append(text[done:])
-    return "".join(out)[2:-2], held, marked
+    return "".join(out)[2:-2], held, marked, tight
 
 
 # What each of Python-Markdown's inline patterns (its regular expression) cannot match without:
@@ -448,7 +459,7 @@ class Converter:
         if not title.startswith("# "):
             title, body = "", rest
         # Blocks already marked as finished HTML (kernel tables) skip the conversion too.
-        short, held, marked = hold(body)
+        short, held, marked, tight = hold(body)
         html, toc = self.convert(short)
         if len(held) > marked and sorted(i for i in map(int, _HOLDER_RE.findall(html)) if i >= marked) != list(
                 range(marked, len(held))):
@@ -456,10 +467,18 @@ class Converter:
             # converted with its charts.
             html, toc = self.convert(_fill(short, held, marked))
             del held[marked:]
-        html = _HOLDER_RE.sub(lambda m: held[int(m.group(1))], html)
+        html = _HOLDER_AFTER.sub(lambda m: put_back(m, held, tight), html)
         toc_json = base64.b64encode(json.dumps(toc, ensure_ascii=False).encode()).decode()
         head = f"{front}{title}\n\n" if title else front
         return f"{head}{TOC.format(toc_json)}\n{BEGIN}\n{html}\n{END}\n"
+
+
+def put_back(m: re.Match, held: list[str], tight: set[int]) -> str:
+    """A holder (and the newlines after it: _HOLDER_AFTER) given its block back; a LIST block's
+    holder loses one newline of the two a raw HTML block's has before the next element."""
+    after = m.group(2)
+    i = int(m.group(1))
+    return held[i] + ("\n" if i in tight else after) if after else held[i]
 
 
 def _fill(text: str, held: list[str], start: int) -> str:
