@@ -7,6 +7,7 @@ import base64
 import json
 import random
 import re
+import types
 from pathlib import Path
 
 import markdown
@@ -305,3 +306,50 @@ def test_a_list_block_is_the_html_python_markdown_makes_of_the_list_or_table():
     md, held = next(list_pages(afters=["## h"]))
     assert conv.page(held.replace(prerender.LIST, prerender.BEGIN)) != ref.page(md)
     assert n > 50
+
+
+# The findings page's loop over a group's findings before it wrote them as finished HTML (_findings_list.md.j2).
+OLD_FINDING_ITEMS = (
+    '{% for f in items %}\n- {% if f.severity == "unexpected" %}✗ **unexpected** · {% endif %}'
+    '{% if f.name_variant %}**{{ f.variant | md }}**: {% endif %}{% if f.kind == "speed" and verdict %}'
+    '<span data-flag="fastest" data-set="{{ ls.name }}" data-mode="inference" data-variant="{{ f.variant }}">★</span> '
+    '{% elif f.kind == "host" %}<span data-flag="host-bound" data-set="{{ ls.name }}" data-mode="{{ f.mode }}" '
+    'data-variant="{{ f.variant }}">⚠</span> {% endif %}{{ f.short | md }}{% if f.links %} · '
+    'kernel{{ "s" if f.n_kernels > 1 else "" }} {% for label, href in f.links %}[{{ label }}]({{ href }})'
+    '{% if not loop.last %}, {% endif %}{% endfor %}{% endif +%}\n{% endfor %}\n')
+
+
+def test_findings_lists_are_the_html_python_markdown_made_of_the_markdown_lists(h200_new, tmp_path):
+    """Each group's findings (the committed and a bench set's, and items of hostile strings) as the finished
+    HTML of _findings_list.md.j2 convert to the bytes the Markdown loop it replaced converted to, between the
+    headings and notes that stand around it on the page."""
+    from benchmarks.bench_build import fabricate
+    from gen.report.pages import findings
+
+    bench = fabricate(tmp_path, 1, points=2)
+    env = site.shared_environment()
+    new, old = env.get_template("_findings_list.md.j2").module.finding_items, env.from_string(OLD_FINDING_ITEMS)
+    conv, ref = prerender.Converter.from_project(ROOT / "mkdocs.yml"), _Reference.from_project(ROOT / "mkdocs.yml")
+    cases = []
+    for ls in (h200_new, tables.LoadedSet(bench.name, bench, schema.load_set(bench))):
+        ctx = units.set_context(site.Context([ls]), ls)
+        view = findings.set_view(ctx, ls, "generated/sets/x/findings.md")
+        cases += [(g["items"], ls, view["verdict"]) for g in view["groups"]]
+    assert len(cases) > 10 and sum(len(c[0]) for c in cases) > 40
+    odd = ['<b>&"x\'</b>', "a  ", " b", "*c* _d_ `e` [f](g.md) \\\\ <i>", "h\n\n- i\n# j",
+           "k&#95;\x00\u202e" + "l" * 300, "m | n", "{: .o }", "&amp; &x; &#9999999;", "p\\\n", "q:r", ""]
+    # Names (variant, mode, set) are NAME_RE's (schema.check_name refuses others); the sentences anything.
+    names = ["a_b_", "x.y-z", "9__", "naive"]
+    hostile = [dict(kind=k, severity=sev, variant=v, mode=v, short=s, links=links, n_kernels=2, name_variant=named)
+               for k, sev, named in (("speed", "unexpected", True), ("host", "expected", False), ("copy", "x", True))
+               for v, s in zip(names * 3, odd)
+               for links in ([], [("#0–#2", "variants/naive.md#k-inference-naive-0"), ("#5", "v.md#k-5")])]
+    assert all(schema.NAME_RE.fullmatch(n) for n in names)
+    ls = types.SimpleNamespace(name="a_b_")
+    cases += [(hostile[i:i + 5], ls, True) for i in range(0, len(hostile), 5)] + [(hostile, ls, None)]
+    for items, ls, verdict in cases:
+        held, md = new(items, ls, verdict), old.render(items=items, ls=ls, verdict=verdict)
+        for before, after in (("### Copies\n\n", "\n\n### Next\n\ntext\n"), ("### G\n\nA note &#95;.\n\n", "\n")):
+            assert conv.page(f"# T\n\n{before}{held}{after}") == ref.page(f"# T\n\n{before}{md}{after}"), items
+    html = conv.page(f"# T\n\n{new(hostile, ls, True)}\n")
+    assert "<b>" not in html and "<i>" not in html and "<em>" not in html and "<h1" not in html
