@@ -12,10 +12,11 @@ import shutil
 from html import unescape
 from pathlib import Path
 
+import markdown
 import pytest
 
 from benchmarks.bench_build import PUBLISHED, fabricate
-from gen.report import build
+from gen.report import build, prerender
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("report_mkdocs_hook", ROOT / build.HOOK)
@@ -23,29 +24,31 @@ hook = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(hook)
 
 # What the hook found blocks and ids with before (the reference the faster search must agree with).
-BLOCK = re.compile(r"^(?:<!-- raw-html-toc ([A-Za-z0-9+/=]*) -->\n)?" + re.escape(hook.BEGIN) + r"\n(.*?)\n"
-                   + re.escape(hook.END) + "$", re.S | re.M)
+BLOCK = re.compile(r"^(?:<!-- raw-html-toc ([A-Za-z0-9+/=]*) -->\n)?(" + re.escape(hook.BEGIN) + "|"
+                   + re.escape(hook.LIST) + r")\n(.*?)\n" + re.escape(hook.END) + "$", re.S | re.M)
 ID = re.compile(r'\sid="([^"]+)"')
 
 
-def _hold_by_regex(text: str) -> tuple[str, list[str], list, list[int]]:
-    blocks, toc, bodies = [], [], []
+def _hold_by_regex(text: str) -> tuple[str, list[str], list, list[int], set[int]]:
+    blocks, toc, bodies, lists = [], [], [], set()
 
     def hold(m: re.Match) -> str:
         if m.group(1):
             toc.extend(json.loads(base64.b64decode(m.group(1))))
         if m.group(1) is not None:
             bodies.append(len(blocks))
-        blocks.append(m.group(2))
+        if m.group(2) == hook.LIST:
+            lists.add(len(blocks))
+        blocks.append(m.group(3))
         return hook._HOLDER.format(len(blocks) - 1)
 
-    return BLOCK.sub(hold, text), blocks, toc, bodies
+    return BLOCK.sub(hold, text), blocks, toc, bodies, lists
 
 
 def test_blocks_are_found_as_the_regular_expression_finds_them():
     toc = "<!-- raw-html-toc " + base64.b64encode(json.dumps([{"level": 2}]).encode()).decode() + " -->"
     pieces = [hook.BEGIN, hook.END, toc, "x", "", hook.BEGIN + "x", "x" + hook.END, hook.END + " ",
-              "<!-- raw-html-toc  -->", "\n", "<p id=\"a\">"]
+              "<!-- raw-html-toc  -->", "\n", "<p id=\"a\">", hook.LIST, hook.LIST + "x", "<!-- raw-html x -->"]
     rng = random.Random(21)
     found = 0
     for _ in range(30_000):
@@ -325,3 +328,29 @@ def test_the_hook_names_the_generated_folder_as_the_build_does():
     from gen.report import format as fmt
 
     assert hook.GENERATED == fmt.GENERATED + "/"
+
+
+def test_a_list_block_is_the_list_markdown_makes_without_the_build_too():
+    """mkdocs converting the page itself (the build's convert=False): the hook gives a LIST block's
+    holder one newline less, as gen.report.prerender does, so the page is the Markdown list's or table's."""
+    import types
+
+    from tests.test_prerender import _unmarked, list_pages
+
+    names, configs = prerender._read_config(ROOT / "mkdocs.yml")
+    md = markdown.Markdown(extensions=names, extension_configs=configs)
+    md.treeprocessors.register(prerender._Links(md), "report_links", 0)  # mkdocs' rewrite of .md links
+
+    def through_hook(text: str) -> str:
+        page = types.SimpleNamespace(file=types.SimpleNamespace(src_uri="x.md"), meta={}, toc=None)
+        md.reset()
+        return hook.on_post_page(hook.on_page_content(md.convert(hook.on_page_markdown(text, page)), page), page)
+
+    n = 0
+    for text, held in list_pages():
+        html = through_hook(held)
+        md.reset()
+        assert html == md.convert(_unmarked(text)), (text, held)
+        n += 1
+    assert n > 50
+    assert through_hook(held.replace(hook.LIST, hook.BEGIN)) != html  # the marker is what does it

@@ -7,6 +7,7 @@ import base64
 import json
 import random
 import re
+import types
 from pathlib import Path
 
 import markdown
@@ -55,6 +56,29 @@ def test_the_inline_shortcut_gives_python_markdowns_html():
         assert conv.convert(text) == plain.convert(text), text
 
 
+def test_the_inline_pass_reads_the_patterns_from_a_plain_list_in_the_registrys_order(monkeypatch):
+    """The registry is no longer asked by index (12,000 asks a set); the list is its order, each pattern
+    with its needs, and a pattern registered later is in the next page's list."""
+    conv = prerender.Converter.from_project(ROOT / "mkdocs.yml")
+    conv.convert("")
+    inline = conv._md.treeprocessors["inline"]
+    asked = []
+    registry = type(conv._md.inlinePatterns)
+    patterns = conv._md.inlinePatterns
+    monkeypatch.setattr(registry, "__getitem__", lambda self, key, get=registry.__getitem__: (
+        self is patterns and asked.append(key)) or get(self, key))
+    text = "a *b* `c` [d](e.md) <https://f.g> &#95; x  \ny \\* <b>h</b>"
+    html = conv.convert(text)
+    assert not [k for k in asked if isinstance(k, int)]
+    assert [p for p, _ in inline._patterns] == list(conv._md.inlinePatterns)
+    assert [n for _, n in inline._patterns] == [inline._needs.get(id(p)) for p in conv._md.inlinePatterns]
+    monkeypatch.undo()
+    assert html == _plain(prerender.Converter.from_project(ROOT / "mkdocs.yml")).convert(text)
+    conv._md.inlinePatterns.register(markdown.inlinepatterns.SimpleTextInlineProcessor(r"(~)"), "tilde", 1)
+    conv.convert("x")
+    assert inline._patterns[-1][0] is conv._md.inlinePatterns["tilde"]
+
+
 def test_the_committed_sets_pages_convert_the_same_with_the_shortcut(h200_new):
     h200 = h200_new
     ctx = units.set_context(site.Context([h200]), h200)
@@ -69,7 +93,8 @@ def test_the_committed_sets_pages_convert_the_same_with_the_shortcut(h200_new):
 # --------------------------------------------------------------------------- the reference readings
 
 # What page() found marked blocks with before (hold's str.find must agree).
-_BLOCK = re.compile(rf"^{re.escape(prerender.BEGIN)}\n(.*?)\n{re.escape(prerender.END)}$", re.S | re.M)
+_BLOCK = re.compile(rf"^({re.escape(prerender.BEGIN)}|{re.escape(prerender.LIST)})\n(.*?)\n{re.escape(prerender.END)}$",
+                    re.S | re.M)
 
 
 class _Reference(prerender.Converter):
@@ -90,29 +115,40 @@ class _Reference(prerender.Converter):
         title, _, body = rest.partition("\n")
         if not title.startswith("# "):
             title, body = "", rest
-        body, held = _hold_by_regex(body)
+        body, held, tight = _hold_by_regex(body)
         html, toc = self.convert(body)
+        for i in tight:  # a list's or table's block: one newline before the next element, not a raw block's two
+            html = html.replace(prerender._HOLDER.format(i) + "\n\n", held[i] + "\n")
         html = prerender._HOLDER_RE.sub(lambda m: held[int(m.group(1))], html)
         toc_json = base64.b64encode(json.dumps(toc, ensure_ascii=False).encode()).decode()
         head = f"{front}{title}\n\n" if title else front
         return f"{head}{prerender.TOC.format(toc_json)}\n{prerender.BEGIN}\n{html}\n{prerender.END}\n"
 
 
-def _hold_by_regex(text: str) -> tuple[str, list[str]]:
+def _hold_by_regex(text: str) -> tuple[str, list[str], set[int]]:
     held: list[str] = []
-    return _BLOCK.sub(lambda m: held.append(m.group(1)) or prerender._HOLDER.format(len(held) - 1), text), held
+    tight: set[int] = set()
+
+    def hold(m: re.Match) -> str:
+        if m.group(1) == prerender.LIST:
+            tight.add(len(held))
+        held.append(m.group(2))
+        return prerender._HOLDER.format(len(held) - 1)
+
+    return _BLOCK.sub(hold, text), held, tight
 
 
 def test_marked_blocks_are_found_as_the_regular_expression_finds_them():
-    pieces = [prerender.BEGIN, prerender.END, "x", "", prerender.BEGIN + "x", "x" + prerender.END,
+    pieces = [prerender.BEGIN, prerender.END, "x", "", prerender.BEGIN + "x", "x" + prerender.END, prerender.LIST,
+              "<!-- raw-html-toc  -->", prerender.LIST + " ", "<!-- raw-html x -->",
               prerender.END + " ", "\n", '<div class="a"></div>']
     rng = random.Random(21)
     found = 0
     for _ in range(20_000):
         text = "\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
-        expected, held = _hold_by_regex(text)
-        short, got, marked = prerender.hold(text)
-        assert (prerender._fill(short, got, marked), got[:marked]) == (expected, held), repr(text)
+        expected, held, tight = _hold_by_regex(text)
+        short, got, marked, got_tight = prerender.hold(text)
+        assert (prerender._fill(short, got, marked), got[:marked], got_tight) == (expected, held, tight), repr(text)
         found += marked
     assert found > 1000
 
@@ -203,7 +239,7 @@ def test_the_committed_and_bench_sets_pages_convert_as_before(h200_new, tmp_path
 
 def _unmarked(text: str) -> str:
     """A page with its raw-html marker lines taken out: what Python-Markdown read before the block was marked."""
-    return text.replace(prerender.BEGIN + "\n", "").replace("\n" + prerender.END, "")
+    return text.replace(prerender.BEGIN + "\n", "").replace(prerender.LIST + "\n", "").replace("\n" + prerender.END, "")
 
 
 def test_marked_blocks_are_what_python_markdown_makes_of_them_unmarked(h200_new, tmp_path):
@@ -219,9 +255,9 @@ def test_marked_blocks_are_what_python_markdown_makes_of_them_unmarked(h200_new,
         ctx = units.set_context(site.Context([ls]), ls)
         for b in (sets.set_pages, variants.set_pages, scenarios.set_pages):
             for p in b(ctx, ls):
-                if p.text and prerender.BEGIN in p.text:
+                if p.text and (prerender.BEGIN in p.text or prerender.LIST in p.text):
                     assert conv.page(p.text) == ref.page(_unmarked(p.text)), p.path
-                    marked += p.text.count(prerender.BEGIN)
+                    marked += p.text.count(prerender.BEGIN) + p.text.count(prerender.LIST)
     assert marked > 100
     env = site.shared_environment()
     for odd in ('<b>&"x\'</b>', "a\n\n    - b *c* [d](e.md)\n\n# f", "g\n\n| h | i |\n|---|---|\n", "</div>\n\nj",
@@ -236,3 +272,84 @@ def test_marked_blocks_are_what_python_markdown_makes_of_them_unmarked(h200_new,
             html = conv.page(page)
             assert html == ref.page(_unmarked(page)), (name, odd)
             assert "<b>" not in html and "</div>\n\nj" not in html and "<em>c</em>" not in html
+
+
+# Markdown lists and tables, each with what may follow it on a page: not a list (it would join a list
+# before it), nor an indented block (a list's item would take it in), which a template must keep apart.
+LISTS = ["- a\n- b &#95; [c](d.md#e) **f**", "- one", "1. a\n2. b",
+         "| a | b |\n|---|---:|\n| 1 | <span data-x=\"y\">2</span> |\n| &#124; | `c` |"]
+AFTERS = ["## h &#95;", "text *x*", f"{prerender.BEGIN}\n<p>held</p>\n{prerender.END}", CHART, "!!! note \"n\"\n    x",
+          "??? info \"i\"\n    - in details", "", '<div markdown="1">\n*a*\n</div>']
+
+
+def list_pages(lists=LISTS, afters=AFTERS):
+    """(page with each list as Markdown, the page with it as a LIST block of the HTML Python-Markdown makes of it)."""
+    plain = _Reference.from_project(ROOT / "mkdocs.yml")
+    for text in lists:
+        html = plain.convert(text)[0]
+        for after in afters:
+            for other_md, other in (("", ""), (f"\n\n{text}", f"\n\n{prerender.LIST}\n{html}\n{prerender.END}"))[
+                    :2 if after else 1]:
+                for before in ("# T\n\nbefore", "# T"):  # and a second one after it
+                    yield (f"{before}\n\n{text}\n\n{after}{other_md}\n",
+                           f"{before}\n\n{prerender.LIST}\n{html}\n{prerender.END}\n\n{after}{other}\n")
+
+
+def test_a_list_block_is_the_html_python_markdown_makes_of_the_list_or_table():
+    """A LIST block's holder loses the newline a raw block has more than a list or table, wherever it stands."""
+    conv, ref = prerender.Converter.from_project(ROOT / "mkdocs.yml"), _Reference.from_project(ROOT / "mkdocs.yml")
+    n = 0
+    for md, held in list_pages():
+        assert conv.page(held) == ref.page(md), (md, held)
+        n += 1
+    # a raw block marked BEGIN keeps its two newlines: the marker matters
+    md, held = next(list_pages(afters=["## h"]))
+    assert conv.page(held.replace(prerender.LIST, prerender.BEGIN)) != ref.page(md)
+    assert n > 50
+
+
+# The findings page's loop over a group's findings before it wrote them as finished HTML (_findings_list.md.j2).
+OLD_FINDING_ITEMS = (
+    '{% for f in items %}\n- {% if f.severity == "unexpected" %}✗ **unexpected** · {% endif %}'
+    '{% if f.name_variant %}**{{ f.variant | md }}**: {% endif %}{% if f.kind == "speed" and verdict %}'
+    '<span data-flag="fastest" data-set="{{ ls.name }}" data-mode="inference" data-variant="{{ f.variant }}">★</span> '
+    '{% elif f.kind == "host" %}<span data-flag="host-bound" data-set="{{ ls.name }}" data-mode="{{ f.mode }}" '
+    'data-variant="{{ f.variant }}">⚠</span> {% endif %}{{ f.short | md }}{% if f.links %} · '
+    'kernel{{ "s" if f.n_kernels > 1 else "" }} {% for label, href in f.links %}[{{ label }}]({{ href }})'
+    '{% if not loop.last %}, {% endif %}{% endfor %}{% endif +%}\n{% endfor %}\n')
+
+
+def test_findings_lists_are_the_html_python_markdown_made_of_the_markdown_lists(h200_new, tmp_path):
+    """Each group's findings (the committed and a bench set's, and items of hostile strings) as the finished
+    HTML of _findings_list.md.j2 convert to the bytes the Markdown loop it replaced converted to, between the
+    headings and notes that stand around it on the page."""
+    from benchmarks.bench_build import fabricate
+    from gen.report.pages import findings
+
+    bench = fabricate(tmp_path, 1, points=2)
+    env = site.shared_environment()
+    new, old = env.get_template("_findings_list.md.j2").module.finding_items, env.from_string(OLD_FINDING_ITEMS)
+    conv, ref = prerender.Converter.from_project(ROOT / "mkdocs.yml"), _Reference.from_project(ROOT / "mkdocs.yml")
+    cases = []
+    for ls in (h200_new, tables.LoadedSet(bench.name, bench, schema.load_set(bench))):
+        ctx = units.set_context(site.Context([ls]), ls)
+        view = findings.set_view(ctx, ls, "generated/sets/x/findings.md")
+        cases += [(g["items"], ls, view["verdict"]) for g in view["groups"]]
+    assert len(cases) > 10 and sum(len(c[0]) for c in cases) > 40
+    odd = ['<b>&"x\'</b>', "a  ", " b", "*c* _d_ `e` [f](g.md) \\\\ <i>", "h\n\n- i\n# j",
+           "k&#95;\x00\u202e" + "l" * 300, "m | n", "{: .o }", "&amp; &x; &#9999999;", "p\\\n", "q:r", ""]
+    # Names (variant, mode, set) are NAME_RE's (schema.check_name refuses others); the sentences anything.
+    names = ["a_b_", "x.y-z", "9__", "naive"]
+    hostile = [dict(kind=k, severity=sev, variant=v, mode=v, short=s, links=links, n_kernels=2, name_variant=named)
+               for k, sev, named in (("speed", "unexpected", True), ("host", "expected", False), ("copy", "x", True))
+               for v, s in zip(names * 3, odd)
+               for links in ([], [("#0–#2", "variants/naive.md#k-inference-naive-0"), ("#5", "v.md#k-5")])]
+    assert all(schema.NAME_RE.fullmatch(n) for n in names)
+    ls = types.SimpleNamespace(name="a_b_")
+    cases += [(hostile[i:i + 5], ls, True) for i in range(0, len(hostile), 5)] + [(hostile, ls, None)]
+    for items, ls, verdict in cases:
+        held, md = new(items, ls, verdict), old.render(items=items, ls=ls, verdict=verdict)
+        for before, after in (("### Copies\n\n", "\n\n### Next\n\ntext\n"), ("### G\n\nA note &#95;.\n\n", "\n")):
+            assert conv.page(f"# T\n\n{before}{held}{after}") == ref.page(f"# T\n\n{before}{md}{after}"), items
+    html = conv.page(f"# T\n\n{new(hostile, ls, True)}\n")
+    assert "<b>" not in html and "<i>" not in html and "<em>" not in html and "<h1" not in html

@@ -82,6 +82,7 @@ from mkdocs.structure.toc import get_toc
 from mkdocs.utils import meta
 
 BEGIN, END = "<!-- raw-html -->", "<!-- /raw-html -->"
+LIST = "<!-- raw-html list -->"  # BEGIN of a block standing for a Markdown list or table (gen.report.prerender)
 _HREF = re.compile(r'\shref="([^"]*)"')
 _TOC_LINE = re.compile(r"<!-- raw-html-toc ([A-Za-z0-9+/=]*) -->\n")
 _ID = re.compile(r'id="([^"]+)"')  # an id attribute where whitespace precedes it (_ids)
@@ -89,8 +90,9 @@ _HOLDER = '<div class="raw-html" data-raw-html="{}"></div>'
 # gen.report.render.GENERATED (mkdocs loads this file by its path: it imports nothing of gen; a test compares)
 GENERATED = "generated/"
 _HOLDER_RE = re.compile(r'<div class="raw-html" data-raw-html="(\d+)"></div>')
+_HOLDER_GAP = re.compile(r'<div class="raw-html" data-raw-html="(\d+)"></div>\n\n')
 
-_blocks: dict[str, tuple[list[str], list]] = {}  # page -> its blocks and their headings, until on_post_page
+_blocks: dict[str, tuple] = {}  # page -> its blocks, their headings, bodies and LIST blocks, until on_post_page
 _in_nav: set[str] = set()  # the pages the navigation lists (this build's)
 _linked: set[str] = set()  # every folder holding (at any depth) a page or file the navigation links to
 _navs: dict[tuple[str, int], str] = {}  # _nav_key -> the navigation HTML of the pages outside it
@@ -106,24 +108,27 @@ def _key(page) -> str:
 
 
 def on_page_markdown(markdown: str, page, **kwargs) -> str:
-    if BEGIN not in markdown:
+    if BEGIN not in markdown and LIST not in markdown:
         return markdown
-    out, blocks, toc, bodies = hold(markdown)
-    _blocks[_key(page)] = (blocks, toc, bodies)
+    out, blocks, toc, bodies, lists = hold(markdown)
+    _blocks[_key(page)] = (blocks, toc, bodies, lists)
     return out
 
 
-def hold(text: str) -> tuple[str, list[str], list, list[int]]:
-    """The text with each block (a line BEGIN, the block, a line END; maybe after its headings'
+def hold(text: str) -> tuple[str, list[str], list, list[int], set[int]]:
+    """The text with each block (a line BEGIN or LIST, the block, a line END; maybe after its headings'
     line) replaced by a placeholder; the blocks; their headings; which blocks had a headings line
-    (a page's body converted by the build). Found with str.find: a regular expression over a
-    set's page (up to 300 kB) took 2 ms of a page's 3."""
-    out, blocks, toc, bodies = [], [], [], []
-    head, tail = BEGIN + "\n", "\n" + END
+    (a page's body converted by the build); which were marked LIST. Found with str.find: a regular
+    expression over a set's page (up to 300 kB) took 2 ms of a page's 3."""
+    out, blocks, toc, bodies, lists = [], [], [], [], set()
+    heads, tail = (BEGIN + "\n", LIST + "\n"), "\n" + END
     done = search = 0  # the text before `done` is in out; BEGIN is looked for from `search`
-    while (begin := text.find(head, search)) >= 0:
+    while (begin := text.find("<!-- raw-html ", search)) >= 0:  # the start of both heads
         search = begin + 1
         if begin and text[begin - 1] != "\n":  # not a line of its own
+            continue
+        head = heads[0] if text.startswith(heads[0], begin) else heads[1] if text.startswith(heads[1], begin) else None
+        if head is None:
             continue
         body = begin + len(head)
         end = text.find(tail, body)
@@ -139,11 +144,13 @@ def hold(text: str) -> tuple[str, list[str], list, list[int]]:
             bodies.append(len(blocks))
             if m.group(1):
                 toc.extend(json.loads(base64.b64decode(m.group(1))))
+        if head is heads[1]:
+            lists.add(len(blocks))
         out += [text[done:start], _HOLDER.format(len(blocks))]
         blocks.append(text[body:end])
         done = search = end + len(tail)
     out.append(text[done:])
-    return "".join(out), blocks, toc, bodies
+    return "".join(out), blocks, toc, bodies, lists
 
 
 def _ids(html: str) -> set[str]:
@@ -159,7 +166,9 @@ def _ids(html: str) -> set[str]:
 
 
 def on_page_content(html: str, page, **kwargs) -> str:
-    blocks, toc, bodies = _blocks.get(_key(page), ([], [], []))
+    blocks, toc, bodies, lists = _blocks.get(_key(page), ([], [], [], set()))
+    if lists:  # Python-Markdown ends a list or table with one newline, a raw block (the holder) with two
+        html = _HOLDER_GAP.sub(lambda m: m.group()[:-1] if int(m.group(1)) in lists else m.group(), html)
     if blocks and getattr(page, "present_anchor_ids", None) is not None:
         page.present_anchor_ids |= {i for b in blocks for i in _ids(b)}
     if toc and getattr(page, "toc", None) is not None:

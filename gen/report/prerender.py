@@ -29,13 +29,18 @@ import markdown.extensions.tables
 from gen.report.format import html_url
 
 BEGIN, END = "<!-- raw-html -->", "<!-- /raw-html -->"  # gen/report/mkdocs_hook.py's markers
+# A block standing for a Markdown list or pipe table (BEGIN's place; the same END): Python-Markdown
+# ends a list or table with one newline, a raw HTML block with two, so its holder's second newline
+# is taken away and the block's HTML is the list's or table's to the byte (mkdocs_hook reads it too).
+LIST = "<!-- raw-html list -->"
 TOC = "<!-- raw-html-toc {} -->"
 MKDOCS_BUILTIN = ["toc", "tables", "fenced_code"]  # mkdocs' MarkdownExtensions(builtins=...)
 _FRONT = re.compile(r"\A(---\n.*?\n---\n)\n*", re.S)
 _HREF = re.compile(r'\shref="([^"]*)"')
-_BLOCK = re.compile(rf"^{re.escape(BEGIN)}\n(.*?)\n{re.escape(END)}$", re.S | re.M)
+_BLOCK = re.compile(rf"^(?:{re.escape(BEGIN)}|{re.escape(LIST)})\n(.*?)\n{re.escape(END)}$", re.S | re.M)
 _HOLDER = '<div class="raw-html" data-held="{}"></div>'
 _HOLDER_RE = re.compile(r'<div class="raw-html" data-held="(\d+)"></div>')
+_HOLDER_AFTER = re.compile(r'<div class="raw-html" data-held="(\d+)"></div>(\n\n)?')  # and its blank line
 # An empty <div> on a line of its own between blank lines, every attribute value quoted and free of
 # < and > (nor a `markdown` attribute, which md_in_html reads), in a page with no markdown="1"
 # block: Python-Markdown gives it back as it is, as a raw HTML block, like the holder that takes
@@ -46,23 +51,29 @@ _RAW_DIV = re.compile(r"""<div(?:[ \t]+(?!markdown\b)[A-Za-z_:][-\w:.]*(?:="[^"<
                       r"""[ \t]*></div>\n\n""")
 
 
-def hold(body: str) -> tuple[str, list[str], int]:
-    """The body with a holder in the place of each block marked as finished HTML (a line BEGIN,
-    the block, a line END: what _BLOCK matches) and of each chart's line (_RAW_DIV, after a blank
-    line); the blocks and lines held, the marked ones first; how many were marked. Found with
-    str.find: the regular expressions took a tenth of the conversion's time."""
+def hold(body: str) -> tuple[str, list[str], int, set[int]]:
+    """The body with a holder in the place of each block marked as finished HTML (a line BEGIN or
+    LIST, the block, a line END: what _BLOCK matches) and of each chart's line (_RAW_DIV, after a
+    blank line); the blocks and lines held, the marked ones first; how many were marked; which
+    were marked LIST. Found with str.find: the regular expressions took a tenth of the conversion's time."""
     held: list[str] = []
+    tight: set[int] = set()
     out, done, search = [], 0, 0
-    head, tail = BEGIN + "\n", "\n" + END
-    while (begin := body.find(head, search)) >= 0:
+    heads, tail = (BEGIN + "\n", LIST + "\n"), "\n" + END
+    while (begin := body.find("<!-- raw-html ", search)) >= 0:  # the start of both heads
         search = begin + 1
         if begin and body[begin - 1] != "\n":
+            continue
+        head = heads[0] if body.startswith(heads[0], begin) else heads[1] if body.startswith(heads[1], begin) else None
+        if head is None:
             continue
         end = body.find(tail, begin + len(head))
         while end >= 0 and end + len(tail) < len(body) and body[end + len(tail)] != "\n":
             end = body.find(tail, end + 1)  # the END line must end there
         if end < 0:  # nor after any later BEGIN
             break
+        if head is heads[1]:
+            tight.add(len(held))
         out += [body[done:begin], _HOLDER.format(len(held))]
         held.append(body[begin + len(head):end])
         done = search = end + len(tail)
@@ -70,7 +81,7 @@ def hold(body: str) -> tuple[str, list[str], int]:
     marked = len(held)
     text = "".join(out)
     if "markdown" in text.lower():  # a markdown="1" block (md_in_html) would rewrite a chart inside it
-        return text, held, marked
+        return text, held, marked, tight
     out, done, search = [], 0, 0
     text = f"\n\n{text}\n\n"
     while (at := text.find("\n\n<div", search)) >= 0:
@@ -82,7 +93,7 @@ def hold(body: str) -> tuple[str, list[str], int]:
             done = m.end()
             search = done - 2
     out.append(text[done:])
-    return "".join(out)[2:-2], held, marked
+    return "".join(out)[2:-2], held, marked, tight
 
 
 # What each of Python-Markdown's inline patterns (its regular expression) cannot match without:
@@ -114,26 +125,39 @@ class _Inline(markdown.treeprocessors.InlineProcessor):
         super().__init__(md)
         self._trigger = trigger
         self._needs = needs  # id(pattern) -> the strings one of which its match holds
+        self._patterns: list = []  # the registry's patterns in its order, with their needs (run)
 
-    def _InlineProcessor__handleInline(self, data: str, patternIndex: int = 0) -> str:  # noqa: N802
+    def run(self, tree: etree.Element, ancestors: list[str] | None = None) -> etree.Element:
+        # A plain list: the registry's __getitem__ sorts and looks a pattern up by name on each
+        # of some 12,000 asks a set. Taken again each page, should an extension register one.
+        self._patterns = [(p, self._needs.get(id(p))) for p in self.inlinePatterns]
+        return super().run(tree, ancestors)
+
+    def _InlineProcessor__handleInline(self, data: str, patternIndex: int = 0) -> str:  # noqa: N802, N803
+        # Python-Markdown's loop (treeprocessors.InlineProcessor.__handleInline) over the list.
         if patternIndex == 0 and not self._trigger.search(data):
             return data
-        return super()._InlineProcessor__handleInline(data, patternIndex)
-
-    def _InlineProcessor__applyPattern(self, pattern, data: str, patternIndex: int,  # noqa: N802, N803
-                                       startIndex: int = 0):  # noqa: N803
-        # A text with the characters of some patterns is still tried only with those: a pattern
-        # with none of its characters past startIndex finds nothing there, which Python-Markdown
-        # answers with (data, False, 0); a pattern that needs nothing (the entity's) is never tried.
-        needs = self._needs.get(id(pattern))
-        if needs is not None:  # a loop, not all() over a generator: 11,000 calls a set
-            find = data.find
-            for n in needs:
-                if find(n, startIndex) >= 0:
-                    break
-            else:
-                return data, False, 0
-        return super()._InlineProcessor__applyPattern(pattern, data, patternIndex, startIndex)
+        if isinstance(data, markdown.util.AtomicString):
+            return data
+        patterns, apply = self._patterns, self._InlineProcessor__applyPattern
+        start, count = 0, len(patterns)
+        while patternIndex < count:
+            pattern, needs = patterns[patternIndex]
+            # A pattern with none of its characters past `start` finds nothing there, which
+            # Python-Markdown answers with (data, False, 0); one that needs nothing (the entity's)
+            # is never tried. A loop, not all() over a generator: 11,000 asks a set.
+            if needs is not None:
+                find = data.find
+                for n in needs:
+                    if find(n, start) >= 0:
+                        break
+                else:
+                    patternIndex, start = patternIndex + 1, 0
+                    continue
+            data, matched, start = apply(pattern, data, patternIndex, start)
+            if not matched:
+                patternIndex += 1
+        return data
 
     @classmethod
     def for_md(cls, md: markdown.Markdown) -> _Inline | None:
@@ -435,7 +459,7 @@ class Converter:
         if not title.startswith("# "):
             title, body = "", rest
         # Blocks already marked as finished HTML (kernel tables) skip the conversion too.
-        short, held, marked = hold(body)
+        short, held, marked, tight = hold(body)
         html, toc = self.convert(short)
         if len(held) > marked and sorted(i for i in map(int, _HOLDER_RE.findall(html)) if i >= marked) != list(
                 range(marked, len(held))):
@@ -443,10 +467,18 @@ class Converter:
             # converted with its charts.
             html, toc = self.convert(_fill(short, held, marked))
             del held[marked:]
-        html = _HOLDER_RE.sub(lambda m: held[int(m.group(1))], html)
+        html = _HOLDER_AFTER.sub(lambda m: put_back(m, held, tight), html)
         toc_json = base64.b64encode(json.dumps(toc, ensure_ascii=False).encode()).decode()
         head = f"{front}{title}\n\n" if title else front
         return f"{head}{TOC.format(toc_json)}\n{BEGIN}\n{html}\n{END}\n"
+
+
+def put_back(m: re.Match, held: list[str], tight: set[int]) -> str:
+    """A holder (and the newlines after it: _HOLDER_AFTER) given its block back; a LIST block's
+    holder loses one newline of the two a raw HTML block's has before the next element."""
+    after = m.group(2)
+    i = int(m.group(1))
+    return held[i] + ("\n" if i in tight else after) if after else held[i]
 
 
 def _fill(text: str, held: list[str], start: int) -> str:
