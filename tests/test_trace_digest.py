@@ -182,6 +182,8 @@ DAMAGE = {
     "a column long": lambda f: _rewrite(f, lambda d, c: c["cpu"]["correlation"].append(-1)),
     "a call without counts": lambda f: _rewrite(
         f, _doc(lambda d: next(iter(d["traces"].values()))["forwards"][0].pop())),
+    "a name longer than parse keeps": lambda f: _rewrite(f, lambda d, c: d["strings"].__setitem__(
+        c["gpu"]["name"][0], "k" * (trace.MAX_NAME_KEPT + 1))),
     "an entry without its hash": lambda f: _rewrite(f, _doc(lambda d: next(iter(d["traces"].values())).pop("sha256"))),
 }
 
@@ -263,6 +265,17 @@ def test_the_limits_on_a_trace_say_the_same_through_the_digest(copy, monkeypatch
         for rel in rels:
             d.trace(copy / rel, rel)
     assert str(got.value) == expected and env in expected
+
+
+def test_an_entry_that_counts_fewer_events_than_it_holds_is_held_to_what_it_holds(copy, monkeypatch):
+    """The per-trace event limit is checked on the events the entry holds where it says fewer."""
+    rel = max(trace_digest.trace_files(schema.load_set(copy)), key=lambda r: (copy / r).stat().st_size)
+    held = trace_digest.read(copy).entries[rel][0]
+    n = sum(f[3] + f[4] for f in held["forwards"])
+    _rewrite(copy, _doc(lambda d: d["traces"][rel].update(events=0)))
+    monkeypatch.setenv("GEN_MAX_TRACE_EVENTS", str(n - 1))
+    with pytest.raises(schema.UserError, match="GEN_MAX_TRACE_EVENTS"):
+        trace_digest.read(copy).trace(copy / rel, rel)
 
 
 def test_the_digest_is_the_same_bytes_for_the_same_traces(copy):

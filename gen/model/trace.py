@@ -40,6 +40,8 @@ MAX_TIME_US = 2**53
 # Names longer than this are cut (and say so): the committed traces' longest name is 1,010
 # characters (CUTLASS's reach a few thousand), and each name is shown on pages several times.
 MAX_NAME = 4096
+# The longest name parse keeps: MAX_NAME characters and the note of what was cut ("… (n more characters)")
+MAX_NAME_KEPT = MAX_NAME + 64
 
 
 class TraceError(UserError):

@@ -287,6 +287,10 @@ class Digest:
                         col.byteswap()
                     _check_packed(kind, col, sizes)
                 cols.append(col)
+        # An event's name is one parse kept (cut at MAX_NAME): a longer one is no digest of a trace
+        for side in (self.cpu, self.gpu):
+            if side and side[0] and max(len(self.strings[i]) for i in set(side[0])) > trace.MAX_NAME_KEPT:
+                raise Damaged(f"an event's name is longer than a trace's parse keeps ({trace.MAX_NAME_KEPT:,})")
         # What an index stands for, -1 (None) the last of each
         self.names = [*self.strings, None]
         self.cats = {side: tuple(CATEGORIES[side]) for side in CATEGORIES}
@@ -307,7 +311,9 @@ class Digest:
                 return None
         except OSError:
             return None  # missing or unreadable: parse says which
-        trace.check_sizes(path, trace.Sizes(entry["text_bytes"], entry["events"]))
+        # the events the entry holds, where it says fewer (a digest is read as untrusted as a trace)
+        events = max(entry["events"], sum(f[3] + f[4] for f in entry["forwards"]))
+        trace.check_sizes(path, trace.Sizes(entry["text_bytes"], events))
         # trace.check_calls on the counts the entry records (those of the Trace it makes: _check_entry
         # and the columns' lengths), before it is made
         trace.check_call_sizes(str(path), [(f[0], f[3] + f[4]) for f in entry["forwards"]])
