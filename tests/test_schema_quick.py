@@ -98,7 +98,7 @@ def test_damaged_copies_are_read_the_same_or_left_to_the_full_reading():
     rng = random.Random(21)
     places = list(_positions(data))[1:]
     refused = accepted = 0
-    for at in rng.sample(places, 120) + [("schema_version",), ("kind",), ("stage_seconds",)]:
+    for at in rng.sample(places, 70) + [("schema_version",), ("kind",), ("stage_seconds",)]:
         for value in rng.sample(BAD, 3):
             copy = json.loads(json.dumps(data))
             _put(copy, at, value)
@@ -111,7 +111,7 @@ def test_damaged_copies_are_read_the_same_or_left_to_the_full_reading():
                 accepted += 1
                 assert quick is not None, (at, value)
                 _same(quick, full)
-    assert refused > 100 and accepted > 25, (refused, accepted)  # both outcomes were met
+    assert refused > 60 and accepted > 15, (refused, accepted)  # both outcomes were met
 
 
 @pytest.mark.parametrize("text", [

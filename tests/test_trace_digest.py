@@ -205,9 +205,13 @@ def test_the_damage_done_is_there_to_find(copy):
 
 @pytest.mark.parametrize("damage", list(DAMAGE))
 def test_a_damaged_digest_is_parsed_around_with_a_note_naming_it(copy, damage, capfd):
+    """The digest is refused whole (one note) and each trace parsed: a few of them compared with parse's
+    (every one of 196, for each of 35 damages, was half a minute of the suite)."""
     DAMAGE[damage](copy)
-    got = _traces_of(copy)
-    assert all(_same(got[rel], t) for rel, t in _parsed(copy).items())
+    ls = tables.LoadedSet(copy.name, copy, schema.load_set(copy))
+    rels = trace_digest.trace_files(ls.rs)
+    rels = rels[:2] + rels[-2:]
+    assert all(_same(ls.sweep_trace(rel), trace.parse(copy / rel)) for rel in rels)
     err = capfd.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"note: {copy / trace_digest.FILE}: ")
     assert "python -m gen digest" in err[0]
