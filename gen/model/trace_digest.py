@@ -26,7 +26,8 @@ their layout, and each is checked against its bounds (an index within its table)
 not a source: a digest that is missing, or whose trace changed since, is parsed around without a
 word; one that is damaged or of another version is parsed around with a note naming it (never an
 error: the traces are there). The limits on a trace (gen.model.limits) are checked on the sizes it
-records, with parse's own errors. Standard library only: capture writes it on the GPU machine.
+records (on the events it holds where it records fewer), with parse's own errors; an event's name
+longer than parse keeps makes the digest damaged. Standard library only: capture writes it on the GPU machine.
 """
 
 from __future__ import annotations
