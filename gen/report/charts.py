@@ -10,7 +10,7 @@ scenario (`scenario_time`, `scenario_rate`, `scenario_roofline`), and the matrix
 sets and scenarios (`fastest_map`: the fastest variant of each). The page
 builders embed them (gen.report.site.chart_div).
 
-Shared look: one log scale for times (`LOG`, fitted to the data), one base-2
+Shared look: one log scale for times (`_log`, fitted to the data), one base-2
 axis for sequence lengths, one colour per event kind, one row height. Each
 chart keeps only the columns it shows, so that the pages stay small.
 """
@@ -21,10 +21,8 @@ import json
 import math
 from functools import lru_cache
 
-import altair as alt
 import numpy as np
 import pandas as pd
-from altair.vegalite.v6.api import _dataset_name
 
 from gen.analysis.scenarios import tflops_at
 from gen.analysis.values import missing, number, variant_order
@@ -40,8 +38,31 @@ MEASURED_COLOUR = "#4f7fd6"
 # Times span orders of magnitude: log axes, fitted to the data (a "nice" log
 # domain would run to the next power of ten), with room for the marks. A bar
 # starts at zero, which a log scale cannot place: on it, draw points, not bars.
-LOG = alt.Scale(type="log", nice=False, padding=12)
-SEQ_LEN = alt.Scale(type="log", base=2)
+def _log():  # a function: altair is imported where a chart is made
+    return alt.Scale(type="log", nice=False, padding=12)
+
+def _seq_len():  # a function: altair is imported where a chart is made
+    return alt.Scale(type="log", base=2)
+
+
+class _Altair:
+    """altair, imported where a chart is first made with it: a build whose chart shapes are all kept
+    (gen.report.cache's "shapes") fills them without it, and its start is 0.2 s shorter."""
+
+    def __getattr__(self, name: str):
+        import altair
+
+        return getattr(altair, name)
+
+
+alt = _Altair()
+
+
+def _dataset_name(values) -> str:
+    from altair.vegalite.v6.api import _dataset_name as name
+
+    return name(values)
+
 
 
 def _lane(depth: int, thread: str = "main") -> str:
@@ -358,9 +379,9 @@ def gpu_time_spec(summary: pd.DataFrame, per: str = "forward") -> dict:
 def _gpu_time(d: pd.DataFrame, order: list[str], per: str) -> alt.LayerChart:
     y = alt.Y("label:N", sort=order, title=None)
     rule = alt.Chart(d).mark_rule(strokeWidth=3, color=MEASURED_COLOUR).encode(
-        x=alt.X("q1:Q", scale=LOG, title=f"GPU-only time per {per} (ms, log scale)"), x2="q3:Q", y=y)
+        x=alt.X("q1:Q", scale=_log(), title=f"GPU-only time per {per} (ms, log scale)"), x2="q3:Q", y=y)
     point = alt.Chart(d).mark_point(filled=True, size=60, color=MEASURED_COLOUR).encode(
-        x=alt.X("median:Q", scale=LOG), y=y,
+        x=alt.X("median:Q", scale=_log()), y=y,
         tooltip=[alt.Tooltip("label:N", title="variant"),
                  alt.Tooltip("median:Q", title="median (ms)", format=".4f"),
                  alt.Tooltip("q1:Q", title="Q1 (ms)", format=".4f"),
@@ -396,14 +417,14 @@ def gpu_time_by_set(df: pd.DataFrame) -> alt.LayerChart:
     order = variant_order(d["variant"])
     n_sets = max(1, d["set"].nunique())
     title = "GPU-only time per forward (ms, log scale)"
-    x = alt.X("gpu_only_ms:Q", scale=LOG, title=title)
+    x = alt.X("gpu_only_ms:Q", scale=_log(), title=title)
     base = alt.Chart(d).encode(
         y=alt.Y("variant:N", sort=order, title=None),
         yOffset=alt.YOffset("set:N"),
         color=alt.Color("set:N", title="result set", legend=alt.Legend(orient="bottom", direction="vertical",
                                                                       labelLimit=0)))
     iqr = base.transform_filter("isValid(datum.gpu_only_q1_ms) && isValid(datum.gpu_only_q3_ms)").mark_rule(
-        strokeWidth=2).encode(x=alt.X("gpu_only_q1_ms:Q", scale=LOG, title=title), x2="gpu_only_q3_ms:Q")
+        strokeWidth=2).encode(x=alt.X("gpu_only_q1_ms:Q", scale=_log(), title=title), x2="gpu_only_q3_ms:Q")
     dots = base.mark_point(size=70, strokeWidth=2).encode(
         x=x,
         shape=alt.Shape("figure:N", title="figure", scale=alt.Scale(domain=[MEASURED, PUBLISHED],
@@ -493,10 +514,10 @@ def _time_frame(sweep: pd.DataFrame) -> pd.DataFrame:
 
 def _time_vs_seq(d: pd.DataFrame) -> alt.FacetChart:
     base = alt.Chart().encode(
-        x=alt.X("seq_len:Q", scale=SEQ_LEN, title="sequence length"),
+        x=alt.X("seq_len:Q", scale=_seq_len(), title="sequence length"),
         color=alt.Color("variant:N", title="variant"))
     line = base.mark_line(point=True).encode(
-        y=alt.Y("gpu_only_ms:Q", scale=LOG, title="GPU-only time per forward (ms, median)"),
+        y=alt.Y("gpu_only_ms:Q", scale=_log(), title="GPU-only time per forward (ms, median)"),
         tooltip=["variant", "seq_len", "head_dim", alt.Tooltip("gpu_only_ms:Q", format=".4f")])
     band = base.mark_area(opacity=0.2).encode(y="gpu_only_q1_ms:Q", y2="gpu_only_q3_ms:Q")
     return alt.layer(band, line, data=d).facet(column=alt.Column("head_dim:O", title="head dim"))
@@ -514,8 +535,8 @@ def memory_vs_seq_spec(sweep: pd.DataFrame) -> dict:
 
 def _memory_vs_seq(d: pd.DataFrame) -> alt.FacetChart:
     return alt.Chart(d).mark_line(point=True).encode(
-        x=alt.X("seq_len:Q", scale=SEQ_LEN, title="sequence length"),
-        y=alt.Y("peak_mb:Q", scale=LOG, title="peak memory (MiB)"),
+        x=alt.X("seq_len:Q", scale=_seq_len(), title="sequence length"),
+        y=alt.Y("peak_mb:Q", scale=_log(), title="peak memory (MiB)"),
         color="variant:N", tooltip=["variant", "seq_len", "head_dim", alt.Tooltip("peak_mb:Q", format=",.0f")],
     ).facet(column=alt.Column("head_dim:O", title="head dim"))
 
@@ -544,8 +565,8 @@ def _roofline(d: pd.DataFrame, roof: pd.DataFrame) -> alt.LayerChart:
     line = alt.Chart(roof).mark_line(color="black", strokeDash=[4, 3]).encode(
         x="intensity:Q", y="tflops:Q")
     pts = alt.Chart(d).mark_point(filled=True).encode(
-        x=alt.X("intensity:Q", scale=LOG, title="arithmetic intensity (FLOP, FlashAttention count / minimum byte)"),
-        y=alt.Y("tflops_causal:Q", scale=LOG, title="achieved TFLOP/s (FlashAttention count)"),
+        x=alt.X("intensity:Q", scale=_log(), title="arithmetic intensity (FLOP, FlashAttention count / minimum byte)"),
+        y=alt.Y("tflops_causal:Q", scale=_log(), title="achieved TFLOP/s (FlashAttention count)"),
         color="variant:N", shape="head_dim:N",
         tooltip=["variant", "seq_len", "head_dim", alt.Tooltip("tflops_causal:Q", format=".1f")])
     return alt.layer(line, pts)
@@ -581,7 +602,7 @@ def busy_vs_seq_spec(busy: pd.DataFrame) -> dict:
 
 def _busy_vs_seq(d: pd.DataFrame) -> alt.Chart:
     return alt.Chart(d).mark_line(point=True).encode(
-        x=alt.X("seq_len:Q", scale=SEQ_LEN, title="sequence length (head dim 64)"),
+        x=alt.X("seq_len:Q", scale=_seq_len(), title="sequence length (head dim 64)"),
         y=alt.Y("busy_pct:Q", scale=alt.Scale(domain=[0, 100]), title="GPU busy (% of the forward's span)"),
         color="variant:N",
         tooltip=["variant", "seq_len", alt.Tooltip("busy_pct:Q", format=".0f"),
@@ -591,8 +612,12 @@ def _busy_vs_seq(d: pd.DataFrame) -> alt.Chart:
 # Frames of gen.analysis.scenarios (`point_frame`, `anchor_frame`) of one set and scenario.
 # Measured points are filled circles, published ones hollow diamonds (MEASURED / PUBLISHED).
 
-LENGTH = alt.Scale(type="log", base=2, nice=False, padding=12)
-FIGURE_SHAPES = alt.Scale(domain=[MEASURED, PUBLISHED], range=["circle", "diamond"])
+def _length():  # a function: altair is imported where a chart is made
+    return alt.Scale(type="log", base=2, nice=False, padding=12)
+
+def _figure_shapes():  # a function: altair is imported where a chart is made
+    return alt.Scale(domain=[MEASURED, PUBLISHED], range=["circle", "diamond"])
+
 
 
 _SCENARIO_NUMERIC = ("kv_len", "head_dim", "value", "q1", "q3", "intensity", "tflops")
@@ -644,7 +669,7 @@ def _ticks(d: pd.DataFrame) -> list[int]:
 
 def _x(ticks: list[int], title: str) -> alt.X:
     """Lengths on a base-2 log axis, ticked at the lengths measured."""
-    return alt.X("kv_len:Q", scale=LENGTH, title=title, axis=alt.Axis(values=ticks, format=",", labelAngle=0))
+    return alt.X("kv_len:Q", scale=_length(), title=title, axis=alt.Axis(values=ticks, format=",", labelAngle=0))
 
 
 def _color(order: list[str]) -> alt.Color:
@@ -658,10 +683,10 @@ def _lines(d: pd.DataFrame, order: list[str], ticks: list[int], y_title: str, x_
     color = _color(order)
     base = alt.Chart(d).encode(x=x, color=color)
     line = base.transform_filter(alt.datum.figure == MEASURED).mark_line().encode(
-        y=alt.Y("value:Q", scale=LOG, title=y_title), detail="head_dim:N")
+        y=alt.Y("value:Q", scale=_log(), title=y_title), detail="head_dim:N")
     dots = base.mark_point(size=60, strokeWidth=2).encode(
-        y=alt.Y("value:Q", scale=LOG, title=y_title),
-        shape=alt.Shape("figure:N", scale=FIGURE_SHAPES, title=None, legend=alt.Legend(orient="bottom")),
+        y=alt.Y("value:Q", scale=_log(), title=y_title),
+        shape=alt.Shape("figure:N", scale=_figure_shapes(), title=None, legend=alt.Legend(orient="bottom")),
         fill=alt.condition(alt.datum.figure == MEASURED, alt.Color("series:N", sort=order, legend=None,
                                                                    scale=alt.Scale(scheme="tableau20")),
                            alt.value("transparent")),
@@ -761,7 +786,7 @@ def scenario_time_spec(points, anchors: pd.DataFrame, x_title: str, point_rows: 
 def _scenario_time(d: pd.DataFrame, order: list[str], ticks: list[int], x_title: str) -> alt.LayerChart:
     title = "GPU-only time per call (ms, log scale)"
     iqr = alt.Chart(d).transform_filter("isValid(datum.q1) && isValid(datum.q3)").mark_rule(strokeWidth=3).encode(
-        x=_x(ticks, x_title), y=alt.Y("q1:Q", scale=LOG, title=title), y2="q3:Q", color=_color(order))
+        x=_x(ticks, x_title), y=alt.Y("q1:Q", scale=_log(), title=title), y2="q3:Q", color=_color(order))
     return alt.layer(iqr, _lines(d, order, ticks, title, x_title)).properties(width="container", height=280)
 
 
@@ -833,10 +858,10 @@ def _scenario_rate(frames: dict[str, pd.DataFrame], order: list[str], ticks: lis
     chart = _lines(frames["d"], order, ticks, y_title, x_title)
     if "rules" in frames:
         rule = alt.Chart(frames["rules"]).mark_rule(strokeDash=[5, 3], color="#444").encode(
-            y=alt.Y("value:Q", scale=LOG), tooltip=["ceiling", alt.Tooltip("value:Q", format=".4g")])
+            y=alt.Y("value:Q", scale=_log()), tooltip=["ceiling", alt.Tooltip("value:Q", format=".4g")])
         labels = [alt.Chart(frames[f"label{i}"]).mark_text(align="left", dx=4, dy=-6 if i == 0 else 12,
                                                            color="#444", fontSize=11).encode(
-            x=alt.value(0), y=alt.Y("value:Q", scale=LOG), text="ceiling:N")
+            x=alt.value(0), y=alt.Y("value:Q", scale=_log()), text="ceiling:N")
             for i in range(sum(k.startswith("label") for k in frames))]
         chart = alt.layer(chart, rule, *labels)
     return chart.properties(width="container", height=280)
@@ -912,10 +937,10 @@ def scenario_roofline_spec(points, matmul_tflops: float, copy_tbps: float, x_tit
 
 def _scenario_roofline(d: pd.DataFrame, roof: pd.DataFrame, order: list[str], x_title: str) -> alt.LayerChart:
     line = alt.Chart(roof).mark_line(color="#444", strokeDash=[4, 3]).encode(
-        x=alt.X("intensity:Q", scale=LOG, title=x_title), y=alt.Y("tflops:Q", scale=LOG))
+        x=alt.X("intensity:Q", scale=_log(), title=x_title), y=alt.Y("tflops:Q", scale=_log()))
     pts = alt.Chart(d).mark_point(filled=True, size=60).encode(
-        x=alt.X("intensity:Q", scale=LOG, title=x_title),
-        y=alt.Y("tflops:Q", scale=LOG, title="achieved TFLOP/s (FlashAttention count)"),
+        x=alt.X("intensity:Q", scale=_log(), title=x_title),
+        y=alt.Y("tflops:Q", scale=_log(), title="achieved TFLOP/s (FlashAttention count)"),
         color=alt.Color("variant:N", sort=order, title=None, scale=alt.Scale(scheme="tableau20"),
                         legend=alt.Legend(orient="bottom", columns=3)),
         shape=alt.Shape("mode:N", title=None),

@@ -14,8 +14,8 @@ import shlex
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import altair as alt
 import jinja2
 import pandas as pd
 from markupsafe import Markup, escape
@@ -24,6 +24,9 @@ from gen.analysis import findings, lessons, tables, values
 from gen.analysis.values import missing, variant_order
 from gen.report import format as fmt
 from gen.report import wording
+
+if TYPE_CHECKING:  # the annotations' only use: altair is imported where a chart is made (gen.report.charts)
+    import altair as alt
 
 TEMPLATES = Path(__file__).with_name("templates")
 # A page lists at most this many GPU events of one call, and a timeline draws at most this many
