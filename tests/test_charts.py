@@ -458,3 +458,19 @@ def test_scenario_charts_from_the_pages_rows_are_the_frames_charts(h200, h200_ne
                         assert got == want, name
                 drawn += len(rows)
     assert drawn > 100
+
+
+def test_dataset_names_are_altairs():
+    """charts._dataset_name (no altair import) names a dataset as altair does, for rows of every kind a
+    chart holds (numbers, NaN-free floats, text, None, nested lists, unicode) and the empty ones."""
+    import random
+
+    from altair.vegalite.v6.api import _dataset_name
+
+    rng = random.Random(21)
+    values = [[{}], [], [{"a": 1}], [{"b": "é<>&", "a": None, "c": [1, 2.5]}]]
+    for _ in range(200):
+        values.append([{k: rng.choice([rng.random(), rng.randint(-9, 9), "x" * rng.randint(0, 3), None, True])
+                        for k in rng.sample("abcdef", rng.randint(0, 4))} for _ in range(rng.randint(1, 4))])
+    for v in values:
+        assert charts._dataset_name(v) == _dataset_name(v), v
