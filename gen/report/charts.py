@@ -59,6 +59,11 @@ class _Altair:
 alt = _Altair()
 
 
+def preload() -> None:
+    """Import altair now (where the caller has time to spare, or before forking workers that will draw)."""
+    import altair  # noqa: F401
+
+
 def _dataset_name(values: list) -> str:
     """The name altair gives an inline dataset of these rows (altair.vegalite.v6.api._dataset_name: the
     sha256 of its sorted JSON), without importing altair: a chart filled from a kept shape needs no

@@ -215,6 +215,7 @@ def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...],
                 # Costliest first (most traces), so the workers finish together.
                 order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][0].rs.sweep) - len(tasks[i][0].rs.runs))
                 futures = {i: pool.submit(_run_task, i) for i in order}
+                charts.preload()  # the pages over all sets draw with Altair: imported while the workers work
                 done = [futures[i].result() for i in range(len(tasks))]
         else:
             done = [_run_task(i) for i in range(len(tasks))]
@@ -510,8 +511,7 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
         loaded, skipped, plan = _read(results_root, store, code, skip_broken)
     if check:
         check(loaded)
-    shapes = (store.get("shapes", code) if store else None) or {}
-    charts.add_shapes(shapes)  # the chart shapes of earlier builds of this code: a new set's charts skip Altair
+    shapes = _kept_shapes(store, code)
     while True:
         gone = {s.name for s in skipped}
         all_sets = [ls for ls in loaded if ls.name not in gone]
@@ -538,6 +538,17 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
     for stage, cpu in plan.cpu.items():
         watch.add(f"  in the units: {stage}", None, cpu)
     return ctx, units
+
+
+def _kept_shapes(store: cache.Store | None, code: str) -> dict:
+    """The chart shapes of earlier builds of this code, handed to gen.report.charts (a new set's charts
+    skip Altair). Where none are kept, every worker will draw with Altair: it is imported here, once
+    for them all (each would import it otherwise)."""
+    shapes = (store.get("shapes", code) if store else None) or {}
+    charts.add_shapes(shapes)
+    if not shapes:
+        charts.preload()
+    return shapes
 
 
 def _units(ctx: Context, plan: _Plan, store: cache.Store | None, watch: Stopwatch) -> dict[str, Unit]:
