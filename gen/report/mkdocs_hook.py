@@ -273,9 +273,6 @@ def _bytecode_dir(env, config) -> str | None:
     a folder per version of Jinja, mkdocs and Python and per setting of the environment that shapes the
     compiled code (Jinja keys each entry by the template's path and checks its text, not the
     environment); older folders go. None where the project's folder cannot be written."""
-    import hashlib
-    import os
-    import shutil
     import sys
 
     import mkdocs
@@ -285,16 +282,28 @@ def _bytecode_dir(env, config) -> str | None:
              env.variable_end_string, env.comment_start_string, env.comment_end_string, env.line_statement_prefix,
              env.line_comment_prefix, env.trim_blocks, env.lstrip_blocks, env.newline_sequence,
              env.keep_trailing_newline, env.is_async, getattr(env, "newstyle_gettext", None))
+    return _cache_dir(config, "templates-", shape)
+
+
+def _cache_dir(config, prefix: str, shape: tuple) -> str | None:
+    """The project's folder (in BYTECODE_DIR) for what the hook keeps between builds of this `shape`
+    (everything the kept files depend on, hashed into its name), made where missing; the older
+    folders of the same prefix go. None where it cannot be written."""
+    import hashlib
+    import os
+    import shutil
+
     root = os.path.join(os.path.dirname(os.path.abspath(config["config_file_path"] or ".")), BYTECODE_DIR)
-    here = os.path.join(root, "templates-" + hashlib.sha256(repr(shape).encode()).hexdigest()[:16])
+    here = os.path.join(root, prefix + hashlib.sha256(repr(shape).encode()).hexdigest()[:16])
     try:
         os.makedirs(here, exist_ok=True)
         if not os.access(here, os.W_OK):
             return None
+        names = os.listdir(root)
     except OSError:
         return None
-    for name in os.listdir(root):
-        if name.startswith("templates-") and os.path.join(root, name) != here:
+    for name in names:
+        if name.startswith(prefix) and os.path.join(root, name) != here:
             shutil.rmtree(os.path.join(root, name), ignore_errors=True)
     return here
 
@@ -662,8 +671,6 @@ def _search_cache_dir(config) -> str | None:
     (SEARCH_SOURCE, checked) and of Python (html.unescape and escape); older folders go. None where the
     project's folder cannot be written."""
     import hashlib
-    import os
-    import shutil
     import sys
 
     try:
@@ -671,20 +678,7 @@ def _search_cache_dir(config) -> str | None:
             port = hashlib.sha256(f.read()).hexdigest()
     except (OSError, NameError):
         return None
-    shape = (SEARCH_CACHE_VERSION, SEARCH_SOURCE, port, sys.version)
-    root = os.path.join(os.path.dirname(os.path.abspath(config["config_file_path"] or ".")), BYTECODE_DIR)
-    here = os.path.join(root, "search-" + hashlib.sha256(repr(shape).encode()).hexdigest()[:16])
-    try:
-        os.makedirs(here, exist_ok=True)
-        if not os.access(here, os.W_OK):
-            return None
-        names = os.listdir(root)
-    except OSError:
-        return None
-    for name in names:
-        if name.startswith("search-") and os.path.join(root, name) != here:
-            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
-    return here
+    return _cache_dir(config, "search-", (SEARCH_CACHE_VERSION, SEARCH_SOURCE, port, sys.version))
 
 
 class _SearchCache:
