@@ -254,28 +254,7 @@ def test_timeline_rows_are_the_frames_records(h200_new):
 
 def _window_mapping_every_column(cpu, gpu, max_events, max_depth, max_name=2_000):
     """charts.timeline_window as it was: every name column mapped, long names or not."""
-    import numpy as np
-    import pandas as pd
-
-    def cut(df, cols):
-        df = df.copy()
-        for c in cols:
-            df[c] = df[c].map(lambda x: x[:max_name] + "…" if isinstance(x, str) and len(x) > max_name else x)
-        return df
-
-    deep = cpu["depth"] > max_depth if len(cpu) else pd.Series([], dtype=bool)
-    left = int(deep.sum())
-    cpu = cpu[~deep] if left else cpu
-    starts = np.concatenate([cpu["start_us"].to_numpy(float), gpu["start_us"].to_numpy(float)])
-    until = None
-    if len(starts) > max_events:
-        first = np.argsort(starts, kind="stable")[:max_events]
-        keep = np.zeros(len(starts), dtype=bool)
-        keep[first] = True
-        n = len(cpu)
-        cpu, gpu = cpu[keep[:n]], gpu[keep[n:]]
-        left, until = left + len(starts) - max_events, float(starts[first[-1]])
-    return cut(cpu, ["name"]), cut(gpu, ["name", "short_name", "launched_by"]), left, until
+    return _window_frames(cpu, gpu, max_events, max_depth, max_name, every=True)
 
 
 def test_timeline_window_maps_only_columns_with_long_names(h200_new):
@@ -298,15 +277,16 @@ def test_timeline_window_maps_only_columns_with_long_names(h200_new):
     assert checked > 30
 
 
-def _window_frames(cpu, gpu, max_events, max_depth, max_name=2_000):
-    """charts.timeline_window as it read frames (tables.timeline_frames'), before it read rows."""
+def _window_frames(cpu, gpu, max_events, max_depth, max_name=2_000, every=False):
+    """charts.timeline_window as it read frames (tables.timeline_frames'), before it read rows; `every`:
+    as it was before that, every name column mapped, long names or not."""
     import numpy as np
     import pandas as pd
 
     def cut(df, cols):
         df = df.copy()
         for c in cols:
-            if any(isinstance(x, str) and len(x) > max_name for x in df[c].tolist()):
+            if every or any(isinstance(x, str) and len(x) > max_name for x in df[c].tolist()):
                 df[c] = df[c].map(lambda x: x[:max_name] + "…" if isinstance(x, str) and len(x) > max_name else x)
         return df
 
