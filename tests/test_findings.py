@@ -263,7 +263,7 @@ def _copies_by_groupby(ls):
     """rule_copies as it read the tables (a mask, then a pandas groupby per variant)."""
     out = []
     for v, kt in findings._kernel_runs(ls):
-        copies = findings._copies(kt)
+        copies = findings.copy_events(kt)
         expected = findings.VARIANTS[v].expect.copy_or_fill
         for (kind, op), g in copies.groupby(["kind", "launched_by"], sort=False):
             out.append(findings.Finding(
@@ -337,7 +337,7 @@ def _check_measured_by_masks(ls, r, row, h, mode):
     import math
 
     kt = tables.kernel_table(ls, r["variant"], mode)
-    copies = findings._copies(kt)
+    copies = findings.copy_events(kt)
     out = dict(measured_kernels=r["kernels_per_forward"],
                kernels_contradicted=bool(r["kernels_per_forward"] != h.kernels_per_forward),
                measured_copy_or_fill=bool(len(copies)), has_memcpy=bool((kt["kind"] == "memcpy").any()),

@@ -39,7 +39,7 @@ def kframe(*rows: dict) -> pd.DataFrame:
     ("a GEMM is not", [dict(name="nvjet_sm90_tst", launched_by="aten::bmm")], []),
 ])
 def test_copy_rule(case, rows, flagged):
-    assert list(findings._copies(kframe(*rows))["index"]) == flagged, case
+    assert list(findings.copy_events(kframe(*rows))["index"]) == flagged, case
 
 
 def test_copy_ops_are_one_list():

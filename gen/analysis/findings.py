@@ -68,11 +68,17 @@ class FindingKind(enum.StrEnum):
 # Each takes a kernel table (tables.kernel_table's columns) and returns the rows it flags.
 
 
-def _copies(kt: pd.DataFrame) -> pd.DataFrame:
+def copy_events(kt: pd.DataFrame) -> pd.DataFrame:
     """Memcpy and memset events, and kernels of a copy op (rules.is_copy)."""
     if kt.empty:
         return kt
-    return kt[[rules.is_copy(k, op) for k, op in zip(kt["kind"], kt["launched_by"])]]
+    return kt.iloc[_copy_rows(*_columns(kt, "kind", "launched_by"))]
+
+
+def _copy_rows(kind: list, ops: list) -> list[int]:
+    """The places of copy_events' rows in a kernel table's kind and launched_by columns (the rules
+    that read columns as lists ask this, the one definition)."""
+    return [i for i, (k, op) in enumerate(zip(kind, ops)) if rules.is_copy(k, op)]
 
 
 def float32_events(kt: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -111,8 +117,12 @@ def mask_events(kt: pd.DataFrame) -> pd.DataFrame:
 
 def no_estimate_events(kt: pd.DataFrame) -> pd.DataFrame:
     """Kernels for which the profiler reported 0% or no occupancy."""
-    kind, occ = _columns(kt, "kind", "occupancy_pct")
-    return kt[np.array([k == "kernel" and bool(rules.no_occupancy_estimate(o)) for k, o in zip(kind, occ)], dtype=bool)]
+    return kt.iloc[_no_estimate_rows(*_columns(kt, "kind", "occupancy_pct"))]
+
+
+def _no_estimate_rows(kind: list, occ: list) -> list[int]:
+    """The places of no_estimate_events' rows in a kernel table's kind and occupancy_pct columns."""
+    return [i for i, (k, o) in enumerate(zip(kind, occ)) if k == "kernel" and rules.no_occupancy_estimate(o)]
 
 
 # What pandas' str.contains read in these rules (case-insensitive where it was asked to be)
@@ -244,7 +254,7 @@ def _check_measured(ls: tables.LoadedSet, r, row: dict, h, mode: str) -> dict:
     # The table's columns read as lists (masks and iterrows before: most of check_hypotheses' time); the
     # same values (test).
     kind, ops, short, names, cats = _columns(kt, "kind", "launched_by", "short_name", "name", "category")
-    copies = [i for i, (k, op) in enumerate(zip(kind, ops)) if rules.is_copy(k, op)]
+    copies = _copy_rows(kind, ops)
     out = dict(measured_kernels=r["kernels_per_forward"],
                kernels_contradicted=bool(r["kernels_per_forward"] != h.kernels_per_forward),
                measured_copy_or_fill=bool(len(copies)), has_memcpy="memcpy" in kind,
@@ -323,9 +333,8 @@ def rule_copies(ls) -> list[Finding]:
         # (test). Neither column is ever missing (tables.kernel_table), so no row drops out of a group.
         groups: dict[tuple, list[int]] = {}
         kinds, ops = _columns(kt, "kind", "launched_by")
-        for i, (k, op) in enumerate(zip(kinds, ops)):
-            if rules.is_copy(k, op):
-                groups.setdefault((k, op), []).append(i)
+        for i in _copy_rows(kinds, ops):
+            groups.setdefault((kinds[i], ops[i]), []).append(i)
         if not groups:
             continue
         index, short, paths, dur = _columns(kt, "index", "short_name", "op_path", "dur_us")
@@ -407,7 +416,7 @@ def rule_occupancy(ls) -> list[Finding]:
         # The kernels with no estimate, grouped by cause, read off the columns as lists (a mask per
         # cause and its columns as Series before); the same findings (test).
         kind, occ = _columns(kt, "kind", "occupancy_pct")
-        zero = [i for i, (k, o) in enumerate(zip(kind, occ)) if k == "kernel" and rules.no_occupancy_estimate(o)]
+        zero = _no_estimate_rows(kind, occ)
         if not zero:
             continue
         index, short, api, dur, smem, blocks = _columns(kt, "index", "short_name", "launch_api", "dur_us",

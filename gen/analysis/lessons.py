@@ -540,7 +540,7 @@ def _explain_kernels(name, h, kt, stands) -> Explanation:
 
 
 def _explain_copy(name, h, kt, stands) -> Explanation:
-    copies = kt[[rules.is_copy(k, b) for k, b in zip(kt["kind"], kt["launched_by"])]]
+    copies = findings.copy_events(kt)  # the one definition the Findings page uses too
     only_memsets = bool(len(copies)) and set(copies["index"]) <= set(_memsets(kt)["index"])
     return Explanation(name, "copy_or_fill", bool(h["expected_copy_or_fill"]), bool(h["measured_copy_or_fill"]),
                        "memset" if only_memsets else "events", _refs(name, copies), lesson_stands=stands)

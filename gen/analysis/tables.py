@@ -44,10 +44,6 @@ class LoadedSet:
     def measured(self) -> bool:
         return self.rs.kind == "measured"
 
-    def trace_path(self, mode: str, variant: str) -> Path | None:
-        run = self.rs.run(variant, mode)
-        return self.path / run.trace if run and run.trace else None
-
     def trace(self, mode: str, variant: str) -> trace.Trace | None:
         key = (mode, variant)
         if key not in self._traces:
