@@ -324,10 +324,15 @@ def test_the_search_port_is_checked_on_the_first_pages(monkeypatch):
     assert hook._sections_seen(hook._port_sections(index, page, search)) == want  # Material's from then on
 
 
-def test_the_hook_names_the_generated_folder_as_the_build_does():
+def test_the_hook_names_the_generated_folder_and_markers_as_the_build_does():
+    """The hook imports nothing of gen (mkdocs loads it by its path): what it shares with the build is
+    written twice, and compared here."""
     from gen.report import format as fmt
 
     assert hook.GENERATED == fmt.GENERATED + "/"
+    assert (hook.BEGIN, hook.END, hook.LIST) == (prerender.BEGIN, prerender.END, prerender.LIST)
+    toc = prerender.TOC.format("eyJhIjogMX0=")
+    assert hook._TOC_LINE.fullmatch(toc + "\n")
 
 
 def test_a_list_block_is_the_list_markdown_makes_without_the_build_too():
