@@ -240,16 +240,16 @@ def test_repeated_launches_name_the_launch_whose_counters_they_carry():
                  kc(1, name, duration_ns=4000.0, same_as="inference__naive#1"),
                  kc(2, FLASH_NCU, duration_ns=95_000.0, same_as="train__sdpa_flash#3")])
     m = counters.match(run, tr)
-    assert counters.repeats(m.frame) == [dict(index=0, mode="inference", variant="naive", at=0),
+    assert counters.repeats(m.rows) == [dict(index=0, mode="inference", variant="naive", at=0),
                                          dict(index=1, mode="inference", variant="naive", at=1),
                                          dict(index=2, mode="train", variant="sdpa_flash", at=3)]
     # a launch of another mode stands in for nothing: the kernel shows no counters
     f = m.frame.set_index("index")
     assert f.loc[2, "pairing"] == counters.Pairing.NO_COUNTERS and math.isnan(f.loc[2, "ncu_duration_us"])
     assert f.loc[0, "pairing"] == counters.Pairing.OK and f.loc[0, "ncu_duration_us"] == pytest.approx(4.0)
-    assert counters.repeats(counters.match(a_run([kc(0, name)]), a_trace(gpu_event(0, 4.0, name=name))).frame) == []
+    assert counters.repeats(counters.match(a_run([kc(0, name)]), a_trace(gpu_event(0, 4.0, name=name))).rows) == []
     from gen.report import wording
-    note = wording.counters_repeated(counters.repeats(m.frame), "v", "inference")
+    note = wording.counters_repeated(counters.repeats(m.rows), "v", "inference")
     assert note.startswith("2 kernels of this forward were not profiled again: each matches a launch Nsight "
                            "Compute profiled in naive's forward (2) (the same kernel, grid, block and shared "
                            "memory, inputs of the same shapes) and shows that launch's counters; ")
@@ -269,7 +269,7 @@ def test_a_copied_kernels_row_says_where_its_counters_were_read():
 
 
 def test_repeats_read_off_the_columns_give_what_the_mask_and_itertuples_gave(h200, h200_new):
-    """repeats reads the two columns as lists; the reading it replaced (a notna mask, .loc and
+    """repeats reads a Matched's rows; the reading of its frame it replaced (a notna mask, .loc and
     itertuples) is kept here: the same list over every run of the committed H200 sets, each frame
     reversed and emptied, and same_as missing as None, NaN and pd.NA."""
     def by_mask(frame):
@@ -283,7 +283,7 @@ def test_repeats_read_off_the_columns_give_what_the_mask_and_itertuples_gave(h20
     checked = 0
     for f in [*frames, odd]:
         for t in (f, f.iloc[::-1], f.iloc[0:0]):
-            got, want = counters.repeats(t), by_mask(t)
+            got, want = counters.repeats(t.to_dict("records")), by_mask(t)
             assert got == want and [type(x["index"]) for x in got] == [type(x["index"]) for x in want]
             checked += bool(want)
     assert checked > 3

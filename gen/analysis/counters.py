@@ -181,19 +181,13 @@ def source(same_as: Any) -> dict[str, Any] | None:
     return dict(mode=mode, variant=variant, at=int(at) if at.isdigit() else None)
 
 
-def repeats(frame: pd.DataFrame | list[dict[str, Any]]) -> list[dict[str, Any]]:
+def repeats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The launches capture did not profile because an identical launch (kernel, grid, block,
     shared memory) was profiled in another call: index, and that launch's mode, variant and
-    index. One of another mode carries no counters here (see match). Reads a Matched's frame or rows."""
-    if isinstance(frame, list):
-        pairs = [(r["index"], r["same_as"]) for r in frame]
-    elif frame.empty:
-        return []
-    else:
-        # The two columns read as lists (a mask, .loc and itertuples before: half a millisecond a run); the
-        # same rows (test). A missing same_as is None or NaN, what notna() leaves out.
-        pairs = zip(frame["index"].tolist(), frame["same_as"].tolist())
-    return [dict(index=int(index), **source(same)) for index, same in pairs if not missing(same)]
+    index. One of another mode carries no counters here (see match). Reads a Matched's rows (a
+    notna mask, .loc and itertuples over its frame before: the same list, test); a missing same_as
+    is None, NaN or NA, what notna() left out."""
+    return [dict(index=int(r["index"]), **source(r["same_as"])) for r in rows if not missing(r["same_as"])]
 
 
 def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cuda") -> Matched:
