@@ -115,8 +115,11 @@ def other_host(stored, env: schema.Environment) -> list[str]:
     """'field: here ..., there ...' for each HOST_FIELDS value where the stored environment (meta.json's,
     a dict) names another than env; every field when there is none stored."""
     stored = stored if isinstance(stored, dict) else {}
-    return [f"{name}: {getattr(env, name)!r} here, {stored.get(name)!r} in the partial capture"
-            for name in HOST_FIELDS if stored.get(name) != getattr(env, name)]
+    return [f"{name}: {getattr(env, name)!r} here, {stored.get(name, 'none')!r} in the partial capture"
+            for name in HOST_FIELDS if stored.get(name, _UNSET) != getattr(env, name)]
+
+
+_UNSET = object()  # a field meta.json lacks: no value matches it
 
 
 def differences(a: dict, b: dict) -> list[str]:
