@@ -199,7 +199,9 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--sweep-dims", type=_ints, help="head dims (default 64,128)")
     pr.add_argument("--resume", action="store_true",
                     help="continue the partial capture an interrupted run left (results/.partial-<set>/), with "
-                         "the same options: what it kept is not measured again; the set is published when complete")
+                         "the same options, on the same host (one measured on another GPU, CPU or platform is refused; "
+                         "--force starts it over): what it kept is not measured again; the set is published when "
+                         "complete")
     pr.add_argument("--time-limit-s", type=float, default=3600.0,
                     help="stop starting sweep points this long after the start (default 3600)")
     pr.set_defaults(func=cmd_profile)

@@ -10,7 +10,8 @@ said), `settle` (recover before a read, or name what cannot be recovered), and
 that cleanup runs). Standard library only: capture uses it on the GPU machine.
 
 Publishing holds an exclusive lock (fcntl.flock on `.publish.lock` in the
-parent folder), so two runs at once take turns; the two renames that swap the
+parent folder), so two runs at once take turns (on a file system without locks, a note says it
+publishes without one); the two renames that swap the
 old copy for the new run with SIGINT and SIGTERM held back, so an interrupt
 comes before or after them, never between. Only SIGKILL or a crash can land
 between; the next run's `recover` then puts the old copy back (no new one in
@@ -41,6 +42,7 @@ ENVIRONMENT_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.EN
 LOCK_FILE = ".publish.lock"
 # What flock raises on a file system without locks
 _NO_LOCKS = frozenset({errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOLCK})
+_SAID_NO_LOCKS: set[str] = set()
 STAGING_PREFIX = ".staging-"
 _STAGING_RE = re.compile(r"^\.staging-(?P<name>.+)-(?P<pid>\d+)$")
 _OLD_RE = re.compile(r"^\.(?P<name>.+)\.old-(?P<pid>\d+)$")
@@ -164,8 +166,10 @@ def lock(parent: Path) -> Iterator[None]:
                 raise
             # Some network file systems (Lustre without -o flock, some NFS mounts) have no locks: publishing
             # is still atomic (renames); only two publishers at once are not made to take turns.
-            _say(f"{parent}: its file system has no locks ({exc.strerror}); publishing without one: run no "
-                 f"second capture, import or build into it at the same time")
+            if str(parent) not in _SAID_NO_LOCKS:  # once a folder: a publish takes the lock twice
+                _SAID_NO_LOCKS.add(str(parent))
+                _say(f"{parent}: its file system has no locks ({exc.strerror}); publishing without one: run no "
+                     f"second capture, import or build into it at the same time")
         yield
     finally:
         os.close(fd)  # releases the lock

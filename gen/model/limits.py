@@ -5,7 +5,8 @@ Takes: the environment (each limit is raised by its own variable). Gives: the
 `Limit`s below, `Limit.value()` (in bytes, events or files) and
 `Limit.exceeded(where, ...)`, the one-line error that names the file, the limit
 and how to raise it. Checked where a set is imported (gen.importer), where it is
-loaded (gen.analysis.tables) and where a trace is read (gen.model.trace).
+loaded (gen.analysis.tables) and where a trace is read (gen.model.trace), on sizes
+before anything is read, and while a file is read a chunk at a time (`read_upto`).
 Standard library only: capture could use it on the GPU machine.
 
 The defaults sit far above what a real capture writes (the committed H200 set:
