@@ -66,6 +66,20 @@ def _scenario_names() -> list[str]:
     return list(sc.SCENARIOS)
 
 
+def _capture_runner():
+    """gen.capture.runner (the only verb that imports torch); without torch, the one-line error saying
+    how to install it."""
+    try:
+        from gen.capture import runner
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] != "torch":
+            raise  # another module missing: a broken install, kept with its traceback
+        raise UserError(f"profile needs PyTorch, which this Python ({sys.executable}) cannot import ({exc}): "
+                        f"install the capture extra with `pip install .[capture]` (a CUDA build of torch "
+                        f"to measure a GPU)") from None
+    return runner
+
+
 def cmd_profile(a) -> int:
     import time
 
@@ -83,8 +97,13 @@ def cmd_profile(a) -> int:
     if a.dtype is not None and a.dtype not in sc.DTYPES:
         raise UserError(f"--dtype: {a.dtype!r} is not one of {', '.join(sc.DTYPES)}")
     chosen, article = _scenarios(a)
+    from gen.capture import counters, staging  # torch-free
 
-    from gen.capture import runner as capture  # the only verb that imports torch
+    staging.kill_after()
+    if a.counters:
+        counters.timeout_s()
+
+    capture = _capture_runner()
 
     budget = capture.Budget()
     if a.quick:
@@ -180,7 +199,9 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--sweep-dims", type=_ints, help="head dims (default 64,128)")
     pr.add_argument("--resume", action="store_true",
                     help="continue the partial capture an interrupted run left (results/.partial-<set>/), with "
-                         "the same options: what it kept is not measured again; the set is published when complete")
+                         "the same options, on the same host (one measured on another GPU, CPU or platform is refused; "
+                         "--force starts it over): what it kept is not measured again; the set is published when "
+                         "complete")
     pr.add_argument("--time-limit-s", type=float, default=3600.0,
                     help="stop starting sweep points this long after the start (default 3600)")
     pr.set_defaults(func=cmd_profile)
@@ -246,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
 
     a = parser().parse_args(argv)
     try:
+        for option in ("out", "results", "docs"):
+            if getattr(a, option, None) is not None and not str(getattr(a, option)).strip():
+                # Path("") is the current folder: pages or sets would be written among whatever is there
+                raise UserError(f"--{option}: an empty path; name a folder")
         with layout.terminate_as_interrupt():
             limits.check_settings()  # a bad GEN_MAX_* is said once, before any set is read or skipped for it
             return a.func(a)

@@ -89,7 +89,24 @@ TENSOR_PIPES = [
 EXTRA = ["lts__t_sector_hit_rate.pct"]
 RULE_TYPES_KEPT = {"OPT", "WRN"}  # advice and warnings; INF rules only inform
 RANGE_RE = re.compile(r"gen\.([A-Za-z0-9_]+)")
-DEFAULT_TIMEOUT_S = float(os.environ.get("GEN_NCU_TIMEOUT_S", 600))  # per mode
+TIMEOUT_ENV = "GEN_NCU_TIMEOUT_S"  # seconds one ncu process may take, per mode
+DEFAULT_TIMEOUT_S = 600.0
+
+
+def timeout_s() -> float:
+    """TIMEOUT_ENV's seconds, else DEFAULT_TIMEOUT_S; anything but a positive finite number is a
+    one-line error naming the variable. Read only where counters are read (not with --no-counters)."""
+    raw = os.environ.get(TIMEOUT_ENV)
+    if raw is None:
+        return DEFAULT_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 10**7:  # NaN too; past 10^7 s (4 months) subprocess's timeout overflows
+        raise schema.UserError(f"{TIMEOUT_ENV}={raw!r}: expected a positive number of seconds (default "
+                               f"{DEFAULT_TIMEOUT_S:.0f}), or unset it")
+    return value
 KEEP_ENV = "GEN_NCU_KEEP"  # a folder: keep the .ncu-rep reports there (for a look in Nsight Compute)
 
 
@@ -382,7 +399,7 @@ def range_name(mode: str, variant: str) -> str:
 
 
 def collect(names: list[str], mode: str, point: schema.Point, dtype: str, seed: int = 0,
-            timeout: float = DEFAULT_TIMEOUT_S, device: str = "cuda") -> Pass:
+            timeout: float | None = None, device: str = "cuda") -> Pass:
     """Counters for each variant named, in one mode at one point (see the module doc)."""
     return collect_modes({mode: names}, point, dtype, seed, timeout, device)[mode]
 
@@ -536,7 +553,7 @@ def _fill_or_again(found, ordered, skip, log, groups, profile) -> tuple[dict, li
 
 
 def collect_modes(groups: dict[str, list[str]], point: schema.Point, dtype: str, seed: int = 0,
-                  timeout: float = DEFAULT_TIMEOUT_S, device: str = "cuda",
+                  timeout: float | None = None, device: str = "cuda",
                   launches: dict[str, list[Launch]] | None = None, early: Early | None = None) -> dict[str, Pass]:
     """Counters for the variants named per mode, all in ONE ncu process (torch
     imported, ncu's metrics queried and its report read once). A Pass per
@@ -544,6 +561,7 @@ def collect_modes(groups: dict[str, list[str]], point: schema.Point, dtype: str,
     still sum to the capture. `launches`: each job's kernel launches (from
     its run's trace, keyed by job_name); given for every job, a call whose
     launches all repeat earlier calls' is not profiled (see the module doc)."""
+    timeout = timeout_s() if timeout is None else timeout
     t0 = time.monotonic()
     passes = {mode: Pass() for mode in groups}
 

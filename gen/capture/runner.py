@@ -313,15 +313,17 @@ def _point(cfg: schema.RunConfig, seq: int, dim: int) -> schema.Point:
 
 def _fingerprint(cfg: schema.RunConfig, scenarios, modes, budget: Budget, counters: bool,
                  env: schema.Environment) -> dict:
-    """What must match for --resume to continue a partial capture."""
-    return {
+    """What must match for --resume to continue a partial capture, in the form meta.json holds it
+    (JSON's: a scenario's packed documents are a tuple when made and a list when read back, and
+    compared so they would differ)."""
+    return json.loads(json.dumps({
         "config": dataclasses.asdict(cfg),
         "scenarios": [dataclasses.asdict(s.record(modes)) for s in scenarios],
         "budget": dataclasses.asdict(budget),
         "counters": counters,
         "gpu": env.gpu_name, "torch": env.torch, "driver": env.driver, "cuda": env.cuda,
         "schema_version": schema.SCHEMA_VERSION,
-    }
+    }))
 
 
 def _burst_points(env: schema.Environment) -> set:
@@ -409,6 +411,8 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
                 f"{store.path}: a partial capture of {store.count()} items is there; pass --resume to continue "
                 f"it, or --force to start over")
         store.remove()
+    if resume and store.exists() and _another_host(store, env, force):
+        store.remove()
     if resume and store.exists():
         meta = store.meta()
         diff = staging.differences(meta.get("fingerprint", {}), fingerprint)
@@ -436,6 +440,22 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
     finally:
         sampler.close()
         probe.LOG_FILE.clear()
+
+
+def _another_host(store: staging.Store, env: schema.Environment, force: bool) -> bool:
+    """The partial capture was measured on another host (its meta.json names another GPU, CPU,
+    platform or software): refused, naming the fields, unless force (then True: it is started over).
+    Continued, its points would be published as this host's."""
+    moved = staging.other_host(store.meta().get("environment"), env)
+    if not moved:
+        return False
+    what = "; ".join(moved)
+    if not force:
+        raise schema.UserError(f"--resume: the partial capture at {store.path} was measured on another host "
+                               f"({what}); resume it there, or pass --force to start over here")
+    log(f"--resume --force: the partial capture at {store.path} was measured on another host ({what}): "
+        f"starting over")
+    return True
 
 
 def _run_steps(variants, modes, scenarios) -> list:

@@ -36,11 +36,23 @@ def key_of(kind: str, *parts: str, point: schema.Point | None = None) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
 
 
+def kill_after() -> int | None:
+    """KILL_ENV's count of items, None where unset; anything but a positive whole number is a one-line
+    error before the capture starts (0 or -1 would kill it at its first item)."""
+    raw = os.environ.get(KILL_ENV, "").strip()
+    if not raw:
+        return None
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 9 and int(raw) >= 1):
+        raise schema.UserError(f"{KILL_ENV}={raw!r}: expected a positive whole number of items (a test's switch)")
+    return int(raw)
+
+
 class Store:
     def __init__(self, root: Path, name: str):
         self.path = Path(root) / f"{PREFIX}{name}"
         self.items_dir = self.path / "items"
         self.kept = 0
+        self.kill_after = kill_after()
 
     def exists(self) -> bool:
         return (self.path / "meta.json").is_file()
@@ -73,8 +85,7 @@ class Store:
     def put(self, key: str, payload: dict) -> None:
         layout.atomic_write_text(self.items_dir / f"{key}.json", json.dumps(payload, sort_keys=True) + "\n")
         self.kept += 1
-        limit = os.environ.get(KILL_ENV)
-        if limit and self.kept >= int(limit):
+        if self.kill_after is not None and self.kept >= self.kill_after:
             import signal
 
             os.kill(os.getpid(), signal.SIGKILL)  # a controlled crash, for the resume test
@@ -94,6 +105,21 @@ class Store:
 def load(cls, data: dict, where: str):
     """A record dataclass from its stored dict, type-checked as a set's are."""
     return schema._build(cls, data, where)
+
+
+# The environment's fields that say which host measured: a partial capture is continued only on its own.
+HOST_FIELDS = ("device", "gpu_name", "cpu", "platform", "driver", "cuda", "cudnn", "torch")
+
+
+def other_host(stored, env: schema.Environment) -> list[str]:
+    """'field: here ..., there ...' for each HOST_FIELDS value where the stored environment (meta.json's,
+    a dict) names another than env; every field when there is none stored."""
+    stored = stored if isinstance(stored, dict) else {}
+    return [f"{name}: {getattr(env, name)!r} here, {stored.get(name, 'none')!r} in the partial capture"
+            for name in HOST_FIELDS if stored.get(name, _UNSET) != getattr(env, name)]
+
+
+_UNSET = object()  # a field meta.json lacks: no value matches it
 
 
 def differences(a: dict, b: dict) -> list[str]:

@@ -10,7 +10,8 @@ said), `settle` (recover before a read, or name what cannot be recovered), and
 that cleanup runs). Standard library only: capture uses it on the GPU machine.
 
 Publishing holds an exclusive lock (fcntl.flock on `.publish.lock` in the
-parent folder), so two runs at once take turns; the two renames that swap the
+parent folder), so two runs at once take turns (on a file system without locks, a note says it
+publishes without one); the two renames that swap the
 old copy for the new run with SIGINT and SIGTERM held back, so an interrupt
 comes before or after them, never between. Only SIGKILL or a crash can land
 between; the next run's `recover` then puts the old copy back (no new one in
@@ -39,6 +40,9 @@ from gen.model.schema import RESULT_FILE, UserError
 # write permission, a read-only file system, a full disk or quota. The CLI says them in one line.
 ENVIRONMENT_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
 LOCK_FILE = ".publish.lock"
+# What flock raises on a file system without locks
+_NO_LOCKS = frozenset({errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOLCK})
+_SAID_NO_LOCKS: set[str] = set()
 STAGING_PREFIX = ".staging-"
 _STAGING_RE = re.compile(r"^\.staging-(?P<name>.+)-(?P<pid>\d+)$")
 _OLD_RE = re.compile(r"^\.(?P<name>.+)\.old-(?P<pid>\d+)$")
@@ -101,11 +105,17 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        os.fchmod(fd, file_mode())  # mkstemp makes 0600: others could not read the results
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            os.fchmod(fd, file_mode())  # mkstemp makes 0600: others could not read the results
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            if exc.filename is not None:
+                raise
+            # A write's error names no file ("No space left on device"): the file it was for, then
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -149,7 +159,17 @@ def lock(parent: Path) -> Iterator[None]:
     parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(parent / LOCK_FILE, os.O_RDWR | os.O_CREAT, file_mode())
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:
+            if exc.errno not in _NO_LOCKS:
+                raise
+            # Some network file systems (Lustre without -o flock, some NFS mounts) have no locks: publishing
+            # is still atomic (renames); only two publishers at once are not made to take turns.
+            if str(parent) not in _SAID_NO_LOCKS:  # once a folder: a publish takes the lock twice
+                _SAID_NO_LOCKS.add(str(parent))
+                _say(f"{parent}: its file system has no locks ({exc.strerror}); publishing without one: run no "
+                     f"second capture, import or build into it at the same time")
         yield
     finally:
         os.close(fd)  # releases the lock

@@ -5,7 +5,8 @@ Takes: the environment (each limit is raised by its own variable). Gives: the
 `Limit`s below, `Limit.value()` (in bytes, events or files) and
 `Limit.exceeded(where, ...)`, the one-line error that names the file, the limit
 and how to raise it. Checked where a set is imported (gen.importer), where it is
-loaded (gen.analysis.tables) and where a trace is read (gen.model.trace).
+loaded (gen.analysis.tables) and where a trace is read (gen.model.trace), on sizes
+before anything is read, and while a file is read a chunk at a time (`read_upto`).
 Standard library only: capture could use it on the GPU machine.
 
 The defaults sit far above what a real capture writes (the committed H200 set:
@@ -22,6 +23,8 @@ from dataclasses import dataclass
 from gen.model.schema import UserError
 
 MIB = 2**20
+UNLIMITED = 2**53  # what a limit set higher counts as (bytes, events or files): 8 PiB
+CHUNK = 4 * MIB  # a file is read this much at a time, so that a limit costs no memory up front
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,8 @@ class Limit:
             n = 0
         if n < 1:
             raise UserError(f"{self.env}={raw!r}: expected a positive whole number of {self.unit}")
-        return n * self.scale
+        # Any larger is no limit at all (more than a machine holds), and a size past it overflows C's
+        return min(n * self.scale, UNLIMITED)
 
     def amount(self, n: int) -> str:
         """n bytes, events or files in the limit's unit."""
@@ -98,3 +102,17 @@ def check_set(folder, files) -> None:
             continue  # missing: the load says so
     SET_FILES.check(folder, len(sizes))
     SET_BYTES.check(folder, sum(sizes))
+
+
+def read_upto(fh, limit: int) -> bytes:
+    """fh's bytes up to limit + 1 (more than limit: over it), read a chunk at a time: the memory taken
+    is what the file holds up to the limit, never the limit itself (a raised limit is no allocation, and
+    a gzip bomb stops at it)."""
+    chunks, total = [], 0
+    while total <= limit:
+        chunk = fh.read(min(CHUNK, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)

@@ -225,9 +225,13 @@ def _read(path: Path) -> tuple[str, int]:
         raise TraceError(f"{path}: trace file is missing")
     limit = limits.TRACE_BYTES.value()
     try:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rb") as fh:
-            data = fh.read(limit + 1)
+        gz = path.suffix == ".gz"
+        # Its size on disk first: a plain trace over the limit is not read at all (a gzipped one is
+        # decompressed a chunk at a time up to it: its size on disk says little)
+        if not gz and path.stat().st_size > limit:
+            raise limits.TRACE_BYTES.exceeded(path, f"holds more than {limit // limits.MIB:,} MiB")
+        with (gzip.open if gz else open)(path, "rb") as fh:
+            data = limits.read_upto(fh, limit)
     except (OSError, EOFError, zlib.error) as exc:
         raise TraceError(f"{path}: unreadable or truncated trace ({exc})") from None
     if len(data) > limit:

@@ -12,14 +12,15 @@ time in a cold build (benchmarks/bench_build.md). The Trace is what the report r
 fields, nothing of the trace besides. Capture writes it when it publishes a set, `gen import`
 when it publishes one, `python -m gen digest` for a set that has none.
 
-The file (version 2), gzipped: one line of JSON (the header: the set's strings and the other
-tables, each trace's entry, the GPU events' launch numbers), then the events' other columns as
+The file (version 3), gzipped: one line of JSON (the header: the set's strings and the other
+tables, each trace's entry, the GPU events' launch numbers, last the seal), then the events' other columns as
 packed little-endian arrays, in the order of CPU_COLUMNS then GPU_COLUMNS, each of as many values
 as the entries' calls count (the layout below: `_PACKED`). Packed, the 30,000 events of a set are
 read without decoding a number at a time (version 1 held them in the JSON: 21 ms a set of 60).
 Its name is version 1's, so that a digest of version 1 is found, and named as of another version.
 
-A digest is data from a set, untrusted like the rest: it is used for a trace only where the
+A digest is data from a set, untrusted like the rest: it is used only where its seal (the sha256
+of all it holds, the traces' hashes included: SEAL_RE) holds, for a trace only where the
 sha256 of the trace file's bytes is the one it records, and where every column has the types
 and ranges `trace.parse` gives (else that trace is parsed): the packed columns have their types by
 their layout, and each is checked against its bounds (an index within its table). It is derived,
@@ -39,6 +40,7 @@ import gzip
 import hashlib
 import json
 import math
+import re
 import sys
 import zlib
 from pathlib import Path
@@ -51,7 +53,7 @@ FORMAT = "attention-profile-report trace digest"
 # Bump on any change to what parse makes of a trace (its rules, or the Trace's fields: those are also
 # compared below) or to the layout: a digest of another version is parsed around, and
 # `python -m gen digest` rewrites it.
-VERSION = 2
+VERSION = 3  # 3: sealed (SEAL)
 FIELDS = {cls.__name__: [f.name for f in dataclasses.fields(cls)]
           for cls in (trace.Trace, trace.Forward, trace.CpuEvent, trace.GpuEvent, trace.Sizes)}
 # An event's category as its place in these (compared like FIELDS: a category added is another version)
@@ -86,7 +88,8 @@ _SWAP = sys.byteorder != "little"  # stored little-endian
 
 
 def sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    with open(path, "rb") as fh:  # a chunk at a time: a trace is not held whole to be hashed
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 # --------------------------------------------------------------------------- writing
@@ -190,7 +193,38 @@ def dumps(folder: Path, rels: list[str], skip_bad: bool = False) -> tuple[bytes,
     # surrogate (a JSON escape can make one) is kept as it was read; allow_nan, the default: so is a
     # deviceProperties value the trace wrote as NaN.
     text = json.dumps(doc, separators=(",", ":"))
-    return gzip.compress(text.encode("ascii") + b"\n" + b"".join(blob), compresslevel=6, mtime=0), bad
+    return gzip.compress(sealed(text.encode("ascii"), b"".join(blob)), compresslevel=6, mtime=0), bad
+
+
+# The header's last field: the sha256 of the digest as written without it (its header, which holds
+# each trace's sha256, then its packed columns). An entry is used only where its trace's bytes have
+# the sha256 it records, and the table that entry's rows index (a kernel's name) only where the seal
+# holds: a digest edited since it was written, a name in it changed and its hashes left alone, is
+# parsed around, never believed. (A seal is no signature: whoever writes one again could as well
+# write the traces; it keeps a digest to what its writer derived from the traces it names.)
+SEAL_RE = re.compile(rb',"seal":"([0-9a-f]{64})"\}\Z')
+
+
+def _seal_of(header: bytes | memoryview, blob: bytes | memoryview) -> str:
+    h = hashlib.sha256(header)
+    h.update(b"\n")
+    h.update(blob)
+    return h.hexdigest()
+
+
+def sealed(header: bytes, blob: bytes) -> bytes:
+    """A digest's bytes (before gzip) from its header (one line of JSON, an object) and its packed columns:
+    the seal added as the header's last field."""
+    seal = _seal_of(header, blob).encode("ascii")
+    return header[:-1] + b',"seal":"' + seal + b'"}\n' + blob
+
+
+def _check_seal(header: bytes, blob: memoryview) -> None:
+    m = SEAL_RE.search(header)
+    if m is None:
+        raise Damaged("it has no seal")
+    if _seal_of(header[:m.start()] + b"}", blob) != m[1].decode("ascii"):
+        raise Damaged("its seal is not the sha256 of what it holds: it was changed since it was written")
 
 
 def trace_files(rs) -> list[str]:
@@ -224,7 +258,7 @@ def read(folder: Path) -> Digest | None:
         # Decompressed up to the limit on a whole set's bytes (a digest holds less than its traces'
         # text: some 1.6 MB for 200 traces of 17 MB): a gzip bomb is not read whole.
         with gzip.open(path, "rb") as fh:
-            data = fh.read(limits.SET_BYTES.value() + 1)
+            data = limits.read_upto(fh, limits.SET_BYTES.value())
     except FileNotFoundError:
         return None
     except (OSError, EOFError, zlib.error) as exc:
@@ -241,7 +275,9 @@ def read(folder: Path) -> Digest | None:
             _note(f"{path}: a trace digest of another version ({str(doc.get('version'))[:20]}, this code reads "
                   f"{VERSION}); its traces are parsed instead ({_REWRITE})")
             return None
-        digest = Digest(path, doc, memoryview(data)[end + 1:] if end >= 0 else memoryview(b""))
+        blob = memoryview(data)[end + 1:] if end >= 0 else memoryview(b"")
+        _check_seal(data[:end] if end >= 0 else data, blob)
+        digest = Digest(path, doc, blob)
     except (ValueError, RecursionError) as exc:  # Damaged, JSONDecodeError, UnicodeDecodeError
         _note(f"{path}: damaged ({str(exc)[:120]}); its traces are parsed instead ({_REWRITE})")
         return None
