@@ -949,7 +949,8 @@ def _cudnn_fp8(backend, point, device) -> Built:
 def _flex_flash(backend, point, device) -> Built:
     _fa4()  # Inductor generates the FLASH backend's kernels with flash_attn.cute
     if device.type != "cuda":
-        raise ValueError(f"FlexAttention's FLASH backend generates CUDA kernels (CuTe DSL), not {device.type} ones")
+        raise ValueError(f"FlexAttention's FLASH backend generates CUDA kernels (CuTe DSL): it runs on CUDA GPUs, "
+                         f"not on {device.type}")
     module = FlexFlashAttention(point, device)
     return Built(module, contextlib.nullcontext, compiled=True, facts=module.facts)
 

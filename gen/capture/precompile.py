@@ -222,6 +222,16 @@ def _first_call(s: dict, device) -> float:
     return took
 
 
+def warm_calls(specs: list[dict]) -> dict[str, dict]:
+    """{kind: the spec whose point shapes its warm call}: FlexAttention's (Triton) always, from the
+    first spec; each OWN_WARM_KINDS kind among the specs, from its first spec."""
+    out = {"flex": specs[0]}
+    for s in specs:
+        if s["kind"] in OWN_WARM_KINDS:
+            out.setdefault(s["kind"], s)
+    return out
+
+
 def worker(work: dict) -> None:
     import dataclasses
     import warnings
@@ -236,9 +246,7 @@ def worker(work: dict) -> None:
     if specs and work.get("warm"):
         # The warm compiles: FlexAttention's and Inductor's one-time costs in this process, and
         # those of a kind with its own (OWN_WARM_KINDS) where this worker has points of it.
-        firsts = {"flex": specs[0]}
-        firsts.update({s["kind"]: s for s in reversed(specs) if s["kind"] in OWN_WARM_KINDS})
-        for kind, s0 in firsts.items():
+        for kind, s0 in warm_calls(specs).items():
             p = schema.Point(**s0["point"])
             warm = dataclasses.replace(p, q_len=min(p.q_len, WARM_LEN), kv_len=WARM_LEN, window=None, docs=None,
                                        mask=schema.Mask.CAUSAL if p.q_len > 1 else schema.Mask.NONE)
