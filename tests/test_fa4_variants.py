@@ -268,3 +268,16 @@ def test_a_tiny_cpu_capture_records_every_fa4_variant_unavailable_with_the_insta
     assert all(r.status == "unavailable" and INSTALL in r.reason for r in fa4)
     # the other variants of the scenario still ran
     assert any(r.status == "ok" for r in records if r.variant not in FA4_NAMES)
+
+
+def test_the_first_import_of_flash_attn_cute_is_timed_once(tmp_path, monkeypatch):
+    (tmp_path / "flash_attn").mkdir()
+    (tmp_path / "flash_attn" / "__init__.py").write_text("")
+    (tmp_path / "flash_attn" / "cute.py").write_text("import time\ntime.sleep(0.05)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("flash_attn", "flash_attn.cute"):  # absent again after the test, as before it
+        monkeypatch.setitem(sys.modules, name, None)
+        monkeypatch.delitem(sys.modules, name)
+    cute, first = at._fa4()
+    assert cute.__name__ == "flash_attn.cute" and first >= 0.05
+    assert at._fa4() == (cute, 0.0)

@@ -390,7 +390,10 @@ FA4_PAGE = 128  # tokens per page of the paged cache, as FlexPagedAttention's; f
 
 
 def _fa4():
-    """flash_attn.cute (optional extra), or a ValueError saying how to get it."""
+    """(flash_attn.cute (optional extra), the seconds its import took here: 0 once imported), or a
+    ValueError saying how to get it. The first import loads the CuTe DSL: a cost of the process."""
+    fresh = "flash_attn.cute" not in sys.modules
+    t0 = time.perf_counter()
     try:
         from flash_attn import cute
     except ImportError as exc:
@@ -403,7 +406,7 @@ def _fa4():
     except Exception as exc:  # it loads the CuTe DSL's libraries when imported: a broken install says so
         raise ValueError(f"flash_attn.cute failed to import: {type(exc).__name__}: {exc} "
                          f"(pip install .[fa4])") from exc
-    return cute
+    return cute, (time.perf_counter() - t0 if fresh else 0.0)
 
 
 @dataclass(frozen=True)
@@ -473,7 +476,7 @@ class FA4Attention(nn.Module):
     def __init__(self, point: schema.Point, device: torch.device, paged: bool = False,
                  deterministic: bool = False, api=None):
         super().__init__()
-        self.api = api if api is not None else _fa4()
+        self.api = api if api is not None else _fa4()[0]
         self.plan = plan = FA4Plan.of(point, paged, deterministic)
         self.cu = None if plan.cu_seqlens is None else torch.tensor(plan.cu_seqlens, dtype=torch.int32,
                                                                       device=device)
@@ -959,11 +962,13 @@ def _fa4_kind(paged: bool = False, deterministic: bool = False):
     """A builder of FA4Attention. compiled: the CuTe DSL compiles its kernels on the first call
     of each new configuration (seconds), like torch.compile at a new shape."""
     def make(backend, point, device) -> Built:
-        api = _fa4()
+        api, import_s = _fa4()
         if device.type != "cuda":
             raise ValueError(f"FlashAttention-4 runs on CUDA GPUs, not on {device.type}")
         module = FA4Attention(point, device, paged=paged, deterministic=deterministic, api=api)
-        return Built(module, contextlib.nullcontext, compiled=True, layout="bshd")
+        # The process's first import of flash_attn.cute, where this build paid it (a cost beside the compile).
+        facts = {"fa4_import_s": import_s} if import_s else {}
+        return Built(module, contextlib.nullcontext, compiled=True, layout="bshd", facts=facts)
     return make
 
 
