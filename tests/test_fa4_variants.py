@@ -143,12 +143,14 @@ class _FakeFA4:
         return _attend(q, k, v, causal, window_size), None
 
     def flash_attn_varlen_func(self, q, k, v, cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=None,
-                               max_seqlen_k=None, page_table=None, causal=False, window_size=(None, None),
-                               deterministic=False):
-        self.calls.append(("varlen", q, k, v, dict(page_table=page_table, cu=cu_seqlens_q)))
-        if page_table is not None:  # q (B, Sq, H, D); k, v (pages, page size, Hk, D)
+                               max_seqlen_k=None, seqused_k=None, page_table=None, causal=False,
+                               window_size=(None, None), deterministic=False):
+        self.calls.append(("varlen", q, k, v, dict(page_table=page_table, cu=cu_seqlens_q, seqused_k=seqused_k)))
+        if page_table is not None:  # q (B, Sq, H, D); k, v (pages, page size, Hk, D); seqused_k keys each
             kb, vb = (t[page_table.long()].flatten(1, 2) for t in (k, v))
-            return _attend(q, kb, vb, causal, window_size), None
+            outs = [_attend(q[b:b + 1], kb[b:b + 1, :n], vb[b:b + 1, :n], causal, window_size)
+                    for b, n in enumerate(seqused_k.tolist())]
+            return torch.cat(outs), None
         assert max_seqlen_q == max(torch.diff(cu_seqlens_q)).item()
         outs = [_attend(q[None, a:b], k[None, a:b], v[None, a:b], causal, window_size)[0]
                 for a, b in itertools.pairwise(cu_seqlens_q.tolist())]
@@ -176,6 +178,7 @@ def test_fa4_attention_through_the_stand_in_matches_float64(name, paged, det):
     kind, fq, fk, _, kw = fake.calls[-1]
     if paged:
         assert kind == "varlen" and kw["page_table"].dtype == torch.int32 and fk.shape[1] == module.plan.page_size
+        assert kw["seqused_k"].dtype == torch.int32 and kw["seqused_k"].tolist() == [point.kv_len] * point.batch
     elif point.mask == schema.Mask.DOCUMENT:
         assert kind == "varlen" and fq.shape == (point.q_len, point.q_heads, point.head_dim)
         assert kw["cu"].dtype == torch.int32 and kw["cu"].tolist() == list(module.plan.cu_seqlens)

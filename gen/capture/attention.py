@@ -397,7 +397,7 @@ def _fa4():
     try:
         from flash_attn import cute
     except ImportError as exc:
-        if (exc.name or "").split(".")[0] == "flash_attn":
+        if exc.name in ("flash_attn", "flash_attn.cute"):
             raise ValueError(FA4_MISSING) from exc
         # e.g. "No module named 'cutlass'": the CuTe DSL is found through a .pth file, which
         # Python reads from site directories only (wheels unpacked by hand need it on PYTHONPATH)
@@ -469,8 +469,8 @@ class FA4Attention(nn.Module):
     first call of each new configuration) as FA4Plan asks it: flash_attn_func
     over (B, S, H, D) views of the inputs (make_inputs' bshd layout: no copy);
     flash_attn_varlen_func over the packed tokens with cu_seqlens for packed
-    documents; or, paged, over a cache of pages found through page_table,
-    filled from the contiguous K and V on the first call with them, outside
+    documents; or, paged, over a cache of pages found through page_table
+    (with seqused_k, each sequence's length), filled from the contiguous K and V on the first call with them, outside
     every timed call. The output goes back as a (B, H, S, D) view."""
 
     def __init__(self, point: schema.Point, device: torch.device, paged: bool = False,
@@ -480,9 +480,11 @@ class FA4Attention(nn.Module):
         self.plan = plan = FA4Plan.of(point, paged, deterministic)
         self.cu = None if plan.cu_seqlens is None else torch.tensor(plan.cu_seqlens, dtype=torch.int32,
                                                                       device=device)
-        self.page_table = None
+        self.page_table = self.seqused_k = None
         if plan.page_size:
             self.page_table = torch.tensor(plan.page_table(point.batch), dtype=torch.int32, device=device)
+            # each sequence's length said, not left to the page table's width
+            self.seqused_k = torch.full((point.batch,), point.kv_len, dtype=torch.int32, device=device)
         self.filled_from = None  # weak references to the K and V the cache holds
         self.k_cache = self.v_cache = None
 
@@ -508,7 +510,7 @@ class FA4Attention(nn.Module):
             if not self._filled_with(k, v):
                 self._fill(k, v)
             out = self.api.flash_attn_varlen_func(qs, self.k_cache, self.v_cache, page_table=self.page_table,
-                                                  **plan.kwargs)
+                                                  seqused_k=self.seqused_k, **plan.kwargs)
         elif plan.varlen:
             packed = [t.reshape(-1, t.shape[2], d) for t in (qs, ks, vs)]
             out = self.api.flash_attn_varlen_func(*packed, cu_seqlens_q=self.cu, cu_seqlens_k=self.cu, **plan.kwargs)
