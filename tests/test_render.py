@@ -31,12 +31,15 @@ def pages(ctx) -> dict[str, render.Page]:
     return {p.path: p for p in render.render(ctx, workers=1)}
 
 
-def test_every_page_is_there(pages):
+def test_every_page_is_there(ctx, pages):
     h200 = "generated/sets/nvidia-h200__torch-2.11.0.md"
     for path in ["generated/.home.md", "generated/.methodology.md", "generated/sets/index.md", h200,
                  "generated/variants/index.md"]:
         assert path in pages, path
-    for v in variants.DEFAULT_VARIANTS:
+    measured = {r.variant for ls in ctx.sets for r in ls.rs.runs}
+    # The FlashAttention-4 variants (issue 32) came after the committed H200 set was captured.
+    assert {v for v in variants.DEFAULT_VARIANTS if v not in measured} <= {"fa4", "flex_flash"}
+    for v in [v for v in variants.DEFAULT_VARIANTS if v in measured]:
         assert f"generated/variants/{v}.md" in pages
         assert f"generated/sets/nvidia-h200__torch-2.11.0/variants/{v}.md" in pages  # its page in the set
     for mode in ("inference", "train"):

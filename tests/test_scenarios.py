@@ -79,7 +79,7 @@ def test_variants_declare_roles_once():
     roles = [v.role for v in variants.VARIANTS.values() if v.role]
     assert len(roles) == len(set(roles))
     assert {v.name for v in variants.VARIANTS.values() if v.compiled} == {
-        "flex", "naive_compiled", "flex_triton", "flex_paged", "flex_fp8"}
+        "flex", "naive_compiled", "flex_triton", "flex_paged", "flex_fp8", "flex_flash", "fa4", "fa4_paged", "fa4_det"}
     assert {v.name for v in variants.VARIANTS.values() if v.gqa == variants.Gqa.EXPAND} == {
         "naive", "naive_inplace", "naive_compiled", "sdpa_nested"}
     assert "FlexBlockMaskAttention(point, device)" in variants.source(variants.VARIANTS["flex"])

@@ -42,7 +42,7 @@ def test_variants_for_adds_a_scenarios_own_and_can_drop_the_asked():
     asked = vd.resolve("naive,sdpa_auto")
     assert [v.name for v in sc.SCENARIOS["sliding-window"].variants_for(asked)] == ["naive", "sdpa_auto", "varlen"]
     got = [v.name for v in sc.SCENARIOS["chunked-prefill"].variants_for(asked)]
-    assert got == ["sdpa_auto", "sdpa_is_causal", "sdpa_lower_right", "varlen"]
+    assert got == ["sdpa_auto", "sdpa_is_causal", "sdpa_lower_right", "varlen", "fa4", "flex_flash"]
     assert [v.name for v in sc.SCENARIOS["gqa-prefill"].variants_for(asked)] == ["naive", "sdpa_auto"]
     for s in sc.SCENARIOS.values():
         assert all(n in vd.VARIANTS for n in s.extra_variants)

@@ -26,11 +26,15 @@ def test_committed_set_round_trips(h200_dir):
 
 def test_every_default_variant_was_measured(h200_dir):
     rs = schema.load_set(h200_dir)
-    from gen.model.variants import DEFAULT_VARIANTS
+    from gen.model.variants import DEFAULT_VARIANTS, VARIANTS
 
     for mode in ("inference", "train"):
         for v in DEFAULT_VARIANTS:
             run = rs.run(v, mode)
+            if "optional" in VARIANTS[v].keywords and (run is None or run.status != "ok"):
+                # an optional extra's variant (FlashAttention-4): newer than the set, or its extra not installed
+                assert run is None or "pip install .[" in run.reason, (v, mode)
+                continue
             assert run is not None and run.status == "ok", (v, mode)
             assert len(run.timing.eager_ms) >= 100 and run.rel_errors
 

@@ -23,11 +23,13 @@ import itertools
 import logging
 import math
 import os
+import random
 import re
 import sys
 import tempfile
 import time
 import warnings
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -192,6 +194,23 @@ class FlexForcedKernel(FlexBlockMaskAttention):
     def __init__(self, point: schema.Point, device: torch.device):
         super().__init__(point, device)
         self.kernel_options = {"BACKEND": "TRITON"}
+
+
+class FlexFlashAttention(FlexBlockMaskAttention):
+    """The same block masks, with FlexAttention's FLASH backend
+    (kernel_options BACKEND="FLASH"): Inductor generates a FlashAttention-4
+    kernel (CuTe DSL, from the flash-attn-4 package) instead of a Triton one.
+    fullgraph=True: past dynamo's recompile limit the call raises instead of
+    running flex_attention's unfused fallback (the whole score matrix), so no
+    fallback is ever timed. dynamic=False: the FLASH backend takes no
+    symbolic scalar captured by a mask_mod (the offset, the window)."""
+
+    def __init__(self, point: schema.Point, device: torch.device):
+        super().__init__(point, device)
+        from torch.nn.attention.flex_attention import flex_attention
+
+        self.flex = torch.compile(flex_attention, fullgraph=True, dynamic=False)
+        self.kernel_options = {"BACKEND": "FLASH"}
 
 
 class FlexPagedAttention(nn.Module):
@@ -363,6 +382,142 @@ class CudnnFP8Attention(nn.Module):
         # 0.42 ms at 16k tokens on the H200, and the descale 0.12 ms more, in
         # the call's time (the published cuDNN figure times FP8 output alone).
         return buf.to(torch.bfloat16).mul_(self.descale_o).transpose(1, 2)
+
+
+FA4_MISSING = ("the optional flash-attn-4 package (FlashAttention-4, flash_attn.cute) is not installed "
+               "(pip install .[fa4])")
+FA4_PAGE = 128  # tokens per page of the paged cache, as FlexPagedAttention's; fewer at toy sizes
+
+
+def _fa4():
+    """(flash_attn.cute (optional extra), the seconds its import took here: 0 once imported), or a
+    ValueError saying how to get it. The first import loads the CuTe DSL: a cost of the process."""
+    fresh = "flash_attn.cute" not in sys.modules
+    t0 = time.perf_counter()
+    try:
+        from flash_attn import cute
+    except ImportError as exc:
+        if exc.name in ("flash_attn", "flash_attn.cute"):
+            raise ValueError(FA4_MISSING) from exc
+        # e.g. "No module named 'cutlass'": the CuTe DSL is found through a .pth file, which
+        # Python reads from site directories only (wheels unpacked by hand need it on PYTHONPATH)
+        raise ValueError(f"flash_attn.cute failed to import: {exc} (pip install .[fa4]; wheels unpacked by "
+                         f"hand need DIR and DIR/nvidia_cutlass_dsl/dsl_packages on PYTHONPATH)") from exc
+    except Exception as exc:  # it loads the CuTe DSL's libraries when imported: a broken install says so
+        raise ValueError(f"flash_attn.cute failed to import: {type(exc).__name__}: {exc} "
+                         f"(pip install .[fa4])") from exc
+    return cute, (time.perf_counter() - t0 if fresh else 0.0)
+
+
+@dataclass(frozen=True)
+class FA4Plan:
+    """How a point's attention is asked of FlashAttention-4 (flash_attn.cute),
+    with no tensor made: `varlen` (flash_attn_varlen_func, else
+    flash_attn_func), its keyword arguments, the packed documents'
+    cumulative lengths (the same for queries and keys) and the paged
+    cache's page size and pages per sequence. Causal and every window are
+    bottom-right aligned in FlashAttention (queries at the end of the cache,
+    as here); window_size=(left, 0) lets a query see itself and `left` keys
+    before it, so a window of W tokens is left = W - 1. Grouped KV heads go
+    in as they are: the kernel maps query heads to KV heads itself."""
+
+    varlen: bool
+    kwargs: dict
+    cu_seqlens: tuple[int, ...] | None = None
+    page_size: int | None = None
+    pages_per_seq: int | None = None
+
+    @classmethod
+    def of(cls, point: schema.Point, paged: bool = False, deterministic: bool = False) -> FA4Plan:
+        masks = (schema.Mask.NONE, schema.Mask.CAUSAL, schema.Mask.SLIDING, schema.Mask.DOCUMENT)
+        if point.mask not in masks:
+            raise ValueError(f"FlashAttention-4 takes causal, sliding-window, packed-document and unmasked attention; "
+                             f"mask {point.mask!r} is no argument of flash_attn.cute")
+        if point.q_heads % point.kv_heads:
+            raise ValueError(f"{point.q_heads} query heads do not group over {point.kv_heads} KV heads")
+        kwargs: dict = {"causal": point.mask != schema.Mask.NONE}
+        if point.mask == schema.Mask.SLIDING:
+            kwargs["window_size"] = (point.window - 1, 0)
+        if deterministic:
+            kwargs["deterministic"] = True
+        if point.mask == schema.Mask.DOCUMENT:
+            if paged:
+                raise ValueError("the paged cache here holds whole sequences, not packed documents")
+            if not point.docs or sum(point.docs) != point.kv_len or point.q_len != point.kv_len:
+                raise ValueError(f"mask 'document' needs document lengths adding up to the sequence, not {point.docs}")
+            lengths = list(point.docs) * point.batch  # every batch element holds the same pack
+            kwargs["max_seqlen_q"] = kwargs["max_seqlen_k"] = max(lengths)
+            return cls(True, kwargs, tuple(itertools.accumulate(lengths, initial=0)))
+        if paged:
+            page = math.gcd(FA4_PAGE, point.kv_len)
+            if page < 16:
+                raise ValueError(f"the paged cache here holds whole pages of 16 tokens or more, not {point.kv_len} "
+                                 f"tokens")
+            return cls(True, kwargs, page_size=page, pages_per_seq=point.kv_len // page)
+        return cls(False, kwargs)
+
+    def page_table(self, batch: int, seed: int = 0) -> list[list[int]]:
+        """Each sequence's pages, in order, drawn shuffled (a real cache's pages are
+        wherever they were free): (batch, pages per sequence), every page once."""
+        order = list(range(batch * self.pages_per_seq))
+        random.Random(seed).shuffle(order)
+        return [order[b * self.pages_per_seq:(b + 1) * self.pages_per_seq] for b in range(batch)]
+
+
+class FA4Attention(nn.Module):
+    """FlashAttention-4 (flash_attn.cute, CuTe DSL kernels compiled on the
+    first call of each new configuration) as FA4Plan asks it: flash_attn_func
+    over (B, S, H, D) views of the inputs (make_inputs' bshd layout: no copy);
+    flash_attn_varlen_func over the packed tokens with cu_seqlens for packed
+    documents; or, paged, over a cache of pages found through page_table
+    (with seqused_k, each sequence's length), filled from the contiguous K and V on the first call with them, outside
+    every timed call. The output goes back as a (B, H, S, D) view."""
+
+    def __init__(self, point: schema.Point, device: torch.device, paged: bool = False,
+                 deterministic: bool = False, api=None):
+        super().__init__()
+        self.api = api if api is not None else _fa4()[0]
+        self.plan = plan = FA4Plan.of(point, paged, deterministic)
+        self.cu = None if plan.cu_seqlens is None else torch.tensor(plan.cu_seqlens, dtype=torch.int32,
+                                                                      device=device)
+        self.page_table = self.seqused_k = None
+        if plan.page_size:
+            self.page_table = torch.tensor(plan.page_table(point.batch), dtype=torch.int32, device=device)
+            # each sequence's length said, not left to the page table's width
+            self.seqused_k = torch.full((point.batch,), point.kv_len, dtype=torch.int32, device=device)
+        self.filled_from = None  # weak references to the K and V the cache holds
+        self.k_cache = self.v_cache = None
+
+    def _fill(self, k, v):
+        ks, vs = k.transpose(1, 2), v.transpose(1, 2)
+        b, _, h, d = ks.shape
+        shape = (b * self.plan.pages_per_seq, self.plan.page_size, h, d)
+        where = self.page_table.flatten().long()
+        self.k_cache, self.v_cache = (torch.empty(shape, dtype=t.dtype, device=t.device) for t in (ks, vs))
+        self.k_cache[where] = ks.detach().reshape(shape)
+        self.v_cache[where] = vs.detach().reshape(shape)
+        # Weak references, not addresses: a freed tensor's memory comes back to the next one.
+        self.filled_from = (weakref.ref(k), weakref.ref(v))
+
+    def _filled_with(self, k, v) -> bool:
+        return self.filled_from is not None and self.filled_from[0]() is k and self.filled_from[1]() is v
+
+    def forward(self, q, k, v):
+        b, h, s, d = q.shape
+        qs, ks, vs = (t.transpose(1, 2) for t in (q, k, v))
+        plan = self.plan
+        if plan.page_size:
+            if not self._filled_with(k, v):
+                self._fill(k, v)
+            out = self.api.flash_attn_varlen_func(qs, self.k_cache, self.v_cache, page_table=self.page_table,
+                                                  seqused_k=self.seqused_k, **plan.kwargs)
+        elif plan.varlen:
+            packed = [t.reshape(-1, t.shape[2], d) for t in (qs, ks, vs)]
+            out = self.api.flash_attn_varlen_func(*packed, cu_seqlens_q=self.cu, cu_seqlens_k=self.cu, **plan.kwargs)
+        else:
+            out = self.api.flash_attn_func(qs, ks, vs, **plan.kwargs)
+        out = out[0] if isinstance(out, tuple) else out  # (out, lse)
+        return out.reshape(b, s, h, d).transpose(1, 2)
 
 
 def _varlen_api():
@@ -796,6 +951,29 @@ def _cudnn_fp8(backend, point, device) -> Built:
     return Built(module, contextlib.nullcontext, layout="bshd", dtype="fp8_e4m3", facts=facts)
 
 
+def _flex_flash(backend, point, device) -> Built:
+    _fa4()  # Inductor generates the FLASH backend's kernels with flash_attn.cute
+    if device.type != "cuda":
+        raise ValueError(f"FlexAttention's FLASH backend generates CUDA kernels (CuTe DSL): it runs on CUDA GPUs, "
+                         f"not on {device.type}")
+    module = FlexFlashAttention(point, device)
+    return Built(module, contextlib.nullcontext, compiled=True, facts=module.facts)
+
+
+def _fa4_kind(paged: bool = False, deterministic: bool = False):
+    """A builder of FA4Attention. compiled: the CuTe DSL compiles its kernels on the first call
+    of each new configuration (seconds), like torch.compile at a new shape."""
+    def make(backend, point, device) -> Built:
+        api, import_s = _fa4()
+        if device.type != "cuda":
+            raise ValueError(f"FlashAttention-4 runs on CUDA GPUs, not on {device.type}")
+        module = FA4Attention(point, device, paged=paged, deterministic=deterministic, api=api)
+        # The process's first import of flash_attn.cute, where this build paid it (a cost beside the compile).
+        facts = {"fa4_import_s": import_s} if import_s else {}
+        return Built(module, contextlib.nullcontext, compiled=True, layout="bshd", facts=facts)
+    return make
+
+
 def _varlen(backend, point, device) -> Built:
     module = VarlenAttention(point, device)
     return Built(module, contextlib.nullcontext, layout="bshd", facts=module.facts)
@@ -821,13 +999,17 @@ _BUILDERS: dict[str, Callable[..., Built]] = {
     "flex_fp8": _flex_fp8,
     "cudnn_fp8": _cudnn_fp8,
     "flex_paged": lambda b, p, d: Built(FlexPagedAttention(p, d), contextlib.nullcontext, compiled=True),
+    "flex_flash": _flex_flash,
+    "fa4": _fa4_kind(),
+    "fa4_paged": _fa4_kind(paged=True),
+    "fa4_deterministic": _fa4_kind(deterministic=True),
     "varlen": _varlen,
     "sdpa_nested": _explained(NestedJaggedAttention, _explain_nested, "bshd"),
     "sdpa_padded": _explained(PaddedBatchAttention, _explain_sdpa, "bshd"),
     "sdpa_is_causal": _explained(SDPAIsCausal, _explain_sdpa),
     "sdpa_lower_right": _explained(SDPALowerRight, _explain_lower_right),
 }
-COMPILED_KINDS = ("naive_compiled", "flex", "flex_triton", "flex_paged", "flex_fp8")
+COMPILED_KINDS = ("naive_compiled", "flex", "flex_triton", "flex_paged", "flex_fp8", "flex_flash")
 
 
 def build(kind: str, backend: str | None, point: schema.Point, device, room: bool = True) -> Built:

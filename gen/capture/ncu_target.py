@@ -50,7 +50,7 @@ def profile_one(v: variants.Variant, mode: str, point: schema.Point, dtype, seed
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         built = build(v.kind, v.backend, point, device)
-    q, k, v_ = make_inputs(point, dtype, device, seed, grad=train)
+    q, k, v_ = make_inputs(point, dtype, device, seed, grad=train, layout=built.layout)
     go = grad_output(point, dtype, device, seed + 7) if train else None
 
     def step():

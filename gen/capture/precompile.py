@@ -21,7 +21,9 @@ first calls find the compiled code. The code is the same: the cache is keyed by
 the graph, the inputs' shapes and the compiler's settings, and a hit loads what
 the worker compiled.
 
-Only FlexAttention's kinds (PRECOMPILED_KINDS): without max-autotune its attention
+Only FlexAttention's kinds (PRECOMPILED_KINDS; its FLASH backend's too: what of
+its compile Inductor's caches keep, a worker fills, and what they do not keep, the
+capture's own first call pays and records). Without max-autotune its attention
 kernels (forward, backward, decoding templates) get one config each and none is
 timed, so a compile beside other work gives the same kernels. The small kernels
 Inductor generates around them (the backward's row sum of O*dO, a persistent
@@ -48,7 +50,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PRECOMPILED_KINDS = ("flex", "flex_triton", "flex_paged", "flex_fp8")
+PRECOMPILED_KINDS = ("flex", "flex_triton", "flex_paged", "flex_fp8", "flex_flash")
+# Kinds with one-time costs of their own beyond FlexAttention's (the FLASH backend imports and
+# starts the CuTe DSL): a worker with such points warms them too, with a call of that kind.
+OWN_WARM_KINDS = ("flex_flash",)
 # Workers at most: each is a process with torch and a CUDA context (~0.5 GB of
 # GPU memory) that spends ~10 s loading Inductor and FlexAttention before its
 # first point; beyond a few, that start dominates.
@@ -217,6 +222,16 @@ def _first_call(s: dict, device) -> float:
     return took
 
 
+def warm_calls(specs: list[dict]) -> dict[str, dict]:
+    """{kind: the spec whose point shapes its warm call}: FlexAttention's (Triton) always, from the
+    first spec; each OWN_WARM_KINDS kind among the specs, from its first spec."""
+    out = {"flex": specs[0]}
+    for s in specs:
+        if s["kind"] in OWN_WARM_KINDS:
+            out.setdefault(s["kind"], s)
+    return out
+
+
 def worker(work: dict) -> None:
     import dataclasses
     import warnings
@@ -229,16 +244,17 @@ def worker(work: dict) -> None:
     device = torch.device("cuda")
     specs = work.get("specs") or []
     if specs and work.get("warm"):
-        # The warm compile: FlexAttention's and Inductor's one-time costs in this process.
-        s0 = specs[0]
-        p = schema.Point(**s0["point"])
-        warm = dataclasses.replace(p, q_len=min(p.q_len, WARM_LEN), kv_len=WARM_LEN, window=None, docs=None,
-                                   mask=schema.Mask.CAUSAL if p.q_len > 1 else schema.Mask.NONE)
-        try:
-            _first_call({**s0, "kind": "flex", "backend": None, "mode": "inference",
-                         "point": dataclasses.asdict(warm)}, device)
-        except Exception as exc:  # the points still compile below; their times include the one-time costs
-            print(json.dumps({"key": "warm", "error": f"{type(exc).__name__}: {str(exc)[:200]}"}), flush=True)
+        # The warm compiles: FlexAttention's and Inductor's one-time costs in this process, and
+        # those of a kind with its own (OWN_WARM_KINDS) where this worker has points of it.
+        for kind, s0 in warm_calls(specs).items():
+            p = schema.Point(**s0["point"])
+            warm = dataclasses.replace(p, q_len=min(p.q_len, WARM_LEN), kv_len=WARM_LEN, window=None, docs=None,
+                                       mask=schema.Mask.CAUSAL if p.q_len > 1 else schema.Mask.NONE)
+            try:
+                _first_call({**s0, "kind": kind, "backend": None, "mode": "inference",
+                             "point": dataclasses.asdict(warm)}, device)
+            except Exception as exc:  # the points still compile below; their times include the one-time costs
+                print(json.dumps({"key": "warm", "error": f"{type(exc).__name__}: {str(exc)[:200]}"}), flush=True)
     parent = os.getppid()
     for s in specs:
         if os.getppid() != parent:  # the capture is gone (killed): its compiles are of no use now

@@ -193,7 +193,7 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             built = build(v.kind, v.backend, point, device)
-            q, k, v_ = make_inputs(point, dtype, device, cfg.seed, grad=train)
+            q, k, v_ = make_inputs(point, dtype, device, cfg.seed, grad=train, layout=built.layout)
             grad_out = grad_output(point, dtype, device, cfg.seed + 7) if train else None
             with built.context():
                 step = call(built, q, k, v_, grad_out)

@@ -179,7 +179,8 @@ SCENARIOS: dict[str, Scenario] = {
             "documents of uneven length, each attending causally within itself only (Llama-3-8B-like heads)",
             batch=1, q_heads=32, kv_heads=8, head_dims=(128,), lengths=(16384,), mask=schema.Mask.DOCUMENT,
             docs=PACKED_DOCS, asked_variants=False,
-            extra_variants=("varlen", "sdpa_nested", "flex", "sdpa_padded", "sdpa_auto", "sdpa_is_causal"),
+            extra_variants=("varlen", "sdpa_nested", "flex", "sdpa_padded", "sdpa_auto", "sdpa_is_causal", "fa4",
+                            "flex_flash"),
         ),
         Scenario(
             "chunked-prefill", "Chunked prefill and speculative decoding",
@@ -187,7 +188,7 @@ SCENARIOS: dict[str, Scenario] = {
             "before it, causal with the queries at the end (Llama-3-70B-like heads)",
             batch=1, q_heads=64, kv_heads=8, head_dims=(128,), lengths=(8192, 32768), q_lens=(16, 512),
             mask=schema.Mask.CAUSAL, asked_variants=False,
-            extra_variants=("sdpa_auto", "sdpa_is_causal", "sdpa_lower_right", "varlen"),
+            extra_variants=("sdpa_auto", "sdpa_is_causal", "sdpa_lower_right", "varlen", "fa4", "flex_flash"),
         ),
         Scenario(
             "decode-kernels", "Decode kernels and a paged KV cache",
@@ -195,14 +196,16 @@ SCENARIOS: dict[str, Scenario] = {
             "forced, and a paged cache (as vLLM and SGLang keep it) beside the contiguous one",
             batch=8, q_heads=32, kv_heads=8, head_dims=(128,), lengths=(16384,), mask=schema.Mask.NONE,
             q_len=1, asked_variants=False,
-            extra_variants=("sdpa_auto", "varlen", "flex", "flex_triton", "flex_paged"),
+            extra_variants=("sdpa_auto", "varlen", "flex", "flex_triton", "flex_paged", "fa4", "fa4_paged",
+                            "flex_flash"),
         ),
         Scenario(
             "fp8-prefill", "FP8 prefill",
             "causal prefill of 16k tokens with float8 (e4m3) queries, keys and values beside bf16 "
             "(Llama-3-70B-like heads, the shape of the cuDNN frontend's published H200 FP8 figures)",
             batch=1, q_heads=64, kv_heads=8, head_dims=(128,), lengths=(16384,), mask=schema.Mask.CAUSAL,
-            asked_variants=False, extra_variants=("sdpa_auto", "sdpa_cudnn", "flex", "flex_fp8", "cudnn_fp8"),
+            asked_variants=False, extra_variants=("sdpa_auto", "sdpa_cudnn", "flex", "flex_fp8", "cudnn_fp8", "fa4",
+                                                  "flex_flash"),
         ),
         Scenario(
             "deterministic-backward", "Deterministic backward",
@@ -212,7 +215,7 @@ SCENARIOS: dict[str, Scenario] = {
             batch=1, q_heads=32, kv_heads=32, head_dims=(128,), lengths=(), train_lengths=(8192,),
             mask=schema.Mask.CAUSAL, asked_variants=False,
             extra_variants=("sdpa_flash", "sdpa_flash_det", "sdpa_efficient", "sdpa_efficient_det",
-                            "sdpa_cudnn", "sdpa_cudnn_det"),
+                            "sdpa_cudnn", "sdpa_cudnn_det", "fa4", "fa4_det"),
         ),
     ]
 }

@@ -77,7 +77,8 @@ class Variant:
 
     @property
     def compiled(self) -> bool:
-        """Compiled at each new shape (torch.compile): run last, timed after a first call."""
+        """Compiled at each new shape (torch.compile, or FlashAttention-4's CuTe DSL): run last, timed
+        after a first call, its first call recorded as its compile time."""
         return "compiled" in self.keywords
 
 
@@ -307,6 +308,56 @@ VARIANTS: dict[str, Variant] = {
             dtype="fp8_e4m3",
             twin="sdpa_cudnn",
         ),
+        Variant(
+            "flex_flash",
+            "FlexAttention, FLASH backend (FlashAttention-4, optional)",
+            "flex_flash",
+            None,
+            ("FlexBlockMaskAttention", "FlexFlashAttention"),
+            Hypothesis(1, False, True, 2, "a FlashAttention-4 kernel (CuTe DSL) generated from the same block mask "
+                       "instead of a Triton one"),
+            keywords=("flex", "fa4", "compiled", "fused", "optional"),
+            gqa=Gqa.NATIVE,
+            masks="a block mask from a mask_mod (flex's own); none when nothing is masked",
+        ),
+        Variant(
+            "fa4",
+            "FlashAttention-4 (flash_attn.cute, optional)",
+            "fa4",
+            None,
+            ("FA4Plan", "FA4Attention"),
+            Hypothesis(1, False, True, 1, "FlashAttention-4's CuTe DSL kernel (warp-specialized, TMA loads, wgmma "
+                       "on Hopper), compiled on the first call of each new configuration"),
+            keywords=("fa4", "compiled", "fused", "optional"),
+            gqa=Gqa.NATIVE,
+            masks="causal=True; window_size=(W - 1, 0) for a window of W tokens; cu_seqlens per packed document",
+        ),
+        Variant(
+            "fa4_paged",
+            "FlashAttention-4 on a paged KV cache (optional)",
+            "fa4_paged",
+            None,
+            ("FA4Plan", "FA4Attention"),
+            Hypothesis(1, False, True, 1, "FlashAttention-4's kernel reading K and V pages through page_table"),
+            train=False,
+            default=False,
+            keywords=("fa4", "compiled", "fused", "paged", "optional"),
+            gqa=Gqa.NATIVE,
+            masks="page_table of pages of 128 tokens (flash_attn_varlen_func); causal and windows as fa4",
+        ),
+        Variant(
+            "fa4_det",
+            "FlashAttention-4, deterministic backward (optional)",
+            "fa4_deterministic",
+            None,
+            ("FA4Plan", "FA4Attention"),
+            Hypothesis(1, False, True, 1, "the same kernels with deterministic=True: the backward accumulates dQ "
+                       "in a fixed order"),
+            default=False,
+            keywords=("fa4", "compiled", "fused", "deterministic", "optional"),
+            gqa=Gqa.NATIVE,
+            masks="causal=True; window_size=(W - 1, 0) for a window of W tokens",
+        ),
     ]
     + [
         Variant(
@@ -400,12 +451,25 @@ def source(variant: Variant) -> str:
     elif variant.kind == "cudnn_fp8":
         call = ("# pip install .[cudnn]; q, k, v drawn in float8_e4m3fn, in (B, S, H, D) memory\n"
                 "out = CudnnFP8Attention(point, device)(q, k, v)")
+    elif variant.kind in FA4_CALLS:
+        call = FA4_CALLS[variant.kind]
     elif variant.kind == "naive_compiled":
         call = "out = torch.compile(NaiveAttention(point, device))(q, k, v)"
     else:
         call = f"out = {variant.classes[-1]}(point, device)(q, k, v)"
     return "\n\n\n".join(parts) + "\n\n\n" + call + "\n"
 
+
+# How the FlashAttention-4 variants are called (pip install .[fa4]); their inputs are in (B, S, H, D) memory.
+FA4_INSTALL = "pip install .[fa4]"
+FA4_CALLS = {
+    "flex_flash": f"# {FA4_INSTALL}\nout = FlexFlashAttention(point, device)(q, k, v)",
+    "fa4": f"# {FA4_INSTALL}; q, k, v in (B, S, H, D) memory\nout = FA4Attention(point, device)(q, k, v)",
+    "fa4_paged": f"# {FA4_INSTALL}; q, k, v in (B, S, H, D) memory\n"
+                 "out = FA4Attention(point, device, paged=True)(q, k, v)",
+    "fa4_deterministic": f"# {FA4_INSTALL}; q, k, v in (B, S, H, D) memory\n"
+                         "out = FA4Attention(point, device, deterministic=True)(q, k, v)",
+}
 
 BACKEND_ENUM = {
     "math": "MATH",
