@@ -45,8 +45,8 @@ def listing(root: Path) -> list[output.ListRow]:
             continue
         ident = identity_of(rs, folder.name)
         rows.append(output.ListRow(
-            **vars(ident), modes=list(dict.fromkeys(r.mode for r in rs.runs)), scenarios=_scenarios(rs),
-            variants=len({r.variant for r in rs.runs})))
+            **vars(ident), modes=list(dict.fromkeys(r.mode for r in [*rs.runs, *rs.sweep])), scenarios=_scenarios(rs),
+            variants=len({r.variant for r in [*rs.runs, *rs.sweep]})))
     return rows
 
 
