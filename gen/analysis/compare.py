@@ -1,12 +1,14 @@
-"""`python -m gen compare SET_A SET_B`: two result sets side by side, per variant.
+"""`attention-report compare BASE NEW`: two result sets side by side, per variant, and the regression gate.
 
 Takes: two loaded sets (gen.analysis.tables). Gives: `compare_frame(a, b, mode)`,
 one row per variant of either set: kernels per forward on each side, kernels
 added and removed (matched by short name, as multisets; memcpy and memset
 events match by kind), GPU and CPU time on each side with the ratio B/A, and
-the speed rank on each side. `run(root, a, b, fmt)` is the CLI verb (text
-table or JSON), `default_pair(sets)` the pair the site shows first and `pairs(sets)`
-every pair it shows.
+the speed rank on each side (the site's comparison reads it). `rows(...)`: the
+CLI's rows (gen.model.output.CompareRow), the gate's ratios with their intervals
+(gen.analysis.gate) beside the kernels; `run(root, base, new, fmt, ...)` the verb
+(table, JSON, CSV or Markdown, and whether the gate failed), `default_pair(sets)`
+the pair the site shows first and `pairs(sets)` every pair it shows.
 
 A reference set holds only what its source published: where it named fewer
 kernels than it counted, the kernel lists are partial and only the names it
@@ -306,18 +308,18 @@ def csv_text(recs: list[output.CompareRow]) -> str:
 def issue_line(i: comparability.Issue) -> str:
     """One comparability issue as a line of the CLI's output."""
     if i.kind == "shape":
-        return (f"warning: different shapes: A {comparability.point_text(i.a)}, B {comparability.point_text(i.b)}; "
-                "times at different shapes are not comparable")
+        return (f"warning: different shapes: BASE {comparability.point_text(i.a)}, "
+                f"NEW {comparability.point_text(i.b)}; times at different shapes are not comparable")
     if i.kind == "noisy":
         def one(n) -> str:
             return f"{n.variant} ({n.timing}: " + (f"n={n.n})" if n.kind == "few" else f"IQR {n.iqr_pct:.0f}%)")
 
-        sides = [f"{side} " + ", ".join(one(n) for n in ns) for side, ns in (("A", i.a), ("B", i.b)) if ns]
+        sides = [f"{side} " + ", ".join(one(n) for n in ns) for side, ns in (("BASE", i.a), ("NEW", i.b)) if ns]
         return "warning: noisy or thin timings: " + "; ".join(sides)
     if i.kind == "scenario":
-        return f"warning: {'A' if not i.a else 'B'} has no data for scenario {i.quantity}"
+        return f"warning: {'BASE' if not i.a else 'NEW'} has no data for scenario {i.quantity}"
     what = {"definition": f"{i.quantity} time defined differently"}.get(i.kind, f"different {i.kind}s")
-    return f"warning: {what}: A {i.a}, B {i.b}"
+    return f"warning: {what}: BASE {i.a}, NEW {i.b}"
 
 
 def _point(p: schema.Point | None) -> output.Point | None:
