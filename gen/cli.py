@@ -249,7 +249,8 @@ def parser() -> argparse.ArgumentParser:
     su.add_argument("--set", help="result set name (default: the only or first measured one; `list` names them)")
     su.add_argument("--format", choices=["table", "json"], default="table",
                     help="a text table, or JSON in the published data format (docs/data-format.md)")
-    su.add_argument("--mode", default="inference", choices=MODES, help="inference or train (default inference)")
+    su.add_argument("--mode", choices=MODES,
+                    help="inference or train (default: inference; with --scenario, both)")
     su.add_argument("--scenario", choices=_scenario_names(),
                     help="one scenario's rows instead, one per variant and sweep point, with TFLOP/s or TB/s under "
                          "the conventions it prints")

@@ -159,21 +159,21 @@ def test_page_describes_every_field():
     assert not missing
 
 
-def _summaries() -> list[tuple[str, str | None, str]]:
+def _summaries() -> list[tuple[str, str | None, str | None]]:
     out = []
     for folder in schema.list_sets(RESULTS):
         rs = schema.load_set(folder)
         modes = sorted({r.mode for r in rs.runs})
         out += [(folder.name, None, m) for m in modes]
         if rs.kind == "measured":
-            out += [(folder.name, s, "inference") for s in sorted({p.scenario for p in rs.sweep})]
+            out += [(folder.name, s, None) for s in sorted({p.scenario for p in rs.sweep})]
     return out
 
 
 @pytest.mark.parametrize(("name", "scenario", "mode"), _summaries())
 def test_every_committed_summary_validates(name, scenario, mode, validator, capsys):
-    argv = ["summary", "--results", str(RESULTS), "--set", name, "--mode", mode, "--format", "json"]
-    code, out = _run(capsys, *argv, *(["--scenario", scenario] if scenario else []))
+    argv = ["summary", "--results", str(RESULTS), "--set", name, "--format", "json"]
+    code, out = _run(capsys, *argv, *(["--scenario", scenario] if scenario else ["--mode", mode]))
     assert code == 0
     doc = json.loads(out)
     validator.validate(doc)
@@ -199,11 +199,34 @@ def test_list_and_compare_validate(two_sets, validator, capsys):
 def test_field_names_do_not_depend_on_the_options(capsys):
     base = ["summary", "--results", str(RESULTS), "--set", H200, "--format", "json"]
     keys = []
-    for extra in ([], ["--scenario", "decode"], ["--mode", "train"]):
+    options = ([], ["--scenario", "decode"], ["--mode", "train"],
+               ["--scenario", "deterministic-backward", "--mode", "train"])
+    for extra in options:
         _, out = _run(capsys, *base, *extra)
         keys.append([sorted(r) for r in json.loads(out)["rows"]])
+    assert all(keys)
     assert all(k == keys[0][0] for ks in keys for k in ks)
     assert "gpu_time_ms" not in keys[0][0] and "cpu_time_ms" not in keys[0][0]  # legacy aliases gone
+
+
+def test_summary_mode_selects_scenario_rows(capsys):
+    base = ["summary", "--results", str(RESULTS), "--set", H200, "--format", "json", "--scenario", "gqa-prefill"]
+    every = json.loads(_run(capsys, *base)[1])
+    train = json.loads(_run(capsys, *base, "--mode", "train")[1])
+    assert {r["mode"] for r in every["rows"]} == {"inference", "train"} and every["selection"]["mode"] is None
+    assert {r["mode"] for r in train["rows"]} == {"train"} and len(train["rows"]) < len(every["rows"])
+
+
+def test_a_variant_neither_set_holds_is_an_error(capsys):
+    code = cli.main(["compare", H200, H200, "--results", str(RESULTS), "--variant", "flex_paged"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--variant" in err and "flex_paged" in err
+
+
+def test_a_gate_with_nothing_to_judge_says_so(capsys):
+    ref = "nvidia-a100-sxm4-80gb__article-2026-07"
+    code, out = _run(capsys, "compare", H200, ref, "--results", str(RESULTS), "--fail-above", "1.05")
+    assert code == 0 and "gate: nothing to judge" in out
 
 
 def test_a_field_the_analysis_adds_must_be_declared():

@@ -237,10 +237,14 @@ def gate_columns(scenario: str) -> list[str]:
 def _verdict_line(verdict: output.Gate) -> str:
     if verdict.fail_above is None:
         return "gate: not asked for (--fail-above R)"
+    if not verdict.judged:
+        return ("gate: nothing to judge: no selected row has GPU-only times with intervals on both sides "
+                "(a reference or CPU set has none)")
     if verdict.failed:
         return (f"gate: FAILED: slower than x{verdict.fail_above:g} beyond the 95% intervals: "
                 + ", ".join(verdict.failing))
-    return f"gate: passed: no selected variant is slower than x{verdict.fail_above:g} beyond the 95% intervals"
+    return (f"gate: passed: none of the {verdict.judged} rows judged is slower than x{verdict.fail_above:g} beyond "
+            "the 95% intervals")
 
 
 def table(a: tables.LoadedSet, b: tables.LoadedSet, recs: list[output.CompareRow], mode: str,
@@ -388,9 +392,14 @@ def run(root: Path, set_a: str, set_b: str, fmt: str = "table", mode: str = "inf
         a, b, scenario, mode)
     lines = [issue_line(i) for i in found]
     recs = rows(a, b, mode, scenario, variants, fail_above)
+    absent = [v for v in variants or [] if not any(r.variant == v for r in recs)]
+    if absent:
+        raise schema.UserError(f"--variant: neither {a.name} nor {b.name} holds {', '.join(absent)} "
+                               f"({mode}, scenario {scenario})")
     failing = [r.variant + ("" if r.point is None or scenario == "article" else f" @ {_point_label(r.point)}")
                for r in recs if r.slower]
-    verdict = output.Gate(fail_above=fail_above, failed=bool(failing), failing=failing)
+    judged = sum(r.tie is not None for r in recs)
+    verdict = output.Gate(fail_above=fail_above, failed=bool(failing), failing=failing, judged=judged)
     if fmt in ("json", "csv"):
         for line in lines:
             (warn or (lambda _: None))(line)

@@ -200,28 +200,31 @@ def _at_ref(row: dict, ref: float) -> dict:
             "gpu_only_ms_at_ref_clock": round(clocks.at_ref_clock(ms, mhz, ref), 6) if known else None}
 
 
-def json_rows(ls: tables.LoadedSet, mode: str, scenario: str | None) -> list[output.SummaryRow]:
-    """The summary's rows as gen.model.output.SummaryRow, whichever the options: a scenario's points, or the
-    article's variants."""
+def json_rows(ls: tables.LoadedSet, mode: str | None, scenario: str | None) -> list[output.SummaryRow]:
+    """The summary's rows as gen.model.output.SummaryRow, whichever the options: a scenario's points (of
+    `mode`, or every mode), or the article's variants (of `mode`, inference by default)."""
     from gen.analysis import gate
 
     ref = gate.ref_mhz(ls.rs.environment)
     if scenario:
-        raw = [_scenario_row(r) for r in scenario_rows(ls, scenario)]
+        raw = [_scenario_row(r) for r in scenario_rows(ls, scenario) if mode is None or r["mode"] == mode]
     else:
-        raw = [_article_row(ls, r) for r in records(ls, mode)]
+        raw = [_article_row(ls, r) for r in records(ls, mode or "inference")]
     return [output.from_dict(output.SummaryRow, _at_ref(r, ref)) for r in raw]
 
 
-def run(root: Path, name: str | None, fmt: str, mode: str = "inference", scenario: str | None = None) -> str:
+def run(root: Path, name: str | None, fmt: str, mode: str | None = None, scenario: str | None = None) -> str:
+    """The summary verb. Without --scenario, the article's variants in `mode` (inference by default);
+    with it, the scenario's points in `mode` (every mode by default)."""
     ls = pick_set(root, name)
     if fmt == "json":
         from gen.analysis import sets
 
-        return sets.envelope("summary", [sets.identity(ls)], json_rows(ls, mode, scenario), mode=mode,
-                             scenario=scenario)
+        return sets.envelope("summary", [sets.identity(ls)], json_rows(ls, mode, scenario),
+                             mode=mode if scenario else mode or "inference", scenario=scenario)
     if scenario:  # one row per variant and sweep point of that scenario (gen.analysis.scenarios)
         from gen.analysis import scenarios
 
-        return scenarios.summary_text(ls, scenario, scenario_rows(ls, scenario))
-    return table(ls, records(ls, mode))
+        rows = [r for r in scenario_rows(ls, scenario) if mode is None or r["mode"] == mode]
+        return scenarios.summary_text(ls, scenario, rows)
+    return table(ls, records(ls, mode or "inference"))

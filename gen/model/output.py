@@ -231,6 +231,7 @@ class Gate:
     fail_above: float | None  # R; null when not asked for
     failed: bool  # some selected row is slower than R with intervals that do not overlap
     failing: list[str]  # those rows' variants
+    judged: int  # rows with a ratio and intervals to judge (a reference or CPU side has none)
 
 
 @dataclass
