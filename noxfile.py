@@ -34,17 +34,53 @@ def _has_cuda_torch(python: str) -> bool:
     return probe.returncode == 0
 
 
+# The name `profile` gives this GPU's set (gen.model.layout.set_name, as gen.capture.runner calls it).
+OWN_SET = ("import torch; from gen.model import layout; "
+           "print(layout.set_name(torch.cuda.get_device_properties(0).name, '', torch.__version__))")
+
+
+def _own_set_missing(python: str) -> bool:
+    """Whether results/ lacks this GPU's set, by the name `profile --if-missing` looks for."""
+    try:
+        probe = subprocess.run([python, "-c", OWN_SET], capture_output=True, text=True, timeout=120,
+                               env={**os.environ, "PYTHONPATH": os.path.abspath(".")})
+    except (OSError, subprocess.SubprocessError):
+        return True
+    name = probe.stdout.strip()
+    return probe.returncode != 0 or not name or not os.path.isdir(os.path.join("results", name))
+
+
+def capture_decision(has_cuda: bool, own_set_missing: bool, asked: bool) -> str:
+    """What build-report does before building: "capture" only when asked for (--profile), never on its
+    own (a capture takes minutes of the GPU); "advise" where this GPU has no set of its own; else "build"."""
+    if asked:
+        return "capture"
+    return "advise" if has_cuda and own_set_missing else "build"
+
+
+ADVICE = ("this machine has a CUDA torch and results/ holds no set of its GPU: the report is built from the "
+          "committed sets only. To measure this GPU (minutes): nox -s profile, or nox -s build-report -- --profile")
+
+
 @nox.session(name="build-report", python=PYTHON)
 def build_report(session: nox.Session) -> None:
-    """Render the committed result sets into site/ (profiles first on a CUDA machine whose set is missing)."""
+    """Render the committed result sets into site/. Captures this GPU only with `-- --profile`
+    (else, on a CUDA machine without its own set, says how)."""
     session.install("-e", ".")
+    args = list(session.posargs)
+    asked = "--profile" in args
+    args = [a for a in args if a != "--profile"]
     host_python = os.environ.get("GEN_CAPTURE_PYTHON", sys.executable)
-    if _has_cuda_torch(host_python):
-        session.log(f"CUDA torch found in {host_python}: profiling this GPU unless its set exists")
+    cuda = _has_cuda_torch(host_python)
+    decision = capture_decision(cuda, cuda and not asked and _own_set_missing(host_python), asked)
+    if decision == "capture":
+        session.log(f"--profile: profiling this GPU with {host_python} unless its set exists")
         session.run(host_python, "-m", "gen", *CAPTURE_ALL, "--if-missing", external=True, env=ENV)
+    elif decision == "advise":
+        session.warn(ADVICE)
     else:
-        session.log("no CUDA torch here: building from the committed result sets")
-    session.run("python", "-m", "gen", "build", *session.posargs, env=ENV)
+        session.log("building from the committed result sets")
+    session.run("python", "-m", "gen", "build", *args, env=ENV)
     session.run("mkdocs", "build", "--strict", "--site-dir", "site", env=ENV)
     session.log(f"report built: {os.path.abspath('site/index.html')}")
 
@@ -97,6 +133,6 @@ def zensical(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff over the package, tests and noxfile."""
-    session.install("ruff>=0.8")
+    """ruff over the package, tests and noxfile (the ruff of the `lint` extra)."""
+    session.install(".[lint]")
     session.run("ruff", "check", "gen", "tests", "noxfile.py", "benchmarks")

@@ -1,10 +1,10 @@
 """Trial of HolisticTraceAnalysis (HTA) on one of our real traces.
 
-Not part of the tests or the pipeline: it records why gen/trace.py does its own
-parsing (see docs/notes/hta-trial.md). Run with the venv that has HTA:
+Not part of the pipeline: it records why gen/model/trace.py does its own
+parsing (see docs/notes/hta-trial.md). Needs HTA (`pip install HolisticTraceAnalysis`,
+not a dependency of the project):
 
-    /work/venv/bin/python benchmarks/hta_trial.py [--set results/nvidia-h200__torch-2.11.0]
-        [--variant naive]
+    python benchmarks/hta_trial.py [--set results/nvidia-h200__torch-2.11.0] [--variant naive]
 
 For each of the inference and train traces of VARIANT it copies the trace into
 its own directory (HTA reads a directory of per-rank traces), loads it with
@@ -187,20 +187,36 @@ def trial(src: Path, work: Path) -> None:
               f"numpy {numpy.__version__})")
 
 
+def trace_paths(set_dir: Path, variant: str) -> list[Path]:
+    """The inference and train traces of a variant, as the set's result.json names them (their
+    file names changed between schema versions: read, never guessed)."""
+    from gen.model import schema
+
+    rs = schema.load_set(set_dir)
+    runs = [rs.run(variant, mode) for mode in ("inference", "train")]
+    paths = [set_dir / r.trace for r in runs if r is not None and r.trace]
+    if not paths:
+        raise SystemExit(f"--variant: {set_dir.name} holds no trace of {variant!r}")
+    return paths
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--set", default=str(ROOT / "results" / "nvidia-h200__torch-2.11.0"))
-    ap.add_argument("--variant", default="naive")
+    ap.add_argument("--set", default=str(ROOT / "results" / "nvidia-h200__torch-2.11.0"), help="a result set folder")
+    ap.add_argument("--variant", default="naive", help="whose traces to load (default naive)")
     a = ap.parse_args()
-    quiet()
+    paths = trace_paths(Path(a.set), a.variant)
     t0 = time.perf_counter()
-    import hta  # noqa: F401
-    from hta.trace_analysis import TraceAnalysis  # noqa: F401
-
+    try:
+        import hta  # noqa: F401
+        from hta.trace_analysis import TraceAnalysis  # noqa: F401
+    except ImportError:
+        raise SystemExit("hta_trial needs HTA: pip install HolisticTraceAnalysis") from None
+    quiet()
     print(f"import hta: {(time.perf_counter() - t0) * 1e3:.0f} ms")
     with tempfile.TemporaryDirectory() as tmp:
-        for mode in ("inference", "train"):
-            trial(Path(a.set) / "traces" / f"{mode}__{a.variant}.json.gz", Path(tmp))
+        for path in paths:
+            trial(path, Path(tmp))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""`python -m gen VERB`: one function per verb, each calling one stage.
+"""`attention-report VERB` (or `python -m gen VERB`): one function per verb, each calling one stage.
 
 Takes: argv. Gives: an exit status. User errors (schema.UserError: bad input,
 a bad option, a damaged file) are one line on stderr naming the file or option
@@ -16,7 +16,24 @@ from pathlib import Path
 
 from gen.model.schema import UserError
 
-DEFAULT_RESULTS = Path(__file__).resolve().parent.parent / "results"
+# Relative to the current directory, never to the installed package: an installed command works on
+# the results of the project it is run in.
+DEFAULT_RESULTS = Path("results")
+DEFAULT_DOCS = Path("docs")
+DISTRIBUTION = "attention-profile-report"
+MODES = ("inference", "train")
+
+
+def version() -> str:
+    """The installed distribution's version (its metadata); the source tree's where it is not installed."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        import gen
+
+        return f"{gen.__version__} (not installed)"
 
 
 def _shape(text: str) -> tuple[int, int, int, int]:
@@ -80,6 +97,22 @@ def _capture_runner():
     return runner
 
 
+def _variant_names() -> list[str]:
+    from gen.model import variants  # torch-free
+
+    return list(variants.VARIANTS)
+
+
+def _ratio(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"expected a positive ratio such as 1.05, got {text!r}")
+    return value
+
+
 def cmd_profile(a) -> int:
     import time
 
@@ -130,8 +163,31 @@ def cmd_summary(a) -> int:
 def cmd_compare(a) -> int:
     from gen.analysis import compare
 
-    print(compare.run(Path(a.results), a.set_a, a.set_b, a.format, force=a.force,
-                      warn=lambda line: print(line, file=sys.stderr)))
+    got = compare.run(Path(a.results), a.base, a.new, a.format, mode=a.mode, force=a.force,
+                      warn=lambda line: print(line, file=sys.stderr), scenario=a.scenario,
+                      variants=a.variant, fail_above=a.fail_above)
+    print(got.text)
+    return 1 if got.failed else 0
+
+
+def cmd_list(a) -> int:
+    from gen.analysis import sets
+
+    print(sets.run(Path(a.results), a.format))
+    return 0
+
+
+def cmd_schema(a) -> int:
+    import json
+
+    from gen.model import layout, output
+
+    text = json.dumps(output.json_schema(), indent=1, ensure_ascii=False) + "\n"
+    if a.out:
+        layout.atomic_write_bytes(Path(a.out), text.encode())
+        print(a.out)
+    else:
+        print(text, end="")
     return 0
 
 
@@ -173,8 +229,11 @@ def cmd_digest(a) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m gen", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="verb", required=True)
+    p = argparse.ArgumentParser(prog="attention-report", description=__doc__.splitlines()[0])
+    p.add_argument("--version", action="version", version=f"%(prog)s {version()}",
+                   help="print the installed version and exit")
+    sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
+    results_help = "the results folder (default ./results of the current directory)"
 
     pr = sub.add_parser("profile", help="run the variants under torch.profiler and write a result set")
     pr.add_argument("--variants", help="comma list (default: all default variants)")
@@ -186,7 +245,7 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--shape", type=_shape, help="the article's B,H,S,D (default 8,16,1024,64)")
     pr.add_argument("--dtype", help="bf16, fp16 or fp32 (default: each scenario's, bf16)")
     pr.add_argument("--mode", default="inference", help="inference, train, or inference,train")
-    pr.add_argument("--out", default=str(DEFAULT_RESULTS), help="results root (default results/)")
+    pr.add_argument("--out", default=str(DEFAULT_RESULTS), help=results_help)
     pr.add_argument("--force", action="store_true", help="replace an existing result set")
     pr.add_argument("--if-missing", action="store_true", help="do nothing if this GPU's set exists")
     pr.add_argument("--label", help="suffix for the set's name, to keep a second set of one GPU")
@@ -207,33 +266,61 @@ def parser() -> argparse.ArgumentParser:
     pr.set_defaults(func=cmd_profile)
 
     su = sub.add_parser("summary", help="one row per variant of a result set (no torch needed)")
-    su.add_argument("--results", default=str(DEFAULT_RESULTS))
-    su.add_argument("--set", help="result set name (default: the only or first measured one)")
-    su.add_argument("--format", choices=["table", "json"], default="table")
-    su.add_argument("--mode", default="inference", choices=["inference", "train"])
-    su.add_argument("--scenario", help="one scenario's rows instead, one per variant and sweep point (article, "
-                    "gqa-prefill, decode, sliding-window), with TFLOP/s or TB/s under the conventions it prints")
+    su.add_argument("--results", default=str(DEFAULT_RESULTS), help=results_help)
+    su.add_argument("--set", help="result set name (default: the only or first measured one; `list` names them)")
+    su.add_argument("--format", choices=["table", "json"], default="table",
+                    help="a text table, or JSON in the published data format (docs/data-format.md)")
+    su.add_argument("--mode", choices=MODES,
+                    help="inference or train (default: inference; with --scenario, both)")
+    su.add_argument("--scenario", choices=_scenario_names(),
+                    help="one scenario's rows instead, one per variant and sweep point, with TFLOP/s or TB/s under "
+                         "the conventions it prints")
     su.set_defaults(func=cmd_summary)
 
-    co = sub.add_parser("compare", help="compare two result sets per variant (no torch needed)")
-    co.add_argument("set_a")
-    co.add_argument("set_b")
-    co.add_argument("--results", default=str(DEFAULT_RESULTS))
-    co.add_argument("--format", choices=["table", "json"], default="table")
+    co = sub.add_parser("compare", help="compare two result sets per variant, or gate a change (no torch needed)",
+                        description="NEW/BASE of GPU-only time per variant with its 95% interval; with "
+                                    "--fail-above R, exit 1 when a selected variant is slower than R with "
+                                    "intervals that do not overlap, else 0")
+    co.add_argument("base", metavar="BASE", help="the result set to compare against (`list` names them)")
+    co.add_argument("new", metavar="NEW", help="the result set under test")
+    co.add_argument("--results", default=str(DEFAULT_RESULTS), help=results_help)
+    co.add_argument("--mode", default="inference", choices=MODES, help="inference or train (default inference)")
+    co.add_argument("--scenario", default="article", choices=_scenario_names(),
+                    help="the scenario whose runs or sweep points are compared (default article)")
+    co.add_argument("--variant", action="append", choices=_variant_names(), metavar="VARIANT",
+                    help="compare only this variant (repeat for more; default every variant): "
+                         + ", ".join(_variant_names()))
+    co.add_argument("--fail-above", type=_ratio, metavar="R",
+                    help="exit 1 when a selected variant's NEW/BASE exceeds R (e.g. 1.05) and the two medians' 95%% "
+                         "intervals do not overlap")
+    co.add_argument("--format", choices=["table", "json", "csv", "markdown"], default="table",
+                    help="a text table, JSON in the published data format, CSV, or Markdown for a pull-request "
+                         "comment (default table)")
     co.add_argument("--force", action="store_true",
                     help="show sets measured at different shapes, dtypes or scenarios side by side anyway "
                          "(they are refused otherwise; every difference is printed as a warning)")
     co.set_defaults(func=cmd_compare)
 
+    ls = sub.add_parser("list", help="the result sets under the results folder: GPU, PyTorch, CUDA, date, scenarios")
+    ls.add_argument("--results", default=str(DEFAULT_RESULTS), help=results_help)
+    ls.add_argument("--format", choices=["table", "json"], default="table",
+                    help="a text table, or JSON in the published data format")
+    ls.set_defaults(func=cmd_list)
+
+    sc = sub.add_parser("schema", help="print the JSON Schema of every verb's --format json output")
+    sc.add_argument("--out", help="write it to this file instead (docs/data-format.schema.json is the published one)")
+    sc.set_defaults(func=cmd_schema)
+
     rf = sub.add_parser("reference", help="write the published figures (the seed article's A100, cuDNN frontend H200, "
                                           "FlashAttention-3 paper H100) as reference sets")
-    rf.add_argument("--results", default=str(DEFAULT_RESULTS))
+    rf.add_argument("--results", default=str(DEFAULT_RESULTS), help=results_help)
     rf.add_argument("--force", action="store_true", help="replace an existing reference set")
     rf.set_defaults(func=cmd_reference)
 
     bu = sub.add_parser("build", help="render the result sets into Markdown pages under docs/")
-    bu.add_argument("--results", default=str(DEFAULT_RESULTS))
-    bu.add_argument("--docs", default=str(DEFAULT_RESULTS.parent / "docs"))
+    bu.add_argument("--results", default=str(DEFAULT_RESULTS), help=results_help)
+    bu.add_argument("--docs", default=str(DEFAULT_DOCS),
+                    help="the site's source folder; pages go to its generated/ (default ./docs)")
     bu.add_argument("--skip-broken", action="store_true", help="build the rest when a set is unreadable")
     bu.set_defaults(func=cmd_build)
 
@@ -241,12 +328,12 @@ def parser() -> argparse.ArgumentParser:
                                        "instead of parsing them (capture and import write it; this is for a set "
                                        "that has none, or one of another version)")
     dg.add_argument("sets", nargs="*", help="result set folders (default: every set under --results)")
-    dg.add_argument("--results", default=str(DEFAULT_RESULTS))
+    dg.add_argument("--results", default=str(DEFAULT_RESULTS), help=results_help)
     dg.set_defaults(func=cmd_digest)
 
     im = sub.add_parser("import", help="check a result set made elsewhere (folder or .tar.gz) and publish it here")
     im.add_argument("path", help="a result set folder, or a .tar.gz / .tgz holding one")
-    im.add_argument("--results", default=str(DEFAULT_RESULTS))
+    im.add_argument("--results", default=str(DEFAULT_RESULTS), help=results_help)
     im.add_argument("--force", action="store_true",
                     help="replace a set of the same name; with --merge, let the imported records win")
     im.add_argument("--merge", action="store_true",

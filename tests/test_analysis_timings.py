@@ -398,13 +398,13 @@ def test_host_reference_pools_every_record_and_reaches_the_json(h200):
     assert ref.n == len(samples) > 1000
     assert ref.median_ms == pytest.approx(statistics.median(samples))
     assert ref.p10_ms < ref.median_ms < ref.p90_ms
-    rows = json.loads(summary.run(RESULTS, ls.name, "json"))
+    rows = json.loads(summary.run(RESULTS, ls.name, "json"))["rows"]
     run = next(r for r in ls.rs.runs if r.mode == "inference" and r.variant == rows[0]["variant"])
     assert rows[0]["host_ref_ms"] == pytest.approx(statistics.median(timings.warm_refs(run.timing.host_ref_ms)),
                                                    abs=1e-6)
     # the schema-2 fixture was captured before the reference call existed: none, and null in the JSON
     assert timings.host_reference(h200.rs) is None
-    assert all(r["host_ref_ms"] is None for r in json.loads(summary.run(h200.path.parent, h200.name, "json")))
+    assert all(r["host_ref_ms"] is None for r in json.loads(summary.run(h200.path.parent, h200.name, "json"))["rows"])
 
 
 def _graph_timing(graph, eager, ksum=(142.0, 142.0, 142.4)) -> schema.Timing:

@@ -106,7 +106,7 @@ def test_burst_against_the_published_time_by_the_clock_rule(s3, h200):
 
 def test_summary_json_carries_the_conditions(s3, schema2_results):
     root, ls, _ = s3
-    rows = json.loads(summary.run(root, ls.name, "json", scenario="gqa-prefill"))
+    rows = json.loads(summary.run(root, ls.name, "json", scenario="gqa-prefill"))["rows"]
     ok = [r for r in rows if r["status"] == "ok" and r["mode"] == "inference"]
     assert ok and all(r["sm_clock_mhz"] == schema3_sets.SUSTAINED_MHZ for r in ok)
     assert all(r["power_w"] == 690.0 and r["temp_c"] == 61.0 and r["sm_clock_min_mhz"] == 1640.0 for r in ok)
@@ -118,20 +118,20 @@ def test_summary_json_carries_the_conditions(s3, schema2_results):
     assert cudnn["burst_ms"] == pytest.approx(schema3_sets.GQA_BURST_MS)
     assert cudnn["burst_sm_clock_mhz"] == schema3_sets.BURST_MHZ
     # the graph check: the naive point fell back to the kernel sum, the copy kernel named
-    art = json.loads(summary.run(root, ls.name, "json", scenario="article"))
+    art = json.loads(summary.run(root, ls.name, "json", scenario="article"))["rows"]
     naive = next(r for r in art if r["variant"] == "naive")
     assert naive["gpu_only_method"] == "kernel_sum" and naive["gpu_only_ms"] == pytest.approx(0.38)
     assert naive["graph_differences"]["only_in_graph"] == [dict(name=schema3_sets.MEMCPY, launches=1)]
     assert naive["telemetry"]["kernel_sum"]["sm_clock_mhz"] == schema3_sets.SUSTAINED_MHZ - 20
     assert naive["sm_clock_mhz"] == schema3_sets.SUSTAINED_MHZ - 20  # the window GPU-only came from
     # per run (no --scenario): the same fields
-    (run,) = json.loads(summary.run(root, ls.name, "json"))
+    (run,) = json.loads(summary.run(root, ls.name, "json"))["rows"]
     assert run["sm_clock_mhz"] == schema3_sets.SUSTAINED_MHZ and run["power_w"] == 690.0
     # the committed schema-2 set: every figure null, with the reason
-    old = json.loads(summary.run(schema2_results, H200_NAME, "json", scenario="gqa-prefill"))
+    old = json.loads(summary.run(schema2_results, H200_NAME, "json", scenario="gqa-prefill"))["rows"]
     assert all(r["sm_clock_mhz"] is None and r["sol_pct"] is None for r in old)
     assert all("not recorded" in r["telemetry_reason"] for r in old if r["status"] == "ok")
-    runs = json.loads(summary.run(schema2_results, H200_NAME, "json"))
+    runs = json.loads(summary.run(schema2_results, H200_NAME, "json"))["rows"]
     assert all(r["sm_clock_mhz"] is None and r["power_w"] is None and r["temp_c"] is None for r in runs)
     assert all(r["sm_clock_min_mhz"] is None and "not recorded" in r["telemetry_reason"] for r in runs)
 

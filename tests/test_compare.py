@@ -50,16 +50,16 @@ def test_cli_table_and_json(capsys, h200_dir):
     out = capsys.readouterr().out
     assert "published figures, not measured here" in out and "sdpa_flash" in out
     assert main(["compare", H200, REF, "--results", root, "--format", "json"]) == 0
-    recs = json.loads(capsys.readouterr().out)
+    recs = json.loads(capsys.readouterr().out)["rows"]
     flash = next(r for r in recs if r["variant"] == "sdpa_flash")
-    assert flash["kernels_a"] == 1 and flash["gpu_only_ms_b"] == 0.1468
+    assert flash["kernels_base"] == 1 and flash["gpu_only_ms_new"] == 0.1468
 
 
 def test_unknown_set_names_the_option(capsys, h200_dir):
     assert main(["compare", H200, "nope", "--results", str(RESULTS)]) == 2
     err = capsys.readouterr().err
-    assert "SET_B" in err and "nope" in err and H200 in err
-    with pytest.raises(schema.UserError, match="SET_A"):
+    assert "NEW" in err and "nope" in err and H200 in err
+    with pytest.raises(schema.UserError, match="BASE"):
         compare.run(RESULTS, "nope", H200, "table")
 
 

@@ -65,9 +65,10 @@ def test_new_set_appears_on_every_page(pages):
 
 def test_compare_cli_reads_the_new_set(pages):
     _, results = pages
-    rows = {r["variant"]: r for r in json.loads(compare.run(results, "nvidia-h200__torch-2.11.0", NEW, "json"))}
+    got = json.loads(compare.run(results, "nvidia-h200__torch-2.11.0", NEW, "json").text)
+    rows = {r["variant"]: r for r in got["rows"]}
     flash = rows["sdpa_flash"]
-    assert flash["kernels_a"] == flash["kernels_b"] == 1
-    assert flash["gpu_only_ratio"] == pytest.approx(2.0, rel=1e-3)  # the slower card's time, read from its own set
-    assert rows["naive"]["gpu_only_ratio"] == pytest.approx(1.0)
-    assert rows["sdpa_efficient"]["status_a"] == "ok" and rows["sdpa_efficient"]["status_b"] == "absent"
+    assert flash["kernels_base"] == flash["kernels_new"] == 1
+    assert flash["ratio"] == pytest.approx(2.0, rel=1e-3)  # the slower card's time, read from its own set
+    assert rows["naive"]["ratio"] == pytest.approx(1.0)
+    assert rows["sdpa_efficient"]["status_base"] == "ok" and rows["sdpa_efficient"]["status_new"] == "absent"

@@ -24,9 +24,18 @@ def test_readme_names_every_verb_and_benchmark():
     verbs = re.findall(r'add_parser\(\s*"(\w+)"', (ROOT / "gen" / "cli.py").read_text(encoding="utf-8"))
     assert set(verbs) >= {"profile", "summary", "compare", "reference", "import", "build"}
     for verb in verbs:
-        assert f"python -m gen {verb}" in README, verb
+        assert f"attention-report {verb}" in README, verb
     for opt in ("--scenario", "--counters", "--tiny"):
         assert opt in README
     for script in sorted(ROOT.glob("benchmarks/*.md")):
         assert f"benchmarks/{script.stem}.py" in README or f"`{script.stem}.py`" in README, script.name
+    for script in sorted(ROOT.glob("benchmarks/*.py")):  # every script is named (and so kept running) or removed
+        assert f"benchmarks/{script.name}" in README or f"`{script.name}`" in README, script.name
     assert "docs/matrix.md" in README
+
+
+def test_readme_schema_version_is_the_real_one():
+    from gen.model import schema
+
+    said = re.findall(r"schema\.py \(schema (\d+)", README)
+    assert said == [str(schema.SCHEMA_VERSION)]

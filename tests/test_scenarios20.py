@@ -230,7 +230,7 @@ def test_summary_json_gives_rows_for_each_new_scenario(tiny20):
         p = subprocess.run([sys.executable, "-m", "gen", "summary", "--results", str(tiny20.parent), "--scenario",
                             name, "--format", "json"], capture_output=True, text=True, timeout=120)
         assert p.returncode == 0, p.stderr[-2000:]
-        rows = json.loads(p.stdout)
+        rows = json.loads(p.stdout)["rows"]
         assert rows and all("dtype" in r and "backend_reasons" in r for r in rows)
         if name == "fp8-prefill":  # every FP8 row says so, the refused cuDNN one included
             got = {r["variant"]: r["dtype"] for r in rows}

@@ -243,3 +243,9 @@ def windows_json(tm: timings.Times) -> dict[str, dict]:
 def _num(x: float) -> float | None:
     return None if missing(x) else round(float(x), 1)
 
+
+
+def at_ref_clock(ms: float, mhz: float, ref_mhz: float) -> float:
+    """A time measured at SM clock `mhz` as it would be at `ref_mhz`: a kernel bound by SM cycles
+    takes the same cycles at any clock (gen analysis's equal-clock time)."""
+    return ms * mhz / ref_mhz

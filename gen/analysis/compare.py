@@ -1,12 +1,14 @@
-"""`python -m gen compare SET_A SET_B`: two result sets side by side, per variant.
+"""`attention-report compare BASE NEW`: two result sets side by side, per variant, and the regression gate.
 
 Takes: two loaded sets (gen.analysis.tables). Gives: `compare_frame(a, b, mode)`,
 one row per variant of either set: kernels per forward on each side, kernels
 added and removed (matched by short name, as multisets; memcpy and memset
 events match by kind), GPU and CPU time on each side with the ratio B/A, and
-the speed rank on each side. `run(root, a, b, fmt)` is the CLI verb (text
-table or JSON), `default_pair(sets)` the pair the site shows first and `pairs(sets)`
-every pair it shows.
+the speed rank on each side (the site's comparison reads it). `rows(...)`: the
+CLI's rows (gen.model.output.CompareRow), the gate's ratios with their intervals
+(gen.analysis.gate) beside the kernels; `run(root, base, new, fmt, ...)` the verb
+(table, JSON, CSV or Markdown, and whether the gate failed), `default_pair(sets)`
+the pair the site shows first and `pairs(sets)` every pair it shows.
 
 A reference set holds only what its source published: where it named fewer
 kernels than it counted, the kernel lists are partial and only the names it
@@ -15,16 +17,16 @@ did publish are matched; the columns say so. No torch.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from gen.analysis import comparability, tables
+from gen.analysis import comparability, gate, sets, tables
 from gen.analysis.values import number, text_table, variant_order
-from gen.model import layout, schema, trace
+from gen.model import layout, output, schema, trace
 
 COLUMNS = ["variant", "status_a", "status_b", "kernels_a", "kernels_b", "kernels_added", "kernels_removed",
            "kernel_match", "gpu_only_ms_a", "gpu_only_ms_b", "gpu_only_ratio", "gpu_only_method_a", "gpu_only_method_b",
@@ -192,52 +194,220 @@ def _f(x, spec: str) -> str:
     return "—" if x is None else format(x, spec)
 
 
-def table(a: tables.LoadedSet, b: tables.LoadedSet, recs: list[dict], mode: str) -> str:
-    cols = ["variant", "kernels A", "kernels B", "added in B", "removed in B", "GPU-only ms A", "GPU-only ms B",
-            "B/A", "host ms A", "host ms B", "B/A", "rank A", "rank B"]
-    rows = []
-    for r in recs:
-        def names(x):
-            return "?" if x is None else (", ".join(x) or "none")
-        rows.append([r["variant"], _f(r["kernels_a"], "d"), _f(r["kernels_b"], "d"), names(r["kernels_added"]),
-                     names(r["kernels_removed"]), _f(r["gpu_only_ms_a"], ".4f"), _f(r["gpu_only_ms_b"], ".4f"),
-                     _f(r["gpu_only_ratio"], ".2f"), _f(r["host_ms_a"], ".4f"), _f(r["host_ms_b"], ".4f"),
-                     _f(r["host_ratio"], ".2f"), _f(r["rank_a"], "d"), _f(r["rank_b"], "d")])
-    lines = [f"A: {describe(a)}", f"B: {describe(b)}", f"mode: {mode}; ratios are B/A; '?' = not known "
-             "(a side published only some kernel names, or has no kernels)", *text_table(cols, rows)]
+def _point_label(p: output.Point) -> str:
+    text = f"B{p.batch} H{p.q_heads}/{p.kv_heads} D{p.head_dim} q{p.q_len} kv{p.kv_len}"
+    return text + (f" w{p.window}" if p.window else "")
+
+
+def _names(x) -> str:
+    return "?" if x is None else (", ".join(x) or "none")
+
+
+def _interval(r: output.CompareRow) -> str:
+    if r.ratio is None:
+        return "—"
+    text = f"{r.ratio:.3f}"
+    return text + (f" [{r.ratio_ci_lo:.3f}, {r.ratio_ci_hi:.3f}]" if r.ratio_ci_lo is not None else "")
+
+
+def _outcome(r: output.CompareRow) -> str:
+    if r.slower:
+        return "SLOWER"
+    if r.tie is None:
+        return "—"
+    if r.tie:
+        return "tie"
+    if r.ratio < 1:
+        return "faster"
+    return "slower, within the bound" if r.slower is False else "slower"
+
+
+def gate_cells(r: output.CompareRow, scenario: str) -> list[str]:
+    """The gate's columns of one row, as text: what both the table and the Markdown show."""
+    where = [] if scenario == "article" else [_point_label(r.point) if r.point else "—"]
+    return [r.variant, *where, _f(r.gpu_only_ms_base, ".4f"), _f(r.gpu_only_ms_new, ".4f"), _interval(r),
+            _f(r.ratio_at_ref_clock, ".3f"), _outcome(r)]
+
+
+def gate_columns(scenario: str) -> list[str]:
+    where = [] if scenario == "article" else ["point"]
+    return ["variant", *where, "GPU-only ms BASE", "GPU-only ms NEW", "NEW/BASE [95%]", "at equal clock", "outcome"]
+
+
+def _verdict_line(verdict: output.Gate) -> str:
+    if verdict.fail_above is None:
+        return "gate: not asked for (--fail-above R)"
+    if not verdict.judged:
+        return ("gate: nothing to judge: no selected row has GPU-only times with intervals on both sides "
+                "(a reference or CPU set has none)")
+    if verdict.failed:
+        return (f"gate: FAILED: slower than x{verdict.fail_above:g} beyond the 95% intervals: "
+                + ", ".join(verdict.failing))
+    return (f"gate: passed: none of the {verdict.judged} rows judged is slower than x{verdict.fail_above:g} beyond "
+            "the 95% intervals")
+
+
+def table(a: tables.LoadedSet, b: tables.LoadedSet, recs: list[output.CompareRow], mode: str,
+          scenario: str = "article", verdict: output.Gate | None = None) -> str:
+    head = [f"BASE: {describe(a)}", f"NEW: {describe(b)}",
+            f"mode: {mode}; scenario: {scenario}; ratios are NEW/BASE of GPU-only time, with the 95% bootstrap "
+            "interval; tie: the medians' intervals overlap; equal clock: each time at the GPU's highest SM clock"]
+    body = text_table(gate_columns(scenario), [gate_cells(r, scenario) for r in recs])
+    kernels = []
+    if scenario == "article":
+        cols = ["variant", "kernels BASE", "kernels NEW", "added in NEW", "removed in NEW", "host ms BASE",
+                "host ms NEW", "NEW/BASE", "rank BASE", "rank NEW"]
+        kernels = ["", "'?' = not known (a side published only some kernel names, or has no kernels)", *text_table(
+            cols, [[r.variant, _f(r.kernels_base, "d"), _f(r.kernels_new, "d"), _names(r.kernels_added),
+                    _names(r.kernels_removed), _f(r.host_ms_base, ".4f"), _f(r.host_ms_new, ".4f"),
+                    _f(r.host_ratio, ".2f"), _f(r.rank_base, "d"), _f(r.rank_new, "d")] for r in recs])]
+    tail = [] if verdict is None else ["", _verdict_line(verdict)]
+    return "\n".join([*head, *body, *kernels, *tail])
+
+
+def _md_cell(text: str) -> str:
+    """A table cell of GitHub Markdown: pipes and markup characters escaped, so a set's strings show as text."""
+    for ch in "\\|`*_[]<>":
+        text = text.replace(ch, "\\" + ch)
+    return text
+
+
+def markdown(a: tables.LoadedSet, b: tables.LoadedSet, recs: list[output.CompareRow], mode: str, scenario: str,
+             verdict: output.Gate, warnings: list[str]) -> str:
+    """A pull-request comment: the gate's outcome first, then one row per variant."""
+    cols = gate_columns(scenario)
+    status = ("**Regression gate failed**" if verdict.failed else "**Regression gate passed**"
+              if verdict.fail_above is not None else "**Comparison**")
+    lines = [f"{status}: {_md_cell(_verdict_line(verdict))}", "",
+             f"BASE: {_md_cell(describe(a))}  ", f"NEW: {_md_cell(describe(b))}  ",
+             f"mode {_md_cell(mode)}, scenario {_md_cell(scenario)}; NEW/BASE of GPU-only time, 95% bootstrap "
+             "interval in brackets; tie: the medians' 95% intervals overlap.", ""]
+    lines += [f"> {_md_cell(w)}" for w in warnings] + ([""] if warnings else [])
+    lines += ["| " + " | ".join(cols) + " |", "|" + "|".join(["---"] + ["--:"] * (len(cols) - 2) + ["---"]) + "|"]
+    lines += ["| " + " | ".join(_md_cell(c) for c in gate_cells(r, scenario)) + " |" for r in recs]
     return "\n".join(lines)
+
+
+CSV_POINT = ("batch", "q_heads", "kv_heads", "head_dim", "q_len", "kv_len", "mask", "window")
+
+
+def csv_text(recs: list[output.CompareRow]) -> str:
+    """One line per row: CompareRow's fields, the point's as columns of their own, lists joined by ';'."""
+    import csv
+    import dataclasses
+    import io
+
+    names = [f.name for f in dataclasses.fields(output.CompareRow) if f.name != "point"]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([*names[:3], *CSV_POINT, *names[3:]])
+    for r in recs:
+        d = dataclasses.asdict(r)
+        p = d.pop("point") or {}
+        cells = [";".join(v) if isinstance(v, list) else v for v in d.values()]
+        w.writerow([*cells[:3], *(p.get(k) for k in CSV_POINT), *cells[3:]])
+    return buf.getvalue().rstrip("\n")
 
 
 def issue_line(i: comparability.Issue) -> str:
     """One comparability issue as a line of the CLI's output."""
     if i.kind == "shape":
-        return (f"warning: different shapes: A {comparability.point_text(i.a)}, B {comparability.point_text(i.b)}; "
-                "times at different shapes are not comparable")
+        return (f"warning: different shapes: BASE {comparability.point_text(i.a)}, "
+                f"NEW {comparability.point_text(i.b)}; times at different shapes are not comparable")
     if i.kind == "noisy":
         def one(n) -> str:
             return f"{n.variant} ({n.timing}: " + (f"n={n.n})" if n.kind == "few" else f"IQR {n.iqr_pct:.0f}%)")
 
-        sides = [f"{side} " + ", ".join(one(n) for n in ns) for side, ns in (("A", i.a), ("B", i.b)) if ns]
+        sides = [f"{side} " + ", ".join(one(n) for n in ns) for side, ns in (("BASE", i.a), ("NEW", i.b)) if ns]
         return "warning: noisy or thin timings: " + "; ".join(sides)
     if i.kind == "scenario":
-        return f"warning: {'A' if not i.a else 'B'} has no data for scenario {i.quantity}"
+        return f"warning: {'BASE' if not i.a else 'NEW'} has no data for scenario {i.quantity}"
     what = {"definition": f"{i.quantity} time defined differently"}.get(i.kind, f"different {i.kind}s")
-    return f"warning: {what}: A {i.a}, B {i.b}"
+    return f"warning: {what}: BASE {i.a}, NEW {i.b}"
+
+
+def _point(p: schema.Point | None) -> output.Point | None:
+    if p is None:
+        return None
+    return output.Point(batch=p.batch, q_heads=p.q_heads, kv_heads=p.kv_heads, head_dim=p.head_dim, q_len=p.q_len,
+                        kv_len=p.kv_len, mask=str(p.mask), window=p.window, docs=list(p.docs) if p.docs else None)
+
+
+def _ratio_of(x: float, y: float) -> float | None:
+    return number(y / x, 4) if x and y and not (np.isnan(x) or np.isnan(y)) else None
+
+
+def rows(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inference", scenario: str = "article",
+         variants: list[str] | None = None, fail_above: float | None = None) -> list[output.CompareRow]:
+    """The compare verb's rows: the gate's ratios (gen.analysis.gate) of every selected variant (and
+    point), with the article's kernel lists and ranks (compare_frame) beside them."""
+    frame = {r["variant"]: r for r in records(compare_frame(a, b, mode))} if scenario == "article" else {}
+    out = []
+    for g in gate.ratios(a, b, mode, scenario, variants):
+        f = frame.get(g.variant, {})
+        ga = f.get("gpu_only_ms_a", number(g.base.spread.median, 4))
+        gb = f.get("gpu_only_ms_b", number(g.new.spread.median, 4))
+        ha = f.get("host_ms_a", number(g.base.host_ms, 4))
+        hb = f.get("host_ms_b", number(g.new.host_ms, 4))
+        ratio = number(g.ratio, 4)
+        out.append(output.CompareRow(
+            scenario=g.scenario, variant=g.variant, mode=g.mode, point=_point(g.point),
+            status_base=g.base.status, status_new=g.new.status,
+            kernels_base=f.get("kernels_a"), kernels_new=f.get("kernels_b"), kernels_added=f.get("kernels_added"),
+            kernels_removed=f.get("kernels_removed"), kernel_match=f.get("kernel_match"),
+            gpu_only_ms_base=ga, gpu_only_ms_new=gb,
+            gpu_only_ci_lo_ms_base=number(g.base.spread.ci_lo, 6),
+            gpu_only_ci_hi_ms_base=number(g.base.spread.ci_hi, 6),
+            gpu_only_ci_lo_ms_new=number(g.new.spread.ci_lo, 6), gpu_only_ci_hi_ms_new=number(g.new.spread.ci_hi, 6),
+            gpu_only_method_base=f.get("gpu_only_method_a", g.base.method),
+            gpu_only_method_new=f.get("gpu_only_method_b", g.new.method),
+            ratio=ratio if ratio is not None else _ratio_of(ga, gb),
+            ratio_ci_lo=number(g.ci_lo, 4), ratio_ci_hi=number(g.ci_hi, 4), tie=g.tie,
+            sm_clock_mhz_base=number(g.base.sm_clock_mhz, 1), sm_clock_mhz_new=number(g.new.sm_clock_mhz, 1),
+            ref_mhz=number(g.ref_mhz, 1), ratio_at_ref_clock=number(g.ratio_at_ref_clock, 4),
+            slower=None if fail_above is None else gate.slower(g, fail_above),
+            host_ms_base=ha, host_ms_new=hb, host_ratio=_ratio_of(ha, hb),
+            rank_base=f.get("rank_a"), rank_new=f.get("rank_b"),
+        ))
+    return out
+
+
+@dataclass(frozen=True)
+class Result:
+    """The compare verb's text and whether the gate failed (exit status 1)."""
+
+    text: str
+    failed: bool
 
 
 def run(root: Path, set_a: str, set_b: str, fmt: str = "table", mode: str = "inference", force: bool = False,
-        warn=None) -> str:
-    """The compare verb. Refuses sets measured at different shapes, dtypes or without the
-    scenario (comparability.Incomparable, one line) unless `force`; every issue is a
-    "warning:" line on top of the table, or handed to `warn` (the CLI's stderr) with JSON."""
-    a = _pick(Path(root), set_a, "SET_A")
-    b = _pick(Path(root), set_b, "SET_B")
-    found = comparability.issues(a, b, "article", mode) if force else comparability.require_comparable(a, b, "article",
-                                                                                                       mode)
+        warn=None, scenario: str = "article", variants: list[str] | None = None,
+        fail_above: float | None = None) -> Result:
+    """The compare verb (BASE = set_a, NEW = set_b). Refuses sets measured at different shapes, dtypes or
+    without the scenario (comparability.Incomparable, one line) unless `force`; every issue is a
+    "warning:" line on top of the table, or handed to `warn` (the CLI's stderr) with a machine format."""
+    a = _pick(Path(root), set_a, "BASE")
+    b = _pick(Path(root), set_b, "NEW")
+    found = comparability.issues(a, b, scenario, mode) if force else comparability.require_comparable(
+        a, b, scenario, mode)
     lines = [issue_line(i) for i in found]
-    recs = records(compare_frame(a, b, mode))
-    if fmt == "json":
+    recs = rows(a, b, mode, scenario, variants, fail_above)
+    absent = [v for v in variants or [] if not any(r.variant == v for r in recs)]
+    if absent:
+        raise schema.UserError(f"--variant: neither {a.name} nor {b.name} holds {', '.join(absent)} "
+                               f"({mode}, scenario {scenario})")
+    failing = [r.variant + ("" if r.point is None or scenario == "article" else f" @ {_point_label(r.point)}")
+               for r in recs if r.slower]
+    judged = sum(r.tie is not None for r in recs)
+    verdict = output.Gate(fail_above=fail_above, failed=bool(failing), failing=failing, judged=judged)
+    if fmt in ("json", "csv"):
         for line in lines:
             (warn or (lambda _: None))(line)
-        return json.dumps(recs, indent=1, ensure_ascii=False)
-    return "\n".join([*lines, table(a, b, recs, mode)])
+        if fmt == "csv":
+            return Result(csv_text(recs), verdict.failed)
+        text = sets.envelope("compare", [sets.identity(a), sets.identity(b)], recs, mode=mode, scenario=scenario,
+                             variants=variants, gate=verdict)
+        return Result(text, verdict.failed)
+    if fmt == "markdown":
+        return Result(markdown(a, b, recs, mode, scenario, verdict, lines), verdict.failed)
+    return Result("\n".join([*lines, table(a, b, recs, mode, scenario, verdict)]), verdict.failed)

@@ -23,7 +23,7 @@ and tensor-pipe throughput), null where not measured; `counters` says why not.
 
 from __future__ import annotations
 
-import json
+import math
 import sys
 from pathlib import Path
 
@@ -31,7 +31,7 @@ import pandas as pd
 
 from gen.analysis import clocks, counters, tables, timings
 from gen.analysis.values import integer, number, text_table
-from gen.model import layout, schema
+from gen.model import layout, output, schema
 
 
 def pick_set(root: Path, name: str | None) -> tables.LoadedSet:
@@ -116,9 +116,7 @@ def records(ls: tables.LoadedSet, mode: str) -> list[dict]:
             variant=r["variant"], status=r["status"], reason=_str(r["reason"]), mode=mode,
             kernels_per_forward=integer(r["kernels_per_forward"]),
             counts_consistent=bool(r["counts_consistent"]), forward_counts=list(r["forward_counts"]),
-            gpu_time_ms=_num(r["eager_ms"]), gpu_time_q1_ms=_num(r["eager_q1_ms"]),
-            gpu_time_q3_ms=_num(r["eager_q3_ms"]), gpu_samples=int(r["eager_n"]), cpu_time_ms=_num(r["host_ms"]),
-            cpu_samples=int(r["host_n"]), **timings.json_fields(r),
+            **timings.json_fields(r),
             peak_memory_mb=_num(r["peak_mb"], 1), max_rel_error=_num(r["max_rel_error"], 6),
             speedup_vs_naive=_num(r["speedup_vs_naive"], 2), backend=_str(r["backend"]),
             **_extra(ls, ls.rs.run(r["variant"], mode)),
@@ -163,14 +161,70 @@ def table(ls: tables.LoadedSet, recs: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def run(root: Path, name: str | None, fmt: str, mode: str = "inference", scenario: str | None = None) -> str:
+def _article_row(ls: tables.LoadedSet, rec: dict) -> dict:
+    """A `records` row in the fields of gen.model.output.SummaryRow."""
+    run = ls.rs.run(rec["variant"], rec["mode"])
+    row = {k: v for k, v in rec.items() if k not in _RENAMED}
+    row.update(scenario="article", point=_point(run.point if run else None), dtype=ls.rs.config.dtype,
+               kernels_per_call=rec["kernels_per_forward"], rel_error=rec["max_rel_error"])
+    return row
+
+
+def _scenario_row(rec: dict) -> dict:
+    """A `scenario_rows` row in the fields of gen.model.output.SummaryRow."""
+    row = {k: v for k, v in rec.items() if k != "peak_memory_bytes"}
+    b = rec.get("peak_memory_bytes")
+    row["peak_memory_mb"] = None if b is None else round(b / 2**20, 1)
+    row["point"] = {k: row["point"].get(k) for k in ("batch", "q_heads", "kv_heads", "head_dim", "q_len", "kv_len",
+                                                      "mask", "window", "docs")}
+    return row
+
+
+_RENAMED = ("kernels_per_forward", "max_rel_error")
+
+
+def _point(p: schema.Point | None) -> dict | None:
+    if p is None:
+        return None
+    return dict(batch=p.batch, q_heads=p.q_heads, kv_heads=p.kv_heads, head_dim=p.head_dim, q_len=p.q_len,
+                kv_len=p.kv_len, mask=str(p.mask), window=p.window, docs=list(p.docs) if p.docs else None)
+
+
+def _at_ref(row: dict, ref: float) -> dict:
+    """The equal-clock time (clocks.at_ref_clock) where the row does not carry it already."""
+    if "gpu_only_ms_at_ref_clock" in row:
+        return row
+    ms, mhz = row.get("gpu_only_ms"), row.get("sm_clock_mhz")
+    known = ms is not None and mhz is not None and not math.isnan(ref)
+    return {**row, "ref_mhz": None if math.isnan(ref) else ref,
+            "gpu_only_ms_at_ref_clock": round(clocks.at_ref_clock(ms, mhz, ref), 6) if known else None}
+
+
+def json_rows(ls: tables.LoadedSet, mode: str | None, scenario: str | None) -> list[output.SummaryRow]:
+    """The summary's rows as gen.model.output.SummaryRow, whichever the options: a scenario's points (of
+    `mode`, or every mode), or the article's variants (of `mode`, inference by default)."""
+    from gen.analysis import gate
+
+    ref = gate.ref_mhz(ls.rs.environment)
+    if scenario:
+        raw = [_scenario_row(r) for r in scenario_rows(ls, scenario) if mode is None or r["mode"] == mode]
+    else:
+        raw = [_article_row(ls, r) for r in records(ls, mode or "inference")]
+    return [output.from_dict(output.SummaryRow, _at_ref(r, ref)) for r in raw]
+
+
+def run(root: Path, name: str | None, fmt: str, mode: str | None = None, scenario: str | None = None) -> str:
+    """The summary verb. Without --scenario, the article's variants in `mode` (inference by default);
+    with it, the scenario's points in `mode` (every mode by default)."""
     ls = pick_set(root, name)
+    if fmt == "json":
+        from gen.analysis import sets
+
+        return sets.envelope("summary", [sets.identity(ls)], json_rows(ls, mode, scenario),
+                             mode=mode if scenario else mode or "inference", scenario=scenario)
     if scenario:  # one row per variant and sweep point of that scenario (gen.analysis.scenarios)
         from gen.analysis import scenarios
 
-        rows = scenario_rows(ls, scenario)
-        return json.dumps(rows, indent=1) if fmt == "json" else scenarios.summary_text(ls, scenario, rows)
-    recs = records(ls, mode)
-    if fmt == "json":
-        return json.dumps(recs, indent=1)
-    return table(ls, recs)
+        rows = [r for r in scenario_rows(ls, scenario) if mode is None or r["mode"] == mode]
+        return scenarios.summary_text(ls, scenario, rows)
+    return table(ls, records(ls, mode or "inference"))

@@ -54,7 +54,7 @@ from gen.report.site import Context, Page, chart_div  # noqa: F401
 
 # Hand-written pages of docs/ that the navigation holds, before and after the generated ones.
 NAV_HEAD = [("Home", "index.md")]
-NAV_TAIL = [("Many machines", "matrix.md"), ("Methodology", "methodology.md")]
+NAV_TAIL = [("Many machines", "matrix.md"), ("Methodology", "methodology.md"), ("Data format", "data-format.md")]
 
 PAGE_BUILDERS: list[Callable[[Context], Iterable[Page]]] = [
     home.build, verdict.build, sets.build, variants.build, methodology.skipped, methodology.build, variants.trace_files,
