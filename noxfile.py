@@ -45,7 +45,8 @@ def build_report(session: nox.Session) -> None:
     else:
         session.log("no CUDA torch here: building from the committed result sets")
     session.run("python", "-m", "gen", "build", *session.posargs, env=ENV)
-    session.run("mkdocs", "build", "--strict", "--site-dir", "site", env=ENV)
+    # mkdocs builds into a staging folder beside site/, swapped in whole: old site or new, never half
+    session.run("python", "-m", "gen.report.publish_site", "--site-dir", "site", env=ENV)
     session.log(f"report built: {os.path.abspath('site/index.html')}")
 
 
