@@ -448,6 +448,7 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
         gone = {s.name for s in skipped}
         all_sets = [ls for ls in loaded if ls.name not in gone]
         ctx = Context(all_sets, skipped, first=first_gpu_set(all_sets), prerender=prerender)
+        plan.part_keys = {}  # this pass's parts: a set skipped may change the first set, hence the pairs
         tasks = _tasks(ctx, plan, store, workers)
         error = _check_shared(ctx, references(all_sets), plan.fresh, any("pair" in t[1] for t in tasks))
         if error is not None:
