@@ -61,7 +61,7 @@ def write_vendor(docs_dir: Path) -> Path:
     """Write the bundle unless the one there is the one made for these versions, by its content:
     VERSIONS names the versions and the sha256 of the bundle made for them; a bundle edited (or a
     stamp that names other versions) is made again (it is 0.9 MB and slow to make)."""
-    from importlib.metadata import version  # the versions without importing altair (0.2 s a build)
+    from importlib.metadata import version  # the versions without importing altair
 
     out = docs_dir / VENDOR
     # altair's version fixes the Vega-Lite version its specs are written for (alt.VEGALITE_VERSION)
@@ -112,8 +112,8 @@ def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
 
 def _over_all_sets(page: render.Page, own: set[str]) -> bool:
     """A page over all sets (the comparison, findings, each variant's and scenario's page), converted
-    to HTML here as a set's pages are (mkdocs converted them on every build: 0.6 s of its 2.5 s at
-    50 sets). Not a snippet (a .name.md that a hand-written page includes: Markdown inside its page)."""
+    to HTML here as a set's pages are. Not a snippet (a .name.md that a hand-written page includes:
+    Markdown inside its page)."""
     return (page.text is not None and page.path not in own and page.path.endswith(".md")
             and not posixpath.basename(page.path).startswith("."))
 

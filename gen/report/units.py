@@ -183,7 +183,7 @@ def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...],
     workers = workers_for(len(tasks)) if workers is None else workers
     if workers > 1:
         # A worker draws with Altair where a chart's shape is new, the build's process for the pages over
-        # all sets: imported once, before the fork, for them all (a worker's own import: 0.15 s of its CPU)
+        # all sets: imported once, before the fork, for them all (not once per worker)
         charts.preload()
     _FORKED = (ctx, tasks, frozenset(charts.shapes()))
     try:
