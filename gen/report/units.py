@@ -275,12 +275,28 @@ def _load_one(path: Path) -> tuple[schema.ResultSet | None, schema.UserError | N
 def _load_sets(paths: list[Path]) -> list[tuple[schema.ResultSet | None, schema.UserError | None]]:
     """(ResultSet or its error) of each path, read and checked in worker processes where there are
     several; the same results either way."""
+    return _map(_load_one, paths)
+
+
+def _read_one(path: Path) -> tuple[str | None, schema.ResultSet | None, schema.UserError | None]:
+    """(its key, its ResultSet, or its error) of one set: its result file within the limits (gen.model.limits:
+    the environment's, checked on every build), the sha256 of its files, then the set loaded and checked."""
+    try:
+        limits.check_result_file(path / schema.RESULT_FILE)
+        k = cache.set_key(path)
+    except schema.UserError as exc:
+        return None, None, exc
+    return (k, *_load_one(path))
+
+
+def _map(fn, paths: list[Path]) -> list:
+    """fn of each path, in worker processes where there are several, in the paths' order."""
     workers = workers_for(len(paths))
     if workers < 2:
-        return list(map(_load_one, paths))
+        return list(map(fn, paths))
     with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_start_worker,
                              initargs=(os.getpid(),)) as pool:
-        return list(pool.map(_load_one, paths, chunksize=max(1, len(paths) // (4 * workers))))
+        return list(pool.map(fn, paths, chunksize=max(1, len(paths) // (4 * workers))))
 
 
 def _checked(path: Path, rs: schema.ResultSet | None, error: schema.UserError | None) -> schema.ResultSet:
@@ -296,20 +312,8 @@ def _read(results_root: Path, skip_broken: bool):
     Each set's error is the one a set-by-set reading meets first (without skip_broken, the first set's)."""
     layout.settle(Path(results_root))  # what a killed publish left is put right first, or named
     loaded, skipped, keys = [], [], {}
-    found = []  # (path, key, error): the files checked and hashed, in order
-    for path in schema.list_sets(results_root):
-        try:
-            # The limits (gen.model.limits) are the environment's: checked on every build.
-            limits.check_result_file(path / schema.RESULT_FILE)
-            found.append((path, cache.set_key(path), None))
-        except schema.UserError as exc:
-            found.append((path, None, exc))
-            if not skip_broken:
-                break  # the sets before it are still read: one of them may fail first
-    new = [path for path, _, error in found if error is None]
-    read = dict(zip(new, _load_sets(new)))
-    for path, k, error in found:
-        rs, error = read.get(path, (None, error))
+    paths = schema.list_sets(results_root)
+    for path, (k, rs, error) in zip(paths, _map(_read_one, paths)):
         try:
             rs = _checked(path, rs, error)
         except schema.UserError as exc:
