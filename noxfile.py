@@ -81,7 +81,8 @@ def build_report(session: nox.Session) -> None:
     else:
         session.log("building from the committed result sets")
     session.run("python", "-m", "gen", "build", *args, env=ENV)
-    session.run("mkdocs", "build", "--strict", "--site-dir", "site", env=ENV)
+    # mkdocs builds into a staging folder beside site/, swapped in whole: old site or new, never half
+    session.run("python", "-m", "gen.report.publish_site", "--site-dir", "site", env=ENV)
     session.log(f"report built: {os.path.abspath('site/index.html')}")
 
 

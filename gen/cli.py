@@ -360,7 +360,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise UserError(f"--{option}: an empty path; name a folder")
         with layout.terminate_as_interrupt():
             limits.check_settings()  # a bad GEN_MAX_* is said once, before any set is read or skipped for it
-            return a.func(a)
+            status = a.func(a)
+            layout.raise_if_terminated()
+            return status
     except UserError as exc:
         # SchemaError and TraceError are UserErrors: each message names the file or option.
         print(f"error: {exc}", file=sys.stderr)
@@ -378,6 +380,9 @@ def main(argv: list[str] | None = None) -> int:
               f"free the space, or point --results / --docs / --out elsewhere)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted: nothing was published; the points measured so far are kept: run the same command "
-              "with --resume to continue", file=sys.stderr)
+        if getattr(a, "resume", None) is None:  # a verb that cannot be resumed (build, import...)
+            print("interrupted: nothing was published; what was there before is kept", file=sys.stderr)
+        else:
+            print("interrupted: nothing was published; the points measured so far are kept: run the same "
+                  "command with --resume to continue", file=sys.stderr)
         return 130

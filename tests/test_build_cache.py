@@ -1,13 +1,10 @@
 """The build's cache (gen.report.units, gen.report.cache): a set whose files did not change is
 not read again, a new or changed set is made (and checked) whole, and whatever came from the
-cache, the pages are byte for byte those of a build without it. A set's own pages converted
-to HTML by the build (gen.report.prerender, with the mkdocs hook) make the same site as
-mkdocs converting them itself."""
+cache, the pages are byte for byte those of a build without it."""
 
 from __future__ import annotations
 
 import gzip
-import pickle
 import shutil
 from pathlib import Path
 
@@ -16,7 +13,7 @@ import pytest
 from benchmarks.bench_build import PUBLISHED, fabricate
 from gen.model import trace, trace_digest
 from gen.model.schema import UserError
-from gen.report import build, cache, prerender, units
+from gen.report import build, cache, units
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
@@ -100,48 +97,13 @@ def test_a_damaged_cache_entry_is_made_again(tmp_path):
     docs = tmp_path / "project" / "docs"
     build.run(results, docs, workers=1)
     before = build.digest(docs / "generated")
-    entries = sorted(build.cache_dir(docs).glob("*.pkl"))
+    entries = sorted(build.cache_dir(docs).glob("*.json"))
     assert entries
     for e in entries:
-        e.write_bytes(b"not a pickle")
+        e.write_bytes(b"not an entry")
     build.run(results, docs, workers=1)
     assert build.digest(docs / "generated") == before
-    assert all(e.read_bytes() != b"not a pickle" for e in entries)
-
-
-def test_pages_converted_by_the_build_make_the_same_site(tmp_path):
-    """The hook and the build's conversion change the build's speed, not one byte of the site."""
-    results, (name,) = _results(tmp_path, 1)
-    sites = []
-    for convert in (True, False):
-        project = build.copy_project(ROOT, tmp_path / f"project-{convert}")
-        build.run(results, project / "docs", convert=convert)
-        build.mkdocs_build(project, project / "site")
-        sites.append(project / "site")
-    assert (sites[0] / "generated" / "sets" / name / "findings.html").is_file()
-    generated = tmp_path / "project-True" / "docs" / "generated"
-    for page in ("findings.md", "compare.md", "variants/naive.md", "sets/index.md"):  # over all sets: converted too
-        assert prerender.BEGIN in (generated / page).read_text(encoding="utf-8"), page
-    # a snippet stays Markdown, converted inside the hand-written page that includes it
-    assert prerender.BEGIN not in (generated / ".home.md").read_text(encoding="utf-8")
-    assert build.digest(sites[0]) == build.digest(sites[1])
-
-
-def test_the_navigation_kept_per_folder_is_the_one_material_draws_on_every_page(tmp_path):
-    """overrides/main.html draws the navigation of a page outside it once per folder and depth
-    (gen/report/mkdocs_hook.py): the site is the one Material makes drawing it on every page."""
-    results, names = _results(tmp_path, 2)
-    project = build.copy_project(ROOT, tmp_path / "project")
-    build.run(results, project / "docs")
-    build.mkdocs_build(project, project / "kept")
-    main = project / "overrides" / "main.html"
-    text = main.read_text(encoding="utf-8")
-    assert "report_nav_get" in text
-    main.write_text("\n".join(line for line in text.splitlines() if "block site_nav" not in line) + "\n",
-                    encoding="utf-8")
-    build.mkdocs_build(project, project / "drawn")
-    assert (project / "kept" / "generated" / "sets" / names[1] / "findings.html").is_file()
-    assert build.digest(project / "kept") == build.digest(project / "drawn")
+    assert all(e.read_bytes() != b"not an entry" for e in entries)
 
 
 def test_one_sets_parts_on_two_workers_make_the_same_pages(tmp_path):
@@ -152,55 +114,6 @@ def test_one_sets_parts_on_two_workers_make_the_same_pages(tmp_path):
     build.run(results, split)
     build.run(results, single, workers=1)
     assert build.digest(split / "generated") == build.digest(single / "generated")
-
-
-def test_a_kept_units_pages_are_files_linked_into_place(tmp_path):
-    """A unit kept in the cache holds its page texts as files beside it: a warm build links them
-    into docs/generated instead of unpickling and writing them; a file gone from the cache makes
-    the unit again (never a page missing)."""
-    import shutil
-
-    from gen.report import build, cache
-
-    results = tmp_path / "results"
-    shutil.copytree(ROOT / "results" / "cpu-intel-r-xeon-r-processor__torch-2.13.0",
-                    results / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
-    docs = tmp_path / "docs"
-    build.run(results, docs)
-    folders = [p for p in build.cache_dir(docs).iterdir() if p.name.endswith(cache.FILES)]
-    assert folders and all(any(f.rglob("*.md")) for f in folders)
-    first = {p.relative_to(docs): p.read_text(encoding="utf-8") for p in (docs / "generated").rglob("*.md")}
-    for f in folders:
-        shutil.rmtree(f)
-    build.run(results, docs)  # the kept units point at files that are gone: made again
-    again = {p.relative_to(docs): p.read_text(encoding="utf-8") for p in (docs / "generated").rglob("*.md")}
-    assert again == first
-    build.run(results, docs)  # warm: every page linked from the cache
-    assert {p.relative_to(docs): p.read_text(encoding="utf-8") for p in (docs / "generated").rglob("*.md")} == first
-
-
-def _worker_gc() -> tuple[int, int]:
-    import gc
-
-    return gc.get_threshold()[0], gc.get_freeze_count()
-
-
-def test_a_worker_leaves_what_it_inherited_to_its_parent_and_collects_less_often():
-    """The build's worker processes freeze what they inherit (gc.freeze) and raise the young generation's
-    threshold: the parent's collector is as it was."""
-    import gc
-    import multiprocessing as mp
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-
-    if "fork" not in mp.get_all_start_methods():
-        pytest.skip("no fork on this platform")
-    before = gc.get_threshold()
-    with ProcessPoolExecutor(1, mp_context=mp.get_context("fork"), initializer=units._start_worker,
-                             initargs=(os.getpid(),)) as pool:
-        threshold, frozen = pool.submit(_worker_gc).result()
-    assert threshold == units.GC_THRESHOLD and frozen > 0
-    assert gc.get_threshold() == before
 
 
 def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path):
@@ -216,14 +129,9 @@ def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path):
     paths = [results / n for n in PUBLISHED]
     alone = [units._load_one(p) for p in paths]
     together = units._load_sets(paths)
-    assert [rs for rs, _, _ in together] == [rs for rs, _ in alone] and together[0][0] is not None
-    assert [str(e) for _, _, e in together] == [str(e) for _, e in alone]
-    assert [type(e) for _, _, e in together] == [type(e) for _, e in alone] and alone[1][1] and alone[2][1]
-    # a worker's set comes pickled as the cache keeps it (the build keeps those bytes); read here, not
-    if units.workers_for(len(paths)) > 1:
-        assert pickle.loads(together[0][1]) == alone[0][0] and together[1][1] is None
-    else:
-        assert all(data is None for _, data, _ in together)
+    assert [rs for rs, _ in together] == [rs for rs, _ in alone] and together[0][0] is not None
+    assert [str(e) for _, e in together] == [str(e) for _, e in alone]
+    assert [type(e) for _, e in together] == [type(e) for _, e in alone] and alone[1][1] and alone[2][1]
     with pytest.raises(UserError) as err:
         build.run(results, tmp_path / "docs", use_cache=False)
     assert str(err.value) == str(alone[1][1])

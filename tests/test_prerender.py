@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-import random
 import re
 import types
 from pathlib import Path
@@ -18,83 +17,10 @@ from gen.report import prerender, site, units
 from gen.report.pages import scenarios, sets, variants
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _plain(conv: prerender.Converter) -> prerender.Converter:
-    """A converter with Python-Markdown's own inline pass (the shortcut taken out)."""
-    conv.convert("")
-    conv._md.treeprocessors.register(markdown.treeprocessors.InlineProcessor(conv._md), "inline", 20)
-    return conv
-
-
-def test_the_inline_shortcut_is_taken_with_the_projects_extensions():
-    conv = prerender.Converter.from_project(ROOT / "mkdocs.yml")
-    conv.convert("")
-    assert isinstance(conv._md.treeprocessors["inline"], prerender._Inline)
-
-
-def test_an_unknown_inline_pattern_keeps_python_markdowns_pass():
-    md = markdown.Markdown(extensions=["pymdownx.inlinehilite"])
-    assert prerender._Inline.for_md(md) is None
-    assert prerender._Inline.for_md(markdown.Markdown()) is not None
-
-
-def test_the_inline_shortcut_gives_python_markdowns_html():
-    """Texts of every kind an inline pattern reads (and none), and the committed set's own pages."""
-    conv, plain = prerender.Converter.from_project(ROOT / "mkdocs.yml"), _plain(
-        prerender.Converter.from_project(ROOT / "mkdocs.yml"))
-    samples = ["plain 1,024 tokens", "a *b* _c_ **d**", "x  \ny", "`code` and \\*", "[l](p.md) ![i](a.png)",
-               "<b>t</b> <https://x.y> <a@b.c>", "&amp; &#39; &x", "| a | b |\n|---|---|\n| 1 | *2* |\n| 3 | 4 |",
-               "- one\n- two & three\n- <span>four</span>", "q < r > s", "snake_case_name", "a\\\nb",
-               # Entities (format.md's escapes) in every place: headings (toc ids and names), links,
-               # emphasis, cells, lists, beside other patterns and alone.
-               "## aten&#58;&#58;fill&#95; &#124; x&lt;y&gt;\n\ntext &#35;4 &#95;a&#95;",
-               "[sdpa&#95;math](v.md#k-1) **a&#58;b** *c&#95;d* `e&#95;f` &#x5f; &AMP; &#9999999;",
-               "| a&#58; | b&#124; |\n|---|---|\n| &#95;1&#95; | [x&#58;](y.md) |", "- &#42;one&#42;\n- t&#95;  \nu",
-               '!!! note "n&#58;&#95;"\n    body &#58; &amp;amp; &#38;lt;']
-    for text in samples:
-        assert conv.convert(text) == plain.convert(text), text
-
-
-def test_the_inline_pass_reads_the_patterns_from_a_plain_list_in_the_registrys_order(monkeypatch):
-    """The registry is no longer asked by index (12,000 asks a set); the list is its order, each pattern
-    with its needs, and a pattern registered later is in the next page's list."""
-    conv = prerender.Converter.from_project(ROOT / "mkdocs.yml")
-    conv.convert("")
-    inline = conv._md.treeprocessors["inline"]
-    asked = []
-    registry = type(conv._md.inlinePatterns)
-    patterns = conv._md.inlinePatterns
-    monkeypatch.setattr(registry, "__getitem__", lambda self, key, get=registry.__getitem__: (
-        self is patterns and asked.append(key)) or get(self, key))
-    text = "a *b* `c` [d](e.md) <https://f.g> &#95; x  \ny \\* <b>h</b>"
-    html = conv.convert(text)
-    assert not [k for k in asked if isinstance(k, int)]
-    assert [p for p, _ in inline._patterns] == list(conv._md.inlinePatterns)
-    assert [n for _, n in inline._patterns] == [inline._needs.get(id(p)) for p in conv._md.inlinePatterns]
-    monkeypatch.undo()
-    assert html == _plain(prerender.Converter.from_project(ROOT / "mkdocs.yml")).convert(text)
-    conv._md.inlinePatterns.register(markdown.inlinepatterns.SimpleTextInlineProcessor(r"(~)"), "tilde", 1)
-    conv.convert("x")
-    assert inline._patterns[-1][0] is conv._md.inlinePatterns["tilde"]
-
-
-def test_the_committed_sets_pages_convert_the_same_with_the_shortcut(h200_new):
-    h200 = h200_new
-    ctx = units.set_context(site.Context([h200]), h200)
-    conv, plain = prerender.Converter.from_project(ROOT / "mkdocs.yml"), _plain(
-        prerender.Converter.from_project(ROOT / "mkdocs.yml"))
-    pages = [p for b in (sets.set_pages, variants.set_pages, scenarios.set_pages) for p in b(ctx, h200) if p.text]
-    assert len(pages) > 15 and sum(len(p.text) for p in pages) > 500_000
-    for p in pages:
-        assert conv.page(p.text) == plain.page(p.text), p.path
-
-
-# --------------------------------------------------------------------------- the reference readings
-
-# What page() found marked blocks with before (hold's str.find must agree).
 _BLOCK = re.compile(rf"^({re.escape(prerender.BEGIN)}|{re.escape(prerender.LIST)})\n(.*?)\n{re.escape(prerender.END)}$",
                     re.S | re.M)
+CHART = ("<div class=\"vega-chart\" data-search-exclude role=\"img\" aria-label=\"a &amp; b\" data-spec='{\"a\":"
+         "[1,2],\"t\":\"x_y*z* [l](m.md) &lt;b&gt; &#39;q&#39;\"}'></div>")
 
 
 class _Reference(prerender.Converter):
@@ -136,105 +62,6 @@ def _hold_by_regex(text: str) -> tuple[str, list[str], set[int]]:
         return prerender._HOLDER.format(len(held) - 1)
 
     return _BLOCK.sub(hold, text), held, tight
-
-
-def test_marked_blocks_are_found_as_the_regular_expression_finds_them():
-    pieces = [prerender.BEGIN, prerender.END, "x", "", prerender.BEGIN + "x", "x" + prerender.END, prerender.LIST,
-              "<!-- raw-html-toc  -->", prerender.LIST + " ", "<!-- raw-html x -->",
-              prerender.END + " ", "\n", '<div class="a"></div>']
-    rng = random.Random(21)
-    found = 0
-    for _ in range(20_000):
-        text = "\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
-        expected, held, tight = _hold_by_regex(text)
-        short, got, marked, got_tight = prerender.hold(text)
-        assert (prerender._fill(short, got, marked), got[:marked], got_tight) == (expected, held, tight), repr(text)
-        found += marked
-    assert found > 1000
-
-
-CHART = ("<div class=\"vega-chart\" data-search-exclude role=\"img\" aria-label=\"a &amp; b\" data-spec='{\"a\":"
-         "[1,2],\"t\":\"x_y*z* [l](m.md) &lt;b&gt; &#39;q&#39;\"}'></div>")
-SAMPLES = [
-    # charts: between blank lines (held), in a paragraph, a list, a code block, an admonition, a raw block
-    f"text\n\n{CHART}\n\nmore", f"{CHART}\n\n{CHART}", f"a\n{CHART}\n\nb", f"- a\n\n{CHART}\n\n- b",
-    f"```\n\n{CHART}\n\n```", f"    code\n\n{CHART}\n\n    code", f'!!! note "n"\n\n    {CHART}\n\n    x',
-    f"<div>\n\n{CHART}\n\n</div>", f'<div markdown="1">\n\n{CHART}\n\n</div>',
-    '<div class="vega-chart" markdown="1"></div>\n\nx', "<div x='<b>'></div>\n\nx",
-    f"{prerender.BEGIN}\n<p>held</p>\n{prerender.END}\n\n{CHART}\n\n" + prerender._HOLDER.format(0),
-    # block processors: admonitions and details (new, continued, nested in lists), tables (pipes in
-    # code, escaped, one column), headers (hash, setext), rules, quotes, references, blocks
-    '!!! note "t"\n    body\n\n    more\n\nafter', '??? info "t"\n    body\n\n    more\n\n???+ tip\n    x',
-    "- item\n\n    !!! note\n        in a list\n\n        more", "!!! warning\n\n    lazy\n\n        deep",
-    "| a | `b|c` |\n|---|---|\n| \\| | `x` |", "|a|\n|-|\n|b|", "a | b\n--|--\n1 | 2", "| a |\nb",
-    "# h1\n## h2 ##\ntext\n### h3", "Title\n=====\n\nSub\n---\n\ntext\n-", "a\n\n---\n\n* * *\n\n___",
-    "> quote\n> more\n\n> again", "a > b\n\n>not", "[r]: http://x.y \"t\"\n\n[link][r] [r]", "x]: y\n\n[a]",
-    "/// tab | A\ncontent\n///\n\n/// tab | B\nmore\n///", "a /// b",
-    # attribute lists, escapes, the toc marker
-    "# head {: #custom .c }\n\npara\n{: .p }", "`{code}` and {braces}", "\\*not\\* \\_x\\_ a\\\\b",
-    "[TOC]\n\n# a\n\n## b", "text [TOC] text\n\n# a",
-    "- a\n- b\n\n1. c\n2. d\n\n    indented\n\n* e",
-    # character references (the HTML parser's stand-ins): beside tags, in raw blocks and their tails,
-    # in comments, scripts and tags across lines, a bare & or &#, a markdown block, the stand-ins' plane
-    "a&#95;b &#58; &amp; &lt;x&gt; &#x5F; &AMP; &a-b.c;\n\n<p>c&#95;d</p>&#95;e\nf&#95;g",
-    "<div>\nin &#95; raw\n\nstill &#58;\n</div> tail &#95;\nafter &#95;\n\n<span>x&#95;</span> &#95;",
-    "<!--\ncomment &#95;\n-->\n\n<script>\nvar a = 1 &#95; 2;\n</script>\n\nt&#95;",
-    '<div class="x"\ndata-a="&#95;">\nb &#95;\n</div>\n\nc &#95;', "bare & amp &#95;", "&#x; then &#95; and ;",
-    "&#x then &#95;\n\n<div>\n*a* &#95;\n</div>",
-    "&#95a; and &#95;", '<div markdown="1">\n*a* &#95;\n</div>\n\n&#95;', "\U000F0001 &#95; \U000F0000",
-    "- i &#95;\n    <b>&#95;</b>\n- j &#58;&#58;\n\n| a&#95; |\n|---|\n| &#124; |", "</div>&#95;\n&#95;",
-]
-
-
-def test_the_shortcuts_give_python_markdowns_html():
-    conv, ref = prerender.Converter.from_project(ROOT / "mkdocs.yml"), _Reference.from_project(ROOT / "mkdocs.yml")
-    for text in SAMPLES:
-        for page in (f"# T\n\n{text}\n", f"---\nsearch:\n  exclude: true\n---\n\n# T\n{text}"):
-            assert conv.page(page) == ref.page(page), text
-        assert conv.convert(text) == ref.convert(text), text
-
-
-def test_character_references_are_given_stand_ins_where_the_parser_only_passes_them_on():
-    conv = prerender.Converter.from_project(ROOT / "mkdocs.yml")
-    conv.convert("")
-    seen = []
-    run = conv._md.preprocessors["html_block"].run
-    assert isinstance(run, prerender._EntityStandIns)
-    run._run = lambda lines, inner=run._run: seen.append("\n".join(lines)) or inner(lines)
-    conv.convert("a&#95;b &#58;\n\n<p>c&#95;</p>")
-    assert "&" not in seen[-1].split("\n")[0] and "<p>c&#95;</p>" in seen[-1]
-    for kept in ("a & b &#95;", '<div markdown="1">&#95;</div>', "<div\n>&#95;</div>"):
-        conv.convert(kept)
-        assert seen[-1].rstrip("\n") == kept
-
-
-def test_the_shortcuts_are_taken_with_the_projects_extensions():
-    md = markdown.Markdown(**{k: v for k, v in zip(("extensions", "extension_configs"), prerender._read_config(
-        ROOT / "mkdocs.yml"))})
-    assert prerender._shortcut_blocks(md) == 9
-    # Python-Markdown's own and the table's alone; a processor whose pattern is another keeps its test.
-    md = markdown.Markdown(extensions=["tables"])
-    md.parser.blockprocessors["quote"].RE = re.compile(r"(^|\n)>(.*)")
-    assert prerender._shortcut_blocks(md) == 5
-    procs = md.parser.blockprocessors
-    assert "test" not in vars(procs["quote"]) and "test" in vars(procs["hashheader"])
-
-
-def test_the_committed_and_bench_sets_pages_convert_as_before(h200_new, tmp_path):
-    from benchmarks.bench_build import fabricate
-
-    bench = fabricate(tmp_path, 1, points=2)
-    loaded = [h200_new, tables.LoadedSet(bench.name, bench, schema.load_set(bench))]
-    conv, ref = prerender.Converter.from_project(ROOT / "mkdocs.yml"), _Reference.from_project(ROOT / "mkdocs.yml")
-    n = 0
-    for ls in loaded:
-        ctx = units.set_context(site.Context([ls]), ls)
-        for b in (sets.set_pages, variants.set_pages, scenarios.set_pages):
-            for p in b(ctx, ls):
-                if p.text:
-                    assert conv.page(p.text) == ref.page(p.text), p.path
-                    n += 1
-    assert n > 30
 
 
 def _unmarked(text: str) -> str:

@@ -122,22 +122,39 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         raise
 
 
+_TERM = {"depth": 0, "seen": False}  # terminate_as_interrupt's nesting, and whether SIGTERM came inside it
+
+
 @contextlib.contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
     """SIGTERM raises Terminated (a KeyboardInterrupt) while inside: a job runner's
-    kill then unwinds through the cleanups instead of stopping the process dead."""
+    kill then unwinds through the cleanups instead of stopping the process dead. The signal
+    is also remembered until the outermost block ends: raised where it landed in a finalizer
+    or a callback, Python prints and drops the exception, and `raise_if_terminated` (called
+    before anything is published) raises it again."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum, frame):
+        _TERM["seen"] = True
         raise Terminated("terminated (SIGTERM)")
 
     previous = signal.signal(signal.SIGTERM, handler)
+    _TERM["depth"] += 1
     try:
         yield
     finally:
+        _TERM["depth"] -= 1
+        if _TERM["depth"] == 0:
+            _TERM["seen"] = False
         signal.signal(signal.SIGTERM, previous)
+
+
+def raise_if_terminated() -> None:
+    """Terminated, where a SIGTERM came inside terminate_as_interrupt and was dropped on its way."""
+    if _TERM["seen"]:
+        raise Terminated("terminated (SIGTERM)")
 
 
 @contextlib.contextmanager
@@ -293,6 +310,7 @@ def publish_dir(staging: Path, final: Path, replace: bool, what: str = "result s
     staging, final = Path(staging), Path(final)
     with terminate_as_interrupt(), contextlib.nullcontext() if locked else lock(final.parent):
         notes = recover(final.parent, locked=True)
+        raise_if_terminated()  # a SIGTERM dropped on its way (a finalizer's) still stops the publish
         if final.exists() and not replace:
             raise UserError(f"{final}: {what} exists; {hint}")
         backup = None

@@ -38,14 +38,13 @@ from urllib.parse import unquote
 from gen.analysis import tables
 from gen.model import layout
 from gen.model.schema import UserError
-from gen.report import cache, prerender, render, site, units
+from gen.report import cache, prerender, render, units
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 VENDOR = Path("assets") / "vendor"
 BUNDLE = "vega-bundle.js"
 NAV_FILE = ".nav.yml"  # a dotfile: mkdocs does not copy it into the site
 CACHE_DIR = Path(".cache") / "report"
-TEMPLATE_CACHE = "templates"  # compiled Jinja templates, beside the cached pages
 HOOK = Path("gen") / "report" / "mkdocs_hook.py"  # mkdocs.yml's hooks: one path, relative to the project
 
 
@@ -59,19 +58,25 @@ def vega_bundle() -> str:
 
 
 def write_vendor(docs_dir: Path) -> Path:
-    """Write the bundle only when its bytes change (it is 0.9 MB and slow to make:
-    a stamp of the versions keeps it from being rebuilt every time)."""
-    from importlib.metadata import version  # the versions without importing altair (0.2 s a build)
+    """Write the bundle unless the one there is the one made for these versions, by its content:
+    VERSIONS names the versions and the sha256 of the bundle made for them; a bundle edited (or a
+    stamp that names other versions) is made again (it is 0.9 MB and slow to make)."""
+    from importlib.metadata import version  # the versions without importing altair
 
     out = docs_dir / VENDOR
     # altair's version fixes the Vega-Lite version its specs are written for (alt.VEGALITE_VERSION)
-    stamp = f"altair {version('altair')} vl-convert-python {version('vl-convert-python')}\n"
+    versions = f"altair {version('altair')} vl-convert-python {version('vl-convert-python')}"
     path, stamp_path = out / BUNDLE, out / "VERSIONS"
-    if path.is_file() and stamp_path.is_file() and stamp_path.read_text(encoding="utf-8") == stamp:
-        return path
+    try:
+        stamp = stamp_path.read_text(encoding="utf-8")
+        if stamp == f"{versions} sha256 {hashlib.sha256(path.read_bytes()).hexdigest()}\n":
+            return path
+    except (OSError, UnicodeDecodeError):
+        pass
     out.mkdir(parents=True, exist_ok=True)
-    _write_atomic(path, vega_bundle().encode("utf-8"))
-    _write_atomic(stamp_path, stamp.encode("utf-8"))
+    data = vega_bundle().encode("utf-8")
+    _write_atomic(path, data)
+    _write_atomic(stamp_path, f"{versions} sha256 {hashlib.sha256(data).hexdigest()}\n".encode())
     return path
 
 
@@ -79,13 +84,10 @@ def _write_atomic(path: Path, data: bytes) -> None:
     layout.atomic_write_bytes(path, data)
 
 
-def _link_or_copy(src: Path, dest: Path) -> None:
-    """A trace, linked where results/ and docs/ share a file system (a set's files are never
-    changed in place: a new set is a new folder), copied otherwise."""
-    try:
-        os.link(src, dest)
-    except OSError:
-        shutil.copyfile(src, dest)
+def _copy(src: Path, dest: Path) -> None:
+    """A trace, copied: published output never shares a file with results/ (a page's file emptied
+    in docs/ or site/ must not empty the committed trace)."""
+    shutil.copyfile(src, dest)
 
 
 def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
@@ -98,7 +100,7 @@ def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
             dest = tmp / Path(p.path).relative_to(render.GENERATED)
             dest.parent.mkdir(parents=True, exist_ok=True)
             if p.copy_from is not None:
-                _link_or_copy(p.copy_from, dest)
+                _copy(p.copy_from, dest)
             else:
                 dest.write_text(p.text or "", encoding="utf-8", newline="\n")
         (tmp / NAV_FILE).write_text(nav_yaml(render.nav(pages)), encoding="utf-8")
@@ -110,8 +112,8 @@ def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
 
 def _over_all_sets(page: render.Page, own: set[str]) -> bool:
     """A page over all sets (the comparison, findings, each variant's and scenario's page), converted
-    to HTML here as a set's pages are (mkdocs converted them on every build: 0.6 s of its 2.5 s at
-    50 sets). Not a snippet (a .name.md that a hand-written page includes: Markdown inside its page)."""
+    to HTML here as a set's pages are. Not a snippet (a .name.md that a hand-written page includes:
+    Markdown inside its page)."""
     return (page.text is not None and page.path not in own and page.path.endswith(".md")
             and not posixpath.basename(page.path).startswith("."))
 
@@ -185,16 +187,6 @@ def _check_writable(docs_dir: Path) -> None:
                         f"{docs_dir} writable or pass --docs elsewhere") from None
 
 
-def _template_cache(root: Path) -> Path:
-    """The compiled templates' folder in the cache, one per version of the code (Jinja keys its
-    entries by the template's text, not by the environment that compiled it); older ones go."""
-    here = root / f"{TEMPLATE_CACHE}-{cache.code_key()[:16]}"
-    for old in root.glob(f"{TEMPLATE_CACHE}-*") if root.is_dir() else []:
-        if old != here:
-            shutil.rmtree(old, ignore_errors=True)
-    return here
-
-
 def cache_dir(docs_dir: Path) -> Path:
     """Where a build keeps what each set's files determine: beside docs/, in the project."""
     return Path(docs_dir).resolve().parent / CACHE_DIR
@@ -215,7 +207,6 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache
         raise UserError(f"{results_root}: no results directory")
     _check_writable(docs_dir)  # before minutes of rendering, not after
     store = cache.Store(cache_dir(docs_dir)) if use_cache else None
-    site.use_bytecode_cache(_template_cache(cache_dir(docs_dir)) if use_cache else None)
     config = docs_dir.parent / "mkdocs.yml"
     converter = prerender.Converter.from_project(config if config.is_file() else ROOT / "mkdocs.yml") \
         if convert else None
@@ -238,6 +229,7 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache
                      for p in pages]
     with watch("check links, write the pages"):
         check_links(pages, docs_dir, {path: hrefs for u in made.values() for path, hrefs in u.links.items()})
+        layout.raise_if_terminated()
         write_vendor(docs_dir)
         return write_pages(pages, docs_dir)
 
@@ -265,6 +257,21 @@ def mkdocs_build(project: Path, site_dir: Path, config: str = "mkdocs.yml") -> N
     )
     if proc.returncode != 0:
         raise RuntimeError(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}")
+
+
+def publish_site(project: Path, site_dir: Path, config: str = "mkdocs.yml") -> Path:
+    """`mkdocs build --strict` into a staging folder beside site_dir, then swapped in whole
+    (gen.model.layout.publish_dir): a failed, killed or disk-full build leaves the old site as it was;
+    what a killed one left beside it is removed by the next."""
+    site_dir = Path(site_dir).resolve()
+    layout.settle(site_dir.parent)
+    staging = layout.make_staging(site_dir.parent, site_dir.name)
+    try:
+        mkdocs_build(project, staging, config)
+        layout.publish_dir(staging, site_dir, replace=True, what="site")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return site_dir
 
 
 def copy_project(src: Path, dest: Path) -> Path:

@@ -1,21 +1,30 @@
 """The build's cache: what a set's files determine, kept between builds, keyed by their content.
 
-Takes: set folders, the code of gen/ and its templates. Gives: `set_key(path)` (a hash of
-every file of a set: paths and bytes), `code_key()` (a hash of the code and the library
-versions that shape a page), and `Store`: pickled values (`pickled(value)`, `put_pickled`: one
-pickled once elsewhere) under one folder, read by key,
-written atomically (a half-written entry is never read: it is a temporary file until
-renamed), entries not used by a build removed after it. A value that cannot be read
-(damaged, from another Python) is a miss, never an error: the build makes it again.
+Takes: set folders, the code of gen/ and its templates, values to keep. Gives: `set_key(path)`
+(the sha256 of every file of a set: paths and bytes), `code_key()` (a hash of the code and the
+library versions that shape a page), and `Store`: values kept as JSON, one file per key.
+
+The cache lies in the project, where anyone who can write the checkout can write it, so nothing
+read from it is trusted further than data:
+- no pickle, no compiled code: an entry is JSON, decoded by `decode`, which builds only plain
+  values (None, bools, numbers, strings, lists, dicts), tuples, sets, numpy scalars, pandas
+  frames of plain dtypes, and dataclasses and enums of the `gen` package already imported;
+- an entry carries its kind, its key and the sha256 of its payload, checked on read: a damaged,
+  edited, misnamed or undecodable entry is a miss (made again), never an error;
+- entries are written whole (a temporary file renamed); temporary files of processes that are gone
+  (a build killed with SIGKILL) are removed by the next build.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import hashlib
+import json
 import os
-import pickle
 import platform
-import shutil
+import re
+import sys
 import tempfile
 from functools import lru_cache
 from pathlib import Path
@@ -23,63 +32,58 @@ from pathlib import Path
 from gen.model.schema import UserError
 
 GEN = Path(__file__).resolve().parent.parent
-SUFFIX = ".pkl"
-FILES = ".files"  # a folder of texts beside an entry (Store.files)
+SUFFIX = ".json"
+FORMAT = 1  # raised when what an entry holds changes
+TMP_PREFIX = ".tmp-"
+_TMP_RE = re.compile(r"^\.tmp-(\d+)-")
 
 
-def set_key(path: Path, memo: dict | None = None) -> str:
-    """Every file of a set folder, by path and bytes: a set that changed in any way gets a new key.
-    With `memo` (folder -> (every file's path, size and mtime; key), kept by the caller), a folder
-    whose files all have the size and modification time they had is not read again."""
+def set_key(path: Path) -> str:
+    """Every file of a set folder, by path and bytes: a set whose content changed in any way gets a
+    new key (its files' sizes and times are not looked at: an edit that keeps them is still seen)."""
     try:
-        stats = tuple(sorted(_files(str(path))))
+        rels = sorted(_files(str(path)))
     except OSError as exc:  # a link that loops, a folder that cannot be read: the set's fault, in one line
         raise UserError(f"{exc.filename or path}: cannot read the result set's files ({exc.strerror or exc})") \
             from None
-    known = memo.get(str(path)) if memo is not None else None
-    if known is not None and known[0] == stats:
-        return known[1]
     h = hashlib.sha256()
-    for rel, _, _ in stats:
+    for rel in rels:
         h.update(rel.encode() + b"\0")
         try:
-            with open(os.path.join(path, rel), "rb") as fh:  # not a Path per file: a set has hundreds
-                h.update(fh.read())
+            with open(os.path.join(path, rel), "rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    h.update(chunk)
         except OSError as exc:
             raise UserError(f"{os.path.join(path, rel)}: cannot read it ({exc.strerror or exc})") from None
         h.update(b"\0")
-    key = h.hexdigest()
-    if memo is not None:
-        memo[str(path)] = (stats, key)
-    return key
+    return h.hexdigest()
 
 
 def _files(root: str, prefix: str = ""):
-    """(path relative to root, size, mtime) of every regular file under root, a link to a file
-    followed, a link to a folder not (os.scandir: a fraction of Path.rglob's time on a set's
-    few hundred files)."""
+    """The path (relative to root) of every regular file under root, a link to a file followed,
+    a link to a folder not."""
     with os.scandir(os.path.join(root, prefix) if prefix else root) as it:
         for e in it:
             rel = f"{prefix}/{e.name}" if prefix else e.name
             if e.is_dir(follow_symlinks=False):
                 yield from _files(root, rel)
             elif e.is_file():
-                st = e.stat()
-                yield rel, st.st_size, st.st_mtime_ns
+                yield rel
 
 
 @lru_cache(maxsize=1)
 def code_key() -> str:
     """The code that turns a set into pages: every module and template of gen/, and the
     versions of the libraries whose output lands on a page."""
-    from importlib.metadata import version  # not altair's import: 0.2 s of a build's start
+    from importlib.metadata import version
 
     import jinja2
     import numpy
     import pandas
 
     h = hashlib.sha256(f"{platform.python_version()} altair {version('altair')} jinja2 {jinja2.__version__} "
-                       f"numpy {numpy.__version__} pandas {pandas.__version__}".encode())
+                       f"numpy {numpy.__version__} pandas {pandas.__version__} markdown {version('markdown')} "
+                       f"cache {FORMAT}".encode())
     for p in sorted(GEN.rglob("*")):
         if p.is_file() and p.suffix in (".py", ".j2"):
             h.update(p.relative_to(GEN).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
@@ -90,13 +94,167 @@ def key(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-def pickled(value) -> bytes:
-    """A value as the Store keeps it."""
-    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+# ----------------------------------------------------------------------------- values as JSON
+
+_PLAIN_DTYPES = {"bool", "int64", "float64", "object", "str", "string"}
+
+
+def encode(value):
+    """A value as JSON-able data that `decode` gives back equal. TypeError for anything else (not kept)."""
+    import numpy as np
+    import pandas as pd
+
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if type(value) in _CONTAINERS:
+        return _CONTAINERS[type(value)](value)
+    if isinstance(value, enum.Enum):
+        return {"$enum": _name(type(value)), "value": encode(value.value)}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {"$dataclass": _name(type(value)),
+                "fields": {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        return {"$numpy": value.dtype.name, "value": encode(value.item())}
+    if type(value) is pd.DataFrame:
+        return _encode_frame(value)
+    raise TypeError(f"not kept in the cache: {type(value).__module__}.{type(value).__qualname__}")
+
+
+_CONTAINERS = {
+    float: lambda v: v if v == v and abs(v) != float("inf") else {"$float": repr(v)},
+    list: lambda v: [encode(x) for x in v],
+    tuple: lambda v: {"$tuple": [encode(x) for x in v]},
+    set: lambda v: {"$set": [encode(x) for x in v], "frozen": False},
+    frozenset: lambda v: {"$set": [encode(x) for x in v], "frozen": True},
+    dict: lambda v: {"$dict": [[encode(k), encode(x)] for k, x in v.items()]},
+}
+
+
+def _name(cls: type) -> str:
+    if not cls.__module__.startswith("gen."):
+        raise TypeError(f"not kept in the cache: {cls.__module__}.{cls.__qualname__}")
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _encode_frame(df) -> dict:
+    import pandas as pd
+
+    dtypes = [str(t) for t in df.dtypes]
+    if not set(dtypes) <= _PLAIN_DTYPES or not isinstance(df.index, pd.RangeIndex) \
+            or not df.columns.is_unique:
+        raise TypeError("not kept in the cache: a frame of other dtypes or index")
+    idx = df.index
+    return {"$frame": [encode(c) for c in df.columns], "dtypes": dtypes,
+            "index": [idx.start, idx.stop, idx.step],
+            "columns": [[encode(v) for v in df[c].tolist()] for c in df.columns]}
+
+
+def _class(name: str) -> type:
+    """A class of the gen package that is already imported (no module is imported for an entry)."""
+    module, _, qual = str(name).partition(":")
+    if not module.startswith("gen.") or module not in sys.modules:
+        raise ValueError(f"unknown class {name!r}")
+    obj = sys.modules[module]
+    for part in qual.split("."):
+        obj = getattr(obj, part)
+    if not isinstance(obj, type):
+        raise ValueError(f"not a class: {name!r}")
+    return obj
+
+
+def decode(data):
+    """The value `encode` gave `data` for; ValueError (or TypeError, KeyError) for anything else."""
+    if data is None or type(data) in (bool, int, float, str):
+        return data
+    if type(data) is list:
+        return [decode(v) for v in data]
+    if type(data) is not dict or len(data) == 0:
+        raise ValueError("not an encoded value")
+    tag = next(iter(data))
+    if tag not in _DECODERS:
+        raise ValueError(f"unknown tag {tag!r}")
+    return _DECODERS[tag](data)
+
+
+def _decode_float(data: dict) -> float:
+    if data["$float"] not in ("nan", "inf", "-inf"):
+        raise ValueError("not a float")
+    return float(data["$float"])
+
+
+def _decode_set(data: dict):
+    items = [decode(v) for v in _list(data["$set"])]
+    return frozenset(items) if data["frozen"] is True else set(items)
+
+
+def _decode_enum(data: dict):
+    cls = _class(data["$enum"])
+    if not issubclass(cls, enum.Enum):
+        raise ValueError("not an enum")
+    return cls(decode(data["value"]))
+
+
+_NUMPY = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+          "float64")
+
+
+def _decode_numpy(data: dict):
+    import numpy as np
+
+    if data["$numpy"] not in _NUMPY:
+        raise ValueError("not a numpy scalar type")
+    return np.dtype(data["$numpy"]).type(decode(data["value"]))
+
+
+def _list(x) -> list:
+    if type(x) is not list:
+        raise ValueError("not a list")
+    return x
+
+
+def _pair(p) -> tuple:
+    if type(p) is not list or len(p) != 2:
+        raise ValueError("not a pair")
+    return p[0], p[1]
+
+
+def _decode_dataclass(data: dict):
+    cls = _class(data["$dataclass"])
+    if not dataclasses.is_dataclass(cls):
+        raise ValueError("not a dataclass")
+    fields = data["fields"]
+    names = [f.name for f in dataclasses.fields(cls)]
+    if type(fields) is not dict or sorted(fields) != sorted(names):
+        raise ValueError(f"{cls.__qualname__}: other fields")
+    obj = object.__new__(cls)  # the fields as kept (no __init__ or __post_init__ runs for a cached value)
+    for name in names:
+        object.__setattr__(obj, name, decode(fields[name]))
+    return obj
+
+
+def _decode_frame(data: dict):
+    import pandas as pd
+
+    columns = [decode(c) for c in _list(data["$frame"])]
+    dtypes, values = _list(data["dtypes"]), _list(data["columns"])
+    start, stop, step = _list(data["index"])
+    if len(dtypes) != len(columns) or len(values) != len(columns) or not set(dtypes) <= _PLAIN_DTYPES:
+        raise ValueError("a frame's columns do not match")
+    index = pd.RangeIndex(int(start), int(stop), int(step))
+    series = {}
+    for c, dtype, vals in zip(columns, dtypes, values):
+        rows = [decode(v) for v in _list(vals)]
+        if len(rows) != len(index):
+            raise ValueError("a frame's column has another length")
+        series[c] = pd.Series(rows, index=index, dtype=dtype) if rows else pd.Series([], index=index, dtype=dtype)
+    return pd.DataFrame(series, index=index)
+
+
+# ----------------------------------------------------------------------------- the store
 
 
 class Store:
-    """Pickled values in one folder, one file per key."""
+    """Values kept as JSON in one folder, one file per kind and key."""
 
     def __init__(self, root: Path):
         self.root = Path(root)
@@ -106,63 +264,83 @@ class Store:
         return self.root / f"{kind}-{k}{SUFFIX}"
 
     def get(self, kind: str, k: str):
+        """The value kept for (kind, key), or None: missing, unreadable, damaged, edited or of
+        another kind or key (a file renamed) are all a miss."""
         path = self._path(kind, k)
         self.used.add(path.name)
         try:
             with open(path, "rb") as fh:
-                return pickle.load(fh)
-        except FileNotFoundError:
-            return None
-        except Exception:  # damaged or unreadable here: made again
+                head = fh.readline()
+                payload = fh.read()
+            meta = json.loads(head)
+            if (type(meta) is not dict or meta.get("format") != FORMAT or meta.get("kind") != kind
+                    or meta.get("key") != k or meta.get("sha256") != hashlib.sha256(payload).hexdigest()):
+                return None
+            return decode(json.loads(payload))
+        except (OSError, ValueError, TypeError, KeyError, AttributeError, LookupError, RecursionError):
             return None
 
-    def put(self, kind: str, k: str, value) -> None:
-        self.put_pickled(kind, k, pickled(value))
-
-    def put_pickled(self, kind: str, k: str, data: bytes) -> None:
-        """Keep a value already pickled (by `pickled`: a worker process sends it so)."""
+    def put(self, kind: str, k: str, value) -> bool:
+        """Keep a value (written whole); False where it is not something the cache can keep."""
         path = self._path(kind, k)
         self.used.add(path.name)
+        try:
+            payload = json.dumps(encode(value), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        except (TypeError, ValueError, RecursionError):
+            return False
+        head = json.dumps({"format": FORMAT, "kind": kind, "key": k,
+                           "sha256": hashlib.sha256(payload).hexdigest()}).encode() + b"\n"
         self.root.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=SUFFIX)
+        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=f"{TMP_PREFIX}{os.getpid()}-", suffix=SUFFIX)
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+                fh.write(head + payload)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-
-    def files(self, kind: str, k: str, bodies: dict[str, str]) -> Path:
-        """Texts kept as files beside the entry (relative path -> text), written whole into a
-        folder of their own and renamed into place; returns the folder. A build links them where
-        they go instead of unpickling and writing them again."""
-        final = self.root / f"{kind}-{k}{FILES}"
-        self.used.add(final.name)
-        if final.is_dir():
-            return final
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=self.root, prefix=".tmp-"))
-        try:
-            for rel, text in bodies.items():
-                dest = tmp / rel
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_text(text, encoding="utf-8", newline="\n")
-            os.replace(tmp, final)
-        except OSError:
-            shutil.rmtree(tmp, ignore_errors=True)
-            if not final.is_dir():  # another build wrote it meanwhile: that one serves
-                raise
-        return final
+        return True
 
     def prune(self) -> None:
-        """Remove the entries this build did not read or write (older sets, older code)."""
+        """Remove the entries this build did not read or write (older sets, older code), anything
+        else left in the folder by older versions of the build, and the temporary files of
+        processes that are gone."""
         if not self.root.is_dir():
             return
         for p in self.root.iterdir():
-            if p.name in self.used or p.name.startswith(".tmp-"):
+            if p.name in self.used:
                 continue
-            if p.suffix == SUFFIX:
-                p.unlink(missing_ok=True)
-            elif p.name.endswith(FILES) and p.is_dir():
+            if p.name.startswith(TMP_PREFIX):
+                m = _TMP_RE.match(p.name)
+                if m and _alive(int(m.group(1))):
+                    continue  # another build's, being written
+            if p.is_dir() and not p.is_symlink():
+                import shutil
+
                 shutil.rmtree(p, ignore_errors=True)
+            else:
+                p.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError, ValueError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+_DECODERS = {
+    "$float": _decode_float,
+    "$tuple": lambda data: tuple(decode(v) for v in _list(data["$tuple"])),
+    "$set": _decode_set,
+    "$dict": lambda data: {decode(k): decode(v) for k, v in (_pair(p) for p in _list(data["$dict"]))},
+    "$enum": _decode_enum,
+    "$dataclass": lambda data: _decode_dataclass(data),
+    "$numpy": _decode_numpy,
+    "$frame": lambda data: _decode_frame(data),
+}

@@ -98,25 +98,6 @@ class Worded:
     words: wording.Words
 
 
-_BYTECODE: Path | None = None  # where compiled templates are kept between builds (use_bytecode_cache)
-
-
-def use_bytecode_cache(directory: Path | None) -> None:
-    """Keep the compiled templates in `directory` (the build's cache, one folder per version of
-    the code), so a build compiles only the templates that changed: half a second a process."""
-    global _BYTECODE
-    _BYTECODE = Path(directory) if directory is not None else None
-    if _ENV is not None:
-        _ENV.bytecode_cache = _bytecode_cache()
-
-
-def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    if _BYTECODE is None:
-        return None
-    _BYTECODE.mkdir(parents=True, exist_ok=True)
-    return jinja2.FileSystemBytecodeCache(str(_BYTECODE))
-
-
 def environment() -> jinja2.Environment:
     """The Jinja environment of every template: autoescaped HTML, strict undefined,
     unprintable characters replaced in every value (fmt.printable), the formatting
@@ -125,7 +106,6 @@ def environment() -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=True, undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, finalize=_finalize,
-        bytecode_cache=_bytecode_cache(),
     )
     env.tests["missing"] = missing
     env.filters.update(fmt.FILTERS)

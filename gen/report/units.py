@@ -19,14 +19,10 @@ points and the first set: their one part is keyed by those.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import dataclasses
-import gc
 import multiprocessing as mp
 import os
-import pickle
 import resource
-import signal
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -156,41 +152,19 @@ def _run_task(i: int):
         return None, str(exc), {}
 
 
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
-
-
-def _die_with_parent(parent: int) -> None:
-    """A worker's initializer: the worker ends when the build that forked it ends, even
-    by SIGKILL (no cleanup runs then, and the workers would wait on their pipe for
-    minutes). Linux: the kernel sends SIGKILL (prctl PR_SET_PDEATHSIG); elsewhere a
-    thread watches for the parent to change."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        watched = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0
-    except (OSError, AttributeError):
-        watched = True
-    if os.getppid() != parent:  # the parent died before the prctl took hold
-        os._exit(1)
-    if watched:
-        def watch() -> None:
-            while os.getppid() == parent:
-                time.sleep(0.5)
-            os._exit(1)
-
-        threading.Thread(target=watch, daemon=True).start()
-
-
-GC_THRESHOLD = 10_000  # a worker's young generation (Python's default: 700 new objects)
-
-
 def _start_worker(parent: int) -> None:
-    """A worker's initializer: it dies with its parent (_die_with_parent), and its garbage
-    collector leaves alone what it inherited (the loaded sets: gc.freeze) and runs less often
-    (a set's tables and traces make millions of short-lived objects, few of them cycles):
-    about 5% of a set's time otherwise."""
-    _die_with_parent(parent)
-    gc.freeze()
-    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
+    """A worker's initializer: the worker ends when the build that forked it ends, even by SIGKILL
+    (no cleanup runs then, and a worker would wait on its queue for minutes): a thread watches for
+    the parent to change."""
+    if os.getppid() != parent:  # the parent died before the watch began
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def workers_for(n_tasks: int) -> int:
@@ -209,7 +183,7 @@ def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...],
     workers = workers_for(len(tasks)) if workers is None else workers
     if workers > 1:
         # A worker draws with Altair where a chart's shape is new, the build's process for the pages over
-        # all sets: imported once, before the fork, for them all (a worker's own import: 0.15 s of its CPU)
+        # all sets: imported once, before the fork, for them all (not once per worker)
         charts.preload()
     _FORKED = (ctx, tasks, frozenset(charts.shapes()))
     try:
@@ -285,7 +259,7 @@ class _Plan:
 
     code: str
     keys: dict[str, str]  # set name -> cache.set_key
-    fresh: set[str]  # sets read now, whose traces are checked before use
+    fresh: set[str] = field(default_factory=set)  # sets with parts to make: their traces are checked first
     made: dict[str, Unit] = field(default_factory=dict)  # cache key -> part, across passes
     part_keys: dict[tuple[str, str], str] = field(default_factory=dict)
     cpu: dict = field(default_factory=dict)  # stage -> CPU seconds of the parts made now
@@ -298,24 +272,31 @@ def _load_one(path: Path) -> tuple[schema.ResultSet | None, schema.UserError | N
         return None, exc
 
 
-def _load_pickled(path: Path) -> tuple[bytes | None, schema.UserError | None]:
-    """_load_one in a worker: the set pickled there once, as the cache keeps it (the build unpickles
-    it and keeps these bytes, instead of pickling it again: 3 ms of the H200 set's CPU)."""
-    rs, error = _load_one(path)
-    return (cache.pickled(rs) if rs is not None else None), error
+def _load_sets(paths: list[Path]) -> list[tuple[schema.ResultSet | None, schema.UserError | None]]:
+    """(ResultSet or its error) of each path, read and checked in worker processes where there are
+    several; the same results either way."""
+    return _map(_load_one, paths)
 
 
-def _load_sets(paths: list[Path]) -> list[tuple[schema.ResultSet | None, bytes | None, schema.UserError | None]]:
-    """(ResultSet, its pickle where a worker made one, or its error) of each path, read and checked in
-    worker processes where there are several (the schema checks every value: 40 ms a set, most of a cold
-    build's time before the units are made); the same results either way."""
+def _read_one(path: Path) -> tuple[str | None, schema.ResultSet | None, schema.UserError | None]:
+    """(its key, its ResultSet, or its error) of one set: its result file within the limits (gen.model.limits:
+    the environment's, checked on every build), the sha256 of its files, then the set loaded and checked."""
+    try:
+        limits.check_result_file(path / schema.RESULT_FILE)
+        k = cache.set_key(path)
+    except schema.UserError as exc:
+        return None, None, exc
+    return (k, *_load_one(path))
+
+
+def _map(fn, paths: list[Path]) -> list:
+    """fn of each path, in worker processes where there are several, in the paths' order."""
     workers = workers_for(len(paths))
     if workers < 2:
-        return [(rs, None, error) for rs, error in map(_load_one, paths)]
+        return list(map(fn, paths))
     with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_start_worker,
                              initargs=(os.getpid(),)) as pool:
-        done = list(pool.map(_load_pickled, paths, chunksize=max(1, len(paths) // (4 * workers))))
-    return [(pickle.loads(data) if data is not None else None, data, error) for data, error in done]
+        return list(pool.map(fn, paths, chunksize=max(1, len(paths) // (4 * workers))))
 
 
 def _checked(path: Path, rs: schema.ResultSet | None, error: schema.UserError | None) -> schema.ResultSet:
@@ -326,51 +307,13 @@ def _checked(path: Path, rs: schema.ResultSet | None, error: schema.UserError | 
     return rs
 
 
-@contextlib.contextmanager
-def _collector_paused():
-    """Python's garbage collector off meanwhile, and what was made set aside from it after
-    (gc.freeze, as the workers do): reading the sets makes only objects that live as long as the
-    build, none in a cycle (dataclasses of lists, numbers and strings), and the collector, run
-    every 700 new objects over a heap growing by each set, cost more than unpickling them (50
-    sets: 1.2 s of the build's 1.5 s of unpickling), then 0.15 s once turned on again."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was:
-            gc.enable()
-
-
-def _read(results_root: Path, store: cache.Store | None, code: str, skip_broken: bool):
-    """Every set's ResultSet: from the cache when its files are unchanged, else loaded and checked.
+def _read(results_root: Path, skip_broken: bool):
+    """Every set's ResultSet, loaded and checked, and its key (the sha256 of its files).
     Each set's error is the one a set-by-set reading meets first (without skip_broken, the first set's)."""
-    with _collector_paused():
-        return _read_sets(results_root, store, code, skip_broken)
-
-
-def _read_sets(results_root: Path, store: cache.Store | None, code: str, skip_broken: bool):
     layout.settle(Path(results_root))  # what a killed publish left is put right first, or named
-    loaded, skipped, keys, fresh = [], [], {}, set()
-    seen = store.get("stats", "sets") if store else None  # the files' sizes and times at the last build
-    memo = {} if seen is None else seen
-    found = []  # (path, key, cached ResultSet or None, error): the files checked and hashed, in order
-    for path in schema.list_sets(results_root):
-        try:
-            # The limits (gen.model.limits) are the environment's: checked on every build, cached or not.
-            limits.check_result_file(path / schema.RESULT_FILE)
-            k = cache.set_key(path, memo)
-            found.append((path, k, store.get("rs", cache.key(code, path.name, k)) if store else None, None))
-        except schema.UserError as exc:
-            found.append((path, None, None, exc))
-            if not skip_broken:
-                break  # the sets before it are still read: one of them may fail first
-    new = [path for path, _, rs, error in found if rs is None and error is None]
-    read = dict(zip(new, _load_sets(new)))
-    for path, k, rs, error in found:
-        fresh_rs = path in read
-        rs, data, error = read.get(path, (rs, None, error))
+    loaded, skipped, keys = [], [], {}
+    paths = schema.list_sets(results_root)
+    for path, (k, rs, error) in zip(paths, _map(_read_one, paths)):
         try:
             rs = _checked(path, rs, error)
         except schema.UserError as exc:
@@ -378,16 +321,9 @@ def _read_sets(results_root: Path, store: cache.Store | None, code: str, skip_br
                 raise
             skipped.append(tables.Skipped(path.name, str(exc)))
             continue
-        if fresh_rs:
-            fresh.add(path.name)
-            if store:
-                store.put_pickled("rs", cache.key(code, path.name, k), data or cache.pickled(rs))
         keys[path.name] = k
         loaded.append(tables.LoadedSet(path.name, path, rs))
-    memo = {k: v for k, v in memo.items() if k in {str(ls.path) for ls in loaded}}
-    if store and memo != seen:
-        store.put("stats", "sets", memo)
-    return _sort(loaded), skipped, _Plan(code, keys, fresh)
+    return _sort(loaded), skipped, keys
 
 
 def _part_keys(ctx: Context, plan: _Plan, ls: tables.LoadedSet) -> dict[str, str]:
@@ -432,6 +368,7 @@ def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | 
                     missing.append(part)
                 else:
                     plan.made[k] = got
+        plan.fresh |= {ls.name} if missing else set()
         if missing and ls.rs.kind != SetKind.REFERENCE:
             tasks.append((ls, tuple(missing), ls.name in plan.fresh))
         elif missing:  # a published set's one part: every part of its unit (make_unit), beside the others
@@ -447,26 +384,22 @@ def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | 
 
 
 def _put(store: cache.Store, k: str, unit: Unit) -> Unit:
-    """Keep a unit: its page texts as files beside the entry (gen.report.cache.Store.files), the
-    entry itself light (pages that copy from those files). Returns the light unit: every build
-    then links the pages into place, the first one too."""
-    bodies = {p.path: p.text for p in unit.pages if p.text is not None and p.copy_from is None}
-    if bodies:
-        folder = store.files("pages", k, bodies)
-        unit = dataclasses.replace(unit, pages=[
-            Page(p.path, None, p.nav, folder / p.path) if p.path in bodies else p for p in unit.pages])
-    store.put("unit", k, unit)
+    """Keep a unit (its pages' texts and its facts, as JSON: gen.report.cache). Returns it."""
+    store.put("unit", k, dataclasses.replace(unit, cpu={}))
     return unit
 
 
 def _get(store: cache.Store, k: str) -> Unit | None:
-    """A kept unit, or None where it or a file its pages copy from is gone (made again)."""
+    """A kept unit, or None where there is none or what is kept is not a unit of pages written
+    from text under the generated folder (made again)."""
     unit = store.get("unit", k)
-    if unit is None:
+    if not isinstance(unit, Unit) or not isinstance(unit.pages, list) or not isinstance(unit.facts, dict) \
+            or not isinstance(unit.links, dict):
         return None
-    store.used.add(f"pages-{k}{cache.FILES}")  # its pages' files, where it has any, stay with it
-    if not all(p.copy_from is None or Path(p.copy_from).is_file() for p in unit.pages):
-        return None
+    for p in unit.pages:
+        if not isinstance(p, Page) or not isinstance(p.path, str) or not isinstance(p.text, str) \
+                or p.copy_from is not None or not p.path.startswith(f"{fmt.GENERATED}/") or ".." in p.path.split("/"):
+            return None
     return unit
 
 
@@ -511,14 +444,15 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
     watch = Stopwatch(timings)
     code = cache.key(cache.code_key(), prerender.key() if prerender is not None else "markdown")
     with watch("read the sets (content hash, ResultSet)"):
-        loaded, skipped, plan = _read(results_root, store, code, skip_broken)
+        loaded, skipped, keys = _read(results_root, skip_broken)
+    plan = _Plan(code, keys)
     if check:
         check(loaded)
-    shapes = _kept_shapes(store, code)
     while True:
         gone = {s.name for s in skipped}
         all_sets = [ls for ls in loaded if ls.name not in gone]
         ctx = Context(all_sets, skipped, first=first_gpu_set(all_sets), prerender=prerender)
+        plan.part_keys = {}  # this pass's parts: a set skipped may change the first set, hence the pairs
         tasks = _tasks(ctx, plan, store, workers)
         error = _check_shared(ctx, references(all_sets), plan.fresh, any("pair" in t[1] for t in tasks))
         if error is not None:
@@ -535,20 +469,10 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
         skipped.extend(failed)
     units = _units(ctx, plan, store, watch)
     if store:
-        if charts.shapes().keys() - shapes.keys():
-            store.put("shapes", code, charts.shapes())
         store.prune()
     for stage, cpu in plan.cpu.items():
         watch.add(f"  in the units: {stage}", None, cpu)
     return ctx, units
-
-
-def _kept_shapes(store: cache.Store | None, code: str) -> dict:
-    """The chart shapes of earlier builds of this code, handed to gen.report.charts (a new set's charts
-    skip Altair)."""
-    shapes = (store.get("shapes", code) if store else None) or {}
-    charts.add_shapes(shapes)
-    return shapes
 
 
 def _units(ctx: Context, plan: _Plan, store: cache.Store | None, watch: Stopwatch) -> dict[str, Unit]:
