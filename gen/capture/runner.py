@@ -113,6 +113,14 @@ def environment() -> schema.Environment:
     )
 
 
+def _ref_mhz(env: schema.Environment, sampler) -> float | None:
+    """The reference clock of equal-clock times: the GPU's maximum SM clock as NVML reads it, else a
+    known GPU's (schema.KNOWN_MAX_SM_MHZ); None on a CPU."""
+    if env.device != "cuda":
+        return None
+    return sampler.sm_clock_max_mhz or schema.known_ref_mhz(env.gpu_name)
+
+
 def set_name(env: schema.Environment, label: str | None = None) -> str:
     return layout.set_name(env.gpu_name, env.cpu, env.torch, label)
 
@@ -400,7 +408,7 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
     layout.recover(Path(out_root))  # what a killed run left: restored or removed, and said
     sampler = telemetry.Sampler(device) if device.type == "cuda" else telemetry.Sampler(device)
     env = dataclasses.replace(env, nvml=sampler.version or sampler.reason, sm_clock_max_mhz=sampler.sm_clock_max_mhz,
-                              power_limit_w=sampler.power_limit_w)
+                              power_limit_w=sampler.power_limit_w, ref_mhz=_ref_mhz(env, sampler))
     store = staging.Store(Path(out_root), name)
     fingerprint = _fingerprint(cfg, scenarios, modes, budget, counters, env)
     if store.exists() and not resume:
@@ -418,7 +426,7 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
                                    f"with --force to start over")
         env_first = staging.load(schema.Environment, meta["environment"], str(store.path / "meta.json"))
         env = dataclasses.replace(env_first, nvml=env.nvml, sm_clock_max_mhz=env.sm_clock_max_mhz,
-                                  power_limit_w=env.power_limit_w)
+                                  power_limit_w=env.power_limit_w, ref_mhz=env.ref_mhz)
         session = int(meta.get("sessions", 1)) + 1
         meta["sessions"] = session
         layout.atomic_write_text(store.path / "meta.json", json.dumps(meta, indent=1, sort_keys=True) + "\n")
