@@ -13,8 +13,9 @@ of the GPU-only time (NVML): sm_clock_mhz, sm_clock_min_mhz, power_w, temp_c, nu
 with telemetry_reason where not recorded; `telemetry` holds every timed window's;
 gpu_only_ms_at_ref_clock is the GPU-only time at the set's reference clock ref_mhz (its GPU's
 maximum SM clock; gen.analysis.clocks.at_ref_clock), the time that ranks kernels by their efficiency,
-null where the clock or the reference is not recorded. graph_fidelity and graph_differences say whether a graph replay ran the kernels of
-an eager call. With --scenario, each point's row carries the same conditions and
+null where the clock or the reference is not recorded. graph_fidelity and graph_differences say
+whether a graph replay ran the kernels of an eager call. With --scenario, each point's row carries
+the same conditions and
 sol_pct (its TFLOP/s over the speed of light at its sampled SM clock,
 gen.analysis.clocks). The older fields keep what they held: gpu_time_ms and its quartiles are the eager
 time (CUDA events around each call), cpu_time_ms the host dispatch time. Each
