@@ -46,7 +46,7 @@ from gen.capture.probe import mode_context as _mode_context
 from gen.capture.probe import out_of_memory as _mem_reason
 from gen.capture.probe import refusal as _reason
 from gen.capture.probe import sync as _sync
-from gen.capture.timing import Budget, describe, measure
+from gen.capture.timing import Budget, describe, first_line, fwd_bwd_ms, measure
 from gen.model import layout, schema, trace_digest
 from gen.model import scenarios as scenario_defs
 from gen.model import variants as variant_defs
@@ -236,6 +236,8 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
 
             run.timing = measure(step, device, budget, graph=True, sampler=sampler, profiled=profiled,
                                  do_burst=burst)
+            if train:
+                _fwd_bwd(run.timing, built.fn, q, k, v_, grad_out, device, budget)
             run.trace = rel
     except torch.OutOfMemoryError as exc:
         run.status, run.reason = "unavailable", _mem_reason(exc)
@@ -247,6 +249,18 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
     finally:
         _free(device)
     return run
+
+
+def _fwd_bwd(t: schema.Timing, fn, q, k, v, go, device, budget: Budget) -> None:
+    """The forward and the backward of a training step timed apart (schema.Timing.fwd_ms, bwd_ms)."""
+    try:
+        t.fwd_ms, t.bwd_ms, t.fwd_bwd_method = fwd_bwd_ms(fn, q, k, v, go, device, calls=max(3, budget.repeats // 2))
+    except torch.OutOfMemoryError as exc:
+        t.fwd_bwd_reason = _mem_reason(exc)
+    except Exception as exc:  # noqa: BLE001 - the step itself ran: its split is a detail, not the run's status
+        t.fwd_bwd_reason = first_line(exc)
+    finally:
+        q.grad = k.grad = v.grad = None
 
 
 def inplace_autograd_check(cfg: schema.RunConfig, device: torch.device) -> schema.InplaceCheck:
