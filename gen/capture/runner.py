@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 
 from gen.capture import counters as counter_defs
-from gen.capture import gpuwork, precompile, probe, staging, sweep, telemetry
+from gen.capture import dynamic, gpuwork, precompile, probe, staging, sweep, telemetry
 from gen.capture import progress as progress_defs
 from gen.capture.attention import (
     DTYPES,
@@ -550,6 +550,10 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
         for j in jobs:
             if store.get(sweep.job_key(j)) is None:
                 todo[f"sweep {j.scenario.name}"] = todo.get(f"sweep {j.scenario.name}", 0) + 1
+    for s in scenarios:
+        for phase in s.dynamic_points():
+            left = sum(store.get(staging.key_of("dynamic", phase, v.name)) is None for v in s.variants_for(variants))
+            todo[f"sweep {s.name}"] = todo.get(f"sweep {s.name}", 0) + left
     progress = progress_defs.Progress(todo)
     bursts = _burst_points(env)
     waited = 0.0
@@ -620,6 +624,12 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
             rs.sweep = sweep.run_sweep(variants, scenarios, modes, device, staging_dir, t_start + time_limit_s,
                                        seed=seed, budget=sweep.budget_for(budget), store=store, sampler=sampler,
                                        progress=progress, bursts=bursts, ahead=ahead)
+        for s in scenarios:
+            if s.dynamic_points():
+                got, switches = dynamic.run(variants, s, device, store, t_start + time_limit_s - sweep.WRITE_MARGIN_S,
+                                            seed=seed, progress=progress)
+                rs.dynamic += got
+                rs.switches += switches
     finally:
         progress.close()
         if early is not None:

@@ -457,6 +457,7 @@ class LengthCost:
 
     q_len: int
     kv_len: int
+    build_ms: float | None = None  # making the call for this length (a block mask, a plan object), host time
     first_ms: float | None = None
     second_ms: float | None = None
     steady_ms: float | None = None
