@@ -170,3 +170,71 @@ def test_training_times_its_forward_and_backward_apart_on_the_cpu():
     assert len(fwd) == len(bwd) == 4 and method == "wall"
     assert all(x > 0 for x in fwd + bwd)
     assert q.grad is not None and q.grad.shape == q.shape
+
+
+# --------------------------------------------------------------------------- dynamic lengths, fwd/bwd
+
+
+def test_break_even_calls_against_the_fastest_steady_variant():
+    from gen.model.scenarios import break_even_calls
+
+    # cuDNN-like best: 70 ms first-call overhead, 0.30 ms steady; flash-like: 0.5 ms, 0.40 ms
+    assert break_even_calls(0.5, 0.40, 70.0, 0.30) == pytest.approx(695.0, rel=1e-9)
+    assert break_even_calls(70.0, 0.30, 70.0, 0.30) is None  # the fastest itself
+    assert break_even_calls(80.0, 0.40, 70.0, 0.30) is None  # slower and dearer to start: never
+    assert break_even_calls(None, 0.40, 70.0, 0.30) is None
+
+
+def test_dynamic_lengths_runs_under_tiny_on_the_cpu():
+    import time
+
+    from gen.capture import dynamic
+    from gen.model import scenarios as sc
+    from gen.model.variants import VARIANTS
+
+    s = sc.tiny(sc.SCENARIOS[sc.DYNAMIC])
+    pts = s.dynamic_points()
+    assert [p.q_len for p in pts["prefill"]] == list(sc.TINY_DYNAMIC_LENGTHS)
+    assert [p.kv_len for p in pts["decode"]] == [16, 17, 18, 19] and {p.q_len for p in pts["decode"]} == {1}
+    vs = [VARIANTS[n] for n in ("sdpa_math", "naive", "sdpa_cudnn", "flex")]
+    runs, switches = dynamic.run(vs, s, torch.device("cpu"), None, time.monotonic() + 300, log=lambda m: None)
+    by = {(r.phase, r.variant): r for r in runs}
+    assert set(by) == {(ph, v.name) for ph in ("prefill", "decode") for v in vs}
+    for phase in ("prefill", "decode"):
+        ok = [by[(phase, n)] for n in ("sdpa_math", "naive")]
+        for r in ok:
+            assert r.status == "ok" and len(r.lengths) == len(pts[phase])
+            assert all(x.first_ms > 0 and x.steady_ms > 0 and x.build_ms >= 0 for x in r.lengths)
+            assert r.first_overhead_ms >= 0 and r.steady_ms > 0
+        best = min(ok, key=lambda r: r.steady_ms)
+        assert best.break_even_calls is None
+        assert by[(phase, "sdpa_cudnn")].status == "unavailable" and by[(phase, "sdpa_cudnn")].reason
+        assert by[(phase, "flex")].status == "skipped" and "compile" in by[(phase, "flex")].reason
+    (sw,) = switches
+    assert sw.name == "TORCH_CUDNN_SDPA_AVOID_RECOMPILE" and sw.effect == "not measured: no GPU"
+    assert sw.present in (True, False, None)
+
+
+def test_training_sweep_points_carry_forward_and_backward_times(tmp_path):
+    import time
+
+    from gen.capture import sweep
+    from gen.model import scenarios as sc
+    from gen.model.variants import VARIANTS
+
+    s = sc.tiny(sc.SCENARIOS["gqa-prefill"])
+    vs = [VARIANTS[n] for n in ("naive", "sdpa_math")]
+    (tmp_path / "traces").mkdir()
+    b = timing.Budget(warmup_min=3, warmup_min_s=0.0, warmup_max_s=0.05, repeats=6, min_measure_s=0.0,
+                      max_repeats=6, host_repeats=3, min_rounds=2, max_rounds=2, round_s=0.005, heat_s=0.0)
+    pts = sweep.run_sweep(vs, [s], ["train"], torch.device("cpu"), tmp_path, deadline=time.monotonic() + 300,
+                          budget=b)
+    train = [p for p in pts if p.mode == "train"]
+    assert train and all(p.status == "ok" for p in train)
+    for p in train:
+        t = p.timing
+        assert len(t.fwd_ms) == len(t.bwd_ms) >= 3 and t.fwd_bwd_method == "wall"
+        assert all(x > 0 for x in t.fwd_ms + t.bwd_ms)
+        assert t.interleaved_with == ["naive", "sdpa_math"]  # one point's variants took turns
+    infer = [p for p in pts if p.mode == "inference" and p.status == "ok"]
+    assert infer and all(p.timing.fwd_ms == [] for p in infer)
