@@ -234,13 +234,18 @@ class _Sweep:
             else:
                 p = _settled(p, job, device, staging_dir, phases, self.ahead.get(key))
                 self.done(job, p, seen, time.monotonic() - t0, phases, out)
-        still = _interleave([r for r, _ in ready], device)
+        retry: list[_Ready] = []
+        still = _interleave([r for r, _ in ready], device, retry)
+        alone += [(r.job, seen) for r, seen in ready if r in retry]
+        ready = [(r, seen) for r, seen in ready if r not in retry]
+        retry.clear()  # their tensors: freed before they run alone
         for r, seen in ready:
             p = _finish_point(r, device) if r in still else r.p
             p = _settled(p, r.job, device, staging_dir, r.phases, self.ahead.get(job_key(r.job)), free=False)
             self.done(r.job, p, seen, r.seconds + r.phases.get("rounds", 0.0), r.phases, out)
         ready.clear()
-        if still or alone:
+        still.clear()
+        if alone or self.device.type == "cuda":
             probe.free(device, collect=True)
         for job, seen in alone:
             phases, t0 = Phases(), time.monotonic()
@@ -509,15 +514,19 @@ def _failed(p: schema.SweepPoint, exc: BaseException, caught: list) -> schema.Sw
     return p
 
 
-def _interleave(ready: list[_Ready], device) -> list[_Ready]:
+def _interleave(ready: list[_Ready], device, retry: list | None = None) -> list[_Ready]:
     """The rounds of the ready points of one point in turn (gen.capture.timing.interleave); a
-    point whose window raises is marked failed and sits the rest out. Returns those still ready."""
+    point whose window raises is marked failed and sits the rest out, or, out of memory beside
+    others, goes to `retry` (to be timed alone). Returns those still ready."""
     failed: list = []
 
     def on_error(prep, exc):
         r = next(x for x in ready if x.prep is prep)
         timing.release(prep)
-        _failed(r.p, exc, [])
+        if retry is not None and len(ready) > 1 and isinstance(exc, torch.OutOfMemoryError):
+            retry.append(r)
+        else:
+            _failed(r.p, exc, [])
         failed.append(r)
 
     timing.interleave([r.prep for r in ready], on_error=on_error)
