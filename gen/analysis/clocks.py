@@ -4,6 +4,8 @@ Takes: a loaded set (gen.analysis.tables), its points (gen.analysis.scenarios
 point frames) and the datasheets' tensor rates (gen.model.datasheets). Gives
 numbers only, no words:
 
+- `at_ref_clock(ms, mhz, ref_mhz)`: a time at the reference clock (equal-clock time, the one
+  that ranks kernels by their efficiency), and `ref_mhz(env)`, the set's reference clock;
 - `sol(tflops, env, dtype, clock_mhz) -> Sol`: the speed of light at the
   sampled SM clock, SMs x clock x dense tensor FLOPs per clock per SM, and the
   share of it a rate reaches (`pct`), or why it cannot be given;
@@ -32,6 +34,22 @@ from gen.analysis.values import missing
 from gen.model import datasheets, schema
 
 NOT_RECORDED = "not recorded"
+
+
+# --------------------------------------------------------------------------- equal clock
+
+
+def at_ref_clock(ms: float | None, mhz: float | None, ref_mhz: float | None) -> float | None:
+    """`ms` measured at an SM clock of `mhz`, as it would read at `ref_mhz`: a kernel bound by SM
+    cycles takes the same cycles at any clock, so ms * mhz / ref_mhz. None where any is missing."""
+    if missing(ms) or missing(mhz) or missing(ref_mhz) or not ref_mhz or mhz <= 0:
+        return None
+    return float(ms) * float(mhz) / float(ref_mhz)
+
+
+def ref_mhz(env: schema.Environment) -> float | None:
+    """The set's reference clock (schema 4's environment.ref_mhz: the GPU's maximum SM clock)."""
+    return env.ref_mhz
 
 
 # --------------------------------------------------------------------------- speed of light
@@ -242,10 +260,3 @@ def windows_json(tm: timings.Times) -> dict[str, dict]:
 
 def _num(x: float) -> float | None:
     return None if missing(x) else round(float(x), 1)
-
-
-
-def at_ref_clock(ms: float, mhz: float, ref_mhz: float) -> float:
-    """A time measured at SM clock `mhz` as it would be at `ref_mhz`: a kernel bound by SM cycles
-    takes the same cycles at any clock (gen analysis's equal-clock time)."""
-    return ms * mhz / ref_mhz

@@ -63,8 +63,10 @@ ABSENT = Side("absent", timings.NO_SAMPLES, (), None, math.nan)
 
 
 def ref_mhz(env: schema.Environment) -> float:
-    """The reference clock of a set: the highest SM clock its GPU allows, as recorded, else its
+    """The reference clock of a set: schema 4's environment.ref_mhz, else the highest SM clock its GPU allows, else its
     model's (DEFAULT_REF_MHZ); NaN where neither is known (a CPU, an older GPU without the field)."""
+    if env.ref_mhz:
+        return float(env.ref_mhz)
     if env.sm_clock_max_mhz:
         return float(env.sm_clock_max_mhz)
     return DEFAULT_REF_MHZ.get(env.compute_capability or "", math.nan)

@@ -11,8 +11,11 @@ false, or null within noise) with host_bound_outcome (yes, no, within noise), th
 interval of each median (gpu_only_ci_lo_ms, gpu_only_ci_hi_ms...). The conditions
 of the GPU-only time (NVML): sm_clock_mhz, sm_clock_min_mhz, power_w, temp_c, null
 with telemetry_reason where not recorded; `telemetry` holds every timed window's;
-graph_fidelity and graph_differences say whether a graph replay ran the kernels of
-an eager call. With --scenario, each point's row carries the same conditions and
+gpu_only_ms_at_ref_clock is the GPU-only time at the set's reference clock ref_mhz (its GPU's
+maximum SM clock; gen.analysis.clocks.at_ref_clock), the time that ranks kernels by their efficiency,
+null where the clock or the reference is not recorded. graph_fidelity and graph_differences say
+whether a graph replay ran the kernels of an eager call. With --scenario, each point's row carries
+the same conditions and
 sol_pct (its TFLOP/s over the speed of light at its sampled SM clock,
 gen.analysis.clocks). The older fields keep what they held: gpu_time_ms and its quartiles are the eager
 time (CUDA events around each call), cpu_time_ms the host dispatch time. Each
@@ -85,6 +88,13 @@ CONDITION_FIELDS = ["sm_clock_mhz", "sm_clock_min_mhz", "power_w", "temp_c", "te
                     "ceiling"]
 
 
+def _equal_clock(row: dict, ref: float | None) -> dict:
+    """The equal-clock fields of a row that holds gpu_only_ms and sm_clock_mhz (and power_w)."""
+    at = clocks.at_ref_clock(row.get("gpu_only_ms"), row.get("sm_clock_mhz"), ref)
+    return dict(gpu_only_ms_at_ref_clock=None if at is None else round(at, 6), ref_mhz=ref,
+                power_w=row.get("power_w"))
+
+
 def scenario_rows(ls: tables.LoadedSet, scenario: str) -> list[dict]:
     """gen.analysis.scenarios.summary_rows, each with the conditions of its GPU-only time and
     sol_pct (CONDITION_FIELDS), and every window's conditions (`telemetry`)."""
@@ -101,11 +111,13 @@ def scenario_rows(ls: tables.LoadedSet, scenario: str) -> list[dict]:
         point = next((p.point for p in recs if p.variant == r["variant"] and p.mode == r["mode"]
                       and all(getattr(p.point, k) == row["point"][k] for k in row["point"])), None)
         row.update(_extra(ls, by_key.get((r["variant"], r["mode"], point))))
+        row.update(_equal_clock(row, clocks.ref_mhz(ls.rs.environment)))
     return rows
 
 
 def records(ls: tables.LoadedSet, mode: str) -> list[dict]:
     df = tables.summary_table(ls, mode)
+    ref = clocks.ref_mhz(ls.rs.environment)
     out = []
     for _, r in df.iterrows():
         ks = tables.kernel_summary(ls, r["variant"], mode) if r["status"] == "ok" else None
@@ -131,6 +143,7 @@ def records(ls: tables.LoadedSet, mode: str) -> list[dict]:
                 for _, k in ks.iterrows()
             ],
         ))
+        out[-1].update(_equal_clock(out[-1], ref))
     return out
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 
 from gen.capture import counters as counter_defs
-from gen.capture import gpuwork, precompile, probe, staging, sweep, telemetry
+from gen.capture import dynamic, gpuwork, precompile, probe, staging, sweep, telemetry
 from gen.capture import progress as progress_defs
 from gen.capture.attention import (
     DTYPES,
@@ -46,7 +46,7 @@ from gen.capture.probe import mode_context as _mode_context
 from gen.capture.probe import out_of_memory as _mem_reason
 from gen.capture.probe import refusal as _reason
 from gen.capture.probe import sync as _sync
-from gen.capture.timing import Budget, describe, measure
+from gen.capture.timing import Budget, describe, first_line, fwd_bwd_ms, measure
 from gen.model import layout, schema, trace_digest
 from gen.model import scenarios as scenario_defs
 from gen.model import variants as variant_defs
@@ -111,6 +111,14 @@ def environment() -> schema.Environment:
         date=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         git_commit=commit,
     )
+
+
+def _ref_mhz(env: schema.Environment, sampler) -> float | None:
+    """The reference clock of equal-clock times: the GPU's maximum SM clock as NVML reads it, else a
+    known GPU's (schema.KNOWN_MAX_SM_MHZ); None on a CPU."""
+    if env.device != "cuda":
+        return None
+    return sampler.sm_clock_max_mhz or schema.known_ref_mhz(env.gpu_name)
 
 
 def set_name(env: schema.Environment, label: str | None = None) -> str:
@@ -228,6 +236,8 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
 
             run.timing = measure(step, device, budget, graph=True, sampler=sampler, profiled=profiled,
                                  do_burst=burst)
+            if train:
+                _fwd_bwd(run.timing, built.fn, q, k, v_, grad_out, device, budget)
             run.trace = rel
     except torch.OutOfMemoryError as exc:
         run.status, run.reason = "unavailable", _mem_reason(exc)
@@ -239,6 +249,18 @@ def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.devi
     finally:
         _free(device)
     return run
+
+
+def _fwd_bwd(t: schema.Timing, fn, q, k, v, go, device, budget: Budget) -> None:
+    """The forward and the backward of a training step timed apart (schema.Timing.fwd_ms, bwd_ms)."""
+    try:
+        t.fwd_ms, t.bwd_ms, t.fwd_bwd_method = fwd_bwd_ms(fn, q, k, v, go, device, calls=max(3, budget.repeats // 2))
+    except torch.OutOfMemoryError as exc:
+        t.fwd_bwd_reason = _mem_reason(exc)
+    except Exception as exc:  # noqa: BLE001 - the step itself ran: its split is a detail, not the run's status
+        t.fwd_bwd_reason = first_line(exc)
+    finally:
+        q.grad = k.grad = v.grad = None
 
 
 def inplace_autograd_check(cfg: schema.RunConfig, device: torch.device) -> schema.InplaceCheck:
@@ -402,7 +424,7 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
     layout.recover(Path(out_root))  # what a killed run left: restored or removed, and said
     sampler = telemetry.Sampler(device) if device.type == "cuda" else telemetry.Sampler(device)
     env = dataclasses.replace(env, nvml=sampler.version or sampler.reason, sm_clock_max_mhz=sampler.sm_clock_max_mhz,
-                              power_limit_w=sampler.power_limit_w)
+                              power_limit_w=sampler.power_limit_w, ref_mhz=_ref_mhz(env, sampler))
     store = staging.Store(Path(out_root), name)
     fingerprint = _fingerprint(cfg, scenarios, modes, budget, counters, env)
     if store.exists() and not resume:
@@ -422,7 +444,7 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
                                    f"with --force to start over")
         env_first = staging.load(schema.Environment, meta["environment"], str(store.path / "meta.json"))
         env = dataclasses.replace(env_first, nvml=env.nvml, sm_clock_max_mhz=env.sm_clock_max_mhz,
-                                  power_limit_w=env.power_limit_w)
+                                  power_limit_w=env.power_limit_w, ref_mhz=env.ref_mhz)
         session = int(meta.get("sessions", 1)) + 1
         meta["sessions"] = session
         layout.atomic_write_text(store.path / "meta.json", json.dumps(meta, indent=1, sort_keys=True) + "\n")
@@ -548,6 +570,10 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
         for j in jobs:
             if store.get(sweep.job_key(j)) is None:
                 todo[f"sweep {j.scenario.name}"] = todo.get(f"sweep {j.scenario.name}", 0) + 1
+    for s in scenarios:
+        for phase in s.dynamic_points():
+            left = sum(store.get(staging.key_of("dynamic", phase, v.name)) is None for v in s.variants_for(variants))
+            todo[f"sweep {s.name}"] = todo.get(f"sweep {s.name}", 0) + left
     progress = progress_defs.Progress(todo)
     bursts = _burst_points(env)
     waited = 0.0
@@ -618,6 +644,12 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
             rs.sweep = sweep.run_sweep(variants, scenarios, modes, device, staging_dir, t_start + time_limit_s,
                                        seed=seed, budget=sweep.budget_for(budget), store=store, sampler=sampler,
                                        progress=progress, bursts=bursts, ahead=ahead)
+        for s in scenarios:
+            if s.dynamic_points():
+                got, switches = dynamic.run(variants, s, device, store, t_start + time_limit_s - sweep.WRITE_MARGIN_S,
+                                            seed=seed, progress=progress)
+                rs.dynamic += got
+                rs.switches += switches
     finally:
         progress.close()
         if early is not None:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import torch
 
-from gen.capture import probe, staging
+from gen.capture import probe, staging, timing
 from gen.capture.attention import (
     AUTOTUNE_ROOM_SHARE,
     DTYPES,
@@ -41,7 +41,7 @@ from gen.capture.attention import (
     rel_error,
 )
 from gen.capture.progress import Phases
-from gen.capture.timing import Budget, describe, measure, timer_for, warm_up
+from gen.capture.timing import Budget, describe, timer_for, warm_up
 from gen.model import schema
 from gen.model.scenarios import ARTICLE, Scenario
 from gen.model.variants import Variant
@@ -132,13 +132,31 @@ def job_key(job: Job) -> str:
     return staging.key_of("sweep", job.scenario.name, job.mode, job.variant.name, point=job.point)
 
 
+def point_groups(series: list[list[Job]]) -> list[list[Job]]:
+    """The jobs of `plan` by point: every variant of one (scenario, mode, point) together, timed in turn
+    (its variants in plan's order, compiled ones last); the groups of one scenario, mode and head dim
+    together, lengths growing as in plan."""
+    by: dict[tuple, list[Job]] = {}
+    runs: dict[tuple, list] = {}
+    for jobs in series:
+        for j in jobs:
+            by.setdefault((j.scenario.name, j.mode, j.point), []).append(j)
+            run = runs.setdefault((j.scenario.name, j.mode, j.point.head_dim), [])
+            if j.point not in run:
+                run.append(j.point)
+    return [by[(sc, mode, pt)] for (sc, mode, _), pts in runs.items() for pt in pts]
+
+
 def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[str], device: torch.device,
               staging_dir: Path, deadline: float, seed: int = 0, budget: Budget | None = None, store=None,
               sampler=None, progress=None, bursts: set | None = None,
               ahead: dict | None = None) -> list[schema.SweepPoint]:
     """Every job of `plan`, each a SweepPoint; `deadline` is time.monotonic().
-    With a `store` (gen.capture.staging), a point kept there is read back, not
-    measured; each point measured is kept as it ends. `bursts`: keys
+    The variants of one point are prepared one after another (built, checked, warmed up, their graphs
+    captured and held), then timed in interleaved rounds (gen.capture.timing.interleave), so that each
+    point's variants share the GPU's conditions; a variant that does not fit in memory beside the
+    others is timed alone after them. With a `store` (gen.capture.staging), a point kept there is read
+    back, not measured; each point measured is kept as its group ends. `bursts`: keys
     (scenario, variant, mode, point) also timed from an idle GPU. `ahead`: {job
     key: first call s} of points a side process compiled first (gen.capture.precompile)."""
     budget = budget or SWEEP_BUDGET
@@ -151,42 +169,103 @@ def run_sweep(variants: list[Variant], scenarios: list[Scenario], modes: list[st
     out: list[schema.SweepPoint] = []
     totals = Phases()
     growth = _Growth()
-    for jobs in series:
-        seen = _Series(growth=growth, key=(jobs[0].variant.name, jobs[0].mode), scenario=jobs[0].scenario.name)
-        for job in jobs:
-            key = job_key(job)
-            kept = store.get(key) if store is not None else None
-            phases = Phases()
-            if kept is not None:
-                phases.update(kept.get("phases") or {})
-                p = staging.load(schema.SweepPoint, kept["record"], f"{store.path}/items/{key}.json")
-                seconds = kept.get("seconds", 0.0)
-            else:
-                t0 = time.monotonic()
-                p = schema.SweepPoint(variant=job.variant.name, point=job.point, status=schema.Status.OK.value,
-                                      scenario=job.scenario.name, mode=job.mode)
-                p.reason = _not_run(job, seen, deadline, device)
-                if p.reason is not None:
-                    p.status = schema.Status.OOM.value if seen.oom_at is not None else schema.Status.SKIPPED.value
-                else:
-                    p = sweep_point(job, device, budget, staging_dir, seed, sampler=sampler,
-                                    burst=bursts is not None and burst_key(job) in bursts, phases=phases,
-                                    ahead_s=(ahead or {}).get(key))
-                seconds = time.monotonic() - t0
-                if store is not None:
-                    store.put(key, {"kind": "sweep", "stage": f"sweep {job.scenario.name}",
-                                    "record": dataclasses.asdict(p), "seconds": seconds,
-                                    "phases": {k: round(x, 4) for k, x in phases.items()}})
-            seen.add(p, job.point, seconds)
-            out.append(p)
-            for k, x in phases.items():
-                totals[k] = totals.get(k, 0.0) + x
-            if progress is not None and kept is None:
-                progress.done(f"sweep {job.scenario.name}", seconds)
-            _log_point(p, job, len(out), total, seconds, kept is not None, progress, phases)
+    sweep = _Sweep(device, budget, staging_dir, seed, sampler, bursts, ahead or {}, store, progress, totals, total,
+                   deadline, growth)
+    for group in point_groups(series):
+        sweep.group(group, out)
     if totals:
         probe.log("  sweep, seconds by phase over every point: " + totals.line())
     return out
+
+
+@dataclass
+class _Sweep:
+    """What every point of a sweep shares, and its bookkeeping once a point is done."""
+
+    device: object
+    budget: Budget
+    staging_dir: Path
+    seed: int
+    sampler: object
+    bursts: set | None
+    ahead: dict
+    store: object
+    progress: object
+    totals: Phases
+    total: int
+    deadline: float
+    growth: _Growth
+    seen_by: dict = dataclasses.field(default_factory=dict)  # (scenario, mode, head dim, variant) -> _Series
+
+    def _seen(self, job: Job) -> _Series:
+        skey = (job.scenario.name, job.mode, job.point.head_dim, job.variant.name)
+        return self.seen_by.setdefault(skey, _Series(growth=self.growth, key=(job.variant.name, job.mode),
+                                                     scenario=job.scenario.name))
+
+    def _burst(self, job: Job) -> bool:
+        return self.bursts is not None and burst_key(job) in self.bursts
+
+    def group(self, group: list[Job], out: list) -> None:
+        """One point's variants: kept ones read back, the others prepared in turn, timed in
+        interleaved rounds, finished and kept; one that ran out of memory beside the others, alone after."""
+        device, staging_dir = self.device, self.staging_dir
+        ready, alone = [], []
+        for job in group:
+            seen, key = self._seen(job), job_key(job)
+            kept = self.store.get(key) if self.store is not None else None
+            if kept is not None:
+                p = staging.load(schema.SweepPoint, kept["record"], f"{self.store.path}/items/{key}.json")
+                self.done(job, p, seen, kept.get("seconds", 0.0), Phases(kept.get("phases") or {}), out, kept=True)
+                continue
+            phases, t0 = Phases(), time.monotonic()
+            p = schema.SweepPoint(variant=job.variant.name, point=job.point, status=schema.Status.OK.value,
+                                  scenario=job.scenario.name, mode=job.mode)
+            p.reason = _not_run(job, seen, self.deadline, device)
+            if p.reason is not None:
+                p.status = schema.Status.OOM.value if seen.oom_at is not None else schema.Status.SKIPPED.value
+                self.done(job, p, seen, time.monotonic() - t0, phases, out)
+                continue
+            p, r = _prepare_point(job, device, self.budget, staging_dir, self.seed, self.sampler, self._burst(job),
+                                  phases)
+            if r is not None:
+                ready.append((r, seen))
+            elif p.status == schema.Status.OOM and ready:
+                alone.append((job, seen))  # perhaps the others' memory: alone, after them
+            else:
+                p = _settled(p, job, device, staging_dir, phases, self.ahead.get(key))
+                self.done(job, p, seen, time.monotonic() - t0, phases, out)
+        retry: list[_Ready] = []
+        still = _interleave([r for r, _ in ready], device, retry)
+        alone += [(r.job, seen) for r, seen in ready if r in retry]
+        ready = [(r, seen) for r, seen in ready if r not in retry]
+        retry.clear()  # their tensors: freed before they run alone
+        for r, seen in ready:
+            p = _finish_point(r, device) if r in still else r.p
+            p = _settled(p, r.job, device, staging_dir, r.phases, self.ahead.get(job_key(r.job)), free=False)
+            self.done(r.job, p, seen, r.seconds + r.phases.get("rounds", 0.0), r.phases, out)
+        ready.clear()
+        still.clear()
+        if alone or self.device.type == "cuda":
+            probe.free(device, collect=True)
+        for job, seen in alone:
+            phases, t0 = Phases(), time.monotonic()
+            p = sweep_point(job, device, self.budget, staging_dir, self.seed, sampler=self.sampler,
+                            burst=self._burst(job), phases=phases, ahead_s=self.ahead.get(job_key(job)))
+            self.done(job, p, seen, time.monotonic() - t0, phases, out)
+
+    def done(self, job: Job, p: schema.SweepPoint, seen: _Series, seconds: float, phases: Phases, out: list,
+             kept: bool = False) -> None:
+        if not kept and self.store is not None:
+            self.store.put(job_key(job), {"kind": "sweep", "stage": f"sweep {job.scenario.name}",
+                                          "record": dataclasses.asdict(p), "seconds": seconds,
+                                          "phases": {k: round(x, 4) for k, x in phases.items()}})
+        seen.add(p, job.point, seconds)
+        out.append(p)
+        for k, x in phases.items():
+            self.totals[k] = self.totals.get(k, 0.0) + x
+        if self.progress is not None and not kept:
+            self.progress.done(f"sweep {job.scenario.name}", seconds)
+        _log_point(p, job, len(out), self.total, seconds, kept, self.progress, phases)
 
 
 def _log_point(p: schema.SweepPoint, job: Job, i: int, total: int, seconds: float, kept: bool, progress,
@@ -381,13 +460,34 @@ def _check(built, train: bool, point: schema.Point, q, k, v, go, device, first: 
     return max(rel_error(a, b) for a, b in zip(got, want))
 
 
+@dataclass
+class _Ready:
+    """A point built, checked and warmed up, its graph captured: waiting for its rounds."""
+
+    job: Job
+    p: schema.SweepPoint
+    prep: timing.Prepared
+    profiled: object
+    context: object
+    phases: Phases
+    seconds: float = 0.0  # its own: preparation, then finish (the rounds' time is in phases)
+
+
 def sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, seed: int = 0, sampler=None,
                 burst: bool = False, phases: Phases | None = None, ahead_s: float | None = None) -> schema.SweepPoint:
-    """One variant at one scenario point; a refusal or an OOM is a status, never a crash.
+    """One variant at one scenario point, timed alone; a refusal or an OOM is a status, never a crash.
     `phases` gets the seconds of each phase (build, first call, warm-up...). `ahead_s`: a side
     process's first call of this point (its compile, gen.capture.precompile)."""
     ph = phases if phases is not None else Phases()
-    p = _sweep_point(job, device, budget, staging, seed, sampler, burst, ph)
+    p, ready = _prepare_point(job, device, budget, staging, seed, sampler, burst, ph)
+    if ready is not None:
+        _interleave([ready], device)
+        p = _finish_point(ready, device)
+    return _settled(p, job, device, staging, ph, ahead_s)
+
+
+def _settled(p: schema.SweepPoint, job: Job, device, staging: Path, ph: Phases, ahead_s: float | None,
+             free: bool = True) -> schema.SweepPoint:
     if ahead_s is not None and p.compile_time_s is not None:
         p.compile_time_s, p.compiled_ahead = ahead_s, True
     # Here, not inside: the point's tensors and graphs are unreferenced only
@@ -395,8 +495,9 @@ def sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, s
     # Reference counting frees a plain call's tensors; a collection (0.15 s
     # with torch loaded) only where cycles are likely: a compiled variant,
     # or a point that raised (its traceback holds the frame).
-    with ph("free"):
-        probe.free(device, collect=job.variant.compiled or p.status != schema.Status.OK)
+    if free:
+        with ph("free"):
+            probe.free(device, collect=job.variant.compiled or p.status != schema.Status.OK)
     if p.status != schema.Status.OK:
         # A point that failed half-way keeps no timing or trace of its own.
         p.timing, p.trace = schema.Timing(), None
@@ -405,14 +506,52 @@ def sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, s
     return p
 
 
-def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, seed: int, sampler,
-                 burst: bool, ph: Phases) -> schema.SweepPoint:
+def _failed(p: schema.SweepPoint, exc: BaseException, caught: list) -> schema.SweepPoint:
+    if isinstance(exc, torch.OutOfMemoryError):
+        p.status, p.reason = schema.Status.OOM.value, probe.out_of_memory(exc)
+    else:  # a refused shape, a compiler error: a point, not a crash
+        p.status, p.reason = schema.Status.UNAVAILABLE.value, probe.refusal(exc, caught)
+    return p
+
+
+def _interleave(ready: list[_Ready], device, retry: list | None = None) -> list[_Ready]:
+    """The rounds of the ready points of one point in turn (gen.capture.timing.interleave); a
+    point whose window raises is marked failed and sits the rest out, or, out of memory beside
+    others, goes to `retry` (to be timed alone). Returns those still ready."""
+    failed: list = []
+
+    def on_error(prep, exc):
+        r = next(x for x in ready if x.prep is prep)
+        timing.release(prep)
+        if retry is not None and len(ready) > 1 and isinstance(exc, torch.OutOfMemoryError):
+            retry.append(r)
+        else:
+            _failed(r.p, exc, [])
+        failed.append(r)
+
+    timing.interleave([r.prep for r in ready], on_error=on_error)
+    return [r for r in ready if r not in failed]
+
+
+def _both(built, train: bool):
+    @contextlib.contextmanager
+    def entered():
+        with built.context(), probe.mode_context(train):
+            yield
+    return entered
+
+
+def _prepare_point(job: Job, device: torch.device, budget: Budget, staging: Path, seed: int, sampler,
+                   burst: bool, ph: Phases) -> tuple[schema.SweepPoint, _Ready | None]:
+    """Build, first call checked against float64, peak memory, warm-up and graph: (the point, its
+    _Ready), or (the point with its status, None) where it stopped before its rounds."""
+    t0 = time.monotonic()
     v, point, train = job.variant, job.point, job.mode == schema.Mode.TRAIN
     p = schema.SweepPoint(variant=v.name, point=point, status=schema.Status.OK.value, scenario=job.scenario.name,
                           mode=job.mode)
     if train and not v.train:
         p.status, p.reason = schema.Status.UNAVAILABLE.value, "this variant declares no training run"
-        return p
+        return p, None
     # The declared dtype first: a variant refused while building still says what it would have run.
     p.dtype = getattr(v, "dtype", None) or job.scenario.dtype
     caught: list = []
@@ -440,7 +579,8 @@ def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, 
             with built.context(), probe.mode_context(train):
                 q.grad = k.grad = v_.grad = None
                 p.peak_memory_bytes, p.baseline_memory_bytes = probe.peak_memory(step, device)
-        with built.context(), probe.mode_context(train):
+        context = _both(built, train)
+        with context():
 
             def profiled():
                 # The kernels of profiled eager calls: the trace kept, and the
@@ -450,15 +590,43 @@ def _sweep_point(job: Job, device: torch.device, budget: Budget, staging: Path, 
                 probe.profile_to(step, path, device, 0, 1, budget.kernel_sum_calls, work=work)
                 return work or None
 
-            p.timing = measure(step, device, budget, graph=True, sampler=sampler, profiled=profiled,
-                               do_burst=burst, phases=ph)
-            if job.trace:
-                p.trace = job.trace
-    except torch.OutOfMemoryError as exc:
-        p.status, p.reason = schema.Status.OOM.value, probe.out_of_memory(exc)
-    except Exception as exc:  # a refused shape, a compiler error: a point, not a crash
-        p.status, p.reason = schema.Status.UNAVAILABLE.value, probe.refusal(exc, caught)
+            prep = timing.prepare(step, device, budget, graph=True, sampler=sampler, do_burst=burst, phases=ph,
+                                  context=context, name=v.name)
+        if train:
+            with context(), ph("fwd+bwd"):
+                _fwd_bwd(prep.timing, built, q, k, v_, go, device, budget)
+    except Exception as exc:  # noqa: BLE001 - a refusal, an OOM, a compiler error: a status
+        return _failed(p, exc, caught), None
+    return p, _Ready(job, p, prep, profiled, context, ph, time.monotonic() - t0)
+
+
+def _finish_point(r: _Ready, device) -> schema.SweepPoint:
+    """After the rounds: the graph's work, the profiled calls and the trace."""
+    t0 = time.monotonic()
+    p = r.p
+    if p.status != schema.Status.OK:
+        return p
+    try:
+        with r.context():
+            p.timing = timing.finish(r.prep, r.profiled)
+        if r.job.trace:
+            p.trace = r.job.trace
+    except Exception as exc:  # noqa: BLE001 - as in _prepare_point
+        timing.release(r.prep)
+        _failed(p, exc, [])
+    r.seconds += time.monotonic() - t0
     return p
+
+
+def _fwd_bwd(t: schema.Timing, built, q, k, v, go, device, budget: Budget) -> None:
+    """Training: the forward and the backward of one step timed apart (Timing.fwd_ms, bwd_ms)."""
+    try:
+        t.fwd_ms, t.bwd_ms, t.fwd_bwd_method = timing.fwd_bwd_ms(built.fn, q, k, v, go, device,
+                                                               calls=max(3, budget.repeats // 2))
+    except torch.OutOfMemoryError as exc:
+        t.fwd_bwd_reason = probe.out_of_memory(exc)
+    except Exception as exc:  # noqa: BLE001 - the step itself ran: its split is a detail, not the point's status
+        t.fwd_bwd_reason = timing.first_line(exc)
 
 
 # --------------------------------------------------------------------------- ceilings

@@ -87,6 +87,10 @@ class Budget:
     ci_tol: float = 0.005  # GPU-only: the median's 95% interval within ±0.5%
     eager_ci_tol: float = 0.02  # eager and host carry host noise: ±2%
     kernel_sum_calls: int = 3  # profiled eager calls whose kernels are added up
+    # The variants of one point replay their graphs in turn this long before the recorded rounds, so
+    # that the rounds start in the sustained (power-limited) state rather than the first one timed
+    # running cooler than the last.
+    heat_s: float = 1.0
 
 
 def gc_paused(loop):
@@ -263,6 +267,57 @@ class CudaTimer(Timer):
         return isinstance(exc, self.torch.OutOfMemoryError)
 
 
+SLEEP_HZ = 2.0e9  # cycles per second of the GPU's sleep kernel, at most (a slower clock sleeps longer)
+FWD_BWD_METHOD_GPU = "events_behind_sleep"
+FWD_BWD_METHOD_CPU = "wall"
+
+
+def fwd_bwd_ms(fn: Callable, q, k, v, grad_out, device, calls: int) -> tuple[list[float], list[float], str]:
+    """The forward and the backward of a training step, each timed apart, `calls` times: (fwd ms,
+    bwd ms, method). On a GPU each step is queued behind a sleep kernel longer than the host takes to
+    queue the step, so that CUDA events around its forward and its backward time the GPU's work with
+    no host gaps (GPU-only without a graph, which could not hold the autograd graph between the two);
+    on a CPU, wall time."""
+    import torch
+
+    def zero():
+        q.grad = k.grad = v.grad = None
+
+    if getattr(device, "type", str(device)) != "cuda":
+        fwd, bwd = [], []
+        for _ in range(calls):
+            zero()
+            t0 = time.perf_counter()
+            out = fn(q, k, v)
+            t1 = time.perf_counter()
+            out.backward(grad_out)
+            fwd.append((t1 - t0) * 1e3)
+            bwd.append((time.perf_counter() - t1) * 1e3)
+        return fwd, bwd, FWD_BWD_METHOD_CPU
+    sync = functools.partial(torch.cuda.synchronize, device)
+    zero()
+    fn(q, k, v).backward(grad_out)
+    sync()
+    t0 = time.perf_counter()
+    zero()
+    fn(q, k, v).backward(grad_out)
+    host_s = time.perf_counter() - t0  # an upper bound on the host's queueing of one step
+    sync()
+    cycles = int((3 * host_s + 1e-3) * SLEEP_HZ)
+    ev = [[torch.cuda.Event(enable_timing=True) for _ in range(3)] for _ in range(calls)]
+    for e0, e1, e2 in ev:
+        zero()
+        torch.cuda._sleep(cycles)
+        e0.record()
+        out = fn(q, k, v)
+        e1.record()
+        out.backward(grad_out)
+        e2.record()
+        del out
+    sync()
+    return [a.elapsed_time(b) for a, b, _ in ev], [b.elapsed_time(c) for _, b, c in ev], FWD_BWD_METHOD_GPU
+
+
 def timer_for(device) -> Timer:
     return CudaTimer(device) if getattr(device, "type", str(device)) == "cuda" else Timer()
 
@@ -429,6 +484,9 @@ class _Rounds:
         self.rounds = 0
         self.ref = timer.reference()
         self.host_ref: list[float] = []
+        self.slots: dict[W, list[int]] = {w: [] for w in self.order}
+        self.slot = _Counter()  # the point's sequence of windows: shared by the variants interleaved
+        self.spent = 0.0
 
     def window(self, w: W):
         return self.sampler.window(self.intervals[w]) if self.sampler is not None else _Null()
@@ -442,6 +500,7 @@ class _Rounds:
         return timer.host_ms(self.call, _chunk(b.round_s, self.per_call, max(1, b.host_repeats // b.min_rounds)))
 
     def one(self) -> None:
+        t0 = self.timer.now()
         for w in self.order:
             if w == W.GPU_ONLY and self.g is None:
                 continue
@@ -457,27 +516,41 @@ class _Rounds:
                     got = self._take(w)
             self.samples[w] += got
             self.sizes[w].append(len(got))
+            self.slots[w].append(self.slot.next())
             if w == W.HOST and self.ref is not None:
                 self.host_ref += self.timer.host_ms(self.ref, HOST_REF_CALLS)
         self.rounds += 1
+        self.spent += self.timer.now() - t0
 
     def run(self) -> None:
-        b, start = self.b, self.timer.now()
-        while self.rounds < b.max_rounds:
+        while True:
             self.one()
-            elapsed = self.timer.now() - start
-            if self.rounds >= b.min_rounds and (elapsed >= b.max_measure_s or (
-                    elapsed >= b.min_measure_s and _tight(self.samples, b))):
+            if self.done():
                 break
+
+    def done(self) -> bool:
+        """Enough rounds: past max_rounds, or past min_rounds with the intervals tight or the time spent."""
+        b, elapsed = self.b, self.spent  # its own windows' time: the others' turns do not count
+        return self.rounds >= b.max_rounds or (self.rounds >= b.min_rounds and (elapsed >= b.max_measure_s or (
+            elapsed >= b.min_measure_s and _tight(self.samples, b))))
+
+    def heat(self) -> None:
+        """One untimed window of the GPU-only kind (eager where there is no graph): load, not samples."""
+        if self.g is not None:
+            self.g.samples(_chunk(self.b.round_s, self.g.replay_ms, max(1, self.b.graph_replays)))
+        else:
+            self.timer.loop_ms(self.call, eager_chunk(self.b, self.per_call))
 
     def graph_after(self, g: Graph) -> None:
         """GPU-only samples alone, after the others (their memory did not fit together)."""
         self.g, self.samples[W.GPU_ONLY], self.sizes[W.GPU_ONLY] = g, [], []
+        self.slots[W.GPU_ONLY] = []
         with self.window(W.GPU_ONLY):
             for _ in range(self.b.min_rounds):
                 got = self._take(W.GPU_ONLY)
                 self.samples[W.GPU_ONLY] += got
                 self.sizes[W.GPU_ONLY].append(len(got))
+                self.slots[W.GPU_ONLY].append(self.slot.next())
 
 
 def _graph_or_reason(call: Callable, timer: Timer, b: Budget, per_call: float, graph: bool, t: schema.Timing):
@@ -494,13 +567,40 @@ def _graph_or_reason(call: Callable, timer: Timer, b: Budget, per_call: float, g
     return None
 
 
-def measure(call: Callable, device, budget: Budget, graph: bool = True, timer: Timer | None = None,
-            sampler=None, profiled: Callable[[], list | None] | None = None,
-            do_burst: bool = False, phases=None) -> schema.Timing:
-    """Warm up; then GPU-only, eager and host samples of `call` in interleaved
-    rounds; then the profiled calls and the graph check (see the module doc).
-    `profiled()` runs the profiled eager calls and returns their GPU work, one
-    (names, ms) per call, or None where there is none (a CPU)."""
+class _Counter:
+    def __init__(self):
+        self.n = 0
+
+    def next(self) -> int:
+        self.n += 1
+        return self.n - 1
+
+
+@dataclass
+class Prepared:
+    """One call warmed up, its graph captured, ready for rounds (`prepare`, then `interleave` or
+    `_Rounds.run`, then `finish`). `context`: what the call must run inside (a backend pin,
+    torch.no_grad()), entered around each of its windows when several calls take turns."""
+
+    call: Callable
+    timer: Timer
+    budget: Budget
+    sampler: object
+    per_call: float
+    rounds: _Rounds
+    timing: schema.Timing
+    phases: object
+    graph: bool
+    context: Callable | None = None
+    name: str = ""
+
+    def entered(self):
+        return self.context() if self.context is not None else _Null()
+
+
+def prepare(call: Callable, device, budget: Budget, graph: bool = True, timer: Timer | None = None,
+            sampler=None, do_burst: bool = False, phases=None, context=None, name: str = "") -> Prepared:
+    """The burst (if asked), the warm-up and the graph of `call`: a Prepared for rounds."""
     b = budget
     ph = phases if phases is not None else _NoPhases()
     timer = timer or timer_for(device)
@@ -515,13 +615,86 @@ def measure(call: Callable, device, budget: Budget, graph: bool = True, timer: T
     per_call = statistics.median(t.warmup_window_ms[-3:])
     with ph("graph"):
         g = _graph_or_reason(call, timer, b, per_call, graph, t)
-    r = _Rounds(call, timer, b, per_call, g, sampler)
+    return Prepared(call, timer, b, sampler, per_call, _Rounds(call, timer, b, per_call, g, sampler), t, ph,
+                    graph, context, name)
+
+
+def interleave(preps: list[Prepared], heat_s: float | None = None, on_error=None) -> None:
+    """The rounds of several calls of one point taken in turn (A, B, C, A, B, C...), each call's three
+    windows in its turn, after `heat_s` (default: the first budget's heat_s; none on a CPU) of their
+    GPU-only windows in turn, untimed. Rounds go on until every call is done by its own rule
+    (`_Rounds.done`); a call done early sits the rest out. Each window's place in the point's sequence
+    is kept (Timing.slots), and the calls it took turns with (Timing.interleaved_with). `on_error(p, exc)`:
+    a call whose window raised, out of the turns from then on (without it, the error propagates)."""
+    if not preps:
+        return
+    slot = _Counter()
+    names = [p.name for p in preps]
+    for p in preps:
+        p.rounds.slot = slot
+        p.timing.interleaved_with = names if len(preps) > 1 else []
+    timer = preps[0].timer
+    heat = preps[0].budget.heat_s if heat_s is None else heat_s
+    active = list(preps)
+
+    def turn(p: Prepared, step: Callable) -> None:
+        try:
+            with p.phases("rounds"), p.entered():
+                step(p.rounds)
+        except Exception as exc:
+            if on_error is None:
+                raise
+            active.remove(p)
+            on_error(p, exc)
+
+    if timer.gpu and heat > 0:
+        _heat(active, turn, timer, heat)
+    while active:
+        for p in list(active):
+            turn(p, _Rounds.one)
+        active[:] = [p for p in active if not p.rounds.done()]
+
+
+def _heat(active: list[Prepared], turn: Callable, timer: Timer, heat_s: float) -> None:
+    t0 = timer.now()
+    while active and timer.now() - t0 < heat_s:
+        for p in list(active):
+            turn(p, _Rounds.heat)
+
+
+def measure(call: Callable, device, budget: Budget, graph: bool = True, timer: Timer | None = None,
+            sampler=None, profiled: Callable[[], list | None] | None = None,
+            do_burst: bool = False, phases=None) -> schema.Timing:
+    """Warm up; then GPU-only, eager and host samples of `call` in interleaved
+    rounds; then the profiled calls and the graph check (see the module doc).
+    `profiled()` runs the profiled eager calls and returns their GPU work, one
+    (names, ms) per call, or None where there is none (a CPU). One call timed alone:
+    `prepare`, `interleave` and `finish` time several in turn."""
+    p = prepare(call, device, budget, graph, timer, sampler, do_burst, phases)
+    try:
+        with p.phases("rounds"):
+            p.rounds.run()
+    except BaseException:
+        p.rounds.g is not None and p.rounds.g.release()
+        raise
+    return finish(p, profiled)
+
+
+def release(p: Prepared) -> None:
+    """Free a Prepared's graph (a point given up half-way)."""
+    if p.rounds.g is not None:
+        p.rounds.g.release()
+
+
+def finish(p: Prepared, profiled: Callable[[], list | None] | None = None) -> schema.Timing:
+    """After the rounds: the graph timed alone where its memory did not fit beside the eager calls,
+    the graph's work listed, the profiled calls, and the Timing filled in."""
+    r, t, timer, b, ph, call, sampler = p.rounds, p.timing, p.timer, p.budget, p.phases, p.call, p.sampler
     n, graph_work = None, None
     try:
         with ph("rounds"):
-            r.run()
             if r.graph_alone:
-                r.graph_after(Graph(call, timer, b, per_call))
+                r.graph_after(Graph(call, timer, b, p.per_call))
         if r.g is not None:
             with ph("graph_work"):
                 n, graph_work = r.g.n, timer.graph_work(r.g.graph)
@@ -536,6 +709,7 @@ def measure(call: Callable, device, budget: Budget, graph: bool = True, timer: T
     t.eager_ms, t.host_ms = r.samples[W.EAGER], r.samples[W.HOST]
     t.host_ref_ms = r.host_ref
     t.round_sizes = {w.value: s for w, s in r.sizes.items() if s}
+    t.slots = {w.value: s for w, s in r.slots.items() if s}
     t.kernel_sum_ms = [ms for _, ms in work] if work else []
     _telemetry(t, sampler, r.intervals)
     if n is not None:
@@ -557,6 +731,9 @@ class _NoPhases:
 def _telemetry(t: schema.Timing, sampler, intervals: dict) -> None:
     if sampler is not None and getattr(sampler, "ok", False):
         t.telemetry.update({w.value: sampler.of(iv) for w, iv in intervals.items() if iv})
+        # Each round's window on its own, so that every time can be shown with its conditions.
+        t.round_telemetry = {w.value: [sampler.of([x]) for x in iv] for w, iv in intervals.items()
+                             if len(iv) > 1 and w != W.KERNEL_SUM}
     elif sampler is not None:
         t.telemetry, t.telemetry_reason = {}, sampler.reason
 

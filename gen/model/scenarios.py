@@ -22,6 +22,10 @@ from dataclasses import dataclass
 from gen.model import schema
 
 ARTICLE = "article"
+DYNAMIC = "dynamic-lengths"
+# --tiny: new lengths that stay distinct at toy sizes (the full ones / 256 would all be 16)
+TINY_DYNAMIC_LENGTHS = (16, 17, 24, 33, 47, 64)
+TINY_DECODE_FROM, TINY_DECODE_STEPS = 16, 4
 
 
 # The dtypes a scenario or --dtype may name (gen.capture.attention.DTYPES maps each to torch's).
@@ -55,6 +59,12 @@ class Scenario:
     # The article compares head dims at a few lengths: its whole D=128 series
     # cost a fifth of the capture's budget for lines parallel to D=64's.
     other_dim_lengths: tuple[int, ...] = ()
+    # The dynamic-lengths scenario: prefill at each of these new lengths in turn, then decode steps
+    # from a cache of `decode_from` tokens growing one token a step, `decode_steps` of them; each
+    # variant's first call at each new length against its steady call (schema.DynamicRun).
+    dynamic_lengths: tuple[int, ...] = ()
+    decode_from: int = 0
+    decode_steps: int = 0
 
     def __post_init__(self):
         if self.mask not in {m.value for m in schema.Mask}:
@@ -112,6 +122,15 @@ class Scenario:
 
     def train_points(self) -> list[schema.Point]:
         return [self.point(n) for n in self.train_lengths]
+
+    def dynamic_points(self) -> dict[str, list[schema.Point]]:
+        """The dynamic-lengths scenario's points by phase: prefill (causal, each a new length) and
+        decode (one query against a cache growing a token each step, no mask); empty elsewhere."""
+        prefill = [dataclasses.replace(self.point(n), q_len=n, mask=schema.Mask.CAUSAL.value)
+                   for n in self.dynamic_lengths]
+        decode = [dataclasses.replace(self.point(n), q_len=1, mask=schema.Mask.NONE.value)
+                  for n in range(self.decode_from, self.decode_from + self.decode_steps)]
+        return {k: v for k, v in (("prefill", prefill), ("decode", decode)) if v}
 
     def run_point(self) -> schema.Point | None:
         return self.point(self.run_length) if self.run_length else None
@@ -217,10 +236,30 @@ SCENARIOS: dict[str, Scenario] = {
             extra_variants=("sdpa_flash", "sdpa_flash_det", "sdpa_efficient", "sdpa_efficient_det",
                             "sdpa_cudnn", "sdpa_cudnn_det", "fa4", "fa4_det"),
         ),
+        Scenario(
+            DYNAMIC, "Prompt lengths that vary",
+            "a server sees a new prompt length at nearly every request, and decode a cache one token longer "
+            "at every step: what each variant's first call at a new length costs (cuDNN builds an execution "
+            "plan per shape), against its steady call (Llama-3-8B-like heads)",
+            batch=1, q_heads=32, kv_heads=8, head_dims=(128,), lengths=(), mask=schema.Mask.CAUSAL,
+            dynamic_lengths=(1000, 1001, 1537, 2049, 3001, 4099), decode_from=4096, decode_steps=32,
+        ),
     ]
 }
 
 DEFAULT_SCENARIOS = [ARTICLE]
+
+
+def break_even_calls(overhead_ms: float | None, steady_ms: float | None, best_overhead_ms: float | None,
+                     best_steady_ms: float | None) -> float | None:
+    """Calls per length below which a variant (first-call overhead, steady cost) costs less in all
+    than the variant fastest in steady state: (O_best - O) / (S - S_best). None where it never does:
+    it is as fast in steady state, or its first calls cost no less."""
+    if None in (overhead_ms, steady_ms, best_overhead_ms, best_steady_ms):
+        return None
+    if steady_ms <= best_steady_ms or overhead_ms >= best_overhead_ms:
+        return None
+    return (best_overhead_ms - overhead_ms) / (steady_ms - best_steady_ms)
 
 
 def resolve(names: str | list[str] | None) -> list[Scenario]:
@@ -270,6 +309,9 @@ def tiny(s: Scenario) -> Scenario:
         train_lengths=train_lengths, docs=docs,
         q_lens=tuple(dict.fromkeys(max(TINY_MIN_CHUNK, c // 32) for c in s.q_lens)),
         run_length=shrink(s.run_length) if s.run_length else None,
+        dynamic_lengths=TINY_DYNAMIC_LENGTHS if s.dynamic_lengths else (),
+        decode_from=TINY_DECODE_FROM if s.decode_steps else 0,
+        decode_steps=min(s.decode_steps, TINY_DECODE_STEPS),
     )
 
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 RESULT_FILE = "result.json"
 TRACE_DIR = "traces"
 
@@ -118,6 +118,9 @@ class Environment:
     nvml: str | None = None  # NVML's version, or why it was not read
     sm_clock_max_mhz: float | None = None  # the highest SM clock the GPU allows
     power_limit_w: float | None = None  # the enforced board power limit
+    # schema 4: the reference SM clock of equal-clock times (gen.analysis.clocks.at_ref_clock): the GPU's
+    # maximum SM clock, read by NVML at capture; None where unknown (then no equal-clock time is given)
+    ref_mhz: float | None = None
 
 
 @dataclass(frozen=True)
@@ -267,6 +270,21 @@ class Timing:
     # host window: how fast the host dispatched at that moment, so that two captures' host costs
     # can be compared with the host's own speed set aside (issue 16's evidence).
     host_ref_ms: list[float] = field(default_factory=list)  # batches of HOST_REF_CALLS, one per round
+    # schema 4: the variants of one point timed in interleaved rounds (A, B, C, A, B, C...), so that a
+    # clock that falls under sustained load falls on all of them alike. `interleaved_with`: the variants
+    # of the point in the order of each round (this one among them; empty: timed alone); `slots`:
+    # Window -> for each round, the window's place in the point's whole sequence of timed windows
+    # (0 first); `round_telemetry`: Window -> each round's own conditions, in order.
+    interleaved_with: list[str] = field(default_factory=list)
+    slots: dict[str, list[int]] = field(default_factory=dict)
+    round_telemetry: dict[str, list[Telemetry]] = field(default_factory=dict)
+    # schema 4, training only: the forward and the backward of one step timed apart, GPU-only (each
+    # a CUDA graph of its own where one can be made, else CUDA events around eager calls), ms per call;
+    # fwd_bwd_method says which, fwd_bwd_reason why empty
+    fwd_ms: list[float] = field(default_factory=list)
+    bwd_ms: list[float] = field(default_factory=list)
+    fwd_bwd_method: str | None = None  # GpuOnlyMethod, or "eager" on a CPU (wall time)
+    fwd_bwd_reason: str | None = None
 
 
 @dataclass
@@ -432,6 +450,52 @@ class Ceilings:
 
 
 @dataclass
+class LengthCost:
+    """One new length of a dynamic-lengths run: what its first call cost (plan building, compile,
+    loading: a wall clock around the call, the device drained before and after), its second, and a
+    warm call's cost (the median of warm calls, CUDA events; wall time on a CPU), all in ms."""
+
+    q_len: int
+    kv_len: int
+    build_ms: float | None = None  # making the call for this length (a block mask, a plan object), host time
+    first_ms: float | None = None
+    second_ms: float | None = None
+    steady_ms: float | None = None
+    reason: str | None = None  # why not measured (a refusal, out of memory)
+
+
+@dataclass
+class DynamicRun:
+    """Schema 4: one variant over a run of new lengths (the dynamic-lengths scenario): `phase` prefill
+    (a new prompt length each time) or decode (one query, a KV cache growing a token each step).
+    `break_even_calls`: the calls per length below which this variant costs less in all (first call
+    plus steady calls) than the variant fastest in steady state; None where it never does (it is the
+    fastest, or its first calls cost no less)."""
+
+    variant: str
+    phase: str  # "prefill" or "decode"
+    status: str  # Status
+    point: Point  # the first length's point; batch, heads, head dim and mask hold for every length
+    reason: str | None = None
+    env: dict[str, str] = field(default_factory=dict)  # environment variables set for this run (a switch probe)
+    lengths: list[LengthCost] = field(default_factory=list)
+    first_overhead_ms: float | None = None  # median over lengths of first_ms - steady_ms
+    steady_ms: float | None = None  # median over lengths of steady_ms
+    break_even_calls: float | None = None
+
+
+@dataclass
+class SwitchProbe:
+    """Schema 4: does this PyTorch read an environment switch, and does it change what it should?"""
+
+    name: str  # the environment variable
+    value: str
+    present: bool | None  # PyTorch's library names the variable; None: could not tell
+    effect: str | None = None  # "lower first calls", "no effect", or why not measured
+    detail: str | None = None
+
+
+@dataclass
 class ResultSet:
     schema_version: int
     name: str
@@ -445,6 +509,8 @@ class ResultSet:
     kind: str = "measured"  # SetKind
     source: str | None = None  # for reference sets: where the figures were published
     stage_seconds: dict[str, float] = field(default_factory=dict)  # schema 3: capture time by stage
+    dynamic: list[DynamicRun] = field(default_factory=list)  # schema 4: the dynamic-lengths scenario
+    switches: list[SwitchProbe] = field(default_factory=list)  # schema 4
 
     def run(self, variant: str, mode: str = "inference", scenario: str = "article") -> VariantRun | None:
         for r in self.runs:
@@ -1254,8 +1320,34 @@ def update_to_3(data: dict) -> dict:
     return data
 
 
+# The maximum SM clock of the GPUs whose sets predate schema 4 without NVML's reading of it.
+KNOWN_MAX_SM_MHZ = {"H100": 1980.0, "H200": 1980.0}
+
+
+def known_ref_mhz(gpu_name: str | None) -> float | None:
+    """The maximum SM clock of a GPU named in KNOWN_MAX_SM_MHZ (by a word of its name), else None."""
+    words = re.split(r"[^A-Za-z0-9]+", (gpu_name or "").upper())
+    return next((mhz for key, mhz in KNOWN_MAX_SM_MHZ.items() if key in words), None)
+
+
+def update_to_4(data: dict) -> dict:
+    """Schema 3 -> 4: the reference clock of equal-clock times (environment.ref_mhz): the maximum SM
+    clock NVML read where the set has it, else that of a known GPU by its name, else None (then no
+    equal-clock time). The interleaving, forward/backward and dynamic-lengths fields are new and
+    default empty: an older set did not record them."""
+    data = copy.deepcopy(data)
+    env = data.get("environment")
+    if isinstance(env, dict) and "ref_mhz" not in env:
+        recorded = env.get("sm_clock_max_mhz")
+        ok = isinstance(recorded, (int, float)) and not isinstance(recorded, bool) and recorded > 0
+        env["ref_mhz"] = float(recorded) if ok else known_ref_mhz(env.get("gpu_name") if isinstance(
+            env.get("gpu_name"), str) else None)
+    data["schema_version"] = 4
+    return data
+
+
 # update_to_N upgrades a file of version N-1 to N, one step at a time.
-MIGRATIONS: dict[int, typing.Callable[[dict], dict]] = {2: update_to_2, 3: update_to_3}
+MIGRATIONS: dict[int, typing.Callable[[dict], dict]] = {2: update_to_2, 3: update_to_3, 4: update_to_4}
 
 
 def migrate(data: dict[str, Any], where: str) -> dict[str, Any]:

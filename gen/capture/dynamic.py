@@ -1,0 +1,247 @@
+"""The dynamic-lengths scenario: what a variant's first call at each new length costs.
+
+Takes: variants, the scenario (gen.model.scenarios, its `dynamic_points()`), a device, a staging
+store and a deadline. Gives: `run(...) -> (list[schema.DynamicRun], list[schema.SwitchProbe])`.
+
+For each variant and phase (prefill at a run of new lengths; decode with a cache one token longer
+at each step), at each length in turn: the call is made (`build_ms`), then its first call and its
+second are timed on a wall clock with the device drained before and after (plan building,
+loading and compiles included), then its steady cost (the median of a few back-to-back calls,
+CUDA events). Then, per phase, each variant's calls per length at which it breaks even with the
+variant fastest in steady state (gen.model.scenarios.break_even_calls).
+
+The switch probe: PyTorch PR 155958 adds TORCH_CUDNN_SDPA_AVOID_RECOMPILE, read when cuDNN's SDPA
+first runs, so the cuDNN prefill run is repeated in a subprocess with it set (`python -m
+gen.capture.dynamic SPEC`), and whether this PyTorch's libraries name the variable at all is read
+from their bytes. Compiled variants are not run: our builder compiles afresh for every length,
+which is not what a server with one compiled function and dynamic shapes pays.
+Imports torch, the standard library and gen.model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import mmap
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from gen.capture import probe, staging
+from gen.capture.attention import DTYPES, build, make_inputs
+from gen.capture.timing import first_line, timer_for
+from gen.model import scenarios as scenario_defs
+from gen.model import schema
+from gen.model.variants import VARIANTS, Variant
+
+STEADY_CALLS = 10  # back-to-back warm calls whose median is the steady cost
+SWITCH = "TORCH_CUDNN_SDPA_AVOID_RECOMPILE"
+SWITCH_VARIANT = "sdpa_cudnn"
+SWITCH_TIMEOUT_S = 300
+# The switch's first calls against those without it: below LOWER, it lowers them; above HIGHER, it
+# raises them; between, no effect (first calls at a new length vary by tens of percent run to run).
+LOWER, HIGHER = 0.7, 1.3
+COMPILED_NOT_RUN = ("not run: the capture's builder compiles a compiled variant afresh for every length, which is "
+                    "not what a server with one compiled function and dynamic shapes pays; not measured")
+
+
+def _wall_ms(fn, device) -> float:
+    probe.sync(device)
+    t0 = time.perf_counter()
+    fn()
+    probe.sync(device)
+    return (time.perf_counter() - t0) * 1e3
+
+
+def one_length(v: Variant, point: schema.Point, dtype: str, device, seed: int) -> schema.LengthCost:
+    """The costs of one variant at one new length; a refusal or an OOM is its reason."""
+    lc = schema.LengthCost(q_len=point.q_len, kv_len=point.kv_len)
+    caught: list = []
+    try:
+        t0 = time.perf_counter()
+        built = build(v.kind, v.backend, point, device)
+        lc.build_ms = (time.perf_counter() - t0) * 1e3
+        q, k, v_ = make_inputs(point, DTYPES[built.dtype or dtype], device, seed, layout=built.layout)
+        with built.context(), torch.no_grad():
+            def call():
+                return built.fn(q, k, v_)
+
+            lc.first_ms = _wall_ms(call, device)
+            lc.second_ms = _wall_ms(call, device)
+            lc.steady_ms = statistics.median(timer_for(device).loop_ms(call, STEADY_CALLS))
+    except torch.OutOfMemoryError as exc:
+        lc.reason = probe.out_of_memory(exc)
+    except Exception as exc:  # noqa: BLE001 - a refusal at this length: its reason, not a crash
+        lc.reason = probe.refusal(exc, caught)
+    finally:
+        probe.free(device, collect=False)
+    return lc
+
+
+def run_variant(v: Variant, phase: str, points: list[schema.Point], dtype: str, device, seed: int,
+                deadline: float, env: dict | None = None) -> schema.DynamicRun:
+    run = schema.DynamicRun(variant=v.name, phase=phase, status=schema.Status.OK.value, point=points[0],
+                            env=dict(env or {}))
+    if v.compiled:
+        run.status, run.reason = schema.Status.SKIPPED.value, COMPILED_NOT_RUN
+        return run
+    for pt in points:
+        if time.monotonic() > deadline:
+            run.reason = f"stopped at {pt.kv_len} tokens: the run's time limit was reached"
+            break
+        lc = one_length(v, pt, dtype, device, seed)
+        run.lengths.append(lc)
+        if lc.reason is not None and not any(x.steady_ms is not None for x in run.lengths):
+            break  # refused at its first length: the others would say the same
+    ok = [x for x in run.lengths if x.steady_ms is not None and x.first_ms is not None]
+    if not ok:
+        run.status = schema.Status.UNAVAILABLE.value
+        run.reason = next((x.reason for x in run.lengths if x.reason), run.reason or "no length measured")
+        return run
+    # A first call no slower than a steady one (a wall clock against events, within their noise) costs
+    # nothing more: 0, not a negative overhead.
+    run.first_overhead_ms = max(0.0, statistics.median(x.first_ms - x.steady_ms for x in ok))
+    run.steady_ms = statistics.median(x.steady_ms for x in ok)
+    return run
+
+
+def break_even(runs: list[schema.DynamicRun]) -> None:
+    """Each run's break_even_calls against the run of its phase (and environment) fastest in steady state."""
+    groups: dict[tuple, list[schema.DynamicRun]] = {}
+    for r in runs:
+        if r.status == schema.Status.OK and r.steady_ms is not None:
+            groups.setdefault((r.phase, tuple(sorted(r.env.items()))), []).append(r)
+    for rs in groups.values():
+        best = min(rs, key=lambda r: r.steady_ms)
+        for r in rs:
+            r.break_even_calls = scenario_defs.break_even_calls(r.first_overhead_ms, r.steady_ms,
+                                                                best.first_overhead_ms, best.steady_ms)
+
+
+def switch_present(name: str = SWITCH) -> bool | None:
+    """Does any of torch's shared libraries hold the variable's name? None: none could be read."""
+    lib = Path(torch.__file__).parent / "lib"
+    needle, read = name.encode(), False
+    for path in sorted(lib.glob("*.so*")) if lib.is_dir() else []:
+        try:
+            with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                read = True
+                if m.find(needle) >= 0:
+                    return True
+        except (OSError, ValueError):
+            continue
+    return False if read else None
+
+
+def _in_subprocess(spec: dict, env: dict) -> schema.DynamicRun:
+    out = subprocess.run([sys.executable, "-m", "gen.capture.dynamic", json.dumps(spec)], capture_output=True,
+                         text=True, timeout=SWITCH_TIMEOUT_S, env={**os.environ, **env})
+    if out.returncode != 0:
+        raise RuntimeError(f"the switch's subprocess failed ({out.returncode}): "
+                           f"{(out.stderr.strip().splitlines() or ['no output'])[-1]}")
+    return staging.load(schema.DynamicRun, json.loads(out.stdout.strip().splitlines()[-1]), "switch subprocess")
+
+
+def probe_switch(without: schema.DynamicRun | None, points: list[schema.Point], dtype: str, seed: int,
+                 device) -> tuple[schema.SwitchProbe, schema.DynamicRun | None]:
+    """SWITCH set in a subprocess for the cuDNN prefill run, compared with the run without it (the
+    first length left out of both: the subprocess's first cuDNN call also loads cuDNN)."""
+    probe_rec = schema.SwitchProbe(name=SWITCH, value="1", present=switch_present())
+    if device.type != "cuda" or without is None or without.status != schema.Status.OK:
+        probe_rec.effect = "not measured: " + ("no GPU" if device.type != "cuda" else
+                                                f"no {SWITCH_VARIANT} prefill run to compare with")
+        return probe_rec, None
+    spec = {"variant": SWITCH_VARIANT, "phase": "prefill", "dtype": dtype, "seed": seed,
+            "points": [dataclasses.asdict(p) for p in points]}
+    try:
+        with_run = _in_subprocess(spec, {SWITCH: "1"})
+    except (OSError, subprocess.SubprocessError, RuntimeError, ValueError, schema.UserError) as exc:
+        probe_rec.effect = f"not measured: {first_line(exc)}"
+        return probe_rec, None
+
+    def later(r):
+        return [x.first_ms for x in r.lengths[1:] if x.first_ms is not None]
+
+    a, b = later(without), later(with_run)
+    if not a or not b:
+        probe_rec.effect = "not measured: no first call past the first length in one of the two runs"
+        return probe_rec, with_run
+    ratio = statistics.median(b) / statistics.median(a)
+    word = "lower first calls" if ratio < LOWER else "higher first calls" if ratio > HIGHER else "no effect"
+    probe_rec.effect = word
+    probe_rec.detail = (f"median first call at lengths 2-{len(points)}: {statistics.median(b):.2f} ms with "
+                        f"{SWITCH}=1 against {statistics.median(a):.2f} ms without ({ratio:.2f}x)")
+    return probe_rec, with_run
+
+
+def run(variants: list[Variant], scenario: scenario_defs.Scenario, device, store, deadline: float, seed: int = 0,
+        progress=None, log=probe.log) -> tuple[list[schema.DynamicRun], list[schema.SwitchProbe]]:
+    """Every variant over every phase's new lengths; each run kept in `store` as it ends; the switch probe."""
+    runs: list[schema.DynamicRun] = []
+    points = scenario.dynamic_points()
+    for phase, pts in points.items():
+        for v in scenario.variants_for(variants):
+            key = staging.key_of("dynamic", phase, v.name)
+            kept = store.get(key) if store is not None else None
+            if kept is not None:
+                runs.append(staging.load(schema.DynamicRun, kept["record"], key))
+                continue
+            t0 = time.monotonic()
+            r = run_variant(v, phase, pts, scenario.dtype, device, seed, deadline)
+            seconds = time.monotonic() - t0
+            if store is not None:
+                store.put(key, {"kind": "dynamic", "stage": f"sweep {scenario.name}", "seconds": seconds,
+                                "record": dataclasses.asdict(r)})
+            if progress is not None:
+                progress.done(f"sweep {scenario.name}", seconds)
+            runs.append(r)
+            log(f"  {scenario.name} {phase} {v.name}: " + (
+                f"first call {r.first_overhead_ms:.2f} ms over a steady {r.steady_ms:.4f} ms, "
+                f"{len(r.lengths)} lengths in {seconds:.1f} s" if r.status == schema.Status.OK
+                else f"{r.status} ({r.reason})"))
+    switches = []
+    if "prefill" in points and any(v.name == SWITCH_VARIANT for v in scenario.variants_for(variants)):
+        switches = [_switch_stage(runs, points["prefill"], scenario, device, store, seed, log)]
+    break_even(runs)
+    return runs, switches
+
+
+def _switch_stage(runs: list, points: list, scenario, device, store, seed: int, log) -> schema.SwitchProbe:
+    """The switch probe, kept in `store`; its run with the switch set is added to `runs`."""
+    kept = store.get("switch") if store is not None else None
+    if kept is not None:
+        if kept["record"]["run"] is not None:
+            runs.append(staging.load(schema.DynamicRun, kept["record"]["run"], "switch"))
+        return staging.load(schema.SwitchProbe, kept["record"]["probe"], "switch")
+    without = next((r for r in runs if r.phase == "prefill" and r.variant == SWITCH_VARIANT and not r.env), None)
+    t0 = time.monotonic()
+    sw, with_run = probe_switch(without, points, scenario.dtype, seed, torch.device(device))
+    if store is not None:
+        store.put("switch", {"kind": "switch", "stage": f"sweep {scenario.name}", "seconds": time.monotonic() - t0,
+                             "record": {"probe": dataclasses.asdict(sw),
+                                        "run": None if with_run is None else dataclasses.asdict(with_run)}})
+    if with_run is not None:
+        runs.append(with_run)
+    log(f"  {scenario.name}: {SWITCH} in torch's libraries: {sw.present}; {sw.effect}"
+        + (f" ({sw.detail})" if sw.detail else ""))
+    return sw
+
+
+def _main(argv: list[str]) -> None:
+    """The switch's subprocess: one variant's run from a JSON spec; its DynamicRun as the last line."""
+    spec = json.loads(argv[0])
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    points = [staging.load(schema.Point, p, "spec") for p in spec["points"]]
+    env = {SWITCH: os.environ[SWITCH]} if SWITCH in os.environ else {}
+    r = run_variant(VARIANTS[spec["variant"]], spec["phase"], points, spec["dtype"], device, spec["seed"],
+                    deadline=time.monotonic() + SWITCH_TIMEOUT_S, env=env)
+    print(json.dumps(dataclasses.asdict(r)))
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])
