@@ -34,6 +34,10 @@ def test_the_committed_sets_migrate_to_schema_4_with_a_reference_clock(path):
         assert env.ref_mhz == 1980.0
     else:  # an A100 reference set, a CPU set: unknown, and so no equal-clock time
         assert env.ref_mhz is None
+    import json
+
+    if json.loads((path / "result.json").read_text(encoding="utf-8")).get("schema_version", 0) >= 4:
+        return  # captured at schema 4: these fields hold what was measured
     for rec in [*rs.runs, *rs.sweep]:  # not recorded before schema 4: empty, never guessed
         assert rec.timing.fwd_ms == [] and rec.timing.interleaved_with == [] and rec.timing.slots == {}
     assert rs.dynamic == [] and rs.switches == []
