@@ -297,7 +297,7 @@ def test_home_table_has_no_column_of_dashes(docs):
 
 
 def _section(text: str, title: str) -> str:
-    start = text.index(f"## NVIDIA H200 · PyTorch 2.11.0 against {title}")
+    start = next(m.start() for m in re.finditer(r"^## .* against (.*)$", text, flags=re.M) if m.group(1) == title)
     end = text.find("\n## ", start + 1)
     return text[start:end if end > 0 else None]
 

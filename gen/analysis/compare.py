@@ -17,6 +17,7 @@ did publish are matched; the columns say so. No torch.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,6 +143,25 @@ def default_pair(sets: list[tables.LoadedSet]) -> tuple[tables.LoadedSet, tables
     if gpu and others:
         return gpu[0], others[0]
     return None
+
+
+def gpu_model(gpu_name: str | None) -> str | None:
+    """The model word of a GPU's name ("NVIDIA H100 80GB HBM3" -> "H100"), else None."""
+    m = re.search(r"\b([A-Z]{1,2}\d{2,3}[A-Z]?)\b", (gpu_name or "").upper())
+    return m.group(1) if m else None
+
+
+def partner(ls: tables.LoadedSet, sets: list[tables.LoadedSet],
+            lead: tables.LoadedSet | None) -> tables.LoadedSet | None:
+    """The measured set a set is compared with: for a published set, the newest measured set of the
+    same GPU model (published figures read against our run on that GPU), else the lead set."""
+    if ls.rs.kind == "reference":
+        model = gpu_model(ls.rs.environment.gpu_name)
+        same = [s for s in sets if s.measured and s.rs.environment.device == "cuda" and model
+                and gpu_model(s.rs.environment.gpu_name) == model]
+        if same:
+            return max(same, key=lambda s: (s.rs.environment.date or "", s.name))
+    return lead
 
 
 def pairs(sets: list[tables.LoadedSet]) -> list[tuple[tables.LoadedSet, tables.LoadedSet]]:

@@ -82,7 +82,7 @@ def _env(gpu: str, cudnn: str | None = None) -> schema.Environment:
         device="cuda", gpu_name=gpu, compute_capability=None, sm_count=None, max_threads_per_sm=None,
         max_regs_per_sm=None, max_shared_memory_per_sm=None, l2_cache_bytes=None, gpu_memory_bytes=None,
         driver=None, cuda=None, cudnn=cudnn, torch=None, python=None, platform=None, cpu=None, date=None,
-        git_commit=None,
+        git_commit=None, ref_mhz=schema.known_ref_mhz(gpu),
     )
 
 

@@ -73,17 +73,26 @@ def pair_view(a, b, ctx: Context | None = None, here: str = PAGE) -> dict:
                 diffs=[r for r in rows if r["kernel_match"].startswith(("full", "partial"))])
 
 
+def _compared(ctx: Context, ls) -> bool:
+    a = compare.partner(ls, ctx.sets, ctx.first)
+    return a is not None and a is not ls
+
+
 def set_pages(ctx: Context, ls) -> Iterator[Page]:
-    if ctx.first is None or ctx.first is ls:
+    a = compare.partner(ls, ctx.sets, ctx.first)
+    if a is None or a is ls:
         return
     page = fmt.set_subpage(ls.name, "compare")
-    text = ctx.template("compare_page.md.j2").render(here=page, pairs=[pair_view(ctx.first, ls, ctx, page)],
+    text = ctx.template("compare_page.md.j2").render(here=page, pairs=[pair_view(a, ls, ctx, page)],
                                                      one_set=ls, references=[], fastest=None, every=None, pair_pages=[])
     yield Page(page, text)
 
 
 def facts(ctx: Context, ls) -> dict:
-    found, _ = _issues(ctx, ctx.first, ls)
+    a = compare.partner(ls, ctx.sets, ctx.first)
+    if a is None or a is ls:
+        return dict(refused=0, flagged=0)
+    found, _ = _issues(ctx, a, ls)
     return dict(refused=sum(i.refuse for i in found), flagged=sum(not i.refuse for i in found))
 
 
@@ -116,8 +125,9 @@ def every_view(ctx: Context) -> dict | None:
 
 
 def build(ctx: Context) -> Iterator[Page]:
-    pair_pages = [dict(ls=ls, link=fmt.relpath(fmt.set_subpage(ls.name, "compare"), PAGE), **ctx.fact(ls, "compare"))
-                  for ls in ctx.sets if ctx.first is not None and ls is not ctx.first]
+    pair_pages = [dict(ls=ls, a=compare.partner(ls, ctx.sets, ctx.first),
+                       link=fmt.relpath(fmt.set_subpage(ls.name, "compare"), PAGE), **ctx.fact(ls, "compare"))
+                  for ls in ctx.sets if _compared(ctx, ls)]
     text = ctx.template("compare_page.md.j2").render(
         here=PAGE, pairs=[], one_set=None, first=ctx.first, pair_pages=pair_pages,
         fastest=home.fastest_chart(ctx, PAGE), every=every_view(ctx),
