@@ -49,7 +49,7 @@ from pathlib import PurePosixPath
 
 from gen.report import units as set_units
 from gen.report.format import GENERATED, md, ms, printable, set_page, size, variant_page  # noqa: F401 (build uses)
-from gen.report.pages import compare, findings, home, methodology, scaling, scenarios, sets, variants, verdict
+from gen.report.pages import compare, dynamic, findings, home, methodology, scaling, scenarios, sets, variants, verdict
 from gen.report.site import Context, Page, chart_div  # noqa: F401
 
 # Hand-written pages of docs/ that the navigation holds, before and after the generated ones.
@@ -58,7 +58,7 @@ NAV_TAIL = [("Many machines", "matrix.md"), ("Methodology", "methodology.md"), (
 
 PAGE_BUILDERS: list[Callable[[Context], Iterable[Page]]] = [
     home.build, verdict.build, sets.build, variants.build, methodology.skipped, methodology.build, variants.trace_files,
-    findings.build, scaling.build, scenarios.build, compare.build,
+    findings.build, scaling.build, scenarios.build, dynamic.build, compare.build,
 ]
 
 

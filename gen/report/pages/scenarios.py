@@ -529,7 +529,9 @@ def build(ctx: Context) -> Iterator[Page]:
         headed = [r for r in rows if r["headline"]]
         view.update(lead=headed[0] if headed else None, others=max(0, len(headed) - 1))
         views.append(view)
-    index = ctx.template("scenarios_index.md.j2").render(here=INDEX, scenarios=views)
+    from gen.report.pages import dynamic  # (its page is built by its own module; the index lists it)
+    row = dynamic.index_row(ctx)
+    index = ctx.template("scenarios_index.md.j2").render(here=INDEX, scenarios=views + ([row] if row else []))
     yield Page(INDEX, index, nav=("Scenarios", "Scenarios"))
     for v in views:
         yield Page(v["here"], ctx.template("scenario_page.md.j2").render(**v), nav=("Scenarios", v["title"]))
@@ -574,7 +576,11 @@ def beside(ctx: Context, ls) -> list[tuple[str, str]]:
     names = sa.scenario_names(ctx.sets)
     if ls.measured:
         held = [n for n in names if any(p.scenario == n for p in ls.rs.sweep)]
-        return [(sa.scenario_title(ctx.sets, n), fmt.set_scenario_page(ls.name, n)) for n in held]
+        out = [(sa.scenario_title(ctx.sets, n), fmt.set_scenario_page(ls.name, n)) for n in held]
+        if ls.rs.dynamic:  # the dynamic-lengths scenario has no sweep points: its own page (pages.dynamic)
+            from gen.report.pages import dynamic
+            out.append((dynamic.title(ctx), dynamic.set_page(ls.name)))
+        return out
     def shown(n: str) -> bool:
         # a figure stands beside ours only in a mode we measured there (forward figures are not shown
         # beside a training-only scenario: its page says no published figure is known)

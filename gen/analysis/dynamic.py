@@ -1,0 +1,178 @@
+"""The dynamic-lengths scenario as numbers: what each variant's first call at a new length costs, its
+steady cost, the calls per length at which it breaks even, and what an environment switch changed.
+
+Takes: a ResultSet (schema 4's `dynamic` and `switches`; older sets hold none). Gives: `runs(rs)` (one
+`DynamicFacts` per variant, phase and switch setting, in the capture's order), `length_rows(rs)` (one row
+per variant, phase, switch setting and length: the charts' data), `phase_facts(rs, phase)` (the run fastest
+once warm, the one whose first calls cost least, who breaks even with whom), `switch_facts(rs)` (each probed
+switch, with the first calls of the run with it beside the run without it). Numbers only: the words are
+gen.report.pages.dynamic's.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+
+from gen.model import schema
+from gen.model.scenarios import DYNAMIC
+
+PHASES = ("prefill", "decode")
+
+
+@dataclass(frozen=True)
+class DynamicFacts:
+    """One variant over a run of new lengths, as recorded (gen.model.schema.DynamicRun), with what the
+    page reads worked out once: the first calls' median and sum, the lengths measured."""
+
+    variant: str
+    phase: str
+    status: str
+    reason: str | None
+    env: tuple[tuple[str, str], ...]  # the switches set for this run (empty: none)
+    lengths: int  # lengths with a first call measured
+    first_overhead_ms: float | None  # median over lengths of first - steady (as the capture recorded it)
+    steady_ms: float | None  # median over lengths of the steady call
+    break_even_calls: float | None
+    first_median_ms: float | None  # median of the first calls themselves
+    first_total_ms: float | None  # every first call of the run, added up: what the run of lengths paid once
+    first_max_ms: float | None
+    kv_lens: tuple[int, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == schema.Status.OK and self.steady_ms is not None
+
+    @property
+    def switched(self) -> bool:
+        return bool(self.env)
+
+
+def _facts(run: schema.DynamicRun) -> DynamicFacts:
+    firsts = [c.first_ms for c in run.lengths if c.first_ms is not None]
+    return DynamicFacts(
+        variant=run.variant, phase=run.phase, status=run.status, reason=run.reason,
+        env=tuple(sorted(run.env.items())), lengths=len(firsts),
+        first_overhead_ms=run.first_overhead_ms, steady_ms=run.steady_ms, break_even_calls=run.break_even_calls,
+        first_median_ms=statistics.median(firsts) if firsts else None,
+        first_total_ms=sum(firsts) if firsts else None, first_max_ms=max(firsts) if firsts else None,
+        kv_lens=tuple(c.kv_len for c in run.lengths if c.first_ms is not None))
+
+
+def has_dynamic(rs: schema.ResultSet) -> bool:
+    return bool(rs.dynamic)
+
+
+def runs(rs: schema.ResultSet, phase: str | None = None, switched: bool | None = None) -> list[DynamicFacts]:
+    """The set's dynamic-lengths runs (of one phase; with or without a switch set), in the capture's order."""
+    out = [_facts(r) for r in rs.dynamic]
+    return [f for f in out if (phase is None or f.phase == phase) and (switched is None or f.switched == switched)]
+
+
+def phases(rs: schema.ResultSet) -> list[str]:
+    held = {r.phase for r in rs.dynamic}
+    return [p for p in PHASES if p in held] + sorted(held - set(PHASES))
+
+
+def length_rows(rs: schema.ResultSet, phase: str) -> list[dict]:
+    """One row per run without a switch, length and kind of call (first, steady): the chart's data, in the
+    capture's order. `step`: the length's place in the run (0 first), `kv_len`: its KV length."""
+    out = []
+    for run in rs.dynamic:
+        if run.phase != phase or run.env or run.status != schema.Status.OK:
+            continue
+        for i, c in enumerate(run.lengths):
+            for kind, value in (("first call", c.first_ms), ("steady call", c.steady_ms)):
+                if value is not None and value > 0:
+                    out.append(dict(variant=run.variant, step=i, q_len=c.q_len, kv_len=c.kv_len, call=kind,
+                                    ms=value))
+    return out
+
+
+@dataclass(frozen=True)
+class PhaseFacts:
+    """Who is fastest once warm, whose first calls cost least, and who breaks even with the fastest."""
+
+    phase: str
+    measured: list[DynamicFacts]  # runs without a switch that measured a steady cost, fastest once warm first
+    not_measured: list[DynamicFacts]  # runs without a switch that did not (refused, skipped), with why
+    steady_best: DynamicFacts | None
+    first_best: DynamicFacts | None  # the lowest first-call overhead
+    # Runs that cost less in all than the fastest once warm up to their break-even calls per length
+    break_even: list[DynamicFacts]
+    costliest: DynamicFacts | None = None  # the highest first-call overhead
+
+    @staticmethod
+    def calls_below(x: float | None) -> int | None:
+        """The most calls a length for which a run that breaks even at `x` still costs less in all:
+        the largest whole number below x (None: it never does)."""
+        if x is None:
+            return None
+        n = math.ceil(x) - 1
+        return n if n >= 1 else None
+
+
+def phase_facts(rs: schema.ResultSet, phase: str) -> PhaseFacts:
+    mine = runs(rs, phase, switched=False)
+    ok = sorted((f for f in mine if f.ok), key=lambda f: (f.steady_ms, f.variant))
+    overheads = [f for f in ok if f.first_overhead_ms is not None]
+    return PhaseFacts(
+        phase=phase, measured=ok, not_measured=[f for f in mine if not f.ok],
+        steady_best=ok[0] if ok else None,
+        first_best=min(overheads, key=lambda f: (f.first_overhead_ms, f.variant)) if overheads else None,
+        break_even=sorted((f for f in ok if PhaseFacts.calls_below(f.break_even_calls) is not None),
+                          key=lambda f: -f.break_even_calls),
+        costliest=max(overheads, key=lambda f: (f.first_overhead_ms, f.variant)) if overheads else None)
+
+
+@dataclass(frozen=True)
+class SwitchFacts:
+    """One probed switch: what the capture recorded, and the first calls of the run with it set against
+    those of the same variant and phase without it, length by length."""
+
+    name: str
+    value: str
+    present: bool | None
+    effect: str | None
+    detail: str | None
+    variant: str | None = None
+    phase: str | None = None
+    pairs: list[dict] = field(default_factory=list)  # kv_len, without_ms, with_ms (first calls)
+    # The medians over the lengths after the first (the first pays the backend's one-time start as well)
+    median_without_ms: float | None = None
+    median_with_ms: float | None = None
+    steady_without_ms: float | None = None
+    steady_with_ms: float | None = None
+
+    @property
+    def ratio(self) -> float | None:
+        if self.median_with_ms is None or not self.median_without_ms:
+            return None
+        return self.median_with_ms / self.median_without_ms
+
+
+def switch_facts(rs: schema.ResultSet) -> list[SwitchFacts]:
+    out = []
+    for sw in rs.switches:
+        with_ = next((r for r in rs.dynamic if r.env.get(sw.name) == sw.value), None)
+        without = next((r for r in rs.dynamic if with_ is not None and not r.env and r.variant == with_.variant
+                        and r.phase == with_.phase), None)
+        if with_ is None or without is None:
+            out.append(SwitchFacts(sw.name, sw.value, sw.present, sw.effect, sw.detail))
+            continue
+        base = {c.kv_len: c for c in without.lengths}
+        pairs = [dict(kv_len=c.kv_len, without_ms=base[c.kv_len].first_ms, with_ms=c.first_ms)
+                 for c in with_.lengths if c.kv_len in base]
+        later = [p for p in pairs[1:] if p["without_ms"] is not None and p["with_ms"] is not None]
+        out.append(SwitchFacts(
+            sw.name, sw.value, sw.present, sw.effect, sw.detail, with_.variant, with_.phase, pairs,
+            statistics.median(p["without_ms"] for p in later) if later else None,
+            statistics.median(p["with_ms"] for p in later) if later else None,
+            without.steady_ms, with_.steady_ms))
+    return out
+
+
+def scenario_title(rs: schema.ResultSet) -> str | None:
+    rec = rs.scenario(DYNAMIC)
+    return rec.title if rec else None

@@ -1,0 +1,122 @@
+"""The dynamic-lengths scenario: one page per measured set that ran it (what each variant's first call
+at a new prompt length and at each decode step of a growing cache costs, its steady cost, the calls per
+length to break even, the environment switch probed), and one page over all sets in the Scenarios section.
+
+Takes: a `site.Context`. Gives: `set_pages(ctx, ls)`, `facts(ctx, ls)` (each phase's headline, for the
+page over all sets), `build(ctx)` (that page), `page(name)` / `set_page(set_name)` and `index_row(ctx)` (the
+scenarios index's row). Numbers from gen.analysis.dynamic, words from gen.report.wording_dynamic, charts from
+gen.report.charts. Template: dynamic_page.md.j2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gen.analysis import dynamic as dyn
+from gen.model import scenarios as declared
+from gen.report import charts
+from gen.report import format as fmt
+from gen.report import wording_dynamic as words
+from gen.report import wording_scenarios as scenario_words
+from gen.report.site import Context, Page, chart_div
+
+NAME = declared.DYNAMIC
+PAGE = f"{fmt.GENERATED}/scenarios/{fmt.slug(NAME)}.md"
+
+
+def set_page(set_name: str) -> str:
+    return fmt.set_scenario_page(set_name, NAME)
+
+
+def title(ctx: Context) -> str:
+    for ls in ctx.sets:
+        got = dyn.scenario_title(ls.rs) if ls.measured else None
+        if got:
+            return got
+    s = declared.SCENARIOS.get(NAME)
+    return s.title if s else NAME
+
+
+def _row(f: dyn.DynamicFacts, best: dyn.DynamicFacts | None) -> dict:
+    return dict(label=words.label(f.variant), lengths=f.lengths, first_median_ms=f.first_median_ms,
+                first_overhead_ms=f.first_overhead_ms, steady_ms=f.steady_ms, first_total_ms=f.first_total_ms,
+                break_even=words.calls(f.break_even_calls)
+                if dyn.PhaseFacts.calls_below(f.break_even_calls) is not None else
+                ("fastest once warm" if best is not None and f.variant == best.variant else "never"),
+                best=best is not None and f.variant == best.variant)
+
+
+def phase_view(ls, phase: str) -> dict:
+    pf = dyn.phase_facts(ls.rs, phase)
+    rows = dyn.length_rows(ls.rs, phase)
+    chart = chart_div(charts.dynamic_lengths(rows, words.PHASE_AXIS.get(phase, "length (tokens)")),
+                      f"first and steady call against length, {phase}") if rows else None
+    p = next((r.point for r in ls.rs.dynamic if r.phase == phase), None)
+    return dict(
+        phase=phase, title=words.PHASE_TITLE.get(phase, phase), chart=chart,
+        headline=words.headline(pf), advice=words.advice(pf), example=words.break_even_example(pf),
+        best=words.label(pf.steady_best.variant) if pf.steady_best else None,
+        rows=[_row(f, pf.steady_best) for f in pf.measured],
+        not_measured=words.not_measured(pf.not_measured),
+        lengths=", ".join(f"{n:,}" for n in (pf.measured[0].kv_lens if pf.measured else ())),
+        shape=(f"batch {p.batch}, {p.q_heads} query heads and {p.kv_heads} KV heads, head dim {p.head_dim}, "
+               f"{'causal' if p.mask == 'causal' else 'no mask'}" + (", one query a step" if p.q_len == 1 else ""))
+        if p else None,
+    )
+
+
+def set_view(ctx: Context, ls) -> dict:
+    return ctx._once(("dynamic view", ls.name), lambda: dict(
+        ls=ls, phases=[phase_view(ls, ph) for ph in dyn.phases(ls.rs)],
+        switches=[dict(name=s.name, sentence=words.switch_sentence(s), pairs=s.pairs, variant=words.label(s.variant)
+                       if s.variant else None) for s in dyn.switch_facts(ls.rs)],
+        dtype=(ls.rs.scenario(NAME).dtype if ls.rs.scenario(NAME) else None)))
+
+
+def set_pages(ctx: Context, ls) -> Iterator[Page]:
+    if not ls.measured or not dyn.has_dynamic(ls.rs):
+        return
+    here = set_page(ls.name)
+    why = scenario_words.why(declared.SCENARIOS[NAME].why) if NAME in declared.SCENARIOS else None
+    yield Page(here, ctx.template("dynamic_page.md.j2").render(
+        here=here, title=title(ctx), one_set=ls, why=why, scenario_link=fmt.relpath(PAGE, here), summary=None,
+        sets=[set_view(ctx, ls)]))
+
+
+def facts(ctx: Context, ls) -> dict:
+    """phase -> its headline, for the page over all sets (empty where the set did not run the scenario)."""
+    if not ls.measured or not dyn.has_dynamic(ls.rs):
+        return {}
+    return {v["phase"]: dict(title=v["title"], headline=v["headline"], short=words.short(v["headline"]))
+            for v in set_view(ctx, ls)["phases"]}
+
+
+def _summary(ctx: Context) -> list[dict]:
+    out = []
+    for ls in ctx.sets:
+        got = ctx.fact(ls, "dynamic") if ls.measured else None
+        if got:
+            out.append(dict(ls=ls, link=fmt.relpath(set_page(ls.name), PAGE), phases=list(got.values())))
+    return out
+
+
+def index_row(ctx: Context) -> dict | None:
+    """The scenarios index's row for this scenario, where a set ran it."""
+    rows = _summary(ctx)
+    if not rows:
+        return None
+    lead = rows[0]
+    first = next((p for p in lead["phases"] if p["headline"]), None)
+    return dict(here=PAGE, title=title(ctx), shape="new prompt lengths, then decode steps with a growing KV cache",
+                lead=dict(ls=lead["ls"], headline=first["short"], versus_short=None) if first else None,
+                others=len(rows) - 1)
+
+
+def build(ctx: Context) -> Iterator[Page]:
+    rows = _summary(ctx)
+    if not rows:
+        return
+    why = scenario_words.why(declared.SCENARIOS[NAME].why) if NAME in declared.SCENARIOS else None
+    yield Page(PAGE, ctx.template("dynamic_page.md.j2").render(here=PAGE, title=title(ctx), one_set=None, why=why,
+                                                              summary=rows, sets=[]),
+               nav=("Scenarios", title(ctx)))

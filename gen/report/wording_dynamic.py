@@ -1,0 +1,160 @@
+"""Words for the dynamic-lengths page and the forward/backward split: facts of gen.analysis.dynamic and
+gen.analysis.fwdbwd -> sentences. Every number comes from the facts given; nothing here reads a set."""
+
+from __future__ import annotations
+
+from gen.analysis.dynamic import DynamicFacts, PhaseFacts, SwitchFacts
+from gen.report import format as fmt
+
+PHASE_TITLE = {"prefill": "New prompt lengths (prefill)", "decode": "Decode steps with a growing KV cache"}
+PHASE_AXIS = {"prefill": "prompt length (tokens), each a new length",
+              "decode": "KV cache length (tokens), one decode step a token"}
+PHASE_LENGTH = {"prefill": "new prompt length", "decode": "decode step"}
+NOT_RECORDED = "not recorded"
+SPLIT_METHOD = {
+    "events_behind_sleep": ("Each step's forward and backward are timed apart by CUDA events, the step queued "
+                            "behind a GPU sleep longer than the host takes to queue it, so no host gap is counted."),
+    "wall": "Each part is wall time on the CPU.",
+}
+SPLIT_NOT_RECORDED = ("not recorded: this set was captured before training steps were timed in two parts "
+                      "(schema 4)")
+
+
+def label(variant: str) -> str:
+    return fmt.label_of(variant)
+
+
+def _ms(x: float | None) -> str:
+    return fmt.ms(x)
+
+
+def calls(x: float | None) -> str:
+    """A break-even count as the most whole calls a length below it (a fraction of a call is not a thing a
+    server makes)."""
+    n = PhaseFacts.calls_below(x)
+    return fmt.DASH if n is None else f"{n:,}"
+
+
+def calls_words(x: float | None) -> str:
+    n = PhaseFacts.calls_below(x)
+    return fmt.DASH if n is None else f"{n:,} call" + ("" if n == 1 else "s")
+
+
+# A first call this many times a warm one is worth a sentence of its own on the phase's headline
+COSTLY_FIRST_CALL = 10.0
+# The break-even list of a headline names this many variants at most (the rest are in the table)
+HEADLINE_BREAK_EVEN = 2
+
+
+def short(headline_text: str | None) -> str | None:
+    """A headline's first sentence (the pages over all sets show one line a set)."""
+    if not headline_text:
+        return headline_text
+    head, sep, _ = headline_text.partition(". ")
+    return head + ("." if sep else "")
+
+
+def headline(pf: PhaseFacts) -> str | None:
+    """The phase's answer in two or three sentences: fastest once warm, what its new lengths cost, who pays
+    least for one, and who breaks even with it."""
+    best, first = pf.steady_best, pf.first_best
+    if best is None:
+        return None
+    unit = PHASE_LENGTH.get(pf.phase, "new length")
+    out = [f"Once warm, {label(best.variant)} is the fastest here ({_ms(best.steady_ms)} ms a call, the median over "
+           f"{best.lengths} lengths)"]
+    if best.first_overhead_ms is not None:
+        ratio = best.first_overhead_ms / best.steady_ms if best.steady_ms else None
+        out[0] += (f"; its first call at each {unit} costs {_ms(best.first_overhead_ms)} ms more than a warm one"
+                   + (f" ({ratio:,.0f}× a warm call)" if ratio is not None and ratio >= 2 else "")) + "."
+    else:
+        out[0] += "."
+    if first is not None and first.variant != best.variant:
+        out.append(f"{label(first.variant)} pays the least for a {unit}: {_ms(first.first_overhead_ms)} ms more "
+                   f"than its warm call of {_ms(first.steady_ms)} ms.")
+    worst = pf.costliest
+    if (worst is not None and worst.variant != best.variant and worst.steady_ms
+            and worst.first_overhead_ms / worst.steady_ms >= COSTLY_FIRST_CALL):
+        out.append(f"{label(worst.variant)} pays {_ms(worst.first_overhead_ms)} ms at every {unit} "
+                   f"({worst.first_overhead_ms / worst.steady_ms:,.0f}× its warm call of {_ms(worst.steady_ms)} ms).")
+    if pf.break_even:
+        parts = [f"{label(f.variant)} up to {calls_words(f.break_even_calls)}" for f in pf.break_even[:HEADLINE_BREAK_EVEN]]
+        out.append(f"Counting each length's first call, these cost less in all than {label(best.variant)} for as "
+                   f"many calls a length as: {', '.join(parts)}.")
+    elif first is not None and first.variant == best.variant:
+        out.append("It also pays the least for a new length: no variant breaks even with it.")
+    return " ".join(out)
+
+
+def advice(pf: PhaseFacts) -> str | None:
+    """What to do where the fastest once warm pays much for a new length."""
+    best = pf.steady_best
+    if best is None or not pf.break_even:
+        return None
+    top = pf.break_even[0]
+    return (f"Where lengths vary, {label(best.variant)} pays its first call again at every {PHASE_LENGTH.get(pf.phase)}: "
+            f"pad or bucket the lengths to a few (each pays its first call once), or call a variant whose first call "
+            f"costs little ({label(top.variant)} costs less in all up to {calls_words(top.break_even_calls)} a length).")
+
+
+def break_even_example(pf: PhaseFacts) -> str | None:
+    """The break-even count of the first variant that breaks even, worked out from the table's numbers."""
+    best = pf.steady_best
+    if best is None or not pf.break_even or best.first_overhead_ms is None:
+        return None
+    v = pf.break_even[0]
+    if v.first_overhead_ms is None or v.steady_ms is None or v.steady_ms <= best.steady_ms:
+        return None
+    return (f"For example, {label(v.variant)} against {label(best.variant)}: "
+            f"({_ms(best.first_overhead_ms)} − {_ms(v.first_overhead_ms)}) / ({_ms(v.steady_ms)} − "
+            f"{_ms(best.steady_ms)}) = {v.break_even_calls:,.1f}: up to {calls_words(v.break_even_calls)}.")
+
+
+def not_measured(runs: list[DynamicFacts]) -> list[str]:
+    """The runs that measured nothing, grouped by status and reason: one line each, naming its variants."""
+    groups: dict[tuple, list[str]] = {}
+    for f in runs:
+        groups.setdefault((f.status, f.reason), []).append(label(f.variant))
+    return [f"{', '.join(names)}: {status}" + (f" ({reason})" if reason else "")
+            for (status, reason), names in groups.items()]
+
+
+def switch_present(present: bool | None) -> str:
+    return {True: "named in this PyTorch's libraries", False: "not named in this PyTorch's libraries",
+            None: "could not tell whether this PyTorch reads it"}[present]
+
+
+def switch_sentence(s: SwitchFacts) -> str:
+    """What the switch did, in the set's numbers, and the capture's judgement of it."""
+    head = f"{s.name}={s.value} is {switch_present(s.present)}."
+    if s.ratio is None:
+        return head + (f" Its effect: {s.effect}." if s.effect else " Its effect was not measured.")
+    return (f"{head} With it set, {label(s.variant)}'s median first call at the lengths after the first was "
+            f"{_ms(s.median_with_ms)} ms against {_ms(s.median_without_ms)} ms without it ({s.ratio:.2f}×); "
+            f"its steady call {_ms(s.steady_with_ms)} ms against {_ms(s.steady_without_ms)} ms. The capture judged: "
+            f"{s.effect or 'not judged'} (a first call at a new length varies by tens of percent from run to run, so "
+            f"only a change beyond that counts).")
+
+
+def fwd_bwd_cell(r: dict) -> str:
+    """A variant's forward / backward for a table's cell, or why there is none."""
+    if r["status"] != "ok":
+        return fmt.DASH
+    if r["recorded"]:
+        return f"{_ms(r['fwd_ms'])} / {_ms(r['bwd_ms'])}"
+    return f"not recorded ({r['reason']})" if r["reason"] else NOT_RECORDED
+
+
+def fwd_bwd_note(rows: list[dict]) -> str | None:
+    """Under the split's table: which part is most of a step, over the rows that recorded both."""
+    got = [r for r in rows if r["recorded"] and r["bwd_share"] is not None]
+    if not got:
+        return None
+    lo = min(got, key=lambda r: r["bwd_share"])
+    hi = max(got, key=lambda r: r["bwd_share"])
+    fastest_bwd = min(got, key=lambda r: r["bwd_ms"])
+    return (f"The backward is {lo['bwd_share']:.0%} ({label(lo['variant'])}) to {hi['bwd_share']:.0%} "
+            f"({label(hi['variant'])}) of forward plus backward; the fastest backward is "
+            f"{label(fastest_bwd['variant'])}'s ({_ms(fastest_bwd['bwd_ms'])} ms). "
+            + " ".join(dict.fromkeys(SPLIT_METHOD.get(r["method"], f"Timed by {r['method']}.") for r in got))
+            + " Forward plus backward need not equal the step's GPU-only time, which is timed whole (graph replays).")
