@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from gen.analysis import clocks, rules, scaling
+from gen.analysis import clocks, fwdbwd, rules, scaling
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import datasheets, schema, variants
@@ -28,6 +28,7 @@ from gen.report import charts, wording, wording_verdicts
 from gen.report import format as fmt
 from gen.report import wording_scenarios as words
 from gen.report import wording_verdicts as wv
+from gen.report.pages import training
 from gen.report.site import MAX_KERNEL_ROWS, Context, Page, RowsHTML, chart_div, hole, records, summary_command
 
 INDEX = f"{fmt.GENERATED}/scenarios/index.md"
@@ -369,7 +370,10 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
                               figure_note=words.table_note(fig, mode, _ceiling_of(m),
                                                            sheet if fig == sa.FIGURE_TBPS else None),
                               graph_note=words.graph_above_eager_note(
-                                  sum(bool(r.get("graph_above_eager")) for r in rows))))
+                                  sum(bool(r.get("graph_above_eager")) for r in rows)),
+                              split=training.view(fwdbwd.point_rows(ls.rs, name), name,
+                                                  summary_command(ls.name, mode, name))
+                              if mode == schema.Mode.TRAIN else None))
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         headline=words.headline(head, figure, decode, _label) if head else None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import rules, scenarios, timings, verdicts
+from gen.analysis import fwdbwd, rules, scenarios, timings, verdicts
 from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing
 from gen.model.schema import Mode, Window
@@ -21,7 +21,7 @@ from gen.report import wording_scenarios as scenario_words
 from gen.report import wording_verdicts as words
 from gen.report.pages import scaling as scaling_pages
 from gen.report.pages import scenarios as scenario_pages
-from gen.report.pages import verdict
+from gen.report.pages import training, verdict
 from gen.report.site import Context, Page, chart_div, records, summary_command
 
 
@@ -55,7 +55,9 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         notes = [*notes, words.conditions_note(rows, per_variant=True), *words.fidelity_lines(rows)]
     anomalies = [w.words for w in ctx.findings(ls)
                  if w.finding.kind == FindingKind.ANOMALY and w.finding.mode == mode]
-    return dict(mode=mode, call=wording.call_of(mode), rows=rows, chart=chart, notes=notes,
+    split = training.view(fwdbwd.run_rows(ls.rs), mode, summary_command(ls.name, mode)) \
+        if mode == Mode.TRAIN and ls.measured else None
+    return dict(mode=mode, call=wording.call_of(mode), rows=rows, chart=chart, notes=notes, split=split,
                 reference=ls.rs.kind == "reference", anomalies=anomalies, windows=_windows(ls, mode),
                 speedup_basis="GPU-only" if gpu else "wall time",
                 host_bound=[r for r in rows if r["host_bound"]],

@@ -1,0 +1,35 @@
+"""A training table's forward and backward, apart: the view that the set page and each scenario page put
+under their training table (template _fwd_bwd.md.j2), for every variant of the table.
+
+Takes: rows of gen.analysis.fwdbwd (`run_rows` or `point_rows`). Gives: `view(rows, name, command)`: the
+stacked chart, the rows worded, the note, or, for a set captured before the split, one line saying it was not
+recorded. Words from gen.report.wording_dynamic.
+"""
+
+from __future__ import annotations
+
+from gen.analysis import fwdbwd
+from gen.model import schema
+from gen.report import charts
+from gen.report import format as fmt
+from gen.report import wording_dynamic as words
+from gen.report import wording_scenarios as scenario_words
+from gen.report.site import chart_div
+
+
+def view(rows: list[dict], name: str, command: str) -> dict | None:
+    """None where there is no training row at all."""
+    if not rows:
+        return None
+    several = len({r["point"].kv_len for r in rows if r["point"] is not None}) > 1
+    out = []
+    for r in rows:
+        point = scenario_words.point_label(dict(vars(r["point"])), False, False) if several and r["point"] else None
+        out.append(dict(r, label=fmt.label_of(r["variant"]) + (f", {point}" if point else ""),
+                        cell=words.fwd_bwd_cell(r), ok=r["status"] == schema.Status.OK))
+    if not fwdbwd.any_recorded(rows):
+        return dict(rows=[], chart=None, note=None, not_recorded=words.SPLIT_NOT_RECORDED
+                    if not any(r["reason"] for r in rows) else None,
+                    reasons=sorted({r["reason"] for r in rows if r["reason"]}))
+    chart = chart_div(charts.fwd_bwd([r for r in out if r["ok"]]), f"forward and backward per variant, {name}", command)
+    return dict(rows=out, chart=chart, note=words.fwd_bwd_note(rows), not_recorded=None, reasons=[])
