@@ -37,14 +37,14 @@ from gen.model.schema import SetKind, UserError
 from gen.report import cache, charts, prerender, site
 from gen.report import format as fmt
 from gen.report.pages import compare as compare_pages
-from gen.report.pages import dynamic, findings, methodology, scaling, scenarios, sets, variants, verdict
+from gen.report.pages import dynamic, findings, kernel_story, methodology, scaling, scenarios, sets, variants, verdict
 from gen.report.site import Context, Page
 
 # Per-set builders and facts (name -> facts(ctx, ls)) by part, parts in the order their pages
 # are listed: "own" and "sweep" read the set (and the published sets), "pair" the first set too.
 # "sweep" is apart from "own" so that one new set's work runs on two cores.
 PARTS: dict[str, tuple[list[Callable[[Context, tables.LoadedSet], Iterable[Page]]], dict[str, Callable]]] = {
-    "own": ([sets.set_pages, variants.set_pages, findings.set_pages, scaling.set_pages],
+    "own": ([sets.set_pages, variants.set_pages, findings.set_pages, scaling.set_pages, kernel_story.set_pages],
             {"summary": sets.facts, "verdict": verdict.facts, "variants": variants.facts, "findings": findings.facts,
              "method": methodology.facts, "scaling": scaling.facts}),
     "sweep": ([scenarios.set_pages, dynamic.set_pages],
@@ -226,7 +226,7 @@ def make_all(ctx: Context, workers: int | None = None) -> dict[str, Unit]:
 
 
 SET_TEMPLATES = ("set.md.j2", "variant.md.j2", "findings_page.md.j2", "scaling_page.md.j2", "scenario_page.md.j2",
-                 "compare_page.md.j2", "dynamic_page.md.j2")  # what a set's own pages render (and the templates they include)
+                 "compare_page.md.j2", "dynamic_page.md.j2", "fa4_kernels.md.j2")  # what a set's own pages render (and the templates they include)
 
 
 def _compile_templates() -> None:

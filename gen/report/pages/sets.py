@@ -21,7 +21,7 @@ from gen.report import wording_scenarios as scenario_words
 from gen.report import wording_verdicts as words
 from gen.report.pages import scaling as scaling_pages
 from gen.report.pages import scenarios as scenario_pages
-from gen.report.pages import training, verdict
+from gen.report.pages import kernel_story, training, verdict
 from gen.report.site import Context, Page, chart_div, records, summary_command
 
 
@@ -68,6 +68,8 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
 def _own_pages(ctx: Context, ls, page: str) -> list[dict]:
     """The set's own pages beyond this one (gen.report.units), as title and link."""
     out = [dict(title="Findings", link=fmt.relpath(fmt.set_subpage(ls.name, "findings"), page))]
+    if kernel_story.has_page(ls):
+        out.append(dict(title=kernel_story.TITLE, link=fmt.relpath(kernel_story.page(ls.name), page)))
     if scaling_pages.has_page(ls):
         out.append(dict(title="Scaling", link=fmt.relpath(fmt.set_subpage(ls.name, "scaling"), page)))
     if ctx.first is not None and ctx.first is not ls:
