@@ -17,6 +17,7 @@ from gen.analysis import rules
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import anchors, datasheets
+from gen.model.variants import FA4_INSTALL
 from gen.report import wording
 from gen.report.wording import join_and
 
@@ -148,14 +149,16 @@ def shape(p: dict, lengths: list[int], dtype: str, q_lens: list[int] | None = No
     return f"batch {p['batch']}, {heads}, {queries}, {mask}, {what} {lens}, {dtype}"
 
 
-def headline(h: dict, figure: str, decode: bool, variant_label) -> str:
-    """"At S = 32,768, X is fastest: 25.1 ms GPU-only, 690 TFLOP/s (...), 88% of the measured matmul ceiling." """
+def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list[str] | None = None) -> str:
+    """"At S = 32,768, X is fastest: 25.1 ms GPU-only, 690 TFLOP/s (...), 88% of the measured matmul ceiling."
+    With `unmeasured` (the FA4 variants the set did not measure): "fastest of those measured", and what was not."""
     f = h["fastest"]
     fig = figure_of_row(f)
     near, ties = h.get("near") or [], h.get("ties") or []
     text = (f"At {point_label(f, decode, False)}, D {int(f['head_dim'])}"
             f"{' (training step)' if f['mode'] == 'train' else ''}, "
-            f"{variant_label(f['variant'])} is fastest{' by its median' if near or ties else ''}: "
+            f"{variant_label(f['variant'])} is fastest{' of those measured' if unmeasured else ''}"
+            f"{' by its median' if near or ties else ''}: "
             f"{f['gpu_only_ms']:.4g} ms GPU-only"
             f"{' (kernel sum of one call)' if f['gpu_only_method'] == 'kernel_sum' else ''}, "
             f"{figure_value(f[fig], fig)} {FIGURE_LABEL[fig]}")
@@ -171,6 +174,9 @@ def headline(h: dict, figure: str, decode: bool, variant_label) -> str:
                  "of the medians overlap): within noise.")
     if f["ceiling"] == sa.CEILING_COPY and not missing(f["pct_of_ceiling"]) and f["pct_of_ceiling"] > 100:
         text += " " + ABOVE_COPY
+    if unmeasured:
+        text += (f" Not measured in this set: {join_and(variant_label(v) for v in unmeasured)} "
+                 f"({FA4_INSTALL} was not in its capture).")
     return text
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
-from gen.analysis import clocks, comparability, flops, kernel_names, lessons, rules, verdicts
+from gen.analysis import clocks, comparability, flops, kernel_names, lessons, rules, unmeasured, verdicts
 from gen.analysis.values import missing
 from gen.model import trace
 from gen.model.variants import VARIANTS
@@ -397,6 +397,14 @@ def not_measured_line(v: verdicts.Verdict) -> str | None:
     return f"{lead}: {parts}."
 
 
+def fa4_missing_line(missing: list[str]) -> str | None:
+    """The decision box's line where a set measured no FA4 path: its rankings are of the calls measured."""
+    if not missing:
+        return None
+    return (f"Not measured in this set: {_join(label(x) for x in missing)} ({unmeasured.ABSENT_REASON}); every "
+            "ranking here is of the calls measured, and its fastest the fastest of those.")
+
+
 def _sweep_gaps_line(v: verdicts.Verdict) -> list[str]:
     """Where ranked rows come from the profiled runs but the sweep at the same point skipped them."""
     if not v.sweep_gaps:
@@ -409,8 +417,10 @@ def _sweep_gaps_line(v: verdicts.Verdict) -> list[str]:
 def _headline(v: verdicts.Verdict) -> str:
     f = v.fastest
     fs = v.spread(f)
+    # Where FA4 was not measured the ranking is of those measured, and says so (issue 32)
+    here = "of those measured here" if unmeasured.fa4_missing(v.not_measured) else "here"
     if v.near:
-        head = (f"{_join(label(x) for x in (f.variant, *v.near))} are the fastest here, within noise: "
+        head = (f"{_join(label(x) for x in (f.variant, *v.near))} are the fastest {here}, within noise: "
                 f"{us(fs.median)} {_per(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
                 + _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.near)
                 + "; the 95% intervals of their medians overlap, so they share the first rank")
@@ -421,11 +431,11 @@ def _headline(v: verdicts.Verdict) -> str:
     else:
         if v.same_kernel:
             twins = _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.same_kernel)
-            head = (f"{_join(label(x) for x in (f.variant, *v.same_kernel))} tie for the fastest here (the same "
+            head = (f"{_join(label(x) for x in (f.variant, *v.same_kernel))} tie for the fastest {here} (the same "
                     f"kernels: one rank): {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]} for {label(f.variant)}, "
                     f"{twins}")
         else:
-            head = f"{label(f.variant)} is the fastest here: {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]}"
+            head = f"{label(f.variant)} is the fastest {here}: {us(fs.median)} {_per(v.mode)} {BASIS[v.basis]}"
         if v.runner_up is not None:
             head += (f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} "
                      f"({us(v.spread(v.runner_up).median)}); the 95% intervals of the two medians do not overlap")

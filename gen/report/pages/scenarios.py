@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from gen.analysis import clocks, fwdbwd, rules, scaling
+from gen.analysis import clocks, fwdbwd, rules, scaling, unmeasured
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import datasheets, schema, variants
@@ -376,7 +376,8 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
                               if mode == schema.Mode.TRAIN else None))
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
-        headline=words.headline(head, figure, decode, _label) if head else None,
+        headline=words.headline(head, figure, decode, _label,
+                                [x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())]) if head else None,
         measured=words.measured_modes(declared.SCENARIOS[name].why,
                                       any(r["mode"] == schema.Mode.INFERENCE for r in point_rows),
                                       any(r["mode"] == schema.Mode.TRAIN for r in point_rows))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import advice, verdicts
+from gen.analysis import advice, unmeasured, verdicts
 from gen.model.schema import Mode, SetKind
 from gen.report import format as fmt
 from gen.report import wording_verdicts as words
@@ -54,7 +54,9 @@ def decision(ls) -> dict | None:
     if a is None:
         return None
     w = words.advice(a)
-    return dict(set=ls.name, set_title=fmt.set_title(ls), decision=w.decision, lines=w.lines, default=w.default,
+    fa4 = words.fa4_missing_line([x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())])
+    return dict(set=ls.name, set_title=fmt.set_title(ls), decision=w.decision, lines=[*w.lines, *([fa4] if fa4 else [])],
+                default=w.default,
                 exceptions=" ".join(f"{e.scenario}:{e.variant}" for e in a.exceptions))
 
 

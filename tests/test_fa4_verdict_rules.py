@@ -1,0 +1,63 @@
+"""Verdict rules for FlashAttention-4 (issue 32): where a set did not measure FA4 (the H200 set, captured before
+the variants), no verdict calls a measured variant the fastest of all: each says "fastest of those measured" and
+names what was missing with the install command; a set that measured FA4 says plain "fastest"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gen.analysis import tables, unmeasured, verdicts
+from gen.model.variants import FA4_INSTALL
+from gen.report import wording_verdicts as wv
+from gen.report.pages import verdict as verdict_page
+from tests.conftest import RESULTS
+
+H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
+H200 = "nvidia-h200__torch-2.11.0"
+
+
+@pytest.fixture(scope="module")
+def h200():
+    return tables.load_set(Path(RESULTS / H200))
+
+
+@pytest.fixture(scope="module")
+def h100():
+    return tables.load_set(Path(RESULTS / H100))
+
+
+def test_a_set_without_fa4_names_it_unmeasured_with_the_install_command(h200):
+    absent = unmeasured.absent_fa4(h200.rs, ())
+    assert [x for x, _, _ in absent] == list(unmeasured.FA4_FAMILY)
+    assert all(FA4_INSTALL in reason for _, _, reason in absent)
+
+
+def test_no_verdict_of_a_set_without_fa4_calls_its_fastest_the_fastest_of_all(h200):
+    seen = 0
+    for scenario in verdicts.scenarios(h200):
+        for mode in ("inference", "train"):
+            v = verdicts.verdict(h200, scenario, mode)
+            if v is None:
+                continue
+            seen += 1
+            w = wv.verdict(v)
+            assert unmeasured.fa4_missing(v.not_measured) == list(unmeasured.FA4_FAMILY)
+            assert "fastest of those measured here" in w.headline, (scenario, mode)
+            assert "fastest here" not in w.headline
+            text = " ".join(w.lines)
+            assert "pip install .[fa4]" in text
+    assert seen
+    d = verdict_page.decision(h200)
+    assert any("Not measured in this set" in line and FA4_INSTALL in line for line in d["lines"])
+
+
+def test_a_set_that_measured_fa4_ranks_without_the_caveat(h100):
+    assert unmeasured.absent_fa4(h100.rs, ()) == ()
+    for scenario in verdicts.scenarios(h100):
+        v = verdicts.verdict(h100, scenario, "inference")
+        if v is not None:
+            assert "of those measured" not in wv.verdict(v).headline
+    d = verdict_page.decision(h100)
+    assert not any("Not measured in this set" in line for line in d["lines"])
