@@ -61,3 +61,11 @@ def test_a_set_that_measured_fa4_ranks_without_the_caveat(h100):
             assert "of those measured" not in wv.verdict(v).headline
     d = verdict_page.decision(h100)
     assert not any("Not measured in this set" in line for line in d["lines"])
+
+
+def test_fa4s_first_call_is_a_compile_per_configuration_not_a_one_time_start_up(h100):
+    d = verdict_page.decision(h100)
+    run = h100.rs.run("fa4")
+    line = next(line for line in d["lines"] if "first call" in line and "FlashAttention-4" in line)
+    assert "compiled on its first call" in line and "one-time FlashAttention-4" not in line
+    assert f"{run.first_call_s:.2f} s" in line

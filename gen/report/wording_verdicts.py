@@ -738,6 +738,16 @@ def _startup(a: advice_mod.Advice) -> str | None:
         return None
     b = backend(s.backend) if s.backend else label(s.variant)
     who = "the process's" if s.in_process else "the capture's"
+    decl = VARIANTS.get(s.variant)
+    if decl is not None and decl.compiled and not s.backend:
+        # A call compiled per configuration (FA4's CuTe DSL): its first call is a compile at that shape, not a
+        # one-time start-up
+        text = (f"Expect a compile at each new configuration, not a one-time start-up: {label(s.variant)} is "
+                f"compiled on its first call, which took {s.first_call_s:.2f} s at the article's shape ({who} first "
+                f"call of it)")
+        if s.later_first_call_s is not None:
+            text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
+        return text + "."
     text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call ({label(s.variant)})"
     text += f" took {s.first_call_s:.2f} s"
     if s.later_first_call_s is not None:
