@@ -69,3 +69,19 @@ def test_fa4s_first_call_is_a_compile_per_configuration_not_a_one_time_start_up(
     line = next(line for line in d["lines"] if "first call" in line and "FlashAttention-4" in line)
     assert "compiled on its first call" in line and "one-time FlashAttention-4" not in line
     assert f"{run.first_call_s:.2f} s" in line
+
+
+@pytest.mark.parametrize("name", [H100, H200])
+def test_the_paged_kv_answer_rests_on_a_variant_that_pages(name):
+    from gen.analysis import paged
+
+    ls = tables.load_set(Path(RESULTS / name))
+    v = verdicts.verdict(ls, "decode-kernels", "inference")
+    facts = paged.paged_facts(v)
+    assert facts is not None and facts.ranked
+    assert all(paged.pages(x) for x, _ in facts.ranked)
+    line = wv.paged_line(v)
+    best = facts.ranked[0][0]
+    assert line.startswith(f"For a paged KV cache, call {wv.label(best)}") and "SDPA reads a contiguous cache only" in line
+    assert line in wv.verdict(v).lines
+    assert not any(x.startswith("sdpa") for x, _ in facts.ranked)

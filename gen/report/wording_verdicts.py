@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
-from gen.analysis import clocks, comparability, flops, kernel_names, lessons, rules, unmeasured, verdicts
+from gen.analysis import clocks, comparability, flops, kernel_names, lessons, paged, rules, unmeasured, verdicts
 from gen.analysis.values import missing
 from gen.model import trace
 from gen.model.variants import VARIANTS
@@ -397,6 +397,24 @@ def not_measured_line(v: verdicts.Verdict) -> str | None:
     return f"{lead}: {parts}."
 
 
+def paged_line(v: verdicts.Verdict) -> str | None:
+    """For a paged KV cache: the answer from the variants that page; SDPA reads a contiguous cache only."""
+    p = paged.paged_facts(v)
+    if p is None:
+        return None
+    if not p.ranked:
+        return ("For a paged KV cache: no variant that pages was measured here ("
+                + "; ".join(f"{label(x)}: {short_reason(r, _backend(x))}" for x, _, r in p.not_measured)
+                + "); SDPA reads a contiguous cache only, so this set gives no paged answer.")
+    best, best_ms = p.ranked[0]
+    text = (f"For a paged KV cache, call {label(best)}: {us(best_ms)} {_per(v.mode)}, the fastest of the calls measured "
+            f"that read pages ({_join(label(x) for x, _ in p.ranked)}); SDPA reads a contiguous cache only")
+    if best != p.fastest and best_ms > 0:
+        text += (f". Against the fastest call on a contiguous cache ({label(p.fastest)}, {us(p.fastest_ms)}), paging "
+                 f"costs {times(best_ms / p.fastest_ms)}")
+    return text + "."
+
+
 def fa4_missing_line(missing: list[str]) -> str | None:
     """The decision box's line where a set measured no FA4 path: its rankings are of the calls measured."""
     if not missing:
@@ -469,6 +487,9 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
         lines.insert(0, gaps)
     lines += other_calls_line(v)
     lines += _sweep_gaps_line(v)
+    pl = paged_line(v)
+    if pl:
+        lines.append(pl)
     if v.same_kernel:
         lines.append(f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, "
                      "a tie.")

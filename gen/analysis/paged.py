@@ -1,0 +1,42 @@
+"""The paged-KV answer of a verdict (issue 32): it rests on the variants that page (a page table: FA4's
+`page_table`, FlexAttention's paged block mask), never on SDPA, which reads a contiguous cache only.
+
+Takes: a verdict. Gives: `paged_facts(v)`: the paging variants ranked by the verdict's own time, the fastest
+call of all beside them, and those that page but were not measured; None where the scenario has no paging
+variant at all. Numbers only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gen.model.variants import VARIANTS
+
+PAGED_KEYWORD = "paged"
+
+
+def pages(variant: str) -> bool:
+    v = VARIANTS.get(variant)
+    return v is not None and PAGED_KEYWORD in v.keywords
+
+
+@dataclass(frozen=True)
+class PagedFacts:
+    ranked: tuple[tuple[str, float], ...]  # (variant, median of the verdict's basis, ms), fastest first
+    fastest: str  # the verdict's fastest call, which may read a contiguous cache only
+    fastest_ms: float
+    not_measured: tuple[tuple[str, str, str | None], ...]  # paging variants with no time: (variant, status, reason)
+
+
+def paged_facts(v) -> PagedFacts | None:
+    ranked = []
+    for t in v.rows:
+        s = v.spread(t)
+        if pages(t.variant) and s is not None:
+            ranked.append((t.variant, s.median))
+    missing = tuple(x for x in v.not_measured if pages(x[0]))
+    if not ranked and not missing:
+        return None
+    fs = v.spread(v.fastest)
+    return PagedFacts(tuple(sorted(ranked, key=lambda r: r[1])), v.fastest.variant,
+                      fs.median if fs is not None else float("nan"), missing)
