@@ -82,6 +82,7 @@ def test_the_paged_kv_answer_rests_on_a_variant_that_pages(name):
     assert all(paged.pages(x) for x, _ in facts.ranked)
     line = wv.paged_line(v)
     best = facts.ranked[0][0]
-    assert line.startswith(f"For a paged KV cache, call {wv.label(best)}") and "SDPA reads a contiguous cache only" in line
+    assert line.startswith(f"For a paged KV cache, call {wv.label(best)}")
+    assert "SDPA reads a contiguous cache only" in line
     assert line in wv.verdict(v).lines
     assert not any(x.startswith("sdpa") for x, _ in facts.ranked)

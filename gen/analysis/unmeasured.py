@@ -2,7 +2,8 @@
 before the variants existed, ranks what it measured, and the fastest of those is not the fastest of all.
 
 Takes: a ResultSet and the variants a verdict holds. Gives: `absent_fa4(rs, held)`: the FA4 variants the verdict
-holds no record of and the set records nowhere, each as (variant, status, reason) with the install command as the reason, for a GPU set
+holds no record of and the set records nowhere, each as (variant, status, reason) with the install command
+as the reason, for a GPU set
 (FA4 runs only on one); `fa4_missing(not_measured)`: whether any FA4 variant is among a verdict's unmeasured.
 """
 

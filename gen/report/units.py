@@ -226,7 +226,8 @@ def make_all(ctx: Context, workers: int | None = None) -> dict[str, Unit]:
 
 
 SET_TEMPLATES = ("set.md.j2", "variant.md.j2", "findings_page.md.j2", "scaling_page.md.j2", "scenario_page.md.j2",
-                 "compare_page.md.j2", "dynamic_page.md.j2", "fa4_kernels.md.j2")  # what a set's own pages render (and the templates they include)
+                 "compare_page.md.j2", "dynamic_page.md.j2",
+                 "fa4_kernels.md.j2")  # what a set's own pages render (and the templates they include)
 
 
 def _compile_templates() -> None:

@@ -78,7 +78,8 @@ def headline(pf: PhaseFacts) -> str | None:
         out.append(f"{label(worst.variant)} pays {_ms(worst.first_overhead_ms)} ms at every {unit} "
                    f"({worst.first_overhead_ms / worst.steady_ms:,.0f}× its warm call of {_ms(worst.steady_ms)} ms).")
     if pf.break_even:
-        parts = [f"{label(f.variant)} up to {calls_words(f.break_even_calls)}" for f in pf.break_even[:HEADLINE_BREAK_EVEN]]
+        parts = [f"{label(f.variant)} up to {calls_words(f.break_even_calls)}"
+                 for f in pf.break_even[:HEADLINE_BREAK_EVEN]]
         out.append(f"Counting each length's first call, these cost less in all than {label(best.variant)} for as "
                    f"many calls a length as: {', '.join(parts)}.")
     elif first is not None and first.variant == best.variant:
@@ -92,9 +93,11 @@ def advice(pf: PhaseFacts) -> str | None:
     if best is None or not pf.break_even:
         return None
     top = pf.break_even[0]
-    return (f"Where lengths vary, {label(best.variant)} pays its first call again at every {PHASE_LENGTH.get(pf.phase)}: "
+    return (f"Where lengths vary, {label(best.variant)} pays its first call again at every "
+            f"{PHASE_LENGTH.get(pf.phase)}: "
             f"pad or bucket the lengths to a few (each pays its first call once), or call a variant whose first call "
-            f"costs little ({label(top.variant)} costs less in all up to {calls_words(top.break_even_calls)} a length).")
+            f"costs little ({label(top.variant)} costs less in all up to {calls_words(top.break_even_calls)} "
+            "a length).")
 
 
 def break_even_example(pf: PhaseFacts) -> str | None:

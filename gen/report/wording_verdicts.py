@@ -407,8 +407,8 @@ def paged_line(v: verdicts.Verdict) -> str | None:
                 + "; ".join(f"{label(x)}: {short_reason(r, _backend(x))}" for x, _, r in p.not_measured)
                 + "); SDPA reads a contiguous cache only, so this set gives no paged answer.")
     best, best_ms = p.ranked[0]
-    text = (f"For a paged KV cache, call {label(best)}: {us(best_ms)} {_per(v.mode)}, the fastest of the calls measured "
-            f"that read pages ({_join(label(x) for x, _ in p.ranked)}); SDPA reads a contiguous cache only")
+    text = (f"For a paged KV cache, call {label(best)}: {us(best_ms)} {_per(v.mode)}, the fastest of the calls "
+            f"measured that read pages ({_join(label(x) for x, _ in p.ranked)}); SDPA reads a contiguous cache only")
     if best != p.fastest and best_ms > 0:
         text += (f". Against the fastest call on a contiguous cache ({label(p.fastest)}, {us(p.fastest_ms)}), paging "
                  f"costs {times(best_ms / p.fastest_ms)}")
@@ -487,9 +487,7 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
         lines.insert(0, gaps)
     lines += other_calls_line(v)
     lines += _sweep_gaps_line(v)
-    pl = paged_line(v)
-    if pl:
-        lines.append(pl)
+    lines += [x for x in (paged_line(v),) if x]
     if v.same_kernel:
         lines.append(f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, "
                      "a tie.")

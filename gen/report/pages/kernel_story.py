@@ -107,8 +107,9 @@ def _sentences(story: ks.Story, mode: str) -> list[dict]:
                                    for k in sorted(ks_, key=lambda k: k.duration_us or 0.0)) + "."))
     fa4, flash = _main(by, "fa4", "fwd"), _main(by, "flex_flash", "fwd")
     if fa4 and flash and (fa4.block, fa4.grid) != (flash.block, flash.grid):
-        out.append(dict(head=None, text=f"The two FA4 paths do not launch the same forward at this shape: flash_attn.cute "
-                   f"{fmt.integer(fa4.blocks)} blocks of {fmt.integer(fa4.threads)} threads at {fa4.registers_per_thread} "
+        out.append(dict(head=None, text=f"The two FA4 paths do not launch the same forward at this shape: "
+                   f"flash_attn.cute {fmt.integer(fa4.blocks)} blocks of {fmt.integer(fa4.threads)} threads at "
+                   f"{fa4.registers_per_thread} "
                    f"registers, FlexAttention's FLASH backend {fmt.integer(flash.blocks)} blocks of "
                    f"{fmt.integer(flash.threads)} at {flash.registers_per_thread}: each picks its own configuration."))
     return out
@@ -129,7 +130,8 @@ def evidence(story: ks.Story) -> list[dict]:
     groups = sorted({k.warpgroups for k in fa4 if k.warpgroups})
     warpgroups = ("Hopper's wgmma (warpgroup matrix multiply) is issued by a warpgroup of four warps. "
                   + (f"Every FA4 attention kernel here runs a whole number of warpgroups a block "
-                     f"({' or '.join(map(str, groups))}); so do {_names([k for k in whole if k.variant not in ks.FA4_VARIANTS])}. "
+                     f"({' or '.join(map(str, groups))}); so do "
+                     f"{_names([k for k in whole if k.variant not in ks.FA4_VARIANTS])}. "
                      if fa4 and all(k.warpgroups for k in fa4) else "")
                   + (f"Only {_names(wgmma)} names wgmma in its kernel's name. " if wgmma else
                      "No kernel here names wgmma. ")
@@ -148,8 +150,10 @@ def evidence(story: ks.Story) -> list[dict]:
                "authors describe would show in warp-state sampling or an instruction timeline, neither recorded "
                "here: not measured.")
     cluster = ("The launch records hold grid, block, registers and shared memory, not cluster dimensions. "
-               + ("Only a kernel's name states one: " + ", ".join(f"{v}, cga{'x'.join(map(str, c))}" for v, c in clusters)
-                  + ". FA4's clusters are not recorded." if clusters else "No cluster is recorded for any kernel here."))
+               + ("Only a kernel's name states one: "
+                  + ", ".join(f"{v}, cga{'x'.join(map(str, c))}" for v, c in clusters)
+                  + ". FA4's clusters are not recorded." if clusters
+                  else "No cluster is recorded for any kernel here."))
     return [dict(head="Warpgroups.", text=warpgroups), dict(head="Warp specialization.", text=specialization),
             dict(head="TMA.", text=tma_text), dict(head="Softmax pipeline.", text=softmax),
             dict(head="Clusters.", text=cluster)]

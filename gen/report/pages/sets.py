@@ -19,9 +19,9 @@ from gen.report import charts, wording
 from gen.report import format as fmt
 from gen.report import wording_scenarios as scenario_words
 from gen.report import wording_verdicts as words
+from gen.report.pages import kernel_story, training, verdict
 from gen.report.pages import scaling as scaling_pages
 from gen.report.pages import scenarios as scenario_pages
-from gen.report.pages import kernel_story, training, verdict
 from gen.report.site import Context, Page, chart_div, records, summary_command
 
 

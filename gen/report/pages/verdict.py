@@ -55,7 +55,8 @@ def decision(ls) -> dict | None:
         return None
     w = words.advice(a)
     fa4 = words.fa4_missing_line([x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())])
-    return dict(set=ls.name, set_title=fmt.set_title(ls), decision=w.decision, lines=[*w.lines, *([fa4] if fa4 else [])],
+    return dict(set=ls.name, set_title=fmt.set_title(ls), decision=w.decision,
+                lines=[*w.lines, *([fa4] if fa4 else [])],
                 default=w.default,
                 exceptions=" ".join(f"{e.scenario}:{e.variant}" for e in a.exceptions))
 
