@@ -21,6 +21,7 @@ from gen.report import wording_scenarios as scenario_words
 from gen.report import wording_verdicts as words
 from gen.report.pages import scaling as scaling_pages
 from gen.report.pages import scenarios as scenario_pages
+from gen.report.pages import decision as first_screen
 from gen.report.pages import verdict
 from gen.report.site import Context, Page, chart_div, records, summary_command
 
@@ -46,8 +47,10 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         r["rank"] = v.rank(r["variant"]) if v is not None else None
         r["tie"] = v is not None and r["variant"] in v.same_kernel
     gpu = bool(df["gpu_only_ms"].notna().any())
-    chart = chart_div(charts.gpu_time_spec(df, wording.call_of(mode)), f"GPU-only time per variant, {mode}",
-                      summary_command(ls.name, mode)) if gpu else None
+    spec = charts.gpu_time_spec(df, wording.call_of(mode)) if gpu else None
+    # one variant timed: its row in the table below says it (charts.one_point)
+    chart = chart_div(spec, f"GPU-only time per variant, {mode}", summary_command(ls.name, mode)) \
+        if spec is not None and not charts.one_point(spec) else None
     methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))
     notes = wording.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
                                  ls.rs.config.error_draws, methods)
@@ -124,7 +127,8 @@ def set_view(ctx: Context, ls) -> dict:
                 own_pages=_own_pages(ctx, ls, page), published=published_view(ls),
                 # once a page, under the last mode's host-bound outcomes, where any mode has some
                 host_speed=_host_speed(ls) if any(m["host_bound"] or m["host_noise"] for m in modes) else None,
-                decision=verdict.decision(ls) if ls.measured else None)
+                decision=verdict.decision(ls) if ls.measured else None,
+                first=first_screen.view(first_screen.facts(ls)) if ls.measured else None)
 
 
 def set_pages(ctx: Context, ls) -> Iterator[Page]:
