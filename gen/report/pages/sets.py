@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import rules, scenarios, timings, verdicts
+from gen.analysis import compare, rules, scenarios, timings, verdicts
 from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing
 from gen.model.schema import Mode, Window
@@ -21,6 +21,7 @@ from gen.report import wording_scenarios as scenario_words
 from gen.report import wording_verdicts as words
 from gen.report.pages import scaling as scaling_pages
 from gen.report.pages import scenarios as scenario_pages
+from gen.report.pages import compare as compare_pages
 from gen.report.pages import decision as first_screen
 from gen.report.pages import verdict
 from gen.report.site import Context, Page, chart_div, records, summary_command
@@ -71,7 +72,9 @@ def _own_pages(ctx: Context, ls, page: str) -> list[dict]:
     out = [dict(title="Findings", link=fmt.relpath(fmt.set_subpage(ls.name, "findings"), page))]
     if scaling_pages.has_page(ls):
         out.append(dict(title="Scaling", link=fmt.relpath(fmt.set_subpage(ls.name, "scaling"), page)))
-    if ctx.first is not None and ctx.first is not ls:
+    partner = compare.partner(ls, ctx.sets, ctx.first)
+    if ctx.first is not None and ctx.first is not ls and partner is not None and partner is not ls \
+            and compare_pages.useful(ctx, partner, ls):
         out.append(dict(title=f"Compared with {fmt.set_title(ctx.first)}",
                         link=fmt.relpath(fmt.set_subpage(ls.name, "compare"), page)))
     return out
@@ -117,9 +120,19 @@ def _host_speed(ls) -> str | None:
     return wording.host_speed(ref.median_ms, ref.p10_ms, ref.p90_ms, ref.n) if ref else None
 
 
+def description(ls, decision: dict | None) -> str:
+    """The page's description (a shared link's preview): what to call there, else what the set is."""
+    if decision:
+        return decision["decision"]
+    if ls.rs.kind == "reference":
+        return f"{fmt.set_title(ls)}: published figures, not measured here, beside the sets measured for this report."
+    return f"{fmt.set_title(ls)}: every attention variant's time, kernels and memory in this result set."
+
+
 def set_view(ctx: Context, ls) -> dict:
     page = fmt.set_page(ls.name)
     modes = [m for m in (mode_view(ctx, ls, mode) for mode in Mode) if m]
+    decision = verdict.decision(ls) if ls.measured else None
     return dict(ls=ls, modes=modes,
                 scenarios=scenario_pages.set_links(ctx, ls, page), verdicts=verdict.set_blocks(ls),
                 variant_pages={r.variant: fmt.relpath(fmt.set_variant_page(ls.name, r.variant), page)
@@ -127,7 +140,7 @@ def set_view(ctx: Context, ls) -> dict:
                 own_pages=_own_pages(ctx, ls, page), published=published_view(ls),
                 # once a page, under the last mode's host-bound outcomes, where any mode has some
                 host_speed=_host_speed(ls) if any(m["host_bound"] or m["host_noise"] for m in modes) else None,
-                decision=verdict.decision(ls) if ls.measured else None,
+                decision=decision, description=description(ls, decision),
                 first=first_screen.view(first_screen.facts(ls)) if ls.measured else None)
 
 
