@@ -496,7 +496,8 @@ def fastest_map(rows: pd.DataFrame) -> alt.LayerChart:
                         legend=alt.Legend(orient="bottom", direction="horizontal", columns=2)),
         opacity=alt.condition(alt.datum.sure == "yes", alt.value(0.9), alt.value(0.4)),
     )
-    text = alt.Chart(d).mark_text(fontSize=10, limit=120, color="#1f1f24").encode(
+    # A cell's name is cut to its cell (an ellipsis where it does not fit): names never run into the next cell.
+    text = alt.Chart(d).mark_text(fontSize=10, limit=alt.ExprRef("max(bandwidth('x') - 6, 1)"), color="#1f1f24").encode(
         x=x, y=y, text="fastest_label:N", tooltip=tooltip)
     return alt.layer(cell, text).properties(width="container", height=ROW_PX * max(1, len(sets)))
 
