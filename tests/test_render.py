@@ -50,7 +50,8 @@ def test_every_page_is_there(ctx, pages):
 def test_set_page_shows_both_modes(pages):
     text = pages["generated/sets/nvidia-h200__torch-2.11.0.md"].text
     assert "## Inference (forward only)" in text and "## Training (forward and backward)" in text
-    assert text.count('class="vega-chart"') == 2
+    # the decision's chart on the first screen, then one chart per mode
+    assert text.count('class="vega-chart"') == 3 and text.index("data-decision-first") < text.index("## Inference")
     # Summary columns: kernels, GPU median and spread, CPU, speed-up, memory, error, backend.
     for column in ("Kernels / forward", "GPU-only ms (median)", "GPU-only IQR (ms)", "Eager ms", "Host dispatch ms",
                    "Speed-up vs naive (GPU-only)", "Peak MiB", "Error vs fp64", "SDPA ran"):
@@ -76,7 +77,8 @@ def test_set_variant_page(pages):
     assert "# Naive · NVIDIA H200 · PyTorch 2.11.0" in text and "](../../../variants/naive.md)" in text
     assert "## Inference: one forward" in text and "## Training: forward and backward" in text
     assert "/// tab" not in text
-    assert text.count('class="vega-chart"') == 2
+    # the decision's chart on the first screen, then one chart per mode
+    assert text.count('class="vega-chart"') == 3 and text.index("data-decision-first") < text.index("## Inference")
     assert text.count('<table data-kind="kernels" data-search-exclude>') == 2
     assert "](../../../traces/nvidia-h200__torch-2.11.0/article__inference__naive.json.gz)" in text
     assert "https://ui.perfetto.dev" in text

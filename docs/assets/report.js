@@ -3,7 +3,7 @@
 // imported only when a page has a chart. Everything runs from Material's document$,
 // so instant navigation draws the charts of each page it swaps in.
 // Nothing here reaches another host: the chart specs sit in data-spec attributes and
-// the data downloads are made in the page (Blob URLs).
+// the downloads (CSV, JSON, PNG, SVG) are made in the page (Blob and data URLs).
 
 const BUNDLE = new URL("./vendor/vega-bundle.js", import.meta.url).href;
 let bundle = null;
@@ -74,24 +74,74 @@ function chartData(spec) {
 
 const slugify = (s) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "chart";
 
-// Under each chart: its data as a JSON download and, when the page names it, the command
-// that reproduces the figure (data-command). Text only: a command is shown, never parsed.
+// A chart's rows as CSV: one dataset as it is; several in one table, a first column naming each.
+// A text cell that a spreadsheet would run as a formula (= + @) is quoted with a leading '.
+function csvOf(data) {
+  const sets = Array.isArray(data) ? { "": data } : data;
+  const many = Object.keys(sets).length > 1;
+  const cols = [];
+  for (const rows of Object.values(sets)) for (const r of rows) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
+  const cell = (v) => {
+    if (v === null || v === undefined) return "";
+    let s = typeof v === "object" ? JSON.stringify(v) : String(v);
+    if (typeof v === "string" && /^[=+@\t\r]/.test(s)) s = "'" + s;
+    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const lines = [(many ? ["dataset", ...cols] : cols).map(cell).join(",")];
+  for (const [name, rows] of Object.entries(sets)) {
+    for (const r of rows) lines.push((many ? [name, ...cols.map((c) => r[c])] : cols.map((c) => r[c])).map(cell).join(","));
+  }
+  return lines.join("\r\n") + "\r\n";
+}
+
+function download(name, text, type, title) {
+  const blob = new Blob([text], { type });
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
+  link.title = `${title}, ${(blob.size / 1024).toFixed(1)} KiB`;
+  return link;
+}
+
+// The chart as a picture, made from its drawn view when asked for (the view may be redrawn in the other palette).
+function picture(el, name, type) {
+  const link = document.createElement("a");
+  link.href = "#";
+  link.className = `chart-${type}`;
+  link.textContent = type.toUpperCase();
+  link.title = `Save this chart as ${type.toUpperCase()}`;
+  link.addEventListener("click", async (e) => {
+    e.preventDefault();
+    if (!el._vega) return;
+    const url = await el._vega.view.toImageURL(type, type === "png" ? 2 : 1);
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = `${name}.${type}`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+  });
+  return link;
+}
+
+// Under each chart: the chart as PNG and SVG, its data as CSV and JSON downloads and, when the page
+// names it, the command that reproduces the figure (data-command). Text only: a command is shown, never parsed.
 function tools(el, n) {
   if (el.nextElementSibling && el.nextElementSibling.classList.contains("chart-tools")) return;
   const box = document.createElement("div");
   box.className = "chart-tools";
   box.setAttribute("data-search-exclude", "");
   const page = slugify(location.pathname.split("/").pop().replace(/\.html$/, "") || "index");
-  const name = `${page}-${slugify(el.getAttribute("aria-label") || el.dataset.label || "chart-" + n)}.json`;
-  const blob = new Blob([JSON.stringify(chartData(JSON.parse(el.dataset.spec)), null, 1) + "\n"],
-                        { type: "application/json" });
-  const link = document.createElement("a");
-  link.className = "chart-data";
-  link.href = URL.createObjectURL(blob);
-  link.download = name;
-  link.textContent = "data (JSON)";
-  link.title = `The data this chart draws, ${(blob.size / 1024).toFixed(1)} KiB`;
-  box.append(link);
+  const name = `${page}-${slugify(el.getAttribute("aria-label") || el.dataset.label || "chart-" + n)}`;
+  const data = chartData(JSON.parse(el.dataset.spec));
+  const csv = download(`${name}.csv`, csvOf(data), "text/csv", "The data this chart draws, as CSV");
+  csv.className = "chart-csv";
+  csv.textContent = "data (CSV)";
+  const json = download(`${name}.json`, JSON.stringify(data, null, 1) + "\n", "application/json",
+                        "The data this chart draws, as JSON");
+  json.className = "chart-data";
+  json.textContent = "data (JSON)";
+  box.append("Save: ", picture(el, name, "png"), " · ", picture(el, name, "svg"), " · ", csv, " · ", json);
   if (el.dataset.command) {
     const label = document.createElement("span");
     label.textContent = " · reproduce: ";

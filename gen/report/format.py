@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import html
+import json
 import os
 import re
 from pathlib import PurePosixPath
@@ -61,6 +62,21 @@ def md(value) -> Markup:
     # Quotes are escaped after the table: their entities carry a `#` that must stay as it is.
     text = html.escape(printable(str(value)), quote=False).translate(_MD_TABLE)
     return Markup(text.replace('"', "&quot;").replace("'", "&#39;"))
+
+
+DESCRIPTION_CHARS = 200  # a link preview shows about this much (Open Graph description)
+
+
+def meta_description(text: str) -> Markup:
+    """A page's description for its front matter (`description: ...`): its first sentence (cut at
+    DESCRIPTION_CHARS), on one line, HTML-escaped (Material prints page.meta.description in an
+    attribute as it is; overrides/main.html's og:description too), as a YAML scalar (JSON's quoting)."""
+    one = " ".join(printable(str(text)).split())
+    head, dot, _ = one.partition(". ")
+    one = head + "." if dot else one
+    if len(one) > DESCRIPTION_CHARS:
+        one = one[:DESCRIPTION_CHARS - 1].rstrip() + "…"
+    return Markup(json.dumps(html.escape(one, quote=True)))
 
 
 def num(x, fmt: str = ".3g", unit: str = "") -> str:
@@ -116,7 +132,8 @@ def html_url(href: str) -> str:
     return urlunsplit(("", "", parts.path[:-3] + ".html", parts.query, parts.fragment))
 
 
-FILTERS = dict(md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer, span=span, html_url=html_url)
+FILTERS = dict(meta_description=meta_description, md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer,
+               span=span, html_url=html_url)
 
 
 # --------------------------------------------------------------------------- names and paths

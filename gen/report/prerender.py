@@ -112,11 +112,11 @@ def _read_config(path: Path) -> tuple[list, dict]:
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError:  # tags only mkdocs knows (!ENV, !relative): let it read the file
-        from mkdocs.config import load_config
+    except yaml.YAMLError:  # tags only mkdocs knows (!ENV, !relative): its loader reads them (not the
+        # INHERITed file, which the build writes later: the extensions sit in this one)
+        from mkdocs.utils.yaml import get_yaml_loader
 
-        cfg = load_config(str(path))
-        return list(cfg["markdown_extensions"]), dict(cfg["mdx_configs"])
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=get_yaml_loader()) or {}
     names, configs = list(MKDOCS_BUILTIN), {}
     for item in data.get("markdown_extensions") or []:
         name, conf = next(iter(item.items())) if isinstance(item, dict) else (item, None)

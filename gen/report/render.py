@@ -52,9 +52,11 @@ from gen.report.format import GENERATED, md, ms, printable, set_page, size, vari
 from gen.report.pages import compare, dynamic, findings, home, methodology, scaling, scenarios, sets, variants, verdict
 from gen.report.site import Context, Page, chart_div  # noqa: F401
 
-# Hand-written pages of docs/ that the navigation holds, before and after the generated ones.
+# Hand-written pages of docs/ that the navigation holds, before and after the generated ones. matrix.md (how to
+# gather sets from many machines) tells a reader of the report nothing: the home page's "How to regenerate" links it,
+# and mkdocs.yml lists it under not_in_nav.
 NAV_HEAD = [("Home", "index.md")]
-NAV_TAIL = [("Many machines", "matrix.md"), ("Methodology", "methodology.md"), ("Data format", "data-format.md")]
+NAV_TAIL = [("Methodology", "methodology.md"), ("Data format", "data-format.md")]
 
 PAGE_BUILDERS: list[Callable[[Context], Iterable[Page]]] = [
     home.build, verdict.build, sets.build, variants.build, methodology.skipped, methodology.build, variants.trace_files,

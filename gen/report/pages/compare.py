@@ -73,14 +73,22 @@ def pair_view(a, b, ctx: Context | None = None, here: str = PAGE) -> dict:
                 diffs=[r for r in rows if r["kernel_match"].startswith(("full", "partial"))])
 
 
+def useful(ctx: Context, a, b) -> bool:
+    """A comparison page tells something: the pair is like for like (no refusal: same shape, scenario and dtype),
+    or B is a published set with figures at A's points (`_elsewhere`). A page that could only say "not like for
+    like" (a CPU set's small shape against a GPU set's) is not made, nor linked."""
+    found, elsewhere = _issues(ctx, a, b)
+    return bool(elsewhere) or not any(i.refuse for i in found)
+
+
 def _compared(ctx: Context, ls) -> bool:
     a = compare.partner(ls, ctx.sets, ctx.first)
-    return a is not None and a is not ls
+    return a is not None and a is not ls and ctx.fact(ls, "compare").get("useful", True)
 
 
 def set_pages(ctx: Context, ls) -> Iterator[Page]:
     a = compare.partner(ls, ctx.sets, ctx.first)
-    if a is None or a is ls:
+    if a is None or a is ls or not useful(ctx, a, ls):
         return
     page = fmt.set_subpage(ls.name, "compare")
     text = ctx.template("compare_page.md.j2").render(here=page, pairs=[pair_view(a, ls, ctx, page)],
@@ -92,8 +100,9 @@ def facts(ctx: Context, ls) -> dict:
     a = compare.partner(ls, ctx.sets, ctx.first)
     if a is None or a is ls:
         return dict(refused=0, flagged=0)
-    found, _ = _issues(ctx, a, ls)
-    return dict(refused=sum(i.refuse for i in found), flagged=sum(not i.refuse for i in found))
+    found, elsewhere = _issues(ctx, a, ls)
+    return dict(refused=sum(i.refuse for i in found), flagged=sum(not i.refuse for i in found),
+                useful=bool(elsewhere) or not any(i.refuse for i in found))
 
 
 def _has_figure(ctx: Context, ls) -> bool:

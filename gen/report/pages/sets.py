@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import fwdbwd, rules, scenarios, timings, verdicts
+from gen.analysis import compare, fwdbwd, rules, scenarios, timings, verdicts
 from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing
 from gen.model.schema import Mode, Window
@@ -19,6 +19,8 @@ from gen.report import charts, wording
 from gen.report import format as fmt
 from gen.report import wording_scenarios as scenario_words
 from gen.report import wording_verdicts as words
+from gen.report.pages import compare as compare_pages
+from gen.report.pages import decision as first_screen
 from gen.report.pages import kernel_story, training, verdict
 from gen.report.pages import scaling as scaling_pages
 from gen.report.pages import scenarios as scenario_pages
@@ -46,8 +48,10 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         r["rank"] = v.rank(r["variant"]) if v is not None else None
         r["tie"] = v is not None and r["variant"] in v.same_kernel
     gpu = bool(df["gpu_only_ms"].notna().any())
-    chart = chart_div(charts.gpu_time_spec(df, wording.call_of(mode)), f"GPU-only time per variant, {mode}",
-                      summary_command(ls.name, mode)) if gpu else None
+    spec = charts.gpu_time_spec(df, wording.call_of(mode)) if gpu else None
+    # one variant timed: its row in the table below says it (charts.one_point)
+    chart = chart_div(spec, f"GPU-only time per variant, {mode}", summary_command(ls.name, mode)) \
+        if spec is not None and not charts.one_point(spec) else None
     methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))
     notes = wording.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
                                  ls.rs.config.error_draws, methods)
@@ -72,8 +76,10 @@ def _own_pages(ctx: Context, ls, page: str) -> list[dict]:
         out.append(dict(title=kernel_story.TITLE, link=fmt.relpath(kernel_story.page(ls.name), page)))
     if scaling_pages.has_page(ls):
         out.append(dict(title="Scaling", link=fmt.relpath(fmt.set_subpage(ls.name, "scaling"), page)))
-    if ctx.first is not None and ctx.first is not ls:
-        out.append(dict(title=f"Compared with {fmt.set_title(ctx.first)}",
+    partner = compare.partner(ls, ctx.sets, ctx.first)
+    if ctx.first is not None and ctx.first is not ls and partner is not None and partner is not ls \
+            and compare_pages.useful(ctx, partner, ls):
+        out.append(dict(title=f"Compared with {fmt.set_title(partner)}",
                         link=fmt.relpath(fmt.set_subpage(ls.name, "compare"), page)))
     return out
 
@@ -118,9 +124,19 @@ def _host_speed(ls) -> str | None:
     return wording.host_speed(ref.median_ms, ref.p10_ms, ref.p90_ms, ref.n) if ref else None
 
 
+def description(ls, decision: dict | None) -> str:
+    """The page's description (a shared link's preview): what to call there, else what the set is."""
+    if decision:
+        return decision["decision"]
+    if ls.rs.kind == "reference":
+        return f"{fmt.set_title(ls)}: published figures, not measured here, beside the sets measured for this report."
+    return f"{fmt.set_title(ls)}: every attention variant's time, kernels and memory in this result set."
+
+
 def set_view(ctx: Context, ls) -> dict:
     page = fmt.set_page(ls.name)
     modes = [m for m in (mode_view(ctx, ls, mode) for mode in Mode) if m]
+    decision = verdict.decision(ls) if ls.measured else None
     return dict(ls=ls, modes=modes,
                 scenarios=scenario_pages.set_links(ctx, ls, page), verdicts=verdict.set_blocks(ls),
                 variant_pages={r.variant: fmt.relpath(fmt.set_variant_page(ls.name, r.variant), page)
@@ -128,7 +144,8 @@ def set_view(ctx: Context, ls) -> dict:
                 own_pages=_own_pages(ctx, ls, page), published=published_view(ls),
                 # once a page, under the last mode's host-bound outcomes, where any mode has some
                 host_speed=_host_speed(ls) if any(m["host_bound"] or m["host_noise"] for m in modes) else None,
-                decision=verdict.decision(ls) if ls.measured else None)
+                decision=decision, description=description(ls, decision),
+                first=first_screen.view(first_screen.facts(ls)) if ls.measured else None)
 
 
 def set_pages(ctx: Context, ls) -> Iterator[Page]:

@@ -21,6 +21,7 @@ from gen.analysis import advice, unmeasured, verdicts
 from gen.model.schema import Mode, SetKind
 from gen.report import format as fmt
 from gen.report import wording_verdicts as words
+from gen.report.pages import decision as first_screen
 from gen.report.site import Context, Page
 
 HOME_PARTIAL = f"{fmt.GENERATED}/.verdict.md"
@@ -92,7 +93,8 @@ def fastest_rows(ls) -> list[dict]:
 def facts(ctx: Context, ls) -> dict:
     """What the home page reads of a set: its verdicts, its article verdict (a line when it is
     not the first set), its decision, and per scenario its fastest variant for the heat map."""
-    return dict(blocks=set_blocks(ls), line=block(ls), decision=decision(ls), fastest=fastest_rows(ls))
+    return dict(blocks=set_blocks(ls), line=block(ls), decision=decision(ls), fastest=fastest_rows(ls),
+                first=first_screen.facts(ls))
 
 
 def home_view(ctx: Context) -> dict:
@@ -106,7 +108,8 @@ def home_view(ctx: Context) -> dict:
         b = facts[ls.name]["line"]
         if ls is not first and b:
             others.append(dict(b, decision=facts[ls.name]["decision"]))
-    return dict(main=main, main_set=first, others=others, first=facts[first.name]["decision"] if first else None)
+    return dict(main=main, main_set=first, others=others, first=facts[first.name]["decision"] if first else None,
+                first_screen=first_screen.view(facts[first.name]["first"]) if first else None)
 
 
 def build(ctx: Context) -> Iterator[Page]:

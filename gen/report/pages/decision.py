@@ -1,0 +1,184 @@
+"""The first screen of a measured set, on its page and on the home page: a chart of the decision and
+a compact table of it, before any sentence.
+
+Takes: a loaded measured set, its verdicts (gen.analysis.verdicts) and its advice
+(gen.analysis.advice): no number of its own. Gives `chart_rows(ls)` (per workload with a
+verdict, every ranked call's median at the verdict's point and its 95% interval, over the
+recommended call's median; charts.decision draws them), `table_rows(ls)` (one row per call to
+make: the workloads it is for, its gain over SDPA with no backend pinned, the condition it holds
+under) and `facts(ls)`: both as plain data, and `view(facts)`: the chart as HTML (none where it would
+draw one point: the table holds it, charts.one_point) and the table, for _decision_first.md.j2.
+
+The recommended call of a workload is the advice's: its exception there, else its default call.
+A workload whose recommended call was not measured, or with one call measured (nothing ranked
+against it), is left out, as the advice leaves it out.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from gen.analysis import advice, rules, verdicts
+from gen.analysis.values import variant_role
+from gen.model.schema import Mode
+from gen.report import charts
+from gen.report import format as fmt
+from gen.report import wording_verdicts as words
+from gen.report.site import chart_div, summary_command
+from gen.report.wording import join_and
+
+X_TITLE = {"gpu_only": "GPU-only time, × the recommended call's (log)",
+           "eager": "time per call in a Python loop, × the recommended call's (log)",
+           "host": "host wall time, × the recommended call's (log)"}
+
+
+def _workload(scenario: str, mode: str, title: str) -> str:
+    """A workload's name on the chart's axis and in the table: the scenario's title, and the mode
+    where the scenario is measured in both."""
+    return f"{title} · training" if mode == Mode.TRAIN else title
+
+
+def _ranked(ls) -> list[tuple[verdicts.Verdict, str]]:
+    """Every verdict with its recommended call, where the call was measured and ranked against another."""
+    a = advice.advice(ls)
+    if a is None:
+        return []
+    picks = {(e.scenario, str(e.mode)): e.variant for e in a.exceptions}
+    out = []
+    for scenario in verdicts.scenarios(ls):
+        for mode in Mode:
+            v = verdicts.verdict(ls, scenario, mode)
+            if v is None or v.field_of_one:
+                continue
+            rec = picks.get((scenario, str(mode)), a.default)
+            if v.row(rec) is not None and v.spread(v.row(rec)) is not None:
+                out.append((v, rec))
+    return out
+
+
+def _title(ls, scenario: str) -> str:
+    rec = ls.rs.scenario(scenario)
+    return rec.title if rec else scenario
+
+
+def chart_rows(ls) -> list[dict]:
+    auto = variant_role("automatic")
+    rows = []
+    for v, rec in _ranked(ls):
+        base = v.spread(v.row(rec)).median
+        if not base:
+            continue
+        point = words.point_label(verdicts.point_of(ls, v.scenario, v.mode))
+        for t in v.rows:
+            s = v.spread(t)
+            if s is None or not s.n:
+                continue
+            lo, hi = verdicts.interval(s)
+            workload = _workload(v.scenario, v.mode, _title(ls, v.scenario))
+            rows.append(dict(workload=workload, variant=fmt.label_of(t.variant),
+                             role=charts.RECOMMENDED if t.variant == rec else
+                             charts.DEFAULT_CALL if t.variant == auto else charts.OTHER_CALLS,
+                             rel=s.median / base, rel_lo=lo / base, rel_hi=hi / base,
+                             median_ms=s.median, ci_lo_ms=lo, ci_hi_ms=hi, point=point))
+    return rows
+
+
+def _gain(v: verdicts.Verdict, rec: str, over: str) -> float | None:
+    """`over`'s median over `rec`'s in one verdict: how much faster the recommended call is."""
+    a, b = v.row(over), v.row(rec)
+    sa, sb = (v.spread(a) if a else None), (v.spread(b) if b else None)
+    return sa.median / sb.median if sa and sb and sb.median else None
+
+
+def _gains(values: list[float]) -> str:
+    if not values:
+        return "–"
+    lo, hi = min(values), max(values)
+    return words.times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
+
+
+def _shape(p) -> str:
+    """The verdict's point in a few words for a table cell."""
+    if p is None:
+        return ""
+    text = f"{p.kv_len:,} tokens" if p.q_len == p.kv_len else \
+        f"{p.q_len:,} quer{'y' if p.q_len == 1 else 'ies'} × {p.kv_len:,} keys"
+    return text + (f", window {p.window:,}" if p.window else "") + f", head dim {p.head_dim}"
+
+
+def _reader(ls, v: verdicts.Verdict) -> str:
+    """A workload in a reader's words (wording_verdicts.SCENARIO_WORDS: several scenarios read as "prefill")."""
+    said = words.SCENARIO_WORDS.get(v.scenario, _title(ls, v.scenario))
+    return said if v.mode != Mode.TRAIN or "training" in said else "training"
+
+
+def table_rows(ls) -> list[dict]:
+    """The default call's row (its workloads, its gains over SDPA unpinned, how it stands), then one
+    row per exception (its workload, its gain, the point and what else it costs)."""
+    a = advice.advice(ls)
+    ranked = _ranked(ls)
+    if a is None or not ranked:
+        return []
+    auto = variant_role("automatic")
+    exceptions = {(e.scenario, str(e.mode)): e for e in a.exceptions}
+    mine = [(v, rec) for v, rec in ranked if (v.scenario, str(v.mode)) not in exceptions]
+    out = []
+    if mine:
+        first = [v for v, _ in mine if v.rank(a.default) == 1]
+        noise = [v for v in first if v.fastest.variant != a.default and a.default not in v.same_kernel]
+        behind = [v for v, _ in mine if v.rank(a.default) != 1]
+        cond = f"ranks first in {len(first)} of {len(mine)}"
+        if noise:
+            cond += (f"; within noise of {join_and(dict.fromkeys(fmt.label_of(v.fastest.variant) for v in noise))}"
+                     f" in {len(noise)}")
+        if behind:
+            worst = max(v.spread(v.fastest) and _gain(v, v.fastest.variant, a.default) or 1.0 for v in behind)
+            cond += (f"; elsewhere at most {words.times(worst)} behind the fastest "
+                     f"(under the {rules.ADVICE_MIN_GAIN:g}× line)")
+        gain = "same call" if a.default == auto else _gains(
+            [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None])
+        # the reader's words for the workloads (SCENARIO_WORDS: several scenarios read as "prefill"), inference first
+        reader = dict.fromkeys(_reader(ls, v) for v, _ in sorted(mine, key=lambda x: x[0].mode == Mode.TRAIN))
+        out.append(dict(workload=join_and(reader) if exceptions else f"every workload measured: {join_and(reader)}",
+                        call=fmt.label_of(a.default), variant=a.default, gain=gain, condition=cond + "."))
+    for v, rec in ranked:
+        e = exceptions.get((v.scenario, str(v.mode)))
+        if e is None:
+            continue
+        g = _gain(v, rec, auto)
+        gain = "same call" if rec == auto else (words.times(g) if g is not None else "–")
+        if a.default != auto:
+            gain += f" ({words.times(e.ratio)} over {words.short_label(a.default)})"
+        cond = f"at {_shape(verdicts.point_of(ls, v.scenario, v.mode))}"
+        if e.compile_s is not None:
+            cond += f"; its first call compiles ({e.compile_s:.1f} s)"
+        if e.error is not None and e.default_error is not None:
+            cond += f"; relative error {e.error:.1e} against {e.default_error:.1e}"
+        out.append(dict(workload=_workload(v.scenario, v.mode, _title(ls, v.scenario)), call=fmt.label_of(rec),
+                        variant=rec, gain=gain, condition=cond + "."))
+    return out
+
+
+def facts(ls) -> dict | None:
+    """What the first screen shows of a set, as plain data (the home page reads it from the build's cache):
+    the table's rows, the chart's rows and the ranking time; None for a set with nothing ranked."""
+    table = table_rows(ls)
+    if not table:
+        return None
+    basis = next((v.basis for v, _ in _ranked(ls)), "gpu_only")
+    return dict(set=ls.name, table=table, rows=chart_rows(ls), basis=basis)
+
+
+def view(f: dict | None) -> dict | None:
+    """The first screen from `facts`: the chart (None where it would draw one point: the table holds it,
+    charts.one_point) and the table."""
+    if not f:
+        return None
+    chart = None
+    if f["rows"]:
+        spec = charts.decision(pd.DataFrame(f["rows"]), X_TITLE.get(f["basis"], X_TITLE["gpu_only"])) \
+            .to_dict(validate=False)
+        if not charts.one_point(spec):
+            chart = chart_div(spec, "the decision: each workload's calls against the recommended one",
+                              summary_command(f["set"]))
+    return dict(set=f["set"], chart=chart, table=f["table"], gain_over=fmt.label_of(variant_role("automatic")))
