@@ -77,8 +77,7 @@ def test_set_variant_page(pages):
     assert "# Naive · NVIDIA H200 · PyTorch 2.11.0" in text and "](../../../variants/naive.md)" in text
     assert "## Inference: one forward" in text and "## Training: forward and backward" in text
     assert "/// tab" not in text
-    # the decision's chart on the first screen, then one chart per mode
-    assert text.count('class="vega-chart"') == 3 and text.index("data-decision-first") < text.index("## Inference")
+    assert text.count('class="vega-chart"') == 2  # one timeline per mode
     assert text.count('<table data-kind="kernels" data-search-exclude>') == 2
     assert "](../../../traces/nvidia-h200__torch-2.11.0/article__inference__naive.json.gz)" in text
     assert "https://ui.perfetto.dev" in text
