@@ -106,6 +106,7 @@ class Advice:
     host_cost_ms: float | None = None  # the host's own cost of a call there
     host_gpu_ms: float | None = None  # its GPU-only time there
     host_why: str | None = None  # why within noise (rules.host_bound_why, or "same kernels")
+    host_ref_ms: float | None = None  # the host's reference call there (the host's speed, apart from the kernel)
     # Other forward scenarios where a loop of the default call clearly waited (the lower end of its
     # eager over GPU-only ratio at or past rules.HOST_BOUND_EAGER_RATIO): (scenario, ratio, its
     # interval, the host-bound outcome there).
@@ -326,7 +327,8 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         host_ratio_ci=row.eager_ratio_ci if row is not None else None,
         host_cost_ms=row.host_cost_ms if row is not None else None,
         host_gpu_ms=row.gpu_only.median if row is not None and row.gpu_only else None,
-        host_why=row.host_noise_why if row is not None else None, determinism=_determinism(vs),
+        host_why=row.host_noise_why if row is not None else None,
+        host_ref_ms=row.host_ref_ms if row is not None else None, determinism=_determinism(vs),
         loops=_loops(vs, default))
 
 

@@ -122,6 +122,7 @@ class Timed:
     eager_ratio_ci: tuple[float, float] | None = None  # eager over GPU-only, by the intervals of both medians
     host_cost_ms: float | None = None  # the host's own cost of a call (rules.HOST_COST_QUANTILE)
     host_noise_why: str | None = None  # rules.host_bound_why: "eager", "host", "both", "same kernels"
+    host_ref_ms: float | None = None  # the host's reference call beside this record's host windows (median)
     reason: str | None = None  # why not measured (status other than ok), as the capture recorded it
 
     @property
@@ -203,7 +204,7 @@ def _host_facts(tm: timings.Times) -> dict:
     cost = _num(tm.host_cost_ms) if tm.host_cost_ms is not None else None
     known = not any(math.isnan(x) for x in (elo, ehi, glo, ghi)) and glo > 0 and ghi > 0
     return dict(eager_ratio_ci=(elo / ghi, ehi / glo) if known else None, host_cost_ms=cost,
-                host_noise_why=rules.host_bound_why(elo, ehi, glo, ghi, cost))
+                host_noise_why=rules.host_bound_why(elo, ehi, glo, ghi, cost), host_ref_ms=_num(tm.host_ref_ms))
 
 
 def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> str | None:

@@ -473,9 +473,9 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
         for x in v.host_noise:
             t = v.row(x)
             ratio = host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why, t.host_cost_ms,
-                                     t.gpu_only.median if t.gpu_only else None)
-            parts.append(f"{label(x)} ({ratio.removeprefix('the loop saw ')})")
-        lines.append(f"Host-bound or not depends on the host (within noise): a Python loop saw {'; '.join(parts)}.")
+                                     t.gpu_only.median if t.gpu_only else None, t.host_ref_ms)
+            parts.append(f"{label(x)}: {ratio}")
+        lines.append(f"{HOST_SPEED_LEAD}: {'. '.join(parts)}.")
     why = _why_line(v)
     if why:
         lines.append(why)
@@ -736,27 +736,50 @@ def _startup(a: advice_mod.Advice) -> str | None:
     return text + "."
 
 
-def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: str | None,
-                     host_cost_ms: float | None, gpu_ms: float | None) -> str:
-    """The eager/GPU-only ratio as measured, with the reason its outcome is what it is: never a
-    ratio over the line called within noise without saying why."""
-    line = times(rules.HOST_BOUND_EAGER_RATIO)
-    text = f"the loop saw {times(ratio)} its GPU-only time"
-    if ci is not None:
-        text += f" ({times(ci[0])} to {times(ci[1])} by the 95% intervals of the two medians"
-        if why in ("eager", "both"):
-            text += f", across the {line} line"
-        elif why is None or why == "same kernels":
-            text += f", {'over' if ci[0] >= rules.HOST_BOUND_EAGER_RATIO else 'under'} the {line} line"
-        else:
-            text += f", clear of the {line} line"
-        text += ")"
-    if why in ("host", "both") and host_cost_ms is not None and gpu_ms:
-        text += (f"; the host's own cost of a call, {us(host_cost_ms)}, is {host_cost_ms / gpu_ms:.2f} of the "
-                 f"GPU's {us(gpu_ms)}, close enough that whether a loop waits depends on the host that day")
-    elif why == "same kernels":
-        text += "; a variant running the same kernels came out otherwise, so they share within noise"
+def usec(ms: float) -> str:
+    """A host-side quantity (a call's host cost, the reference call, the crossover) always in µs, on every
+    page: one unit and one value per quantity."""
+    return f"{ms * 1000:.1f} µs"
+
+
+def host_crossover(gpu_ms: float | None, host_cost_ms: float | None, host_ref_ms: float | None) -> str | None:
+    """Host speed as a property of the host: the GPU time of a call is the crossover (a loop keeps the GPU
+    busy while the host dispatches a call faster than the GPU runs it), against what this capture's host
+    took and its reference call. None without a GPU time or a host cost."""
+    if gpu_ms is None or missing(gpu_ms) or host_cost_ms is None or missing(host_cost_ms):
+        return None
+    text = (f"a Python loop keeps the GPU busy while the host dispatches a call in under {usec(gpu_ms)} (the "
+            f"call's GPU time); this capture's host took {usec(host_cost_ms)}")
+    if host_ref_ms is not None and not missing(host_ref_ms):
+        text += f" (its reference call: {usec(host_ref_ms)})"
     return text
+
+
+HOST_SPEED_LEAD = ("Whether a Python loop waits on the host is a property of the host as much as of the kernel; "
+                   "what this capture's host gave")
+
+
+def on_this_host(ratio: float | None, ci: tuple[float, float] | None) -> str:
+    """What this capture's loop saw, as measured: host-bound on this host, not, or at the line where the
+    ratio's interval reaches across it. Never "within noise": a ratio clear of the line is its answer here."""
+    line = rules.HOST_BOUND_EAGER_RATIO
+    if ratio is None:
+        return "no eager time"
+    if ci is not None and ci[0] < line <= ci[1]:
+        return f"at the {times(line)} line behind this host ({times(ci[0])} to {times(ci[1])} its GPU-only time)"
+    state = "a loop waited for this host" if ratio >= line else "the GPU stayed busy behind this host"
+    return f"{state} ({times(ratio)} its GPU-only time)"
+
+
+def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: str | None,
+                     host_cost_ms: float | None, gpu_ms: float | None, host_ref_ms: float | None = None) -> str:
+    """The eager/GPU-only ratio as measured, what it makes of this capture's host, and the crossover
+    (host_crossover): whether a loop waits is a property of the host, so the host's numbers stand beside it."""
+    text = on_this_host(ratio, ci)
+    if why == "same kernels":
+        text += "; a variant running the same kernels came out otherwise"
+    cross = host_crossover(gpu_ms, host_cost_ms, host_ref_ms)
+    return text + (f"; {cross}" if cross else "")
 
 
 def _determinism(a: advice_mod.Advice) -> str | None:
@@ -800,27 +823,17 @@ def _ms(x: float | None) -> str:
 def _host(a: advice_mod.Advice) -> str | None:
     if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
         return None
-    state = "host-bound" if a.host_outcome == rules.YES else "possibly host-bound (within noise)"
-    # The first screen's short form of host_ratio_words (the verdict pages give it whole): the ratio, its
-    # interval against the line, and, where that decides "within noise", the host's own cost.
-    line = rules.HOST_BOUND_EAGER_RATIO
-    text = (f"In a Python loop of short calls it is {state}: the article's shape saw {a.host_ratio:.2f}× its "
-            "GPU-only time")
-    if a.host_ratio_ci is not None:
-        lo, hi = a.host_ratio_ci
-        text += f" ({lo:.2f}× to {hi:.2f}×, {'across' if lo < line <= hi else 'clear of'} the {line:g}× line)"
-    if not missing(a.host_cost_ms) and a.host_gpu_ms:
-        text += f"; the host's own cost of a call is {a.host_cost_ms / a.host_gpu_ms:.2f} of the GPU's time"
-        if a.host_why in ("host", "both"):
-            text += ", so whether a loop waits depends on the host"
-    return text + "."
+    # The first screen's short form of the verdict's host line: what this host saw, and the crossover.
+    text = f"In a Python loop of short calls at the article's shape, {on_this_host(a.host_ratio, a.host_ratio_ci)}"
+    cross = host_crossover(a.host_gpu_ms, a.host_cost_ms, a.host_ref_ms)
+    return text + (f": {cross}" if cross else "") + "."
 
 
 def _loops(a: advice_mod.Advice) -> str | None:
     """Where else a loop of the default call clearly waited for the host (decode's short calls)."""
     if not a.loops:
         return None
-    outcome = {rules.YES: "host-bound", rules.WITHIN_NOISE: "host-bound within noise",
+    outcome = {rules.YES: "host-bound", rules.WITHIN_NOISE: "host-bound on this host",
                rules.NO: "not host-bound by the host's own cost"}
     parts = [f"{SCENARIO_WORDS.get(sc, sc)}, {r:.2f}× its GPU-only time (at least {lo:.2f}×; "
              f"{outcome.get(o, 'undecided')})" for sc, r, (lo, _), o in a.loops]

@@ -1,0 +1,106 @@
+"""Issue 31's rules for verdicts a kernel engineer would sign, each asserted on the pages built from the
+committed sets (the lead H100 set and the H200 set) or on the fact layer behind them.
+
+The pages are built once for the module from results/ into a scratch folder; `page(name)` reads one
+as plain text (HTML entities decoded, charts left out), as a reader does.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+
+from gen.analysis import rules, tables, verdicts
+from gen.report import build
+from gen.report import wording_verdicts as words
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "results"
+LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
+H200 = "nvidia-h200__torch-2.11.0"
+GPU_SETS = (LEAD, H200)
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("verdict-rules") / "docs"
+    build.run(RESULTS, out, convert=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def page(docs):
+    def read(name: str) -> str:
+        text = (docs / name).read_text(encoding="utf-8")
+        text = re.sub(r"<div class=\"vega-chart\".*?</div>", "", text, flags=re.S)
+        return html.unescape(re.sub(r"<[^>]+>", " ", text))
+    return read
+
+
+@pytest.fixture(scope="module")
+def pages(docs, page):
+    """Every generated page's text, by its path under docs/."""
+    return {str(p.relative_to(docs)): page(str(p.relative_to(docs))) for p in sorted(docs.rglob("*.md"))}
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    return {name: tables.load_set(RESULTS / name) for name in GPU_SETS}
+
+
+def _set_page(name: str) -> str:
+    return f"generated/sets/{name}.md"
+
+
+# --------------------------------------------------------------------------- §3: host speed, a property of the host
+
+
+def test_no_page_calls_a_loop_possibly_host_bound_within_noise(pages):
+    """A loop at 1.02x of the GPU time is not host-bound, decode at 1.5-1.7x is not within noise: every page
+    gives what this capture's host saw and the crossover instead."""
+    for name, text in pages.items():
+        assert "possibly host-bound" not in text, name
+        assert "Host-bound or not depend" not in text, name
+        assert "host-bound within noise" not in text, name
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_every_host_line_gives_the_crossover_and_the_host_reference_call(page, name):
+    """Where a set page speaks of host speed deciding, it states the crossover (the call's GPU time), this
+    host's cost of a call and its reference call, all in µs."""
+    text = page(_set_page(name))
+    leads = text.count(words.HOST_SPEED_LEAD)
+    assert leads, "the lead set's verdicts have variants whose loop depends on the host"
+    crossings = re.findall(r"a Python loop keeps the GPU busy while the host dispatches a call in under "
+                           r"([\d.]+) (\S+) \(the call's GPU time\); this capture's host took ([\d.]+) (\S+) "
+                           r"\(its reference call: ([\d.]+) (\S+)\)", text)
+    assert len(crossings) >= leads
+    for _, u1, _, u2, _, u3 in crossings:
+        assert (u1, u2, u3) == ("µs", "µs", "µs")
+
+
+def test_host_cost_of_a_call_reads_the_same_on_the_set_page_and_in_the_verdict(page, loaded):
+    """One value per quantity: the host cost of one call in the verdict's host line is the one the set page's
+    table note gives for the same variant (not 75.9 µs on one and 0.1321 ms on another)."""
+    text = page(_set_page(LEAD))
+    v = verdicts.verdict(loaded[LEAD], "article", "inference")
+    for x in v.host_noise:
+        t = v.row(x)
+        cost = words.usec(t.host_cost_ms)
+        assert text.count(f"this capture's host took {cost}") >= 2, (x, cost)  # the verdict and the table note
+
+
+def test_the_crossover_is_the_call_s_gpu_time():
+    cross = words.host_crossover(0.0589, 0.0556, 0.0133)
+    assert "in under 58.9 µs" in cross and "took 55.6 µs" in cross and "reference call: 13.3 µs" in cross
+    assert words.host_crossover(None, 0.05, 0.01) is None
+
+
+def test_what_a_host_saw_is_never_within_noise():
+    line = rules.HOST_BOUND_EAGER_RATIO
+    assert "waited" in words.on_this_host(1.6, (1.5, 1.7))
+    assert "stayed busy" in words.on_this_host(1.02, (0.99, 1.06))
+    assert "line" in words.on_this_host(1.1, (1.0, line + 0.1))
