@@ -104,3 +104,67 @@ def test_what_a_host_saw_is_never_within_noise():
     assert "waited" in words.on_this_host(1.6, (1.5, 1.7))
     assert "stayed busy" in words.on_this_host(1.02, (0.99, 1.06))
     assert "line" in words.on_this_host(1.1, (1.0, line + 0.1))
+
+
+# --------------------------------------------------------------------------- §1: kernels compared in equal conditions
+
+
+def _gpu_verdicts(loaded):
+    for name, ls in loaded.items():
+        for sc in verdicts.scenarios(ls):
+            for mode in ("inference", "train"):
+                v = verdicts.verdict(ls, sc, mode)
+                if v is not None and v.basis == "gpu_only":
+                    yield name, v
+
+
+def test_every_gpu_verdict_says_which_time_ranks_and_gives_each_time_its_clock_power_and_equal_clock(loaded):
+    """A verdict ranks by the as-run time (what a user gets) and says so; each time it names stands with the SM
+    clock and power it ran at and its time at the set's reference clock."""
+    seen = 0
+    for name, v in _gpu_verdicts(loaded):
+        w = words.verdict(v)
+        ranked = next(x for x in w.lines if x.startswith("Ranked by the as-run"))
+        assert f"equal clock ({v.ref_mhz:.0f} MHz" in ranked, (name, v.scenario)
+        clock = next(x for x in w.lines if x.startswith("As run, with the SM clock and board power"))
+        named = {v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())}
+        for x in named:
+            t = v.row(x)
+            assert f"{words.label(x)} {words.us(v.spread(t).median)} at {t.sm_clock_mhz:.0f} MHz and " \
+                   f"{t.power_w:.0f} W, {words.us(t.at_ref_ms)} at equal clock" in clock, (name, v.scenario, x)
+        seen += 1
+    assert seen >= 10
+
+
+def test_where_equal_clock_orders_otherwise_the_verdict_says_so_and_who_pays(loaded):
+    """The H200's FP8 prefill: SDPA cuDNN ran at about 1607 MHz, FlexAttention FP8 at 1810 MHz; at equal clock
+    cuDNN is the faster of the two, as run it is not. The verdict names the pair and the clocks."""
+    flips = 0
+    for name, v in _gpu_verdicts(loaded):
+        line = words.equal_clock_line(v)
+        for a, b in v.clock_flips:
+            ta, tb = v.row(a), v.row(b)
+            assert ta.at_ref_ms > tb.at_ref_ms and v.spread(ta).median <= v.spread(tb).median
+        if v.clock_flips:
+            flips += 1
+            assert "At equal clock the order differs" in line and "pays for it in the as-run time" in line
+            a, b = v.clock_flips[0]
+            assert f"{words.label(b)} ran at {v.row(b).sm_clock_mhz:.0f} MHz against" in line
+        else:
+            assert "At equal clock the order is the same" in line
+    assert flips, "the committed sets hold at least one pair the clock reorders"
+    v = verdicts.verdict(loaded[H200], "fp8-prefill", "inference")
+    assert ("flex_fp8", "sdpa_cudnn") in v.clock_flips
+
+
+def test_equal_clock_time_is_the_time_times_its_clock_over_the_reference(loaded):
+    for _, v in _gpu_verdicts(loaded):
+        for t in v.rows:
+            if t.at_ref_ms is not None:
+                assert t.at_ref_ms == pytest.approx(t.gpu_only.median * t.sm_clock_mhz / v.ref_mhz)
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_set_page_verdicts_carry_the_equal_clock_line(page, name):
+    text = page(_set_page(name))
+    assert text.count("As run, with the SM clock and board power of each window") >= 8

@@ -437,6 +437,60 @@ def _headline(v: verdicts.Verdict) -> str:
     return head
 
 
+def ranked_by(v: verdicts.Verdict) -> str:
+    """Which of the two times ranks, and why: the as-run time (what a user gets), with the equal-clock time
+    beside it where the set has a reference clock."""
+    text = f"Ranked by the as-run {METHOD.get(v.method, v.method)}"
+    if v.ref_mhz is None or not v.equal_clock_order:
+        return text + "."
+    return (text + ": what a user gets, each kernel at the SM clock its own power draw left the GPU. The time at "
+            f"equal clock ({v.ref_mhz:.0f} MHz, the GPU's maximum: the time × its clock / {v.ref_mhz:.0f}) ranks "
+            "the kernels by their efficiency instead.")
+
+
+def _as_run(t: verdicts.Timed, v: verdicts.Verdict) -> str:
+    s = v.spread(t)
+    text = f"{label(t.variant)} {us(s.median)}"
+    if t.sm_clock_mhz is None:
+        return text + " (SM clock not recorded)"
+    text += f" at {t.sm_clock_mhz:.0f} MHz"
+    if t.power_w is not None:
+        text += f" and {t.power_w:.0f} W"
+    if t.at_ref_ms is not None:
+        text += f", {us(t.at_ref_ms)} at equal clock"
+    return text
+
+
+MAX_FLIPS = 3  # pairs the equal-clock line names; the rest counted
+
+
+def equal_clock_line(v: verdicts.Verdict) -> str | None:
+    """Each named time with the SM clock and power it ran at and its equal-clock time; whether the equal-clock
+    ranking orders the rows otherwise, and who pays for reaching the power limit."""
+    if v.ref_mhz is None or not v.equal_clock_order:
+        return None
+    named = [v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())]
+    rows = [v.row(x) for x in dict.fromkeys(named) if v.row(x) is not None]
+    text = "As run, with the SM clock and board power of each window: " + "; ".join(_as_run(t, v) for t in rows)
+    if not v.clock_flips:
+        return text + ". At equal clock the order is the same."
+    parts = []
+    for a, b in v.clock_flips[:MAX_FLIPS]:
+        ta, tb = v.row(a), v.row(b)
+        pays = (f"{label(b)} ran at {tb.sm_clock_mhz:.0f} MHz against {ta.sm_clock_mhz:.0f} MHz for {label(a)}"
+                if tb.sm_clock_mhz is not None and ta.sm_clock_mhz is not None else "")
+        if pays and rules.at_power_limit(tb.power_w, v.power_limit_w):
+            pays += f", at the {v.power_limit_w:.0f} W power limit ({tb.power_w:.0f} W)"
+        parts.append(f"{label(b)} ({us(tb.at_ref_ms)}) ahead of {label(a)} ({us(ta.at_ref_ms)})"
+                     + (f": {pays}" if pays else ""))
+    more = len(v.clock_flips) - MAX_FLIPS
+    text += (". At equal clock the order differs: " + "; ".join(parts)
+             + (f"; and {more} more pair{'s' if more != 1 else ''}" if more > 0 else "")
+             + ". A kernel that slows the GPU's clock with its own power draw pays for it in the as-run time, "
+               "which is what a user gets; the equal-clock order is the kernels' efficiency.")
+    return text
+
+
 def other_calls_line(v: verdicts.Verdict) -> list[str]:
     """Where a merged set's ranked rows come from two capture calls: which, and what that means."""
     if not v.other_calls:
@@ -453,7 +507,10 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
     f = v.fastest
     fs = v.spread(f)
     head = _headline(v)
-    lines = [f"Ranked by {METHOD.get(v.method, v.method)}."] if v.method else []
+    lines = [ranked_by(v)] if v.method else []
+    clock = equal_clock_line(v)
+    if clock:
+        lines.append(clock)
     gaps = not_measured_line(v)
     if gaps:
         lines.insert(0, gaps)
