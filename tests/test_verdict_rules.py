@@ -168,3 +168,25 @@ def test_equal_clock_time_is_the_time_times_its_clock_over_the_reference(loaded)
 def test_set_page_verdicts_carry_the_equal_clock_line(page, name):
     text = page(_set_page(name))
     assert text.count("As run, with the SM clock and board power of each window") >= 8
+
+
+def test_sustained_names_only_windows_long_enough(pages):
+    """ "Sustained" only for a window of at least rules.SUSTAINED_WINDOW_S (the article's rows were windows of
+    about 0.09 s at the maximum clock): a time called sustained states its window, long enough."""
+    for name, text in pages.items():
+        for m in re.finditer(r"ms sustained \(graph replays over ([\d.]+) s", text):
+            assert float(m.group(1)) >= rules.SUSTAINED_WINDOW_S, name
+        assert "ms sustained (graph replays, the GPU warm" not in text, name
+    assert rules.sustained(rules.SUSTAINED_WINDOW_S) and not rules.sustained(0.09)
+
+
+def test_methodology_says_clocks_fall_under_load():
+    text = (ROOT / "docs" / "methodology.md").read_text(encoding="utf-8")
+    assert "ramp up" not in text
+    assert "under load its clocks fall" in text and "equal clock" in text
+
+
+def test_the_rules_table_names_the_sustained_threshold_and_the_power_limit_share(page):
+    text = page("generated/.rules.md")
+    assert f"at least {rules.SUSTAINED_WINDOW_S:g} s long" in text
+    assert f"at least {rules.POWER_AT_LIMIT_PCT:g}% of the enforced limit" in text

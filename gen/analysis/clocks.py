@@ -152,7 +152,7 @@ BURST_COLUMNS = ["variant", "mode", "head_dim", "q_len", "kv_len", "anchor_set",
                  "expected_burst_ms", "burst_vs_expected", "anchor_at_sustained_clock_ms",
                  "sustained_vs_anchor", "sustained_vs_anchor_at_clock", "burst_vs_anchor", "sustained_explained",
                  "burst_explained", "explained", "reason", "burst_throttled", "burst_all_ms",
-                 "burst_early_n", "main_kernel_ms", "other_events_ms"]
+                 "burst_early_n", "main_kernel_ms", "other_events_ms", "sustained_window_s"]
 
 
 def _ratio(a, b) -> float:
@@ -239,6 +239,7 @@ def burst_frame(points: pd.DataFrame | None, anchors: pd.DataFrame, rows: list[d
             burst_all_ms=burst_all, burst_early_n=p.get("burst_early_n") if throttled else math.nan,
             main_kernel_ms=p.get("main_kernel_us", math.nan) / 1e3,
             other_events_ms=p.get("other_events_us", math.nan) / 1e3,
+            sustained_window_s=p.get("telemetry_window_s", math.nan),
             **_explained(p["gpu_only_ms"], at_clock, p["burst_ms"], a["published_ms"], reason), reason=reason))
     return pd.DataFrame(rows, columns=BURST_COLUMNS)
 

@@ -429,12 +429,23 @@ def _burst_words(b: dict) -> str:
     return text + (f" ({b['burst_clock_mhz']:.0f} MHz)" if not missing(b["burst_clock_mhz"]) else "")
 
 
+def as_run_window(window_s: float | None) -> str:
+    """How a GPU-only time ran, opening a parenthesis: "sustained" only for a window of at least
+    rules.SUSTAINED_WINDOW_S, else named by its length."""
+    if rules.sustained(window_s):
+        return f"sustained (graph replays over {window_s:.1f} s, the GPU warm"
+    if missing(window_s):
+        return "as run (graph replays, the GPU warm; window length not recorded"
+    return (f"as run (graph replays over {window_s:.2f} s, too short to call sustained, under "
+            f"{rules.SUSTAINED_WINDOW_S:g} s")
+
+
 def burst_line(b: dict, variant_label) -> str:
     """Sustained against burst and the published time (gen.analysis.clocks.burst_frame): the gap is
     the clock only when the clock rule holds for our sustained time and our own burst lands on the
     published time too; the publisher's clock is an assumption (sources do not state it)."""
     head = (f"At {b['kv_len']:,} tokens, {variant_label(b['variant'])}: published {b['anchor_ms']:.3f} ms; ours "
-            f"{b['sustained_ms']:.3f} ms sustained (graph replays, the GPU warm")
+            f"{b['sustained_ms']:.3f} ms {as_run_window(b.get('sustained_window_s'))}")
     if not missing(b["sustained_clock_mhz"]):
         head += f", {b['sustained_clock_mhz']:.0f} MHz"
         if not missing(b["sustained_power_w"]):
@@ -442,12 +453,12 @@ def burst_line(b: dict, variant_label) -> str:
     head += ")"
     if not missing(b["burst_ms"]):
         head += _burst_words(b)
-    head += f". Sustained over published: {b['sustained_vs_anchor']:.2f}×."
+    head += f". Ours over published: {b['sustained_vs_anchor']:.2f}×."
     if isinstance(b["reason"], str):
         return head + f" The clock rule cannot be applied: {b['reason']}."
     tol = f"{rules.CLOCK_RULE_PCT:g}%"
     rule = (f" The clock rule assumes the publisher's calls ran at our burst clock, {b['burst_clock_mhz']:.0f} MHz "
-            "(the source does not state its clock settings): the published time at our sustained clock would "
+            "(the source does not state its clock settings): the published time at our as-run clock would "
             f"read {b['anchor_ms']:.3f} × {b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = "
             f"{b['anchor_at_sustained_clock_ms']:.3f} ms, and ours is {b['sustained_vs_anchor_at_clock']:.2f}× that "
             f"({'within' if b['sustained_explained'] == rules.YES else 'beyond'} {tol}).")
@@ -463,11 +474,11 @@ def burst_line(b: dict, variant_label) -> str:
         # scale as 1/clock: memory and the clock's swings within the window do not follow it).
         faster = "less" if b["sustained_vs_anchor_at_clock"] < 1 else "more"
         rule += (burst + ": at the burst clock our call matches the published one, so the gap is the clock, "
-                 f"though our sustained call slows {faster} than 1/clock predicts.")
+                 f"though our as-run call slows {faster} than 1/clock predicts.")
     else:
         rule += burst + ": the clock does not explain the gap" + _work_timed(b) + "."
     if not missing(b["expected_burst_ms"]):
-        rule += (f" Our burst against {b['expected_burst_ms']:.3f} ms expected from the sustained time at the "
+        rule += (f" Our burst against {b['expected_burst_ms']:.3f} ms expected from the as-run time at the "
                  f"burst clock: {b['burst_vs_expected']:.2f}×.")
     return head + rule
 
