@@ -190,3 +190,42 @@ def test_the_rules_table_names_the_sustained_threshold_and_the_power_limit_share
     text = page("generated/.rules.md")
     assert f"at least {rules.SUSTAINED_WINDOW_S:g} s long" in text
     assert f"at least {rules.POWER_AT_LIMIT_PCT:g}% of the enforced limit" in text
+
+
+# --------------------------------------------------------------------------- §1: ceilings at the point's clock
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_matmul_ceiling_is_set_at_each_point_s_clock_and_fp8_against_none(loaded, name):
+    """A ceiling taken at one clock bounds a point at another only scaled to it (86% of a ceiling taken at
+    1487 MHz against points at 1625-1980 MHz was wrong); FP8 points are not set against the BF16 product."""
+    import math
+
+    from gen.analysis import scaling
+    from gen.analysis import scenarios as sa
+
+    ls = loaded[name]
+    cl, mm_clock = scaling.ceilings(ls), scaling.matmul_clock(ls)
+    assert cl and mm_clock, "a schema-3/4 set records the matmul ceiling's clock"
+    checked = 0
+    for sc in sa.scenario_names([ls]):
+        for r in sa.point_frame(ls, sc).to_dict("records"):
+            if r["status"] != "ok" or math.isnan(r["tflops"]):
+                continue
+            if sa.element_size(r.get("dtype") or sa.scenario_dtype(ls, sc)) == 1 or r["variant"].endswith("fp8"):
+                assert math.isnan(r["pct_of_matmul"]) or r["ceiling"] != sa.CEILING_MATMUL, (sc, r["variant"])
+                continue
+            if math.isnan(r["sm_clock_mhz"]):
+                assert math.isnan(r["pct_of_matmul"])
+                continue
+            at = cl["matmul_tflops"] * r["sm_clock_mhz"] / mm_clock
+            assert r["pct_of_matmul"] == pytest.approx(100 * r["tflops"] / at), (sc, r["variant"])
+            checked += 1
+    assert checked > 20
+
+
+def test_scenario_pages_name_the_ceiling_at_the_point_s_clock(pages):
+    said = [t for t in pages.values() if "% of the measured matmul ceiling" in t]
+    assert said
+    for t in said:
+        assert not re.search(r"% of the measured matmul ceiling(?! at the point's clock)", t)

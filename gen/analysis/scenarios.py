@@ -249,6 +249,7 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     gpu = ls.rs.environment.device == "cuda"  # a CPU trace has no GPU events to count
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     own_dtype = scenario_dtype(ls, scenario)
+    mm_clock = scaling.matmul_clock(ls) if cl else None
     rows = []
     for rec in recs:
         # a variant refused while being built recorded no dtype: its declared one (FP8 variants)
@@ -265,7 +266,8 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
         tflops = f / (ms * 1e-3) / 1e12 if has_time else math.nan
         tbps = b / (ms * 1e-3) / 1e12 if has_time and rec.mode == schema.Mode.INFERENCE else math.nan
         fig = figure_of(rec.point, rec.mode)
-        pct_mm = 100 * tflops / cl["matmul_tflops"] if cl else math.nan
+        mm_at = scaling.matmul_at(cl["matmul_tflops"], mm_clock, t["sm_clock_mhz"]) if cl else math.nan
+        pct_mm = 100 * tflops / mm_at if cl else math.nan
         pct_cp = 100 * tbps / (cl["copy_gbps"] / 1e3) if cl else math.nan
         read = cl["read_tbps"] if cl and not missing(cl.get("read_tbps")) else math.nan
         pct_rd = 100 * tbps / read if not missing(read) else math.nan
@@ -274,7 +276,7 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
             cl_row, pct_mm = None, math.nan
         else:
             cl_row = cl
-        value = ({CEILING_COPY: cl["copy_gbps"] / 1e3, CEILING_READ: read}.get(ceiling, cl["matmul_tflops"])
+        value = ({CEILING_COPY: cl["copy_gbps"] / 1e3, CEILING_READ: read}.get(ceiling, mm_at)
                  if cl_row else math.nan)
         rows.append(dict(
             scenario=scenario, variant=rec.variant, mode=rec.mode, **_point_dict(rec.point), status=rec.status,

@@ -630,8 +630,11 @@ def sol_note(rate) -> str:
         return "Speed of light: no dense tensor rate listed for this GPU and dtype (gen/model/datasheets.py)."
     return (f"% of speed of light: the TFLOP/s over SMs × the SM clock NVML sampled during the GPU-only time × "
             f"{rate.flops_per_clk_per_sm} dense {rate.dtype} FLOP per clock per SM ({rate.arch}; {rate.source}); "
-            "a time without a recorded clock has none. The share of the measured ceilings, beside it, mixes "
-            "clocks: each ceiling was measured at its own.")
+            "a time without a recorded clock has none. The share of the matmul ceiling, beside it, sets the ceiling "
+            "at the point's own clock (its TFLOP/s × the point's SM clock / the clock it was measured at: a tensor-"
+            "core product scales with the clock); a point without a recorded clock gets none. The copy and read "
+            "ceilings are bandwidths, not scaled. The measured matrix product is BF16: an FP8 point is set against "
+            "no ceiling (no FP8 ceiling is measured), only against the FP8 speed of light.")
 
 
 def above_ceiling_line(rows, ceiling: str) -> str | None:
