@@ -229,3 +229,40 @@ def test_scenario_pages_name_the_ceiling_at_the_point_s_clock(pages):
     assert said
     for t in said:
         assert not re.search(r"% of the measured matmul ceiling(?! at the point's clock)", t)
+
+
+# --------------------------------------------------------------------------- §1: published figures carry their conditions
+
+
+def test_fa3_anchor_records_the_paper_s_stated_conditions():
+    """The FlashAttention-3 paper states a fixed 1830 MHz clock, cuDNN 9.1.1.17 and PyTorch 2.3.0: recorded in
+    the anchor (and the committed set), cited in its source, not "not stated"."""
+    from gen.model import anchors, schema
+
+    rs = schema.load_set(RESULTS / anchors.FA3_NAME)
+    assert rs.environment.cudnn == "9.1.1.17" and rs.environment.torch == "2.3.0"
+    assert "1830 MHz" in rs.source and "cuDNN 9.1.1.17" in rs.source and "PyTorch 2.3.0" in rs.source
+    assert {p.published.clock_mhz for p in rs.sweep} == {1830.0}
+
+
+def test_ours_against_fa3_is_also_given_at_the_paper_s_clock(pages, loaded):
+    """Ours against a figure taken at a stated clock: at equal clock, our rate x 1830 / our clock."""
+    from gen.analysis import scenarios as sa
+
+    sets = [tables.load_set(RESULTS / n) for n in (LEAD, "nvidia-h100-sxm5__flashattention3-paper")]
+    anchors = sa.anchor_frame(sets, "article", sets[0])
+    vs = sa.versus_frame(sa.point_frame(sets[0], "article"), anchors)
+    vs = vs[vs["anchor_clock_mhz"].notna() & vs["ours_clock_mhz"].notna()]
+    assert len(vs)
+    for r in vs.to_dict("records"):
+        assert r["ours_rate_ratio_at_clock"] == pytest.approx(
+            r["ours_tflops"] * 1830.0 / r["ours_clock_mhz"] / r["anchor_tflops"])
+    assert any("The source states its clock fixed at 1830 MHz" in t for t in pages.values())
+
+
+def test_cudnn_frontend_compare_explains_the_clock_and_flags_only_what_it_compares(page):
+    """The published cuDNN-frontend figures state no clock: the page says the ratios mix kernels and clocks and
+    gives A's clock per row; a thin timing of a variant the table does not show is no caveat of it."""
+    text = page("generated/sets/nvidia-h200__cudnn-frontend-9.19.1/compare.md")
+    assert "A's SM clock" in text and "The source states no clock setting" in text
+    assert "GPU-only time of Naive rests on" not in text

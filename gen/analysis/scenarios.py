@@ -519,7 +519,7 @@ def own_head_dim_of(rows: list[dict], scenario: str) -> int | None:
 ANCHOR_COLUMNS = [
     "anchor_set", "gpu", "source", "variant", "mode", *POINT_KEYS, "dtype", "same_shape", "our_batch", "our_q_heads",
     "our_kv_heads", "published_ms", "published_tflops", "published_convention", "approximate", "tflops",
-    "tflops_from", "note",
+    "tflops_from", "note", "clock_mhz",
 ]
 _EMPTY_ANCHORS = pd.DataFrame([], columns=ANCHOR_COLUMNS)
 FROM_TIME = "published time"  # our count over the published time
@@ -598,7 +598,7 @@ def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.L
                 published_ms=pub.gpu_time_ms if pub.gpu_time_ms is not None else math.nan,
                 published_tflops=pub.tflops if pub.tflops is not None else math.nan,
                 published_convention=pub.flop_convention, approximate=pub.approximate, tflops=tf, tflops_from=how,
-                note=pub.note))
+                note=pub.note, clock_mhz=pub.clock_mhz if pub.clock_mhz is not None else math.nan))
     if not rows:  # (most scenarios: an empty frame is made once, then copied)
         return _EMPTY_ANCHORS.copy()
     return pd.DataFrame(rows, columns=ANCHOR_COLUMNS)
@@ -610,6 +610,7 @@ VERSUS_COLUMNS = [
     "fastest_variant",
     "fastest_ms", "fastest_tflops", "fastest_pct_of_ceiling", "time_ratio", "rate_ratio", "same_time_ratio",
     "same_rate_ratio", "ours_variant", "ours_same", "ours_ms", "ours_tflops", "ours_time_ratio", "ours_rate_ratio",
+    "anchor_clock_mhz", "ours_clock_mhz", "ours_rate_ratio_at_clock",
 ]
 
 
@@ -669,7 +670,19 @@ def versus_row(a, same, fast) -> dict:
         ours_tflops=ours["tflops"] if ours is not None else math.nan,
         ours_time_ratio=ratio(ours["gpu_only_ms"], a["published_ms"]) if ours is not None and comparable_time
         else math.nan,
-        ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan)
+        ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan,
+        **_at_stated_clock(a, ours, ratio))
+
+
+def _at_stated_clock(a, ours, ratio) -> dict:
+    """Ours against a figure whose source states a fixed clock, at that clock: our rate x its clock / the
+    clock ours ran at (a tensor-core kernel's rate scales with the SM clock). NaN where either clock is unknown."""
+    stated = a.get("clock_mhz", math.nan) if hasattr(a, "get") else math.nan
+    mine = ours.get("sm_clock_mhz", math.nan) if ours is not None else math.nan
+    known = not (missing(stated) or missing(mine)) and mine > 0
+    at = ratio(ours["tflops"] * stated / mine, a["tflops"]) if known else math.nan
+    return dict(anchor_clock_mhz=stated if not missing(stated) else math.nan,
+                ours_clock_mhz=mine if not missing(mine) else math.nan, ours_rate_ratio_at_clock=at)
 
 
 def versus_frame(points: pd.DataFrame | None, anchor: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:

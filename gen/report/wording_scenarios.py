@@ -11,6 +11,8 @@ holds the rest).
 
 from __future__ import annotations
 
+import math
+
 import re
 
 from gen.analysis import rules
@@ -203,6 +205,11 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool) -> str:
         parts.append(f"{ours} reaches {v['ours_rate_ratio']:.2f}× its rate "
                      f"({_faster(v['ours_rate_ratio'], time=False)}); times do not compare: "
                      + ("the batch and head count differ." if not v["same_shape"] else "the source published no time."))
+    if not missing(v.get("ours_rate_ratio_at_clock", math.nan)):
+        parts.append(f"The source states its clock fixed at {v['anchor_clock_mhz']:.0f} MHz and ours ran at "
+                     f"{v['ours_clock_mhz']:.0f} MHz: at equal clock (ours × {v['anchor_clock_mhz']:.0f} / "
+                     f"{v['ours_clock_mhz']:.0f}) {ours[0].lower() + ours[1:].rstrip(',')} reaches "
+                     f"{v['ours_rate_ratio_at_clock']:.2f}× its rate.")
     if not v["ours_same"] and not missing(v["fastest_pct_of_ceiling"]):
         parts.append(f"That is {v['fastest_pct_of_ceiling']:.0f}% of the measured ceiling.")
     return " ".join(parts)
@@ -251,6 +258,24 @@ def source_shape(sh: dict) -> str:
 def _faster(ratio: float, time: bool) -> str:
     faster = ratio < 1 if time else ratio > 1
     return "faster" if faster else ("slower" if ratio != 1 else "the same")
+
+
+def published_clock_note(rows: list[dict]) -> str:
+    """Under a table of ours against published figures: the clock each side ran at, and what a ratio then
+    holds. A source that states a fixed clock is compared at it; one that states none leaves the ratio mixing
+    the kernels' speed with the clocks."""
+    ours = sorted(r["ours_clock_mhz"] for r in rows if not missing(r.get("ours_clock_mhz")))
+    stated = sorted({r["anchor_clock_mhz"] for r in rows if not missing(r.get("anchor_clock_mhz"))})
+    span = (f"{ours[0]:.0f}–{ours[-1]:.0f} MHz" if ours[0] != ours[-1] else f"{ours[0]:.0f} MHz") if ours else None
+    text = f"A's times ran at an SM clock of {span}, each row's in its column" if span else \
+        "A's times carry no recorded SM clock"
+    if stated:
+        return (text + f"; the source states its clock fixed at {', '.join(f'{x:.0f}' for x in stated)} MHz, and "
+                "each scenario page sets A's rate against it at that clock (A's rate × the stated clock / A's clock).")
+    return (text + ". The source states no clock setting: a GPU at its power limit lowers its clock under load, "
+            "and a kernel's time follows its clock, so these ratios mix the kernels' speed with the clocks each "
+            "side ran at, which cannot be told apart here. The scenario pages set the burst and as-run times "
+            "against the published ones by the clock rule.")
 
 
 def differences(diffs: list[dict]) -> str:
