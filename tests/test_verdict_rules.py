@@ -266,3 +266,50 @@ def test_cudnn_frontend_compare_explains_the_clock_and_flags_only_what_it_compar
     text = page("generated/sets/nvidia-h200__cudnn-frontend-9.19.1/compare.md")
     assert "A's SM clock" in text and "The source states no clock setting" in text
     assert "GPU-only time of Naive rests on" not in text
+
+
+# --------------------------------------------------------------------------- §2: every cost a user pays
+
+
+def test_a_decision_running_cudnn_states_its_cost_per_new_length_or_that_it_was_not_measured(loaded):
+    """The H200 set's decision calls SDPA unpinned, which picks cuDNN: it has no dynamic-lengths runs (schema 3),
+    so the first screen says the cost per new length was not measured and what to do."""
+    from gen.analysis import advice
+
+    a = advice.advice(loaded[H200])
+    assert a.lengths is not None and not a.lengths.measured
+    w = words.advice(a)
+    assert any("did not measure what that costs" in x and "Bucket or pad" in x for x in w.lines)
+
+
+def test_cudnn_cost_per_new_length_comes_from_the_set_s_dynamic_lengths_runs(loaded):
+    """On the lead set, cuDNN's first call at each new length (about 60-70 ms against a steady 0.1 ms) as the
+    dynamic-lengths records give it, and a pinned call that breaks even first."""
+    import dataclasses
+
+    from gen.analysis import advice
+
+    ls = loaded[LEAD]
+    x = advice._lengths(ls, "sdpa_cudnn")
+    assert x.measured
+    rec = {d.phase: d for d in ls.rs.dynamic if d.variant == "sdpa_cudnn" and not d.env}
+    assert {ph: (f, s) for ph, f, s in x.phases} == {ph: (d.first_overhead_ms, d.steady_ms) for ph, d in rec.items()}
+    line = words.lengths_line(dataclasses.replace(advice.advice(ls), lengths=x))
+    for d in rec.values():
+        assert f"{words.us(d.first_overhead_ms)} more than its steady {words.us(d.steady_ms)}" in line
+    assert "Bucket or pad" in line and "sdpa_auto" not in {v for _, v, _ in x.instead}
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_the_start_up_the_first_screen_expects_is_the_set_s_own_first_call(loaded, name):
+    """"Expect about 0.8 s of one-time cuDNN start-up" only from the set's measurement."""
+    from gen.analysis import advice
+
+    ls = loaded[name]
+    a = advice.advice(ls)
+    line = words._startup(a)
+    if line is None:
+        return
+    said = float(re.search(r"Expect about ([\d.]+) s", line).group(1))
+    firsts = [r.first_call_s for r in ls.rs.runs if r.first_call_s is not None]
+    assert any(round(f, 1) == said for f in firsts)

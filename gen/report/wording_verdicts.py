@@ -788,7 +788,9 @@ def _startup(a: advice_mod.Advice) -> str | None:
         return None
     b = backend(s.backend) if s.backend else label(s.variant)
     who = "the process's" if s.in_process else "the capture's"
-    text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call ({label(s.variant)})"
+    text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call"
+    if s.backend:  # the variant beside its backend; a call that pins none is named by its variant already
+        text += f" ({label(s.variant)})"
     text += f" took {s.first_call_s:.2f} s"
     if s.later_first_call_s is not None:
         text += (f", and the first call of {label(s.later_variant)} after it, the same kernels at the same shape, "
@@ -853,9 +855,11 @@ def _determinism(a: advice_mod.Advice) -> str | None:
     parts = []
     for d in refused:
         why = f" ({d.reason.rstrip('.')})" if d.reason else ""
-        parts.append(f"{backend(d.backend)} {'refuses' if d.refused == 'unavailable' else d.refused}{why}")
+        # PyTorch's dispatcher declines the backend under torch.use_deterministic_algorithms(True), not the library
+        parts.append(f"PyTorch's dispatcher refuses {_det_name(d)}{why}" if d.refused == "unavailable"
+                     else f"{_det_name(d)}: {d.refused}{why}")
     for d in costs:
-        parts.append(f"{backend(d.backend)} deterministic takes {_ms(d.det_ms)}{_sum_mark(d.det_method)} against "
+        parts.append(f"{_det_name(d)} deterministic takes {_ms(d.det_ms)}{_sum_mark(d.det_method)} against "
                      f"{_ms(d.base_ms)}{_sum_mark(d.base_method)} by default, {times(d.ratio)}")
     if not parts:
         return None
@@ -863,12 +867,53 @@ def _determinism(a: advice_mod.Advice) -> str | None:
             f"{_per(ds[0].mode)}): " + "; ".join(parts))
     if costs:
         best = costs[0]
-        text += f". {backend(best.backend).capitalize()} is the fastest deterministic call"
+        name = _det_name(best)
+        text += f". {name[0].upper() + name[1:]} is the fastest deterministic call"
         plain_ms = best.fastest_plain_ms
         if best.fastest_plain and plain_ms and best.det_ms:
             text += (f": turning it on costs {times(best.det_ms / plain_ms)} the fastest step without it "
                      f"({label(best.fastest_plain)}, {_ms(plain_ms)})")
     return text + "."
+
+
+PHASE_WORDS = {"prefill": "a new prompt length", "decode": "a decode step (the KV cache one token longer)"}
+
+
+def lengths_line(a: advice_mod.Advice) -> str | None:
+    """Where the decision runs cuDNN: what a new length costs (the set's dynamic-lengths runs) and what to do
+    instead; where the set has none, that it was not measured."""
+    x = a.lengths
+    if x is None:
+        return None
+    if not x.measured:
+        return ("Where lengths vary (prompts of many lengths, or decode with a growing KV cache), cuDNN plans each "
+                "new shape on its first call: this set did not measure what that costs (it has no dynamic-lengths "
+                "runs). Bucket or pad lengths to a few shapes, or measure the first call at new lengths before "
+                "relying on the steady times.")
+    costs = "; ".join(f"{PHASE_WORDS.get(ph, ph)}: {us(first)} more than its steady {us(steady)}"
+                      for ph, first, steady in x.phases)
+    text = (f"Where lengths vary, {label(x.variant)}'s first call at each new shape costs more (the set's "
+            f"dynamic-lengths runs, median over lengths): {costs}. Bucket or pad lengths to a few shapes so each "
+            "plan is reused")
+    if x.instead:
+        text += ", or call " + "; ".join(
+            f"{label(v)} in {ph}, which costs less in all than the steady fastest below "
+            f"{calls:,.0f}" if calls >= 10 else f"{label(v)} in {ph}, which costs less in all than the steady fastest "
+            f"below {calls:.1f}" for ph, v, calls in x.instead)
+        text += " calls per length" if len(x.instead) == 1 else " calls per length respectively"
+    text += "."
+    if x.switch is not None:
+        name, effect, detail = x.switch
+        text += f" {name}=1: {effect or 'not measured'}" + (f" ({detail})" if detail else "") + "."
+    return text
+
+
+def _det_name(d: advice_mod.Determinism) -> str:
+    """A deterministic call by its SDPA backend, or by its variant where it pins none (never "an unnamed
+    backend")."""
+    if d.backend:
+        return backend(d.backend)
+    return label(d.base or d.variant)
 
 
 def _sum_mark(method: str | None) -> str:
@@ -912,7 +957,7 @@ def advice(a: advice_mod.Advice) -> AdviceWords:
     loop = " ".join(x for x in (_host(a), _loops(a)) if x) or None
     if loop:
         loop += " A CUDA graph, or more work per call, keeps the GPU fed."
-    for extra in (_determinism(a), _startup(a), loop):
+    for extra in (_determinism(a), lengths_line(a), _startup(a), loop):
         if extra:
             lines.append(extra)
     if a.device != "cuda":
