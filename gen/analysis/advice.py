@@ -148,6 +148,7 @@ class Determinism:
     base_method: str | None = None
     fastest_plain: str | None = None  # the scenario's fastest call without determinism, and its time
     fastest_plain_ms: float | None = None
+    ratio_at_ref: float | None = None  # det over base at equal clock (each step's time at the reference clock)
 
 
 def reason_clause(reason: str | None, backend: str | None) -> str | None:
@@ -191,7 +192,9 @@ def _determinism(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
                                    det_method=t.gpu_only_method if t else None,
                                    base_method=b.gpu_only_method if b else None,
                                    fastest_plain=fp.variant if fp else None,
-                                   fastest_plain_ms=v.spread(fp).median if fp else None))
+                                   fastest_plain_ms=v.spread(fp).median if fp else None,
+                                   ratio_at_ref=t.at_ref_ms / b.at_ref_ms if t and b and t.at_ref_ms is not None
+                                   and b.at_ref_ms else None))
     return tuple(out)
 
 

@@ -859,8 +859,9 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         parts.append(f"PyTorch's dispatcher refuses {_det_name(d)}{why}" if d.refused == "unavailable"
                      else f"{_det_name(d)}: {d.refused}{why}")
     for d in costs:
+        clock = f" as run, {times(d.ratio_at_ref)} at equal clock" if d.ratio_at_ref is not None else ""
         parts.append(f"{_det_name(d)} deterministic takes {_ms(d.det_ms)}{_sum_mark(d.det_method)} against "
-                     f"{_ms(d.base_ms)}{_sum_mark(d.base_method)} by default, {times(d.ratio)}")
+                     f"{_ms(d.base_ms)}{_sum_mark(d.base_method)} by default, {times(d.ratio)}{clock}")
     if not parts:
         return None
     text = ("For deterministic training (torch.use_deterministic_algorithms(True), GPU-only time of "
