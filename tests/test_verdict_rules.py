@@ -313,3 +313,38 @@ def test_the_start_up_the_first_screen_expects_is_the_set_s_own_first_call(loade
     said = float(re.search(r"Expect about ([\d.]+) s", line).group(1))
     firsts = [r.first_call_s for r in ls.rs.runs if r.first_call_s is not None]
     assert any(round(f, 1) == said for f in firsts)
+
+
+# --------------------------------------------------------------------------- §4: the other sentences
+
+
+def test_ties_share_a_rank_on_compare_pages_too(loaded):
+    """Compare pages ranked cuDNN 2 and the unpinned call 1 while they run the same kernels: the verdict's rank
+    on every page now."""
+    from gen.analysis import compare
+
+    f = compare.compare_frame(loaded[LEAD], loaded[H200])
+    for side, name in (("a", LEAD), ("b", H200)):
+        v = verdicts.verdict(loaded[name], "article", "inference")
+        for r in f.to_dict("records"):
+            if v.rank(r["variant"]) is not None:
+                assert r[f"rank_{side}"] == v.rank(r["variant"]), (side, r["variant"])
+        ranks = dict(zip(f["variant"], f[f"rank_{side}"]))
+        assert ranks["sdpa_cudnn"] == ranks["sdpa_auto"] == 1
+
+
+def test_a_verdict_on_spreads_past_half_the_median_says_it_cannot_rank():
+    """The CPU set's training verdict rests on host times spreading 94-278%: it says it cannot rank."""
+    ls = tables.load_set(RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
+    v = verdicts.verdict(ls, "article", "train")
+    assert v.unrankable and all(p > rules.CANNOT_RANK_IQR_PCT for _, p in v.unrankable)
+    head = words.verdict(v).headline
+    assert head.startswith("The times here cannot rank") and "are the fastest" not in head
+    ok = verdicts.verdict(ls, "article", "inference")
+    assert not ok.unrankable and "fastest" in words.verdict(ok).headline
+
+
+def test_pytorch_s_dispatcher_refuses_not_cudnn(pages):
+    for name, text in pages.items():
+        assert "cuDNN refuses" not in text, name
+        assert "an unnamed backend deterministic" not in text, name

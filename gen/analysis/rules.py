@@ -239,6 +239,9 @@ TRAIN_OVER_FORWARD_RATIO = 10.0
 # torch.utils.benchmark's Measurement warns when IQR / median exceeds 10%
 # ("may be unstable"); the report uses the same line for a noisy timing.
 NOISY_IQR_PCT = 10.0
+# A ranking time whose IQR is more than half its median (a CPU host's loop at 94-278%) says little of where the
+# median lies: a verdict whose first rank rests on such a time says it cannot rank, rather than naming a fastest.
+CANNOT_RANK_IQR_PCT = 50.0
 
 
 # A CUDA graph's replay reading above the eager time by more than this falls back to the kernel sum

@@ -432,6 +432,17 @@ class Verdict:
         return min(lost) if lost else None
 
     @property
+    def unrankable(self) -> tuple[tuple[str, float], ...]:
+        """(variant, IQR % of its ranking time) of the first-rank rows whose ranking time spreads past
+        rules.CANNOT_RANK_IQR_PCT: then the verdict cannot rank them."""
+        out = []
+        for x, r in self.rank_of_:
+            s = self.spread(self.row(x)) if r == 1 else None
+            if s is not None and s.iqr_pct > rules.CANNOT_RANK_IQR_PCT:
+                out.append((x, s.iqr_pct))
+        return tuple(out)
+
+    @property
     def field_of_one(self) -> bool:
         """Fewer than two calls running different kernels were measured: nothing to rank against."""
         return self.runner_up is None

@@ -409,6 +409,15 @@ def _sweep_gaps_line(v: verdicts.Verdict) -> list[str]:
 def _headline(v: verdicts.Verdict) -> str:
     f = v.fastest
     fs = v.spread(f)
+    if v.unrankable:
+        firsts = [x for x, r in v.rank_of_ if r == 1]
+        spreads = sorted(p for _, p in v.unrankable)
+        span = f"{spreads[0]:.0f}%" if len(spreads) == 1 else f"{spreads[0]:.0f}–{spreads[-1]:.0f}%"
+        return (f"The times here cannot rank {_join(label(x) for x in firsts)}: "
+                f"{'its' if len(v.unrankable) == 1 else 'their'} {TIMING[v.basis]} times spread {span} (IQR over "
+                f"median, past the {rules.CANNOT_RANK_IQR_PCT:.0f}% at which a median says little); the medians read "
+                + _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in firsts)
+                + (", and their 95% intervals overlap" if len(firsts) > 1 else ""))
     if v.near:
         head = (f"{_join(label(x) for x in (f.variant, *v.near))} are the fastest here, within noise: "
                 f"{us(fs.median)} {_per(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
