@@ -348,3 +348,14 @@ def test_pytorch_s_dispatcher_refuses_not_cudnn(pages):
     for name, text in pages.items():
         assert "cuDNN refuses" not in text, name
         assert "an unnamed backend deterministic" not in text, name
+
+
+def test_a_part_is_never_said_to_be_of_a_smaller_gap(pages):
+    """"3.6 µs of the 3.2 µs gap": a part larger than the gap is set beside it instead."""
+    def to_us(x, unit):
+        return float(x) * (1000 if unit == "ms" else 1)
+
+    for name, text in pages.items():
+        for m in re.finditer(r"([\d.]+) (µs|ms) of the ([\d.]+) (µs|ms) gap", text):
+            assert to_us(m.group(1), m.group(2)) <= to_us(m.group(3), m.group(4)), (name, m.group(0))
+    assert "more than the whole 3.2 µs gap" in words.of_gap(3.6, 3.2)  # µs, as the Why holds them

@@ -275,7 +275,7 @@ def _why_line(v: verdicts.Verdict) -> str | None:
             gap = w.runner_up_events_us - w.fastest_events_us
             text += (f": {runner}'s events besides its main kernel take "
                      f"{us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
-                     + (f" of the {us(gap / 1000)} gap in the profiled calls" if gap > 0 else ""))
+                     + of_gap(w.runner_up_events_us - w.runner_up_main_us, gap))
             if w.fastest_main_us:
                 text += (f"; the main kernels themselves: {kernel_path(kernel_names.path(v.fastest.main_kernel or ''))}"
                          f"{took(w.fastest_main_us)} against {runner}'s {us(w.runner_up_main_us / 1000)}")
@@ -288,10 +288,21 @@ def _why_line(v: verdicts.Verdict) -> str | None:
             extra = f"; {label(v.runner_up.variant)}'s other GPU events take " \
                     f"{us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
             if w.fastest_events_us and w.runner_up_events_us > w.fastest_events_us:
-                extra += f" of the {us((w.runner_up_events_us - w.fastest_events_us) / 1000)} gap"
+                extra += of_gap(w.runner_up_events_us - w.runner_up_main_us,
+                                w.runner_up_events_us - w.fastest_events_us)
         return f"Why: the attention kernels themselves: its main kernel is {mine}{took(w.fastest_main_us)}; " \
                f"{rivals}{extra}.{launches(w, label(v.runner_up.variant))}"
     return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
+
+
+def of_gap(part_us: float, gap_us: float) -> str:
+    """A part set against the gap between two profiled calls: "of the gap" only where it fits in it (never
+    "3.6 µs of the 3.2 µs gap"); a larger part is set beside the whole gap."""
+    if gap_us <= 0:
+        return ""
+    if part_us <= gap_us:
+        return f" of the {us(gap_us / 1000)} gap in the profiled calls"
+    return f", more than the whole {us(gap_us / 1000)} gap between the profiled calls (the main kernels differ the other way)"
 
 
 def launches(w: verdicts.Why, runner: str) -> str:
