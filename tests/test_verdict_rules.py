@@ -359,3 +359,16 @@ def test_a_part_is_never_said_to_be_of_a_smaller_gap(pages):
         for m in re.finditer(r"([\d.]+) (µs|ms) of the ([\d.]+) (µs|ms) gap", text):
             assert to_us(m.group(1), m.group(2)) <= to_us(m.group(3), m.group(4)), (name, m.group(0))
     assert "more than the whole 3.2 µs gap" in words.of_gap(3.6, 3.2)  # µs, as the Why holds them
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_the_paged_kv_verdict_names_what_pages_and_its_cost(loaded, name):
+    """The decode-kernels verdict's fastest reads a contiguous cache (SDPA cannot page): the verdict says which
+    calls read a paged cache and at what cost against it (paged FlexAttention 6.8x slower on the H200)."""
+    v = verdicts.verdict(loaded[name], "decode-kernels", "inference")
+    assert "flex_paged" in v.paged
+    line = words.paged_line(v)
+    t = v.row("flex_paged")
+    assert f"{words.label('flex_paged')} {words.us(t.gpu_only.median)}, " \
+           f"{words.times(t.gpu_only.median / v.fastest.gpu_only.median)} the fastest's time" in line
+    assert line in words.verdict(v).lines

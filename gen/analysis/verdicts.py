@@ -432,6 +432,12 @@ class Verdict:
         return min(lost) if lost else None
 
     @property
+    def paged(self) -> tuple[str, ...]:
+        """The ranked rows that read a paged KV cache (keyword "paged"), in ranking order: where a scenario
+        measures a paged cache, only these answer for it (SDPA cannot page)."""
+        return tuple(t.variant for t in self.rows if t.variant in VARIANTS and "paged" in VARIANTS[t.variant].keywords)
+
+    @property
     def unrankable(self) -> tuple[tuple[str, float], ...]:
         """(variant, IQR % of its ranking time) of the first-rank rows whose ranking time spreads past
         rules.CANNOT_RANK_IQR_PCT: then the verdict cannot rank them."""

@@ -457,6 +457,19 @@ def _headline(v: verdicts.Verdict) -> str:
     return head
 
 
+def paged_line(v: verdicts.Verdict) -> str | None:
+    """Where the scenario measures a paged KV cache: which calls read one, at what cost against the fastest
+    (which may read a contiguous cache only); None where no paged call ran, or the fastest itself pages."""
+    if not v.paged or v.fastest.variant in v.paged:
+        return None
+    fs = v.spread(v.fastest).median
+    parts = [f"{label(x)} {us(v.spread(v.row(x)).median)}, {times(v.spread(v.row(x)).median / fs)} the fastest's time"
+             for x in v.paged]
+    verb = "reads" if len(v.paged) == 1 else "read"
+    return (f"For a paged KV cache (as vLLM and SGLang keep it), only {_join(label(x) for x in v.paged)} {verb} one "
+            f"here: {'; '.join(parts)}. The fastest, {label(v.fastest.variant)}, reads a contiguous cache.")
+
+
 def ranked_by(v: verdicts.Verdict) -> str:
     """Which of the two times ranks, and why: the as-run time (what a user gets), with the equal-clock time
     beside it where the set has a reference clock."""
@@ -553,6 +566,9 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
                                      t.gpu_only.median if t.gpu_only else None, t.host_ref_ms)
             parts.append(f"{label(x)}: {ratio}")
         lines.append(f"{HOST_SPEED_LEAD}: {'. '.join(parts)}.")
+    paged = paged_line(v)
+    if paged:
+        lines.append(paged)
     why = _why_line(v)
     if why:
         lines.append(why)
