@@ -372,3 +372,12 @@ def test_the_paged_kv_verdict_names_what_pages_and_its_cost(loaded, name):
     assert f"{words.label('flex_paged')} {words.us(t.gpu_only.median)}, " \
            f"{words.times(t.gpu_only.median / v.fastest.gpu_only.median)} the fastest's time" in line
     assert line in words.verdict(v).lines
+
+
+def test_chunked_prefill_first_screen_warns_of_the_top_left_mask_and_names_its_chunk_size(loaded):
+    from gen.analysis import advice
+
+    a = advice.advice(loaded[LEAD])
+    line = next(x for x in words.advice(a).lines if x.startswith("For chunked prefill"))
+    assert "with 16 queries against 8k keys" in line and "other chunk sizes differ" in line
+    assert "Not SDPA with is_causal=True" in line and "wrong answer" in line

@@ -787,8 +787,13 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     where = _workload(e.scenario, e.mode)
     at = f" at {e.kv_len // 1024}k" if e.kv_len and e.kv_len % 1024 == 0 else (f" at {e.kv_len}" if e.kv_len else "")
     if e.q_len and at:  # a chunk against a cache: the ratio is of that chunk's size
-        at = f" with {e.q_len:,} quer{'y' if e.q_len == 1 else 'ies'} against{at[3:]} keys (the verdict's point)"
+        at = (f" with {e.q_len:,} quer{'y' if e.q_len == 1 else 'ies'} against{at[3:]} keys (the verdict's point; "
+              "other chunk sizes differ, each on the scenario page)")
     text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {e.ratio:.1f}× slower{at}"
+    if e.q_len and "wrong-mask" not in VARIANTS.get(e.variant, VARIANTS["sdpa_is_causal"]).keywords:
+        # fewer queries than keys: the plain causal flag is the wrong call here, whatever its speed
+        why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
+        text += f". Not SDPA with is_causal=True: it {why}, which gives a wrong answer here"
     if e.dense_mask and e.pairs_scored and e.pairs_needed:
         what = {"sliding": ("no window", "inside the window", "block mask skips the blocks outside it"),
                 "document": ("no document mask", "inside the documents",
