@@ -80,7 +80,8 @@ def test_auto_backend_fastest_mask_float32(facts, found):
     assert not facts["fastest"].facts["overlap"] and facts["fastest"].facts["baseline"] == "naive"
     assert "Naive takes" in found["fastest"].text
     assert "aten::tril" in found["mask-sdpa_math"].text
-    assert facts["float32-sdpa_math"].severity == findings.Severity.UNEXPECTED
+    # its hypothesis expected it off the tensor cores: the float32 path is expected (issue 31)
+    assert facts["float32-sdpa_math"].severity == findings.Severity.INFO
     assert "float32-naive" not in found
     assert "gradients match" in found["inplace-autograd"].text
     assert {"compile-inference-flex", "compile-inference-naive_compiled"} <= set(found)

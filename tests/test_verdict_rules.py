@@ -400,3 +400,17 @@ def test_sub_microsecond_memsets_contradict_no_hypothesis(loaded, name):
             assert r["measured_kernels"] - book != r["expected_kernels"], r["variant"]
         if r["copy_contradicted"] and r["measured_copy_or_fill"]:
             assert r["copy_or_fill_events"], r["variant"]
+
+
+def test_float32_kernels_are_unexpected_only_where_the_hypothesis_expected_tensor_cores(loaded):
+    """sdpa_math was flagged unexpected for its float32 kernels while its hypothesis (off the tensor cores) held."""
+    from gen.analysis import findings
+    from gen.model.variants import VARIANTS
+
+    seen = 0
+    for ls in loaded.values():
+        for f in findings.rule_float32(ls):
+            expected = VARIANTS[f.variant].expect.tensor_cores is False
+            assert (f.severity == findings.Severity.INFO) == expected, f.variant
+            seen += f.variant == "sdpa_math"
+    assert seen
