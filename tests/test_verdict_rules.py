@@ -414,3 +414,10 @@ def test_float32_kernels_are_unexpected_only_where_the_hypothesis_expected_tenso
             assert (f.severity == findings.Severity.INFO) == expected, f.variant
             seen += f.variant == "sdpa_math"
     assert seen
+
+
+def test_graph_above_eager_says_what_the_graph_check_found():
+    from gen.report import wording_scenarios as sw
+
+    note = sw.graph_above_eager_note(1, [("Naive", "memcpy128 ×1", "Memcpy DtoD (Device -> Device) ×1")])
+    assert "memcpy128 ×1 only in the graph" in note and "Memcpy DtoD" in note and "not established" not in note

@@ -552,16 +552,21 @@ def determinism_line(r: dict, variant_label, show_length: bool = False) -> str:
             f"{r['default_ms']:.4g} ms by default, {r['ratio']:.2f}× the time.")
 
 
-def graph_above_eager_note(n: int) -> str | None:
-    """Why some rows' GPU-only time reads above their eager time, and what it means."""
+def graph_above_eager_note(n: int, found: list | None = None) -> str | None:
+    """Why some rows' GPU-only time reads above their eager time, and what it means; `found`: (label, kernels
+    only in the graph, kernels only in the eager call) where the capture's graph check saw the two differ,
+    said as found (never "cause not established" beside it)."""
     if not n:
         return None
+    seen = "".join(f" The capture's graph check found {who}'s graph replay running other kernels than its eager "
+                   f"call: {g or 'none'} only in the graph, {e or 'none'} only in the eager call."
+                   for who, g, e in found or [])
     return (f"{n} row{'s' if n != 1 else ''} marked graph above eager: the CUDA graph's replay read more than "
             f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% above the eager calls by median, and the graph rule kept the graph's "
             "time (the medians' 95% intervals overlapped and at least one replay came within "
             f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% of the median eager call, or the set holds no kernel sum to fall back "
             "to). Read the two as one figure within that gap; the row's conditions show whether the clock moved "
-            "during its windows.")
+            "during its windows." + seen)
 
 
 def calls_note(labels: list[str], later: list[str], own: str | None, later_mhz: list[float],

@@ -52,6 +52,17 @@ def _anchors(ctx: Context, ls, name: str):
     return ctx._once(("scenario_anchors", ls.name, name), lambda: sa.anchor_frame(ctx.sets, name, ls))
 
 
+def _graph_found(rows: list[dict]) -> list[tuple[str, str | None, str | None]]:
+    """Per variant marked graph above eager whose graph check saw other kernels: (label, only in the graph,
+    only in the eager call), the first point of each."""
+    out: dict[str, tuple] = {}
+    for r in rows:
+        if r.get("graph_above_eager") and r.get("graph_fidelity") == "differs" and r["variant"] not in out:
+            out[r["variant"]] = (_label(r["variant"]), r.get("graph_only_in_graph") or None,
+                                 r.get("graph_only_in_eager") or None)
+    return list(out.values())
+
+
 def _figure(rows: list[dict]) -> str:
     """TB/s where every inference point of the rows (records of a point frame) is judged by it."""
     inf = [r for r in rows if r["mode"] == schema.Mode.INFERENCE]
@@ -369,7 +380,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
                               figure_note=words.table_note(fig, mode, _ceiling_of(m),
                                                            sheet if fig == sa.FIGURE_TBPS else None),
                               graph_note=words.graph_above_eager_note(
-                                  sum(bool(r.get("graph_above_eager")) for r in rows))))
+                                  sum(bool(r.get("graph_above_eager")) for r in rows), _graph_found(m))))
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         headline=words.headline(head, figure, decode, _label) if head else None,
