@@ -421,3 +421,14 @@ def test_graph_above_eager_says_what_the_graph_check_found():
 
     note = sw.graph_above_eager_note(1, [("Naive", "memcpy128 ×1", "Memcpy DtoD (Device -> Device) ×1")])
     assert "memcpy128 ×1 only in the graph" in note and "Memcpy DtoD" in note and "not established" not in note
+
+
+def test_a_cpu_set_s_compute_is_not_divided_by_a_gpu_host_s_dispatch(page):
+    from gen.analysis import compare
+
+    a = tables.load_set(RESULTS / LEAD)
+    b = tables.load_set(RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
+    f = compare.compare_frame(a, b)
+    assert f["host_ratio"].isna().all()
+    text = page("generated/sets/cpu-intel-r-xeon-r-processor__torch-2.13.0/compare.md")
+    assert "B ran on a CPU" in text and "not divided" in text

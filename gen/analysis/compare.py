@@ -106,6 +106,8 @@ def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inferen
     seen = set(sa.get("variant", [])) | set(sb.get("variant", []))
     order = variant_order(seen)
     by_a, by_b = _first_rows(sa), _first_rows(sb)
+    # A GPU set's host time is the host's dispatch of GPU work, a CPU set's the whole computation: no ratio
+    cross = a.rs.environment.device != b.rs.environment.device
     rows = []
     for v in order:
         ea, eb = by_a.get(v, {}), by_b.get(v, {})
@@ -131,7 +133,7 @@ def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inferen
             kernels_added=added, kernels_removed=removed, kernel_match=match,
             gpu_only_ms_a=ga, gpu_only_ms_b=gb, gpu_only_ratio=gb / ga if ga and gb else np.nan,
             gpu_only_method_a=ea.get("gpu_only_method"), gpu_only_method_b=eb.get("gpu_only_method"),
-            host_ms_a=ca_, host_ms_b=cb_, host_ratio=cb_ / ca_ if ca_ and cb_ else np.nan,
+            host_ms_a=ca_, host_ms_b=cb_, host_ratio=cb_ / ca_ if ca_ and cb_ and not cross else np.nan,
             rank_a=_num(ra.get(v)) if ea.get("status") == "ok" else np.nan,
             rank_b=_num(rb.get(v)) if eb.get("status") == "ok" else np.nan,
             time_basis_a=basis_a, time_basis_b=basis_b,

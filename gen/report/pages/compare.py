@@ -82,6 +82,7 @@ def pair_view(a, b, ctx: Context | None = None, here: str = PAGE) -> dict:
     found, elsewhere = _issues(ctx, a, b, here)
     return dict(a=a, b=b, rows=rows, elsewhere=elsewhere, reference_b=b.rs.kind == SetKind.REFERENCE,
                 clock_note=scenario_words.published_clock_note(elsewhere) if elsewhere else None,
+                cross_device=a.rs.environment.device != b.rs.environment.device,
                 refused=[words.issue(i) for i in found if i.refuse],
                 flagged=[words.issue(i) for i in found if not i.refuse],
                 gpu=has("gpu_only_ms_a", "gpu_only_ms_b"), gpu_b=has("gpu_only_ms_b"),
