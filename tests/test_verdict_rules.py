@@ -432,3 +432,18 @@ def test_a_cpu_set_s_compute_is_not_divided_by_a_gpu_host_s_dispatch(page):
     assert f["host_ratio"].isna().all()
     text = page("generated/sets/cpu-intel-r-xeon-r-processor__torch-2.13.0/compare.md")
     assert "B ran on a CPU" in text and "not divided" in text
+
+
+def test_packed_documents_ratio_is_named_against_the_dense_mask_with_the_closer_calls(loaded):
+    """The H200's 13.5x is against SDPA given a dense mask; varlen (1.19x) and nested tensors (1.39x) are closer;
+    a forward pass only. Each said."""
+    from gen.analysis import advice
+
+    a = advice.advice(loaded[H200])
+    line = next(x for x in words.advice(a).lines if x.startswith("For packed documents"))
+    e = next(x for x in a.exceptions if x.scenario == "packed-documents")
+    assert f"the {e.ratio:.1f}× is against that dense mask" in line
+    assert {v for v, _ in e.between} >= {"varlen", "sdpa_nested"}
+    for v, r in e.between:
+        assert f"{words.label(v)} {r:.2f}× slower" in line
+    assert e.forward_only and "in a forward pass" in line

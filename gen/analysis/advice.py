@@ -75,6 +75,10 @@ class Exception_:
     error: float | None = None
     default_error: float | None = None
     input_rounding_error: float | None = None
+    # Where the default got the mask as a dense attn_mask: the other calls that take the mask's structure
+    # (ranked between the exception's call and the default), as (variant, their time over the exception's).
+    between: tuple[tuple[str, float], ...] = ()
+    forward_only: bool = False  # the scenario measured no training step: the ratio is of a forward pass
 
 
 @dataclass(frozen=True)
@@ -297,9 +301,17 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
         ratio = ts.median / fs.median if fs.median else math.nan
         if missing(ratio) or ratio < rules.ADVICE_MIN_GAIN:
             continue
-        out.append(Exception_(v.scenario, v.mode, f.variant, ratio, **_dense(ls, v, default),
+        dense = _dense(ls, v, default)
+        # the calls that rank between the exception's and the default, other kernels than the default's
+        between = tuple((r.variant, v.spread(r).median / fs.median) for r in v.rows
+                        if r.variant not in (f.variant, default) and v.spread(r) is not None
+                        and v.spread(r).median < ts.median and not (t.kernels and r.kernels == t.kernels)
+                        and r.variant not in v.same_kernel)[:3] if dense.get("dense_mask") else ()
+        trained = any(x.scenario == v.scenario and x.mode == schema.Mode.TRAIN for x in vs)
+        out.append(Exception_(v.scenario, v.mode, f.variant, ratio, **dense,
                               **_compile(ls, v, f.variant),
-                              **_accuracy(ls, v, f.variant, default)))
+                              **_accuracy(ls, v, f.variant, default), between=between,
+                              forward_only=v.mode == schema.Mode.INFERENCE and not trained))
     return tuple(out)
 
 

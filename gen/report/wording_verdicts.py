@@ -790,6 +790,8 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
         at = (f" with {e.q_len:,} quer{'y' if e.q_len == 1 else 'ies'} against{at[3:]} keys (the verdict's point; "
               "other chunk sizes differ, each on the scenario page)")
     text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {e.ratio:.1f}× slower{at}"
+    if e.forward_only:
+        text += " in a forward pass (this scenario timed no training step)"
     if e.q_len and "wrong-mask" not in VARIANTS.get(e.variant, VARIANTS["sdpa_is_causal"]).keywords:
         # fewer queries than keys: the plain causal flag is the wrong call here, whatever its speed
         why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
@@ -809,6 +811,10 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
                      f"{what[2]}")
         if e.flops_dense and e.flops_needed and not told:
             text += f" ({e.flops_dense / 1e12:.1f} TFLOP against {e.flops_needed / 1e12:.2f})"
+        text += f"; the {e.ratio:.1f}× is against that dense mask"
+        if e.between:
+            text += ("; calls given the mask's structure rather than a dense mask are closer: " + _join(
+                f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}" for x, r in e.between))
     text += "."
     if e.compile_s is not None:
         text += f" Its first call at this shape compiled it in {e.compile_s:.1f} s"
