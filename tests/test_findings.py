@@ -347,7 +347,8 @@ def _check_measured_by_masks(ls, r, row, h, mode):
     out = dict(measured_kernels=n,
                kernels_contradicted=bool(n != h.kernels_per_forward and n - int(book.sum()) != h.kernels_per_forward),
                measured_copy_or_fill=bool(len(copies)), has_memcpy=bool((kt["kind"] == "memcpy").any()),
-               copy_or_fill_events="; ".join(f"{k['short_name']} ({k['launched_by']})" for _, k in copies.iterrows()))
+               copy_or_fill_events="; ".join(f"{k['short_name']} ({k['launched_by']})" for _, k in copies.iterrows()),
+               bookkeeping_memsets=int(book.sum()))
     out["copy_contradicted"] = out["measured_copy_or_fill"] != h.copy_or_fill
     mm = kt[(kt["kind"] == "kernel") & kt["category"].isin(rules.TC_CATEGORIES)]
     verdicts = [(k["short_name"], rules.tensor_core_verdict(k["name"])) for _, k in mm.iterrows()]

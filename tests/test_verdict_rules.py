@@ -447,3 +447,10 @@ def test_packed_documents_ratio_is_named_against_the_dense_mask_with_the_closer_
     for v, r in e.between:
         assert f"{words.label(v)} {r:.2f}× slower" in line
     assert e.forward_only and "in a forward pass" in line
+
+
+def test_no_forward_only_published_figure_under_deterministic_backward(pages):
+    """FlashAttention-3's published forward figures do not belong on a training-step scenario."""
+    for name, text in pages.items():
+        if name.endswith("scenarios/deterministic-backward.md"):
+            assert "flashattention3-paper" not in text and "FlashAttention-3" not in text, name

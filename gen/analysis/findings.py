@@ -172,7 +172,8 @@ HYPOTHESIS_COLUMNS = [
     "expected_copy_or_fill", "measured_copy_or_fill", "has_memcpy", "copy_or_fill_events", "copy_contradicted",
     "expected_tensor_cores", "measured_tensor_cores", "tensor_core_kernels", "off_tensor_core_kernels",
     "tensor_cores_contradicted", "expected_rank", "measured_rank", "rank_lo", "rank_hi", "rank_contradicted",
-    "expected_backend", "measured_backend", "backend_contradicted", "contradicted", "contradicted_items", "why"]
+    "expected_backend", "measured_backend", "backend_contradicted", "contradicted", "contradicted_items", "why",
+    "bookkeeping_memsets"]
 # Which flag says which check was contradicted, in the order pages list them.
 CHECKS = {"kernels_contradicted": "kernels", "copy_contradicted": "copy or fill",
           "tensor_cores_contradicted": "tensor cores", "rank_contradicted": "rank", "backend_contradicted": "backend"}
@@ -210,7 +211,7 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
                    copy_or_fill_events="", copy_contradicted=None, measured_tensor_cores=None,
                    tensor_core_kernels="", off_tensor_core_kernels="", tensor_cores_contradicted=None,
                    rank_contradicted=None, expected_backend=getattr(h, "backend", None), measured_backend=None,
-                   backend_contradicted=None, **rank)
+                   backend_contradicted=None, bookkeeping_memsets=0, **rank)
         if r["status"] != Status.OK:
             row["basis"] = "not run"
         elif ls.rs.kind == SetKind.REFERENCE:
@@ -264,7 +265,8 @@ def _check_measured(ls: tables.LoadedSet, r, row: dict, h, mode: str) -> dict:
     out = dict(measured_kernels=n,
                kernels_contradicted=bool(n != h.kernels_per_forward and n - len(bookkeeping) != h.kernels_per_forward),
                measured_copy_or_fill=bool(len(copies)), has_memcpy="memcpy" in kind,
-               copy_or_fill_events="; ".join(f"{short[i]} ({ops[i]})" for i in copies))
+               copy_or_fill_events="; ".join(f"{short[i]} ({ops[i]})" for i in copies),
+               bookkeeping_memsets=len(bookkeeping))
     out["copy_contradicted"] = out["measured_copy_or_fill"] != h.copy_or_fill
     verdicts = [(short[i], rules.tensor_core_verdict(names[i])) for i, (k, c) in enumerate(zip(kind, cats))
                 if k == "kernel" and c in rules.TC_CATEGORIES]
