@@ -454,3 +454,12 @@ def test_no_forward_only_published_figure_under_deterministic_backward(pages):
     for name, text in pages.items():
         if name.endswith("scenarios/deterministic-backward.md"):
             assert "flashattention3-paper" not in text and "FlashAttention-3" not in text, name
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_the_set_summary_table_gives_each_time_its_clock_power_and_equal_clock(docs, name, loaded):
+    text = (docs / _set_page(name)).read_text(encoding="utf-8")
+    cells = re.findall(r"<small>@ (\d+) MHz, ≈?(\d+) W; ([\d.]+) ms at (\d+) MHz \(equal clock\)</small>", text)
+    ref = loaded[name].rs.environment.ref_mhz
+    assert len(cells) >= 10
+    assert all(int(r) == round(ref) for *_, r in cells)

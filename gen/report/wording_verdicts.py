@@ -597,10 +597,19 @@ def conditions_cell(r) -> str:
     return " · ".join(parts)
 
 
-def clock_cell(r) -> str | None:
-    """The mean SM clock of a GPU-only time, for beside it in a table ("1670 MHz"), or None."""
+def clock_cell(r, ref_mhz: float | None = None) -> str | None:
+    """The conditions of a GPU-only time, for beside it in a table: its mean SM clock, board power and, with
+    the set's reference clock, its time at equal clock ("1670 MHz, 690 W; 0.1250 ms at 1980 MHz"), or None."""
     mhz = r.get("sm_clock_mhz")
-    return None if missing(mhz) else f"{mhz:.0f} MHz"
+    if missing(mhz):
+        return None
+    text = f"{mhz:.0f} MHz"
+    if not missing(r.get("power_w")):
+        text += f", {'≈' if rules.power_lags(r.get('telemetry_window_s')) else ''}{r['power_w']:.0f} W"
+    at = clocks.at_ref_clock(r.get("gpu_only_ms"), mhz, ref_mhz)
+    if at is not None:
+        text += f"; {at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)"
+    return text
 
 
 def conditions_note(rows, per_variant: bool = False) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import rules, scenarios, timings, verdicts
+from gen.analysis import clocks, rules, scenarios, timings, verdicts
 from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing
 from gen.model.schema import Mode, Window
@@ -42,7 +42,7 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         r["thin"] = bool(r["gpu_only_n"]) and r["gpu_only_n"] < rules.MIN_SAMPLES
         r["gpu_only_label"] = wording.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
             if r["gpu_only_method"] == "kernel_sum" else None
-        r["clock"] = words.clock_cell(r) if r["status"] == "ok" else None
+        r["clock"] = words.clock_cell(r, clocks.ref_mhz(ls.rs.environment)) if r["status"] == "ok" else None
         r["rank"] = v.rank(r["variant"]) if v is not None else None
         r["tie"] = v is not None and r["variant"] in v.same_kernel
     gpu = bool(df["gpu_only_ms"].notna().any())
