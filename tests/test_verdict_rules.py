@@ -463,3 +463,9 @@ def test_the_set_summary_table_gives_each_time_its_clock_power_and_equal_clock(d
     ref = loaded[name].rs.environment.ref_mhz
     assert len(cells) >= 10
     assert all(int(r) == round(ref) for *_, r in cells)
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_scenario_tables_give_each_time_its_equal_clock_time(docs, name):
+    text = (docs / f"generated/sets/{name}/scenarios/gqa-prefill.md").read_text(encoding="utf-8")
+    assert len(re.findall(r"\d+ MHz \(min \d+\) · ≈?\d+ W · \d+ °C · [\d.]+ ms at \d+ MHz \(equal clock\)", text)) >= 5

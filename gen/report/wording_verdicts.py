@@ -582,9 +582,10 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
 NOT_RECORDED = "not recorded"
 
 
-def conditions_cell(r) -> str:
+def conditions_cell(r, ref_mhz: float | None = None) -> str:
     """The conditions of a GPU-only time (a row of timings.COLUMNS) for a table cell:
-    "1670 MHz (min 1640) · 690 W · 61 °C", or "not recorded"."""
+    "1670 MHz (min 1640) · 690 W · 61 °C", or "not recorded"; with the set's reference clock, the time at
+    equal clock after them ("· 0.1250 ms at 1980 MHz")."""
     mhz = r.get("sm_clock_mhz")
     if missing(mhz):
         return NOT_RECORDED
@@ -594,6 +595,9 @@ def conditions_cell(r) -> str:
         parts.append(f"{'≈' if lag else ''}{r['power_w']:.0f} W")
     if not missing(r.get("temp_c")):
         parts.append(f"{r['temp_c']:.0f} °C")
+    at = clocks.at_ref_clock(r.get("gpu_only_ms"), mhz, ref_mhz)
+    if at is not None:
+        parts.append(f"{at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)")
     return " · ".join(parts)
 
 

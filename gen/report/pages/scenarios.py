@@ -74,7 +74,8 @@ def _backend(variant: str) -> str | None:
     return v.backend if v else None
 
 
-def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str], device: str) -> list[dict]:
+def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str], device: str,
+          ref_mhz: float | None = None) -> list[dict]:
     """A table's rows: the point frame's records (left as they are), worded."""
     out = []
     for r in rows:
@@ -89,7 +90,7 @@ def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str],
                             r["status"], device, _backend(r["variant"]))) if r["status"] != schema.Status.OK else None,
                         value=words.figure_value(r[fig], fig), unit=words.FIGURE_UNIT[fig],
                         thin=bool(r.get("gpu_only_n")) and r["gpu_only_n"] < rules.MIN_SAMPLES,
-                        conditions=wv.conditions_cell(r) if r["status"] == schema.Status.OK else None))
+                        conditions=wv.conditions_cell(r, ref_mhz) if r["status"] == schema.Status.OK else None))
     return out
 
 
@@ -374,7 +375,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         m = [r for r in point_rows if r["mode"] == mode]
         if m:
             fig = _figure(m) if mode == schema.Mode.INFERENCE else sa.FIGURE_TFLOPS
-            rows = _rows(m, decode, show_dim, pages, ls.rs.environment.device)
+            rows = _rows(m, decode, show_dim, pages, ls.rs.environment.device, ls.rs.environment.ref_mhz)
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig, not_run=_not_run(rows),
                               dtype=sa.scenario_dtype(ls, name),
                               figure_note=words.table_note(fig, mode, _ceiling_of(m),
