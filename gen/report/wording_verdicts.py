@@ -799,12 +799,14 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     """One exception; `told`: an earlier one already said how SDPA takes a dense mask (said shorter here)."""
     where = _workload(e.scenario, e.mode)
     at = f" at {e.kv_len // 1024}k" if e.kv_len and e.kv_len % 1024 == 0 else (f" at {e.kv_len}" if e.kv_len else "")
+    fwd = " in a forward pass" if e.forward_only else ""
+    why_fwd = "; this scenario timed no training step" if e.forward_only else ""
     if e.q_len and at:  # a chunk against a cache: the ratio is of that chunk's size
         at = (f" with {e.q_len:,} quer{'y' if e.q_len == 1 else 'ies'} against{at[3:]} keys (the verdict's point; "
-              "other chunk sizes differ, each on the scenario page)")
-    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {e.ratio:.1f}× slower{at}"
-    if e.forward_only:
-        text += " in a forward pass (this scenario timed no training step)"
+              f"other chunk sizes differ, each on the scenario page{why_fwd})")
+    elif why_fwd:
+        at += f" ({why_fwd[2:]})"
+    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {e.ratio:.1f}× slower{fwd}{at}"
     if e.q_len and "wrong-mask" not in VARIANTS.get(e.variant, VARIANTS["sdpa_is_causal"]).keywords:
         # fewer queries than keys: the plain causal flag is the wrong call here, whatever its speed
         why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
@@ -990,7 +992,7 @@ def _host(a: advice_mod.Advice) -> str | None:
     if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
         return None
     # The first screen's short form of the verdict's host line: what this host saw, and the crossover.
-    text = f"In a Python loop of short calls at the article's shape, {on_this_host(a.host_ratio, a.host_ratio_ci)}"
+    text = f"In short calls at the article's shape, {on_this_host(a.host_ratio, a.host_ratio_ci)}"
     cross = host_crossover(a.host_gpu_ms, a.host_cost_ms, a.host_ref_ms)
     return text + (f": {cross}" if cross else "") + "."
 
