@@ -158,8 +158,11 @@ TIMING = {"gpu_only": "GPU-only", "eager": "eager per-call", "host": "host"}
 
 VERDICT_RULE = (
     "Each set's verdict, on the home page and atop its page, is made by one rule from the data: variants rank by "
-    "their median GPU-only time (CUDA-graph replay, or the kernel sum of the profiled calls where a set has no graph "
-    "timing; a set without GPU times ranks by eager, then host time). Each median carries its 95% interval, "
+    "their median GPU-only time as run (CUDA-graph replay, or the kernel sum of the profiled calls where a set has no "
+    "graph timing; a set without GPU times ranks by eager, then host time): what a user gets, each kernel at the SM "
+    "clock its own power draw left the GPU. Beside each time stand the SM clock and board power it ran at and its "
+    "time at equal clock (the set's reference clock), which ranks the kernels by their efficiency; where the two "
+    "orders differ, the verdict names the pair and who paid for reaching the power limit. Each median carries its 95% interval, "
     f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
     "much). A variant's rank is one more than the number of variants decidedly faster than it (their interval "
     "ends below its own begins), so variants the times cannot tell apart share a rank, and variants that run the "
