@@ -39,17 +39,9 @@ NOT_RECORDED = "not recorded"
 # --------------------------------------------------------------------------- equal clock
 
 
-def at_ref_clock(ms: float | None, mhz: float | None, ref_mhz: float | None) -> float | None:
-    """`ms` measured at an SM clock of `mhz`, as it would read at `ref_mhz`: a kernel bound by SM
-    cycles takes the same cycles at any clock, so ms * mhz / ref_mhz. None where any is missing."""
-    if missing(ms) or missing(mhz) or missing(ref_mhz) or not ref_mhz or mhz <= 0:
-        return None
-    return float(ms) * float(mhz) / float(ref_mhz)
-
-
-def ref_mhz(env: schema.Environment) -> float | None:
-    """The set's reference clock (schema 4's environment.ref_mhz: the GPU's maximum SM clock)."""
-    return env.ref_mhz
+# Defined in gen.analysis.timings (below the verdicts, which rank by them); named here too, where the clocks are.
+at_ref_clock = timings.at_ref_clock
+ref_mhz = timings.ref_mhz
 
 
 # --------------------------------------------------------------------------- speed of light

@@ -36,7 +36,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 
-from gen.analysis import clocks, flops, kernel_names, rules, tables, timings
+from gen.analysis import flops, kernel_names, rules, tables, timings
 from gen.analysis.values import variant_role
 from gen.model import scenarios as declared_scenarios
 from gen.model import schema
@@ -219,7 +219,7 @@ def _clock_facts(ls: tables.LoadedSet, tm: timings.Times) -> dict:
     c = tm.gpu_only_conditions
     mhz, watts = _num(c.sm_clock_mhz), _num(c.power_w)
     return dict(sm_clock_mhz=mhz, power_w=watts,
-                at_ref_ms=clocks.at_ref_clock(tm.gpu_only.median, mhz, clocks.ref_mhz(ls.rs.environment)))
+                at_ref_ms=timings.at_ref_clock(tm.gpu_only.median, mhz, timings.ref_mhz(ls.rs.environment)))
 
 
 def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> str | None:
@@ -313,7 +313,7 @@ def verdict_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: s
         env = ls.rs.environment
         ls._tables[key] = decide(timed_at(ls, scenario, point, mode), ls.name, scenario, mode,
                                  kernel_names.gpu_arch(env.compute_capability), point, sm_count=env.sm_count,
-                                 ref_mhz=clocks.ref_mhz(env), power_limit_w=env.power_limit_w)
+                                 ref_mhz=timings.ref_mhz(env), power_limit_w=env.power_limit_w)
     return ls._tables[key]
 
 
@@ -667,7 +667,7 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
         env = ls.rs.environment
         v = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
                    kernel_names.gpu_arch(env.compute_capability), point_of(ls, scenario, mode),
-                   sm_count=env.sm_count, ref_mhz=clocks.ref_mhz(env), power_limit_w=env.power_limit_w)
+                   sm_count=env.sm_count, ref_mhz=timings.ref_mhz(env), power_limit_w=env.power_limit_w)
         if v is not None:
             v = dataclasses.replace(v, sweep_gaps=_sweep_gaps(ls, v), other_calls=_other_calls(ls, v),
                                     own_call=ls.rs.environment.date)
