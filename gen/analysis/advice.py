@@ -79,6 +79,8 @@ class Exception_:
     # (ranked between the exception's call and the default), as (variant, their time over the exception's).
     between: tuple[tuple[str, float], ...] = ()
     forward_only: bool = False  # the scenario measured no training step: the ratio is of a forward pass
+    mask_build_s: float | None = None  # the call's block mask build (a fact it measured at the verdict's point)
+    call_ms: float | None = None  # the call's own time there (the ranking time), beside that build
 
 
 @dataclass(frozen=True)
@@ -311,8 +313,16 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
         out.append(Exception_(v.scenario, v.mode, f.variant, ratio, **dense,
                               **_compile(ls, v, f.variant),
                               **_accuracy(ls, v, f.variant, default), between=between,
-                              forward_only=v.mode == schema.Mode.INFERENCE and not trained))
+                              forward_only=v.mode == schema.Mode.INFERENCE and not trained,
+                              mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median))
     return tuple(out)
+
+
+def _mask_build(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> float | None:
+    """The block mask's build time the variant measured at the verdict's point (SweepPoint.facts), or None."""
+    rec = verdicts.point_records(ls, v.scenario, v.mode).get(variant)
+    x = rec.facts.get("block_mask_build_s") if rec is not None and rec.facts else None
+    return float(x) if x is not None else None
 
 
 def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> Startup | None:
