@@ -53,9 +53,8 @@ def test_hypotheses_on_h200(hyp):
     assert hyp["sdpa_math"]["tensor_cores_contradicted"] is False
     assert hyp["sdpa_flash"]["measured_tensor_cores"] is True
     assert hyp["sdpa_math"]["measured_kernels"] == 20 and not hyp["sdpa_math"]["kernels_contradicted"]
-    # A memset launched by aten::bmm makes 7, not the 6 expected.
-    assert hyp["naive"]["measured_kernels"] == 7 and hyp["naive"]["kernels_contradicted"]
-    assert hyp["sdpa_cudnn"]["copy_contradicted"] and hyp["sdpa_cudnn"]["contradicted"]
+    # A sub-µs memset launched by aten::bmm makes 7, not the 6 expected: bookkeeping, no contradiction (issue 31)
+    assert hyp["naive"]["measured_kernels"] == 7 and not hyp["naive"]["kernels_contradicted"]
     assert hyp["sdpa_math"]["measured_rank"] == 9
 
 
@@ -81,7 +80,8 @@ def test_auto_backend_fastest_mask_float32(facts, found):
     assert not facts["fastest"].facts["overlap"] and facts["fastest"].facts["baseline"] == "naive"
     assert "Naive takes" in found["fastest"].text
     assert "aten::tril" in found["mask-sdpa_math"].text
-    assert facts["float32-sdpa_math"].severity == findings.Severity.UNEXPECTED
+    # its hypothesis expected it off the tensor cores: the float32 path is expected (issue 31)
+    assert facts["float32-sdpa_math"].severity == findings.Severity.INFO
     assert "float32-naive" not in found
     assert "gradients match" in found["inplace-autograd"].text
     assert {"compile-inference-flex", "compile-inference-naive_compiled"} <= set(found)
@@ -149,7 +149,8 @@ def test_findings_page_is_scannable(site):
     rows = [line for line in text.splitlines() if line.startswith("| [")]
     assert [r.split("](", 1)[1].split(")", 1)[0] for r in rows] == [
         "sets/nvidia-h200__torch-2.11.0__schema2/findings.md", f"sets/{CPU}/findings.md", f"sets/{REF}/findings.md"]
-    assert 'data-variant="naive_inplace" data-item="copy or fill">copy or fill</span>' in rows[0]
+    assert 'data-variant="sdpa_flash" data-item="rank">rank</span>' in rows[0]
+    assert 'data-item="copy or fill"' not in rows[0]  # a sub-µs memset is bookkeeping, no contradiction (issue 31)
     h200 = site[H200_FINDINGS]
     assert h200.startswith("---\nsearch:\n  exclude: true\n---\n\n# Findings · NVIDIA H200")
     # The hypothesis table comes first, then the findings grouped by kind.
@@ -162,7 +163,8 @@ def test_findings_page_is_scannable(site):
     assert kinds == [t for t in order if t in heads] and len(kinds) >= 6
     # After the kinds, the seed article's lessons (gen.analysis.lessons), each with its verdict.
     assert heads[-1] == "The seed article's lessons, from this set" and heads[:-1] == kinds
-    assert "✗ contradicted: kernels, copy or fill" in re.sub(r"<[^>]+>", "", h200)
+    assert "✗ contradicted: rank" in re.sub(r"<[^>]+>", "", h200)
+    assert "✗ contradicted: kernels" not in re.sub(r"<[^>]+>", "", h200)  # sub-µs memsets: bookkeeping
     # One line per finding; consecutive kernel rows are one link ("#0–#3"), not one link each, to the
     # rows of the set's page of the variant.
     f32 = next(line for line in h200.splitlines() if "GPU events in float32" in line)
@@ -337,11 +339,16 @@ def _check_measured_by_masks(ls, r, row, h, mode):
     import math
 
     kt = tables.kernel_table(ls, r["variant"], mode)
+    # a sub-µs memset is bookkeeping (issue 31): neither a copy nor a kernel the hypothesis counts
+    book = (kt["kind"] == "memset") & (kt["dur_us"] < rules.SUB_US_MEMSET_US)
     copies = findings.copy_events(kt)
-    out = dict(measured_kernels=r["kernels_per_forward"],
-               kernels_contradicted=bool(r["kernels_per_forward"] != h.kernels_per_forward),
+    copies = copies[~copies.index.isin(kt.index[book])]
+    n = r["kernels_per_forward"]
+    out = dict(measured_kernels=n,
+               kernels_contradicted=bool(n != h.kernels_per_forward and n - int(book.sum()) != h.kernels_per_forward),
                measured_copy_or_fill=bool(len(copies)), has_memcpy=bool((kt["kind"] == "memcpy").any()),
-               copy_or_fill_events="; ".join(f"{k['short_name']} ({k['launched_by']})" for _, k in copies.iterrows()))
+               copy_or_fill_events="; ".join(f"{k['short_name']} ({k['launched_by']})" for _, k in copies.iterrows()),
+               bookkeeping_memsets=int(book.sum()))
     out["copy_contradicted"] = out["measured_copy_or_fill"] != h.copy_or_fill
     mm = kt[(kt["kind"] == "kernel") & kt["category"].isin(rules.TC_CATEGORIES)]
     verdicts = [(k["short_name"], rules.tensor_core_verdict(k["name"])) for _, k in mm.iterrows()]

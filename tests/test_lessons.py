@@ -168,9 +168,8 @@ def test_h200_claims_and_explanations(h200, h200_lessons):
     assert claims[("sdpa_flash", "flash_fastest")] is False  # cuDNN's sm90 kernel wins on the H200
     assert claims[("sdpa_flash", "flash_on_chip")] and claims[("sdpa_cudnn", "cudnn_planning")]
     ex = {(e.variant, e.item): e for e in lessons.explain(h200, findings.check_hypotheses(h200))}
-    e = ex[("naive", "kernels")]
-    assert e.cause == "memset" and e.without == 6 and e.lesson_stands  # the count differs, the lesson holds
-    assert ex[("sdpa_cudnn", "copy_or_fill")].cause == "memset"
+    # A sub-µs memset is bookkeeping (issue 31): it contradicts no count or copy, so nothing to explain
+    assert ("naive", "kernels") not in ex and ("sdpa_cudnn", "copy_or_fill") not in ex
     assert lessons.lessons(tables.load_set(RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0")) is None
 
 

@@ -75,6 +75,12 @@ class Exception_:
     error: float | None = None
     default_error: float | None = None
     input_rounding_error: float | None = None
+    # Where the default got the mask as a dense attn_mask: the other calls that take the mask's structure
+    # (ranked between the exception's call and the default), as (variant, their time over the exception's).
+    between: tuple[tuple[str, float], ...] = ()
+    forward_only: bool = False  # the scenario measured no training step: the ratio is of a forward pass
+    mask_build_s: float | None = None  # the call's block mask build (a fact it measured at the verdict's point)
+    call_ms: float | None = None  # the call's own time there (the ranking time), beside that build
 
 
 @dataclass(frozen=True)
@@ -106,11 +112,27 @@ class Advice:
     host_cost_ms: float | None = None  # the host's own cost of a call there
     host_gpu_ms: float | None = None  # its GPU-only time there
     host_why: str | None = None  # why within noise (rules.host_bound_why, or "same kernels")
+    host_ref_ms: float | None = None  # the host's reference call there (the host's speed, apart from the kernel)
     # Other forward scenarios where a loop of the default call clearly waited (the lower end of its
     # eager over GPU-only ratio at or past rules.HOST_BOUND_EAGER_RATIO): (scenario, ratio, its
     # interval, the host-bound outcome there).
     loops: tuple[tuple[str, float, tuple[float, float], str | None], ...] = ()
     determinism: tuple[Determinism, ...] = ()  # each backend under torch.use_deterministic_algorithms(True)
+    lengths: LengthCost | None = None  # where the decision runs cuDNN: its cost per new length
+
+
+@dataclass(frozen=True)
+class LengthCost:
+    """cuDNN's cost where lengths vary (the decision recommends a call that runs cuDNN): its first call at
+    each new length against its steady call, per phase, from the set's dynamic-lengths runs (schema 4),
+    and the variant that costs less in all below the fewest calls per length (its break-even calls).
+    `measured` False: the set has no dynamic-lengths run of it (the words then say so)."""
+
+    variant: str
+    measured: bool
+    phases: tuple[tuple[str, float, float], ...] = ()  # (phase, first-call overhead ms, steady ms)
+    instead: tuple[tuple[str, str, float], ...] = ()  # (phase, variant, break-even calls per length)
+    switch: tuple[str, str | None, str | None] | None = None  # (variable, effect, detail) of a switch probe
 
 
 @dataclass(frozen=True)
@@ -132,6 +154,7 @@ class Determinism:
     base_method: str | None = None
     fastest_plain: str | None = None  # the scenario's fastest call without determinism, and its time
     fastest_plain_ms: float | None = None
+    ratio_at_ref: float | None = None  # det over base at equal clock (each step's time at the reference clock)
 
 
 def reason_clause(reason: str | None, backend: str | None) -> str | None:
@@ -158,8 +181,11 @@ def _determinism(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
             var = VARIANTS.get(name)
             if var is None or "deterministic" not in var.keywords:
                 continue
-            base = next((k for k, b in VARIANTS.items() if b.backend == var.backend
-                         and "deterministic" not in b.keywords and k in rows), None)
+            # the same call without determinism: the same SDPA backend, or for a call that pins none (FlashAttention-4)
+            # the variant its name extends (fa4_det -> fa4): never another library that also pins no backend
+            same = [k for k, b in VARIANTS.items() if b.backend == var.backend and "deterministic" not in b.keywords
+                    and k in rows and (var.backend is not None or name.startswith(k + "_"))]
+            base = next((k for k in same if name.startswith(k + "_")), same[0] if same else None)
             t, b = rows.get(name), rows.get(base) if base else None
             ts, bs = (v.spread(t) if t else None), (v.spread(b) if b else None)
             status, reason = missing_rows.get(name, (None, None))
@@ -172,7 +198,9 @@ def _determinism(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
                                    det_method=t.gpu_only_method if t else None,
                                    base_method=b.gpu_only_method if b else None,
                                    fastest_plain=fp.variant if fp else None,
-                                   fastest_plain_ms=v.spread(fp).median if fp else None))
+                                   fastest_plain_ms=v.spread(fp).median if fp else None,
+                                   ratio_at_ref=t.at_ref_ms / b.at_ref_ms if t and b and t.at_ref_ms is not None
+                                   and b.at_ref_ms else None))
     return tuple(out)
 
 
@@ -275,10 +303,26 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
         ratio = ts.median / fs.median if fs.median else math.nan
         if missing(ratio) or ratio < rules.ADVICE_MIN_GAIN:
             continue
-        out.append(Exception_(v.scenario, v.mode, f.variant, ratio, **_dense(ls, v, default),
+        dense = _dense(ls, v, default)
+        # the calls that rank between the exception's and the default, other kernels than the default's
+        between = tuple((r.variant, v.spread(r).median / fs.median) for r in v.rows
+                        if r.variant not in (f.variant, default) and v.spread(r) is not None
+                        and v.spread(r).median < ts.median and not (t.kernels and r.kernels == t.kernels)
+                        and r.variant not in v.same_kernel)[:3] if dense.get("dense_mask") else ()
+        trained = any(x.scenario == v.scenario and x.mode == schema.Mode.TRAIN for x in vs)
+        out.append(Exception_(v.scenario, v.mode, f.variant, ratio, **dense,
                               **_compile(ls, v, f.variant),
-                              **_accuracy(ls, v, f.variant, default)))
+                              **_accuracy(ls, v, f.variant, default), between=between,
+                              forward_only=v.mode == schema.Mode.INFERENCE and not trained,
+                              mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median))
     return tuple(out)
+
+
+def _mask_build(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> float | None:
+    """The block mask's build time the variant measured at the verdict's point (SweepPoint.facts), or None."""
+    rec = verdicts.point_records(ls, v.scenario, v.mode).get(variant)
+    x = rec.facts.get("block_mask_build_s") if rec is not None and rec.facts else None
+    return float(x) if x is not None else None
 
 
 def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> Startup | None:
@@ -304,6 +348,42 @@ def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> 
                    later.variant if later else None, first.first_in_process)
 
 
+def _runs_cudnn(picks: tuple[Pick, ...], exceptions: tuple, default: str) -> str | None:
+    """The variant of the decision that runs cuDNN, if any: the default pinned to it, the default whose picks
+    ran it, or an exception naming it."""
+    if VARIANTS.get(default) is not None and VARIANTS[default].backend == "cudnn":
+        return default
+    if any(p.backend == "cudnn" for p in picks):
+        return default
+    return next((e.variant for e in exceptions if VARIANTS.get(e.variant) and VARIANTS[e.variant].backend == "cudnn"),
+                None)
+
+
+def _lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
+    """cuDNN's first-call cost per new length (schema 4's dynamic-lengths runs, no switch set), and per phase
+    the variant that breaks even first against the steady fastest."""
+    if variant is None:
+        return None
+    runs = [d for d in getattr(ls.rs, "dynamic", None) or [] if not d.env and d.status == schema.Status.OK]
+    mine = [d for d in runs if d.variant in (variant, "sdpa_cudnn") and d.first_overhead_ms is not None
+            and (d.variant == "sdpa_cudnn" or VARIANTS[variant].backend == "cudnn")]
+    if not mine:
+        return LengthCost(variant, False)
+    cudnn = {d.phase: d for d in mine if d.variant == "sdpa_cudnn"} or {d.phase: d for d in mine}
+    phases = tuple((ph, d.first_overhead_ms, d.steady_ms) for ph, d in cudnn.items() if d.steady_ms is not None)
+    instead = []
+    for ph in cudnn:
+        # a pinned call to make instead (the unpinned call's pick can differ between shapes)
+        others = [d for d in runs if d.phase == ph and d.break_even_calls is not None
+                  and d.variant != cudnn[ph].variant and d.variant != variant_role("automatic")]
+        if others:
+            best = max(others, key=lambda d: d.break_even_calls)
+            instead.append((ph, best.variant, best.break_even_calls))
+    probe = next((p for p in getattr(ls.rs, "switches", None) or []), None)
+    return LengthCost(cudnn[next(iter(cudnn))].variant, True, phases, tuple(instead),
+                      (probe.name, probe.effect, probe.detail) if probe is not None else None)
+
+
 def advice(ls: tables.LoadedSet) -> Advice | None:
     """The set's decision (see the module docstring); None for a reference set or one with nothing ranked."""
     if not ls.measured:
@@ -316,18 +396,20 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
     art = next((v for v in vs if v.scenario == ARTICLE and v.mode == schema.Mode.INFERENCE), None)
     row = art.row(default) if art is not None else None
     env = ls.rs.environment
+    exceptions = _exceptions(ls, vs, default)
     return Advice(
         set_name=ls.name, device=env.device, gpu=env.gpu_name, cpu=env.cpu, torch=env.torch,
         basis=vs[0].basis if vs else "gpu_only", default=default,
         default_is_auto=default == variant_role("automatic"), picks=picks,
-        exceptions=_exceptions(ls, vs, default), startup=_startup(ls, vs, default),
+        exceptions=exceptions, startup=_startup(ls, vs, default),
         host_outcome=row.host_bound_outcome if row is not None else None,
         host_ratio=row.eager_over_gpu_only if row is not None else None,
         host_ratio_ci=row.eager_ratio_ci if row is not None else None,
         host_cost_ms=row.host_cost_ms if row is not None else None,
         host_gpu_ms=row.gpu_only.median if row is not None and row.gpu_only else None,
-        host_why=row.host_noise_why if row is not None else None, determinism=_determinism(vs),
-        loops=_loops(vs, default))
+        host_why=row.host_noise_why if row is not None else None,
+        host_ref_ms=row.host_ref_ms if row is not None else None, determinism=_determinism(vs),
+        loops=_loops(vs, default), lengths=_lengths(ls, _runs_cudnn(picks, exceptions, default)))
 
 
 def _loops(vs, default: str) -> tuple:

@@ -39,17 +39,9 @@ NOT_RECORDED = "not recorded"
 # --------------------------------------------------------------------------- equal clock
 
 
-def at_ref_clock(ms: float | None, mhz: float | None, ref_mhz: float | None) -> float | None:
-    """`ms` measured at an SM clock of `mhz`, as it would read at `ref_mhz`: a kernel bound by SM
-    cycles takes the same cycles at any clock, so ms * mhz / ref_mhz. None where any is missing."""
-    if missing(ms) or missing(mhz) or missing(ref_mhz) or not ref_mhz or mhz <= 0:
-        return None
-    return float(ms) * float(mhz) / float(ref_mhz)
-
-
-def ref_mhz(env: schema.Environment) -> float | None:
-    """The set's reference clock (schema 4's environment.ref_mhz: the GPU's maximum SM clock)."""
-    return env.ref_mhz
+# Defined in gen.analysis.timings (below the verdicts, which rank by them); named here too, where the clocks are.
+at_ref_clock = timings.at_ref_clock
+ref_mhz = timings.ref_mhz
 
 
 # --------------------------------------------------------------------------- speed of light
@@ -152,7 +144,7 @@ BURST_COLUMNS = ["variant", "mode", "head_dim", "q_len", "kv_len", "anchor_set",
                  "expected_burst_ms", "burst_vs_expected", "anchor_at_sustained_clock_ms",
                  "sustained_vs_anchor", "sustained_vs_anchor_at_clock", "burst_vs_anchor", "sustained_explained",
                  "burst_explained", "explained", "reason", "burst_throttled", "burst_all_ms",
-                 "burst_early_n", "main_kernel_ms", "other_events_ms"]
+                 "burst_early_n", "main_kernel_ms", "other_events_ms", "sustained_window_s"]
 
 
 def _ratio(a, b) -> float:
@@ -239,6 +231,7 @@ def burst_frame(points: pd.DataFrame | None, anchors: pd.DataFrame, rows: list[d
             burst_all_ms=burst_all, burst_early_n=p.get("burst_early_n") if throttled else math.nan,
             main_kernel_ms=p.get("main_kernel_us", math.nan) / 1e3,
             other_events_ms=p.get("other_events_us", math.nan) / 1e3,
+            sustained_window_s=p.get("telemetry_window_s", math.nan),
             **_explained(p["gpu_only_ms"], at_clock, p["burst_ms"], a["published_ms"], reason), reason=reason))
     return pd.DataFrame(rows, columns=BURST_COLUMNS)
 

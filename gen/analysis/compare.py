@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gen.analysis import comparability, gate, sets, tables
+from gen.analysis import comparability, gate, sets, tables, verdicts
 from gen.analysis.values import number, text_table, variant_order
 from gen.model import layout, output, schema, trace
 
@@ -61,11 +61,18 @@ def kernel_names(ls: tables.LoadedSet, variant: str, mode: str) -> tuple[list[st
     return [_key(n, k) for n, k in zip(kt["name"], kt["kind"])], True
 
 
-def _ranks(df: pd.DataFrame) -> tuple[pd.Series, str]:
-    """Rank by median GPU-only time, or by host wall time where the set has no GPU time."""
+def _ranks(df: pd.DataFrame, ls: tables.LoadedSet | None = None, mode: str = "inference") -> tuple[pd.Series, str]:
+    """The verdict's ranks where the set has a verdict (ties on the same kernels and rows within noise share a
+    rank, as on every other page); else by median GPU-only time, or host wall time where the set has no GPU
+    time (a published set)."""
     if df.empty:
         return pd.Series(dtype=float), "none"
     col, basis = ("gpu_only_ms", "GPU-only") if df["gpu_only_ms"].notna().any() else ("host_ms", "host wall")
+    v = verdicts.verdict(ls, "article", mode) if ls is not None else None
+    if v is not None and v.rank_of_:
+        ranks = dict(v.rank_of_)
+        return pd.Series({x: float(ranks[x]) if x in ranks else np.nan
+                          for x in dict.fromkeys(df["variant"])}, dtype=float), basis
     return df.set_index("variant")[col].rank(method="min"), basis
 
 
@@ -94,11 +101,13 @@ def _first_rows(st: pd.DataFrame) -> dict[str, dict]:
 
 def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
     sa, sb = tables.summary_table(a, mode), tables.summary_table(b, mode)
-    ra, basis_a = _ranks(sa)
-    rb, basis_b = _ranks(sb)
+    ra, basis_a = _ranks(sa, a, mode)
+    rb, basis_b = _ranks(sb, b, mode)
     seen = set(sa.get("variant", [])) | set(sb.get("variant", []))
     order = variant_order(seen)
     by_a, by_b = _first_rows(sa), _first_rows(sb)
+    # A GPU set's host time is the host's dispatch of GPU work, a CPU set's the whole computation: no ratio
+    cross = a.rs.environment.device != b.rs.environment.device
     rows = []
     for v in order:
         ea, eb = by_a.get(v, {}), by_b.get(v, {})
@@ -124,7 +133,7 @@ def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inferen
             kernels_added=added, kernels_removed=removed, kernel_match=match,
             gpu_only_ms_a=ga, gpu_only_ms_b=gb, gpu_only_ratio=gb / ga if ga and gb else np.nan,
             gpu_only_method_a=ea.get("gpu_only_method"), gpu_only_method_b=eb.get("gpu_only_method"),
-            host_ms_a=ca_, host_ms_b=cb_, host_ratio=cb_ / ca_ if ca_ and cb_ else np.nan,
+            host_ms_a=ca_, host_ms_b=cb_, host_ratio=cb_ / ca_ if ca_ and cb_ and not cross else np.nan,
             rank_a=_num(ra.get(v)) if ea.get("status") == "ok" else np.nan,
             rank_b=_num(rb.get(v)) if eb.get("status") == "ok" else np.nan,
             time_basis_a=basis_a, time_basis_b=basis_b,

@@ -176,6 +176,23 @@ def shared_outcome(outcomes) -> str | None:
 # lands within CLOCK_RULE_PCT of that; a kernel bound by memory, whose time does
 # not follow the SM clock, fails the rule and the page says so.
 CLOCK_RULE_PCT = 5.0
+# A timed window whose mean board power is at least this share of the enforced power limit ran at the
+# limit: the GPU lowered its SM clock to hold it, and the kernel pays for its own draw in its as-run time.
+POWER_AT_LIMIT_PCT = 95.0
+# "Sustained" names only a window that ran at least this long: the clock a GPU settles at under its power
+# limit takes seconds to reach, and a window of 0.09 s at the maximum clock is a burst, not a sustained state.
+SUSTAINED_WINDOW_S = 2.0
+
+
+def at_power_limit(power_w: float | None, limit_w: float | None) -> bool:
+    """The window's mean power reached POWER_AT_LIMIT_PCT of the enforced limit."""
+    return not (missing(power_w) or missing(limit_w)) and bool(limit_w) and \
+        100.0 * power_w / limit_w >= POWER_AT_LIMIT_PCT
+
+
+def sustained(window_s: float | None) -> bool:
+    """The window ran long enough to be called sustained (SUSTAINED_WINDOW_S)."""
+    return not missing(window_s) and window_s >= SUSTAINED_WINDOW_S
 # A burst long enough to heat the GPU (20 calls of 25 ms at 700 W) slows within itself: its
 # last BURST_EARLY_CALLS calls over its fastest early call by more than CLOCK_RULE_PCT. Its
 # figure is then its leading calls within CLOCK_RULE_PCT of that fastest one, before the first
@@ -222,6 +239,9 @@ TRAIN_OVER_FORWARD_RATIO = 10.0
 # torch.utils.benchmark's Measurement warns when IQR / median exceeds 10%
 # ("may be unstable"); the report uses the same line for a noisy timing.
 NOISY_IQR_PCT = 10.0
+# A ranking time whose IQR is more than half its median (a CPU host's loop at 94-278%) says little of where the
+# median lies: a verdict whose first rank rests on such a time says it cannot rank, rather than naming a fastest.
+CANNOT_RANK_IQR_PCT = 50.0
 
 
 # A CUDA graph's replay reading above the eager time by more than this falls back to the kernel sum

@@ -30,6 +30,7 @@ import pandas as pd
 
 from gen.analysis import flops as flops_mod
 from gen.analysis import tables, verdicts
+from gen.analysis.values import missing
 from gen.model import schema
 from gen.model.scenarios import ARTICLE
 
@@ -127,6 +128,24 @@ def article_sweep(ls: tables.LoadedSet) -> list[schema.SweepPoint]:
     return [p for p in ls.rs.sweep if p.scenario == ARTICLE and p.mode == schema.Mode.INFERENCE]
 
 
+def matmul_clock(ls: tables.LoadedSet) -> float | None:
+    """The SM clock NVML read while the matmul ceiling was measured; None where not recorded."""
+    t = ls.rs.ceilings.telemetry.get("matmul") if ls.rs.ceilings is not None and ls.rs.ceilings.telemetry else None
+    return t.sm_clock_mhz if t is not None and not missing(t.sm_clock_mhz) else None
+
+
+def matmul_at(tflops: float, ceiling_mhz: float | None, point_mhz: float | None) -> float:
+    """The matmul ceiling at a point's SM clock: a matrix product bound by its tensor cores scales with the
+    clock, so a ceiling taken at one clock bounds a point at another only scaled to it. NaN where the ceiling
+    has a clock and the point none (it cannot be set at the point's clock); unscaled where neither has one
+    (a set captured before telemetry: no clock to scale by)."""
+    if ceiling_mhz is None:
+        return tflops
+    if missing(point_mhz) or not point_mhz:
+        return math.nan
+    return tflops * float(point_mhz) / float(ceiling_mhz)
+
+
 def sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
     """One row per sweep point of the article scenario (all statuses; times NaN where it did not run).
     Built once per set (the scaling page, its facts and fastest_at_largest all ask); callers get a copy."""
@@ -142,6 +161,7 @@ def _sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
         return pd.DataFrame(columns=SWEEP_COLUMNS)
     es = ELEM_SIZE.get(ls.rs.config.dtype, 2)
     cl = ceilings(ls)
+    mm_clock = matmul_clock(ls) if cl else None
     rows = []
     for p in sw:
         tm = ls.times(p, ls.sweep_trace(p.trace) if p.trace and p.status == "ok" else None)
@@ -162,7 +182,8 @@ def _sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
             peak_mb=p.peak_memory_bytes / 2**20 if p.peak_memory_bytes else np.nan,
             rel_error=p.rel_error if p.rel_error is not None else np.nan,
             flops_dense=f["dense"], flops_causal=f["causal"], tflops_causal=tflops,
-            fraction_of_matmul=tflops / cl["matmul_tflops"] if cl else np.nan,
+            fraction_of_matmul=tflops / matmul_at(cl["matmul_tflops"], mm_clock,
+                                                  tm.gpu_only_conditions.sm_clock_mhz) if cl else np.nan,
             min_bytes=mb, intensity=f["causal"] / mb, memory_bound_ms=mem_ms, compute_bound_ms=cmp_ms,
             bound_ms=bound, fraction_of_bound=bound / t if cl and t and not math.isnan(t) else np.nan,
             trace=p.trace,

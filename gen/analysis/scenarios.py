@@ -249,6 +249,7 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     gpu = ls.rs.environment.device == "cuda"  # a CPU trace has no GPU events to count
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     own_dtype = scenario_dtype(ls, scenario)
+    mm_clock = scaling.matmul_clock(ls) if cl else None
     rows = []
     for rec in recs:
         # a variant refused while being built recorded no dtype: its declared one (FP8 variants)
@@ -265,7 +266,8 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
         tflops = f / (ms * 1e-3) / 1e12 if has_time else math.nan
         tbps = b / (ms * 1e-3) / 1e12 if has_time and rec.mode == schema.Mode.INFERENCE else math.nan
         fig = figure_of(rec.point, rec.mode)
-        pct_mm = 100 * tflops / cl["matmul_tflops"] if cl else math.nan
+        mm_at = scaling.matmul_at(cl["matmul_tflops"], mm_clock, t["sm_clock_mhz"]) if cl else math.nan
+        pct_mm = 100 * tflops / mm_at if cl else math.nan
         pct_cp = 100 * tbps / (cl["copy_gbps"] / 1e3) if cl else math.nan
         read = cl["read_tbps"] if cl and not missing(cl.get("read_tbps")) else math.nan
         pct_rd = 100 * tbps / read if not missing(read) else math.nan
@@ -274,7 +276,7 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
             cl_row, pct_mm = None, math.nan
         else:
             cl_row = cl
-        value = ({CEILING_COPY: cl["copy_gbps"] / 1e3, CEILING_READ: read}.get(ceiling, cl["matmul_tflops"])
+        value = ({CEILING_COPY: cl["copy_gbps"] / 1e3, CEILING_READ: read}.get(ceiling, mm_at)
                  if cl_row else math.nan)
         rows.append(dict(
             scenario=scenario, variant=rec.variant, mode=rec.mode, **_point_dict(rec.point), status=rec.status,
@@ -517,7 +519,7 @@ def own_head_dim_of(rows: list[dict], scenario: str) -> int | None:
 ANCHOR_COLUMNS = [
     "anchor_set", "gpu", "source", "variant", "mode", *POINT_KEYS, "dtype", "same_shape", "our_batch", "our_q_heads",
     "our_kv_heads", "published_ms", "published_tflops", "published_convention", "approximate", "tflops",
-    "tflops_from", "note",
+    "tflops_from", "note", "clock_mhz",
 ]
 _EMPTY_ANCHORS = pd.DataFrame([], columns=ANCHOR_COLUMNS)
 FROM_TIME = "published time"  # our count over the published time
@@ -596,7 +598,7 @@ def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.L
                 published_ms=pub.gpu_time_ms if pub.gpu_time_ms is not None else math.nan,
                 published_tflops=pub.tflops if pub.tflops is not None else math.nan,
                 published_convention=pub.flop_convention, approximate=pub.approximate, tflops=tf, tflops_from=how,
-                note=pub.note))
+                note=pub.note, clock_mhz=pub.clock_mhz if pub.clock_mhz is not None else math.nan))
     if not rows:  # (most scenarios: an empty frame is made once, then copied)
         return _EMPTY_ANCHORS.copy()
     return pd.DataFrame(rows, columns=ANCHOR_COLUMNS)
@@ -608,6 +610,7 @@ VERSUS_COLUMNS = [
     "fastest_variant",
     "fastest_ms", "fastest_tflops", "fastest_pct_of_ceiling", "time_ratio", "rate_ratio", "same_time_ratio",
     "same_rate_ratio", "ours_variant", "ours_same", "ours_ms", "ours_tflops", "ours_time_ratio", "ours_rate_ratio",
+    "anchor_clock_mhz", "ours_clock_mhz", "ours_rate_ratio_at_clock",
 ]
 
 
@@ -667,7 +670,19 @@ def versus_row(a, same, fast) -> dict:
         ours_tflops=ours["tflops"] if ours is not None else math.nan,
         ours_time_ratio=ratio(ours["gpu_only_ms"], a["published_ms"]) if ours is not None and comparable_time
         else math.nan,
-        ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan)
+        ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan,
+        **_at_stated_clock(a, ours, ratio))
+
+
+def _at_stated_clock(a, ours, ratio) -> dict:
+    """Ours against a figure whose source states a fixed clock, at that clock: our rate x its clock / the
+    clock ours ran at (a tensor-core kernel's rate scales with the SM clock). NaN where either clock is unknown."""
+    stated = a.get("clock_mhz", math.nan) if hasattr(a, "get") else math.nan
+    mine = ours.get("sm_clock_mhz", math.nan) if ours is not None else math.nan
+    known = not (missing(stated) or missing(mine)) and mine > 0
+    at = ratio(ours["tflops"] * stated / mine, a["tflops"]) if known else math.nan
+    return dict(anchor_clock_mhz=stated if not missing(stated) else math.nan,
+                ours_clock_mhz=mine if not missing(mine) else math.nan, ours_rate_ratio_at_clock=at)
 
 
 def versus_frame(points: pd.DataFrame | None, anchor: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:

@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from gen.analysis import rules
+from gen.analysis.values import missing
 from gen.model import graph_rule, schema
 from gen.model import trace as trace_mod
 
@@ -195,6 +196,22 @@ def _spread(samples: Sequence[float], sizes: Sequence[int] | None) -> tuple[Spre
     floor = rules.TIME_FLOOR_PCT / 100.0
     lo, hi = min(lo, med * (1 - floor)), max(hi, med * (1 + floor))
     return Spread(float(med), float(q1), float(q3), len(a), float(lo), float(hi), len(rounds) or 1), None
+
+
+# --------------------------------------------------------------------------- equal clock
+
+
+def at_ref_clock(ms: float | None, mhz: float | None, ref_mhz: float | None) -> float | None:
+    """`ms` measured at an SM clock of `mhz`, as it would read at `ref_mhz`: a kernel bound by SM
+    cycles takes the same cycles at any clock, so ms * mhz / ref_mhz. None where any is missing."""
+    if missing(ms) or missing(mhz) or missing(ref_mhz) or not ref_mhz or mhz <= 0:
+        return None
+    return float(ms) * float(mhz) / float(ref_mhz)
+
+
+def ref_mhz(env: schema.Environment) -> float | None:
+    """The set's reference clock (schema 4's environment.ref_mhz: the GPU's maximum SM clock)."""
+    return env.ref_mhz
 
 
 # --------------------------------------------------------------------------- conditions

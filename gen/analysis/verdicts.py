@@ -122,6 +122,12 @@ class Timed:
     eager_ratio_ci: tuple[float, float] | None = None  # eager over GPU-only, by the intervals of both medians
     host_cost_ms: float | None = None  # the host's own cost of a call (rules.HOST_COST_QUANTILE)
     host_noise_why: str | None = None  # rules.host_bound_why: "eager", "host", "both", "same kernels"
+    host_ref_ms: float | None = None  # the host's reference call beside this record's host windows (median)
+    # The conditions of the GPU-only time (its window's mean SM clock and board power) and the time at the
+    # set's reference clock (clocks.at_ref_clock): the equal-clock time, which ranks kernels by efficiency.
+    sm_clock_mhz: float | None = None
+    power_w: float | None = None
+    at_ref_ms: float | None = None
     reason: str | None = None  # why not measured (status other than ok), as the capture recorded it
 
     @property
@@ -174,7 +180,7 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
                  ls.kernel_signature(tr, run.timing.graph_check), main_us=main_us, events_us=events_us,
                  main_blocks=blocks, wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None),
                  reason=run.reason,
-                 **_host_facts(tm))
+                 **_host_facts(tm), **_clock_facts(ls, tm))
 
 
 def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
@@ -203,7 +209,17 @@ def _host_facts(tm: timings.Times) -> dict:
     cost = _num(tm.host_cost_ms) if tm.host_cost_ms is not None else None
     known = not any(math.isnan(x) for x in (elo, ehi, glo, ghi)) and glo > 0 and ghi > 0
     return dict(eager_ratio_ci=(elo / ghi, ehi / glo) if known else None, host_cost_ms=cost,
-                host_noise_why=rules.host_bound_why(elo, ehi, glo, ghi, cost))
+                host_noise_why=rules.host_bound_why(elo, ehi, glo, ghi, cost), host_ref_ms=_num(tm.host_ref_ms))
+
+
+def _clock_facts(ls: tables.LoadedSet, tm: timings.Times) -> dict:
+    """The GPU-only time's clock and power, and its time at the set's reference clock."""
+    if not tm.gpu_only.n:
+        return {}
+    c = tm.gpu_only_conditions
+    mhz, watts = _num(c.sm_clock_mhz), _num(c.power_w)
+    return dict(sm_clock_mhz=mhz, power_w=watts,
+                at_ref_ms=timings.at_ref_clock(tm.gpu_only.median, mhz, timings.ref_mhz(ls.rs.environment)))
 
 
 def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> str | None:
@@ -234,7 +250,8 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
                  _present(tm.host), events, main, short, index, host_bound=outcome == rules.YES,
                  eager_over_gpu_only=_num(tm.eager_over_gpu_only), host_bound_outcome=outcome,
                  signature=ls.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
-                 main_blocks=blocks, wrong=rules.wrong_answer(p.rel_error), reason=p.reason, **_host_facts(tm))
+                 main_blocks=blocks, wrong=rules.wrong_answer(p.rel_error), reason=p.reason, **_host_facts(tm),
+                 **_clock_facts(ls, tm))
 
 
 def _share(rows: list[Timed]) -> list[Timed]:
@@ -293,9 +310,10 @@ def verdict_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: s
         return None
     key = ("verdict_at", scenario, point, mode)
     if key not in ls._tables:
+        env = ls.rs.environment
         ls._tables[key] = decide(timed_at(ls, scenario, point, mode), ls.name, scenario, mode,
-                                 kernel_names.gpu_arch(ls.rs.environment.compute_capability), point,
-                                 sm_count=ls.rs.environment.sm_count)
+                                 kernel_names.gpu_arch(env.compute_capability), point, sm_count=env.sm_count,
+                                 ref_mhz=timings.ref_mhz(env), power_limit_w=env.power_limit_w)
     return ls._tables[key]
 
 
@@ -394,6 +412,13 @@ class Verdict:
     # (variant, that call's start as ISO 8601), and the set's own call's start.
     other_calls: tuple[tuple[str, str], ...] = ()
     own_call: str | None = None
+    # Equal clock: the set's reference clock, the enforced power limit, the ranking by each row's time at the
+    # reference clock (rows without one last), and the pairs (ahead as run, ahead at equal clock) whose order
+    # the two rankings give the other way round, by more than rules.TIME_FLOOR_PCT at equal clock.
+    ref_mhz: float | None = None
+    power_limit_w: float | None = None
+    equal_clock_order: tuple[str, ...] = ()
+    clock_flips: tuple[tuple[str, str], ...] = ()
 
     @property
     def missing_kind(self) -> str | None:
@@ -405,6 +430,23 @@ class Verdict:
             return {k for n in names if n in VARIANTS for k in VARIANTS[n].keywords} & words
         lost = kinds(x for x, _, _ in self.not_measured) - kinds(t.variant for t in self.rows)
         return min(lost) if lost else None
+
+    @property
+    def paged(self) -> tuple[str, ...]:
+        """The ranked rows that read a paged KV cache (keyword "paged"), in ranking order: where a scenario
+        measures a paged cache, only these answer for it (SDPA cannot page)."""
+        return tuple(t.variant for t in self.rows if t.variant in VARIANTS and "paged" in VARIANTS[t.variant].keywords)
+
+    @property
+    def unrankable(self) -> tuple[tuple[str, float], ...]:
+        """(variant, IQR % of its ranking time) of the first-rank rows whose ranking time spreads past
+        rules.CANNOT_RANK_IQR_PCT: then the verdict cannot rank them."""
+        out = []
+        for x, r in self.rank_of_:
+            s = self.spread(self.row(x)) if r == 1 else None
+            if s is not None and s.iqr_pct > rules.CANNOT_RANK_IQR_PCT:
+                out.append((x, s.iqr_pct))
+        return tuple(out)
 
     @property
     def field_of_one(self) -> bool:
@@ -531,7 +573,8 @@ def _host_change(ok: list[Timed], fastest: Timed, basis: str) -> HostChange | No
 
 def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mode: str = "inference",
            gpu_arch: int | None = None, point: schema.Point | None = None,
-           sm_count: int | None = None) -> Verdict | None:
+           sm_count: int | None = None, ref_mhz: float | None = None,
+           power_limit_w: float | None = None) -> Verdict | None:
     """The verdict from Timed rows alone (see the module docstring); None when
     no variant has a time to rank by."""
     # A wrong answer is shown on its page, never ranked (rules.wrong_answer).
@@ -585,7 +628,21 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked),
         rank_of_=tuple(rank_of.items()), fastest_outcome=rules.WITHIN_NOISE if near else rules.YES, near=near,
         host_noise=tuple(t.variant for t in ranked if t.host_bound_outcome == rules.WITHIN_NOISE),
-        not_measured=tuple((t.variant, t.status, t.reason) for t in rows if t.status != schema.Status.OK))
+        not_measured=tuple((t.variant, t.status, t.reason) for t in rows if t.status != schema.Status.OK),
+        ref_mhz=ref_mhz if basis == "gpu_only" else None, power_limit_w=power_limit_w,
+        **_equal_clock(ranked, basis))
+
+
+def _equal_clock(ranked: list[Timed], basis: str) -> dict:
+    """The ranking at equal clock and the pairs it orders the other way round from the as-run ranking."""
+    if basis != "gpu_only" or not any(t.at_ref_ms is not None for t in ranked):
+        return {}
+    order = sorted(ranked, key=lambda t: (t.at_ref_ms is None, t.at_ref_ms or 0.0))
+    floor = 1 - rules.TIME_FLOOR_PCT / 100.0
+    flips = tuple((a.variant, b.variant) for i, a in enumerate(ranked) for b in ranked[i + 1:]
+                  if a.at_ref_ms is not None and b.at_ref_ms is not None and b.at_ref_ms < a.at_ref_ms * floor
+                  and not (a.kernels and a.kernels == b.kernels))
+    return dict(equal_clock_order=tuple(t.variant for t in order), clock_flips=flips)
 
 
 def _competition_ranks(ranked: list[Timed], basis: str) -> dict[str, int]:
@@ -607,9 +664,10 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
         return None
     key = ("verdict", scenario, mode)
     if key not in ls._tables:
+        env = ls.rs.environment
         v = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
-                   kernel_names.gpu_arch(ls.rs.environment.compute_capability), point_of(ls, scenario, mode),
-                   sm_count=ls.rs.environment.sm_count)
+                   kernel_names.gpu_arch(env.compute_capability), point_of(ls, scenario, mode),
+                   sm_count=env.sm_count, ref_mhz=timings.ref_mhz(env), power_limit_w=env.power_limit_w)
         if v is not None:
             v = dataclasses.replace(v, sweep_gaps=_sweep_gaps(ls, v), other_calls=_other_calls(ls, v),
                                     own_call=ls.rs.environment.date,

@@ -77,11 +77,11 @@ _CUDNN_FP8_ROWS = [
 ]
 
 
-def _env(gpu: str, cudnn: str | None = None) -> schema.Environment:
+def _env(gpu: str, cudnn: str | None = None, torch: str | None = None) -> schema.Environment:
     return schema.Environment(
         device="cuda", gpu_name=gpu, compute_capability=None, sm_count=None, max_threads_per_sm=None,
         max_regs_per_sm=None, max_shared_memory_per_sm=None, l2_cache_bytes=None, gpu_memory_bytes=None,
-        driver=None, cuda=None, cudnn=cudnn, torch=None, python=None, platform=None, cpu=None, date=None,
+        driver=None, cuda=None, cudnn=cudnn, torch=torch, python=None, platform=None, cpu=None, date=None,
         git_commit=None, ref_mhz=schema.known_ref_mhz(gpu),
     )
 
@@ -129,11 +129,20 @@ FA3_SOURCE = (
     "flash3.pdf), forward-speed figure on H100 80GB SXM5 as kept at "
     f"github.com/Dao-AILab/flash-attention/blob/{FA3_COMMIT}/{FA3_PNG} "
     "(panels (b) causal head dim 64 and (d) causal head dim 128); shape batch*seqlen = 16k tokens, "
-    "hidden 2048 (nheads = 2048/headdim) per benchmarks/benchmark_flash_attention.py in the same repository"
+    "hidden 2048 (nheads = 2048/headdim) per benchmarks/benchmark_flash_attention.py in the same repository; "
+    "conditions as the paper's section 4 states them: GPU clock fixed at 1830 MHz, cuDNN 9.1.1.17, PyTorch 2.3.0"
 )
 FA3_CONVENTION = "FlashAttention: 4*B*H*S*S*D, halved when causal"
 FA3_NOTE = ("the integer printed above the bar in the figure (rounded TFLOP/s); no times published; "
             "fp16 per the figure's file name and README caption")
+# The paper's stated benchmarking conditions (its section 4, "Benchmarking attention"): the GPU's clock fixed at
+# 1830 MHz, cuDNN 9.1.1.17 for its cuDNN bars, PyTorch 2.3.0. Figures compare with ours at equal clock only
+# through this clock (gen.analysis.scenarios.versus_row).
+FA3_CLOCK_MHZ = 1830.0
+FA3_CUDNN = "9.1.1.17"
+FA3_TORCH = "2.3.0"
+FA3_CONDITIONS = (f"the paper states its conditions: the GPU clock fixed at {FA3_CLOCK_MHZ:.0f} MHz, cuDNN "
+                  f"{FA3_CUDNN}, PyTorch {FA3_TORCH}")
 _FA3_SEQ = [512, 1024, 2048, 4096, 8192, 16384]
 # Causal panels, label per sequence length above: source name -> (our variant, {head_dim: TFLOP/s}).
 _FA3_TFLOPS = {
@@ -157,7 +166,7 @@ def build_fa3_h100() -> schema.ResultSet:
         schema.SweepPoint(
             variant=ours, point=_fa3_point(d, s), status="ok", scenario="fa3-paper", mode="inference",
             published=schema.Published(tflops=float(tf), flop_convention=FA3_CONVENTION, approximate=True,
-                                       note=f"{theirs}: {FA3_NOTE}"))
+                                       note=f"{theirs}: {FA3_NOTE}; {FA3_CONDITIONS}", clock_mhz=FA3_CLOCK_MHZ))
         for theirs, (ours, by_dim) in _FA3_TFLOPS.items() for d in dims
         for s, tf in zip(_FA3_SEQ, by_dim[d], strict=True)
     ]
@@ -171,7 +180,8 @@ def build_fa3_h100() -> schema.ResultSet:
         name="fa3-paper", title="FlashAttention-3 paper: 16k tokens (batch x seqlen), hidden 2048, causal",
         dtype="fp16", points=points)
     return schema.ResultSet(schema_version=schema.SCHEMA_VERSION, name=FA3_NAME,
-                            environment=_env("NVIDIA H100 80GB SXM5"), config=config, runs=[], sweep=sweep,
+                            environment=_env("NVIDIA H100 80GB SXM5", cudnn=FA3_CUDNN, torch=FA3_TORCH),
+                            config=config, runs=[], sweep=sweep,
                             scenarios=[scen], kind="reference", source=FA3_SOURCE)
 
 

@@ -356,6 +356,9 @@ class Published:
     tflops: float | None = None
     flop_convention: str | None = None
     approximate: bool = False
+    # The SM clock the source states its figures were taken at (a fixed clock), None where it states none:
+    # a published figure is compared with ours at equal clock only where this is known.
+    clock_mhz: float | None = None
 
 
 @dataclass

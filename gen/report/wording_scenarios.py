@@ -11,6 +11,7 @@ holds the rest).
 
 from __future__ import annotations
 
+import math
 import re
 
 from gen.analysis import rules
@@ -24,7 +25,7 @@ from gen.report.wording import join_and
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
 FIGURE_LABEL = {sa.FIGURE_TFLOPS: f"TFLOP/s ({sa.FLOP_LABEL})", sa.FIGURE_TBPS: f"TB/s ({sa.BYTES_LABEL})"}
 CONVENTION = {sa.FIGURE_TFLOPS: sa.FLOP_CONVENTION, sa.FIGURE_TBPS: sa.BYTES_CONVENTION}
-CEILING_NAME = {sa.CEILING_MATMUL: "the measured matmul ceiling", sa.CEILING_COPY: "the measured copy bandwidth",
+CEILING_NAME = {sa.CEILING_MATMUL: "the measured matmul ceiling at the point's clock", sa.CEILING_COPY: "the measured copy bandwidth",
                 sa.CEILING_READ: "the measured read bandwidth"}
 HOW = {sa.FROM_TIME: "our count over its published time",
        sa.FROM_SAME_CONVENTION: "its published rate: its count is ours"}
@@ -209,6 +210,11 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool) -> str:
         parts.append(f"{ours} reaches {v['ours_rate_ratio']:.2f}× its rate "
                      f"({_faster(v['ours_rate_ratio'], time=False)}); times do not compare: "
                      + ("the batch and head count differ." if not v["same_shape"] else "the source published no time."))
+    if not missing(v.get("ours_rate_ratio_at_clock", math.nan)):
+        parts.append(f"The source states its clock fixed at {v['anchor_clock_mhz']:.0f} MHz and ours ran at "
+                     f"{v['ours_clock_mhz']:.0f} MHz: at equal clock (ours × {v['anchor_clock_mhz']:.0f} / "
+                     f"{v['ours_clock_mhz']:.0f}) {ours[0].lower() + ours[1:].rstrip(',')} reaches "
+                     f"{v['ours_rate_ratio_at_clock']:.2f}× its rate.")
     if not v["ours_same"] and not missing(v["fastest_pct_of_ceiling"]):
         parts.append(f"That is {v['fastest_pct_of_ceiling']:.0f}% of the measured ceiling.")
     return " ".join(parts)
@@ -257,6 +263,24 @@ def source_shape(sh: dict) -> str:
 def _faster(ratio: float, time: bool) -> str:
     faster = ratio < 1 if time else ratio > 1
     return "faster" if faster else ("slower" if ratio != 1 else "the same")
+
+
+def published_clock_note(rows: list[dict]) -> str:
+    """Under a table of ours against published figures: the clock each side ran at, and what a ratio then
+    holds. A source that states a fixed clock is compared at it; one that states none leaves the ratio mixing
+    the kernels' speed with the clocks."""
+    ours = sorted(r["ours_clock_mhz"] for r in rows if not missing(r.get("ours_clock_mhz")))
+    stated = sorted({r["anchor_clock_mhz"] for r in rows if not missing(r.get("anchor_clock_mhz"))})
+    span = (f"{ours[0]:.0f}–{ours[-1]:.0f} MHz" if ours[0] != ours[-1] else f"{ours[0]:.0f} MHz") if ours else None
+    text = f"A's times ran at an SM clock of {span}, each row's in its column" if span else \
+        "A's times carry no recorded SM clock"
+    if stated:
+        return (text + f"; the source states its clock fixed at {', '.join(f'{x:.0f}' for x in stated)} MHz, and "
+                "each scenario page sets A's rate against it at that clock (A's rate × the stated clock / A's clock).")
+    return (text + ". The source states no clock setting: a GPU at its power limit lowers its clock under load, "
+            "and a kernel's time follows its clock, so these ratios mix the kernels' speed with the clocks each "
+            "side ran at, which cannot be told apart here. The scenario pages set the burst and as-run times "
+            "against the published ones by the clock rule.")
 
 
 def differences(diffs: list[dict]) -> str:
@@ -435,12 +459,23 @@ def _burst_words(b: dict) -> str:
     return text + (f" ({b['burst_clock_mhz']:.0f} MHz)" if not missing(b["burst_clock_mhz"]) else "")
 
 
+def as_run_window(window_s: float | None) -> str:
+    """How a GPU-only time ran, opening a parenthesis: "sustained" only for a window of at least
+    rules.SUSTAINED_WINDOW_S, else named by its length."""
+    if rules.sustained(window_s):
+        return f"sustained (graph replays over {window_s:.1f} s, the GPU warm"
+    if missing(window_s):
+        return "as run (graph replays, the GPU warm; window length not recorded"
+    return (f"as run (graph replays over {window_s:.2f} s, too short to call sustained, under "
+            f"{rules.SUSTAINED_WINDOW_S:g} s")
+
+
 def burst_line(b: dict, variant_label) -> str:
     """Sustained against burst and the published time (gen.analysis.clocks.burst_frame): the gap is
     the clock only when the clock rule holds for our sustained time and our own burst lands on the
     published time too; the publisher's clock is an assumption (sources do not state it)."""
     head = (f"At {b['kv_len']:,} tokens, {variant_label(b['variant'])}: published {b['anchor_ms']:.3f} ms; ours "
-            f"{b['sustained_ms']:.3f} ms sustained (graph replays, the GPU warm")
+            f"{b['sustained_ms']:.3f} ms {as_run_window(b.get('sustained_window_s'))}")
     if not missing(b["sustained_clock_mhz"]):
         head += f", {b['sustained_clock_mhz']:.0f} MHz"
         if not missing(b["sustained_power_w"]):
@@ -448,12 +483,12 @@ def burst_line(b: dict, variant_label) -> str:
     head += ")"
     if not missing(b["burst_ms"]):
         head += _burst_words(b)
-    head += f". Sustained over published: {b['sustained_vs_anchor']:.2f}×."
+    head += f". Ours over published: {b['sustained_vs_anchor']:.2f}×."
     if isinstance(b["reason"], str):
         return head + f" The clock rule cannot be applied: {b['reason']}."
     tol = f"{rules.CLOCK_RULE_PCT:g}%"
     rule = (f" The clock rule assumes the publisher's calls ran at our burst clock, {b['burst_clock_mhz']:.0f} MHz "
-            "(the source does not state its clock settings): the published time at our sustained clock would "
+            "(the source does not state its clock settings): the published time at our as-run clock would "
             f"read {b['anchor_ms']:.3f} × {b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = "
             f"{b['anchor_at_sustained_clock_ms']:.3f} ms, and ours is {b['sustained_vs_anchor_at_clock']:.2f}× that "
             f"({'within' if b['sustained_explained'] == rules.YES else 'beyond'} {tol}).")
@@ -469,11 +504,11 @@ def burst_line(b: dict, variant_label) -> str:
         # scale as 1/clock: memory and the clock's swings within the window do not follow it).
         faster = "less" if b["sustained_vs_anchor_at_clock"] < 1 else "more"
         rule += (burst + ": at the burst clock our call matches the published one, so the gap is the clock, "
-                 f"though our sustained call slows {faster} than 1/clock predicts.")
+                 f"though our as-run call slows {faster} than 1/clock predicts.")
     else:
         rule += burst + ": the clock does not explain the gap" + _work_timed(b) + "."
     if not missing(b["expected_burst_ms"]):
-        rule += (f" Our burst against {b['expected_burst_ms']:.3f} ms expected from the sustained time at the "
+        rule += (f" Our burst against {b['expected_burst_ms']:.3f} ms expected from the as-run time at the "
                  f"burst clock: {b['burst_vs_expected']:.2f}×.")
     return head + rule
 
@@ -522,16 +557,21 @@ def determinism_line(r: dict, variant_label, show_length: bool = False) -> str:
             f"{r['default_ms']:.4g} ms by default, {r['ratio']:.2f}× the time.")
 
 
-def graph_above_eager_note(n: int) -> str | None:
-    """Why some rows' GPU-only time reads above their eager time, and what it means."""
+def graph_above_eager_note(n: int, found: list | None = None) -> str | None:
+    """Why some rows' GPU-only time reads above their eager time, and what it means; `found`: (label, kernels
+    only in the graph, kernels only in the eager call) where the capture's graph check saw the two differ,
+    said as found (never "cause not established" beside it)."""
     if not n:
         return None
+    seen = "".join(f" The capture's graph check found {who}'s graph replay running other kernels than its eager "
+                   f"call: {g or 'none'} only in the graph, {e or 'none'} only in the eager call."
+                   for who, g, e in found or [])
     return (f"{n} row{'s' if n != 1 else ''} marked graph above eager: the CUDA graph's replay read more than "
             f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% above the eager calls by median, and the graph rule kept the graph's "
             "time (the medians' 95% intervals overlapped and at least one replay came within "
             f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% of the median eager call, or the set holds no kernel sum to fall back "
             "to). Read the two as one figure within that gap; the row's conditions show whether the clock moved "
-            "during its windows.")
+            "during its windows." + seen)
 
 
 def calls_note(labels: list[str], later: list[str], own: str | None, later_mhz: list[float],

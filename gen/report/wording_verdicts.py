@@ -158,8 +158,11 @@ TIMING = {"gpu_only": "GPU-only", "eager": "eager per-call", "host": "host"}
 
 VERDICT_RULE = (
     "Each set's verdict, on the home page and atop its page, is made by one rule from the data: variants rank by "
-    "their median GPU-only time (CUDA-graph replay, or the kernel sum of the profiled calls where a set has no graph "
-    "timing; a set without GPU times ranks by eager, then host time). Each median carries its 95% interval, "
+    "their median GPU-only time as run (CUDA-graph replay, or the kernel sum of the profiled calls where a set has no "
+    "graph timing; a set without GPU times ranks by eager, then host time): what a user gets, each kernel at the SM "
+    "clock its own power draw left the GPU. Beside each time stand the SM clock and board power it ran at and its "
+    "time at equal clock (the set's reference clock), which ranks the kernels by their efficiency; where the two "
+    "orders differ, the verdict names the pair and who paid for reaching the power limit. Each median carries its 95% interval, "
     f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
     "much). A variant's rank is one more than the number of variants decidedly faster than it (their interval "
     "ends below its own begins), so variants the times cannot tell apart share a rank, and variants that run the "
@@ -275,7 +278,7 @@ def _why_line(v: verdicts.Verdict) -> str | None:
             gap = w.runner_up_events_us - w.fastest_events_us
             text += (f": {runner}'s events besides its main kernel take "
                      f"{us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
-                     + (f" of the {us(gap / 1000)} gap in the profiled calls" if gap > 0 else ""))
+                     + of_gap(w.runner_up_events_us - w.runner_up_main_us, gap))
             if w.fastest_main_us:
                 text += (f"; the main kernels themselves: {kernel_path(kernel_names.path(v.fastest.main_kernel or ''))}"
                          f"{took(w.fastest_main_us)} against {runner}'s {us(w.runner_up_main_us / 1000)}")
@@ -288,10 +291,21 @@ def _why_line(v: verdicts.Verdict) -> str | None:
             extra = f"; {label(v.runner_up.variant)}'s other GPU events take " \
                     f"{us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
             if w.fastest_events_us and w.runner_up_events_us > w.fastest_events_us:
-                extra += f" of the {us((w.runner_up_events_us - w.fastest_events_us) / 1000)} gap"
+                extra += of_gap(w.runner_up_events_us - w.runner_up_main_us,
+                                w.runner_up_events_us - w.fastest_events_us)
         return f"Why: the attention kernels themselves: its main kernel is {mine}{took(w.fastest_main_us)}; " \
                f"{rivals}{extra}.{launches(w, label(v.runner_up.variant))}"
     return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
+
+
+def of_gap(part_us: float, gap_us: float) -> str:
+    """A part set against the gap between two profiled calls: "of the gap" only where it fits in it (never
+    "3.6 µs of the 3.2 µs gap"); a larger part is set beside the whole gap."""
+    if gap_us <= 0:
+        return ""
+    if part_us <= gap_us:
+        return f" of the {us(gap_us / 1000)} gap in the profiled calls"
+    return f", more than the whole {us(gap_us / 1000)} gap between the profiled calls (the main kernels differ the other way)"
 
 
 def launches(w: verdicts.Why, runner: str) -> str:
@@ -437,6 +451,15 @@ def _headline(v: verdicts.Verdict) -> str:
     fs = v.spread(f)
     # Where FA4 was not measured the ranking is of those measured, and says so (issue 32)
     here = "of those measured here" if unmeasured.fa4_missing(v.not_measured) else "here"
+    if v.unrankable:
+        firsts = [x for x, r in v.rank_of_ if r == 1]
+        spreads = sorted(p for _, p in v.unrankable)
+        span = f"{spreads[0]:.0f}%" if len(spreads) == 1 else f"{spreads[0]:.0f}–{spreads[-1]:.0f}%"
+        return (f"The times here cannot rank {_join(label(x) for x in firsts)}: "
+                f"{'its' if len(v.unrankable) == 1 else 'their'} {TIMING[v.basis]} times spread {span} (IQR over "
+                f"median, past the {rules.CANNOT_RANK_IQR_PCT:.0f}% at which a median says little); the medians read "
+                + _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in firsts)
+                + (", and their 95% intervals overlap" if len(firsts) > 1 else ""))
     if v.near:
         head = (f"{_join(label(x) for x in (f.variant, *v.near))} are the fastest {here}, within noise: "
                 f"{us(fs.median)} {_per(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
@@ -465,6 +488,60 @@ def _headline(v: verdicts.Verdict) -> str:
     return head
 
 
+def ranked_by(v: verdicts.Verdict) -> str:
+    """Which of the two times ranks, and why: the as-run time (what a user gets), with the equal-clock time
+    beside it where the set has a reference clock."""
+    text = f"Ranked by the as-run {METHOD.get(v.method, v.method)}"
+    if v.ref_mhz is None or not v.equal_clock_order:
+        return text + "."
+    return (text + ": what a user gets, each kernel at the SM clock its own power draw left the GPU. The time at "
+            f"equal clock ({v.ref_mhz:.0f} MHz, the GPU's maximum: the time × its clock / {v.ref_mhz:.0f}) ranks "
+            "the kernels by their efficiency instead.")
+
+
+def _as_run(t: verdicts.Timed, v: verdicts.Verdict) -> str:
+    s = v.spread(t)
+    text = f"{label(t.variant)} {us(s.median)}"
+    if t.sm_clock_mhz is None:
+        return text + " (SM clock not recorded)"
+    text += f" at {t.sm_clock_mhz:.0f} MHz"
+    if t.power_w is not None:
+        text += f" and {t.power_w:.0f} W"
+    if t.at_ref_ms is not None:
+        text += f", {us(t.at_ref_ms)} at equal clock"
+    return text
+
+
+MAX_FLIPS = 3  # pairs the equal-clock line names; the rest counted
+
+
+def equal_clock_line(v: verdicts.Verdict) -> str | None:
+    """Each named time with the SM clock and power it ran at and its equal-clock time; whether the equal-clock
+    ranking orders the rows otherwise, and who pays for reaching the power limit."""
+    if v.ref_mhz is None or not v.equal_clock_order:
+        return None
+    named = [v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())]
+    rows = [v.row(x) for x in dict.fromkeys(named) if v.row(x) is not None]
+    text = "As run, with the SM clock and board power of each window: " + "; ".join(_as_run(t, v) for t in rows)
+    if not v.clock_flips:
+        return text + ". At equal clock the order is the same."
+    parts = []
+    for a, b in v.clock_flips[:MAX_FLIPS]:
+        ta, tb = v.row(a), v.row(b)
+        pays = (f"{label(b)} ran at {tb.sm_clock_mhz:.0f} MHz against {ta.sm_clock_mhz:.0f} MHz for {label(a)}"
+                if tb.sm_clock_mhz is not None and ta.sm_clock_mhz is not None else "")
+        if pays and rules.at_power_limit(tb.power_w, v.power_limit_w):
+            pays += f", at the {v.power_limit_w:.0f} W power limit ({tb.power_w:.0f} W)"
+        parts.append(f"{label(b)} ({us(tb.at_ref_ms)}) ahead of {label(a)} ({us(ta.at_ref_ms)})"
+                     + (f": {pays}" if pays else ""))
+    more = len(v.clock_flips) - MAX_FLIPS
+    text += (". At equal clock the order differs: " + "; ".join(parts)
+             + (f"; and {more} more pair{'s' if more != 1 else ''}" if more > 0 else "")
+             + ". A kernel that slows the GPU's clock with its own power draw pays for it in the as-run time, "
+               "which is what a user gets; the equal-clock order is the kernels' efficiency.")
+    return text
+
+
 def other_calls_line(v: verdicts.Verdict) -> list[str]:
     """Where a merged set's ranked rows come from two capture calls: which, and what that means."""
     if not v.other_calls:
@@ -481,7 +558,10 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
     f = v.fastest
     fs = v.spread(f)
     head = _headline(v)
-    lines = [f"Ranked by {METHOD.get(v.method, v.method)}."] if v.method else []
+    lines = [ranked_by(v)] if v.method else []
+    clock = equal_clock_line(v)
+    if clock:
+        lines.append(clock)
     gaps = not_measured_line(v)
     if gaps:
         lines.insert(0, gaps)
@@ -502,9 +582,9 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
         for x in v.host_noise:
             t = v.row(x)
             ratio = host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why, t.host_cost_ms,
-                                     t.gpu_only.median if t.gpu_only else None)
-            parts.append(f"{label(x)} ({ratio.removeprefix('the loop saw ')})")
-        lines.append(f"Host-bound or not depends on the host (within noise): a Python loop saw {'; '.join(parts)}.")
+                                     t.gpu_only.median if t.gpu_only else None, t.host_ref_ms)
+            parts.append(f"{label(x)}: {ratio}")
+        lines.append(f"{HOST_SPEED_LEAD}: {'. '.join(parts)}.")
     why = _why_line(v)
     if why:
         lines.append(why)
@@ -518,9 +598,10 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
 NOT_RECORDED = "not recorded"
 
 
-def conditions_cell(r) -> str:
+def conditions_cell(r, ref_mhz: float | None = None) -> str:
     """The conditions of a GPU-only time (a row of timings.COLUMNS) for a table cell:
-    "1670 MHz (min 1640) · 690 W · 61 °C", or "not recorded"."""
+    "1670 MHz (min 1640) · 690 W · 61 °C", or "not recorded"; with the set's reference clock, the time at
+    equal clock after them ("· 0.1250 ms at 1980 MHz")."""
     mhz = r.get("sm_clock_mhz")
     if missing(mhz):
         return NOT_RECORDED
@@ -530,13 +611,25 @@ def conditions_cell(r) -> str:
         parts.append(f"{'≈' if lag else ''}{r['power_w']:.0f} W")
     if not missing(r.get("temp_c")):
         parts.append(f"{r['temp_c']:.0f} °C")
+    at = clocks.at_ref_clock(r.get("gpu_only_ms"), mhz, ref_mhz)
+    if at is not None:
+        parts.append(f"{at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)")
     return " · ".join(parts)
 
 
-def clock_cell(r) -> str | None:
-    """The mean SM clock of a GPU-only time, for beside it in a table ("1670 MHz"), or None."""
+def clock_cell(r, ref_mhz: float | None = None) -> str | None:
+    """The conditions of a GPU-only time, for beside it in a table: its mean SM clock, board power and, with
+    the set's reference clock, its time at equal clock ("1670 MHz, 690 W; 0.1250 ms at 1980 MHz"), or None."""
     mhz = r.get("sm_clock_mhz")
-    return None if missing(mhz) else f"{mhz:.0f} MHz"
+    if missing(mhz):
+        return None
+    text = f"{mhz:.0f} MHz"
+    if not missing(r.get("power_w")):
+        text += f", {'≈' if rules.power_lags(r.get('telemetry_window_s')) else ''}{r['power_w']:.0f} W"
+    at = clocks.at_ref_clock(r.get("gpu_only_ms"), mhz, ref_mhz)
+    if at is not None:
+        text += f"; {at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)"
+    return text
 
 
 def conditions_note(rows, per_variant: bool = False) -> str:
@@ -602,8 +695,11 @@ def sol_note(rate) -> str:
         return "Speed of light: no dense tensor rate listed for this GPU and dtype (gen/model/datasheets.py)."
     return (f"% of speed of light: the TFLOP/s over SMs × the SM clock NVML sampled during the GPU-only time × "
             f"{rate.flops_per_clk_per_sm} dense {rate.dtype} FLOP per clock per SM ({rate.arch}; {rate.source}); "
-            "a time without a recorded clock has none. The share of the measured ceilings, beside it, mixes "
-            "clocks: each ceiling was measured at its own.")
+            "a time without a recorded clock has none. The share of the matmul ceiling, beside it, sets the ceiling "
+            "at the point's own clock (its TFLOP/s × the point's SM clock / the clock it was measured at: a tensor-"
+            "core product scales with the clock); a point without a recorded clock gets none. The copy and read "
+            "ceilings are bandwidths, not scaled. The measured matrix product is BF16: an FP8 point is set against "
+            "no ceiling (no FP8 ceiling is measured), only against the FP8 speed of light.")
 
 
 def above_ceiling_line(rows, ceiling: str) -> str | None:
@@ -719,9 +815,18 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     """One exception; `told`: an earlier one already said how SDPA takes a dense mask (said shorter here)."""
     where = _workload(e.scenario, e.mode)
     at = f" at {e.kv_len // 1024}k" if e.kv_len and e.kv_len % 1024 == 0 else (f" at {e.kv_len}" if e.kv_len else "")
+    fwd = " in a forward pass" if e.forward_only else ""
+    why_fwd = "; this scenario timed no training step" if e.forward_only else ""
     if e.q_len and at:  # a chunk against a cache: the ratio is of that chunk's size
-        at = f" with {e.q_len:,} quer{'y' if e.q_len == 1 else 'ies'} against{at[3:]} keys (the verdict's point)"
-    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {e.ratio:.1f}× slower{at}"
+        at = (f" with {e.q_len:,} quer{'y' if e.q_len == 1 else 'ies'} against{at[3:]} keys (the verdict's point; "
+              f"other chunk sizes differ, each on the scenario page{why_fwd})")
+    elif why_fwd:
+        at += f" ({why_fwd[2:]})"
+    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {e.ratio:.1f}× slower{fwd}{at}"
+    if e.q_len and "wrong-mask" not in VARIANTS.get(e.variant, VARIANTS["sdpa_is_causal"]).keywords:
+        # fewer queries than keys: the plain causal flag is the wrong call here, whatever its speed
+        why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
+        text += f". Not SDPA with is_causal=True: it {why}, which gives a wrong answer here"
     if e.dense_mask and e.pairs_scored and e.pairs_needed:
         what = {"sliding": ("no window", "inside the window", "block mask skips the blocks outside it"),
                 "document": ("no document mask", "inside the documents",
@@ -737,7 +842,15 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
                      f"{what[2]}")
         if e.flops_dense and e.flops_needed and not told:
             text += f" ({e.flops_dense / 1e12:.1f} TFLOP against {e.flops_needed / 1e12:.2f})"
+        text += f"; the {e.ratio:.1f}× is against that dense mask"
+        if e.between:
+            text += ("; calls given the mask's structure rather than a dense mask are closer: " + _join(
+                f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}" for x, r in e.between))
     text += "."
+    if e.mask_build_s is not None and e.call_ms:
+        text += (f" Its block mask took {us(e.mask_build_s * 1e3)} to build, against {us(e.call_ms)} a call: build "
+                 "it once per mask and reuse it" + ("; built for every call, it would cost more than the call itself"
+                                                    if e.mask_build_s * 1e3 > e.call_ms else "") + ".")
     if e.compile_s is not None:
         text += f" Its first call at this shape compiled it in {e.compile_s:.1f} s"
         text += " (in a later capture call, merged)." if e.compile_merged else (
@@ -767,7 +880,9 @@ def _startup(a: advice_mod.Advice) -> str | None:
         if s.later_first_call_s is not None:
             text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
         return text + "."
-    text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call ({label(s.variant)})"
+    text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call"
+    if s.backend:  # the variant beside its backend; a call that pins none is named by its variant already
+        text += f" ({label(s.variant)})"
     text += f" took {s.first_call_s:.2f} s"
     if s.later_first_call_s is not None:
         text += (f", and the first call of {label(s.later_variant)} after it, the same kernels at the same shape, "
@@ -775,27 +890,50 @@ def _startup(a: advice_mod.Advice) -> str | None:
     return text + "."
 
 
-def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: str | None,
-                     host_cost_ms: float | None, gpu_ms: float | None) -> str:
-    """The eager/GPU-only ratio as measured, with the reason its outcome is what it is: never a
-    ratio over the line called within noise without saying why."""
-    line = times(rules.HOST_BOUND_EAGER_RATIO)
-    text = f"the loop saw {times(ratio)} its GPU-only time"
-    if ci is not None:
-        text += f" ({times(ci[0])} to {times(ci[1])} by the 95% intervals of the two medians"
-        if why in ("eager", "both"):
-            text += f", across the {line} line"
-        elif why is None or why == "same kernels":
-            text += f", {'over' if ci[0] >= rules.HOST_BOUND_EAGER_RATIO else 'under'} the {line} line"
-        else:
-            text += f", clear of the {line} line"
-        text += ")"
-    if why in ("host", "both") and host_cost_ms is not None and gpu_ms:
-        text += (f"; the host's own cost of a call, {us(host_cost_ms)}, is {host_cost_ms / gpu_ms:.2f} of the "
-                 f"GPU's {us(gpu_ms)}, close enough that whether a loop waits depends on the host that day")
-    elif why == "same kernels":
-        text += "; a variant running the same kernels came out otherwise, so they share within noise"
+def usec(ms: float) -> str:
+    """A host-side quantity (a call's host cost, the reference call, the crossover) always in µs, on every
+    page: one unit and one value per quantity."""
+    return f"{ms * 1000:.1f} µs"
+
+
+def host_crossover(gpu_ms: float | None, host_cost_ms: float | None, host_ref_ms: float | None) -> str | None:
+    """Host speed as a property of the host: the GPU time of a call is the crossover (a loop keeps the GPU
+    busy while the host dispatches a call faster than the GPU runs it), against what this capture's host
+    took and its reference call. None without a GPU time or a host cost."""
+    if gpu_ms is None or missing(gpu_ms) or host_cost_ms is None or missing(host_cost_ms):
+        return None
+    text = (f"a Python loop keeps the GPU busy while the host dispatches a call in under {usec(gpu_ms)} (the "
+            f"call's GPU time); this capture's host took {usec(host_cost_ms)}")
+    if host_ref_ms is not None and not missing(host_ref_ms):
+        text += f" (its reference call: {usec(host_ref_ms)})"
     return text
+
+
+HOST_SPEED_LEAD = ("Whether a Python loop waits on the host is a property of the host as much as of the kernel; "
+                   "what this capture's host gave")
+
+
+def on_this_host(ratio: float | None, ci: tuple[float, float] | None) -> str:
+    """What this capture's loop saw, as measured: host-bound on this host, not, or at the line where the
+    ratio's interval reaches across it. Never "within noise": a ratio clear of the line is its answer here."""
+    line = rules.HOST_BOUND_EAGER_RATIO
+    if ratio is None:
+        return "no eager time"
+    if ci is not None and ci[0] < line <= ci[1]:
+        return f"at the {times(line)} line behind this host ({times(ci[0])} to {times(ci[1])} its GPU-only time)"
+    state = "a loop waited for this host" if ratio >= line else "the GPU stayed busy behind this host"
+    return f"{state} ({times(ratio)} its GPU-only time)"
+
+
+def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: str | None,
+                     host_cost_ms: float | None, gpu_ms: float | None, host_ref_ms: float | None = None) -> str:
+    """The eager/GPU-only ratio as measured, what it makes of this capture's host, and the crossover
+    (host_crossover): whether a loop waits is a property of the host, so the host's numbers stand beside it."""
+    text = on_this_host(ratio, ci)
+    if why == "same kernels":
+        text += "; a variant running the same kernels came out otherwise"
+    cross = host_crossover(gpu_ms, host_cost_ms, host_ref_ms)
+    return text + (f"; {cross}" if cross else "")
 
 
 def _determinism(a: advice_mod.Advice) -> str | None:
@@ -809,22 +947,66 @@ def _determinism(a: advice_mod.Advice) -> str | None:
     parts = []
     for d in refused:
         why = f" ({d.reason.rstrip('.')})" if d.reason else ""
-        parts.append(f"{backend(d.backend)} {'refuses' if d.refused == 'unavailable' else d.refused}{why}")
+        # PyTorch's dispatcher declines the backend under torch.use_deterministic_algorithms(True), not the library
+        parts.append(f"PyTorch's dispatcher refuses {_det_name(d)}{why}" if d.refused == "unavailable"
+                     else f"{_det_name(d)}: {d.refused}{why}")
     for d in costs:
-        parts.append(f"{backend(d.backend)} deterministic takes {_ms(d.det_ms)}{_sum_mark(d.det_method)} against "
-                     f"{_ms(d.base_ms)}{_sum_mark(d.base_method)} by default, {times(d.ratio)}")
+        clock = f" as run, {times(d.ratio_at_ref)} at equal clock" if d.ratio_at_ref is not None else ""
+        parts.append(f"{_det_name(d)} deterministic takes {_ms(d.det_ms)}{_sum_mark(d.det_method)} against "
+                     f"{_ms(d.base_ms)}{_sum_mark(d.base_method)} by default, {times(d.ratio)}{clock}")
     if not parts:
         return None
     text = ("For deterministic training (torch.use_deterministic_algorithms(True), GPU-only time of "
             f"{_per(ds[0].mode)}): " + "; ".join(parts))
     if costs:
         best = costs[0]
-        text += f". {backend(best.backend).capitalize()} is the fastest deterministic call"
+        name = _det_name(best)
+        text += f". {name[0].upper() + name[1:]} is the fastest deterministic call"
         plain_ms = best.fastest_plain_ms
         if best.fastest_plain and plain_ms and best.det_ms:
             text += (f": turning it on costs {times(best.det_ms / plain_ms)} the fastest step without it "
                      f"({label(best.fastest_plain)}, {_ms(plain_ms)})")
     return text + "."
+
+
+PHASE_WORDS = {"prefill": "a new prompt length", "decode": "a decode step (the KV cache one token longer)"}
+
+
+def lengths_line(a: advice_mod.Advice) -> str | None:
+    """Where the decision runs cuDNN: what a new length costs (the set's dynamic-lengths runs) and what to do
+    instead; where the set has none, that it was not measured."""
+    x = a.lengths
+    if x is None:
+        return None
+    if not x.measured:
+        return ("Where lengths vary (prompts of many lengths, or decode with a growing KV cache), cuDNN plans each "
+                "new shape on its first call: this set did not measure what that costs (it has no dynamic-lengths "
+                "runs). Bucket or pad lengths to a few shapes, or measure the first call at new lengths before "
+                "relying on the steady times.")
+    costs = "; ".join(f"{PHASE_WORDS.get(ph, ph)}: {us(first)} more than its steady {us(steady)}"
+                      for ph, first, steady in x.phases)
+    text = (f"Where lengths vary, {label(x.variant)}'s first call at each new shape costs more (the set's "
+            f"dynamic-lengths runs, median over lengths): {costs}. Bucket or pad lengths to a few shapes so each "
+            "plan is reused")
+    if x.instead:
+        text += ", or call " + "; ".join(
+            f"{label(v)} in {ph}, which costs less in all than the steady fastest below "
+            f"{calls:,.0f}" if calls >= 10 else f"{label(v)} in {ph}, which costs less in all than the steady fastest "
+            f"below {calls:.1f}" for ph, v, calls in x.instead)
+        text += " calls per length" if len(x.instead) == 1 else " calls per length respectively"
+    text += "."
+    if x.switch is not None:
+        name, effect, detail = x.switch
+        text += f" {name}=1: {effect or 'not measured'}" + (f" ({detail})" if detail else "") + "."
+    return text
+
+
+def _det_name(d: advice_mod.Determinism) -> str:
+    """A deterministic call by its SDPA backend, or by its variant where it pins none (never "an unnamed
+    backend")."""
+    if d.backend:
+        return backend(d.backend)
+    return label(d.base or d.variant)
 
 
 def _sum_mark(method: str | None) -> str:
@@ -839,27 +1021,17 @@ def _ms(x: float | None) -> str:
 def _host(a: advice_mod.Advice) -> str | None:
     if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
         return None
-    state = "host-bound" if a.host_outcome == rules.YES else "possibly host-bound (within noise)"
-    # The first screen's short form of host_ratio_words (the verdict pages give it whole): the ratio, its
-    # interval against the line, and, where that decides "within noise", the host's own cost.
-    line = rules.HOST_BOUND_EAGER_RATIO
-    text = (f"In a Python loop of short calls it is {state}: the article's shape saw {a.host_ratio:.2f}× its "
-            "GPU-only time")
-    if a.host_ratio_ci is not None:
-        lo, hi = a.host_ratio_ci
-        text += f" ({lo:.2f}× to {hi:.2f}×, {'across' if lo < line <= hi else 'clear of'} the {line:g}× line)"
-    if not missing(a.host_cost_ms) and a.host_gpu_ms:
-        text += f"; the host's own cost of a call is {a.host_cost_ms / a.host_gpu_ms:.2f} of the GPU's time"
-        if a.host_why in ("host", "both"):
-            text += ", so whether a loop waits depends on the host"
-    return text + "."
+    # The first screen's short form of the verdict's host line: what this host saw, and the crossover.
+    text = f"In short calls at the article's shape, {on_this_host(a.host_ratio, a.host_ratio_ci)}"
+    cross = host_crossover(a.host_gpu_ms, a.host_cost_ms, a.host_ref_ms)
+    return text + (f": {cross}" if cross else "") + "."
 
 
 def _loops(a: advice_mod.Advice) -> str | None:
     """Where else a loop of the default call clearly waited for the host (decode's short calls)."""
     if not a.loops:
         return None
-    outcome = {rules.YES: "host-bound", rules.WITHIN_NOISE: "host-bound within noise",
+    outcome = {rules.YES: "host-bound", rules.WITHIN_NOISE: "host-bound on this host",
                rules.NO: "not host-bound by the host's own cost"}
     parts = [f"{SCENARIO_WORDS.get(sc, sc)}, {r:.2f}× its GPU-only time (at least {lo:.2f}×; "
              f"{outcome.get(o, 'undecided')})" for sc, r, (lo, _), o in a.loops]
@@ -878,7 +1050,7 @@ def advice(a: advice_mod.Advice) -> AdviceWords:
     loop = " ".join(x for x in (_host(a), _loops(a)) if x) or None
     if loop:
         loop += " A CUDA graph, or more work per call, keeps the GPU fed."
-    for extra in (_determinism(a), _startup(a), loop):
+    for extra in (_determinism(a), lengths_line(a), _startup(a), loop):
         if extra:
             lines.append(extra)
     if a.device != "cuda":

@@ -11,10 +11,12 @@ Template: compare_page.md.j2. Reference sets are said to hold published figures.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from gen.analysis import comparability, compare
 from gen.analysis import scenarios as sa
+from gen.analysis.values import missing
 from gen.model.schema import Mode, SetKind
 from gen.report import format as fmt
 from gen.report import wording_scenarios as scenario_words
@@ -42,7 +44,8 @@ def _elsewhere(ctx: Context | None, a, b, here: str = PAGE) -> list[dict]:
             out.append(dict(r, scenario=sa.scenario_title(ctx.sets, name), link=fmt.relpath(
                 fmt.set_scenario_page(a.name, name), here), point=scenario_words.point_label(r, decode, True),
                 anchor_name=scenario_words.anchor_name(r["anchor_variant"]),
-                ours_label=scenario_words.ours_name(r, fmt.label_of) if r["ours_variant"] else None))
+                ours_label=scenario_words.ours_name(r, fmt.label_of) if r["ours_variant"] else None,
+                ours_clock=f"{r['ours_clock_mhz']:.0f} MHz" if not missing(r.get("ours_clock_mhz")) else "–"))
     return out
 
 
@@ -53,7 +56,20 @@ def _issues(ctx: Context | None, a, b, here: str = PAGE) -> tuple[list, list[dic
     elsewhere = _elsewhere(ctx, a, b, here)
     if elsewhere:  # no figure of B at A's shape: the per-variant table would be all dashes
         found = [i for i in found if i.kind not in ("scenario", "shape")]
+        # a noisy timing is a caveat only for a variant the published figures are set against
+        shown = {r["ours_variant"] for r in elsewhere}
+        found = [_only(i, shown) for i in found]
+        found = [i for i in found if i is not None]
     return found, elsewhere
+
+
+def _only(i, shown: set) -> object | None:
+    """A noisy-timing issue cut to the variants in `shown` (None when none is left); other issues as they are."""
+    if i.kind != "noisy":
+        return i
+    a = tuple(n for n in i.a if n.variant in shown)
+    b = tuple(n for n in i.b if n.variant in shown)
+    return dataclasses.replace(i, a=a, b=b) if a or b else None
 
 
 def pair_view(a, b, ctx: Context | None = None, here: str = PAGE) -> dict:
@@ -64,6 +80,8 @@ def pair_view(a, b, ctx: Context | None = None, here: str = PAGE) -> dict:
 
     found, elsewhere = _issues(ctx, a, b, here)
     return dict(a=a, b=b, rows=rows, elsewhere=elsewhere, reference_b=b.rs.kind == SetKind.REFERENCE,
+                clock_note=scenario_words.published_clock_note(elsewhere) if elsewhere else None,
+                cross_device=a.rs.environment.device != b.rs.environment.device,
                 refused=[words.issue(i) for i in found if i.refuse],
                 flagged=[words.issue(i) for i in found if not i.refuse],
                 gpu=has("gpu_only_ms_a", "gpu_only_ms_b"), gpu_b=has("gpu_only_ms_b"),

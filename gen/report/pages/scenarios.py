@@ -53,6 +53,17 @@ def _anchors(ctx: Context, ls, name: str):
     return ctx._once(("scenario_anchors", ls.name, name), lambda: sa.anchor_frame(ctx.sets, name, ls))
 
 
+def _graph_found(rows: list[dict]) -> list[tuple[str, str | None, str | None]]:
+    """Per variant marked graph above eager whose graph check saw other kernels: (label, only in the graph,
+    only in the eager call), the first point of each."""
+    out: dict[str, tuple] = {}
+    for r in rows:
+        if r.get("graph_above_eager") and r.get("graph_fidelity") == "differs" and r["variant"] not in out:
+            out[r["variant"]] = (_label(r["variant"]), r.get("graph_only_in_graph") or None,
+                                 r.get("graph_only_in_eager") or None)
+    return list(out.values())
+
+
 def _figure(rows: list[dict]) -> str:
     """TB/s where every inference point of the rows (records of a point frame) is judged by it."""
     inf = [r for r in rows if r["mode"] == schema.Mode.INFERENCE]
@@ -64,7 +75,8 @@ def _backend(variant: str) -> str | None:
     return v.backend if v else None
 
 
-def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str], device: str) -> list[dict]:
+def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str], device: str,
+          ref_mhz: float | None = None) -> list[dict]:
     """A table's rows: the point frame's records (left as they are), worded."""
     out = []
     for r in rows:
@@ -79,7 +91,7 @@ def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str],
                             r["status"], device, _backend(r["variant"]))) if r["status"] != schema.Status.OK else None,
                         value=words.figure_value(r[fig], fig), unit=words.FIGURE_UNIT[fig],
                         thin=bool(r.get("gpu_only_n")) and r["gpu_only_n"] < rules.MIN_SAMPLES,
-                        conditions=wv.conditions_cell(r) if r["status"] == schema.Status.OK else None))
+                        conditions=wv.conditions_cell(r, ref_mhz) if r["status"] == schema.Status.OK else None))
     return out
 
 
@@ -364,13 +376,13 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         m = [r for r in point_rows if r["mode"] == mode]
         if m:
             fig = _figure(m) if mode == schema.Mode.INFERENCE else sa.FIGURE_TFLOPS
-            rows = _rows(m, decode, show_dim, pages, ls.rs.environment.device)
+            rows = _rows(m, decode, show_dim, pages, ls.rs.environment.device, ls.rs.environment.ref_mhz)
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig, not_run=_not_run(rows),
                               dtype=sa.scenario_dtype(ls, name),
                               figure_note=words.table_note(fig, mode, _ceiling_of(m),
                                                            sheet if fig == sa.FIGURE_TBPS else None),
                               graph_note=words.graph_above_eager_note(
-                                  sum(bool(r.get("graph_above_eager")) for r in rows)),
+                                  sum(bool(r.get("graph_above_eager")) for r in rows), _graph_found(m)),
                               split=training.view(fwdbwd.point_rows(ls.rs, name), name,
                                                   summary_command(ls.name, mode, name))
                               if mode == schema.Mode.TRAIN else None))

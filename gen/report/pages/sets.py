@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import compare, fwdbwd, rules, scenarios, timings, verdicts
+from gen.analysis import clocks, compare, fwdbwd, rules, scenarios, timings, verdicts
 from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing
 from gen.model.schema import Mode, Window
@@ -44,7 +44,7 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         r["thin"] = bool(r["gpu_only_n"]) and r["gpu_only_n"] < rules.MIN_SAMPLES
         r["gpu_only_label"] = wording.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
             if r["gpu_only_method"] == "kernel_sum" else None
-        r["clock"] = words.clock_cell(r) if r["status"] == "ok" else None
+        r["clock"] = words.clock_cell(r, clocks.ref_mhz(ls.rs.environment)) if r["status"] == "ok" else None
         r["rank"] = v.rank(r["variant"]) if v is not None else None
         r["tie"] = v is not None and r["variant"] in v.same_kernel
     gpu = bool(df["gpu_only_ms"].notna().any())
@@ -65,8 +65,22 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
                 reference=ls.rs.kind == "reference", anomalies=anomalies, windows=_windows(ls, mode),
                 speedup_basis="GPU-only" if gpu else "wall time",
                 host_bound=[r for r in rows if r["host_bound"]],
-                host_noise=[r for r in rows if r.get("host_bound_outcome") == rules.WITHIN_NOISE],
-                host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
+                host_noise=[dict(r, host_words=_host_words(v, r)) for r in rows
+                            if r.get("host_bound_outcome") == rules.WITHIN_NOISE],
+                host_speed_lead=words.HOST_SPEED_LEAD, host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
+
+
+def _host_words(v, r: dict) -> str:
+    """A summary row's host line (words.host_ratio_words), from the verdict's row where it ranks one, so the
+    set page and the verdict give one value per quantity."""
+    t = v.row(r["variant"]) if v is not None else None
+    if t is not None and t.gpu_only is not None:
+        return words.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why, t.host_cost_ms,
+                                      t.gpu_only.median, t.host_ref_ms)
+    gpu, eager = r.get("gpu_only_ms"), r.get("eager_ms")
+    ratio = eager / gpu if not (missing(gpu) or missing(eager)) and gpu else None
+    return words.host_ratio_words(ratio, None, None, r.get("host_cost_ms"), None if missing(gpu) else gpu,
+                                  r.get("host_ref_ms"))
 
 
 def _own_pages(ctx: Context, ls, page: str) -> list[dict]:

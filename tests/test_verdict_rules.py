@@ -1,0 +1,487 @@
+"""Issue 31's rules for verdicts a kernel engineer would sign, each asserted on the pages built from the
+committed sets (the lead H100 set and the H200 set) or on the fact layer behind them.
+
+The pages are built once for the module from results/ into a scratch folder; `page(name)` reads one
+as plain text (HTML entities decoded, charts left out), as a reader does.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+
+from gen.analysis import rules, tables, verdicts
+from gen.report import build
+from gen.report import wording_verdicts as words
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "results"
+LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
+H200 = "nvidia-h200__torch-2.11.0"
+GPU_SETS = (LEAD, H200)
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("verdict-rules") / "docs"
+    build.run(RESULTS, out, convert=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def page(docs):
+    def read(name: str) -> str:
+        text = (docs / name).read_text(encoding="utf-8")
+        text = re.sub(r"<div class=\"vega-chart\".*?</div>", "", text, flags=re.S)
+        return html.unescape(re.sub(r"<[^>]+>", " ", text))
+    return read
+
+
+@pytest.fixture(scope="module")
+def pages(docs, page):
+    """Every generated page's text, by its path under docs/."""
+    return {str(p.relative_to(docs)): page(str(p.relative_to(docs))) for p in sorted(docs.rglob("*.md"))}
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    return {name: tables.load_set(RESULTS / name) for name in GPU_SETS}
+
+
+def _set_page(name: str) -> str:
+    return f"generated/sets/{name}.md"
+
+
+# --------------------------------------------------------------------------- §3: host speed, a property of the host
+
+
+def test_no_page_calls_a_loop_possibly_host_bound_within_noise(pages):
+    """A loop at 1.02x of the GPU time is not host-bound, decode at 1.5-1.7x is not within noise: every page
+    gives what this capture's host saw and the crossover instead."""
+    for name, text in pages.items():
+        assert "possibly host-bound" not in text, name
+        assert "Host-bound or not depend" not in text, name
+        assert "host-bound within noise" not in text, name
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_every_host_line_gives_the_crossover_and_the_host_reference_call(page, name):
+    """Where a set page speaks of host speed deciding, it states the crossover (the call's GPU time), this
+    host's cost of a call and its reference call, all in µs."""
+    text = page(_set_page(name))
+    leads = text.count(words.HOST_SPEED_LEAD)
+    assert leads, "the lead set's verdicts have variants whose loop depends on the host"
+    crossings = re.findall(r"a Python loop keeps the GPU busy while the host dispatches a call in under "
+                           r"([\d.]+) (\S+) \(the call's GPU time\); this capture's host took ([\d.]+) (\S+) "
+                           r"\(its reference call: ([\d.]+) (\S+)\)", text)
+    assert len(crossings) >= leads
+    for _, u1, _, u2, _, u3 in crossings:
+        assert (u1, u2, u3) == ("µs", "µs", "µs")
+
+
+def test_host_cost_of_a_call_reads_the_same_on_the_set_page_and_in_the_verdict(page, loaded):
+    """One value per quantity: the host cost of one call in the verdict's host line is the one the set page's
+    table note gives for the same variant (not 75.9 µs on one and 0.1321 ms on another)."""
+    text = page(_set_page(LEAD))
+    v = verdicts.verdict(loaded[LEAD], "article", "inference")
+    for x in v.host_noise:
+        t = v.row(x)
+        cost = words.usec(t.host_cost_ms)
+        assert text.count(f"this capture's host took {cost}") >= 2, (x, cost)  # the verdict and the table note
+
+
+def test_the_crossover_is_the_call_s_gpu_time():
+    cross = words.host_crossover(0.0589, 0.0556, 0.0133)
+    assert "in under 58.9 µs" in cross and "took 55.6 µs" in cross and "reference call: 13.3 µs" in cross
+    assert words.host_crossover(None, 0.05, 0.01) is None
+
+
+def test_what_a_host_saw_is_never_within_noise():
+    line = rules.HOST_BOUND_EAGER_RATIO
+    assert "waited" in words.on_this_host(1.6, (1.5, 1.7))
+    assert "stayed busy" in words.on_this_host(1.02, (0.99, 1.06))
+    assert "line" in words.on_this_host(1.1, (1.0, line + 0.1))
+
+
+# --------------------------------------------------------------------------- §1: kernels compared in equal conditions
+
+
+def _gpu_verdicts(loaded):
+    for name, ls in loaded.items():
+        for sc in verdicts.scenarios(ls):
+            for mode in ("inference", "train"):
+                v = verdicts.verdict(ls, sc, mode)
+                if v is not None and v.basis == "gpu_only":
+                    yield name, v
+
+
+def test_every_gpu_verdict_says_which_time_ranks_and_gives_each_time_its_clock_power_and_equal_clock(loaded):
+    """A verdict ranks by the as-run time (what a user gets) and says so; each time it names stands with the SM
+    clock and power it ran at and its time at the set's reference clock."""
+    seen = 0
+    for name, v in _gpu_verdicts(loaded):
+        w = words.verdict(v)
+        ranked = next(x for x in w.lines if x.startswith("Ranked by the as-run"))
+        assert f"equal clock ({v.ref_mhz:.0f} MHz" in ranked, (name, v.scenario)
+        clock = next(x for x in w.lines if x.startswith("As run, with the SM clock and board power"))
+        named = {v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())}
+        for x in named:
+            t = v.row(x)
+            assert f"{words.label(x)} {words.us(v.spread(t).median)} at {t.sm_clock_mhz:.0f} MHz and " \
+                   f"{t.power_w:.0f} W, {words.us(t.at_ref_ms)} at equal clock" in clock, (name, v.scenario, x)
+        seen += 1
+    assert seen >= 10
+
+
+def test_where_equal_clock_orders_otherwise_the_verdict_says_so_and_who_pays(loaded):
+    """The H200's FP8 prefill: SDPA cuDNN ran at about 1607 MHz, FlexAttention FP8 at 1810 MHz; at equal clock
+    cuDNN is the faster of the two, as run it is not. The verdict names the pair and the clocks."""
+    flips = 0
+    for name, v in _gpu_verdicts(loaded):
+        line = words.equal_clock_line(v)
+        for a, b in v.clock_flips:
+            ta, tb = v.row(a), v.row(b)
+            assert ta.at_ref_ms > tb.at_ref_ms and v.spread(ta).median <= v.spread(tb).median
+        if v.clock_flips:
+            flips += 1
+            assert "At equal clock the order differs" in line and "pays for it in the as-run time" in line
+            a, b = v.clock_flips[0]
+            assert f"{words.label(b)} ran at {v.row(b).sm_clock_mhz:.0f} MHz against" in line
+        else:
+            assert "At equal clock the order is the same" in line
+    assert flips, "the committed sets hold at least one pair the clock reorders"
+    v = verdicts.verdict(loaded[H200], "fp8-prefill", "inference")
+    assert ("flex_fp8", "sdpa_cudnn") in v.clock_flips
+
+
+def test_equal_clock_time_is_the_time_times_its_clock_over_the_reference(loaded):
+    for _, v in _gpu_verdicts(loaded):
+        for t in v.rows:
+            if t.at_ref_ms is not None:
+                assert t.at_ref_ms == pytest.approx(t.gpu_only.median * t.sm_clock_mhz / v.ref_mhz)
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_set_page_verdicts_carry_the_equal_clock_line(page, name):
+    text = page(_set_page(name))
+    assert text.count("As run, with the SM clock and board power of each window") >= 8
+
+
+def test_sustained_names_only_windows_long_enough(pages):
+    """ "Sustained" only for a window of at least rules.SUSTAINED_WINDOW_S (the article's rows were windows of
+    about 0.09 s at the maximum clock): a time called sustained states its window, long enough."""
+    for name, text in pages.items():
+        for m in re.finditer(r"ms sustained \(graph replays over ([\d.]+) s", text):
+            assert float(m.group(1)) >= rules.SUSTAINED_WINDOW_S, name
+        assert "ms sustained (graph replays, the GPU warm" not in text, name
+    assert rules.sustained(rules.SUSTAINED_WINDOW_S) and not rules.sustained(0.09)
+
+
+def test_methodology_says_clocks_fall_under_load():
+    text = (ROOT / "docs" / "methodology.md").read_text(encoding="utf-8")
+    assert "ramp up" not in text
+    assert "under load its clocks fall" in text and "equal clock" in text
+
+
+def test_the_rules_table_names_the_sustained_threshold_and_the_power_limit_share(page):
+    text = page("generated/.rules.md")
+    assert f"at least {rules.SUSTAINED_WINDOW_S:g} s long" in text
+    assert f"at least {rules.POWER_AT_LIMIT_PCT:g}% of the enforced limit" in text
+
+
+# --------------------------------------------------------------------------- §1: ceilings at the point's clock
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_matmul_ceiling_is_set_at_each_point_s_clock_and_fp8_against_none(loaded, name):
+    """A ceiling taken at one clock bounds a point at another only scaled to it (86% of a ceiling taken at
+    1487 MHz against points at 1625-1980 MHz was wrong); FP8 points are not set against the BF16 product."""
+    import math
+
+    from gen.analysis import scaling
+    from gen.analysis import scenarios as sa
+
+    ls = loaded[name]
+    cl, mm_clock = scaling.ceilings(ls), scaling.matmul_clock(ls)
+    assert cl and mm_clock, "a schema-3/4 set records the matmul ceiling's clock"
+    checked = 0
+    for sc in sa.scenario_names([ls]):
+        for r in sa.point_frame(ls, sc).to_dict("records"):
+            if r["status"] != "ok" or math.isnan(r["tflops"]):
+                continue
+            if sa.element_size(r.get("dtype") or sa.scenario_dtype(ls, sc)) == 1 or r["variant"].endswith("fp8"):
+                assert math.isnan(r["pct_of_matmul"]) or r["ceiling"] != sa.CEILING_MATMUL, (sc, r["variant"])
+                continue
+            if math.isnan(r["sm_clock_mhz"]):
+                assert math.isnan(r["pct_of_matmul"])
+                continue
+            at = cl["matmul_tflops"] * r["sm_clock_mhz"] / mm_clock
+            assert r["pct_of_matmul"] == pytest.approx(100 * r["tflops"] / at), (sc, r["variant"])
+            checked += 1
+    assert checked > 20
+
+
+def test_scenario_pages_name_the_ceiling_at_the_point_s_clock(pages):
+    said = [t for t in pages.values() if "% of the measured matmul ceiling" in t]
+    assert said
+    for t in said:
+        assert not re.search(r"% of the measured matmul ceiling(?! at the point's clock)", t)
+
+
+# --------------------------------------------------------------------------- §1: published figures carry their conditions
+
+
+def test_fa3_anchor_records_the_paper_s_stated_conditions():
+    """The FlashAttention-3 paper states a fixed 1830 MHz clock, cuDNN 9.1.1.17 and PyTorch 2.3.0: recorded in
+    the anchor (and the committed set), cited in its source, not "not stated"."""
+    from gen.model import anchors, schema
+
+    rs = schema.load_set(RESULTS / anchors.FA3_NAME)
+    assert rs.environment.cudnn == "9.1.1.17" and rs.environment.torch == "2.3.0"
+    assert "1830 MHz" in rs.source and "cuDNN 9.1.1.17" in rs.source and "PyTorch 2.3.0" in rs.source
+    assert {p.published.clock_mhz for p in rs.sweep} == {1830.0}
+
+
+def test_ours_against_fa3_is_also_given_at_the_paper_s_clock(pages, loaded):
+    """Ours against a figure taken at a stated clock: at equal clock, our rate x 1830 / our clock."""
+    from gen.analysis import scenarios as sa
+
+    sets = [tables.load_set(RESULTS / n) for n in (LEAD, "nvidia-h100-sxm5__flashattention3-paper")]
+    anchors = sa.anchor_frame(sets, "article", sets[0])
+    vs = sa.versus_frame(sa.point_frame(sets[0], "article"), anchors)
+    vs = vs[vs["anchor_clock_mhz"].notna() & vs["ours_clock_mhz"].notna()]
+    assert len(vs)
+    for r in vs.to_dict("records"):
+        assert r["ours_rate_ratio_at_clock"] == pytest.approx(
+            r["ours_tflops"] * 1830.0 / r["ours_clock_mhz"] / r["anchor_tflops"])
+    assert any("The source states its clock fixed at 1830 MHz" in t for t in pages.values())
+
+
+def test_cudnn_frontend_compare_explains_the_clock_and_flags_only_what_it_compares(page):
+    """The published cuDNN-frontend figures state no clock: the page says the ratios mix kernels and clocks and
+    gives A's clock per row; a thin timing of a variant the table does not show is no caveat of it."""
+    text = page("generated/sets/nvidia-h200__cudnn-frontend-9.19.1/compare.md")
+    assert "A's SM clock" in text and "The source states no clock setting" in text
+    assert "GPU-only time of Naive rests on" not in text
+
+
+# --------------------------------------------------------------------------- §2: every cost a user pays
+
+
+def test_a_decision_running_cudnn_states_its_cost_per_new_length_or_that_it_was_not_measured(loaded):
+    """The H200 set's decision calls SDPA unpinned, which picks cuDNN: it has no dynamic-lengths runs (schema 3),
+    so the first screen says the cost per new length was not measured and what to do."""
+    from gen.analysis import advice
+
+    a = advice.advice(loaded[H200])
+    assert a.lengths is not None and not a.lengths.measured
+    w = words.advice(a)
+    assert any("did not measure what that costs" in x and "Bucket or pad" in x for x in w.lines)
+
+
+def test_cudnn_cost_per_new_length_comes_from_the_set_s_dynamic_lengths_runs(loaded):
+    """On the lead set, cuDNN's first call at each new length (about 60-70 ms against a steady 0.1 ms) as the
+    dynamic-lengths records give it, and a pinned call that breaks even first."""
+    import dataclasses
+
+    from gen.analysis import advice
+
+    ls = loaded[LEAD]
+    x = advice._lengths(ls, "sdpa_cudnn")
+    assert x.measured
+    rec = {d.phase: d for d in ls.rs.dynamic if d.variant == "sdpa_cudnn" and not d.env}
+    assert {ph: (f, s) for ph, f, s in x.phases} == {ph: (d.first_overhead_ms, d.steady_ms) for ph, d in rec.items()}
+    line = words.lengths_line(dataclasses.replace(advice.advice(ls), lengths=x))
+    for d in rec.values():
+        assert f"{words.us(d.first_overhead_ms)} more than its steady {words.us(d.steady_ms)}" in line
+    assert "Bucket or pad" in line and "sdpa_auto" not in {v for _, v, _ in x.instead}
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_the_start_up_the_first_screen_expects_is_the_set_s_own_first_call(loaded, name):
+    """"Expect about 0.8 s of one-time cuDNN start-up" only from the set's measurement."""
+    from gen.analysis import advice
+
+    ls = loaded[name]
+    a = advice.advice(ls)
+    line = words._startup(a)
+    if line is None:
+        return
+    said = float(re.search(r"Expect about ([\d.]+) s", line).group(1))
+    firsts = [r.first_call_s for r in ls.rs.runs if r.first_call_s is not None]
+    assert any(round(f, 1) == said for f in firsts)
+
+
+# --------------------------------------------------------------------------- §4: the other sentences
+
+
+def test_ties_share_a_rank_on_compare_pages_too(loaded):
+    """Compare pages ranked cuDNN 2 and the unpinned call 1 while they run the same kernels: the verdict's rank
+    on every page now."""
+    from gen.analysis import compare
+
+    f = compare.compare_frame(loaded[LEAD], loaded[H200])
+    for side, name in (("a", LEAD), ("b", H200)):
+        v = verdicts.verdict(loaded[name], "article", "inference")
+        for r in f.to_dict("records"):
+            if v.rank(r["variant"]) is not None:
+                assert r[f"rank_{side}"] == v.rank(r["variant"]), (side, r["variant"])
+        ranks = dict(zip(f["variant"], f[f"rank_{side}"]))
+        assert ranks["sdpa_cudnn"] == ranks["sdpa_auto"] == 1
+
+
+def test_a_verdict_on_spreads_past_half_the_median_says_it_cannot_rank():
+    """The CPU set's training verdict rests on host times spreading 94-278%: it says it cannot rank."""
+    ls = tables.load_set(RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
+    v = verdicts.verdict(ls, "article", "train")
+    assert v.unrankable and all(p > rules.CANNOT_RANK_IQR_PCT for _, p in v.unrankable)
+    head = words.verdict(v).headline
+    assert head.startswith("The times here cannot rank") and "are the fastest" not in head
+    ok = verdicts.verdict(ls, "article", "inference")
+    assert not ok.unrankable and "fastest" in words.verdict(ok).headline
+
+
+def test_pytorch_s_dispatcher_refuses_not_cudnn(pages):
+    for name, text in pages.items():
+        assert "cuDNN refuses" not in text, name
+        assert "an unnamed backend deterministic" not in text, name
+
+
+def test_a_part_is_never_said_to_be_of_a_smaller_gap(pages):
+    """"3.6 µs of the 3.2 µs gap": a part larger than the gap is set beside it instead."""
+    def to_us(x, unit):
+        return float(x) * (1000 if unit == "ms" else 1)
+
+    for name, text in pages.items():
+        for m in re.finditer(r"([\d.]+) (µs|ms) of the ([\d.]+) (µs|ms) gap", text):
+            assert to_us(m.group(1), m.group(2)) <= to_us(m.group(3), m.group(4)), (name, m.group(0))
+    assert "more than the whole 3.2 µs gap" in words.of_gap(3.6, 3.2)  # µs, as the Why holds them
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_the_paged_kv_verdict_names_what_pages_and_its_cost(loaded, name):
+    """The decode-kernels verdict answers a paged KV cache from the calls that page (SDPA cannot) and gives
+    the cost of paging against the fastest call on a contiguous cache (paged FlexAttention 6.8x on the H200)."""
+    v = verdicts.verdict(loaded[name], "decode-kernels", "inference")
+    assert v.paged
+    best = min(v.paged, key=lambda x: v.spread(v.row(x)).median)
+    line = words.paged_line(v)
+    assert line in words.verdict(v).lines
+    assert f"call {words.label(best)}" in line and "SDPA reads a contiguous cache only" in line
+    fastest = v.spread(v.fastest).median
+    if best != v.fastest.variant:
+        assert words.times(v.spread(v.row(best)).median / fastest) in line
+
+
+def test_chunked_prefill_first_screen_warns_of_the_top_left_mask_and_names_its_chunk_size(loaded):
+    from gen.analysis import advice
+
+    a = advice.advice(loaded[LEAD])
+    line = next(x for x in words.advice(a).lines if x.startswith("For chunked prefill"))
+    assert "with 16 queries against 8k keys" in line and "other chunk sizes differ" in line
+    assert "Not SDPA with is_causal=True" in line and "wrong answer" in line
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_sub_microsecond_memsets_contradict_no_hypothesis(loaded, name):
+    """Findings said "7 of 9 contradicted" on 0.7 µs memsets: a memset under rules.SUB_US_MEMSET_US is a library's
+    bookkeeping, so a count or a copy it alone makes differ is no contradiction."""
+    from gen.analysis import findings
+
+    ls = loaded[name]
+    hyp = findings.check_hypotheses(ls, "inference")
+    for r in hyp.to_dict("records"):
+        if r["basis"] != "measured" or not (r["kernels_contradicted"] or r["copy_contradicted"]):
+            continue
+        kt = tables.kernel_table(ls, r["variant"], "inference")
+        book = int(((kt["kind"] == "memset") & (kt["dur_us"] < rules.SUB_US_MEMSET_US)).sum())
+        if r["kernels_contradicted"]:
+            assert r["measured_kernels"] - book != r["expected_kernels"], r["variant"]
+        if r["copy_contradicted"] and r["measured_copy_or_fill"]:
+            assert r["copy_or_fill_events"], r["variant"]
+
+
+def test_float32_kernels_are_unexpected_only_where_the_hypothesis_expected_tensor_cores(loaded):
+    """sdpa_math was flagged unexpected for its float32 kernels while its hypothesis (off the tensor cores) held."""
+    from gen.analysis import findings
+    from gen.model.variants import VARIANTS
+
+    seen = 0
+    for ls in loaded.values():
+        for f in findings.rule_float32(ls):
+            expected = VARIANTS[f.variant].expect.tensor_cores is False
+            assert (f.severity == findings.Severity.INFO) == expected, f.variant
+            seen += f.variant == "sdpa_math"
+    assert seen
+
+
+def test_graph_above_eager_says_what_the_graph_check_found():
+    from gen.report import wording_scenarios as sw
+
+    note = sw.graph_above_eager_note(1, [("Naive", "memcpy128 ×1", "Memcpy DtoD (Device -> Device) ×1")])
+    assert "memcpy128 ×1 only in the graph" in note and "Memcpy DtoD" in note and "not established" not in note
+
+
+def test_a_cpu_set_s_compute_is_not_divided_by_a_gpu_host_s_dispatch(page):
+    from gen.analysis import compare
+
+    a = tables.load_set(RESULTS / LEAD)
+    b = tables.load_set(RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
+    f = compare.compare_frame(a, b)
+    assert f["host_ratio"].isna().all()
+    text = page("generated/sets/cpu-intel-r-xeon-r-processor__torch-2.13.0/compare.md")
+    assert "B ran on a CPU" in text and "not divided" in text
+
+
+def test_packed_documents_ratio_is_named_against_the_dense_mask_with_the_closer_calls(loaded):
+    """The H200's 13.5x is against SDPA given a dense mask; varlen (1.19x) and nested tensors (1.39x) are closer;
+    a forward pass only. Each said."""
+    from gen.analysis import advice
+
+    a = advice.advice(loaded[H200])
+    line = next(x for x in words.advice(a).lines if x.startswith("For packed documents"))
+    e = next(x for x in a.exceptions if x.scenario == "packed-documents")
+    assert f"the {e.ratio:.1f}× is against that dense mask" in line
+    assert {v for v, _ in e.between} >= {"varlen", "sdpa_nested"}
+    for v, r in e.between:
+        assert f"{words.label(v)} {r:.2f}× slower" in line
+    assert e.forward_only and "in a forward pass" in line
+
+
+def test_no_forward_only_published_figure_under_deterministic_backward(pages):
+    """FlashAttention-3's published forward figures do not belong on a training-step scenario."""
+    for name, text in pages.items():
+        if name.endswith("scenarios/deterministic-backward.md"):
+            assert "flashattention3-paper" not in text and "FlashAttention-3" not in text, name
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_the_set_summary_table_gives_each_time_its_clock_power_and_equal_clock(docs, name, loaded):
+    text = (docs / _set_page(name)).read_text(encoding="utf-8")
+    cells = re.findall(r"<small>@ (\d+) MHz, ≈?(\d+) W; ([\d.]+) ms at (\d+) MHz \(equal clock\)</small>", text)
+    ref = loaded[name].rs.environment.ref_mhz
+    assert len(cells) >= 10
+    assert all(int(r) == round(ref) for *_, r in cells)
+
+
+@pytest.mark.parametrize("name", GPU_SETS)
+def test_scenario_tables_give_each_time_its_equal_clock_time(docs, name):
+    text = (docs / f"generated/sets/{name}/scenarios/gqa-prefill.md").read_text(encoding="utf-8")
+    assert len(re.findall(r"\d+ MHz \(min \d+\) · ≈?\d+ W · \d+ °C · [\d.]+ ms at \d+ MHz \(equal clock\)", text)) >= 5
+
+
+def test_a_block_mask_build_stands_beside_the_call_it_serves(loaded):
+    """BlockMask build time (8.32 ms against a 1.10 ms forward for packed documents) beside the steady time."""
+    from gen.analysis import advice
+
+    ls = loaded[H200]
+    a = advice.advice(ls)
+    e = next(x for x in a.exceptions if x.scenario == "packed-documents")
+    rec = verdicts.point_records(ls, "packed-documents", "inference")[e.variant]
+    assert e.mask_build_s == rec.facts["block_mask_build_s"]
+    line = next(x for x in words.advice(a).lines if x.startswith("For packed documents"))
+    assert f"Its block mask took {words.us(e.mask_build_s * 1e3)} to build, against {words.us(e.call_ms)} a call" in line
+    assert "more than the call itself" in line
