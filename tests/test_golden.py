@@ -69,6 +69,7 @@ def set_view() -> dict:
                 own_pages=[dict(title="Findings", link="gpu-x__torch-2.11.0/findings.md"),
                            dict(title="Scaling", link="gpu-x__torch-2.11.0/scaling.md")],
                 published=None, host_speed=wording.host_speed(0.0099, 0.0079, 0.0378, 8856),
+                description="On GPU <X>: call \"naive\" & go.", first=None,
                 decision=dict(set="gpu-x__torch-2.11.0", set_title="GPU <X> · PyTorch 2.11.0", default="naive",
                               exceptions="decode:sdpa_cudnn", decision="On this GPU (GPU <X>): call <naive> & go.",
                               lines=("For decode, use SDPA cuDNN: 1.2× faster <here>.",)))

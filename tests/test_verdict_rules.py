@@ -310,9 +310,11 @@ def test_the_start_up_the_first_screen_expects_is_the_set_s_own_first_call(loade
     line = words._startup(a)
     if line is None:
         return
-    said = float(re.search(r"Expect about ([\d.]+) s", line).group(1))
+    m = re.search(r"Expect about ([\d.]+) s", line) or re.search(r"which took ([\d.]+) s", line)
+    said = float(m.group(1))
     firsts = [r.first_call_s for r in ls.rs.runs if r.first_call_s is not None]
-    assert any(round(f, 1) == said for f in firsts)
+    digits = len(m.group(1).split(".")[1])
+    assert any(round(f, digits) == said for f in firsts)
 
 
 # --------------------------------------------------------------------------- §4: the other sentences
@@ -432,8 +434,9 @@ def test_a_cpu_set_s_compute_is_not_divided_by_a_gpu_host_s_dispatch(page):
     b = tables.load_set(RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
     f = compare.compare_frame(a, b)
     assert f["host_ratio"].isna().all()
-    text = page("generated/sets/cpu-intel-r-xeon-r-processor__torch-2.13.0/compare.md")
-    assert "B ran on a CPU" in text and "not divided" in text
+    # A CPU set against a GPU set could only say "not like for like": the site makes no such page (issue 33)
+    with pytest.raises(FileNotFoundError):
+        page("generated/sets/cpu-intel-r-xeon-r-processor__torch-2.13.0/compare.md")
 
 
 def test_packed_documents_ratio_is_named_against_the_dense_mask_with_the_closer_calls(loaded):
