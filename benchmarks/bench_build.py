@@ -47,7 +47,8 @@ SET = "nvidia-h200__torch-2.11.0"
 PUBLISHED = ["nvidia-a100-sxm4-80gb__article-2026-07", "nvidia-h100-sxm5__flashattention3-paper",
              "nvidia-h200__cudnn-frontend-9.19.1"]
 GPUS = ["NVIDIA A100-SXM4-80GB", "NVIDIA B200", "NVIDIA H100 80GB HBM3", "NVIDIA H200", "NVIDIA L40S"]
-TORCH = [f"2.{k}.0" for k in range(1, 12)]  # 11 versions: 5 x 10 = 50 cells, and one more
+# 11 versions: 5 x 10 = 50 cells, and one more; then patch releases, for 200 cells and one more (issue 35)
+TORCH = [f"2.{k}.0" for k in range(1, 12)] + [f"2.{k}.{p}" for p in (1, 2, 3) for k in range(1, 12)]
 PAGE_LIMIT = 300 * 1000
 INDEX_LIMIT = 2 * 1000 * 1000
 GOALS_S = {"cold": 60.0, "warm": 5.0, "new": 10.0}  # gen build + mkdocs, wall seconds

@@ -43,6 +43,7 @@ that renders its template, and append `build` to `PAGE_BUILDERS`:
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
@@ -75,7 +76,11 @@ def assemble(ctx: Context, units: dict[str, set_units.Unit]) -> list[Page]:
     if ctx.first is None:
         ctx.first = set_units.first_gpu_set(ctx.sets)
     built = [(b.__name__, list(b(ctx))) for b in PAGE_BUILDERS]
-    built += [(f"set {ls.name}", units[ls.name].pages) for ls in ctx.sets]
+    # the navigation lists the lead sets' pages (a row per GPU, however many sets): the others are one link
+    # away in the list of result sets
+    lead = {ls.name for ls in ctx.lead}
+    built += [(f"set {ls.name}", units[ls.name].pages if ls.name in lead
+               else [dataclasses.replace(p, nav=None) for p in units[ls.name].pages]) for ls in ctx.sets]
     pages: list[Page] = []
     for name, made in built:
         for p in made:
