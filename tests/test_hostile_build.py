@@ -352,3 +352,21 @@ def test_a_stray_sparse_file_in_a_set_is_hashed_a_chunk_at_a_time(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 16 * 2**20
+
+
+def test_an_edited_page_of_a_copied_checkout_is_gone_after_a_rebuild_and_the_original_untouched(tmp_path):
+    """Issue 35: pages were hard links into .cache/: an edit of a page survived `rm -rf docs/generated` and a
+    rebuild, and a checkout copied with `cp -a` shared the original's cache."""
+    results = _results(tmp_path)
+    a = tmp_path / "a"
+    build.run(results, a / "docs", workers=1)
+    pages = _pages(a / "docs")
+    b = tmp_path / "b"
+    subprocess.run(["cp", "-a", str(a), str(b)], check=True)
+    original = build.digest(a)
+    page = next(p for p in (b / "docs" / "generated").rglob("*.md") if p.name != "index.md")
+    page.write_text("EDITED\n", encoding="utf-8")
+    assert build.digest(a) == original
+    shutil.rmtree(b / "docs" / "generated")
+    build.run(results, b / "docs", workers=1)  # warm: the pages from b's own cache
+    assert _pages(b / "docs") == pages and build.digest(a) == original
