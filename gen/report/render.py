@@ -13,7 +13,8 @@ Two kinds of builder:
 - over all sets (`PAGE_BUILDERS`, `build(ctx)`): home, indexes, the variant, findings,
   scaling, scenario and compare pages. They read each set's facts (`ctx.fact(ls, name)`,
   `ctx.summary`) and its ResultSet, never its traces, and summarise the matrix in a size
-  that does not grow with it (a row per set at most).
+  that does not grow with it: a row per lead set at most (`Context.lead`: each GPU's newest
+  set, the lead set, the published sets), the others counted and linked to the list of sets.
 
 Adding a page
 -------------
