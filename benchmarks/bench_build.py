@@ -47,7 +47,8 @@ SET = "nvidia-h200__torch-2.11.0"
 PUBLISHED = ["nvidia-a100-sxm4-80gb__article-2026-07", "nvidia-h100-sxm5__flashattention3-paper",
              "nvidia-h200__cudnn-frontend-9.19.1"]
 GPUS = ["NVIDIA A100-SXM4-80GB", "NVIDIA B200", "NVIDIA H100 80GB HBM3", "NVIDIA H200", "NVIDIA L40S"]
-TORCH = [f"2.{k}.0" for k in range(1, 12)]  # 11 versions: 5 x 10 = 50 cells, and one more
+# 11 versions: 5 x 10 = 50 cells, and one more; then patch releases, for 200 cells and one more (issue 35)
+TORCH = [f"2.{k}.0" for k in range(1, 12)] + [f"2.{k}.{p}" for p in (1, 2, 3) for k in range(1, 12)]
 PAGE_LIMIT = 300 * 1000
 INDEX_LIMIT = 2 * 1000 * 1000
 GOALS_S = {"cold": 60.0, "warm": 5.0, "new": 10.0}  # gen build + mkdocs, wall seconds
@@ -91,8 +92,11 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-_BUILD = ("import json, sys; from pathlib import Path; from gen.report import build; t = {}; "
-          "build.run(Path(sys.argv[1]), Path(sys.argv[2]), timings=t); print(json.dumps(t))")
+# ru_maxrss (KiB on Linux): the build process's peak, and the largest of its worker processes' peaks
+_BUILD = ("import json, resource, sys; from pathlib import Path; from gen.report import build; t = {}; "
+          "build.run(Path(sys.argv[1]), Path(sys.argv[2]), timings=t); "
+          "t['peak'] = [resource.getrusage(w).ru_maxrss * 1024 for w in (resource.RUSAGE_SELF, "
+          "resource.RUSAGE_CHILDREN)]; print(json.dumps(t))")
 
 
 def timed(cmd: list[str], cwd: Path) -> tuple[float, float, str]:
@@ -110,19 +114,25 @@ def step(project: Path, results: Path) -> dict:
     """`gen build` (with its stages) and `mkdocs build --strict` once."""
     wall, cpu, out = timed([sys.executable, "-c", _BUILD, str(results), str(project / "docs")], project)
     stages = json.loads(out.strip().splitlines()[-1])
+    peak = stages.pop("peak")
     mk_wall, mk_cpu, _ = timed([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "site"], project)
-    return dict(render=(wall, cpu), mkdocs=(mk_wall, mk_cpu), stages=stages)
+    return dict(render=(wall, cpu), mkdocs=(mk_wall, mk_cpu), stages=stages, peak=peak)
 
 
 def weight(project: Path) -> dict:
     site = project / "site"
     pages = [p for p in site.rglob("*.html")]
     largest = max(pages, key=lambda p: p.stat().st_size)
+    # the pages over all sets: everything but a set's own pages (generated/sets/<set>.html and below)
+    over_all = max((p for p in pages
+                    if not re.match(r"generated/sets/(?!index\.html$)", p.relative_to(site).as_posix())),
+                   key=lambda p: p.stat().st_size)
     md = [p for p in (project / "docs" / "generated").rglob("*.md")]
     md_bytes = sum(p.stat().st_size for p in md)
     raw = sum(len(b) for p in md for b in re.findall(rf"{re.escape(prerender.BEGIN)}.*?{re.escape(prerender.END)}",
                                                      p.read_text(encoding="utf-8"), re.S))
     return dict(pages=len(pages), largest=largest.stat().st_size, largest_page=largest.relative_to(site).as_posix(),
+                over_all=over_all.stat().st_size, over_all_page=over_all.relative_to(site).as_posix(),
                 index=(site / "search" / "search_index.json").stat().st_size,
                 site=sum(p.stat().st_size for p in site.rglob("*") if p.is_file()),
                 md=md_bytes, md_parsed=md_bytes - raw)
@@ -160,8 +170,9 @@ def mb(n: int) -> str:
 
 def table(rows: list[dict]) -> list[str]:
     lines = [
-        "| Sets | Build | `gen build` wall / CPU | `mkdocs build` wall / CPU | Total wall / CPU | Goal |",
-        "|---:|---|---:|---:|---:|---|",
+        "| Sets | Build | `gen build` wall / CPU | `mkdocs build` wall / CPU | Total wall / CPU "
+        "| Peak memory: build, a worker | Goal |",
+        "|---:|---|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         n = r["count"]
@@ -169,17 +180,20 @@ def table(rows: list[dict]) -> list[str]:
             b = r[key]
             (rw, rc), (mw, mc) = b["render"], b["mkdocs"]
             target = f"total ≤ {GOALS_S[key]:.0f} s"
+            peak = " / ".join(mb(x) for x in b["peak"])
             lines.append(f"| {n} | {label} | {s(rw)} / {s(rc)} | {s(mw)} / {s(mc)} | {s(rw + mw)} / {s(rc + mc)} "
-                         f"| {target} |")
+                         f"| {peak} | {target} |")
     return lines
 
 
 def weights(rows: list[dict]) -> list[str]:
-    lines = ["| Sets | HTML pages | Largest page | Search index | Markdown (parsed by mkdocs) | Site |",
-             "|---:|---:|---|---:|---:|---:|"]
+    lines = ["| Sets | HTML pages | Largest page | Largest page over all sets | Search index "
+             "| Markdown (parsed by mkdocs) | Site |",
+             "|---:|---:|---|---|---:|---:|---:|"]
     for r in rows:
         w = r["weight"]
-        lines.append(f"| {r['count']} | {w['pages']} | {kb(w['largest'])} (`{w['largest_page']}`) | {mb(w['index'])} "
+        lines.append(f"| {r['count']} | {w['pages']} | {kb(w['largest'])} (`{w['largest_page']}`) "
+                     f"| {kb(w['over_all'])} (`{w['over_all_page']}`) | {mb(w['index'])} "
                      f"| {mb(w['md'])} ({mb(w['md_parsed'])}) | {mb(w['site'])} |")
     return lines
 

@@ -4,6 +4,7 @@ Each test failed on the build before the fix."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -13,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -317,3 +319,54 @@ def test_two_builds_of_different_results_in_one_checkout(tmp_path):
         errs = [p.communicate()[1] for p in procs]
         assert [p.returncode for p in procs] == [0, 0], errs
     assert (docs / "generated").is_dir()
+
+
+def test_a_trace_recompressed_with_a_kernel_renamed_is_seen(tmp_path):
+    """Issue 35: a trace re-compressed with an operator renamed (same length), its time put back: the
+    set's key is its files' bytes, so the pages show the new name, as a cold build does."""
+    results = _results(tmp_path)
+    docs = tmp_path / "project" / "docs"
+    build.run(results, docs, workers=1)
+    before = _pages(docs)
+    trace = results / CPU_SET / "traces" / "inference__naive.json.gz"
+    st = trace.stat()
+    raw = gzip.decompress(trace.read_bytes())
+    assert b'"aten::_softmax"' in raw and not any(b"aten::_softmix" in v for v in before.values())
+    trace.write_bytes(gzip.compress(raw.replace(b'"aten::_softmax"', b'"aten::_softmix"'), mtime=0))
+    os.utime(trace, ns=(st.st_atime_ns, st.st_mtime_ns))
+    build.run(results, docs, workers=1)
+    after = _pages(docs)
+    assert any(b"aten::_softmix" in v for v in after.values())
+    assert after == _cold(results, tmp_path)
+
+
+def test_a_stray_sparse_file_in_a_set_is_hashed_a_chunk_at_a_time(tmp_path):
+    """Issue 35: a stray 2 GB file in a set folder cost 2 GB of memory (read whole to hash the set)."""
+    results = _results(tmp_path)
+    with open(results / CPU_SET / "stray.bin", "wb") as fh:
+        fh.truncate(256 * 2**20)  # sparse: no disk used; a whole read would take 256 MiB
+    tracemalloc.start()
+    try:
+        cache.set_key(results / CPU_SET)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20
+
+
+def test_an_edited_page_of_a_copied_checkout_is_gone_after_a_rebuild_and_the_original_untouched(tmp_path):
+    """Issue 35: pages were hard links into .cache/: an edit of a page survived `rm -rf docs/generated` and a
+    rebuild, and a checkout copied with `cp -a` shared the original's cache."""
+    results = _results(tmp_path)
+    a = tmp_path / "a"
+    build.run(results, a / "docs", workers=1)
+    pages = _pages(a / "docs")
+    b = tmp_path / "b"
+    subprocess.run(["cp", "-a", str(a), str(b)], check=True)
+    original = build.digest(a)
+    page = next(p for p in (b / "docs" / "generated").rglob("*.md") if p.name != "index.md")
+    page.write_text("EDITED\n", encoding="utf-8")
+    assert build.digest(a) == original
+    shutil.rmtree(b / "docs" / "generated")
+    build.run(results, b / "docs", workers=1)  # warm: the pages from b's own cache
+    assert _pages(b / "docs") == pages and build.digest(a) == original

@@ -173,6 +173,33 @@ def partner(ls: tables.LoadedSet, sets: list[tables.LoadedSet],
     return lead
 
 
+def _version(text: str | None) -> tuple[int, ...]:
+    """A PyTorch version's numbers ("2.11.0+cu130" -> (2, 11, 0)); () when none is known."""
+    return tuple(int(x) for x in re.findall(r"\d+", (text or "").split("+")[0])[:3])
+
+
+def machine(ls: tables.LoadedSet) -> str:
+    """What a set ran on, as the matrix groups sets: its GPU's name, or its CPU's on a set without a GPU."""
+    env = ls.rs.environment
+    return env.gpu_name or f"CPU {env.cpu or ''}".strip()
+
+
+def lead_sets(sets: list[tables.LoadedSet], first: tables.LoadedSet | None = None) -> list[tables.LoadedSet]:
+    """The sets the pages over all sets show one by one, however large the matrix: the newest measured set
+    of each machine (by PyTorch version, then date, then name), the site's lead set (`first`) and every
+    published set; in the sets' order. The others are each on their own pages and in the list of sets."""
+    newest: dict[str, tables.LoadedSet] = {}
+    for s in sets:
+        if s.measured:
+            m = machine(s)
+            key = (_version(s.rs.environment.torch), s.rs.environment.date or "", s.name)
+            if m not in newest or key > (_version(newest[m].rs.environment.torch),
+                                         newest[m].rs.environment.date or "", newest[m].name):
+                newest[m] = s
+    keep = {id(s) for s in newest.values()} | ({id(first)} if first is not None else set())
+    return [s for s in sets if id(s) in keep or s.rs.kind == "reference"]
+
+
 def pairs(sets: list[tables.LoadedSet]) -> list[tuple[tables.LoadedSet, tables.LoadedSet]]:
     """Every pair the site shows: the default pair first, then its A (the first
     measured GPU set) against each other set in the sets' order, so that a new

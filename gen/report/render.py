@@ -13,7 +13,8 @@ Two kinds of builder:
 - over all sets (`PAGE_BUILDERS`, `build(ctx)`): home, indexes, the variant, findings,
   scaling, scenario and compare pages. They read each set's facts (`ctx.fact(ls, name)`,
   `ctx.summary`) and its ResultSet, never its traces, and summarise the matrix in a size
-  that does not grow with it (a row per set at most).
+  that does not grow with it: a row per lead set at most (`Context.lead`: each GPU's newest
+  set, the lead set, the published sets), the others counted and linked to the list of sets.
 
 Adding a page
 -------------
@@ -43,6 +44,7 @@ that renders its template, and append `build` to `PAGE_BUILDERS`:
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
@@ -77,7 +79,11 @@ def assemble(ctx: Context, units: dict[str, set_units.Unit]) -> list[Page]:
     if ctx.first is None:
         ctx.first = set_units.first_gpu_set(ctx.sets)
     built = [(b.__name__, list(b(ctx))) for b in PAGE_BUILDERS]
-    built += [(f"set {ls.name}", units[ls.name].pages) for ls in ctx.sets]
+    # the navigation lists the lead sets' pages (a row per GPU, however many sets): the others are one link
+    # away in the list of result sets
+    lead = {ls.name for ls in ctx.lead}
+    built += [(f"set {ls.name}", units[ls.name].pages if ls.name in lead
+               else [dataclasses.replace(p, nav=None) for p in units[ls.name].pages]) for ls in ctx.sets]
     pages: list[Page] = []
     for name, made in built:
         for p in made:

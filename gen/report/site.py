@@ -20,7 +20,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup, escape
 
-from gen.analysis import findings, lessons, tables, values
+from gen.analysis import compare, findings, lessons, tables, values
 from gen.analysis.values import missing, variant_order
 from gen.report import format as fmt
 from gen.report import wording
@@ -200,6 +200,17 @@ class Context:
 
     def chart(self, chart: alt.TopLevelMixin, label: str, command: str = BUILD_COMMAND) -> Markup:
         return chart_div(chart, label, command)
+
+    @cached_property
+    def lead(self) -> list[tables.LoadedSet]:
+        """The sets a page over all sets shows one by one (gen.analysis.compare.lead_sets): its size is
+        bounded by the machines of the matrix, not by its sets; the others are one link away."""
+        return compare.lead_sets(self.sets, self.first)
+
+    @property
+    def left_out(self) -> int:
+        """How many sets the pages over all sets leave to the list of result sets."""
+        return len(self.sets) - len(self.lead)
 
     @cached_property
     def variant_names(self) -> list[str]:

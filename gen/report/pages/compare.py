@@ -136,7 +136,7 @@ def every_view(ctx: Context) -> dict | None:
     set whose figures sit at other shapes) would only fill a row with dashes: it is named below the
     table instead, with the scenarios its figures stand beside. Then each GPU set's conditions (NVML)."""
     rows, elsewhere = [], []
-    for ls in ctx.sets:
+    for ls in ctx.lead:  # a row per GPU's newest set: each other set's times are on its own page
         if not _has_figure(ctx, ls):
             elsewhere.append(dict(ls=ls, scenarios=[dict(title=t, link=fmt.relpath(target, PAGE))
                                                     for t, target in ctx.fact(ls, "beside")]))
@@ -146,7 +146,7 @@ def every_view(ctx: Context) -> dict | None:
     if not rows and not elsewhere:
         return None
     conditions = [dict(ls=ls, text=words.conditions_range(ctx.summary_records(ls, Mode.INFERENCE)))
-                  for ls in ctx.sets if ls.measured and ls.rs.environment.device == "cuda"]
+                  for ls in ctx.lead if ls.measured and ls.rs.environment.device == "cuda"]
     return dict(variants=[dict(name=v, label=fmt.label_of(v), link=fmt.relpath(fmt.variant_page(v), PAGE))
                           for v in ctx.variant_names], rows=rows, elsewhere=elsewhere, conditions=conditions)
 
@@ -154,9 +154,9 @@ def every_view(ctx: Context) -> dict | None:
 def build(ctx: Context) -> Iterator[Page]:
     pair_pages = [dict(ls=ls, a=compare.partner(ls, ctx.sets, ctx.first),
                        link=fmt.relpath(fmt.set_subpage(ls.name, "compare"), PAGE), **ctx.fact(ls, "compare"))
-                  for ls in ctx.sets if _compared(ctx, ls)]
+                  for ls in ctx.lead if _compared(ctx, ls)]
     text = ctx.template("compare_page.md.j2").render(
-        here=PAGE, pairs=[], one_set=None, first=ctx.first, pair_pages=pair_pages,
+        here=PAGE, pairs=[], one_set=None, first=ctx.first, pair_pages=pair_pages, left_out=ctx.left_out,
         fastest=home.fastest_chart(ctx, PAGE), every=every_view(ctx),
         references=[ls for ls in ctx.sets if ls.rs.kind == SetKind.REFERENCE])
     yield Page(PAGE, text, nav=("Compare",))

@@ -121,7 +121,8 @@ def facts(ctx: Context, ls) -> dict:
 
 def build(ctx: Context) -> Iterator[Page]:
     summary = [dict(ls=ls, link=fmt.relpath(fmt.set_subpage(ls.name, "findings"), PAGE), **ctx.fact(ls, "findings"))
-               for ls in ctx.sets]
+               for ls in ctx.lead]
     text = ctx.template("findings_page.md.j2").render(here=PAGE, sets=[], one_set=None, summary=summary,
+                                                      left_out=ctx.left_out,
                                                       tensor_core_rule=wording.TENSOR_CORE_RULE)
     yield Page(PAGE, text, nav=("Findings",))

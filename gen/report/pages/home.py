@@ -25,22 +25,28 @@ HOME = "index.md"  # links resolve from the page that includes the partial
 
 
 def _by_gpu(ctx: Context) -> list[dict]:
-    """Measured sets grouped by GPU (CPU sets by their CPU), in the sets' order: each set a
-    link named by what tells it apart from the others on its GPU (PyTorch, label)."""
-    rows: dict[str, list] = {}
+    """One row per GPU (CPU sets by their CPU), in the sets' order: a link to its newest set (ctx.lead),
+    named by what tells it apart from the others on its GPU (PyTorch, label), and how many older sets it
+    has (the list of result sets has them): a row per GPU, however many sets each holds."""
+    rows: dict[str, dict] = {}
+    lead = {id(ls) for ls in ctx.lead}
     for ls in ctx.sets:
         if ls.rs.kind == SetKind.REFERENCE:
             continue
         title = fmt.set_title(ls)
         gpu, _, rest = title.partition(" · ")
-        rows.setdefault(gpu, []).append(dict(ls=ls, label=rest or title,
-                                             link=fmt.relpath(fmt.set_page(ls.name), HOME)))
-    return [dict(gpu=gpu, sets=sets) for gpu, sets in rows.items()]
+        row = rows.setdefault(gpu, dict(gpu=gpu, sets=[], more=0))
+        if id(ls) in lead:
+            row["sets"].append(dict(ls=ls, label=rest or title, link=fmt.relpath(fmt.set_page(ls.name), HOME)))
+        else:
+            row["more"] += 1
+    return list(rows.values())
 
 
 def fastest_chart(ctx: Context, page: str):
-    """The heat map of the fastest variant per set and scenario, or None when no set has a verdict."""
-    rows = [r for ls in ctx.sets if ls.rs.kind == SetKind.MEASURED for r in ctx.fact(ls, "verdict")["fastest"]]
+    """The heat map of the fastest variant per set and scenario (the lead sets: a row per GPU), or None when
+    no set has a verdict."""
+    rows = [r for ls in ctx.lead if ls.rs.kind == SetKind.MEASURED for r in ctx.fact(ls, "verdict")["fastest"]]
     if not rows:
         return None
     return chart_div(charts.fastest_map(pd.DataFrame(rows)), "fastest variant per set and scenario")
@@ -60,7 +66,7 @@ def home_view(ctx: Context) -> dict:
     published = [dict(ls=ls, scenarios=[dict(title=t, link=fmt.relpath(target, HOME))
                                         for t, target in ctx.fact(ls, "beside")])
                  for ls in ctx.sets if ls.rs.kind == SetKind.REFERENCE]
-    return dict(sets=ctx.sets, skipped=ctx.skipped, by_gpu=_by_gpu(ctx), published=published,
+    return dict(sets=ctx.sets, left_out=ctx.left_out, skipped=ctx.skipped, by_gpu=_by_gpu(ctx), published=published,
                 fastest=fastest_chart(ctx, HOME), chart=chart, chart_set=chart_set, conditions=conditions,
                 kernel_sum=kernel_sum)
 

@@ -47,7 +47,7 @@ def facts(ctx: Context, ls) -> method.MethodFacts | None:
 
 def figures_view(ctx: Context) -> list[dict]:
     out = []
-    for ls in ctx.sets:
+    for ls in ctx.lead:  # a GPU's newest set stands for the GPU: the figures do not grow with the matrix
         f = ctx.fact(ls, "method")
         if f is None:
             continue
@@ -74,8 +74,11 @@ def calls_view(ls) -> dict | None:
 
 
 def build(ctx: Context) -> Iterator[Page]:
-    text = ctx.template("methodology.md.j2").render(here="methodology.md", sets=ctx.sets,
-                                                    calls={ls.name: calls_view(ls) for ls in ctx.sets})
+    # the lead sets in full; every other set in one row of a table (each has its page)
+    lead = {id(ls) for ls in ctx.lead}
+    text = ctx.template("methodology.md.j2").render(here="methodology.md", sets=ctx.lead,
+                                                    others=[ls for ls in ctx.sets if id(ls) not in lead],
+                                                    calls={ls.name: calls_view(ls) for ls in ctx.lead})
     yield Page(f"{fmt.GENERATED}/.methodology.md", text)
     yield Page(RULES_PARTIAL, ctx.template("rules.md.j2").render(**rules_view()))
     facts = figures_view(ctx)

@@ -95,8 +95,8 @@ def facts(ctx: Context, ls) -> dict:
 
 def build(ctx: Context) -> Iterator[Page]:
     summary = [dict(ls=ls, link=fmt.relpath(fmt.set_subpage(ls.name, "scaling"), PAGE), **ctx.fact(ls, "scaling"))
-               for ls in ctx.sets]
+               for ls in ctx.lead]
     text = ctx.template("scaling_page.md.j2").render(
-        here=PAGE, sets=[], one_set=None, summary=[r for r in summary if r["page"]],
+        here=PAGE, left_out=ctx.left_out, sets=[], one_set=None, summary=[r for r in summary if r["page"]],
         without=[r["ls"] for r in summary if not r["page"]], article_page=_article_page(ctx), **_words(ctx))
     yield Page(PAGE, text, nav=("Scaling",))

@@ -531,7 +531,7 @@ def facts(ctx: Context, ls) -> dict:
 def _summary(ctx: Context, name: str) -> list[dict]:
     page = scenario_page(name)
     return [dict(ls=ls, link=fmt.relpath(fmt.set_scenario_page(ls.name, name), page), **ctx.fact(ls, "scenarios")[name])
-            for ls in ctx.sets if ls.measured and name in ctx.fact(ls, "scenarios")]
+            for ls in ctx.lead if ls.measured and name in ctx.fact(ls, "scenarios")]
 
 
 def build(ctx: Context) -> Iterator[Page]:
@@ -542,7 +542,7 @@ def build(ctx: Context) -> Iterator[Page]:
     for n in names:
         rows = _summary(ctx, n)
         view = scenario_view(ctx, n, figure=rows[0]["figure"] if rows else None)
-        view["summary"] = rows
+        view.update(summary=rows, left_out=ctx.left_out)
         headed = [r for r in rows if r["headline"]]
         view.update(lead=headed[0] if headed else None, others=max(0, len(headed) - 1))
         views.append(view)

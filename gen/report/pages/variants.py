@@ -297,16 +297,19 @@ def matrix_view(ctx: Context, v: str) -> list[dict]:
     out = []
     for mode in Mode:
         rows, names = [], {}
+        lead = {id(ls) for ls in ctx.lead}  # a row per GPU's newest set: the list of result sets has the others
         for ls in ctx.sets:
             run = ls.rs.run(v, mode)
             if run is None:
                 continue
             f = ctx.fact(ls, "variants")[v][mode]
+            names.update(dict.fromkeys(f["kernels"]))  # every set's kernel names, once: search finds the page
+            if id(ls) not in lead:
+                continue
             row = ctx.summary_row(ls, mode, v)
             rows.append(dict(ls=ls, run=run, row=row, standing=f["standing"],
                              why_not=wording.refusal(run.status, run.reason, bool(row and row["needs_cuda"])),
                              link=fmt.relpath(fmt.set_variant_page(ls.name, v), page)))
-            names.update(dict.fromkeys(f["kernels"]))
         if rows:
             out.append(dict(mode=mode, call=wording.call_of(mode), rows=rows, kernel_names=list(names),
                             per="forward" if mode == Mode.INFERENCE else "step",
@@ -319,7 +322,7 @@ def variant_view(ctx: Context, v: str) -> dict:
     known = variants.VARIANTS.get(v)
     return dict(here=page, name=v, label=fmt.label_of(v), heading=fmt.label_of(v), variant=known,
                 source=variants.source(known) if known else None, sections=[], one_set=None,
-                matrix=matrix_view(ctx, v), scenario_kernels=[])
+                matrix=matrix_view(ctx, v), scenario_kernels=[], left_out=ctx.left_out)
 
 
 def build(ctx: Context) -> Iterator[Page]:

@@ -104,12 +104,14 @@ def home_view(ctx: Context) -> dict:
     facts = {ls.name: ctx.fact(ls, "verdict") for ls in measured}
     main = facts[first.name]["blocks"] if first else []
     others = []
+    lead = {id(ls) for ls in ctx.lead}  # a line per GPU's newest set, however many sets: the list has the rest
     for ls in measured:
         b = facts[ls.name]["line"]
-        if ls is not first and b:
+        if ls is not first and b and id(ls) in lead:
             others.append(dict(b, decision=facts[ls.name]["decision"]))
     return dict(main=main, main_set=first, others=others, first=facts[first.name]["decision"] if first else None,
-                first_screen=first_screen.view(facts[first.name]["first"]) if first else None)
+                first_screen=first_screen.view(facts[first.name]["first"]) if first else None,
+                left_out=ctx.left_out)
 
 
 def build(ctx: Context) -> Iterator[Page]:
