@@ -91,7 +91,10 @@ def tests(session: nox.Session) -> None:
     """Unit, end-to-end CPU capture, strict site build and headless-browser tests."""
     session.run("python", "-m", "pip", "install", "-q", TORCH_CPU)
     session.install("-e", ".[test]")
-    session.run("pytest", *session.posargs, env=ENV)
+    # Two workers (the 2-core machines CI and ours run on), a test file each: the files' shared fixtures (a
+    # built site, a tiny capture) are made once per worker. Any posargs replace these.
+    args = session.posargs or ["-n", "2", "--dist", "loadfile"]
+    session.run("pytest", *args, env=ENV)
 
 
 @nox.session(python=False)
