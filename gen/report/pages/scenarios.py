@@ -234,9 +234,20 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     records of the point frame; `pts`: a function that makes the frame (the charts make it only where
     a chart's shape is new to the process or the rows do not fill it)."""
     out = []
+    # A wrong answer (rules.wrong_answer) did other work than its count says: no chart draws it (the table
+    # shows it, marked)
+    rows = [r for r in rows if not r.get("wrong")]
+    whole = pts
+
+    def pts():
+        f = whole()
+        return f[~f["wrong"].astype(bool)] if "wrong" in f.columns else f
     # The length charts draw inference points (charts._measured): a training-only scenario has none.
     dims = list(dict.fromkeys(r["head_dim"] for r in rows if not missing(r["gpu_only_ms"])
                               and r["mode"] == "inference" and r["status"] == "ok"))
+    # Chunked prefill: chunks of several sizes against the same KV lengths are separate curves, never one axis
+    chunks = sorted({r["q_len"] for r in rows if r["q_len"] != r["kv_len"]})
+    chunks = chunks if len(chunks) > 1 else [None]
     own = sa.own_head_dim_of(rows, name)
     ceilings = []
     if ceil:
@@ -247,20 +258,25 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     if sheet and figure == sa.FIGURE_TBPS:
         ceilings.append(("datasheet", sheet.hbm_tbps))
     for d in sorted(dims, key=lambda x: (x != own, x)):
-        # (one head dim drawn: the charts draw no row of another, so no frame is cut for it; nor for the
-        # published figures where they all stand at it)
-        p = pts if len(dims) == 1 else (lambda d=d: pts()[pts()["head_dim"] == d])
-        a = anchors[anchors["head_dim"] == d] if len(anchors) and set(anchors["head_dim"].tolist()) != {d} \
-            else anchors
-        suffix = f", head dim {d}" if len(dims) > 1 else ""
-        # (p's rows: the page's, no column of the frame read again)
-        p_rows = rows if len(dims) == 1 else [r for r in rows if r["head_dim"] == d]
-        time = charts.scenario_time_spec(p, a, x_title, p_rows)
-        rate = charts.scenario_rate_spec(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings, p_rows)
-        out.append(dict(head_dim=f"Head dim {d}" if suffix else None,
-                        time=chart_div(time, f"GPU-only time against length{suffix}, {name}", command),
-                        rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
-                                       command)))
+        for q in chunks:
+            def keep(r, d=d, q=q):
+                return (len(dims) == 1 or r["head_dim"] == d) and (q is None or r["q_len"] == q)
+
+            def p(d=d, q=q):
+                f = pts()
+                f = f if len(dims) == 1 else f[f["head_dim"] == d]
+                return f if q is None else f[f["q_len"] == q]
+            a = anchors[anchors["head_dim"] == d] if len(anchors) and set(anchors["head_dim"].tolist()) != {d} \
+                else anchors
+            parts = ([f"head dim {d}"] if len(dims) > 1 else []) + ([f"chunks of {q:,} queries"] if q else [])
+            suffix = "".join(f", {x}" for x in parts)
+            p_rows = [r for r in rows if keep(r)]
+            time = charts.scenario_time_spec(p, a, x_title, p_rows)
+            rate = charts.scenario_rate_spec(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings, p_rows)
+            out.append(dict(head_dim=", ".join(parts).capitalize() if parts else None,
+                            time=chart_div(time, f"GPU-only time against length{suffix}, {name}", command),
+                            rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
+                                           command)))
     if ceil and dims:
         out.append(dict(roof_line=words.roof_line(ceil),
                         above_roof=words.above_roof(sa.above_roof(None, ceil, rows), sheet,
