@@ -412,7 +412,7 @@ def test_a_label_with_a_comma_inside_its_bracket_is_not_bracketed_twice():
     from gen.report import wording_verdicts as words
 
     assert words.label("sdpa_auto") == "SDPA (backend not pinned)"
-    assert words.label("cudnn_fp8") == "cuDNN FP8 attention (frontend graph, optional)"
+    assert words.label("cudnn_fp8") == "cuDNN FP8 attention (frontend graph)"
     assert words.label("varlen").count("(") == 1
 
 
