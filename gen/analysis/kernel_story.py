@@ -14,6 +14,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from gen.analysis import kernel_names
 from gen.model import schema
 
 FA4_VARIANTS = ("fa4", "flex_flash")
@@ -26,9 +27,7 @@ MAIN_SHARE = 0.15
 WARP = 32
 WARPGROUP = 4 * WARP  # Hopper's wgmma is issued by a warpgroup of four warps
 _CGA = re.compile(r"cga(\d+)x(\d+)x(\d+)")
-# flash_attn.cute names its kernels after the class that built them, which carries the architecture it targets
-# (FlashAttentionForwardSm90, FlashAttentionBackwardSm100...): what ran, read from the name, not assumed
-FA4_CLASS = re.compile(r"FlashAttention(?:Forward|Backward)\w*?Sm(\d+)")
+FA4_CLASS = kernel_names.FA4_CLASS  # what ran, read from the kernel's name, not assumed from the package
 
 
 @dataclass(frozen=True)

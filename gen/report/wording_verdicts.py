@@ -51,7 +51,7 @@ def kernel_family(name: str | None) -> str:
 
 
 LIBRARY = {"cudnn_sdpa": "cuDNN", "fmha_cutlass": "CUTLASS", "cublas_xmma": "cuBLAS", "nvjet": "cuBLAS",
-           "triton": "Triton"}
+           "triton": "Triton", "flash_attn_cute": "flash_attn.cute"}
 
 
 def kernel_path(p: kernel_names.KernelPath) -> str:
@@ -88,6 +88,8 @@ def kernel_path_short(p: kernel_names.KernelPath) -> str:
         return "FlashAttention-2, warp-level mma.sync"
     if p.matrix == "ffma":
         return "float32 on the CUDA cores"
+    if p.kernel_class:  # flash_attn.cute's kernels say their class, which names what they are better than a tag
+        return f"flash_attn.cute {p.kernel_class}"
     parts = [LIBRARY.get(p.family, "kernel")]
     if p.arch is not None:
         parts.append(f"sm{p.arch}")
@@ -285,6 +287,8 @@ def _why_line(v: verdicts.Verdict) -> str | None:
         return text + "." + launches(w, runner)
     mine = kernel_path(kernel_names.path(v.fastest.main_kernel or ""))
     rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}{took(t)}" for x, k, t in w.compared)
+    if w.kind == "main_kernel" and w.fastest_main_us and w.runner_up_main_us:
+        return main_kernel_line(w, v.fastest.main_kernel, label(v.runner_up.variant))
     if w.kind == "main_kernel":
         extra = ""
         if w.runner_up_events_us and w.runner_up_main_us and w.runner_up_events_us > w.runner_up_main_us:
@@ -295,7 +299,26 @@ def _why_line(v: verdicts.Verdict) -> str | None:
                                 w.runner_up_events_us - w.fastest_events_us)
         return f"Why: the attention kernels themselves: its main kernel is {mine}{took(w.fastest_main_us)}; " \
                f"{rivals}{extra}.{launches(w, label(v.runner_up.variant))}"
+    if w.fastest_main_us and any(t is not None and t < w.fastest_main_us for _, _, t in w.compared):
+        return None  # a rival's main kernel ran quicker: the kernels' build does not explain this win
     return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
+
+
+def main_kernel_line(w: verdicts.Why, fastest_kernel: str | None, runner: str) -> str:
+    """The measured cause where the main kernels make the gap: their times in the profiled calls and how much of
+    the gap their difference is, then each kernel by what its name says (an identity, not a reason: why one
+    kernel is quicker than the other is not measured here beyond its launch)."""
+    rival = w.compared[0][1] if w.compared else None
+    diff = w.runner_up_main_us - w.fastest_main_us
+    gap = w.runner_up_events_us - w.fastest_events_us if w.runner_up_events_us and w.fastest_events_us else None
+    text = (f"Why: the main kernels make the difference. In the profiled calls its own took "
+            f"{us(w.fastest_main_us / 1000)} and that of {runner} {us(w.runner_up_main_us / 1000)}, "
+            f"{us(diff / 1000)} apart" + (of_gap(diff, gap) if gap else ""))
+    if w.runner_up_events_us and w.runner_up_main_us and w.runner_up_events_us > w.runner_up_main_us:
+        text += f"; {runner}'s other GPU events take {us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
+    mine, theirs = (kernel_path_short(kernel_names.path(k or "")) for k in (fastest_kernel, rival))
+    text += (f". Both main kernels: {mine}" if mine == theirs else f". Kernels: {mine} against {theirs}")
+    return text + "." + launches(w, runner)
 
 
 def of_gap(part_us: float, gap_us: float) -> str:
