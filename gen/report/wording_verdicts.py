@@ -914,8 +914,8 @@ def _startup(a: advice_mod.Advice) -> str | None:
 
 
 def usec(ms: float) -> str:
-    """A host-side quantity (a call's host cost, the reference call, the crossover) always in µs, on every
-    page: one unit and one value per quantity."""
+    """A host-side quantity (a call's host cost, its reference call) always in µs, on every page: one unit and one
+    value per quantity. The crossover is a call's GPU time, worded by `us` like every other duration."""
     return f"{ms * 1000:.1f} µs"
 
 
@@ -925,7 +925,7 @@ def host_crossover(gpu_ms: float | None, host_cost_ms: float | None, host_ref_ms
     took and its reference call. None without a GPU time or a host cost."""
     if gpu_ms is None or missing(gpu_ms) or host_cost_ms is None or missing(host_cost_ms):
         return None
-    text = (f"a Python loop keeps the GPU busy while the host dispatches a call in under {usec(gpu_ms)} (the "
+    text = (f"a Python loop keeps the GPU busy while the host dispatches a call in under {us(gpu_ms)} (the "
             f"call's GPU time); this capture's host took {usec(host_cost_ms)}")
     if host_ref_ms is not None and not missing(host_ref_ms):
         text += f" (its reference call: {usec(host_ref_ms)})"
@@ -1102,7 +1102,7 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
     if x.copies:
         c = x.copies[0]
         text = (f"Out-of-place masked_fill copies the scores before it fills them: a {c.short_name} of "
-                f"{x.copy_us:.1f} µs under {x.op_path} (row {_rows(x.copies)}), {x.copy_share_pct:.1f}% of the "
+                f"{us(x.copy_us / 1000)} under {x.op_path} (row {_rows(x.copies)}), {x.copy_share_pct:.1f}% of the "
                 f"call's GPU events.")
     else:
         text = "No memory copy under masked_fill in this set: the hidden copy the article found does not appear."
@@ -1110,7 +1110,7 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
         text += (f" The in-place masked_fill_ launches {'no copy' if x.inplace_memcpys == 0 else 'a copy too'}: "
                  f"{x.inplace_events} GPU events instead of {x.events}")
         if x.saved_ms is not None:
-            text += (f", and {x.saved_ms * 1000:.1f} µs ({x.saved_pct:.1f}%) less GPU-only time a call "
+            text += (f", and {us(x.saved_ms)} ({x.saved_pct:.1f}%) less GPU-only time a call "
                      + ("(the 95% intervals of the two medians do not overlap)" if x.settled else
                         "(within noise: the intervals of the two medians overlap)"))
         text += "."
@@ -1118,7 +1118,7 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
         c = x.train_copies[0]
         text += (f" The saving is the forward's: in training the in-place variant still copies, because autograd's "
                  f"backward of masked_fill_ is an out-of-place masked_fill ({x.train_op_path}): a {c.short_name} of "
-                 f"{sum(r.dur_us for r in x.train_copies):.1f} µs in each training step (row {_rows(x.train_copies)} "
+                 f"{us(sum(r.dur_us for r in x.train_copies) / 1000)} in each training step (row {_rows(x.train_copies)} "
                  "of its step).")
     a = lessons.article_figures()
     if a.naive_events and a.inplace_events:
@@ -1147,14 +1147,14 @@ def math_backend(x: lessons.MathBackend) -> LessonWords:
     apply = sum(r.dur_us for r in x.mask_apply)
     ops = _join(dict.fromkeys(r.launched_by for r in x.mask_build))
     text += (f"The causal mask is built again in every call ({len(x.mask_build)} kernels from {ops}, "
-             f"{build:.1f} µs, rows {_rows(x.mask_build)})")
+             f"{us(build / 1000)}, rows {_rows(x.mask_build)})")
     if x.mask_apply:
-        text += f" and added to the scores as a float32 bias by aten::add_ ({apply:.1f} µs, row {_rows(x.mask_apply)})"
+        text += f" and added to the scores as a float32 bias by aten::add_ ({us(apply / 1000)}, row {_rows(x.mask_apply)})"
     safe = sum(r.dur_us for r in x.safe_softmax)
     sops = _join(dict.fromkeys(r.launched_by for r in x.safe_softmax))
     text += (f". _safe_softmax, which keeps fully masked rows from turning into NaN, adds {len(x.safe_softmax)} "
-             f"kernels around the softmax ({sops}; rows {_rows(x.safe_softmax)}): {safe:.1f} µs, "
-             f"{x.safe_softmax_share_pct:.1f}% of the call, against {x.softmax_us:.1f} µs for the softmax itself.")
+             f"kernels around the softmax ({sops}; rows {_rows(x.safe_softmax)}): {us(safe / 1000)}, "
+             f"{x.safe_softmax_share_pct:.1f}% of the call, against {us(x.softmax_us / 1000)} for the softmax itself.")
     return LessonWords("math_reference", "Why the math backend is slow", text,
                        x.upcasts + x.mask_build + x.mask_apply + x.safe_softmax)
 
@@ -1324,7 +1324,7 @@ def cudnn_costs(x: lessons.CudnnCosts) -> LessonWords:
             text += " against " + _join(f"{n} for {label(v)}" for v, n in rest.items())
         text += "."
     if x.memsets:
-        text += (f" It clears a buffer with a {x.memsets[0].dur_us:.1f} µs {x.memsets[0].short_name} first "
+        text += (f" It clears a buffer with a {us(x.memsets[0].dur_us / 1000)} {x.memsets[0].short_name} first "
                  f"(row {_rows(x.memsets)}).")
     if x.arch is not None:
         p = kernel_names.path(x.name, (x.grid_blocks,) if x.grid_blocks else None, x.sm_count)
@@ -1388,7 +1388,7 @@ def explanation(e: lessons.Explanation) -> str:
     if e.cause == "memset":
         m = e.kernels[0] if e.kernels else None
         who = f" launched by {m.launched_by}" if m and m.launched_by else ""
-        what = (f"a {m.dur_us:.1f} µs {m.short_name}{who} (row {_rows(e.kernels)})" if m else "a memset")
+        what = (f"a {us(m.dur_us / 1000)} {m.short_name}{who} (row {_rows(e.kernels)})" if m else "a memset")
         lib = MEMSET_BY.get(m.launched_by if m else "", "the library")
         why = (f"{what}, a memory fill {lib} issues before its kernel on this GPU, not a copy of the attention's "
                "data; the article's A100 trace showed no such event")

@@ -104,7 +104,7 @@ def _sentences(story: ks.Story, mode: str) -> list[dict]:
                                                 f"of the SMs' active cycles): "
                        + ", ".join(f"{fmt.label_of(k.variant)} {_pct(k.tensor_pipe_pct)}" for k in ranked)
                        + "; its duration under the profiler: "
-                       + ", ".join(f"{fmt.label_of(k.variant)} {fmt.num(k.duration_us, ',.1f')} µs"
+                       + ", ".join(f"{fmt.label_of(k.variant)} {wording.us(k.duration_us)}"
                                    for k in sorted(ks_, key=lambda k: k.duration_us or 0.0)) + "."))
     fa4, flash = _main(by, "fa4", "fwd"), _main(by, "flex_flash", "fwd")
     if fa4 and flash and (fa4.block, fa4.grid) != (flash.block, flash.grid):
