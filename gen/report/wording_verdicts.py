@@ -315,7 +315,8 @@ def main_kernel_line(w: verdicts.Why, fastest_kernel: str | None, runner: str) -
             f"{us(w.fastest_main_us / 1000)} and that of {runner} {us(w.runner_up_main_us / 1000)}, "
             f"{us(diff / 1000)} apart" + (of_gap(diff, gap) if gap else ""))
     if w.runner_up_events_us and w.runner_up_main_us and w.runner_up_events_us > w.runner_up_main_us:
-        text += f"; {runner}'s other GPU events take {us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
+        text += (f"; {runner}'s other GPU events take {us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
+                 + (of_gap(w.runner_up_events_us - w.runner_up_main_us, gap) if gap else ""))
     mine, theirs = (kernel_path_short(kernel_names.path(k or "")) for k in (fastest_kernel, rival))
     text += (f". Both main kernels: {mine}" if mine == theirs else f". Kernels: {mine} against {theirs}")
     return text + "." + launches(w, runner)
