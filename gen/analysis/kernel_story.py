@@ -141,12 +141,14 @@ def story(rs: schema.ResultSet) -> Story | None:
                                    else "no hardware counters recorded")
     if not any(v in by for by in modes.values() for v in FA4_VARIANTS):
         return None
-    classes: dict[int, set[str]] = {}
-    for by in modes.values():
-        for got in by.values():
-            for k in got:
-                if k.fa4_class:
-                    classes.setdefault(k.fa4_class_arch, set()).add(k.fa4_class)
     return Story(modes, {v: why for v, why in missing.items() if not any(v in by for by in modes.values())},
                  env.sm_count, env.max_regs_per_sm, env.max_shared_memory_per_sm, env.compute_capability,
-                 {a: tuple(sorted(c)) for a, c in sorted(classes.items())})
+                 _classes(modes))
+
+
+def _classes(modes: dict[str, dict[str, list[KernelFacts]]]) -> dict[int, tuple[str, ...]]:
+    """flash_attn.cute's kernel classes among the main kernels, by the architecture each targets."""
+    classes: dict[int, set[str]] = {}
+    for k in (k for by in modes.values() for got in by.values() for k in got if k.fa4_class):
+        classes.setdefault(k.fa4_class_arch, set()).add(k.fa4_class)
+    return {a: tuple(sorted(c)) for a, c in sorted(classes.items())}

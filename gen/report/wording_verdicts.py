@@ -299,8 +299,14 @@ def _why_line(v: verdicts.Verdict) -> str | None:
                                 w.runner_up_events_us - w.fastest_events_us)
         return f"Why: the attention kernels themselves: its main kernel is {mine}{took(w.fastest_main_us)}; " \
                f"{rivals}{extra}.{launches(w, label(v.runner_up.variant))}"
+    return native_arch_line(w, mine, rivals)
+
+
+def native_arch_line(w: verdicts.Why, mine: str, rivals: str) -> str | None:
+    """The kernels' build as the reason, only where the profiled calls bear it out: None where a rival's main
+    kernel ran quicker than the fastest's (the build then explains nothing of the win)."""
     if w.fastest_main_us and any(t is not None and t < w.fastest_main_us for _, _, t in w.compared):
-        return None  # a rival's main kernel ran quicker: the kernels' build does not explain this win
+        return None
     return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
 
 
@@ -1119,7 +1125,8 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
         c = x.train_copies[0]
         text += (f" The saving is the forward's: in training the in-place variant still copies, because autograd's "
                  f"backward of masked_fill_ is an out-of-place masked_fill ({x.train_op_path}): a {c.short_name} of "
-                 f"{us(sum(r.dur_us for r in x.train_copies) / 1000)} in each training step (row {_rows(x.train_copies)} "
+                 f"{us(sum(r.dur_us for r in x.train_copies) / 1000)} in each training step "
+                 f"(row {_rows(x.train_copies)} "
                  "of its step).")
     a = lessons.article_figures()
     if a.naive_events and a.inplace_events:
@@ -1150,7 +1157,8 @@ def math_backend(x: lessons.MathBackend) -> LessonWords:
     text += (f"The causal mask is built again in every call ({len(x.mask_build)} kernels from {ops}, "
              f"{us(build / 1000)}, rows {_rows(x.mask_build)})")
     if x.mask_apply:
-        text += f" and added to the scores as a float32 bias by aten::add_ ({us(apply / 1000)}, row {_rows(x.mask_apply)})"
+        text += (f" and added to the scores as a float32 bias by aten::add_ ({us(apply / 1000)}, "
+                 f"row {_rows(x.mask_apply)})")
     safe = sum(r.dur_us for r in x.safe_softmax)
     sops = _join(dict.fromkeys(r.launched_by for r in x.safe_softmax))
     text += (f". _safe_softmax, which keeps fully masked rows from turning into NaN, adds {len(x.safe_softmax)} "
