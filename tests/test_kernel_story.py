@@ -65,7 +65,7 @@ def test_the_page_shows_the_sets_launches_and_says_what_is_not_measured(site, rs
         part = text.split(f"**{claim}**")[1].split("\n")[0]
         assert "not measured" in part or "not recorded" in part, claim
     # the design is cited only as the authors' description
-    assert "FlashAttention-4 authors describe" in text
+    assert "FlashAttention-3 authors describe" in text and "FlashAttention-4 authors introduce" in text
     set_page = (site / fmt.set_page(H100)).read_text()
     assert "fa4-kernels.md" in set_page
     assert not (site / page_mod.page(H200)).exists()

@@ -26,13 +26,15 @@ import numpy as np
 from gen.model import schema
 
 FLOP_CONVENTION = ("FlashAttention's count: 4·B·Hq·Sq·Sk·D (two matrix products, 2 FLOPs per multiply-add), "
-                   "halved when causal over a square (as many queries as keys); a causal chunk of Sq queries at "
-                   "the end of Sk keys counts exactly its lower-right pairs, Sq·(Sk − Sq) + Sq·(Sq + 1)/2; "
+                   "halved when causal over a square (as many queries as keys: S²/2, the diagonal not counted, "
+                   "where a count with it, S·(S + 1)/2 as the cuDNN frontend's benchmark, reads (S + 1)/S higher "
+                   "for the same time); a causal chunk of Sq queries at the end of Sk keys counts exactly its "
+                   "lower-right pairs, Sq·(Sk − Sq) + Sq·(Sq + 1)/2; "
                    "a sliding window counts exactly the (query, key) pairs inside it; "
                    "packed documents count each document's own causal square, halved (useful work only: "
                    "padding and cross-document pairs are not counted); "
                    "a training step is the forward plus a backward of 2.5× the forward (3.5×)")
-FLOP_LABEL = "FlashAttention count"
+FLOP_LABEL = "FlashAttention count, causal S²/2 without the diagonal"
 BYTES_CONVENTION = "Q, K, V read once and the output written once (bytes of the four tensors)"
 BYTES_LABEL = "Q, K, V, output once"
 # The backward does 2.5x the forward's matrix work (FlashAttention's benchmark convention).

@@ -167,9 +167,13 @@ class KernelPath:
     matrix: str | None
     persistent: bool | None = None
     reduction: bool = False
+    kernel_class: str | None = None  # the class a CuTe DSL kernel is named after ("FlashAttentionForwardSm90")
 
 
 _REDUCTION = re.compile(r"lean_reduction|splitkv_combine", re.I)
+# flash_attn.cute (FlashAttention-4's package) names each kernel after the class that built it, which carries the
+# architecture it targets: FlashAttentionForwardSm90, FlashAttentionBackwardSm100...
+FA4_CLASS = re.compile(r"FlashAttention(?:Forward|Backward)\w*?Sm(\d+)")
 
 
 def path(name: str, grid: tuple[int, ...] | None = None, sm_count: int | None = None) -> KernelPath:
@@ -192,8 +196,10 @@ def path(name: str, grid: tuple[int, ...] | None = None, sm_count: int | None = 
         for g in grid:
             blocks *= int(g)
     persistent = None if not blocks or not sm_count else blocks == sm_count
-    family = d.family or ("triton" if _TRITON.search(name or "") else None)
-    return KernelPath(family, d.arch, matrix, persistent, bool(_REDUCTION.search(name or "")))
+    cute = FA4_CLASS.search(name or "")
+    family = d.family or ("flash_attn_cute" if cute else "triton" if _TRITON.search(name or "") else None)
+    return KernelPath(family, d.arch, matrix, persistent, bool(_REDUCTION.search(name or "")),
+                      cute.group(0) if cute else None)
 
 
 def decode(name: str) -> DecodedName:

@@ -14,6 +14,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from gen.analysis import kernel_names
 from gen.model import schema
 
 FA4_VARIANTS = ("fa4", "flex_flash")
@@ -26,6 +27,7 @@ MAIN_SHARE = 0.15
 WARP = 32
 WARPGROUP = 4 * WARP  # Hopper's wgmma is issued by a warpgroup of four warps
 _CGA = re.compile(r"cga(\d+)x(\d+)x(\d+)")
+FA4_CLASS = kernel_names.FA4_CLASS  # what ran, read from the kernel's name, not assumed from the package
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class KernelFacts:
     name_wgmma: bool
     name_tma: bool
     name_cluster: tuple[int, int, int] | None
+    fa4_class: str | None = None  # flash_attn.cute's kernel class by its name ("FlashAttentionForwardSm90")
+    fa4_class_arch: int | None = None  # the architecture that class targets (90, 100)
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,9 @@ class Story:
     sm_count: int | None = None
     max_regs_per_sm: int | None = None
     max_shared_memory_per_sm: int | None = None
+    compute_capability: str | None = None  # the GPU's ("9.0")
+    # flash_attn.cute's kernel classes that ran here, by architecture (from any of the set's counted kernels)
+    fa4_classes: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
 
 def _prod(xs) -> int | None:
@@ -82,6 +89,7 @@ def _kernel(variant: str, mode: str, k: schema.KernelCounters, total_ns: float, 
     blocks = _prod(k.grid)
     cga = _CGA.search(k.name)
     low = k.name.lower()
+    cls = FA4_CLASS.search(k.name)
     return KernelFacts(
         variant=variant, mode=mode, name=k.name, duration_us=k.duration_ns / 1e3 if k.duration_ns else None,
         share=k.duration_ns / total_ns if k.duration_ns and total_ns else None,
@@ -100,7 +108,8 @@ def _kernel(variant: str, mode: str, k: schema.KernelCounters, total_ns: float, 
                                         if k.shared_memory_bytes and env.max_shared_memory_per_sm else None),
         grid_is_sm_count=blocks == env.sm_count if blocks and env.sm_count else None,
         name_sm90="sm90" in low, name_wgmma="wgmma" in low, name_tma="tma" in low,
-        name_cluster=tuple(int(x) for x in cga.groups()) if cga else None)
+        name_cluster=tuple(int(x) for x in cga.groups()) if cga else None,
+        fa4_class=cls.group(0) if cls else None, fa4_class_arch=int(cls.group(1)) if cls else None)
 
 
 def main_kernels(run: schema.VariantRun, env: schema.Environment) -> list[KernelFacts]:
@@ -133,4 +142,13 @@ def story(rs: schema.ResultSet) -> Story | None:
     if not any(v in by for by in modes.values() for v in FA4_VARIANTS):
         return None
     return Story(modes, {v: why for v, why in missing.items() if not any(v in by for by in modes.values())},
-                 env.sm_count, env.max_regs_per_sm, env.max_shared_memory_per_sm)
+                 env.sm_count, env.max_regs_per_sm, env.max_shared_memory_per_sm, env.compute_capability,
+                 _classes(modes))
+
+
+def _classes(modes: dict[str, dict[str, list[KernelFacts]]]) -> dict[int, tuple[str, ...]]:
+    """flash_attn.cute's kernel classes among the main kernels, by the architecture each targets."""
+    classes: dict[int, set[str]] = {}
+    for k in (k for by in modes.values() for got in by.values() for k in got if k.fa4_class):
+        classes.setdefault(k.fa4_class_arch, set()).add(k.fa4_class)
+    return {a: tuple(sorted(c)) for a, c in sorted(classes.items())}

@@ -81,6 +81,11 @@ class Variant:
         after a first call, its first call recorded as its compile time."""
         return "compiled" in self.keywords
 
+    @property
+    def optional(self) -> bool:
+        """Runs only where an extra package is installed; said once on its page, not in its label."""
+        return "optional" in self.keywords
+
 
 VARIANTS: dict[str, Variant] = {
     v.name: v
@@ -295,7 +300,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "cudnn_fp8",
-            "cuDNN FP8 attention (frontend graph, optional)",
+            "cuDNN FP8 attention (frontend graph)",
             "cudnn_fp8",
             None,
             ("CudnnFP8Attention",),
@@ -310,31 +315,33 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "flex_flash",
-            "FlexAttention, FLASH backend (FlashAttention-4, optional)",
+            "FlexAttention, FLASH backend",
             "flex_flash",
             None,
             ("FlexBlockMaskAttention", "FlexFlashAttention"),
-            Hypothesis(1, False, True, 2, "a FlashAttention-4 kernel (CuTe DSL) generated from the same block mask "
-                       "instead of a Triton one"),
+            Hypothesis(1, False, True, 2, "flash_attn.cute's CuTe DSL kernel generated from the same block mask "
+                       "instead of a Triton one; on Hopper its Sm90 class, FlashAttention-3's design"),
             keywords=("flex", "fa4", "compiled", "fused", "optional"),
             gqa=Gqa.NATIVE,
             masks="a block mask from a mask_mod (flex's own); none when nothing is masked",
         ),
         Variant(
             "fa4",
-            "FlashAttention-4 (flash_attn.cute, optional)",
+            "FlashAttention-4 (flash_attn.cute)",
             "fa4",
             None,
             ("FA4Plan", "FA4Attention"),
-            Hypothesis(1, False, True, 1, "FlashAttention-4's CuTe DSL kernel (warp-specialized, TMA loads, wgmma "
-                       "on Hopper), compiled on the first call of each new configuration"),
+            Hypothesis(1, False, True, 1, "flash_attn.cute's CuTe DSL kernels, picked by architecture: on Hopper "
+                       "its Sm90 kernels, FlashAttention-3's design of warp specialization, TMA loads and wgmma; "
+                       "FlashAttention-4's own techniques target Blackwell. Compiled on the first call of each new "
+                       "configuration"),
             keywords=("fa4", "compiled", "fused", "optional"),
             gqa=Gqa.NATIVE,
             masks="causal=True; window_size=(W - 1, 0) for a window of W tokens; cu_seqlens per packed document",
         ),
         Variant(
             "fa4_paged",
-            "FlashAttention-4 on a paged KV cache (optional)",
+            "FlashAttention-4 on a paged KV cache",
             "fa4_paged",
             None,
             ("FA4Plan", "FA4Attention"),
@@ -347,7 +354,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "fa4_det",
-            "FlashAttention-4, deterministic backward (optional)",
+            "FlashAttention-4, deterministic backward",
             "fa4_deterministic",
             None,
             ("FA4Plan", "FA4Attention"),
@@ -470,6 +477,16 @@ FA4_CALLS = {
     "fa4_deterministic": f"# {FA4_INSTALL}; q, k, v in (B, S, H, D) memory\n"
                          "out = FA4Attention(point, device, deterministic=True)(q, k, v)",
 }
+
+
+def extra_install(variant: Variant) -> str | None:
+    """The install command of an optional variant's extra, None for a variant that needs none."""
+    if not variant.optional:
+        return None
+    return CUDNN_INSTALL if variant.kind == "cudnn_fp8" else FA4_INSTALL
+
+
+CUDNN_INSTALL = "pip install .[cudnn]"
 
 BACKEND_ENUM = {
     "math": "MATH",

@@ -96,6 +96,14 @@ def us(x) -> str:
     return f"{x:,.1f}" if x >= 10 else f"{x:.2f}"
 
 
+def duration(x_us) -> str:
+    """A duration given in µs, worded with its unit by the report's one rule: µs below 1 ms, ms from there
+    (table columns carry their own unit and use `us`)."""
+    if missing(x_us):
+        return DASH
+    return f"{us(x_us)} µs" if x_us < 1000 else f"{x_us / 1000:,.3f} ms"
+
+
 def span(pair, fmt=ms) -> str:
     """A range "a–b" (an IQR), or one dash when either end is missing (not "–––")."""
     lo, hi = pair
@@ -133,7 +141,7 @@ def html_url(href: str) -> str:
 
 
 FILTERS = dict(meta_description=meta_description, md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer,
-               span=span, html_url=html_url)
+               span=span, html_url=html_url, duration=duration)
 
 
 # --------------------------------------------------------------------------- names and paths

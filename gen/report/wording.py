@@ -458,7 +458,7 @@ def occupancy_explanation(n: dict) -> str:
             parts.append(f"{said}: the kernel uses {n['shared_memory'] // 1024} KiB of shared memory a block, above "
                          f"the {rules.SMEM_DEFAULT_LIMIT // 1024} KiB the profiler's estimate allows (it leaves the "
                          "kernel's opt-in to more at zero), so the estimate fits no block. That is the estimate "
-                         f"failing, not an idle GPU: the kernel ran for {n['dur_us']:.1f} µs")
+                         f"failing, not an idle GPU: the kernel ran for {us(n['dur_us'])}")
         elif n["partial_wave"] and n["blocks"] is not None and n["sm_count"] and n["blocks"] < n["sm_count"]:
             parts.append(f"{said}, and rightly so in kind: its grid of {n['blocks']} block(s) leaves most of the "
                          f"{n['sm_count']} SMs without work")

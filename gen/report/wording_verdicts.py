@@ -51,7 +51,7 @@ def kernel_family(name: str | None) -> str:
 
 
 LIBRARY = {"cudnn_sdpa": "cuDNN", "fmha_cutlass": "CUTLASS", "cublas_xmma": "cuBLAS", "nvjet": "cuBLAS",
-           "triton": "Triton"}
+           "triton": "Triton", "flash_attn_cute": "flash_attn.cute"}
 
 
 def kernel_path(p: kernel_names.KernelPath) -> str:
@@ -88,6 +88,8 @@ def kernel_path_short(p: kernel_names.KernelPath) -> str:
         return "FlashAttention-2, warp-level mma.sync"
     if p.matrix == "ffma":
         return "float32 on the CUDA cores"
+    if p.kernel_class:  # flash_attn.cute's kernels say their class, which names what they are better than a tag
+        return f"flash_attn.cute {p.kernel_class}"
     parts = [LIBRARY.get(p.family, "kernel")]
     if p.arch is not None:
         parts.append(f"sm{p.arch}")
@@ -285,6 +287,8 @@ def _why_line(v: verdicts.Verdict) -> str | None:
         return text + "." + launches(w, runner)
     mine = kernel_path(kernel_names.path(v.fastest.main_kernel or ""))
     rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}{took(t)}" for x, k, t in w.compared)
+    if w.kind == "main_kernel" and w.fastest_main_us and w.runner_up_main_us:
+        return main_kernel_line(w, v.fastest.main_kernel, label(v.runner_up.variant))
     if w.kind == "main_kernel":
         extra = ""
         if w.runner_up_events_us and w.runner_up_main_us and w.runner_up_events_us > w.runner_up_main_us:
@@ -295,7 +299,33 @@ def _why_line(v: verdicts.Verdict) -> str | None:
                                 w.runner_up_events_us - w.fastest_events_us)
         return f"Why: the attention kernels themselves: its main kernel is {mine}{took(w.fastest_main_us)}; " \
                f"{rivals}{extra}.{launches(w, label(v.runner_up.variant))}"
+    return native_arch_line(w, mine, rivals)
+
+
+def native_arch_line(w: verdicts.Why, mine: str, rivals: str) -> str | None:
+    """The kernels' build as the reason, only where the profiled calls bear it out: None where a rival's main
+    kernel ran quicker than the fastest's (the build then explains nothing of the win)."""
+    if w.fastest_main_us and any(t is not None and t < w.fastest_main_us for _, _, t in w.compared):
+        return None
     return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
+
+
+def main_kernel_line(w: verdicts.Why, fastest_kernel: str | None, runner: str) -> str:
+    """The measured cause where the main kernels make the gap: their times in the profiled calls and how much of
+    the gap their difference is, then each kernel by what its name says (an identity, not a reason: why one
+    kernel is quicker than the other is not measured here beyond its launch)."""
+    rival = w.compared[0][1] if w.compared else None
+    diff = w.runner_up_main_us - w.fastest_main_us
+    gap = w.runner_up_events_us - w.fastest_events_us if w.runner_up_events_us and w.fastest_events_us else None
+    text = (f"Why: the main kernels make the difference. In the profiled calls its own took "
+            f"{us(w.fastest_main_us / 1000)} and that of {runner} {us(w.runner_up_main_us / 1000)}, "
+            f"{us(diff / 1000)} apart" + (of_gap(diff, gap) if gap else ""))
+    if w.runner_up_events_us and w.runner_up_main_us and w.runner_up_events_us > w.runner_up_main_us:
+        text += (f"; {runner}'s other GPU events take {us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
+                 + (of_gap(w.runner_up_events_us - w.runner_up_main_us, gap) if gap else ""))
+    mine, theirs = (kernel_path_short(kernel_names.path(k or "")) for k in (fastest_kernel, rival))
+    text += (f". Both main kernels: {mine}" if mine == theirs else f". Kernels: {mine} against {theirs}")
+    return text + "." + launches(w, runner)
 
 
 def of_gap(part_us: float, gap_us: float) -> str:
@@ -891,8 +921,8 @@ def _startup(a: advice_mod.Advice) -> str | None:
 
 
 def usec(ms: float) -> str:
-    """A host-side quantity (a call's host cost, the reference call, the crossover) always in µs, on every
-    page: one unit and one value per quantity."""
+    """A host-side quantity (a call's host cost, its reference call) always in µs, on every page: one unit and one
+    value per quantity. The crossover is a call's GPU time, worded by `us` like every other duration."""
     return f"{ms * 1000:.1f} µs"
 
 
@@ -902,7 +932,7 @@ def host_crossover(gpu_ms: float | None, host_cost_ms: float | None, host_ref_ms
     took and its reference call. None without a GPU time or a host cost."""
     if gpu_ms is None or missing(gpu_ms) or host_cost_ms is None or missing(host_cost_ms):
         return None
-    text = (f"a Python loop keeps the GPU busy while the host dispatches a call in under {usec(gpu_ms)} (the "
+    text = (f"a Python loop keeps the GPU busy while the host dispatches a call in under {us(gpu_ms)} (the "
             f"call's GPU time); this capture's host took {usec(host_cost_ms)}")
     if host_ref_ms is not None and not missing(host_ref_ms):
         text += f" (its reference call: {usec(host_ref_ms)})"
@@ -1079,7 +1109,7 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
     if x.copies:
         c = x.copies[0]
         text = (f"Out-of-place masked_fill copies the scores before it fills them: a {c.short_name} of "
-                f"{x.copy_us:.1f} µs under {x.op_path} (row {_rows(x.copies)}), {x.copy_share_pct:.1f}% of the "
+                f"{us(x.copy_us / 1000)} under {x.op_path} (row {_rows(x.copies)}), {x.copy_share_pct:.1f}% of the "
                 f"call's GPU events.")
     else:
         text = "No memory copy under masked_fill in this set: the hidden copy the article found does not appear."
@@ -1087,7 +1117,7 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
         text += (f" The in-place masked_fill_ launches {'no copy' if x.inplace_memcpys == 0 else 'a copy too'}: "
                  f"{x.inplace_events} GPU events instead of {x.events}")
         if x.saved_ms is not None:
-            text += (f", and {x.saved_ms * 1000:.1f} µs ({x.saved_pct:.1f}%) less GPU-only time a call "
+            text += (f", and {us(x.saved_ms)} ({x.saved_pct:.1f}%) less GPU-only time a call "
                      + ("(the 95% intervals of the two medians do not overlap)" if x.settled else
                         "(within noise: the intervals of the two medians overlap)"))
         text += "."
@@ -1095,7 +1125,8 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
         c = x.train_copies[0]
         text += (f" The saving is the forward's: in training the in-place variant still copies, because autograd's "
                  f"backward of masked_fill_ is an out-of-place masked_fill ({x.train_op_path}): a {c.short_name} of "
-                 f"{sum(r.dur_us for r in x.train_copies):.1f} µs in each training step (row {_rows(x.train_copies)} "
+                 f"{us(sum(r.dur_us for r in x.train_copies) / 1000)} in each training step "
+                 f"(row {_rows(x.train_copies)} "
                  "of its step).")
     a = lessons.article_figures()
     if a.naive_events and a.inplace_events:
@@ -1124,14 +1155,15 @@ def math_backend(x: lessons.MathBackend) -> LessonWords:
     apply = sum(r.dur_us for r in x.mask_apply)
     ops = _join(dict.fromkeys(r.launched_by for r in x.mask_build))
     text += (f"The causal mask is built again in every call ({len(x.mask_build)} kernels from {ops}, "
-             f"{build:.1f} µs, rows {_rows(x.mask_build)})")
+             f"{us(build / 1000)}, rows {_rows(x.mask_build)})")
     if x.mask_apply:
-        text += f" and added to the scores as a float32 bias by aten::add_ ({apply:.1f} µs, row {_rows(x.mask_apply)})"
+        text += (f" and added to the scores as a float32 bias by aten::add_ ({us(apply / 1000)}, "
+                 f"row {_rows(x.mask_apply)})")
     safe = sum(r.dur_us for r in x.safe_softmax)
     sops = _join(dict.fromkeys(r.launched_by for r in x.safe_softmax))
     text += (f". _safe_softmax, which keeps fully masked rows from turning into NaN, adds {len(x.safe_softmax)} "
-             f"kernels around the softmax ({sops}; rows {_rows(x.safe_softmax)}): {safe:.1f} µs, "
-             f"{x.safe_softmax_share_pct:.1f}% of the call, against {x.softmax_us:.1f} µs for the softmax itself.")
+             f"kernels around the softmax ({sops}; rows {_rows(x.safe_softmax)}): {us(safe / 1000)}, "
+             f"{x.safe_softmax_share_pct:.1f}% of the call, against {us(x.softmax_us / 1000)} for the softmax itself.")
     return LessonWords("math_reference", "Why the math backend is slow", text,
                        x.upcasts + x.mask_build + x.mask_apply + x.safe_softmax)
 
@@ -1301,7 +1333,7 @@ def cudnn_costs(x: lessons.CudnnCosts) -> LessonWords:
             text += " against " + _join(f"{n} for {label(v)}" for v, n in rest.items())
         text += "."
     if x.memsets:
-        text += (f" It clears a buffer with a {x.memsets[0].dur_us:.1f} µs {x.memsets[0].short_name} first "
+        text += (f" It clears a buffer with a {us(x.memsets[0].dur_us / 1000)} {x.memsets[0].short_name} first "
                  f"(row {_rows(x.memsets)}).")
     if x.arch is not None:
         p = kernel_names.path(x.name, (x.grid_blocks,) if x.grid_blocks else None, x.sm_count)
@@ -1365,7 +1397,7 @@ def explanation(e: lessons.Explanation) -> str:
     if e.cause == "memset":
         m = e.kernels[0] if e.kernels else None
         who = f" launched by {m.launched_by}" if m and m.launched_by else ""
-        what = (f"a {m.dur_us:.1f} µs {m.short_name}{who} (row {_rows(e.kernels)})" if m else "a memset")
+        what = (f"a {us(m.dur_us / 1000)} {m.short_name}{who} (row {_rows(e.kernels)})" if m else "a memset")
         lib = MEMSET_BY.get(m.launched_by if m else "", "the library")
         why = (f"{what}, a memory fill {lib} issues before its kernel on this GPU, not a copy of the attention's "
                "data; the article's A100 trace showed no such event")

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from gen.analysis import kernel_story as ks
 from gen.model import schema
 from gen.report import format as fmt
+from gen.report import wording
 from gen.report.site import Context, Page
 
 TITLE = "FlashAttention-4's kernels"
@@ -103,7 +104,7 @@ def _sentences(story: ks.Story, mode: str) -> list[dict]:
                                                 f"of the SMs' active cycles): "
                        + ", ".join(f"{fmt.label_of(k.variant)} {_pct(k.tensor_pipe_pct)}" for k in ranked)
                        + "; its duration under the profiler: "
-                       + ", ".join(f"{fmt.label_of(k.variant)} {fmt.num(k.duration_us, ',.1f')} µs"
+                       + ", ".join(f"{fmt.label_of(k.variant)} {wording.us(k.duration_us)}"
                                    for k in sorted(ks_, key=lambda k: k.duration_us or 0.0)) + "."))
     fa4, flash = _main(by, "fa4", "fwd"), _main(by, "flex_flash", "fwd")
     if fa4 and flash and (fa4.block, fa4.grid) != (flash.block, flash.grid):
@@ -119,35 +120,91 @@ def _names(ks_: list[ks.KernelFacts]) -> str:
     return ", ".join(sorted({fmt.label_of(k.variant) for k in ks_}))
 
 
+# The designs as their authors describe them (FlashAttention-3, Shah et al. 2024, for Hopper; FlashAttention-4,
+# Zadouri et al. 2026, for Blackwell), paraphrased: which one a set's kernels follow is read from their class names
+FA3_DESIGN = ("the FlashAttention-3 authors describe that design as using the asynchrony of the tensor cores "
+              "(wgmma) and of the Tensor Memory Accelerator (TMA) to overlap computation with data movement through "
+              "warp specialization, and to interleave block-wise matrix products with the softmax (ping-pong "
+              "scheduling between warpgroups)")
+FA4_DESIGN = ("pipelines built on fully asynchronous MMA and larger tiles, a software-emulated exponential and "
+              "conditional softmax rescaling, and tensor memory (tcgen05/TMEM) with the 2-CTA MMA mode in the "
+              "backward pass")
+HOPPER, BLACKWELL = 90, 100
+
+
+def design(story: ks.Story) -> str:
+    """The FlashAttention design whose authors' description the rest of the page checks: FlashAttention-3's where
+    every flash_attn.cute kernel that ran is a Hopper (Sm90) class, FlashAttention-4's otherwise."""
+    return "FlashAttention-3" if story.fa4_classes and set(story.fa4_classes) == {HOPPER} else "FlashAttention-4"
+
+
+def what_ran(story: ks.Story) -> str | None:
+    """Which of flash_attn.cute's kernel classes ran on this GPU, by their names, and whose design they follow.
+    None where no kernel name states a class."""
+    if not story.fa4_classes:
+        return None
+    names = wording.join_and([c for cs in story.fa4_classes.values() for c in cs])
+    gpu = f"this GPU (compute capability {story.compute_capability})" if story.compute_capability else "this GPU"
+    users = wording.join_and(sorted({fmt.label_of(k.variant) for by in story.modes.values() for got in by.values()
+                                     for k in got if k.fa4_class}))
+    head = (f"By their names, the flash_attn.cute kernels that ran on {gpu} are {names}, for {users}. "
+            f"flash_attn.cute, the package released as FlashAttention-4, picks its kernel classes by the GPU's "
+            f"architecture. ")
+    if set(story.fa4_classes) == {HOPPER}:
+        return (head + "Here it ran its Hopper (Sm90) classes, which follow FlashAttention-3's Hopper design: "
+                + FA3_DESIGN + ". The techniques the FlashAttention-4 authors introduce target Blackwell (sm100): "
+                + FA4_DESIGN + ". None of them runs on sm90, so every FA4 figure on this page and in this set is "
+                "that of the Hopper kernels.")
+    if BLACKWELL in story.fa4_classes:
+        return (head + "Here it ran Blackwell (Sm100) classes, where the techniques the FlashAttention-4 authors "
+                "introduce apply: " + FA4_DESIGN + ". Whether each was used is not measured.")
+    return head + "Which design these classes follow is not stated by their names."
+
+
 def evidence(story: ks.Story) -> list[dict]:
-    """What the names and launch shapes show of the Hopper features the authors describe, and what they do not."""
+    """What the names and launch shapes show of the features the design's authors describe, and what they do not."""
     every = [k for by in story.modes.values() for got in by.values() for k in got]
     fa4 = [k for k in every if k.variant in ks.FA4_VARIANTS]
-    whole = [k for k in every if k.warpgroups]
     wgmma = [k for k in every if k.name_wgmma]
     tma = [k for k in every if k.name_tma]
     clusters = sorted({(fmt.label_of(k.variant), k.name_cluster) for k in every if k.name_cluster})
-    groups = sorted({k.warpgroups for k in fa4 if k.warpgroups})
+    who = f"The {design(story)} authors"
+    shapes = sorted({(k.threads, k.warpgroups, k.registers_per_thread) for k in fa4 if k.warpgroups})
+    others: dict[str, set[int]] = {}
+    for k in every:
+        if k.variant not in ks.FA4_VARIANTS and k.warpgroups:
+            others.setdefault(k.variant, set()).add(k.warpgroups)
     warpgroups = ("Hopper's wgmma (warpgroup matrix multiply) is issued by a warpgroup of four warps. "
-                  + (f"Every FA4 attention kernel here runs a whole number of warpgroups a block "
-                     f"({' or '.join(map(str, groups))}); so do "
-                     f"{_names([k for k in whole if k.variant not in ks.FA4_VARIANTS])}. "
-                     if fa4 and all(k.warpgroups for k in fa4) else "")
+                  + (("The FA4 kernels here launch blocks of "
+                      + " and ".join(f"{fmt.integer(t)} threads ({g} warpgroups) at {r} registers a thread"
+                                     for t, g, r in shapes)
+                      + f". By inference only, a block of several warpgroups fits the split {who[0].lower()}"
+                        f"{who[1:]} describe (one warpgroup loading, the others computing); a block's size proves "
+                        "neither the split nor wgmma: any block of a multiple of 128 threads is a whole number of "
+                        "warpgroups"
+                      + ((", and so is every other kernel's here: "
+                          + ", ".join(f"{fmt.label_of(v)} {' or '.join(map(str, sorted(g)))}"
+                                      for v, g in sorted(others.items()))
+                          + (". SDPA flash runs FlashAttention-2, which issues warp-level mma.sync, not wgmma"
+                             if "sdpa_flash" in others else ""))
+                         if others else "")
+                      + ". ")
+                     if shapes else "")
                   + (f"Only {_names(wgmma)} names wgmma in its kernel's name. " if wgmma else
                      "No kernel here names wgmma. ")
                   + "The instructions a kernel issues were not recorded, and the tensor-pipe counter recorded counts "
                     "wgmma and the older mma.sync alike: whether FA4's kernels issue wgmma is not measured here; the "
                     "tensor-pipe shares above say how busy the tensor pipes were, whichever instruction fed them.")
-    specialization = ("The FlashAttention-4 authors describe kernels whose warpgroups have roles (some load tiles, "
+    specialization = (f"{who} describe kernels whose warpgroups have roles (some load tiles, "
                       "others run the matrix products and the softmax) and move registers between them. A launch "
                       "records one register count for every thread of a block and no role per warp: what this set "
                       "shows is the block's size and its share of the register file (above); the roles and any "
                       "register moves are not measured.")
-    tma_text = ("The FlashAttention-4 authors describe loads through the Tensor Memory Accelerator. "
+    tma_text = (f"{who} describe loads through the Tensor Memory Accelerator. "
                 + (f"Only {_names(tma)} names it in a kernel's name; " if tma else "No kernel name here names it, ")
                 + "and the counters recorded do not separate TMA traffic from other loads: not measured.")
-    softmax = ("The overlap of one tile's softmax with the next tile's matrix products that the FlashAttention-4 "
-               "authors describe would show in warp-state sampling or an instruction timeline, neither recorded "
+    softmax = (f"The overlap of one tile's softmax with the next tile's matrix products that {who[0].lower()}{who[1:]} "
+               "describe would show in warp-state sampling or an instruction timeline, neither recorded "
                "here: not measured.")
     cluster = ("The launch records hold grid, block, registers and shared memory, not cluster dimensions. "
                + ("Only a kernel's name states one: "
@@ -155,8 +212,8 @@ def evidence(story: ks.Story) -> list[dict]:
                   + ". FA4's clusters are not recorded." if clusters
                   else "No cluster is recorded for any kernel here."))
     return [dict(head="Warpgroups.", text=warpgroups), dict(head="Warp specialization.", text=specialization),
-            dict(head="TMA.", text=tma_text), dict(head="Softmax pipeline.", text=softmax),
-            dict(head="Clusters.", text=cluster)]
+        dict(head="TMA.", text=tma_text), dict(head="Softmax pipeline.", text=softmax),
+        dict(head="Clusters.", text=cluster)]
 
 
 def view(ls) -> dict | None:
@@ -176,7 +233,7 @@ def view(ls) -> dict | None:
     shape = (f"batch {c.batch}, {c.heads} heads, {c.seq_len:,} tokens, head dim {c.head_dim}, {c.dtype}, causal"
              if p is None else f"batch {p.batch}, {p.q_heads} heads, {p.kv_len:,} tokens, head dim {p.head_dim}, "
                                f"{c.dtype}, {p.mask}")
-    return dict(modes=modes, evidence=evidence(story), shape=shape,
+    return dict(modes=modes, evidence=evidence(story), what_ran=what_ran(story), shape=shape,
                 missing=[f"{fmt.label_of(v)}: {why}" for v, why in story.missing.items()],
                 share=int(ks.MAIN_SHARE * 100), sm_count=story.sm_count, max_regs=story.max_regs_per_sm,
                 max_smem=story.max_shared_memory_per_sm)

@@ -509,6 +509,7 @@ def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[d
         head_dims=sorted({q.head_dim for q in rec.points}) if rec else [],
         train=[q.kv_len for q in rec.train_points] if rec else [],
         figure=figure, convention=words.CONVENTION[figure], flop_convention=sa.FLOP_CONVENTION,
+        flop_label=sa.FLOP_LABEL,
         bytes_convention=sa.BYTES_CONVENTION, label=words.FIGURE_LABEL[figure], sets=sets,
         article=name == declared.ARTICLE,
         # a set's own page links its scaling page, which only a measured GPU set has (a CPU set's sweep none)

@@ -259,7 +259,8 @@ def set_variant_view(ctx: Context, ls, v: str) -> dict:
         if ls.rs.run(v, mode) is not None:
             sections.append(dict(mode=mode, call=wording.call_of(mode), tabs=[tab_view(ctx, ls, v, mode, page)]))
     return dict(here=page, name=v, label=fmt.label_of(v), heading=f"{fmt.label_of(v)} · {fmt.set_title(ls)}",
-                variant=known, source=None, sections=sections, one_set=ls, matrix=None,
+                variant=known, extra=variants.extra_install(known) if known else None, source=None,
+                sections=sections, one_set=ls, matrix=None,
                 variant_link=fmt.relpath(fmt.variant_page(v), page), set_link=fmt.relpath(fmt.set_page(ls.name), page),
                 scenario_kernels=_scenario_kernels(ctx, ls, v))
 
@@ -321,13 +322,16 @@ def variant_view(ctx: Context, v: str) -> dict:
     page = fmt.variant_page(v)
     known = variants.VARIANTS.get(v)
     return dict(here=page, name=v, label=fmt.label_of(v), heading=fmt.label_of(v), variant=known,
+                extra=variants.extra_install(known) if known else None,
                 source=variants.source(known) if known else None, sections=[], one_set=None,
                 matrix=matrix_view(ctx, v), scenario_kernels=[], left_out=ctx.left_out)
 
 
 def build(ctx: Context) -> Iterator[Page]:
     index = f"{fmt.GENERATED}/variants/index.md"
-    vs = [dict(name=v, label=fmt.label_of(v), variant=variants.VARIANTS.get(v)) for v in ctx.variant_names]
+    vs = [dict(name=v, label=fmt.label_of(v), variant=variants.VARIANTS.get(v),
+               extra=variants.extra_install(variants.VARIANTS[v]) if v in variants.VARIANTS else None)
+          for v in ctx.variant_names]
     yield Page(index, ctx.template("variants_index.md.j2").render(here=index, variants=vs),
                nav=("Variants", "Variants"))
     for v in ctx.variant_names:
