@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gen.analysis import rules, scenarios, tables, verdicts
+from gen.analysis import dynamic, rules, scenarios, tables, verdicts
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
 from gen.model.scenarios import ARTICLE
@@ -133,6 +133,7 @@ class LengthCost:
     phases: tuple[tuple[str, float, float], ...] = ()  # (phase, first-call overhead ms, steady ms)
     instead: tuple[tuple[str, str, float], ...] = ()  # (phase, variant, break-even calls per length)
     switch: tuple[str, str | None, str | None] | None = None  # (variable, effect, detail) of a switch probe
+    switch_steady: tuple[float, float] | None = None  # the steady call with the switch set, and without it (ms)
 
 
 @dataclass(frozen=True)
@@ -380,8 +381,11 @@ def _lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
             best = max(others, key=lambda d: d.break_even_calls)
             instead.append((ph, best.variant, best.break_even_calls))
     probe = next((p for p in getattr(ls.rs, "switches", None) or []), None)
+    sw = next((f for f in dynamic.switch_facts(ls.rs) if probe is not None and f.name == probe.name), None)
+    steady = ((sw.steady_with_ms, sw.steady_without_ms) if sw is not None and sw.steady_with_ms is not None
+              and sw.steady_without_ms is not None else None)
     return LengthCost(cudnn[next(iter(cudnn))].variant, True, phases, tuple(instead),
-                      (probe.name, probe.effect, probe.detail) if probe is not None else None)
+                      (probe.name, probe.effect, probe.detail) if probe is not None else None, steady)
 
 
 def advice(ls: tables.LoadedSet) -> Advice | None:

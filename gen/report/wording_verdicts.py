@@ -18,7 +18,7 @@ from gen.analysis import clocks, comparability, flops, kernel_names, lessons, pa
 from gen.analysis.values import missing
 from gen.model import trace
 from gen.model.variants import VARIANTS
-from gen.report import wording
+from gen.report import wording, wording_dynamic
 from gen.report.wording import join_and as _join
 
 ARTICLE = 'the seed article ("Profiling in PyTorch (Part 3): Attention is all you profile", Hugging Face blog, ' \
@@ -998,6 +998,8 @@ def lengths_line(a: advice_mod.Advice) -> str | None:
     if x.switch is not None:
         name, effect, detail = x.switch
         text += f" {name}=1: {effect or 'not measured'}" + (f" ({detail})" if detail else "") + "."
+        if x.switch_steady is not None:
+            text += wording_dynamic.steady_change(*x.switch_steady)
     return text
 
 
