@@ -48,3 +48,66 @@ def test_the_switch_probe_reports_its_steady_change(h100):
             r = s.steady_without_ms / s.steady_with_ms
             assert f"{r:.2f}× faster" in text or f"{1 / r:.2f}× slower" in text
             assert "fresh subprocess" in text
+
+
+def _decision(ls):
+    return wv.advice(advice.advice(ls))
+
+
+# items 5, 19: a pinned default's claims agree with every verdict at its point; the tie is placed with its workloads
+def test_the_default_claims_first_only_where_each_verdict_puts_it_first(h100):
+    a = advice.advice(h100)
+    w = wv.advice(a)
+    assert not a.default_is_auto
+    for p in a.picks:
+        place = wv._place_of(p.scenario, p.mode)
+        v = verdicts.verdict(h100, p.scenario, p.mode)
+        if p.outcome == "slower" and (p.scenario, p.mode) not in {(e.scenario, e.mode) for e in a.exceptions}:
+            assert f"{place} ({wv.label(v.fastest.variant)} is {wv.times(p.ratio)} faster)" in w.decision
+        if p.outcome == "within noise":
+            clause = w.decision.split(f"within noise of {wv.label(p.fastest)} for ", 1)[1].split(".")[0]
+            assert place in clause
+    first = w.decision.split("ranks first at the verdict's point for ", 1)[1].split(";")[0]
+    named = set(first.replace(" and ", ", ").split(", "))
+    for p in a.picks:
+        assert (wv._place_of(p.scenario, p.mode) in named) == (p.outcome == "fastest") or p.mode == "train"
+
+
+def test_sizes_where_the_default_is_decidedly_behind_are_named(h100):
+    a = advice.advice(h100)
+    line = next(x for x in _decision(h100).lines if x.startswith("Past the verdicts' points"))
+    for b in a.behind_at:
+        if not b.at_verdict:
+            assert wv._place_of(b.scenario, b.mode) in line
+            v = verdicts.verdict_at(h100, b.scenario, next(
+                q for q in verdicts._points(h100, b.scenario, b.mode) if q.kv_len == b.kv_len and q.q_len == b.q_len
+                and (b.head_dim is None or q.head_dim == b.head_dim) and q != verdicts.point_of(h100, b.scenario, b.mode)),
+                b.mode)
+            assert v.rank(a.default) != 1 and verdicts.faster(v.spread(v.fastest), v.spread(v.row(a.default)))
+    # gqa-prefill at 8k-32k: FlexAttention FLASH ahead of FA4, as run, with the clocks beside it
+    assert any(b.scenario == "gqa-prefill" and b.kv_len == 16384 and b.fastest == "flex_flash" for b in a.behind_at)
+    assert "MHz" in line
+
+
+# item 28: the top table's count spells out its workloads
+def test_the_top_tables_count_names_every_workload(h100):
+    from gen.report.pages import decision
+
+    row = decision.table_rows(h100)[0]
+    cond = row["condition"]
+    n = int(cond.split("ranks first in ", 1)[1].split(" of ")[1].split(" ")[0])
+    assert n == len([1 for v, rec in decision._ranked(h100) if rec == row["variant"]])
+    for v, rec in decision._ranked(h100):
+        if rec == row["variant"]:
+            title = decision._workload(v.scenario, v.mode, decision._title(h100, v.scenario))
+            assert title in cond or (title[0].lower() + title[1:]) in cond, title
+
+
+# item 16: the gain range says what it is against
+def test_the_gain_range_names_the_dense_mask_and_the_loss(h100):
+    from gen.report.pages import decision
+
+    gain = decision.table_rows(h100)[0]["gain"]
+    lo = float(gain.split("–")[0])
+    assert lo >= 1 or "under 1×: slower than SDPA" in gain
+    assert "dense boolean mask" in gain

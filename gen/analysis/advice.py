@@ -119,6 +119,26 @@ class Advice:
     loops: tuple[tuple[str, float, tuple[float, float], str | None], ...] = ()
     determinism: tuple[Determinism, ...] = ()  # each backend under torch.use_deterministic_algorithms(True)
     lengths: LengthCost | None = None  # where the decision runs cuDNN: its cost per new length
+    # Sweep points past the verdicts' where another call is decidedly faster than the default (its interval
+    # apart): the default's claims must name them (review item 5).
+    behind_at: tuple[Behind, ...] = ()
+
+
+@dataclass(frozen=True)
+class Behind:
+    """A point (a verdict's, or a sweep point of its scenario) where the default is not first: the fastest there,
+    its time over the default's, and both SM clocks as run."""
+
+    scenario: str
+    mode: str
+    kv_len: int
+    q_len: int
+    fastest: str
+    ratio: float  # the default's time over the fastest's
+    default_mhz: float | None
+    fastest_mhz: float | None
+    at_verdict: bool  # the verdict's own point
+    head_dim: int | None = None  # where it differs from the verdict's point's
 
 
 @dataclass(frozen=True)
@@ -268,6 +288,11 @@ def _dense(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
                 flops_dense=scenarios.flops(full, v.mode))
 
 
+def dense_mask_at(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> bool:
+    """Whether `variant` got the verdict point's mask as a dense boolean attn_mask (it scores every pair)."""
+    return bool(_dense(ls, v, variant).get("dense_mask"))
+
+
 def _compile(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
     """compile_s, compile_merged and compile_ahead of the pick, all from the one record whose first
     call is reported: the verdict's own point; for the article its run first, the capture's first
@@ -413,7 +438,33 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         host_gpu_ms=row.gpu_only.median if row is not None and row.gpu_only else None,
         host_why=row.host_noise_why if row is not None else None,
         host_ref_ms=row.host_ref_ms if row is not None else None, determinism=_determinism(vs),
-        loops=_loops(vs, default), lengths=_lengths(ls, _runs_cudnn(picks, exceptions, default)))
+        loops=_loops(vs, default), lengths=_lengths(ls, _runs_cudnn(picks, exceptions, default)),
+        behind_at=_behind(ls, vs, default, exceptions))
+
+
+def _behind(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str, exceptions) -> tuple[Behind, ...]:
+    """Every point where another call is decidedly faster than the default (intervals apart): at the verdict's
+    point where the default is not first there, and at the scenario's other sweep points; the exceptions'
+    verdict points are the exceptions' own."""
+    out = []
+    # an exception's scenario is the exception's to word, at every size (its other chunk sizes, say)
+    skip = {(e.scenario, e.mode) for e in exceptions}
+    for v in vs:
+        if v.field_of_one or (v.scenario, v.mode) in skip:
+            continue
+        here = verdicts.point_of(ls, v.scenario, v.mode)
+        for p in [here] + [q for q in verdicts._points(ls, v.scenario, v.mode) if q != here]:
+            at = v if p == here else verdicts.verdict_at(ls, v.scenario, p, v.mode)
+            if at is None or at.row(default) is None or at.rank(default) == 1:
+                continue
+            f, d = at.fastest, at.row(default)
+            fs, ds = at.spread(f), at.spread(d)
+            if not fs or not ds or not fs.median:
+                continue
+            out.append(Behind(v.scenario, v.mode, p.kv_len, p.q_len, f.variant, ds.median / fs.median,
+                              d.sm_clock_mhz, f.sm_clock_mhz, p == here,
+                              p.head_dim if here is not None and p.head_dim != here.head_dim else None))
+    return tuple(out)
 
 
 def _loops(vs, default: str) -> tuple:

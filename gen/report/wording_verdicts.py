@@ -782,7 +782,10 @@ def _default_call(a: advice_mod.Advice) -> str:
 
 
 def _picks(a: advice_mod.Advice) -> str:
-    """What the default call ran where it ranks first, grouped by backend."""
+    """What the default call ran where it ranks first, grouped by backend; a default that pins its call: where it
+    is first, where within noise of whom, and where it is not first at a verdict's point (review items 5, 19)."""
+    if not a.default_is_auto:
+        return _ranks(a)
     first = [p for p in a.picks if p.outcome != "slower"]
     if not first:
         return ""
@@ -806,6 +809,73 @@ def _picks(a: advice_mod.Advice) -> str:
         parts.append(text)
     lead = "It already " if a.default_is_auto else "It "
     return lead + "; it ".join(parts) + "."
+
+
+# The workloads of the default's own claims, apart where SCENARIO_WORDS reads two as one ("prefill")
+PLACE_WORDS = {"article": "the article's shape", "gqa-prefill": "prefill with grouped-query attention",
+               "decode-kernels": "the decode kernels compared"}
+
+
+def _place_of(scenario: str, mode: str) -> str:
+    if mode == "train":
+        return "training" if scenario != "deterministic-backward" else SCENARIO_WORDS[scenario]
+    return PLACE_WORDS.get(scenario) or SCENARIO_WORDS.get(scenario, scenario)
+
+
+def _places(picks) -> str:
+    ordered = sorted(picks, key=lambda p: p.mode == "train")
+    return _join(dict.fromkeys(_place_of(p.scenario, p.mode) for p in ordered))
+
+
+def _ranks(a: advice_mod.Advice) -> str:
+    """A pinned default's standing at each verdict's point: first, within noise of a named call (the tie placed
+    with its workloads), or not first, with who is faster there and by how much."""
+    first = [p for p in a.picks if p.outcome == "fastest"]
+    noise = [p for p in a.picks if p.outcome == "within noise"]
+    told = {(e.scenario, e.mode) for e in a.exceptions}
+    slower = [p for p in a.picks if p.outcome == "slower" and (p.scenario, p.mode) not in told]
+    parts = []
+    if first:
+        parts.append(f"It ranks first at the verdict's point for {_places(first)}")
+    by: dict = {}
+    for p in noise:
+        by.setdefault(p.fastest, []).append(p)
+    for x, ps in by.items():
+        parts.append(f"{'it' if parts else 'It'} is within noise of {label(x)} for {_places(ps)}")
+    text = "; ".join(parts) + ("." if parts else "")
+    if slower:
+        text += (" It is not first at the verdict's point for " + _join(
+            f"{_place_of(p.scenario, p.mode)} ({label(p.fastest)} is {times(p.ratio)} faster)" for p in slower) + ".")
+    return text.strip()
+
+
+def _k(n: int) -> str:
+    return f"{n // 1024}k" if n % 1024 == 0 and n >= 1024 else f"{n:,}"
+
+
+def behind_line(a: advice_mod.Advice) -> str | None:
+    """The sweep points past the verdicts' where another call is decidedly faster than the default (intervals
+    apart), with the clocks they ran at: the default's claims hold at the verdicts' points only."""
+    rest = [b for b in a.behind_at if not b.at_verdict]
+    if not rest:
+        return None
+    groups: dict = {}
+    for b in rest:
+        groups.setdefault((b.scenario, b.mode, b.fastest), []).append(b)
+    parts = []
+    for (sc, mode, x), bs in groups.items():
+        sizes = _join((_k(b.kv_len) if b.q_len in (1, b.kv_len) else f"{b.q_len:,} × {_k(b.kv_len)}")
+                      + (f" (head dim {b.head_dim})" if b.head_dim else "") for b in bs)
+        lo, hi = min(b.ratio for b in bs), max(b.ratio for b in bs)
+        ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
+        text = f"{_place_of(sc, mode)} at {sizes} {'keys' if bs[0].q_len == 1 else 'tokens'}: {label(x)} {ratio} faster"
+        clocks_ = [(b.default_mhz, b.fastest_mhz) for b in bs if b.default_mhz and b.fastest_mhz]
+        if clocks_ and any(abs(d - f) >= 1 for d, f in clocks_):
+            text += (f" as run ({short_label(a.default)} at " + _join(f"{d:.0f}" for d, _ in clocks_)
+                     + " MHz against " + _join(f"{f:.0f}" for _, f in clocks_) + " MHz)")
+        parts.append(text)
+    return (f"Past the verdicts' points, {label(a.default)} is not first at every size: " + "; ".join(parts)
+            + " (the 95% intervals apart; each size on its scenario page).")
 
 
 DTYPE_WORDS = {"fp8_e4m3": "float8 e4m3", "fp8_e5m2": "float8 e5m2"}
@@ -1052,7 +1122,7 @@ def advice(a: advice_mod.Advice) -> AdviceWords:
     loop = " ".join(x for x in (_host(a), _loops(a)) if x) or None
     if loop:
         loop += " A CUDA graph, or more work per call, keeps the GPU fed."
-    for extra in (_determinism(a), lengths_line(a), _startup(a), loop):
+    for extra in (behind_line(a), _determinism(a), lengths_line(a), _startup(a), loop):
         if extra:
             lines.append(extra)
     if a.device != "cuda":
