@@ -111,3 +111,19 @@ def test_the_gain_range_names_the_dense_mask_and_the_loss(h100):
     lo = float(gain.split("–")[0])
     assert lo >= 1 or "under 1×: slower than SDPA" in gain
     assert "dense boolean mask" in gain
+
+
+# item 20: where PyTorch refused the hypothesis's backend at the point (flash takes no attn_mask), no contradiction
+def test_the_hypothesis_is_not_said_contradicted_where_its_backend_could_not_run(h100):
+    seen = 0
+    for sc in verdicts.scenarios(h100):
+        v = verdicts.verdict(h100, sc, "inference")
+        if v is None or v.auto is None:
+            continue
+        rec = verdicts.point_records(h100, sc, "inference").get(v.auto.variant)
+        why = (rec.backend_reasons or {}).get(v.auto.expected_backend) if rec is not None else None
+        line = wv._auto_line(v)
+        if why and why != "eligible":
+            seen += 1
+            assert "hypothesis" not in line and "could not run this call" in line, sc
+    assert seen >= 3  # sliding windows, packed documents, chunked prefill

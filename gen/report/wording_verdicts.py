@@ -235,7 +235,10 @@ def _auto_line(v: verdicts.Verdict) -> str:
         text += ": the fastest choice here"
     elif a.ratio:
         text += f": {times(a.ratio)} the fastest's time"
-    if a.contradicted:
+    if a.contradicted and a.expected_refused:
+        # the expected backend could not run this call: no hypothesis to contradict
+        text += f" ({backend(a.expected_backend)} could not run this call: {a.expected_refused.rstrip('.')})"
+    elif a.contradicted:
         hyp = VARIANTS[a.variant].expect if a.variant in VARIANTS else None
         said = f": {hyp.why}" if hyp is not None and hyp.why else ""
         text += (f", not {backend(a.expected_backend)}, which the report's hypothesis for this variant (set before "
