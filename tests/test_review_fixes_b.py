@@ -127,3 +127,21 @@ def test_the_hypothesis_is_not_said_contradicted_where_its_backend_could_not_run
             seen += 1
             assert "hypothesis" not in line and "could not run this call" in line, sc
     assert seen >= 3  # sliding windows, packed documents, chunked prefill
+
+
+# item 22: FA4's compile is said as measured (one shape), not as a compile at each new configuration
+def test_the_compile_warning_claims_only_what_was_measured(h100):
+    a = advice.advice(h100)
+    line = wv._startup(a)
+    assert "Expect a compile at each new configuration" not in line
+    assert a.startup.lengths_status != "ok"
+    assert "was not measured" in line and "article's shape only" in line
+
+
+# item 34: "fastest" in one sense a page: an FP8 variant set against a published FP8 figure is our fastest FP8 one
+def test_an_fp8_variant_against_a_published_figure_is_our_fastest_fp8_variant():
+    from gen.report import wording_scenarios as ws
+
+    v = dict(ours_variant="flex_fp8", ours_same=False)
+    assert ws.ours_name(v, lambda x: x) == "our fastest FP8 variant, flex_fp8"
+    assert ws.ours_name(dict(ours_variant="fa4", ours_same=False), lambda x: x) == "our fastest, fa4"

@@ -91,6 +91,9 @@ class Startup:
     later_first_call_s: float | None  # the first call at a new shape once the backend is loaded
     later_variant: str | None
     in_process: bool | None  # schema 3: first call of this backend in the process
+    # the variant's dynamic-lengths runs, where the set has any: "ok" where one measured new lengths, else the
+    # status of those that did not (a compile per new length is then not measured)
+    lengths_status: str | None = None
 
 
 @dataclass(frozen=True)
@@ -370,8 +373,10 @@ def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> 
     if first.first_call_s < rules.STARTUP_NOTE_S:
         return None
     backend = v.auto.backend or v.auto.kernel_backend if v.auto is not None and v.auto.variant in group else None
+    dyn = [d for d in getattr(ls.rs, "dynamic", None) or [] if d.variant == first.variant and not d.env]
+    status = (schema.Status.OK if any(d.status == schema.Status.OK for d in dyn) else dyn[0].status) if dyn else None
     return Startup(first.variant, backend, first.first_call_s, later.first_call_s if later else None,
-                   later.variant if later else None, first.first_in_process)
+                   later.variant if later else None, first.first_in_process, status)
 
 
 def _runs_cudnn(picks: tuple[Pick, ...], exceptions: tuple, default: str) -> str | None:

@@ -947,11 +947,15 @@ def _startup(a: advice_mod.Advice) -> str | None:
     if decl is not None and decl.compiled and not s.backend:
         # A call compiled per configuration (FA4's CuTe DSL): its first call is a compile at that shape, not a
         # one-time start-up
-        text = (f"Expect a compile at each new configuration, not a one-time start-up: {label(s.variant)} is "
-                f"compiled on its first call, which took {s.first_call_s:.2f} s at the article's shape ({who} first "
-                f"call of it)")
+        text = (f"{label(s.variant)} is compiled on its first call, which took {s.first_call_s:.2f} s at the "
+                f"article's shape ({who} first call of it)")
         if s.later_first_call_s is not None:
             text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
+        # measured at one shape: whether another configuration or length compiles again is not (review item 22)
+        if s.lengths_status != "ok":
+            text += ("; that was measured at the article's shape only: whether a new configuration or new lengths "
+                     "compile again was not measured" + (f" (the dynamic-lengths runs: {s.lengths_status})"
+                                                         if s.lengths_status else ""))
         return text + "."
     text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call"
     if s.backend:  # the variant beside its backend; a call that pins none is named by its variant already
