@@ -145,3 +145,17 @@ def test_an_fp8_variant_against_a_published_figure_is_our_fastest_fp8_variant():
     v = dict(ours_variant="flex_fp8", ours_same=False)
     assert ws.ours_name(v, lambda x: x) == "our fastest FP8 variant, flex_fp8"
     assert ws.ours_name(dict(ours_variant="fa4", ours_same=False), lambda x: x) == "our fastest, fa4"
+
+
+# item 13: the FP8 workload's first call is named as not FP8, and the FP8 call left unmeasured with its reason
+def test_a_bf16_call_first_in_the_fp8_scenario_is_not_called_an_fp8_kernel(h100):
+    from gen.model.variants import VARIANTS
+
+    a = advice.advice(h100)
+    v = verdicts.verdict(h100, "fp8-prefill", "inference")
+    assert not VARIANTS[v.fastest.variant].dtype
+    line = wv.other_dtype_line(v)
+    assert "is not an FP8 call" in line and "cuDNN FP8" in line and "not installed" in line
+    d = wv.advice(a).decision
+    assert "FP8 prefill as a bf16 call (no FP8 kernel measured there beats it" in d
+    assert "cuDNN FP8" in d and "was not measured" in d

@@ -125,6 +125,9 @@ class Advice:
     # Sweep points past the verdicts' where another call is decidedly faster than the default (its interval
     # apart): the default's claims must name them (review item 5).
     behind_at: tuple[Behind, ...] = ()
+    # Scenarios whose calls take other inputs (FP8) where the default is a call at the scenario's own dtype:
+    # (scenario, its own dtype, those variants measured, those not measured with their reason) (review item 13)
+    other_dtype: tuple[tuple[str, str | None, tuple[str, ...], tuple[tuple[str, str | None], ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -444,7 +447,22 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         host_why=row.host_noise_why if row is not None else None,
         host_ref_ms=row.host_ref_ms if row is not None else None, determinism=_determinism(vs),
         loops=_loops(vs, default), lengths=_lengths(ls, _runs_cudnn(picks, exceptions, default)),
-        behind_at=_behind(ls, vs, default, exceptions))
+        behind_at=_behind(ls, vs, default, exceptions), other_dtype=_other_dtype(ls, vs, default))
+
+
+def _other_dtype(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> tuple:
+    """Per verdict with calls that set their own inputs' dtype (FP8) unlike the default: which ran, which not."""
+    mine = VARIANTS[default].dtype if default in VARIANTS else None
+    out = []
+    for v in vs:
+        ran = tuple(t.variant for t in v.rows if t.variant in VARIANTS and VARIANTS[t.variant].dtype
+                    and VARIANTS[t.variant].dtype != mine)
+        missing_ = tuple((x, reason) for x, _, reason in v.not_measured if x in VARIANTS and VARIANTS[x].dtype
+                         and VARIANTS[x].dtype != mine)
+        if ran or missing_:
+            rec = ls.rs.scenario(v.scenario)
+            out.append((v.scenario, mine or (rec.dtype if rec is not None else None), ran, missing_))
+    return tuple(out)
 
 
 def _behind(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str, exceptions) -> tuple[Behind, ...]:

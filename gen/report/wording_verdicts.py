@@ -557,6 +557,28 @@ def other_calls_line(v: verdicts.Verdict) -> list[str]:
             "first compiled variant there paid that process's first compile."]
 
 
+def other_dtype_line(v: verdicts.Verdict) -> str | None:
+    """Where a scenario's calls that set their own inputs' dtype (FP8) lose to a call that does not: the fastest
+    is no FP8 kernel, and which FP8 calls were not measured (review item 13)."""
+    def own(x: str) -> str | None:
+        return VARIANTS[x].dtype if x in VARIANTS else None
+
+    if own(v.fastest.variant):
+        return None
+    ran = [t for t in v.rows if own(t.variant)]
+    unmeasured_ = [(x, r) for x, _, r in v.not_measured if own(x)]
+    if not ran and not unmeasured_:
+        return None
+    text = f"The fastest here, {label(v.fastest.variant)}, is not an FP8 call"
+    if ran:
+        text += ("; no FP8 kernel measured here beats it: " + _join(
+            f"{label(t.variant)} {us(v.spread(t).median)}" for t in ran if v.spread(t) is not None))
+    if unmeasured_:
+        text += "; not measured: " + _join(f"{label(x)} ({_bare(short_reason(r))})" if r else label(x)
+                                           for x, r in unmeasured_)
+    return text + "."
+
+
 def verdict(v: verdicts.Verdict) -> VerdictWords:
     f = v.fastest
     fs = v.spread(f)
@@ -571,6 +593,7 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
     lines += other_calls_line(v)
     lines += _sweep_gaps_line(v)
     lines += [x for x in (paged_line(v),) if x]
+    lines += [x for x in (other_dtype_line(v),) if x]
     if v.same_kernel:
         lines.append(f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, "
                      "a tie.")
@@ -825,6 +848,26 @@ def _place_of(scenario: str, mode: str) -> str:
     return PLACE_WORDS.get(scenario) or SCENARIO_WORDS.get(scenario, scenario)
 
 
+def other_dtype_clause(a: advice_mod.Advice, scenario: str) -> str:
+    """Where the default ranks first in a scenario of FP8 calls while itself not FP8: it is no FP8 kernel, and
+    which FP8 calls were not measured, and why (review item 13)."""
+    got = next((x for x in a.other_dtype if x[0] == scenario), None)
+    if got is None:
+        return ""
+    _, dtype, _, missing_ = got
+    text = f"as a {DTYPE_WORDS.get(dtype, dtype) or 'wider'} call (no FP8 kernel measured there beats it"
+    if missing_:
+        text += ", and " + _join(f"{label(x)} was not measured: {_bare(short_reason(r))}" if r else
+                                 f"{label(x)} was not measured" for x, r in missing_)
+    return text + ")"
+
+
+def _bare(reason: str) -> str:
+    """A reason without its exception's type and final stop, to sit inside a sentence."""
+    head, sep, rest = reason.partition(": ")
+    return (rest if sep and head.endswith(("Error", "Exception")) else reason).rstrip(".")
+
+
 def _places(picks) -> str:
     ordered = sorted(picks, key=lambda p: p.mode == "train")
     return _join(dict.fromkeys(_place_of(p.scenario, p.mode) for p in ordered))
@@ -838,8 +881,12 @@ def _ranks(a: advice_mod.Advice) -> str:
     told = {(e.scenario, e.mode) for e in a.exceptions}
     slower = [p for p in a.picks if p.outcome == "slower" and (p.scenario, p.mode) not in told]
     parts = []
+    odd = [p for p in first if other_dtype_clause(a, p.scenario)]
+    first = [p for p in first if p not in odd]
     if first:
         parts.append(f"It ranks first at the verdict's point for {_places(first)}")
+    parts += [f"{'it' if parts else 'It'} ranks first for {_place_of(p.scenario, p.mode)} "
+              f"{other_dtype_clause(a, p.scenario)}" for p in odd]
     by: dict = {}
     for p in noise:
         by.setdefault(p.fastest, []).append(p)
