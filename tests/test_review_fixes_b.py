@@ -163,3 +163,15 @@ def test_a_bf16_call_first_in_the_fp8_scenario_is_not_called_an_fp8_kernel(h100)
     d = wv.advice(a).decision
     assert "FP8 prefill as a bf16 call (no FP8 kernel measured there beats it" in d
     assert "cuDNN FP8" in d and "was not measured" in d
+
+
+# item 12: the chunked-prefill exception names the chunk sizes where the default is decidedly faster
+def test_the_chunked_prefill_advice_says_where_it_turns(h100):
+    a = advice.advice(h100)
+    e = next(x for x in a.exceptions if x.scenario == "chunked-prefill")
+    assert e.reversed_at, "FA4 is decidedly faster at 512-query chunks in the committed set"
+    line = next(x for x in wv.advice(a).lines if x.startswith("For chunked prefill"))
+    for q, kv, d, x in e.reversed_at:
+        assert d < x
+        assert f"{q:,}-query chunks" in line and wv.us(d) in line and wv.us(x) in line
+    assert f"This holds for {e.q_len:,}-query chunks" in line

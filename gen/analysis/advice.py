@@ -81,6 +81,9 @@ class Exception_:
     forward_only: bool = False  # the scenario measured no training step: the ratio is of a forward pass
     mask_build_s: float | None = None  # the call's block mask build (a fact it measured at the verdict's point)
     call_ms: float | None = None  # the call's own time there (the ranking time), beside that build
+    # Sweep points of the scenario where the default is decidedly faster than this call (intervals apart):
+    # (q_len, kv_len, the default's ms, this call's ms); the exception holds at its point, not there (item 12)
+    reversed_at: tuple[tuple[int, int, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -346,7 +349,24 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               **_compile(ls, v, f.variant),
                               **_accuracy(ls, v, f.variant, default), between=between,
                               forward_only=v.mode == schema.Mode.INFERENCE and not trained,
-                              mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median))
+                              mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median,
+                              reversed_at=_reversed(ls, v, f.variant, default)))
+    return tuple(out)
+
+
+def _reversed(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str) -> tuple:
+    """The scenario's other sweep points (same head dim) where `default` is decidedly faster than `variant`."""
+    here = verdicts.point_of(ls, v.scenario, v.mode)
+    out = []
+    for p in verdicts._points(ls, v.scenario, v.mode):
+        if p == here or (here is not None and p.head_dim != here.head_dim):
+            continue
+        at = verdicts.verdict_at(ls, v.scenario, p, v.mode)
+        if at is None or at.row(default) is None or at.row(variant) is None:
+            continue
+        d, x = at.spread(at.row(default)), at.spread(at.row(variant))
+        if d is not None and x is not None and verdicts.faster(d, x):
+            out.append((p.q_len, p.kv_len, d.median, x.median))
     return tuple(out)
 
 

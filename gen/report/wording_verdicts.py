@@ -966,7 +966,7 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
         if e.between:
             text += ("; calls given the mask's structure rather than a dense mask are closer: " + _join(
                 f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}" for x, r in e.between))
-    text += "."
+    text += "." + reversed_line(a, e)
     if e.mask_build_s is not None and e.call_ms:
         text += (f" Its block mask took {us(e.mask_build_s * 1e3)} to build, against {us(e.call_ms)} a call: build "
                  "it once per mask and reuse it" + ("; built for every call, it would cost more than the call itself"
@@ -982,6 +982,25 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
                      f"{e.input_rounding_error:.1e}")
         text += "."
     return text
+
+
+def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
+    """Where the exception's own scenario, at other sizes, turns the other way (review item 12): the sizes where
+    the default is decidedly faster, with both times."""
+    if not e.reversed_at:
+        return ""
+    by: dict = {}
+    for q, kv, d, x in e.reversed_at:
+        by.setdefault(q, []).append((kv, d, x))
+    parts = []
+    for q, rows in by.items():
+        lo, hi = min(x / d for _, d, x in rows), max(x / d for _, d, x in rows)
+        ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
+        what = f"{q:,}-query chunks" if q > 1 else "single queries"
+        parts.append(f"with {what} {short_label(a.default)} is {ratio} faster (" + _join(
+            f"{us(d)} against {us(x)} at {_k(kv)} keys" for kv, d, x in rows) + ")")
+    size = f"{e.q_len:,}-query chunks" if e.q_len else "the verdict's point"
+    return f" This holds for {size}: {'; '.join(parts)}; use {short_label(a.default)} there."
 
 
 def _startup(a: advice_mod.Advice) -> str | None:
