@@ -175,3 +175,18 @@ def test_the_chunked_prefill_advice_says_where_it_turns(h100):
         assert d < x
         assert f"{q:,}-query chunks" in line and wv.us(d) in line and wv.us(x) in line
     assert f"This holds for {e.q_len:,}-query chunks" in line
+
+
+# item 17: a skip reason's free memory is the capture's leftover, never said as the GPU's capacity
+def test_skip_reasons_do_not_blame_the_gpus_capacity(h100):
+    from gen.report import wording_scenarios as ws
+
+    recorded = [p.reason for p in h100.rs.sweep if p.reason and "more than the GPU's" in p.reason]
+    assert recorded, "the committed set records such skips"
+    for r in recorded:
+        for text in (wv.short_reason(r), ws.refusal("skipped", r)):
+            assert "more than the GPU's" not in text and "the capture left free (not the GPU's capacity)" in text
+    for sc in verdicts.scenarios(h100):
+        v = verdicts.verdict(h100, sc, "inference")
+        if v is not None:
+            assert "more than the GPU's" not in (wv.not_measured_line(v) or "")

@@ -311,7 +311,7 @@ def refusal(status: str, reason: str | None, needs_cuda: bool = False) -> str:
     if needs_cuda:
         return wording.refusal(status, reason, True)
     if isinstance(reason, str) and reason:  # from a frame, a missing reason is NaN, which is truthy
-        return reason
+        return wording.free_memory_words(reason)
     return {"oom": "out of memory", "skipped": "not run"}.get(status, "no reason recorded")
 
 

@@ -372,7 +372,9 @@ def _clause(reason: str, backend_name: str | None) -> str:
     # PyTorch's refusals open with "No available kernel. Aborting execution."; the clause naming the
     # backend says why.
     reason = advice_mod.reason_clause(reason, backend_name) or reason
-    return reason.split("\n")[0].removeprefix("not run: ").strip()
+    return wording.free_memory_words(reason.split("\n")[0].removeprefix("not run: ").strip())
+
+
 
 
 def short_reason(reason: str | None, backend_name: str | None = None) -> str:
