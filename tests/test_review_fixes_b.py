@@ -190,3 +190,30 @@ def test_skip_reasons_do_not_blame_the_gpus_capacity(h100):
         v = verdicts.verdict(h100, sc, "inference")
         if v is not None:
             assert "more than the GPU's" not in (wv.not_measured_line(v) or "")
+
+
+# item 15: calls tied by kernel names whose times are apart are said to differ
+def test_a_tie_by_kernel_names_says_where_the_times_differ(h100):
+    seen = 0
+    for sc in verdicts.scenarios(h100):
+        v = verdicts.verdict(h100, sc, "inference")
+        if v is None or not v.same_kernel:
+            continue
+        fs = v.spread(v.fastest)
+        line = wv.same_kernel_line(v)
+        for x in v.same_kernel:
+            s = v.spread(v.row(x))
+            if not verdicts.overlaps(fs, s):
+                seen += 1
+                assert "their times differ" in line and wv.times(s.median / fs.median) in line
+    assert seen  # FA4 and FA4 on a paged cache in decode-kernels
+
+
+# item 29: where calls share the first rank, the loop sentence compares them before any call behind them
+def test_the_loop_sentence_compares_the_tied_leaders_first(h100):
+    v = verdicts.verdict(h100, "decode-kernels", "inference")
+    assert v.near
+    line = wv._host_line(v)
+    lead = line.split(";")[0]
+    for x in (v.fastest.variant, *v.near):
+        assert wv.label(x) in lead

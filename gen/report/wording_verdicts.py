@@ -260,11 +260,27 @@ def _host_line(v: verdicts.Verdict) -> str:
         head = (f"For short calls in a Python loop the answer changes: {label(top.variant)} is the fastest per "
                 f"eager call ({us(top.eager.median)})")
         return head + (": " + "; ".join(parts) if parts else "") + ". The host's cost per call decides it."
+    lead = leaders_eager(v)
+    if lead:  # the pair compared is the tied leaders first, then the call the loop brings up to them (item 29)
+        return (f"For short calls in a Python loop, {lead}" + (
+            "; a call behind them on the GPU alone comes within the eager spread of the fastest (their 95% "
+            "intervals overlap): " + "; ".join(parts) if parts else "") + ".")
     if shrinks:
         return ("For short calls in a Python loop the lead shrinks into the spread: " + "; ".join(parts)
                 + ". The host's cost per call hides the GPU's difference.")
     return ("For short calls in a Python loop the order holds but cannot be told apart: " + "; ".join(parts)
             + ". The eager times spread so widely that their 95% intervals overlap.")
+
+
+def leaders_eager(v: verdicts.Verdict) -> str | None:
+    """Where calls share the first rank (within noise), their eager times side by side: the comparison a reader
+    expects before any call further down (review item 29)."""
+    f = v.fastest
+    near = [v.row(x) for x in v.near if v.row(x) is not None and v.row(x).eager is not None]
+    if not near or f.eager is None:
+        return None
+    return (f"the calls sharing the first rank take, per eager call: {label(f.variant)} {us(f.eager.median)}, "
+            + _join(f"{label(t.variant)} {us(t.eager.median)}" for t in near))
 
 
 def _why_line(v: verdicts.Verdict) -> str | None:
@@ -559,6 +575,21 @@ def other_calls_line(v: verdicts.Verdict) -> list[str]:
             "first compiled variant there paid that process's first compile."]
 
 
+def same_kernel_line(v: verdicts.Verdict) -> str:
+    """Calls that run kernels of the same names share a rank; where their times are apart all the same (the
+    95% intervals do not overlap), the line says so: a name does not show the arguments (review item 15)."""
+    f = v.fastest
+    text = f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, a tie"
+    fs = v.spread(f)
+    apart = [(x, v.spread(v.row(x))) for x in v.same_kernel if v.spread(v.row(x)) is not None and fs is not None
+             and not verdicts.overlaps(fs, v.spread(v.row(x)))]
+    if apart:
+        text += (" by kernel names; their times differ all the same: " + _join(
+            f"{label(x)} takes {times(s.median / fs.median)} {label(f.variant)}'s time" for x, s in apart)
+            + ", the 95% intervals apart (a kernel's name does not show its arguments, a page table say)")
+    return text + "."
+
+
 def other_dtype_line(v: verdicts.Verdict) -> str | None:
     """Where a scenario's calls that set their own inputs' dtype (FP8) lose to a call that does not: the fastest
     is no FP8 kernel, and which FP8 calls were not measured (review item 13)."""
@@ -597,8 +628,7 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
     lines += [x for x in (paged_line(v),) if x]
     lines += [x for x in (other_dtype_line(v),) if x]
     if v.same_kernel:
-        lines.append(f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, "
-                     "a tie.")
+        lines.append(same_kernel_line(v))
     if v.auto is not None:
         lines.append(_auto_line(v))
     if v.host is not None and v.host.matters:
