@@ -946,11 +946,12 @@ def behind_line(a: advice_mod.Advice) -> str | None:
         groups.setdefault((b.scenario, b.mode, b.fastest), []).append(b)
     parts = []
     for (sc, mode, x), bs in groups.items():
-        sizes = _join((_k(b.kv_len) if b.q_len in (1, b.kv_len) else f"{b.q_len:,} × {_k(b.kv_len)}")
+        unit = " keys" if bs[0].q_len == 1 else " tokens"
+        sizes = _join((_k(b.kv_len) if b.q_len in (1, b.kv_len) else f"{b.q_len:,} × {_k(b.kv_len)}") + unit
                       + (f" (head dim {b.head_dim})" if b.head_dim else "") for b in bs)
         lo, hi = min(b.ratio for b in bs), max(b.ratio for b in bs)
         ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
-        text = f"{_place_of(sc, mode)} at {sizes} {'keys' if bs[0].q_len == 1 else 'tokens'}: {label(x)} {ratio} faster"
+        text = f"{_place_of(sc, mode)} at {sizes}: {label(x)} {ratio} faster"
         clocks_ = [(b.default_mhz, b.fastest_mhz) for b in bs if b.default_mhz and b.fastest_mhz]
         if clocks_ and any(abs(d - f) >= 1 for d, f in clocks_):
             text += (f" as run ({short_label(a.default)} at " + _join(f"{d:.0f}" for d, _ in clocks_)
