@@ -83,7 +83,7 @@ def test_the_default_follows_the_ranking():
                       (advice._pick(vs[0], "sdpa_cudnn"), advice._pick(vs[1], "sdpa_cudnn")), (), None, rules.NO, 1.0)
     w = words.advice(a)
     assert w.decision == ("On this GPU (GPU X) and PyTorch 2.99: call scaled_dot_product_attention with the cuDNN "
-                          "backend pinned. It ranks first for prefill and decode.")
+                          "backend pinned. It ranks first at the verdict's point for the article's shape and decode.")
 
 
 def test_home_page_opens_with_the_decision(tmp_path):

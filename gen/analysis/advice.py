@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gen.analysis import rules, scenarios, tables, verdicts
+from gen.analysis import dynamic, rules, scenarios, tables, verdicts
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
 from gen.model.scenarios import ARTICLE
@@ -81,6 +81,9 @@ class Exception_:
     forward_only: bool = False  # the scenario measured no training step: the ratio is of a forward pass
     mask_build_s: float | None = None  # the call's block mask build (a fact it measured at the verdict's point)
     call_ms: float | None = None  # the call's own time there (the ranking time), beside that build
+    # Sweep points of the scenario where the default is decidedly faster than this call (intervals apart):
+    # (q_len, kv_len, the default's ms, this call's ms); the exception holds at its point, not there (item 12)
+    reversed_at: tuple[tuple[int, int, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,9 @@ class Startup:
     later_first_call_s: float | None  # the first call at a new shape once the backend is loaded
     later_variant: str | None
     in_process: bool | None  # schema 3: first call of this backend in the process
+    # the variant's dynamic-lengths runs, where the set has any: "ok" where one measured new lengths, else the
+    # status of those that did not (a compile per new length is then not measured)
+    lengths_status: str | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,29 @@ class Advice:
     loops: tuple[tuple[str, float, tuple[float, float], str | None], ...] = ()
     determinism: tuple[Determinism, ...] = ()  # each backend under torch.use_deterministic_algorithms(True)
     lengths: LengthCost | None = None  # where the decision runs cuDNN: its cost per new length
+    # Sweep points past the verdicts' where another call is decidedly faster than the default (its interval
+    # apart): the default's claims must name them (review item 5).
+    behind_at: tuple[Behind, ...] = ()
+    # Scenarios whose calls take other inputs (FP8) where the default is a call at the scenario's own dtype:
+    # (scenario, its own dtype, those variants measured, those not measured with their reason) (review item 13)
+    other_dtype: tuple[tuple[str, str | None, tuple[str, ...], tuple[tuple[str, str | None], ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class Behind:
+    """A point (a verdict's, or a sweep point of its scenario) where the default is not first: the fastest there,
+    its time over the default's, and both SM clocks as run."""
+
+    scenario: str
+    mode: str
+    kv_len: int
+    q_len: int
+    fastest: str
+    ratio: float  # the default's time over the fastest's
+    default_mhz: float | None
+    fastest_mhz: float | None
+    at_verdict: bool  # the verdict's own point
+    head_dim: int | None = None  # where it differs from the verdict's point's
 
 
 @dataclass(frozen=True)
@@ -133,6 +162,7 @@ class LengthCost:
     phases: tuple[tuple[str, float, float], ...] = ()  # (phase, first-call overhead ms, steady ms)
     instead: tuple[tuple[str, str, float], ...] = ()  # (phase, variant, break-even calls per length)
     switch: tuple[str, str | None, str | None] | None = None  # (variable, effect, detail) of a switch probe
+    switch_steady: tuple[float, float] | None = None  # the steady call with the switch set, and without it (ms)
 
 
 @dataclass(frozen=True)
@@ -267,6 +297,11 @@ def _dense(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
                 flops_dense=scenarios.flops(full, v.mode))
 
 
+def dense_mask_at(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> bool:
+    """Whether `variant` got the verdict point's mask as a dense boolean attn_mask (it scores every pair)."""
+    return bool(_dense(ls, v, variant).get("dense_mask"))
+
+
 def _compile(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
     """compile_s, compile_merged and compile_ahead of the pick, all from the one record whose first
     call is reported: the verdict's own point; for the article its run first, the capture's first
@@ -314,7 +349,24 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               **_compile(ls, v, f.variant),
                               **_accuracy(ls, v, f.variant, default), between=between,
                               forward_only=v.mode == schema.Mode.INFERENCE and not trained,
-                              mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median))
+                              mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median,
+                              reversed_at=_reversed(ls, v, f.variant, default)))
+    return tuple(out)
+
+
+def _reversed(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str) -> tuple:
+    """The scenario's other sweep points (same head dim) where `default` is decidedly faster than `variant`."""
+    here = verdicts.point_of(ls, v.scenario, v.mode)
+    out = []
+    for p in verdicts._points(ls, v.scenario, v.mode):
+        if p == here or (here is not None and p.head_dim != here.head_dim):
+            continue
+        at = verdicts.verdict_at(ls, v.scenario, p, v.mode)
+        if at is None or at.row(default) is None or at.row(variant) is None:
+            continue
+        d, x = at.spread(at.row(default)), at.spread(at.row(variant))
+        if d is not None and x is not None and verdicts.faster(d, x):
+            out.append((p.q_len, p.kv_len, d.median, x.median))
     return tuple(out)
 
 
@@ -344,8 +396,10 @@ def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> 
     if first.first_call_s < rules.STARTUP_NOTE_S:
         return None
     backend = v.auto.backend or v.auto.kernel_backend if v.auto is not None and v.auto.variant in group else None
+    dyn = [d for d in getattr(ls.rs, "dynamic", None) or [] if d.variant == first.variant and not d.env]
+    status = (schema.Status.OK if any(d.status == schema.Status.OK for d in dyn) else dyn[0].status) if dyn else None
     return Startup(first.variant, backend, first.first_call_s, later.first_call_s if later else None,
-                   later.variant if later else None, first.first_in_process)
+                   later.variant if later else None, first.first_in_process, status)
 
 
 def _runs_cudnn(picks: tuple[Pick, ...], exceptions: tuple, default: str) -> str | None:
@@ -380,8 +434,11 @@ def _lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
             best = max(others, key=lambda d: d.break_even_calls)
             instead.append((ph, best.variant, best.break_even_calls))
     probe = next((p for p in getattr(ls.rs, "switches", None) or []), None)
+    sw = next((f for f in dynamic.switch_facts(ls.rs) if probe is not None and f.name == probe.name), None)
+    steady = ((sw.steady_with_ms, sw.steady_without_ms) if sw is not None and sw.steady_with_ms is not None
+              and sw.steady_without_ms is not None else None)
     return LengthCost(cudnn[next(iter(cudnn))].variant, True, phases, tuple(instead),
-                      (probe.name, probe.effect, probe.detail) if probe is not None else None)
+                      (probe.name, probe.effect, probe.detail) if probe is not None else None, steady)
 
 
 def advice(ls: tables.LoadedSet) -> Advice | None:
@@ -409,7 +466,48 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         host_gpu_ms=row.gpu_only.median if row is not None and row.gpu_only else None,
         host_why=row.host_noise_why if row is not None else None,
         host_ref_ms=row.host_ref_ms if row is not None else None, determinism=_determinism(vs),
-        loops=_loops(vs, default), lengths=_lengths(ls, _runs_cudnn(picks, exceptions, default)))
+        loops=_loops(vs, default), lengths=_lengths(ls, _runs_cudnn(picks, exceptions, default)),
+        behind_at=_behind(ls, vs, default, exceptions), other_dtype=_other_dtype(ls, vs, default))
+
+
+def _other_dtype(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> tuple:
+    """Per verdict with calls that set their own inputs' dtype (FP8) unlike the default: which ran, which not."""
+    mine = VARIANTS[default].dtype if default in VARIANTS else None
+    out = []
+    for v in vs:
+        ran = tuple(t.variant for t in v.rows if t.variant in VARIANTS and VARIANTS[t.variant].dtype
+                    and VARIANTS[t.variant].dtype != mine)
+        missing_ = tuple((x, reason) for x, _, reason in v.not_measured if x in VARIANTS and VARIANTS[x].dtype
+                         and VARIANTS[x].dtype != mine)
+        if ran or missing_:
+            rec = ls.rs.scenario(v.scenario)
+            out.append((v.scenario, mine or (rec.dtype if rec is not None else None), ran, missing_))
+    return tuple(out)
+
+
+def _behind(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str, exceptions) -> tuple[Behind, ...]:
+    """Every point where another call is decidedly faster than the default (intervals apart): at the verdict's
+    point where the default is not first there, and at the scenario's other sweep points; the exceptions'
+    verdict points are the exceptions' own."""
+    out = []
+    # an exception's scenario is the exception's to word, at every size (its other chunk sizes, say)
+    skip = {(e.scenario, e.mode) for e in exceptions}
+    for v in vs:
+        if v.field_of_one or (v.scenario, v.mode) in skip:
+            continue
+        here = verdicts.point_of(ls, v.scenario, v.mode)
+        for p in [here] + [q for q in verdicts._points(ls, v.scenario, v.mode) if q != here]:
+            at = v if p == here else verdicts.verdict_at(ls, v.scenario, p, v.mode)
+            if at is None or at.row(default) is None or at.rank(default) == 1:
+                continue
+            f, d = at.fastest, at.row(default)
+            fs, ds = at.spread(f), at.spread(d)
+            if not fs or not ds or not fs.median:
+                continue
+            out.append(Behind(v.scenario, v.mode, p.kv_len, p.q_len, f.variant, ds.median / fs.median,
+                              d.sm_clock_mhz, f.sm_clock_mhz, p == here,
+                              p.head_dim if here is not None and p.head_dim != here.head_dim else None))
+    return tuple(out)
 
 
 def _loops(vs, default: str) -> tuple:

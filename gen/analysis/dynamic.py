@@ -102,6 +102,13 @@ class PhaseFacts:
     # Runs that cost less in all than the fastest once warm up to their break-even calls per length
     break_even: list[DynamicFacts]
     costliest: DynamicFacts | None = None  # the highest first-call overhead
+    # Unpinned SDPA's runs whose first calls came after a pinned run that plans per length (cuDNN) at the
+    # same lengths in the same process: (variant, the pinned variant before it, the backend the set saw the
+    # unpinned call pick elsewhere or None). Their cheap first calls can be that plan cache's hits.
+    warm_cache: tuple[tuple[str, str, str | None], ...] = ()
+
+    def cache_warmed(self, variant: str) -> bool:
+        return any(v == variant for v, _, _ in self.warm_cache)
 
     @staticmethod
     def calls_below(x: float | None) -> int | None:
@@ -111,6 +118,28 @@ class PhaseFacts:
             return None
         n = math.ceil(x) - 1
         return n if n >= 1 else None
+
+
+# The pinned variant whose per-length plan a later unpinned call can find cached (the review's item 4)
+PLANS_PER_LENGTH = "sdpa_cudnn"
+
+
+def _warm_cache(rs: schema.ResultSet, phase: str) -> tuple[tuple[str, str, str | None], ...]:
+    """Unpinned SDPA runs measured after the pinned cuDNN run at the same lengths (capture order), with the
+    backend the set's sweep recorded the unpinned call choosing (sdpa_choice), where it recorded one."""
+    from gen.analysis.values import variant_role
+
+    auto = variant_role("automatic")
+    order = [r for r in rs.dynamic if r.phase == phase and not r.env and r.status == schema.Status.OK]
+    names = [r.variant for r in order]
+    if auto not in names or PLANS_PER_LENGTH not in names or names.index(PLANS_PER_LENGTH) > names.index(auto):
+        return ()
+    lens = lambda r: {c.kv_len for c in r.lengths if c.first_ms is not None}  # noqa: E731
+    a, c = order[names.index(auto)], order[names.index(PLANS_PER_LENGTH)]
+    if not lens(a) or not lens(a) <= lens(c):
+        return ()
+    chose = {p.sdpa_choice for p in rs.sweep if p.variant == auto and p.sdpa_choice}
+    return ((auto, PLANS_PER_LENGTH, chose.pop() if len(chose) == 1 else None),)
 
 
 def phase_facts(rs: schema.ResultSet, phase: str) -> PhaseFacts:
@@ -123,7 +152,8 @@ def phase_facts(rs: schema.ResultSet, phase: str) -> PhaseFacts:
         first_best=min(overheads, key=lambda f: (f.first_overhead_ms, f.variant)) if overheads else None,
         break_even=sorted((f for f in ok if PhaseFacts.calls_below(f.break_even_calls) is not None),
                           key=lambda f: -f.break_even_calls),
-        costliest=max(overheads, key=lambda f: (f.first_overhead_ms, f.variant)) if overheads else None)
+        costliest=max(overheads, key=lambda f: (f.first_overhead_ms, f.variant)) if overheads else None,
+        warm_cache=_warm_cache(rs, phase))
 
 
 @dataclass(frozen=True)

@@ -334,6 +334,9 @@ class AutoPick:
     ratio: float | None  # its time over the fastest's (the ranking time)
     expected_backend: str | None  # what the hypothesis said it would pick
     contradicted: bool | None  # None when the hypothesis named no backend
+    # the reason PyTorch recorded for refusing the expected backend at this point (its attn_mask, say): the
+    # hypothesis could not hold here (review item 20)
+    expected_refused: str | None = None
 
 
 @dataclass(frozen=True)
@@ -674,6 +677,13 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
                                     # FA4 unmeasured here is named: the fastest is then of those measured
                                     not_measured=v.not_measured + unmeasured.absent_fa4(
                                         ls.rs, [t.variant for t in v.rows] + [x for x, _, _ in v.not_measured]))
+            if v.auto is not None and v.auto.expected_backend:
+                from gen.analysis.scenarios import ELIGIBLE  # here: scenarios imports this module (via scaling)
+
+                rec = point_records(ls, scenario, mode).get(v.auto.variant)
+                why = ((rec.backend_reasons or {}).get(v.auto.expected_backend) if rec is not None else None)
+                if why and why != ELIGIBLE:
+                    v = dataclasses.replace(v, auto=dataclasses.replace(v.auto, expected_refused=why))
         ls._tables[key] = v
     return ls._tables[key]
 

@@ -393,10 +393,11 @@ def _autotune_copies(job: Job, device: torch.device) -> str | None:
         return None
     pt = job.point
     scores = pt.batch * pt.q_heads * pt.q_len * pt.kv_len * SCORE_BYTES
-    free, _ = torch.cuda.mem_get_info(device)
+    free, total = torch.cuda.mem_get_info(device)
     if scores > free:
-        return (f"not run: the {scores / 1e9:.0f} GB score matrix alone is more than the GPU's "
-                f"{free / 1e9:.0f} GB free")
+        # free is what this process left, not the GPU's capacity: say both (review item 17)
+        return (f"not run: the {scores / 1e9:.0f} GB score matrix alone is more than the {free / 1e9:.0f} GB left "
+                f"free on the GPU at this point (of its {total / 1e9:.0f} GB; the rest held by the capture)")
     # The room is a share of the free memory, and the matrix itself is allocated out of it first.
     if scores <= free * AUTOTUNE_ROOM_SHARE - scores:
         return None

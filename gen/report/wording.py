@@ -11,6 +11,7 @@ pages escape it where they show it.
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -678,3 +679,12 @@ def join_and(items) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# A capture's skip reason names the memory free when it got there as "the GPU's N GB free": memory its own
+# process held, not the GPU's capacity (review item 17)
+_GPU_FREE = re.compile(r"more than the GPU's ([\d.]+ [KMGT]?i?B) free")
+
+
+def free_memory_words(reason: str) -> str:
+    return _GPU_FREE.sub(r"more than the \1 the capture left free (not the GPU's capacity)", reason)

@@ -63,13 +63,16 @@ def headline(pf: PhaseFacts) -> str | None:
     unit = PHASE_LENGTH.get(pf.phase, "new length")
     out = [f"Once warm, {label(best.variant)} is the fastest here ({_ms(best.steady_ms)} ms a call, the median over "
            f"{best.lengths} lengths)"]
-    if best.first_overhead_ms is not None:
+    if best.first_overhead_ms is not None and pf.cache_warmed(best.variant):
+        out[0] += "."
+    elif best.first_overhead_ms is not None:
         ratio = best.first_overhead_ms / best.steady_ms if best.steady_ms else None
         out[0] += (f"; its first call at each {unit} costs {_ms(best.first_overhead_ms)} ms more than a warm one"
                    + (f" ({ratio:,.0f}× a warm call)" if ratio is not None and ratio >= 2 else "")) + "."
     else:
         out[0] += "."
-    if first is not None and first.variant != best.variant:
+    out += cache_notes(pf)
+    if first is not None and first.variant != best.variant and not pf.cache_warmed(first.variant):
         out.append(f"{label(first.variant)} pays the least for a {unit}: {_ms(first.first_overhead_ms)} ms more "
                    f"than its warm call of {_ms(first.steady_ms)} ms.")
     worst = pf.costliest
@@ -77,14 +80,35 @@ def headline(pf: PhaseFacts) -> str | None:
             and worst.first_overhead_ms / worst.steady_ms >= COSTLY_FIRST_CALL):
         out.append(f"{label(worst.variant)} pays {_ms(worst.first_overhead_ms)} ms at every {unit} "
                    f"({worst.first_overhead_ms / worst.steady_ms:,.0f}× its warm call of {_ms(worst.steady_ms)} ms).")
-    if pf.break_even:
+    cold = [f for f in pf.break_even if not pf.cache_warmed(f.variant)]
+    if cold:
         parts = [f"{label(f.variant)} up to {calls_words(f.break_even_calls)}"
-                 for f in pf.break_even[:HEADLINE_BREAK_EVEN]]
+                 for f in cold[:HEADLINE_BREAK_EVEN]]
         out.append(f"Counting each length's first call, these cost less in all than {label(best.variant)} for as "
                    f"many calls a length as: {', '.join(parts)}.")
-    elif first is not None and first.variant == best.variant:
+    elif first is not None and first.variant == best.variant and not pf.cache_warmed(best.variant):
         out.append("It also pays the least for a new length: no variant breaks even with it.")
     return " ".join(out)
+
+
+def cache_notes(pf: PhaseFacts) -> list[str]:
+    """An unpinned run measured after pinned cuDNN at the same lengths: its first calls do not show the plan
+    build a server calling it would pay (review item 4)."""
+    out = []
+    for variant, before, chose in pf.warm_cache:
+        runs = f"runs {BACKEND_WORDS.get(chose, chose)} (its pick at the set's other points); " if chose else ""
+        twin = next((f for f in pf.measured if f.variant == before), None)
+        same = (f" Once warm it runs the same backend as {label(before)} ({_ms(mine.steady_ms)} against "
+                f"{_ms(twin.steady_ms)} ms a call)." if chose == "cudnn" and twin is not None and (
+                    mine := next((f for f in pf.measured if f.variant == variant), None)) is not None else "")
+        out.append(f"{label(variant)} {runs}its first calls were measured after {label(before)}'s at the same "
+                   "lengths in the same process, so they hit the plan cache that run filled and do not show the "
+                   f"plan-build cost; this set did not measure them cold (a server calling it at a length no call "
+                   f"had planned would pay the build).{same}")
+    return out
+
+
+BACKEND_WORDS = {"cudnn": "cuDNN", "flash": "flash", "efficient": "memory-efficient", "math": "math"}
 
 
 def advice(pf: PhaseFacts) -> str | None:
@@ -92,20 +116,24 @@ def advice(pf: PhaseFacts) -> str | None:
     best = pf.steady_best
     if best is None or not pf.break_even:
         return None
-    top = pf.break_even[0]
-    return (f"Where lengths vary, {label(best.variant)} pays its first call again at every "
-            f"{PHASE_LENGTH.get(pf.phase)}: "
-            f"pad or bucket the lengths to a few (each pays its first call once), or call a variant whose first call "
-            f"costs little ({label(top.variant)} costs less in all up to {calls_words(top.break_even_calls)} "
-            "a length).")
+    # a run whose cheap first calls are another run's cached plans is no way around the plan build
+    cold = [f for f in pf.break_even if not pf.cache_warmed(f.variant)]
+    text = (f"Where lengths vary, {label(best.variant)} pays its first call again at every "
+            f"{PHASE_LENGTH.get(pf.phase)}: pad or bucket the lengths to a few (each pays its first call once)")
+    if not cold:
+        return text + "."
+    top = cold[0]
+    return (text + f", or call a variant whose first call costs little ({label(top.variant)} costs less in all up "
+            f"to {calls_words(top.break_even_calls)} a length).")
 
 
 def break_even_example(pf: PhaseFacts) -> str | None:
     """The break-even count of the first variant that breaks even, worked out from the table's numbers."""
     best = pf.steady_best
-    if best is None or not pf.break_even or best.first_overhead_ms is None:
+    cold = [f for f in pf.break_even if not pf.cache_warmed(f.variant)]
+    if best is None or not cold or best.first_overhead_ms is None:
         return None
-    v = pf.break_even[0]
+    v = cold[0]
     if v.first_overhead_ms is None or v.steady_ms is None or v.steady_ms <= best.steady_ms:
         return None
     return (f"For example, {label(v.variant)} against {label(best.variant)}: "
@@ -136,7 +164,26 @@ def switch_sentence(s: SwitchFacts) -> str:
             f"{_ms(s.median_with_ms)} ms against {_ms(s.median_without_ms)} ms without it ({s.ratio:.2f}×); "
             f"its steady call {_ms(s.steady_with_ms)} ms against {_ms(s.steady_without_ms)} ms. The capture judged: "
             f"{s.effect or 'not judged'} (a first call at a new length varies by tens of percent from run to run, so "
-            f"only a change beyond that counts).")
+            f"only a change beyond that counts)." + steady_change(s.steady_with_ms, s.steady_without_ms))
+
+
+# A steady call this far from the run without the switch is a change worth saying (the first calls' judgement
+# does not cover it)
+STEADY_CHANGE = 0.10
+SWITCH_SET_HOW = ("The switch was set in the environment of a fresh subprocess before it started, the run without "
+                  "it in the capture's own process after other variants")
+
+
+def steady_change(with_ms: float | None, without_ms: float | None) -> str:
+    """What the switch's run did to the steady call, which the capture's judgement (of first calls) leaves out,
+    and how the variable was set (review item 24)."""
+    if with_ms is None or not without_ms or abs(with_ms / without_ms - 1) < STEADY_CHANGE:
+        return ""
+    r = without_ms / with_ms
+    way = f"{r:.2f}× faster" if r > 1 else f"{1 / r:.2f}× slower"
+    return (f" The judgement is of first calls only: with the switch set the steady call ran {way} "
+            f"({_ms(with_ms)} against {_ms(without_ms)} ms), a change the judgement leaves out. "
+            f"{SWITCH_SET_HOW}, so the two runs differ in process as well as in the switch.")
 
 
 def fwd_bwd_cell(r: dict) -> str:

@@ -18,7 +18,7 @@ from gen.analysis import clocks, comparability, flops, kernel_names, lessons, pa
 from gen.analysis.values import missing
 from gen.model import trace
 from gen.model.variants import VARIANTS
-from gen.report import wording
+from gen.report import wording, wording_dynamic
 from gen.report.wording import join_and as _join
 
 ARTICLE = 'the seed article ("Profiling in PyTorch (Part 3): Attention is all you profile", Hugging Face blog, ' \
@@ -237,7 +237,10 @@ def _auto_line(v: verdicts.Verdict) -> str:
         text += ": the fastest choice here"
     elif a.ratio:
         text += f": {times(a.ratio)} the fastest's time"
-    if a.contradicted:
+    if a.contradicted and a.expected_refused:
+        # the expected backend could not run this call: no hypothesis to contradict
+        text += f" ({backend(a.expected_backend)} could not run this call: {a.expected_refused.rstrip('.')})"
+    elif a.contradicted:
         hyp = VARIANTS[a.variant].expect if a.variant in VARIANTS else None
         said = f": {hyp.why}" if hyp is not None and hyp.why else ""
         text += (f", not {backend(a.expected_backend)}, which the report's hypothesis for this variant (set before "
@@ -259,11 +262,27 @@ def _host_line(v: verdicts.Verdict) -> str:
         head = (f"For short calls in a Python loop the answer changes: {label(top.variant)} is the fastest per "
                 f"eager call ({us(top.eager.median)})")
         return head + (": " + "; ".join(parts) if parts else "") + ". The host's cost per call decides it."
+    lead = leaders_eager(v)
+    if lead:  # the pair compared is the tied leaders first, then the call the loop brings up to them (item 29)
+        return (f"For short calls in a Python loop, {lead}" + (
+            "; a call behind them on the GPU alone comes within the eager spread of the fastest (their 95% "
+            "intervals overlap): " + "; ".join(parts) if parts else "") + ".")
     if shrinks:
         return ("For short calls in a Python loop the lead shrinks into the spread: " + "; ".join(parts)
                 + ". The host's cost per call hides the GPU's difference.")
     return ("For short calls in a Python loop the order holds but cannot be told apart: " + "; ".join(parts)
             + ". The eager times spread so widely that their 95% intervals overlap.")
+
+
+def leaders_eager(v: verdicts.Verdict) -> str | None:
+    """Where calls share the first rank (within noise), their eager times side by side: the comparison a reader
+    expects before any call further down (review item 29)."""
+    f = v.fastest
+    near = [v.row(x) for x in v.near if v.row(x) is not None and v.row(x).eager is not None]
+    if not near or f.eager is None:
+        return None
+    return (f"the calls sharing the first rank take, per eager call: {label(f.variant)} {us(f.eager.median)}, "
+            + _join(f"{label(t.variant)} {us(t.eager.median)}" for t in near))
 
 
 def _why_line(v: verdicts.Verdict) -> str | None:
@@ -399,7 +418,9 @@ def _clause(reason: str, backend_name: str | None) -> str:
     # PyTorch's refusals open with "No available kernel. Aborting execution."; the clause naming the
     # backend says why.
     reason = advice_mod.reason_clause(reason, backend_name) or reason
-    return reason.split("\n")[0].removeprefix("not run: ").strip()
+    return wording.free_memory_words(reason.split("\n")[0].removeprefix("not run: ").strip())
+
+
 
 
 def short_reason(reason: str | None, backend_name: str | None = None) -> str:
@@ -584,6 +605,43 @@ def other_calls_line(v: verdicts.Verdict) -> list[str]:
             "first compiled variant there paid that process's first compile."]
 
 
+def same_kernel_line(v: verdicts.Verdict) -> str:
+    """Calls that run kernels of the same names share a rank; where their times are apart all the same (the
+    95% intervals do not overlap), the line says so: a name does not show the arguments (review item 15)."""
+    f = v.fastest
+    text = f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, a tie"
+    fs = v.spread(f)
+    apart = [(x, v.spread(v.row(x))) for x in v.same_kernel if v.spread(v.row(x)) is not None and fs is not None
+             and not verdicts.overlaps(fs, v.spread(v.row(x)))]
+    if apart:
+        text += (" by kernel names; their times differ all the same: " + _join(
+            f"{label(x)} takes {times(s.median / fs.median)} {label(f.variant)}'s time" for x, s in apart)
+            + ", the 95% intervals apart (a kernel's name does not show its arguments, a page table say)")
+    return text + "."
+
+
+def other_dtype_line(v: verdicts.Verdict) -> str | None:
+    """Where a scenario's calls that set their own inputs' dtype (FP8) lose to a call that does not: the fastest
+    is no FP8 kernel, and which FP8 calls were not measured (review item 13)."""
+    def own(x: str) -> str | None:
+        return VARIANTS[x].dtype if x in VARIANTS else None
+
+    if own(v.fastest.variant):
+        return None
+    ran = [t for t in v.rows if own(t.variant)]
+    unmeasured_ = [(x, r) for x, _, r in v.not_measured if own(x)]
+    if not ran and not unmeasured_:
+        return None
+    text = f"The fastest here, {label(v.fastest.variant)}, is not an FP8 call"
+    if ran:
+        text += ("; no FP8 kernel measured here beats it: " + _join(
+            f"{label(t.variant)} {us(v.spread(t).median)}" for t in ran if v.spread(t) is not None))
+    if unmeasured_:
+        text += "; not measured: " + _join(f"{label(x)} ({_bare(short_reason(r))})" if r else label(x)
+                                           for x, r in unmeasured_)
+    return text + "."
+
+
 def verdict(v: verdicts.Verdict) -> VerdictWords:
     f = v.fastest
     fs = v.spread(f)
@@ -598,9 +656,9 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
     lines += other_calls_line(v)
     lines += _sweep_gaps_line(v)
     lines += [x for x in (paged_line(v),) if x]
+    lines += [x for x in (other_dtype_line(v),) if x]
     if v.same_kernel:
-        lines.append(f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, "
-                     "a tie.")
+        lines.append(same_kernel_line(v))
     if v.auto is not None:
         lines.append(_auto_line(v))
     if v.host is not None and v.host.matters:
@@ -812,7 +870,10 @@ def _default_call(a: advice_mod.Advice) -> str:
 
 
 def _picks(a: advice_mod.Advice) -> str:
-    """What the default call ran where it ranks first, grouped by backend."""
+    """What the default call ran where it ranks first, grouped by backend; a default that pins its call: where it
+    is first, where within noise of whom, and where it is not first at a verdict's point (review items 5, 19)."""
+    if not a.default_is_auto:
+        return _ranks(a)
     first = [p for p in a.picks if p.outcome != "slower"]
     if not first:
         return ""
@@ -836,6 +897,98 @@ def _picks(a: advice_mod.Advice) -> str:
         parts.append(text)
     lead = "It already " if a.default_is_auto else "It "
     return lead + "; it ".join(parts) + "."
+
+
+# The workloads of the default's own claims, apart where SCENARIO_WORDS reads two as one ("prefill")
+PLACE_WORDS = {"article": "the article's shape", "gqa-prefill": "prefill with grouped-query attention",
+               "decode-kernels": "the decode kernels compared"}
+
+
+def _place_of(scenario: str, mode: str) -> str:
+    if mode == "train":
+        return "training" if scenario != "deterministic-backward" else SCENARIO_WORDS[scenario]
+    return PLACE_WORDS.get(scenario) or SCENARIO_WORDS.get(scenario, scenario)
+
+
+def other_dtype_clause(a: advice_mod.Advice, scenario: str) -> str:
+    """Where the default ranks first in a scenario of FP8 calls while itself not FP8: it is no FP8 kernel, and
+    which FP8 calls were not measured, and why (review item 13)."""
+    got = next((x for x in a.other_dtype if x[0] == scenario), None)
+    if got is None:
+        return ""
+    _, dtype, _, missing_ = got
+    text = f"as a {DTYPE_WORDS.get(dtype, dtype) or 'wider'} call (no FP8 kernel measured there beats it"
+    if missing_:
+        text += ", and " + _join(f"{label(x)} was not measured: {_bare(short_reason(r))}" if r else
+                                 f"{label(x)} was not measured" for x, r in missing_)
+    return text + ")"
+
+
+def _bare(reason: str) -> str:
+    """A reason without its exception's type and final stop, to sit inside a sentence."""
+    head, sep, rest = reason.partition(": ")
+    return (rest if sep and head.endswith(("Error", "Exception")) else reason).rstrip(".")
+
+
+def _places(picks) -> str:
+    ordered = sorted(picks, key=lambda p: p.mode == "train")
+    return _join(dict.fromkeys(_place_of(p.scenario, p.mode) for p in ordered))
+
+
+def _ranks(a: advice_mod.Advice) -> str:
+    """A pinned default's standing at each verdict's point: first, within noise of a named call (the tie placed
+    with its workloads), or not first, with who is faster there and by how much."""
+    first = [p for p in a.picks if p.outcome == "fastest"]
+    noise = [p for p in a.picks if p.outcome == "within noise"]
+    told = {(e.scenario, e.mode) for e in a.exceptions}
+    slower = [p for p in a.picks if p.outcome == "slower" and (p.scenario, p.mode) not in told]
+    parts = []
+    odd = [p for p in first if other_dtype_clause(a, p.scenario)]
+    first = [p for p in first if p not in odd]
+    if first:
+        parts.append(f"It ranks first at the verdict's point for {_places(first)}")
+    parts += [f"{'it' if parts else 'It'} ranks first for {_place_of(p.scenario, p.mode)} "
+              f"{other_dtype_clause(a, p.scenario)}" for p in odd]
+    by: dict = {}
+    for p in noise:
+        by.setdefault(p.fastest, []).append(p)
+    for x, ps in by.items():
+        parts.append(f"{'it' if parts else 'It'} is within noise of {label(x)} for {_places(ps)}")
+    text = "; ".join(parts) + ("." if parts else "")
+    if slower:
+        text += (" It is not first at the verdict's point for " + _join(
+            f"{_place_of(p.scenario, p.mode)} ({label(p.fastest)} is {times(p.ratio)} faster)" for p in slower) + ".")
+    return text.strip()
+
+
+def _k(n: int) -> str:
+    return f"{n // 1024}k" if n % 1024 == 0 and n >= 1024 else f"{n:,}"
+
+
+def behind_line(a: advice_mod.Advice) -> str | None:
+    """The sweep points past the verdicts' where another call is decidedly faster than the default (intervals
+    apart), with the clocks they ran at: the default's claims hold at the verdicts' points only."""
+    rest = [b for b in a.behind_at if not b.at_verdict]
+    if not rest:
+        return None
+    groups: dict = {}
+    for b in rest:
+        groups.setdefault((b.scenario, b.mode, b.fastest), []).append(b)
+    parts = []
+    for (sc, mode, x), bs in groups.items():
+        unit = " keys" if bs[0].q_len == 1 else " tokens"
+        sizes = _join((_k(b.kv_len) if b.q_len in (1, b.kv_len) else f"{b.q_len:,} × {_k(b.kv_len)}") + unit
+                      + (f" (head dim {b.head_dim})" if b.head_dim else "") for b in bs)
+        lo, hi = min(b.ratio for b in bs), max(b.ratio for b in bs)
+        ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
+        text = f"{_place_of(sc, mode)} at {sizes}: {label(x)} {ratio} faster"
+        clocks_ = [(b.default_mhz, b.fastest_mhz) for b in bs if b.default_mhz and b.fastest_mhz]
+        if clocks_ and any(abs(d - f) >= 1 for d, f in clocks_):
+            text += (f" as run ({short_label(a.default)} at " + _join(f"{d:.0f}" for d, _ in clocks_)
+                     + " MHz against " + _join(f"{f:.0f}" for _, f in clocks_) + " MHz)")
+        parts.append(text)
+    return (f"Past the verdicts' points, {label(a.default)} is not first at every size: " + "; ".join(parts)
+            + " (the 95% intervals apart; each size on its scenario page).")
 
 
 DTYPE_WORDS = {"fp8_e4m3": "float8 e4m3", "fp8_e5m2": "float8 e5m2"}
@@ -876,7 +1029,7 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
         if e.between:
             text += ("; calls given the mask's structure rather than a dense mask are closer: " + _join(
                 f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}" for x, r in e.between))
-    text += "."
+    text += "." + reversed_line(a, e)
     if e.mask_build_s is not None and e.call_ms:
         text += (f" Its block mask took {us(e.mask_build_s * 1e3)} to build, against {us(e.call_ms)} a call: build "
                  "it once per mask and reuse it" + ("; built for every call, it would cost more than the call itself"
@@ -894,6 +1047,25 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     return text
 
 
+def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
+    """Where the exception's own scenario, at other sizes, turns the other way (review item 12): the sizes where
+    the default is decidedly faster, with both times."""
+    if not e.reversed_at:
+        return ""
+    by: dict = {}
+    for q, kv, d, x in e.reversed_at:
+        by.setdefault(q, []).append((kv, d, x))
+    parts = []
+    for q, rows in by.items():
+        lo, hi = min(x / d for _, d, x in rows), max(x / d for _, d, x in rows)
+        ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
+        what = f"{q:,}-query chunks" if q > 1 else "single queries"
+        parts.append(f"with {what} {short_label(a.default)} is {ratio} faster (" + _join(
+            f"{us(d)} against {us(x)} at {_k(kv)} keys" for kv, d, x in rows) + ")")
+    size = f"{e.q_len:,}-query chunks" if e.q_len else "the verdict's point"
+    return f" This holds for {size}: {'; '.join(parts)}; use {short_label(a.default)} there."
+
+
 def _startup(a: advice_mod.Advice) -> str | None:
     s = a.startup
     if s is None:
@@ -904,11 +1076,15 @@ def _startup(a: advice_mod.Advice) -> str | None:
     if decl is not None and decl.compiled and not s.backend:
         # A call compiled per configuration (FA4's CuTe DSL): its first call is a compile at that shape, not a
         # one-time start-up
-        text = (f"Expect a compile at each new configuration, not a one-time start-up: {label(s.variant)} is "
-                f"compiled on its first call, which took {s.first_call_s:.2f} s at the article's shape ({who} first "
-                f"call of it)")
+        text = (f"{label(s.variant)} is compiled on its first call, which took {s.first_call_s:.2f} s at the "
+                f"article's shape ({who} first call of it)")
         if s.later_first_call_s is not None:
             text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
+        # measured at one shape: whether another configuration or length compiles again is not (review item 22)
+        if s.lengths_status != "ok":
+            text += ("; that was measured at the article's shape only: whether a new configuration or new lengths "
+                     "compile again was not measured" + (f" (the dynamic-lengths runs: {s.lengths_status})"
+                                                         if s.lengths_status else ""))
         return text + "."
     text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call"
     if s.backend:  # the variant beside its backend; a call that pins none is named by its variant already
@@ -1028,6 +1204,8 @@ def lengths_line(a: advice_mod.Advice) -> str | None:
     if x.switch is not None:
         name, effect, detail = x.switch
         text += f" {name}=1: {effect or 'not measured'}" + (f" ({detail})" if detail else "") + "."
+        if x.switch_steady is not None:
+            text += wording_dynamic.steady_change(*x.switch_steady)
     return text
 
 
@@ -1080,7 +1258,7 @@ def advice(a: advice_mod.Advice) -> AdviceWords:
     loop = " ".join(x for x in (_host(a), _loops(a)) if x) or None
     if loop:
         loop += " A CUDA graph, or more work per call, keeps the GPU fed."
-    for extra in (_determinism(a), lengths_line(a), _startup(a), loop):
+    for extra in (behind_line(a), _determinism(a), lengths_line(a), _startup(a), loop):
         if extra:
             lines.append(extra)
     if a.device != "cuda":

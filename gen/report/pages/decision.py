@@ -127,16 +127,9 @@ def table_rows(ls) -> list[dict]:
         first = [v for v, _ in mine if v.rank(a.default) == 1]
         noise = [v for v in first if v.fastest.variant != a.default and a.default not in v.same_kernel]
         behind = [v for v, _ in mine if v.rank(a.default) != 1]
-        cond = f"ranks first in {len(first)} of {len(mine)}"
-        if noise:
-            cond += (f"; within noise of {join_and(dict.fromkeys(fmt.label_of(v.fastest.variant) for v in noise))}"
-                     f" in {len(noise)}")
-        if behind:
-            worst = max(v.spread(v.fastest) and _gain(v, v.fastest.variant, a.default) or 1.0 for v in behind)
-            cond += (f"; elsewhere at most {words.times(worst)} behind the fastest "
-                     f"(under the {rules.ADVICE_MIN_GAIN:g}× line)")
+        cond = _standing(ls, a, mine, first, noise, behind)
         gain = "same call" if a.default == auto else _gains(
-            [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None])
+            [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]) + _gain_note(ls, a, mine, auto)
         # the reader's words for the workloads (SCENARIO_WORDS: several scenarios read as "prefill"), inference first
         reader = dict.fromkeys(_reader(ls, v) for v, _ in sorted(mine, key=lambda x: x[0].mode == Mode.TRAIN))
         out.append(dict(workload=join_and(reader) if exceptions else f"every workload measured: {join_and(reader)}",
@@ -157,6 +150,50 @@ def table_rows(ls) -> list[dict]:
         out.append(dict(workload=_workload(v.scenario, v.mode, _title(ls, v.scenario)), call=fmt.label_of(rec),
                         variant=rec, gain=gain, condition=cond + "."))
     return out
+
+
+def _names(ls, vs) -> str:
+    """Workloads by title, mid-sentence (a title's capital dropped where the next letter is small)."""
+    def low(t: str) -> str:
+        return t[0].lower() + t[1:] if len(t) > 1 and t[1].islower() else t
+    return join_and(dict.fromkeys(low(_workload(v.scenario, v.mode, _title(ls, v.scenario))) for v in vs))
+
+
+def _gain_note(ls, a, mine, auto: str) -> str:
+    """What the default row's gain range is against (review item 16): SDPA given a dense mask where it was,
+    and the workloads where the gain is under 1× (the default is slower there)."""
+    dense = [v for v, _ in mine if advice.dense_mask_at(ls, v, auto)]
+    loss = [v for v, _ in mine if (g := _gain(v, a.default, auto)) is not None and g < 1]
+    parts = []
+    if dense:
+        parts.append(f"against SDPA given a dense boolean mask in {_names(ls, dense)}, scoring every pair")
+    if loss:
+        parts.append(f"under 1×: slower than SDPA, in {_names(ls, loss)}")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def _standing(ls, a, mine, first, noise, behind) -> str:
+    """The default row's condition with every workload named (review item 28): first outright, first on the
+    same kernels as another call, within noise of a named call, behind (by how much, under the exception line)."""
+    def names(vs) -> str:
+        return _names(ls, vs)
+
+    alone = [v for v in first if v not in noise and not v.same_kernel and not v.near]
+    shared = [v for v in first if v not in noise and v not in alone]
+    parts = [f"ranks first in {len(first)} of {len(mine)} workloads"]
+    if alone:
+        parts.append(f"outright in {names(alone)}")
+    if shared:
+        parts.append(f"sharing the first rank in {names(shared)}")
+    by: dict = {}
+    for v in noise:
+        by.setdefault(fmt.label_of(v.fastest.variant), []).append(v)
+    parts += [f"within noise of {x} in {names(vs)}" for x, vs in by.items()]
+    for v in behind:
+        g = _gain(v, v.fastest.variant, a.default)
+        parts.append(f"behind in {names([v])} ({fmt.label_of(v.fastest.variant)} "
+                     + (f"{words.times(g)} faster, " if g else "") + f"under the {rules.ADVICE_MIN_GAIN:g}× line)")
+    return "; ".join(parts)
 
 
 def facts(ls) -> dict | None:
