@@ -251,7 +251,8 @@ def _host_line(v: verdicts.Verdict) -> str:
         gpu_ratio = t.gpu_only.median / f.gpu_only.median
         shrinks = shrinks and t.eager.median / f.eager.median < gpu_ratio
         parts.append(f"{label(x)} takes {us(t.eager.median)} per eager call against {us(f.eager.median)} for "
-                     f"{label(f.variant)} ({times(gpu_ratio)} its time on the GPU alone)")
+                     f"{label(f.variant)} (on the GPU alone {label(x)} takes {times(gpu_ratio)} "
+                     f"{label(f.variant)}'s time)")
     if h.changes_answer:
         top = v.row(h.eager_fastest)
         head = (f"For short calls in a Python loop the answer changes: {label(top.variant)} is the fastest per "
@@ -913,12 +914,37 @@ HOST_SPEED_LEAD = ("Whether a Python loop waits on the host is a property of the
                    "what this capture's host gave")
 
 
-def on_this_host(ratio: float | None, ci: tuple[float, float] | None) -> str:
+def host_not_the_gap(ratio: float | None, ci: tuple[float, float] | None, host_cost_ms: float | None,
+                     gpu_ms: float | None) -> str | None:
+    """Where the loop reads at or above the host-bound line but the host dispatches faster than the GPU runs
+    the call (rules.host_under_gpu): the gap as measured, and that the host is not its cause; None elsewhere."""
+    line = rules.HOST_BOUND_EAGER_RATIO
+    straddles = ci is not None and ci[0] < line <= ci[1]
+    if ratio is None or not rules.host_under_gpu(host_cost_ms, gpu_ms) or not (straddles or ratio >= line):
+        return None
+    host, gpu = usec(host_cost_ms), us(gpu_ms)
+    if straddles and rules.host_well_under_gpu(host_cost_ms, gpu_ms):
+        return (f"not host-bound (the host's {host} a call against {gpu} of GPU time); the eager loop's "
+                f"{times(ci[0])} to {times(ci[1])} its GPU-only time is not the host's")
+    if not straddles and rules.host_far_under_gpu(host_cost_ms, gpu_ms):
+        return (f"its eager call takes {times(ratio)} the GPU-only time: the kernels ran slower in the eager loop "
+                f"than the GPU-only time shows; the host, at {host} a call against {gpu} of GPU time, does not "
+                "explain it")
+    return (f"the eager loop took {times(ratio)} the GPU-only time, though the host's cost ({host}) is under the "
+            f"GPU time ({gpu}); the cause of the gap is not established")
+
+
+def on_this_host(ratio: float | None, ci: tuple[float, float] | None, host_cost_ms: float | None = None,
+                 gpu_ms: float | None = None) -> str:
     """What this capture's loop saw, as measured: host-bound on this host, not, or at the line where the
-    ratio's interval reaches across it. Never "within noise": a ratio clear of the line is its answer here."""
+    ratio's interval reaches across it. Never "within noise": a ratio clear of the line is its answer here.
+    Never "waited for this host" where the host is faster than the GPU (host_not_the_gap)."""
     line = rules.HOST_BOUND_EAGER_RATIO
     if ratio is None:
         return "no eager time"
+    not_host = host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms)
+    if not_host:
+        return not_host
     if ci is not None and ci[0] < line <= ci[1]:
         return f"at the {times(line)} line behind this host ({times(ci[0])} to {times(ci[1])} its GPU-only time)"
     state = "a loop waited for this host" if ratio >= line else "the GPU stayed busy behind this host"
@@ -929,10 +955,12 @@ def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: s
                      host_cost_ms: float | None, gpu_ms: float | None, host_ref_ms: float | None = None) -> str:
     """The eager/GPU-only ratio as measured, what it makes of this capture's host, and the crossover
     (host_crossover): whether a loop waits is a property of the host, so the host's numbers stand beside it."""
-    text = on_this_host(ratio, ci)
+    text = on_this_host(ratio, ci, host_cost_ms, gpu_ms)
     if why == "same kernels":
         text += "; a variant running the same kernels came out otherwise"
-    cross = host_crossover(gpu_ms, host_cost_ms, host_ref_ms)
+    # where the host's cost is already set against the GPU time, the crossover would say it twice
+    cross = None if host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms) else \
+        host_crossover(gpu_ms, host_cost_ms, host_ref_ms)
     return text + (f"; {cross}" if cross else "")
 
 
@@ -1022,8 +1050,10 @@ def _host(a: advice_mod.Advice) -> str | None:
     if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
         return None
     # The first screen's short form of the verdict's host line: what this host saw, and the crossover.
-    text = f"In short calls at the article's shape, {on_this_host(a.host_ratio, a.host_ratio_ci)}"
-    cross = host_crossover(a.host_gpu_ms, a.host_cost_ms, a.host_ref_ms)
+    text = ("In short calls at the article's shape, "
+            f"{on_this_host(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms)}")
+    cross = None if host_not_the_gap(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms) else \
+        host_crossover(a.host_gpu_ms, a.host_cost_ms, a.host_ref_ms)
     return text + (f": {cross}" if cross else "") + "."
 
 
@@ -1035,7 +1065,7 @@ def _loops(a: advice_mod.Advice) -> str | None:
                rules.NO: "not host-bound by the host's own cost"}
     parts = [f"{SCENARIO_WORDS.get(sc, sc)}, {r:.2f}× its GPU-only time (at least {lo:.2f}×; "
              f"{outcome.get(o, 'undecided')})" for sc, r, (lo, _), o in a.loops]
-    return f"A loop waited longer in {'; '.join(parts)}."
+    return f"A loop also waited in {'; '.join(parts)}."
 
 
 def advice(a: advice_mod.Advice) -> AdviceWords:
