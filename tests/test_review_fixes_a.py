@@ -125,3 +125,29 @@ def test_closed_gap_parenthetical_names_both_variants(lead):
     x = v.host.closed[0]
     ratio = v.row(x).gpu_only.median / v.fastest.gpu_only.median
     assert f"takes {ratio:.2f}× " in text
+
+
+# --------------------------------------------------------------------------- item 7: the ceiling at the points' clock
+
+
+def test_points_above_a_throttled_matmul_ceiling_are_set_at_their_clock(lead):
+    from gen.analysis import scaling, values
+    from gen.analysis import scenarios as sa
+    from gen.report import wording_scenarios as ws
+    ceil, mhz = sa.ceilings(lead), scaling.matmul_clock(lead)
+    assert mhz is not None and mhz < 1500  # the lead set's ceiling ran throttled
+    rows = values.rows(sa.point_frame(lead, "gqa-prefill"))
+    at = sa.above_matmul_at_clock(rows, ceil, mhz)
+    assert at["n"] >= 1 and at["within_at_clock"] == at["n"] and at["pct_hi"] <= 100
+    text = ws.above_roof(sa.above_roof(None, ceil, rows), None, None, None, at)
+    assert "a kernel can pass it" not in text and f"{mhz:.0f} MHz" in text and "own clock" in text
+    # without clocks the words still never claim a kernel passes the tensor cores
+    assert "a kernel can pass it" not in ws.above_roof(sa.above_roof(None, ceil, rows))
+
+
+def test_findings_share_of_the_ceiling_at_the_calls_clock(lead):
+    from gen.analysis import lessons
+    x = lessons.flash_occupancy(lead)
+    text = words._on_chip_clause(x)
+    share = 100 * x.tflops / x.ceiling_at_clock_tflops
+    assert x.ceiling_mhz < x.sm_clock_mhz and f"about {share:.0f}% of it scaled to the {x.sm_clock_mhz:.0f} MHz" in text

@@ -390,6 +390,32 @@ def above_roof(points: pd.DataFrame | None, ceil: dict | None, rows: list[dict] 
                 if over else None)
 
 
+def above_matmul_at_clock(rows: list[dict], ceil: dict | None, ceiling_mhz: float | None) -> dict | None:
+    """The bf16 points whose rate passes the matmul ceiling as measured (the roofline's unscaled line) and
+    what they read against it at their own SM clock (pct_of_matmul: scaling.matmul_at): n, how many stay
+    within it there (at most 100% + rules.TIME_FLOOR_PCT), the range of their share and of their clocks,
+    and the clock the ceiling was measured at. A ceiling measured at a lower clock sits below points that
+    ran faster without their passing it. None where no point passes the unscaled line."""
+    if ceil is None or not rows:
+        return None
+    over = []
+    for r in rows:
+        fp8 = not missing(r.get("dtype")) and str(r.get("dtype")).startswith("fp8")
+        ms = r.get("gpu_only_ms")
+        if fp8 or r.get("status") != schema.Status.OK or missing(ms) or bool(r.get("wrong")) is True:
+            continue
+        if tflops_at(r["flops"], ms) > ceil["matmul_tflops"]:
+            over.append(r)
+    if not over:
+        return None
+    pct = [r["pct_of_matmul"] for r in over if not missing(r.get("pct_of_matmul"))]
+    mhz = [r["sm_clock_mhz"] for r in over if not missing(r.get("sm_clock_mhz"))]
+    within = sum(p <= 100.0 + rules.TIME_FLOOR_PCT for p in pct)
+    return dict(n=len(over), within_at_clock=within if len(pct) == len(over) else 0,
+                pct_lo=min(pct) if pct else None, pct_hi=max(pct) if pct else None,
+                mhz_lo=min(mhz) if mhz else None, mhz_hi=max(mhz) if mhz else None, ceiling_mhz=ceiling_mhz)
+
+
 def _ranked(points: pd.DataFrame) -> pd.DataFrame:
     """Rows that may win: ran, timed, and answered right (rules.wrong_answer)."""
     wrong = points["wrong"].fillna(False).astype(bool) if "wrong" in points else False

@@ -68,7 +68,7 @@ def roof_line(ceil: dict | None) -> str:
 
 
 def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_bytes: float | None = None,
-               best_tbps: float | None = None) -> str | None:
+               best_tbps: float | None = None, at_clock: dict | None = None) -> str | None:
     """Why points lie above a roofline (scaling.above_roof), or None when none does. With a
     read-only ceiling, `read_bytes` is what its sum read and `best_tbps` the points' best TB/s
     (their share of the datasheet's bandwidth is given beside it)."""
@@ -96,9 +96,29 @@ def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_b
         if sheet is not None:
             text += f" The datasheet's {sheet.hbm_tbps:g} TB/s is the bound no kernel passes."
     if a["compute"]:
-        text += (f" {a['compute']} {'sits' if a['compute'] == 1 else 'sit'} above the matmul ceiling, one large "
-                 "matrix product's measured rate: a kernel can pass it.")
+        text += " " + (matmul_over_words(a["compute"], at_clock) or (
+            f"{a['compute']} {'sits' if a['compute'] == 1 else 'sit'} above the matmul ceiling, one large "
+            "matrix product's measured rate, not the tensor cores' peak."))
     return text
+
+
+def matmul_over_words(n: int, at: dict | None) -> str | None:
+    """Points above the unscaled matmul line (scenarios.above_matmul_at_clock), set against the ceiling at
+    their own clock; None where the clocks are not known."""
+    if not at or at.get("ceiling_mhz") is None or at.get("pct_lo") is None or at.get("mhz_lo") is None:
+        return None
+    verb = "sits" if n == 1 else "sit"
+    clocks = (f"{at['mhz_lo']:.0f} MHz" if round(at["mhz_lo"]) == round(at["mhz_hi"])
+              else f"{at['mhz_lo']:.0f}–{at['mhz_hi']:.0f} MHz")
+    share = (f"{at['pct_lo']:.0f}%" if round(at["pct_lo"]) == round(at["pct_hi"])
+             else f"{at['pct_lo']:.0f}–{at['pct_hi']:.0f}%")
+    if at["within_at_clock"] == at["n"]:
+        return (f"{n} {verb} above the unscaled matmul line only because the matmul ceiling ran at "
+                f"{at['ceiling_mhz']:.0f} MHz; "
+                + (f"at its own clock ({clocks}) it sits" if n == 1 else f"at the points' own clocks ({clocks}) all sit")
+                + f" at {share} of it.")
+    return (f"{n} {verb} above the matmul ceiling (measured at {at['ceiling_mhz']:.0f} MHz), {share} of it even "
+            f"at the points' own clocks ({clocks}): one matrix product's rate is not the tensor cores' peak.")
 
 
 def _gib(n: float) -> str:

@@ -1242,9 +1242,19 @@ def _on_chip_clause(x: lessons.FlashOccupancy) -> str:
         text += f" Measured: {x.tflops:.0f} TFLOP/s ({flops.FLOP_CONVENTION})"
         if x.ceiling_tflops:
             text += (f", {100 * x.tflops / x.ceiling_tflops:.0f}% of the {x.ceiling_tflops:.0f} TFLOP/s a large bf16 "
-                     "matrix product reached on this GPU (2·M·N·K)")
+                     "matrix product reached on this GPU (2·M·N·K)") + _ceiling_clock_clause(x)
         text += "."
     return text
+
+
+def _ceiling_clock_clause(x: lessons.FlashOccupancy) -> str:
+    """The ceiling's share at the call's own clock, where the two clocks differ (review item 7)."""
+    at, cm, m = getattr(x, "ceiling_at_clock_tflops", None), getattr(x, "ceiling_mhz", None), \
+        getattr(x, "sm_clock_mhz", None)
+    if not at or not cm or not m or round(cm) == round(m):
+        return ""
+    return (f" at {cm:.0f} MHz (about {100 * x.tflops / at:.0f}% of it scaled to the {m:.0f} MHz this call "
+            "ran at)")
 
 
 def _counters_clause(c: dict | None) -> str:

@@ -229,7 +229,7 @@ def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, s
 
 
 def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str, command: str,
-            rows: list[dict]) -> list[dict]:
+            rows: list[dict], matmul_mhz: float | None = None) -> list[dict]:
     """Per head dim (the scenario's own first): the time and rate charts; then one roofline. `rows`:
     records of the point frame; `pts`: a function that makes the frame (the charts make it only where
     a chart's shape is new to the process or the rows do not fill it)."""
@@ -264,7 +264,8 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     if ceil and dims:
         out.append(dict(roof_line=words.roof_line(ceil),
                         above_roof=words.above_roof(sa.above_roof(None, ceil, rows), sheet,
-                                                    ceil.get("read_bytes"), _best_tbps(rows)),
+                                                    ceil.get("read_bytes"), _best_tbps(rows),
+                                                    sa.above_matmul_at_clock(rows, ceil, matmul_mhz)),
                         roofline=chart_div(charts.scenario_roofline_spec(
                             pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X, rows),
                             f"roofline, {name}", command)))
@@ -368,7 +369,8 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     ceil = sa.ceilings(ls)
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     ch = _charts(pts, anchors, figure, ceil, sheet, words.length_axis(decode), name,
-                 summary_command(ls.name, scenario=name), point_rows) if gpu else []
+                 summary_command(ls.name, scenario=name), point_rows,
+                 scaling.matmul_clock(ls) if ceil else None) if gpu else []
     show_dim = len({r["head_dim"] for r in point_rows}) > 1
     pages = {r.variant: fmt.set_variant_page(ls.name, r.variant) for r in ls.rs.runs}
     modes = []
