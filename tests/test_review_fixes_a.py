@@ -151,3 +151,31 @@ def test_findings_share_of_the_ceiling_at_the_calls_clock(lead):
     text = words._on_chip_clause(x)
     share = 100 * x.tflops / x.ceiling_at_clock_tflops
     assert x.ceiling_mhz < x.sm_clock_mhz and f"about {share:.0f}% of it scaled to the {x.sm_clock_mhz:.0f} MHz" in text
+
+
+# --------------------------------------------------------------------------- items 10, 11: equal clock and the window's clock
+
+
+def test_equal_clock_only_where_compute_bound(lead):
+    from gen.analysis import scenarios as sa
+    from gen.analysis import summary, values
+    assert sa.FIGURE_TBPS == rules.MEMORY_BOUND_FIGURE
+    assert rules.equal_clock_applies(sa.FIGURE_TFLOPS) and not rules.equal_clock_applies(sa.FIGURE_TBPS)
+    decode = verdicts.verdict(lead, "decode", "inference")
+    assert decode.memory_bound and all(t.at_ref_ms is None for t in decode.rows)
+    text = words.ranked_by(decode)
+    assert "equal clock does not apply" in text and words.equal_clock_line(decode) is None
+    # the table cells and the summary JSON agree: no equal-clock time at a decode point
+    row = next(r for r in values.rows(sa.point_frame(lead, "decode")) if r["status"] == "ok")
+    cell = words.conditions_cell(row, lead.rs.environment.ref_mhz)
+    assert "(equal clock)" not in cell and "does not apply" in cell
+    assert all(r["gpu_only_ms_at_ref_clock"] is None for r in summary.scenario_rows(lead, "decode"))
+    # a compute-bound point keeps its equal-clock time
+    gqa = verdicts.verdict(lead, "gqa-prefill", "inference")
+    assert not gqa.memory_bound and any(t.at_ref_ms is not None for t in gqa.rows)
+
+
+def test_the_window_clock_is_not_called_the_kernels_own():
+    assert "its own power draw left the GPU" not in words.VERDICT_RULE
+    assert "variants timed just before it" in words.VERDICT_RULE and "variants timed just before it" in \
+        words.AS_RUN_CLOCK

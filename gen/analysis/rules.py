@@ -209,6 +209,20 @@ POWER_AT_LIMIT_PCT = 95.0
 SUSTAINED_WINDOW_S = 2.0
 
 
+# Equal clock (a time × its SM clock / the reference clock) holds only for a kernel bound by its SMs (the
+# tensor cores take the same cycles at any clock). HBM bandwidth does not follow the SM clock: a point judged
+# by the bytes it moves (its scenario's figure is TB/s: decode reads the KV cache once, far left of the
+# ridge point) keeps its as-run time, and equal clock does not apply to it. Scaled anyway, FA4's decode at
+# 64k on the H100 (0.711 ms at 1802 MHz) would read 0.647 ms "at 1980 MHz", 3.32 TB/s: above the measured
+# read ceiling (3.08 TB/s) and at the datasheet's 3.35.
+MEMORY_BOUND_FIGURE = "tbps"
+
+
+def equal_clock_applies(figure: str | None) -> bool:
+    """Scaling a time by the SM clock applies to the point: its figure is not MEMORY_BOUND_FIGURE."""
+    return figure != MEMORY_BOUND_FIGURE
+
+
 def at_power_limit(power_w: float | None, limit_w: float | None) -> bool:
     """The window's mean power reached POWER_AT_LIMIT_PCT of the enforced limit."""
     return not (missing(power_w) or missing(limit_w)) and bool(limit_w) and \

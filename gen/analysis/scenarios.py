@@ -52,7 +52,7 @@ score_pairs, flops, io_bytes = flops_mod.score_pairs, flops_mod.flops, flops_mod
 SAME_AS_OURS = frozenset({anchors.FA3_CONVENTION})
 
 FIGURE_TFLOPS = "tflops"
-FIGURE_TBPS = "tbps"
+FIGURE_TBPS = rules.MEMORY_BOUND_FIGURE  # (rules.equal_clock_applies reads it)
 CEILING_MATMUL = "matmul"
 CEILING_COPY = "copy"
 CEILING_READ = "read"  # schema 3: a read-only pass; decode, which almost only reads, is set against it

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from gen.analysis import clocks, counters, tables, timings
+from gen.analysis import clocks, counters, rules, tables, timings
 from gen.analysis.values import integer, number, text_table
 from gen.model import layout, output, schema
 
@@ -88,9 +88,11 @@ CONDITION_FIELDS = ["sm_clock_mhz", "sm_clock_min_mhz", "power_w", "temp_c", "te
                     "ceiling"]
 
 
-def _equal_clock(row: dict, ref: float | None) -> dict:
-    """The equal-clock fields of a row that holds gpu_only_ms and sm_clock_mhz (and power_w)."""
-    at = clocks.at_ref_clock(row.get("gpu_only_ms"), row.get("sm_clock_mhz"), ref)
+def _equal_clock(row: dict, ref: float | None, figure: str | None = None) -> dict:
+    """The equal-clock fields of a row that holds gpu_only_ms and sm_clock_mhz (and power_w); no equal-clock
+    time at a point it does not apply to (rules.equal_clock_applies: a memory-bound point)."""
+    at = clocks.at_ref_clock(row.get("gpu_only_ms"), row.get("sm_clock_mhz"), ref) \
+        if rules.equal_clock_applies(figure) else None
     return dict(gpu_only_ms_at_ref_clock=None if at is None else round(at, 6), ref_mhz=ref,
                 power_w=row.get("power_w"))
 
@@ -111,7 +113,7 @@ def scenario_rows(ls: tables.LoadedSet, scenario: str) -> list[dict]:
         point = next((p.point for p in recs if p.variant == r["variant"] and p.mode == r["mode"]
                       and all(getattr(p.point, k) == row["point"][k] for k in row["point"])), None)
         row.update(_extra(ls, by_key.get((r["variant"], r["mode"], point))))
-        row.update(_equal_clock(row, clocks.ref_mhz(ls.rs.environment)))
+        row.update(_equal_clock(row, clocks.ref_mhz(ls.rs.environment), r.get("figure")))
     return rows
 
 

@@ -160,8 +160,10 @@ VERDICT_RULE = (
     "Each set's verdict, on the home page and atop its page, is made by one rule from the data: variants rank by "
     "their median GPU-only time as run (CUDA-graph replay, or the kernel sum of the profiled calls where a set has no "
     "graph timing; a set without GPU times ranks by eager, then host time): what a user gets, each kernel at the SM "
-    "clock its own power draw left the GPU. Beside each time stand the SM clock and board power it ran at and its "
-    "time at equal clock (the set's reference clock), which ranks the kernels by their efficiency; where the two "
+    "clock NVML sampled during its window, which also reflects the variants timed just before it. Beside each time "
+    "stand the SM clock and board power it ran at and, at a compute-bound point, its time at equal clock (the set's "
+    "reference clock), which ranks the kernels by their efficiency (a memory-bound point, judged in TB/s, keeps its "
+    "as-run time: HBM bandwidth does not follow the SM clock); where the two "
     "orders differ, the verdict names the pair and who paid for reaching the power limit. Each median carries its 95% interval, "
     f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
     "much). A variant's rank is one more than the number of variants decidedly faster than it (their interval "
@@ -489,13 +491,23 @@ def _headline(v: verdicts.Verdict) -> str:
     return head
 
 
+# What a window's clock is (review item 11): rounds are two graph replays (about 25 ms) interleaved among
+# variants, and NVML's power is a one-second average, so a window's clock also reflects its neighbours' draw.
+AS_RUN_CLOCK = ("each kernel at the SM clock NVML sampled during its window, which also reflects the variants timed "
+                "just before it")
+MEMORY_BOUND_CLOCK = (": this point is memory-bound (judged in TB/s), and HBM bandwidth does not follow the SM clock, "
+                      "so equal clock does not apply: each time stands as run.")
+
+
 def ranked_by(v: verdicts.Verdict) -> str:
     """Which of the two times ranks, and why: the as-run time (what a user gets), with the equal-clock time
     beside it where the set has a reference clock."""
     text = f"Ranked by the as-run {METHOD.get(v.method, v.method)}"
+    if v.ref_mhz is not None and getattr(v, "memory_bound", False):
+        return text + MEMORY_BOUND_CLOCK
     if v.ref_mhz is None or not v.equal_clock_order:
         return text + "."
-    return (text + ": what a user gets, each kernel at the SM clock its own power draw left the GPU. The time at "
+    return (text + f": what a user gets, {AS_RUN_CLOCK}. The time at "
             f"equal clock ({v.ref_mhz:.0f} MHz, the GPU's maximum: the time × its clock / {v.ref_mhz:.0f}) ranks "
             "the kernels by their efficiency instead.")
 
@@ -538,8 +550,8 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
     more = len(v.clock_flips) - MAX_FLIPS
     text += (". At equal clock the order differs: " + "; ".join(parts)
              + (f"; and {more} more pair{'s' if more != 1 else ''}" if more > 0 else "")
-             + ". A kernel that slows the GPU's clock with its own power draw pays for it in the as-run time, "
-               "which is what a user gets; the equal-clock order is the kernels' efficiency.")
+             + ". The as-run time is what a user gets, at the clock of its window (which also reflects the "
+               "variants timed just before it); the equal-clock order is the kernels' efficiency.")
     return text
 
 
@@ -612,10 +624,23 @@ def conditions_cell(r, ref_mhz: float | None = None) -> str:
         parts.append(f"{'≈' if lag else ''}{r['power_w']:.0f} W")
     if not missing(r.get("temp_c")):
         parts.append(f"{r['temp_c']:.0f} °C")
-    at = clocks.at_ref_clock(r.get("gpu_only_ms"), mhz, ref_mhz)
+    at = _equal_clock_ms(r, mhz, ref_mhz)
     if at is not None:
         parts.append(f"{at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)")
+    elif ref_mhz is not None and not rules.equal_clock_applies(r.get("figure")):
+        parts.append(NO_EQUAL_CLOCK)
     return " · ".join(parts)
+
+
+NO_EQUAL_CLOCK = "as run (memory-bound: equal clock does not apply)"
+
+
+def _equal_clock_ms(r, mhz, ref_mhz) -> float | None:
+    """A row's time at equal clock, None where equal clock does not apply to its point (rules.equal_clock_applies:
+    a row that carries its figure)."""
+    if not rules.equal_clock_applies(r.get("figure")):
+        return None
+    return clocks.at_ref_clock(r.get("gpu_only_ms"), mhz, ref_mhz)
 
 
 def clock_cell(r, ref_mhz: float | None = None) -> str | None:
@@ -627,9 +652,11 @@ def clock_cell(r, ref_mhz: float | None = None) -> str | None:
     text = f"{mhz:.0f} MHz"
     if not missing(r.get("power_w")):
         text += f", {'≈' if rules.power_lags(r.get('telemetry_window_s')) else ''}{r['power_w']:.0f} W"
-    at = clocks.at_ref_clock(r.get("gpu_only_ms"), mhz, ref_mhz)
+    at = _equal_clock_ms(r, mhz, ref_mhz)
     if at is not None:
         text += f"; {at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)"
+    elif ref_mhz is not None and not rules.equal_clock_applies(r.get("figure")):
+        text += f"; {NO_EQUAL_CLOCK}"
     return text
 
 
