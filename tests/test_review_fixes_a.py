@@ -179,3 +179,17 @@ def test_the_window_clock_is_not_called_the_kernels_own():
     assert "its own power draw left the GPU" not in words.VERDICT_RULE
     assert "variants timed just before it" in words.VERDICT_RULE and "variants timed just before it" in \
         words.AS_RUN_CLOCK
+
+
+# --------------------------------------------------------------------------- item 21: deterministic cost at equal clock
+
+
+def test_deterministic_conclusion_gives_both_ratios(lead):
+    from gen.analysis import advice
+    a = advice.advice(lead)
+    best = sorted((d for d in a.determinism if d.ratio is not None), key=lambda d: d.det_ms)[0]
+    text = words._determinism(a)
+    tail = text.split("is the fastest deterministic call", 1)[1]
+    assert round(best.det_mhz) != round(best.plain_mhz)
+    assert f"as run ({best.det_mhz:.0f} against {best.plain_mhz:.0f} MHz)" in tail
+    assert f"{best.plain_ratio_at_ref:.2f}× at equal clock" in tail

@@ -1020,8 +1020,16 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         plain_ms = best.fastest_plain_ms
         if best.fastest_plain and plain_ms and best.det_ms:
             text += (f": turning it on costs {times(best.det_ms / plain_ms)} the fastest step without it "
-                     f"({label(best.fastest_plain)}, {_ms(plain_ms)})")
+                     f"({label(best.fastest_plain)}, {_ms(plain_ms)}){_det_clock(best)}")
     return text + "."
+
+
+def _det_clock(d: advice_mod.Determinism) -> str:
+    """The clocks behind an as-run ratio across two steps, and the ratio at equal clock (review item 21)."""
+    dm, pm, at = getattr(d, "det_mhz", None), getattr(d, "plain_mhz", None), getattr(d, "plain_ratio_at_ref", None)
+    if dm is None or pm is None or round(dm) == round(pm):
+        return ""
+    return f" as run ({dm:.0f} against {pm:.0f} MHz)" + (f", {times(at)} at equal clock" if at is not None else "")
 
 
 PHASE_WORDS = {"prefill": "a new prompt length", "decode": "a decode step (the KV cache one token longer)"}
