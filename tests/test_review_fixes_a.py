@@ -193,3 +193,28 @@ def test_deterministic_conclusion_gives_both_ratios(lead):
     assert round(best.det_mhz) != round(best.plain_mhz)
     assert f"as run ({best.det_mhz:.0f} against {best.plain_mhz:.0f} MHz)" in tail
     assert f"{best.plain_ratio_at_ref:.2f}× at equal clock" in tail
+
+
+# --------------------------------------------------------------------------- items 31, 32: one source per row
+
+
+def test_summary_rows_name_the_window_the_page_prints(lead):
+    import json
+    from gen.analysis import summary
+    from gen.analysis import scenarios as sa
+    from gen.analysis import values
+    for sc in ("packed-documents", "gqa-prefill"):
+        rows = json.loads(summary.run(LEAD.parent, LEAD.name, "json", scenario=sc))["rows"]
+        ok = [r for r in rows if r["status"] == "ok" and r["gpu_only_ms"] is not None]
+        assert ok and all(r["telemetry"] for r in ok), sc  # packed documents' rows found their records
+        pts = [r for r in values.rows(sa.point_frame(lead, sc)) if r["status"] == "ok"]
+        for r in ok:
+            w = r["conditions_window"]
+            assert w == ("kernel_sum" if r["gpu_only_method"] == "kernel_sum" else "gpu_only"), (sc, r["variant"])
+            assert r["telemetry"][w]["sm_clock_mhz"] == pytest.approx(r["sm_clock_mhz"], abs=0.1)
+            assert r["telemetry"][w]["power_w"] == pytest.approx(r["power_w"], abs=0.1)
+        # the page's cell prints that same window, and says so for a kernel sum
+        for p in pts:
+            if p["gpu_only_method"] == "kernel_sum" and not p.get("sm_clock_mhz") != p.get("sm_clock_mhz"):
+                cell = words.conditions_cell(p)
+                assert words.KERNEL_SUM_WINDOW in cell and f"{p['sm_clock_mhz']:.0f} MHz" in cell

@@ -72,7 +72,7 @@ def _op_paths(ls: tables.LoadedSet, mode: str, variant: str) -> dict[str, list[s
 def _extra(ls: tables.LoadedSet, rec) -> dict:
     """The conditions of every window and the graph check of one run or sweep point."""
     if rec is None:
-        return dict(telemetry=None, graph_differences=None)
+        return dict(telemetry=None, graph_differences=None, conditions_window=None)
     tr = ls.sweep_trace(rec.trace) if rec.trace and rec.status == "ok" and rec.scenario != "article" else (
         ls.trace(rec.mode, rec.variant) if rec.trace and rec.status == "ok" else None)
     tm = ls.times(rec, tr)
@@ -80,7 +80,10 @@ def _extra(ls: tables.LoadedSet, rec) -> dict:
     diff = None if f is None or f.fidelity == schema.GraphFidelity.NOT_CHECKED else dict(
         only_in_graph=[dict(name=n, launches=c) for n, c in f.only_graph],
         only_in_eager=[dict(name=n, launches=c) for n, c in f.only_eager])
-    return dict(telemetry=clocks.windows_json(tm), graph_differences=diff)
+    c = tm.gpu_only_conditions
+    return dict(telemetry=clocks.windows_json(tm), graph_differences=diff,
+                conditions_window=str(c.window.value if hasattr(c.window, "value") else c.window)
+                if tm.gpu_only.n and c.recorded else None)
 
 
 CONDITION_FIELDS = ["sm_clock_mhz", "sm_clock_min_mhz", "power_w", "temp_c", "telemetry_reason", "burst_ms",
@@ -111,10 +114,18 @@ def scenario_rows(ls: tables.LoadedSet, scenario: str) -> list[dict]:
             v = r[k]
             row[k] = v if isinstance(v, str) else (None if v is None or pd.isna(v) else round(float(v), 6))
         point = next((p.point for p in recs if p.variant == r["variant"] and p.mode == r["mode"]
-                      and all(getattr(p.point, k) == row["point"][k] for k in row["point"])), None)
+                      and all(_same(getattr(p.point, k), row["point"][k]) for k in row["point"])), None)
         row.update(_extra(ls, by_key.get((r["variant"], r["mode"], point))))
         row.update(_equal_clock(row, clocks.ref_mhz(ls.rs.environment), r.get("figure")))
     return rows
+
+
+def _same(a, b) -> bool:
+    """A point's field against its JSON form: the documents' lengths are a tuple in the point, a list in the
+    row (compared as they were, packed-documents rows found no record and lost their telemetry: item 32)."""
+    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
+        return list(a) == list(b)
+    return a == b or str(a) == str(b) if a is not None and b is not None else a == b
 
 
 def records(ls: tables.LoadedSet, mode: str) -> list[dict]:

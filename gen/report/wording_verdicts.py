@@ -624,6 +624,8 @@ def conditions_cell(r, ref_mhz: float | None = None) -> str:
         parts.append(f"{'≈' if lag else ''}{r['power_w']:.0f} W")
     if not missing(r.get("temp_c")):
         parts.append(f"{r['temp_c']:.0f} °C")
+    if r.get("gpu_only_method") == "kernel_sum":  # one source per row: the window its time comes from (item 31)
+        parts.append(KERNEL_SUM_WINDOW)
     at = _equal_clock_ms(r, mhz, ref_mhz)
     if at is not None:
         parts.append(f"{at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)")
@@ -632,6 +634,7 @@ def conditions_cell(r, ref_mhz: float | None = None) -> str:
     return " · ".join(parts)
 
 
+KERNEL_SUM_WINDOW = "profiled calls' window"
 NO_EQUAL_CLOCK = "as run (memory-bound: equal clock does not apply)"
 
 
