@@ -218,3 +218,19 @@ def test_summary_rows_name_the_window_the_page_prints(lead):
             if p["gpu_only_method"] == "kernel_sum" and not p.get("sm_clock_mhz") != p.get("sm_clock_mhz"):
                 cell = words.conditions_cell(p)
                 assert words.KERNEL_SUM_WINDOW in cell and f"{p['sm_clock_mhz']:.0f} MHz" in cell
+
+
+# --------------------------------------------------------------------------- item 6: the same point in two scenarios
+
+
+def test_the_same_point_in_two_scenarios_is_cross_referenced(lead):
+    from gen.analysis import scenarios as sa
+    from gen.report import wording_scenarios as ws
+    for here, there in (("fp8-prefill", "gqa-prefill"), ("gqa-prefill", "fp8-prefill")):
+        got = [d for d in sa.same_point_elsewhere(lead, here) if d["other"] == there]
+        assert got and got[0]["q_len"] == 16384 and {"sdpa_cudnn", "fa4", "flex_flash"} <= set(got[0]["variants"])
+        assert got[0]["orders_differ"]  # cuDNN 6.777 ms at 1832 MHz there, 7.525 ms at 1595 MHz here
+        text = ws.same_point_line(got[0], words.label)
+        assert there in text and "set by the clocks of the windows" in text
+    # packed documents never match a dense point
+    assert not any(d["other"] == "packed-documents" for d in sa.same_point_elsewhere(lead, "gqa-prefill"))

@@ -416,6 +416,50 @@ def above_matmul_at_clock(rows: list[dict], ceil: dict | None, ceiling_mhz: floa
                 mhz_lo=min(mhz) if mhz else None, mhz_hi=max(mhz) if mhz else None, ceiling_mhz=ceiling_mhz)
 
 
+_SAME_POINT_KEYS = ("mode", "batch", "q_heads", "kv_heads", "head_dim", "q_len", "kv_len", "mask", "window", "dtype")
+
+
+def same_point_elsewhere(ls: tables.LoadedSet, scenario: str) -> list[dict]:
+    """Variants this scenario timed at a point another scenario of the set timed too (the same shape, mask
+    and dtype; packed documents never match): per other scenario and point, each shared variant's as-run
+    time and SM clock here and there, and whether the as-run order of the shared variants differs between
+    the two (the same kernels in two windows: their clocks, not their kernels, set that order)."""
+    if not ls.measured:
+        return []
+    def key(r):
+        if not missing(r.get("docs")) and r.get("docs"):
+            return None
+        return tuple(str(r.get(k)) for k in _SAME_POINT_KEYS)
+
+    def timed(r):
+        return r["status"] == schema.Status.OK and not missing(r["gpu_only_ms"]) and not bool(r.get("wrong"))
+    here: dict[tuple, dict[str, dict]] = {}
+    for r in point_rows(ls, scenario):
+        k = key(r)
+        if k is not None and timed(r):
+            here.setdefault(k, {})[r["variant"]] = r
+    out = []
+    for other in dict.fromkeys(p.scenario for p in ls.rs.sweep):
+        if other == scenario or not here:
+            continue
+        there: dict[tuple, dict[str, dict]] = {}
+        for r in point_rows(ls, other):
+            k = key(r)
+            if k in here and timed(r):
+                there.setdefault(k, {})[r["variant"]] = r
+        for k, rows in there.items():
+            shared = [v for v in here[k] if v in rows]
+            if len(shared) < 2:
+                continue
+            mine = sorted(shared, key=lambda v: here[k][v]["gpu_only_ms"])
+            theirs = sorted(shared, key=lambda v: rows[v]["gpu_only_ms"])
+            out.append(dict(other=other, q_len=here[k][shared[0]]["q_len"], kv_len=here[k][shared[0]]["kv_len"],
+                            variants=tuple(mine), orders_differ=mine != theirs, order_there=tuple(theirs),
+                            here=tuple((v, here[k][v]["gpu_only_ms"], here[k][v]["sm_clock_mhz"]) for v in mine),
+                            there=tuple((v, rows[v]["gpu_only_ms"], rows[v]["sm_clock_mhz"]) for v in mine)))
+    return out
+
+
 def _ranked(points: pd.DataFrame) -> pd.DataFrame:
     """Rows that may win: ran, timed, and answered right (rules.wrong_answer)."""
     wrong = points["wrong"].fillna(False).astype(bool) if "wrong" in points else False

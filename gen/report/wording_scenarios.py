@@ -608,3 +608,18 @@ def calls_note(labels: list[str], later: list[str], own: str | None, later_mhz: 
             f"{mhz(later_mhz)}), the other rows in the set's own call (started {wording.clock_time(own)}; "
             f"{mhz(own_mhz)}). A ratio between rows of the two calls also holds the difference of their "
             "clocks (each row's conditions are in the table below).")
+
+
+def same_point_line(d: dict, label) -> str:
+    """A point another scenario timed too (scenarios.same_point_elsewhere): each shared variant's time and clock
+    here and there, and where the as-run order differs, that the windows' clocks set it (review item 6)."""
+    def each(rows):
+        return "; ".join(f"{label(v)} {ms:.3f} ms at {mhz:.0f} MHz" if not missing(mhz) else f"{label(v)} {ms:.3f} ms"
+                         for v, ms, mhz in rows)
+    text = (f"The same point ({d['q_len']:,} queries against {d['kv_len']:,} keys, same shape and dtype) was timed "
+            f"in {d['other']} too, in other windows. Here: {each(d['here'])}. There: {each(d['there'])}.")
+    if d["orders_differ"]:
+        text += (" The as-run order of the same kernels differs between the two, so at this point it is set by the "
+                 "clocks of the windows, not by the kernels: its 95% intervals (one window each) do not hold that "
+                 "spread. Read the order here with the equal-clock times beside it.")
+    return text
