@@ -90,7 +90,9 @@ def test_host_cost_of_a_call_reads_the_same_on_the_set_page_and_in_the_verdict(p
     for x in v.host_noise:
         t = v.row(x)
         cost = words.usec(t.host_cost_ms)
-        assert text.count(f"this capture's host took {cost}") >= 2, (x, cost)  # the verdict and the table note
+        # the verdict and the table note (in "this capture's host took", or "the host's cost (...)" where the host
+        # is faster than the GPU: review item 8)
+        assert text.count(cost) >= 2, (x, cost)
 
 
 def test_the_crossover_is_the_call_s_gpu_time():
@@ -172,7 +174,9 @@ def test_equal_clock_time_is_the_time_times_its_clock_over_the_reference(loaded)
 @pytest.mark.parametrize("name", GPU_SETS)
 def test_set_page_verdicts_carry_the_equal_clock_line(page, name):
     text = page(_set_page(name))
-    assert text.count("As run, with the SM clock and board power of each window") >= 8
+    # memory-bound verdicts (decode) carry none: equal clock does not apply there (review item 10)
+    assert text.count("As run, with the SM clock and board power of each window") >= 5
+    assert "equal clock does not apply" in text
 
 
 def test_sustained_names_only_windows_long_enough(pages):

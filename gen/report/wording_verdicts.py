@@ -954,8 +954,9 @@ def host_not_the_gap(ratio: float | None, ci: tuple[float, float] | None, host_c
         return None
     host, gpu = usec(host_cost_ms), us(gpu_ms)
     if straddles and rules.host_well_under_gpu(host_cost_ms, gpu_ms):
-        return (f"not host-bound (the host's {host} a call against {gpu} of GPU time); the eager loop's "
-                f"{times(ci[0])} to {times(ci[1])} its GPU-only time is not the host's")
+        return (f"at the {times(line)} line ({times(ci[0])} to {times(ci[1])} its GPU-only time), but not behind "
+                f"this host: its cost ({host} a call) is under half the GPU time ({gpu}), so the spread is not the "
+                "host's")
     if not straddles and rules.host_far_under_gpu(host_cost_ms, gpu_ms):
         return (f"its eager call takes {times(ratio)} the GPU-only time: the kernels ran slower in the eager loop "
                 f"than the GPU-only time shows; the host, at {host} a call against {gpu} of GPU time, does not "
