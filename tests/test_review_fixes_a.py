@@ -234,3 +234,11 @@ def test_the_same_point_in_two_scenarios_is_cross_referenced(lead):
         assert there in text and "set by the clocks of the windows" in text
     # packed documents never match a dense point
     assert not any(d["other"] == "packed-documents" for d in sa.same_point_elsewhere(lead, "gqa-prefill"))
+
+
+def test_the_fp8_page_says_why_flex_fp8_ranks_on_its_kernel_sum(lead):
+    from gen.analysis import scenarios as sa
+    from gen.report import wording_scenarios as ws
+    lines = ws.graph_below_lines(sa.point_rows(lead, "fp8-prefill"), words.label)
+    assert len(lines) == 1 and "12.689 ms" in lines[0] and "6.422 ms" in lines[0]
+    assert not ws.graph_below_lines(sa.point_rows(lead, "gqa-prefill"), words.label)

@@ -623,3 +623,21 @@ def same_point_line(d: dict, label) -> str:
                  "clocks of the windows, not by the kernels: its 95% intervals (one window each) do not hold that "
                  "spread. Read the order here with the equal-clock times beside it.")
     return text
+
+
+def graph_below_lines(rows, label) -> list[str]:
+    """Points ranked on their kernel sum because the graph replay read far below it and the eager loop
+    (rules.graph_below_kernels, review item 1): what each read, once per variant."""
+    out: dict[str, str] = {}
+    for r in rows:
+        g, k, e = r.get("graph_ms"), r.get("kernel_sum_ms"), r.get("eager_ms")
+        if r.get("status") != "ok" or r.get("gpu_only_method") != "kernel_sum" or r["variant"] in out \
+                or not rules.graph_below_kernels(g, k, e):
+            continue
+        out[r["variant"]] = (
+            f"{label(r['variant'])} ({r['q_len']:,} × {r['kv_len']:,}): ranked on the kernel sum of its profiled "
+            f"calls ({k:.3f} ms), not on its graph replay ({g:.3f} ms): the replay reads {k / g:.2f}× below the "
+            f"kernel sum and {e / g:.2f}× below the eager loop ({e:.3f} ms), more than "
+            f"{rules.GRAPH_BELOW_KERNELS_RATIO:g}× apart. A replay removes host gaps, not kernel time, so the graph "
+            "figure (or its count of calls a replay) does not stand for the call.")
+    return list(out.values())

@@ -470,8 +470,8 @@ def _conditions(ctx: Context, ls, name: str, anchors, rows: list[dict]) -> dict:
     return dict(ceilings=_ceiling_lines(ctx, ls),
                 above=wv.above_ceiling_line(above, ceiling) if ceiling else None,
                 sol=wv.sol_note(rate) + (words.FP8_SOL if any(sa.element_size(r["dtype"]) == 1 for r in rows) else ""),
-                note=" ".join([wv.conditions_note(rows), *(words.same_point_line(d, wv.label)
-                                                            for d in sa.same_point_elsewhere(ls, name))]),
+                note=" ".join([wv.conditions_note(rows), *words.graph_below_lines(rows, wv.label),
+                               *(words.same_point_line(d, wv.label) for d in sa.same_point_elsewhere(ls, name))]),
                 burst=[words.burst_line(b, wv.label) for b in records(clocks.burst_frame(None, anchors, rows))])
 
 
