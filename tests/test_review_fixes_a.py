@@ -153,7 +153,7 @@ def test_findings_share_of_the_ceiling_at_the_calls_clock(lead):
     assert x.ceiling_mhz < x.sm_clock_mhz and f"about {share:.0f}% of it scaled to the {x.sm_clock_mhz:.0f} MHz" in text
 
 
-# --------------------------------------------------------------------------- items 10, 11: equal clock and the window's clock
+# --------------------------------------------------------------------------- items 10, 11: equal clock, window clock
 
 
 def test_equal_clock_only_where_compute_bound(lead):
@@ -200,9 +200,9 @@ def test_deterministic_conclusion_gives_both_ratios(lead):
 
 def test_summary_rows_name_the_window_the_page_prints(lead):
     import json
-    from gen.analysis import summary
+
     from gen.analysis import scenarios as sa
-    from gen.analysis import values
+    from gen.analysis import summary, values
     for sc in ("packed-documents", "gqa-prefill"):
         rows = json.loads(summary.run(LEAD.parent, LEAD.name, "json", scenario=sc))["rows"]
         ok = [r for r in rows if r["status"] == "ok" and r["gpu_only_ms"] is not None]

@@ -419,6 +419,17 @@ def above_matmul_at_clock(rows: list[dict], ceil: dict | None, ceiling_mhz: floa
 _SAME_POINT_KEYS = ("mode", "batch", "q_heads", "kv_heads", "head_dim", "q_len", "kv_len", "mask", "window", "dtype")
 
 
+def _timed_by_point(ls: tables.LoadedSet, scenario: str) -> dict[tuple, dict[str, dict]]:
+    """A scenario's timed rows that answered right, by point (_SAME_POINT_KEYS; packed documents left out)."""
+    out: dict[tuple, dict[str, dict]] = {}
+    for r in point_rows(ls, scenario):
+        if r.get("docs") and not missing(r.get("docs")):
+            continue
+        if r["status"] == schema.Status.OK and not missing(r["gpu_only_ms"]) and not bool(r.get("wrong")):
+            out.setdefault(tuple(str(r.get(k)) for k in _SAME_POINT_KEYS), {})[r["variant"]] = r
+    return out
+
+
 def same_point_elsewhere(ls: tables.LoadedSet, scenario: str) -> list[dict]:
     """Variants this scenario timed at a point another scenario of the set timed too (the same shape, mask
     and dtype; packed documents never match): per other scenario and point, each shared variant's as-run
@@ -426,27 +437,12 @@ def same_point_elsewhere(ls: tables.LoadedSet, scenario: str) -> list[dict]:
     the two (the same kernels in two windows: their clocks, not their kernels, set that order)."""
     if not ls.measured:
         return []
-    def key(r):
-        if not missing(r.get("docs")) and r.get("docs"):
-            return None
-        return tuple(str(r.get(k)) for k in _SAME_POINT_KEYS)
-
-    def timed(r):
-        return r["status"] == schema.Status.OK and not missing(r["gpu_only_ms"]) and not bool(r.get("wrong"))
-    here: dict[tuple, dict[str, dict]] = {}
-    for r in point_rows(ls, scenario):
-        k = key(r)
-        if k is not None and timed(r):
-            here.setdefault(k, {})[r["variant"]] = r
+    here = _timed_by_point(ls, scenario)
     out = []
     for other in dict.fromkeys(p.scenario for p in ls.rs.sweep):
         if other == scenario or not here:
             continue
-        there: dict[tuple, dict[str, dict]] = {}
-        for r in point_rows(ls, other):
-            k = key(r)
-            if k in here and timed(r):
-                there.setdefault(k, {})[r["variant"]] = r
+        there = {k: rows for k, rows in _timed_by_point(ls, other).items() if k in here}
         for k, rows in there.items():
             shared = [v for v in here[k] if v in rows]
             if len(shared) < 2:

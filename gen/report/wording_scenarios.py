@@ -115,7 +115,8 @@ def matmul_over_words(n: int, at: dict | None) -> str | None:
     if at["within_at_clock"] == at["n"]:
         return (f"{n} {verb} above the unscaled matmul line only because the matmul ceiling ran at "
                 f"{at['ceiling_mhz']:.0f} MHz; "
-                + (f"at its own clock ({clocks}) it sits" if n == 1 else f"at the points' own clocks ({clocks}) all sit")
+                + (f"at its own clock ({clocks}) it sits" if n == 1
+                   else f"at the points' own clocks ({clocks}) all sit")
                 + f" at {share} of it.")
     return (f"{n} {verb} above the matmul ceiling (measured at {at['ceiling_mhz']:.0f} MHz), {share} of it even "
             f"at the points' own clocks ({clocks}): one matrix product's rate is not the tensor cores' peak.")
