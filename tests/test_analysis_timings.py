@@ -483,6 +483,8 @@ def _times_reference(record, tr=None) -> timings.Times:
     method, reason = t.gpu_only_method, t.gpu_only_reason
     graph_kept = method == schema.GpuOnlyMethod.CUDA_GRAPH and bool(t.gpu_only_ms)
     late = graph_rule.fallback_reason(t) if graph_kept and t.kernel_sum_ms else None
+    if graph_kept and late is None and t.kernel_sum_ms and t.eager_ms:  # review item 1's clause
+        late = timings.graph_below_reason(t.gpu_only_ms, t.kernel_sum_ms, t.eager_ms)
     if graph_kept and late is None:
         gpu_only = spread(t.gpu_only_ms, sizes.get(schema.Window.GPU_ONLY))
     elif method is not None:

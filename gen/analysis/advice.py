@@ -185,6 +185,11 @@ class Determinism:
     fastest_plain: str | None = None  # the scenario's fastest call without determinism, and its time
     fastest_plain_ms: float | None = None
     ratio_at_ref: float | None = None  # det over base at equal clock (each step's time at the reference clock)
+    # det over the fastest plain step at equal clock, and the two steps' SM clocks (review item 21: an as-run
+    # ratio across different clocks is given with its equal-clock one)
+    plain_ratio_at_ref: float | None = None
+    det_mhz: float | None = None
+    plain_mhz: float | None = None
 
 
 def reason_clause(reason: str | None, backend: str | None) -> str | None:
@@ -230,7 +235,10 @@ def _determinism(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
                                    fastest_plain=fp.variant if fp else None,
                                    fastest_plain_ms=v.spread(fp).median if fp else None,
                                    ratio_at_ref=t.at_ref_ms / b.at_ref_ms if t and b and t.at_ref_ms is not None
-                                   and b.at_ref_ms else None))
+                                   and b.at_ref_ms else None,
+                                   plain_ratio_at_ref=t.at_ref_ms / fp.at_ref_ms if t and fp and t.at_ref_ms
+                                   is not None and fp.at_ref_ms else None,
+                                   det_mhz=t.sm_clock_mhz if t else None, plain_mhz=fp.sm_clock_mhz if fp else None))
     return tuple(out)
 
 

@@ -273,6 +273,9 @@ class FlashOccupancy:
     tflops: float | None
     ceiling_tflops: float | None  # the set's measured matmul ceiling (same convention: 2·M·N·K)
     method: str | None
+    ceiling_mhz: float | None = None  # the SM clock the ceiling was measured at (scaling.matmul_clock)
+    sm_clock_mhz: float | None = None  # the call's GPU-only window's SM clock
+    ceiling_at_clock_tflops: float | None = None  # the ceiling scaled to that clock (scaling.matmul_at)
 
     @property
     def holds(self) -> bool:
@@ -329,7 +332,18 @@ def flash_occupancy(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None
         register_bytes=regs * threads * 4 if regs and threads else None,
         score_matrix_bytes=(point.batch * point.q_heads * point.q_len * point.kv_len * BF16_BYTES) if point else None,
         gpu_only_ms=gpu, tflops=attention_flops(point) / (gpu * 1e-3) / 1e12 if point and gpu else None,
-        ceiling_tflops=_ceiling_tflops(ls), method=t.gpu_only_method if t else None)
+        ceiling_tflops=_ceiling_tflops(ls), method=t.gpu_only_method if t else None,
+        **_ceiling_at_clock(ls, t.sm_clock_mhz if t else None))
+
+
+def _ceiling_at_clock(ls, mhz: float | None) -> dict:
+    """The matmul ceiling's clock, the call's, and the ceiling at the call's clock (a ceiling measured
+    throttled sits below what the tensor cores give at a higher clock)."""
+    c, cmhz = scaling.ceilings(ls), scaling.matmul_clock(ls)
+    if not c or cmhz is None or missing(mhz) or not mhz:
+        return {}
+    return dict(ceiling_mhz=cmhz, sm_clock_mhz=mhz,
+                ceiling_at_clock_tflops=scaling.matmul_at(c["matmul_tflops"], cmhz, mhz))
 
 
 # --------------------------------------------------------------------------- cuDNN: cost moved to the host

@@ -115,6 +115,31 @@ def host_bound_why(eager_lo: float | None, eager_hi: float | None, gpu_lo: float
     return "both" if host_near else "eager"
 
 
+# The crossover: a host that dispatches a call in less time than the GPU runs it (its cost, at
+# HOST_COST_QUANTILE, under the call's GPU-only time) keeps a Python loop's GPU busy. A loop that still
+# reads above HOST_BOUND_EAGER_RATIO then did not wait for this host: the words say the gap's cause is
+# not established rather than "waited for the host" (the H100 set's cuDNN: 55.6 µs of host against
+# 58.9 µs of GPU, 1.60× in the loop). Where the ratio's interval straddles the line and the host costs at
+# most 1/HOST_HEADROOM of the GPU time, the call is not host-bound (FA4 in sliding windows: 0.33 ms of
+# host against 3.12 ms of GPU). Where the host costs at most 1/HOST_CLEAR of the GPU time, the host
+# cannot be the cause at all: the eager call's kernels ran slower than the GPU-only time says, or its
+# spread is the clock's.
+def host_under_gpu(host_cost_ms: float | None, gpu_ms: float | None) -> bool:
+    """The host's cost of a call is under the call's GPU-only time (the crossover above)."""
+    return not (missing(host_cost_ms) or missing(gpu_ms)) and host_cost_ms < gpu_ms
+
+
+def host_well_under_gpu(host_cost_ms: float | None, gpu_ms: float | None) -> bool:
+    """The host's cost is at most 1/HOST_HEADROOM of the GPU-only time: a host twice as slow still keeps
+    ahead, so a loop whose ratio straddles the line is not host-bound."""
+    return not (missing(host_cost_ms) or missing(gpu_ms)) and host_cost_ms * HOST_HEADROOM <= gpu_ms
+
+
+def host_far_under_gpu(host_cost_ms: float | None, gpu_ms: float | None) -> bool:
+    """The host's cost is at most 1/HOST_CLEAR of the GPU-only time: it explains no gap."""
+    return not (missing(host_cost_ms) or missing(gpu_ms)) and host_cost_ms * HOST_CLEAR <= gpu_ms
+
+
 def host_bound(eager_ms: float | None, gpu_only_ms: float | None) -> bool | None:
     """The eager-loop line alone on two medians (no interval, no host cost): what a
     reader can check by hand; the report classifies with host_bound_outcome."""
@@ -182,6 +207,20 @@ POWER_AT_LIMIT_PCT = 95.0
 # "Sustained" names only a window that ran at least this long: the clock a GPU settles at under its power
 # limit takes seconds to reach, and a window of 0.09 s at the maximum clock is a burst, not a sustained state.
 SUSTAINED_WINDOW_S = 2.0
+
+
+# Equal clock (a time × its SM clock / the reference clock) holds only for a kernel bound by its SMs (the
+# tensor cores take the same cycles at any clock). HBM bandwidth does not follow the SM clock: a point judged
+# by the bytes it moves (its scenario's figure is TB/s: decode reads the KV cache once, far left of the
+# ridge point) keeps its as-run time, and equal clock does not apply to it. Scaled anyway, FA4's decode at
+# 64k on the H100 (0.711 ms at 1802 MHz) would read 0.647 ms "at 1980 MHz", 3.32 TB/s: above the measured
+# read ceiling (3.08 TB/s) and at the datasheet's 3.35.
+MEMORY_BOUND_FIGURE = "tbps"
+
+
+def equal_clock_applies(figure: str | None) -> bool:
+    """Scaling a time by the SM clock applies to the point: its figure is not MEMORY_BOUND_FIGURE."""
+    return figure != MEMORY_BOUND_FIGURE
 
 
 def at_power_limit(power_w: float | None, limit_w: float | None) -> bool:
@@ -255,6 +294,23 @@ def graph_above_eager(gpu_only_ms: float | None, eager_ms: float | None, method:
     if method != "cuda_graph" or missing(gpu_only_ms) or missing(eager_ms):
         return False
     return gpu_only_ms > eager_ms * (1 + GRAPH_ABOVE_EAGER_PCT / 100)
+
+
+# A CUDA graph's replay reading below both the kernel sum of the profiled eager calls and the eager loop
+# by more than this factor: a replay removes host gaps, never kernel time, so one kernel cannot run 2x
+# faster in a graph (the H100 set's FP8 FlexAttention: 6.42 ms replayed against 12.69 ms profiled and
+# 12.95 ms eager, at a lower clock than either). The graph figure, or its calls-per-replay accounting, is
+# then wrong, and the kernel sum ranks in its place. 1.5 is far beyond anything clocks or host gaps give:
+# over the committed H100 and H200 sets the next-largest kernel sum over graph reads 1.19 (memory-bound
+# decode, where the eager loop agrees with the graph).
+GRAPH_BELOW_KERNELS_RATIO = 1.5
+
+
+def graph_below_kernels(graph_ms: float | None, kernel_sum_ms: float | None, eager_ms: float | None) -> bool:
+    """The graph's median is below both the kernel sum's and eager's by more than GRAPH_BELOW_KERNELS_RATIO."""
+    if missing(graph_ms) or missing(kernel_sum_ms) or missing(eager_ms) or graph_ms <= 0:
+        return False
+    return kernel_sum_ms > GRAPH_BELOW_KERNELS_RATIO * graph_ms and eager_ms > GRAPH_BELOW_KERNELS_RATIO * graph_ms
 
 
 def burst_lead(burst_ms: list[float] | None) -> list[float] | None:

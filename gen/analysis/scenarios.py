@@ -52,7 +52,7 @@ score_pairs, flops, io_bytes = flops_mod.score_pairs, flops_mod.flops, flops_mod
 SAME_AS_OURS = frozenset({anchors.FA3_CONVENTION})
 
 FIGURE_TFLOPS = "tflops"
-FIGURE_TBPS = "tbps"
+FIGURE_TBPS = rules.MEMORY_BOUND_FIGURE  # (rules.equal_clock_applies reads it)
 CEILING_MATMUL = "matmul"
 CEILING_COPY = "copy"
 CEILING_READ = "read"  # schema 3: a read-only pass; decode, which almost only reads, is set against it
@@ -388,6 +388,72 @@ def above_roof(points: pd.DataFrame | None, ceil: dict | None, rows: list[dict] 
                 bandwidth_name=ceil["bandwidth_name"], bandwidth_gbps=ceil["bandwidth_gbps"],
                 max_over=float(max(_div(tf, roof) for _, tf, _, roof in over))
                 if over else None)
+
+
+def above_matmul_at_clock(rows: list[dict], ceil: dict | None, ceiling_mhz: float | None) -> dict | None:
+    """The bf16 points whose rate passes the matmul ceiling as measured (the roofline's unscaled line) and
+    what they read against it at their own SM clock (pct_of_matmul: scaling.matmul_at): n, how many stay
+    within it there (at most 100% + rules.TIME_FLOOR_PCT), the range of their share and of their clocks,
+    and the clock the ceiling was measured at. A ceiling measured at a lower clock sits below points that
+    ran faster without their passing it. None where no point passes the unscaled line."""
+    if ceil is None or not rows:
+        return None
+    over = []
+    for r in rows:
+        fp8 = not missing(r.get("dtype")) and str(r.get("dtype")).startswith("fp8")
+        ms = r.get("gpu_only_ms")
+        if fp8 or r.get("status") != schema.Status.OK or missing(ms) or bool(r.get("wrong")) is True:
+            continue
+        if tflops_at(r["flops"], ms) > ceil["matmul_tflops"]:
+            over.append(r)
+    if not over:
+        return None
+    pct = [r["pct_of_matmul"] for r in over if not missing(r.get("pct_of_matmul"))]
+    mhz = [r["sm_clock_mhz"] for r in over if not missing(r.get("sm_clock_mhz"))]
+    within = sum(p <= 100.0 + rules.TIME_FLOOR_PCT for p in pct)
+    return dict(n=len(over), within_at_clock=within if len(pct) == len(over) else 0,
+                pct_lo=min(pct) if pct else None, pct_hi=max(pct) if pct else None,
+                mhz_lo=min(mhz) if mhz else None, mhz_hi=max(mhz) if mhz else None, ceiling_mhz=ceiling_mhz)
+
+
+_SAME_POINT_KEYS = ("mode", "batch", "q_heads", "kv_heads", "head_dim", "q_len", "kv_len", "mask", "window", "dtype")
+
+
+def _timed_by_point(ls: tables.LoadedSet, scenario: str) -> dict[tuple, dict[str, dict]]:
+    """A scenario's timed rows that answered right, by point (_SAME_POINT_KEYS; packed documents left out)."""
+    out: dict[tuple, dict[str, dict]] = {}
+    for r in point_rows(ls, scenario):
+        if r.get("docs") and not missing(r.get("docs")):
+            continue
+        if r["status"] == schema.Status.OK and not missing(r["gpu_only_ms"]) and not bool(r.get("wrong")):
+            out.setdefault(tuple(str(r.get(k)) for k in _SAME_POINT_KEYS), {})[r["variant"]] = r
+    return out
+
+
+def same_point_elsewhere(ls: tables.LoadedSet, scenario: str) -> list[dict]:
+    """Variants this scenario timed at a point another scenario of the set timed too (the same shape, mask
+    and dtype; packed documents never match): per other scenario and point, each shared variant's as-run
+    time and SM clock here and there, and whether the as-run order of the shared variants differs between
+    the two (the same kernels in two windows: their clocks, not their kernels, set that order)."""
+    if not ls.measured:
+        return []
+    here = _timed_by_point(ls, scenario)
+    out = []
+    for other in dict.fromkeys(p.scenario for p in ls.rs.sweep):
+        if other == scenario or not here:
+            continue
+        there = {k: rows for k, rows in _timed_by_point(ls, other).items() if k in here}
+        for k, rows in there.items():
+            shared = [v for v in here[k] if v in rows]
+            if len(shared) < 2:
+                continue
+            mine = sorted(shared, key=lambda v: here[k][v]["gpu_only_ms"])
+            theirs = sorted(shared, key=lambda v: rows[v]["gpu_only_ms"])
+            out.append(dict(other=other, q_len=here[k][shared[0]]["q_len"], kv_len=here[k][shared[0]]["kv_len"],
+                            variants=tuple(mine), orders_differ=mine != theirs, order_there=tuple(theirs),
+                            here=tuple((v, here[k][v]["gpu_only_ms"], here[k][v]["sm_clock_mhz"]) for v in mine),
+                            there=tuple((v, rows[v]["gpu_only_ms"], rows[v]["sm_clock_mhz"]) for v in mine)))
+    return out
 
 
 def _ranked(points: pd.DataFrame) -> pd.DataFrame:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from gen.analysis import clocks, counters, tables, timings
+from gen.analysis import clocks, counters, rules, tables, timings
 from gen.analysis.values import integer, number, text_table
 from gen.model import layout, output, schema
 
@@ -72,7 +72,7 @@ def _op_paths(ls: tables.LoadedSet, mode: str, variant: str) -> dict[str, list[s
 def _extra(ls: tables.LoadedSet, rec) -> dict:
     """The conditions of every window and the graph check of one run or sweep point."""
     if rec is None:
-        return dict(telemetry=None, graph_differences=None)
+        return dict(telemetry=None, graph_differences=None, conditions_window=None)
     tr = ls.sweep_trace(rec.trace) if rec.trace and rec.status == "ok" and rec.scenario != "article" else (
         ls.trace(rec.mode, rec.variant) if rec.trace and rec.status == "ok" else None)
     tm = ls.times(rec, tr)
@@ -80,7 +80,10 @@ def _extra(ls: tables.LoadedSet, rec) -> dict:
     diff = None if f is None or f.fidelity == schema.GraphFidelity.NOT_CHECKED else dict(
         only_in_graph=[dict(name=n, launches=c) for n, c in f.only_graph],
         only_in_eager=[dict(name=n, launches=c) for n, c in f.only_eager])
-    return dict(telemetry=clocks.windows_json(tm), graph_differences=diff)
+    c = tm.gpu_only_conditions
+    return dict(telemetry=clocks.windows_json(tm), graph_differences=diff,
+                conditions_window=str(c.window.value if hasattr(c.window, "value") else c.window)
+                if tm.gpu_only.n and c.recorded else None)
 
 
 CONDITION_FIELDS = ["sm_clock_mhz", "sm_clock_min_mhz", "power_w", "temp_c", "telemetry_reason", "burst_ms",
@@ -88,9 +91,11 @@ CONDITION_FIELDS = ["sm_clock_mhz", "sm_clock_min_mhz", "power_w", "temp_c", "te
                     "ceiling"]
 
 
-def _equal_clock(row: dict, ref: float | None) -> dict:
-    """The equal-clock fields of a row that holds gpu_only_ms and sm_clock_mhz (and power_w)."""
-    at = clocks.at_ref_clock(row.get("gpu_only_ms"), row.get("sm_clock_mhz"), ref)
+def _equal_clock(row: dict, ref: float | None, figure: str | None = None) -> dict:
+    """The equal-clock fields of a row that holds gpu_only_ms and sm_clock_mhz (and power_w); no equal-clock
+    time at a point it does not apply to (rules.equal_clock_applies: a memory-bound point)."""
+    at = clocks.at_ref_clock(row.get("gpu_only_ms"), row.get("sm_clock_mhz"), ref) \
+        if rules.equal_clock_applies(figure) else None
     return dict(gpu_only_ms_at_ref_clock=None if at is None else round(at, 6), ref_mhz=ref,
                 power_w=row.get("power_w"))
 
@@ -109,10 +114,18 @@ def scenario_rows(ls: tables.LoadedSet, scenario: str) -> list[dict]:
             v = r[k]
             row[k] = v if isinstance(v, str) else (None if v is None or pd.isna(v) else round(float(v), 6))
         point = next((p.point for p in recs if p.variant == r["variant"] and p.mode == r["mode"]
-                      and all(getattr(p.point, k) == row["point"][k] for k in row["point"])), None)
+                      and all(_same(getattr(p.point, k), row["point"][k]) for k in row["point"])), None)
         row.update(_extra(ls, by_key.get((r["variant"], r["mode"], point))))
-        row.update(_equal_clock(row, clocks.ref_mhz(ls.rs.environment)))
+        row.update(_equal_clock(row, clocks.ref_mhz(ls.rs.environment), r.get("figure")))
     return rows
+
+
+def _same(a, b) -> bool:
+    """A point's field against its JSON form: the documents' lengths are a tuple in the point, a list in the
+    row (compared as they were, packed-documents rows found no record and lost their telemetry: item 32)."""
+    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
+        return list(a) == list(b)
+    return a == b or str(a) == str(b) if a is not None and b is not None else a == b
 
 
 def records(ls: tables.LoadedSet, mode: str) -> list[dict]:

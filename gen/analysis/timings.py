@@ -408,6 +408,19 @@ def share_outcomes(df: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     return df
 
 
+def graph_below_reason(graph_ms: Sequence[float], kernel_sum_ms: Sequence[float],
+                       eager_ms: Sequence[float]) -> str | None:
+    """Why a graph replay that reads far below the same call's kernel sum and eager loop
+    (rules.graph_below_kernels) does not stand for the call; None where it does."""
+    g, k, e = (statistics.median(x) for x in (graph_ms, kernel_sum_ms, eager_ms))
+    if not rules.graph_below_kernels(g, k, e):
+        return None
+    return (f"the graph replay reads {g:.4g} ms, {k / g:.2f}× below the kernel sum of the profiled calls "
+            f"({k:.4g} ms) and {e / g:.2f}× below the eager loop ({e:.4g} ms); a replay removes host gaps, not "
+            f"kernel time, so the graph figure (or its count of calls a replay) does not stand for the call and "
+            f"the kernel sum ranks in its place (more than {rules.GRAPH_BELOW_KERNELS_RATIO:g}× apart)")
+
+
 def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | None = None) -> Times:
     """The three times of one record; `tr` is its parsed trace, if any. The kernel sum
     capture stored (schema 3, one sample per profiled call) stands before the trace's."""
@@ -419,6 +432,8 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
     graph_kept = method == schema.GpuOnlyMethod.CUDA_GRAPH and bool(t.gpu_only_ms)
     # The capture's graph rule again, on the raw samples: a set captured before one of its clauses gets it.
     late = graph_rule.fallback_reason(t) if graph_kept and t.kernel_sum_ms else None
+    if graph_kept and late is None and t.kernel_sum_ms and t.eager_ms:
+        late = graph_below_reason(t.gpu_only_ms, t.kernel_sum_ms, t.eager_ms)
     # the graph's samples: in gpu_only_ms where the capture kept them (even if the rule now falls back)
     graph = spread(t.gpu_only_ms if graph_kept else t.graph_ms, sizes.get(schema.Window.GPU_ONLY))
     if graph_kept and late is None:

@@ -128,6 +128,9 @@ class Timed:
     sm_clock_mhz: float | None = None
     power_w: float | None = None
     at_ref_ms: float | None = None
+    # False where scaling by the SM clock does not apply (rules.equal_clock_applies: a memory-bound point);
+    # at_ref_ms is then None and the as-run time stands alone.
+    equal_clock: bool = True
     reason: str | None = None  # why not measured (status other than ok), as the capture recorded it
 
     @property
@@ -180,7 +183,7 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
                  ls.kernel_signature(tr, run.timing.graph_check), main_us=main_us, events_us=events_us,
                  main_blocks=blocks, wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None),
                  reason=run.reason,
-                 **_host_facts(tm), **_clock_facts(ls, tm))
+                 **_host_facts(tm), **_clock_facts(ls, tm, run.point, run.mode))
 
 
 def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
@@ -212,14 +215,18 @@ def _host_facts(tm: timings.Times) -> dict:
                 host_noise_why=rules.host_bound_why(elo, ehi, glo, ghi, cost), host_ref_ms=_num(tm.host_ref_ms))
 
 
-def _clock_facts(ls: tables.LoadedSet, tm: timings.Times) -> dict:
-    """The GPU-only time's clock and power, and its time at the set's reference clock."""
+def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | None = None,
+                 mode: str | None = None) -> dict:
+    """The GPU-only time's clock and power, and its time at the set's reference clock where equal clock
+    applies to the point (rules.equal_clock_applies)."""
     if not tm.gpu_only.n:
         return {}
     c = tm.gpu_only_conditions
     mhz, watts = _num(c.sm_clock_mhz), _num(c.power_w)
-    return dict(sm_clock_mhz=mhz, power_w=watts,
-                at_ref_ms=timings.at_ref_clock(tm.gpu_only.median, mhz, timings.ref_mhz(ls.rs.environment)))
+    from gen.analysis import scenarios  # (scenarios reads verdicts' facts: imported where used)
+    applies = point is None or mode is None or rules.equal_clock_applies(scenarios.figure_of(point, mode))
+    at = timings.at_ref_clock(tm.gpu_only.median, mhz, timings.ref_mhz(ls.rs.environment)) if applies else None
+    return dict(sm_clock_mhz=mhz, power_w=watts, at_ref_ms=at, equal_clock=applies)
 
 
 def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> str | None:
@@ -251,7 +258,7 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
                  eager_over_gpu_only=_num(tm.eager_over_gpu_only), host_bound_outcome=outcome,
                  signature=ls.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
                  main_blocks=blocks, wrong=rules.wrong_answer(p.rel_error), reason=p.reason, **_host_facts(tm),
-                 **_clock_facts(ls, tm))
+                 **_clock_facts(ls, tm, p.point, p.mode))
 
 
 def _share(rows: list[Timed]) -> list[Timed]:
@@ -422,6 +429,12 @@ class Verdict:
     power_limit_w: float | None = None
     equal_clock_order: tuple[str, ...] = ()
     clock_flips: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def memory_bound(self) -> bool:
+        """Every ranked row with a clock is at a point equal clock does not apply to (rules.equal_clock_applies)."""
+        clocked = [t for t in self.rows if t.sm_clock_mhz is not None]
+        return bool(clocked) and not any(t.equal_clock for t in clocked)
 
     @property
     def missing_kind(self) -> str | None:

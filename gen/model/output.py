@@ -145,6 +145,9 @@ class SummaryRow:
     power_w: float | None
     temp_c: float | None
     telemetry_reason: str | None
+    # the window (a key of `telemetry`) the row's sm_clock_mhz, power_w and temp_c come from: the GPU-only
+    # time's own (gpu_only for a graph replay, kernel_sum for a kernel sum), the one the pages print
+    conditions_window: str | None
     burst_sm_clock_mhz: float | None
     burst_throttled: bool | None
     burst_early_ms: float | None

@@ -68,7 +68,7 @@ def roof_line(ceil: dict | None) -> str:
 
 
 def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_bytes: float | None = None,
-               best_tbps: float | None = None) -> str | None:
+               best_tbps: float | None = None, at_clock: dict | None = None) -> str | None:
     """Why points lie above a roofline (scaling.above_roof), or None when none does. With a
     read-only ceiling, `read_bytes` is what its sum read and `best_tbps` the points' best TB/s
     (their share of the datasheet's bandwidth is given beside it)."""
@@ -96,9 +96,30 @@ def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_b
         if sheet is not None:
             text += f" The datasheet's {sheet.hbm_tbps:g} TB/s is the bound no kernel passes."
     if a["compute"]:
-        text += (f" {a['compute']} {'sits' if a['compute'] == 1 else 'sit'} above the matmul ceiling, one large "
-                 "matrix product's measured rate: a kernel can pass it.")
+        text += " " + (matmul_over_words(a["compute"], at_clock) or (
+            f"{a['compute']} {'sits' if a['compute'] == 1 else 'sit'} above the matmul ceiling, one large "
+            "matrix product's measured rate, not the tensor cores' peak."))
     return text
+
+
+def matmul_over_words(n: int, at: dict | None) -> str | None:
+    """Points above the unscaled matmul line (scenarios.above_matmul_at_clock), set against the ceiling at
+    their own clock; None where the clocks are not known."""
+    if not at or at.get("ceiling_mhz") is None or at.get("pct_lo") is None or at.get("mhz_lo") is None:
+        return None
+    verb = "sits" if n == 1 else "sit"
+    clocks = (f"{at['mhz_lo']:.0f} MHz" if round(at["mhz_lo"]) == round(at["mhz_hi"])
+              else f"{at['mhz_lo']:.0f}–{at['mhz_hi']:.0f} MHz")
+    share = (f"{at['pct_lo']:.0f}%" if round(at["pct_lo"]) == round(at["pct_hi"])
+             else f"{at['pct_lo']:.0f}–{at['pct_hi']:.0f}%")
+    if at["within_at_clock"] == at["n"]:
+        return (f"{n} {verb} above the unscaled matmul line only because the matmul ceiling ran at "
+                f"{at['ceiling_mhz']:.0f} MHz; "
+                + (f"at its own clock ({clocks}) it sits" if n == 1
+                   else f"at the points' own clocks ({clocks}) all sit")
+                + f" at {share} of it.")
+    return (f"{n} {verb} above the matmul ceiling (measured at {at['ceiling_mhz']:.0f} MHz), {share} of it even "
+            f"at the points' own clocks ({clocks}): one matrix product's rate is not the tensor cores' peak.")
 
 
 def _gib(n: float) -> str:
@@ -596,3 +617,36 @@ def calls_note(labels: list[str], later: list[str], own: str | None, later_mhz: 
             f"{mhz(later_mhz)}), the other rows in the set's own call (started {wording.clock_time(own)}; "
             f"{mhz(own_mhz)}). A ratio between rows of the two calls also holds the difference of their "
             "clocks (each row's conditions are in the table below).")
+
+
+def same_point_line(d: dict, label) -> str:
+    """A point another scenario timed too (scenarios.same_point_elsewhere): each shared variant's time and clock
+    here and there, and where the as-run order differs, that the windows' clocks set it (review item 6)."""
+    def each(rows):
+        return "; ".join(f"{label(v)} {ms:.3f} ms at {mhz:.0f} MHz" if not missing(mhz) else f"{label(v)} {ms:.3f} ms"
+                         for v, ms, mhz in rows)
+    text = (f"The same point ({d['q_len']:,} queries against {d['kv_len']:,} keys, same shape and dtype) was timed "
+            f"in {d['other']} too, in other windows. Here: {each(d['here'])}. There: {each(d['there'])}.")
+    if d["orders_differ"]:
+        text += (" The as-run order of the same kernels differs between the two, so at this point it is set by the "
+                 "clocks of the windows, not by the kernels: its 95% intervals (one window each) do not hold that "
+                 "spread. Read the order here with the equal-clock times beside it.")
+    return text
+
+
+def graph_below_lines(rows, label) -> list[str]:
+    """Points ranked on their kernel sum because the graph replay read far below it and the eager loop
+    (rules.graph_below_kernels, review item 1): what each read, once per variant."""
+    out: dict[str, str] = {}
+    for r in rows:
+        g, k, e = r.get("graph_ms"), r.get("kernel_sum_ms"), r.get("eager_ms")
+        if r.get("status") != "ok" or r.get("gpu_only_method") != "kernel_sum" or r["variant"] in out \
+                or not rules.graph_below_kernels(g, k, e):
+            continue
+        out[r["variant"]] = (
+            f"{label(r['variant'])} ({r['q_len']:,} × {r['kv_len']:,}): ranked on the kernel sum of its profiled "
+            f"calls ({k:.3f} ms), not on its graph replay ({g:.3f} ms): the replay reads {k / g:.2f}× below the "
+            f"kernel sum and {e / g:.2f}× below the eager loop ({e:.3f} ms), more than "
+            f"{rules.GRAPH_BELOW_KERNELS_RATIO:g}× apart. A replay removes host gaps, not kernel time, so the graph "
+            "figure (or its count of calls a replay) does not stand for the call.")
+    return list(out.values())

@@ -162,8 +162,10 @@ VERDICT_RULE = (
     "Each set's verdict, on the home page and atop its page, is made by one rule from the data: variants rank by "
     "their median GPU-only time as run (CUDA-graph replay, or the kernel sum of the profiled calls where a set has no "
     "graph timing; a set without GPU times ranks by eager, then host time): what a user gets, each kernel at the SM "
-    "clock its own power draw left the GPU. Beside each time stand the SM clock and board power it ran at and its "
-    "time at equal clock (the set's reference clock), which ranks the kernels by their efficiency; where the two "
+    "clock NVML sampled during its window, which also reflects the variants timed just before it. Beside each time "
+    "stand the SM clock and board power it ran at and, at a compute-bound point, its time at equal clock (the set's "
+    "reference clock), which ranks the kernels by their efficiency (a memory-bound point, judged in TB/s, keeps its "
+    "as-run time: HBM bandwidth does not follow the SM clock); where the two "
     "orders differ, the verdict names the pair and who paid for reaching the power limit. Each median carries its 95% interval, "
     f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
     "much). A variant's rank is one more than the number of variants decidedly faster than it (their interval "
@@ -256,7 +258,8 @@ def _host_line(v: verdicts.Verdict) -> str:
         gpu_ratio = t.gpu_only.median / f.gpu_only.median
         shrinks = shrinks and t.eager.median / f.eager.median < gpu_ratio
         parts.append(f"{label(x)} takes {us(t.eager.median)} per eager call against {us(f.eager.median)} for "
-                     f"{label(f.variant)} ({times(gpu_ratio)} its time on the GPU alone)")
+                     f"{label(f.variant)} (on the GPU alone {label(x)} takes {times(gpu_ratio)} "
+                     f"{label(f.variant)}'s time)")
     if h.changes_answer:
         top = v.row(h.eager_fastest)
         head = (f"For short calls in a Python loop the answer changes: {label(top.variant)} is the fastest per "
@@ -539,13 +542,23 @@ def _headline(v: verdicts.Verdict) -> str:
     return head
 
 
+# What a window's clock is (review item 11): rounds are two graph replays (about 25 ms) interleaved among
+# variants, and NVML's power is a one-second average, so a window's clock also reflects its neighbours' draw.
+AS_RUN_CLOCK = ("each kernel at the SM clock NVML sampled during its window, which also reflects the variants timed "
+                "just before it")
+MEMORY_BOUND_CLOCK = (": this point is memory-bound (judged in TB/s), and HBM bandwidth does not follow the SM clock, "
+                      "so equal clock does not apply: each time stands as run.")
+
+
 def ranked_by(v: verdicts.Verdict) -> str:
     """Which of the two times ranks, and why: the as-run time (what a user gets), with the equal-clock time
     beside it where the set has a reference clock."""
     text = f"Ranked by the as-run {METHOD.get(v.method, v.method)}"
+    if v.ref_mhz is not None and getattr(v, "memory_bound", False):
+        return text + MEMORY_BOUND_CLOCK
     if v.ref_mhz is None or not v.equal_clock_order:
         return text + "."
-    return (text + ": what a user gets, each kernel at the SM clock its own power draw left the GPU. The time at "
+    return (text + f": what a user gets, {AS_RUN_CLOCK}. The time at "
             f"equal clock ({v.ref_mhz:.0f} MHz, the GPU's maximum: the time × its clock / {v.ref_mhz:.0f}) ranks "
             "the kernels by their efficiency instead.")
 
@@ -588,8 +601,8 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
     more = len(v.clock_flips) - MAX_FLIPS
     text += (". At equal clock the order differs: " + "; ".join(parts)
              + (f"; and {more} more pair{'s' if more != 1 else ''}" if more > 0 else "")
-             + ". A kernel that slows the GPU's clock with its own power draw pays for it in the as-run time, "
-               "which is what a user gets; the equal-clock order is the kernels' efficiency.")
+             + ". The as-run time is what a user gets, at the clock of its window (which also reflects the "
+               "variants timed just before it); the equal-clock order is the kernels' efficiency.")
     return text
 
 
@@ -699,10 +712,26 @@ def conditions_cell(r, ref_mhz: float | None = None) -> str:
         parts.append(f"{'≈' if lag else ''}{r['power_w']:.0f} W")
     if not missing(r.get("temp_c")):
         parts.append(f"{r['temp_c']:.0f} °C")
-    at = clocks.at_ref_clock(r.get("gpu_only_ms"), mhz, ref_mhz)
+    if r.get("gpu_only_method") == "kernel_sum":  # one source per row: the window its time comes from (item 31)
+        parts.append(KERNEL_SUM_WINDOW)
+    at = _equal_clock_ms(r, mhz, ref_mhz)
     if at is not None:
         parts.append(f"{at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)")
+    elif ref_mhz is not None and not rules.equal_clock_applies(r.get("figure")):
+        parts.append(NO_EQUAL_CLOCK)
     return " · ".join(parts)
+
+
+KERNEL_SUM_WINDOW = "profiled calls' window"
+NO_EQUAL_CLOCK = "as run (memory-bound: equal clock does not apply)"
+
+
+def _equal_clock_ms(r, mhz, ref_mhz) -> float | None:
+    """A row's time at equal clock, None where equal clock does not apply to its point (rules.equal_clock_applies:
+    a row that carries its figure)."""
+    if not rules.equal_clock_applies(r.get("figure")):
+        return None
+    return clocks.at_ref_clock(r.get("gpu_only_ms"), mhz, ref_mhz)
 
 
 def clock_cell(r, ref_mhz: float | None = None) -> str | None:
@@ -714,9 +743,11 @@ def clock_cell(r, ref_mhz: float | None = None) -> str | None:
     text = f"{mhz:.0f} MHz"
     if not missing(r.get("power_w")):
         text += f", {'≈' if rules.power_lags(r.get('telemetry_window_s')) else ''}{r['power_w']:.0f} W"
-    at = clocks.at_ref_clock(r.get("gpu_only_ms"), mhz, ref_mhz)
+    at = _equal_clock_ms(r, mhz, ref_mhz)
     if at is not None:
         text += f"; {at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)"
+    elif ref_mhz is not None and not rules.equal_clock_applies(r.get("figure")):
+        text += f"; {NO_EQUAL_CLOCK}"
     return text
 
 
@@ -1119,12 +1150,38 @@ HOST_SPEED_LEAD = ("Whether a Python loop waits on the host is a property of the
                    "what this capture's host gave")
 
 
-def on_this_host(ratio: float | None, ci: tuple[float, float] | None) -> str:
+def host_not_the_gap(ratio: float | None, ci: tuple[float, float] | None, host_cost_ms: float | None,
+                     gpu_ms: float | None) -> str | None:
+    """Where the loop reads at or above the host-bound line but the host dispatches faster than the GPU runs
+    the call (rules.host_under_gpu): the gap as measured, and that the host is not its cause; None elsewhere."""
+    line = rules.HOST_BOUND_EAGER_RATIO
+    straddles = ci is not None and ci[0] < line <= ci[1]
+    if ratio is None or not rules.host_under_gpu(host_cost_ms, gpu_ms) or not (straddles or ratio >= line):
+        return None
+    host, gpu = usec(host_cost_ms), us(gpu_ms)
+    if straddles and rules.host_well_under_gpu(host_cost_ms, gpu_ms):
+        return (f"at the {times(line)} line ({times(ci[0])} to {times(ci[1])} its GPU-only time), but not behind "
+                f"this host: its cost ({host} a call) is under half the GPU time ({gpu}), so the spread is not the "
+                "host's")
+    if not straddles and rules.host_far_under_gpu(host_cost_ms, gpu_ms):
+        return (f"its eager call takes {times(ratio)} the GPU-only time: the kernels ran slower in the eager loop "
+                f"than the GPU-only time shows; the host, at {host} a call against {gpu} of GPU time, does not "
+                "explain it")
+    return (f"the eager loop took {times(ratio)} the GPU-only time, though the host's cost ({host}) is under the "
+            f"GPU time ({gpu}); the cause of the gap is not established")
+
+
+def on_this_host(ratio: float | None, ci: tuple[float, float] | None, host_cost_ms: float | None = None,
+                 gpu_ms: float | None = None) -> str:
     """What this capture's loop saw, as measured: host-bound on this host, not, or at the line where the
-    ratio's interval reaches across it. Never "within noise": a ratio clear of the line is its answer here."""
+    ratio's interval reaches across it. Never "within noise": a ratio clear of the line is its answer here.
+    Never "waited for this host" where the host is faster than the GPU (host_not_the_gap)."""
     line = rules.HOST_BOUND_EAGER_RATIO
     if ratio is None:
         return "no eager time"
+    not_host = host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms)
+    if not_host:
+        return not_host
     if ci is not None and ci[0] < line <= ci[1]:
         return f"at the {times(line)} line behind this host ({times(ci[0])} to {times(ci[1])} its GPU-only time)"
     state = "a loop waited for this host" if ratio >= line else "the GPU stayed busy behind this host"
@@ -1135,10 +1192,12 @@ def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: s
                      host_cost_ms: float | None, gpu_ms: float | None, host_ref_ms: float | None = None) -> str:
     """The eager/GPU-only ratio as measured, what it makes of this capture's host, and the crossover
     (host_crossover): whether a loop waits is a property of the host, so the host's numbers stand beside it."""
-    text = on_this_host(ratio, ci)
+    text = on_this_host(ratio, ci, host_cost_ms, gpu_ms)
     if why == "same kernels":
         text += "; a variant running the same kernels came out otherwise"
-    cross = host_crossover(gpu_ms, host_cost_ms, host_ref_ms)
+    # where the host's cost is already set against the GPU time, the crossover would say it twice
+    cross = None if host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms) else \
+        host_crossover(gpu_ms, host_cost_ms, host_ref_ms)
     return text + (f"; {cross}" if cross else "")
 
 
@@ -1171,8 +1230,16 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         plain_ms = best.fastest_plain_ms
         if best.fastest_plain and plain_ms and best.det_ms:
             text += (f": turning it on costs {times(best.det_ms / plain_ms)} the fastest step without it "
-                     f"({label(best.fastest_plain)}, {_ms(plain_ms)})")
+                     f"({label(best.fastest_plain)}, {_ms(plain_ms)}){_det_clock(best)}")
     return text + "."
+
+
+def _det_clock(d: advice_mod.Determinism) -> str:
+    """The clocks behind an as-run ratio across two steps, and the ratio at equal clock (review item 21)."""
+    dm, pm, at = getattr(d, "det_mhz", None), getattr(d, "plain_mhz", None), getattr(d, "plain_ratio_at_ref", None)
+    if dm is None or pm is None or round(dm) == round(pm):
+        return ""
+    return f" as run ({dm:.0f} against {pm:.0f} MHz)" + (f", {times(at)} at equal clock" if at is not None else "")
 
 
 PHASE_WORDS = {"prefill": "a new prompt length", "decode": "a decode step (the KV cache one token longer)"}
@@ -1230,8 +1297,10 @@ def _host(a: advice_mod.Advice) -> str | None:
     if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
         return None
     # The first screen's short form of the verdict's host line: what this host saw, and the crossover.
-    text = f"In short calls at the article's shape, {on_this_host(a.host_ratio, a.host_ratio_ci)}"
-    cross = host_crossover(a.host_gpu_ms, a.host_cost_ms, a.host_ref_ms)
+    text = ("In short calls at the article's shape, "
+            f"{on_this_host(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms)}")
+    cross = None if host_not_the_gap(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms) else \
+        host_crossover(a.host_gpu_ms, a.host_cost_ms, a.host_ref_ms)
     return text + (f": {cross}" if cross else "") + "."
 
 
@@ -1243,7 +1312,7 @@ def _loops(a: advice_mod.Advice) -> str | None:
                rules.NO: "not host-bound by the host's own cost"}
     parts = [f"{SCENARIO_WORDS.get(sc, sc)}, {r:.2f}× its GPU-only time (at least {lo:.2f}×; "
              f"{outcome.get(o, 'undecided')})" for sc, r, (lo, _), o in a.loops]
-    return f"A loop waited longer in {'; '.join(parts)}."
+    return f"A loop also waited in {'; '.join(parts)}."
 
 
 def advice(a: advice_mod.Advice) -> AdviceWords:
@@ -1422,9 +1491,19 @@ def _on_chip_clause(x: lessons.FlashOccupancy) -> str:
         text += f" Measured: {x.tflops:.0f} TFLOP/s ({flops.FLOP_CONVENTION})"
         if x.ceiling_tflops:
             text += (f", {100 * x.tflops / x.ceiling_tflops:.0f}% of the {x.ceiling_tflops:.0f} TFLOP/s a large bf16 "
-                     "matrix product reached on this GPU (2·M·N·K)")
+                     "matrix product reached on this GPU (2·M·N·K)") + _ceiling_clock_clause(x)
         text += "."
     return text
+
+
+def _ceiling_clock_clause(x: lessons.FlashOccupancy) -> str:
+    """The ceiling's share at the call's own clock, where the two clocks differ (review item 7)."""
+    at, cm, m = getattr(x, "ceiling_at_clock_tflops", None), getattr(x, "ceiling_mhz", None), \
+        getattr(x, "sm_clock_mhz", None)
+    if not at or not cm or not m or round(cm) == round(m):
+        return ""
+    return (f" at {cm:.0f} MHz (about {100 * x.tflops / at:.0f}% of it scaled to the {m:.0f} MHz this call "
+            "ran at)")
 
 
 def _counters_clause(c: dict | None) -> str:

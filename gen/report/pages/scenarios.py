@@ -229,7 +229,7 @@ def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, s
 
 
 def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str, command: str,
-            rows: list[dict]) -> list[dict]:
+            rows: list[dict], matmul_mhz: float | None = None) -> list[dict]:
     """Per head dim (the scenario's own first): the time and rate charts; then one roofline. `rows`:
     records of the point frame; `pts`: a function that makes the frame (the charts make it only where
     a chart's shape is new to the process or the rows do not fill it)."""
@@ -280,7 +280,8 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     if ceil and dims:
         out.append(dict(roof_line=words.roof_line(ceil),
                         above_roof=words.above_roof(sa.above_roof(None, ceil, rows), sheet,
-                                                    ceil.get("read_bytes"), _best_tbps(rows)),
+                                                    ceil.get("read_bytes"), _best_tbps(rows),
+                                                    sa.above_matmul_at_clock(rows, ceil, matmul_mhz)),
                         roofline=chart_div(charts.scenario_roofline_spec(
                             pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X, rows),
                             f"roofline, {name}", command)))
@@ -384,7 +385,8 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     ceil = sa.ceilings(ls)
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     ch = _charts(pts, anchors, figure, ceil, sheet, words.length_axis(decode), name,
-                 summary_command(ls.name, scenario=name), point_rows) if gpu else []
+                 summary_command(ls.name, scenario=name), point_rows,
+                 scaling.matmul_clock(ls) if ceil else None) if gpu else []
     show_dim = len({r["head_dim"] for r in point_rows}) > 1
     pages = {r.variant: fmt.set_variant_page(ls.name, r.variant) for r in ls.rs.runs}
     modes = []
@@ -484,7 +486,8 @@ def _conditions(ctx: Context, ls, name: str, anchors, rows: list[dict]) -> dict:
     return dict(ceilings=_ceiling_lines(ctx, ls),
                 above=wv.above_ceiling_line(above, ceiling) if ceiling else None,
                 sol=wv.sol_note(rate) + (words.FP8_SOL if any(sa.element_size(r["dtype"]) == 1 for r in rows) else ""),
-                note=wv.conditions_note(rows),
+                note=" ".join([wv.conditions_note(rows), *words.graph_below_lines(rows, wv.label),
+                               *(words.same_point_line(d, wv.label) for d in sa.same_point_elsewhere(ls, name))]),
                 burst=[words.burst_line(b, wv.label) for b in records(clocks.burst_frame(None, anchors, rows))])
 
 
