@@ -217,6 +217,9 @@ SUSTAINED_WINDOW_S = 2.0
 # read ceiling (3.08 TB/s) and at the datasheet's 3.35.
 MEMORY_BOUND_FIGURE = "tbps"
 
+# A backend PyTorch's dispatcher would have run at a point, as gen.capture.attention.backend_reasons writes it
+ELIGIBLE = "eligible"
+
 
 def equal_clock_applies(figure: str | None) -> bool:
     """Scaling a time by the SM clock applies to the point: its figure is not MEMORY_BOUND_FIGURE."""

@@ -463,7 +463,7 @@ def _ranked(points: pd.DataFrame) -> pd.DataFrame:
 
 
 BACKEND_COLUMNS = ["variant", "mode", "q_len", "kv_len", "head_dim", "sdpa_choice", "backend", "verdict", "reason"]
-ELIGIBLE = "eligible"  # as gen.capture.attention.backend_reasons writes it
+ELIGIBLE = rules.ELIGIBLE
 
 
 def backend_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:

@@ -223,8 +223,10 @@ def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | 
         return {}
     c = tm.gpu_only_conditions
     mhz, watts = _num(c.sm_clock_mhz), _num(c.power_w)
-    from gen.analysis import scenarios  # (scenarios reads verdicts' facts: imported where used)
-    applies = point is None or mode is None or rules.equal_clock_applies(scenarios.figure_of(point, mode))
+    # decode (one query against a cache, inference) is judged in TB/s: memory-bound (scenarios.figure_of)
+    memory_bound = point is not None and point.q_len == 1 and point.kv_len > 1 and mode == schema.Mode.INFERENCE
+    applies = point is None or mode is None or rules.equal_clock_applies(
+        rules.MEMORY_BOUND_FIGURE if memory_bound else "tflops")
     at = timings.at_ref_clock(tm.gpu_only.median, mhz, timings.ref_mhz(ls.rs.environment)) if applies else None
     return dict(sm_clock_mhz=mhz, power_w=watts, at_ref_ms=at, equal_clock=applies)
 
@@ -691,11 +693,9 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
                                     not_measured=v.not_measured + unmeasured.absent_fa4(
                                         ls.rs, [t.variant for t in v.rows] + [x for x, _, _ in v.not_measured]))
             if v.auto is not None and v.auto.expected_backend:
-                from gen.analysis.scenarios import ELIGIBLE  # here: scenarios imports this module (via scaling)
-
                 rec = point_records(ls, scenario, mode).get(v.auto.variant)
                 why = ((rec.backend_reasons or {}).get(v.auto.expected_backend) if rec is not None else None)
-                if why and why != ELIGIBLE:
+                if why and why != rules.ELIGIBLE:
                     v = dataclasses.replace(v, auto=dataclasses.replace(v.auto, expected_refused=why))
         ls._tables[key] = v
     return ls._tables[key]

@@ -128,12 +128,16 @@ def table_rows(ls) -> list[dict]:
         noise = [v for v in first if v.fastest.variant != a.default and a.default not in v.same_kernel]
         behind = [v for v, _ in mine if v.rank(a.default) != 1]
         cond = _standing(ls, a, mine, first, noise, behind)
+        short = _standing_short(ls, a, mine, first, noise, behind)
+        note = _gain_note(ls, a, mine, auto)
         gain = "same call" if a.default == auto else _gains(
-            [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]) + _gain_note(ls, a, mine, auto)
+            [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]) + ("*" if note else "")
         # the reader's words for the workloads (SCENARIO_WORDS: several scenarios read as "prefill"), inference first
         reader = dict.fromkeys(_reader(ls, v) for v, _ in sorted(mine, key=lambda x: x[0].mode == Mode.TRAIN))
+        # the cell on the first screen is short; every workload named sits folded in it
         out.append(dict(workload=join_and(reader) if exceptions else f"every workload measured: {join_and(reader)}",
-                        call=fmt.label_of(a.default), variant=a.default, gain=gain, condition=cond + "."))
+                        call=fmt.label_of(a.default), variant=a.default, gain=gain, condition=short + ".",
+                        detail=cond + "." + (f" *Gain{note}." if note else "")))
     for v, rec in ranked:
         e = exceptions.get((v.scenario, str(v.mode)))
         if e is None:
@@ -148,7 +152,7 @@ def table_rows(ls) -> list[dict]:
         if e.error is not None and e.default_error is not None:
             cond += f"; relative error {e.error:.1e} against {e.default_error:.1e}"
         out.append(dict(workload=_workload(v.scenario, v.mode, _title(ls, v.scenario)), call=fmt.label_of(rec),
-                        variant=rec, gain=gain, condition=cond + "."))
+                        variant=rec, gain=gain, condition=cond + ".", detail=None))
     return out
 
 
@@ -170,6 +174,19 @@ def _gain_note(ls, a, mine, auto: str) -> str:
     if loss:
         parts.append(f"under 1×: slower than SDPA, in {_names(ls, loss)}")
     return f" ({'; '.join(parts)})" if parts else ""
+
+
+def _standing_short(ls, a, mine, first, noise, behind) -> str:
+    """The default row's standing in counts, with the workloads where it is behind named (the first screen)."""
+    alone = [v for v in first if v not in noise and not v.same_kernel and not v.near]
+    counts = [(len(alone), "outright"), (len(first) - len(alone) - len(noise), "shared"),
+              (len(noise), "within noise")]
+    text = f"first in {len(first)} of {len(mine)} workloads (" + ", ".join(f"{n} {w}" for n, w in counts if n) + ")"
+    for v in behind:
+        g = _gain(v, v.fastest.variant, a.default)
+        text += (f"; behind in {_names(ls, [v])} ({fmt.label_of(v.fastest.variant)} "
+                 + (f"{words.times(g)} faster)" if g else "faster)"))
+    return text
 
 
 def _standing(ls, a, mine, first, noise, behind) -> str:
