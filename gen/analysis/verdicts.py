@@ -431,6 +431,10 @@ class Verdict:
     power_limit_w: float | None = None
     equal_clock_order: tuple[str, ...] = ()
     clock_flips: tuple[tuple[str, str], ...] = ()
+    # Pairs of ranked rows that another scenario timed at this very point in the opposite as-run order
+    # (scenarios.same_point_elsewhere): (ahead here, ahead there, that scenario, its time of the first, of the
+    # second). Their order here is set by the windows' clocks, so the verdict ranks neither ahead (review N1).
+    order_flips: tuple[tuple[str, str, str, float, float], ...] = ()
 
     @property
     def memory_bound(self) -> bool:
@@ -692,6 +696,7 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
                                     # FA4 unmeasured here is named: the fastest is then of those measured
                                     not_measured=v.not_measured + unmeasured.absent_fa4(
                                         ls.rs, [t.variant for t in v.rows] + [x for x, _, _ in v.not_measured]))
+            v = _with_order_flips(ls, v)
             if v.auto is not None and v.auto.expected_backend:
                 rec = point_records(ls, scenario, mode).get(v.auto.variant)
                 why = ((rec.backend_reasons or {}).get(v.auto.expected_backend) if rec is not None else None)
@@ -699,6 +704,36 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
                     v = dataclasses.replace(v, auto=dataclasses.replace(v.auto, expected_refused=why))
         ls._tables[key] = v
     return ls._tables[key]
+
+
+def _with_order_flips(ls: tables.LoadedSet, v: Verdict) -> Verdict:
+    """The verdict with the pairs another scenario ordered the other way at this point (Verdict.order_flips);
+    where the runner-up is one of them, it shares the first rank: the as-run order of the two is the clocks'."""
+    from gen.analysis import scenarios as scenario_facts  # scenarios' tables sit above the verdicts
+
+    p = point_of(ls, v.scenario, v.mode)
+    if p is None or v.basis != "gpu_only":
+        return v
+    ranked = [t.variant for t in v.rows]
+    flips = []
+    for d in scenario_facts.same_point_elsewhere(ls, v.scenario):
+        if d.get("mode") not in (None, v.mode) or (int(d["q_len"]), int(d["kv_len"])) != (p.q_len, p.kv_len):
+            continue
+        there = dict((x, ms) for x, ms, _ in d["there"])
+        order = d["order_there"]
+        for i, a in enumerate(d["variants"]):
+            for b in d["variants"][i + 1:]:
+                if a in ranked and b in ranked and order.index(b) < order.index(a):
+                    flips.append((a, b, d["other"], there[a], there[b]))
+    if not flips:
+        return v
+    out = dict(order_flips=tuple(flips))
+    flipped = {x for a, b, _, _, _ in flips if a == v.fastest.variant for x in (b,)}
+    if v.runner_up is not None and v.runner_up.variant in flipped:
+        near = tuple(dict.fromkeys((*v.near, *(x for x in ranked if x in flipped and x not in v.same_kernel))))
+        ranks = tuple((x, 1 if x in near else r) for x, r in v.rank_of_)
+        out.update(near=near, rank_of_=ranks, fastest_outcome=rules.WITHIN_NOISE, settled=False)
+    return dataclasses.replace(v, **out)
 
 
 def point_records(ls: tables.LoadedSet, scenario: str, mode: str) -> dict[str, schema.SweepPoint]:

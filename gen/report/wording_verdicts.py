@@ -514,7 +514,10 @@ def _headline(v: verdicts.Verdict) -> str:
                 f"median, past the {rules.CANNOT_RANK_IQR_PCT:.0f}% at which a median says little); the medians read "
                 + _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in firsts)
                 + (", and their 95% intervals overlap" if len(firsts) > 1 else ""))
-    if v.near:
+    flips = order_flips_clause(v)
+    if flips:
+        head = flips
+    elif v.near:
         head = (f"{_join(label(x) for x in (f.variant, *v.near))} are the fastest {here}, within noise: "
                 f"{us(fs.median)} {_per(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
                 + _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.near)
@@ -548,6 +551,29 @@ AS_RUN_CLOCK = ("each kernel at the SM clock NVML sampled during its window, whi
                 "just before it")
 MEMORY_BOUND_CLOCK = (": this point is memory-bound (judged in TB/s), and HBM bandwidth does not follow the SM clock, "
                       "so equal clock does not apply: each time stands as run.")
+
+
+def order_flips_clause(v: verdicts.Verdict) -> str | None:
+    """Where another scenario timed this point with the fastest and a call sharing its rank the other way round
+    (Verdict.order_flips), no ranking between them: the order flips with the window's clock (review N1)."""
+    f = v.fastest
+    pairs = [(b, other, ms_a, ms_b) for a, b, other, ms_a, ms_b in v.order_flips if a == f.variant and b in v.near]
+    if not pairs:
+        return None
+    fs = v.spread(f)
+    others = [v.row(b) for b, _, _, _ in pairs]
+    by_other: dict[str, dict[str, float]] = {}
+    for b, other, ms_a, ms_b in pairs:
+        by_other.setdefault(other, {})[f.variant] = ms_a
+        by_other[other][b] = ms_b
+    there = "; ".join(f"the {other} scenario timed the same point: " + _join(
+        f"{label(x)} {us(ms)}" for x, ms in sorted(times_.items(), key=lambda kv: kv[1]))
+        for other, times_ in by_other.items())
+    return (f"{_join(label(x) for x in (f.variant, *dict.fromkeys(t.variant for t in others)))} cannot be ranked at "
+            f"this point: the order flips with the window's clock. Here {label(f.variant)} took {us(fs.median)} "
+            f"{_per(v.mode)} {BASIS[v.basis]} against " + _join(f"{us(v.spread(t).median)} for {label(t.variant)}"
+                                                                   for t in others)
+            + f"; {there}")
 
 
 def ranked_by(v: verdicts.Verdict) -> str:

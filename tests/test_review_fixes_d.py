@@ -1,0 +1,66 @@
+"""The second kernel-engineer review's new problems (review2.md, part 2: N1-N3, N5-N7), each checked on the
+committed sets: every rule here fails if the page says again what the sets' own numbers contradict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gen.analysis import scenarios, tables, verdicts
+from gen.report import wording_verdicts as wv
+from tests.conftest import RESULTS
+
+H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
+H200 = "nvidia-h200__torch-2.11.0"
+
+
+@pytest.fixture(scope="module", params=[H100, H200])
+def any_set(request):
+    return tables.load_set(Path(RESULTS / request.param))
+
+
+@pytest.fixture(scope="module")
+def h100():
+    return tables.load_set(Path(RESULTS / H100))
+
+
+def _verdicts(ls):
+    for scenario in verdicts.scenarios(ls):
+        for mode in ("inference", "train"):
+            v = verdicts.verdict(ls, scenario, mode)
+            if v is not None:
+                yield v
+
+
+# N1: where another scenario timed the same point with two variants the other way round, the verdict claims no
+# order between them: their as-run order is the windows' clocks'.
+def test_no_ranking_between_variants_another_scenario_orders_the_other_way(any_set):
+    seen = 0
+    for v in _verdicts(any_set):
+        p = verdicts.point_of(any_set, v.scenario, v.mode)
+        for d in scenarios.same_point_elsewhere(any_set, v.scenario):
+            if (int(d["q_len"]), int(d["kv_len"])) != (p.q_len, p.kv_len) or d.get("mode") != v.mode:
+                continue
+            f = v.fastest.variant
+            for b in d["variants"]:
+                if b == f or f not in d["variants"] or b in v.same_kernel or v.row(b) is None:
+                    continue
+                if d["order_there"].index(b) < d["order_there"].index(f) and not (
+                        d["variants"].index(b) < d["variants"].index(f)):
+                    seen += 1
+                    words = wv.verdict(v)
+                    assert v.rank(b) == 1, (v.scenario, b)
+                    assert "cannot be ranked at this point" in words.headline
+                    assert "flips with the window's clock" in words.headline
+                    assert "ahead of" not in words.headline and "do not overlap" not in words.headline
+    if any_set.name == H100:
+        assert seen, "the lead set's FP8/16k point is timed the other way round by gqa-prefill"
+
+
+def test_fp8_16k_verdict_names_both_orders(h100):
+    v = verdicts.verdict(h100, "fp8-prefill", "inference")
+    assert v.runner_up is not None and v.runner_up.variant in v.near
+    assert any(b == v.runner_up.variant for a, b, *_ in v.order_flips if a == v.fastest.variant)
+    head = wv.verdict(v).headline
+    assert "gqa-prefill" in head and wv.us(v.spread(v.runner_up).median) in head
