@@ -64,3 +64,36 @@ def test_fp8_16k_verdict_names_both_orders(h100):
     assert any(b == v.runner_up.variant for a, b, *_ in v.order_flips if a == v.fastest.variant)
     head = wv.verdict(v).headline
     assert "gqa-prefill" in head and wv.us(v.spread(v.runner_up).median) in head
+
+
+# N2: unpinned SDPA whose first calls hit the plan cache is neither "fastest once warm" nor the baseline of the
+# break-even counts, and the decode advice says to avoid the run that pays most at every new length.
+def test_cache_hit_run_is_no_baseline_and_decode_advice_avoids_the_costly_run(h100):
+    from gen.analysis import dynamic
+    from gen.report import wording_dynamic as wd
+    from gen.report.pages import dynamic as page
+
+    seen = 0
+    for phase in dynamic.phases(h100.rs):
+        pf = dynamic.phase_facts(h100.rs, phase)
+        for variant, _, _ in pf.warm_cache:
+            seen += 1
+            assert pf.steady_best is not None and pf.steady_best.variant != variant
+            assert all(f.variant != variant for f in pf.break_even)
+            row = next(r for r in page.phase_view(h100, phase)["rows"] if r["label"] == wd.label(variant))
+            assert not row["best"] and row["break_even"] == page.CACHE_HITS
+            assert wd.label(variant) not in (wd.break_even_example(pf) or "")
+            for f in pf.break_even:  # the counts are taken against the fastest cold run
+                best = pf.steady_best
+                want = (best.first_overhead_ms - f.first_overhead_ms) / (f.steady_ms - best.steady_ms)
+                assert f.break_even_calls == pytest.approx(want)
+        if phase == "decode":
+            worst, cheap = pf.costliest, pf.first_best
+            text = wd.advice(pf) or ""
+            assert worst.first_overhead_ms / worst.steady_ms >= wd.COSTLY_FIRST_CALL
+            assert f"avoid {wd.label(worst.variant)}" in text and "grows each step" in text
+            assert wd._ms(worst.first_overhead_ms) in text and wd._ms(cheap.first_overhead_ms) in text
+            for variant, before, _ in pf.warm_cache:
+                if before == worst.variant:
+                    assert f"{wd.label(variant)}, which picks it" in text
+    assert seen, "the lead set measured unpinned SDPA after pinned cuDNN"
