@@ -97,3 +97,26 @@ def test_cache_hit_run_is_no_baseline_and_decode_advice_avoids_the_costly_run(h1
                 if before == worst.variant:
                     assert f"{wd.label(variant)}, which picks it" in text
     assert seen, "the lead set measured unpinned SDPA after pinned cuDNN"
+
+
+# N3: "the host's cost per call hides the GPU's difference" only where the host was recorded and a loop spends at
+# least the GPU difference off the GPU (never for millisecond calls whose eager time runs under that difference).
+def test_host_hides_only_where_the_loop_spends_the_gpu_difference_off_the_gpu(any_set):
+    said = 0
+    for v in _verdicts(any_set):
+        text = " ".join(wv.verdict(v).lines)
+        if "hides the GPU's difference" not in text:
+            continue
+        said += 1
+        f = v.fastest
+        assert f.host is not None or f.host_cost_ms is not None
+        off_gpu = f.eager.median - f.gpu_only.median
+        for x in v.host.closed:
+            assert v.row(x).gpu_only.median - f.gpu_only.median <= off_gpu, (v.scenario, x)
+
+
+def test_fp8_verdict_does_not_blame_the_host_for_a_millisecond_gap(h100):
+    v = verdicts.verdict(h100, "fp8-prefill", "inference")
+    text = " ".join(wv.verdict(v).lines)
+    assert "hides the GPU's difference" not in text and "For short calls" not in text
+    assert not wv.host_can_hide(v)

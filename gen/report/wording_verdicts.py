@@ -11,6 +11,7 @@ copied. Part of the report's wording (gen.report.wording holds the rest).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
@@ -266,15 +267,36 @@ def _host_line(v: verdicts.Verdict) -> str:
                 f"eager call ({us(top.eager.median)})")
         return head + (": " + "; ".join(parts) if parts else "") + ". The host's cost per call decides it."
     lead = leaders_eager(v)
+    eager_ci = all(x is not None and not math.isnan(x.ci_lo)
+                   for x in (f.eager, *(v.row(y).eager for y in (*h.closed, *v.near))))
+    loop = "In a Python loop (eager calls" + ("" if eager_ci else ", no interval recorded") + ")"
+    if lead and not host_can_hide(v):  # no call brought up by the host's cost to name (review2 N3)
+        return f"{loop}, {lead}."
     if lead:  # the pair compared is the tied leaders first, then the call the loop brings up to them (item 29)
         return (f"For short calls in a Python loop, {lead}" + (
             "; a call behind them on the GPU alone comes within the eager spread of the fastest (their 95% "
             "intervals overlap): " + "; ".join(parts) if parts else "") + ".")
+    if shrinks and not host_can_hide(v):
+        # no host time recorded, or calls far longer than the time a loop spends off the GPU (review2 N3)
+        return (f"{loop} " + "; ".join(parts) + f"; {label(f.variant)} still leads: the eager and GPU-only times come from "
+                "other windows, and the host's cost was not what set them apart.")
     if shrinks:
         return ("For short calls in a Python loop the lead shrinks into the spread: " + "; ".join(parts)
                 + ". The host's cost per call hides the GPU's difference.")
     return ("For short calls in a Python loop the order holds but cannot be told apart: " + "; ".join(parts)
             + ". The eager times spread so widely that their 95% intervals overlap.")
+
+
+def host_can_hide(v: verdicts.Verdict) -> bool:
+    """The host's cost can hide a GPU difference only where the scenario recorded the host (a host time or its
+    cost a call) and a loop spends at least that difference off the GPU: the fastest's eager time over its
+    GPU-only time covers every closed call's GPU-only lead (review2 N3: never for millisecond calls whose
+    eager time runs under the GPU difference)."""
+    f = v.fastest
+    if f.eager is None or f.gpu_only is None or (f.host is None and f.host_cost_ms is None):
+        return False
+    off_gpu = f.eager.median - f.gpu_only.median
+    return all(v.row(x).gpu_only.median - f.gpu_only.median <= off_gpu for x in v.host.closed)
 
 
 def leaders_eager(v: verdicts.Verdict) -> str | None:
