@@ -120,3 +120,24 @@ def test_fp8_verdict_does_not_blame_the_host_for_a_millisecond_gap(h100):
     text = " ".join(wv.verdict(v).lines)
     assert "hides the GPU's difference" not in text and "For short calls" not in text
     assert not wv.host_can_hide(v)
+
+
+# N5: where the main kernels' difference is larger than the whole calls' gap, the main kernels differ the same
+# way as the calls: it is the other kernels that differ the other way.
+def test_a_main_kernel_gap_larger_than_the_call_gap_puts_the_other_kernels_the_other_way(any_set):
+    seen = 0
+    for v in _verdicts(any_set):
+        w = v.why
+        if w is None or w.kind != "main_kernel" or not (w.fastest_main_us and w.runner_up_main_us
+                                                         and w.fastest_events_us and w.runner_up_events_us):
+            continue
+        diff = w.runner_up_main_us - w.fastest_main_us
+        gap = w.runner_up_events_us - w.fastest_events_us
+        line = wv.main_kernel_line(w, v.fastest.main_kernel, wv.label(v.runner_up.variant))
+        assert "the main kernels differ the other way" not in line
+        if 0 < gap < diff:
+            seen += 1
+            assert "the other kernels differ the other way" in line
+            assert wv.us((diff - gap) / 1000) in line
+    if any_set.name == H100:
+        assert seen, "the article and chunked verdicts' main kernels differ by more than the calls"

@@ -363,23 +363,29 @@ def main_kernel_line(w: verdicts.Why, fastest_kernel: str | None, runner: str) -
     gap = w.runner_up_events_us - w.fastest_events_us if w.runner_up_events_us and w.fastest_events_us else None
     text = (f"Why: the main kernels make the difference. In the profiled calls its own took "
             f"{us(w.fastest_main_us / 1000)} and that of {runner} {us(w.runner_up_main_us / 1000)}, "
-            f"{us(diff / 1000)} apart" + (of_gap(diff, gap) if gap else ""))
+            f"{us(diff / 1000)} apart" + (of_gap(diff, gap, rest=None) if gap else ""))
+    if gap and 0 < gap < diff:
+        # the main kernels differ the same way as the whole calls, by more: the other kernels give some back
+        text += (f": its other GPU events take {us((diff - gap) / 1000)} more than {runner}'s, which the slower "
+                 f"main kernel of {runner} more than outweighs (the other kernels differ the other way)")
     if w.runner_up_events_us and w.runner_up_main_us and w.runner_up_events_us > w.runner_up_main_us:
         text += (f"; {runner}'s other GPU events take {us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
-                 + (of_gap(w.runner_up_events_us - w.runner_up_main_us, gap) if gap else ""))
+                 + (of_gap(w.runner_up_events_us - w.runner_up_main_us, gap, rest=None) if gap else ""))
     mine, theirs = (kernel_path_short(kernel_names.path(k or "")) for k in (fastest_kernel, rival))
     text += (f". Both main kernels: {mine}" if mine == theirs else f". Kernels: {mine} against {theirs}")
     return text + "." + launches(w, runner)
 
 
-def of_gap(part_us: float, gap_us: float) -> str:
+def of_gap(part_us: float, gap_us: float, rest: str | None = "the main kernels") -> str:
     """A part set against the gap between two profiled calls: "of the gap" only where it fits in it (never
-    "3.6 µs of the 3.2 µs gap"); a larger part is set beside the whole gap."""
+    "3.6 µs of the 3.2 µs gap"); a larger part is set beside the whole gap, and `rest` (what the gap holds besides
+    the part) then differs the other way (None: not said)."""
     if gap_us <= 0:
         return ""
     if part_us <= gap_us:
         return f" of the {us(gap_us / 1000)} gap in the profiled calls"
-    return f", more than the whole {us(gap_us / 1000)} gap between the profiled calls (the main kernels differ the other way)"
+    return (f", more than the whole {us(gap_us / 1000)} gap between the profiled calls"
+            + (f" ({rest} differ the other way)" if rest else ""))
 
 
 def launches(w: verdicts.Why, runner: str) -> str:
