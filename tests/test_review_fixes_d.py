@@ -161,3 +161,32 @@ def test_no_gap_cause_is_sought_under_the_host_bound_line(any_set):
                 assert t.eager_over_gpu_only >= rules.HOST_BOUND_EAGER_RATIO
     if any_set.name == H100:
         assert under, "the lead set's decode FA4 reads 1.02×"
+
+
+# N7: calls running kernels of the same names whose intervals are apart are no tie and share no rank: the
+# verdict, the set page's ranks and the scenario page's headline give the measured ratio instead.
+def test_same_kernel_names_with_intervals_apart_are_not_a_tie(any_set):
+    seen = 0
+    for v in _verdicts(any_set):
+        fs = v.spread(v.fastest)
+        for x in v.same_kernel:
+            assert verdicts.overlaps(fs, v.spread(v.row(x))), (v.scenario, x)
+        for x in v.same_kernel_apart:
+            seen += 1
+            assert not verdicts.overlaps(fs, v.spread(v.row(x)))
+            assert v.rank(x) > v.rank(v.fastest.variant)
+            line = wv.same_kernel_line(v)
+            assert "not tied" in line and wv.times(v.spread(v.row(x)).median / fs.median) in line
+            assert f"{wv.label(x)} run the same kernels: one rank" not in line
+    if any_set.name == H100:
+        assert seen, "the lead set's paged FA4 at decode is apart from FA4"
+
+
+def test_scenario_headline_does_not_tie_calls_whose_intervals_are_apart(h100):
+    from gen.report import wording_scenarios as ws
+
+    h = scenarios.headline(None, None, "decode-kernels", scenarios.point_rows(h100, "decode-kernels"), [])
+    assert "fa4_paged" in dict(h["same_apart"]) and "fa4_paged" not in h["ties"]
+    text = ws.headline(h, "tbps", True, wv.label, [])
+    assert "ties with" not in text.split("Not measured")[0] or wv.label("fa4_paged") not in text.split("ties with")[1]
+    assert "not tied" in text

@@ -9,13 +9,13 @@ from those rows alone, so that tests feed it small synthetic rows:
 - fastest: the variant with the lowest median GPU-only time (CUDA-graph
   replay, or the kernel sum of the profiled calls where the set has no graph
   timing), against the runner-up: the fastest variant that runs other kernels
-  (variants running the same kernels are one rank, a tie, named with the
-  fastest), by how much, and whether the intervals of the two medians keep them
+  (variants running the same kernels within noise of it are one rank, a tie,
+  named with the fastest; apart, they rank by their times: other arguments), by how much, and whether the intervals of the two medians keep them
   apart (rules.CI_METHOD); `fastest_outcome` yes, or within noise where another
   variant's interval reaches the fastest's;
 - ranks: competition ranks under uncertainty: a variant's rank is 1 + the number
   of variants decidedly faster (their interval ends below its own begins);
-  variants running the same kernels never are (rules, "ties");
+  variants running the same kernels count only where their intervals are apart;
 - auto: what SDPA ran with no backend pinned (its aten op and its kernel),
   which pinned variant runs the same kernel, and whether that is the fastest;
 - host: whether the eager per-call ranking (a Python loop, host gaps
@@ -403,7 +403,7 @@ class Verdict:
     method: str | None  # how the GPU-only time was taken: cuda_graph, kernel_sum (mixed: the fastest's)
     ranking: tuple[str, ...]
     fastest: Timed
-    same_kernel: tuple[str, ...]
+    same_kernel: tuple[str, ...]  # the fastest's kernels, times within noise of its own: one rank, a tie
     runner_up: Timed | None
     ratio: float | None  # runner-up over fastest
     settled: bool | None  # the intervals of the two medians do not overlap (rules.CI_METHOD)
@@ -435,6 +435,9 @@ class Verdict:
     # (scenarios.same_point_elsewhere): (ahead here, ahead there, that scenario, its time of the first, of the
     # second). Their order here is set by the windows' clocks, so the verdict ranks neither ahead (review N1).
     order_flips: tuple[tuple[str, str, str, float, float], ...] = ()
+    # Rows running kernels of the fastest's names whose intervals are apart from its own: the same kernel class
+    # with other arguments, ranked by their times like any other row (review2 N7).
+    same_kernel_apart: tuple[str, ...] = ()
 
     @property
     def memory_bound(self) -> bool:
@@ -618,8 +621,14 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         ranked.remove(auto_row)
         ranked.insert(ranked.index(twin) + 1, auto_row)
     fastest = ranked[0]
-    same = tuple(t.variant for t in ranked[1:] if fastest.kernels and t.kernels == fastest.kernels)
-    rivals = [t for t in ranked[1:] if t.variant not in same]
+    twins = [t for t in ranked[1:] if fastest.kernels and t.kernels == fastest.kernels]
+    # Kernels of the same names whose times are apart all the same run other arguments (a page table): not a tie
+    # (review2 N7); they are no rival of other kernels either.
+    fb = _basis(fastest, basis)
+    apart = tuple(t.variant for t in twins if fb is not None and _basis(t, basis) is not None
+                  and not overlaps(fb, _basis(t, basis)))
+    same = tuple(t.variant for t in twins if t.variant not in apart)
+    rivals = [t for t in ranked[1:] if t.variant not in same and t.variant not in apart]
     runner = rivals[0] if rivals else None
     rank_of = _competition_ranks(ranked, basis)
     near = tuple(t.variant for t in rivals if rank_of[t.variant] == 1)
@@ -644,7 +653,8 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
     return Verdict(
         set_name=set_name, scenario=scenario, mode=mode, basis=basis,
         method=fastest.gpu_only_method if basis == "gpu_only" else None,
-        ranking=tuple(t.variant for t in ranked), fastest=fastest, same_kernel=same, runner_up=runner,
+        ranking=tuple(t.variant for t in ranked), fastest=fastest, same_kernel=same, same_kernel_apart=apart,
+        runner_up=runner,
         ratio=_ratio(fs, rs_), settled=None if rs_ is None else not overlaps(fs, rs_), auto=auto,
         host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch, point, sm_count),
         noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked),
@@ -668,13 +678,13 @@ def _equal_clock(ranked: list[Timed], basis: str) -> dict:
 
 
 def _competition_ranks(ranked: list[Timed], basis: str) -> dict[str, int]:
-    """variant -> 1 + the rows decidedly faster (intervals apart), rows running the same
-    kernels never counted (a tie): equal ranks where the times cannot tell rows apart."""
+    """variant -> 1 + the rows decidedly faster (intervals apart): equal ranks where the times cannot tell rows
+    apart. Rows running kernels of the same names are counted too where their intervals are apart: the names do
+    not show the arguments (review2 N7)."""
     out = {}
     for t in ranked:
         st = _basis(t, basis)
-        out[t.variant] = 1 + sum(1 for o in ranked if o is not t and not (t.kernels and o.kernels == t.kernels)
-                                 and faster(_basis(o, basis), st))
+        out[t.variant] = 1 + sum(1 for o in ranked if o is not t and faster(_basis(o, basis), st))
     return out
 
 

@@ -171,7 +171,8 @@ VERDICT_RULE = (
     f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
     "much). A variant's rank is one more than the number of variants decidedly faster than it (their interval "
     "ends below its own begins), so variants the times cannot tell apart share a rank, and variants that run the "
-    "same kernels (the same GPU events in one call) are one rank, a tie, whatever their medians. The fastest is "
+    "same kernels (the same GPU events in one call) are one rank, a tie, unless their intervals are apart (then "
+    "the names hide other arguments, and the times rank them). The fastest is "
     "set against the fastest variant running other kernels: decidedly ahead, or within noise. SDPA with no "
     "backend pinned is named beside the pinned variant whose kernels it runs. The verdict says when the eager "
     "ranking, what a Python loop sees, cannot tell the fastest from a variant the GPU-only ranking keeps apart, "
@@ -673,18 +674,26 @@ def other_calls_line(v: verdicts.Verdict) -> list[str]:
 
 
 def same_kernel_line(v: verdicts.Verdict) -> str:
-    """Calls that run kernels of the same names share a rank; where their times are apart all the same (the
-    95% intervals do not overlap), the line says so: a name does not show the arguments (review item 15)."""
+    """Calls that run kernels of the same names within noise of each other share a rank; where their times are
+    apart (the 95% intervals do not overlap) they run the same kernel class with other arguments: no tie, and the
+    measured ratio (review item 15, review2 N7)."""
     f = v.fastest
-    text = f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, a tie"
     fs = v.spread(f)
-    apart = [(x, v.spread(v.row(x))) for x in v.same_kernel if v.spread(v.row(x)) is not None and fs is not None
-             and not verdicts.overlaps(fs, v.spread(v.row(x)))]
-    if apart:
-        text += (" by kernel names; their times differ all the same: " + _join(
-            f"{label(x)} takes {times(s.median / fs.median)} {label(f.variant)}'s time" for x, s in apart)
-            + ", the 95% intervals apart (a kernel's name does not show its arguments, a page table say)")
-    return text + "."
+    out = []
+    if v.same_kernel:
+        out.append(f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, a tie.")
+    for x in v.same_kernel_apart:
+        s = v.spread(v.row(x))
+        out.append(f"{label(x)} runs kernels of the same names as {label(f.variant)}, with other arguments (a "
+                   f"kernel's name does not show them, a page table say): it takes {times(s.median / fs.median)} "
+                   f"{label(f.variant)}'s time, the 95% intervals apart, so it ranks {ordinal(v.rank(x))}, not tied.")
+    return " ".join(out)
+
+
+def ordinal(n: int | None) -> str:
+    if n is None:
+        return "apart"
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def other_dtype_line(v: verdicts.Verdict) -> str | None:
@@ -724,7 +733,7 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
     lines += _sweep_gaps_line(v)
     lines += [x for x in (paged_line(v),) if x]
     lines += [x for x in (other_dtype_line(v),) if x]
-    if v.same_kernel:
+    if v.same_kernel or v.same_kernel_apart:
         lines.append(same_kernel_line(v))
     if v.auto is not None:
         lines.append(_auto_line(v))
