@@ -15,7 +15,7 @@ from those rows alone, so that tests feed it small synthetic rows:
   variant's interval reaches the fastest's;
 - ranks: competition ranks under uncertainty: a variant's rank is 1 + the number
   of variants decidedly faster (their interval ends below its own begins);
-  variants running the same kernels count only where their intervals are apart;
+  variants running the same kernels never are, but for the fastest where their intervals are apart;
 - auto: what SDPA ran with no backend pinned (its aten op and its kernel),
   which pinned variant runs the same kernel, and whether that is the fastest;
 - host: whether the eager per-call ranking (a Python loop, host gaps
@@ -625,12 +625,13 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
     # Kernels of the same names whose times are apart all the same run other arguments (a page table): not a tie
     # (review2 N7); they are no rival of other kernels either.
     fb = _basis(fastest, basis)
+    # The automatic pick and its pinned twin make the very same call: they tie by construction, whatever the times.
     apart = tuple(t.variant for t in twins if fb is not None and _basis(t, basis) is not None
-                  and not overlaps(fb, _basis(t, basis)))
+                  and auto_name not in (t.variant, fastest.variant) and not overlaps(fb, _basis(t, basis)))
     same = tuple(t.variant for t in twins if t.variant not in apart)
     rivals = [t for t in ranked[1:] if t.variant not in same and t.variant not in apart]
     runner = rivals[0] if rivals else None
-    rank_of = _competition_ranks(ranked, basis)
+    rank_of = _competition_ranks(ranked, basis, apart)
     near = tuple(t.variant for t in rivals if rank_of[t.variant] == 1)
     fs, rs_ = _basis(fastest, basis), _basis(runner, basis) if runner else None
     auto = None
@@ -677,14 +678,17 @@ def _equal_clock(ranked: list[Timed], basis: str) -> dict:
     return dict(equal_clock_order=tuple(t.variant for t in order), clock_flips=flips)
 
 
-def _competition_ranks(ranked: list[Timed], basis: str) -> dict[str, int]:
-    """variant -> 1 + the rows decidedly faster (intervals apart): equal ranks where the times cannot tell rows
-    apart. Rows running kernels of the same names are counted too where their intervals are apart: the names do
-    not show the arguments (review2 N7)."""
+def _competition_ranks(ranked: list[Timed], basis: str, apart: tuple[str, ...] = ()) -> dict[str, int]:
+    """variant -> 1 + the rows decidedly faster (intervals apart), rows running the same kernels not counted (a
+    tie) but for the fastest row against `apart` (Verdict.same_kernel_apart): a call of its kernel names whose
+    interval is apart from its own runs other arguments and ranks behind it (review2 N7). Equal ranks where the times cannot tell rows apart."""
     out = {}
+    top = ranked[0] if ranked else None
     for t in ranked:
         st = _basis(t, basis)
-        out[t.variant] = 1 + sum(1 for o in ranked if o is not t and faster(_basis(o, basis), st))
+        out[t.variant] = 1 + sum(1 for o in ranked if o is not t
+                                 and ((o is top and t.variant in apart) or not (t.kernels and o.kernels == t.kernels))
+                                 and faster(_basis(o, basis), st))
     return out
 
 
