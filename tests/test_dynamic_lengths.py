@@ -45,12 +45,16 @@ def test_phase_facts_rank_by_the_steady_cost_and_keep_the_capture_break_even(rs)
     for phase in dyn.phases(rs):
         pf = dyn.phase_facts(rs, phase)
         steady = [f.steady_ms for f in pf.measured]
-        assert steady == sorted(steady) and pf.steady_best is pf.measured[0]
+        # the fastest once warm of the runs whose first calls were measured cold (review2 N2)
+        cold = [f for f in pf.measured if not pf.cache_warmed(f.variant)]
+        assert steady == sorted(steady) and pf.steady_best is cold[0]
         assert all(f.ok and not f.switched for f in pf.measured)
-        # every break-even the page names is the capture's, and means at least one whole call
+        # every break-even the page names is the capture's where the capture's baseline was the same run, and
+        # means at least one whole call
         for f in pf.break_even:
             run = next(r for r in rs.dynamic if r.variant == f.variant and r.phase == phase and not r.env)
-            assert f.break_even_calls == run.break_even_calls
+            if pf.steady_best is pf.measured[0]:
+                assert f.break_even_calls == pytest.approx(run.break_even_calls)
             assert dyn.PhaseFacts.calls_below(f.break_even_calls) >= 1
     assert dyn.PhaseFacts.calls_below(1.19) == 1 and dyn.PhaseFacts.calls_below(1.0) is None
     assert dyn.PhaseFacts.calls_below(1363.36) == 1363 and dyn.PhaseFacts.calls_below(None) is None

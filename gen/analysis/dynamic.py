@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gen.model import schema
-from gen.model.scenarios import DYNAMIC
+from gen.model.scenarios import DYNAMIC, break_even_calls
 
 PHASES = ("prefill", "decode")
 
@@ -97,7 +97,7 @@ class PhaseFacts:
     phase: str
     measured: list[DynamicFacts]  # runs without a switch that measured a steady cost, fastest once warm first
     not_measured: list[DynamicFacts]  # runs without a switch that did not (refused, skipped), with why
-    steady_best: DynamicFacts | None
+    steady_best: DynamicFacts | None  # the fastest once warm of the runs whose first calls were measured cold
     first_best: DynamicFacts | None  # the lowest first-call overhead
     # Runs that cost less in all than the fastest once warm up to their break-even calls per length
     break_even: list[DynamicFacts]
@@ -145,15 +145,25 @@ def _warm_cache(rs: schema.ResultSet, phase: str) -> tuple[tuple[str, str, str |
 def phase_facts(rs: schema.ResultSet, phase: str) -> PhaseFacts:
     mine = runs(rs, phase, switched=False)
     ok = sorted((f for f in mine if f.ok), key=lambda f: (f.steady_ms, f.variant))
-    overheads = [f for f in ok if f.first_overhead_ms is not None]
+    warm = _warm_cache(rs, phase)
+    warmed = {v for v, _, _ in warm}
+    # A run whose first calls were another run's cached plans measured no first-call cost: it is neither the
+    # baseline the break-even counts are taken against nor a run that breaks even (review2 N2). The counts are
+    # worked out again against the fastest once warm of the others (the capture took them against all runs).
+    cold = [f for f in ok if f.variant not in warmed]
+    best = cold[0] if cold else None
+    ok = [replace(f, break_even_calls=None if f.variant in warmed or best is None else break_even_calls(
+        f.first_overhead_ms, f.steady_ms, best.first_overhead_ms, best.steady_ms)) for f in ok]
+    cold = [f for f in ok if f.variant not in warmed]
+    overheads = [f for f in cold if f.first_overhead_ms is not None]
     return PhaseFacts(
         phase=phase, measured=ok, not_measured=[f for f in mine if not f.ok],
-        steady_best=ok[0] if ok else None,
+        steady_best=cold[0] if cold else None,
         first_best=min(overheads, key=lambda f: (f.first_overhead_ms, f.variant)) if overheads else None,
-        break_even=sorted((f for f in ok if PhaseFacts.calls_below(f.break_even_calls) is not None),
+        break_even=sorted((f for f in cold if PhaseFacts.calls_below(f.break_even_calls) is not None),
                           key=lambda f: -f.break_even_calls),
         costliest=max(overheads, key=lambda f: (f.first_overhead_ms, f.variant)) if overheads else None,
-        warm_cache=_warm_cache(rs, phase))
+        warm_cache=warm)
 
 
 @dataclass(frozen=True)

@@ -449,7 +449,7 @@ def same_point_elsewhere(ls: tables.LoadedSet, scenario: str) -> list[dict]:
                 continue
             mine = sorted(shared, key=lambda v: here[k][v]["gpu_only_ms"])
             theirs = sorted(shared, key=lambda v: rows[v]["gpu_only_ms"])
-            out.append(dict(other=other, q_len=here[k][shared[0]]["q_len"], kv_len=here[k][shared[0]]["kv_len"],
+            out.append(dict(other=other, mode=here[k][shared[0]].get("mode"), q_len=here[k][shared[0]]["q_len"], kv_len=here[k][shared[0]]["kv_len"],
                             variants=tuple(mine), orders_differ=mine != theirs, order_there=tuple(theirs),
                             here=tuple((v, here[k][v]["gpu_only_ms"], here[k][v]["sm_clock_mhz"]) for v in mine),
                             there=tuple((v, rows[v]["gpu_only_ms"], rows[v]["sm_clock_mhz"]) for v in mine)))
@@ -810,12 +810,18 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
     auto = variant_role("automatic")
     same = [r["variant"] for r in at
             if isinstance(top["kernel_signature"], tuple) and r["kernel_signature"] == top["kernel_signature"]]
-    ties = [v for v in same if v != auto]  # unpinned SDPA gives way to the pinned twin (fastest_frame)
+    # Kernels of the same names whose intervals are apart from the fastest's run other arguments: no tie, but
+    # (variant, its time over the fastest's) (review2 N7)
+    by = {r["variant"]: r for r in at}
+    apart = [(v, by[v]["gpu_only_ms"] / top["gpu_only_ms"]) for v in same
+             if rules.apart(top["gpu_only_ci_hi_ms"], by[v]["gpu_only_ci_lo_ms"])
+             or rules.apart(by[v]["gpu_only_ci_hi_ms"], top["gpu_only_ci_lo_ms"])]
+    ties = [v for v in same if v != auto and v not in dict(apart)]  # unpinned SDPA gives way to the pinned twin
     # By time, in the order pandas' sort_values gives (numpy's quicksort, NaN last)
     order = np.argsort(np.array([r["gpu_only_ms"] for r in at], dtype=float), kind="quicksort")
     near = [at[i]["variant"] for i in order if at[i]["variant"] not in same
             and not rules.apart(top["gpu_only_ci_hi_ms"], at[i]["gpu_only_ci_lo_ms"])]
-    return dict(fastest=top, ties=ties, near=near,
+    return dict(fastest=top, ties=ties, near=near, same_apart=apart,
                 anchor=strongest(versus, top["head_dim"]) if versus_rows is None else strongest_of(versus_rows,
                                                                                                   top["head_dim"]))
 

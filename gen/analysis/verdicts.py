@@ -9,13 +9,13 @@ from those rows alone, so that tests feed it small synthetic rows:
 - fastest: the variant with the lowest median GPU-only time (CUDA-graph
   replay, or the kernel sum of the profiled calls where the set has no graph
   timing), against the runner-up: the fastest variant that runs other kernels
-  (variants running the same kernels are one rank, a tie, named with the
-  fastest), by how much, and whether the intervals of the two medians keep them
+  (variants running the same kernels within noise of it are one rank, a tie,
+  named with the fastest; apart, they rank by their times: other arguments), by how much, and whether the intervals of the two medians keep them
   apart (rules.CI_METHOD); `fastest_outcome` yes, or within noise where another
   variant's interval reaches the fastest's;
 - ranks: competition ranks under uncertainty: a variant's rank is 1 + the number
   of variants decidedly faster (their interval ends below its own begins);
-  variants running the same kernels never are (rules, "ties");
+  variants running the same kernels never are, but for the fastest where their intervals are apart;
 - auto: what SDPA ran with no backend pinned (its aten op and its kernel),
   which pinned variant runs the same kernel, and whether that is the fastest;
 - host: whether the eager per-call ranking (a Python loop, host gaps
@@ -403,7 +403,7 @@ class Verdict:
     method: str | None  # how the GPU-only time was taken: cuda_graph, kernel_sum (mixed: the fastest's)
     ranking: tuple[str, ...]
     fastest: Timed
-    same_kernel: tuple[str, ...]
+    same_kernel: tuple[str, ...]  # the fastest's kernels, times within noise of its own: one rank, a tie
     runner_up: Timed | None
     ratio: float | None  # runner-up over fastest
     settled: bool | None  # the intervals of the two medians do not overlap (rules.CI_METHOD)
@@ -431,6 +431,13 @@ class Verdict:
     power_limit_w: float | None = None
     equal_clock_order: tuple[str, ...] = ()
     clock_flips: tuple[tuple[str, str], ...] = ()
+    # Pairs of ranked rows that another scenario timed at this very point in the opposite as-run order
+    # (scenarios.same_point_elsewhere): (ahead here, ahead there, that scenario, its time of the first, of the
+    # second). Their order here is set by the windows' clocks, so the verdict ranks neither ahead (review N1).
+    order_flips: tuple[tuple[str, str, str, float, float], ...] = ()
+    # Rows running kernels of the fastest's names whose intervals are apart from its own: the same kernel class
+    # with other arguments, ranked by their times like any other row (review2 N7).
+    same_kernel_apart: tuple[str, ...] = ()
 
     @property
     def memory_bound(self) -> bool:
@@ -614,10 +621,17 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         ranked.remove(auto_row)
         ranked.insert(ranked.index(twin) + 1, auto_row)
     fastest = ranked[0]
-    same = tuple(t.variant for t in ranked[1:] if fastest.kernels and t.kernels == fastest.kernels)
-    rivals = [t for t in ranked[1:] if t.variant not in same]
+    twins = [t for t in ranked[1:] if fastest.kernels and t.kernels == fastest.kernels]
+    # Kernels of the same names whose times are apart all the same run other arguments (a page table): not a tie
+    # (review2 N7); they are no rival of other kernels either.
+    fb = _basis(fastest, basis)
+    # The automatic pick and its pinned twin make the very same call: they tie by construction, whatever the times.
+    apart = tuple(t.variant for t in twins if fb is not None and _basis(t, basis) is not None
+                  and auto_name not in (t.variant, fastest.variant) and not overlaps(fb, _basis(t, basis)))
+    same = tuple(t.variant for t in twins if t.variant not in apart)
+    rivals = [t for t in ranked[1:] if t.variant not in same and t.variant not in apart]
     runner = rivals[0] if rivals else None
-    rank_of = _competition_ranks(ranked, basis)
+    rank_of = _competition_ranks(ranked, basis, apart)
     near = tuple(t.variant for t in rivals if rank_of[t.variant] == 1)
     fs, rs_ = _basis(fastest, basis), _basis(runner, basis) if runner else None
     auto = None
@@ -640,7 +654,8 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
     return Verdict(
         set_name=set_name, scenario=scenario, mode=mode, basis=basis,
         method=fastest.gpu_only_method if basis == "gpu_only" else None,
-        ranking=tuple(t.variant for t in ranked), fastest=fastest, same_kernel=same, runner_up=runner,
+        ranking=tuple(t.variant for t in ranked), fastest=fastest, same_kernel=same, same_kernel_apart=apart,
+        runner_up=runner,
         ratio=_ratio(fs, rs_), settled=None if rs_ is None else not overlaps(fs, rs_), auto=auto,
         host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch, point, sm_count),
         noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked),
@@ -663,13 +678,16 @@ def _equal_clock(ranked: list[Timed], basis: str) -> dict:
     return dict(equal_clock_order=tuple(t.variant for t in order), clock_flips=flips)
 
 
-def _competition_ranks(ranked: list[Timed], basis: str) -> dict[str, int]:
-    """variant -> 1 + the rows decidedly faster (intervals apart), rows running the same
-    kernels never counted (a tie): equal ranks where the times cannot tell rows apart."""
+def _competition_ranks(ranked: list[Timed], basis: str, apart: tuple[str, ...] = ()) -> dict[str, int]:
+    """variant -> 1 + the rows decidedly faster (intervals apart), rows running the same kernels not counted (a
+    tie) but for the fastest row against `apart` (Verdict.same_kernel_apart): a call of its kernel names whose
+    interval is apart from its own runs other arguments and ranks behind it (review2 N7). Equal ranks where the times cannot tell rows apart."""
     out = {}
+    top = ranked[0] if ranked else None
     for t in ranked:
         st = _basis(t, basis)
-        out[t.variant] = 1 + sum(1 for o in ranked if o is not t and not (t.kernels and o.kernels == t.kernels)
+        out[t.variant] = 1 + sum(1 for o in ranked if o is not t
+                                 and ((o is top and t.variant in apart) or not (t.kernels and o.kernels == t.kernels))
                                  and faster(_basis(o, basis), st))
     return out
 
@@ -692,6 +710,7 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
                                     # FA4 unmeasured here is named: the fastest is then of those measured
                                     not_measured=v.not_measured + unmeasured.absent_fa4(
                                         ls.rs, [t.variant for t in v.rows] + [x for x, _, _ in v.not_measured]))
+            v = _with_order_flips(ls, v)
             if v.auto is not None and v.auto.expected_backend:
                 rec = point_records(ls, scenario, mode).get(v.auto.variant)
                 why = ((rec.backend_reasons or {}).get(v.auto.expected_backend) if rec is not None else None)
@@ -699,6 +718,36 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
                     v = dataclasses.replace(v, auto=dataclasses.replace(v.auto, expected_refused=why))
         ls._tables[key] = v
     return ls._tables[key]
+
+
+def _with_order_flips(ls: tables.LoadedSet, v: Verdict) -> Verdict:
+    """The verdict with the pairs another scenario ordered the other way at this point (Verdict.order_flips);
+    where the runner-up is one of them, it shares the first rank: the as-run order of the two is the clocks'."""
+    from gen.analysis import scenarios as scenario_facts  # scenarios' tables sit above the verdicts
+
+    p = point_of(ls, v.scenario, v.mode)
+    if p is None or v.basis != "gpu_only":
+        return v
+    ranked = [t.variant for t in v.rows]
+    flips = []
+    for d in scenario_facts.same_point_elsewhere(ls, v.scenario):
+        if d.get("mode") not in (None, v.mode) or (int(d["q_len"]), int(d["kv_len"])) != (p.q_len, p.kv_len):
+            continue
+        there = dict((x, ms) for x, ms, _ in d["there"])
+        order = d["order_there"]
+        for i, a in enumerate(d["variants"]):
+            for b in d["variants"][i + 1:]:
+                if a in ranked and b in ranked and order.index(b) < order.index(a):
+                    flips.append((a, b, d["other"], there[a], there[b]))
+    if not flips:
+        return v
+    out = dict(order_flips=tuple(flips))
+    flipped = {x for a, b, _, _, _ in flips if a == v.fastest.variant for x in (b,)}
+    if v.runner_up is not None and v.runner_up.variant in flipped:
+        near = tuple(dict.fromkeys((*v.near, *(x for x in ranked if x in flipped and x not in v.same_kernel))))
+        ranks = tuple((x, 1 if x in near else r) for x, r in v.rank_of_)
+        out.update(near=near, rank_of_=ranks, fastest_outcome=rules.WITHIN_NOISE, settled=False)
+    return dataclasses.replace(v, **out)
 
 
 def point_records(ls: tables.LoadedSet, scenario: str, mode: str) -> dict[str, schema.SweepPoint]:

@@ -3,8 +3,9 @@ gen.analysis.fwdbwd -> sentences. Every number comes from the facts given; nothi
 
 from __future__ import annotations
 
-from gen.analysis.dynamic import DynamicFacts, PhaseFacts, SwitchFacts
+from gen.analysis.dynamic import PLANS_PER_LENGTH, DynamicFacts, PhaseFacts, SwitchFacts
 from gen.report import format as fmt
+from gen.report.wording import join_and as _join
 
 PHASE_TITLE = {"prefill": "New prompt lengths (prefill)", "decode": "Decode steps with a growing KV cache"}
 PHASE_AXIS = {"prefill": "prompt length (tokens), each a new length",
@@ -111,11 +112,33 @@ def cache_notes(pf: PhaseFacts) -> list[str]:
 BACKEND_WORDS = {"cudnn": "cuDNN", "flash": "flash", "efficient": "memory-efficient", "math": "math"}
 
 
+def grows_each_step(pf: PhaseFacts) -> str | None:
+    """Decode with a KV cache that grows a token a step makes every step a new length: the run that pays most
+    for one (at least COSTLY_FIRST_CALL times its warm call) is one to avoid there, and so is unpinned SDPA where
+    the set saw it pick that run's backend (its own first calls were cache hits: review2 N2)."""
+    worst, cheap = pf.costliest, pf.first_best
+    if pf.phase != "decode" or worst is None or not worst.steady_ms or cheap is None or cheap is worst \
+            or worst.first_overhead_ms / worst.steady_ms < COSTLY_FIRST_CALL:
+        return None
+    picks = [v for v, before, chose in pf.warm_cache
+             if before == worst.variant and before == PLANS_PER_LENGTH and chose == "cudnn"]
+    also = f" (and {_join(label(v) for v in picks)}, which picks it)" if picks else ""
+    return (f"For decode with a KV cache that grows each step, avoid {label(worst.variant)}{also}: it paid "
+            f"{_ms(worst.first_overhead_ms)} ms more than a warm call at every new length; {label(cheap.variant)} "
+            f"paid {_ms(cheap.first_overhead_ms)} ms.")
+
+
 def advice(pf: PhaseFacts) -> str | None:
     """What to do where the fastest once warm pays much for a new length."""
     best = pf.steady_best
+    grows = grows_each_step(pf)
     if best is None or not pf.break_even:
-        return None
+        return grows
+    text = _advice(pf, best)
+    return f"{grows} {text}" if grows else text
+
+
+def _advice(pf: PhaseFacts, best: DynamicFacts) -> str:
     # a run whose cheap first calls are another run's cached plans is no way around the plan build
     cold = [f for f in pf.break_even if not pf.cache_warmed(f.variant)]
     text = (f"Where lengths vary, {label(best.variant)} pays its first call again at every "

@@ -191,6 +191,9 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
     text += "."
     if ties:
         text += f" It ties with {join_and(variant_label(v) for v in ties)}: the same kernels, one rank."
+    for v, ratio in h.get("same_apart") or []:
+        text += (f" {variant_label(v)} runs kernels of the same names with other arguments and takes {ratio:.2f}× "
+                 "its time, the 95% intervals apart: not tied.")
     if near:
         text += (f" The times cannot set it apart from {join_and(variant_label(v) for v in near)} (the 95% intervals "
                  "of the medians overlap): within noise.")

@@ -11,6 +11,7 @@ copied. Part of the report's wording (gen.report.wording holds the rest).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
@@ -170,7 +171,8 @@ VERDICT_RULE = (
     f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
     "much). A variant's rank is one more than the number of variants decidedly faster than it (their interval "
     "ends below its own begins), so variants the times cannot tell apart share a rank, and variants that run the "
-    "same kernels (the same GPU events in one call) are one rank, a tie, whatever their medians. The fastest is "
+    "same kernels (the same GPU events in one call) are one rank, a tie, unless their intervals are apart (then "
+    "the names hide other arguments, and the times rank them). The fastest is "
     "set against the fastest variant running other kernels: decidedly ahead, or within noise. SDPA with no "
     "backend pinned is named beside the pinned variant whose kernels it runs. The verdict says when the eager "
     "ranking, what a Python loop sees, cannot tell the fastest from a variant the GPU-only ranking keeps apart, "
@@ -266,15 +268,36 @@ def _host_line(v: verdicts.Verdict) -> str:
                 f"eager call ({us(top.eager.median)})")
         return head + (": " + "; ".join(parts) if parts else "") + ". The host's cost per call decides it."
     lead = leaders_eager(v)
+    eager_ci = all(x is not None and not math.isnan(x.ci_lo)
+                   for x in (f.eager, *(v.row(y).eager for y in (*h.closed, *v.near))))
+    loop = "In a Python loop (eager calls" + ("" if eager_ci else ", no interval recorded") + ")"
+    if lead and not host_can_hide(v):  # no call brought up by the host's cost to name (review2 N3)
+        return f"{loop}, {lead}."
     if lead:  # the pair compared is the tied leaders first, then the call the loop brings up to them (item 29)
         return (f"For short calls in a Python loop, {lead}" + (
             "; a call behind them on the GPU alone comes within the eager spread of the fastest (their 95% "
             "intervals overlap): " + "; ".join(parts) if parts else "") + ".")
+    if shrinks and not host_can_hide(v):
+        # no host time recorded, or calls far longer than the time a loop spends off the GPU (review2 N3)
+        return (f"{loop} " + "; ".join(parts) + f"; {label(f.variant)} still leads: the eager and GPU-only times come from "
+                "other windows, and the host's cost was not what set them apart.")
     if shrinks:
         return ("For short calls in a Python loop the lead shrinks into the spread: " + "; ".join(parts)
                 + ". The host's cost per call hides the GPU's difference.")
     return ("For short calls in a Python loop the order holds but cannot be told apart: " + "; ".join(parts)
             + ". The eager times spread so widely that their 95% intervals overlap.")
+
+
+def host_can_hide(v: verdicts.Verdict) -> bool:
+    """The host's cost can hide a GPU difference only where the scenario recorded the host (a host time or its
+    cost a call) and a loop spends at least that difference off the GPU: the fastest's eager time over its
+    GPU-only time covers every closed call's GPU-only lead (review2 N3: never for millisecond calls whose
+    eager time runs under the GPU difference)."""
+    f = v.fastest
+    if f.eager is None or f.gpu_only is None or (f.host is None and f.host_cost_ms is None):
+        return False
+    off_gpu = f.eager.median - f.gpu_only.median
+    return all(v.row(x).gpu_only.median - f.gpu_only.median <= off_gpu for x in v.host.closed)
 
 
 def leaders_eager(v: verdicts.Verdict) -> str | None:
@@ -341,23 +364,29 @@ def main_kernel_line(w: verdicts.Why, fastest_kernel: str | None, runner: str) -
     gap = w.runner_up_events_us - w.fastest_events_us if w.runner_up_events_us and w.fastest_events_us else None
     text = (f"Why: the main kernels make the difference. In the profiled calls its own took "
             f"{us(w.fastest_main_us / 1000)} and that of {runner} {us(w.runner_up_main_us / 1000)}, "
-            f"{us(diff / 1000)} apart" + (of_gap(diff, gap) if gap else ""))
+            f"{us(diff / 1000)} apart" + (of_gap(diff, gap, rest=None) if gap else ""))
+    if gap and 0 < gap < diff:
+        # the main kernels differ the same way as the whole calls, by more: the other kernels give some back
+        text += (f": its other GPU events take {us((diff - gap) / 1000)} more than {runner}'s, which the slower "
+                 f"main kernel of {runner} more than outweighs (the other kernels differ the other way)")
     if w.runner_up_events_us and w.runner_up_main_us and w.runner_up_events_us > w.runner_up_main_us:
         text += (f"; {runner}'s other GPU events take {us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
-                 + (of_gap(w.runner_up_events_us - w.runner_up_main_us, gap) if gap else ""))
+                 + (of_gap(w.runner_up_events_us - w.runner_up_main_us, gap, rest=None) if gap else ""))
     mine, theirs = (kernel_path_short(kernel_names.path(k or "")) for k in (fastest_kernel, rival))
     text += (f". Both main kernels: {mine}" if mine == theirs else f". Kernels: {mine} against {theirs}")
     return text + "." + launches(w, runner)
 
 
-def of_gap(part_us: float, gap_us: float) -> str:
+def of_gap(part_us: float, gap_us: float, rest: str | None = "the main kernels") -> str:
     """A part set against the gap between two profiled calls: "of the gap" only where it fits in it (never
-    "3.6 µs of the 3.2 µs gap"); a larger part is set beside the whole gap."""
+    "3.6 µs of the 3.2 µs gap"); a larger part is set beside the whole gap, and `rest` (what the gap holds besides
+    the part) then differs the other way (None: not said)."""
     if gap_us <= 0:
         return ""
     if part_us <= gap_us:
         return f" of the {us(gap_us / 1000)} gap in the profiled calls"
-    return f", more than the whole {us(gap_us / 1000)} gap between the profiled calls (the main kernels differ the other way)"
+    return (f", more than the whole {us(gap_us / 1000)} gap between the profiled calls"
+            + (f" ({rest} differ the other way)" if rest else ""))
 
 
 def launches(w: verdicts.Why, runner: str) -> str:
@@ -514,7 +543,10 @@ def _headline(v: verdicts.Verdict) -> str:
                 f"median, past the {rules.CANNOT_RANK_IQR_PCT:.0f}% at which a median says little); the medians read "
                 + _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in firsts)
                 + (", and their 95% intervals overlap" if len(firsts) > 1 else ""))
-    if v.near:
+    flips = order_flips_clause(v)
+    if flips:
+        head = flips
+    elif v.near:
         head = (f"{_join(label(x) for x in (f.variant, *v.near))} are the fastest {here}, within noise: "
                 f"{us(fs.median)} {_per(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
                 + _join(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.near)
@@ -548,6 +580,29 @@ AS_RUN_CLOCK = ("each kernel at the SM clock NVML sampled during its window, whi
                 "just before it")
 MEMORY_BOUND_CLOCK = (": this point is memory-bound (judged in TB/s), and HBM bandwidth does not follow the SM clock, "
                       "so equal clock does not apply: each time stands as run.")
+
+
+def order_flips_clause(v: verdicts.Verdict) -> str | None:
+    """Where another scenario timed this point with the fastest and a call sharing its rank the other way round
+    (Verdict.order_flips), no ranking between them: the order flips with the window's clock (review N1)."""
+    f = v.fastest
+    pairs = [(b, other, ms_a, ms_b) for a, b, other, ms_a, ms_b in v.order_flips if a == f.variant and b in v.near]
+    if not pairs:
+        return None
+    fs = v.spread(f)
+    others = [v.row(b) for b, _, _, _ in pairs]
+    by_other: dict[str, dict[str, float]] = {}
+    for b, other, ms_a, ms_b in pairs:
+        by_other.setdefault(other, {})[f.variant] = ms_a
+        by_other[other][b] = ms_b
+    there = "; ".join(f"the {other} scenario timed the same point: " + _join(
+        f"{label(x)} {us(ms)}" for x, ms in sorted(times_.items(), key=lambda kv: kv[1]))
+        for other, times_ in by_other.items())
+    return (f"{_join(label(x) for x in (f.variant, *dict.fromkeys(t.variant for t in others)))} cannot be ranked at "
+            f"this point: the order flips with the window's clock. Here {label(f.variant)} took {us(fs.median)} "
+            f"{_per(v.mode)} {BASIS[v.basis]} against " + _join(f"{us(v.spread(t).median)} for {label(t.variant)}"
+                                                                   for t in others)
+            + f"; {there}")
 
 
 def ranked_by(v: verdicts.Verdict) -> str:
@@ -619,18 +674,26 @@ def other_calls_line(v: verdicts.Verdict) -> list[str]:
 
 
 def same_kernel_line(v: verdicts.Verdict) -> str:
-    """Calls that run kernels of the same names share a rank; where their times are apart all the same (the
-    95% intervals do not overlap), the line says so: a name does not show the arguments (review item 15)."""
+    """Calls that run kernels of the same names within noise of each other share a rank; where their times are
+    apart (the 95% intervals do not overlap) they run the same kernel class with other arguments: no tie, and the
+    measured ratio (review item 15, review2 N7)."""
     f = v.fastest
-    text = f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, a tie"
     fs = v.spread(f)
-    apart = [(x, v.spread(v.row(x))) for x in v.same_kernel if v.spread(v.row(x)) is not None and fs is not None
-             and not verdicts.overlaps(fs, v.spread(v.row(x)))]
-    if apart:
-        text += (" by kernel names; their times differ all the same: " + _join(
-            f"{label(x)} takes {times(s.median / fs.median)} {label(f.variant)}'s time" for x, s in apart)
-            + ", the 95% intervals apart (a kernel's name does not show its arguments, a page table say)")
-    return text + "."
+    out = []
+    if v.same_kernel:
+        out.append(f"{_join(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, a tie.")
+    for x in v.same_kernel_apart:
+        s = v.spread(v.row(x))
+        out.append(f"{label(x)} runs kernels of the same names as {label(f.variant)}, with other arguments (a "
+                   f"kernel's name does not show them, a page table say): it takes {times(s.median / fs.median)} "
+                   f"{label(f.variant)}'s time, the 95% intervals apart, so it ranks {ordinal(v.rank(x))}, not tied.")
+    return " ".join(out)
+
+
+def ordinal(n: int | None) -> str:
+    if n is None:
+        return "apart"
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def other_dtype_line(v: verdicts.Verdict) -> str | None:
@@ -670,7 +733,7 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
     lines += _sweep_gaps_line(v)
     lines += [x for x in (paged_line(v),) if x]
     lines += [x for x in (other_dtype_line(v),) if x]
-    if v.same_kernel:
+    if v.same_kernel or v.same_kernel_apart:
         lines.append(same_kernel_line(v))
     if v.auto is not None:
         lines.append(_auto_line(v))
@@ -1167,6 +1230,8 @@ def host_not_the_gap(ratio: float | None, ci: tuple[float, float] | None, host_c
         return (f"its eager call takes {times(ratio)} the GPU-only time: the kernels ran slower in the eager loop "
                 f"than the GPU-only time shows; the host, at {host} a call against {gpu} of GPU time, does not "
                 "explain it")
+    if ratio < line:  # the median sits under the line, inside its noise (1.01×, 1.02×): no gap to explain (N6)
+        return None
     return (f"the eager loop took {times(ratio)} the GPU-only time, though the host's cost ({host}) is under the "
             f"GPU time ({gpu}); the cause of the gap is not established")
 
@@ -1182,6 +1247,9 @@ def on_this_host(ratio: float | None, ci: tuple[float, float] | None, host_cost_
     not_host = host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms)
     if not_host:
         return not_host
+    if ci is not None and ci[0] < line <= ci[1] and ratio < line:
+        return (f"the GPU stayed busy behind this host at the median ({times(ratio)} its GPU-only time; the "
+                f"interval, {times(ci[0])} to {times(ci[1])}, reaches the {times(line)} line)")
     if ci is not None and ci[0] < line <= ci[1]:
         return f"at the {times(line)} line behind this host ({times(ci[0])} to {times(ci[1])} its GPU-only time)"
     state = "a loop waited for this host" if ratio >= line else "the GPU stayed busy behind this host"
