@@ -53,7 +53,8 @@ def set_view() -> dict:
                 anomalies=[], windows=None,
                 notes=wording.timing_notes("inference", True, 191, 191, 3, frozenset({"cuda_graph", "kernel_sum"})),
                 host_bound=[rows[1]],
-                host_noise=[dict(rows[2], host_words=words.host_ratio_words(1.2, (1.1, 1.3), "eager", 0.04, 0.1, 0.01))],
+                host_noise=[dict(rows[2],
+                                 host_words=words.host_ratio_words(1.2, (1.1, 1.3), "eager", 0.04, 0.1, 0.01))],
                 host_speed_lead=words.HOST_SPEED_LEAD, host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
     rows[0]["fastest"] = True
     verdict = dict(set="gpu-x__torch-2.11.0", set_title="GPU <X> · PyTorch 2.11.0", scenario="article",

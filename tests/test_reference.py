@@ -99,7 +99,8 @@ def test_cudnn_h200_figures_and_times():
 
 def test_fa3_h100_figures_read_off_the_chart():
     rs = anchors.build_fa3_h100()
-    assert rs.environment.gpu_name == "NVIDIA H100 80GB SXM5" and rs.environment.cudnn == "9.1.1.17"  # the paper states it (issue 31)
+    # the paper states it (issue 31)
+    assert rs.environment.gpu_name == "NVIDIA H100 80GB SXM5" and rs.environment.cudnn == "9.1.1.17"
     assert "flash3_fp16_fwd.png" in rs.source
     at_16k = {(v, d): _figures(rs, v, d)[16384].tflops
               for v in ("flash_attention_3", "sdpa_cudnn", "sdpa_flash") for d in (64, 128)}

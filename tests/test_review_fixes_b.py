@@ -85,7 +85,8 @@ def test_sizes_where_the_default_is_decidedly_behind_are_named(h100):
             assert wv._place_of(b.scenario, b.mode) in line
             v = verdicts.verdict_at(h100, b.scenario, next(
                 q for q in verdicts._points(h100, b.scenario, b.mode) if q.kv_len == b.kv_len and q.q_len == b.q_len
-                and (b.head_dim is None or q.head_dim == b.head_dim) and q != verdicts.point_of(h100, b.scenario, b.mode)),
+                and (b.head_dim is None or q.head_dim == b.head_dim)
+                and q != verdicts.point_of(h100, b.scenario, b.mode)),
                 b.mode)
             assert v.rank(a.default) != 1 and verdicts.faster(v.spread(v.fastest), v.spread(v.row(a.default)))
     # gqa-prefill at 8k-32k: FlexAttention FLASH ahead of FA4, as run, with the clocks beside it
@@ -174,7 +175,7 @@ def test_the_chunked_prefill_advice_says_where_it_turns(h100):
     e = next(x for x in a.exceptions if x.scenario == "chunked-prefill")
     assert e.reversed_at, "FA4 is decidedly faster at 512-query chunks in the committed set"
     line = next(x for x in wv.advice(a).lines if x.startswith("For chunked prefill"))
-    for q, kv, d, x in e.reversed_at:
+    for q, _, d, x in e.reversed_at:
         assert d < x
         assert f"{q:,}-query chunks" in line and wv.us(d) in line and wv.us(x) in line
     assert f"This holds for {e.q_len:,}-query chunks" in line

@@ -147,7 +147,7 @@ def test_where_equal_clock_orders_otherwise_the_verdict_says_so_and_who_pays(loa
     """The H200's FP8 prefill: SDPA cuDNN ran at about 1607 MHz, FlexAttention FP8 at 1810 MHz; at equal clock
     cuDNN is the faster of the two, as run it is not. The verdict names the pair and the clocks."""
     flips = 0
-    for name, v in _gpu_verdicts(loaded):
+    for _, v in _gpu_verdicts(loaded):
         line = words.equal_clock_line(v)
         for a, b in v.clock_flips:
             ta, tb = v.row(a), v.row(b)
@@ -243,7 +243,7 @@ def test_scenario_pages_name_the_ceiling_at_the_point_s_clock(pages):
         assert not re.search(r"% of the measured matmul ceiling(?! at the point's clock)", t)
 
 
-# --------------------------------------------------------------------------- §1: published figures carry their conditions
+# ------------------------------------------------------------------------- §1: published figures carry their conditions
 
 
 def test_fa3_anchor_records_the_paper_s_stated_conditions():
@@ -498,5 +498,6 @@ def test_a_block_mask_build_stands_beside_the_call_it_serves(loaded):
     rec = verdicts.point_records(ls, "packed-documents", "inference")[e.variant]
     assert e.mask_build_s == rec.facts["block_mask_build_s"]
     line = next(x for x in words.advice(a).lines if x.startswith("For packed documents"))
-    assert f"Its block mask took {words.us(e.mask_build_s * 1e3)} to build, against {words.us(e.call_ms)} a call" in line
+    assert (f"Its block mask took {words.us(e.mask_build_s * 1e3)} to build, "
+            f"against {words.us(e.call_ms)} a call") in line
     assert "more than the call itself" in line

@@ -449,7 +449,8 @@ def same_point_elsewhere(ls: tables.LoadedSet, scenario: str) -> list[dict]:
                 continue
             mine = sorted(shared, key=lambda v: here[k][v]["gpu_only_ms"])
             theirs = sorted(shared, key=lambda v: rows[v]["gpu_only_ms"])
-            out.append(dict(other=other, mode=here[k][shared[0]].get("mode"), q_len=here[k][shared[0]]["q_len"], kv_len=here[k][shared[0]]["kv_len"],
+            out.append(dict(other=other, mode=here[k][shared[0]].get("mode"), q_len=here[k][shared[0]]["q_len"],
+                            kv_len=here[k][shared[0]]["kv_len"],
                             variants=tuple(mine), orders_differ=mine != theirs, order_there=tuple(theirs),
                             here=tuple((v, here[k][v]["gpu_only_ms"], here[k][v]["sm_clock_mhz"]) for v in mine),
                             there=tuple((v, rows[v]["gpu_only_ms"], rows[v]["sm_clock_mhz"]) for v in mine)))

@@ -10,7 +10,8 @@ from those rows alone, so that tests feed it small synthetic rows:
   replay, or the kernel sum of the profiled calls where the set has no graph
   timing), against the runner-up: the fastest variant that runs other kernels
   (variants running the same kernels within noise of it are one rank, a tie,
-  named with the fastest; apart, they rank by their times: other arguments), by how much, and whether the intervals of the two medians keep them
+  named with the fastest; apart, they rank by their times: other arguments), by
+  how much, and whether the intervals of the two medians keep them
   apart (rules.CI_METHOD); `fastest_outcome` yes, or within noise where another
   variant's interval reaches the fastest's;
 - ranks: competition ranks under uncertainty: a variant's rank is 1 + the number
@@ -681,7 +682,8 @@ def _equal_clock(ranked: list[Timed], basis: str) -> dict:
 def _competition_ranks(ranked: list[Timed], basis: str, apart: tuple[str, ...] = ()) -> dict[str, int]:
     """variant -> 1 + the rows decidedly faster (intervals apart), rows running the same kernels not counted (a
     tie) but for the fastest row against `apart` (Verdict.same_kernel_apart): a call of its kernel names whose
-    interval is apart from its own runs other arguments and ranks behind it (review2 N7). Equal ranks where the times cannot tell rows apart."""
+    interval is apart from its own runs other arguments and ranks behind it (review2 N7). Equal ranks where the
+    times cannot tell rows apart."""
     out = {}
     top = ranked[0] if ranked else None
     for t in ranked:

@@ -25,7 +25,8 @@ from gen.report.wording import join_and
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
 FIGURE_LABEL = {sa.FIGURE_TFLOPS: f"TFLOP/s ({sa.FLOP_LABEL})", sa.FIGURE_TBPS: f"TB/s ({sa.BYTES_LABEL})"}
 CONVENTION = {sa.FIGURE_TFLOPS: sa.FLOP_CONVENTION, sa.FIGURE_TBPS: sa.BYTES_CONVENTION}
-CEILING_NAME = {sa.CEILING_MATMUL: "the measured matmul ceiling at the point's clock", sa.CEILING_COPY: "the measured copy bandwidth",
+CEILING_NAME = {sa.CEILING_MATMUL: "the measured matmul ceiling at the point's clock",
+                sa.CEILING_COPY: "the measured copy bandwidth",
                 sa.CEILING_READ: "the measured read bandwidth"}
 HOW = {sa.FROM_TIME: "our count over its published time",
        sa.FROM_SAME_CONVENTION: "its published rate: its count is ours"}

@@ -167,7 +167,8 @@ VERDICT_RULE = (
     "stand the SM clock and board power it ran at and, at a compute-bound point, its time at equal clock (the set's "
     "reference clock), which ranks the kernels by their efficiency (a memory-bound point, judged in TB/s, keeps its "
     "as-run time: HBM bandwidth does not follow the SM clock); where the two "
-    "orders differ, the verdict names the pair and who paid for reaching the power limit. Each median carries its 95% interval, "
+    "orders differ, the verdict names the pair and who paid for reaching the power limit. "
+    "Each median carries its 95% interval, "
     f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
     "much). A variant's rank is one more than the number of variants decidedly faster than it (their interval "
     "ends below its own begins), so variants the times cannot tell apart share a rank, and variants that run the "
@@ -279,7 +280,8 @@ def _host_line(v: verdicts.Verdict) -> str:
             "intervals overlap): " + "; ".join(parts) if parts else "") + ".")
     if shrinks and not host_can_hide(v):
         # no host time recorded, or calls far longer than the time a loop spends off the GPU (review2 N3)
-        return (f"{loop} " + "; ".join(parts) + f"; {label(f.variant)} still leads: the eager and GPU-only times come from "
+        return (f"{loop} " + "; ".join(parts)
+                + f"; {label(f.variant)} still leads: the eager and GPU-only times come from "
                 "other windows, and the host's cost was not what set them apart.")
     if shrinks:
         return ("For short calls in a Python loop the lead shrinks into the spread: " + "; ".join(parts)
@@ -737,6 +739,18 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
         lines.append(same_kernel_line(v))
     if v.auto is not None:
         lines.append(_auto_line(v))
+    lines += _host_lines(v)
+    why = _why_line(v)
+    if why:
+        lines.append(why)
+    if v.noise:
+        lines.append(f"Read with care: {noises(v.noise)}.")
+    return VerdictWords(head + ".", tuple(lines), f.variant, label(f.variant), fs.median, v.basis, cut_reasons(v))
+
+
+def _host_lines(v: verdicts.Verdict) -> list[str]:
+    """The verdict's host lines: the eager ranking where it matters, the host-bound variants, the host's noise."""
+    lines = []
     if v.host is not None and v.host.matters:
         lines.append(_host_line(v))
     if v.host_bound:
@@ -749,12 +763,7 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
                                      t.gpu_only.median if t.gpu_only else None, t.host_ref_ms)
             parts.append(f"{label(x)}: {ratio}")
         lines.append(f"{HOST_SPEED_LEAD}: {'. '.join(parts)}.")
-    why = _why_line(v)
-    if why:
-        lines.append(why)
-    if v.noise:
-        lines.append(f"Read with care: {noises(v.noise)}.")
-    return VerdictWords(head + ".", tuple(lines), f.variant, label(f.variant), fs.median, v.basis, cut_reasons(v))
+    return lines
 
 
 # --------------------------------------------------------------------------- conditions of a time
@@ -1104,25 +1113,7 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
         # fewer queries than keys: the plain causal flag is the wrong call here, whatever its speed
         why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
         text += f". Not SDPA with is_causal=True: it {why}, which gives a wrong answer here"
-    if e.dense_mask and e.pairs_scored and e.pairs_needed:
-        what = {"sliding": ("no window", "inside the window", "block mask skips the blocks outside it"),
-                "document": ("no document mask", "inside the documents",
-                             "block mask skips the blocks wholly outside the documents")}.get(
-            e.mask or "", ("no such mask", "the mask lets through", "call computes only those"))
-        if told:
-            text += (f". SDPA has {what[0]} either: {e.pairs_scored / e.pairs_needed:.1f}× the "
-                     f"{_millions(e.pairs_needed)} pairs {what[1]} per head scored")
-        else:
-            text += (f". SDPA has {what[0]}: it gets the mask as a dense boolean attn_mask, so its kernel scores "
-                     f"every (query, key) pair, {e.kv_len:,} × {e.kv_len:,}, {e.pairs_scored / e.pairs_needed:.1f}× "
-                     f"the {_millions(e.pairs_needed)} pairs {what[1]} per head, where {short_label(e.variant)}'s "
-                     f"{what[2]}")
-        if e.flops_dense and e.flops_needed and not told:
-            text += f" ({e.flops_dense / 1e12:.1f} TFLOP against {e.flops_needed / 1e12:.2f})"
-        text += f"; the {e.ratio:.1f}× is against that dense mask"
-        if e.between:
-            text += ("; calls given the mask's structure rather than a dense mask are closer: " + _join(
-                f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}" for x, r in e.between))
+    text += _dense_mask_text(e, told)
     text += "." + reversed_line(a, e)
     if e.mask_build_s is not None and e.call_ms:
         text += (f" Its block mask took {us(e.mask_build_s * 1e3)} to build, against {us(e.call_ms)} a call: build "
@@ -1138,6 +1129,32 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
             text += (f"; rounding q, k, v to {DTYPE_WORDS.get(e.dtype, e.dtype)} alone moves the answer by "
                      f"{e.input_rounding_error:.1e}")
         text += "."
+    return text
+
+
+def _dense_mask_text(e: advice_mod.Exception_, told: bool) -> str:
+    """An exception's words on SDPA's dense mask, "" where it has none; `told` as in `_exception`."""
+    if not (e.dense_mask and e.pairs_scored and e.pairs_needed):
+        return ""
+    text = ""
+    what = {"sliding": ("no window", "inside the window", "block mask skips the blocks outside it"),
+            "document": ("no document mask", "inside the documents",
+                         "block mask skips the blocks wholly outside the documents")}.get(
+        e.mask or "", ("no such mask", "the mask lets through", "call computes only those"))
+    if told:
+        text += (f". SDPA has {what[0]} either: {e.pairs_scored / e.pairs_needed:.1f}× the "
+                 f"{_millions(e.pairs_needed)} pairs {what[1]} per head scored")
+    else:
+        text += (f". SDPA has {what[0]}: it gets the mask as a dense boolean attn_mask, so its kernel scores "
+                 f"every (query, key) pair, {e.kv_len:,} × {e.kv_len:,}, {e.pairs_scored / e.pairs_needed:.1f}× "
+                 f"the {_millions(e.pairs_needed)} pairs {what[1]} per head, where {short_label(e.variant)}'s "
+                 f"{what[2]}")
+    if e.flops_dense and e.flops_needed and not told:
+        text += f" ({e.flops_dense / 1e12:.1f} TFLOP against {e.flops_needed / 1e12:.2f})"
+    text += f"; the {e.ratio:.1f}× is against that dense mask"
+    if e.between:
+        text += ("; calls given the mask's structure rather than a dense mask are closer: " + _join(
+            f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}" for x, r in e.between))
     return text
 
 

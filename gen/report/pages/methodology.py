@@ -32,7 +32,8 @@ def rules_view() -> dict:
                 host_quantile=rules.HOST_COST_QUANTILE, host_yes=rules.HOST_YES_MARGIN,
                 host_headroom=rules.HOST_HEADROOM, host_clear=rules.HOST_CLEAR,
                 clock_rule_pct=rules.CLOCK_RULE_PCT,
-                power_at_limit_pct=rules.POWER_AT_LIMIT_PCT, sustained_s=rules.SUSTAINED_WINDOW_S, advice_gain=rules.ADVICE_MIN_GAIN,
+                power_at_limit_pct=rules.POWER_AT_LIMIT_PCT, sustained_s=rules.SUSTAINED_WINDOW_S,
+                advice_gain=rules.ADVICE_MIN_GAIN,
                 startup_s=rules.STARTUP_NOTE_S)
 
 
