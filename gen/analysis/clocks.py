@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from gen.analysis import rules, scaling, tables, timings, values
+from gen.analysis import ceilings as ceilings_mod
+from gen.analysis import rules, tables, timings, values
 from gen.analysis.values import missing
 from gen.model import datasheets, schema
 
@@ -98,7 +99,7 @@ class Ceiling:
 
 def ceilings(ls: tables.LoadedSet) -> list[Ceiling]:
     """The set's measured ceilings (scaling.ceilings), each with its NVML conditions."""
-    c, cl = ls.rs.ceilings, scaling.ceilings(ls)
+    c, cl = ls.rs.ceilings, ceilings_mod.ceilings(ls)
     if c is None or cl is None:
         return []
     why = None if c.telemetry else f"{NOT_RECORDED}: captured before schema 3, without NVML telemetry"

@@ -35,7 +35,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import clocks, rules, scaling, tables, timings, values
+from gen.analysis import ceilings as ceilings_mod
+from gen.analysis import clocks, rules, tables, timings, values
 from gen.analysis import flops as flops_mod
 from gen.analysis.values import integer, missing, number, text_table, variant_order, variant_role
 from gen.model import anchors, datasheets, said, schema, variants
@@ -145,7 +146,7 @@ def ceilings(ls: tables.LoadedSet) -> dict | None:
     (their stored samples' medians, some 0.3 ms a call). Shared: read it, do not change it."""
     key = ("scenario ceilings",)
     if key not in ls._tables:
-        ls._tables[key] = scaling.ceilings(ls)
+        ls._tables[key] = ceilings_mod.ceilings(ls)
     return ls._tables[key]
 
 
@@ -249,7 +250,7 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     gpu = ls.rs.environment.device == "cuda"  # a CPU trace has no GPU events to count
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     own_dtype = scenario_dtype(ls, scenario)
-    mm_clock = scaling.matmul_clock(ls) if cl else None
+    mm_clock = ceilings_mod.matmul_clock(ls) if cl else None
     rows = []
     for rec in recs:
         # a variant refused while being built recorded no dtype: its declared one (FP8 variants)
@@ -266,7 +267,7 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
         tflops = f / (ms * 1e-3) / 1e12 if has_time else math.nan
         tbps = b / (ms * 1e-3) / 1e12 if has_time and rec.mode == schema.Mode.INFERENCE else math.nan
         fig = figure_of(rec.point, rec.mode)
-        mm_at = scaling.matmul_at(cl["matmul_tflops"], mm_clock, t["sm_clock_mhz"]) if cl else math.nan
+        mm_at = ceilings_mod.matmul_at(cl["matmul_tflops"], mm_clock, t["sm_clock_mhz"]) if cl else math.nan
         pct_mm = 100 * tflops / mm_at if cl else math.nan
         pct_cp = 100 * tbps / (cl["copy_gbps"] / 1e3) if cl else math.nan
         read = cl["read_tbps"] if cl and not missing(cl.get("read_tbps")) else math.nan
@@ -358,7 +359,7 @@ def tflops_at(flops: float, ms: float) -> float:
 
 
 def above_roof(points: pd.DataFrame | None, ceil: dict | None, rows: list[dict] | None = None) -> dict | None:
-    """scaling.above_roof(roofline_frame(points a bf16 ceiling may judge), ceil, "intensity", "tflops"),
+    """ceilings_mod.above_roof(roofline_frame(points a bf16 ceiling may judge), ceil, "intensity", "tflops"),
     read off the point frame's columns in plain Python (a frame and a mask per step before; tests keep
     that reading and compare). FP8 points are left out: the measured matrix product is bf16.
     `rows`: values.rows(points), where the caller has them (the same values the columns' tolist gives;
@@ -381,7 +382,7 @@ def above_roof(points: pd.DataFrame | None, ceil: dict | None, rows: list[dict] 
             d.append((intensity, tf, variant))
     if not d:
         return None
-    over = [(x, tf, v, scaling.roof_tflops(x, ceil)) for x, tf, v in d if tf > scaling.roof_tflops(x, ceil)]
+    over = [(x, tf, v, ceilings_mod.roof_tflops(x, ceil)) for x, tf, v in d if tf > ceilings_mod.roof_tflops(x, ceil)]
     slope = [o for o in over if o[0] * ceil["bandwidth_gbps"] / 1e3 < ceil["matmul_tflops"]]
     return dict(n=len(over), total=len(d), bandwidth=len(slope), compute=len(over) - len(slope),
                 variants=list(dict.fromkeys(v for _, _, v, _ in over)),
