@@ -652,7 +652,10 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
         pays = (f"{label(b)} ran at {tb.sm_clock_mhz:.0f} MHz against {ta.sm_clock_mhz:.0f} MHz for {label(a)}"
                 if tb.sm_clock_mhz is not None and ta.sm_clock_mhz is not None else "")
         if pays and rules.at_power_limit(tb.power_w, v.power_limit_w):
-            pays += f", at the {v.power_limit_w:.0f} W power limit ({tb.power_w:.0f} W)"
+            # NVML's power is a lagging average over about a second, longer than a window: a reading near the
+            # limit does not show that this window, rather than the ones before it, drew it
+            pays += (f"; its window's NVML power read {tb.power_w:.0f} W against a {v.power_limit_w:.0f} W limit "
+                     "(a lagging average: it does not show which window drew the power)")
         parts.append(f"{label(b)} ({us(tb.at_ref_ms)}) ahead of {label(a)} ({us(ta.at_ref_ms)})"
                      + (f": {pays}" if pays else ""))
     more = len(v.clock_flips) - MAX_FLIPS

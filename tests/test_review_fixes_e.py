@@ -1,0 +1,33 @@
+"""Second review, N4: a window's NVML power near the limit is a lagging average, not proof that this window
+drew the power: no verdict puts a clock fall down to "the power limit" on that reading alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gen.analysis import tables, verdicts
+from gen.report import wording_verdicts as words
+
+ROOT = Path(__file__).resolve().parent.parent
+LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
+
+
+@pytest.fixture(scope="module")
+def lead():
+    return tables.load_set(ROOT / "results" / LEAD)
+
+
+def test_no_clock_fall_is_put_down_to_the_power_limit(lead):
+    said = []
+    for sc in verdicts.scenarios(lead):
+        for mode in ("inference", "train"):
+            v = verdicts.verdict(lead, sc, mode)
+            line = words.equal_clock_line(v) if v is not None else None
+            if line:
+                said.append(line)
+                assert "W power limit (" not in line, line
+    flips = [x for x in said if "At equal clock the order differs" in x]
+    assert flips, "the lead set has pairs whose order flips at equal clock (FP8 prefill)"
+    assert any("a lagging average" in x for x in flips)
