@@ -327,10 +327,14 @@ def _headline_by_frames(points, versus, scenario):
     auto = variant_role("automatic")
     same = [r["variant"] for _, r in at.iterrows()
             if isinstance(top["kernel_signature"], tuple) and r["kernel_signature"] == top["kernel_signature"]]
-    ties = [v for v in same if v != auto]
+    by = {r["variant"]: r for _, r in at.iterrows()}
+    apart = [(v, by[v]["gpu_only_ms"] / top["gpu_only_ms"] if top["gpu_only_ms"] else None) for v in same
+             if rules.apart(top["gpu_only_ci_hi_ms"], by[v]["gpu_only_ci_lo_ms"])
+             or rules.apart(by[v]["gpu_only_ci_hi_ms"], top["gpu_only_ci_lo_ms"])]
+    ties = [v for v in same if v != auto and v not in dict(apart)]
     near = [r["variant"] for _, r in at.sort_values("gpu_only_ms").iterrows() if r["variant"] not in same
             and not rules.apart(top["gpu_only_ci_hi_ms"], r["gpu_only_ci_lo_ms"])]
-    return dict(fastest=top, ties=ties, near=near, anchor=sa.strongest(versus, top["head_dim"]))
+    return dict(fastest=top, ties=ties, near=near, same_apart=apart, anchor=sa.strongest(versus, top["head_dim"]))
 
 
 def test_the_headline_read_off_rows_is_the_one_read_off_frames(h200_new, synthetic, cudnn_anchor, fa3_anchor):

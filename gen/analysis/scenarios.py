@@ -815,7 +815,7 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
     # Kernels of the same names whose intervals are apart from the fastest's run other arguments: no tie, but
     # (variant, its time over the fastest's) (review2 N7)
     by = {r["variant"]: r for r in at}
-    apart = [(v, by[v]["gpu_only_ms"] / top["gpu_only_ms"]) for v in same
+    apart = [(v, by[v]["gpu_only_ms"] / top["gpu_only_ms"] if top["gpu_only_ms"] else None) for v in same
              if rules.apart(top["gpu_only_ci_hi_ms"], by[v]["gpu_only_ci_lo_ms"])
              or rules.apart(by[v]["gpu_only_ci_hi_ms"], top["gpu_only_ci_lo_ms"])]
     ties = [v for v in same if v != auto and v not in dict(apart)]  # unpinned SDPA gives way to the pinned twin

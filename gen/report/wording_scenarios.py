@@ -193,8 +193,9 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
     if ties:
         text += f" It ties with {join_and(variant_label(v) for v in ties)}: the same kernels, one rank."
     for v, ratio in h.get("same_apart") or []:
-        text += (f" {variant_label(v)} runs kernels of the same names with other arguments and takes {ratio:.2f}× "
-                 "its time, the 95% intervals apart: not tied.")
+        took = f"takes {ratio:.2f}× its time" if ratio is not None else "takes another time"
+        text += (f" {variant_label(v)} runs kernels of the same names with other arguments and {took}, "
+                 "the 95% intervals apart: not tied.")
     if near:
         text += (f" The times cannot set it apart from {join_and(variant_label(v) for v in near)} (the 95% intervals "
                  "of the medians overlap): within noise.")
