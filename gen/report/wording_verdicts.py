@@ -1111,7 +1111,7 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
               f"other chunk sizes differ, each on the scenario page{why_fwd})")
     elif why_fwd:
         at += f" ({why_fwd[2:]})"
-    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {e.ratio:.1f}× slower{fwd}{at}"
+    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {times(e.ratio)} slower{fwd}{at}"
     if e.q_len and "wrong-mask" not in VARIANTS.get(e.variant, VARIANTS["sdpa_is_causal"]).keywords:
         # fewer queries than keys: the plain causal flag is the wrong call here, whatever its speed
         why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
@@ -1154,7 +1154,7 @@ def _dense_mask_text(e: advice_mod.Exception_, told: bool) -> str:
                  f"{what[2]}")
     if e.flops_dense and e.flops_needed and not told:
         text += f" ({e.flops_dense / 1e12:.1f} TFLOP against {e.flops_needed / 1e12:.2f})"
-    text += f"; the {e.ratio:.1f}× is against that dense mask"
+    text += f"; the {times(e.ratio)} is against that dense mask"
     if e.between:
         text += ("; calls given the mask's structure rather than a dense mask are closer: " + _join(
             f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}" for x, r in e.between))
