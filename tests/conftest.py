@@ -105,6 +105,23 @@ def built_site(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def gpu_docs(tmp_path_factory) -> Path:
+    """The committed H100 and H200 sets built as Markdown pages (gen build, no mkdocs, no cache), once per
+    session: the pages of the FA4 kernels, dynamic lengths and forward/backward tests. Read, never changed."""
+    import shutil
+
+    from gen.report import build
+
+    root = tmp_path_factory.mktemp("gpu-docs")
+    results = root / "results"
+    results.mkdir()
+    for name in ("nvidia-h100-80gb-hbm3__torch-2.11.0", H200_NEW.name):
+        shutil.copytree(RESULTS / name, results / name)
+    build.run(results, root / "docs", convert=False, use_cache=False, workers=1)
+    return root / "docs"
+
+
+@pytest.fixture(scope="session")
 def schema2_results(tmp_path_factory) -> Path:
     """The committed results/ as they stood with the schema-2 H200 capture in place of the
     schema-3 one: the pages whose facts tests were written against that capture build from here."""

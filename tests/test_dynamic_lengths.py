@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 
 import pytest
 
 from gen.analysis import dynamic as dyn
 from gen.analysis import tables
 from gen.model import schema
-from gen.report import build
 from gen.report import format as fmt
 from tests.conftest import RESULTS
 
@@ -27,14 +25,8 @@ def rs():
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    root = tmp_path_factory.mktemp("dyn")
-    results = root / "results"
-    results.mkdir()
-    for name in (H100, H200):
-        shutil.copytree(RESULTS / name, results / name)
-    build.run(results, root / "docs", convert=False, use_cache=False, workers=1)
-    return root / "docs"
+def site(gpu_docs):
+    return gpu_docs
 
 
 def _page(site, path: str) -> str:

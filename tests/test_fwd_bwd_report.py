@@ -4,14 +4,12 @@ a set captured before the split (schema 3) says "not recorded" there."""
 
 from __future__ import annotations
 
-import shutil
 import statistics
 
 import pytest
 
 from gen.analysis import fwdbwd
 from gen.model import schema
-from gen.report import build
 from gen.report import format as fmt
 from tests.conftest import RESULTS
 
@@ -20,14 +18,8 @@ H200 = "nvidia-h200__torch-2.11.0"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    root = tmp_path_factory.mktemp("fwdbwd")
-    results = root / "results"
-    results.mkdir()
-    for name in (H100, H200):
-        shutil.copytree(RESULTS / name, results / name)
-    build.run(results, root / "docs", convert=False, use_cache=False, workers=1)
-    return root / "docs"
+def site(gpu_docs):
+    return gpu_docs
 
 
 def _split_section(text: str) -> list[str]:

@@ -4,13 +4,10 @@ the softmax pipeline, FA4's clusters) is said to be not measured; a set without 
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from gen.analysis import kernel_story as ks
 from gen.model import schema
-from gen.report import build
 from gen.report import format as fmt
 from gen.report.pages import kernel_story as page_mod
 from tests.conftest import RESULTS
@@ -25,14 +22,8 @@ def rs():
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    root = tmp_path_factory.mktemp("story")
-    results = root / "results"
-    results.mkdir()
-    for name in (H100, H200):
-        shutil.copytree(RESULTS / name, results / name)
-    build.run(results, root / "docs", convert=False, use_cache=False, workers=1)
-    return root / "docs"
+def site(gpu_docs):
+    return gpu_docs
 
 
 def test_launch_facts_follow_from_the_recorded_counters(rs):
