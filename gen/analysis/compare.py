@@ -8,7 +8,8 @@ the speed rank on each side (the site's comparison reads it). `rows(...)`: the
 CLI's rows (gen.model.output.CompareRow), the gate's ratios with their intervals
 (gen.analysis.gate) beside the kernels; `run(root, base, new, fmt, ...)` the verb
 (table, JSON, CSV or Markdown, and whether the gate failed), `default_pair(sets)`
-the pair the site shows first and `pairs(sets)` every pair it shows.
+the pair the site shows first, `partner(ls, sets, lead)` the set each set is compared with, and
+`lead_sets(sets)` the sets the pages over all sets show.
 
 A reference set holds only what its source published: where it named fewer
 kernels than it counted, the kernel lists are partial and only the names it
@@ -162,14 +163,14 @@ def gpu_model(gpu_name: str | None) -> str | None:
 
 def partner(ls: tables.LoadedSet, sets: list[tables.LoadedSet],
             lead: tables.LoadedSet | None) -> tables.LoadedSet | None:
-    """The measured set a set is compared with: for a published set, the newest measured set of the
+    """The measured set a set is compared with: for a published set, the newest (_newness) measured set of the
     same GPU model (published figures read against our run on that GPU), else the lead set."""
     if ls.rs.kind == "reference":
         model = gpu_model(ls.rs.environment.gpu_name)
         same = [s for s in sets if s.measured and s.rs.environment.device == "cuda" and model
                 and gpu_model(s.rs.environment.gpu_name) == model]
         if same:
-            return max(same, key=lambda s: (s.rs.environment.date or "", s.name))
+            return max(same, key=_newness)
     return lead
 
 
@@ -184,6 +185,11 @@ def machine(ls: tables.LoadedSet) -> str:
     return env.gpu_name or f"CPU {env.cpu or ''}".strip()
 
 
+def _newness(s: tables.LoadedSet) -> tuple:
+    """What "newest" orders sets by: PyTorch version, then capture date, then name."""
+    return (_version(s.rs.environment.torch), s.rs.environment.date or "", s.name)
+
+
 def lead_sets(sets: list[tables.LoadedSet], first: tables.LoadedSet | None = None) -> list[tables.LoadedSet]:
     """The sets the pages over all sets show one by one, however large the matrix: the newest measured set
     of each machine (by PyTorch version, then date, then name), the site's lead set (`first`) and every
@@ -192,23 +198,10 @@ def lead_sets(sets: list[tables.LoadedSet], first: tables.LoadedSet | None = Non
     for s in sets:
         if s.measured:
             m = machine(s)
-            key = (_version(s.rs.environment.torch), s.rs.environment.date or "", s.name)
-            if m not in newest or key > (_version(newest[m].rs.environment.torch),
-                                         newest[m].rs.environment.date or "", newest[m].name):
+            if m not in newest or _newness(s) > _newness(newest[m]):
                 newest[m] = s
     keep = {id(s) for s in newest.values()} | ({id(first)} if first is not None else set())
     return [s for s in sets if id(s) in keep or s.rs.kind == "reference"]
-
-
-def pairs(sets: list[tables.LoadedSet]) -> list[tuple[tables.LoadedSet, tables.LoadedSet]]:
-    """Every pair the site shows: the default pair first, then its A (the first
-    measured GPU set) against each other set in the sets' order, so that a new
-    set gets its comparison with no code change."""
-    first = default_pair(sets)
-    if first is None:
-        return []
-    a = first[0]
-    return [first] + [(a, s) for s in sets if s is not a and s is not first[1]]
 
 
 def describe(ls: tables.LoadedSet) -> str:
