@@ -5,7 +5,8 @@ lengths, mask, window) and a mode. Gives: `score_pairs(p)` and
 `dense_pairs(p)` (the (query, key) pairs a kernel must score, and all of
 them), `flops(p, mode)` and `dense_flops(p)`, `io_bytes(p, elem)`, and the
 labels pages print next to every TFLOP/s and TB/s (`FLOP_CONVENTION`,
-`FLOP_LABEL`, `BYTES_CONVENTION`, `BYTES_LABEL`). The scaling, scenario,
+`FLOP_LABEL`, `BYTES_CONVENTION`, `BYTES_LABEL`), and `figure_of(p, mode)`: whether a
+point is judged in TFLOP/s or, decode, in TB/s. The scaling, scenario,
 lesson and verdict facts all count with these, so a rate means the same on
 every page.
 
@@ -23,7 +24,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from gen.analysis import rules
 from gen.model import schema
+
+FIGURE_TFLOPS = "tflops"  # the figure a compute-bound point is judged by; rules.MEMORY_BOUND_FIGURE the other
+
+
+def is_decode(p: schema.Point) -> bool:
+    """One query token per sequence against a KV cache."""
+    return p.q_len == 1 and p.kv_len > 1
+
+
+def figure_of(p: schema.Point, mode: str) -> str:
+    """The figure a point is judged by: TB/s for decode (inference), TFLOP/s otherwise."""
+    return rules.MEMORY_BOUND_FIGURE if is_decode(p) and mode == schema.Mode.INFERENCE else FIGURE_TFLOPS
+
 
 FLOP_CONVENTION = ("FlashAttention's count: 4·B·Hq·Sq·Sk·D (two matrix products, 2 FLOPs per multiply-add), "
                    "halved when causal over a square (as many queries as keys: S²/2, the diagonal not counted, "

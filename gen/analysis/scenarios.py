@@ -52,21 +52,15 @@ score_pairs, flops, io_bytes = flops_mod.score_pairs, flops_mod.flops, flops_mod
 # Published conventions that equal ours where there is no window: their rates are ours unchanged.
 SAME_AS_OURS = frozenset({anchors.FA3_CONVENTION})
 
-FIGURE_TFLOPS = "tflops"
+FIGURE_TFLOPS = flops_mod.FIGURE_TFLOPS
 FIGURE_TBPS = rules.MEMORY_BOUND_FIGURE  # (rules.equal_clock_applies reads it)
 CEILING_MATMUL = "matmul"
 CEILING_COPY = "copy"
 CEILING_READ = "read"  # schema 3: a read-only pass; decode, which almost only reads, is set against it
 
 
-def is_decode(p: schema.Point) -> bool:
-    """One query token per sequence against a KV cache."""
-    return p.q_len == 1 and p.kv_len > 1
-
-
-def figure_of(p: schema.Point, mode: str) -> str:
-    """The figure a point is judged by: TB/s for decode (inference), TFLOP/s otherwise."""
-    return FIGURE_TBPS if is_decode(p) and mode == schema.Mode.INFERENCE else FIGURE_TFLOPS
+is_decode = flops_mod.is_decode
+figure_of = flops_mod.figure_of
 
 
 def cudnn_flops(p: schema.Point) -> float:

@@ -224,10 +224,7 @@ def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | 
         return {}
     c = tm.gpu_only_conditions
     mhz, watts = _num(c.sm_clock_mhz), _num(c.power_w)
-    # decode (one query against a cache, inference) is judged in TB/s: memory-bound (scenarios.figure_of)
-    memory_bound = point is not None and point.q_len == 1 and point.kv_len > 1 and mode == schema.Mode.INFERENCE
-    applies = point is None or mode is None or rules.equal_clock_applies(
-        rules.MEMORY_BOUND_FIGURE if memory_bound else "tflops")
+    applies = point is None or mode is None or rules.equal_clock_applies(flops.figure_of(point, mode))
     at = timings.at_ref_clock(tm.gpu_only.median, mhz, timings.ref_mhz(ls.rs.environment)) if applies else None
     return dict(sm_clock_mhz=mhz, power_w=watts, at_ref_ms=at, equal_clock=applies)
 
