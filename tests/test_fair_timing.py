@@ -200,7 +200,7 @@ def test_dynamic_lengths_runs_under_tiny_on_the_cpu():
     pts = s.dynamic_points()
     assert [p.q_len for p in pts["prefill"]] == list(sc.TINY_DYNAMIC_LENGTHS)
     assert [p.kv_len for p in pts["decode"]] == [16, 17, 18, 19] and {p.q_len for p in pts["decode"]} == {1}
-    vs = [VARIANTS[n] for n in ("sdpa_math", "naive", "sdpa_cudnn", "flex")]
+    vs = [VARIANTS[n] for n in ("sdpa_math", "naive", "sdpa_cudnn", "naive_compiled")]
     runs, switches = dynamic.run(vs, s, torch.device("cpu"), None, time.monotonic() + 300, log=lambda m: None)
     by = {(r.phase, r.variant): r for r in runs}
     assert set(by) == {(ph, v.name) for ph in ("prefill", "decode") for v in vs}
@@ -213,10 +213,53 @@ def test_dynamic_lengths_runs_under_tiny_on_the_cpu():
         best = min(ok, key=lambda r: r.steady_ms)
         assert best.break_even_calls is None
         assert by[(phase, "sdpa_cudnn")].status == "unavailable" and by[(phase, "sdpa_cudnn")].reason
-        assert by[(phase, "flex")].status == "skipped" and "compile" in by[(phase, "flex")].reason
+        assert by[(phase, "naive_compiled")].status == "skipped" and "compile" in by[(phase, "naive_compiled")].reason
     (sw,) = switches
     assert sw.name == "TORCH_CUDNN_SDPA_AVOID_RECOMPILE" and sw.effect == "not measured: no GPU"
     assert sw.present in (True, False, None)
+
+
+def test_dynamic_lengths_keep_one_compiled_flex_function_across_lengths(monkeypatch):
+    """A server compiles flex_attention once and calls it at every new length: the run makes one
+    compiled function at its first length (after a fresh dynamo state) and every later length's
+    module calls that same function, built without resetting dynamo; FA4 runs (its own cache)."""
+    import contextlib
+    import time
+
+    from gen.capture import attention, dynamic
+    from gen.model import scenarios as sc
+    from gen.model.variants import VARIANTS
+
+    made, fresh_builds, called = [], [], []
+
+    def server_flex():
+        fn = object()
+        made.append(fn)
+        return fn
+
+    class Module:
+        flex = "its own compile"
+
+        def __call__(self, q, k, v):
+            called.append(self.flex)
+            return q
+
+    def build(kind, backend, point, device, room=True, fresh=True):
+        fresh_builds.append(fresh)
+        return attention.Built(Module(), contextlib.nullcontext)
+
+    monkeypatch.setattr(dynamic, "_server_flex", server_flex)
+    monkeypatch.setattr(dynamic, "build", build)
+    s = sc.tiny(sc.SCENARIOS["dynamic-lengths"])
+    pts = s.dynamic_points()["prefill"]
+    run = dynamic.run_variant(VARIANTS["flex"], "prefill", pts, "fp32", torch.device("cpu"), 0,
+                              time.monotonic() + 60)
+    assert run.status == "ok" and len(run.lengths) == len(pts)
+    assert len(made) == 1 and set(map(id, called)) == {id(made[0])}
+    assert fresh_builds == [True] + [False] * (len(pts) - 1)
+    fresh_builds.clear()
+    fa4 = dynamic.run_variant(VARIANTS["fa4"], "prefill", pts, "fp32", torch.device("cpu"), 0, time.monotonic() + 60)
+    assert fa4.status == "ok" and len(made) == 1 and fresh_builds == [True] * len(pts)
 
 
 def test_training_sweep_points_carry_forward_and_backward_times(tmp_path):

@@ -1012,15 +1012,17 @@ _BUILDERS: dict[str, Callable[..., Built]] = {
 COMPILED_KINDS = ("naive_compiled", "flex", "flex_triton", "flex_paged", "flex_fp8", "flex_flash")
 
 
-def build(kind: str, backend: str | None, point: schema.Point, device, room: bool = True) -> Built:
+def build(kind: str, backend: str | None, point: schema.Point, device, room: bool = True,
+          fresh: bool = True) -> Built:
     """Make the callable for one variant at one point; `kind` and `backend` come from gen.model.variants.
     `room`: lend a compiled variant's autotuner room on the GPU (room_for_autotuning); the
     precompile workers, which compile FlexAttention (no candidates timed for its attention
-    kernels, nor an in-place score matrix to copy), do not."""
+    kernels, nor an in-place score matrix to copy), do not. `fresh=False` keeps dynamo's compiled
+    code (the dynamic-lengths scenario's one compiled function across lengths)."""
     device = torch.device(device)
     if kind not in _BUILDERS:
         raise ValueError(f"unknown variant kind {kind!r}")
-    if kind in COMPILED_KINDS:
+    if kind in COMPILED_KINDS and fresh:
         # A fresh compile per build: otherwise every new module instance and
         # shape counts against dynamo's recompile limit, and past it the
         # "compiled" variant silently runs eager.

@@ -13,8 +13,14 @@ variant fastest in steady state (gen.model.scenarios.break_even_calls).
 The switch probe: PyTorch PR 155958 adds TORCH_CUDNN_SDPA_AVOID_RECOMPILE, read when cuDNN's SDPA
 first runs, so the cuDNN prefill run is repeated in a subprocess with it set (`python -m
 gen.capture.dynamic SPEC`), and whether this PyTorch's libraries name the variable at all is read
-from their bytes. Compiled variants are not run: our builder compiles afresh for every length,
-which is not what a server with one compiled function and dynamic shapes pays.
+from their bytes.
+
+Compiled variants run as a server runs them: FlexAttention (Triton and FLASH backends) through one
+`torch.compile(flex_attention)` kept across every length of a run, with dynamo's automatic dynamic
+shapes (a recompile at the second new length, then one graph for all) and a block mask built per
+length (in `build_ms`); FlashAttention-4 through its own per-configuration cache of compiled
+kernels, which lives in the process. The naive product compiled is not run: its module holds a
+mask of one length, so each length would be a new module and a new compile.
 Imports torch, the standard library and gen.model.
 """
 
@@ -46,8 +52,20 @@ SWITCH_TIMEOUT_S = 300
 # The switch's first calls against those without it: below LOWER, it lowers them; above HIGHER, it
 # raises them; between, no effect (first calls at a new length vary by tens of percent run to run).
 LOWER, HIGHER = 0.7, 1.3
-COMPILED_NOT_RUN = ("not run: the capture's builder compiles a compiled variant afresh for every length, which is "
-                    "not what a server with one compiled function and dynamic shapes pays; not measured")
+COMPILED_NOT_RUN = ("not run: the compiled naive product holds a mask of one length, so every new length is a new "
+                    "module and a new compile, which no server would do; not measured")
+# Variants whose module calls a compiled `flex_attention` held in `.flex`: one compiled function is
+# kept across the lengths of a run, as a server keeps one.
+SHARED_FLEX = ("flex", "flex_flash")
+
+
+def _server_flex():
+    """flex_attention compiled once for all lengths. fullgraph: past dynamo's recompile limit a call
+    raises (its reason recorded) instead of running the unfused fallback; dynamic left to dynamo
+    (automatic dynamic shapes after the second length), as a server's compiled function is."""
+    from torch.nn.attention.flex_attention import flex_attention
+
+    return torch.compile(flex_attention, fullgraph=True)
 
 
 def _wall_ms(fn, device) -> float:
@@ -58,13 +76,20 @@ def _wall_ms(fn, device) -> float:
     return (time.perf_counter() - t0) * 1e3
 
 
-def one_length(v: Variant, point: schema.Point, dtype: str, device, seed: int) -> schema.LengthCost:
-    """The costs of one variant at one new length; a refusal or an OOM is its reason."""
+def one_length(v: Variant, point: schema.Point, dtype: str, device, seed: int,
+               shared: dict | None = None) -> schema.LengthCost:
+    """The costs of one variant at one new length; a refusal or an OOM is its reason. `shared`: the
+    run's compiled function for a SHARED_FLEX variant, made at its first length and reused after."""
     lc = schema.LengthCost(q_len=point.q_len, kv_len=point.kv_len)
     caught: list = []
     try:
         t0 = time.perf_counter()
-        built = build(v.kind, v.backend, point, device)
+        first = shared is None or "flex" not in shared
+        built = build(v.kind, v.backend, point, device, fresh=first)
+        if shared is not None:
+            if first:
+                shared["flex"] = _server_flex()
+            built.fn.flex = shared["flex"]
         lc.build_ms = (time.perf_counter() - t0) * 1e3
         q, k, v_ = make_inputs(point, DTYPES[built.dtype or dtype], device, seed, layout=built.layout)
         with built.context(), torch.no_grad():
@@ -87,14 +112,15 @@ def run_variant(v: Variant, phase: str, points: list[schema.Point], dtype: str, 
                 deadline: float, env: dict | None = None) -> schema.DynamicRun:
     run = schema.DynamicRun(variant=v.name, phase=phase, status=schema.Status.OK.value, point=points[0],
                             env=dict(env or {}))
-    if v.compiled:
+    if v.compiled and v.kind not in SHARED_FLEX and not v.kind.startswith("fa4"):
         run.status, run.reason = schema.Status.SKIPPED.value, COMPILED_NOT_RUN
         return run
+    shared = {} if v.kind in SHARED_FLEX else None
     for pt in points:
         if time.monotonic() > deadline:
             run.reason = f"stopped at {pt.kv_len} tokens: the run's time limit was reached"
             break
-        lc = one_length(v, pt, dtype, device, seed)
+        lc = one_length(v, pt, dtype, device, seed, shared)
         run.lengths.append(lc)
         if lc.reason is not None and not any(x.steady_ms is not None for x in run.lengths):
             break  # refused at its first length: the others would say the same
