@@ -117,3 +117,20 @@ def _unescape(text: str) -> str:
 def test_a_set_without_the_scenario_has_no_facts():
     ls = tables.load_set(RESULTS / H200)
     assert not dyn.has_dynamic(ls.rs) and dyn.phases(ls.rs) == []
+
+
+def test_the_build_at_each_new_length_is_its_median_over_the_measured_lengths():
+    """A block mask or a mask tensor built at every new length is a per-length cost beside the first call:
+    the facts carry its median over the lengths whose first call was measured, and none where none was."""
+    def cost(kv, build, first):
+        return schema.LengthCost(q_len=kv, kv_len=kv, build_ms=build, first_ms=first, second_ms=1.0,
+                                 steady_ms=1.0 if first is not None else None)
+
+    run = schema.DynamicRun(variant="flex", phase="prefill", status="ok", point=schema.Point(
+        batch=1, q_heads=4, kv_heads=4, head_dim=16, q_len=16, kv_len=16, mask="causal"),
+        lengths=[cost(16, 9.0, 900.0), cost(17, 2.0, 3.0), cost(24, 4.0, 2.0), cost(33, 50.0, None)],
+        steady_ms=1.0, first_overhead_ms=1.0)
+    f = dyn._facts(run)
+    assert f.build_median_ms == pytest.approx(4.0) and f.first_max_ms == pytest.approx(900.0)
+    run.lengths = [cost(16, 9.0, None)]
+    assert dyn._facts(run).build_median_ms is None

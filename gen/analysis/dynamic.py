@@ -39,6 +39,9 @@ class DynamicFacts:
     first_total_ms: float | None  # every first call of the run, added up: what the run of lengths paid once
     first_max_ms: float | None
     kv_lens: tuple[int, ...] = field(default_factory=tuple)
+    # Building the call at each new length (a block mask, a mask tensor, a module): its median, a cost a
+    # server pays per length beside the first call's.
+    build_median_ms: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -51,13 +54,15 @@ class DynamicFacts:
 
 def _facts(run: schema.DynamicRun) -> DynamicFacts:
     firsts = [c.first_ms for c in run.lengths if c.first_ms is not None]
+    builds = [c.build_ms for c in run.lengths if c.build_ms is not None and c.first_ms is not None]
     return DynamicFacts(
         variant=run.variant, phase=run.phase, status=run.status, reason=run.reason,
         env=tuple(sorted(run.env.items())), lengths=len(firsts),
         first_overhead_ms=run.first_overhead_ms, steady_ms=run.steady_ms, break_even_calls=run.break_even_calls,
         first_median_ms=statistics.median(firsts) if firsts else None,
         first_total_ms=sum(firsts) if firsts else None, first_max_ms=max(firsts) if firsts else None,
-        kv_lens=tuple(c.kv_len for c in run.lengths if c.first_ms is not None))
+        kv_lens=tuple(c.kv_len for c in run.lengths if c.first_ms is not None),
+        build_median_ms=statistics.median(builds) if builds else None)
 
 
 def has_dynamic(rs: schema.ResultSet) -> bool:
