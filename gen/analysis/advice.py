@@ -258,7 +258,9 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
         return None  # a field of one: nothing was measured against it, so it picks nothing there
     rank = v.rank(variant)
     tied = rank == 1 and (variant == v.fastest.variant or variant in v.same_kernel)
-    outcome = "fastest" if tied else ("within noise" if rank == 1 else "slower")
+    # Where another kernel's interval reaches the fastest's, which of the two leads by its median is chance
+    # (two captures minutes apart swap them: benchmarks/verdict_repeat.md): both are within noise.
+    outcome = ("slower" if rank != 1 else "within noise" if not tied or v.near else "fastest")
     fs, ts = v.spread(v.fastest), v.spread(t)
     ratio = ts.median / fs.median if fs and ts and fs.median else None
     twin = None

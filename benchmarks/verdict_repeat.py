@@ -1,0 +1,80 @@
+"""Do two captures on one GPU give the same verdicts? The decision and every scenario's verdict, side by side.
+
+Takes: two result sets (folders, or .tgz files as `python -m gen import` reads them; default: the committed
+H100 set and its repeat, captured minutes later on the same machine, kept in benchmarks/data/captures/).
+Gives: a Markdown report on stdout (and --out FILE): the default call and each exception the decision box
+makes; per scenario and mode, the verdict's fastest (with the variants whose intervals reach it), its
+outcome, and the default call's standing; then how many of these agree. No torch.
+capture_agreement.py compares the times and every rank; this compares what the site tells a reader to call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from capture_agreement import _open  # noqa: E402
+
+from gen.analysis import advice, tables, verdicts  # noqa: E402
+from gen.model import schema  # noqa: E402
+
+DEFAULT_A = ROOT / "results" / "nvidia-h100-80gb-hbm3__torch-2.11.0"
+DEFAULT_B = ROOT / "benchmarks" / "data" / "captures" / "nvidia-h100-80gb-hbm3__torch-2.11.0__repeat.tgz"
+
+
+def said(ls: tables.LoadedSet) -> dict[str, str]:
+    """What the site says to call, keyed by the question: the decision box, then each scenario's verdict."""
+    out: dict[str, str] = {}
+    a = advice.advice(ls)
+    if a is not None:
+        out["decision: default call"] = a.default
+        for e in a.exceptions:
+            out[f"decision: exception in {e.scenario}, {e.mode}"] = e.variant
+        for p in a.picks:
+            out[f"decision: the default in {p.scenario}, {p.mode}"] = p.outcome
+    for scenario in verdicts.scenarios(ls):
+        for mode in schema.Mode:
+            v = verdicts.verdict(ls, scenario, mode)
+            if v is None:
+                continue
+            first = sorted({v.fastest.variant, *v.same_kernel, *v.near})
+            out[f"verdict: {scenario}, {mode}"] = f"{', '.join(first)} ({v.fastest_outcome})"
+    return out
+
+
+def report(a: Path, b: Path) -> tuple[str, int, int]:
+    la, lb = tables.load_set(a), tables.load_set(b)
+    sa, sb = said(la), said(lb)
+    keys = list(dict.fromkeys([*sa, *sb]))
+    same = sum(sa.get(k) == sb.get(k) for k in keys)
+    lines = [f"A: `{la.name}` ({la.rs.environment.date}); B: `{lb.name}` ({lb.rs.environment.date}); "
+             f"{la.rs.environment.gpu_name}, torch {la.rs.environment.torch}.", "",
+             "| question | A says | B says | same |", "|---|---|---|---|"]
+    lines += [f"| {k} | {sa.get(k, '–')} | {sb.get(k, '–')} | {'yes' if sa.get(k) == sb.get(k) else '**no**'} |"
+              for k in keys]
+    lines += ["", f"Same answer to {same} of {len(keys)} questions."]
+    return "\n".join(lines) + "\n", same, len(keys)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("a", nargs="?", type=Path, default=DEFAULT_A)
+    ap.add_argument("b", nargs="?", type=Path, default=DEFAULT_B)
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as ta, tempfile.TemporaryDirectory() as tb:
+        text, _, _ = report(_open(args.a, Path(ta)), _open(args.b, Path(tb)))
+    sys.stdout.write(text)
+    if args.out:
+        args.out.write_text(f"# Two captures, the same verdicts?\n\n`python {' '.join(sys.argv)}`\n\n" + text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
