@@ -23,9 +23,10 @@ from gen.analysis.values import variant_role
 from gen.model.schema import Mode
 from gen.report import charts
 from gen.report import format as fmt
-from gen.report import wording_verdicts as words
 from gen.report.site import chart_div, summary_command
-from gen.report.wording import join_and
+from gen.report.words import common as words
+from gen.report.words import decision as decision_words
+from gen.report.words import verdicts as verdict_words
 
 X_TITLE = {"gpu_only": "GPU-only time, × the recommended call's (log)",
            "eager": "time per call in a Python loop, × the recommended call's (log)",
@@ -68,7 +69,7 @@ def chart_rows(ls) -> list[dict]:
         base = v.spread(v.row(rec)).median
         if not base:
             continue
-        point = words.point_label(verdicts.point_of(ls, v.scenario, v.mode))
+        point = verdict_words.point_label(verdicts.point_of(ls, v.scenario, v.mode))
         for t in v.rows:
             s = v.spread(t)
             if s is None or not s.n:
@@ -107,8 +108,8 @@ def _shape(p) -> str:
 
 
 def _reader(ls, v: verdicts.Verdict) -> str:
-    """A workload in a reader's words (wording_verdicts.SCENARIO_WORDS: several scenarios read as "prefill")."""
-    said = words.SCENARIO_WORDS.get(v.scenario, _title(ls, v.scenario))
+    """A workload in a reader's words (words.decision.SCENARIO_WORDS: several scenarios read as "prefill")."""
+    said = decision_words.SCENARIO_WORDS.get(v.scenario, _title(ls, v.scenario))
     return said if v.mode != Mode.TRAIN or "training" in said else "training"
 
 
@@ -135,7 +136,8 @@ def table_rows(ls) -> list[dict]:
         # the reader's words for the workloads (SCENARIO_WORDS: several scenarios read as "prefill"), inference first
         reader = dict.fromkeys(_reader(ls, v) for v, _ in sorted(mine, key=lambda x: x[0].mode == Mode.TRAIN))
         # the cell on the first screen is short; every workload named sits folded in it
-        out.append(dict(workload=join_and(reader) if exceptions else f"every workload measured: {join_and(reader)}",
+        out.append(dict(workload=words.join_and(reader) if exceptions
+                        else f"every workload measured: {words.join_and(reader)}",
                         call=fmt.label_of(a.default), variant=a.default, gain=gain, condition=short + ".",
                         detail=cond + "." + (f" *Gain{note}." if note else "")))
     for v, rec in ranked:
@@ -160,7 +162,7 @@ def _names(ls, vs) -> str:
     """Workloads by title, mid-sentence (a title's capital dropped where the next letter is small)."""
     def low(t: str) -> str:
         return t[0].lower() + t[1:] if len(t) > 1 and t[1].islower() else t
-    return join_and(dict.fromkeys(low(_workload(v.scenario, v.mode, _title(ls, v.scenario))) for v in vs))
+    return words.join_and(dict.fromkeys(low(_workload(v.scenario, v.mode, _title(ls, v.scenario))) for v in vs))
 
 
 def _gain_note(ls, a, mine, auto: str) -> str:
