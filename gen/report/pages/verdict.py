@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import advice, unmeasured, verdicts
+from gen.analysis import advice, launches, unmeasured, verdicts
 from gen.model.schema import Mode, SetKind
 from gen.report import format as fmt
 from gen.report.pages import decision as first_screen
@@ -39,7 +39,7 @@ def block(ls, scenario: str = "article", mode: str = Mode.INFERENCE) -> dict | N
     v = verdicts.verdict(ls, scenario, mode)
     if v is None:
         return None
-    w = verdict_words.verdict(v)
+    w = verdict_words.verdict(v, launches.verdict_launches(ls, v))
     return dict(set=ls.name, set_title=fmt.set_title(ls), scenario=scenario,
                 scenario_title=_scenario_title(ls, scenario),
                 point=verdict_words.point_label(verdicts.point_of(ls, scenario, mode)), mode=str(mode),

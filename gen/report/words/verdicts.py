@@ -388,7 +388,9 @@ def other_dtype_line(v: verdicts.Verdict) -> str | None:
     return text + "."
 
 
-def verdict(v: verdicts.Verdict) -> VerdictWords:
+def verdict(v: verdicts.Verdict, launched: dict | None = None) -> VerdictWords:
+    """The verdict's headline and lines; `launched`: its main kernels' launches (gen.analysis.launches), which
+    the "Why" line states where the set has them."""
     f = v.fastest
     fs = v.spread(f)
     head = _headline(v)
@@ -408,7 +410,7 @@ def verdict(v: verdicts.Verdict) -> VerdictWords:
     if v.auto is not None:
         lines.append(_auto_line(v))
     lines += _host_lines(v)
-    why = why_line(v)
+    why = why_line(v, launched)
     if why:
         lines.append(why)
     if v.noise:

@@ -4,14 +4,20 @@ mask adds, fewer GPU events, the main kernels' times and launches)."""
 from __future__ import annotations
 
 from gen.analysis import flops, kernel_names, verdicts
+from gen.analysis.launches import Launch
 from gen.report.words.common import label, us
 from gen.report.words.kernels import kernel_path, kernel_path_short
 
 
-def why_line(v: verdicts.Verdict) -> str | None:
+def why_line(v: verdicts.Verdict, launched: dict[str, Launch] | None = None) -> str | None:
+    """Why the fastest wins, from its profiled call against the runner-up's; `launched`: their main kernels'
+    launches (gen.analysis.launches.verdict_launches), said where both are known. None for a tie: where the
+    runner-up is within noise of the fastest there is no win to explain (review2 N8)."""
     w = v.why
-    if w is None:
+    if w is None or (v.runner_up is not None and v.runner_up.variant in v.near):
         return None
+    got = launched or {}
+    pair = (got.get(v.fastest.variant), got.get(v.runner_up.variant)) if v.runner_up is not None else (None, None)
     if w.kind == "dense_mask":
         return dense_mask_line(w, label(v.runner_up.variant), label(v.fastest.variant))
     if w.kind == "fewer_events":
@@ -26,11 +32,11 @@ def why_line(v: verdicts.Verdict) -> str | None:
             if w.fastest_main_us:
                 text += (f"; the main kernels themselves: {kernel_path(kernel_names.path(v.fastest.main_kernel or ''))}"
                          f"{took(w.fastest_main_us)} against {runner}'s {us(w.runner_up_main_us / 1000)}")
-        return text + "." + launches(w, runner)
+        return text + "." + launches(w, runner, pair)
     mine = kernel_path(kernel_names.path(v.fastest.main_kernel or ""))
     rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}{took(t)}" for x, k, t in w.compared)
     if w.kind == "main_kernel" and w.fastest_main_us and w.runner_up_main_us:
-        return main_kernel_line(w, v.fastest.main_kernel, label(v.runner_up.variant))
+        return main_kernel_line(w, v.fastest.main_kernel, label(v.runner_up.variant), pair)
     if w.kind == "main_kernel":
         extra = ""
         if w.runner_up_events_us and w.runner_up_main_us and w.runner_up_events_us > w.runner_up_main_us:
@@ -40,7 +46,7 @@ def why_line(v: verdicts.Verdict) -> str | None:
                 extra += of_gap(w.runner_up_events_us - w.runner_up_main_us,
                                 w.runner_up_events_us - w.fastest_events_us)
         return f"Why: the attention kernels themselves: its main kernel is {mine}{took(w.fastest_main_us)}; " \
-               f"{rivals}{extra}.{launches(w, label(v.runner_up.variant))}"
+               f"{rivals}{extra}.{launches(w, label(v.runner_up.variant), pair)}"
     return native_arch_line(w, mine, rivals)
 
 
@@ -52,7 +58,8 @@ def native_arch_line(w: verdicts.Why, mine: str, rivals: str) -> str | None:
     return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
 
 
-def main_kernel_line(w: verdicts.Why, fastest_kernel: str | None, runner: str) -> str:
+def main_kernel_line(w: verdicts.Why, fastest_kernel: str | None, runner: str,
+                     pair: tuple[Launch | None, Launch | None] = (None, None)) -> str:
     """The measured cause where the main kernels make the gap: their times in the profiled calls and how much of
     the gap their difference is, then each kernel by what its name says (an identity, not a reason: why one
     kernel is quicker than the other is not measured here beyond its launch)."""
@@ -71,7 +78,7 @@ def main_kernel_line(w: verdicts.Why, fastest_kernel: str | None, runner: str) -
                  + (of_gap(w.runner_up_events_us - w.runner_up_main_us, gap, rest=None) if gap else ""))
     mine, theirs = (kernel_path_short(kernel_names.path(k or "")) for k in (fastest_kernel, rival))
     text += (f". Both main kernels: {mine}" if mine == theirs else f". Kernels: {mine} against {theirs}")
-    return text + "." + launches(w, runner)
+    return text + "." + launches(w, runner, pair)
 
 
 def of_gap(part_us: float, gap_us: float, rest: str | None = "the main kernels") -> str:
@@ -86,9 +93,14 @@ def of_gap(part_us: float, gap_us: float, rest: str | None = "the main kernels")
             + (f" ({rest} differ the other way)" if rest else ""))
 
 
-def launches(w: verdicts.Why, runner: str) -> str:
-    """The two main kernels' grids against the GPU's SMs, where the trace gave them and they differ:
-    a grid of fewer blocks than SMs leaves SMs idle (a decode step or a short chunk, no split of the keys)."""
+def launches(w: verdicts.Why, runner: str, pair: tuple[Launch | None, Launch | None] = (None, None)) -> str:
+    """The two main kernels' launches as their traces recorded them (grid, block, registers, shared memory:
+    `pair`, the fastest's and the runner-up's), what each makes of the GPU's SMs, and whether they differ.
+    Without both launches, the grids alone and only where they differ and a grid leaves SMs idle (a decode
+    step or a short chunk, no split of the keys)."""
+    mine, theirs = pair
+    if mine is not None and theirs is not None:
+        return launched_line(mine, theirs, runner)
     a, b, sms = w.fastest_main_blocks, w.runner_up_main_blocks, w.sm_count
     # Only where a grid leaves SMs idle: past that, blocks that exit at once (a varlen grid sized
     # by the longest document) make a count of blocks say nothing of the work.
@@ -101,6 +113,47 @@ def launches(w: verdicts.Why, runner: str) -> str:
         if idle:
             text += f" ({'; '.join(idle)})"
     return text + "."
+
+
+def _config(x: Launch) -> tuple:
+    return x.blocks, x.threads, x.registers_per_thread, x.shared_memory
+
+
+def launch_words(x: Launch) -> str:
+    """"768 blocks of 512 threads (4 warpgroups) at 128 registers a thread and 89.0 KiB of shared memory a
+    block, about 5.8 waves of 132 blocks (1 a SM, set by its registers)"."""
+    groups = x.warpgroups
+    text = f"{x.blocks:,} blocks of {x.threads} threads"
+    if groups:
+        text += f" ({groups} warpgroup{'s' if groups != 1 else ''})"
+    res = []
+    if x.registers_per_thread:
+        res.append(f"{x.registers_per_thread} registers a thread")
+    if x.shared_memory:
+        res.append(f"{x.shared_memory / 1024:.1f} KiB of shared memory a block")
+    if res:
+        text += " at " + " and ".join(res)
+    sms = x.sm_count
+    if x.sized_by_longest:
+        return text + " (a grid sized by the longest document: blocks past a shorter one exit at once)"
+    if x.persistent:
+        return text + f", one block on each of the {sms} SMs (a persistent grid, each block looping over tiles)"
+    if sms and x.blocks < sms:
+        return text + f": {x.blocks:,} blocks leave {sms - x.blocks} SMs without one"
+    if x.waves is not None:
+        at_once = f"{sms * x.blocks_per_sm:,} blocks ({x.blocks_per_sm} a SM" + (
+            f", set by its {x.limiter})" if x.limiter else ")")
+        text += (f", under one wave of {at_once}" if x.waves < 1 else f", about {x.waves:.1f} waves of {at_once}")
+    return text
+
+
+def launched_line(mine: Launch, theirs: Launch, runner: str) -> str:
+    """Both main kernels' launches: alike (then the launch does not set them apart), or each its own."""
+    if _config(mine) == _config(theirs):
+        return (f" Launches (the profiled calls' traces): both main kernels run {launch_words(mine)}: the launch "
+                "does not set them apart; what does is not measured here.")
+    return (f" Launches (the profiled calls' traces): its main kernel runs {launch_words(mine)}; {runner}'s "
+            f"{launch_words(theirs)}.")
 
 
 def took(x: float | None) -> str:
