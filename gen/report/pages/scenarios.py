@@ -276,8 +276,8 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
             suffix = "".join(f", {x}" for x in parts)
             p_rows = [r for r in rows if keep(r)]
             time = charts.scenario_time_spec(p, a, x_title, p_rows)
-            rate = charts.scenario_rate_spec(p, a, figure, scenario_words.FIGURE_LABEL[figure], x_title, ceilings,
-                                             p_rows)
+            rate = charts.scenario_rate_spec(p, a, figure, scenario_words.figure_label(figure, p_rows), x_title,
+                                             ceilings, p_rows)
             out.append(dict(head_dim=", ".join(parts).capitalize() if parts else None,
                             time=chart_div(time, f"GPU-only time against length{suffix}, {name}", command),
                             rate=chart_div(rate, f"{scenario_words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
@@ -404,7 +404,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig, not_run=_not_run(rows),
                               dtype=sa.scenario_dtype(ls, name),
                               figure_note=scenario_words.table_note(fig, mode, _ceiling_of(m),
-                                                           sheet if fig == sa.FIGURE_TBPS else None),
+                                                                    sheet if fig == sa.FIGURE_TBPS else None, m),
                               graph_note=scenario_words.graph_above_eager_note(
                                   sum(bool(r.get("graph_above_eager")) for r in rows), _graph_found(m)),
                               split=training.view(fwdbwd.point_rows(ls.rs, name), name,
@@ -524,8 +524,8 @@ def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[d
         head_dims=sorted({q.head_dim for q in rec.points}) if rec else [],
         train=[q.kv_len for q in rec.train_points] if rec else [],
         figure=figure, convention=scenario_words.CONVENTION[figure], flop_convention=sa.FLOP_CONVENTION,
-        flop_label=sa.FLOP_LABEL,
-        bytes_convention=sa.BYTES_CONVENTION, label=scenario_words.FIGURE_LABEL[figure], sets=sets,
+        flop_label=words.flop_label(held or own),
+        bytes_convention=sa.BYTES_CONVENTION, label=scenario_words.figure_label(figure, held or own), sets=sets,
         article=name == declared.ARTICLE,
         # a set's own page links its scaling page, which only a measured GPU set has (a CPU set's sweep none)
         scaling=SCALING_PAGE if one is None else (

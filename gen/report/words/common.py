@@ -7,6 +7,7 @@ import datetime
 import re
 
 from gen.analysis import advice as advice_mod
+from gen.analysis import flops
 from gen.model.variants import VARIANTS
 
 # --------------------------------------------------------------------------- numbers
@@ -56,6 +57,27 @@ def clock_time(iso: str | None) -> str:
     except ValueError:
         return "another time"
     return f"{t:%H:%M} UTC on {t:%Y-%m-%d}"
+
+
+# --------------------------------------------------------------------------- FLOP counts
+
+# The label printed beside a TFLOP/s, by the count its point takes (flops.count_kind): each names the count used
+COUNT_LABEL = {"square": flops.FLOP_LABEL,
+               "lower_right": "FlashAttention count over the exact lower-right causal pairs, diagonal counted",
+               "window": "FlashAttention count over the exact pairs inside the window",
+               "documents": "FlashAttention count over each document's own causal square, S²/2",
+               "dense": "FlashAttention count over every pair"}
+
+
+def flop_label(points) -> str:
+    """The count label of some points (dicts or schema.Points with mask, q_len, kv_len): one label where they
+    take one count, else each count's label once, in the points' order; flops.FLOP_LABEL for none."""
+    def kind(p):
+        get = p.get if isinstance(p, dict) else lambda k: getattr(p, k)
+        return flops.count_kind(get("mask"), get("q_len"), get("kv_len"))
+
+    kinds = list(dict.fromkeys(kind(p) for p in points))
+    return "; ".join(COUNT_LABEL[k] for k in kinds) if kinds else flops.FLOP_LABEL
 
 
 # --------------------------------------------------------------------------- calls, variants and backends

@@ -10,12 +10,19 @@ from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import datasheets
 from gen.model.variants import FA4_INSTALL
-from gen.report.words.common import clock_time, join_and
+from gen.report.words.common import clock_time, flop_label, join_and
 
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
 
 
 FIGURE_LABEL = {sa.FIGURE_TFLOPS: f"TFLOP/s ({sa.FLOP_LABEL})", sa.FIGURE_TBPS: f"TB/s ({sa.BYTES_LABEL})"}
+
+
+def figure_label(figure: str, points=()) -> str:
+    """The unit and count printed beside a figure: a TFLOP/s names the count its points take (review2 N9)."""
+    if figure == sa.FIGURE_TFLOPS:
+        return f"TFLOP/s ({flop_label(points)})"
+    return FIGURE_LABEL[figure]
 
 
 CONVENTION = {sa.FIGURE_TFLOPS: sa.FLOP_CONVENTION, sa.FIGURE_TBPS: sa.BYTES_CONVENTION}
@@ -171,7 +178,7 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
             f"{' by its median' if near or ties else ''}: "
             f"{f['gpu_only_ms']:.4g} ms GPU-only"
             f"{' (kernel sum of one call)' if f['gpu_only_method'] == 'kernel_sum' else ''}, "
-            f"{figure_value(f[fig], fig)} {FIGURE_LABEL[fig]}")
+            f"{figure_value(f[fig], fig)} {figure_label(fig, [f])}")
     if not missing(f["pct_of_ceiling"]) and f["ceiling"]:
         text += f", {f['pct_of_ceiling']:.0f}% of {CEILING_NAME[f['ceiling']]}"
     if fig == sa.FIGURE_TBPS and not missing(f["pct_of_datasheet"]):
@@ -198,16 +205,17 @@ def figure_of_row(row: dict) -> str:
     return sa.FIGURE_TBPS if row["figure"] == sa.FIGURE_TBPS else sa.FIGURE_TFLOPS
 
 
-def table_note(figure: str, mode: str, ceiling: str | None = None, sheet: datasheets.Datasheet | None = None) -> str:
+def table_note(figure: str, mode: str, ceiling: str | None = None, sheet: datasheets.Datasheet | None = None,
+               points=()) -> str:
     """What the columns of a scenario table are; `ceiling` is the one its rows were set against
-    (sa.CEILING_*; by default the figure's usual one)."""
+    (sa.CEILING_*; by default the figure's usual one); `points`: the table's rows, whose FLOP count it names."""
     name = CEILING_NAME[ceiling or (sa.CEILING_COPY if figure == sa.FIGURE_TBPS else sa.CEILING_MATMUL)]
     call = "training step" if mode == "train" else "call"
     share = (f"; % of datasheet is of the datasheet's {sheet.hbm_tbps:g} TB/s" if figure == sa.FIGURE_TBPS and sheet
              else "; compute SOL is the TFLOP/s over the speed of light at the window's clock")
-    return (f"{FIGURE_LABEL[figure]} from the GPU-only time; % of ceiling is of {name}{share}. GPU-only ms is the "
-            f"median per {call} with its interquartile range; eager ms is what a Python loop sees per {call}, host "
-            f"gaps included. Kernels / call counts the GPU events of one profiled {call}; peak memory is the "
+    return (f"{figure_label(figure, points)} from the GPU-only time; % of ceiling is of {name}{share}. GPU-only ms "
+            f"is the median per {call} with its interquartile range; eager ms is what a Python loop sees per {call}, "
+            f"host gaps included. Kernels / call counts the GPU events of one profiled {call}; peak memory is the "
             "allocator's peak; error is the relative error against float64.")
 
 

@@ -3,9 +3,9 @@ mask adds, fewer GPU events, the main kernels' times and launches)."""
 
 from __future__ import annotations
 
-from gen.analysis import flops, kernel_names, verdicts
+from gen.analysis import kernel_names, verdicts
 from gen.analysis.launches import Launch
-from gen.report.words.common import label, us
+from gen.report.words.common import flop_label, label, us
 from gen.report.words.kernels import kernel_path, kernel_path_short
 
 
@@ -171,7 +171,7 @@ def dense_mask_line(w: verdicts.Why, runner: str, fastest: str) -> str:
     text = (f"Why: the work. scaled_dot_product_attention has {arg}, so {mask} goes in as a dense boolean "
             f"attn_mask of {p.q_len:,} × {p.kv_len:,} and {runner} scores every (query, key) pair: "
             f"{w.dense_flops / 1e12:.2f} TFLOP against {w.masked_flops / 1e12:.2f} TFLOP {inside} "
-            f"({w.dense_flops / w.masked_flops:.1f}×, {flops.FLOP_LABEL})")
+            f"({w.dense_flops / w.masked_flops:.1f}×, {flop_label([p])})")
     if w.runner_up_main_us and w.runner_up_events_us:
         text += (f"; its attention kernel takes {w.runner_up_main_us / 1000:.2f} of the "
                  f"{w.runner_up_events_us / 1000:.2f} ms of GPU events in its profiled call")
