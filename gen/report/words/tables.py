@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gen.analysis import clocks, rules
 from gen.analysis.values import missing
-from gen.report.words.common import call_of, label
+from gen.report.words.common import call_of, join_and, label
 from gen.report.words.methodology import EAGER_MEANING, GPU_ONLY_HOW, GPU_ONLY_MEANING, HOST_MEANING, NOISE_RULE
 
 
@@ -97,6 +97,8 @@ def clock_cell(r, ref_mhz: float | None = None) -> str | None:
     text = f"{mhz:.0f} MHz"
     if not missing(r.get("power_w")):
         text += f", {'≈' if rules.power_lags(r.get('telemetry_window_s')) else ''}{r['power_w']:.0f} W"
+    if r.get("gpu_only_method") == "kernel_sum":  # not a graph replay's window: say whose (item 31)
+        text += f" ({KERNEL_SUM_WINDOW})"
     at = _equal_clock_ms(r, mhz, ref_mhz)
     if at is not None:
         text += f"; {at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)"
@@ -126,26 +128,47 @@ def conditions_note(rows, per_variant: bool = False) -> str:
 
 
 def conditions_range(rows) -> str:
-    """A set's GPU-only times in one phrase: the range of their mean SM clocks, power and temperature,
-    or why they were not recorded."""
+    """A set's GPU-only times in one phrase: the range of their mean SM clocks, power and temperature, or why
+    they were not recorded. Where some times are kernel sums, their windows (the profiled calls') are given
+    apart from the graph replays' (item 31): one range never mixes the two kinds of window."""
     ok = [r for r in rows if r.get("status") == "ok"]
-    mhz = [r["sm_clock_mhz"] for r in ok if not missing(r.get("sm_clock_mhz"))]
-    if not mhz:
+    clocked = [r for r in ok if not missing(r.get("sm_clock_mhz"))]
+    if not clocked:
         reasons = sorted({str(r.get("telemetry_reason")) for r in ok if r.get("telemetry_reason")})
         return "; ".join(reasons) or NOT_RECORDED
-    watts = [r["power_w"] for r in ok if not missing(r.get("power_w"))]
-    temps = [r["temp_c"] for r in ok if not missing(r.get("temp_c"))]
+    summed = [r for r in clocked if r.get("gpu_only_method") == "kernel_sum"]
+    replayed = [r for r in clocked if r.get("gpu_only_method") != "kernel_sum"]
+    if summed and replayed:
+        first = _range(replayed, note=True, apart=True)
+        second = _range(summed, note=LAG_NOTE not in first, apart=True)
+        window = KERNEL_SUM_WINDOW if len(summed) == 1 else "profiled calls' windows"
+        text = (f"{first} over the CUDA-graph replays' windows; {second} over the {window} of "
+                f"{join_and(label(r['variant']) for r in summed)}'s kernel sum{'s' if len(summed) != 1 else ''}")
+    else:
+        text = _range(clocked, note=True)
+    missing_n = len(ok) - len(clocked)
+    return text + (f" ({missing_n} time{'s' if missing_n != 1 else ''} without a clock)" if missing_n else "")
+
+
+LAG_NOTE = (f" (≈: windows under {rules.NVML_POWER_WINDOW_S:g} s, where NVML's power, an average over about a "
+            "second, lags what the GPU drew)")
+
+
+def _range(rows, note: bool, apart: bool = False) -> str:
+    """Rows' mean SM clocks, power and highest temperature as ranges ("SM clock 1980 MHz, ≈545–654 W, up to
+    54 °C"); `note`: what ≈ means, after the power that carries it; `apart`: one window kind of two, whose one
+    row's power reads as one value."""
+    mhz = [r["sm_clock_mhz"] for r in rows]
+    watts = [r["power_w"] for r in rows if not missing(r.get("power_w"))]
+    temps = [r["temp_c"] for r in rows if not missing(r.get("temp_c"))]
     text = f"SM clock {min(mhz):.0f}–{max(mhz):.0f} MHz" if min(mhz) != max(mhz) else f"SM clock {mhz[0]:.0f} MHz"
     if watts:
-        lag = any(rules.power_lags(r.get("telemetry_window_s")) for r in ok if not missing(r.get("power_w")))
-        text += f", {'≈' if lag else ''}{min(watts):.0f}–{max(watts):.0f} W"
-        if lag:
-            text += (f" (≈: windows under {rules.NVML_POWER_WINDOW_S:g} s, where NVML's power, an average over "
-                     "about a second, lags what the GPU drew)")
+        lag = any(rules.power_lags(r.get("telemetry_window_s")) for r in rows if not missing(r.get("power_w")))
+        span = f"{watts[0]:.0f}" if apart and len(watts) == 1 else f"{min(watts):.0f}–{max(watts):.0f}"
+        text += f", {'≈' if lag else ''}{span} W" + (LAG_NOTE if lag and note else "")
     if temps:
         text += f", up to {max(temps):.0f} °C"
-    missing_n = len(ok) - len(mhz)
-    return text + (f" ({missing_n} time{'s' if missing_n != 1 else ''} without a clock)" if missing_n else "")
+    return text
 
 
 def ceiling_line(c: clocks.Ceiling) -> str:
