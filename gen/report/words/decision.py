@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
 from gen.analysis import rules
+from gen.model.schema import Mode
 from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
 from gen.report.words.common import (
@@ -431,3 +432,67 @@ def advice(a: advice_mod.Advice) -> AdviceWords:
     if a.device != "cuda":
         lines.append("Ranked by wall time on the host: this set has no GPU.")
     return AdviceWords(decision, tuple(lines), a.default)
+
+
+# --------------------------------------------------------------------------- the first screen's table
+
+def _low(title: str) -> str:
+    """A title mid-sentence: its capital dropped where the next letter is small ("Packed documents" ->
+    "packed documents", "FP8 prefill" stays)."""
+    return title[0].lower() + title[1:] if len(title) > 1 and title[1].islower() else title
+
+
+def workloads(items) -> str:
+    """Workloads named mid-sentence by their scenarios' titles, (title, mode) each: inference first, then the
+    training ones after "in training:", so that a scenario measured in both modes does not read as named twice
+    (review2 N10): "prefill with grouped-query attention and packed documents, and in training: the article's
+    shape and deterministic backward"."""
+    items = list(items)
+    inference = list(dict.fromkeys(_low(t) for t, mode in items if mode != Mode.TRAIN))
+    train = list(dict.fromkeys(_low(t) for t, mode in items if mode == Mode.TRAIN))
+    if not train:
+        return join_and(inference)
+    if not inference:
+        return f"training: {join_and(train)}"
+    return f"{join_and(inference)}, and in training: {join_and(train)}"
+
+
+def behind_margin() -> str:
+    """What a gain under rules.ADVICE_MIN_GAIN means: not enough for the report to name another call."""
+    return f"under the {rules.ADVICE_MIN_GAIN:g}× gain the report asks before it names another call for a workload"
+
+
+def standing(first: int, total: int, alone, shared, noise: dict, behind) -> str:
+    """The default row's condition with every workload named (review item 28): first outright, first on the
+    same kernels as another call, within noise of a named call ({call label: workloads}), behind ((workload,
+    the faster call's label, its gain or None) each). Workloads as `workloads` takes them."""
+    parts = [f"ranks first in {first} of {total} workloads"]
+    if alone:
+        parts.append(f"outright in {workloads(alone)}")
+    if shared:
+        parts.append(f"sharing the first rank in {workloads(shared)}")
+    parts += [f"within noise of {x} in {workloads(ws)}" for x, ws in noise.items()]
+    for w, faster, gain in behind:
+        parts.append(f"behind in {workloads([w])} ({faster} " + (f"{times(gain)} faster, " if gain else "")
+                     + f"{behind_margin()})")
+    return "; ".join(parts)
+
+
+def standing_short(first: int, total: int, counts, behind) -> str:
+    """The default row's standing in counts ((n, "outright") ...), with the workloads where it is behind named
+    (the first screen)."""
+    text = f"first in {first} of {total} workloads (" + ", ".join(f"{n} {w}" for n, w in counts if n) + ")"
+    for w, faster, gain in behind:
+        text += f"; behind in {workloads([w])} ({faster} " + (f"{times(gain)} faster)" if gain else "faster)")
+    return text
+
+
+def gain_note(dense, loss) -> str:
+    """What the default row's gain range is against (review item 16): SDPA given a dense mask where it was,
+    and the workloads where the gain is under 1× (the default is slower there)."""
+    parts = []
+    if dense:
+        parts.append(f"against SDPA given a dense boolean mask in {workloads(dense)}, scoring every pair")
+    if loss:
+        parts.append(f"under 1×: slower than SDPA, in {workloads(loss)}")
+    return f" ({'; '.join(parts)})" if parts else ""
