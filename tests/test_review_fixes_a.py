@@ -104,7 +104,7 @@ def test_lead_set_pages_never_say_waited_for_a_faster_host(lead):
         for x in v.host_noise:
             t = v.row(x)
             text = host_words.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why,
-                                          t.host_cost_ms, t.gpu_only.median, t.host_ref_ms)
+                                               t.host_cost_ms, t.gpu_only.median, t.host_ref_ms)
             if rules.host_under_gpu(t.host_cost_ms, t.gpu_only.median):
                 assert "waited for this host" not in text and "line behind this host" not in text, (sc, x, text)
 

@@ -354,7 +354,7 @@ def test_the_article_verdict_says_where_its_sweep_less_rows_come_from(tmp_path):
     assert "FlexAttention (compiled)" in line
     # the headline names Flex as the runner-up: it says where that row comes from (the front page shows it alone)
     assert verdict_words.verdict(v).headline.endswith("(FlexAttention (compiled): from the profiled run at this point, "
-                                              "which the sweep skipped).")
+                                                      "which the sweep skipped).")
 
 
 def test_the_auto_line_introduces_the_hypothesis_it_contradicts():

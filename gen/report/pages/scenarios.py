@@ -285,8 +285,8 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     if ceil and dims:
         out.append(dict(roof_line=scenario_words.roof_line(ceil),
                         above_roof=scenario_words.above_roof(sa.above_roof(None, ceil, rows), sheet,
-                                                    ceil.get("read_bytes"), _best_tbps(rows),
-                                                    sa.above_matmul_at_clock(rows, ceil, matmul_mhz)),
+                                                             ceil.get("read_bytes"), _best_tbps(rows),
+                                                             sa.above_matmul_at_clock(rows, ceil, matmul_mhz)),
                         roofline=chart_div(charts.scenario_roofline_spec(
                             pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, scenario_words.ROOFLINE_X, rows),
                             f"roofline, {name}", command)))
@@ -358,7 +358,7 @@ def _documents(ls, name: str) -> dict | None:
     df = sa.document_frame(p)
     useful, width = float(df["flops"].sum()), max(p.docs)
     return dict(rows=records(df), note=scenario_words.documents_note(sum(p.docs), width * len(p.docs),
-                                                            float(df["padded_flops"].sum()), useful),
+                                                                     float(df["padded_flops"].sum()), useful),
                 total_flops=useful)
 
 
@@ -413,10 +413,10 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         headline=scenario_words.headline(head, figure, decode, _label,
-                                [x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())]) if head else None,
+                                         [x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())]) if head else None,
         measured=scenario_words.measured_modes(declared.SCENARIOS[name].why,
-                                      any(r["mode"] == schema.Mode.INFERENCE for r in point_rows),
-                                      any(r["mode"] == schema.Mode.TRAIN for r in point_rows))
+                                               any(r["mode"] == schema.Mode.INFERENCE for r in point_rows),
+                                               any(r["mode"] == schema.Mode.TRAIN for r in point_rows))
         if name in declared.SCENARIOS else None,
         not_run=[n for m in modes if m["mode"] == schema.Mode.INFERENCE for n in m["not_run"]],
         versus_short=_versus_short(ctx, head, decode),
@@ -520,7 +520,8 @@ def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[d
         here=here or scenario_page(name), name=name, title=sa.scenario_title(ctx.sets, name),
         why=scenario_words.why(s.why) if s else None,
         shape=scenario_words.shape(vars(p), lengths, rec.dtype if rec else s.dtype,
-                          sorted({q.q_len for q in held}) if rec else list(s.q_lens) if s else []) if p else None,
+                                   sorted({q.q_len for q in held}) if rec else list(s.q_lens) if s else [])
+        if p else None,
         head_dims=sorted({q.head_dim for q in rec.points}) if rec else [],
         train=[q.kv_len for q in rec.train_points] if rec else [],
         figure=figure, convention=scenario_words.CONVENTION[figure], flop_convention=sa.FLOP_CONVENTION,

@@ -58,7 +58,7 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         if spec is not None and not charts.one_point(spec) else None
     methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))
     notes = table_words.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
-                                 ls.rs.config.error_draws, methods)
+                                     ls.rs.config.error_draws, methods)
     if gpu:
         notes = [*notes, table_words.conditions_note(rows, per_variant=True), *table_words.fidelity_lines(rows)]
     anomalies = [w.words for w in ctx.findings(ls)
@@ -79,12 +79,12 @@ def _host_words(v, r: dict) -> str:
     set page and the verdict give one value per quantity."""
     t = v.row(r["variant"]) if v is not None else None
     if t is not None and t.gpu_only is not None:
-        return host_words.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why, t.host_cost_ms,
-                                      t.gpu_only.median, t.host_ref_ms)
+        return host_words.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why,
+                                           t.host_cost_ms, t.gpu_only.median, t.host_ref_ms)
     gpu, eager = r.get("gpu_only_ms"), r.get("eager_ms")
     ratio = eager / gpu if not (missing(gpu) or missing(eager)) and gpu else None
     return host_words.host_ratio_words(ratio, None, None, r.get("host_cost_ms"), None if missing(gpu) else gpu,
-                                  r.get("host_ref_ms"))
+                                       r.get("host_ref_ms"))
 
 
 def _own_pages(ctx: Context, ls, page: str) -> list[dict]:

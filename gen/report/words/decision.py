@@ -122,7 +122,7 @@ def other_dtype_clause(a: advice_mod.Advice, scenario: str) -> str:
     text = f"as a {DTYPE_WORDS.get(dtype, dtype) or 'wider'} call (no FP8 kernel measured there beats it"
     if missing_:
         text += ", and " + join_and(f"{label(x)} was not measured: {bare_reason(short_reason(r))}" if r else
-                                 f"{label(x)} was not measured" for x, r in missing_)
+                                    f"{label(x)} was not measured" for x, r in missing_)
     return text + ")"
 
 
