@@ -213,7 +213,7 @@ def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, s
         ref = by_name[name]
         title = fmt.set_title(ref)
         rows = []
-        dims = a["head_dim"].nunique() > 1  # (once a source, not once a row)
+        dims = a["head_dim"].nunique() > 1
         for r in map(dict, v):
             r["label"] = scenario_words.point_label(r, decode, dims)
             r["anchor_name"] = published_words.anchor_name(r["anchor_variant"])
@@ -386,7 +386,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     # a published forward is no anchor for a scenario that timed only training steps (and the reverse)
     anchors = anchors[anchors["mode"].isin({r["mode"] for r in point_rows})] if len(anchors) else anchors
     versus = sa.versus_frame(None, anchors, point_rows)
-    versus_rows = records(versus)  # (read once: the headline and the sources' groups read rows)
+    versus_rows = records(versus)
     head = sa.headline(None, versus, name, point_rows, versus_rows)
     ceil = sa.ceilings(ls)
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
