@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from gen.analysis import rules, tables
-from gen.report import wording
+from gen.report.words import kernels as kernel_words
 from tests.conftest import RESULTS
 
 
@@ -47,7 +47,7 @@ def test_theoretical_occupancy_of_flash_is_register_bound(h200):
 def test_occupancy_facts_explain_zero(h200):
     (fact, *_) = tables.occupancy_facts(h200, "sdpa_cudnn")
     assert fact["occupancy_pct"] == 0 and fact["no_estimate"] and fact["smem_opt_in"]
-    text = wording.occupancy_explanation(fact)
+    text = kernel_words.occupancy_explanation(fact)
     assert "131 KiB of shared memory a block, above the 48 KiB" in text and "not an idle GPU" in text
 
 

@@ -248,8 +248,8 @@ def test_repeated_launches_name_the_launch_whose_counters_they_carry():
     assert f.loc[2, "pairing"] == counters.Pairing.NO_COUNTERS and math.isnan(f.loc[2, "ncu_duration_us"])
     assert f.loc[0, "pairing"] == counters.Pairing.OK and f.loc[0, "ncu_duration_us"] == pytest.approx(4.0)
     assert counters.repeats(counters.match(a_run([kc(0, name)]), a_trace(gpu_event(0, 4.0, name=name))).rows) == []
-    from gen.report import wording
-    note = wording.counters_repeated(counters.repeats(m.rows), "v", "inference")
+    from gen.report.words import kernels as kernel_words
+    note = kernel_words.counters_repeated(counters.repeats(m.rows), "v", "inference")
     assert note.startswith("2 kernels of this forward were not profiled again: each matches a launch Nsight "
                            "Compute profiled in naive's forward (2) (the same kernel, grid, block and shared "
                            "memory, inputs of the same shapes) and shows that launch's counters; ")
@@ -259,13 +259,13 @@ def test_repeated_launches_name_the_launch_whose_counters_they_carry():
 
 
 def test_a_copied_kernels_row_says_where_its_counters_were_read():
-    from gen.report import wording
+    from gen.report.words import kernels as kernel_words
 
     assert counters.source("inference__naive#3") == dict(mode="inference", variant="naive", at=3)
-    assert wording.copied_from(counters.source("inference__naive#3")) == (
+    assert kernel_words.copied_from(counters.source("inference__naive#3")) == (
         "counters of the identical launch in naive's forward, profiled there")
     assert counters.source(None) is None and counters.source(float("nan")) is None
-    assert wording.copied_from(None) is None
+    assert kernel_words.copied_from(None) is None
 
 
 def test_repeats_read_off_the_columns_give_what_the_mask_and_itertuples_gave(h200, h200_new):

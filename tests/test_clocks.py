@@ -211,15 +211,15 @@ def test_a_burst_that_slows_within_itself_is_read_by_its_leading_calls():
 
 def test_power_read_in_a_short_window_is_marked_and_explained():
     from gen.analysis import rules
-    from gen.report import wording_verdicts as words
+    from gen.report.words import tables as table_words
 
     long = dict(status="ok", variant="sdpa_cudnn", sm_clock_mhz=1700.0, sm_clock_min_mhz=1650.0, power_w=690.0,
                 temp_c=60.0, telemetry_window_s=2.0)
     short = dict(long, telemetry_window_s=0.2)
-    assert words.conditions_cell(long) == "1700 MHz (min 1650) · 690 W · 60 °C"
-    assert words.conditions_cell(short) == "1700 MHz (min 1650) · ≈690 W · 60 °C"
-    assert "A power marked ≈" not in words.conditions_note([long])
-    assert "NVML's reading is an average over about a second" in words.conditions_note([long, short])
+    assert table_words.conditions_cell(long) == "1700 MHz (min 1650) · 690 W · 60 °C"
+    assert table_words.conditions_cell(short) == "1700 MHz (min 1650) · ≈690 W · 60 °C"
+    assert "A power marked ≈" not in table_words.conditions_note([long])
+    assert "NVML's reading is an average over about a second" in table_words.conditions_note([long, short])
     assert rules.power_lags(0.5) and not rules.power_lags(1.5) and not rules.power_lags(None)
 
 

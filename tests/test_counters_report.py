@@ -16,7 +16,8 @@ import pytest
 from gen.analysis import counters, findings, summary, tables
 from gen.model import trace
 from gen.report import format as fmt
-from gen.report import render, wording
+from gen.report import render
+from gen.report.words import findings as finding_words
 from tests.conftest import H200
 
 SET = "nvidia-h200__torch-2.11.0"
@@ -95,14 +96,14 @@ def test_findings_use_the_counters(ls):
     flash = found["counters-sdpa_flash"]
     kinds = [c["fact"] for c in flash.facts["counters"]]
     assert kinds[:2] == ["occupancy_limit", "bound"] and flash.facts["category"] == "fused attention"
-    words = wording.finding(flash)
+    words = finding_words.finding(flash)
     assert "255 registers per thread, by design" in words.text and "compute-bound" in words.title
     # cuDNN's kernel: the profiler's estimate is 0% (its shared memory), the counters measured 41%.
     cudnn = found["occupancy-sdpa_cudnn-shared_memory"]
-    assert cudnn.facts["measured"] == [41.0] and "measured 41.0%" in wording.finding(cudnn).text
+    assert cudnn.facts["measured"] == [41.0] and "measured 41.0%" in finding_words.finding(cudnn).text
     est = found["counters-sdpa_cudnn"].facts["counters"][0]
     assert est["fact"] == "estimate_vs_measured" and est["estimate_missing"] and est["achieved_pct"] == 41.0
-    assert "memory-bound" in wording.finding(found["counters-sdpa_cudnn"]).short
+    assert "memory-bound" in finding_words.finding(found["counters-sdpa_cudnn"]).short
 
 
 def test_variant_pages_show_measured_beside_estimated(pages):
@@ -124,17 +125,17 @@ def test_variant_pages_show_measured_beside_estimated(pages):
 def test_committed_set_shows_its_counters(h200):
     found = {f.id: f for f in findings.findings(h200) if f.kind == findings.FindingKind.COUNTERS}
     assert "counters-absent" not in found and "counters-sdpa_flash" in found
-    words = wording.finding(found["counters-sdpa_cudnn"]).text
+    words = finding_words.finding(found["counters-sdpa_cudnn"]).text
     # The cause is its shared memory, not the launch API (issue 17).
     assert ("estimate of 0% (the estimate fits no block that uses more than 48 KiB of shared memory; this one uses "
             "131 KiB), but Nsight Compute measured") in words
-    assert "limited by 255 registers per thread, by design" in wording.finding(found["counters-sdpa_flash"]).text
+    assert "limited by 255 registers per thread, by design" in finding_words.finding(found["counters-sdpa_flash"]).text
 
 
 def test_schema1_set_says_it_has_no_counters(h200_v1):
     (f,) = [f for f in findings.findings(h200_v1) if f.kind == findings.FindingKind.COUNTERS]
     assert f.id == "counters-absent" and f.facts["absent"] == "not_captured"
-    assert "took no Nsight Compute pass" in wording.finding(f).text
+    assert "took no Nsight Compute pass" in finding_words.finding(f).text
 
 
 def test_cpu_set_says_it_has_no_counters():

@@ -103,9 +103,9 @@ def test_the_site_lists_the_scenario_and_a_set_without_it_has_no_page(site):
 
 
 def dyn_title(phase: str) -> str:
-    from gen.report import wording_dynamic
+    from gen.report.words import dynamic as dynamic_words
 
-    return fmt.md(wording_dynamic.PHASE_TITLE[phase])
+    return fmt.md(dynamic_words.PHASE_TITLE[phase])
 
 
 def _unescape(text: str) -> str:

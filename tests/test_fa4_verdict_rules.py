@@ -10,8 +10,9 @@ import pytest
 
 from gen.analysis import tables, unmeasured, verdicts
 from gen.model.variants import FA4_INSTALL
-from gen.report import wording_verdicts as wv
 from gen.report.pages import verdict as verdict_page
+from gen.report.words import common as words
+from gen.report.words import verdicts as verdict_words
 from tests.conftest import RESULTS
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -42,7 +43,7 @@ def test_no_verdict_of_a_set_without_fa4_calls_its_fastest_the_fastest_of_all(h2
             if v is None:
                 continue
             seen += 1
-            w = wv.verdict(v)
+            w = verdict_words.verdict(v)
             assert unmeasured.fa4_missing(v.not_measured) == list(unmeasured.FA4_FAMILY)
             assert "fastest of those measured here" in w.headline, (scenario, mode)
             assert "fastest here" not in w.headline
@@ -58,7 +59,7 @@ def test_a_set_that_measured_fa4_ranks_without_the_caveat(h100):
     for scenario in verdicts.scenarios(h100):
         v = verdicts.verdict(h100, scenario, "inference")
         if v is not None:
-            assert "of those measured" not in wv.verdict(v).headline
+            assert "of those measured" not in verdict_words.verdict(v).headline
     d = verdict_page.decision(h100)
     assert not any("Not measured in this set" in line for line in d["lines"])
 
@@ -80,9 +81,9 @@ def test_the_paged_kv_answer_rests_on_a_variant_that_pages(name):
     facts = paged.paged_facts(v)
     assert facts is not None and facts.ranked
     assert all(paged.pages(x) for x, _ in facts.ranked)
-    line = wv.paged_line(v)
+    line = verdict_words.paged_line(v)
     best = facts.ranked[0][0]
-    assert line.startswith(f"For a paged KV cache, call {wv.label(best)}")
+    assert line.startswith(f"For a paged KV cache, call {words.label(best)}")
     assert "SDPA reads a contiguous cache only" in line
-    assert line in wv.verdict(v).lines
+    assert line in verdict_words.verdict(v).lines
     assert not any(x.startswith("sdpa") for x, _ in facts.ranked)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gen.analysis import findings, rules, tables
-from gen.report import wording
+from gen.report.words import findings as finding_words
+from gen.report.words import methodology as method_words
 from tests.conftest import RESULTS
 
 CPU = "cpu-intel-r-xeon-r-processor__torch-2.13.0"
@@ -24,7 +25,7 @@ def facts(h200):
 @pytest.fixture(scope="module")
 def found(facts):
     """Each finding's words, by id."""
-    return {i: wording.finding(f) for i, f in facts.items()}
+    return {i: finding_words.finding(f) for i, f in facts.items()}
 
 
 @pytest.mark.parametrize("name, verdict", [
@@ -43,7 +44,7 @@ def test_tensor_core_rule(name, verdict):
 
 def test_tensor_core_rule_is_quoted_from_the_rules():
     for marker in rules.ON_TENSOR_CORE_MARKERS + rules.OFF_TENSOR_CORE_MARKERS:
-        assert f"`{marker.replace(chr(92) + 'd+', 'NN')}`" in wording.TENSOR_CORE_RULE
+        assert f"`{marker.replace(chr(92) + 'd+', 'NN')}`" in method_words.TENSOR_CORE_RULE
 
 
 def test_hypotheses_on_h200(hyp):
@@ -93,7 +94,7 @@ def test_cpu_set_says_so_instead_of_crashing(h200_dir):
     h = findings.check_hypotheses(ls)
     assert h["measured_tensor_cores"].isna().all()
     row = h.set_index("variant").loc["naive"]
-    assert row["basis"] == "no gpu" and wording.hypothesis_note(row).startswith("no GPU")
+    assert row["basis"] == "no gpu" and finding_words.hypothesis_note(row).startswith("no GPU")
     ids = {f.id for f in findings.findings(ls)}
     assert "fastest" in ids and not any(i.startswith("occupancy") for i in ids)
 
@@ -114,8 +115,8 @@ def test_every_finding_is_worded_with_its_own_numbers(h200):
     import re
 
     for f in findings.findings(h200):
-        w = wording.finding(f)
-        assert f.kind in wording.KIND_TITLES and w.title and w.short and w.text
+        w = finding_words.finding(f)
+        assert f.kind in finding_words.KIND_TITLES and w.title and w.short and w.text
         assert len(w.short) < len(w.text), f.id
         for number in re.findall(r"\d+\.\d+", w.short):
             assert number in w.text, (f.id, number)
@@ -158,7 +159,7 @@ def test_findings_page_is_scannable(site):
     heads = re.findall(r"^### (.+)$", h200, re.M)
     from gen.report.render import md
 
-    order = [str(md(t)) for t in wording.KIND_TITLES.values()]
+    order = [str(md(t)) for t in finding_words.KIND_TITLES.values()]
     kinds = [t for t in heads if t in order]
     assert kinds == [t for t in order if t in heads] and len(kinds) >= 6
     # After the kinds, the seed article's lessons (gen.analysis.lessons), each with its verdict.
@@ -216,7 +217,7 @@ def test_schema1_host_bound_finding_labels_the_kernel_sum(h200_v1, monkeypatch):
     fresh = tables.load_set(h200_v1.path)  # the session's set has its tables cached under the real margin
     f = {f.id: f for f in findings.findings(fresh)}["host-inference-flex"]
     assert f.facts["gpu_only_method"] == "kernel_sum" and f.facts["ratio"] >= rules.HOST_BOUND_EAGER_RATIO
-    assert "GPU-only time (kernel sum)" in wording.finding(f).text
+    assert "GPU-only time (kernel sum)" in finding_words.finding(f).text
 
 
 def _events_by_masks(kt):

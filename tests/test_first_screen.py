@@ -1,5 +1,5 @@
 """The first screen (issue 17): the decision and its reason, made by rules from each set's data
-(gen.analysis.advice, worded by gen.report.wording_verdicts.advice), on the committed H200 and CPU
+(gen.analysis.advice, worded by gen.report.words.decision.advice), on the committed H200 and CPU
 sets, on synthetic verdicts where the data says otherwise, and on the built home page."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import pytest
 
 from gen.analysis import advice, rules, tables, verdicts
 from gen.report import build
-from gen.report import wording_verdicts as words
+from gen.report.words import common as words
+from gen.report.words import decision as decision_words
 from tests.conftest import RESULTS
 from tests.test_verdicts import CUDNN90, FLASH, row
 
@@ -24,7 +25,7 @@ def cpu():
 
 def test_h200_first_screen(h200):
     a = advice.advice(h200)
-    w = words.advice(a)
+    w = decision_words.advice(a)
     assert a.default == "sdpa_auto" and a.default_is_auto
     assert w.decision == ("On this GPU (NVIDIA H200) and PyTorch 2.11.0+cu130: call scaled_dot_product_attention "
                           "with no backend pinned. It already picks cuDNN for prefill, decode and training, and the "
@@ -59,7 +60,7 @@ def test_h200_first_screen(h200):
 
 def test_cpu_first_screen_changes_with_the_data(cpu):
     a = advice.advice(cpu)
-    w = words.advice(a)
+    w = decision_words.advice(a)
     assert w.decision == ("On this CPU (Intel(R) Xeon(R) Processor) and PyTorch 2.13.0+cpu: call "
                           "scaled_dot_product_attention with no backend pinned. It already picks flash (its CPU "
                           "kernel) for prefill and training, as the pinned flash call does; the two are within noise "
@@ -83,7 +84,7 @@ def test_the_default_follows_the_ranking():
     assert p.outcome == "slower" and p.ratio == pytest.approx(1.5) and p.twin == "sdpa_flash"
     a = advice.Advice("s", "cuda", "GPU X", None, "2.99", "gpu_only", "sdpa_cudnn", False,
                       (advice._pick(vs[0], "sdpa_cudnn"), advice._pick(vs[1], "sdpa_cudnn")), (), None, rules.NO, 1.0)
-    w = words.advice(a)
+    w = decision_words.advice(a)
     assert w.decision == ("On this GPU (GPU X) and PyTorch 2.99: call scaled_dot_product_attention with the cuDNN "
                           "backend pinned. It ranks first at the verdict's point for the article's shape and decode.")
 
@@ -109,7 +110,7 @@ def test_host_line_never_contradicts_its_ratio(h200, h200_new):
     crosses the line, or the host's own cost of a call sits close to the GPU's time (rules.host_bound_why)."""
     for ls in (h200, h200_new):
         a = advice.advice(ls)
-        host = words._host(a)
+        host = decision_words._host(a)
         assert a.host_outcome == rules.WITHIN_NOISE and a.host_ratio_ci is not None
         lo, hi = a.host_ratio_ci
         assert lo <= a.host_ratio <= hi
@@ -142,7 +143,7 @@ def test_first_screen_gives_the_cost_of_deterministic_training(h200_new):
     flash, eff = d["flash"], d["efficient"]
     assert flash.base == "sdpa_flash" and flash.ratio == pytest.approx(flash.det_ms / flash.base_ms)
     assert 1.3 < flash.ratio < 1.7 and 2.5 < eff.ratio < 3.2
-    line = next(x for x in words.advice(a).lines if x.startswith("For deterministic training"))
+    line = next(x for x in decision_words.advice(a).lines if x.startswith("For deterministic training"))
     assert "PyTorch's dispatcher refuses cuDNN (cuDNN SDPA is not deterministic)" in line
     assert f"flash deterministic takes {words.us(flash.det_ms)} against {words.us(flash.base_ms)}" in line
     assert f"{words.times(flash.ratio)}" in line and f"{words.times(eff.ratio)}" in line
@@ -160,7 +161,7 @@ def test_the_fp8_pick_on_the_first_screen_says_what_it_costs_in_accuracy(h200_ne
     a = advice.advice(h200_new)
     e = next(x for x in a.exceptions if x.scenario == "fp8-prefill")
     assert e.variant == "cudnn_fp8" and e.dtype == "fp8_e4m3" and e.error > 5 * e.default_error
-    line = next(x for x in words.advice(a).lines if x.startswith("For FP8 prefill"))
+    line = next(x for x in decision_words.advice(a).lines if x.startswith("For FP8 prefill"))
     assert f"Its relative error: {e.error:.1e}" in line and f"{e.default_error:.1e}" in line
     assert f"q, k, v to float8 e4m3 alone moves the answer by {e.input_rounding_error:.1e}" in line
     # a pick at the default's own dtype says nothing of accuracy

@@ -13,8 +13,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from gen.report import site, wording
-from gen.report import wording_verdicts as words
+from gen.report import site
+from gen.report.words import common as words
+from gen.report.words import host as host_words
+from gen.report.words import methodology as method_words
+from gen.report.words import tables as table_words
 
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
 NAN = float("nan")
@@ -47,15 +50,15 @@ def set_view() -> dict:
              backend="cudnn", counts_consistent=False, clock="1670 MHz"),
         _row("sdpa_auto", "SDPA <auto>", tie=True, host_bound_outcome="within noise"),
         _row("sdpa_efficient", "SDPA efficient", status="unavailable",
-             why_not=wording.refusal("unavailable", "RuntimeError: No viable backend", needs_cuda=True)),
+             why_not=words.refusal("unavailable", "RuntimeError: No viable backend", needs_cuda=True)),
     ]
     mode = dict(mode="inference", call="forward", rows=rows, chart=None, speedup_basis="GPU-only", reference=False,
                 anomalies=[], windows=None,
-                notes=wording.timing_notes("inference", True, 191, 191, 3, frozenset({"cuda_graph", "kernel_sum"})),
+                notes=table_words.timing_notes("inference", True, 191, 191, 3, frozenset({"cuda_graph", "kernel_sum"})),
                 host_bound=[rows[1]],
                 host_noise=[dict(rows[2],
-                                 host_words=words.host_ratio_words(1.2, (1.1, 1.3), "eager", 0.04, 0.1, 0.01))],
-                host_speed_lead=words.HOST_SPEED_LEAD, host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
+                                 host_words=host_words.host_ratio_words(1.2, (1.1, 1.3), "eager", 0.04, 0.1, 0.01))],
+                host_speed_lead=host_words.HOST_SPEED_LEAD, host_bound_consequence=method_words.HOST_BOUND_CONSEQUENCE)
     rows[0]["fastest"] = True
     verdict = dict(set="gpu-x__torch-2.11.0", set_title="GPU <X> · PyTorch 2.11.0", scenario="article",
                    scenario_title="The article's shape", point="batch 2 · 4 heads · 256 tokens · head dim 64",
@@ -69,7 +72,7 @@ def set_view() -> dict:
                 variant_pages={r["variant"]: f"gpu-x__torch-2.11.0/variants/{r['variant']}.md" for r in rows},
                 own_pages=[dict(title="Findings", link="gpu-x__torch-2.11.0/findings.md"),
                            dict(title="Scaling", link="gpu-x__torch-2.11.0/scaling.md")],
-                published=None, host_speed=wording.host_speed(0.0099, 0.0079, 0.0378, 8856),
+                published=None, host_speed=method_words.host_speed(0.0099, 0.0079, 0.0378, 8856),
                 description="On GPU <X>: call \"naive\" & go.", first=None,
                 decision=dict(set="gpu-x__torch-2.11.0", set_title="GPU <X> · PyTorch 2.11.0", default="naive",
                               exceptions="decode:sdpa_cudnn", decision="On this GPU (GPU <X>): call <naive> & go.",

@@ -509,11 +509,11 @@ def test_each_mutation_is_refused_in_one_line_or_built(tmp_path, small):
 def test_a_refused_point_without_a_reason_is_worded():
     """Found by the property test: a sweep point that did not run and recorded no reason
     reached the scenario page as NaN (a frame's None, which is truthy) and raised a TypeError."""
-    from gen.report import wording, wording_scenarios
+    from gen.report.words import common as words
 
-    assert wording_scenarios.refusal("oom", float("nan")) == "out of memory"
-    assert wording_scenarios.refusal("unavailable", None) == "no reason recorded"
-    assert wording.refusal("unavailable", float("nan")) == "no reason recorded"
+    assert words.refusal("oom", float("nan")) == "out of memory"
+    assert words.refusal("unavailable", None) == "no reason recorded"
+    assert words.refusal("unavailable", float("nan")) == "no reason recorded"
 
 
 # --------------------------------------------------------------------------- display strings on the site

@@ -247,7 +247,7 @@ FLASH_NAME = ("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 
 
 @pytest.mark.parametrize("with_counters", [True, False])
 def test_flash_lesson_reads_counters_when_present(with_counters):
-    from gen.report import wording_verdicts as words
+    from gen.report.words import lessons as lesson_words
 
     flash = [ev(0, FLASH_NAME, 96.6, op_path=("aten::_flash_attention_forward",), regs=255, block=(128, 1, 1),
                 grid=(8, 16, 8), smem=49152, occ=13.0)]
@@ -260,7 +260,7 @@ def test_flash_lesson_reads_counters_when_present(with_counters):
     fo = lessons.flash_occupancy(ls)
     assert fo.limiter == "registers" and fo.theoretical_pct == pytest.approx(12.5) and fo.holds
     assert fo.tflops == pytest.approx(lessons.attention_flops(POINT) / (fo.gpu_only_ms * 1e-3) / 1e12)
-    text = words.lesson(fo).text
+    text = lesson_words.lesson(fo).text
     if with_counters:
         assert fo.counters["achieved_occupancy_pct"] == pytest.approx(12.4)
         assert fo.counters["bound"] == "compute"  # SM at 71% of peak, DRAM at 18%: ncu's 60% line

@@ -197,11 +197,11 @@ def test_a_why_of_fewer_events_also_gives_the_time_of_those_events_and_the_main_
     """The count of GPU events alone is no cause: the line says how long the runner-up's other events
     take against the gap, and the two main kernels' times."""
     from gen.analysis import verdicts
-    from gen.report import wording_verdicts as words
+    from gen.report.words import verdicts as verdict_words
 
     v = verdicts.verdict(h200_new, "decode-kernels")
     assert v.why is not None and v.why.kind == "fewer_events"
-    line = next(x for x in words.verdict(v).lines if x.startswith("Why: it runs"))
+    line = next(x for x in verdict_words.verdict(v).lines if x.startswith("Why: it runs"))
     assert "events besides its main kernel take" in line and "the main kernels themselves" in line
     assert f"{v.why.runner_up_main_us / 1000 * 1000:.1f} µs" in line
 
@@ -213,7 +213,7 @@ def test_graph_above_eager_is_marked_and_said(pages, h200_new):
     assert not rules.graph_above_eager(1.5, 1.0, "kernel_sum") and not rules.graph_above_eager(None, 1.0, "cuda_graph")
     from gen.analysis import scenarios as scen
     from gen.model.scenarios import SCENARIOS
-    from gen.report import wording_scenarios
+    from gen.report.words import scenarios as scenario_words
 
     # Every scenario page of the committed set marks the rows its point table flags, and says why.
     ls, marked = h200_new, 0
@@ -228,7 +228,7 @@ def test_graph_above_eager_is_marked_and_said(pages, h200_new):
             1 for ln in text.splitlines() if ln.startswith("| ") and "(graph above eager)" in ln)
         assert got == want, name
         if want:
-            assert wording_scenarios.graph_above_eager_note(want) in html.unescape(text)
+            assert scenario_words.graph_above_eager_note(want) in html.unescape(text)
         marked += want
     assert marked >= 1  # the committed H200 set has such a row (fp8-prefill's unpinned SDPA at 16k)
 
@@ -236,12 +236,12 @@ def test_graph_above_eager_is_marked_and_said(pages, h200_new):
 def test_chunked_prefill_why_gives_the_launch_grids_against_the_sms(h200_new):
     """Split-KV or not shows in the grid: 64 blocks of cuDNN's kernel on 132 SMs leave half of them idle."""
     from gen.analysis import verdicts
-    from gen.report import wording_verdicts as words
+    from gen.report.words import verdicts as verdict_words
 
     v = verdicts.verdict(h200_new, "chunked-prefill")
     w = v.why
     assert w is not None and w.sm_count == 132 and w.runner_up_main_blocks < w.sm_count < w.fastest_main_blocks
-    line = next(x for x in words.verdict(v).lines if x.startswith("Why:"))
+    line = next(x for x in verdict_words.verdict(v).lines if x.startswith("Why:"))
     assert (f"runs {w.fastest_main_blocks:,} thread blocks" in line
             and f"({w.runner_up_main_blocks:,} blocks leave {132 - w.runner_up_main_blocks} SMs without one)" in line)
 

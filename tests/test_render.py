@@ -12,7 +12,7 @@ import pytest
 from gen.analysis import tables
 from gen.model import variants
 from gen.report import render
-from gen.report import wording_verdicts as words
+from gen.report.words import host as host_words
 
 ROOT = Path(__file__).resolve().parent.parent
 SETS = ["nvidia-h200__torch-2.11.0", "nvidia-a100-sxm4-80gb__article-2026-07"]
@@ -167,7 +167,7 @@ def test_host_bound_train_steps_say_so(pages):
     warning = next(line for line in train.splitlines() if line.strip().startswith("Host-bound training steps:"))
     assert [n for n in ("SDPA cuDNN", "FlexAttention", "Naive under torch.compile", "backend not pinned", "SDPA flash")
             if n in warning] == ["FlexAttention"]
-    edge = next(line for line in train.splitlines() if line.startswith(words.HOST_SPEED_LEAD.split(";")[0]))
+    edge = next(line for line in train.splitlines() if line.startswith(host_words.HOST_SPEED_LEAD.split(";")[0]))
     assert all(n in edge for n in ("SDPA cuDNN", "backend not pinned", "Naive under torch.compile"))
     assert "methodology.md#host-bound" in edge
     assert "Bound by the host" in pages["generated/sets/nvidia-h200__torch-2.11.0/variants/flex.md"].text

@@ -10,7 +10,13 @@ import pytest
 
 from gen.analysis import rules, tables, timings, verdicts
 from gen.model import schema
-from gen.report import wording_verdicts as words
+from gen.report.words import common as words
+from gen.report.words import decision as decision_words
+from gen.report.words import host as host_words
+from gen.report.words import lessons as lesson_words
+from gen.report.words import methodology as method_words
+from gen.report.words import tables as table_words
+from gen.report.words import verdicts as verdict_words
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAD = ROOT / "results" / "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -65,7 +71,7 @@ def test_fp8_flex_ranks_on_its_kernel_sum(lead):
     point = next(p for p in lead.rs.sweep if p.scenario == "fp8-prefill" and p.variant == "flex_fp8")
     row = dict(variant="flex_fp8", status="ok", gpu_only_method="kernel_sum",
                gpu_only_reason=timings.times(point).gpu_only_reason)
-    line = " ".join(words.fidelity_lines([row]))
+    line = " ".join(table_words.fidelity_lines([row]))
     assert "kernel sum" in line and "graph replay reads" in line
     # with the kernel sum, the loop no longer reads as waiting for the host (item 2)
     assert fp8.eager_over_gpu_only < rules.HOST_BOUND_EAGER_RATIO
@@ -76,16 +82,16 @@ def test_fp8_flex_ranks_on_its_kernel_sum(lead):
 
 def test_host_faster_than_gpu_is_never_waited_for():
     """cuDNN at the article's shape: 1.60x in the loop, host 55.6 µs against 58.9 µs of GPU (item 8)."""
-    text = words.host_ratio_words(1.60, (1.55, 1.65), None, 0.0556, 0.0589)
+    text = host_words.host_ratio_words(1.60, (1.55, 1.65), None, 0.0556, 0.0589)
     assert "waited for this host" not in text and "not established" in text and "55.6 µs" in text
     # a host far below the GPU (FP8 Flex as first read: 0.59 ms against 6.4 ms): the kernels, not the host (item 2)
-    text = words.host_ratio_words(2.02, (2.0, 2.04), None, 0.5945, 6.422)
+    text = host_words.host_ratio_words(2.02, (2.0, 2.04), None, 0.5945, 6.422)
     assert "waited" not in text and "does not explain" in text
     # at the line, a host ten times faster (FA4 sliding windows: 0.33 ms against 3.12 ms): not host-bound (item 18)
-    text = words.host_ratio_words(1.1, (0.96, 1.28), None, 0.3298, 3.1234)
+    text = host_words.host_ratio_words(1.1, (0.96, 1.28), None, 0.3298, 3.1234)
     assert "line behind this host" not in text and "not behind this host" in text and "not the host's" in text
     # a host slower than the GPU still reads as waited for
-    assert "waited for this host" in words.host_ratio_words(3.0, (2.9, 3.1), None, 0.2, 0.06)
+    assert "waited for this host" in host_words.host_ratio_words(3.0, (2.9, 3.1), None, 0.2, 0.06)
     assert rules.host_under_gpu(0.0556, 0.0589) and not rules.host_under_gpu(0.2, 0.06)
     assert rules.host_far_under_gpu(0.3, 3.12) and not rules.host_far_under_gpu(0.5, 3.12)
     assert rules.host_well_under_gpu(0.33, 3.12) and not rules.host_well_under_gpu(2.0, 3.12)
@@ -97,8 +103,8 @@ def test_lead_set_pages_never_say_waited_for_a_faster_host(lead):
         v = verdicts.verdict(lead, sc, "inference")
         for x in v.host_noise:
             t = v.row(x)
-            text = words.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why,
-                                          t.host_cost_ms, t.gpu_only.median, t.host_ref_ms)
+            text = host_words.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why,
+                                               t.host_cost_ms, t.gpu_only.median, t.host_ref_ms)
             if rules.host_under_gpu(t.host_cost_ms, t.gpu_only.median):
                 assert "waited for this host" not in text and "line behind this host" not in text, (sc, x, text)
 
@@ -109,7 +115,7 @@ def test_lead_set_pages_never_say_waited_for_a_faster_host(lead):
 def test_loops_line_does_not_say_longer():
     a = type("A", (), {"loops": (("gqa-prefill", 1.94, (1.9, 2.0), rules.YES),
                                  ("decode", 4.49, (4.4, 4.6), rules.YES))})()
-    text = words._loops(a)
+    text = decision_words._loops(a)
     assert "longer" not in text and text.startswith("A loop also waited in")
 
 
@@ -120,7 +126,7 @@ def test_closed_gap_parenthetical_names_both_variants(lead):
     v = verdicts.verdict(lead, "article", "inference")
     if v.host is None or not v.host.closed:
         pytest.skip("the lead set's article verdict has no closed gap")
-    text = words._host_line(v)
+    text = verdict_words._host_line(v)
     assert "its time on the GPU alone" not in text and "on the GPU alone" in text
     x = v.host.closed[0]
     ratio = v.row(x).gpu_only.median / v.fastest.gpu_only.median
@@ -133,22 +139,22 @@ def test_closed_gap_parenthetical_names_both_variants(lead):
 def test_points_above_a_throttled_matmul_ceiling_are_set_at_their_clock(lead):
     from gen.analysis import scaling, values
     from gen.analysis import scenarios as sa
-    from gen.report import wording_scenarios as ws
+    from gen.report.words import scenarios as scenario_words
     ceil, mhz = sa.ceilings(lead), scaling.matmul_clock(lead)
     assert mhz is not None and mhz < 1500  # the lead set's ceiling ran throttled
     rows = values.rows(sa.point_frame(lead, "gqa-prefill"))
     at = sa.above_matmul_at_clock(rows, ceil, mhz)
     assert at["n"] >= 1 and at["within_at_clock"] == at["n"] and at["pct_hi"] <= 100
-    text = ws.above_roof(sa.above_roof(None, ceil, rows), None, None, None, at)
+    text = scenario_words.above_roof(sa.above_roof(None, ceil, rows), None, None, None, at)
     assert "a kernel can pass it" not in text and f"{mhz:.0f} MHz" in text and "own clock" in text
     # without clocks the words still never claim a kernel passes the tensor cores
-    assert "a kernel can pass it" not in ws.above_roof(sa.above_roof(None, ceil, rows))
+    assert "a kernel can pass it" not in scenario_words.above_roof(sa.above_roof(None, ceil, rows))
 
 
 def test_findings_share_of_the_ceiling_at_the_calls_clock(lead):
     from gen.analysis import lessons
     x = lessons.flash_occupancy(lead)
-    text = words._on_chip_clause(x)
+    text = lesson_words._on_chip_clause(x)
     share = 100 * x.tflops / x.ceiling_at_clock_tflops
     assert x.ceiling_mhz < x.sm_clock_mhz and f"about {share:.0f}% of it scaled to the {x.sm_clock_mhz:.0f} MHz" in text
 
@@ -163,11 +169,11 @@ def test_equal_clock_only_where_compute_bound(lead):
     assert rules.equal_clock_applies(sa.FIGURE_TFLOPS) and not rules.equal_clock_applies(sa.FIGURE_TBPS)
     decode = verdicts.verdict(lead, "decode", "inference")
     assert decode.memory_bound and all(t.at_ref_ms is None for t in decode.rows)
-    text = words.ranked_by(decode)
-    assert "equal clock does not apply" in text and words.equal_clock_line(decode) is None
+    text = verdict_words.ranked_by(decode)
+    assert "equal clock does not apply" in text and verdict_words.equal_clock_line(decode) is None
     # the table cells and the summary JSON agree: no equal-clock time at a decode point
     row = next(r for r in values.rows(sa.point_frame(lead, "decode")) if r["status"] == "ok")
-    cell = words.conditions_cell(row, lead.rs.environment.ref_mhz)
+    cell = table_words.conditions_cell(row, lead.rs.environment.ref_mhz)
     assert "(equal clock)" not in cell and "does not apply" in cell
     assert all(r["gpu_only_ms_at_ref_clock"] is None for r in summary.scenario_rows(lead, "decode"))
     # a compute-bound point keeps its equal-clock time
@@ -176,9 +182,9 @@ def test_equal_clock_only_where_compute_bound(lead):
 
 
 def test_the_window_clock_is_not_called_the_kernels_own():
-    assert "its own power draw left the GPU" not in words.VERDICT_RULE
-    assert "variants timed just before it" in words.VERDICT_RULE and "variants timed just before it" in \
-        words.AS_RUN_CLOCK
+    assert "its own power draw left the GPU" not in method_words.VERDICT_RULE
+    assert "variants timed just before it" in method_words.VERDICT_RULE and "variants timed just before it" in \
+        method_words.AS_RUN_CLOCK
 
 
 # --------------------------------------------------------------------------- item 21: deterministic cost at equal clock
@@ -188,7 +194,7 @@ def test_deterministic_conclusion_gives_both_ratios(lead):
     from gen.analysis import advice
     a = advice.advice(lead)
     best = sorted((d for d in a.determinism if d.ratio is not None), key=lambda d: d.det_ms)[0]
-    text = words._determinism(a)
+    text = decision_words._determinism(a)
     tail = text.split("is the fastest deterministic call", 1)[1]
     assert round(best.det_mhz) != round(best.plain_mhz)
     assert f"as run ({best.det_mhz:.0f} against {best.plain_mhz:.0f} MHz)" in tail
@@ -216,8 +222,8 @@ def test_summary_rows_name_the_window_the_page_prints(lead):
         # the page's cell prints that same window, and says so for a kernel sum
         for p in pts:
             if p["gpu_only_method"] == "kernel_sum" and not p.get("sm_clock_mhz") != p.get("sm_clock_mhz"):
-                cell = words.conditions_cell(p)
-                assert words.KERNEL_SUM_WINDOW in cell and f"{p['sm_clock_mhz']:.0f} MHz" in cell
+                cell = table_words.conditions_cell(p)
+                assert table_words.KERNEL_SUM_WINDOW in cell and f"{p['sm_clock_mhz']:.0f} MHz" in cell
 
 
 # --------------------------------------------------------------------------- item 6: the same point in two scenarios
@@ -225,12 +231,12 @@ def test_summary_rows_name_the_window_the_page_prints(lead):
 
 def test_the_same_point_in_two_scenarios_is_cross_referenced(lead):
     from gen.analysis import scenarios as sa
-    from gen.report import wording_scenarios as ws
+    from gen.report.words import scenarios as scenario_words
     for here, there in (("fp8-prefill", "gqa-prefill"), ("gqa-prefill", "fp8-prefill")):
         got = [d for d in sa.same_point_elsewhere(lead, here) if d["other"] == there]
         assert got and got[0]["q_len"] == 16384 and {"sdpa_cudnn", "fa4", "flex_flash"} <= set(got[0]["variants"])
         assert got[0]["orders_differ"]  # cuDNN 6.777 ms at 1832 MHz there, 7.525 ms at 1595 MHz here
-        text = ws.same_point_line(got[0], words.label)
+        text = scenario_words.same_point_line(got[0], words.label)
         assert there in text and "set by the clocks of the windows" in text
     # packed documents never match a dense point
     assert not any(d["other"] == "packed-documents" for d in sa.same_point_elsewhere(lead, "gqa-prefill"))
@@ -238,7 +244,7 @@ def test_the_same_point_in_two_scenarios_is_cross_referenced(lead):
 
 def test_the_fp8_page_says_why_flex_fp8_ranks_on_its_kernel_sum(lead):
     from gen.analysis import scenarios as sa
-    from gen.report import wording_scenarios as ws
-    lines = ws.graph_below_lines(sa.point_rows(lead, "fp8-prefill"), words.label)
+    from gen.report.words import scenarios as scenario_words
+    lines = scenario_words.graph_below_lines(sa.point_rows(lead, "fp8-prefill"), words.label)
     assert len(lines) == 1 and "12.689 ms" in lines[0] and "6.422 ms" in lines[0]
-    assert not ws.graph_below_lines(sa.point_rows(lead, "gqa-prefill"), words.label)
+    assert not scenario_words.graph_below_lines(sa.point_rows(lead, "gqa-prefill"), words.label)

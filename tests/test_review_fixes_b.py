@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from gen.analysis import advice, dynamic, tables, verdicts
-from gen.report import wording_dynamic as wd
-from gen.report import wording_verdicts as wv
+from gen.report.words import common as words
+from gen.report.words import decision as decision_words
+from gen.report.words import dynamic as dynamic_words
+from gen.report.words import verdicts as verdict_words
 from tests.conftest import RESULTS
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -33,17 +35,18 @@ def test_a_run_measured_after_pinned_cudnn_is_not_advised_as_a_way_around_the_pl
         order = [r.variant for r in h100.rs.dynamic if r.phase == phase and not r.env]
         assert order.index("sdpa_cudnn") < order.index("sdpa_auto")
         assert pf.cache_warmed("sdpa_auto")
-        text = wd.headline(pf) + " " + (wd.advice(pf) or "") + " " + (wd.break_even_example(pf) or "")
+        text = (dynamic_words.headline(pf) + " " + (dynamic_words.advice(pf) or "") + " "
+                + (dynamic_words.break_even_example(pf) or ""))
         assert "hit the plan cache" in text
-        advice_text = wd.advice(pf) or ""
+        advice_text = dynamic_words.advice(pf) or ""
         assert "SDPA, backend not pinned costs less" not in advice_text
-        assert "SDPA, backend not pinned against" not in (wd.break_even_example(pf) or "")
+        assert "SDPA, backend not pinned against" not in (dynamic_words.break_even_example(pf) or "")
 
 
 # item 24: the switch probe's steady change is said beside the "no effect" judgement of first calls
 def test_the_switch_probe_reports_its_steady_change(h100):
     for s in dynamic.switch_facts(h100.rs):
-        text = wd.switch_sentence(s)
+        text = dynamic_words.switch_sentence(s)
         if s.steady_with_ms and s.steady_without_ms and abs(s.steady_with_ms / s.steady_without_ms - 1) >= 0.10:
             r = s.steady_without_ms / s.steady_with_ms
             assert f"{r:.2f}× faster" in text or f"{1 / r:.2f}× slower" in text
@@ -51,27 +54,27 @@ def test_the_switch_probe_reports_its_steady_change(h100):
 
 
 def _decision(ls):
-    return wv.advice(advice.advice(ls))
+    return decision_words.advice(advice.advice(ls))
 
 
 # items 5, 19: a pinned default's claims agree with every verdict at its point; the tie is placed with its workloads
 def test_the_default_claims_first_only_where_each_verdict_puts_it_first(h100):
     a = advice.advice(h100)
-    w = wv.advice(a)
+    w = decision_words.advice(a)
     assert not a.default_is_auto
     for p in a.picks:
-        place = wv._place_of(p.scenario, p.mode)
+        place = decision_words._place_of(p.scenario, p.mode)
         v = verdicts.verdict(h100, p.scenario, p.mode)
         if p.outcome == "slower" and (p.scenario, p.mode) not in {(e.scenario, e.mode) for e in a.exceptions}:
-            assert f"{place} ({wv.label(v.fastest.variant)} is {wv.times(p.ratio)} faster)" in w.decision
+            assert f"{place} ({words.label(v.fastest.variant)} is {words.times(p.ratio)} faster)" in w.decision
         if p.outcome == "within noise":
-            clause = w.decision.split(f"within noise of {wv.label(p.fastest)} for ", 1)[1].split(".")[0]
+            clause = w.decision.split(f"within noise of {words.label(p.fastest)} for ", 1)[1].split(".")[0]
             assert place in clause
     first = w.decision.split("ranks first at the verdict's point for ", 1)[1].split(";")[0]
     named = set(first.replace(" and ", ", ").split(", "))
     for p in a.picks:
-        place = wv._place_of(p.scenario, p.mode)
-        if wv.other_dtype_clause(a, p.scenario):  # said apart, with its inputs' dtype
+        place = decision_words._place_of(p.scenario, p.mode)
+        if decision_words.other_dtype_clause(a, p.scenario):  # said apart, with its inputs' dtype
             assert (f"ranks first for {place} as a" in w.decision) == (p.outcome == "fastest")
         else:
             assert (place in named) == (p.outcome == "fastest") or p.mode == "train"
@@ -82,7 +85,7 @@ def test_sizes_where_the_default_is_decidedly_behind_are_named(h100):
     line = next(x for x in _decision(h100).lines if x.startswith("Past the verdicts' points"))
     for b in a.behind_at:
         if not b.at_verdict:
-            assert wv._place_of(b.scenario, b.mode) in line
+            assert decision_words._place_of(b.scenario, b.mode) in line
             v = verdicts.verdict_at(h100, b.scenario, next(
                 q for q in verdicts._points(h100, b.scenario, b.mode) if q.kv_len == b.kv_len and q.q_len == b.q_len
                 and (b.head_dim is None or q.head_dim == b.head_dim)
@@ -105,7 +108,7 @@ def test_the_top_tables_count_names_every_workload(h100):
     assert n == len([1 for v, rec in decision._ranked(h100) if rec == row["variant"]])
     for v, rec in decision._ranked(h100):
         if rec == row["variant"]:
-            title = decision._workload(v.scenario, v.mode, decision._title(h100, v.scenario))
+            title = decision._title(h100, v.scenario)  # a training one after "in training:" (review2 N10)
             assert title in cond or (title[0].lower() + title[1:]) in cond, title
 
 
@@ -130,7 +133,7 @@ def test_the_hypothesis_is_not_said_contradicted_where_its_backend_could_not_run
             continue
         rec = verdicts.point_records(h100, sc, "inference").get(v.auto.variant)
         why = (rec.backend_reasons or {}).get(v.auto.expected_backend) if rec is not None else None
-        line = wv._auto_line(v)
+        line = verdict_words._auto_line(v)
         if why and why != "eligible":
             seen += 1
             assert "hypothesis" not in line and "could not run this call" in line, sc
@@ -140,7 +143,7 @@ def test_the_hypothesis_is_not_said_contradicted_where_its_backend_could_not_run
 # item 22: FA4's compile is said as measured (one shape), not as a compile at each new configuration
 def test_the_compile_warning_claims_only_what_was_measured(h100):
     a = advice.advice(h100)
-    line = wv._startup(a)
+    line = decision_words._startup(a)
     assert "Expect a compile at each new configuration" not in line
     assert a.startup.lengths_status != "ok"
     assert "was not measured" in line and "article's shape only" in line
@@ -148,11 +151,11 @@ def test_the_compile_warning_claims_only_what_was_measured(h100):
 
 # item 34: "fastest" in one sense a page: an FP8 variant set against a published FP8 figure is our fastest FP8 one
 def test_an_fp8_variant_against_a_published_figure_is_our_fastest_fp8_variant():
-    from gen.report import wording_scenarios as ws
+    from gen.report.words import published as published_words
 
     v = dict(ours_variant="flex_fp8", ours_same=False)
-    assert ws.ours_name(v, lambda x: x) == "our fastest FP8 variant, flex_fp8"
-    assert ws.ours_name(dict(ours_variant="fa4", ours_same=False), lambda x: x) == "our fastest, fa4"
+    assert published_words.ours_name(v, lambda x: x) == "our fastest FP8 variant, flex_fp8"
+    assert published_words.ours_name(dict(ours_variant="fa4", ours_same=False), lambda x: x) == "our fastest, fa4"
 
 
 # item 13: the FP8 workload's first call is named as not FP8, and the FP8 call left unmeasured with its reason
@@ -162,9 +165,9 @@ def test_a_bf16_call_first_in_the_fp8_scenario_is_not_called_an_fp8_kernel(h100)
     a = advice.advice(h100)
     v = verdicts.verdict(h100, "fp8-prefill", "inference")
     assert not VARIANTS[v.fastest.variant].dtype
-    line = wv.other_dtype_line(v)
+    line = verdict_words.other_dtype_line(v)
     assert "is not an FP8 call" in line and "cuDNN FP8" in line and "not installed" in line
-    d = wv.advice(a).decision
+    d = decision_words.advice(a).decision
     assert "FP8 prefill as a bf16 call (no FP8 kernel measured there beats it" in d
     assert "cuDNN FP8" in d and "was not measured" in d
 
@@ -174,26 +177,26 @@ def test_the_chunked_prefill_advice_says_where_it_turns(h100):
     a = advice.advice(h100)
     e = next(x for x in a.exceptions if x.scenario == "chunked-prefill")
     assert e.reversed_at, "FA4 is decidedly faster at 512-query chunks in the committed set"
-    line = next(x for x in wv.advice(a).lines if x.startswith("For chunked prefill"))
+    line = next(x for x in decision_words.advice(a).lines if x.startswith("For chunked prefill"))
     for q, _, d, x in e.reversed_at:
         assert d < x
-        assert f"{q:,}-query chunks" in line and wv.us(d) in line and wv.us(x) in line
+        assert f"{q:,}-query chunks" in line and words.us(d) in line and words.us(x) in line
     assert f"This holds for {e.q_len:,}-query chunks" in line
 
 
 # item 17: a skip reason's free memory is the capture's leftover, never said as the GPU's capacity
 def test_skip_reasons_do_not_blame_the_gpus_capacity(h100):
-    from gen.report import wording_scenarios as ws
+    from gen.report.words import common as words
 
     recorded = [p.reason for p in h100.rs.sweep if p.reason and "more than the GPU's" in p.reason]
     assert recorded, "the committed set records such skips"
     for r in recorded:
-        for text in (wv.short_reason(r), ws.refusal("skipped", r)):
+        for text in (words.short_reason(r), words.refusal("skipped", r)):
             assert "more than the GPU's" not in text and "the capture left free (not the GPU's capacity)" in text
     for sc in verdicts.scenarios(h100):
         v = verdicts.verdict(h100, sc, "inference")
         if v is not None:
-            assert "more than the GPU's" not in (wv.not_measured_line(v) or "")
+            assert "more than the GPU's" not in (verdict_words.not_measured_line(v) or "")
 
 
 # item 15: calls of the same kernel names whose times are apart are said to differ (review2 N7: and are no tie)
@@ -204,12 +207,12 @@ def test_a_tie_by_kernel_names_says_where_the_times_differ(h100):
         if v is None or not v.same_kernel_apart:
             continue
         fs = v.spread(v.fastest)
-        line = wv.same_kernel_line(v)
+        line = verdict_words.same_kernel_line(v)
         for x in v.same_kernel_apart:
             s = v.spread(v.row(x))
             assert not verdicts.overlaps(fs, s)
             seen += 1
-            assert "not tied" in line and wv.times(s.median / fs.median) in line
+            assert "not tied" in line and words.times(s.median / fs.median) in line
     assert seen  # FA4 and FA4 on a paged cache in decode-kernels
 
 
@@ -217,7 +220,7 @@ def test_a_tie_by_kernel_names_says_where_the_times_differ(h100):
 def test_the_loop_sentence_compares_the_tied_leaders_first(h100):
     v = verdicts.verdict(h100, "decode-kernels", "inference")
     assert v.near
-    line = wv._host_line(v)
+    line = verdict_words._host_line(v)
     lead = line.split(";")[0]
     for x in (v.fastest.variant, *v.near):
-        assert wv.label(x) in lead
+        assert words.label(x) in lead

@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 
 from gen.analysis import scenarios, tables, verdicts
-from gen.report import wording_verdicts as wv
+from gen.report.words import common as words
+from gen.report.words import host as host_words
+from gen.report.words import verdicts as verdict_words
+from gen.report.words import why as why_words
 from tests.conftest import RESULTS
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -49,7 +52,7 @@ def test_no_ranking_between_variants_another_scenario_orders_the_other_way(any_s
                 if d["order_there"].index(b) < d["order_there"].index(f) and not (
                         d["variants"].index(b) < d["variants"].index(f)):
                     seen += 1
-                    words = wv.verdict(v)
+                    words = verdict_words.verdict(v)
                     assert v.rank(b) == 1, (v.scenario, b)
                     assert "cannot be ranked at this point" in words.headline
                     assert "flips with the window's clock" in words.headline
@@ -62,16 +65,16 @@ def test_fp8_16k_verdict_names_both_orders(h100):
     v = verdicts.verdict(h100, "fp8-prefill", "inference")
     assert v.runner_up is not None and v.runner_up.variant in v.near
     assert any(b == v.runner_up.variant for a, b, *_ in v.order_flips if a == v.fastest.variant)
-    head = wv.verdict(v).headline
-    assert "gqa-prefill" in head and wv.us(v.spread(v.runner_up).median) in head
+    head = verdict_words.verdict(v).headline
+    assert "gqa-prefill" in head and words.us(v.spread(v.runner_up).median) in head
 
 
 # N2: unpinned SDPA whose first calls hit the plan cache is neither "fastest once warm" nor the baseline of the
 # break-even counts, and the decode advice says to avoid the run that pays most at every new length.
 def test_cache_hit_run_is_no_baseline_and_decode_advice_avoids_the_costly_run(h100):
     from gen.analysis import dynamic
-    from gen.report import wording_dynamic as wd
     from gen.report.pages import dynamic as page
+    from gen.report.words import dynamic as dynamic_words
 
     seen = 0
     for phase in dynamic.phases(h100.rs):
@@ -80,22 +83,23 @@ def test_cache_hit_run_is_no_baseline_and_decode_advice_avoids_the_costly_run(h1
             seen += 1
             assert pf.steady_best is not None and pf.steady_best.variant != variant
             assert all(f.variant != variant for f in pf.break_even)
-            row = next(r for r in page.phase_view(h100, phase)["rows"] if r["label"] == wd.label(variant))
+            row = next(r for r in page.phase_view(h100, phase)["rows"] if r["label"] == dynamic_words.label(variant))
             assert not row["best"] and row["break_even"] == page.CACHE_HITS
-            assert wd.label(variant) not in (wd.break_even_example(pf) or "")
+            assert dynamic_words.label(variant) not in (dynamic_words.break_even_example(pf) or "")
             for f in pf.break_even:  # the counts are taken against the fastest cold run
                 best = pf.steady_best
                 want = (best.first_overhead_ms - f.first_overhead_ms) / (f.steady_ms - best.steady_ms)
                 assert f.break_even_calls == pytest.approx(want)
         if phase == "decode":
             worst, cheap = pf.costliest, pf.first_best
-            text = wd.advice(pf) or ""
-            assert worst.first_overhead_ms / worst.steady_ms >= wd.COSTLY_FIRST_CALL
-            assert f"avoid {wd.label(worst.variant)}" in text and "grows each step" in text
-            assert wd._ms(worst.first_overhead_ms) in text and wd._ms(cheap.first_overhead_ms) in text
+            text = dynamic_words.advice(pf) or ""
+            assert worst.first_overhead_ms / worst.steady_ms >= dynamic_words.COSTLY_FIRST_CALL
+            assert f"avoid {dynamic_words.label(worst.variant)}" in text and "grows each step" in text
+            assert dynamic_words._ms(worst.first_overhead_ms) in text
+            assert dynamic_words._ms(cheap.first_overhead_ms) in text
             for variant, before, _ in pf.warm_cache:
                 if before == worst.variant:
-                    assert f"{wd.label(variant)}, which picks it" in text
+                    assert f"{dynamic_words.label(variant)}, which picks it" in text
     assert seen, "the lead set measured unpinned SDPA after pinned cuDNN"
 
 
@@ -104,7 +108,7 @@ def test_cache_hit_run_is_no_baseline_and_decode_advice_avoids_the_costly_run(h1
 def test_host_hides_only_where_the_loop_spends_the_gpu_difference_off_the_gpu(any_set):
     said = 0
     for v in _verdicts(any_set):
-        text = " ".join(wv.verdict(v).lines)
+        text = " ".join(verdict_words.verdict(v).lines)
         if "hides the GPU's difference" not in text:
             continue
         said += 1
@@ -117,9 +121,9 @@ def test_host_hides_only_where_the_loop_spends_the_gpu_difference_off_the_gpu(an
 
 def test_fp8_verdict_does_not_blame_the_host_for_a_millisecond_gap(h100):
     v = verdicts.verdict(h100, "fp8-prefill", "inference")
-    text = " ".join(wv.verdict(v).lines)
+    text = " ".join(verdict_words.verdict(v).lines)
     assert "hides the GPU's difference" not in text and "For short calls" not in text
-    assert not wv.host_can_hide(v)
+    assert not verdict_words.host_can_hide(v)
 
 
 # N5: where the main kernels' difference is larger than the whole calls' gap, the main kernels differ the same
@@ -133,12 +137,12 @@ def test_a_main_kernel_gap_larger_than_the_call_gap_puts_the_other_kernels_the_o
             continue
         diff = w.runner_up_main_us - w.fastest_main_us
         gap = w.runner_up_events_us - w.fastest_events_us
-        line = wv.main_kernel_line(w, v.fastest.main_kernel, wv.label(v.runner_up.variant))
+        line = why_words.main_kernel_line(w, v.fastest.main_kernel, words.label(v.runner_up.variant))
         assert "the main kernels differ the other way" not in line
         if 0 < gap < diff:
             seen += 1
             assert "the other kernels differ the other way" in line
-            assert wv.us((diff - gap) / 1000) in line
+            assert words.us((diff - gap) / 1000) in line
     if any_set.name == H100:
         assert seen, "the article and chunked verdicts' main kernels differ by more than the calls"
 
@@ -152,8 +156,9 @@ def test_no_gap_cause_is_sought_under_the_host_bound_line(any_set):
     for v in _verdicts(any_set):
         for x in v.host_noise:
             t = v.row(x)
-            text = wv.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why, t.host_cost_ms,
-                                       t.gpu_only.median if t.gpu_only else None, t.host_ref_ms)
+            text = host_words.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why,
+                                              t.host_cost_ms, t.gpu_only.median if t.gpu_only else None,
+                                              t.host_ref_ms)
             if t.eager_over_gpu_only is not None and t.eager_over_gpu_only < rules.HOST_BOUND_EAGER_RATIO:
                 under += 1
                 assert "not established" not in text and "waited for this host" not in text, (v.scenario, x)
@@ -175,18 +180,19 @@ def test_same_kernel_names_with_intervals_apart_are_not_a_tie(any_set):
             seen += 1
             assert not verdicts.overlaps(fs, v.spread(v.row(x)))
             assert v.rank(x) > v.rank(v.fastest.variant)
-            line = wv.same_kernel_line(v)
-            assert "not tied" in line and wv.times(v.spread(v.row(x)).median / fs.median) in line
-            assert f"{wv.label(x)} run the same kernels: one rank" not in line
+            line = verdict_words.same_kernel_line(v)
+            assert "not tied" in line and words.times(v.spread(v.row(x)).median / fs.median) in line
+            assert f"{words.label(x)} run the same kernels: one rank" not in line
     if any_set.name == H100:
         assert seen, "the lead set's paged FA4 at decode is apart from FA4"
 
 
 def test_scenario_headline_does_not_tie_calls_whose_intervals_are_apart(h100):
-    from gen.report import wording_scenarios as ws
+    from gen.report.words import scenarios as scenario_words
 
     h = scenarios.headline(None, None, "decode-kernels", scenarios.point_rows(h100, "decode-kernels"), [])
     assert "fa4_paged" in dict(h["same_apart"]) and "fa4_paged" not in h["ties"]
-    text = ws.headline(h, "tbps", True, wv.label, [])
-    assert "ties with" not in text.split("Not measured")[0] or wv.label("fa4_paged") not in text.split("ties with")[1]
+    text = scenario_words.headline(h, "tbps", True, words.label, [])
+    assert ("ties with" not in text.split("Not measured")[0]
+            or words.label("fa4_paged") not in text.split("ties with")[1])
     assert "not tied" in text

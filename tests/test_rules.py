@@ -13,7 +13,9 @@ import pytest
 
 from gen.analysis import findings, rules, tables
 from gen.analysis.findings import Finding, FindingKind, Severity
-from gen.report import wording
+from gen.report.words import findings as finding_words
+from gen.report.words import kernels as kernel_words
+from gen.report.words import methodology as method_words
 
 NAN = float("nan")
 
@@ -133,7 +135,7 @@ def test_one_finding_worded_from_its_facts():
                 kernels=(3,), facts=dict(event_kind="memcpy", op="aten::copy_", n=2, names=["Memcpy DtoD"],
                                          paths=["aten::masked_fill > aten::copy_"], dur_us=50.0, total_us=200.0,
                                          expected=False))
-    w = wording.finding(f)
+    w = finding_words.finding(f)
     assert w.title == "v: 2 memcpy from aten::copy_"
     assert w.short == ("2 memory copies (Memcpy DtoD) from aten::copy_: 50.0 µs, 25.0% of GPU time; the hypothesis "
                        "expected none")
@@ -142,14 +144,14 @@ def test_one_finding_worded_from_its_facts():
 
 @pytest.mark.parametrize("kind", list(FindingKind))
 def test_every_kind_has_words_and_a_title(kind):
-    assert kind in wording.KIND_TITLES and kind in wording._WORDERS
+    assert kind in finding_words.KIND_TITLES and kind in finding_words._WORDERS
 
 
 def test_rules_are_quoted_not_restated():
     """The sentence of the host-bound rule carries the code's thresholds."""
-    assert f"{rules.HOST_BOUND_EAGER_RATIO:.2f}×" in wording.HOST_BOUND_RULE
-    assert f"{rules.NOISY_IQR_PCT:.0f}%" in wording.NOISE_RULE
-    assert f"{rules.BOUND_PCT:.0f}%" in wording.BOUND_WORDS["latency"]
+    assert f"{rules.HOST_BOUND_EAGER_RATIO:.2f}×" in method_words.HOST_BOUND_RULE
+    assert f"{rules.NOISY_IQR_PCT:.0f}%" in method_words.NOISE_RULE
+    assert f"{rules.BOUND_PCT:.0f}%" in kernel_words.BOUND_WORDS["latency"]
     assert not math.isnan(rules.HOST_BOUND_EAGER_RATIO)
 
 

@@ -297,13 +297,13 @@ def test_a_scenario_headline_names_what_its_times_cannot_set_apart_from_the_fast
     flash kernel and their 95% intervals overlap; the headline says so and names the point by its
     queries. Unpinned SDPA, which runs the pinned cuDNN kernel, is never named beside it."""
     from gen.analysis import scenarios as sa
-    from gen.report import wording_scenarios as ws
+    from gen.report.words import scenarios as scenario_words
 
     pts = sa.point_frame(h200_new, "chunked-prefill")
     h = sa.headline(pts, pts.iloc[0:0], "chunked-prefill")
     near = set(h["near"]) | set(h["ties"])
     assert h["fastest"]["variant"] in {"varlen", "sdpa_lower_right"} and near & {"varlen", "sdpa_lower_right"}
-    text = ws.headline(dict(h, anchor=None), sa.FIGURE_TFLOPS, False, str)
+    text = scenario_words.headline(dict(h, anchor=None), sa.FIGURE_TFLOPS, False, str)
     assert text.startswith("At 512 queries × KV 32,768, D 128, ") and "is fastest by its median" in text
     g = sa.headline(sa.point_frame(h200_new, "gqa-prefill"), pts.iloc[0:0], "gqa-prefill")
     assert "sdpa_auto" not in g["near"] + g["ties"]

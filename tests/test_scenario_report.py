@@ -154,15 +154,15 @@ def test_a_published_set_stands_beside_a_scenario_only_in_a_mode_measured_there(
 
 def test_an_out_of_memory_refusal_says_what_was_asked_and_free():
     """PyTorch's OOM message is a paragraph of allocator statistics; the scenario page keeps the two facts."""
-    from gen.report import wording_scenarios as ws
+    from gen.report.words import scenarios as scenario_words
 
     reason = ("out of memory: CUDA out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of "
               "139.80 GiB of which 1.50 GiB is free. Including non-PyTorch memory, this process has 138.17 GiB "
               "memory in use. Of the allocated memory 132.72 GiB is allocated by PyTorch, with …")
-    assert ws.not_run("SDPA math", "oom", reason) == (
+    assert scenario_words.not_run("SDPA math", "oom", reason) == (
         "SDPA math did not run here (oom: it asked for 16.00 GiB more with 1.50 GiB of the GPU's 139.80 GiB "
         "free); it is not ranked.")
-    assert ws.not_run("SDPA math", "oom", "out of memory: no figures") == \
+    assert scenario_words.not_run("SDPA math", "oom", "out of memory: no figures") == \
         "SDPA math did not run here (oom: no figures); it is not ranked."
 
 
@@ -189,8 +189,8 @@ def _page_readings_by_frames(ls, name, pts):
     frame's records once: its figure, per mode its figure and ceiling, decode, whether head dims
     differ, the modes measured, the wrong answers' notes, the best right TB/s and the capture calls."""
     from gen.model import schema, variants
-    from gen.report import wording_scenarios as words
     from gen.report.pages import scenarios as page
+    from gen.report.words import scenarios as scenario_words
 
     def figure(p):
         inf = p[p["mode"] == schema.Mode.INFERENCE]
@@ -201,8 +201,8 @@ def _page_readings_by_frames(ls, name, pts):
     for v, g in bad.groupby("variant", sort=False):
         decl = variants.VARIANTS.get(v)
         worst = float(g["rel_error"].max())
-        notes.append(words.wrong_note(page._label(v), decl.wrong, worst) if decl and decl.wrong
-                     else words.wrong_by_error(page._label(v), worst, sa.rules.WRONG_ANSWER_REL_ERROR))
+        notes.append(scenario_words.wrong_note(page._label(v), decl.wrong, worst) if decl and decl.wrong
+                     else scenario_words.wrong_by_error(page._label(v), worst, sa.rules.WRONG_ANSWER_REL_ERROR))
     ok = pts[~pts["wrong"].fillna(False).astype(bool)]["tbps"].dropna()
     modes = {}
     for mode in schema.Mode:
@@ -269,9 +269,9 @@ def test_the_pages_readings_off_records_are_the_masks_readings(which, request):
 def test_determinism_and_fp8_lines_skip_no_frame_they_had(which, request):
     """The determinism and FP8 lines of every scenario, made only where a variant of the page calls
     for them (sa.is_deterministic, sa.has_twin), against the frames made for every page before."""
-    from gen.report import wording_scenarios as words
     from gen.report.pages import scenarios as page
     from gen.report.site import records
+    from gen.report.words import scenarios as scenario_words
 
     ls = request.getfixturevalue(which)
     made = 0
@@ -279,9 +279,9 @@ def test_determinism_and_fp8_lines_skip_no_frame_they_had(which, request):
         pts = sa.point_frame(ls, name)
         df = sa.determinism_frame(pts)
         show_len = df["kv_len"].nunique() > 1 if len(df) else False
-        want = [words.determinism_line(r, page._label, show_len) for r in records(df)]
+        want = [scenario_words.determinism_line(r, page._label, show_len) for r in records(df)]
         assert page._determinism(records(pts)) == want, name
-        fp8 = [dict(r, **words.fp8_cells(r, page._label), point=words.point_label(r, False, True))
+        fp8 = [dict(r, **scenario_words.fp8_cells(r, page._label), point=scenario_words.point_label(r, False, True))
                for r in records(sa.fp8_frame(pts))]
         assert repr(page._fp8(False, True, records(pts))) == repr(fp8), name
         made += len(want) + len(fp8)

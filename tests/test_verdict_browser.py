@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from gen.analysis import tables, verdicts
-from gen.report import wording_verdicts as words
+from gen.report.words import common as words
+from gen.report.words import verdicts as verdict_words
 from tests.site_server import CHROMIUM, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +65,7 @@ def _page(browser, url: str):
 def test_home_answers_on_its_first_screen(browser, served, h200):
     site, url = served
     v = verdicts.verdict(h200)
-    w = words.verdict(v)
+    w = verdict_words.verdict(v)
     context, page, errors = _page(browser, f"{url}/index.html")
     table = page.locator(f"[data-decision-first][data-set='{LEAD}'] table[data-kind='decision']")
     box = table.bounding_box()

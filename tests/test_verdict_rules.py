@@ -15,7 +15,11 @@ import pytest
 
 from gen.analysis import rules, tables, verdicts
 from gen.report import build
-from gen.report import wording_verdicts as words
+from gen.report.words import common as words
+from gen.report.words import decision as decision_words
+from gen.report.words import host as host_words
+from gen.report.words import verdicts as verdict_words
+from gen.report.words import why as why_words
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
@@ -73,7 +77,7 @@ def test_every_host_line_gives_the_crossover_and_the_host_reference_call(page, n
     host's cost of a call and its reference call in µs; the crossover, a GPU time, in µs below 1 ms and in ms
     from there (the one rule for durations, review item 27)."""
     text = page(_set_page(name))
-    leads = text.count(words.HOST_SPEED_LEAD)
+    leads = text.count(host_words.HOST_SPEED_LEAD)
     assert leads, "the lead set's verdicts have variants whose loop depends on the host"
     crossings = re.findall(r"a Python loop keeps the GPU busy while the host dispatches a call in under "
                            r"([\d.]+) (\S+) \(the call's GPU time\); this capture's host took ([\d.]+) (\S+) "
@@ -91,23 +95,23 @@ def test_host_cost_of_a_call_reads_the_same_on_the_set_page_and_in_the_verdict(p
     v = verdicts.verdict(loaded[LEAD], "article", "inference")
     for x in v.host_noise:
         t = v.row(x)
-        cost = words.usec(t.host_cost_ms)
+        cost = host_words.usec(t.host_cost_ms)
         # the verdict and the table note (in "this capture's host took", or "the host's cost (...)" where the host
         # is faster than the GPU: review item 8)
         assert text.count(cost) >= 2, (x, cost)
 
 
 def test_the_crossover_is_the_call_s_gpu_time():
-    cross = words.host_crossover(0.0589, 0.0556, 0.0133)
+    cross = host_words.host_crossover(0.0589, 0.0556, 0.0133)
     assert "in under 58.9 µs" in cross and "took 55.6 µs" in cross and "reference call: 13.3 µs" in cross
-    assert words.host_crossover(None, 0.05, 0.01) is None
+    assert host_words.host_crossover(None, 0.05, 0.01) is None
 
 
 def test_what_a_host_saw_is_never_within_noise():
     line = rules.HOST_BOUND_EAGER_RATIO
-    assert "waited" in words.on_this_host(1.6, (1.5, 1.7))
-    assert "stayed busy" in words.on_this_host(1.02, (0.99, 1.06))
-    assert "line" in words.on_this_host(1.1, (1.0, line + 0.1))
+    assert "waited" in host_words.on_this_host(1.6, (1.5, 1.7))
+    assert "stayed busy" in host_words.on_this_host(1.02, (0.99, 1.06))
+    assert "line" in host_words.on_this_host(1.1, (1.0, line + 0.1))
 
 
 # --------------------------------------------------------------------------- §1: kernels compared in equal conditions
@@ -127,7 +131,7 @@ def test_every_gpu_verdict_says_which_time_ranks_and_gives_each_time_its_clock_p
     clock and power it ran at and its time at the set's reference clock."""
     seen = 0
     for name, v in _gpu_verdicts(loaded):
-        w = words.verdict(v)
+        w = verdict_words.verdict(v)
         ranked = next(x for x in w.lines if x.startswith("Ranked by the as-run"))
         if v.memory_bound:  # review item 10: equal clock does not apply to a memory-bound point
             assert "equal clock does not apply" in ranked and all(t.at_ref_ms is None for t in v.rows)
@@ -148,7 +152,7 @@ def test_where_equal_clock_orders_otherwise_the_verdict_says_so_and_who_pays(loa
     cuDNN is the faster of the two, as run it is not. The verdict names the pair and the clocks."""
     flips = 0
     for _, v in _gpu_verdicts(loaded):
-        line = words.equal_clock_line(v)
+        line = verdict_words.equal_clock_line(v)
         for a, b in v.clock_flips:
             ta, tb = v.row(a), v.row(b)
             assert ta.at_ref_ms > tb.at_ref_ms and v.spread(ta).median <= v.spread(tb).median
@@ -290,7 +294,7 @@ def test_a_decision_running_cudnn_states_its_cost_per_new_length_or_that_it_was_
 
     a = advice.advice(loaded[H200])
     assert a.lengths is not None and not a.lengths.measured
-    w = words.advice(a)
+    w = decision_words.advice(a)
     assert any("did not measure what that costs" in x and "Bucket or pad" in x for x in w.lines)
 
 
@@ -306,7 +310,7 @@ def test_cudnn_cost_per_new_length_comes_from_the_set_s_dynamic_lengths_runs(loa
     assert x.measured
     rec = {d.phase: d for d in ls.rs.dynamic if d.variant == "sdpa_cudnn" and not d.env}
     assert {ph: (f, s) for ph, f, s in x.phases} == {ph: (d.first_overhead_ms, d.steady_ms) for ph, d in rec.items()}
-    line = words.lengths_line(dataclasses.replace(advice.advice(ls), lengths=x))
+    line = decision_words.lengths_line(dataclasses.replace(advice.advice(ls), lengths=x))
     for d in rec.values():
         assert f"{words.us(d.first_overhead_ms)} more than its steady {words.us(d.steady_ms)}" in line
     assert "Bucket or pad" in line and "sdpa_auto" not in {v for _, v, _ in x.instead}
@@ -319,7 +323,7 @@ def test_the_start_up_the_first_screen_expects_is_the_set_s_own_first_call(loade
 
     ls = loaded[name]
     a = advice.advice(ls)
-    line = words._startup(a)
+    line = decision_words._startup(a)
     if line is None:
         return
     m = re.search(r"Expect about ([\d.]+) s", line) or re.search(r"which took ([\d.]+) s", line)
@@ -352,10 +356,10 @@ def test_a_verdict_on_spreads_past_half_the_median_says_it_cannot_rank():
     ls = tables.load_set(RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0")
     v = verdicts.verdict(ls, "article", "train")
     assert v.unrankable and all(p > rules.CANNOT_RANK_IQR_PCT for _, p in v.unrankable)
-    head = words.verdict(v).headline
+    head = verdict_words.verdict(v).headline
     assert head.startswith("The times here cannot rank") and "are the fastest" not in head
     ok = verdicts.verdict(ls, "article", "inference")
-    assert not ok.unrankable and "fastest" in words.verdict(ok).headline
+    assert not ok.unrankable and "fastest" in verdict_words.verdict(ok).headline
 
 
 def test_pytorch_s_dispatcher_refuses_not_cudnn(pages):
@@ -372,7 +376,7 @@ def test_a_part_is_never_said_to_be_of_a_smaller_gap(pages):
     for name, text in pages.items():
         for m in re.finditer(r"([\d.]+) (µs|ms) of the ([\d.]+) (µs|ms) gap", text):
             assert to_us(m.group(1), m.group(2)) <= to_us(m.group(3), m.group(4)), (name, m.group(0))
-    assert "more than the whole 3.2 µs gap" in words.of_gap(3.6, 3.2)  # µs, as the Why holds them
+    assert "more than the whole 3.2 µs gap" in why_words.of_gap(3.6, 3.2)  # µs, as the Why holds them
 
 
 @pytest.mark.parametrize("name", GPU_SETS)
@@ -382,8 +386,8 @@ def test_the_paged_kv_verdict_names_what_pages_and_its_cost(loaded, name):
     v = verdicts.verdict(loaded[name], "decode-kernels", "inference")
     assert v.paged
     best = min(v.paged, key=lambda x: v.spread(v.row(x)).median)
-    line = words.paged_line(v)
-    assert line in words.verdict(v).lines
+    line = verdict_words.paged_line(v)
+    assert line in verdict_words.verdict(v).lines
     assert f"call {words.label(best)}" in line and "SDPA reads a contiguous cache only" in line
     fastest = v.spread(v.fastest).median
     if best != v.fastest.variant:
@@ -394,7 +398,7 @@ def test_chunked_prefill_first_screen_warns_of_the_top_left_mask_and_names_its_c
     from gen.analysis import advice
 
     a = advice.advice(loaded[LEAD])
-    line = next(x for x in words.advice(a).lines if x.startswith("For chunked prefill"))
+    line = next(x for x in decision_words.advice(a).lines if x.startswith("For chunked prefill"))
     assert "with 16 queries against 8k keys" in line and "other chunk sizes differ" in line
     assert "Not SDPA with is_causal=True" in line and "wrong answer" in line
 
@@ -433,9 +437,9 @@ def test_float32_kernels_are_unexpected_only_where_the_hypothesis_expected_tenso
 
 
 def test_graph_above_eager_says_what_the_graph_check_found():
-    from gen.report import wording_scenarios as sw
+    from gen.report.words import scenarios as scenario_words
 
-    note = sw.graph_above_eager_note(1, [("Naive", "memcpy128 ×1", "Memcpy DtoD (Device -> Device) ×1")])
+    note = scenario_words.graph_above_eager_note(1, [("Naive", "memcpy128 ×1", "Memcpy DtoD (Device -> Device) ×1")])
     assert "memcpy128 ×1 only in the graph" in note and "Memcpy DtoD" in note and "not established" not in note
 
 
@@ -457,7 +461,7 @@ def test_packed_documents_ratio_is_named_against_the_dense_mask_with_the_closer_
     from gen.analysis import advice
 
     a = advice.advice(loaded[H200])
-    line = next(x for x in words.advice(a).lines if x.startswith("For packed documents"))
+    line = next(x for x in decision_words.advice(a).lines if x.startswith("For packed documents"))
     e = next(x for x in a.exceptions if x.scenario == "packed-documents")
     assert f"the {words.times(e.ratio)} is against that dense mask" in line
     assert {v for v, _ in e.between} >= {"varlen", "sdpa_nested"}
@@ -497,7 +501,7 @@ def test_a_block_mask_build_stands_beside_the_call_it_serves(loaded):
     e = next(x for x in a.exceptions if x.scenario == "packed-documents")
     rec = verdicts.point_records(ls, "packed-documents", "inference")[e.variant]
     assert e.mask_build_s == rec.facts["block_mask_build_s"]
-    line = next(x for x in words.advice(a).lines if x.startswith("For packed documents"))
+    line = next(x for x in decision_words.advice(a).lines if x.startswith("For packed documents"))
     assert (f"Its block mask took {words.us(e.mask_build_s * 1e3)} to build, "
             f"against {words.us(e.call_ms)} a call") in line
     assert "more than the call itself" in line

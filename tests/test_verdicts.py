@@ -223,19 +223,20 @@ def test_cpu_and_reference_sets():
 
 
 def test_words_follow_the_facts():
-    from gen.report import wording_verdicts as words
+    from gen.report.words import common as words
+    from gen.report.words import verdicts as verdict_words
 
-    settled = words.verdict(verdicts.decide(CASES[0][1]))
+    settled = verdict_words.verdict(verdicts.decide(CASES[0][1]))
     assert settled.headline.startswith("SDPA flash is the fastest here: 100.0 µs a forward on the GPU alone, 1.80×")
     assert "do not overlap" in settled.headline and settled.fastest == "sdpa_flash"
-    unsettled = words.verdict(verdicts.decide(CASES[1][1]))
+    unsettled = verdict_words.verdict(verdicts.decide(CASES[1][1]))
     assert "within noise" in unsettled.headline
-    auto = words.verdict(verdicts.decide(CASES[2][1]))
+    auto = verdict_words.verdict(verdicts.decide(CASES[2][1]))
     assert any("ran cuDNN, the same kernels as SDPA cuDNN: the fastest choice here" in x for x in auto.lines)
     host = [row("sdpa_cudnn", 0.057, sp(0.096, 0.2), kernel=CUDNN90), row("sdpa_flash", 0.0966, sp(0.0958, 0.02))]
-    lines = words.verdict(verdicts.decide(host)).lines
+    lines = verdict_words.verdict(verdicts.decide(host)).lines
     assert any(x.startswith("For short calls in a Python loop the answer changes") for x in lines)
-    thin = words.verdict(verdicts.decide([row("naive", sp(1.0, 0.01, 3)), row("sdpa_math", 2.0)])).lines
+    thin = verdict_words.verdict(verdicts.decide([row("naive", sp(1.0, 0.01, 3)), row("sdpa_math", 2.0)])).lines
     assert any("rests on 3 samples" in x for x in thin)
     assert words.label("sdpa_auto") == "SDPA (backend not pinned)"
 
@@ -255,7 +256,7 @@ def test_a_scenario_whose_own_variants_were_not_measured_says_so():
     """FP8 prefill with both FlexAttention variants skipped: a field of one, no claim about FP8, the skipped
     variants named with their reason; and the first screen does not count it as a pick."""
     from gen.analysis import advice
-    from gen.report import wording_verdicts as words
+    from gen.report.words import verdicts as verdict_words
 
     skipped = "not run: the run's time limit was reached"
     rows = [row("sdpa_auto", 3.9, kernel=CUDNN90, backend="cudnn"),
@@ -264,7 +265,7 @@ def test_a_scenario_whose_own_variants_were_not_measured_says_so():
     v = verdicts.decide(rows, scenario="fp8-prefill")
     assert v.field_of_one and v.missing_kind == "fp8"
     assert [x for x, _, _ in v.not_measured] == ["flex", "flex_fp8"]
-    w = words.verdict(v)
+    w = verdict_words.verdict(v)
     assert w.headline.startswith("A field of one: SDPA (backend not pinned) is the only call measured here")
     assert "fastest" not in w.headline
     assert w.lines[0] == ("No FP8 variant was measured: FlexAttention (compiled) and FlexAttention (float8 e4m3 "
@@ -276,8 +277,9 @@ def test_a_scenario_whose_own_variants_were_not_measured_says_so():
               for x in ("flex", "flex_triton", "flex_paged"))]
     v = verdicts.decide(rows, scenario="decode-kernels")
     assert not v.field_of_one and v.missing_kind is None
-    assert words.verdict(v).lines[0].startswith("Not measured here: FlexAttention (compiled), FlexAttention (main "
-                                                "kernel forced) and FlexAttention on a paged KV cache")
+    assert verdict_words.verdict(v).lines[0].startswith(
+        "Not measured here: FlexAttention (compiled), FlexAttention (main "
+        "kernel forced) and FlexAttention on a paged KV cache")
 
 
 def test_a_long_reason_is_cut_between_words_and_kept_in_full():
@@ -285,7 +287,8 @@ def test_a_long_reason_is_cut_between_words_and_kept_in_full():
     inside a word or a number: "139.8" of "139.80 GiB" would be another figure); the verdict keeps
     the reason in full, and its block shows it under <details>, escaped."""
     from gen.report import site
-    from gen.report import wording_verdicts as words
+    from gen.report.words import common as words
+    from gen.report.words import verdicts as verdict_words
 
     oom = ("out of memory: CUDA out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of "
            "139.80 GiB of which 1.91 GiB is free.")
@@ -299,7 +302,7 @@ def test_a_long_reason_is_cut_between_words_and_kept_in_full():
     rows = [row("sdpa_flash", 0.10, kernel=FLASH), row("sdpa_efficient", 0.18, kernel=FMHA80),
             dataclasses.replace(row("sdpa_cudnn"), status="oom", reason=oom),
             dataclasses.replace(row("flex"), status="unavailable", reason=hostile)]
-    w = words.verdict(verdicts.decide(rows))
+    w = verdict_words.verdict(verdicts.decide(rows))
     assert w.lines[0] == (f"Not measured here: SDPA cuDNN (oom: {cut}); FlexAttention (compiled) (unavailable: "
                           "<script>alert(1)</script> requires <em>query</em> & key of head_dim <= 256, and the "
                           "query's stride…).")  # the first clause that says why, cut before "is 7"
@@ -318,8 +321,8 @@ def test_a_long_reason_is_cut_between_words_and_kept_in_full():
 def test_same_kernels_tie_on_the_headline():
     rows = [row("sdpa_cudnn", 0.9359, kernel=CUDNN90, backend="cudnn"),
             row("sdpa_auto", 0.9322, kernel=CUDNN90, backend="cudnn"), row("sdpa_flash", 1.0, kernel=FLASH)]
-    from gen.report import wording_verdicts as words
-    head = words.verdict(verdicts.decide(rows, scenario="decode")).headline
+    from gen.report.words import verdicts as verdict_words
+    head = verdict_words.verdict(verdicts.decide(rows, scenario="decode")).headline
     assert "tie for the fastest here (the same kernels: one rank)" in head and " is the fastest" not in head
     assert "935.9 µs a forward" in head and "932.2 µs for SDPA (backend not pinned)" in head
 
@@ -346,23 +349,23 @@ def test_the_article_verdict_says_where_its_sweep_less_rows_come_from(tmp_path):
     prev = tables.load_set(d)
     v = verdicts.verdict(prev, "article")
     assert ("flex", "not run: the run's time limit was reached") in v.sweep_gaps
-    from gen.report import wording_verdicts as words
-    line = next(x for x in words.verdict(v).lines if "from the profiled run at this point" in x)
+    from gen.report.words import verdicts as verdict_words
+    line = next(x for x in verdict_words.verdict(v).lines if "from the profiled run at this point" in x)
     assert "FlexAttention (compiled)" in line
     # the headline names Flex as the runner-up: it says where that row comes from (the front page shows it alone)
-    assert words.verdict(v).headline.endswith("(FlexAttention (compiled): from the profiled run at this point, "
-                                              "which the sweep skipped).")
+    assert verdict_words.verdict(v).headline.endswith("(FlexAttention (compiled): from the profiled run at this point, "
+                                                      "which the sweep skipped).")
 
 
 def test_the_auto_line_introduces_the_hypothesis_it_contradicts():
-    from gen.report import wording_verdicts as words
+    from gen.report.words import verdicts as verdict_words
 
     rows = [row("sdpa_auto", 0.0572, kernel=CUDNN90, backend="cudnn"), row("sdpa_cudnn", 0.0573, kernel=CUDNN90,
                                                                           backend="cudnn"),
             row("sdpa_flash", 0.09, kernel=FLASH, backend="flash")]
     v = verdicts.decide(rows)
     assert v.auto.contradicted
-    line = next(x for x in words.verdict(v).lines if x.startswith("With no backend pinned"))
+    line = next(x for x in verdict_words.verdict(v).lines if x.startswith("With no backend pinned"))
     assert "as the hypothesis said" not in line
     assert ("not flash, which the report's hypothesis for this variant (set before measuring) expected: "
             f"{variants.VARIANTS['sdpa_auto'].expect.why}") in line
@@ -374,7 +377,7 @@ TRITON = "triton_tem_fused_flex_attention_0"
 
 
 def test_why_compares_the_runner_up_and_flash_not_the_slowest():
-    from gen.report import wording_verdicts as words
+    from gen.report.words import verdicts as verdict_words
 
     rows = [row("sdpa_cudnn", 0.0586, kernel=CUDNN90, backend="cudnn", main_us=56.8, events_us=56.8),
             row("flex", 0.0795, kernel=TRITON, main_us=81.3, events_us=81.3),
@@ -382,7 +385,7 @@ def test_why_compares_the_runner_up_and_flash_not_the_slowest():
             row("sdpa_math", 2.6, kernel=MATH80, backend="math", main_us=1800.0, events_us=2600.0, events=5)]
     v = verdicts.decide(rows, gpu_arch=90)
     assert v.why.kind == "native_arch" and [x for x, _, _ in v.why.compared] == ["flex", "sdpa_flash"]
-    line = next(x for x in words.verdict(v).lines if x.startswith("Why:"))
+    line = next(x for x in verdict_words.verdict(v).lines if x.startswith("Why:"))
     assert "SDPA math" not in line and "FlexAttention (compiled) runs a Triton template" in line
     assert "SDPA flash runs FlashAttention-2" in line and "no wgmma" in line and "56.8 µs in its profiled call" in line
 
@@ -391,14 +394,14 @@ def test_an_event_count_is_never_the_reason_when_the_extra_events_are_a_small_sh
     """Sliding window: varlen's second event is a 0.8 µs fill; the gap is its attention kernel (6.78 ms against
     4.77 ms for FlexAttention's Triton kernel)."""
     from gen.analysis import rules
-    from gen.report import wording_verdicts as words
+    from gen.report.words import verdicts as verdict_words
 
     rows = [row("flex", 4.852, kernel=TRITON, main_us=4773.8, events_us=4773.8, events=1),
             row("varlen", 6.746, kernel=FLASH, main_us=6780.6, events_us=6781.4, events=2)]
     v = verdicts.decide(rows, scenario="sliding-window", gpu_arch=90)
     assert 0.8 < rules.EVENTS_REASON_SHARE * 2007
     assert v.why.kind == "main_kernel"
-    line = next(x for x in words.verdict(v).lines if x.startswith("Why:"))
+    line = next(x for x in verdict_words.verdict(v).lines if x.startswith("Why:"))
     assert "GPU event a call" not in line and "GPU events a call" not in line
     assert "In the profiled calls its own took 4.774 ms" in line and "6.781 ms" in line
     assert "other GPU events take 0.8 µs of the 2.008 ms gap" in line
@@ -409,7 +412,7 @@ def test_an_event_count_is_never_the_reason_when_the_extra_events_are_a_small_sh
 
 
 def test_a_label_with_a_comma_inside_its_bracket_is_not_bracketed_twice():
-    from gen.report import wording_verdicts as words
+    from gen.report.words import common as words
 
     assert words.label("sdpa_auto") == "SDPA (backend not pinned)"
     assert words.label("cudnn_fp8") == "cuDNN FP8 attention (frontend graph)"
@@ -420,16 +423,17 @@ def test_a_merged_sets_verdict_says_which_rows_another_capture_call_measured(h20
     """The H200 set committed before this one: the sliding window's FlexAttention, varlen_attn and compiled naive rows
     were measured by a second call (merged with gen import --merge); the verdict says so, with both
     calls' start times, and a verdict whose rows all come from one call says nothing."""
-    from gen.report import wording_verdicts as words
+    from gen.report.words import decision as decision_words
+    from gen.report.words import verdicts as verdict_words
 
     v = verdicts.verdict(h200_merged, "sliding-window")
     assert {x for x, _ in v.other_calls} >= {"flex", "varlen"} and "sdpa_cudnn" not in dict(v.other_calls)
-    line = next(x for x in words.verdict(v).lines if x.startswith("Measured in two capture calls"))
+    line = next(x for x in verdict_words.verdict(v).lines if x.startswith("Measured in two capture calls"))
     assert "FlexAttention (compiled)" in line and "UTC on 2026-12-03" in line and "cross processes" in line
     assert verdicts.verdict(h200_merged, "article").other_calls == ()
-    article = words.verdict(verdicts.verdict(h200_merged, "article"))
+    article = verdict_words.verdict(verdicts.verdict(h200_merged, "article"))
     assert not any(x.startswith("Measured in two") for x in article.lines)
-    assert __import__("gen.report.wording", fromlist=["x"]).clock_time("<script>") == "another time"
+    assert __import__("gen.report.words.common", fromlist=["x"]).clock_time("<script>") == "another time"
     from gen.report.pages import methodology
 
     got = methodology.calls_view(h200_merged)
@@ -450,6 +454,6 @@ def test_a_merged_sets_verdict_says_which_rows_another_capture_call_measured(h20
     a = advice.advice(h200_merged)
     exc = next(e for e in a.exceptions if e.scenario == "sliding-window")
     assert exc.compile_merged
-    line = next(x for x in words.advice(a).lines if x.startswith("For sliding windows"))
+    line = next(x for x in decision_words.advice(a).lines if x.startswith("For sliding windows"))
     assert "in a later capture call, merged" in line
     assert not next(e for e in a.exceptions if e.scenario == "packed-documents").compile_merged

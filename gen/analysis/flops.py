@@ -91,6 +91,20 @@ def score_pairs(p: schema.Point) -> float:
     return float(np.clip(seen, 0, sk).sum())
 
 
+def count_kind(mask: str, q_len: int, kv_len: int) -> str:
+    """Which of FLOP_CONVENTION's counts score_pairs takes for a point: "square" (causal over as many queries as
+    keys, S²/2), "lower_right" (a causal chunk at the end of the keys: its exact pairs, the diagonal counted),
+    "window" (the exact pairs inside a sliding window), "documents" (each document's causal square, halved) or
+    "dense" (no mask: every pair)."""
+    if mask == schema.Mask.DOCUMENT:
+        return "documents"
+    if mask == schema.Mask.NONE:
+        return "dense"
+    if mask == schema.Mask.SLIDING:
+        return "window"
+    return "square" if q_len == kv_len else "lower_right"
+
+
 def _per_pair(p: schema.Point) -> float:
     return 4.0 * p.batch * p.q_heads * p.head_dim
 

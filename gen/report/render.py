@@ -19,7 +19,7 @@ Two kinds of builder:
 Adding a page
 -------------
 Write a module in gen/report/pages/ with a view model (rows ready to lay out,
-from analysis and gen.report.wording) and `build(ctx) -> Iterator[Page]`
+from analysis and gen.report.words) and `build(ctx) -> Iterator[Page]`
 that renders its template, and append `build` to `PAGE_BUILDERS`:
 
     def build(ctx: Context) -> Iterator[Page]:

@@ -23,7 +23,7 @@ from markupsafe import Markup, escape
 from gen.analysis import compare, findings, lessons, tables, values
 from gen.analysis.values import missing, variant_order
 from gen.report import format as fmt
-from gen.report import wording
+from gen.report.words import findings as finding_words
 
 if TYPE_CHECKING:  # the annotations' only use: altair is imported where a chart is made (gen.report.charts)
     import altair as alt
@@ -95,7 +95,7 @@ class Worded:
     """A finding with its words: what pages show."""
 
     finding: findings.Finding
-    words: wording.Words
+    words: finding_words.Words
 
 
 def environment() -> jinja2.Environment:
@@ -188,7 +188,7 @@ class Context:
     def findings(self, ls: tables.LoadedSet) -> list[Worded]:
         """Every finding of a set with its words, made once for every page."""
         return self._once(("findings", ls.name),
-                          lambda: [Worded(f, wording.finding(f)) for f in findings.findings(ls)])
+                          lambda: [Worded(f, finding_words.finding(f)) for f in findings.findings(ls)])
 
     def train(self, ls: tables.LoadedSet) -> pd.DataFrame:
         return self._once(("train", ls.name), lambda: tables.train_table(ls))

@@ -19,10 +19,12 @@ from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model.schema import Mode, SetKind
 from gen.report import format as fmt
-from gen.report import wording_scenarios as scenario_words
-from gen.report import wording_verdicts as words
 from gen.report.pages import home
 from gen.report.site import Context, Page, records
+from gen.report.words import compare as compare_words
+from gen.report.words import published as published_words
+from gen.report.words import scenarios as scenario_words
+from gen.report.words import tables as table_words
 
 PAGE = f"{fmt.GENERATED}/compare.md"
 
@@ -43,8 +45,8 @@ def _elsewhere(ctx: Context | None, a, b, here: str = PAGE) -> list[dict]:
         for r in records(sa.versus_frame(pts, anchors)):
             out.append(dict(r, scenario=sa.scenario_title(ctx.sets, name), link=fmt.relpath(
                 fmt.set_scenario_page(a.name, name), here), point=scenario_words.point_label(r, decode, True),
-                anchor_name=scenario_words.anchor_name(r["anchor_variant"]),
-                ours_label=scenario_words.ours_name(r, fmt.label_of) if r["ours_variant"] else None,
+                anchor_name=published_words.anchor_name(r["anchor_variant"]),
+                ours_label=published_words.ours_name(r, fmt.label_of) if r["ours_variant"] else None,
                 ours_clock=f"{r['ours_clock_mhz']:.0f} MHz" if not missing(r.get("ours_clock_mhz")) else "–"))
     return out
 
@@ -80,10 +82,10 @@ def pair_view(a, b, ctx: Context | None = None, here: str = PAGE) -> dict:
 
     found, elsewhere = _issues(ctx, a, b, here)
     return dict(a=a, b=b, rows=rows, elsewhere=elsewhere, reference_b=b.rs.kind == SetKind.REFERENCE,
-                clock_note=scenario_words.published_clock_note(elsewhere) if elsewhere else None,
+                clock_note=compare_words.published_clock_note(elsewhere) if elsewhere else None,
                 cross_device=a.rs.environment.device != b.rs.environment.device,
-                refused=[words.issue(i) for i in found if i.refuse],
-                flagged=[words.issue(i) for i in found if not i.refuse],
+                refused=[compare_words.issue(i) for i in found if i.refuse],
+                flagged=[compare_words.issue(i) for i in found if not i.refuse],
                 gpu=has("gpu_only_ms_a", "gpu_only_ms_b"), gpu_b=has("gpu_only_ms_b"),
                 cpu=has("host_ms_a", "host_ms_b"),
                 kernels=has("kernels_a", "kernels_b"), ranks=has("rank_a", "rank_b"),
@@ -145,7 +147,7 @@ def every_view(ctx: Context) -> dict | None:
         rows.append(dict(ls=ls, cells=[by.get(v) for v in ctx.variant_names]))
     if not rows and not elsewhere:
         return None
-    conditions = [dict(ls=ls, text=words.conditions_range(ctx.summary_records(ls, Mode.INFERENCE)))
+    conditions = [dict(ls=ls, text=table_words.conditions_range(ctx.summary_records(ls, Mode.INFERENCE)))
                   for ls in ctx.lead if ls.measured and ls.rs.environment.device == "cuda"]
     return dict(variants=[dict(name=v, label=fmt.label_of(v), link=fmt.relpath(fmt.variant_page(v), PAGE))
                           for v in ctx.variant_names], rows=rows, elsewhere=elsewhere, conditions=conditions)

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-from gen.analysis import advice, rules, verdicts
+from gen.analysis import advice, verdicts
 from gen.analysis.values import variant_role
 from gen.model.schema import Mode
 from gen.report import charts
 from gen.report import format as fmt
-from gen.report import wording_verdicts as words
 from gen.report.site import chart_div, summary_command
-from gen.report.wording import join_and
+from gen.report.words import common as words
+from gen.report.words import decision as decision_words
+from gen.report.words import verdicts as verdict_words
 
 X_TITLE = {"gpu_only": "GPU-only time, × the recommended call's (log)",
            "eager": "time per call in a Python loop, × the recommended call's (log)",
@@ -68,7 +69,7 @@ def chart_rows(ls) -> list[dict]:
         base = v.spread(v.row(rec)).median
         if not base:
             continue
-        point = words.point_label(verdicts.point_of(ls, v.scenario, v.mode))
+        point = verdict_words.point_label(verdicts.point_of(ls, v.scenario, v.mode))
         for t in v.rows:
             s = v.spread(t)
             if s is None or not s.n:
@@ -107,8 +108,8 @@ def _shape(p) -> str:
 
 
 def _reader(ls, v: verdicts.Verdict) -> str:
-    """A workload in a reader's words (wording_verdicts.SCENARIO_WORDS: several scenarios read as "prefill")."""
-    said = words.SCENARIO_WORDS.get(v.scenario, _title(ls, v.scenario))
+    """A workload in a reader's words (words.decision.SCENARIO_WORDS: several scenarios read as "prefill")."""
+    said = decision_words.SCENARIO_WORDS.get(v.scenario, _title(ls, v.scenario))
     return said if v.mode != Mode.TRAIN or "training" in said else "training"
 
 
@@ -135,7 +136,8 @@ def table_rows(ls) -> list[dict]:
         # the reader's words for the workloads (SCENARIO_WORDS: several scenarios read as "prefill"), inference first
         reader = dict.fromkeys(_reader(ls, v) for v, _ in sorted(mine, key=lambda x: x[0].mode == Mode.TRAIN))
         # the cell on the first screen is short; every workload named sits folded in it
-        out.append(dict(workload=join_and(reader) if exceptions else f"every workload measured: {join_and(reader)}",
+        out.append(dict(workload=words.join_and(reader) if exceptions
+                        else f"every workload measured: {words.join_and(reader)}",
                         call=fmt.label_of(a.default), variant=a.default, gain=gain, condition=short + ".",
                         detail=cond + "." + (f" *Gain{note}." if note else "")))
     for v, rec in ranked:
@@ -156,61 +158,37 @@ def table_rows(ls) -> list[dict]:
     return out
 
 
-def _names(ls, vs) -> str:
-    """Workloads by title, mid-sentence (a title's capital dropped where the next letter is small)."""
-    def low(t: str) -> str:
-        return t[0].lower() + t[1:] if len(t) > 1 and t[1].islower() else t
-    return join_and(dict.fromkeys(low(_workload(v.scenario, v.mode, _title(ls, v.scenario))) for v in vs))
+def _named(ls, vs) -> list[tuple[str, str]]:
+    """Verdicts as the workloads words.decision.workloads names: (scenario title, mode)."""
+    return [(_title(ls, v.scenario), str(v.mode)) for v in vs]
+
+
+def _behind(ls, a, behind) -> list[tuple]:
+    return [(_named(ls, [v])[0], fmt.label_of(v.fastest.variant), _gain(v, v.fastest.variant, a.default))
+            for v in behind]
 
 
 def _gain_note(ls, a, mine, auto: str) -> str:
-    """What the default row's gain range is against (review item 16): SDPA given a dense mask where it was,
-    and the workloads where the gain is under 1× (the default is slower there)."""
     dense = [v for v, _ in mine if advice.dense_mask_at(ls, v, auto)]
     loss = [v for v, _ in mine if (g := _gain(v, a.default, auto)) is not None and g < 1]
-    parts = []
-    if dense:
-        parts.append(f"against SDPA given a dense boolean mask in {_names(ls, dense)}, scoring every pair")
-    if loss:
-        parts.append(f"under 1×: slower than SDPA, in {_names(ls, loss)}")
-    return f" ({'; '.join(parts)})" if parts else ""
+    return decision_words.gain_note(_named(ls, dense), _named(ls, loss))
 
 
 def _standing_short(ls, a, mine, first, noise, behind) -> str:
-    """The default row's standing in counts, with the workloads where it is behind named (the first screen)."""
     alone = [v for v in first if v not in noise and not v.same_kernel and not v.near]
     counts = [(len(alone), "outright"), (len(first) - len(alone) - len(noise), "shared"),
               (len(noise), "within noise")]
-    text = f"first in {len(first)} of {len(mine)} workloads (" + ", ".join(f"{n} {w}" for n, w in counts if n) + ")"
-    for v in behind:
-        g = _gain(v, v.fastest.variant, a.default)
-        text += (f"; behind in {_names(ls, [v])} ({fmt.label_of(v.fastest.variant)} "
-                 + (f"{words.times(g)} faster)" if g else "faster)"))
-    return text
+    return decision_words.standing_short(len(first), len(mine), counts, _behind(ls, a, behind))
 
 
 def _standing(ls, a, mine, first, noise, behind) -> str:
-    """The default row's condition with every workload named (review item 28): first outright, first on the
-    same kernels as another call, within noise of a named call, behind (by how much, under the exception line)."""
-    def names(vs) -> str:
-        return _names(ls, vs)
-
     alone = [v for v in first if v not in noise and not v.same_kernel and not v.near]
     shared = [v for v in first if v not in noise and v not in alone]
-    parts = [f"ranks first in {len(first)} of {len(mine)} workloads"]
-    if alone:
-        parts.append(f"outright in {names(alone)}")
-    if shared:
-        parts.append(f"sharing the first rank in {names(shared)}")
     by: dict = {}
     for v in noise:
         by.setdefault(fmt.label_of(v.fastest.variant), []).append(v)
-    parts += [f"within noise of {x} in {names(vs)}" for x, vs in by.items()]
-    for v in behind:
-        g = _gain(v, v.fastest.variant, a.default)
-        parts.append(f"behind in {names([v])} ({fmt.label_of(v.fastest.variant)} "
-                     + (f"{words.times(g)} faster, " if g else "") + f"under the {rules.ADVICE_MIN_GAIN:g}× line)")
-    return "; ".join(parts)
+    return decision_words.standing(len(first), len(mine), _named(ls, alone), _named(ls, shared),
+                                   {x: _named(ls, vs) for x, vs in by.items()}, _behind(ls, a, behind))
 
 
 def facts(ls) -> dict | None:

@@ -4,7 +4,7 @@ length to break even, the environment switch probed), and one page over all sets
 
 Takes: a `site.Context`. Gives: `set_pages(ctx, ls)`, `facts(ctx, ls)` (each phase's headline, for the
 page over all sets), `build(ctx)` (that page), `page(name)` / `set_page(set_name)` and `index_row(ctx)` (the
-scenarios index's row). Numbers from gen.analysis.dynamic, words from gen.report.wording_dynamic, charts from
+scenarios index's row). Numbers from gen.analysis.dynamic, words from gen.report.words.dynamic, charts from
 gen.report.charts. Template: dynamic_page.md.j2.
 """
 
@@ -16,9 +16,9 @@ from gen.analysis import dynamic as dyn
 from gen.model import scenarios as declared
 from gen.report import charts
 from gen.report import format as fmt
-from gen.report import wording_dynamic as words
-from gen.report import wording_scenarios as scenario_words
 from gen.report.site import Context, Page, chart_div
+from gen.report.words import dynamic as dynamic_words
+from gen.report.words import scenarios as scenario_words
 
 NAME = declared.DYNAMIC
 PAGE = f"{fmt.GENERATED}/scenarios/{fmt.slug(NAME)}.md"
@@ -43,12 +43,12 @@ CACHE_HITS = "not a cost estimate (plan-cache hits)"
 
 def _row(f: dyn.DynamicFacts, best: dyn.DynamicFacts | None, cache_hits: bool = False) -> dict:
     if cache_hits:
-        return dict(label=words.label(f.variant), lengths=f.lengths, first_median_ms=f.first_median_ms,
+        return dict(label=dynamic_words.label(f.variant), lengths=f.lengths, first_median_ms=f.first_median_ms,
                     first_overhead_ms=f.first_overhead_ms, steady_ms=f.steady_ms, first_total_ms=f.first_total_ms,
                     break_even=CACHE_HITS, best=False)
-    return dict(label=words.label(f.variant), lengths=f.lengths, first_median_ms=f.first_median_ms,
+    return dict(label=dynamic_words.label(f.variant), lengths=f.lengths, first_median_ms=f.first_median_ms,
                 first_overhead_ms=f.first_overhead_ms, steady_ms=f.steady_ms, first_total_ms=f.first_total_ms,
-                break_even=words.calls(f.break_even_calls)
+                break_even=dynamic_words.calls(f.break_even_calls)
                 if dyn.PhaseFacts.calls_below(f.break_even_calls) is not None else
                 ("fastest once warm" if best is not None and f.variant == best.variant else "never"),
                 best=best is not None and f.variant == best.variant)
@@ -57,15 +57,16 @@ def _row(f: dyn.DynamicFacts, best: dyn.DynamicFacts | None, cache_hits: bool = 
 def phase_view(ls, phase: str) -> dict:
     pf = dyn.phase_facts(ls.rs, phase)
     rows = dyn.length_rows(ls.rs, phase)
-    chart = chart_div(charts.dynamic_lengths(rows, words.PHASE_AXIS.get(phase, "length (tokens)")),
+    chart = chart_div(charts.dynamic_lengths(rows, dynamic_words.PHASE_AXIS.get(phase, "length (tokens)")),
                       f"first and steady call against length, {phase}") if rows else None
     p = next((r.point for r in ls.rs.dynamic if r.phase == phase), None)
     return dict(
-        phase=phase, title=words.PHASE_TITLE.get(phase, phase), chart=chart,
-        headline=words.headline(pf), advice=words.advice(pf), example=words.break_even_example(pf),
-        best=words.label(pf.steady_best.variant) if pf.steady_best else None,
+        phase=phase, title=dynamic_words.PHASE_TITLE.get(phase, phase), chart=chart,
+        headline=dynamic_words.headline(pf), advice=dynamic_words.advice(pf),
+        example=dynamic_words.break_even_example(pf),
+        best=dynamic_words.label(pf.steady_best.variant) if pf.steady_best else None,
         rows=[_row(f, pf.steady_best, pf.cache_warmed(f.variant)) for f in pf.measured],
-        not_measured=words.not_measured(pf.not_measured),
+        not_measured=dynamic_words.not_measured(pf.not_measured),
         lengths=", ".join(f"{n:,}" for n in (pf.measured[0].kv_lens if pf.measured else ())),
         shape=(f"batch {p.batch}, {p.q_heads} query heads and {p.kv_heads} KV heads, head dim {p.head_dim}, "
                f"{'causal' if p.mask == 'causal' else 'no mask'}" + (", one query a step" if p.q_len == 1 else ""))
@@ -76,8 +77,9 @@ def phase_view(ls, phase: str) -> dict:
 def set_view(ctx: Context, ls) -> dict:
     return ctx._once(("dynamic view", ls.name), lambda: dict(
         ls=ls, phases=[phase_view(ls, ph) for ph in dyn.phases(ls.rs)],
-        switches=[dict(name=s.name, sentence=words.switch_sentence(s), pairs=s.pairs, variant=words.label(s.variant)
-                       if s.variant else None) for s in dyn.switch_facts(ls.rs)],
+        switches=[dict(name=s.name, sentence=dynamic_words.switch_sentence(s), pairs=s.pairs,
+                       variant=dynamic_words.label(s.variant) if s.variant else None)
+                  for s in dyn.switch_facts(ls.rs)],
         dtype=(ls.rs.scenario(NAME).dtype if ls.rs.scenario(NAME) else None)))
 
 
@@ -95,7 +97,7 @@ def facts(ctx: Context, ls) -> dict:
     """phase -> its headline, for the page over all sets (empty where the set did not run the scenario)."""
     if not ls.measured or not dyn.has_dynamic(ls.rs):
         return {}
-    return {v["phase"]: dict(title=v["title"], headline=v["headline"], short=words.short(v["headline"]))
+    return {v["phase"]: dict(title=v["title"], headline=v["headline"], short=dynamic_words.short(v["headline"]))
             for v in set_view(ctx, ls)["phases"]}
 
 

@@ -15,10 +15,11 @@ from collections.abc import Iterator
 from gen.analysis import findings, lessons
 from gen.analysis.values import missing
 from gen.report import format as fmt
-from gen.report import wording
-from gen.report import wording_verdicts as words
 from gen.report.pages import verdict
 from gen.report.site import MAX_LINKS, Context, Page, Worded, capped, records
+from gen.report.words import findings as finding_words
+from gen.report.words import lessons as lesson_words
+from gen.report.words import methodology as method_words
 
 PAGE = f"{fmt.GENERATED}/findings.md"
 
@@ -41,7 +42,7 @@ def kernel_links(ctx: Context, set_name: str, f: findings.Finding, here: str = P
 def _hypothesis_rows(ctx: Context, ls) -> list[dict]:
     rows = records(ctx.hypotheses(ls))
     for r in rows:
-        r["note"] = wording.hypothesis_note(r)
+        r["note"] = finding_words.hypothesis_note(r)
         r["rank_range"] = not missing(r["rank_lo"]) and r["rank_lo"] != r["rank_hi"]
     return rows
 
@@ -60,7 +61,7 @@ def _item(ctx: Context, ls, w: Worded, here: str) -> dict:
     return dict(kind=f.kind, severity=f.severity, variant=f.variant, mode=f.mode, title=w.words.title,
                 short=w.words.short, text=w.words.text, links=kernel_links(ctx, ls.name, f, here),
                 n_kernels=len(f.kernels),
-                name_variant=bool(f.variant) and f.kind not in wording.KINDS_WITHOUT_VARIANT)
+                name_variant=bool(f.variant) and f.kind not in finding_words.KINDS_WITHOUT_VARIANT)
 
 
 def _lessons(ctx: Context, ls, here: str) -> dict | None:
@@ -69,16 +70,17 @@ def _lessons(ctx: Context, ls, here: str) -> dict | None:
     found = lessons.lessons(ls)
     if found is None:
         return None
-    claims = [dict(variant=c.variant, text=words.CLAIMS.get(c.key, c.key), holds=c.holds, here=words.HOLDS[c.holds],
+    claims = [dict(variant=c.variant, text=lesson_words.CLAIMS.get(c.key, c.key), holds=c.holds,
+                   here=lesson_words.HOLDS[c.holds],
                    link=fmt.relpath(fmt.set_variant_page(ls.name, c.variant), here)) for c in found.claims]
     texts = []
     for fact in (found.hidden_copy, found.math_backend, found.efficient_kernel, found.flash_occupancy,
                  found.cudnn_costs):
         if fact is not None:
-            w = words.lesson(fact)
+            w = lesson_words.lesson(fact)
             texts.append(dict(title=w.title, text=w.text, variant=fact.variant,
                               link=fmt.relpath(fmt.set_variant_page(ls.name, fact.variant), here)))
-    explained = [dict(variant=e.variant, text=words.explanation(e)) for e in ctx.explanations(ls)]
+    explained = [dict(variant=e.variant, text=lesson_words.explanation(e)) for e in ctx.explanations(ls)]
     return dict(claims=claims, found=texts, explained=explained)
 
 
@@ -88,8 +90,8 @@ def set_view(ctx: Context, ls, here: str) -> dict:
     for r in rows:  # the set's page of the variant, where it has one
         r["page"] = fmt.relpath(fmt.set_variant_page(ls.name, r["variant"]), here) if r["variant"] in ran else None
     items = [_item(ctx, ls, w, here) for w in ctx.findings(ls)]
-    groups = [dict(kind=k, title=title, note=wording.KIND_NOTES.get(k, ""),
-                   items=[f for f in items if f["kind"] == k]) for k, title in wording.KIND_TITLES.items()]
+    groups = [dict(kind=k, title=title, note=finding_words.KIND_NOTES.get(k, ""),
+                   items=[f for f in items if f["kind"] == k]) for k, title in finding_words.KIND_TITLES.items()]
     return dict(ls=ls, hypotheses=rows, columns=_columns(rows), gpu=ls.measured and ls.rs.environment.device == "cuda",
                 contradicted=sum(r["contradicted"] for r in rows), groups=[g for g in groups if g["items"]],
                 findings=items, not_run=[r for r in rows if r["status"] != "ok"],
@@ -99,7 +101,7 @@ def set_view(ctx: Context, ls, here: str) -> dict:
 def set_pages(ctx: Context, ls) -> Iterator[Page]:
     page = fmt.set_subpage(ls.name, "findings")
     text = ctx.template("findings_page.md.j2").render(here=page, sets=[set_view(ctx, ls, page)], one_set=ls,
-                                                      summary=None, tensor_core_rule=wording.TENSOR_CORE_RULE)
+                                                      summary=None, tensor_core_rule=method_words.TENSOR_CORE_RULE)
     yield Page(page, text)
 
 
@@ -124,5 +126,5 @@ def build(ctx: Context) -> Iterator[Page]:
                for ls in ctx.lead]
     text = ctx.template("findings_page.md.j2").render(here=PAGE, sets=[], one_set=None, summary=summary,
                                                       left_out=ctx.left_out,
-                                                      tensor_core_rule=wording.TENSOR_CORE_RULE)
+                                                      tensor_core_rule=method_words.TENSOR_CORE_RULE)
     yield Page(PAGE, text, nav=("Findings",))

@@ -18,8 +18,8 @@ import pandas as pd
 from gen.model.schema import Mode, SetKind
 from gen.report import charts
 from gen.report import format as fmt
-from gen.report import wording_verdicts as words
 from gen.report.site import Context, Page, chart_div, summary_command
+from gen.report.words import tables as table_words
 
 HOME = "index.md"  # links resolve from the page that includes the partial
 
@@ -61,7 +61,7 @@ def home_view(ctx: Context) -> dict:
             chart_set = ls
             kernel_sum = bool(((df["status"] == "ok") & (df["gpu_only_method"] == "kernel_sum")).any())
             break
-    conditions = words.conditions_range(ctx.summary_records(chart_set, Mode.INFERENCE)) \
+    conditions = table_words.conditions_range(ctx.summary_records(chart_set, Mode.INFERENCE)) \
         if chart_set is not None and chart_set.rs.environment.device == "cuda" else None
     published = [dict(ls=ls, scenarios=[dict(title=t, link=fmt.relpath(target, HOME))
                                         for t, target in ctx.fact(ls, "beside")])

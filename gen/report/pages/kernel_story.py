@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from gen.analysis import kernel_story as ks
 from gen.model import schema
 from gen.report import format as fmt
-from gen.report import wording
 from gen.report.site import Context, Page
+from gen.report.words import common as words
 
 TITLE = "FlashAttention-4's kernels"
 SHORT_NAME = 56  # characters of a kernel's name shown in the table (the full name is on the variant's page)
@@ -104,7 +104,7 @@ def _sentences(story: ks.Story, mode: str) -> list[dict]:
                                                 f"of the SMs' active cycles): "
                        + ", ".join(f"{fmt.label_of(k.variant)} {_pct(k.tensor_pipe_pct)}" for k in ranked)
                        + "; its duration under the profiler: "
-                       + ", ".join(f"{fmt.label_of(k.variant)} {wording.us(k.duration_us)}"
+                       + ", ".join(f"{fmt.label_of(k.variant)} {words.duration_us(k.duration_us)}"
                                    for k in sorted(ks_, key=lambda k: k.duration_us or 0.0)) + "."))
     fa4, flash = _main(by, "fa4", "fwd"), _main(by, "flex_flash", "fwd")
     if fa4 and flash and (fa4.block, fa4.grid) != (flash.block, flash.grid):
@@ -143,9 +143,9 @@ def what_ran(story: ks.Story) -> str | None:
     None where no kernel name states a class."""
     if not story.fa4_classes:
         return None
-    names = wording.join_and([c for cs in story.fa4_classes.values() for c in cs])
+    names = words.join_and([c for cs in story.fa4_classes.values() for c in cs])
     gpu = f"this GPU (compute capability {story.compute_capability})" if story.compute_capability else "this GPU"
-    users = wording.join_and(sorted({fmt.label_of(k.variant) for by in story.modes.values() for got in by.values()
+    users = words.join_and(sorted({fmt.label_of(k.variant) for by in story.modes.values() for got in by.values()
                                      for k in got if k.fa4_class}))
     head = (f"By their names, the flash_attn.cute kernels that ran on {gpu} are {names}, for {users}. "
             f"flash_attn.cute, the package released as FlashAttention-4, picks its kernel classes by the GPU's "

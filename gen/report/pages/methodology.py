@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 from gen.analysis import method, rules
 from gen.report import format as fmt
-from gen.report import wording, wording_verdicts
 from gen.report.site import Context, Page
+from gen.report.words import methodology as method_words
 
 RULES_PARTIAL = f"{fmt.GENERATED}/.rules.md"
 
@@ -23,11 +23,11 @@ def rules_view() -> dict:
     """The thresholds a reader should know, each as code holds it."""
     return dict(eager_ratio=rules.HOST_BOUND_EAGER_RATIO, bound_pct=rules.BOUND_PCT, bound_band=rules.BOUND_BAND_PCT,
                 estimate_gap_pct=rules.ESTIMATE_GAP_PCT, noisy_pct=rules.NOISY_IQR_PCT,
-                host_bound_rule=wording.HOST_BOUND_RULE,
-                tensor_core_rule=wording.TENSOR_CORE_RULE, copy_ops=sorted(rules.COPY_OPS),
+                host_bound_rule=method_words.HOST_BOUND_RULE,
+                tensor_core_rule=method_words.TENSOR_CORE_RULE, copy_ops=sorted(rules.COPY_OPS),
                 smem_default_kib=rules.SMEM_DEFAULT_LIMIT // 1024,
                 cuda_only=sorted(rules.CUDA_ONLY_BACKENDS), min_samples=rules.MIN_SAMPLES,
-                sub_us_memset=rules.SUB_US_MEMSET_US, verdict_rule=wording_verdicts.VERDICT_RULE,
+                sub_us_memset=rules.SUB_US_MEMSET_US, verdict_rule=method_words.VERDICT_RULE,
                 ci_method=rules.CI_METHOD, ci_pct=100 * rules.CI_LEVEL, floor_pct=rules.TIME_FLOOR_PCT,
                 host_quantile=rules.HOST_COST_QUANTILE, host_yes=rules.HOST_YES_MARGIN,
                 host_headroom=rules.HOST_HEADROOM, host_clear=rules.HOST_CLEAR,

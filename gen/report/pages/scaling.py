@@ -14,11 +14,12 @@ from collections.abc import Iterator
 from gen.analysis import flops, scaling, scenarios
 from gen.model import datasheets
 from gen.model.scenarios import ARTICLE
-from gen.report import charts, wording
+from gen.report import charts
 from gen.report import format as fmt
-from gen.report import wording_scenarios as scenario_words
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, records, summary_command
+from gen.report.words import methodology as method_words
+from gen.report.words import scenarios as scenario_words
 
 PAGE = f"{fmt.GENERATED}/scaling.md"
 
@@ -71,7 +72,7 @@ def _article_page(ctx: Context) -> str | None:
 def _words(ctx: Context) -> dict:
     """What every scaling page says of its counts and rules (the scenarios' index linked only where
     the build makes it: scenario_pages.index_page)."""
-    return dict(host_bound_rule=wording.HOST_BOUND_RULE, fa_label=flops.FLOP_LABEL,
+    return dict(host_bound_rule=method_words.HOST_BOUND_RULE, fa_label=flops.FLOP_LABEL,
                 flop_convention=flops.FLOP_CONVENTION, bytes_convention=flops.BYTES_CONVENTION,
                 scenarios_index=scenario_pages.index_page(ctx))
 

@@ -8,7 +8,7 @@ models `scenario_view(ctx, name)` / `set_view(ctx, ls, name, here)`: per measure
 the headline, the ceilings, the charts (time, rate, roofline), the published anchors
 beside our numbers with what differs, and the table of every variant at every point
 (refusals with PyTorch's reason). Numbers from gen.analysis.scenarios, sentences from
-gen.report.wording_scenarios. Templates: scenarios_index.md.j2, scenario_page.md.j2.
+gen.report.words.scenarios and .published. Templates: scenarios_index.md.j2, scenario_page.md.j2.
 """
 
 from __future__ import annotations
@@ -24,12 +24,15 @@ from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import datasheets, schema, variants
 from gen.model import scenarios as declared
-from gen.report import charts, wording, wording_verdicts
+from gen.report import charts
 from gen.report import format as fmt
-from gen.report import wording_scenarios as words
-from gen.report import wording_verdicts as wv
 from gen.report.pages import training
 from gen.report.site import MAX_KERNEL_ROWS, Context, Page, RowsHTML, chart_div, hole, records, summary_command
+from gen.report.words import common as words
+from gen.report.words import kernels as kernel_words
+from gen.report.words import published as published_words
+from gen.report.words import scenarios as scenario_words
+from gen.report.words import tables as table_words
 
 INDEX = f"{fmt.GENERATED}/scenarios/index.md"
 SCALING_PAGE = f"{fmt.GENERATED}/scaling.md"
@@ -80,18 +83,19 @@ def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str],
     """A table's rows: the point frame's records (left as they are), worded."""
     out = []
     for r in rows:
-        fig = words.figure_of_row(r)
+        fig = scenario_words.figure_of_row(r)
         if r.get("wrong"):
             # A wrong answer did other work than its count says (top-left causal with fewer
             # queries than keys computes a triangle): no rate or share of a ceiling for it.
             r = dict(r, **{fig: None, "pct_of_ceiling": None, "pct_of_datasheet": None, "sol_pct": None})
-        out.append(dict(r, label=_label(r["variant"]), point=words.point_label(r, decode, show_dim),
+        out.append(dict(r, label=_label(r["variant"]), point=scenario_words.point_label(r, decode, show_dim),
                         page=pages.get(r["variant"]),
                         why_not=words.refusal(r["status"], r["reason"], rules.needs_cuda(
                             r["status"], device, _backend(r["variant"]))) if r["status"] != schema.Status.OK else None,
-                        value=words.figure_value(r[fig], fig), unit=words.FIGURE_UNIT[fig],
+                        value=scenario_words.figure_value(r[fig], fig), unit=scenario_words.FIGURE_UNIT[fig],
                         thin=bool(r.get("gpu_only_n")) and r["gpu_only_n"] < rules.MIN_SAMPLES,
-                        conditions=wv.conditions_cell(r, ref_mhz) if r["status"] == schema.Status.OK else None))
+                        conditions=(table_words.conditions_cell(r, ref_mhz) if r["status"] == schema.Status.OK
+                                    else None)))
     return out
 
 
@@ -143,7 +147,7 @@ def _not_run(rows: list[dict]) -> list[str]:
     out: dict[str, str] = {}
     for r in rows:
         if r["variant"] not in ran and r["variant"] not in out:
-            out[r["variant"]] = words.not_run(r["label"], r["status"], r["why_not"])
+            out[r["variant"]] = scenario_words.not_run(r["label"], r["status"], r["why_not"])
     return list(out.values())
 
 
@@ -191,11 +195,11 @@ def _versus_short(ctx: Context, head: dict | None, decode: bool) -> str | None:
     if not a:
         return None
     ref = next(s for s in ctx.sets if s.name == a["anchor_set"])
-    return words.versus_short(a, fmt.set_title(ref), decode, _label) or None
+    return published_words.versus_short(a, fmt.set_title(ref), decode, _label) or None
 
 
 def _sentence(best: dict | None, title: str, decode: bool) -> str | None:
-    return words.versus(best, title, _label, decode) if best else None
+    return published_words.versus(best, title, _label, decode) if best else None
 
 
 def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, scenario: str) -> list[dict]:
@@ -209,20 +213,20 @@ def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, s
         ref = by_name[name]
         title = fmt.set_title(ref)
         rows = []
-        dims = a["head_dim"].nunique() > 1  # (once a source, not once a row)
+        dims = a["head_dim"].nunique() > 1
         for r in map(dict, v):
-            r["label"] = words.point_label(r, decode, dims)
-            r["anchor_name"] = words.anchor_name(r["anchor_variant"])
+            r["label"] = scenario_words.point_label(r, decode, dims)
+            r["anchor_name"] = published_words.anchor_name(r["anchor_variant"])
             r["fastest_label"] = _label(r["fastest_variant"]) if r["fastest_variant"] else None
-            r["ours_label"] = words.ours_name(r, _label) if r["ours_variant"] else None
+            r["ours_label"] = published_words.ours_name(r, _label) if r["ours_variant"] else None
             rows.append(r)
         groups.append(dict(
             name=name, title=title, page=fmt.set_page(name), source=ref.rs.source,
             conventions=sorted({c for c in a["published_convention"] if isinstance(c, str)}),
             notes=source_notes(a["note"]),
             same_shape=bool(a["same_shape"].all()), approximate=bool(a["approximate"].any()),
-            source_shape=words.source_shape(sa.source_shapes(a)),
-            differences=words.differences(sa.differences(ls, ref)), rows=rows,
+            source_shape=published_words.source_shape(sa.source_shapes(a)),
+            differences=published_words.differences(sa.differences(ls, ref)), rows=rows,
             sentence=_sentence(sa.strongest_of(v, sa.own_head_dim_of(v, scenario)) if v else None, title,
                                decode)))
     return groups
@@ -272,18 +276,19 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
             suffix = "".join(f", {x}" for x in parts)
             p_rows = [r for r in rows if keep(r)]
             time = charts.scenario_time_spec(p, a, x_title, p_rows)
-            rate = charts.scenario_rate_spec(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings, p_rows)
+            rate = charts.scenario_rate_spec(p, a, figure, scenario_words.figure_label(figure, p_rows), x_title,
+                                             ceilings, p_rows)
             out.append(dict(head_dim=", ".join(parts).capitalize() if parts else None,
                             time=chart_div(time, f"GPU-only time against length{suffix}, {name}", command),
-                            rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
+                            rate=chart_div(rate, f"{scenario_words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
                                            command)))
     if ceil and dims:
-        out.append(dict(roof_line=words.roof_line(ceil),
-                        above_roof=words.above_roof(sa.above_roof(None, ceil, rows), sheet,
-                                                    ceil.get("read_bytes"), _best_tbps(rows),
-                                                    sa.above_matmul_at_clock(rows, ceil, matmul_mhz)),
+        out.append(dict(roof_line=scenario_words.roof_line(ceil),
+                        above_roof=scenario_words.above_roof(sa.above_roof(None, ceil, rows), sheet,
+                                                             ceil.get("read_bytes"), _best_tbps(rows),
+                                                             sa.above_matmul_at_clock(rows, ceil, matmul_mhz)),
                         roofline=chart_div(charts.scenario_roofline_spec(
-                            pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X, rows),
+                            pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, scenario_words.ROOFLINE_X, rows),
                             f"roofline, {name}", command)))
     return out
 
@@ -307,10 +312,11 @@ def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
     for r in sa.backend_rows(ls, name):  # (the frame's rows, no frame made)
         key = (r["variant"], r["mode"], r["backend"], re.sub(r"\d+", "#", str(r["reason"])), r["verdict"])
         g = out.setdefault(key, dict(label=_label(r["variant"]), mode=r["mode"],
-                                     backend=words.backend_name(r["backend"]),
-                                     verdict=words.backend_verdict(r["verdict"], r["reason"]), points=[], chose=[]))
-        g["points"].append(words.point_label(r, decode, show_dim))
-        g["chose"].append(words.backend_name(r["sdpa_choice"]))
+                                     backend=scenario_words.backend_name(r["backend"]),
+                                     verdict=scenario_words.backend_verdict(r["verdict"], r["reason"]), points=[],
+                                     chose=[]))
+        g["points"].append(scenario_words.point_label(r, decode, show_dim))
+        g["chose"].append(scenario_words.backend_name(r["sdpa_choice"]))
     for g in out.values():
         g["points"] = ", ".join(dict.fromkeys(g["points"]))
         g["chose"] = ", ".join(dict.fromkeys(g["chose"]))
@@ -328,8 +334,8 @@ def _wrong_notes(rows: list[dict]) -> list[str]:
         decl = variants.VARIANTS.get(v)
         known = [e for e in errors if not missing(e)]
         worst = float(max(known)) if known else math.nan  # (Series.max skips NaN)
-        notes.append(words.wrong_note(_label(v), decl.wrong, worst) if decl and decl.wrong
-                     else words.wrong_by_error(_label(v), worst, rules.WRONG_ANSWER_REL_ERROR))
+        notes.append(scenario_words.wrong_note(_label(v), decl.wrong, worst) if decl and decl.wrong
+                     else scenario_words.wrong_by_error(_label(v), worst, rules.WRONG_ANSWER_REL_ERROR))
     return notes
 
 
@@ -338,7 +344,7 @@ def _fact_lines(rows: list[dict], decode: bool, show_dim: bool) -> list[str]:
     for r in rows:
         got = r.get("facts") or {}
         if got:
-            line = words.facts(_label(r["variant"]), words.point_label(r, decode, show_dim), got)
+            line = scenario_words.facts(_label(r["variant"]), scenario_words.point_label(r, decode, show_dim), got)
             if line:
                 lines.append(line)
     return list(dict.fromkeys(lines))
@@ -351,8 +357,8 @@ def _documents(ls, name: str) -> dict | None:
         return None
     df = sa.document_frame(p)
     useful, width = float(df["flops"].sum()), max(p.docs)
-    return dict(rows=records(df), note=words.documents_note(sum(p.docs), width * len(p.docs),
-                                                            float(df["padded_flops"].sum()), useful),
+    return dict(rows=records(df), note=scenario_words.documents_note(sum(p.docs), width * len(p.docs),
+                                                                     float(df["padded_flops"].sum()), useful),
                 total_flops=useful)
 
 
@@ -380,11 +386,11 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     # a published forward is no anchor for a scenario that timed only training steps (and the reverse)
     anchors = anchors[anchors["mode"].isin({r["mode"] for r in point_rows})] if len(anchors) else anchors
     versus = sa.versus_frame(None, anchors, point_rows)
-    versus_rows = records(versus)  # (read once: the headline and the sources' groups read rows)
+    versus_rows = records(versus)
     head = sa.headline(None, versus, name, point_rows, versus_rows)
     ceil = sa.ceilings(ls)
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
-    ch = _charts(pts, anchors, figure, ceil, sheet, words.length_axis(decode), name,
+    ch = _charts(pts, anchors, figure, ceil, sheet, scenario_words.length_axis(decode), name,
                  summary_command(ls.name, scenario=name), point_rows,
                  scaling.matmul_clock(ls) if ceil else None) if gpu else []
     show_dim = len({r["head_dim"] for r in point_rows}) > 1
@@ -397,32 +403,34 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
             rows = _rows(m, decode, show_dim, pages, ls.rs.environment.device, ls.rs.environment.ref_mhz)
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig, not_run=_not_run(rows),
                               dtype=sa.scenario_dtype(ls, name),
-                              figure_note=words.table_note(fig, mode, _ceiling_of(m),
-                                                           sheet if fig == sa.FIGURE_TBPS else None),
-                              graph_note=words.graph_above_eager_note(
+                              figure_note=scenario_words.table_note(fig, mode, _ceiling_of(m),
+                                                                    sheet if fig == sa.FIGURE_TBPS else None, m),
+                              graph_note=scenario_words.graph_above_eager_note(
                                   sum(bool(r.get("graph_above_eager")) for r in rows), _graph_found(m)),
                               split=training.view(fwdbwd.point_rows(ls.rs, name), name,
                                                   summary_command(ls.name, mode, name))
                               if mode == schema.Mode.TRAIN else None))
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
-        headline=words.headline(head, figure, decode, _label,
-                                [x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())]) if head else None,
-        measured=words.measured_modes(declared.SCENARIOS[name].why,
-                                      any(r["mode"] == schema.Mode.INFERENCE for r in point_rows),
-                                      any(r["mode"] == schema.Mode.TRAIN for r in point_rows))
+        headline=scenario_words.headline(head, figure, decode, _label,
+                                         [x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())]) if head else None,
+        measured=scenario_words.measured_modes(declared.SCENARIOS[name].why,
+                                               any(r["mode"] == schema.Mode.INFERENCE for r in point_rows),
+                                               any(r["mode"] == schema.Mode.TRAIN for r in point_rows))
         if name in declared.SCENARIOS else None,
         not_run=[n for m in modes if m["mode"] == schema.Mode.INFERENCE for n in m["not_run"]],
         versus_short=_versus_short(ctx, head, decode),
         ceil=ceil, copy_tbps=ceil["copy_gbps"] / 1e3 if ceil else None,
-        datasheet=words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS else None,
-        copy_note=words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS and not ceil.get("read_n") else None,
+        datasheet=(published_words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS
+                   else None),
+        copy_note=(scenario_words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS and not ceil.get("read_n")
+                   else None),
         anchors=_anchor_groups(ctx, ls, anchors, versus_rows, decode, name) if len(anchors) else [],
         conditions=_conditions(ctx, ls, name, anchors, point_rows) if gpu else None,
-        backends=_backend_groups(ls, name, decode, show_dim), backend_note=words.BACKEND_NOTE,
+        backends=_backend_groups(ls, name, decode, show_dim), backend_note=scenario_words.BACKEND_NOTE,
         determinism=_determinism(point_rows), fp8=_fp8(decode, show_dim, point_rows),
-        fp8_note=words.FP8_NOTE,
-        no_anchor=words.NO_ANCHOR if gpu and not len(anchors) else None,
+        fp8_note=scenario_words.FP8_NOTE,
+        no_anchor=published_words.NO_ANCHOR if gpu and not len(anchors) else None,
         wrong=_wrong_notes(point_rows), facts=_fact_lines(point_rows, decode, show_dim),
         documents=_documents(ls, name), calls=_calls(ls, name, pts, point_rows),
     )
@@ -439,9 +447,9 @@ def _calls(ls, name: str, pts, rows: list[dict]) -> str | None:
     merged, own = ok[ok["captured"].notna()], ok[ok["captured"].isna()]
     if merged.empty:
         return None
-    return words.calls_note(sorted(dict.fromkeys(map(_label, merged["variant"]))), sorted(set(merged["captured"])),
-                            ls.rs.environment.date, merged["sm_clock_mhz"].dropna().tolist(),
-                            own["sm_clock_mhz"].dropna().tolist())
+    return scenario_words.calls_note(sorted(dict.fromkeys(map(_label, merged["variant"]))),
+                                     sorted(set(merged["captured"])), ls.rs.environment.date,
+                                     merged["sm_clock_mhz"].dropna().tolist(), own["sm_clock_mhz"].dropna().tolist())
 
 
 def _determinism(rows: list[dict]) -> list[str]:
@@ -451,7 +459,7 @@ def _determinism(rows: list[dict]) -> list[str]:
         return []
     df = sa.determinism_frame(None, rows)
     show_len = df["kv_len"].nunique() > 1 if len(df) else False
-    return [words.determinism_line(r, _label, show_len) for r in records(df)]
+    return [scenario_words.determinism_line(r, _label, show_len) for r in records(df)]
 
 
 def _fp8(decode: bool, show_dim: bool, rows: list[dict]) -> list[dict]:
@@ -460,7 +468,7 @@ def _fp8(decode: bool, show_dim: bool, rows: list[dict]) -> list[dict]:
     learn it)."""
     if not any(sa.has_twin(v) for v in dict.fromkeys(r["variant"] for r in rows)):
         return []
-    return [dict(r, **words.fp8_cells(r, _label), point=words.point_label(r, decode, show_dim))
+    return [dict(r, **scenario_words.fp8_cells(r, _label), point=scenario_words.point_label(r, decode, show_dim))
             for r in records(sa.fp8_frame(None, rows))]
 
 
@@ -472,7 +480,8 @@ def _ceiling_of(rows: list[dict]) -> str | None:
 
 def _ceiling_lines(ctx: Context, ls) -> list[str]:
     """The set's ceilings with their clocks, worded: once per set (every scenario page states them)."""
-    lines = ctx._once(("scenario ceiling lines", ls.name), lambda: [wv.ceiling_line(c) for c in clocks.ceilings(ls)])
+    lines = ctx._once(("scenario ceiling lines", ls.name),
+                      lambda: [table_words.ceiling_line(c) for c in clocks.ceilings(ls)])
     return list(lines)
 
 
@@ -484,11 +493,14 @@ def _conditions(ctx: Context, ls, name: str, anchors, rows: list[dict]) -> dict:
     ceiling = above[0]["ceiling"] if above else None
     rate = datasheets.tensor_rate(ls.rs.environment.compute_capability, sa.scenario_dtype(ls, name))
     return dict(ceilings=_ceiling_lines(ctx, ls),
-                above=wv.above_ceiling_line(above, ceiling) if ceiling else None,
-                sol=wv.sol_note(rate) + (words.FP8_SOL if any(sa.element_size(r["dtype"]) == 1 for r in rows) else ""),
-                note=" ".join([wv.conditions_note(rows), *words.graph_below_lines(rows, wv.label),
-                               *(words.same_point_line(d, wv.label) for d in sa.same_point_elsewhere(ls, name))]),
-                burst=[words.burst_line(b, wv.label) for b in records(clocks.burst_frame(None, anchors, rows))])
+                above=table_words.above_ceiling_line(above, ceiling) if ceiling else None,
+                sol=table_words.sol_note(rate) + (scenario_words.FP8_SOL
+                                                  if any(sa.element_size(r["dtype"]) == 1 for r in rows) else ""),
+                note=" ".join([table_words.conditions_note(rows), *scenario_words.graph_below_lines(rows, words.label),
+                               *(scenario_words.same_point_line(d, words.label)
+                                 for d in sa.same_point_elsewhere(ls, name))]),
+                burst=[published_words.burst_line(b, words.label)
+                       for b in records(clocks.burst_frame(None, anchors, rows))])
 
 
 def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[dict] | None = None,
@@ -506,14 +518,15 @@ def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[d
     one = sets[0]["ls"] if len(sets) == 1 and here != scenario_page(name) else None
     return dict(
         here=here or scenario_page(name), name=name, title=sa.scenario_title(ctx.sets, name),
-        why=words.why(s.why) if s else None,
-        shape=words.shape(vars(p), lengths, rec.dtype if rec else s.dtype,
-                          sorted({q.q_len for q in held}) if rec else list(s.q_lens) if s else []) if p else None,
+        why=scenario_words.why(s.why) if s else None,
+        shape=scenario_words.shape(vars(p), lengths, rec.dtype if rec else s.dtype,
+                                   sorted({q.q_len for q in held}) if rec else list(s.q_lens) if s else [])
+        if p else None,
         head_dims=sorted({q.head_dim for q in rec.points}) if rec else [],
         train=[q.kv_len for q in rec.train_points] if rec else [],
-        figure=figure, convention=words.CONVENTION[figure], flop_convention=sa.FLOP_CONVENTION,
-        flop_label=sa.FLOP_LABEL,
-        bytes_convention=sa.BYTES_CONVENTION, label=words.FIGURE_LABEL[figure], sets=sets,
+        figure=figure, convention=scenario_words.CONVENTION[figure], flop_convention=sa.FLOP_CONVENTION,
+        flop_label=words.flop_label(held or own),
+        bytes_convention=sa.BYTES_CONVENTION, label=scenario_words.figure_label(figure, held or own), sets=sets,
         article=name == declared.ARTICLE,
         # a set's own page links its scaling page, which only a measured GPU set has (a CPU set's sweep none)
         scaling=SCALING_PAGE if one is None else (
@@ -590,19 +603,19 @@ def variant_kernels(ctx: Context, variant: str, page: str, sets=None) -> list[di
             decode = first["q_len"] == 1 and first["kv_len"] > 1
             out.append(dict(ls=ls, scenario=scenario, title=sa.scenario_title(ctx.sets, scenario), mode=mode,
                             link=fmt.relpath(fmt.set_scenario_page(ls.name, scenario), page),
-                            point=words.point_label(first, decode, True), kernels=g[:MAX_KERNEL_ROWS],
+                            point=scenario_words.point_label(first, decode, True), kernels=g[:MAX_KERNEL_ROWS],
                             left_out=max(0, len(g) - MAX_KERNEL_ROWS),
                             # numpy's pairwise sum, as the group's Series.sum
                             total_us=float(np.array([r["duration_us"] for r in g], dtype=float).sum()),
                             launches=sum(int(r["count"]) for r in g)))
     several = len({g["ls"].name for g in out}) > 1
     for g in out:
-        g["what"] = wording_verdicts.kernel_paths(
+        g["what"] = kernel_words.kernel_paths(
             k["name"] for k in g["kernels"] if k["category"] in ("fused attention", "matrix product", "reduction")
             and k["kind"] == "kernel")
         g["set_suffix"] = f" · {fmt.set_title(g['ls'])}" if several else ""
-        g["call"] = wording.call_of(g["mode"])
-        g["events"] = wording.plural(g["launches"], "GPU event")
+        g["call"] = words.call_of(g["mode"])
+        g["events"] = words.plural(g["launches"], "GPU event")
     return out
 
 

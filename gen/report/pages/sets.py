@@ -15,16 +15,20 @@ from gen.analysis import clocks, compare, fwdbwd, rules, scenarios, timings, ver
 from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing
 from gen.model.schema import Mode, Window
-from gen.report import charts, wording
+from gen.report import charts
 from gen.report import format as fmt
-from gen.report import wording_scenarios as scenario_words
-from gen.report import wording_verdicts as words
 from gen.report.pages import compare as compare_pages
 from gen.report.pages import decision as first_screen
 from gen.report.pages import kernel_story, training, verdict
 from gen.report.pages import scaling as scaling_pages
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, chart_div, records, summary_command
+from gen.report.words import common as words
+from gen.report.words import host as host_words
+from gen.report.words import methodology as method_words
+from gen.report.words import published as published_words
+from gen.report.words import scenarios as scenario_words
+from gen.report.words import tables as table_words
 
 
 def _min_samples(rows: list[dict], col: str) -> int | None:
@@ -39,48 +43,48 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
     rows = records(df)
     v = verdicts.verdict(ls, "article", mode)
     for r in rows:
-        r["why_not"] = wording.refusal(r["status"], r["reason"], r["needs_cuda"])
+        r["why_not"] = words.refusal(r["status"], r["reason"], r["needs_cuda"])
         r["fastest"] = v is not None and r["variant"] == v.fastest.variant
         r["thin"] = bool(r["gpu_only_n"]) and r["gpu_only_n"] < rules.MIN_SAMPLES
-        r["gpu_only_label"] = wording.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
+        r["gpu_only_label"] = method_words.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
             if r["gpu_only_method"] == "kernel_sum" else None
-        r["clock"] = words.clock_cell(r, clocks.ref_mhz(ls.rs.environment)) if r["status"] == "ok" else None
+        r["clock"] = table_words.clock_cell(r, clocks.ref_mhz(ls.rs.environment)) if r["status"] == "ok" else None
         r["rank"] = v.rank(r["variant"]) if v is not None else None
         r["tie"] = v is not None and r["variant"] in v.same_kernel
     gpu = bool(df["gpu_only_ms"].notna().any())
-    spec = charts.gpu_time_spec(df, wording.call_of(mode)) if gpu else None
+    spec = charts.gpu_time_spec(df, words.call_of(mode)) if gpu else None
     # one variant timed: its row in the table below says it (charts.one_point)
     chart = chart_div(spec, f"GPU-only time per variant, {mode}", summary_command(ls.name, mode)) \
         if spec is not None and not charts.one_point(spec) else None
     methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))
-    notes = wording.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
-                                 ls.rs.config.error_draws, methods)
+    notes = table_words.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
+                                     ls.rs.config.error_draws, methods)
     if gpu:
-        notes = [*notes, words.conditions_note(rows, per_variant=True), *words.fidelity_lines(rows)]
+        notes = [*notes, table_words.conditions_note(rows, per_variant=True), *table_words.fidelity_lines(rows)]
     anomalies = [w.words for w in ctx.findings(ls)
                  if w.finding.kind == FindingKind.ANOMALY and w.finding.mode == mode]
     split = training.view(fwdbwd.run_rows(ls.rs), mode, summary_command(ls.name, mode)) \
         if mode == Mode.TRAIN and ls.measured else None
-    return dict(mode=mode, call=wording.call_of(mode), rows=rows, chart=chart, notes=notes, split=split,
+    return dict(mode=mode, call=words.call_of(mode), rows=rows, chart=chart, notes=notes, split=split,
                 reference=ls.rs.kind == "reference", anomalies=anomalies, windows=_windows(ls, mode),
                 speedup_basis="GPU-only" if gpu else "wall time",
                 host_bound=[r for r in rows if r["host_bound"]],
                 host_noise=[dict(r, host_words=_host_words(v, r)) for r in rows
                             if r.get("host_bound_outcome") == rules.WITHIN_NOISE],
-                host_speed_lead=words.HOST_SPEED_LEAD, host_bound_consequence=wording.HOST_BOUND_CONSEQUENCE)
+                host_speed_lead=host_words.HOST_SPEED_LEAD, host_bound_consequence=method_words.HOST_BOUND_CONSEQUENCE)
 
 
 def _host_words(v, r: dict) -> str:
-    """A summary row's host line (words.host_ratio_words), from the verdict's row where it ranks one, so the
+    """A summary row's host line (host_words.host_ratio_words), from the verdict's row where it ranks one, so the
     set page and the verdict give one value per quantity."""
     t = v.row(r["variant"]) if v is not None else None
     if t is not None and t.gpu_only is not None:
-        return words.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why, t.host_cost_ms,
-                                      t.gpu_only.median, t.host_ref_ms)
+        return host_words.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why,
+                                           t.host_cost_ms, t.gpu_only.median, t.host_ref_ms)
     gpu, eager = r.get("gpu_only_ms"), r.get("eager_ms")
     ratio = eager / gpu if not (missing(gpu) or missing(eager)) and gpu else None
-    return words.host_ratio_words(ratio, None, None, r.get("host_cost_ms"), None if missing(gpu) else gpu,
-                                  r.get("host_ref_ms"))
+    return host_words.host_ratio_words(ratio, None, None, r.get("host_cost_ms"), None if missing(gpu) else gpu,
+                                       r.get("host_ref_ms"))
 
 
 def _own_pages(ctx: Context, ls, page: str) -> list[dict]:
@@ -108,8 +112,8 @@ def published_view(ls) -> dict | None:
     rows = records(pub)
     for r in rows:
         r["label"] = scenario_words.point_label(r, bool(r["q_len"] == 1 and r["kv_len"] > 1), True)
-        r["name"] = scenario_words.anchor_name(r["variant"])
-    return dict(shape=scenario_words.published_shape(scenarios.source_shapes(pub)), rows=rows,
+        r["name"] = published_words.anchor_name(r["variant"])
+    return dict(shape=published_words.published_shape(scenarios.source_shapes(pub)), rows=rows,
                 dtypes=sorted({rec.dtype for rec in ls.rs.scenarios if rec.dtype}),
                 conventions=sorted({c for c in pub["published_convention"] if isinstance(c, str)}),
                 notes=scenario_pages.source_notes(pub["note"]),
@@ -123,8 +127,9 @@ def _windows(ls, mode: str) -> dict | None:
         if run.mode == mode and run.scenario == "article" and run.status == "ok":
             windows, why = timings.window_conditions(run.timing)  # not the run's times: only its windows
             rows.append(dict(label=fmt.label_of(run.variant),
-                             cells=[words.conditions_cell(timings.window(windows, why, w).__dict__) for w in Window]))
-    if not any(c != words.NOT_RECORDED for r in rows for c in r["cells"]):
+                             cells=[table_words.conditions_cell(timings.window(windows, why, w).__dict__)
+                                    for w in Window]))
+    if not any(c != table_words.NOT_RECORDED for r in rows for c in r["cells"]):
         return None
     return dict(heads=[WINDOW_HEADS[w] for w in Window], rows=rows)
 
@@ -135,7 +140,7 @@ WINDOW_HEADS = {Window.GPU_ONLY: "GPU-only (graph replays)", Window.EAGER: "Eage
 
 def _host_speed(ls) -> str | None:
     ref = timings.host_reference(ls.rs)
-    return wording.host_speed(ref.median_ms, ref.p10_ms, ref.p90_ms, ref.n) if ref else None
+    return method_words.host_speed(ref.median_ms, ref.p10_ms, ref.p90_ms, ref.n) if ref else None
 
 
 def description(ls, decision: dict | None) -> str:
@@ -178,5 +183,5 @@ def build(ctx: Context) -> Iterator[Page]:
     refs = {ls.name: timings.host_reference(ls.rs) for ls in ctx.sets}
     text = ctx.template("sets_index.md.j2").render(
         here=index, sets=ctx.sets, skipped=ctx.skipped,
-        host_speed={name: wording.us(r.median_ms * 1e3) if r else None for name, r in refs.items()})
+        host_speed={name: words.duration_us(r.median_ms * 1e3) if r else None for name, r in refs.items()})
     yield Page(index, text, nav=("Result sets", "Result sets"))

@@ -3,7 +3,7 @@ under their training table (template _fwd_bwd.md.j2), for every variant of the t
 
 Takes: rows of gen.analysis.fwdbwd (`run_rows` or `point_rows`). Gives: `view(rows, name, command)`: the
 stacked chart, the rows worded, the note, or, for a set captured before the split, one line saying it was not
-recorded. Words from gen.report.wording_dynamic.
+recorded. Words from gen.report.words.dynamic.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from gen.analysis import fwdbwd
 from gen.model import schema
 from gen.report import charts
 from gen.report import format as fmt
-from gen.report import wording_dynamic as words
-from gen.report import wording_scenarios as scenario_words
 from gen.report.site import chart_div
+from gen.report.words import dynamic as dynamic_words
+from gen.report.words import scenarios as scenario_words
 
 
 def view(rows: list[dict], name: str, command: str) -> dict | None:
@@ -26,10 +26,10 @@ def view(rows: list[dict], name: str, command: str) -> dict | None:
     for r in rows:
         point = scenario_words.point_label(dict(vars(r["point"])), False, False) if several and r["point"] else None
         out.append(dict(r, label=fmt.label_of(r["variant"]) + (f", {point}" if point else ""),
-                        cell=words.fwd_bwd_cell(r), ok=r["status"] == schema.Status.OK))
+                        cell=dynamic_words.fwd_bwd_cell(r), ok=r["status"] == schema.Status.OK))
     if not fwdbwd.any_recorded(rows):
-        return dict(rows=[], chart=None, note=None, not_recorded=words.SPLIT_NOT_RECORDED
+        return dict(rows=[], chart=None, note=None, not_recorded=dynamic_words.SPLIT_NOT_RECORDED
                     if not any(r["reason"] for r in rows) else None,
                     reasons=sorted({r["reason"] for r in rows if r["reason"]}))
     chart = chart_div(charts.fwd_bwd([r for r in out if r["ok"]]), f"forward and backward per variant, {name}", command)
-    return dict(rows=out, chart=chart, note=words.fwd_bwd_note(rows), not_recorded=None, reasons=[])
+    return dict(rows=out, chart=chart, note=dynamic_words.fwd_bwd_note(rows), not_recorded=None, reasons=[])

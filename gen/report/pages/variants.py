@@ -22,11 +22,16 @@ from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing, variant_order, variant_role
 from gen.model import variants
 from gen.model.schema import Mode
-from gen.report import charts, site, wording
+from gen.report import charts, site
 from gen.report import format as fmt
-from gen.report import wording_verdicts as words
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, capped, chart_div
+from gen.report.words import common as words
+from gen.report.words import findings as finding_words
+from gen.report.words import kernels as kernel_words
+from gen.report.words import lessons as lesson_words
+from gen.report.words import methodology as method_words
+from gen.report.words import tables as table_words
 
 # Kinds with their own paragraph on the variant page, not in its findings list.
 OWN_PARAGRAPH = frozenset({FindingKind.COMPILE, FindingKind.AUTOGRAD})
@@ -50,7 +55,7 @@ def _hypothesis(ctx: Context, ls, v: str, mode: str) -> dict | None:
         return None
     h = _one(ctx, ("hypotheses", ls.name, mode), ctx.hypotheses(ls, mode), v)
     if h:
-        h["note"] = wording.hypothesis_note(h)
+        h["note"] = finding_words.hypothesis_note(h)
         h["rank_range"] = not missing(h["rank_lo"]) and h["rank_lo"] != h["rank_hi"]
         for k in ("expected_backend", "measured_backend"):  # the frame's NaN where a variant pins no backend
             h[k] = None if missing(h.get(k)) else h[k]
@@ -70,7 +75,7 @@ def _findings(ctx: Context, ls, v: str, mode: str) -> list[dict]:
 def _train(ctx: Context, ls, v: str) -> dict | None:
     t = _one(ctx, ("train", ls.name), ctx.train(ls), v)
     if t:
-        t.update(rule=wording.HOST_BOUND_RULE, consequence=wording.HOST_BOUND_CONSEQUENCE)
+        t.update(rule=method_words.HOST_BOUND_RULE, consequence=method_words.HOST_BOUND_CONSEQUENCE)
     return t
 
 
@@ -78,9 +83,9 @@ def _autograd(ls, v: str) -> dict | None:
     check = tables.inplace_autograd(ls)
     if v != variant_role("inplace") or check is None:
         return None
-    return dict(claim=wording.AUTOGRAD_CLAIM, outcome=check.outcome,
-                detail=wording.autograd_outcome(check.outcome, check.max_abs_grad_diff),
-                why=wording.AUTOGRAD_WHY_MATCH if check.outcome == "gradients match" else None)
+    return dict(claim=method_words.AUTOGRAD_CLAIM, outcome=check.outcome,
+                detail=finding_words.autograd_outcome(check.outcome, check.max_abs_grad_diff),
+                why=method_words.AUTOGRAD_WHY_MATCH if check.outcome == "gradients match" else None)
 
 
 def _generated(ctx: Context, ls, v: str, mode: str, run) -> dict | None:
@@ -106,7 +111,7 @@ def _generated(ctx: Context, ls, v: str, mode: str, run) -> dict | None:
 
 
 def _occupancy(ls, v: str, mode: str) -> list[dict]:
-    return [dict(n, explanation=wording.occupancy_explanation(n)) for n in tables.occupancy_facts(ls, v, mode)]
+    return [dict(n, explanation=kernel_words.occupancy_explanation(n)) for n in tables.occupancy_facts(ls, v, mode)]
 
 
 def _standing(ctx: Context, ls, v: str, mode: str, row: dict | None) -> dict | None:
@@ -114,7 +119,7 @@ def _standing(ctx: Context, ls, v: str, mode: str, row: dict | None) -> dict | N
     verdict = verdicts.verdict(ls, "article", mode)
     if verdict is None or v not in verdict.ranking:
         return None
-    return dict(rank=verdict.rank(v), of=len(verdict.ranking), basis=words.TIMING[verdict.basis],
+    return dict(rank=verdict.rank(v), of=len(verdict.ranking), basis=method_words.TIMING[verdict.basis],
                 fastest=verdict.fastest.variant == v, host_bound=bool(row and row["host_bound"]),
                 tie=tuple(words.label(x) for x in (verdict.fastest.variant, *verdict.same_kernel)
                           if v in (verdict.fastest.variant, *verdict.same_kernel) and x != v))
@@ -127,12 +132,12 @@ def _lessons(ctx: Context, ls, v: str, mode: str) -> dict | None:
         return None
     items = []
     for fact in found.for_variant(v):
-        w = words.lesson(fact)
+        w = lesson_words.lesson(fact)
         shown, more = capped([k for k in w.kernels if k.variant == v], site.MAX_LINKS)
         links = [dict(index=k.index, anchor=ctx.kernel_anchor(ls.name, k.variant, k.mode, k.index)) for k in shown]
         items.append(dict(title=w.title, text=w.text, kernels=links, kernels_more=more))
-    claims = [words.claim(c) for c in found.claims if c.variant == v]
-    why = [words.explanation(e) for e in ctx.explanations(ls, v)]
+    claims = [lesson_words.claim(c) for c in found.claims if c.variant == v]
+    why = [lesson_words.explanation(e) for e in ctx.explanations(ls, v)]
     return dict(found=items, claims=claims, explanations=why) if items or claims or why else None
 
 
@@ -140,8 +145,8 @@ def _times(ls, row: dict | None) -> dict | None:
     """How the GPU-only time was taken, and why it is a kernel sum or missing (words)."""
     if row is None or not ls.measured or ls.rs.environment.device != "cuda":
         return None
-    return dict(label=wording.GPU_ONLY_LABEL.get(row["gpu_only_method"]),
-                note=wording.gpu_only_note(row["gpu_only_method"], row["gpu_only_reason"], row["gpu_only_absent"]))
+    return dict(label=method_words.GPU_ONLY_LABEL.get(row["gpu_only_method"]),
+                note=table_words.gpu_only_note(row["gpu_only_method"], row["gpu_only_reason"], row["gpu_only_absent"]))
 
 
 def _counters(ls, v: str, mode: str, kernels: list[dict], notes: list[dict]) -> dict:
@@ -151,20 +156,20 @@ def _counters(ls, v: str, mode: str, kernels: list[dict], notes: list[dict]) -> 
         row["counters"] = None
     if not m.measured:
         why = m.absent.value if m.absent else "unmatched"
-        return dict(measured=False, note=wording.counters_absent(why, m.reason), mismatches=[])
+        return dict(measured=False, note=kernel_words.counters_absent(why, m.reason), mismatches=[])
     # The match's rows, copied (records of its frame before: the same values to the type, test).
     by_index = {int(r["index"]): dict(r) for r in m.rows}
     for k in kernels:
         c = by_index.get(int(k["index"]))
         k["counters"] = c if c and c["pairing"] != counters.Pairing.NO_COUNTERS else None
         if k["counters"] is not None:
-            k["counters"]["copied_from"] = wording.copied_from(counters.source(c.get("same_as")))
+            k["counters"]["copied_from"] = kernel_words.copied_from(counters.source(c.get("same_as")))
     for n in notes:
         c = by_index.get(int(n["index"]))
         facts = counters.kernel_facts(c) if c else []
-        n["counters"] = wording.kernel_facts(facts, fused_attention=n.get("category") == "fused attention")
-    return dict(measured=True, note=wording.counters_repeated(counters.repeats(m.rows), v, mode),
-                mismatches=[wording.counter_mismatch(x) for x in m.mismatches])
+        n["counters"] = kernel_words.kernel_facts(facts, fused_attention=n.get("category") == "fused attention")
+    return dict(measured=True, note=kernel_words.counters_repeated(counters.repeats(m.rows), v, mode),
+                mismatches=[kernel_words.counter_mismatch(x) for x in m.mismatches])
 
 
 def _kernel_rows(kernels: list[dict], with_counters: bool) -> site.RowsHTML:
@@ -202,15 +207,16 @@ def _kernel_rows(kernels: list[dict], with_counters: bool) -> site.RowsHTML:
 def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
     run = ls.rs.run(v, mode)
     row = ctx.summary_row(ls, mode, v)
-    tab = dict(ls=ls, run=run, row=row, call=wording.call_of(mode), kernels=[], chart=None, notes=[], trace=None,
-               why_not=wording.refusal(run.status, run.reason, bool(row and row["needs_cuda"])),
+    tab = dict(ls=ls, run=run, row=row, call=words.call_of(mode), kernels=[], chart=None, notes=[], trace=None,
+               why_not=words.refusal(run.status, run.reason, bool(row and row["needs_cuda"])),
                hypothesis=_hypothesis(ctx, ls, v, mode), findings=_findings(ctx, ls, v, mode),
                generated=None, train=_train(ctx, ls, v) if mode == Mode.TRAIN else None,
                autograd=_autograd(ls, v) if mode == Mode.TRAIN else None,
                standing=_standing(ctx, ls, v, mode, row), lessons=_lessons(ctx, ls, v, mode),
                times=_times(ls, row), counters=None,
                # Its compile time was a side process's first call (gen.capture.precompile): say so.
-               compiled_ahead=(wording.COMPILED_AHEAD, wording.COMPILED_AHEAD_BRIEF) if run.compiled_ahead else None)
+               compiled_ahead=((method_words.COMPILED_AHEAD, method_words.COMPILED_AHEAD_BRIEF) if run.compiled_ahead
+                               else None))
     tr = ls.trace(mode, v) if run.status == "ok" else None
     if tr is None:
         return tab
@@ -228,7 +234,7 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
     tab.update(timeline_left_out=left, timeline_until_us=until, timeline_max_depth=site.MAX_TIMELINE_DEPTH,
                timeline_max_events=site.MAX_TIMELINE_EVENTS)
     if len(cpu) or len(gpu):
-        tab["chart"] = chart_div(charts.timeline_spec(cpu, gpu), f"timeline of one {wording.call_of(mode)} of {v}")
+        tab["chart"] = chart_div(charts.timeline_spec(cpu, gpu), f"timeline of one {words.call_of(mode)} of {v}")
     tab["notes"] = _occupancy(ls, v, mode)
     if ls.measured:  # a CPU set's tab says it has no GPU, hence no counters
         tab["counters"] = _counters(ls, v, mode, tab["kernels"], tab["notes"])
@@ -257,7 +263,7 @@ def set_variant_view(ctx: Context, ls, v: str) -> dict:
     sections = []
     for mode in Mode:
         if ls.rs.run(v, mode) is not None:
-            sections.append(dict(mode=mode, call=wording.call_of(mode), tabs=[tab_view(ctx, ls, v, mode, page)]))
+            sections.append(dict(mode=mode, call=words.call_of(mode), tabs=[tab_view(ctx, ls, v, mode, page)]))
     return dict(here=page, name=v, label=fmt.label_of(v), heading=f"{fmt.label_of(v)} · {fmt.set_title(ls)}",
                 variant=known, extra=variants.extra_install(known) if known else None, source=None,
                 sections=sections, one_set=ls, matrix=None,
@@ -309,10 +315,10 @@ def matrix_view(ctx: Context, v: str) -> list[dict]:
                 continue
             row = ctx.summary_row(ls, mode, v)
             rows.append(dict(ls=ls, run=run, row=row, standing=f["standing"],
-                             why_not=wording.refusal(run.status, run.reason, bool(row and row["needs_cuda"])),
+                             why_not=words.refusal(run.status, run.reason, bool(row and row["needs_cuda"])),
                              link=fmt.relpath(fmt.set_variant_page(ls.name, v), page)))
         if rows:
-            out.append(dict(mode=mode, call=wording.call_of(mode), rows=rows, kernel_names=list(names),
+            out.append(dict(mode=mode, call=words.call_of(mode), rows=rows, kernel_names=list(names),
                             per="forward" if mode == Mode.INFERENCE else "step",
                             gpu=any(r["row"] and not missing(r["row"]["gpu_only_ms"]) for r in rows)))
     return out

@@ -2,7 +2,7 @@
 the home page and of each set page.
 
 Takes: a `site.Context`. Gives: `block(ls, scenario, mode)` (the view model of
-one verdict: its words from gen.report.wording_verdicts and the facts the page
+one verdict: its words from gen.report.words.verdicts and the facts the page
 marks in data attributes, so tests read every page's verdict the same way),
 `set_blocks(ls)` (one per scenario of a set, the article's first), `decision(ls)`
 (the first screen: what to call and why, gen.analysis.advice worded), `facts(ctx, ls)`
@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import advice, unmeasured, verdicts
+from gen.analysis import advice, launches, unmeasured, verdicts
 from gen.model.schema import Mode, SetKind
 from gen.report import format as fmt
-from gen.report import wording_verdicts as words
 from gen.report.pages import decision as first_screen
 from gen.report.site import Context, Page
+from gen.report.words import decision as decision_words
+from gen.report.words import methodology as method_words
+from gen.report.words import verdicts as verdict_words
 
 HOME_PARTIAL = f"{fmt.GENERATED}/.verdict.md"
 
@@ -37,10 +39,10 @@ def block(ls, scenario: str = "article", mode: str = Mode.INFERENCE) -> dict | N
     v = verdicts.verdict(ls, scenario, mode)
     if v is None:
         return None
-    w = words.verdict(v)
+    w = verdict_words.verdict(v, launches.verdict_launches(ls, v))
     return dict(set=ls.name, set_title=fmt.set_title(ls), scenario=scenario,
                 scenario_title=_scenario_title(ls, scenario),
-                point=words.point_label(verdicts.point_of(ls, scenario, mode)), mode=str(mode),
+                point=verdict_words.point_label(verdicts.point_of(ls, scenario, mode)), mode=str(mode),
                 headline=w.headline, lines=w.lines, reasons=w.reasons,
                 fastest=w.fastest, fastest_label=w.fastest_label, fastest_ms=f"{w.fastest_ms:.6g}", basis=w.basis,
                 runner_up=v.runner_up.variant if v.runner_up else "", settled=v.settled,
@@ -54,8 +56,8 @@ def decision(ls) -> dict | None:
     a = advice.advice(ls)
     if a is None:
         return None
-    w = words.advice(a)
-    fa4 = words.fa4_missing_line([x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())])
+    w = decision_words.advice(a)
+    fa4 = verdict_words.fa4_missing_line([x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())])
     return dict(set=ls.name, set_title=fmt.set_title(ls), decision=w.decision,
                 lines=[*w.lines, *([fa4] if fa4 else [])],
                 default=w.default,
@@ -80,9 +82,9 @@ def fastest_rows(ls) -> list[dict]:
         rows.append(dict(set=ls.name, set_title=fmt.set_title(ls), gpu=env.gpu_name or "CPU",
                          torch=fmt.set_title(ls).split(" · ", 1)[-1], scenario=scenario,
                          scenario_title=_scenario_title(ls, scenario),
-                         point=words.point_label(verdicts.point_of(ls, scenario, Mode.INFERENCE)),
+                         point=verdict_words.point_label(verdicts.point_of(ls, scenario, Mode.INFERENCE)),
                          fastest=v.fastest.variant, fastest_label=fmt.label_of(v.fastest.variant),
-                         fastest_ms=spread.median if spread else None, basis=words.TIMING[v.basis],
+                         fastest_ms=spread.median if spread else None, basis=method_words.TIMING[v.basis],
                          runner_up=fmt.label_of(v.runner_up.variant) if v.runner_up else None,
                          ratio=v.ratio, settled=v.settled,
                          near=", ".join(fmt.label_of(n) for n in v.near),

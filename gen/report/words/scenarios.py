@@ -1,47 +1,39 @@
-"""Wording of the scenario pages: facts from gen.analysis.scenarios -> sentences.
-
-Takes: rows of `point_frame`, `headline`, `versus_frame` and `differences`,
-the conventions named in gen.analysis.scenarios, a datasheet figure
-(gen.model.datasheets). Gives: the figure labels printed next to every
-number, the axis titles, the point labels, the headline and anchor
-sentences, the differences line, the datasheet line. Plain text: pages
-escape it where they show it. Part of the report's wording (gen.report.wording
-holds the rest).
-"""
+"""A scenario's page (gen.analysis.scenarios facts) -> its labels, axis titles, headline, table notes
+and the sentences about backends, wrong answers, FP8, graphs and shared points."""
 
 from __future__ import annotations
 
-import math
 import re
 
 from gen.analysis import rules
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
-from gen.model import anchors, datasheets
-from gen.model.variants import FA4_INSTALL, VARIANTS
-from gen.report import wording
-from gen.report.wording import join_and
+from gen.model import datasheets
+from gen.model.variants import FA4_INSTALL
+from gen.report.words.common import clock_time, flop_label, join_and
 
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
+
+
 FIGURE_LABEL = {sa.FIGURE_TFLOPS: f"TFLOP/s ({sa.FLOP_LABEL})", sa.FIGURE_TBPS: f"TB/s ({sa.BYTES_LABEL})"}
+
+
+def figure_label(figure: str, points=()) -> str:
+    """The unit and count printed beside a figure: a TFLOP/s names the count its points take (review2 N9)."""
+    if figure == sa.FIGURE_TFLOPS:
+        return f"TFLOP/s ({flop_label(points)})"
+    return FIGURE_LABEL[figure]
+
+
 CONVENTION = {sa.FIGURE_TFLOPS: sa.FLOP_CONVENTION, sa.FIGURE_TBPS: sa.BYTES_CONVENTION}
+
+
 CEILING_NAME = {sa.CEILING_MATMUL: "the measured matmul ceiling at the point's clock",
                 sa.CEILING_COPY: "the measured copy bandwidth",
                 sa.CEILING_READ: "the measured read bandwidth"}
-HOW = {sa.FROM_TIME: "our count over its published time",
-       sa.FROM_SAME_CONVENTION: "its published rate: its count is ours"}
+
+
 ROOFLINE_X = "arithmetic intensity (FLOPs, FlashAttention count, per byte of Q, K, V and output)"
-
-
-# The sources' own names for the variants gen.model.anchors maps onto ours.
-SOURCE_NAMES = {"sdpa_cudnn": "cuDNN", "sdpa_flash": "FlashAttention-2", anchors.FA3_VARIANT: "FlashAttention-3",
-                anchors.CUDNN_FP8_VARIANT: "cuDNN FP8"}
-
-
-def anchor_name(variant: str) -> str:
-    """A published variant as its source names it, with ours where it maps onto one."""
-    theirs = SOURCE_NAMES.get(variant)
-    return f"{theirs} (our {variant})" if theirs and variant != anchors.FA3_VARIANT else (theirs or variant)
 
 
 def why(text: str) -> str:
@@ -55,6 +47,8 @@ COPY_CEILING_NOTE = ("The measured copy bandwidth counts the bytes a device-to-d
                      "writes; decode almost only reads (the output is one token per head), and memory that only "
                      "reads need not switch between reading and writing, so decode can pass the copy's rate. The "
                      "datasheet's peak is the bound it cannot pass.")
+
+
 ABOVE_COPY = ("Above 100% of the measured copy bandwidth is possible: a copy writes as much as it reads, decode "
               "almost only reads.")
 
@@ -184,7 +178,7 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
             f"{' by its median' if near or ties else ''}: "
             f"{f['gpu_only_ms']:.4g} ms GPU-only"
             f"{' (kernel sum of one call)' if f['gpu_only_method'] == 'kernel_sum' else ''}, "
-            f"{figure_value(f[fig], fig)} {FIGURE_LABEL[fig]}")
+            f"{figure_value(f[fig], fig)} {figure_label(fig, [f])}")
     if not missing(f["pct_of_ceiling"]) and f["ceiling"]:
         text += f", {f['pct_of_ceiling']:.0f}% of {CEILING_NAME[f['ceiling']]}"
     if fig == sa.FIGURE_TBPS and not missing(f["pct_of_datasheet"]):
@@ -211,165 +205,19 @@ def figure_of_row(row: dict) -> str:
     return sa.FIGURE_TBPS if row["figure"] == sa.FIGURE_TBPS else sa.FIGURE_TFLOPS
 
 
-def ours_name(v: dict, variant_label) -> str:
-    """Which of ours a published figure stands against: the variant running its kernel, else our fastest."""
-    if v["ours_same"]:
-        return f"our {variant_label(v['ours_variant'])}"
-    # ours stand against a published figure at its input width only: an FP8 variant is the fastest of our FP8
-    # calls, not of the page (a bf16 call can be faster there: review item 34)
-    decl = VARIANTS.get(v["ours_variant"])
-    width = f" {FP8_WORD}" if decl is not None and decl.dtype and decl.dtype.startswith("fp8") else ""
-    return f"our fastest{width}{' variant' if width else ''}, {variant_label(v['ours_variant'])}"
-
-
-FP8_WORD = "FP8"
-
-
-def versus(v: dict, anchor_title: str, variant_label, decode: bool) -> str:
-    """Ours against one published figure, like with like: times when the shape is the same, rates always."""
-    where = f"{length(v['kv_len'], decode)}, D {int(v['head_dim'])}"
-    approx = "about " if v["approximate"] else ""
-    rate = (f"{approx}{v['anchor_tflops']:,.0f} TFLOP/s in our count ({HOW.get(v['tflops_from'], 'not convertible')})"
-            if not missing(v["anchor_tflops"]) else "no rate in our count")
-    ms = f"{v['anchor_ms']:.4g} ms, " if not missing(v["anchor_ms"]) else ""
-    parts = [f"At {where}, {anchor_title} gives {anchor_name(v['anchor_variant'])}: {ms}{rate}."]
-    if v["ours_variant"] is None:
-        return parts[0]
-    ours = ours_name(v, variant_label)
-    ours = ours[0].upper() + ours[1:] + ("" if v["ours_same"] else ",")
-    if not missing(v["ours_time_ratio"]):
-        parts.append(f"{ours} takes {v['ours_time_ratio']:.2f}× its time ({_faster(v['ours_time_ratio'], time=True)})"
-                     f" and reaches {v['ours_rate_ratio']:.2f}× its rate.")
-    elif not missing(v["ours_rate_ratio"]):
-        parts.append(f"{ours} reaches {v['ours_rate_ratio']:.2f}× its rate "
-                     f"({_faster(v['ours_rate_ratio'], time=False)}); times do not compare: "
-                     + ("the batch and head count differ." if not v["same_shape"] else "the source published no time."))
-    if not missing(v.get("ours_rate_ratio_at_clock", math.nan)):
-        parts.append(f"The source states its clock fixed at {v['anchor_clock_mhz']:.0f} MHz and ours ran at "
-                     f"{v['ours_clock_mhz']:.0f} MHz: at equal clock (ours × {v['anchor_clock_mhz']:.0f} / "
-                     f"{v['ours_clock_mhz']:.0f}) {ours[0].lower() + ours[1:].rstrip(',')} reaches "
-                     f"{v['ours_rate_ratio_at_clock']:.2f}× its rate.")
-    if not v["ours_same"] and not missing(v["fastest_pct_of_ceiling"]):
-        parts.append(f"That is {v['fastest_pct_of_ceiling']:.0f}% of the measured ceiling.")
-    return " ".join(parts)
-
-
-def _heads(sh: dict) -> str:
-    several = len(sh["heads"]) > 1
-    return ", ".join((f"{h} heads" if h == kv else f"{h} query / {kv} KV heads") + (f" at D {d}" if several else "")
-                     for d, (h, kv) in sorted(sh["heads"].items()))
-
-
-def published_shape(sh: dict) -> str:
-    """A published set's shapes from its points (scenarios.source_shapes), in one line."""
-    bs = sorted(sh["batches"].items())
-    if len({b for _, b in bs}) == 1:
-        batch = f"batch {bs[0][1]}"
-    elif sh["tokens"]:
-        batch = (f"batch × length held at {sh['tokens']:,} tokens (batch {bs[0][1]} at S = {bs[0][0]:,} down to "
-                 f"batch {bs[-1][1]} at S = {bs[-1][0]:,})")
-    else:
-        batch = "batch " + ", ".join(f"{b} at S = {n:,}" for n, b in bs)
-    heads = _heads(sh)
-    if sh["hidden"] and len(sh["heads"]) > 1:
-        heads = f"query heads × head dim held at {sh['hidden']:,} ({heads})"
-    else:
-        heads += "".join(f", head dim {d}" for d in sh["heads"])
-    lengths = (f"S = {bs[0][0]:,} to {bs[-1][0]:,}" if len(bs) > 1 else f"S = {bs[0][0]:,}")
-    return f"{batch}; {heads}; {lengths}"
-
-
-def source_shape(sh: dict) -> str:
-    """How the source's batch and heads differ from ours, from its points (scenarios.source_shapes)."""
-    if sh["tokens"] and sh["hidden"]:
-        heads = ", ".join(f"{h} heads at D {d}" if h == kv else f"{h} query / {kv} KV heads at D {d}"
-                          for d, (h, kv) in sorted(sh["heads"].items()))
-        bs = sorted(sh["batches"].items())
-        batches = (f"batch {bs[0][1]} at S = {bs[0][0]:,} down to batch {bs[-1][1]} at S = {bs[-1][0]:,}"
-                   if len(bs) > 1 else f"batch {bs[0][1]}")
-        return (f"The source held batch × length at {sh['tokens']:,} tokens ({batches}) and query heads × head dim "
-                f"at {sh['hidden']:,} ({heads}), not this scenario's batch and heads: rates compare, times do not.")
-    shapes = "; ".join(f"batch {b}, {h} query / {kv} KV heads, S = {n:,}, D {d}" if h != kv else
-                       f"batch {b}, {h} heads, S = {n:,}, D {d}" for b, h, kv, n, d in sh["shapes"])
-    return f"The source measured {shapes}, not this scenario's batch and heads: rates compare, times do not."
-
-
-def _faster(ratio: float, time: bool) -> str:
-    faster = ratio < 1 if time else ratio > 1
-    return "faster" if faster else ("slower" if ratio != 1 else "the same")
-
-
-def published_clock_note(rows: list[dict]) -> str:
-    """Under a table of ours against published figures: the clock each side ran at, and what a ratio then
-    holds. A source that states a fixed clock is compared at it; one that states none leaves the ratio mixing
-    the kernels' speed with the clocks."""
-    ours = sorted(r["ours_clock_mhz"] for r in rows if not missing(r.get("ours_clock_mhz")))
-    stated = sorted({r["anchor_clock_mhz"] for r in rows if not missing(r.get("anchor_clock_mhz"))})
-    span = (f"{ours[0]:.0f}–{ours[-1]:.0f} MHz" if ours[0] != ours[-1] else f"{ours[0]:.0f} MHz") if ours else None
-    text = f"A's times ran at an SM clock of {span}, each row's in its column" if span else \
-        "A's times carry no recorded SM clock"
-    if stated:
-        return (text + f"; the source states its clock fixed at {', '.join(f'{x:.0f}' for x in stated)} MHz, and "
-                "each scenario page sets A's rate against it at that clock (A's rate × the stated clock / A's clock).")
-    return (text + ". The source states no clock setting: a GPU at its power limit lowers its clock under load, "
-            "and a kernel's time follows its clock, so these ratios mix the kernels' speed with the clocks each "
-            "side ran at, which cannot be told apart here. The scenario pages set the burst and as-run times "
-            "against the published ones by the clock rule.")
-
-
-def differences(diffs: list[dict]) -> str:
-    """"Differs from this set: GPU H100 (here H200); cuDNN 9.19.1 (here 9.19.0)." """
-    if not diffs:
-        return "Same GPU, cuDNN, PyTorch and dtype as this set, as far as the source says."
-    parts = [f"{d['what']} {d['published'] or 'not stated'} (here {d['ours'] or 'not recorded'})" for d in diffs]
-    return "Differs from this set: " + "; ".join(parts) + "."
-
-
-def datasheet(sheet: datasheets.Datasheet | None, gpu: str | None) -> str:
-    if sheet is None:
-        return f"Datasheet bandwidth: unknown for {gpu or 'this device'} (not listed in gen/model/datasheets.py)."
-    return f"Datasheet bandwidth: {sheet.hbm_tbps:g} TB/s for the {sheet.gpu} (the maker's peak; {sheet.source})."
-
-
-def refusal(status: str, reason: str | None, needs_cuda: bool = False) -> str:
-    """Why a point did not run: PyTorch's reason as capture kept it (the report's words for a
-    CUDA-only backend pinned on a CPU machine)."""
-    if needs_cuda:
-        return wording.refusal(status, reason, True)
-    if isinstance(reason, str) and reason:  # from a frame, a missing reason is NaN, which is truthy
-        return wording.free_memory_words(reason)
-    return {"oom": "out of memory", "skipped": "not run"}.get(status, "no reason recorded")
-
-
-def table_note(figure: str, mode: str, ceiling: str | None = None, sheet: datasheets.Datasheet | None = None) -> str:
+def table_note(figure: str, mode: str, ceiling: str | None = None, sheet: datasheets.Datasheet | None = None,
+               points=()) -> str:
     """What the columns of a scenario table are; `ceiling` is the one its rows were set against
-    (sa.CEILING_*; by default the figure's usual one)."""
+    (sa.CEILING_*; by default the figure's usual one); `points`: the table's rows, whose FLOP count it names."""
     name = CEILING_NAME[ceiling or (sa.CEILING_COPY if figure == sa.FIGURE_TBPS else sa.CEILING_MATMUL)]
     call = "training step" if mode == "train" else "call"
     share = (f"; % of datasheet is of the datasheet's {sheet.hbm_tbps:g} TB/s" if figure == sa.FIGURE_TBPS and sheet
              else "; compute SOL is the TFLOP/s over the speed of light at the window's clock")
-    return (f"{FIGURE_LABEL[figure]} from the GPU-only time; % of ceiling is of {name}{share}. GPU-only ms is the "
-            f"median per {call} with its interquartile range; eager ms is what a Python loop sees per {call}, host "
-            f"gaps included. Kernels / call counts the GPU events of one profiled {call}; peak memory is the "
+    return (f"{figure_label(figure, points)} from the GPU-only time; % of ceiling is of {name}{share}. GPU-only ms "
+            f"is the median per {call} with its interquartile range; eager ms is what a Python loop sees per {call}, "
+            f"host gaps included. Kernels / call counts the GPU events of one profiled {call}; peak memory is the "
             "allocator's peak; error is the relative error against float64.")
 
-
-def versus_short(v: dict, anchor_title: str, decode: bool, variant_label=None) -> str:
-    """One clause for the index: ours against the strongest published figure, like with like."""
-    ratios = []
-    if not missing(v["ours_time_ratio"]):
-        ratios.append(f"{v['ours_time_ratio']:.2f}× its time")
-    if not missing(v["ours_rate_ratio"]):
-        ratios.append(f"{v['ours_rate_ratio']:.2f}× its rate" + ("" if ratios else " (times do not compare)"))
-    if not ratios:
-        return ""
-    who = ours_name(v, variant_label or (lambda x: x))
-    return (f"Against {anchor_name(v['anchor_variant'])} at {length(v['kv_len'], decode)}, D {int(v['head_dim'])} "
-            f"as published ({anchor_title}), {who}: {', '.join(ratios)}.")
-
-
-# --------------------------------------------------------------------------- issue 20: why SDPA picked its backend,
-# wrong answers on purpose, facts measured while building, packed documents
 
 BACKEND_NAMES = {"flash": "FlashAttention-2", "efficient": "memory-efficient", "cudnn": "cuDNN", "math": "math",
                  "none": "none (no backend could run)"}
@@ -420,8 +268,6 @@ FACT_WORDS = {
 }
 
 
-# --------------------------------------------------------------------------- what FP8 buys and costs
-
 FP8_NOTE = ("Each FP8 variant beside the variant running the same kind of kernel in the scenario's dtype, at the "
             "same point: GPU-only times, the speed of FP8 (the twin's time over the FP8 time: above 1× FP8 is "
             "faster), and both errors against the float64 reference of the very inputs each was given. The "
@@ -442,9 +288,6 @@ def fp8_cells(r: dict, variant_label) -> dict:
 FP8_SOL = (" FP8 rows are set against the dense FP8 rate instead (datasheets.py), and against no measured "
            "ceiling: the measured matrix product is bf16.")
 
-NO_ANCHOR = ("No published figure is known for this scenario's shape: none of the sources this report carries "
-             "measured it.")
-
 
 def facts(label: str, point: str, got: dict) -> str:
     """The facts a variant measured while being built, in one line."""
@@ -464,90 +307,9 @@ def documents_note(total_tokens: int, padded_tokens: int, padded_flops: float, u
             "cross-document pairs too (and answers wrong).")
 
 
-# --------------------------------------------------------------------------- sustained, burst and the published times
-
-
-def _work_timed(b: dict) -> str:
-    """What else our call runs besides its attention kernel, where that is a visible share of it:
-    the source times its forward kernels, our time is the whole call."""
-    other, main = b.get("other_events_ms"), b.get("main_kernel_ms")
-    if missing(other) or missing(main) or other < rules.CLOCK_RULE_PCT / 100 * (main + other):
-        return "; the kernels or the library differ"
-    return (f"; part of it is work the source does not time: our call runs {other:.3f} ms of other GPU work "
-            f"beside its {main:.3f} ms attention kernel (in its profiled call; the source times its forward "
-            "kernels)")
-
-
-def _burst_words(b: dict) -> str:
-    """Our burst, as the clock rule uses it: where it slowed within itself, its leading calls."""
-    if b.get("burst_throttled"):
-        n = int(b["burst_early_n"])
-        lead = f"its first {n} calls" if n != 1 else "its first call"
-        text = (f"; a burst of {int(b['burst_n'])} calls from idle slowed within itself ({b['burst_all_ms']:.3f} ms "
-                f"over all its calls): {lead} took {b['burst_ms']:.3f} ms"
-                + (" (one call: thin evidence)" if n == 1 else ""))
-        if not missing(b["burst_clock_mhz"]):
-            text += f" (taken at the window's highest clock, {b['burst_clock_mhz']:.0f} MHz)"
-        return text
-    text = f", {b['burst_ms']:.3f} ms in a burst of {int(b['burst_n'])} calls from idle"
-    return text + (f" ({b['burst_clock_mhz']:.0f} MHz)" if not missing(b["burst_clock_mhz"]) else "")
-
-
-def as_run_window(window_s: float | None) -> str:
-    """How a GPU-only time ran, opening a parenthesis: "sustained" only for a window of at least
-    rules.SUSTAINED_WINDOW_S, else named by its length."""
-    if rules.sustained(window_s):
-        return f"sustained (graph replays over {window_s:.1f} s, the GPU warm"
-    if missing(window_s):
-        return "as run (graph replays, the GPU warm; window length not recorded"
-    return (f"as run (graph replays over {window_s:.2f} s, too short to call sustained, under "
-            f"{rules.SUSTAINED_WINDOW_S:g} s")
-
-
-def burst_line(b: dict, variant_label) -> str:
-    """Sustained against burst and the published time (gen.analysis.clocks.burst_frame): the gap is
-    the clock only when the clock rule holds for our sustained time and our own burst lands on the
-    published time too; the publisher's clock is an assumption (sources do not state it)."""
-    head = (f"At {b['kv_len']:,} tokens, {variant_label(b['variant'])}: published {b['anchor_ms']:.3f} ms; ours "
-            f"{b['sustained_ms']:.3f} ms {as_run_window(b.get('sustained_window_s'))}")
-    if not missing(b["sustained_clock_mhz"]):
-        head += f", {b['sustained_clock_mhz']:.0f} MHz"
-        if not missing(b["sustained_power_w"]):
-            head += f", {b['sustained_power_w']:.0f} W"
-    head += ")"
-    if not missing(b["burst_ms"]):
-        head += _burst_words(b)
-    head += f". Ours over published: {b['sustained_vs_anchor']:.2f}×."
-    if isinstance(b["reason"], str):
-        return head + f" The clock rule cannot be applied: {b['reason']}."
-    tol = f"{rules.CLOCK_RULE_PCT:g}%"
-    rule = (f" The clock rule assumes the publisher's calls ran at our burst clock, {b['burst_clock_mhz']:.0f} MHz "
-            "(the source does not state its clock settings): the published time at our as-run clock would "
-            f"read {b['anchor_ms']:.3f} × {b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = "
-            f"{b['anchor_at_sustained_clock_ms']:.3f} ms, and ours is {b['sustained_vs_anchor_at_clock']:.2f}× that "
-            f"({'within' if b['sustained_explained'] == rules.YES else 'beyond'} {tol}).")
-    burst = (f" Our own burst at that clock took {b['burst_ms']:.3f} ms, {b['burst_vs_anchor']:.2f}× the published "
-             f"time ({'within' if b['burst_explained'] == rules.YES else 'beyond'} {tol})")
-    if b["explained"] == rules.YES:
-        rule += burst + ": the gap is the clock."
-    elif b["sustained_explained"] == rules.YES:
-        rule += burst + ": the clock alone does not explain the gap."
-    elif b["burst_explained"] == rules.YES:
-        # Our burst lands on the published time: the same kernels at the same clock. The sustained
-        # time is then the clock's doing, though not in proportion to it (a call's time need not
-        # scale as 1/clock: memory and the clock's swings within the window do not follow it).
-        faster = "less" if b["sustained_vs_anchor_at_clock"] < 1 else "more"
-        rule += (burst + ": at the burst clock our call matches the published one, so the gap is the clock, "
-                 f"though our as-run call slows {faster} than 1/clock predicts.")
-    else:
-        rule += burst + ": the clock does not explain the gap" + _work_timed(b) + "."
-    if not missing(b["expected_burst_ms"]):
-        rule += (f" Our burst against {b['expected_burst_ms']:.3f} ms expected from the as-run time at the "
-                 f"burst clock: {b['burst_vs_expected']:.2f}×.")
-    return head + rule
-
-
 _OOM_ASKED = re.compile(r"Tried to allocate ([\d.]+ [KMGT]?i?B)")
+
+
 _OOM_FREE = re.compile(r"total capacity of ([\d.]+ [KMGT]?i?B) of which ([\d.]+ [KMGT]?i?B) is free")
 
 
@@ -576,7 +338,6 @@ def measured_modes(why: str, inference: bool, train: bool) -> str | None:
     if train and not inference and "inference" in why.lower():
         return "Measured here: training steps only (forward and backward)."
     return None
-
 
 
 def determinism_line(r: dict, variant_label, show_length: bool = False) -> str:
@@ -618,8 +379,8 @@ def calls_note(labels: list[str], later: list[str], own: str | None, later_mhz: 
         return f"mean SM clock {lo:.0f} MHz" if round(lo) == round(hi) else f"mean SM clocks {lo:.0f}–{hi:.0f} MHz"
 
     return (f"Two capture calls measured this scenario: {join_and(labels)} in a later call (started "
-            f"{join_and(wording.clock_time(w) for w in later)}, merged into this set by gen import --merge; "
-            f"{mhz(later_mhz)}), the other rows in the set's own call (started {wording.clock_time(own)}; "
+            f"{join_and(clock_time(w) for w in later)}, merged into this set by gen import --merge; "
+            f"{mhz(later_mhz)}), the other rows in the set's own call (started {clock_time(own)}; "
             f"{mhz(own_mhz)}). A ratio between rows of the two calls also holds the difference of their "
             "clocks (each row's conditions are in the table below).")
 

@@ -1,22 +1,32 @@
-"""Words for the dynamic-lengths page and the forward/backward split: facts of gen.analysis.dynamic and
+"""The dynamic-lengths page and the forward/backward split: facts of gen.analysis.dynamic and
 gen.analysis.fwdbwd -> sentences. Every number comes from the facts given; nothing here reads a set."""
 
 from __future__ import annotations
 
 from gen.analysis.dynamic import PLANS_PER_LENGTH, DynamicFacts, PhaseFacts, SwitchFacts
 from gen.report import format as fmt
-from gen.report.wording import join_and as _join
+from gen.report.words.common import join_and
 
 PHASE_TITLE = {"prefill": "New prompt lengths (prefill)", "decode": "Decode steps with a growing KV cache"}
+
+
 PHASE_AXIS = {"prefill": "prompt length (tokens), each a new length",
               "decode": "KV cache length (tokens), one decode step a token"}
+
+
 PHASE_LENGTH = {"prefill": "new prompt length", "decode": "decode step"}
+
+
 NOT_RECORDED = "not recorded"
+
+
 SPLIT_METHOD = {
     "events_behind_sleep": ("Each step's forward and backward are timed apart by CUDA events, the step queued "
                             "behind a GPU sleep longer than the host takes to queue it, so no host gap is counted."),
     "wall": "Each part is wall time on the CPU.",
 }
+
+
 SPLIT_NOT_RECORDED = ("not recorded: this set was captured before training steps were timed in two parts "
                       "(schema 4)")
 
@@ -43,6 +53,8 @@ def calls_words(x: float | None) -> str:
 
 # A first call this many times a warm one is worth a sentence of its own on the phase's headline
 COSTLY_FIRST_CALL = 10.0
+
+
 # The break-even list of a headline names this many variants at most (the rest are in the table)
 HEADLINE_BREAK_EVEN = 2
 
@@ -122,7 +134,7 @@ def grows_each_step(pf: PhaseFacts) -> str | None:
         return None
     picks = [v for v, before, chose in pf.warm_cache
              if before == worst.variant and before == PLANS_PER_LENGTH and chose == "cudnn"]
-    also = f" (and {_join(label(v) for v in picks)}, which picks it)" if picks else ""
+    also = f" (and {join_and(label(v) for v in picks)}, which picks it)" if picks else ""
     return (f"For decode with a KV cache that grows each step, avoid {label(worst.variant)}{also}: it paid "
             f"{_ms(worst.first_overhead_ms)} ms more than a warm call at every new length; {label(cheap.variant)} "
             f"paid {_ms(cheap.first_overhead_ms)} ms.")
@@ -193,6 +205,8 @@ def switch_sentence(s: SwitchFacts) -> str:
 # A steady call this far from the run without the switch is a change worth saying (the first calls' judgement
 # does not cover it)
 STEADY_CHANGE = 0.10
+
+
 SWITCH_SET_HOW = ("The switch was set in the environment of a fresh subprocess before it started, the run without "
                   "it in the capture's own process after other variants")
 

@@ -1,0 +1,97 @@
+"""How a verdict's main kernels were launched: grid, block, registers and shared memory as the profiled
+call's trace recorded them (the trace digest), and what that launch makes of the GPU's SMs.
+
+Takes: a LoadedSet and its Verdict. Gives: `verdict_launches(ls, v)` -> {variant: Launch} for the fastest and
+the runner-up, each the launch of the kernel the verdict calls its main one (Timed.main_index), where the trace
+holds it. Numbers only: gen.report.words.why words them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gen.analysis import rules, tables, verdicts
+from gen.model import schema, trace
+
+
+@dataclass(frozen=True)
+class Launch:
+    variant: str
+    blocks: int  # thread blocks in the grid
+    threads: int  # threads a block
+    registers_per_thread: int | None
+    shared_memory: int | None  # bytes a block
+    blocks_per_sm: int | None  # CUDA's occupancy calculation (tables.theoretical_occupancy); None: limits unknown
+    limiter: str | None  # what sets blocks_per_sm: "registers", "shared memory", "block size"
+    sm_count: int | None
+    # packed documents: a grid sized by the longest document, whose blocks past a shorter one exit at once, so
+    # its count of blocks says nothing of the work (no waves)
+    sized_by_longest: bool = False
+
+    @property
+    def warpgroups(self) -> int | None:
+        """Hopper's warpgroups of four warps a block; None where the block is not a whole number of them."""
+        group = 4 * rules.WARP
+        return self.threads // group if self.threads % group == 0 else None
+
+    @property
+    def persistent(self) -> bool:
+        """One block on each SM (a grid of as many blocks as SMs, one fitting a SM): each loops over tiles."""
+        return bool(self.sm_count) and self.blocks == self.sm_count and self.blocks_per_sm == 1
+
+    @property
+    def waves(self) -> float | None:
+        """The grid's blocks over what the GPU holds at once (SMs × blocks a SM)."""
+        if not self.sm_count or not self.blocks_per_sm or self.sized_by_longest:
+            return None
+        return self.blocks / (self.sm_count * self.blocks_per_sm)
+
+
+def profiled_trace(ls: tables.LoadedSet, scenario: str, mode: str, variant: str,
+                   point: schema.Point | None) -> trace.Trace | None:
+    """The trace a verdict's row came from: the scenario's profiled run of the variant, else its sweep record
+    at the verdict's point (the same choice as gen.analysis.verdicts.timed)."""
+    runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
+    if runs:
+        run = next((r for r in runs if r.variant == variant), None)
+        if run is None or not run.trace or run.status != schema.Status.OK:
+            return None
+        return ls.trace(mode, variant) if scenario == "article" else ls.sweep_trace(run.trace)
+    rec = next((p for p in ls.rs.sweep if p.scenario == scenario and p.mode == mode and p.variant == variant
+                and p.point == point), None)
+    if rec is None or not rec.trace or rec.status != schema.Status.OK:
+        return None
+    return ls.sweep_trace(rec.trace)
+
+
+def launch_of(ls: tables.LoadedSet, variant: str, tr: trace.Trace | None, index: int | None,
+              sized_by_longest: bool = False) -> Launch | None:
+    """The launch of event `index` of the trace's first profiled call; None where the trace lacks its grid."""
+    if tr is None or not tr.forwards or index is None:
+        return None
+    g = next((e for e in tr.forwards[0].gpu if e.index == index), None)
+    if g is None or not g.grid or not g.block:
+        return None
+    env = ls.rs.environment
+    threads = math.prod(g.block)
+    occ = tables.theoretical_occupancy(threads, g.registers_per_thread, g.shared_memory, env)
+    return Launch(variant, math.prod(g.grid), threads, g.registers_per_thread, g.shared_memory,
+                  occ["blocks_per_sm"] if occ else None, occ["limiter"] if occ else None, env.sm_count,
+                  sized_by_longest)
+
+
+def verdict_launches(ls: tables.LoadedSet, v: verdicts.Verdict, point: schema.Point | None = None
+                     ) -> dict[str, Launch]:
+    """The main kernels' launches of a verdict's fastest and runner-up; `point`: the verdict's, by default its
+    scenario's (verdicts.point_of)."""
+    point = point or verdicts.point_of(ls, v.scenario, v.mode)
+    out = {}
+    for t in (v.fastest, v.runner_up):
+        if t is None or t.main_index is None:
+            continue
+        got = launch_of(ls, t.variant, profiled_trace(ls, v.scenario, v.mode, t.variant, point), t.main_index,
+                        sized_by_longest=point is not None and point.mask == "document")
+        if got is not None:
+            out[t.variant] = got
+    return out

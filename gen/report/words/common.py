@@ -1,0 +1,179 @@
+"""Words every page uses: durations, ratios and counts as text, a variant's label, a backend's name, a
+list joined with "and", a capture's reason cut short, and why a call did not run (`refusal`)."""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+from gen.analysis import advice as advice_mod
+from gen.analysis import flops
+from gen.model.variants import VARIANTS
+
+# --------------------------------------------------------------------------- numbers
+
+
+def us(ms: float) -> str:
+    """A time given in ms, shown in µs below 1 ms."""
+    return f"{ms * 1000:.1f} µs" if ms < 1 else f"{ms:.3f} ms"
+
+
+def duration_us(x: float) -> str:
+    """A duration given in µs, shown in ms from 1000 µs on."""
+    return f"{x:.1f} µs" if x < 1000 else f"{x / 1000:.3f} ms"
+
+
+def times(x: float, digits: int = 2) -> str:
+    """A ratio: "1.23×"."""
+    return f"{x:.{digits}f}×"
+
+
+def pct(x: float, digits: int = 0) -> str:
+    return f"{x:.{digits}f}%"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def ordinal(n: int | None) -> str:
+    if n is None:
+        return "apart"
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def join_and(items) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def clock_time(iso: str | None) -> str:
+    """'2026-12-03T23:09:12+00:00' -> '23:09 UTC on 2026-12-03'; a value that does not parse names no time."""
+    try:
+        t = datetime.datetime.fromisoformat(iso or "")
+    except ValueError:
+        return "another time"
+    return f"{t:%H:%M} UTC on {t:%Y-%m-%d}"
+
+
+# --------------------------------------------------------------------------- FLOP counts
+
+# The label printed beside a TFLOP/s, by the count its point takes (flops.count_kind): each names the count used
+COUNT_LABEL = {"square": flops.FLOP_LABEL,
+               "lower_right": "FlashAttention count over the exact lower-right causal pairs, diagonal counted",
+               "window": "FlashAttention count over the exact pairs inside the window",
+               "documents": "FlashAttention count over each document's own causal square, S²/2",
+               "dense": "FlashAttention count over every pair"}
+
+
+def flop_label(points) -> str:
+    """The count label of some points (dicts or schema.Points with mask, q_len, kv_len): one label where they
+    take one count, else each count's label once, in the points' order; flops.FLOP_LABEL for none."""
+    def kind(p):
+        get = p.get if isinstance(p, dict) else lambda k: getattr(p, k)
+        return flops.count_kind(get("mask"), get("q_len"), get("kv_len"))
+
+    kinds = list(dict.fromkeys(kind(p) for p in points))
+    return "; ".join(COUNT_LABEL[k] for k in kinds) if kinds else flops.FLOP_LABEL
+
+
+# --------------------------------------------------------------------------- calls, variants and backends
+
+
+def call_of(mode: str) -> str:
+    """What one timed call is in a mode."""
+    return "forward" if mode == "inference" else "training step"
+
+
+def per_call(mode: str) -> str:
+    return "a forward" if mode == "inference" else "a training step"
+
+
+def label(variant: str) -> str:
+    """A variant's label as it reads inside a sentence: "SDPA, backend not pinned" -> "SDPA (backend not pinned)"."""
+    v = VARIANTS.get(variant)
+    text = v.label if v else variant
+    head, sep, rest = text.partition(", ")
+    # A comma inside a bracket already ("varlen_attn (packed, cu_seqlens)") stays as it is.
+    return f"{head} ({rest})" if sep and "(" not in head else text
+
+
+def short_label(variant: str) -> str:
+    """A variant's label without its bracket, for a possessive: "FlexAttention (compiled)" -> "FlexAttention"."""
+    return label(variant).split(" (")[0]
+
+
+BACKENDS = {"cudnn": "cuDNN", "flash": "flash", "efficient": "memory-efficient", "math": "math",
+            "flash (CPU)": "flash (its CPU kernel)"}
+
+
+def backend(name: str | None) -> str:
+    return BACKENDS.get(name, name) if name else "an unnamed backend"
+
+
+def variant_backend(x: str) -> str | None:
+    """The SDPA backend a variant pins, None where it pins none."""
+    var = VARIANTS.get(x)
+    return var.backend if var else None
+
+
+# --------------------------------------------------------------------------- why a call did not run
+
+# A capture's skip reason names the memory free when it got there as "the GPU's N GB free": memory its own
+# process held, not the GPU's capacity (review item 17)
+_GPU_FREE = re.compile(r"more than the GPU's ([\d.]+ [KMGT]?i?B) free")
+
+
+def free_memory_words(reason: str) -> str:
+    return _GPU_FREE.sub(r"more than the \1 the capture left free (not the GPU's capacity)", reason)
+
+
+def refusal(status: str, reason: str | None, needs_cuda: bool = False) -> str:
+    """Why a variant or a point did not run, for a table cell or a failure box: PyTorch's reason as capture
+    kept it (the report's words for a CUDA-only backend pinned on a CPU machine)."""
+    if needs_cuda:
+        return "needs CUDA: PyTorch has no CPU kernel for this backend, so pinning it leaves no viable backend"
+    if isinstance(reason, str) and reason:  # from a frame, a missing reason is NaN, which is truthy
+        return free_memory_words(reason)
+    return {"oom": "out of memory", "skipped": "not run"}.get(status, "no reason recorded")
+
+
+REASON_CHARS = 100  # a reason inside a verdict's sentence; the verdict keeps the full text beside it
+
+
+def shortened(text: str, limit: int = REASON_CHARS) -> str:
+    """text, or where longer than limit its words that fit with an ellipsis: a cut never ends inside
+    a word or a number (139.80 GiB cut to "139.8" would be another figure), unless its last word
+    is longer than half the limit: that one is cut where the limit falls."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 1]
+    if not text[limit - 1].isspace():
+        space = max(head.rfind(" "), head.rfind("\n"))
+        if space > limit // 2:
+            head = head[:space]
+    return head.rstrip(" \n,;:.(") + "…"
+
+
+def reason_first_clause(reason: str, backend_name: str | None) -> str:
+    """A reason's first line; for PyTorch's refusals, which open with "No available kernel. Aborting
+    execution.", the clause naming the backend."""
+    reason = advice_mod.reason_clause(reason, backend_name) or reason
+    return free_memory_words(reason.split("\n")[0].removeprefix("not run: ").strip())
+
+
+def short_reason(reason: str | None, backend_name: str | None = None) -> str:
+    """A capture's reason for a variant it did not measure, short: its first clause, at most
+    REASON_CHARS characters, cut between words."""
+    if not reason:
+        return "no reason recorded"
+    return shortened(reason_first_clause(reason, backend_name))
+
+
+def bare_reason(reason: str) -> str:
+    """A reason without its exception's type and final stop, to sit inside a sentence."""
+    head, sep, rest = reason.partition(": ")
+    return (rest if sep and head.endswith(("Error", "Exception")) else reason).rstrip(".")

@@ -1,0 +1,63 @@
+"""The compare pages: why two sets' figures do not compare (gen.analysis.comparability.Issue), and
+the clocks behind a ratio of ours to a published figure."""
+
+from __future__ import annotations
+
+from gen.analysis import comparability
+from gen.analysis.values import missing
+from gen.report.words.common import join_and
+from gen.report.words.verdicts import noises
+
+DEFINITIONS = {
+    "gpu_only_cuda_graph": "GPU-only time by CUDA-graph replay",
+    "gpu_only_kernel_sum": "the GPU events of a profiled call added up",
+    "published_cuda_time": "the CUDA time a profiler showed per call, as published",
+    "host_dispatch": "host dispatch time with the GPU drained first",
+    "published_cpu_time": "the profiler's CPU time per call, as published (the op's whole CPU time, not dispatch "
+                          "alone)",
+}
+
+
+def issue(i: comparability.Issue) -> str:
+    if i.kind == "shape":
+        return (f"Different shapes: A measured {_point(i.a)}, B {_point(i.b)}. Times at different shapes are "
+                "not comparable.")
+    if i.kind == "dtype":
+        return f"Different dtypes: A computed in {i.a}, B in {i.b}."
+    if i.kind == "scenario":
+        missing = join_and(s for s, has in (("A", i.a), ("B", i.b)) if not has)
+        return f"{missing} {'has' if ' and ' not in missing else 'have'} no data for the {i.quantity} scenario."
+    if i.kind == "definition":
+        q = {"gpu": "GPU time", "cpu": "CPU time"}[i.quantity]
+        return (f"{q} is defined differently: A shows {DEFINITIONS.get(i.a, i.a)}, B "
+                f"{DEFINITIONS.get(i.b, i.b)}. Their ratio mixes two quantities.")
+    if i.kind == "noisy":
+        parts = [f"in {side}, {noises(ns)}" for side, ns in (("A", i.a), ("B", i.b)) if ns]
+        return "Noisy or thin timings: " + "; ".join(parts) + "."
+    return i.kind
+
+
+def _point(p) -> str:
+    s = f"batch {p.batch}, {p.q_heads} query heads"
+    if p.kv_heads != p.q_heads:
+        s += f" over {p.kv_heads} KV heads"
+    s += f", {p.q_len} queries × {p.kv_len} keys, head dim {p.head_dim}, mask {p.mask}"
+    return s + (f" (window {p.window})" if p.window else "")
+
+
+def published_clock_note(rows: list[dict]) -> str:
+    """Under a table of ours against published figures: the clock each side ran at, and what a ratio then
+    holds. A source that states a fixed clock is compared at it; one that states none leaves the ratio mixing
+    the kernels' speed with the clocks."""
+    ours = sorted(r["ours_clock_mhz"] for r in rows if not missing(r.get("ours_clock_mhz")))
+    stated = sorted({r["anchor_clock_mhz"] for r in rows if not missing(r.get("anchor_clock_mhz"))})
+    span = (f"{ours[0]:.0f}–{ours[-1]:.0f} MHz" if ours[0] != ours[-1] else f"{ours[0]:.0f} MHz") if ours else None
+    text = f"A's times ran at an SM clock of {span}, each row's in its column" if span else \
+        "A's times carry no recorded SM clock"
+    if stated:
+        return (text + f"; the source states its clock fixed at {', '.join(f'{x:.0f}' for x in stated)} MHz, and "
+                "each scenario page sets A's rate against it at that clock (A's rate × the stated clock / A's clock).")
+    return (text + ". The source states no clock setting: a GPU at its power limit lowers its clock under load, "
+            "and a kernel's time follows its clock, so these ratios mix the kernels' speed with the clocks each "
+            "side ran at, which cannot be told apart here. The scenario pages set the burst and as-run times "
+            "against the published ones by the clock rule.")

@@ -1,0 +1,498 @@
+"""The first screen (gen.analysis.advice.Advice) -> `AdviceWords`: what to call on this GPU and
+PyTorch, and one sentence per exception, start-up cost, varying lengths, determinism and host."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gen.analysis import advice as advice_mod
+from gen.analysis import rules
+from gen.model.schema import Mode
+from gen.model.variants import VARIANTS
+from gen.report.words import dynamic
+from gen.report.words.common import (
+    backend,
+    bare_reason,
+    join_and,
+    label,
+    per_call,
+    short_label,
+    short_reason,
+    times,
+    us,
+)
+from gen.report.words.host import host_crossover, host_not_the_gap, on_this_host
+from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
+
+# How a scenario reads in the decision (a reader's words for the workload); others by their name.
+SCENARIO_WORDS = {"article": "prefill", "gqa-prefill": "prefill", "decode": "decode",
+                  "sliding-window": "sliding windows", "packed-documents": "packed documents",
+                  "chunked-prefill": "chunked prefill (a chunk of queries against a KV cache)",
+                  "decode-kernels": "decode", "fp8-prefill": "FP8 prefill",
+                  "deterministic-backward": "deterministic training"}
+
+
+CALL = "scaled_dot_product_attention"
+
+
+@dataclass(frozen=True)
+class AdviceWords:
+    decision: str  # what to call, and the reason, in one or two sentences
+    lines: tuple[str, ...]  # the exceptions, the start-up, the host: one sentence each
+    default: str  # the variant, for tests and links
+
+
+def _workload(scenario: str, mode: str) -> str:
+    return "training" if mode == "train" else SCENARIO_WORDS.get(scenario, scenario)
+
+
+def _where(picks) -> str:
+    """The workloads of some picks, inference before training."""
+    ordered = sorted(picks, key=lambda p: p.mode == "train")
+    return join_and(dict.fromkeys(_workload(p.scenario, p.mode) for p in ordered))
+
+
+def _millions(x: float) -> str:
+    return f"{x / 1e6:.1f} M" if x < 1e9 else f"{x / 1e9:.2f} G"
+
+
+def _place(a: advice_mod.Advice) -> str:
+    if a.device == "cuda":
+        return f"On this GPU ({a.gpu}) and PyTorch {a.torch}"
+    return f"On this CPU ({a.cpu or 'unnamed'}) and PyTorch {a.torch}"
+
+
+def _default_call(a: advice_mod.Advice) -> str:
+    if a.default_is_auto:
+        return f"call {CALL} with no backend pinned"
+    v = VARIANTS.get(a.default)
+    if v is not None and v.backend:
+        return f"call {CALL} with the {backend(v.backend)} backend pinned"
+    return f"call {label(a.default)}"
+
+
+def _picks(a: advice_mod.Advice) -> str:
+    """What the default call ran where it ranks first, grouped by backend; a default that pins its call: where it
+    is first, where within noise of whom, and where it is not first at a verdict's point (review items 5, 19)."""
+    if not a.default_is_auto:
+        return _ranks(a)
+    first = [p for p in a.picks if p.outcome != "slower"]
+    if not first:
+        return ""
+    by: dict = {}
+    for p in first:
+        by.setdefault(p.backend, []).append(p)
+    parts = []
+    for b, ps in by.items():
+        text = f"picks {backend(b)} for {_where(ps)}" if a.default_is_auto and b else f"ranks first for {_where(ps)}"
+        noise = [p for p in ps if p.outcome == "within noise"]
+        twin = next((p.twin for p in ps if p.twin), None)
+        pinned = (f"the pinned {backend(b.split(' ')[0])} call" if b and VARIANTS.get(twin) and VARIANTS[twin].backend
+                  else label(twin) if twin else "")
+        where = "" if all(p.twin for p in ps) else " wherever both were measured"
+        if twin and not noise:
+            text += f", and {pinned} runs the same kernels{where}: a tie"
+        elif twin:
+            text += f", as {pinned} does; the two are within noise of each other"
+        elif noise:
+            text += f", within noise of {join_and(dict.fromkeys(label(p.fastest) for p in noise))}"
+        parts.append(text)
+    lead = "It already " if a.default_is_auto else "It "
+    return lead + "; it ".join(parts) + "."
+
+
+# The workloads of the default's own claims, apart where SCENARIO_WORDS reads two as one ("prefill")
+PLACE_WORDS = {"article": "the article's shape", "gqa-prefill": "prefill with grouped-query attention",
+               "decode-kernels": "the decode kernels compared"}
+
+
+def _place_of(scenario: str, mode: str) -> str:
+    if mode == "train":
+        return "training" if scenario != "deterministic-backward" else SCENARIO_WORDS[scenario]
+    return PLACE_WORDS.get(scenario) or SCENARIO_WORDS.get(scenario, scenario)
+
+
+def other_dtype_clause(a: advice_mod.Advice, scenario: str) -> str:
+    """Where the default ranks first in a scenario of FP8 calls while itself not FP8: it is no FP8 kernel, and
+    which FP8 calls were not measured, and why (review item 13)."""
+    got = next((x for x in a.other_dtype if x[0] == scenario), None)
+    if got is None:
+        return ""
+    _, dtype, _, missing_ = got
+    text = f"as a {DTYPE_WORDS.get(dtype, dtype) or 'wider'} call (no FP8 kernel measured there beats it"
+    if missing_:
+        text += ", and " + join_and(f"{label(x)} was not measured: {bare_reason(short_reason(r))}" if r else
+                                    f"{label(x)} was not measured" for x, r in missing_)
+    return text + ")"
+
+
+def _places(picks) -> str:
+    ordered = sorted(picks, key=lambda p: p.mode == "train")
+    return join_and(dict.fromkeys(_place_of(p.scenario, p.mode) for p in ordered))
+
+
+def _ranks(a: advice_mod.Advice) -> str:
+    """A pinned default's standing at each verdict's point: first, within noise of a named call (the tie placed
+    with its workloads), or not first, with who is faster there and by how much."""
+    first = [p for p in a.picks if p.outcome == "fastest"]
+    noise = [p for p in a.picks if p.outcome == "within noise"]
+    told = {(e.scenario, e.mode) for e in a.exceptions}
+    slower = [p for p in a.picks if p.outcome == "slower" and (p.scenario, p.mode) not in told]
+    parts = []
+    odd = [p for p in first if other_dtype_clause(a, p.scenario)]
+    first = [p for p in first if p not in odd]
+    if first:
+        parts.append(f"It ranks first at the verdict's point for {_places(first)}")
+    parts += [f"{'it' if parts else 'It'} ranks first for {_place_of(p.scenario, p.mode)} "
+              f"{other_dtype_clause(a, p.scenario)}" for p in odd]
+    by: dict = {}
+    for p in noise:
+        by.setdefault(p.fastest, []).append(p)
+    for x, ps in by.items():
+        parts.append(f"{'it' if parts else 'It'} is within noise of {label(x)} for {_places(ps)}")
+    text = "; ".join(parts) + ("." if parts else "")
+    if slower:
+        text += (" It is not first at the verdict's point for " + join_and(
+            f"{_place_of(p.scenario, p.mode)} ({label(p.fastest)} is {times(p.ratio)} faster)" for p in slower) + ".")
+    return text.strip()
+
+
+def _k(n: int) -> str:
+    return f"{n // 1024}k" if n % 1024 == 0 and n >= 1024 else f"{n:,}"
+
+
+def behind_line(a: advice_mod.Advice) -> str | None:
+    """The sweep points past the verdicts' where another call is decidedly faster than the default (intervals
+    apart), with the clocks they ran at: the default's claims hold at the verdicts' points only."""
+    rest = [b for b in a.behind_at if not b.at_verdict]
+    if not rest:
+        return None
+    groups: dict = {}
+    for b in rest:
+        groups.setdefault((b.scenario, b.mode, b.fastest), []).append(b)
+    parts = []
+    for (sc, mode, x), bs in groups.items():
+        unit = " keys" if bs[0].q_len == 1 else " tokens"
+        sizes = join_and((_k(b.kv_len) if b.q_len in (1, b.kv_len) else f"{b.q_len:,} × {_k(b.kv_len)}") + unit
+                      + (f" (head dim {b.head_dim})" if b.head_dim else "") for b in bs)
+        lo, hi = min(b.ratio for b in bs), max(b.ratio for b in bs)
+        ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
+        text = f"{_place_of(sc, mode)} at {sizes}: {label(x)} {ratio} faster"
+        clocks_ = [(b.default_mhz, b.fastest_mhz) for b in bs if b.default_mhz and b.fastest_mhz]
+        if clocks_ and any(abs(d - f) >= 1 for d, f in clocks_):
+            text += (f" as run ({short_label(a.default)} at " + join_and(f"{d:.0f}" for d, _ in clocks_)
+                     + " MHz against " + join_and(f"{f:.0f}" for _, f in clocks_) + " MHz)")
+        parts.append(text)
+    return (f"Past the verdicts' points, {label(a.default)} is not first at every size: " + "; ".join(parts)
+            + " (the 95% intervals apart; each size on its scenario page).")
+
+
+DTYPE_WORDS = {"fp8_e4m3": "float8 e4m3", "fp8_e5m2": "float8 e5m2"}
+
+
+def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = False) -> str:
+    """One exception; `told`: an earlier one already said how SDPA takes a dense mask (said shorter here)."""
+    where = _workload(e.scenario, e.mode)
+    at = f" at {e.kv_len // 1024}k" if e.kv_len and e.kv_len % 1024 == 0 else (f" at {e.kv_len}" if e.kv_len else "")
+    fwd = " in a forward pass" if e.forward_only else ""
+    why_fwd = "; this scenario timed no training step" if e.forward_only else ""
+    if e.q_len and at:  # a chunk against a cache: the ratio is of that chunk's size
+        at = (f" with {e.q_len:,} quer{'y' if e.q_len == 1 else 'ies'} against{at[3:]} keys (the verdict's point; "
+              f"other chunk sizes differ, each on the scenario page{why_fwd})")
+    elif why_fwd:
+        at += f" ({why_fwd[2:]})"
+    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {times(e.ratio)} slower{fwd}{at}"
+    if e.q_len and "wrong-mask" not in VARIANTS.get(e.variant, VARIANTS["sdpa_is_causal"]).keywords:
+        # fewer queries than keys: the plain causal flag is the wrong call here, whatever its speed
+        why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
+        text += f". Not SDPA with is_causal=True: it {why}, which gives a wrong answer here"
+    text += _dense_mask_text(e, told)
+    text += "." + reversed_line(a, e)
+    if e.mask_build_s is not None and e.call_ms:
+        text += (f" Its block mask took {us(e.mask_build_s * 1e3)} to build, against {us(e.call_ms)} a call: build "
+                 "it once per mask and reuse it" + ("; built for every call, it would cost more than the call itself"
+                                                    if e.mask_build_s * 1e3 > e.call_ms else "") + ".")
+    if e.compile_s is not None:
+        text += f" Its first call at this shape compiled it in {e.compile_s:.1f} s"
+        text += " (in a later capture call, merged)." if e.compile_merged else (
+            f" ({COMPILED_AHEAD_BRIEF})." if e.compile_ahead else ".")
+    if e.error is not None and e.default_error is not None:
+        text += f" Its relative error: {e.error:.1e} ({short_label(a.default)}: {e.default_error:.1e})"
+        if e.input_rounding_error is not None:
+            text += (f"; rounding q, k, v to {DTYPE_WORDS.get(e.dtype, e.dtype)} alone moves the answer by "
+                     f"{e.input_rounding_error:.1e}")
+        text += "."
+    return text
+
+
+def _dense_mask_text(e: advice_mod.Exception_, told: bool) -> str:
+    """An exception's words on SDPA's dense mask, "" where it has none; `told` as in `_exception`."""
+    if not (e.dense_mask and e.pairs_scored and e.pairs_needed):
+        return ""
+    text = ""
+    what = {"sliding": ("no window", "inside the window", "block mask skips the blocks outside it"),
+            "document": ("no document mask", "inside the documents",
+                         "block mask skips the blocks wholly outside the documents")}.get(
+        e.mask or "", ("no such mask", "the mask lets through", "call computes only those"))
+    if told:
+        text += (f". SDPA has {what[0]} either: {e.pairs_scored / e.pairs_needed:.1f}× the "
+                 f"{_millions(e.pairs_needed)} pairs {what[1]} per head scored")
+    else:
+        text += (f". SDPA has {what[0]}: it gets the mask as a dense boolean attn_mask, so its kernel scores "
+                 f"every (query, key) pair, {e.kv_len:,} × {e.kv_len:,}, {e.pairs_scored / e.pairs_needed:.1f}× "
+                 f"the {_millions(e.pairs_needed)} pairs {what[1]} per head, where {short_label(e.variant)}'s "
+                 f"{what[2]}")
+    if e.flops_dense and e.flops_needed and not told:
+        text += f" ({e.flops_dense / 1e12:.1f} TFLOP against {e.flops_needed / 1e12:.2f})"
+    text += f"; the {times(e.ratio)} is against that dense mask"
+    if e.between:
+        text += ("; calls given the mask's structure rather than a dense mask are closer: " + join_and(
+            f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}" for x, r in e.between))
+    return text
+
+
+def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
+    """Where the exception's own scenario, at other sizes, turns the other way (review item 12): the sizes where
+    the default is decidedly faster, with both times."""
+    if not e.reversed_at:
+        return ""
+    by: dict = {}
+    for q, kv, d, x in e.reversed_at:
+        by.setdefault(q, []).append((kv, d, x))
+    parts = []
+    for q, rows in by.items():
+        lo, hi = min(x / d for _, d, x in rows), max(x / d for _, d, x in rows)
+        ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
+        what = f"{q:,}-query chunks" if q > 1 else "single queries"
+        parts.append(f"with {what} {short_label(a.default)} is {ratio} faster (" + join_and(
+            f"{us(d)} against {us(x)} at {_k(kv)} keys" for kv, d, x in rows) + ")")
+    size = f"{e.q_len:,}-query chunks" if e.q_len else "the verdict's point"
+    return f" This holds for {size}: {'; '.join(parts)}; use {short_label(a.default)} there."
+
+
+def _startup(a: advice_mod.Advice) -> str | None:
+    s = a.startup
+    if s is None:
+        return None
+    b = backend(s.backend) if s.backend else label(s.variant)
+    who = "the process's" if s.in_process else "the capture's"
+    decl = VARIANTS.get(s.variant)
+    if decl is not None and decl.compiled and not s.backend:
+        # A call compiled per configuration (FA4's CuTe DSL): its first call is a compile at that shape, not a
+        # one-time start-up
+        text = (f"{label(s.variant)} is compiled on its first call, which took {s.first_call_s:.2f} s at the "
+                f"article's shape ({who} first call of it)")
+        if s.later_first_call_s is not None:
+            text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
+        # measured at one shape: whether another configuration or length compiles again is not (review item 22)
+        if s.lengths_status != "ok":
+            text += ("; that was measured at the article's shape only: whether a new configuration or new lengths "
+                     "compile again was not measured" + (f" (the dynamic-lengths runs: {s.lengths_status})"
+                                                         if s.lengths_status else ""))
+        return text + "."
+    text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call"
+    if s.backend:  # the variant beside its backend; a call that pins none is named by its variant already
+        text += f" ({label(s.variant)})"
+    text += f" took {s.first_call_s:.2f} s"
+    if s.later_first_call_s is not None:
+        text += (f", and the first call of {label(s.later_variant)} after it, the same kernels at the same shape, "
+                 f"{us(s.later_first_call_s * 1e3)}")
+    return text + "."
+
+
+def _determinism(a: advice_mod.Advice) -> str | None:
+    """Deterministic training: which backend refuses under torch.use_deterministic_algorithms(True), and
+    what determinism costs each backend that runs, from the deterministic-backward scenario."""
+    ds = a.determinism
+    if not ds:
+        return None
+    refused = [d for d in ds if d.refused]
+    costs = sorted((d for d in ds if d.ratio is not None), key=lambda d: d.det_ms)
+    parts = []
+    for d in refused:
+        why = f" ({d.reason.rstrip('.')})" if d.reason else ""
+        # PyTorch's dispatcher declines the backend under torch.use_deterministic_algorithms(True), not the library
+        parts.append(f"PyTorch's dispatcher refuses {_det_name(d)}{why}" if d.refused == "unavailable"
+                     else f"{_det_name(d)}: {d.refused}{why}")
+    for d in costs:
+        clock = f" as run, {times(d.ratio_at_ref)} at equal clock" if d.ratio_at_ref is not None else ""
+        parts.append(f"{_det_name(d)} deterministic takes {_ms(d.det_ms)}{_sum_mark(d.det_method)} against "
+                     f"{_ms(d.base_ms)}{_sum_mark(d.base_method)} by default, {times(d.ratio)}{clock}")
+    if not parts:
+        return None
+    text = ("For deterministic training (torch.use_deterministic_algorithms(True), GPU-only time of "
+            f"{per_call(ds[0].mode)}): " + "; ".join(parts))
+    if costs:
+        best = costs[0]
+        name = _det_name(best)
+        text += f". {name[0].upper() + name[1:]} is the fastest deterministic call"
+        plain_ms = best.fastest_plain_ms
+        if best.fastest_plain and plain_ms and best.det_ms:
+            text += (f": turning it on costs {times(best.det_ms / plain_ms)} the fastest step without it "
+                     f"({label(best.fastest_plain)}, {_ms(plain_ms)}){_det_clock(best)}")
+    return text + "."
+
+
+def _det_clock(d: advice_mod.Determinism) -> str:
+    """The clocks behind an as-run ratio across two steps, and the ratio at equal clock (review item 21)."""
+    dm, pm, at = getattr(d, "det_mhz", None), getattr(d, "plain_mhz", None), getattr(d, "plain_ratio_at_ref", None)
+    if dm is None or pm is None or round(dm) == round(pm):
+        return ""
+    return f" as run ({dm:.0f} against {pm:.0f} MHz)" + (f", {times(at)} at equal clock" if at is not None else "")
+
+
+PHASE_WORDS = {"prefill": "a new prompt length", "decode": "a decode step (the KV cache one token longer)"}
+
+
+def lengths_line(a: advice_mod.Advice) -> str | None:
+    """Where the decision runs cuDNN: what a new length costs (the set's dynamic-lengths runs) and what to do
+    instead; where the set has none, that it was not measured."""
+    x = a.lengths
+    if x is None:
+        return None
+    if not x.measured:
+        return ("Where lengths vary (prompts of many lengths, or decode with a growing KV cache), cuDNN plans each "
+                "new shape on its first call: this set did not measure what that costs (it has no dynamic-lengths "
+                "runs). Bucket or pad lengths to a few shapes, or measure the first call at new lengths before "
+                "relying on the steady times.")
+    costs = "; ".join(f"{PHASE_WORDS.get(ph, ph)}: {us(first)} more than its steady {us(steady)}"
+                      for ph, first, steady in x.phases)
+    text = (f"Where lengths vary, {label(x.variant)}'s first call at each new shape costs more (the set's "
+            f"dynamic-lengths runs, median over lengths): {costs}. Bucket or pad lengths to a few shapes so each "
+            "plan is reused")
+    if x.instead:
+        text += ", or call " + "; ".join(
+            f"{label(v)} in {ph}, which costs less in all than the steady fastest below "
+            f"{calls:,.0f}" if calls >= 10 else f"{label(v)} in {ph}, which costs less in all than the steady fastest "
+            f"below {calls:.1f}" for ph, v, calls in x.instead)
+        text += " calls per length" if len(x.instead) == 1 else " calls per length respectively"
+    text += "."
+    if x.switch is not None:
+        name, effect, detail = x.switch
+        text += f" {name}=1: {effect or 'not measured'}" + (f" ({detail})" if detail else "") + "."
+        if x.switch_steady is not None:
+            text += dynamic.steady_change(*x.switch_steady)
+    return text
+
+
+def _det_name(d: advice_mod.Determinism) -> str:
+    """A deterministic call by its SDPA backend, or by its variant where it pins none (never "an unnamed
+    backend")."""
+    if d.backend:
+        return backend(d.backend)
+    return label(d.base or d.variant)
+
+
+def _sum_mark(method: str | None) -> str:
+    """A GPU-only time that is a kernel sum (no CUDA graph could be captured) says so where it meets a graph's."""
+    return " (kernel sum)" if method == "kernel_sum" else ""
+
+
+def _ms(x: float | None) -> str:
+    return us(x) if x is not None else "–"
+
+
+def _host(a: advice_mod.Advice) -> str | None:
+    if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
+        return None
+    # The first screen's short form of the verdict's host line: what this host saw, and the crossover.
+    text = ("In short calls at the article's shape, "
+            f"{on_this_host(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms)}")
+    cross = None if host_not_the_gap(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms) else \
+        host_crossover(a.host_gpu_ms, a.host_cost_ms, a.host_ref_ms)
+    return text + (f": {cross}" if cross else "") + "."
+
+
+def _loops(a: advice_mod.Advice) -> str | None:
+    """Where else a loop of the default call clearly waited for the host (decode's short calls)."""
+    if not a.loops:
+        return None
+    outcome = {rules.YES: "host-bound", rules.WITHIN_NOISE: "host-bound on this host",
+               rules.NO: "not host-bound by the host's own cost"}
+    parts = [f"{SCENARIO_WORDS.get(sc, sc)}, {r:.2f}× its GPU-only time (at least {lo:.2f}×; "
+             f"{outcome.get(o, 'undecided')})" for sc, r, (lo, _), o in a.loops]
+    return f"A loop also waited in {'; '.join(parts)}."
+
+
+def advice(a: advice_mod.Advice) -> AdviceWords:
+    """The first screen: the decision and its reason, then one sentence per exception, start-up, host."""
+    decision = f"{_place(a)}: {_default_call(a)}."
+    picks = _picks(a)
+    if picks:
+        decision += " " + picks
+    dense = [i for i, e in enumerate(a.exceptions) if e.dense_mask and e.pairs_scored and e.pairs_needed]
+    lines = [_exception(a, e, told=bool(dense) and i != dense[0] and i in dense) for i, e in enumerate(a.exceptions)]
+    # The loop lines share one paragraph: the first screen must end above the fold.
+    loop = " ".join(x for x in (_host(a), _loops(a)) if x) or None
+    if loop:
+        loop += " A CUDA graph, or more work per call, keeps the GPU fed."
+    for extra in (behind_line(a), _determinism(a), lengths_line(a), _startup(a), loop):
+        if extra:
+            lines.append(extra)
+    if a.device != "cuda":
+        lines.append("Ranked by wall time on the host: this set has no GPU.")
+    return AdviceWords(decision, tuple(lines), a.default)
+
+
+# --------------------------------------------------------------------------- the first screen's table
+
+def _low(title: str) -> str:
+    """A title mid-sentence: its capital dropped where the next letter is small ("Packed documents" ->
+    "packed documents", "FP8 prefill" stays)."""
+    return title[0].lower() + title[1:] if len(title) > 1 and title[1].islower() else title
+
+
+def workloads(items) -> str:
+    """Workloads named mid-sentence by their scenarios' titles, (title, mode) each: inference first, then the
+    training ones after "in training:", so that a scenario measured in both modes does not read as named twice
+    (review2 N10): "prefill with grouped-query attention and packed documents, and in training: the article's
+    shape and deterministic backward"."""
+    items = list(items)
+    inference = list(dict.fromkeys(_low(t) for t, mode in items if mode != Mode.TRAIN))
+    train = list(dict.fromkeys(_low(t) for t, mode in items if mode == Mode.TRAIN))
+    if not train:
+        return join_and(inference)
+    if not inference:
+        return f"training: {join_and(train)}"
+    return f"{join_and(inference)}, and in training: {join_and(train)}"
+
+
+def behind_margin() -> str:
+    """What a gain under rules.ADVICE_MIN_GAIN means: not enough for the report to name another call."""
+    return f"under the {rules.ADVICE_MIN_GAIN:g}× gain the report asks before it names another call for a workload"
+
+
+def standing(first: int, total: int, alone, shared, noise: dict, behind) -> str:
+    """The default row's condition with every workload named (review item 28): first outright, first on the
+    same kernels as another call, within noise of a named call ({call label: workloads}), behind ((workload,
+    the faster call's label, its gain or None) each). Workloads as `workloads` takes them."""
+    parts = [f"ranks first in {first} of {total} workloads"]
+    if alone:
+        parts.append(f"outright in {workloads(alone)}")
+    if shared:
+        parts.append(f"sharing the first rank in {workloads(shared)}")
+    parts += [f"within noise of {x} in {workloads(ws)}" for x, ws in noise.items()]
+    for w, faster, gain in behind:
+        parts.append(f"behind in {workloads([w])} ({faster} " + (f"{times(gain)} faster, " if gain else "")
+                     + f"{behind_margin()})")
+    return "; ".join(parts)
+
+
+def standing_short(first: int, total: int, counts, behind) -> str:
+    """The default row's standing in counts ((n, "outright") ...), with the workloads where it is behind named
+    (the first screen)."""
+    text = f"first in {first} of {total} workloads (" + ", ".join(f"{n} {w}" for n, w in counts if n) + ")"
+    for w, faster, gain in behind:
+        text += f"; behind in {workloads([w])} ({faster} " + (f"{times(gain)} faster)" if gain else "faster)")
+    return text
+
+
+def gain_note(dense, loss) -> str:
+    """What the default row's gain range is against (review item 16): SDPA given a dense mask where it was,
+    and the workloads where the gain is under 1× (the default is slower there)."""
+    parts = []
+    if dense:
+        parts.append(f"against SDPA given a dense boolean mask in {workloads(dense)}, scoring every pair")
+    if loss:
+        parts.append(f"under 1×: slower than SDPA, in {workloads(loss)}")
+    return f" ({'; '.join(parts)})" if parts else ""

@@ -1,0 +1,87 @@
+"""Host speed as a property of the host: what a capture's loop saw against the host-bound line, and the
+crossover (the GPU time of a call against what the host took to dispatch it)."""
+
+from __future__ import annotations
+
+from gen.analysis import rules
+from gen.analysis.values import missing
+from gen.report.words.common import times, us
+
+
+def usec(ms: float) -> str:
+    """A host-side quantity (a call's host cost, its reference call) always in µs, on every page: one unit and one
+    value per quantity. The crossover is a call's GPU time, worded by `us` like every other duration."""
+    return f"{ms * 1000:.1f} µs"
+
+
+def host_crossover(gpu_ms: float | None, host_cost_ms: float | None, host_ref_ms: float | None) -> str | None:
+    """Host speed as a property of the host: the GPU time of a call is the crossover (a loop keeps the GPU
+    busy while the host dispatches a call faster than the GPU runs it), against what this capture's host
+    took and its reference call. None without a GPU time or a host cost."""
+    if gpu_ms is None or missing(gpu_ms) or host_cost_ms is None or missing(host_cost_ms):
+        return None
+    text = (f"a Python loop keeps the GPU busy while the host dispatches a call in under {us(gpu_ms)} (the "
+            f"call's GPU time); this capture's host took {usec(host_cost_ms)}")
+    if host_ref_ms is not None and not missing(host_ref_ms):
+        text += f" (its reference call: {usec(host_ref_ms)})"
+    return text
+
+
+HOST_SPEED_LEAD = ("Whether a Python loop waits on the host is a property of the host as much as of the kernel; "
+                   "what this capture's host gave")
+
+
+def host_not_the_gap(ratio: float | None, ci: tuple[float, float] | None, host_cost_ms: float | None,
+                     gpu_ms: float | None) -> str | None:
+    """Where the loop reads at or above the host-bound line but the host dispatches faster than the GPU runs
+    the call (rules.host_under_gpu): the gap as measured, and that the host is not its cause; None elsewhere."""
+    line = rules.HOST_BOUND_EAGER_RATIO
+    straddles = ci is not None and ci[0] < line <= ci[1]
+    if ratio is None or not rules.host_under_gpu(host_cost_ms, gpu_ms) or not (straddles or ratio >= line):
+        return None
+    host, gpu = usec(host_cost_ms), us(gpu_ms)
+    if straddles and rules.host_well_under_gpu(host_cost_ms, gpu_ms):
+        return (f"at the {times(line)} line ({times(ci[0])} to {times(ci[1])} its GPU-only time), but not behind "
+                f"this host: its cost ({host} a call) is under half the GPU time ({gpu}), so the spread is not the "
+                "host's")
+    if not straddles and rules.host_far_under_gpu(host_cost_ms, gpu_ms):
+        return (f"its eager call takes {times(ratio)} the GPU-only time: the kernels ran slower in the eager loop "
+                f"than the GPU-only time shows; the host, at {host} a call against {gpu} of GPU time, does not "
+                "explain it")
+    if ratio < line:  # the median sits under the line, inside its noise (1.01×, 1.02×): no gap to explain (N6)
+        return None
+    return (f"the eager loop took {times(ratio)} the GPU-only time, though the host's cost ({host}) is under the "
+            f"GPU time ({gpu}); the cause of the gap is not established")
+
+
+def on_this_host(ratio: float | None, ci: tuple[float, float] | None, host_cost_ms: float | None = None,
+                 gpu_ms: float | None = None) -> str:
+    """What this capture's loop saw, as measured: host-bound on this host, not, or at the line where the
+    ratio's interval reaches across it. Never "within noise": a ratio clear of the line is its answer here.
+    Never "waited for this host" where the host is faster than the GPU (host_not_the_gap)."""
+    line = rules.HOST_BOUND_EAGER_RATIO
+    if ratio is None:
+        return "no eager time"
+    not_host = host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms)
+    if not_host:
+        return not_host
+    if ci is not None and ci[0] < line <= ci[1] and ratio < line:
+        return (f"the GPU stayed busy behind this host at the median ({times(ratio)} its GPU-only time; the "
+                f"interval, {times(ci[0])} to {times(ci[1])}, reaches the {times(line)} line)")
+    if ci is not None and ci[0] < line <= ci[1]:
+        return f"at the {times(line)} line behind this host ({times(ci[0])} to {times(ci[1])} its GPU-only time)"
+    state = "a loop waited for this host" if ratio >= line else "the GPU stayed busy behind this host"
+    return f"{state} ({times(ratio)} its GPU-only time)"
+
+
+def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: str | None,
+                     host_cost_ms: float | None, gpu_ms: float | None, host_ref_ms: float | None = None) -> str:
+    """The eager/GPU-only ratio as measured, what it makes of this capture's host, and the crossover
+    (host_crossover): whether a loop waits is a property of the host, so the host's numbers stand beside it."""
+    text = on_this_host(ratio, ci, host_cost_ms, gpu_ms)
+    if why == "same kernels":
+        text += "; a variant running the same kernels came out otherwise"
+    # where the host's cost is already set against the GPU time, the crossover would say it twice
+    cross = None if host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms) else \
+        host_crossover(gpu_ms, host_cost_ms, host_ref_ms)
+    return text + (f"; {cross}" if cross else "")

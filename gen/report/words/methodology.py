@@ -1,0 +1,141 @@
+"""The report's rules, stated once in words (the Methodology page quotes them, other pages point at
+them): host-bound, tensor cores, noise, the verdict's ranking, the three times a call is given."""
+
+from __future__ import annotations
+
+from gen.analysis import rules
+from gen.report.words.common import duration_us
+
+# The condition of rules.host_bound_outcome, as a "when" clause: "A call is host-bound when ...".
+HOST_BOUND_RULE = (
+    f"a Python loop sees at least {rules.HOST_BOUND_EAGER_RATIO:.2f}× its GPU-only time per call (its eager time "
+    f"over its GPU-only time, the 95% intervals of both medians clear of the line: the GPU then sits idle for at "
+    f"least {100 * (1 - 1 / rules.HOST_BOUND_EAGER_RATIO):.0f}% of each call, waiting for the host's next launch) "
+    f"and the host's own cost of a call (its dispatch with the GPU drained, at the "
+    f"{rules.HOST_COST_QUANTILE}th percentile of its samples) is at least {rules.HOST_YES_MARGIN:g}× the GPU-only "
+    f"time. It is not host-bound when the loop stays under {rules.HOST_BOUND_EAGER_RATIO:.2f}× and the GPU-only "
+    f"time is at least {rules.HOST_HEADROOM:g}× the host's cost, or whenever it is at least {rules.HOST_CLEAR:.0f}× "
+    f"that cost (the last only where the loop's interval straddles its line); otherwise it is within noise: whether "
+    f"a loop waits depends on the host that day (a call's host cost moves far more between captures than its "
+    f"GPU-only time). Calls that run the same kernels share one outcome")
+
+
+HOST_BOUND_CONSEQUENCE = ("the GPU waits for the host's launches: its eager time measures mostly how fast the host "
+                          "dispatches, while its GPU-only time still measures the kernels")
+
+
+def host_speed(median_ms: float, p10_ms: float, p90_ms: float, n: int) -> str:
+    """The capture's host speed (timings.HostReference) beside its host-bound outcomes, which are this host's."""
+    return (f"Host-bound outcomes belong to this capture's host as well as to its GPU. The host's speed: a "
+            f"reference call (a one-element add, its dispatch host-timed with the GPU drained, in the calls' own "
+            f"context, a few calls after every round's host window, the first of each few left out as cold) took "
+            f"{duration_us(median_ms * 1e3)} (median of {n:,}; 10th–90th percentile {duration_us(p10_ms * 1e3)}–"
+            f"{duration_us(p90_ms * 1e3)}). "
+            f"A call whose host cost is near its GPU-only time can keep the GPU waiting behind a slower host and "
+            f"not behind a faster one: compare sets' host-bound outcomes beside their hosts' speeds.")
+
+
+def markers(names) -> str:
+    """Regex markers as a reader sees them: `_s\\d+gemm` -> `_sNNgemm`."""
+    return ", ".join(f"`{m.replace(chr(92) + 'd+', 'NN')}`" for m in names)
+
+
+TENSOR_CORE_RULE = (
+    "a matrix product or fused attention kernel whose name says float32 math ("
+    + markers(rules.OFF_TENSOR_CORE_MARKERS) + ") is counted off the tensor cores; one whose name carries a 16-bit "
+    "type or a matrix-unit marker (" + markers(rules.ON_TENSOR_CORE_MARKERS) + ") on them; any other is undecided")
+
+
+NOISE_RULE = (f"above {rules.NOISY_IQR_PCT:.0f}% a timing is marked noisy (torch.utils.benchmark warns at the "
+              "same line)")
+
+
+AUTOGRAD_CLAIM = "in-place ops are unsafe for training"
+
+
+AUTOGRAD_WHY_MATCH = (
+    "masked_fill_ overwrites the output of `scores * scale`; the backward of a multiplication by a Python number "
+    "needs no saved tensor, and softmax's backward saves its own output, so autograd's version counter finds "
+    "nothing it needs overwritten")
+
+
+# Where a side process compiled a call before the timings (gen.capture.precompile): in full, and
+# in brief for the verdicts' lines and the findings' one-line summaries (the methodology page says
+# the rest). Several side processes compile at once, sharing the host's cores: such a compile can
+# take longer than one alone (benchmarks/capture_time.md: two captures, the same calls, 65 and 45 s).
+COMPILED_AHEAD = ("measured in a side process that compiled it before the capture timed anything, beside "
+                  "other side processes compiling at the same time, so it can take longer than a compile "
+                  "alone; the capture's own first call then found the compiled code in Inductor's cache")
+
+
+COMPILED_AHEAD_BRIEF = "in a side process, before the timings"
+
+
+GPU_ONLY_MEANING = "GPU-only is the GPU's own time per call, with no host gaps (the time that ranks)"
+
+
+EAGER_MEANING = "Eager is what a Python loop sees per call (CUDA events around each call of a bare loop)"
+
+
+HOST_MEANING = "Host dispatch is the host's time to launch one call, with the GPU drained first"
+
+
+# How a GPU-only time was taken, by gpu_only_method.
+GPU_ONLY_HOW = {
+    "cuda_graph": "GPU-only times come from CUDA-graph replays of many back-to-back calls, divided by the number of "
+                  "calls.",
+    "kernel_sum": "GPU-only times marked kernel sum could not be taken from a CUDA graph: they are the GPU events of "
+                  "one profiled call added up (median over the profiled calls), so they leave out the gaps between "
+                  "kernels.",
+    "published": "GPU-only times of a published set are the figures its source published.",
+}
+
+
+GPU_ONLY_LABEL = {"cuda_graph": "graph", "kernel_sum": "kernel sum", "published": "published"}
+
+
+METHOD = {
+    "cuda_graph": "GPU-only time, by CUDA-graph replay of back-to-back calls",
+    "kernel_sum": "GPU-only time, as the GPU events of each profiled call added up (this set has no CUDA-graph "
+                  "timing)",
+}
+
+
+BASIS = {"gpu_only": "on the GPU alone", "eager": "per call in a Python loop (no GPU-only time in this set)",
+         "host": "in wall time on the host (no GPU in this set)"}
+
+
+TIMING = {"gpu_only": "GPU-only", "eager": "eager per-call", "host": "host"}
+
+
+VERDICT_RULE = (
+    "Each set's verdict, on the home page and atop its page, is made by one rule from the data: variants rank by "
+    "their median GPU-only time as run (CUDA-graph replay, or the kernel sum of the profiled calls where a set has no "
+    "graph timing; a set without GPU times ranks by eager, then host time): what a user gets, each kernel at the SM "
+    "clock NVML sampled during its window, which also reflects the variants timed just before it. Beside each time "
+    "stand the SM clock and board power it ran at and, at a compute-bound point, its time at equal clock (the set's "
+    "reference clock), which ranks the kernels by their efficiency (a memory-bound point, judged in TB/s, keeps its "
+    "as-run time: HBM bandwidth does not follow the SM clock); where the two "
+    "orders differ, the verdict names the pair and who paid for reaching the power limit. "
+    "Each median carries its 95% interval, "
+    f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
+    "much). A variant's rank is one more than the number of variants decidedly faster than it (their interval "
+    "ends below its own begins), so variants the times cannot tell apart share a rank, and variants that run the "
+    "same kernels (the same GPU events in one call) are one rank, a tie, unless their intervals are apart (then "
+    "the names hide other arguments, and the times rank them). The fastest is "
+    "set against the fastest variant running other kernels: decidedly ahead, or within noise. SDPA with no "
+    "backend pinned is named beside the pinned variant whose kernels it runs. The verdict says when the eager "
+    "ranking, what a Python loop sees, cannot tell the fastest from a variant the GPU-only ranking keeps apart, "
+    "and gives one reason read off the kernels: the fastest built for this GPU's architecture (its sm tag) against "
+    "rivals built for an older one, or fewer GPU events a call. The same ranking gives the Fastest finding, the "
+    "hypotheses' ranks, the variant pages' ranks and the scaling page's fastest.")
+
+
+# What a window's clock is (review item 11): rounds are two graph replays (about 25 ms) interleaved among
+# variants, and NVML's power is a one-second average, so a window's clock also reflects its neighbours' draw.
+AS_RUN_CLOCK = ("each kernel at the SM clock NVML sampled during its window, which also reflects the variants timed "
+                "just before it")
+
+
+MEMORY_BOUND_CLOCK = (": this point is memory-bound (judged in TB/s), and HBM bandwidth does not follow the SM clock, "
+                      "so equal clock does not apply: each time stands as run.")

@@ -1,0 +1,230 @@
+"""The notes and cells of a set's tables: what its times are, how a GPU-only time was taken, the
+conditions (clock, power, temperature) each time ran in, the measured ceilings."""
+
+from __future__ import annotations
+
+from gen.analysis import clocks, rules
+from gen.analysis.values import missing
+from gen.report.words.common import call_of, join_and, label
+from gen.report.words.methodology import EAGER_MEANING, GPU_ONLY_HOW, GPU_ONLY_MEANING, HOST_MEANING, NOISE_RULE
+
+
+def timing_notes(mode: str, gpu: bool, samples: int | None, host_samples: int | None,
+                 error_draws: int | None, methods: frozenset[str] = frozenset()) -> list[str]:
+    """The sentences under a set's table: what its three times, spreads, memory
+    and error columns are, with only what the set recorded. `methods`: the
+    gpu_only_method values of its rows."""
+    out = []
+    call = call_of(mode)
+    if gpu and samples:
+        out.append(f"Three times per {call}, each a median: {GPU_ONLY_MEANING}. {EAGER_MEANING}, over {samples} or "
+                   f"more timed calls. {HOST_MEANING}. The IQR (Q1–Q3) and the spread (IQR as a share of the median) "
+                   f"are the GPU-only time's; {NOISE_RULE}.")
+        if "cuda_graph" in methods:
+            out.append(GPU_ONLY_HOW["cuda_graph"])
+        if "kernel_sum" in methods:
+            out.append(GPU_ONLY_HOW["kernel_sum"])
+    elif host_samples:
+        out.append(f"No GPU timed this set: host ms is the median wall time of one {call} on the host "
+                   f"over {host_samples} or more calls.")
+    else:
+        out.append("Published figures: one number per field, no samples and no spread.")
+    out.append("Peak MiB is the allocator's peak during one call, extra MiB the part above the inputs already "
+               "allocated.")
+    if error_draws:
+        out.append(f"Error is the largest relative L2 error against a float64 reference over {error_draws} draws.")
+    return out
+
+
+def gpu_only_note(method: str | None, reason: str | None, absent: str | None) -> str:
+    """Why a GPU-only time is a kernel sum, or missing; empty for a CUDA-graph time."""
+    if absent == "not_measured":
+        return f"no GPU-only time: {reason or 'not measured'}"
+    if absent == "no_trace":
+        return (f"no GPU-only time: no CUDA-graph timing ({reason or 'no reason recorded'}) and no profiled call "
+                "to add up")
+    if method == "kernel_sum":
+        return f"GPU-only time is the kernel sum of the trace (no CUDA-graph timing: {reason or 'no reason recorded'})"
+    return ""
+
+
+NOT_RECORDED = "not recorded"
+
+
+def conditions_cell(r, ref_mhz: float | None = None) -> str:
+    """The conditions of a GPU-only time (a row of timings.COLUMNS) for a table cell:
+    "1670 MHz (min 1640) · 690 W · 61 °C", or "not recorded"; with the set's reference clock, the time at
+    equal clock after them ("· 0.1250 ms at 1980 MHz")."""
+    mhz = r.get("sm_clock_mhz")
+    if missing(mhz):
+        return NOT_RECORDED
+    parts = [f"{mhz:.0f} MHz" + ("" if missing(r.get("sm_clock_min_mhz")) else f" (min {r['sm_clock_min_mhz']:.0f})")]
+    if not missing(r.get("power_w")):
+        lag = rules.power_lags(r.get("telemetry_window_s"))
+        parts.append(f"{'≈' if lag else ''}{r['power_w']:.0f} W")
+    if not missing(r.get("temp_c")):
+        parts.append(f"{r['temp_c']:.0f} °C")
+    if r.get("gpu_only_method") == "kernel_sum":  # one source per row: the window its time comes from (item 31)
+        parts.append(KERNEL_SUM_WINDOW)
+    at = _equal_clock_ms(r, mhz, ref_mhz)
+    if at is not None:
+        parts.append(f"{at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)")
+    elif ref_mhz is not None and not rules.equal_clock_applies(r.get("figure")):
+        parts.append(NO_EQUAL_CLOCK)
+    return " · ".join(parts)
+
+
+KERNEL_SUM_WINDOW = "profiled calls' window"
+
+
+NO_EQUAL_CLOCK = "as run (memory-bound: equal clock does not apply)"
+
+
+def _equal_clock_ms(r, mhz, ref_mhz) -> float | None:
+    """A row's time at equal clock, None where equal clock does not apply to its point (rules.equal_clock_applies:
+    a row that carries its figure)."""
+    if not rules.equal_clock_applies(r.get("figure")):
+        return None
+    return clocks.at_ref_clock(r.get("gpu_only_ms"), mhz, ref_mhz)
+
+
+def clock_cell(r, ref_mhz: float | None = None) -> str | None:
+    """The conditions of a GPU-only time, for beside it in a table: its mean SM clock, board power and, with
+    the set's reference clock, its time at equal clock ("1670 MHz, 690 W; 0.1250 ms at 1980 MHz"), or None."""
+    mhz = r.get("sm_clock_mhz")
+    if missing(mhz):
+        return None
+    text = f"{mhz:.0f} MHz"
+    if not missing(r.get("power_w")):
+        text += f", {'≈' if rules.power_lags(r.get('telemetry_window_s')) else ''}{r['power_w']:.0f} W"
+    if r.get("gpu_only_method") == "kernel_sum":  # not a graph replay's window: say whose (item 31)
+        text += f" ({KERNEL_SUM_WINDOW})"
+    at = _equal_clock_ms(r, mhz, ref_mhz)
+    if at is not None:
+        text += f"; {at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)"
+    elif ref_mhz is not None and not rules.equal_clock_applies(r.get("figure")):
+        text += f"; {NO_EQUAL_CLOCK}"
+    return text
+
+
+def conditions_note(rows, per_variant: bool = False) -> str:
+    """One line under a table: where its times' conditions came from, or why there are none; with
+    per_variant, each variant's clock, minimum, power and temperature."""
+    ok = [r for r in rows if r.get("status") == "ok"]
+    reasons = {r.get("telemetry_reason") for r in ok if missing(r.get("sm_clock_mhz"))}
+    reasons.discard(None)
+    text = ("Conditions: the SM clock (mean over the window, and its minimum), board power (mean) and GPU "
+            "temperature (maximum) that NVML read while the GPU-only time was taken.")
+    if per_variant:
+        recorded = [f"{label(r['variant'])} {conditions_cell(r)}" for r in ok if not missing(r.get("sm_clock_mhz"))]
+        if recorded:
+            text += " " + "; ".join(recorded) + "."
+    if any(rules.power_lags(r.get("telemetry_window_s")) for r in ok if not missing(r.get("power_w"))):
+        text += (f" A power marked ≈ was read in a window shorter than {rules.NVML_POWER_WINDOW_S:g} s: NVML's "
+                 "reading is an average over about a second, so it lags what the GPU drew in the window.")
+    if reasons:
+        text += " Here: " + "; ".join(sorted(str(x) for x in reasons)) + "."
+    return text
+
+
+def conditions_range(rows) -> str:
+    """A set's GPU-only times in one phrase: the range of their mean SM clocks, power and temperature, or why
+    they were not recorded. Where some times are kernel sums, their windows (the profiled calls') are given
+    apart from the graph replays' (item 31): one range never mixes the two kinds of window."""
+    ok = [r for r in rows if r.get("status") == "ok"]
+    clocked = [r for r in ok if not missing(r.get("sm_clock_mhz"))]
+    if not clocked:
+        reasons = sorted({str(r.get("telemetry_reason")) for r in ok if r.get("telemetry_reason")})
+        return "; ".join(reasons) or NOT_RECORDED
+    summed = [r for r in clocked if r.get("gpu_only_method") == "kernel_sum"]
+    replayed = [r for r in clocked if r.get("gpu_only_method") != "kernel_sum"]
+    if summed and replayed:
+        first = _range(replayed, note=True, apart=True)
+        second = _range(summed, note=LAG_NOTE not in first, apart=True)
+        window = KERNEL_SUM_WINDOW if len(summed) == 1 else "profiled calls' windows"
+        text = (f"{first} over the CUDA-graph replays' windows; {second} over the {window} of "
+                f"{join_and(label(r['variant']) for r in summed)}'s kernel sum{'s' if len(summed) != 1 else ''}")
+    else:
+        text = _range(clocked, note=True)
+    missing_n = len(ok) - len(clocked)
+    return text + (f" ({missing_n} time{'s' if missing_n != 1 else ''} without a clock)" if missing_n else "")
+
+
+LAG_NOTE = (f" (≈: windows under {rules.NVML_POWER_WINDOW_S:g} s, where NVML's power, an average over about a "
+            "second, lags what the GPU drew)")
+
+
+def _range(rows, note: bool, apart: bool = False) -> str:
+    """Rows' mean SM clocks, power and highest temperature as ranges ("SM clock 1980 MHz, ≈545–654 W, up to
+    54 °C"); `note`: what ≈ means, after the power that carries it; `apart`: one window kind of two, whose one
+    row's power reads as one value."""
+    mhz = [r["sm_clock_mhz"] for r in rows]
+    watts = [r["power_w"] for r in rows if not missing(r.get("power_w"))]
+    temps = [r["temp_c"] for r in rows if not missing(r.get("temp_c"))]
+    text = f"SM clock {min(mhz):.0f}–{max(mhz):.0f} MHz" if min(mhz) != max(mhz) else f"SM clock {mhz[0]:.0f} MHz"
+    if watts:
+        lag = any(rules.power_lags(r.get("telemetry_window_s")) for r in rows if not missing(r.get("power_w")))
+        span = f"{watts[0]:.0f}" if apart and len(watts) == 1 else f"{min(watts):.0f}–{max(watts):.0f}"
+        text += f", {'≈' if lag else ''}{span} W" + (LAG_NOTE if lag and note else "")
+    if temps:
+        text += f", up to {max(temps):.0f} °C"
+    return text
+
+
+def ceiling_line(c: clocks.Ceiling) -> str:
+    """One measured ceiling with the clock it was measured at."""
+    what = {"matmul": "a large matrix product", "copy": "a device-to-device copy (reads and writes)",
+            "read": "a read-only pass (what a decode kernel mostly does)"}.get(c.kind, c.kind)
+    value = f"{c.value:.0f} {c.unit}" if c.unit == "TFLOP/s" else f"{c.value:.2f} {c.unit}"
+    cond = c.conditions
+    at = (f"at {conditions_cell(cond.__dict__)}" if cond.recorded else f"clock {cond.reason or NOT_RECORDED}")
+    text = f"{c.kind.capitalize()} ceiling: {what}, {value} (median of {c.n}), {at}"
+    if c.sol is not None and not missing(c.sol.pct):
+        text += (f"; {c.sol.pct:.0f}% of the speed of light at that clock ({c.sol.peak_tflops:.0f} TFLOP/s = "
+                 f"SMs × {c.sol.clock_mhz:.0f} MHz × {c.sol.rate.flops_per_clk_per_sm} dense FLOP per clock per SM)")
+    return text + "."
+
+
+def sol_note(rate) -> str:
+    """What "% of speed of light" means, with the table's source."""
+    if rate is None:
+        return "Speed of light: no dense tensor rate listed for this GPU and dtype (gen/model/datasheets.py)."
+    return (f"% of speed of light: the TFLOP/s over SMs × the SM clock NVML sampled during the GPU-only time × "
+            f"{rate.flops_per_clk_per_sm} dense {rate.dtype} FLOP per clock per SM ({rate.arch}; {rate.source}); "
+            "a time without a recorded clock has none. The share of the matmul ceiling, beside it, sets the ceiling "
+            "at the point's own clock (its TFLOP/s × the point's SM clock / the clock it was measured at: a tensor-"
+            "core product scales with the clock); a point without a recorded clock gets none. The copy and read "
+            "ceilings are bandwidths, not scaled. The measured matrix product is BF16: an FP8 point is set against "
+            "no ceiling (no FP8 ceiling is measured), only against the FP8 speed of light.")
+
+
+def above_ceiling_line(rows, ceiling: str) -> str | None:
+    """The points a ceiling does not bound, or None."""
+    if not len(rows):
+        return None
+    worst = max(rows, key=lambda r: r["pct_of_ceiling"])
+    why = (" A copy writes as much as it reads; a kernel that only reads is not bound by it: the set needs the "
+           "read-only ceiling, measured from schema 3 on." if ceiling == "copy" else "")
+    return (f"{len(rows)} point{'s' if len(rows) != 1 else ''} pass{'' if len(rows) != 1 else 'es'} the measured "
+            f"{ceiling} ceiling (up to {worst['pct_of_ceiling']:.0f}%, {label(worst['variant'])} at "
+            f"{worst['kv_len']:,}): that ceiling does not bound them.{why}")
+
+
+def fidelity_lines(rows) -> list[str]:
+    """Where a GPU-only time is not a graph replay of the same work: the kernel-sum fallback with its
+    reason, and the kernels a graph replay ran that an eager call did not (and the reverse)."""
+    out = []
+    for r in rows:
+        if r.get("status") != "ok":
+            continue
+        name = label(r["variant"])
+        if r.get("gpu_only_method") == "kernel_sum" and r.get("gpu_only_reason"):
+            out.append(f"{name}: GPU-only time is the eager call's kernel sum, not a graph replay: "
+                       f"{r['gpu_only_reason']}.")
+        if r.get("graph_fidelity") == "differs":
+            diff = [f"only in the graph: {r['graph_only_in_graph']}" if r.get("graph_only_in_graph") else None,
+                    f"only in the eager call: {r['graph_only_in_eager']}" if r.get("graph_only_in_eager") else None]
+            out.append(f"{name}: the graph replay ran other kernels than an eager call"
+                       + (f" ({r['graph_detail']})" if r.get("graph_detail") else "")
+                       + (": " + "; ".join(x for x in diff if x) if any(diff) else "") + ".")
+    return out

@@ -1,0 +1,446 @@
+"""A set's verdicts (gen.analysis.verdicts.Verdict) -> `VerdictWords`: the headline of the first
+screen and its supporting lines (ranking, clocks, the automatic choice, the host, noise)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gen.analysis import paged, rules, unmeasured, verdicts
+from gen.model.variants import VARIANTS
+from gen.report.words.common import (
+    REASON_CHARS,
+    backend,
+    bare_reason,
+    clock_time,
+    join_and,
+    label,
+    ordinal,
+    per_call,
+    reason_first_clause,
+    short_reason,
+    times,
+    us,
+    variant_backend,
+)
+from gen.report.words.host import HOST_SPEED_LEAD, host_ratio_words
+from gen.report.words.kernels import prose_kernel
+from gen.report.words.methodology import AS_RUN_CLOCK, BASIS, MEMORY_BOUND_CLOCK, METHOD, TIMING
+from gen.report.words.why import why_line
+
+
+@dataclass(frozen=True)
+class VerdictWords:
+    headline: str  # the answer in one sentence: which attention here, by how much
+    lines: tuple[str, ...]  # the automatic choice, the host, why, noise: one sentence each
+    fastest: str  # the fastest variant's name, for tests and links
+    fastest_label: str
+    fastest_ms: float  # its ranking time (ms)
+    basis: str
+    reasons: tuple[tuple[str, str], ...] = ()  # (who, reason) in full where a line shortened it
+
+
+def noise(n: verdicts.Noise) -> str:
+    if n.kind == "few":
+        return f"{label(n.variant)}'s {TIMING[n.timing]} time rests on {n.n} sample{'s' if n.n != 1 else ''}"
+    return f"{label(n.variant)}'s {TIMING[n.timing]} time spreads {n.iqr_pct:.0f}% (IQR over median)"
+
+
+def noises(ns) -> str:
+    """Noise flags grouped: the thin timings together, then the spread ones."""
+    ns = list(ns)
+    out = []
+    few = [n for n in ns if n.kind == "few"]
+    for timing in dict.fromkeys(n.timing for n in few):
+        group = [n for n in few if n.timing == timing]
+        counts = sorted({n.n for n in group})
+        samples = f"{join_and(str(c) for c in counts)} sample{'s' if counts != [1] else ''}"
+        if len(group) == 1:
+            out.append(f"the {TIMING[timing]} time of {label(group[0].variant)} rests on {samples}")
+        else:
+            out.append(f"the {TIMING[timing]} times of {join_and(label(n.variant) for n in group)} rest on "
+                       f"{samples} each")
+    spread = [n for n in ns if n.kind == "spread"]
+    if spread:
+        out.append(join_and(f"{label(n.variant)}'s {TIMING[n.timing]} time spreads {n.iqr_pct:.0f}%" for n in spread)
+                   + f" (IQR over median; the report calls a timing noisy above {rules.NOISY_IQR_PCT:.0f}%)")
+    return "; ".join(out)
+
+
+def _auto_line(v: verdicts.Verdict) -> str:
+    a = v.auto
+    text = f"With no backend pinned, scaled_dot_product_attention ran {backend(a.backend or a.kernel_backend)}"
+    if a.same_as:
+        text += f", the same {'kernels' if a.kernel else 'backend'} as {join_and(label(x) for x in a.same_as)}"
+    elif a.kernel:
+        text += f" ({prose_kernel(a.kernel)})"
+    if a.is_fastest:
+        text += ": the fastest choice here"
+    elif a.ratio:
+        text += f": {times(a.ratio)} the fastest's time"
+    if a.contradicted and a.expected_refused:
+        # the expected backend could not run this call: no hypothesis to contradict
+        text += f" ({backend(a.expected_backend)} could not run this call: {a.expected_refused.rstrip('.')})"
+    elif a.contradicted:
+        hyp = VARIANTS[a.variant].expect if a.variant in VARIANTS else None
+        said = f": {hyp.why}" if hyp is not None and hyp.why else ""
+        text += (f", not {backend(a.expected_backend)}, which the report's hypothesis for this variant (set before "
+                 f"measuring) expected{said}")
+    return text + "."
+
+
+def _host_line(v: verdicts.Verdict) -> str:
+    f, h = v.fastest, v.host
+    parts, shrinks = [], True
+    for x in h.closed:
+        t = v.row(x)
+        gpu_ratio = t.gpu_only.median / f.gpu_only.median
+        shrinks = shrinks and t.eager.median / f.eager.median < gpu_ratio
+        parts.append(f"{label(x)} takes {us(t.eager.median)} per eager call against {us(f.eager.median)} for "
+                     f"{label(f.variant)} (on the GPU alone {label(x)} takes {times(gpu_ratio)} "
+                     f"{label(f.variant)}'s time)")
+    if h.changes_answer:
+        top = v.row(h.eager_fastest)
+        head = (f"For short calls in a Python loop the answer changes: {label(top.variant)} is the fastest per "
+                f"eager call ({us(top.eager.median)})")
+        return head + (": " + "; ".join(parts) if parts else "") + ". The host's cost per call decides it."
+    lead = leaders_eager(v)
+    eager_ci = all(x is not None and not math.isnan(x.ci_lo)
+                   for x in (f.eager, *(v.row(y).eager for y in (*h.closed, *v.near))))
+    loop = "In a Python loop (eager calls" + ("" if eager_ci else ", no interval recorded") + ")"
+    if lead and not host_can_hide(v):  # no call brought up by the host's cost to name (review2 N3)
+        return f"{loop}, {lead}."
+    if lead:  # the pair compared is the tied leaders first, then the call the loop brings up to them (item 29)
+        return (f"For short calls in a Python loop, {lead}" + (
+            "; a call behind them on the GPU alone comes within the eager spread of the fastest (their 95% "
+            "intervals overlap): " + "; ".join(parts) if parts else "") + ".")
+    if shrinks and not host_can_hide(v):
+        # no host time recorded, or calls far longer than the time a loop spends off the GPU (review2 N3)
+        return (f"{loop} " + "; ".join(parts)
+                + f"; {label(f.variant)} still leads: the eager and GPU-only times come from "
+                "other windows, and the host's cost was not what set them apart.")
+    if shrinks:
+        return ("For short calls in a Python loop the lead shrinks into the spread: " + "; ".join(parts)
+                + ". The host's cost per call hides the GPU's difference.")
+    return ("For short calls in a Python loop the order holds but cannot be told apart: " + "; ".join(parts)
+            + ". The eager times spread so widely that their 95% intervals overlap.")
+
+
+def host_can_hide(v: verdicts.Verdict) -> bool:
+    """The host's cost can hide a GPU difference only where the scenario recorded the host (a host time or its
+    cost a call) and a loop spends at least that difference off the GPU: the fastest's eager time over its
+    GPU-only time covers every closed call's GPU-only lead (review2 N3: never for millisecond calls whose
+    eager time runs under the GPU difference)."""
+    f = v.fastest
+    if f.eager is None or f.gpu_only is None or (f.host is None and f.host_cost_ms is None):
+        return False
+    off_gpu = f.eager.median - f.gpu_only.median
+    return all(v.row(x).gpu_only.median - f.gpu_only.median <= off_gpu for x in v.host.closed)
+
+
+def leaders_eager(v: verdicts.Verdict) -> str | None:
+    """Where calls share the first rank (within noise), their eager times side by side: the comparison a reader
+    expects before any call further down (review item 29)."""
+    f = v.fastest
+    near = [v.row(x) for x in v.near if v.row(x) is not None and v.row(x).eager is not None]
+    if not near or f.eager is None:
+        return None
+    return (f"the calls sharing the first rank take, per eager call: {label(f.variant)} {us(f.eager.median)}, "
+            + join_and(f"{label(t.variant)} {us(t.eager.median)}" for t in near))
+
+
+def cut_reasons(v: verdicts.Verdict) -> tuple[tuple[str, str], ...]:
+    """The reasons the verdict's lines shortened, in full as the capture recorded them, each once
+    with the variants it is about: (who, reason)."""
+    said = [(x, reason, variant_backend(x)) for x, _, reason in v.not_measured]
+    if v.sweep_gaps:
+        said.append((*v.sweep_gaps[0], None))
+    by: dict[str, list[str]] = {}
+    for x, reason, backend_name in said:
+        if reason and len(reason_first_clause(reason, backend_name)) > REASON_CHARS:
+            by.setdefault(reason, []).append(label(x))
+    return tuple((join_and(list(dict.fromkeys(xs))), reason) for reason, xs in by.items())
+
+
+def not_measured_line(v: verdicts.Verdict) -> str | None:
+    """The variants of the scenario that were not measured, with their reasons, grouped by reason."""
+    if not v.not_measured:
+        return None
+    by: dict = {}
+    for x, status, reason in v.not_measured:
+        by.setdefault(f"{status}: {short_reason(reason, variant_backend(x))}", []).append(label(x))
+    parts = "; ".join(f"{join_and(xs)} ({why})" for why, xs in by.items())
+    kind = v.missing_kind
+    lead = f"No {kind.upper()} variant was measured" if kind else "Not measured here"
+    return f"{lead}: {parts}."
+
+
+def paged_line(v: verdicts.Verdict) -> str | None:
+    """For a paged KV cache: the answer from the variants that page; SDPA reads a contiguous cache only."""
+    p = paged.paged_facts(v)
+    if p is None:
+        return None
+    if not p.ranked:
+        return ("For a paged KV cache: no variant that pages was measured here ("
+                + "; ".join(f"{label(x)}: {short_reason(r, variant_backend(x))}" for x, _, r in p.not_measured)
+                + "); SDPA reads a contiguous cache only, so this set gives no paged answer.")
+    best, best_ms = p.ranked[0]
+    text = (f"For a paged KV cache, call {label(best)}: {us(best_ms)} {per_call(v.mode)}, the fastest of the calls "
+            f"measured that read pages ({join_and(label(x) for x, _ in p.ranked)}); SDPA reads a contiguous cache only")
+    if best != p.fastest and best_ms > 0:
+        text += (f". Against the fastest call on a contiguous cache ({label(p.fastest)}, {us(p.fastest_ms)}), paging "
+                 f"costs {times(best_ms / p.fastest_ms)}")
+    return text + "."
+
+
+def fa4_missing_line(missing: list[str]) -> str | None:
+    """The decision box's line where a set measured no FA4 path: its rankings are of the calls measured."""
+    if not missing:
+        return None
+    return (f"Not measured in this set: {join_and(label(x) for x in missing)} ({unmeasured.ABSENT_REASON}); every "
+            "ranking here is of the calls measured, and its fastest the fastest of those.")
+
+
+def _sweep_gaps_line(v: verdicts.Verdict) -> list[str]:
+    """Where ranked rows come from the profiled runs but the sweep at the same point skipped them."""
+    if not v.sweep_gaps:
+        return []
+    return [f"{join_and(label(x) for x, _ in v.sweep_gaps)}: from the profiled run at this point; the sweep at the "
+            f"same point did not measure {'it' if len(v.sweep_gaps) == 1 else 'them'} "
+            f"({short_reason(v.sweep_gaps[0][1])}), so the scaling page has no such row."]
+
+
+def _headline(v: verdicts.Verdict) -> str:
+    f = v.fastest
+    fs = v.spread(f)
+    # Where FA4 was not measured the ranking is of those measured, and says so (issue 32)
+    here = "of those measured here" if unmeasured.fa4_missing(v.not_measured) else "here"
+    if v.unrankable:
+        firsts = [x for x, r in v.rank_of_ if r == 1]
+        spreads = sorted(p for _, p in v.unrankable)
+        span = f"{spreads[0]:.0f}%" if len(spreads) == 1 else f"{spreads[0]:.0f}–{spreads[-1]:.0f}%"
+        return (f"The times here cannot rank {join_and(label(x) for x in firsts)}: "
+                f"{'its' if len(v.unrankable) == 1 else 'their'} {TIMING[v.basis]} times spread {span} (IQR over "
+                f"median, past the {rules.CANNOT_RANK_IQR_PCT:.0f}% at which a median says little); the medians read "
+                + join_and(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in firsts)
+                + (", and their 95% intervals overlap" if len(firsts) > 1 else ""))
+    flips = order_flips_clause(v)
+    if flips:
+        head = flips
+    elif v.near:
+        head = (f"{join_and(label(x) for x in (f.variant, *v.near))} are the fastest {here}, within noise: "
+                f"{us(fs.median)} {per_call(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
+                + join_and(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.near)
+                + "; the 95% intervals of their medians overlap, so they share the first rank")
+    elif v.field_of_one:
+        only = join_and(label(x) for x in (f.variant, *v.same_kernel))
+        head = (f"A field of one: {only} {'is the only call' if not v.same_kernel else 'the only kernels'} "
+                f"measured here, {us(fs.median)} {per_call(v.mode)} {BASIS[v.basis]}, with nothing to rank it against")
+    else:
+        if v.same_kernel:
+            twins = join_and(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.same_kernel)
+            head = (f"{join_and(label(x) for x in (f.variant, *v.same_kernel))} tie for the fastest {here} (the same "
+                    f"kernels: one rank): {us(fs.median)} {per_call(v.mode)} {BASIS[v.basis]} for {label(f.variant)}, "
+                    f"{twins}")
+        else:
+            head = f"{label(f.variant)} is the fastest {here}: {us(fs.median)} {per_call(v.mode)} {BASIS[v.basis]}"
+        if v.runner_up is not None:
+            head += (f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} "
+                     f"({us(v.spread(v.runner_up).median)}); the 95% intervals of the two medians do not overlap")
+    named = {v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())}
+    gaps = [x for x, _ in v.sweep_gaps if x in named]
+    if gaps:
+        head += (f" ({join_and(label(x) for x in gaps)}: from the profiled run at this point, which the sweep "
+                 "skipped)")
+    return head
+
+
+def order_flips_clause(v: verdicts.Verdict) -> str | None:
+    """Where another scenario timed this point with the fastest and a call sharing its rank the other way round
+    (Verdict.order_flips), no ranking between them: the order flips with the window's clock (review N1)."""
+    f = v.fastest
+    pairs = [(b, other, ms_a, ms_b) for a, b, other, ms_a, ms_b in v.order_flips if a == f.variant and b in v.near]
+    if not pairs:
+        return None
+    fs = v.spread(f)
+    others = [v.row(b) for b, _, _, _ in pairs]
+    by_other: dict[str, dict[str, float]] = {}
+    for b, other, ms_a, ms_b in pairs:
+        by_other.setdefault(other, {})[f.variant] = ms_a
+        by_other[other][b] = ms_b
+    there = "; ".join(f"the {other} scenario timed the same point: " + join_and(
+        f"{label(x)} {us(ms)}" for x, ms in sorted(times_.items(), key=lambda kv: kv[1]))
+        for other, times_ in by_other.items())
+    return (f"{join_and(label(x) for x in (f.variant, *dict.fromkeys(t.variant for t in others)))} cannot be ranked at "
+            f"this point: the order flips with the window's clock. Here {label(f.variant)} took {us(fs.median)} "
+            f"{per_call(v.mode)} {BASIS[v.basis]} against "
+            + join_and(f"{us(v.spread(t).median)} for {label(t.variant)}" for t in others)
+            + f"; {there}")
+
+
+def ranked_by(v: verdicts.Verdict) -> str:
+    """Which of the two times ranks, and why: the as-run time (what a user gets), with the equal-clock time
+    beside it where the set has a reference clock."""
+    text = f"Ranked by the as-run {METHOD.get(v.method, v.method)}"
+    if v.ref_mhz is not None and getattr(v, "memory_bound", False):
+        return text + MEMORY_BOUND_CLOCK
+    if v.ref_mhz is None or not v.equal_clock_order:
+        return text + "."
+    return (text + f": what a user gets, {AS_RUN_CLOCK}. The time at "
+            f"equal clock ({v.ref_mhz:.0f} MHz, the GPU's maximum: the time × its clock / {v.ref_mhz:.0f}) ranks "
+            "the kernels by their efficiency instead.")
+
+
+def _as_run(t: verdicts.Timed, v: verdicts.Verdict) -> str:
+    s = v.spread(t)
+    text = f"{label(t.variant)} {us(s.median)}"
+    if t.sm_clock_mhz is None:
+        return text + " (SM clock not recorded)"
+    text += f" at {t.sm_clock_mhz:.0f} MHz"
+    if t.power_w is not None:
+        text += f" and {t.power_w:.0f} W"
+    if t.at_ref_ms is not None:
+        text += f", {us(t.at_ref_ms)} at equal clock"
+    return text
+
+
+MAX_FLIPS = 3  # pairs the equal-clock line names; the rest counted
+
+
+def equal_clock_line(v: verdicts.Verdict) -> str | None:
+    """Each named time with the SM clock and power it ran at and its equal-clock time; whether the equal-clock
+    ranking orders the rows otherwise, and who pays for reaching the power limit."""
+    if v.ref_mhz is None or not v.equal_clock_order:
+        return None
+    named = [v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())]
+    rows = [v.row(x) for x in dict.fromkeys(named) if v.row(x) is not None]
+    text = "As run, with the SM clock and board power of each window: " + "; ".join(_as_run(t, v) for t in rows)
+    if not v.clock_flips:
+        return text + ". At equal clock the order is the same."
+    parts = []
+    for a, b in v.clock_flips[:MAX_FLIPS]:
+        ta, tb = v.row(a), v.row(b)
+        pays = (f"{label(b)} ran at {tb.sm_clock_mhz:.0f} MHz against {ta.sm_clock_mhz:.0f} MHz for {label(a)}"
+                if tb.sm_clock_mhz is not None and ta.sm_clock_mhz is not None else "")
+        if pays and rules.at_power_limit(tb.power_w, v.power_limit_w):
+            # NVML's power is a lagging average over about a second, longer than a window: a reading near the
+            # limit does not show that this window, rather than the ones before it, drew it
+            pays += (f"; its window's NVML power read {tb.power_w:.0f} W against a {v.power_limit_w:.0f} W limit "
+                     "(a lagging average: it does not show which window drew the power)")
+        parts.append(f"{label(b)} ({us(tb.at_ref_ms)}) ahead of {label(a)} ({us(ta.at_ref_ms)})"
+                     + (f": {pays}" if pays else ""))
+    more = len(v.clock_flips) - MAX_FLIPS
+    text += (". At equal clock the order differs: " + "; ".join(parts)
+             + (f"; and {more} more pair{'s' if more != 1 else ''}" if more > 0 else "")
+             + ". The as-run time is what a user gets, at the clock of its window (which also reflects the "
+               "variants timed just before it); the equal-clock order is the kernels' efficiency.")
+    return text
+
+
+def other_calls_line(v: verdicts.Verdict) -> list[str]:
+    """Where a merged set's ranked rows come from two capture calls: which, and what that means."""
+    if not v.other_calls:
+        return []
+    later = sorted({w for _, w in v.other_calls})
+    return [f"Measured in two capture calls: {join_and(label(x) for x, _ in v.other_calls)} in a later call "
+            f"(started {join_and(clock_time(w) for w in later)}, merged into this set by gen import --merge), "
+            f"the other rows in the set's own call (started {clock_time(v.own_call)}). Comparisons between "
+            "the two cross processes: each row's clock and power are its own (the conditions table), and the "
+            "first compiled variant there paid that process's first compile."]
+
+
+def same_kernel_line(v: verdicts.Verdict) -> str:
+    """Calls that run kernels of the same names within noise of each other share a rank; where their times are
+    apart (the 95% intervals do not overlap) they run the same kernel class with other arguments: no tie, and the
+    measured ratio (review item 15, review2 N7)."""
+    f = v.fastest
+    fs = v.spread(f)
+    out = []
+    if v.same_kernel:
+        out.append(f"{join_and(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, a tie.")
+    for x in v.same_kernel_apart:
+        s = v.spread(v.row(x))
+        out.append(f"{label(x)} runs kernels of the same names as {label(f.variant)}, with other arguments (a "
+                   f"kernel's name does not show them, a page table say): it takes {times(s.median / fs.median)} "
+                   f"{label(f.variant)}'s time, the 95% intervals apart, so it ranks {ordinal(v.rank(x))}, not tied.")
+    return " ".join(out)
+
+
+def other_dtype_line(v: verdicts.Verdict) -> str | None:
+    """Where a scenario's calls that set their own inputs' dtype (FP8) lose to a call that does not: the fastest
+    is no FP8 kernel, and which FP8 calls were not measured (review item 13)."""
+    def own(x: str) -> str | None:
+        return VARIANTS[x].dtype if x in VARIANTS else None
+
+    if own(v.fastest.variant):
+        return None
+    ran = [t for t in v.rows if own(t.variant)]
+    unmeasured_ = [(x, r) for x, _, r in v.not_measured if own(x)]
+    if not ran and not unmeasured_:
+        return None
+    text = f"The fastest here, {label(v.fastest.variant)}, is not an FP8 call"
+    if ran:
+        text += ("; no FP8 kernel measured here beats it: " + join_and(
+            f"{label(t.variant)} {us(v.spread(t).median)}" for t in ran if v.spread(t) is not None))
+    if unmeasured_:
+        text += "; not measured: " + join_and(f"{label(x)} ({bare_reason(short_reason(r))})" if r else label(x)
+                                           for x, r in unmeasured_)
+    return text + "."
+
+
+def verdict(v: verdicts.Verdict, launched: dict | None = None) -> VerdictWords:
+    """The verdict's headline and lines; `launched`: its main kernels' launches (gen.analysis.launches), which
+    the "Why" line states where the set has them."""
+    f = v.fastest
+    fs = v.spread(f)
+    head = _headline(v)
+    lines = [ranked_by(v)] if v.method else []
+    clock = equal_clock_line(v)
+    if clock:
+        lines.append(clock)
+    gaps = not_measured_line(v)
+    if gaps:
+        lines.insert(0, gaps)
+    lines += other_calls_line(v)
+    lines += _sweep_gaps_line(v)
+    lines += [x for x in (paged_line(v),) if x]
+    lines += [x for x in (other_dtype_line(v),) if x]
+    if v.same_kernel or v.same_kernel_apart:
+        lines.append(same_kernel_line(v))
+    if v.auto is not None:
+        lines.append(_auto_line(v))
+    lines += _host_lines(v)
+    why = why_line(v, launched)
+    if why:
+        lines.append(why)
+    if v.noise:
+        lines.append(f"Read with care: {noises(v.noise)}.")
+    return VerdictWords(head + ".", tuple(lines), f.variant, label(f.variant), fs.median, v.basis, cut_reasons(v))
+
+
+def _host_lines(v: verdicts.Verdict) -> list[str]:
+    """The verdict's host lines: the eager ranking where it matters, the host-bound variants, the host's noise."""
+    lines = []
+    if v.host is not None and v.host.matters:
+        lines.append(_host_line(v))
+    if v.host_bound:
+        lines.append(f"Host-bound (see the rule in the methodology): {join_and(label(x) for x in v.host_bound)}.")
+    if v.host_noise:
+        parts = []
+        for x in v.host_noise:
+            t = v.row(x)
+            ratio = host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why, t.host_cost_ms,
+                                     t.gpu_only.median if t.gpu_only else None, t.host_ref_ms)
+            parts.append(f"{label(x)}: {ratio}")
+        lines.append(f"{HOST_SPEED_LEAD}: {'. '.join(parts)}.")
+    return lines
+
+
+def point_label(p) -> str:
+    """A point in a few words for a title: "batch 8 · 16 heads · 1024 tokens · head dim 64"."""
+    if p is None:
+        return ""
+    heads = f"{p.q_heads} heads" if p.kv_heads == p.q_heads else f"{p.q_heads} query / {p.kv_heads} KV heads"
+    length = f"{p.kv_len} tokens" if p.q_len == p.kv_len else f"{p.q_len} query × {p.kv_len} cached tokens"
+    return f"batch {p.batch} · {heads} · {length} · head dim {p.head_dim}" + (f" · window {p.window}" if p.window
+                                                                              else "")

@@ -1,0 +1,179 @@
+"""The verdict's "Why" line: what the profiled calls show of why the fastest wins (the work a dense
+mask adds, fewer GPU events, the main kernels' times and launches)."""
+
+from __future__ import annotations
+
+from gen.analysis import kernel_names, verdicts
+from gen.analysis.launches import Launch
+from gen.report.words.common import flop_label, label, us
+from gen.report.words.kernels import kernel_path, kernel_path_short
+
+
+def why_line(v: verdicts.Verdict, launched: dict[str, Launch] | None = None) -> str | None:
+    """Why the fastest wins, from its profiled call against the runner-up's; `launched`: their main kernels'
+    launches (gen.analysis.launches.verdict_launches), said where both are known. None for a tie: where the
+    runner-up is within noise of the fastest there is no win to explain (review2 N8)."""
+    w = v.why
+    if w is None or (v.runner_up is not None and v.runner_up.variant in v.near):
+        return None
+    got = launched or {}
+    pair = (got.get(v.fastest.variant), got.get(v.runner_up.variant)) if v.runner_up is not None else (None, None)
+    if w.kind == "dense_mask":
+        return dense_mask_line(w, label(v.runner_up.variant), label(v.fastest.variant))
+    if w.kind == "fewer_events":
+        runner = label(v.runner_up.variant)
+        text = (f"Why: it runs {w.fastest_events} GPU event{'s' if w.fastest_events != 1 else ''} a call against "
+                f"{w.runner_up_events} for {runner}")
+        if w.runner_up_events_us and w.runner_up_main_us and w.fastest_events_us:
+            gap = w.runner_up_events_us - w.fastest_events_us
+            text += (f": {runner}'s events besides its main kernel take "
+                     f"{us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
+                     + of_gap(w.runner_up_events_us - w.runner_up_main_us, gap))
+            if w.fastest_main_us:
+                text += (f"; the main kernels themselves: {kernel_path(kernel_names.path(v.fastest.main_kernel or ''))}"
+                         f"{took(w.fastest_main_us)} against {runner}'s {us(w.runner_up_main_us / 1000)}")
+        return text + "." + launches(w, runner, pair)
+    mine = kernel_path(kernel_names.path(v.fastest.main_kernel or ""))
+    rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}{took(t)}" for x, k, t in w.compared)
+    if w.kind == "main_kernel" and w.fastest_main_us and w.runner_up_main_us:
+        return main_kernel_line(w, v.fastest.main_kernel, label(v.runner_up.variant), pair)
+    if w.kind == "main_kernel":
+        extra = ""
+        if w.runner_up_events_us and w.runner_up_main_us and w.runner_up_events_us > w.runner_up_main_us:
+            extra = f"; {label(v.runner_up.variant)}'s other GPU events take " \
+                    f"{us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
+            if w.fastest_events_us and w.runner_up_events_us > w.fastest_events_us:
+                extra += of_gap(w.runner_up_events_us - w.runner_up_main_us,
+                                w.runner_up_events_us - w.fastest_events_us)
+        return f"Why: the attention kernels themselves: its main kernel is {mine}{took(w.fastest_main_us)}; " \
+               f"{rivals}{extra}.{launches(w, label(v.runner_up.variant), pair)}"
+    return native_arch_line(w, mine, rivals)
+
+
+def native_arch_line(w: verdicts.Why, mine: str, rivals: str) -> str | None:
+    """The kernels' build as the reason, only where the profiled calls bear it out: None where a rival's main
+    kernel ran quicker than the fastest's (the build then explains nothing of the win)."""
+    if w.fastest_main_us and any(t is not None and t < w.fastest_main_us for _, _, t in w.compared):
+        return None
+    return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
+
+
+def main_kernel_line(w: verdicts.Why, fastest_kernel: str | None, runner: str,
+                     pair: tuple[Launch | None, Launch | None] = (None, None)) -> str:
+    """The measured cause where the main kernels make the gap: their times in the profiled calls and how much of
+    the gap their difference is, then each kernel by what its name says (an identity, not a reason: why one
+    kernel is quicker than the other is not measured here beyond its launch)."""
+    rival = w.compared[0][1] if w.compared else None
+    diff = w.runner_up_main_us - w.fastest_main_us
+    gap = w.runner_up_events_us - w.fastest_events_us if w.runner_up_events_us and w.fastest_events_us else None
+    text = (f"Why: the main kernels make the difference. In the profiled calls its own took "
+            f"{us(w.fastest_main_us / 1000)} and that of {runner} {us(w.runner_up_main_us / 1000)}, "
+            f"{us(diff / 1000)} apart" + (of_gap(diff, gap, rest=None) if gap else ""))
+    if gap and 0 < gap < diff:
+        # the main kernels differ the same way as the whole calls, by more: the other kernels give some back
+        text += (f": its other GPU events take {us((diff - gap) / 1000)} more than {runner}'s, which the slower "
+                 f"main kernel of {runner} more than outweighs (the other kernels differ the other way)")
+    if w.runner_up_events_us and w.runner_up_main_us and w.runner_up_events_us > w.runner_up_main_us:
+        text += (f"; {runner}'s other GPU events take {us((w.runner_up_events_us - w.runner_up_main_us) / 1000)}"
+                 + (of_gap(w.runner_up_events_us - w.runner_up_main_us, gap, rest=None) if gap else ""))
+    mine, theirs = (kernel_path_short(kernel_names.path(k or "")) for k in (fastest_kernel, rival))
+    text += (f". Both main kernels: {mine}" if mine == theirs else f". Kernels: {mine} against {theirs}")
+    return text + "." + launches(w, runner, pair)
+
+
+def of_gap(part_us: float, gap_us: float, rest: str | None = "the main kernels") -> str:
+    """A part set against the gap between two profiled calls: "of the gap" only where it fits in it (never
+    "3.6 µs of the 3.2 µs gap"); a larger part is set beside the whole gap, and `rest` (what the gap holds besides
+    the part) then differs the other way (None: not said)."""
+    if gap_us <= 0:
+        return ""
+    if part_us <= gap_us:
+        return f" of the {us(gap_us / 1000)} gap in the profiled calls"
+    return (f", more than the whole {us(gap_us / 1000)} gap between the profiled calls"
+            + (f" ({rest} differ the other way)" if rest else ""))
+
+
+def launches(w: verdicts.Why, runner: str, pair: tuple[Launch | None, Launch | None] = (None, None)) -> str:
+    """The two main kernels' launches as their traces recorded them (grid, block, registers, shared memory:
+    `pair`, the fastest's and the runner-up's), what each makes of the GPU's SMs, and whether they differ.
+    Without both launches, the grids alone and only where they differ and a grid leaves SMs idle (a decode
+    step or a short chunk, no split of the keys)."""
+    mine, theirs = pair
+    if mine is not None and theirs is not None:
+        return launched_line(mine, theirs, runner)
+    a, b, sms = w.fastest_main_blocks, w.runner_up_main_blocks, w.sm_count
+    # Only where a grid leaves SMs idle: past that, blocks that exit at once (a varlen grid sized
+    # by the longest document) make a count of blocks say nothing of the work.
+    if not a or not b or a == b or not sms or min(a, b) >= sms:
+        return ""
+    text = f" Launches: its main kernel runs {a:,} thread blocks, {runner}'s {b:,}"
+    if sms:
+        text += f", on {sms} SMs"
+        idle = [f"{n:,} blocks leave {sms - n} SMs without one" for n in (a, b) if n < sms]
+        if idle:
+            text += f" ({'; '.join(idle)})"
+    return text + "."
+
+
+def _config(x: Launch) -> tuple:
+    return x.blocks, x.threads, x.registers_per_thread, x.shared_memory
+
+
+def launch_words(x: Launch) -> str:
+    """"768 blocks of 512 threads (4 warpgroups) at 128 registers a thread and 89.0 KiB of shared memory a
+    block, about 5.8 waves of 132 blocks (1 a SM, set by its registers)"."""
+    groups = x.warpgroups
+    text = f"{x.blocks:,} blocks of {x.threads} threads"
+    if groups:
+        text += f" ({groups} warpgroup{'s' if groups != 1 else ''})"
+    res = []
+    if x.registers_per_thread:
+        res.append(f"{x.registers_per_thread} registers a thread")
+    if x.shared_memory:
+        res.append(f"{x.shared_memory / 1024:.1f} KiB of shared memory a block")
+    if res:
+        text += " at " + " and ".join(res)
+    sms = x.sm_count
+    if x.sized_by_longest:
+        return text + " (a grid sized by the longest document: blocks past a shorter one exit at once)"
+    if x.persistent:
+        return text + f", one block on each of the {sms} SMs (a persistent grid, each block looping over tiles)"
+    if sms and x.blocks < sms:
+        return text + f": {x.blocks:,} blocks leave {sms - x.blocks} SMs without one"
+    if x.waves is not None:
+        at_once = f"{sms * x.blocks_per_sm:,} blocks ({x.blocks_per_sm} a SM" + (
+            f", set by its {x.limiter})" if x.limiter else ")")
+        text += (f", under one wave of {at_once}" if x.waves < 1 else f", about {x.waves:.1f} waves of {at_once}")
+    return text
+
+
+def launched_line(mine: Launch, theirs: Launch, runner: str) -> str:
+    """Both main kernels' launches: alike (then the launch does not set them apart), or each its own."""
+    if _config(mine) == _config(theirs):
+        return (f" Launches (the profiled calls' traces): both main kernels run {launch_words(mine)}: the launch "
+                "does not set them apart; what does is not measured here.")
+    return (f" Launches (the profiled calls' traces): its main kernel runs {launch_words(mine)}; {runner}'s "
+            f"{launch_words(theirs)}.")
+
+
+def took(x: float | None) -> str:
+    """A main kernel's duration in its profiled call (µs in), as a parenthesis."""
+    return f" ({us(x / 1000)} in its profiled call)" if x else ""
+
+
+def dense_mask_line(w: verdicts.Why, runner: str, fastest: str) -> str:
+    """Why a call that scores every (query, key) pair loses to one that skips the masked ones."""
+    p = w.point
+    if p.mask == "sliding":
+        arg, mask, inside = "no sliding-window argument", f"the {p.window:,}-token window", "inside the window"
+    else:
+        arg, mask, inside = f"no argument for a {p.mask} mask of this shape", "the mask", "the mask lets through"
+    text = (f"Why: the work. scaled_dot_product_attention has {arg}, so {mask} goes in as a dense boolean "
+            f"attn_mask of {p.q_len:,} × {p.kv_len:,} and {runner} scores every (query, key) pair: "
+            f"{w.dense_flops / 1e12:.2f} TFLOP against {w.masked_flops / 1e12:.2f} TFLOP {inside} "
+            f"({w.dense_flops / w.masked_flops:.1f}×, {flop_label([p])})")
+    if w.runner_up_main_us and w.runner_up_events_us:
+        text += (f"; its attention kernel takes {w.runner_up_main_us / 1000:.2f} of the "
+                 f"{w.runner_up_events_us / 1000:.2f} ms of GPU events in its profiled call")
+    skip = "the blocks wholly outside the window" if p.mask == "sliding" else "the blocks the mask removes wholly"
+    return text + f". {fastest}'s block mask lets it skip {skip}."
