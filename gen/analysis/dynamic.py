@@ -15,6 +15,7 @@ import math
 import statistics
 from dataclasses import dataclass, field, replace
 
+from gen.analysis import rules
 from gen.model import schema
 from gen.model.scenarios import DYNAMIC, break_even_calls
 
@@ -32,7 +33,9 @@ class DynamicFacts:
     reason: str | None
     env: tuple[tuple[str, str], ...]  # the switches set for this run (empty: none)
     lengths: int  # lengths with a first call measured
-    first_overhead_ms: float | None  # median over lengths of first - steady (as the capture recorded it)
+    # Median of build + first - steady over the lengths after the warm-up (rules.WARMUP_FACTOR): what each new
+    # length costs once the run is warm
+    first_overhead_ms: float | None
     steady_ms: float | None  # median over lengths of the steady call
     break_even_calls: float | None
     first_median_ms: float | None  # median of the first calls themselves
@@ -42,6 +45,9 @@ class DynamicFacts:
     # Building the call at each new length (a block mask, a mask tensor, a module): its median, a cost a
     # server pays per length beside the first call's.
     build_median_ms: float | None = None
+    # The leading lengths of the warm-up and what they cost beyond first_overhead_ms each, added up: paid once
+    warmup_lengths: int = 0
+    warmup_ms: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -52,13 +58,32 @@ class DynamicFacts:
         return bool(self.env)
 
 
+def warmup(overheads: list[float]) -> tuple[int, float | None, float | None]:
+    """(lengths of warm-up, the overhead per new length after them, what the warm-up cost beyond that) of a
+    run's first-call overheads in length order (rules.WARMUP_FACTOR); (0, None, None) for none."""
+    if not overheads:
+        return 0, None, None
+    settled = statistics.median(overheads[len(overheads) // 2:])
+    bar = max(rules.WARMUP_FACTOR * max(settled, 0.0), rules.WARMUP_FLOOR_MS)
+    n = 0
+    while n < len(overheads) - 1 and overheads[n] > bar:
+        n += 1
+    per = statistics.median(overheads[n:])
+    return n, per, sum(o - per for o in overheads[:n]) if n else 0.0
+
+
 def _facts(run: schema.DynamicRun) -> DynamicFacts:
     firsts = [c.first_ms for c in run.lengths if c.first_ms is not None]
     builds = [c.build_ms for c in run.lengths if c.build_ms is not None and c.first_ms is not None]
+    # What a new length costs beyond a warm call: building the call there (a block mask, a mask tensor) and
+    # its first call's excess
+    n, per, once = warmup([(c.build_ms or 0.0) + c.first_ms - c.steady_ms for c in run.lengths
+                           if c.first_ms is not None and c.steady_ms is not None])
     return DynamicFacts(
         variant=run.variant, phase=run.phase, status=run.status, reason=run.reason,
         env=tuple(sorted(run.env.items())), lengths=len(firsts),
-        first_overhead_ms=run.first_overhead_ms, steady_ms=run.steady_ms, break_even_calls=run.break_even_calls,
+        first_overhead_ms=max(0.0, per) if per is not None else run.first_overhead_ms, steady_ms=run.steady_ms,
+        break_even_calls=run.break_even_calls, warmup_lengths=n, warmup_ms=once,
         first_median_ms=statistics.median(firsts) if firsts else None,
         first_total_ms=sum(firsts) if firsts else None, first_max_ms=max(firsts) if firsts else None,
         kv_lens=tuple(c.kv_len for c in run.lengths if c.first_ms is not None),

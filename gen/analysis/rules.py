@@ -170,6 +170,13 @@ EVENTS_REASON_SHARE = 0.5
 # many times the other fused backends' first calls at the same problem: theirs load a precompiled
 # kernel (tens of milliseconds at most on the H200), a setup takes a second.
 FIRST_CALL_RATIO = 10.0
+# A run over new lengths (the dynamic-lengths scenario): its leading lengths whose first call costs more
+# than WARMUP_FACTOR times the overhead it settles at (the median over its later half of lengths), and more
+# than WARMUP_FLOOR_MS, are its warm-up, paid once (a compile and its recompiles to dynamic shapes, a library's
+# first load); the overhead per new length is the median over the lengths after them.
+WARMUP_FACTOR = 10.0
+WARMUP_FLOOR_MS = 1.0
+
 # --------------------------------------------------------------------------- ties
 
 # Calls that run the same kernels (the same multiset of GPU events in one call:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gen.analysis import dynamic as dyn
+from gen.analysis import rules
 from gen.model import scenarios as declared
 from gen.report import charts
 from gen.report import format as fmt
@@ -45,10 +46,10 @@ def _row(f: dyn.DynamicFacts, best: dyn.DynamicFacts | None, cache_hits: bool = 
     if cache_hits:
         return dict(label=dynamic_words.label(f.variant), lengths=f.lengths, first_median_ms=f.first_median_ms,
                     first_overhead_ms=f.first_overhead_ms, steady_ms=f.steady_ms, first_total_ms=f.first_total_ms,
-                    break_even=CACHE_HITS, best=False)
+                    warmup=dynamic_words.warmup(f), break_even=CACHE_HITS, best=False)
     return dict(label=dynamic_words.label(f.variant), lengths=f.lengths, first_median_ms=f.first_median_ms,
                 first_overhead_ms=f.first_overhead_ms, steady_ms=f.steady_ms, first_total_ms=f.first_total_ms,
-                break_even=dynamic_words.calls(f.break_even_calls)
+                warmup=dynamic_words.warmup(f), break_even=dynamic_words.calls(f.break_even_calls)
                 if dyn.PhaseFacts.calls_below(f.break_even_calls) is not None else
                 ("fastest once warm" if best is not None and f.variant == best.variant else "never"),
                 best=best is not None and f.variant == best.variant)
@@ -63,7 +64,7 @@ def phase_view(ls, phase: str) -> dict:
     return dict(
         phase=phase, title=dynamic_words.PHASE_TITLE.get(phase, phase), chart=chart,
         headline=dynamic_words.headline(pf), advice=dynamic_words.advice(pf),
-        example=dynamic_words.break_even_example(pf),
+        example=dynamic_words.break_even_example(pf), warmup_factor=f"{rules.WARMUP_FACTOR:g}",
         best=dynamic_words.label(pf.steady_best.variant) if pf.steady_best else None,
         rows=[_row(f, pf.steady_best, pf.cache_warmed(f.variant)) for f in pf.measured],
         not_measured=dynamic_words.not_measured(pf.not_measured),

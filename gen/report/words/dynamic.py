@@ -3,6 +3,7 @@ gen.analysis.fwdbwd -> sentences. Every number comes from the facts given; nothi
 
 from __future__ import annotations
 
+from gen.analysis import rules
 from gen.analysis.dynamic import PLANS_PER_LENGTH, DynamicFacts, PhaseFacts, SwitchFacts
 from gen.report import format as fmt
 from gen.report.words.common import join_and
@@ -85,6 +86,9 @@ def headline(pf: PhaseFacts) -> str | None:
     else:
         out[0] += "."
     out += cache_notes(pf)
+    once = warmup_note(pf)
+    if once:
+        out.append(once)
     if first is not None and first.variant != best.variant and not pf.cache_warmed(first.variant):
         out.append(f"{label(first.variant)} pays the least for a {unit}: {_ms(first.first_overhead_ms)} ms more "
                    f"than its warm call of {_ms(first.steady_ms)} ms.")
@@ -102,6 +106,27 @@ def headline(pf: PhaseFacts) -> str | None:
     elif first is not None and first.variant == best.variant and not pf.cache_warmed(best.variant):
         out.append("It also pays the least for a new length: no variant breaks even with it.")
     return " ".join(out)
+
+
+def warmup(f: DynamicFacts) -> str:
+    """A run's warm-up as a table cell: what it paid once, over how many first lengths."""
+    if not f.warmup_lengths or f.warmup_ms is None:
+        return fmt.DASH
+    return f"{_ms(f.warmup_ms)} over {f.warmup_lengths} length" + ("" if f.warmup_lengths == 1 else "s")
+
+
+def warmup_note(pf: PhaseFacts) -> str | None:
+    """The runs that paid a warm-up of rules.STARTUP_NOTE_S or more at their first lengths, paid once per
+    process: a compile and the recompiles to dynamic shapes, or a library's first load."""
+    paid = [f for f in pf.measured if f.warmup_lengths and f.warmup_ms is not None
+            and f.warmup_ms >= rules.STARTUP_NOTE_S * 1e3 and not pf.cache_warmed(f.variant)]
+    if not paid:
+        return None
+    parts = [f"{label(f.variant)} {f.warmup_ms / 1e3:.2f} s "
+             + ("at its first length" if f.warmup_lengths == 1 else f"over its first {f.warmup_lengths} lengths")
+             for f in paid]
+    return (f"Paid once, at the first lengths, before the per-length costs: {join_and(parts)} (compiling, and "
+            "recompiling for dynamic shapes; a server process pays this once, and again after a restart).")
 
 
 def cache_notes(pf: PhaseFacts) -> list[str]:
