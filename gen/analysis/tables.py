@@ -132,7 +132,7 @@ def stats(samples: list[float]) -> dict[str, float]:
     if not samples:
         return dict(median=np.nan, q1=np.nan, q3=np.nan, min=np.nan, max=np.nan, n=0, iqr_pct=np.nan)
     a = np.asarray(samples, dtype=float)
-    q1, med, q3 = timings.small_percentiles(samples, [25, 50, 75]) or np.percentile(a, [25, 50, 75])
+    q1, med, q3 = np.percentile(a, [25, 50, 75])
     return dict(median=med, q1=q1, q3=q3, min=a.min(), max=a.max(), n=len(a),
                 iqr_pct=100.0 * (q3 - q1) / med if med else np.nan)
 
