@@ -169,11 +169,8 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
 
 
 def point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
-    """values.rows(point_frame(ls, scenario)), with no frame made: the same Python values to the type
-    (frame_rows: what pandas' column types make of each column; tests compare). Fresh dicts each call."""
-    rows = _table_of(ls, scenario)
-    got = frame_rows(rows, COLUMNS)
-    return got if got is not None else values.rows(point_frame(ls, scenario))
+    """values.rows(point_frame(ls, scenario)): fresh dicts each call."""
+    return values.rows(point_frame(ls, scenario))
 
 
 def _table_of(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
@@ -183,58 +180,6 @@ def _table_of(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     if key not in ls._tables:
         ls._tables[key] = _shared_and_sorted(_point_rows(ls, scenario))
     return ls._tables[key]
-
-
-# What pandas makes of a column built from Python values (pd.DataFrame of dicts, read back by values.rows),
-# by the set of the values' types: numbers alone a number column (ints an int64 one, else float64 with
-# None as NaN), bools alone a bool column, text with missing values pandas' str column (missing as NaN),
-# None alone and mixtures with containers or of text and numbers an object column (values kept). Other
-# mixtures: None (the caller makes the frame).
-_INTS = frozenset({int, np.int64})
-_NUMBERS = frozenset({int, float, type(None), np.int64, np.float64})
-_BOOLS = frozenset({bool, np.bool_})
-_CONTAINERS = frozenset({tuple, dict, list})
-_INT64 = (-2 ** 63, 2 ** 63)
-
-
-def frame_rows(rows: list[dict], columns: list[str]) -> list[dict] | None:
-    """values.rows(pd.DataFrame(rows, columns=columns)) read with no frame: each column as pandas' type for
-    it gives its values back (see above), or None where a column holds a mixture not known here, or a row
-    lacks a column or holds another (the caller makes the frame). Tests compare with pandas to the type."""
-    if not rows:
-        return []
-    names = set(columns)
-    if len(names) != len(columns) or any(r.keys() != names for r in rows):
-        return None
-    cols = []
-    for c in columns:
-        col = _column_read([r[c] for r in rows])
-        if col is None:
-            return None
-        cols.append(col)
-    return [dict(zip(columns, row)) for row in zip(*cols)]
-
-
-def _column_read(col: list) -> list | None:
-    """One column's values as its frame's column gives them back (frame_rows), or None (not known here)."""
-    kinds = set(map(type, col))
-    if kinds <= _NUMBERS and kinds != {type(None)}:
-        if not all(_INT64[0] <= v < _INT64[1] for v in col if type(v) in _INTS):
-            return None  # (pandas: uint64 or object)
-        if kinds <= _INTS:  # int64
-            return col if kinds == {int} else [int(v) for v in col]
-        return col if kinds == {float} else [math.nan if v is None else float(v) for v in col]  # float64
-    if kinds <= _BOOLS:
-        return col if kinds == {bool} else [bool(v) for v in col]
-    if str in kinds and kinds <= {str, float, type(None)}:
-        if not all(type(v) is not float or v != v for v in col):
-            return None  # (text and numbers)
-        return col if kinds == {str} else [v if type(v) is str else math.nan for v in col]  # str: missing as NaN
-    if kinds == {type(None)} or kinds & _CONTAINERS and kinds <= _CONTAINERS | _NUMBERS | _BOOLS | {str}:
-        return col  # an object column: as given
-    if kinds <= {bool, int, float, str, type(None)} and (bool in kinds or str in kinds):
-        return col  # an object column: as given (bools among others, text among numbers)
-    return None
 
 
 def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
@@ -550,20 +495,10 @@ def _fastest_positions(keys: list[tuple], ms: list, variant: list, kernel: list)
     return picks
 
 
-def own_head_dim(points: pd.DataFrame, scenario: str) -> int | None:
-    """The scenario's own head dim (declared first), else the most common one."""
-    s = declared.SCENARIOS.get(scenario)
-    if s is not None and (points["head_dim"] == s.head_dim).any():
-        return s.head_dim
-    return int(points["head_dim"].mode().iloc[0]) if len(points) else None
-
-
 def own_head_dim_of(rows: list[dict], scenario: str) -> int | None:
-    """own_head_dim of a frame given as its rows (values.rows): Series.mode's pick, the smallest of the
-    most common, read off the rows (tests compare)."""
-    dims = [r["head_dim"] for r in rows]
-    if any(missing(d) for d in dims):  # (as the frame reads them: mode leaves them out)
-        return own_head_dim(pd.DataFrame({"head_dim": dims}), scenario)
+    """The scenario's own head dim (declared first) among the rows (a point frame's values.rows), else
+    the most common one (the smallest of equally common ones); None without rows."""
+    dims = [r["head_dim"] for r in rows if not missing(r["head_dim"])]
     s = declared.SCENARIOS.get(scenario)
     if s is not None and s.head_dim in dims:
         return s.head_dim
@@ -789,9 +724,7 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
     fast = [dict(r) for r in fastest_rows(points_rows)]
     if not fast:
         return None
-    d = own_head_dim(points, scenario) if rows is None else own_head_dim_of(points_rows, scenario)
-    # Read as rows (values.rows: the Python values a row's to_dict gives) rather than a mask per
-    # question: the same picks (tests/test_scenario_analysis.py keeps the frame reading to compare).
+    d = own_head_dim_of(points_rows, scenario)
     rows = fast
     pick = [r for r in rows if r["head_dim"] == d and r["mode"] == schema.Mode.INFERENCE] or rows
     top = pick[0]
@@ -818,8 +751,7 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
     near = [at[i]["variant"] for i in order if at[i]["variant"] not in same
             and not rules.apart(top["gpu_only_ci_hi_ms"], at[i]["gpu_only_ci_lo_ms"])]
     return dict(fastest=top, ties=ties, near=near, same_apart=apart,
-                anchor=strongest(versus, top["head_dim"]) if versus_rows is None else strongest_of(versus_rows,
-                                                                                                  top["head_dim"]))
+                anchor=strongest_of(values.rows(versus) if versus_rows is None else versus_rows, top["head_dim"]))
 
 
 def _may_win(r: dict) -> bool:
@@ -830,30 +762,23 @@ def _may_win(r: dict) -> bool:
 
 
 def strongest(versus: pd.DataFrame, head_dim: int | None = None) -> dict | None:
-    """The comparison to lead with: at the largest length where we ran and a source published
-    (at `head_dim` where one was published there), the published figure with the highest rate
-    (the hardest to match)."""
-    v = versus[versus["fastest_variant"].notna()] if len(versus) else versus
-    if head_dim is not None and len(v) and (v["head_dim"] == head_dim).any():
-        v = v[v["head_dim"] == head_dim]
-    if not len(v):
-        return None
-    at = v[v["kv_len"] == v["kv_len"].max()]
-    return at.sort_values(["anchor_tflops", "head_dim"], ascending=False, na_position="last").iloc[0].to_dict()
+    """strongest_of the versus frame's rows."""
+    return strongest_of(values.rows(versus), head_dim)
 
 
 def strongest_of(rows: list[dict], head_dim: int | None = None) -> dict | None:
-    """strongest of a versus frame given as its rows (values.rows), read off the rows: the same row as a
-    dict (a mask per question, a sort and an iloc before; tests compare to the type)."""
+    """The comparison to lead with, among a versus frame's rows (values.rows): at the largest length where
+    we ran and a source published (at `head_dim` where one was published there), the published figure
+    with the highest rate (the hardest to match; missing rates last, the first of equals). A copy."""
     v = [r for r in rows if not missing(r["fastest_variant"])]
     if head_dim is not None and any(r["head_dim"] == head_dim for r in v):
         v = [r for r in v if r["head_dim"] == head_dim]
     lens = [r["kv_len"] for r in v if not missing(r["kv_len"])]
-    if not v or not lens:
-        return None if not v else strongest(pd.DataFrame(v, columns=VERSUS_COLUMNS))
+    if not lens:
+        return None
     at = [r for r in v if r["kv_len"] == max(lens)]
 
-    def key(r: dict) -> tuple:  # sort_values' order, highest first, missing last; the first of equals
+    def key(r: dict) -> tuple:  # highest rate first, missing last; then the highest head dim
         t, d = r["anchor_tflops"], r["head_dim"]
         return (missing(t), 0.0 if missing(t) else -t, missing(d), 0.0 if missing(d) else -d)
 
@@ -940,8 +865,7 @@ def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
 
 
 def kernel_rows(ls: tables.LoadedSet, variant: str) -> list[dict[str, Any]]:
-    """kernels_frame's rows as values.rows reads them off the frame (the same Python values, to the type:
-    tests compare), with no frame made (the variant pages read the rows)."""
+    """kernels_frame's rows, as values.rows reads them off the frame (the variant pages read the rows)."""
     rows = []
     for scenario in scenario_names([ls]):
         pts = [p for p in _records(ls, scenario) if p.variant == variant and p.status == schema.Status.OK and p.trace]
@@ -954,27 +878,24 @@ def kernel_rows(ls: tables.LoadedSet, variant: str) -> list[dict[str, Any]]:
             cand = [p for p in pts if p.mode == mode and p.point.head_dim == d] or [p for p in pts if p.mode == mode]
             p = max(cand, key=lambda x: (x.point.kv_len, x.point.q_len))
             tr = ls.sweep_trace(p.trace)
-            # The call's kernel table grouped by name, short name, kind and category (first launch,
-            # launches), read off its events; the µs summed as the table's groupby sums them
-            # (_group_sums: the same rows, the same group codes, first seen first; tests compare them
-            # to the last digit), without the table and its four key columns.
+            # The call's kernels grouped by name, short name, kind and category (first launch, launches,
+            # summed µs), read off its events.
             groups: dict[tuple, list] = {}
-            durs, codes = [], []
+            keys, durs = [], []
             for g in tr.forwards[0].gpu if tr.forwards else []:
                 key = (g.name, g.short_name, g.kind, rules.category(g.name, g.kind, g.launched_by))
-                acc = groups.get(key)
-                if acc is None:
-                    acc = groups[key] = [g.index, 0, len(groups)]
+                acc = groups.setdefault(key, [g.index, 0])
                 acc[0], acc[1] = min(acc[0], g.index), acc[1] + 1
+                keys.append(key)
                 durs.append(g.dur)
-                codes.append(acc[2])
             if not durs:
                 continue
-            sums = _group_sums(durs, codes, len(groups))
+            sums = tables.group_sums(keys, durs)
             point = _point_dict(p.point)
-            for (name, short, kind, category), (first, count, code) in sorted(groups.items(), key=lambda kv: kv[1][0]):
+            for key, (first, count) in sorted(groups.items(), key=lambda kv: kv[1][0]):
+                name, short, kind, category = key
                 rows.append(dict(scenario=scenario, mode=mode, **point, index=int(first), name=name, short_name=short,
-                                 kind=kind, category=category, count=count, duration_us=sums[code]))
+                                 kind=kind, category=category, count=count, duration_us=sums[key]))
     # A window (None where the point has none) as the frame's column holds it: floats and NaN where
     # some rows have one and some not (a float column), else as given.
     windows = [r["window"] for r in rows]
@@ -982,29 +903,6 @@ def kernel_rows(ls: tables.LoadedSet, variant: str) -> list[dict[str, Any]]:
         for r in rows:
             r["window"] = math.nan if r["window"] is None else float(r["window"])
     return rows
-
-
-def _group_sums(durs: list, codes: list[int], n: int) -> list[float]:
-    """Per code (0 to n - 1, numbered first seen first) the sum of its durations, as pandas' groupby sums
-    them (pd.Series(durs, dtype=float).groupby(codes, sort=False).sum(): tests compare to the bit, a
-    Series and a groupby a call before): where the codes never go down (each kernel's launches
-    together) and no value is NaN, numpy's add.reduceat over the runs (pandas' path then); else
-    Kahan's compensated sum, NaN skipped (pandas' Cython group_sum)."""
-    vals = [float(x) for x in durs]
-    if all(a <= b for a, b in zip(codes, codes[1:])) and all(v == v for v in vals):
-        starts = [0] + [i for i in range(1, len(codes)) if codes[i] != codes[i - 1]]
-        return np.add.reduceat(np.array(vals, dtype=float), np.array(starts, dtype=np.intp)).tolist()
-    sums, comp = [0.0] * n, [0.0] * n
-    for v, c in zip(vals, codes):
-        if v != v:
-            continue
-        y = v - comp[c]
-        t = sums[c] + y
-        comp[c] = t - sums[c] - y
-        if comp[c] != comp[c]:  # (an infinite sum: pandas starts its compensation again)
-            comp[c] = 0.0
-        sums[c] = t
-    return sums
 
 
 # --------------------------------------------------------------------------- the summary verb

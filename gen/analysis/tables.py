@@ -429,20 +429,18 @@ def category_split(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.D
             keys.append(k)
             durs.append(g.dur)
             first[k] = min(first.get(k, g.index), g.index)
-    totals = _group_sums(keys, durs)
+    totals = group_sums(keys, durs)
     groups = list(totals)
     n = len(tr.forwards)
     # kernel_summary's rows by first launch, as its sort_values (numpy's quicksort) orders them
     order = np.argsort(np.array([first[k] for k in groups], dtype=np.int64), kind="quicksort")
-    cats = _group_sums([groups[i][3] for i in order], [totals[groups[i]] / n for i in order])
+    cats = group_sums([groups[i][3] for i in order], [totals[groups[i]] / n for i in order])
     return pd.DataFrame({"variant": [variant] * len(cats), "category": list(cats),
                          "duration_us": np.array(list(cats.values()), dtype=float)})
 
 
-def _group_sums(keys: list, values: list[float]) -> dict:
-    """key -> its values' sum, keys in the order they first come: pandas' grouped float sum over the
-    same rows and groups (its cython sum's result depends on them: not plain or compensated summation
-    in Python, which differ from it in the last bit), on group codes instead of a frame."""
+def group_sums(keys: list, values: list[float]) -> dict:
+    """key -> the float sum of its values (pandas' grouped sum), keys in the order they first come."""
     codes: dict = {}
     at = [codes.setdefault(k, len(codes)) for k in keys]
     sums = pd.Series(values, dtype=float).groupby(np.array(at, dtype=np.intp), sort=False).sum()
