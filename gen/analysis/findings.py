@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import counters, flops, rules, tables, values, verdicts
+from gen.analysis import calls, counters, flops, rules, tables, values, verdicts
 from gen.analysis.values import missing, variant_role
 from gen.model.schema import Mode, SetKind, Status
 from gen.model.variants import VARIANTS
@@ -631,10 +631,10 @@ def rule_compile(ls) -> list[Finding]:
     for run in ls.rs.runs:
         if run.compile_time_s is None:
             continue
-        calls = tables.compile_calls(run)
+        n = tables.compile_calls(run)
         out.append(Finding(id=f"compile-{run.mode}-{run.variant}", kind=FindingKind.COMPILE,
                            severity=Severity.INFO, variant=run.variant, mode=run.mode,
-                           facts=dict(compile_s=run.compile_time_s, calls=None if math.isnan(calls) else float(calls),
+                           facts=dict(compile_s=run.compile_time_s, calls=None if math.isnan(n) else float(n),
                                       ahead=bool(run.compiled_ahead), first_call_s=run.first_call_s)))
     return out
 
@@ -678,7 +678,7 @@ def _per_call(ops: dict[str, tuple[float, int]], op: str | None) -> float | None
     return ops[op][0] / ops[op][1] if op in ops else None
 
 
-def _spread_anomaly(ls, v: verdicts.Verdict, t: verdicts.Timed, mode: str) -> Finding | None:
+def _spread_anomaly(ls, v: verdicts.Verdict, t: calls.Timed, mode: str) -> Finding | None:
     """split or thin, for one row of a verdict (see rule_anomalies)."""
     run = ls.rs.run(t.variant, mode)
     xs = _samples(run, v.basis) if run else []
@@ -696,7 +696,7 @@ def _spread_anomaly(ls, v: verdicts.Verdict, t: verdicts.Timed, mode: str) -> Fi
     return None
 
 
-def _compiled_anomaly(ls, v: verdicts.Verdict, t: verdicts.Timed, mode: str) -> Finding | None:
+def _compiled_anomaly(ls, v: verdicts.Verdict, t: calls.Timed, mode: str) -> Finding | None:
     """compiled_slower, for one row of a verdict (see rule_anomalies)."""
     me = VARIANTS.get(t.variant)
     twin = next((x for x in VARIANTS.values() if me and me.compiled and not x.compiled and x.classes == me.classes),

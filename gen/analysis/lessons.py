@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from gen.analysis import counters, findings, flops, kernel_names, rules, scaling, tables, verdicts
+from gen.analysis import calls, counters, findings, flops, kernel_names, rules, scaling, tables, verdicts
 from gen.analysis.values import missing, variant_role
 from gen.model import reference, schema
 from gen.model.variants import VARIANTS
@@ -107,7 +107,7 @@ class HiddenCopy:
         return bool(self.copies) and self.inplace_memcpys == 0
 
 
-def hidden_copy(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = None) -> HiddenCopy | None:
+def hidden_copy(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = None) -> HiddenCopy | None:
     base, inplace = variant_role("baseline"), variant_role("inplace")
     kt = _kt(ls, base)
     if kt is None:
@@ -130,7 +130,7 @@ def hidden_copy(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = N
         inplace_memcpys=None if ik is None else int((ik["kind"] == "memcpy").sum()),
         gpu_only_ms=ga.median if ga else None, inplace_gpu_only_ms=gb.median if gb else None,
         saved_ms=saved, saved_pct=100.0 * saved / ga.median if saved is not None and ga.median else None,
-        settled=None if not (ga and gb) else not verdicts.overlaps(ga, gb), method=a.gpu_only_method if a else None,
+        settled=None if not (ga and gb) else not calls.overlaps(ga, gb), method=a.gpu_only_method if a else None,
         train_copies=_refs(inplace, tc, "train") if tc is not None else (),
         train_op_path=tc["op_path"].iloc[0] if tc is not None and len(tc) else "")
 
@@ -162,7 +162,7 @@ class MathBackend:
         return bool(self.float32) and bool(self.mask_build) and bool(self.safe_softmax)
 
 
-def math_backend(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = None) -> MathBackend | None:
+def math_backend(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = None) -> MathBackend | None:
     name = _pinned("math")
     kt = _kt(ls, name) if name else None
     if kt is None:
@@ -306,7 +306,7 @@ def _ceiling_tflops(ls) -> float | None:
     return c["matmul_tflops"] if c else None
 
 
-def flash_occupancy(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = None) -> FlashOccupancy | None:
+def flash_occupancy(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = None) -> FlashOccupancy | None:
     got = _main_pinned(ls, "flash")
     if got is None:
         return None
@@ -412,7 +412,7 @@ def _uses_cudnn(ls, run: schema.VariantRun) -> bool:
     return bool(tr and tr.forwards and any(g.name.startswith("cudnn") for g in tr.forwards[0].gpu))
 
 
-def cudnn_costs(ls: tables.LoadedSet, rows: dict[str, verdicts.Timed] | None = None) -> CudnnCosts | None:
+def cudnn_costs(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = None) -> CudnnCosts | None:
     got = _main_pinned(ls, "cudnn")
     if got is None:
         return None
@@ -472,11 +472,11 @@ class Claim:
     holds: bool | None  # None: the set cannot tell
 
 
-def timed_rows(ls: tables.LoadedSet) -> dict[str, verdicts.Timed]:
+def timed_rows(ls: tables.LoadedSet) -> dict[str, calls.Timed]:
     """The article scenario's inference rows by variant (cached on the set)."""
     key = ("timed_rows",)
     if key not in ls._tables:
-        ls._tables[key] = {t.variant: t for t in verdicts.timed(ls, "article", "inference")}
+        ls._tables[key] = {t.variant: t for t in calls.timed(ls, "article", "inference")}
     return ls._tables[key]
 
 
