@@ -415,28 +415,12 @@ def timeline_frames(ls: LoadedSet, variant: str, mode: str = "inference", forwar
 
 def category_split(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.DataFrame:
     """GPU time of one forward by kernel category (mean over profiled forwards): kernel_summary's
-    duration_us summed by category, the frame its two groupbys gave (test), made from the trace's
-    events, summed by pandas on group codes (_group_sums) instead of two frames and their groupbys."""
-    tr = ls.trace(mode, variant)
-    if tr is None or not tr.forwards or not any(f.gpu for f in tr.forwards):
+    duration_us summed by category, categories in the order they first come."""
+    ks = kernel_summary(ls, variant, mode)
+    if ks.empty:
         return pd.DataFrame(columns=["variant", "category", "duration_us"])
-    # kernel_summary's groups (name, short name, kind, category) over every profiled forward, in the
-    # order they first come; each one's summed µs and its first launch index
-    keys, durs, first = [], [], {}
-    for f in tr.forwards:
-        for g in f.gpu:
-            k = (g.name, g.short_name, g.kind, rules.category(g.name, g.kind, g.launched_by))
-            keys.append(k)
-            durs.append(g.dur)
-            first[k] = min(first.get(k, g.index), g.index)
-    totals = group_sums(keys, durs)
-    groups = list(totals)
-    n = len(tr.forwards)
-    # kernel_summary's rows by first launch, as its sort_values (numpy's quicksort) orders them
-    order = np.argsort(np.array([first[k] for k in groups], dtype=np.int64), kind="quicksort")
-    cats = group_sums([groups[i][3] for i in order], [totals[groups[i]] / n for i in order])
-    return pd.DataFrame({"variant": [variant] * len(cats), "category": list(cats),
-                         "duration_us": np.array(list(cats.values()), dtype=float)})
+    out = ks.groupby("category", sort=False)["duration_us"].sum().reset_index()
+    return out.assign(variant=variant)[["variant", "category", "duration_us"]]
 
 
 def group_sums(keys: list, values: list[float]) -> dict:
