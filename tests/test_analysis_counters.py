@@ -335,7 +335,7 @@ def test_repeats_name_the_launch_each_copied_row_was_read_from():
 def test_the_readers_of_a_runs_counters(h200_new):
     """findings._achieved: each paired kernel's achieved occupancy by launch index; lessons._counters: a
     kernel's counters and bound where it was paired, None for a launch with none or a run without a trace."""
-    from gen.analysis import findings, lessons
+    from gen.analysis import findings, lesson_facts
 
     seen = 0
     for run in h200_new.rs.runs:
@@ -347,10 +347,10 @@ def test_the_readers_of_a_runs_counters(h200_new):
                 if not values.missing(r["achieved_occupancy_pct"])}
         assert findings._achieved(h200_new, run.variant) == want
         for r in paired:
-            got = lessons._counters(h200_new, run, r["index"])
+            got = lesson_facts._counters(h200_new, run, r["index"])
             assert list(got) == [*counters.COUNTER_FIELDS, "bound"] and got["bound"] == (
                 None if values.missing(r["bound"]) else r["bound"])
             seen += 1
-        assert lessons._counters(h200_new, run, -1) is None
+        assert lesson_facts._counters(h200_new, run, -1) is None
     assert seen > 10
-    assert lessons._counters(h200_new, None, 0) is None
+    assert lesson_facts._counters(h200_new, None, 0) is None
