@@ -123,6 +123,17 @@ def _width(dtype: str | None) -> int:
     return 1 if dtype and element_size(dtype) == 1 else 2
 
 
+def published_rate(p: schema.SweepPoint) -> tuple[float, str | None]:
+    """A published point's TFLOP/s under our FLOP_CONVENTION and how it was had: from its time
+    (FROM_TIME), or its own rate where its convention is ours (FROM_SAME_CONVENTION); else NaN, None."""
+    pub = p.published
+    if pub.gpu_time_ms:
+        return flops(p.point, p.mode) / (pub.gpu_time_ms * 1e-3) / 1e12, FROM_TIME
+    if pub.tflops is not None and pub.flop_convention in SAME_AS_OURS and p.point.window is None:
+        return pub.tflops, FROM_SAME_CONVENTION
+    return math.nan, None
+
+
 def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.LoadedSet | None = None) -> pd.DataFrame:
     """Published figures on the scenario's points: a reference set's sweep points of the same
     scenario, or of another whose point matches ours in length, head dim, mask and grouping.
@@ -144,13 +155,7 @@ def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.L
             mine = _match(p.point, ours.get(_width(dtype), []))
             if mine is None and not (p.scenario == scenario and not any(ours.values())):
                 continue
-            f = flops(p.point, p.mode)
-            if pub.gpu_time_ms:
-                tf, how = f / (pub.gpu_time_ms * 1e-3) / 1e12, FROM_TIME
-            elif pub.tflops is not None and pub.flop_convention in SAME_AS_OURS and p.point.window is None:
-                tf, how = pub.tflops, FROM_SAME_CONVENTION
-            else:
-                tf, how = math.nan, None
+            tf, how = published_rate(p)
             rows.append(dict(
                 anchor_set=ls.name, gpu=ls.rs.environment.gpu_name, source=ls.rs.source, variant=p.variant,
                 mode=p.mode, **_point_dict(p.point), dtype=dtype, same_shape=mine == p.point,
@@ -351,13 +356,7 @@ def published_frame(ls: tables.LoadedSet) -> pd.DataFrame:
         pub = p.published
         if pub is None:
             continue
-        f = flops(p.point, p.mode)
-        if pub.gpu_time_ms:
-            tf, how = f / (pub.gpu_time_ms * 1e-3) / 1e12, FROM_TIME
-        elif pub.tflops is not None and pub.flop_convention in SAME_AS_OURS and p.point.window is None:
-            tf, how = pub.tflops, FROM_SAME_CONVENTION
-        else:
-            tf, how = math.nan, None
+        tf, how = published_rate(p)
         rows.append(dict(variant=p.variant, scenario=p.scenario, mode=p.mode, **_point_dict(p.point),
                          published_ms=pub.gpu_time_ms if pub.gpu_time_ms is not None else math.nan,
                          published_tflops=pub.tflops if pub.tflops is not None else math.nan,
