@@ -184,8 +184,7 @@ def burst_frame(points: pd.DataFrame | None, anchors: pd.DataFrame, rows: list[d
     `rows`: values.rows(points), where the caller has them (then `points` is not read and may be None)."""
     if (not rows if rows is not None else points.empty) or anchors.empty:
         return pd.DataFrame(columns=BURST_COLUMNS)
-    # Rows as dicts (values.rows: the values a row Series holds) and our points looked up by their
-    # key: a Series per anchor and a mask per lookup before (tests keep that reading and compare).
+    # Rows as dicts (values.rows) and our points looked up by their key.
     ours = _ours_at(values.rows(points) if rows is None else rows)
     rows = []
     for a in values.rows(anchors):

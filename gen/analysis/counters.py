@@ -80,13 +80,11 @@ class Matched:
 
     @cached_property
     def frame(self) -> pd.DataFrame:
-        # Made where asked (the summary's JSON and by_name): the pages read the rows, each a frame made
-        # and read back before (a third of a millisecond a run). The same frame as match made (test).
+        # Made where asked (the summary's JSON and by_name): the pages read the rows.
         return pd.DataFrame(self.rows, columns=COLUMNS)
 
     @property
     def measured(self) -> bool:
-        # Read off the rows (a Series' ne and any before: pages ask it for every run); the same answer (test).
         return self.absent is None and any(r["pairing"] != Pairing.NO_COUNTERS for r in self.rows)
 
 
@@ -184,9 +182,8 @@ def source(same_as: Any) -> dict[str, Any] | None:
 def repeats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The launches capture did not profile because an identical launch (kernel, grid, block,
     shared memory) was profiled in another call: index, and that launch's mode, variant and
-    index. One of another mode carries no counters here (see match). Reads a Matched's rows (a
-    notna mask, .loc and itertuples over its frame before: the same list, test); a missing same_as
-    is None, NaN or NA, what notna() left out."""
+    index. One of another mode carries no counters here (see match). Reads a Matched's rows; a
+    missing same_as is None, NaN or NA."""
     return [dict(index=int(r["index"]), **source(r["same_as"])) for r in rows if not missing(r["same_as"])]
 
 

@@ -37,8 +37,6 @@ def float32_events(kt: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Kernels computing in float32 (their op had float32 inputs and no 16-bit
     one, or a matrix product with f32 in its name), and the conversion kernels
     between a 16-bit type and float32."""
-    # The columns read as lists and the rows picked by one boolean array each (a pandas mask per
-    # test before: a millisecond a table); the same rows (test).
     kind, types, cat, names, ops = table_columns(kt, "kind", "input_types", "category", "name", "launched_by")
     kernel = [k == "kernel" for k in kind]
     if not any(kernel):

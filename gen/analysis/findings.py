@@ -125,9 +125,8 @@ def rule_copies(ls) -> list[Finding]:
     out = []
     for v, kt in _kernel_runs(ls):
         expected = VARIANTS[v].expect.copy_or_fill
-        # The copies grouped by (kind, launching op) in the order they first come, off the columns as
-        # lists (a mask and a pandas groupby per variant before: a millisecond each); the same findings
-        # (test). Neither column is ever missing (tables.kernel_table), so no row drops out of a group.
+        # The copies grouped by (kind, launching op) in the order they first come. Neither column is
+        # ever missing (tables.kernel_table), so no row drops out of a group.
         groups: dict[tuple, list[int]] = {}
         kinds, ops = table_columns(kt, "kind", "launched_by")
         for i in copy_rows(kinds, ops):
@@ -215,8 +214,7 @@ def rule_occupancy(ls) -> list[Finding]:
     sms = ls.rs.environment.sm_count
     for v, kt in _kernel_runs(ls):
         achieved = _achieved(ls, v)
-        # The kernels with no estimate, grouped by cause, read off the columns as lists (a mask per
-        # cause and its columns as Series before); the same findings (test).
+        # The kernels with no estimate, grouped by cause.
         kind, occ = table_columns(kt, "kind", "occupancy_pct")
         zero = no_estimate_rows(kind, occ)
         if not zero:
@@ -244,7 +242,6 @@ def _achieved(ls, variant: str, mode: str = Mode.INFERENCE) -> dict[int, float]:
     m = counters.for_run(ls, mode, variant)
     if not m.measured:
         return {}
-    # Off the match's rows (a mask of its frame before; the same dict, test).
     return {int(r["index"]): float(r["achieved_occupancy_pct"]) for r in m.rows
             if not values.missing(r["achieved_occupancy_pct"])}
 
@@ -266,8 +263,7 @@ def rule_counters(ls) -> list[Finding]:
             why = why or (m.absent.value if m.absent else "unmatched", m.reason)
             continue
         main = tables.main_kernel(kt)
-        # The main kernel's row of the match's rows (a mask of its frame and its first row before; the
-        # same facts, test).
+        # The main kernel's row of the match's rows.
         at = int(main["index"]) if main is not None else None
         row = next((r for r in m.rows if r["index"] == at), None) if at is not None else None
         if row is None:

@@ -121,8 +121,7 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
 
 
 def _rows_and_ranks(st: pd.DataFrame, ranks: pd.DataFrame) -> list[tuple[dict, dict]]:
-    """Each summary row and its ranks as dicts of Python values (values.rows: iterrows and ranks.loc
-    a row before, most of check_hypotheses' own time); the same values to the type (test)."""
+    """Each summary row and its ranks as dicts of Python values (values.rows)."""
     return list(zip(values.rows(st), values.rows(ranks)))
 
 
@@ -139,8 +138,6 @@ def _check_published(r, row: dict, h) -> dict:
 
 def _check_measured(ls: tables.LoadedSet, r, row: dict, h, mode: str) -> dict:
     kt = tables.kernel_frame(ls, r["variant"], mode)
-    # The table's columns read as lists (masks and iterrows before: most of check_hypotheses' time); the
-    # same values (test).
     kind, ops, short, names, cats = table_columns(kt, "kind", "launched_by", "short_name", "name", "category")
     # A memset under rules.SUB_US_MEMSET_US is a library's bookkeeping, not a copy of the data: it contradicts
     # neither the kernel count nor "no copy or fill" (the explanation still names it).

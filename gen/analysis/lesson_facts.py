@@ -59,7 +59,6 @@ class KernelRef:
 
 
 def _refs(variant: str, kt: pd.DataFrame, mode: str = "inference") -> tuple[KernelRef, ...]:
-    # The columns read as lists (iterrows before: most of the lessons' time); the same refs, to the type (test).
     cols = (kt[c].tolist() for c in ("index", "short_name", "dur_us", "launched_by"))
     return tuple(KernelRef(variant, mode, int(i), s, float(d), lb) for i, s, d, lb in zip(*cols))
 
@@ -291,8 +290,6 @@ def _counters(ls, run: schema.VariantRun | None, index: int) -> dict | None:
     tr = ls.trace(run.mode, run.variant) if run is not None else None
     if run is None or tr is None:
         return None
-    # The set's match (made again here before), its rows read (a mask of its frame before; the same
-    # counters to the type, test).
     m = counters.for_run(ls, run.mode, run.variant)
     if not m.measured:
         return None

@@ -121,8 +121,8 @@ def _point_dict(p: schema.Point) -> dict[str, Any]:
 
 
 def ceilings(ls: tables.LoadedSet) -> dict | None:
-    """scaling.ceilings of the set, made once per set: every scenario's points and page read them
-    (their stored samples' medians, some 0.3 ms a call). Shared: read it, do not change it."""
+    """scaling.ceilings of the set, made once per set: every scenario's points and page read them.
+    Shared: read it, do not change it."""
     key = ("scenario ceilings",)
     if key not in ls._tables:
         ls._tables[key] = ceilings_mod.ceilings(ls)
@@ -231,9 +231,7 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
 def _point_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The point frame of _point_rows (which it changes): calls that run the same kernels at a point
     share one host-bound outcome (timings.share_outcomes' rule, "ties"), then the rows go in variant
-    order, inference first, then head dim, length, query length (a stable sort). Done on the rows,
-    so that one frame is made, not four (share_outcomes and sort_values on the frame: tests keep
-    that reading and compare)."""
+    order, inference first, then head dim, length, query length (a stable sort)."""
     if not rows:
         return timings.share_outcomes(pd.DataFrame(rows, columns=COLUMNS), by=["mode", *POINT_KEYS])
     return pd.DataFrame(_shared_and_sorted(rows), columns=COLUMNS)
@@ -284,8 +282,7 @@ def tflops_at(flops: float, ms: float) -> float:
 
 def above_roof(points: pd.DataFrame | None, ceil: dict | None, rows: list[dict] | None = None) -> dict | None:
     """ceilings_mod.above_roof(roofline_frame(points a bf16 ceiling may judge), ceil, "intensity", "tflops"),
-    read off the point frame's columns in plain Python (a frame and a mask per step before; tests keep
-    that reading and compare). FP8 points are left out: the measured matrix product is bf16.
+    read off the point frame's rows. FP8 points are left out: the measured matrix product is bf16.
     `rows`: values.rows(points), where the caller has them (the same values the columns' tolist gives;
     then `points` is not read and may be None)."""
     if ceil is None or (not rows if rows is not None else points.empty):
@@ -400,8 +397,7 @@ def backend_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
 
 
 def backend_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
-    """backend_frame's rows as values.rows reads them off the frame (the same Python values, to the type:
-    tests compare), with no frame made (the scenario pages read the rows)."""
+    """backend_frame's rows, as values.rows reads them off the frame (the scenario pages read the rows)."""
     rows = []
     for rec in _records(ls, scenario):
         if not rec.backend_reasons and rec.sdpa_choice is None:
@@ -457,7 +453,7 @@ def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
 
 def fastest_rows(rows: list[dict]) -> list[dict]:
     """fastest_frame of a point frame given as its rows (values.rows): the same rows, as dicts (they are
-    the rows given: read them). No frame, mask or iloc made (tests compare)."""
+    the rows given: read them)."""
     ok = [r for r in rows if may_win(r)]
     if not ok:
         return []
@@ -470,8 +466,8 @@ def fastest_rows(rows: list[dict]) -> list[dict]:
 def _fastest_positions(keys: list[tuple], ms: list, variant: list, kernel: list) -> list[int]:
     """fastest_frame's picks among the ranked rows (their point keys, times, variants, main kernels):
     one position per point, points sorted."""
-    # What a groupby's idxmin per point (sorted by point, the first of equal times) and a mask per
-    # unpinned win gave, read off the columns as lists: a Series per pick and a mask per win before.
+    # Per point (points sorted), the first of the lowest times; unpinned SDPA gives way to the pinned
+    # variant running its main kernel.
     at: dict[tuple, list[int]] = {}
     for pos, key in enumerate(keys):
         if not any(missing(k) for k in key):  # (a groupby drops a key with a missing part)

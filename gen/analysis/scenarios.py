@@ -99,8 +99,7 @@ def _match(p: schema.Point, ours: list[schema.Point]) -> schema.Point | None:
 
 def _our_points(sets: list[tables.LoadedSet], scenario: str) -> dict[int, list[schema.Point]]:
     """Our points of the scenario by the bytes an element of their inputs takes (1 or 2: a published
-    FP8 figure stands beside our FP8 points only, a 16-bit one beside 16-bit), each once, in order.
-    (One pass for both widths; each width's own pass before: tests keep that reading.)"""
+    FP8 figure stands beside our FP8 points only, a 16-bit one beside 16-bit), each once, in order."""
     out: dict[int, list[schema.Point]] = {1: [], 2: []}
     for ls in sets:
         if ls.measured:
@@ -263,12 +262,11 @@ def versus_frame(points: pd.DataFrame | None, anchor: pd.DataFrame, rows: list[d
     points_rows = values.rows(points) if rows is None else rows
     rows = []
     # ours at the anchor's input width only: a published bf16 figure against our bf16 calls, FP8 against FP8
-    # (the frame cut by width, its ranked rows and its fastest before: tests keep that reading)
     by_width = {}
     for w in (1, 2):
         mine = [r for r in points_rows if _width(r["dtype"]) == w]
         by_width[w] = (_rows_at([r for r in mine if may_win(r)]), _rows_at(fastest_rows(mine)))
-    for a in _dicts(anchor):  # rows as dicts: a Series per row and a mask per anchor before (the same frame)
+    for a in _dicts(anchor):
         ok_at, fastest_at = by_width[_width(a["dtype"]) if "dtype" in a and isinstance(a["dtype"], str) else 2]
         key = tuple(a[k] for k in AT_KEYS)
         at, top = ok_at.get(key, []), fastest_at.get(key, [])
@@ -369,8 +367,7 @@ def source_shapes(anchor: pd.DataFrame) -> dict:
     """How a source's points hold batch and heads: tokens (batch × length) and hidden (query heads ×
     head dim) when each is one number across its points, and per head dim the heads, per length
     the batch; `shapes` lists each distinct (batch, query heads, KV heads, length, head dim)."""
-    # Read off the columns as lists (drop_duplicates, unique and two groupbys before: tests keep that
-    # reading): each distinct point once, in order; a groupby's groups in sorted order, each its first row.
+    # Each distinct point once, in order; per head dim and per length, the first point's heads and batch.
     cols = ("batch", "q_heads", "kv_heads", "q_len", "kv_len", "head_dim")
     a = list(dict.fromkeys(zip(*(anchor[c].tolist() for c in cols))))
     tokens = list(dict.fromkeys(b * q for b, _, _, q, _, _ in a))
@@ -495,7 +492,7 @@ def determinism_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> p
     (gen.model.variants kind "sdpa_deterministic") against the same backend pinned without it:
     both GPU-only times and their ratio (deterministic / default); where the deterministic one
     did not run, its status and reason instead. Wrong answers are left out. `rows`: values.rows(points),
-    where the caller has them (read as rows: iterrows and a mask per row before; tests keep that reading)."""
+    where the caller has them (`points` is then not read)."""
     out = []
     if not rows if rows is not None else points.empty:  # (rows given: `points` is not read, may be None)
         return pd.DataFrame(columns=DETERMINISM_COLUMNS)
@@ -531,7 +528,7 @@ def fp8_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFr
     (>1: FP8 is faster), both errors against float64, and the error of rounding the inputs alone
     (the variant's fact fp8_input_rounding_error); where the FP8 one did not run, its status and
     reason instead; where the twin did not run, its time and error are NaN. `rows`: values.rows(points),
-    where the caller has them (read as rows: iterrows and a mask per row before; tests keep that reading)."""
+    where the caller has them (`points` is then not read)."""
     out = []
     if not rows if rows is not None else points.empty:  # (rows given: `points` is not read, may be None)
         return pd.DataFrame(columns=FP8_COLUMNS)

@@ -68,16 +68,15 @@ def kernel_table(ls: LoadedSet, variant: str, mode: str = "inference", forward: 
 
 def kernel_frame(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
                  tr: trace.Trace | None = None) -> pd.DataFrame:
-    """kernel_table's frame itself, shared: for readers that change nothing in it (the findings'
-    rules, the lessons, the hypotheses, the variant pages read it some 120 times a set; a copy
-    each cost more than most of them read). The same values as kernel_table (test)."""
+    """kernel_table's frame itself, shared, not a copy: for readers that change nothing in it (the
+    findings' rules, the lessons, the hypotheses, the variant pages)."""
     return _kernel_frame(ls, variant, mode, forward, tr)
 
 
 def kernel_rows(ls: LoadedSet, variant: str, mode: str = "inference") -> list[dict]:
     """The first profiled call's kernel table as rows (values.rows: the frame's Python values), made
-    once per trace and shared: read them, or copy a row before changing it. The variant pages and
-    occupancy_facts read the same rows (records of a copy, each, before; the same rows to the type: test)."""
+    once per trace and shared: read them, or copy a row before changing it (the variant pages and
+    occupancy_facts read them)."""
     tr = ls.trace(mode, variant)
     if tr is None:
         return []
@@ -90,9 +89,8 @@ def kernel_rows(ls: LoadedSet, variant: str, mode: str = "inference") -> list[di
 
 def _kernel_frame(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
                   tr: trace.Trace | None = None) -> pd.DataFrame:
-    """kernel_table's frame itself, not a copy (a set's pages ask for some 190 tables; a copy costs
-    more than most of them read): for this module's readers, which make new frames or lists from it
-    and change nothing in it."""
+    """kernel_table's frame itself, not a copy: for this module's readers, which make new frames or
+    lists from it and change nothing in it."""
     tr = tr or ls.trace(mode, variant)
     if tr is None:
         return _kernel_table(None, forward)
@@ -139,7 +137,7 @@ def kernel_summary(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.D
     df = pd.concat(frames, ignore_index=True)
     n = len(tr.forwards)
     g = df.groupby(["name", "short_name", "kind", "category"], sort=False, dropna=False)
-    # column by column: what a named .agg gives (the same cython reductions), in half its time
+    # column by column: what a named .agg gives
     out = pd.DataFrame({"launched_by": g["launched_by"].first(), "count": g["index"].size(),
                         "total": g["dur_us"].sum(), "occupancy_pct": g["occupancy_pct"].median(),
                         "first": g["index"].min()}).reset_index()
@@ -207,7 +205,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
             continue
         v = VARIANTS.get(run.variant)
         tr = ls.trace(mode, run.variant) if run.status == "ok" else None
-        # main_kernel's row of the call's kernel table, off the trace's events (no table: test)
+        # main_kernel's row of the call's kernel table, off the trace's events
         mk = kernel_totals(ls, run.variant, mode, tr)[0] if tr else None
         counts = tr.counts if tr else []
         rows.append(dict(
@@ -265,9 +263,7 @@ def compile_calls(run: schema.VariantRun) -> float:
 def timeline_events(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
                     tr: trace.Trace | None = None) -> tuple[list[dict], list[dict]]:
     """timeline_frames' two frames as rows (each a dict of the frame's columns), made straight from
-    the trace's events and the kernel table's columns: the page's timeline reads these (the frames,
-    a CPU frame made of dicts and a copy of the kernel table, cost more than the chart); the same
-    timeline spec from them as from the frames (test)."""
+    the trace's events and the kernel table's columns: the page's timeline reads these."""
     tr = tr or ls.trace(mode, variant)
     if tr is None or not tr.forwards:
         return [], []

@@ -297,7 +297,6 @@ def share_outcomes(df: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     if df.empty or "kernel_signature" not in df:
         return df
     groups: dict = {}
-    # column by column (iterrows made a Series of every row: a tenth of a scenario page's time)
     index, sigs, outcomes = df.index.tolist(), df["kernel_signature"].tolist(), df["host_bound_outcome"].tolist()
     keys = [df[k].tolist() for k in by]
     for pos, sig in enumerate(sigs):
@@ -387,8 +386,7 @@ def _launches(pairs: tuple[tuple[str, int], ...]) -> str | None:
 def row(tm: Times) -> dict[str, Any]:
     """One flat row of `COLUMNS` (NaN where missing; host_bound None within noise or undecided).
     The telemetry columns are the GPU-only time's window's ("not recorded" in telemetry_reason).
-    Written in COLUMNS' order in one dict, each property read once (a set's few hundred rows: the
-    keys made and the dict reordered per row cost more than the values)."""
+    Written in COLUMNS' order."""
     g, e, h = tm.gpu_only, tm.eager, tm.host
     c = tm.gpu_only_conditions
     outcome = tm.host_bound_outcome

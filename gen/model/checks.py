@@ -34,7 +34,7 @@ from gen.model.records import (
 @functools.cache
 @typing.no_type_check
 def _hints(cls) -> dict[str, Any]:
-    # Cached: resolving the hints is most of a load's time otherwise (0.3 s for the H200 set).
+    # Cached: resolving the hints is most of a load's time otherwise.
     return typing.get_type_hints(cls)
 
 
@@ -165,7 +165,7 @@ def parse_json(text: str, where: str) -> Any:
     """JSON text of a set, read as load trusts it: nesting at most MAX_JSON_DEPTH, no key
     twice in an object (each one line naming where), and NaN, Infinity and numbers too
     large to be finite kept for `_check` to refuse by field. The nesting is counted in the
-    text (_json_depth: 13 ms of a 3 MB file) only where the decoder gave up (RecursionError:
+    text (_json_depth) only where the decoder gave up (RecursionError:
     the C decoder nests within Python's recursion limit), the text was not JSON (the nesting's
     error comes first, as it did) or what it decoded is too deep."""
     seen_duplicate = []

@@ -15,8 +15,8 @@ when it publishes one, `python -m gen digest` for a set that has none.
 The file (version 3), gzipped: one line of JSON (the header: the set's strings and the other
 tables, each trace's entry, the GPU events' launch numbers, last the seal), then the events' other columns as
 packed little-endian arrays, in the order of CPU_COLUMNS then GPU_COLUMNS, each of as many values
-as the entries' calls count (the layout below: `_PACKED`). Packed, the 30,000 events of a set are
-read without decoding a number at a time (version 1 held them in the JSON: 21 ms a set of 60).
+as the entries' calls count (the layout below: `_PACKED`): the events of a set are read as arrays,
+not a number at a time.
 Its name is version 1's, so that a digest of version 1 is found, and named as of another version.
 
 A digest is data from a set, untrusted like the rest: it is used only where its seal (the sha256
