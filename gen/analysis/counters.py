@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from gen.analysis import rules
+from gen.analysis import rules, values
 from gen.analysis.values import missing
 from gen.model import schema
 from gen.model import trace as trace_mod
@@ -107,24 +107,6 @@ def bound(sm_pct: float | None, dram_pct: float | None) -> Bound | None:
 
 def _missing(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def as_in_frame(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows as a frame of them gives them back (values.rows): in a column of numbers where one is
-    missing (None or NaN), ints become floats and None NaN, as pandas makes the column float64; in a
-    column of text (pandas' str dtype) None becomes NaN; other columns (lists, a Bound or None, None
-    alone) keep their values. The rows are changed in place."""
-    for c in COLUMNS:
-        kinds = {type(r[c]) for r in rows}
-        if int in kinds and kinds <= {int, float, type(None)} and kinds != {int}:
-            for r in rows:
-                v = r[c]
-                r[c] = math.nan if v is None else float(v)
-        elif kinds == {float, type(None)} or kinds == {str, type(None)}:  # a text column's None, its NaN too
-            for r in rows:
-                if r[c] is None:
-                    r[c] = math.nan
-    return rows
 
 
 def _absent(run: schema.VariantRun, device: str) -> tuple[Absent, str | None] | None:
@@ -224,7 +206,7 @@ def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cud
         row["bound"] = bound(row["sm_throughput_pct"], row["dram_throughput_pct"])
         row["rules"] = [dict(name=r.name, estimated_speedup_pct=r.estimated_speedup_pct) for r in k.rules] if k else []
         rows.append(row)
-    return Matched(as_in_frame(rows), mismatches=mism)
+    return Matched(values.rows(pd.DataFrame(rows, columns=COLUMNS)) if rows else [], mismatches=mism)
 
 
 NUMERIC_FIELDS = [f for f in COUNTER_FIELDS if f != "occupancy_limiter"]
