@@ -393,11 +393,6 @@ def backend_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     """Why SDPA picked its backend: per unpinned SDPA point, one row per backend
     with what PyTorch chose, and "eligible" or PyTorch's reason for not running it
     (`verdict`: chosen, eligible, refused, not asked)."""
-    return pd.DataFrame(backend_rows(ls, scenario), columns=BACKEND_COLUMNS)
-
-
-def backend_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
-    """backend_frame's rows, as values.rows reads them off the frame (the scenario pages read the rows)."""
     rows = []
     for rec in _records(ls, scenario):
         if not rec.backend_reasons and rec.sdpa_choice is None:
@@ -414,19 +409,12 @@ def backend_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
             rows.append(dict(variant=rec.variant, mode=rec.mode, q_len=rec.point.q_len, kv_len=rec.point.kv_len,
                              head_dim=rec.point.head_dim, sdpa_choice=rec.sdpa_choice, backend=backend,
                              verdict=verdict, reason=None if why == ELIGIBLE else said.reasons(why)))
-    return _as_text_columns(rows, ("sdpa_choice", "reason"))
+    return pd.DataFrame(rows, columns=BACKEND_COLUMNS)
 
 
-def _as_text_columns(rows: list[dict], columns) -> list[dict]:
-    """The rows with each of `columns` (text or None) as a frame's column holds it: a column with some text
-    and some None holds NaN for None (pandas' str column); one of None only, None."""
-    for c in columns:
-        got = [r[c] for r in rows]
-        if None in got and any(x is not None for x in got):
-            for r in rows:
-                if r[c] is None:
-                    r[c] = math.nan
-    return rows
+def backend_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
+    """values.rows(backend_frame(ls, scenario)): the scenario pages read the rows."""
+    return values.rows(backend_frame(ls, scenario))
 
 
 # A point: the rows the fastest is picked among.
@@ -513,11 +501,6 @@ def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
     """The GPU events of one profiled call of `variant` per (scenario, mode), at the largest
     length (own head dim) whose point kept a trace: one row per distinct kernel in launch
     order with its launches and total µs in that call."""
-    return pd.DataFrame(kernel_rows(ls, variant), columns=KERNEL_COLUMNS)
-
-
-def kernel_rows(ls: tables.LoadedSet, variant: str) -> list[dict[str, Any]]:
-    """kernels_frame's rows, as values.rows reads them off the frame (the variant pages read the rows)."""
     rows = []
     for scenario in scenario_names([ls]):
         pts = [p for p in _records(ls, scenario) if p.variant == variant and p.status == schema.Status.OK and p.trace]
@@ -548,10 +531,9 @@ def kernel_rows(ls: tables.LoadedSet, variant: str) -> list[dict[str, Any]]:
                 name, short, kind, category = key
                 rows.append(dict(scenario=scenario, mode=mode, **point, index=int(first), name=name, short_name=short,
                                  kind=kind, category=category, count=count, duration_us=sums[key]))
-    # A window (None where the point has none) as the frame's column holds it: floats and NaN where
-    # some rows have one and some not (a float column), else as given.
-    windows = [r["window"] for r in rows]
-    if None in windows and any(w is not None for w in windows):
-        for r in rows:
-            r["window"] = math.nan if r["window"] is None else float(r["window"])
-    return rows
+    return pd.DataFrame(rows, columns=KERNEL_COLUMNS)
+
+
+def kernel_rows(ls: tables.LoadedSet, variant: str) -> list[dict[str, Any]]:
+    """values.rows(kernels_frame(ls, variant)): the variant pages read the rows."""
+    return values.rows(kernels_frame(ls, variant))
