@@ -75,8 +75,7 @@ def kernel_frame(ls: LoadedSet, variant: str, mode: str = "inference", forward: 
 
 def kernel_rows(ls: LoadedSet, variant: str, mode: str = "inference") -> list[dict]:
     """The first profiled call's kernel table as rows (values.rows: the frame's Python values), made
-    once per trace and shared: read them, or copy a row before changing it (the variant pages and
-    occupancy_facts read them)."""
+    once per trace and shared: read them, or copy a row before changing it (the variant pages read them)."""
     tr = ls.trace(mode, variant)
     if tr is None:
         return []
@@ -378,20 +377,10 @@ def theoretical_occupancy(threads: int, regs: int | None, smem: int | None, env:
                 theoretical_pct=100.0 * blocks * warps / max_warps)
 
 
-def _longest(rows: list[dict], top: int) -> list[dict]:
-    """The first `top` rows of distinct names, longest first: what a frame's sort_values("dur_us",
-    ascending=False).drop_duplicates("name").head(top) gives, equal times in its order (pandas'
-    nargsort: numpy's quicksort over the reversed values, reversed back; NaN last)."""
-    dur = np.array([r["dur_us"] for r in rows], dtype=float)
-    nan = np.isnan(dur)
-    at = np.arange(len(rows))[~nan][::-1]
-    order = list(at[dur[~nan][::-1].argsort(kind="quicksort")][::-1]) + list(np.flatnonzero(nan))
-    out, seen = [], set()
-    for i in order:
-        if rows[i]["name"] not in seen and len(out) < top:
-            seen.add(rows[i]["name"])
-            out.append(rows[i])
-    return out
+def _longest(kt: pd.DataFrame, top: int) -> list[dict]:
+    """The first `top` kernels of distinct names, longest first (missing times last), as rows."""
+    k = kt[kt["kind"] == "kernel"]
+    return values.rows(k.sort_values("dur_us", ascending=False).drop_duplicates("name").head(top))
 
 
 def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: int = 3) -> list[dict]:
@@ -399,11 +388,12 @@ def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: i
     reported and theoretical occupancy, what limits it, and why the profiler may
     have reported none. Numbers and flags only; gen.report.wording words them."""
     env = ls.rs.environment
-    kernels = [r for r in kernel_rows(ls, variant, mode) if r["kind"] == "kernel"]
+    kt = kernel_frame(ls, variant, mode) if ls.trace(mode, variant) is not None else None
+    kernels = _longest(kt, top) if kt is not None else []
     if not kernels or env.device != "cuda":
         return []
     out = []
-    for k in _longest(kernels, top):
+    for k in kernels:
         threads = integer(k["threads_per_block"]) or 0
         regs, smem = integer(k["registers_per_thread"]), integer(k["shared_memory"])
         blocks = integer(k["blocks"])
