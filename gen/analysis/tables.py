@@ -160,29 +160,18 @@ def main_kernel(df: pd.DataFrame) -> pd.Series | None:
 def kernel_totals(ls: LoadedSet, variant: str, mode: str, tr: trace.Trace) -> tuple[dict | None, int, float]:
     """(main kernel, GPU events, their µs added up) of the first profiled forward of `tr`, made once per
     trace: the scenario points and the verdicts ask for every profiled call's. The main kernel is
-    main_kernel's row of the call's kernel table, as a dict of what its readers read (name,
-    short_name, index, dur_us, blocks, occupancy_pct), made from the trace's events: no table for
-    the hundreds of calls whose kernels no page lists (the same values: tests). It is shared: read it."""
+    main_kernel's row of the call's kernel table as a dict of what its readers read (name, short_name,
+    index, dur_us, blocks, occupancy_pct). It is shared: read it."""
     key = ("kernel totals", id(tr))
     if key not in ls._tables:
-        gpu = tr.forwards[0].gpu if tr is not None and tr.forwards else []
-        dur = np.fromiter((g.dur for g in gpu), dtype=float, count=len(gpu))
-        kernels = [i for i, g in enumerate(gpu) if g.kind == "kernel"]
-        mk = None
-        if kernels:  # the first of the longest (durations are finite: gen.model.trace checks them)
-            g = gpu[kernels[int(np.argmax(dur[kernels]))]]
-            mk = dict(name=g.name, short_name=g.short_name, index=g.index, dur_us=g.dur,
-                      blocks=math.prod(g.grid) if g.grid else np.nan, occupancy_pct=_as_in_column(gpu, g))
-        ls._tables[key] = (mk, len(gpu), float(dur.sum()))  # numpy's pairwise sum, as pandas' Series.sum
+        kt = _kernel_frame(ls, variant, mode, 0, tr)
+        row = main_kernel(kt)
+        mk = None if row is None else values.rows(kt.loc[[row.name], list(_MAIN_KERNEL_KEYS)])[0]
+        ls._tables[key] = (mk, len(kt), float(kt["dur_us"].sum()))
     return ls._tables[key]
 
 
-def _as_in_column(gpu: list, g) -> float | int:
-    """g's occupancy as the kernel table's occupancy_pct column holds it: NaN where it has none; an int
-    where every event's is an int (pandas makes the column int64, as a trace may hold them), else a float."""
-    if g.occupancy_pct is None:
-        return np.nan
-    return g.occupancy_pct if all(type(e.occupancy_pct) is int for e in gpu) else float(g.occupancy_pct)
+_MAIN_KERNEL_KEYS = ("name", "short_name", "index", "dur_us", "blocks", "occupancy_pct")
 
 
 # --------------------------------------------------------------------------- summary
