@@ -251,25 +251,6 @@ def _committed(*fixtures):
     return list(fixtures) + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
 
 
-def test_summary_main_kernels_are_the_kernel_tables(h200, h200_new, h200_v1, monkeypatch):
-    """The summary's main kernel and its occupancy come from kernel_totals (the trace's events) instead of
-    main_kernel's row of each run's kernel table: the same frame as with the table's reading put back, to
-    the dtype, for both modes of every committed set."""
-    import pandas as pd
-
-    checked = 0
-    for ls in _committed(h200, h200_new, h200_v1):
-        for mode in ("inference", "train"):
-            got = tables._summary_table(ls, mode)
-            with monkeypatch.context() as m:  # the earlier reading: main_kernel's row of the run's table
-                m.setattr(tables, "kernel_totals", lambda ls, v, mode, tr: (
-                    tables.main_kernel(tables.kernel_table(ls, v, mode, tr=tr)), None, None))
-                want = tables._summary_table(ls, mode)
-            pd.testing.assert_frame_equal(got, want, check_exact=True)
-            checked += got["main_kernel"].notna().sum() if len(got) else 0
-    assert checked > 30
-
-
 def test_kernel_tables_read_in_place_stay_as_built(h200_new):
     """This module's readers read the kept kernel table itself (no copy): after every one of them, and
     after a caller changed its copy, the kept table is still the one the trace gives."""
