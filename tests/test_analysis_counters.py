@@ -268,165 +268,64 @@ def test_a_copied_kernels_row_says_where_its_counters_were_read():
     assert kernel_words.copied_from(None) is None
 
 
-def test_repeats_read_off_the_columns_give_what_the_mask_and_itertuples_gave(h200, h200_new):
-    """repeats reads a Matched's rows; the reading of its frame it replaced (a notna mask, .loc and
-    itertuples) is kept here: the same list over every run of the committed H200 sets, each frame
-    reversed and emptied, and same_as missing as None, NaN and pd.NA."""
-    def by_mask(frame):
-        if frame.empty:
-            return []
-        return [dict(index=int(i), **counters.source(s))
-                for i, s in frame.loc[frame["same_as"].notna(), ["index", "same_as"]].itertuples(index=False)]
-
-    frames = [counters.for_run(ls, r.mode, r.variant).frame for ls in (h200, h200_new) for r in ls.rs.runs]
-    odd = pd.DataFrame({"index": [3, 1, 2, 0], "same_as": ["inference__naive#0", None, math.nan, pd.NA]})
-    checked = 0
-    for f in [*frames, odd]:
-        for t in (f, f.iloc[::-1], f.iloc[0:0]):
-            got, want = counters.repeats(t.to_dict("records")), by_mask(t)
-            assert got == want and [type(x["index"]) for x in got] == [type(x["index"]) for x in want]
-            checked += bool(want)
-    assert checked > 3
+def test_a_run_is_measured_where_any_kernel_has_counters(h200_new):
+    """Matched.measured: some kernel paired with counters (any pairing but no_counters), and nothing absent."""
+    sets = [h200_new] + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
+    one = next(m for ls in sets for r in ls.rs.runs if (m := counters.for_run(ls, r.mode, r.variant)).absent is None
+               and len(m.frame) > 1)
+    no, n = counters.Pairing.NO_COUNTERS, len(one.frame)
+    for pairing, measured in (([no] * n, False), ([no] * (n - 1) + ["ok"], True), ([None] + [no] * (n - 1), True),
+                              ([math.nan] + [no] * (n - 1), True), (["name_differs"] * n, True)):
+        m = dataclasses.replace(one, rows=values.rows(one.frame.assign(pairing=pairing)))
+        assert m.measured is measured, pairing
+    assert dataclasses.replace(one, rows=[]).measured is False
+    assert dataclasses.replace(one, absent=counters.Absent.NOT_CAPTURED).measured is False
 
 
-def _measured_by_series(m: counters.Matched) -> bool:
-    """Matched.measured as it read the frame: a Series' ne and any."""
-    return m.absent is None and bool(m.frame["pairing"].ne(counters.Pairing.NO_COUNTERS).any())
-
-
-def test_measured_read_off_a_list_gives_what_the_series_gave(h200, h200_new, h200_v1):
-    """Every run of the committed sets, and frames with no counters, some, missing pairings and none at
-    all: the same answer, a bool."""
-    sets = [h200, h200_new, h200_v1] + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
-    cases = [counters.for_run(ls, r.mode, r.variant) for ls in sets for r in ls.rs.runs]
-    one = next(m for m in cases if m.absent is None and len(m.frame) > 1)
-    no = counters.Pairing.NO_COUNTERS
-    for pairing in ([no] * len(one.frame), [no] * (len(one.frame) - 1) + ["ok"], [None] + [no] * (len(one.frame) - 1),
-                    [math.nan] + [no] * (len(one.frame) - 1), ["name_differs"] * len(one.frame)):
-        cases.append(dataclasses.replace(one, rows=values.rows(one.frame.assign(pairing=pairing))))
-    cases.append(dataclasses.replace(one, rows=[]))
-    cases.append(dataclasses.replace(one, absent=counters.Absent.NOT_CAPTURED))
-    seen = set()
-    for m in cases:
-        assert m.measured is _measured_by_series(m)
-        seen.add(m.measured)
-    assert seen == {True, False} and len(cases) > 50
-
-
-def _same_typed(a, b):
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return type(a) is type(b)
-    return type(a) is type(b) and a == b
-
-
-def test_match_rows_are_what_its_frame_gave_back(h200, h200_new, h200_v1, monkeypatch):
-    """Matched.rows (made directly; a frame made of the raw rows and read back before): the same values to
-    the type as values.rows of the frame the raw rows make (as_in_frame left out: ints and None where a
-    number is missing), and the lazy frame that frame to the dtype; every run of the committed sets, and
-    made-up runs with counters missing in part and wholly."""
-    sets = [h200, h200_new, h200_v1] + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
+def test_a_runs_rows_hold_the_values_its_frame_holds():
+    """Matched.rows are the frame's rows (values.rows): in a column of numbers with one missing, ints are
+    floats and the missing one NaN; a run with no counters has the trace's kernels unpaired."""
     name = "void at::native::elementwise_kernel<128, 4>(int, Lambda)"
     tr = a_trace(gpu_event(0, 4.0, name=name), gpu_event(1, 2.0, name=name), gpu_event(2, 1.0, name="other"))
-    made = [(a_run([kc(0, name), kc(1, name, registers_per_thread=None)]), tr), (a_run([kc(0, name)]), tr),
-            (a_run([]), tr), (a_run([kc(0, name, registers_per_thread=None, shared_memory_bytes=None)]), tr),
-            (a_run(None), tr)]
-    cases = [(r, ls.trace(r.mode, r.variant) if r.status == "ok" and r.trace else None, ls.rs.environment.device)
-             for ls in sets for r in ls.rs.runs] + [(r, t, "cuda") for r, t in made]
-    new = [counters.match(*c) for c in cases]
-    as_in_frame = counters.as_in_frame
-    monkeypatch.setattr(counters, "as_in_frame", lambda rows: rows)
-    old = [counters.match(*c) for c in cases]
-    monkeypatch.setattr(counters, "as_in_frame", as_in_frame)
-    floats = 0
-    for m, o in zip(new, old, strict=True):
-        want = pd.DataFrame(o.rows, columns=counters.COLUMNS) if o.rows else pd.DataFrame(columns=counters.COLUMNS)
-        pd.testing.assert_frame_equal(m.frame, want)
-        back = values.rows(want)
-        assert len(back) == len(m.rows) and m.mismatches == o.mismatches and m.absent == o.absent
-        for got, exp in zip(m.rows, back):
-            assert list(got) == list(exp)
-            for c in counters.COLUMNS:
-                assert _same_typed(got[c], exp[c]), (c, got[c], exp[c])
-        floats += any(type(r["counter_index"]) is float for r in m.rows)
-        floats += any(type(r["registers_per_thread"]) is float for r in m.rows)
-    assert floats > 1 and sum(bool(m.rows) for m in new) > 20
+    m = counters.match(a_run([kc(0, name, registers_per_thread=40), kc(1, name, registers_per_thread=None)]), tr,
+                       "cuda")
+    regs = [r["registers_per_thread"] for r in m.rows]
+    assert regs[0] == 40.0 and type(regs[0]) is float and math.isnan(regs[1])
+    assert [r["index"] for r in m.rows] == [0, 1, 2] and type(m.rows[0]["index"]) is int
+    pd.testing.assert_frame_equal(m.frame, pd.DataFrame(m.rows, columns=counters.COLUMNS))
+    assert counters.match(a_run(None), tr, "cuda").absent == counters.Absent.NOT_CAPTURED
 
 
-def _py(x):
-    """A numpy scalar as the Python value it stands for (a frame row's iloc gave numpy's)."""
-    return x.item() if hasattr(x, "item") and not isinstance(x, (str, list)) else x
 
 
-def _achieved_by_mask(ls, variant, mode="inference"):
-    m = counters.for_run(ls, mode, variant)
-    if not m.measured:
-        return {}
-    f = m.frame[m.frame["achieved_occupancy_pct"].notna()]
-    return {int(i): float(a) for i, a in zip(f["index"], f["achieved_occupancy_pct"])}
+def test_repeats_name_the_launch_each_copied_row_was_read_from():
+    """repeats: the rows whose counters came from another launch (same_as), each with where it was read;
+    a missing same_as (None, NaN, pd.NA) is no repeat."""
+    rows = [dict(index=3, same_as="inference__naive#0"), dict(index=1, same_as=None),
+            dict(index=2, same_as=math.nan), dict(index=0, same_as=pd.NA)]
+    assert counters.repeats(rows) == [dict(index=3, mode="inference", variant="naive", at=0)]
+    assert counters.repeats([]) == []
 
 
-def _lesson_counters_by_mask(ls, run, index, altered=False):
-    tr = ls.trace(run.mode, run.variant) if run is not None else None
-    if run is None or tr is None:
-        return None
-    m = counters.for_run(ls, run.mode, run.variant) if altered else counters.match(run, tr, ls.rs.environment.device)
-    if not m.measured:
-        return None
-    row = m.frame[(m.frame["index"] == index) & m.frame["pairing"].ne(counters.Pairing.NO_COUNTERS)]
-    if row.empty:
-        return None
-    r = row.iloc[0]
-    return {k: (None if missing(r[k]) else r[k]) for k in [*counters.COUNTER_FIELDS, "bound"]}
+def test_the_readers_of_a_runs_counters(h200_new):
+    """findings._achieved: each paired kernel's achieved occupancy by launch index; lessons._counters: a
+    kernel's counters and bound where it was paired, None for a launch with none or a run without a trace."""
+    from gen.analysis import findings, lesson_facts
 
-
-def _same_counters(got, want) -> bool:
-    """lessons._counters' dict against the frame's reading: the same keys, missing ones and values, each
-    of the Python type numpy's scalar stands for. True where there was one."""
-    assert (got is None) == (want is None)
-    if got is None:
-        return False
-    assert list(got) == list(want)
-    assert all(type(g) is type(_py(w)) and g == w for g, w in zip(got.values(), want.values()) if w is not None)
-    assert [k for k, v in got.items() if v is None] == [k for k, v in want.items() if v is None]
-    return True
-
-
-@pytest.mark.parametrize("altered", [False, True])
-def test_readers_of_the_match_rows_give_what_its_frame_gave(h200, h200_new, h200_v1, altered, monkeypatch):
-    """findings._achieved, findings.rule_counters and lessons._counters read Matched.rows; the masks of
-    its frame they read before are kept here: the same dicts, facts and counters (lessons': the values to
-    the type, numpy's scalars before, Python's now), every inference run and kernel of the committed sets."""
-    from gen.analysis import findings, lessons
-
-    sets = [h200, h200_new, h200_v1] + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
-    if altered:  # every other kernel unpaired, every third without an achieved occupancy (the sets have neither)
-        real = counters.for_run
-
-        def for_run(ls, mode, variant):
-            m = real(ls, mode, variant)
-            if not m.rows:
-                return m
-            n = len(m.rows)
-            f = m.frame.assign(pairing=[counters.Pairing.NO_COUNTERS.value if i % 2 else p
-                                        for i, p in enumerate(m.frame["pairing"])],
-                               achieved_occupancy_pct=[math.nan if i % 3 == 1 else a for i, a in
-                                                       zip(range(n), m.frame["achieved_occupancy_pct"])])
-            return dataclasses.replace(m, rows=values.rows(f))
-        monkeypatch.setattr(counters, "for_run", for_run)
     seen = 0
-    for ls in sets:
-        for run in ls.rs.runs:
-            if run.mode != "inference":
-                continue
-            assert findings._achieved(ls, run.variant) == _achieved_by_mask(ls, run.variant)
-            m = counters.for_run(ls, run.mode, run.variant)
-            for index in sorted({r["index"] for r in m.rows} | {-1}):
-                seen += _same_counters(lessons._counters(ls, run, index),
-                                       _lesson_counters_by_mask(ls, run, index, altered))
-        for f in findings.rule_counters(ls):  # the facts of the frame's row of the main kernel, as read before
-            if "counters" in f.facts:
-                fr = counters.for_run(ls, "inference", f.variant).frame
-                rows = fr[fr["index"] == f.kernels[0]]
-                assert f.facts["counters"] == counters.kernel_facts(rows.iloc[0])
-                seen += 1
+    for run in h200_new.rs.runs:
+        if run.mode != "inference":
+            continue
+        m = counters.for_run(h200_new, run.mode, run.variant)
+        paired = [r for r in m.rows if r["pairing"] != counters.Pairing.NO_COUNTERS] if m.measured else []
+        want = {int(r["index"]): float(r["achieved_occupancy_pct"]) for r in paired
+                if not values.missing(r["achieved_occupancy_pct"])}
+        assert findings._achieved(h200_new, run.variant) == want
+        for r in paired:
+            got = lesson_facts._counters(h200_new, run, r["index"])
+            assert list(got) == [*counters.COUNTER_FIELDS, "bound"] and got["bound"] == (
+                None if values.missing(r["bound"]) else r["bound"])
+            seen += 1
+        assert lesson_facts._counters(h200_new, run, -1) is None
     assert seen > 10
+    assert lesson_facts._counters(h200_new, None, 0) is None

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gen.analysis import rules, tables, timings
-from gen.model import graph_rule, schema, trace
+from gen.model import graph_rule, schema, stats, trace
 from tests.conftest import RESULTS
 
 
@@ -118,7 +118,7 @@ def test_host_cost_is_the_low_end_of_the_host_samples():
 def test_order_statistic_rank_matches_the_binomial_table(n, k):
     """The 95% distribution-free interval of a median, [x(k), x(n+1-k)]: the ranks of the standard
     tables (e.g. Conover, Practical Nonparametric Statistics: n = 20 gives x(6)..x(15))."""
-    assert timings.order_statistic_rank(n) == k
+    assert stats.order_statistic_rank(n) == k
     cover = 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
     assert cover >= rules.CI_LEVEL or k == 1
     if k + 1 <= (n + 1) // 2:
@@ -278,108 +278,6 @@ def test_a_kernel_signature_holds_each_launchs_configuration():
     assert timings.kernel_signature(one(grid=(64, 16, 8))) != timings.kernel_signature(one(grid=(32, 16, 8)))
 
 
-def _share_outcomes_by_rows(df, by=()):
-    """share_outcomes as it was written first (row by row with iterrows), the reference for the faster one."""
-    from gen.analysis import rules
-
-    df = df.copy()
-    if df.empty or "kernel_signature" not in df:
-        return df
-    groups: dict = {}
-    for i, r in df.iterrows():
-        if isinstance(r["kernel_signature"], tuple):
-            key = tuple(None if timings._nan(r[k]) else r[k] for k in by)
-            groups.setdefault((*key, r["kernel_signature"]), []).append(i)
-    for idx in groups.values():
-        if len(idx) > 1:
-            o = rules.shared_outcome(df.loc[idx, "host_bound_outcome"])
-            for i in idx:
-                df.at[i, "host_bound_outcome"] = o
-    df["host_bound"] = [{rules.YES: True, rules.NO: False}.get(o) for o in df["host_bound_outcome"]]
-    return df
-
-
-def test_shared_outcomes_column_by_column_are_the_row_by_row_ones(h200_new):
-    """Every scenario's points of the committed set (and a frame where calls of the same kernels disagree):
-    share_outcomes gives the frame the row-by-row reading gave."""
-    import pandas as pd
-
-    from gen.analysis import scenarios as sa
-
-    for name in sa.scenario_names([h200_new]):
-        pts = sa.point_frame(h200_new, name)
-        for by in ((), ("mode", *sa.POINT_KEYS)):
-            got, want = timings.share_outcomes(pts, by=list(by)), _share_outcomes_by_rows(pts, by=list(by))
-            pd.testing.assert_frame_equal(got, want, check_exact=True)
-    sig = ("k", 1)
-    df = pd.DataFrame({"kernel_signature": [sig, sig, None, sig], "host_bound_outcome": ["yes", "no", "yes", None],
-                       "mode": ["a", "a", "a", float("nan")]}, index=[5, 3, 9, 1])
-    for by in ((), ("mode",)):
-        pd.testing.assert_frame_equal(timings.share_outcomes(df, by=list(by)), _share_outcomes_by_rows(df, by=list(by)))
-
-
-def _spread_by_numpy(samples, sizes=None):
-    """spread as numpy computes it (percentile, median per round, sorted order statistics): the reference."""
-    import numpy as np
-
-    a = np.asarray(samples, dtype=float)
-    q1, med, q3 = np.percentile(a, [25, 50, 75])
-    rounds = timings.round_medians(a, sizes)
-    lo, hi = timings.median_interval(rounds or a)
-    floor = timings.rules.TIME_FLOOR_PCT / 100.0
-    lo, hi = min(lo, med * (1 - floor)), max(hi, med * (1 + floor))
-    return timings.Spread(float(med), float(q1), float(q3), len(a), float(lo), float(hi), len(rounds) or 1)
-
-
-def test_spread_without_numpy_is_numpys_to_the_bit():
-    """A few samples are read without numpy (timings._spread_small): the same floats as numpy's percentile,
-    medians and order statistics, for thousands of random windows (ties, rounds of equal and unequal sizes,
-    sizes that do not add up); NaN, infinities, zeros and many samples go to numpy."""
-    import random
-
-    rng = random.Random(21)
-    cases = []
-    for _ in range(3000):
-        k = rng.randint(1, 60)
-        scale = 10 ** rng.uniform(-4, 3)
-        s = [round(rng.uniform(0.1, 10) * scale, rng.choice([2, 4, 6, 12])) for _ in range(k)]
-        if rng.random() < 0.3:
-            s = [rng.choice(s) for _ in s]
-        sizes = None
-        if rng.random() < 0.6 and len(s) >= 2:
-            cuts = sorted(rng.sample(range(1, len(s)), rng.randint(1, len(s) - 1)))
-            sizes = [b - a for a, b in zip([0, *cuts], [*cuts, len(s)])]
-            if rng.random() < 0.1:
-                sizes[0] += 1  # does not add up: the raw samples stand
-        cases.append((s, sizes))
-    cases += [([1.0, float("nan"), 2.0], None), ([1.0, float("inf")], None), ([0.0, -0.0, 1.0], None),
-              ([2.0] * 1500, None), ([3.5], None), ([1.0, 2.0], [1, 1])]
-    import numpy as np
-
-    with np.errstate(all="ignore"):  # infinities: numpy warns as it computes NaN, on both sides
-        for s, sizes in cases:
-            assert repr(timings.spread(s, sizes)) == repr(_spread_by_numpy(s, sizes)), (s, sizes)
-
-
-def test_small_percentiles_are_numpys_to_the_bit():
-    """timings.small_percentiles (the host cost's 10th percentile, tables.stats' quartiles): numpy.percentile's
-    floats and type for random small samples at several percentiles; None (numpy decides) for the rest."""
-    import random
-
-    import numpy as np
-
-    rng = random.Random(7)
-    for _ in range(2000):
-        s = [round(rng.uniform(0.01, 100) * 10 ** rng.uniform(-3, 3), rng.choice([1, 3, 9]))
-             for _ in range(rng.randint(1, 80))]
-        s = [x for x in s if x > 0] or [1.0]
-        for qs in ([25, 50, 75], [10], [90], [1], [99], [0, 100]):
-            got, want = timings.small_percentiles(s, qs), np.percentile(np.asarray(s, dtype=float), qs)
-            assert [repr(x) for x in got] == [repr(x) for x in want], (s, qs)
-    for s in ([], [0.0, 1.0], [1.0, float("nan")], [float("inf")], [1.0] * 1001):
-        assert timings.small_percentiles(s, [50]) is None
-
-
 def test_host_reference_pools_every_record_and_reaches_the_json(h200):
     """The host's speed beside its host-bound outcomes: the reference call's samples of every run and
     sweep point pooled (timings.host_reference), and each record's own median in `summary --format json`."""
@@ -453,199 +351,74 @@ def test_a_missing_outcome_is_no_outcome_in_a_tie():
     assert got["host_bound"].tolist() == [True, True]
 
 
-# --------------------------------------------------------------------------- the readings the faster ones replaced
+# --------------------------------------------------------------------------- behaviour on small made-up inputs
 
 
-def _bits(x):
-    """A value to the type and the bit: dataclasses field by field, floats by repr (NaN and -0.0 too)."""
-    import dataclasses
+def test_calls_of_the_same_kernels_share_one_outcome_within_their_group():
+    """share_outcomes: rows of one kernel signature (within the groups of `by`) take rules.shared_outcome
+    of their outcomes; a row with no signature, or alone in its group, keeps its own; the index is kept."""
+    import pandas as pd
 
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return type(x).__name__, tuple((f.name, _bits(getattr(x, f.name))) for f in dataclasses.fields(x))
-    if isinstance(x, (tuple, list)):
-        return type(x).__name__, tuple(_bits(v) for v in x)
-    return type(x).__name__, repr(x)
+    sig = ("k", 1)
+    df = pd.DataFrame({"kernel_signature": [sig, sig, None, sig], "host_bound_outcome": ["yes", "no", "yes", None],
+                       "mode": ["a", "a", "a", float("nan")]}, index=[5, 3, 9, 1])
+    every = timings.share_outcomes(df)
+    assert every["host_bound_outcome"].tolist() == [rules.WITHIN_NOISE, rules.WITHIN_NOISE, "yes",
+                                                    rules.WITHIN_NOISE]
+    assert every["host_bound"].tolist() == [None, None, True, None] and every.index.tolist() == [5, 3, 9, 1]
+    by_mode = timings.share_outcomes(df, by=["mode"])
+    assert by_mode["host_bound_outcome"].tolist()[:3] == [rules.WITHIN_NOISE, rules.WITHIN_NOISE, "yes"]
+    assert pd.isna(by_mode["host_bound_outcome"].iloc[3])  # alone in its (missing) mode: its own, none
+    assert df["host_bound_outcome"].tolist()[:3] == ["yes", "no", "yes"]  # a copy: the input is unchanged
 
 
-def _times_reference(record, tr=None) -> timings.Times:
-    """timings.times as it was before the graph's spread stood for GPU-only's and the host cost was read off
-    the host's sorted samples: every spread made apart by numpy (_spread_by_numpy), burst_lead asked twice,
-    the host cost by small_percentiles or numpy.percentile."""
-    import statistics
+def test_spread_of_rounds_and_of_odd_samples():
+    """spread: numpy's linear quartiles; the interval over the rounds' medians where the sizes cut the
+    samples whole (else over the samples); NaN, zeros and an infinity are read, not refused."""
+    s = timings.spread([1.0, 2.0, 3.0, 4.0])
+    assert (s.median, s.q1, s.q3, s.n, s.rounds) == (2.5, 1.75, 3.25, 4, 1)
+    assert (s.ci_lo, s.ci_hi) == (1.0, 4.0)  # four samples: the whole range
+    r = timings.spread([1.0, 1.0, 9.0, 9.0, 9.0, 5.0], [2, 3, 1])  # round medians 1, 9, 5
+    assert r.rounds == 3 and r.median == 7.0 and (r.ci_lo, r.ci_hi) == (1.0, 9.0)
+    assert timings.spread([1.0, 2.0, 3.0], [1, 1]).rounds == 1  # sizes that do not add up: the samples stand
+    assert timings.spread([0.0, 0.0, 0.0]).median == 0.0
+    with np.errstate(all="ignore"):
+        assert math.isnan(timings.spread([1.0, float("nan"), 2.0]).median)
+        assert timings.spread([1.0, 2.0, float("inf")]).n == 3
 
-    def spread(xs, sizes=None):
-        return timings.Spread() if len(xs) == 0 else _spread_by_numpy(xs, sizes)
 
-    t = record.timing
-    sizes = t.round_sizes or {}
-    ksum = spread(t.kernel_sum_ms, sizes.get(schema.Window.KERNEL_SUM)) if t.kernel_sum_ms else \
-        spread(timings.kernel_sum_samples(tr))
-    method, reason = t.gpu_only_method, t.gpu_only_reason
-    graph_kept = method == schema.GpuOnlyMethod.CUDA_GRAPH and bool(t.gpu_only_ms)
-    late = graph_rule.fallback_reason(t) if graph_kept and t.kernel_sum_ms else None
-    if graph_kept and late is None and t.kernel_sum_ms and t.eager_ms:  # review item 1's clause
-        late = timings.graph_below_reason(t.gpu_only_ms, t.kernel_sum_ms, t.eager_ms)
-    if graph_kept and late is None:
-        gpu_only = spread(t.gpu_only_ms, sizes.get(schema.Window.GPU_ONLY))
-    elif method is not None:
-        if method == schema.GpuOnlyMethod.CUDA_GRAPH:
-            reason = late or reason or "no CUDA-graph samples stored"
-        method, gpu_only = schema.GpuOnlyMethod.KERNEL_SUM.value, ksum
-    else:
-        gpu_only = timings.Spread()
-    absent = None if gpu_only.n else ("not_measured" if method is None else "no_trace")
-    graph = spread(t.gpu_only_ms if graph_kept else t.graph_ms, sizes.get(schema.Window.GPU_ONLY))
-    windows = tuple(timings.conditions(w, t.telemetry.get(w), t.telemetry_reason) for w in schema.Window
-                    if w in t.telemetry)
-    host_cost = float((timings.small_percentiles(t.host_ms, [rules.HOST_COST_QUANTILE])
-                       or np.percentile(t.host_ms, [rules.HOST_COST_QUANTILE]))[0]) if t.host_ms else math.nan
-    return timings.Times(
-        gpu_only=gpu_only, gpu_only_method=method, gpu_only_reason=reason, kernel_sum=ksum,
-        eager=spread(t.eager_ms, sizes.get(schema.Window.EAGER)),
-        host=spread(t.host_ms, sizes.get(schema.Window.HOST)), calls_per_replay=t.calls_per_replay,
-        gpu_only_absent=absent, burst=spread(t.burst_ms, sizes.get(schema.Window.BURST)),
-        burst_throttled=rules.burst_lead(t.burst_ms) is not None,
-        burst_early=spread(rules.burst_lead(t.burst_ms) or []), graph=graph,
-        windows=windows, telemetry_reason=t.telemetry_reason or (None if windows else "not recorded"),
-        fidelity=timings.graph_fidelity(t.graph_check), host_cost_ms=host_cost,
-        host_ref_ms=statistics.median(refs) if (refs := timings.warm_refs(t.host_ref_ms)) else math.nan)
+def test_times_of_a_kept_graph_and_of_a_burst_that_slowed():
+    """Where the graph's replays stand for the call, GPU-only time is the graph's spread (one spread, the
+    same samples and rounds); a burst whose leading calls ran faster is marked throttled, those calls apart."""
+    t = schema.Timing(gpu_only_ms=[1.0, 1.1, 1.2, 1.0], gpu_only_method="cuda_graph", eager_ms=[1.3] * 4,
+                      kernel_sum_ms=[1.0, 1.0, 1.05], host_ms=[0.2] * 10, burst_ms=[1.0] * 5 + [1.5] * 5,
+                      round_sizes={schema.Window.GPU_ONLY: [2, 2]})
+    tm = timings.times(schema.VariantRun(variant="v", mode="inference", status="ok", timing=t))
+    assert tm.gpu_only == tm.graph and tm.gpu_only.rounds == 2 and tm.gpu_only_method == "cuda_graph"
+    assert tm.kernel_sum.median == 1.0 and tm.host_cost_ms == pytest.approx(0.2)
+    assert tm.burst_throttled and tm.burst_early.n == 5 and tm.burst_early.median == 1.0
+    row = timings.row(tm)
+    assert list(row) == timings.COLUMNS
+    assert (row["gpu_only_ms"], row["gpu_only_rounds"], row["burst_early_n"]) == (tm.gpu_only.median, 2, 5)
+    assert row["graph_fidelity"] is None and row["telemetry_reason"] == "not recorded"
+
+
+def test_a_window_without_telemetry_says_why():
+    """window_conditions and window: a window NVML read gives its figures; another window is "not recorded",
+    with the set's reason where it gave one."""
+    t = schema.Timing(telemetry={schema.Window.EAGER: schema.Telemetry(samples=3, sm_clock_mhz=1980.0)},
+                      telemetry_reason=None)
+    windows, why = timings.window_conditions(t)
+    assert why is None and [c.window for c in windows] == [schema.Window.EAGER]
+    assert timings.window(windows, why, schema.Window.EAGER).sm_clock_mhz == 1980.0
+    other = timings.window(windows, why, schema.Window.BURST)
+    assert not other.recorded and other.reason == "not recorded"
+    none, why = timings.window_conditions(schema.Timing(telemetry_reason="no pynvml"))
+    assert none == () and timings.window(none, why, schema.Window.EAGER).reason == "no pynvml"
 
 
 def _committed_sets(*fixtures):
     return list(fixtures) + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
-
-
-def _random_timings(seed: int, count: int) -> list[schema.Timing]:
-    """Windows of random samples (ties, rounds that add up or not, a NaN, zero or infinite sample now and
-    then), with each GPU-only method and the graph kept or not."""
-    import random
-
-    rng = random.Random(seed)
-
-    def samples(k: int) -> list[float]:
-        scale = 10 ** rng.uniform(-3, 2)
-        xs = [round(rng.uniform(0.5, 2) * scale, rng.choice([3, 6, 12])) for _ in range(k)]
-        if rng.random() < 0.3:
-            xs = [rng.choice(xs) for _ in xs]
-        if xs and rng.random() < 0.05:
-            xs[rng.randrange(len(xs))] = rng.choice([float("nan"), 0.0, -0.0, float("inf"), -1.0])
-        return xs
-
-    def rounds(n: int) -> list[int] | None:
-        if n < 2 or rng.random() < 0.3:
-            return None
-        cuts = sorted(rng.sample(range(1, n), rng.randint(1, min(n - 1, 6))))
-        got = [b - a for a, b in zip([0, *cuts], [*cuts, n])]
-        if rng.random() < 0.1:
-            got[0] += 1
-        return got
-
-    out = []
-    for _ in range(count):
-        windows = {w: samples(rng.choice([0, 1, 3, 10, 40, 200])) for w in
-                   ("gpu_only", "eager", "host", "kernel_sum", "burst", "graph")}
-        sizes = {w: r for w, xs in windows.items() if w != "graph" and (r := rounds(len(xs)))}
-        method = rng.choice([None, "cuda_graph", "cuda_graph", "kernel_sum"])
-        burst = windows["burst"] if rng.random() < 0.5 else [1.0] * 5 + [1.5] * 5  # one that slowed
-        out.append(schema.Timing(
-            gpu_only_ms=windows["gpu_only"], gpu_only_method=method, gpu_only_reason=rng.choice([None, "why"]),
-            eager_ms=windows["eager"], host_ms=windows["host"], kernel_sum_ms=windows["kernel_sum"],
-            burst_ms=burst, graph_ms=windows["graph"], round_sizes=sizes,
-            host_ref_ms=samples(rng.choice([0, 3, 9]))))
-    return out
-
-
-def test_times_are_the_earlier_readings_to_the_bit(h200, h200_v1):
-    """timings.times (the graph's spread standing for GPU-only's where they are the same samples, the host
-    cost read off the host spread's sorted samples, one finiteness test a window): the Times of the earlier
-    reading (_times_reference), field by field to the type and the bit, for every run and sweep point of
-    the committed sets with their traces, and for random records."""
-    seen = 0
-    with np.errstate(all="ignore"):  # infinities and NaN: numpy warns as it computes NaN, on both sides
-        for ls in _committed_sets(h200, h200_v1):
-            for rec in [*ls.rs.runs, *ls.rs.sweep]:
-                tr = ls.sweep_trace(rec.trace) if rec.trace and rec.status == schema.Status.OK else None
-                assert _bits(timings.times(rec, tr)) == _bits(_times_reference(rec, tr)), (ls.name, rec.trace)
-                seen += 1
-        for timing in _random_timings(5, 1500):
-            rec = schema.VariantRun(variant="v", mode="inference", status="ok", timing=timing)
-            assert _bits(timings.times(rec)) == _bits(_times_reference(rec)), timing
-            assert _bits(timings.times(rec, fake_trace([5.0, 2.5], [6.0]))) == \
-                _bits(_times_reference(rec, fake_trace([5.0, 2.5], [6.0])))
-    assert seen > 500
-
-
-def _row_reference(tm: timings.Times) -> dict:
-    """timings.row as it was before it wrote COLUMNS' order in one dict: the keys made per spread, the
-    properties read as the columns asked, then the dict reordered."""
-    out: dict = {}
-    for name, s in (("gpu_only", tm.gpu_only), ("eager", tm.eager), ("host", tm.host)):
-        out.update({f"{name}_ms": s.median, f"{name}_q1_ms": s.q1, f"{name}_q3_ms": s.q3, f"{name}_n": s.n,
-                    f"{name}_iqr_pct": s.iqr_pct, f"{name}_ci_lo_ms": s.ci_lo, f"{name}_ci_hi_ms": s.ci_hi})
-    c = tm.gpu_only_conditions
-    launches = timings._launches
-    out.update(gpu_only_rounds=tm.gpu_only.rounds, gpu_only_method=tm.gpu_only_method,
-               gpu_only_reason=tm.gpu_only_reason, gpu_only_absent=tm.gpu_only_absent,
-               calls_per_replay=tm.calls_per_replay, kernel_sum_ms=tm.kernel_sum.median,
-               kernel_sum_n=tm.kernel_sum.n, host_cost_ms=tm.host_cost_ms, host_ref_ms=tm.host_ref_ms,
-               host_overhead_ms=tm.host_overhead_ms,
-               eager_over_gpu_only=tm.eager_over_gpu_only, host_bound=tm.host_bound,
-               host_bound_outcome=tm.host_bound_outcome, burst_ms=tm.burst.median, burst_n=tm.burst.n,
-               graph_ms=tm.graph.median, graph_fidelity=tm.fidelity.fidelity if tm.fidelity else None,
-               graph_detail=tm.fidelity.detail if tm.fidelity else None,
-               graph_only_in_graph=launches(tm.fidelity.only_graph) if tm.fidelity else None,
-               graph_only_in_eager=launches(tm.fidelity.only_eager) if tm.fidelity else None,
-               sm_clock_mhz=c.sm_clock_mhz, sm_clock_min_mhz=c.sm_clock_min_mhz, power_w=c.power_w, temp_c=c.temp_c,
-               telemetry_window_s=c.duration_s,
-               telemetry_reason=None if c.recorded else c.reason,
-               burst_sm_clock_mhz=tm.window(schema.Window.BURST).sm_clock_mhz,
-               burst_sm_clock_max_mhz=tm.window(schema.Window.BURST).sm_clock_max_mhz,
-               burst_throttled=tm.burst_throttled, burst_early_ms=tm.burst_early.median,
-               burst_early_n=tm.burst_early.n)
-    return {k: out[k] for k in timings.COLUMNS}
-
-
-def test_rows_are_the_earlier_readings_to_the_bit(h200, h200_new, h200_v1):
-    """timings.row (one dict in COLUMNS' order): the earlier reading's keys, in order, and values to the
-    type and the bit, for every run and sweep point of the committed sets and for random records (the
-    schema-3 set's telemetry and graph checks, CPU sets, outcomes of every kind)."""
-    tms = []
-    for ls in _committed_sets(h200, h200_v1):
-        for rec in [*ls.rs.runs, *ls.rs.sweep]:
-            tms.append(timings.times(rec, ls.sweep_trace(rec.trace) if rec.trace and rec.status == "ok" else None))
-    with np.errstate(all="ignore"):
-        for timing in _random_timings(9, 600):
-            timing.graph_check = h200_new.rs.runs[0].timing.graph_check
-            timing.telemetry = dict(h200_new.rs.runs[len(tms) % 5].timing.telemetry)
-            if len(tms) % 3 == 0:
-                timing.telemetry.pop(schema.Window.GPU_ONLY, None)
-            tms.append(timings.times(schema.VariantRun(variant="v", mode="inference", status="ok", timing=timing)))
-    outcomes = set()
-    for tm in tms:
-        got, want = timings.row(tm), _row_reference(tm)
-        assert list(got) == list(want) and _bits(list(got.values())) == _bits(list(want.values())), tm
-        outcomes.add(got["host_bound_outcome"])
-    assert outcomes == {rules.YES, rules.NO, rules.WITHIN_NOISE, None}
-
-
-def test_a_records_windows_without_its_times_are_its_times_windows(h200, h200_v1):
-    """The set page reads each run's windows off timings.window_conditions (not the run's whole times): the
-    conditions Times.window gave, as it read them (its windows searched, else "not recorded" with the
-    reason), for every window of every record of the committed sets, with telemetry or none."""
-    def window_reference(tm, name):
-        found = next((c for c in tm.windows if c.window == name), None)
-        return found or timings.Conditions(name, reason=tm.telemetry_reason or "not recorded")
-
-    recorded = 0
-    for ls in _committed_sets(h200, h200_v1):
-        for rec in [*ls.rs.runs, *ls.rs.sweep]:
-            tm = _times_reference(rec)
-            windows, why = timings.window_conditions(rec.timing)
-            for w in schema.Window:
-                got = timings.window(windows, why, w)
-                assert _bits(got) == _bits(window_reference(tm, w)), (ls.name, rec.trace, w)
-                recorded += got.recorded
-    assert recorded > 100
 
 
 def test_a_sets_kernel_signatures_are_made_once_per_trace(h200, h200_v1):

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
-from gen.analysis import clocks, rules, scenarios, summary, tables
+from gen.analysis import clocks, rules, scenarios, summary, tables, values
 from gen.model import anchors, datasheets
 from tests import html_table, schema3_sets
 
@@ -76,9 +77,14 @@ def test_ceilings_say_their_clocks_and_the_read_ceiling_bounds_decode(s3, h200):
     # writes as much as it reads: the wrong bound for a kernel that only reads
     old = {c.kind: c for c in clocks.ceilings(h200)}
     assert set(old) == {"matmul", "copy"} and "not recorded" in old["matmul"].conditions.reason
-    above = clocks.above_ceiling(scenarios.point_frame(h200, "decode"))
-    assert len(above) and set(above["ceiling"]) == {"copy"} and (above["pct_of_ceiling"] > 100).all()
-    assert clocks.above_ceiling(scenarios.point_frame(h200, "gqa-prefill")).empty
+    above = clocks.above_ceiling_rows(scenarios.point_rows(h200, "decode"))
+    assert len(above) and {r["ceiling"] for r in above} == {"copy"} and all(r["pct_of_ceiling"] > 100 for r in above)
+    assert clocks.above_ceiling_rows(scenarios.point_rows(h200, "gqa-prefill")) == []
+    # a wrong answer, a failed call and one within the floor above 100% are not above it
+    ok = dict(status="ok", pct_of_ceiling=150.0, wrong=False)
+    made = [ok, dict(ok, wrong=True), dict(ok, status="oom"), dict(ok, pct_of_ceiling=100.5),
+            dict(ok, pct_of_ceiling=float("nan")), dict(ok, wrong=float("nan"))]
+    assert clocks.above_ceiling_rows(made) == [ok, made[-1]]
 
 
 def test_burst_against_the_published_time_by_the_clock_rule(s3, h200):
@@ -102,6 +108,17 @@ def test_burst_against_the_published_time_by_the_clock_rule(s3, h200):
                              scenarios.anchor_frame([h200, *[s for s in sets if s.rs.kind == "reference"]],
                                                     "gqa-prefill", h200))
     assert len(old) and old["explained"].isna().all() and old["reason"].str.contains("not recorded").all()
+    # the frame's rows given instead of the frame: the same frame
+    anc = scenarios.anchor_frame(sets, "gqa-prefill", ls)
+    pd.testing.assert_frame_equal(clocks.burst_frame(None, anc, values.rows(pts)), b)
+    # a burst that slowed within itself: its leading calls and the window's highest clock stand for it
+    slowed = pts.assign(burst_throttled=True, burst_early_ms=pts["burst_ms"] * 0.9, burst_early_n=3,
+                        burst_sm_clock_max_mhz=1980.0)
+    t = clocks.burst_frame(slowed, anc)
+    t = t[t["kv_len"] == schema3_sets.ANCHOR_8K["kv_len"]].iloc[0]
+    assert t["burst_throttled"] and t["burst_ms"] == pytest.approx(r["burst_ms"] * 0.9)
+    assert t["burst_all_ms"] == r["burst_ms"] and t["burst_clock_mhz"] == 1980.0 and t["burst_early_n"] == 3
+    assert clocks.burst_frame(pts.iloc[0:0], anc).empty
 
 
 def test_summary_json_carries_the_conditions(s3, schema2_results):
@@ -223,87 +240,3 @@ def test_power_read_in_a_short_window_is_marked_and_explained():
     assert rules.power_lags(0.5) and not rules.power_lags(1.5) and not rules.power_lags(None)
 
 
-def _burst_by_masks(points, anchors):
-    """burst_frame's reading before it read rows: a Series per anchor (iterrows), a mask per lookup."""
-    import math
-
-    import pandas as pd
-
-    from gen.analysis.values import missing
-    from gen.model import schema
-
-    rows = []
-    if points.empty or anchors.empty:
-        return pd.DataFrame(columns=clocks.BURST_COLUMNS)
-    for _, a in anchors.iterrows():
-        if not a["same_shape"] or missing(a["published_ms"]):
-            continue
-        at = points[(points["variant"] == a["variant"]) & (points["mode"] == a["mode"])
-                    & (points["head_dim"] == a["head_dim"]) & (points["q_len"] == a["q_len"])
-                    & (points["kv_len"] == a["kv_len"]) & (points["status"] == schema.Status.OK)]
-        if at.empty:
-            continue
-        p = at.iloc[0]
-        fs, fb = p["sm_clock_mhz"], p["burst_sm_clock_mhz"]
-        burst_all = p["burst_ms"]
-        throttled = bool(p.get("burst_throttled")) and not missing(p.get("burst_early_ms"))
-        if throttled:
-            p = p.copy()
-            p["burst_ms"], fb = p["burst_early_ms"], p.get("burst_sm_clock_max_mhz", fb)
-        expected = p["gpu_only_ms"] * fs / fb if not (missing(fs) or missing(fb)) else math.nan
-        at_clock = a["published_ms"] * fb / fs if not (missing(fs) or missing(fb)) else math.nan
-        reason = None
-        if missing(fs):
-            reason = f"the sustained window's SM clock: {p['telemetry_reason'] or clocks.NOT_RECORDED}"
-        elif missing(p["burst_ms"]):
-            reason = "no burst was timed at this point"
-        elif missing(fb):
-            reason = f"the burst window's SM clock: {clocks.NOT_RECORDED}"
-        rows.append(dict(
-            variant=p["variant"], mode=p["mode"], head_dim=p["head_dim"], q_len=p["q_len"], kv_len=p["kv_len"],
-            anchor_set=a["anchor_set"], anchor_ms=a["published_ms"], sustained_ms=p["gpu_only_ms"],
-            sustained_clock_mhz=fs, sustained_power_w=p["power_w"], burst_ms=p["burst_ms"], burst_n=p["burst_n"],
-            burst_clock_mhz=fb, expected_burst_ms=expected, burst_vs_expected=clocks._ratio(p["burst_ms"], expected),
-            anchor_at_sustained_clock_ms=at_clock,
-            sustained_vs_anchor=clocks._ratio(p["gpu_only_ms"], a["published_ms"]),
-            sustained_vs_anchor_at_clock=clocks._ratio(p["gpu_only_ms"], at_clock),
-            burst_vs_anchor=clocks._ratio(p["burst_ms"], a["published_ms"]), burst_throttled=throttled,
-            burst_all_ms=burst_all, burst_early_n=p.get("burst_early_n") if throttled else math.nan,
-            main_kernel_ms=p.get("main_kernel_us", math.nan) / 1e3,
-            other_events_ms=p.get("other_events_us", math.nan) / 1e3,
-            sustained_window_s=p.get("telemetry_window_s", math.nan),
-            **clocks._explained(p["gpu_only_ms"], at_clock, p["burst_ms"], a["published_ms"], reason), reason=reason))
-    return pd.DataFrame(rows, columns=clocks.BURST_COLUMNS)
-
-
-def test_burst_frame_and_above_ceiling_read_off_rows_are_the_masks_reading(s3, h200, h200_new):
-    """burst_frame against its reading by masks, to the dtype and the bit, and above_ceiling_rows against
-    above_ceiling's rows: every scenario of the schema-3 set and the committed sets beside the published
-    sets, the schema-3 points also with a throttled burst and a wrong answer made up."""
-    import pandas as pd
-
-    from gen.analysis import values
-
-    _, ls, sets = s3
-    refs = [s for s in sets if s.rs.kind == "reference"]
-    made = 0
-    for m in (ls, h200, h200_new):
-        for name in scenarios.scenario_names([m]):
-            pts = scenarios.point_frame(m, name)
-            anc = scenarios.anchor_frame([m, *refs], name, m)
-            odd = pts.copy()
-            if len(odd) > 2 and "burst_throttled" in odd:
-                odd["burst_throttled"] = True
-                odd["burst_early_ms"] = odd["gpu_only_ms"] * 0.9
-                odd.loc[odd.index[0], "wrong"] = True
-                odd.loc[odd.index[1], "pct_of_ceiling"] = 150.0
-            for frame in (pts, odd, pts.iloc[0:0]):
-                pd.testing.assert_frame_equal(clocks.burst_frame(frame, anc), _burst_by_masks(frame, anc),
-                                              check_exact=True)
-                # (the frame's rows given, as the scenario pages give them: no frame read)
-                pd.testing.assert_frame_equal(clocks.burst_frame(None, anc, values.rows(frame)),
-                                              _burst_by_masks(frame, anc), check_exact=True)
-                above = clocks.above_ceiling_rows(values.rows(frame))
-                assert repr(above) == repr(values.rows(clocks.above_ceiling(frame)))  # (NaN as NaN)
-                made += len(clocks.burst_frame(frame, anc))
-    assert made > 0

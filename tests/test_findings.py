@@ -220,204 +220,33 @@ def test_schema1_host_bound_finding_labels_the_kernel_sum(h200_v1, monkeypatch):
     assert "GPU-only time (kernel sum)" in finding_words.finding(f).text
 
 
-def _events_by_masks(kt):
-    """float32_events, mask_events and no_estimate_events as they read the table (a pandas mask per
-    test), to compare the lists' reading with."""
-    k = kt[kt["kind"] == "kernel"]
-    if k.empty:
-        f32 = ups = k
-    else:
-        f32 = k[k["input_types"].map(rules.is_float32_only) | (k["category"].eq("matrix product") &
-                                                                k["name"].str.contains(r"f32|sgemm", case=False))]
-        ups = k[k["launched_by"].eq("aten::copy_") & k["input_types"].str.contains("float") &
-                k["input_types"].str.contains("BFloat16|Half", regex=True)]
-    tri = kt[kt["name"].str.contains("triu|tril", case=False) | kt["launched_by"].isin(["aten::triu", "aten::tril"])]
-    if tri.empty and (kt[kt["launched_by"].eq("aten::fill_")].empty or kt[kt["launched_by"].eq("aten::where")].empty):
-        mask = kt.iloc[0:0]
-    else:
-        path = kt["op_path"]
-        mask = kt[~path.str.contains("softmax") & (
-            kt.index.isin(tri.index) | path.str.contains("aten::ones") | path.str.contains("aten::where") |
-            path.str.endswith("aten::scalar_tensor > aten::fill_"))]
-    zero = kt[(kt["kind"] == "kernel") & kt["occupancy_pct"].map(rules.no_occupancy_estimate)]
-    return f32, ups, mask, zero
 
 
-def test_event_rules_read_off_lists_pick_the_rows_the_masks_picked(h200, h200_new):
-    """Every profiled forward of the committed H200 sets (and each table reversed, cut to its kernels, and
-    emptied): the same rows, index and columns as the pandas masks picked."""
+def test_the_event_rules_on_a_made_up_kernel_table():
+    """float32_events (float32 inputs and no 16-bit one, or an f32 matrix product), the upcasts (a copy_
+    between a 16-bit type and float), mask_events (triu/tril and what feeds the where, outside the softmax),
+    no_estimate_events (0% or no occupancy) and copy_events (memcpy, memset, a copy op's kernel)."""
     import pandas as pd
 
-    checked = 0
-    for ls in (h200, h200_new):
-        for run in [r for r in ls.rs.runs if r.status == "ok" and r.trace]:
-            tr = ls.trace(run.mode, run.variant)
-            for i in range(len(tr.forwards)):
-                kt = tables.kernel_table(ls, run.variant, run.mode, i, tr)
-                for t in (kt, kt.iloc[::-1], kt[kt["kind"] == "kernel"], kt.iloc[0:0]):
-                    got = (*findings.float32_events(t), findings.mask_events(t), findings.no_estimate_events(t))
-                    for g, w in zip(got, _events_by_masks(t)):
-                        pd.testing.assert_frame_equal(g, w)
-                    checked += 1
-    assert checked > 300
+    def k(name, kind="kernel", types="c10::BFloat16", cat="other", op="aten::mm", path="", occ=50.0):
+        return dict(name=name, kind=kind, input_types=types, category=cat, launched_by=op, op_path=path,
+                    occupancy_pct=occ)
 
-
-def _copies_by_groupby(ls):
-    """rule_copies as it read the tables (a mask, then a pandas groupby per variant)."""
-    out = []
-    for v, kt in findings._kernel_runs(ls):
-        copies = findings.copy_events(kt)
-        expected = findings.VARIANTS[v].expect.copy_or_fill
-        for (kind, op), g in copies.groupby(["kind", "launched_by"], sort=False):
-            out.append(findings.Finding(
-                id=f"copy-{v}-{kind}-{(op or 'none').replace('aten::', '')}", kind=findings.FindingKind.COPY,
-                severity=findings.Severity.INFO if expected else findings.Severity.UNEXPECTED, variant=v,
-                kernels=findings._indices(g["index"]),
-                facts=dict(event_kind=kind, op=op or None, n=len(g), names=sorted(set(g["short_name"])),
-                           paths=sorted(set(g["op_path"])), dur_us=float(g["dur_us"].sum()),
-                           total_us=findings._gpu_total(kt), expected=expected)))
-    return out
-
-
-def _occupancy_by_masks(ls):
-    """rule_occupancy as it read the tables (a mask per cause, its columns as Series)."""
-    import numpy as np
-
-    out = []
-    sms = ls.rs.environment.sm_count
-    for v, kt in findings._kernel_runs(ls):
-        achieved = findings._achieved(ls, v)
-        zero = findings.no_estimate_events(kt)
-        causes = [findings.occupancy_cause(m, b, sms) for m, b in zip(zero["shared_memory"], zero["blocks"])]
-        for cause in dict.fromkeys(causes):
-            g = zero[[c == cause for c in causes]]
-            small = g[g["blocks"] < (sms or 0)]
-            out.append(findings.Finding(
-                id=f"occupancy-{v}-{cause}", kind=findings.FindingKind.OCCUPANCY, severity=findings.Severity.INFO,
-                variant=v, kernels=findings._indices(g["index"]),
-                facts=dict(cause=cause, apis=list(dict.fromkeys(a for a in g["launch_api"] if a)), n=len(g),
-                           names=list(dict.fromkeys(g["short_name"])), dur_us=float(g["dur_us"].sum()),
-                           shared_memory=[int(m) for m in g["shared_memory"] if not np.isnan(m)],
-                           small_grids=[int(b) for b in small["blocks"]], sm_count=sms,
-                           smem_limit=rules.SMEM_DEFAULT_LIMIT,
-                           measured=[achieved[i] for i in g["index"] if i in achieved])))
-    return out
-
-
-@pytest.mark.parametrize("cut", ["whole", "reversed", "durations perturbed"])
-def test_copy_and_occupancy_rules_read_off_lists_give_what_groupby_and_masks_gave(h200, h200_new, h200_v1, cut,
-                                                                                  monkeypatch):
-    """rule_copies and rule_occupancy group the rows in plain Python; the readings they replaced are
-    kept above: the same findings, floats to the bit, types alike, for the committed H200 sets, their
-    tables reversed, and with durations whose plain sum differs from numpy's (pairwise) one."""
-    real = tables.kernel_table
-
-    def kernel_table(*a, **k):
-        kt = real(*a, **k)
-        if cut == "reversed":
-            return kt.iloc[::-1]
-        if cut == "durations perturbed":
-            return kt.assign(dur_us=[0.1 * (i % 7) + 1e-9 * i + 1e6 * (i % 3) for i in range(len(kt))])
-        return kt
-
-    monkeypatch.setattr(tables, "kernel_table", kernel_table)
-    monkeypatch.setattr(tables, "kernel_frame", kernel_table)  # what the rules read (the kept table)
-    checked = 0
-    for ls in (h200, h200_new, h200_v1):
-        for new, old in ((findings.rule_copies(ls), _copies_by_groupby(ls)),
-                         (findings.rule_occupancy(ls), _occupancy_by_masks(ls))):
-            assert new == old
-            for a, b in zip(new, old):
-                assert {k: type(x) for k, x in a.facts.items()} == {k: type(x) for k, x in b.facts.items()}
-                assert [type(x) for x in a.facts["measured" if "measured" in a.facts else "names"]] == \
-                    [type(x) for x in b.facts["measured" if "measured" in b.facts else "names"]]
-            checked += len(new)
-    assert checked > 10
-
-
-def _check_measured_by_masks(ls, r, row, h, mode):
-    """findings._check_measured as it read the kernel table (masks and iterrows)."""
-    import math
-
-    kt = tables.kernel_table(ls, r["variant"], mode)
-    # a sub-µs memset is bookkeeping (issue 31): neither a copy nor a kernel the hypothesis counts
-    book = (kt["kind"] == "memset") & (kt["dur_us"] < rules.SUB_US_MEMSET_US)
-    copies = findings.copy_events(kt)
-    copies = copies[~copies.index.isin(kt.index[book])]
-    n = r["kernels_per_forward"]
-    out = dict(measured_kernels=n,
-               kernels_contradicted=bool(n != h.kernels_per_forward and n - int(book.sum()) != h.kernels_per_forward),
-               measured_copy_or_fill=bool(len(copies)), has_memcpy=bool((kt["kind"] == "memcpy").any()),
-               copy_or_fill_events="; ".join(f"{k['short_name']} ({k['launched_by']})" for _, k in copies.iterrows()),
-               bookkeeping_memsets=int(book.sum()))
-    out["copy_contradicted"] = out["measured_copy_or_fill"] != h.copy_or_fill
-    mm = kt[(kt["kind"] == "kernel") & kt["category"].isin(rules.TC_CATEGORIES)]
-    verdicts = [(k["short_name"], rules.tensor_core_verdict(k["name"])) for _, k in mm.iterrows()]
-    on = [n for n, t in verdicts if t is True]
-    off = [n for n, t in verdicts if t is False]
-    out.update(tensor_core_kernels=", ".join(on), off_tensor_core_kernels=", ".join(off))
-    if off:
-        out["measured_tensor_cores"] = False
-    elif verdicts and len(on) == len(verdicts):
-        out["measured_tensor_cores"] = True
-    if out.get("measured_tensor_cores") is not None:
-        out["tensor_cores_contradicted"] = out["measured_tensor_cores"] != h.tensor_cores
-    if not math.isnan(row["measured_rank"]) and not math.isnan(row["expected_rank"]):
-        out["rank_contradicted"] = not (row["rank_lo"] <= row["expected_rank"] <= row["rank_hi"])
-    return out
-
-
-@pytest.mark.parametrize("cut", ["whole", "reversed"])
-def test_hypotheses_read_off_lists_give_what_masks_gave(h200, h200_new, h200_v1, cut, monkeypatch):
-    """check_hypotheses' measured checks read the kernel table as lists; with the masked reading above
-    swapped in, the same frame, for both modes of the committed H200 sets (tables reversed too)."""
-    import pandas as pd
-
-    real = tables.kernel_table
-    if cut == "reversed":
-        monkeypatch.setattr(tables, "kernel_table", lambda *a, **k: real(*a, **k).iloc[::-1])
-        monkeypatch.setattr(tables, "kernel_frame", tables.kernel_table)  # what the checks read (the kept table)
-    new_check = findings._check_measured
-    for ls in (h200, h200_new, h200_v1):
-        for mode in ("inference", "train"):
-            got = findings.check_hypotheses(ls, mode)
-            monkeypatch.setattr(findings, "_check_measured", _check_measured_by_masks)
-            want = findings.check_hypotheses(ls, mode)
-            monkeypatch.setattr(findings, "_check_measured", new_check)
-            pd.testing.assert_frame_equal(got, want)
-            assert (got["basis"] == "measured").sum() > 0 or ls is h200_v1
-
-
-def test_hypothesis_rows_read_as_dicts_give_what_iterrows_gave(h200, h200_new, h200_v1, monkeypatch):
-    """check_hypotheses reads each summary row and its ranks as dicts (findings._rows_and_ranks); with the
-    earlier reading (iterrows and ranks.loc's to_dict) swapped in, the same frame to the dtype, and the
-    same values to the type, for both modes of every committed set, rows reversed too."""
-    import pandas as pd
-
-    from tests.conftest import RESULTS
-
-    def by_iterrows(st, ranks):
-        return [(r, ranks.loc[i].to_dict()) for i, r in st.iterrows()]
-
-    new = findings._rows_and_ranks
-    sets = [h200, h200_new, h200_v1] + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]
-    checked = 0
-    for ls in sets:
-        for mode in ("inference", "train"):
-            for st_cut in (lambda st: st, lambda st: st.iloc[::-1].reset_index(drop=True)):
-                st = st_cut(tables.summary_table(ls, mode))
-                ranks = pd.DataFrame({"measured_rank": range(len(st)), "rank_lo": float("nan"), "rank_hi": 2.0},
-                                     index=st.index, dtype=float)
-                for (a, ra), (b, rb) in zip(new(st, ranks), by_iterrows(st, ranks)):
-                    assert list(a) == list(b.index) and list(ra) == list(rb)
-                    assert all(type(a[k]) is type(b[k]) and (a[k] == b[k] or a[k] != a[k] and b[k] != b[k])
-                               for k in a if not isinstance(a[k], list)), ls.name
-                    assert all(type(ra[k]) is type(rb[k]) for k in ra)
-                    checked += 1
-            got = findings.check_hypotheses(ls, mode)
-            with monkeypatch.context() as m:
-                m.setattr(findings, "_rows_and_ranks", by_iterrows)
-                want = findings.check_hypotheses(ls, mode)
-            pd.testing.assert_frame_equal(got, want, check_exact=True)
-            assert [type(x) for c in got for x in got[c]] == [type(x) for c in want for x in want[c]]
-    assert checked > 50
+    kt = pd.DataFrame([
+        k("sgemm_128x64", cat="matrix product"),  # 0: an f32 matrix product by name
+        k("elementwise", types="float, float"),  # 1: float32 inputs only
+        k("upcast", types="c10::BFloat16, float", op="aten::copy_"),  # 2: a 16-bit to float conversion
+        k("triu_kernel", op="aten::triu", path="aten::triu"),  # 3: builds the mask
+        k("fill", op="aten::fill_", path="aten::ones > aten::fill_"),  # 4: the mask's input
+        k("where", op="aten::where", path="aten::where"),  # 5: applies it
+        k("softmax_where", op="aten::where", path="aten::softmax > aten::where"),  # 6: inside the softmax
+        k("cudnn_fwd", occ=0.0),  # 7: no occupancy estimate
+        k("Memcpy DtoD", kind="memcpy", op="aten::copy_"),  # 8: a copy
+    ], index=range(10, 19))
+    f32, ups = findings.float32_events(kt)
+    assert list(f32["name"]) == ["sgemm_128x64", "elementwise"] and list(ups["name"]) == ["upcast"]
+    assert list(findings.mask_events(kt)["name"]) == ["triu_kernel", "fill", "where"]
+    assert list(findings.no_estimate_events(kt)["name"]) == ["cudnn_fwd"]
+    assert "Memcpy DtoD" in list(findings.copy_events(kt)["name"])
+    assert list(findings.mask_events(kt).index) == [13, 14, 15]  # the table's own labels
+    assert findings.mask_events(kt.iloc[[0, 1, 7]]).empty and findings.float32_events(kt.iloc[[8]])[0].empty

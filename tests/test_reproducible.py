@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import rules, tables, timings, verdicts
+from gen.analysis import calls, rules, tables, timings, verdicts
 
 ROOT = Path(__file__).resolve().parent.parent
 RERUN = ROOT / "benchmarks" / "data" / "nvidia-h200__torch-2.11.0__rerun.tgz"
@@ -55,8 +55,8 @@ def test_the_bare_rule_did_not_reproduce(h200, rerun):
     a_auto, b_auto = (timings.times(s.rs.run("sdpa_auto"), None).gpu_only.median for s in (h200, rerun))
     assert (a_auto < ta.gpu_only.median) and (b_auto < tb.gpu_only.median)
     # by less than the interval of either median: no ranking can rest on that order
-    assert not verdicts.faster(timings.times(h200.rs.run("sdpa_auto"), None).gpu_only, ta.gpu_only)
-    assert not verdicts.faster(timings.times(h200.rs.run("sdpa_auto"), None).gpu_only, ta.gpu_only)
+    assert not calls.faster(timings.times(h200.rs.run("sdpa_auto"), None).gpu_only, ta.gpu_only)
+    assert not calls.faster(timings.times(h200.rs.run("sdpa_auto"), None).gpu_only, ta.gpu_only)
 
 
 def test_the_schema3_capture_agrees_with_the_schema2_one(h200, h200_new):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import rules, tables, timings, verdicts
+from gen.analysis import calls, rules, tables, timings, verdicts
 from gen.model import schema
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
@@ -61,7 +61,7 @@ def test_graph_far_below_kernel_sum_and_eager_falls_back_synthetic():
 
 def test_fp8_flex_ranks_on_its_kernel_sum(lead):
     """The committed H100 set: FP8 FlexAttention's 6.42 ms replay against 12.69 ms profiled and 12.95 ms eager."""
-    rows = {t.variant: t for t in verdicts.timed(lead, "fp8-prefill")}
+    rows = {t.variant: t for t in calls.timed(lead, "fp8-prefill")}
     fp8 = rows["flex_fp8"]
     assert fp8.gpu_only_method == schema.GpuOnlyMethod.KERNEL_SUM
     assert fp8.gpu_only.median == pytest.approx(12.689, abs=0.01)

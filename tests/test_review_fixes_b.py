@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import advice, dynamic, tables, verdicts
+from gen.analysis import advice, calls, dynamic, tables, verdicts
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
 from gen.report.words import dynamic as dynamic_words
@@ -87,11 +87,11 @@ def test_sizes_where_the_default_is_decidedly_behind_are_named(h100):
         if not b.at_verdict:
             assert decision_words._place_of(b.scenario, b.mode) in line
             v = verdicts.verdict_at(h100, b.scenario, next(
-                q for q in verdicts._points(h100, b.scenario, b.mode) if q.kv_len == b.kv_len and q.q_len == b.q_len
+                q for q in calls._points(h100, b.scenario, b.mode) if q.kv_len == b.kv_len and q.q_len == b.q_len
                 and (b.head_dim is None or q.head_dim == b.head_dim)
-                and q != verdicts.point_of(h100, b.scenario, b.mode)),
+                and q != calls.point_of(h100, b.scenario, b.mode)),
                 b.mode)
-            assert v.rank(a.default) != 1 and verdicts.faster(v.spread(v.fastest), v.spread(v.row(a.default)))
+            assert v.rank(a.default) != 1 and calls.faster(v.spread(v.fastest), v.spread(v.row(a.default)))
     # gqa-prefill at 8k-32k: FlexAttention FLASH ahead of FA4, as run, with the clocks beside it
     assert any(b.scenario == "gqa-prefill" and b.kv_len == 16384 and b.fastest == "flex_flash" for b in a.behind_at)
     assert "MHz" in line
@@ -210,7 +210,7 @@ def test_a_tie_by_kernel_names_says_where_the_times_differ(h100):
         line = verdict_words.same_kernel_line(v)
         for x in v.same_kernel_apart:
             s = v.spread(v.row(x))
-            assert not verdicts.overlaps(fs, s)
+            assert not calls.overlaps(fs, s)
             seen += 1
             assert "not tied" in line and words.times(s.median / fs.median) in line
     assert seen  # FA4 and FA4 on a paged cache in decode-kernels

@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from gen.analysis import flops, kernel_names, tables, verdicts
+from gen.analysis import calls, flops, kernel_names, tables, verdicts
 from gen.analysis import kernel_story as ks
 from gen.model import schema
 from gen.model.variants import VARIANTS, extra_install
@@ -102,7 +102,7 @@ def test_the_warpgroup_sentence_is_inference_from_the_launch(rs):
 def _verdicts(loaded):
     for sc in ("article", "gqa-prefill", "decode", "sliding-window", "packed-documents"):
         for mode in ("inference", "train"):
-            for p in verdicts._points(loaded, sc, mode):
+            for p in calls._points(loaded, sc, mode):
                 v = verdicts.verdict_at(loaded, sc, p, mode)
                 if v is not None and v.why is not None:
                     yield v

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import scenarios, tables, verdicts
+from gen.analysis import calls, scenarios, tables, verdicts
 from gen.report.words import common as words
 from gen.report.words import host as host_words
 from gen.report.words import verdicts as verdict_words
@@ -41,7 +41,7 @@ def _verdicts(ls):
 def test_no_ranking_between_variants_another_scenario_orders_the_other_way(any_set):
     seen = 0
     for v in _verdicts(any_set):
-        p = verdicts.point_of(any_set, v.scenario, v.mode)
+        p = calls.point_of(any_set, v.scenario, v.mode)
         for d in scenarios.same_point_elsewhere(any_set, v.scenario):
             if (int(d["q_len"]), int(d["kv_len"])) != (p.q_len, p.kv_len) or d.get("mode") != v.mode:
                 continue
@@ -175,10 +175,10 @@ def test_same_kernel_names_with_intervals_apart_are_not_a_tie(any_set):
     for v in _verdicts(any_set):
         fs = v.spread(v.fastest)
         for x in v.same_kernel:
-            assert verdicts.overlaps(fs, v.spread(v.row(x))), (v.scenario, x)
+            assert calls.overlaps(fs, v.spread(v.row(x))), (v.scenario, x)
         for x in v.same_kernel_apart:
             seen += 1
-            assert not verdicts.overlaps(fs, v.spread(v.row(x)))
+            assert not calls.overlaps(fs, v.spread(v.row(x)))
             assert v.rank(x) > v.rank(v.fastest.variant)
             line = verdict_words.same_kernel_line(v)
             assert "not tied" in line and words.times(v.spread(v.row(x)).median / fs.median) in line

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from gen.analysis import rules, scaling, tables
@@ -124,39 +123,27 @@ def test_charts_render_their_data(frames, name):
         assert drawn.get("mark-line", 0) >= 1
 
 
-def _fastest_by_groupby(ls):
-    """scaling.fastest_at_largest as it read the frame: a groupby and two masks per head dim."""
+
+
+@pytest.mark.parametrize("verdict", [True, False])
+def test_the_fastest_at_the_largest_length_of_each_head_dim(h200_new, verdict, monkeypatch):
+    """fastest_at_largest: per head dim, a row at the largest length timed; the verdict's fastest there, or
+    (no verdict) the lowest GPU-only time."""
     from gen.analysis import verdicts
 
-    df = scaling.sweep_frame(ls)
-    df = df[df["gpu_only_ms"].notna()]
-    if df.empty:
-        return df
-    rows = []
-    for d, g in df.groupby("head_dim"):
-        top = g[g["seq_len"] == g["seq_len"].max()]
-        p = next((p for p in scaling.article_sweep(ls) if p.head_dim == d and p.seq_len == top["seq_len"].iloc[0]),
-                 None)
-        v = verdicts.verdict_at(ls, p.scenario, p.point) if p is not None else None
-        pick = top[top["variant"] == v.fastest.variant] if v is not None else top.iloc[0:0]
-        rows.append(pick.iloc[0] if len(pick) else top.sort_values("gpu_only_ms").iloc[0])
-    return pd.DataFrame(rows).reset_index(drop=True)
-
-
-@pytest.mark.parametrize("cut", ["whole", "reversed", "no verdict"])
-def test_fastest_at_largest_read_off_lists_gives_what_groupby_gave(h200, h200_new, h200_v1, cut, monkeypatch):
-    """The committed sets' sweeps (reversed too, and with no verdict at any point, so the fastest
-    median decides): the same frame, to the dtypes."""
-    from gen.analysis import verdicts
-
-    real = scaling.sweep_frame
-    if cut == "reversed":
-        monkeypatch.setattr(scaling, "sweep_frame", lambda ls: real(ls).iloc[::-1])
-    if cut == "no verdict":
+    if not verdict:
         monkeypatch.setattr(verdicts, "verdict_at", lambda *a, **k: None)
-    checked = 0
-    for ls in (h200, h200_new, h200_v1):
-        got, want = scaling.fastest_at_largest(ls), _fastest_by_groupby(ls)
-        pd.testing.assert_frame_equal(got, want)
-        checked += len(got)
-    assert checked >= 2
+    df = scaling.sweep_frame(h200_new)
+    df = df[df["gpu_only_ms"].notna()]
+    got = scaling.fastest_at_largest(h200_new)
+    assert list(got["head_dim"]) == sorted(df["head_dim"].unique())
+    for r in got.itertuples():
+        at_d = df[df["head_dim"] == r.head_dim]
+        top = at_d[at_d["seq_len"] == at_d["seq_len"].max()]
+        assert r.seq_len == top["seq_len"].iloc[0]
+        if not verdict:
+            assert r.gpu_only_ms == top["gpu_only_ms"].min()
+        else:
+            p = next(p for p in scaling.article_sweep(h200_new) if p.head_dim == r.head_dim and p.seq_len == r.seq_len)
+            v = verdicts.verdict_at(h200_new, p.scenario, p.point)
+            assert r.variant == (v.fastest.variant if v else top.sort_values("gpu_only_ms")["variant"].iloc[0])

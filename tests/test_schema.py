@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from gen.model import layout, schema
+from gen.model import layout, migrations, schema
 
 
 def copy_set(h200_dir, tmp_path):
@@ -108,22 +108,22 @@ def test_update_to_3_marks_telemetry_and_graph_check_not_recorded(h200_v1_dir):
     data = json.loads((h200_v1_dir / schema.RESULT_FILE).read_text(encoding="utf-8"))
     rs = schema.from_dict(data, "v1")
     timed = [r for r in rs.runs if r.timing.eager_ms]
-    assert timed and all(r.timing.telemetry_reason == schema.TELEMETRY_NOT_RECORDED for r in timed)
+    assert timed and all(r.timing.telemetry_reason == migrations.TELEMETRY_NOT_RECORDED for r in timed)
     assert all(not r.timing.telemetry for r in timed)
-    two = schema.update_to_2(data)
+    two = migrations.update_to_2(data)
     for r in two["runs"]:
         r["timing"]["gpu_only_method"] = "cuda_graph"
-    three = schema.update_to_3(two)
+    three = migrations.update_to_3(two)
     timed3 = [r for r in three["runs"] if r["timing"]["eager_ms"]]
     assert all(r["timing"]["graph_check"]["fidelity"] == "not_checked" for r in timed3)
-    ref = schema.update_to_3({**two, "kind": "reference"})
+    ref = migrations.update_to_3({**two, "kind": "reference"})
     assert all("telemetry_reason" not in r["timing"] for r in ref["runs"])
 
 
 def test_a_hint_is_read_once_and_checked_the_same_each_time():
     """_check keeps what each type hint asks (a list of numbers, a union, a dataclass...) after its first use:
     the second check of the same hint refuses the same bad value with the same line."""
-    from gen.model.schema import _FORMS, SchemaError, _check
+    from gen.model.checks import _FORMS, SchemaError, _check
 
     tp = list[float]
     assert _check([1, 2.5], tp, "f", "timing.eager_ms") == [1.0, 2.5]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import flops, scaling, tables
+from gen.analysis import calls, flops, scaling, tables
 from gen.analysis import scenarios as sa
 from gen.model import schema
 from gen.report import build
@@ -98,7 +98,7 @@ def test_sliding_window_verdict_gives_the_work_from_counted_flops(h200, page):
     from gen.analysis import verdicts
 
     v = verdicts.verdict(h200, "sliding-window")
-    p = verdicts.point_of(h200, "sliding-window")
+    p = calls.point_of(h200, "sliding-window")
     assert v.why.kind == "dense_mask" and v.runner_up.variant == "sdpa_cudnn"
     assert v.why.dense_flops == flops.dense_flops(p) == pytest.approx(8.80e12, rel=1e-3)
     assert v.why.masked_flops == flops.flops(p) == pytest.approx(1.924e12, rel=1e-3)

@@ -332,42 +332,16 @@ def test_the_digest_verb_writes_one_for_a_set_without(copy):
     assert p.returncode == 2 and p.stderr.startswith("error: ") and "article__inference__naive" in p.stderr
 
 
-def _eager_build(path: str, entry: dict, d: trace_digest.Digest, c: int, g: int) -> trace.Trace:
-    """trace_digest._build before each call's CPU events were made when first read, and its GPU
-    events through GpuEvent's __init__ (the old reading), from the digest's columns as they are stored:
-    an index of -1 is None, a NaN launch time None."""
-    def s(i):
-        return None if i == -1 else d.strings[i]
-
-    def ints(i):
-        return None if i == -1 else tuple(d.int_tuples[i])
-
-    cats = trace_digest.CATEGORIES
-    forwards = []
-    for index, ts, dur, n_cpu, n_gpu in entry["forwards"]:
-        fw = trace.Forward(index, ts, dur, [
-            trace.CpuEvent(s(name), cats["cpu"][cat], t, du, depth, d.tids[tid], None if corr == -1 else d.ints[corr])
-            for name, cat, t, du, depth, tid, corr in zip(*(list(col)[c:c + n_cpu] for col in d.cpu))])
-        fw.gpu = [trace.GpuEvent(
-            i, s(name), trace.short_name(s(name)), cats["gpu"][kind], t, du, stream, ints(grid), ints(block), regs,
-            smem, bps, wps, occ, nbytes, s(api), None if math.isnan(lts) else lts, s(by), d.id_tuples[ops],
-            d.id_tuples[itypes])
-            for i, (name, kind, t, du, stream, grid, block, regs, smem, bps, wps, occ, nbytes, api, lts, by, ops,
-                    itypes) in enumerate(zip(*(list(col)[g:g + n_gpu] for col in d.gpu)))]
-        c, g = c + n_cpu, g + n_gpu
-        forwards.append(fw)
-    return trace.Trace(path, forwards, entry["unattributed"], entry["device_properties"])
-
-
-def test_a_calls_cpu_events_are_made_when_first_read_and_are_the_old_ones():
-    """The digest's Trace makes each call's CPU events when they are first read: equal to the old
-    reading, which made them all at once (to the type), and so is a copy or a pickle of one unread."""
+def test_a_calls_cpu_events_are_made_when_first_read():
+    """The digest's Trace makes each call's CPU events when they are first read: equal to the parsed
+    trace's (to the type), and so is a copy or a pickle of one unread."""
     import copy as copying
     import pickle
 
     d = trace_digest.read(H200)
-    for rel, (entry, c, g) in d.entries.items():
-        old = _eager_build(str(H200 / rel), entry, d, c, g)
+    parsed = _parsed(H200)
+    for rel in d.entries:
+        old = parsed[rel]
         new = d.trace(H200 / rel, rel)
         assert all("cpu" not in vars(fw) for fw in new.forwards)  # none made yet
         assert _same(pickle.loads(pickle.dumps(new)), old) and _same(copying.deepcopy(new), old)
@@ -379,16 +353,3 @@ def test_a_calls_cpu_events_are_made_when_first_read_and_are_the_old_ones():
         new.forwards[0].nope  # noqa: B018
 
 
-def test_a_gpu_event_made_without_its_init_is_the_one_its_init_makes():
-    """trace_digest._build sets a GpuEvent's fields without its __init__ (the old reading called
-    it): the same fields in the same order, equal, hashed and shown alike; and the class has nothing
-    else for __init__ to run (a __post_init__ added would be skipped: this fails then)."""
-    d = trace_digest.read(H200)
-    rel, (entry, c, g) = next(iter(d.entries.items()))
-    events = [ev for fw in d.trace(H200 / rel, rel).forwards for ev in fw.gpu]
-    assert events and not hasattr(trace.GpuEvent, "__post_init__")
-    for ev in events:
-        values = tuple(getattr(ev, f) for f in trace_digest._GPU_FIELDS)
-        made = trace.GpuEvent(*values)
-        assert vars(ev) == vars(made) and list(vars(ev)) == list(vars(made))
-        assert ev == made and hash(ev) == hash(made) and repr(ev) == repr(made)

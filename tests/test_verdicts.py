@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import kernel_names, tables, verdicts
+from gen.analysis import calls, kernel_names, tables, verdicts
 from gen.analysis.timings import Spread
 from gen.model import variants
 
@@ -25,7 +25,7 @@ def sp(median, iqr=0.01, n=50):
 
 
 def row(variant, gpu=None, eager=None, host=None, kernel=None, events=1, backend=None, **kw):
-    return verdicts.Timed(variant, "ok", sp(gpu) if isinstance(gpu, float) else gpu,
+    return calls.Timed(variant, "ok", sp(gpu) if isinstance(gpu, float) else gpu,
                           "cuda_graph" if gpu is not None else None,
                           sp(eager) if isinstance(eager, float) else eager,
                           sp(host) if isinstance(host, float) else host, events, kernel,
@@ -171,7 +171,7 @@ def test_gpu_arch():
 def test_h200_verdict(h200):
     v = verdicts.verdict(h200)
     assert v is verdicts.verdict(h200)  # computed once per set
-    assert v.basis == "gpu_only" and v.method == "cuda_graph" and v.fastest.gpu_only.n >= verdicts.MIN_SAMPLES
+    assert v.basis == "gpu_only" and v.method == "cuda_graph" and v.fastest.gpu_only.n >= calls.MIN_SAMPLES
     # cuDNN's sm90 kernel leads; the automatic choice runs the very same kernel.
     assert v.fastest.variant == "sdpa_cudnn" and v.same_kernel == ("sdpa_auto",)
     assert v.fastest.gpu_only.median == pytest.approx(0.0588, abs=5e-4)
@@ -196,7 +196,7 @@ def test_h200_scenario_verdicts(h200):
     got = {s: verdicts.verdict(h200, s) for s in verdicts.scenarios(h200)}
     assert set(got) == {"article", "gqa-prefill", "decode", "sliding-window"}
     assert got["gqa-prefill"].fastest.variant == "sdpa_cudnn"
-    assert verdicts.point_of(h200, "decode").q_len == 1 and got["decode"].runner_up.variant == "sdpa_flash"
+    assert calls.point_of(h200, "decode").q_len == 1 and got["decode"].runner_up.variant == "sdpa_flash"
     # A 4096-token window at 16k: flex's block mask skips what SDPA's full causal kernels compute.
     sw = got["sliding-window"]
     # The reason is the work (issue 17): SDPA gets the window as a dense mask and scores every pair.

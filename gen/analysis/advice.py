@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gen.analysis import dynamic, rules, scenarios, tables, verdicts
+from gen.analysis import calls, dynamic, rules, scenarios, tables, verdicts
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
 from gen.model.scenarios import ARTICLE
@@ -289,7 +289,7 @@ def _default(vs: list[verdicts.Verdict]) -> str | None:
 def _dense(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
     """What the mask makes the default call compute at the verdict's point, where SDPA gets the mask
     as a dense boolean attn_mask (any mask but causal on a square): every (query, key) pair."""
-    p = verdicts.point_of(ls, v.scenario, v.mode)
+    p = calls.point_of(ls, v.scenario, v.mode)
     if p is None:
         return dict(kv_len=None, window=None, mask=None, dense_mask=False, pairs_scored=None, pairs_needed=None,
                     flops_needed=None, flops_dense=None, q_len=None)
@@ -317,7 +317,7 @@ def _compile(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
     call is reported: the verdict's own point; for the article its run first, the capture's first
     compile at that shape (the sweep point at the same shape comes after it and finds it cached),
     and the article's runs only for the article (another scenario's shape compiles another graph)."""
-    p = verdicts.point_of(ls, v.scenario, v.mode)
+    p = calls.point_of(ls, v.scenario, v.mode)
     recs = [s for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p]
     if v.scenario == ARTICLE:
         recs = [r for r in ls.rs.runs if r.variant == variant and r.mode == v.mode] + recs
@@ -366,16 +366,16 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
 
 def _reversed(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str) -> tuple:
     """The scenario's other sweep points (same head dim) where `default` is decidedly faster than `variant`."""
-    here = verdicts.point_of(ls, v.scenario, v.mode)
+    here = calls.point_of(ls, v.scenario, v.mode)
     out = []
-    for p in verdicts._points(ls, v.scenario, v.mode):
+    for p in calls._points(ls, v.scenario, v.mode):
         if p == here or (here is not None and p.head_dim != here.head_dim):
             continue
         at = verdicts.verdict_at(ls, v.scenario, p, v.mode)
         if at is None or at.row(default) is None or at.row(variant) is None:
             continue
         d, x = at.spread(at.row(default)), at.spread(at.row(variant))
-        if d is not None and x is not None and verdicts.faster(d, x):
+        if d is not None and x is not None and calls.faster(d, x):
             out.append((p.q_len, p.kv_len, d.median, x.median))
     return tuple(out)
 
@@ -505,8 +505,8 @@ def _behind(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str, exce
     for v in vs:
         if v.field_of_one or (v.scenario, v.mode) in skip:
             continue
-        here = verdicts.point_of(ls, v.scenario, v.mode)
-        for p in [here] + [q for q in verdicts._points(ls, v.scenario, v.mode) if q != here]:
+        here = calls.point_of(ls, v.scenario, v.mode)
+        for p in [here] + [q for q in calls._points(ls, v.scenario, v.mode) if q != here]:
             at = v if p == here else verdicts.verdict_at(ls, v.scenario, p, v.mode)
             if at is None or at.row(default) is None or at.rank(default) == 1:
                 continue

@@ -12,9 +12,8 @@ numbers only, no words:
 - `ceilings(ls) -> list[Ceiling]`: each measured ceiling (matmul, copy, read)
   with its value, the clock, power and temperature NVML read while it was
   measured, and, for the matmul, its own share of the speed of light;
-- `above_ceiling(points)`: the points whose rate exceeds the ceiling they are
-  set against (a ceiling must bound its points); `above_ceiling_rows(rows)` the same of a
-  point frame's rows;
+- `above_ceiling_rows(rows)`: the points (a point frame's rows) whose rate exceeds the ceiling
+  they are set against (a ceiling must bound its points);
 - `burst_frame(points, anchors, env)`: at the points with a published anchor
   and a burst time, the sustained time and clock against the burst time and
   clock, and the anchor against both by the clock rule (rules.CLOCK_RULE_PCT).
@@ -117,19 +116,10 @@ def ceilings(ls: tables.LoadedSet) -> list[Ceiling]:
     return out
 
 
-def above_ceiling(points: pd.DataFrame) -> pd.DataFrame:
-    """The ok points whose rate passes the ceiling they are set against (pct_of_ceiling > 100):
-    a ceiling that does not bound its points is the wrong ceiling for them. A wrong answer
-    (rules.wrong_answer) is left out: it did less work than its count says."""
-    if points.empty or "pct_of_ceiling" not in points:
-        return points.iloc[0:0]
-    wrong = points["wrong"].fillna(False).astype(bool) if "wrong" in points else False
-    ok = points[(points["status"] == schema.Status.OK) & points["pct_of_ceiling"].notna() & ~wrong]
-    return ok[ok["pct_of_ceiling"] > 100.0 + rules.TIME_FLOOR_PCT]
-
-
 def above_ceiling_rows(rows: list[dict]) -> list[dict]:
-    """above_ceiling on the point frame's rows (values.rows): the same rows, no mask made (tests compare)."""
+    """The ok points of a point frame's rows (values.rows) whose rate passes the ceiling they are set against
+    (pct_of_ceiling > 100% + rules.TIME_FLOOR_PCT): a ceiling that does not bound its points is the wrong
+    ceiling for them. A wrong answer (rules.wrong_answer) is left out: it did less work than its count says."""
     def wrong(r: dict) -> bool:
         w = r.get("wrong", False)
         return not missing(w) and bool(w)
@@ -194,8 +184,7 @@ def burst_frame(points: pd.DataFrame | None, anchors: pd.DataFrame, rows: list[d
     `rows`: values.rows(points), where the caller has them (then `points` is not read and may be None)."""
     if (not rows if rows is not None else points.empty) or anchors.empty:
         return pd.DataFrame(columns=BURST_COLUMNS)
-    # Rows as dicts (values.rows: the values a row Series holds) and our points looked up by their
-    # key: a Series per anchor and a mask per lookup before (tests keep that reading and compare).
+    # Rows as dicts (values.rows) and our points looked up by their key.
     ours = _ours_at(values.rows(points) if rows is None else rows)
     rows = []
     for a in values.rows(anchors):

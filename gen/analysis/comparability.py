@@ -13,7 +13,7 @@ two sides' values; `refusals(...)` the first kind only. Kinds:
   call; ours is host dispatch with the GPU drained; GPU-only by CUDA-graph
   replay against a kernel sum or a published CUDA time);
 - noisy: a side's ranking timing is spread (IQR / median over
-  rules.NOISY_IQR_PCT) or has too few samples (verdicts.MIN_SAMPLES).
+  rules.NOISY_IQR_PCT) or has too few samples (calls.MIN_SAMPLES).
 
 `python -m gen compare` refuses a pair with a refusal unless asked to go on;
 the compare page shows every issue above the numbers. No sentences here.
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import tables, verdicts
+from gen.analysis import calls, tables, verdicts
 from gen.model import schema
 
 # What each side's GPU and CPU columns hold, by where the figure comes from.
@@ -49,7 +49,7 @@ class Issue:
     kind: str  # shape, dtype, scenario, definition, noisy
     refuse: bool  # the numbers cannot be set against each other
     quantity: str | None = None  # the scenario; for definition: gpu or cpu
-    a: object = None  # side A's value (for noisy: a tuple of verdicts.Noise)
+    a: object = None  # side A's value (for noisy: a tuple of calls.Noise)
     b: object = None
 
 
@@ -100,11 +100,11 @@ def cpu_definition(ls: tables.LoadedSet, scenario: str = "article", mode: str = 
     return CPU_DEFINITIONS["measured"]
 
 
-def _noisy(ls: tables.LoadedSet, scenario: str, mode: str) -> list[verdicts.Noise]:
+def _noisy(ls: tables.LoadedSet, scenario: str, mode: str) -> list[calls.Noise]:
     v = verdicts.verdict(ls, scenario, mode)
     if v is None:
         return []
-    return [n for t in verdicts.timed(ls, scenario, mode) if t.status == schema.Status.OK
+    return [n for t in calls.timed(ls, scenario, mode) if t.status == schema.Status.OK
             for n in t.noise() if n.timing == v.basis]
 
 

@@ -89,7 +89,7 @@ _READ = ("variant", "status", "kernels_per_forward", "gpu_only_ms", "gpu_only_me
 
 def _first_rows(st: pd.DataFrame) -> dict[str, dict]:
     """variant -> the first summary row of it, the columns compare_frame reads (those the table has),
-    as to_dict("records") gives them: read off the columns once (a mask and to_dict per variant before)."""
+    as to_dict("records") gives them."""
     if st.empty:
         return {}
     cols = [c for c in _READ if c in st.columns]

@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from gen.analysis import rules
+from gen.analysis import rules, values
 from gen.analysis.values import missing
 from gen.model import schema
 from gen.model import trace as trace_mod
@@ -80,13 +80,11 @@ class Matched:
 
     @cached_property
     def frame(self) -> pd.DataFrame:
-        # Made where asked (the summary's JSON and by_name): the pages read the rows, each a frame made
-        # and read back before (a third of a millisecond a run). The same frame as match made (test).
+        # Made where asked (the summary's JSON and by_name): the pages read the rows.
         return pd.DataFrame(self.rows, columns=COLUMNS)
 
     @property
     def measured(self) -> bool:
-        # Read off the rows (a Series' ne and any before: pages ask it for every run); the same answer (test).
         return self.absent is None and any(r["pairing"] != Pairing.NO_COUNTERS for r in self.rows)
 
 
@@ -109,24 +107,6 @@ def bound(sm_pct: float | None, dram_pct: float | None) -> Bound | None:
 
 def _missing(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def as_in_frame(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows as a frame of them gives them back (values.rows): in a column of numbers where one is
-    missing (None or NaN), ints become floats and None NaN, as pandas makes the column float64; in a
-    column of text (pandas' str dtype) None becomes NaN; other columns (lists, a Bound or None, None
-    alone) keep their values. The rows are changed in place."""
-    for c in COLUMNS:
-        kinds = {type(r[c]) for r in rows}
-        if int in kinds and kinds <= {int, float, type(None)} and kinds != {int}:
-            for r in rows:
-                v = r[c]
-                r[c] = math.nan if v is None else float(v)
-        elif kinds == {float, type(None)} or kinds == {str, type(None)}:  # a text column's None, its NaN too
-            for r in rows:
-                if r[c] is None:
-                    r[c] = math.nan
-    return rows
 
 
 def _absent(run: schema.VariantRun, device: str) -> tuple[Absent, str | None] | None:
@@ -184,9 +164,8 @@ def source(same_as: Any) -> dict[str, Any] | None:
 def repeats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The launches capture did not profile because an identical launch (kernel, grid, block,
     shared memory) was profiled in another call: index, and that launch's mode, variant and
-    index. One of another mode carries no counters here (see match). Reads a Matched's rows (a
-    notna mask, .loc and itertuples over its frame before: the same list, test); a missing same_as
-    is None, NaN or NA, what notna() left out."""
+    index. One of another mode carries no counters here (see match). Reads a Matched's rows; a
+    missing same_as is None, NaN or NA."""
     return [dict(index=int(r["index"]), **source(r["same_as"])) for r in rows if not missing(r["same_as"])]
 
 
@@ -227,7 +206,7 @@ def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cud
         row["bound"] = bound(row["sm_throughput_pct"], row["dram_throughput_pct"])
         row["rules"] = [dict(name=r.name, estimated_speedup_pct=r.estimated_speedup_pct) for r in k.rules] if k else []
         rows.append(row)
-    return Matched(as_in_frame(rows), mismatches=mism)
+    return Matched(values.rows(pd.DataFrame(rows, columns=COLUMNS)) if rows else [], mismatches=mism)
 
 
 NUMERIC_FIELDS = [f for f in COUNTER_FIELDS if f != "occupancy_limiter"]

@@ -1,8 +1,8 @@
-"""Hypotheses checked against the data, and findings derived by rules: facts, not sentences.
+"""Findings derived by rules from a set's traces and verdicts: facts, not sentences.
 
-Takes: a loaded result set (gen.analysis.tables). Gives: `check_hypotheses(ls, mode)`,
-a table of what each variant's `Hypothesis` expected against what its trace
-shows, and `findings(ls)`, a list of `Finding`s produced by the rules below:
+Takes: a loaded result set (gen.analysis.tables), the kernel rows each rule is about
+(gen.analysis.events) and each variant's checked hypothesis (gen.analysis.hypotheses, whose
+`check_hypotheses` it re-exports). Gives `findings(ls)`, a list of `Finding`s produced by the rules below:
 each a kind, a severity, the variant and mode, the kernel rows it is about and
 the numbers it found. gen.report.wording turns a finding into its sentences (a
 title, a short line, the full text), so every page words it the same way; a
@@ -29,15 +29,24 @@ from __future__ import annotations
 
 import enum
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from gen.analysis import counters, flops, rules, tables, values, verdicts
-from gen.analysis.values import missing, variant_role
+from gen.analysis import calls, counters, flops, rules, tables, values, verdicts
+from gen.analysis.events import (  # noqa: F401
+    copy_events,
+    copy_rows,
+    float32_events,
+    mask_events,
+    no_estimate_events,
+    no_estimate_rows,
+    table_columns,
+)
+from gen.analysis.hypotheses import CHECKS, HYPOTHESIS_COLUMNS, check_hypotheses, has_gpu  # noqa: F401
+from gen.analysis.values import variant_role
 from gen.model.schema import Mode, SetKind, Status
 from gen.model.variants import VARIANTS
 
@@ -62,226 +71,6 @@ class FindingKind(enum.StrEnum):
     AUTOGRAD = "autograd"
     COMPILE = "compile"
     ANOMALY = "anomaly"
-
-
-# --------------------------------------------------------------------------- rules on one forward's kernel table
-# Each takes a kernel table (tables.kernel_table's columns) and returns the rows it flags.
-
-
-def copy_events(kt: pd.DataFrame) -> pd.DataFrame:
-    """Memcpy and memset events, and kernels of a copy op (rules.is_copy)."""
-    if kt.empty:
-        return kt
-    return kt.iloc[_copy_rows(*_columns(kt, "kind", "launched_by"))]
-
-
-def _copy_rows(kind: list, ops: list) -> list[int]:
-    """The places of copy_events' rows in a kernel table's kind and launched_by columns (the rules
-    that read columns as lists ask this, the one definition)."""
-    return [i for i, (k, op) in enumerate(zip(kind, ops)) if rules.is_copy(k, op)]
-
-
-def float32_events(kt: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Kernels computing in float32 (their op had float32 inputs and no 16-bit
-    one, or a matrix product with f32 in its name), and the conversion kernels
-    between a 16-bit type and float32."""
-    # The columns read as lists and the rows picked by one boolean array each (a pandas mask per
-    # test before: a millisecond a table); the same rows (test).
-    kind, types, cat, names, ops = _columns(kt, "kind", "input_types", "category", "name", "launched_by")
-    kernel = [k == "kernel" for k in kind]
-    if not any(kernel):
-        k = kt[np.array(kernel, dtype=bool)]
-        return k, k
-    f32 = [is_k and (rules.is_float32_only(t) or (c == "matrix product" and bool(_F32_NAME.search(n))))
-           for is_k, t, c, n in zip(kernel, types, cat, names)]
-    ups = [is_k and o == "aten::copy_" and "float" in t and bool(_SIXTEEN_BIT.search(t))
-           for is_k, o, t in zip(kernel, ops, types)]
-    return kt[np.array(f32, dtype=bool)], kt[np.array(ups, dtype=bool)]
-
-
-def mask_events(kt: pd.DataFrame) -> pd.DataFrame:
-    """The kernels that build a causal mask inside the forward: triu/tril, what builds its
-    input (ones, fill_), the scalars made for the where (scalar_tensor's fill_) and the where
-    that applies it, all outside the softmax. Empty when the forward builds no mask. The one
-    definition: the Findings page and the math backend's lesson count the same kernels."""
-    names, ops, paths = _columns(kt, "name", "launched_by", "op_path")
-    tri = [bool(_TRI.search(n)) or o in ("aten::triu", "aten::tril") for n, o in zip(names, ops)]
-    if not any(tri) and ("aten::fill_" not in ops or "aten::where" not in ops):
-        return kt.iloc[0:0]
-    tri_labels = set(kt.index[np.array(tri, dtype=bool)])  # by label, as index.isin: a label shared is flagged
-    return kt[np.array([
-        "softmax" not in p and (label in tri_labels or "aten::ones" in p or "aten::where" in p
-                                or p.endswith("aten::scalar_tensor > aten::fill_"))
-        for label, p in zip(kt.index, paths)], dtype=bool)]
-
-
-def no_estimate_events(kt: pd.DataFrame) -> pd.DataFrame:
-    """Kernels for which the profiler reported 0% or no occupancy."""
-    return kt.iloc[_no_estimate_rows(*_columns(kt, "kind", "occupancy_pct"))]
-
-
-def _no_estimate_rows(kind: list, occ: list) -> list[int]:
-    """The places of no_estimate_events' rows in a kernel table's kind and occupancy_pct columns."""
-    return [i for i, (k, o) in enumerate(zip(kind, occ)) if k == "kernel" and rules.no_occupancy_estimate(o)]
-
-
-# What pandas' str.contains read in these rules (case-insensitive where it was asked to be)
-_F32_NAME = re.compile(r"f32|sgemm", re.IGNORECASE)
-_SIXTEEN_BIT = re.compile("BFloat16|Half")
-_TRI = re.compile("triu|tril", re.IGNORECASE)
-
-
-def _columns(kt: pd.DataFrame, *names: str) -> tuple[list, ...]:
-    """Columns of a kernel table as lists (its strings never missing: tables.kernel_table)."""
-    return tuple(kt[n].tolist() for n in names)
-
-
-def _has_gpu(ls: tables.LoadedSet) -> bool:
-    return ls.rs.kind == SetKind.MEASURED and ls.rs.environment.device == "cuda"
-
-
-def _rank_range(df: pd.DataFrame) -> pd.DataFrame:
-    """Measured rank by median, and the ranks the IQRs allow: a variant whose
-    interquartile range overlaps another's could be ranked on either side of it."""
-    ok = df["gpu_only_ms"].notna()
-    d = df[ok]
-    out = pd.DataFrame(index=df.index, columns=["measured_rank", "rank_lo", "rank_hi"], dtype=float)
-    for i, r in d.iterrows():
-        q1 = r["gpu_only_q1_ms"] if not math.isnan(r["gpu_only_q1_ms"]) else r["gpu_only_ms"]
-        q3 = r["gpu_only_q3_ms"] if not math.isnan(r["gpu_only_q3_ms"]) else r["gpu_only_ms"]
-        o1 = d["gpu_only_q1_ms"].fillna(d["gpu_only_ms"])
-        o3 = d["gpu_only_q3_ms"].fillna(d["gpu_only_ms"])
-        out.loc[i, "measured_rank"] = 1 + int((d["gpu_only_ms"] < r["gpu_only_ms"]).sum())
-        out.loc[i, "rank_lo"] = 1 + int((o3 < q1).sum())
-        out.loc[i, "rank_hi"] = int((o1 <= q3).sum())
-    return out
-
-
-def _verdict_ranks(st: pd.DataFrame, v: verdicts.Verdict) -> pd.DataFrame:
-    """measured_rank, rank_lo, rank_hi of each summary row, from the verdict's ranking."""
-    ranks = verdicts.ranks(v)
-    out = pd.DataFrame(index=st.index, columns=["measured_rank", "rank_lo", "rank_hi"], dtype=float)
-    for i, name in st["variant"].items():
-        if name in ranks:
-            out.loc[i] = ranks[name]
-    return out
-
-
-HYPOTHESIS_COLUMNS = [
-    "variant", "label", "status", "reason", "basis", "expected_kernels", "measured_kernels", "kernels_contradicted",
-    "expected_copy_or_fill", "measured_copy_or_fill", "has_memcpy", "copy_or_fill_events", "copy_contradicted",
-    "expected_tensor_cores", "measured_tensor_cores", "tensor_core_kernels", "off_tensor_core_kernels",
-    "tensor_cores_contradicted", "expected_rank", "measured_rank", "rank_lo", "rank_hi", "rank_contradicted",
-    "expected_backend", "measured_backend", "backend_contradicted", "contradicted", "contradicted_items", "why",
-    "bookkeeping_memsets"]
-# Which flag says which check was contradicted, in the order pages list them.
-CHECKS = {"kernels_contradicted": "kernels", "copy_contradicted": "copy or fill",
-          "tensor_cores_contradicted": "tensor cores", "rank_contradicted": "rank", "backend_contradicted": "backend"}
-
-
-def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
-    """One row per variant with a hypothesis: expected against measured kernels
-    per forward, copy/fill, tensor cores and speed rank, each with a
-    `*_contradicted` flag (None where the set cannot tell), `contradicted` and
-    the list of contradicted checks. `basis` says what the set could check:
-    "measured", "not run", "reference" (published figures) or "no gpu"."""
-    st = tables.summary_table(ls, mode)
-    if st.empty:
-        return pd.DataFrame(columns=HYPOTHESIS_COLUMNS)
-    st = st[st["variant"].isin(VARIANTS)].reset_index(drop=True)
-    # A measured set ranks as its verdict does (GPU-only time: the ranking every page shows);
-    # published figures by the one time they give.
-    v = verdicts.verdict(ls, "article", mode)
-    if v is not None and v.basis == "gpu_only":
-        ranks = _verdict_ranks(st, v)
-        timed = st[st["variant"].isin(v.ranking)]
-    else:
-        ranks = _rank_range(st.where(st["status"] == Status.OK))
-        timed = st[st["gpu_only_ms"].notna()]
-    # Expected ranks, renumbered among the variants this set timed.
-    exp_order = sorted(timed["variant"], key=lambda v: VARIANTS[v].expect.rank)
-    exp_rank = {v: i + 1 for i, v in enumerate(exp_order)}
-    rows = []
-    for r, rank in _rows_and_ranks(st, ranks):
-        h = VARIANTS[r["variant"]].expect
-        row = dict(variant=r["variant"], label=r["label"], status=r["status"], reason=r["reason"],
-                   expected_kernels=h.kernels_per_forward, expected_copy_or_fill=h.copy_or_fill,
-                   expected_tensor_cores=h.tensor_cores, expected_rank=exp_rank.get(r["variant"], np.nan), why=h.why,
-                   measured_kernels=np.nan, kernels_contradicted=None, measured_copy_or_fill=None, has_memcpy=None,
-                   copy_or_fill_events="", copy_contradicted=None, measured_tensor_cores=None,
-                   tensor_core_kernels="", off_tensor_core_kernels="", tensor_cores_contradicted=None,
-                   rank_contradicted=None, expected_backend=getattr(h, "backend", None), measured_backend=None,
-                   backend_contradicted=None, bookkeeping_memsets=0, **rank)
-        if r["status"] != Status.OK:
-            row["basis"] = "not run"
-        elif ls.rs.kind == SetKind.REFERENCE:
-            row.update(basis="reference", **_check_published(r, row, h))
-        elif not _has_gpu(ls):
-            row["basis"] = "no gpu"
-        else:
-            row.update(basis="measured", **_check_measured(ls, r, row, h, mode))
-        if v is not None and v.auto is not None and v.auto.variant == r["variant"]:
-            row.update(measured_backend=v.auto.backend or v.auto.kernel_backend,
-                       backend_contradicted=v.auto.contradicted)
-        row["contradicted_items"] = [name for col, name in CHECKS.items() if row[col] is True]
-        row["contradicted"] = bool(row["contradicted_items"])
-        rows.append(row)
-    df = pd.DataFrame(rows, columns=HYPOTHESIS_COLUMNS)
-    # Names stay None where there is none (pandas' string columns would turn None into NaN, which pages print).
-    for col in ("expected_backend", "measured_backend"):
-        df[col] = df[col].astype(object).where(df[col].notna(), None)
-    return df
-
-
-def _rows_and_ranks(st: pd.DataFrame, ranks: pd.DataFrame) -> list[tuple[dict, dict]]:
-    """Each summary row and its ranks as dicts of Python values (values.rows: iterrows and ranks.loc
-    a row before, most of check_hypotheses' own time); the same values to the type (test)."""
-    return list(zip(values.rows(st), values.rows(ranks)))
-
-
-def _check_published(r, row: dict, h) -> dict:
-    """What a reference set can check: the kernel count and the rank it published."""
-    out = {}
-    if not math.isnan(r["kernels_per_forward"]):
-        out.update(measured_kernels=r["kernels_per_forward"],
-                   kernels_contradicted=bool(r["kernels_per_forward"] != h.kernels_per_forward))
-    if not math.isnan(row["measured_rank"]):
-        out["rank_contradicted"] = row["measured_rank"] != row["expected_rank"]
-    return out
-
-
-def _check_measured(ls: tables.LoadedSet, r, row: dict, h, mode: str) -> dict:
-    kt = tables.kernel_frame(ls, r["variant"], mode)
-    # The table's columns read as lists (masks and iterrows before: most of check_hypotheses' time); the
-    # same values (test).
-    kind, ops, short, names, cats = _columns(kt, "kind", "launched_by", "short_name", "name", "category")
-    # A memset under rules.SUB_US_MEMSET_US is a library's bookkeeping, not a copy of the data: it contradicts
-    # neither the kernel count nor "no copy or fill" (the explanation still names it).
-    durs = _columns(kt, "dur_us")[0] if "dur_us" in kt else [math.nan] * len(kind)
-    bookkeeping = {i for i, (k, d) in enumerate(zip(kind, durs))
-                   if k == "memset" and not missing(d) and d < rules.SUB_US_MEMSET_US}
-    copies = [i for i in _copy_rows(kind, ops) if i not in bookkeeping]
-    n = r["kernels_per_forward"]
-    out = dict(measured_kernels=n,
-               kernels_contradicted=bool(n != h.kernels_per_forward and n - len(bookkeeping) != h.kernels_per_forward),
-               measured_copy_or_fill=bool(len(copies)), has_memcpy="memcpy" in kind,
-               copy_or_fill_events="; ".join(f"{short[i]} ({ops[i]})" for i in copies),
-               bookkeeping_memsets=len(bookkeeping))
-    out["copy_contradicted"] = out["measured_copy_or_fill"] != h.copy_or_fill
-    verdicts = [(short[i], rules.tensor_core_verdict(names[i])) for i, (k, c) in enumerate(zip(kind, cats))
-                if k == "kernel" and c in rules.TC_CATEGORIES]
-    on = [n for n, t in verdicts if t is True]
-    off = [n for n, t in verdicts if t is False]
-    out.update(tensor_core_kernels=", ".join(on), off_tensor_core_kernels=", ".join(off))
-    if off:
-        out["measured_tensor_cores"] = False
-    elif verdicts and len(on) == len(verdicts):
-        out["measured_tensor_cores"] = True
-    if out.get("measured_tensor_cores") is not None:
-        out["tensor_cores_contradicted"] = out["measured_tensor_cores"] != h.tensor_cores
-    if not math.isnan(row["measured_rank"]) and not math.isnan(row["expected_rank"]):
-        out["rank_contradicted"] = not (row["rank_lo"] <= row["expected_rank"] <= row["rank_hi"])
-    return out
 
 
 # --------------------------------------------------------------------------- findings
@@ -336,16 +125,15 @@ def rule_copies(ls) -> list[Finding]:
     out = []
     for v, kt in _kernel_runs(ls):
         expected = VARIANTS[v].expect.copy_or_fill
-        # The copies grouped by (kind, launching op) in the order they first come, off the columns as
-        # lists (a mask and a pandas groupby per variant before: a millisecond each); the same findings
-        # (test). Neither column is ever missing (tables.kernel_table), so no row drops out of a group.
+        # The copies grouped by (kind, launching op) in the order they first come. Neither column is
+        # ever missing (tables.kernel_table), so no row drops out of a group.
         groups: dict[tuple, list[int]] = {}
-        kinds, ops = _columns(kt, "kind", "launched_by")
-        for i in _copy_rows(kinds, ops):
+        kinds, ops = table_columns(kt, "kind", "launched_by")
+        for i in copy_rows(kinds, ops):
             groups.setdefault((kinds[i], ops[i]), []).append(i)
         if not groups:
             continue
-        index, short, paths, dur = _columns(kt, "index", "short_name", "op_path", "dur_us")
+        index, short, paths, dur = table_columns(kt, "index", "short_name", "op_path", "dur_us")
         for (kind, op), at in groups.items():
             out.append(Finding(
                 id=f"copy-{v}-{kind}-{(op or 'none').replace('aten::', '')}", kind=FindingKind.COPY,
@@ -426,13 +214,12 @@ def rule_occupancy(ls) -> list[Finding]:
     sms = ls.rs.environment.sm_count
     for v, kt in _kernel_runs(ls):
         achieved = _achieved(ls, v)
-        # The kernels with no estimate, grouped by cause, read off the columns as lists (a mask per
-        # cause and its columns as Series before); the same findings (test).
-        kind, occ = _columns(kt, "kind", "occupancy_pct")
-        zero = _no_estimate_rows(kind, occ)
+        # The kernels with no estimate, grouped by cause.
+        kind, occ = table_columns(kt, "kind", "occupancy_pct")
+        zero = no_estimate_rows(kind, occ)
         if not zero:
             continue
-        index, short, api, dur, smem, blocks = _columns(kt, "index", "short_name", "launch_api", "dur_us",
+        index, short, api, dur, smem, blocks = table_columns(kt, "index", "short_name", "launch_api", "dur_us",
                                                         "shared_memory", "blocks")
         by_cause: dict[str, list[int]] = {}
         for i in zero:
@@ -455,7 +242,6 @@ def _achieved(ls, variant: str, mode: str = Mode.INFERENCE) -> dict[int, float]:
     m = counters.for_run(ls, mode, variant)
     if not m.measured:
         return {}
-    # Off the match's rows (a mask of its frame before; the same dict, test).
     return {int(r["index"]): float(r["achieved_occupancy_pct"]) for r in m.rows
             if not values.missing(r["achieved_occupancy_pct"])}
 
@@ -468,7 +254,7 @@ def rule_counters(ls) -> list[Finding]:
     rules), mismatches (kernels the trace and ncu did not pair by name). A
     measured GPU set with counters for none of its runs gets one finding saying
     why (facts: absent, reason)."""
-    if not _has_gpu(ls):
+    if not has_gpu(ls):
         return []
     out, why = [], None
     for v, kt in _kernel_runs(ls):
@@ -477,8 +263,7 @@ def rule_counters(ls) -> list[Finding]:
             why = why or (m.absent.value if m.absent else "unmatched", m.reason)
             continue
         main = tables.main_kernel(kt)
-        # The main kernel's row of the match's rows (a mask of its frame and its first row before; the
-        # same facts, test).
+        # The main kernel's row of the match's rows.
         at = int(main["index"]) if main is not None else None
         row = next((r for r in m.rows if r["index"] == at), None) if at is not None else None
         if row is None:
@@ -631,10 +416,10 @@ def rule_compile(ls) -> list[Finding]:
     for run in ls.rs.runs:
         if run.compile_time_s is None:
             continue
-        calls = tables.compile_calls(run)
+        n = tables.compile_calls(run)
         out.append(Finding(id=f"compile-{run.mode}-{run.variant}", kind=FindingKind.COMPILE,
                            severity=Severity.INFO, variant=run.variant, mode=run.mode,
-                           facts=dict(compile_s=run.compile_time_s, calls=None if math.isnan(calls) else float(calls),
+                           facts=dict(compile_s=run.compile_time_s, calls=None if math.isnan(n) else float(n),
                                       ahead=bool(run.compiled_ahead), first_call_s=run.first_call_s)))
     return out
 
@@ -678,7 +463,7 @@ def _per_call(ops: dict[str, tuple[float, int]], op: str | None) -> float | None
     return ops[op][0] / ops[op][1] if op in ops else None
 
 
-def _spread_anomaly(ls, v: verdicts.Verdict, t: verdicts.Timed, mode: str) -> Finding | None:
+def _spread_anomaly(ls, v: verdicts.Verdict, t: calls.Timed, mode: str) -> Finding | None:
     """split or thin, for one row of a verdict (see rule_anomalies)."""
     run = ls.rs.run(t.variant, mode)
     xs = _samples(run, v.basis) if run else []
@@ -696,7 +481,7 @@ def _spread_anomaly(ls, v: verdicts.Verdict, t: verdicts.Timed, mode: str) -> Fi
     return None
 
 
-def _compiled_anomaly(ls, v: verdicts.Verdict, t: verdicts.Timed, mode: str) -> Finding | None:
+def _compiled_anomaly(ls, v: verdicts.Verdict, t: calls.Timed, mode: str) -> Finding | None:
     """compiled_slower, for one row of a verdict (see rule_anomalies)."""
     me = VARIANTS.get(t.variant)
     twin = next((x for x in VARIANTS.values() if me and me.compiled and not x.compiled and x.classes == me.classes),

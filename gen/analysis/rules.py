@@ -12,7 +12,7 @@ import functools
 import re
 
 from gen.analysis.values import missing
-from gen.model import graph_rule
+from gen.model import graph_rule, stats
 
 # --------------------------------------------------------------------------- uncertainty
 
@@ -23,7 +23,7 @@ from gen.model import graph_rule
 YES, NO, WITHIN_NOISE = "yes", "no", "within noise"
 OUTCOMES = (YES, NO, WITHIN_NOISE)
 
-CI_LEVEL = 0.95
+CI_LEVEL = stats.CI_LEVEL
 # Distribution-free: no assumption about the shape of the samples (timings have
 # long right tails). With rounds (schema 3 times each window in interleaved
 # rounds), the unit is a round's median, so that what changes between rounds

@@ -146,8 +146,7 @@ def fastest_at_largest(ls: tables.LoadedSet) -> pd.DataFrame:
     df = df[df["gpu_only_ms"].notna()]
     if df.empty:
         return df
-    # Each head dim's rows found off the columns as lists (a groupby and two masks per head dim before);
-    # the same rows of the frame, in the same order (test).
+    # Each head dim's rows, in the frame's order.
     dims, lens, names = (df[c].tolist() for c in ("head_dim", "seq_len", "variant"))
     rows = []
     for d in sorted(set(dims)):

@@ -1,30 +1,17 @@
-"""Scenarios: every variant at every point of a workload, against the GPU's measured ceilings and published anchors.
+"""Scenarios against published anchors, in one row, and as the summary verb prints them.
 
-Takes: loaded sets (gen.analysis.tables.LoadedSet), measured and reference
-(published anchors, gen.model.anchors). Gives numbers only, no words:
+Takes: loaded sets (gen.analysis.tables.LoadedSet), measured and reference (published anchors,
+gen.model.anchors), and a scenario's measured points (gen.analysis.points, whose names it re-exports:
+pages read the scenario API as one module). Gives numbers only, no words:
 
-- the counting conventions of gen.analysis.flops (named there once) with the label pages print next
-  to every figure: `flops(point, mode)` under `FLOP_CONVENTION`, `io_bytes(point,
-  elem)` under `BYTES_CONVENTION`; `cudnn_flops(point)` is the cuDNN frontend
-  benchmark's own count (its anchors are converted from their times, never mixed);
-- `scenario_names(sets)`: the scenarios measured sets hold, in declared order;
-- `point_frame(ls, scenario)`: one row per (variant, mode, point) with its
-  three times (gen.analysis.timings), TFLOP/s or TB/s, share of the measured
-  ceiling, kernels per call, peak memory, error (`COLUMNS`);
-- `fastest_frame(points)`: per (mode, head dim, length) the fastest variant;
-- `anchor_frame(sets, scenario)`: the published figures that fall on the
-  scenario's points, converted to our convention where a published time allows;
-- `versus_frame(points, anchors)`: per anchor point, the anchor beside our
-  same-named variant and our fastest; `headline(points, anchors)`;
-- `differences(ours, theirs)`: what differs between a measured set and an anchor;
-- `kernels_frame(ls, variant)`: the kernels of one call per scenario (from the point's trace), and
-  `kernel_rows(ls, variant)` its rows;
-- `summary_rows(ls, scenario)`: `python -m gen summary --scenario NAME --format json`.
-
-Which figure a point gets: decode (one query token against a KV cache) reads
-every byte of the cache for little arithmetic, so it is judged by bandwidth
-(TB/s against the measured copy ceiling); prefill and training by TFLOP/s
-against the measured matmul ceiling.
+- `anchor_frame(sets, scenario)`: the published figures that fall on the scenario's points, converted
+  to our convention where a published time allows (`cudnn_flops` is the cuDNN frontend benchmark's own
+  count: its anchors are converted from their times, never mixed);
+- `versus_frame(points, anchors)`: per anchor point, the anchor beside our same-named variant and our
+  fastest; `headline(points, anchors)`; `strongest_of` (the comparison to lead with);
+- `published_frame`, `source_shapes`, `differences(ours, theirs)` (what differs from an anchor);
+- `summary_rows(ls, scenario)` and `summary_text`: `python -m gen summary --scenario NAME`;
+- `determinism_frame` and `fp8_frame`: each deterministic or FP8 variant beside its twin.
 """
 
 from __future__ import annotations
@@ -35,546 +22,58 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import ceilings as ceilings_mod
-from gen.analysis import clocks, rules, tables, timings, values
-from gen.analysis import flops as flops_mod
-from gen.analysis.values import integer, missing, number, text_table, variant_order, variant_role
-from gen.model import anchors, datasheets, said, schema, variants
-from gen.model import scenarios as declared
-
-# --------------------------------------------------------------------------- conventions
-
-# The counting conventions live in gen.analysis.flops (named once); re-exported for the pages.
-FLOP_CONVENTION, FLOP_LABEL = flops_mod.FLOP_CONVENTION, flops_mod.FLOP_LABEL
-BYTES_CONVENTION, BYTES_LABEL = flops_mod.BYTES_CONVENTION, flops_mod.BYTES_LABEL
-BACKWARD_FACTOR = flops_mod.BACKWARD_FACTOR
-score_pairs, flops, io_bytes = flops_mod.score_pairs, flops_mod.flops, flops_mod.io_bytes
-# Published conventions that equal ours where there is no window: their rates are ours unchanged.
-SAME_AS_OURS = frozenset({anchors.FA3_CONVENTION})
-
-FIGURE_TFLOPS = flops_mod.FIGURE_TFLOPS
-FIGURE_TBPS = rules.MEMORY_BOUND_FIGURE  # (rules.equal_clock_applies reads it)
-CEILING_MATMUL = "matmul"
-CEILING_COPY = "copy"
-CEILING_READ = "read"  # schema 3: a read-only pass; decode, which almost only reads, is set against it
-
-
-is_decode = flops_mod.is_decode
-figure_of = flops_mod.figure_of
-
-
-def cudnn_flops(p: schema.Point) -> float:
-    """The cuDNN frontend benchmark's count (anchors.CUDNN_CONVENTION): 2·B·Hq·N·(Dqk+Dvo), N the
-    unmasked score entries, S·(S+1)/2 when causal. Kept to check its published rates, not to rank."""
-    n = p.q_len * (p.q_len + 1) / 2 if p.mask == schema.Mask.CAUSAL else p.q_len * p.kv_len
-    return 2.0 * p.batch * p.q_heads * n * 2 * p.head_dim
-
-
-element_size = flops_mod.element_size
-
-
-def document_frame(p: schema.Point, mode: str = schema.Mode.INFERENCE) -> pd.DataFrame:
-    """Per packed document (Mask.DOCUMENT): its tokens, its useful FLOPs under
-    FLOP_CONVENTION, its share of the pack's, and what padding every document
-    to the longest computes for it (the padded batch's rows)."""
-    docs = list(p.docs or ())
-    if not docs:
-        return pd.DataFrame(columns=["document", "tokens", "flops", "share_pct", "padded_flops"])
-    width = max(docs)
-    per = [flops(schema.Point(p.batch, p.q_heads, p.kv_heads, p.head_dim, d, d, schema.Mask.CAUSAL), mode)
-           for d in docs]
-    padded = flops(schema.Point(p.batch, p.q_heads, p.kv_heads, p.head_dim, width, width, schema.Mask.CAUSAL), mode)
-    total = sum(per)
-    return pd.DataFrame({"document": range(1, len(docs) + 1), "tokens": docs, "flops": per,
-                         "share_pct": [100 * f / total for f in per], "padded_flops": [padded] * len(docs)})
-
-
-# --------------------------------------------------------------------------- which scenarios
-
-
-def _records(ls: tables.LoadedSet, scenario: str) -> list[schema.SweepPoint]:
-    return [p for p in ls.rs.sweep if p.scenario == scenario]
-
-
-def scenario_names(sets: list[tables.LoadedSet]) -> list[str]:
-    """Scenarios with sweep points in a measured set: the declared ones first, in
-    their order (gen.model.scenarios), then any other by name."""
-    seen = {p.scenario for ls in sets if ls.measured for p in ls.rs.sweep}
-    return [n for n in declared.SCENARIOS if n in seen] + sorted(seen - set(declared.SCENARIOS))
-
-
-def scenario_title(sets: list[tables.LoadedSet], scenario: str) -> str:
-    """The title as a measured set recorded it, else as declared, else the name."""
-    for ls in sets:
-        rec = ls.rs.scenario(scenario) if ls.measured else None
-        if rec is not None:
-            return rec.title
-    s = declared.SCENARIOS.get(scenario)
-    return s.title if s else scenario
-
-
-def scenario_dtype(ls: tables.LoadedSet, scenario: str) -> str:
-    rec = ls.rs.scenario(scenario)
-    return rec.dtype if rec else ls.rs.config.dtype
-
-
-# --------------------------------------------------------------------------- measured points
-
-POINT_KEYS = ("batch", "q_heads", "kv_heads", "head_dim", "q_len", "kv_len", "mask", "window")
-COLUMNS = [
-    "scenario", "variant", "mode", *POINT_KEYS, "status", "reason", "figure",
-    *timings.COLUMNS, "noisy", "graph_above_eager",
-    "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
-    "pct_of_matmul", "pct_of_copy", "pct_of_read", "sol_pct", "datasheet_tbps", "pct_of_datasheet",
-    "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
-    "main_kernel_us", "other_events_us", "dtype", "wrong", "sdpa_choice", "facts", "kernel_signature", "captured",
-]
-
-
-def _point_dict(p: schema.Point) -> dict[str, Any]:
-    return {k: getattr(p, k) for k in POINT_KEYS}
-
-
-def ceilings(ls: tables.LoadedSet) -> dict | None:
-    """scaling.ceilings of the set, made once per set: every scenario's points and page read them
-    (their stored samples' medians, some 0.3 ms a call). Shared: read it, do not change it."""
-    key = ("scenario ceilings",)
-    if key not in ls._tables:
-        ls._tables[key] = ceilings_mod.ceilings(ls)
-    return ls._tables[key]
-
-
-def _main_kernel(ls: tables.LoadedSet, rec, tr) -> tuple[str | None, float, float]:
-    """The longest kernel's name of the point's profiled call (what runs: verdicts' identity), its
-    µs, and the µs of the call's other GPU events (NaN without a trace)."""
-    if tr is None or not tr.forwards:
-        return None, math.nan, math.nan
-    mk, _, total_us = tables.kernel_totals(ls, rec.variant, rec.mode, tr)
-    if mk is None:
-        return None, math.nan, math.nan
-    main_us = float(mk["dur_us"])
-    return mk["name"], main_us, total_us - main_us
-
-
-def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
-    """One row per sweep point of the scenario in a measured set (every status; NaN
-    where it did not run), variants in declared order, then mode, head dim, length.
-    Rates use the GPU-only time (CUDA graph, or the kernel sum of one call, labelled
-    by `gpu_only_method`); a point with no GPU-only time has no rate."""
-    key = ("scenario_points", scenario)
-    if key not in ls._tables:
-        rows = _table_of(ls, scenario)
-        ls._tables[key] = pd.DataFrame(rows, columns=COLUMNS) if rows else _point_table([])
-    return ls._tables[key].copy()
-
-
-def point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
-    """values.rows(point_frame(ls, scenario)), with no frame made: the same Python values to the type
-    (frame_rows: what pandas' column types make of each column; tests compare). Fresh dicts each call."""
-    rows = _table_of(ls, scenario)
-    got = frame_rows(rows, COLUMNS)
-    return got if got is not None else values.rows(point_frame(ls, scenario))
-
-
-def _table_of(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
-    """The point frame's rows as made (_point_rows, outcomes shared and sorted: _shared_and_sorted), before
-    any frame; made once per set and scenario (point_frame and point_rows read them; neither changes them)."""
-    key = ("scenario point rows", scenario)
-    if key not in ls._tables:
-        ls._tables[key] = _shared_and_sorted(_point_rows(ls, scenario))
-    return ls._tables[key]
-
-
-# What pandas makes of a column built from Python values (pd.DataFrame of dicts, read back by values.rows),
-# by the set of the values' types: numbers alone a number column (ints an int64 one, else float64 with
-# None as NaN), bools alone a bool column, text with missing values pandas' str column (missing as NaN),
-# None alone and mixtures with containers or of text and numbers an object column (values kept). Other
-# mixtures: None (the caller makes the frame).
-_INTS = frozenset({int, np.int64})
-_NUMBERS = frozenset({int, float, type(None), np.int64, np.float64})
-_BOOLS = frozenset({bool, np.bool_})
-_CONTAINERS = frozenset({tuple, dict, list})
-_INT64 = (-2 ** 63, 2 ** 63)
-
-
-def frame_rows(rows: list[dict], columns: list[str]) -> list[dict] | None:
-    """values.rows(pd.DataFrame(rows, columns=columns)) read with no frame: each column as pandas' type for
-    it gives its values back (see above), or None where a column holds a mixture not known here, or a row
-    lacks a column or holds another (the caller makes the frame). Tests compare with pandas to the type."""
-    if not rows:
-        return []
-    names = set(columns)
-    if len(names) != len(columns) or any(r.keys() != names for r in rows):
-        return None
-    cols = []
-    for c in columns:
-        col = _column_read([r[c] for r in rows])
-        if col is None:
-            return None
-        cols.append(col)
-    return [dict(zip(columns, row)) for row in zip(*cols)]
-
-
-def _column_read(col: list) -> list | None:
-    """One column's values as its frame's column gives them back (frame_rows), or None (not known here)."""
-    kinds = set(map(type, col))
-    if kinds <= _NUMBERS and kinds != {type(None)}:
-        if not all(_INT64[0] <= v < _INT64[1] for v in col if type(v) in _INTS):
-            return None  # (pandas: uint64 or object)
-        if kinds <= _INTS:  # int64
-            return col if kinds == {int} else [int(v) for v in col]
-        return col if kinds == {float} else [math.nan if v is None else float(v) for v in col]  # float64
-    if kinds <= _BOOLS:
-        return col if kinds == {bool} else [bool(v) for v in col]
-    if str in kinds and kinds <= {str, float, type(None)}:
-        if not all(type(v) is not float or v != v for v in col):
-            return None  # (text and numbers)
-        return col if kinds == {str} else [v if type(v) is str else math.nan for v in col]  # str: missing as NaN
-    if kinds == {type(None)} or kinds & _CONTAINERS and kinds <= _CONTAINERS | _NUMBERS | _BOOLS | {str}:
-        return col  # an object column: as given
-    if kinds <= {bool, int, float, str, type(None)} and (bool in kinds or str in kinds):
-        return col  # an object column: as given (bools among others, text among numbers)
-    return None
-
-
-def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
-    """point_frame's rows in the set's order, before its points share their outcomes."""
-    recs = _records(ls, scenario)
-    cl = ceilings(ls) if ls.measured else None
-    gpu = ls.rs.environment.device == "cuda"  # a CPU trace has no GPU events to count
-    sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
-    own_dtype = scenario_dtype(ls, scenario)
-    mm_clock = ceilings_mod.matmul_clock(ls) if cl else None
-    rows = []
-    for rec in recs:
-        # a variant refused while being built recorded no dtype: its declared one (FP8 variants)
-        decl = variants.VARIANTS.get(rec.variant)
-        dtype = rec.dtype or (decl.dtype if decl else None) or own_dtype
-        elem = element_size(dtype)
-        ok = rec.status == schema.Status.OK
-        tr = ls.sweep_trace(rec.trace) if ok and rec.trace else None
-        tm = ls.times(rec, tr)
-        t = timings.row(tm)
-        f, b = flops(rec.point, rec.mode), io_bytes(rec.point, elem)
-        ms = t["gpu_only_ms"]
-        has_time = ok and not missing(ms) and ms > 0
-        tflops = f / (ms * 1e-3) / 1e12 if has_time else math.nan
-        tbps = b / (ms * 1e-3) / 1e12 if has_time and rec.mode == schema.Mode.INFERENCE else math.nan
-        fig = figure_of(rec.point, rec.mode)
-        mm_at = ceilings_mod.matmul_at(cl["matmul_tflops"], mm_clock, t["sm_clock_mhz"]) if cl else math.nan
-        pct_mm = 100 * tflops / mm_at if cl else math.nan
-        pct_cp = 100 * tbps / (cl["copy_gbps"] / 1e3) if cl else math.nan
-        read = cl["read_tbps"] if cl and not missing(cl.get("read_tbps")) else math.nan
-        pct_rd = 100 * tbps / read if not missing(read) else math.nan
-        ceiling = (CEILING_COPY if missing(read) else CEILING_READ) if fig == FIGURE_TBPS else CEILING_MATMUL
-        if ceiling == CEILING_MATMUL and elem == 1:  # the measured matrix product is bf16: no bound on FP8
-            cl_row, pct_mm = None, math.nan
-        else:
-            cl_row = cl
-        value = ({CEILING_COPY: cl["copy_gbps"] / 1e3, CEILING_READ: read}.get(ceiling, mm_at)
-                 if cl_row else math.nan)
-        rows.append(dict(
-            scenario=scenario, variant=rec.variant, mode=rec.mode, **_point_dict(rec.point), status=rec.status,
-            reason=rec.reason, figure=fig, **t, noisy=rules.noisy(t["gpu_only_iqr_pct"]),
-            graph_above_eager=rules.graph_above_eager(t["gpu_only_ms"], t["eager_ms"], t["gpu_only_method"]),
-            flops=f, bytes=b, intensity=f / b,
-            tflops=tflops if fig == FIGURE_TFLOPS else math.nan, tbps=tbps if fig == FIGURE_TBPS else math.nan,
-            ceiling=ceiling if cl_row else None, ceiling_value=value,
-            pct_of_ceiling={CEILING_COPY: pct_cp, CEILING_READ: pct_rd}.get(ceiling, pct_mm), pct_of_matmul=pct_mm,
-            pct_of_copy=pct_cp, pct_of_read=pct_rd,
-            sol_pct=clocks.sol(tflops, ls.rs.environment, dtype, t["sm_clock_mhz"]).pct,
-            datasheet_tbps=sheet.hbm_tbps if sheet else math.nan,
-            pct_of_datasheet=100 * tbps / sheet.hbm_tbps if sheet and fig == FIGURE_TBPS else math.nan,
-            kernels_per_call=tr.counts[0] if tr and tr.forwards and gpu else math.nan,
-            counts_consistent=tr.counts_consistent if tr else True,
-            peak_memory_bytes=rec.peak_memory_bytes if rec.peak_memory_bytes else math.nan,
-            rel_error=rec.rel_error if rec.rel_error is not None else math.nan, trace=rec.trace,
-            **dict(zip(("main_kernel", "main_kernel_us", "other_events_us"), _main_kernel(ls, rec, tr))),
-            dtype=dtype, wrong=rules.wrong_answer(rec.rel_error), sdpa_choice=rec.sdpa_choice,
-            facts=dict(rec.facts),
-            kernel_signature=ls.kernel_signature(tr, rec.timing.graph_check) if ok else None,
-            captured=rec.captured,  # a later capture call merged into the set measured it (else None)
-        ))
-    return rows
-
-
-def _point_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """The point frame of _point_rows (which it changes): calls that run the same kernels at a point
-    share one host-bound outcome (timings.share_outcomes' rule, "ties"), then the rows go in variant
-    order, inference first, then head dim, length, query length (a stable sort). Done on the rows,
-    so that one frame is made, not four (share_outcomes and sort_values on the frame: tests keep
-    that reading and compare)."""
-    if not rows:
-        return timings.share_outcomes(pd.DataFrame(rows, columns=COLUMNS), by=["mode", *POINT_KEYS])
-    return pd.DataFrame(_shared_and_sorted(rows), columns=COLUMNS)
-
-
-def _shared_and_sorted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """_point_table's work on the rows (which it changes, and sorts): the rows its frame is made of."""
-    groups: dict[tuple, list[int]] = {}
-    for pos, r in enumerate(rows):
-        if isinstance(r["kernel_signature"], tuple):
-            at = tuple(None if missing(r[k]) else r[k] for k in ("mode", *POINT_KEYS))
-            groups.setdefault((*at, r["kernel_signature"]), []).append(pos)
-    outcomes = [r["host_bound_outcome"] for r in rows]
-    for positions in groups.values():
-        if len(positions) > 1:
-            shared = rules.shared_outcome([outcomes[pos] for pos in positions])
-            for pos in positions:
-                outcomes[pos] = None if missing(shared) else shared
-    for r, o in zip(rows, outcomes):
-        r["host_bound_outcome"], r["host_bound"] = o, {rules.YES: True, rules.NO: False}.get(o)
-    order = {v: i for i, v in enumerate(variant_order(r["variant"] for r in rows))}
-    rows.sort(key=lambda r: (order[r["variant"]], r["mode"] != schema.Mode.INFERENCE, r["head_dim"], r["kv_len"],
-                             r["q_len"]))
-    return rows
-
-
-def roofline_frame(points: pd.DataFrame) -> pd.DataFrame:
-    """The points a roofline draws: every point that ran with a GPU-only time, its arithmetic
-    intensity and its TFLOP/s under the report's count (decode included, whose figure is TB/s).
-    A wrong answer (rules.wrong_answer) is left out: it did less work than its FLOPs count."""
-    ok = _ranked(points)
-    return pd.DataFrame({"variant": ok["variant"], "mode": ok["mode"], "kv_len": ok["kv_len"],
-                         "intensity": ok["intensity"],
-                         "tflops": ok["flops"] / (ok["gpu_only_ms"] * 1e-3) / 1e12}).reset_index(drop=True)
-
-
-def _div(a: float, b: float) -> float:
-    """a / b as a frame's float columns divide: by zero ±inf, or NaN for 0/0 (Python would raise)."""
-    if b == 0:
-        return math.nan if a == 0 or missing(a) else math.copysign(math.inf, a) * math.copysign(1.0, b)
-    return a / b
-
-
-def tflops_at(flops: float, ms: float) -> float:
-    """flops / (ms × 1e-3) / 1e12 in plain floats, as a frame's float columns compute it."""
-    return _div(flops, ms * 1e-3) / 1e12
-
-
-def above_roof(points: pd.DataFrame | None, ceil: dict | None, rows: list[dict] | None = None) -> dict | None:
-    """ceilings_mod.above_roof(roofline_frame(points a bf16 ceiling may judge), ceil, "intensity", "tflops"),
-    read off the point frame's columns in plain Python (a frame and a mask per step before; tests keep
-    that reading and compare). FP8 points are left out: the measured matrix product is bf16.
-    `rows`: values.rows(points), where the caller has them (the same values the columns' tolist gives;
-    then `points` is not read and may be None)."""
-    if ceil is None or (not rows if rows is not None else points.empty):
-        return None
-    cols = ("dtype", "status", "gpu_only_ms", "wrong", "flops", "intensity", "variant")
-    if rows is not None:  # (a row without a dtype or wrong: none to leave out, as the frame's reindex reads it)
-        table = [tuple(r.get(c, math.nan) for c in cols) for r in rows]
-    else:
-        got = points.reindex(columns=cols)  # (a frame without a dtype column: no FP8 to leave out)
-        table = list(zip(*(got[c].tolist() for c in cols)))
-    d = []
-    for dtype, status, ms, wrong, f, intensity, variant in table:
-        fp8 = not missing(dtype) and str(dtype).startswith("fp8")
-        if fp8 or status != schema.Status.OK or missing(ms) or (not missing(wrong) and bool(wrong)):
-            continue
-        tf = tflops_at(f, ms)
-        if not missing(tf) and not missing(intensity):
-            d.append((intensity, tf, variant))
-    if not d:
-        return None
-    over = [(x, tf, v, ceilings_mod.roof_tflops(x, ceil)) for x, tf, v in d if tf > ceilings_mod.roof_tflops(x, ceil)]
-    slope = [o for o in over if o[0] * ceil["bandwidth_gbps"] / 1e3 < ceil["matmul_tflops"]]
-    return dict(n=len(over), total=len(d), bandwidth=len(slope), compute=len(over) - len(slope),
-                variants=list(dict.fromkeys(v for _, _, v, _ in over)),
-                bandwidth_name=ceil["bandwidth_name"], bandwidth_gbps=ceil["bandwidth_gbps"],
-                max_over=float(max(_div(tf, roof) for _, tf, _, roof in over))
-                if over else None)
-
-
-def above_matmul_at_clock(rows: list[dict], ceil: dict | None, ceiling_mhz: float | None) -> dict | None:
-    """The bf16 points whose rate passes the matmul ceiling as measured (the roofline's unscaled line) and
-    what they read against it at their own SM clock (pct_of_matmul: scaling.matmul_at): n, how many stay
-    within it there (at most 100% + rules.TIME_FLOOR_PCT), the range of their share and of their clocks,
-    and the clock the ceiling was measured at. A ceiling measured at a lower clock sits below points that
-    ran faster without their passing it. None where no point passes the unscaled line."""
-    if ceil is None or not rows:
-        return None
-    over = []
-    for r in rows:
-        fp8 = not missing(r.get("dtype")) and str(r.get("dtype")).startswith("fp8")
-        ms = r.get("gpu_only_ms")
-        if fp8 or r.get("status") != schema.Status.OK or missing(ms) or bool(r.get("wrong")) is True:
-            continue
-        if tflops_at(r["flops"], ms) > ceil["matmul_tflops"]:
-            over.append(r)
-    if not over:
-        return None
-    pct = [r["pct_of_matmul"] for r in over if not missing(r.get("pct_of_matmul"))]
-    mhz = [r["sm_clock_mhz"] for r in over if not missing(r.get("sm_clock_mhz"))]
-    within = sum(p <= 100.0 + rules.TIME_FLOOR_PCT for p in pct)
-    return dict(n=len(over), within_at_clock=within if len(pct) == len(over) else 0,
-                pct_lo=min(pct) if pct else None, pct_hi=max(pct) if pct else None,
-                mhz_lo=min(mhz) if mhz else None, mhz_hi=max(mhz) if mhz else None, ceiling_mhz=ceiling_mhz)
-
-
-_SAME_POINT_KEYS = ("mode", "batch", "q_heads", "kv_heads", "head_dim", "q_len", "kv_len", "mask", "window", "dtype")
-
-
-def _timed_by_point(ls: tables.LoadedSet, scenario: str) -> dict[tuple, dict[str, dict]]:
-    """A scenario's timed rows that answered right, by point (_SAME_POINT_KEYS; packed documents left out)."""
-    out: dict[tuple, dict[str, dict]] = {}
-    for r in point_rows(ls, scenario):
-        if r.get("docs") and not missing(r.get("docs")):
-            continue
-        if r["status"] == schema.Status.OK and not missing(r["gpu_only_ms"]) and not bool(r.get("wrong")):
-            out.setdefault(tuple(str(r.get(k)) for k in _SAME_POINT_KEYS), {})[r["variant"]] = r
-    return out
-
-
-def same_point_elsewhere(ls: tables.LoadedSet, scenario: str) -> list[dict]:
-    """Variants this scenario timed at a point another scenario of the set timed too (the same shape, mask
-    and dtype; packed documents never match): per other scenario and point, each shared variant's as-run
-    time and SM clock here and there, and whether the as-run order of the shared variants differs between
-    the two (the same kernels in two windows: their clocks, not their kernels, set that order)."""
-    if not ls.measured:
-        return []
-    here = _timed_by_point(ls, scenario)
-    out = []
-    for other in dict.fromkeys(p.scenario for p in ls.rs.sweep):
-        if other == scenario or not here:
-            continue
-        there = {k: rows for k, rows in _timed_by_point(ls, other).items() if k in here}
-        for k, rows in there.items():
-            shared = [v for v in here[k] if v in rows]
-            if len(shared) < 2:
-                continue
-            mine = sorted(shared, key=lambda v: here[k][v]["gpu_only_ms"])
-            theirs = sorted(shared, key=lambda v: rows[v]["gpu_only_ms"])
-            out.append(dict(other=other, mode=here[k][shared[0]].get("mode"), q_len=here[k][shared[0]]["q_len"],
-                            kv_len=here[k][shared[0]]["kv_len"],
-                            variants=tuple(mine), orders_differ=mine != theirs, order_there=tuple(theirs),
-                            here=tuple((v, here[k][v]["gpu_only_ms"], here[k][v]["sm_clock_mhz"]) for v in mine),
-                            there=tuple((v, rows[v]["gpu_only_ms"], rows[v]["sm_clock_mhz"]) for v in mine)))
-    return out
-
-
-def _ranked(points: pd.DataFrame) -> pd.DataFrame:
-    """Rows that may win: ran, timed, and answered right (rules.wrong_answer)."""
-    wrong = points["wrong"].fillna(False).astype(bool) if "wrong" in points else False
-    return points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna() & ~wrong]
-
-
-BACKEND_COLUMNS = ["variant", "mode", "q_len", "kv_len", "head_dim", "sdpa_choice", "backend", "verdict", "reason"]
-ELIGIBLE = rules.ELIGIBLE
-
-
-def backend_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
-    """Why SDPA picked its backend: per unpinned SDPA point, one row per backend
-    with what PyTorch chose, and "eligible" or PyTorch's reason for not running it
-    (`verdict`: chosen, eligible, refused, not asked)."""
-    return pd.DataFrame(backend_rows(ls, scenario), columns=BACKEND_COLUMNS)
-
-
-def backend_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
-    """backend_frame's rows as values.rows reads them off the frame (the same Python values, to the type:
-    tests compare), with no frame made (the scenario pages read the rows)."""
-    rows = []
-    for rec in _records(ls, scenario):
-        if not rec.backend_reasons and rec.sdpa_choice is None:
-            continue
-        for backend, why in rec.backend_reasons.items():
-            if backend == rec.sdpa_choice:
-                verdict = "chosen"
-            elif why == ELIGIBLE:
-                verdict = "eligible"
-            elif why.startswith("not asked"):
-                verdict = "not asked"
-            else:
-                verdict = "refused"
-            rows.append(dict(variant=rec.variant, mode=rec.mode, q_len=rec.point.q_len, kv_len=rec.point.kv_len,
-                             head_dim=rec.point.head_dim, sdpa_choice=rec.sdpa_choice, backend=backend,
-                             verdict=verdict, reason=None if why == ELIGIBLE else said.reasons(why)))
-    return _as_text_columns(rows, ("sdpa_choice", "reason"))
-
-
-def _as_text_columns(rows: list[dict], columns) -> list[dict]:
-    """The rows with each of `columns` (text or None) as a frame's column holds it: a column with some text
-    and some None holds NaN for None (pandas' str column); one of None only, None."""
-    for c in columns:
-        got = [r[c] for r in rows]
-        if None in got and any(x is not None for x in got):
-            for r in rows:
-                if r[c] is None:
-                    r[c] = math.nan
-    return rows
-
-
-def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
-    """Per (mode, head dim, q_len, kv_len): the row of the variant with the lowest GPU-only
-    time, by the verdict's rule (gen.analysis.verdicts): SDPA with no backend pinned gives
-    way to the pinned variant running its very kernel, so every page names the same one."""
-    ok = _ranked(points)
-    if ok.empty:
-        return ok
-    cols = [ok[c].tolist() for c in (*_AT_KEYS, "gpu_only_ms", "variant", "main_kernel")]
-    return ok.iloc[_fastest_positions(list(zip(*cols[:4])), *cols[4:])].reset_index(drop=True)
-
-
-def fastest_rows(rows: list[dict]) -> list[dict]:
-    """fastest_frame of a point frame given as its rows (values.rows): the same rows, as dicts (they are
-    the rows given: read them). No frame, mask or iloc made (tests compare)."""
-    ok = [r for r in rows if _may_win(r)]
-    if not ok:
-        return []
-    keys = [tuple(r[k] for k in _AT_KEYS) for r in ok]
-    picks = _fastest_positions(keys, [r["gpu_only_ms"] for r in ok], [r["variant"] for r in ok],
-                               [r["main_kernel"] for r in ok])
-    return [ok[i] for i in picks]
-
-
-def _fastest_positions(keys: list[tuple], ms: list, variant: list, kernel: list) -> list[int]:
-    """fastest_frame's picks among the ranked rows (their point keys, times, variants, main kernels):
-    one position per point, points sorted."""
-    # What a groupby's idxmin per point (sorted by point, the first of equal times) and a mask per
-    # unpinned win gave, read off the columns as lists: a Series per pick and a mask per win before.
-    at: dict[tuple, list[int]] = {}
-    for pos, key in enumerate(keys):
-        if not any(missing(k) for k in key):  # (a groupby drops a key with a missing part)
-            at.setdefault(key, []).append(pos)
-
-    def first_fastest(positions: list[int]) -> int:
-        return min(positions, key=lambda pos: ms[pos])  # the first of equals, as idxmin
-
-    auto = variant_role("automatic")
-    picks = []
-    for key in sorted(at):
-        i = first_fastest(at[key])
-        if variant[i] == auto and kernel[i]:
-            same = [pos for pos in at[key] if kernel[pos] == kernel[i] and variant[pos] != auto]
-            i = first_fastest(same) if same else i
-        picks.append(i)
-    return picks
-
-
-def own_head_dim(points: pd.DataFrame, scenario: str) -> int | None:
-    """The scenario's own head dim (declared first), else the most common one."""
-    s = declared.SCENARIOS.get(scenario)
-    if s is not None and (points["head_dim"] == s.head_dim).any():
-        return s.head_dim
-    return int(points["head_dim"].mode().iloc[0]) if len(points) else None
-
-
-def own_head_dim_of(rows: list[dict], scenario: str) -> int | None:
-    """own_head_dim of a frame given as its rows (values.rows): Series.mode's pick, the smallest of the
-    most common, read off the rows (tests compare)."""
-    dims = [r["head_dim"] for r in rows]
-    if any(missing(d) for d in dims):  # (as the frame reads them: mode leaves them out)
-        return own_head_dim(pd.DataFrame({"head_dim": dims}), scenario)
-    s = declared.SCENARIOS.get(scenario)
-    if s is not None and s.head_dim in dims:
-        return s.head_dim
-    if not dims:
-        return None
-    counts: dict = {}
-    for d in dims:
-        counts[d] = counts.get(d, 0) + 1
-    top = max(counts.values())
-    return int(min(d for d, n in counts.items() if n == top))
-
+from gen.analysis import rules, tables, values
+from gen.analysis.points import (  # noqa: F401
+    AT_KEYS,
+    BACKEND_COLUMNS,
+    BACKWARD_FACTOR,
+    BYTES_CONVENTION,
+    BYTES_LABEL,
+    CEILING_COPY,
+    CEILING_MATMUL,
+    CEILING_READ,
+    COLUMNS,
+    ELIGIBLE,
+    FIGURE_TBPS,
+    FIGURE_TFLOPS,
+    FLOP_CONVENTION,
+    FLOP_LABEL,
+    KERNEL_COLUMNS,
+    POINT_KEYS,
+    SAME_AS_OURS,
+    _point_dict,
+    _ranked,
+    _records,
+    above_matmul_at_clock,
+    above_roof,
+    backend_frame,
+    backend_rows,
+    ceilings,
+    cudnn_flops,
+    document_frame,
+    element_size,
+    fastest_frame,
+    fastest_rows,
+    figure_of,
+    flops,
+    io_bytes,
+    is_decode,
+    kernel_rows,
+    kernels_frame,
+    may_win,
+    own_head_dim_of,
+    point_frame,
+    point_rows,
+    roofline_frame,
+    same_point_elsewhere,
+    scenario_dtype,
+    scenario_names,
+    scenario_title,
+    score_pairs,
+    tflops_at,
+)
+from gen.analysis.values import integer, missing, number, text_table, variant_role
+from gen.model import schema, variants
 
 # --------------------------------------------------------------------------- published anchors
 
@@ -600,8 +99,7 @@ def _match(p: schema.Point, ours: list[schema.Point]) -> schema.Point | None:
 
 def _our_points(sets: list[tables.LoadedSet], scenario: str) -> dict[int, list[schema.Point]]:
     """Our points of the scenario by the bytes an element of their inputs takes (1 or 2: a published
-    FP8 figure stands beside our FP8 points only, a 16-bit one beside 16-bit), each once, in order.
-    (One pass for both widths; each width's own pass before: tests keep that reading.)"""
+    FP8 figure stands beside our FP8 points only, a 16-bit one beside 16-bit), each once, in order."""
     out: dict[int, list[schema.Point]] = {1: [], 2: []}
     for ls in sets:
         if ls.measured:
@@ -622,6 +120,17 @@ def _dtype_of(ls: tables.LoadedSet, p: schema.SweepPoint) -> str:
 def _width(dtype: str | None) -> int:
     """Which inputs compare: 8-bit (1) with 8-bit only; fp16, bf16 (and wider) with each other (2)."""
     return 1 if dtype and element_size(dtype) == 1 else 2
+
+
+def published_rate(p: schema.SweepPoint) -> tuple[float, str | None]:
+    """A published point's TFLOP/s under our FLOP_CONVENTION and how it was had: from its time
+    (FROM_TIME), or its own rate where its convention is ours (FROM_SAME_CONVENTION); else NaN, None."""
+    pub = p.published
+    if pub.gpu_time_ms:
+        return flops(p.point, p.mode) / (pub.gpu_time_ms * 1e-3) / 1e12, FROM_TIME
+    if pub.tflops is not None and pub.flop_convention in SAME_AS_OURS and p.point.window is None:
+        return pub.tflops, FROM_SAME_CONVENTION
+    return math.nan, None
 
 
 def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.LoadedSet | None = None) -> pd.DataFrame:
@@ -645,13 +154,7 @@ def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.L
             mine = _match(p.point, ours.get(_width(dtype), []))
             if mine is None and not (p.scenario == scenario and not any(ours.values())):
                 continue
-            f = flops(p.point, p.mode)
-            if pub.gpu_time_ms:
-                tf, how = f / (pub.gpu_time_ms * 1e-3) / 1e12, FROM_TIME
-            elif pub.tflops is not None and pub.flop_convention in SAME_AS_OURS and p.point.window is None:
-                tf, how = pub.tflops, FROM_SAME_CONVENTION
-            else:
-                tf, how = math.nan, None
+            tf, how = published_rate(p)
             rows.append(dict(
                 anchor_set=ls.name, gpu=ls.rs.environment.gpu_name, source=ls.rs.source, variant=p.variant,
                 mode=p.mode, **_point_dict(p.point), dtype=dtype, same_shape=mine == p.point,
@@ -676,9 +179,6 @@ VERSUS_COLUMNS = [
 ]
 
 
-_AT_KEYS = ("mode", "head_dim", "q_len", "kv_len")
-
-
 def _dicts(df: pd.DataFrame) -> list[dict]:
     """df's rows as dicts (values.rows)."""
     return values.rows(df) if len(df) else []
@@ -694,7 +194,7 @@ def _rows_at(rows: list[dict]) -> dict[tuple, list[dict]]:
     """_dicts_at of a frame given as its rows."""
     out: dict[tuple, list[dict]] = {}
     for r in rows:
-        key = tuple(r[k] for k in _AT_KEYS)
+        key = tuple(r[k] for k in AT_KEYS)
         if not any(missing(k) for k in key):
             out.setdefault(key, []).append(r)
     return out
@@ -762,14 +262,13 @@ def versus_frame(points: pd.DataFrame | None, anchor: pd.DataFrame, rows: list[d
     points_rows = values.rows(points) if rows is None else rows
     rows = []
     # ours at the anchor's input width only: a published bf16 figure against our bf16 calls, FP8 against FP8
-    # (the frame cut by width, its ranked rows and its fastest before: tests keep that reading)
     by_width = {}
     for w in (1, 2):
         mine = [r for r in points_rows if _width(r["dtype"]) == w]
-        by_width[w] = (_rows_at([r for r in mine if _may_win(r)]), _rows_at(fastest_rows(mine)))
-    for a in _dicts(anchor):  # rows as dicts: a Series per row and a mask per anchor before (the same frame)
+        by_width[w] = (_rows_at([r for r in mine if may_win(r)]), _rows_at(fastest_rows(mine)))
+    for a in _dicts(anchor):
         ok_at, fastest_at = by_width[_width(a["dtype"]) if "dtype" in a and isinstance(a["dtype"], str) else 2]
-        key = tuple(a[k] for k in _AT_KEYS)
+        key = tuple(a[k] for k in AT_KEYS)
         at, top = ok_at.get(key, []), fastest_at.get(key, [])
         fast = top[0] if top else None
         same = next((r for r in at if r["variant"] == a["variant"]), None)
@@ -789,9 +288,7 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
     fast = [dict(r) for r in fastest_rows(points_rows)]
     if not fast:
         return None
-    d = own_head_dim(points, scenario) if rows is None else own_head_dim_of(points_rows, scenario)
-    # Read as rows (values.rows: the Python values a row's to_dict gives) rather than a mask per
-    # question: the same picks (tests/test_scenario_analysis.py keeps the frame reading to compare).
+    d = own_head_dim_of(points_rows, scenario)
     rows = fast
     pick = [r for r in rows if r["head_dim"] == d and r["mode"] == schema.Mode.INFERENCE] or rows
     top = pick[0]
@@ -800,8 +297,8 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
             top = r
     # The other rows at that point the times cannot set apart from it (the verdict's interval rule):
     # "fastest" is then said with them.
-    point = tuple(top[k] for k in _AT_KEYS)
-    at = [r for r in points_rows if _may_win(r) and tuple(r[k] for k in _AT_KEYS) == point
+    point = tuple(top[k] for k in AT_KEYS)
+    at = [r for r in points_rows if may_win(r) and tuple(r[k] for k in AT_KEYS) == point
           and r["variant"] != top["variant"]]
     auto = variant_role("automatic")
     same = [r["variant"] for r in at
@@ -818,42 +315,27 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
     near = [at[i]["variant"] for i in order if at[i]["variant"] not in same
             and not rules.apart(top["gpu_only_ci_hi_ms"], at[i]["gpu_only_ci_lo_ms"])]
     return dict(fastest=top, ties=ties, near=near, same_apart=apart,
-                anchor=strongest(versus, top["head_dim"]) if versus_rows is None else strongest_of(versus_rows,
-                                                                                                  top["head_dim"]))
-
-
-def _may_win(r: dict) -> bool:
-    """_ranked's rule on one row: ran, timed, and answered right."""
-    wrong = r.get("wrong", False)
-    return (r["status"] == schema.Status.OK and not missing(r["gpu_only_ms"])
-            and not (not missing(wrong) and bool(wrong)))
+                anchor=strongest_of(values.rows(versus) if versus_rows is None else versus_rows, top["head_dim"]))
 
 
 def strongest(versus: pd.DataFrame, head_dim: int | None = None) -> dict | None:
-    """The comparison to lead with: at the largest length where we ran and a source published
-    (at `head_dim` where one was published there), the published figure with the highest rate
-    (the hardest to match)."""
-    v = versus[versus["fastest_variant"].notna()] if len(versus) else versus
-    if head_dim is not None and len(v) and (v["head_dim"] == head_dim).any():
-        v = v[v["head_dim"] == head_dim]
-    if not len(v):
-        return None
-    at = v[v["kv_len"] == v["kv_len"].max()]
-    return at.sort_values(["anchor_tflops", "head_dim"], ascending=False, na_position="last").iloc[0].to_dict()
+    """strongest_of the versus frame's rows."""
+    return strongest_of(values.rows(versus), head_dim)
 
 
 def strongest_of(rows: list[dict], head_dim: int | None = None) -> dict | None:
-    """strongest of a versus frame given as its rows (values.rows), read off the rows: the same row as a
-    dict (a mask per question, a sort and an iloc before; tests compare to the type)."""
+    """The comparison to lead with, among a versus frame's rows (values.rows): at the largest length where
+    we ran and a source published (at `head_dim` where one was published there), the published figure
+    with the highest rate (the hardest to match; missing rates last, the first of equals). A copy."""
     v = [r for r in rows if not missing(r["fastest_variant"])]
     if head_dim is not None and any(r["head_dim"] == head_dim for r in v):
         v = [r for r in v if r["head_dim"] == head_dim]
     lens = [r["kv_len"] for r in v if not missing(r["kv_len"])]
-    if not v or not lens:
-        return None if not v else strongest(pd.DataFrame(v, columns=VERSUS_COLUMNS))
+    if not lens:
+        return None
     at = [r for r in v if r["kv_len"] == max(lens)]
 
-    def key(r: dict) -> tuple:  # sort_values' order, highest first, missing last; the first of equals
+    def key(r: dict) -> tuple:  # highest rate first, missing last; then the highest head dim
         t, d = r["anchor_tflops"], r["head_dim"]
         return (missing(t), 0.0 if missing(t) else -t, missing(d), 0.0 if missing(d) else -d)
 
@@ -872,13 +354,7 @@ def published_frame(ls: tables.LoadedSet) -> pd.DataFrame:
         pub = p.published
         if pub is None:
             continue
-        f = flops(p.point, p.mode)
-        if pub.gpu_time_ms:
-            tf, how = f / (pub.gpu_time_ms * 1e-3) / 1e12, FROM_TIME
-        elif pub.tflops is not None and pub.flop_convention in SAME_AS_OURS and p.point.window is None:
-            tf, how = pub.tflops, FROM_SAME_CONVENTION
-        else:
-            tf, how = math.nan, None
+        tf, how = published_rate(p)
         rows.append(dict(variant=p.variant, scenario=p.scenario, mode=p.mode, **_point_dict(p.point),
                          published_ms=pub.gpu_time_ms if pub.gpu_time_ms is not None else math.nan,
                          published_tflops=pub.tflops if pub.tflops is not None else math.nan,
@@ -891,8 +367,7 @@ def source_shapes(anchor: pd.DataFrame) -> dict:
     """How a source's points hold batch and heads: tokens (batch × length) and hidden (query heads ×
     head dim) when each is one number across its points, and per head dim the heads, per length
     the batch; `shapes` lists each distinct (batch, query heads, KV heads, length, head dim)."""
-    # Read off the columns as lists (drop_duplicates, unique and two groupbys before: tests keep that
-    # reading): each distinct point once, in order; a groupby's groups in sorted order, each its first row.
+    # Each distinct point once, in order; per head dim and per length, the first point's heads and batch.
     cols = ("batch", "q_heads", "kv_heads", "q_len", "kv_len", "head_dim")
     a = list(dict.fromkeys(zip(*(anchor[c].tolist() for c in cols))))
     tokens = list(dict.fromkeys(b * q for b, _, _, q, _, _ in a))
@@ -924,87 +399,6 @@ def differences(ours: tables.LoadedSet, theirs: tables.LoadedSet) -> list[dict[s
     pairs = [("GPU", a.gpu_name, b.gpu_name), ("cuDNN", cudnn_version(a.cudnn), cudnn_version(b.cudnn)),
              ("PyTorch", a.torch, b.torch), ("dtype", theirs.rs.config.dtype, ours.rs.config.dtype)]
     return [dict(what=w, published=x, ours=y) for w, x, y in pairs if x != y and (x or y)]
-
-
-# --------------------------------------------------------------------------- kernels per scenario
-
-KERNEL_COLUMNS = ["scenario", "mode", *POINT_KEYS, "index", "name", "short_name", "kind", "category", "count",
-                  "duration_us"]
-
-
-def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
-    """The GPU events of one profiled call of `variant` per (scenario, mode), at the largest
-    length (own head dim) whose point kept a trace: one row per distinct kernel in launch
-    order with its launches and total µs in that call."""
-    return pd.DataFrame(kernel_rows(ls, variant), columns=KERNEL_COLUMNS)
-
-
-def kernel_rows(ls: tables.LoadedSet, variant: str) -> list[dict[str, Any]]:
-    """kernels_frame's rows as values.rows reads them off the frame (the same Python values, to the type:
-    tests compare), with no frame made (the variant pages read the rows)."""
-    rows = []
-    for scenario in scenario_names([ls]):
-        pts = [p for p in _records(ls, scenario) if p.variant == variant and p.status == schema.Status.OK and p.trace]
-        if not pts:
-            continue
-        dims = {p.point.head_dim for p in pts}
-        s = declared.SCENARIOS.get(scenario)
-        d = s.head_dim if s and s.head_dim in dims else min(dims)
-        for mode in [m for m in schema.Mode if any(p.mode == m for p in pts)]:
-            cand = [p for p in pts if p.mode == mode and p.point.head_dim == d] or [p for p in pts if p.mode == mode]
-            p = max(cand, key=lambda x: (x.point.kv_len, x.point.q_len))
-            tr = ls.sweep_trace(p.trace)
-            # The call's kernel table grouped by name, short name, kind and category (first launch,
-            # launches), read off its events; the µs summed as the table's groupby sums them
-            # (_group_sums: the same rows, the same group codes, first seen first; tests compare them
-            # to the last digit), without the table and its four key columns.
-            groups: dict[tuple, list] = {}
-            durs, codes = [], []
-            for g in tr.forwards[0].gpu if tr.forwards else []:
-                key = (g.name, g.short_name, g.kind, rules.category(g.name, g.kind, g.launched_by))
-                acc = groups.get(key)
-                if acc is None:
-                    acc = groups[key] = [g.index, 0, len(groups)]
-                acc[0], acc[1] = min(acc[0], g.index), acc[1] + 1
-                durs.append(g.dur)
-                codes.append(acc[2])
-            if not durs:
-                continue
-            sums = _group_sums(durs, codes, len(groups))
-            point = _point_dict(p.point)
-            for (name, short, kind, category), (first, count, code) in sorted(groups.items(), key=lambda kv: kv[1][0]):
-                rows.append(dict(scenario=scenario, mode=mode, **point, index=int(first), name=name, short_name=short,
-                                 kind=kind, category=category, count=count, duration_us=sums[code]))
-    # A window (None where the point has none) as the frame's column holds it: floats and NaN where
-    # some rows have one and some not (a float column), else as given.
-    windows = [r["window"] for r in rows]
-    if None in windows and any(w is not None for w in windows):
-        for r in rows:
-            r["window"] = math.nan if r["window"] is None else float(r["window"])
-    return rows
-
-
-def _group_sums(durs: list, codes: list[int], n: int) -> list[float]:
-    """Per code (0 to n - 1, numbered first seen first) the sum of its durations, as pandas' groupby sums
-    them (pd.Series(durs, dtype=float).groupby(codes, sort=False).sum(): tests compare to the bit, a
-    Series and a groupby a call before): where the codes never go down (each kernel's launches
-    together) and no value is NaN, numpy's add.reduceat over the runs (pandas' path then); else
-    Kahan's compensated sum, NaN skipped (pandas' Cython group_sum)."""
-    vals = [float(x) for x in durs]
-    if all(a <= b for a, b in zip(codes, codes[1:])) and all(v == v for v in vals):
-        starts = [0] + [i for i in range(1, len(codes)) if codes[i] != codes[i - 1]]
-        return np.add.reduceat(np.array(vals, dtype=float), np.array(starts, dtype=np.intp)).tolist()
-    sums, comp = [0.0] * n, [0.0] * n
-    for v, c in zip(vals, codes):
-        if v != v:
-            continue
-        y = v - comp[c]
-        t = sums[c] + y
-        comp[c] = t - sums[c] - y
-        if comp[c] != comp[c]:  # (an infinite sum: pandas starts its compensation again)
-            comp[c] = 0.0
-        sums[c] = t
-    return sums
 
 
 # --------------------------------------------------------------------------- the summary verb
@@ -1098,7 +492,7 @@ def determinism_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> p
     (gen.model.variants kind "sdpa_deterministic") against the same backend pinned without it:
     both GPU-only times and their ratio (deterministic / default); where the deterministic one
     did not run, its status and reason instead. Wrong answers are left out. `rows`: values.rows(points),
-    where the caller has them (read as rows: iterrows and a mask per row before; tests keep that reading)."""
+    where the caller has them (`points` is then not read)."""
     out = []
     if not rows if rows is not None else points.empty:  # (rows given: `points` is not read, may be None)
         return pd.DataFrame(columns=DETERMINISM_COLUMNS)
@@ -1134,7 +528,7 @@ def fp8_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFr
     (>1: FP8 is faster), both errors against float64, and the error of rounding the inputs alone
     (the variant's fact fp8_input_rounding_error); where the FP8 one did not run, its status and
     reason instead; where the twin did not run, its time and error are NaN. `rows`: values.rows(points),
-    where the caller has them (read as rows: iterrows and a mask per row before; tests keep that reading)."""
+    where the caller has them (`points` is then not read)."""
     out = []
     if not rows if rows is not None else points.empty:  # (rows given: `points` is not read, may be None)
         return pd.DataFrame(columns=FP8_COLUMNS)

@@ -1,129 +1,24 @@
-"""Analysis: result sets and their traces -> pandas tables.
+"""Analysis: a loaded set and its traces -> pandas tables.
 
-Takes: the results/ tree (gen.model.schema) and its traces (gen.model.trace).
-Gives: `load_sets` (one cache per set), and one DataFrame builder per table the
-report shows: the summary per variant, the kernel list of one forward, the
-timeline lanes, occupancy facts of the longest kernels, time by kernel
-category, the training table. Statistics are derived here from the raw
-samples; thresholds and classifiers come from gen.analysis.rules. No torch,
-no plotting, no sentences.
+Takes: a loaded set (gen.analysis.loading, whose `load_set`, `load_sets` and `LoadedSet` it re-exports)
+and its traces (gen.model.trace). Gives one DataFrame builder per table the report shows: the summary
+per variant, the kernel list of one forward, the timeline lanes, occupancy facts of the longest
+kernels, time by kernel category, the training table. Statistics are derived here from the raw samples;
+thresholds and classifiers come from gen.analysis.rules. No torch, no plotting, no sentences.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from gen.analysis import rules, timings, values
+from gen.analysis.loading import LoadedSet, Skipped, load_set, load_sets  # noqa: F401
 from gen.analysis.values import integer, missing, variant_role
-from gen.model import layout, limits, reference, schema, trace, trace_digest
+from gen.model import reference, schema, trace
 from gen.model.variants import VARIANTS
-
-# --------------------------------------------------------------------------- loading
-
-
-@dataclass
-class Skipped:
-    name: str
-    error: str
-
-
-@dataclass
-class LoadedSet:
-    name: str
-    path: Path
-    rs: schema.ResultSet
-    _traces: dict = field(default_factory=dict, repr=False)
-    _tables: dict = field(default_factory=dict, repr=False)
-
-    @property
-    def measured(self) -> bool:
-        return self.rs.kind == "measured"
-
-    def trace(self, mode: str, variant: str) -> trace.Trace | None:
-        key = (mode, variant)
-        if key not in self._traces:
-            run = self.rs.run(variant, mode)
-            self._traces[key] = self.sweep_trace(run.trace) if run and run.trace else None
-        return self._traces[key]
-
-    def times(self, record, tr: trace.Trace | None = None) -> timings.Times:
-        """timings.times of one of the set's runs or sweep points with its parsed trace (or None),
-        made once: the summary, the scenario points, the verdicts and scaling all read them."""
-        key = ("times", id(record), id(tr))
-        got = self._tables.get(key)
-        if got is None or got[0] is not record or got[1] is not tr:  # the objects are kept: ids stay theirs
-            got = self._tables[key] = (record, tr, timings.times(record, tr))
-        return got[2]
-
-    def kernel_signature(self, tr: trace.Trace | None, check: schema.GraphCheck | None = None):
-        """timings.kernel_signature(tr, check), made once per trace where the trace decides it (its first
-        call's GPU events; the summary, the verdicts and the scenario points ask for the same calls')."""
-        if tr is None or not tr.forwards or not tr.forwards[0].gpu:
-            return timings.kernel_signature(tr, check)  # the graph check's names, or None: no trace to read
-        key = ("kernel signature", id(tr))
-        got = self._tables.get(key)
-        if got is None or got[0] is not tr:  # the trace is kept: its id stays its own
-            got = self._tables[key] = (tr, timings.kernel_signature(tr, check))
-        return got[1]
-
-    def sweep_trace(self, rel: str) -> trace.Trace:
-        """The Trace of the set's trace at rel, made once: from the set's digest where it holds
-        this file's bytes (gen.model.trace_digest), else parsed. The two are equal."""
-        got = self._traces.get(rel)
-        if got is None:
-            digest, path = self.digest(), self.path / rel
-            got = digest.trace(path, rel) if digest is not None else None
-            got = self._traces[rel] = got if got is not None else trace.parse(path)
-        return got
-
-    def digest(self) -> trace_digest.Digest | None:
-        """The set's trace digest, read once (when the first trace is asked for, or before the
-        processes that make its pages fork: each then has it, and a damaged one's note is said once)."""
-        key = ("trace digest",)
-        if key not in self._tables:
-            self._tables[key] = trace_digest.read(self.path)
-        return self._tables[key]
-
-    def check_traces(self) -> None:
-        """Read every profiled trace once (runs and sweep points: all the pages
-        read), so a bad one fails at load time."""
-        for rec in [*self.rs.runs, *self.rs.sweep]:
-            if rec.trace:
-                self.sweep_trace(rec.trace)
-
-
-def load_set(path: Path) -> LoadedSet:
-    """One set, checked against the limits on its size (gen.model.limits) and with every trace parsed."""
-    limits.check_result_file(Path(path) / schema.RESULT_FILE)
-    ls = LoadedSet(path.name, path, schema.load_set(path))
-    limits.check_set(path, layout.set_files(ls.rs))
-    ls.check_traces()
-    return ls
-
-
-def load_sets(root: str | Path, skip_broken: bool = False) -> tuple[list[LoadedSet], list[Skipped]]:
-    """Every result set under root: measured GPU sets, measured CPU sets, then
-    published reference sets, each group by name.
-    A broken set raises (one line naming the file) unless skip_broken. What a killed
-    publish left under root is put right first, or named (gen.model.layout.settle)."""
-    layout.settle(Path(root))
-    loaded, skipped = [], []
-    for path in schema.list_sets(root):
-        try:
-            loaded.append(load_set(path))
-        except schema.UserError as exc:  # SchemaError, TraceError: one line naming the file
-            if not skip_broken:
-                raise
-            skipped.append(Skipped(path.name, str(exc)))
-    # GPU sets first (the report's subject), then CPU sets, then published ones.
-    loaded.sort(key=lambda s: (not s.measured, s.rs.environment.device != "cuda", s.name))
-    return loaded, skipped
-
 
 # --------------------------------------------------------------------------- statistics
 
@@ -132,7 +27,7 @@ def stats(samples: list[float]) -> dict[str, float]:
     if not samples:
         return dict(median=np.nan, q1=np.nan, q3=np.nan, min=np.nan, max=np.nan, n=0, iqr_pct=np.nan)
     a = np.asarray(samples, dtype=float)
-    q1, med, q3 = timings.small_percentiles(samples, [25, 50, 75]) or np.percentile(a, [25, 50, 75])
+    q1, med, q3 = np.percentile(a, [25, 50, 75])
     return dict(median=med, q1=q1, q3=q3, min=a.min(), max=a.max(), n=len(a),
                 iqr_pct=100.0 * (q3 - q1) / med if med else np.nan)
 
@@ -173,16 +68,14 @@ def kernel_table(ls: LoadedSet, variant: str, mode: str = "inference", forward: 
 
 def kernel_frame(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
                  tr: trace.Trace | None = None) -> pd.DataFrame:
-    """kernel_table's frame itself, shared: for readers that change nothing in it (the findings'
-    rules, the lessons, the hypotheses, the variant pages read it some 120 times a set; a copy
-    each cost more than most of them read). The same values as kernel_table (test)."""
+    """kernel_table's frame itself, shared, not a copy: for readers that change nothing in it (the
+    findings' rules, the lessons, the hypotheses, the variant pages)."""
     return _kernel_frame(ls, variant, mode, forward, tr)
 
 
 def kernel_rows(ls: LoadedSet, variant: str, mode: str = "inference") -> list[dict]:
     """The first profiled call's kernel table as rows (values.rows: the frame's Python values), made
-    once per trace and shared: read them, or copy a row before changing it. The variant pages and
-    occupancy_facts read the same rows (records of a copy, each, before; the same rows to the type: test)."""
+    once per trace and shared: read them, or copy a row before changing it (the variant pages read them)."""
     tr = ls.trace(mode, variant)
     if tr is None:
         return []
@@ -195,9 +88,8 @@ def kernel_rows(ls: LoadedSet, variant: str, mode: str = "inference") -> list[di
 
 def _kernel_frame(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
                   tr: trace.Trace | None = None) -> pd.DataFrame:
-    """kernel_table's frame itself, not a copy (a set's pages ask for some 190 tables; a copy costs
-    more than most of them read): for this module's readers, which make new frames or lists from it
-    and change nothing in it."""
+    """kernel_table's frame itself, not a copy: for this module's readers, which make new frames or
+    lists from it and change nothing in it."""
     tr = tr or ls.trace(mode, variant)
     if tr is None:
         return _kernel_table(None, forward)
@@ -244,7 +136,7 @@ def kernel_summary(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.D
     df = pd.concat(frames, ignore_index=True)
     n = len(tr.forwards)
     g = df.groupby(["name", "short_name", "kind", "category"], sort=False, dropna=False)
-    # column by column: what a named .agg gives (the same cython reductions), in half its time
+    # column by column: what a named .agg gives
     out = pd.DataFrame({"launched_by": g["launched_by"].first(), "count": g["index"].size(),
                         "total": g["dur_us"].sum(), "occupancy_pct": g["occupancy_pct"].median(),
                         "first": g["index"].min()}).reset_index()
@@ -268,29 +160,18 @@ def main_kernel(df: pd.DataFrame) -> pd.Series | None:
 def kernel_totals(ls: LoadedSet, variant: str, mode: str, tr: trace.Trace) -> tuple[dict | None, int, float]:
     """(main kernel, GPU events, their µs added up) of the first profiled forward of `tr`, made once per
     trace: the scenario points and the verdicts ask for every profiled call's. The main kernel is
-    main_kernel's row of the call's kernel table, as a dict of what its readers read (name,
-    short_name, index, dur_us, blocks, occupancy_pct), made from the trace's events: no table for
-    the hundreds of calls whose kernels no page lists (the same values: tests). It is shared: read it."""
+    main_kernel's row of the call's kernel table as a dict of what its readers read (name, short_name,
+    index, dur_us, blocks, occupancy_pct). It is shared: read it."""
     key = ("kernel totals", id(tr))
     if key not in ls._tables:
-        gpu = tr.forwards[0].gpu if tr is not None and tr.forwards else []
-        dur = np.fromiter((g.dur for g in gpu), dtype=float, count=len(gpu))
-        kernels = [i for i, g in enumerate(gpu) if g.kind == "kernel"]
-        mk = None
-        if kernels:  # the first of the longest (durations are finite: gen.model.trace checks them)
-            g = gpu[kernels[int(np.argmax(dur[kernels]))]]
-            mk = dict(name=g.name, short_name=g.short_name, index=g.index, dur_us=g.dur,
-                      blocks=math.prod(g.grid) if g.grid else np.nan, occupancy_pct=_as_in_column(gpu, g))
-        ls._tables[key] = (mk, len(gpu), float(dur.sum()))  # numpy's pairwise sum, as pandas' Series.sum
+        kt = _kernel_frame(ls, variant, mode, 0, tr)
+        row = main_kernel(kt)
+        mk = None if row is None else values.rows(kt.loc[[row.name], list(_MAIN_KERNEL_KEYS)])[0]
+        ls._tables[key] = (mk, len(kt), float(kt["dur_us"].sum()))
     return ls._tables[key]
 
 
-def _as_in_column(gpu: list, g) -> float | int:
-    """g's occupancy as the kernel table's occupancy_pct column holds it: NaN where it has none; an int
-    where every event's is an int (pandas makes the column int64, as a trace may hold them), else a float."""
-    if g.occupancy_pct is None:
-        return np.nan
-    return g.occupancy_pct if all(type(e.occupancy_pct) is int for e in gpu) else float(g.occupancy_pct)
+_MAIN_KERNEL_KEYS = ("name", "short_name", "index", "dur_us", "blocks", "occupancy_pct")
 
 
 # --------------------------------------------------------------------------- summary
@@ -312,7 +193,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
             continue
         v = VARIANTS.get(run.variant)
         tr = ls.trace(mode, run.variant) if run.status == "ok" else None
-        # main_kernel's row of the call's kernel table, off the trace's events (no table: test)
+        # main_kernel's row of the call's kernel table, off the trace's events
         mk = kernel_totals(ls, run.variant, mode, tr)[0] if tr else None
         counts = tr.counts if tr else []
         rows.append(dict(
@@ -370,9 +251,7 @@ def compile_calls(run: schema.VariantRun) -> float:
 def timeline_events(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
                     tr: trace.Trace | None = None) -> tuple[list[dict], list[dict]]:
     """timeline_frames' two frames as rows (each a dict of the frame's columns), made straight from
-    the trace's events and the kernel table's columns: the page's timeline reads these (the frames,
-    a CPU frame made of dicts and a copy of the kernel table, cost more than the chart); the same
-    timeline spec from them as from the frames (test)."""
+    the trace's events and the kernel table's columns: the page's timeline reads these."""
     tr = tr or ls.trace(mode, variant)
     if tr is None or not tr.forwards:
         return [], []
@@ -415,34 +294,16 @@ def timeline_frames(ls: LoadedSet, variant: str, mode: str = "inference", forwar
 
 def category_split(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.DataFrame:
     """GPU time of one forward by kernel category (mean over profiled forwards): kernel_summary's
-    duration_us summed by category, the frame its two groupbys gave (test), made from the trace's
-    events, summed by pandas on group codes (_group_sums) instead of two frames and their groupbys."""
-    tr = ls.trace(mode, variant)
-    if tr is None or not tr.forwards or not any(f.gpu for f in tr.forwards):
+    duration_us summed by category, categories in the order they first come."""
+    ks = kernel_summary(ls, variant, mode)
+    if ks.empty:
         return pd.DataFrame(columns=["variant", "category", "duration_us"])
-    # kernel_summary's groups (name, short name, kind, category) over every profiled forward, in the
-    # order they first come; each one's summed µs and its first launch index
-    keys, durs, first = [], [], {}
-    for f in tr.forwards:
-        for g in f.gpu:
-            k = (g.name, g.short_name, g.kind, rules.category(g.name, g.kind, g.launched_by))
-            keys.append(k)
-            durs.append(g.dur)
-            first[k] = min(first.get(k, g.index), g.index)
-    totals = _group_sums(keys, durs)
-    groups = list(totals)
-    n = len(tr.forwards)
-    # kernel_summary's rows by first launch, as its sort_values (numpy's quicksort) orders them
-    order = np.argsort(np.array([first[k] for k in groups], dtype=np.int64), kind="quicksort")
-    cats = _group_sums([groups[i][3] for i in order], [totals[groups[i]] / n for i in order])
-    return pd.DataFrame({"variant": [variant] * len(cats), "category": list(cats),
-                         "duration_us": np.array(list(cats.values()), dtype=float)})
+    out = ks.groupby("category", sort=False)["duration_us"].sum().reset_index()
+    return out.assign(variant=variant)[["variant", "category", "duration_us"]]
 
 
-def _group_sums(keys: list, values: list[float]) -> dict:
-    """key -> its values' sum, keys in the order they first come: pandas' grouped float sum over the
-    same rows and groups (its cython sum's result depends on them: not plain or compensated summation
-    in Python, which differ from it in the last bit), on group codes instead of a frame."""
+def group_sums(keys: list, values: list[float]) -> dict:
+    """key -> the float sum of its values (pandas' grouped sum), keys in the order they first come."""
     codes: dict = {}
     at = [codes.setdefault(k, len(codes)) for k in keys]
     sums = pd.Series(values, dtype=float).groupby(np.array(at, dtype=np.intp), sort=False).sum()
@@ -505,20 +366,10 @@ def theoretical_occupancy(threads: int, regs: int | None, smem: int | None, env:
                 theoretical_pct=100.0 * blocks * warps / max_warps)
 
 
-def _longest(rows: list[dict], top: int) -> list[dict]:
-    """The first `top` rows of distinct names, longest first: what a frame's sort_values("dur_us",
-    ascending=False).drop_duplicates("name").head(top) gives, equal times in its order (pandas'
-    nargsort: numpy's quicksort over the reversed values, reversed back; NaN last)."""
-    dur = np.array([r["dur_us"] for r in rows], dtype=float)
-    nan = np.isnan(dur)
-    at = np.arange(len(rows))[~nan][::-1]
-    order = list(at[dur[~nan][::-1].argsort(kind="quicksort")][::-1]) + list(np.flatnonzero(nan))
-    out, seen = [], set()
-    for i in order:
-        if rows[i]["name"] not in seen and len(out) < top:
-            seen.add(rows[i]["name"])
-            out.append(rows[i])
-    return out
+def _longest(kt: pd.DataFrame, top: int) -> list[dict]:
+    """The first `top` kernels of distinct names, longest first (missing times last), as rows."""
+    k = kt[kt["kind"] == "kernel"]
+    return values.rows(k.sort_values("dur_us", ascending=False).drop_duplicates("name").head(top))
 
 
 def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: int = 3) -> list[dict]:
@@ -526,11 +377,12 @@ def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: i
     reported and theoretical occupancy, what limits it, and why the profiler may
     have reported none. Numbers and flags only; gen.report.wording words them."""
     env = ls.rs.environment
-    kernels = [r for r in kernel_rows(ls, variant, mode) if r["kind"] == "kernel"]
+    kt = kernel_frame(ls, variant, mode) if ls.trace(mode, variant) is not None else None
+    kernels = _longest(kt, top) if kt is not None else []
     if not kernels or env.device != "cuda":
         return []
     out = []
-    for k in _longest(kernels, top):
+    for k in kernels:
         threads = integer(k["threads_per_block"]) or 0
         regs, smem = integer(k["registers_per_thread"]), integer(k["shared_memory"])
         blocks = integer(k["blocks"])

@@ -33,7 +33,6 @@ median (`Spread`, rules.CI_METHOD). No torch, no words.
 
 from __future__ import annotations
 
-import functools
 import math
 import statistics
 from collections import Counter
@@ -46,7 +45,7 @@ import pandas as pd
 
 from gen.analysis import rules
 from gen.analysis.values import missing
-from gen.model import graph_rule, schema
+from gen.model import graph_rule, schema, stats
 from gen.model import trace as trace_mod
 
 
@@ -72,30 +71,6 @@ class Spread:
         return 100.0 * (self.q3 - self.q1) / self.median
 
 
-@functools.cache
-def order_statistic_rank(n: int, level: float = rules.CI_LEVEL) -> int:
-    """The largest k (1-based) with P(x(k) <= median <= x(n+1-k)) >= level for n units,
-    that is 1 - 2 P(Bin(n, 1/2) <= k-1) >= level; 1 (the whole range) when none reaches it."""
-    cdf, k = 0.0, 1
-    log_half = n * math.log(0.5)
-    for i in range(0, (n + 1) // 2):
-        cdf += math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + log_half)
-        if 1 - 2 * cdf < level:  # cdf = P(Bin <= i): the coverage of rank i + 1 falls short
-            break
-        k = i + 1
-    return k if n else 0
-
-
-def median_interval(units: Sequence[float], level: float = rules.CI_LEVEL) -> tuple[float, float]:
-    """The distribution-free interval of the median of `units` (order_statistic_rank):
-    [x(k), x(n+1-k)] of the sorted units; the whole range where n is too small for the level."""
-    x = np.sort(np.asarray(units, dtype=float))
-    if len(x) == 0:
-        return math.nan, math.nan
-    k = order_statistic_rank(len(x), level)
-    return float(x[k - 1]), float(x[len(x) - k])
-
-
 def round_medians(samples: Sequence[float], sizes: Sequence[int] | None) -> list[float]:
     """The median of each round, where `sizes` (samples per round, in order) cuts the samples
     whole; else [] (one round, or sizes that do not add up: the raw samples stand)."""
@@ -110,92 +85,22 @@ def round_medians(samples: Sequence[float], sizes: Sequence[int] | None) -> list
     return out
 
 
-SMALL = 1_000  # samples a Python reading handles faster than numpy's per-call costs (a window holds 4 to 200)
-
-
-def _quantile(s: list[float], q: float) -> float:
-    """numpy.percentile's default ("linear") quantile q of the sorted floats s, computed as numpy
-    computes it (its virtual index, and its two-sided interpolation): the same float."""
-    n = len(s)
-    v = (n - 1) * q  # numpy's virtual index for "linear"
-    if v >= n - 1:
-        a = b = s[-1]
-        g = v + 1  # numpy's previous index is -1 there; a == b, so g does not count
-    elif v < 0:
-        a = b = s[0]
-        g = v
-    else:
-        i = math.floor(v)
-        a, b, g = s[i], s[i + 1], v - i
-    d = b - a
-    return b - d * (1 - g) if g >= 0.5 else a + d * g  # numpy's _lerp
-
-
-def small_percentiles(samples: Sequence[float], qs: Sequence[float]) -> list[float] | None:
-    """numpy.percentile(samples, qs) (qs in percent) for a few finite, positive samples, without
-    numpy: the same floats (as np.float64); None otherwise (numpy's reading then decides)."""
-    if len(samples) == 0 or len(samples) > SMALL:
-        return None
-    s = sorted(float(x) for x in samples)
-    if not 0 < s[0] <= s[-1] < math.inf:
-        return None
-    return [np.float64(_quantile(s, q / 100)) for q in qs]  # numpy divides by 100 too
-
-
-def _median(s: list[float]) -> float:
-    """numpy.median of the sorted floats s: the middle one, or the mean of the two middle ones."""
-    h = len(s) // 2
-    return s[h] if len(s) % 2 else (s[h - 1] + s[h]) / 2
-
-
-def _spread_small(a: list[float], sizes: Sequence[int] | None) -> tuple[Spread, list[float]] | None:
-    """spread() of a few finite, positive samples without numpy (its per-call costs were most of the
-    time of a set's thousands of spreads), with the samples sorted: the same floats; None where numpy's
-    reading must decide (NaN, infinities, zeros and their signs, many samples)."""
-    # The sum is finite only without NaN and infinities (either makes it NaN or infinite; so does an
-    # overflow, which numpy's reading then takes): one loop in C, not a comparison per sample in Python.
-    if len(a) > SMALL or not math.isfinite(sum(a)):
-        return None
-    s = sorted(a)
-    if not s[0] > 0:  # a zero or a negative sample (the order is total without NaN)
-        return None
-    q1, med, q3 = _quantile(s, 0.25), _quantile(s, 0.5), _quantile(s, 0.75)
-    rounds: list[float] = []
-    if sizes and len(sizes) >= 2 and sum(sizes) == len(a) and min(sizes) >= 1:  # round_medians' test
-        i = 0
-        for n in sizes:
-            rounds.append(_median(sorted(a[i:i + n])))
-            i += n
-    x = sorted(rounds) if rounds else s
-    k = order_statistic_rank(len(x))
-    lo, hi = x[k - 1], x[len(x) - k]
-    floor = rules.TIME_FLOOR_PCT / 100.0
-    lo, hi = min(lo, med * (1 - floor)), max(hi, med * (1 + floor))
-    return Spread(med, q1, q3, len(a), lo, hi, len(rounds) or 1), s
-
-
 NO_SAMPLES = Spread()
 
 
 def spread(samples: Sequence[float], sizes: Sequence[int] | None = None) -> Spread:
-    return _spread(samples, sizes)[0]
-
-
-def _spread(samples: Sequence[float], sizes: Sequence[int] | None) -> tuple[Spread, list[float] | None]:
-    """spread(samples, sizes), with the samples sorted where the reading without numpy took them."""
+    """Median and quartiles of the samples (numpy's percentile), and the interval of the median
+    (gen.model.stats.median_interval) over the rounds' medians where `sizes` cuts the samples into
+    rounds, else over the samples; never narrower than +-rules.TIME_FLOOR_PCT."""
     if len(samples) == 0:
-        return NO_SAMPLES, None
-    if len(samples) <= SMALL:
-        got = _spread_small(list(map(float, samples)), sizes)
-        if got is not None:
-            return got
+        return NO_SAMPLES
     a = np.asarray(samples, dtype=float)
     q1, med, q3 = np.percentile(a, [25, 50, 75])
     rounds = round_medians(a, sizes)
-    lo, hi = median_interval(rounds or a)
+    lo, hi = stats.median_interval(rounds or a)
     floor = rules.TIME_FLOOR_PCT / 100.0
     lo, hi = min(lo, med * (1 - floor)), max(hi, med * (1 + floor))
-    return Spread(float(med), float(q1), float(q3), len(a), float(lo), float(hi), len(rounds) or 1), None
+    return Spread(float(med), float(q1), float(q3), len(a), float(lo), float(hi), len(rounds) or 1)
 
 
 # --------------------------------------------------------------------------- equal clock
@@ -392,7 +297,6 @@ def share_outcomes(df: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     if df.empty or "kernel_signature" not in df:
         return df
     groups: dict = {}
-    # column by column (iterrows made a Series of every row: a tenth of a scenario page's time)
     index, sigs, outcomes = df.index.tolist(), df["kernel_signature"].tolist(), df["host_bound_outcome"].tolist()
     keys = [df[k].tolist() for k in by]
     for pos, sig in enumerate(sigs):
@@ -447,12 +351,8 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
         gpu_only = NO_SAMPLES
     absent = None if gpu_only.n else ("not_measured" if method is None else "no_trace")
     windows, telemetry_reason = window_conditions(t)
-    host, ordered = _spread(t.host_ms, sizes.get(schema.Window.HOST))
-    if ordered is not None:  # small_percentiles' reading, off the samples the host's spread sorted
-        host_cost = _quantile(ordered, rules.HOST_COST_QUANTILE / 100)
-    else:
-        host_cost = float((small_percentiles(t.host_ms, [rules.HOST_COST_QUANTILE])
-                           or np.percentile(t.host_ms, [rules.HOST_COST_QUANTILE]))[0]) if t.host_ms else math.nan
+    host = spread(t.host_ms, sizes.get(schema.Window.HOST))
+    host_cost = float(np.percentile(t.host_ms, rules.HOST_COST_QUANTILE)) if t.host_ms else math.nan
     lead = rules.burst_lead(t.burst_ms)
     return Times(gpu_only=gpu_only, gpu_only_method=method, gpu_only_reason=reason, kernel_sum=ksum,
                  eager=spread(t.eager_ms, sizes.get(schema.Window.EAGER)),
@@ -486,8 +386,7 @@ def _launches(pairs: tuple[tuple[str, int], ...]) -> str | None:
 def row(tm: Times) -> dict[str, Any]:
     """One flat row of `COLUMNS` (NaN where missing; host_bound None within noise or undecided).
     The telemetry columns are the GPU-only time's window's ("not recorded" in telemetry_reason).
-    Written in COLUMNS' order in one dict, each property read once (a set's few hundred rows: the
-    keys made and the dict reordered per row cost more than the values)."""
+    Written in COLUMNS' order."""
     g, e, h = tm.gpu_only, tm.eager, tm.host
     c = tm.gpu_only_conditions
     outcome = tm.host_bound_outcome

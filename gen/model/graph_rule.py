@@ -2,10 +2,10 @@
 
 Takes: a `schema.Timing` (its graph replays, eager calls, graph check). Gives: `fallback_reason(t)`, why
 the graph's time does not stand for the call (GPU-only then falls back to the kernel sum of the profiled
-eager calls), or None; `median_ci(xs)`, the distribution-free interval of a median it decides with; and
-GRAPH_ABOVE_EAGER_PCT. Standard library and gen.model only: capture runs it on the GPU machine when it
-times a call, analysis again on every set it reads, so that a set captured before a clause was added gets
-it too (its raw samples decide, not the capture's verdict).
+eager calls), or None; and GRAPH_ABOVE_EAGER_PCT. It decides with the interval of a median of
+gen.model.stats (median_ci: the binomial rule analysis uses too). Standard library and gen.model only:
+capture runs it on the GPU machine when it times a call, analysis again on every set it reads, so that a
+set captured before a clause was added gets it too (its raw samples decide, not the capture's verdict).
 
 The clauses:
 1. the graph runs other GPU work than an eager call (capture's graph check: a device-to-device copy the
@@ -26,26 +26,12 @@ The clauses:
 
 from __future__ import annotations
 
-import math
-import statistics
-
 from gen.model import schema
+from gen.model.stats import median_ci
+
+__all__ = ["GRAPH_ABOVE_EAGER_PCT", "fallback_reason", "median_ci"]
 
 GRAPH_ABOVE_EAGER_PCT = 2.0
-Z95 = 1.96
-
-
-def median_ci(xs: list[float]) -> tuple[float, float, float]:
-    """(median, low, high): a distribution-free 95% interval of the median
-    from order statistics (binomial, normal approximation). Few samples give
-    the whole range."""
-    s = sorted(xs)
-    n = len(s)
-    med = statistics.median(s)
-    half = Z95 * math.sqrt(n) / 2
-    lo = max(0, math.floor(n / 2 - half))
-    hi = min(n - 1, math.ceil(n / 2 + half) - 1)
-    return med, s[lo], s[hi]
 
 
 def fallback_reason(t: schema.Timing) -> str | None:

@@ -272,16 +272,10 @@ def _stream(text: str, path: Path, on_event) -> dict:
                 if text[i:i + 1] == "]":
                     i += 1
                 else:
-                    # raw_decode's own loop, inlined (tens of thousands of events a trace): the
-                    # scanner, the error it raises, the separators read as expect() reads them
-                    scan, space = _DECODER.scan_once, _WS.match
                     while True:
-                        try:
-                            value, i = scan(text, space(text, i).end())
-                        except StopIteration as err:
-                            raise json.JSONDecodeError("Expecting value", text, err.value) from None
+                        value, i = _DECODER.raw_decode(text, ws(i))
                         on_event(value)
-                        i = space(text, i).end()
+                        i = ws(i)
                         sep = text[i:i + 1]
                         if sep == "]":
                             i += 1

@@ -15,8 +15,8 @@ when it publishes one, `python -m gen digest` for a set that has none.
 The file (version 3), gzipped: one line of JSON (the header: the set's strings and the other
 tables, each trace's entry, the GPU events' launch numbers, last the seal), then the events' other columns as
 packed little-endian arrays, in the order of CPU_COLUMNS then GPU_COLUMNS, each of as many values
-as the entries' calls count (the layout below: `_PACKED`). Packed, the 30,000 events of a set are
-read without decoding a number at a time (version 1 held them in the JSON: 21 ms a set of 60).
+as the entries' calls count (the layout below: `_PACKED`): the events of a set are read as arrays,
+not a number at a time.
 Its name is version 1's, so that a digest of version 1 is found, and named as of another version.
 
 A digest is data from a set, untrusted like the rest: it is used only where its seal (the sha256
@@ -448,29 +448,19 @@ def _build(path: str, entry: dict, d: Digest, c: int, g: int) -> trace.Trace:
     names, kinds, int_tuples, id_tuples = d.names, d.cats["gpu"], d.int_tuples, d.id_tuples
     n_trace = sum(f[4] for f in entry["forwards"])
     rows = zip(*(col[g:g + n_trace] for col in d.gpu))
-    new, fields, cls = _new, _GPU_FIELDS, trace.GpuEvent
     for index, ts, dur, n_cpu, n_gpu in entry["forwards"]:
-        gpu_events = []
-        for i, (name, kind, t, du, stream, grid, block, regs, smem, bps, wps, occ, nbytes, api, lts, by, ops,
-                itypes) in zip(range(n_gpu), rows):
-            # GpuEvent(...), its fields set without its __init__: a frozen dataclass's sets each of its 20
-            # fields through object.__setattr__ (9 ms of the H200 set's 4,400 events; 4 ms so). The same
-            # object: the same fields in the same order, compared, hashed and shown alike; nothing else
-            # runs in __init__ (tests/test_trace_digest.py holds it to that).
-            ev = new(cls)
-            ev.__dict__.update(zip(fields, (
-                i, names[name], short(names[name]), kinds[kind], t, du, stream, int_tuples[grid], int_tuples[block],
-                regs, smem, bps, wps, occ, nbytes, names[api], lts if lts == lts else None, names[by],
-                id_tuples[ops], id_tuples[itypes])))
-            gpu_events.append(ev)
+        gpu_events = [trace.GpuEvent(
+            i, names[name], short(names[name]), kinds[kind], t, du, stream, int_tuples[grid], int_tuples[block],
+            regs, smem, bps, wps, occ, nbytes, names[api], lts if lts == lts else None, names[by],
+            id_tuples[ops], id_tuples[itypes])
+            for i, (name, kind, t, du, stream, grid, block, regs, smem, bps, wps, occ, nbytes, api, lts, by, ops,
+                    itypes) in zip(range(n_gpu), rows)]
         fw = trace.Forward(index, ts, dur, gpu=gpu_events)
         forwards.append(trace.later_cpu(fw, functools.partial(_cpu_events, d, c, n_cpu)))
         c += n_cpu
     return trace.Trace(path, forwards, entry["unattributed"], entry["device_properties"])
 
 
-_GPU_FIELDS = tuple(FIELDS["GpuEvent"])
-_new = object.__new__
 
 
 def _cpu_events(d: Digest, c: int, n: int) -> list[trace.CpuEvent]:

@@ -424,8 +424,7 @@ ATTENTION_FILE = Path(__file__).resolve().parent.parent / "capture" / "attention
 def _class_sources() -> dict[str, str]:
     text = ATTENTION_FILE.read_text(encoding="utf-8")
     tree = ast.parse(text)
-    # Whole classes are whole lines: sliced from the lines once (ast.get_source_segment splits the
-    # whole file again for every class: 0.15 s of each build).
+    # Whole classes are whole lines: sliced from the file's lines.
     lines = text.splitlines(keepends=True)
     return {
         node.name: "".join(lines[node.lineno - 1:node.end_lineno]).rstrip("\n")

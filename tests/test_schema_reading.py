@@ -1,7 +1,6 @@
-"""The quick reading of a result.json (schema._quick_set) against the full one it stands in for
-(parse_json then from_dict, the old reading, which names what is wrong): on every committed set
-and on damaged copies, the quick one builds the same ResultSet, to the type, or declines (and the
-full one then refuses, with its one line); and the traces' paths checked as load_set checked them."""
+"""Reading a result.json (parse_json then from_dict, as load_set reads it): every committed set reads
+back what it writes, to the type; damaged copies are read or refused in one line naming the file; the
+traces' paths are checked inside the set's folder."""
 
 from __future__ import annotations
 
@@ -21,8 +20,8 @@ SETS = sorted(p for base in (ROOT / "results", ROOT / "tests" / "data" / "sets")
               if (p / schema.RESULT_FILE).is_file())
 
 
-def _full(text: str, where: str = "x"):
-    """The old reading: the set, or the message it is refused with."""
+def _read(text: str, where: str = "x"):
+    """The set, or the message it is refused with."""
     try:
         return schema.from_dict(schema.parse_json(text, where), where)
     except schema.SchemaError as exc:
@@ -48,12 +47,10 @@ def _same(a, b, at: str = "") -> None:
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
-def test_every_committed_set_reads_the_same_quickly(path):
-    text = (path / schema.RESULT_FILE).read_text(encoding="utf-8")
-    quick = schema._quick_set(text, "x")
-    assert quick is not None, "a good set took the slow path"
-    _same(quick, _full(text))
-    _same(schema.load_set(path), quick)
+def test_every_committed_set_reads_back_what_it_writes(path):
+    """load_set, then dumps, then the reading again: the same set, to the type of every field."""
+    rs = schema.load_set(path)
+    _same(_read(schema.dumps(rs)), rs)
 
 
 def _positions(data, at=()):
@@ -88,10 +85,9 @@ def _text(data) -> str:
     return text
 
 
-def test_damaged_copies_are_read_the_same_or_left_to_the_full_reading():
-    """Values of every kind put in a hundred-odd places of the committed H200 set (one at a time):
-    where the full reading refuses, the quick one declines (load_set then says the full one's line);
-    where it accepts, the quick one builds the same set."""
+def test_damaged_copies_are_read_or_refused_in_one_line():
+    """Values of every kind put in a hundred-odd places of the committed H200 set (one at a time): each
+    copy is read (and reads back what it writes) or refused with one line that names the file."""
     data = json.loads((ROOT / "results" / "nvidia-h200__torch-2.11.0" / schema.RESULT_FILE).read_text())
     # a lighter set of the same shapes: a few records of each list
     data["runs"], data["sweep"] = data["runs"][:4], data["sweep"][:8]
@@ -102,58 +98,42 @@ def test_damaged_copies_are_read_the_same_or_left_to_the_full_reading():
         for value in rng.sample(BAD, 3):
             copy = json.loads(json.dumps(data))
             _put(copy, at, value)
-            text = _text(copy)
-            full, quick = _full(text), schema._quick_set(text, "x")
-            if isinstance(full, str):
+            got = _read(_text(copy))
+            if isinstance(got, str):
                 refused += 1
-                assert quick is None, (at, value, full)
+                assert got.startswith("x:") and "\n" not in got, (at, value, got)
             else:
                 accepted += 1
-                assert quick is not None, (at, value)
-                _same(quick, full)
+                _same(_read(schema.dumps(got)), got)
     assert refused > 60 and accepted > 15, (refused, accepted)  # both outcomes were met
 
 
-@pytest.mark.parametrize("text", [
-    '{"schema_version": 3, "schema_version": 3}',  # a key twice
-    "[" * 40 + "]" * 40,  # too deep
-    '{"schema_version": NaN}',
-    "{",
-    '"x"',
-    '{"schema_version": 99}',
+@pytest.mark.parametrize("text, says", [
+    ('{"schema_version": 3, "schema_version": 3}', "schema_version"),  # a key twice
+    ("[" * 40 + "]" * 40, "nested"),  # too deep
+    ('{"schema_version": NaN}', "no integer schema_version"),
+    ("{", "not valid JSON"),
+    ('"x"', "not a JSON object"),
+    ('{"schema_version": 99}', "newer than this code reads"),
 ])
-def test_what_the_quick_reading_declines(text):
-    assert schema._quick_set(text, "x") is None
-    assert isinstance(_full(text), str)
+def test_what_the_reading_refuses(text, says):
+    got = _read(text)
+    assert isinstance(got, str) and got.startswith("x:") and says in got and "\n" not in got, got
 
 
-def _old_trace_check(directory: Path, path: Path, rs) -> None:
-    """load_set's check of the trace paths before it resolved the traces' folder once (the old reading)."""
-    root = directory.resolve()
-    for kind, records in (("runs", rs.runs), ("sweep", rs.sweep)):
-        for i, rec in enumerate(records):
-            if not rec.trace:
-                continue
-            target = (directory / rec.trace).resolve()
-            if Path(rec.trace).is_absolute() or not target.is_relative_to(root):
-                raise schema.SchemaError(
-                    f"{path}: field {kind}[{i}].trace {rec.trace!r} points outside the set's folder")
-            if not target.is_file():
-                raise schema.SchemaError(
-                    f"{path}: field {kind}[{i}].trace: trace {rec.trace} of {rec.variant} is missing")
-
-
-def _outcome(check, d: Path, rs) -> str:
+def _outcome(d: Path, rs) -> str:
     try:
-        check(d, d / schema.RESULT_FILE, rs)
+        schema._check_trace_files(d, str(d / schema.RESULT_FILE), rs)
         return "ok"
     except schema.SchemaError as exc:
         return str(exc)
 
 
-@pytest.mark.parametrize("case", ["as committed", "missing", "file links inside", "file links outside",
-                                  "folder links outside", "folder links inside", "link to a folder", "dangling link"])
-def test_trace_paths_are_checked_as_before(tmp_path, case):
+@pytest.mark.parametrize("case, says", [
+    ("as committed", "ok"), ("missing", "is missing"), ("file links inside", "ok"),
+    ("file links outside", "points outside the set's folder"), ("folder links outside", "points outside"),
+    ("folder links inside", "ok"), ("link to a folder", "points outside"), ("dangling link", "points outside")])
+def test_trace_paths_must_be_files_inside_the_set(tmp_path, case, says):
     src = ROOT / "results" / "cpu-intel-r-xeon-r-processor__torch-2.13.0"  # a small set with traces
     d = tmp_path / "set" / src.name
     shutil.copytree(src, d)
@@ -180,9 +160,10 @@ def test_trace_paths_are_checked_as_before(tmp_path, case):
     elif case == "dangling link":
         f.unlink()
         os.symlink(outside / "none.json.gz", f)
-    old = _outcome(_old_trace_check, d, rs)
-    assert _outcome(schema._check_trace_files, d, rs) == old
-    assert (old == "ok") == (case in ("as committed", "file links inside", "folder links inside"))
+    got = _outcome(d, rs)
+    assert says in got and (got == "ok") == (says == "ok"), got
+    if got != "ok":
+        assert rec.trace in got and "\n" not in got
 
 
 def _nested(depth: int):
@@ -193,9 +174,9 @@ def _nested(depth: int):
 
 
 @pytest.mark.parametrize("where", ["sweep_batch", "notes"])
-def test_an_older_set_goes_to_the_full_reading(tmp_path, where):
-    """A schema-1 set whose migration drops a field nested too deep: the quick reading (which checks
-    only what the schema keeps) declines, and load_set says the full reading's line."""
+def test_an_older_set_nested_too_deep_is_one_line(tmp_path, where):
+    """A schema-1 set whose migration drops a field nested too deep: load_set refuses it in one line
+    (the depth is checked before the migrations)."""
     src = ROOT / "results" / "cpu-intel-r-xeon-r-processor__torch-2.13.0"
     data = json.loads((src / schema.RESULT_FILE).read_text(encoding="utf-8"))
     assert data["schema_version"] == 1
@@ -204,8 +185,7 @@ def test_an_older_set_goes_to_the_full_reading(tmp_path, where):
     else:
         data["runs"][0]["notes"] = {"inplace_autograd": {"outcome": "gradients match", "explanation": _nested(40)}}
     text = json.dumps(data)
-    assert schema._quick_set(text, "x") is None
-    assert "nested" in _full(text)
+    assert "nested" in _read(text)
     dest = shutil.copytree(src, tmp_path / src.name)
     (dest / schema.RESULT_FILE).write_text(text, encoding="utf-8")
     with pytest.raises(schema.SchemaError, match="nested 4[0-9] deep"):

@@ -1,0 +1,284 @@
+"""Each variant's timed call at a scenario's point: its three labelled times and the flags beside them.
+
+Takes: a loaded set (gen.analysis.tables), a scenario and a mode. Gives: `timed(ls, scenario, mode) ->
+list[Timed]` (from the scenario's profiled runs, else its first sweep point), `timed_at(ls, scenario,
+point, mode)`, `point_of` (the point a verdict is about); the interval rules on a Spread (`interval`,
+`faster`, `overlaps`); `Noise` (a spread too wide, too few samples); `kernel_backend` (an SDPA kernel's
+backend by its name). Numbers only: gen.analysis.verdicts decides on these rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+from gen.analysis import flops, kernel_names, rules, tables, timings
+from gen.model import schema
+from gen.model.variants import VARIANTS
+
+MIN_SAMPLES = rules.MIN_SAMPLES
+# The SDPA backends, by the kernel that runs (the profiler's names).
+KERNEL_BACKENDS = (("cudnn_generated", "cudnn"), ("flash_fwd", "flash"), ("flash_bwd", "flash"),
+                   ("fmha_cutlass", "efficient"), ("fmha_", "efficient"))
+
+
+def kernel_backend(name: str | None) -> str | None:
+    """The SDPA backend a kernel belongs to, by its name; None for other kernels."""
+    for marker, backend in KERNEL_BACKENDS:
+        if name and marker in name:
+            return backend
+    return None
+
+
+# --------------------------------------------------------------------------- rows
+
+
+Spread = timings.Spread
+
+
+def interval(s: Spread) -> tuple[float, float]:
+    """The interval of a median (rules.CI_METHOD); the floor band (rules.TIME_FLOOR_PCT)
+    around the median of a Spread made without one."""
+    if not math.isnan(s.ci_lo) and not math.isnan(s.ci_hi):
+        return s.ci_lo, s.ci_hi
+    f = rules.TIME_FLOOR_PCT / 100.0
+    return s.median * (1 - f), s.median * (1 + f)
+
+
+def faster(a: Spread, b: Spread) -> bool:
+    """a is decidedly faster than b: a's interval ends below b's begins."""
+    return rules.apart(interval(a)[1], interval(b)[0])
+
+
+def overlaps(a: Spread, b: Spread) -> bool:
+    """The two medians' intervals overlap: their order is within noise."""
+    return not (faster(a, b) or faster(b, a))
+
+
+def _present(s: Spread) -> Spread | None:
+    return s if s.n else None
+
+
+@dataclass(frozen=True)
+class Noise:
+    """A timing the report flags next to its number: too wide a spread, or too few samples."""
+
+    variant: str
+    timing: str  # gpu_only, eager, host
+    kind: str  # "spread" (IQR over rules.NOISY_IQR_PCT of the median) or "few" (under MIN_SAMPLES)
+    iqr_pct: float
+    n: int
+
+
+@dataclass(frozen=True)
+class Timed:
+    """One variant in one scenario and mode: its three labelled times and its kernels."""
+
+    variant: str
+    status: str
+    gpu_only: Spread | None = None
+    gpu_only_method: str | None = None  # schema.GpuOnlyMethod
+    eager: Spread | None = None
+    host: Spread | None = None
+    events: int | None = None  # GPU events per call
+    main_kernel: str | None = None  # the longest kernel's full name
+    main_short: str | None = None
+    main_index: int | None = None
+    backend: str | None = None  # the SDPA backend its aten op names
+    host_bound: bool = False  # the report's one host-bound flag: outcome yes (the summary table's; see _host_bound)
+    eager_over_gpu_only: float | None = None  # what a Python loop sees over the GPU's own time
+    host_bound_outcome: str | None = None  # rules.YES, NO, WITHIN_NOISE; None where undecided
+    signature: timings.KernelSignature | None = None  # every GPU event of one call (timings.kernel_signature)
+    main_us: float | None = None  # the main kernel's duration in the profiled call
+    main_blocks: int | None = None  # the main kernel's launch: thread blocks in its grid
+    wrong: bool = False  # a wrong answer (rules.wrong_answer): shown, never ranked
+    events_us: float | None = None  # every GPU event of the profiled call, added up
+    eager_ratio_ci: tuple[float, float] | None = None  # eager over GPU-only, by the intervals of both medians
+    host_cost_ms: float | None = None  # the host's own cost of a call (rules.HOST_COST_QUANTILE)
+    host_noise_why: str | None = None  # rules.host_bound_why: "eager", "host", "both", "same kernels"
+    host_ref_ms: float | None = None  # the host's reference call beside this record's host windows (median)
+    # The conditions of the GPU-only time (its window's mean SM clock and board power) and the time at the
+    # set's reference clock (clocks.at_ref_clock): the equal-clock time, which ranks kernels by efficiency.
+    sm_clock_mhz: float | None = None
+    power_w: float | None = None
+    at_ref_ms: float | None = None
+    # False where scaling by the SM clock does not apply (rules.equal_clock_applies: a memory-bound point);
+    # at_ref_ms is then None and the as-run time stands alone.
+    equal_clock: bool = True
+    reason: str | None = None  # why not measured (status other than ok), as the capture recorded it
+
+    @property
+    def kernels(self):
+        """What runs on the GPU, from kernel evidence: every GPU event of one call, else the main
+        kernel's name; None without a trace (a CPU set). Equal kernels make a tie."""
+        return self.signature or self.main_kernel
+
+    @property
+    def identity(self):
+        """What runs: its kernels, else (no trace) the SDPA backend its aten op names."""
+        return self.kernels or (f"backend:{self.backend}" if self.backend else None)
+
+    @property
+    def main_arch(self) -> int | None:
+        return kernel_names.arch(self.main_kernel) if self.main_kernel else None
+
+    def noise(self) -> list[Noise]:
+        out = []
+        for name in ("gpu_only", "eager", "host"):
+            s = getattr(self, name)
+            if s is None:
+                continue
+            if s.n < MIN_SAMPLES:
+                out.append(Noise(self.variant, name, "few", s.iqr_pct, s.n))
+            elif rules.noisy(s.iqr_pct):
+                out.append(Noise(self.variant, name, "spread", s.iqr_pct, s.n))
+        return out
+
+
+def _trace(ls: tables.LoadedSet, run: schema.VariantRun):
+    if not run.trace or run.status != schema.Status.OK:
+        return None
+    if run.scenario == "article":
+        return ls.trace(run.mode, run.variant)
+    return ls.sweep_trace(run.trace)
+
+
+def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
+    """One run's Timed row (see Timed)."""
+    tr = _trace(ls, run)
+    tm = ls.times(run, tr)
+    gpu, eager, host = _present(tm.gpu_only), _present(tm.eager), _present(tm.host)
+    events, main, short, index, main_us, events_us, blocks = _kernels(ls, run, tr)
+    known = VARIANTS.get(run.variant)
+    backend = tables.backend_of(tr) if known and known.kind == "sdpa" else None
+    outcome = _host_bound(ls, run, tm)
+    return Timed(run.variant, run.status, gpu, tm.gpu_only_method if gpu else None, eager, host, events, main, short,
+                 index, backend, outcome == rules.YES, _num(tm.eager_over_gpu_only), outcome,
+                 ls.kernel_signature(tr, run.timing.graph_check), main_us=main_us, events_us=events_us,
+                 main_blocks=blocks, wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None),
+                 reason=run.reason,
+                 **_host_facts(tm), **_clock_facts(ls, tm, run.point, run.mode))
+
+
+def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
+    """(GPU events, main kernel's name, short name, index, its µs, all events' µs) of a profiled call."""
+    if tr is None or not tr.forwards:
+        return None, None, None, None, None, None, None
+    mk, events, total = tables.kernel_totals(ls, rec.variant, rec.mode, tr)
+    total = total if events else None
+    if mk is None:
+        return events, None, None, None, None, total, None
+    blocks = mk.get("blocks")
+    blocks = int(blocks) if blocks is not None and not math.isnan(blocks) else None
+    return events, mk["name"], mk["short_name"], int(mk["index"]), float(mk["dur_us"]), total, blocks
+
+
+def _num(x: float) -> float | None:
+    return None if x is None or math.isnan(x) else x
+
+
+def _host_facts(tm: timings.Times) -> dict:
+    """The numbers behind a host-bound outcome: the ratio's interval, the host's cost, why within noise."""
+    e, g = _present(tm.eager), _present(tm.gpu_only)
+    if e is None or g is None:
+        return {}
+    elo, ehi, glo, ghi = e.ci_lo, e.ci_hi, g.ci_lo, g.ci_hi
+    cost = _num(tm.host_cost_ms) if tm.host_cost_ms is not None else None
+    known = not any(math.isnan(x) for x in (elo, ehi, glo, ghi)) and glo > 0 and ghi > 0
+    return dict(eager_ratio_ci=(elo / ghi, ehi / glo) if known else None, host_cost_ms=cost,
+                host_noise_why=rules.host_bound_why(elo, ehi, glo, ghi, cost), host_ref_ms=_num(tm.host_ref_ms))
+
+
+def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | None = None,
+                 mode: str | None = None) -> dict:
+    """The GPU-only time's clock and power, and its time at the set's reference clock where equal clock
+    applies to the point (rules.equal_clock_applies)."""
+    if not tm.gpu_only.n:
+        return {}
+    c = tm.gpu_only_conditions
+    mhz, watts = _num(c.sm_clock_mhz), _num(c.power_w)
+    applies = point is None or mode is None or rules.equal_clock_applies(flops.figure_of(point, mode))
+    at = timings.at_ref_clock(tm.gpu_only.median, mhz, timings.ref_mhz(ls.rs.environment)) if applies else None
+    return dict(sm_clock_mhz=mhz, power_w=watts, at_ref_ms=at, equal_clock=applies)
+
+
+def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> str | None:
+    """The report's one host-bound outcome: the summary table's, where the run has a
+    row there (so every page shows the same), else the timings' rule."""
+    if ls.rs.kind != schema.SetKind.MEASURED or run.device != "cuda" or run.status != schema.Status.OK:
+        return None
+    if run.scenario == "article":
+        key = ("summary host-bound", run.mode)  # variant -> its first row's outcome, read once per set and mode
+        if key not in ls._tables:
+            st = tables.summary_table(ls, run.mode)
+            ls._tables[key] = {} if st.empty or "host_bound_outcome" not in st else dict(
+                reversed(list(zip(st["variant"].tolist(), st["host_bound_outcome"].tolist()))))
+        outcomes = ls._tables[key]
+        if run.variant in outcomes:
+            return outcomes[run.variant]
+    return tm.host_bound_outcome
+
+
+def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
+    tr = ls.sweep_trace(p.trace) if p.trace and p.status == schema.Status.OK else None
+    tm = ls.times(p, tr)
+    gpu = _present(tm.gpu_only)
+    measured = ls.rs.kind == schema.SetKind.MEASURED and ls.rs.environment.device == "cuda"
+    outcome = tm.host_bound_outcome if measured and p.status == schema.Status.OK else None
+    events, main, short, index, main_us, events_us, blocks = _kernels(ls, p, tr)
+    return Timed(p.variant, p.status, gpu, tm.gpu_only_method if gpu else None, _present(tm.eager),
+                 _present(tm.host), events, main, short, index, host_bound=outcome == rules.YES,
+                 eager_over_gpu_only=_num(tm.eager_over_gpu_only), host_bound_outcome=outcome,
+                 signature=ls.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
+                 main_blocks=blocks, wrong=rules.wrong_answer(p.rel_error), reason=p.reason, **_host_facts(tm),
+                 **_clock_facts(ls, tm, p.point, p.mode))
+
+
+def _share(rows: list[Timed]) -> list[Timed]:
+    """Rows that run the same kernels get one host-bound outcome (rules.shared_outcome)."""
+    out = []
+    for t in rows:
+        if t.signature is None:
+            out.append(t)
+            continue
+        o = rules.shared_outcome(x.host_bound_outcome for x in rows if x.signature == t.signature)
+        why = t.host_noise_why if o == t.host_bound_outcome else ("same kernels" if o == rules.WITHIN_NOISE else None)
+        out.append(dataclasses.replace(t, host_bound_outcome=o, host_bound=o == rules.YES, host_noise_why=why))
+    return out
+
+
+def point_of(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> schema.Point | None:
+    """The point a scenario's verdict is about: its profiled runs' point, else its first sweep point."""
+    run = next((r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode and r.point), None)
+    if run is not None:
+        return run.point
+    points = _points(ls, scenario, mode)
+    return points[0] if points else None
+
+
+def _points(ls: tables.LoadedSet, scenario: str, mode: str) -> list[schema.Point]:
+    """A scenario's sweep points in one mode: its training points for a training step where it has them
+    (a scenario measured in training only, deterministic backward, has no others)."""
+    rec = ls.rs.scenario(scenario)
+    if rec is None:
+        return []
+    if mode == schema.Mode.TRAIN and getattr(rec, "train_points", None):
+        return list(rec.train_points)
+    return list(rec.points)
+
+
+def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> list[Timed]:
+    """Every variant of one scenario and mode: from its profiled runs, or where
+    the scenario has none, from the sweep at the scenario's first point."""
+    runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
+    if runs:
+        return _share([timed_row(ls, r) for r in runs])
+    points = _points(ls, scenario, mode)
+    return timed_at(ls, scenario, points[0], mode) if points else []
+
+
+def timed_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> list[Timed]:
+    """Every variant's sweep record at one point of a scenario."""
+    return _share([_sweep_row(ls, p) for p in ls.rs.sweep
+                   if p.scenario == scenario and p.mode == mode and p.point == point])
