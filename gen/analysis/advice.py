@@ -21,7 +21,7 @@ the data (thresholds in gen.analysis.rules, "advice"):
 
 Where the data says otherwise (SDPA unpinned slower than a pinned backend or
 another call), the default becomes the fastest call and every sentence follows.
-No words here: gen.report.wording_verdicts words an Advice.
+No words here: gen.report.words.decision words an Advice.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Takes: a loaded result set (gen.analysis.tables), the kernel rows each rule is a
 (gen.analysis.events) and each variant's checked hypothesis (gen.analysis.hypotheses, whose
 `check_hypotheses` it re-exports). Gives `findings(ls)`, a list of `Finding`s produced by the rules below:
 each a kind, a severity, the variant and mode, the kernel rows it is about and
-the numbers it found. gen.report.wording turns a finding into its sentences (a
+the numbers it found. gen.report.words.findings turns a finding into its sentences (a
 title, a short line, the full text), so every page words it the same way; a
 new set gets its own findings with no code change. Thresholds and classifiers
 come from gen.analysis.rules.
@@ -79,7 +79,7 @@ class FindingKind(enum.StrEnum):
 @dataclass(frozen=True)
 class Finding:
     """One fact a rule found. `facts` holds its numbers and names (what each
-    kind carries is listed at its rule); gen.report.wording words it."""
+    kind carries is listed at its rule); gen.report.words.findings words it."""
 
     id: str
     kind: FindingKind

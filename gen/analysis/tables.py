@@ -375,7 +375,7 @@ def _longest(kt: pd.DataFrame, top: int) -> list[dict]:
 def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: int = 3) -> list[dict]:
     """For the longest kernels of one forward (distinct names): launch resources,
     reported and theoretical occupancy, what limits it, and why the profiler may
-    have reported none. Numbers and flags only; gen.report.wording words them."""
+    have reported none. Numbers and flags only; gen.report.words words them."""
     env = ls.rs.environment
     kt = kernel_frame(ls, variant, mode) if ls.trace(mode, variant) is not None else None
     kernels = _longest(kt, top) if kt is not None else []
