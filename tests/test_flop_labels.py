@@ -67,3 +67,17 @@ def test_the_chunked_page_names_the_lower_right_count(gpu_docs, name):
 def test_each_scenario_page_names_its_own_count(gpu_docs, scenario, kind):
     page = (gpu_docs / "generated" / "sets" / H100 / "scenarios" / f"{scenario}.md").read_text()
     assert _labels(page) - {"FlashAttention count"} == {words.COUNT_LABEL[kind]}
+
+
+def test_summary_json_gives_a_wrong_answer_no_rate():
+    """The chunked-prefill is_causal row (a top-left mask: the wrong answer) did less work than the lower-right
+    count says: `summary --format json` gives it no TFLOP/s, TB/s or share of a ceiling, and a right answer keeps
+    its rate (review2 N9, the data's half)."""
+    from gen.analysis import scenarios, tables
+    from tests.conftest import RESULTS
+
+    ls = tables.load_set(RESULTS / "nvidia-h100-80gb-hbm3__torch-2.11.0")
+    rows = scenarios.summary_rows(ls, "chunked-prefill")
+    wrong = [r for r in rows if r["wrong_answer"]]
+    assert wrong and all(r["tflops"] is None and r["tbps"] is None and r["pct_of_ceiling"] is None for r in wrong)
+    assert any(r["tflops"] is not None for r in rows if not r["wrong_answer"] and r["status"] == "ok")

@@ -43,3 +43,4 @@ def test_the_h100_pages_give_the_naive_window_apart(gpu_docs):
     assert "over the profiled calls' window of Naive's kernel sum" in home
     main = html.unescape((gpu_docs / "generated" / "sets" / "nvidia-h100-80gb-hbm3__torch-2.11.0.md").read_text())
     assert "≈332 W (profiled calls' window)" in main
+

@@ -412,7 +412,7 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     """One JSON-ready row per variant and sweep point of the scenario: scenario, variant,
     mode, point (batch, q_heads, kv_heads, head_dim, q_len, kv_len, mask, window), status,
     reason, gpu_only_ms (+ method), eager_ms, tflops and tbps under the conventions above
-    (null where they do not apply), pct_of_ceiling, kernels_per_call, peak memory, error;
+    (null where they do not apply, and for a wrong answer), pct_of_ceiling, kernels_per_call, peak memory, error;
     dtype of the inputs, wrong_answer (error past rules.WRONG_ANSWER_REL_ERROR), and for
     unpinned SDPA sdpa_choice and backend_reasons; facts the variant measured (block masks)."""
     if not ls.measured:
@@ -428,14 +428,17 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     docs = {(p.point.q_len, p.point.kv_len): list(p.point.docs) for p in _records(ls, scenario) if p.point.docs}
     out = []
     for _, r in df.iterrows():
+        # A wrong answer did other work than its count says: no rate, no share of a ceiling (rules.wrong_answer)
+        rated = not r["wrong"]
         out.append(dict(
             scenario=r["scenario"], variant=r["variant"], mode=r["mode"],
             point={k: (integer(r[k]) if k != "mask" else r[k]) for k in POINT_KEYS}
             | ({"docs": docs[(r["q_len"], r["kv_len"])]} if (r["q_len"], r["kv_len"]) in docs else {}),
             status=r["status"], reason=_text(r["reason"]),
             gpu_only_ms=number(r["gpu_only_ms"], 6), gpu_only_method=_text(r["gpu_only_method"]),
-            eager_ms=number(r["eager_ms"], 6), tflops=number(r["tflops"], 2), tbps=number(r["tbps"], 4),
-            pct_of_ceiling=number(r["pct_of_ceiling"], 1), kernels_per_call=integer(r["kernels_per_call"]),
+            eager_ms=number(r["eager_ms"], 6), tflops=number(r["tflops"], 2) if rated else None,
+            tbps=number(r["tbps"], 4) if rated else None,
+            pct_of_ceiling=number(r["pct_of_ceiling"], 1) if rated else None, kernels_per_call=integer(r["kernels_per_call"]),
             peak_memory_bytes=integer(r["peak_memory_bytes"]), rel_error=number(r["rel_error"], 8),
             dtype=r["dtype"], wrong_answer=bool(r["wrong"]), sdpa_choice=_text(r["sdpa_choice"]),
             backend_reasons=reasons.get((r["variant"], r["mode"], r["q_len"], r["kv_len"], r["head_dim"]), {}),
