@@ -47,6 +47,9 @@ class Pick:
     outcome: str  # "fastest" (rank 1: alone or tied on kernels), "within noise", "slower"
     ratio: float | None  # its time over the fastest's
     fastest: str  # the scenario's fastest variant
+    # Within noise: the other calls sharing the first rank with it (the fastest and the variants whose
+    # intervals reach it, less itself and its kernel twins)
+    within: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -268,7 +271,9 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
     if v.auto is not None and v.auto.variant == variant:
         twin = v.auto.same_as[0] if v.auto.same_as else None
         backend = v.auto.backend or v.auto.kernel_backend
-    return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant)
+    within = tuple(x for x in dict.fromkeys((v.fastest.variant, *v.near)) if x != variant and x not in v.same_kernel
+                   and t.variant not in v.same_kernel) if outcome == "within noise" else ()
+    return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant, within)
 
 
 def _default(vs: list[verdicts.Verdict]) -> str | None:

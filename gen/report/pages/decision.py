@@ -126,7 +126,7 @@ def table_rows(ls) -> list[dict]:
     out = []
     if mine:
         first = [v for v, _ in mine if v.rank(a.default) == 1]
-        noise = [v for v in first if v.fastest.variant != a.default and a.default not in v.same_kernel]
+        noise = [v for v in first if _others(v, a.default)]
         behind = [v for v, _ in mine if v.rank(a.default) != 1]
         cond = _standing(ls, a, mine, first, noise, behind)
         short = _standing_short(ls, a, mine, first, noise, behind)
@@ -174,6 +174,16 @@ def _gain_note(ls, a, mine, auto: str) -> str:
     return decision_words.gain_note(_named(ls, dense), _named(ls, loss))
 
 
+def _others(v, default: str) -> tuple[str, ...]:
+    """The calls the default shares the first rank with within noise (whichever leads by its median: two
+    captures swap them, benchmarks/verdict_repeat.md); none where it is first alone or on its own kernels."""
+    if v.rank(default) != 1 or default in v.same_kernel and not v.near:
+        return ()
+    if v.fastest.variant != default and default not in v.same_kernel:
+        return (v.fastest.variant, *(x for x in v.near if x != default))
+    return tuple(x for x in v.near if x != default and x not in v.same_kernel)
+
+
 def _standing_short(ls, a, mine, first, noise, behind) -> str:
     alone = [v for v in first if v not in noise and not v.same_kernel and not v.near]
     counts = [(len(alone), "outright"), (len(first) - len(alone) - len(noise), "shared"),
@@ -186,7 +196,7 @@ def _standing(ls, a, mine, first, noise, behind) -> str:
     shared = [v for v in first if v not in noise and v not in alone]
     by: dict = {}
     for v in noise:
-        by.setdefault(fmt.label_of(v.fastest.variant), []).append(v)
+        by.setdefault(words.join_and(fmt.label_of(x) for x in _others(v, a.default)), []).append(v)
     return decision_words.standing(len(first), len(mine), _named(ls, alone), _named(ls, shared),
                                    {x: _named(ls, vs) for x, vs in by.items()}, _behind(ls, a, behind))
 

@@ -95,7 +95,7 @@ def _picks(a: advice_mod.Advice) -> str:
         elif twin:
             text += f", as {pinned} does; the two are within noise of each other"
         elif noise:
-            text += f", within noise of {join_and(dict.fromkeys(label(p.fastest) for p in noise))}"
+            text += f", within noise of {join_and(dict.fromkeys(label(x) for p in noise for x in p.within))}"
         parts.append(text)
     lead = "It already " if a.default_is_auto else "It "
     return lead + "; it ".join(parts) + "."
@@ -147,9 +147,9 @@ def _ranks(a: advice_mod.Advice) -> str:
               f"{other_dtype_clause(a, p.scenario)}" for p in odd]
     by: dict = {}
     for p in noise:
-        by.setdefault(p.fastest, []).append(p)
+        by.setdefault(join_and(label(x) for x in p.within), []).append(p)
     for x, ps in by.items():
-        parts.append(f"{'it' if parts else 'It'} is within noise of {label(x)} for {_places(ps)}")
+        parts.append(f"{'it' if parts else 'It'} is within noise of {x} for {_places(ps)}")
     text = "; ".join(parts) + ("." if parts else "")
     if slower:
         text += (" It is not first at the verdict's point for " + join_and(
