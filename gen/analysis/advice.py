@@ -100,6 +100,9 @@ class Startup:
     # the variant's dynamic-lengths runs, where the set has any: "ok" where one measured new lengths, else the
     # status of those that did not (a compile per new length is then not measured)
     lengths_status: str | None = None
+    # Where they measured new lengths: per phase, (what the run paid once at its first lengths, ms; how many
+    # lengths that took; what each new length cost after that, ms) (gen.analysis.dynamic)
+    lengths: tuple[tuple[str, float | None, int, float | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -413,8 +416,10 @@ def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> 
     backend = v.auto.backend or v.auto.kernel_backend if v.auto is not None and v.auto.variant in group else None
     dyn = [d for d in getattr(ls.rs, "dynamic", None) or [] if d.variant == first.variant and not d.env]
     status = (schema.Status.OK if any(d.status == schema.Status.OK for d in dyn) else dyn[0].status) if dyn else None
+    costs = tuple((f.phase, f.warmup_ms, f.warmup_lengths, f.first_overhead_ms)
+                  for f in dynamic.runs(ls.rs, switched=False) if f.variant == first.variant and f.ok)
     return Startup(first.variant, backend, first.first_call_s, later.first_call_s if later else None,
-                   later.variant if later else None, first.first_in_process, status)
+                   later.variant if later else None, first.first_in_process, status, costs)
 
 
 def _runs_cudnn(picks: tuple[Pick, ...], exceptions: tuple, default: str) -> str | None:

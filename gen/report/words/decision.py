@@ -270,6 +270,10 @@ def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
     return f" This holds for {size}: {'; '.join(parts)}; use {short_label(a.default)} there."
 
 
+# The dynamic-lengths phases as a clause names them
+PHASE_NAMES = {"prefill": "at new prompt lengths", "decode": "at decode steps"}
+
+
 def _startup(a: advice_mod.Advice) -> str | None:
     s = a.startup
     if s is None:
@@ -289,6 +293,15 @@ def _startup(a: advice_mod.Advice) -> str | None:
             text += ("; that was measured at the article's shape only: whether a new configuration or new lengths "
                      "compile again was not measured" + (f" (the dynamic-lengths runs: {s.lengths_status})"
                                                          if s.lengths_status else ""))
+        parts = []
+        for ph, once, n, per in s.lengths:
+            if per is None:
+                continue
+            first = "its first length" if n == 1 else f"its first {n} lengths"
+            paid = f"{once / 1e3:.2f} s once at {first}, then " if n and once is not None else "no compile again: "
+            parts.append(f"{PHASE_NAMES.get(ph, ph)} {paid}{us(per)} a new length beyond a warm call")
+        if parts:
+            text += f"; where lengths vary (the dynamic-lengths scenario), {join_and(parts)}"
         return text + "."
     text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call"
     if s.backend:  # the variant beside its backend; a call that pins none is named by its variant already
