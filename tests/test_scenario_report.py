@@ -190,7 +190,7 @@ def _page_readings_by_frames(ls, name, pts):
     differ, the modes measured, the wrong answers' notes, the best right TB/s and the capture calls."""
     from gen.model import schema, variants
     from gen.report import wording_scenarios as words
-    from gen.report.pages import scenarios as page
+    from gen.report.pages import scenario_set as page
 
     def figure(p):
         inf = p[p["mode"] == schema.Mode.INFERENCE]
@@ -228,7 +228,7 @@ def records_of(pts):
 
 def _page_readings_by_rows(ls, name, pts):
     from gen.model import schema
-    from gen.report.pages import scenarios as page
+    from gen.report.pages import scenario_set as page
 
     rows = records_of(pts)
     modes = {}
@@ -270,7 +270,7 @@ def test_determinism_and_fp8_lines_skip_no_frame_they_had(which, request):
     """The determinism and FP8 lines of every scenario, made only where a variant of the page calls
     for them (sa.is_deterministic, sa.has_twin), against the frames made for every page before."""
     from gen.report import wording_scenarios as words
-    from gen.report.pages import scenarios as page
+    from gen.report.pages import scenario_set as page
     from gen.report.site import records
 
     ls = request.getfixturevalue(which)
@@ -288,7 +288,7 @@ def test_determinism_and_fp8_lines_skip_no_frame_they_had(which, request):
     assert made > 0
 
 
-# scenario_page.md.j2's loop over a mode's table rows as it was, before pages.scenarios._table_rows wrote them.
+# scenario_page.md.j2's loop over a mode's table rows as it was, before pages.scenario_set.table_rows wrote them.
 _OLD_TABLE_ROWS = "\n".join([
     '{% set R = \' style="text-align: right;"\' | safe %}',
     '{% for r in m.rows %}',
@@ -334,15 +334,15 @@ _OLD_TABLE_ROWS = "\n".join([
 
 def _table_rows_both(m: dict, key: str, here: str) -> tuple[str, str]:
     from gen.report import site
-    from gen.report.pages import scenarios as page
+    from gen.report.pages import scenario_set as page
 
     old = site.shared_environment().from_string(_OLD_TABLE_ROWS).render(m=m, s=dict(key=key), here=here)
-    return str(page._table_rows(m, key, here)) + "\n", old
+    return str(page.table_rows(m, key, here)) + "\n", old
 
 
 def _modes(ls):
     from gen.report import site
-    from gen.report.pages import scenarios as page
+    from gen.report.pages import scenario_set as page
 
     ctx = site.Context([ls])
     for name in sa.scenario_names([ls]) if ls.measured else []:

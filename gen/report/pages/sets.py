@@ -21,7 +21,7 @@ from gen.report import wording_scenarios as scenario_words
 from gen.report import wording_verdicts as words
 from gen.report.pages import compare as compare_pages
 from gen.report.pages import decision as first_screen
-from gen.report.pages import kernel_story, training, verdict
+from gen.report.pages import kernel_story, scenario_set, training, verdict
 from gen.report.pages import scaling as scaling_pages
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, chart_div, records, summary_command
@@ -112,7 +112,7 @@ def published_view(ls) -> dict | None:
     return dict(shape=scenario_words.published_shape(scenarios.source_shapes(pub)), rows=rows,
                 dtypes=sorted({rec.dtype for rec in ls.rs.scenarios if rec.dtype}),
                 conventions=sorted({c for c in pub["published_convention"] if isinstance(c, str)}),
-                notes=scenario_pages.source_notes(pub["note"]),
+                notes=scenario_set.source_notes(pub["note"]),
                 ours=scenarios.FLOP_CONVENTION)
 
 
