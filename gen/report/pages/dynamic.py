@@ -18,6 +18,7 @@ from gen.report import charts
 from gen.report import format as fmt
 from gen.report import wording_dynamic as words
 from gen.report import wording_scenarios as scenario_words
+from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, chart_div
 
 NAME = declared.DYNAMIC
@@ -87,7 +88,8 @@ def set_pages(ctx: Context, ls) -> Iterator[Page]:
     here = set_page(ls.name)
     why = scenario_words.why(declared.SCENARIOS[NAME].why) if NAME in declared.SCENARIOS else None
     yield Page(here, ctx.template("dynamic_page.md.j2").render(
-        here=here, title=title(ctx), one_set=ls, why=why, scenario_link=fmt.relpath(PAGE, here), summary=None,
+        here=here, title=title(ctx), one_set=ls, why=why, scenario_link=fmt.relpath(scenario_pages.INDEX, here),
+        summary=None,
         sets=[set_view(ctx, ls)]))
 
 
@@ -108,6 +110,12 @@ def _summary(ctx: Context) -> list[dict]:
     return out
 
 
+def link(ctx: Context) -> str | None:
+    """Where a link to this scenario leads: its page over every set, or the one set's own page where one set ran
+    it (scenario_pages.over_sets)."""
+    return scenario_pages.over_sets([r["ls"] for r in _summary(ctx)], PAGE, lambda ls: set_page(ls.name))
+
+
 def index_row(ctx: Context) -> dict | None:
     """The scenarios index's row for this scenario, where a set ran it."""
     rows = _summary(ctx)
@@ -115,14 +123,15 @@ def index_row(ctx: Context) -> dict | None:
         return None
     lead = rows[0]
     first = next((p for p in lead["phases"] if p["headline"]), None)
-    return dict(here=PAGE, title=title(ctx), shape="new prompt lengths, then decode steps with a growing KV cache",
+    return dict(here=PAGE, link=link(ctx), title=title(ctx),
+                shape="new prompt lengths, then decode steps with a growing KV cache",
                 lead=dict(ls=lead["ls"], headline=first["short"], versus_short=None) if first else None,
                 others=len(rows) - 1)
 
 
 def build(ctx: Context) -> Iterator[Page]:
     rows = _summary(ctx)
-    if not rows:
+    if link(ctx) != PAGE:  # no set ran it, or one: the index links that set's page instead
         return
     why = scenario_words.why(declared.SCENARIOS[NAME].why) if NAME in declared.SCENARIOS else None
     yield Page(PAGE, ctx.template("dynamic_page.md.j2").render(here=PAGE, title=title(ctx), one_set=None, why=why,

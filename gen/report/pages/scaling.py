@@ -65,7 +65,8 @@ def has_page(ls) -> bool:
 
 
 def _article_page(ctx: Context) -> str | None:
-    return scenario_pages.scenario_page(ARTICLE) if ARTICLE in scenarios.scenario_names(ctx.sets) else None
+    """The article scenario's page over every set, or the one set's own page of it (scenario_pages.link_of)."""
+    return scenario_pages.link_of(ctx, ARTICLE)
 
 
 def _words(ctx: Context) -> dict:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from gen.analysis import dynamic as dyn
 from gen.analysis import scaling
 from gen.analysis import scenarios as sa
 from gen.model import scenarios as declared
@@ -32,9 +33,35 @@ def scenario_page(name: str) -> str:
 
 
 def index_page(ctx: Context) -> str | None:
-    """The scenarios' index where the build makes it (a scenario has sweep points in a measured
-    set), else None: other pages link it only then."""
-    return INDEX if sa.scenario_names(ctx.sets) else None
+    """The scenarios' index where the build makes it (a measured set has sweep points of a scenario, or ran
+    the dynamic-lengths one), else None: other pages link it only then."""
+    return INDEX if sa.scenario_names(ctx.sets) or any(ls.measured and dyn.has_dynamic(ls.rs) for ls in ctx.sets) \
+        else None
+
+
+# A page over every set of a scenario is made where it holds at least this many sets' rows: with one, it would
+# say no more than the set's own page of the scenario, which is linked in its place (issue 33).
+MIN_SETS = 2
+
+
+def over_sets(rows: list, page: str, own_page) -> str | None:
+    """Where a link to a scenario leads, given the sets its page over every set would show a row of (`rows`, in
+    order): that page where they are MIN_SETS or more, else the first set's own page of it (`own_page(set)`),
+    None where no set ran it."""
+    if len(rows) >= MIN_SETS:
+        return page
+    return own_page(rows[0]) if rows else None
+
+
+def _ran(ls, name: str) -> bool:
+    return ls.measured and any(p.scenario == name for p in ls.rs.sweep)
+
+
+def link_of(ctx: Context, name: str) -> str | None:
+    """Where a link to scenario `name` leads (over_sets): its page over every set, or the one set's own page of
+    it. The rows are the lead sets that ran it (as _summary gives them); where none of them did, any set that did."""
+    rows = [ls for ls in ctx.lead if _ran(ls, name)] or [ls for ls in ctx.sets if _ran(ls, name)]
+    return over_sets(rows, scenario_page(name), lambda ls: fmt.set_scenario_page(ls.name, name))
 
 
 def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[dict] | None = None,
@@ -64,7 +91,9 @@ def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[d
         # a set's own page links its scaling page, which only a measured GPU set has (a CPU set's sweep none)
         scaling=SCALING_PAGE if one is None else (
             fmt.set_subpage(one.name, "scaling") if scaling.scalable(one) else None),
-        one_set=one, summary=None, scenario_link=fmt.relpath(scenario_page(name), here) if one is not None else None,
+        # a set's own page links the index (which links the page over every set, made only where two sets or
+        # more ran the scenario: a set's page is made from the set alone, gen.report.units)
+        one_set=one, summary=None, scenario_link=fmt.relpath(INDEX, here) if one is not None else None,
     )
 
 
@@ -108,7 +137,7 @@ def build(ctx: Context) -> Iterator[Page]:
     for n in names:
         rows = _summary(ctx, n)
         view = scenario_view(ctx, n, figure=rows[0]["figure"] if rows else None)
-        view.update(summary=rows, left_out=ctx.left_out)
+        view.update(summary=rows, left_out=ctx.left_out, link=link_of(ctx, n))
         headed = [r for r in rows if r["headline"]]
         view.update(lead=headed[0] if headed else None, others=max(0, len(headed) - 1))
         views.append(view)
@@ -117,7 +146,8 @@ def build(ctx: Context) -> Iterator[Page]:
     index = ctx.template("scenarios_index.md.j2").render(here=INDEX, scenarios=views + ([row] if row else []))
     yield Page(INDEX, index, nav=("Scenarios", "Scenarios"))
     for v in views:
-        yield Page(v["here"], ctx.template("scenario_page.md.j2").render(**v), nav=("Scenarios", v["title"]))
+        if v["link"] == v["here"]:
+            yield Page(v["here"], ctx.template("scenario_page.md.j2").render(**v), nav=("Scenarios", v["title"]))
 
 
 def variant_kernels(ctx: Context, variant: str, page: str, sets=None) -> list[dict]:
@@ -171,7 +201,7 @@ def beside(ctx: Context, ls) -> list[tuple[str, str]]:
         modes = {p.mode for m in ctx.sets if m.measured for p in m.rs.sweep if p.scenario == n}
         return bool(((a["anchor_set"] == ls.name) & a["mode"].isin(modes)).any())
 
-    return [(sa.scenario_title(ctx.sets, n), scenario_page(n)) for n in names if shown(n)]
+    return [(sa.scenario_title(ctx.sets, n), link_of(ctx, n)) for n in names if shown(n)]
 
 
 def set_links(ctx: Context, ls, page: str) -> list[dict]:
