@@ -14,7 +14,7 @@ import pytest
 from gen.analysis import scenarios as sa
 from gen.report import format as fmt
 from gen.report import render, site
-from gen.report.pages import dynamic
+from gen.report.pages import dynamic, scenario_paths
 from gen.report.pages import scenarios as scenario_pages
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -38,10 +38,10 @@ def _links_to_scenario_pages(text: str, page: str) -> set[str]:
 
 def test_the_rule_links_the_one_sets_page_under_two_sets():
     own = "own page of {}".format
-    assert scenario_pages.over_sets([], "over.md", own) is None
-    assert scenario_pages.over_sets(["a"], "over.md", own) == "own page of a"
-    assert scenario_pages.over_sets(["a", "b"], "over.md", own) == "over.md"
-    assert scenario_pages.MIN_SETS == 2
+    assert scenario_paths.over_sets([], "over.md", own) is None
+    assert scenario_paths.over_sets(["a"], "over.md", own) == "own page of a"
+    assert scenario_paths.over_sets(["a", "b"], "over.md", own) == "over.md"
+    assert scenario_paths.MIN_SETS == 2
 
 
 @pytest.fixture(scope="module")

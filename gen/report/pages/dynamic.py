@@ -18,7 +18,7 @@ from gen.report import charts
 from gen.report import format as fmt
 from gen.report import wording_dynamic as words
 from gen.report import wording_scenarios as scenario_words
-from gen.report.pages import scenarios as scenario_pages
+from gen.report.pages import scenario_paths
 from gen.report.site import Context, Page, chart_div
 
 NAME = declared.DYNAMIC
@@ -88,7 +88,7 @@ def set_pages(ctx: Context, ls) -> Iterator[Page]:
     here = set_page(ls.name)
     why = scenario_words.why(declared.SCENARIOS[NAME].why) if NAME in declared.SCENARIOS else None
     yield Page(here, ctx.template("dynamic_page.md.j2").render(
-        here=here, title=title(ctx), one_set=ls, why=why, scenario_link=fmt.relpath(scenario_pages.INDEX, here),
+        here=here, title=title(ctx), one_set=ls, why=why, scenario_link=fmt.relpath(scenario_paths.INDEX, here),
         summary=None,
         sets=[set_view(ctx, ls)]))
 
@@ -112,8 +112,8 @@ def _summary(ctx: Context) -> list[dict]:
 
 def link(ctx: Context) -> str | None:
     """Where a link to this scenario leads: its page over every set, or the one set's own page where one set ran
-    it (scenario_pages.over_sets)."""
-    return scenario_pages.over_sets([r["ls"] for r in _summary(ctx)], PAGE, lambda ls: set_page(ls.name))
+    it (scenario_paths.over_sets)."""
+    return scenario_paths.over_sets([r["ls"] for r in _summary(ctx)], PAGE, lambda ls: set_page(ls.name))
 
 
 def index_row(ctx: Context) -> dict | None:

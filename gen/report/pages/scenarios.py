@@ -21,15 +21,11 @@ from gen.model import scenarios as declared
 from gen.report import format as fmt
 from gen.report import wording, wording_verdicts
 from gen.report import wording_scenarios as words
+from gen.report.pages.scenario_paths import INDEX, over_sets, scenario_page
 from gen.report.pages.scenario_set import set_view, table_rows
 from gen.report.site import MAX_KERNEL_ROWS, Context, Page
 
-INDEX = f"{fmt.GENERATED}/scenarios/index.md"
 SCALING_PAGE = f"{fmt.GENERATED}/scaling.md"
-
-
-def scenario_page(name: str) -> str:
-    return f"{fmt.GENERATED}/scenarios/{fmt.slug(name)}.md"
 
 
 def index_page(ctx: Context) -> str | None:
@@ -37,20 +33,6 @@ def index_page(ctx: Context) -> str | None:
     the dynamic-lengths one), else None: other pages link it only then."""
     return INDEX if sa.scenario_names(ctx.sets) or any(ls.measured and dyn.has_dynamic(ls.rs) for ls in ctx.sets) \
         else None
-
-
-# A page over every set of a scenario is made where it holds at least this many sets' rows: with one, it would
-# say no more than the set's own page of the scenario, which is linked in its place (issue 33).
-MIN_SETS = 2
-
-
-def over_sets(rows: list, page: str, own_page) -> str | None:
-    """Where a link to a scenario leads, given the sets its page over every set would show a row of (`rows`, in
-    order): that page where they are MIN_SETS or more, else the first set's own page of it (`own_page(set)`),
-    None where no set ran it."""
-    if len(rows) >= MIN_SETS:
-        return page
-    return own_page(rows[0]) if rows else None
 
 
 def _ran(ls, name: str) -> bool:
