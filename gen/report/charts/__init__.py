@@ -37,7 +37,7 @@ from gen.report.charts.decisions import (
                                      decision,
 )
 from gen.report.charts.fill import add_shapes, shapes
-from gen.report.charts.points import one_point
+from gen.report.charts.points import drawn, one_point
 from gen.report.charts.scaling import (
                                      busy_vs_seq,
                                      busy_vs_seq_spec,
@@ -64,10 +64,10 @@ from gen.report.charts.times import MAP_FIELDS, compare_frame, fastest_map, gpu_
 __all__ = [
     "CPU_KIND", "DECISION_FIELDS", "DECISION_ROLES", "DEFAULT_CALL", "FIRST_CALL", "MAP_FIELDS", "MEASURED",
     "OTHER_CALLS", "PUBLISHED", "RECOMMENDED", "ROW_PX", "STEADY_CALL", "add_shapes", "alt", "busy_vs_seq",
-    "busy_vs_seq_spec", "category_bars", "category_bars_spec", "compare_frame", "decision", "dynamic_lengths",
-    "dynamic_lengths_frame", "fastest_map", "fwd_bwd", "fwd_bwd_frame", "gpu_time", "gpu_time_by_set",
-    "gpu_time_spec", "memory_vs_seq", "memory_vs_seq_spec", "one_point", "preload", "roofline", "roofline_spec",
-    "scenario_rate", "scenario_rate_spec", "scenario_roofline", "scenario_roofline_spec", "scenario_time",
-    "scenario_time_spec", "shapes", "time_vs_seq", "time_vs_seq_spec", "timeline", "timeline_data",
-    "timeline_spec", "timeline_window",
+    "busy_vs_seq_spec", "category_bars", "category_bars_spec", "compare_frame", "decision", "drawn",
+    "dynamic_lengths", "dynamic_lengths_frame", "fastest_map", "fwd_bwd", "fwd_bwd_frame", "gpu_time",
+    "gpu_time_by_set", "gpu_time_spec", "memory_vs_seq", "memory_vs_seq_spec", "one_point", "preload",
+    "roofline", "roofline_spec", "scenario_rate", "scenario_rate_spec", "scenario_roofline",
+    "scenario_roofline_spec", "scenario_time", "scenario_time_spec", "shapes", "time_vs_seq",
+    "time_vs_seq_spec", "timeline", "timeline_data", "timeline_spec", "timeline_window",
 ]

@@ -58,8 +58,9 @@ def _row(f: dyn.DynamicFacts, best: dyn.DynamicFacts | None, cache_hits: bool = 
 def phase_view(ls, phase: str) -> dict:
     pf = dyn.phase_facts(ls.rs, phase)
     rows = dyn.length_rows(ls.rs, phase)
-    chart = chart_div(charts.dynamic_lengths(rows, words.PHASE_AXIS.get(phase, "length (tokens)")),
-                      f"first and steady call against length, {phase}") if rows else None
+    # (one length a variant: the table below says it, charts.drawn)
+    spec = charts.drawn(charts.dynamic_lengths(rows, words.PHASE_AXIS.get(phase, "length (tokens)"))) if rows else None
+    chart = chart_div(spec, f"first and steady call against length, {phase}") if spec else None
     p = next((r.point for r in ls.rs.dynamic if r.phase == phase), None)
     return dict(
         phase=phase, title=words.PHASE_TITLE.get(phase, phase), chart=chart,

@@ -24,18 +24,20 @@ PAGE = f"{fmt.GENERATED}/scaling.md"
 
 
 def _charts(ctx: Context, ls, sw, ceil, cat, busy) -> dict:
-    out = {}
+    """The sweep's charts by name; one of one point (or one point a variant where lines are drawn) is left
+    out (charts.drawn): the table of every point below holds it."""
+    made = {}
+    points = summary_command(ls.name, scenario=ARTICLE)  # the sweep's rows, one per variant and point
     if len(sw) and sw["gpu_only_ms"].notna().any():
-        points = summary_command(ls.name, scenario=ARTICLE)  # the sweep's rows, one per variant and point
-        out["time"] = ctx.chart(charts.time_vs_seq_spec(sw), "GPU-only time against sequence length", points)
-        out["memory"] = ctx.chart(charts.memory_vs_seq_spec(sw), "peak memory against sequence length", points)
+        made["time"] = (charts.time_vs_seq_spec(sw), "GPU-only time against sequence length", points)
+        made["memory"] = (charts.memory_vs_seq_spec(sw), "peak memory against sequence length", points)
         if ceil:
-            out["roofline"] = ctx.chart(charts.roofline_spec(sw, ceil), "roofline", points)
+            made["roofline"] = (charts.roofline_spec(sw, ceil), "roofline", points)
     if len(cat):
-        out["categories"] = ctx.chart(charts.category_bars_spec(cat), "GPU time by kernel category")
+        made["categories"] = (charts.category_bars_spec(cat), "GPU time by kernel category")
     if len(busy) and (busy["source"] == "sweep").any():
-        out["busy"] = ctx.chart(charts.busy_vs_seq_spec(busy), "GPU busy share against sequence length")
-    return out
+        made["busy"] = (charts.busy_vs_seq_spec(busy), "GPU busy share against sequence length")
+    return {name: ctx.chart(spec, *words) for name, (spec, *words) in made.items() if charts.drawn(spec) is not None}
 
 
 def _fastest(ctx: Context, ls) -> list[dict]:

@@ -210,6 +210,19 @@ def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, s
     return groups
 
 
+def _ceilings(figure: str, ceil: dict | None, sheet) -> list[tuple[str, float]]:
+    """The rate chart's ceilings (label, value): the measured ones of the figure, and the datasheet's bandwidth."""
+    out = []
+    if ceil:
+        out.append(("measured copy" if figure == sa.FIGURE_TBPS else "measured matmul",
+                    ceil["copy_gbps"] / 1e3 if figure == sa.FIGURE_TBPS else ceil["matmul_tflops"]))
+        if figure == sa.FIGURE_TBPS and ceil.get("read_tbps") == ceil.get("read_tbps") and ceil.get("read_tbps"):
+            out.append(("measured read", ceil["read_tbps"]))
+    if sheet and figure == sa.FIGURE_TBPS:
+        out.append(("datasheet", sheet.hbm_tbps))
+    return out
+
+
 def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str, command: str,
             rows: list[dict], matmul_mhz: float | None = None) -> list[dict]:
     """Per head dim (the scenario's own first): the time and rate charts; then one roofline. `rows`:
@@ -231,14 +244,7 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     chunks = sorted({r["q_len"] for r in rows if r["q_len"] != r["kv_len"]})
     chunks = chunks if len(chunks) > 1 else [None]
     own = sa.own_head_dim_of(rows, name)
-    ceilings = []
-    if ceil:
-        ceilings.append(("measured copy" if figure == sa.FIGURE_TBPS else "measured matmul",
-                         ceil["copy_gbps"] / 1e3 if figure == sa.FIGURE_TBPS else ceil["matmul_tflops"]))
-        if figure == sa.FIGURE_TBPS and ceil.get("read_tbps") == ceil.get("read_tbps") and ceil.get("read_tbps"):
-            ceilings.append(("measured read", ceil["read_tbps"]))
-    if sheet and figure == sa.FIGURE_TBPS:
-        ceilings.append(("datasheet", sheet.hbm_tbps))
+    ceilings = _ceilings(figure, ceil, sheet)
     for d in sorted(dims, key=lambda x: (x != own, x)):
         for q in chunks:
             def keep(r, d=d, q=q):
@@ -253,20 +259,26 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
             parts = ([f"head dim {d}"] if len(dims) > 1 else []) + ([f"chunks of {q:,} queries"] if q else [])
             suffix = "".join(f", {x}" for x in parts)
             p_rows = [r for r in rows if keep(r)]
-            time = charts.scenario_time_spec(p, a, x_title, p_rows)
-            rate = charts.scenario_rate_spec(p, a, figure, words.FIGURE_LABEL[figure], x_title, ceilings, p_rows)
-            out.append(dict(head_dim=", ".join(parts).capitalize() if parts else None,
-                            time=chart_div(time, f"GPU-only time against length{suffix}, {name}", command),
+            # a chart of one point, or of one point a variant (every variant at one length), is left to the
+            # table of every variant at every point below it (charts.drawn)
+            time = charts.drawn(charts.scenario_time_spec(p, a, x_title, p_rows))
+            rate = charts.drawn(charts.scenario_rate_spec(p, a, figure, words.FIGURE_LABEL[figure], x_title,
+                                                          ceilings, p_rows))
+            if time is None and rate is None:
+                continue
+            out.append(dict(kind="lengths", head_dim=", ".join(parts).capitalize() if parts else None,
+                            time=chart_div(time, f"GPU-only time against length{suffix}, {name}", command)
+                            if time else None,
                             rate=chart_div(rate, f"{words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
-                                           command)))
-    if ceil and dims:
-        out.append(dict(roof_line=words.roof_line(ceil),
+                                           command) if rate else None))
+    roof = charts.drawn(charts.scenario_roofline_spec(pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3,
+                                                      words.ROOFLINE_X, rows)) if ceil and dims else None
+    if roof is not None:
+        out.append(dict(kind="roofline", roof_line=words.roof_line(ceil),
                         above_roof=words.above_roof(sa.above_roof(None, ceil, rows), sheet,
                                                     ceil.get("read_bytes"), _best_tbps(rows),
                                                     sa.above_matmul_at_clock(rows, ceil, matmul_mhz)),
-                        roofline=chart_div(charts.scenario_roofline_spec(
-                            pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3, words.ROOFLINE_X, rows),
-                            f"roofline, {name}", command)))
+                        roofline=chart_div(roof, f"roofline, {name}", command)))
     return out
 
 

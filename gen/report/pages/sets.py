@@ -48,10 +48,10 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         r["rank"] = v.rank(r["variant"]) if v is not None else None
         r["tie"] = v is not None and r["variant"] in v.same_kernel
     gpu = bool(df["gpu_only_ms"].notna().any())
-    spec = charts.gpu_time_spec(df, wording.call_of(mode)) if gpu else None
-    # one variant timed: its row in the table below says it (charts.one_point)
+    # one variant timed: its row in the table below says it (charts.drawn)
+    spec = charts.drawn(charts.gpu_time_spec(df, wording.call_of(mode))) if gpu else None
     chart = chart_div(spec, f"GPU-only time per variant, {mode}", summary_command(ls.name, mode)) \
-        if spec is not None and not charts.one_point(spec) else None
+        if spec is not None else None
     methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))
     notes = wording.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
                                  ls.rs.config.error_draws, methods)
