@@ -222,7 +222,8 @@ def _rule_frames(ceilings: list[tuple[str, float]]) -> dict[str, pd.DataFrame]:
     rules = pd.DataFrame([dict(ceiling=name, value=v) for name, v in ceilings if v and not math.isnan(v)])
     if len(rules):
         frames["rules"] = rules
-        # The highest label above its rule, the others below theirs: two close ceilings stay legible.
+        # The highest label above its rule, the others below theirs, each right of the one before (_label_dx):
+        # two close ceilings stay legible.
         by_value = rules.sort_values("value", ascending=False).reset_index(drop=True)
         frames.update({f"label{i}": by_value.iloc[[i]] for i in range(len(by_value))})
     return frames
@@ -244,15 +245,30 @@ def scenario_rate_spec(points, anchors: pd.DataFrame, figure: str, y_title: str,
     if rows:  # as scenario_time_spec: the rows read off the frames (the ceilings' with no frame)
         order, ticks = _order_and_ticks(rows)
         rules = _rule_rows(ceilings)
-        got = _open(("scenario_rate", y_title, x_title, ("d", *rules)),
+        names = tuple(r[0]["ceiling"] for k, r in rules.items() if k.startswith("label"))
+        got = _open(("scenario_rate", y_title, x_title, ("d", *rules), names),
                     lambda: _rate_frames(_frame(points), anchors, figure, ceilings),
                     lambda f, o, t: _scenario_rate(f, o, t, y_title, x_title), order, ticks, {"d": rows, **rules})
         if got is not None:
             return got
     frames = _rate_frames(_frame(points), anchors, figure, ceilings)
     order, ticks = _series_order(frames["d"]), _ticks(frames["d"])
-    return _fast(("scenario_rate", tuple(order), tuple(ticks), y_title, x_title, tuple(frames)), frames,
+    names = tuple(f["ceiling"].iloc[0] for k, f in frames.items() if k.startswith("label"))
+    return _fast(("scenario_rate", tuple(order), tuple(ticks), y_title, x_title, tuple(frames), names), frames,
                  lambda f: _scenario_rate(f, order, ticks, y_title, x_title))
+
+
+LABEL_CHAR_PX = 7  # the most a character of an 11 px label takes, about
+
+
+def _label_dx(names: list[str]) -> list[int]:
+    """Each ceiling's label's offset from the left of the plot: one after the other, so that two ceilings
+    close in value (the measured read and copy bandwidths) never write their labels over each other."""
+    out, dx = [], 4
+    for name in names:
+        out.append(dx)
+        dx += len(name) * LABEL_CHAR_PX + 10
+    return out
 
 
 def _scenario_rate(frames: dict[str, pd.DataFrame], order: list[str], ticks: list[int], y_title: str,
@@ -261,10 +277,11 @@ def _scenario_rate(frames: dict[str, pd.DataFrame], order: list[str], ticks: lis
     if "rules" in frames:
         rule = alt.Chart(frames["rules"]).mark_rule(strokeDash=[5, 3], color="#444").encode(
             y=alt.Y("value:Q", scale=_log()), tooltip=["ceiling", alt.Tooltip("value:Q", format=".4g")])
-        labels = [alt.Chart(frames[f"label{i}"]).mark_text(align="left", dx=4, dy=-6 if i == 0 else 12,
+        names = [str(frames[k]["ceiling"].iloc[0]) for k in frames if k.startswith("label")]
+        labels = [alt.Chart(frames[f"label{i}"]).mark_text(align="left", dx=dx, dy=-6 if i == 0 else 12,
                                                            color="#444", fontSize=11).encode(
             x=alt.value(0), y=alt.Y("value:Q", scale=_log()), text="ceiling:N")
-            for i in range(sum(k.startswith("label") for k in frames))]
+            for i, dx in enumerate(_label_dx(names))]
         chart = alt.layer(chart, rule, *labels)
     return chart.properties(width="container", height=280)
 
