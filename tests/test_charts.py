@@ -129,13 +129,13 @@ def test_the_gpu_time_chart_marks_a_kernel_sum_row():
     df = pd.DataFrame({"status": ["ok", "ok"], "label": ["Naive", "SDPA flash"], "gpu_only_ms": [1.06, 0.09],
                        "gpu_only_q1_ms": [1.05, 0.09], "gpu_only_q3_ms": [1.07, 0.09], "gpu_only_n": [3, 24],
                        "gpu_only_method": ["kernel_sum", "cuda_graph"]})
-    d = charts._summary_points(df)
+    d = charts.times._summary_points(df)
     assert set(d["label"]) == {"Naive (kernel sum)", "SDPA flash"}
 
 
 
 def test_a_frames_rows_are_those_altair_gives():
-    """charts._values (a chart's rows, column by column) gives Altair's data transformer's rows to
+    """charts.fill.values_of (a chart's rows, column by column) gives Altair's data transformer's rows to
     the type (json text compared: 1 and 1.0 differ there), for each kind of column; kinds it does
     not read itself (categories, nullable integers, dates) go to Altair."""
     import altair as alt
@@ -155,20 +155,20 @@ def test_a_frames_rows_are_those_altair_gives():
            pd.to_datetime(["2026-01-01", None, "2026-01-03"]), [np.int64(1), np.float64(2.0), None],
            pd.array(["x", None, "z"], dtype="string")]
     for df in [frame, frame.iloc[:0], frame.iloc[[2, 0]]] + [frame.assign(odd=o) for o in odd]:
-        assert json.dumps(charts._values(df)) == altair(df)
+        assert json.dumps(charts.fill.values_of(df)) == altair(df)
 
 
 def test_every_chart_frame_of_the_committed_set_gives_altairs_rows(h200, monkeypatch):
     """The frames the scenario pages' charts are filled with (every chart of the committed set's
-    scenario pages): charts._values is Altair's data transformer, to the type; and the ceiling rules
-    made with no frame (charts._rule_rows) are its rows of the frames they stand for."""
+    scenario pages): charts.fill.values_of is Altair's data transformer, to the type; and the ceiling rules
+    made with no frame (charts.scenario._rule_rows) are its rows of the frames they stand for."""
     import altair as alt
 
     from gen.report import site
     from gen.report.pages import scenarios
 
     seen = []
-    real, real_rules = charts._values, charts._rule_rows
+    real, real_rules = charts.fill.values_of, charts.scenario._rule_rows
 
     def altair(df):
         return alt.data_transformers.get()(df)["values"]
@@ -180,14 +180,14 @@ def test_every_chart_frame_of_the_committed_set_gives_altairs_rows(h200, monkeyp
         return got
 
     def rule_rows(ceilings):
-        got, frames = real_rules(ceilings), charts._rule_frames(ceilings)
+        got, frames = real_rules(ceilings), charts.scenario._rule_frames(ceilings)
         seen.extend(frames.values())  # (the frames the rules stand for, each counted as before)
         assert json.dumps(got) == json.dumps({n: altair(f) for n, f in frames.items()})
         return got
 
-    monkeypatch.setattr(charts, "_values", values)
-    monkeypatch.setattr(charts, "_rule_rows", rule_rows)
-    monkeypatch.setattr(charts, "_SHAPES", {})  # (the charts whose shape is made here fill it from frames)
+    monkeypatch.setattr(charts.fill, "values_of", values)
+    monkeypatch.setattr(charts.scenario, "_rule_rows", rule_rows)
+    monkeypatch.setattr(charts.fill, "_SHAPES", {})  # (the charts whose shape is made here fill it from frames)
     list(scenarios.set_pages(site.Context([h200]), h200))
     assert len(seen) > 10
 
@@ -220,7 +220,7 @@ def test_scenario_charts_rows_read_off_the_frames_are_altairs_to_the_type(h200_n
         for ceilings in all_ceilings:
             assert text(charts.scenario_rate_spec(pts, anc, figure, "rate", "length", ceilings)) == text(
                 charts.scenario_rate(pts, anc, figure, "rate", "length", ceilings).to_dict(validate=False)), name
-        filled += len(charts._measured_rows(pts, "gpu_only_ms")) > 0
+        filled += len(charts.scenario._measured_rows(pts, "gpu_only_ms")) > 0
         for top in ((ceil["matmul_tflops"], ceil["copy_gbps"] / 1e3), (1e9, 1e-6)):  # the roofline, its roof too
             args = (pts, *top, "intensity")
             charts.scenario_roofline_spec(*args)
@@ -246,8 +246,8 @@ def test_timeline_rows_are_the_frames_records(h200_new):
             frames.append((cpu, gpu.assign(launched_by=None, occupancy_pct=float("nan"), launch_api=None)))
         for c_in, g_in in frames:
             c, g, lanes = charts.timeline_data(c_in, g_in)
-            rc, rg, rlanes = charts._timeline_rows(c_in.to_dict("records"), g_in.to_dict("records"))
-            assert json.dumps([charts._records(c), charts._records(g), lanes]) == json.dumps([rc, rg, rlanes])
+            rc, rg, rlanes = charts.timelines._timeline_rows(c_in.to_dict("records"), g_in.to_dict("records"))
+            assert json.dumps([charts.fill._records(c), charts.fill._records(g), lanes]) == json.dumps([rc, rg, rlanes])
             checked += 1
     assert checked > 10
 
@@ -306,21 +306,22 @@ def _window_frames(cpu, gpu, max_events, max_depth, max_name=2_000, every=False)
 
 
 def _rows_frames(cpu, gpu):
-    """charts._timeline_rows as it read the frames' columns, before it read rows."""
+    """charts.timelines._timeline_rows as it read the frames' columns, before it read rows."""
     from gen.analysis.values import missing, number
 
     threads = [str(t) for t in cpu["thread"].tolist()] if "thread" in cpu else ["main"] * len(cpu)
     depth = [int(d) for d in cpu["depth"].tolist()]
-    lanes = [charts._lane(d, t) for _, t, d in sorted({(t != "main", t, d) for t, d in zip(threads, depth)})]
-    c = [dict(lane=charts._lane(d, t), name=charts._as_text(n), kind=charts.CPU_KIND.get(str(k), "aten op"),
+    tl = charts.timelines
+    lanes = [tl._lane(d, t) for _, t, d in sorted({(t != "main", t, d) for t, d in zip(threads, depth)})]
+    c = [dict(lane=tl._lane(d, t), name=tl._as_text(n), kind=charts.CPU_KIND.get(str(k), "aten op"),
               start_us=number(s, 3), end_us=number(e, 3), dur_us=number(u, 3))
          for t, d, n, k, s, e, u in zip(threads, depth, *(cpu[x].tolist() for x in ("name", "cat", "start_us",
                                                                                     "end_us", "dur_us")))]
-    text = charts._as_text
+    text = charts.timelines._as_text
     g = [dict(lane="GPU", index=int(i), name=text(n), short_name=text(sn), kind=text(k), category=text(cat),
               start_us=number(s, 3), end_us=number(e, 3), dur_us=number(u, 3),
               launched_by="" if missing(lb) else text(lb), launch_api="" if missing(la) else text(la),
-              occupancy=charts._occupancy(o))
+              occupancy=charts.timelines._occupancy(o))
          for i, n, sn, k, cat, s, e, u, lb, la, o in zip(*(gpu[x].tolist() for x in (
              "index", "name", "short_name", "kind", "category", "start_us", "end_us", "dur_us", "launched_by",
              "launch_api", "occupancy_pct")))]
@@ -330,7 +331,7 @@ def _rows_frames(cpu, gpu):
 def _spec_frames(cpu, gpu):
     """charts.timeline_spec as it read the frames: the skeleton parsed on every call, rows off the columns."""
     c, g, lanes = _rows_frames(cpu, gpu)
-    spec = json.loads(charts._timeline_skeleton())
+    spec = json.loads(charts.timelines._timeline_skeleton())
     spec["datasets"] = {"cpu": c, "gpu": g}
     for layer, name in zip(spec["layer"], ("cpu", "gpu")):
         layer["data"] = {"name": name}
@@ -388,7 +389,7 @@ def test_timeline_from_rows_gives_the_frames_spec(h200, h200_new, h200_v1):
                     cut += any(str(r.get("name", "")).endswith("…") for r in new[1])
     assert checked > 100 and cut
     # the skeleton is left as it was parsed
-    assert json.dumps(charts._timeline_base(), sort_keys=True) == charts._timeline_skeleton()
+    assert json.dumps(charts.timelines._timeline_base(), sort_keys=True) == charts.timelines._timeline_skeleton()
 
 
 @pytest.mark.parametrize("ceilings", [[], [("measured matmul", 683.2)], [("copy", 4.1), ("datasheet", 4.8)],
@@ -400,9 +401,9 @@ def test_ceiling_rules_made_without_frames_are_the_frames_values(ceilings):
     text (ints, floats, ties, missing, zero and infinite ceilings)."""
     from gen.report import charts
 
-    want = {n: charts._values(f) for n, f in charts._rule_frames(ceilings).items()}
-    assert json.dumps(charts._rule_rows(ceilings)) == json.dumps(want)
-    assert list(charts._rule_rows(ceilings)) == list(want)
+    want = {n: charts.fill.values_of(f) for n, f in charts.scenario._rule_frames(ceilings).items()}
+    assert json.dumps(charts.scenario._rule_rows(ceilings)) == json.dumps(want)
+    assert list(charts.scenario._rule_rows(ceilings)) == list(want)
 
 
 def test_scenario_charts_from_the_pages_rows_are_the_frames_charts(h200, h200_new, monkeypatch):
@@ -416,7 +417,7 @@ def test_scenario_charts_from_the_pages_rows_are_the_frames_charts(h200, h200_ne
     from tests.conftest import RESULTS
 
     refs = [tables.load_set(RESULTS / n) for n in (anchors.FA3_NAME, anchors.CUDNN_NAME)]
-    monkeypatch.setattr(charts, "_SHAPES", {})  # (the shapes made here: the frames made from the function)
+    monkeypatch.setattr(charts.fill, "_SHAPES", {})  # (the shapes made here: the frames made from the function)
     drawn = 0
     for ls in (h200, h200_new):
         ceil = scaling.ceilings(ls)
@@ -441,7 +442,7 @@ def test_scenario_charts_from_the_pages_rows_are_the_frames_charts(h200, h200_ne
 
 
 def test_dataset_names_are_altairs():
-    """charts._dataset_name (no altair import) names a dataset as altair does, for rows of every kind a
+    """charts.fill._dataset_name (no altair import) names a dataset as altair does, for rows of every kind a
     chart holds (numbers, NaN-free floats, text, None, nested lists, unicode) and the empty ones."""
     import random
 
@@ -453,4 +454,4 @@ def test_dataset_names_are_altairs():
         values.append([{k: rng.choice([rng.random(), rng.randint(-9, 9), "x" * rng.randint(0, 3), None, True])
                         for k in rng.sample("abcdef", rng.randint(0, 4))} for _ in range(rng.randint(1, 4))])
     for v in values:
-        assert charts._dataset_name(v) == _dataset_name(v), v
+        assert charts.fill._dataset_name(v) == _dataset_name(v), v

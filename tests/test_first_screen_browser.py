@@ -1,7 +1,8 @@
 """Issue 33 in a real headless Chromium: the home page and the lead set's page open with a chart of the
 decision and its table, on the first screen at 1280 x 800 and at 390 x 844, before any sentence; no two
-text elements of any chart on those pages overlap at either width; the decision chart saves as PNG, SVG
-and CSV, made in the page."""
+text elements (axis labels and titles, legend labels, text marks) of any chart on those pages, nor on a
+scenario page of the lead set (time, TB/s under three ceilings, roofline), overlap at either width; the
+decision chart saves as PNG, SVG and CSV, made in the page."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from tests.site_server import CHROMIUM, chromium
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"  # the first measured GPU set: compare.default_pair's A
 PAGES = ("index.html", f"generated/sets/{LEAD}.html")
+# A scenario page with every kind of scenario chart: lines over lengths, rates under labelled ceilings, a roofline.
+SCENARIO = f"generated/sets/{LEAD}/scenarios/decode.html"
 SCREENS = ({"width": 1280, "height": 800}, {"width": 390, "height": 844})
 
 pytestmark = [
@@ -102,12 +105,29 @@ def test_chart_and_table_on_the_first_screen(looks, path, width):
     assert not seen["errors"]
 
 
+@pytest.fixture(scope="module")
+def scenario_texts(browser, served) -> dict:
+    """Per screen width: the overlapping texts of every chart of the scenario page."""
+    _, url = served
+    out = {}
+    for screen in SCREENS:
+        context = browser.new_context(viewport=screen)
+        page = context.new_page()
+        page.goto(f"{url}/{SCENARIO}", wait_until="load")
+        page.wait_for_function(_DRAWN, timeout=20_000)
+        out[screen["width"]] = [page.locator(".vega-chart").nth(i).evaluate(_TEXT_OVERLAPS)
+                                for i in range(page.locator(".vega-chart").count())]
+        context.close()
+    return out
+
+
 @pytest.mark.parametrize("width", [s["width"] for s in SCREENS])
-@pytest.mark.parametrize("path", PAGES)
-def test_no_chart_text_overlaps(looks, path, width):
-    seen = looks[(path, width)]
-    assert seen["texts"] and all(t["count"] > 0 for t in seen["texts"])
-    problems = [t["overlaps"] for t in seen["texts"] if t["overlaps"]]
+@pytest.mark.parametrize("path", (*PAGES, SCENARIO))
+def test_no_chart_text_overlaps(request, path, width):
+    texts = (request.getfixturevalue("scenario_texts")[width] if path == SCENARIO
+             else request.getfixturevalue("looks")[(path, width)]["texts"])
+    assert texts and all(t["count"] > 0 for t in texts)
+    problems = [t["overlaps"] for t in texts if t["overlaps"]]
     assert not problems, problems
 
 
@@ -144,3 +164,20 @@ def test_pages_stay_small(served):
     big = {p.relative_to(site).as_posix(): p.stat().st_size for p in Path(site).rglob("*.html")
            if p.stat().st_size > 300_000}
     assert not big, big
+
+
+def test_no_chart_on_the_site_draws_one_point(served):
+    """Every chart of the built site draws more than one point, and more than one a series where it draws
+    lines (charts.one_point): a chart of fewer is a row of its page's table instead."""
+    import html
+    import json
+    import re
+
+    from gen.report import charts
+
+    site, _ = served
+    specs = [(p, json.loads(html.unescape(s))) for p in Path(site).rglob("*.html")
+             for s in re.findall(r"data-spec='([^']*)'", p.read_text(encoding="utf-8"))]
+    assert len(specs) > 100
+    single = sorted({p.relative_to(site).as_posix() for p, s in specs if charts.one_point(s)})
+    assert not single, single

@@ -7,7 +7,7 @@ verdict, every ranked call's median at the verdict's point and its 95% interval,
 recommended call's median; charts.decision draws them), `table_rows(ls)` (one row per call to
 make: the workloads it is for, its gain over SDPA with no backend pinned, the condition it holds
 under) and `facts(ls)`: both as plain data, and `view(facts)`: the chart as HTML (none where it would
-draw one point: the table holds it, charts.one_point) and the table, for _decision_first.md.j2.
+draw one point: the table holds it, charts.drawn) and the table, for _decision_first.md.j2.
 
 The recommended call of a workload is the advice's: its exception there, else its default call.
 A workload whose recommended call was not measured, or with one call measured (nothing ranked
@@ -213,14 +213,13 @@ def facts(ls) -> dict | None:
 
 def view(f: dict | None) -> dict | None:
     """The first screen from `facts`: the chart (None where it would draw one point: the table holds it,
-    charts.one_point) and the table."""
+    charts.drawn) and the table."""
     if not f:
         return None
     chart = None
     if f["rows"]:
-        spec = charts.decision(pd.DataFrame(f["rows"]), X_TITLE.get(f["basis"], X_TITLE["gpu_only"])) \
-            .to_dict(validate=False)
-        if not charts.one_point(spec):
+        spec = charts.drawn(charts.decision(pd.DataFrame(f["rows"]), X_TITLE.get(f["basis"], X_TITLE["gpu_only"])))
+        if spec is not None:
             chart = chart_div(spec, "the decision: each workload's calls against the recommended one",
                               summary_command(f["set"]))
     return dict(set=f["set"], chart=chart, table=f["table"], gain_over=fmt.label_of(variant_role("automatic")))

@@ -17,6 +17,7 @@ from gen.analysis import rules
 from gen.model import scenarios as declared
 from gen.report import charts
 from gen.report import format as fmt
+from gen.report.pages import scenario_paths
 from gen.report.site import Context, Page, chart_div
 from gen.report.words import dynamic as dynamic_words
 from gen.report.words import scenarios as scenario_words
@@ -58,8 +59,10 @@ def _row(f: dyn.DynamicFacts, best: dyn.DynamicFacts | None, cache_hits: bool = 
 def phase_view(ls, phase: str) -> dict:
     pf = dyn.phase_facts(ls.rs, phase)
     rows = dyn.length_rows(ls.rs, phase)
-    chart = chart_div(charts.dynamic_lengths(rows, dynamic_words.PHASE_AXIS.get(phase, "length (tokens)")),
-                      f"first and steady call against length, {phase}") if rows else None
+    # (one length a variant: the table below says it, charts.drawn)
+    spec = charts.drawn(charts.dynamic_lengths(rows, dynamic_words.PHASE_AXIS.get(phase, "length (tokens)"))) \
+        if rows else None
+    chart = chart_div(spec, f"first and steady call against length, {phase}") if spec else None
     p = next((r.point for r in ls.rs.dynamic if r.phase == phase), None)
     return dict(
         phase=phase, title=dynamic_words.PHASE_TITLE.get(phase, phase), chart=chart,
@@ -90,7 +93,8 @@ def set_pages(ctx: Context, ls) -> Iterator[Page]:
     here = set_page(ls.name)
     why = scenario_words.why(declared.SCENARIOS[NAME].why) if NAME in declared.SCENARIOS else None
     yield Page(here, ctx.template("dynamic_page.md.j2").render(
-        here=here, title=title(ctx), one_set=ls, why=why, scenario_link=fmt.relpath(PAGE, here), summary=None,
+        here=here, title=title(ctx), one_set=ls, why=why, scenario_link=fmt.relpath(scenario_paths.INDEX, here),
+        summary=None,
         sets=[set_view(ctx, ls)]))
 
 
@@ -111,6 +115,12 @@ def _summary(ctx: Context) -> list[dict]:
     return out
 
 
+def link(ctx: Context) -> str | None:
+    """Where a link to this scenario leads: its page over every set, or the one set's own page where one set ran
+    it (scenario_paths.over_sets)."""
+    return scenario_paths.over_sets([r["ls"] for r in _summary(ctx)], PAGE, lambda ls: set_page(ls.name))
+
+
 def index_row(ctx: Context) -> dict | None:
     """The scenarios index's row for this scenario, where a set ran it."""
     rows = _summary(ctx)
@@ -118,14 +128,15 @@ def index_row(ctx: Context) -> dict | None:
         return None
     lead = rows[0]
     first = next((p for p in lead["phases"] if p["headline"]), None)
-    return dict(here=PAGE, title=title(ctx), shape="new prompt lengths, then decode steps with a growing KV cache",
+    return dict(here=PAGE, link=link(ctx), title=title(ctx),
+                shape="new prompt lengths, then decode steps with a growing KV cache",
                 lead=dict(ls=lead["ls"], headline=first["short"], versus_short=None) if first else None,
                 others=len(rows) - 1)
 
 
 def build(ctx: Context) -> Iterator[Page]:
     rows = _summary(ctx)
-    if not rows:
+    if link(ctx) != PAGE:  # no set ran it, or one: the index links that set's page instead
         return
     why = scenario_words.why(declared.SCENARIOS[NAME].why) if NAME in declared.SCENARIOS else None
     yield Page(PAGE, ctx.template("dynamic_page.md.j2").render(here=PAGE, title=title(ctx), one_set=None, why=why,

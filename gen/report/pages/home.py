@@ -49,7 +49,8 @@ def fastest_chart(ctx: Context, page: str):
     rows = [r for ls in ctx.lead if ls.rs.kind == SetKind.MEASURED for r in ctx.fact(ls, "verdict")["fastest"]]
     if not rows:
         return None
-    return chart_div(charts.fastest_map(pd.DataFrame(rows)), "fastest variant per set and scenario")
+    spec = charts.drawn(charts.fastest_map(pd.DataFrame(rows)))  # (one cell: the verdicts' table says it)
+    return chart_div(spec, "fastest variant per set and scenario") if spec else None
 
 
 def home_view(ctx: Context) -> dict:
@@ -57,7 +58,8 @@ def home_view(ctx: Context) -> dict:
     for ls in ctx.sets:
         df = ctx.summary(ls, Mode.INFERENCE)
         if ls.measured and not df.empty and df["gpu_only_ms"].notna().any():
-            chart = chart_div(charts.gpu_time(df), "GPU-only time per variant", summary_command(ls.name))
+            spec = charts.drawn(charts.gpu_time(df))  # (one variant timed: the set's table says it)
+            chart = chart_div(spec, "GPU-only time per variant", summary_command(ls.name)) if spec else None
             chart_set = ls
             kernel_sum = bool(((df["status"] == "ok") & (df["gpu_only_method"] == "kernel_sum")).any())
             break

@@ -25,18 +25,20 @@ PAGE = f"{fmt.GENERATED}/scaling.md"
 
 
 def _charts(ctx: Context, ls, sw, ceil, cat, busy) -> dict:
-    out = {}
+    """The sweep's charts by name; one of one point (or one point a variant where lines are drawn) is left
+    out (charts.drawn): the table of every point below holds it."""
+    made = {}
+    points = summary_command(ls.name, scenario=ARTICLE)  # the sweep's rows, one per variant and point
     if len(sw) and sw["gpu_only_ms"].notna().any():
-        points = summary_command(ls.name, scenario=ARTICLE)  # the sweep's rows, one per variant and point
-        out["time"] = ctx.chart(charts.time_vs_seq_spec(sw), "GPU-only time against sequence length", points)
-        out["memory"] = ctx.chart(charts.memory_vs_seq_spec(sw), "peak memory against sequence length", points)
+        made["time"] = (charts.time_vs_seq_spec(sw), "GPU-only time against sequence length", points)
+        made["memory"] = (charts.memory_vs_seq_spec(sw), "peak memory against sequence length", points)
         if ceil:
-            out["roofline"] = ctx.chart(charts.roofline_spec(sw, ceil), "roofline", points)
+            made["roofline"] = (charts.roofline_spec(sw, ceil), "roofline", points)
     if len(cat):
-        out["categories"] = ctx.chart(charts.category_bars_spec(cat), "GPU time by kernel category")
+        made["categories"] = (charts.category_bars_spec(cat), "GPU time by kernel category")
     if len(busy) and (busy["source"] == "sweep").any():
-        out["busy"] = ctx.chart(charts.busy_vs_seq_spec(busy), "GPU busy share against sequence length")
-    return out
+        made["busy"] = (charts.busy_vs_seq_spec(busy), "GPU busy share against sequence length")
+    return {name: ctx.chart(spec, *words) for name, (spec, *words) in made.items() if charts.drawn(spec) is not None}
 
 
 def _fastest(ctx: Context, ls) -> list[dict]:
@@ -66,7 +68,8 @@ def has_page(ls) -> bool:
 
 
 def _article_page(ctx: Context) -> str | None:
-    return scenario_pages.scenario_page(ARTICLE) if ARTICLE in scenarios.scenario_names(ctx.sets) else None
+    """The article scenario's page over every set, or the one set's own page of it (scenario_pages.link_of)."""
+    return scenario_pages.link_of(ctx, ARTICLE)
 
 
 def _words(ctx: Context) -> dict:

@@ -19,7 +19,7 @@ from gen.report import charts
 from gen.report import format as fmt
 from gen.report.pages import compare as compare_pages
 from gen.report.pages import decision as first_screen
-from gen.report.pages import kernel_story, training, verdict
+from gen.report.pages import kernel_story, scenario_set, training, verdict
 from gen.report.pages import scaling as scaling_pages
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, chart_div, records, summary_command
@@ -52,10 +52,10 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         r["rank"] = v.rank(r["variant"]) if v is not None else None
         r["tie"] = v is not None and r["variant"] in v.same_kernel
     gpu = bool(df["gpu_only_ms"].notna().any())
-    spec = charts.gpu_time_spec(df, words.call_of(mode)) if gpu else None
-    # one variant timed: its row in the table below says it (charts.one_point)
+    # one variant timed: its row in the table below says it (charts.drawn)
+    spec = charts.drawn(charts.gpu_time_spec(df, words.call_of(mode))) if gpu else None
     chart = chart_div(spec, f"GPU-only time per variant, {mode}", summary_command(ls.name, mode)) \
-        if spec is not None and not charts.one_point(spec) else None
+        if spec is not None else None
     methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))
     notes = table_words.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
                                      ls.rs.config.error_draws, methods)
@@ -116,7 +116,7 @@ def published_view(ls) -> dict | None:
     return dict(shape=published_words.published_shape(scenarios.source_shapes(pub)), rows=rows,
                 dtypes=sorted({rec.dtype for rec in ls.rs.scenarios if rec.dtype}),
                 conventions=sorted({c for c in pub["published_convention"] if isinstance(c, str)}),
-                notes=scenario_pages.source_notes(pub["note"]),
+                notes=scenario_set.source_notes(pub["note"]),
                 ours=scenarios.FLOP_CONVENTION)
 
 

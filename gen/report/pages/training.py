@@ -31,5 +31,6 @@ def view(rows: list[dict], name: str, command: str) -> dict | None:
         return dict(rows=[], chart=None, note=None, not_recorded=dynamic_words.SPLIT_NOT_RECORDED
                     if not any(r["reason"] for r in rows) else None,
                     reasons=sorted({r["reason"] for r in rows if r["reason"]}))
-    chart = chart_div(charts.fwd_bwd([r for r in out if r["ok"]]), f"forward and backward per variant, {name}", command)
+    spec = charts.drawn(charts.fwd_bwd([r for r in out if r["ok"]]))  # (one bar: the table below says it)
+    chart = chart_div(spec, f"forward and backward per variant, {name}", command) if spec else None
     return dict(rows=out, chart=chart, note=dynamic_words.fwd_bwd_note(rows), not_recorded=None, reasons=[])

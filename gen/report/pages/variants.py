@@ -233,8 +233,9 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
     cpu, gpu, left, until = charts.timeline_window(cpu, gpu, site.MAX_TIMELINE_EVENTS, site.MAX_TIMELINE_DEPTH)
     tab.update(timeline_left_out=left, timeline_until_us=until, timeline_max_depth=site.MAX_TIMELINE_DEPTH,
                timeline_max_events=site.MAX_TIMELINE_EVENTS)
-    if len(cpu) or len(gpu):
-        tab["chart"] = chart_div(charts.timeline_spec(cpu, gpu), f"timeline of one {words.call_of(mode)} of {v}")
+    spec = charts.drawn(charts.timeline_spec(cpu, gpu)) if len(cpu) or len(gpu) else None  # (one event: its row)
+    if spec is not None:
+        tab["chart"] = chart_div(spec, f"timeline of one {words.call_of(mode)} of {v}")
     tab["notes"] = _occupancy(ls, v, mode)
     if ls.measured:  # a CPU set's tab says it has no GPU, hence no counters
         tab["counters"] = _counters(ls, v, mode, tab["kernels"], tab["notes"])

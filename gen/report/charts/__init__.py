@@ -1,0 +1,73 @@
+"""Charts: pure functions from data (frames of gen.analysis, or rows) to an Altair chart or its
+Vega-Lite spec. No file I/O, no display. The page builders embed them (gen.report.site.chart_div).
+
+Modules, each taking its data and giving its charts:
+- `timelines`: the timeline of one call (host lanes above the GPU lane);
+- `times`: GPU time per variant, of one set and of every set, and the matrix of the fastest variants;
+- `scaling`: a set's sequence-length sweep (time, memory, roofline, kernel categories, busy share);
+- `scenario`: one set in one scenario (time, rate against the ceilings, roofline);
+- `calls`: first against steady calls at new lengths, and a training step's forward and backward;
+- `decisions`: a set's decision at a glance;
+- `points`: which specs draw too few points to be a chart (a table row says it better);
+- `base` (the shared scales, colours and the lazy altair) and `fill` (a chart's shape made once
+  by Altair, then filled with each call's rows).
+
+Shared look: one log scale for times (fitted to the data), one base-2 axis for sequence lengths,
+one colour per event kind, one row height. Each chart keeps only the columns it shows, so that the
+pages stay small. Every name a page reads is here.
+"""
+
+from __future__ import annotations
+
+from gen.report.charts.base import MEASURED, PUBLISHED, ROW_PX, alt, preload
+from gen.report.charts.calls import (
+                                     FIRST_CALL,
+                                     STEADY_CALL,
+                                     dynamic_lengths,
+                                     dynamic_lengths_frame,
+                                     fwd_bwd,
+                                     fwd_bwd_frame,
+)
+from gen.report.charts.decisions import (
+                                     DECISION_FIELDS,
+                                     DECISION_ROLES,
+                                     DEFAULT_CALL,
+                                     OTHER_CALLS,
+                                     RECOMMENDED,
+                                     decision,
+)
+from gen.report.charts.fill import add_shapes, shapes
+from gen.report.charts.points import drawn, one_point
+from gen.report.charts.scaling import (
+                                     busy_vs_seq,
+                                     busy_vs_seq_spec,
+                                     category_bars,
+                                     category_bars_spec,
+                                     memory_vs_seq,
+                                     memory_vs_seq_spec,
+                                     roofline,
+                                     roofline_spec,
+                                     time_vs_seq,
+                                     time_vs_seq_spec,
+)
+from gen.report.charts.scenario import (
+                                     scenario_rate,
+                                     scenario_rate_spec,
+                                     scenario_roofline,
+                                     scenario_roofline_spec,
+                                     scenario_time,
+                                     scenario_time_spec,
+)
+from gen.report.charts.timelines import CPU_KIND, timeline, timeline_data, timeline_spec, timeline_window
+from gen.report.charts.times import MAP_FIELDS, compare_frame, fastest_map, gpu_time, gpu_time_by_set, gpu_time_spec
+
+__all__ = [
+    "CPU_KIND", "DECISION_FIELDS", "DECISION_ROLES", "DEFAULT_CALL", "FIRST_CALL", "MAP_FIELDS", "MEASURED",
+    "OTHER_CALLS", "PUBLISHED", "RECOMMENDED", "ROW_PX", "STEADY_CALL", "add_shapes", "alt", "busy_vs_seq",
+    "busy_vs_seq_spec", "category_bars", "category_bars_spec", "compare_frame", "decision", "drawn",
+    "dynamic_lengths", "dynamic_lengths_frame", "fastest_map", "fwd_bwd", "fwd_bwd_frame", "gpu_time",
+    "gpu_time_by_set", "gpu_time_spec", "memory_vs_seq", "memory_vs_seq_spec", "one_point", "preload",
+    "roofline", "roofline_spec", "scenario_rate", "scenario_rate_spec", "scenario_roofline",
+    "scenario_roofline_spec", "scenario_time", "scenario_time_spec", "shapes", "time_vs_seq",
+    "time_vs_seq_spec", "timeline", "timeline_data", "timeline_spec", "timeline_window",
+]

@@ -1,0 +1,82 @@
+"""Charts of calls of one set: each variant's first call at a new length against its steady call
+(`dynamic_lengths`, the dynamic-lengths scenario) and a training step's forward and backward, stacked
+(`fwd_bwd`).
+
+Takes: rows of gen.analysis.dynamic.length_rows and gen.analysis.fwdbwd (plain records). Gives: Altair
+charts, and the frames they draw (`dynamic_lengths_frame`, `fwd_bwd_frame`).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from gen.analysis.values import missing, number, variant_order
+from gen.report import format as fmt
+from gen.report.charts.base import ROW_PX, alt
+from gen.report.charts.base import log as _log
+
+FIRST_CALL, STEADY_CALL = "first call", "steady call"
+
+
+def dynamic_lengths_frame(rows: list[dict]) -> pd.DataFrame:
+    """The chart's rows: variant label, KV length, kind of call, ms (positive: a log axis)."""
+    ok = [r for r in rows if not missing(r["ms"]) and r["ms"] > 0]
+    return pd.DataFrame({
+        "series": [fmt.label_of(r["variant"]) for r in ok], "kv_len": [int(r["kv_len"]) for r in ok],
+        "call": [str(r["call"]) for r in ok], "ms": [number(r["ms"], 6) for r in ok]},
+        columns=["series", "kv_len", "call", "ms"])
+
+
+def dynamic_lengths(rows: list[dict], x_title: str) -> alt.LayerChart:
+    """Per variant, its first call at each new length (solid line) and its steady call there (dashed),
+    in ms on a log axis against the length: the gap between the two is what each new length costs."""
+    d = dynamic_lengths_frame(rows)
+    order = variant_order(dict.fromkeys(r["variant"] for r in rows))
+    labels = list(dict.fromkeys(fmt.label_of(v) for v in order))
+    color = alt.Color("series:N", title=None, sort=labels, scale=alt.Scale(scheme="tableau10"),
+                      legend=alt.Legend(orient="bottom", columns=2, labelLimit=0))
+    dash = alt.StrokeDash("call:N", title=None, scale=alt.Scale(domain=[FIRST_CALL, STEADY_CALL],
+                                                                   range=[[1, 0], [4, 3]]),
+                          legend=alt.Legend(orient="bottom"))
+    x = alt.X("kv_len:Q", title=x_title, scale=alt.Scale(zero=False, nice=False),
+              axis=alt.Axis(format=",", labelAngle=0))
+    y = alt.Y("ms:Q", scale=_log(), title="time of the call (ms, log scale)")
+    base = alt.Chart(d).encode(x=x, y=y, color=color)
+    line = base.mark_line().encode(strokeDash=dash, detail="call:N")
+    dots = base.mark_point(size=30, filled=True).encode(
+        shape=alt.Shape("call:N", legend=None, scale=alt.Scale(domain=[FIRST_CALL, STEADY_CALL],
+                                                               range=["circle", "square"])),
+        tooltip=[alt.Tooltip("series:N", title="variant"), alt.Tooltip("call:N", title="call"),
+                 alt.Tooltip("kv_len:Q", title="KV length", format=","),
+                 alt.Tooltip("ms:Q", title="ms", format=".4g")])
+    return alt.layer(line, dots).properties(width="container", height=260)
+
+
+def fwd_bwd_frame(rows: list[dict]) -> pd.DataFrame:
+    """One row per variant (and point) and part of a training step: label, part, ms, where both parts
+    were recorded."""
+    out = []
+    for r in rows:
+        if missing(r.get("fwd_ms")) or missing(r.get("bwd_ms")):
+            continue
+        for part, col in (("forward", "fwd_ms"), ("backward", "bwd_ms")):
+            out.append(dict(label=str(r["label"]), part=part, ms=number(r[col], 6), order=r["order"]))
+    return pd.DataFrame(out, columns=["label", "part", "ms", "order"])
+
+
+def fwd_bwd(rows: list[dict]) -> alt.Chart:
+    """A training step's forward and backward, stacked, per variant (GPU-only medians, each timed apart):
+    the backward is most of a step, and variants differ in it more than in their forward."""
+    d = fwd_bwd_frame(rows)
+    labels = list(dict.fromkeys(d.sort_values(["order", "label"])["label"]))
+    return alt.Chart(d).mark_bar().encode(
+        x=alt.X("ms:Q", title="GPU-only time per training step, forward then backward (ms)", stack="zero"),
+        y=alt.Y("label:N", sort=labels, title=None),
+        color=alt.Color("part:N", title=None, sort=["forward", "backward"],
+                        scale=alt.Scale(domain=["forward", "backward"], range=["#4f7fd6", "#e8590c"]),
+                        legend=alt.Legend(orient="bottom")),
+        order=alt.Order("part_order:Q"),
+        tooltip=[alt.Tooltip("label:N", title="variant"), alt.Tooltip("part:N", title="part"),
+                 alt.Tooltip("ms:Q", title="median (ms)", format=".4f")],
+    ).transform_calculate(part_order="datum.part === 'forward' ? 0 : 1").properties(
+        width="container", height=ROW_PX * max(1, len(labels)) + 10)

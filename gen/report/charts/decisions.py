@@ -1,0 +1,51 @@
+"""The decision of one set at a glance (`decision`): per workload, each measured call's median at the
+verdict's point over the recommended call's, with its 95% interval; the recommended call and the default
+call marked.
+
+Takes: rows of gen.report.pages.decision.chart_rows. Gives: an Altair chart.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from gen.report.charts.base import ROW_PX, alt
+
+RECOMMENDED = "recommended call"
+DEFAULT_CALL = "SDPA, no backend pinned"
+OTHER_CALLS = "other measured calls"
+DECISION_ROLES = (RECOMMENDED, DEFAULT_CALL, OTHER_CALLS)
+DECISION_FIELDS = ("workload", "variant", "role", "rel", "rel_lo", "rel_hi", "median_ms", "ci_lo_ms", "ci_hi_ms",
+                   "point")
+
+
+
+def decision(rows: pd.DataFrame, x_title: str) -> alt.LayerChart:
+    """The decision of one set at a glance: one row per workload (a scenario and mode with a
+    verdict), each measured call's median at the verdict's point over the recommended call's
+    median (log), its 95% interval as a rule; the recommended call and SDPA with no backend pinned
+    (the call made by default) marked. `rows` as gen.report.pages.decision.chart_rows gives them."""
+    d = pd.DataFrame({c: rows[c] for c in DECISION_FIELDS}) if len(rows) else pd.DataFrame(columns=DECISION_FIELDS)
+    order = list(dict.fromkeys(d["workload"]))
+    # drawn last, on top: the other calls first, the recommended call over them
+    d = d.assign(layer=[DECISION_ROLES[::-1].index(r) for r in d["role"]]).sort_values("layer", kind="stable")
+    y = alt.Y("workload:N", sort=order, title=None)
+    x = alt.X("rel:Q", scale=alt.Scale(type="log", nice=False, padding=10), title=x_title)
+    tooltip = [alt.Tooltip("workload:N", title="workload"), alt.Tooltip("point:N", title="at"),
+               alt.Tooltip("variant:N", title="call"), alt.Tooltip("role:N", title="marked as"),
+               alt.Tooltip("median_ms:Q", title="median (ms)", format=".4g"),
+               alt.Tooltip("ci_lo_ms:Q", title="95% interval from (ms)", format=".4g"),
+               alt.Tooltip("ci_hi_ms:Q", title="95% interval to (ms)", format=".4g"),
+               alt.Tooltip("rel:Q", title="× the recommended call", format=".3g")]
+    colour = alt.Color("role:N", title=None, scale=alt.Scale(domain=list(DECISION_ROLES),
+                                                             range=["#e8590c", "#4f7fd6", "#9e9eaa"]),
+                       legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=0))
+    shape = alt.Shape("role:N", scale=alt.Scale(domain=list(DECISION_ROLES), range=["diamond", "circle", "circle"]),
+                      legend=None)
+    size = alt.Size("role:N", scale=alt.Scale(domain=list(DECISION_ROLES), range=[130, 70, 30]), legend=None)
+    ci = alt.Chart(d).mark_rule(strokeWidth=2, opacity=0.6).encode(
+        x=alt.X("rel_lo:Q", scale=alt.Scale(type="log", nice=False, padding=10), title=x_title), x2="rel_hi:Q",
+        y=y, color=colour, tooltip=tooltip)
+    dots = alt.Chart(d).mark_point(filled=True, opacity=0.95).encode(
+        x=x, y=y, color=colour, shape=shape, size=size, tooltip=tooltip, order=alt.Order("layer:Q"))
+    return alt.layer(ci, dots).properties(width="container", height=ROW_PX * max(1, len(order)) + 10)
