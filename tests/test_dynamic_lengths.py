@@ -166,3 +166,13 @@ def test_the_page_says_what_compiled_variants_paid_once_and_then_per_length(site
         assert f"{f.warmup_ms / 1e3:.2f} s" in text
         assert fmt.ms(f.first_overhead_ms) in text
     assert "Paid once" in text and "not run: the capture" not in text
+
+
+def test_a_new_lengths_cost_is_its_first_call_against_its_second_on_the_same_clock():
+    """The first and second calls are both wall-clock times with the GPU drained; the steady call is CUDA events in
+    a loop: first minus steady would read the constant offset between the two clocks as a cost (review
+    2026-12-06 item 12). The harness's build (a module, a block mask) is not a first-call cost either."""
+    c = schema.LengthCost(q_len=16, kv_len=16, build_ms=5.0, first_ms=0.30, second_ms=0.28, steady_ms=0.13)
+    assert dyn.excess(c) == pytest.approx(0.02)
+    assert dyn.excess(schema.LengthCost(q_len=16, kv_len=16, first_ms=0.30, steady_ms=0.13)) == pytest.approx(0.17)
+    assert dyn.excess(schema.LengthCost(q_len=16, kv_len=16, first_ms=None, second_ms=0.2)) is None

@@ -33,8 +33,8 @@ class DynamicFacts:
     reason: str | None
     env: tuple[tuple[str, str], ...]  # the switches set for this run (empty: none)
     lengths: int  # lengths with a first call measured
-    # Median of build + first - steady over the lengths after the warm-up (rules.WARMUP_FACTOR): what each new
-    # length costs once the run is warm
+    # Median of the first call's excess over a warm call (`excess`) over the lengths after the warm-up
+    # (rules.WARMUP_FACTOR): what each new length costs once the run is warm
     first_overhead_ms: float | None
     steady_ms: float | None  # median over lengths of the steady call
     break_even_calls: float | None
@@ -42,8 +42,8 @@ class DynamicFacts:
     first_total_ms: float | None  # every first call of the run, added up: what the run of lengths paid once
     first_max_ms: float | None
     kv_lens: tuple[int, ...] = field(default_factory=tuple)
-    # Building the call at each new length (a block mask, a mask tensor, a module): its median, a cost a
-    # server pays per length beside the first call's.
+    # Building the call at each new length in the capture's harness (its module; FlexAttention's block mask, the
+    # naive product's mask tensor): its median, apart from the first call's cost
     build_median_ms: float | None = None
     # The leading lengths of the warm-up and what they cost beyond first_overhead_ms each, added up: paid once
     warmup_lengths: int = 0
@@ -72,13 +72,21 @@ def warmup(overheads: list[float]) -> tuple[int, float | None, float | None]:
     return n, per, sum(o - per for o in overheads[:n]) if n else 0.0
 
 
+def excess(c: schema.LengthCost) -> float | None:
+    """What a length's first call cost beyond a warm call: the first call against the second, both on a wall clock
+    with the GPU drained before and after (the steady call, timed by CUDA events in a loop, is no like for like:
+    set against a wall clock it reads a constant offset as a cost); the steady call where no second was timed.
+    Building the call at the length (the harness's module, a block mask) is not in it: `build_ms` apart."""
+    if c.first_ms is None:
+        return None
+    warm = c.second_ms if c.second_ms is not None else c.steady_ms
+    return None if warm is None else c.first_ms - warm
+
+
 def _facts(run: schema.DynamicRun) -> DynamicFacts:
     firsts = [c.first_ms for c in run.lengths if c.first_ms is not None]
     builds = [c.build_ms for c in run.lengths if c.build_ms is not None and c.first_ms is not None]
-    # What a new length costs beyond a warm call: building the call there (a block mask, a mask tensor) and
-    # its first call's excess
-    n, per, once = warmup([(c.build_ms or 0.0) + c.first_ms - c.steady_ms for c in run.lengths
-                           if c.first_ms is not None and c.steady_ms is not None])
+    n, per, once = warmup([excess(c) for c in run.lengths if excess(c) is not None])
     return DynamicFacts(
         variant=run.variant, phase=run.phase, status=run.status, reason=run.reason,
         env=tuple(sorted(run.env.items())), lengths=len(firsts),

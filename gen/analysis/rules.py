@@ -172,10 +172,12 @@ EVENTS_REASON_SHARE = 0.5
 FIRST_CALL_RATIO = 10.0
 # A run over new lengths (the dynamic-lengths scenario): its leading lengths whose first call costs more
 # than WARMUP_FACTOR times the overhead it settles at (the median over its later half of lengths), and more
-# than WARMUP_FLOOR_MS, are its warm-up, paid once (a compile and its recompiles to dynamic shapes, a library's
-# first load); the overhead per new length is the median over the lengths after them.
+# than WARMUP_FLOOR_MS, are its warm-up, paid once (a compile and its recompiles to dynamic shapes, or loading
+# compiled code or a library); the overhead per new length is the median over the lengths after them. The floor
+# keeps an eager call's one slow first call (a few ms: an allocation, a first launch) out: a compile or a load
+# of compiled code takes tens of milliseconds or more.
 WARMUP_FACTOR = 10.0
-WARMUP_FLOOR_MS = 1.0
+WARMUP_FLOOR_MS = 50.0
 
 # --------------------------------------------------------------------------- ties
 

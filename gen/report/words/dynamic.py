@@ -75,8 +75,8 @@ def headline(pf: PhaseFacts) -> str | None:
     if best is None:
         return None
     unit = PHASE_LENGTH.get(pf.phase, "new length")
-    out = [f"Once warm, {label(best.variant)} is the fastest here ({_ms(best.steady_ms)} ms a call, the median over "
-           f"{best.lengths} lengths)"]
+    out = [f"Once warm, {label(best.variant)} is the fastest here in a Python loop ({_ms(best.steady_ms)} ms a call, "
+           f"the median over {best.lengths} lengths)"]
     if best.first_overhead_ms is not None and pf.cache_warmed(best.variant):
         out[0] += "."
     elif best.first_overhead_ms is not None:
@@ -125,8 +125,9 @@ def warmup_note(pf: PhaseFacts) -> str | None:
     parts = [f"{label(f.variant)} {f.warmup_ms / 1e3:.2f} s "
              + ("at its first length" if f.warmup_lengths == 1 else f"over its first {f.warmup_lengths} lengths")
              for f in paid]
-    return (f"Paid once, at the first lengths, before the per-length costs: {join_and(parts)} (compiling, and "
-            "recompiling for dynamic shapes; a server process pays this once, and again after a restart).")
+    return (f"Paid once, at the first lengths, before the per-length costs: {join_and(parts)} (compiling, or "
+            "loading code the capture had compiled, and recompiling for dynamic shapes; a server process pays "
+            "this once, and again after a restart).")
 
 
 def cache_notes(pf: PhaseFacts) -> list[str]:
