@@ -315,10 +315,16 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
     named = [v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())]
     rows = [v.row(x) for x in dict.fromkeys(named) if v.row(x) is not None]
     text = "As run, with the SM clock and board power of each window: " + "; ".join(_as_run(t, v) for t in rows)
+    apart = _leaders_apart(v)
+    if apart:
+        text += ". " + apart
     if not v.clock_flips:
         return text + ". At equal clock the order is the same."
     parts = []
-    for a, b in v.clock_flips[:MAX_FLIPS]:
+    shown = {t.variant for t in rows}
+    # the pairs among the rows named above first: a flip further down the ranking says less about this verdict
+    flips = sorted(v.clock_flips, key=lambda ab: not (ab[0] in shown and ab[1] in shown))
+    for a, b in flips[:MAX_FLIPS]:
         ta, tb = v.row(a), v.row(b)
         pays = (f"{label(b)} ran at {tb.sm_clock_mhz:.0f} MHz against {ta.sm_clock_mhz:.0f} MHz for {label(a)}"
                 if tb.sm_clock_mhz is not None and ta.sm_clock_mhz is not None else "")
@@ -330,11 +336,31 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
         parts.append(f"{label(b)} ({us(tb.at_ref_ms)}) ahead of {label(a)} ({us(ta.at_ref_ms)})"
                      + (f": {pays}" if pays else ""))
     more = len(v.clock_flips) - MAX_FLIPS
-    text += (". At equal clock the order differs: " + "; ".join(parts)
+    among = any(a in shown and b in shown for a, b in v.clock_flips)
+    text += ((". At equal clock the order differs: " if among else ". Further down, at equal clock the order differs: ")
+             + "; ".join(parts)
              + (f"; and {more} more pair{'s' if more != 1 else ''}" if more > 0 else "")
              + ". The as-run time is what a user gets, at the clock of its window (which also reflects the "
                "variants timed just before it); the equal-clock order is the kernels' efficiency.")
     return text
+
+
+def _leaders_apart(v: verdicts.Verdict) -> str | None:
+    """Calls sharing the first rank within noise as run whose times at equal clock are apart by more than
+    rules.TIME_FLOOR_PCT: which leads at equal clock, by how much, and at which clocks each ran."""
+    f = v.fastest
+    out = []
+    for x in v.near:
+        t = v.row(x)
+        if t is None or f.at_ref_ms is None or t.at_ref_ms is None:
+            continue
+        ahead, behind = (f, t) if f.at_ref_ms <= t.at_ref_ms else (t, f)
+        ratio = behind.at_ref_ms / ahead.at_ref_ms
+        if (ratio - 1) * 100 > rules.TIME_FLOOR_PCT and ahead.sm_clock_mhz and behind.sm_clock_mhz:
+            out.append(f"{label(ahead.variant)} is {times(ratio)} ahead of {label(behind.variant)} at equal clock, "
+                       f"within noise of it as run: it ran at {ahead.sm_clock_mhz:.0f} MHz against "
+                       f"{behind.sm_clock_mhz:.0f} MHz")
+    return "; ".join(out) if out else None
 
 
 def other_calls_line(v: verdicts.Verdict) -> list[str]:

@@ -1,0 +1,40 @@
+"""Rules from the kernel engineer's review of 2026-12-06 (docs/notes/review-2026-12-06-1.md): each test fails
+if a page says again what that review found wrong or misleading."""
+
+from __future__ import annotations
+
+import pytest
+
+from gen.analysis import rules, tables, verdicts
+from gen.report.words import verdicts as verdict_words
+from tests.conftest import RESULTS
+
+LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
+
+
+@pytest.fixture(scope="module")
+def lead():
+    return tables.load_set(RESULTS / LEAD)
+
+
+# item 3: leaders within noise as run but apart at equal clock are said to be so, with their clocks, before any
+# pair further down whose order flips
+def test_leaders_within_noise_as_run_but_apart_at_equal_clock_are_named(lead):
+    seen = 0
+    for sc in verdicts.scenarios(lead):
+        for mode in ("inference", "train"):
+            v = verdicts.verdict(lead, sc, mode)
+            if v is None or not v.near or v.ref_mhz is None or not v.equal_clock_order:
+                continue
+            line = verdict_words.equal_clock_line(v)
+            for x in v.near:
+                a, b = v.fastest, v.row(x)
+                if None in (a.at_ref_ms, b.at_ref_ms):
+                    continue
+                ahead, behind = sorted((a, b), key=lambda t: t.at_ref_ms)
+                apart = (behind.at_ref_ms / ahead.at_ref_ms - 1) * 100 > rules.TIME_FLOOR_PCT
+                ratio = verdict_words.times(behind.at_ref_ms / ahead.at_ref_ms)
+                said = f"{verdict_words.label(ahead.variant)} is {ratio} ahead of"
+                assert (said in line) == apart, (sc, mode, x)
+                seen += apart
+    assert seen  # FP8 prefill: cuDNN's FP8 kernel at 1535 MHz against FA4 at 1840 MHz
