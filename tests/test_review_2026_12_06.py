@@ -38,3 +38,28 @@ def test_leaders_within_noise_as_run_but_apart_at_equal_clock_are_named(lead):
                 assert (said in line) == apart, (sc, mode, x)
                 seen += apart
     assert seen  # FP8 prefill: cuDNN's FP8 kernel at 1535 MHz against FA4 at 1840 MHz
+
+
+# item 1: a size where the default is behind as run but leads at equal clock says so (the windows' clocks set the
+# as-run order there), and sizes of two head dims in one group each carry theirs (item 16)
+def test_behind_as_run_but_ahead_at_equal_clock_is_said(lead):
+    from gen.analysis import advice
+    from gen.report.words import decision as decision_words
+
+    a = advice.advice(lead)
+    line = decision_words.behind_line(a)
+    flipped = [b for b in a.behind_at if not b.at_verdict and b.equal_clock_ratio is not None
+               and b.equal_clock_ratio < 1]
+    assert flipped  # gqa-prefill at 32k: FA4 at 1515 MHz against the FLASH backend at 1802 MHz
+    for b in flipped:
+        assert f"at equal clock {decision_words.short_label(a.default)} leads by" in line
+        assert verdict_words.times(1 / b.equal_clock_ratio) in line
+    held = [b for b in a.behind_at if not b.at_verdict and b.equal_clock_ratio is not None
+            and b.equal_clock_ratio >= 1]
+    assert held and line.count("leads by") == len({(b.scenario, b.mode, b.fastest) for b in flipped})
+    groups: dict = {}
+    for b in a.behind_at:
+        if not b.at_verdict:
+            groups.setdefault((b.scenario, b.mode, b.fastest), set()).add(b.point_head_dim)
+    mixed = [g for g, dims in groups.items() if len(dims) > 1]
+    assert mixed and "512 tokens (head dim 64) and 1k tokens (head dim 128)" in line

@@ -154,6 +154,10 @@ class Behind:
     fastest_mhz: float | None
     at_verdict: bool  # the verdict's own point
     head_dim: int | None = None  # where it differs from the verdict's point's
+    point_head_dim: int | None = None  # the point's head dim, always
+    # The default's time over the fastest's, both at the reference clock, where equal clock applies to the point
+    # (under 1: the default leads at equal clock, and the as-run order is the windows' clocks)
+    equal_clock_ratio: float | None = None
 
 
 @dataclass(frozen=True)
@@ -524,9 +528,11 @@ def _behind(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str, exce
             fs, ds = at.spread(f), at.spread(d)
             if not fs or not ds or not fs.median:
                 continue
+            eq = (d.at_ref_ms / f.at_ref_ms if at.equal_clock_order and d.at_ref_ms and f.at_ref_ms else None)
             out.append(Behind(v.scenario, v.mode, p.kv_len, p.q_len, f.variant, ds.median / fs.median,
                               d.sm_clock_mhz, f.sm_clock_mhz, p == here,
-                              p.head_dim if here is not None and p.head_dim != here.head_dim else None))
+                              p.head_dim if here is not None and p.head_dim != here.head_dim else None, p.head_dim,
+                              eq))
     return tuple(out)
 
 

@@ -173,8 +173,12 @@ def behind_line(a: advice_mod.Advice) -> str | None:
     parts = []
     for (sc, mode, x), bs in groups.items():
         unit = " keys" if bs[0].q_len == 1 else " tokens"
+        # head dims said for every size where the group mixes them ("512 tokens and 1k tokens (head dim 128)" read
+        # as both at 128)
+        mixed = len({b.point_head_dim for b in bs}) > 1
         sizes = join_and((_k(b.kv_len) if b.q_len in (1, b.kv_len) else f"{b.q_len:,} × {_k(b.kv_len)}") + unit
-                      + (f" (head dim {b.head_dim})" if b.head_dim else "") for b in bs)
+                         + (f" (head dim {b.point_head_dim})" if mixed and b.point_head_dim
+                            else f" (head dim {b.head_dim})" if b.head_dim else "") for b in bs)
         lo, hi = min(b.ratio for b in bs), max(b.ratio for b in bs)
         ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
         text = f"{_place_of(sc, mode)} at {sizes}: {label(x)} {ratio} faster"
@@ -182,6 +186,14 @@ def behind_line(a: advice_mod.Advice) -> str | None:
         if clocks_ and any(abs(d - f) >= 1 for d, f in clocks_):
             text += (f" as run ({short_label(a.default)} at " + join_and(f"{d:.0f}" for d, _ in clocks_)
                      + " MHz against " + join_and(f"{f:.0f}" for _, f in clocks_) + " MHz)")
+        flipped = [b for b in bs if b.equal_clock_ratio is not None and b.equal_clock_ratio < 1]
+        if flipped:
+            lo = min(1 / b.equal_clock_ratio for b in flipped)
+            hi = max(1 / b.equal_clock_ratio for b in flipped)
+            lead = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
+            text += (f", while at equal clock {short_label(a.default)} leads by {lead}"
+                     + ("" if len(flipped) == len(bs) else " at " + join_and(_k(b.kv_len) for b in flipped))
+                     + ": the order there is the windows' clocks, not the kernels")
         parts.append(text)
     return (f"Past the verdicts' points, {label(a.default)} is not first at every size: " + "; ".join(parts)
             + " (the 95% intervals apart; each size on its scenario page).")
