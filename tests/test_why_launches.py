@@ -62,9 +62,9 @@ def test_the_article_why_says_how_each_main_kernel_was_launched(h100):
     v = verdicts.verdict(h100, "article")
     assert (v.fastest.variant, v.runner_up.variant) == ("sdpa_cudnn", "fa4")
     why = _why(h100, v)
-    assert "132 blocks of 384 threads (3 warpgroups) at 168 registers a thread" in why
+    assert "132 blocks of 384 threads (3 warpgroups) at 168 registers a thread at launch" in why
     assert "one block on each of the 132 SMs (a persistent grid" in why
-    assert "768 blocks of 512 threads (4 warpgroups) at 128 registers a thread" in why
+    assert "768 blocks of 512 threads (4 warpgroups) at 128 registers a thread at launch" in why
     assert "about 5.8 waves of 132 blocks (1 a SM, set by its registers)" in why
 
 
@@ -79,6 +79,21 @@ def test_alike_launches_are_said_not_to_explain_the_gap(h100):
     why = _why(h100, v)
     assert "both main kernels run 1,024 blocks of 384 threads" in why
     assert "the launch does not set them apart" in why
+    # the two are different compiled instances of one class (review 2026-12-06 item 10): said, not "not measured"
+    assert a.name != b.name and "different compiled instances" in why and "not measured here" not in why
+
+
+def test_a_packed_row_grid_is_not_said_to_be_sized_by_the_longest_document(h100):
+    """Packed documents: FA4's varlen call launches a grid a document (sized by the longest); FlexAttention's block
+    mask runs one grid over the whole packed row (review 2026-12-06 item 9)."""
+    v = verdicts.verdict(h100, "packed-documents")
+    got = launches.verdict_launches(h100, v)
+    assert got["fa4"].sized_by_longest and not got["fa4"].packed_row
+    flex = [x for n, x in got.items() if n.startswith("flex")]
+    assert flex and all(x.packed_row and not x.sized_by_longest for x in flex)
+    why = _why(h100, v)
+    assert "one grid over the whole packed row" in why
+    assert why.count("sized by the longest document") == 1
 
 
 def test_every_why_with_both_launches_states_them(any_set):

@@ -13,6 +13,10 @@ from dataclasses import dataclass
 
 from gen.analysis import rules, tables, verdicts
 from gen.model import schema, trace
+from gen.model.variants import VARIANTS
+
+# The variants that take packed documents through cu_seqlens: a grid a document (FA4's varlen call, varlen_attn)
+VARLEN_KINDS = ("fa4", "varlen")
 
 
 @dataclass(frozen=True)
@@ -25,9 +29,13 @@ class Launch:
     blocks_per_sm: int | None  # CUDA's occupancy calculation (tables.theoretical_occupancy); None: limits unknown
     limiter: str | None  # what sets blocks_per_sm: "registers", "shared memory", "block size"
     sm_count: int | None
-    # packed documents: a grid sized by the longest document, whose blocks past a shorter one exit at once, so
-    # its count of blocks says nothing of the work (no waves)
+    # packed documents through cu_seqlens (FA4's varlen call, varlen_attn): a grid sized by the longest document,
+    # whose blocks past a shorter one exit at once, so its count of blocks says nothing of the work (no waves)
     sized_by_longest: bool = False
+    # packed documents through a block mask (FlexAttention): one grid over the whole packed row, every block with
+    # work, the block mask skipping the tiles across documents
+    packed_row: bool = False
+    name: str | None = None  # the kernel's name as the trace holds it (a compiled instance's, with its arguments)
 
     @property
     def warpgroups(self) -> int | None:
@@ -66,7 +74,7 @@ def profiled_trace(ls: tables.LoadedSet, scenario: str, mode: str, variant: str,
 
 
 def launch_of(ls: tables.LoadedSet, variant: str, tr: trace.Trace | None, index: int | None,
-              sized_by_longest: bool = False) -> Launch | None:
+              sized_by_longest: bool = False, packed_row: bool = False) -> Launch | None:
     """The launch of event `index` of the trace's first profiled call; None where the trace lacks its grid."""
     if tr is None or not tr.forwards or index is None:
         return None
@@ -78,7 +86,7 @@ def launch_of(ls: tables.LoadedSet, variant: str, tr: trace.Trace | None, index:
     occ = tables.theoretical_occupancy(threads, g.registers_per_thread, g.shared_memory, env)
     return Launch(variant, math.prod(g.grid), threads, g.registers_per_thread, g.shared_memory,
                   occ["blocks_per_sm"] if occ else None, occ["limiter"] if occ else None, env.sm_count,
-                  sized_by_longest)
+                  sized_by_longest, packed_row, g.name)
 
 
 def verdict_launches(ls: tables.LoadedSet, v: verdicts.Verdict, point: schema.Point | None = None
@@ -90,8 +98,10 @@ def verdict_launches(ls: tables.LoadedSet, v: verdicts.Verdict, point: schema.Po
     for t in (v.fastest, v.runner_up):
         if t is None or t.main_index is None:
             continue
+        packed = point is not None and point.mask == "document"
+        varlen = VARIANTS[t.variant].kind in VARLEN_KINDS if t.variant in VARIANTS else False
         got = launch_of(ls, t.variant, profiled_trace(ls, v.scenario, v.mode, t.variant, point), t.main_index,
-                        sized_by_longest=point is not None and point.mask == "document")
+                        sized_by_longest=packed and varlen, packed_row=packed and not varlen)
         if got is not None:
             out[t.variant] = got
     return out

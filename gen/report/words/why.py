@@ -128,7 +128,9 @@ def launch_words(x: Launch) -> str:
         text += f" ({groups} warpgroup{'s' if groups != 1 else ''})"
     res = []
     if x.registers_per_thread:
-        res.append(f"{x.registers_per_thread} registers a thread")
+        # the launch's allocation: a warp-specialized kernel moves registers between its warpgroups at run time
+        # (setmaxnreg), which the trace does not record
+        res.append(f"{x.registers_per_thread} registers a thread at launch")
     if x.shared_memory:
         res.append(f"{x.shared_memory / 1024:.1f} KiB of shared memory a block")
     if res:
@@ -136,6 +138,8 @@ def launch_words(x: Launch) -> str:
     sms = x.sm_count
     if x.sized_by_longest:
         return text + " (a grid sized by the longest document: blocks past a shorter one exit at once)"
+    if x.packed_row:
+        return text + " (one grid over the whole packed row: its block mask skips the tiles across documents)"
     if x.persistent:
         return text + f", one block on each of the {sms} SMs (a persistent grid, each block looping over tiles)"
     if sms and x.blocks < sms:
@@ -150,6 +154,11 @@ def launch_words(x: Launch) -> str:
 def launched_line(mine: Launch, theirs: Launch, runner: str) -> str:
     """Both main kernels' launches: alike (then the launch does not set them apart), or each its own."""
     if _config(mine) == _config(theirs):
+        if mine.name and theirs.name and mine.name != theirs.name:
+            return (f" Launches (the profiled calls' traces): both main kernels run {launch_words(mine)}: the launch "
+                    "does not set them apart, but the two are different compiled instances (their names differ), so "
+                    "the gap is in what each does a tile (for FlexAttention's, following its block mask), which the "
+                    "trace does not show.")
         return (f" Launches (the profiled calls' traces): both main kernels run {launch_words(mine)}: the launch "
                 "does not set them apart; what does is not measured here.")
     return (f" Launches (the profiled calls' traces): its main kernel runs {launch_words(mine)}; {runner}'s "
