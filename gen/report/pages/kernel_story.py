@@ -79,7 +79,8 @@ def _launch_line(k: ks.KernelFacts, sm_count: int | None, max_regs: int | None) 
                f" ({k.warps} warps, not a whole number of warpgroups)"))
     if k.registers_per_block and max_regs:
         text += (f" at {k.registers_per_thread} registers a thread at launch: "
-                 f"{fmt.integer(k.registers_per_block)} of the SM's {fmt.integer(max_regs)} registers a block, so {k.blocks_per_sm_by_registers} block"
+                 f"{fmt.integer(k.registers_per_block)} of the SM's {fmt.integer(max_regs)} registers a block, so "
+                 f"{k.blocks_per_sm_by_registers} block"
                  f"{'s' if k.blocks_per_sm_by_registers != 1 else ''} a SM at most by registers")
     if k.grid_is_sm_count and sm_count:
         text += f"; its grid is the GPU's {sm_count} SMs, one block each (a persistent grid)"
