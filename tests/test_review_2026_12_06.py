@@ -63,3 +63,18 @@ def test_behind_as_run_but_ahead_at_equal_clock_is_said(lead):
             groups.setdefault((b.scenario, b.mode, b.fastest), set()).add(b.point_head_dim)
     mixed = [g for g, dims in groups.items() if len(dims) > 1]
     assert mixed and "512 tokens (head dim 64) and 1k tokens (head dim 128)" in line
+
+
+# item 13: millisecond calls whose eager intervals overlap are not "short calls in a Python loop": the host's cost
+# is small beside them, so the eager spread is the windows', not the host's
+def test_no_short_call_sentence_for_calls_the_host_cannot_hide(lead):
+    seen = 0
+    for sc in verdicts.scenarios(lead):
+        v = verdicts.verdict(lead, sc, "inference")
+        if v is None or v.host is None or not v.host.matters or v.host.changes_answer:
+            continue
+        line = verdict_words._host_line(v)
+        if not verdict_words.host_can_hide(v):
+            seen += 1
+            assert "short calls" not in line, sc
+    assert seen  # sliding-window prefill: 2.9 and 3.3 ms calls

@@ -122,6 +122,12 @@ def _host_line(v: verdicts.Verdict) -> str:
     if shrinks:
         return ("For short calls in a Python loop the lead shrinks into the spread: " + "; ".join(parts)
                 + ". The host's cost per call hides the GPU's difference.")
+    if not host_can_hide(v):
+        # calls far longer than a loop spends off the GPU: the eager spread is the windows', not the host's
+        # (review 2026-12-06 item 13)
+        return (f"{loop} " + "; ".join(parts) + ": their eager times' 95% intervals overlap, but a loop spends "
+                "little beside calls this long off the GPU, so it sees the GPU's order; the eager spread comes "
+                "from windows at other clocks.")
     return ("For short calls in a Python loop the order holds but cannot be told apart: " + "; ".join(parts)
             + ". The eager times spread so widely that their 95% intervals overlap.")
 
