@@ -21,6 +21,7 @@ import dataclasses
 import enum
 import hashlib
 import json
+import math
 import os
 import platform
 import re
@@ -104,9 +105,6 @@ _PLAIN_DTYPES = {"bool", "int64", "float64", "object", "str", "string"}
 
 def encode(value):
     """A value as JSON-able data that `decode` gives back equal. TypeError for anything else (not kept)."""
-    import numpy as np
-    import pandas as pd
-
     if value is None or type(value) in (bool, int, str):
         return value
     if type(value) in _CONTAINERS:
@@ -115,7 +113,10 @@ def encode(value):
         return {"$enum": _name(type(value)), "value": encode(value.value)}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {"$dataclass": _name(type(value)),
-                "fields": {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+                "fields": {name: encode(getattr(value, name)) for name in _field_names(type(value))}}
+    import numpy as np
+    import pandas as pd
+
     if isinstance(value, np.generic) and value.dtype.kind in "biuf":
         return {"$numpy": value.dtype.name, "value": encode(value.item())}
     if type(value) is pd.DataFrame:
@@ -123,9 +124,14 @@ def encode(value):
     raise TypeError(f"not kept in the cache: {type(value).__module__}.{type(value).__qualname__}")
 
 
+def _plain(items: list) -> bool:
+    """Items that are their own JSON: None, bools, whole numbers, strings and finite floats."""
+    return all(type(x) in _SCALARS and (type(x) is not float or math.isfinite(x)) for x in items)
+
+
 _CONTAINERS = {
     float: lambda v: v if v == v and abs(v) != float("inf") else {"$float": repr(v)},
-    list: lambda v: [encode(x) for x in v],
+    list: lambda v: list(v) if _plain(v) else [encode(x) for x in v],
     tuple: lambda v: {"$tuple": [encode(x) for x in v]},
     set: lambda v: {"$set": [encode(x) for x in v], "frozen": False},
     frozenset: lambda v: {"$set": [encode(x) for x in v], "frozen": True},
