@@ -243,3 +243,13 @@ def test_a_site_built_from_the_same_sources_is_kept(tmp_path, monkeypatch):
     methodology.write_text(methodology.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
     build.publish_site(project, site)
     assert len(runs) == 2 and "One more line." in (site / "methodology.html").read_text(encoding="utf-8")
+
+
+def test_lists_of_plain_values_and_of_others_come_back_equal():
+    """cache.encode keeps a list of plain values as it is, and encodes the others item by item: NaN and the
+    infinities (not JSON) and values of other types come back as they were."""
+    import math
+
+    values = [[1, 2.5, "a", None, True], [1.0, float("nan")], [float("inf"), -float("inf")], [(1, 2)], [[1], {1}]]
+    back = cache.decode(json.loads(json.dumps(cache.encode(values), allow_nan=False)))
+    assert back[0] == values[0] and math.isnan(back[1][1]) and back[2] == values[2] and back[3:] == values[3:]
