@@ -10,6 +10,10 @@ files `mkdocs build --strict` turns into site/. Called by `python -m gen build`.
   (gen.report.prerender), and so do the pages over all sets (converted here, after
   them), which mkdocs splices in (gen/report/mkdocs_hook.py).
 
+- A build that finds in docs/generated, to the byte, the pages a build of the same sets (by
+  content), code, limits and options wrote has nothing to do (the cache keeps that build's
+  outcome: the sha256 of its pages and the sets it skipped).
+
 - A broken set raises its SchemaError / TraceError (one line naming the file)
   unless skip_broken, when the others build, each skipped set is said on
   stderr and a page lists them. Broken means anything the pages would read:
