@@ -91,8 +91,9 @@ def tests(session: nox.Session) -> None:
     """Unit, end-to-end CPU capture, strict site build and headless-browser tests."""
     session.run("python", "-m", "pip", "install", "-q", TORCH_CPU)
     session.install("-e", ".[test]")
-    # Two workers (the 2-core machines CI and ours run on), a test file each: the files' shared fixtures (a
-    # built site, a tiny capture) are made once per worker. Any posargs replace these.
+    # Two workers (the 2-core machines CI and ours run on), a test file each: a file's own fixtures (a tiny
+    # capture) are made once by the worker that runs it, the built sites once for both (tests/conftest.py's
+    # shared_dir). Any posargs replace these.
     args = session.posargs or ["-n", "2", "--dist", "loadfile"]
     session.run("pytest", *args, env=ENV)
 

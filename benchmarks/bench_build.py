@@ -10,8 +10,10 @@ never committed, never shown as results.
 
 For each count, in a scratch project (mkdocs.yml, its hook, the hand-written docs/, and the
 chart bundle made once beforehand, as any project has it after its first build):
-1. cold: `python -m gen build` with an empty cache, then `mkdocs build --strict`;
-2. warm: both again, nothing changed (every set from the cache);
+1. cold: `python -m gen build` with an empty cache, then the site published as `nox -s build-report`
+   does (`python -m gen.report.publish_site`: `mkdocs build --strict` into a staging folder, swapped in);
+2. warm: both again, nothing changed (the build finds the pages it wrote from the same sets, code and
+   limits in docs/generated, the publish the site made from the same sources in site/, both by content);
 3. one new set: a set added to the matrix, both again.
 Each is a subprocess, timed by wall clock and by CPU (user + sys of it and its workers): the
 machine is shared, so wall time depends on the load, CPU time much less. `gen build` reports
@@ -111,11 +113,11 @@ def timed(cmd: list[str], cwd: Path) -> tuple[float, float, str]:
 
 
 def step(project: Path, results: Path) -> dict:
-    """`gen build` (with its stages) and `mkdocs build --strict` once."""
+    """`gen build` (with its stages) and the site's publish (`mkdocs build --strict`) once."""
     wall, cpu, out = timed([sys.executable, "-c", _BUILD, str(results), str(project / "docs")], project)
     stages = json.loads(out.strip().splitlines()[-1])
     peak = stages.pop("peak")
-    mk_wall, mk_cpu, _ = timed([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "site"], project)
+    mk_wall, mk_cpu, _ = timed([sys.executable, "-m", "gen.report.publish_site", "--site-dir", "site"], project)
     return dict(render=(wall, cpu), mkdocs=(mk_wall, mk_cpu), stages=stages, peak=peak)
 
 
@@ -170,7 +172,7 @@ def mb(n: int) -> str:
 
 def table(rows: list[dict]) -> list[str]:
     lines = [
-        "| Sets | Build | `gen build` wall / CPU | `mkdocs build` wall / CPU | Total wall / CPU "
+        "| Sets | Build | `gen build` wall / CPU | publish (`mkdocs build`) wall / CPU | Total wall / CPU "
         "| Peak memory: build, a worker | Goal |",
         "|---:|---|---:|---:|---:|---:|---|",
     ]
@@ -198,14 +200,17 @@ def weights(rows: list[dict]) -> list[str]:
     return lines
 
 
+BUILDS = ("cold", "warm", "new")
+
+
 def stages(rows: list[dict]) -> list[str]:
-    names = list(dict.fromkeys(k for r in rows for b in ("cold", "new") for k in r[b]["stages"]))
-    head = " | ".join(f"{r['count']}: {b}" for r in rows for b in ("cold", "new"))
-    lines = [f"| Stage (wall / CPU s) | {head} |", "|---|" + "---:|" * (2 * len(rows))]
+    names = list(dict.fromkeys(k for r in rows for b in BUILDS for k in r[b]["stages"]))
+    head = " | ".join(f"{r['count']}: {b}" for r in rows for b in BUILDS)
+    lines = [f"| Stage (wall / CPU s) | {head} |", "|---|" + "---:|" * (len(BUILDS) * len(rows))]
     for name in names:
         cells = []
         for r in rows:
-            for b in ("cold", "new"):
+            for b in BUILDS:
                 wall, cpu = r[b]["stages"].get(name, (None, None))
                 cells.append("–" if cpu is None else (f"{cpu:.2f}" if wall is None else f"{wall:.2f} / {cpu:.2f}"))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
@@ -250,7 +255,7 @@ def main() -> None:
         "",
         *weights(rows),
         "",
-        "## `gen build` by stage (cold, and after one new set)",
+        "## `gen build` by stage (cold, warm, and after one new set)",
         "",
         "Wall / CPU seconds; stages in the units (indented) are CPU seconds summed over the worker processes.",
         "",

@@ -83,12 +83,35 @@ def h200_new(h200_new_dir):
     return tables.load_set(h200_new_dir)
 
 
+def shared_dir(tmp_path_factory, name: str, make) -> Path:
+    """A folder made once per session by `make(folder)` and shared by the session's test processes
+    (pytest-xdist's workers: the first to ask makes it under a lock, the others wait and read it;
+    a folder left half made by a process that died is made again). Read, never changed."""
+    import fcntl
+    import shutil
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the session's folder, above each worker's own
+    folder, done = base / f"shared-{name}", base / f"shared-{name}.done"
+    with open(base / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            done.write_text("")
+    return folder
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """`built_site(*names)`: those committed sets built into a site (gen build, then mkdocs
-    build --strict), once per session for each list of sets, shared by every test file that
-    asks for the same list; serve it with `with site.serving() as (served, url)` (tests/site_server.py).
-    Its files are read, never changed."""
+    build --strict), once per session for each list of sets, shared by every test file (and test
+    process) that asks for the same list; serve it with `with site.serving() as (served, url)`
+    (tests/site_server.py). Its files are read, never changed."""
+    import hashlib
+
     from tests import site_server
 
     built: dict[frozenset, site_server.BuiltSite] = {}
@@ -96,7 +119,11 @@ def built_site(tmp_path_factory):
     def get(*names: str) -> site_server.BuiltSite:
         key = frozenset(names or site_server.committed_sets())
         if key not in built:
-            built[key] = site_server.build_site(tmp_path_factory, sorted(key))
+            sets = sorted(key)
+            root = shared_dir(tmp_path_factory, "site-" + hashlib.sha256("\0".join(sets).encode()).hexdigest()[:16],
+                              lambda folder: site_server.build_site(folder, sets).httpd.server_close())
+            built[key] = site_server.BuiltSite(root / "results", root / "project", root / "project" / "site",
+                                               site_server.bind_served(root / "project"))
         return built[key]
 
     yield get
@@ -107,18 +134,20 @@ def built_site(tmp_path_factory):
 @pytest.fixture(scope="session")
 def gpu_docs(tmp_path_factory) -> Path:
     """The committed H100 and H200 sets built as Markdown pages (gen build, no mkdocs, no cache), once per
-    session: the pages of the FA4 kernels, dynamic lengths and forward/backward tests. Read, never changed."""
+    session (shared by the test processes): the pages of the FA4 kernels, dynamic lengths and forward/backward
+    tests. Read, never changed."""
     import shutil
 
     from gen.report import build
 
-    root = tmp_path_factory.mktemp("gpu-docs")
-    results = root / "results"
-    results.mkdir()
-    for name in ("nvidia-h100-80gb-hbm3__torch-2.11.0", H200_NEW.name):
-        shutil.copytree(RESULTS / name, results / name)
-    build.run(results, root / "docs", convert=False, use_cache=False, workers=1)
-    return root / "docs"
+    def make(root: Path) -> None:
+        results = root / "results"
+        results.mkdir()
+        for name in ("nvidia-h100-80gb-hbm3__torch-2.11.0", H200_NEW.name):
+            shutil.copytree(RESULTS / name, results / name)
+        build.run(results, root / "docs", convert=False, use_cache=False, workers=1)
+
+    return shared_dir(tmp_path_factory, "gpu-docs", make) / "docs"
 
 
 @pytest.fixture(scope="session")

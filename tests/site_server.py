@@ -2,11 +2,11 @@
 
 `build_site` builds named sets into a scratch project (python -m gen build, then a strict
 mkdocs build, as published), and `BuiltSite.serving()` serves a copy built with its site_url
-at a port reserved for it, for as long as a test module needs. conftest.py's
-`built_site(*names)` builds each list of sets once per session this way, for every test file
-that reads a built site or opens it in Chromium: the build is the slow part, the serving is
-free. The server runs only while a module uses it: a thread in the test process would make
-later in-process builds render serially (gen.report.render forks only when no other thread runs).
+at a port reserved for it (one per test process), for as long as a test module needs.
+conftest.py's `built_site(*names)` builds each list of sets once per session this way, shared by
+the test processes, for every test file that reads a built site or opens it in Chromium. The
+server runs only while a module uses it: a thread in the test process would make later in-process
+builds render serially (gen.report.render forks only when no other thread runs).
 """
 
 from __future__ import annotations
@@ -41,6 +41,18 @@ def bind(directory: Path) -> http.server.ThreadingHTTPServer:
     return http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
 
 
+def bind_served(project: Path) -> http.server.ThreadingHTTPServer:
+    """A server on a free port of 127.0.0.1 for the copy of the project's site built for that port
+    (project/site-served-PORT), not yet serving: each test process that serves a shared site has its own."""
+    httpd = bind(project)
+    httpd.RequestHandlerClass = functools.partial(_Quiet, directory=str(served_dir(project, httpd)))
+    return httpd
+
+
+def served_dir(project: Path, httpd: http.server.ThreadingHTTPServer) -> Path:
+    return project / f"site-served-{httpd.server_address[1]}"
+
+
 def committed_sets() -> list[str]:
     """The result sets the repository holds: git's list, so that sets a run left in results/
     do not change the tests (every set folder where git or its history is absent)."""
@@ -73,13 +85,13 @@ class BuiltSite:
     def served_site(self) -> Path:
         """The same pages built again with site_url at the served address (Material's instant
         navigation takes over only links that sitemap.xml lists under the page's own origin)."""
-        served = self.project / "site-served"
+        served = served_dir(self.project, self.httpd)
         if not served.is_dir():
             config = self.project / "mkdocs.yml"
             lines = [ln for ln in config.read_text(encoding="utf-8").splitlines() if not ln.startswith("site_url:")]
-            (self.project / "mkdocs-served.yml").write_text(f"site_url: {self.url}/\n" + "\n".join(lines) + "\n",
-                                                            encoding="utf-8")
-            build.mkdocs_build(self.project, served, config="mkdocs-served.yml")
+            name = f"mkdocs-{served.name}.yml"  # its own: another test process may build its copy beside it
+            (self.project / name).write_text(f"site_url: {self.url}/\n" + "\n".join(lines) + "\n", encoding="utf-8")
+            build.mkdocs_build(self.project, served, config=name)
         return served
 
     @contextlib.contextmanager
@@ -95,15 +107,16 @@ class BuiltSite:
             thread.join()
 
 
-def build_site(tmp_path_factory, sets: list[str]) -> BuiltSite:
-    """The named committed sets built into a site as published (gen build, mkdocs build --strict)."""
-    results = tmp_path_factory.mktemp("results")
+def build_site(root: Path, sets: list[str]) -> BuiltSite:
+    """The named committed sets built into a site as published (gen build, mkdocs build --strict), in
+    root/results and root/project (root: an empty folder)."""
+    results, project = root / "results", root / "project"
     for name in sets:
         shutil.copytree(ROOT / "results" / name, results / name)
-    project = build.copy_project(ROOT, tmp_path_factory.mktemp("project"))
+    build.copy_project(ROOT, project)
     build.run(results, project / "docs")
     build.mkdocs_build(project, project / "site")
-    return BuiltSite(results, project, project / "site", bind(project / "site-served"))
+    return BuiltSite(results, project, project / "site", bind_served(project))
 
 
 @contextlib.contextmanager

@@ -5,6 +5,7 @@ cache, the pages are byte for byte those of a build without it."""
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 from pathlib import Path
 
@@ -185,3 +186,70 @@ def test_the_build_starts_without_importing_altair():
             "gen.report.charts; from gen.report import cache; cache.code_key(); "
             "sys.exit('altair' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
+
+
+def test_a_rebuild_with_nothing_changed_reads_no_set_and_writes_nothing(tmp_path, watched, monkeypatch, capsys):
+    """Nothing changed (the sets' files by content, the code, the limits): the pages in docs/generated are
+    those the same build wrote, to the byte, so nothing is read or written; an edit of a page there, or of a
+    set, and the build is made again (the edit gone, the set read)."""
+    from gen.model import schema
+
+    made, parsed = watched
+    results, names = _results(tmp_path, 1)
+    (results / "broken").mkdir()
+    (results / "broken" / "result.json").write_text("{not json", encoding="utf-8")
+    docs = tmp_path / "project" / "docs"
+    build.run(results, docs, workers=1, skip_broken=True)
+    before = build.digest(docs / "generated")
+    page = docs / "generated" / "sets" / f"{names[0]}.md"
+    stamp = page.stat().st_mtime_ns
+    loads = []
+    real_load = schema.load_set
+    monkeypatch.setattr(schema, "load_set", lambda path: loads.append(path) or real_load(path))
+    monkeypatch.setattr(units, "workers_for", lambda n: 1)  # the sets read in this process, where seen
+    made.clear(), parsed.clear(), capsys.readouterr()
+    build.run(results, docs, workers=1, skip_broken=True)
+    assert made == [] and parsed == [] and loads == [] and page.stat().st_mtime_ns == stamp
+    assert "skipped broken: " in capsys.readouterr().err  # said again
+    page.write_text("edited", encoding="utf-8")
+    build.run(results, docs, workers=1, skip_broken=True)
+    assert build.digest(docs / "generated") == before and made == []  # the units from the cache
+    assert loads == [results / "broken"]  # a kept set is not read again: its ResultSet is kept by content
+    rj = results / names[0] / "result.json"
+    data = json.loads(rj.read_text(encoding="utf-8"))
+    data["environment"]["cpu"] = "Another CPU"
+    rj.write_text(json.dumps(data), encoding="utf-8")
+    build.run(results, docs, workers=1, skip_broken=True)
+    assert results / names[0] in loads and build.digest(docs / "generated") != before
+
+
+def test_a_site_built_from_the_same_sources_is_kept(tmp_path, monkeypatch):
+    """publish_site: where site/ holds what mkdocs made from the same sources (configuration, docs/, overrides,
+    code, libraries), by content, mkdocs is not run again; a changed page, or a site edited, and it is."""
+    project = build.copy_project(ROOT, tmp_path / "project")
+    results, _ = _results(tmp_path, 0)
+    build.run(results, project / "docs", workers=1)
+    site = project / "site"
+    build.publish_site(project, site)
+    before = build.digest(site)
+    runs, real = [], build.mkdocs_build
+    monkeypatch.setattr(build, "mkdocs_build", lambda *a, **k: runs.append(a) or real(*a, **k))
+    build.publish_site(project, site)
+    assert runs == [] and build.digest(site) == before
+    (site / "index.html").write_text("edited", encoding="utf-8")
+    build.publish_site(project, site)
+    assert len(runs) == 1 and build.digest(site) == before
+    methodology = project / "docs" / "methodology.md"
+    methodology.write_text(methodology.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    build.publish_site(project, site)
+    assert len(runs) == 2 and "One more line." in (site / "methodology.html").read_text(encoding="utf-8")
+
+
+def test_lists_of_plain_values_and_of_others_come_back_equal():
+    """cache.encode keeps a list of plain values as it is, and encodes the others item by item: NaN and the
+    infinities (not JSON) and values of other types come back as they were."""
+    import math
+
+    values = [[1, 2.5, "a", None, True], [1.0, float("nan")], [float("inf"), -float("inf")], [(1, 2)], [[1], {1}]]
+    back = cache.decode(json.loads(json.dumps(cache.encode(values), allow_nan=False)))
+    assert back[0] == values[0] and math.isnan(back[1][1]) and back[2] == values[2] and back[3:] == values[3:]

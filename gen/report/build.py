@@ -10,6 +10,10 @@ files `mkdocs build --strict` turns into site/. Called by `python -m gen build`.
   (gen.report.prerender), and so do the pages over all sets (converted here, after
   them), which mkdocs splices in (gen/report/mkdocs_hook.py).
 
+- A build that finds in docs/generated, to the byte, the pages a build of the same sets (by
+  content), code, limits and options wrote has nothing to do (the cache keeps that build's
+  outcome: the sha256 of its pages and the sets it skipped).
+
 - A broken set raises its SchemaError / TraceError (one line naming the file)
   unless skip_broken, when the others build, each skipped set is said on
   stderr and a page lists them. Broken means anything the pages would read:
@@ -36,7 +40,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from gen.analysis import tables
-from gen.model import layout
+from gen.model import layout, schema
 from gen.model.schema import UserError
 from gen.report import cache, prerender, render, units
 
@@ -90,8 +94,9 @@ def _copy(src: Path, dest: Path) -> None:
     shutil.copyfile(src, dest)
 
 
-def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
-    """Write the pages into docs/generated/ as a whole: staging folder, then swap."""
+def write_pages(pages: list[render.Page], docs_dir: Path, written: dict | None = None) -> Path:
+    """Write the pages into docs/generated/ as a whole: staging folder, then swap. `written` (if given)
+    gets the digest of what was written, made before the swap (so it is this build's pages only)."""
     docs_dir.mkdir(parents=True, exist_ok=True)
     final = docs_dir / render.GENERATED
     tmp = layout.make_staging(docs_dir, render.GENERATED)
@@ -104,6 +109,8 @@ def write_pages(pages: list[render.Page], docs_dir: Path) -> Path:
             else:
                 dest.write_text(p.text or "", encoding="utf-8", newline="\n")
         (tmp / NAV_FILE).write_text(nav_yaml(render.nav(pages)), encoding="utf-8")
+        if written is not None:
+            written["generated"] = digest(tmp)
         layout.publish_dir(tmp, final, replace=True, what="pages")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -210,8 +217,16 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache
     config = docs_dir.parent / "mkdocs.yml"
     converter = prerender.Converter.from_project(config if config.is_file() else ROOT / "mkdocs.yml") \
         if convert else None
+    watch = units.Stopwatch(timings)
+    keys, outcome = None, None
+    if store is not None:
+        with watch("nothing changed? (the sets' content hashes)"):
+            keys, outcome = _outcome_key(results_root, docs_dir, converter, skip_broken)
+            done = _unchanged(store, outcome, docs_dir)
+        if done is not None:
+            return done
     ctx, made = units.load(results_root, store, skip_broken=skip_broken, check=check_names, prerender=converter,
-                           timings=timings, workers=workers)
+                           timings=timings, workers=workers, keys=keys)
     for s in ctx.skipped:
         print(f"skipped {s.name}: {s.error}", file=sys.stderr)
     if not ctx.sets:
@@ -219,7 +234,6 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache
             raise UserError(f"{results_root}: no readable result set ({len(ctx.skipped)} skipped); "
                             f"the pages in {docs_dir / render.GENERATED} are kept")
         raise UserError(f"{results_root}: no result sets to build from")
-    watch = units.Stopwatch(timings)
     with watch("pages over all sets"):
         pages = render.render(ctx, units=made)
     if converter is not None:
@@ -231,16 +245,62 @@ def run(results_root: Path, docs_dir: Path, skip_broken: bool = False, use_cache
         check_links(pages, docs_dir, {path: hrefs for u in made.values() for path, hrefs in u.links.items()})
         layout.raise_if_terminated()
         write_vendor(docs_dir)
-        return write_pages(pages, docs_dir)
+        written: dict = {}
+        final = write_pages(pages, docs_dir, written if outcome else None)
+    if outcome is not None:  # what these sets, this code and these limits built, for the next build
+        store.put("build", outcome, {"generated": written["generated"],
+                                     "skipped": [[s.name, s.error] for s in ctx.skipped]})
+    return final
+
+
+def _outcome_key(results_root: Path, docs_dir: Path, converter, skip_broken: bool) \
+        -> tuple[dict[str, str], str | None]:
+    """(each set's key, the key of the whole build's outcome): every set's files by content, the code, the
+    limits, the options and the hand-written pages that links may reach. None where a set's key cannot be
+    made (the build says why)."""
+    layout.settle(results_root)  # what a killed publish left is put right first, or named
+    paths = schema.list_sets(results_root)
+    keys = dict(zip([p.name for p in paths], units.set_keys(paths)))
+    if None in keys.values():
+        return {k: v for k, v in keys.items() if v is not None}, None
+    return keys, cache.key(cache.code_key(), converter.key() if converter is not None else "markdown",
+                           units.limits_key(), repr(skip_broken), repr(sorted(keys.items())),
+                           repr(_hand_written_files(docs_dir)))
+
+
+def _hand_written_files(docs_dir: Path) -> list[str]:
+    """The files of docs/ beside the generated pages and the chart bundle, both the build's own (what the
+    pages' links may reach)."""
+    out = []
+    for top, dirs, files in os.walk(docs_dir):
+        rel = Path(os.path.relpath(top, docs_dir))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and rel / d not in (Path(render.GENERATED), VENDOR))
+        out += sorted(posixpath.normpath(f"{rel.as_posix()}/{f}") for f in files if not f.startswith("."))
+    return out
+
+
+def _unchanged(store: cache.Store, outcome: str | None, docs_dir: Path) -> Path | None:
+    """docs/generated where it holds, to the byte, the pages a build of the same outcome key wrote (then
+    there is nothing to build: the sets it skipped are said again); else None."""
+    kept = store.get("build", outcome) if outcome is not None else None
+    final = docs_dir / render.GENERATED
+    if not isinstance(kept, dict) or type(kept.get("generated")) is not str or not final.is_dir() \
+            or not isinstance(kept.get("skipped"), list) \
+            or not all(type(s) is list and len(s) == 2 and all(type(x) is str for x in s) for s in kept["skipped"]):
+        return None
+    if digest(final) != kept["generated"]:
+        return None
+    for name, error in kept["skipped"]:
+        print(f"skipped {name}: {error}", file=sys.stderr)
+    store.prune(temporary_only=True)  # what killed builds left; the entries stay for the next change
+    write_vendor(docs_dir)  # checked by its content, made again if edited
+    return final
 
 
 def digest(directory: Path) -> str:
-    """One hash over every file's path and bytes: for determinism checks."""
-    h = hashlib.sha256()
-    for p in sorted(directory.rglob("*")):
-        if p.is_file():
-            h.update(p.relative_to(directory).as_posix().encode() + b"\0" + p.read_bytes())
-    return h.hexdigest()
+    """One hash over every file's path and bytes (gen.report.cache.set_key): what a build wrote, and
+    determinism checks."""
+    return cache.set_key(directory)
 
 
 def mkdocs_build(project: Path, site_dir: Path, config: str = "mkdocs.yml") -> None:
@@ -259,19 +319,58 @@ def mkdocs_build(project: Path, site_dir: Path, config: str = "mkdocs.yml") -> N
         raise RuntimeError(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}")
 
 
+SITE_CACHE_DIR = Path(".cache") / "site"
+# What mkdocs reads besides the configuration, relative to the project: the pages and the theme's
+# overrides (and the hook, with the code of gen/ it imports)
+SITE_SOURCES = ("docs", "overrides")
+SITE_LIBRARIES = ("mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "jinja2", "pygments")
+
+
 def publish_site(project: Path, site_dir: Path, config: str = "mkdocs.yml") -> Path:
     """`mkdocs build --strict` into a staging folder beside site_dir, then swapped in whole
     (gen.model.layout.publish_dir): a failed, killed or disk-full build leaves the old site as it was;
-    what a killed one left beside it is removed by the next."""
-    site_dir = Path(site_dir).resolve()
+    what a killed one left beside it is removed by the next. Where site_dir holds, to the byte, what a
+    build from the same sources made (`site_key`: the configuration, docs/, the theme's overrides, the
+    hook's code, the libraries' versions), there is nothing to build and it is kept."""
+    project, site_dir = Path(project), Path(site_dir).resolve()
     layout.settle(site_dir.parent)
+    store = cache.Store(project / SITE_CACHE_DIR)
+    sources = site_key(project, config)
+    kept = store.get("site", sources)
+    if type(kept) is str and site_dir.is_dir() and digest(site_dir) == kept:
+        return site_dir
     staging = layout.make_staging(site_dir.parent, site_dir.name)
     try:
         mkdocs_build(project, staging, config)
+        built = digest(staging)
         layout.publish_dir(staging, site_dir, replace=True, what="site")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    store.put("site", sources, built)
+    store.prune()
     return site_dir
+
+
+def site_key(project: Path, config: str = "mkdocs.yml") -> str:
+    """What `mkdocs build` of project/config makes a site from, by content: the configuration and the
+    variables it reads (!ENV), every file of the folders it reads (SITE_SOURCES), the hook and gen's code,
+    the libraries' versions."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    text = (project / config).read_bytes()
+    env = sorted(set(re.findall(rb"!ENV\s*\[?\s*([A-Za-z_][A-Za-z0-9_]*)", text)))
+    parts = [config, hashlib.sha256(text).hexdigest(), sys.version]
+    parts += [f"{name.decode()}={os.environ.get(name.decode())!r}" for name in env]
+    for name in SITE_LIBRARIES:
+        try:
+            parts.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            parts.append(f"{name} -")
+    hook = project / HOOK
+    parts.append(f"hook {hashlib.sha256(hook.read_bytes()).hexdigest() if hook.is_file() else '-'} {cache.code_key()}")
+    for folder in SITE_SOURCES:
+        parts.append(f"{folder} {cache.set_key(project / folder) if (project / folder).is_dir() else '-'}")
+    return cache.key(*parts)
 
 
 def copy_project(src: Path, dest: Path) -> Path:

@@ -21,6 +21,7 @@ import dataclasses
 import enum
 import hashlib
 import json
+import math
 import os
 import platform
 import re
@@ -48,13 +49,16 @@ def set_key(path: Path) -> str:
             from None
     h = hashlib.sha256()
     for rel in rels:
-        h.update(rel.encode() + b"\0")
+        full = os.path.join(path, rel)
+        # a link is its target too: the same bytes behind a link that leads out of the set read otherwise
+        h.update(rel.encode() + b"\0" + (b"link " + os.fsencode(os.readlink(full)) + b"\0"
+                                         if os.path.islink(full) else b""))
         try:
-            with open(os.path.join(path, rel), "rb") as fh:
+            with open(full, "rb") as fh:
                 while chunk := fh.read(1 << 20):
                     h.update(chunk)
         except OSError as exc:
-            raise UserError(f"{os.path.join(path, rel)}: cannot read it ({exc.strerror or exc})") from None
+            raise UserError(f"{full}: cannot read it ({exc.strerror or exc})") from None
         h.update(b"\0")
     return h.hexdigest()
 
@@ -101,9 +105,6 @@ _PLAIN_DTYPES = {"bool", "int64", "float64", "object", "str", "string"}
 
 def encode(value):
     """A value as JSON-able data that `decode` gives back equal. TypeError for anything else (not kept)."""
-    import numpy as np
-    import pandas as pd
-
     if value is None or type(value) in (bool, int, str):
         return value
     if type(value) in _CONTAINERS:
@@ -112,7 +113,10 @@ def encode(value):
         return {"$enum": _name(type(value)), "value": encode(value.value)}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {"$dataclass": _name(type(value)),
-                "fields": {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+                "fields": {name: encode(getattr(value, name)) for name in _field_names(type(value))}}
+    import numpy as np
+    import pandas as pd
+
     if isinstance(value, np.generic) and value.dtype.kind in "biuf":
         return {"$numpy": value.dtype.name, "value": encode(value.item())}
     if type(value) is pd.DataFrame:
@@ -120,9 +124,14 @@ def encode(value):
     raise TypeError(f"not kept in the cache: {type(value).__module__}.{type(value).__qualname__}")
 
 
+def _plain(items: list) -> bool:
+    """Items that are their own JSON: None, bools, whole numbers, strings and finite floats."""
+    return all(type(x) in _SCALARS and (type(x) is not float or math.isfinite(x)) for x in items)
+
+
 _CONTAINERS = {
     float: lambda v: v if v == v and abs(v) != float("inf") else {"$float": repr(v)},
-    list: lambda v: [encode(x) for x in v],
+    list: lambda v: list(v) if _plain(v) else [encode(x) for x in v],
     tuple: lambda v: {"$tuple": [encode(x) for x in v]},
     set: lambda v: {"$set": [encode(x) for x in v], "frozen": False},
     frozenset: lambda v: {"$set": [encode(x) for x in v], "frozen": True},
@@ -167,6 +176,8 @@ def decode(data):
     if data is None or type(data) in (bool, int, float, str):
         return data
     if type(data) is list:
+        if all(type(v) in _SCALARS for v in data):  # most lists: numbers or names
+            return data
         return [decode(v) for v in data]
     if type(data) is not dict or len(data) == 0:
         raise ValueError("not an encoded value")
@@ -174,6 +185,9 @@ def decode(data):
     if tag not in _DECODERS:
         raise ValueError(f"unknown tag {tag!r}")
     return _DECODERS[tag](data)
+
+
+_SCALARS = frozenset((type(None), bool, int, float, str))
 
 
 def _decode_float(data: dict) -> float:
@@ -223,13 +237,18 @@ def _decode_dataclass(data: dict):
     if not dataclasses.is_dataclass(cls):
         raise ValueError("not a dataclass")
     fields = data["fields"]
-    names = [f.name for f in dataclasses.fields(cls)]
-    if type(fields) is not dict or sorted(fields) != sorted(names):
+    names = _field_names(cls)
+    if type(fields) is not dict or len(fields) != len(names) or not all(n in fields for n in names):
         raise ValueError(f"{cls.__qualname__}: other fields")
     obj = object.__new__(cls)  # the fields as kept (no __init__ or __post_init__ runs for a cached value)
     for name in names:
         object.__setattr__(obj, name, decode(fields[name]))
     return obj
+
+
+@lru_cache(maxsize=1024)
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def _decode_frame(data: dict):
@@ -240,14 +259,23 @@ def _decode_frame(data: dict):
     start, stop, step = _list(data["index"])
     if len(dtypes) != len(columns) or len(values) != len(columns) or not set(dtypes) <= _PLAIN_DTYPES:
         raise ValueError("a frame's columns do not match")
+    import numpy as np
+
     index = pd.RangeIndex(int(start), int(stop), int(step))
     series = {}
     for c, dtype, vals in zip(columns, dtypes, values):
-        rows = [decode(v) for v in _list(vals)]
+        rows = decode(_list(vals))
         if len(rows) != len(index):
             raise ValueError("a frame's column has another length")
-        series[c] = pd.Series(rows, index=index, dtype=dtype) if rows else pd.Series([], index=index, dtype=dtype)
+        if dtype in _NUMPY_COLUMNS and all(type(v) in _NUMPY_COLUMNS[dtype] for v in rows):
+            series[c] = np.array(rows, dtype=dtype)  # a column of numbers: one array, no Series of its own
+        else:
+            series[c] = pd.Series(rows, index=index, dtype=dtype) if rows else pd.Series([], index=index, dtype=dtype)
     return pd.DataFrame(series, index=index)
+
+
+# The numbers a column of these dtypes holds, as JSON gives them back (NaN and infinities are decoded floats)
+_NUMPY_COLUMNS = {"float64": (float, int), "int64": (int,), "bool": (bool,)}
 
 
 # ----------------------------------------------------------------------------- the store
@@ -280,6 +308,10 @@ class Store:
         except (OSError, ValueError, TypeError, KeyError, AttributeError, LookupError, RecursionError):
             return None
 
+    def keep(self, kind: str, k: str) -> None:
+        """Count an entry as used by this build (read or written by another process of it): not pruned."""
+        self.used.add(self._path(kind, k).name)
+
     def put(self, kind: str, k: str, value) -> bool:
         """Keep a value (written whole); False where it is not something the cache can keep."""
         path = self._path(kind, k)
@@ -301,14 +333,14 @@ class Store:
             raise
         return True
 
-    def prune(self) -> None:
+    def prune(self, temporary_only: bool = False) -> None:
         """Remove the entries this build did not read or write (older sets, older code), anything
         else left in the folder by older versions of the build, and the temporary files of
-        processes that are gone."""
+        processes that are gone (only those with temporary_only)."""
         if not self.root.is_dir():
             return
         for p in self.root.iterdir():
-            if p.name in self.used:
+            if p.name in self.used or (temporary_only and not p.name.startswith(TMP_PREFIX)):
                 continue
             if p.name.startswith(TMP_PREFIX):
                 m = _TMP_RE.match(p.name)

@@ -1,9 +1,10 @@
 """`python -m gen.report.publish_site [--site-dir site]`: the site built by mkdocs and published whole.
 
 Takes: the project in the current folder (mkdocs.yml, docs/ with the pages `python -m gen build`
-wrote). Gives: site/ replaced by the new site in one rename (gen.report.build.publish_site), or the
-old site kept: exit 1 with mkdocs' output when the build fails, 130 when interrupted, 2 for a
-folder it may not write or a full disk.
+wrote). Gives: site/ replaced by the new site in one rename (gen.report.build.publish_site), or kept
+where it holds what mkdocs made from the same sources (by content), or the old site kept: exit 1
+with mkdocs' output when the build fails, 130 when interrupted, 2 for a folder it may not write or a
+full disk.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import multiprocessing as mp
 import os
 import resource
@@ -280,15 +281,48 @@ def _load_sets(paths: list[Path]) -> list[tuple[schema.ResultSet | None, schema.
     return _map(_load_one, paths)
 
 
-def _read_one(path: Path) -> tuple[str | None, schema.ResultSet | None, schema.UserError | None]:
-    """(its key, its ResultSet, or its error) of one set: its result file within the limits (gen.model.limits:
-    the environment's, checked on every build), the sha256 of its files, then the set loaded and checked."""
+def _key_one(path: Path) -> tuple[str | None, schema.UserError | None]:
+    """(its key, or its error) of one set: its result file within the limits (gen.model.limits: the
+    environment's, checked on every build), then the sha256 of its files."""
     try:
         limits.check_result_file(path / schema.RESULT_FILE)
-        k = cache.set_key(path)
+        return cache.set_key(path), None
     except schema.UserError as exc:
-        return None, None, exc
-    return (k, *_load_one(path))
+        return None, exc
+
+
+def set_keys(paths: list[Path]) -> list[str | None]:
+    """Each set's key (the sha256 of its files), None where it cannot be made (the reading says why)."""
+    return [k for k, _ in _map(_key_one, paths)]
+
+
+def _read_one(path: Path, store: cache.Store | None = None, keys: dict | None = None) \
+        -> tuple[str | None, schema.ResultSet | None, schema.UserError | None]:
+    """(its key, its ResultSet, or its error) of one set: its key (`_key_one`, unless `keys` has it), then the
+    set loaded and checked, or the ResultSet this code loaded from the same files before (kept in `store`)."""
+    k = (keys or {}).get(path.name)
+    if k is None:
+        k, error = _key_one(path)
+        if error is not None:
+            return None, None, error
+    if store is not None:
+        kept = store.get("set", _set_entry(k))
+        if isinstance(kept, schema.ResultSet):
+            return k, kept, None
+    rs, error = _load_one(path)
+    if store is not None and rs is not None:
+        store.put("set", _set_entry(k), rs)
+    return k, rs, error
+
+
+def _set_entry(set_key: str) -> str:
+    """The cache key of a set's ResultSet: its files' content, the code that reads them and the limits."""
+    return cache.key(cache.code_key(), "set", set_key, limits_key())
+
+
+def limits_key() -> str:
+    """The limits in force (gen.model.limits: each raised by its variable)."""
+    return repr([lim.value() for lim in limits.ALL])
 
 
 def _map(fn, paths: list[Path]) -> list:
@@ -309,13 +343,16 @@ def _checked(path: Path, rs: schema.ResultSet | None, error: schema.UserError | 
     return rs
 
 
-def _read(results_root: Path, skip_broken: bool):
-    """Every set's ResultSet, loaded and checked, and its key (the sha256 of its files).
-    Each set's error is the one a set-by-set reading meets first (without skip_broken, the first set's)."""
+def _read(results_root: Path, skip_broken: bool, store: cache.Store | None = None, keys: dict | None = None):
+    """Every set's ResultSet, loaded and checked (or as kept in `store` for the same files), and its key
+    (the sha256 of its files). Each set's error is the one a set-by-set reading meets first (without
+    skip_broken, the first set's). `keys`: the sets' keys where already made (set_keys)."""
     layout.settle(Path(results_root))  # what a killed publish left is put right first, or named
     loaded, skipped, keys = [], [], {}
     paths = schema.list_sets(results_root)
-    for path, (k, rs, error) in zip(paths, _map(_read_one, paths)):
+    for path, (k, rs, error) in zip(paths, _map(functools.partial(_read_one, store=store, keys=keys), paths)):
+        if store is not None and k is not None:
+            store.keep("set", _set_entry(k))  # read or written in a worker: not pruned
         try:
             rs = _checked(path, rs, error)
         except schema.UserError as exc:
@@ -435,18 +472,20 @@ def _joined(parts: list[Unit]) -> Unit:
 
 def load(results_root: Path, store: cache.Store | None, skip_broken: bool = False,
          check: Callable[[list[tables.LoadedSet]], None] | None = None,
-         workers: int | None = None, prerender=None, timings: dict | None = None) -> tuple[Context, dict[str, Unit]]:
+         workers: int | None = None, prerender=None, timings: dict | None = None,
+         keys: dict[str, str] | None = None) -> tuple[Context, dict[str, Unit]]:
     """The sets under results_root and each one's unit. A set whose files are in the cache
     is not read again (its ResultSet comes from the cache, its traces are parsed only if a
     page still needs them); a new or changed set is loaded and checked whole, as
     tables.load_sets does. `check(sets)` runs once every set's ResultSet is known.
     A set whose trace fails is skipped (skip_broken) and the rest made again without it:
     the first set, hence the comparisons, may change. `timings` (if given) gets, per stage,
-    [wall seconds or None, CPU seconds] (the CPU of the sets' units summed over the workers)."""
+    [wall seconds or None, CPU seconds] (the CPU of the sets' units summed over the workers).
+    `keys`: set name -> its key, where the caller made them (set_keys) for the same files."""
     watch = Stopwatch(timings)
     code = cache.key(cache.code_key(), prerender.key() if prerender is not None else "markdown")
     with watch("read the sets (content hash, ResultSet)"):
-        loaded, skipped, keys = _read(results_root, skip_broken)
+        loaded, skipped, keys = _read(results_root, skip_broken, store, keys)
     plan = _Plan(code, keys)
     if check:
         check(loaded)
