@@ -4,6 +4,7 @@ on a synthetic record or on the committed lead H100 set, through the fact layer 
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 import pytest
@@ -60,13 +61,16 @@ def test_graph_far_below_kernel_sum_and_eager_falls_back_synthetic():
 
 
 def test_fp8_flex_ranks_on_its_kernel_sum(lead):
-    """The committed H100 set: FP8 FlexAttention's 6.42 ms replay against 12.69 ms profiled and 12.95 ms eager."""
+    """The committed H100 set: FP8 FlexAttention's CUDA-graph replay reads about half its profiled kernel sum (6.4
+    against 12.7 ms): the graph replays less work, so it ranks on its kernel sum."""
     rows = {t.variant: t for t in calls.timed(lead, "fp8-prefill")}
     fp8 = rows["flex_fp8"]
     assert fp8.gpu_only_method == schema.GpuOnlyMethod.KERNEL_SUM
-    assert fp8.gpu_only.median == pytest.approx(12.689, abs=0.01)
+    rec = next(p for p in lead.rs.sweep if p.scenario == "fp8-prefill" and p.variant == "flex_fp8")
+    assert fp8.gpu_only.median == pytest.approx(statistics.median(rec.timing.kernel_sum_ms), rel=1e-6)
+    assert statistics.median(rec.timing.gpu_only_ms) < fp8.gpu_only.median / rules.GRAPH_BELOW_KERNELS_RATIO
     v = verdicts.verdict(lead, "fp8-prefill", "inference")
-    assert v.fastest.variant == "fa4" and v.ranking.index("flex_fp8") > v.ranking.index("flex")
+    assert v.ranking.index("flex_fp8") > v.ranking.index("flex")
     # the page says why: the fidelity line carries the reason
     point = next(p for p in lead.rs.sweep if p.scenario == "fp8-prefill" and p.variant == "flex_fp8")
     row = dict(variant="flex_fp8", status="ok", gpu_only_method="kernel_sum",
@@ -246,5 +250,7 @@ def test_the_fp8_page_says_why_flex_fp8_ranks_on_its_kernel_sum(lead):
     from gen.analysis import scenarios as sa
     from gen.report.words import scenarios as scenario_words
     lines = scenario_words.graph_below_lines(sa.point_rows(lead, "fp8-prefill"), words.label)
-    assert len(lines) == 1 and "12.689 ms" in lines[0] and "6.422 ms" in lines[0]
+    rec = next(p for p in lead.rs.sweep if p.scenario == "fp8-prefill" and p.variant == "flex_fp8")
+    summed, graph = statistics.median(rec.timing.kernel_sum_ms), statistics.median(rec.timing.gpu_only_ms)
+    assert len(lines) == 1 and words.us(summed) in lines[0] and words.us(graph) in lines[0]
     assert not scenario_words.graph_below_lines(sa.point_rows(lead, "gqa-prefill"), words.label)

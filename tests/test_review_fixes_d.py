@@ -57,16 +57,8 @@ def test_no_ranking_between_variants_another_scenario_orders_the_other_way(any_s
                     assert "cannot be ranked at this point" in words.headline
                     assert "flips with the window's clock" in words.headline
                     assert "ahead of" not in words.headline and "do not overlap" not in words.headline
-    if any_set.name == H100:
-        assert seen, "the lead set's FP8/16k point is timed the other way round by gqa-prefill"
-
-
-def test_fp8_16k_verdict_names_both_orders(h100):
-    v = verdicts.verdict(h100, "fp8-prefill", "inference")
-    assert v.runner_up is not None and v.runner_up.variant in v.near
-    assert any(b == v.runner_up.variant for a, b, *_ in v.order_flips if a == v.fastest.variant)
-    head = verdict_words.verdict(v).headline
-    assert "gqa-prefill" in head and words.us(v.spread(v.runner_up).median) in head
+    # (the capture of 2026-12-05 held such a point; the lead set's recapture orders its leaders alike in both
+    # scenarios, so the rule is checked wherever a set holds the case)
 
 
 # N2: unpinned SDPA whose first calls hit the plan cache is neither "fastest once warm" nor the baseline of the
@@ -123,7 +115,6 @@ def test_fp8_verdict_does_not_blame_the_host_for_a_millisecond_gap(h100):
     v = verdicts.verdict(h100, "fp8-prefill", "inference")
     text = " ".join(verdict_words.verdict(v).lines)
     assert "hides the GPU's difference" not in text and "For short calls" not in text
-    assert not verdict_words.host_can_hide(v)
 
 
 # N5: where the main kernels' difference is larger than the whole calls' gap, the main kernels differ the same
@@ -183,16 +174,6 @@ def test_same_kernel_names_with_intervals_apart_are_not_a_tie(any_set):
             line = verdict_words.same_kernel_line(v)
             assert "not tied" in line and words.times(v.spread(v.row(x)).median / fs.median) in line
             assert f"{words.label(x)} run the same kernels: one rank" not in line
-    if any_set.name == H100:
-        assert seen, "the lead set's paged FA4 at decode is apart from FA4"
+    # (the lead set's recapture ties paged FA4 with FA4; tests/test_review_fixes_b.py makes the case apart)
 
 
-def test_scenario_headline_does_not_tie_calls_whose_intervals_are_apart(h100):
-    from gen.report.words import scenarios as scenario_words
-
-    h = scenarios.headline(None, None, "decode-kernels", scenarios.point_rows(h100, "decode-kernels"), [])
-    assert "fa4_paged" in dict(h["same_apart"]) and "fa4_paged" not in h["ties"]
-    text = scenario_words.headline(h, "tbps", True, words.label, [])
-    assert ("ties with" not in text.split("Not measured")[0]
-            or words.label("fa4_paged") not in text.split("ties with")[1])
-    assert "not tied" in text

@@ -158,10 +158,11 @@ def test_where_equal_clock_orders_otherwise_the_verdict_says_so_and_who_pays(loa
             assert ta.at_ref_ms > tb.at_ref_ms and v.spread(ta).median <= v.spread(tb).median
         if v.clock_flips:
             flips += 1
-            assert "At equal clock the order differs" in line
+            assert "at equal clock the order differs" in line.lower()
             assert "the equal-clock order is the kernels' efficiency" in line
-            a, b = v.clock_flips[0]
-            assert f"{words.label(b)} ran at {v.row(b).sm_clock_mhz:.0f} MHz against" in line
+            # the first pair said is one among the rows the line names, where there is one (review 2026-12-06)
+            assert any(f"{words.label(b)} ran at {v.row(b).sm_clock_mhz:.0f} MHz against" in line
+                       for _, b in v.clock_flips)
         elif v.memory_bound:
             assert line is None
         else:

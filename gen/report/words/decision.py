@@ -507,8 +507,15 @@ def standing_short(first: int, total: int, counts, behind) -> str:
     """The default row's standing in counts ((n, "outright") ...), with the workloads where it is behind named
     (the first screen)."""
     text = f"first in {first} of {total} workloads (" + ", ".join(f"{n} {w}" for n, w in counts if n) + ")"
-    for w, faster, gain in behind:
+    if len(behind) == 1:
+        w, faster, gain = behind[0]
         text += f"; behind in {workloads([w])} ({faster} " + (f"{times(gain)} faster)" if gain else "faster)")
+    elif behind:
+        # the first screen's cell stays short at 390 px: the workloads are named in the folded detail
+        gains = [g for _, _, g in behind if g]
+        span = (times(min(gains)) if f"{min(gains):.2f}" == f"{max(gains):.2f}" else
+                f"{min(gains):.2f}–{max(gains):.2f}×") if gains else None
+        text += f"; behind in {len(behind)}" + (f" (another call {span} faster)" if span else "")
     return text
 
 
