@@ -29,9 +29,9 @@ import torch
 from gen.capture import counters as counter_defs
 from gen.capture import dynamic, gpuwork, precompile, probe, staging, sweep, telemetry
 from gen.capture import progress as progress_defs
-from gen.capture.attention import (
+from gen.capture.attention import build
+from gen.capture.inputs import (
     DTYPES,
-    build,
     check_heads,
     grad_output,
     make_inputs,

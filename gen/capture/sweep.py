@@ -29,10 +29,9 @@ from pathlib import Path
 import torch
 
 from gen.capture import probe, staging, timing
-from gen.capture.attention import (
-    AUTOTUNE_ROOM_SHARE,
+from gen.capture.attention import AUTOTUNE_ROOM_SHARE, build
+from gen.capture.inputs import (
     DTYPES,
-    build,
     check_heads,
     grad_output,
     make_inputs,
