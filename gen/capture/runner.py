@@ -46,7 +46,8 @@ from gen.capture.probe import mode_context as _mode_context
 from gen.capture.probe import out_of_memory as _mem_reason
 from gen.capture.probe import refusal as _reason
 from gen.capture.probe import sync as _sync
-from gen.capture.timing import Budget, describe, first_line, fwd_bwd_ms, measure
+from gen.capture.timers import fwd_bwd_ms
+from gen.capture.timing import Budget, describe, first_line, measure
 from gen.model import layout, schema, trace_digest
 from gen.model import scenarios as scenario_defs
 from gen.model import variants as variant_defs

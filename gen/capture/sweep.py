@@ -28,7 +28,7 @@ from pathlib import Path
 
 import torch
 
-from gen.capture import probe, staging, timing
+from gen.capture import probe, staging, timers, timing
 from gen.capture.attention import AUTOTUNE_ROOM_SHARE, build
 from gen.capture.inputs import (
     DTYPES,
@@ -40,7 +40,8 @@ from gen.capture.inputs import (
     rel_error,
 )
 from gen.capture.progress import Phases
-from gen.capture.timing import Budget, describe, timer_for, warm_up
+from gen.capture.timers import timer_for
+from gen.capture.timing import Budget, describe, warm_up
 from gen.model import schema
 from gen.model.scenarios import ARTICLE, Scenario
 from gen.model.variants import Variant
@@ -621,7 +622,7 @@ def _finish_point(r: _Ready, device) -> schema.SweepPoint:
 def _fwd_bwd(t: schema.Timing, built, q, k, v, go, device, budget: Budget) -> None:
     """Training: the forward and the backward of one step timed apart (Timing.fwd_ms, bwd_ms)."""
     try:
-        t.fwd_ms, t.bwd_ms, t.fwd_bwd_method = timing.fwd_bwd_ms(built.fn, q, k, v, go, device,
+        t.fwd_ms, t.bwd_ms, t.fwd_bwd_method = timers.fwd_bwd_ms(built.fn, q, k, v, go, device,
                                                                calls=max(3, budget.repeats // 2))
     except torch.OutOfMemoryError as exc:
         t.fwd_bwd_reason = probe.out_of_memory(exc)
