@@ -205,7 +205,7 @@ def test_timed_loops_run_outside_the_warnings_recorder_and_no_grad_is_entered_on
 
     import torch
 
-    from gen.capture import runner, timing
+    from gen.capture import timing, variant_run
     from gen.model import variants
 
     tiny = timing.Budget(warmup_min=2, warmup_min_s=0.0, warmup_max_s=0.05, repeats=3, min_measure_s=0.0,
@@ -216,13 +216,13 @@ def test_timed_loops_run_outside_the_warnings_recorder_and_no_grad_is_entered_on
         seen.append((torch.is_grad_enabled(), _catch_all(warnings.filters), graph))
         return timing.measure(call, device, tiny, graph, **kw)
 
-    monkeypatch.setattr(runner, "measure", spy)
+    monkeypatch.setattr(variant_run, "measure", spy)
     cfg = schema.RunConfig(batch=1, heads=2, seq_len=32, head_dim=16, dtype="bf16", modes=[mode], variants=["naive"],
                            warmup_min=2, repeats=3, profile_wait=0, profile_warmup=1, profile_active=1,
                            error_draws=1, seed=0)
     (tmp_path / schema.TRACE_DIR).mkdir()
     before = _catch_all(warnings.filters)
-    r = runner.run_variant(variants.VARIANTS["naive"], mode, cfg, torch.device("cpu"), tiny, tmp_path)
+    r = variant_run.run_variant(variants.VARIANTS["naive"], mode, cfg, torch.device("cpu"), tiny, tmp_path)
     assert r.status == "ok", r.reason
     # inference: no_grad entered around measure (not inside each call); train: grads on
     assert not before  # else this test could not tell
@@ -380,7 +380,7 @@ def test_the_recorded_commit_says_when_the_tracked_files_differ_from_it(tmp_path
     older code than what ran."""
     import subprocess
 
-    from gen.capture import runner
+    from gen.capture import environment
 
     def git(*a):
         subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True)
@@ -390,13 +390,13 @@ def test_the_recorded_commit_says_when_the_tracked_files_differ_from_it(tmp_path
     git("add", "f.py")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
     monkeypatch.chdir(tmp_path)
-    head = runner._commit()
+    head = environment._commit()
     assert head and len(head) == 40 and "+" not in head
     (tmp_path / "f.py").write_text("x = 2\n")
-    assert runner._commit() == head + "+modified"
+    assert environment._commit() == head + "+modified"
     (tmp_path / "new.py").write_text("")  # an untracked file is not the code that ran
     (tmp_path / "f.py").write_text("x = 1\n")
-    assert runner._commit() == head
+    assert environment._commit() == head
 
 
 def test_a_compiled_naive_point_whose_score_matrix_the_gpu_cannot_hold_twice_is_not_run(monkeypatch):
