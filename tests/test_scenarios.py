@@ -179,6 +179,7 @@ def test_naive_expands_kv_heads_and_float32_stays_close():
 # --------------------------------------------------------------------------- the sweep: statuses, never a crash
 
 sweep = pytest.importorskip("gen.capture.sweep")
+sweep_plan = pytest.importorskip("gen.capture.sweep_plan")
 
 
 def _quick():
@@ -211,7 +212,7 @@ def test_oom_stops_a_series_and_the_time_limit_skips(tmp_path, monkeypatch):
 
 def test_plan_puts_compiled_variants_last_and_names_traces_uniquely():
     vs = [variants.VARIANTS[n] for n in ("flex", "naive", "sdpa_auto")]
-    series = sweep.plan(vs, [sc.tiny(s) for s in sc.SCENARIOS.values()], ["inference", "train"])
+    series = sweep_plan.plan(vs, [sc.tiny(s) for s in sc.SCENARIOS.values()], ["inference", "train"])
     order = [jobs[0].variant.compiled for jobs in series]
     assert order == sorted(order)
     jobs = [j for s in series for j in s]
@@ -219,7 +220,7 @@ def test_plan_puts_compiled_variants_last_and_names_traces_uniquely():
     assert len(names) == len(set(names))
     assert "traces/sweep__naive__s64_d16.json.gz" in names  # the article's schema-1 names stay
     assert "traces/gqa-prefill__flex__train__q16_k16.json.gz" in names
-    decode_only = sweep.plan(vs, [sc.tiny(sc.SCENARIOS["decode"])], ["inference", "train"])
+    decode_only = sweep_plan.plan(vs, [sc.tiny(sc.SCENARIOS["decode"])], ["inference", "train"])
     assert {j.mode for s in decode_only for j in s} == {"inference"}  # decode declares no train point
 
 

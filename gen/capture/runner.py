@@ -23,8 +23,19 @@ from pathlib import Path
 
 import torch
 
+from gen.capture import (
+    ceilings,
+    dynamic,
+    gpuwork,
+    precompile,
+    probe,
+    staging,
+    sweep,
+    sweep_limits,
+    sweep_plan,
+    telemetry,
+)
 from gen.capture import counters as counter_defs
-from gen.capture import dynamic, gpuwork, precompile, probe, staging, sweep, telemetry
 from gen.capture import progress as progress_defs
 from gen.capture.environment import environment, ref_mhz, set_name
 from gen.capture.inputs import DTYPES
@@ -281,7 +292,7 @@ def _compile_ahead(steps, run_keys, jobs, cfg, device, store, staging_dir, seed)
     first = [precompile.spec_of(key, v.kind, v.backend, mode, cfg.dtype, point, cfg.seed or 0)
              for (mode, v), key in zip(steps, run_keys) if todo(v, mode, key)]
     rest = [precompile.spec_of(key, j.variant.kind, j.variant.backend, j.mode, j.scenario.dtype, j.point, seed)
-            for j, key in ((j, sweep.job_key(j)) for j in jobs) if todo(j.variant, j.mode, key)]
+            for j, key in ((j, sweep_plan.job_key(j)) for j in jobs) if todo(j.variant, j.mode, key)]
     if not first and not rest:
         return {}, 0.0
     t0 = time.monotonic()
@@ -311,7 +322,7 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
         log(f"telemetry {sampler.reason}")
     steps = _run_steps(variants, modes, scenarios)
     run_keys = [staging.key_of("run", "article", m, v.name) for m, v in steps]
-    series = sweep.plan(variants, scenarios, modes)
+    series = sweep_plan.plan(variants, scenarios, modes)
     jobs = [j for s in series for j in s]
     todo = {"runs": sum(store.get(k) is None for k in run_keys)}
     if counters and steps:
@@ -319,7 +330,7 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
     if jobs:
         todo["ceilings"] = int(store.get("ceilings") is None)
         for j in jobs:
-            if store.get(sweep.job_key(j)) is None:
+            if store.get(sweep_plan.job_key(j)) is None:
                 todo[f"sweep {j.scenario.name}"] = todo.get(f"sweep {j.scenario.name}", 0) + 1
     for s in scenarios:
         for phase in s.dynamic_points():
@@ -383,7 +394,7 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
             if kept is None:
                 log("measuring the GPU's ceilings")
                 t0 = time.monotonic()
-                rs.ceilings = sweep.ceilings(device, sampler)
+                rs.ceilings = ceilings.ceilings(device, sampler)
                 seconds = time.monotonic() - t0
                 store.put("ceilings", {"kind": "ceilings", "stage": "ceilings", "seconds": seconds,
                                        "record": dataclasses.asdict(rs.ceilings) if rs.ceilings else None})
@@ -397,8 +408,8 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
                                        progress=progress, bursts=bursts, ahead=ahead)
         for s in scenarios:
             if s.dynamic_points():
-                got, switches = dynamic.run(variants, s, device, store, t_start + time_limit_s - sweep.WRITE_MARGIN_S,
-                                            seed=seed, progress=progress)
+                deadline = t_start + time_limit_s - sweep_limits.WRITE_MARGIN_S
+                got, switches = dynamic.run(variants, s, device, store, deadline, seed=seed, progress=progress)
                 rs.dynamic += got
                 rs.switches += switches
     finally:
