@@ -32,7 +32,8 @@ import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
 from gen.capture import timing  # noqa: E402
-from gen.capture.attention import build, make_inputs  # noqa: E402
+from gen.capture.attention import build  # noqa: E402
+from gen.capture.inputs import make_inputs  # noqa: E402
 from gen.model import schema  # noqa: E402
 
 POINT = schema.Point(batch=8, q_heads=16, kv_heads=16, head_dim=64, q_len=1024, kv_len=1024, mask="causal")

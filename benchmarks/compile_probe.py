@@ -45,7 +45,8 @@ CHILD = r"""
 import cProfile, io, json, pstats, sys, time
 import torch
 from gen.model import schema
-from gen.capture.attention import NaiveAttention, make_inputs
+from gen.capture.inputs import make_inputs
+from gen.capture.modules import NaiveAttention
 mode, first_len, len_ = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 dev = torch.device("cuda")
 def point(n):
@@ -100,7 +101,8 @@ t0 = time.perf_counter()
 import torch
 out = {"variant": sys.argv[1], "prepare": sys.argv[2], "import_s": time.perf_counter() - t0}
 from gen.model import schema
-from gen.capture.attention import build, make_inputs
+from gen.capture.attention import build
+from gen.capture.inputs import make_inputs
 t = time.perf_counter()
 torch.zeros(1, device="cuda"); torch.cuda.synchronize()
 out["cuda_init_s"] = time.perf_counter() - t

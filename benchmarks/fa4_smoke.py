@@ -31,8 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from gen.capture import attention as at  # noqa: E402
-from gen.capture import probe  # noqa: E402
+from gen.capture import attention, inputs, probe  # noqa: E402
 from gen.model import scenarios as sc  # noqa: E402
 from gen.model import schema  # noqa: E402
 from gen.model import variants as vd  # noqa: E402
@@ -78,16 +77,16 @@ def cases(scenarios: list[sc.Scenario], names: set[str], sizes: list[str]) -> li
 def _error(built, case: Case, q, k, v, go) -> float:
     p = case.point
     if case.mode == "inference":
-        heads = at.check_heads(p)
+        heads = inputs.check_heads(p)
         with torch.no_grad():
             out = built.fn(q, k, v)
-        return at.rel_error(out[0, heads], at.reference_slice(q, k, v, p, heads))
+        return inputs.rel_error(out[0, heads], inputs.reference_slice(q, k, v, p, heads))
     q.grad = k.grad = v.grad = None
     built.fn(q, k, v).backward(go)
     groups = p.q_heads // p.kv_heads
-    want = at.reference_grads(q, k, v, go, p)
+    want = inputs.reference_grads(q, k, v, go, p)
     got = (q.grad[0, :groups], k.grad[0, 0], v.grad[0, 0])
-    return max(at.rel_error(a, b) for a, b in zip(got, want))
+    return max(inputs.rel_error(a, b) for a, b in zip(got, want))
 
 
 def _steady_ms(step) -> float:
@@ -108,12 +107,12 @@ def _steady_ms(step) -> float:
 def run_case(case: Case, device) -> None:
     v = vd.VARIANTS[case.variant]
     train = case.mode == "train"
-    dtype = at.DTYPES[sc.SCENARIOS[case.scenario].dtype]
+    dtype = inputs.DTYPES[sc.SCENARIOS[case.scenario].dtype]
     try:
         t0 = time.perf_counter()
-        built = at.build(v.kind, v.backend, case.point, device)
-        q, k, v_ = at.make_inputs(case.point, dtype, device, seed=0, grad=train, layout=built.layout)
-        go = at.grad_output(case.point, dtype, device, seed=7) if train else None
+        built = attention.build(v.kind, v.backend, case.point, device)
+        q, k, v_ = inputs.make_inputs(case.point, dtype, device, seed=0, grad=train, layout=built.layout)
+        go = inputs.grad_output(case.point, dtype, device, seed=7) if train else None
         torch.cuda.synchronize()
         case.build_s = time.perf_counter() - t0
         step = probe.call(built, q, k, v_, go)

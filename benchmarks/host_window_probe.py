@@ -54,7 +54,7 @@ def cpu_now():
             if f"processor\t: {cpu}\n" in b + "\n":
                 mhz = float(b.split("cpu MHz")[1].split(":")[1].split()[0])
     return cpu, mhz
-from gen.capture import attention, probe, sweep, timing
+from gen.capture import attention, inputs, probe, sweep, timing
 from gen.model import scenarios, variants
 sc = scenarios.resolve(["decode"])[0]
 point = next(p for p in sc.points() if p.kv_len == 16384)
@@ -63,7 +63,7 @@ budget = sweep.budget_for(timing.Budget())
 out = {}
 for v in variants.resolve(sys.argv[1].split(",")):
     b = attention.build(v.kind, v.backend, point, dev)
-    q, k, v_ = attention.make_inputs(point, attention.DTYPES[sc.dtype], dev, 0)
+    q, k, v_ = inputs.make_inputs(point, inputs.DTYPES[sc.dtype], dev, 0)
     step = probe.call(b, q, k, v_)
     rows = []
     with b.context(), torch.no_grad():

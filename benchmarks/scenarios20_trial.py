@@ -19,7 +19,8 @@ import warnings
 
 import torch
 
-from gen.capture.attention import DTYPES, build, check_heads, make_inputs, reference_slice, rel_error
+from gen.capture.attention import build
+from gen.capture.inputs import DTYPES, check_heads, make_inputs, reference_slice, rel_error
 from gen.model import scenarios as sc
 
 NAMES = ["packed-documents", "chunked-prefill", "decode-kernels", "fp8-prefill", "sliding-window",

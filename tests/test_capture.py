@@ -205,7 +205,7 @@ def test_timed_loops_run_outside_the_warnings_recorder_and_no_grad_is_entered_on
 
     import torch
 
-    from gen.capture import runner, timing
+    from gen.capture import timing, variant_run
     from gen.model import variants
 
     tiny = timing.Budget(warmup_min=2, warmup_min_s=0.0, warmup_max_s=0.05, repeats=3, min_measure_s=0.0,
@@ -216,13 +216,13 @@ def test_timed_loops_run_outside_the_warnings_recorder_and_no_grad_is_entered_on
         seen.append((torch.is_grad_enabled(), _catch_all(warnings.filters), graph))
         return timing.measure(call, device, tiny, graph, **kw)
 
-    monkeypatch.setattr(runner, "measure", spy)
+    monkeypatch.setattr(variant_run, "measure", spy)
     cfg = schema.RunConfig(batch=1, heads=2, seq_len=32, head_dim=16, dtype="bf16", modes=[mode], variants=["naive"],
                            warmup_min=2, repeats=3, profile_wait=0, profile_warmup=1, profile_active=1,
                            error_draws=1, seed=0)
     (tmp_path / schema.TRACE_DIR).mkdir()
     before = _catch_all(warnings.filters)
-    r = runner.run_variant(variants.VARIANTS["naive"], mode, cfg, torch.device("cpu"), tiny, tmp_path)
+    r = variant_run.run_variant(variants.VARIANTS["naive"], mode, cfg, torch.device("cpu"), tiny, tmp_path)
     assert r.status == "ok", r.reason
     # inference: no_grad entered around measure (not inside each call); train: grads on
     assert not before  # else this test could not tell
@@ -284,29 +284,29 @@ def test_a_capture_killed_with_sigkill_resumes_and_publishes_the_same_set(tmp_pa
 def test_a_point_predicted_past_the_per_call_or_first_call_limit_is_skipped_with_why():
     import torch
 
-    from gen.capture import sweep
+    from gen.capture import sweep_limits, sweep_plan
     from gen.model import scenarios, variants
 
     s = scenarios.SCENARIOS["article"]
-    job = sweep.Job(s, "inference", s.point(16384), variants.VARIANTS["naive"], None)
+    job = sweep_plan.Job(s, "inference", s.point(16384), variants.VARIANTS["naive"], None)
     gpu, cpu = torch.device("cuda"), torch.device("cpu")
     far = float("inf")
 
     def seen(last_ms, firsts=(), oom_at=None):
-        return sweep._Series(oom_at=oom_at, last_s=3.0, prev=s.point(8192), last_ms=last_ms,
+        return sweep_limits.Series(oom_at=oom_at, last_s=3.0, prev=s.point(8192), last_ms=last_ms,
                              firsts=[(s.point(n), f) for n, f in firsts])
 
-    why = sweep._not_run(job, seen(87.2), far, gpu)
+    why = sweep_limits.not_run(job, seen(87.2), far, gpu)
     assert why.startswith("not run: predicted 349 ms a call from 87.2 ms at 8192 tokens")
-    assert sweep._not_run(job, seen(87.2), far, cpu) is None  # a CPU's times are noise
-    assert sweep._not_run(job, seen(30.0), far, gpu) is None
+    assert sweep_limits.not_run(job, seen(87.2), far, cpu) is None  # a CPU's times are noise
+    assert sweep_limits.not_run(job, seen(30.0), far, gpu) is None
     # First calls that grew with the work (autotuning runs the kernels) predict a long one...
-    why = sweep._not_run(job, seen(30.0, [(4096, 4.3), (8192, 17.2)]), far, gpu)
+    why = sweep_limits.not_run(job, seen(30.0, [(4096, 4.3), (8192, 17.2)]), far, gpu)
     assert why.startswith("not run: predicted a first call of 69 s from 17.2 s at 8192 tokens")
     # ...first calls that did not grow (a compile's fixed cost) predict none, and one alone says nothing.
-    assert sweep._not_run(job, seen(30.0, [(4096, 17.0), (8192, 17.2)]), far, gpu) is None
-    assert sweep._not_run(job, seen(30.0, [(8192, 17.2)]), far, gpu) is None
-    oom = sweep._not_run(job, seen(1.0, oom_at=4096), far, gpu)
+    assert sweep_limits.not_run(job, seen(30.0, [(4096, 17.0), (8192, 17.2)]), far, gpu) is None
+    assert sweep_limits.not_run(job, seen(30.0, [(8192, 17.2)]), far, gpu) is None
+    oom = sweep_limits.not_run(job, seen(1.0, oom_at=4096), far, gpu)
     assert oom == "not run: out of memory already at 4096 tokens"
 
 
@@ -316,53 +316,53 @@ def test_a_series_with_few_first_calls_is_predicted_from_the_variants_other_seri
     What the D=64 series and gqa-prefill showed predicts both."""
     import torch
 
-    from gen.capture import sweep
+    from gen.capture import sweep_limits, sweep_plan
     from gen.model import scenarios, variants
 
     art, gqa, win = (scenarios.SCENARIOS[n] for n in ("article", "gqa-prefill", "sliding-window"))
     v = variants.VARIANTS["naive_compiled"]
     gpu, far = torch.device("cuda"), float("inf")
-    growth = sweep._Growth()
+    growth = sweep_limits.Growth()
 
     def ran(series, point, first_s):
-        rec = sweep.schema.SweepPoint(variant=v.name, point=point, status="ok", first_call_s=first_s)
-        rec.timing = sweep.schema.Timing(gpu_only_ms=[1.0])
+        rec = schema.SweepPoint(variant=v.name, point=point, status="ok", first_call_s=first_s)
+        rec.timing = schema.Timing(gpu_only_ms=[1.0])
         series.add(rec, point, first_s + 1.0)
 
-    d64 = sweep._Series(growth=growth, key=(v.name, "inference"), scenario="article")
+    d64 = sweep_limits.Series(growth=growth, key=(v.name, "inference"), scenario="article")
     for n, f in [(2048, 1.9), (4096, 4.3), (8192, 15.7)]:
         ran(d64, art.point(n), f)
     assert 0.9 < growth.exponent[(v.name, "inference")] <= 1.0
-    d128 = sweep._Series(growth=growth, key=(v.name, "inference"), scenario="article")
+    d128 = sweep_limits.Series(growth=growth, key=(v.name, "inference"), scenario="article")
     ran(d128, art.point(4096, 128), 3.7)
-    why = sweep._not_run(sweep.Job(art, "inference", art.point(16384, 128), v, None), d128, far, gpu)
+    why = sweep_limits.not_run(sweep_plan.Job(art, "inference", art.point(16384, 128), v, None), d128, far, gpu)
     assert why.startswith("not run: predicted a first call of ") and "from 3.7 s at 4096 tokens" in why
     assert "(the variant's first calls in another series grew as the work to the power 0.9" in why
-    g = sweep._Series(growth=growth, key=(v.name, "inference"), scenario="gqa-prefill")
+    g = sweep_limits.Series(growth=growth, key=(v.name, "inference"), scenario="gqa-prefill")
     for n, f in [(2048, 1.5), (4096, 2.7), (8192, 10.3)]:
         ran(g, gqa.point(n), f)
-    alone = sweep._Series(growth=growth, key=(v.name, "inference"), scenario="sliding-window")
-    why = sweep._not_run(sweep.Job(win, "inference", win.point(16384), v, None), alone, far, gpu)
+    alone = sweep_limits.Series(growth=growth, key=(v.name, "inference"), scenario="sliding-window")
+    why = sweep_limits.not_run(sweep_plan.Job(win, "inference", win.point(16384), v, None), alone, far, gpu)
     assert "from 10.3 s at gqa-prefill's 8192 tokens (B=1, 64 query heads)" in why
     # Decode's compiled product: one first call just over a second, the next under it: no growth.
     dec = scenarios.SCENARIOS["decode"]
-    d = sweep._Series(growth=growth, key=(v.name, "inference"), scenario="decode")
+    d = sweep_limits.Series(growth=growth, key=(v.name, "inference"), scenario="decode")
     ran(d, dec.point(4096), 1.01)
     ran(d, dec.point(16384), 0.61)
-    assert sweep._not_run(sweep.Job(dec, "inference", dec.point(131072), v, None), d, far, gpu) is None
+    assert sweep_limits.not_run(sweep_plan.Job(dec, "inference", dec.point(131072), v, None), d, far, gpu) is None
     # FlexAttention's compile does not grow with the work; a decode step's first call, at hundreds of
     # times less work than a 16k prefill, predicts nothing for it (the first H200 capture without that
     # bound skipped the sliding window's Flex point, predicted 37 s from decode's 1.8 s).
     fk = (variants.VARIANTS["flex"].name, "inference")
-    fd = sweep._Series(growth=growth, key=fk, scenario="decode")
+    fd = sweep_limits.Series(growth=growth, key=fk, scenario="decode")
     for n, f in [(4096, 1.2), (16384, 1.3), (65536, 2.5), (131072, 1.8)]:
         ran(fd, dec.point(n), f)
-    fw = sweep._Series(growth=growth, key=fk, scenario="sliding-window")
-    assert sweep._not_run(sweep.Job(win, "inference", win.point(16384), variants.VARIANTS["flex"], None),
+    fw = sweep_limits.Series(growth=growth, key=fk, scenario="sliding-window")
+    assert sweep_limits.not_run(sweep_plan.Job(win, "inference", win.point(16384), variants.VARIANTS["flex"], None),
                           fw, far, gpu) is None
     # Training compiles other graphs: its series learn nothing from inference's.
-    train = sweep._Series(growth=growth, key=(v.name, "train"), scenario="sliding-window")
-    assert sweep._not_run(sweep.Job(win, "train", win.point(16384), v, None), train, far, gpu) is None
+    train = sweep_limits.Series(growth=growth, key=(v.name, "train"), scenario="sliding-window")
+    assert sweep_limits.not_run(sweep_plan.Job(win, "train", win.point(16384), v, None), train, far, gpu) is None
 
 
 def test_a_long_out_of_memory_line_is_cut_between_words_and_says_so():
@@ -381,7 +381,7 @@ def test_the_recorded_commit_says_when_the_tracked_files_differ_from_it(tmp_path
     older code than what ran."""
     import subprocess
 
-    from gen.capture import runner
+    from gen.capture import environment
 
     def git(*a):
         subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True)
@@ -391,13 +391,13 @@ def test_the_recorded_commit_says_when_the_tracked_files_differ_from_it(tmp_path
     git("add", "f.py")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
     monkeypatch.chdir(tmp_path)
-    head = runner._commit()
+    head = environment._commit()
     assert head and len(head) == 40 and "+" not in head
     (tmp_path / "f.py").write_text("x = 2\n")
-    assert runner._commit() == head + "+modified"
+    assert environment._commit() == head + "+modified"
     (tmp_path / "new.py").write_text("")  # an untracked file is not the code that ran
     (tmp_path / "f.py").write_text("x = 1\n")
-    assert runner._commit() == head
+    assert environment._commit() == head
 
 
 def test_a_compiled_naive_point_whose_score_matrix_the_gpu_cannot_hold_twice_is_not_run(monkeypatch):
@@ -405,23 +405,25 @@ def test_a_compiled_naive_point_whose_score_matrix_the_gpu_cannot_hold_twice_is_
     it to host memory around every candidate, minutes at 16k tokens. Judged with the H200's free memory."""
     import torch
 
-    from gen.capture import sweep
+    from gen.capture import sweep_limits, sweep_plan
     from gen.model import scenarios, variants
 
     art = scenarios.SCENARIOS["article"]
     gpu, far = torch.device("cuda"), float("inf")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device=None: (140e9, 143e9))
-    fresh = sweep._Series(growth=sweep._Growth(), key=("naive_compiled", "inference"), scenario="article")
+    fresh = sweep_limits.Series(growth=sweep_limits.Growth(), key=("naive_compiled", "inference"), scenario="article")
     compiled, naive = variants.VARIANTS["naive_compiled"], variants.VARIANTS["naive"]
     # 8k tokens, B8 H16: 17 GB, room for a copy; 16k: 69 GB, none
-    assert sweep._not_run(sweep.Job(art, "inference", art.point(8192), compiled, None), fresh, far, gpu) is None
-    why = sweep._not_run(sweep.Job(art, "inference", art.point(16384), compiled, None), fresh, far, gpu)
+    job = sweep_plan.Job(art, "inference", art.point(8192), compiled, None)
+    assert sweep_limits.not_run(job, fresh, far, gpu) is None
+    why = sweep_limits.not_run(sweep_plan.Job(art, "inference", art.point(16384), compiled, None), fresh, far, gpu)
     assert why.startswith("not run: the first call's autotuner would keep a pinned host copy of the 69 GB score matrix")
     # at 32k the matrix alone (275 GB) is more than the GPU holds
-    why = sweep._not_run(sweep.Job(art, "inference", art.point(32768), compiled, None), fresh, far, gpu)
+    why = sweep_limits.not_run(sweep_plan.Job(art, "inference", art.point(32768), compiled, None), fresh, far, gpu)
     assert why == ("not run: the 275 GB score matrix alone is more than the 140 GB left free on the GPU at this point "
                    "(of its 143 GB; the rest held by the capture)")
     # the eager product has no autotuner
-    eager = sweep._Series(growth=sweep._Growth(), key=("naive", "inference"), scenario="article")
-    assert sweep._not_run(sweep.Job(art, "inference", art.point(16384), naive, None), eager, far, gpu) is None
+    eager = sweep_limits.Series(growth=sweep_limits.Growth(), key=("naive", "inference"), scenario="article")
+    job = sweep_plan.Job(art, "inference", art.point(16384), naive, None)
+    assert sweep_limits.not_run(job, eager, far, gpu) is None

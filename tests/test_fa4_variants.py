@@ -63,8 +63,7 @@ def test_precompile_compiles_flex_flash_ahead_and_warms_its_own_one_time_costs()
 
 
 torch = pytest.importorskip("torch")
-from gen.capture import attention as at  # noqa: E402
-from gen.capture import probe  # noqa: E402
+from gen.capture import attention, extras, inputs, probe  # noqa: E402
 
 
 def _point(name: str, tiny: bool = False) -> schema.Point:
@@ -73,24 +72,24 @@ def _point(name: str, tiny: bool = False) -> schema.Point:
 
 
 def test_the_plan_maps_masks_windows_and_documents_to_fa4_arguments():
-    assert at.FA4Plan.of(_point("article")) == at.FA4Plan(False, {"causal": True})
-    assert at.FA4Plan.of(_point("decode")).kwargs == {"causal": False}
+    assert extras.FA4Plan.of(_point("article")) == extras.FA4Plan(False, {"causal": True})
+    assert extras.FA4Plan.of(_point("decode")).kwargs == {"causal": False}
     # a window of W tokens: the query and W - 1 keys before it
-    assert at.FA4Plan.of(_point("sliding-window")).kwargs == {"causal": True, "window_size": (4095, 0)}
+    assert extras.FA4Plan.of(_point("sliding-window")).kwargs == {"causal": True, "window_size": (4095, 0)}
     # grouped KV heads go in as they are: no argument, no copy
-    assert at.FA4Plan.of(_point("gqa-prefill")) == at.FA4Plan(False, {"causal": True})
-    docs = at.FA4Plan.of(_point("packed-documents"))
+    assert extras.FA4Plan.of(_point("gqa-prefill")) == extras.FA4Plan(False, {"causal": True})
+    docs = extras.FA4Plan.of(_point("packed-documents"))
     assert docs.varlen and docs.cu_seqlens == (0, 4096, 5120, 8192, 8704, 10752, 14336, 15872, 16384)
     assert docs.kwargs == {"causal": True, "max_seqlen_q": 4096, "max_seqlen_k": 4096}
-    two = at.FA4Plan.of(schema.Point(2, 4, 2, 16, 12, 12, "document", docs=(4, 8)))
+    two = extras.FA4Plan.of(schema.Point(2, 4, 2, 16, 12, 12, "document", docs=(4, 8)))
     assert two.cu_seqlens == (0, 4, 12, 16, 24)  # each batch element holds the pack
-    assert at.FA4Plan.of(_point("deterministic-backward"), deterministic=True).kwargs == {
+    assert extras.FA4Plan.of(_point("deterministic-backward"), deterministic=True).kwargs == {
         "causal": True, "deterministic": True}
 
 
 def test_the_paged_plan_gives_every_sequence_its_own_shuffled_pages():
     p = _point("decode-kernels")
-    plan = at.FA4Plan.of(p, paged=True)
+    plan = extras.FA4Plan.of(p, paged=True)
     assert plan.varlen and (plan.page_size, plan.pages_per_seq) == (128, 16384 // 128)
     table = plan.page_table(p.batch)
     assert len(table) == p.batch and all(len(row) == plan.pages_per_seq for row in table)
@@ -107,7 +106,7 @@ def test_the_paged_plan_gives_every_sequence_its_own_shuffled_pages():
 ])
 def test_what_fa4_cannot_express_is_refused_with_why(point, paged, match):
     with pytest.raises(ValueError, match=match):
-        at.FA4Plan.of(point, paged)
+        extras.FA4Plan.of(point, paged)
 
 
 # --------------------------------------------------------------------------- a stand-in for flash_attn.cute
@@ -168,13 +167,13 @@ def test_fa4_attention_through_the_stand_in_matches_float64(name, paged, det):
     (B, H, S, D) output that the capture's check compares with the float64 reference."""
     point = _point(name, tiny=True)
     fake = _FakeFA4()
-    module = at.FA4Attention(point, torch.device("cpu"), paged=paged, deterministic=det, api=fake)
-    q, k, v = at.make_inputs(point, torch.float32, "cpu", seed=3, layout="bshd")
+    module = extras.FA4Attention(point, torch.device("cpu"), paged=paged, deterministic=det, api=fake)
+    q, k, v = inputs.make_inputs(point, torch.float32, "cpu", seed=3, layout="bshd")
     out = module(q, k, v)
     assert out.shape == q.shape
     heads = list(range(point.q_heads))
     for b in range(point.batch):
-        assert at.rel_error(out[b], at.reference_slice(q, k, v, point, heads, batch=b)) < 1e-5
+        assert inputs.rel_error(out[b], inputs.reference_slice(q, k, v, point, heads, batch=b)) < 1e-5
     kind, fq, fk, _, kw = fake.calls[-1]
     if paged:
         assert kind == "varlen" and kw["page_table"].dtype == torch.int32 and fk.shape[1] == module.plan.page_size
@@ -189,26 +188,26 @@ def test_fa4_attention_through_the_stand_in_matches_float64(name, paged, det):
 
 def test_the_paged_cache_is_filled_once_per_k_and_v_and_again_for_new_ones():
     point = _point("decode-kernels", tiny=True)
-    module = at.FA4Attention(point, torch.device("cpu"), paged=True, api=_FakeFA4())
+    module = extras.FA4Attention(point, torch.device("cpu"), paged=True, api=_FakeFA4())
     heads = list(range(point.q_heads))
     for seed in (3, 4):  # the second K and V may reuse the first's memory: still refilled
-        q, k, v = at.make_inputs(point, torch.float32, "cpu", seed=seed, layout="bshd")
+        q, k, v = inputs.make_inputs(point, torch.float32, "cpu", seed=seed, layout="bshd")
         cache = module(q, k, v) is not None and module.k_cache
         assert module(q, k, v) is not None and module.k_cache is cache  # the same K, V: no new fill
-        assert at.rel_error(module(q, k, v)[0], at.reference_slice(q, k, v, point, heads)) < 1e-5
+        assert inputs.rel_error(module(q, k, v)[0], inputs.reference_slice(q, k, v, point, heads)) < 1e-5
         del q, k, v
 
 
 def test_fa4_gradients_through_the_stand_in_match_float64():
     point = _point("gqa-prefill", tiny=True)
-    module = at.FA4Attention(point, torch.device("cpu"), api=_FakeFA4())
-    q, k, v = at.make_inputs(point, torch.float32, "cpu", seed=5, grad=True, layout="bshd")
-    go = at.grad_output(point, torch.float32, "cpu", seed=6)
+    module = extras.FA4Attention(point, torch.device("cpu"), api=_FakeFA4())
+    q, k, v = inputs.make_inputs(point, torch.float32, "cpu", seed=5, grad=True, layout="bshd")
+    go = inputs.grad_output(point, torch.float32, "cpu", seed=6)
     module(q, k, v).backward(go)
     groups = point.q_heads // point.kv_heads
-    dq, dk, dv = at.reference_grads(q, k, v, go, point)
+    dq, dk, dv = inputs.reference_grads(q, k, v, go, point)
     for got, want in zip((q.grad[0, :groups], k.grad[0, 0], v.grad[0, 0]), (dq, dk, dv)):
-        assert at.rel_error(got, want) < 1e-5
+        assert inputs.rel_error(got, want) < 1e-5
 
 
 # --------------------------------------------------------------------------- without flash_attn.cute
@@ -220,14 +219,14 @@ KINDS = ["flex_flash", "fa4", "fa4_paged", "fa4_deterministic"]
 def _refusal(kind: str) -> str:
     point = _point("decode-kernels" if kind == "fa4_paged" else "article", tiny=True)
     with pytest.raises(ValueError) as e:
-        at.build(kind, None, point, "cpu")
+        attention.build(kind, None, point, "cpu")
     return probe.refusal(e.value, [])
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_without_the_package_each_says_how_to_install_it(kind, monkeypatch):
     monkeypatch.setitem(sys.modules, "flash_attn", None)  # `from flash_attn import cute` raises ImportError
-    assert _refusal(kind) == f"ValueError: {at.FA4_MISSING}" and INSTALL in at.FA4_MISSING
+    assert _refusal(kind) == f"ValueError: {extras.FA4_MISSING}" and INSTALL in extras.FA4_MISSING
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -281,6 +280,6 @@ def test_the_first_import_of_flash_attn_cute_is_timed_once(tmp_path, monkeypatch
     for name in ("flash_attn", "flash_attn.cute"):  # absent again after the test, as before it
         monkeypatch.setitem(sys.modules, name, None)
         monkeypatch.delitem(sys.modules, name)
-    cute, first = at._fa4()
+    cute, first = extras._fa4()
     assert cute.__name__ == "flash_attn.cute" and first >= 0.05
-    assert at._fa4() == (cute, 0.0)
+    assert extras._fa4() == (cute, 0.0)

@@ -66,10 +66,10 @@ def test_summary_json_gives_the_equal_clock_time_beside_the_as_run_one():
 
 torch = pytest.importorskip("torch")
 
-from gen.capture import timing  # noqa: E402
+from gen.capture import timers, timing  # noqa: E402
 
 
-class LogTimer(timing.Timer):
+class LogTimer(timers.Timer):
     """A fake device that logs which call each timed window ran, on a simulated clock."""
 
     def __init__(self, gpu: bool):
@@ -170,7 +170,7 @@ def test_training_times_its_forward_and_backward_apart_on_the_cpu():
     q, k, v = (torch.randn(1, 2, 8, 4, requires_grad=True) for _ in range(3))
     go = torch.randn(1, 2, 8, 4)
     fn = torch.nn.functional.scaled_dot_product_attention
-    fwd, bwd, method = timing.fwd_bwd_ms(fn, q, k, v, go, torch.device("cpu"), calls=4)
+    fwd, bwd, method = timers.fwd_bwd_ms(fn, q, k, v, go, torch.device("cpu"), calls=4)
     assert len(fwd) == len(bwd) == 4 and method == "wall"
     assert all(x > 0 for x in fwd + bwd)
     assert q.grad is not None and q.grad.shape == q.shape

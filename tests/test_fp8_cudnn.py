@@ -36,8 +36,7 @@ def test_fp8_prefill_declares_the_cudnn_graph_beside_its_bf16_twins():
 
 
 torch = pytest.importorskip("torch")
-from gen.capture import attention as at  # noqa: E402
-from gen.capture import probe  # noqa: E402
+from gen.capture import attention, extras, probe  # noqa: E402
 
 POINT = sc.tiny(sc.SCENARIOS[FP8]).points()[0]
 
@@ -45,7 +44,7 @@ POINT = sc.tiny(sc.SCENARIOS[FP8]).points()[0]
 def _refusal(monkeypatch, module) -> str:
     monkeypatch.setitem(sys.modules, "cudnn", module)
     with pytest.raises(ValueError) as e:
-        at.build("cudnn_fp8", None, POINT, "cpu")
+        attention.build("cudnn_fp8", None, POINT, "cpu")
     return probe.refusal(e.value, [])
 
 
@@ -63,7 +62,7 @@ def test_a_broken_cudnn_install_is_named_not_hidden(monkeypatch):
     monkeypatch.delitem(sys.modules, "cudnn", raising=False)
     monkeypatch.setattr("builtins.__import__", _importer(OSError("libcudnn.so.9: cannot open shared object file")))
     with pytest.raises(ValueError, match="failed to import: OSError: libcudnn.so.9"):
-        at.build("cudnn_fp8", None, POINT, "cpu")
+        attention.build("cudnn_fp8", None, POINT, "cpu")
 
 
 def _importer(exc):
@@ -110,11 +109,11 @@ class _Refusing:
 
 def test_a_refused_graph_gives_cudnns_own_words(monkeypatch):
     fake = _Refusing()
-    monkeypatch.setattr(at, "_cudnn", lambda: fake)
+    monkeypatch.setattr(extras, "_cudnn", lambda: fake)
     cuda = torch.device("cuda")  # never touched: the graph refuses before any tensor is made on it
-    monkeypatch.setattr(at.torch, "full", lambda *a, **k: torch.zeros(1, 1, 1, 1))
+    monkeypatch.setattr(extras.torch, "full", lambda *a, **k: torch.zeros(1, 1, 1, 1))
     with pytest.raises(ValueError) as e:
-        at.CudnnFP8Attention(POINT, cuda)
+        extras.CudnnFP8Attention(POINT, cuda)
     assert str(e.value) == ("cuDNN refused the FP8 attention graph: sdpa fp8 forward operation is only supported "
                             "on Hopper architecture and newer.")
     assert len(fake.asked) == 2  # a BF16 output asked first, then float8 e4m3

@@ -79,7 +79,7 @@ def test_a_sealed_digest_is_read_and_its_seal_is_its_last_field():
 
 def test_the_resume_fingerprint_is_the_one_meta_json_gives_back_with_packed_documents():
     pytest.importorskip("torch")
-    from gen.capture import runner, timing
+    from gen.capture import environment, runner, timing
     from gen.model import scenarios as sc
 
     chosen = [sc.tiny(s) for s in sc.resolve("all")]
@@ -87,7 +87,7 @@ def test_the_resume_fingerprint_is_the_one_meta_json_gives_back_with_packed_docu
     cfg = schema.RunConfig(batch=2, heads=2, seq_len=64, head_dim=16, dtype="bf16", modes=["inference", "train"],
                            variants=["naive"], warmup_min=3, repeats=9, profile_wait=1, profile_warmup=1,
                            profile_active=3, error_draws=3, seed=0)
-    fp = runner._fingerprint(cfg, chosen, ["inference", "train"], timing.Budget(), True, runner.environment())
+    fp = runner._fingerprint(cfg, chosen, ["inference", "train"], timing.Budget(), True, environment.environment())
     stored = json.loads(json.dumps(fp, indent=1, sort_keys=True))  # as meta.json holds it
     assert staging.differences(stored, fp) == []
 
@@ -107,9 +107,9 @@ def test_another_hosts_partial_capture_is_named_field_by_field():
 
 def test_resume_refuses_another_hosts_partial_capture_unless_forced(tmp_path):
     pytest.importorskip("torch")
-    from gen.capture import runner
+    from gen.capture import environment, runner
 
-    here = runner.environment()
+    here = environment.environment()
     store = staging.Store(tmp_path, "cpu-x__torch-2")
     other = {**dataclasses.asdict(here), "cpu": "Some Other CPU", "gpu_name": "NVIDIA H100"}
     store.create({"fingerprint": {}, "environment": other, "sessions": 1})

@@ -89,6 +89,7 @@ def test_variants_declare_roles_once():
 
 torch = pytest.importorskip("torch")
 attention = pytest.importorskip("gen.capture.attention")
+inputs = pytest.importorskip("gen.capture.inputs")
 
 
 def _point(q_heads, kv_heads, q_len, kv_len, mask, window=None, batch=2, head_dim=8):
@@ -122,10 +123,10 @@ CASES = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_reference_and_naive_agree_with_the_loops(name):
     p = CASES[name]
-    q, k, v = attention.make_inputs(p, torch.float64, "cpu", seed=1)
+    q, k, v = inputs.make_inputs(p, torch.float64, "cpu", seed=1)
     want = _loops(q, k, v, p)
     heads = list(range(p.q_heads))
-    got = attention.reference_slice(q, k, v, p, heads)
+    got = inputs.reference_slice(q, k, v, p, heads)
     assert torch.allclose(got, want, atol=1e-12)
     naive = attention.build("naive", None, p, "cpu").fn(q, k, v)
     assert torch.allclose(naive[0], want, atol=1e-12)
@@ -137,16 +138,16 @@ def test_reference_and_naive_agree_with_the_loops(name):
 
 def test_the_dtype_names_the_cli_checks_are_the_capture_s():
     # the capture knows every name --dtype takes; beyond them only FP8, which a variant sets itself
-    assert set(sc.DTYPES) <= set(attention.DTYPES)
-    assert set(attention.DTYPES) - set(sc.DTYPES) <= {"fp8_e4m3"}
+    assert set(sc.DTYPES) <= set(inputs.DTYPES)
+    assert set(inputs.DTYPES) - set(sc.DTYPES) <= {"fp8_e4m3"}
 
 
 def test_reference_blocks_rows_without_changing_the_answer(monkeypatch):
     p = _point(4, 2, 40, 40, "sliding", window=7, batch=1)
-    q, k, v = attention.make_inputs(p, torch.float64, "cpu", seed=2)
-    whole = attention.reference_slice(q, k, v, p, [0, 3])
-    monkeypatch.setattr(attention, "REFERENCE_ROWS", 6)
-    blocked = attention.reference_slice(q, k, v, p, [0, 3])
+    q, k, v = inputs.make_inputs(p, torch.float64, "cpu", seed=2)
+    whole = inputs.reference_slice(q, k, v, p, [0, 3])
+    monkeypatch.setattr(inputs, "REFERENCE_ROWS", 6)
+    blocked = inputs.reference_slice(q, k, v, p, [0, 3])
     # Not bit-equal: a block of 6 rows is another matrix shape, for which the CPU's BLAS may
     # choose another kernel and sum in another order (it does on AMD EPYC). Each output is a
     # softmax over head_dim-term dot products, then a kv_len-term weighted sum of V's rows: two
@@ -159,25 +160,26 @@ def test_reference_blocks_rows_without_changing_the_answer(monkeypatch):
 
 def test_reference_grads_through_one_kv_head():
     p = _point(6, 2, 10, 10, "causal", batch=1)
-    q, k, v = attention.make_inputs(p, torch.float64, "cpu", seed=3, grad=True)
-    go = attention.grad_output(p, torch.float64, "cpu", seed=4)
+    q, k, v = inputs.make_inputs(p, torch.float64, "cpu", seed=3, grad=True)
+    go = inputs.grad_output(p, torch.float64, "cpu", seed=4)
     attention.build("naive", None, p, "cpu").fn(q, k, v).backward(go)
-    dq, dk, dv = attention.reference_grads(q, k, v, go, p, kv_head=1)
+    dq, dk, dv = inputs.reference_grads(q, k, v, go, p, kv_head=1)
     assert torch.allclose(dq, q.grad[0, 3:6]) and torch.allclose(dk, k.grad[0, 1]) and torch.allclose(dv, v.grad[0, 1])
 
 
 def test_naive_expands_kv_heads_and_float32_stays_close():
     p = _point(8, 2, 16, 16, "causal")
-    q, k, v = attention.make_inputs(p, torch.float32, "cpu", seed=5)
+    q, k, v = inputs.make_inputs(p, torch.float32, "cpu", seed=5)
     out = attention.build("naive_inplace", None, p, "cpu").fn(q, k, v)
     assert out.shape == (2, 8, 16, 8)
-    ref = attention.reference_slice(q, k, v, p, [0, 5], batch=1)
-    assert attention.rel_error(out[1, [0, 5]], ref) < 1e-5
+    ref = inputs.reference_slice(q, k, v, p, [0, 5], batch=1)
+    assert inputs.rel_error(out[1, [0, 5]], ref) < 1e-5
 
 
 # --------------------------------------------------------------------------- the sweep: statuses, never a crash
 
 sweep = pytest.importorskip("gen.capture.sweep")
+sweep_plan = pytest.importorskip("gen.capture.sweep_plan")
 
 
 def _quick():
@@ -210,7 +212,7 @@ def test_oom_stops_a_series_and_the_time_limit_skips(tmp_path, monkeypatch):
 
 def test_plan_puts_compiled_variants_last_and_names_traces_uniquely():
     vs = [variants.VARIANTS[n] for n in ("flex", "naive", "sdpa_auto")]
-    series = sweep.plan(vs, [sc.tiny(s) for s in sc.SCENARIOS.values()], ["inference", "train"])
+    series = sweep_plan.plan(vs, [sc.tiny(s) for s in sc.SCENARIOS.values()], ["inference", "train"])
     order = [jobs[0].variant.compiled for jobs in series]
     assert order == sorted(order)
     jobs = [j for s in series for j in s]
@@ -218,7 +220,7 @@ def test_plan_puts_compiled_variants_last_and_names_traces_uniquely():
     assert len(names) == len(set(names))
     assert "traces/sweep__naive__s64_d16.json.gz" in names  # the article's schema-1 names stay
     assert "traces/gqa-prefill__flex__train__q16_k16.json.gz" in names
-    decode_only = sweep.plan(vs, [sc.tiny(sc.SCENARIOS["decode"])], ["inference", "train"])
+    decode_only = sweep_plan.plan(vs, [sc.tiny(sc.SCENARIOS["decode"])], ["inference", "train"])
     assert {j.mode for s in decode_only for j in s} == {"inference"}  # decode declares no train point
 
 

@@ -78,16 +78,16 @@ def test_new_point_fields_round_trip_and_old_files_read():
 # --------------------------------------------------------------------------- capture on the CPU
 
 torch = pytest.importorskip("torch")
-from gen.capture import attention as at  # noqa: E402
+from gen.capture import attention, explain, extras, inputs  # noqa: E402
 
 
 def _check(point, kind, seed=0):
-    b = at.build(kind, None, point, "cpu")
-    q, k, v = at.make_inputs(point, torch.float32, "cpu", seed, layout=b.layout)
+    b = attention.build(kind, None, point, "cpu")
+    q, k, v = inputs.make_inputs(point, torch.float32, "cpu", seed, layout=b.layout)
     with torch.no_grad():
         out = b.fn(q, k, v)
     heads = list(range(point.q_heads))
-    return at.rel_error(out[0], at.reference_slice(q, k, v, point, heads)), b
+    return inputs.rel_error(out[0], inputs.reference_slice(q, k, v, point, heads)), b
 
 
 DOCS = schema.Point(1, 4, 2, 16, 40, 40, "document", docs=(16, 4, 12, 8))
@@ -95,7 +95,7 @@ CHUNK = schema.Point(1, 4, 2, 16, 8, 40, "causal")
 
 
 def test_document_mask_blocks_other_documents():
-    m = at.masked_out(DOCS, "cpu")
+    m = inputs.masked_out(DOCS, "cpu")
     assert m[16, 15] and not m[16, 16] and m[19, 20] and not m[39, 32] and m[39, 31]
     assert (~m).sum() == sum(d * (d + 1) // 2 for d in DOCS.docs)
 
@@ -113,31 +113,31 @@ def test_plain_causal_over_a_pack_and_top_left_chunks_are_wrong_and_lower_right_
 
 
 def test_layouts_hold_the_same_values():
-    a = at.make_inputs(CHUNK, torch.float32, "cpu", 3)
+    a = inputs.make_inputs(CHUNK, torch.float32, "cpu", 3)
     for layout in ("bshd", "v_col"):
-        b = at.make_inputs(CHUNK, torch.float32, "cpu", 3, grad=True, layout=layout)
+        b = inputs.make_inputs(CHUNK, torch.float32, "cpu", 3, grad=True, layout=layout)
         assert all(torch.equal(x, y) for x, y in zip(a, b)) and all(t.is_leaf and t.requires_grad for t in b)
-    assert at.make_inputs(CHUNK, torch.float32, "cpu", 3, layout="bshd")[0].transpose(1, 2).is_contiguous()
+    assert inputs.make_inputs(CHUNK, torch.float32, "cpu", 3, layout="bshd")[0].transpose(1, 2).is_contiguous()
     with pytest.raises(ValueError, match="layout"):
-        at.make_inputs(CHUNK, torch.float32, "cpu", 3, layout="nope")
+        inputs.make_inputs(CHUNK, torch.float32, "cpu", 3, layout="nope")
 
 
 def test_unpinned_sdpa_explains_and_never_fails_its_point():
     _, b = _check(CHUNK, "sdpa_lower_right")
-    q, k, v = at.make_inputs(CHUNK, torch.float32, "cpu", 0)
+    q, k, v = inputs.make_inputs(CHUNK, torch.float32, "cpu", 0)
     choice, reasons = b.explain(q, k, v)
     assert choice == "math" and reasons["cudnn"].startswith("not asked")  # the bias never reaches cuDNN
-    assert set(at.backend_reasons(q, k, v, None, True, True)) == {"flash", "efficient", "cudnn"}  # CPU: not asked
+    assert set(explain.backend_reasons(q, k, v, None, True, True)) == {"flash", "efficient", "cudnn"}  # CPU: not asked
 
     def broken(q, k, v):
         raise RuntimeError("moved API")
-    assert at._safe(broken)(q, k, v) == (None, {"error": "not asked: RuntimeError: moved API"})
+    assert explain._safe(broken)(q, k, v) == (None, {"error": "not asked: RuntimeError: moved API"})
 
 
 def test_varlen_refusal_on_a_cpu_is_a_reason_not_a_crash():
-    b = at.build("varlen", None, CHUNK, "cpu")
+    b = attention.build("varlen", None, CHUNK, "cpu")
     assert b.layout == "bshd"
-    q, k, v = at.make_inputs(CHUNK, torch.bfloat16, "cpu", 0, layout=b.layout)
+    q, k, v = inputs.make_inputs(CHUNK, torch.bfloat16, "cpu", 0, layout=b.layout)
     with pytest.raises((NotImplementedError, RuntimeError)):
         b.fn(q, k, v)
 
@@ -213,7 +213,7 @@ def test_tiny_capture_covers_every_new_scenario(tiny20):
     # cuDNN's FP8 graph: the optional package is missing here, or there is no GPU; either way said
     (cudnn,) = [p for p in rs.sweep if p.variant == "cudnn_fp8"]
     assert cudnn.scenario == "fp8-prefill" and cudnn.status == "unavailable"
-    assert at.CUDNN_MISSING in cudnn.reason or "CUDA GPUs" in cudnn.reason
+    assert extras.CUDNN_MISSING in cudnn.reason or "CUDA GPUs" in cudnn.reason
     nested = next(p for p in rs.sweep if p.variant == "sdpa_nested")
     assert nested.backend_reasons  # even refused, PyTorch's reasons are kept
     flex = next(p for p in rs.sweep if p.variant == "flex" and p.scenario == "packed-documents")
@@ -241,7 +241,7 @@ def test_said_by_pytorch_reads_cpp_warnings_from_stderr_and_python_warnings():
     import os
     import warnings
     said: list[str] = []
-    with at.said_by_pytorch(said):
+    with explain.said_by_pytorch(said):
         os.write(2, b"[W1203 16:01:43.8 sdp_utils.cpp:457] Warning: Flash attention does not support the "
                     b"is_causal flag when seqlen_q != seqlen_k. (function check_flash_causal_non_square_seqlens)\n")
         os.write(2, b"[W1203 16:01:43.8 sdp_utils.cpp:9] Warning: Flash attention kernel not used because: "

@@ -128,11 +128,11 @@ def test_without_pynvml_or_gpu_every_window_says_why(monkeypatch):
 
 def test_measure_stores_telemetry_per_window():
     pytest.importorskip("torch")
-    from gen.capture import timing
+    from gen.capture import timers, timing
 
     s, clock = sampler([(1700, 690000, 50)])
 
-    class T(timing.Timer):
+    class T(timers.Timer):
         gpu = True
 
         def now(self):

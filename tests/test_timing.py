@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("torch")
 
-from gen.capture import timing  # noqa: E402
+from gen.capture import gpuwork, timers, timing  # noqa: E402
 from gen.model import schema  # noqa: E402
 
 
-class FakeTimer(timing.Timer):
+class FakeTimer(timers.Timer):
     """A simulated device: each call costs `eager(i)` ms of loop time (i counts
     calls), `host` ms of dispatch and `gpu` ms of GPU time inside a graph."""
 
@@ -195,7 +195,7 @@ def test_capture_failure_falls_back_to_kernel_sum_with_the_first_line_of_why():
 def test_no_gpu_means_no_gpu_only_time():
     timer = FakeTimer(lambda i: 0.3)
     t = timing.measure(nothing, "cpu", BUDGET, timer=timer)
-    assert t.gpu_only_method is None and t.gpu_only_reason == timing.NO_GPU and not t.gpu_only_ms
+    assert t.gpu_only_method is None and t.gpu_only_reason == timers.NO_GPU and not t.gpu_only_ms
     assert t.eager_ms and t.host_ms
 
 
@@ -216,8 +216,8 @@ def test_the_real_cpu_timer_measures_wall_time_per_call():
     assert len(t.eager_ms) == 6 and len(t.host_ms) == 3 and t.rounds == 3
     assert min(t.eager_ms) >= 2.0 and min(t.host_ms) >= 2.0
     assert statistics.median(t.eager_ms) < 20.0  # a loop of 2 ms calls, not of the whole run
-    with pytest.raises(timing.GraphUnavailable):
-        timing.Timer().capture(busy, 2)
+    with pytest.raises(timers.GraphUnavailable):
+        timers.Timer().capture(busy, 2)
 
 
 def test_timing_is_a_valid_schema_record():
@@ -231,9 +231,9 @@ def test_timing_is_a_valid_schema_record():
 
 
 def test_memsets_match_whatever_memory_the_profiler_names_but_a_copy_engine_copy_is_not_a_kernel():
-    same = timing.compare_work(["Memset (Unknown)", "gemm"], ["Memset (Device)", "gemm"], 1)
+    same = gpuwork.compare_work(["Memset (Unknown)", "gemm"], ["Memset (Device)", "gemm"], 1)
     assert same.fidelity == schema.GraphFidelity.SAME
-    differs = timing.compare_work(["gemm", "memcpy32_post"] * 2, ["gemm", "Memcpy DtoD (Device -> Device)"], 2)
+    differs = gpuwork.compare_work(["gemm", "memcpy32_post"] * 2, ["gemm", "Memcpy DtoD (Device -> Device)"], 2)
     assert differs.fidelity == schema.GraphFidelity.DIFFERS and differs.graph_kernels == ["gemm", "memcpy32_post"]
 
 

@@ -226,7 +226,7 @@ SUSTAINED_WINDOW_S = 2.0
 # read ceiling (3.08 TB/s) and at the datasheet's 3.35.
 MEMORY_BOUND_FIGURE = "tbps"
 
-# A backend PyTorch's dispatcher would have run at a point, as gen.capture.attention.backend_reasons writes it
+# A backend PyTorch's dispatcher would have run at a point, as gen.capture.explain.backend_reasons writes it
 ELIGIBLE = "eligible"
 
 

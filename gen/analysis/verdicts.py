@@ -246,7 +246,7 @@ def _instruction(name: str | None) -> str | None:
 
 def _dense_mask(fastest: Timed, runner: Timed | None, point: schema.Point | None, gpu: int | None) -> Why | None:
     """SDPA takes no window or other mask but square causal as a rule: capture passes it as a dense
-    boolean attn_mask (gen.capture.attention.SDPAttention), so an SDPA runner-up scores every pair;
+    boolean attn_mask (gen.capture.modules.SDPAttention), so an SDPA runner-up scores every pair;
     named when that is at least rules.MASKED_WORK_RATIO times the work the mask lets through."""
     if point is None or runner is None or point.mask == schema.Mask.NONE:
         return None

@@ -39,8 +39,10 @@ from pathlib import Path
 import torch
 
 from gen.capture import probe, staging
-from gen.capture.attention import DTYPES, build, make_inputs
-from gen.capture.timing import first_line, timer_for
+from gen.capture.attention import build
+from gen.capture.inputs import DTYPES, make_inputs
+from gen.capture.timers import timer_for
+from gen.capture.timing import first_line
 from gen.model import scenarios as scenario_defs
 from gen.model import schema
 from gen.model.variants import VARIANTS, Variant

@@ -7,10 +7,12 @@ attributed to a range through the correlation id of the runtime or driver call
 that launched it (a graph replay's kernels all carry its cudaGraphLaunch's id);
 `graph_work(graph, device)`: the names for one profiled replay;
 `launches_of_trace(path)`: the kernel launches (name, grid, block, shared
-memory) of the first `forward#i` range, for the counter pass's dedupe.
+memory) of the first `forward#i` range, for the counter pass's dedupe;
+`compare_work(graph, eager, n) -> schema.GraphCheck`: does one replay of a graph
+of n calls run n times one eager call's GPU work (the graph's fidelity).
 
 The same attribution as gen.model.trace, kept small here: capture may not
-import analysis. Imports torch (the profiler) and the standard library.
+import analysis. Imports torch (the profiler), the standard library and gen.model.
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ import json
 import os
 import re
 import tempfile
+from collections import Counter
 from pathlib import Path
+
+from gen.model import schema
 
 FORWARD_RE = re.compile(r"^forward#(\d+)$")
 GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
@@ -103,3 +108,56 @@ def graph_work(graph, device) -> list[str] | None:
     finally:
         Path(raw).unlink(missing_ok=True)
     return names or None
+
+
+def _same_kind(name: str) -> str:
+    """A memset is a memset whatever memory the profiler says it sets
+    ("Memset (Device)" eagerly, "Memset (Unknown)" in a graph); a memcpy keeps
+    its kind (a copy-engine "Memcpy DtoD" is not a memcpy32_post kernel)."""
+    return "Memset" if name.startswith("Memset (") else name
+
+
+def compare_work(graph: list[str] | None, eager: list[str] | None, n: int) -> schema.GraphCheck:
+    """Does one replay of n calls run n times one eager call's GPU work?"""
+    graph = [_same_kind(x) for x in graph] if graph is not None else None
+    eager = [_same_kind(x) for x in eager] if eager is not None else None
+    if graph is None:
+        return schema.GraphCheck(fidelity=schema.GraphFidelity.NOT_CHECKED.value,
+                                 detail="not checked: the profiler listed no GPU work of the graph replay")
+    if eager is None:
+        return schema.GraphCheck(fidelity=schema.GraphFidelity.NOT_CHECKED.value, graph_kernels=graph[:200],
+                                 detail="not checked: no profiled eager call")
+    per_call = graph[: len(graph) // n] if n and len(graph) % n == 0 else graph
+    same = n > 0 and len(graph) % n == 0 and graph == per_call * n and Counter(per_call) == Counter(eager)
+    if same:
+        return schema.GraphCheck(fidelity=schema.GraphFidelity.SAME.value, graph_kernels=per_call,
+                                 eager_kernels=eager)
+    g, e = Counter(per_call), Counter(eager)
+    only_g, only_e = list((g - e).elements()), list((e - g).elements())
+    parts = []
+    if len(graph) % n:
+        parts.append(f"the replay of {n} calls ran {len(graph)} GPU operations, not a multiple of {n}")
+    if only_g:
+        parts.append("only in the graph: " + ", ".join(_short(x) for x in only_g[:4]))
+    if only_e:
+        parts.append("only eager: " + ", ".join(_short(x) for x in only_e[:4]))
+    if not parts:
+        parts.append("the same GPU operations in another order")
+    return schema.GraphCheck(fidelity=schema.GraphFidelity.DIFFERS.value, graph_kernels=per_call[:200],
+                             eager_kernels=eager[:200], detail="; ".join(parts))
+
+
+def _short(name: str) -> str:
+    """A kernel's name without its template arguments and parameters."""
+    base = name.split("(")[0]
+    depth, out = 0, []
+    for ch in base:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    text = "".join(out).strip()
+    text = text.split(" ")[-1] if " " in text and not text.startswith("Memcpy") else text
+    return text[:80] or name[:80]

@@ -28,7 +28,8 @@ from pathlib import Path
 import torch
 
 from gen.capture import precompile
-from gen.capture.attention import DTYPES, build, grad_output, make_inputs
+from gen.capture.attention import build
+from gen.capture.inputs import DTYPES, grad_output, make_inputs
 from gen.model import schema, variants
 
 RANGE_PREFIX = "gen."

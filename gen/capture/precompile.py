@@ -202,7 +202,8 @@ def prepare_imports() -> None:
 def _first_call(s: dict, device) -> float:
     """One job's first call (its compile), in seconds; its tensors freed after."""
     from gen.capture import probe
-    from gen.capture.attention import DTYPES, build, grad_output, make_inputs
+    from gen.capture.attention import build
+    from gen.capture.inputs import DTYPES, grad_output, make_inputs
     from gen.model import schema
 
     point = schema.Point(**s["point"])

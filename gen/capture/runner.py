@@ -3,6 +3,9 @@
 Takes: a list of variants, a shape, a dtype, modes, an output root.
 Gives: results/<gpu-slug>__torch-<version>/ (see gen.schema for the layout),
 written into a hidden staging folder and renamed into place at the end.
+Each variant's run at the article's point is gen.capture.variant_run's, the
+scenarios' points gen.capture.sweep's, the machine's description
+gen.capture.environment's.
 
 Imports only torch, numpy-free standard library, and the torch-free gen
 modules: it must run as-is on the GPU machine (Python 3.12, no registry).
@@ -12,276 +15,39 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
-import datetime as _dt
 import gc
 import json
-import os
-import platform
 import shutil
-import subprocess
 import time
-import traceback
-import warnings
 from pathlib import Path
 
 import torch
 
-from gen.capture import counters as counter_defs
-from gen.capture import dynamic, gpuwork, precompile, probe, staging, sweep, telemetry
-from gen.capture import progress as progress_defs
-from gen.capture.attention import (
-    DTYPES,
-    build,
-    check_heads,
-    grad_output,
-    make_inputs,
-    reference_grads,
-    reference_slice,
-    rel_error,
+from gen.capture import (
+    ceilings,
+    dynamic,
+    gpuwork,
+    precompile,
+    probe,
+    staging,
+    sweep,
+    sweep_limits,
+    sweep_plan,
+    telemetry,
 )
+from gen.capture import counters as counter_defs
+from gen.capture import progress as progress_defs
+from gen.capture.environment import environment, ref_mhz, set_name
+from gen.capture.inputs import DTYPES
 from gen.capture.probe import LOG as _LOG
-from gen.capture.probe import call, log, peak_memory, profile_to
 from gen.capture.probe import free as _free
-from gen.capture.probe import mode_context as _mode_context
-from gen.capture.probe import out_of_memory as _mem_reason
-from gen.capture.probe import refusal as _reason
-from gen.capture.probe import sync as _sync
-from gen.capture.timing import Budget, describe, first_line, fwd_bwd_ms, measure
+from gen.capture.probe import log
+from gen.capture.timing import Budget, describe
+from gen.capture.variant_run import inplace_autograd_check, run_point, run_variant
 from gen.model import layout, schema, trace_digest
 from gen.model import scenarios as scenario_defs
 from gen.model import variants as variant_defs
 from gen.model.variants import Variant
-
-# --------------------------------------------------------------------------- environment
-
-
-def _cmd(args: list[str]) -> str | None:
-    try:
-        out = subprocess.run(args, capture_output=True, text=True, timeout=20, check=True)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
-
-
-def _commit() -> str | None:
-    """HEAD's commit, "+modified" where tracked files differ from it: a copy of a working tree with
-    an older .git beside it (a remote GPU machine's) reports an old HEAD for newer code."""
-    head = _cmd(["git", "rev-parse", "HEAD"])
-    if head is None:
-        return None
-    changed = _cmd(["git", "status", "--porcelain", "--untracked-files=no"])
-    return f"{head}+modified" if changed else head
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def environment() -> schema.Environment:
-    cuda = torch.cuda.is_available()
-    props = torch.cuda.get_device_properties(0) if cuda else None
-    commit = os.environ.get("GEN_GIT_COMMIT") or _commit()
-    driver = None
-    if cuda:
-        driver = _cmd(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
-        driver = driver.splitlines()[0] if driver else None
-    return schema.Environment(
-        device="cuda" if cuda else "cpu",
-        gpu_name=props.name if props else None,
-        compute_capability=f"{props.major}.{props.minor}" if props else None,
-        sm_count=props.multi_processor_count if props else None,
-        max_threads_per_sm=getattr(props, "max_threads_per_multi_processor", None),
-        max_regs_per_sm=getattr(props, "regs_per_multiprocessor", None),
-        max_shared_memory_per_sm=getattr(props, "shared_memory_per_multiprocessor", None),
-        l2_cache_bytes=getattr(props, "L2_cache_size", None),
-        gpu_memory_bytes=props.total_memory if props else None,
-        driver=driver,
-        cuda=torch.version.cuda,
-        cudnn=str(torch.backends.cudnn.version()) if torch.backends.cudnn.is_available() else None,
-        torch=torch.__version__,
-        python=platform.python_version(),
-        platform=platform.platform(),
-        cpu=_cpu_name(),
-        date=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        git_commit=commit,
-    )
-
-
-def _ref_mhz(env: schema.Environment, sampler) -> float | None:
-    """The reference clock of equal-clock times: the GPU's maximum SM clock as NVML reads it, else a
-    known GPU's (schema.KNOWN_MAX_SM_MHZ); None on a CPU."""
-    if env.device != "cuda":
-        return None
-    return sampler.sm_clock_max_mhz or schema.known_ref_mhz(env.gpu_name)
-
-
-def set_name(env: schema.Environment, label: str | None = None) -> str:
-    return layout.set_name(env.gpu_name, env.cpu, env.torch, label)
-
-
-# --------------------------------------------------------------------------- timing
-
-
-# --------------------------------------------------------------------------- correctness
-
-# Above this many float64 scores per batch element, the check takes a few heads only.
-FULL_CHECK_SCORES = 2**28
-
-
-def _checked_heads(point: schema.Point) -> list[int]:
-    if point.q_heads * point.q_len * point.kv_len <= FULL_CHECK_SCORES:
-        return list(range(point.q_heads))
-    return check_heads(point)
-
-
-def output_error(fn, point: schema.Point, dtype, device, seed: int) -> float:
-    """Relative error of the output against float64, on fresh inputs: the
-    first and last batch elements (all heads, or a few at long sequences)."""
-    q, k, v = make_inputs(point, dtype, device, seed)
-    with torch.no_grad():
-        out = fn(q, k, v)
-        heads = _checked_heads(point)
-        batches = sorted({0, point.batch - 1})
-        got = torch.cat([out[b, heads] for b in batches])
-        want = torch.cat([reference_slice(q, k, v, point, heads, batch=b) for b in batches])
-    return rel_error(got, want)
-
-
-def grad_error(fn, point: schema.Point, dtype, device, seed: int) -> float:
-    """The worst relative error of dq, dk, dv against float64 gradients, on
-    fresh inputs: batch element 0, through the first KV head and its query heads."""
-    q, k, v = make_inputs(point, dtype, device, seed, grad=True)
-    go = grad_output(point, dtype, device, seed + 1)
-    fn(q, k, v).backward(go)
-    groups = point.q_heads // point.kv_heads
-    dq, dk, dv = reference_grads(q, k, v, go, point, kv_head=0, batch=0)
-    got = (q.grad[0, :groups], k.grad[0, 0], v.grad[0, 0])
-    return max(rel_error(a, b) for a, b in zip(got, (dq, dk, dv)))
-
-
-# --------------------------------------------------------------------------- profiling
-
-
-# --------------------------------------------------------------------------- one variant
-
-
-def _grads(out, inputs, grad_out):
-    for t in inputs:
-        t.grad = None
-    out.backward(grad_out)
-    return [t.grad for t in inputs]
-
-
-def run_variant(v: Variant, mode: str, cfg: schema.RunConfig, device: torch.device, budget: Budget,
-                staging: Path, point: schema.Point | None = None, scenario: str = "article",
-                dtype: str | None = None, sampler=None, burst: bool = False,
-                ahead_s: float | None = None) -> schema.VariantRun:
-    """One variant in one mode at one point (default: the config's shape, causal):
-    correctness, the three timings, peak memory and a profiled trace. `ahead_s`: a side
-    process's first call of this compiled call (gen.capture.precompile), its compile time."""
-    point = point or _point(cfg, cfg.seq_len, cfg.head_dim)
-    dtype = DTYPES[dtype or cfg.dtype]
-    run = schema.VariantRun(variant=v.name, mode=mode, status="ok", device=device.type, scenario=scenario,
-                            point=point)
-    if mode == "train" and not v.train:
-        run.status, run.reason = "unavailable", "this variant declares no training run"
-        return run
-    train = mode == "train"
-    caught: list = []
-    try:
-        # Warnings are recorded only while building and on the first calls: a
-        # pinned backend says there why it refuses. The timed loops run
-        # outside, without the cost of a warnings filter.
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            built = build(v.kind, v.backend, point, device)
-            q, k, v_ = make_inputs(point, dtype, device, cfg.seed, grad=train, layout=built.layout)
-            grad_out = grad_output(point, dtype, device, cfg.seed + 7) if train else None
-            with built.context():
-                step = call(built, q, k, v_, grad_out)
-
-                with _mode_context(train):
-                    run.first_in_process = probe.first_in_process(v.kind, v.backend)
-                    t0 = time.perf_counter()
-                    step()  # the first call: compiles, plans, or refuses
-                    _sync(device)
-                    first_call_s = time.perf_counter() - t0
-                if built.compiled:
-                    run.compile_time_s = first_call_s if ahead_s is None else ahead_s
-                    run.compiled_ahead = ahead_s is not None or None
-                run.first_call_s = first_call_s
-                # Correctness on fresh inputs each draw, against float64.
-                check = grad_error if train else output_error
-                run.rel_errors = [check(built.fn, point, dtype, device, cfg.seed + 100 + 2 * d)
-                                  for d in range(cfg.error_draws)]
-                _free(device)
-
-        # torch.no_grad() (inference) is entered here, once, outside every loop.
-        with built.context(), _mode_context(train):
-            rel = f"{schema.TRACE_DIR}/{scenario}__{mode}__{v.name}.json.gz"
-            run.peak_memory_bytes, run.baseline_memory_bytes = peak_memory(step, device)
-            q.grad = k.grad = v_.grad = None
-
-            def profiled():
-                work: list = []
-                run.profiled_forwards = profile_to(step, staging / rel, device, cfg.profile_wait,
-                                                   cfg.profile_warmup, cfg.profile_active, work=work)
-                return work or None
-
-            run.timing = measure(step, device, budget, graph=True, sampler=sampler, profiled=profiled,
-                                 do_burst=burst)
-            if train:
-                _fwd_bwd(run.timing, built.fn, q, k, v_, grad_out, device, budget)
-            run.trace = rel
-    except torch.OutOfMemoryError as exc:
-        run.status, run.reason = "unavailable", _mem_reason(exc)
-    except (RuntimeError, NotImplementedError, ValueError, AssertionError) as exc:
-        run.status, run.reason = "unavailable", _reason(exc, caught)
-        run.error_detail = traceback.format_exc().strip().splitlines()[-1][:300]
-    except Exception as exc:  # Inductor and Triton raise their own types; never crash the run
-        run.status, run.reason = "unavailable", _reason(exc, caught)
-    finally:
-        _free(device)
-    return run
-
-
-def _fwd_bwd(t: schema.Timing, fn, q, k, v, go, device, budget: Budget) -> None:
-    """The forward and the backward of a training step timed apart (schema.Timing.fwd_ms, bwd_ms)."""
-    try:
-        t.fwd_ms, t.bwd_ms, t.fwd_bwd_method = fwd_bwd_ms(fn, q, k, v, go, device, calls=max(3, budget.repeats // 2))
-    except torch.OutOfMemoryError as exc:
-        t.fwd_bwd_reason = _mem_reason(exc)
-    except Exception as exc:  # noqa: BLE001 - the step itself ran: its split is a detail, not the run's status
-        t.fwd_bwd_reason = first_line(exc)
-    finally:
-        q.grad = k.grad = v.grad = None
-
-
-def inplace_autograd_check(cfg: schema.RunConfig, device: torch.device) -> schema.InplaceCheck:
-    """Does masked_fill_ break training? Run naive and naive_inplace backward on
-    the same inputs and compare their gradients, instead of assuming."""
-    point = _point(cfg, cfg.seq_len, cfg.head_dim)
-    dtype = DTYPES[cfg.dtype]
-    q, k, v = make_inputs(point, dtype, device, cfg.seed + 300, grad=True)
-    go = grad_output(point, dtype, device, cfg.seed + 301)
-    base, inplace = variant_defs.inplace_pair()
-    ref = build(base.kind, base.backend, point, device).fn
-    inp = build(inplace.kind, inplace.backend, point, device).fn
-    g_ref = [g.clone() for g in _grads(ref(q, k, v), (q, k, v), go)]
-    try:
-        g_inp = _grads(inp(q, k, v), (q, k, v), go)
-    except RuntimeError as exc:
-        return schema.InplaceCheck(outcome="autograd error", error=str(exc).strip().splitlines()[0])
-    diffs = [float((a.double() - b.double()).abs().max()) for a, b in zip(g_inp, g_ref)]
-    _free(device)
-    return schema.InplaceCheck(outcome="gradients match" if max(diffs) == 0.0 else "gradients differ",
-                               max_abs_grad_diff=max(diffs))
 
 
 def counter_pass(runs: list[schema.VariantRun], modes: list[str], cfg: schema.RunConfig, device: torch.device,
@@ -299,7 +65,7 @@ def counter_pass(runs: list[schema.VariantRun], modes: list[str], cfg: schema.Ru
     if not groups:
         return env, {}
     _free(device)
-    point = next(r.point for r in runs if r.status == schema.Status.OK) or _point(cfg, cfg.seq_len, cfg.head_dim)
+    point = next(r.point for r in runs if r.status == schema.Status.OK) or run_point(cfg, cfg.seq_len, cfg.head_dim)
     launches = {}
     for r in runs:
         if traces is not None and r.trace and r.mode in groups and r.variant in groups[r.mode]:
@@ -324,10 +90,6 @@ def counter_pass(runs: list[schema.VariantRun], modes: list[str], cfg: schema.Ru
     log(f"counter pass: {', '.join(groups)} in one ncu process, {sum(p.seconds for p in got.values()):.1f} s")
     return env, {m: p.seconds for m, p in got.items()}
 
-
-def _point(cfg: schema.RunConfig, seq: int, dim: int) -> schema.Point:
-    return schema.Point(batch=cfg.batch, q_heads=cfg.heads, kv_heads=cfg.heads, head_dim=dim, q_len=seq,
-                        kv_len=seq, mask="causal")
 
 
 # --------------------------------------------------------------------------- the whole run
@@ -424,7 +186,7 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
     layout.recover(Path(out_root))  # what a killed run left: restored or removed, and said
     sampler = telemetry.Sampler(device) if device.type == "cuda" else telemetry.Sampler(device)
     env = dataclasses.replace(env, nvml=sampler.version or sampler.reason, sm_clock_max_mhz=sampler.sm_clock_max_mhz,
-                              power_limit_w=sampler.power_limit_w, ref_mhz=_ref_mhz(env, sampler))
+                              power_limit_w=sampler.power_limit_w, ref_mhz=ref_mhz(env, sampler))
     store = staging.Store(Path(out_root), name)
     fingerprint = _fingerprint(cfg, scenarios, modes, budget, counters, env)
     if store.exists() and not resume:
@@ -526,11 +288,11 @@ def _compile_ahead(steps, run_keys, jobs, cfg, device, store, staging_dir, seed)
     def todo(v, mode, key) -> bool:  # a FlexAttention call that runs in this mode and is not kept yet
         return precompile.wanted(v) and (mode != "train" or v.train) and store.get(key) is None
 
-    point = _point(cfg, cfg.seq_len, cfg.head_dim)
+    point = run_point(cfg, cfg.seq_len, cfg.head_dim)
     first = [precompile.spec_of(key, v.kind, v.backend, mode, cfg.dtype, point, cfg.seed or 0)
              for (mode, v), key in zip(steps, run_keys) if todo(v, mode, key)]
     rest = [precompile.spec_of(key, j.variant.kind, j.variant.backend, j.mode, j.scenario.dtype, j.point, seed)
-            for j, key in ((j, sweep.job_key(j)) for j in jobs) if todo(j.variant, j.mode, key)]
+            for j, key in ((j, sweep_plan.job_key(j)) for j in jobs) if todo(j.variant, j.mode, key)]
     if not first and not rest:
         return {}, 0.0
     t0 = time.monotonic()
@@ -560,7 +322,7 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
         log(f"telemetry {sampler.reason}")
     steps = _run_steps(variants, modes, scenarios)
     run_keys = [staging.key_of("run", "article", m, v.name) for m, v in steps]
-    series = sweep.plan(variants, scenarios, modes)
+    series = sweep_plan.plan(variants, scenarios, modes)
     jobs = [j for s in series for j in s]
     todo = {"runs": sum(store.get(k) is None for k in run_keys)}
     if counters and steps:
@@ -568,7 +330,7 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
     if jobs:
         todo["ceilings"] = int(store.get("ceilings") is None)
         for j in jobs:
-            if store.get(sweep.job_key(j)) is None:
+            if store.get(sweep_plan.job_key(j)) is None:
                 todo[f"sweep {j.scenario.name}"] = todo.get(f"sweep {j.scenario.name}", 0) + 1
     for s in scenarios:
         for phase in s.dynamic_points():
@@ -586,7 +348,7 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
         # query is a subprocess, waited on without the GIL.
         pool = concurrent.futures.ThreadPoolExecutor(1)
         pending = pool.submit(counter_defs.start_early, {m: [v.name for mm, v in steps if mm == m] for m in modes},
-                              _point(cfg, cfg.seq_len, cfg.head_dim), cfg.dtype, cfg.seed or 0)
+                              run_point(cfg, cfg.seq_len, cfg.head_dim), cfg.dtype, cfg.seed or 0)
         pool.shutdown(wait=False)  # the one task still runs; the thread ends with it
     try:
         try:
@@ -609,7 +371,7 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
                 log(f"[{i}/{len(steps)}] {mode} {v.name}: {r.status} (kept from an earlier session)")
                 continue
             t0 = time.monotonic()
-            burst = ("article", v.name, mode, _point(cfg, cfg.seq_len, cfg.head_dim)) in bursts
+            burst = ("article", v.name, mode, run_point(cfg, cfg.seq_len, cfg.head_dim)) in bursts
             r = run_variant(v, mode, cfg, device, budget, staging_dir, sampler=sampler, burst=burst,
                             ahead_s=ahead.get(key))
             if mode == "train" and v.role == variant_defs.Role.INPLACE and r.status == "ok":
@@ -632,7 +394,7 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
             if kept is None:
                 log("measuring the GPU's ceilings")
                 t0 = time.monotonic()
-                rs.ceilings = sweep.ceilings(device, sampler)
+                rs.ceilings = ceilings.ceilings(device, sampler)
                 seconds = time.monotonic() - t0
                 store.put("ceilings", {"kind": "ceilings", "stage": "ceilings", "seconds": seconds,
                                        "record": dataclasses.asdict(rs.ceilings) if rs.ceilings else None})
@@ -646,8 +408,8 @@ def _capture(variants, modes, cfg, scenarios, budget, counters, env, device, sto
                                        progress=progress, bursts=bursts, ahead=ahead)
         for s in scenarios:
             if s.dynamic_points():
-                got, switches = dynamic.run(variants, s, device, store, t_start + time_limit_s - sweep.WRITE_MARGIN_S,
-                                            seed=seed, progress=progress)
+                deadline = t_start + time_limit_s - sweep_limits.WRITE_MARGIN_S
+                got, switches = dynamic.run(variants, s, device, store, deadline, seed=seed, progress=progress)
                 rs.dynamic += got
                 rs.switches += switches
     finally:

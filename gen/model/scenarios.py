@@ -28,7 +28,7 @@ TINY_DYNAMIC_LENGTHS = (16, 17, 24, 33, 47, 64)
 TINY_DECODE_FROM, TINY_DECODE_STEPS = 16, 4
 
 
-# The dtypes a scenario or --dtype may name (gen.capture.attention.DTYPES maps each to torch's).
+# The dtypes a scenario or --dtype may name (gen.capture.inputs.DTYPES maps each to torch's).
 DTYPES = ("bf16", "fp16", "fp32")
 
 

@@ -4,11 +4,12 @@ Takes: nothing. Gives: `VARIANTS` (name -> `Variant`), `resolve(names)` for
 the CLI, `by_role(role)` / `inplace_pair()` (so no stage hard-codes a
 variant's name: the baseline, the in-place pair and the automatic choice are
 roles declared here), `with_keyword(word)`, and `source(variant)` (the code
-the variant runs, read from gen/capture/attention.py as text, so no torch is
-imported here).
+the variant runs, read from gen/capture/modules.py and extras.py as text, so
+no torch is imported here).
 
 Adding a variant is one `Variant(...)` entry below, plus a class in
-gen/capture/attention.py when it needs new code. Every variant runs every
+gen/capture/modules.py (or extras.py) and its builder in gen/capture/attention.py
+when it needs new code. Every variant runs every
 scenario (gen.model.scenarios); what it refuses is recorded with PyTorch's
 reason, so no capability is declared as a filter. `gqa` and `masks` say how
 the variant meets grouped KV heads and masks, for the report.
@@ -58,7 +59,7 @@ class Variant:
     label: str
     kind: str  # builder in gen/capture/attention.py
     backend: str | None  # pinned SDPA backend, None = not pinned
-    classes: tuple[str, ...]  # classes in gen/capture/attention.py that hold its code
+    classes: tuple[str, ...]  # classes in gen/capture/modules.py or extras.py that hold its code
     expect: Hypothesis
     train: bool = True  # runs forward and backward in --mode train
     default: bool = True  # in the default --variants list
@@ -417,20 +418,25 @@ def resolve(names: str | list[str] | None) -> list[Variant]:
     return [VARIANTS[n] for n in names]
 
 
-ATTENTION_FILE = Path(__file__).resolve().parent.parent / "capture" / "attention.py"
+# The files holding the variants' classes (gen.capture.modules, gen.capture.extras).
+CLASS_FILES = tuple(Path(__file__).resolve().parent.parent / "capture" / name
+                    for name in ("modules.py", "extras.py"))
 
 
 @cache
 def _class_sources() -> dict[str, str]:
-    text = ATTENTION_FILE.read_text(encoding="utf-8")
-    tree = ast.parse(text)
-    # Whole classes are whole lines: sliced from the file's lines.
-    lines = text.splitlines(keepends=True)
-    return {
-        node.name: "".join(lines[node.lineno - 1:node.end_lineno]).rstrip("\n")
-        for node in tree.body
-        if isinstance(node, ast.ClassDef)
-    }
+    out: dict[str, str] = {}
+    for path in CLASS_FILES:
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        # Whole classes are whole lines: sliced from the file's lines.
+        lines = text.splitlines(keepends=True)
+        out.update({
+            node.name: "".join(lines[node.lineno - 1:node.end_lineno]).rstrip("\n")
+            for node in tree.body
+            if isinstance(node, ast.ClassDef)
+        })
+    return out
 
 
 def source(variant: Variant) -> str:
