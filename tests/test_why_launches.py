@@ -88,12 +88,14 @@ def test_a_packed_row_grid_is_not_said_to_be_sized_by_the_longest_document(h100)
     mask runs one grid over the whole packed row (review 2026-12-06 item 9)."""
     v = verdicts.verdict(h100, "packed-documents")
     got = launches.verdict_launches(h100, v)
-    assert got["fa4"].sized_by_longest and not got["fa4"].packed_row
+    # FA4's varlen call: one block a query tile of the packed tokens (4,152 = 519 tiles x 8 KV heads), not a grid
+    # sized by the longest document (re-review N1)
+    assert got["fa4"].packed_tiles and not got["fa4"].sized_by_longest and not got["fa4"].packed_row
     flex = [x for n, x in got.items() if n.startswith("flex")]
     assert flex and all(x.packed_row and not x.sized_by_longest for x in flex)
     why = _why(h100, v)
-    assert "one grid over the whole packed row" in why
-    assert why.count("sized by the longest document") == 1
+    assert "one grid over the whole packed row" in why and "one block a query tile of the packed tokens" in why
+    assert "sized by the longest document" not in why
 
 
 def test_every_why_with_both_launches_states_them(any_set):

@@ -15,8 +15,10 @@ from gen.analysis import rules, tables, verdicts
 from gen.model import schema, trace
 from gen.model.variants import VARIANTS
 
-# The variants that take packed documents through cu_seqlens: a grid a document (FA4's varlen call, varlen_attn)
+# The variants that take packed documents through cu_seqlens: varlen_attn (FlashAttention-2) launches a grid
+# sized by the longest document; FA4's varlen call a tile scheduler over the packed tokens' query tiles
 VARLEN_KINDS = ("fa4", "varlen")
+LONGEST_DOCUMENT_KINDS = ("varlen",)
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,9 @@ class Launch:
     # packed documents through a block mask (FlexAttention): one grid over the whole packed row, every block with
     # work, the block mask skipping the tiles across documents
     packed_row: bool = False
+    # packed documents through FA4's varlen call: one block a query tile of the packed tokens (its scheduler
+    # finds each tile's document through cu_seqlens), not a grid sized by the longest document
+    packed_tiles: bool = False
     name: str | None = None  # the kernel's name as the trace holds it (a compiled instance's, with its arguments)
 
     @property
@@ -51,7 +56,7 @@ class Launch:
     @property
     def waves(self) -> float | None:
         """The grid's blocks over what the GPU holds at once (SMs × blocks a SM)."""
-        if not self.sm_count or not self.blocks_per_sm or self.sized_by_longest:
+        if not self.sm_count or not self.blocks_per_sm or self.sized_by_longest or self.packed_tiles:
             return None
         return self.blocks / (self.sm_count * self.blocks_per_sm)
 
@@ -74,7 +79,8 @@ def profiled_trace(ls: tables.LoadedSet, scenario: str, mode: str, variant: str,
 
 
 def launch_of(ls: tables.LoadedSet, variant: str, tr: trace.Trace | None, index: int | None,
-              sized_by_longest: bool = False, packed_row: bool = False) -> Launch | None:
+              sized_by_longest: bool = False, packed_row: bool = False,
+              packed_tiles: bool = False) -> Launch | None:
     """The launch of event `index` of the trace's first profiled call; None where the trace lacks its grid."""
     if tr is None or not tr.forwards or index is None:
         return None
@@ -86,7 +92,7 @@ def launch_of(ls: tables.LoadedSet, variant: str, tr: trace.Trace | None, index:
     occ = tables.theoretical_occupancy(threads, g.registers_per_thread, g.shared_memory, env)
     return Launch(variant, math.prod(g.grid), threads, g.registers_per_thread, g.shared_memory,
                   occ["blocks_per_sm"] if occ else None, occ["limiter"] if occ else None, env.sm_count,
-                  sized_by_longest, packed_row, g.name)
+                  sized_by_longest, packed_row, packed_tiles, g.name)
 
 
 def verdict_launches(ls: tables.LoadedSet, v: verdicts.Verdict, point: schema.Point | None = None
@@ -100,8 +106,10 @@ def verdict_launches(ls: tables.LoadedSet, v: verdicts.Verdict, point: schema.Po
             continue
         packed = point is not None and point.mask == "document"
         varlen = VARIANTS[t.variant].kind in VARLEN_KINDS if t.variant in VARIANTS else False
+        kind = VARIANTS[t.variant].kind if t.variant in VARIANTS else None
         got = launch_of(ls, t.variant, profiled_trace(ls, v.scenario, v.mode, t.variant, point), t.main_index,
-                        sized_by_longest=packed and varlen, packed_row=packed and not varlen)
+                        sized_by_longest=packed and kind in LONGEST_DOCUMENT_KINDS, packed_row=packed and not varlen,
+                        packed_tiles=packed and varlen and kind not in LONGEST_DOCUMENT_KINDS)
         if got is not None:
             out[t.variant] = got
     return out

@@ -193,7 +193,7 @@ def behind_line(a: advice_mod.Advice) -> str | None:
             lead = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
             text += (f", while at equal clock {short_label(a.default)} leads by {lead}"
                      + ("" if len(flipped) == len(bs) else " at " + join_and(_k(b.kv_len) for b in flipped))
-                     + ": the order there is the windows' clocks, not the kernels")
+                     + ": the as-run order there is not the kernels' order")
         parts.append(text)
     return (f"Past the verdicts' points, {label(a.default)} is not first at every size: " + "; ".join(parts)
             + " (the 95% intervals apart; each size on its scenario page).")

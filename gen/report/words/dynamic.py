@@ -81,7 +81,7 @@ def headline(pf: PhaseFacts) -> str | None:
         out[0] += "."
     elif best.first_overhead_ms is not None:
         ratio = best.first_overhead_ms / best.steady_ms if best.steady_ms else None
-        out[0] += (f"; its first call at each {unit} costs {_ms(best.first_overhead_ms)} ms more than a warm one"
+        out[0] += (f"; its first call at each {unit} costs {_ms(best.first_overhead_ms)} ms more than its second"
                    + (f" ({ratio:,.0f}× a warm call)" if ratio is not None and ratio >= 2 else "")) + "."
     else:
         out[0] += "."
@@ -90,8 +90,8 @@ def headline(pf: PhaseFacts) -> str | None:
     if once:
         out.append(once)
     if first is not None and first.variant != best.variant and not pf.cache_warmed(first.variant):
-        out.append(f"{label(first.variant)} pays the least for a {unit}: {_ms(first.first_overhead_ms)} ms more "
-                   f"than its warm call of {_ms(first.steady_ms)} ms.")
+        out.append(f"{label(first.variant)} pays the least for a {unit}: its first call there took "
+                   f"{_ms(first.first_overhead_ms)} ms more than its second (both on the wall clock).")
     worst = pf.costliest
     if (worst is not None and worst.variant != best.variant and worst.steady_ms
             and worst.first_overhead_ms / worst.steady_ms >= COSTLY_FIRST_CALL):

@@ -126,8 +126,7 @@ def _host_line(v: verdicts.Verdict) -> str:
         # calls far longer than a loop spends off the GPU: the eager spread is the windows', not the host's
         # (review 2026-12-06 item 13)
         return (f"{loop} " + "; ".join(parts) + ": their eager times' 95% intervals overlap, but a loop spends "
-                "little beside calls this long off the GPU, so it sees the GPU's order; the eager spread comes "
-                "from windows at other clocks.")
+                "little beside calls this long off the GPU, so the host's cost is not what brings them together.")
     return ("For short calls in a Python loop the order holds but cannot be told apart: " + "; ".join(parts)
             + ". The eager times spread so widely that their 95% intervals overlap.")
 

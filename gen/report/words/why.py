@@ -119,6 +119,17 @@ def _config(x: Launch) -> tuple:
     return x.blocks, x.threads, x.registers_per_thread, x.shared_memory
 
 
+def _packed_grid(x: Launch) -> str | None:
+    """How a packed-documents call's grid covers the documents (its block count then says nothing of waves)."""
+    if x.sized_by_longest:
+        return "a grid sized by the longest document: blocks past a shorter one exit at once"
+    if x.packed_tiles:
+        return "one block a query tile of the packed tokens: its scheduler finds each tile's document"
+    if x.packed_row:
+        return "one grid over the whole packed row: its block mask skips the tiles across documents"
+    return None
+
+
 def launch_words(x: Launch) -> str:
     """"768 blocks of 512 threads (4 warpgroups) at 128 registers a thread and 89.0 KiB of shared memory a
     block, about 5.8 waves of 132 blocks (1 a SM, set by its registers)"."""
@@ -136,10 +147,9 @@ def launch_words(x: Launch) -> str:
     if res:
         text += " at " + " and ".join(res)
     sms = x.sm_count
-    if x.sized_by_longest:
-        return text + " (a grid sized by the longest document: blocks past a shorter one exit at once)"
-    if x.packed_row:
-        return text + " (one grid over the whole packed row: its block mask skips the tiles across documents)"
+    packed = _packed_grid(x)
+    if packed:
+        return text + f" ({packed})"
     if x.persistent:
         return text + f", one block on each of the {sms} SMs (a persistent grid, each block looping over tiles)"
     if sms and x.blocks < sms:
