@@ -78,3 +78,19 @@ def test_no_short_call_sentence_for_calls_the_host_cannot_hide(lead):
             seen += 1
             assert "short calls" not in line, sc
     assert seen  # sliding-window prefill: 2.9 and 3.3 ms calls
+
+
+# item 8: the decision's call runs no cuDNN (FA4), but unpinned SDPA picks cuDNN in this set: what a new length
+# costs that call is still said, as the unpinned call's
+def test_the_unpinned_calls_cost_per_new_length_is_said_where_the_decision_runs_no_cudnn(lead):
+    from gen.analysis import advice
+    from gen.analysis import dynamic as dyn
+    from gen.report.words import decision as decision_words
+
+    a = advice.advice(lead)
+    assert a.default == "fa4" and a.lengths is not None and a.lengths.aside and a.lengths.measured
+    line = decision_words.lengths_line(a)
+    assert line.startswith("Where lengths vary, scaled_dot_product_attention with no backend pinned picks cuDNN")
+    cudnn = {f.phase: f for f in dyn.runs(lead.rs, switched=False) if f.variant == "sdpa_cudnn"}
+    for f in cudnn.values():
+        assert decision_words.us(f.first_overhead_ms) in line

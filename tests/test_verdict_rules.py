@@ -300,16 +300,18 @@ def test_a_decision_running_cudnn_states_its_cost_per_new_length_or_that_it_was_
 
 
 def test_cudnn_cost_per_new_length_comes_from_the_set_s_dynamic_lengths_runs(loaded):
-    """On the lead set, cuDNN's first call at each new length (about 60-70 ms against a steady 0.1 ms) as the
-    dynamic-lengths records give it, and a pinned call that breaks even first."""
+    """On the lead set, cuDNN's first call at each new length (about 35 ms against a steady 0.05-0.07 ms) as the
+    dynamic-lengths page gives it (gen.analysis.dynamic: after the warm-up, against the second call), and a pinned
+    call that breaks even first."""
     import dataclasses
 
     from gen.analysis import advice
+    from gen.analysis import dynamic as dyn
 
     ls = loaded[LEAD]
     x = advice._lengths(ls, "sdpa_cudnn")
     assert x.measured
-    rec = {d.phase: d for d in ls.rs.dynamic if d.variant == "sdpa_cudnn" and not d.env}
+    rec = {d.phase: d for d in dyn.runs(ls.rs, switched=False) if d.variant == "sdpa_cudnn"}
     assert {ph: (f, s) for ph, f, s in x.phases} == {ph: (d.first_overhead_ms, d.steady_ms) for ph, d in rec.items()}
     line = decision_words.lengths_line(dataclasses.replace(advice.advice(ls), lengths=x))
     for d in rec.values():

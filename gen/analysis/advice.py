@@ -27,7 +27,7 @@ No words here: gen.report.words.decision words an Advice.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gen.analysis import calls, dynamic, rules, scenarios, tables, verdicts
 from gen.analysis.values import missing, variant_role
@@ -173,6 +173,9 @@ class LengthCost:
     instead: tuple[tuple[str, str, float], ...] = ()  # (phase, variant, break-even calls per length)
     switch: tuple[str, str | None, str | None] | None = None  # (variable, effect, detail) of a switch probe
     switch_steady: tuple[float, float] | None = None  # the steady call with the switch set, and without it (ms)
+    # The decision's calls run no cuDNN, but unpinned SDPA, the call most code makes, picks cuDNN in this set: the
+    # cost is said as that call's (review 2026-12-06 item 8)
+    aside: bool = False
 
 
 @dataclass(frozen=True)
@@ -442,7 +445,9 @@ def _lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
     the variant that breaks even first against the steady fastest."""
     if variant is None:
         return None
-    runs = [d for d in getattr(ls.rs, "dynamic", None) or [] if not d.env and d.status == schema.Status.OK]
+    # the per-length costs and break-evens as the dynamic-lengths page gives them (gen.analysis.dynamic)
+    pfs = {ph: dynamic.phase_facts(ls.rs, ph) for ph in dynamic.phases(ls.rs)}
+    runs = [f for pf in pfs.values() for f in pf.measured]
     mine = [d for d in runs if d.variant in (variant, "sdpa_cudnn") and d.first_overhead_ms is not None
             and (d.variant == "sdpa_cudnn" or VARIANTS[variant].backend == "cudnn")]
     if not mine:
@@ -452,8 +457,8 @@ def _lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
     instead = []
     for ph in cudnn:
         # a pinned call to make instead (the unpinned call's pick can differ between shapes)
-        others = [d for d in runs if d.phase == ph and d.break_even_calls is not None
-                  and d.variant != cudnn[ph].variant and d.variant != variant_role("automatic")]
+        others = [d for d in pfs[ph].break_even if d.variant != cudnn[ph].variant
+                  and d.variant != variant_role("automatic")]
         if others:
             best = max(others, key=lambda d: d.break_even_calls)
             instead.append((ph, best.variant, best.break_even_calls))
@@ -463,6 +468,21 @@ def _lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
               and sw.steady_without_ms is not None else None)
     return LengthCost(cudnn[next(iter(cudnn))].variant, True, phases, tuple(instead),
                       (probe.name, probe.effect, probe.detail) if probe is not None else None, steady)
+
+
+def _cudnn_lengths(ls: tables.LoadedSet, vs: list[verdicts.Verdict], picks, exceptions,
+                   default: str) -> LengthCost | None:
+    """What cuDNN pays per new length where the decision runs it; else where unpinned SDPA picks it in this set
+    (said aside: the call most code makes); else nothing."""
+    got = _lengths(ls, _runs_cudnn(picks, exceptions, default))
+    if got is not None:
+        return got
+    auto = variant_role("automatic")
+    if any(v.auto is not None and v.auto.variant == auto and (v.auto.backend or v.auto.kernel_backend) == "cudnn"
+           for v in vs):
+        got = _lengths(ls, auto)
+        return replace(got, aside=True) if got is not None and got.measured else None
+    return None
 
 
 def advice(ls: tables.LoadedSet) -> Advice | None:
@@ -490,7 +510,7 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         host_gpu_ms=row.gpu_only.median if row is not None and row.gpu_only else None,
         host_why=row.host_noise_why if row is not None else None,
         host_ref_ms=row.host_ref_ms if row is not None else None, determinism=_determinism(vs),
-        loops=_loops(vs, default), lengths=_lengths(ls, _runs_cudnn(picks, exceptions, default)),
+        loops=_loops(vs, default), lengths=_cudnn_lengths(ls, vs, picks, exceptions, default),
         behind_at=_behind(ls, vs, default, exceptions), other_dtype=_other_dtype(ls, vs, default))
 
 

@@ -383,9 +383,10 @@ def lengths_line(a: advice_mod.Advice) -> str | None:
                 "relying on the steady times.")
     costs = "; ".join(f"{PHASE_WORDS.get(ph, ph)}: {us(first)} more than its steady {us(steady)}"
                       for ph, first, steady in x.phases)
-    text = (f"Where lengths vary, {label(x.variant)}'s first call at each new shape costs more (the set's "
-            f"dynamic-lengths runs, median over lengths): {costs}. Bucket or pad lengths to a few shapes so each "
-            "plan is reused")
+    who = (f"scaled_dot_product_attention with no backend pinned picks cuDNN in this set, and {label(x.variant)}'s"
+           if x.aside else f"{label(x.variant)}'s")
+    text = (f"Where lengths vary, {who} first call at each new shape costs more (the set's dynamic-lengths runs, "
+            f"median over lengths): {costs}. Bucket or pad lengths to a few shapes so each plan is reused")
     if x.instead:
         text += ", or call " + "; ".join(
             f"{label(v)} in {ph}, which costs less in all than the steady fastest below "
