@@ -94,3 +94,21 @@ def test_the_unpinned_calls_cost_per_new_length_is_said_where_the_decision_runs_
     cudnn = {f.phase: f for f in dyn.runs(lead.rs, switched=False) if f.variant == "sdpa_cudnn"}
     for f in cudnn.values():
         assert decision_words.us(f.first_overhead_ms) in line
+
+
+# re-review N5: runs whose costs of a new length are within rules.NEW_LENGTH_NOISE_MS of the cheapest are not told
+# apart from it (decode: the naive products, SDPA flash and FA4 within 15 µs of each other)
+def test_new_length_costs_within_the_wall_clock_noise_are_not_ranked(lead):
+    from gen.analysis import dynamic as dyn
+    from gen.report.words import dynamic as dynamic_words
+
+    for phase in dyn.phases(lead.rs):
+        pf = dyn.phase_facts(lead.rs, phase)
+        text = dynamic_words.headline(pf)
+        first = pf.first_best
+        if first is None or first.variant == pf.steady_best.variant:
+            continue
+        close = [f for f in pf.measured if f.variant != first.variant and not pf.cache_warmed(f.variant)
+                 and f.first_overhead_ms - first.first_overhead_ms < rules.NEW_LENGTH_NOISE_MS]
+        assert ("pays the least" in text) == (not close), phase
+        assert ("pay about the same" in text) == bool(close), phase

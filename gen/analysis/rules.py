@@ -178,6 +178,9 @@ FIRST_CALL_RATIO = 10.0
 # of compiled code takes tens of milliseconds or more.
 WARMUP_FACTOR = 10.0
 WARMUP_FLOOR_MS = 50.0
+# Two runs' costs of a new length (first call against second, each on the wall clock with the GPU drained) that
+# differ by less than this are not told apart: a drained wall-clock call moves by tens of microseconds run to run.
+NEW_LENGTH_NOISE_MS = 0.05
 
 # --------------------------------------------------------------------------- ties
 

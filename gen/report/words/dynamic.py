@@ -90,8 +90,18 @@ def headline(pf: PhaseFacts) -> str | None:
     if once:
         out.append(once)
     if first is not None and first.variant != best.variant and not pf.cache_warmed(first.variant):
-        out.append(f"{label(first.variant)} pays the least for a {unit}: its first call there took "
-                   f"{_ms(first.first_overhead_ms)} ms more than its second (both on the wall clock).")
+        # runs within rules.NEW_LENGTH_NOISE_MS of the cheapest are not told apart from it (re-review N5)
+        alike = [f for f in pf.measured if f.variant != first.variant and not pf.cache_warmed(f.variant)
+                 and f.first_overhead_ms is not None
+                 and f.first_overhead_ms - first.first_overhead_ms < rules.NEW_LENGTH_NOISE_MS]
+        if alike:
+            out.append(f"{join_and(label(f.variant) for f in [first, *alike])} pay about the same for a {unit} "
+                       f"(their first calls there {_ms(first.first_overhead_ms)}–"
+                       f"{_ms(max(f.first_overhead_ms for f in alike))} ms more than their second, within "
+                       f"{rules.NEW_LENGTH_NOISE_MS * 1e3:.0f} µs: not told apart).")
+        else:
+            out.append(f"{label(first.variant)} pays the least for a {unit}: its first call there took "
+                       f"{_ms(first.first_overhead_ms)} ms more than its second (both on the wall clock).")
     worst = pf.costliest
     if (worst is not None and worst.variant != best.variant and worst.steady_ms
             and worst.first_overhead_ms / worst.steady_ms >= COSTLY_FIRST_CALL):
