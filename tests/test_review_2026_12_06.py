@@ -112,3 +112,25 @@ def test_new_length_costs_within_the_wall_clock_noise_are_not_ranked(lead):
                  and f.first_overhead_ms - first.first_overhead_ms < rules.NEW_LENGTH_NOISE_MS]
         assert ("pays the least" in text) == (not close), phase
         assert ("pay about the same" in text) == bool(close), phase
+
+
+# item 14: a loop that waited (eager at or past the host-bound line) whose host cost stays under the rule's second
+# line is said not to be called host-bound, and why; a host-bound call never is
+def test_a_loop_that_waited_but_is_not_called_host_bound_says_why(lead):
+    seen = 0
+    for sc in verdicts.scenarios(lead):
+        v = verdicts.verdict(lead, sc, "inference")
+        if v is None:
+            continue
+        text = " ".join(verdict_words.verdict(v).lines)
+        for x in v.host_noise:
+            t = v.row(x)
+            waited = (t.eager_over_gpu_only or 0) >= rules.HOST_BOUND_EAGER_RATIO
+            if waited and t.host_cost_ms and t.host_cost_ms < rules.HOST_YES_MARGIN * t.gpu_only.median:
+                seen += 1
+                assert f"its host cost is {t.host_cost_ms / t.gpu_only.median:.2f}× its GPU time" in text
+        for x in v.host_bound:
+            t = v.row(x)
+            if t.host_cost_ms and t.gpu_only is not None:
+                assert t.host_cost_ms >= rules.HOST_YES_MARGIN * t.gpu_only.median * 0.99
+    assert seen  # the article's shape: FA4's loop waited 1.86x, its host cost 1.49x its GPU time

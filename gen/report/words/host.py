@@ -79,6 +79,11 @@ def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: s
     """The eager/GPU-only ratio as measured, what it makes of this capture's host, and the crossover
     (host_crossover): whether a loop waits is a property of the host, so the host's numbers stand beside it."""
     text = on_this_host(ratio, ci, host_cost_ms, gpu_ms)
+    if (ratio is not None and ratio >= rules.HOST_BOUND_EAGER_RATIO and host_cost_ms and gpu_ms
+            and host_cost_ms < rules.HOST_YES_MARGIN * gpu_ms):
+        # the loop waited, yet the rule's second measure stops short (review 2026-12-06 item 14)
+        text += (f"; not called host-bound: its host cost is {host_cost_ms / gpu_ms:.2f}× its GPU time, under the "
+                 f"rule's {rules.HOST_YES_MARGIN:g}× line")
     if why == "same kernels":
         text += "; a variant running the same kernels came out otherwise"
     # where the host's cost is already set against the GPU time, the crossover would say it twice
