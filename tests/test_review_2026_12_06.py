@@ -134,3 +134,17 @@ def test_a_loop_that_waited_but_is_not_called_host_bound_says_why(lead):
             if t.host_cost_ms and t.gpu_only is not None:
                 assert t.host_cost_ms >= rules.HOST_YES_MARGIN * t.gpu_only.median * 0.99
     assert seen  # the article's shape: FA4's loop waited 1.86x, its host cost 1.49x its GPU time
+
+
+# re-review N7: "training" never stands for two workloads in two clauses of What to call
+def test_what_to_call_names_each_training_step_by_its_shape_where_there_are_two(lead):
+    from gen.analysis import advice
+    from gen.report.words import decision as decision_words
+
+    a = advice.advice(lead)
+    trains = {p.scenario for p in a.picks if p.mode == "train" and p.scenario != "deterministic-backward"}
+    assert len(trains) > 1
+    text = decision_words.advice(a).decision
+    assert "training at the article's shape" in text and "training at prefill with grouped-query attention" in text
+    for clause in text.split(";"):
+        assert " training," not in clause and not clause.rstrip(". ").endswith(" and training")

@@ -126,9 +126,23 @@ def other_dtype_clause(a: advice_mod.Advice, scenario: str) -> str:
     return text + ")"
 
 
-def _places(picks) -> str:
+def _places(picks, name=None) -> str:
+    name = name or (lambda p: _place_of(p.scenario, p.mode))
     ordered = sorted(picks, key=lambda p: p.mode == "train")
-    return join_and(dict.fromkeys(_place_of(p.scenario, p.mode) for p in ordered))
+    return join_and(dict.fromkeys(name(p) for p in ordered))
+
+
+def _place_namer(picks):
+    """_place_of, with each training step named by its shape where the picks hold more than one (else "training"
+    would stand for two workloads in two clauses: re-review N7)."""
+    trains = {p.scenario for p in picks if p.mode == "train" and _place_of(p.scenario, p.mode) == "training"}
+
+    def name(p) -> str:
+        base = _place_of(p.scenario, p.mode)
+        if len(trains) > 1 and base == "training":
+            return f"training at {_place_of(p.scenario, 'inference')}"
+        return base
+    return name
 
 
 def _ranks(a: advice_mod.Advice) -> str:
@@ -139,17 +153,18 @@ def _ranks(a: advice_mod.Advice) -> str:
     told = {(e.scenario, e.mode) for e in a.exceptions}
     slower = [p for p in a.picks if p.outcome == "slower" and (p.scenario, p.mode) not in told]
     parts = []
+    name = _place_namer(a.picks)
     odd = [p for p in first if other_dtype_clause(a, p.scenario)]
     first = [p for p in first if p not in odd]
     if first:
-        parts.append(f"It ranks first at the verdict's point for {_places(first)}")
-    parts += [f"{'it' if parts else 'It'} ranks first for {_place_of(p.scenario, p.mode)} "
+        parts.append(f"It ranks first at the verdict's point for {_places(first, name)}")
+    parts += [f"{'it' if parts else 'It'} ranks first for {name(p)} "
               f"{other_dtype_clause(a, p.scenario)}" for p in odd]
     by: dict = {}
     for p in noise:
         by.setdefault(join_and(label(x) for x in p.within), []).append(p)
     for x, ps in by.items():
-        parts.append(f"{'it' if parts else 'It'} is within noise of {x} for {_places(ps)}")
+        parts.append(f"{'it' if parts else 'It'} is within noise of {x} for {_places(ps, name)}")
     text = "; ".join(parts) + ("." if parts else "")
     if slower:
         text += (" It is not first at the verdict's point for " + join_and(
