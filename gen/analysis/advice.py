@@ -282,7 +282,7 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
         twin = v.auto.same_as[0] if v.auto.same_as else None
         backend = v.auto.backend or v.auto.kernel_backend
     within = tuple(x for x in dict.fromkeys((v.fastest.variant, *v.near)) if x != variant and x not in v.same_kernel
-                   and t.variant not in v.same_kernel) if outcome == "within noise" else ()
+                   ) if outcome == "within noise" else ()
     return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant, within)
 
 

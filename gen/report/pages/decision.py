@@ -126,9 +126,10 @@ def table_rows(ls) -> list[dict]:
     out = []
     if mine:
         first = [v for v, _ in mine if v.rank(a.default) == 1]
-        noise = [v for v in first if _others(v, a.default)]
+        within = {(p.scenario, str(p.mode)): p.within for p in a.picks}
+        noise = [v for v in first if within.get((v.scenario, str(v.mode)))]
         behind = [v for v, _ in mine if v.rank(a.default) != 1]
-        cond = _standing(ls, a, mine, first, noise, behind)
+        cond = _standing(ls, a, mine, first, noise, behind, within)
         short = _standing_short(ls, a, mine, first, noise, behind)
         note = _gain_note(ls, a, mine, auto)
         gain = "same call" if a.default == auto else _gains(
@@ -174,16 +175,6 @@ def _gain_note(ls, a, mine, auto: str) -> str:
     return decision_words.gain_note(_named(ls, dense), _named(ls, loss))
 
 
-def _others(v, default: str) -> tuple[str, ...]:
-    """The calls the default shares the first rank with within noise (whichever leads by its median: two
-    captures swap them, benchmarks/verdict_repeat.md); none where it is first alone or on its own kernels."""
-    if v.rank(default) != 1 or default in v.same_kernel and not v.near:
-        return ()
-    if v.fastest.variant != default and default not in v.same_kernel:
-        return (v.fastest.variant, *(x for x in v.near if x != default))
-    return tuple(x for x in v.near if x != default and x not in v.same_kernel)
-
-
 def _standing_short(ls, a, mine, first, noise, behind) -> str:
     alone = [v for v in first if v not in noise and not v.same_kernel and not v.near]
     counts = [(len(alone), "outright"), (len(first) - len(alone) - len(noise), "shared"),
@@ -191,12 +182,13 @@ def _standing_short(ls, a, mine, first, noise, behind) -> str:
     return decision_words.standing_short(len(first), len(mine), counts, _behind(ls, a, behind))
 
 
-def _standing(ls, a, mine, first, noise, behind) -> str:
+def _standing(ls, a, mine, first, noise, behind, within) -> str:
+    """`within`: (scenario, mode) -> the calls the default shares the first rank with within noise (Pick.within)."""
     alone = [v for v in first if v not in noise and not v.same_kernel and not v.near]
     shared = [v for v in first if v not in noise and v not in alone]
     by: dict = {}
     for v in noise:
-        by.setdefault(words.join_and(fmt.label_of(x) for x in _others(v, a.default)), []).append(v)
+        by.setdefault(words.join_and(fmt.label_of(x) for x in within[(v.scenario, str(v.mode))]), []).append(v)
     return decision_words.standing(len(first), len(mine), _named(ls, alone), _named(ls, shared),
                                    {x: _named(ls, vs) for x, vs in by.items()}, _behind(ls, a, behind))
 
