@@ -48,7 +48,7 @@ def said(ls: tables.LoadedSet) -> dict[str, str]:
     return out
 
 
-def report(a: Path, b: Path) -> tuple[str, int, int]:
+def report(a: Path, b: Path) -> str:
     la, lb = tables.load_set(a), tables.load_set(b)
     sa, sb = said(la), said(lb)
     keys = list(dict.fromkeys([*sa, *sb]))
@@ -59,7 +59,7 @@ def report(a: Path, b: Path) -> tuple[str, int, int]:
     lines += [f"| {k} | {sa.get(k, '–')} | {sb.get(k, '–')} | {'yes' if sa.get(k) == sb.get(k) else '**no**'} |"
               for k in keys]
     lines += ["", f"Same answer to {same} of {len(keys)} questions."]
-    return "\n".join(lines) + "\n", same, len(keys)
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as ta, tempfile.TemporaryDirectory() as tb:
-        text, _, _ = report(_open(args.a, Path(ta)), _open(args.b, Path(tb)))
+        text = report(_open(args.a, Path(ta)), _open(args.b, Path(tb)))
     sys.stdout.write(text)
     if args.out:
         args.out.write_text(f"# Two captures, the same verdicts?\n\n`python {' '.join(sys.argv)}`\n\n" + text)

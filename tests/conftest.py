@@ -83,6 +83,17 @@ def h200_new(h200_new_dir):
     return tables.load_set(h200_new_dir)
 
 
+def all_verdicts(ls):
+    """Every verdict of a loaded set: each scenario's, inference then training, where it has one."""
+    from gen.analysis import verdicts
+
+    for scenario in verdicts.scenarios(ls):
+        for mode in ("inference", "train"):
+            v = verdicts.verdict(ls, scenario, mode)
+            if v is not None:
+                yield v
+
+
 def shared_dir(tmp_path_factory, name: str, make) -> Path:
     """A folder made once per session by `make(folder)` and shared by the session's test processes
     (pytest-xdist's workers: the first to ask makes it under a lock, the others wait and read it;

@@ -12,7 +12,7 @@ from gen.report.words import common as words
 from gen.report.words import host as host_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words import why as why_words
-from tests.conftest import RESULTS
+from tests.conftest import RESULTS, all_verdicts
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 H200 = "nvidia-h200__torch-2.11.0"
@@ -28,19 +28,13 @@ def h100():
     return tables.load_set(Path(RESULTS / H100))
 
 
-def _verdicts(ls):
-    for scenario in verdicts.scenarios(ls):
-        for mode in ("inference", "train"):
-            v = verdicts.verdict(ls, scenario, mode)
-            if v is not None:
-                yield v
 
 
 # N1: where another scenario timed the same point with two variants the other way round, the verdict claims no
 # order between them: their as-run order is the windows' clocks'.
 def test_no_ranking_between_variants_another_scenario_orders_the_other_way(any_set):
     seen = 0
-    for v in _verdicts(any_set):
+    for v in all_verdicts(any_set):
         p = calls.point_of(any_set, v.scenario, v.mode)
         for d in scenarios.same_point_elsewhere(any_set, v.scenario):
             if (int(d["q_len"]), int(d["kv_len"])) != (p.q_len, p.kv_len) or d.get("mode") != v.mode:
@@ -99,7 +93,7 @@ def test_cache_hit_run_is_no_baseline_and_decode_advice_avoids_the_costly_run(h1
 # least the GPU difference off the GPU (never for millisecond calls whose eager time runs under that difference).
 def test_host_hides_only_where_the_loop_spends_the_gpu_difference_off_the_gpu(any_set):
     said = 0
-    for v in _verdicts(any_set):
+    for v in all_verdicts(any_set):
         text = " ".join(verdict_words.verdict(v).lines)
         if "hides the GPU's difference" not in text:
             continue
@@ -121,7 +115,7 @@ def test_fp8_verdict_does_not_blame_the_host_for_a_millisecond_gap(h100):
 # way as the calls: it is the other kernels that differ the other way.
 def test_a_main_kernel_gap_larger_than_the_call_gap_puts_the_other_kernels_the_other_way(any_set):
     seen = 0
-    for v in _verdicts(any_set):
+    for v in all_verdicts(any_set):
         w = v.why
         if w is None or w.kind != "main_kernel" or not (w.fastest_main_us and w.runner_up_main_us
                                                          and w.fastest_events_us and w.runner_up_events_us):
@@ -144,7 +138,7 @@ def test_no_gap_cause_is_sought_under_the_host_bound_line(any_set):
     from gen.analysis import rules
 
     under = 0
-    for v in _verdicts(any_set):
+    for v in all_verdicts(any_set):
         for x in v.host_noise:
             t = v.row(x)
             text = host_words.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why,
@@ -163,7 +157,7 @@ def test_no_gap_cause_is_sought_under_the_host_bound_line(any_set):
 # verdict, the set page's ranks and the scenario page's headline give the measured ratio instead.
 def test_same_kernel_names_with_intervals_apart_are_not_a_tie(any_set):
     seen = 0
-    for v in _verdicts(any_set):
+    for v in all_verdicts(any_set):
         fs = v.spread(v.fastest)
         for x in v.same_kernel:
             assert calls.overlaps(fs, v.spread(v.row(x))), (v.scenario, x)

@@ -11,7 +11,7 @@ import pytest
 
 from gen.analysis import launches, tables, verdicts
 from gen.report.words import verdicts as verdict_words
-from tests.conftest import RESULTS
+from tests.conftest import RESULTS, all_verdicts
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 H200 = "nvidia-h200__torch-2.11.0"
@@ -27,12 +27,6 @@ def h100():
     return tables.load_set(Path(RESULTS / H100))
 
 
-def _verdicts(ls):
-    for scenario in verdicts.scenarios(ls):
-        for mode in ("inference", "train"):
-            v = verdicts.verdict(ls, scenario, mode)
-            if v is not None:
-                yield v
 
 
 def _why(ls, v) -> str | None:
@@ -43,7 +37,7 @@ def _why(ls, v) -> str | None:
 def test_a_launch_is_the_traced_main_kernels(any_set):
     """Each launch is the very event the verdict calls the main kernel: the kernel table's row at its index."""
     seen = 0
-    for v in _verdicts(any_set):
+    for v in all_verdicts(any_set):
         for variant, x in launches.verdict_launches(any_set, v).items():
             t = v.row(variant)
             point = verdicts.point_of(any_set, v.scenario, v.mode)
@@ -99,7 +93,7 @@ def test_a_packed_row_grid_is_not_said_to_be_sized_by_the_longest_document(h100)
 
 
 def test_every_why_with_both_launches_states_them(any_set):
-    for v in _verdicts(any_set):
+    for v in all_verdicts(any_set):
         got = launches.verdict_launches(any_set, v)
         why = _why(any_set, v)
         if why is None or v.why.kind not in ("main_kernel", "fewer_events") or len(got) < 2:
@@ -111,7 +105,7 @@ def test_every_why_with_both_launches_states_them(any_set):
 def test_a_tie_has_no_why_line(any_set):
     """Where the runner-up is within noise of the fastest (it shares the first rank), no line explains a win."""
     ties = 0
-    for v in _verdicts(any_set):
+    for v in all_verdicts(any_set):
         if v.runner_up is not None and v.runner_up.variant in v.near:
             ties += 1
             assert _why(any_set, v) is None, (v.scenario, v.mode)
