@@ -68,6 +68,8 @@ def test_the_set_page_shows_chart_then_table_then_reasoning_for_each_phase(site,
         chart, table, folded = (section.index('class="vega-chart"'), section.index("| Variant |"),
                                 section.index("??? note"))
         assert chart < table < folded
+        # the sentences come after the picture and the table (pictures first)
+        assert table < section.index("**Once warm") < folded
         pf = dyn.phase_facts(rs, phase)
         for f in pf.measured:  # each measured variant's steady and overhead, as the set holds them
             name = fmt.md(fmt.label_of(f.variant))
