@@ -116,19 +116,31 @@ def _preps(timer, names, budget):
     return [timing.prepare(Named(n), "cpu", budget, timer=timer, name=n) for n in names]
 
 
-def test_the_variants_of_a_point_are_timed_in_rounds_a_b_c_a_b_c():
+def test_the_variants_of_a_point_are_timed_in_rounds_whose_order_rotates():
     b = timing.Budget(warmup_min=3, warmup_min_s=0.0, min_rounds=3, max_rounds=3, heat_s=0.0)
     timer = LogTimer(gpu=False)
     preps = _preps(timer, "ABC", b)
     timer.log.clear()  # the warm-ups, one after another, before any round
     timing.interleave(preps)
     order = [name for name, kind in timer.log if kind == "eager"]
-    assert order == list("ABCABCABC")
+    assert order == list("ABCBCACAB")  # round r starts r places on: no variant follows the same one each round
+    predecessors = {n: {order[i - 1] for i in range(1, len(order)) if order[i] == n} for n in "ABC"}
+    assert all(len(p) >= 2 for n, p in predecessors.items() if n != "A")
     times = [timing.finish(p) for p in preps]
     for i, t in enumerate(times):
-        assert t.rounds == 3 and t.interleaved_with == list("ABC")
+        assert t.rounds == 3 and t.interleaved_with == list("ABC") and t.interleave_rotated
         # eager then host in each turn; three variants of two windows each per round
-        assert t.slots == {"eager": [2 * i, 2 * i + 6, 2 * i + 12], "host": [2 * i + 1, 2 * i + 7, 2 * i + 13]}
+        places = [(i - r) % 3 for r in range(3)]  # the variant's place in round r
+        assert t.slots == {"eager": [6 * r + 2 * places[r] for r in range(3)],
+                           "host": [6 * r + 2 * places[r] + 1 for r in range(3)]}
+
+
+def test_a_point_timed_alone_is_not_called_rotated():
+    b = timing.Budget(warmup_min=3, warmup_min_s=0.0, min_rounds=2, max_rounds=2, heat_s=0.0)
+    (p,) = _preps(LogTimer(gpu=False), "A", b)
+    timing.interleave([p])
+    t = timing.finish(p)
+    assert t.interleaved_with == [] and not t.interleave_rotated
 
 
 def test_on_a_gpu_the_graphs_heat_up_in_turn_then_each_round_takes_every_window_of_each_variant():
@@ -140,7 +152,7 @@ def test_on_a_gpu_the_graphs_heat_up_in_turn_then_each_round_takes_every_window_
     heat, rounds = timer.log[:-12], timer.log[-12:]  # 2 rounds x 2 variants x 3 windows
     assert len(heat) >= 4 and {k for _, k in heat} == {"graph"}
     assert [n for n, _ in heat] == list("AB" * (len(heat) // 2))
-    assert [n for n, _ in rounds] == list("AAABBBAAABBB")
+    assert [n for n, _ in rounds] == list("AAABBBBBBAAA")  # the second round starts with B
     assert [k for _, k in rounds[:3]] == ["graph", "eager", "host"]
     assert timer.clock_s >= 0.15
 
@@ -209,9 +221,9 @@ def test_dynamic_lengths_runs_under_tiny_on_the_cpu():
         for r in ok:
             assert r.status == "ok" and len(r.lengths) == len(pts[phase])
             assert all(x.first_ms > 0 and x.steady_ms > 0 and x.build_ms >= 0 for x in r.lengths)
-            assert r.first_overhead_ms >= 0 and r.steady_ms > 0
-        best = min(ok, key=lambda r: r.steady_ms)
-        assert best.break_even_calls is None
+            # no graph on a CPU, said so; no block mask outside FlexAttention; the per-length cost is the analysis's
+            assert all(x.gpu_ms is None and "GPU" in x.gpu_reason and x.mask_ms is None for x in r.lengths)
+            assert r.first_overhead_ms is None and r.break_even_calls is None and r.steady_ms > 0
         assert by[(phase, "sdpa_cudnn")].status == "unavailable" and by[(phase, "sdpa_cudnn")].reason
         assert by[(phase, "naive_compiled")].status == "skipped" and "compile" in by[(phase, "naive_compiled")].reason
     (sw,) = switches
@@ -239,6 +251,7 @@ def test_dynamic_lengths_keep_one_compiled_flex_function_across_lengths(monkeypa
 
     class Module:
         flex = "its own compile"
+        facts = {"block_mask_build_s": 0.002}
 
         def __call__(self, q, k, v):
             called.append(self.flex)
@@ -257,6 +270,8 @@ def test_dynamic_lengths_keep_one_compiled_flex_function_across_lengths(monkeypa
     assert run.status == "ok" and len(run.lengths) == len(pts)
     assert len(made) == 1 and set(map(id, called)) == {id(made[0])}
     assert fresh_builds == [True] + [False] * (len(pts) - 1)
+    # the block mask's build is kept apart from the module's, at every length
+    assert all(c.mask_ms == pytest.approx(2.0) and c.build_ms >= 0 for c in run.lengths)
     fresh_builds.clear()
     fa4 = dynamic.run_variant(VARIANTS["fa4"], "prefill", pts, "fp32", torch.device("cpu"), 0, time.monotonic() + 60)
     assert fa4.status == "ok" and len(made) == 1 and fresh_builds == [True] * len(pts)
@@ -285,3 +300,32 @@ def test_training_sweep_points_carry_forward_and_backward_times(tmp_path):
         assert t.interleaved_with == ["naive", "sdpa_math"]  # one point's variants took turns
     infer = [p for p in pts if p.mode == "inference" and p.status == "ok"]
     assert infer and all(p.timing.fwd_ms == [] for p in infer)
+
+
+def test_a_length_s_gpu_only_time_is_a_replayed_graph_of_warm_calls(monkeypatch):
+    """On a GPU each length also gets its GPU-only time: a graph of GRAPH_CALLS calls, the median replay / calls;
+    a call that cannot be captured keeps its reason, and the graph is released either way."""
+    from gen.capture import dynamic
+
+    released = []
+
+    class GraphTimer:
+        gpu = True
+
+        def capture(self, call, n):
+            if call == "refuses":
+                raise RuntimeError("operation not permitted when stream is capturing\nmore")
+            return ("g", n)
+
+        def replay_ms(self, graph, n):
+            return [2.0 * graph[1], 1.0 * graph[1], 3.0 * graph[1]][:n] if n > 1 else [9.0]
+
+        def release(self, graph):
+            released.append(graph)
+
+    monkeypatch.setattr(dynamic, "timer_for", lambda device: GraphTimer())
+    monkeypatch.setattr(dynamic, "GRAPH_REPLAYS", 3)
+    assert dynamic.gpu_only_ms(lambda: None, "cuda") == (pytest.approx(2.0), None)
+    assert released == [("g", dynamic.GRAPH_CALLS)]
+    ms, why = dynamic.gpu_only_ms("refuses", "cuda")
+    assert ms is None and why.endswith("operation not permitted when stream is capturing")

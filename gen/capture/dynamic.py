@@ -4,11 +4,12 @@ Takes: variants, the scenario (gen.model.scenarios, its `dynamic_points()`), a d
 store and a deadline. Gives: `run(...) -> (list[schema.DynamicRun], list[schema.SwitchProbe])`.
 
 For each variant and phase (prefill at a run of new lengths; decode with a cache one token longer
-at each step), at each length in turn: the call is made (`build_ms`), then its first call and its
-second are timed on a wall clock with the device drained before and after (plan building,
-loading and compiles included), then its steady cost (the median of a few back-to-back calls,
-CUDA events). Then, per phase, each variant's calls per length at which it breaks even with the
-variant fastest in steady state (gen.model.scenarios.break_even_calls).
+at each step), at each length in turn: the call is made (`build_ms`; FlexAttention's block mask apart in `mask_ms`),
+then its first call and its second are timed on a wall clock with the device drained before and after
+(plan building, loading and compiles included), then its steady cost in a Python loop (the median of a
+few back-to-back calls, CUDA events) and its GPU-only time (a CUDA graph of GRAPH_CALLS warm calls,
+replayed). What a new length costs and the break-even counts are the analysis's
+(gen.analysis.dynamic), from these raw times: one definition, not two.
 
 The switch probe: PyTorch PR 155958 adds TORCH_CUDNN_SDPA_AVOID_RECOMPILE, read when cuDNN's SDPA
 first runs, so the cuDNN prefill run is repeated in a subprocess with it set (`python -m
@@ -17,10 +18,9 @@ from their bytes.
 
 Compiled variants run as a server runs them: FlexAttention (Triton and FLASH backends) through one
 `torch.compile(flex_attention)` kept across every length of a run, with dynamo's automatic dynamic
-shapes (a recompile at the second new length, then one graph for all) and a block mask built per
-length (in `build_ms`); FlashAttention-4 through its own per-configuration cache of compiled
-kernels, which lives in the process. The naive product compiled is not run: its module holds a
-mask of one length, so each length would be a new module and a new compile.
+shapes and a block mask built per length (`mask_ms`); FlashAttention-4 through its own
+per-configuration cache of compiled kernels, which lives in the process. The naive product compiled is
+not run: its module holds a mask of one length, so each length would be a new module and a new compile.
 Imports torch, the standard library and gen.model.
 """
 
@@ -41,13 +41,16 @@ import torch
 from gen.capture import probe, staging
 from gen.capture.attention import build
 from gen.capture.inputs import DTYPES, make_inputs
-from gen.capture.timers import timer_for
+from gen.capture.timers import NO_GPU, timer_for
 from gen.capture.timing import first_line
 from gen.model import scenarios as scenario_defs
 from gen.model import schema
 from gen.model.variants import VARIANTS, Variant
 
 STEADY_CALLS = 10  # back-to-back warm calls whose median is the steady cost
+# Warm calls in the CUDA graph of a length's GPU-only time, and its timed replays (the median is kept):
+# enough calls that a replay of the smallest (a decode step, some microseconds) is not launch-bound
+GRAPH_CALLS, GRAPH_REPLAYS = 20, 5
 SWITCH = "TORCH_CUDNN_SDPA_AVOID_RECOMPILE"
 SWITCH_VARIANT = "sdpa_cudnn"
 SWITCH_TIMEOUT_S = 300
@@ -93,6 +96,8 @@ def one_length(v: Variant, point: schema.Point, dtype: str, device, seed: int,
                 shared["flex"] = _server_flex()
             built.fn.flex = shared["flex"]
         lc.build_ms = (time.perf_counter() - t0) * 1e3
+        mask_s = getattr(built.fn, "facts", {}).get("block_mask_build_s")
+        lc.mask_ms = mask_s * 1e3 if mask_s is not None else None
         q, k, v_ = make_inputs(point, DTYPES[built.dtype or dtype], device, seed, layout=built.layout)
         with built.context(), torch.no_grad():
             def call():
@@ -101,6 +106,7 @@ def one_length(v: Variant, point: schema.Point, dtype: str, device, seed: int,
             lc.first_ms = _wall_ms(call, device)
             lc.second_ms = _wall_ms(call, device)
             lc.steady_ms = statistics.median(timer_for(device).loop_ms(call, STEADY_CALLS))
+            lc.gpu_ms, lc.gpu_reason = gpu_only_ms(call, device)
     except torch.OutOfMemoryError as exc:
         lc.reason = probe.out_of_memory(exc)
     except Exception as exc:  # noqa: BLE001 - a refusal at this length: its reason, not a crash
@@ -108,6 +114,23 @@ def one_length(v: Variant, point: schema.Point, dtype: str, device, seed: int,
     finally:
         probe.free(device, collect=False)
     return lc
+
+
+def gpu_only_ms(call, device) -> tuple[float | None, str | None]:
+    """A warm call's GPU-only time at this length (ms a call: a CUDA graph of GRAPH_CALLS calls, the median of
+    GRAPH_REPLAYS replays), or (None, why not)."""
+    timer = timer_for(device)
+    if not timer.gpu:
+        return None, NO_GPU
+    try:
+        graph = timer.capture(call, GRAPH_CALLS)
+    except Exception as exc:  # noqa: BLE001 - a call that cannot be captured: its reason
+        return None, first_line(exc)
+    try:
+        timer.replay_ms(graph, 1)  # the first replay uploads the graph
+        return statistics.median(timer.replay_ms(graph, GRAPH_REPLAYS)) / GRAPH_CALLS, None
+    finally:
+        timer.release(graph)
 
 
 def run_variant(v: Variant, phase: str, points: list[schema.Point], dtype: str, device, seed: int,
@@ -131,24 +154,8 @@ def run_variant(v: Variant, phase: str, points: list[schema.Point], dtype: str, 
         run.status = schema.Status.UNAVAILABLE.value
         run.reason = next((x.reason for x in run.lengths if x.reason), run.reason or "no length measured")
         return run
-    # A first call no slower than a steady one (a wall clock against events, within their noise) costs
-    # nothing more: 0, not a negative overhead.
-    run.first_overhead_ms = max(0.0, statistics.median(x.first_ms - x.steady_ms for x in ok))
     run.steady_ms = statistics.median(x.steady_ms for x in ok)
     return run
-
-
-def break_even(runs: list[schema.DynamicRun]) -> None:
-    """Each run's break_even_calls against the run of its phase (and environment) fastest in steady state."""
-    groups: dict[tuple, list[schema.DynamicRun]] = {}
-    for r in runs:
-        if r.status == schema.Status.OK and r.steady_ms is not None:
-            groups.setdefault((r.phase, tuple(sorted(r.env.items()))), []).append(r)
-    for rs in groups.values():
-        best = min(rs, key=lambda r: r.steady_ms)
-        for r in rs:
-            r.break_even_calls = scenario_defs.break_even_calls(r.first_overhead_ms, r.steady_ms,
-                                                                best.first_overhead_ms, best.steady_ms)
 
 
 def switch_present(name: str = SWITCH) -> bool | None:
@@ -229,14 +236,22 @@ def run(variants: list[Variant], scenario: scenario_defs.Scenario, device, store
                 progress.done(f"sweep {scenario.name}", seconds)
             runs.append(r)
             log(f"  {scenario.name} {phase} {v.name}: " + (
-                f"first call {r.first_overhead_ms:.2f} ms over a steady {r.steady_ms:.4f} ms, "
-                f"{len(r.lengths)} lengths in {seconds:.1f} s" if r.status == schema.Status.OK
+                f"{len(r.lengths)} lengths in {seconds:.1f} s, {_summary(r)}" if r.status == schema.Status.OK
                 else f"{r.status} ({r.reason})"))
     switches = []
     if "prefill" in points and any(v.name == SWITCH_VARIANT for v in scenario.variants_for(variants)):
         switches = [_switch_stage(runs, points["prefill"], scenario, device, store, seed, log)]
-    break_even(runs)
     return runs, switches
+
+
+def _summary(r: schema.DynamicRun) -> str:
+    """The log's line of raw times: first and second calls (wall clock), steady loop call and GPU-only time,
+    each the median over the lengths (the analysis, not this, says what a new length costs)."""
+    def med(name):
+        xs = [getattr(c, name) for c in r.lengths if getattr(c, name) is not None]
+        return f"{statistics.median(xs):.4f}" if xs else "-"
+    return (f"medians: first {med('first_ms')} ms, second {med('second_ms')}, loop call {med('steady_ms')}, "
+            f"GPU-only {med('gpu_ms')}, block mask {med('mask_ms')}")
 
 
 def _switch_stage(runs: list, points: list, scenario, device, store, seed: int, log) -> schema.SwitchProbe:

@@ -336,7 +336,7 @@ def prepare(call: Callable, device, budget: Budget, graph: bool = True, timer: T
 
 
 def interleave(preps: list[Prepared], heat_s: float | None = None, on_error=None) -> None:
-    """The rounds of several calls of one point taken in turn (A, B, C, A, B, C...), each call's three
+    """The rounds of several calls of one point taken in turn (A, B, C; B, C, A; C, A, B...), each call's three
     windows in its turn, after `heat_s` (default: the first budget's heat_s; none on a CPU) of their
     GPU-only windows in turn, untimed. Rounds go on until every call is done by its own rule
     (`_Rounds.done`); a call done early sits the rest out. Each window's place in the point's sequence
@@ -365,10 +365,21 @@ def interleave(preps: list[Prepared], heat_s: float | None = None, on_error=None
 
     if timer.gpu and heat > 0:
         _heat(active, turn, timer, heat)
+    for p in preps:
+        p.timing.interleave_rotated = len(preps) > 1
+    r = 0
     while active:
-        for p in list(active):
-            turn(p, _Rounds.one)
+        for p in _rotated(active, r):
+            p in active and turn(p, _Rounds.one)
         active[:] = [p for p in active if not p.rounds.done()]
+        r += 1
+
+
+def _rotated(active: list, r: int) -> list:
+    """Round r's order: r places further on, so no call follows the same one every round and the heat and
+    power a window inherits from the one before it falls on each call in turn."""
+    k = r % len(active)
+    return active[k:] + active[:k]
 
 
 def _heat(active: list[Prepared], turn: Callable, timer: Timer, heat_s: float) -> None:

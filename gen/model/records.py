@@ -261,6 +261,10 @@ class Timing:
     bwd_ms: list[float] = field(default_factory=list)
     fwd_bwd_method: str | None = None  # GpuOnlyMethod, or "eager" on a CPU (wall time)
     fwd_bwd_reason: str | None = None
+    # Optional (no version bump): the interleaved rounds' order rotated, round r starting r calls further
+    # into `interleaved_with`; False (every set before it): each round in that same order, so each variant
+    # followed the same one every round.
+    interleave_rotated: bool = False
 
 
 @dataclass
@@ -437,6 +441,12 @@ class LengthCost:
     q_len: int
     kv_len: int
     build_ms: float | None = None  # making the call for this length (a block mask, a plan object), host time
+    # Optional (no version bump): of build_ms, FlexAttention's block mask (create_block_mask, eager, the device
+    # drained before and after): what a server that builds one per new length pays
+    mask_ms: float | None = None
+    # Optional: a warm call's GPU-only time (a CUDA graph of GRAPH_CALLS calls, replayed; ms a call), and why none
+    gpu_ms: float | None = None
+    gpu_reason: str | None = None
     first_ms: float | None = None
     second_ms: float | None = None
     steady_ms: float | None = None
@@ -458,7 +468,9 @@ class DynamicRun:
     reason: str | None = None
     env: dict[str, str] = field(default_factory=dict)  # environment variables set for this run (a switch probe)
     lengths: list[LengthCost] = field(default_factory=list)
-    first_overhead_ms: float | None = None  # median over lengths of first_ms - steady_ms
+    # Written by captures before interleave_rotated and gpu_ms existed (median of first_ms - steady_ms, and the
+    # break-even against it); no longer written: the analysis derives both from `lengths` (one definition)
+    first_overhead_ms: float | None = None
     steady_ms: float | None = None  # median over lengths of steady_ms
     break_even_calls: float | None = None
 
