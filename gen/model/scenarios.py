@@ -242,7 +242,7 @@ SCENARIOS: dict[str, Scenario] = {
             "at every step: what each variant's first call at a new length costs (cuDNN builds an execution "
             "plan per shape), against its steady call (Llama-3-8B-like heads)",
             batch=1, q_heads=32, kv_heads=8, head_dims=(128,), lengths=(), mask=schema.Mask.CAUSAL,
-            dynamic_lengths=(1000, 1001, 1537, 2049, 3001, 4099), decode_from=4096, decode_steps=32,
+            dynamic_lengths=(1000, 1001, 1537, 2049, 3001, 4099, 6151, 8209), decode_from=4096, decode_steps=32,
         ),
     ]
 }
