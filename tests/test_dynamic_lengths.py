@@ -10,7 +10,7 @@ import re
 import pytest
 
 from gen.analysis import dynamic as dyn
-from gen.analysis import tables
+from gen.analysis import rules, tables
 from gen.model import schema
 from gen.report import format as fmt
 from tests.conftest import RESULTS
@@ -41,13 +41,20 @@ def test_phase_facts_rank_by_the_steady_cost_and_break_even_on_the_per_length_co
         cold = [f for f in pf.measured if not pf.cache_warmed(f.variant)]
         assert steady == sorted(steady) and pf.steady_best is cold[0]
         assert all(f.ok and not f.switched for f in pf.measured)
-        # every break-even the page names is taken on the per-length costs after the warm-up (the warm-up is
-        # paid once, not per length) against the fastest once warm, and means at least one whole call
+        # every break-even is taken length by length after both warm-ups (the warm-up is paid once, not per
+        # length) against the fastest once warm at the same length, never from medians over mixed lengths
         best = pf.steady_best
+        theirs = {kv: (o, st) for kv, o, st in best.per_length}
         for f in pf.break_even:
-            assert f.break_even_calls == pytest.approx(
-                (best.first_overhead_ms - f.first_overhead_ms) / (f.steady_ms - best.steady_ms))
-            assert dyn.PhaseFacts.calls_below(f.break_even_calls) >= 1
+            assert pf.wins(f.variant)
+            mine = {kv: (o, st) for kv, o, st in f.per_length}
+            for o in pf.per_length[f.variant]:
+                (ob, sb), (ov, sv) = theirs[o.kv_len], mine[o.kv_len]
+                if o.kind == dyn.UP_TO:
+                    assert o.calls == pytest.approx((ob - ov) / (sv - sb)) and sv > sb
+                elif o.kind == dyn.ALWAYS:
+                    assert sv <= sb and ov <= ob + rules.NEW_LENGTH_NOISE_MS
+            assert f.break_even_calls == dyn.least_up_to(pf.per_length[f.variant])
     assert dyn.PhaseFacts.calls_below(1.19) == 1 and dyn.PhaseFacts.calls_below(1.0) is None
     assert dyn.PhaseFacts.calls_below(1363.36) == 1363 and dyn.PhaseFacts.calls_below(None) is None
 
@@ -178,3 +185,81 @@ def test_a_new_lengths_cost_is_its_first_call_against_its_second_on_the_same_clo
     assert dyn.excess(c) == pytest.approx(0.02)
     assert dyn.excess(schema.LengthCost(q_len=16, kv_len=16, first_ms=0.30, steady_ms=0.13)) == pytest.approx(0.17)
     assert dyn.excess(schema.LengthCost(q_len=16, kv_len=16, first_ms=None, second_ms=0.2)) is None
+
+
+def _facts(variant, per_length, steady=1.0, gpu=None, mask=None):
+    return dyn.DynamicFacts(variant=variant, phase="prefill", status="ok", reason=None, env=(), lengths=len(per_length),
+                            first_overhead_ms=None, steady_ms=steady, break_even_calls=None, first_median_ms=None,
+                            first_total_ms=None, first_max_ms=None, kv_lens=tuple(kv for kv, _, _ in per_length),
+                            gpu_median_ms=gpu, mask_median_ms=mask, per_length=tuple(per_length))
+
+
+def test_break_evens_are_taken_length_by_length_against_the_same_length():
+    """Review 2026-12-06 item 4: a median over lengths mixes short and long calls. At each length: cheaper at any
+    count (new length and warm call no dearer), up to n calls, past n calls, or never; new-length costs within
+    rules.NEW_LENGTH_NOISE_MS count as equal."""
+    best = _facts("cudnn", [(1000, 37.0, 0.05), (2000, 37.0, 0.10), (3000, 37.0, 0.15), (4000, 0.03, 0.2)])
+    f = _facts("fa4", [(1000, 0.02, 0.13), (2000, 0.02, 0.12), (3000, 0.02, 0.14), (4000, 0.05, 0.3),
+                       (5000, 0.01, 0.1)])
+    got = dyn.outcomes(f, best)
+    assert [o.kind for o in got] == [dyn.UP_TO, dyn.UP_TO, dyn.ALWAYS, dyn.NEVER]  # 5000: no partner length
+    assert got[0].calls == pytest.approx((37.0 - 0.02) / (0.13 - 0.05))
+    assert got[1].calls == pytest.approx((37.0 - 0.02) / (0.12 - 0.10))
+    past = dyn.outcomes(_facts("x", [(1000, 40.0, 0.01)]), best)[0]
+    assert past.kind == dyn.BEYOND and past.calls == pytest.approx(3.0 / 0.04)
+    assert dyn.least_up_to(got) == pytest.approx(got[0].calls)
+
+
+def test_the_per_length_cell_groups_lengths_by_outcome():
+    from gen.report.words import dynamic as dynamic_words
+
+    outs = (dyn.LengthOutcome(1001, dyn.UP_TO, 492.0), dyn.LengthOutcome(1537, dyn.UP_TO, 442.4),
+            dyn.LengthOutcome(3001, dyn.ALWAYS), dyn.LengthOutcome(4099, dyn.ALWAYS),
+            dyn.LengthOutcome(8209, dyn.NEVER))
+    want = "up to 442–491 calls (1,001–1,537), any number (3,001–4,099), never (8,209)"
+    assert dynamic_words.per_length(outs) == want
+    assert dynamic_words.per_length(()) == fmt.DASH
+
+
+def test_a_loop_that_waits_on_the_host_is_said_so_with_the_kernels_order_beside():
+    """Review 2026-12-06 item 4: at decode every warm loop call is the host's dispatch; where the set records each
+    length's GPU-only time, the page says the loop's order is the host's and names the fastest kernel."""
+    from gen.report.words import dynamic as dynamic_words
+
+    a = _facts("sdpa_cudnn", [(4096, 33.0, 0.048)], steady=0.048, gpu=0.010)
+    b = _facts("fa4", [(4096, 0.01, 0.13)], steady=0.13, gpu=0.008)
+    pf = dyn.PhaseFacts(phase="decode", measured=[a, b], not_measured=[], steady_best=a, first_best=b,
+                        break_even=[])
+    text = dynamic_words.host_note(pf)
+    assert "waited on the host" in text and "4.8–16.2×" in text and "FlashAttention-4" in text.split("fastest")[0]
+    a2 = _facts("sdpa_cudnn", [(4096, 33.0, 0.048)], steady=0.011, gpu=0.010)
+    text = dynamic_words.host_note(dyn.PhaseFacts("decode", [a2, b], [], a2, b, []))
+    assert "waited" not in text and "By GPU-only time" in text
+    none = dyn.PhaseFacts("decode", [_facts("x", [])], [], None, None, [])
+    assert dynamic_words.host_note(none) is None and "not recorded" in dynamic_words.gpu_missing(none)
+
+
+def test_the_block_mask_built_per_length_is_counted_in_what_a_new_length_costs():
+    """Review 2026-12-06 item 5: FlexAttention's block mask is built at every new prompt length by a server that
+    meets it; it is part of the new length's cost (not the harness's module), and the page says how much."""
+    from gen.report.words import dynamic as dynamic_words
+
+    c = schema.LengthCost(q_len=16, kv_len=16, build_ms=7.0, mask_ms=5.0, first_ms=0.30, second_ms=0.28)
+    assert dyn.excess(c) == pytest.approx(5.02)
+    f = _facts("flex", [(16, 5.02, 0.1)], mask=5.0)
+    f = dyn.DynamicFacts(**{**f.__dict__, "first_overhead_ms": 5.02})
+    text = dynamic_words.mask_note(dyn.PhaseFacts("prefill", [f], [], f, f, []))
+    assert "create_block_mask" in text and fmt.ms(5.0) in text and fmt.ms(5.02) in text
+    assert dynamic_words.mask_note(dyn.PhaseFacts("prefill", [_facts("fa4", [])], [], None, None, [])) is None
+
+
+def test_the_chart_draws_gpu_only_times_only_where_a_set_has_them():
+    from gen.report import charts
+
+    rows = [dict(variant="fa4", kv_len=kv, call=call, ms=ms) for kv in (1000, 2000)
+            for call, ms in (("first call", 0.3), ("steady call", 0.1))]
+    spec = charts.dynamic_lengths(rows, "length").to_dict()
+    assert "GPU-only" not in json.dumps(spec)
+    rows += [dict(variant="fa4", kv_len=kv, call="GPU-only", ms=0.05) for kv in (1000, 2000)]
+    spec = json.dumps(charts.dynamic_lengths(rows, "length").to_dict())
+    assert '"GPU-only"' in spec and '"triangle"' in spec

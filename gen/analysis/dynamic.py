@@ -48,6 +48,15 @@ class DynamicFacts:
     # The leading lengths of the warm-up and what they cost beyond first_overhead_ms each, added up: paid once
     warmup_lengths: int = 0
     warmup_ms: float | None = None
+    # Of first_overhead_ms, FlexAttention's block mask built per length (median; None: none built or not recorded)
+    mask_median_ms: float | None = None
+    # A warm call's GPU-only time (a replayed CUDA graph), median over lengths (None: not recorded), and why none
+    gpu_median_ms: float | None = None
+    gpu_reason: str | None = None
+    # The dearest length after the warm-up (a recompile there would show), ms
+    later_max_ms: float | None = None
+    # Lengths in order, after the warm-up: (kv_len, what the new length cost, the loop's warm call) in ms
+    per_length: tuple[tuple[int, float, float], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -73,20 +82,25 @@ def warmup(overheads: list[float]) -> tuple[int, float | None, float | None]:
 
 
 def excess(c: schema.LengthCost) -> float | None:
-    """What a length's first call cost beyond a warm call: the first call against the second, both on a wall clock
-    with the GPU drained before and after (the steady call, timed by CUDA events in a loop, is no like for like:
-    set against a wall clock it reads a constant offset as a cost); the steady call where no second was timed.
-    Building the call at the length (the harness's module, a block mask) is not in it: `build_ms` apart."""
+    """What a new length cost beyond a warm call: the first call against the second, both on a wall clock with
+    the GPU drained before and after (the steady call, timed by CUDA events in a loop, is no like for like: set
+    against a wall clock it reads a constant offset as a cost; the steady call where no second was timed), plus
+    FlexAttention's block mask built for the length (`mask_ms`), which a server that meets the length pays too.
+    The harness's own module (the rest of `build_ms`) is not in it."""
     if c.first_ms is None:
         return None
     warm = c.second_ms if c.second_ms is not None else c.steady_ms
-    return None if warm is None else c.first_ms - warm
+    return None if warm is None else c.first_ms - warm + (c.mask_ms or 0.0)
 
 
 def _facts(run: schema.DynamicRun) -> DynamicFacts:
     firsts = [c.first_ms for c in run.lengths if c.first_ms is not None]
     builds = [c.build_ms for c in run.lengths if c.build_ms is not None and c.first_ms is not None]
-    n, per, once = warmup([excess(c) for c in run.lengths if excess(c) is not None])
+    costed = [c for c in run.lengths if excess(c) is not None]
+    n, per, once = warmup([excess(c) for c in costed])
+    masks = [c.mask_ms for c in costed if c.mask_ms is not None]
+    gpus = [c.gpu_ms for c in costed if c.gpu_ms is not None]
+    why = next((c.gpu_reason for c in costed if c.gpu_reason), None)
     return DynamicFacts(
         variant=run.variant, phase=run.phase, status=run.status, reason=run.reason,
         env=tuple(sorted(run.env.items())), lengths=len(firsts),
@@ -95,7 +109,11 @@ def _facts(run: schema.DynamicRun) -> DynamicFacts:
         first_median_ms=statistics.median(firsts) if firsts else None,
         first_total_ms=sum(firsts) if firsts else None, first_max_ms=max(firsts) if firsts else None,
         kv_lens=tuple(c.kv_len for c in run.lengths if c.first_ms is not None),
-        build_median_ms=statistics.median(builds) if builds else None)
+        build_median_ms=statistics.median(builds) if builds else None,
+        mask_median_ms=statistics.median(masks) if masks else None,
+        gpu_median_ms=statistics.median(gpus) if gpus else None, gpu_reason=None if gpus else why,
+        later_max_ms=max((excess(c) for c in costed[n:]), default=None) if n else None,
+        per_length=tuple((c.kv_len, max(0.0, excess(c)), c.steady_ms) for c in costed[n:] if c.steady_ms is not None))
 
 
 def has_dynamic(rs: schema.ResultSet) -> bool:
@@ -113,19 +131,64 @@ def phases(rs: schema.ResultSet) -> list[str]:
     return [p for p in PHASES if p in held] + sorted(held - set(PHASES))
 
 
+LENGTH_CALLS = (("first call", "first_ms"), ("steady call", "steady_ms"), ("GPU-only", "gpu_ms"))
+
+
 def length_rows(rs: schema.ResultSet, phase: str) -> list[dict]:
-    """One row per run without a switch, length and kind of call (first, steady): the chart's data, in the
-    capture's order. `step`: the length's place in the run (0 first), `kv_len`: its KV length."""
+    """One row per run without a switch, length and kind of call (first, steady in a loop, GPU-only where
+    recorded): the chart's data, in the capture's order. `step`: the length's place in the run (0 first),
+    `kv_len`: its KV length."""
     out = []
     for run in rs.dynamic:
         if run.phase != phase or run.env or run.status != schema.Status.OK:
             continue
         for i, c in enumerate(run.lengths):
-            for kind, value in (("first call", c.first_ms), ("steady call", c.steady_ms)):
+            for kind, value in ((kind, getattr(c, name)) for kind, name in LENGTH_CALLS):
                 if value is not None and value > 0:
                     out.append(dict(variant=run.variant, step=i, q_len=c.q_len, kv_len=c.kv_len, call=kind,
                                     ms=value))
     return out
+
+
+ALWAYS, UP_TO, BEYOND, NEVER = "always", "up to", "beyond", "never"
+
+
+@dataclass(frozen=True)
+class LengthOutcome:
+    """One length of a run against the phase's fastest once warm at the same length: `kind` ALWAYS (it costs less
+    in all whatever the calls a length), UP_TO (for up to `calls` calls), BEYOND (past `calls` calls), NEVER."""
+
+    kv_len: int
+    kind: str
+    calls: float | None = None
+
+
+def outcomes(f: DynamicFacts, best: DynamicFacts) -> tuple[LengthOutcome, ...]:
+    """`f` against `best` length by length, both past their warm-ups: a new length's cost plus n warm loop calls
+    (break_even_calls at each length; medians over lengths would mix short and long calls). New-length costs within
+    rules.NEW_LENGTH_NOISE_MS of each other count as equal."""
+    theirs = {kv: (o, s) for kv, o, s in best.per_length}
+    out = []
+    for kv, o, s in f.per_length:
+        if kv not in theirs:
+            continue
+        ob, sb = theirs[kv]
+        o = ob if abs(o - ob) < rules.NEW_LENGTH_NOISE_MS else o
+        if o <= ob and s <= sb:
+            out.append(LengthOutcome(kv, ALWAYS))
+        elif o < ob:
+            out.append(LengthOutcome(kv, UP_TO, break_even_calls(o, s, ob, sb)))
+        elif s < sb:
+            out.append(LengthOutcome(kv, BEYOND, (o - ob) / (sb - s)))
+        else:
+            out.append(LengthOutcome(kv, NEVER))
+    return tuple(out)
+
+
+def least_up_to(got: tuple[LengthOutcome, ...]) -> float | None:
+    """The fewest calls a length up to which a run costs less in all at every length where it does so by count."""
+    counts = [o.calls for o in got if o.kind == UP_TO and o.calls is not None]
+    return min(counts) if counts else None
 
 
 @dataclass(frozen=True)
@@ -144,6 +207,12 @@ class PhaseFacts:
     # same lengths in the same process: (variant, the pinned variant before it, the backend the set saw the
     # unpinned call pick elsewhere or None). Their cheap first calls can be that plan cache's hits.
     warm_cache: tuple[tuple[str, str, str | None], ...] = ()
+    # variant -> its lengths against steady_best's (past both warm-ups)
+    per_length: dict[str, tuple[LengthOutcome, ...]] = field(default_factory=dict)
+
+    def wins(self, variant: str) -> bool:
+        """Does the run cost less in all than the fastest once warm at some length, for some number of calls?"""
+        return any(o.kind in (ALWAYS, UP_TO) for o in self.per_length.get(variant, ()))
 
     def cache_warmed(self, variant: str) -> bool:
         return any(v == variant for v, _, _ in self.warm_cache)
@@ -190,18 +259,20 @@ def phase_facts(rs: schema.ResultSet, phase: str) -> PhaseFacts:
     # worked out again against the fastest once warm of the others (the capture took them against all runs).
     cold = [f for f in ok if f.variant not in warmed]
     best = cold[0] if cold else None
-    ok = [replace(f, break_even_calls=None if f.variant in warmed or best is None else break_even_calls(
-        f.first_overhead_ms, f.steady_ms, best.first_overhead_ms, best.steady_ms)) for f in ok]
+    per = {f.variant: outcomes(f, best) for f in cold if best is not None and f is not best}
+    ok = [replace(f, break_even_calls=least_up_to(per.get(f.variant, ()))) for f in ok]
     cold = [f for f in ok if f.variant not in warmed]
     overheads = [f for f in cold if f.first_overhead_ms is not None]
-    return PhaseFacts(
+    pf = PhaseFacts(
         phase=phase, measured=ok, not_measured=[f for f in mine if not f.ok],
         steady_best=cold[0] if cold else None,
         first_best=min(overheads, key=lambda f: (f.first_overhead_ms, f.variant)) if overheads else None,
-        break_even=sorted((f for f in cold if PhaseFacts.calls_below(f.break_even_calls) is not None),
-                          key=lambda f: -f.break_even_calls),
-        costliest=max(overheads, key=lambda f: (f.first_overhead_ms, f.variant)) if overheads else None,
-        warm_cache=warm)
+        break_even=[], costliest=max(overheads, key=lambda f: (f.first_overhead_ms, f.variant)) if overheads else None,
+        warm_cache=warm, per_length=per)
+    # those that win at some length: the ones cheaper at any count first, then by the calls they hold out for
+    winners = sorted((f for f in cold if pf.wins(f.variant)), key=lambda f: (
+        -sum(o.kind == ALWAYS for o in per[f.variant]), -(f.break_even_calls or 0.0)))
+    return replace(pf, break_even=winners)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,9 @@ from gen.report import format as fmt
 from gen.report.charts.base import ROW_PX, alt
 from gen.report.charts.base import log as _log
 
-FIRST_CALL, STEADY_CALL = "first call", "steady call"
+FIRST_CALL, STEADY_CALL, GPU_ONLY = "first call", "steady call", "GPU-only"
+_DASH = {FIRST_CALL: [1, 0], STEADY_CALL: [4, 3], GPU_ONLY: [1, 2]}
+_SHAPE = {FIRST_CALL: "circle", STEADY_CALL: "square", GPU_ONLY: "triangle"}
 
 
 def dynamic_lengths_frame(rows: list[dict]) -> pd.DataFrame:
@@ -28,15 +30,16 @@ def dynamic_lengths_frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def dynamic_lengths(rows: list[dict], x_title: str) -> alt.LayerChart:
-    """Per variant, its first call at each new length (solid line) and its steady call there (dashed),
-    in ms on a log axis against the length: the gap between the two is what each new length costs."""
+    """Per variant, its first call at each new length (solid line), its warm call in a loop there (dashed) and,
+    where recorded, its GPU-only time (dotted), in ms on a log axis against the length: the gap between the first
+    two is what each new length costs; between the last two, what the loop waited on the host."""
     d = dynamic_lengths_frame(rows)
+    calls = [c for c in _DASH if c in set(d["call"])]
     order = variant_order(dict.fromkeys(r["variant"] for r in rows))
     labels = list(dict.fromkeys(fmt.label_of(v) for v in order))
     color = alt.Color("series:N", title=None, sort=labels, scale=alt.Scale(scheme="tableau10"),
                       legend=alt.Legend(orient="bottom", columns=2, labelLimit=0))
-    dash = alt.StrokeDash("call:N", title=None, scale=alt.Scale(domain=[FIRST_CALL, STEADY_CALL],
-                                                                   range=[[1, 0], [4, 3]]),
+    dash = alt.StrokeDash("call:N", title=None, scale=alt.Scale(domain=calls, range=[_DASH[c] for c in calls]),
                           legend=alt.Legend(orient="bottom"))
     x = alt.X("kv_len:Q", title=x_title, scale=alt.Scale(zero=False, nice=False),
               axis=alt.Axis(format=",", labelAngle=0))
@@ -44,8 +47,7 @@ def dynamic_lengths(rows: list[dict], x_title: str) -> alt.LayerChart:
     base = alt.Chart(d).encode(x=x, y=y, color=color)
     line = base.mark_line().encode(strokeDash=dash, detail="call:N")
     dots = base.mark_point(size=30, filled=True).encode(
-        shape=alt.Shape("call:N", legend=None, scale=alt.Scale(domain=[FIRST_CALL, STEADY_CALL],
-                                                               range=["circle", "square"])),
+        shape=alt.Shape("call:N", legend=None, scale=alt.Scale(domain=calls, range=[_SHAPE[c] for c in calls])),
         tooltip=[alt.Tooltip("series:N", title="variant"), alt.Tooltip("call:N", title="call"),
                  alt.Tooltip("kv_len:Q", title="KV length", format=","),
                  alt.Tooltip("ms:Q", title="ms", format=".4g")])

@@ -43,17 +43,13 @@ def title(ctx: Context) -> str:
 CACHE_HITS = "not a cost estimate (plan-cache hits)"
 
 
-def _row(f: dyn.DynamicFacts, best: dyn.DynamicFacts | None, cache_hits: bool = False) -> dict:
-    if cache_hits:
-        return dict(label=dynamic_words.label(f.variant), lengths=f.lengths, first_median_ms=f.first_median_ms,
-                    first_overhead_ms=f.first_overhead_ms, steady_ms=f.steady_ms, first_total_ms=f.first_total_ms,
-                    warmup=dynamic_words.warmup(f), break_even=CACHE_HITS, best=False)
+def _row(f: dyn.DynamicFacts, pf: dyn.PhaseFacts) -> dict:
+    best = pf.steady_best is not None and f.variant == pf.steady_best.variant
+    against = (CACHE_HITS if pf.cache_warmed(f.variant) else "fastest once warm" if best else
+               dynamic_words.per_length(pf.per_length.get(f.variant, ())))
     return dict(label=dynamic_words.label(f.variant), lengths=f.lengths, first_median_ms=f.first_median_ms,
-                first_overhead_ms=f.first_overhead_ms, steady_ms=f.steady_ms, first_total_ms=f.first_total_ms,
-                warmup=dynamic_words.warmup(f), break_even=dynamic_words.calls(f.break_even_calls)
-                if dyn.PhaseFacts.calls_below(f.break_even_calls) is not None else
-                ("fastest once warm" if best is not None and f.variant == best.variant else "never"),
-                best=best is not None and f.variant == best.variant)
+                first_overhead_ms=f.first_overhead_ms, steady_ms=f.steady_ms, gpu_ms=f.gpu_median_ms,
+                warmup=dynamic_words.warmup(f), break_even=against, best=best)
 
 
 def phase_view(ls, phase: str) -> dict:
@@ -67,9 +63,12 @@ def phase_view(ls, phase: str) -> dict:
     return dict(
         phase=phase, title=dynamic_words.PHASE_TITLE.get(phase, phase), chart=chart,
         headline=dynamic_words.headline(pf), advice=dynamic_words.advice(pf),
+        notes=[n for n in (dynamic_words.host_note(pf), dynamic_words.mask_note(pf),
+                           dynamic_words.gpu_missing(pf)) if n],
         example=dynamic_words.break_even_example(pf), warmup_factor=f"{rules.WARMUP_FACTOR:g}",
+        noise_us=f"{rules.NEW_LENGTH_NOISE_MS * 1e3:.0f}",
         best=dynamic_words.label(pf.steady_best.variant) if pf.steady_best else None,
-        rows=[_row(f, pf.steady_best, pf.cache_warmed(f.variant)) for f in pf.measured],
+        rows=[_row(f, pf) for f in pf.measured],
         not_measured=dynamic_words.not_measured(pf.not_measured),
         lengths=", ".join(f"{n:,}" for n in (pf.measured[0].kv_lens if pf.measured else ())),
         shape=(f"batch {p.batch}, {p.q_heads} query heads and {p.kv_heads} KV heads, head dim {p.head_dim}, "

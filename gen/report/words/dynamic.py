@@ -4,7 +4,16 @@ gen.analysis.fwdbwd -> sentences. Every number comes from the facts given; nothi
 from __future__ import annotations
 
 from gen.analysis import rules
-from gen.analysis.dynamic import PLANS_PER_LENGTH, DynamicFacts, PhaseFacts, SwitchFacts
+from gen.analysis.dynamic import (
+    ALWAYS,
+    NEVER,
+    PLANS_PER_LENGTH,
+    UP_TO,
+    DynamicFacts,
+    LengthOutcome,
+    PhaseFacts,
+    SwitchFacts,
+)
 from gen.report import format as fmt
 from gen.report.words.common import join_and
 
@@ -50,6 +59,42 @@ def calls(x: float | None) -> str:
 def calls_words(x: float | None) -> str:
     n = PhaseFacts.calls_below(x)
     return fmt.DASH if n is None else f"{n:,} call" + ("" if n == 1 else "s")
+
+
+def _lengths(a: int, b: int) -> str:
+    return f"{a:,}" if a == b else f"{a:,}–{b:,}"
+
+
+def _segments(outs: tuple[LengthOutcome, ...]) -> list[tuple[str, list[LengthOutcome]]]:
+    """Runs of consecutive lengths with the same outcome kind."""
+    out: list[tuple[str, list[LengthOutcome]]] = []
+    for o in outs:
+        if out and out[-1][0] == o.kind:
+            out[-1][1].append(o)
+        else:
+            out.append((o.kind, [o]))
+    return out
+
+
+def per_length(outs: tuple[LengthOutcome, ...]) -> str:
+    """A run against the fastest once warm, length by length, in a few words: 'up to 441–816 calls (1,001–2,049);
+    any number (3,001–4,099)'. Counts are the most whole calls below each break-even."""
+    parts = []
+    for kind, group in _segments(outs):
+        where = f"({_lengths(group[0].kv_len, group[-1].kv_len)})"
+        if kind == ALWAYS:
+            parts.append(f"any number {where}")
+        elif kind == NEVER:
+            parts.append(f"never {where}")
+        else:
+            ns = [PhaseFacts.calls_below(o.calls) if kind == UP_TO else int(o.calls) + 1 for o in group]
+            if kind == UP_TO and all(n is None for n in ns):
+                parts.append(f"never {where}")
+                continue
+            ns = [n for n in ns if n is not None]
+            span = f"{min(ns):,}" if min(ns) == max(ns) else f"{min(ns):,}–{max(ns):,}"
+            parts.append(f"{'up to' if kind == UP_TO else 'past'} {span} calls {where}")
+    return ", ".join(parts) or fmt.DASH
 
 
 # A first call this many times a warm one is worth a sentence of its own on the phase's headline
@@ -109,10 +154,9 @@ def headline(pf: PhaseFacts) -> str | None:
                    f"({worst.first_overhead_ms / worst.steady_ms:,.0f}× its warm call of {_ms(worst.steady_ms)} ms).")
     cold = [f for f in pf.break_even if not pf.cache_warmed(f.variant)]
     if cold:
-        parts = [f"{label(f.variant)} up to {calls_words(f.break_even_calls)}"
-                 for f in cold[:HEADLINE_BREAK_EVEN]]
-        out.append(f"Counting each length's first call, these cost less in all than {label(best.variant)} for as "
-                   f"many calls a length as: {', '.join(parts)}.")
+        parts = [f"{label(f.variant)}, {per_length(pf.per_length[f.variant])}" for f in cold[:HEADLINE_BREAK_EVEN]]
+        out.append(f"Counting each length's cost, these cost less in all than {label(best.variant)} at the same "
+                   f"length for as many calls a length as (tokens in brackets): {'; '.join(parts)}.")
     elif first is not None and first.variant == best.variant and not pf.cache_warmed(best.variant):
         out.append("It also pays the least for a new length: no variant breaks even with it.")
     return " ".join(out)
@@ -135,9 +179,12 @@ def warmup_note(pf: PhaseFacts) -> str | None:
     parts = [f"{label(f.variant)} {f.warmup_ms / 1e3:.2f} s "
              + ("at its first length" if f.warmup_lengths == 1 else f"over its first {f.warmup_lengths} lengths")
              for f in paid]
+    later = [f"{label(f.variant)} {_ms(f.later_max_ms)} ms" for f in paid if f.later_max_ms is not None]
+    after = (f" Past them no length, up to {max(max(f.kv_lens) for f in paid):,} tokens, cost more than "
+             f"{join_and(later)}." if later and len(later) == len(paid) else "")
     return (f"Paid once, at the first lengths, before the per-length costs: {join_and(parts)} (compiling, or "
-            "loading code the capture had compiled, and recompiling for dynamic shapes; a server process pays "
-            "this once, and again after a restart).")
+            "loading code the capture had compiled, and recompiling for dynamic shapes; a fresh process pays it "
+            f"again).{after}")
 
 
 def cache_notes(pf: PhaseFacts) -> list[str]:
@@ -194,22 +241,65 @@ def _advice(pf: PhaseFacts, best: DynamicFacts) -> str:
     if not cold:
         return text + "."
     top = cold[0]
-    return (text + f", or call a variant whose first call costs little ({label(top.variant)} costs less in all up "
-            f"to {calls_words(top.break_even_calls)} a length).")
+    return (text + f", or call a variant whose new lengths cost little ({label(top.variant)} costs less in all, "
+            f"calls a length: {per_length(pf.per_length[top.variant])}).")
 
 
 def break_even_example(pf: PhaseFacts) -> str | None:
-    """The break-even count of the first variant that breaks even, worked out from the table's numbers."""
+    """One break-even count worked out from one length's numbers: the first variant that breaks even by count,
+    at its first such length."""
     best = pf.steady_best
     cold = [f for f in pf.break_even if not pf.cache_warmed(f.variant)]
-    if best is None or not cold or best.first_overhead_ms is None:
+    if best is None:
         return None
-    v = cold[0]
-    if v.first_overhead_ms is None or v.steady_ms is None or v.steady_ms <= best.steady_ms:
+    theirs = {kv: (o, s) for kv, o, s in best.per_length}
+    for v in cold:
+        mine = {kv: (o, s) for kv, o, s in v.per_length}
+        o = next((o for o in pf.per_length.get(v.variant, ()) if o.kind == UP_TO and o.calls is not None), None)
+        if o is None or o.kv_len not in theirs or o.kv_len not in mine:
+            continue
+        (ob, sb), (ov, sv) = theirs[o.kv_len], mine[o.kv_len]
+        return (f"For example, {label(v.variant)} against {label(best.variant)} at {o.kv_len:,} tokens: "
+                f"({_ms(ob)} − {_ms(ov)}) / ({_ms(sv)} − {_ms(sb)}) = {o.calls:,.1f}: up to {calls_words(o.calls)}.")
+    return None
+
+
+def mask_note(pf: PhaseFacts) -> str | None:
+    """FlexAttention's block mask, built at every new length: its share of what a new length costs."""
+    got = [f for f in pf.measured if f.mask_median_ms is not None]
+    if not got:
         return None
-    return (f"For example, {label(v.variant)} against {label(best.variant)}: "
-            f"({_ms(best.first_overhead_ms)} − {_ms(v.first_overhead_ms)}) / ({_ms(v.steady_ms)} − "
-            f"{_ms(best.steady_ms)}) = {v.break_even_calls:,.1f}: up to {calls_words(v.break_even_calls)}.")
+    parts = [f"{label(f.variant)} {_ms(f.mask_median_ms)} ms of {_ms(f.first_overhead_ms)}" for f in got
+             if f.first_overhead_ms is not None]
+    return (f"Each new length's cost includes the block mask built for it (create_block_mask, eager): "
+            f"{join_and(parts)} ms. A server that builds one at every new length pays it; building one mask at "
+            "the longest length, or compiling create_block_mask, was not measured here.") if parts else None
+
+
+def host_note(pf: PhaseFacts) -> str | None:
+    """Where every warm loop call is at least rules.HOST_BOUND_EAGER_RATIO times its GPU-only time, the loop's
+    ranking is the host's dispatch: say so, and which kernel is fastest by GPU-only time."""
+    got = [f for f in pf.measured if f.gpu_median_ms and f.steady_ms]
+    if len(got) < 2:
+        return None
+    ratios = [f.steady_ms / f.gpu_median_ms for f in got]
+    fastest = min(got, key=lambda f: (f.gpu_median_ms, f.variant))
+    by_gpu = (f"By GPU-only time (a replayed CUDA graph, the median over lengths) {label(fastest.variant)} is the "
+              f"fastest: {_ms(fastest.gpu_median_ms)} ms a call.")
+    if min(ratios) >= rules.HOST_BOUND_EAGER_RATIO:
+        return (f"Every variant's warm call in the loop took {min(ratios):.1f}–{max(ratios):.1f}× its GPU-only time: "
+                f"the loop waited on the host's dispatch, so its order is the host's, not the kernels'. " + by_gpu)
+    return by_gpu
+
+
+def gpu_missing(pf: PhaseFacts) -> str | None:
+    """Why the table has no GPU-only column's numbers (a set captured before they were recorded, or no GPU)."""
+    if any(f.gpu_median_ms is not None for f in pf.measured):
+        return None
+    why = next((f.gpu_reason for f in pf.measured if f.gpu_reason), None)
+    return ("GPU-only time a length: " + (f"not measured ({why})." if why else
+                                           "not recorded (this set was captured before it was).")) \
+        if pf.measured else None
 
 
 def not_measured(runs: list[DynamicFacts]) -> list[str]:
