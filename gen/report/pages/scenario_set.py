@@ -229,20 +229,18 @@ def _ceilings(figure: str, ceil: dict | None, sheet) -> list[tuple[str, float]]:
 def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str, command: str,
             rows: list[dict], matmul_mhz: float | None = None) -> list[dict]:
     """Per head dim (the scenario's own first): the time and rate charts; then one roofline. `rows`:
-    records of the point frame; `pts`: a function that makes the frame (the charts make it only where
-    a chart's shape is new to the process or the rows do not fill it)."""
+    records of the point frame; `pts`: a function that makes the frame."""
     out = []
     # A wrong answer (rules.wrong_answer) did other work than its count says: no chart draws it (the table
     # shows it, marked)
     rows = [r for r in rows if not r.get("wrong")]
-    whole = pts
-
-    def pts():
-        f = whole()
-        return f[~f["wrong"].astype(bool)] if "wrong" in f.columns else f
     # The length charts draw inference points (charts.scenario._measured): a training-only scenario has none.
     dims = list(dict.fromkeys(r["head_dim"] for r in rows if not missing(r["gpu_only_ms"])
                               and r["mode"] == "inference" and r["status"] == "ok"))
+    if not dims:
+        return out
+    frame = pts()
+    frame = frame[~frame["wrong"].astype(bool)] if "wrong" in frame.columns else frame
     # Chunked prefill: chunks of several sizes against the same KV lengths are separate curves, never one axis
     chunks = sorted({r["q_len"] for r in rows if r["q_len"] != r["kv_len"]})
     chunks = chunks if len(chunks) > 1 else [None]
@@ -253,10 +251,8 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
             def keep(r, d=d, q=q):
                 return (len(dims) == 1 or r["head_dim"] == d) and (q is None or r["q_len"] == q)
 
-            def p(d=d, q=q):
-                f = pts()
-                f = f if len(dims) == 1 else f[f["head_dim"] == d]
-                return f if q is None else f[f["q_len"] == q]
+            p = frame if len(dims) == 1 else frame[frame["head_dim"] == d]
+            p = p if q is None else p[p["q_len"] == q]
             a = anchors[anchors["head_dim"] == d] if len(anchors) and set(anchors["head_dim"].tolist()) != {d} \
                 else anchors
             parts = ([f"head dim {d}"] if len(dims) > 1 else []) + ([f"chunks of {q:,} queries"] if q else [])
@@ -264,9 +260,9 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
             p_rows = [r for r in rows if keep(r)]
             # a chart of one point, or of one point a variant (every variant at one length), is left to the
             # table of every variant at every point below it (charts.drawn)
-            time = charts.drawn(charts.scenario_time_spec(p, a, x_title, p_rows))
-            rate = charts.drawn(charts.scenario_rate_spec(p, a, figure, scenario_words.figure_label(figure, p_rows),
-                                                          x_title, ceilings, p_rows))
+            time = charts.drawn(charts.scenario_time(p, a, x_title))
+            rate = charts.drawn(charts.scenario_rate(p, a, figure, scenario_words.figure_label(figure, p_rows),
+                                                     x_title, ceilings))
             if time is None and rate is None:
                 continue
             out.append(dict(kind="lengths", head_dim=", ".join(parts).capitalize() if parts else None,
@@ -274,8 +270,8 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
                             if time else None,
                             rate=chart_div(rate, f"{scenario_words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
                                            command) if rate else None))
-    roof = charts.drawn(charts.scenario_roofline_spec(pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3,
-                                                      scenario_words.ROOFLINE_X, rows)) if ceil and dims else None
+    roof = charts.drawn(charts.scenario_roofline(frame, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3,
+                                                 scenario_words.ROOFLINE_X)) if ceil else None
     if roof is not None:
         out.append(dict(kind="roofline", roof_line=scenario_words.roof_line(ceil),
                         above_roof=scenario_words.above_roof(sa.above_roof(None, ceil, rows), sheet,
@@ -361,7 +357,7 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
 
 def _set_view(ctx: Context, ls, name: str) -> dict | None:
     # The point frame's rows, made with no frame: the page reads rows (no mask per question); the frame
-    # is made only where a reader needs it (a chart's new shape, a merged set's calls).
+    # is made only where a reader needs it (the charts, a merged set's calls).
     point_rows = sa.point_rows(ls, name)
     if not point_rows:
         return None
