@@ -422,15 +422,6 @@ def inplace_autograd(ls: LoadedSet) -> schema.InplaceCheck | None:
     return run.inplace_autograd if run else None
 
 
-def generated_kernels(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.DataFrame:
-    """Kernels that Inductor generated (Triton) for a compiled variant, and
-    the library kernels it still calls."""
-    kt = kernel_table(ls, variant, mode)
-    if kt.empty:
-        return kt
-    return kt.assign(generated=kt["name"].str.startswith("triton_"))
-
-
 def replaced_kernels(ls: LoadedSet, variant: str, base: str | None = None, mode: str = "inference") -> pd.DataFrame:
     """GPU events of `base`'s forward (the baseline variant by default) that `variant`'s forward no longer runs,
     matched by short name as multisets: what compilation fused away."""
