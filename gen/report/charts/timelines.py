@@ -129,7 +129,7 @@ def timeline_spec(cpu: list[dict], gpu: list[dict]) -> dict:
 
 @lru_cache(maxsize=1)
 def _timeline_base() -> dict:
-    """The skeleton parsed once (json.loads of it on every chart before)."""
+    """The skeleton, parsed once."""
     return json.loads(_timeline_skeleton())
 
 

@@ -86,10 +86,9 @@ _REFUSED_CELLS = "\n".join(f"<td{a}>–</td>" for a in (_RIGHT, "", "", *[_RIGHT
 
 def table_rows(m: dict, key: str, here: str) -> RowsHTML:
     """A mode's table of every variant at every point: its rows (scenario_page.md.j2's layout, a cell a
-    line), written here: the template's loop over some fifteen finalized and escaped values a row was
-    the most of the page's rendering. Each value of the set is finalized and escaped as the template did
-    (site.hole, after fmt.md where the template wrote `| md`); a number's formatted text (digits, signs,
-    '.', ',', '%', the dash, units) needs neither and is written as it is. The same bytes (test)."""
+    line), written here rather than in the template (some fifteen values a row). Each value of the set is
+    finalized and escaped as a template would (site.hole, after fmt.md for Markdown text); a number's
+    formatted text (digits, signs, '.', ',', '%', the dash, units) needs neither and is written as it is."""
     h, md, ms, num, R = hole, fmt.md, fmt.ms, fmt.num, _RIGHT
     tbps, dtype, out = m["figure"] == sa.FIGURE_TBPS, m["dtype"], []
     for r in m["rows"]:
@@ -190,7 +189,7 @@ def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, s
     by_name = {s.name: s for s in ctx.sets}
     for name in dict.fromkeys(anchors["anchor_set"]):
         a = anchors[anchors["anchor_set"] == name]
-        v = [r for r in vrows if r["anchor_set"] == name]  # (a mask and records per source before)
+        v = [r for r in vrows if r["anchor_set"] == name]
         ref = by_name[name]
         title = fmt.set_title(ref)
         rows = []
@@ -312,7 +311,7 @@ def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
 
 
 def _wrong_notes(rows: list[dict]) -> list[str]:
-    """Per variant that answered wrong (in first-seen order, as groupby(sort=False)), its worst error."""
+    """Per variant that answered wrong (in first-seen order), its worst recorded error."""
     notes = []
     bad: dict[str, list[float]] = {}
     for r in rows:
@@ -321,7 +320,7 @@ def _wrong_notes(rows: list[dict]) -> list[str]:
     for v, errors in bad.items():
         decl = variants.VARIANTS.get(v)
         known = [e for e in errors if not missing(e)]
-        worst = float(max(known)) if known else math.nan  # (Series.max skips NaN)
+        worst = float(max(known)) if known else math.nan
         notes.append(scenario_words.wrong_note(_label(v), decl.wrong, worst) if decl and decl.wrong
                      else scenario_words.wrong_by_error(_label(v), worst, rules.WRONG_ANSWER_REL_ERROR))
     return notes
