@@ -28,7 +28,8 @@ DEFAULT_A = ROOT / "results" / "nvidia-h200__torch-2.11.0"
 DEFAULT_B = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__rerun"
 
 
-def _open(path: Path, tmp: Path) -> Path:
+def open_set(path: Path, tmp: Path) -> Path:
+    """A result set's folder: `path` itself, or the one set a .tar.gz holds, unpacked under `tmp`."""
     if path.is_dir():
         return path
     with tarfile.open(path) as tf:
@@ -122,17 +123,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        la = tables.load_set(_open(args.a, Path(tmp) / "a"))
-        lb = tables.load_set(_open(args.b, Path(tmp) / "b"))
+        la = tables.load_set(open_set(args.a, Path(tmp) / "a"))
+        lb = tables.load_set(open_set(args.b, Path(tmp) / "b"))
         a, b = la.rs, lb.rs
         text = table(a, b) + classifications(la, lb) + sweep_vs_run(a)
     print(text, end="")
     if args.out:
-        _write(args.out, "# Two captures on the same H200\n\n`python benchmarks/capture_agreement.py`\n\n", text)
+        write_report(args.out, "# Two captures on the same H200\n\n`python benchmarks/capture_agreement.py`\n\n", text)
     return 0
 
 
-def _write(out: Path, head: str, text: str) -> None:
+def write_report(out: Path, head: str, text: str) -> None:
     """The generated part, then the notes (from NOTES on, written by hand) that the file already held."""
     kept = out.read_text(encoding="utf-8") if out.is_file() else ""
     notes = kept[kept.index(NOTES):] if NOTES in kept else ""

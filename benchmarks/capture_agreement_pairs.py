@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from capture_agreement import _open, _write  # noqa: E402
+from capture_agreement import open_set, write_report  # noqa: E402
 
 from gen.analysis import rules, tables, timings, verdicts  # noqa: E402
 
@@ -64,12 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        loaded = [tables.load_set(_open(s, Path(tmp) / str(i))) for i, s in enumerate(args.sets)]
+        loaded = [tables.load_set(open_set(s, Path(tmp) / str(i))) for i, s in enumerate(args.sets)]
         text = pairs(loaded)
     print(text, end="")
     if args.out:
         gpu = loaded[0].rs.environment.gpu_name or "CPU"
-        _write(args.out, f"# Several captures on {gpu} machines\n\n`python benchmarks/capture_agreement_pairs.py "
+        write_report(args.out, f"# Several captures on {gpu} machines\n\n`python benchmarks/capture_agreement_pairs.py "
                          + " ".join(map(str, args.sets)) + "`\n\n", text)
     return 0
 

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from capture_agreement import _open  # noqa: E402
+from capture_agreement import open_set  # noqa: E402
 
 from gen.analysis import advice, tables, verdicts  # noqa: E402
 from gen.model import schema  # noqa: E402
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as ta, tempfile.TemporaryDirectory() as tb:
-        text = report(_open(args.a, Path(ta)), _open(args.b, Path(tb)))
+        text = report(open_set(args.a, Path(ta)), open_set(args.b, Path(tb)))
     sys.stdout.write(text)
     if args.out:
         args.out.write_text(f"# Two captures, the same verdicts?\n\n`python {' '.join(sys.argv)}`\n\n" + text)

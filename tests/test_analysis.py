@@ -264,7 +264,6 @@ def test_kernel_tables_read_in_place_stay_as_built(h200_new):
         tables.timeline_events(ls, run.variant, run.mode)
         tables.occupancy_facts(ls, run.variant, run.mode)
         tables.kernel_summary(ls, run.variant, run.mode)
-        tables.generated_kernels(ls, run.variant, run.mode)
         tables.replaced_kernels(ls, run.variant, mode=run.mode)
         tables.category_split(ls, run.variant, run.mode)
         mine = tables.kernel_table(ls, run.variant, run.mode)

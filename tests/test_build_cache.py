@@ -177,8 +177,8 @@ def test_a_damaged_digest_is_said_once_when_a_sets_parts_run_in_several_workers(
 
 
 def test_the_build_starts_without_importing_altair():
-    """altair is imported where a chart is first made with it (gen.report.charts): a build whose chart
-    shapes are all kept fills them without it, its start 0.2 s shorter (benchmarks/bench_build.md)."""
+    """altair is imported where a chart is first made with it (gen.report.charts): a build with no page to
+    make never imports it, its start 0.2 s shorter (benchmarks/bench_build.md)."""
     import subprocess
     import sys
 

@@ -246,7 +246,8 @@ def test_the_event_rules_on_a_made_up_kernel_table():
     f32, ups = findings.float32_events(kt)
     assert list(f32["name"]) == ["sgemm_128x64", "elementwise"] and list(ups["name"]) == ["upcast"]
     assert list(findings.mask_events(kt)["name"]) == ["triu_kernel", "fill", "where"]
-    assert list(findings.no_estimate_events(kt)["name"]) == ["cudnn_fwd"]
+    assert [kt["name"].iloc[i] for i in findings.no_estimate_rows(kt["kind"].tolist(), kt["occupancy_pct"].tolist())] \
+        == ["cudnn_fwd"]
     assert "Memcpy DtoD" in list(findings.copy_events(kt)["name"])
     assert list(findings.mask_events(kt).index) == [13, 14, 15]  # the table's own labels
     assert findings.mask_events(kt.iloc[[0, 1, 7]]).empty and findings.float32_events(kt.iloc[[8]])[0].empty

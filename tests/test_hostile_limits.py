@@ -143,8 +143,6 @@ def test_an_integer_past_python_s_digit_limit_is_one_line(tmp_path):
     with pytest.raises(trace.TraceError, match="digits.json.gz: holds an integer of 5,000 digits at character") as exc:
         trace.parse(path)
     assert "\n" not in str(exc.value) and len(str(exc.value)) < 500
-    with pytest.raises(trace.TraceError, match="holds an integer of 5,000 digits"):
-        trace.load_events(path)  # the whole-file reader says it the same way
     big = _kernels_trace(tmp_path / "big.json.gz", 2, ts=10**400)
     with pytest.raises(trace.TraceError, match="has ts a 401-digit integer"):
         trace.parse(big)

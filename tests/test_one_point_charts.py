@@ -29,21 +29,21 @@ def test_scenario_charts_of_one_length_a_variant_are_rows():
     one = _points({"sdpa_flash": [4096], "sdpa_cudnn": [4096], "naive": [4096]})
     two = _points({"sdpa_flash": [2048, 4096], "sdpa_cudnn": [4096]})
     ceilings = [("measured matmul", 700.0)]
-    assert charts.drawn(charts.scenario_time_spec(one, ANCHORS, "length")) is None
-    assert charts.drawn(charts.scenario_rate_spec(one, ANCHORS, "tflops", "TFLOP/s", "length", ceilings)) is None
+    assert charts.drawn(charts.scenario_time(one, ANCHORS, "length")) is None
+    assert charts.drawn(charts.scenario_rate(one, ANCHORS, "tflops", "TFLOP/s", "length", ceilings)) is None
     # a variant at two lengths draws a line: the chart stays
-    assert charts.drawn(charts.scenario_time_spec(two, ANCHORS, "length")) is not None
-    assert charts.drawn(charts.scenario_rate_spec(two, ANCHORS, "tflops", "TFLOP/s", "length", ceilings)) is not None
+    assert charts.drawn(charts.scenario_time(two, ANCHORS, "length")) is not None
+    assert charts.drawn(charts.scenario_rate(two, ANCHORS, "tflops", "TFLOP/s", "length", ceilings)) is not None
     # the roofline's roof is a line of many points: a chart, however few the dots
-    assert charts.drawn(charts.scenario_roofline_spec(one, 700.0, 3.0, "intensity")) is not None
+    assert charts.drawn(charts.scenario_roofline(one, 700.0, 3.0, "intensity")) is not None
 
 
 def test_one_variant_or_one_cell_is_a_row():
     summary = pd.DataFrame(dict(status=["ok"], label=["SDPA flash"], gpu_only_ms=[0.2], gpu_only_q1_ms=[0.19],
                                 gpu_only_q3_ms=[0.21], gpu_only_n=[30], gpu_only_method=["graph"]))
-    assert charts.one_point(charts.gpu_time_spec(summary))
+    assert charts.one_point(charts.gpu_time(summary).to_dict())
     both = pd.concat([summary, summary.assign(label=["SDPA cuDNN"], gpu_only_ms=[0.3])], ignore_index=True)
-    assert not charts.one_point(charts.gpu_time_spec(both))
+    assert not charts.one_point(charts.gpu_time(both).to_dict())
     cell = pd.DataFrame(dict(set_title=["H100"], scenario=["decode"], scenario_title=["Decode"], point=["4k"],
                              fastest=["sdpa_flash"], fastest_label=["SDPA flash"], fastest_ms=[0.1], basis=["gpu"],
                              runner_up=["SDPA cuDNN"], ratio=[1.2], settled=[True]))
@@ -56,10 +56,10 @@ def test_lines_of_one_length_a_series_are_rows():
                               head_dim=[64, 64, 128], gpu_only_ms=[1.0, 0.2, 2.0], gpu_only_q1_ms=[0.9, 0.19, 1.9],
                               gpu_only_q3_ms=[1.1, 0.21, 2.1], peak_mb=[10.0, 5.0, 20.0]))
     # one point a variant in each facet (head dim): nothing to draw a line through
-    assert charts.one_point(charts.time_vs_seq_spec(sweep))
-    assert charts.one_point(charts.memory_vs_seq_spec(sweep))
+    assert charts.one_point(charts.time_vs_seq(sweep).to_dict())
+    assert charts.one_point(charts.memory_vs_seq(sweep).to_dict())
     longer = pd.concat([sweep, sweep.assign(seq_len=2048)], ignore_index=True)
-    assert not charts.one_point(charts.time_vs_seq_spec(longer))
+    assert not charts.one_point(charts.time_vs_seq(longer).to_dict())
     rows = [dict(variant="sdpa_cudnn", kv_len=512, call=call, ms=ms) for call, ms in (("first call", 60.0),
                                                                                     ("steady call", 0.1))]
     assert charts.drawn(charts.dynamic_lengths(rows, "length")) is None

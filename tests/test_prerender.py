@@ -135,28 +135,21 @@ def test_a_list_block_is_the_html_python_markdown_makes_of_the_list_or_table():
     assert n > 50
 
 
-# The findings page's loop over a group's findings before it wrote them as finished HTML (_findings_list.md.j2).
-OLD_FINDING_ITEMS = (
-    '{% for f in items %}\n- {% if f.severity == "unexpected" %}✗ **unexpected** · {% endif %}'
-    '{% if f.name_variant %}**{{ f.variant | md }}**: {% endif %}{% if f.kind == "speed" and verdict %}'
-    '<span data-flag="fastest" data-set="{{ ls.name }}" data-mode="inference" data-variant="{{ f.variant }}">★</span> '
-    '{% elif f.kind == "host" %}<span data-flag="host-bound" data-set="{{ ls.name }}" data-mode="{{ f.mode }}" '
-    'data-variant="{{ f.variant }}">⚠</span> {% endif %}{{ f.short | md }}{% if f.links %} · '
-    'kernel{{ "s" if f.n_kernels > 1 else "" }} {% for label, href in f.links %}[{{ label }}]({{ href }})'
-    '{% if not loop.last %}, {% endif %}{% endfor %}{% endif +%}\n{% endfor %}\n')
+def _items(html: str) -> list[str]:
+    return re.findall(r"<li>(.*?)</li>", html, re.S)
 
 
-def test_findings_lists_are_the_html_python_markdown_made_of_the_markdown_lists(h200_new, tmp_path):
-    """Each group's findings (the committed and a bench set's, and items of hostile strings) as the finished
-    HTML of _findings_list.md.j2 convert to the bytes the Markdown loop it replaced converted to, between the
-    headings and notes that stand around it on the page."""
+def test_a_findings_list_converts_to_one_item_a_finding_with_its_marks_and_links(h200_new, tmp_path):
+    """Each group's findings (the committed and a bench set's, and items of hostile strings), held as
+    _findings_list.md.j2's finished HTML and converted with the page: one item a finding, in order, between
+    the headings and notes around it; an unexpected one marked, the fastest and host-bound flagged, its
+    kernels linked to the variant page's HTML; a set's strings stay text."""
     from benchmarks.bench_build import fabricate
     from gen.report.pages import findings
 
     bench = fabricate(tmp_path, 1, points=2)
-    env = site.shared_environment()
-    new, old = env.get_template("_findings_list.md.j2").module.finding_items, env.from_string(OLD_FINDING_ITEMS)
-    conv, ref = prerender.Converter.from_project(ROOT / "mkdocs.yml"), _Reference.from_project(ROOT / "mkdocs.yml")
+    items_of = site.shared_environment().get_template("_findings_list.md.j2").module.finding_items
+    conv = prerender.Converter.from_project(ROOT / "mkdocs.yml")
     cases = []
     for ls in (h200_new, tables.LoadedSet(bench.name, bench, schema.load_set(bench))):
         ctx = units.set_context(site.Context([ls]), ls)
@@ -175,8 +168,14 @@ def test_findings_lists_are_the_html_python_markdown_made_of_the_markdown_lists(
     ls = types.SimpleNamespace(name="a_b_")
     cases += [(hostile[i:i + 5], ls, True) for i in range(0, len(hostile), 5)] + [(hostile, ls, None)]
     for items, ls, verdict in cases:
-        held, md = new(items, ls, verdict), old.render(items=items, ls=ls, verdict=verdict)
-        for before, after in (("### Copies\n\n", "\n\n### Next\n\ntext\n"), ("### G\n\nA note &#95;.\n\n", "\n")):
-            assert conv.page(f"# T\n\n{before}{held}{after}") == ref.page(f"# T\n\n{before}{md}{after}"), items
-    html = conv.page(f"# T\n\n{new(hostile, ls, True)}\n")
+        page = conv.page(f"# T\n\n### Copies\n\n{items_of(items, ls, verdict)}\n\n### Next\n\ntext\n")
+        got = _items(page)
+        assert len(got) == len(items) and page.index(">Copies<") < page.index("<ul>") < page.index(">Next<")
+        for f, li in zip(items, got):
+            assert li.startswith("✗ <strong>unexpected</strong>") == (f["severity"] == "unexpected")
+            assert ('data-flag="fastest"' in li) == (f["kind"] == "speed" and bool(verdict))
+            assert ('data-flag="host-bound"' in li) == (f["kind"] == "host")
+            assert li.count("<a href=") == len(f["links"])
+            assert all(f'href="{href.replace(".md", ".html", 1)}"' in li for _, href in f["links"])
+    html = conv.page(f"# T\n\n{items_of(hostile, ls, True)}\n")
     assert "<b>" not in html and "<i>" not in html and "<em>" not in html and "<h1" not in html

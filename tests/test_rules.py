@@ -83,7 +83,7 @@ def test_mask_rule(case, rows, flagged):
 ])
 def test_occupancy_rule(case, occupancy, flagged):
     kt = kframe(dict(occupancy_pct=occupancy, launch_api="cuLaunchKernelEx"))
-    assert (len(findings.no_estimate_events(kt)) == 1) is flagged, case
+    assert (len(findings.no_estimate_rows(kt["kind"].tolist(), kt["occupancy_pct"].tolist())) == 1) is flagged, case
     assert rules.launched_with_attributes("cuLaunchKernelEx") and not rules.launched_with_attributes("cudaLaunchKernel")
 
 

@@ -375,8 +375,8 @@ def test_own_head_dim_and_the_strongest_published_figure():
     assert sa.strongest_of(rows)["anchor_tflops"] == 450.0  # 16k: none of ours ran there
     assert sa.strongest_of(rows, 128)["anchor_tflops"] == 400.0
     assert sa.strongest_of([v(8192, 1.0, fastest=None)]) is None and sa.strongest_of([]) is None
-    got = sa.strongest(pd.DataFrame(rows), 128)
-    assert got == sa.strongest_of(rows, 128) and got is not rows[1]
+    got = sa.strongest_of(rows, 128)
+    assert got == rows[1] and got is not rows[1]  # a copy
 
 
 def test_determinism_and_fp8_set_each_variant_beside_its_twin():

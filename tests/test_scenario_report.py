@@ -166,178 +166,74 @@ def test_an_out_of_memory_refusal_says_what_was_asked_and_free():
         "SDPA math did not run here (oom: no figures); it is not ranked."
 
 
-def test_a_variants_scenario_kernels_are_the_grouped_frames(h200_new):
-    """variant_kernels groups each variant's kernels_frame by (scenario, mode) itself: the groups, their
-    first rows, kernels, totals (µs to the bit) and launches a pandas groupby of the frame gives."""
-    from gen.analysis import scenarios as sa
+def test_a_variants_kernels_are_grouped_by_scenario_and_mode(h200_new):
+    """variant_kernels: one group per (scenario, mode) in the order the kernels come, each with its first
+    kernels (the rest counted), its total µs and its launches."""
     from gen.report import site
     from gen.report.pages import scenarios as pages
 
     ctx = site.Context([h200_new])
     for variant in sorted({p.variant for p in h200_new.rs.sweep}):
         got = pages.variant_kernels(ctx, variant, "generated/x.md")
-        want = list(sa.kernels_frame(h200_new, variant).groupby(["scenario", "mode"], sort=False))
-        assert [(g["scenario"], g["mode"]) for g in got] == [key for key, _ in want]
-        for g, (_, frame) in zip(got, want):
-            assert repr(g["total_us"]) == repr(float(frame["duration_us"].sum()))
-            assert g["launches"] == int(frame["count"].sum()) and type(g["launches"]) is int
-            assert repr(g["kernels"]) == repr(site.records(frame.head(site.MAX_KERNEL_ROWS)))
+        rows = sa.kernel_rows(h200_new, variant)
+        keys = list(dict.fromkeys((r["scenario"], r["mode"]) for r in rows))
+        assert [(g["scenario"], g["mode"]) for g in got] == keys
+        for g in got:
+            mine = [r for r in rows if (r["scenario"], r["mode"]) == (g["scenario"], g["mode"])]
+            assert [(k["index"], k["name"]) for k in g["kernels"]] == \
+                [(k["index"], k["name"]) for k in mine[:site.MAX_KERNEL_ROWS]]
+            assert g["left_out"] == len(mine) - len(g["kernels"])
+            assert g["total_us"] == pytest.approx(sum(r["duration_us"] for r in mine), rel=1e-12)
+            assert g["launches"] == sum(r["count"] for r in mine) and type(g["launches"]) is int
 
 
-def _page_readings_by_frames(ls, name, pts):
-    """What the scenario page read off the point frame with masks and groupby before it read the
-    frame's records once: its figure, per mode its figure and ceiling, decode, whether head dims
-    differ, the modes measured, the wrong answers' notes, the best right TB/s and the capture calls."""
-    from gen.model import schema, variants
+def _point(**changes) -> dict:
+    return dict(dict(variant="sdpa_flash", mode="inference", status="ok", figure=sa.FIGURE_TBPS, ceiling="copy",
+                     wrong=False, rel_error=1e-3, tbps=2.0), **changes)
+
+
+def test_a_scenario_tables_figure_and_ceiling():
+    """TB/s where every inference point is judged by it (training steps never are); the one ceiling the rows
+    were set against, or none where they name several."""
+    from gen.report.pages import scenario_set as page
+
+    assert page._figure([_point(), _point(mode="train", figure=sa.FIGURE_TFLOPS)]) == sa.FIGURE_TBPS
+    assert page._figure([_point(), _point(figure=sa.FIGURE_TFLOPS)]) == sa.FIGURE_TFLOPS
+    assert page._figure([_point(mode="train")]) == sa.FIGURE_TFLOPS
+    assert page._ceiling_of([_point(), _point(ceiling=None)]) == "copy"
+    assert page._ceiling_of([_point(), _point(ceiling="matmul")]) is None
+
+
+def test_wrong_answers_get_one_note_a_variant_and_no_best_rate():
+    """A note per variant that answered wrong, in the order they come, with its worst recorded error (a
+    missing one skipped); the best TB/s is that of the points that answered right (a missing `wrong` is right)."""
     from gen.report.pages import scenario_set as page
     from gen.report.words import scenarios as scenario_words
 
-    def figure(p):
-        inf = p[p["mode"] == schema.Mode.INFERENCE]
-        return sa.FIGURE_TBPS if len(inf) and (inf["figure"] == sa.FIGURE_TBPS).all() else sa.FIGURE_TFLOPS
-
-    notes = []
-    bad = pts[pts["wrong"].fillna(False).astype(bool)]
-    for v, g in bad.groupby("variant", sort=False):
-        decl = variants.VARIANTS.get(v)
-        worst = float(g["rel_error"].max())
-        notes.append(scenario_words.wrong_note(page._label(v), decl.wrong, worst) if decl and decl.wrong
-                     else scenario_words.wrong_by_error(page._label(v), worst, sa.rules.WRONG_ANSWER_REL_ERROR))
-    ok = pts[~pts["wrong"].fillna(False).astype(bool)]["tbps"].dropna()
-    modes = {}
-    for mode in schema.Mode:
-        m = pts[pts["mode"] == mode]
-        if len(m):
-            got = [c for c in dict.fromkeys(m["ceiling"]) if isinstance(c, str)]
-            modes[mode] = (figure(m), got[0] if len(got) == 1 else None)
-    okc = pts[pts["status"] == schema.Status.OK]
-    merged = okc[okc["captured"].notna()]
-    calls = None if merged.empty else page._calls(ls, name, lambda: pts, records_of(pts))
-    return dict(figure=figure(pts), modes=modes, decode=bool(pts["q_len"].eq(1).all()),
-                show_dim=pts["head_dim"].nunique() > 1,
-                measured=(bool((pts["mode"] == schema.Mode.INFERENCE).any()),
-                          bool((pts["mode"] == schema.Mode.TRAIN).any())),
-                wrong=notes, best_tbps=float(ok.max()) if len(ok) else None, calls=calls)
-
-
-def records_of(pts):
-    from gen.report.site import records
-
-    return records(pts)
-
-
-def _page_readings_by_rows(ls, name, pts):
-    from gen.model import schema
-    from gen.report.pages import scenario_set as page
-
-    rows = records_of(pts)
-    modes = {}
-    for mode in schema.Mode:
-        m = [r for r in rows if r["mode"] == mode]
-        if m:
-            modes[mode] = (page._figure(m), page._ceiling_of(m))
-    return dict(figure=page._figure(rows), modes=modes, decode=all(r["q_len"] == 1 for r in rows),
-                show_dim=len({r["head_dim"] for r in rows}) > 1,
-                measured=(any(r["mode"] == schema.Mode.INFERENCE for r in rows),
-                          any(r["mode"] == schema.Mode.TRAIN for r in rows)),
-                wrong=page._wrong_notes(rows), best_tbps=page._best_tbps(rows),
-                calls=page._calls(ls, name, lambda: pts, rows))
-
-
-@pytest.mark.parametrize("which", ["h200", "h200_new", "h200_merged"])
-def test_the_pages_readings_off_records_are_the_masks_readings(which, request):
-    """The scenario page's questions read off the point frame's records against the masks and groupby
-    that asked them before: every scenario of the committed sets (the merged one has a later capture
-    call's rows), with wrong answers (one with no error recorded), no TB/s and a merged call made up."""
-    ls = request.getfixturevalue(which)
-    seen = 0
-    for name in sa.scenario_names([ls]):
-        pts = sa.point_frame(ls, name)
-        odd = pts.copy()
-        if len(odd) > 3:
-            odd.loc[odd.index[:3], "wrong"] = True
-            odd.loc[odd.index[1], "rel_error"] = float("nan")
-            odd.loc[odd.index[2:], "tbps"] = float("nan")
-            odd.loc[odd.index[0], "captured"] = "2026-01-01"
-        for frame in (pts, odd):
-            assert _page_readings_by_rows(ls, name, frame) == _page_readings_by_frames(ls, name, frame), name
-            seen += 1
-    assert seen > 0
+    rows = [_point(variant="naive", wrong=True, rel_error=0.5, tbps=9.0), _point(wrong=float("nan"), tbps=3.0),
+            _point(variant="naive", wrong=True, rel_error=float("nan")), _point(tbps=float("nan")),
+            _point(variant="sdpa_math", wrong=True, rel_error=0.2, tbps=8.0)]
+    bound = sa.rules.WRONG_ANSWER_REL_ERROR
+    assert page._wrong_notes(rows) == [scenario_words.wrong_by_error(page._label("naive"), 0.5, bound),
+                                       scenario_words.wrong_by_error(page._label("sdpa_math"), 0.2, bound)]
+    assert page._best_tbps(rows) == 3.0
+    assert page._best_tbps(rows[:1]) is None and page._wrong_notes(rows[1:2]) == []
 
 
 @pytest.mark.parametrize("which", ["h200_new", "h200_merged"])  # (the older h200 set has neither variant)
-def test_determinism_and_fp8_lines_skip_no_frame_they_had(which, request):
-    """The determinism and FP8 lines of every scenario, made only where a variant of the page calls
-    for them (sa.is_deterministic, sa.has_twin), against the frames made for every page before."""
+def test_determinism_and_fp8_lines_stand_only_where_their_variants_ran(which, request):
+    """The determinism lines on the deterministic-backward page and the FP8 rows on the FP8 page, each naming
+    its variants; no other scenario has either."""
     from gen.report.pages import scenario_set as page
     from gen.report.site import records
-    from gen.report.words import scenarios as scenario_words
 
     ls = request.getfixturevalue(which)
-    made = 0
     for name in sa.scenario_names([ls]):
-        pts = sa.point_frame(ls, name)
-        df = sa.determinism_frame(pts)
-        show_len = df["kv_len"].nunique() > 1 if len(df) else False
-        want = [scenario_words.determinism_line(r, page._label, show_len) for r in records(df)]
-        assert page._determinism(records(pts)) == want, name
-        fp8 = [dict(r, **scenario_words.fp8_cells(r, page._label), point=scenario_words.point_label(r, False, True))
-               for r in records(sa.fp8_frame(pts))]
-        assert repr(page._fp8(False, True, records(pts))) == repr(fp8), name
-        made += len(want) + len(fp8)
-    assert made > 0
-
-
-# scenario_page.md.j2's loop over a mode's table rows as it was, before pages.scenario_set.table_rows wrote them.
-_OLD_TABLE_ROWS = "\n".join([
-    '{% set R = \' style="text-align: right;"\' | safe %}',
-    '{% for r in m.rows %}',
-    '<tr>',
-    '<td>{% if r.page %}<a href="{{ relpath(r.page, here) | html_url }}">{{ r.label | md }}</a>'
-    '{% else %}{{ r.label | md }}{% endif %}</td>',
-    '<td>{{ r.point | md }}</td>',
-    '{% if r.status == "ok" %}',
-    '<td>ok{% if r.gpu_only_method == "kernel_sum" %} (kernel sum){% endif %}'
-    '{% if r.noisy %} (noisy){% endif %}'
-    '{% if r.thin %} (n = {{ r.gpu_only_n | integer }}: thin){% endif %}'
-    '{% if r.graph_above_eager %} (graph above eager){% endif %}'
-    '{% if r.host_bound %} (host-bound){% endif %}{% if r.wrong %} (wrong answer){% endif %}'
-    '{% if r.dtype and r.dtype != m.dtype %} ({{ r.dtype | md }}){% endif %}</td>',
-    '<td{{ R }}>{{ r.gpu_only_ms | ms }}</td>',
-    '<td>{{ (r.gpu_only_q1_ms, r.gpu_only_q3_ms) | span }}</td>',
-    '<td>{{ r.conditions | md }}</td>',
-    '<td{{ R }}>{{ r.eager_ms | ms }}</td>',
-    '<td{{ R }}>{{ r.value }}</td>',
-    '<td{{ R }}>{{ r.pct_of_ceiling | num(".0f", "%") }}</td>',
-    '<td{{ R }}>{{ (r.pct_of_datasheet if m.figure == "tbps" else r.sol_pct) | num(".0f", "%") }}</td>',
-    '<td{{ R }}>{{ r.kernels_per_call | integer }}</td>',
-    '<td{{ R }}>{{ r.peak_memory_bytes | size }}</td>',
-    '<td{{ R }}>{{ r.rel_error | num(".1e") }}</td>',
-    '{% else %}',
-    '<td>{{ r.status | md }} (why: <a href="#{{ s.key }}-{{ m.mode }}-refusal-{{ r.ref }}">{{ r.ref }}</a>)</td>',
-    '<td{{ R }}>–</td>',
-    '<td>–</td>',
-    '<td>–</td>',
-    '<td{{ R }}>–</td>',
-    '<td{{ R }}>–</td>',
-    '<td{{ R }}>–</td>',
-    '<td{{ R }}>–</td>',
-    '<td{{ R }}>–</td>',
-    '<td{{ R }}>–</td>',
-    '<td{{ R }}>–</td>',
-    '{% endif %}',
-    '</tr>',
-    '{% endfor %}',
-    '',
-])
-
-
-def _table_rows_both(m: dict, key: str, here: str) -> tuple[str, str]:
-    from gen.report import site
-    from gen.report.pages import scenario_set as page
-
-    old = site.shared_environment().from_string(_OLD_TABLE_ROWS).render(m=m, s=dict(key=key), here=here)
-    return str(page.table_rows(m, key, here)) + "\n", old
+        rows = records(sa.point_frame(ls, name))
+        det, fp8 = page._determinism(rows), page._fp8(False, True, rows)
+        assert bool(det) == (name == "deterministic-backward"), name
+        assert bool(fp8) == (name == "fp8-prefill"), name
+        assert all(r["variant"] in {x["variant"] for x in rows} for r in fp8)
 
 
 def _modes(ls):
@@ -351,20 +247,26 @@ def _modes(ls):
             yield view, m, f"generated/sets/{ls.name}/scenarios/{name}.md"
 
 
-def test_table_rows_written_in_python_give_the_template_loops_bytes(sets, h200, h200_new, h200_merged, h200_v1):
-    """Every mode's table of every scenario of the committed sets and the synthetic one (refusals, kernel
-    sums, wrong answers, FP8 dtypes, TB/s and TFLOP/s tables): the same bytes as the template's loop."""
+def test_a_modes_table_has_a_row_a_point_with_its_flags(sets, h200, h200_new, h200_merged, h200_v1):
+    """Every mode's table of every scenario of the committed sets and the synthetic one: a row per point, a
+    refused point's cell linking its refusal below, the flags of a point that ran (kernel sums, wrong
+    answers, host-bound, noisy) in its status cell."""
+    from gen.report.pages import scenario_set as page
+
     checked, seen = 0, ""
     for ls in [sets[0], h200, h200_new, h200_merged, h200_v1] + [tables.load_set(p) for p in sorted(RESULTS.iterdir())
                                                                if p.is_dir()]:
         for view, m, here in _modes(ls):
-            new, old = _table_rows_both(m, view["key"], here)
-            assert new == old
+            html = str(page.table_rows(m, view["key"], here))
+            assert html.count("<tr>") == len(m["rows"])
+            for r in m["rows"]:
+                if r["status"] != "ok":
+                    assert f'href="#{view["key"]}-{m["mode"]}-refusal-{r["ref"]}"' in html
             checked += 1
-            seen += new
+            seen += html
     assert checked > 20
-    for flag in ("(kernel sum)", "(wrong answer)", "refusal-", "<a href=", "(host-bound)", "(noisy)", "(thin)"):
-        assert flag in seen or flag == "(thin)", flag
+    for flag in ("(kernel sum)", "(wrong answer)", "refusal-", "<a href=", "(host-bound)", "(noisy)"):
+        assert flag in seen, flag
 
 
 def _hostile_row(r: dict, i: int) -> dict:
@@ -386,17 +288,19 @@ def _hostile_row(r: dict, i: int) -> dict:
                 kernels_per_call=7 if num == math.inf else num, gpu_only_q3_ms=[1.0, num][i % 2])
 
 
-def test_table_rows_written_in_python_escape_and_bound_as_the_template_did(sets, h200_new):
-    """Hostile strings, odd flags and odd numbers in every field, both figures, a hostile key and mode: the
-    same bytes as the template's loop."""
+def test_table_rows_escape_and_bound_hostile_values(sets, h200_new):
+    """Hostile strings, odd flags and odd numbers in every field, both figures, a hostile key and mode: markup
+    escaped (quotes too), unprintable characters shown as U+FFFD, a value past MAX_VALUE_CHARS cut with a
+    note, a number that is not one written as such."""
+    from gen.report.pages import scenario_set as page
+
     seen = ""
     for ls in (sets[0], h200_new):
         for _view, m, here in _modes(ls):
             for fig in ("tbps", "tflops"):
                 odd = dict(m, rows=[_hostile_row(r, i) for i, r in enumerate(m["rows"])], figure=fig, mode='<m"')
-                new, old = _table_rows_both(odd, 'k"<&', here)
-                assert new == old
-                seen += new
-    assert "nan" in seen and "inf" in seen and "&lt;b&gt;" in seen and "\ufffd" in seen
-    assert "more characters not shown" in seen
+                seen += str(page.table_rows(odd, 'k"<&', here))
+    assert "<b>" not in seen and "&lt;b&gt;" in seen and "\x00" not in seen and "\ufffd" in seen
+    assert "more characters not shown" in seen and 'k"<&' not in seen
     assert "&#34;" in seen or "&quot;" in seen
+    assert "nan" in seen and "inf" in seen

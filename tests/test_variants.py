@@ -1,139 +1,75 @@
-"""The variant pages' view models (gen.report.pages.variants): readings replaced by faster ones,
-kept here and compared."""
+"""The variant pages' view models (gen.report.pages.variants): a compiled run's generated and library
+kernels, and the kernel table's rows as HTML."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 
 from gen.analysis import tables
-from gen.analysis.values import variant_role
 from gen.report import site
 from gen.report.pages import variants
-from tests.conftest import RESULTS
-
-
-def _generated_by_masks(ctx, ls, v, mode, run):
-    """variants._generated as it read the table: generated_kernels' frame, two masks and iterrows."""
-    if run.compile_time_s is None:
-        return None
-    gk = tables.generated_kernels(ls, v, mode)
-    if gk.empty:
-        return None
-    link = lambda k: dict(index=k["index"], short_name=k["short_name"], name=k["name"], dur_us=k["dur_us"],  # noqa: E731
-                          anchor=ctx.kernel_anchor(ls.name, v, mode, k["index"]))
-    base = variant_role("baseline")
-    triton, library = gk[gk["generated"]], gk[~gk["generated"] & (gk["kind"] == "kernel")]
-    replaced = tables.replaced_kernels(ls, v, base, mode)["short_name"].tolist() if ls.rs.run(base, mode) else []
-    return dict(triton=[link(k) for _, k in triton.head(site.MAX_LINKS).iterrows()], triton_n=len(triton),
-                library=[link(k) for _, k in library.head(site.MAX_LINKS).iterrows()],
-                library_more=max(0, len(library) - site.MAX_LINKS), baseline=base,
-                replaced=replaced[:site.MAX_LINKS], replaced_n=len(replaced))
-
-
-def _types(x):
-    if isinstance(x, dict):
-        return {k: _types(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_types(v) for v in x]
-    return type(x)
 
 
 @pytest.mark.parametrize("links", [site.MAX_LINKS, 1])
-def test_generated_kernels_split_in_python_give_the_masked_links(h200, h200_new, h200_v1, links, monkeypatch):
-    """Every run of the committed sets (compiled or not), also with the links capped at one: the same
-    view, to the types of its values."""
+def test_a_compiled_runs_kernels_split_into_generated_and_library(h200_new, links, monkeypatch):
+    """A compiled run's Triton kernels (named triton_*) and the library kernels it still calls, each list cut
+    at MAX_LINKS links with the whole count kept, each link to its row; an eager run has none."""
     monkeypatch.setattr(site, "MAX_LINKS", links)
-    checked = 0
-    for ls in [h200, h200_new, h200_v1] + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]:
-        ctx = site.Context([ls])
-        for run in ls.rs.runs:
-            got = variants._generated(ctx, ls, run.variant, run.mode, run)
-            want = _generated_by_masks(ctx, ls, run.variant, run.mode, run)
-            assert got == want and _types(got) == _types(want)
-            checked += bool(want and want["triton"])
-    assert checked >= 2
+    ctx, ls, split = site.Context([h200_new]), h200_new, 0
+    for run in ls.rs.runs:
+        got = variants._generated(ctx, ls, run.variant, run.mode, run)
+        if run.compile_time_s is None or got is None:
+            assert run.compile_time_s is None or not tables.kernel_rows(ls, run.variant, run.mode)
+            continue
+        kernels = [k for k in tables.kernel_rows(ls, run.variant, run.mode) if k["kind"] == "kernel"]
+        assert all(k["name"].startswith("triton_") for k in got["triton"])
+        assert not any(k["name"].startswith("triton_") for k in got["library"])
+        assert len(got["triton"]) == min(got["triton_n"], links)
+        assert len(got["library"]) == min(len(got["library"]) + got["library_more"], links)
+        assert got["triton_n"] + len(got["library"]) + got["library_more"] == len(kernels)
+        assert len(got["replaced"]) == min(got["replaced_n"], links)
+        for k in got["triton"] + got["library"]:
+            assert k["anchor"] == ctx.kernel_anchor(ls.name, run.variant, run.mode, k["index"])
+        split += bool(got["triton"]) and bool(got["library"] or got["library_more"])
+    assert split
 
 
-# variant.md.j2's loop over the kernel rows as it was, before variants._kernel_rows wrote them.
-_OLD_ROWS = (
-    '{% set t = tab %}\n'
-    '{% for k in t.kernels %}\n'
-    '<tr id="{{ k.anchor }}" class="kind-{{ k.kind }}"><td>{{ k.index }}</td>'
-    '<td class="kernel-name"><details><summary title="{{ k.name }}">{{ k.short_name }}'
-    '</summary><code>{{ k.name }}</code></details></td><td>{{ k.dur_us | us }}</td>'
-    '<td>{{ k.occupancy_pct | num(".0f", "%") }}'
-    '</td>{% if t.counters and t.counters.measured %}{% set c = k.counters %}{% if c %}'
-    '<td>{{ c.achieved_occupancy_pct | num(".1f", "%") }}{% if c.copied_from %} '
-    '<span class="same-as" title="{{ c.copied_from }}">≡</span>{% endif %}</td>'
-    '<td>{{ c.theoretical_occupancy_pct | num(".1f", "%") }}{% if c.occupancy_limiter %} ({{ c.'
-    'occupancy_limiter }}){% endif %}</td><td>{{ c.sm_throughput_pct | num(".0f") }}</td>'
-    '<td>{{ c.dram_throughput_pct | num(".0f") }}</td><td>{{ c.tensor_pipe_pct | num(".0f") }}'
-    '</td>{% else %}<td>–</td><td>–</td><td>–</td><td>–</td><td>–</td>{% endif %}{% endif %}'
-    '<td title="{{ k.op_path }}">{{ k.launched_by or "–" }}</td><td>{{ k.kind }}</td>'
-    '<td>{{ k.grid or "–" }}</td><td>{{ k.block or "–" }}</td>'
-    '<td>{{ k.registers_per_thread | integer }}</td>'
-    '<td>{% if k.kind == "kernel" %}{{ k.shared_memory | size }}{% else %}–{% endif %}</td>'
-    '<td>{{ k.launch_api or "–" }}</td><td>{{ k.category }}</td><td>{{ k.start_us | us }}</td>'
-    '</tr>\n'
-    '{% endfor %}\n'
-)
+def _kernel(i: int, **changes) -> dict:
+    return dict(dict(anchor=f"k-{i}", index=i, kind="kernel", name=f"void k{i}<float>(int)", short_name=f"k{i}",
+                     dur_us=12.5, occupancy_pct=50.0, op_path="aten::mm", launched_by="aten::mm", grid="[1, 1, 1]",
+                     block="[128, 1, 1]", registers_per_thread=32, shared_memory=1024, launch_api="cudaLaunchKernel",
+                     category="gemm", start_us=3.0, counters=None), **changes)
 
 
-def _old_rows(tab: dict) -> str:
-    return site.shared_environment().from_string(_OLD_ROWS).render(tab=tab)
+def _cells(row: str) -> int:
+    return row.count("<td")
 
 
-def _new_rows(tab: dict) -> str:
-    return str(tab["kernel_html"]) + "\n"
+def test_kernel_rows_are_one_row_a_kernel_with_counter_cells_only_where_measured():
+    counters = dict(achieved_occupancy_pct=40.0, theoretical_occupancy_pct=50.0, occupancy_limiter="registers",
+                    sm_throughput_pct=70.0, dram_throughput_pct=20.0, tensor_pipe_pct=10.0, copied_from="k-0")
+    kernels = [_kernel(0), _kernel(1, counters=counters), _kernel(2, kind="memcpy")]
+    plain = str(variants._kernel_rows(kernels, False)).split("\n")
+    both = str(variants._kernel_rows(kernels, True)).split("\n")
+    assert len(plain) == len(both) == 3
+    assert all(r.startswith(f'<tr id="k-{i}" class="kind-{k["kind"]}">') for i, (r, k) in enumerate(zip(both, kernels)))
+    assert {_cells(r) for r in both} == {_cells(plain[0]) + 5}
+    assert both[0].count("<td>–</td>") >= 5  # no counters for this kernel: five dashes
+    assert "40.0%" in both[1] and "(registers)" in both[1] and 'class="same-as" title="k-0"' in both[1]
+    assert "1.0 KiB" in plain[0] and "1.0 KiB" not in plain[2]  # shared memory: a kernel's only
 
 
-def _tabs(sets):
-    for ls in sets:
-        ctx = site.Context([ls])
-        for run in ls.rs.runs:
-            tab = variants.tab_view(ctx, ls, run.variant, run.mode, "generated/x/y.md")
-            if tab["kernels"]:
-                yield tab
-
-
-def test_kernel_rows_written_in_python_give_the_template_loops_bytes(h200, h200_new, h200_v1):
-    """Every profiled run of the committed sets (counters measured, absent, copied): the same bytes
-    as the template's loop."""
-    checked = counted = 0
-    for tab in _tabs([h200, h200_new, h200_v1] + [tables.load_set(p) for p in sorted(RESULTS.iterdir()) if p.is_dir()]):
-        assert _new_rows(tab) == _old_rows(tab)
-        checked += 1
-        counted += bool(tab["counters"] and tab["counters"]["measured"])
-    assert checked > 20 and counted > 5
-
-
-def _hostile(k: dict, i: int) -> dict:
-    """A row's strings made hostile (markup, quotes, unprintables, past MAX_VALUE_CHARS) and its
-    numbers odd (NaN, None, inf, negative, huge), differently for each row."""
-    import math
-
-    bad = ['<b>&"x\'</b>', "a\x00b\u202ec", "é" * (site.MAX_VALUE_CHARS + 5), "", None, math.nan][i % 6]
-    num = [math.nan, None, math.inf, -3.5, 1e21, 0.004][i % 6]
-    k = dict(k, name=bad if bad is not None else "n", short_name=bad or "s", op_path=bad, launched_by=bad, grid=bad,
-             block=bad, launch_api=bad, category=bad or "c", anchor=f'a"{i}<', dur_us=num, occupancy_pct=num,
-             registers_per_thread=num if num not in (math.inf,) else 7, shared_memory=num, start_us=num,
-             kind=["kernel", "memcpy", "<k>"][i % 3])
-    if k.get("counters"):
-        k["counters"] = dict(k["counters"], copied_from=bad, occupancy_limiter=bad, achieved_occupancy_pct=num,
-                             theoretical_occupancy_pct=num, sm_throughput_pct=num, dram_throughput_pct=num,
-                             tensor_pipe_pct=num)
-    return k
-
-
-def test_kernel_rows_written_in_python_escape_and_bound_as_the_template_did(h200, h200_new):
-    """Hostile strings and odd numbers in every field: the same bytes as the template's loop."""
-    checked, seen = 0, ""
-    for tab in _tabs([h200, h200_new]):
-        kernels = [_hostile(k, i) for i, k in enumerate(tab["kernels"])]
-        with_counters = bool(tab["counters"] and tab["counters"]["measured"])
-        tab = dict(tab, kernels=kernels, kernel_html=variants._kernel_rows(kernels, with_counters))
-        assert _new_rows(tab) == _old_rows(tab)
-        seen += _new_rows(tab)
-        checked += with_counters
-    assert checked and "nan" in seen and "&lt;b&gt;" in seen and "\ufffd" in seen
-    assert "more characters not shown" in seen
+def test_kernel_rows_escape_mark_and_bound_what_the_trace_gives():
+    """A kernel's names are data: markup escaped, unprintable characters shown as U+FFFD, a value past
+    MAX_VALUE_CHARS cut with a note; numbers that are not numbers read as such, never as an error."""
+    long = "é" * (site.MAX_VALUE_CHARS + 5)
+    kernels = [_kernel(0, name='<b>&"x\'</b>', short_name="a\x00b\u202ec", anchor='a"0<', launched_by=None,
+                       dur_us=math.nan, occupancy_pct=None, registers_per_thread=math.nan, shared_memory=None),
+               _kernel(1, name=long, start_us=math.inf, dur_us=-3.5, grid=None)]
+    html = str(variants._kernel_rows(kernels, False))
+    assert "<b>" not in html and "&lt;b&gt;" in html and 'id="a&#34;0&lt;"' in html
+    assert "\x00" not in html and "\u202e" not in html and "a\ufffdb\ufffdc" in html
+    assert "5 more characters not shown" in html and long not in html
+    assert "<td>–</td>" in html  # no launcher, no grid

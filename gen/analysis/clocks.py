@@ -75,12 +75,6 @@ def sol(tflops: float | None, env: schema.Environment, dtype: str | None, clock_
     return Sol(peak, pct, float(clock_mhz), rate)
 
 
-def sol_column(points: pd.DataFrame, env: schema.Environment, dtype: str) -> pd.Series:
-    """sol_pct of every row of a point frame (TFLOP/s at its GPU-only window's clock)."""
-    return pd.Series([sol(r["tflops"], env, dtype, r["sm_clock_mhz"]).pct for _, r in points.iterrows()],
-                     index=points.index, dtype=float)
-
-
 # --------------------------------------------------------------------------- ceilings
 
 

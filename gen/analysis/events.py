@@ -3,8 +3,8 @@
 Takes: a kernel table (gen.analysis.tables.kernel_table's columns). Gives the rows it flags, as a frame
 of the same columns and labels: `copy_events` (memcpy, memset, a copy or fill op's kernels),
 `float32_events` (kernels computing in float32, and the conversions between 16-bit and float32),
-`mask_events` (the kernels that build a causal mask inside the forward), `no_estimate_events` (kernels
-with 0% or no occupancy estimate). One definition each: every page counts the same kernels.
+`mask_events` (the kernels that build a causal mask inside the forward), and the places of those with 0%
+or no occupancy estimate (`no_estimate_rows`). One definition each: every page counts the same kernels.
 """
 
 from __future__ import annotations
@@ -65,13 +65,9 @@ def mask_events(kt: pd.DataFrame) -> pd.DataFrame:
         for label, p in zip(kt.index, paths)], dtype=bool)]
 
 
-def no_estimate_events(kt: pd.DataFrame) -> pd.DataFrame:
-    """Kernels for which the profiler reported 0% or no occupancy."""
-    return kt.iloc[no_estimate_rows(*table_columns(kt, "kind", "occupancy_pct"))]
-
-
 def no_estimate_rows(kind: list, occ: list) -> list[int]:
-    """The places of no_estimate_events' rows in a kernel table's kind and occupancy_pct columns."""
+    """The places of the kernels for which the profiler reported 0% or no occupancy, in a kernel table's kind
+    and occupancy_pct columns."""
     return [i for i, (k, o) in enumerate(zip(kind, occ)) if k == "kernel" and rules.no_occupancy_estimate(o)]
 
 

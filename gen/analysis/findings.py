@@ -41,7 +41,6 @@ from gen.analysis.events import (  # noqa: F401
     copy_rows,
     float32_events,
     mask_events,
-    no_estimate_events,
     no_estimate_rows,
     table_columns,
 )

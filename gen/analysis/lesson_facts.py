@@ -63,10 +63,6 @@ def _refs(variant: str, kt: pd.DataFrame, mode: str = "inference") -> tuple[Kern
     return tuple(KernelRef(variant, mode, int(i), s, float(d), lb) for i, s, d, lb in zip(*cols))
 
 
-def _us(refs) -> float:
-    return float(sum(r.dur_us for r in refs))
-
-
 def _kt(ls: tables.LoadedSet, variant: str) -> pd.DataFrame | None:
     run = ls.rs.run(variant, "inference")
     if run is None or run.status != schema.Status.OK or ls.trace("inference", variant) is None:

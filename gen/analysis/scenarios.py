@@ -184,14 +184,9 @@ def _dicts(df: pd.DataFrame) -> list[dict]:
     return values.rows(df) if len(df) else []
 
 
-def _dicts_at(df: pd.DataFrame) -> dict[tuple, list[dict]]:
-    """(mode, head dim, q_len, kv_len) -> the rows of df there (as dicts, in df's order); a row
-    with a missing key is at no point (as a groupby drops it)."""
-    return _rows_at(_dicts(df))
-
-
 def _rows_at(rows: list[dict]) -> dict[tuple, list[dict]]:
-    """_dicts_at of a frame given as its rows."""
+    """(mode, head dim, q_len, kv_len) -> the rows there (in their order); a row with a missing key is at
+    no point."""
     out: dict[tuple, list[dict]] = {}
     for r in rows:
         key = tuple(r[k] for k in AT_KEYS)
@@ -316,11 +311,6 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
             and not rules.apart(top["gpu_only_ci_hi_ms"], at[i]["gpu_only_ci_lo_ms"])]
     return dict(fastest=top, ties=ties, near=near, same_apart=apart,
                 anchor=strongest_of(values.rows(versus) if versus_rows is None else versus_rows, top["head_dim"]))
-
-
-def strongest(versus: pd.DataFrame, head_dim: int | None = None) -> dict | None:
-    """strongest_of the versus frame's rows."""
-    return strongest_of(values.rows(versus), head_dim)
 
 
 def strongest_of(rows: list[dict], head_dim: int | None = None) -> dict | None:

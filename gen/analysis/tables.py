@@ -250,8 +250,8 @@ def compile_calls(run: schema.VariantRun) -> float:
 
 def timeline_events(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
                     tr: trace.Trace | None = None) -> tuple[list[dict], list[dict]]:
-    """timeline_frames' two frames as rows (each a dict of the frame's columns), made straight from
-    the trace's events and the kernel table's columns: the page's timeline reads these."""
+    """The CPU lane (ops and runtime calls, nested) and the GPU lane of one forward, as rows (each a dict),
+    made straight from the trace's events and the kernel table's columns: the page's timeline reads these."""
     tr = tr or ls.trace(mode, variant)
     if tr is None or not tr.forwards:
         return [], []
@@ -274,20 +274,6 @@ def _cpu_rows(fw: trace.Forward) -> list[dict]:
 
 _TIMELINE_GPU = ("index", "short_name", "name", "kind", "category", "start_us", "end_us", "dur_us",
                  "launched_by", "launch_api", "occupancy_pct")
-
-
-def timeline_frames(ls: LoadedSet, variant: str, mode: str = "inference", forward: int = 0,
-                    tr: trace.Trace | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The CPU lane (ops and runtime calls, nested) and the GPU lane of one forward."""
-    tr = tr or ls.trace(mode, variant)
-    cpu_cols = ["name", "cat", "start_us", "end_us", "dur_us", "depth", "thread"]
-    gpu_cols = list(_TIMELINE_GPU)
-    if tr is None or not tr.forwards:
-        return pd.DataFrame(columns=cpu_cols), pd.DataFrame(columns=gpu_cols)
-    cpu = pd.DataFrame(_cpu_rows(tr.forwards[forward]), columns=cpu_cols)
-    kt = kernel_table(ls, variant, mode, forward, tr)
-    gpu = kt.assign(end_us=kt["start_us"] + kt["dur_us"])[gpu_cols]
-    return cpu, gpu
 
 
 # --------------------------------------------------------------------------- time use
@@ -434,15 +420,6 @@ def inplace_autograd(ls: LoadedSet) -> schema.InplaceCheck | None:
     """What autograd did with the in-place mask, as the train run recorded it."""
     run = ls.rs.run(variant_role("inplace"), "train")
     return run.inplace_autograd if run else None
-
-
-def generated_kernels(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.DataFrame:
-    """Kernels that Inductor generated (Triton) for a compiled variant, and
-    the library kernels it still calls."""
-    kt = kernel_table(ls, variant, mode)
-    if kt.empty:
-        return kt
-    return kt.assign(generated=kt["name"].str.startswith("triton_"))
 
 
 def replaced_kernels(ls: LoadedSet, variant: str, base: str | None = None, mode: str = "inference") -> pd.DataFrame:

@@ -212,35 +212,3 @@ def summarise(samples: list[tuple], duration_s: float | None) -> schema.Telemetr
         temp_c=max(temps) if temps else None,
     )
 
-
-class Off:
-    """No sampler at all (telemetry not asked for): every window says so."""
-
-    ok = False
-    reason = "not recorded: telemetry was off"
-    version = sm_clock_max_mhz = power_limit_w = None
-    clock = staticmethod(time.perf_counter)
-
-    def of(self, intervals):
-        return schema.Telemetry(reason=self.reason)
-
-    @contextlib.contextmanager
-    def window(self, intervals=None):
-        intervals = [] if intervals is None else intervals
-        t0 = self.clock()
-        try:
-            yield intervals
-        finally:
-            intervals.append((t0, self.clock()))
-
-    def start(self):
-        return self
-
-    def stop(self):
-        pass
-
-    def sample_now(self):
-        pass
-
-    def close(self):
-        pass

@@ -91,10 +91,6 @@ def file_mode() -> int:
     return 0o666 & ~_umask()
 
 
-def dir_mode() -> int:
-    return 0o777 & ~_umask()
-
-
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write a file so that readers see the old content or the new, never half."""
     atomic_write_bytes(path, text.encode("utf-8"))

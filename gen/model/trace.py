@@ -153,13 +153,9 @@ def check_sizes(path, sizes: Sizes) -> None:
         raise limits.TRACE_EVENTS.exceeded(path, f"holds more than {max_events:,} events")
 
 
-def check_calls(trace: Trace) -> None:
-    """The limits on its calls parse checks once a trace is made (limits.TRACE_CALLS, CALL_EVENTS)."""
-    check_call_sizes(trace.path, [(fw.index, len(fw.cpu) + len(fw.gpu)) for fw in trace.forwards])
-
-
 def check_call_sizes(path, calls: list[tuple[int, int]]) -> None:
-    """check_calls on (index, events) of each call, as a digest records them (before its Trace is made)."""
+    """The limits on a trace's calls (limits.TRACE_CALLS, CALL_EVENTS), on (index, events) of each call as a
+    digest records them (before its Trace is made)."""
     limits.TRACE_CALLS.check(path, len(calls))
     limit = limits.CALL_EVENTS.value()  # read once (the environment's), not per call: a set has 1,200 calls
     for index, events in calls:
@@ -212,10 +208,6 @@ _DECODER = json.JSONDecoder()
 # The kernel arguments kept from a GPU event (the rest are dropped as events stream in).
 GPU_ARGS = ("correlation", "stream", "grid", "block", "registers per thread", "shared memory", "blocks per SM",
             "warps per SM", "est. achieved occupancy %", "bytes")
-
-
-def _read_text(path: Path) -> str:
-    return _read(path)[0]
 
 
 def _read(path: Path) -> tuple[str, int]:
@@ -308,21 +300,6 @@ def _not_json(path: Path, text: str, exc: ValueError) -> TraceError:
                               f"{m.start():,}, more than the {limit:,} Python reads: not a trace of "
                               f"torch.profiler")
     return TraceError(f"{path}: not a JSON trace ({str(exc)[:200]})")
-
-
-def load_events(path: str | Path) -> dict:
-    """The whole trace as one JSON object (for tools and tests; `parse` streams instead)."""
-    path = Path(path)
-    text = _read_text(path)
-    try:
-        data = json.loads(text)
-    except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
-        raise _not_json(path, text, exc) from None
-    except RecursionError:
-        raise TraceError(f"{path}: a JSON value nested too deep to read") from None
-    if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list):
-        raise TraceError(f"{path}: no traceEvents list")
-    return data
 
 
 def _shown(x) -> str:

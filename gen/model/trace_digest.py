@@ -351,7 +351,7 @@ class Digest:
         # the events the entry holds, where it says fewer (a digest is read as untrusted as a trace)
         events = max(entry["events"], sum(f[3] + f[4] for f in entry["forwards"]))
         trace.check_sizes(path, trace.Sizes(entry["text_bytes"], events))
-        # trace.check_calls on the counts the entry records (those of the Trace it makes: _check_entry
+        # the call limits on the counts the entry records (those of the Trace it makes: _check_entry
         # and the columns' lengths), before it is made
         trace.check_call_sizes(str(path), [(f[0], f[3] + f[4]) for f in entry["forwards"]])
         return _build(str(path), entry, self, cpu_row, gpu_row)

@@ -9,8 +9,7 @@ Modules, each taking its data and giving its charts:
 - `calls`: first against steady calls at new lengths, and a training step's forward and backward;
 - `decisions`: a set's decision at a glance;
 - `points`: which specs draw too few points to be a chart (a table row says it better);
-- `base` (the shared scales, colours and the lazy altair) and `fill` (a chart's shape made once
-  by Altair, then filled with each call's rows).
+- `base`: the shared scales, colours and the lazy altair.
 
 Shared look: one log scale for times (fitted to the data), one base-2 axis for sequence lengths,
 one colour per event kind, one row height. Each chart keeps only the columns it shows, so that the
@@ -21,53 +20,43 @@ from __future__ import annotations
 
 from gen.report.charts.base import MEASURED, PUBLISHED, ROW_PX, alt, preload
 from gen.report.charts.calls import (
-                                     FIRST_CALL,
-                                     STEADY_CALL,
-                                     dynamic_lengths,
-                                     dynamic_lengths_frame,
-                                     fwd_bwd,
-                                     fwd_bwd_frame,
+    FIRST_CALL,
+    STEADY_CALL,
+    dynamic_lengths,
+    dynamic_lengths_frame,
+    fwd_bwd,
+    fwd_bwd_frame,
 )
 from gen.report.charts.decisions import (
-                                     DECISION_FIELDS,
-                                     DECISION_ROLES,
-                                     DEFAULT_CALL,
-                                     OTHER_CALLS,
-                                     RECOMMENDED,
-                                     decision,
+    DECISION_FIELDS,
+    DECISION_ROLES,
+    DEFAULT_CALL,
+    OTHER_CALLS,
+    RECOMMENDED,
+    decision,
 )
-from gen.report.charts.fill import add_shapes, shapes
 from gen.report.charts.points import drawn, one_point
-from gen.report.charts.scaling import (
-                                     busy_vs_seq,
-                                     busy_vs_seq_spec,
-                                     category_bars,
-                                     category_bars_spec,
-                                     memory_vs_seq,
-                                     memory_vs_seq_spec,
-                                     roofline,
-                                     roofline_spec,
-                                     time_vs_seq,
-                                     time_vs_seq_spec,
-)
-from gen.report.charts.scenario import (
-                                     scenario_rate,
-                                     scenario_rate_spec,
-                                     scenario_roofline,
-                                     scenario_roofline_spec,
-                                     scenario_time,
-                                     scenario_time_spec,
-)
-from gen.report.charts.timelines import CPU_KIND, timeline, timeline_data, timeline_spec, timeline_window
-from gen.report.charts.times import MAP_FIELDS, compare_frame, fastest_map, gpu_time, gpu_time_by_set, gpu_time_spec
+from gen.report.charts.scaling import busy_vs_seq, category_bars, memory_vs_seq, roofline, time_vs_seq
+from gen.report.charts.scenario import scenario_rate, scenario_roofline, scenario_time
+from gen.report.charts.timelines import CPU_KIND, timeline, timeline_spec, timeline_window
+from gen.report.charts.times import MAP_FIELDS, compare_frame, fastest_map, gpu_time, gpu_time_by_set
+
+
+# units.py still hands chart shapes to and from its build workers; none are kept since the shape cache went
+# (its CPU saving was under 0.5 s a set), so these give and take nothing.
+def shapes() -> dict:
+    return {}
+
+
+def add_shapes(_shapes: dict) -> None:
+    pass
+
 
 __all__ = [
     "CPU_KIND", "DECISION_FIELDS", "DECISION_ROLES", "DEFAULT_CALL", "FIRST_CALL", "MAP_FIELDS", "MEASURED",
     "OTHER_CALLS", "PUBLISHED", "RECOMMENDED", "ROW_PX", "STEADY_CALL", "add_shapes", "alt", "busy_vs_seq",
-    "busy_vs_seq_spec", "category_bars", "category_bars_spec", "compare_frame", "decision", "drawn",
-    "dynamic_lengths", "dynamic_lengths_frame", "fastest_map", "fwd_bwd", "fwd_bwd_frame", "gpu_time",
-    "gpu_time_by_set", "gpu_time_spec", "memory_vs_seq", "memory_vs_seq_spec", "one_point", "preload",
-    "roofline", "roofline_spec", "scenario_rate", "scenario_rate_spec", "scenario_roofline",
-    "scenario_roofline_spec", "scenario_time", "scenario_time_spec", "shapes", "time_vs_seq",
-    "time_vs_seq_spec", "timeline", "timeline_data", "timeline_spec", "timeline_window",
+    "category_bars", "compare_frame", "decision", "drawn", "dynamic_lengths", "dynamic_lengths_frame", "fastest_map",
+    "fwd_bwd", "fwd_bwd_frame", "gpu_time", "gpu_time_by_set", "memory_vs_seq", "one_point", "preload", "roofline",
+    "scenario_rate", "scenario_roofline", "scenario_time", "shapes", "time_vs_seq", "timeline", "timeline_spec",
+    "timeline_window",
 ]

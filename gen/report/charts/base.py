@@ -12,8 +12,8 @@ PUBLISHED = "published (one figure)"
 
 
 class _Altair:
-    """altair, imported where a chart is first made with it: a build whose chart shapes are all kept
-    (gen.report.cache's "shapes") fills them without it, and its start is 0.2 s shorter."""
+    """altair, imported where a chart is first made with it: a build with no page to make (every set's
+    pages in the cache) never imports it, and its start is 0.2 s shorter."""
 
     def __getattr__(self, name: str):
         import altair

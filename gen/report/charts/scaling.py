@@ -1,9 +1,9 @@
 """The sequence-length sweep of one set: GPU-only time (`time_vs_seq`) and peak memory (`memory_vs_seq`)
 against length, the roofline under the GPU's measured ceilings (`roofline`), GPU time by kernel category
-(`category_bars`) and the GPU's busy share (`busy_vs_seq`); each with its `*_spec`, the same spec made faster.
+(`category_bars`) and the GPU's busy share (`busy_vs_seq`).
 
 Takes: frames of gen.analysis.scaling (`sweep_frame` and friends) and the set's ceilings. Gives: Altair
-charts, or their specs.
+charts.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import pandas as pd
 from gen.report.charts.base import alt
 from gen.report.charts.base import log as _log
 from gen.report.charts.base import seq_len as _seq_len
-from gen.report.charts.fill import fast as _fast
 
 
 def _ok(df: pd.DataFrame, col: str) -> pd.DataFrame:
@@ -22,19 +21,8 @@ def _ok(df: pd.DataFrame, col: str) -> pd.DataFrame:
 
 def time_vs_seq(sweep: pd.DataFrame) -> alt.FacetChart:
     """Median GPU-only time (with IQR band) against sequence length, log-log."""
-    return _time_vs_seq(_time_frame(sweep))
-
-
-def time_vs_seq_spec(sweep: pd.DataFrame) -> dict:
-    return _fast(("time_vs_seq",), {"d": _time_frame(sweep)}, lambda f: _time_vs_seq(f["d"]))
-
-
-def _time_frame(sweep: pd.DataFrame) -> pd.DataFrame:
-    return _ok(sweep, "gpu_only_ms")[["variant", "seq_len", "head_dim", "gpu_only_ms", "gpu_only_q1_ms",
-                                      "gpu_only_q3_ms"]]
-
-
-def _time_vs_seq(d: pd.DataFrame) -> alt.FacetChart:
+    d = _ok(sweep, "gpu_only_ms")[["variant", "seq_len", "head_dim", "gpu_only_ms", "gpu_only_q1_ms",
+                                   "gpu_only_q3_ms"]]
     base = alt.Chart().encode(
         x=alt.X("seq_len:Q", scale=_seq_len(), title="sequence length"),
         color=alt.Color("variant:N", title="variant"))
@@ -47,16 +35,7 @@ def _time_vs_seq(d: pd.DataFrame) -> alt.FacetChart:
 
 def memory_vs_seq(sweep: pd.DataFrame) -> alt.FacetChart:
     """Peak allocator memory against sequence length, log-log."""
-    return _memory_vs_seq(_ok(sweep, "peak_mb")[["variant", "seq_len", "head_dim", "peak_mb"]])
-
-
-def memory_vs_seq_spec(sweep: pd.DataFrame) -> dict:
-    d = _ok(sweep, "peak_mb")[["variant", "seq_len", "head_dim", "peak_mb"]]
-    return _fast(("memory_vs_seq",), {"d": d}, lambda f: _memory_vs_seq(f["d"]))
-
-
-def _memory_vs_seq(d: pd.DataFrame) -> alt.FacetChart:
-    return alt.Chart(d).mark_line(point=True).encode(
+    return alt.Chart(_ok(sweep, "peak_mb")[["variant", "seq_len", "head_dim", "peak_mb"]]).mark_line(point=True).encode(
         x=alt.X("seq_len:Q", scale=_seq_len(), title="sequence length"),
         y=alt.Y("peak_mb:Q", scale=_log(), title="peak memory (MiB)"),
         color="variant:N", tooltip=["variant", "seq_len", "head_dim", alt.Tooltip("peak_mb:Q", format=",.0f")],
@@ -66,24 +45,11 @@ def _memory_vs_seq(d: pd.DataFrame) -> alt.FacetChart:
 def roofline(sweep: pd.DataFrame, ceil: dict) -> alt.LayerChart:
     """Arithmetic intensity (FLOPs per minimum byte, the report's count) against achieved
     TFLOP/s, log-log, under the highest measured bandwidth's slope and the matmul ceiling."""
-    return _roofline(*_roofline_frames(sweep, ceil))
-
-
-def roofline_spec(sweep: pd.DataFrame, ceil: dict) -> dict:
-    d, roof = _roofline_frames(sweep, ceil)
-    return _fast(("roofline",), {"d": d, "roof": roof}, lambda f: _roofline(f["d"], f["roof"]))
-
-
-def _roofline_frames(sweep: pd.DataFrame, ceil: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     d = _ok(sweep, "tflops_causal")[["variant", "seq_len", "head_dim", "intensity", "tflops_causal"]]
     lo, hi = max(d["intensity"].min() / 2, 1.0), d["intensity"].max() * 2
     xs = [lo * (hi / lo) ** (i / 40) for i in range(41)]
     roof = pd.DataFrame(dict(intensity=xs, tflops=[min(ceil["matmul_tflops"], x * ceil["bandwidth_gbps"] / 1e3)
                                                     for x in xs]))
-    return d, roof
-
-
-def _roofline(d: pd.DataFrame, roof: pd.DataFrame) -> alt.LayerChart:
     line = alt.Chart(roof).mark_line(color="black", strokeDash=[4, 3]).encode(
         x="intensity:Q", y="tflops:Q")
     pts = alt.Chart(d).mark_point(filled=True).encode(
@@ -96,16 +62,7 @@ def _roofline(d: pd.DataFrame, roof: pd.DataFrame) -> alt.LayerChart:
 
 def category_bars(cat: pd.DataFrame) -> alt.Chart:
     """Stacked GPU time of one forward by kernel category, per variant."""
-    return _category_bars(cat[["variant", "category", "duration_us"]])
-
-
-def category_bars_spec(cat: pd.DataFrame) -> dict:
-    return _fast(("category_bars",), {"d": cat[["variant", "category", "duration_us"]]},
-                 lambda f: _category_bars(f["d"]))
-
-
-def _category_bars(d: pd.DataFrame) -> alt.Chart:
-    return alt.Chart(d).mark_bar().encode(
+    return alt.Chart(cat[["variant", "category", "duration_us"]]).mark_bar().encode(
         y=alt.Y("variant:N", sort=None, title=None),
         x=alt.X("duration_us:Q", title="GPU time per forward (µs)"),
         color=alt.Color("category:N", title="kernel category"),
@@ -114,15 +71,7 @@ def _category_bars(d: pd.DataFrame) -> alt.Chart:
 
 def busy_vs_seq(busy: pd.DataFrame) -> alt.Chart:
     """Share of one forward's span in which the GPU ran something, against sequence length."""
-    return _busy_vs_seq(busy[busy["source"] == "sweep"][["variant", "seq_len", "busy_pct", "launch_gap_us"]])
-
-
-def busy_vs_seq_spec(busy: pd.DataFrame) -> dict:
     d = busy[busy["source"] == "sweep"][["variant", "seq_len", "busy_pct", "launch_gap_us"]]
-    return _fast(("busy_vs_seq",), {"d": d}, lambda f: _busy_vs_seq(f["d"]))
-
-
-def _busy_vs_seq(d: pd.DataFrame) -> alt.Chart:
     return alt.Chart(d).mark_line(point=True).encode(
         x=alt.X("seq_len:Q", scale=_seq_len(), title="sequence length (head dim 64)"),
         y=alt.Y("busy_pct:Q", scale=alt.Scale(domain=[0, 100]), title="GPU busy (% of the forward's span)"),

@@ -1,9 +1,9 @@
 """The timeline of one call: host lanes (ops and runtime calls, one per thread and nesting depth) above a
 GPU lane (kernels, memcpys, memsets) on one time axis.
 
-Takes: the frames of gen.analysis.tables.timeline_frames, or the rows of tables.timeline_events. Gives:
-`timeline` (the Altair chart), `timeline_spec` (the same spec from rows, made faster), `timeline_window`
-(the events a timeline draws, bounded whatever the trace holds) and `timeline_data`.
+Takes: the rows of gen.analysis.tables.timeline_events. Gives: `timeline` (the Altair chart),
+`timeline_spec` (its spec from a skeleton Altair made once: a page holds a timeline per run) and
+`timeline_window` (the events a timeline draws, bounded whatever the trace holds).
 """
 
 from __future__ import annotations
@@ -35,42 +35,13 @@ def _occupancy(x) -> str:
     return "not reported" if number(x) is None else fmt.num(x, ".0f", "%")
 
 
-def timeline_data(cpu: pd.DataFrame, gpu: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
-    """The two frames the timeline shows (only its columns) and its lanes, top to bottom."""
-    threads = cpu["thread"].astype(str) if "thread" in cpu else pd.Series(["main"] * len(cpu), dtype=str)
-    keys = sorted({(t != "main", t, int(d)) for t, d in zip(threads, cpu["depth"])})
-    lanes = [_lane(d, t) for _, t, d in keys] + ["GPU"]
-    c = pd.DataFrame({
-        "lane": [_lane(int(d), t) for t, d in zip(threads, cpu["depth"])],
-        "name": cpu["name"].astype(str),
-        "kind": [CPU_KIND.get(str(k), "aten op") for k in cpu["cat"]],
-        "start_us": [number(x, 3) for x in cpu["start_us"]],
-        "end_us": [number(x, 3) for x in cpu["end_us"]],
-        "dur_us": [number(x, 3) for x in cpu["dur_us"]],
-    })
-    g = pd.DataFrame({
-        "lane": ["GPU"] * len(gpu),
-        "index": [int(i) for i in gpu["index"]],
-        "name": gpu["name"].astype(str),
-        "short_name": gpu["short_name"].astype(str),
-        "kind": gpu["kind"].astype(str),
-        "category": gpu["category"].astype(str),
-        "start_us": [number(x, 3) for x in gpu["start_us"]],
-        "end_us": [number(x, 3) for x in gpu["end_us"]],
-        "dur_us": [number(x, 3) for x in gpu["dur_us"]],
-        "launched_by": gpu["launched_by"].fillna("").astype(str),
-        "launch_api": gpu["launch_api"].fillna("").astype(str),
-        "occupancy": [_occupancy(x) for x in gpu["occupancy_pct"]],
-    })
-    return c, g, lanes
-
-
-def timeline(cpu: pd.DataFrame, gpu: pd.DataFrame) -> alt.LayerChart:
+def timeline(cpu: list[dict], gpu: list[dict]) -> alt.LayerChart:
     """Host lanes (ops and runtime calls, one row per thread and nesting depth) above a GPU
     lane (kernels, memcpys, memsets) on one time axis in µs. Zoom and pan act on
     the time axis only; hovering shows each event's full details."""
-    c, g, lanes = timeline_data(cpu, gpu)
-    return _timeline_chart(c, g, lanes)
+    c, g, lanes = _timeline_rows(cpu, gpu)
+    return _timeline_chart(pd.DataFrame(c, columns=list(CPU_FIELDS)), pd.DataFrame(g, columns=list(GPU_FIELDS)),
+                           lanes)
 
 
 def _timeline_chart(c: pd.DataFrame, g: pd.DataFrame, lanes: list[str]) -> alt.LayerChart:
@@ -107,12 +78,13 @@ def _timeline_chart(c: pd.DataFrame, g: pd.DataFrame, lanes: list[str]) -> alt.L
 @lru_cache(maxsize=1)
 def _timeline_skeleton() -> str:
     """The timeline's spec with placeholder data, made by Altair once."""
-    c = pd.DataFrame({k: [] for k in ("lane", "name", "kind", "start_us", "end_us", "dur_us")})
+    c = pd.DataFrame({k: [] for k in CPU_FIELDS})
     g = pd.DataFrame({k: [] for k in GPU_FIELDS})
     spec = _timeline_chart(c, g, ["GPU"]).to_dict(validate=True)
     return json.dumps(spec, sort_keys=True)
 
 
+CPU_FIELDS = ("lane", "name", "kind", "start_us", "end_us", "dur_us")
 GPU_FIELDS = ("lane", "index", "name", "short_name", "kind", "category", "start_us", "end_us", "dur_us",
               "launched_by", "launch_api", "occupancy")
 
@@ -142,8 +114,8 @@ def timeline_window(cpu: list[dict], gpu: list[dict], max_events: int, max_depth
 
 
 def timeline_spec(cpu: list[dict], gpu: list[dict]) -> dict:
-    """`timeline(cpu, gpu).to_dict()` (of the frames these rows make) without Altair's cost per chart:
-    the spec Altair made once, with this forward's rows and lanes put in. Same Vega-Lite. The spec
+    """`timeline(cpu, gpu).to_dict()` without Altair's cost per chart: the spec Altair made once, with
+    this forward's rows and lanes put in (the datasets named "cpu" and "gpu"). Same Vega-Lite. The spec
     shares what it does not change with the skeleton parsed once per process: read it, do not change it."""
     c, g, lanes = _timeline_rows(cpu, gpu)
     base = _timeline_base()
@@ -157,7 +129,7 @@ def timeline_spec(cpu: list[dict], gpu: list[dict]) -> dict:
 
 @lru_cache(maxsize=1)
 def _timeline_base() -> dict:
-    """The skeleton parsed once (json.loads of it on every chart before)."""
+    """The skeleton, parsed once."""
     return json.loads(_timeline_skeleton())
 
 
@@ -167,8 +139,8 @@ def _as_text(x) -> str:
 
 
 def _timeline_rows(cpu: list[dict], gpu: list[dict]) -> tuple[list[dict], list[dict], list[str]]:
-    """_records of timeline_data's two frames (of the frames these rows make), and its lanes, made off
-    the rows (tests compare them)."""
+    """The rows the timeline draws (only its columns: lane, names, kind, times; the GPU lane's launcher,
+    launch API and occupancy as words where missing), and its lanes, top to bottom."""
     lanes = [_lane(d, t) for _, t, d in sorted({(t != "main", t, d)
                                                 for t, d in ((str(r["thread"]), int(r["depth"])) for r in cpu)})]
     c = [dict(lane=_lane(int(r["depth"]), str(r["thread"])), name=_as_text(r["name"]),

@@ -1,9 +1,9 @@
-"""GPU time per variant: of one set (`gpu_time`, `gpu_time_spec`), of every set side by side
+"""GPU time per variant: of one set (`gpu_time`), of every set side by side
 (`gpu_time_by_set`, its rows `compare_frame`), and the matrix of sets and scenarios (`fastest_map`: the
 fastest variant of each).
 
 Takes: summary tables (gen.analysis.tables.summary_table, the summary of every set) and the matrix's rows
-(gen.report.pages.verdict.fastest_rows). Gives: Altair charts, or their specs.
+(gen.report.pages.verdict.fastest_rows). Gives: Altair charts.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from gen.analysis.values import number, variant_order
 from gen.report import format as fmt
 from gen.report.charts.base import MEASURED, MEASURED_COLOUR, PUBLISHED, ROW_PX, alt
 from gen.report.charts.base import log as _log
-from gen.report.charts.fill import fast as _fast
 
 
 def _summary_points(summary: pd.DataFrame) -> pd.DataFrame:
@@ -34,16 +33,7 @@ def gpu_time(summary: pd.DataFrame, per: str = "forward") -> alt.LayerChart:
     """Median GPU-only time per variant (point) with its interquartile range (rule),
     on a log axis, fastest on top."""
     d = _summary_points(summary)
-    return _gpu_time(d, list(d["label"]), per)
-
-
-def gpu_time_spec(summary: pd.DataFrame, per: str = "forward") -> dict:
-    d = _summary_points(summary)
     order = list(d["label"])
-    return _fast(("gpu_time", tuple(order), per), {"d": d}, lambda f: _gpu_time(f["d"], order, per))
-
-
-def _gpu_time(d: pd.DataFrame, order: list[str], per: str) -> alt.LayerChart:
     y = alt.Y("label:N", sort=order, title=None)
     rule = alt.Chart(d).mark_rule(strokeWidth=3, color=MEASURED_COLOUR).encode(
         x=alt.X("q1:Q", scale=_log(), title=f"GPU-only time per {per} (ms, log scale)"), x2="q3:Q", y=y)

@@ -30,15 +30,16 @@ def _charts(ctx: Context, ls, sw, ceil, cat, busy) -> dict:
     made = {}
     points = summary_command(ls.name, scenario=ARTICLE)  # the sweep's rows, one per variant and point
     if len(sw) and sw["gpu_only_ms"].notna().any():
-        made["time"] = (charts.time_vs_seq_spec(sw), "GPU-only time against sequence length", points)
-        made["memory"] = (charts.memory_vs_seq_spec(sw), "peak memory against sequence length", points)
+        made["time"] = (charts.time_vs_seq(sw), "GPU-only time against sequence length", points)
+        made["memory"] = (charts.memory_vs_seq(sw), "peak memory against sequence length", points)
         if ceil:
-            made["roofline"] = (charts.roofline_spec(sw, ceil), "roofline", points)
+            made["roofline"] = (charts.roofline(sw, ceil), "roofline", points)
     if len(cat):
-        made["categories"] = (charts.category_bars_spec(cat), "GPU time by kernel category")
+        made["categories"] = (charts.category_bars(cat), "GPU time by kernel category")
     if len(busy) and (busy["source"] == "sweep").any():
-        made["busy"] = (charts.busy_vs_seq_spec(busy), "GPU busy share against sequence length")
-    return {name: ctx.chart(spec, *words) for name, (spec, *words) in made.items() if charts.drawn(spec) is not None}
+        made["busy"] = (charts.busy_vs_seq(busy), "GPU busy share against sequence length")
+    specs = {name: (charts.drawn(chart), words) for name, (chart, *words) in made.items()}
+    return {name: ctx.chart(spec, *words) for name, (spec, words) in specs.items() if spec is not None}
 
 
 def _fastest(ctx: Context, ls) -> list[dict]:

@@ -86,10 +86,9 @@ _REFUSED_CELLS = "\n".join(f"<td{a}>–</td>" for a in (_RIGHT, "", "", *[_RIGHT
 
 def table_rows(m: dict, key: str, here: str) -> RowsHTML:
     """A mode's table of every variant at every point: its rows (scenario_page.md.j2's layout, a cell a
-    line), written here: the template's loop over some fifteen finalized and escaped values a row was
-    the most of the page's rendering. Each value of the set is finalized and escaped as the template did
-    (site.hole, after fmt.md where the template wrote `| md`); a number's formatted text (digits, signs,
-    '.', ',', '%', the dash, units) needs neither and is written as it is. The same bytes (test)."""
+    line), written here rather than in the template (some fifteen values a row). Each value of the set is
+    finalized and escaped as a template would (site.hole, after fmt.md for Markdown text); a number's
+    formatted text (digits, signs, '.', ',', '%', the dash, units) needs neither and is written as it is."""
     h, md, ms, num, R = hole, fmt.md, fmt.ms, fmt.num, _RIGHT
     tbps, dtype, out = m["figure"] == sa.FIGURE_TBPS, m["dtype"], []
     for r in m["rows"]:
@@ -190,7 +189,7 @@ def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, s
     by_name = {s.name: s for s in ctx.sets}
     for name in dict.fromkeys(anchors["anchor_set"]):
         a = anchors[anchors["anchor_set"] == name]
-        v = [r for r in vrows if r["anchor_set"] == name]  # (a mask and records per source before)
+        v = [r for r in vrows if r["anchor_set"] == name]
         ref = by_name[name]
         title = fmt.set_title(ref)
         rows = []
@@ -229,20 +228,18 @@ def _ceilings(figure: str, ceil: dict | None, sheet) -> list[tuple[str, float]]:
 def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, name: str, command: str,
             rows: list[dict], matmul_mhz: float | None = None) -> list[dict]:
     """Per head dim (the scenario's own first): the time and rate charts; then one roofline. `rows`:
-    records of the point frame; `pts`: a function that makes the frame (the charts make it only where
-    a chart's shape is new to the process or the rows do not fill it)."""
+    records of the point frame; `pts`: a function that makes the frame."""
     out = []
     # A wrong answer (rules.wrong_answer) did other work than its count says: no chart draws it (the table
     # shows it, marked)
     rows = [r for r in rows if not r.get("wrong")]
-    whole = pts
-
-    def pts():
-        f = whole()
-        return f[~f["wrong"].astype(bool)] if "wrong" in f.columns else f
     # The length charts draw inference points (charts.scenario._measured): a training-only scenario has none.
     dims = list(dict.fromkeys(r["head_dim"] for r in rows if not missing(r["gpu_only_ms"])
                               and r["mode"] == "inference" and r["status"] == "ok"))
+    if not dims:
+        return out
+    frame = pts()
+    frame = frame[~frame["wrong"].astype(bool)] if "wrong" in frame.columns else frame
     # Chunked prefill: chunks of several sizes against the same KV lengths are separate curves, never one axis
     chunks = sorted({r["q_len"] for r in rows if r["q_len"] != r["kv_len"]})
     chunks = chunks if len(chunks) > 1 else [None]
@@ -253,10 +250,8 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
             def keep(r, d=d, q=q):
                 return (len(dims) == 1 or r["head_dim"] == d) and (q is None or r["q_len"] == q)
 
-            def p(d=d, q=q):
-                f = pts()
-                f = f if len(dims) == 1 else f[f["head_dim"] == d]
-                return f if q is None else f[f["q_len"] == q]
+            p = frame if len(dims) == 1 else frame[frame["head_dim"] == d]
+            p = p if q is None else p[p["q_len"] == q]
             a = anchors[anchors["head_dim"] == d] if len(anchors) and set(anchors["head_dim"].tolist()) != {d} \
                 else anchors
             parts = ([f"head dim {d}"] if len(dims) > 1 else []) + ([f"chunks of {q:,} queries"] if q else [])
@@ -264,9 +259,9 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
             p_rows = [r for r in rows if keep(r)]
             # a chart of one point, or of one point a variant (every variant at one length), is left to the
             # table of every variant at every point below it (charts.drawn)
-            time = charts.drawn(charts.scenario_time_spec(p, a, x_title, p_rows))
-            rate = charts.drawn(charts.scenario_rate_spec(p, a, figure, scenario_words.figure_label(figure, p_rows),
-                                                          x_title, ceilings, p_rows))
+            time = charts.drawn(charts.scenario_time(p, a, x_title))
+            rate = charts.drawn(charts.scenario_rate(p, a, figure, scenario_words.figure_label(figure, p_rows),
+                                                     x_title, ceilings))
             if time is None and rate is None:
                 continue
             out.append(dict(kind="lengths", head_dim=", ".join(parts).capitalize() if parts else None,
@@ -274,8 +269,8 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
                             if time else None,
                             rate=chart_div(rate, f"{scenario_words.FIGURE_UNIT[figure]} against length{suffix}, {name}",
                                            command) if rate else None))
-    roof = charts.drawn(charts.scenario_roofline_spec(pts, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3,
-                                                      scenario_words.ROOFLINE_X, rows)) if ceil and dims else None
+    roof = charts.drawn(charts.scenario_roofline(frame, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3,
+                                                 scenario_words.ROOFLINE_X)) if ceil else None
     if roof is not None:
         out.append(dict(kind="roofline", roof_line=scenario_words.roof_line(ceil),
                         above_roof=scenario_words.above_roof(sa.above_roof(None, ceil, rows), sheet,
@@ -316,7 +311,7 @@ def _backend_groups(ls, name: str, decode: bool, show_dim: bool) -> list[dict]:
 
 
 def _wrong_notes(rows: list[dict]) -> list[str]:
-    """Per variant that answered wrong (in first-seen order, as groupby(sort=False)), its worst error."""
+    """Per variant that answered wrong (in first-seen order), its worst recorded error."""
     notes = []
     bad: dict[str, list[float]] = {}
     for r in rows:
@@ -325,7 +320,7 @@ def _wrong_notes(rows: list[dict]) -> list[str]:
     for v, errors in bad.items():
         decl = variants.VARIANTS.get(v)
         known = [e for e in errors if not missing(e)]
-        worst = float(max(known)) if known else math.nan  # (Series.max skips NaN)
+        worst = float(max(known)) if known else math.nan
         notes.append(scenario_words.wrong_note(_label(v), decl.wrong, worst) if decl and decl.wrong
                      else scenario_words.wrong_by_error(_label(v), worst, rules.WRONG_ANSWER_REL_ERROR))
     return notes
@@ -361,7 +356,7 @@ def set_view(ctx: Context, ls, name: str) -> dict | None:
 
 def _set_view(ctx: Context, ls, name: str) -> dict | None:
     # The point frame's rows, made with no frame: the page reads rows (no mask per question); the frame
-    # is made only where a reader needs it (a chart's new shape, a merged set's calls).
+    # is made only where a reader needs it (the charts, a merged set's calls).
     point_rows = sa.point_rows(ls, name)
     if not point_rows:
         return None

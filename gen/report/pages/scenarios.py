@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import numpy as np
-
 from gen.analysis import dynamic as dyn
 from gen.analysis import scaling
 from gen.analysis import scenarios as sa
@@ -142,8 +140,8 @@ def variant_kernels(ctx: Context, variant: str, page: str, sets=None) -> list[di
     for ls in ctx.sets if sets is None else sets:
         if not ls.measured or ls.rs.environment.device != "cuda":
             continue
-        calls: dict[tuple, list[dict]] = {}  # (scenario, mode) -> its call's kernels, as a groupby's groups
-        for r in sa.kernel_rows(ls, variant):  # (the frame's rows, no frame made)
+        calls: dict[tuple, list[dict]] = {}  # (scenario, mode) -> its call's kernels
+        for r in sa.kernel_rows(ls, variant):
             calls.setdefault((r["scenario"], r["mode"]), []).append(r)
         for (scenario, mode), g in calls.items():
             first = dict(g[0])
@@ -152,8 +150,7 @@ def variant_kernels(ctx: Context, variant: str, page: str, sets=None) -> list[di
                             link=fmt.relpath(fmt.set_scenario_page(ls.name, scenario), page),
                             point=scenario_words.point_label(first, decode, True), kernels=g[:MAX_KERNEL_ROWS],
                             left_out=max(0, len(g) - MAX_KERNEL_ROWS),
-                            # numpy's pairwise sum, as the group's Series.sum
-                            total_us=float(np.array([r["duration_us"] for r in g], dtype=float).sum()),
+                            total_us=sum(float(r["duration_us"]) for r in g),
                             launches=sum(int(r["count"]) for r in g)))
     several = len({g["ls"].name for g in out}) > 1
     for g in out:

@@ -53,7 +53,7 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         r["tie"] = v is not None and r["variant"] in v.same_kernel
     gpu = bool(df["gpu_only_ms"].notna().any())
     # one variant timed: its row in the table below says it (charts.drawn)
-    spec = charts.drawn(charts.gpu_time_spec(df, words.call_of(mode))) if gpu else None
+    spec = charts.drawn(charts.gpu_time(df, words.call_of(mode))) if gpu else None
     chart = chart_div(spec, f"GPU-only time per variant, {mode}", summary_command(ls.name, mode)) \
         if spec is not None else None
     methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))

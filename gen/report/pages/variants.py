@@ -93,8 +93,7 @@ def _generated(ctx: Context, ls, v: str, mode: str, run) -> dict | None:
     calls, and the baseline's GPU events they stand in for."""
     if run.compile_time_s is None:
         return None
-    # The kernel table's rows, split in Python (tables.generated_kernels' frame, two masks and iterrows
-    # before); the same links (test). The rows are shared (tables.kernel_rows): read only.
+    # The rows are shared (tables.kernel_rows): read only.
     rows = tables.kernel_rows(ls, v, mode)
     if not rows:
         return None
@@ -173,10 +172,10 @@ def _counters(ls, v: str, mode: str, kernels: list[dict], notes: list[dict]) -> 
 
 
 def _kernel_rows(kernels: list[dict], with_counters: bool) -> site.RowsHTML:
-    """The kernel table's rows (variant.md.j2's layout, one <tr> a line), written here: the template's
-    loop over ~25 values a row was most of the variant pages' rendering. Each value of the set or its
-    trace is finalized and escaped as the template did (site.hole); a number's formatted text (digits,
-    signs, '.', ',', '%', units, the dash) needs neither and is written as it is. The same bytes (test)."""
+    """The kernel table's rows (variant.md.j2's layout, one <tr> a line), written here rather than in the
+    template (some 25 values a row). Each value of the set or its trace is finalized and escaped as a
+    template would (site.hole); a number's formatted text (digits, signs, '.', ',', '%', units, the dash)
+    needs neither and is written as it is."""
     h, us, num, dash = site.hole, fmt.us, fmt.num, fmt.DASH
     out = []
     for k in kernels:

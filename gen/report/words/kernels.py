@@ -170,12 +170,6 @@ FAMILY = {"cudnn_sdpa": "cuDNN-generated kernel", "fmha_cutlass": "CUTLASS fmha 
           "flash2": "FlashAttention-2 kernel", "nvjet": "cuBLAS nvjet kernel", "cublas_xmma": "cuBLAS xmma kernel"}
 
 
-def kernel_family(name: str | None) -> str:
-    """A kernel as a reader names it: its family when the name is known, else its short name."""
-    d = kernel_names.decode(name or "")
-    return FAMILY.get(d.family, "kernel") if d.family else f"kernel {name}"
-
-
 LIBRARY = {"cudnn_sdpa": "cuDNN", "fmha_cutlass": "CUTLASS", "cublas_xmma": "cuBLAS", "nvjet": "cuBLAS",
            "triton": "Triton", "flash_attn_cute": "flash_attn.cute"}
 
