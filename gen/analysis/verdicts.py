@@ -41,7 +41,6 @@ from gen.analysis.calls import (
     Noise,
     Spread,
     Timed,
-    faster,
     interval,  # noqa: F401 - gen.report.pages.decision reads verdicts.interval
     kernel_backend,
     overlaps,
@@ -49,6 +48,7 @@ from gen.analysis.calls import (
     timed,
     timed_at,
 )
+from gen.analysis.leads import Orders, leads, orders  # noqa: F401 - advice and pages read verdicts.orders
 from gen.analysis.values import variant_role
 from gen.model import scenarios as declared_scenarios
 from gen.model import schema
@@ -135,52 +135,6 @@ class Why:
     sm_count: int | None = None
     compared: tuple[tuple[str, str | None, float | None], ...] = ()  # native_arch, main_kernel: (variant,
     #   main kernel's full name, its µs in the profiled call) of the runner-up and SDPA flash where present
-
-
-@dataclass(frozen=True)
-class Orders:
-    """Two calls' three orders at one point (rules.lead_decided), `first` ahead by its as-run median. Each
-    ratio is second's time over first's (above 1: first ahead); None where that order is not there."""
-
-    first: str
-    second: str
-    as_run: float | None
-    apart: bool  # the as-run intervals are apart
-    equal_clock: float | None
-    kernel_sum: float | None
-    first_mhz: float | None  # the as-run windows' mean SM clocks
-    second_mhz: float | None
-    first_ks_ms: float | None  # the kernel sums and their windows' clocks
-    second_ks_ms: float | None
-    first_ks_mhz: float | None
-    second_ks_mhz: float | None
-    clock_gap_pct: float | None  # rules.clock_gap_pct of the as-run windows, where equal clock applies
-    decided: bool  # rules.lead_decided: first leads
-
-    @property
-    def clocks_apart(self) -> bool:
-        return self.clock_gap_pct is not None and self.clock_gap_pct > rules.CLOCK_GAP_PCT
-
-
-def orders(a: Timed, b: Timed, basis: str) -> Orders:
-    """a against b by the three orders; the as-run one by `basis` (off the GPU there is only it)."""
-    sa, sb = _basis(a, basis), _basis(b, basis)
-    apart = sa is not None and sb is not None and faster(sa, sb)
-    on_gpu = basis == "gpu_only"
-
-    def ratio(x, y):
-        return y / x if on_gpu and x and y is not None else None
-    eq = ratio(a.at_ref_ms, b.at_ref_ms)
-    gap = rules.clock_gap_pct(a.sm_clock_mhz, b.sm_clock_mhz) if eq is not None else None
-    ks = ratio(a.kernel_sum_ms, b.kernel_sum_ms)
-    return Orders(a.variant, b.variant, _ratio(sa, sb), apart, eq, ks, a.sm_clock_mhz, b.sm_clock_mhz,
-                  a.kernel_sum_ms, b.kernel_sum_ms, a.kernel_sum_mhz, b.kernel_sum_mhz, gap,
-                  rules.lead_decided(apart, eq, ks, gap) if on_gpu else apart)
-
-
-def _leads(a: Timed, b: Timed, basis: str) -> bool:
-    """a is decidedly ahead of b: by the as-run intervals, not contradicted by the other orders (rules.lead_decided)."""
-    return orders(a, b, basis).decided
 
 
 @dataclass(frozen=True)
@@ -423,7 +377,7 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
     fb = _basis(fastest, basis)
     # The automatic pick and its pinned twin make the very same call: they tie by construction, whatever the times.
     apart = tuple(t.variant for t in twins if fb is not None and _basis(t, basis) is not None
-                  and auto_name not in (t.variant, fastest.variant) and _leads(fastest, t, basis))
+                  and auto_name not in (t.variant, fastest.variant) and leads(fastest, t, basis))
     same = tuple(t.variant for t in twins if t.variant not in apart)
     rivals = [t for t in ranked[1:] if t.variant not in same and t.variant not in apart]
     runner = rivals[0] if rivals else None
@@ -452,7 +406,7 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         method=fastest.gpu_only_method if basis == "gpu_only" else None,
         ranking=tuple(t.variant for t in ranked), fastest=fastest, same_kernel=same, same_kernel_apart=apart,
         runner_up=runner,
-        ratio=_ratio(fs, rs_), settled=None if rs_ is None else _leads(fastest, runner, basis), auto=auto,
+        ratio=_ratio(fs, rs_), settled=None if rs_ is None else leads(fastest, runner, basis), auto=auto,
         host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch, point, sm_count),
         noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked),
         rank_of_=tuple(rank_of.items()), fastest_outcome=rules.WITHIN_NOISE if near else rules.YES, near=near,
@@ -486,7 +440,7 @@ def _competition_ranks(ranked: list[Timed], basis: str, apart: tuple[str, ...] =
         st = _basis(t, basis)
         out[t.variant] = 1 + sum(1 for o in ranked if o is not t
                                  and ((o is top and t.variant in apart) or not (t.kernels and o.kernels == t.kernels))
-                                 and st is not None and _basis(o, basis) is not None and _leads(o, t, basis))
+                                 and st is not None and _basis(o, basis) is not None and leads(o, t, basis))
     return out
 
 
@@ -598,7 +552,7 @@ def ranks(v: Verdict | None) -> dict[str, tuple[int, int, int]]:
         s = v.spread(t)
         rank = v.rank(t.variant)
         worst = sum(1 for o in v.rows if o is t or (t.kernels and o.kernels == t.kernels)
-                    or s is None or v.spread(o) is None or not _leads(t, o, v.basis))
+                    or s is None or v.spread(o) is None or not leads(t, o, v.basis))
         out[t.variant] = (rank, rank, max(worst, rank))
     return out
 

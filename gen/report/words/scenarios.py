@@ -190,7 +190,8 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
         text += f" and {f['pct_of_datasheet']:.0f}% of the datasheet's {f['datasheet_tbps']:g} TB/s"
     text += "."
     if ties:
-        text += f" It ties with {join_and(variant_label(v) for v in ties)}: the same kernels, one rank."
+        text += (f" It shares its rank with {join_and(variant_label(v) for v in ties)}: kernels of the same names, "
+                 "and the 95% intervals of the medians overlap.")
     for v, ratio in h.get("same_apart") or []:
         took = f"takes {ratio:.2f}× its time" if ratio is not None else "takes another time"
         text += (f" {variant_label(v)} runs kernels of the same names with other arguments and {took}, "
@@ -199,6 +200,19 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
     if near:
         text += (f" The times cannot set it apart from {join_and(variant_label(v) for v in near)} (the 95% intervals "
                  "of the medians overlap): within noise.")
+    text += _orders_sentences(orders, undecided, near, rows, variant_label)
+    if f["ceiling"] == sa.CEILING_COPY and not missing(f["pct_of_ceiling"]) and f["pct_of_ceiling"] > 100:
+        text += " " + ABOVE_COPY
+    if unmeasured:
+        text += (f" Not measured in this set: {join_and(variant_label(v) for v in unmeasured)} "
+                 f"({FA4_INSTALL} was not in its capture).")
+    return text
+
+
+def _orders_sentences(orders, undecided, near, rows, variant_label) -> str:
+    """The headline's fastest against the calls sharing its rank: the orders where not decided or telling more than
+    noise, and the outputs' errors where their inputs differ."""
+    text = ""
     for o in orders:
         if o in undecided:
             text += (f" Against {variant_label(o.second)} it is not decided: {orders_words.brief(o, variant_label)}; "
@@ -206,14 +220,7 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
         elif o.second in near and orders_words.telling(o):
             text += f" Against {variant_label(o.second)}: {orders_words.brief(o, variant_label, noise=False)}."
     err = orders_words.errors(rows, variant_label)
-    if err:
-        text += f" {err[0].upper()}{err[1:]}."
-    if f["ceiling"] == sa.CEILING_COPY and not missing(f["pct_of_ceiling"]) and f["pct_of_ceiling"] > 100:
-        text += " " + ABOVE_COPY
-    if unmeasured:
-        text += (f" Not measured in this set: {join_and(variant_label(v) for v in unmeasured)} "
-                 f"({FA4_INSTALL} was not in its capture).")
-    return text
+    return text + (f" {err[0].upper()}{err[1:]}." if err else "")
 
 
 def figure_of_row(row: dict) -> str:

@@ -196,6 +196,12 @@ def paged_line(v: verdicts.Verdict) -> str | None:
     if best != p.fastest and best_ms > 0:
         text += (f". Against the fastest call on a contiguous cache ({label(p.fastest)}, {us(p.fastest_ms)}), paging "
                  f"costs {times(best_ms / p.fastest_ms)}")
+        # the cost said with the interval rule that ranks the two (review2 N7): a tie is never said beside a
+        # measured cost that the intervals keep apart, nor a cost beside a tie without its noise
+        if best in v.same_kernel_apart or v.rank(best) not in (None, 1):
+            text += ", the 95% intervals apart"
+        elif v.rank(best) == 1:
+            text += ", within noise (the 95% intervals overlap)"
     return text + "."
 
 
@@ -290,7 +296,8 @@ def order_flips_clause(v: verdicts.Verdict) -> str | None:
         f"{label(x)} {us(ms)}" for x, ms in sorted(times_.items(), key=lambda kv: kv[1]))
         for other, times_ in by_other.items())
     return (f"{join_and(label(x) for x in (f.variant, *dict.fromkeys(t.variant for t in others)))} cannot be ranked at "
-            f"this point: the as-run order flips between the windows that timed it. Here {label(f.variant)} took {us(fs.median)} "
+            f"this point: the as-run order flips between the windows that timed it. Here {label(f.variant)} took "
+            f"{us(fs.median)} "
             f"{per_call(v.mode)} {BASIS[v.basis]} against "
             + join_and(f"{us(v.spread(t).median)} for {label(t.variant)}" for t in others)
             + f"; {there}")
@@ -397,7 +404,15 @@ def same_kernel_line(v: verdicts.Verdict) -> str:
     fs = v.spread(f)
     out = []
     if v.same_kernel:
-        out.append(f"{join_and(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, a tie.")
+        auto = v.auto.variant if v.auto is not None else None
+        if auto in (f.variant, *v.same_kernel):
+            out.append(f"{join_and(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, "
+                       "a tie.")
+        else:
+            # kernels of the same names tie only where the times agree: a name does not show the arguments (review2
+            # N7), so the tie is said with the intervals that allow it
+            out.append(f"{join_and(label(x) for x in (f.variant, *v.same_kernel))} run kernels of the same names and "
+                       "their 95% intervals overlap: one rank, within noise.")
     for x in v.same_kernel_apart:
         s = v.spread(v.row(x))
         out.append(f"{label(x)} runs kernels of the same names as {label(f.variant)}, with other arguments (a "
