@@ -155,3 +155,12 @@ def interleave_order(rotated: int, fixed: int) -> str | None:
                 "or always follows the same one: a window's clock is not tied to a variant's place in the round.")
     return (f"{rotated} of the {rotated + fixed} interleaved points rotated the order each round (round r starts at "
             f"variant r mod n); the other {fixed} ran in a fixed order, where {fixed_words}.")
+
+
+def lead_rule() -> str:
+    """rules.lead_decided in words, with its thresholds as code holds them."""
+    return (f"the as-run order names a leader only where the two medians' intervals are apart, neither the equal-clock "
+            f"order nor the kernel sums put the other call ahead by more than {rules.TIME_FLOOR_PCT:g}%, and the two "
+            f"windows' mean SM clocks are within {rules.CLOCK_GAP_PCT:g}% of each other (further apart, both of those "
+            "orders must put the same call ahead); otherwise the pair is not decided and shares the rank, with the "
+            "three orders given beside it")
