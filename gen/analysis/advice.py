@@ -50,6 +50,10 @@ class Pick:
     # Within noise: the other calls sharing the first rank with it (the fastest and the variants whose
     # intervals reach it, less itself and its kernel twins)
     within: tuple[str, ...] = ()
+    # Each of `within` against it by the three orders (verdicts.Orders, the one ahead as run first), and the rows of
+    # it and `within` (their output errors, where their inputs differ)
+    orders: tuple = ()
+    rows: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,11 @@ class Behind:
     # The default's time over the fastest's, both at the reference clock, where equal clock applies to the point
     # (under 1: the default leads at equal clock, and the as-run order is the windows' clocks)
     equal_clock_ratio: float | None = None
+    # The three orders of the fastest against the default there (verdicts.Orders), and whether they decide it
+    # (rules.lead_decided): a point whose as-run intervals are apart but which the other orders leave not decided
+    # is listed too, as not decided (review 2026-12-06 item 1)
+    orders: verdicts.Orders | None = None
+    decided: bool = True
 
 
 @dataclass(frozen=True)
@@ -283,7 +292,12 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
         backend = v.auto.backend or v.auto.kernel_backend
     within = tuple(x for x in dict.fromkeys((v.fastest.variant, *v.near)) if x != variant and x not in v.same_kernel
                    ) if outcome == "within noise" else ()
-    return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant, within)
+    def pair(x: str) -> verdicts.Orders:
+        o = v.row(x)
+        first = v.spread(o) is not None and ts is not None and v.spread(o).median <= ts.median
+        return verdicts.orders(o, t, v.basis) if first else verdicts.orders(t, o, v.basis)
+    return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant, within,
+                tuple(pair(x) for x in within if v.row(x) is not None), (t, *(v.row(x) for x in within)))
 
 
 def _default(vs: list[verdicts.Verdict]) -> str | None:
@@ -542,17 +556,20 @@ def _behind(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str, exce
         here = calls.point_of(ls, v.scenario, v.mode)
         for p in [here] + [q for q in calls._points(ls, v.scenario, v.mode) if q != here]:
             at = v if p == here else verdicts.verdict_at(ls, v.scenario, p, v.mode)
-            if at is None or at.row(default) is None or at.rank(default) == 1:
+            if at is None or at.row(default) is None or at.fastest.variant == default:
                 continue
             f, d = at.fastest, at.row(default)
             fs, ds = at.spread(f), at.spread(d)
             if not fs or not ds or not fs.median:
                 continue
+            pair = verdicts.orders(f, d, at.basis)
+            if at.rank(default) == 1 and not (pair.apart and not pair.decided):
+                continue  # within noise as run: not behind, and nothing overruled
             eq = (d.at_ref_ms / f.at_ref_ms if at.equal_clock_order and d.at_ref_ms and f.at_ref_ms else None)
             out.append(Behind(v.scenario, v.mode, p.kv_len, p.q_len, f.variant, ds.median / fs.median,
                               d.sm_clock_mhz, f.sm_clock_mhz, p == here,
                               p.head_dim if here is not None and p.head_dim != here.head_dim else None, p.head_dim,
-                              eq))
+                              eq, pair, pair.decided))
     return tuple(out)
 
 

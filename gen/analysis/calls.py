@@ -107,6 +107,14 @@ class Timed:
     # at_ref_ms is then None and the as-run time stands alone.
     equal_clock: bool = True
     reason: str | None = None  # why not measured (status other than ok), as the capture recorded it
+    # The kernel sum of the profiled calls (median, ms) and its window's mean SM clock: the third order beside the
+    # as-run and equal-clock ones (rules.lead_decided)
+    kernel_sum_ms: float | None = None
+    kernel_sum_mhz: float | None = None
+    # The output's relative error against float64 (the worst of the record's) and the inputs' dtype where the
+    # record gives one, so that a verdict between calls of different inputs (FP8 against bf16) gives both errors
+    rel_error: float | None = None
+    dtype: str | None = None
 
     @property
     def kernels(self):
@@ -157,7 +165,8 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
                  index, backend, outcome == rules.YES, _num(tm.eager_over_gpu_only), outcome,
                  ls.kernel_signature(tr, run.timing.graph_check), main_us=main_us, events_us=events_us,
                  main_blocks=blocks, wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None),
-                 reason=run.reason,
+                 reason=run.reason, rel_error=max(run.rel_errors) if run.rel_errors else None,
+                 dtype=getattr(run, "dtype", None),
                  **_host_facts(tm), **_clock_facts(ls, tm, run.point, run.mode))
 
 
@@ -200,7 +209,10 @@ def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | 
     mhz, watts = _num(c.sm_clock_mhz), _num(c.power_w)
     applies = point is None or mode is None or rules.equal_clock_applies(flops.figure_of(point, mode))
     at = timings.at_ref_clock(tm.gpu_only.median, mhz, timings.ref_mhz(ls.rs.environment)) if applies else None
-    return dict(sm_clock_mhz=mhz, power_w=watts, at_ref_ms=at, equal_clock=applies)
+    ks = tm.kernel_sum.median if tm.kernel_sum.n else None
+    ks_mhz = _num(tm.window(schema.Window.KERNEL_SUM).sm_clock_mhz) if ks is not None else None
+    return dict(sm_clock_mhz=mhz, power_w=watts, at_ref_ms=at, equal_clock=applies, kernel_sum_ms=_num(ks),
+                kernel_sum_mhz=ks_mhz)
 
 
 def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> str | None:
@@ -231,7 +243,8 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
                  _present(tm.host), events, main, short, index, host_bound=outcome == rules.YES,
                  eager_over_gpu_only=_num(tm.eager_over_gpu_only), host_bound_outcome=outcome,
                  signature=ls.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
-                 main_blocks=blocks, wrong=rules.wrong_answer(p.rel_error), reason=p.reason, **_host_facts(tm),
+                 main_blocks=blocks, wrong=rules.wrong_answer(p.rel_error), reason=p.reason, rel_error=p.rel_error,
+                 dtype=p.dtype, **_host_facts(tm),
                  **_clock_facts(ls, tm, p.point, p.mode))
 
 

@@ -8,12 +8,16 @@ holds it. Numbers only: gen.report.words.why words them.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 from gen.analysis import rules, tables, verdicts
 from gen.model import schema, trace
 from gen.model.variants import VARIANTS
+
+# Hopper's wgmma works on 64 rows a warpgroup (its M): an MMA warpgroup of a warp-specialized kernel holds 64 rows
+WGMMA_ROWS = 64
 
 # The variants that take packed documents through cu_seqlens: varlen_attn (FlashAttention-2) launches a grid
 # sized by the longest document; FA4's varlen call a tile scheduler over the packed tokens' query tiles
@@ -41,6 +45,36 @@ class Launch:
     # finds each tile's document through cu_seqlens), not a grid sized by the longest document
     packed_tiles: bool = False
     name: str | None = None  # the kernel's name as the trace holds it (a compiled instance's, with its arguments)
+    # The counters pass's longest kernel of the same call (Nsight Compute, one warm call): its duration and the share
+    # of it the tensor pipes were active; their product is the time the tensor pipes worked (`tensor_busy_us`)
+    counted_us: float | None = None
+    tensor_pipe_pct: float | None = None
+    # Query tiles: the grid's blocks a (batch, head) where they are a whole number, the queries a head, and the rows
+    # a tile by inference (`tile_rows`)
+    tiles_per_head: int | None = None
+    queries: int | None = None
+
+    @property
+    def tensor_busy_us(self) -> float | None:
+        if self.counted_us is None or self.tensor_pipe_pct is None:
+            return None
+        return self.counted_us * self.tensor_pipe_pct / 100.0
+
+    @property
+    def tile_rows(self) -> int | None:
+        """Rows a query tile, by inference: one producer warpgroup and the others each an MMA of WGMMA_ROWS rows (the
+        FA3 design of Hopper's warp-specialized kernels), kept only where that many rows give the grid's tiles a
+        head exactly (ceil(queries / rows) == tiles_per_head); None otherwise, and for a persistent grid."""
+        g = self.warpgroups
+        if not g or g < 2 or not self.tiles_per_head or not self.queries or self.persistent:
+            return None
+        rows = (g - 1) * WGMMA_ROWS
+        return rows if -(-self.queries // rows) == self.tiles_per_head else None
+
+    @property
+    def padded_rows(self) -> int | None:
+        """The rows the tiles of a head cover (tiles × rows), where `tile_rows` is inferred."""
+        return self.tile_rows * self.tiles_per_head if self.tile_rows else None
 
     @property
     def warpgroups(self) -> int | None:
@@ -111,5 +145,21 @@ def verdict_launches(ls: tables.LoadedSet, v: verdicts.Verdict, point: schema.Po
                         sized_by_longest=packed and kind in LONGEST_DOCUMENT_KINDS, packed_row=packed and not varlen,
                         packed_tiles=packed and varlen and kind not in LONGEST_DOCUMENT_KINDS)
         if got is not None:
-            out[t.variant] = got
+            out[t.variant] = dataclasses.replace(got, **_work(ls, v, t.variant, got, point))
+    return out
+
+
+def _work(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, got: Launch, point: schema.Point | None) -> dict:
+    """The counters pass's longest kernel (duration, tensor-pipe share) of the variant's profiled run, and the query
+    tiles a head of the launch's grid where the point is one of whole heads (no packed documents)."""
+    out: dict = {}
+    run = ls.rs.run(variant, v.mode, v.scenario)
+    ks = run.counters.kernels if run is not None and run.counters and run.counters.status == schema.Status.OK else []
+    k = max((k for k in ks if k.duration_ns), key=lambda k: k.duration_ns, default=None)
+    if k is not None:
+        out.update(counted_us=k.duration_ns / 1e3, tensor_pipe_pct=k.tensor_pipe_pct)
+    if point is not None and point.mask != "document" and point.batch and point.q_heads:
+        per = point.batch * point.q_heads
+        if got.blocks % per == 0:
+            out.update(tiles_per_head=got.blocks // per, queries=point.q_len)
     return out

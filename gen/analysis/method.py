@@ -26,6 +26,10 @@ class MethodFacts:
     lengths: tuple[int, ...]  # the article sweep's sequence lengths
     head_dims: tuple[int, ...]
     ceilings: dict | None  # scaling.ceilings
+    # Timed records interleaved with others in rounds: how many rotated the order each round (the capture's
+    # timing.interleave_rotated; a record without the field ran in a fixed order) and how many did not
+    rotated: int = 0
+    fixed: int = 0
 
 
 def _graph_vs_sum(ls) -> tuple:
@@ -74,4 +78,13 @@ def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
     sweep = scaling.article_sweep(ls)
     return MethodFacts(ls.name, _graph_vs_sum(ls), zero, est, _host_bound(ls),
                        tuple(sorted({p.seq_len for p in sweep})), tuple(sorted({p.head_dim for p in sweep})),
-                       scaling.ceilings(ls))
+                       scaling.ceilings(ls), *interleave_orders(ls.rs))
+
+
+def interleave_orders(rs: schema.ResultSet) -> tuple[int, int]:
+    """(rotated, fixed): the records timed in interleaved rounds with other variants whose order rotated each round,
+    and those whose order stayed the same (schema.Timing.interleave_rotated; missing, as in sets captured before it,
+    means a fixed order)."""
+    timed = [r.timing for r in (*rs.runs, *rs.sweep) if r.timing is not None and len(r.timing.interleaved_with) > 1]
+    rotated = sum(1 for t in timed if getattr(t, "interleave_rotated", False) is True)
+    return rotated, len(timed) - rotated

@@ -14,7 +14,8 @@ tests feed it small synthetic rows:
   apart (rules.CI_METHOD); `fastest_outcome` yes, or within noise where another
   variant's interval reaches the fastest's;
 - ranks: competition ranks under uncertainty: a variant's rank is 1 + the number
-  of variants decidedly faster (their interval ends below its own begins);
+  of variants decidedly faster (their interval ends below its own begins, and neither
+  the equal-clock order nor the kernel sums say otherwise: rules.lead_decided);
   variants running the same kernels never are, but for the fastest where their intervals are apart;
 - auto: what SDPA ran with no backend pinned (its aten op and its kernel),
   which pinned variant runs the same kernel, and whether that is the fastest;
@@ -40,7 +41,6 @@ from gen.analysis.calls import (
     Noise,
     Spread,
     Timed,
-    faster,
     interval,  # noqa: F401 - gen.report.pages.decision reads verdicts.interval
     kernel_backend,
     overlaps,
@@ -48,6 +48,7 @@ from gen.analysis.calls import (
     timed,
     timed_at,
 )
+from gen.analysis.leads import Orders, leads, orders  # noqa: F401 - advice and pages read verdicts.orders
 from gen.analysis.values import variant_role
 from gen.model import scenarios as declared_scenarios
 from gen.model import schema
@@ -180,6 +181,13 @@ class Verdict:
     # Rows running kernels of the fastest's names whose intervals are apart from its own: the same kernel class
     # with other arguments, ranked by their times like any other row (review2 N7).
     same_kernel_apart: tuple[str, ...] = ()
+    # The fastest against each call sharing its first rank with other kernels (`near`): the three orders, so that the
+    # words give them beside "within noise" or "not decided" (rules.lead_decided)
+    orders: tuple[Orders, ...] = ()
+
+    def undecided(self) -> tuple[Orders, ...]:
+        """The pairs of `orders` whose as-run intervals are apart but which the other orders leave not decided."""
+        return tuple(o for o in self.orders if o.apart and not o.decided)
 
     @property
     def memory_bound(self) -> bool:
@@ -369,7 +377,7 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
     fb = _basis(fastest, basis)
     # The automatic pick and its pinned twin make the very same call: they tie by construction, whatever the times.
     apart = tuple(t.variant for t in twins if fb is not None and _basis(t, basis) is not None
-                  and auto_name not in (t.variant, fastest.variant) and not overlaps(fb, _basis(t, basis)))
+                  and auto_name not in (t.variant, fastest.variant) and leads(fastest, t, basis))
     same = tuple(t.variant for t in twins if t.variant not in apart)
     rivals = [t for t in ranked[1:] if t.variant not in same and t.variant not in apart]
     runner = rivals[0] if rivals else None
@@ -398,10 +406,11 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         method=fastest.gpu_only_method if basis == "gpu_only" else None,
         ranking=tuple(t.variant for t in ranked), fastest=fastest, same_kernel=same, same_kernel_apart=apart,
         runner_up=runner,
-        ratio=_ratio(fs, rs_), settled=None if rs_ is None else not overlaps(fs, rs_), auto=auto,
+        ratio=_ratio(fs, rs_), settled=None if rs_ is None else leads(fastest, runner, basis), auto=auto,
         host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch, point, sm_count),
         noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked),
         rank_of_=tuple(rank_of.items()), fastest_outcome=rules.WITHIN_NOISE if near else rules.YES, near=near,
+        orders=tuple(orders(fastest, t, basis) for t in rivals if t.variant in near),
         host_noise=tuple(t.variant for t in ranked if t.host_bound_outcome == rules.WITHIN_NOISE),
         not_measured=tuple((t.variant, t.status, t.reason) for t in rows if t.status != schema.Status.OK),
         ref_mhz=ref_mhz if basis == "gpu_only" else None, power_limit_w=power_limit_w,
@@ -431,7 +440,7 @@ def _competition_ranks(ranked: list[Timed], basis: str, apart: tuple[str, ...] =
         st = _basis(t, basis)
         out[t.variant] = 1 + sum(1 for o in ranked if o is not t
                                  and ((o is top and t.variant in apart) or not (t.kernels and o.kernels == t.kernels))
-                                 and faster(_basis(o, basis), st))
+                                 and st is not None and _basis(o, basis) is not None and leads(o, t, basis))
     return out
 
 
@@ -489,7 +498,8 @@ def _with_order_flips(ls: tables.LoadedSet, v: Verdict) -> Verdict:
     if v.runner_up is not None and v.runner_up.variant in flipped:
         near = tuple(dict.fromkeys((*v.near, *(x for x in ranked if x in flipped and x not in v.same_kernel))))
         ranks = tuple((x, 1 if x in near else r) for x, r in v.rank_of_)
-        out.update(near=near, rank_of_=ranks, fastest_outcome=rules.WITHIN_NOISE, settled=False)
+        out.update(near=near, rank_of_=ranks, fastest_outcome=rules.WITHIN_NOISE, settled=False,
+                   orders=tuple(orders(v.fastest, v.row(x), v.basis) for x in near if v.row(x) is not None))
     return dataclasses.replace(v, **out)
 
 
@@ -542,7 +552,7 @@ def ranks(v: Verdict | None) -> dict[str, tuple[int, int, int]]:
         s = v.spread(t)
         rank = v.rank(t.variant)
         worst = sum(1 for o in v.rows if o is t or (t.kernels and o.kernels == t.kernels)
-                    or not faster(s, v.spread(o)))
+                    or s is None or v.spread(o) is None or not leads(t, o, v.basis))
         out[t.variant] = (rank, rank, max(worst, rank))
     return out
 

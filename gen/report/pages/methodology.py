@@ -34,11 +34,11 @@ def rules_view() -> dict:
                 clock_rule_pct=rules.CLOCK_RULE_PCT,
                 power_at_limit_pct=rules.POWER_AT_LIMIT_PCT, sustained_s=rules.SUSTAINED_WINDOW_S,
                 advice_gain=rules.ADVICE_MIN_GAIN,
-                startup_s=rules.STARTUP_NOTE_S)
+                startup_s=rules.STARTUP_NOTE_S, lead_rule=method_words.lead_rule())
 
 
 # The figures docs/methodology.md quotes, each a partial rendered from the measured GPU sets.
-FIGURE_PARTS = ("kernel_sum", "occupancy", "host", "sweep")
+FIGURE_PARTS = ("kernel_sum", "occupancy", "host", "sweep", "interleave")
 
 
 def facts(ctx: Context, ls) -> method.MethodFacts | None:
@@ -59,6 +59,7 @@ def figures_view(ctx: Context) -> list[dict]:
                                         gpu_only_us=1000 * f.host_bound[2], eager_us=1000 * f.host_bound[3])
                         if f.host_bound else None,
                         lengths=f.lengths, head_dims=f.head_dims, ceilings=f.ceilings,
+                        interleave=method_words.interleave_order(f.rotated, f.fixed),
                         copy_size=f.ceilings["copy_bytes"] // 2 if f.ceilings else None))
     return out
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 
-from gen.analysis import clocks, fwdbwd, rules, scaling, unmeasured
+from gen.analysis import calls, clocks, fwdbwd, rules, scaling, unmeasured, verdicts
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import datasheets, schema, variants
@@ -349,6 +349,20 @@ def _documents(ls, name: str) -> dict | None:
                 total_flops=useful)
 
 
+def _head_orders(ls, name: str, head: dict | None) -> tuple[tuple, tuple]:
+    """The headline point's verdict (verdicts.verdict_at, the one ranking rule): the fastest's orders against the
+    calls sharing its rank, and their rows; empty where the headline's fastest is not the verdict's."""
+    if not head or ls.rs.kind != schema.SetKind.MEASURED:
+        return (), ()
+    top = head["fastest"]
+    p = next((q for q in calls._points(ls, name, top["mode"]) if (q.q_len, q.kv_len, q.head_dim)
+              == (top["q_len"], top["kv_len"], top["head_dim"])), None)
+    v = verdicts.verdict_at(ls, name, p, top["mode"]) if p is not None else None
+    if v is None or v.fastest.variant != top["variant"]:
+        return (), ()
+    return v.orders, (v.fastest, *(v.row(x) for x in v.near))
+
+
 def set_view(ctx: Context, ls, name: str) -> dict | None:
     """One measured set in one scenario; made once per context (its page and its facts share it)."""
     return ctx._once(("scenario_view", ls.name, name), lambda: _set_view(ctx, ls, name))
@@ -400,7 +414,8 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         headline=scenario_words.headline(head, figure, decode, _label,
-                                [x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())]) if head else None,
+                                         [x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())],
+                                         *_head_orders(ls, name, head)) if head else None,
         measured=scenario_words.measured_modes(declared.SCENARIOS[name].why,
                                       any(r["mode"] == schema.Mode.INFERENCE for r in point_rows),
                                       any(r["mode"] == schema.Mode.TRAIN for r in point_rows))

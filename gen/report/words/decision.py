@@ -10,6 +10,7 @@ from gen.analysis import rules
 from gen.model.schema import Mode
 from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
+from gen.report.words import orders as orders_words
 from gen.report.words.common import (
     backend,
     bare_reason,
@@ -23,6 +24,7 @@ from gen.report.words.common import (
 )
 from gen.report.words.host import host_crossover, host_not_the_gap, on_this_host
 from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
+from gen.report.words.orders import DTYPE_WORDS
 
 # How a scenario reads in the decision (a reader's words for the workload); others by their name.
 SCENARIO_WORDS = {"article": "prefill", "gqa-prefill": "prefill", "decode": "decode",
@@ -164,7 +166,10 @@ def _ranks(a: advice_mod.Advice) -> str:
     for p in noise:
         by.setdefault(join_and(label(x) for x in p.within), []).append(p)
     for x, ps in by.items():
-        parts.append(f"{'it' if parts else 'It'} is within noise of {x} for {_places(ps, name)}")
+        # each workload with its orders beside it where they tell more than noise (review 2026-12-06 items 1-3)
+        ordered = sorted(ps, key=lambda p: p.mode == "train")
+        places = join_and(dict.fromkeys(name(p) + orders_words.noted(p.orders, p.rows, label) for p in ordered))
+        parts.append(f"{'it' if parts else 'It'} is within noise of {x} for {places}")
     text = "; ".join(parts) + ("." if parts else "")
     if slower:
         text += (" It is not first at the verdict's point for " + join_and(
@@ -177,44 +182,60 @@ def _k(n: int) -> str:
 
 
 def behind_line(a: advice_mod.Advice) -> str | None:
-    """The sweep points past the verdicts' where another call is decidedly faster than the default (intervals
-    apart), with the clocks they ran at: the default's claims hold at the verdicts' points only."""
+    """The sweep points past the verdicts' where another call is decidedly faster than the default (rules.lead_decided),
+    with the clocks they ran at; then those whose as-run intervals are apart but which the equal-clock or kernel-sum
+    order leaves not decided, with the three orders: the default's claims hold at the verdicts' points only."""
     rest = [b for b in a.behind_at if not b.at_verdict]
     if not rest:
         return None
+    behind = [b for b in rest if b.decided]
+    open_ = [b for b in rest if not b.decided]
+    text = ""
+    if behind:
+        text = (f"Past the verdicts' points, {label(a.default)} is not first at every size: "
+                + "; ".join(_behind_group(a, bs) for bs in _groups(behind).values())
+                + " (the 95% intervals apart and the other orders agreeing; each size on its scenario page).")
+    if open_:
+        lead = "Not decided past the verdicts' points" if not behind else "Not decided"
+        text += (" " if text else "") + (
+            f"{lead}, where another call is faster as run but the equal-clock or kernel-sum order puts "
+            f"{short_label(a.default)} ahead, or the windows' clocks differ by more than {rules.CLOCK_GAP_PCT:g}% "
+            "and the two do not both bear the as-run order out: "
+            + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)}: "
+                        + orders_words.brief(b.orders, label) for b in open_)
+            + " (each size on its scenario page).")
+    return text
+
+
+def _groups(bs) -> dict:
     groups: dict = {}
-    for b in rest:
+    for b in bs:
         groups.setdefault((b.scenario, b.mode, b.fastest), []).append(b)
-    parts = []
-    for (sc, mode, x), bs in groups.items():
-        unit = " keys" if bs[0].q_len == 1 else " tokens"
-        # head dims said for every size where the group mixes them ("512 tokens and 1k tokens (head dim 128)" read
-        # as both at 128)
-        mixed = len({b.point_head_dim for b in bs}) > 1
-        sizes = join_and((_k(b.kv_len) if b.q_len in (1, b.kv_len) else f"{b.q_len:,} × {_k(b.kv_len)}") + unit
-                         + (f" (head dim {b.point_head_dim})" if mixed and b.point_head_dim
-                            else f" (head dim {b.head_dim})" if b.head_dim else "") for b in bs)
-        lo, hi = min(b.ratio for b in bs), max(b.ratio for b in bs)
-        ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
-        text = f"{_place_of(sc, mode)} at {sizes}: {label(x)} {ratio} faster"
-        clocks_ = [(b.default_mhz, b.fastest_mhz) for b in bs if b.default_mhz and b.fastest_mhz]
-        if clocks_ and any(abs(d - f) >= 1 for d, f in clocks_):
-            text += (f" as run ({short_label(a.default)} at " + join_and(f"{d:.0f}" for d, _ in clocks_)
-                     + " MHz against " + join_and(f"{f:.0f}" for _, f in clocks_) + " MHz)")
-        flipped = [b for b in bs if b.equal_clock_ratio is not None and b.equal_clock_ratio < 1]
-        if flipped:
-            lo = min(1 / b.equal_clock_ratio for b in flipped)
-            hi = max(1 / b.equal_clock_ratio for b in flipped)
-            lead = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
-            text += (f", while at equal clock {short_label(a.default)} leads by {lead}"
-                     + ("" if len(flipped) == len(bs) else " at " + join_and(_k(b.kv_len) for b in flipped))
-                     + ": the as-run order there is not the kernels' order")
-        parts.append(text)
-    return (f"Past the verdicts' points, {label(a.default)} is not first at every size: " + "; ".join(parts)
-            + " (the 95% intervals apart; each size on its scenario page).")
+    return groups
 
 
-DTYPE_WORDS = {"fp8_e4m3": "float8 e4m3", "fp8_e5m2": "float8 e5m2"}
+def _size(b, mixed: bool) -> str:
+    unit = " keys" if b.q_len == 1 else " tokens"
+    # head dims said for every size where the group mixes them ("512 tokens and 1k tokens (head dim 128)" read as
+    # both at 128)
+    return ((_k(b.kv_len) if b.q_len in (1, b.kv_len) else f"{b.q_len:,} × {_k(b.kv_len)}") + unit
+            + (f" (head dim {b.point_head_dim})" if mixed and b.point_head_dim
+               else f" (head dim {b.head_dim})" if b.head_dim else ""))
+
+
+def _behind_group(a: advice_mod.Advice, bs) -> str:
+    """One scenario's sizes where one call is decidedly ahead of the default, with the windows' clocks."""
+    sc, mode, x = bs[0].scenario, bs[0].mode, bs[0].fastest
+    mixed = len({b.point_head_dim for b in bs}) > 1
+    sizes = join_and(_size(b, mixed) for b in bs)
+    lo, hi = min(b.ratio for b in bs), max(b.ratio for b in bs)
+    ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
+    text = f"{_place_of(sc, mode)} at {sizes}: {label(x)} {ratio} faster"
+    clocks_ = [(b.default_mhz, b.fastest_mhz) for b in bs if b.default_mhz and b.fastest_mhz]
+    if clocks_ and any(abs(d - f) >= 1 for d, f in clocks_):
+        text += (f" as run ({short_label(a.default)} at " + join_and(f"{d:.0f}" for d, _ in clocks_)
+                 + " MHz against " + join_and(f"{f:.0f}" for _, f in clocks_) + " MHz)")
+    return text
 
 
 def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = False) -> str:

@@ -139,3 +139,28 @@ AS_RUN_CLOCK = ("each kernel at the SM clock NVML sampled during its window, whi
 
 MEMORY_BOUND_CLOCK = (": this point is memory-bound (judged in TB/s), and HBM bandwidth does not follow the SM clock, "
                       "so equal clock does not apply: each time stands as run.")
+
+
+def interleave_order(rotated: int, fixed: int) -> str | None:
+    """What a set's interleaved rounds guard against, by whether their order rotated (gen.analysis.method)."""
+    if not rotated and not fixed:
+        return None
+    fixed_words = ("each variant has the same predecessor every round, so one timed after a variant that heats "
+                   "the GPU or draws it to its power limit takes over that window's lower clock in every round: the "
+                   "rounds spread drift over time across the variants, not their place in the round")
+    if not rotated:
+        return f"the rounds ran in a fixed order (A, B, C, A, B, C): {fixed_words}."
+    if not fixed:
+        return ("the order rotates each round (round r starts at variant r mod n), so no variant always goes first "
+                "or always follows the same one: a window's clock is not tied to a variant's place in the round.")
+    return (f"{rotated} of the {rotated + fixed} interleaved points rotated the order each round (round r starts at "
+            f"variant r mod n); the other {fixed} ran in a fixed order, where {fixed_words}.")
+
+
+def lead_rule() -> str:
+    """rules.lead_decided in words, with its thresholds as code holds them."""
+    return (f"the as-run order names a leader only where the two medians' intervals are apart, neither the equal-clock "
+            f"order nor the kernel sums put the other call ahead by more than {rules.TIME_FLOOR_PCT:g}%, and the two "
+            f"windows' mean SM clocks are within {rules.CLOCK_GAP_PCT:g}% of each other (further apart, both of those "
+            "orders must put the same call ahead); otherwise the pair is not decided and shares the rank, with the "
+            "three orders given beside it")

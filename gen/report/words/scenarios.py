@@ -10,6 +10,7 @@ from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import datasheets
 from gen.model.variants import FA4_INSTALL
+from gen.report.words import orders as orders_words
 from gen.report.words.common import clock_time, flop_label, join_and
 
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
@@ -166,16 +167,20 @@ def shape(p: dict, lengths: list[int], dtype: str, q_lens: list[int] | None = No
     return f"batch {p['batch']}, {heads}, {queries}, {mask}, {what} {lens}, {dtype}"
 
 
-def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list[str] | None = None) -> str:
+def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list[str] | None = None,
+             orders=(), rows=()) -> str:
     """"At S = 32,768, X is fastest: 25.1 ms GPU-only, 690 TFLOP/s (...), 88% of the measured matmul ceiling."
-    With `unmeasured` (the FA4 variants the set did not measure): "fastest of those measured", and what was not."""
+    With `unmeasured` (the FA4 variants the set did not measure): "fastest of those measured", and what was not.
+    `orders`: the fastest against the calls sharing its rank at that point (gen.analysis.verdicts.Orders), said
+    beside it where they tell more than noise; `rows`: those calls' Timed rows (their errors, where inputs differ)."""
     f = h["fastest"]
     fig = figure_of_row(f)
     near, ties = h.get("near") or [], h.get("ties") or []
+    undecided = [o for o in orders if orders_words.state(o) == "not decided"]
     text = (f"At {point_label(f, decode, False)}, D {int(f['head_dim'])}"
             f"{' (training step)' if f['mode'] == 'train' else ''}, "
             f"{variant_label(f['variant'])} is fastest{' of those measured' if unmeasured else ''}"
-            f"{' by its median' if near or ties else ''}: "
+            f"{' by its median' if near or ties or undecided else ''}: "
             f"{f['gpu_only_ms']:.4g} ms GPU-only"
             f"{' (kernel sum of one call)' if f['gpu_only_method'] == 'kernel_sum' else ''}, "
             f"{figure_value(f[fig], fig)} {figure_label(fig, [f])}")
@@ -185,20 +190,37 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
         text += f" and {f['pct_of_datasheet']:.0f}% of the datasheet's {f['datasheet_tbps']:g} TB/s"
     text += "."
     if ties:
-        text += f" It ties with {join_and(variant_label(v) for v in ties)}: the same kernels, one rank."
+        text += (f" It shares its rank with {join_and(variant_label(v) for v in ties)}: kernels of the same names, "
+                 "and the 95% intervals of the medians overlap.")
     for v, ratio in h.get("same_apart") or []:
         took = f"takes {ratio:.2f}× its time" if ratio is not None else "takes another time"
         text += (f" {variant_label(v)} runs kernels of the same names with other arguments and {took}, "
                  "the 95% intervals apart: not tied.")
+    near = [v for v in near if v not in {o.second for o in undecided}]
     if near:
         text += (f" The times cannot set it apart from {join_and(variant_label(v) for v in near)} (the 95% intervals "
                  "of the medians overlap): within noise.")
+    text += _orders_sentences(orders, undecided, near, rows, variant_label)
     if f["ceiling"] == sa.CEILING_COPY and not missing(f["pct_of_ceiling"]) and f["pct_of_ceiling"] > 100:
         text += " " + ABOVE_COPY
     if unmeasured:
         text += (f" Not measured in this set: {join_and(variant_label(v) for v in unmeasured)} "
                  f"({FA4_INSTALL} was not in its capture).")
     return text
+
+
+def _orders_sentences(orders, undecided, near, rows, variant_label) -> str:
+    """The headline's fastest against the calls sharing its rank: the orders where not decided or telling more than
+    noise, and the outputs' errors where their inputs differ."""
+    text = ""
+    for o in orders:
+        if o in undecided:
+            text += (f" Against {variant_label(o.second)} it is not decided: {orders_words.brief(o, variant_label)}; "
+                     "the orders disagree, so no winner is named.")
+        elif o.second in near and orders_words.telling(o):
+            text += f" Against {variant_label(o.second)}: {orders_words.brief(o, variant_label, noise=False)}."
+    err = orders_words.errors(rows, variant_label)
+    return text + (f" {err[0].upper()}{err[1:]}." if err else "")
 
 
 def figure_of_row(row: dict) -> str:
@@ -394,9 +416,9 @@ def same_point_line(d: dict, label) -> str:
     text = (f"The same point ({d['q_len']:,} queries against {d['kv_len']:,} keys, same shape and dtype) was timed "
             f"in {d['other']} too, in other windows. Here: {each(d['here'])}. There: {each(d['there'])}.")
     if d["orders_differ"]:
-        text += (" The as-run order of the same kernels differs between the two, so at this point it is set by the "
-                 "clocks of the windows, not by the kernels: its 95% intervals (one window each) do not hold that "
-                 "spread. Read the order here with the equal-clock times beside it.")
+        text += (" The as-run order of the same kernels differs between the two windows, so at this point it does "
+                 "not rank the kernels: its 95% intervals (one window each) do not hold that spread. Read the order "
+                 "here with the equal-clock times and kernel sums beside it.")
     return text
 
 

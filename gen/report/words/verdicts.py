@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from gen.analysis import paged, rules, unmeasured, verdicts
 from gen.model.variants import VARIANTS
+from gen.report.words import orders as orders_words
 from gen.report.words.common import (
     REASON_CHARS,
     backend,
@@ -195,6 +196,12 @@ def paged_line(v: verdicts.Verdict) -> str | None:
     if best != p.fastest and best_ms > 0:
         text += (f". Against the fastest call on a contiguous cache ({label(p.fastest)}, {us(p.fastest_ms)}), paging "
                  f"costs {times(best_ms / p.fastest_ms)}")
+        # the cost said with the interval rule that ranks the two (review2 N7): a tie is never said beside a
+        # measured cost that the intervals keep apart, nor a cost beside a tie without its noise
+        if best in v.same_kernel_apart or v.rank(best) not in (None, 1):
+            text += ", the 95% intervals apart"
+        elif v.rank(best) == 1:
+            text += ", within noise (the 95% intervals overlap)"
     return text + "."
 
 
@@ -233,10 +240,22 @@ def _headline(v: verdicts.Verdict) -> str:
     if flips:
         head = flips
     elif v.near:
-        head = (f"{join_and(label(x) for x in (f.variant, *v.near))} are the fastest {here}, within noise: "
-                f"{us(fs.median)} {per_call(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
-                + join_and(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.near)
-                + "; the 95% intervals of their medians overlap, so they share the first rank")
+        times_ = (f"{us(fs.median)} {per_call(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
+                  + join_and(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.near))
+        told = [o for o in v.orders if orders_words.telling(o)]
+        if v.undecided():
+            # the as-run intervals are apart, but another order puts the other call ahead (rules.lead_decided): no
+            # winner as run, and the orders beside it
+            head = (f"{join_and(label(x) for x in (f.variant, *v.near))} share the first rank {here}, not decided: "
+                    f"{times_}; " + "; ".join(orders_words.brief(o, label) for o in told)
+                    + ". The orders disagree, so the report names no winner (the rule in the methodology)")
+        else:
+            head = (f"{join_and(label(x) for x in (f.variant, *v.near))} are the fastest {here}, within noise: "
+                    f"{times_}; the 95% intervals of their medians overlap, so they share the first rank"
+                    + "".join(f"; {orders_words.brief(o, label, noise=False)}" for o in told))
+        err = orders_words.errors([f, *(v.row(x) for x in v.near)], label)
+        if err:
+            head += f"; {err}"
     elif v.field_of_one:
         only = join_and(label(x) for x in (f.variant, *v.same_kernel))
         head = (f"A field of one: {only} {'is the only call' if not v.same_kernel else 'the only kernels'} "
@@ -262,7 +281,7 @@ def _headline(v: verdicts.Verdict) -> str:
 
 def order_flips_clause(v: verdicts.Verdict) -> str | None:
     """Where another scenario timed this point with the fastest and a call sharing its rank the other way round
-    (Verdict.order_flips), no ranking between them: the order flips with the window's clock (review N1)."""
+    (Verdict.order_flips), no ranking between them: the as-run order flips between windows (review N1)."""
     f = v.fastest
     pairs = [(b, other, ms_a, ms_b) for a, b, other, ms_a, ms_b in v.order_flips if a == f.variant and b in v.near]
     if not pairs:
@@ -277,7 +296,8 @@ def order_flips_clause(v: verdicts.Verdict) -> str | None:
         f"{label(x)} {us(ms)}" for x, ms in sorted(times_.items(), key=lambda kv: kv[1]))
         for other, times_ in by_other.items())
     return (f"{join_and(label(x) for x in (f.variant, *dict.fromkeys(t.variant for t in others)))} cannot be ranked at "
-            f"this point: the order flips with the window's clock. Here {label(f.variant)} took {us(fs.median)} "
+            f"this point: the as-run order flips between the windows that timed it. Here {label(f.variant)} took "
+            f"{us(fs.median)} "
             f"{per_call(v.mode)} {BASIS[v.basis]} against "
             + join_and(f"{us(v.spread(t).median)} for {label(t.variant)}" for t in others)
             + f"; {there}")
@@ -351,20 +371,16 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
 
 
 def _leaders_apart(v: verdicts.Verdict) -> str | None:
-    """Calls sharing the first rank within noise as run whose times at equal clock are apart by more than
-    rules.TIME_FLOOR_PCT: which leads at equal clock, by how much, and at which clocks each ran."""
-    f = v.fastest
+    """Calls sharing the first rank within noise as run that the equal-clock or kernel-sum order sets apart by more
+    than rules.TIME_FLOOR_PCT: who leads by each, by how much, and at which clocks each ran (review 2026-12-06
+    item 3)."""
     out = []
-    for x in v.near:
-        t = v.row(x)
-        if t is None or f.at_ref_ms is None or t.at_ref_ms is None:
+    for o in v.orders:
+        if o.apart or not orders_words.telling(o):
             continue
-        ahead, behind = (f, t) if f.at_ref_ms <= t.at_ref_ms else (t, f)
-        ratio = behind.at_ref_ms / ahead.at_ref_ms
-        if (ratio - 1) * 100 > rules.TIME_FLOOR_PCT and ahead.sm_clock_mhz and behind.sm_clock_mhz:
-            out.append(f"{label(ahead.variant)} is {times(ratio)} ahead of {label(behind.variant)} at equal clock, "
-                       f"within noise of it as run: it ran at {ahead.sm_clock_mhz:.0f} MHz against "
-                       f"{behind.sm_clock_mhz:.0f} MHz")
+        at = (f" ({label(o.first)} at {o.first_mhz:.0f} MHz, {label(o.second)} at {o.second_mhz:.0f} MHz)"
+              if o.first_mhz and o.second_mhz else "")
+        out.append(f"{orders_words.brief(o, label, noise=False)}, within noise of each other as run{at}")
     return "; ".join(out) if out else None
 
 
@@ -388,7 +404,15 @@ def same_kernel_line(v: verdicts.Verdict) -> str:
     fs = v.spread(f)
     out = []
     if v.same_kernel:
-        out.append(f"{join_and(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, a tie.")
+        auto = v.auto.variant if v.auto is not None else None
+        if auto in (f.variant, *v.same_kernel):
+            out.append(f"{join_and(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, "
+                       "a tie.")
+        else:
+            # kernels of the same names tie only where the times agree: a name does not show the arguments (review2
+            # N7), so the tie is said with the intervals that allow it
+            out.append(f"{join_and(label(x) for x in (f.variant, *v.same_kernel))} run kernels of the same names and "
+                       "their 95% intervals overlap: one rank, within noise.")
     for x in v.same_kernel_apart:
         s = v.spread(v.row(x))
         out.append(f"{label(x)} runs kernels of the same names as {label(f.variant)}, with other arguments (a "

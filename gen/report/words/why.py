@@ -172,7 +172,36 @@ def launched_line(mine: Launch, theirs: Launch, runner: str) -> str:
         return (f" Launches (the profiled calls' traces): both main kernels run {launch_words(mine)}: the launch "
                 "does not set them apart; what does is not measured here.")
     return (f" Launches (the profiled calls' traces): its main kernel runs {launch_words(mine)}; {runner}'s "
-            f"{launch_words(theirs)}.")
+            f"{launch_words(theirs)}." + work_line(mine, theirs, runner))
+
+
+def work_line(mine: Launch, theirs: Launch, runner: str) -> str:
+    """What the two launches and the counters pass make of the gap (review2 N8): the rows a grid's query tiles pad
+    (inferred tile rows, Launch.tile_rows) and the time each kernel's tensor pipes were active; "" without them."""
+    parts = []
+    for x, who in ((theirs, runner), (mine, "the fastest")):
+        if x.padded_rows and x.queries and x.padded_rows > x.queries:
+            parts.append(
+                f"{who}'s {x.blocks:,} blocks are {x.tiles_per_head} query tiles a head; with {x.warpgroups - 1} MMA "
+                f"warpgroups of 64 rows beside one producer (the FA3 design, inferred from its "
+                f"{x.warpgroups} warpgroups: not recorded) a tile holds {x.tile_rows} rows, so the tiles cover "
+                f"{x.padded_rows:,} rows for {x.queries:,} queries, {x.padded_rows / x.queries:.3f}× the work")
+    a, b = mine.tensor_busy_us, theirs.tensor_busy_us
+    if a and b:
+        parts.append(
+            f"by Nsight Compute's counters pass the tensor pipes of {runner}'s main kernel were active "
+            f"{theirs.tensor_pipe_pct:.0f}% of its {theirs.counted_us:.1f} µs ({b:.1f} µs) against "
+            f"{mine.tensor_pipe_pct:.0f}% of {mine.counted_us:.1f} µs ({a:.1f} µs) for the fastest's: {b / a:.2f}× "
+            "the tensor-pipe time for the same attention" if b > a else
+            f"by Nsight Compute's counters pass the tensor pipes were active {b:.1f} µs in {runner}'s main kernel "
+            f"against {a:.1f} µs in the fastest's")
+    if not parts:
+        return ""
+    pad = theirs.padded_rows / theirs.queries if theirs.padded_rows and theirs.queries else None
+    if a and b and b > a and pad and pad > 1:
+        parts[-1] += (f"; the padding accounts for up to {pad:.3f}× of that {b / a:.2f}×, the rest is not measured "
+                      "here")
+    return " By inference from these: " + "; ".join(parts) + "."
 
 
 def took(x: float | None) -> str:

@@ -1,0 +1,57 @@
+"""Who leads a pair of timed calls at one point: their three orders (as run, at equal clock, by kernel sum) and the
+report's one rule on them (gen.analysis.rules.lead_decided). Takes two gen.analysis.calls.Timed rows and the ranking
+time's name; gives `Orders` and `leads`. Numbers only: gen.report.words.orders words them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gen.analysis import rules
+from gen.analysis.calls import Timed, faster
+
+
+@dataclass(frozen=True)
+class Orders:
+    """Two calls' three orders at one point (rules.lead_decided), `first` ahead by its as-run median. Each
+    ratio is second's time over first's (above 1: first ahead); None where that order is not there."""
+
+    first: str
+    second: str
+    as_run: float | None
+    apart: bool  # the as-run intervals are apart
+    equal_clock: float | None
+    kernel_sum: float | None
+    first_mhz: float | None  # the as-run windows' mean SM clocks
+    second_mhz: float | None
+    first_ks_ms: float | None  # the kernel sums and their windows' clocks
+    second_ks_ms: float | None
+    first_ks_mhz: float | None
+    second_ks_mhz: float | None
+    clock_gap_pct: float | None  # rules.clock_gap_pct of the as-run windows, where equal clock applies
+    decided: bool  # rules.lead_decided: first leads
+
+    @property
+    def clocks_apart(self) -> bool:
+        return self.clock_gap_pct is not None and self.clock_gap_pct > rules.CLOCK_GAP_PCT
+
+
+def orders(a: Timed, b: Timed, basis: str) -> Orders:
+    """a against b by the three orders; the as-run one by `basis` (off the GPU there is only it)."""
+    sa, sb = getattr(a, basis, None), getattr(b, basis, None)
+    apart = sa is not None and sb is not None and faster(sa, sb)
+    on_gpu = basis == "gpu_only"
+
+    def ratio(x, y):
+        return y / x if on_gpu and x and y is not None else None
+    eq = ratio(a.at_ref_ms, b.at_ref_ms)
+    gap = rules.clock_gap_pct(a.sm_clock_mhz, b.sm_clock_mhz) if eq is not None else None
+    ks = ratio(a.kernel_sum_ms, b.kernel_sum_ms)
+    as_run = sb.median / sa.median if sa and sb and sa.median else None
+    return Orders(a.variant, b.variant, as_run, apart, eq, ks, a.sm_clock_mhz, b.sm_clock_mhz,
+                  a.kernel_sum_ms, b.kernel_sum_ms, a.kernel_sum_mhz, b.kernel_sum_mhz, gap,
+                  rules.lead_decided(apart, eq, ks, gap) if on_gpu else apart)
+
+
+def leads(a: Timed, b: Timed, basis: str) -> bool:
+    """a is decidedly ahead of b: by the as-run intervals, not contradicted by the other orders (rules.lead_decided)."""
+    return orders(a, b, basis).decided

@@ -1,0 +1,106 @@
+"""Two calls' three orders at one point (gen.analysis.verdicts.Orders) in words, briefly: as run, at equal clock,
+by kernel sum, beside "within noise" or "not decided" (rules.lead_decided); and their outputs' errors where the two
+take different inputs (FP8 against bf16)."""
+
+from __future__ import annotations
+
+from gen.analysis import rules
+from gen.model.variants import VARIANTS
+from gen.report.words.common import times, us
+
+
+def _beyond_floor(r: float | None) -> bool:
+    """An order that puts one call ahead by more than rules.TIME_FLOOR_PCT (either way)."""
+    f = 1 + rules.TIME_FLOOR_PCT / 100.0
+    return r is not None and (r > f or r * f < 1)
+
+
+def telling(o) -> bool:
+    """The pair has an order to give beside "within noise": the as-run intervals apart, or another order past the
+    floor."""
+    return o.apart or _beyond_floor(o.equal_clock) or _beyond_floor(o.kernel_sum)
+
+
+def _mhz(a: float | None, b: float | None) -> str:
+    if a is None or b is None:
+        return ""
+    return f"both at {a:.0f} MHz" if f"{a:.0f}" == f"{b:.0f}" else f"at {a:.0f} against {b:.0f} MHz"
+
+
+def _lead(o, r: float, label) -> tuple[str, float, bool]:
+    """(who leads by the ratio r, by how much, whether it is `first`)."""
+    return (label(o.first), r, True) if r >= 1 else (label(o.second), 1 / r, False)
+
+
+def _sums(o, first_leads: bool) -> str:
+    """The two kernel sums, the leader's first, and their windows' clocks."""
+    if o.first_ks_ms is None or o.second_ks_ms is None:
+        return ""
+    ms, mhz = (o.first_ks_ms, o.second_ks_ms), (o.first_ks_mhz, o.second_ks_mhz)
+    if not first_leads:
+        ms, mhz = ms[::-1], mhz[::-1]
+    at = _mhz(*mhz)
+    return f"{us(ms[0])} against {us(ms[1])}" + (f", {at}" if at else "")
+
+
+def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True) -> str:
+    """The three orders in one clause, grouped by the call each puts ahead: "X 1.09× faster as run and 1.10× at
+    equal clock; Y 1.02× faster by kernel sum (2.757 ms against 2.819 ms, both at 1965 MHz)"; an as-run order
+    within noise is said so where `noise`; without `detail`, no clocks or kernel sums in parentheses."""
+    items = []  # (leader, ratio, how, detail)
+    if o.apart and o.as_run is not None:
+        at = _mhz(o.first_mhz, o.second_mhz)
+        items.append((label(o.first), o.as_run, "as run",
+                      at if detail and clocks and at and not at.startswith("both") else ""))
+    if _beyond_floor(o.equal_clock):
+        who, r, _ = _lead(o, o.equal_clock, label)
+        items.append((who, r, "at equal clock", ""))
+    if _beyond_floor(o.kernel_sum):
+        who, r, first = _lead(o, o.kernel_sum, label)
+        items.append((who, r, "by kernel sum", _sums(o, first) if detail else ""))
+    groups: dict[str, list] = {}
+    for it in items:
+        groups.setdefault(it[0], []).append(it)
+    parts = [] if o.apart or not noise else ["within noise as run"]
+    for who, its in groups.items():
+        each = [f"{times(r)} {'faster ' if k == 0 else ''}{how}" + (f" ({detail})" if detail else "")
+                for k, (_, r, how, detail) in enumerate(its)]
+        parts.append(f"{who} " + " and ".join(each))
+    return "; ".join(parts)
+
+
+def state(o) -> str:
+    """"not decided" where the as-run intervals are apart and another order says otherwise, else "within noise"."""
+    return "not decided" if o.apart and not o.decided else "within noise"
+
+
+def errors(rows, label) -> str | None:
+    """Where calls sharing a rank take different inputs (a variant's own dtype, FP8, against the scenario's): each
+    one's output error against float64, "output error against float64: 3.4e-02 for X, 2.1e-03 for Y (bf16)"."""
+    rows = [t for t in rows if t is not None and t.rel_error is not None]
+    own = {t.variant: VARIANTS[t.variant].dtype if t.variant in VARIANTS else None for t in rows}
+    if len(rows) < 2 or len({own[t.variant] for t in rows}) < 2:
+        return None
+    return "output error against float64: " + ", ".join(
+        f"{t.rel_error:.1e} for {label(t.variant)}" + (f" with {DTYPE_WORDS.get(t.dtype, t.dtype)} inputs"
+                                                       if t.dtype else "")
+        for t in rows)
+
+
+DTYPE_WORDS = {"fp8_e4m3": "float8 e4m3", "fp8_e5m2": "float8 e5m2"}
+
+
+def kernels_lead(o) -> bool:
+    """Within noise as run, the equal-clock and kernel-sum orders both there and past the floor for the same call."""
+    eq, ks = o.equal_clock, o.kernel_sum
+    return not o.apart and _beyond_floor(eq) and _beyond_floor(ks) and (eq > 1) == (ks > 1)
+
+
+def noted(orders, rows, label) -> str:
+    """A workload's note beside "within noise of", brief: the pairs' orders where the as-run order is overruled ("not
+    decided: …") or where equal clock and kernel sum agree on a leader the as-run times cannot show, and the
+    outputs' errors where the inputs differ; "" for none."""
+    notes = [("not decided: " if state(o) == "not decided" else "") + brief(o, label, detail=False)
+             for o in orders if state(o) == "not decided" or kernels_lead(o)]
+    err = errors(rows, label)
+    return f" ({'; '.join([*notes, *([err] if err else [])])})" if notes or err else ""

@@ -1,0 +1,177 @@
+"""Issue 31's verdicts after review 3 (docs/notes/review-2026-12-06-1.md items 1-3, 16; review 2 N7, N8): one rule
+for who leads where the as-run, equal-clock and kernel-sum orders disagree, the orders said beside "not decided",
+FP8's lead by its kernels and its error, a tie by kernel names never against disjoint intervals, the launch's
+conclusion, and the interleave order said per set. Each test fails if the rule is broken."""
+
+from __future__ import annotations
+
+import math
+import types
+
+import pytest
+
+from gen.analysis import advice, calls, launches, method, rules, tables, verdicts
+from gen.report.words import decision as decision_words
+from gen.report.words import orders as orders_words
+from gen.report.words import verdicts as verdict_words
+from gen.report.words import why as why_words
+from gen.report.words.common import label, times
+from tests.conftest import RESULTS
+
+LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
+
+
+@pytest.fixture(scope="module")
+def lead():
+    return tables.load_set(RESULTS / LEAD)
+
+
+def _all(ls):
+    for sc in verdicts.scenarios(ls):
+        for mode in ("inference", "train"):
+            v = verdicts.verdict(ls, sc, mode)
+            if v is not None:
+                yield v
+
+
+def test_the_rule_on_numbers():
+    f = 1 + rules.TIME_FLOOR_PCT / 100
+    gap = rules.CLOCK_GAP_PCT
+    assert not rules.lead_decided(False, 1.3, 1.3, 0.0)  # the intervals overlap: never decided
+    assert rules.lead_decided(True, 1.1, 1.1, 0.0)  # all agree, same clocks
+    assert rules.lead_decided(True, None, None, None)  # nothing to contradict it
+    assert not rules.lead_decided(True, 1.1, 1 / (f + 0.01), 0.0)  # the kernel sums put the other ahead
+    assert not rules.lead_decided(True, 1 / (f + 0.01), 1.1, 0.0)  # equal clock puts the other ahead
+    assert rules.lead_decided(True, 1.1, 1 / (f - 0.005), 0.0)  # a reversal within the floor is no order
+    assert rules.lead_decided(True, 1.1, 1.1, gap + 1)  # clocks apart, both other orders bear it out
+    assert not rules.lead_decided(True, 1.1, None, gap + 1)  # clocks apart, one order missing
+    assert not rules.lead_decided(True, 1.1, 1.0, gap + 1)  # clocks apart, the kernel sums level
+    assert rules.clock_gap_pct(1800, 1500) == pytest.approx(100 * 300 / 1800)
+
+
+def test_ranks_follow_the_rule(lead):
+    """No row ranks behind another that does not lead it by the rule; a pair apart as run that the other orders
+    overrule shares the first rank, and its headline names no winner but gives the orders."""
+    seen = 0
+    for v in _all(lead):
+        for o in v.orders:
+            assert o.decided is False or not o.apart
+            assert v.rank(o.second) == 1
+        for o in v.undecided():
+            seen += 1
+            head = verdict_words.verdict(v).headline
+            assert "not decided" in head and "is the fastest here" not in head
+            assert o.as_run is not None and times(o.as_run) in head
+            for r in (o.equal_clock, o.kernel_sum):
+                if r is not None and abs(r - 1) * 100 > rules.TIME_FLOOR_PCT:
+                    assert times(max(r, 1 / r)) in head
+        for t in v.rows:
+            r = v.rank(t.variant)
+            ahead = [x for x in v.rows if x is not t and not (t.kernels and x.kernels == t.kernels)
+                     and verdicts.leads(x, t, v.basis)]
+            assert r >= 1 + len(ahead) or t.variant in v.same_kernel_apart
+    assert seen  # sliding windows: FLASH 1.09× as run, FA4 ahead by kernel sum at the same clock
+
+
+def test_the_decision_names_no_winner_where_the_orders_disagree(lead):
+    a = advice.advice(lead)
+    w = decision_words.advice(a)
+    undecided = [p for p in a.picks if any(orders_words.state(o) == "not decided" for o in p.orders)]
+    assert undecided
+    for p in undecided:
+        place = decision_words._place_of(p.scenario, p.mode)
+        assert f"{place} ({label(p.fastest)} is" not in w.decision  # not "not first at ..."
+        assert p.outcome == "within noise"
+        assert f"{place} (not decided: " in w.decision
+    # within noise as run, but equal clock and the kernel sums agree on a leader: both ratios, and the errors
+    # where the inputs differ (FP8 against bf16)
+    led = [(p, o) for p in a.picks for o in p.orders if orders_words.kernels_lead(o)]
+    assert led
+    for p, o in led:
+        eq, ks = max(o.equal_clock, 1 / o.equal_clock), max(o.kernel_sum, 1 / o.kernel_sum)
+        assert f"{times(eq)} faster at equal clock and {times(ks)} by kernel sum" in w.decision
+        dtypes = {t.variant: t.dtype for t in p.rows}
+        if len({d for d in dtypes.values()}) > 1:
+            for t in p.rows:
+                assert f"{t.rel_error:.1e} for {label(t.variant)}" in w.decision
+
+
+def test_past_the_verdicts_points_gives_each_undecided_size_its_orders(lead):
+    a = advice.advice(lead)
+    line = decision_words.behind_line(a)
+    for b in a.behind_at:
+        if b.at_verdict or b.decided:
+            continue
+        part = line.split("Not decided", 1)[1]
+        assert orders_words.brief(b.orders, label) in part
+        assert "kernel sum" in part and "MHz" in part
+    assert "the windows' clocks, not the kernels" not in line and "not the kernels' order" not in line
+
+
+def test_scenario_headline_names_no_fastest_without_its_caveat(lead):
+    from gen.analysis import scenarios as sa
+    from gen.report.pages import scenario_set
+    from gen.report.words import scenarios as scenario_words
+
+    seen = 0
+    for name in ("gqa-prefill", "sliding-window", "fp8-prefill"):
+        head = sa.headline(None, None, name, sa.point_rows(lead, name), [])
+        orders, rows = scenario_set._head_orders(lead, name, head)
+        text = scenario_words.headline(head, "tflops", False, label, [], orders, rows)
+        for o in orders:
+            if orders_words.state(o) == "not decided":
+                seen += 1
+                assert "is fastest by its median" in text and "not decided" in text
+                assert orders_words.brief(o, label) in text
+            elif orders_words.telling(o) and o.second in (head.get("near") or []):
+                assert orders_words.brief(o, label, noise=False) in text
+        if name == "fp8-prefill":
+            assert "Output error against float64" in text
+    assert seen  # gqa-prefill at 32k and sliding windows
+
+
+def test_a_tie_by_kernel_names_never_stands_beside_disjoint_intervals(lead):
+    for v in _all(lead):
+        line = verdict_words.same_kernel_line(v)
+        fs = v.spread(v.fastest)
+        for x in v.same_kernel:
+            s = v.spread(v.row(x))
+            assert calls.overlaps(fs, s) or v.auto is not None and v.auto.variant in (x, v.fastest.variant)
+        for x in v.same_kernel_apart:
+            assert "not tied" in line and v.rank(x) > 1
+        paged = verdict_words.paged_line(v)
+        if paged and "paging costs" in paged:
+            best = v.paged[0]
+            assert ("within noise" in paged) == (v.rank(best) == 1 and best not in v.same_kernel_apart)
+            assert "one rank" not in paged
+
+
+def test_the_articles_why_draws_the_launchs_conclusion(lead):
+    v = verdicts.verdict(lead, "article", "inference")
+    got = launches.verdict_launches(lead, v)
+    line = why_words.why_line(v, got)
+    loser = got[v.runner_up.variant]
+    rows = loser.tile_rows
+    assert rows and math.ceil(loser.queries / rows) == loser.tiles_per_head  # the inference checks against the grid
+    assert f"{loser.padded_rows:,} rows for {loser.queries:,} queries" in line and "inferred" in line
+    a, b = got[v.fastest.variant].tensor_busy_us, loser.tensor_busy_us
+    assert f"({b:.1f} µs)" in line and f"({a:.1f} µs)" in line and f"{b / a:.2f}×" in line
+    # a tie within noise explains no win: no Why line
+    for w in _all(lead):
+        if w.runner_up is not None and w.runner_up.variant in w.near:
+            assert why_words.why_line(w, launches.verdict_launches(lead, w)) is None
+
+
+def test_interleave_order_is_read_per_set():
+    def rs(*flags):
+        recs = [types.SimpleNamespace(timing=types.SimpleNamespace(interleaved_with=["a", "b"], **(
+            {} if f is None else {"interleave_rotated": f}))) for f in flags]
+        return types.SimpleNamespace(runs=recs, sweep=[])
+    assert method.interleave_orders(rs(None, None)) == (0, 2)  # a missing field: a fixed order
+    assert method.interleave_orders(rs(True, True)) == (2, 0)
+    assert method.interleave_orders(rs(True, None)) == (1, 1)
+    from gen.report.words import methodology as mw
+    assert "same predecessor every round" in mw.interleave_order(0, 3)
+    assert "rotates each round" in mw.interleave_order(3, 0) and "predecessor" not in mw.interleave_order(3, 0)
+    from pathlib import Path
+    assert "cooler for having gone first" not in Path("docs/methodology.md").read_text()
