@@ -162,6 +162,16 @@ def gpu_docs(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def results_docs(tmp_path_factory) -> Path:
+    """results/ built as Markdown pages (gen build, no mkdocs), once per session (shared by the test
+    processes): the pages the chunked-prefill charts and verdict rules tests read. Read, never changed."""
+    from gen.report import build
+
+    return shared_dir(tmp_path_factory, "results-docs",
+                      lambda root: build.run(RESULTS, root / "docs", convert=False)) / "docs"
+
+
+@pytest.fixture(scope="session")
 def schema2_results(tmp_path_factory) -> Path:
     """The committed results/ as they stood with the schema-2 H200 capture in place of the
     schema-3 one: the pages whose facts tests were written against that capture build from here."""

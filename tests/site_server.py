@@ -2,7 +2,8 @@
 
 `build_site` builds named sets into a scratch project (python -m gen build, then a strict
 mkdocs build, as published), and `BuiltSite.serving()` serves a copy built with its site_url
-at a port reserved for it (one per test process), for as long as a test module needs.
+at a port reserved for it (one per test process), for as long as a test module needs; `Tab` opens
+its pages one after another in one browser tab.
 conftest.py's `built_site(*names)` builds each list of sets once per session this way, shared by
 the test processes, for every test file that reads a built site or opens it in Chromium. The
 server runs only while a module uses it: a thread in the test process would make later in-process
@@ -129,3 +130,34 @@ def chromium():
         b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
         yield b
         b.close()
+
+
+class Tab:
+    """One tab that opens page after page, as a reader going through the site does: the chart bundle
+    comes from the cache, compiled, from the second page on (a context of its own for each page cost
+    three times the CPU of the visit). Each visit starts with nothing stored (the palette chosen on the
+    page before is forgotten), and its requests and errors are its own. `with Tab(...) as tab:`"""
+
+    def __init__(self, browser, server: str, **context_args):
+        self.server = server
+        self.context = browser.new_context(**({"viewport": {"width": 1280, "height": 900}} | context_args))
+        self.page = self.context.new_page()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def visit(self, path: str):
+        """Load path (until its load event); returns the page."""
+        if self.page.url.startswith(self.server):
+            self.page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        self.requests.clear()
+        self.errors.clear()
+        self.page.goto(f"{self.server}/{path}", wait_until="load")
+        return self.page
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.context.close()

@@ -10,7 +10,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.site_server import CHROMIUM, chromium
+from tests.site_server import CHROMIUM, Tab, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [
@@ -118,6 +118,7 @@ def _charts_drawn(page) -> list[dict]:
 
 
 def _open(browser, server, path: str, **context_args):
+    """A page in a context of its own (a first visit: empty cache, nothing stored)."""
     requests: list[str] = []
     errors: list[str] = []
     context = browser.new_context(**({"viewport": {"width": 1280, "height": 900}} | context_args))
@@ -144,16 +145,16 @@ _TABLE_COLUMNS = """() => Array.from(document.querySelectorAll('article table'))
 def visits_1280(browser, server, site) -> dict[str, dict]:
     """Per page: its tables (as they fit), its charts (drawn), the requests it made, its errors."""
     out = {}
-    for path in _site_pages(site):
-        context, page, requests, errors = _open(browser, server, path)
-        seen = {"tables": page.evaluate(_TABLE_COLUMNS)}  # before any tab is chosen, as the page loads
-        try:
-            seen["charts"] = _charts_drawn(page)
-        except Exception as exc:  # said by the chart test, for this page
-            seen["charts"], seen["failure"] = [], f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
-        seen.update(requests=list(requests), errors=list(errors))
-        out[path] = seen
-        context.close()
+    with Tab(browser, server) as tab:
+        for path in _site_pages(site):
+            page = tab.visit(path)
+            seen = {"tables": page.evaluate(_TABLE_COLUMNS)}  # before any tab is chosen, as the page loads
+            try:
+                seen["charts"] = _charts_drawn(page)
+            except Exception as exc:  # said by the chart test, for this page
+                seen["charts"], seen["failure"] = [], f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+            seen.update(requests=list(tab.requests), errors=list(tab.errors))
+            out[path] = seen
     return out
 
 
@@ -400,8 +401,10 @@ _AXIS_LABEL_OVERLAPS = """el => {
 }"""
 
 
-_DARK_DRAWN = """() => document.body.getAttribute('data-md-color-scheme') === 'slate' && Array.from(
-  document.querySelectorAll('.vega-chart')).every(e => e.dataset.drawn === 'dark' || e.dataset.error)"""
+# Every chart drawn in the palette the page shows (Material's light scheme is "default", its dark one "slate").
+_DRAWN_IN = {scheme: f"""() => document.body.getAttribute('data-md-color-scheme') === '{material}' && Array.from(
+  document.querySelectorAll('.vega-chart')).every(e => e.dataset.drawn === '{scheme}' || e.dataset.error)"""
+             for scheme, material in (("light", "default"), ("dark", "slate"))}
 
 
 @pytest.fixture(scope="module")
@@ -413,23 +416,22 @@ def visits_390(browser, server, site) -> dict[str, list[str]]:
     # Only the pages with a chart: a page without one has no axis to overlap nor chart to overflow.
     with_charts = [p for p in _site_pages(site) if 'class="vega-chart"' in (site / p).read_text(encoding="utf-8")]
     assert len(with_charts) >= 10, with_charts
-    for path in with_charts:
-        context, page, _, _ = _open(browser, server, path, viewport={"width": 390, "height": 844},
-                                    color_scheme="light")
-        for scheme in ("light", "dark"):
-            try:
-                if scheme == "dark":
-                    page.evaluate("() => document.querySelector('input#__palette_1').click()")
-                    page.wait_for_function(_DARK_DRAWN, timeout=20_000)
-                for i, d in enumerate(_charts_drawn(page)):
-                    overlaps = page.locator(".vega-chart").nth(i).evaluate(_AXIS_LABEL_OVERLAPS)
-                    if overlaps:
-                        problems[scheme].append(f"{path}: chart '{d['label']}': {overlaps[:4]}")
-                    if d["width"] > 390:
-                        problems[scheme].append(f"{path}: chart '{d['label']}' is {d['width']:.0f} px wide")
-            except Exception as exc:
-                problems[scheme].append(f"{path}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
-        context.close()
+    with Tab(browser, server, viewport={"width": 390, "height": 844}, color_scheme="light") as tab:
+        for path in with_charts:
+            page = tab.visit(path)  # light: the palette chosen on the page before is forgotten
+            for scheme in ("light", "dark"):
+                try:
+                    if scheme == "dark":
+                        page.evaluate("() => document.querySelector('input#__palette_1').click()")
+                    page.wait_for_function(_DRAWN_IN[scheme], timeout=20_000)
+                    for i, d in enumerate(_charts_drawn(page)):
+                        overlaps = page.locator(".vega-chart").nth(i).evaluate(_AXIS_LABEL_OVERLAPS)
+                        if overlaps:
+                            problems[scheme].append(f"{path}: chart '{d['label']}': {overlaps[:4]}")
+                        if d["width"] > 390:
+                            problems[scheme].append(f"{path}: chart '{d['label']}' is {d['width']:.0f} px wide")
+                except Exception as exc:
+                    problems[scheme].append(f"{path}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
     return problems
 
 
@@ -462,6 +464,9 @@ def test_search_finds_kernel_names(browser, server, site):
     raw = json.dumps(index, ensure_ascii=False)
     assert not [d["location"] for d in index if d["location"].startswith("generated/sets/") and
                 d["location"].split("#")[0].count("/") > 2]
+    searched = 0
+    tab = Tab(browser, server)
+    page = tab.visit("index.html")  # one page, one search index loaded: a search a variant
     for variant in ("naive", "sdpa_flash", "sdpa_cudnn"):
         own = (site / "generated" / "sets" / SETS[0] / "variants" / f"{variant}.html").read_text(encoding="utf-8")
         names = _kernel_names(own)
@@ -478,12 +483,19 @@ def test_search_finds_kernel_names(browser, server, site):
         hidden = sorted({short for short, _ in names if short not in visible}, key=len)
         if not hidden:
             continue
-        context, page, _, errors = _open(browser, server, "index.html")
-        page.locator("input.md-search__input").click()
-        page.keyboard.type(hidden[-1], delay=10)  # Material searches on key events, not on fill()
+        box = page.locator("input.md-search__input")
+        box.click()
+        if searched:  # the last search's results go with its words, before the next is typed
+            box.press("Control+A")
+            box.press("Backspace")
+            page.wait_for_selector(".md-search-result__item", state="detached", timeout=10_000)
+        # Material searches on key events, not on fill(): the name goes in whole, its last letter typed
+        page.keyboard.insert_text(hidden[-1][:-1])
+        page.keyboard.type(hidden[-1][-1])
         page.wait_for_selector(f".md-search-result__item a[href*='variants/{variant}.html']", timeout=10_000)
-        assert errors == []
-        context.close()
+        searched += 1
+    assert tab.errors == []
+    tab.context.close()
 
 
 def test_long_pages_have_a_table_of_contents(browser, server):

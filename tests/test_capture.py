@@ -82,7 +82,7 @@ def test_the_capture_digests_its_traces_and_the_build_reads_them(cpu_set, tmp_pa
 
     import shutil
 
-    from gen.report import units
+    from gen.report import build, units
 
     results = tmp_path / "results"  # the committed sets (a report needs a GPU set), and this one
     for committed in (ROOT / "results").iterdir():
@@ -90,15 +90,16 @@ def test_the_capture_digests_its_traces_and_the_build_reads_them(cpu_set, tmp_pa
             shutil.copytree(committed, results / committed.name)
     shutil.copytree(path, results / path.name)
     monkeypatch.setattr(trace, "parse", refuse)  # the worker processes are forked: they inherit it
-    ctx, made = units.load(results, None)
-    assert path.name in {ls.name for ls in ctx.sets} and made[path.name].pages and not ctx.skipped
-    # and the whole build, its link check included: a CPU set captured with --sweep has no scaling page,
-    # and its article scenario page once linked one (the build refused the set)
-    from gen.report import build
-
+    loaded, real_load = [], units.load  # what the build loads, looked at as it goes (the sets loaded once)
+    monkeypatch.setattr(units, "load", lambda *a, **k: loaded.append(real_load(*a, **k)) or loaded[-1])
+    # The whole build (it loads the sets, without the cache, through units.load), its link check included:
+    # a CPU set captured with --sweep has no scaling page, and its article scenario page once linked one
+    # (the build refused the set)
     docs = tmp_path / "docs"
     shutil.copytree(ROOT / "docs", docs, ignore=shutil.ignore_patterns("generated"))
     build.run(results, docs, use_cache=False)
+    ((ctx, made),) = loaded
+    assert path.name in {ls.name for ls in ctx.sets} and made[path.name].pages and not ctx.skipped
     article = docs / "generated" / "sets" / path.name / "scenarios" / "article.md"
     assert article.is_file() and "scaling.html" not in article.read_text(encoding="utf-8")
 

@@ -6,13 +6,9 @@ from __future__ import annotations
 import html
 import json
 import re
-from pathlib import Path
 
 import pytest
 
-from gen.report import build
-
-ROOT = Path(__file__).resolve().parent.parent
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 SPEC = re.compile(r"""class="vega-chart"[^>]*?aria-label="([^"]*)"[^>]*?data-spec=(?:'([^']*)'|"([^"]*)")""")
 
@@ -20,10 +16,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory) -> str:
-    out = tmp_path_factory.mktemp("chunked") / "docs"
-    build.run(ROOT / "results", out, convert=False)
-    return (out / "generated" / "sets" / LEAD / "scenarios" / "chunked-prefill.md").read_text(encoding="utf-8")
+def page(results_docs) -> str:
+    return (results_docs / "generated" / "sets" / LEAD / "scenarios" / "chunked-prefill.md").read_text(encoding="utf-8")
 
 
 def _charts(text: str) -> dict[str, list[dict]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.site_server import CHROMIUM, chromium
+from tests.site_server import CHROMIUM, Tab, chromium
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"  # the first measured GPU set: compare.default_pair's A
 PAGES = ("index.html", f"generated/sets/{LEAD}.html")
@@ -59,33 +59,36 @@ def browser():
         yield b
 
 
+def _texts(page) -> list[dict]:
+    charts = page.locator(".vega-chart")
+    return [charts.nth(i).evaluate(_TEXT_OVERLAPS) for i in range(charts.count())]
+
+
 @pytest.fixture(scope="module")
 def looks(browser, served) -> dict:
     """Per page and screen: where the first screen's chart, table and first sentence sit, and the
-    overlapping texts of every chart on the page (each page opened once per screen)."""
+    overlapping texts of every chart on the page; for the scenario page its charts' texts only. Each page
+    opened once per screen, in one tab a screen (site_server.Tab)."""
     _, url = served
     out = {}
     for screen in SCREENS:
-        for path in PAGES:
-            context = browser.new_context(viewport=screen)
-            page = context.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
-            page.goto(f"{url}/{path}", wait_until="load")
+        with Tab(browser, url, viewport=screen) as tab:
+            for path in PAGES:
+                page = tab.visit(path)
+                page.wait_for_function(_DRAWN, timeout=20_000)
+                first = page.locator("[data-decision-first]").first
+                chart = first.locator(".vega-chart svg").first
+                table = first.locator("table[data-kind='decision']")
+                row = table.locator("tbody tr").first
+                out[(path, screen["width"])] = dict(
+                    chart=chart.bounding_box(), table=table.bounding_box(), row=row.bounding_box(),
+                    rows=table.locator("tbody tr").count(),
+                    sentence=page.locator("article [data-decision]").first.bounding_box(),
+                    paragraph=page.locator("article > p").first.bounding_box(),
+                    texts=_texts(page), errors=list(tab.errors), height=screen["height"])
+            page = tab.visit(SCENARIO)
             page.wait_for_function(_DRAWN, timeout=20_000)
-            first = page.locator("[data-decision-first]").first
-            chart = first.locator(".vega-chart svg").first
-            table = first.locator("table[data-kind='decision']")
-            row = table.locator("tbody tr").first
-            texts = [page.locator(".vega-chart").nth(i).evaluate(_TEXT_OVERLAPS)
-                     for i in range(page.locator(".vega-chart").count())]
-            out[(path, screen["width"])] = dict(
-                chart=chart.bounding_box(), table=table.bounding_box(), row=row.bounding_box(),
-                rows=table.locator("tbody tr").count(),
-                sentence=page.locator("article [data-decision]").first.bounding_box(),
-                paragraph=page.locator("article > p").first.bounding_box(),
-                texts=texts, errors=errors, height=screen["height"])
-            context.close()
+            out[(SCENARIO, screen["width"])] = dict(texts=_texts(page))
     return out
 
 
@@ -105,27 +108,10 @@ def test_chart_and_table_on_the_first_screen(looks, path, width):
     assert not seen["errors"]
 
 
-@pytest.fixture(scope="module")
-def scenario_texts(browser, served) -> dict:
-    """Per screen width: the overlapping texts of every chart of the scenario page."""
-    _, url = served
-    out = {}
-    for screen in SCREENS:
-        context = browser.new_context(viewport=screen)
-        page = context.new_page()
-        page.goto(f"{url}/{SCENARIO}", wait_until="load")
-        page.wait_for_function(_DRAWN, timeout=20_000)
-        out[screen["width"]] = [page.locator(".vega-chart").nth(i).evaluate(_TEXT_OVERLAPS)
-                                for i in range(page.locator(".vega-chart").count())]
-        context.close()
-    return out
-
-
 @pytest.mark.parametrize("width", [s["width"] for s in SCREENS])
 @pytest.mark.parametrize("path", (*PAGES, SCENARIO))
-def test_no_chart_text_overlaps(request, path, width):
-    texts = (request.getfixturevalue("scenario_texts")[width] if path == SCENARIO
-             else request.getfixturevalue("looks")[(path, width)]["texts"])
+def test_no_chart_text_overlaps(looks, path, width):
+    texts = looks[(path, width)]["texts"]
     assert texts and all(t["count"] > 0 for t in texts)
     problems = [t["overlaps"] for t in texts if t["overlaps"]]
     assert not problems, problems

@@ -18,8 +18,8 @@ import pytest
 from benchmarks.bench_build import INDEX_LIMIT, PAGE_LIMIT, PUBLISHED, fabricate
 from gen.analysis import tables, verdicts
 from gen.report import build
-from tests.site_server import CHROMIUM, bind, chromium
-from tests.test_browser import DATA_MARKS, _charts_drawn, _open
+from tests.site_server import CHROMIUM, Tab, bind, chromium
+from tests.test_browser import DATA_MARKS, _charts_drawn
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 10
@@ -55,41 +55,55 @@ def browser():
         yield b
 
 
-def test_matrix_pages_draw_their_charts(browser, matrix):
+_HEAT_CELLS = """e => { const v = window.reportViews.get(e); const out = [];
+  const walk = n => { if (!n) return; if (n.marktype === 'rect' && n.role === 'mark')
+    for (const it of n.items) if (it.width > 0 && it.height > 0) out.push(it.datum);
+    for (const c of n.items || []) if (c.items) walk(c); };
+  walk(v.scenegraph().root); return out.map(d => [d.set_title, d.scenario, d.fastest_label]); }"""
+
+
+@pytest.fixture(scope="module")
+def matrix_visits(browser, matrix) -> dict[str, dict]:
+    """Per page that summarises the matrix, and one set's own pages: its charts (drawn), the requests it
+    made and its errors; on the home page also the heat map's cells. One visit a page, in one tab."""
     site, url, names = matrix
     one = names[0]
     pages = ["index.html", "generated/compare.html", "generated/variants/naive.html", "generated/findings.html",
              "generated/scaling.html", "generated/scenarios/decode.html", f"generated/sets/{one}.html",
              f"generated/sets/{one}/variants/sdpa_math.html", f"generated/sets/{one}/scenarios/gqa-prefill.html",
              f"generated/sets/{one}/scaling.html"]
+    out = {}
+    with Tab(browser, url) as tab:
+        for path in pages:
+            assert (site / path).is_file(), path
+            page = tab.visit(path)
+            seen = {"charts": _charts_drawn(page)}
+            if path == "index.html":
+                chart = page.locator(".vega-chart[data-label='fastest variant per set and scenario']")
+                seen["heat"] = chart.evaluate(_HEAT_CELLS)
+            out[path] = seen | {"requests": list(tab.requests), "errors": list(tab.errors)}
+    return out
+
+
+def test_matrix_pages_draw_their_charts(matrix_visits):
     problems, charts = [], 0
-    for path in pages:
-        assert (site / path).is_file(), path
-        context, page, requests, errors = _open(browser, url, path)
-        for d in _charts_drawn(page):
+    for path, seen in matrix_visits.items():
+        for d in seen["charts"]:
             charts += 1
             if d["error"] or not any(d["types"].get(m) for m in DATA_MARKS) or d["svgPaths"] == 0:
                 problems.append(f"{path}: chart '{d['label']}' draws no data ({d})")
-        outside = [u for u in requests if urlparse(u).hostname not in ("127.0.0.1", "localhost")
+        outside = [u for u in seen["requests"] if urlparse(u).hostname not in ("127.0.0.1", "localhost")
                    and not u.startswith(("data:", "blob:"))]
         problems += [f"{path}: requests leave the machine: {outside}"] * bool(outside)
-        problems += [f"{path}: page errors: {errors}"] * bool(errors)
-        context.close()
-    assert charts >= 12 and problems == [], "\n".join(problems)
+        problems += [f"{path}: page errors: {seen['errors']}"] * bool(seen["errors"])
+    assert len(matrix_visits) == 10 and charts >= 12 and problems == [], "\n".join(problems)
 
 
-def test_heat_map_holds_every_lead_set_and_scenario(browser, matrix):
+def test_heat_map_holds_every_lead_set_and_scenario(matrix, matrix_visits):
     """One cell per lead set (each GPU's newest, and the first set: issue 35) and scenario on the home page,
     each named by its fastest variant."""
     site, url, names = matrix
-    context, page, _, errors = _open(browser, url, "index.html")
-    _charts_drawn(page)
-    chart = page.locator(".vega-chart[data-label='fastest variant per set and scenario']")
-    cells = chart.evaluate("""e => { const v = window.reportViews.get(e); const out = [];
-      const walk = n => { if (!n) return; if (n.marktype === 'rect' && n.role === 'mark')
-        for (const it of n.items) if (it.width > 0 && it.height > 0) out.push(it.datum);
-        for (const c of n.items || []) if (c.items) walk(c); };
-      walk(v.scenegraph().root); return out.map(d => [d.set_title, d.scenario, d.fastest_label]); }""")
+    cells = matrix_visits["index.html"]["heat"]
     # Every scenario with a verdict in the sets the matrix is made of (the committed H200's, under other names).
     one = tables.load_set(site.parent.parent / "results" / names[0])  # the matrix fixture's results/
     scenarios = {sc for sc in verdicts.scenarios(one) if verdicts.verdict(one, sc) is not None}
@@ -102,8 +116,7 @@ def test_heat_map_holds_every_lead_set_and_scenario(browser, matrix):
     assert 1 < lead < N
     assert len(cells) == lead * len(scenarios) and len({(s, sc) for s, sc, _ in cells}) == lead * len(scenarios)
     assert {sc for _, sc, _ in cells} == scenarios
-    assert all(f for _, _, f in cells) and errors == []
-    context.close()
+    assert all(f for _, _, f in cells) and matrix_visits["index.html"]["errors"] == []
 
 
 def test_no_page_and_no_index_grows_past_its_bound(matrix):

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import html
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from gen.analysis import tables
-from gen.report import render
 from tests import html_table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,13 +18,10 @@ OWN = "sets/nvidia-h200__torch-2.11.0"  # the set's own pages: its scenarios, fi
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory) -> dict[str, str]:
-    results = tmp_path_factory.mktemp("results")
-    for d in sorted((ROOT / "results").iterdir()):
-        if (d / "result.json").is_file():
-            shutil.copytree(d, results / d.name)
-    sets, skipped = tables.load_sets(results)
-    return {p.path: p.text for p in render.render(render.Context(sets, skipped), workers=1) if p.text is not None}
+def pages(results_docs) -> dict[str, str]:
+    """Every page gen build made of results/, by its path under docs/ (conftest.results_docs)."""
+    return {p.relative_to(results_docs).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted((results_docs / "generated").rglob("*.md"))}
 
 
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")

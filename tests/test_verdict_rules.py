@@ -1,8 +1,8 @@
 """Issue 31's rules for verdicts a kernel engineer would sign, each asserted on the pages built from the
 committed sets (the lead H100 set and the H200 set) or on the fact layer behind them.
 
-The pages are built once for the module from results/ into a scratch folder; `page(name)` reads one
-as plain text (HTML entities decoded, charts left out), as a reader does.
+The pages are built once for the session from results/ into a scratch folder (conftest.results_docs);
+`page(name)` reads one as plain text (HTML entities decoded, charts left out), as a reader does.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from gen.analysis import rules, tables, verdicts
-from gen.report import build
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
 from gen.report.words import host as host_words
@@ -29,10 +28,8 @@ GPU_SETS = (LEAD, H200)
 
 
 @pytest.fixture(scope="module")
-def docs(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("verdict-rules") / "docs"
-    build.run(RESULTS, out, convert=False)
-    return out
+def docs(results_docs) -> Path:
+    return results_docs
 
 
 @pytest.fixture(scope="module")
