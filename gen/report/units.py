@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import gc
 import multiprocessing as mp
 import os
 import resource
@@ -350,6 +351,18 @@ def _read(results_root: Path, skip_broken: bool, store: cache.Store | None = Non
     A set whose key is known and kept is decoded here (a worker would decode it, then pickle it back to this
     process: twice the CPU); the others are hashed, read and checked in worker processes."""
     layout.settle(Path(results_root))  # what a killed publish left is put right first, or named
+    # Decoding (or unpickling) fifty sets makes millions of objects that all live on, and no cycle: the
+    # collector's passes over them, more the more there are, doubled the reading's CPU
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _read_paused(results_root, skip_broken, store, keys)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _read_paused(results_root: Path, skip_broken: bool, store: cache.Store | None, keys: dict | None):
     paths = schema.list_sets(results_root)
     known = dict(keys or {})
     kept: dict[int, tuple] = {}
