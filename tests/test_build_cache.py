@@ -253,3 +253,11 @@ def test_lists_of_plain_values_and_of_others_come_back_equal():
     values = [[1, 2.5, "a", None, True], [1.0, float("nan")], [float("inf"), -float("inf")], [(1, 2)], [[1], {1}]]
     back = cache.decode(json.loads(json.dumps(cache.encode(values), allow_nan=False)))
     assert back[0] == values[0] and math.isnan(back[1][1]) and back[2] == values[2] and back[3:] == values[3:]
+    # a longer list of floats is packed: each comes back a float of the same bits (-0.0, NaN, infinities too)
+    floats = [0.1, -0.0, 1e-310, float("inf"), -float("inf"), float("nan"), 2.0**60, 1 / 3]
+    kept = cache.encode([floats, floats[:3] + [1]])
+    assert "$floats" in json.dumps(kept[0]) and "$floats" not in json.dumps(kept[1])  # a list with an int: as is
+    back = cache.decode(json.loads(json.dumps(kept, allow_nan=False)))
+    assert [type(x) for x in back[0]] == [float] * len(floats) and back[1] == floats[:3] + [1]
+    assert [math.copysign(1, x) for x in back[0]] == [math.copysign(1, x) for x in floats]
+    assert back[0][:5] + back[0][6:] == floats[:5] + floats[6:] and math.isnan(back[0][5])

@@ -160,8 +160,9 @@ def test_cache_decode_builds_only_plain_values():
     assert back.keys() == value.keys() and back["t"] == value["t"] and back[("k", 1)] == {1, 2}
     got = back[Mode.TRAIN][0]
     assert list(got.dtypes.astype(str)) == list(df.dtypes.astype(str)) and got.equals(df)
-    for bad in ({"$dataclass": "os:system", "fields": {}}, {"$enum": "subprocess:Popen", "value": 1},
-                {"$numpy": "object", "value": 1}, {"$float": "1e999999"}, {"$other": 1}):
+    for bad in ({"$dataclass": "os:system", "values": []}, {"$enum": "subprocess:Popen", "value": 1},
+                {"$numpy": "object", "value": 1}, {"$float": "1e999999"}, {"$other": 1}, {"$floats": "AAAA"},
+                {"$floats": "not base64!"}, {"$floats": 1}):
         with pytest.raises((ValueError, TypeError, KeyError)):
             cache.decode(bad)
     with pytest.raises(TypeError):

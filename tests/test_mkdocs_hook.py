@@ -55,6 +55,31 @@ def test_a_set_pages_links_to_anchors_are_still_checked(tmp_path, monkeypatch):
         _mkdocs(project, "broken", monkeypatch)
 
 
+@pytest.mark.slow
+def test_a_kept_navigation_makes_the_site_the_theme_draws(tmp_path, monkeypatch):
+    """The navigation of the pages outside it, drawn once per kind of folder and reused, gives the site the
+    theme gives drawing it on every page, to the byte (overrides/main.html without its site_nav block)."""
+    results = tmp_path / "results"
+    for i in range(2):
+        fabricate(results, i, points=1)
+    project = build.copy_project(ROOT, tmp_path / "project")
+    build.run(results, project / "docs")
+    module = _mkdocs(project, "kept", monkeypatch)
+    reused = [k for k, (_, compared, same) in module._navs.items() if compared and same]
+    assert ("generated/sets", 1, False, False) in reused
+    main = project / "overrides" / "main.html"
+    text = main.read_text(encoding="utf-8")
+    assert "{% block site_nav %}" in text
+    main.write_text(text[:text.rindex("{#-")], encoding="utf-8")  # the block is the file's last part
+    module = _mkdocs(project, "drawn", monkeypatch)
+    assert not module._navs  # the theme drew every page's navigation
+    kept = sorted(p.relative_to(project / "kept") for p in (project / "kept").rglob("*") if p.is_file())
+    drawn = sorted(p.relative_to(project / "drawn") for p in (project / "drawn").rglob("*") if p.is_file())
+    assert kept == drawn and len(kept) > 50
+    for rel in kept:
+        assert (project / "kept" / rel).read_bytes() == (project / "drawn" / rel).read_bytes(), rel
+
+
 def test_the_hook_names_the_generated_folder_and_markers_as_the_build_does():
     """The hook imports nothing of gen (mkdocs loads it by its path): what it shares with the build is
     written twice, and compared here."""

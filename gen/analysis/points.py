@@ -342,7 +342,16 @@ _SAME_POINT_KEYS = ("mode", "batch", "q_heads", "kv_heads", "head_dim", "q_len",
 
 
 def _timed_by_point(ls: tables.LoadedSet, scenario: str) -> dict[tuple, dict[str, dict]]:
-    """A scenario's timed rows that answered right, by point (_SAME_POINT_KEYS; packed documents left out)."""
+    """A scenario's timed rows that answered right, by point (_SAME_POINT_KEYS; packed documents left out).
+    Made once per set and scenario (every verdict and scenario page asks for every other scenario's): shared,
+    read it."""
+    key = ("timed by point", scenario)
+    if key not in ls._tables:
+        ls._tables[key] = _timed_by_point_of(ls, scenario)
+    return ls._tables[key]
+
+
+def _timed_by_point_of(ls: tables.LoadedSet, scenario: str) -> dict[tuple, dict[str, dict]]:
     out: dict[tuple, dict[str, dict]] = {}
     for r in point_rows(ls, scenario):
         if r.get("docs") and not missing(r.get("docs")):

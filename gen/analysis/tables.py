@@ -147,14 +147,20 @@ def kernel_summary(ls: LoadedSet, variant: str, mode: str = "inference") -> pd.D
 
 def main_kernel(df: pd.DataFrame) -> pd.Series | None:
     """The row of the longest kernel (the first of equals), or None without kernels."""
+    at = _main_position(df)
+    return None if at is None else df.iloc[at]
+
+
+def _main_position(df: pd.DataFrame) -> int | None:
+    """main_kernel's row, by position."""
     where = np.flatnonzero(df["kind"].to_numpy() == "kernel")
     if not len(where):
         return None
     dur = df["dur_us"].to_numpy(dtype=float)[where]
     if np.isnan(dur).any():  # idxmax's rule for what a trace never holds (NaN skipped, all NaN refused)
         kernels = df.iloc[where]
-        return kernels.loc[kernels["dur_us"].idxmax()]
-    return df.iloc[where[int(np.argmax(dur))]]
+        return df.index.get_loc(kernels["dur_us"].idxmax())
+    return int(where[int(np.argmax(dur))])
 
 
 def kernel_totals(ls: LoadedSet, variant: str, mode: str, tr: trace.Trace) -> tuple[dict | None, int, float]:
@@ -163,15 +169,51 @@ def kernel_totals(ls: LoadedSet, variant: str, mode: str, tr: trace.Trace) -> tu
     main_kernel's row of the call's kernel table as a dict of what its readers read (name, short_name,
     index, dur_us, blocks, occupancy_pct). It is shared: read it."""
     key = ("kernel totals", id(tr))
+    if key not in ls._tables and (id(tr), 0) not in ls._tables and tr.forwards:
+        # most calls are sweep points, whose kernel table no page shows: read off the events
+        got = _totals_of(tr.forwards[0].gpu)
+        if got is not None:
+            ls._tables[key] = got
     if key not in ls._tables:
         kt = _kernel_frame(ls, variant, mode, 0, tr)
-        row = main_kernel(kt)
-        mk = None if row is None else values.rows(kt.loc[[row.name], list(_MAIN_KERNEL_KEYS)])[0]
+        at = _main_position(kt)
+        # each value as the row's Python value (what values.rows of that one row gives)
+        mk = None if at is None else {c: kt[c].to_numpy()[at:at + 1].tolist()[0] for c in _MAIN_KERNEL_KEYS}
         ls._tables[key] = (mk, len(kt), float(kt["dur_us"].sum()))
     return ls._tables[key]
 
 
 _MAIN_KERNEL_KEYS = ("name", "short_name", "index", "dur_us", "blocks", "occupancy_pct")
+
+
+def _totals_of(gpu: list[trace.GpuEvent]) -> tuple[dict | None, int, float] | None:
+    """kernel_totals' value from a forward's GPU events, without its kernel table: each number of the main
+    kernel typed as _kernel_table's column holds it (a column of whole numbers with any float or NaN is a
+    float column), the µs added up as the column's sum adds them. None where a duration is not a finite number
+    (main_kernel's rule for NaN is then the frame's)."""
+    durs = [g.dur for g in gpu]
+    if not all(type(d) in (int, float) and math.isfinite(d) for d in durs):
+        return None
+    total = float(np.asarray(durs, dtype=np.float64 if any(type(d) is float for d in durs) else np.int64).sum()) \
+        if durs else 0.0
+    kernels = [i for i, g in enumerate(gpu) if g.kind == "kernel"]
+    if not kernels:
+        return None, len(gpu), total
+    at = kernels[0]
+    for i in kernels[1:]:
+        if float(durs[i]) > float(durs[at]):  # the first of equals
+            at = i
+    top = gpu[at]
+    blocks = [math.prod(g.grid) if g.grid else math.nan for g in gpu]
+    occupancy = [g.occupancy_pct if g.occupancy_pct is not None else math.nan for g in gpu]
+    mk = dict(name=top.name, short_name=top.short_name, index=int(top.index), dur_us=_as_column(durs, at),
+              blocks=_as_column(blocks, at), occupancy_pct=_as_column(occupancy, at))
+    return mk, len(gpu), total
+
+
+def _as_column(col: list, at: int):
+    """col[at] as a frame's column of these values gives it back: a float where any value is a float."""
+    return float(col[at]) if any(type(x) is float for x in col) else int(col[at])
 
 
 # --------------------------------------------------------------------------- summary

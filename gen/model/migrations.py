@@ -135,9 +135,10 @@ def update_to_4(data: dict) -> dict:
     clock NVML read where the set has it, else that of a known GPU by its name, else None (then no
     equal-clock time). The interleaving, forward/backward and dynamic-lengths fields are new and
     default empty: an older set did not record them."""
-    data = copy.deepcopy(data)
+    data = dict(data)  # the caller's dict is not altered: only the top level and the environment change
     env = data.get("environment")
     if isinstance(env, dict) and "ref_mhz" not in env:
+        env = data["environment"] = dict(env)
         recorded = env.get("sm_clock_max_mhz")
         ok = isinstance(recorded, (int, float)) and not isinstance(recorded, bool) and recorded > 0
         env["ref_mhz"] = float(recorded) if ok else known_ref_mhz(env.get("gpu_name") if isinstance(

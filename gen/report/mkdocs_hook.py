@@ -11,6 +11,15 @@ table of contents and, on a searched page, puts a converted body back before the
 it; `on_post_page` puts every block back into the finished page.
 
 Without this hook the markers are HTML comments and the blocks are converted as raw HTML.
+
+Also: the navigation sidebar of a page outside the navigation (a set's own pages: about a thousand at
+fifty sets) is drawn once per kind of folder and reused. Material draws the whole navigation on every
+page; for a page it does not list nothing in it is active and no table of contents sits in it, and its
+links are relative to the page's folder. Public interfaces only: `on_nav` lists the pages and the
+folders the navigation links into, `on_env` gives the templates `report_nav_get`/`report_nav_put`, which
+overrides/main.html calls in Material's `site_nav` block. The second page of each kind of folder is drawn
+in full too and compared: where it differs, every page of that kind is drawn in full.
+
 mkdocs loads this file by its path (mkdocs.yml `hooks:`): stdlib and mkdocs only.
 """
 
@@ -39,10 +48,77 @@ _HOLDER_GAP = re.compile(r'<div class="raw-html" data-raw-html="(\d+)"></div>\n\
 # The one state kept between a page's events: page -> its blocks, their headings, bodies and LIST
 # blocks, from on_page_markdown until on_post_page.
 _blocks: dict[str, tuple] = {}
+# This build's (mkdocs serve builds again in one process): the pages the navigation lists, every folder
+# holding at any depth a page or file it links to, and per kind of folder (_nav_key) its navigation's HTML,
+# whether a second page compared it, and whether it is the same for that page.
+_in_nav: set[str] = set()
+_linked: set[str] = set()
+_navs: dict[tuple[str, int, bool, bool], list] = {}
+_toc_integrated: list[bool] = [False]  # the theme draws no page's table of contents beside its navigation
 
 
 def _key(page) -> str:
     return page.file.src_uri
+
+
+def on_nav(nav, config, files, **kwargs):
+    _in_nav.clear()
+    _in_nav.update(p.file.src_uri for p in nav.pages)
+    _linked.clear()
+    _navs.clear()
+    _toc_integrated[0] = "toc.integrate" in (config["theme"].get("features") or [])
+    urls = [config["theme"]["logo"]] if config["theme"].get("logo") else []
+    items = list(nav.items)
+    while items:
+        item = items.pop()
+        items.extend(getattr(item, "children", None) or [])
+        if getattr(item, "url", None):
+            urls.append(item.url)
+    for url in urls:
+        parts = url.lstrip("/").split("/")[:-1]
+        _linked.update("/".join(parts[:i]) for i in range(len(parts) + 1))
+    return nav
+
+
+def on_env(env, config, files, **kwargs):
+    env.globals.update(report_nav_get=report_nav_get, report_nav_put=report_nav_put)
+    return env
+
+
+def _nav_key(page) -> tuple[str, int, bool, bool] | None:
+    """What the navigation of a page outside it depends on: its folder, as far down as the navigation links
+    into it, how many folders deeper the page sits (its links go up to the deepest folder of its path that
+    holds a linked page, then down: mkdocs' get_relative_url), and whether its front matter hides anything,
+    and the navigation. None for a listed page (its entry is active, its table of contents inside it), and for every
+    page where the theme draws the table of contents in the same block (no toc.integrate)."""
+    if page is None or page.file.src_uri in _in_nav or not _toc_integrated[0]:
+        return None
+    hide = (page.meta or {}).get("hide")
+    folder, _, base = page.url.rpartition("/")
+    parts = [p for p in (folder if "." in base else page.url).strip("/").split("/") if p]
+    kept = 0
+    while kept < len(parts) and "/".join(parts[:kept + 1]) in _linked:
+        kept += 1
+    # the block's test of the front matter's `hide` writes its own blank lines where it holds
+    return "/".join(parts[:kept]), len(parts) - kept, bool(hide), bool(hide) and "navigation" in hide
+
+
+def report_nav_get(page) -> str | None:
+    """The navigation kept for the page's kind of folder, or None where the theme draws it."""
+    got = _navs.get(_nav_key(page))
+    return got[0] if got is not None and got[1] and got[2] else None
+
+
+def report_nav_put(page, html: str) -> str:
+    """The navigation the theme drew for the page, kept for its kind of folder (or compared, for the second)."""
+    key = _nav_key(page)
+    if key is not None:
+        got = _navs.get(key)
+        if got is None:
+            _navs[key] = [html, False, True]
+        elif not got[1]:
+            got[1], got[2] = True, got[0] == html
+    return html
 
 
 def on_page_markdown(markdown: str, page, **kwargs) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import gc
 import multiprocessing as mp
 import os
 import resource
@@ -346,11 +347,35 @@ def _checked(path: Path, rs: schema.ResultSet | None, error: schema.UserError | 
 def _read(results_root: Path, skip_broken: bool, store: cache.Store | None = None, keys: dict | None = None):
     """Every set's ResultSet, loaded and checked (or as kept in `store` for the same files), and its key
     (the sha256 of its files). Each set's error is the one a set-by-set reading meets first (without
-    skip_broken, the first set's). `keys`: the sets' keys where already made (set_keys)."""
+    skip_broken, the first set's). `keys`: the sets' keys where already made (set_keys).
+    A set whose key is known and kept is decoded here (a worker would decode it, then pickle it back to this
+    process: twice the CPU); the others are hashed, read and checked in worker processes."""
     layout.settle(Path(results_root))  # what a killed publish left is put right first, or named
-    loaded, skipped, keys = [], [], {}
+    # Decoding (or unpickling) fifty sets makes millions of objects that all live on, and no cycle: the
+    # collector's passes over them, more the more there are, doubled the reading's CPU
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _read_paused(results_root, skip_broken, store, keys)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _read_paused(results_root: Path, skip_broken: bool, store: cache.Store | None, keys: dict | None):
     paths = schema.list_sets(results_root)
-    for path, (k, rs, error) in zip(paths, _map(functools.partial(_read_one, store=store, keys=keys), paths)):
+    known = dict(keys or {})
+    kept: dict[int, tuple] = {}
+    for i, path in enumerate(paths):
+        k = known.get(path.name)
+        got = store.get("set", _set_entry(k)) if store is not None and k is not None else None
+        if isinstance(got, schema.ResultSet):
+            kept[i] = (k, got, None)
+    rest = iter(_map(functools.partial(_read_one, store=store, keys=known),
+                     [p for i, p in enumerate(paths) if i not in kept]))
+    loaded, skipped, keys = [], [], {}
+    for i, path in enumerate(paths):
+        k, rs, error = kept[i] if i in kept else next(rest)
         if store is not None and k is not None:
             store.keep("set", _set_entry(k))  # read or written in a worker: not pruned
         try:
