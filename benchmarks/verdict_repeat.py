@@ -1,7 +1,8 @@
 """Do two captures on one GPU give the same verdicts? The decision and every scenario's verdict, side by side.
 
 Takes: two result sets (folders, or .tgz files as `python -m gen import` reads them; default: the committed
-H100 set and its repeat, captured minutes later on the same machine, kept in benchmarks/data/captures/).
+H100 set and its repeat, captured on a second lease of an H100 half an hour later, kept in
+benchmarks/data/captures/).
 Gives: a Markdown report on stdout (and --out FILE): the default call and each exception the decision box
 makes; per scenario and mode, the verdict's fastest (with the variants whose intervals reach it), its
 outcome, and the default call's standing; then how many of these agree. No torch.
@@ -48,6 +49,32 @@ def said(ls: tables.LoadedSet) -> dict[str, str]:
     return out
 
 
+NOISE = "within noise"
+
+
+def _parts(answer: str | None) -> tuple[frozenset, str]:
+    """A verdict answer 'a, b (outcome)' as (its leaders, its outcome); a decision's outcome alone as ({}, it)."""
+    if answer is None:
+        return frozenset(), ""
+    head, _, tail = answer.rpartition(" (")
+    return (frozenset(head.split(", ")), tail.rstrip(")")) if head else (frozenset(), answer)
+
+
+def compatible(x: str | None, y: str | None) -> bool:
+    """Two answers that do not contradict each other: the same; or one says two calls cannot be told apart
+    ('within noise') where the other tells them apart, its leaders among the first's (a tie in one capture and
+    a leader in the other: the reader's call is the same either way)."""
+    if x == y:
+        return True
+    (lx, ox), (ly, oy) = _parts(x), _parts(y)
+    if NOISE not in (ox, oy):
+        return False
+    if not lx and not ly:  # a decision's standing: within noise against fastest or slower
+        return True
+    wide, narrow = ((lx, ly) if ox == NOISE else (ly, lx))
+    return bool(narrow) and narrow <= wide if oy != ox else bool(lx & ly)
+
+
 def report(a: Path, b: Path) -> str:
     la, lb = tables.load_set(a), tables.load_set(b)
     sa, sb = said(la), said(lb)
@@ -58,7 +85,10 @@ def report(a: Path, b: Path) -> str:
              "| question | A says | B says | same |", "|---|---|---|---|"]
     lines += [f"| {k} | {sa.get(k, '–')} | {sb.get(k, '–')} | {'yes' if sa.get(k) == sb.get(k) else '**no**'} |"
               for k in keys]
-    lines += ["", f"Same answer to {same} of {len(keys)} questions."]
+    fit = sum(compatible(sa.get(k), sb.get(k)) for k in keys)
+    lines += ["", f"Same answer to {same} of {len(keys)} questions; {fit} of {len(keys)} do not contradict each other "
+              "(the same, or one capture cannot tell two calls apart where the other can, its leader among the "
+              "two)."]
     return "\n".join(lines) + "\n"
 
 
