@@ -116,23 +116,25 @@ def _preps(timer, names, budget):
     return [timing.prepare(Named(n), "cpu", budget, timer=timer, name=n) for n in names]
 
 
-def test_the_variants_of_a_point_are_timed_in_rounds_whose_order_rotates():
-    b = timing.Budget(warmup_min=3, warmup_min_s=0.0, min_rounds=3, max_rounds=3, heat_s=0.0)
+def test_the_variants_of_a_point_are_timed_in_rounds_whose_order_and_direction_change():
+    """A rotation alone moves the start but keeps each variant's predecessor (review 2026-12-06-2, item 1): odd
+    rounds run backwards, so each variant follows at least two others over four rounds."""
+    b = timing.Budget(warmup_min=3, warmup_min_s=0.0, min_rounds=4, max_rounds=4, heat_s=0.0)
     timer = LogTimer(gpu=False)
-    preps = _preps(timer, "ABC", b)
+    preps = _preps(timer, "ABCD", b)
     timer.log.clear()  # the warm-ups, one after another, before any round
     timing.interleave(preps)
     order = [name for name, kind in timer.log if kind == "eager"]
-    assert order == list("ABCBCACAB")  # round r starts r places on: no variant follows the same one each round
-    predecessors = {n: {order[i - 1] for i in range(1, len(order)) if order[i] == n} for n in "ABC"}
-    assert all(len(p) >= 2 for n, p in predecessors.items() if n != "A")
+    rounds = ["".join(order[4 * r:4 * r + 4]) for r in range(4)]
+    assert rounds == ["ABCD", "ADCB", "CDAB", "CBAD"]
+    before = {n: {x[x.index(n) - 1] for x in rounds if x.index(n) > 0} for n in "ABCD"}
+    assert all(len(p) >= 2 for p in before.values()), before
     times = [timing.finish(p) for p in preps]
-    for i, t in enumerate(times):
-        assert t.rounds == 3 and t.interleaved_with == list("ABC") and t.interleave_rotated
-        # eager then host in each turn; three variants of two windows each per round
-        places = [(i - r) % 3 for r in range(3)]  # the variant's place in round r
-        assert t.slots == {"eager": [6 * r + 2 * places[r] for r in range(3)],
-                           "host": [6 * r + 2 * places[r] + 1 for r in range(3)]}
+    for t, name in zip(times, "ABCD"):
+        assert t.rounds == 4 and t.interleaved_with == list("ABCD") and t.interleave_rotated and t.interleave_reversed
+        # eager then host in each turn; four variants of two windows each per round
+        assert t.slots == {"eager": [8 * r + 2 * rounds[r].index(name) for r in range(4)],
+                           "host": [8 * r + 2 * rounds[r].index(name) + 1 for r in range(4)]}
 
 
 def test_a_point_timed_alone_is_not_called_rotated():
@@ -152,7 +154,7 @@ def test_on_a_gpu_the_graphs_heat_up_in_turn_then_each_round_takes_every_window_
     heat, rounds = timer.log[:-12], timer.log[-12:]  # 2 rounds x 2 variants x 3 windows
     assert len(heat) >= 4 and {k for _, k in heat} == {"graph"}
     assert [n for n, _ in heat] == list("AB" * (len(heat) // 2))
-    assert [n for n, _ in rounds] == list("AAABBBBBBAAA")  # the second round starts with B
+    assert [n for n, _ in rounds] == list("AAABBBAAABBB")  # the second round rotated and backwards: A again
     assert [k for _, k in rounds[:3]] == ["graph", "eager", "host"]
     assert timer.clock_s >= 0.15
 

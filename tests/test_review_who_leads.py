@@ -165,13 +165,16 @@ def test_the_articles_why_draws_the_launchs_conclusion(lead):
 def test_interleave_order_is_read_per_set():
     def rs(*flags):
         recs = [types.SimpleNamespace(timing=types.SimpleNamespace(interleaved_with=["a", "b"], **(
-            {} if f is None else {"interleave_rotated": f}))) for f in flags]
+            {} if f is None else {"interleave_rotated": f[0], "interleave_reversed": f[1]}))) for f in flags]
         return types.SimpleNamespace(runs=recs, sweep=[])
-    assert method.interleave_orders(rs(None, None)) == (0, 2)  # a missing field: a fixed order
-    assert method.interleave_orders(rs(True, True)) == (2, 0)
-    assert method.interleave_orders(rs(True, None)) == (1, 1)
+    assert method.interleave_orders(rs(None, None)) == (0, 2, 0)  # a missing field: a fixed order
+    assert method.interleave_orders(rs((True, True), (True, False))) == (2, 0, 1)
+    assert method.interleave_orders(rs((True, False), None)) == (1, 1, 0)
     from gen.report.words import methodology as mw
     assert "same predecessor every round" in mw.interleave_order(0, 3)
-    assert "rotates each round" in mw.interleave_order(3, 0) and "predecessor" not in mw.interleave_order(3, 0)
+    # a rotation alone keeps the neighbours (review 2026-12-06-2, item 1): said so, not "no variant follows the same"
+    assert "keeps the neighbours" in mw.interleave_order(3, 0) and "same predecessor" in mw.interleave_order(3, 0)
+    assert "changes from round to round" in mw.interleave_order(3, 0, 3)
+    assert "same predecessor" not in mw.interleave_order(3, 0, 3)
     from pathlib import Path
     assert "cooler for having gone first" not in Path("docs/methodology.md").read_text()

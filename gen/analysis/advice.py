@@ -145,8 +145,9 @@ class Advice:
 
 @dataclass(frozen=True)
 class Behind:
-    """A point (a verdict's, or a sweep point of its scenario) where the default is not first: the fastest there,
-    its time over the default's, and both SM clocks as run."""
+    """A point (a verdict's, or a sweep point of its scenario) where the default is not first: the fastest call there
+    that leads it by the rule (or, not decided, the fastest as run), its time over the default's, and both SM clocks
+    as run."""
 
     scenario: str
     mode: str
@@ -559,6 +560,13 @@ def _behind(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str, exce
             if at is None or at.row(default) is None or at.fastest.variant == default:
                 continue
             f, d = at.fastest, at.row(default)
+            if at.rank(default) != 1:
+                # behind: name the fastest call that leads the default by the rule (the fastest itself may sit
+                # within noise of it, the default ranked down by another)
+                ahead = [x for x in at.rows if x is not d and at.spread(x) and verdicts.leads(x, d, at.basis)]
+                if not ahead:
+                    continue
+                f = min(ahead, key=lambda x: at.spread(x).median)
             fs, ds = at.spread(f), at.spread(d)
             if not fs or not ds or not fs.median:
                 continue

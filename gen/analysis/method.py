@@ -30,6 +30,7 @@ class MethodFacts:
     # timing.interleave_rotated; a record without the field ran in a fixed order) and how many did not
     rotated: int = 0
     fixed: int = 0
+    varied: int = 0  # of the rotated, those whose predecessor changed from round to round
 
 
 def _graph_vs_sum(ls) -> tuple:
@@ -81,10 +82,13 @@ def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
                        scaling.ceilings(ls), *interleave_orders(ls.rs))
 
 
-def interleave_orders(rs: schema.ResultSet) -> tuple[int, int]:
-    """(rotated, fixed): the records timed in interleaved rounds with other variants whose order rotated each round,
-    and those whose order stayed the same (schema.Timing.interleave_rotated; missing, as in sets captured before it,
-    means a fixed order)."""
+def interleave_orders(rs: schema.ResultSet) -> tuple[int, int, int]:
+    """(rotated, fixed, varied): the records timed in interleaved rounds with other variants whose order rotated each
+    round, and those whose order stayed the same (schema.Timing.interleave_rotated; missing, as in sets captured before it,
+    means a fixed order); `varied`: of the rotated, those whose odd rounds ran backwards (interleave_reversed), so
+    their predecessor changed; a rotation alone keeps it."""
     timed = [r.timing for r in (*rs.runs, *rs.sweep) if r.timing is not None and len(r.timing.interleaved_with) > 1]
     rotated = sum(1 for t in timed if getattr(t, "interleave_rotated", False) is True)
-    return rotated, len(timed) - rotated
+    varied = sum(1 for t in timed if getattr(t, "interleave_rotated", False)
+                 and getattr(t, "interleave_reversed", False))
+    return rotated, len(timed) - rotated, varied

@@ -326,7 +326,9 @@ def _events_explain(fastest: Timed, runner: Timed) -> bool:
     return gap <= 0 or extra >= rules.EVENTS_REASON_SHARE * gap
 
 
-def _host_change(ok: list[Timed], fastest: Timed, basis: str) -> HostChange | None:
+def _host_change(ok: list[Timed], fastest: Timed, basis: str, firsts: frozenset = frozenset()) -> HostChange | None:
+    """The eager ranking against the GPU-only one; `firsts`: the calls sharing the first rank, none of which the loop
+    can make a changed answer by coming first (review 2026-12-06-2)."""
     eager = [t for t in ok if t.eager is not None]
     if basis != "gpu_only" or len(eager) < 2:
         return None
@@ -343,7 +345,8 @@ def _host_change(ok: list[Timed], fastest: Timed, basis: str) -> HostChange | No
                    and (fastest.eager is None or overlaps(t.eager, fastest.eager) or t is top))
     return HostChange(tuple(t.variant for t in eo), tuple(t.variant for t in go), top.variant,
                       tuple(t.variant for t in ties if t.identity != top.identity or t.identity is None),
-                      closed, top.identity != fastest.identity or top.identity is None and top is not fastest)
+                      closed, top.variant not in firsts and (
+                          top.identity != fastest.identity or top.identity is None and top is not fastest))
 
 
 def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mode: str = "inference",
@@ -407,7 +410,8 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         ranking=tuple(t.variant for t in ranked), fastest=fastest, same_kernel=same, same_kernel_apart=apart,
         runner_up=runner,
         ratio=_ratio(fs, rs_), settled=None if rs_ is None else leads(fastest, runner, basis), auto=auto,
-        host=_host_change(ok, fastest, basis), why=_why(fastest, runner, rivals, gpu_arch, point, sm_count),
+        host=_host_change(ok, fastest, basis, frozenset(v for v, r in rank_of.items() if r == 1)),
+        why=_why(fastest, runner, rivals, gpu_arch, point, sm_count),
         noise=noise, host_bound=tuple(t.variant for t in ranked if t.host_bound), rows=tuple(ranked),
         rank_of_=tuple(rank_of.items()), fastest_outcome=rules.WITHIN_NOISE if near else rules.YES, near=near,
         orders=tuple(orders(fastest, t, basis) for t in rivals if t.variant in near),

@@ -336,7 +336,7 @@ def prepare(call: Callable, device, budget: Budget, graph: bool = True, timer: T
 
 
 def interleave(preps: list[Prepared], heat_s: float | None = None, on_error=None) -> None:
-    """The rounds of several calls of one point taken in turn (A, B, C; B, C, A; C, A, B...), each call's three
+    """The rounds of several calls of one point taken in turn (A, B, C; A, C, B; C, A, B; C, B, A...), each call's three
     windows in its turn, after `heat_s` (default: the first budget's heat_s; none on a CPU) of their
     GPU-only windows in turn, untimed. Rounds go on until every call is done by its own rule
     (`_Rounds.done`); a call done early sits the rest out. Each window's place in the point's sequence
@@ -366,7 +366,7 @@ def interleave(preps: list[Prepared], heat_s: float | None = None, on_error=None
     if timer.gpu and heat > 0:
         _heat(active, turn, timer, heat)
     for p in preps:
-        p.timing.interleave_rotated = len(preps) > 1
+        p.timing.interleave_rotated = p.timing.interleave_reversed = len(preps) > 1
     r = 0
     while active:
         for p in _rotated(active, r):
@@ -376,10 +376,12 @@ def interleave(preps: list[Prepared], heat_s: float | None = None, on_error=None
 
 
 def _rotated(active: list, r: int) -> list:
-    """Round r's order: r places further on, so no call follows the same one every round and the heat and
-    power a window inherits from the one before it falls on each call in turn."""
+    """Round r's order: r places further on, and backwards in odd rounds. A rotation alone moves the start but keeps
+    each call's neighbours (each follows the same one every round); running every other round backwards changes
+    whom a call follows, so the heat and power a window inherits from the one before it falls on each call in turn."""
     k = r % len(active)
-    return active[k:] + active[:k]
+    order = active[k:] + active[:k]
+    return order[::-1] if r % 2 else order
 
 
 def _heat(active: list[Prepared], turn: Callable, timer: Timer, heat_s: float) -> None:

@@ -265,6 +265,9 @@ class Timing:
     # into `interleaved_with`; False (every set before it): each round in that same order, so each variant
     # followed the same one every round.
     interleave_rotated: bool = False
+    # Optional: odd rounds also ran backwards, so whom a variant follows changes from round to round (a rotation
+    # alone keeps each variant's predecessor)
+    interleave_reversed: bool = False
 
 
 @dataclass

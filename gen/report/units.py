@@ -136,12 +136,12 @@ def make_unit(ctx: Context, ls: tables.LoadedSet) -> Unit:
     return unit
 
 
-_FORKED: tuple | None = None  # what a forked worker inherits: (ctx, tasks, the chart shapes it holds)
+_FORKED: tuple | None = None  # what a forked worker inherits: (ctx, tasks)
 
 
 def _run_task(i: int):
-    """(parts made, error, chart shapes made here) of one task."""
-    ctx, tasks, known = _FORKED
+    """(parts made, error) of one task."""
+    ctx, tasks = _FORKED
     ls, parts, check = tasks[i]
     try:
         cpu: dict = {}
@@ -150,9 +150,9 @@ def _run_task(i: int):
         sub = set_context(ctx, ls)
         got = {part: make(sub, ls, part) for part in parts}
         got[parts[0]].cpu = _sum(got[parts[0]].cpu, cpu)
-        return got, None, {k: v for k, v in charts.shapes().items() if k not in known}
+        return got, None
     except schema.UserError as exc:  # a trace that does not parse: one line naming it
-        return None, str(exc), {}
+        return None, str(exc)
 
 
 def _start_worker(parent: int) -> None:
@@ -188,7 +188,7 @@ def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...],
         # A worker draws with Altair where a chart's shape is new, the build's process for the pages over
         # all sets: imported once, before the fork, for them all (not once per worker)
         charts.preload()
-    _FORKED = (ctx, tasks, frozenset(charts.shapes()))
+    _FORKED = (ctx, tasks)
     try:
         if workers > 1:
             with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_start_worker,
@@ -201,9 +201,7 @@ def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...],
             done = [_run_task(i) for i in range(len(tasks))]
     finally:
         _FORKED = None
-    for _, _, shapes in done:  # the workers' new chart shapes, for the next sets and the next build
-        charts.add_shapes(shapes)
-    return [(got, error) for got, error, _ in done]
+    return done
 
 
 def make_all(ctx: Context, workers: int | None = None) -> dict[str, Unit]:

@@ -41,22 +41,11 @@ from gen.report.charts.scenario import scenario_rate, scenario_roofline, scenari
 from gen.report.charts.timelines import CPU_KIND, timeline, timeline_spec, timeline_window
 from gen.report.charts.times import MAP_FIELDS, compare_frame, fastest_map, gpu_time, gpu_time_by_set
 
-
-# units.py still hands chart shapes to and from its build workers; none are kept since the shape cache went
-# (its CPU saving was under 0.5 s a set), so these give and take nothing.
-def shapes() -> dict:
-    return {}
-
-
-def add_shapes(_shapes: dict) -> None:
-    pass
-
-
 __all__ = [
     "CPU_KIND", "DECISION_FIELDS", "DECISION_ROLES", "DEFAULT_CALL", "FIRST_CALL", "MAP_FIELDS", "MEASURED",
-    "OTHER_CALLS", "PUBLISHED", "RECOMMENDED", "ROW_PX", "STEADY_CALL", "add_shapes", "alt", "busy_vs_seq",
+    "OTHER_CALLS", "PUBLISHED", "RECOMMENDED", "ROW_PX", "STEADY_CALL", "alt", "busy_vs_seq",
     "category_bars", "compare_frame", "decision", "drawn", "dynamic_lengths", "dynamic_lengths_frame", "fastest_map",
     "fwd_bwd", "fwd_bwd_frame", "gpu_time", "gpu_time_by_set", "memory_vs_seq", "one_point", "preload", "roofline",
-    "scenario_rate", "scenario_roofline", "scenario_time", "shapes", "time_vs_seq", "timeline", "timeline_spec",
+    "scenario_rate", "scenario_roofline", "scenario_time", "time_vs_seq", "timeline", "timeline_spec",
     "timeline_window",
 ]

@@ -141,20 +141,23 @@ MEMORY_BOUND_CLOCK = (": this point is memory-bound (judged in TB/s), and HBM ba
                       "so equal clock does not apply: each time stands as run.")
 
 
-def interleave_order(rotated: int, fixed: int) -> str | None:
-    """What a set's interleaved rounds guard against, by whether their order rotated (gen.analysis.method)."""
+def interleave_order(rotated: int, fixed: int, varied: int = 0) -> str | None:
+    """What a set's interleaved rounds guard against, by how their order changed (gen.analysis.method)."""
     if not rotated and not fixed:
         return None
-    fixed_words = ("each variant has the same predecessor every round, so one timed after a variant that heats "
-                   "the GPU or draws it to its power limit takes over that window's lower clock in every round: the "
-                   "rounds spread drift over time across the variants, not their place in the round")
-    if not rotated:
-        return f"the rounds ran in a fixed order (A, B, C, A, B, C): {fixed_words}."
-    if not fixed:
-        return ("the order rotates each round (round r starts at variant r mod n), so no variant always goes first "
-                "or always follows the same one: a window's clock is not tied to a variant's place in the round.")
-    return (f"{rotated} of the {rotated + fixed} interleaved points rotated the order each round (round r starts at "
-            f"variant r mod n); the other {fixed} ran in a fixed order, where {fixed_words}.")
+    same = ("each variant has the same predecessor every round, so one timed after a variant that heats the GPU or "
+            "draws it to its power limit takes over that window's lower clock in every round: the rounds spread drift "
+            "over time across the variants, not a predecessor's heat")
+    parts = []
+    if varied:
+        parts.append(f"{varied} ran each round in a rotated order, backwards every other round, so whom a variant "
+                     "follows changes from round to round")
+    if rotated - varied:
+        parts.append(f"{rotated - varied} rotated the order each round (round r starts at variant r mod n), which "
+                     f"moves the start but keeps the neighbours: {same}")
+    if fixed:
+        parts.append(f"{fixed} ran in a fixed order (A, B, C, A, B, C): {same}")
+    return f"Of the {rotated + fixed} interleaved points, " + "; ".join(parts) + "."
 
 
 def lead_rule() -> str:
