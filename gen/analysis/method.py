@@ -85,8 +85,8 @@ def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
 def interleave_orders(rs: schema.ResultSet) -> tuple[int, int, int]:
     """(rotated, fixed, varied): the records timed in interleaved rounds with other variants whose order rotated each
     round, and those whose order stayed the same (schema.Timing.interleave_rotated; missing, as in sets captured
-    before it, means a fixed order); `varied`: of the rotated, those whose odd rounds ran backwards (interleave_reversed), so
-    their predecessor changed; a rotation alone keeps it."""
+    before it, means a fixed order); `varied`: of the rotated, those whose odd rounds ran backwards
+    (interleave_reversed), so their predecessor changed; a rotation alone keeps it."""
     timed = [r.timing for r in (*rs.runs, *rs.sweep) if r.timing is not None and len(r.timing.interleaved_with) > 1]
     rotated = sum(1 for t in timed if getattr(t, "interleave_rotated", False) is True)
     varied = sum(1 for t in timed if getattr(t, "interleave_rotated", False)
