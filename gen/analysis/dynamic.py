@@ -98,7 +98,7 @@ def _facts(run: schema.DynamicRun) -> DynamicFacts:
     builds = [c.build_ms for c in run.lengths if c.build_ms is not None and c.first_ms is not None]
     costed = [c for c in run.lengths if excess(c) is not None]
     n, per, once = warmup([excess(c) for c in costed])
-    masks = [c.mask_ms for c in costed if c.mask_ms is not None]
+    masks = [c.mask_ms for c in costed[n:] if c.mask_ms is not None]  # the lengths first_overhead_ms is taken over
     gpus = [c.gpu_ms for c in costed if c.gpu_ms is not None]
     why = next((c.gpu_reason for c in costed if c.gpu_reason), None)
     return DynamicFacts(
@@ -166,7 +166,7 @@ class LengthOutcome:
 def outcomes(f: DynamicFacts, best: DynamicFacts) -> tuple[LengthOutcome, ...]:
     """`f` against `best` length by length, both past their warm-ups: a new length's cost plus n warm loop calls
     (break_even_calls at each length; medians over lengths would mix short and long calls). New-length costs within
-    rules.NEW_LENGTH_NOISE_MS of each other count as equal."""
+    rules.NEW_LENGTH_NOISE_MS of each other count as equal, and warm calls within rules.LOOP_CALL_NOISE (a share)."""
     theirs = {kv: (o, s) for kv, o, s in best.per_length}
     out = []
     for kv, o, s in f.per_length:
@@ -174,6 +174,7 @@ def outcomes(f: DynamicFacts, best: DynamicFacts) -> tuple[LengthOutcome, ...]:
             continue
         ob, sb = theirs[kv]
         o = ob if abs(o - ob) < rules.NEW_LENGTH_NOISE_MS else o
+        s = sb if abs(s - sb) <= rules.LOOP_CALL_NOISE * sb else s
         if o <= ob and s <= sb:
             out.append(LengthOutcome(kv, ALWAYS))
         elif o < ob:

@@ -222,6 +222,10 @@ WARMUP_FLOOR_MS = 50.0
 # Two runs' costs of a new length (first call against second, each on the wall clock with the GPU drained) that
 # differ by less than this are not told apart: a drained wall-clock call moves by tens of microseconds run to run.
 NEW_LENGTH_NOISE_MS = 0.05
+# Two warm calls in a loop this close (a share of the faster) count as equal in a break-even: at decode a loop call
+# is mostly the host's dispatch, and a difference of a few tenths of a microsecond would make break-evens of
+# hundreds of thousands of calls out of noise (review 2026-12-06-2)
+LOOP_CALL_NOISE = 0.03
 
 # --------------------------------------------------------------------------- ties
 

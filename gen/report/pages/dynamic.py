@@ -66,7 +66,7 @@ def phase_view(ls, phase: str) -> dict:
         notes=[n for n in (dynamic_words.host_note(pf), dynamic_words.mask_note(pf),
                            dynamic_words.gpu_missing(pf)) if n],
         example=dynamic_words.break_even_example(pf), warmup_factor=f"{rules.WARMUP_FACTOR:g}",
-        noise_us=f"{rules.NEW_LENGTH_NOISE_MS * 1e3:.0f}",
+        noise_us=f"{rules.NEW_LENGTH_NOISE_MS * 1e3:.0f}", loop_noise=f"{rules.LOOP_CALL_NOISE:.0%}",
         best=dynamic_words.label(pf.steady_best.variant) if pf.steady_best else None,
         rows=[_row(f, pf) for f in pf.measured],
         not_measured=dynamic_words.not_measured(pf.not_measured),
