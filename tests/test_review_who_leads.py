@@ -49,11 +49,12 @@ def test_the_rule_on_numbers():
     assert rules.clock_gap_pct(1800, 1500) == pytest.approx(100 * 300 / 1800)
 
 
-def test_ranks_follow_the_rule(lead):
+def test_ranks_follow_the_rule(lead, fixed_order):
     """No row ranks behind another that does not lead it by the rule; a pair apart as run that the other orders
-    overrule shares the first rank, and its headline names no winner but gives the orders."""
+    overrule shares the first rank, and its headline names no winner but gives the orders. On the set and on the
+    fixed-order capture, whose windows' clocks set pairs apart as run (the set's rotated rounds hold none)."""
     seen = 0
-    for v in _all(lead):
+    for v in [*_all(lead), *_all(fixed_order)]:
         for o in v.orders:
             assert o.decided is False or not o.apart
             assert v.rank(o.second) == 1
@@ -70,14 +71,20 @@ def test_ranks_follow_the_rule(lead):
             ahead = [x for x in v.rows if x is not t and not (t.kernels and x.kernels == t.kernels)
                      and verdicts.leads(x, t, v.basis)]
             assert r >= 1 + len(ahead) or t.variant in v.same_kernel_apart
-    assert seen  # sliding windows: FLASH 1.09× as run, FA4 ahead by kernel sum at the same clock
+    assert seen  # the fixed-order capture's sliding windows: FLASH 1.09× as run, FA4 ahead by kernel sum
 
 
-def test_the_decision_names_no_winner_where_the_orders_disagree(lead):
+def test_the_decision_names_no_winner_where_the_orders_disagree(lead, fixed_order):
+    seen = [0, 0]
+    for ls in (lead, fixed_order):
+        seen = [x + y for x, y in zip(seen, _decision_names_no_winner(ls))]
+    assert all(seen)  # the fixed-order capture: sliding windows not decided; FP8 led by its kernels
+
+
+def _decision_names_no_winner(lead) -> tuple[int, int]:
     a = advice.advice(lead)
     w = decision_words.advice(a)
     undecided = [p for p in a.picks if any(orders_words.state(o) == "not decided" for o in p.orders)]
-    assert undecided
     for p in undecided:
         place = decision_words._place_of(p.scenario, p.mode)
         assert f"{place} ({label(p.fastest)} is" not in w.decision  # not "not first at ..."
@@ -86,7 +93,6 @@ def test_the_decision_names_no_winner_where_the_orders_disagree(lead):
     # within noise as run, but equal clock and the kernel sums agree on a leader: both ratios, and the errors
     # where the inputs differ (FP8 against bf16)
     led = [(p, o) for p in a.picks for o in p.orders if orders_words.kernels_lead(o)]
-    assert led
     for p, o in led:
         eq, ks = max(o.equal_clock, 1 / o.equal_clock), max(o.kernel_sum, 1 / o.kernel_sum)
         assert f"{times(eq)} faster at equal clock and {times(ks)} by kernel sum" in w.decision
@@ -94,6 +100,7 @@ def test_the_decision_names_no_winner_where_the_orders_disagree(lead):
         if len({d for d in dtypes.values()}) > 1:
             for t in p.rows:
                 assert f"{t.rel_error:.1e} for {label(t.variant)}" in w.decision
+    return len(undecided), len(led)
 
 
 def test_past_the_verdicts_points_gives_each_undecided_size_its_orders(lead):
@@ -108,15 +115,16 @@ def test_past_the_verdicts_points_gives_each_undecided_size_its_orders(lead):
     assert "the windows' clocks, not the kernels" not in line and "not the kernels' order" not in line
 
 
-def test_scenario_headline_names_no_fastest_without_its_caveat(lead):
+def test_scenario_headline_names_no_fastest_without_its_caveat(lead, fixed_order):
     from gen.analysis import scenarios as sa
     from gen.report.pages import scenario_set
     from gen.report.words import scenarios as scenario_words
 
     seen = 0
-    for name in ("gqa-prefill", "sliding-window", "fp8-prefill"):
-        head = sa.headline(None, None, name, sa.point_rows(lead, name), [])
-        orders, rows = scenario_set._head_orders(lead, name, head)
+    sets = (lead, fixed_order)
+    for ls, name in [(ls, n) for ls in sets for n in ("gqa-prefill", "sliding-window", "fp8-prefill")]:
+        head = sa.headline(None, None, name, sa.point_rows(ls, name), [])
+        orders, rows = scenario_set._head_orders(ls, name, head)
         text = scenario_words.headline(head, "tflops", False, label, [], orders, rows)
         for o in orders:
             if orders_words.state(o) == "not decided":
@@ -127,7 +135,7 @@ def test_scenario_headline_names_no_fastest_without_its_caveat(lead):
                 assert orders_words.brief(o, label, noise=False) in text
         if name == "fp8-prefill":
             assert "Output error against float64" in text
-    assert seen  # gqa-prefill at 32k and sliding windows
+    assert seen  # the fixed-order capture: gqa-prefill at 32k and sliding windows
 
 
 def test_a_tie_by_kernel_names_never_stands_beside_disjoint_intervals(lead):
