@@ -45,6 +45,13 @@ def test_the_rule_on_numbers():
     assert rules.lead_decided(True, 1.1, 1 / (f - 0.005), 0.0)  # a reversal within the floor is no order
     assert rules.lead_decided(True, 1.1, 1.1, gap + 1)  # clocks apart, both other orders bear it out
     assert not rules.lead_decided(True, 1.1, None, gap + 1)  # clocks apart, one order missing
+    # clocks apart, and the kernel sums' own windows apart too: they cannot bear it out (review 2026-12-06-2 item 3)
+    assert not rules.lead_decided(True, 1.1, 1.1, gap + 1, gap + 1)
+    assert rules.lead_decided(True, 1.1, 1.1, gap + 1, gap - 1)
+    # a lead beyond what the clock gap can reach stands on the as-run intervals (packed documents: 13.5x)
+    assert rules.lead_decided(True, 1.1, None, gap + 1, gap + 1, as_run=13.5)
+    assert not rules.lead_decided(True, 1.1, None, gap + 1, None,
+                                  as_run=1 + rules.CLOCK_REACH * (gap + 1) / 100 - 0.01)
     assert not rules.lead_decided(True, 1.1, 1.0, gap + 1)  # clocks apart, the kernel sums level
     assert rules.clock_gap_pct(1800, 1500) == pytest.approx(100 * 300 / 1800)
 

@@ -180,7 +180,7 @@ class LengthCost:
     variant: str
     measured: bool
     phases: tuple[tuple[str, float, float], ...] = ()  # (phase, first-call overhead ms, steady ms)
-    instead: tuple[tuple[str, str, float], ...] = ()  # (phase, variant, break-even calls per length)
+    instead: tuple[tuple[str, str, tuple], ...] = ()  # (phase, variant, its LengthOutcomes against the steady best)
     switch: tuple[str, str | None, str | None] | None = None  # (variable, effect, detail) of a switch probe
     switch_steady: tuple[float, float] | None = None  # the steady call with the switch set, and without it (ms)
     # The decision's calls run no cuDNN, but unpinned SDPA, the call most code makes, picks cuDNN in this set: the
@@ -474,9 +474,8 @@ def _lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
         # a pinned call to make instead (the unpinned call's pick can differ between shapes)
         others = [d for d in pfs[ph].break_even if d.variant != cudnn[ph].variant
                   and d.variant != variant_role("automatic")]
-        if others:
-            best = max(others, key=lambda d: d.break_even_calls)
-            instead.append((ph, best.variant, best.break_even_calls))
+        if others:  # the page's order: cheaper at any count at the most lengths first, then by the calls it holds
+            instead.append((ph, others[0].variant, pfs[ph].per_length.get(others[0].variant, ())))
     probe = next((p for p in getattr(ls.rs, "switches", None) or []), None)
     sw = next((f for f in dynamic.switch_facts(ls.rs) if probe is not None and f.name == probe.name), None)
     steady = ((sw.steady_with_ms, sw.steady_without_ms) if sw is not None and sw.steady_with_ms is not None

@@ -49,7 +49,8 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
     as_run = sb.median / sa.median if sa and sb and sa.median else None
     return Orders(a.variant, b.variant, as_run, apart, eq, ks, a.sm_clock_mhz, b.sm_clock_mhz,
                   a.kernel_sum_ms, b.kernel_sum_ms, a.kernel_sum_mhz, b.kernel_sum_mhz, gap,
-                  rules.lead_decided(apart, eq, ks, gap) if on_gpu else apart)
+                  rules.lead_decided(apart, eq, ks, gap, rules.clock_gap_pct(a.kernel_sum_mhz, b.kernel_sum_mhz)
+                                     if ks is not None else None, as_run) if on_gpu else apart)
 
 
 def leads(a: Timed, b: Timed, basis: str) -> bool:

@@ -62,6 +62,10 @@ def apart(a_hi: float, b_lo: float) -> bool:
 # (article 8k, 16k; gqa 32k), the size of the verdicts in question; a few percent of clock moves a
 # compute-bound time by no more than the floor's order of size.
 CLOCK_GAP_PCT = 5.0
+# Windows a clock gap of g% apart are taken to account for as-run ratios up to 1 + CLOCK_REACH x g% (their power
+# states move times by more than the clock alone: identical kernels read 1.16x apart 12% apart in clock, review
+# 2026-12-06-2); a lead beyond that reach stands on the as-run intervals, the other orders not contradicting it.
+CLOCK_REACH = 2.0
 
 
 def clock_gap_pct(a_mhz: float | None, b_mhz: float | None) -> float | None:
@@ -72,18 +76,23 @@ def clock_gap_pct(a_mhz: float | None, b_mhz: float | None) -> float | None:
 
 
 def lead_decided(as_run_apart: bool, equal_clock_ratio: float | None, kernel_sum_ratio: float | None,
-                 clock_gap: float | None) -> bool:
+                 clock_gap: float | None, kernel_sum_gap: float | None = None, as_run: float | None = None) -> bool:
     """The rule above for a pair whose as-run median puts a ahead of b: each ratio is b's time over a's (above 1:
     a ahead; None where that order is not there); `clock_gap`: clock_gap_pct of the two as-run windows where equal
-    clock applies to the point, else None. True: a leads; False: not decided."""
+    clock applies to the point, else None; `kernel_sum_gap`: that of the two profiled calls' windows, whose order
+    cannot bear the as-run one out where they ran CLOCK_GAP_PCT apart (review 2026-12-06-2 item 3); `as_run`: b's
+    as-run time over a's, a lead beyond CLOCK_REACH times the gap standing on its own. True: a leads; False: not
+    decided."""
     if not as_run_apart:
         return False
     floor = 1 + TIME_FLOOR_PCT / 100.0
     others = [r for r in (equal_clock_ratio, kernel_sum_ratio) if not missing(r)]
     if any(r * floor < 1 for r in others):
         return False  # another order puts b ahead by more than the floor
-    if clock_gap is not None and clock_gap > CLOCK_GAP_PCT:
-        return len(others) == 2 and all(r > floor for r in others)
+    if clock_gap is not None and clock_gap > CLOCK_GAP_PCT and (
+            missing(as_run) or as_run < 1 + CLOCK_REACH * clock_gap / 100.0):
+        ks_fair = kernel_sum_gap is None or kernel_sum_gap <= CLOCK_GAP_PCT
+        return len(others) == 2 and all(r > floor for r in others) and ks_fair
     return True
 
 

@@ -417,18 +417,16 @@ def lengths_line(a: advice_mod.Advice) -> str | None:
                 "new shape on its first call: this set did not measure what that costs (it has no dynamic-lengths "
                 "runs). Bucket or pad lengths to a few shapes, or measure the first call at new lengths before "
                 "relying on the steady times.")
-    costs = "; ".join(f"{PHASE_WORDS.get(ph, ph)}: {us(first)} more than its steady {us(steady)}"
-                      for ph, first, steady in x.phases)
+    costs = "; ".join(f"{PHASE_WORDS.get(ph, ph)}: {us(first)} more than its second call (a warm call in a loop: "
+                      f"{us(steady)})" for ph, first, steady in x.phases)
     who = (f"scaled_dot_product_attention with no backend pinned picks cuDNN in this set, and {label(x.variant)}'s"
            if x.aside else f"{label(x.variant)}'s")
     text = (f"Where lengths vary, {who} first call at each new shape costs more (the set's dynamic-lengths runs, "
             f"median over lengths): {costs}. Bucket or pad lengths to a few shapes so each plan is reused")
     if x.instead:
         text += ", or call " + "; ".join(
-            f"{label(v)} in {ph}, which costs less in all than the steady fastest below "
-            f"{calls:,.0f}" if calls >= 10 else f"{label(v)} in {ph}, which costs less in all than the steady fastest "
-            f"below {calls:.1f}" for ph, v, calls in x.instead)
-        text += " calls per length" if len(x.instead) == 1 else " calls per length respectively"
+            f"{label(v)} in {ph}, which costs less in all than the fastest once warm at the same length, calls a "
+            f"length (tokens in brackets): {dynamic.per_length(outs)}" for ph, v, outs in x.instead)
     text += "."
     if x.switch is not None:
         name, effect, detail = x.switch
