@@ -222,6 +222,10 @@ def test_the_per_length_cell_groups_lengths_by_outcome():
     want = "up to 442–491 calls (1,001–1,537), any number (3,001–4,099), never (8,209)"
     assert dynamic_words.per_length(outs) == want
     assert dynamic_words.per_length(()) == fmt.DASH
+    # outcomes that alternate from length to length are counted by kind, not listed run by run
+    flip = tuple(dyn.LengthOutcome(4096 + i, dyn.ALWAYS if i % 2 else dyn.UP_TO, 5000.0 + i) for i in range(8))
+    assert dynamic_words.per_length(flip) == ("any number at 4 of 8 lengths, up to 4,999–5,005 calls at 4 "
+                                              "(the outcome alternates from length to length)")
 
 
 def test_a_loop_that_waits_on_the_host_is_said_so_with_the_kernels_order_beside():

@@ -6,6 +6,7 @@ from __future__ import annotations
 from gen.analysis import rules
 from gen.analysis.dynamic import (
     ALWAYS,
+    BEYOND,
     NEVER,
     PLANS_PER_LENGTH,
     UP_TO,
@@ -76,11 +77,39 @@ def _segments(outs: tuple[LengthOutcome, ...]) -> list[tuple[str, list[LengthOut
     return out
 
 
+# Runs of lengths with one outcome that per_length lists one by one; past this many, it counts them by outcome
+PER_LENGTH_RUNS = 3
+
+
+def _per_kind(outs: tuple[LengthOutcome, ...]) -> str:
+    """Outcomes counted by kind: 'any number at 12 of 30 lengths, up to 3,855–23,842 calls at 18'."""
+    parts = []
+    for kind in (ALWAYS, UP_TO, BEYOND, NEVER):
+        group = [o for o in outs if o.kind == kind]
+        if not group:
+            continue
+        at = f"at {len(group)} of {len(outs)} lengths" if not parts else f"at {len(group)}"
+        if kind in (UP_TO, BEYOND):
+            ns = [PhaseFacts.calls_below(o.calls) if kind == UP_TO else int(o.calls) + 1 for o in group]
+            ns = [n for n in ns if n is not None]
+            if not ns:
+                parts.append(f"never {at}")
+                continue
+            span = f"{min(ns):,}" if min(ns) == max(ns) else f"{min(ns):,}–{max(ns):,}"
+            parts.append(f"{'up to' if kind == UP_TO else 'past'} {span} calls {at}")
+        else:
+            parts.append(f"{'any number' if kind == ALWAYS else 'never'} {at}")
+    return ", ".join(parts) + " (the outcome alternates from length to length)"
+
+
 def per_length(outs: tuple[LengthOutcome, ...]) -> str:
     """A run against the fastest once warm, length by length, in a few words: 'up to 441–816 calls (1,001–2,049);
     any number (3,001–4,099)'. Counts are the most whole calls below each break-even."""
     parts = []
-    for kind, group in _segments(outs):
+    segments = _segments(outs)
+    if len(segments) > PER_LENGTH_RUNS:  # outcomes that alternate from length to length: counted, not listed
+        return _per_kind(outs)
+    for kind, group in segments:
         where = f"({_lengths(group[0].kv_len, group[-1].kv_len)})"
         if kind == ALWAYS:
             parts.append(f"any number {where}")
