@@ -212,8 +212,8 @@ def warmup_note(pf: PhaseFacts) -> str | None:
     after = (f" Past them no length, up to {max(max(f.kv_lens) for f in paid):,} tokens, cost more than "
              f"{join_and(later)}." if later and len(later) == len(paid) else "")
     return (f"Paid once, at the first lengths, before the per-length costs: {join_and(parts)} (compiling, or "
-            "loading code the capture had compiled, and recompiling for dynamic shapes; a fresh process pays it "
-            f"again).{after}")
+            "loading code the capture had compiled or a library, and recompiling for dynamic shapes; a fresh process "
+            f"pays it again).{after}")
 
 
 def cache_notes(pf: PhaseFacts) -> list[str]:
