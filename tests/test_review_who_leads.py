@@ -193,3 +193,19 @@ def test_interleave_order_is_read_per_set():
     assert "same predecessor" not in mw.interleave_order(3, 0, 3)
     from pathlib import Path
     assert "cooler for having gone first" not in Path("docs/methodology.md").read_text()
+
+
+def test_a_kernel_sum_far_above_its_own_graph_and_eager_times_is_no_order():
+    """Review 2026-12-06-2 item 8: SDPA flash's kernel sum at decode 131k keys read 19% above its own graph and eager
+    medians; such a sum does not order a pair (rules.KERNEL_SUM_EXCESS)."""
+    from gen.analysis import leads
+
+    def spread(ms):
+        return types.SimpleNamespace(median=ms)
+
+    t = types.SimpleNamespace(kernel_sum_ms=1.0, gpu_only=spread(1.0), eager=spread(1.01))
+    assert leads.kernel_sum_ms(t) == 1.0
+    t.kernel_sum_ms = 1.01 * rules.KERNEL_SUM_EXCESS * 1.01
+    assert leads.kernel_sum_ms(t) is None
+    t.gpu_only, t.eager = None, None
+    assert leads.kernel_sum_ms(t) == t.kernel_sum_ms  # nothing to check it against: kept

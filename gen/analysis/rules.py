@@ -66,6 +66,9 @@ CLOCK_GAP_PCT = 5.0
 # states move times by more than the clock alone: identical kernels read 1.16x apart 12% apart in clock, review
 # 2026-12-06-2); a lead beyond that reach stands on the as-run intervals, the other orders not contradicting it.
 CLOCK_REACH = 2.0
+# A kernel sum this far above both its call's own graph and eager medians is no order's evidence: the profiled
+# calls ran otherwise than the timed ones (gen.analysis.leads.kernel_sum_ms)
+KERNEL_SUM_EXCESS = 1.10
 
 
 def clock_gap_pct(a_mhz: float | None, b_mhz: float | None) -> float | None:
