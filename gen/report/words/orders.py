@@ -21,10 +21,13 @@ def telling(o) -> bool:
     return o.apart or _beyond_floor(o.equal_clock) or _beyond_floor(o.kernel_sum)
 
 
-def _mhz(a: float | None, b: float | None) -> str:
+def _mhz(a: float | None, b: float | None, la: str = "", lb: str = "") -> str:
+    """The two windows' clocks, each named by its call where the labels are given (review 2026-12-06-2 item 12)."""
     if a is None or b is None:
         return ""
-    return f"both at {a:.0f} MHz" if f"{a:.0f}" == f"{b:.0f}" else f"at {a:.0f} against {b:.0f} MHz"
+    if f"{a:.0f}" == f"{b:.0f}":
+        return f"both at {a:.0f} MHz"
+    return f"{la} at {a:.0f} MHz, {lb} at {b:.0f} MHz" if la and lb else f"at {a:.0f} against {b:.0f} MHz"
 
 
 def _lead(o, r: float, label) -> tuple[str, float, bool]:
@@ -32,24 +35,25 @@ def _lead(o, r: float, label) -> tuple[str, float, bool]:
     return (label(o.first), r, True) if r >= 1 else (label(o.second), 1 / r, False)
 
 
-def _sums(o, first_leads: bool) -> str:
-    """The two kernel sums, the leader's first, and their windows' clocks."""
+def _sums(o, first_leads: bool, label) -> str:
+    """The two kernel sums, the leader's first, and their windows' clocks, each named."""
     if o.first_ks_ms is None or o.second_ks_ms is None:
         return ""
-    ms, mhz = (o.first_ks_ms, o.second_ks_ms), (o.first_ks_mhz, o.second_ks_mhz)
+    ms, mhz, who = (o.first_ks_ms, o.second_ks_ms), (o.first_ks_mhz, o.second_ks_mhz), (o.first, o.second)
     if not first_leads:
-        ms, mhz = ms[::-1], mhz[::-1]
-    at = _mhz(*mhz)
+        ms, mhz, who = ms[::-1], mhz[::-1], who[::-1]
+    at = _mhz(*mhz, label(who[0]), label(who[1]))
     return f"{us(ms[0])} against {us(ms[1])}" + (f", {at}" if at else "")
 
 
 def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True) -> str:
     """The three orders in one clause, grouped by the call each puts ahead: "X 1.09× faster as run and 1.10× at
-    equal clock; Y 1.02× faster by kernel sum (2.757 ms against 2.819 ms, both at 1965 MHz)"; an as-run order
-    within noise is said so where `noise`; without `detail`, no clocks or kernel sums in parentheses."""
+    equal clock; Y 1.02× faster by kernel sum (2.757 ms against 2.819 ms, both at 1965 MHz)", two clocks each named
+    by its call; an as-run order within noise is said so where `noise`; without `detail`, no clocks or kernel sums
+    in parentheses."""
     items = []  # (leader, ratio, how, detail)
     if o.apart and o.as_run is not None:
-        at = _mhz(o.first_mhz, o.second_mhz)
+        at = _mhz(o.first_mhz, o.second_mhz, label(o.first), label(o.second))
         items.append((label(o.first), o.as_run, "as run",
                       at if detail and clocks and at and not at.startswith("both") else ""))
     if _beyond_floor(o.equal_clock):
@@ -57,7 +61,7 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
         items.append((who, r, "at equal clock", ""))
     if _beyond_floor(o.kernel_sum):
         who, r, first = _lead(o, o.kernel_sum, label)
-        items.append((who, r, "by kernel sum", _sums(o, first) if detail else ""))
+        items.append((who, r, "by kernel sum", _sums(o, first, label) if detail else ""))
     groups: dict[str, list] = {}
     for it in items:
         groups.setdefault(it[0], []).append(it)
