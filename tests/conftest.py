@@ -194,12 +194,7 @@ FIXED_ORDER = ROOT / "benchmarks" / "data" / "captures" / "nvidia-h100-80gb-hbm3
 
 @pytest.fixture(scope="session")
 def fixed_order(tmp_path_factory):
-    import tarfile
-
+    from benchmarks.capture_agreement import open_set
     from gen.analysis import tables
 
-    tmp = tmp_path_factory.mktemp("fixed-order")
-    with tarfile.open(FIXED_ORDER) as tf:
-        tf.extractall(tmp, filter="data")
-    (found,) = [p.parent for p in tmp.rglob("result.json")]
-    return tables.load_set(found)
+    return tables.load_set(open_set(FIXED_ORDER, tmp_path_factory.mktemp("fixed-order")))

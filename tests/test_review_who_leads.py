@@ -16,7 +16,7 @@ from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words import why as why_words
 from gen.report.words.common import label, times
-from tests.conftest import RESULTS
+from tests.conftest import RESULTS, all_verdicts
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
@@ -25,13 +25,6 @@ LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 def lead():
     return tables.load_set(RESULTS / LEAD)
 
-
-def _all(ls):
-    for sc in verdicts.scenarios(ls):
-        for mode in ("inference", "train"):
-            v = verdicts.verdict(ls, sc, mode)
-            if v is not None:
-                yield v
 
 
 def test_the_rule_on_numbers():
@@ -61,7 +54,7 @@ def test_ranks_follow_the_rule(lead, fixed_order):
     overrule shares the first rank, and its headline names no winner but gives the orders. On the set and on the
     fixed-order capture, whose windows' clocks set pairs apart as run (the set's rotated rounds hold none)."""
     seen = 0
-    for v in [*_all(lead), *_all(fixed_order)]:
+    for v in [*all_verdicts(lead), *all_verdicts(fixed_order)]:
         for o in v.orders:
             assert o.decided is False or not o.apart
             assert v.rank(o.second) == 1
@@ -146,7 +139,7 @@ def test_scenario_headline_names_no_fastest_without_its_caveat(lead, fixed_order
 
 
 def test_a_tie_by_kernel_names_never_stands_beside_disjoint_intervals(lead):
-    for v in _all(lead):
+    for v in all_verdicts(lead):
         line = verdict_words.same_kernel_line(v)
         fs = v.spread(v.fastest)
         for x in v.same_kernel:
@@ -172,7 +165,7 @@ def test_the_articles_why_draws_the_launchs_conclusion(lead):
     a, b = got[v.fastest.variant].tensor_busy_us, loser.tensor_busy_us
     assert f"({b:.1f} µs)" in line and f"({a:.1f} µs)" in line and f"{b / a:.2f}×" in line
     # a tie within noise explains no win: no Why line
-    for w in _all(lead):
+    for w in all_verdicts(lead):
         if w.runner_up is not None and w.runner_up.variant in w.near:
             assert why_words.why_line(w, launches.verdict_launches(lead, w)) is None
 

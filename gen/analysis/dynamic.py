@@ -96,11 +96,11 @@ def excess(c: schema.LengthCost) -> float | None:
 def _facts(run: schema.DynamicRun) -> DynamicFacts:
     firsts = [c.first_ms for c in run.lengths if c.first_ms is not None]
     builds = [c.build_ms for c in run.lengths if c.build_ms is not None and c.first_ms is not None]
-    costed = [c for c in run.lengths if excess(c) is not None]
-    n, per, once = warmup([excess(c) for c in costed])
-    masks = [c.mask_ms for c in costed[n:] if c.mask_ms is not None]  # the lengths first_overhead_ms is taken over
-    gpus = [c.gpu_ms for c in costed if c.gpu_ms is not None]
-    why = next((c.gpu_reason for c in costed if c.gpu_reason), None)
+    costed = [(c, x) for c in run.lengths if (x := excess(c)) is not None]
+    n, per, once = warmup([x for _, x in costed])
+    masks = [c.mask_ms for c, _ in costed[n:] if c.mask_ms is not None]  # over first_overhead_ms's lengths
+    gpus = [c.gpu_ms for c, _ in costed if c.gpu_ms is not None]
+    why = next((c.gpu_reason for c, _ in costed if c.gpu_reason), None)
     return DynamicFacts(
         variant=run.variant, phase=run.phase, status=run.status, reason=run.reason,
         env=tuple(sorted(run.env.items())), lengths=len(firsts),
@@ -112,8 +112,8 @@ def _facts(run: schema.DynamicRun) -> DynamicFacts:
         build_median_ms=statistics.median(builds) if builds else None,
         mask_median_ms=statistics.median(masks) if masks else None,
         gpu_median_ms=statistics.median(gpus) if gpus else None, gpu_reason=None if gpus else why,
-        later_max_ms=max((excess(c) for c in costed[n:]), default=None) if n else None,
-        per_length=tuple((c.kv_len, max(0.0, excess(c)), c.steady_ms) for c in costed[n:] if c.steady_ms is not None))
+        later_max_ms=max((x for _, x in costed[n:]), default=None) if n else None,
+        per_length=tuple((c.kv_len, max(0.0, x), c.steady_ms) for c, x in costed[n:] if c.steady_ms is not None))
 
 
 def has_dynamic(rs: schema.ResultSet) -> bool:

@@ -81,49 +81,39 @@ def _segments(outs: tuple[LengthOutcome, ...]) -> list[tuple[str, list[LengthOut
 PER_LENGTH_RUNS = 3
 
 
+def _outcome(kind: str, group: list[LengthOutcome]) -> str:
+    """One kind of outcome over its lengths: 'any number', 'never', or 'up to' / 'past' the span of their counts
+    (the most whole calls below each break-even)."""
+    if kind == ALWAYS:
+        return "any number"
+    ns = [] if kind == NEVER else [PhaseFacts.calls_below(o.calls) if kind == UP_TO else int(o.calls) + 1
+                                  for o in group]
+    ns = [n for n in ns if n is not None]
+    if not ns:
+        return "never"
+    span = f"{min(ns):,}" if min(ns) == max(ns) else f"{min(ns):,}–{max(ns):,}"
+    return f"{'up to' if kind == UP_TO else 'past'} {span} calls"
+
+
 def _per_kind(outs: tuple[LengthOutcome, ...]) -> str:
     """Outcomes counted by kind: 'any number at 12 of 30 lengths, up to 3,855–23,842 calls at 18'."""
     parts = []
     for kind in (ALWAYS, UP_TO, BEYOND, NEVER):
         group = [o for o in outs if o.kind == kind]
-        if not group:
-            continue
-        at = f"at {len(group)} of {len(outs)} lengths" if not parts else f"at {len(group)}"
-        if kind in (UP_TO, BEYOND):
-            ns = [PhaseFacts.calls_below(o.calls) if kind == UP_TO else int(o.calls) + 1 for o in group]
-            ns = [n for n in ns if n is not None]
-            if not ns:
-                parts.append(f"never {at}")
-                continue
-            span = f"{min(ns):,}" if min(ns) == max(ns) else f"{min(ns):,}–{max(ns):,}"
-            parts.append(f"{'up to' if kind == UP_TO else 'past'} {span} calls {at}")
-        else:
-            parts.append(f"{'any number' if kind == ALWAYS else 'never'} {at}")
+        if group:
+            at = f"at {len(group)} of {len(outs)} lengths" if not parts else f"at {len(group)}"
+            parts.append(f"{_outcome(kind, group)} {at}")
     return ", ".join(parts) + " (the outcome alternates from length to length)"
 
 
 def per_length(outs: tuple[LengthOutcome, ...]) -> str:
-    """A run against the fastest once warm, length by length, in a few words: 'up to 441–816 calls (1,001–2,049);
-    any number (3,001–4,099)'. Counts are the most whole calls below each break-even."""
-    parts = []
+    """A run against the fastest once warm, length by length, in a few words: 'up to 441–816 calls (1,001–2,049),
+    any number (3,001–4,099)'; runs that alternate past PER_LENGTH_RUNS are counted by kind (`_per_kind`)."""
     segments = _segments(outs)
-    if len(segments) > PER_LENGTH_RUNS:  # outcomes that alternate from length to length: counted, not listed
+    if len(segments) > PER_LENGTH_RUNS:
         return _per_kind(outs)
-    for kind, group in segments:
-        where = f"({_lengths(group[0].kv_len, group[-1].kv_len)})"
-        if kind == ALWAYS:
-            parts.append(f"any number {where}")
-        elif kind == NEVER:
-            parts.append(f"never {where}")
-        else:
-            ns = [PhaseFacts.calls_below(o.calls) if kind == UP_TO else int(o.calls) + 1 for o in group]
-            if kind == UP_TO and all(n is None for n in ns):
-                parts.append(f"never {where}")
-                continue
-            ns = [n for n in ns if n is not None]
-            span = f"{min(ns):,}" if min(ns) == max(ns) else f"{min(ns):,}–{max(ns):,}"
-            parts.append(f"{'up to' if kind == UP_TO else 'past'} {span} calls {where}")
-    return ", ".join(parts) or fmt.DASH
+    return ", ".join(f"{_outcome(kind, group)} ({_lengths(group[0].kv_len, group[-1].kv_len)})"
+                     for kind, group in segments) or fmt.DASH
 
 
 # A first call this many times a warm one is worth a sentence of its own on the phase's headline
