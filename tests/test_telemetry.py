@@ -11,7 +11,7 @@ from gen.model import schema
 
 
 class FakeNvml:
-    """pynvml's calls the sampler makes, reading from a script of (clock, mW, temp)."""
+    """pynvml's calls the sampler makes, reading from a script of (clock, mW, temp[, averaged mW, reasons])."""
 
     NVML_CLOCK_SM = 1
     NVML_TEMPERATURE_GPU = 0
@@ -54,7 +54,14 @@ class FakeNvml:
         return [types.SimpleNamespace(nvmlReturn=0, value=types.SimpleNamespace(uiVal=self._row()[1]))]
 
     def nvmlDeviceGetPowerUsage(self, h):
-        return self._row()[1]
+        row = self._row()
+        return row[3] if len(row) > 3 else row[1]
+
+    def nvmlDeviceGetCurrentClocksEventReasons(self, h):
+        row = self._row()
+        if len(row) < 5:
+            raise RuntimeError("not supported")
+        return row[4]
 
     def nvmlDeviceGetTemperature(self, h, kind):
         return self._row()[2]
@@ -88,6 +95,25 @@ def test_a_window_summarises_the_samples_inside_it():
     assert tel.samples == 2 and tel.sm_clock_mhz == pytest.approx(1675) and tel.sm_clock_min_mhz == 1650
     assert tel.power_w == pytest.approx(695) and tel.power_max_w == 700 and tel.temp_c == 52
     assert tel.duration_s == pytest.approx(0.007) and tel.reason is None
+
+
+def test_a_window_names_the_instant_reading_and_keeps_the_averaged_one_and_the_power_cap_beside_it():
+    """Instant samples can exceed the enforced limit in a transient; the averaged reading is the one the
+    limit holds, and the clock-event reasons say whether the clock was held down for power."""
+    s, clock = sampler([(1980, 850000, 40, 690000, 0x4), (1700, 760000, 50, 700000, 0x80 | 0x1),
+                        (1650, 700000, 52, 699000, 0x1), (1980, 100000, 35, 300000, 0)])
+    assert s.power_reading == telemetry.INSTANT
+    for t in (0.0, 0.005, 0.010, 0.015):
+        clock.t = t
+        s.sample_now()
+    tel = s.of([(0.0, 0.011)])
+    assert tel.samples == 3 and tel.power_w == pytest.approx(770) and tel.power_max_w == 850
+    assert tel.power_avg_w == pytest.approx(696.333, abs=0.01) and tel.power_cap_share == pytest.approx(2 / 3)
+    bare, _ = sampler([(1500, 500000, 45)], instant=False)
+    bare.sample_now()
+    assert bare.power_reading == telemetry.AVERAGE
+    got = bare.of([(0.0, 0.0)])
+    assert got.power_w == 500.0 and got.power_avg_w is None and got.power_cap_share is None
 
 
 def test_a_window_of_several_rounds_takes_each_interval_and_a_short_one_the_last_sample_before_it():

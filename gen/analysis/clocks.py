@@ -231,7 +231,9 @@ def windows_json(tm: timings.Times) -> dict[str, dict]:
         c = tm.window(w)
         out[str(w)] = dict(
             sm_clock_mhz=_num(c.sm_clock_mhz), sm_clock_min_mhz=_num(c.sm_clock_min_mhz), power_w=_num(c.power_w),
-            temp_c=_num(c.temp_c), samples=c.samples, reason=None if c.recorded else c.reason)
+            temp_c=_num(c.temp_c), samples=c.samples, reason=None if c.recorded else c.reason,
+            power_avg_w=_num(c.power_avg_w),
+            power_cap_share=None if missing(c.power_cap_share) else round(float(c.power_cap_share), 3))
     return out
 
 

@@ -136,6 +136,10 @@ class Conditions:
     samples: int = 0
     duration_s: float = math.nan
     reason: str | None = None  # why not recorded
+    # schema 5: NVML's averaged power (the reading the limit holds) beside power_w, the instant one, and the
+    # share of samples held down for power; nan where the set did not record them
+    power_avg_w: float = math.nan
+    power_cap_share: float = math.nan
 
     @property
     def recorded(self) -> bool:
@@ -152,7 +156,8 @@ def conditions(window: str, t: schema.Telemetry | None, reason: str | None) -> C
         why = (t.reason if t is not None and t.reason else None) or reason or "not recorded"
         return Conditions(window, reason=why)
     return Conditions(window, _f(t.sm_clock_mhz), _f(t.sm_clock_min_mhz), _f(t.sm_clock_max_mhz), _f(t.power_w),
-                      _f(t.power_max_w), _f(t.temp_c), t.samples, _f(t.duration_s), t.reason)
+                      _f(t.power_max_w), _f(t.temp_c), t.samples, _f(t.duration_s), t.reason,
+                      _f(t.power_avg_w), _f(t.power_cap_share))
 
 
 WINDOWS = tuple(schema.Window)

@@ -186,7 +186,8 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
     layout.recover(Path(out_root))  # what a killed run left: restored or removed, and said
     sampler = telemetry.Sampler(device) if device.type == "cuda" else telemetry.Sampler(device)
     env = dataclasses.replace(env, nvml=sampler.version or sampler.reason, sm_clock_max_mhz=sampler.sm_clock_max_mhz,
-                              power_limit_w=sampler.power_limit_w, ref_mhz=ref_mhz(env, sampler))
+                              power_limit_w=sampler.power_limit_w, ref_mhz=ref_mhz(env, sampler),
+                              power_reading=sampler.power_reading)
     store = staging.Store(Path(out_root), name)
     fingerprint = _fingerprint(cfg, scenarios, modes, budget, counters, env)
     if store.exists() and not resume:
@@ -206,7 +207,8 @@ def profile(variants: list[Variant], shape: tuple[int, int, int, int], dtype: st
                                    f"with --force to start over")
         env_first = staging.load(schema.Environment, meta["environment"], str(store.path / "meta.json"))
         env = dataclasses.replace(env_first, nvml=env.nvml, sm_clock_max_mhz=env.sm_clock_max_mhz,
-                                  power_limit_w=env.power_limit_w, ref_mhz=env.ref_mhz)
+                                  power_limit_w=env.power_limit_w, ref_mhz=env.ref_mhz,
+                                  power_reading=env.power_reading)
         session = int(meta.get("sessions", 1)) + 1
         meta["sessions"] = session
         layout.atomic_write_text(store.path / "meta.json", json.dumps(meta, indent=1, sort_keys=True) + "\n")

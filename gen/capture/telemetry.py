@@ -29,6 +29,9 @@ INTERVAL_S = 0.005  # NVML's SM clock and instant power update about this often 
 NO_PYNVML = "not recorded: nvidia-ml-py (pynvml) is not installed"
 NO_GPU = "not recorded: no GPU"
 NVML_FI_DEV_POWER_INSTANT = 186  # nvml.h: the board's instant power, where the driver has it
+# nvml.h's clock event reasons that mean "held down for power": the software power cap and the hardware power brake
+POWER_CAP_REASONS = 0x4 | 0x80
+INSTANT, AVERAGE = "instant", "average"
 
 
 def _load_nvml():
@@ -59,16 +62,20 @@ def _handle(nvml, device):
 
 class Sampler:
     """A thread that reads NVML every interval while started; `samples` holds
-    (host seconds, SM MHz, watts, deg C). `reason` is set when nothing can be read."""
+    (host seconds, SM MHz, watts, deg C, averaged watts, power-capped). The watts are NVML's instant
+    reading where the driver has it (`power_reading` says which), the averaged watts NVML's
+    `nvmlDeviceGetPowerUsage` (the reading the enforced limit is held to), power-capped whether a
+    power clock-event reason was set. `reason` is set when nothing can be read."""
 
     def __init__(self, device=None, nvml=None, interval_s: float = INTERVAL_S, clock=time.perf_counter):
         self.interval_s = interval_s
         self.clock = clock
-        self.samples: list[tuple[float, float, float | None, float | None]] = []
+        self.samples: list[tuple] = []
         self.reason: str | None = None
         self.version: str | None = None
         self.sm_clock_max_mhz: float | None = None
         self.power_limit_w: float | None = None
+        self.power_reading: str | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -95,6 +102,8 @@ class Sampler:
         self.sm_clock_max_mhz = float(mhz) if mhz is not None else None
         mw = self._call(self.nvml.nvmlDeviceGetEnforcedPowerLimit, self.handle)
         self.power_limit_w = mw / 1000.0 if mw is not None else None
+        if self._power_w() is not None:  # settles which reading the figures are, before the first window
+            self.power_reading = INSTANT if self._instant else AVERAGE
 
     @staticmethod
     def _call(fn, *args):
@@ -121,13 +130,22 @@ class Sampler:
         mw = self._call(nvml.nvmlDeviceGetPowerUsage, h)
         return mw / 1000.0 if mw is not None else None
 
-    def read(self) -> tuple[float, float, float | None, float | None] | None:
+    def _capped(self) -> bool | None:
+        nvml, h = self.nvml, self.handle
+        fn = getattr(nvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or getattr(
+            nvml, "nvmlDeviceGetCurrentClocksThrottleReasons", None)
+        bits = self._call(fn, h) if fn is not None else None
+        return bool(int(bits) & POWER_CAP_REASONS) if bits is not None else None
+
+    def read(self) -> tuple | None:
         nvml, h = self.nvml, self.handle
         mhz = self._call(nvml.nvmlDeviceGetClockInfo, h, nvml.NVML_CLOCK_SM)
         if mhz is None:
             return None
         temp = self._call(nvml.nvmlDeviceGetTemperature, h, nvml.NVML_TEMPERATURE_GPU)
-        return (self.clock(), float(mhz), self._power_w(), float(temp) if temp is not None else None)
+        avg = self._call(nvml.nvmlDeviceGetPowerUsage, h) if self._instant else None
+        return (self.clock(), float(mhz), self._power_w(), float(temp) if temp is not None else None,
+                avg / 1000.0 if avg is not None else None, self._capped())
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -205,7 +223,11 @@ def summarise(samples: list[tuple], duration_s: float | None) -> schema.Telemetr
     clocks = [s[1] for s in samples]
     power = [s[2] for s in samples if s[2] is not None]
     temps = [s[3] for s in samples if s[3] is not None]
+    averaged = [s[4] for s in samples if len(s) > 4 and s[4] is not None]
+    capped = [s[5] for s in samples if len(s) > 5 and s[5] is not None]
     return schema.Telemetry(
+        power_avg_w=sum(averaged) / len(averaged) if averaged else None,
+        power_cap_share=sum(capped) / len(capped) if capped else None,
         samples=len(samples), duration_s=duration_s,
         sm_clock_mhz=sum(clocks) / len(clocks), sm_clock_min_mhz=min(clocks), sm_clock_max_mhz=max(clocks),
         power_w=sum(power) / len(power) if power else None, power_max_w=max(power) if power else None,

@@ -147,8 +147,18 @@ def update_to_4(data: dict) -> dict:
     return data
 
 
+def update_to_5(data: dict) -> dict:
+    """Schema 4 -> 5: which NVML power reading the figures are (environment.power_reading), the mean of
+    NVML's averaged power and the share of power-capped samples per window are new and default None:
+    an older set did not record them (its power_w is the instant reading where the driver had it, which
+    the set does not say)."""
+    data = dict(data)
+    data["schema_version"] = 5
+    return data
+
+
 # update_to_N upgrades a file of version N-1 to N, one step at a time.
-MIGRATIONS: dict[int, typing.Callable[[dict], dict]] = {2: update_to_2, 3: update_to_3, 4: update_to_4}
+MIGRATIONS: dict[int, typing.Callable[[dict], dict]] = {2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5}
 
 
 def migrate(data: dict[str, Any], where: str) -> dict[str, Any]:

@@ -58,6 +58,10 @@ class Window:
     temp_c: float | None
     samples: int | None
     reason: str | None  # why not recorded
+    # schema 5 sets: NVML's averaged power (power_w is the instant reading) and the share of samples whose
+    # clock NVML said was held down for power; null where the set did not record them
+    power_avg_w: float | None = None
+    power_cap_share: float | None = None
 
 
 @dataclass

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 RESULT_FILE = "result.json"
 TRACE_DIR = "traces"
 
@@ -97,6 +97,9 @@ class Environment:
     # schema 4: the reference SM clock of equal-clock times (gen.analysis.clocks.at_ref_clock): the GPU's
     # maximum SM clock, read by NVML at capture; None where unknown (then no equal-clock time is given)
     ref_mhz: float | None = None
+    # schema 5: which NVML power reading Telemetry.power_w holds ("instant": field 186, a 5 ms sample
+    # that can exceed the limit in a transient; "average": nvmlDeviceGetPowerUsage); None where not recorded
+    power_reading: str | None = None
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,10 @@ class Telemetry:
     power_w: float | None = None  # mean board power
     power_max_w: float | None = None
     temp_c: float | None = None  # the highest GPU temperature read
+    # schema 5: the mean of NVML's averaged power reading (the one the enforced limit holds), where
+    # power_w is the instant one; the share of samples whose clock NVML said was held down for power
+    power_avg_w: float | None = None
+    power_cap_share: float | None = None
     reason: str | None = None  # why not recorded
 
 
