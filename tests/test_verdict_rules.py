@@ -155,15 +155,15 @@ def test_where_equal_clock_orders_otherwise_the_verdict_says_so_and_who_pays(loa
             assert ta.at_ref_ms > tb.at_ref_ms and v.spread(ta).median <= v.spread(tb).median
         if v.clock_flips:
             flips += 1
-            assert "at equal clock the order differs" in line.lower()
-            assert "the equal-clock order is the kernels' efficiency" in line
+            assert "at equal clock (a model) the order differs" in line.lower()
+            assert "the equal-clock order is a model of the kernels' efficiency" in line
             # the first pair said is one among the rows the line names, where there is one (review 2026-12-06)
             assert any(f"{words.label(b)} ran at {v.row(b).sm_clock_mhz:.0f} MHz against" in line
                        for _, b in v.clock_flips)
         elif v.memory_bound:
             assert line is None
         else:
-            assert "At equal clock the order is the same" in line
+            assert "At equal clock (a model) the order is the same" in line
     assert flips, "the committed sets hold at least one pair the clock reorders"
     v = verdicts.verdict(loaded[H200], "fp8-prefill", "inference")
     assert ("flex_fp8", "sdpa_cudnn") in v.clock_flips
@@ -487,7 +487,7 @@ def test_no_forward_only_published_figure_under_deterministic_backward(pages):
 @pytest.mark.parametrize("name", GPU_SETS)
 def test_the_set_summary_table_gives_each_time_its_clock_power_and_equal_clock(docs, name, loaded):
     text = (docs / _set_page(name)).read_text(encoding="utf-8")
-    cells = re.findall(r"<small>@ (\d+) MHz, ≈?(\d+) W; ([\d.]+) ms at (\d+) MHz \(equal clock\)</small>", text)
+    cells = re.findall(r"<small>@ (\d+) MHz, ≈?(\d+) W; ([\d.]+) ms at (\d+) MHz \(equal clock, a model\)</small>", text)
     ref = loaded[name].rs.environment.ref_mhz
     assert len(cells) >= 10
     assert all(int(r) == round(ref) for *_, r in cells)
@@ -496,7 +496,7 @@ def test_the_set_summary_table_gives_each_time_its_clock_power_and_equal_clock(d
 @pytest.mark.parametrize("name", GPU_SETS)
 def test_scenario_tables_give_each_time_its_equal_clock_time(docs, name):
     text = (docs / f"generated/sets/{name}/scenarios/gqa-prefill.md").read_text(encoding="utf-8")
-    assert len(re.findall(r"\d+ MHz \(min \d+\) · ≈?\d+ W · \d+ °C · [\d.]+ ms at \d+ MHz \(equal clock\)", text)) >= 5
+    assert len(re.findall(r"\d+ MHz \(min \d+\) · ≈?\d+ W · \d+ °C · [\d.]+ ms at \d+ MHz \(equal clock, a model\)", text)) >= 5
 
 
 def test_a_block_mask_build_stands_beside_the_call_it_serves(loaded):

@@ -13,7 +13,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from gen.analysis import flops, kernel_names, rules, tables, timings
+from gen.analysis import flops, kernel_names, pair_noise, rules, tables, timings
 from gen.model import schema
 from gen.model.variants import VARIANTS
 
@@ -115,6 +115,9 @@ class Timed:
     # record gives one, so that a verdict between calls of different inputs (FP8 against bf16) gives both errors
     rel_error: float | None = None
     dtype: str | None = None
+    # The as-run noise of identical kernels at the row's point (gen.analysis.pair_noise), which an as-run lead must
+    # exceed (rules.lead_decided); None where not known
+    as_run_noise: pair_noise.AsRunNoise | None = None
 
     @property
     def kernels(self):
@@ -286,12 +289,14 @@ def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inferenc
     the scenario has none, from the sweep at the scenario's first point."""
     runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
     if runs:
-        return _share([timed_row(ls, r) for r in runs])
+        noise = pair_noise.noise_at(ls, pair_noise.RUN, scenario, mode, runs[0].point)
+        return [dataclasses.replace(t, as_run_noise=noise) for t in _share([timed_row(ls, r) for r in runs])]
     points = _points(ls, scenario, mode)
     return timed_at(ls, scenario, points[0], mode) if points else []
 
 
 def timed_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> list[Timed]:
     """Every variant's sweep record at one point of a scenario."""
-    return _share([_sweep_row(ls, p) for p in ls.rs.sweep
-                   if p.scenario == scenario and p.mode == mode and p.point == point])
+    noise = pair_noise.noise_at(ls, pair_noise.SWEEP, scenario, mode, point)
+    return [dataclasses.replace(t, as_run_noise=noise) for t in _share([
+        _sweep_row(ls, p) for p in ls.rs.sweep if p.scenario == scenario and p.mode == mode and p.point == point])]

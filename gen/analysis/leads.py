@@ -1,6 +1,7 @@
-"""Who leads a pair of timed calls at one point: their three orders (as run, at equal clock, by kernel sum) and the
-report's one rule on them (gen.analysis.rules.lead_decided). Takes two gen.analysis.calls.Timed rows and the ranking
-time's name; gives `Orders` and `leads`. Numbers only: gen.report.words.orders words them."""
+"""Who leads a pair of timed calls at one point: their orders (as run, by kernel sum, and the equal-clock model, which
+decides nothing) beside the point's as-run noise of identical kernels, and the report's one rule on them
+(gen.analysis.rules.lead_decided). Takes two gen.analysis.calls.Timed rows and the ranking time's name; gives `Orders`
+and `leads`. Numbers only: gen.report.words.orders words them."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from dataclasses import dataclass
 
 from gen.analysis import rules
 from gen.analysis.calls import Timed, faster
+from gen.analysis.pair_noise import AsRunNoise
 
 
 @dataclass(frozen=True)
 class Orders:
-    """Two calls' three orders at one point (rules.lead_decided), `first` ahead by its as-run median. Each
-    ratio is second's time over first's (above 1: first ahead); None where that order is not there."""
+    """Two calls' orders at one point (rules.lead_decided), `first` ahead by its as-run median. Each ratio is
+    second's time over first's (above 1: first ahead); None where that order is not there. `equal_clock` is a model
+    (time x window clock / reference clock) that the rule does not read: round times do not follow their clock."""
 
     first: str
     second: str
@@ -29,10 +32,25 @@ class Orders:
     second_ks_mhz: float | None
     clock_gap_pct: float | None  # rules.clock_gap_pct of the as-run windows, where equal clock applies
     decided: bool  # rules.lead_decided: first leads
+    noise: AsRunNoise | None = None  # the point's as-run noise of identical kernels (gen.analysis.pair_noise)
 
     @property
     def clocks_apart(self) -> bool:
         return self.clock_gap_pct is not None and self.clock_gap_pct > rules.CLOCK_GAP_PCT
+
+    @property
+    def within_noise_of_pair(self) -> bool:
+        """The as-run intervals apart, but the ratio not beyond what identical kernels read at this point
+        (rules.lead_decided)."""
+        return (self.apart and self.noise is not None and self.as_run is not None
+                and not rules.lead_decided(True, self.as_run, self.noise.ratio))
+
+    @property
+    def kernel_sum_fair(self) -> bool:
+        """The two kernel sums' windows ran within rules.CLOCK_GAP_PCT of each other (or their clocks are not
+        known): only then may the sums overrule the as-run order."""
+        gap = rules.clock_gap_pct(self.first_ks_mhz, self.second_ks_mhz)
+        return gap is None or gap <= rules.CLOCK_GAP_PCT
 
 
 def kernel_sum_ms(t: Timed) -> float | None:
@@ -47,7 +65,8 @@ def kernel_sum_ms(t: Timed) -> float | None:
 
 
 def orders(a: Timed, b: Timed, basis: str) -> Orders:
-    """a against b by the three orders; the as-run one by `basis` (off the GPU there is only it)."""
+    """a against b by their orders; the as-run one by `basis` (off the GPU there is only it, and no noise of
+    identical kernels: graph replay gives it)."""
     sa, sb = getattr(a, basis, None), getattr(b, basis, None)
     apart = sa is not None and sb is not None and faster(sa, sb)
     on_gpu = basis == "gpu_only"
@@ -59,12 +78,15 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
     ka, kb = kernel_sum_ms(a), kernel_sum_ms(b)
     ks = ratio(ka, kb)
     as_run = sb.median / sa.median if sa and sb and sa.median else None
+    noise = (a.as_run_noise or b.as_run_noise) if on_gpu else None
+    ks_gap = rules.clock_gap_pct(a.kernel_sum_mhz, b.kernel_sum_mhz) if ks is not None else None
+    decided = (rules.lead_decided(apart, as_run, noise.ratio if noise else None, ks, ks_gap) if on_gpu
+               else apart)
     return Orders(a.variant, b.variant, as_run, apart, eq, ks, a.sm_clock_mhz, b.sm_clock_mhz,
-                  ka, kb, a.kernel_sum_mhz, b.kernel_sum_mhz, gap,
-                  rules.lead_decided(apart, eq, ks, gap, rules.clock_gap_pct(a.kernel_sum_mhz, b.kernel_sum_mhz)
-                                     if ks is not None else None, as_run) if on_gpu else apart)
+                  ka, kb, a.kernel_sum_mhz, b.kernel_sum_mhz, gap, decided, noise)
 
 
 def leads(a: Timed, b: Timed, basis: str) -> bool:
-    """a is decidedly ahead of b: by the as-run intervals, not contradicted by the other orders (rules.lead_decided)."""
+    """a is decidedly ahead of b: by the as-run intervals, beyond the point's noise of identical kernels, not
+    contradicted by the kernel sums (rules.lead_decided)."""
     return orders(a, b, basis).decided

@@ -3,7 +3,8 @@
 Takes: a loaded set (gen.analysis.tables). Gives: `method_facts(ls) -> MethodFacts | None` (None for
 a published or CPU set): the kernel sum against the CUDA-graph replay per variant, the kernels the
 profiler's occupancy estimate reads 0% for and their shared memory, one host-bound call's kernel
-and loop times, and the sweep's lengths, head dims and ceilings. Numbers only; the methodology's
+and loop times, the sweep's lengths, head dims and ceilings, and the who-leads rule's evidence
+(`ClockEvidence`). Numbers only; the methodology's
 partials word them.
 """
 
@@ -12,7 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gen.analysis import rules, scaling, tables, verdicts
+from gen.analysis import flops, pair_noise, rules, scaling, tables, timings, verdicts
+from gen.analysis.pair_noise import AsRunNoise
 from gen.model import schema
 
 
@@ -31,6 +33,21 @@ class MethodFacts:
     rotated: int = 0
     fixed: int = 0
     varied: int = 0  # of the rotated, those whose predecessor changed from round to round
+    clocks: ClockEvidence | None = None  # why equal clock is a model, and the as-run noise of identical kernels
+
+
+@dataclass(frozen=True)
+class ClockEvidence:
+    """The who-leads rule's evidence (rules, "who leads"): of the compute-bound variant-points whose rounds' clocks
+    span rules.ROUND_CLOCK_SPAN_PCT or more (`checked`), those whose round medians x round clock spread more than the
+    raw round medians (`scaled_wider`: time does not follow clock); the points with an identical pair
+    (gen.analysis.pair_noise) and their ratios' range, `widest` that pair."""
+
+    checked: int
+    scaled_wider: int
+    pair_points: int
+    pair_low: float | None
+    widest: AsRunNoise | None
 
 
 def _graph_vs_sum(ls) -> tuple:
@@ -79,7 +96,32 @@ def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
     sweep = scaling.article_sweep(ls)
     return MethodFacts(ls.name, _graph_vs_sum(ls), zero, est, _host_bound(ls),
                        tuple(sorted({p.seq_len for p in sweep})), tuple(sorted({p.head_dim for p in sweep})),
-                       scaling.ceilings(ls), *interleave_orders(ls.rs))
+                       scaling.ceilings(ls), *interleave_orders(ls.rs), clock_evidence(ls))
+
+
+def _spread(xs: list[float]) -> float:
+    return max(xs) / min(xs)
+
+
+def clock_evidence(ls) -> ClockEvidence:
+    """ClockEvidence of a set."""
+    checked = wider = 0
+    for r in (*ls.rs.runs, *ls.rs.sweep):
+        t = r.timing
+        if (r.status != schema.Status.OK or r.point is None or t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH
+                or not rules.equal_clock_applies(flops.figure_of(r.point, r.mode))):
+            continue
+        meds = timings.round_medians(t.gpu_only_ms, (t.round_sizes or {}).get(schema.Window.GPU_ONLY))
+        mhz = [w.sm_clock_mhz for w in (t.round_telemetry or {}).get(schema.Window.GPU_ONLY, [])]
+        if len(meds) < 2 or len(mhz) != len(meds) or any(m is None or m <= 0 for m in mhz) or min(meds) <= 0:
+            continue
+        if 100.0 * (max(mhz) - min(mhz)) / max(mhz) < rules.ROUND_CLOCK_SPAN_PCT:
+            continue
+        checked += 1
+        wider += _spread([m * c for m, c in zip(meds, mhz)]) > _spread(meds)
+    own = list(pair_noise.measured(ls).values())
+    widest = max(own, key=lambda n: n.ratio) if own else None
+    return ClockEvidence(checked, wider, len(own), min((n.ratio for n in own), default=None), widest)
 
 
 def interleave_orders(rs: schema.ResultSet) -> tuple[int, int, int]:

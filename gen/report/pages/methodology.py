@@ -38,7 +38,7 @@ def rules_view() -> dict:
 
 
 # The figures docs/methodology.md quotes, each a partial rendered from the measured GPU sets.
-FIGURE_PARTS = ("kernel_sum", "occupancy", "host", "sweep", "interleave")
+FIGURE_PARTS = ("kernel_sum", "occupancy", "host", "sweep", "interleave", "leads")
 
 
 def facts(ctx: Context, ls) -> method.MethodFacts | None:
@@ -60,6 +60,7 @@ def figures_view(ctx: Context) -> list[dict]:
                         if f.host_bound else None,
                         lengths=f.lengths, head_dims=f.head_dims, ceilings=f.ceilings,
                         interleave=method_words.interleave_order(f.rotated, f.fixed, f.varied),
+                        leads=method_words.lead_evidence(f.clocks),
                         copy_size=f.ceilings["copy_bytes"] // 2 if f.ceilings else None))
     return out
 

@@ -24,7 +24,7 @@ from gen.report.words.common import (
 )
 from gen.report.words.host import host_crossover, host_not_the_gap, on_this_host
 from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
-from gen.report.words.orders import DTYPE_WORDS
+from gen.report.words.orders import DTYPE_WORDS, EQUAL_CLOCK_SHORT
 
 # How a scenario reads in the decision (a reader's words for the workload); others by their name.
 SCENARIO_WORDS = {"article": "prefill", "gqa-prefill": "prefill", "decode": "decode",
@@ -183,8 +183,8 @@ def _k(n: int) -> str:
 
 def behind_line(a: advice_mod.Advice) -> str | None:
     """The sweep points past the verdicts' where another call is decidedly faster than the default (rules.lead_decided),
-    with the clocks they ran at; then those whose as-run intervals are apart but which the equal-clock or kernel-sum
-    order leaves not decided, with the three orders: the default's claims hold at the verdicts' points only."""
+    with the clocks they ran at; then those whose as-run intervals are apart but which the noise of identical kernels
+    or the kernel sums leave not decided, with the orders: the default's claims hold at the verdicts' points only."""
     rest = [b for b in a.behind_at if not b.at_verdict]
     if not rest:
         return None
@@ -194,13 +194,14 @@ def behind_line(a: advice_mod.Advice) -> str | None:
     if behind:
         text = (f"Past the verdicts' points, {label(a.default)} is not first at every size: "
                 + "; ".join(_behind_group(a, bs) for bs in _groups(behind).values())
-                + " (the 95% intervals apart and the other orders agreeing; each size on its scenario page).")
+                + " (the 95% intervals apart, beyond the as-run noise of identical kernels there, the kernel sums not "
+                  "against; each size on its scenario page).")
     if open_:
         lead = "Not decided past the verdicts' points" if not behind else "Not decided"
         text += (" " if text else "") + (
-            f"{lead}, where another call is faster as run but the equal-clock or kernel-sum order puts "
-            f"{short_label(a.default)} ahead, or the windows' clocks differ by more than {rules.CLOCK_GAP_PCT:g}% "
-            "and the two do not both bear the as-run order out: "
+            f"{lead}, where another call is faster as run but by no more than identical kernels read apart at "
+            f"that point, or the kernel sums (their windows within {rules.CLOCK_GAP_PCT:g}% in clock) put "
+            f"{short_label(a.default)} ahead: "
             + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)}: "
                         + orders_words.brief(b.orders, label) for b in open_)
             + " (each size on its scenario page).")
@@ -377,7 +378,7 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         parts.append(f"PyTorch's dispatcher refuses {_det_name(d)}{why}" if d.refused == "unavailable"
                      else f"{_det_name(d)}: {d.refused}{why}")
     for d in costs:
-        clock = f" as run, {times(d.ratio_at_ref)} at equal clock" if d.ratio_at_ref is not None else ""
+        clock = f" as run, {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT}" if d.ratio_at_ref is not None else ""
         parts.append(f"{_det_name(d)} deterministic takes {_ms(d.det_ms)}{_sum_mark(d.det_method)} against "
                      f"{_ms(d.base_ms)}{_sum_mark(d.base_method)} by default, {times(d.ratio)}{clock}")
     if not parts:
@@ -400,7 +401,7 @@ def _det_clock(d: advice_mod.Determinism) -> str:
     dm, pm, at = getattr(d, "det_mhz", None), getattr(d, "plain_mhz", None), getattr(d, "plain_ratio_at_ref", None)
     if dm is None or pm is None or round(dm) == round(pm):
         return ""
-    return f" as run ({dm:.0f} against {pm:.0f} MHz)" + (f", {times(at)} at equal clock" if at is not None else "")
+    return f" as run ({dm:.0f} against {pm:.0f} MHz)" + (f", {times(at)} {EQUAL_CLOCK_SHORT}" if at is not None else "")
 
 
 PHASE_WORDS = {"prefill": "a new prompt length", "decode": "a decode step (the KV cache one token longer)"}

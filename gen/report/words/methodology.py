@@ -4,7 +4,8 @@ them): host-bound, tensor cores, noise, the verdict's ranking, the three times a
 from __future__ import annotations
 
 from gen.analysis import rules
-from gen.report.words.common import duration_us
+from gen.report.words import orders as orders_words
+from gen.report.words.common import duration_us, label, times
 
 # The condition of rules.host_bound_outcome, as a "when" clause: "A call is host-bound when ...".
 HOST_BOUND_RULE = (
@@ -114,8 +115,8 @@ VERDICT_RULE = (
     "graph timing; a set without GPU times ranks by eager, then host time): what a user gets, each kernel at the SM "
     "clock NVML sampled during its window, which also reflects the variants timed just before it. Beside each time "
     "stand the SM clock and board power it ran at and, at a compute-bound point, its time at equal clock (the set's "
-    "reference clock), which ranks the kernels by their efficiency (a memory-bound point, judged in TB/s, keeps its "
-    "as-run time: HBM bandwidth does not follow the SM clock); where the two "
+    "reference clock), a model of the kernels' efficiency that decides nothing (a memory-bound point, judged in "
+    "TB/s, keeps its as-run time: HBM bandwidth does not follow the SM clock); where the two "
     "orders differ, the verdict names the pair and who paid for reaching the power limit. "
     "Each median carries its 95% interval, "
     f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
@@ -162,8 +163,35 @@ def interleave_order(rotated: int, fixed: int, varied: int = 0) -> str | None:
 
 def lead_rule() -> str:
     """rules.lead_decided in words, with its thresholds as code holds them."""
-    return (f"the as-run order names a leader only where the two medians' intervals are apart, neither the equal-clock "
-            f"order nor the kernel sums put the other call ahead by more than {rules.TIME_FLOOR_PCT:g}%, and the two "
-            f"windows' mean SM clocks are within {rules.CLOCK_GAP_PCT:g}% of each other (further apart, both of those "
-            "orders must put the same call ahead); otherwise the pair is not decided and shares the rank, with the "
-            "three orders given beside it")
+    floor = f"{rules.TIME_FLOOR_PCT:g}%"
+    return (f"the as-run order names a leader only where the two medians' intervals are apart, the as-run ratio "
+            f"exceeds the as-run noise of identical kernels at that point by more than {floor} (two calls there that "
+            "ran the very same kernels, such as SDPA with cuDNN pinned and SDPA with no backend pinned: the same graph "
+            f"kernels and launches, calls per replay within {rules.SAME_REPLAY_PCT:g}%, their larger median over the "
+            "smaller; a point with no such pair borrows the set's largest among points as memory- or compute-bound as "
+            "itself, and says so), and the kernel sums, where their windows' mean SM clocks are within "
+            f"{rules.CLOCK_GAP_PCT:g}% of each other, do not put the other call ahead by more than {floor}; otherwise "
+            "the pair is not decided and shares the rank, with its orders and that noise given beside it. The time at "
+            "equal clock (time × window clock / reference clock) is printed as a model and decides nothing: round "
+            "times do not follow their window's clock (the evidence in the methodology's text). An order of the "
+            "kernels' efficiency would need locked clocks, which this project does not set: it never changes clocks")
+
+
+def lead_evidence(ev) -> str | None:
+    """A set's evidence for the who-leads rule (gen.analysis.method.ClockEvidence) in words."""
+    if ev is None or (not ev.checked and ev.widest is None):
+        return None
+    parts = []
+    if ev.checked:
+        parts.append(f"of the {ev.checked} compute-bound variant-points whose rounds' mean SM clocks span "
+                     f"{rules.ROUND_CLOCK_SPAN_PCT:g}% or more, {ev.scaled_wider} spread more across their rounds "
+                     "after scaling each round's median by its clock (time × clock) than before: their times do not "
+                     "follow their clock, so the time at equal clock is a model, not the clock taken out")
+    if ev.widest is not None:
+        w = ev.widest
+        parts.append(f"calls that ran identical kernels were timed at {ev.pair_points} points and read "
+                     f"{times(ev.pair_low, 3)} to {times(w.ratio, 3)} apart as run, the widest "
+                     f"{label(w.fast)} against {label(w.slow)} at {orders_words.noise_point(w)}: the as-run noise "
+                     "the who-leads rule sets each lead against")
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."

@@ -1,6 +1,7 @@
-"""Two calls' three orders at one point (gen.analysis.verdicts.Orders) in words, briefly: as run, at equal clock,
-by kernel sum, beside "within noise" or "not decided" (rules.lead_decided); and their outputs' errors where the two
-take different inputs (FP8 against bf16)."""
+"""Two calls' orders at one point (gen.analysis.verdicts.Orders) in words, briefly: as run beside the point's noise of
+identical kernels, by kernel sum, and the equal-clock model (labelled so: it decides nothing), beside "within noise" or
+"not decided" (rules.lead_decided); and their outputs' errors where the two take different inputs (FP8 against
+bf16)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,34 @@ def _beyond_floor(r: float | None) -> bool:
     """An order that puts one call ahead by more than rules.TIME_FLOOR_PCT (either way)."""
     f = 1 + rules.TIME_FLOOR_PCT / 100.0
     return r is not None and (r > f or r * f < 1)
+
+
+# The equal-clock time is printed as a model, never as evidence: round times do not follow their window's clock
+# (rules, "who leads"), so every place that prints it says so.
+EQUAL_CLOCK_SHORT = "at equal clock (a model)"
+
+
+def scaled_to(ms_text: str, ref_mhz: float) -> str:
+    """A time scaled to the reference clock, labelled as the model it is: "2.500 ms scaled to 1980 MHz (a model: time
+    × clock / 1980; round times do not follow their clock, see the methodology)"."""
+    return (f"{ms_text} scaled to {ref_mhz:.0f} MHz (a model: time × clock / {ref_mhz:.0f}; round times do not follow "
+            "their clock, see the methodology)")
+
+
+def noise_point(n) -> str:
+    """Where an identical pair ran: "article, 16,384 tokens, head dim 128"."""
+    p = n.point
+    size = f"{p.q_len:,} tokens" if p.q_len == p.kv_len else f"{p.q_len:,} queries over {p.kv_len:,} keys"
+    return f"{n.scenario}, {size}, head dim {p.head_dim}" + ("" if n.mode == "inference" else f", {n.mode}")
+
+
+def pair_noise(n, label) -> str:
+    """The as-run noise of identical kernels (gen.analysis.pair_noise) in words: "at this point (SDPA cuDNN and SDPA
+    not pinned, same kernels, 1.07× apart)", or where it is borrowed, from where."""
+    pair = f"{label(n.fast)} and {label(n.slow)}, same kernels, {times(n.ratio)} apart"
+    if n.borrowed:
+        return f"borrowed from another point (no identical pair ran here; {pair} at {noise_point(n)})"
+    return f"at this point ({pair})"
 
 
 def telling(o) -> bool:
@@ -47,10 +76,11 @@ def _sums(o, first_leads: bool, label) -> str:
 
 
 def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True) -> str:
-    """The three orders in one clause, grouped by the call each puts ahead: "X 1.09× faster as run and 1.10× at
-    equal clock; Y 1.02× faster by kernel sum (2.757 ms against 2.819 ms, both at 1965 MHz)", two clocks each named
-    by its call; an as-run order within noise is said so where `noise`; without `detail`, no clocks or kernel sums
-    in parentheses."""
+    """The orders in one clause, grouped by the call each puts ahead: "X 1.09× faster as run and 1.10× at equal clock
+    (a model); Y 1.02× faster by kernel sum (2.757 ms against 2.819 ms, both at 1965 MHz); within the as-run noise of
+    identical kernels at this point (A and B, same kernels, 1.12× apart)", two clocks each named by its call; an
+    as-run order within its intervals is said so where `noise`; without `detail`, no clocks or kernel sums in
+    parentheses."""
     items = []  # (leader, ratio, how, detail)
     if o.apart and o.as_run is not None:
         at = _mhz(o.first_mhz, o.second_mhz, label(o.first), label(o.second))
@@ -58,7 +88,7 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
                       at if detail and clocks and at and not at.startswith("both") else ""))
     if _beyond_floor(o.equal_clock):
         who, r, _ = _lead(o, o.equal_clock, label)
-        items.append((who, r, "at equal clock", ""))
+        items.append((who, r, EQUAL_CLOCK_SHORT, ""))
     if _beyond_floor(o.kernel_sum):
         who, r, first = _lead(o, o.kernel_sum, label)
         items.append((who, r, "by kernel sum", _sums(o, first, label) if detail else ""))
@@ -70,6 +100,9 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
         each = [f"{times(r)} {'faster ' if k == 0 else ''}{how}" + (f" ({detail})" if detail else "")
                 for k, (_, r, how, detail) in enumerate(its)]
         parts.append(f"{who} " + " and ".join(each))
+    if o.apart and o.noise is not None:
+        where = "within" if o.within_noise_of_pair else "beyond"
+        parts.append(f"{where} the as-run noise of identical kernels {pair_noise(o.noise, label)}")
     return "; ".join(parts)
 
 
@@ -95,15 +128,15 @@ DTYPE_WORDS = {"fp8_e4m3": "float8 e4m3", "fp8_e5m2": "float8 e5m2"}
 
 
 def kernels_lead(o) -> bool:
-    """Within noise as run, the equal-clock and kernel-sum orders both there and past the floor for the same call."""
-    eq, ks = o.equal_clock, o.kernel_sum
-    return not o.apart and _beyond_floor(eq) and _beyond_floor(ks) and (eq > 1) == (ks > 1)
+    """Within noise as run, the kernel sums past the floor, their windows within rules.CLOCK_GAP_PCT of each other
+    (the equal-clock model decides nothing)."""
+    return not o.apart and _beyond_floor(o.kernel_sum) and o.kernel_sum_fair
 
 
 def noted(orders, rows, label) -> str:
     """A workload's note beside "within noise of", brief: the pairs' orders where the as-run order is overruled ("not
-    decided: …") or where equal clock and kernel sum agree on a leader the as-run times cannot show, and the
-    outputs' errors where the inputs differ; "" for none."""
+    decided: …") or where the kernel sums, taken at clocks close enough, name a leader the as-run times cannot show,
+    and the outputs' errors where the inputs differ; "" for none."""
     notes = [("not decided: " if state(o) == "not decided" else "") + brief(o, label, detail=False)
              for o in orders if state(o) == "not decided" or kernels_lead(o)]
     err = errors(rows, label)

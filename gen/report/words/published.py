@@ -62,7 +62,7 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool) -> str:
                      + ("the batch and head count differ." if not v["same_shape"] else "the source published no time."))
     if not missing(v.get("ours_rate_ratio_at_clock", math.nan)):
         parts.append(f"The source states its clock fixed at {v['anchor_clock_mhz']:.0f} MHz and ours ran at "
-                     f"{v['ours_clock_mhz']:.0f} MHz: at equal clock (ours × {v['anchor_clock_mhz']:.0f} / "
+                     f"{v['ours_clock_mhz']:.0f} MHz: at equal clock (a model: ours × {v['anchor_clock_mhz']:.0f} / "
                      f"{v['ours_clock_mhz']:.0f}) {ours[0].lower() + ours[1:].rstrip(',')} reaches "
                      f"{v['ours_rate_ratio_at_clock']:.2f}× its rate.")
     if not v["ours_same"] and not missing(v["fastest_pct_of_ceiling"]):

@@ -68,7 +68,7 @@ def conditions_cell(r, ref_mhz: float | None = None) -> str:
         parts.append(KERNEL_SUM_WINDOW)
     at = _equal_clock_ms(r, mhz, ref_mhz)
     if at is not None:
-        parts.append(f"{at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)")
+        parts.append(f"{at:.4g} ms at {ref_mhz:.0f} MHz (equal clock, a model)")
     elif ref_mhz is not None and not rules.equal_clock_applies(r.get("figure")):
         parts.append(NO_EQUAL_CLOCK)
     return " · ".join(parts)
@@ -101,7 +101,7 @@ def clock_cell(r, ref_mhz: float | None = None) -> str | None:
         text += f" ({KERNEL_SUM_WINDOW})"
     at = _equal_clock_ms(r, mhz, ref_mhz)
     if at is not None:
-        text += f"; {at:.4g} ms at {ref_mhz:.0f} MHz (equal clock)"
+        text += f"; {at:.4g} ms at {ref_mhz:.0f} MHz (equal clock, a model)"
     elif ref_mhz is not None and not rules.equal_clock_applies(r.get("figure")):
         text += f"; {NO_EQUAL_CLOCK}"
     return text

@@ -248,7 +248,7 @@ def _headline(v: verdicts.Verdict) -> str:
             # winner as run, and the orders beside it
             head = (f"{join_and(label(x) for x in (f.variant, *v.near))} share the first rank {here}, not decided: "
                     f"{times_}; " + "; ".join(orders_words.brief(o, label) for o in told)
-                    + ". The orders disagree, so the report names no winner (the rule in the methodology)")
+                    + ". The report names no winner (the rule in the methodology)")
         else:
             head = (f"{join_and(label(x) for x in (f.variant, *v.near))} are the fastest {here}, within noise: "
                     f"{times_}; the 95% intervals of their medians overlap, so they share the first rank"
@@ -271,12 +271,20 @@ def _headline(v: verdicts.Verdict) -> str:
         if v.runner_up is not None:
             head += (f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} "
                      f"({us(v.spread(v.runner_up).median)}); the 95% intervals of the two medians do not overlap")
+            head += _beyond_noise(v)
     named = {v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())}
     gaps = [x for x, _ in v.sweep_gaps if x in named]
     if gaps:
         head += (f" ({join_and(label(x) for x in gaps)}: from the profiled run at this point, which the sweep "
                  "skipped)")
     return head
+
+
+def _beyond_noise(v: verdicts.Verdict) -> str:
+    """The noise of identical kernels a named lead stands beyond (rules.lead_decided), "" where not known."""
+    n = v.fastest.as_run_noise if v.basis == "gpu_only" else None
+    return ("" if n is None else ", and the ratio is beyond the as-run noise of identical kernels "
+            + orders_words.pair_noise(n, label))
 
 
 def order_flips_clause(v: verdicts.Verdict) -> str | None:
@@ -311,9 +319,10 @@ def ranked_by(v: verdicts.Verdict) -> str:
         return text + MEMORY_BOUND_CLOCK
     if v.ref_mhz is None or not v.equal_clock_order:
         return text + "."
-    return (text + f": what a user gets, {AS_RUN_CLOCK}. The time at "
-            f"equal clock ({v.ref_mhz:.0f} MHz, the GPU's maximum: the time × its clock / {v.ref_mhz:.0f}) ranks "
-            "the kernels by their efficiency instead.")
+    return (text + f": what a user gets, {AS_RUN_CLOCK}. Beside it stands the time at equal clock "
+            f"({v.ref_mhz:.0f} MHz, the GPU's maximum: the time × its clock / {v.ref_mhz:.0f}), a model that decides "
+            "nothing: this set's round times do not follow their window's clock (see the methodology), and an order "
+            "of the kernels' efficiency would need locked clocks, which this project does not set.")
 
 
 def _as_run(t: verdicts.Timed, v: verdicts.Verdict) -> str:
@@ -325,7 +334,7 @@ def _as_run(t: verdicts.Timed, v: verdicts.Verdict) -> str:
     if t.power_w is not None:
         text += f" and {t.power_w:.0f} W"
     if t.at_ref_ms is not None:
-        text += f", {us(t.at_ref_ms)} at equal clock"
+        text += f", {us(t.at_ref_ms)} {orders_words.EQUAL_CLOCK_SHORT}"
     return text
 
 
@@ -344,7 +353,7 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
     if apart:
         text += ". " + apart
     if not v.clock_flips:
-        return text + ". At equal clock the order is the same."
+        return text + f". {orders_words.EQUAL_CLOCK_SHORT.capitalize()} the order is the same."
     parts = []
     shown = {t.variant for t in rows}
     # the pairs among the rows named above first: a flip further down the ranking says less about this verdict
@@ -362,11 +371,14 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
                      + (f": {pays}" if pays else ""))
     more = len(v.clock_flips) - MAX_FLIPS
     among = any(a in shown and b in shown for a, b in v.clock_flips)
-    text += ((". At equal clock the order differs: " if among else ". Further down, at equal clock the order differs: ")
+    model = orders_words.EQUAL_CLOCK_SHORT
+    text += ((f". {model.capitalize()} the order differs: " if among
+              else f". Further down, {model} the order differs: ")
              + "; ".join(parts)
              + (f"; and {more} more pair{'s' if more != 1 else ''}" if more > 0 else "")
              + ". The as-run time is what a user gets, at the clock of its window (which also reflects the "
-               "variants timed just before it); the equal-clock order is the kernels' efficiency.")
+               "variants timed just before it); the equal-clock order is a model of the kernels' efficiency that "
+               "this set's rounds do not bear out, and it decides nothing.")
     return text
 
 

@@ -1,0 +1,117 @@
+"""The as-run noise of identical kernels at each point (rules.lead_decided): two calls of one point that ran the very
+same kernels, timed on graph replay, read apart only by their windows' conditions, so their ratio is how far apart an
+as-run order can read with nothing to say about the kernels (review 2026-12-06-2 item 2: SDPA with cuDNN pinned and
+SDPA with no backend pinned, 1.07-1.16x apart).
+
+Takes: a loaded set (gen.analysis.tables). Gives: `AsRunNoise` and `noise_at(ls, kind, scenario, mode, point)`, the
+point's own where it has an identical pair, else the set's largest, marked borrowed. Numbers only."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from gen.analysis import flops, rules, timings
+from gen.model import schema
+
+RUN, SWEEP = "run", "sweep"  # a scenario's profiled runs and its sweep points are timed apart: each its own point
+
+
+@dataclass(frozen=True)
+class AsRunNoise:
+    """The largest as-run ratio (larger GPU-only median over smaller) between two calls of one point that ran
+    identical kernels; `fast` and `slow` name that pair. `borrowed`: the point has no such pair, and this is the
+    set's largest, measured at `scenario`, `mode`, `point`."""
+
+    ratio: float
+    fast: str
+    slow: str
+    scenario: str
+    mode: str
+    point: schema.Point
+    borrowed: bool = False
+
+
+def _graph_kernels(rec) -> tuple | None:
+    """What one graph replay ran: its kernels' names with their counts; None where the GPU-only time is not the
+    graph's (no samples, no graph check)."""
+    t = rec.timing
+    if (rec.status != schema.Status.OK or t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH or not t.gpu_only_ms
+            or t.graph_check is None or not t.graph_check.graph_kernels):
+        return None
+    return tuple(sorted(Counter(t.graph_check.graph_kernels).items()))
+
+
+def _same_replay(a, b) -> bool:
+    """Calls per replay within rules.SAME_REPLAY_PCT of each other (both known)."""
+    na, nb = a.timing.calls_per_replay, b.timing.calls_per_replay
+    return bool(na and nb) and abs(na - nb) <= rules.SAME_REPLAY_PCT / 100.0 * max(na, nb)
+
+
+def _signature(ls, rec):
+    """Every GPU event of the profiled call with its launch (timings.kernel_signature): graph kernels' names alone
+    do not tell FlexAttention's bf16 graph from its FP8 one (Inductor names both triton_tem_fused_flex_attention_0)."""
+    tr = ls.sweep_trace(rec.trace) if rec.trace and rec.status == schema.Status.OK else None
+    return ls.kernel_signature(tr, rec.timing.graph_check)
+
+
+def _point_noise(ls, key: tuple, recs: list) -> AsRunNoise | None:
+    groups: dict[tuple, list] = {}
+    for r in recs:
+        g = _graph_kernels(r)
+        if g is not None:
+            groups.setdefault(g, []).append(r)
+    best = None
+    for same in groups.values():
+        for i, a in enumerate(same):
+            for b in same[i + 1:]:
+                if a.variant == b.variant or not _same_replay(a, b) or _signature(ls, a) != _signature(ls, b):
+                    continue
+                ma, mb = (timings.times(r).gpu_only.median for r in (a, b))
+                if not ma or not mb:
+                    continue
+                fast, slow = (a, b) if ma <= mb else (b, a)
+                ratio = max(ma, mb) / min(ma, mb)
+                if best is None or ratio > best.ratio:
+                    best = AsRunNoise(ratio, fast.variant, slow.variant, key[1], key[2], key[3])
+    return best
+
+
+def measured(ls) -> dict[tuple, AsRunNoise]:
+    """(kind, scenario, mode, point) -> that point's own noise, for every point with an identical pair; made once."""
+    cache = ("as-run noise",)
+    if cache not in ls._tables:
+        points: dict[tuple, list] = {}
+        for kind, recs in ((RUN, ls.rs.runs), (SWEEP, ls.rs.sweep)):
+            for r in recs:
+                if r.point is not None:
+                    points.setdefault((kind, r.scenario, r.mode, r.point), []).append(r)
+        found = {k: _point_noise(ls, k, rs) for k, rs in points.items()}
+        ls._tables[cache] = {k: n for k, n in found.items() if n is not None}
+    return ls._tables[cache]
+
+
+def _memory_bound(point: schema.Point, mode: str) -> bool:
+    return not rules.equal_clock_applies(flops.figure_of(point, mode))
+
+
+def largest(ls, point: schema.Point | None = None, mode: str | None = None) -> AsRunNoise | None:
+    """The largest identical-pair ratio of the set's points as bound as `point` (memory-bound or not), else of all
+    its points; marked borrowed. The largest, not a quantile: a point with no pair of its own may have run in
+    conditions as far apart as any other point's, and a lead wrongly left undecided costs less than one wrongly named
+    (on the H100 set the largest, 1.16x, stands beside leads of 13.5x that stay decided). As bound: a memory-bound
+    point's time does not follow the SM clock and power state that move compute-bound pairs apart (the H100 set's
+    decode pairs read 1.000-1.003x, its compute-bound ones up to 1.16x)."""
+    own = list(measured(ls).values())
+    if point is not None and mode is not None:
+        alike = [n for n in own if _memory_bound(n.point, n.mode) == _memory_bound(point, mode)]
+        own = alike or own
+    return replace(max(own, key=lambda n: n.ratio), borrowed=True) if own else None
+
+
+def noise_at(ls, kind: str, scenario: str, mode: str, point: schema.Point | None) -> AsRunNoise | None:
+    """The as-run noise at one point: its own, else borrowed (`largest`); None where the set has no identical pair
+    (a set without graph replay or traces)."""
+    if ls.rs.kind != schema.SetKind.MEASURED:
+        return None
+    return measured(ls).get((kind, scenario, mode, point)) or largest(ls, point, mode)
