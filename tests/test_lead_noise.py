@@ -72,7 +72,7 @@ def test_the_words_give_the_noise():
     o = leads.orders(a, b, "gpu_only")
     text = orders_words.brief(o, label)
     assert ("within the as-run noise of identical kernels at this point (SDPA cuDNN and SDPA (backend not pinned), "
-            "same kernels, 1.07× apart)") in text
+            "same kernels, 1.070× apart)") in text
     o = leads.orders(a, dataclasses.replace(b, gpu_only=_spread(1.3)), "gpu_only")
     assert "beyond the as-run noise of identical kernels at this point" in orders_words.brief(o, label)
     far = dataclasses.replace(NOISE, borrowed=True)

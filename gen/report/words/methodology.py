@@ -194,4 +194,4 @@ def lead_evidence(ev) -> str | None:
                      f"{label(w.fast)} against {label(w.slow)} at {orders_words.noise_point(w)}: the as-run noise "
                      "the who-leads rule sets each lead against")
     text = "; ".join(parts)
-    return text[0].upper() + text[1:] + "."
+    return text + "."

@@ -38,7 +38,7 @@ def noise_point(n) -> str:
 def pair_noise(n, label) -> str:
     """The as-run noise of identical kernels (gen.analysis.pair_noise) in words: "at this point (SDPA cuDNN and SDPA
     not pinned, same kernels, 1.07× apart)", or where it is borrowed, from where."""
-    pair = f"{label(n.fast)} and {label(n.slow)}, same kernels, {times(n.ratio)} apart"
+    pair = f"{label(n.fast)} and {label(n.slow)}, same kernels, {times(n.ratio, 3)} apart"
     if n.borrowed:
         return f"borrowed from another point (no identical pair ran here; {pair} at {noise_point(n)})"
     return f"at this point ({pair})"
