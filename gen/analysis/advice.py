@@ -161,10 +161,10 @@ class Behind:
     head_dim: int | None = None  # where it differs from the verdict's point's
     point_head_dim: int | None = None  # the point's head dim, always
     # The default's time over the fastest's, both at the reference clock, where equal clock applies to the point
-    # (under 1: the default leads at equal clock, and the as-run order is the windows' clocks)
+    # (under 1: the default leads at equal clock, a model that decides nothing: rules, "who leads")
     equal_clock_ratio: float | None = None
-    # The three orders of the fastest against the default there (verdicts.Orders), and whether they decide it
-    # (rules.lead_decided): a point whose as-run intervals are apart but which the other orders leave not decided
+    # The orders of the fastest against the default there (verdicts.Orders), and whether they decide it
+    # (rules.lead_decided): a point whose as-run intervals are apart but which the rule leaves not decided
     # is listed too, as not decided (review 2026-12-06 item 1)
     orders: verdicts.Orders | None = None
     decided: bool = True

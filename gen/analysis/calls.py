@@ -107,8 +107,8 @@ class Timed:
     # at_ref_ms is then None and the as-run time stands alone.
     equal_clock: bool = True
     reason: str | None = None  # why not measured (status other than ok), as the capture recorded it
-    # The kernel sum of the profiled calls (median, ms) and its window's mean SM clock: the third order beside the
-    # as-run and equal-clock ones (rules.lead_decided)
+    # The kernel sum of the profiled calls (median, ms) and its window's mean SM clock: the order that may overrule
+    # the as-run one (rules.lead_decided)
     kernel_sum_ms: float | None = None
     kernel_sum_mhz: float | None = None
     # The output's relative error against float64 (the worst of the record's) and the inputs' dtype where the

@@ -64,8 +64,9 @@ def apart(a_hi: float, b_lo: float) -> bool:
 # that much, so a smaller as-run ratio says nothing of the kernels. The intervals do not see it: each call's rounds
 # share their window's conditions.
 # Equal clock (time x window mean SM clock / reference clock) is no check of this rule: round times do not follow
-# their window's clock (in 62 of 77 variant-points whose round clocks span 8% or more, the scaled times spread more
-# across rounds than the raw ones), so it is printed as a model only. An order of kernel efficiency would need
+# their window's clock (on the H100 set, 38 of the 53 compute-bound variant-points whose round clocks span
+# ROUND_CLOCK_SPAN_PCT or more spread more across rounds scaled than raw: gen.analysis.method.clock_evidence; the
+# review, counting otherwise, 62 of 77), so it is printed as a model only. An order of kernel efficiency would need
 # locked clocks, which this project never sets.
 # The kernel sums' windows: two sums taken 13% apart in clock put FA4 1.13x ahead where every other order put
 # FLASH ahead (review 2026-12-06-2 item 3), so only sums of windows within the gap line may overrule.

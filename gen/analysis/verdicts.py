@@ -14,8 +14,8 @@ tests feed it small synthetic rows:
   apart (rules.CI_METHOD); `fastest_outcome` yes, or within noise where another
   variant's interval reaches the fastest's;
 - ranks: competition ranks under uncertainty: a variant's rank is 1 + the number
-  of variants decidedly faster (their interval ends below its own begins, and neither
-  the equal-clock order nor the kernel sums say otherwise: rules.lead_decided);
+  of variants decidedly faster (their interval ends below its own begins, their ratio beyond
+  the point's as-run noise of identical kernels, the kernel sums not against: rules.lead_decided);
   variants running the same kernels never are, but for the fastest where their intervals are apart;
 - auto: what SDPA ran with no backend pinned (its aten op and its kernel),
   which pinned variant runs the same kernel, and whether that is the fastest;
