@@ -236,7 +236,9 @@ def test_power_read_in_a_short_window_is_marked_and_explained():
     assert table_words.conditions_cell(long) == "1700 MHz (min 1650) · 690 W · 60 °C"
     assert table_words.conditions_cell(short) == "1700 MHz (min 1650) · ≈690 W · 60 °C"
     assert "A power marked ≈" not in table_words.conditions_note([long])
-    assert "NVML's reading is an average over about a second" in table_words.conditions_note([long, short])
+    assert "NVML's averaged reading is an average over about a second" in table_words.conditions_note([long, short])
     assert rules.power_lags(0.5) and not rules.power_lags(1.5) and not rules.power_lags(None)
+    # the instant reading (NVML field 186) is a 5 ms sample inside the window: it does not lag, however short
+    assert not rules.power_lags(0.5, "instant") and rules.power_lags(0.5, "average")
 
 

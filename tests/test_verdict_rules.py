@@ -17,6 +17,7 @@ from gen.analysis import rules, tables, verdicts
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
 from gen.report.words import host as host_words
+from gen.report.words import tables as table_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words import why as why_words
 
@@ -139,7 +140,8 @@ def test_every_gpu_verdict_says_which_time_ranks_and_gives_each_time_its_clock_p
         for x in named:
             t = v.row(x)
             assert f"{words.label(x)} {words.us(v.spread(t).median)} at {t.sm_clock_mhz:.0f} MHz and " \
-                   f"{t.power_w:.0f} W, {words.us(t.at_ref_ms)} at equal clock" in clock, (name, v.scenario, x)
+                   f"{table_words.watts(t.power_w, v, avg_w=t.power_avg_w)}, {words.us(t.at_ref_ms)} at equal " \
+                   "clock" in clock, (name, v.scenario, x)
         seen += 1
     assert seen >= 10
 

@@ -102,6 +102,10 @@ class Timed:
     # set's reference clock (clocks.at_ref_clock): the equal-clock time, which ranks kernels by efficiency.
     sm_clock_mhz: float | None = None
     power_w: float | None = None
+    # schema 5: the window's mean of NVML's averaged power (power_w is then the instant reading) and the share of
+    # its samples held down for power; None where the set did not record them
+    power_avg_w: float | None = None
+    power_cap_share: float | None = None
     at_ref_ms: float | None = None
     # False where scaling by the SM clock does not apply (rules.equal_clock_applies: a memory-bound point);
     # at_ref_ms is then None and the as-run time stands alone.
@@ -214,7 +218,8 @@ def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | 
     at = timings.at_ref_clock(tm.gpu_only.median, mhz, timings.ref_mhz(ls.rs.environment)) if applies else None
     ks = tm.kernel_sum.median if tm.kernel_sum.n else None
     ks_mhz = _num(tm.window(schema.Window.KERNEL_SUM).sm_clock_mhz) if ks is not None else None
-    return dict(sm_clock_mhz=mhz, power_w=watts, at_ref_ms=at, equal_clock=applies, kernel_sum_ms=_num(ks),
+    return dict(sm_clock_mhz=mhz, power_w=watts, power_avg_w=_num(c.power_avg_w),
+                power_cap_share=_num(c.power_cap_share), at_ref_ms=at, equal_clock=applies, kernel_sum_ms=_num(ks),
                 kernel_sum_mhz=ks_mhz)
 
 

@@ -13,6 +13,7 @@ import re
 
 from gen.analysis.values import missing
 from gen.model import graph_rule, stats
+from gen.model.records import PowerReading
 
 # --------------------------------------------------------------------------- uncertainty
 
@@ -413,13 +414,27 @@ def burst_lead(burst_ms: list[float] | None) -> list[float] | None:
     return lead or None
 
 
-# NVML's power reading on Ampere and newer GPUs is an average over about one second: a window
-# shorter than this reads a power that lags what the GPU drew in it.
+# NVML's averaged power reading (nvmlDeviceGetPowerUsage, the one the enforced limit holds) is an average
+# over about one second on Ampere and newer GPUs: a window shorter than this reads a power that lags what
+# the GPU drew in it. The instant reading (field 186, what capture reads where the driver has it) is a 5 ms
+# sample taken inside the window: it does not lag. A set that did not record its reading (before schema 5)
+# may hold either, so its short windows keep the mark.
 NVML_POWER_WINDOW_S = 1.0
 
 
-def power_lags(window_s: float | None) -> bool:
-    return not missing(window_s) and window_s < NVML_POWER_WINDOW_S
+def reads_instant(power_w: float | None, limit_w: float | None, reading: str | None) -> bool:
+    """The power is NVML's instant reading: the set says so, or, in a set that does not say which reading
+    it holds, the mean is above the enforced limit, which the averaged reading is held to (only a 5 ms
+    instant sample reaches past it, in a transient)."""
+    if reading is not None:
+        return reading == PowerReading.INSTANT
+    return not (missing(power_w) or missing(limit_w)) and bool(limit_w) and power_w > limit_w
+
+
+def power_lags(window_s: float | None, reading: str | None = None) -> bool:
+    """A window's power may lag what the GPU drew in it: the reading is (or may be) the averaged one, and
+    the window is shorter than NVML_POWER_WINDOW_S."""
+    return reading != PowerReading.INSTANT and not missing(window_s) and window_s < NVML_POWER_WINDOW_S
 
 
 def noisy(iqr_pct: float | None) -> bool:

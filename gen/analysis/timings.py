@@ -379,7 +379,7 @@ COLUMNS = [
     "host_overhead_ms", "eager_over_gpu_only", "host_bound", "host_bound_outcome",
     "burst_ms", "burst_n", "graph_ms", "graph_fidelity", "graph_detail", "graph_only_in_graph", "graph_only_in_eager",
     *TELEMETRY_COLUMNS, "burst_sm_clock_mhz", "burst_sm_clock_max_mhz", "burst_throttled", "burst_early_ms",
-    "burst_early_n", "telemetry_window_s",
+    "burst_early_n", "telemetry_window_s", "power_avg_w", "power_cap_share",
 ]
 
 
@@ -418,6 +418,7 @@ def row(tm: Times) -> dict[str, Any]:
         "burst_sm_clock_mhz": burst.sm_clock_mhz, "burst_sm_clock_max_mhz": burst.sm_clock_max_mhz,
         "burst_throttled": tm.burst_throttled, "burst_early_ms": tm.burst_early.median,
         "burst_early_n": tm.burst_early.n, "telemetry_window_s": c.duration_s,
+        "power_avg_w": c.power_avg_w, "power_cap_share": c.power_cap_share,
     }
 
 

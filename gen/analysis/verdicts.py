@@ -65,7 +65,8 @@ def verdict_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: s
         env = ls.rs.environment
         ls._tables[key] = decide(timed_at(ls, scenario, point, mode), ls.name, scenario, mode,
                                  kernel_names.gpu_arch(env.compute_capability), point, sm_count=env.sm_count,
-                                 ref_mhz=timings.ref_mhz(env), power_limit_w=env.power_limit_w)
+                                 ref_mhz=timings.ref_mhz(env), power_limit_w=env.power_limit_w,
+                                 power_reading=env.power_reading)
     return ls._tables[key]
 
 
@@ -172,6 +173,7 @@ class Verdict:
     # the two rankings give the other way round, by more than rules.TIME_FLOOR_PCT at equal clock.
     ref_mhz: float | None = None
     power_limit_w: float | None = None
+    power_reading: str | None = None  # which NVML reading the rows' power is (Environment.power_reading)
     equal_clock_order: tuple[str, ...] = ()
     clock_flips: tuple[tuple[str, str], ...] = ()
     # Pairs of ranked rows that another scenario timed at this very point in the opposite as-run order
@@ -352,7 +354,7 @@ def _host_change(ok: list[Timed], fastest: Timed, basis: str, firsts: frozenset 
 def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mode: str = "inference",
            gpu_arch: int | None = None, point: schema.Point | None = None,
            sm_count: int | None = None, ref_mhz: float | None = None,
-           power_limit_w: float | None = None) -> Verdict | None:
+           power_limit_w: float | None = None, power_reading: str | None = None) -> Verdict | None:
     """The verdict from Timed rows alone (see the module docstring); None when
     no variant has a time to rank by."""
     # A wrong answer is shown on its page, never ranked (rules.wrong_answer).
@@ -417,7 +419,7 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         orders=tuple(orders(fastest, t, basis) for t in rivals if t.variant in near),
         host_noise=tuple(t.variant for t in ranked if t.host_bound_outcome == rules.WITHIN_NOISE),
         not_measured=tuple((t.variant, t.status, t.reason) for t in rows if t.status != schema.Status.OK),
-        ref_mhz=ref_mhz if basis == "gpu_only" else None, power_limit_w=power_limit_w,
+        ref_mhz=ref_mhz if basis == "gpu_only" else None, power_limit_w=power_limit_w, power_reading=power_reading,
         **_equal_clock(ranked, basis))
 
 
@@ -459,7 +461,8 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
         env = ls.rs.environment
         v = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
                    kernel_names.gpu_arch(env.compute_capability), point_of(ls, scenario, mode),
-                   sm_count=env.sm_count, ref_mhz=timings.ref_mhz(env), power_limit_w=env.power_limit_w)
+                   sm_count=env.sm_count, ref_mhz=timings.ref_mhz(env), power_limit_w=env.power_limit_w,
+                   power_reading=env.power_reading)
         if v is not None:
             v = dataclasses.replace(v, sweep_gaps=_sweep_gaps(ls, v), other_calls=_other_calls(ls, v),
                                     own_call=ls.rs.environment.date,

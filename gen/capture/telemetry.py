@@ -31,7 +31,7 @@ NO_GPU = "not recorded: no GPU"
 NVML_FI_DEV_POWER_INSTANT = 186  # nvml.h: the board's instant power, where the driver has it
 # nvml.h's clock event reasons that mean "held down for power": the software power cap and the hardware power brake
 POWER_CAP_REASONS = 0x4 | 0x80
-INSTANT, AVERAGE = "instant", "average"
+INSTANT, AVERAGE = schema.PowerReading.INSTANT.value, schema.PowerReading.AVERAGE.value
 
 
 def _load_nvml():

@@ -152,6 +152,13 @@ class ScenarioRecord:
     train_points: list[Point] = field(default_factory=list)
 
 
+class PowerReading(enum.StrEnum):
+    """Which NVML power reading Telemetry.power_w holds (Environment.power_reading, schema 5)."""
+
+    INSTANT = "instant"  # field 186 (NVML_FI_DEV_POWER_INSTANT): a 5 ms sample, above the limit in a transient
+    AVERAGE = "average"  # nvmlDeviceGetPowerUsage: an average over about a second, the one the limit holds
+
+
 class Window(enum.StrEnum):
     """The timed windows of one call, each with its own NVML telemetry."""
 

@@ -67,6 +67,7 @@ from gen.model.records import (  # noqa: F401
     Mode,
     NcuRule,
     Point,
+    PowerReading,
     Published,
     ResultSet,
     RunConfig,

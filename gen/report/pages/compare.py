@@ -147,7 +147,8 @@ def every_view(ctx: Context) -> dict | None:
         rows.append(dict(ls=ls, cells=[by.get(v) for v in ctx.variant_names]))
     if not rows and not elsewhere:
         return None
-    conditions = [dict(ls=ls, text=table_words.conditions_range(ctx.summary_records(ls, Mode.INFERENCE)))
+    conditions = [dict(ls=ls, text=table_words.conditions_range(ctx.summary_records(ls, Mode.INFERENCE),
+                                                                   ls.rs.environment))
                   for ls in ctx.lead if ls.measured and ls.rs.environment.device == "cuda"]
     return dict(variants=[dict(name=v, label=fmt.label_of(v), link=fmt.relpath(fmt.variant_page(v), PAGE))
                           for v in ctx.variant_names], rows=rows, elsewhere=elsewhere, conditions=conditions)

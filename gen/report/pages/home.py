@@ -63,7 +63,8 @@ def home_view(ctx: Context) -> dict:
             chart_set = ls
             kernel_sum = bool(((df["status"] == "ok") & (df["gpu_only_method"] == "kernel_sum")).any())
             break
-    conditions = table_words.conditions_range(ctx.summary_records(chart_set, Mode.INFERENCE)) \
+    conditions = table_words.conditions_range(ctx.summary_records(chart_set, Mode.INFERENCE),
+                                              chart_set.rs.environment) \
         if chart_set is not None and chart_set.rs.environment.device == "cuda" else None
     published = [dict(ls=ls, scenarios=[dict(title=t, link=fmt.relpath(target, HOME))
                                         for t, target in ctx.fact(ls, "beside")])

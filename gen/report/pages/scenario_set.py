@@ -60,8 +60,9 @@ def _backend(variant: str) -> str | None:
 
 
 def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str], device: str,
-          ref_mhz: float | None = None) -> list[dict]:
-    """A table's rows: the point frame's records (left as they are), worded."""
+          ref_mhz: float | None = None, env=None) -> list[dict]:
+    """A table's rows: the point frame's records (left as they are), worded (`env`: the set's environment,
+    whose power reading the conditions name)."""
     out = []
     for r in rows:
         fig = scenario_words.figure_of_row(r)
@@ -75,7 +76,7 @@ def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str],
                             r["status"], device, _backend(r["variant"]))) if r["status"] != schema.Status.OK else None,
                         value=scenario_words.figure_value(r[fig], fig), unit=scenario_words.FIGURE_UNIT[fig],
                         thin=bool(r.get("gpu_only_n")) and r["gpu_only_n"] < rules.MIN_SAMPLES,
-                        conditions=(table_words.conditions_cell(r, ref_mhz) if r["status"] == schema.Status.OK
+                        conditions=(table_words.conditions_cell(r, ref_mhz, env) if r["status"] == schema.Status.OK
                                     else None)))
     return out
 
@@ -401,7 +402,8 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         m = [r for r in point_rows if r["mode"] == mode]
         if m:
             fig = _figure(m) if mode == schema.Mode.INFERENCE else sa.FIGURE_TFLOPS
-            rows = _rows(m, decode, show_dim, pages, ls.rs.environment.device, ls.rs.environment.ref_mhz)
+            rows = _rows(m, decode, show_dim, pages, ls.rs.environment.device, ls.rs.environment.ref_mhz,
+                         ls.rs.environment)
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig, not_run=_not_run(rows),
                               dtype=sa.scenario_dtype(ls, name),
                               figure_note=scenario_words.table_note(fig, mode, _ceiling_of(m),
@@ -483,7 +485,7 @@ def _ceiling_of(rows: list[dict]) -> str | None:
 def _ceiling_lines(ctx: Context, ls) -> list[str]:
     """The set's ceilings with their clocks, worded: once per set (every scenario page states them)."""
     lines = ctx._once(("scenario ceiling lines", ls.name),
-                      lambda: [table_words.ceiling_line(c) for c in clocks.ceilings(ls)])
+                      lambda: [table_words.ceiling_line(c, ls.rs.environment) for c in clocks.ceilings(ls)])
     return list(lines)
 
 
@@ -498,9 +500,10 @@ def _conditions(ctx: Context, ls, name: str, anchors, rows: list[dict]) -> dict:
                 above=table_words.above_ceiling_line(above, ceiling) if ceiling else None,
                 sol=table_words.sol_note(rate) + (scenario_words.FP8_SOL
                                                   if any(sa.element_size(r["dtype"]) == 1 for r in rows) else ""),
-                note=" ".join([table_words.conditions_note(rows), *scenario_words.graph_below_lines(rows, words.label),
+                note=" ".join([table_words.conditions_note(rows, env=ls.rs.environment),
+                               *scenario_words.graph_below_lines(rows, words.label),
                                *(scenario_words.same_point_line(d, words.label)
                                  for d in sa.same_point_elsewhere(ls, name))]),
-                burst=[published_words.burst_line(b, words.label)
+                burst=[published_words.burst_line(b, words.label, ls.rs.environment)
                        for b in records(clocks.burst_frame(None, anchors, rows))])
 

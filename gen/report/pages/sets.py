@@ -36,7 +36,9 @@ def _min_samples(rows: list[dict], col: str) -> int | None:
     return min(counts) if counts else None
 
 
-def mode_view(ctx: Context, ls, mode: str) -> dict | None:
+def mode_view(ctx: Context, ls, mode: str, say_reading: bool = True) -> dict | None:
+    """One mode's table, chart and notes; `say_reading`: its conditions note names the set's power reading
+    (once a page: the first mode timed on the GPU says it)."""
     df = ctx.summary(ls, mode)
     if df.empty:
         return None
@@ -48,7 +50,8 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
         r["thin"] = bool(r["gpu_only_n"]) and r["gpu_only_n"] < rules.MIN_SAMPLES
         r["gpu_only_label"] = method_words.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
             if r["gpu_only_method"] == "kernel_sum" else None
-        r["clock"] = table_words.clock_cell(r, clocks.ref_mhz(ls.rs.environment)) if r["status"] == "ok" else None
+        r["clock"] = table_words.clock_cell(r, clocks.ref_mhz(ls.rs.environment), ls.rs.environment) \
+            if r["status"] == "ok" else None
         r["rank"] = v.rank(r["variant"]) if v is not None else None
         r["tie"] = v is not None and r["variant"] in v.same_kernel
     gpu = bool(df["gpu_only_ms"].notna().any())
@@ -60,12 +63,13 @@ def mode_view(ctx: Context, ls, mode: str) -> dict | None:
     notes = table_words.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
                                      ls.rs.config.error_draws, methods)
     if gpu:
-        notes = [*notes, table_words.conditions_note(rows, per_variant=True), *table_words.fidelity_lines(rows)]
+        notes = [*notes, table_words.conditions_note(rows, per_variant=True, env=ls.rs.environment,
+                                                     say_reading=say_reading), *table_words.fidelity_lines(rows)]
     anomalies = [w.words for w in ctx.findings(ls)
                  if w.finding.kind == FindingKind.ANOMALY and w.finding.mode == mode]
     split = training.view(fwdbwd.run_rows(ls.rs), mode, summary_command(ls.name, mode)) \
         if mode == Mode.TRAIN and ls.measured else None
-    return dict(mode=mode, call=words.call_of(mode), rows=rows, chart=chart, notes=notes, split=split,
+    return dict(mode=mode, gpu=gpu, call=words.call_of(mode), rows=rows, chart=chart, notes=notes, split=split,
                 reference=ls.rs.kind == "reference", anomalies=anomalies, windows=_windows(ls, mode),
                 speedup_basis="GPU-only" if gpu else "wall time",
                 host_bound=[r for r in rows if r["host_bound"]],
@@ -127,7 +131,8 @@ def _windows(ls, mode: str) -> dict | None:
         if run.mode == mode and run.scenario == "article" and run.status == "ok":
             windows, why = timings.window_conditions(run.timing)  # not the run's times: only its windows
             rows.append(dict(label=fmt.label_of(run.variant),
-                             cells=[table_words.conditions_cell(timings.window(windows, why, w).__dict__)
+                             cells=[table_words.conditions_cell(timings.window(windows, why, w).__dict__,
+                                                                env=ls.rs.environment)
                                     for w in Window]))
     if not any(c != table_words.NOT_RECORDED for r in rows for c in r["cells"]):
         return None
@@ -154,7 +159,11 @@ def description(ls, decision: dict | None) -> str:
 
 def set_view(ctx: Context, ls) -> dict:
     page = fmt.set_page(ls.name)
-    modes = [m for m in (mode_view(ctx, ls, mode) for mode in Mode) if m]
+    modes: list[dict] = []
+    for mode in Mode:
+        m = mode_view(ctx, ls, mode, say_reading=not any(x["gpu"] for x in modes))
+        if m:
+            modes.append(m)
     decision = verdict.decision(ls) if ls.measured else None
     return dict(ls=ls, modes=modes,
                 scenarios=scenario_pages.set_links(ctx, ls, page), verdicts=verdict.set_blocks(ls),

@@ -10,6 +10,7 @@ from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import anchors, datasheets
 from gen.model.variants import VARIANTS
+from gen.report.words import tables as table_words
 from gen.report.words.scenarios import length
 
 HOW = {sa.FROM_TIME: "our count over its published time",
@@ -184,16 +185,18 @@ def as_run_window(window_s: float | None) -> str:
             f"{rules.SUSTAINED_WINDOW_S:g} s")
 
 
-def burst_line(b: dict, variant_label) -> str:
+def burst_line(b: dict, variant_label, env=None) -> str:
     """Sustained against burst and the published time (gen.analysis.clocks.burst_frame): the gap is
     the clock only when the clock rule holds for our sustained time and our own burst lands on the
-    published time too; the publisher's clock is an assumption (sources do not state it)."""
+    published time too; the publisher's clock is an assumption (sources do not state it). `env`: the set's
+    environment, whose power reading the power names (gen.report.words.tables.watts)."""
     head = (f"At {b['kv_len']:,} tokens, {variant_label(b['variant'])}: published {b['anchor_ms']:.3f} ms; ours "
             f"{b['sustained_ms']:.3f} ms {as_run_window(b.get('sustained_window_s'))}")
     if not missing(b["sustained_clock_mhz"]):
         head += f", {b['sustained_clock_mhz']:.0f} MHz"
-        if not missing(b["sustained_power_w"]):
-            head += f", {b['sustained_power_w']:.0f} W"
+        power = table_words.watts(b["sustained_power_w"], env)
+        if power:
+            head += f", {power}"
     head += ")"
     if not missing(b["burst_ms"]):
         head += _burst_words(b)

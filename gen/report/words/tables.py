@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from gen.analysis import clocks, rules
 from gen.analysis.values import missing
+from gen.model.records import PowerReading
 from gen.report.words.common import call_of, join_and, label
 from gen.report.words.methodology import EAGER_MEANING, GPU_ONLY_HOW, GPU_ONLY_MEANING, HOST_MEANING, NOISE_RULE
 
@@ -50,18 +51,71 @@ def gpu_only_note(method: str | None, reason: str | None, absent: str | None) ->
 
 NOT_RECORDED = "not recorded"
 
+# Which NVML power reading a set's figures are (Environment.power_reading), said once where its power is shown
+READING_NOT_RECORDED = "instant or averaged: not recorded in this set"
+READING = {
+    PowerReading.INSTANT: ("NVML's instant reading (NVML field 186), a 5 ms sample that can exceed the enforced "
+                           "limit in a transient: the limit holds an average over about a second"),
+    PowerReading.AVERAGE: ("NVML's averaged reading (nvmlDeviceGetPowerUsage), an average over about a second: "
+                           "the one the enforced limit holds"),
+}
+READING_WORD = {PowerReading.INSTANT: "instant", PowerReading.AVERAGE: "averaged"}
 
-def conditions_cell(r, ref_mhz: float | None = None) -> str:
+
+def _env(env) -> tuple[str | None, float | None]:
+    """A set's power reading and enforced limit (None, None without an environment)."""
+    return getattr(env, "power_reading", None), getattr(env, "power_limit_w", None)
+
+
+def reading_sentence(env) -> str:
+    """Which reading a set's board power is, in one sentence for under its figures; empty without the set's
+    environment (a caller that gave no set)."""
+    if env is None:
+        return ""
+    reading, _ = _env(env)
+    if reading in READING:
+        return f"Board power is {READING[reading]}."
+    return (f"Board power, {READING_NOT_RECORDED} (its capture read NVML's instant reading, a 5 ms sample that "
+            "can exceed the enforced limit in a transient, where the driver had it; a figure above the limit is "
+            "marked instant).")
+
+
+def watts(power_w, env=None, window_s: float | None = None, avg_w: float | None = None) -> str | None:
+    """A window's mean board power with its reading named: "852 W instant, 699 W averaged" (schema 5, both
+    read), "690 W averaged"; in a set that did not record its reading, "775 W instant" above the enforced
+    limit (rules.reads_instant), else bare, "≈" where an averaged reading would lag (rules.power_lags)."""
+    if missing(power_w):
+        return None
+    reading, limit = _env(env)
+    instant = rules.reads_instant(power_w, limit, reading)
+    lag = not instant and rules.power_lags(window_s, reading)
+    word = "instant" if instant else READING_WORD.get(reading)
+    text = f"{'≈' if lag else ''}{power_w:.0f} W" + (f" {word}" if word else "")
+    if not missing(avg_w):
+        text += f", {avg_w:.0f} W averaged"
+    return text
+
+
+def cap_share(r) -> str | None:
+    """The share of a window's samples whose SM clock NVML said was held down for power (schema 5)."""
+    share = r.get("power_cap_share")
+    return None if missing(share) else f"held for power {100 * share:.0f}% of samples"
+
+
+def conditions_cell(r, ref_mhz: float | None = None, env=None) -> str:
     """The conditions of a GPU-only time (a row of timings.COLUMNS) for a table cell:
-    "1670 MHz (min 1640) · 690 W · 61 °C", or "not recorded"; with the set's reference clock, the time at
-    equal clock after them ("· 0.1250 ms at 1980 MHz")."""
+    "1670 MHz (min 1640) · 690 W · 61 °C", or "not recorded"; a schema-5 window "1712 MHz (min 1650) · 852 W
+    instant, 699 W averaged · held for power 92% of samples · 61 °C" (`env`, the set's environment, says which
+    reading); with the set's reference clock, the time at equal clock after them ("· 0.1250 ms at 1980 MHz")."""
     mhz = r.get("sm_clock_mhz")
     if missing(mhz):
         return NOT_RECORDED
     parts = [f"{mhz:.0f} MHz" + ("" if missing(r.get("sm_clock_min_mhz")) else f" (min {r['sm_clock_min_mhz']:.0f})")]
-    if not missing(r.get("power_w")):
-        lag = rules.power_lags(r.get("telemetry_window_s"))
-        parts.append(f"{'≈' if lag else ''}{r['power_w']:.0f} W")
+    power = watts(r.get("power_w"), env, r.get("telemetry_window_s"), r.get("power_avg_w"))
+    if power:
+        parts.append(power)
+    if cap_share(r):
+        parts.append(cap_share(r))
     if not missing(r.get("temp_c")):
         parts.append(f"{r['temp_c']:.0f} °C")
     if r.get("gpu_only_method") == "kernel_sum":  # one source per row: the window its time comes from (item 31)
@@ -88,15 +142,19 @@ def _equal_clock_ms(r, mhz, ref_mhz) -> float | None:
     return clocks.at_ref_clock(r.get("gpu_only_ms"), mhz, ref_mhz)
 
 
-def clock_cell(r, ref_mhz: float | None = None) -> str | None:
-    """The conditions of a GPU-only time, for beside it in a table: its mean SM clock, board power and, with
-    the set's reference clock, its time at equal clock ("1670 MHz, 690 W; 0.1250 ms at 1980 MHz"), or None."""
+def clock_cell(r, ref_mhz: float | None = None, env=None) -> str | None:
+    """The conditions of a GPU-only time, for beside it in a table: its mean SM clock, board power (its reading
+    named as `watts` does) and, with the set's reference clock, its time at equal clock ("1670 MHz, 690 W;
+    0.1250 ms at 1980 MHz"), or None."""
     mhz = r.get("sm_clock_mhz")
     if missing(mhz):
         return None
     text = f"{mhz:.0f} MHz"
-    if not missing(r.get("power_w")):
-        text += f", {'≈' if rules.power_lags(r.get('telemetry_window_s')) else ''}{r['power_w']:.0f} W"
+    power = watts(r.get("power_w"), env, r.get("telemetry_window_s"), r.get("power_avg_w"))
+    if power:
+        text += f", {power}"
+    if cap_share(r):
+        text += f", {cap_share(r)}"
     if r.get("gpu_only_method") == "kernel_sum":  # not a graph replay's window: say whose (item 31)
         text += f" ({KERNEL_SUM_WINDOW})"
     at = _equal_clock_ms(r, mhz, ref_mhz)
@@ -107,30 +165,40 @@ def clock_cell(r, ref_mhz: float | None = None) -> str | None:
     return text
 
 
-def conditions_note(rows, per_variant: bool = False) -> str:
-    """One line under a table: where its times' conditions came from, or why there are none; with
-    per_variant, each variant's clock, minimum, power and temperature."""
+def conditions_note(rows, per_variant: bool = False, env=None, say_reading: bool = True) -> str:
+    """One line under a table: where its times' conditions came from, or why there are none, and which
+    NVML power reading the set's figures are (`env`, its environment; `say_reading` False where the page
+    said it already); with per_variant, each variant's clock, minimum, power and temperature."""
     ok = [r for r in rows if r.get("status") == "ok"]
     reasons = {r.get("telemetry_reason") for r in ok if missing(r.get("sm_clock_mhz"))}
     reasons.discard(None)
     text = ("Conditions: the SM clock (mean over the window, and its minimum), board power (mean) and GPU "
             "temperature (maximum) that NVML read while the GPU-only time was taken.")
+    powered = [r for r in ok if not missing(r.get("power_w"))]
+    if powered and say_reading and env is not None:
+        text += " " + reading_sentence(env)
+    if any(not missing(r.get("power_avg_w")) or not missing(r.get("power_cap_share")) for r in powered):
+        text += (" Beside an instant reading, NVML's averaged one, and the share of samples whose SM clock NVML "
+                 "said was held down for power (the power cap or the power brake).")
     if per_variant:
-        recorded = [f"{label(r['variant'])} {conditions_cell(r)}" for r in ok if not missing(r.get("sm_clock_mhz"))]
+        recorded = [f"{label(r['variant'])} {conditions_cell(r, env=env)}" for r in ok
+                    if not missing(r.get("sm_clock_mhz"))]
         if recorded:
             text += " " + "; ".join(recorded) + "."
-    if any(rules.power_lags(r.get("telemetry_window_s")) for r in ok if not missing(r.get("power_w"))):
+    if any(watts(r["power_w"], env, r.get("telemetry_window_s")).startswith("≈") for r in powered):
         text += (f" A power marked ≈ was read in a window shorter than {rules.NVML_POWER_WINDOW_S:g} s: NVML's "
-                 "reading is an average over about a second, so it lags what the GPU drew in the window.")
+                 "averaged reading is an average over about a second, so, where it is that reading, it lags what "
+                 "the GPU drew in the window.")
     if reasons:
         text += " Here: " + "; ".join(sorted(str(x) for x in reasons)) + "."
     return text
 
 
-def conditions_range(rows) -> str:
-    """A set's GPU-only times in one phrase: the range of their mean SM clocks, power and temperature, or why
-    they were not recorded. Where some times are kernel sums, their windows (the profiled calls') are given
-    apart from the graph replays' (item 31): one range never mixes the two kinds of window."""
+def conditions_range(rows, env=None) -> str:
+    """A set's GPU-only times in one phrase: the range of their mean SM clocks, power (its reading named,
+    `env`: the set's environment) and temperature, or why they were not recorded. Where some times are kernel
+    sums, their windows (the profiled calls') are given apart from the graph replays' (item 31): one range
+    never mixes the two kinds of window."""
     ok = [r for r in rows if r.get("status") == "ok"]
     clocked = [r for r in ok if not missing(r.get("sm_clock_mhz"))]
     if not clocked:
@@ -139,45 +207,70 @@ def conditions_range(rows) -> str:
     summed = [r for r in clocked if r.get("gpu_only_method") == "kernel_sum"]
     replayed = [r for r in clocked if r.get("gpu_only_method") != "kernel_sum"]
     if summed and replayed:
-        first = _range(replayed, note=True, apart=True)
-        second = _range(summed, note=LAG_NOTE not in first, apart=True)
+        first = _range(replayed, apart=True, env=env)
+        second = _range(summed, apart=True, env=env, said=first)
         window = KERNEL_SUM_WINDOW if len(summed) == 1 else "profiled calls' windows"
         text = (f"{first} over the CUDA-graph replays' windows; {second} over the {window} of "
                 f"{join_and(label(r['variant']) for r in summed)}'s kernel sum{'s' if len(summed) != 1 else ''}")
     else:
-        text = _range(clocked, note=True)
+        text = _range(clocked, env=env)
     missing_n = len(ok) - len(clocked)
     return text + (f" ({missing_n} time{'s' if missing_n != 1 else ''} without a clock)" if missing_n else "")
 
 
-LAG_NOTE = (f" (≈: windows under {rules.NVML_POWER_WINDOW_S:g} s, where NVML's power, an average over about a "
-            "second, lags what the GPU drew)")
+LAG_NOTE = (f"≈: windows under {rules.NVML_POWER_WINDOW_S:g} s, where NVML's averaged power, an average over "
+            "about a second, would lag what the GPU drew")
 
 
-def _range(rows, note: bool, apart: bool = False) -> str:
+def _span(values: list[float], apart: bool) -> str:
+    return f"{values[0]:.0f}" if apart and len(values) == 1 else f"{min(values):.0f}–{max(values):.0f}"
+
+
+def _range(rows, apart: bool = False, env=None, said: str = "") -> str:
     """Rows' mean SM clocks, power and highest temperature as ranges ("SM clock 1980 MHz, ≈545–654 W, up to
-    54 °C"); `note`: what ≈ means, after the power that carries it; `apart`: one window kind of two, whose one
-    row's power reads as one value."""
+    54 °C"), the power's reading named ("545–852 W instant, 540–699 W averaged, held for power up to 92% of
+    samples"); after the power, what ≈ means and, in a set that did not record its reading, that it did not,
+    unless `said` (the text before this one) says them; `apart`: one window kind of two, whose one row's
+    power reads as one value."""
     mhz = [r["sm_clock_mhz"] for r in rows]
-    watts = [r["power_w"] for r in rows if not missing(r.get("power_w"))]
+    powered = [r for r in rows if not missing(r.get("power_w"))]
     temps = [r["temp_c"] for r in rows if not missing(r.get("temp_c"))]
     text = f"SM clock {min(mhz):.0f}–{max(mhz):.0f} MHz" if min(mhz) != max(mhz) else f"SM clock {mhz[0]:.0f} MHz"
-    if watts:
-        lag = any(rules.power_lags(r.get("telemetry_window_s")) for r in rows if not missing(r.get("power_w")))
-        span = f"{watts[0]:.0f}" if apart and len(watts) == 1 else f"{min(watts):.0f}–{max(watts):.0f}"
-        text += f", {'≈' if lag else ''}{span} W" + (LAG_NOTE if lag and note else "")
+    if powered:
+        reading, limit = _env(env)
+        values = [r["power_w"] for r in powered]
+        instant = rules.reads_instant(max(values), limit, reading)
+        lag = not instant and any(rules.power_lags(r.get("telemetry_window_s"), reading) for r in powered)
+        unsaid = env is not None and reading is None and READING_NOT_RECORDED not in said
+        word = READING_WORD.get(reading) or ("instant" if instant and not unsaid else None)
+        text += f", {'≈' if lag else ''}{_span(values, apart)} W" + (f" {word}" if word else "")
+        averaged = [r["power_avg_w"] for r in powered if not missing(r.get("power_avg_w"))]
+        if averaged:
+            text += f", {_span(averaged, apart)} W averaged"
+        shares = [r["power_cap_share"] for r in powered if not missing(r.get("power_cap_share"))]
+        if shares:
+            text += f", held for power {'up to ' if len(shares) > 1 else ''}{100 * max(shares):.0f}% of samples"
+        notes = []
+        if unsaid:
+            notes.append(READING_NOT_RECORDED + (f"; above the {limit:.0f} W limit, so NVML's instant reading"
+                                                 if instant else ""))
+        if lag and LAG_NOTE not in said:
+            notes.append(LAG_NOTE)
+        if notes:
+            text += f" ({'; '.join(notes)})"
     if temps:
         text += f", up to {max(temps):.0f} °C"
     return text
 
 
-def ceiling_line(c: clocks.Ceiling) -> str:
-    """One measured ceiling with the clock it was measured at."""
+def ceiling_line(c: clocks.Ceiling, env=None) -> str:
+    """One measured ceiling with the clock it was measured at (`env`: the set's environment, for its power
+    reading)."""
     what = {"matmul": "a large matrix product", "copy": "a device-to-device copy (reads and writes)",
             "read": "a read-only pass (what a decode kernel mostly does)"}.get(c.kind, c.kind)
     value = f"{c.value:.0f} {c.unit}" if c.unit == "TFLOP/s" else f"{c.value:.2f} {c.unit}"
     cond = c.conditions
-    at = (f"at {conditions_cell(cond.__dict__)}" if cond.recorded else f"clock {cond.reason or NOT_RECORDED}")
+    at = (f"at {conditions_cell(cond.__dict__, env=env)}" if cond.recorded else f"clock {cond.reason or NOT_RECORDED}")
     text = f"{c.kind.capitalize()} ceiling: {what}, {value} (median of {c.n}), {at}"
     if c.sol is not None and not missing(c.sol.pct):
         text += (f"; {c.sol.pct:.0f}% of the speed of light at that clock ({c.sol.peak_tflops:.0f} TFLOP/s = "

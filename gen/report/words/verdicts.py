@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from gen.analysis import paged, rules, unmeasured, verdicts
 from gen.model.variants import VARIANTS
 from gen.report.words import orders as orders_words
+from gen.report.words import tables as table_words
 from gen.report.words.common import (
     REASON_CHARS,
     backend,
@@ -331,14 +332,34 @@ def _as_run(t: verdicts.Timed, v: verdicts.Verdict) -> str:
     if t.sm_clock_mhz is None:
         return text + " (SM clock not recorded)"
     text += f" at {t.sm_clock_mhz:.0f} MHz"
-    if t.power_w is not None:
-        text += f" and {t.power_w:.0f} W"
+    power = table_words.watts(t.power_w, v, avg_w=t.power_avg_w)  # the verdict carries the set's reading and limit
+    if power:
+        text += f" and {power}"
     if t.at_ref_ms is not None:
         text += f", {us(t.at_ref_ms)} {orders_words.EQUAL_CLOCK_SHORT}"
     return text
 
 
 MAX_FLIPS = 3  # pairs the equal-clock line names; the rest counted
+
+
+def _held_for_power(t: verdicts.Timed, v: verdicts.Verdict) -> str:
+    """What a window's power says of its clock being held down by the limit, as far as its reading shows it."""
+    if t.power_cap_share is not None:  # schema 5: NVML's own word for each sample
+        return f"; NVML held its clock down for power in {100 * t.power_cap_share:.0f}% of its window's samples"
+    held = t.power_avg_w if t.power_avg_w is not None else t.power_w  # the limit holds the averaged reading
+    if not rules.at_power_limit(held, v.power_limit_w):
+        return ""
+    read = f"; its window's NVML power read {table_words.watts(t.power_w, v, avg_w=t.power_avg_w)} against a " \
+           f"{v.power_limit_w:.0f} W limit"
+    if rules.reads_instant(t.power_w, v.power_limit_w, v.power_reading):
+        # instant samples are taken inside the window, so they show this window drew the power; one can exceed
+        # the limit in a transient, because the limit holds an average over about a second
+        return read + " (instant samples within the window: the limit holds an average over about a second)"
+    # the averaged reading lags over about a second, longer than a window: a reading near the limit does not
+    # show that this window, rather than the ones before it, drew it
+    return read + " (a lagging average: it does not show which window drew the power)" if v.power_reading \
+        else read + " (if it is the averaged reading, a lagging average: it does not show which window drew the power)"
 
 
 def equal_clock_line(v: verdicts.Verdict) -> str | None:
@@ -348,7 +369,10 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
         return None
     named = [v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())]
     rows = [v.row(x) for x in dict.fromkeys(named) if v.row(x) is not None]
-    text = "As run, with the SM clock and board power of each window: " + "; ".join(_as_run(t, v) for t in rows)
+    unsaid = v.power_reading is None and any(t.power_w is not None for t in rows)
+    text = (f"As run, with the SM clock and board power of each window"
+            f"{f' (power {table_words.READING_NOT_RECORDED})' if unsaid else ''}: "
+            + "; ".join(_as_run(t, v) for t in rows))
     apart = _leaders_apart(v)
     if apart:
         text += ". " + apart
@@ -362,11 +386,8 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
         ta, tb = v.row(a), v.row(b)
         pays = (f"{label(b)} ran at {tb.sm_clock_mhz:.0f} MHz against {ta.sm_clock_mhz:.0f} MHz for {label(a)}"
                 if tb.sm_clock_mhz is not None and ta.sm_clock_mhz is not None else "")
-        if pays and rules.at_power_limit(tb.power_w, v.power_limit_w):
-            # NVML's power is a lagging average over about a second, longer than a window: a reading near the
-            # limit does not show that this window, rather than the ones before it, drew it
-            pays += (f"; its window's NVML power read {tb.power_w:.0f} W against a {v.power_limit_w:.0f} W limit "
-                     "(a lagging average: it does not show which window drew the power)")
+        if pays:
+            pays += _held_for_power(tb, v)
         parts.append(f"{label(b)} ({us(tb.at_ref_ms)}) ahead of {label(a)} ({us(ta.at_ref_ms)})"
                      + (f": {pays}" if pays else ""))
     more = len(v.clock_flips) - MAX_FLIPS
