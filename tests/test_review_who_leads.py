@@ -147,8 +147,14 @@ def test_a_tie_by_kernel_names_never_stands_beside_disjoint_intervals(lead):
             assert "not tied" in line and v.rank(x) > 1
         paged = verdict_words.paged_line(v)
         if paged and "paging costs" in paged:
-            best = v.paged[0]
-            assert ("within noise" in paged) == (v.rank(best) == 1 and best not in v.same_kernel_apart)
+            # paging's cost is set against the same call on a contiguous cache (review 2026-12-06-2 item 11), said
+            # within noise exactly where those two calls' intervals overlap
+            from gen.analysis import paged as paged_facts
+
+            p = paged_facts.paged_facts(v)
+            assert p.contiguous is not None
+            assert ("within noise" in paged) == calls.overlaps(v.spread(v.row(p.contiguous)),
+                                                               v.spread(v.row(p.ranked[0][0])))
             assert "one rank" not in paged
 
 

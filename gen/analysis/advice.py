@@ -54,6 +54,9 @@ class Pick:
     # it and `within` (their output errors, where their inputs differ)
     orders: tuple = ()
     rows: tuple = ()
+    # A decode verdict's standing holds at its batch: the dynamic-lengths runs' order at another (verdicts.Verdict.
+    # other_batch), or None
+    other_batch: object = None
 
 
 @dataclass(frozen=True)
@@ -298,7 +301,8 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
         first = v.spread(o) is not None and ts is not None and v.spread(o).median <= ts.median
         return verdicts.orders(o, t, v.basis) if first else verdicts.orders(t, o, v.basis)
     return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant, within,
-                tuple(pair(x) for x in within if v.row(x) is not None), (t, *(v.row(x) for x in within)))
+                tuple(pair(x) for x in within if v.row(x) is not None), (t, *(v.row(x) for x in within)),
+                v.other_batch)
 
 
 def _default(vs: list[verdicts.Verdict]) -> str | None:

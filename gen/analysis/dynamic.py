@@ -326,3 +326,52 @@ def switch_facts(rs: schema.ResultSet) -> list[SwitchFacts]:
 def scenario_title(rs: schema.ResultSet) -> str | None:
     rec = rs.scenario(DYNAMIC)
     return rec.title if rec else None
+
+
+@dataclass(frozen=True)
+class BatchOrder:
+    """The dynamic-lengths decode runs' GPU-only order at their own batch, set beside a decode verdict at another
+    batch of the same heads, head dim and query count (review 2026-12-06-2 item 4): the verdict's order holds at its
+    batch only (on the H100 set FA4 leads at batch 8 and takes 4.2x cuDNN's GPU time at batch 1)."""
+
+    batch: int  # the dynamic runs' batch
+    at_batch: int  # the verdict's batch
+    kv_lo: int  # the KV lengths the runs' GPU-only medians are taken over
+    kv_hi: int
+    lengths: int
+    # (variant, median GPU-only ms over the lengths), fastest first, down to the slowest of the verdict's calls
+    order: tuple[tuple[str, float], ...]
+    named: tuple[str, ...]  # the verdict's calls the order reaches (its first rank), in its order
+
+
+def decode_at_other_batch(rs: schema.ResultSet, point: schema.Point | None,
+                          named: tuple[str, ...]) -> BatchOrder | None:
+    """The order of the set's dynamic-lengths decode runs where they differ from a decode verdict's `point` in the
+    batch alone: the same heads, head dim and queries, the verdict's KV length inside the runs' lengths. `named`:
+    the verdict's first-rank calls; the order runs down to the slowest of them measured. None where the set has no
+    such runs, or none of `named` has a GPU-only time there."""
+    if point is None:
+        return None
+    got = []
+    spans = []
+    for run in rs.dynamic:
+        p = run.point
+        if run.phase != "decode" or run.env or run.status != schema.Status.OK or p.batch == point.batch:
+            continue
+        if (p.q_heads, p.kv_heads, p.head_dim) != (point.q_heads, point.kv_heads, point.head_dim):
+            continue
+        lens = [c for c in run.lengths if c.gpu_ms is not None and c.q_len == point.q_len]
+        if not lens or not min(c.kv_len for c in lens) <= point.kv_len <= max(c.kv_len for c in lens):
+            continue
+        got.append((run.variant, statistics.median(c.gpu_ms for c in lens), p.batch))
+        spans.append((min(c.kv_len for c in lens), max(c.kv_len for c in lens), len(lens)))
+    if not got or len({b for _, _, b in got}) != 1:
+        return None
+    order = sorted(((x, ms) for x, ms, _ in got), key=lambda r: (r[1], r[0]))
+    ranked = [x for x, _ in order]
+    mine = [x for x in ranked if x in named]
+    if not mine:
+        return None
+    order = order[:ranked.index(mine[-1]) + 1]
+    lo, hi, n = min(s[0] for s in spans), max(s[1] for s in spans), max(s[2] for s in spans)
+    return BatchOrder(got[0][2], point.batch, lo, hi, n, tuple(order), tuple(mine))

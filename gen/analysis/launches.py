@@ -12,7 +12,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from gen.analysis import rules, tables, verdicts
+from gen.analysis import kernel_names, rules, tables, verdicts
 from gen.model import schema, trace
 from gen.model.variants import VARIANTS
 
@@ -53,6 +53,9 @@ class Launch:
     # a tile by inference (`tile_rows`)
     tiles_per_head: int | None = None
     queries: int | None = None
+    keys: int | None = None  # keys a head at the point, where `queries` is set
+    # A causal mask over as many queries as keys: a row tile runs over the keys up to its last row (tile_pairs)
+    causal: bool = False
 
     @property
     def tensor_busy_us(self) -> float | None:
@@ -61,14 +64,20 @@ class Launch:
         return self.counted_us * self.tensor_pipe_pct / 100.0
 
     @property
-    def tile_rows(self) -> int | None:
-        """Rows a query tile, by inference: one producer warpgroup and the others each an MMA of WGMMA_ROWS rows (the
-        FA3 design of Hopper's warp-specialized kernels), kept only where that many rows give the grid's tiles a
-        head exactly (ceil(queries / rows) == tiles_per_head); None otherwise, and for a persistent grid."""
+    def design_rows(self) -> int | None:
+        """Rows a query tile by the FA3 design alone (one producer warpgroup, the others each an MMA of WGMMA_ROWS
+        rows), not checked against the grid: all that can be said of a persistent grid, whose blocks loop over
+        tiles. An inference, never a record."""
         g = self.warpgroups
-        if not g or g < 2 or not self.tiles_per_head or not self.queries or self.persistent:
+        return (g - 1) * WGMMA_ROWS if g and g >= 2 else None
+
+    @property
+    def tile_rows(self) -> int | None:
+        """Rows a query tile, by inference (design_rows), kept only where that many rows give the grid's tiles a
+        head exactly (ceil(queries / rows) == tiles_per_head); None otherwise, and for a persistent grid."""
+        rows = self.design_rows
+        if not rows or not self.tiles_per_head or not self.queries or self.persistent:
             return None
-        rows = (g - 1) * WGMMA_ROWS
         return rows if -(-self.queries // rows) == self.tiles_per_head else None
 
     @property
@@ -93,6 +102,66 @@ class Launch:
         if not self.sm_count or not self.blocks_per_sm or self.sized_by_longest or self.packed_tiles:
             return None
         return self.blocks / (self.sm_count * self.blocks_per_sm)
+
+
+def tile_pairs(queries: int, keys: int, rows: int, causal: bool) -> int:
+    """(query, key) pairs a head that query tiles of `rows` rows visit, every tile whole (the rows past the last
+    query too): all keys for each, or under a causal mask (queries == keys) the keys up to the tile's last row, for
+    a tile skips no key below the diagonal of its last row (review 2026-12-06-2 item 9: 192-row tiles over 1,024
+    causal queries visit 749,568 pairs, not 1.125x the triangle's 524,800). Key tiles are not modelled: a kernel
+    that rounds each tile's keys up to its key block visits more."""
+    tiles = -(-queries // rows)
+    if not causal:
+        return tiles * rows * keys
+    return sum(rows * min(keys, (i + 1) * rows) for i in range(tiles))
+
+
+def exact_pairs(queries: int, keys: int, causal: bool) -> int:
+    """The pairs the attention asks for a head: the causal triangle (queries == keys), else every pair."""
+    return queries * (queries + 1) // 2 if causal else queries * keys
+
+
+@dataclass(frozen=True)
+class TileWork:
+    """What the runner-up's inferred query tiles make of its tensor-pipe time against the fastest's (review2 N8,
+    review 2026-12-06-2 item 9). Inferred throughout: the tile rows are the FA3 design's reading of the warpgroups."""
+
+    rows: int  # the runner-up's rows a tile (Launch.tile_rows: checked against its grid)
+    pairs: int  # the (query, key) pairs a head its tiles visit (tile_pairs)
+    exact: int  # the pairs the attention asks for (exact_pairs)
+    causal: bool
+    base_rows: int | None  # the fastest's rows a tile by the same design (Launch.design_rows), where inferred
+    base_checked: bool  # those rows give the fastest's grid exactly (False: a persistent grid, not checked)
+    base_pairs: int  # the pairs of the fastest's tiles, else the exact pairs: what `pairs` is set against
+    base_name_tile: tuple | None  # the tile field of the fastest's kernel name, where it has one (not decoded)
+    tensor_ratio: float  # the runner-up's tensor-pipe time over the fastest's (the counters pass)
+
+    @property
+    def ratio(self) -> float:
+        return self.pairs / self.base_pairs
+
+    @property
+    def accounts(self) -> str:
+        """"all": the pairs' ratio matches the tensor-pipe ratio within rules.TILE_WORK_MATCH; "part": it is
+        smaller; "more": larger (the extra pairs do not all cost tensor-pipe time, or the inference is off)."""
+        off = self.ratio / self.tensor_ratio - 1
+        return "all" if abs(off) <= rules.TILE_WORK_MATCH else "part" if off < 0 else "more"
+
+
+def tile_work(mine: Launch, theirs: Launch) -> TileWork | None:
+    """The runner-up's (`theirs`) tile work against the fastest's (`mine`), where its tile rows are inferred, the
+    point's queries and keys known and both tensor-pipe times counted; None otherwise."""
+    a, b = mine.tensor_busy_us, theirs.tensor_busy_us
+    rows, q, k = theirs.tile_rows, theirs.queries, theirs.keys
+    if not (a and b and rows and q and k):
+        return None
+    causal = theirs.causal
+    pairs, exact = tile_pairs(q, k, rows, causal), exact_pairs(q, k, causal)
+    base_rows = mine.design_rows if mine.queries == q and mine.keys == k else None
+    checked = base_rows is not None and mine.tile_rows == base_rows
+    base = tile_pairs(q, k, base_rows, causal) if base_rows else exact
+    tile = kernel_names.decode(mine.name or "").get("tile") if mine.name else None
+    return TileWork(rows, pairs, exact, causal, base_rows, checked, base, tile, b / a)
 
 
 def profiled_trace(ls: tables.LoadedSet, scenario: str, mode: str, variant: str,
@@ -160,6 +229,9 @@ def _work(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, got: Launch, 
         out.update(counted_us=k.duration_ns / 1e3, tensor_pipe_pct=k.tensor_pipe_pct)
     if point is not None and point.mask != "document" and point.batch and point.q_heads:
         per = point.batch * point.q_heads
+        # the point's queries and keys set the tiles' pairs, a persistent grid's too (it gives no tiles a head)
+        out.update(queries=point.q_len, keys=point.kv_len,
+                   causal=point.mask == schema.Mask.CAUSAL and point.q_len == point.kv_len)
         if got.blocks % per == 0:
-            out.update(tiles_per_head=got.blocks // per, queries=point.q_len)
+            out.update(tiles_per_head=got.blocks // per)
     return out

@@ -606,3 +606,8 @@ BOUND_BAND_PCT = 5.0
 # they differ by more than this many points: below it, the estimate's rounding
 # (whole blocks per SM) and ncu's sampling explain the gap.
 ESTIMATE_GAP_PCT = 10.0
+# The pairs a kernel's inferred query tiles visit (gen.analysis.launches.tile_work) "account for all" of its
+# tensor-pipe time over another's when the two ratios agree within this share: each tensor-pipe time is one counted
+# call (ncu's run-to-run spread on such a counter is a few points: BOUND_BAND_PCT), and the pairs leave out key
+# tiles and each tile's fixed prologue and epilogue. Closer than that these numbers cannot tell.
+TILE_WORK_MATCH = 0.05

@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from gen.analysis import flops, kernel_names, rules, tables, timings, unmeasured
+from gen.analysis import dynamic, flops, kernel_names, rules, tables, timings, unmeasured
 from gen.analysis.calls import (
     Noise,
     Spread,
@@ -186,6 +186,9 @@ class Verdict:
     # The fastest against each call sharing its first rank with other kernels (`near`): the three orders, so that the
     # words give them beside "within noise" or "not decided" (rules.lead_decided)
     orders: tuple[Orders, ...] = ()
+    # A decode verdict's first rank holds at its batch: the set's dynamic-lengths decode runs at another batch of the
+    # same heads give their own GPU-only order (review 2026-12-06-2 item 4); None where the set has none
+    other_batch: dynamic.BatchOrder | None = None
 
     def undecided(self) -> tuple[Orders, ...]:
         """The pairs of `orders` whose as-run intervals are apart but which the other orders leave not decided."""
@@ -470,6 +473,10 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
                                     not_measured=v.not_measured + unmeasured.absent_fa4(
                                         ls.rs, [t.variant for t in v.rows] + [x for x, _, _ in v.not_measured]))
             v = _with_order_flips(ls, v)
+            if mode == "inference":
+                firsts = tuple(x for x, r in v.rank_of_ if r == 1)
+                v = dataclasses.replace(v, other_batch=dynamic.decode_at_other_batch(
+                    ls.rs, point_of(ls, scenario, mode), firsts))
             if v.auto is not None and v.auto.expected_backend:
                 rec = point_records(ls, scenario, mode).get(v.auto.variant)
                 why = ((rec.backend_reasons or {}).get(v.auto.expected_backend) if rec is not None else None)

@@ -75,6 +75,9 @@ class Variant:
     # kind of kernel at the scenario's dtype, for "what FP8 buys" (speed and error).
     dtype: str | None = None
     twin: str | None = None
+    # A paging variant's same call on a contiguous cache (no page table): paging's own cost is its time against
+    # this one, never against another kernel that happens to be the fastest (review 2026-12-06-2 item 11).
+    contiguous: str | None = None
 
     @property
     def compiled(self) -> bool:
@@ -284,6 +287,7 @@ VARIANTS: dict[str, Variant] = {
             keywords=("flex", "compiled", "fused", "paged", "experimental"),
             gqa=Gqa.NATIVE,
             masks="the block mask converted to physical pages by PagedAttention",
+            contiguous="flex",
         ),
         Variant(
             "flex_fp8",
@@ -352,6 +356,7 @@ VARIANTS: dict[str, Variant] = {
             keywords=("fa4", "compiled", "fused", "paged", "optional"),
             gqa=Gqa.NATIVE,
             masks="page_table of pages of 128 tokens (flash_attn_varlen_func); causal and windows as fa4",
+            contiguous="fa4",
         ),
         Variant(
             "fa4_det",

@@ -11,6 +11,7 @@ from gen.model.schema import Mode
 from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
 from gen.report.words import orders as orders_words
+from gen.report.words import verdicts as verdict_words
 from gen.report.words.common import (
     backend,
     bare_reason,
@@ -143,8 +144,19 @@ def _place_namer(picks):
         base = _place_of(p.scenario, p.mode)
         if len(trains) > 1 and base == "training":
             return f"training at {_place_of(p.scenario, 'inference')}"
+        if p.other_batch is not None:
+            # the standing holds at the verdict's batch only (review 2026-12-06-2 item 4)
+            return f"{base} at batch {p.other_batch.at_batch}"
         return base
     return name
+
+
+def _batch(p, default: str) -> str:
+    """The other batch's order beside a decode workload (verdict_words.batch_note), the default and the calls it
+    shares the rank with named first; "" where the set measured no other batch."""
+    if p.other_batch is None:
+        return ""
+    return verdict_words.batch_note(p.other_batch, (default, *p.within))
 
 
 def _ranks(a: advice_mod.Advice) -> str:
@@ -159,7 +171,8 @@ def _ranks(a: advice_mod.Advice) -> str:
     odd = [p for p in first if other_dtype_clause(a, p.scenario)]
     first = [p for p in first if p not in odd]
     if first:
-        parts.append(f"It ranks first at the verdict's point for {_places(first, name)}")
+        parts.append(f"It ranks first at the verdict's point for "
+                     f"{_places(first, lambda p: name(p) + _batch(p, a.default))}")
     parts += [f"{'it' if parts else 'It'} ranks first for {name(p)} "
               f"{other_dtype_clause(a, p.scenario)}" for p in odd]
     by: dict = {}
@@ -168,12 +181,13 @@ def _ranks(a: advice_mod.Advice) -> str:
     for x, ps in by.items():
         # each workload with its orders beside it where they tell more than noise (review 2026-12-06 items 1-3)
         ordered = sorted(ps, key=lambda p: p.mode == "train")
-        places = join_and(dict.fromkeys(name(p) + orders_words.noted(p.orders, p.rows, label) for p in ordered))
+        places = join_and(dict.fromkeys(name(p) + orders_words.noted(p.orders, p.rows, label) + _batch(p, a.default)
+                                        for p in ordered))
         parts.append(f"{'it' if parts else 'It'} is within noise of {x} for {places}")
     text = "; ".join(parts) + ("." if parts else "")
     if slower:
         text += (" It is not first at the verdict's point for " + join_and(
-            f"{_place_of(p.scenario, p.mode)} ({label(p.fastest)} is {times(p.ratio)} faster)" for p in slower) + ".")
+            f"{name(p)} ({label(p.fastest)} is {times(p.ratio)} faster){_batch(p, a.default)}" for p in slower) + ".")
     return text.strip()
 
 

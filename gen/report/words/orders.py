@@ -75,12 +75,13 @@ def _sums(o, first_leads: bool, label) -> str:
     return f"{us(ms[0])} against {us(ms[1])}" + (f", {at}" if at else "")
 
 
-def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True) -> str:
+def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True, than: bool = False) -> str:
     """The orders in one clause, grouped by the call each puts ahead: "X 1.09× faster as run and 1.10× at equal clock
     (a model); Y 1.02× faster by kernel sum (2.757 ms against 2.819 ms, both at 1965 MHz); within the as-run noise of
     identical kernels at this point (A and B, same kernels, 1.12× apart)", two clocks each named by its call; an
     as-run order within its intervals is said so where `noise`; without `detail`, no clocks or kernel sums in
-    parentheses."""
+    parentheses; with `than`, each leader's counterpart named ("X 1.01× faster than Y by kernel sum"), for a
+    sentence that gives the orders of more than one pair (review 2026-12-06-2 item 11)."""
     items = []  # (leader, ratio, how, detail)
     if o.apart and o.as_run is not None:
         at = _mhz(o.first_mhz, o.second_mhz, label(o.first), label(o.second))
@@ -96,8 +97,11 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
     for it in items:
         groups.setdefault(it[0], []).append(it)
     parts = [] if o.apart or not noise else ["within noise as run"]
+    pair = (label(o.first), label(o.second))
     for who, its in groups.items():
-        each = [f"{times(r)} {'faster ' if k == 0 else ''}{how}" + (f" ({detail})" if detail else "")
+        other = pair[1] if who == pair[0] else pair[0]
+        each = [f"{times(r)} {(f'faster than {other} ' if than else 'faster ') if k == 0 else ''}{how}"
+                + (f" ({detail})" if detail else "")
                 for k, (_, r, how, detail) in enumerate(its)]
         parts.append(f"{who} " + " and ".join(each))
     if o.apart and o.noise is not None:
@@ -137,7 +141,8 @@ def noted(orders, rows, label) -> str:
     """A workload's note beside "within noise of", brief: the pairs' orders where the as-run order is overruled ("not
     decided: …") or where the kernel sums, taken at clocks close enough, name a leader the as-run times cannot show,
     and the outputs' errors where the inputs differ; "" for none."""
-    notes = [("not decided: " if state(o) == "not decided" else "") + brief(o, label, detail=False)
-             for o in orders if state(o) == "not decided" or kernels_lead(o)]
+    told = [o for o in orders if state(o) == "not decided" or kernels_lead(o)]
+    notes = [("not decided: " if state(o) == "not decided" else "") + brief(o, label, detail=False, than=len(told) > 1)
+             for o in told]
     err = errors(rows, label)
     return f" ({'; '.join([*notes, *([err] if err else [])])})" if notes or err else ""

@@ -194,16 +194,72 @@ def paged_line(v: verdicts.Verdict) -> str | None:
     best, best_ms = p.ranked[0]
     text = (f"For a paged KV cache, call {label(best)}: {us(best_ms)} {per_call(v.mode)}, the fastest of the calls "
             f"measured that read pages ({join_and(label(x) for x, _ in p.ranked)}); SDPA reads a contiguous cache only")
-    if best != p.fastest and best_ms > 0:
-        text += (f". Against the fastest call on a contiguous cache ({label(p.fastest)}, {us(p.fastest_ms)}), paging "
-                 f"costs {times(best_ms / p.fastest_ms)}")
-        # the cost said with the interval rule that ranks the two (review2 N7): a tie is never said beside a
-        # measured cost that the intervals keep apart, nor a cost beside a tie without its noise
+    if p.contiguous is not None and p.contiguous_ms:
+        # paging's own cost: the same call without a page table (review 2026-12-06-2 item 11), with the interval
+        # rule that ranks any two calls: a cost is never said beside overlapping intervals without its noise
+        text += (f". Against the same call on a contiguous cache ({label(p.contiguous)}, {us(p.contiguous_ms)}), "
+                 f"paging costs {times(best_ms / p.contiguous_ms)}, "
+                 + ("the 95% intervals apart" if p.contiguous_apart else "within noise (the 95% intervals overlap)"))
+        if p.fastest not in (best, p.contiguous) and p.fastest_ms > 0:
+            text += f"; the fastest call on a contiguous cache is {label(p.fastest)} ({us(p.fastest_ms)})"
+    elif best != p.fastest and best_ms > 0:
+        # no same call on a contiguous cache measured: the gap to the fastest is another kernel's, not paging's
+        text += (f". Against the fastest call on a contiguous cache ({label(p.fastest)}, {us(p.fastest_ms)}), "
+                 f"a paged cache costs {times(best_ms / p.fastest_ms)}")
         if best in v.same_kernel_apart or v.rank(best) not in (None, 1):
             text += ", the 95% intervals apart"
         elif v.rank(best) == 1:
             text += ", within noise (the 95% intervals overlap)"
+        twin = VARIANTS[best].contiguous if best in VARIANTS else None
+        text += (f" (another kernel: the same call on a contiguous cache, {label(twin)}, was not measured here, so "
+                 "paging's own cost is not)" if twin else " (another kernel: paging's own cost is not measured here)")
     return text + "."
+
+
+def _batch_runs(b) -> str:
+    return (f"the dynamic-lengths scenario's decode runs, the median GPU-only time over {b.lengths} KV lengths of "
+            f"{b.kv_lo:,}–{b.kv_hi:,} tokens")
+
+
+def batch_sentence(b) -> str:
+    """A decode verdict's batch, and the order of its calls at the dynamic-lengths runs' batch (verdicts.Verdict.
+    other_batch), fastest first down to the verdict's calls (review 2026-12-06-2 item 4)."""
+    (top, top_ms), rest = b.order[0], b.order[1:]
+    text = (f"This holds at batch {b.at_batch}: at batch {b.batch} ({_batch_runs(b)}) the fastest is {label(top)}, "
+            f"{us(top_ms)} a call")
+    if rest:
+        text += ", and against it " + join_and(
+            f"{label(x)} takes {times(ms / top_ms, 1)}" + (f" ({us(ms)})" if x in b.named else "") if i == 0 else
+            f"{label(x)} {times(ms / top_ms, 1)}" + (f" ({us(ms)})" if x in b.named else "")
+            for i, (x, ms) in enumerate(rest))
+    return text
+
+
+def _against(mss: list[float], top_ms: float) -> str:
+    """"45.1 and 45.9 against 10.8 µs": the unit once where all read in the same one."""
+    words = [us(ms) for ms in (*mss, top_ms)]
+    unit = {w.split(" ")[1] for w in words}
+    if len(unit) == 1:
+        return f"{join_and(w.split(' ')[0] for w in words[:-1])} against {words[-1]}"
+    return f"{join_and(words[:-1])} against {words[-1]}"
+
+
+def batch_note(b, who: tuple[str, ...] = ()) -> str:
+    """The same, short, for a workload named in the decision's headline: the calls `who` (the verdict's first rank
+    by default) against the fastest at the other batch, then the calls between."""
+    (top, top_ms), rest = b.order[0], b.order[1:]
+    who = tuple(x for x in (who or b.named) if x != top and any(x == y for y, _ in rest))
+    mine = [(x, ms) for x, ms in rest if x in who]
+    runs = f"at batch {b.batch}, in the dynamic-lengths decode runs at {b.kv_lo:,}–{b.kv_hi:,} KV tokens"
+    if not mine:
+        return f" ({runs}, {label(top)} is the fastest, {us(top_ms)})"
+    between = [(x, ms) for x, ms in rest if x not in who]
+    text = (f" ({runs}, {join_and(label(x) for x, _ in mine)} {'takes' if len(mine) == 1 else 'take'} "
+            f"{join_and(times(ms / top_ms, 1) for _, ms in mine)} the GPU-only time of {label(top)}, "
+            f"{_against([ms for _, ms in mine], top_ms)}")
+    if between:
+        text += "; " + ", ".join(f"{label(x)} {times(ms / top_ms, 1)}" for x, ms in between)
+    return text + ")"
 
 
 def fa4_missing_line(missing: list[str]) -> str | None:
@@ -244,16 +300,18 @@ def _headline(v: verdicts.Verdict) -> str:
         times_ = (f"{us(fs.median)} {per_call(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
                   + join_and(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.near))
         told = [o for o in v.orders if orders_words.telling(o)]
+        # more than one pair's orders in one sentence: each names its counterpart (review 2026-12-06-2 item 11)
+        than = len(told) > 1
         if v.undecided():
             # the as-run intervals are apart, but another order puts the other call ahead (rules.lead_decided): no
             # winner as run, and the orders beside it
             head = (f"{join_and(label(x) for x in (f.variant, *v.near))} share the first rank {here}, not decided: "
-                    f"{times_}; " + "; ".join(orders_words.brief(o, label) for o in told)
+                    f"{times_}; " + "; ".join(orders_words.brief(o, label, than=than) for o in told)
                     + ". The report names no winner (the rule in the methodology)")
         else:
             head = (f"{join_and(label(x) for x in (f.variant, *v.near))} are the fastest {here}, within noise: "
                     f"{times_}; the 95% intervals of their medians overlap, so they share the first rank"
-                    + "".join(f"; {orders_words.brief(o, label, noise=False)}" for o in told))
+                    + "".join(f"; {orders_words.brief(o, label, noise=False, than=than)}" for o in told))
         err = orders_words.errors([f, *(v.row(x) for x in v.near)], label)
         if err:
             head += f"; {err}"
@@ -408,12 +466,12 @@ def _leaders_apart(v: verdicts.Verdict) -> str | None:
     than rules.TIME_FLOOR_PCT: who leads by each, by how much, and at which clocks each ran (review 2026-12-06
     item 3)."""
     out = []
-    for o in v.orders:
-        if o.apart or not orders_words.telling(o):
-            continue
+    told = [o for o in v.orders if not o.apart and orders_words.telling(o)]
+    for o in told:
         at = (f" ({label(o.first)} at {o.first_mhz:.0f} MHz, {label(o.second)} at {o.second_mhz:.0f} MHz)"
               if o.first_mhz and o.second_mhz else "")
-        out.append(f"{orders_words.brief(o, label, noise=False)}, within noise of each other as run{at}")
+        out.append(f"{orders_words.brief(o, label, noise=False, than=len(told) > 1)}, within noise of each other "
+                   f"as run{at}")
     return "; ".join(out) if out else None
 
 
@@ -482,6 +540,8 @@ def verdict(v: verdicts.Verdict, launched: dict | None = None) -> VerdictWords:
     f = v.fastest
     fs = v.spread(f)
     head = _headline(v)
+    if v.other_batch is not None:
+        head += ". " + batch_sentence(v.other_batch)
     lines = [ranked_by(v)] if v.method else []
     clock = equal_clock_line(v)
     if clock:

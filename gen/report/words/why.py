@@ -3,8 +3,8 @@ mask adds, fewer GPU events, the main kernels' times and launches)."""
 
 from __future__ import annotations
 
-from gen.analysis import kernel_names, verdicts
-from gen.analysis.launches import Launch
+from gen.analysis import kernel_names, rules, verdicts
+from gen.analysis.launches import Launch, TileWork, tile_work
 from gen.report.words.common import flop_label, label, us
 from gen.report.words.kernels import kernel_path, kernel_path_short
 
@@ -177,7 +177,9 @@ def launched_line(mine: Launch, theirs: Launch, runner: str) -> str:
 
 def work_line(mine: Launch, theirs: Launch, runner: str) -> str:
     """What the two launches and the counters pass make of the gap (review2 N8): the rows a grid's query tiles pad
-    (inferred tile rows, Launch.tile_rows) and the time each kernel's tensor pipes were active; "" without them."""
+    (inferred tile rows, Launch.tile_rows), the (query, key) pairs those tiles visit under the point's mask
+    (launches.tile_work: causal, review 2026-12-06-2 item 9) and the time each kernel's tensor pipes were active;
+    "" without them."""
     parts = []
     for x, who in ((theirs, runner), (mine, "the fastest")):
         if x.padded_rows and x.queries and x.padded_rows > x.queries:
@@ -185,7 +187,10 @@ def work_line(mine: Launch, theirs: Launch, runner: str) -> str:
                 f"{who}'s {x.blocks:,} blocks are {x.tiles_per_head} query tiles a head; with {x.warpgroups - 1} MMA "
                 f"warpgroups of 64 rows beside one producer (the FA3 design, inferred from its "
                 f"{x.warpgroups} warpgroups: not recorded) a tile holds {x.tile_rows} rows, so the tiles cover "
-                f"{x.padded_rows:,} rows for {x.queries:,} queries, {x.padded_rows / x.queries:.3f}× the work")
+                f"{x.padded_rows:,} rows for {x.queries:,} queries, {x.padded_rows / x.queries:.3f}× the rows")
+    w = tile_work(mine, theirs)
+    if w is not None:
+        parts.append(_pairs_words(w, mine, runner))
     a, b = mine.tensor_busy_us, theirs.tensor_busy_us
     if a and b:
         parts.append(
@@ -197,11 +202,43 @@ def work_line(mine: Launch, theirs: Launch, runner: str) -> str:
             f"against {a:.1f} µs in the fastest's")
     if not parts:
         return ""
-    pad = theirs.padded_rows / theirs.queries if theirs.padded_rows and theirs.queries else None
-    if a and b and b > a and pad and pad > 1:
-        parts[-1] += (f"; the padding accounts for up to {pad:.3f}× of that {b / a:.2f}×, the rest is not measured "
-                      "here")
+    if w is not None and b > a and w.pairs > w.base_pairs:
+        parts[-1] += "; " + _accounts_words(w)
     return " By inference from these: " + "; ".join(parts) + "."
+
+
+def _pairs_words(w: TileWork, mine: Launch, runner: str) -> str:
+    """The pairs the runner-up's tiles visit, against the exact ones and the fastest's tiles (by the same
+    inference, said whether its grid could check it)."""
+    if w.causal:
+        text = (f"under the causal mask each of {runner}'s tiles runs over the keys up to its last row, so its "
+                f"{w.rows}-row tiles visit {w.pairs:,} (query, key) pairs a head against {w.exact:,} in the causal "
+                f"triangle ({w.pairs / w.exact:.2f}×)")
+    else:
+        text = (f"{runner}'s {w.rows}-row tiles visit {w.pairs:,} (query, key) pairs a head against the {w.exact:,} "
+                f"asked for ({w.pairs / w.exact:.3f}×)")
+    if w.base_rows:
+        check = ("as its grid confirms" if w.base_checked else "not checked: its grid is persistent"
+                 if mine.persistent else "not checked against its grid")
+        tile = ("; its name's tile field reads " + "×".join(str(x) for x in w.base_name_tile)
+                if w.base_name_tile else "")
+        text += (f"; the fastest's {mine.warpgroups} warpgroups give {w.base_rows}-row tiles by the same inference "
+                 f"({check}{tile}), {w.base_pairs:,} pairs")
+    return text
+
+
+def _accounts_words(w: TileWork) -> str:
+    """How much of the tensor-pipe ratio the tiles' pairs can account for (rules.TILE_WORK_MATCH), inferred."""
+    against = "the fastest's tiles'" if w.base_rows else "the pairs asked for"
+    head = f"the tiles' pairs are {w.ratio:.2f}× {against}"
+    if w.accounts == "all":
+        return (f"{head}, within {rules.TILE_WORK_MATCH:.0%} of that {w.tensor_ratio:.2f}×: the tiling can account "
+                "for all of it (inferred)")
+    if w.accounts == "part":
+        return (f"{head}: the tiling can account for {w.ratio:.2f}× of that {w.tensor_ratio:.2f}× (inferred), the "
+                "rest is not measured here")
+    return (f"{head}, more than that {w.tensor_ratio:.2f}×: the pairs' count does not carry over to tensor-pipe "
+            "time whole here, or the tile inference does not hold (inferred)")
 
 
 def took(x: float | None) -> str:
