@@ -75,20 +75,27 @@ def compatible(x: str | None, y: str | None) -> bool:
     return bool(narrow) and narrow <= wide if oy != ox else bool(lx & ly)
 
 
+NOT_ASKED = "not captured"
+
+
 def report(a: Path, b: Path) -> str:
     la, lb = tables.load_set(a), tables.load_set(b)
     sa, sb = said(la), said(lb)
     keys = list(dict.fromkeys([*sa, *sb]))
-    same = sum(sa.get(k) == sb.get(k) for k in keys)
+    both = [k for k in keys if k in sa and k in sb]  # a mode or scenario one capture did not run answers nothing
+    same = sum(sa[k] == sb[k] for k in both)
     lines = [f"A: `{la.name}` ({la.rs.environment.date}); B: `{lb.name}` ({lb.rs.environment.date}); "
              f"{la.rs.environment.gpu_name}, torch {la.rs.environment.torch}.", "",
              "| question | A says | B says | same |", "|---|---|---|---|"]
-    lines += [f"| {k} | {sa.get(k, '–')} | {sb.get(k, '–')} | {'yes' if sa.get(k) == sb.get(k) else '**no**'} |"
-              for k in keys]
-    fit = sum(compatible(sa.get(k), sb.get(k)) for k in keys)
-    lines += ["", f"Same answer to {same} of {len(keys)} questions; {fit} of {len(keys)} do not contradict each other "
-              "(the same, or one capture cannot tell two calls apart where the other can, its leader among the "
-              "two)."]
+    lines += [f"| {k} | {sa.get(k, NOT_ASKED)} | {sb.get(k, NOT_ASKED)} | "
+              f"{'–' if k not in both else 'yes' if sa[k] == sb[k] else '**no**'} |" for k in keys]
+    fit = sum(compatible(sa[k], sb[k]) for k in both)
+    lines += ["", f"Of the {len(both)} questions both captures answer: the same answer to {same}; {fit} do not "
+              "contradict each other (the same, or one capture cannot tell two calls apart where the other can, its "
+              "leader among the two)."]
+    if len(both) < len(keys):
+        lines.append(f"{len(keys) - len(both)} questions only one capture answers ({NOT_ASKED}: it did not run that "
+                     "mode or scenario).")
     return "\n".join(lines) + "\n"
 
 
