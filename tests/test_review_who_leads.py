@@ -160,6 +160,32 @@ def test_a_tie_by_kernel_names_never_stands_beside_disjoint_intervals(lead):
             assert "one rank" not in paged
 
 
+def test_a_same_name_call_apart_but_not_decided_is_no_tie_by_names(lead):
+    """Paged FA4 runs FA4's kernel names with its interval apart from FA4's; with the point's noise of identical kernels
+    set wider than their gap, the lead is not decided: the two share the first rank as rivals, the headline says not
+    decided with the orders, and no line calls it a tie by kernel names (nor says the intervals overlap)."""
+    from dataclasses import replace
+
+    from gen.analysis import pair_noise
+
+    point = verdicts.point_of(lead, "decode-kernels", "inference")
+    rows = calls.timed_at(lead, "decode-kernels", point)
+    fa4, pg = (next(t for t in rows if t.variant == x) for x in ("fa4", "fa4_paged"))
+    assert fa4.kernels == pg.kernels and not calls.overlaps(fa4.gpu_only, pg.gpu_only)  # the premise
+    wide = pair_noise.AsRunNoise(pg.gpu_only.median / fa4.gpu_only.median * 1.05, "a", "b", "decode-kernels",
+                                 "inference", point)
+    v = verdicts.decide([replace(t, as_run_noise=wide) for t in rows], lead.name, "decode-kernels", "inference",
+                        point=point, ref_mhz=lead.rs.environment.ref_mhz)
+    assert v.fastest.variant == "fa4"
+    assert "fa4_paged" not in v.same_kernel and "fa4_paged" not in v.same_kernel_apart
+    assert v.rank("fa4_paged") == 1 and "fa4_paged" in v.near
+    o = next(o for o in v.orders if o.second == "fa4_paged")
+    assert o.apart and not o.decided
+    head = verdict_words.verdict(v).headline
+    assert "not decided" in head and label("fa4_paged") in head and "within the as-run noise" in head
+    assert label("fa4_paged") not in verdict_words.same_kernel_line(v)
+
+
 def test_the_articles_why_draws_the_launchs_conclusion(lead):
     v = verdicts.verdict(lead, "article", "inference")
     got = launches.verdict_launches(lead, v)

@@ -1,7 +1,8 @@
 """The as-run noise of identical kernels at each point (rules.lead_decided): two calls of one point that ran the very
 same kernels, timed on graph replay, read apart only by their windows' conditions, so their ratio is how far apart an
 as-run order can read with nothing to say about the kernels (review 2026-12-06-2 item 2: SDPA with cuDNN pinned and
-SDPA with no backend pinned, 1.07-1.16x apart).
+SDPA with no backend pinned, 1.07-1.16x apart). Both calls read the same inputs: a paged call and its contiguous twin
+launch the same kernels, but their gap is paging's cost (`_same_inputs`).
 
 Takes: a loaded set (gen.analysis.tables). Gives: `AsRunNoise` and `noise_at(ls, kind, scenario, mode, point)`, the
 point's own where it has an identical pair, else the set's largest, marked borrowed. Numbers only."""
@@ -55,6 +56,15 @@ def _signature(ls, rec):
     return ls.kernel_signature(tr, rec.timing.graph_check)
 
 
+def _same_inputs(a, b) -> bool:
+    """Both calls read the cache the same way: a paged call and a contiguous one can launch kernels of the same names
+    and grids (paged FA4 and FA4) while the page table moves every read, so their gap is paging's cost, not the
+    windows' noise (review 2026-12-06-2 item 11)."""
+    from gen.analysis import paged  # paged reads calls, which reads this module
+
+    return paged.pages(a.variant) == paged.pages(b.variant)
+
+
 def _point_noise(ls, key: tuple, recs: list) -> AsRunNoise | None:
     groups: dict[tuple, list] = {}
     for r in recs:
@@ -65,7 +75,8 @@ def _point_noise(ls, key: tuple, recs: list) -> AsRunNoise | None:
     for same in groups.values():
         for i, a in enumerate(same):
             for b in same[i + 1:]:
-                if a.variant == b.variant or not _same_replay(a, b) or _signature(ls, a) != _signature(ls, b):
+                if (a.variant == b.variant or not _same_inputs(a, b) or not _same_replay(a, b)
+                        or _signature(ls, a) != _signature(ls, b)):
                     continue
                 ma, mb = (timings.times(r).gpu_only.median for r in (a, b))
                 if not ma or not mb:

@@ -384,9 +384,14 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
     # (review2 N7); they are no rival of other kernels either.
     fb = _basis(fastest, basis)
     # The automatic pick and its pinned twin make the very same call: they tie by construction, whatever the times.
-    apart = tuple(t.variant for t in twins if fb is not None and _basis(t, basis) is not None
-                  and auto_name not in (t.variant, fastest.variant) and leads(fastest, t, basis))
-    same = tuple(t.variant for t in twins if t.variant not in apart)
+    by_call = [t for t in twins if auto_name in (t.variant, fastest.variant)]
+    timed_twins = [t for t in twins if t not in by_call and fb is not None and _basis(t, basis) is not None]
+    apart = tuple(t.variant for t in timed_twins if leads(fastest, t, basis))
+    # A tie by kernel names stands only where the intervals overlap; a twin apart from the fastest by its interval yet
+    # not decidedly behind (within the as-run noise of identical kernels) is a rival sharing the first rank, its
+    # orders said with "not decided" (rules.lead_decided), never a tie by names.
+    same = tuple(t.variant for t in twins if t in by_call or t not in timed_twins
+                 or (t.variant not in apart and overlaps(fb, _basis(t, basis))))
     rivals = [t for t in ranked[1:] if t.variant not in same and t.variant not in apart]
     runner = rivals[0] if rivals else None
     rank_of = _competition_ranks(ranked, basis, apart)
