@@ -128,7 +128,8 @@ class Advice:
     host_outcome: str | None  # the default call's host-bound outcome at the article's forward
     host_ratio: float | None  # its eager over GPU-only time there
     host_ratio_ci: tuple[float, float] | None = None  # that ratio by the intervals of both medians
-    host_cost_ms: float | None = None  # the host's own cost of a call there
+    host_cost_ms: float | None = None  # the host's own cost of a call there (rules.HOST_COST_QUANTILE)
+    host_median_ms: float | None = None  # the median of the host's cost of a call there
     host_gpu_ms: float | None = None  # its GPU-only time there
     host_why: str | None = None  # why within noise (rules.host_bound_why, or "same kernels")
     host_ref_ms: float | None = None  # the host's reference call there (the host's speed, apart from the kernel)
@@ -253,15 +254,26 @@ def _determinism(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
             # v.rows are ranked: the first without determinism is the step a user has before turning it on.
             fp = next((r for r in v.rows if r.variant in VARIANTS
                        and "deterministic" not in VARIANTS[r.variant].keywords and v.spread(r) is not None), None)
-            out.append(Determinism(v.scenario, v.mode, var.backend, name, base, ts.median if ts else None,
-                                   bs.median if bs else None, ts.median / bs.median if ts and bs and bs.median
-                                   else None, status, reason_clause(reason, var.backend),
-                                   det_method=t.gpu_only_method if t else None,
-                                   base_method=b.gpu_only_method if b else None,
+            det_ms, base_ms = ts.median if ts else None, bs.median if bs else None
+            det_method, base_method = (t.gpu_only_method if t else None), (b.gpu_only_method if b else None)
+            ratio_at_ref = (t.at_ref_ms / b.at_ref_ms if t and b and t.at_ref_ms is not None and b.at_ref_ms
+                            else None)
+            # Like with like (review 2026-12-06-3 item 11): where one step's GPU-only time is a graph replay and the
+            # other's a kernel sum, both kernel sums, which every profiled step has; the equal-clock ratio then
+            # scales each kernel sum by its own window's clock (the reference clock cancels).
+            if t and b and det_method != base_method and t.kernel_sum_ms and b.kernel_sum_ms:
+                det_ms, base_ms = t.kernel_sum_ms, b.kernel_sum_ms
+                det_method = base_method = schema.GpuOnlyMethod.KERNEL_SUM.value
+                ratio_at_ref = (det_ms * t.kernel_sum_mhz / (base_ms * b.kernel_sum_mhz)
+                                if t.equal_clock and b.equal_clock and t.kernel_sum_mhz and b.kernel_sum_mhz
+                                else None)
+            out.append(Determinism(v.scenario, v.mode, var.backend, name, base, det_ms, base_ms,
+                                   det_ms / base_ms if det_ms is not None and base_ms else None,
+                                   status, reason_clause(reason, var.backend),
+                                   det_method=det_method, base_method=base_method,
                                    fastest_plain=fp.variant if fp else None,
                                    fastest_plain_ms=v.spread(fp).median if fp else None,
-                                   ratio_at_ref=t.at_ref_ms / b.at_ref_ms if t and b and t.at_ref_ms is not None
-                                   and b.at_ref_ms else None,
+                                   ratio_at_ref=ratio_at_ref,
                                    plain_ratio_at_ref=t.at_ref_ms / fp.at_ref_ms if t and fp and t.at_ref_ms
                                    is not None and fp.at_ref_ms else None,
                                    det_mhz=t.sm_clock_mhz if t else None, plain_mhz=fp.sm_clock_mhz if fp else None))
@@ -525,6 +537,7 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         host_ratio=row.eager_over_gpu_only if row is not None else None,
         host_ratio_ci=row.eager_ratio_ci if row is not None else None,
         host_cost_ms=row.host_cost_ms if row is not None else None,
+        host_median_ms=row.host.median if row is not None and row.host and row.host.n else None,
         host_gpu_ms=row.gpu_only.median if row is not None and row.gpu_only else None,
         host_why=row.host_noise_why if row is not None else None,
         host_ref_ms=row.host_ref_ms if row is not None else None, determinism=_determinism(vs),

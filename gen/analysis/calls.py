@@ -51,6 +51,14 @@ def faster(a: Spread, b: Spread) -> bool:
     return rules.apart(interval(a)[1], interval(b)[0])
 
 
+def interval_gap(a: Spread, b: Spread) -> float:
+    """How far apart the two medians' intervals are (ms): the slower's lower end less the faster's upper end,
+    positive where they are apart (`faster` one way or the other), zero or less where they overlap. The one measure
+    by which every page says how far outside the intervals a same-name pair lies (review 2026-12-06-3 item 5)."""
+    (alo, ahi), (blo, bhi) = interval(a), interval(b)
+    return max(blo - ahi, alo - bhi)
+
+
 def overlaps(a: Spread, b: Spread) -> bool:
     """The two medians' intervals overlap: their order is within noise."""
     return not (faster(a, b) or faster(b, a))

@@ -104,16 +104,18 @@ class Launch:
         return self.blocks / (self.sm_count * self.blocks_per_sm)
 
 
-def tile_pairs(queries: int, keys: int, rows: int, causal: bool) -> int:
+def tile_pairs(queries: int, keys: int, rows: int, causal: bool, key_block: int = 1) -> int:
     """(query, key) pairs a head that query tiles of `rows` rows visit, every tile whole (the rows past the last
     query too): all keys for each, or under a causal mask (queries == keys) the keys up to the tile's last row, for
     a tile skips no key below the diagonal of its last row (review 2026-12-06-2 item 9: 192-row tiles over 1,024
-    causal queries visit 749,568 pairs, not 1.125x the triangle's 524,800). Key tiles are not modelled: a kernel
-    that rounds each tile's keys up to its key block visits more."""
+    causal queries visit 749,568 pairs, not 1.125x the triangle's 524,800). A tile loops over whole key blocks of
+    `key_block` keys, up to ceil(last row / key_block) of them (review 2026-12-06-3 item 8: with 128-key blocks
+    those tiles visit 786,432); key_block 1 is no key tiling at all."""
     tiles = -(-queries // rows)
+    padded = -(-keys // key_block) * key_block
     if not causal:
-        return tiles * rows * keys
-    return sum(rows * min(keys, (i + 1) * rows) for i in range(tiles))
+        return tiles * rows * padded
+    return sum(rows * min(padded, -(-((i + 1) * rows) // key_block) * key_block) for i in range(tiles))
 
 
 def exact_pairs(queries: int, keys: int, causal: bool) -> int:
@@ -135,17 +137,29 @@ class TileWork:
     base_pairs: int  # the pairs of the fastest's tiles, else the exact pairs: what `pairs` is set against
     base_name_tile: tuple | None  # the tile field of the fastest's kernel name, where it has one (not decoded)
     tensor_ratio: float  # the runner-up's tensor-pipe time over the fastest's (the counters pass)
+    # The pairs' ratio (both kernels' tiles over key blocks of the same width) at each of rules.TILE_KEY_BLOCKS: the
+    # key-block width is not recorded, so the ratio is a range (review 2026-12-06-3 item 8); (width, ratio)
+    by_key_block: tuple[tuple[int, float], ...] = ()
 
     @property
     def ratio(self) -> float:
         return self.pairs / self.base_pairs
 
     @property
+    def ratio_range(self) -> tuple[float, float]:
+        """The lowest and highest pairs' ratio over the key-block widths (the one-key ratio where none given)."""
+        rs = [r for _, r in self.by_key_block] or [self.ratio]
+        return min(rs), max(rs)
+
+    @property
     def accounts(self) -> str:
-        """"all": the pairs' ratio matches the tensor-pipe ratio within rules.TILE_WORK_MATCH; "part": it is
-        smaller; "more": larger (the extra pairs do not all cost tensor-pipe time, or the inference is off)."""
-        off = self.ratio / self.tensor_ratio - 1
-        return "all" if abs(off) <= rules.TILE_WORK_MATCH else "part" if off < 0 else "more"
+        """"all": the tensor-pipe ratio lies within rules.TILE_WORK_MATCH of the pairs' ratio range (ratio_range);
+        "part": the whole range is smaller; "more": it is all larger (the extra pairs do not all cost tensor-pipe
+        time, or the inference is off)."""
+        lo, hi = self.ratio_range
+        if hi / self.tensor_ratio - 1 < -rules.TILE_WORK_MATCH:
+            return "part"
+        return "more" if lo / self.tensor_ratio - 1 > rules.TILE_WORK_MATCH else "all"
 
 
 def tile_work(mine: Launch, theirs: Launch) -> TileWork | None:
@@ -161,7 +175,10 @@ def tile_work(mine: Launch, theirs: Launch) -> TileWork | None:
     checked = base_rows is not None and mine.tile_rows == base_rows
     base = tile_pairs(q, k, base_rows, causal) if base_rows else exact
     tile = kernel_names.decode(mine.name or "").get("tile") if mine.name else None
-    return TileWork(rows, pairs, exact, causal, base_rows, checked, base, tile, b / a)
+    by_block = tuple((kb, tile_pairs(q, k, rows, causal, kb)
+                      / (tile_pairs(q, k, base_rows, causal, kb) if base_rows else exact))
+                     for kb in rules.TILE_KEY_BLOCKS)
+    return TileWork(rows, pairs, exact, causal, base_rows, checked, base, tile, b / a, by_block)
 
 
 def profiled_trace(ls: tables.LoadedSet, scenario: str, mode: str, variant: str,

@@ -42,6 +42,19 @@ CI_METHOD = ("the distribution-free confidence interval of the median from order
 TIME_FLOOR_PCT = 1.0
 
 
+# Two intervals apart by less than this share of the faster median are "just outside" each other: the gap is
+# smaller than half the floor's own half-width (TIME_FLOOR_PCT), so one more round, or a floor a hair wider, would
+# close it. The words then give the gap (paged FA4 against FA4: 0.27 µs at 175 µs, 0.15%; review 2026-12-06-3
+# item 5), never a bare "apart".
+JUST_OUTSIDE_PCT = TIME_FLOOR_PCT / 2
+
+
+def just_outside(gap_ms: float | None, faster_ms: float | None) -> bool:
+    """Two intervals apart (gap_ms > 0), by at most JUST_OUTSIDE_PCT of the faster median."""
+    return (not missing(gap_ms) and not missing(faster_ms) and faster_ms > 0
+            and 0 < gap_ms <= faster_ms * JUST_OUTSIDE_PCT / 100)
+
+
 def apart(a_hi: float, b_lo: float) -> bool:
     """Time a is decidedly shorter than time b: a's interval ends below b's begins."""
     return not missing(a_hi) and not missing(b_lo) and a_hi < b_lo
@@ -611,3 +624,10 @@ ESTIMATE_GAP_PCT = 10.0
 # call (ncu's run-to-run spread on such a counter is a few points: BOUND_BAND_PCT), and the pairs leave out key
 # tiles and each tile's fixed prologue and epilogue. Closer than that these numbers cannot tell.
 TILE_WORK_MATCH = 0.05
+# The key-block widths (kBlockN) a query tile's pairs are counted over: a causal row tile loops over whole key blocks
+# up to ceil(last row / kBlockN), and the traces do not record kBlockN (review 2026-12-06-3 item 8). 1 is no key
+# tiling (the fewest pairs a tile can visit); 64 and 128 are the key-block widths of FlashAttention-3's Hopper
+# forward tiles at head dims 64-256 (flash-attention's hopper/tile_size.h: 192x128 at hdim 64 causal, 128x128 and
+# 128x176 above, 128x80 and 128x64 at the largest), rounded to the two powers of two they take. The pairs' ratio is
+# said as the range over these widths.
+TILE_KEY_BLOCKS = (1, 64, 128)

@@ -299,18 +299,36 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
     same = [r["variant"] for r in at
             if isinstance(top["kernel_signature"], tuple) and r["kernel_signature"] == top["kernel_signature"]]
     # Kernels of the same names whose intervals are apart from the fastest's run other arguments: no tie, but
-    # (variant, its time over the fastest's) (review2 N7)
+    # (variant, its time over the fastest's, the intervals' gap in ms) (review2 N7). The tie test is the verdict's
+    # own (calls.overlaps), so the set page and the scenario page never differ on it (review 2026-12-06-3 item 5).
+    from gen.analysis import calls  # calls reads tables, which reads this module's points
+
     by = {r["variant"]: r for r in at}
-    apart = [(v, by[v]["gpu_only_ms"] / top["gpu_only_ms"] if top["gpu_only_ms"] else None) for v in same
-             if rules.apart(top["gpu_only_ci_hi_ms"], by[v]["gpu_only_ci_lo_ms"])
-             or rules.apart(by[v]["gpu_only_ci_hi_ms"], top["gpu_only_ci_lo_ms"])]
-    ties = [v for v in same if v != auto and v not in dict(apart)]  # unpinned SDPA gives way to the pinned twin
+    sp = {v: row_spread(r) for v, r in [(top["variant"], top), *by.items()]}
+    apart = [(v, by[v]["gpu_only_ms"] / top["gpu_only_ms"] if top["gpu_only_ms"] else None,
+              calls.interval_gap(sp[top["variant"]], sp[v])) for v in same
+             if not calls.overlaps(sp[top["variant"]], sp[v])]
+    # unpinned SDPA gives way to the pinned twin
+    ties = [v for v in same if v != auto and v not in {a[0] for a in apart}]
     # By time, in the order pandas' sort_values gives (numpy's quicksort, NaN last)
     order = np.argsort(np.array([r["gpu_only_ms"] for r in at], dtype=float), kind="quicksort")
     near = [at[i]["variant"] for i in order if at[i]["variant"] not in same
             and not rules.apart(top["gpu_only_ci_hi_ms"], at[i]["gpu_only_ci_lo_ms"])]
-    return dict(fastest=top, ties=ties, near=near, same_apart=apart,
+    return dict(fastest=top, ties=ties, near=near, same_apart=apart, spreads=sp,
                 anchor=strongest_of(values.rows(versus) if versus_rows is None else versus_rows, top["head_dim"]))
+
+
+def row_spread(r: dict):
+    """A summary row's GPU-only median and interval as a timings.Spread (the verdict's tie test reads Spreads)."""
+    from gen.analysis.timings import Spread
+
+    def num(k: str, default: float) -> float:
+        x = r.get(k)
+        return default if missing(x) else x
+
+    return Spread(median=num("gpu_only_ms", math.nan), n=int(num("gpu_only_n", 0)),
+                  ci_lo=num("gpu_only_ci_lo_ms", math.nan), ci_hi=num("gpu_only_ci_hi_ms", math.nan),
+                  rounds=int(num("gpu_only_rounds", 1)))
 
 
 def strongest_of(rows: list[dict], head_dim: int | None = None) -> dict | None:

@@ -64,11 +64,28 @@ class Spread:
     rounds: int = 1
 
     @property
+    def units(self) -> int:
+        """The units the interval rests on: the rounds' medians where there are several, else the samples."""
+        return self.rounds if self.rounds > 1 else self.n
+
+    @property
+    def level(self) -> float:
+        """The interval's real coverage before the floor (stats.interval_level): rules.CI_LEVEL or more, less where
+        too few units leave the whole range (5 rounds: 93.75%)."""
+        return ci_level(self.units)
+
+    @property
     def iqr_pct(self) -> float:
         """IQR / median in percent: the spread the report shows (and rules.noisy judges)."""
         if self.n == 0 or not self.median:
             return math.nan
         return 100.0 * (self.q3 - self.q1) / self.median
+
+
+def ci_level(units: int) -> float:
+    """The real coverage of the interval of a median over `units` (stats.interval_level); a row's units are its
+    gpu_only_rounds where over 1, else its gpu_only_n."""
+    return stats.interval_level(int(units)) if units and units > 0 else math.nan
 
 
 def round_medians(samples: Sequence[float], sizes: Sequence[int] | None) -> list[float]:

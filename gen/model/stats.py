@@ -1,7 +1,8 @@
 """The interval of a median: one rule for capture and analysis.
 
 Takes: samples (floats). Gives: `order_statistic_rank(n)`, the binomial rule (which order statistics
-bound the median at CI_LEVEL); `median_interval(units)`, the distribution-free interval of the median of
+bound the median at CI_LEVEL); `interval_level(n)`, the coverage that interval really has (below CI_LEVEL where n
+is too small and the whole range stands); `median_interval(units)`, the distribution-free interval of the median of
 `units`; `median_ci(xs)`, (median, low, high). Standard library only: capture decides with it on the GPU
 machine, and analysis (gen.analysis.timings' spread) reads every set with it.
 """
@@ -28,6 +29,20 @@ def order_statistic_rank(n: int, level: float = CI_LEVEL) -> int:
             break
         k = i + 1
     return k if n else 0
+
+
+@functools.cache
+def interval_level(n: int, level: float = CI_LEVEL) -> float:
+    """The coverage of median_interval over n units: 1 - 2 P(Bin(n, 1/2) <= k-1) at k = order_statistic_rank(n),
+    at least `level` where n allows it; below it where the interval falls back to the whole range (5 units: 1 - 2/32
+    = 93.75%, review 2026-12-06-3 item 9); NaN without units."""
+    if n < 1:
+        return math.nan
+    k = order_statistic_rank(n, level)
+    log_half = n * math.log(0.5)
+    cdf = sum(math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + log_half)
+              for i in range(k))
+    return 1 - 2 * cdf
 
 
 def median_interval(units: Sequence[float], level: float = CI_LEVEL) -> tuple[float, float]:

@@ -84,11 +84,12 @@ def _host_words(v, r: dict) -> str:
     t = v.row(r["variant"]) if v is not None else None
     if t is not None and t.gpu_only is not None:
         return host_words.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why,
-                                           t.host_cost_ms, t.gpu_only.median, t.host_ref_ms)
+                                           t.host_cost_ms, t.gpu_only.median, t.host_ref_ms,
+                                           t.host.median if t.host and t.host.n else None)
     gpu, eager = r.get("gpu_only_ms"), r.get("eager_ms")
     ratio = eager / gpu if not (missing(gpu) or missing(eager)) and gpu else None
     return host_words.host_ratio_words(ratio, None, None, r.get("host_cost_ms"), None if missing(gpu) else gpu,
-                                       r.get("host_ref_ms"))
+                                       r.get("host_ref_ms"), r.get("host_ms"))
 
 
 def _own_pages(ctx: Context, ls, page: str) -> list[dict]:

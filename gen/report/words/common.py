@@ -28,6 +28,55 @@ def times(x: float, digits: int = 2) -> str:
     return f"{x:.{digits}f}×"
 
 
+def times_beside(x: float, line: float, digits: int = 2) -> str:
+    """A ratio set beside a line ("under the 1.5× line"): as `times`, with more digits where fewer would round it
+    onto the line or past it (1.497×, never 1.50× "under 1.5×": review 2026-12-06-3 item 10)."""
+    for d in range(digits, digits + 4):
+        shown = round(x, d)
+        if (shown < line) == (x < line) and (shown > line) == (x > line):
+            return times(x, d)
+    return times(x, digits + 4)
+
+
+def level_pct(level: float) -> str:
+    """An interval's level as a percentage with the digits it has: 0.95 "95%", 0.9375 "93.75%"."""
+    return f"{100 * level:.2f}".rstrip("0").rstrip(".") + "%"
+
+
+def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
+    """The name of the intervals of medians a sentence sets side by side: "95% intervals", or where one of them rests
+    on too few rounds for 95% (timings.Spread.level, stats.interval_level) its real level and why (review
+    2026-12-06-3 item 9): "93.75% intervals (the range of 5 rounds)". `spreads`: timings.Spread, or (rounds, n) of
+    a row; `one`: the singular; `note`: said in the same parenthesis ("0.27 µs apart")."""
+    from gen.analysis.timings import ci_level  # words over the analysis' facts: the level is one rule
+    from gen.model.stats import CI_LEVEL
+
+    noun = "interval" if one else "intervals"
+    units = []
+    for sp in spreads:
+        if sp is None:
+            continue
+        rounds, n = (sp.rounds, sp.n) if hasattr(sp, "rounds") else sp
+        rounds, n = int(rounds or 1), int(n or 0)
+        units.append((rounds if rounds > 1 else n, rounds > 1))
+    low = [(ci_level(u), u, r) for u, r in units if u]
+    low = min(low) if low else None
+    if low is None or not low[0] < CI_LEVEL:
+        return f"{level_pct(CI_LEVEL)} {noun}" + (f" ({note})" if note else "")
+    what = "rounds" if low[2] else "samples"
+    return f"{level_pct(low[0])} {noun} (the range of {low[1]} {what}" + (f"; {note})" if note else ")")
+
+
+def apart_words(gap_ms: float | None, faster_ms: float | None, *spreads) -> str:
+    """Two medians' intervals that are apart, said with how far where the gap is small (rules.just_outside): "just
+    outside the 95% intervals (0.27 µs apart)", else "the 95% intervals apart" (review 2026-12-06-3 item 5)."""
+    from gen.analysis import rules
+
+    if rules.just_outside(gap_ms, faster_ms):
+        return f"just outside the {intervals(*spreads, note=f'{gap_ms * 1000:.2g} µs apart')}"
+    return f"the {intervals(*spreads)} apart"
+
+
 def pct(x: float, digits: int = 0) -> str:
     return f"{x:.{digits}f}%"
 

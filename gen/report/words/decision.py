@@ -393,8 +393,8 @@ def _determinism(a: advice_mod.Advice) -> str | None:
                      else f"{_det_name(d)}: {d.refused}{why}")
     for d in costs:
         clock = f" as run, {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT}" if d.ratio_at_ref is not None else ""
-        parts.append(f"{_det_name(d)} deterministic takes {_ms(d.det_ms)}{_sum_mark(d.det_method)} against "
-                     f"{_ms(d.base_ms)}{_sum_mark(d.base_method)} by default, {times(d.ratio)}{clock}")
+        parts.append(f"{_det_name(d)} deterministic takes {_ms(d.det_ms)} against {_ms(d.base_ms)} by default"
+                     f"{_methods(d.det_method, d.base_method)}, {times(d.ratio)}{clock}")
     if not parts:
         return None
     text = ("For deterministic training (torch.use_deterministic_algorithms(True), GPU-only time of "
@@ -459,9 +459,14 @@ def _det_name(d: advice_mod.Determinism) -> str:
     return label(d.base or d.variant)
 
 
-def _sum_mark(method: str | None) -> str:
-    """A GPU-only time that is a kernel sum (no CUDA graph could be captured) says so where it meets a graph's."""
-    return " (kernel sum)" if method == "kernel_sum" else ""
+def _methods(det: str | None, base: str | None) -> str:
+    """Which measure a ratio of two GPU-only times sets against which: said where a kernel sum is one side, and
+    both named where the two differ (review 2026-12-06-3 item 11: never a graph replay against a kernel sum
+    unsaid)."""
+    if det == base:
+        return " (both kernel sums)" if det == "kernel_sum" else ""
+    name = {"kernel_sum": "kernel sum", "cuda_graph": "graph replay"}
+    return f" ({name.get(det, det or 'unknown')} against {name.get(base, base or 'unknown')})"
 
 
 def _ms(x: float | None) -> str:
@@ -475,7 +480,7 @@ def _host(a: advice_mod.Advice) -> str | None:
     text = ("In short calls at the article's shape, "
             f"{on_this_host(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms)}")
     cross = None if host_not_the_gap(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms) else \
-        host_crossover(a.host_gpu_ms, a.host_cost_ms, a.host_ref_ms)
+        host_crossover(a.host_gpu_ms, a.host_cost_ms, a.host_ref_ms, a.host_median_ms)
     return text + (f": {cross}" if cross else "") + "."
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gen.analysis import rules
 from gen.analysis.values import missing
-from gen.report.words.common import times, us
+from gen.report.words.common import ordinal, times, times_beside, us
 
 
 def usec(ms: float) -> str:
@@ -14,14 +14,25 @@ def usec(ms: float) -> str:
     return f"{ms * 1000:.1f} µs"
 
 
-def host_crossover(gpu_ms: float | None, host_cost_ms: float | None, host_ref_ms: float | None) -> str | None:
+def host_cost(host_cost_ms: float, host_median_ms: float | None = None) -> str:
+    """The host's cost of a call as the rule reads it, named as the quantile it is (rules.HOST_COST_QUANTILE),
+    with the median beside it where known (review 2026-12-06-3 item 10): "104.2 µs at its 10th percentile
+    (median 134.5 µs)"."""
+    text = f"{usec(host_cost_ms)} at its {ordinal(rules.HOST_COST_QUANTILE)} percentile"
+    if host_median_ms is not None and not missing(host_median_ms):
+        text += f" (median {usec(host_median_ms)})"
+    return text
+
+
+def host_crossover(gpu_ms: float | None, host_cost_ms: float | None, host_ref_ms: float | None,
+                   host_median_ms: float | None = None) -> str | None:
     """Host speed as a property of the host: the GPU time of a call is the crossover (a loop keeps the GPU
     busy while the host dispatches a call faster than the GPU runs it), against what this capture's host
-    took and its reference call. None without a GPU time or a host cost."""
+    took (host_cost) and its reference call. None without a GPU time or a host cost."""
     if gpu_ms is None or missing(gpu_ms) or host_cost_ms is None or missing(host_cost_ms):
         return None
     text = (f"a Python loop keeps the GPU busy while the host dispatches a call in under {us(gpu_ms)} (the "
-            f"call's GPU time); this capture's host took {usec(host_cost_ms)}")
+            f"call's GPU time); this capture's host took {host_cost(host_cost_ms, host_median_ms)}")
     if host_ref_ms is not None and not missing(host_ref_ms):
         text += f" (its reference call: {usec(host_ref_ms)})"
     return text
@@ -42,15 +53,18 @@ def host_not_the_gap(ratio: float | None, ci: tuple[float, float] | None, host_c
     host, gpu = usec(host_cost_ms), us(gpu_ms)
     if straddles and rules.host_well_under_gpu(host_cost_ms, gpu_ms):
         return (f"at the {times(line)} line ({times(ci[0])} to {times(ci[1])} its GPU-only time), but not behind "
-                f"this host: its cost ({host} a call) is under half the GPU time ({gpu}), so the spread is not the "
+                f"this host: its cost ({host} a call at its {ordinal(rules.HOST_COST_QUANTILE)} percentile) is under "
+                f"half the GPU time ({gpu}), so the spread is not the "
                 "host's")
     if not straddles and rules.host_far_under_gpu(host_cost_ms, gpu_ms):
         return (f"its eager call takes {times(ratio)} the GPU-only time: the kernels ran slower in the eager loop "
-                f"than the GPU-only time shows; the host, at {host} a call against {gpu} of GPU time, does not "
+                f"than the GPU-only time shows; the host, at {host} a call ({ordinal(rules.HOST_COST_QUANTILE)} "
+                f"percentile) against {gpu} of GPU time, does not "
                 "explain it")
     if ratio < line:  # the median sits under the line, inside its noise (1.01×, 1.02×): no gap to explain (N6)
         return None
-    return (f"the eager loop took {times(ratio)} the GPU-only time, though the host's cost ({host}) is under the "
+    return (f"the eager loop took {times(ratio)} the GPU-only time, though the host's cost (its "
+            f"{ordinal(rules.HOST_COST_QUANTILE)} percentile: {host}) is under the "
             f"GPU time ({gpu}); the cause of the gap is not established")
 
 
@@ -75,18 +89,20 @@ def on_this_host(ratio: float | None, ci: tuple[float, float] | None, host_cost_
 
 
 def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: str | None,
-                     host_cost_ms: float | None, gpu_ms: float | None, host_ref_ms: float | None = None) -> str:
+                     host_cost_ms: float | None, gpu_ms: float | None, host_ref_ms: float | None = None,
+                     host_median_ms: float | None = None) -> str:
     """The eager/GPU-only ratio as measured, what it makes of this capture's host, and the crossover
     (host_crossover): whether a loop waits is a property of the host, so the host's numbers stand beside it."""
     text = on_this_host(ratio, ci, host_cost_ms, gpu_ms)
     if (ratio is not None and ratio >= rules.HOST_BOUND_EAGER_RATIO and host_cost_ms and gpu_ms
             and host_cost_ms < rules.HOST_YES_MARGIN * gpu_ms):
         # the loop waited, yet the rule's second measure stops short (review 2026-12-06 item 14)
-        text += (f"; not called host-bound: its host cost is {host_cost_ms / gpu_ms:.2f}× its GPU time, under the "
+        text += (f"; not called host-bound: its host cost ({ordinal(rules.HOST_COST_QUANTILE)} percentile) is "
+                 f"{times_beside(host_cost_ms / gpu_ms, rules.HOST_YES_MARGIN)} its GPU time, under the "
                  f"rule's {rules.HOST_YES_MARGIN:g}× line")
     if why == "same kernels":
         text += "; a variant running the same kernels came out otherwise"
     # where the host's cost is already set against the GPU time, the crossover would say it twice
     cross = None if host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms) else \
-        host_crossover(gpu_ms, host_cost_ms, host_ref_ms)
+        host_crossover(gpu_ms, host_cost_ms, host_ref_ms, host_median_ms)
     return text + (f"; {cross}" if cross else "")

@@ -5,7 +5,23 @@ from __future__ import annotations
 
 from gen.analysis import rules
 from gen.report.words import orders as orders_words
-from gen.report.words.common import duration_us, label, times
+from gen.report.words.common import duration_us, label, level_pct, times
+
+
+def _short_interval() -> str:
+    """Where too few units leave no 95% interval, the interval is their whole range and its real level is said
+    (stats.interval_level; review 2026-12-06-3 item 9): from the rule itself, never a capture's numbers."""
+    from gen.model import stats
+
+    full = next(n for n in range(1, 100) if stats.interval_level(n) >= stats.CI_LEVEL)
+    few = full - 1
+    return (f"with fewer than {full} rounds no pair of order statistics reaches 95%, so the interval is the range of "
+            f"the rounds and the pages name its real level: the range of {few} rounds is a "
+            f"{level_pct(stats.interval_level(few))} interval (1 - 2/{2 ** few}), of {full} a "
+            f"{level_pct(stats.interval_level(full))} one")
+
+
+SHORT_INTERVAL = _short_interval()
 
 # The condition of rules.host_bound_outcome, as a "when" clause: "A call is host-bound when ...".
 HOST_BOUND_RULE = (
@@ -120,10 +136,10 @@ VERDICT_RULE = (
     "orders differ, the verdict names the pair and who paid for reaching the power limit. "
     "Each median carries its 95% interval, "
     f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
-    "much). A variant's rank is one more than the number of variants decidedly faster than it (their interval "
-    "ends below its own begins), so variants the times cannot tell apart share a rank, and variants that run the "
-    "same kernels (the same GPU events in one call) are one rank, a tie, unless their intervals are apart (then "
-    "the names hide other arguments, and the times rank them). The fastest is "
+    f"much); {SHORT_INTERVAL}. A variant's rank is one more than the number of variants decidedly faster than "
+    "it (their interval ends below its own begins), so variants the times cannot tell apart share a rank, and "
+    "variants that run the same kernels (the same GPU events in one call) are one rank, a tie, unless their "
+    "intervals are apart (then the names hide other arguments, and the times rank them). The fastest is "
     "set against the fastest variant running other kernels: decidedly ahead, or within noise. SDPA with no "
     "backend pinned is named beside the pinned variant whose kernels it runs. The verdict says when the eager "
     "ranking, what a Python loop sees, cannot tell the fastest from a variant the GPU-only ranking keeps apart, "

@@ -11,7 +11,7 @@ from gen.analysis.values import missing
 from gen.model import datasheets
 from gen.model.variants import FA4_INSTALL
 from gen.report.words import orders as orders_words
-from gen.report.words.common import clock_time, flop_label, join_and
+from gen.report.words.common import apart_words, clock_time, flop_label, intervals, join_and
 
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
 
@@ -189,17 +189,19 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
     if fig == sa.FIGURE_TBPS and not missing(f["pct_of_datasheet"]):
         text += f" and {f['pct_of_datasheet']:.0f}% of the datasheet's {f['datasheet_tbps']:g} TB/s"
     text += "."
+    sp = h.get("spreads") or {}
     if ties:
+        sps = [sp.get(v) for v in (f["variant"], *ties)]
         text += (f" It shares its rank with {join_and(variant_label(v) for v in ties)}: kernels of the same names, "
-                 "and the 95% intervals of the medians overlap.")
-    for v, ratio in h.get("same_apart") or []:
+                 f"and the {intervals(*sps)} of the medians overlap.")
+    for v, ratio, gap in h.get("same_apart") or []:
         took = f"takes {ratio:.2f}× its time" if ratio is not None else "takes another time"
         text += (f" {variant_label(v)} runs kernels of the same names with other arguments and {took}, "
-                 "the 95% intervals apart: not tied.")
+                 f"{apart_words(gap, f['gpu_only_ms'], sp.get(f['variant']), sp.get(v))}: not tied.")
     near = [v for v in near if v not in {o.second for o in undecided}]
     if near:
-        text += (f" The times cannot set it apart from {join_and(variant_label(v) for v in near)} (the 95% intervals "
-                 "of the medians overlap): within noise.")
+        text += (f" The times cannot set it apart from {join_and(variant_label(v) for v in near)} (the "
+                 f"{intervals(*(sp.get(v) for v in (f['variant'], *near)))} of the medians overlap): within noise.")
     text += _orders_sentences(orders, undecided, near, rows, variant_label)
     if f["ceiling"] == sa.CEILING_COPY and not missing(f["pct_of_ceiling"]) and f["pct_of_ceiling"] > 100:
         text += " " + ABOVE_COPY

@@ -7,14 +7,17 @@ import math
 from dataclasses import dataclass
 
 from gen.analysis import paged, rules, unmeasured, verdicts
+from gen.analysis.calls import interval_gap
 from gen.model.variants import VARIANTS
 from gen.report.words import orders as orders_words
 from gen.report.words import tables as table_words
 from gen.report.words.common import (
     REASON_CHARS,
+    apart_words,
     backend,
     bare_reason,
     clock_time,
+    intervals,
     join_and,
     label,
     ordinal,
@@ -197,9 +200,11 @@ def paged_line(v: verdicts.Verdict) -> str | None:
     if p.contiguous is not None and p.contiguous_ms:
         # paging's own cost: the same call without a page table (review 2026-12-06-2 item 11), with the interval
         # rule that ranks any two calls: a cost is never said beside overlapping intervals without its noise
+        a, b = v.spread(v.row(best)), v.spread(v.row(p.contiguous))
         text += (f". Against the same call on a contiguous cache ({label(p.contiguous)}, {us(p.contiguous_ms)}), "
                  f"paging costs {times(best_ms / p.contiguous_ms)}, "
-                 + ("the 95% intervals apart" if p.contiguous_apart else "within noise (the 95% intervals overlap)"))
+                 + (apart_words(interval_gap(a, b), min(a.median, b.median), a, b) if p.contiguous_apart
+                    else f"within noise (the {intervals(a, b)} overlap)"))
         if p.fastest not in (best, p.contiguous) and p.fastest_ms > 0:
             text += f"; the fastest call on a contiguous cache is {label(p.fastest)} ({us(p.fastest_ms)})"
     elif best != p.fastest and best_ms > 0:
@@ -310,7 +315,8 @@ def _headline(v: verdicts.Verdict) -> str:
                     + ". The report names no winner (the rule in the methodology)")
         else:
             head = (f"{join_and(label(x) for x in (f.variant, *v.near))} are the fastest {here}, within noise: "
-                    f"{times_}; the 95% intervals of their medians overlap, so they share the first rank"
+                    f"{times_}; the {intervals(fs, *(v.spread(v.row(x)) for x in v.near))} of their medians overlap, "
+                    "so they share the first rank"
                     + "".join(f"; {orders_words.brief(o, label, noise=False, than=than)}" for o in told))
         err = orders_words.errors([f, *(v.row(x) for x in v.near)], label)
         if err:
@@ -329,7 +335,8 @@ def _headline(v: verdicts.Verdict) -> str:
             head = f"{label(f.variant)} is the fastest {here}: {us(fs.median)} {per_call(v.mode)} {BASIS[v.basis]}"
         if v.runner_up is not None:
             head += (f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} "
-                     f"({us(v.spread(v.runner_up).median)}); the 95% intervals of the two medians do not overlap")
+                     f"({us(v.spread(v.runner_up).median)}); the {intervals(fs, v.spread(v.runner_up))} of the two "
+                     "medians do not overlap")
             head += _beyond_noise(v)
     named = {v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())}
     gaps = [x for x, _ in v.sweep_gaps if x in named]
@@ -503,12 +510,15 @@ def same_kernel_line(v: verdicts.Verdict) -> str:
             # kernels of the same names tie only where the times agree: a name does not show the arguments (review2
             # N7), so the tie is said with the intervals that allow it
             out.append(f"{join_and(label(x) for x in (f.variant, *v.same_kernel))} run kernels of the same names and "
-                       "their 95% intervals overlap: one rank, within noise.")
+                       f"their {intervals(fs, *(v.spread(v.row(x)) for x in v.same_kernel))} overlap: one rank, "
+                       "within noise.")
     for x in v.same_kernel_apart:
         s = v.spread(v.row(x))
+        # the tie test and the gap are the scenario page's too (calls.overlaps, calls.interval_gap)
         out.append(f"{label(x)} runs kernels of the same names as {label(f.variant)}, with other arguments (a "
                    f"kernel's name does not show them, a page table say): it takes {times(s.median / fs.median)} "
-                   f"{label(f.variant)}'s time, the 95% intervals apart, so it ranks {ordinal(v.rank(x))}, not tied.")
+                   f"{label(f.variant)}'s time, {apart_words(interval_gap(fs, s), fs.median, fs, s)}, so it ranks "
+                   f"{ordinal(v.rank(x))}, not tied.")
     return " ".join(out)
 
 
@@ -578,7 +588,8 @@ def _host_lines(v: verdicts.Verdict) -> list[str]:
         for x in v.host_noise:
             t = v.row(x)
             ratio = host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why, t.host_cost_ms,
-                                     t.gpu_only.median if t.gpu_only else None, t.host_ref_ms)
+                                     t.gpu_only.median if t.gpu_only else None, t.host_ref_ms,
+                                     t.host.median if t.host and t.host.n else None)
             parts.append(f"{label(x)}: {ratio}")
         lines.append(f"{HOST_SPEED_LEAD}: {'. '.join(parts)}.")
     return lines

@@ -3,7 +3,7 @@ mask adds, fewer GPU events, the main kernels' times and launches)."""
 
 from __future__ import annotations
 
-from gen.analysis import kernel_names, rules, verdicts
+from gen.analysis import kernel_names, verdicts
 from gen.analysis.launches import Launch, TileWork, tile_work
 from gen.report.words.common import flop_label, label, us
 from gen.report.words.kernels import kernel_path, kernel_path_short
@@ -230,12 +230,18 @@ def _pairs_words(w: TileWork, mine: Launch, runner: str) -> str:
 def _accounts_words(w: TileWork) -> str:
     """How much of the tensor-pipe ratio the tiles' pairs can account for (rules.TILE_WORK_MATCH), inferred."""
     against = "the fastest's tiles'" if w.base_rows else "the pairs asked for"
-    head = f"the tiles' pairs are {w.ratio:.2f}× {against}"
+    lo, hi = w.ratio_range
+    shown = f"{lo:.2f}×" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}×"
+    head = f"the tiles' pairs are {shown} {against}"
+    if lo != hi:
+        ws = [f"{kb:,}" for kb, _ in w.by_key_block]
+        widths = ", ".join(ws[:-1]) + f" or {ws[-1]} keys"
+        head += f" depending on the key-block width ({widths} a block: not recorded)"
     if w.accounts == "all":
-        return (f"{head}, within {rules.TILE_WORK_MATCH:.0%} of that {w.tensor_ratio:.2f}×: the tiling can account "
-                "for all of it (inferred)")
+        # within rules.TILE_WORK_MATCH of the range: "about all", the range and the counters' spread being what they are
+        return f"{head}: the tiling can account for about all of the measured {w.tensor_ratio:.2f}× (inferred)"
     if w.accounts == "part":
-        return (f"{head}: the tiling can account for {w.ratio:.2f}× of that {w.tensor_ratio:.2f}× (inferred), the "
+        return (f"{head}: the tiling can account for {shown} of that {w.tensor_ratio:.2f}× (inferred), the "
                 "rest is not measured here")
     return (f"{head}, more than that {w.tensor_ratio:.2f}×: the pairs' count does not carry over to tensor-pipe "
             "time whole here, or the tile inference does not hold (inferred)")
