@@ -7,6 +7,7 @@ import pytest
 
 from gen.analysis import rules, tables, verdicts
 from gen.report.words import verdicts as verdict_words
+from gen.report.words.common import times_beside
 from tests.conftest import RESULTS
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -143,7 +144,10 @@ def test_a_loop_that_waited_but_is_not_called_host_bound_says_why(lead):
             waited = (t.eager_over_gpu_only or 0) >= rules.HOST_BOUND_EAGER_RATIO
             if waited and t.host_cost_ms and t.host_cost_ms < rules.HOST_YES_MARGIN * t.gpu_only.median:
                 seen += 1
-                assert f"its host cost is {t.host_cost_ms / t.gpu_only.median:.2f}× its GPU time" in text
+                # the quantile named, and digits enough that the ratio never rounds onto the line (review 3 #10)
+                assert (f"its host cost ({rules.HOST_COST_QUANTILE}th percentile) is "
+                        f"{times_beside(t.host_cost_ms / t.gpu_only.median, rules.HOST_YES_MARGIN)} its GPU time"
+                        in text)
         for x in v.host_bound:
             t = v.row(x)
             if t.host_cost_ms and t.gpu_only is not None:

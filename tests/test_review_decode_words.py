@@ -162,7 +162,7 @@ def test_the_tile_work_conclusion_follows_the_tolerance():
     # twice the tensor-pipe time: the tiles account for part of it only
     short = launches.tile_work(mine, _launch(counted_us=144.0))
     assert short.accounts == "part"
-    assert "can account for 1.27× of that" in why_words._accounts_words(short)
+    assert "can account for 1.27-1.33× of that" in why_words._accounts_words(short)  # over key blocks
     # the same pairs with no mask model (every key): the old 1.125x reading is gone for a causal point
     assert launches.tile_work(mine, _launch(causal=False)).pairs == 1152 * 1024
 

@@ -79,6 +79,7 @@ def test_every_host_line_gives_the_crossover_and_the_host_reference_call(page, n
     assert leads, "the lead set's verdicts have variants whose loop depends on the host"
     crossings = re.findall(r"a Python loop keeps the GPU busy while the host dispatches a call in under "
                            r"([\d.]+) (\S+) \(the call's GPU time\); this capture's host took ([\d.]+) (\S+) "
+                           r"at its \d+th percentile(?: \(median [\d.]+ µs\))? "
                            r"\(its reference call: ([\d.]+) (\S+)\)", text)
     assert len(crossings) >= leads
     for x1, u1, _, u2, _, u3 in crossings:

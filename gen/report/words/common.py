@@ -73,7 +73,9 @@ def apart_words(gap_ms: float | None, faster_ms: float | None, *spreads) -> str:
     from gen.analysis import rules
 
     if rules.just_outside(gap_ms, faster_ms):
-        return f"just outside the {intervals(*spreads, note=f'{gap_ms * 1000:.2g} µs apart')}"
+        gap = gap_ms * 1000
+        note = f"{gap:.2g} µs apart" if gap < 1 else f"{gap:.1f} µs apart"
+        return f"just outside the {intervals(*spreads, note=note)}"
     return f"the {intervals(*spreads)} apart"
 
 
