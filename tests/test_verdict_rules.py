@@ -229,13 +229,13 @@ def test_matmul_ceiling_is_set_at_each_point_s_clock_and_fp8_against_none(loaded
             if r["status"] != "ok" or math.isnan(r["tflops"]):
                 continue
             if sa.element_size(r.get("dtype") or sa.scenario_dtype(ls, sc)) == 1 or r["variant"].endswith("fp8"):
-                assert math.isnan(r["pct_of_matmul"]) or r["ceiling"] != sa.CEILING_MATMUL, (sc, r["variant"])
+                assert math.isnan(r["pct_of_matmul_at_clock"]) or r["ceiling"] != sa.CEILING_MATMUL, (sc, r["variant"])
                 continue
             if math.isnan(r["sm_clock_mhz"]):
-                assert math.isnan(r["pct_of_matmul"])
+                assert math.isnan(r["pct_of_matmul_at_clock"])
                 continue
             at = cl["matmul_tflops"] * r["sm_clock_mhz"] / mm_clock
-            assert r["pct_of_matmul"] == pytest.approx(100 * r["tflops"] / at), (sc, r["variant"])
+            assert r["pct_of_matmul_at_clock"] == pytest.approx(100 * r["tflops"] / at), (sc, r["variant"])
             checked += 1
     assert checked > 20
 

@@ -218,7 +218,10 @@ def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | 
     at = timings.at_ref_clock(tm.gpu_only.median, mhz, timings.ref_mhz(ls.rs.environment)) if applies else None
     ks = tm.kernel_sum.median if tm.kernel_sum.n else None
     ks_mhz = _num(tm.window(schema.Window.KERNEL_SUM).sm_clock_mhz) if ks is not None else None
-    return dict(sm_clock_mhz=mhz, power_w=watts, power_avg_w=_num(c.power_avg_w),
+    # NVML's averaged reading describes the window only where it is long enough (rules.averaged_is_the_windows);
+    # in a shorter one it mostly covers the windows before it, and the verdicts leave it out
+    avg = _num(c.power_avg_w) if rules.averaged_is_the_windows(_num(c.duration_s)) else None
+    return dict(sm_clock_mhz=mhz, power_w=watts, power_avg_w=avg,
                 power_cap_share=_num(c.power_cap_share), at_ref_ms=at, equal_clock=applies, kernel_sum_ms=_num(ks),
                 kernel_sum_mhz=ks_mhz)
 

@@ -437,6 +437,32 @@ def power_lags(window_s: float | None, reading: str | None = None) -> bool:
     return reading != PowerReading.INSTANT and not missing(window_s) and window_s < NVML_POWER_WINDOW_S
 
 
+def averaged_is_the_windows(window_s: float | None) -> bool:
+    """NVML's averaged reading (a running average over about the last NVML_POWER_WINDOW_S) describes a window's
+    own draw only where the window is at least that long; in a shorter one it mostly covers the windows before
+    it (the identical kernels of one capture read 326 and 552 W averaged at 687 and 682 W instant). A window of
+    unknown length keeps it."""
+    return not power_lags(window_s, PowerReading.AVERAGE)
+
+
+# "Held for power" (NVML's clock-event reason, schema 5) costs a window clock only where its mean SM clock fell
+# below the GPU's maximum: within CLOCK_GAP_PCT of it (the gap at which two clocks count as the same one for the
+# kernel-sum rule) the hold cost less clock than this project can tell apart, so it is no clock penalty.
+def clock_near_max(mhz: float | None, max_mhz: float | None) -> bool:
+    """A window's mean SM clock is within CLOCK_GAP_PCT of the GPU's maximum."""
+    if missing(mhz) or missing(max_mhz) or not max_mhz:
+        return False
+    return (1 - float(mhz) / float(max_mhz)) * 100 <= CLOCK_GAP_PCT
+
+
+# A rate passes a measured ceiling only beyond the time floor (TIME_FLOOR_PCT): a point within it reads the
+# ceiling itself. One above it shows the ceiling does not bound it as measured (the matmul ceiling ran held
+# for power at a lower clock than the point's window), and the page flags it.
+def above_ceiling(pct_of_ceiling: float | None) -> bool:
+    """A share of a measured ceiling above 100% + TIME_FLOOR_PCT."""
+    return not missing(pct_of_ceiling) and pct_of_ceiling > 100.0 + TIME_FLOOR_PCT
+
+
 def noisy(iqr_pct: float | None) -> bool:
     return not missing(iqr_pct) and iqr_pct > NOISY_IQR_PCT
 

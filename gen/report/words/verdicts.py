@@ -401,10 +401,23 @@ def _as_run(t: verdicts.Timed, v: verdicts.Verdict) -> str:
 MAX_FLIPS = 3  # pairs the equal-clock line names; the rest counted
 
 
+def _held_pair(ta: verdicts.Timed, tb: verdicts.Timed, v: verdicts.Verdict) -> str:
+    """The power hold of both windows of a pair whose clocks a line sets side by side (schema 5: NVML's word for
+    each sample, with the clock each ran at; a hold at a clock near the maximum said to cost none, review
+    2026-12-06-3 item 4); before schema 5, what the slower-clocked one's power says (_held_for_power)."""
+    if ta.power_cap_share is None and tb.power_cap_share is None:
+        return _held_for_power(tb, v)
+    held = [f"{label(t.variant)} " + (table_words.held_for_power(t.power_cap_share, t.sm_clock_mhz, v.ref_mhz,
+                                                                  "its window's samples")
+                                      or "held for power: not recorded")
+            for t in (tb, ta)]
+    return "; " + ", ".join(held)
+
+
 def _held_for_power(t: verdicts.Timed, v: verdicts.Verdict) -> str:
     """What a window's power says of its clock being held down by the limit, as far as its reading shows it."""
     if t.power_cap_share is not None:  # schema 5: NVML's own word for each sample
-        return f"; NVML held its clock down for power in {100 * t.power_cap_share:.0f}% of its window's samples"
+        return "; " + table_words.held_for_power(t.power_cap_share, t.sm_clock_mhz, v.ref_mhz, "its window's samples")
     held = t.power_avg_w if t.power_avg_w is not None else t.power_w  # the limit holds the averaged reading
     if not rules.at_power_limit(held, v.power_limit_w):
         return ""
@@ -445,7 +458,7 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
         pays = (f"{label(b)} ran at {tb.sm_clock_mhz:.0f} MHz against {ta.sm_clock_mhz:.0f} MHz for {label(a)}"
                 if tb.sm_clock_mhz is not None and ta.sm_clock_mhz is not None else "")
         if pays:
-            pays += _held_for_power(tb, v)
+            pays += _held_pair(ta, tb, v)
         parts.append(f"{label(b)} ({us(tb.at_ref_ms)}) ahead of {label(a)} ({us(ta.at_ref_ms)})"
                      + (f": {pays}" if pays else ""))
     more = len(v.clock_flips) - MAX_FLIPS
