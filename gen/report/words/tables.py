@@ -83,7 +83,8 @@ def reading_sentence(env) -> str:
 def watts(power_w, env=None, window_s: float | None = None, avg_w: float | None = None) -> str | None:
     """A window's mean board power with its reading named: "852 W instant, 699 W averaged" (schema 5, both
     read), "690 W averaged"; in a set that did not record its reading, "775 W instant" above the enforced
-    limit (rules.reads_instant), else bare, "≈" where an averaged reading would lag (rules.power_lags)."""
+    limit (rules.reads_instant), else bare, "≈" where an averaged reading would lag (rules.power_lags): on a
+    schema-5 window the averaged figure's, never the instant one's ("687 W instant, ≈326 W averaged")."""
     if missing(power_w):
         return None
     reading, limit = _env(env)
@@ -92,7 +93,7 @@ def watts(power_w, env=None, window_s: float | None = None, avg_w: float | None 
     word = "instant" if instant else READING_WORD.get(reading)
     text = f"{'≈' if lag else ''}{power_w:.0f} W" + (f" {word}" if word else "")
     if not missing(avg_w):
-        text += f", {avg_w:.0f} W averaged"
+        text += f", {'≈' if rules.power_lags(window_s, PowerReading.AVERAGE) else ''}{avg_w:.0f} W averaged"
     return text
 
 
@@ -185,7 +186,7 @@ def conditions_note(rows, per_variant: bool = False, env=None, say_reading: bool
                     if not missing(r.get("sm_clock_mhz"))]
         if recorded:
             text += " " + "; ".join(recorded) + "."
-    if any(watts(r["power_w"], env, r.get("telemetry_window_s")).startswith("≈") for r in powered):
+    if any("≈" in watts(r["power_w"], env, r.get("telemetry_window_s"), r.get("power_avg_w")) for r in powered):
         text += (f" A power marked ≈ was read in a window shorter than {rules.NVML_POWER_WINDOW_S:g} s: NVML's "
                  "averaged reading is an average over about a second, so, where it is that reading, it lags what "
                  "the GPU drew in the window.")
@@ -244,9 +245,11 @@ def _range(rows, apart: bool = False, env=None, said: str = "") -> str:
         unsaid = env is not None and reading is None and READING_NOT_RECORDED not in said
         word = READING_WORD.get(reading) or ("instant" if instant and not unsaid else None)
         text += f", {'≈' if lag else ''}{_span(values, apart)} W" + (f" {word}" if word else "")
-        averaged = [r["power_avg_w"] for r in powered if not missing(r.get("power_avg_w"))]
-        if averaged:
-            text += f", {_span(averaged, apart)} W averaged"
+        averaged = [r for r in powered if not missing(r.get("power_avg_w"))]
+        if averaged:  # the averaged reading lags where its window is short, whichever reading power_w is
+            lag_avg = any(rules.power_lags(r.get("telemetry_window_s"), PowerReading.AVERAGE) for r in averaged)
+            lag = lag or lag_avg
+            text += f", {'≈' if lag_avg else ''}{_span([r['power_avg_w'] for r in averaged], apart)} W averaged"
         shares = [r["power_cap_share"] for r in powered if not missing(r.get("power_cap_share"))]
         if shares:
             text += f", held for power {'up to ' if len(shares) > 1 else ''}{100 * max(shares):.0f}% of samples"
