@@ -106,6 +106,7 @@ class Timed:
     # its samples held down for power; None where the set did not record them
     power_avg_w: float | None = None
     power_cap_share: float | None = None
+    power_window_s: float | None = None  # the window's length: an averaged reading lags in one under a second
     at_ref_ms: float | None = None
     # False where scaling by the SM clock does not apply (rules.equal_clock_applies: a memory-bound point);
     # at_ref_ms is then None and the as-run time stands alone.
@@ -218,11 +219,9 @@ def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | 
     at = timings.at_ref_clock(tm.gpu_only.median, mhz, timings.ref_mhz(ls.rs.environment)) if applies else None
     ks = tm.kernel_sum.median if tm.kernel_sum.n else None
     ks_mhz = _num(tm.window(schema.Window.KERNEL_SUM).sm_clock_mhz) if ks is not None else None
-    # NVML's averaged reading describes the window only where it is long enough (rules.averaged_is_the_windows);
-    # in a shorter one it mostly covers the windows before it, and the verdicts leave it out
-    avg = _num(c.power_avg_w) if rules.averaged_is_the_windows(_num(c.duration_s)) else None
-    return dict(sm_clock_mhz=mhz, power_w=watts, power_avg_w=avg,
-                power_cap_share=_num(c.power_cap_share), at_ref_ms=at, equal_clock=applies, kernel_sum_ms=_num(ks),
+    return dict(sm_clock_mhz=mhz, power_w=watts, power_avg_w=_num(c.power_avg_w),
+                power_cap_share=_num(c.power_cap_share), power_window_s=_num(c.duration_s), at_ref_ms=at,
+                equal_clock=applies, kernel_sum_ms=_num(ks),
                 kernel_sum_mhz=ks_mhz)
 
 

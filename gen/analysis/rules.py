@@ -437,14 +437,6 @@ def power_lags(window_s: float | None, reading: str | None = None) -> bool:
     return reading != PowerReading.INSTANT and not missing(window_s) and window_s < NVML_POWER_WINDOW_S
 
 
-def averaged_is_the_windows(window_s: float | None) -> bool:
-    """NVML's averaged reading (a running average over about the last NVML_POWER_WINDOW_S) describes a window's
-    own draw only where the window is at least that long; in a shorter one it mostly covers the windows before
-    it (the identical kernels of one capture read 326 and 552 W averaged at 687 and 682 W instant). A window of
-    unknown length keeps it."""
-    return not power_lags(window_s, PowerReading.AVERAGE)
-
-
 # "Held for power" (NVML's clock-event reason, schema 5) costs a window clock only where its mean SM clock fell
 # below the GPU's maximum: within CLOCK_GAP_PCT of it (the gap at which two clocks count as the same one for the
 # kernel-sum rule) the hold cost less clock than this project can tell apart, so it is no clock penalty.

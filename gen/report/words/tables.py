@@ -83,7 +83,8 @@ def reading_sentence(env) -> str:
 def watts(power_w, env=None, window_s: float | None = None, avg_w: float | None = None) -> str | None:
     """A window's mean board power with its reading named: "852 W instant, 699 W averaged" (schema 5, both
     read), "690 W averaged"; in a set that did not record its reading, "775 W instant" above the enforced
-    limit (rules.reads_instant), else bare, "≈" where an averaged reading would lag (rules.power_lags)."""
+    limit (rules.reads_instant), else bare, "≈" where an averaged reading would lag (rules.power_lags): on a
+    schema-5 window the averaged figure's, never the instant one's ("687 W instant, ≈326 W averaged")."""
     if missing(power_w):
         return None
     reading, limit = _env(env)
@@ -91,12 +92,8 @@ def watts(power_w, env=None, window_s: float | None = None, avg_w: float | None 
     lag = not instant and rules.power_lags(window_s, reading)
     word = "instant" if instant else READING_WORD.get(reading)
     text = f"{'≈' if lag else ''}{power_w:.0f} W" + (f" {word}" if word else "")
-    # NVML's averaged reading (schema 5, beside the instant one) is a running average over about the last second:
-    # in a window shorter than that it mostly covers the windows before it (the variants timed just before), so
-    # it is left out of a window's line rather than printed as its power (review 2026-12-06-3 item 4); a window
-    # of a second or more keeps it (rules.averaged_is_the_windows)
-    if not missing(avg_w) and rules.averaged_is_the_windows(window_s):
-        text += f", {avg_w:.0f} W averaged"
+    if not missing(avg_w):
+        text += f", {'≈' if rules.power_lags(window_s, PowerReading.AVERAGE) else ''}{avg_w:.0f} W averaged"
     return text
 
 
@@ -206,18 +203,14 @@ def conditions_note(rows, per_variant: bool = False, env=None, say_reading: bool
     if powered and say_reading and env is not None:
         text += " " + reading_sentence(env)
     if any(not missing(r.get("power_avg_w")) or not missing(r.get("power_cap_share")) for r in powered):
-        text += (" Beside an instant reading, the share of samples whose SM clock NVML said was held down for power "
-                 "(the power cap or the power brake), at the window's mean clock.")
-    if any(not missing(r.get("power_avg_w")) and not rules.averaged_is_the_windows(window_s(r)) for r in powered):
-        text += (f" NVML's averaged reading (the one the enforced limit holds) is a running average over about the "
-                 f"last {rules.NVML_POWER_WINDOW_S:g} s: it is given only for windows that long, since in a shorter "
-                 "one it mostly covers the windows before it.")
+        text += (" Beside an instant reading, NVML's averaged one, and the share of samples whose SM clock NVML "
+                 "said was held down for power (the power cap or the power brake), at the window's mean clock.")
     if per_variant:
         recorded = [f"{label(r['variant'])} {conditions_cell(r, env=env)}" for r in ok
                     if not missing(r.get("sm_clock_mhz"))]
         if recorded:
             text += " " + "; ".join(recorded) + "."
-    if any(watts(r["power_w"], env, window_s(r)).startswith("≈") for r in powered):
+    if any("≈" in watts(r["power_w"], env, r.get("telemetry_window_s"), r.get("power_avg_w")) for r in powered):
         text += (f" A power marked ≈ was read in a window shorter than {rules.NVML_POWER_WINDOW_S:g} s: NVML's "
                  "averaged reading is an average over about a second, so, where it is that reading, it lags what "
                  "the GPU drew in the window.")
@@ -276,10 +269,11 @@ def _range(rows, apart: bool = False, env=None, said: str = "") -> str:
         unsaid = env is not None and reading is None and READING_NOT_RECORDED not in said
         word = READING_WORD.get(reading) or ("instant" if instant and not unsaid else None)
         text += f", {'≈' if lag else ''}{_span(values, apart)} W" + (f" {word}" if word else "")
-        averaged = [r["power_avg_w"] for r in powered if not missing(r.get("power_avg_w"))
-                    and rules.averaged_is_the_windows(window_s(r))]  # as `watts` gives it
-        if averaged:
-            text += f", {_span(averaged, apart)} W averaged"
+        averaged = [r for r in powered if not missing(r.get("power_avg_w"))]
+        if averaged:  # the averaged reading lags where its window is short, whichever reading power_w is
+            lag_avg = any(rules.power_lags(r.get("telemetry_window_s"), PowerReading.AVERAGE) for r in averaged)
+            lag = lag or lag_avg
+            text += f", {'≈' if lag_avg else ''}{_span([r['power_avg_w'] for r in averaged], apart)} W averaged"
         shares = [r["power_cap_share"] for r in powered if not missing(r.get("power_cap_share"))]
         if shares:
             text += f", held for power {'up to ' if len(shares) > 1 else ''}{100 * max(shares):.0f}% of samples"

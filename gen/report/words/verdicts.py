@@ -390,7 +390,8 @@ def _as_run(t: verdicts.Timed, v: verdicts.Verdict) -> str:
     if t.sm_clock_mhz is None:
         return text + " (SM clock not recorded)"
     text += f" at {t.sm_clock_mhz:.0f} MHz"
-    power = table_words.watts(t.power_w, v, avg_w=t.power_avg_w)  # the verdict carries the set's reading and limit
+    # the verdict carries the set's reading and limit; the window's length marks an averaged reading that lags
+    power = table_words.watts(t.power_w, v, t.power_window_s, t.power_avg_w)
     if power:
         text += f" and {power}"
     if t.at_ref_ms is not None:
@@ -421,8 +422,8 @@ def _held_for_power(t: verdicts.Timed, v: verdicts.Verdict) -> str:
     held = t.power_avg_w if t.power_avg_w is not None else t.power_w  # the limit holds the averaged reading
     if not rules.at_power_limit(held, v.power_limit_w):
         return ""
-    read = f"; its window's NVML power read {table_words.watts(t.power_w, v, avg_w=t.power_avg_w)} against a " \
-           f"{v.power_limit_w:.0f} W limit"
+    power = table_words.watts(t.power_w, v, t.power_window_s, t.power_avg_w)
+    read = f"; its window's NVML power read {power} against a {v.power_limit_w:.0f} W limit"
     if rules.reads_instant(t.power_w, v.power_limit_w, v.power_reading):
         # instant samples are taken inside the window, so they show this window drew the power; one can exceed
         # the limit in a transient, because the limit holds an average over about a second
