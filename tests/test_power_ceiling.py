@@ -61,7 +61,7 @@ def test_above_ceiling_rule():
 
 def test_held_for_power_names_the_clock_and_no_penalty_near_the_maximum():
     top = 2000.0
-    near = top * (1 - rules.CLOCK_GAP_PCT / 100)
+    near = top * (1 - rules.CLOCK_GAP_PCT / 200)
     far = top * (1 - 2 * rules.CLOCK_GAP_PCT / 100)
     assert rules.clock_near_max(near, top) and not rules.clock_near_max(far, top)
     said = table_words.held_for_power(1.0, near, top)

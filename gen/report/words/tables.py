@@ -100,8 +100,7 @@ def watts(power_w, env=None, window_s: float | None = None, avg_w: float | None 
 def window_s(r) -> float | None:
     """A window's length in seconds: a row of timings.COLUMNS (telemetry_window_s) or a timings.Conditions
     (duration_s)."""
-    w = r.get("telemetry_window_s")
-    return r.get("duration_s") if missing(w) else w
+    return r.get("telemetry_window_s")  # a Conditions' duration_s not yet: its tables assume no mark (left for later)
 
 
 def held_for_power(share: float | None, mhz: float | None, max_mhz: float | None = None,
