@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import html
 
+from gen.analysis import rules
+from gen.analysis.values import missing
+from gen.model.records import PowerReading
 from gen.report.words import tables as table_words
 
 SHORT = 0.05  # a window's length in s: under NVML's second, so its power reads ≈
@@ -47,7 +50,19 @@ def test_the_h100_pages_give_the_naive_window_apart(gpu_docs):
     run = next(r for r in ls.rs.runs if r.variant == "naive" and r.mode == "inference" and r.scenario == "article")
     tm = timings.times(run)
     assert tm.gpu_only_method == "kernel_sum"
-    watts = run.timing.telemetry["kernel_sum"].power_w
+    tel = run.timing.telemetry["kernel_sum"]
     main = html.unescape((gpu_docs / "generated" / "sets" / "nvidia-h100-80gb-hbm3__torch-2.11.0.md").read_text())
-    assert f"≈{watts:.0f} W (profiled calls' window)" in main
+    env = ls.rs.environment
+    reading = env.power_reading
+    # ≈ marks a reading that lags: an averaged one (or one that may be) read in a window under NVML's second
+    instant = rules.reads_instant(tel.power_w, env.power_limit_w, reading)
+    lag = "≈" if not instant and rules.power_lags(tel.duration_s, reading) else ""
+    word = "instant" if instant else table_words.READING_WORD.get(reading)
+    if missing(tel.power_avg_w):  # before schema 5: one reading, named where the set recorded it
+        power = f"{lag}{tel.power_w:.0f} W" + (f" {word}" if word else "")
+    else:  # schema 5: the instant mean, then the averaged one and the share of samples held down for power
+        avg_lag = "≈" if rules.power_lags(tel.duration_s, PowerReading.AVERAGE) else ""
+        power = (f"{lag}{tel.power_w:.0f} W {word}, {avg_lag}{tel.power_avg_w:.0f} W "
+                 f"averaged, held for power {100 * tel.power_cap_share:.0f}% of samples")
+    assert f"{power} (profiled calls' window)" in main
 

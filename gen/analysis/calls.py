@@ -114,6 +114,7 @@ class Timed:
     # its samples held down for power; None where the set did not record them
     power_avg_w: float | None = None
     power_cap_share: float | None = None
+    power_window_s: float | None = None  # the window's length: an averaged reading lags in one under a second
     at_ref_ms: float | None = None
     # False where scaling by the SM clock does not apply (rules.equal_clock_applies: a memory-bound point);
     # at_ref_ms is then None and the as-run time stands alone.
@@ -130,6 +131,10 @@ class Timed:
     # The as-run noise of identical kernels at the row's point (gen.analysis.pair_noise), which an as-run lead must
     # exceed (rules.lead_decided); None where not known
     as_run_noise: pair_noise.AsRunNoise | None = None
+    # The GPU-only median over the forward rounds and over the reversed ones (timings.orientation_medians), which a
+    # lead must hold in each (rules.lead_decided); None where the set did not reverse its rounds
+    forward_ms: float | None = None
+    reversed_ms: float | None = None
 
     @property
     def kernels(self):
@@ -182,7 +187,7 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
                  main_blocks=blocks, wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None),
                  reason=run.reason, rel_error=max(run.rel_errors) if run.rel_errors else None,
                  dtype=getattr(run, "dtype", None),
-                 **_host_facts(tm), **_clock_facts(ls, tm, run.point, run.mode))
+                 **_host_facts(tm), **_clock_facts(ls, tm, run.point, run.mode), **_orientation_facts(run, tm))
 
 
 def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
@@ -227,7 +232,8 @@ def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | 
     ks = tm.kernel_sum.median if tm.kernel_sum.n else None
     ks_mhz = _num(tm.window(schema.Window.KERNEL_SUM).sm_clock_mhz) if ks is not None else None
     return dict(sm_clock_mhz=mhz, power_w=watts, power_avg_w=_num(c.power_avg_w),
-                power_cap_share=_num(c.power_cap_share), at_ref_ms=at, equal_clock=applies, kernel_sum_ms=_num(ks),
+                power_cap_share=_num(c.power_cap_share), power_window_s=_num(c.duration_s), at_ref_ms=at,
+                equal_clock=applies, kernel_sum_ms=_num(ks),
                 kernel_sum_mhz=ks_mhz)
 
 
@@ -261,7 +267,15 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
                  signature=ls.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
                  main_blocks=blocks, wrong=rules.wrong_answer(p.rel_error), reason=p.reason, rel_error=p.rel_error,
                  dtype=p.dtype, **_host_facts(tm),
-                 **_clock_facts(ls, tm, p.point, p.mode))
+                 **_clock_facts(ls, tm, p.point, p.mode), **_orientation_facts(p, tm))
+
+
+def _orientation_facts(rec, tm: timings.Times) -> dict:
+    """The GPU-only time's forward and reversed medians where it is the graph's (not a kernel sum standing in)."""
+    if tm.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH or not tm.gpu_only.n:
+        return {}
+    fwd, rev = timings.orientation_medians(rec.timing)
+    return dict(forward_ms=fwd, reversed_ms=rev)
 
 
 def _share(rows: list[Timed]) -> list[Timed]:

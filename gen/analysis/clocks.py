@@ -118,8 +118,8 @@ def above_ceiling_rows(rows: list[dict]) -> list[dict]:
         w = r.get("wrong", False)
         return not missing(w) and bool(w)
 
-    return [r for r in rows if "pct_of_ceiling" in r and r["status"] == schema.Status.OK and not missing(
-        r["pct_of_ceiling"]) and not wrong(r) and r["pct_of_ceiling"] > 100.0 + rules.TIME_FLOOR_PCT]
+    return [r for r in rows if "pct_of_ceiling" in r and r["status"] == schema.Status.OK
+            and not wrong(r) and rules.above_ceiling(r["pct_of_ceiling"])]
 
 
 # --------------------------------------------------------------------------- burst and sustained

@@ -300,8 +300,8 @@ def table(a: tables.LoadedSet, b: tables.LoadedSet, recs: list[output.CompareRow
           scenario: str = "article", verdict: output.Gate | None = None) -> str:
     head = [f"BASE: {describe(a)}", f"NEW: {describe(b)}",
             f"mode: {mode}; scenario: {scenario}; ratios are NEW/BASE of GPU-only time, with the 95% bootstrap "
-            "interval; tie: the medians' intervals overlap; equal clock: each time scaled to the GPU's highest SM clock (a "
-            "model, see the methodology; the gate judges the ratio as run)"]
+            "interval; tie: the medians' intervals overlap; equal clock: each time scaled to the GPU's highest SM "
+            "clock (a model, see the methodology; the gate judges the ratio as run)"]
     body = text_table(gate_columns(scenario), [gate_cells(r, scenario) for r in recs])
     kernels = []
     if scenario == "article":

@@ -33,6 +33,27 @@ class Orders:
     clock_gap_pct: float | None  # rules.clock_gap_pct of the as-run windows, where equal clock applies
     decided: bool  # rules.lead_decided: first leads
     noise: AsRunNoise | None = None  # the point's as-run noise of identical kernels (gen.analysis.pair_noise)
+    # second's over first's median in the forward rounds and in the reversed ones (timings.orientation_medians);
+    # None where the set did not reverse its rounds
+    forward: float | None = None
+    reverse: float | None = None
+
+    @property
+    def oriented(self) -> bool:
+        return self.forward is not None and self.reverse is not None
+
+    @property
+    def orientation_split(self) -> bool:
+        """The as-run intervals apart, but the lead not beyond the floor in one of the two orientations: it flips or
+        shrinks to nothing with the neighbour the calls ran after (rules.lead_decided)."""
+        f = 1 + rules.TIME_FLOOR_PCT / 100.0
+        return self.apart and self.oriented and min(self.forward, self.reverse) <= f
+
+    @property
+    def decided_by_kernel_sum(self) -> bool:
+        """Decided where the as-run ratio is within a borrowed noise line: the kernel sums, at clocks within
+        rules.CLOCK_GAP_PCT, and both orientations agree with it (rules.lead_decided)."""
+        return self.decided and self.within_noise_of_pair
 
     @property
     def clocks_apart(self) -> bool:
@@ -52,6 +73,26 @@ class Orders:
         gap = rules.clock_gap_pct(self.first_ks_mhz, self.second_ks_mhz)
         return gap is None or gap <= rules.CLOCK_GAP_PCT
 
+    @property
+    def kernel_sum_conservative(self) -> bool:
+        """The call the kernel sums put ahead ran its profiled window at the same or a lower clock than the other
+        (review 2026-12-06-3 item 7): at equal clock its lead would only grow, so the order stands however far apart
+        the clocks are; it still decides nothing as run (rules.lead_decided)."""
+        if self.kernel_sum is None or self.first_ks_mhz is None or self.second_ks_mhz is None:
+            return False
+        lead_mhz, other_mhz = ((self.first_ks_mhz, self.second_ks_mhz) if self.kernel_sum >= 1
+                               else (self.second_ks_mhz, self.first_ks_mhz))
+        return lead_mhz <= other_mhz
+
+    @property
+    def kernel_sum_leader_clock_pct(self) -> float | None:
+        """How much lower the kernel-sum leader's clock ran, in % of the other's (positive: lower)."""
+        if self.kernel_sum is None or not self.first_ks_mhz or not self.second_ks_mhz:
+            return None
+        lead_mhz, other_mhz = ((self.first_ks_mhz, self.second_ks_mhz) if self.kernel_sum >= 1
+                               else (self.second_ks_mhz, self.first_ks_mhz))
+        return (other_mhz - lead_mhz) / other_mhz * 100.0
+
 
 def kernel_sum_ms(t: Timed) -> float | None:
     """A call's kernel sum as an order's evidence; None where it exceeds both its own graph and eager medians by more
@@ -62,6 +103,17 @@ def kernel_sum_ms(t: Timed) -> float | None:
     if ks is None or not times:
         return ks
     return None if ks > rules.KERNEL_SUM_EXCESS * max(times) else ks
+
+
+def _oriented(t: Timed, s, other: Timed) -> tuple[float | None, float | None]:
+    """t's forward and reversed medians; where t was timed without reversed rounds (alone, or in a set before them)
+    and `other` has both, t's whole median for each: its rounds did not alternate between two predecessors, and the
+    other's lead must still hold after each of its own."""
+    if t.forward_ms is not None and t.reversed_ms is not None:
+        return t.forward_ms, t.reversed_ms
+    if other.forward_ms is not None and other.reversed_ms is not None and s is not None and s.median:
+        return s.median, s.median
+    return None, None
 
 
 def orders(a: Timed, b: Timed, basis: str) -> Orders:
@@ -80,13 +132,16 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
     as_run = sb.median / sa.median if sa and sb and sa.median else None
     noise = (a.as_run_noise or b.as_run_noise) if on_gpu else None
     ks_gap = rules.clock_gap_pct(a.kernel_sum_mhz, b.kernel_sum_mhz) if ks is not None else None
-    decided = (rules.lead_decided(apart, as_run, noise.ratio if noise else None, ks, ks_gap) if on_gpu
+    fwd, rev = (ratio(x, y) for x, y in zip(_oriented(a, sa, b), _oriented(b, sb, a)))
+    decided = (rules.lead_decided(apart, as_run, noise.ratio if noise else None, ks, ks_gap, (fwd, rev),
+                                  bool(noise and noise.borrowed)) if on_gpu
                else apart)
     return Orders(a.variant, b.variant, as_run, apart, eq, ks, a.sm_clock_mhz, b.sm_clock_mhz,
-                  ka, kb, a.kernel_sum_mhz, b.kernel_sum_mhz, gap, decided, noise)
+                  ka, kb, a.kernel_sum_mhz, b.kernel_sum_mhz, gap, decided, noise, fwd, rev)
 
 
 def leads(a: Timed, b: Timed, basis: str) -> bool:
-    """a is decidedly ahead of b: by the as-run intervals, beyond the point's noise of identical kernels, not
-    contradicted by the kernel sums (rules.lead_decided)."""
+    """a is decidedly ahead of b: by the as-run intervals, in both round orientations, beyond the point's noise of
+    identical kernels (or, against a borrowed line, by kernel sums at one clock), not contradicted by the kernel sums
+    (rules.lead_decided)."""
     return orders(a, b, basis).decided

@@ -34,6 +34,20 @@ class MethodFacts:
     fixed: int = 0
     varied: int = 0  # of the rotated, those whose predecessor changed from round to round
     clocks: ClockEvidence | None = None  # why equal clock is a model, and the as-run noise of identical kernels
+    orientation: Orientation | None = None  # how far the two round orientations read apart
+
+
+@dataclass(frozen=True)
+class Orientation:
+    """The neighbour effect of reversed rounds (rules.lead_decided): of the variant-points with a forward and a
+    reversed median (`timed`), those whose two differ by more than rules.ORIENTATION_GAP_PCT (`apart`); of the points
+    with two or more such variants (`points`), those whose fastest in the forward rounds is not the fastest in the
+    reversed ones (`swapped`: the first two swap places, or another call takes the first)."""
+
+    timed: int
+    apart: int
+    points: int
+    swapped: int
 
 
 @dataclass(frozen=True)
@@ -96,7 +110,7 @@ def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
     sweep = scaling.article_sweep(ls)
     return MethodFacts(ls.name, _graph_vs_sum(ls), zero, est, _host_bound(ls),
                        tuple(sorted({p.seq_len for p in sweep})), tuple(sorted({p.head_dim for p in sweep})),
-                       scaling.ceilings(ls), *interleave_orders(ls.rs), clock_evidence(ls))
+                       scaling.ceilings(ls), *interleave_orders(ls.rs), clock_evidence(ls), orientation(ls.rs))
 
 
 def _spread(xs: list[float]) -> float:
@@ -122,6 +136,24 @@ def clock_evidence(ls) -> ClockEvidence:
     own = list(pair_noise.measured(ls).values())
     widest = max(own, key=lambda n: n.ratio) if own else None
     return ClockEvidence(checked, wider, len(own), min((n.ratio for n in own), default=None), widest)
+
+
+def orientation(rs: schema.ResultSet) -> Orientation | None:
+    """Orientation of a set; None where no record has reversed rounds."""
+    by_point: dict[tuple, dict[str, tuple[float, float]]] = {}
+    for r in (*rs.runs, *rs.sweep):
+        if r.status != schema.Status.OK or r.timing is None:
+            continue
+        fwd, rev = timings.orientation_medians(r.timing)
+        if fwd is not None and rev is not None:
+            by_point.setdefault((r.scenario, r.mode, r.point), {})[r.variant] = (fwd, rev)
+    timed = [m for ms in by_point.values() for m in ms.values()]
+    if not timed:
+        return None
+    apart = sum(1 for f, v in timed if rules.orientation_gap_pct(f, v) > rules.ORIENTATION_GAP_PCT)
+    shared = [ms for ms in by_point.values() if len(ms) >= 2]
+    swapped = sum(1 for ms in shared if min(ms, key=lambda x: ms[x][0]) != min(ms, key=lambda x: ms[x][1]))
+    return Orientation(len(timed), apart, len(shared), swapped)
 
 
 def interleave_orders(rs: schema.ResultSet) -> tuple[int, int, int]:

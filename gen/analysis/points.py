@@ -110,7 +110,8 @@ COLUMNS = [
     "scenario", "variant", "mode", *POINT_KEYS, "status", "reason", "figure",
     *timings.COLUMNS, "noisy", "graph_above_eager",
     "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
-    "pct_of_matmul", "pct_of_copy", "pct_of_read", "sol_pct", "datasheet_tbps", "pct_of_datasheet",
+    "pct_of_matmul", "pct_of_matmul_at_clock", "ceiling_mhz", "ceiling_cap_share", "pct_of_copy", "pct_of_read",
+    "sol_pct", "datasheet_tbps", "pct_of_datasheet",
     "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
     "main_kernel_us", "other_events_us", "dtype", "wrong", "sdpa_choice", "facts", "kernel_signature", "captured",
 ]
@@ -175,6 +176,7 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
     own_dtype = scenario_dtype(ls, scenario)
     mm_clock = ceilings_mod.matmul_clock(ls) if cl else None
+    mm_held = _matmul_cap_share(ls) if cl else None
     rows = []
     for rec in recs:
         # a variant refused while being built recorded no dtype: its declared one (FP8 variants)
@@ -191,18 +193,23 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
         tflops = f / (ms * 1e-3) / 1e12 if has_time else math.nan
         tbps = b / (ms * 1e-3) / 1e12 if has_time and rec.mode == schema.Mode.INFERENCE else math.nan
         fig = figure_of(rec.point, rec.mode)
+        # the share of the matmul ceiling as measured (its own clock and power state: review 2026-12-06-3 item 6)
+        # is the figure; scaled to the point's clock it is a model, which assumes a product that can run at that
+        # clock under the power limit (the measured one could not: it was held for power at a lower clock)
         mm_at = ceilings_mod.matmul_at(cl["matmul_tflops"], mm_clock, t["sm_clock_mhz"]) if cl else math.nan
-        pct_mm = 100 * tflops / mm_at if cl else math.nan
+        pct_mm = 100 * tflops / cl["matmul_tflops"] if cl else math.nan
+        pct_mm_at = 100 * tflops / mm_at if cl else math.nan
         pct_cp = 100 * tbps / (cl["copy_gbps"] / 1e3) if cl else math.nan
         read = cl["read_tbps"] if cl and not missing(cl.get("read_tbps")) else math.nan
         pct_rd = 100 * tbps / read if not missing(read) else math.nan
         ceiling = (CEILING_COPY if missing(read) else CEILING_READ) if fig == FIGURE_TBPS else CEILING_MATMUL
         if ceiling == CEILING_MATMUL and elem == 1:  # the measured matrix product is bf16: no bound on FP8
-            cl_row, pct_mm = None, math.nan
+            cl_row, pct_mm, pct_mm_at = None, math.nan, math.nan
         else:
             cl_row = cl
-        value = ({CEILING_COPY: cl["copy_gbps"] / 1e3, CEILING_READ: read}.get(ceiling, mm_at)
+        value = ({CEILING_COPY: cl["copy_gbps"] / 1e3, CEILING_READ: read}.get(ceiling, cl["matmul_tflops"])
                  if cl_row else math.nan)
+        matmul_row = bool(cl_row) and ceiling == CEILING_MATMUL
         rows.append(dict(
             scenario=scenario, variant=rec.variant, mode=rec.mode, **_point_dict(rec.point), status=rec.status,
             reason=rec.reason, figure=fig, **t, noisy=rules.noisy(t["gpu_only_iqr_pct"]),
@@ -211,6 +218,9 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
             tflops=tflops if fig == FIGURE_TFLOPS else math.nan, tbps=tbps if fig == FIGURE_TBPS else math.nan,
             ceiling=ceiling if cl_row else None, ceiling_value=value,
             pct_of_ceiling={CEILING_COPY: pct_cp, CEILING_READ: pct_rd}.get(ceiling, pct_mm), pct_of_matmul=pct_mm,
+            pct_of_matmul_at_clock=pct_mm_at,
+            ceiling_mhz=mm_clock if matmul_row and mm_clock is not None else math.nan,
+            ceiling_cap_share=mm_held if matmul_row and mm_held is not None else math.nan,
             pct_of_copy=pct_cp, pct_of_read=pct_rd,
             sol_pct=clocks.sol(tflops, ls.rs.environment, dtype, t["sm_clock_mhz"]).pct,
             datasheet_tbps=sheet.hbm_tbps if sheet else math.nan,
@@ -312,10 +322,17 @@ def above_roof(points: pd.DataFrame | None, ceil: dict | None, rows: list[dict] 
                 if over else None)
 
 
+def _matmul_cap_share(ls: tables.LoadedSet) -> float | None:
+    """The share of the matmul ceiling's samples NVML said were held down for power (schema 5), or None."""
+    t = ls.rs.ceilings.telemetry.get("matmul") if ls.rs.ceilings is not None and ls.rs.ceilings.telemetry else None
+    share = getattr(t, "power_cap_share", None) if t is not None else None
+    return None if missing(share) else float(share)
+
+
 def above_matmul_at_clock(rows: list[dict], ceil: dict | None, ceiling_mhz: float | None) -> dict | None:
     """The bf16 points whose rate passes the matmul ceiling as measured (the roofline's unscaled line) and
-    what they read against it at their own SM clock (pct_of_matmul: scaling.matmul_at): n, how many stay
-    within it there (at most 100% + rules.TIME_FLOOR_PCT), the range of their share and of their clocks,
+    what they read against it at their own SM clock (pct_of_matmul_at_clock: scaling.matmul_at, a model): n, how
+    many stay within it there (at most 100% + rules.TIME_FLOOR_PCT), the range of their share and of their clocks,
     and the clock the ceiling was measured at. A ceiling measured at a lower clock sits below points that
     ran faster without their passing it. None where no point passes the unscaled line."""
     if ceil is None or not rows:
@@ -330,7 +347,7 @@ def above_matmul_at_clock(rows: list[dict], ceil: dict | None, ceiling_mhz: floa
             over.append(r)
     if not over:
         return None
-    pct = [r["pct_of_matmul"] for r in over if not missing(r.get("pct_of_matmul"))]
+    pct = [r["pct_of_matmul_at_clock"] for r in over if not missing(r.get("pct_of_matmul_at_clock"))]
     mhz = [r["sm_clock_mhz"] for r in over if not missing(r.get("sm_clock_mhz"))]
     within = sum(p <= 100.0 + rules.TIME_FLOOR_PCT for p in pct)
     return dict(n=len(over), within_at_clock=within if len(pct) == len(over) else 0,

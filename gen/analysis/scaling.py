@@ -65,7 +65,8 @@ def min_bytes(b: int, h: int, s: int, d: int, elem_size: int) -> float:
 SWEEP_COLUMNS = ["variant", "seq_len", "head_dim", "status", "reason", "gpu_only_ms", "gpu_only_q1_ms",
                  "gpu_only_q3_ms", "gpu_only_n", "gpu_only_method", "gpu_only_absent", "eager_ms", "host_ms",
                  "peak_mb", "rel_error", "flops_dense", "flops_causal", "tflops_causal",
-                 "fraction_of_matmul", "min_bytes", "intensity", "memory_bound_ms", "compute_bound_ms",
+                 "fraction_of_matmul", "fraction_of_matmul_at_clock", "min_bytes", "intensity", "memory_bound_ms",
+                 "compute_bound_ms",
                  "bound_ms", "fraction_of_bound", "pct_of_matmul", "pct_of_bound", "trace"]
 
 
@@ -115,8 +116,10 @@ def _sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
             peak_mb=p.peak_memory_bytes / 2**20 if p.peak_memory_bytes else np.nan,
             rel_error=p.rel_error if p.rel_error is not None else np.nan,
             flops_dense=f["dense"], flops_causal=f["causal"], tflops_causal=tflops,
-            fraction_of_matmul=tflops / matmul_at(cl["matmul_tflops"], mm_clock,
-                                                  tm.gpu_only_conditions.sm_clock_mhz) if cl else np.nan,
+            # as measured (its own clock and power state) is the figure; at the point's clock, a model (points.py)
+            fraction_of_matmul=tflops / cl["matmul_tflops"] if cl else np.nan,
+            fraction_of_matmul_at_clock=tflops / matmul_at(cl["matmul_tflops"], mm_clock,
+                                                           tm.gpu_only_conditions.sm_clock_mhz) if cl else np.nan,
             min_bytes=mb, intensity=f["causal"] / mb, memory_bound_ms=mem_ms, compute_bound_ms=cmp_ms,
             bound_ms=bound, fraction_of_bound=bound / t if cl and t and not math.isnan(t) else np.nan,
             trace=p.trace,

@@ -105,6 +105,23 @@ def round_medians(samples: Sequence[float], sizes: Sequence[int] | None) -> list
 NO_SAMPLES = Spread()
 
 
+def orientation_medians(t: schema.Timing) -> tuple[float | None, float | None]:
+    """(forward, reversed): the median of a graph-replay GPU-only time's round medians over the rounds that ran in
+    the point's forward order (rounds 1, 3, 5) and over those that ran backwards (2, 4: Timing.interleave_reversed,
+    gen.capture.timing._rotated); (None, None) where the rounds were not reversed (sets before it, calls timed alone)
+    or the GPU-only time is not the graph's. A variant alternates between two predecessors, one per orientation, and
+    at power-limited points a round's time follows its predecessor's draw (review 2026-12-06-3 item 2), so the two
+    medians are the order as seen after each neighbour; the 5-round median is always a forward one."""
+    if (not getattr(t, "interleave_reversed", False) or t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH
+            or not t.gpu_only_ms):
+        return None, None
+    meds = round_medians(t.gpu_only_ms, (t.round_sizes or {}).get(schema.Window.GPU_ONLY))
+    fwd, rev = meds[0::2], meds[1::2]
+    if not fwd or not rev:
+        return None, None
+    return float(np.median(fwd)), float(np.median(rev))
+
+
 def spread(samples: Sequence[float], sizes: Sequence[int] | None = None) -> Spread:
     """Median and quartiles of the samples (numpy's percentile), and the interval of the median
     (gen.model.stats.median_interval) over the rounds' medians where `sizes` cuts the samples into

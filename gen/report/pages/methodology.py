@@ -59,7 +59,8 @@ def figures_view(ctx: Context) -> list[dict]:
                                         gpu_only_us=1000 * f.host_bound[2], eager_us=1000 * f.host_bound[3])
                         if f.host_bound else None,
                         lengths=f.lengths, head_dims=f.head_dims, ceilings=f.ceilings,
-                        interleave=method_words.interleave_order(f.rotated, f.fixed, f.varied),
+                        interleave=" ".join(x for x in (method_words.interleave_order(f.rotated, f.fixed, f.varied),
+                                                        method_words.orientation(f.orientation)) if x) or None,
                         leads=method_words.lead_evidence(f.clocks),
                         copy_size=f.ceilings["copy_bytes"] // 2 if f.ceilings else None))
     return out

@@ -60,7 +60,7 @@ def set_view(ctx: Context, ls) -> dict:
                 measured=ls.measured, gpu=ls.rs.environment.device == "cuda",
                 above_roof=scenario_words.above_roof(scaling.above_roof(sw, ceil), datasheets.bandwidth(
                     ls.rs.environment.gpu_name)) if len(sw) else None,
-                roof_line=scenario_words.roof_line(ceil))
+                roof_line=scenario_words.roof_line(ceil, scaling.matmul_clock(ls)))
 
 
 def has_page(ls) -> bool:

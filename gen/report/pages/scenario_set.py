@@ -213,11 +213,13 @@ def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, s
     return groups
 
 
-def _ceilings(figure: str, ceil: dict | None, sheet) -> list[tuple[str, float]]:
-    """The rate chart's ceilings (label, value): the measured ones of the figure, and the datasheet's bandwidth."""
+def _ceilings(figure: str, ceil: dict | None, sheet, matmul_mhz: float | None = None) -> list[tuple[str, float]]:
+    """The rate chart's ceilings (label, value): the measured ones of the figure (the matmul's with the clock it
+    ran at: it is drawn as measured, not scaled to the points' clocks), and the datasheet's bandwidth."""
     out = []
     if ceil:
-        out.append(("measured copy" if figure == sa.FIGURE_TBPS else "measured matmul",
+        matmul = "measured matmul" + (f" (at {matmul_mhz:.0f} MHz)" if matmul_mhz is not None else "")
+        out.append(("measured copy" if figure == sa.FIGURE_TBPS else matmul,
                     ceil["copy_gbps"] / 1e3 if figure == sa.FIGURE_TBPS else ceil["matmul_tflops"]))
         if figure == sa.FIGURE_TBPS and ceil.get("read_tbps") == ceil.get("read_tbps") and ceil.get("read_tbps"):
             out.append(("measured read", ceil["read_tbps"]))
@@ -245,7 +247,7 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     chunks = sorted({r["q_len"] for r in rows if r["q_len"] != r["kv_len"]})
     chunks = chunks if len(chunks) > 1 else [None]
     own = sa.own_head_dim_of(rows, name)
-    ceilings = _ceilings(figure, ceil, sheet)
+    ceilings = _ceilings(figure, ceil, sheet, matmul_mhz)
     for d in sorted(dims, key=lambda x: (x != own, x)):
         for q in chunks:
             def keep(r, d=d, q=q):
@@ -273,7 +275,7 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
     roof = charts.drawn(charts.scenario_roofline(frame, ceil["matmul_tflops"], ceil["bandwidth_gbps"] / 1e3,
                                                  scenario_words.ROOFLINE_X)) if ceil else None
     if roof is not None:
-        out.append(dict(kind="roofline", roof_line=scenario_words.roof_line(ceil),
+        out.append(dict(kind="roofline", roof_line=scenario_words.roof_line(ceil, matmul_mhz),
                         above_roof=scenario_words.above_roof(sa.above_roof(None, ceil, rows), sheet,
                                                     ceil.get("read_bytes"), _best_tbps(rows),
                                                     sa.above_matmul_at_clock(rows, ceil, matmul_mhz)),

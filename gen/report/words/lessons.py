@@ -149,7 +149,7 @@ def _ceiling_clock_clause(x: lessons.FlashOccupancy) -> str:
     if not at or not cm or not m or round(cm) == round(m):
         return ""
     return (f" at {cm:.0f} MHz (about {100 * x.tflops / at:.0f}% of it scaled to the {m:.0f} MHz this call "
-            "ran at)")
+            "ran at, a model: it assumes a product that runs at that clock under the power limit)")
 
 
 def _counters_clause(c: dict | None) -> str:

@@ -177,17 +177,39 @@ def interleave_order(rotated: int, fixed: int, varied: int = 0) -> str | None:
     return f"Of the {rotated + fixed} interleaved points, " + "; ".join(parts) + "."
 
 
+def orientation(o) -> str | None:
+    """The neighbour effect of reversed rounds (gen.analysis.method.Orientation) in words, and the capture it asks
+    for."""
+    if o is None:
+        return None
+    return (f"Each variant alternates between two predecessors, one in the forward rounds (1, 3, 5) and the other in "
+            "the reversed ones (2, 4), so the median of five rounds is always a forward-round value (3 of 5). At "
+            "power-limited points a round's time follows the call that ran before it: of the "
+            f"{o.timed} variant-points with both orientations, {o.apart} have forward and reversed medians more than "
+            f"{rules.ORIENTATION_GAP_PCT:g}% apart, and at {o.swapped} of the {o.points} points timed in reversed "
+            "rounds a different call is fastest in the reversed rounds than in the forward ones. A lead is therefore "
+            "decided only where it holds in each orientation on its own (the rules table). Future capture work, not "
+            "done here: an even number of rounds, so that each predecessor counts equally, and an idle gap before "
+            "each window, long enough for the power average to fall.")
+
+
 def lead_rule() -> str:
     """rules.lead_decided in words, with its thresholds as code holds them."""
     floor = f"{rules.TIME_FLOOR_PCT:g}%"
-    return (f"the as-run order names a leader only where the two medians' intervals are apart, the as-run ratio "
+    return (f"the as-run order names a leader only where the two medians' intervals are apart, the leader is ahead by "
+            f"more than {floor} in the median of its forward rounds and in that of its reversed rounds, each on its "
+            "own (a set that reversed its rounds; each variant follows a different call in each orientation, so a "
+            "lead that flips or vanishes in one follows its neighbour, not its kernels), the as-run ratio "
             f"exceeds the as-run noise of identical kernels at that point by more than {floor} (two calls there that "
             "ran the very same kernels, such as SDPA with cuDNN pinned and SDPA with no backend pinned: the same graph "
             "kernels and launches on the same inputs (a paged call and the same call on a contiguous cache launch the "
             "same kernels, but their gap is paging's cost: no such pair), calls per replay within "
             f"{rules.SAME_REPLAY_PCT:g}%, their larger median over the "
             "smaller; a point with no such pair borrows the set's largest among points as memory- or compute-bound as "
-            "itself, and says so), and the kernel sums, where their windows' mean SM clocks are within "
+            "itself, and says so; against a borrowed line, kernel sums taken within "
+            f"{rules.CLOCK_GAP_PCT:g}% of each other's clock that agree with the as-run order by more than {floor}, "
+            "with both orientations agreeing, decide instead: the line is one draw of another point's windows, the "
+            "sums the best-controlled order), and the kernel sums, where their windows' mean SM clocks are within "
             f"{rules.CLOCK_GAP_PCT:g}% of each other, do not put the other call ahead by more than {floor}; otherwise "
             "the pair is not decided and shares the rank, with its orders and that noise given beside it. The time at "
             "equal clock (time × window clock / reference clock) is printed as a model and decides nothing: round "

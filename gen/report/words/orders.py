@@ -92,7 +92,7 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
         items.append((who, r, EQUAL_CLOCK_SHORT, ""))
     if _beyond_floor(o.kernel_sum):
         who, r, first = _lead(o, o.kernel_sum, label)
-        items.append((who, r, "by kernel sum", _sums(o, first, label) if detail else ""))
+        items.append((who, r, "by kernel sum", _sums(o, first, label) if detail else _lower_clock(o)))
     groups: dict[str, list] = {}
     for it in items:
         groups.setdefault(it[0], []).append(it)
@@ -104,10 +104,51 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
                 + (f" ({detail})" if detail else "")
                 for k, (_, r, how, detail) in enumerate(its)]
         parts.append(f"{who} " + " and ".join(each))
+    if o.orientation_split:
+        parts.append(orientations(o, label))
     if o.apart and o.noise is not None:
         where = "within" if o.within_noise_of_pair else "beyond"
-        parts.append(f"{where} the as-run noise of identical kernels {pair_noise(o.noise, label)}")
+        parts.append(f"{where} the as-run noise of identical kernels {pair_noise(o.noise, label)}"
+                     + (f"; {SUMS_DECIDE}" if o.decided_by_kernel_sum else ""))
     return "; ".join(parts)
+
+
+# Where a borrowed noise line gives way to the kernel sums (rules.lead_decided): said beside the line it overrules.
+SUMS_DECIDE = ("the kernel sums, taken at clocks within "
+               f"{rules.CLOCK_GAP_PCT:g}% of each other, and both round orientations agree with the as-run order, so "
+               "they decide it against a line borrowed from another point (the rule in the methodology)")
+
+
+def orientations(o, label) -> str:
+    """The two round orientations' orders where they do not agree (rules.lead_decided): "FlashAttention-4 ahead in the
+    forward rounds (1.18×), FlexAttention (FLASH backend) in the reversed rounds (1.06×): the order follows which call
+    ran before (the rounds' neighbour effect, methodology)"."""
+    fw, rv = _lead(o, o.forward, label), _lead(o, o.reverse, label)
+    floor = f"{rules.TIME_FLOOR_PCT:g}%"
+
+    def side(lead, where):
+        who, r, _ = lead
+        if not _beyond_floor(r):
+            return f"within {floor} in the {where} rounds ({times(r, 3)})"
+        return f"{who} ahead in the {where} rounds ({times(r)})"
+    if fw[0] == rv[0] and _beyond_floor(o.forward) and _beyond_floor(o.reverse):
+        return ""  # one leader beyond the floor in both: no split to tell
+    if _beyond_floor(o.forward) and _beyond_floor(o.reverse):
+        text = f"{fw[0]} ahead in the forward rounds ({times(fw[1])}), {rv[0]} in the reversed rounds ({times(rv[1])})"
+    else:
+        text = f"{side(fw, 'forward')}, {side(rv, 'reversed')}"
+    return text + ": the order follows which call ran before (the rounds' neighbour effect, methodology)"
+
+
+def _lower_clock(o) -> str:
+    """ "at a 10% lower clock": a kernel-sum lead taken at clocks past rules.CLOCK_GAP_PCT, its leader at the lower
+    one (Orders.kernel_sum_conservative), so the gap can only have shrunk it."""
+    pct = o.kernel_sum_leader_clock_pct
+    if o.kernel_sum_fair or not o.kernel_sum_conservative or pct is None:
+        return ""
+    n = f"{pct:.0f}"
+    article = "an" if n in ("8", "11", "18") or (len(n) == 2 and n[0] == "8") else "a"  # said "an eight", "an eleven"
+    return f"at {article} {n}% lower clock"
 
 
 def state(o) -> str:
@@ -132,9 +173,10 @@ DTYPE_WORDS = {"fp8_e4m3": "float8 e4m3", "fp8_e5m2": "float8 e5m2"}
 
 
 def kernels_lead(o) -> bool:
-    """Within noise as run, the kernel sums past the floor, their windows within rules.CLOCK_GAP_PCT of each other
-    (the equal-clock model decides nothing)."""
-    return not o.apart and _beyond_floor(o.kernel_sum) and o.kernel_sum_fair
+    """Within noise as run, the kernel sums past the floor, their windows within rules.CLOCK_GAP_PCT of each other, or
+    further apart with the sums' leader at the lower clock, where equal clock could only widen its lead
+    (Orders.kernel_sum_conservative; the equal-clock model decides nothing)."""
+    return not o.apart and _beyond_floor(o.kernel_sum) and (o.kernel_sum_fair or o.kernel_sum_conservative)
 
 
 def noted(orders, rows, label) -> str:

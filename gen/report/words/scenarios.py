@@ -29,7 +29,8 @@ def figure_label(figure: str, points=()) -> str:
 CONVENTION = {sa.FIGURE_TFLOPS: sa.FLOP_CONVENTION, sa.FIGURE_TBPS: sa.BYTES_CONVENTION}
 
 
-CEILING_NAME = {sa.CEILING_MATMUL: "the measured matmul ceiling at the point's clock",
+CEILING_NAME = {sa.CEILING_MATMUL: "the measured matmul ceiling as measured (at its own clock, not scaled to the "
+                                   "point's)",
                 sa.CEILING_COPY: "the measured copy bandwidth",
                 sa.CEILING_READ: "the measured read bandwidth"}
 
@@ -54,12 +55,13 @@ ABOVE_COPY = ("Above 100% of the measured copy bandwidth is possible: a copy wri
               "almost only reads.")
 
 
-def roof_line(ceil: dict | None) -> str:
-    """What the dashed line of a roofline is."""
+def roof_line(ceil: dict | None, mhz: float | None = None) -> str:
+    """What the dashed line of a roofline is; `mhz`: the SM clock the matmul ceiling was measured at."""
     if not ceil:
         return "the lower of the measured matmul ceiling and intensity × the measured bandwidth"
     what = {"copy": "device copy", "read": "read-only pass"}.get(ceil["bandwidth_name"], ceil["bandwidth_name"])
-    return (f"the lower of the measured matmul ceiling ({ceil['matmul_tflops']:.0f} TFLOP/s) and intensity × the "
+    at = f" at {mhz:.0f} MHz, as measured, not scaled to the points' clocks" if mhz is not None else ""
+    return (f"the lower of the measured matmul ceiling ({ceil['matmul_tflops']:.0f} TFLOP/s{at}) and intensity × the "
             f"highest bandwidth measured on this GPU (its {what}, {ceil['bandwidth_gbps'] / 1e3:.2f} TB/s)")
 
 
@@ -184,7 +186,9 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
             f"{f['gpu_only_ms']:.4g} ms GPU-only"
             f"{' (kernel sum of one call)' if f['gpu_only_method'] == 'kernel_sum' else ''}, "
             f"{figure_value(f[fig], fig)} {figure_label(fig, [f])}")
-    if not missing(f["pct_of_ceiling"]) and f["ceiling"]:
+    if not missing(f["pct_of_ceiling"]) and f["ceiling"] == sa.CEILING_MATMUL:
+        text += ", " + matmul_share(f)
+    elif not missing(f["pct_of_ceiling"]) and f["ceiling"]:
         text += f", {f['pct_of_ceiling']:.0f}% of {CEILING_NAME[f['ceiling']]}"
     if fig == sa.FIGURE_TBPS and not missing(f["pct_of_datasheet"]):
         text += f" and {f['pct_of_datasheet']:.0f}% of the datasheet's {f['datasheet_tbps']:g} TB/s"
@@ -223,6 +227,34 @@ def _orders_sentences(orders, undecided, near, rows, variant_label) -> str:
             text += f" Against {variant_label(o.second)}: {orders_words.brief(o, variant_label, noise=False)}."
     err = orders_words.errors(rows, variant_label)
     return text + (f" {err[0].upper()}{err[1:]}." if err else "")
+
+
+def matmul_share(f: dict) -> str:
+    """A point's share of the matmul ceiling as measured, with the ceiling's value, clock and power state
+    ("102% of the measured matmul ceiling (717 TFLOP/s at 1428 MHz, held for power 100% of its samples)"); a rate
+    above it flagged with both clocks (rules.above_ceiling); the share at the point's own clock after it,
+    labelled a model: scaling the ceiling by the clock assumes a product that runs at the point's clock under the
+    power limit, which the measured one did not (review 2026-12-06-3 item 6)."""
+    value = f.get("ceiling_value")
+    cmhz, held = f.get("ceiling_mhz"), f.get("ceiling_cap_share")
+    cond = []
+    if not missing(value):
+        cond.append(f"{value:.0f} TFLOP/s")
+    if not missing(cmhz):
+        cond[-1:] = [" ".join([*cond[-1:], f"at {cmhz:.0f} MHz"])]
+    if not missing(held):
+        cond.append(f"held for power {100 * held:.0f}% of its samples")
+    text = f"{f['pct_of_ceiling']:.0f}% of the measured matmul ceiling" + (f" ({', '.join(cond)})" if cond else "")
+    mhz = f.get("sm_clock_mhz")
+    if rules.above_ceiling(f["pct_of_ceiling"]):
+        state = "held for power" if not missing(held) and held > 0 else "measured"
+        text += ": above the measured ceiling" + (
+            f" (the ceiling ran {state} at {cmhz:.0f} MHz, this point at {mhz:.0f} MHz)"
+            if not missing(cmhz) and not missing(mhz) else "")
+    at = f.get("pct_of_matmul_at_clock")
+    if not missing(at) and not missing(cmhz) and not missing(mhz) and round(cmhz) != round(mhz):
+        text += f"; {at:.0f}% of it scaled to this point's {mhz:.0f} MHz (a model)"
+    return text
 
 
 def figure_of_row(row: dict) -> str:

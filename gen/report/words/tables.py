@@ -83,7 +83,8 @@ def reading_sentence(env) -> str:
 def watts(power_w, env=None, window_s: float | None = None, avg_w: float | None = None) -> str | None:
     """A window's mean board power with its reading named: "852 W instant, 699 W averaged" (schema 5, both
     read), "690 W averaged"; in a set that did not record its reading, "775 W instant" above the enforced
-    limit (rules.reads_instant), else bare, "≈" where an averaged reading would lag (rules.power_lags)."""
+    limit (rules.reads_instant), else bare, "≈" where an averaged reading would lag (rules.power_lags): on a
+    schema-5 window the averaged figure's, never the instant one's ("687 W instant, ≈326 W averaged")."""
     if missing(power_w):
         return None
     reading, limit = _env(env)
@@ -92,14 +93,35 @@ def watts(power_w, env=None, window_s: float | None = None, avg_w: float | None 
     word = "instant" if instant else READING_WORD.get(reading)
     text = f"{'≈' if lag else ''}{power_w:.0f} W" + (f" {word}" if word else "")
     if not missing(avg_w):
-        text += f", {avg_w:.0f} W averaged"
+        text += f", {'≈' if rules.power_lags(window_s, PowerReading.AVERAGE) else ''}{avg_w:.0f} W averaged"
     return text
 
 
-def cap_share(r) -> str | None:
-    """The share of a window's samples whose SM clock NVML said was held down for power (schema 5)."""
-    share = r.get("power_cap_share")
-    return None if missing(share) else f"held for power {100 * share:.0f}% of samples"
+def window_s(r) -> float | None:
+    """A window's length in seconds: a row of timings.COLUMNS (telemetry_window_s) or a timings.Conditions
+    (duration_s)."""
+    return r.get("telemetry_window_s")  # a Conditions' duration_s not yet: its tables assume no mark (left for later)
+
+
+def held_for_power(share: float | None, mhz: float | None, max_mhz: float | None = None,
+                   samples: str = "samples", say_mhz: bool = True) -> str | None:
+    """The share of a window's samples whose SM clock NVML said was held down for power (schema 5), with the
+    clock it ran at: "held for power 92% of samples at 1712 MHz"; where that clock is within rules.CLOCK_GAP_PCT
+    of the GPU's maximum (`max_mhz`), said to be no clock penalty (rules.clock_near_max)."""
+    if missing(share):
+        return None
+    text = f"held for power {100 * share:.0f}% of {samples}" + (f" at {mhz:.0f} MHz" if say_mhz and not missing(mhz)
+                                                                  else "")
+    if share > 0 and rules.clock_near_max(mhz, max_mhz):
+        text += (f" (within {rules.CLOCK_GAP_PCT:g}% of the {max_mhz:.0f} MHz maximum: the hold cost it no "
+                 "clock this set can tell)")
+    return text
+
+
+def cap_share(r, max_mhz: float | None = None) -> str | None:
+    """A window's held-for-power share (held_for_power) for a cell whose clock comes first, or None before
+    schema 5."""
+    return held_for_power(r.get("power_cap_share"), r.get("sm_clock_mhz"), max_mhz, say_mhz=False)
 
 
 def conditions_cell(r, ref_mhz: float | None = None, env=None) -> str:
@@ -111,11 +133,12 @@ def conditions_cell(r, ref_mhz: float | None = None, env=None) -> str:
     if missing(mhz):
         return NOT_RECORDED
     parts = [f"{mhz:.0f} MHz" + ("" if missing(r.get("sm_clock_min_mhz")) else f" (min {r['sm_clock_min_mhz']:.0f})")]
-    power = watts(r.get("power_w"), env, r.get("telemetry_window_s"), r.get("power_avg_w"))
+    power = watts(r.get("power_w"), env, window_s(r), r.get("power_avg_w"))
     if power:
         parts.append(power)
-    if cap_share(r):
-        parts.append(cap_share(r))
+    held = cap_share(r, getattr(env, "ref_mhz", None))
+    if held:
+        parts.append(held)
     if not missing(r.get("temp_c")):
         parts.append(f"{r['temp_c']:.0f} °C")
     if r.get("gpu_only_method") == "kernel_sum":  # one source per row: the window its time comes from (item 31)
@@ -150,11 +173,12 @@ def clock_cell(r, ref_mhz: float | None = None, env=None) -> str | None:
     if missing(mhz):
         return None
     text = f"{mhz:.0f} MHz"
-    power = watts(r.get("power_w"), env, r.get("telemetry_window_s"), r.get("power_avg_w"))
+    power = watts(r.get("power_w"), env, window_s(r), r.get("power_avg_w"))
     if power:
         text += f", {power}"
-    if cap_share(r):
-        text += f", {cap_share(r)}"
+    held = cap_share(r, getattr(env, "ref_mhz", None))
+    if held:
+        text += f", {held}"
     if r.get("gpu_only_method") == "kernel_sum":  # not a graph replay's window: say whose (item 31)
         text += f" ({KERNEL_SUM_WINDOW})"
     at = _equal_clock_ms(r, mhz, ref_mhz)
@@ -179,13 +203,13 @@ def conditions_note(rows, per_variant: bool = False, env=None, say_reading: bool
         text += " " + reading_sentence(env)
     if any(not missing(r.get("power_avg_w")) or not missing(r.get("power_cap_share")) for r in powered):
         text += (" Beside an instant reading, NVML's averaged one, and the share of samples whose SM clock NVML "
-                 "said was held down for power (the power cap or the power brake).")
+                 "said was held down for power (the power cap or the power brake), at the window's mean clock.")
     if per_variant:
         recorded = [f"{label(r['variant'])} {conditions_cell(r, env=env)}" for r in ok
                     if not missing(r.get("sm_clock_mhz"))]
         if recorded:
             text += " " + "; ".join(recorded) + "."
-    if any(watts(r["power_w"], env, r.get("telemetry_window_s")).startswith("≈") for r in powered):
+    if any("≈" in watts(r["power_w"], env, r.get("telemetry_window_s"), r.get("power_avg_w")) for r in powered):
         text += (f" A power marked ≈ was read in a window shorter than {rules.NVML_POWER_WINDOW_S:g} s: NVML's "
                  "averaged reading is an average over about a second, so, where it is that reading, it lags what "
                  "the GPU drew in the window.")
@@ -240,13 +264,15 @@ def _range(rows, apart: bool = False, env=None, said: str = "") -> str:
         reading, limit = _env(env)
         values = [r["power_w"] for r in powered]
         instant = rules.reads_instant(max(values), limit, reading)
-        lag = not instant and any(rules.power_lags(r.get("telemetry_window_s"), reading) for r in powered)
+        lag = not instant and any(rules.power_lags(window_s(r), reading) for r in powered)
         unsaid = env is not None and reading is None and READING_NOT_RECORDED not in said
         word = READING_WORD.get(reading) or ("instant" if instant and not unsaid else None)
         text += f", {'≈' if lag else ''}{_span(values, apart)} W" + (f" {word}" if word else "")
-        averaged = [r["power_avg_w"] for r in powered if not missing(r.get("power_avg_w"))]
-        if averaged:
-            text += f", {_span(averaged, apart)} W averaged"
+        averaged = [r for r in powered if not missing(r.get("power_avg_w"))]
+        if averaged:  # the averaged reading lags where its window is short, whichever reading power_w is
+            lag_avg = any(rules.power_lags(r.get("telemetry_window_s"), PowerReading.AVERAGE) for r in averaged)
+            lag = lag or lag_avg
+            text += f", {'≈' if lag_avg else ''}{_span([r['power_avg_w'] for r in averaged], apart)} W averaged"
         shares = [r["power_cap_share"] for r in powered if not missing(r.get("power_cap_share"))]
         if shares:
             text += f", held for power {'up to ' if len(shares) > 1 else ''}{100 * max(shares):.0f}% of samples"
@@ -284,9 +310,11 @@ def sol_note(rate) -> str:
         return "Speed of light: no dense tensor rate listed for this GPU and dtype (gen/model/datasheets.py)."
     return (f"% of speed of light: the TFLOP/s over SMs × the SM clock NVML sampled during the GPU-only time × "
             f"{rate.flops_per_clk_per_sm} dense {rate.dtype} FLOP per clock per SM ({rate.arch}; {rate.source}); "
-            "a time without a recorded clock has none. The share of the matmul ceiling, beside it, sets the ceiling "
-            "at the point's own clock (its TFLOP/s × the point's SM clock / the clock it was measured at: a tensor-"
-            "core product scales with the clock); a point without a recorded clock gets none. The copy and read "
+            "a time without a recorded clock has none. The share of the matmul ceiling, beside it, is of the ceiling "
+            "as measured, at its own clock and power state (a share above 100% is a rate the measured product did "
+            "not reach, flagged where a point's figure is given); scaled to a point's own clock it would assume a "
+            "product that runs at that clock under the power limit, a model the headlines give after it. The copy "
+            "and read "
             "ceilings are bandwidths, not scaled. The measured matrix product is BF16: an FP8 point is set against "
             "no ceiling (no FP8 ceiling is measured), only against the FP8 speed of light.")
 

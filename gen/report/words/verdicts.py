@@ -349,8 +349,15 @@ def _headline(v: verdicts.Verdict) -> str:
 def _beyond_noise(v: verdicts.Verdict) -> str:
     """The noise of identical kernels a named lead stands beyond (rules.lead_decided), "" where not known."""
     n = v.fastest.as_run_noise if v.basis == "gpu_only" else None
-    return ("" if n is None else ", and the ratio is beyond the as-run noise of identical kernels "
-            + orders_words.pair_noise(n, label))
+    if n is None:
+        return ""
+    o = verdicts.orders(v.fastest, v.runner_up, v.basis) if v.runner_up is not None else None
+    if o is not None and o.decided_by_kernel_sum:
+        return (f", and the ratio is within the as-run noise of identical kernels {orders_words.pair_noise(n, label)}; "
+                f"{orders_words.brief(o, label, noise=False)}; {orders_words.SUMS_DECIDE}")
+    both = (f", ahead in both round orientations ({times(o.forward)} forward, {times(o.reverse)} reversed)"
+            if o is not None and o.oriented else "")
+    return f"{both}, and the ratio is beyond the as-run noise of identical kernels {orders_words.pair_noise(n, label)}"
 
 
 def order_flips_clause(v: verdicts.Verdict) -> str | None:
@@ -397,7 +404,8 @@ def _as_run(t: verdicts.Timed, v: verdicts.Verdict) -> str:
     if t.sm_clock_mhz is None:
         return text + " (SM clock not recorded)"
     text += f" at {t.sm_clock_mhz:.0f} MHz"
-    power = table_words.watts(t.power_w, v, avg_w=t.power_avg_w)  # the verdict carries the set's reading and limit
+    # the verdict carries the set's reading and limit; the window's length marks an averaged reading that lags
+    power = table_words.watts(t.power_w, v, t.power_window_s, t.power_avg_w)
     if power:
         text += f" and {power}"
     if t.at_ref_ms is not None:
@@ -408,15 +416,28 @@ def _as_run(t: verdicts.Timed, v: verdicts.Verdict) -> str:
 MAX_FLIPS = 3  # pairs the equal-clock line names; the rest counted
 
 
+def _held_pair(ta: verdicts.Timed, tb: verdicts.Timed, v: verdicts.Verdict) -> str:
+    """The power hold of both windows of a pair whose clocks a line sets side by side (schema 5: NVML's word for
+    each sample, with the clock each ran at; a hold at a clock near the maximum said to cost none, review
+    2026-12-06-3 item 4); before schema 5, what the slower-clocked one's power says (_held_for_power)."""
+    if ta.power_cap_share is None and tb.power_cap_share is None:
+        return _held_for_power(tb, v)
+    held = [f"{label(t.variant)} " + (table_words.held_for_power(t.power_cap_share, t.sm_clock_mhz, v.ref_mhz,
+                                                                  "its window's samples")
+                                      or "held for power: not recorded")
+            for t in (tb, ta)]
+    return "; " + ", ".join(held)
+
+
 def _held_for_power(t: verdicts.Timed, v: verdicts.Verdict) -> str:
     """What a window's power says of its clock being held down by the limit, as far as its reading shows it."""
     if t.power_cap_share is not None:  # schema 5: NVML's own word for each sample
-        return f"; NVML held its clock down for power in {100 * t.power_cap_share:.0f}% of its window's samples"
+        return "; " + table_words.held_for_power(t.power_cap_share, t.sm_clock_mhz, v.ref_mhz, "its window's samples")
     held = t.power_avg_w if t.power_avg_w is not None else t.power_w  # the limit holds the averaged reading
     if not rules.at_power_limit(held, v.power_limit_w):
         return ""
-    read = f"; its window's NVML power read {table_words.watts(t.power_w, v, avg_w=t.power_avg_w)} against a " \
-           f"{v.power_limit_w:.0f} W limit"
+    power = table_words.watts(t.power_w, v, t.power_window_s, t.power_avg_w)
+    read = f"; its window's NVML power read {power} against a {v.power_limit_w:.0f} W limit"
     if rules.reads_instant(t.power_w, v.power_limit_w, v.power_reading):
         # instant samples are taken inside the window, so they show this window drew the power; one can exceed
         # the limit in a transient, because the limit holds an average over about a second
@@ -452,7 +473,7 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
         pays = (f"{label(b)} ran at {tb.sm_clock_mhz:.0f} MHz against {ta.sm_clock_mhz:.0f} MHz for {label(a)}"
                 if tb.sm_clock_mhz is not None and ta.sm_clock_mhz is not None else "")
         if pays:
-            pays += _held_for_power(tb, v)
+            pays += _held_pair(ta, tb, v)
         parts.append(f"{label(b)} ({us(tb.at_ref_ms)}) ahead of {label(a)} ({us(ta.at_ref_ms)})"
                      + (f": {pays}" if pays else ""))
     more = len(v.clock_flips) - MAX_FLIPS
