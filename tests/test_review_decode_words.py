@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-import types
 
 import pytest
 
-from gen.analysis import advice, calls, launches, paged, rules, tables, verdicts
+from gen.analysis import advice, calls, launches, leads, paged, rules, tables, verdicts
 from gen.analysis import dynamic as dynamic_facts
 from gen.model import schema
 from gen.model.records import DynamicRun, LengthCost
@@ -203,9 +202,9 @@ def test_the_decode_kernels_verdict_names_each_kernel_sums_counterpart(h100):
 
 
 def test_brief_names_the_counterpart_of_each_leader():
-    o = types.SimpleNamespace(first="a", second="b", as_run=1.0, apart=False, equal_clock=0.97, kernel_sum=1.02,
-                              first_mhz=None, second_mhz=None, first_ks_ms=1.0, second_ks_ms=1.02,
-                              first_ks_mhz=1980.0, second_ks_mhz=1980.0)
+    o = leads.Orders(first="a", second="b", as_run=1.0, apart=False, equal_clock=0.97, kernel_sum=1.02,
+                     first_mhz=None, second_mhz=None, first_ks_ms=1.0, second_ks_ms=1.02,
+                     first_ks_mhz=1980.0, second_ks_mhz=1980.0, clock_gap_pct=None, decided=False)
     text = orders_words.brief(o, str, than=True)
     assert "b 1.03× faster than a at equal clock" in text and "a 1.02× faster than b by kernel sum" in text
     assert "than" not in orders_words.brief(o, str)
