@@ -12,14 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis.calls import overlaps
-from gen.model.variants import VARIANTS
-
-PAGED_KEYWORD = "paged"
-
-
-def pages(variant: str) -> bool:
-    v = VARIANTS.get(variant)
-    return v is not None and PAGED_KEYWORD in v.keywords
+from gen.model.variants import VARIANTS, pages
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from gen.analysis import flops, rules, timings
-from gen.model import schema
+from gen.model import schema, variants
 
 RUN, SWEEP = "run", "sweep"  # a scenario's profiled runs and its sweep points are timed apart: each its own point
 
@@ -60,9 +60,7 @@ def _same_inputs(a, b) -> bool:
     """Both calls read the cache the same way: a paged call and a contiguous one can launch kernels of the same names
     and grids (paged FA4 and FA4) while the page table moves every read, so their gap is paging's cost, not the
     windows' noise (review 2026-12-06-2 item 11)."""
-    from gen.analysis import paged  # paged reads calls, which reads this module
-
-    return paged.pages(a.variant) == paged.pages(b.variant)
+    return variants.pages(a.variant) == variants.pages(b.variant)
 
 
 def _point_noise(ls, key: tuple, recs: list) -> AsRunNoise | None:

@@ -403,6 +403,15 @@ def inplace_pair() -> tuple[Variant, Variant] | None:
     return (base, inplace) if base and inplace else None
 
 
+PAGED_KEYWORD = "paged"
+
+
+def pages(variant: str) -> bool:
+    """The variant reads its KV cache through a page table (FA4's page_table, FlexAttention's paged block mask)."""
+    v = VARIANTS.get(variant)
+    return v is not None and PAGED_KEYWORD in v.keywords
+
+
 def with_keyword(word: str) -> list[Variant]:
     return [v for v in VARIANTS.values() if word in v.keywords]
 
