@@ -135,6 +135,11 @@ class Timed:
     # lead must hold in each (rules.lead_decided); None where the set did not reverse its rounds
     forward_ms: float | None = None
     reversed_ms: float | None = None
+    # Where its GPU-only time was taken (rounds_of): SHARED, in the point's shared rounds with `rounds_with`;
+    # ALONE, retried alone after them; AFTER, its graph replayed alone after them; OWN, the point has no shared
+    # rounds (each call timed in a sequence of its own); None (UNKNOWN) where the set does not record it
+    rounds: str | None = None
+    rounds_with: tuple[str, ...] = ()
 
     @property
     def kernels(self):
@@ -172,7 +177,7 @@ def _trace(ls: tables.LoadedSet, run: schema.VariantRun):
     return ls.sweep_trace(run.trace)
 
 
-def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
+def timed_row(ls: tables.LoadedSet, run: schema.VariantRun, peers=()) -> Timed:
     """One run's Timed row (see Timed)."""
     tr = _trace(ls, run)
     tm = ls.times(run, tr)
@@ -187,7 +192,8 @@ def timed_row(ls: tables.LoadedSet, run: schema.VariantRun) -> Timed:
                  main_blocks=blocks, wrong=rules.wrong_answer(max(run.rel_errors) if run.rel_errors else None),
                  reason=run.reason, rel_error=max(run.rel_errors) if run.rel_errors else None,
                  dtype=getattr(run, "dtype", None),
-                 **_host_facts(tm), **_clock_facts(ls, tm, run.point, run.mode), **_orientation_facts(run, tm))
+                 **_host_facts(tm), **_clock_facts(ls, tm, run.point, run.mode), **_orientation_facts(run, tm),
+                 **_rounds_facts(run, peers))
 
 
 def _kernels(ls: tables.LoadedSet, rec, tr) -> tuple:
@@ -254,7 +260,7 @@ def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times)
     return tm.host_bound_outcome
 
 
-def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
+def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint, peers=()) -> Timed:
     tr = ls.sweep_trace(p.trace) if p.trace and p.status == schema.Status.OK else None
     tm = ls.times(p, tr)
     gpu = _present(tm.gpu_only)
@@ -267,7 +273,7 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint) -> Timed:
                  signature=ls.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
                  main_blocks=blocks, wrong=rules.wrong_answer(p.rel_error), reason=p.reason, rel_error=p.rel_error,
                  dtype=p.dtype, **_host_facts(tm),
-                 **_clock_facts(ls, tm, p.point, p.mode), **_orientation_facts(p, tm))
+                 **_clock_facts(ls, tm, p.point, p.mode), **_orientation_facts(p, tm), **_rounds_facts(p, peers))
 
 
 def _orientation_facts(rec, tm: timings.Times) -> dict:
@@ -276,6 +282,48 @@ def _orientation_facts(rec, tm: timings.Times) -> dict:
         return {}
     fwd, rev = timings.orientation_medians(rec.timing)
     return dict(forward_ms=fwd, reversed_ms=rev)
+
+
+# Where a call's GPU-only time was taken, relative to the point's other calls (rounds_of)
+SHARED = "shared"  # in the point's interleaved rounds, with the others (Timing.interleaved_with)
+ALONE = "alone"  # retried alone after the shared rounds: it ran out of memory beside the others (gen.capture.sweep)
+AFTER = "graph after"  # its eager and host windows in the shared rounds, its graph replayed alone after them
+OWN = "own"  # the point has no shared rounds: each call timed in a sequence of its own (the profiled runs)
+UNKNOWN = None  # a set before slots were recorded (schema 4): not known, treated as shared
+
+
+def rounds_of(rec, peers) -> tuple[str | None, tuple[str, ...]]:
+    """Where `rec`'s GPU-only time was taken among `peers` (the point's records, rec among them), from what the set
+    records (gen.capture.timing): `interleaved_with` names the calls that took turns in one sequence of windows and
+    `slots` each window's place in it. A call retried alone after the others (gen.capture.sweep.group: only one
+    that ran out of memory beside them) has an empty interleaved_with and a sequence of its own (its GPU-only slots
+    step by its own windows a round, from 0) while others at the point share rounds; a graph replayed alone after the
+    rounds (timing._Rounds.graph_after: its pool and an eager call did not fit together) has every GPU-only slot
+    after its last eager one (in a shared round the graph window comes first). (rounds, the calls it shared rounds
+    with)."""
+    t = getattr(rec, "timing", None)
+    if t is None or not t.slots:
+        return UNKNOWN, ()
+    with_ = tuple(t.interleaved_with or ())
+    if len(with_) > 1:
+        g, e = t.slots.get(schema.Window.GPU_ONLY.value) or [], t.slots.get(schema.Window.EAGER.value) or []
+        return (AFTER if g and e and min(g) > max(e) else SHARED), with_
+    shared = any(len(getattr(p.timing, "interleaved_with", None) or ()) > 1 for p in peers
+                 if p is not rec and getattr(p, "timing", None) is not None)
+    return (ALONE if shared else OWN), ()
+
+
+def same_rounds(a: Timed, b: Timed) -> bool | None:
+    """Both calls' GPU-only times taken in the same shared rounds (True), or not (False: one or both alone, after,
+    or at a point without shared rounds); None where either is not known (older sets: no change)."""
+    if a.rounds is UNKNOWN or b.rounds is UNKNOWN:
+        return None
+    return a.rounds == b.rounds == SHARED and b.variant in a.rounds_with and a.variant in b.rounds_with
+
+
+def _rounds_facts(rec, peers) -> dict:
+    r, w = rounds_of(rec, peers)
+    return dict(rounds=r, rounds_with=w)
 
 
 def _share(rows: list[Timed]) -> list[Timed]:
@@ -317,7 +365,7 @@ def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inferenc
     runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
     if runs:
         noise = pair_noise.noise_at(ls, pair_noise.RUN, scenario, mode, runs[0].point)
-        return [dataclasses.replace(t, as_run_noise=noise) for t in _share([timed_row(ls, r) for r in runs])]
+        return [dataclasses.replace(t, as_run_noise=noise) for t in _share([timed_row(ls, r, runs) for r in runs])]
     points = _points(ls, scenario, mode)
     return timed_at(ls, scenario, points[0], mode) if points else []
 
@@ -325,5 +373,5 @@ def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inferenc
 def timed_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> list[Timed]:
     """Every variant's sweep record at one point of a scenario."""
     noise = pair_noise.noise_at(ls, pair_noise.SWEEP, scenario, mode, point)
-    return [dataclasses.replace(t, as_run_noise=noise) for t in _share([
-        _sweep_row(ls, p) for p in ls.rs.sweep if p.scenario == scenario and p.mode == mode and p.point == point])]
+    here = [p for p in ls.rs.sweep if p.scenario == scenario and p.mode == mode and p.point == point]
+    return [dataclasses.replace(t, as_run_noise=noise) for t in _share([_sweep_row(ls, p, here) for p in here])]

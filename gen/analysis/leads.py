@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import rules
+from gen.analysis import calls, rules
 from gen.analysis.calls import Timed, faster
 from gen.analysis.pair_noise import AsRunNoise
 
@@ -37,6 +37,17 @@ class Orders:
     # None where the set did not reverse its rounds
     forward: float | None = None
     reverse: float | None = None
+    # where each call's GPU-only time was taken (calls.rounds_of: calls.SHARED, ALONE, AFTER, OWN; None: not known) and
+    # whether the two shared rounds (calls.same_rounds: False, the as-run order decides nothing; None: not known)
+    first_rounds: str | None = None
+    second_rounds: str | None = None
+    same_rounds: bool | None = None
+
+    @property
+    def timed_apart(self) -> bool:
+        """The two were not timed in the same rounds: only the kernel sums at one clock may decide
+        (rules.lead_decided)."""
+        return self.same_rounds is False
 
     @property
     def oriented(self) -> bool:
@@ -47,13 +58,13 @@ class Orders:
         """The as-run intervals apart, but the lead not beyond the floor in one of the two orientations: it flips or
         shrinks to nothing with the neighbour the calls ran after (rules.lead_decided)."""
         f = 1 + rules.TIME_FLOOR_PCT / 100.0
-        return self.apart and self.oriented and min(self.forward, self.reverse) <= f
+        return self.apart and self.oriented and not self.timed_apart and min(self.forward, self.reverse) <= f
 
     @property
     def decided_by_kernel_sum(self) -> bool:
         """Decided where the as-run ratio is within a borrowed noise line: the kernel sums, at clocks within
         rules.CLOCK_GAP_PCT, and both orientations agree with it (rules.lead_decided)."""
-        return self.decided and self.within_noise_of_pair
+        return self.decided and self.within_noise_of_pair and not self.timed_apart
 
     @property
     def clocks_apart(self) -> bool:
@@ -63,7 +74,7 @@ class Orders:
     def within_noise_of_pair(self) -> bool:
         """The as-run intervals apart, but the ratio not beyond what identical kernels read at this point
         (rules.lead_decided)."""
-        return (self.apart and self.noise is not None and self.as_run is not None
+        return (self.apart and self.noise is not None and self.as_run is not None and not self.timed_apart
                 and not rules.lead_decided(True, self.as_run, self.noise.ratio))
 
     @property
@@ -133,11 +144,13 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
     noise = (a.as_run_noise or b.as_run_noise) if on_gpu else None
     ks_gap = rules.clock_gap_pct(a.kernel_sum_mhz, b.kernel_sum_mhz) if ks is not None else None
     fwd, rev = (ratio(x, y) for x, y in zip(_oriented(a, sa, b), _oriented(b, sb, a)))
+    together = calls.same_rounds(a, b) if on_gpu else None
     decided = (rules.lead_decided(apart, as_run, noise.ratio if noise else None, ks, ks_gap, (fwd, rev),
-                                  bool(noise and noise.borrowed)) if on_gpu
+                                  bool(noise and noise.borrowed), together) if on_gpu
                else apart)
     return Orders(a.variant, b.variant, as_run, apart, eq, ks, a.sm_clock_mhz, b.sm_clock_mhz,
-                  ka, kb, a.kernel_sum_mhz, b.kernel_sum_mhz, gap, decided, noise, fwd, rev)
+                  ka, kb, a.kernel_sum_mhz, b.kernel_sum_mhz, gap, decided, noise, fwd, rev,
+                  a.rounds, b.rounds, together)
 
 
 def leads(a: Timed, b: Timed, basis: str) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gen.analysis import flops, pair_noise, rules, scaling, tables, timings, verdicts
+from gen.analysis import calls, flops, pair_noise, rules, scaling, tables, timings, verdicts
 from gen.analysis.pair_noise import AsRunNoise
 from gen.model import schema
 
@@ -35,6 +35,8 @@ class MethodFacts:
     varied: int = 0  # of the rotated, those whose predecessor changed from round to round
     clocks: ClockEvidence | None = None  # why equal clock is a model, and the as-run noise of identical kernels
     orientation: Orientation | None = None  # how far the two round orientations read apart
+    # variant-points timed apart from their point's shared rounds (timed_apart): (retried alone, graph replayed after)
+    apart: tuple[int, int] | None = None  # None: the set does not record where its calls were timed (no slots)
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,8 @@ def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
     sweep = scaling.article_sweep(ls)
     return MethodFacts(ls.name, _graph_vs_sum(ls), zero, est, _host_bound(ls),
                        tuple(sorted({p.seq_len for p in sweep})), tuple(sorted({p.head_dim for p in sweep})),
-                       scaling.ceilings(ls), *interleave_orders(ls.rs), clock_evidence(ls), orientation(ls.rs))
+                       scaling.ceilings(ls), *interleave_orders(ls.rs), clock_evidence(ls), orientation(ls.rs),
+                       timed_apart(ls.rs))
 
 
 def _spread(xs: list[float]) -> float:
@@ -154,6 +157,18 @@ def orientation(rs: schema.ResultSet) -> Orientation | None:
     shared = [ms for ms in by_point.values() if len(ms) >= 2]
     swapped = sum(1 for ms in shared if min(ms, key=lambda x: ms[x][0]) != min(ms, key=lambda x: ms[x][1]))
     return Orientation(len(timed), apart, len(shared), swapped)
+
+
+def timed_apart(rs: schema.ResultSet) -> tuple[int, int] | None:
+    """(alone, after): the sweep's variant-points retried alone after their point's shared rounds, and those whose
+    graph was replayed alone after them (gen.analysis.calls.rounds_of); None where the set records no slots."""
+    here: dict = {}
+    for p in rs.sweep:
+        here.setdefault((p.scenario, p.mode, p.point), []).append(p)
+    got = [calls.rounds_of(p, peers)[0] for peers in here.values() for p in peers if p.status == schema.Status.OK]
+    if all(r is calls.UNKNOWN for r in got):
+        return None
+    return got.count(calls.ALONE), got.count(calls.AFTER)
 
 
 def interleave_orders(rs: schema.ResultSet) -> tuple[int, int, int]:

@@ -96,6 +96,17 @@ def apart(a_hi: float, b_lo: float) -> bool:
 # orientations agree, three orders taken in windows of their own say the same and the sums, the best-controlled of
 # them, decide instead of the borrowed line. A point's own pair still bounds its as-run order: there the noise is
 # measured, not borrowed.
+# Timed apart (review of the sliding-window verdict): the capture times a point's variants in shared interleaved rounds,
+# so that the clocks' drift and the power state fall on all of them alike; a variant that ran out of memory beside the
+# others is retried alone after them (gen.capture.sweep.group), and a graph whose pool did not fit beside an eager call
+# is replayed alone after the rounds (gen.capture.timing._Rounds.graph_after). Their times were taken minutes apart,
+# in other thermal and power conditions (H100 set, sliding windows: FlexAttention (FLASH backend) timed alone at
+# 1562 MHz, FA4 in the rounds at 1828 MHz, 1.09x as run; the repeat capture and the previous one put FLASH ahead as
+# run). A lead between two calls not timed in the same rounds (gen.analysis.calls.same_rounds) is therefore not
+# decided by the as-run times, nor by the point's noise line or orientations (both are of the shared rounds): only the
+# kernel sums may decide it, where their windows ran within CLOCK_GAP_PCT of each other's clock and agree with the
+# as-run order beyond TIME_FLOOR_PCT; else it is not decided. A set that does not record where a call was timed (before
+# slots) is read as before.
 CLOCK_GAP_PCT = 5.0
 # The methodology's count of variant-points whose forward and reversed medians differ (gen.analysis.method): by more
 # than this share of the smaller, as the review counted them (61 of 225 on the H100 set), a gap past any interval
@@ -124,17 +135,22 @@ def clock_gap_pct(a_mhz: float | None, b_mhz: float | None) -> float | None:
 
 def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
                  kernel_sum_ratio: float | None = None, kernel_sum_gap: float | None = None,
-                 orientations: tuple[float | None, float | None] = (None, None), noise_borrowed: bool = False) -> bool:
+                 orientations: tuple[float | None, float | None] = (None, None), noise_borrowed: bool = False,
+                 same_rounds: bool | None = None) -> bool:
     """The rule above for a pair whose as-run median puts a ahead of b: `as_run` and `kernel_sum_ratio` are b's time
     over a's (above 1: a ahead; None where that order is not there); `noise`: the point's as-run noise of identical
     kernels (larger median over smaller; None where the set has no identical pair, so none to check);
     `kernel_sum_gap`: clock_gap_pct of the two profiled calls' windows (None: not known, the sums stand);
     `orientations`: b over a in the forward rounds' medians and in the reversed rounds' (None: the set did not
-    reverse its rounds, nothing to check); `noise_borrowed`: the noise line is another point's. True: a leads;
-    False: not decided."""
+    reverse its rounds, nothing to check); `noise_borrowed`: the noise line is another point's; `same_rounds`: False
+    where the two were not timed in the same rounds (only the kernel sums at one clock decide), None where not known.
+    True: a leads; False: not decided."""
     if not as_run_apart or missing(as_run):
         return False
     floor = 1 + TIME_FLOOR_PCT / 100.0
+    if same_rounds is False:  # timed apart: the as-run times were taken in different conditions
+        return (kernel_sum_gap is not None and kernel_sum_gap <= CLOCK_GAP_PCT and not missing(kernel_sum_ratio)
+                and kernel_sum_ratio > floor)
     oriented = [r for r in orientations if not missing(r)]
     if len(oriented) == 2 and min(oriented) <= floor:
         return False  # flips, or within the floor, after one of its two neighbours

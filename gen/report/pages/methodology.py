@@ -60,7 +60,9 @@ def figures_view(ctx: Context) -> list[dict]:
                         if f.host_bound else None,
                         lengths=f.lengths, head_dims=f.head_dims, ceilings=f.ceilings,
                         interleave=" ".join(x for x in (method_words.interleave_order(f.rotated, f.fixed, f.varied),
-                                                        method_words.orientation(f.orientation)) if x) or None,
+                                                        method_words.orientation(f.orientation),
+                                                        f.apart and method_words.timed_alone(*f.apart)) if x)
+                        or None,
                         leads=method_words.lead_evidence(f.clocks),
                         copy_size=f.ceilings["copy_bytes"] // 2 if f.ceilings else None))
     return out

@@ -177,6 +177,26 @@ def interleave_order(rotated: int, fixed: int, varied: int = 0) -> str | None:
     return f"Of the {rotated + fixed} interleaved points, " + "; ".join(parts) + "."
 
 
+def timed_alone(alone: int, after: int) -> str:
+    """How the capture times a variant that ran out of memory beside the others, and how the verdicts treat it
+    (rules.lead_decided), with the set's counts (gen.analysis.method.timed_apart)."""
+    counts = []
+    if alone:
+        were = "were" if alone != 1 else "was"
+        counts.append(f"{alone} variant-point{'s' if alone != 1 else ''} of this set's sweep {were} timed alone after "
+                      "the others")
+    if after:
+        counts.append(f"{after} had {'their' if after != 1 else 'its'} CUDA graph replayed alone after the rounds (the "
+                      "graph and an eager call did not fit in memory together)")
+    return ("A variant that runs out of memory beside the others of its point is timed alone after them, in rounds of "
+            "its own, later and in other thermal and power conditions"
+            + (f" ({'; '.join(counts)})" if counts else "")
+            + ". Its as-run time is not compared with the others': a lead between two calls not timed in the same "
+            f"rounds is decided only by their kernel sums, where those were taken within {rules.CLOCK_GAP_PCT:g}% of "
+            f"each other's clock and agree with the as-run order by more than {rules.TIME_FLOOR_PCT:g}%; otherwise the "
+            "pair is not decided, and the verdict says which call was timed alone.")
+
+
 def orientation(o) -> str | None:
     """The neighbour effect of reversed rounds (gen.analysis.method.Orientation) in words, and the capture it asks
     for."""
@@ -210,7 +230,11 @@ def lead_rule() -> str:
             f"{rules.CLOCK_GAP_PCT:g}% of each other's clock that agree with the as-run order by more than {floor}, "
             "with both orientations agreeing, decide instead: the line is one draw of another point's windows, the "
             "sums the best-controlled order), and the kernel sums, where their windows' mean SM clocks are within "
-            f"{rules.CLOCK_GAP_PCT:g}% of each other, do not put the other call ahead by more than {floor}; otherwise "
+            f"{rules.CLOCK_GAP_PCT:g}% of each other, do not put the other call ahead by more than {floor}; two calls "
+            "not timed in the same rounds (one retried alone after the others, having run out of memory beside them) "
+            "are decided by neither their as-run times nor that noise, only by kernel sums taken within "
+            f"{rules.CLOCK_GAP_PCT:g}% of each other's clock that agree with the as-run order by more than {floor}; "
+            "otherwise "
             "the pair is not decided and shares the rank, with its orders and that noise given beside it. The time at "
             "equal clock (time × window clock / reference clock) is printed as a model and decides nothing: round "
             "times do not follow their window's clock (the evidence in the methodology's text). An order of the "

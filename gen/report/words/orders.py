@@ -5,7 +5,7 @@ bf16)."""
 
 from __future__ import annotations
 
-from gen.analysis import rules
+from gen.analysis import calls, rules
 from gen.model.variants import VARIANTS
 from gen.report.words.common import times, us
 
@@ -104,6 +104,9 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
                 + (f" ({detail})" if detail else "")
                 for k, (_, r, how, detail) in enumerate(its)]
         parts.append(f"{who} " + " and ".join(each))
+    if o.timed_apart:  # the noise line and the orientations are of the shared rounds: neither applies
+        parts.append(timed_apart(o, label))
+        return "; ".join(parts)
     if o.orientation_split:
         parts.append(orientations(o, label))
     if o.apart and o.noise is not None:
@@ -117,6 +120,54 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
 SUMS_DECIDE = ("the kernel sums, taken at clocks within "
                f"{rules.CLOCK_GAP_PCT:g}% of each other, and both round orientations agree with the as-run order, so "
                "they decide it against a line borrowed from another point (the rule in the methodology)")
+
+
+def _possessive(name: str) -> str:
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def where_timed(o, label) -> str:
+    """Why two calls' times were taken in different conditions (Orders.timed_apart, gen.analysis.calls.rounds_of):
+    "FlexAttention (FLASH backend) was timed alone after the others (it ran out of memory beside them), so its time and
+    FlashAttention-4's were taken in different conditions"; "" where they shared rounds or it is not known."""
+    if not o.timed_apart:
+        return ""
+    a, b = label(o.first), label(o.second)
+    how = {o.first: o.first_rounds, o.second: o.second_rounds}
+    alone = [x for x in (o.first, o.second) if how[x] == calls.ALONE]
+    after = [x for x in (o.first, o.second) if how[x] == calls.AFTER]
+    if len(alone) == 2:
+        return (f"{a} and {b} were each timed alone after the others (each ran out of memory beside them), so their "
+                "times were taken in different conditions")
+    if alone or after:
+        x = (alone or after)[0]
+        other = label(o.second if x == o.first else o.first)
+        why = ("was timed alone after the others (it ran out of memory beside them)" if alone else
+               "had its CUDA graph replayed alone after the shared rounds (its graph and an eager call did not fit in "
+               "memory together)")
+        return f"{label(x)} {why}, so its time and {_possessive(other)} were taken in different conditions"
+    if calls.OWN in how.values():
+        return (f"{a} and {b} were each timed in a sequence of their own (this point has no shared rounds), so their "
+                "times were taken in different conditions")
+    return f"{a} and {b} were not timed in the same rounds, so their times were taken in different conditions"
+
+
+def timed_apart(o, label) -> str:
+    """A pair timed apart (rules.lead_decided): where each was timed, and what decides: the kernel sums at one clock,
+    or nothing."""
+    text = where_timed(o, label) + ": the as-run order decides nothing between them"
+    gap = rules.clock_gap_pct(o.first_ks_mhz, o.second_ks_mhz)
+    if o.decided:
+        return (f"{text}, and the kernel sums, taken at clocks within {rules.CLOCK_GAP_PCT:g}% of each other, agree "
+                f"with it beyond {rules.TIME_FLOOR_PCT:g}% and decide it")
+    if o.kernel_sum is None:
+        return f"{text}, and there are no kernel sums to decide it"
+    if gap is not None and gap > rules.CLOCK_GAP_PCT:
+        return (f"{text}, and the kernel sums, taken at clocks {gap:.0f}% apart (past the {rules.CLOCK_GAP_PCT:g}% "
+                "within which they may decide), cannot decide it either")
+    return (f"{text}, and the kernel sums do not agree with it beyond {rules.TIME_FLOOR_PCT:g}%, so they cannot "
+            "decide it")
+
 
 
 def orientations(o, label) -> str:

@@ -222,7 +222,7 @@ def _orders_sentences(orders, undecided, near, rows, variant_label) -> str:
     for o in orders:
         if o in undecided:
             text += (f" Against {variant_label(o.second)} it is not decided: {orders_words.brief(o, variant_label)}; "
-                     "the orders disagree, so no winner is named.")
+                     + ("so no winner is named." if o.timed_apart else "the orders disagree, so no winner is named."))
         elif o.second in near and orders_words.telling(o):
             text += f" Against {variant_label(o.second)}: {orders_words.brief(o, variant_label, noise=False)}."
     err = orders_words.errors(rows, variant_label)

@@ -349,9 +349,11 @@ def _headline(v: verdicts.Verdict) -> str:
 def _beyond_noise(v: verdicts.Verdict) -> str:
     """The noise of identical kernels a named lead stands beyond (rules.lead_decided), "" where not known."""
     n = v.fastest.as_run_noise if v.basis == "gpu_only" else None
+    o = verdicts.orders(v.fastest, v.runner_up, v.basis) if v.runner_up is not None else None
+    if o is not None and o.timed_apart:  # neither the noise line nor the orientations apply (rules.lead_decided)
+        return f"; {orders_words.timed_apart(o, label)}"
     if n is None:
         return ""
-    o = verdicts.orders(v.fastest, v.runner_up, v.basis) if v.runner_up is not None else None
     if o is not None and o.decided_by_kernel_sum:
         return (f", and the ratio is within the as-run noise of identical kernels {orders_words.pair_noise(n, label)}; "
                 f"{orders_words.brief(o, label, noise=False)}; {orders_words.SUMS_DECIDE}")
