@@ -145,3 +145,16 @@ def test_the_methodology_gives_the_sets_orientation_counts(lead):
     assert f"{o.apart} have forward and reversed medians" in text and f"{o.swapped} of the {o.points}" in text
     assert "even number of rounds" in text and "idle gap" in text
     assert "in the median of its forward rounds and in that of its reversed rounds" in method_words.lead_rule()
+
+
+def test_the_weaker_orientation_must_clear_the_noise_line_too():
+    """Packed documents (review 2026-12-06-4 item 4): 1.17x as run, 1.18x forward, 1.07x reversed, against a 1.147x
+    line: the median clears it, the reversed rounds do not."""
+    noise = 1.147
+    assert rules.lead_decided(True, 1.17, noise, orientations=(1.18, 1.16))
+    assert not rules.lead_decided(True, 1.17, noise, orientations=(1.18, 1.07))
+    # a borrowed line: kernel sums at close clocks that agree decide instead of it
+    assert rules.lead_decided(True, 1.17, noise, kernel_sum_ratio=1.095, kernel_sum_gap=0.0,
+                              orientations=(1.18, 1.07), noise_borrowed=True)
+    assert not rules.lead_decided(True, 1.17, noise, kernel_sum_ratio=1.095, kernel_sum_gap=9.0,
+                                  orientations=(1.18, 1.07), noise_borrowed=True)

@@ -72,10 +72,12 @@ class Orders:
 
     @property
     def within_noise_of_pair(self) -> bool:
-        """The as-run intervals apart, but the ratio not beyond what identical kernels read at this point
-        (rules.lead_decided)."""
+        """The as-run intervals apart, but the ratio, or its weaker round orientation, not beyond what identical
+        kernels read at this point (rules.lead_decided)."""
+        weakest = min([self.as_run, *(r for r in (self.forward, self.reverse) if r is not None)]
+                      if self.as_run is not None else [0.0])
         return (self.apart and self.noise is not None and self.as_run is not None and not self.timed_apart
-                and not rules.lead_decided(True, self.as_run, self.noise.ratio))
+                and not rules.lead_decided(True, weakest, self.noise.ratio))
 
     @property
     def kernel_sum_fair(self) -> bool:
