@@ -193,8 +193,10 @@ def timed_alone(alone: int, after: int) -> str:
             + (f" ({'; '.join(counts)})" if counts else "")
             + ". Its as-run time is not compared with the others': a lead between two calls not timed in the same "
             f"rounds is decided only by their kernel sums, where those were taken within {rules.CLOCK_GAP_PCT:g}% of "
-            f"each other's clock and agree with the as-run order by more than {rules.TIME_FLOOR_PCT:g}%; otherwise the "
-            "pair is not decided, and the verdict says which call was timed alone.")
+            f"each other's clock and agree with the as-run order by more than {rules.TIME_FLOOR_PCT:g}%, or where the "
+            f"as-run lead is past {rules.TIMED_APART_REACH:g}×, more than the conditions can move a time (the lowest "
+            "clock under load and the spread of identical kernels together), the fair kernel sums not contradicting "
+            "it; otherwise the pair is not decided, and the verdict says which call was timed alone.")
 
 
 def orientation(o) -> str | None:
@@ -233,9 +235,11 @@ def lead_rule() -> str:
             f"{rules.CLOCK_GAP_PCT:g}% of each other, do not put the other call ahead by more than {floor}; two calls "
             "not timed in the same rounds (one retried alone after the others, having run out of memory beside them) "
             "are decided by neither their as-run times nor that noise, only by kernel sums taken within "
-            f"{rules.CLOCK_GAP_PCT:g}% of each other's clock that agree with the as-run order by more than {floor}; "
-            "otherwise "
-            "the pair is not decided and shares the rank, with its orders and that noise given beside it. The time at "
+            f"{rules.CLOCK_GAP_PCT:g}% of each other's clock that agree with the as-run order by more than "
+            f"{floor}, or by an as-run lead past {rules.TIMED_APART_REACH:g}× that such sums do not contradict; a "
+            "lead must also hold in each round orientation (forward and reversed rounds), its weaker one beyond the "
+            "noise line too; otherwise the pair is not decided and shares the rank, with its orders and that noise "
+            "given beside it. The time at "
             "equal clock (time × window clock / reference clock) is printed as a model and decides nothing: round "
             "times do not follow their window's clock (the evidence in the methodology's text). An order of the "
             "kernels' efficiency would need locked clocks, which this project does not set: it never changes clocks")
