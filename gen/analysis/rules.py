@@ -508,9 +508,10 @@ def power_lags(window_s: float | None, reading: str | None = None) -> bool:
     return reading != PowerReading.INSTANT and not missing(window_s) and window_s < NVML_POWER_WINDOW_S
 
 
-# "Held for power" (NVML's clock-event reason, schema 5) costs a window clock only where its mean SM clock fell
-# below the GPU's maximum: within CLOCK_GAP_PCT of it (the gap at which two clocks count as the same one for the
-# kernel-sum rule) the hold cost less clock than this project can tell apart, so it is no clock penalty.
+# "Held for power" (NVML's clock-event reason, schema 5) beside a window's mean SM clock within CLOCK_GAP_PCT of the
+# GPU's maximum (the gap at which two clocks count as the same one for the kernel-sum rule): the words say the mean
+# is near the maximum and claim no more, since a mean hides the window's dips (review 2026-12-06-4 item 9: a
+# window 4% below the maximum dipped to 1725 MHz).
 def clock_near_max(mhz: float | None, max_mhz: float | None) -> bool:
     """A window's mean SM clock is within CLOCK_GAP_PCT of the GPU's maximum."""
     if missing(mhz) or missing(max_mhz) or not max_mhz:

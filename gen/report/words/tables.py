@@ -107,14 +107,14 @@ def held_for_power(share: float | None, mhz: float | None, max_mhz: float | None
                    samples: str = "samples", say_mhz: bool = True) -> str | None:
     """The share of a window's samples whose SM clock NVML said was held down for power (schema 5), with the
     clock it ran at: "held for power 92% of samples at 1712 MHz"; where that clock is within rules.CLOCK_GAP_PCT
-    of the GPU's maximum (`max_mhz`), said to be no clock penalty (rules.clock_near_max)."""
+    of the GPU's maximum (`max_mhz`), its mean clock said to be near it (rules.clock_near_max): a mean says
+    nothing of the dips within the window, so no more is claimed."""
     if missing(share):
         return None
     text = f"held for power {100 * share:.0f}% of {samples}" + (f" at {mhz:.0f} MHz" if say_mhz and not missing(mhz)
                                                                   else "")
     if share > 0 and rules.clock_near_max(mhz, max_mhz):
-        text += (f" (within {rules.CLOCK_GAP_PCT:g}% of the {max_mhz:.0f} MHz maximum: the hold cost it no "
-                 "clock this set can tell)")
+        text += f" (its mean clock within {rules.CLOCK_GAP_PCT:g}% of the {max_mhz:.0f} MHz maximum)"
     return text
 
 
