@@ -101,6 +101,16 @@ def _apart_at_verdict(v) -> list[str]:
     return [t.variant for t in v.rows if t.rounds in (calls.ALONE, calls.AFTER)]
 
 
+def test_a_lead_past_what_conditions_can_move_stands_though_timed_apart():
+    reach = rules.TIMED_APART_REACH
+    assert rules.lead_decided(True, reach * 1.5, None, same_rounds=False)  # e.g. 12x over a compiled naive product
+    assert not rules.lead_decided(True, reach * 0.95, None, same_rounds=False)
+    # the fair kernel sums contradicting it: not decided
+    assert not rules.lead_decided(True, reach * 1.5, None, kernel_sum_ratio=0.9, kernel_sum_gap=1.0, same_rounds=False)
+    # unfair sums (clocks far apart) neither decide nor contradict
+    assert rules.lead_decided(True, reach * 1.5, None, kernel_sum_ratio=0.9, kernel_sum_gap=20.0, same_rounds=False)
+
+
 def test_on_the_set_no_lead_over_a_call_timed_apart_stands_on_the_as_run_order(lead):
     seen = 0
     for v in all_verdicts(lead):
@@ -112,9 +122,11 @@ def test_on_the_set_no_lead_over_a_call_timed_apart_stands_on_the_as_run_order(l
                     continue
                 o = leads.orders(t, x, v.basis)
                 seen += 1
-                if o.decided:  # only by the kernel sums at one clock, agreeing beyond the floor
+                if o.decided and o.as_run <= rules.TIMED_APART_REACH:  # by the kernel sums at one clock alone
                     assert o.kernel_sum is not None and o.kernel_sum > FLOOR and o.kernel_sum_fair
                     assert rules.clock_gap_pct(o.first_ks_mhz, o.second_ks_mhz) is not None
+                elif o.decided:  # past what the conditions can move a time, the fair sums not contradicting
+                    assert not (o.kernel_sum_fair and o.kernel_sum is not None and o.kernel_sum * FLOOR < 1)
     assert seen
 
 

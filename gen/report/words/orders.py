@@ -155,6 +155,9 @@ def where_timed(o, label) -> str:
 def timed_apart(o, label) -> str:
     """A pair timed apart (rules.lead_decided): where each was timed, and what decides: the kernel sums at one clock,
     or nothing."""
+    if o.decided and o.as_run is not None and o.as_run > rules.TIMED_APART_REACH:
+        return (f"{where_timed(o, label)}; the lead, {times(o.as_run)}, is past the {rules.TIMED_APART_REACH:g}× that "
+                "such conditions can account for, so it stands")
     text = where_timed(o, label) + ": the as-run order decides nothing between them"
     gap = rules.clock_gap_pct(o.first_ks_mhz, o.second_ks_mhz)
     if o.decided:
