@@ -10,9 +10,9 @@ import pytest
 from gen.analysis import rules, scaling, values, verdicts
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
+from gen.report.words import as_run as as_run_words
 from gen.report.words import scenarios as scenario_words
 from gen.report.words import tables as table_words
-from gen.report.words import verdicts as verdict_words
 from gen.report.words.common import label
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -75,8 +75,8 @@ def test_a_verdict_gives_the_power_hold_of_both_sides_of_a_pair(h100):
     seen = 0
     for sc in ("sliding-window", "gqa-prefill", "article"):
         v = verdicts.verdict(h100, sc)
-        line = verdict_words.equal_clock_line(v) or ""
-        for a, b in v.clock_flips[:verdict_words.MAX_FLIPS]:
+        line = as_run_words.equal_clock_line(v) or ""
+        for a, b in v.clock_flips[:as_run_words.MAX_FLIPS]:
             ta, tb = v.row(a), v.row(b)
             if ta.power_cap_share is None or tb.power_cap_share is None or "held for power" not in line:
                 continue

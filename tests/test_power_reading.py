@@ -14,8 +14,8 @@ import pytest
 from gen.analysis import rules, timings, verdicts
 from gen.analysis.values import missing
 from gen.model import schema
+from gen.report.words import as_run as as_run_words
 from gen.report.words import tables as table_words
-from gen.report.words import verdicts as verdict_words
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
@@ -132,7 +132,7 @@ def test_a_reading_above_the_limit_is_never_printed_bare(h100, gpu_docs):
     rows = tuple(dataclasses.replace(t, power_avg_w=None, power_cap_share=None) for t in v.rows)
     v4 = dataclasses.replace(v, rows=rows, power_reading=None, fastest=_same(rows, v.fastest),
                              runner_up=_same(rows, v.runner_up))
-    line = verdict_words.equal_clock_line(v4)
+    line = as_run_words.equal_clock_line(v4)
     above = [t for t in (v4.fastest, v4.runner_up) if t is not None and t.power_w > limit]
     assert above  # the sliding-window verdict names a window above the limit
     for t in above:
@@ -147,7 +147,7 @@ def _same(rows, t):
 def test_a_schema5_verdict_names_its_reading_and_the_power_cap(h100):
     v = verdicts.verdict(h100, "sliding-window")
     assert v.power_reading == schema.PowerReading.INSTANT
-    line = verdict_words.equal_clock_line(v)
+    line = as_run_words.equal_clock_line(v)
     assert "not recorded in this set" not in line
     named = [t for t in (v.fastest, v.runner_up) if t is not None]
     for t in named:  # each named window: its instant mean, then its averaged one, ≈ where that lags

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gen.analysis import rules, tables, verdicts
+from gen.report.words import as_run as as_run_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words.common import times_beside
 from tests.conftest import RESULTS
@@ -27,7 +28,7 @@ def test_leaders_within_noise_as_run_but_apart_at_equal_clock_are_named(lead):
             v = verdicts.verdict(lead, sc, mode)
             if v is None or not v.near or v.ref_mhz is None or not v.equal_clock_order:
                 continue
-            line = verdict_words.equal_clock_line(v)
+            line = as_run_words.equal_clock_line(v)
             for x in v.near:
                 if any(o.second == x and o.apart for o in v.orders):
                     continue  # not decided (as run apart): the headline gives its orders

@@ -11,6 +11,7 @@ import pytest
 
 from gen.analysis import calls, rules, tables, timings, verdicts
 from gen.model import schema
+from gen.report.words import as_run as as_run_words
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
 from gen.report.words import host as host_words
@@ -173,8 +174,8 @@ def test_equal_clock_only_where_compute_bound(lead):
     assert rules.equal_clock_applies(sa.FIGURE_TFLOPS) and not rules.equal_clock_applies(sa.FIGURE_TBPS)
     decode = verdicts.verdict(lead, "decode", "inference")
     assert decode.memory_bound and all(t.at_ref_ms is None for t in decode.rows)
-    text = verdict_words.ranked_by(decode)
-    assert "equal clock does not apply" in text and verdict_words.equal_clock_line(decode) is None
+    text = as_run_words.ranked_by(decode)
+    assert "equal clock does not apply" in text and as_run_words.equal_clock_line(decode) is None
     # the table cells and the summary JSON agree: no equal-clock time at a decode point
     row = next(r for r in values.rows(sa.point_frame(lead, "decode")) if r["status"] == "ok")
     cell = table_words.conditions_cell(row, lead.rs.environment.ref_mhz)

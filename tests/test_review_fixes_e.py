@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gen.analysis import tables, verdicts
-from gen.report.words import verdicts as verdict_words
+from gen.report.words import as_run as as_run_words
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -24,7 +24,7 @@ def test_no_clock_fall_is_put_down_to_the_power_limit(lead):
     for sc in verdicts.scenarios(lead):
         for mode in ("inference", "train"):
             v = verdicts.verdict(lead, sc, mode)
-            line = verdict_words.equal_clock_line(v) if v is not None else None
+            line = as_run_words.equal_clock_line(v) if v is not None else None
             if line:
                 said.append(line)
                 assert "W power limit (" not in line, line

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from gen.analysis import rules, tables, verdicts
+from gen.report.words import as_run as as_run_words
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
 from gen.report.words import host as host_words
@@ -152,7 +153,7 @@ def test_where_equal_clock_orders_otherwise_the_verdict_says_so_and_who_pays(loa
     cuDNN is the faster of the two, as run it is not. The verdict names the pair and the clocks."""
     flips = 0
     for _, v in _gpu_verdicts(loaded):
-        line = verdict_words.equal_clock_line(v)
+        line = as_run_words.equal_clock_line(v)
         for a, b in v.clock_flips:
             ta, tb = v.row(a), v.row(b)
             assert ta.at_ref_ms > tb.at_ref_ms and v.spread(ta).median <= v.spread(tb).median

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from gen.analysis import advice as advice_mod
+from gen.analysis import determinism as determinism_facts
 from gen.analysis import flops
 from gen.model.variants import VARIANTS
 
@@ -212,7 +212,7 @@ def shortened(text: str, limit: int = REASON_CHARS) -> str:
 def reason_first_clause(reason: str, backend_name: str | None) -> str:
     """A reason's first line; for PyTorch's refusals, which open with "No available kernel. Aborting
     execution.", the clause naming the backend."""
-    reason = advice_mod.reason_clause(reason, backend_name) or reason
+    reason = determinism_facts.reason_clause(reason, backend_name) or reason
     return free_memory_words(reason.split("\n")[0].removeprefix("not run: ").strip())
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
+from gen.analysis import determinism as determinism_facts
 from gen.analysis import rules
 from gen.model.schema import Mode
 from gen.model.variants import VARIANTS
@@ -410,7 +411,7 @@ def _determinism(a: advice_mod.Advice) -> str | None:
     return text + "."
 
 
-def _det_clock(d: advice_mod.Determinism) -> str:
+def _det_clock(d: determinism_facts.Determinism) -> str:
     """The clocks behind an as-run ratio across two steps, and the ratio at equal clock (review item 21)."""
     dm, pm, at = getattr(d, "det_mhz", None), getattr(d, "plain_mhz", None), getattr(d, "plain_ratio_at_ref", None)
     if dm is None or pm is None or round(dm) == round(pm):
@@ -451,7 +452,7 @@ def lengths_line(a: advice_mod.Advice) -> str | None:
     return text
 
 
-def _det_name(d: advice_mod.Determinism) -> str:
+def _det_name(d: determinism_facts.Determinism) -> str:
     """A deterministic call by its SDPA backend, or by its variant where it pins none (never "an unnamed
     backend")."""
     if d.backend:

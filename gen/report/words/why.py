@@ -4,6 +4,7 @@ mask adds, fewer GPU events, the main kernels' times and launches)."""
 from __future__ import annotations
 
 from gen.analysis import kernel_names, verdicts
+from gen.analysis import why as why_facts
 from gen.analysis.launches import Launch, TileWork, tile_work
 from gen.report.words.common import flop_label, label, us
 from gen.report.words.kernels import kernel_path, kernel_path_short
@@ -50,7 +51,7 @@ def why_line(v: verdicts.Verdict, launched: dict[str, Launch] | None = None) -> 
     return native_arch_line(w, mine, rivals)
 
 
-def native_arch_line(w: verdicts.Why, mine: str, rivals: str) -> str | None:
+def native_arch_line(w: why_facts.Why, mine: str, rivals: str) -> str | None:
     """The kernels' build as the reason, only where the profiled calls bear it out: None where a rival's main
     kernel ran quicker than the fastest's (the build then explains nothing of the win)."""
     if w.fastest_main_us and any(t is not None and t < w.fastest_main_us for _, _, t in w.compared):
@@ -58,7 +59,7 @@ def native_arch_line(w: verdicts.Why, mine: str, rivals: str) -> str | None:
     return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
 
 
-def main_kernel_line(w: verdicts.Why, fastest_kernel: str | None, runner: str,
+def main_kernel_line(w: why_facts.Why, fastest_kernel: str | None, runner: str,
                      pair: tuple[Launch | None, Launch | None] = (None, None)) -> str:
     """The measured cause where the main kernels make the gap: their times in the profiled calls and how much of
     the gap their difference is, then each kernel by what its name says (an identity, not a reason: why one
@@ -93,7 +94,7 @@ def of_gap(part_us: float, gap_us: float, rest: str | None = "the main kernels")
             + (f" ({rest} differ the other way)" if rest else ""))
 
 
-def launches(w: verdicts.Why, runner: str, pair: tuple[Launch | None, Launch | None] = (None, None)) -> str:
+def launches(w: why_facts.Why, runner: str, pair: tuple[Launch | None, Launch | None] = (None, None)) -> str:
     """The two main kernels' launches as their traces recorded them (grid, block, registers, shared memory:
     `pair`, the fastest's and the runner-up's), what each makes of the GPU's SMs, and whether they differ.
     Without both launches, the grids alone and only where they differ and a grid leaves SMs idle (a decode
@@ -252,7 +253,7 @@ def took(x: float | None) -> str:
     return f" ({us(x / 1000)} in its profiled call)" if x else ""
 
 
-def dense_mask_line(w: verdicts.Why, runner: str, fastest: str) -> str:
+def dense_mask_line(w: why_facts.Why, runner: str, fastest: str) -> str:
     """Why a call that scores every (query, key) pair loses to one that skips the masked ones."""
     p = w.point
     if p.mask == "sliding":

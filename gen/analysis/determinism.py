@@ -1,0 +1,101 @@
+"""The cost of determinism in a set: its verdicts (gen.analysis.verdicts.Verdict) -> a `Determinism` for every
+deterministic variant (keyword "deterministic") beside the same backend's plain one, with the ratio of their
+times, or its refusal and `reason_clause`, the clause of PyTorch's reason that names the backend.
+gen.analysis.advice puts them in its Advice; gen.report.words.decision says them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gen.analysis import verdicts
+from gen.model import schema
+from gen.model.variants import VARIANTS
+
+
+@dataclass(frozen=True)
+class Determinism:
+    """One backend's training step with deterministic algorithms against without: the cost of
+    determinism (ratio of the medians), or its refusal with the clause of PyTorch's reason naming it."""
+
+    scenario: str
+    mode: str
+    backend: str | None
+    variant: str  # the deterministic variant
+    base: str | None  # the same backend, not deterministic
+    det_ms: float | None
+    base_ms: float | None
+    ratio: float | None  # det over base
+    refused: str | None  # the status where it did not run (unavailable, oom, skipped)
+    reason: str | None
+    det_method: str | None = None  # the deterministic step's GPU-only method (cuda_graph, kernel_sum)
+    base_method: str | None = None
+    fastest_plain: str | None = None  # the scenario's fastest call without determinism, and its time
+    fastest_plain_ms: float | None = None
+    ratio_at_ref: float | None = None  # det over base at equal clock (each step's time at the reference clock)
+    # det over the fastest plain step at equal clock, and the two steps' SM clocks (review item 21: an as-run
+    # ratio across different clocks is given with its equal-clock one)
+    plain_ratio_at_ref: float | None = None
+    det_mhz: float | None = None
+    plain_mhz: float | None = None
+
+
+def reason_clause(reason: str | None, backend: str | None) -> str | None:
+    """The clause of a refusal that names the backend ("cuDNN attention kernel not used because: ..."),
+    else the whole first line."""
+    if not reason:
+        return None
+    clauses = reason.splitlines()[0].split("; ")
+    mine = [c for c in clauses if backend and backend.lower() in c.lower().replace(" ", "")
+            and "because" in c]
+    if not mine:
+        mine = [c for c in clauses if "because" in c]
+    return (mine[0].split("because:", 1)[-1].strip() if mine else clauses[0]) or None
+
+
+def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
+    """Every deterministic variant (keyword "deterministic") beside the same backend's plain one, in
+    the scenario that measured them: a rule, from the data."""
+    out = []
+    for v in vs:
+        rows = {t.variant: t for t in v.rows}
+        missing_rows = {x: (status, reason) for x, status, reason in v.not_measured}
+        for name in [*rows, *missing_rows]:
+            var = VARIANTS.get(name)
+            if var is None or "deterministic" not in var.keywords:
+                continue
+            # the same call without determinism: the same SDPA backend, or for a call that pins none (FlashAttention-4)
+            # the variant its name extends (fa4_det -> fa4): never another library that also pins no backend
+            same = [k for k, b in VARIANTS.items() if b.backend == var.backend and "deterministic" not in b.keywords
+                    and k in rows and (var.backend is not None or name.startswith(k + "_"))]
+            base = next((k for k in same if name.startswith(k + "_")), same[0] if same else None)
+            t, b = rows.get(name), rows.get(base) if base else None
+            ts, bs = (v.spread(t) if t else None), (v.spread(b) if b else None)
+            status, reason = missing_rows.get(name, (None, None))
+            # v.rows are ranked: the first without determinism is the step a user has before turning it on.
+            fp = next((r for r in v.rows if r.variant in VARIANTS
+                       and "deterministic" not in VARIANTS[r.variant].keywords and v.spread(r) is not None), None)
+            det_ms, base_ms = ts.median if ts else None, bs.median if bs else None
+            det_method, base_method = (t.gpu_only_method if t else None), (b.gpu_only_method if b else None)
+            ratio_at_ref = (t.at_ref_ms / b.at_ref_ms if t and b and t.at_ref_ms is not None and b.at_ref_ms
+                            else None)
+            # Like with like (review 2026-12-06-3 item 11): where one step's GPU-only time is a graph replay and the
+            # other's a kernel sum, both kernel sums, which every profiled step has; the equal-clock ratio then
+            # scales each kernel sum by its own window's clock (the reference clock cancels).
+            if t and b and det_method != base_method and t.kernel_sum_ms and b.kernel_sum_ms:
+                det_ms, base_ms = t.kernel_sum_ms, b.kernel_sum_ms
+                det_method = base_method = schema.GpuOnlyMethod.KERNEL_SUM.value
+                ratio_at_ref = (det_ms * t.kernel_sum_mhz / (base_ms * b.kernel_sum_mhz)
+                                if t.equal_clock and b.equal_clock and t.kernel_sum_mhz and b.kernel_sum_mhz
+                                else None)
+            out.append(Determinism(v.scenario, v.mode, var.backend, name, base, det_ms, base_ms,
+                                   det_ms / base_ms if det_ms is not None and base_ms else None,
+                                   status, reason_clause(reason, var.backend),
+                                   det_method=det_method, base_method=base_method,
+                                   fastest_plain=fp.variant if fp else None,
+                                   fastest_plain_ms=v.spread(fp).median if fp else None,
+                                   ratio_at_ref=ratio_at_ref,
+                                   plain_ratio_at_ref=t.at_ref_ms / fp.at_ref_ms if t and fp and t.at_ref_ms
+                                   is not None and fp.at_ref_ms else None,
+                                   det_mhz=t.sm_clock_mhz if t else None, plain_mhz=fp.sm_clock_mhz if fp else None))
+    return tuple(out)
