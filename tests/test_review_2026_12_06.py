@@ -65,7 +65,9 @@ def _behind_not_decided(lead) -> int:
         o = b.orders
         assert o.apart and not o.decided
         flips = [r for r in (o.equal_clock, o.kernel_sum) if r is not None and r < 1]
-        assert flips or o.clocks_apart
+        # not decided for a reason the rule names: another order, the clocks, the identical-kernel noise (its weaker
+        # orientation included), an orientation that flips, or calls timed apart
+        assert flips or o.clocks_apart or o.within_noise_of_pair or o.orientation_split or o.timed_apart
         for r in flips:  # each order that puts the default ahead is given, with its ratio
             assert verdict_words.times(1 / r) in open_part
         assert f"{decision_words._place_of(b.scenario, b.mode)} at {decision_words._size(b, False)}" in open_part
