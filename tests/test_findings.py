@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gen.analysis import findings, rules, tables
+from gen.analysis import findings, kernel_rules, rules, tables
 from gen.report.words import findings as finding_words
 from gen.report.words import methodology as method_words
 from tests.conftest import RESULTS
@@ -39,11 +39,11 @@ def found(facts):
     ("some_kernel", None),
 ])
 def test_tensor_core_rule(name, verdict):
-    assert rules.tensor_core_verdict(name) is verdict
+    assert kernel_rules.tensor_core_verdict(name) is verdict
 
 
 def test_tensor_core_rule_is_quoted_from_the_rules():
-    for marker in rules.ON_TENSOR_CORE_MARKERS + rules.OFF_TENSOR_CORE_MARKERS:
+    for marker in kernel_rules.ON_TENSOR_CORE_MARKERS + kernel_rules.OFF_TENSOR_CORE_MARKERS:
         assert f"`{marker.replace(chr(92) + 'd+', 'NN')}`" in method_words.TENSOR_CORE_RULE
 
 

@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import pytest
 
-from gen.analysis import findings, rules, tables
+from gen.analysis import findings, kernel_rules, rules, tables
 from gen.analysis.findings import Finding, FindingKind, Severity
 from gen.report.words import findings as finding_words
 from gen.report.words import kernels as kernel_words
@@ -28,7 +28,7 @@ def kframe(*rows: dict) -> pd.DataFrame:
     out = []
     for i, r in enumerate(rows):
         row = {**base, "index": i, **r}
-        row.setdefault("category", rules.category(row["name"], row["kind"], row["launched_by"]))
+        row.setdefault("category", kernel_rules.category(row["name"], row["kind"], row["launched_by"]))
         out.append(row)
     return pd.DataFrame(out).reindex(columns=cols)
 
@@ -46,9 +46,9 @@ def test_copy_rule(case, rows, flagged):
 
 def test_copy_ops_are_one_list():
     # The category split and the copy findings agree on every copy op.
-    for op in rules.COPY_OPS:
-        assert rules.category("some_kernel", "kernel", op) == "copy and fill"
-        assert rules.is_copy("kernel", op)
+    for op in kernel_rules.COPY_OPS:
+        assert kernel_rules.category("some_kernel", "kernel", op) == "copy and fill"
+        assert kernel_rules.is_copy("kernel", op)
 
 
 @pytest.mark.parametrize("case, rows, f32, ups", [
@@ -84,7 +84,8 @@ def test_mask_rule(case, rows, flagged):
 def test_occupancy_rule(case, occupancy, flagged):
     kt = kframe(dict(occupancy_pct=occupancy, launch_api="cuLaunchKernelEx"))
     assert (len(findings.no_estimate_rows(kt["kind"].tolist(), kt["occupancy_pct"].tolist())) == 1) is flagged, case
-    assert rules.launched_with_attributes("cuLaunchKernelEx") and not rules.launched_with_attributes("cudaLaunchKernel")
+    assert kernel_rules.launched_with_attributes("cuLaunchKernelEx")
+    assert not kernel_rules.launched_with_attributes("cudaLaunchKernel")
 
 
 def summary(*rows: dict) -> pd.DataFrame:
@@ -171,4 +172,4 @@ def test_methodology_quotes_the_thresholds_from_code():
     for value in (rules.NOISY_IQR_PCT, rules.BOUND_PCT):
         assert f"{value:.0f}%" in partial
     assert f"{rules.HOST_BOUND_EAGER_RATIO:.2f}×" in partial
-    assert all(f"`{op}`" in partial for op in rules.COPY_OPS)
+    assert all(f"`{op}`" in partial for op in kernel_rules.COPY_OPS)

@@ -165,7 +165,7 @@ def test_zero_occupancy_is_put_down_to_shared_memory_not_the_launch_api(page):
 
 def test_every_kernel_over_48_kib_reads_zero_and_none_at_or_under_it_does(h200):
     """The rule behind the words, checked on every profiled kernel of the committed set."""
-    from gen.analysis import rules
+    from gen.analysis import kernel_rules
 
     seen = 0
     for run in h200.rs.runs:
@@ -175,9 +175,9 @@ def test_every_kernel_over_48_kib_reads_zero_and_none_at_or_under_it_does(h200):
             if g.kind != "kernel" or g.shared_memory is None or g.occupancy_pct is None:
                 continue
             seen += 1
-            if rules.estimate_blind(g.shared_memory):
+            if kernel_rules.estimate_blind(g.shared_memory):
                 assert g.occupancy_pct == 0, g.name
-            elif g.shared_memory == rules.SMEM_DEFAULT_LIMIT:
+            elif g.shared_memory == kernel_rules.SMEM_DEFAULT_LIMIT:
                 assert g.occupancy_pct > 0, g.name  # flash_fwd_kernel, exactly 48 KiB: 13%
     assert seen > 50
 

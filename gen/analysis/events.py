@@ -14,14 +14,14 @@ import re
 import numpy as np
 import pandas as pd
 
-from gen.analysis import rules
+from gen.analysis import kernel_rules, rules
 
 # --------------------------------------------------------------------------- rules on one forward's kernel table
 # Each takes a kernel table (tables.kernel_table's columns) and returns the rows it flags.
 
 
 def copy_events(kt: pd.DataFrame) -> pd.DataFrame:
-    """Memcpy and memset events, and kernels of a copy op (rules.is_copy)."""
+    """Memcpy and memset events, and kernels of a copy op (kernel_rules.is_copy)."""
     if kt.empty:
         return kt
     return kt.iloc[copy_rows(*table_columns(kt, "kind", "launched_by"))]
@@ -30,7 +30,7 @@ def copy_events(kt: pd.DataFrame) -> pd.DataFrame:
 def copy_rows(kind: list, ops: list) -> list[int]:
     """The places of copy_events' rows in a kernel table's kind and launched_by columns (the rules
     that read columns as lists ask this, the one definition)."""
-    return [i for i, (k, op) in enumerate(zip(kind, ops)) if rules.is_copy(k, op)]
+    return [i for i, (k, op) in enumerate(zip(kind, ops)) if kernel_rules.is_copy(k, op)]
 
 
 def float32_events(kt: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -68,7 +68,7 @@ def mask_events(kt: pd.DataFrame) -> pd.DataFrame:
 def no_estimate_rows(kind: list, occ: list) -> list[int]:
     """The places of the kernels for which the profiler reported 0% or no occupancy, in a kernel table's kind
     and occupancy_pct columns."""
-    return [i for i, (k, o) in enumerate(zip(kind, occ)) if k == "kernel" and rules.no_occupancy_estimate(o)]
+    return [i for i, (k, o) in enumerate(zip(kind, occ)) if k == "kernel" and kernel_rules.no_occupancy_estimate(o)]
 
 
 # What pandas' str.contains read in these rules (case-insensitive where it was asked to be)

@@ -21,7 +21,7 @@ Rules (each a function `_rule_*` below):
 - fastest variant, SDPA backend picked without pinning, forward-to-forward
   kernel count changes, the in-place autograd check of the train run, compile times.
 
-Tensor-core rule: `rules.tensor_core_verdict` (name based; the markers are
+Tensor-core rule: `kernel_rules.tensor_core_verdict` (name based; the markers are
 listed in gen.analysis.rules and quoted from there on the Findings page).
 """
 
@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import calls, counters, flops, rules, tables, values, verdicts
+from gen.analysis import calls, counters, flops, kernel_rules, rules, tables, values, verdicts
 from gen.analysis.events import (  # noqa: F401
     copy_events,
     copy_rows,
@@ -118,7 +118,7 @@ def _kernel_runs(ls, mode=Mode.INFERENCE):
 
 
 def rule_copies(ls) -> list[Finding]:
-    """Every memcpy or memset, and every kernel of a copy op (rules.COPY_OPS), per
+    """Every memcpy or memset, and every kernel of a copy op (kernel_rules.COPY_OPS), per
     variant and launching op. facts: event_kind, op, n, names, paths, dur_us,
     total_us, expected (the hypothesis expected a copy or fill)."""
     out = []
@@ -190,14 +190,14 @@ def rule_mask(ls) -> list[Finding]:
 
 
 # Why the profiler shows 0% or no occupancy for a kernel, in the order rule_occupancy checks them.
-OCC_SHARED_MEMORY = "shared_memory"  # over rules.SMEM_DEFAULT_LIMIT a block: the estimate fits no block
+OCC_SHARED_MEMORY = "shared_memory"  # over kernel_rules.SMEM_DEFAULT_LIMIT a block: the estimate fits no block
 OCC_SMALL_GRID = "small_grid"  # fewer blocks than SMs: near 0% is right, most SMs get no work
 OCC_UNKNOWN = "unknown"
 
 
 def occupancy_cause(shared_memory, blocks, sm_count) -> str:
     """Why one kernel's occupancy estimate reads 0% or nothing (OCC_*)."""
-    if rules.estimate_blind(shared_memory):
+    if kernel_rules.estimate_blind(shared_memory):
         return OCC_SHARED_MEMORY
     if blocks is not None and not np.isnan(blocks) and sm_count and blocks < sm_count:
         return OCC_SMALL_GRID
@@ -207,7 +207,7 @@ def occupancy_cause(shared_memory, blocks, sm_count) -> str:
 def rule_occupancy(ls) -> list[Finding]:
     """Kernels with no occupancy estimate, per cause (OCC_*). facts: cause, apis (the launch APIs),
     n, names, dur_us, shared_memory (bytes a block, per kernel), small_grids (blocks of grids smaller
-    than the SM count), sm_count, smem_limit (rules.SMEM_DEFAULT_LIMIT), measured (the achieved
+    than the SM count), sm_count, smem_limit (kernel_rules.SMEM_DEFAULT_LIMIT), measured (the achieved
     occupancy Nsight Compute measured for those kernels, where the run has counters; empty otherwise)."""
     out = []
     sms = ls.rs.environment.sm_count
@@ -231,7 +231,7 @@ def rule_occupancy(ls) -> list[Finding]:
                            names=list(dict.fromkeys(short[i] for i in g)), dur_us=_sum([dur[i] for i in g]),
                            shared_memory=[int(smem[i]) for i in g if not np.isnan(smem[i])],
                            small_grids=[int(blocks[i]) for i in g if blocks[i] < (sms or 0)], sm_count=sms,
-                           smem_limit=rules.SMEM_DEFAULT_LIMIT,
+                           smem_limit=kernel_rules.SMEM_DEFAULT_LIMIT,
                            measured=[achieved[index[i]] for i in g if index[i] in achieved])))
     return out
 

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from gen.analysis import rules, tables, values, verdicts
+from gen.analysis import kernel_rules, rules, tables, values, verdicts
 from gen.analysis.events import (
     copy_rows,
     table_columns,
@@ -152,8 +152,8 @@ def _check_measured(ls: tables.LoadedSet, r, row: dict, h, mode: str) -> dict:
                copy_or_fill_events="; ".join(f"{short[i]} ({ops[i]})" for i in copies),
                bookkeeping_memsets=len(bookkeeping))
     out["copy_contradicted"] = out["measured_copy_or_fill"] != h.copy_or_fill
-    verdicts = [(short[i], rules.tensor_core_verdict(names[i])) for i, (k, c) in enumerate(zip(kind, cats))
-                if k == "kernel" and c in rules.TC_CATEGORIES]
+    verdicts = [(short[i], kernel_rules.tensor_core_verdict(names[i])) for i, (k, c) in enumerate(zip(kind, cats))
+                if k == "kernel" and c in kernel_rules.TC_CATEGORIES]
     on = [n for n, t in verdicts if t is True]
     off = [n for n, t in verdicts if t is False]
     out.update(tensor_core_kernels=", ".join(on), off_tensor_core_kernels=", ".join(off))

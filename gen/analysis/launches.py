@@ -12,7 +12,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from gen.analysis import kernel_names, rules, tables, verdicts
+from gen.analysis import kernel_names, kernel_rules, rules, tables, verdicts
 from gen.model import schema, trace
 from gen.model.variants import VARIANTS
 
@@ -88,7 +88,7 @@ class Launch:
     @property
     def warpgroups(self) -> int | None:
         """Hopper's warpgroups of four warps a block; None where the block is not a whole number of them."""
-        group = 4 * rules.WARP
+        group = 4 * kernel_rules.WARP
         return self.threads // group if self.threads % group == 0 else None
 
     @property

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from gen.analysis import calls, counters, findings, flops, kernel_names, rules, scaling, tables
+from gen.analysis import calls, counters, findings, flops, kernel_names, kernel_rules, rules, scaling, tables
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
 from gen.model.variants import VARIANTS
@@ -170,8 +170,8 @@ def math_backend(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = Non
     f32 = k[k["input_types"].map(rules.is_float32_only) |
             (k["category"].eq("matrix product") & k["name"].str.contains(r"f32|sgemm", case=False, regex=True))]
     ups = k[k["op_path"].str.contains("aten::to", regex=False) & k["launched_by"].eq("aten::copy_")]
-    mm = k[k["category"].isin(rules.TC_CATEGORIES)]
-    off = mm[mm["name"].map(lambda n: rules.tensor_core_verdict(n) is False)]
+    mm = k[k["category"].isin(kernel_rules.TC_CATEGORIES)]
+    off = mm[mm["name"].map(lambda n: kernel_rules.tensor_core_verdict(n) is False)]
     in_safe = kt["op_path"].str.contains(SAFE_SOFTMAX_OP, regex=False)
     safe = kt[in_safe & ~kt["launched_by"].eq("aten::_softmax")]
     soft = kt[kt["launched_by"].eq("aten::_softmax")]
@@ -233,7 +233,7 @@ def efficient_kernel(ls: tables.LoadedSet) -> EfficientKernel | None:
     return EfficientKernel(name, _refs(name, kt[kt["index"] == mk["index"]])[0], mk["name"],
                            kernel_names.decode(mk["name"]),
                            kernel_names.gpu_arch(ls.rs.environment.compute_capability),
-                           int((kt["kind"] == "kernel").sum()), rules.tensor_core_verdict(mk["name"]))
+                           int((kt["kind"] == "kernel").sum()), kernel_rules.tensor_core_verdict(mk["name"]))
 
 
 # --------------------------------------------------------------------------- flash: occupancy as a trade

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from gen.analysis import findings, rules, tables, verdicts
+from gen.analysis import findings, kernel_rules, tables, verdicts
 from gen.analysis.lesson_facts import (  # noqa: F401
     FLOP_CONVENTION,
     CudnnCosts,
@@ -192,7 +192,7 @@ def explain(ls: tables.LoadedSet, hyp: pd.DataFrame) -> list[Explanation]:
         if h.get("copy_contradicted") is True and kt is not None:
             out.append(_explain_copy(name, h, kt, stands))
         if h.get("tensor_cores_contradicted") is True and kt is not None:
-            off = kt[kt["name"].map(lambda n: rules.tensor_core_verdict(n) is False)]
+            off = kt[kt["name"].map(lambda n: kernel_rules.tensor_core_verdict(n) is False)]
             out.append(Explanation(name, "tensor_cores", bool(h["expected_tensor_cores"]),
                                    h["measured_tensor_cores"], "off_tensor_cores", _refs(name, off),
                                    lesson_stands=stands))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gen.analysis import calls, flops, pair_noise, rules, scaling, tables, timings, verdicts
+from gen.analysis import calls, flops, kernel_rules, pair_noise, rules, scaling, tables, timings, verdicts
 from gen.analysis.pair_noise import AsRunNoise
 from gen.model import schema
 
@@ -84,7 +84,7 @@ def _occupancy(ls) -> tuple[tuple, tuple]:
         for g in (tr.forwards[0].gpu if tr and tr.forwards else []):
             if g.kind != "kernel" or g.shared_memory is None or g.occupancy_pct is None:
                 continue
-            if rules.estimate_blind(g.shared_memory) and g.occupancy_pct == 0:
+            if kernel_rules.estimate_blind(g.shared_memory) and g.occupancy_pct == 0:
                 zero.setdefault(g.short_name, (g.short_name, g.shared_memory, g.launch_api or ""))
             elif g.occupancy_pct > 0:
                 est.setdefault(g.short_name, (g.short_name, g.shared_memory, g.occupancy_pct))

@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from gen.analysis import ceilings as ceilings_mod
-from gen.analysis import clocks, rules, tables, timings, values
+from gen.analysis import clocks, kernel_rules, rules, tables, timings, values
 from gen.analysis import flops as flops_mod
 from gen.analysis.values import missing, variant_order, variant_role
 from gen.model import anchors, datasheets, said, schema, variants
@@ -544,7 +544,7 @@ def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
             groups: dict[tuple, list] = {}
             keys, durs = [], []
             for g in tr.forwards[0].gpu if tr.forwards else []:
-                key = (g.name, g.short_name, g.kind, rules.category(g.name, g.kind, g.launched_by))
+                key = (g.name, g.short_name, g.kind, kernel_rules.category(g.name, g.kind, g.launched_by))
                 acc = groups.setdefault(key, [g.index, 0])
                 acc[0], acc[1] = min(acc[0], g.index), acc[1] + 1
                 keys.append(key)

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from gen.analysis import rules, timings, values
+from gen.analysis import kernel_rules, rules, timings, values
 from gen.analysis.loading import LoadedSet, Skipped, load_set, load_sets  # noqa: F401
 from gen.analysis.values import integer, missing, variant_role
 from gen.model import reference, schema, trace
@@ -109,7 +109,7 @@ def _kernel_table(tr: trace.Trace | None, forward: int) -> pd.DataFrame:
     for g in tr.forwards[forward].gpu:
         rows.append(dict(
             index=g.index, name=g.name, short_name=g.short_name, kind=g.kind,
-            category=rules.category(g.name, g.kind, g.launched_by), launched_by=g.launched_by or "",
+            category=kernel_rules.category(g.name, g.kind, g.launched_by), launched_by=g.launched_by or "",
             op_path=" > ".join(g.op_path), launch_api=g.launch_api or "", start_us=g.ts, dur_us=g.dur,
             grid=_dims(g.grid), block=_dims(g.block),
             threads_per_block=math.prod(g.block) if g.block else np.nan,
@@ -380,14 +380,14 @@ def theoretical_occupancy(threads: int, regs: int | None, smem: int | None, env:
     sm = sm_limits(env)
     if sm is None or not threads:
         return None
-    max_warps = sm["threads"] // rules.WARP
-    warps = math.ceil(threads / rules.WARP)
-    limits = {"block size": min(rules.MAX_BLOCKS_PER_SM, max_warps // warps) if warps else 0}
+    max_warps = sm["threads"] // kernel_rules.WARP
+    warps = math.ceil(threads / kernel_rules.WARP)
+    limits = {"block size": min(kernel_rules.MAX_BLOCKS_PER_SM, max_warps // warps) if warps else 0}
     if regs:
-        per_warp = math.ceil(regs * rules.WARP / rules.REG_ALLOC_UNIT) * rules.REG_ALLOC_UNIT
+        per_warp = math.ceil(regs * kernel_rules.WARP / kernel_rules.REG_ALLOC_UNIT) * kernel_rules.REG_ALLOC_UNIT
         limits["registers"] = (sm["registers"] // per_warp) // warps
     if smem:
-        limits["shared memory"] = sm["shared_memory"] // (smem + rules.SMEM_RESERVED)
+        limits["shared memory"] = sm["shared_memory"] // (smem + kernel_rules.SMEM_RESERVED)
     blocks = min(limits.values())
     limiter = min(limits, key=lambda k: (limits[k], k != "registers"))
     return dict(blocks_per_sm=blocks, limits=limits, limiter=limiter, max_warps=max_warps,
@@ -423,9 +423,9 @@ def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: i
             limits_known=sm_limits(env) is not None,
             theoretical_pct=th["theoretical_pct"] if th else np.nan, limiter=th["limiter"] if th else None,
             blocks_per_sm=th["blocks_per_sm"] if th else None, max_warps=th["max_warps"] if th else None,
-            no_estimate=rules.no_occupancy_estimate(k["occupancy_pct"]),
-            launch_attributes=rules.launched_with_attributes(k["launch_api"]),
-            smem_opt_in=bool(smem and smem > rules.SMEM_DEFAULT_LIMIT),
+            no_estimate=kernel_rules.no_occupancy_estimate(k["occupancy_pct"]),
+            launch_attributes=kernel_rules.launched_with_attributes(k["launch_api"]),
+            smem_opt_in=bool(smem and smem > kernel_rules.SMEM_DEFAULT_LIMIT),
             partial_wave=bool(blocks is not None and env.sm_count and th
                               and blocks < env.sm_count * th["blocks_per_sm"]),
         ))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import method, rules
+from gen.analysis import kernel_rules, method, rules
 from gen.report import format as fmt
 from gen.report.site import Context, Page
 from gen.report.words import methodology as method_words
@@ -24,8 +24,8 @@ def rules_view() -> dict:
     return dict(eager_ratio=rules.HOST_BOUND_EAGER_RATIO, bound_pct=rules.BOUND_PCT, bound_band=rules.BOUND_BAND_PCT,
                 estimate_gap_pct=rules.ESTIMATE_GAP_PCT, noisy_pct=rules.NOISY_IQR_PCT,
                 host_bound_rule=method_words.HOST_BOUND_RULE,
-                tensor_core_rule=method_words.TENSOR_CORE_RULE, copy_ops=sorted(rules.COPY_OPS),
-                smem_default_kib=rules.SMEM_DEFAULT_LIMIT // 1024,
+                tensor_core_rule=method_words.TENSOR_CORE_RULE, copy_ops=sorted(kernel_rules.COPY_OPS),
+                smem_default_kib=kernel_rules.SMEM_DEFAULT_LIMIT // 1024,
                 cuda_only=sorted(rules.CUDA_ONLY_BACKENDS), min_samples=rules.MIN_SAMPLES,
                 sub_us_memset=rules.SUB_US_MEMSET_US, verdict_rule=method_words.VERDICT_RULE,
                 ci_method=rules.CI_METHOD, ci_pct=100 * rules.CI_LEVEL, floor_pct=rules.TIME_FLOOR_PCT,
@@ -90,7 +90,7 @@ def build(ctx: Context) -> Iterator[Page]:
     facts = figures_view(ctx)
     for part in FIGURE_PARTS:
         yield Page(f"{fmt.GENERATED}/.method_{part}.md", ctx.template("method_figures.md.j2").render(
-            part=part, facts=facts, smem_limit_kib=rules.SMEM_DEFAULT_LIMIT // 1024))
+            part=part, facts=facts, smem_limit_kib=kernel_rules.SMEM_DEFAULT_LIMIT // 1024))
 
 
 def skipped(ctx: Context) -> Iterator[Page]:

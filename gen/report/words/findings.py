@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gen.analysis import rules
+from gen.analysis import kernel_rules, rules
 from gen.analysis.findings import Finding, FindingKind
 from gen.analysis.values import missing
 from gen.report.words.common import call_of, duration_us, pct, plural, times
@@ -38,10 +38,12 @@ KIND_TITLES: dict[FindingKind, str] = {
 }
 
 
-# Why the profiler's occupancy estimate reads 0% for a kernel over the default shared memory (rules.estimate_blind).
+# Why the profiler's occupancy estimate reads 0% for a kernel over the default shared memory
+# (kernel_rules.estimate_blind).
 ESTIMATE_BLIND = (
     f"The profiler's estimate runs CUDA's occupancy calculator without the kernel's opt-in to more than "
-    f"{rules.SMEM_DEFAULT_LIMIT // 1024} KiB of shared memory a block, so any kernel that uses more fits no block "
+    f"{kernel_rules.SMEM_DEFAULT_LIMIT // 1024} KiB of shared memory a block, so any kernel that uses more fits no "
+    "block "
     "by that calculation and reads 0%, whatever API launched it: a failed estimate, not an idle GPU")
 
 

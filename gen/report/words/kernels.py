@@ -3,7 +3,7 @@ counters (gen.analysis.counters facts), for the kernel tables, the findings and 
 
 from __future__ import annotations
 
-from gen.analysis import kernel_names, rules
+from gen.analysis import kernel_names, kernel_rules, rules
 from gen.analysis.values import missing
 from gen.model import trace
 from gen.report.words.common import call_of, duration_us, join_and, pct, plural
@@ -24,7 +24,8 @@ def occupancy_explanation(n: dict) -> str:
         said = "the profiler reported " + ("no occupancy" if missing(n["occupancy_pct"]) else "0%")
         if n["smem_opt_in"]:
             parts.append(f"{said}: the kernel uses {n['shared_memory'] // 1024} KiB of shared memory a block, above "
-                         f"the {rules.SMEM_DEFAULT_LIMIT // 1024} KiB the profiler's estimate allows (it leaves the "
+                         f"the {kernel_rules.SMEM_DEFAULT_LIMIT // 1024} KiB the profiler's estimate allows "
+                         "(it leaves the "
                          "kernel's opt-in to more at zero), so the estimate fits no block. That is the estimate "
                          f"failing, not an idle GPU: the kernel ran for {duration_us(n['dur_us'])}")
         elif n["partial_wave"] and n["blocks"] is not None and n["sm_count"] and n["blocks"] < n["sm_count"]:
@@ -133,8 +134,10 @@ def kernel_fact(x: dict, fused_attention: bool = False) -> str:
     if f == "estimate_vs_measured":
         est = "no estimate" if x["estimate_pct"] is None else f"an estimate of {pct(x['estimate_pct'])}"
         smem = x.get("shared_memory_bytes")
-        why = (f" (the estimate fits no block that uses more than {rules.SMEM_DEFAULT_LIMIT // 1024} KiB of shared "
-               f"memory; this one uses {smem // 1024} KiB)" if x["estimate_missing"] and rules.estimate_blind(smem)
+        limit_kib = kernel_rules.SMEM_DEFAULT_LIMIT // 1024
+        why = (f" (the estimate fits no block that uses more than {limit_kib} KiB of shared "
+               f"memory; this one uses {smem // 1024} KiB)"
+               if x["estimate_missing"] and kernel_rules.estimate_blind(smem)
                else "")
         return f"the profiler gave {est}{why}, but Nsight Compute measured {pct(x['achieved_pct'], 1)} achieved"
     if f == "occupancy_limit":

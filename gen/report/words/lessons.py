@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import flops, kernel_names, lessons, rules
+from gen.analysis import flops, kernel_names, kernel_rules, lessons
 from gen.report.words.common import backend, join_and, label, times, us
 from gen.report.words.kernels import BOUND_SHORT, arch_name, decoded, kernel_path, kernel_path_short, prose_kernel
 
@@ -224,10 +224,10 @@ def cudnn_costs(x: lessons.CudnnCosts) -> LessonWords:
             text += " against " + join_and(f"{us(x.others_host_ms[v])} ({label(v)})" for v in hs)
         text += "."
     text += f" Its kernel is launched with {x.launch_api}"
-    if x.reported_pct is not None and x.reported_pct == 0 and rules.estimate_blind(x.shared_memory):
+    if x.reported_pct is not None and x.reported_pct == 0 and kernel_rules.estimate_blind(x.shared_memory):
         text += (f"; the profiler shows {x.reported_pct:.0f}% occupancy because the kernel uses "
                  f"{x.shared_memory // 1024} KiB of shared memory a block, more than the "
-                 f"{rules.SMEM_DEFAULT_LIMIT // 1024} KiB its estimate allows, not because of the launch API")
+                 f"{kernel_rules.SMEM_DEFAULT_LIMIT // 1024} KiB its estimate allows, not because of the launch API")
     text += "."
     tp = {v: n for v, n in x.transposes.items() if n is not None}
     if x.variant in tp:

@@ -3,7 +3,7 @@ them): host-bound, tensor cores, noise, the verdict's ranking, the three times a
 
 from __future__ import annotations
 
-from gen.analysis import rules
+from gen.analysis import kernel_rules, rules
 from gen.report.words import orders as orders_words
 from gen.report.words.common import duration_us, label, level_pct, times
 
@@ -59,8 +59,9 @@ def markers(names) -> str:
 
 TENSOR_CORE_RULE = (
     "a matrix product or fused attention kernel whose name says float32 math ("
-    + markers(rules.OFF_TENSOR_CORE_MARKERS) + ") is counted off the tensor cores; one whose name carries a 16-bit "
-    "type or a matrix-unit marker (" + markers(rules.ON_TENSOR_CORE_MARKERS) + ") on them; any other is undecided")
+    + markers(kernel_rules.OFF_TENSOR_CORE_MARKERS) + ") is counted off the tensor cores; one whose name carries a "
+    "16-bit type or a matrix-unit marker (" + markers(kernel_rules.ON_TENSOR_CORE_MARKERS)
+    + ") on them; any other is undecided")
 
 
 NOISE_RULE = (f"above {rules.NOISY_IQR_PCT:.0f}% a timing is marked noisy (torch.utils.benchmark warns at the "

@@ -1,0 +1,111 @@
+"""What a kernel is, by the rules the report applies to its name and launch: on or off the tensor cores, its
+category (GEMM, attention, reduction, copy), and whether the profiler's occupancy estimate can see it (CUDA's
+occupancy calculator's constants). Takes kernel names, launch APIs and attributes; gives labels and booleans.
+Each constant is named here once, with why it holds (the rest of the report's thresholds: gen.analysis.rules)."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from gen.analysis.values import missing
+
+# --------------------------------------------------------------------------- tensor cores
+
+# Name based (the profiler does not say which pipe ran): float32 math in a GEMM
+# name (cuBLAS/CUTLASS spell it f32f32, sgemm, ffma) is off the tensor cores; a
+# 16-bit type or a matrix-unit marker (hmma, wgmma, tensorop, cuBLASLt's nvjet,
+# fused attention fmha/flash, Inductor's triton templates) is on. cuBLAS's
+# `s16816gemm` / `s884gemm` name an MMA shape (tensor cores) with float32
+# accumulation, so they are on, not off (an earlier `_s\d+gemm` marker said off).
+OFF_TENSOR_CORE_MARKERS = ("f32f32", "sgemm", "ffma")
+ON_TENSOR_CORE_MARKERS = ("bf16", "bfloat16", "f16", "fp16", "h16", "half", "hmma", "wgmma", "tensorop", "nvjet",
+                          "fmha", "flash", "triton_tem")
+OFF_TC = re.compile("|".join(OFF_TENSOR_CORE_MARKERS), re.I)
+ON_TC = re.compile("|".join(ON_TENSOR_CORE_MARKERS), re.I)
+# Kernel categories the tensor-core rule judges; others are never on the matrix units here.
+TC_CATEGORIES = frozenset({"matrix product", "fused attention"})
+
+
+def tensor_core_verdict(name: str) -> bool | None:
+    """True: on the tensor cores by the name rule; False: off; None: undecided."""
+    if OFF_TC.search(name):
+        return False
+    if ON_TC.search(name):
+        return True
+    return None
+
+
+# --------------------------------------------------------------------------- kernel categories
+
+GEMM = re.compile(r"gemm|nvjet|xmma|cutlass.*(gemm|tensorop)|s\d+gemm|ampere_|sm\d+_xmma|Kernel2|splitKreduce", re.I)
+ATTENTION = re.compile(r"fmha|flash|sdpa|attention|_tem_fused", re.I)
+REDUCTION = re.compile(r"reduce|triton_red|reduction", re.I)
+
+# One definition of a copy op: aten ops whose kernels only move or set memory
+# (a dtype conversion, aten::to/_to_copy, is a copy too). A kernel they launch
+# is a copy or fill, in the category split and in the copy findings alike.
+COPY_OPS = frozenset({"aten::copy_", "aten::clone", "aten::contiguous", "aten::fill_", "aten::zero_", "aten::zeros",
+                      "aten::zeros_like", "aten::_to_copy", "aten::to", "aten::empty_like"})
+# GPU events that are not kernels but copies and fills by the runtime itself.
+COPY_KINDS = frozenset({"memcpy", "memset"})
+
+
+@functools.lru_cache(maxsize=4096)  # every kernel table asks, for the same few kernels (long names, five patterns)
+def category(name: str, kind: str, launched_by: str | None) -> str:
+    """The kernel category of one GPU event, by kind, name, then launching op."""
+    if kind in COPY_KINDS:
+        return "copy and fill"
+    if ATTENTION.search(name):
+        return "fused attention"
+    if GEMM.search(name):
+        return "matrix product"
+    if "softmax" in name.lower():
+        return "softmax"
+    if REDUCTION.search(name):
+        return "reduction"
+    if launched_by in COPY_OPS:
+        return "copy and fill"
+    return "elementwise"
+
+
+def is_copy(kind: str, launched_by: str | None) -> bool:
+    """A memcpy or memset, or a kernel launched by a copy op."""
+    return kind in COPY_KINDS or launched_by in COPY_OPS
+
+
+# --------------------------------------------------------------------------- occupancy
+
+# CUDA's occupancy calculator: warps of 32 threads; registers are given to a
+# warp in units of 256; 1 KiB of shared memory per block is reserved by the
+# runtime on sm80 and later; at most 32 blocks per SM (sm80-sm90).
+WARP = 32
+REG_ALLOC_UNIT = 256
+SMEM_RESERVED = 1024
+MAX_BLOCKS_PER_SM = 32
+# A block gets 48 KiB of shared memory without opting in at launch.
+SMEM_DEFAULT_LIMIT = 48 * 1024
+# Launch APIs that pass attributes (clusters, dynamic shared memory set at launch). Not why the
+# profiler shows 0% occupancy (see estimate_blind): kernels launched with them that use little
+# shared memory get an estimate like any other.
+LAUNCH_EX_APIS = ("cuLaunchKernelEx", "cudaLaunchKernelEx")
+
+
+def launched_with_attributes(api: str | None) -> bool:
+    return bool(api) and api.startswith(LAUNCH_EX_APIS)
+
+
+# The profiler's occupancy estimate (Kineto's kernelOccupancy) runs CUDA's occupancy calculator
+# with the kernel's opt-in to more shared memory left at zero (maxDynamicSharedSizeBytes = 0,
+# FUNC_SHMEM_LIMIT_DEFAULT): a block is allowed SMEM_DEFAULT_LIMIT, so a kernel using more fits no
+# block by that calculation and reads 0%, whatever API launched it. On the H200 set every kernel
+# above 48 KiB reads 0% and every one at or below it (flash_fwd_kernel at exactly 48 KiB) gets one.
+def estimate_blind(shared_memory: float | None) -> bool:
+    """The profiler's occupancy estimate cannot fit a block of this kernel: it reads 0%."""
+    return not missing(shared_memory) and shared_memory > SMEM_DEFAULT_LIMIT
+
+
+def no_occupancy_estimate(pct: float | None) -> bool:
+    """The profiler reported 0% or nothing (a failed estimate where estimate_blind, else a grid too
+    small to fill the GPU, or a reason the trace does not give)."""
+    return missing(pct) or pct == 0
