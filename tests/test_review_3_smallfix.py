@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from gen.analysis import advice, calls, launches, rules, tables, verdicts
+from gen.analysis import advice, calls, kernel_rules, launches, rules, tables, verdicts
 from gen.analysis import scenarios as sa
 from gen.analysis.timings import Spread
 from gen.model import stats
@@ -82,14 +82,14 @@ def test_causal_tiles_over_128_key_blocks():
     assert round(786_432 / 589_824, 3) == 1.333
     assert launches.tile_pairs(1024, 1024, 192, causal=True, key_block=1) == 749_568
     assert launches.tile_pairs(1024, 1024, 192, causal=True, key_block=64) == 749_568  # 192 is 3 blocks of 64
-    assert 1 in rules.TILE_KEY_BLOCKS and 128 in rules.TILE_KEY_BLOCKS
+    assert 1 in kernel_rules.TILE_KEY_BLOCKS and 128 in kernel_rules.TILE_KEY_BLOCKS
 
 
 def test_the_articles_tile_ratio_is_a_range_over_key_blocks(h100):
     v = verdicts.verdict(h100, "article", "inference")
     got = launches.verdict_launches(h100, v)
     w = launches.tile_work(got[v.fastest.variant], got[v.runner_up.variant])
-    assert [kb for kb, _ in w.by_key_block] == list(rules.TILE_KEY_BLOCKS)
+    assert [kb for kb, _ in w.by_key_block] == list(kernel_rules.TILE_KEY_BLOCKS)
     q = got[v.runner_up.variant].queries
     for kb, r in w.by_key_block:
         assert r == launches.tile_pairs(q, q, w.rows, True, kb) / launches.tile_pairs(q, q, w.base_rows, True, kb)
@@ -102,8 +102,8 @@ def test_the_articles_tile_ratio_is_a_range_over_key_blocks(h100):
 def test_the_range_decides_how_much_the_tiling_accounts_for():
     w = launches.TileWork(192, 749_568, 524_800, True, 128, False, 589_824, None, 1.27, ((1, 1.27), (128, 1.333)))
     assert w.accounts == "all"
-    assert dataclasses.replace(w, tensor_ratio=1.333 * (1 + rules.TILE_WORK_MATCH) * 1.01).accounts == "part"
-    assert dataclasses.replace(w, tensor_ratio=1.27 / (1 + rules.TILE_WORK_MATCH) / 1.01).accounts == "more"
+    assert dataclasses.replace(w, tensor_ratio=1.333 * (1 + kernel_rules.TILE_WORK_MATCH) * 1.01).accounts == "part"
+    assert dataclasses.replace(w, tensor_ratio=1.27 / (1 + kernel_rules.TILE_WORK_MATCH) / 1.01).accounts == "more"
 
 
 # --------------------------------------------------------------------------- item 9: the interval's real level

@@ -10,7 +10,7 @@ import statistics
 
 import pytest
 
-from gen.analysis import advice, calls, launches, leads, paged, rules, tables, verdicts
+from gen.analysis import advice, calls, kernel_rules, launches, leads, paged, rules, tables, verdicts
 from gen.analysis import dynamic as dynamic_facts
 from gen.model import schema
 from gen.model.records import DynamicRun, LengthCost
@@ -137,7 +137,7 @@ def test_the_articles_why_says_the_tiling_can_account_for_all_of_it(h100):
     mine, theirs = got[v.fastest.variant], got[v.runner_up.variant]
     w = launches.tile_work(mine, theirs)
     assert w.causal and (w.rows, w.pairs, w.base_rows, w.base_pairs, w.exact) == (192, 749_568, 128, 589_824, 524_800)
-    assert w.accounts == "all" and abs(w.ratio / w.tensor_ratio - 1) <= rules.TILE_WORK_MATCH
+    assert w.accounts == "all" and abs(w.ratio / w.tensor_ratio - 1) <= kernel_rules.TILE_WORK_MATCH
     line = why_words.why_line(v, got)
     assert "the tiling can account for about all of the measured" in line  # a range over key blocks (review 3 #8)
     assert "749,568 (query, key) pairs a head against 524,800 in the causal triangle" in line

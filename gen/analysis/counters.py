@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from gen.analysis import rules, values
+from gen.analysis import kernel_rules, values
 from gen.analysis.values import missing
 from gen.model import schema
 from gen.model import trace as trace_mod
@@ -38,7 +38,8 @@ class Bound(enum.StrEnum):
     MEMORY = "memory"  # DRAM throughput above the line and its band, and at least the SM's
     COMPUTE = "compute"  # SM throughput above the line and its band, above DRAM's
     LATENCY = "latency"  # both below the line by more than the band: neither unit is kept busy
-    LINE = "line"  # the higher of the two within rules.BOUND_BAND_PCT of rules.BOUND_PCT: too close to call
+    # the higher of the two within kernel_rules.BOUND_BAND_PCT of kernel_rules.BOUND_PCT: too close to call
+    LINE = "line"
     BOTH = "both"  # both above the line and its band, within the band of each other: at both limits
 
 
@@ -90,17 +91,17 @@ class Matched:
 
 def bound(sm_pct: float | None, dram_pct: float | None) -> Bound | None:
     """What bounds a kernel by its SM and DRAM throughput (% of peak), both counters read against
-    Nsight Compute's line with a band around it (rules.BOUND_PCT ± rules.BOUND_BAND_PCT); None when
+    Nsight Compute's line with a band around it (kernel_rules.BOUND_PCT ± kernel_rules.BOUND_BAND_PCT); None when
     either is missing."""
     if _missing(sm_pct) or _missing(dram_pct):
         return None
     top = max(sm_pct, dram_pct)
-    if top < rules.BOUND_PCT - rules.BOUND_BAND_PCT:
+    if top < kernel_rules.BOUND_PCT - kernel_rules.BOUND_BAND_PCT:
         return Bound.LATENCY
-    if top < rules.BOUND_PCT + rules.BOUND_BAND_PCT:
+    if top < kernel_rules.BOUND_PCT + kernel_rules.BOUND_BAND_PCT:
         return Bound.LINE
-    band = rules.BOUND_BAND_PCT
-    if min(sm_pct, dram_pct) >= rules.BOUND_PCT + band and abs(sm_pct - dram_pct) <= band:
+    band = kernel_rules.BOUND_BAND_PCT
+    if min(sm_pct, dram_pct) >= kernel_rules.BOUND_PCT + band and abs(sm_pct - dram_pct) <= band:
         return Bound.BOTH
     return Bound.MEMORY if dram_pct >= sm_pct else Bound.COMPUTE
 
@@ -231,7 +232,7 @@ def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
     """The facts one kernel's counters support, as numbers and names (`fact` says which):
 
     - estimate_vs_measured: the profiler's estimate was 0% or missing, or more than
-      rules.ESTIMATE_GAP_PCT points from the measured occupancy (estimate_pct, achieved_pct,
+      kernel_rules.ESTIMATE_GAP_PCT points from the measured occupancy (estimate_pct, achieved_pct,
       theoretical_pct, launch_api, estimate_missing, shared_memory_bytes).
     - occupancy_limit: theoretical occupancy under 100% (theoretical_pct, limiter,
       registers_per_thread, shared_memory_bytes, achieved_pct).
@@ -245,7 +246,7 @@ def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
     est, ach, theo = r.get("estimate_pct"), r.get("achieved_occupancy_pct"), r.get("theoretical_occupancy_pct")
     if not _missing(ach):
         est_missing = _missing(est) or est == 0
-        if est_missing or abs(est - ach) > rules.ESTIMATE_GAP_PCT:
+        if est_missing or abs(est - ach) > kernel_rules.ESTIMATE_GAP_PCT:
             smem = r.get("shared_memory_bytes")
             out.append(dict(fact="estimate_vs_measured", estimate_pct=None if _missing(est) else est,
                             achieved_pct=ach, theoretical_pct=None if _missing(theo) else theo,

@@ -1,6 +1,7 @@
 """What a kernel is, by the rules the report applies to its name and launch: on or off the tensor cores, its
-category (GEMM, attention, reduction, copy), and whether the profiler's occupancy estimate can see it (CUDA's
-occupancy calculator's constants). Takes kernel names, launch APIs and attributes; gives labels and booleans.
+category (GEMM, attention, reduction, copy), whether the profiler's occupancy estimate can see it (CUDA's
+occupancy calculator's constants), what bounds it by its hardware counters, and its inferred tiles' work. Takes
+kernel names, launch APIs and attributes; gives labels and booleans.
 Each constant is named here once, with why it holds (the rest of the report's thresholds: gen.analysis.rules)."""
 
 from __future__ import annotations
@@ -109,3 +110,33 @@ def no_occupancy_estimate(pct: float | None) -> bool:
     """The profiler reported 0% or nothing (a failed estimate where estimate_blind, else a grid too
     small to fill the GPU, or a reason the trace does not give)."""
     return missing(pct) or pct == 0
+
+
+# --------------------------------------------------------------------------- hardware counters
+
+# Nsight Compute's own Speed Of Light rule (SOLBottleneck) calls a kernel
+# latency-bound when both its compute (SM) and its memory throughput stay below
+# 60% of peak; above that, the larger of the two is what bounds it. The same
+# line here, on the SM and DRAM throughput of the counter pass (gen.analysis.counters).
+BOUND_PCT = 60.0
+# A kernel whose higher throughput (SM or DRAM) lies within this many points of BOUND_PCT is called
+# "at the line", not bound one way or the other: one counter a hair either side of 60% must not swap
+# the class (the same masked_fill kernel read 60.05% in one call and 59.92% in another). Ncu's own
+# run-to-run spread on these counters is a few points.
+BOUND_BAND_PCT = 5.0
+# The profiler's occupancy estimate and the measured (ncu) value are "apart" when
+# they differ by more than this many points: below it, the estimate's rounding
+# (whole blocks per SM) and ncu's sampling explain the gap.
+ESTIMATE_GAP_PCT = 10.0
+# The pairs a kernel's inferred query tiles visit (gen.analysis.launches.tile_work) "account for all" of its
+# tensor-pipe time over another's when the two ratios agree within this share: each tensor-pipe time is one counted
+# call (ncu's run-to-run spread on such a counter is a few points: BOUND_BAND_PCT), and the pairs leave out key
+# tiles and each tile's fixed prologue and epilogue. Closer than that these numbers cannot tell.
+TILE_WORK_MATCH = 0.05
+# The key-block widths (kBlockN) a query tile's pairs are counted over: a causal row tile loops over whole key blocks
+# up to ceil(last row / kBlockN), and the traces do not record kBlockN (review 2026-12-06-3 item 8). 1 is no key
+# tiling (the fewest pairs a tile can visit); 64 and 128 are the key-block widths of FlashAttention-3's Hopper
+# forward tiles at head dims 64-256 (flash-attention's hopper/tile_size.h: 192x128 at hdim 64 causal, 128x128 and
+# 128x176 above, 128x80 and 128x64 at the largest), rounded to the two powers of two they take. The pairs' ratio is
+# said as the range over these widths.
+TILE_KEY_BLOCKS = (1, 64, 128)

@@ -12,7 +12,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from gen.analysis import kernel_names, kernel_rules, rules, tables, verdicts
+from gen.analysis import kernel_names, kernel_rules, tables, verdicts
 from gen.model import schema, trace
 from gen.model.variants import VARIANTS
 
@@ -137,8 +137,9 @@ class TileWork:
     base_pairs: int  # the pairs of the fastest's tiles, else the exact pairs: what `pairs` is set against
     base_name_tile: tuple | None  # the tile field of the fastest's kernel name, where it has one (not decoded)
     tensor_ratio: float  # the runner-up's tensor-pipe time over the fastest's (the counters pass)
-    # The pairs' ratio (both kernels' tiles over key blocks of the same width) at each of rules.TILE_KEY_BLOCKS: the
-    # key-block width is not recorded, so the ratio is a range (review 2026-12-06-3 item 8); (width, ratio)
+    # The pairs' ratio (both kernels' tiles over key blocks of the same width) at each of
+    # kernel_rules.TILE_KEY_BLOCKS: the key-block width is not recorded, so the ratio is a range (review 2026-12-06-3
+    # item 8); (width, ratio)
     by_key_block: tuple[tuple[int, float], ...] = ()
 
     @property
@@ -153,13 +154,14 @@ class TileWork:
 
     @property
     def accounts(self) -> str:
-        """"all": the tensor-pipe ratio lies within rules.TILE_WORK_MATCH of the pairs' ratio range (ratio_range);
+        """"all": the tensor-pipe ratio lies within kernel_rules.TILE_WORK_MATCH of the pairs' ratio range
+        (ratio_range);
         "part": the whole range is smaller; "more": it is all larger (the extra pairs do not all cost tensor-pipe
         time, or the inference is off)."""
         lo, hi = self.ratio_range
-        if hi / self.tensor_ratio - 1 < -rules.TILE_WORK_MATCH:
+        if hi / self.tensor_ratio - 1 < -kernel_rules.TILE_WORK_MATCH:
             return "part"
-        return "more" if lo / self.tensor_ratio - 1 > rules.TILE_WORK_MATCH else "all"
+        return "more" if lo / self.tensor_ratio - 1 > kernel_rules.TILE_WORK_MATCH else "all"
 
 
 def tile_work(mine: Launch, theirs: Launch) -> TileWork | None:
@@ -177,7 +179,7 @@ def tile_work(mine: Launch, theirs: Launch) -> TileWork | None:
     tile = kernel_names.decode(mine.name or "").get("tile") if mine.name else None
     by_block = tuple((kb, tile_pairs(q, k, rows, causal, kb)
                       / (tile_pairs(q, k, base_rows, causal, kb) if base_rows else exact))
-                     for kb in rules.TILE_KEY_BLOCKS)
+                     for kb in kernel_rules.TILE_KEY_BLOCKS)
     return TileWork(rows, pairs, exact, causal, base_rows, checked, base, tile, b / a, by_block)
 
 

@@ -21,8 +21,9 @@ RULES_PARTIAL = f"{fmt.GENERATED}/.rules.md"
 
 def rules_view() -> dict:
     """The thresholds a reader should know, each as code holds it."""
-    return dict(eager_ratio=rules.HOST_BOUND_EAGER_RATIO, bound_pct=rules.BOUND_PCT, bound_band=rules.BOUND_BAND_PCT,
-                estimate_gap_pct=rules.ESTIMATE_GAP_PCT, noisy_pct=rules.NOISY_IQR_PCT,
+    return dict(eager_ratio=rules.HOST_BOUND_EAGER_RATIO, bound_pct=kernel_rules.BOUND_PCT,
+                bound_band=kernel_rules.BOUND_BAND_PCT,
+                estimate_gap_pct=kernel_rules.ESTIMATE_GAP_PCT, noisy_pct=rules.NOISY_IQR_PCT,
                 host_bound_rule=method_words.HOST_BOUND_RULE,
                 tensor_core_rule=method_words.TENSOR_CORE_RULE, copy_ops=sorted(kernel_rules.COPY_OPS),
                 smem_default_kib=kernel_rules.SMEM_DEFAULT_LIMIT // 1024,

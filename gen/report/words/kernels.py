@@ -3,7 +3,7 @@ counters (gen.analysis.counters facts), for the kernel tables, the findings and 
 
 from __future__ import annotations
 
-from gen.analysis import kernel_names, kernel_rules, rules
+from gen.analysis import kernel_names, kernel_rules
 from gen.analysis.values import missing
 from gen.model import trace
 from gen.report.words.common import call_of, duration_us, join_and, pct, plural
@@ -109,13 +109,14 @@ BOUND_WORDS = {
     "memory": "memory-bound: DRAM throughput {dram:.0f}% of peak against {sm:.0f}% for the SMs",
     "compute": "compute-bound: SM throughput {sm:.0f}% of peak against {dram:.0f}% for DRAM",
     "latency": ("latency-bound: neither the SMs ({sm:.0f}%) nor DRAM ({dram:.0f}%) come within "
-                f"{rules.BOUND_BAND_PCT:.0f} points of {rules.BOUND_PCT:.0f}% of peak, Nsight Compute's line"),
+                f"{kernel_rules.BOUND_BAND_PCT:.0f} points of {kernel_rules.BOUND_PCT:.0f}% of peak, Nsight Compute's "
+                "line"),
     "both": ("at both limits: SM throughput {sm:.0f}% and DRAM {dram:.0f}% of peak, both above "
-             f"{rules.BOUND_PCT:.0f}% by more than {rules.BOUND_BAND_PCT:.0f} points and within "
-             f"{rules.BOUND_BAND_PCT:.0f} points of each other"),
+             f"{kernel_rules.BOUND_PCT:.0f}% by more than {kernel_rules.BOUND_BAND_PCT:.0f} points and within "
+             f"{kernel_rules.BOUND_BAND_PCT:.0f} points of each other"),
     "line": ("at Nsight Compute's line: the SMs at {sm:.1f}% of peak and DRAM at {dram:.1f}%, the higher within "
-             f"{rules.BOUND_BAND_PCT:.0f} points of {rules.BOUND_PCT:.0f}%, too close to call compute- or "
-             "latency-bound"),
+             f"{kernel_rules.BOUND_BAND_PCT:.0f} points of {kernel_rules.BOUND_PCT:.0f}%, too close to call "
+             "compute- or latency-bound"),
 }
 
 

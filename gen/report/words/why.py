@@ -229,7 +229,7 @@ def _pairs_words(w: TileWork, mine: Launch, runner: str) -> str:
 
 
 def _accounts_words(w: TileWork) -> str:
-    """How much of the tensor-pipe ratio the tiles' pairs can account for (rules.TILE_WORK_MATCH), inferred."""
+    """How much of the tensor-pipe ratio the tiles' pairs can account for (kernel_rules.TILE_WORK_MATCH), inferred."""
     against = "the fastest's tiles'" if w.base_rows else "the pairs asked for"
     lo, hi = w.ratio_range
     shown = f"{lo:.2f}×" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}×"
@@ -239,7 +239,8 @@ def _accounts_words(w: TileWork) -> str:
         widths = ", ".join(ws[:-1]) + f" or {ws[-1]} keys"
         head += f" depending on the key-block width ({widths} a block: not recorded)"
     if w.accounts == "all":
-        # within rules.TILE_WORK_MATCH of the range: "about all", the range and the counters' spread being what they are
+        # within kernel_rules.TILE_WORK_MATCH of the range: "about all", the range and the counters' spread being
+        # what they are
         return f"{head}: the tiling can account for about all of the measured {w.tensor_ratio:.2f}× (inferred)"
     if w.accounts == "part":
         return (f"{head}: the tiling can account for {shown} of that {w.tensor_ratio:.2f}× (inferred), the "
