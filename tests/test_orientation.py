@@ -143,7 +143,13 @@ def test_the_methodology_gives_the_sets_orientation_counts(lead):
     assert o is not None and o.apart == by_hand and 0 < o.swapped <= o.points
     text = method_words.orientation(o)
     assert f"{o.apart} have forward and reversed medians" in text and f"{o.swapped} of the {o.points}" in text
-    assert "even number of rounds" in text and "idle gap" in text
+    assert "rounds in pairs" in text and "idle gap" in text
+    # the count of odd-numbered rounds is the set's, and the sentence follows it
+    oriented = [r for r in (*lead.rs.runs, *lead.rs.sweep) if r.status == schema.Status.OK and r.timing is not None
+                and None not in timings.orientation_medians(r.timing)]
+    odd = sum(len((r.timing.round_sizes or {}).get(schema.Window.GPU_ONLY) or []) % 2 for r in oriented)
+    assert o.odd == odd and (f"in {odd} of the {o.timed} variant-points" in text if odd else "came in pairs" in text)
+    assert "came in pairs" in method_words.orientation(dataclasses.replace(o, odd=0))
     assert "in the median of its forward rounds and in that of its reversed rounds" in method_words.lead_rule()
 
 

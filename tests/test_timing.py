@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 
@@ -251,3 +252,16 @@ def test_each_round_times_the_reference_call_after_its_host_window():
     # a timer without a reference call (a CPU) records none
     assert timing.measure(nothing, "cuda", BUDGET, timer=FakeTimer(lambda i: 0.15, gpu=0.1)).host_ref_ms == []
 
+
+
+def test_rounds_stop_only_after_a_pair_below_the_most():
+    """Interleaved rounds alternate forward and reversed (gen.capture.timing._rotated): a call stops early only after
+    an even number of rounds, so that each orientation weighs the same (review 2026-12-06-3 item 2); at max_rounds it
+    stops whatever the count."""
+    odd = dataclasses.replace(BUDGET, min_rounds=3, max_rounds=7, min_measure_s=0.0)
+    steady = timing.measure(nothing, "cuda", odd, timer=FakeTimer(lambda i: 1.0, gpu=0.9))
+    assert steady.rounds == 4  # tight after 3, but a pair is completed first
+    capped = dataclasses.replace(BUDGET, min_rounds=3, max_rounds=3, min_measure_s=0.0)
+    assert timing.measure(nothing, "cuda", capped, timer=FakeTimer(lambda i: 1.0, gpu=0.9)).rounds == 3
+    from gen.capture.sweep import SWEEP_BUDGET
+    assert SWEEP_BUDGET.max_rounds % 2 == 0 and SWEEP_BUDGET.min_rounds % 2 == 0

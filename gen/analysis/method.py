@@ -44,12 +44,15 @@ class Orientation:
     """The neighbour effect of reversed rounds (rules.lead_decided): of the variant-points with a forward and a
     reversed median (`timed`), those whose two differ by more than rules.ORIENTATION_GAP_PCT (`apart`); of the points
     with two or more such variants (`points`), those whose fastest in the forward rounds is not the fastest in the
-    reversed ones (`swapped`: the first two swap places, or another call takes the first)."""
+    reversed ones (`swapped`: the first two swap places, or another call takes the first); of `timed`, those with
+    an odd number of rounds (`odd`: the forward rounds outnumber the reversed, so the median is a forward-round value).
+    """
 
     timed: int
     apart: int
     points: int
     swapped: int
+    odd: int = 0
 
 
 @dataclass(frozen=True)
@@ -144,19 +147,21 @@ def clock_evidence(ls) -> ClockEvidence:
 def orientation(rs: schema.ResultSet) -> Orientation | None:
     """Orientation of a set; None where no record has reversed rounds."""
     by_point: dict[tuple, dict[str, tuple[float, float]]] = {}
+    odd = 0
     for r in (*rs.runs, *rs.sweep):
         if r.status != schema.Status.OK or r.timing is None:
             continue
         fwd, rev = timings.orientation_medians(r.timing)
         if fwd is not None and rev is not None:
             by_point.setdefault((r.scenario, r.mode, r.point), {})[r.variant] = (fwd, rev)
+            odd += len((r.timing.round_sizes or {}).get(schema.Window.GPU_ONLY) or []) % 2
     timed = [m for ms in by_point.values() for m in ms.values()]
     if not timed:
         return None
     apart = sum(1 for f, v in timed if rules.orientation_gap_pct(f, v) > rules.ORIENTATION_GAP_PCT)
     shared = [ms for ms in by_point.values() if len(ms) >= 2]
     swapped = sum(1 for ms in shared if min(ms, key=lambda x: ms[x][0]) != min(ms, key=lambda x: ms[x][1]))
-    return Orientation(len(timed), apart, len(shared), swapped)
+    return Orientation(len(timed), apart, len(shared), swapped, odd)
 
 
 def timed_apart(rs: schema.ResultSet) -> tuple[int, int] | None:

@@ -245,10 +245,15 @@ class _Rounds:
                 break
 
     def done(self) -> bool:
-        """Enough rounds: past max_rounds, or past min_rounds with the intervals tight or the time spent."""
+        """Enough rounds: past max_rounds, or past min_rounds with the intervals tight or the time spent; below
+        max_rounds, only after an even number of rounds: interleaved rounds alternate forward and reversed, and a
+        variant follows one neighbour in each, so an odd count weighs one neighbour more and the median takes its
+        rounds (review 2026-12-06-3 item 2: 3 forward against 2 reversed)."""
         b, elapsed = self.b, self.spent  # its own windows' time: the others' turns do not count
-        return self.rounds >= b.max_rounds or (self.rounds >= b.min_rounds and (elapsed >= b.max_measure_s or (
-            elapsed >= b.min_measure_s and _tight(self.samples, b))))
+        if self.rounds >= b.max_rounds:
+            return True
+        return self.rounds % 2 == 0 and self.rounds >= b.min_rounds and (elapsed >= b.max_measure_s or (
+            elapsed >= b.min_measure_s and _tight(self.samples, b)))
 
     def heat(self) -> None:
         """One untimed window of the GPU-only kind (eager where there is no graph): load, not samples."""

@@ -205,15 +205,18 @@ def orientation(o) -> str | None:
     for."""
     if o is None:
         return None
-    return (f"Each variant alternates between two predecessors, one in the forward rounds (1, 3, 5) and the other in "
-            "the reversed ones (2, 4), so the median of five rounds is always a forward-round value (3 of 5). At "
-            "power-limited points a round's time follows the call that ran before it: of the "
+    pairs = ("Each variant alternates between two predecessors, one in the forward rounds (1, 3, 5) and the other "
+             f"in the reversed ones (2, 4); in {o.odd} of the {o.timed} variant-points below the rounds were odd in "
+             "number, so their median is a forward-round value (3 of 5)" if o.odd else
+             "Each variant alternates between two predecessors, one in the forward rounds and the other in the "
+             "reversed ones, and the rounds came in pairs, so each counts equally in the median")
+    return (f"{pairs}. At power-limited points a round's time follows the call that ran before it: of the "
             f"{o.timed} variant-points with both orientations, {o.apart} have forward and reversed medians more than "
             f"{rules.ORIENTATION_GAP_PCT:g}% apart, and at {o.swapped} of the {o.points} points timed in reversed "
             "rounds a different call is fastest in the reversed rounds than in the forward ones. A lead is therefore "
-            "decided only where it holds in each orientation on its own (the rules table). Future capture work, not "
-            "done here: an even number of rounds, so that each predecessor counts equally, and an idle gap before "
-            "each window, long enough for the power average to fall.")
+            "decided only where it holds in each orientation on its own (the rules table). The capture now runs its "
+            "rounds in pairs (a forward and a reversed one), so that each predecessor counts equally in the sets it "
+            "makes; not done: an idle gap before each window, long enough for the power average to fall.")
 
 
 def lead_rule() -> str:
