@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass, replace
 
 from gen.analysis import calls, dynamic, rules, scenarios, tables, verdicts
-from gen.analysis.determinism import Determinism, determinism_costs
+from gen.analysis.determinism import Determinism, DeterministicLead, determinism_costs, deterministic_leads
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
 from gen.model.scenarios import ARTICLE
@@ -141,6 +141,7 @@ class Advice:
     # interval, the host-bound outcome there).
     loops: tuple[tuple[str, float, tuple[float, float], str | None], ...] = ()
     determinism: tuple[Determinism, ...] = ()  # each backend under torch.use_deterministic_algorithms(True)
+    det_leads: tuple[DeterministicLead, ...] = ()  # where a plain call leads deterministic ones (review 6 item 2)
     lengths: LengthCost | None = None  # where the decision runs cuDNN: its cost per new length
     # Sweep points past the verdicts' where another call is decidedly faster than the default (its interval
     # apart): the default's claims must name them (review item 5).
@@ -175,6 +176,9 @@ class Behind:
     # is listed too, as not decided (review 2026-12-06 item 1)
     orders: verdicts.Orders | None = None
     decided: bool = True
+    # (rounds, samples) of the fastest's and the default's medians there: the level of their intervals
+    # (timings.ci_level: 93.75% for 5 rounds, review 2026-12-06-4 item 7)
+    spreads: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -456,6 +460,7 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         host_gpu_ms=row.gpu_only.median if row is not None and row.gpu_only else None,
         host_why=row.host_noise_why if row is not None else None,
         host_ref_ms=row.host_ref_ms if row is not None else None, determinism=determinism_costs(vs),
+        det_leads=deterministic_leads(vs),
         loops=_loops(vs, default), lengths=_cudnn_lengths(ls, vs, picks, exceptions, default),
         behind_at=_behind(ls, vs, default, exceptions), other_dtype=_other_dtype(ls, vs, default))
 
@@ -508,7 +513,7 @@ def _behind(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str, exce
             out.append(Behind(v.scenario, v.mode, p.kv_len, p.q_len, f.variant, ds.median / fs.median,
                               d.sm_clock_mhz, f.sm_clock_mhz, p == here,
                               p.head_dim if here is not None and p.head_dim != here.head_dim else None, p.head_dim,
-                              eq, pair, pair.decided))
+                              eq, pair, pair.decided, ((fs.rounds, fs.n), (ds.rounds, ds.n))))
     return tuple(out)
 
 

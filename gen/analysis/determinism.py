@@ -99,3 +99,39 @@ def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
                                    is not None and fp.at_ref_ms else None,
                                    det_mhz=t.sm_clock_mhz if t else None, plain_mhz=fp.sm_clock_mhz if fp else None))
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class DeterministicLead:
+    """A verdict that ranks deterministic calls beside plain ones, led by a plain one (review 2026-12-06-4 item 2):
+    the pair its lead is between (the fastest and the next call on other kernels, with whether each is deterministic),
+    and the lead among the deterministic calls, the one that matters to a user who needs determinism."""
+
+    scenario: str
+    mode: str
+    fastest: str
+    runner_up: str | None
+    det_first: str
+    det_second: str
+    det_ratio: float  # det_second's median over det_first's
+
+
+def deterministic(variant: str) -> bool:
+    var = VARIANTS.get(variant)
+    return var is not None and "deterministic" in var.keywords
+
+
+def deterministic_leads(vs: list[verdicts.Verdict]) -> tuple[DeterministicLead, ...]:
+    """Every verdict with two or more deterministic calls measured and a plain call first (a rule, from the data)."""
+    out = []
+    for v in vs:
+        timed = sorted((t for t in v.rows if v.spread(t) is not None and v.spread(t).median),
+                       key=lambda t: v.spread(t).median)
+        det = [t for t in timed if deterministic(t.variant)]
+        if len(det) < 2 or deterministic(v.fastest.variant):
+            continue
+        runner = next((t.variant for t in timed if t.variant != v.fastest.variant
+                       and t.variant not in v.same_kernel), None)
+        out.append(DeterministicLead(v.scenario, v.mode, v.fastest.variant, runner, det[0].variant, det[1].variant,
+                                     v.spread(det[1]).median / v.spread(det[0]).median))
+    return tuple(out)

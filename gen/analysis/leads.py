@@ -98,6 +98,25 @@ class Orders:
         return lead_mhz <= other_mhz
 
     @property
+    def kernels_leader(self) -> str | None:
+        """Within noise as run (the as-run intervals overlap), the call the kernel sums put ahead past
+        rules.TIME_FLOOR_PCT, at clocks within rules.CLOCK_GAP_PCT or with that call at the lower clock
+        (kernel_sum_conservative), and ahead in both round orientations where the set reversed them: a lead the
+        as-run times cannot show but no measure contradicts (review 2026-12-06-4 item 1, cuDNN FP8 1.20x by kernel
+        sum at an 11% lower clock). It does not change who leads (rules.lead_decided); the decision does not count
+        the other call's workload as a first place for it. None where there is no such call."""
+        f = 1 + rules.TIME_FLOOR_PCT / 100.0
+        ks = self.kernel_sum
+        if self.apart or self.timed_apart or ks is None or not (ks > f or ks * f < 1):
+            return None
+        if not (self.kernel_sum_fair or self.kernel_sum_conservative):
+            return None
+        first = ks > 1
+        if self.oriented and not all((r > 1) == first for r in (self.forward, self.reverse)):
+            return None
+        return self.first if first else self.second
+
+    @property
     def kernel_sum_leader_clock_pct(self) -> float | None:
         """How much lower the kernel-sum leader's clock ran, in % of the other's (positive: lower)."""
         if self.kernel_sum is None or not self.first_ks_mhz or not self.second_ks_mhz:

@@ -26,6 +26,7 @@ from gen.report import format as fmt
 from gen.report.site import chart_div, summary_command
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
+from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
 
 X_TITLE = {"gpu_only": "GPU-only time, × the recommended call's (log)",
@@ -125,12 +126,16 @@ def table_rows(ls) -> list[dict]:
     mine = [(v, rec) for v, rec in ranked if (v.scenario, str(v.mode)) not in exceptions]
     out = []
     if mine:
+        picks = {(p.scenario, str(p.mode)): p for p in a.picks}
+        within = {k: p.within for k, p in picks.items()}
         first = [v for v, _ in mine if v.rank(a.default) == 1]
-        within = {(p.scenario, str(p.mode)): p.within for p in a.picks}
         noise = [v for v in first if within.get((v.scenario, str(v.mode)))]
+        apart, led = _apart(noise, picks), _led(noise, picks)
+        first = [v for v in first if v not in led]
+        noise = [v for v in noise if v not in led and v not in apart]
         behind = [v for v, _ in mine if v.rank(a.default) != 1]
-        cond = _standing(ls, a, mine, first, noise, behind, within)
-        short = _standing_short(ls, a, mine, first, noise, behind)
+        cond = _standing(ls, a, mine, first, noise, behind, within, apart, led)
+        short = _standing_short(ls, a, mine, first, noise, behind, apart, led)
         note = _gain_note(ls, a, mine, auto)
         gain = "same call" if a.default == auto else _gains(
             [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]) + ("*" if note else "")
@@ -175,22 +180,57 @@ def _gain_note(ls, a, mine, auto: str) -> str:
     return decision_words.gain_note(_named(ls, dense), _named(ls, loss))
 
 
-def _standing_short(ls, a, mine, first, noise, behind) -> str:
-    alone = [v for v in first if v not in noise and not v.same_kernel and not v.near]
-    counts = [(len(alone), "outright"), (len(first) - len(alone) - len(noise), "shared"),
-              (len(noise), "within noise")]
-    return decision_words.standing_short(len(first), len(mine), counts, _behind(ls, a, behind))
+def _others(v, picks, keep) -> list[tuple]:
+    """(the other call, their Orders) for each call sharing the default's rank in v's pick whose Orders `keep`."""
+    p = picks.get((v.scenario, str(v.mode)))
+    if p is None:
+        return []
+    return [(o.first if o.first in p.within else o.second, o) for o in p.orders if keep(o)]
 
 
-def _standing(ls, a, mine, first, noise, behind, within) -> str:
+def _apart(noise, picks) -> dict:
+    """The within-noise workloads where the default and a call sharing its rank were timed apart and the rule leaves
+    them not decided (Orders.timed_apart): no noise comparison was made there (review 2026-12-06-4 item 6).
+    {verdict: the other calls}."""
+    return {v: [x for x, _ in xs] for v in noise
+            if (xs := _others(v, picks, lambda o: o.timed_apart and not o.decided))}
+
+
+def _led(noise, picks) -> dict:
+    """The within-noise workloads where another call leads the default by its kernels (Orders.kernels_leader):
+    not counted as a first place for the default (review 2026-12-06-4 item 1). {verdict: that pair's Orders}."""
+    return {v: xs[0][1] for v in noise
+            if (xs := [(x, o) for x, o in _others(v, picks, lambda o: o.kernels_leader is not None)
+                       if o.kernels_leader == x])}
+
+
+def _led_named(ls, led) -> list[tuple]:
+    return [(_named(ls, [v])[0], orders_words.kernels_ahead(o, fmt.label_of)) for v, o in led.items()]
+
+
+def _standing_short(ls, a, mine, first, noise, behind, apart, led) -> str:
+    alone = [v for v in first if v not in noise and v not in apart and not v.same_kernel and not v.near]
+    counts = [(len(alone), "outright"), (len(first) - len(alone) - len(noise) - len(apart), "shared"),
+              (len(noise), "within noise"), (len(apart), decision_words.TIMED_APART)]
+    return decision_words.standing_short(len(first), len(mine), counts, _behind(ls, a, behind), _led_named(ls, led))
+
+
+def _standing(ls, a, mine, first, noise, behind, within, apart, led) -> str:
     """`within`: (scenario, mode) -> the calls the default shares the first rank with within noise (Pick.within)."""
-    alone = [v for v in first if v not in noise and not v.same_kernel and not v.near]
-    shared = [v for v in first if v not in noise and v not in alone]
+    alone = [v for v in first if v not in noise and v not in apart and not v.same_kernel and not v.near]
+    shared = [v for v in first if v not in noise and v not in apart and v not in alone]
     by: dict = {}
     for v in noise:
         by.setdefault(words.join_and(fmt.label_of(x) for x in within[(v.scenario, str(v.mode))]), []).append(v)
+    off: dict = {}
+    for v, xs in apart.items():
+        off.setdefault(words.join_and(fmt.label_of(x) for x in xs), []).append(v)
     return decision_words.standing(len(first), len(mine), _named(ls, alone), _named(ls, shared),
-                                   {x: _named(ls, vs) for x, vs in by.items()}, _behind(ls, a, behind))
+                                   {x: _named(ls, vs) for x, vs in by.items()}, _behind(ls, a, behind),
+                                   {x: _named(ls, vs) for x, vs in off.items()}, _led_named(ls, led),
+                                   [decision_words.deterministic_lead(d, (_title(ls, d.scenario), str(d.mode)))
+                                    for d in a.det_leads if any(v.scenario == d.scenario and v.mode == d.mode
+                                                                for v, _ in mine)])
 
 
 def facts(ls) -> dict | None:

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from gen.analysis import advice as advice_mod
 from gen.analysis import determinism as determinism_facts
 from gen.analysis import rules
-from gen.model.schema import Mode
 from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
 from gen.report.words import orders as orders_words
@@ -16,6 +15,7 @@ from gen.report.words import verdicts as verdict_words
 from gen.report.words.common import (
     backend,
     bare_reason,
+    intervals,
     join_and,
     label,
     per_call,
@@ -23,6 +23,14 @@ from gen.report.words.common import (
     short_reason,
     times,
     us,
+)
+from gen.report.words.first_screen import (  # noqa: F401
+    TIMED_APART,
+    deterministic_lead,
+    gain_note,
+    standing,
+    standing_short,
+    workloads,
 )
 from gen.report.words.host import host_crossover, host_not_the_gap, on_this_host
 from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
@@ -209,14 +217,16 @@ def behind_line(a: advice_mod.Advice) -> str | None:
     if behind:
         text = (f"Past the verdicts' points, {label(a.default)} is not first at every size: "
                 + "; ".join(_behind_group(a, bs) for bs in _groups(behind).values())
-                + " (the 95% intervals apart, beyond the as-run noise of identical kernels there, the kernel sums not "
+                + f" (the {intervals(*(x for b in behind for x in b.spreads))} apart, beyond the as-run noise of "
+                  "identical kernels there, the kernel sums not "
                   "against; each size on its scenario page).")
     if open_:
         lead = "Not decided past the verdicts' points" if not behind else "Not decided"
         text += (" " if text else "") + (
             f"{lead}, where another call is faster as run but by no more than identical kernels read apart at "
             f"that point, or the kernel sums (their windows within {rules.CLOCK_GAP_PCT:g}% in clock) put "
-            f"{short_label(a.default)} ahead: "
+            f"{short_label(a.default)} ahead" + (", or the two were timed apart" if any(
+                b.orders is not None and b.orders.timed_apart for b in open_) else "") + ": "
             + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)}: "
                         + orders_words.brief(b.orders, label) for b in open_)
             + " (each size on its scenario page).")
@@ -393,7 +403,10 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         parts.append(f"PyTorch's dispatcher refuses {_det_name(d)}{why}" if d.refused == "unavailable"
                      else f"{_det_name(d)}: {d.refused}{why}")
     for d in costs:
-        clock = f" as run, {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT}" if d.ratio_at_ref is not None else ""
+        # one label for the ratio, the measure both sides are (review 2026-12-06-4 item 8): a kernel sum is not as run
+        how = {"kernel_sum": " by kernel sum", "cuda_graph": " as run"}.get(d.det_method, "") \
+            if d.det_method == d.base_method else ""
+        clock = f"{how}, {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT}" if d.ratio_at_ref is not None else how
         parts.append(f"{_det_name(d)} deterministic takes {_ms(d.det_ms)} against {_ms(d.base_ms)} by default"
                      f"{_methods(d.det_method, d.base_method)}, {times(d.ratio)}{clock}")
     if not parts:
@@ -514,74 +527,3 @@ def advice(a: advice_mod.Advice) -> AdviceWords:
     if a.device != "cuda":
         lines.append("Ranked by wall time on the host: this set has no GPU.")
     return AdviceWords(decision, tuple(lines), a.default)
-
-
-# --------------------------------------------------------------------------- the first screen's table
-
-def _low(title: str) -> str:
-    """A title mid-sentence: its capital dropped where the next letter is small ("Packed documents" ->
-    "packed documents", "FP8 prefill" stays)."""
-    return title[0].lower() + title[1:] if len(title) > 1 and title[1].islower() else title
-
-
-def workloads(items) -> str:
-    """Workloads named mid-sentence by their scenarios' titles, (title, mode) each: inference first, then the
-    training ones after "in training:", so that a scenario measured in both modes does not read as named twice
-    (review2 N10): "prefill with grouped-query attention and packed documents, and in training: the article's
-    shape and deterministic backward"."""
-    items = list(items)
-    inference = list(dict.fromkeys(_low(t) for t, mode in items if mode != Mode.TRAIN))
-    train = list(dict.fromkeys(_low(t) for t, mode in items if mode == Mode.TRAIN))
-    if not train:
-        return join_and(inference)
-    if not inference:
-        return f"training: {join_and(train)}"
-    return f"{join_and(inference)}, and in training: {join_and(train)}"
-
-
-def behind_margin() -> str:
-    """What a gain under rules.ADVICE_MIN_GAIN means: not enough for the report to name another call."""
-    return f"under the {rules.ADVICE_MIN_GAIN:g}× gain the report asks before it names another call for a workload"
-
-
-def standing(first: int, total: int, alone, shared, noise: dict, behind) -> str:
-    """The default row's condition with every workload named (review item 28): first outright, first on the
-    same kernels as another call, within noise of a named call ({call label: workloads}), behind ((workload,
-    the faster call's label, its gain or None) each). Workloads as `workloads` takes them."""
-    parts = [f"ranks first in {first} of {total} workloads"]
-    if alone:
-        parts.append(f"outright in {workloads(alone)}")
-    if shared:
-        parts.append(f"sharing the first rank in {workloads(shared)}")
-    parts += [f"within noise of {x} in {workloads(ws)}" for x, ws in noise.items()]
-    for w, faster, gain in behind:
-        parts.append(f"behind in {workloads([w])} ({faster} " + (f"{times(gain)} faster, " if gain else "")
-                     + f"{behind_margin()})")
-    return "; ".join(parts)
-
-
-def standing_short(first: int, total: int, counts, behind) -> str:
-    """The default row's standing in counts ((n, "outright") ...), with the workloads where it is behind named
-    (the first screen)."""
-    text = f"first in {first} of {total} workloads (" + ", ".join(f"{n} {w}" for n, w in counts if n) + ")"
-    if len(behind) == 1:
-        w, faster, gain = behind[0]
-        text += f"; behind in {workloads([w])} ({faster} " + (f"{times(gain)} faster)" if gain else "faster)")
-    elif behind:
-        # the first screen's cell stays short at 390 px: the workloads are named in the folded detail
-        gains = [g for _, _, g in behind if g]
-        span = (times(min(gains)) if f"{min(gains):.2f}" == f"{max(gains):.2f}" else
-                f"{min(gains):.2f}–{max(gains):.2f}×") if gains else None
-        text += f"; behind in {len(behind)}" + (f" (another call {span} faster)" if span else "")
-    return text
-
-
-def gain_note(dense, loss) -> str:
-    """What the default row's gain range is against (review item 16): SDPA given a dense mask where it was,
-    and the workloads where the gain is under 1× (the default is slower there)."""
-    parts = []
-    if dense:
-        parts.append(f"against SDPA given a dense boolean mask in {workloads(dense)}, scoring every pair")
-    if loss:
-        parts.append(f"under 1×: slower than SDPA, in {workloads(loss)}")
-    return f" ({'; '.join(parts)})" if parts else ""

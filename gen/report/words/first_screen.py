@@ -1,0 +1,104 @@
+"""The first screen's table of a set's decision in words (gen.report.pages.decision): the default row's standing,
+every workload named or counted, and what its gain range is against. Numbers come from the advice and the verdicts;
+gen.report.words.decision re-exports these names."""
+
+from __future__ import annotations
+
+from gen.analysis import rules
+from gen.model.schema import Mode
+from gen.report.words.common import join_and, times
+
+
+def _low(title: str) -> str:
+    """A title mid-sentence: its capital dropped where the next letter is small ("Packed documents" ->
+    "packed documents", "FP8 prefill" stays)."""
+    return title[0].lower() + title[1:] if len(title) > 1 and title[1].islower() else title
+
+
+def workloads(items) -> str:
+    """Workloads named mid-sentence by their scenarios' titles, (title, mode) each: inference first, then the
+    training ones after "in training:", so that a scenario measured in both modes does not read as named twice
+    (review2 N10): "prefill with grouped-query attention and packed documents, and in training: the article's
+    shape and deterministic backward"."""
+    items = list(items)
+    inference = list(dict.fromkeys(_low(t) for t, mode in items if mode != Mode.TRAIN))
+    train = list(dict.fromkeys(_low(t) for t, mode in items if mode == Mode.TRAIN))
+    if not train:
+        return join_and(inference)
+    if not inference:
+        return f"training: {join_and(train)}"
+    return f"{join_and(inference)}, and in training: {join_and(train)}"
+
+
+def behind_margin() -> str:
+    """What a gain under rules.ADVICE_MIN_GAIN means: not enough for the report to name another call."""
+    return f"under the {rules.ADVICE_MIN_GAIN:g}× gain the report asks before it names another call for a workload"
+
+
+TIMED_APART = "not decided (timed apart)"  # a pair never in the same rounds: no noise comparison (Orders.timed_apart)
+
+
+def standing(first: int, total: int, alone, shared, noise: dict, behind, apart: dict | None = None, led=(),
+             notes=()) -> str:
+    """The default row's condition with every workload named (review item 28): first outright, first on the
+    same kernels as another call, within noise of a named call ({call label: workloads}), behind ((workload,
+    the faster call's label, its gain or None) each). Workloads as `workloads` takes them."""
+    parts = [f"ranks first in {first} of {total} workloads"]
+    if alone:
+        parts.append(f"outright in {workloads(alone)}")
+    if shared:
+        parts.append(f"sharing the first rank in {workloads(shared)}")
+    parts += [f"within noise of {x} in {workloads(ws)}" for x, ws in noise.items()]
+    parts += [f"{TIMED_APART} against {x} in {workloads(ws)}" for x, ws in (apart or {}).items()]
+    parts += [_led(led)] if led else []
+    parts += list(notes)
+    for w, faster, gain in behind:
+        parts.append(f"behind in {workloads([w])} ({faster} " + (f"{times(gain)} faster, " if gain else "")
+                     + f"{behind_margin()})")
+    return "; ".join(parts)
+
+
+def _led(led) -> str:
+    """Workloads within noise as run where another call leads by its kernels ((workload, orders.kernels_ahead) each)."""
+    return "within noise as run but behind by kernel sum in " + join_and(f"{workloads([w])} ({x})" for w, x in led)
+
+
+def standing_short(first: int, total: int, counts, behind, led=()) -> str:
+    """The default row's standing in counts ((n, "outright") ...), with the workloads where it is behind named
+    (the first screen)."""
+    text = f"first in {first} of {total} workloads (" + ", ".join(f"{n} {w}" for n, w in counts if n) + ")"
+    text += f"; {_led(led)}" if led else ""
+    if len(behind) == 1:
+        w, faster, gain = behind[0]
+        text += f"; behind in {workloads([w])} ({faster} " + (f"{times(gain)} faster)" if gain else "faster)")
+    elif behind:
+        # the first screen's cell stays short at 390 px: the workloads are named in the folded detail
+        gains = [g for _, _, g in behind if g]
+        span = (times(min(gains)) if f"{min(gains):.2f}" == f"{max(gains):.2f}" else
+                f"{min(gains):.2f}–{max(gains):.2f}×") if gains else None
+        text += f"; behind in {len(behind)}" + (f" (another call {span} faster)" if span else "")
+    return text
+
+
+def gain_note(dense, loss) -> str:
+    """What the default row's gain range is against (review item 16): SDPA given a dense mask where it was,
+    and the workloads where the gain is under 1× (the default is slower there)."""
+    parts = []
+    if dense:
+        parts.append(f"against SDPA given a dense boolean mask in {workloads(dense)}, scoring every pair")
+    if loss:
+        parts.append(f"under 1×: slower than SDPA, in {workloads(loss)}")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def deterministic_lead(d, workload) -> str:
+    """Which pair a verdict's lead is between where plain calls lead deterministic ones, and the lead among the
+    deterministic calls (gen.analysis.determinism.DeterministicLead; review 2026-12-06-4 item 2): "in deterministic
+    backward the lead is between FlashAttention-4 and SDPA cuDNN, neither deterministic; among the deterministic calls,
+    FlashAttention-4, deterministic backward is 2.74× ahead of SDPA flash, deterministic"."""
+    from gen.report.words.common import label
+
+    pair = f"{label(d.fastest)} and {label(d.runner_up)}" if d.runner_up else label(d.fastest)
+    return (f"in {workloads([workload])} the lead is between {pair}, {'neither' if d.runner_up else 'not'} "
+            f"deterministic; among the deterministic calls, {label(d.det_first)} is {times(d.det_ratio)} ahead of "
+            f"{label(d.det_second)}")
