@@ -99,6 +99,8 @@ def deterministic_lead(d, workload) -> str:
     from gen.report.words.common import label
 
     pair = f"{label(d.fastest)} and {label(d.runner_up)}" if d.runner_up else label(d.fastest)
-    return (f"in {workloads([workload])} the lead is between {pair}, {'neither' if d.runner_up else 'not'} "
+    title, mode = workload
+    where = f"{_low(title)} ({'training' if mode == Mode.TRAIN else 'inference'})"
+    return (f"in {where}, the lead is between {pair}, {'neither' if d.runner_up else 'not'} "
             f"deterministic; among the deterministic calls, {label(d.det_first)} is {times(d.det_ratio)} ahead of "
             f"{label(d.det_second)}")
