@@ -210,8 +210,9 @@ def _led_named(ls, led) -> list[tuple]:
 
 def _standing_short(ls, a, mine, first, noise, behind, apart, led) -> str:
     alone = [v for v in first if v not in noise and v not in apart and not v.same_kernel and not v.near]
+    # short at 390 px: the detail says "not decided (timed apart)" and against which call
     counts = [(len(alone), "outright"), (len(first) - len(alone) - len(noise) - len(apart), "shared"),
-              (len(noise), "within noise"), (len(apart), decision_words.TIMED_APART)]
+              (len(noise), "within noise"), (len(apart), "undecided")]
     return decision_words.standing_short(len(first), len(mine), counts, _behind(ls, a, behind), _led_named(ls, led))
 
 

@@ -65,19 +65,19 @@ def _led(led) -> str:
 
 def standing_short(first: int, total: int, counts, behind, led=()) -> str:
     """The default row's standing in counts ((n, "outright") ...), with the workloads where it is behind named
-    (the first screen)."""
+    (the first screen): behind by kernel sum (`led`) first, then as run; short at 390 px, the ratios of the kernel
+    sums and of several workloads are in the folded detail (standing)."""
     text = f"first in {first} of {total} workloads (" + ", ".join(f"{n} {w}" for n, w in counts if n) + ")"
-    text += f"; {_led(led)}" if led else ""
+    where = [f"{workloads([w for w, _ in led])} (by kernel sum)"] if led else []
     if len(behind) == 1:
         w, faster, gain = behind[0]
-        text += f"; behind in {workloads([w])} ({faster} " + (f"{times(gain)} faster)" if gain else "faster)")
+        where.append(f"{workloads([w])} ({faster} " + (f"{times(gain)} faster)" if gain else "faster)"))
     elif behind:
-        # the first screen's cell stays short at 390 px: the workloads are named in the folded detail
         gains = [g for _, _, g in behind if g]
         span = (times(min(gains)) if f"{min(gains):.2f}" == f"{max(gains):.2f}" else
                 f"{min(gains):.2f}–{max(gains):.2f}×") if gains else None
-        text += f"; behind in {len(behind)}" + (f" (another call {span} faster)" if span else "")
-    return text
+        where.append(f"{len(behind)} more" + (f" (another call {span} faster)" if span else ""))
+    return text + (f"; behind in {join_and(where)}" if where else "")
 
 
 def gain_note(dense, loss) -> str:
