@@ -164,3 +164,26 @@ def test_the_weaker_orientation_must_clear_the_noise_line_too():
                               orientations=(1.18, 1.07), noise_borrowed=True)
     assert not rules.lead_decided(True, 1.17, noise, kernel_sum_ratio=1.095, kernel_sum_gap=9.0,
                                   orientations=(1.18, 1.07), noise_borrowed=True)
+
+
+def test_the_noise_clause_names_the_weaker_orientation_and_says_the_sums_decide_once():
+    """Review 2026-12-06-5 item 1: packed documents, 1.17x as run beyond a borrowed 1.147x line, 1.07x in the
+    reversed rounds within it, the kernel sums at one clock deciding."""
+    from gen.analysis import leads
+    from gen.analysis.pair_noise import AsRunNoise
+    from gen.report.words import orders as orders_words
+
+    noise = AsRunNoise(1.147, "sdpa_cudnn", "sdpa_auto", "gqa-prefill", "inference",
+                       schema.Point(1, 64, 8, 128, 16384, 16384, "causal"), borrowed=True)
+    decided = rules.lead_decided(True, 1.17, 1.147, kernel_sum_ratio=1.095, kernel_sum_gap=0.0,
+                                 orientations=(1.18, 1.07), noise_borrowed=True)
+    o = leads.Orders(first="fa4", second="flex_flash", as_run=1.17, apart=True, equal_clock=None, kernel_sum=1.095,
+                     first_mhz=1870.0, second_mhz=1865.0, first_ks_ms=0.675, second_ks_ms=0.7395,
+                     first_ks_mhz=1965.0, second_ks_mhz=1965.0, clock_gap_pct=None, decided=decided, noise=noise,
+                     forward=1.18, reverse=1.07)
+    text = orders_words.brief(o, str)
+    assert decided and o.decided_by_kernel_sum
+    assert "its reversed rounds' 1.07× within the as-run noise" in text
+    assert text.count(orders_words.SUMS_DECIDE) == 1
+    beyond = dataclasses.replace(o, reverse=1.17)
+    assert "beyond the as-run noise" in orders_words.brief(dataclasses.replace(beyond, decided=True), str)

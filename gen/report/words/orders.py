@@ -110,10 +110,23 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
     if o.orientation_split:
         parts.append(orientations(o, label))
     if o.apart and o.noise is not None:
-        where = "within" if o.within_noise_of_pair else "beyond"
-        parts.append(f"{where} the as-run noise of identical kernels {pair_noise(o.noise, label)}"
-                     + (f"; {SUMS_DECIDE}" if o.decided_by_kernel_sum else ""))
+        parts.append(noise_clause(o, label))
     return "; ".join(parts)
+
+
+def noise_clause(o, label) -> str:
+    """Where a pair's lead stands against the as-run noise of identical kernels (rules.lead_decided): beyond it, or
+    within it, naming the weaker round orientation where that, not the median's ratio, is what falls within (review
+    2026-12-06-5 item 1); the kernel sums' decision after it where they decide."""
+    line = f"the as-run noise of identical kernels {pair_noise(o.noise, label)}"
+    if not o.within_noise_of_pair:
+        return f"beyond {line}"
+    weak = min(((r, name) for r, name in ((o.forward, "forward"), (o.reverse, "reversed")) if r is not None),
+               default=None)
+    median_beyond = o.as_run is not None and rules.lead_decided(True, o.as_run, o.noise.ratio)
+    head = (f"its {weak[1]} rounds' {times(weak[0])} within {line}" if median_beyond and weak is not None
+            else f"within {line}")
+    return head + (f"; {SUMS_DECIDE}" if o.decided_by_kernel_sum else "")
 
 
 # Where a borrowed noise line gives way to the kernel sums (rules.lead_decided): said beside the line it overrules.

@@ -354,9 +354,8 @@ def _beyond_noise(v: verdicts.Verdict) -> str:
         return f"; {orders_words.timed_apart(o, label)}"
     if n is None:
         return ""
-    if o is not None and o.decided_by_kernel_sum:
-        return (f", and the ratio is within the as-run noise of identical kernels {orders_words.pair_noise(n, label)}; "
-                f"{orders_words.brief(o, label, noise=False)}; {orders_words.SUMS_DECIDE}")
+    if o is not None and o.decided_by_kernel_sum:  # the orders, the noise clause and the sums' decision, once each
+        return f"; {orders_words.brief(o, label, noise=False)}"
     both = (f", ahead in both round orientations ({times(o.forward)} forward, {times(o.reverse)} reversed)"
             if o is not None and o.oriented else "")
     return f"{both}, and the ratio is beyond the as-run noise of identical kernels {orders_words.pair_noise(n, label)}"
