@@ -18,7 +18,8 @@ def _short_interval() -> str:
     return (f"with fewer than {full} rounds no pair of order statistics reaches 95%, so the interval is the range of "
             f"the rounds and the pages name its real level: the range of {few} rounds is a "
             f"{level_pct(stats.interval_level(few))} interval (1 - 2/{2 ** few}), of {full} a "
-            f"{level_pct(stats.interval_level(full))} one")
+            f"{level_pct(stats.interval_level(full))} one. Elsewhere \"95% interval\" means at least 95%: the "
+            "order statistics chosen cover 95% or a little more (six rounds: the figure above)")
 
 
 SHORT_INTERVAL = _short_interval()
