@@ -420,3 +420,15 @@ def test_a_headline_names_the_variants_its_times_cannot_set_apart():
     assert h["fastest"]["variant"] == "sdpa_flash" and h["fastest"]["q_len"] == 4096
     assert h["ties"] == [] and h["near"] == ["flex"] and h["same_apart"] == [] and h["anchor"] is None
     assert sa.headline(pd.DataFrame(rows[3:4]).assign(status="oom"), pd.DataFrame(), "gqa-prefill") is None
+
+
+def test_determinism_compares_like_with_like():
+    """Review 2026-12-06-5 item 3: a graph replay against a kernel sum mixes two measures: where the two steps'
+    GPU-only times are of different kinds, both kernel sums are set against each other, and said so."""
+    rows = [_row("sdpa_flash", 6.441, gpu_only_method="kernel_sum", kernel_sum_ms=6.441),
+            _row("sdpa_flash_det", 10.088, gpu_only_method="cuda_graph", kernel_sum_ms=9.997)]
+    det = sa.determinism_frame(pd.DataFrame(rows)).iloc[0]
+    assert det["kernel_sums"] and det["deterministic_ms"] == 9.997 and det["ratio"] == pytest.approx(9.997 / 6.441)
+    same = [dict(r, gpu_only_method="cuda_graph") for r in rows]
+    det = sa.determinism_frame(pd.DataFrame(same)).iloc[0]
+    assert not det["kernel_sums"] and det["ratio"] == pytest.approx(10.088 / 6.441)

@@ -482,7 +482,7 @@ def summary_text(ls: tables.LoadedSet, scenario: str, rows: list[dict[str, Any]]
 
 
 DETERMINISM_COLUMNS = ["backend", "mode", "head_dim", "q_len", "kv_len", "default_variant", "deterministic_variant",
-                       "default_ms", "deterministic_ms", "ratio", "status", "reason"]
+                       "default_ms", "deterministic_ms", "ratio", "status", "reason", "kernel_sums"]
 
 
 def is_deterministic(variant: str) -> bool:
@@ -522,11 +522,16 @@ def determinism_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> p
             if d is None:
                 continue
             ok = lambda x: x["status"] == schema.Status.OK and not missing(x["gpu_only_ms"]) and not x["wrong"]  # noqa: E731
-            ratio = r["gpu_only_ms"] / d["gpu_only_ms"] if ok(r) and ok(d) else math.nan
+            # like with like (review 2026-12-06-5 item 3): a graph replay against a kernel sum mixes two measures,
+            # so where the two steps' GPU-only times are of different kinds, both kernel sums
+            sums = (ok(r) and ok(d) and r.get("gpu_only_method") != d.get("gpu_only_method")
+                    and not missing(r.get("kernel_sum_ms")) and not missing(d.get("kernel_sum_ms")))
+            det_ms = r["kernel_sum_ms"] if sums else r["gpu_only_ms"] if ok(r) else math.nan
+            base_ms = d["kernel_sum_ms"] if sums else d["gpu_only_ms"] if ok(d) else math.nan
+            ratio = det_ms / base_ms if ok(r) and ok(d) else math.nan
             out.append(dict(backend=det.backend, **{k: r[k] for k in key}, default_variant=base,
-                            deterministic_variant=v, default_ms=d["gpu_only_ms"] if ok(d) else math.nan,
-                            deterministic_ms=r["gpu_only_ms"] if ok(r) else math.nan, ratio=ratio,
-                            status=r["status"], reason=None if ok(r) else r["reason"]))
+                            deterministic_variant=v, default_ms=base_ms, deterministic_ms=det_ms, ratio=ratio,
+                            status=r["status"], reason=None if ok(r) else r["reason"], kernel_sums=bool(sums)))
     return pd.DataFrame(out, columns=DETERMINISM_COLUMNS)
 
 

@@ -405,7 +405,8 @@ def determinism_line(r: dict, variant_label, show_length: bool = False) -> str:
         return (f"{who}{at}: the deterministic variant did not run ({r['status']}: {why}), so there is no price "
                 "to give: this backend has no deterministic backward here.")
     return (f"{who}{at}: {r['deterministic_ms']:.4g} ms a training step deterministic against "
-            f"{r['default_ms']:.4g} ms by default, {r['ratio']:.2f}× the time.")
+            f"{r['default_ms']:.4g} ms by default" + (" (both kernel sums)" if r.get("kernel_sums") is True else "")
+            + f", {r['ratio']:.2f}× the time.")
 
 
 def graph_above_eager_note(n: int, found: list | None = None) -> str | None:
