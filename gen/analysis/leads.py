@@ -57,8 +57,8 @@ class Orders:
     def orientation_split(self) -> bool:
         """The as-run intervals apart, but the lead not beyond the floor in one of the two orientations: it flips or
         shrinks to nothing with the neighbour the calls ran after (rules.lead_decided)."""
-        f = 1 + rules.TIME_FLOOR_PCT / 100.0
-        return self.apart and self.oriented and not self.timed_apart and min(self.forward, self.reverse) <= f
+        return (self.apart and self.oriented and not self.timed_apart
+                and min(self.forward, self.reverse) <= rules.TIME_FLOOR)
 
     @property
     def decided_by_kernel_sum(self) -> bool:
@@ -74,10 +74,10 @@ class Orders:
     def within_noise_of_pair(self) -> bool:
         """The as-run intervals apart, but the ratio, or its weaker round orientation, not beyond what identical
         kernels read at this point (rules.lead_decided)."""
-        weakest = min([self.as_run, *(r for r in (self.forward, self.reverse) if r is not None)]
-                      if self.as_run is not None else [0.0])
-        return (self.apart and self.noise is not None and self.as_run is not None and not self.timed_apart
-                and not rules.lead_decided(True, weakest, self.noise.ratio))
+        if not self.apart or self.noise is None or self.as_run is None or self.timed_apart:
+            return False
+        weakest = min([self.as_run, *(r for r in (self.forward, self.reverse) if r is not None)])
+        return not rules.lead_decided(True, weakest, self.noise.ratio)
 
     @property
     def kernel_sum_fair(self) -> bool:
@@ -91,11 +91,8 @@ class Orders:
         """The call the kernel sums put ahead ran its profiled window at the same or a lower clock than the other
         (review 2026-12-06-3 item 7): at equal clock its lead would only grow, so the order stands however far apart
         the clocks are; it still decides nothing as run (rules.lead_decided)."""
-        if self.kernel_sum is None or self.first_ks_mhz is None or self.second_ks_mhz is None:
-            return False
-        lead_mhz, other_mhz = ((self.first_ks_mhz, self.second_ks_mhz) if self.kernel_sum >= 1
-                               else (self.second_ks_mhz, self.first_ks_mhz))
-        return lead_mhz <= other_mhz
+        lower = self.kernel_sum_leader_clock_pct
+        return lower is not None and lower >= 0
 
     @property
     def kernels_leader(self) -> str | None:
@@ -105,9 +102,8 @@ class Orders:
         as-run times cannot show but no measure contradicts (review 2026-12-06-4 item 1, cuDNN FP8 1.20x by kernel
         sum at an 11% lower clock). It does not change who leads (rules.lead_decided); the decision does not count
         the other call's workload as a first place for it. None where there is no such call."""
-        f = 1 + rules.TIME_FLOOR_PCT / 100.0
         ks = self.kernel_sum
-        if self.apart or self.timed_apart or ks is None or not (ks > f or ks * f < 1):
+        if self.apart or self.timed_apart or ks is None or not (ks > rules.TIME_FLOOR or ks * rules.TIME_FLOOR < 1):
             return None
         if not (self.kernel_sum_fair or self.kernel_sum_conservative):
             return None

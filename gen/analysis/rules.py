@@ -37,6 +37,7 @@ CI_METHOD = ("the distribution-free confidence interval of the median from order
 # a capture's own samples do not see what changes between captures (clocks,
 # memory placement). So no interval is narrower than +-1%.
 TIME_FLOOR_PCT = 1.0
+TIME_FLOOR = 1 + TIME_FLOOR_PCT / 100.0  # the floor as a ratio of two times
 
 
 # Two intervals apart by less than this share of the faster median are "just outside" each other: the gap is
@@ -150,7 +151,7 @@ def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
     True: a leads; False: not decided."""
     if not as_run_apart or missing(as_run):
         return False
-    floor = 1 + TIME_FLOOR_PCT / 100.0
+    floor = TIME_FLOOR
     if same_rounds is False:  # timed apart: the as-run times were taken in different conditions
         sums_fair = kernel_sum_gap is not None and kernel_sum_gap <= CLOCK_GAP_PCT and not missing(kernel_sum_ratio)
         if as_run > TIMED_APART_REACH:  # past what the conditions can move a time

@@ -12,8 +12,7 @@ from gen.report.words.common import times, us
 
 def _beyond_floor(r: float | None) -> bool:
     """An order that puts one call ahead by more than rules.TIME_FLOOR_PCT (either way)."""
-    f = 1 + rules.TIME_FLOOR_PCT / 100.0
-    return r is not None and (r > f or r * f < 1)
+    return r is not None and (r > rules.TIME_FLOOR or r * rules.TIME_FLOOR < 1)
 
 
 # The equal-clock time is printed as a model, never as evidence: round times do not follow their window's clock
