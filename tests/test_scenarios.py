@@ -295,3 +295,34 @@ def test_other_head_dims_sweep_their_own_lengths_unless_lengths_are_asked():
     assert same.other_dim_lengths == a.other_dim_lengths
     with pytest.raises(ValueError, match="not among its lengths"):
         dataclasses.replace(a, other_dim_lengths=(3000,))
+
+
+def test_calls_out_of_memory_beside_the_others_take_turns_with_one_another_after_them(tmp_path, monkeypatch):
+    prefill = sc.tiny(sc.SCENARIOS["gqa-prefill"])
+    prefill = dataclasses.replace(prefill, lengths=prefill.lengths[:1], head_dims=prefill.head_dims[:1], train_lengths=())
+    heavy = {"naive", "naive_inplace"}
+    vs = [variants.VARIANTS[n] for n in ("sdpa_math", "naive", "naive_inplace")]
+    real_interleave, real_one, calls = sweep.timing.interleave, sweep.timing._Rounds.one, []
+
+    def interleave(preps, heat_s=None, on_error=None):
+        calls.append(sorted(p.name for p in preps))
+        for p in preps:  # the first rounds: the two heavy calls do not fit beside the third
+            p.rounds.oom = len(preps) == 3 and p.name in heavy
+        real_interleave(preps, heat_s=heat_s, on_error=on_error)
+
+    def one(rounds):
+        if getattr(rounds, "oom", False):
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 1 TiB")
+        real_one(rounds)
+
+    monkeypatch.setattr(sweep.timing, "interleave", interleave)
+    monkeypatch.setattr(sweep.timing._Rounds, "one", one)
+    (tmp_path / "traces").mkdir()
+    pts = sweep.run_sweep(vs, [prefill], ["inference"], torch.device("cpu"), tmp_path,
+                          deadline=time.monotonic() + 600, budget=_quick())
+    assert calls == [["naive", "naive_inplace", "sdpa_math"], ["naive", "naive_inplace"]]
+    by = {p.variant: p for p in pts}
+    assert {p.status for p in pts} == {"ok"}
+    for v in heavy:
+        assert sorted(by[v].timing.interleaved_with) == sorted(heavy)
+    assert by["sdpa_math"].timing.interleaved_with == []  # it took its rounds alone: it names no partner

@@ -119,9 +119,11 @@ class _Sweep:
     def _burst(self, job: Job) -> bool:
         return self.bursts is not None and burst_key(job) in self.bursts
 
-    def group(self, group: list[Job], out: list) -> None:
+    def group(self, group: list[Job], out: list, second: bool = False) -> None:
         """One point's variants: kept ones read back, the others prepared in turn, timed in
-        interleaved rounds, finished and kept; one that ran out of memory beside the others, alone after."""
+        interleaved rounds, finished and kept. Those that ran out of memory beside the others take turns
+        in rounds of their own after them (`second`), so that they can still be compared with one another;
+        one that runs out of memory there too, or that is the only one, alone after."""
         device, staging_dir = self.device, self.staging_dir
         ready, alone = [], []
         for job in group:
@@ -152,6 +154,10 @@ class _Sweep:
         still = _interleave([r for r, _ in ready], device, retry)
         alone += [(r.job, seen) for r, seen in ready if r in retry]
         ready = [(r, seen) for r, seen in ready if r not in retry]
+        if retry:  # they took no rounds here: those that did name only one another
+            names = [r.prep.name for r, _ in ready]
+            for r, _ in ready:
+                r.prep.timing.interleaved_with = names if len(names) > 1 else []
         retry.clear()  # their tensors: freed before they run alone
         for r, seen in ready:
             p = _finish_point(r, device) if r in still else r.p
@@ -161,6 +167,9 @@ class _Sweep:
         still.clear()
         if alone or self.device.type == "cuda":
             probe.free(device, collect=True)
+        if len(alone) > 1 and not second:
+            self.group([job for job, _ in alone], out, second=True)
+            return
         for job, seen in alone:
             phases, t0 = Phases(), time.monotonic()
             p = sweep_point(job, device, self.budget, staging_dir, self.seed, sampler=self.sampler,
