@@ -154,7 +154,7 @@ def test_the_sliding_window_verdict_does_not_name_a_leader_over_a_call_timed_alo
 def test_the_methodology_says_how_a_call_timed_alone_is_treated(lead):
     counts = method.timed_apart(lead.rs)
     text = method_words.timed_alone(*counts)
-    assert "timed alone after them" in text and f"within {rules.CLOCK_GAP_PCT:g}%" in text
+    assert "timed after them, in later rounds of their own" in text and f"within {rules.CLOCK_GAP_PCT:g}%" in text
     assert f"{counts[0]} variant-points of this set's sweep were timed alone" in text
     by_hand = 0
     here: dict = {}
@@ -165,3 +165,23 @@ def test_the_methodology_says_how_a_call_timed_alone_is_treated(lead):
         by_hand += sum(1 for p in peers if p.status == "ok" and shared and p.timing.slots
                        and not p.timing.interleaved_with)
     assert counts[0] == by_hand
+
+
+def test_calls_retried_together_in_later_rounds_compare_with_one_another_not_with_the_first_rounds():
+    first, later = ["a", "b"], ["c", "d"]
+    a, b = _rec("a", first, [0, 6, 12], [1, 7, 13]), _rec("b", first, [3, 9, 15], [4, 10, 16])
+    c, d = _rec("c", later, [0, 6, 12], [1, 7, 13]), _rec("d", later, [3, 9, 15], [4, 10, 16])
+    c.timing.interleave_later = d.timing.interleave_later = True
+    peers = [a, b, c, d]
+    assert [calls.rounds_of(r, peers)[0] for r in peers] == [calls.SHARED, calls.SHARED, calls.LATER, calls.LATER]
+    row = {r.variant: _row(r.variant, 3.0, calls.rounds_of(r, peers)[0], calls.rounds_of(r, peers)[1]) for r in peers}
+    assert calls.same_rounds(row["c"], row["d"]) and calls.same_rounds(row["a"], row["b"])
+    assert not calls.same_rounds(row["a"], row["c"])
+    o = leads.orders(_row("fa4", 2.80, calls.SHARED, ("fa4", "x"), ks=2.79, ks_mhz=1920),
+                     _row("flex_flash", 3.06, calls.LATER, ("flex_flash", "flex"), ks=2.87, ks_mhz=1575), "gpu_only")
+    assert o.timed_apart and not o.decided
+    assert ("FlexAttention (FLASH backend) was timed in later rounds, with the calls that ran out of memory beside the "
+            "others, so its time and FlashAttention-4 (flash_attn.cute)'s were taken in different conditions"
+            ) in orders_words.brief(o, label)
+    text = method_words.timed_alone(0, 0, 2)
+    assert "2 were timed in later rounds with the others that ran out of memory" in text

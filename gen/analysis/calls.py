@@ -136,7 +136,8 @@ class Timed:
     forward_ms: float | None = None
     reversed_ms: float | None = None
     # Where its GPU-only time was taken (rounds_of): SHARED, in the point's shared rounds with `rounds_with`;
-    # ALONE, retried alone after them; AFTER, its graph replayed alone after them; OWN, the point has no shared
+    # LATER, in later rounds with the others that ran out of memory in them; ALONE, retried alone after them;
+    # AFTER, its graph replayed alone after them; OWN, the point has no shared
     # rounds (each call timed in a sequence of its own); None (UNKNOWN) where the set does not record it
     rounds: str | None = None
     rounds_with: tuple[str, ...] = ()
@@ -287,6 +288,7 @@ def _orientation_facts(rec, tm: timings.Times) -> dict:
 # Where a call's GPU-only time was taken, relative to the point's other calls (rounds_of)
 SHARED = "shared"  # in the point's interleaved rounds, with the others (Timing.interleaved_with)
 ALONE = "alone"  # retried alone after the shared rounds: it ran out of memory beside the others (gen.capture.sweep)
+LATER = "later rounds"  # in rounds after the shared ones, taken in turn by the calls that ran out of memory there
 AFTER = "graph after"  # its eager and host windows in the shared rounds, its graph replayed alone after them
 OWN = "own"  # the point has no shared rounds: each call timed in a sequence of its own (the profiled runs)
 UNKNOWN = None  # a set before slots were recorded (schema 4): not known, treated as shared
@@ -307,7 +309,7 @@ def rounds_of(rec, peers) -> tuple[str | None, tuple[str, ...]]:
     with_ = tuple(t.interleaved_with or ())
     if len(with_) > 1:
         g, e = t.slots.get(schema.Window.GPU_ONLY.value) or [], t.slots.get(schema.Window.EAGER.value) or []
-        return (AFTER if g and e and min(g) > max(e) else SHARED), with_
+        return (AFTER if g and e and min(g) > max(e) else LATER if t.interleave_later else SHARED), with_
     shared = any(len(getattr(p.timing, "interleaved_with", None) or ()) > 1 for p in peers
                  if p is not rec and getattr(p, "timing", None) is not None)
     return (ALONE if shared else OWN), ()
@@ -318,7 +320,7 @@ def same_rounds(a: Timed, b: Timed) -> bool | None:
     or at a point without shared rounds); None where either is not known (older sets: no change)."""
     if a.rounds is UNKNOWN or b.rounds is UNKNOWN:
         return None
-    return a.rounds == b.rounds == SHARED and b.variant in a.rounds_with and a.variant in b.rounds_with
+    return a.rounds == b.rounds in (SHARED, LATER) and b.variant in a.rounds_with and a.variant in b.rounds_with
 
 
 def _rounds_facts(rec, peers) -> dict:

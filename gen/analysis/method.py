@@ -35,8 +35,9 @@ class MethodFacts:
     varied: int = 0  # of the rotated, those whose predecessor changed from round to round
     clocks: ClockEvidence | None = None  # why equal clock is a model, and the as-run noise of identical kernels
     orientation: Orientation | None = None  # how far the two round orientations read apart
-    # variant-points timed apart from their point's shared rounds (timed_apart): (retried alone, graph replayed after)
-    apart: tuple[int, int] | None = None  # None: the set does not record where its calls were timed (no slots)
+    # variant-points timed apart from their point's shared rounds (timed_apart): (retried alone, graph replayed after,
+    # retried in later rounds with the others that ran out of memory)
+    apart: tuple[int, int, int] | None = None  # None: the set does not record where its calls were timed (no slots)
 
 
 @dataclass(frozen=True)
@@ -164,16 +165,17 @@ def orientation(rs: schema.ResultSet) -> Orientation | None:
     return Orientation(len(timed), apart, len(shared), swapped, odd)
 
 
-def timed_apart(rs: schema.ResultSet) -> tuple[int, int] | None:
-    """(alone, after): the sweep's variant-points retried alone after their point's shared rounds, and those whose
-    graph was replayed alone after them (gen.analysis.calls.rounds_of); None where the set records no slots."""
+def timed_apart(rs: schema.ResultSet) -> tuple[int, int, int] | None:
+    """(alone, after, later): the sweep's variant-points retried alone after their point's shared rounds, those whose
+    graph was replayed alone after them, and those retried in later rounds of their own with the others that ran out
+    of memory beside them (gen.analysis.calls.rounds_of); None where the set records no slots."""
     here: dict = {}
     for p in rs.sweep:
         here.setdefault((p.scenario, p.mode, p.point), []).append(p)
     got = [calls.rounds_of(p, peers)[0] for peers in here.values() for p in peers if p.status == schema.Status.OK]
     if all(r is calls.UNKNOWN for r in got):
         return None
-    return got.count(calls.ALONE), got.count(calls.AFTER)
+    return got.count(calls.ALONE), got.count(calls.AFTER), got.count(calls.LATER)
 
 
 def interleave_orders(rs: schema.ResultSet) -> tuple[int, int, int]:

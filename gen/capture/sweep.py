@@ -151,6 +151,8 @@ class _Sweep:
                 p = _settled(p, job, device, staging_dir, phases, self.ahead.get(key))
                 self.done(job, p, seen, time.monotonic() - t0, phases, out)
         retry: list[_Ready] = []
+        for r, _ in ready:
+            r.prep.timing.interleave_later = second
         still = _interleave([r for r, _ in ready], device, retry)
         alone += [(r.job, seen) for r, seen in ready if r in retry]
         ready = [(r, seen) for r, seen in ready if r not in retry]
@@ -165,14 +167,18 @@ class _Sweep:
             self.done(r.job, p, seen, r.seconds + r.phases.get("rounds", 0.0), r.phases, out)
         ready.clear()
         still.clear()
+        self._after(alone, out, second)
+
+    def _after(self, alone: list, out: list, second: bool) -> None:
+        """The calls that ran out of memory beside the others: in later rounds of their own, or each alone."""
         if alone or self.device.type == "cuda":
-            probe.free(device, collect=True)
+            probe.free(self.device, collect=True)
         if len(alone) > 1 and not second:
             self.group([job for job, _ in alone], out, second=True)
             return
         for job, seen in alone:
             phases, t0 = Phases(), time.monotonic()
-            p = sweep_point(job, device, self.budget, staging_dir, self.seed, sampler=self.sampler,
+            p = sweep_point(job, self.device, self.budget, self.staging_dir, self.seed, sampler=self.sampler,
                             burst=self._burst(job), phases=phases, ahead_s=self.ahead.get(job_key(job)))
             self.done(job, p, seen, time.monotonic() - t0, phases, out)
 

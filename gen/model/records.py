@@ -282,6 +282,9 @@ class Timing:
     # Optional: odd rounds also ran backwards, so whom a variant follows changes from round to round (a rotation
     # alone keeps each variant's predecessor)
     interleave_reversed: bool = False
+    # Optional: these rounds came after the point's first ones, taken in turn by the calls that ran out of memory
+    # beside the others there (gen.capture.sweep.group), so they compare with one another, not with the first ones
+    interleave_later: bool = False
 
 
 @dataclass

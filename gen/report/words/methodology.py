@@ -179,7 +179,7 @@ def interleave_order(rotated: int, fixed: int, varied: int = 0) -> str | None:
     return f"Of the {rotated + fixed} interleaved points, " + "; ".join(parts) + "."
 
 
-def timed_alone(alone: int, after: int) -> str:
+def timed_alone(alone: int, after: int, later: int = 0) -> str:
     """How the capture times a variant that ran out of memory beside the others, and how the verdicts treat it
     (rules.lead_decided), with the set's counts (gen.analysis.method.timed_apart)."""
     counts = []
@@ -187,11 +187,15 @@ def timed_alone(alone: int, after: int) -> str:
         were = "were" if alone != 1 else "was"
         counts.append(f"{alone} variant-point{'s' if alone != 1 else ''} of this set's sweep {were} timed alone after "
                       "the others")
+    if later:
+        counts.append(f"{later} {'were' if later != 1 else 'was'} timed in later rounds with the others that ran "
+                      "out of memory beside the first ones")
     if after:
         counts.append(f"{after} had {'their' if after != 1 else 'its'} CUDA graph replayed alone after the rounds (the "
                       "graph and an eager call did not fit in memory together)")
-    return ("A variant that runs out of memory beside the others of its point is timed alone after them, in rounds of "
-            "its own, later and in other thermal and power conditions"
+    return ("Variants that run out of memory beside the others of their point are timed after them, in later rounds "
+            "of their own (taken in turn where there are several, alone where one is left), in other thermal and power "
+            "conditions"
             + (f" ({'; '.join(counts)})" if counts else "")
             + ". Its as-run time is not compared with the others': a lead between two calls not timed in the same "
             f"rounds is decided only by their kernel sums, where those were taken within {rules.CLOCK_GAP_PCT:g}% of "

@@ -146,6 +146,12 @@ def where_timed(o, label) -> str:
         return ""
     a, b = label(o.first), label(o.second)
     how = {o.first: o.first_rounds, o.second: o.second_rounds}
+    later = [x for x in (o.first, o.second) if how[x] == calls.LATER]
+    if len(later) == 1 and not any(how[x] in (calls.ALONE, calls.AFTER) for x in (o.first, o.second)):
+        x = later[0]
+        other = label(o.second if x == o.first else o.first)
+        return (f"{label(x)} was timed in later rounds, with the calls that ran out of memory beside the others, so "
+                f"its time and {_possessive(other)} were taken in different conditions")
     alone = [x for x in (o.first, o.second) if how[x] == calls.ALONE]
     after = [x for x in (o.first, o.second) if how[x] == calls.AFTER]
     if len(alone) == 2:
