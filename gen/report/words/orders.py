@@ -34,13 +34,23 @@ def noise_point(n) -> str:
     return f"{n.scenario}, {size}, head dim {p.head_dim}" + ("" if n.mode == "inference" else f", {n.mode}")
 
 
-def pair_noise(n, label) -> str:
+def oriented_line(n) -> str:
+    """The line a lead's weaker round orientation is set against (rules.beyond_pair_noise) in words: "up to 1.021× in
+    one round orientation", or, where no identical pair reversed its rounds, that the whole medians' line stands."""
+    if n.oriented is None:
+        return "their rounds not reversed, so this line stands for each round orientation too"
+    return f"up to {times(n.oriented, 3)} in one round orientation" + (" at such points" if n.borrowed else "")
+
+
+def pair_noise(n, label, oriented: bool = False) -> str:
     """The as-run noise of identical kernels (gen.analysis.pair_noise) in words: "at this point (SDPA cuDNN and SDPA
-    not pinned, same kernels, 1.07× apart)", or where it is borrowed, from where."""
+    not pinned, same kernels, 1.07× apart)", or where it is borrowed, from where; with `oriented` (the lead has round
+    orientations to check), the orientations' line too ("..., up to 1.09× in one round orientation")."""
     pair = f"{label(n.fast)} and {label(n.slow)}, same kernels, {times(n.ratio, 3)} apart"
     if n.borrowed:
-        return f"borrowed from another point (no identical pair ran here; {pair} at {noise_point(n)})"
-    return f"at this point ({pair})"
+        return (f"borrowed from another point (no identical pair ran here; {pair} at {noise_point(n)}"
+                + (f"; {oriented_line(n)})" if oriented else ")"))
+    return f"at this point ({pair}" + (f", {oriented_line(n)})" if oriented else ")")
 
 
 def telling(o) -> bool:
@@ -117,12 +127,12 @@ def noise_clause(o, label) -> str:
     """Where a pair's lead stands against the as-run noise of identical kernels (rules.lead_decided): beyond it, or
     within it, naming the weaker round orientation where that, not the median's ratio, is what falls within (review
     2026-12-06-5 item 1); the kernel sums' decision after it where they decide."""
-    line = f"the as-run noise of identical kernels {pair_noise(o.noise, label)}"
+    line = f"the as-run noise of identical kernels {pair_noise(o.noise, label, o.oriented)}"
     if not o.within_noise_of_pair:
         return f"beyond {line}"
     weak = min(((r, name) for r, name in ((o.forward, "forward"), (o.reverse, "reversed")) if r is not None),
                default=None)
-    median_beyond = o.as_run is not None and rules.lead_decided(True, o.as_run, o.noise.ratio)
+    median_beyond = o.as_run is not None and rules.beyond_pair_noise(o.as_run, (None, None), o.noise.ratio)
     head = (f"its {weak[1]} rounds' {times(weak[0])} within {line}" if median_beyond and weak is not None
             else f"within {line}")
     return head + (f"; {SUMS_DECIDE}" if o.decided_by_kernel_sum else "")
