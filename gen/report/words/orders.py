@@ -73,7 +73,7 @@ def _lead(o, r: float, label) -> tuple[str, float, bool]:
     return (label(o.first), r, True) if r >= 1 else (label(o.second), 1 / r, False)
 
 
-def _sums(o, first_leads: bool, label) -> str:
+def sums(o, first_leads: bool, label) -> str:
     """The two kernel sums, the leader's first, and their windows' clocks, each named."""
     if o.first_ks_ms is None or o.second_ks_ms is None:
         return ""
@@ -101,7 +101,7 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
         items.append((who, r, EQUAL_CLOCK_SHORT, ""))
     if _beyond_floor(o.kernel_sum):
         who, r, first = _lead(o, o.kernel_sum, label)
-        items.append((who, r, "by kernel sum", _sums(o, first, label) if detail else _lower_clock(o)))
+        items.append((who, r, "by kernel sum", sums(o, first, label) if detail else _lower_clock(o)))
     groups: dict[str, list] = {}
     for it in items:
         groups.setdefault(it[0], []).append(it)
@@ -232,7 +232,7 @@ def kernels_ahead(o, label) -> str:
     (frontend graph) 1.20× faster by kernel sum, at an 11% lower clock" (or the two sums and clocks where they ran
     within rules.CLOCK_GAP_PCT)."""
     who, r, first = _lead(o, o.kernel_sum, label)
-    return f"{who} {times(r)} faster by kernel sum, " + (_lower_clock(o) or _sums(o, first, label))
+    return f"{who} {times(r)} faster by kernel sum, " + (_lower_clock(o) or sums(o, first, label))
 
 
 def state(o) -> str:
