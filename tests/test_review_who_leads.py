@@ -134,6 +134,8 @@ def test_scenario_headline_names_no_fastest_without_its_caveat(lead, fixed_order
                 seen += 1
                 assert "is fastest by its median" in text and "not decided" in text
                 assert orders_words.brief(o, label) in text
+            elif orders_words.kernels_behind(o) and o.second in (head.get("near") or []):
+                assert orders_words.kernels_ahead_detail(o, label) in text  # the first screen's "behind" (review 5)
             elif orders_words.telling(o) and o.second in (head.get("near") or []):
                 assert orders_words.brief(o, label, noise=False) in text
         if name == "fp8-prefill":

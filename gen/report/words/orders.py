@@ -235,6 +235,38 @@ def kernels_ahead(o, label) -> str:
     return f"{who} {times(r)} faster by kernel sum, " + (_lower_clock(o) or sums(o, first, label))
 
 
+def kernels_behind(o) -> str | None:
+    """The call of a pair within noise as run that the kernel sums put behind (Orders.kernels_leader), None where they
+    name no leader: the first screen counts its workload as behind, not as a first place (review 2026-12-06-4 item 1),
+    and every page says so the same way (BEHIND_BY_KERNELS)."""
+    lead = o.kernels_leader
+    return None if lead is None else o.second if lead == o.first else o.first
+
+
+BEHIND_BY_KERNELS = "within noise as run but behind by kernel sum"  # the first screen's words (words.first_screen)
+
+
+def kernels_ahead_detail(o, label, than: bool = False) -> str:
+    """kernels_ahead in full, for a verdict: the two sums and their clocks, the clock gap the sums' leader ran at, both
+    round orientations and the equal-clock model: "cuDNN FP8 attention (frontend graph) 1.20× faster by kernel sum
+    (5.038 ms against 6.022 ms, X at 1755 MHz, Y at 1965 MHz: at an 11% lower clock), ahead as run in both round
+    orientations (1.07× forward, 1.19× reversed), and 1.07× at equal clock (a model)"; with `than`, the counterpart
+    named ("X 1.20× faster than Y by kernel sum"), for a sentence of more than one pair."""
+    who, r, first = _lead(o, o.kernel_sum, label)
+    lower = _lower_clock(o)
+    other = f"than {label(o.second if first else o.first)} " if than else ""
+    text = f"{who} {times(r)} faster {other}by kernel sum ({sums(o, first, label)}" + (f": {lower})" if lower else ")")
+    extra = []
+    if o.oriented:
+        fw, rv = (o.forward, o.reverse) if first else (1 / o.forward, 1 / o.reverse)
+        extra.append(f"ahead as run in both round orientations ({times(fw)} forward, {times(rv)} reversed)")
+    if _beyond_floor(o.equal_clock) and (o.equal_clock > 1) == first:
+        extra.append(f"{times(max(o.equal_clock, 1 / o.equal_clock))} {EQUAL_CLOCK_SHORT}")
+    if extra:
+        text += ", " + (", and ".join(extra) if len(extra) == 2 else extra[0])
+    return text
+
+
 def state(o) -> str:
     """"not decided" where the as-run intervals are apart and another order says otherwise, else "within noise"."""
     return "not decided" if o.apart and not o.decided else "within noise"

@@ -203,6 +203,14 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
         text += (f" {variant_label(v)} runs kernels of the same names with other arguments and {took}, "
                  f"{apart_words(gap, f['gpu_only_ms'], sp.get(f['variant']), sp.get(v))}: not tied.")
     near = [v for v in near if v not in {o.second for o in undecided}]
+    led = [o for o in orders if o.second in near and orders_words.kernels_behind(o)]
+    near = [v for v in near if v not in {o.second for o in led}]
+    if led:  # within noise as run, behind by kernel sum, as the first screen says (review 2026-12-06-4 item 1)
+        behind = [variant_label(orders_words.kernels_behind(o)) for o in led]
+        text += (f" It and {join_and(variant_label(o.second) for o in led)} are within noise as run (the "
+                 f"{intervals(sp.get(f['variant']), *(sp.get(o.second) for o in led))} of the medians overlap), but "
+                 f"{join_and(behind)} {'are' if len(behind) > 1 else 'is'} behind by kernel sum: "
+                 + "; ".join(orders_words.kernels_ahead_detail(o, variant_label, len(led) > 1) for o in led) + ".")
     if near:
         text += (f" The times cannot set it apart from {join_and(variant_label(v) for v in near)} (the "
                  f"{intervals(*(sp.get(v) for v in (f['variant'], *near)))} of the medians overlap): within noise.")
@@ -220,6 +228,8 @@ def _orders_sentences(orders, undecided, near, rows, variant_label) -> str:
     noise, and the outputs' errors where their inputs differ."""
     text = ""
     for o in orders:
+        if orders_words.kernels_behind(o) and o.second not in near and o not in undecided:
+            continue  # said with its kernel sums above
         if o in undecided:
             text += (f" Against {variant_label(o.second)} it is not decided: {orders_words.brief(o, variant_label)}; "
                      + ("so no winner is named." if o.timed_apart else "the orders disagree, so no winner is named."))

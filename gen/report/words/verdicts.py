@@ -313,6 +313,8 @@ def _headline(v: verdicts.Verdict) -> str:
             head = (f"{join_and(label(x) for x in (f.variant, *v.near))} share the first rank {here}, not decided: "
                     f"{times_}; " + "; ".join(orders_words.brief(o, label, than=than) for o in told)
                     + ". The report names no winner (the rule in the methodology)")
+        elif any(orders_words.kernels_behind(o) for o in told):
+            head = _behind_by_kernels(v, told, times_, here, than)
         else:
             head = (f"{join_and(label(x) for x in (f.variant, *v.near))} are the fastest {here}, within noise: "
                     f"{times_}; the {intervals(fs, *(v.spread(v.row(x)) for x in v.near))} of their medians overlap, "
@@ -365,6 +367,24 @@ def _beyond_noise(o) -> str:
     both = (f", ahead in both round orientations ({times(o.forward)} forward, {times(o.reverse)} reversed)"
             if o.oriented else "")
     return f"{both}, and {orders_words.noise_clause(o, label)}"
+
+
+def _behind_by_kernels(v: verdicts.Verdict, told, times_: str, here: str, than: bool) -> str:
+    """Calls within noise as run of which the kernel sums put one behind (Orders.kernels_leader), in the first screen's
+    words (orders_words.BEHIND_BY_KERNELS; review 2026-12-06-4 item 1): "X and Y are within noise as run here but Y is
+    behind by kernel sum: ...; X 1.20× faster by kernel sum (...)", never "they share the first rank"; the calls no sum
+    puts behind share it."""
+    f = v.fastest
+    led = [o for o in told if orders_words.kernels_behind(o)]
+    behind = list(dict.fromkeys(orders_words.kernels_behind(o) for o in led))
+    text = (f"{join_and(label(x) for x in (f.variant, *v.near))} are within noise as run {here}, but "
+            f"{join_and(label(x) for x in behind)} {'are' if len(behind) > 1 else 'is'} behind by kernel sum: "
+            f"{times_}; the "
+            f"{intervals(v.spread(f), *(v.spread(v.row(x)) for x in v.near))} of their medians overlap; "
+            + "; ".join(orders_words.kernels_ahead_detail(o, label, than) for o in led)
+            + "".join(f"; {orders_words.brief(o, label, noise=False, than=than)}" for o in told if o not in led))
+    sharing = [x for x in (f.variant, *v.near) if x not in behind]
+    return text + (f"; {join_and(label(x) for x in sharing)} share the first rank" if len(sharing) > 1 else "")
 
 
 def _by_kernel_sum(v: verdicts.Verdict, o, here: str) -> str:
