@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis import verdicts
+from gen.analysis.values import missing
 from gen.model import schema
 from gen.model.variants import VARIANTS
 
@@ -53,6 +54,30 @@ def reason_clause(reason: str | None, backend: str | None) -> str | None:
     return (mine[0].split("because:", 1)[-1].strip() if mine else clauses[0]) or None
 
 
+def base_of(name: str, have) -> str | None:
+    """The same call without determinism for a deterministic variant (keyword "deterministic"), among the variant
+    names `have`: the same SDPA backend pinned, or for a call that pins none (FlashAttention-4) the variant its name
+    extends (fa4_det -> fa4), never another library that also pins no backend; None where `name` is not deterministic
+    or its plain call is not in `have`. The one pairing rule of the set's determinism costs and the scenario page's."""
+    var = VARIANTS.get(name)
+    if var is None or "deterministic" not in var.keywords:
+        return None
+    same = [k for k, b in VARIANTS.items() if b.backend == var.backend and "deterministic" not in b.keywords
+            and k in have and (var.backend is not None or name.startswith(k + "_"))]
+    return next((k for k in same if name.startswith(k + "_")), same[0] if same else None)
+
+
+def like_with_like(det_ms: float | None, det_method: str | None, det_sum_ms: float | None, base_ms: float | None,
+                   base_method: str | None, base_sum_ms: float | None) -> tuple[float | None, float | None, bool]:
+    """(deterministic time, plain time, whether both are kernel sums): the two steps' GPU-only times where they are of
+    one kind; where one is a graph replay and the other a kernel sum, both kernel sums, which every profiled step has
+    (review 2026-12-06-3 item 11, review 2026-12-06-5 item 3: SDPA flash 10.09 ms replayed against 6.441 ms summed).
+    The one like-with-like rule of the set's determinism costs and the scenario page's."""
+    if det_method != base_method and not missing(det_sum_ms) and not missing(base_sum_ms):
+        return det_sum_ms, base_sum_ms, True
+    return det_ms, base_ms, False
+
+
 def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
     """Every deterministic variant (keyword "deterministic") beside the same backend's plain one, in
     the scenario that measured them: a rule, from the data."""
@@ -61,14 +86,10 @@ def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
         rows = {t.variant: t for t in v.rows}
         missing_rows = {x: (status, reason) for x, status, reason in v.not_measured}
         for name in [*rows, *missing_rows]:
-            var = VARIANTS.get(name)
-            if var is None or "deterministic" not in var.keywords:
+            if not deterministic(name):
                 continue
-            # the same call without determinism: the same SDPA backend, or for a call that pins none (FlashAttention-4)
-            # the variant its name extends (fa4_det -> fa4): never another library that also pins no backend
-            same = [k for k, b in VARIANTS.items() if b.backend == var.backend and "deterministic" not in b.keywords
-                    and k in rows and (var.backend is not None or name.startswith(k + "_"))]
-            base = next((k for k in same if name.startswith(k + "_")), same[0] if same else None)
+            var = VARIANTS[name]
+            base = base_of(name, rows)
             t, b = rows.get(name), rows.get(base) if base else None
             ts, bs = (v.spread(t) if t else None), (v.spread(b) if b else None)
             status, reason = missing_rows.get(name, (None, None))
@@ -79,11 +100,13 @@ def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
             det_method, base_method = (t.gpu_only_method if t else None), (b.gpu_only_method if b else None)
             ratio_at_ref = (t.at_ref_ms / b.at_ref_ms if t and b and t.at_ref_ms is not None and b.at_ref_ms
                             else None)
-            # Like with like (review 2026-12-06-3 item 11): where one step's GPU-only time is a graph replay and the
-            # other's a kernel sum, both kernel sums, which every profiled step has; the equal-clock ratio then
-            # scales each kernel sum by its own window's clock (the reference clock cancels).
-            if t and b and det_method != base_method and t.kernel_sum_ms and b.kernel_sum_ms:
-                det_ms, base_ms = t.kernel_sum_ms, b.kernel_sum_ms
+            # like with like (like_with_like); with both kernel sums the equal-clock ratio scales each by its own
+            # window's clock (the reference clock cancels)
+            sums = False
+            if t and b:
+                det_ms, base_ms, sums = like_with_like(det_ms, det_method, t.kernel_sum_ms, base_ms, base_method,
+                                                       b.kernel_sum_ms)
+            if sums:
                 det_method = base_method = schema.GpuOnlyMethod.KERNEL_SUM.value
                 ratio_at_ref = (det_ms * t.kernel_sum_mhz / (base_ms * b.kernel_sum_mhz)
                                 if t.equal_clock and b.equal_clock and t.kernel_sum_mhz and b.kernel_sum_mhz
