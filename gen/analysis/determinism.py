@@ -158,3 +158,32 @@ def deterministic_leads(vs: list[verdicts.Verdict]) -> tuple[DeterministicLead, 
         out.append(DeterministicLead(v.scenario, v.mode, v.fastest.variant, runner, det[0].variant, det[1].variant,
                                      v.spread(det[1]).median / v.spread(det[0]).median))
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class DeterministicHead:
+    """A scenario point that ranks deterministic calls beside plain ones, led by a plain one (review 2026-12-06-4 item
+    2): what its headline opens with, the fastest call that runs deterministically, the next one (and whether the
+    first decidedly leads it: rules.lead_decided), the first's cost of determinism, and the plain fastest as context."""
+
+    first: str
+    second: str | None
+    ratio: float | None  # second's median over first's
+    decided: bool
+    cost: Determinism | None  # first's, against the same call without determinism (determinism_costs)
+    plain: str  # the fastest call of the point, not deterministic
+
+
+def deterministic_head(v: verdicts.Verdict | None) -> DeterministicHead | None:
+    """The verdict's DeterministicHead; None where it ranks no deterministic call or a deterministic call leads."""
+    if v is None or deterministic(v.fastest.variant):
+        return None
+    det = sorted((t for t in v.rows if deterministic(t.variant) and v.spread(t) is not None and v.spread(t).median),
+                 key=lambda t: v.spread(t).median)
+    if not det:
+        return None
+    first, second = det[0], (det[1] if len(det) > 1 else None)
+    cost = next((d for d in determinism_costs([v]) if d.variant == first.variant and d.ratio is not None), None)
+    return DeterministicHead(first.variant, second.variant if second else None,
+                             v.spread(second).median / v.spread(first).median if second else None,
+                             bool(second and verdicts.leads(first, second, v.basis)), cost, v.fastest.variant)
