@@ -1,5 +1,5 @@
 """Review 2026-12-06-5's open item 6: the like-with-like rule of the determinism ratios, and the pairing of each
-deterministic call with the same call without determinism, live once (gen.analysis.determinism.like_with_like and
+deterministic call with the same call without determinism, live once (gen.analysis.determinism_rule.like_with_like and
 base_of) and feed both the set's determinism costs (the home's, determinism_costs) and the scenario page's
 (scenarios.determinism_frame). Each test fails if one of the two computes its own."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from gen.analysis import advice, determinism, tables
+from gen.analysis import advice, determinism, determinism_rule, tables
 from gen.analysis import scenarios as sa
 from tests.conftest import RESULTS
 
@@ -41,21 +41,22 @@ def test_the_home_and_the_scenario_page_give_the_same_ratios(lead):
 
 def test_both_read_one_rule(lead, monkeypatch):
     """Replace the one rule: both the costs and the frame follow it."""
-    monkeypatch.setattr(determinism, "like_with_like", lambda *a: (3.0, 2.0, True))
+    monkeypatch.setattr(determinism_rule, "like_with_like", lambda *a: (3.0, 2.0, True))
     costs = determinism.determinism_costs([advice.verdicts.verdict(lead, "deterministic-backward", "train")])
     assert all(d.ratio == pytest.approx(1.5) for d in costs if d.ratio is not None)
     assert all(r["ratio"] == pytest.approx(1.5) and r["kernel_sums"] for r in _frame(lead).values()
                if r["status"] == "ok")
     monkeypatch.undo()
-    monkeypatch.setattr(determinism, "base_of", lambda name, have: None)
+    monkeypatch.setattr(determinism_rule, "base_of", lambda name, have: None)
     costs = determinism.determinism_costs([advice.verdicts.verdict(lead, "deterministic-backward", "train")])
     assert not _frame(lead) and costs and all(d.base is None and d.ratio is None for d in costs)
 
 
 def test_the_pairing_rule():
-    assert determinism.base_of("fa4_det", {"fa4", "flex_flash", "sdpa_flash"}) == "fa4"
-    assert determinism.base_of("sdpa_flash_det", {"fa4", "sdpa_flash"}) == "sdpa_flash"
-    assert determinism.base_of("fa4_det", {"flex_flash"}) is None  # never another library that pins no backend
-    assert determinism.base_of("fa4", {"fa4"}) is None  # not deterministic
-    assert determinism.like_with_like(10.09, "cuda_graph", 9.997, 6.441, "kernel_sum", 6.441) == (9.997, 6.441, True)
-    assert determinism.like_with_like(3.68, "cuda_graph", 3.48, 3.24, "cuda_graph", 3.07) == (3.68, 3.24, False)
+    assert determinism_rule.base_of("fa4_det", {"fa4", "flex_flash", "sdpa_flash"}) == "fa4"
+    assert determinism_rule.base_of("sdpa_flash_det", {"fa4", "sdpa_flash"}) == "sdpa_flash"
+    assert determinism_rule.base_of("fa4_det", {"flex_flash"}) is None  # never another library that pins no backend
+    assert determinism_rule.base_of("fa4", {"fa4"}) is None  # not deterministic
+    got = determinism_rule.like_with_like(10.09, "cuda_graph", 9.997, 6.441, "kernel_sum", 6.441)
+    assert got == (9.997, 6.441, True)
+    assert determinism_rule.like_with_like(3.68, "cuda_graph", 3.48, 3.24, "cuda_graph", 3.07) == (3.68, 3.24, False)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import verdicts
-from gen.analysis.values import missing
+from gen.analysis import determinism_rule, verdicts
+from gen.analysis.determinism_rule import deterministic
 from gen.model import schema
 from gen.model.variants import VARIANTS
 
@@ -54,30 +54,6 @@ def reason_clause(reason: str | None, backend: str | None) -> str | None:
     return (mine[0].split("because:", 1)[-1].strip() if mine else clauses[0]) or None
 
 
-def base_of(name: str, have) -> str | None:
-    """The same call without determinism for a deterministic variant (keyword "deterministic"), among the variant
-    names `have`: the same SDPA backend pinned, or for a call that pins none (FlashAttention-4) the variant its name
-    extends (fa4_det -> fa4), never another library that also pins no backend; None where `name` is not deterministic
-    or its plain call is not in `have`. The one pairing rule of the set's determinism costs and the scenario page's."""
-    var = VARIANTS.get(name)
-    if var is None or "deterministic" not in var.keywords:
-        return None
-    same = [k for k, b in VARIANTS.items() if b.backend == var.backend and "deterministic" not in b.keywords
-            and k in have and (var.backend is not None or name.startswith(k + "_"))]
-    return next((k for k in same if name.startswith(k + "_")), same[0] if same else None)
-
-
-def like_with_like(det_ms: float | None, det_method: str | None, det_sum_ms: float | None, base_ms: float | None,
-                   base_method: str | None, base_sum_ms: float | None) -> tuple[float | None, float | None, bool]:
-    """(deterministic time, plain time, whether both are kernel sums): the two steps' GPU-only times where they are of
-    one kind; where one is a graph replay and the other a kernel sum, both kernel sums, which every profiled step has
-    (review 2026-12-06-3 item 11, review 2026-12-06-5 item 3: SDPA flash 10.09 ms replayed against 6.441 ms summed).
-    The one like-with-like rule of the set's determinism costs and the scenario page's."""
-    if det_method != base_method and not missing(det_sum_ms) and not missing(base_sum_ms):
-        return det_sum_ms, base_sum_ms, True
-    return det_ms, base_ms, False
-
-
 def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
     """Every deterministic variant (keyword "deterministic") beside the same backend's plain one, in
     the scenario that measured them: a rule, from the data."""
@@ -89,7 +65,7 @@ def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
             if not deterministic(name):
                 continue
             var = VARIANTS[name]
-            base = base_of(name, rows)
+            base = determinism_rule.base_of(name, rows)
             t, b = rows.get(name), rows.get(base) if base else None
             ts, bs = (v.spread(t) if t else None), (v.spread(b) if b else None)
             status, reason = missing_rows.get(name, (None, None))
@@ -100,12 +76,12 @@ def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
             det_method, base_method = (t.gpu_only_method if t else None), (b.gpu_only_method if b else None)
             ratio_at_ref = (t.at_ref_ms / b.at_ref_ms if t and b and t.at_ref_ms is not None and b.at_ref_ms
                             else None)
-            # like with like (like_with_like); with both kernel sums the equal-clock ratio scales each by its own
-            # window's clock (the reference clock cancels)
+            # like with like (determinism_rule.like_with_like); with both kernel sums the equal-clock ratio scales each
+            # by its own window's clock (the reference clock cancels)
             sums = False
             if t and b:
-                det_ms, base_ms, sums = like_with_like(det_ms, det_method, t.kernel_sum_ms, base_ms, base_method,
-                                                       b.kernel_sum_ms)
+                det_ms, base_ms, sums = determinism_rule.like_with_like(det_ms, det_method, t.kernel_sum_ms, base_ms,
+                                                                        base_method, b.kernel_sum_ms)
             if sums:
                 det_method = base_method = schema.GpuOnlyMethod.KERNEL_SUM.value
                 ratio_at_ref = (det_ms * t.kernel_sum_mhz / (base_ms * b.kernel_sum_mhz)
@@ -137,11 +113,6 @@ class DeterministicLead:
     det_first: str
     det_second: str
     det_ratio: float  # det_second's median over det_first's
-
-
-def deterministic(variant: str) -> bool:
-    var = VARIANTS.get(variant)
-    return var is not None and "deterministic" in var.keywords
 
 
 def deterministic_leads(vs: list[verdicts.Verdict]) -> tuple[DeterministicLead, ...]:

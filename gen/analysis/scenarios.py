@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import determinism, rules, tables, values
+from gen.analysis import determinism_rule, rules, tables, values
 from gen.analysis.points import (  # noqa: F401
     AT_KEYS,
     BACKEND_COLUMNS,
@@ -487,8 +487,8 @@ DETERMINISM_COLUMNS = ["backend", "mode", "head_dim", "q_len", "kv_len", "defaul
 
 def is_deterministic(variant: str) -> bool:
     """Whether determinism_frame has rows for the variant: it is deterministic and the same call without determinism
-    is declared (determinism.base_of)."""
-    return determinism.base_of(variant, variants.VARIANTS) is not None
+    is declared (determinism_rule.base_of)."""
+    return determinism_rule.base_of(variant, variants.VARIANTS) is not None
 
 
 def has_twin(variant: str) -> bool:
@@ -499,10 +499,10 @@ def has_twin(variant: str) -> bool:
 
 def determinism_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
     """What reproducible gradients cost: per backend and point, each deterministic variant against the same call
-    without determinism (determinism.base_of: the same SDPA backend pinned, FlashAttention-4's default for its
+    without determinism (determinism_rule.base_of: the same SDPA backend pinned, FlashAttention-4's default for its
     deterministic backward), both GPU-only times and their ratio (deterministic / default), like with like
-    (determinism.like_with_like); where the deterministic one did not run, its status and reason instead. Wrong answers
-    are left out. `rows`: values.rows(points), where the caller has them (`points` is then not read)."""
+    (determinism_rule.like_with_like); where the deterministic one did not run, its status and reason instead. Wrong
+    answers are left out. `rows`: values.rows(points), where the caller has them (`points` is then not read)."""
     out = []
     if not rows if rows is not None else points.empty:  # (rows given: `points` is not read, may be None)
         return pd.DataFrame(columns=DETERMINISM_COLUMNS)
@@ -510,7 +510,7 @@ def determinism_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> p
     key = ["mode", "head_dim", "q_len", "kv_len"]
     names = dict.fromkeys(r["variant"] for r in rows)
     for v in names:
-        base = determinism.base_of(v, names)
+        base = determinism_rule.base_of(v, names)
         if base is None:
             continue
         det = variants.VARIANTS[v]
@@ -523,7 +523,7 @@ def determinism_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> p
             base_ms = d["gpu_only_ms"] if ok(d) else math.nan
             sums = False
             if ok(r) and ok(d):
-                det_ms, base_ms, sums = determinism.like_with_like(
+                det_ms, base_ms, sums = determinism_rule.like_with_like(
                     det_ms, r.get("gpu_only_method"), r.get("kernel_sum_ms"), base_ms, d.get("gpu_only_method"),
                     d.get("kernel_sum_ms"))
             ratio = det_ms / base_ms if ok(r) and ok(d) else math.nan
