@@ -38,7 +38,7 @@ def said(ls: tables.LoadedSet) -> dict[str, str]:
         for e in a.exceptions:
             out[f"decision: exception in {e.scenario}, {e.mode}"] = e.variant
         for p in a.picks:
-            out[f"decision: the default in {p.scenario}, {p.mode}"] = p.outcome
+            out[f"decision: the default in {p.scenario}, {p.mode}"] = standing(p, a.default)
     for scenario in verdicts.scenarios(ls):
         for mode in schema.Mode:
             v = verdicts.verdict(ls, scenario, mode)
@@ -50,6 +50,27 @@ def said(ls: tables.LoadedSet) -> dict[str, str]:
 
 
 NOISE = "within noise"
+# The default's standing in the pages' words where the pick's outcome is within noise (gen.report.pages.decision, the
+# first screen): another call leads it by kernel sum (Orders.kernels_leader), or the two were timed apart and not
+# decided (Orders.timed_apart)
+BEHIND_BY_KERNELS, TIMED_APART, SLOWER = "behind by kernel sum", "not decided (timed apart)", "slower"
+
+
+def standing(p, default: str) -> str:
+    """A pick's outcome as the first screen counts it: "behind by kernel sum" and "not decided (timed apart)" where
+    within noise says less than the pages do, else the outcome."""
+    if p.outcome != NOISE:
+        return p.outcome
+    if any(o.kernels_leader is not None and o.kernels_leader != default for o in p.orders):
+        return BEHIND_BY_KERNELS
+    if any(o.timed_apart and not o.decided for o in p.orders):
+        return TIMED_APART
+    return p.outcome
+
+
+def _same_sense(answer: str | None) -> str | None:
+    """A decision's standing reduced to what it tells a reader: first, sharing the first rank, or behind."""
+    return {TIMED_APART: NOISE, BEHIND_BY_KERNELS: SLOWER}.get(answer, answer)
 
 
 def _parts(answer: str | None) -> tuple[frozenset, str]:
@@ -64,6 +85,7 @@ def compatible(x: str | None, y: str | None) -> bool:
     """Two answers that do not contradict each other: the same; or one says two calls cannot be told apart
     ('within noise') where the other tells them apart, its leaders among the first's (a tie in one capture and
     a leader in the other: the reader's call is the same either way)."""
+    x, y = _same_sense(x), _same_sense(y)
     if x == y:
         return True
     (lx, ox), (ly, oy) = _parts(x), _parts(y)
@@ -83,14 +105,19 @@ def report(a: Path, b: Path) -> str:
     sa, sb = said(la), said(lb)
     keys = list(dict.fromkeys([*sa, *sb]))
     both = [k for k in keys if k in sa and k in sb]  # a mode or scenario one capture did not run answers nothing
-    same = sum(sa[k] == sb[k] for k in both)
+    same = sum(_same_sense(sa[k]) == _same_sense(sb[k]) for k in both)
+    reworded = sum(sa[k] != sb[k] and _same_sense(sa[k]) == _same_sense(sb[k]) for k in both)
     lines = [f"A: `{la.name}` ({la.rs.environment.date}); B: `{lb.name}` ({lb.rs.environment.date}); "
              f"{la.rs.environment.gpu_name}, torch {la.rs.environment.torch}.", "",
              "| question | A says | B says | same |", "|---|---|---|---|"]
     lines += [f"| {k} | {sa.get(k, NOT_ASKED)} | {sb.get(k, NOT_ASKED)} | "
-              f"{'–' if k not in both else 'yes' if sa[k] == sb[k] else '**no**'} |" for k in keys]
+              + ("–" if k not in both else "yes" if sa[k] == sb[k] else
+                 "yes, in other words" if _same_sense(sa[k]) == _same_sense(sb[k]) else "**no**") + " |"
+              for k in keys]
     fit = sum(compatible(sa[k], sb[k]) for k in both)
-    lines += ["", f"Of the {len(both)} questions both captures answer: the same answer to {same}; {fit} do not "
+    other = (f" ({reworded} in other words: '{BEHIND_BY_KERNELS}' and '{SLOWER}' both put another call first, "
+             f"'{TIMED_APART}' and '{NOISE}' both leave the default sharing the first rank)" if reworded else "")
+    lines += ["", f"Of the {len(both)} questions both captures answer: the same answer to {same}{other}; {fit} do not "
               "contradict each other (the same, or one capture cannot tell two calls apart where the other can, its "
               "leader among the two)."]
     if len(both) < len(keys):

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import verdicts
+from gen.analysis import determinism_rule, verdicts
+from gen.analysis.determinism_rule import deterministic
 from gen.model import schema
 from gen.model.variants import VARIANTS
 
@@ -61,14 +62,10 @@ def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
         rows = {t.variant: t for t in v.rows}
         missing_rows = {x: (status, reason) for x, status, reason in v.not_measured}
         for name in [*rows, *missing_rows]:
-            var = VARIANTS.get(name)
-            if var is None or "deterministic" not in var.keywords:
+            if not deterministic(name):
                 continue
-            # the same call without determinism: the same SDPA backend, or for a call that pins none (FlashAttention-4)
-            # the variant its name extends (fa4_det -> fa4): never another library that also pins no backend
-            same = [k for k, b in VARIANTS.items() if b.backend == var.backend and "deterministic" not in b.keywords
-                    and k in rows and (var.backend is not None or name.startswith(k + "_"))]
-            base = next((k for k in same if name.startswith(k + "_")), same[0] if same else None)
+            var = VARIANTS[name]
+            base = determinism_rule.base_of(name, rows)
             t, b = rows.get(name), rows.get(base) if base else None
             ts, bs = (v.spread(t) if t else None), (v.spread(b) if b else None)
             status, reason = missing_rows.get(name, (None, None))
@@ -79,11 +76,13 @@ def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
             det_method, base_method = (t.gpu_only_method if t else None), (b.gpu_only_method if b else None)
             ratio_at_ref = (t.at_ref_ms / b.at_ref_ms if t and b and t.at_ref_ms is not None and b.at_ref_ms
                             else None)
-            # Like with like (review 2026-12-06-3 item 11): where one step's GPU-only time is a graph replay and the
-            # other's a kernel sum, both kernel sums, which every profiled step has; the equal-clock ratio then
-            # scales each kernel sum by its own window's clock (the reference clock cancels).
-            if t and b and det_method != base_method and t.kernel_sum_ms and b.kernel_sum_ms:
-                det_ms, base_ms = t.kernel_sum_ms, b.kernel_sum_ms
+            # like with like (determinism_rule.like_with_like); with both kernel sums the equal-clock ratio scales each
+            # by its own window's clock (the reference clock cancels)
+            sums = False
+            if t and b:
+                det_ms, base_ms, sums = determinism_rule.like_with_like(det_ms, det_method, t.kernel_sum_ms, base_ms,
+                                                                        base_method, b.kernel_sum_ms)
+            if sums:
                 det_method = base_method = schema.GpuOnlyMethod.KERNEL_SUM.value
                 ratio_at_ref = (det_ms * t.kernel_sum_mhz / (base_ms * b.kernel_sum_mhz)
                                 if t.equal_clock and b.equal_clock and t.kernel_sum_mhz and b.kernel_sum_mhz
@@ -116,11 +115,6 @@ class DeterministicLead:
     det_ratio: float  # det_second's median over det_first's
 
 
-def deterministic(variant: str) -> bool:
-    var = VARIANTS.get(variant)
-    return var is not None and "deterministic" in var.keywords
-
-
 def deterministic_leads(vs: list[verdicts.Verdict]) -> tuple[DeterministicLead, ...]:
     """Every verdict with two or more deterministic calls measured and a plain call first (a rule, from the data)."""
     out = []
@@ -135,3 +129,32 @@ def deterministic_leads(vs: list[verdicts.Verdict]) -> tuple[DeterministicLead, 
         out.append(DeterministicLead(v.scenario, v.mode, v.fastest.variant, runner, det[0].variant, det[1].variant,
                                      v.spread(det[1]).median / v.spread(det[0]).median))
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class DeterministicHead:
+    """A scenario point that ranks deterministic calls beside plain ones, led by a plain one (review 2026-12-06-4 item
+    2): what its headline opens with, the fastest call that runs deterministically, the next one (and whether the
+    first decidedly leads it: rules.lead_decided), the first's cost of determinism, and the plain fastest as context."""
+
+    first: str
+    second: str | None
+    ratio: float | None  # second's median over first's
+    decided: bool
+    cost: Determinism | None  # first's, against the same call without determinism (determinism_costs)
+    plain: str  # the fastest call of the point, not deterministic
+
+
+def deterministic_head(v: verdicts.Verdict | None) -> DeterministicHead | None:
+    """The verdict's DeterministicHead; None where it ranks no deterministic call or a deterministic call leads."""
+    if v is None or deterministic(v.fastest.variant):
+        return None
+    det = sorted((t for t in v.rows if deterministic(t.variant) and v.spread(t) is not None and v.spread(t).median),
+                 key=lambda t: v.spread(t).median)
+    if not det:
+        return None
+    first, second = det[0], (det[1] if len(det) > 1 else None)
+    cost = next((d for d in determinism_costs([v]) if d.variant == first.variant and d.ratio is not None), None)
+    return DeterministicHead(first.variant, second.variant if second else None,
+                             v.spread(second).median / v.spread(first).median if second else None,
+                             bool(second and verdicts.leads(first, second, v.basis)), cost, v.fastest.variant)

@@ -72,12 +72,12 @@ class Orders:
 
     @property
     def within_noise_of_pair(self) -> bool:
-        """The as-run intervals apart, but the ratio, or its weaker round orientation, not beyond what identical
-        kernels read at this point (rules.lead_decided)."""
+        """The as-run intervals apart, but the ratio not beyond what identical kernels read at this point, or its
+        weaker round orientation not beyond what they read in one orientation (rules.beyond_pair_noise)."""
         if not self.apart or self.noise is None or self.as_run is None or self.timed_apart:
             return False
-        weakest = min([self.as_run, *(r for r in (self.forward, self.reverse) if r is not None)])
-        return not rules.lead_decided(True, weakest, self.noise.ratio)
+        return not rules.beyond_pair_noise(self.as_run, (self.forward, self.reverse), self.noise.ratio,
+                                           self.noise.oriented)
 
     @property
     def kernel_sum_fair(self) -> bool:
@@ -163,8 +163,8 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
     fwd, rev = (ratio(x, y) for x, y in zip(_oriented(a, sa, b), _oriented(b, sb, a)))
     together = calls.same_rounds(a, b) if on_gpu else None
     decided = (rules.lead_decided(apart, as_run, noise.ratio if noise else None, ks, ks_gap, (fwd, rev),
-                                  bool(noise and noise.borrowed), together) if on_gpu
-               else apart)
+                                  bool(noise and noise.borrowed), together, noise.oriented if noise else None)
+               if on_gpu else apart)
     return Orders(a.variant, b.variant, as_run, apart, eq, ks, a.sm_clock_mhz, b.sm_clock_mhz,
                   ka, kb, a.kernel_sum_mhz, b.kernel_sum_mhz, gap, decided, noise, fwd, rev,
                   a.rounds, b.rounds, together)

@@ -22,7 +22,10 @@ RUN, SWEEP = "run", "sweep"  # a scenario's profiled runs and its sweep points a
 class AsRunNoise:
     """The largest as-run ratio (larger GPU-only median over smaller) between two calls of one point that ran
     identical kernels; `fast` and `slow` name that pair. `borrowed`: the point has no such pair, and this is the
-    set's largest, measured at `scenario`, `mode`, `point`."""
+    set's largest, measured at `scenario`, `mode`, `point`. `oriented`: the line for one round orientation's medians
+    (rules.lead_decided), the largest ratio of identical kernels' forward-round medians or of their reversed-round
+    medians, over the point's identical pairs (where borrowed, over the points it is borrowed from); None where no
+    such pair had its rounds reversed (the whole medians' line then stands for each orientation too)."""
 
     ratio: float
     fast: str
@@ -31,6 +34,7 @@ class AsRunNoise:
     mode: str
     point: schema.Point
     borrowed: bool = False
+    oriented: float | None = None
 
 
 def _graph_kernels(rec) -> tuple | None:
@@ -63,13 +67,27 @@ def _same_inputs(a, b) -> bool:
     return variants.pages(a.variant) == variants.pages(b.variant)
 
 
+def _oriented(a, b) -> float | None:
+    """Two identical calls' larger forward-or-reversed ratio (larger median over smaller in the forward rounds, and in
+    the reversed ones; timings.orientation_medians); None where either's rounds were not reversed."""
+    (fa, ra), (fb, rb) = timings.orientation_medians(a.timing), timings.orientation_medians(b.timing)
+    if not (fa and ra and fb and rb):
+        return None
+    return max(max(fa, fb) / min(fa, fb), max(ra, rb) / min(ra, rb))
+
+
+def _largest(xs) -> float | None:
+    xs = [x for x in xs if x is not None]
+    return max(xs) if xs else None
+
+
 def _point_noise(ls, key: tuple, recs: list) -> AsRunNoise | None:
     groups: dict[tuple, list] = {}
     for r in recs:
         g = _graph_kernels(r)
         if g is not None:
             groups.setdefault(g, []).append(r)
-    best = None
+    best, oriented = None, []
     for same in groups.values():
         for i, a in enumerate(same):
             for b in same[i + 1:]:
@@ -81,9 +99,10 @@ def _point_noise(ls, key: tuple, recs: list) -> AsRunNoise | None:
                     continue
                 fast, slow = (a, b) if ma <= mb else (b, a)
                 ratio = max(ma, mb) / min(ma, mb)
+                oriented.append(_oriented(a, b))
                 if best is None or ratio > best.ratio:
                     best = AsRunNoise(ratio, fast.variant, slow.variant, key[1], key[2], key[3])
-    return best
+    return replace(best, oriented=_largest(oriented)) if best is not None else None
 
 
 def measured(ls) -> dict[tuple, AsRunNoise]:
@@ -115,7 +134,9 @@ def largest(ls, point: schema.Point | None = None, mode: str | None = None) -> A
     if point is not None and mode is not None:
         alike = [n for n in own if _memory_bound(n.point, n.mode) == _memory_bound(point, mode)]
         own = alike or own
-    return replace(max(own, key=lambda n: n.ratio), borrowed=True) if own else None
+    if not own:
+        return None
+    return replace(max(own, key=lambda n: n.ratio), borrowed=True, oriented=_largest(n.oriented for n in own))
 
 
 def noise_at(ls, kind: str, scenario: str, mode: str, point: schema.Point | None) -> AsRunNoise | None:

@@ -88,6 +88,10 @@ def apart(a_hi: float, b_lo: float) -> bool:
 # one neighbour, FA4 after the other; the repeat 12 minutes later flipped the published order). The 5-round median
 # is always a forward-round value, so a lead is decided only where the leader is ahead by more than TIME_FLOOR_PCT
 # in the median of its forward rounds and in that of its reversed rounds, each on its own.
+# Each orientation against a line of its own (review 2026-12-06-5 item 2): identical kernels' orientation medians (2 or
+# 3 rounds) move further apart than their 5-round ones (article 1k, head dim 128: SDPA cuDNN and SDPA not pinned 1.005x
+# as medians, 1.021x forward, 1.020x reversed), so the weaker orientation is set against the identical pairs' larger
+# forward-or-reversed ratio (pair_noise.AsRunNoise.oriented); where no pair reversed its rounds, the whole line stands.
 # A borrowed noise line (no identical pair at the point) is one draw of another point's windows, and the set's
 # largest (review 2026-12-06-3 item 3: 1.147x, itself an orientation artefact of GQA 16k); where the kernel sums ran
 # within CLOCK_GAP_PCT of each other's clock, agree with the as-run order beyond TIME_FLOOR_PCT, and both
@@ -137,17 +141,31 @@ def clock_gap_pct(a_mhz: float | None, b_mhz: float | None) -> float | None:
     return abs(a_mhz - b_mhz) / max(a_mhz, b_mhz) * 100.0
 
 
+def beyond_pair_noise(as_run: float | None, orientations: tuple[float | None, float | None], noise: float | None,
+                      noise_oriented: float | None = None) -> bool:
+    """The lead stands beyond the as-run noise of identical kernels (the rule above): its as-run ratio beyond the whole
+    medians' line `noise` by more than TIME_FLOOR_PCT, its weaker round orientation beyond the orientations' line
+    `noise_oriented` (`noise` where None) by as much. True where there is no line."""
+    if missing(noise):
+        return True
+    oriented = [r for r in orientations if not missing(r)]
+    line = noise if missing(noise_oriented) else noise_oriented
+    return (not missing(as_run) and as_run > noise * TIME_FLOOR
+            and (not oriented or min(oriented) > line * TIME_FLOOR))
+
+
 def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
                  kernel_sum_ratio: float | None = None, kernel_sum_gap: float | None = None,
                  orientations: tuple[float | None, float | None] = (None, None), noise_borrowed: bool = False,
-                 same_rounds: bool | None = None) -> bool:
+                 same_rounds: bool | None = None, noise_oriented: float | None = None) -> bool:
     """The rule above for a pair whose as-run median puts a ahead of b: `as_run` and `kernel_sum_ratio` are b's time
     over a's (above 1: a ahead; None where that order is not there); `noise`: the point's as-run noise of identical
     kernels (larger median over smaller; None where the set has no identical pair, so none to check);
     `kernel_sum_gap`: clock_gap_pct of the two profiled calls' windows (None: not known, the sums stand);
     `orientations`: b over a in the forward rounds' medians and in the reversed rounds' (None: the set did not
     reverse its rounds, nothing to check); `noise_borrowed`: the noise line is another point's; `same_rounds`: False
-    where the two were not timed in the same rounds (only the kernel sums at one clock decide), None where not known.
+    where the two were not timed in the same rounds (only the kernel sums at one clock decide), None where not known;
+    `noise_oriented`: the line for one orientation's medians (beyond_pair_noise; None: `noise` stands for it).
     True: a leads; False: not decided."""
     if not as_run_apart or missing(as_run):
         return False
@@ -165,8 +183,9 @@ def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
                    and not missing(kernel_sum_ratio) and kernel_sum_ratio > floor)
     # the weaker orientation bears the lead as much as the median does: a lead beyond the line only in the forward
     # rounds, which the 5-round median is taken from, is within it (review 2026-12-06-4 item 4: packed documents
-    # 1.17x as run, 1.07x in the reversed rounds, against a 1.147x line)
-    if not missing(noise) and min([as_run, *oriented]) <= noise * floor and not sums_decide:
+    # 1.17x as run, 1.07x in the reversed rounds, against a 1.147x line), and an orientation's line is the identical
+    # pairs' orientation medians', not their whole medians' (review 2026-12-06-5 item 2)
+    if not beyond_pair_noise(as_run, orientations, noise, noise_oriented) and not sums_decide:
         return False  # within what identical kernels read apart at this point
     return not (sums_fair and not missing(kernel_sum_ratio) and kernel_sum_ratio * floor < 1)
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import rules, tables, values
+from gen.analysis import determinism_rule, rules, tables, values
 from gen.analysis.points import (  # noqa: F401
     AT_KEYS,
     BACKEND_COLUMNS,
@@ -486,11 +486,9 @@ DETERMINISM_COLUMNS = ["backend", "mode", "head_dim", "q_len", "kv_len", "defaul
 
 
 def is_deterministic(variant: str) -> bool:
-    """Whether determinism_frame has rows for the variant: it is declared deterministic
-    (kind "sdpa_deterministic") and a pinned variant of its backend exists."""
-    det = variants.VARIANTS.get(variant)
-    return det is not None and det.kind == "sdpa_deterministic" and any(
-        d.kind == "sdpa" and d.backend == det.backend for d in variants.VARIANTS.values())
+    """Whether determinism_frame has rows for the variant: it is deterministic and the same call without determinism
+    is declared (determinism_rule.base_of)."""
+    return determinism_rule.base_of(variant, variants.VARIANTS) is not None
 
 
 def has_twin(variant: str) -> bool:
@@ -500,34 +498,34 @@ def has_twin(variant: str) -> bool:
 
 
 def determinism_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
-    """What reproducible gradients cost: per backend and point, the deterministic variant
-    (gen.model.variants kind "sdpa_deterministic") against the same backend pinned without it:
-    both GPU-only times and their ratio (deterministic / default); where the deterministic one
-    did not run, its status and reason instead. Wrong answers are left out. `rows`: values.rows(points),
-    where the caller has them (`points` is then not read)."""
+    """What reproducible gradients cost: per backend and point, each deterministic variant against the same call
+    without determinism (determinism_rule.base_of: the same SDPA backend pinned, FlashAttention-4's default for its
+    deterministic backward), both GPU-only times and their ratio (deterministic / default), like with like
+    (determinism_rule.like_with_like); where the deterministic one did not run, its status and reason instead. Wrong
+    answers are left out. `rows`: values.rows(points), where the caller has them (`points` is then not read)."""
     out = []
     if not rows if rows is not None else points.empty:  # (rows given: `points` is not read, may be None)
         return pd.DataFrame(columns=DETERMINISM_COLUMNS)
     rows = values.rows(points) if rows is None else rows
     key = ["mode", "head_dim", "q_len", "kv_len"]
-    for v in dict.fromkeys(r["variant"] for r in rows):
-        det = variants.VARIANTS.get(v)
-        if det is None or det.kind != "sdpa_deterministic":
-            continue
-        base = next((b for b, d in variants.VARIANTS.items() if d.kind == "sdpa" and d.backend == det.backend), None)
+    names = dict.fromkeys(r["variant"] for r in rows)
+    for v in names:
+        base = determinism_rule.base_of(v, names)
         if base is None:
             continue
+        det = variants.VARIANTS[v]
         for r in [r for r in rows if r["variant"] == v]:
             d = next((x for x in rows if x["variant"] == base and all(x[k] == r[k] for k in key)), None)
             if d is None:
                 continue
             ok = lambda x: x["status"] == schema.Status.OK and not missing(x["gpu_only_ms"]) and not x["wrong"]  # noqa: E731
-            # like with like (review 2026-12-06-5 item 3): a graph replay against a kernel sum mixes two measures,
-            # so where the two steps' GPU-only times are of different kinds, both kernel sums
-            sums = (ok(r) and ok(d) and r.get("gpu_only_method") != d.get("gpu_only_method")
-                    and not missing(r.get("kernel_sum_ms")) and not missing(d.get("kernel_sum_ms")))
-            det_ms = r["kernel_sum_ms"] if sums else r["gpu_only_ms"] if ok(r) else math.nan
-            base_ms = d["kernel_sum_ms"] if sums else d["gpu_only_ms"] if ok(d) else math.nan
+            det_ms = r["gpu_only_ms"] if ok(r) else math.nan
+            base_ms = d["gpu_only_ms"] if ok(d) else math.nan
+            sums = False
+            if ok(r) and ok(d):
+                det_ms, base_ms, sums = determinism_rule.like_with_like(
+                    det_ms, r.get("gpu_only_method"), r.get("kernel_sum_ms"), base_ms, d.get("gpu_only_method"),
+                    d.get("kernel_sum_ms"))
             ratio = det_ms / base_ms if ok(r) and ok(d) else math.nan
             out.append(dict(backend=det.backend, **{k: r[k] for k in key}, default_variant=base,
                             deterministic_variant=v, default_ms=base_ms, deterministic_ms=det_ms, ratio=ratio,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 
-from gen.analysis import calls, clocks, fwdbwd, rules, scaling, unmeasured, verdicts
+from gen.analysis import calls, clocks, determinism, fwdbwd, rules, scaling, unmeasured, verdicts
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import datasheets, schema, variants
@@ -352,18 +352,35 @@ def _documents(ls, name: str) -> dict | None:
                 total_flops=useful)
 
 
-def _head_orders(ls, name: str, head: dict | None) -> tuple[tuple, tuple]:
-    """The headline point's verdict (verdicts.verdict_at, the one ranking rule): the fastest's orders against the
-    calls sharing its rank, and their rows; empty where the headline's fastest is not the verdict's."""
+def _head_verdict(ls, name: str, head: dict | None):
+    """The headline point's verdict (verdicts.verdict_at, the one ranking rule); None where the headline's fastest is
+    not the verdict's."""
     if not head or ls.rs.kind != schema.SetKind.MEASURED:
-        return (), ()
+        return None
     top = head["fastest"]
     p = next((q for q in calls._points(ls, name, top["mode"]) if (q.q_len, q.kv_len, q.head_dim)
               == (top["q_len"], top["kv_len"], top["head_dim"])), None)
     v = verdicts.verdict_at(ls, name, p, top["mode"]) if p is not None else None
-    if v is None or v.fastest.variant != top["variant"]:
-        return (), ()
-    return v.orders, (v.fastest, *(v.row(x) for x in v.near))
+    return v if v is not None and v.fastest.variant == top["variant"] else None
+
+
+def _head_orders(ls, name: str, head: dict | None) -> tuple[tuple, tuple]:
+    """The headline point's fastest's orders against the calls sharing its rank, and their rows; empty where the
+    headline's fastest is not the verdict's."""
+    v = _head_verdict(ls, name, head)
+    return ((), ()) if v is None else (v.orders, (v.fastest, *(v.row(x) for x in v.near)))
+
+
+def _head_determinism(ls, name: str, head: dict | None, rows: list[dict]) -> tuple | None:
+    """Where the headline point ranks deterministic calls led by a plain one (determinism.deterministic_head): those
+    facts and the first deterministic call's row at that point, for the headline to open with (review 2026-12-06-4
+    item 2); None elsewhere."""
+    d = determinism.deterministic_head(_head_verdict(ls, name, head))
+    if d is None:
+        return None
+    at = tuple(head["fastest"][k] for k in sa.AT_KEYS)
+    row = next((r for r in rows if r["variant"] == d.first and tuple(r[k] for k in sa.AT_KEYS) == at), None)
+    return (d, row) if row is not None else None
 
 
 def set_view(ctx: Context, ls, name: str) -> dict | None:
@@ -419,7 +436,8 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         headline=scenario_words.headline(head, figure, decode, _label,
                                          [x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())],
-                                         *_head_orders(ls, name, head)) if head else None,
+                                         *_head_orders(ls, name, head),
+                                         determinism=_head_determinism(ls, name, head, point_rows)) if head else None,
         measured=scenario_words.measured_modes(declared.SCENARIOS[name].why,
                                       any(r["mode"] == schema.Mode.INFERENCE for r in point_rows),
                                       any(r["mode"] == schema.Mode.TRAIN for r in point_rows))

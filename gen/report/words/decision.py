@@ -185,14 +185,21 @@ def _ranks(a: advice_mod.Advice) -> str:
     parts += [f"{'it' if parts else 'It'} ranks first for {name(p)} "
               f"{other_dtype_clause(a, p.scenario)}" for p in odd]
     by: dict = {}
+    led = [(p, o) for p in noise for o in p.orders if orders_words.kernels_behind(o) == a.default]
     for p in noise:
-        by.setdefault(join_and(label(x) for x in p.within), []).append(p)
+        if p not in (q for q, _ in led):
+            by.setdefault(join_and(label(x) for x in p.within), []).append(p)
     for x, ps in by.items():
         # each workload with its orders beside it where they tell more than noise (review 2026-12-06 items 1-3)
         ordered = sorted(ps, key=lambda p: p.mode == "train")
         places = join_and(dict.fromkeys(name(p) + orders_words.noted(p.orders, p.rows, label) + _batch(p, a.default)
                                         for p in ordered))
         parts.append(f"{'it' if parts else 'It'} is within noise of {x} for {places}")
+    for p, o in led:  # as the first screen counts it (review 2026-12-06-4 item 1): not a first place
+        err = orders_words.errors(p.rows, label)
+        parts.append(f"{'it' if parts else 'It'} is {orders_words.BEHIND_BY_KERNELS} for {name(p)} "
+                     f"({orders_words.kernels_ahead(o, label)}" + (f"; {err}" if err else "") + ")"
+                     + _batch(p, a.default))
     text = "; ".join(parts) + ("." if parts else "")
     if slower:
         text += (" It is not first at the verdict's point for " + join_and(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from gen.analysis import rules
 from gen.model.schema import Mode
 from gen.report.words.common import join_and, times
+from gen.report.words.orders import BEHIND_BY_KERNELS
 
 
 def _low(title: str) -> str:
@@ -60,7 +61,7 @@ def standing(first: int, total: int, alone, shared, noise: dict, behind, apart: 
 
 def _led(led) -> str:
     """Workloads within noise as run where another call leads by its kernels ((workload, orders.kernels_ahead) each)."""
-    return "within noise as run but behind by kernel sum in " + join_and(f"{workloads([w])} ({x})" for w, x in led)
+    return f"{BEHIND_BY_KERNELS} in " + join_and(f"{workloads([w])} ({x})" for w, x in led)
 
 
 def standing_short(first: int, total: int, counts, behind, led=()) -> str:

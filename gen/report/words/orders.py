@@ -34,13 +34,23 @@ def noise_point(n) -> str:
     return f"{n.scenario}, {size}, head dim {p.head_dim}" + ("" if n.mode == "inference" else f", {n.mode}")
 
 
-def pair_noise(n, label) -> str:
+def oriented_line(n) -> str:
+    """The line a lead's weaker round orientation is set against (rules.beyond_pair_noise) in words: "up to 1.021× in
+    one round orientation", or, where no identical pair reversed its rounds, that the whole medians' line stands."""
+    if n.oriented is None:
+        return "their rounds not reversed, so this line stands for each round orientation too"
+    return f"up to {times(n.oriented, 3)} in one round orientation" + (" at such points" if n.borrowed else "")
+
+
+def pair_noise(n, label, oriented: bool = False) -> str:
     """The as-run noise of identical kernels (gen.analysis.pair_noise) in words: "at this point (SDPA cuDNN and SDPA
-    not pinned, same kernels, 1.07× apart)", or where it is borrowed, from where."""
+    not pinned, same kernels, 1.07× apart)", or where it is borrowed, from where; with `oriented` (the lead has round
+    orientations to check), the orientations' line too ("..., up to 1.09× in one round orientation")."""
     pair = f"{label(n.fast)} and {label(n.slow)}, same kernels, {times(n.ratio, 3)} apart"
     if n.borrowed:
-        return f"borrowed from another point (no identical pair ran here; {pair} at {noise_point(n)})"
-    return f"at this point ({pair})"
+        return (f"borrowed from another point (no identical pair ran here; {pair} at {noise_point(n)}"
+                + (f"; {oriented_line(n)})" if oriented else ")"))
+    return f"at this point ({pair}" + (f", {oriented_line(n)})" if oriented else ")")
 
 
 def telling(o) -> bool:
@@ -63,7 +73,7 @@ def _lead(o, r: float, label) -> tuple[str, float, bool]:
     return (label(o.first), r, True) if r >= 1 else (label(o.second), 1 / r, False)
 
 
-def _sums(o, first_leads: bool, label) -> str:
+def sums(o, first_leads: bool, label) -> str:
     """The two kernel sums, the leader's first, and their windows' clocks, each named."""
     if o.first_ks_ms is None or o.second_ks_ms is None:
         return ""
@@ -91,7 +101,7 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
         items.append((who, r, EQUAL_CLOCK_SHORT, ""))
     if _beyond_floor(o.kernel_sum):
         who, r, first = _lead(o, o.kernel_sum, label)
-        items.append((who, r, "by kernel sum", _sums(o, first, label) if detail else _lower_clock(o)))
+        items.append((who, r, "by kernel sum", sums(o, first, label) if detail else _lower_clock(o)))
     groups: dict[str, list] = {}
     for it in items:
         groups.setdefault(it[0], []).append(it)
@@ -117,12 +127,12 @@ def noise_clause(o, label) -> str:
     """Where a pair's lead stands against the as-run noise of identical kernels (rules.lead_decided): beyond it, or
     within it, naming the weaker round orientation where that, not the median's ratio, is what falls within (review
     2026-12-06-5 item 1); the kernel sums' decision after it where they decide."""
-    line = f"the as-run noise of identical kernels {pair_noise(o.noise, label)}"
+    line = f"the as-run noise of identical kernels {pair_noise(o.noise, label, o.oriented)}"
     if not o.within_noise_of_pair:
         return f"beyond {line}"
     weak = min(((r, name) for r, name in ((o.forward, "forward"), (o.reverse, "reversed")) if r is not None),
                default=None)
-    median_beyond = o.as_run is not None and rules.lead_decided(True, o.as_run, o.noise.ratio)
+    median_beyond = o.as_run is not None and rules.beyond_pair_noise(o.as_run, (None, None), o.noise.ratio)
     head = (f"its {weak[1]} rounds' {times(weak[0])} within {line}" if median_beyond and weak is not None
             else f"within {line}")
     return head + (f"; {SUMS_DECIDE}" if o.decided_by_kernel_sum else "")
@@ -228,7 +238,39 @@ def kernels_ahead(o, label) -> str:
     (frontend graph) 1.20× faster by kernel sum, at an 11% lower clock" (or the two sums and clocks where they ran
     within rules.CLOCK_GAP_PCT)."""
     who, r, first = _lead(o, o.kernel_sum, label)
-    return f"{who} {times(r)} faster by kernel sum, " + (_lower_clock(o) or _sums(o, first, label))
+    return f"{who} {times(r)} faster by kernel sum, " + (_lower_clock(o) or sums(o, first, label))
+
+
+def kernels_behind(o) -> str | None:
+    """The call of a pair within noise as run that the kernel sums put behind (Orders.kernels_leader), None where they
+    name no leader: the first screen counts its workload as behind, not as a first place (review 2026-12-06-4 item 1),
+    and every page says so the same way (BEHIND_BY_KERNELS)."""
+    lead = o.kernels_leader
+    return None if lead is None else o.second if lead == o.first else o.first
+
+
+BEHIND_BY_KERNELS = "within noise as run but behind by kernel sum"  # the first screen's words (words.first_screen)
+
+
+def kernels_ahead_detail(o, label, than: bool = False) -> str:
+    """kernels_ahead in full, for a verdict: the two sums and their clocks, the clock gap the sums' leader ran at, both
+    round orientations and the equal-clock model: "cuDNN FP8 attention (frontend graph) 1.20× faster by kernel sum
+    (5.038 ms against 6.022 ms, X at 1755 MHz, Y at 1965 MHz: at an 11% lower clock), ahead as run in both round
+    orientations (1.07× forward, 1.19× reversed), and 1.07× at equal clock (a model)"; with `than`, the counterpart
+    named ("X 1.20× faster than Y by kernel sum"), for a sentence of more than one pair."""
+    who, r, first = _lead(o, o.kernel_sum, label)
+    lower = _lower_clock(o)
+    other = f"than {label(o.second if first else o.first)} " if than else ""
+    text = f"{who} {times(r)} faster {other}by kernel sum ({sums(o, first, label)}" + (f": {lower})" if lower else ")")
+    extra = []
+    if o.oriented:
+        fw, rv = (o.forward, o.reverse) if first else (1 / o.forward, 1 / o.reverse)
+        extra.append(f"ahead as run in both round orientations ({times(fw)} forward, {times(rv)} reversed)")
+    if _beyond_floor(o.equal_clock) and (o.equal_clock > 1) == first:
+        extra.append(f"{times(max(o.equal_clock, 1 / o.equal_clock))} {EQUAL_CLOCK_SHORT}")
+    if extra:
+        text += ", " + (", and ".join(extra) if len(extra) == 2 else extra[0])
+    return text
 
 
 def state(o) -> str:

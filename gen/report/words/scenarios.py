@@ -169,21 +169,11 @@ def shape(p: dict, lengths: list[int], dtype: str, q_lens: list[int] | None = No
     return f"batch {p['batch']}, {heads}, {queries}, {mask}, {what} {lens}, {dtype}"
 
 
-def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list[str] | None = None,
-             orders=(), rows=()) -> str:
-    """"At S = 32,768, X is fastest: 25.1 ms GPU-only, 690 TFLOP/s (...), 88% of the measured matmul ceiling."
-    With `unmeasured` (the FA4 variants the set did not measure): "fastest of those measured", and what was not.
-    `orders`: the fastest against the calls sharing its rank at that point (gen.analysis.verdicts.Orders), said
-    beside it where they tell more than noise; `rows`: those calls' Timed rows (their errors, where inputs differ)."""
-    f = h["fastest"]
+def _time_and_rate(f: dict) -> str:
+    """A headline row's time and rate, with its share of the measured ceiling: "25.1 ms GPU-only, 690 TFLOP/s (...),
+    88% of the measured matmul ceiling (...)"."""
     fig = figure_of_row(f)
-    near, ties = h.get("near") or [], h.get("ties") or []
-    undecided = [o for o in orders if orders_words.state(o) == "not decided"]
-    text = (f"At {point_label(f, decode, False)}, D {int(f['head_dim'])}"
-            f"{' (training step)' if f['mode'] == 'train' else ''}, "
-            f"{variant_label(f['variant'])} is fastest{' of those measured' if unmeasured else ''}"
-            f"{' by its median' if near or ties or undecided else ''}: "
-            f"{f['gpu_only_ms']:.4g} ms GPU-only"
+    text = (f"{f['gpu_only_ms']:.4g} ms GPU-only"
             f"{' (kernel sum of one call)' if f['gpu_only_method'] == 'kernel_sum' else ''}, "
             f"{figure_value(f[fig], fig)} {figure_label(fig, [f])}")
     if not missing(f["pct_of_ceiling"]) and f["ceiling"] == sa.CEILING_MATMUL:
@@ -192,7 +182,42 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
         text += f", {f['pct_of_ceiling']:.0f}% of {CEILING_NAME[f['ceiling']]}"
     if fig == sa.FIGURE_TBPS and not missing(f["pct_of_datasheet"]):
         text += f" and {f['pct_of_datasheet']:.0f}% of the datasheet's {f['datasheet_tbps']:g} TB/s"
-    text += "."
+    return text
+
+
+def determinism_opening(d, row: dict, variant_label) -> str:
+    """Where a point ranks deterministic calls led by a plain one (gen.analysis.determinism.DeterministicHead), what the
+    headline opens with (review 2026-12-06-4 item 2): the fastest call that runs deterministically, the next one, and
+    what determinism costs it against the same call by default; the plain fastest follows as context."""
+    text = f"the fastest deterministic call is {variant_label(d.first)}: {_time_and_rate(row)}."
+    if d.second is not None:
+        text += (f" It is {d.ratio:.2f}× ahead of the next, {variant_label(d.second)}." if d.decided else
+                 f" It is within noise of the next, {variant_label(d.second)} ({d.ratio:.2f}× its time).")
+    c = d.cost
+    if c is not None:
+        sums = " (both kernel sums)" if c.det_method == c.base_method == "kernel_sum" else ""
+        text += (f" Determinism costs it {c.ratio:.2f}× the time of the same call by default, {variant_label(c.base)}"
+                 + (f" ({c.det_ms:.4g} ms against {c.base_ms:.4g} ms{sums})" if sums or c.base != d.plain else "")
+                 + ".")
+    return text + " Without determinism, "
+
+
+def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list[str] | None = None,
+             orders=(), rows=(), determinism=None) -> str:
+    """"At S = 32,768, X is fastest: 25.1 ms GPU-only, 690 TFLOP/s (...), 88% of the measured matmul ceiling."
+    With `unmeasured` (the FA4 variants the set did not measure): "fastest of those measured", and what was not.
+    `orders`: the fastest against the calls sharing its rank at that point (gen.analysis.verdicts.Orders), said
+    beside it where they tell more than noise; `rows`: those calls' Timed rows (their errors, where inputs differ);
+    `determinism`: (DeterministicHead, its first call's row) where the point ranks deterministic calls led by a plain
+    one: the headline opens with the fastest deterministic call (determinism_opening)."""
+    f = h["fastest"]
+    near, ties = h.get("near") or [], h.get("ties") or []
+    undecided = [o for o in orders if orders_words.state(o) == "not decided"]
+    text = (f"At {point_label(f, decode, False)}, D {int(f['head_dim'])}"
+            f"{' (training step)' if f['mode'] == 'train' else ''}, "
+            + (determinism_opening(*determinism, variant_label) if determinism else "")
+            + f"{variant_label(f['variant'])} is fastest{' of those measured' if unmeasured else ''}"
+            f"{' by its median' if near or ties or undecided else ''}: {_time_and_rate(f)}.")
     sp = h.get("spreads") or {}
     if ties:
         sps = [sp.get(v) for v in (f["variant"], *ties)]
@@ -203,6 +228,14 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
         text += (f" {variant_label(v)} runs kernels of the same names with other arguments and {took}, "
                  f"{apart_words(gap, f['gpu_only_ms'], sp.get(f['variant']), sp.get(v))}: not tied.")
     near = [v for v in near if v not in {o.second for o in undecided}]
+    led = [o for o in orders if o.second in near and orders_words.kernels_behind(o)]
+    near = [v for v in near if v not in {o.second for o in led}]
+    if led:  # within noise as run, behind by kernel sum, as the first screen says (review 2026-12-06-4 item 1)
+        behind = [variant_label(orders_words.kernels_behind(o)) for o in led]
+        text += (f" It and {join_and(variant_label(o.second) for o in led)} are within noise as run (the "
+                 f"{intervals(sp.get(f['variant']), *(sp.get(o.second) for o in led))} of the medians overlap), but "
+                 f"{join_and(behind)} {'are' if len(behind) > 1 else 'is'} behind by kernel sum: "
+                 + "; ".join(orders_words.kernels_ahead_detail(o, variant_label, len(led) > 1) for o in led) + ".")
     if near:
         text += (f" The times cannot set it apart from {join_and(variant_label(v) for v in near)} (the "
                  f"{intervals(*(sp.get(v) for v in (f['variant'], *near)))} of the medians overlap): within noise.")
@@ -220,6 +253,8 @@ def _orders_sentences(orders, undecided, near, rows, variant_label) -> str:
     noise, and the outputs' errors where their inputs differ."""
     text = ""
     for o in orders:
+        if orders_words.kernels_behind(o) and o.second not in near and o not in undecided:
+            continue  # said with its kernel sums above
         if o in undecided:
             text += (f" Against {variant_label(o.second)} it is not decided: {orders_words.brief(o, variant_label)}; "
                      + ("so no winner is named." if o.timed_apart else "the orders disagree, so no winner is named."))

@@ -313,6 +313,8 @@ def _headline(v: verdicts.Verdict) -> str:
             head = (f"{join_and(label(x) for x in (f.variant, *v.near))} share the first rank {here}, not decided: "
                     f"{times_}; " + "; ".join(orders_words.brief(o, label, than=than) for o in told)
                     + ". The report names no winner (the rule in the methodology)")
+        elif any(orders_words.kernels_behind(o) for o in told):
+            head = _behind_by_kernels(v, told, times_, here, than)
         else:
             head = (f"{join_and(label(x) for x in (f.variant, *v.near))} are the fastest {here}, within noise: "
                     f"{times_}; the {intervals(fs, *(v.spread(v.row(x)) for x in v.near))} of their medians overlap, "
@@ -333,11 +335,7 @@ def _headline(v: verdicts.Verdict) -> str:
                     f"{twins}")
         else:
             head = f"{label(f.variant)} is the fastest {here}: {us(fs.median)} {per_call(v.mode)} {BASIS[v.basis]}"
-        if v.runner_up is not None:
-            head += (f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} "
-                     f"({us(v.spread(v.runner_up).median)}); the {intervals(fs, v.spread(v.runner_up))} of the two "
-                     "medians do not overlap")
-            head += _beyond_noise(v)
+        head = _runner_up(v, head, here)
     named = {v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())}
     gaps = [x for x, _ in v.sweep_gaps if x in named]
     if gaps:
@@ -346,19 +344,61 @@ def _headline(v: verdicts.Verdict) -> str:
     return head
 
 
-def _beyond_noise(v: verdicts.Verdict) -> str:
-    """The noise of identical kernels a named lead stands beyond (rules.lead_decided), "" where not known."""
-    n = v.fastest.as_run_noise if v.basis == "gpu_only" else None
-    o = verdicts.orders(v.fastest, v.runner_up, v.basis) if v.runner_up is not None else None
-    if o is not None and o.timed_apart:  # neither the noise line nor the orientations apply (rules.lead_decided)
+def _runner_up(v: verdicts.Verdict, head: str, here: str) -> str:
+    """The headline with the lead over the runner-up: its as-run ratio and the noise it stands beyond, or, where the
+    kernel sums decide it, led by them (_by_kernel_sum)."""
+    if v.runner_up is None:
+        return head
+    fs, rs = v.spread(v.fastest), v.spread(v.runner_up)
+    o = verdicts.orders(v.fastest, v.runner_up, v.basis)
+    if o.decided_by_kernel_sum and not v.same_kernel:
+        return _by_kernel_sum(v, o, here)
+    return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}); the "
+            f"{intervals(fs, rs)} of the two medians do not overlap" + _beyond_noise(o))
+
+
+def _beyond_noise(o) -> str:
+    """The noise of identical kernels a named lead stands beyond (rules.lead_decided; orders_words.noise_clause), ""
+    where not known."""
+    if o.timed_apart:  # neither the noise line nor the orientations apply (rules.lead_decided)
         return f"; {orders_words.timed_apart(o, label)}"
-    if n is None:
+    if o.noise is None:
         return ""
-    if o is not None and o.decided_by_kernel_sum:  # the orders, the noise clause and the sums' decision, once each
-        return f"; {orders_words.brief(o, label, noise=False)}"
     both = (f", ahead in both round orientations ({times(o.forward)} forward, {times(o.reverse)} reversed)"
-            if o is not None and o.oriented else "")
-    return f"{both}, and the ratio is beyond the as-run noise of identical kernels {orders_words.pair_noise(n, label)}"
+            if o.oriented else "")
+    return f"{both}, and {orders_words.noise_clause(o, label)}"
+
+
+def _behind_by_kernels(v: verdicts.Verdict, told, times_: str, here: str, than: bool) -> str:
+    """Calls within noise as run of which the kernel sums put one behind (Orders.kernels_leader), in the first screen's
+    words (orders_words.BEHIND_BY_KERNELS; review 2026-12-06-4 item 1): "X and Y are within noise as run here but Y is
+    behind by kernel sum: ...; X 1.20× faster by kernel sum (...)", never "they share the first rank"; the calls no sum
+    puts behind share it."""
+    f = v.fastest
+    led = [o for o in told if orders_words.kernels_behind(o)]
+    behind = list(dict.fromkeys(orders_words.kernels_behind(o) for o in led))
+    text = (f"{join_and(label(x) for x in (f.variant, *v.near))} are within noise as run {here}, but "
+            f"{join_and(label(x) for x in behind)} {'are' if len(behind) > 1 else 'is'} behind by kernel sum: "
+            f"{times_}; the "
+            f"{intervals(v.spread(f), *(v.spread(v.row(x)) for x in v.near))} of their medians overlap; "
+            + "; ".join(orders_words.kernels_ahead_detail(o, label, than) for o in led)
+            + "".join(f"; {orders_words.brief(o, label, noise=False, than=than)}" for o in told if o not in led))
+    sharing = [x for x in (f.variant, *v.near) if x not in behind]
+    return text + (f"; {join_and(label(x) for x in sharing)} share the first rank" if len(sharing) > 1 else "")
+
+
+def _by_kernel_sum(v: verdicts.Verdict, o, here: str) -> str:
+    """A lead the kernel sums decide (Orders.decided_by_kernel_sum), led by them, the measure that decides: the as-run
+    medians after it, with the orientation that falls within the noise line (review 2026-12-06-5 item 4)."""
+    f, r = v.fastest, v.runner_up
+    fs, rs = v.spread(f), v.spread(r)
+    sums = orders_words.sums(o, True, label)
+    return (f"{label(f.variant)} is the fastest {here} by kernel sum, the measure that decides it: "
+            f"{times(o.kernel_sum)} ahead of {label(r.variant)}" + (f" ({sums})" if sums else "")
+            + f"; as run, {us(fs.median)} {per_call(v.mode)} {BASIS[v.basis]} against {us(rs.median)}, "
+            f"{times(v.ratio)}" + (f" ({times(o.forward)} in the forward rounds, {times(o.reverse)} in the reversed)"
+                                   if o.oriented else "")
+            + f", the {intervals(fs, rs)} of the two medians apart; {orders_words.noise_clause(o, label)}")
 
 
 def order_flips_clause(v: verdicts.Verdict) -> str | None:

@@ -1,0 +1,70 @@
+"""Review 2026-12-06-4 item 1, left open by review 2026-12-06-5: the first screen counts FP8 prefill as behind for
+FlashAttention-4 (cuDNN FP8 1.20x by kernel sum, at an 11% lower clock); every page that gives the FP8 verdict says it
+the same way ("within noise as run but behind by kernel sum"), never "within noise ... share the first rank". Each
+test fails if a page gives the other answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from gen.analysis import advice, tables, verdicts
+from gen.analysis import scenarios as sa
+from gen.model import schema
+from gen.report.pages import decision, scenario_set
+from gen.report.words import decision as decision_words
+from gen.report.words import orders as orders_words
+from gen.report.words import scenarios as scenario_words
+from gen.report.words import verdicts as verdict_words
+from gen.report.words.common import label
+from tests.conftest import RESULTS
+
+LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
+FA4, CUDNN_FP8 = label("fa4"), label("cudnn_fp8")
+AHEAD = f"{CUDNN_FP8} 1.20× faster by kernel sum"
+
+
+@pytest.fixture(scope="module")
+def lead():
+    return tables.load_set(RESULTS / LEAD)
+
+
+def _fp8_orders(lead):
+    v = verdicts.verdict(lead, "fp8-prefill", schema.Mode.INFERENCE)
+    o = next(o for o in v.orders if {o.first, o.second} == {"fa4", "cudnn_fp8"})
+    return v, o
+
+
+def test_the_set_has_fa4_behind_by_kernel_sum_in_fp8(lead):
+    v, o = _fp8_orders(lead)
+    assert not o.apart and o.kernels_leader == "cudnn_fp8" and orders_words.kernels_behind(o) == "fa4"
+    assert o.kernel_sum == pytest.approx(1.195, abs=0.005)
+    assert o.kernel_sum_leader_clock_pct == pytest.approx(10.7, abs=0.2)
+
+
+def test_the_first_screen_counts_it_behind(lead):
+    row = decision.table_rows(lead)[0]
+    assert "behind in FP8 prefill (by kernel sum)" in row["condition"]
+    assert f"{orders_words.BEHIND_BY_KERNELS} in FP8 prefill ({AHEAD}, at an 11% lower clock)" in row["detail"]
+
+
+def test_the_verdict_says_behind_by_kernel_sum_not_a_shared_first_rank(lead):
+    v, o = _fp8_orders(lead)
+    head = verdict_words.verdict(v).headline
+    assert head.startswith(f"{CUDNN_FP8} and {FA4} are within noise as run here, but {FA4} is behind by kernel sum: ")
+    assert "share the first rank" not in head and "are the fastest here" not in head
+    assert f"{AHEAD} (5.038 ms against 6.022 ms" in head and ": at an 11% lower clock)" in head
+    assert "ahead as run in both round orientations (1.07× forward, 1.19× reversed)" in head
+
+
+def test_what_to_call_says_behind_by_kernel_sum(lead):
+    text = decision_words.advice(advice.advice(lead)).decision
+    assert f"is {orders_words.BEHIND_BY_KERNELS} for FP8 prefill ({AHEAD}, at an 11% lower clock" in text
+    assert f"within noise of {CUDNN_FP8} for FP8 prefill" not in text
+
+
+def test_the_scenario_headline_says_behind_by_kernel_sum(lead):
+    head = sa.headline(None, None, "fp8-prefill", sa.point_rows(lead, "fp8-prefill"), [])
+    orders, rows = scenario_set._head_orders(lead, "fp8-prefill", head)
+    text = scenario_words.headline(head, "tflops", False, label, [], orders, rows)
+    assert f"It and {FA4} are within noise as run" in text and f"but {FA4} is behind by kernel sum: {AHEAD}" in text
+    assert "The times cannot set it apart" not in text and "within noise." not in text
