@@ -46,7 +46,10 @@ class Orientation:
     reversed median (`timed`), those whose two differ by more than rules.ORIENTATION_GAP_PCT (`apart`); of the points
     with two or more such variants (`points`), those whose fastest in the forward rounds is not the fastest in the
     reversed ones (`swapped`: the first two swap places, or another call takes the first); of `timed`, those with
-    an odd number of rounds (`odd`: the forward rounds outnumber the reversed, so the median is a forward-round value).
+    an odd number of rounds (`odd`: the forward rounds outnumber the reversed, so the median leans to the forward
+    order), how many had each number of rounds (`rounds`: (rounds, variant-points) each, fewest rounds first), and
+    those whose whole median still fell in a reversed round (`median_reversed`: every middle sample in one;
+    timings.median_rounds, review 2026-12-06-6 item 7).
     """
 
     timed: int
@@ -54,6 +57,8 @@ class Orientation:
     points: int
     swapped: int
     odd: int = 0
+    rounds: tuple[tuple[int, int], ...] = ()
+    median_reversed: int = 0
 
 
 @dataclass(frozen=True)
@@ -148,21 +153,29 @@ def clock_evidence(ls) -> ClockEvidence:
 def orientation(rs: schema.ResultSet) -> Orientation | None:
     """Orientation of a set; None where no record has reversed rounds."""
     by_point: dict[tuple, dict[str, tuple[float, float]]] = {}
-    odd = 0
+    rounds: dict[tuple, tuple[int, bool]] = {}  # variant-point -> (its rounds, its whole median in a reversed one)
     for r in (*rs.runs, *rs.sweep):
         if r.status != schema.Status.OK or r.timing is None:
             continue
         fwd, rev = timings.orientation_medians(r.timing)
         if fwd is not None and rev is not None:
             by_point.setdefault((r.scenario, r.mode, r.point), {})[r.variant] = (fwd, rev)
-            odd += len((r.timing.round_sizes or {}).get(schema.Window.GPU_ONLY) or []) % 2
+            sizes = (r.timing.round_sizes or {}).get(schema.Window.GPU_ONLY) or []
+            middle = timings.median_rounds(r.timing.gpu_only_ms, sizes)
+            rounds[(r.scenario, r.mode, r.point, r.variant)] = (len(sizes),
+                                                                bool(middle) and all(i % 2 == 1 for i in middle))
+    odd = sum(n % 2 for n, _ in rounds.values())
+    counts: dict[int, int] = {}
+    for n, _ in rounds.values():
+        counts[n] = counts.get(n, 0) + 1
+    reversed_ = sum(rev for _, rev in rounds.values())
     timed = [m for ms in by_point.values() for m in ms.values()]
     if not timed:
         return None
     apart = sum(1 for f, v in timed if rules.orientation_gap_pct(f, v) > rules.ORIENTATION_GAP_PCT)
     shared = [ms for ms in by_point.values() if len(ms) >= 2]
     swapped = sum(1 for ms in shared if min(ms, key=lambda x: ms[x][0]) != min(ms, key=lambda x: ms[x][1]))
-    return Orientation(len(timed), apart, len(shared), swapped, odd)
+    return Orientation(len(timed), apart, len(shared), swapped, odd, tuple(sorted(counts.items())), reversed_)
 
 
 def timed_apart(rs: schema.ResultSet) -> tuple[int, int, int] | None:

@@ -85,9 +85,11 @@ def apart(a_hi: float, b_lo: float) -> bool:
 # Each orientation on its own (review 2026-12-06-3 items 1-2): rounds 1, 3, 5 run the point's variants forward and
 # 2, 4 backwards, so each variant follows one neighbour in the forward rounds and another in the reversed ones, and
 # at power-limited points a round's time follows its predecessor's draw (H100 set, sliding windows: FLASH ahead after
-# one neighbour, FA4 after the other; the repeat 12 minutes later flipped the published order). The 5-round median
-# is always a forward-round value, so a lead is decided only where the leader is ahead by more than TIME_FLOOR_PCT
-# in the median of its forward rounds and in that of its reversed rounds, each on its own.
+# one neighbour, FA4 after the other; the repeat 12 minutes later flipped the published order). The whole median
+# leans to the forward order (3 of 5 rounds forward) yet may fall in a reversed round (47 of the H100 set's 229
+# variant-points, review 2026-12-06-6 item 7): it stands for neither orientation, so a lead is decided only where the
+# leader is ahead by more than TIME_FLOOR_PCT in the median of its forward rounds and in that of its reversed rounds,
+# each on its own.
 # Each orientation against a line of its own (review 2026-12-06-5 item 2): identical kernels' orientation medians (2 or
 # 3 rounds) move further apart than their 5-round ones (article 1k, head dim 128: SDPA cuDNN and SDPA not pinned 1.005x
 # as medians, 1.021x forward, 1.020x reversed), so the weaker orientation is set against the identical pairs' larger

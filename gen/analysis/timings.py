@@ -111,7 +111,9 @@ def orientation_medians(t: schema.Timing) -> tuple[float | None, float | None]:
     gen.capture.timing._rotated); (None, None) where the rounds were not reversed (sets before it, calls timed alone)
     or the GPU-only time is not the graph's. A variant alternates between two predecessors, one per orientation, and
     at power-limited points a round's time follows its predecessor's draw (review 2026-12-06-3 item 2), so the two
-    medians are the order as seen after each neighbour; the 5-round median is always a forward one."""
+    medians are the order as seen after each neighbour. The whole median (over every sample) leans to the forward
+    rounds, which outnumber the reversed (3 of 5, 2 of 3), but may still fall in a reversed round (median_rounds;
+    review 2026-12-06-6 item 7: 47 of the H100 set's 229)."""
     if (not getattr(t, "interleave_reversed", False) or t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH
             or not t.gpu_only_ms):
         return None, None
@@ -120,6 +122,17 @@ def orientation_medians(t: schema.Timing) -> tuple[float | None, float | None]:
     if not fwd or not rev:
         return None, None
     return float(np.median(fwd)), float(np.median(rev))
+
+
+def median_rounds(samples: Sequence[float], sizes: Sequence[int] | None) -> tuple[int, ...]:
+    """The rounds (0 first) that hold the middle sample or samples of the whole median of `samples` (numpy's, the
+    mean of the two middle ones for an even count), where `sizes` cuts them whole into rounds; () otherwise."""
+    if not sizes or sum(sizes) != len(samples) or len(samples) == 0:
+        return ()
+    of = np.repeat(np.arange(len(sizes)), sizes)
+    order = np.argsort(np.asarray(samples, dtype=float), kind="stable")
+    n = len(samples)
+    return tuple(sorted({int(of[order[(n - 1) // 2]]), int(of[order[n // 2]])}))
 
 
 def spread(samples: Sequence[float], sizes: Sequence[int] | None = None) -> Spread:

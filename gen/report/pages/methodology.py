@@ -32,7 +32,7 @@ def rules_view() -> dict:
                 ci_method=rules.CI_METHOD, ci_pct=100 * rules.CI_LEVEL, floor_pct=rules.TIME_FLOOR_PCT,
                 host_quantile=rules.HOST_COST_QUANTILE, host_yes=rules.HOST_YES_MARGIN,
                 host_headroom=rules.HOST_HEADROOM, host_clear=rules.HOST_CLEAR,
-                clock_rule_pct=rules.CLOCK_RULE_PCT,
+                clock_rule_pct=rules.CLOCK_RULE_PCT, clock_gap_pct=rules.CLOCK_GAP_PCT,
                 power_at_limit_pct=rules.POWER_AT_LIMIT_PCT, sustained_s=rules.SUSTAINED_WINDOW_S,
                 advice_gain=rules.ADVICE_MIN_GAIN,
                 startup_s=rules.STARTUP_NOTE_S, lead_rule=method_words.lead_rule())
@@ -45,6 +45,11 @@ FIGURE_PARTS = ("kernel_sum", "occupancy", "host", "sweep", "interleave", "leads
 def facts(ctx: Context, ls) -> method.MethodFacts | None:
     """The figures a set gives the methodology (they read its traces: made once, with its own pages)."""
     return method.method_facts(ls)
+
+
+def _mid_sentence(text: str) -> str:
+    """A sentence set after "In <set>, ": its first word's capital dropped ("Of the 247 ..." -> "of the 247 ...")."""
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
 def figures_view(ctx: Context) -> list[dict]:
@@ -60,10 +65,10 @@ def figures_view(ctx: Context) -> list[dict]:
                                         gpu_only_us=1000 * f.host_bound[2], eager_us=1000 * f.host_bound[3])
                         if f.host_bound else None,
                         lengths=f.lengths, head_dims=f.head_dims, ceilings=f.ceilings,
-                        interleave=" ".join(x for x in (method_words.interleave_order(f.rotated, f.fixed, f.varied),
-                                                        method_words.orientation(f.orientation),
-                                                        f.apart and method_words.timed_alone(*f.apart)) if x)
-                        or None,
+                        interleave=_mid_sentence(" ".join(
+                            x for x in (method_words.interleave_order(f.rotated, f.fixed, f.varied),
+                                        method_words.orientation(f.orientation),
+                                        f.apart and method_words.timed_alone(*f.apart)) if x)) or None,
                         leads=method_words.lead_evidence(f.clocks),
                         copy_size=f.ceilings["copy_bytes"] // 2 if f.ceilings else None))
     return out
