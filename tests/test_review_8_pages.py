@@ -85,3 +85,71 @@ def test_the_methodology_says_what_the_pages_say_of_a_hold_near_the_maximum():
     assert f"within {rules.CLOCK_GAP_PCT:g}% of the 1980 MHz maximum" in cell
     partial = environment().get_template("rules.md.j2").render(**methodology.rules_view())
     assert f"its mean SM clock within {rules.CLOCK_GAP_PCT:g}% of the GPU's maximum" in partial
+
+
+# --------------------------------------------------------------------------- item 4: the same point elsewhere
+
+
+def _same(ls, here, there):
+    from gen.analysis import scenarios as sa
+
+    got = [d for d in sa.same_point_elsewhere(ls, here) if d["other"] == there]
+    assert len(got) == 1
+    return got[0]
+
+
+def test_the_same_point_differs_inside_the_intervals_on_the_h100_set(lead):
+    """Decode 16k and GQA/FP8 16k: every variant's two intervals (one window each) overlap, so the sentence says the
+    order differs inside them, claims nothing the intervals do not show, prints µs where the times are sub-ms, and
+    sends the reader at a memory-bound point to no equal-clock time."""
+    from gen.report.words import common as words
+    from gen.report.words import scenarios as scenario_words
+
+    for here, there in (("decode", "decode-kernels"), ("gqa-prefill", "fp8-prefill")):
+        d = _same(lead, here, there)
+        assert d["orders_differ"] and not d["moved"]
+        assert all(r[5] or r[6] is False for r in d["rows"])
+        text = scenario_words.same_point_line(d, words.label)
+        assert "inside the intervals" in text and "do not hold that spread" not in text
+        assert "95%" not in text and "93.75% intervals (the range of 5 rounds)" in text
+        assert "within noise in both windows" in text and "equal-clock" not in text
+    d = _same(lead, "decode", "decode-kernels")
+    assert d["memory_bound"]
+    text = scenario_words.same_point_line(d, words.label)
+    assert "174.54 µs" in text and "175.08 µs" in text and "0.175 ms" not in text and "1 query against" in text
+
+
+def test_the_same_point_compares_like_with_like(lead):
+    """FlexAttention (compiled) at GQA 16k: a kernel sum here (10.331 ms at 1876 MHz), a graph replay there
+    (11.322 ms at 1548 MHz); the sentence sets both kernel sums side by side, each at its window's clock."""
+    from gen.report.words import common as words
+    from gen.report.words import scenarios as scenario_words
+
+    d = _same(lead, "gqa-prefill", "fp8-prefill")
+    flex = next(r for r in d["rows"] if r[0] == "flex")
+    assert flex[5] and flex[6] is None
+    assert flex[1] == pytest.approx(10.331, abs=5e-4) and flex[3] == pytest.approx(10.313, abs=5e-4)
+    assert flex[4] == pytest.approx(1965, abs=1)
+    text = scenario_words.same_point_line(d, words.label)
+    assert "11.322" not in text and "10.313 ms at 1965 MHz (kernel sum)" in text
+
+
+def test_a_time_moved_past_its_intervals_is_said_so():
+    """Synthetic: one variant's two intervals apart between the windows: the sentence says the windows' conditions
+    moved it, with the kernel sums beside, and the equal-clock model only where the point is not memory-bound."""
+    from gen.report.words import common as words
+    from gen.report.words import scenarios as scenario_words
+
+    d = dict(other="b", q_len=4096, kv_len=4096, orders_differ=True, moved=("x",), memory_bound=False,
+             rows=(("x", 1.0, 1900.0, 1.2, 1500.0, False, True), ("y", 1.1, 1900.0, 1.1, 1880.0, False, False)),
+             swapped=(("x", "y", True, False),), units=((5, 100), (5, 100), (6, 120), (6, 120)))
+    text = scenario_words.same_point_line(d, words.label)
+    assert "1.20× apart between the two windows" in text and "moved it past" in text
+    assert "equal-clock model" in text and "93.75%" in text
+    assert "equal-clock" not in scenario_words.same_point_line(dict(d, memory_bound=True), words.label)
+    # only the order differs: inside the intervals, the pair apart in one window said so
+    calm = dict(d, moved=())
+    text = scenario_words.same_point_line(calm, words.label)
+    assert "inside the intervals" in text and "within noise here and apart there" in text
+    # nothing differs: no claim at all
+    assert "as-run order" not in scenario_words.same_point_line(dict(calm, orders_differ=False), words.label)

@@ -4,7 +4,7 @@ Takes: a measured loaded set (gen.analysis.tables.LoadedSet) and a scenario's na
 `scenario_names(sets)` (in declared order); `point_frame(ls, scenario)` / `point_rows`, one row per
 (variant, mode, point) with its three times (gen.analysis.timings), TFLOP/s or TB/s, share of the
 measured ceiling, kernels per call, peak memory, error (`COLUMNS`); `fastest_frame` / `fastest_rows`
-(per point the fastest, by the verdict's rule); `roofline_frame`, `above_roof`, `same_point_elsewhere`;
+(per point the fastest, by the verdict's rule); `roofline_frame`, `above_roof`;
 `backend_rows` (why SDPA picked its backend); `kernel_rows(ls, variant)` (the kernels of one call per
 scenario); the counting conventions of gen.analysis.flops. Numbers only, no words.
 
@@ -353,56 +353,6 @@ def above_matmul_at_clock(rows: list[dict], ceil: dict | None, ceiling_mhz: floa
     return dict(n=len(over), within_at_clock=within if len(pct) == len(over) else 0,
                 pct_lo=min(pct) if pct else None, pct_hi=max(pct) if pct else None,
                 mhz_lo=min(mhz) if mhz else None, mhz_hi=max(mhz) if mhz else None, ceiling_mhz=ceiling_mhz)
-
-
-_SAME_POINT_KEYS = ("mode", "batch", "q_heads", "kv_heads", "head_dim", "q_len", "kv_len", "mask", "window", "dtype")
-
-
-def _timed_by_point(ls: tables.LoadedSet, scenario: str) -> dict[tuple, dict[str, dict]]:
-    """A scenario's timed rows that answered right, by point (_SAME_POINT_KEYS; packed documents left out).
-    Made once per set and scenario (every verdict and scenario page asks for every other scenario's): shared,
-    read it."""
-    key = ("timed by point", scenario)
-    if key not in ls._tables:
-        ls._tables[key] = _timed_by_point_of(ls, scenario)
-    return ls._tables[key]
-
-
-def _timed_by_point_of(ls: tables.LoadedSet, scenario: str) -> dict[tuple, dict[str, dict]]:
-    out: dict[tuple, dict[str, dict]] = {}
-    for r in point_rows(ls, scenario):
-        if r.get("docs") and not missing(r.get("docs")):
-            continue
-        if r["status"] == schema.Status.OK and not missing(r["gpu_only_ms"]) and not bool(r.get("wrong")):
-            out.setdefault(tuple(str(r.get(k)) for k in _SAME_POINT_KEYS), {})[r["variant"]] = r
-    return out
-
-
-def same_point_elsewhere(ls: tables.LoadedSet, scenario: str) -> list[dict]:
-    """Variants this scenario timed at a point another scenario of the set timed too (the same shape, mask
-    and dtype; packed documents never match): per other scenario and point, each shared variant's as-run
-    time and SM clock here and there, and whether the as-run order of the shared variants differs between
-    the two (the same kernels in two windows: their clocks, not their kernels, set that order)."""
-    if not ls.measured:
-        return []
-    here = _timed_by_point(ls, scenario)
-    out = []
-    for other in dict.fromkeys(p.scenario for p in ls.rs.sweep):
-        if other == scenario or not here:
-            continue
-        there = {k: rows for k, rows in _timed_by_point(ls, other).items() if k in here}
-        for k, rows in there.items():
-            shared = [v for v in here[k] if v in rows]
-            if len(shared) < 2:
-                continue
-            mine = sorted(shared, key=lambda v: here[k][v]["gpu_only_ms"])
-            theirs = sorted(shared, key=lambda v: rows[v]["gpu_only_ms"])
-            out.append(dict(other=other, mode=here[k][shared[0]].get("mode"), q_len=here[k][shared[0]]["q_len"],
-                            kv_len=here[k][shared[0]]["kv_len"],
-                            variants=tuple(mine), orders_differ=mine != theirs, order_there=tuple(theirs),
-                            here=tuple((v, here[k][v]["gpu_only_ms"], here[k][v]["sm_clock_mhz"]) for v in mine),
-                            there=tuple((v, rows[v]["gpu_only_ms"], rows[v]["sm_clock_mhz"]) for v in mine)))
-    return out
 
 
 def _ranked(points: pd.DataFrame) -> pd.DataFrame:

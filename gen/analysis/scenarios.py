@@ -65,13 +65,13 @@ from gen.analysis.points import (  # noqa: F401
     point_frame,
     point_rows,
     roofline_frame,
-    same_point_elsewhere,
     scenario_dtype,
     scenario_names,
     scenario_title,
     score_pairs,
     tflops_at,
 )
+from gen.analysis.same_point import same_point_elsewhere  # noqa: F401  (the scenario pages' and verdicts' name)
 from gen.analysis.values import integer, missing, number, text_table, variant_role
 from gen.model import schema, variants
 

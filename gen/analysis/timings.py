@@ -420,7 +420,7 @@ TELEMETRY_COLUMNS = ["sm_clock_mhz", "sm_clock_min_mhz", "power_w", "temp_c", "t
 COLUMNS = [
     "gpu_only_ms", "gpu_only_q1_ms", "gpu_only_q3_ms", "gpu_only_n", "gpu_only_iqr_pct", "gpu_only_ci_lo_ms",
     "gpu_only_ci_hi_ms", "gpu_only_rounds", "gpu_only_method", "gpu_only_reason", "gpu_only_absent",
-    "calls_per_replay", "kernel_sum_ms", "kernel_sum_n",
+    "calls_per_replay", "kernel_sum_ms", "kernel_sum_n", "kernel_sum_mhz",
     "eager_ms", "eager_q1_ms", "eager_q3_ms", "eager_n", "eager_iqr_pct", "eager_ci_lo_ms", "eager_ci_hi_ms",
     "host_ms", "host_q1_ms", "host_q3_ms", "host_n", "host_iqr_pct", "host_cost_ms", "host_ref_ms",
     "host_overhead_ms", "eager_over_gpu_only", "host_bound", "host_bound_outcome",
@@ -450,6 +450,7 @@ def row(tm: Times) -> dict[str, Any]:
         "gpu_only_rounds": g.rounds, "gpu_only_method": tm.gpu_only_method, "gpu_only_reason": tm.gpu_only_reason,
         "gpu_only_absent": tm.gpu_only_absent, "calls_per_replay": tm.calls_per_replay,
         "kernel_sum_ms": tm.kernel_sum.median, "kernel_sum_n": tm.kernel_sum.n,
+        "kernel_sum_mhz": tm.window(schema.Window.KERNEL_SUM).sm_clock_mhz if tm.kernel_sum.n else math.nan,
         "eager_ms": e.median, "eager_q1_ms": e.q1, "eager_q3_ms": e.q3, "eager_n": e.n, "eager_iqr_pct": e.iqr_pct,
         "eager_ci_lo_ms": e.ci_lo, "eager_ci_hi_ms": e.ci_hi,
         "host_ms": h.median, "host_q1_ms": h.q1, "host_q3_ms": h.q3, "host_n": h.n, "host_iqr_pct": h.iqr_pct,

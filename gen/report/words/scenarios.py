@@ -477,18 +477,59 @@ def calls_note(labels: list[str], later: list[str], own: str | None, later_mhz: 
             "clocks (each row's conditions are in the table below).")
 
 
+def _at(ms: float) -> str:
+    """A time at the resolution that shows two windows' order: µs to two decimals below 1 ms (0.175 ms hid
+    174.54 against 175.08 µs: review 2026-12-06-6 item 4), else ms to three."""
+    return f"{ms * 1000:.2f} µs" if ms < 1 else f"{ms:.3f} ms"
+
+
+def _swap(p: tuple, label) -> str:
+    """One pair the two windows order the other way round (same_point_elsewhere's `swapped`), with where its
+    intervals keep it apart."""
+    x, y, here, there = p
+    head = f"{label(y)} ahead of {label(x)} there"
+    if here is None or there is None:
+        return f"{head}, by kernel sums"
+    if here and there:
+        return f"{head}, within noise in both windows"
+    return f"{head}, {'within noise' if here else 'apart'} here and {'within noise' if there else 'apart'} there"
+
+
 def same_point_line(d: dict, label) -> str:
-    """A point another scenario timed too (scenarios.same_point_elsewhere): each shared variant's time and clock
-    here and there, and where the as-run order differs, that the windows' clocks set it (review item 6)."""
-    def each(rows):
-        return "; ".join(f"{label(v)} {ms:.3f} ms at {mhz:.0f} MHz" if not missing(mhz) else f"{label(v)} {ms:.3f} ms"
-                         for v, ms, mhz in rows)
-    text = (f"The same point ({d['q_len']:,} queries against {d['kv_len']:,} keys, same shape and dtype) was timed "
-            f"in {d['other']} too, in other windows. Here: {each(d['here'])}. There: {each(d['there'])}.")
-    if d["orders_differ"]:
-        text += (" The as-run order of the same kernels differs between the two windows, so at this point it does "
-                 "not rank the kernels: its 95% intervals (one window each) do not hold that spread. Read the order "
-                 "here with the equal-clock times and kernel sums beside it.")
+    """A point another scenario timed too (gen.analysis.same_point.same_point_elsewhere): each shared variant's time
+    and clock here and there, like with like (both kernel sums where one window has a graph replay and the other a
+    kernel sum), and what the two windows' order says: where a variant's two intervals are apart, the windows'
+    conditions moved it past them; where only the order differs, it differs inside the intervals (review item 6,
+    review 2026-12-06-6 item 4). No equal-clock pointer at a memory-bound point."""
+    def each(side):
+        out = []
+        for v, a_ms, a_mhz, b_ms, b_mhz, sums, _ in d["rows"]:
+            ms, mhz = (a_ms, a_mhz) if side == "here" else (b_ms, b_mhz)
+            out.append(f"{label(v)} {_at(ms)}" + (f" at {mhz:.0f} MHz" if not missing(mhz) else "")
+                       + (" (kernel sum)" if sums else ""))
+        return "; ".join(out)
+    q = int(d["q_len"])
+    text = (f"The same point ({q:,} {'query' if q == 1 else 'queries'} against {int(d['kv_len']):,} keys, same shape "
+            f"and dtype) was timed in {d['other']} too, in other windows. Here: {each('here')}. "
+            f"There, in the same order: {each('there')}.")
+    sums = [r[0] for r in d["rows"] if r[5]]
+    if sums:
+        text += (f" {join_and(label(v) for v in sums)}: both kernel sums, each at its window's clock (a graph replay "
+                 "in one window and a kernel sum in the other compare like with like only so).")
+    level = intervals(*d["units"])
+    if d["moved"]:
+        moved = [r for r in d["rows"] if r[0] in d["moved"]]
+        text += (" " + join_and(f"{label(v)} {max(a, b) / min(a, b):.2f}× apart" for v, a, _, b, _, _, _ in moved)
+                 + f" between the two windows, {'its' if len(moved) == 1 else 'their'} two {level} apart (one "
+                 "window each): the windows' conditions moved "
+                 + ("it" if len(moved) == 1 else "them") + " past what the intervals hold, so at this point the "
+                 "as-run order also tells the windows apart. Read it with the kernel sums"
+                 + ("" if d["memory_bound"] else " and the equal-clock model") + " beside it.")
+    elif d["orders_differ"]:
+        swaps = "; ".join(_swap(p, label) for p in d["swapped"])
+        text += (f" The as-run order differs between the two windows ({swaps}), inside the intervals: each call's "
+                 f"two {level} overlap (one window each), so the windows' "
+                 "conditions did not move any call past them.")
     return text
 
 
