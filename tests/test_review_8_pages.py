@@ -153,3 +153,59 @@ def test_a_time_moved_past_its_intervals_is_said_so():
     assert "inside the intervals" in text and "within noise here and apart there" in text
     # nothing differs: no claim at all
     assert "as-run order" not in scenario_words.same_point_line(dict(calm, orders_differ=False), words.label)
+
+
+# --------------------------------------------------------------------------- item 6: the home map's reason
+
+
+def _cells(ls):
+    from gen.report.pages import verdict
+
+    return {r["scenario"]: r for r in verdict.fastest_rows(ls)}
+
+
+def test_the_map_gives_each_unsettled_cell_its_real_reason(lead):
+    """Sliding windows: FA4's and FLASH's intervals are apart (2787-2843 against 3007-3215 µs); the cell is unsettled
+    because FLASH was timed alone, and says so. Decode: the intervals overlap, at their real level (5 rounds)."""
+    from gen.analysis import leads, verdicts
+
+    cells = _cells(lead)
+    sliding = cells["sliding-window"]
+    v = verdicts.verdict(lead, "sliding-window", "inference")
+    o, why = verdicts.first_pair(v)
+    assert o.apart and why == leads.TIMED_APART and sliding["settled"] is False
+    assert "timed apart" in sliding["sure"] and "overlap" not in sliding["sure"]
+    assert "93.75% intervals (the range of 5 rounds) overlap" in cells["decode"]["sure"]
+    assert not any("95% intervals" in c["sure"] for c in cells.values())
+
+
+def test_the_map_gives_the_ratio_of_the_measure_that_decides(lead):
+    """Packed documents: decided by kernel sums, 1.095 (739.5/675.3 µs), not the as-run 1.17; the article: timed
+    apart, decided by kernel sums (1.23)."""
+    cells = _cells(lead)
+    packed = cells["packed-documents"]
+    assert packed["ratio"] == pytest.approx(1.095, abs=0.001) and packed["ratio_by"] == "by kernel sum"
+    article = cells["article"]
+    assert article["ratio_by"] == "by kernel sum" and article["ratio"] == pytest.approx(1.23, abs=0.005)
+    assert cells["gqa-prefill"]["ratio_by"] == "as run"
+
+
+def test_every_reason_has_its_words():
+    """Each reason the rule can stop at reads as itself (synthetic Orders)."""
+    from gen.analysis import leads, verdicts
+    from gen.analysis.pair_noise import AsRunNoise
+    from gen.report.words import orders as orders_words
+
+    base = leads.Orders("a", "b", 1.1, True, None, None, None, None, None, None, None, None, None, False)
+    said = {why: orders_words.map_state(False, base, why) for why in
+            (leads.OVERLAP, leads.TIMED_APART, leads.ORIENTATION, leads.KERNEL_SUMS, verdicts.OTHER_WINDOW)}
+    assert "overlap" in said[leads.OVERLAP] and "timed apart" in said[leads.TIMED_APART]
+    assert "round orientation" in said[leads.ORIENTATION] and "kernel sums" in said[leads.KERNEL_SUMS]
+    assert "other way round" in said[verdicts.OTHER_WINDOW]
+    assert len(set(said.values())) == len(said)
+    noise = AsRunNoise.__new__(AsRunNoise)
+    object.__setattr__(noise, "ratio", 1.147)
+    object.__setattr__(noise, "borrowed", True)
+    got = orders_words.map_state(False, dataclasses.replace(base, noise=noise), leads.PAIR_NOISE)
+    assert "identical kernels" in got and "1.147×" in got
+    assert orders_words.map_state(True, base, None) == "yes" and orders_words.map_state(None, None, None) == "–"

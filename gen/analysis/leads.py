@@ -11,6 +11,14 @@ from gen.analysis import calls, rules
 from gen.analysis.calls import Timed, faster
 from gen.analysis.pair_noise import AsRunNoise
 
+# Why a pair's lead is not decided (Orders.why_not_decided), the first reason the rule stops at (rules.lead_decided)
+OVERLAP = "overlap"  # the as-run intervals overlap
+TIMED_APART = "timed apart"  # not timed in the same rounds, and no fair kernel sums (or lead past the reach) decide
+ORIENTATION = "orientation"  # the lead flips or falls within the floor in one round orientation
+PAIR_NOISE = "pair noise"  # within the as-run noise of identical kernels, and the kernel sums do not decide
+KERNEL_SUMS = "kernel sums"  # the fair kernel sums put the other call ahead
+AS_RUN, BY_KERNEL_SUM = "as run", "kernel sum"  # the measure a lead is decided by (Orders.deciding)
+
 
 @dataclass(frozen=True)
 class Orders:
@@ -111,6 +119,34 @@ class Orders:
         if self.oriented and not all((r > 1) == first for r in (self.forward, self.reverse)):
             return None
         return self.first if first else self.second
+
+    @property
+    def why_not_decided(self) -> str | None:
+        """Where the rule leaves the lead not decided, the first reason it stops at: OVERLAP, TIMED_APART,
+        ORIENTATION, PAIR_NOISE or KERNEL_SUMS; None where it is decided (review 2026-12-06-6 item 6: the home map
+        gave "intervals overlap" for sliding windows, whose intervals are 164 µs apart but which were timed apart)."""
+        if self.decided:
+            return None
+        if not self.apart:
+            return OVERLAP
+        if self.timed_apart:
+            return TIMED_APART
+        if self.orientation_split:
+            return ORIENTATION
+        if self.within_noise_of_pair:
+            return PAIR_NOISE
+        return KERNEL_SUMS
+
+    @property
+    def deciding(self) -> tuple[float | None, str]:
+        """(second's time over first's, the measure) by which the rule decides the lead: the kernel sums where they
+        decide it (timed apart within the reach, or against a borrowed noise line: rules.lead_decided), else as run;
+        as run where nothing decides (the order the pages show, not a decision)."""
+        if self.decided and self.kernel_sum is not None and (
+                self.decided_by_kernel_sum
+                or (self.timed_apart and not (self.as_run is not None and self.as_run > rules.TIMED_APART_REACH))):
+            return self.kernel_sum, BY_KERNEL_SUM
+        return self.as_run, AS_RUN
 
     @property
     def kernel_sum_leader_clock_pct(self) -> float | None:

@@ -415,6 +415,23 @@ def _with_order_flips(ls: tables.LoadedSet, v: Verdict) -> Verdict:
     return dataclasses.replace(v, **out)
 
 
+# Why a verdict's first place is not settled where another scenario timed its point with the two the other way round
+OTHER_WINDOW = "other window"
+
+
+def first_pair(v: Verdict) -> tuple[Orders | None, str | None]:
+    """The fastest against the runner-up, the pair `settled` and `ratio` are of: their orders (leads.orders) and,
+    where not settled, why (Orders.why_not_decided, or OTHER_WINDOW where another scenario ordered the two the other
+    way: Verdict.order_flips); (None, None) without a runner-up."""
+    if v.runner_up is None:
+        return None, None
+    o = orders(v.fastest, v.runner_up, v.basis)
+    if v.settled:
+        return o, None
+    flipped = any(a == v.fastest.variant and b == v.runner_up.variant for a, b, _, _, _ in v.order_flips)
+    return o, OTHER_WINDOW if flipped and o.decided else o.why_not_decided
+
+
 def point_records(ls: tables.LoadedSet, scenario: str, mode: str) -> dict[str, schema.SweepPoint]:
     """variant -> its sweep record at the verdict's point of a scenario and mode (point_of)."""
     p = point_of(ls, scenario, mode)

@@ -96,7 +96,7 @@ def gpu_time_by_set(df: pd.DataFrame) -> alt.LayerChart:
 # --------------------------------------------------------------------------- the matrix
 
 MAP_FIELDS = ("set_title", "scenario", "scenario_title", "point", "fastest_label", "fastest_ms", "basis",
-              "runner_up", "ratio", "sure")
+              "runner_up", "ratio", "ratio_by", "sure")
 
 
 def _text(rows: pd.DataFrame, col: str) -> list[str]:
@@ -107,9 +107,9 @@ def _text(rows: pd.DataFrame, col: str) -> list[str]:
 def fastest_map(rows: pd.DataFrame) -> alt.LayerChart:
     """The fastest variant of every set (a row: GPU and PyTorch) in every scenario (a
     column), in one forward: the cell is coloured by the variant and names it; a pale cell
-    is one whose order is not settled (the 95% intervals of the fastest's and the runner-up's
-    medians overlap, gen.analysis.verdicts); its tooltip names the variants tied with it (the
-    same kernels) and those within noise.
+    is one whose order against the runner-up is not settled (gen.analysis.verdicts), its tooltip giving why as the
+    rows word it (`sure`; "no" where a row has none), and the runner-up's ratio by the measure that decides
+    (`ratio_by`); it names the variants tied with it (the same kernels) and those within noise.
     `rows` as gen.report.pages.verdict.fastest_rows gives them, in the sets' order; one
     colour per variant, in the declared order of the variants."""
     d = pd.DataFrame({
@@ -118,9 +118,9 @@ def fastest_map(rows: pd.DataFrame) -> alt.LayerChart:
         "fastest_label": rows["fastest_label"].astype(str),
         "fastest_ms": [number(x, 4) for x in rows["fastest_ms"]], "basis": rows["basis"].astype(str),
         "runner_up": rows["runner_up"].fillna("–").astype(str),
-        "ratio": [number(x, 3) for x in rows["ratio"]],
-        "sure": ["yes" if s is True else "no: the 95% intervals overlap" if s is False else "–"
-                 for s in rows["settled"]],
+        "ratio": [number(x, 3) for x in rows["ratio"]], "ratio_by": _text(rows, "ratio_by"),
+        "sure": [w if isinstance(w, str) and w else "yes" if s is True else "no" if s is False else "–"
+                 for s, w in zip(rows["settled"], rows["sure"] if "sure" in rows else [None] * len(rows))],
         "near": _text(rows, "near"), "tie": _text(rows, "tie"),
     })
     sets = list(dict.fromkeys(d["set_title"]))
@@ -133,14 +133,15 @@ def fastest_map(rows: pd.DataFrame) -> alt.LayerChart:
                alt.Tooltip("point:N", title="at"), alt.Tooltip("fastest_label:N", title="fastest"),
                alt.Tooltip("fastest_ms:Q", title="median (ms)", format=".4g"),
                alt.Tooltip("basis:N", title="ranked by"), alt.Tooltip("runner_up:N", title="runner-up"),
-               alt.Tooltip("ratio:Q", title="runner-up / fastest", format=".2f"),
+               alt.Tooltip("ratio:Q", title="runner-up / fastest", format=".3f"),
+               alt.Tooltip("ratio_by:N", title="ratio measured"),
                alt.Tooltip("sure:N", title="order settled"), alt.Tooltip("tie:N", title="tied (same kernels)"),
                alt.Tooltip("near:N", title="within noise")]
     cell = alt.Chart(d).mark_rect(stroke="#ffffff", strokeWidth=1).encode(
         x=x, y=y, tooltip=tooltip,
         color=alt.Color("fastest_label:N", title="fastest variant", scale=alt.Scale(domain=labels, scheme="tableau10"),
                         legend=alt.Legend(orient="bottom", direction="horizontal", columns=2)),
-        opacity=alt.condition(alt.datum.sure == "yes", alt.value(0.9), alt.value(0.4)),
+        opacity=alt.condition(alt.datum.sure == "yes", alt.value(0.9), alt.value(0.4)),  # settled: "yes" only
     )
     # A cell's name is cut to its cell (an ellipsis where it does not fit): names never run into the next cell.
     text = alt.Chart(d).mark_text(fontSize=10, limit=alt.ExprRef("max(bandwidth('x') - 6, 1)"), color="#1f1f24").encode(

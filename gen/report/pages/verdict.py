@@ -24,6 +24,7 @@ from gen.report.pages import decision as first_screen
 from gen.report.site import Context, Page
 from gen.report.words import decision as decision_words
 from gen.report.words import methodology as method_words
+from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
 
 HOME_PARTIAL = f"{fmt.GENERATED}/.verdict.md"
@@ -79,6 +80,8 @@ def fastest_rows(ls) -> list[dict]:
         if v is None:
             continue
         spread = v.spread(v.fastest)
+        o, why = verdicts.first_pair(v)
+        ratio, by = o.deciding if o is not None else (v.ratio, None)
         rows.append(dict(set=ls.name, set_title=fmt.set_title(ls), gpu=env.gpu_name or "CPU",
                          torch=fmt.set_title(ls).split(" · ", 1)[-1], scenario=scenario,
                          scenario_title=_scenario_title(ls, scenario),
@@ -86,7 +89,9 @@ def fastest_rows(ls) -> list[dict]:
                          fastest=v.fastest.variant, fastest_label=fmt.label_of(v.fastest.variant),
                          fastest_ms=spread.median if spread else None, basis=method_words.TIMING[v.basis],
                          runner_up=fmt.label_of(v.runner_up.variant) if v.runner_up else None,
-                         ratio=v.ratio, settled=v.settled,
+                         ratio=ratio, ratio_by=orders_words.MEASURE.get(by, "–"), settled=v.settled,
+                         sure=orders_words.map_state(v.settled, o, why, spread,
+                                                     v.spread(v.runner_up) if v.runner_up else None),
                          near=", ".join(fmt.label_of(n) for n in v.near),
                          tie=", ".join(fmt.label_of(n) for n in v.same_kernel)))
     return rows

@@ -273,6 +273,39 @@ def kernels_ahead_detail(o, label, than: bool = False) -> str:
     return text
 
 
+# The measure a lead is decided by (leads.Orders.deciding), beside its ratio on the home map
+MEASURE = {"as run": "as run", "kernel sum": "by kernel sum"}
+
+
+def map_state(settled: bool | None, o, why: str | None, *spreads) -> str:
+    """Whether a verdict's first place is settled, for the home map's tooltip (review 2026-12-06-6 item 6): "yes",
+    or "no" with the reason the rule gives (gen.analysis.verdicts.first_pair): the intervals overlap (at their real
+    level: `spreads`, the fastest's and the runner-up's), timed apart, the lead flips in one round orientation, within
+    the as-run noise of identical kernels, the kernel sums put the other ahead, or another scenario ordered the two
+    the other way round; "–" without a runner-up."""
+    from gen.analysis import leads, verdicts
+    from gen.report.words.common import intervals
+
+    if settled is None:
+        return "–"
+    if settled:
+        return "yes"
+    if why == leads.OVERLAP:
+        return f"no: the {intervals(*spreads)} overlap"
+    if why == leads.TIMED_APART:
+        return "no: timed apart (not in the same rounds), and the kernel sums do not decide"
+    if why == leads.ORIENTATION:
+        return f"no: the lead flips or falls within {rules.TIME_FLOOR_PCT:g}% in one round orientation"
+    if why == leads.PAIR_NOISE and o is not None and o.noise is not None:
+        where = "at another point" if o.noise.borrowed else "here"
+        return f"no: within identical kernels' as-run noise ({times(o.noise.ratio, 3)} apart {where})"
+    if why == leads.KERNEL_SUMS:
+        return "no: the kernel sums put the runner-up ahead"
+    if why == verdicts.OTHER_WINDOW:
+        return "no: another scenario timed the two the other way round"
+    return "no"
+
+
 def state(o) -> str:
     """"not decided" where the as-run intervals are apart and another order says otherwise, else "within noise"."""
     return "not decided" if o.apart and not o.decided else "within noise"
