@@ -209,3 +209,55 @@ def test_every_reason_has_its_words():
     got = orders_words.map_state(False, dataclasses.replace(base, noise=noise), leads.PAIR_NOISE)
     assert "identical kernels" in got and "1.147×" in got
     assert orders_words.map_state(True, base, None) == "yes" and orders_words.map_state(None, None, None) == "–"
+
+
+# --------------------------------------------------------------------------- item 10: like with like
+
+
+def test_fp8s_twin_table_compares_like_with_like(lead):
+    """FlexAttention FP8's 12.67 ms is a kernel sum, its bf16 twin's 11.32 ms a graph replay: both kernel sums,
+    10312.61/12672.79 = 0.81x, marked so; cuDNN FP8 against SDPA cuDNN stays two graph replays."""
+    from gen.analysis import scenarios as sa
+    from gen.report.words import common as words
+    from gen.report.words import scenarios as scenario_words
+
+    df = sa.fp8_frame(None, sa.point_rows(lead, "fp8-prefill")).set_index("variant")
+    flex = df.loc["flex_fp8"]
+    assert bool(flex["kernel_sums"]) and flex["speedup"] == pytest.approx(10312.61 / 12672.79, abs=1e-3)
+    assert not bool(df.loc["cudnn_fp8", "kernel_sums"])
+    cells = scenario_words.fp8_cells(flex.to_dict() | {"variant": "flex_fp8"}, words.label)
+    assert cells["speed"] == "0.81× (both kernel sums)" and cells["basis"] == " (kernel sum)"
+
+
+def test_the_speed_up_over_naive_compares_like_with_like(lead):
+    """Naive's GPU-only time on the H100 set is a kernel sum (1.253 ms), every other row's a graph replay: SDPA
+    cuDNN's speed-up is both kernel sums, 21.70x (not 21.23x), and the table says so."""
+    df = tables.summary_table(lead).set_index("variant")
+    assert df.loc["naive", "gpu_only_method"] == "kernel_sum"
+    cudnn = df.loc["sdpa_cudnn"]
+    assert bool(cudnn["speedup_kernel_sums"])
+    assert cudnn["speedup_vs_naive"] == pytest.approx(df.loc["naive", "kernel_sum_ms"] / cudnn["kernel_sum_ms"])
+    assert cudnn["speedup_vs_naive"] == pytest.approx(21.70, abs=0.01)
+    assert not bool(df.loc["naive", "speedup_kernel_sums"])
+
+
+def test_both_ratios_read_the_one_rule(lead, monkeypatch):
+    from gen.analysis import determinism_rule
+    from gen.analysis import scenarios as sa
+
+    monkeypatch.setattr(determinism_rule, "like_with_like", lambda *a: (2.0, 3.0, True))
+    fresh = tables.load_set(RESULTS / LEAD)
+    df = tables.summary_table(fresh)
+    assert df.loc[df["variant"] != "naive", "speedup_vs_naive"].tolist() == pytest.approx([1.5] * (len(df) - 1))
+    fp8 = sa.fp8_frame(None, sa.point_rows(fresh, "fp8-prefill"))
+    assert fp8["speedup"].tolist() == pytest.approx([1.5] * len(fp8))
+
+
+def test_the_set_and_fp8_pages_label_the_basis(gpu_docs):
+    import re
+
+    page = (gpu_docs / "generated" / "sets" / f"{LEAD}.md").read_text(encoding="utf-8")
+    assert "both kernel sums where naive&#39;s and a row&#39;s are of two kinds" in page
+    assert re.search(r"21\.70× \(kernel sums\)", page) and "21.23×" not in page
+    fp8 = (gpu_docs / "generated" / "sets" / LEAD / "scenarios" / "fp8-prefill.md").read_text(encoding="utf-8")
+    assert "0.81× (both kernel sums)" in fp8 and "0.89×" not in fp8

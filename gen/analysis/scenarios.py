@@ -534,13 +534,16 @@ def determinism_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> p
 
 
 FP8_COLUMNS = ["variant", "twin", "mode", "head_dim", "q_len", "kv_len", "dtype", "twin_dtype", "fp8_ms",
-               "twin_ms", "speedup", "fp8_error", "twin_error", "input_rounding_error", "status", "reason"]
+               "twin_ms", "speedup", "kernel_sums", "fp8_error", "twin_error", "input_rounding_error", "status",
+               "reason"]
 
 
 def fp8_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
     """What FP8 buys and costs: per variant that declares a twin (gen.model.variants: the same kind
-    of kernel at the scenario's dtype) and point, both GPU-only times, speedup = twin ms / FP8 ms
-    (>1: FP8 is faster), both errors against float64, and the error of rounding the inputs alone
+    of kernel at the scenario's dtype) and point, both GPU-only times, like with like (determinism_rule.like_with_like:
+    both kernel sums where one is a graph replay and the other a kernel sum, `kernel_sums` then True; review
+    2026-12-06-6 item 10), speedup = twin ms / FP8 ms (>1: FP8 is faster), both errors against float64, and the
+    error of rounding the inputs alone
     (the variant's fact fp8_input_rounding_error); where the FP8 one did not run, its status and
     reason instead; where the twin did not run, its time and error are NaN. `rows`: values.rows(points),
     where the caller has them (`points` is then not read)."""
@@ -558,10 +561,16 @@ def fp8_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFr
             ran = lambda x: x is not None and x["status"] == schema.Status.OK and not missing(x["gpu_only_ms"])  # noqa: E731
             fp8_ms = r["gpu_only_ms"] if ran(r) else math.nan
             twin_ms = t["gpu_only_ms"] if ran(t) else math.nan
+            sums = False
+            if ran(r) and ran(t):
+                fp8_ms, twin_ms, sums = determinism_rule.like_with_like(
+                    fp8_ms, r.get("gpu_only_method"), r.get("kernel_sum_ms"), twin_ms, t.get("gpu_only_method"),
+                    t.get("kernel_sum_ms"))
             out.append(dict(
                 variant=v, twin=decl.twin, **{k: r[k] for k in key}, dtype=r["dtype"],
                 twin_dtype=t["dtype"] if t is not None else None, fp8_ms=fp8_ms, twin_ms=twin_ms,
                 speedup=twin_ms / fp8_ms if not (missing(fp8_ms) or missing(twin_ms)) and fp8_ms else math.nan,
+                kernel_sums=sums,
                 fp8_error=r["rel_error"] if ran(r) else math.nan,
                 twin_error=t["rel_error"] if ran(t) else math.nan,
                 input_rounding_error=(r["facts"] or {}).get("fp8_input_rounding_error", math.nan),

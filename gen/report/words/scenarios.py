@@ -360,7 +360,8 @@ FACT_WORDS = {
 
 
 FP8_NOTE = ("Each FP8 variant beside the variant running the same kind of kernel in the scenario's dtype, at the "
-            "same point: GPU-only times, the speed of FP8 (the twin's time over the FP8 time: above 1× FP8 is "
+            "same point: GPU-only times, like with like (where one is a graph replay and the other a kernel sum, "
+            "both kernel sums, marked so), the speed of FP8 (the twin's time over the FP8 time: above 1× FP8 is "
             "faster), and both errors against the float64 reference of the very inputs each was given. The "
             "last column is what rounding q, k and v to float8 e4m3 does alone, before any kernel runs (float64 "
             "attention of the rounded inputs against the unrounded ones). The FP8 variant's own error is taken "
@@ -372,8 +373,11 @@ def fp8_cells(r: dict, variant_label) -> dict:
     """One row of the FP8 table (gen.analysis.scenarios.fp8_frame), worded."""
     ran = not missing(r["fp8_ms"])
     why = None if ran else f"{r['status']}: {r['reason'] or 'no reason recorded'}"
+    sums = bool(r.get("kernel_sums")) and not missing(r.get("kernel_sums"))
     return dict(label=variant_label(r["variant"]), twin=variant_label(r["twin"]), why=why,
-                speed=f"{r['speedup']:.2f}×" if not missing(r["speedup"]) else "–")
+                basis=" (kernel sum)" if sums else "",
+                speed=(f"{r['speedup']:.2f}×" + (" (both kernel sums)" if sums else "")) if not missing(r["speedup"])
+                else "–")
 
 
 FP8_SOL = (" FP8 rows are set against the dense FP8 rate instead (datasheets.py), and against no measured "
