@@ -261,3 +261,64 @@ def test_the_set_and_fp8_pages_label_the_basis(gpu_docs):
     assert re.search(r"21\.70× \(kernel sums\)", page) and "21.23×" not in page
     fp8 = (gpu_docs / "generated" / "sets" / LEAD / "scenarios" / "fp8-prefill.md").read_text(encoding="utf-8")
     assert "0.81× (both kernel sums)" in fp8 and "0.89×" not in fp8
+
+
+# --------------------------------------------------------------------------- item 8: dynamic lengths
+
+
+def test_a_runs_first_length_never_makes_a_variant_cheaper_in_all(lead):
+    """Decode: SDPA flash's first length cost 3.73 ms against 0.046 ms after; the in-place naive product was
+    "cheaper in all" only there (up to 48 calls at 4,096). No comparison reads a run's first length, and the decode
+    phase has no call that costs less in all than SDPA flash."""
+    from gen.analysis import dynamic
+
+    for phase in dynamic.phases(lead.rs):
+        for f in dynamic.runs(lead.rs, phase, switched=False):
+            if f.per_length:
+                assert f.per_length[0][0] != f.kv_lens[0], (phase, f.variant)
+    pf = dynamic.phase_facts(lead.rs, "decode")
+    assert pf.steady_best.variant == "sdpa_flash" and not pf.break_even
+    assert all(o.kv_len != 4096 for outs in pf.per_length.values() for o in outs)
+
+
+def test_the_lowest_warm_call_is_over_every_row_or_says_why_not(lead):
+    """Decode: SDPA not pinned's loop call (0.04954 ms) is lower than SDPA flash's (0.05415 ms), but its first calls
+    hit SDPA cuDNN's cached plans: the headline names it and says why the reference is SDPA flash."""
+    from gen.analysis import dynamic
+    from gen.report.words import dynamic as dynamic_words
+
+    pf = dynamic.phase_facts(lead.rs, "decode")
+    assert pf.lowest_warm.variant == "sdpa_auto" and pf.lowest_warm.steady_ms < pf.steady_best.steady_ms
+    text = dynamic_words.headline(pf)
+    assert text.startswith("Once warm, SDPA, backend not pinned has the lowest median call in a Python loop")
+    assert "0.04954 ms" in text and "Of the calls whose new lengths were costed, SDPA flash's is the lowest" in text
+    # where the reference is the lowest over every row, it is said plainly
+    prefill = dynamic.phase_facts(lead.rs, "prefill")
+    assert prefill.lowest_warm.variant == prefill.steady_best.variant == "sdpa_cudnn"
+    assert dynamic_words.headline(prefill).startswith("Once warm, SDPA cuDNN's call in a Python loop has the lowest")
+
+
+def test_pinned_and_unpinned_cudnn_are_set_side_by_side_without_a_cause(lead):
+    """The same cuDNN kernels, 0.0107 ms GPU-only each, 0.04954 against 0.09119 ms a loop call: the page gives both
+    measures and what the loop holds beyond the GPU, and claims no reason the set does not record."""
+    from gen.analysis import dynamic
+    from gen.report.words import dynamic as dynamic_words
+
+    pf = dynamic.phase_facts(lead.rs, "decode")
+    note = " ".join(dynamic_words.cache_notes(pf))
+    assert "GPU-only 0.01072 against 0.0107 ms a call, in a Python loop 0.04954 against 0.09119 ms a call" in note
+    assert "this set does not record where the difference goes" in note
+    assert "(0.04954 against 0.09119 ms a call)" not in note
+
+
+def test_the_home_names_the_reference_call(lead):
+    """The first screen's dynamic-lengths line names the call 'costs less in all' is set against, and no longer
+    names the in-place naive product for decode."""
+    from gen.analysis import advice
+    from gen.report.words import decision as decision_words
+
+    a = advice.advice(lead)
+    assert dict(a.lengths.against) == {"prefill": "sdpa_cudnn"}
+    line = decision_words.lengths_line(a)
+    assert "costs less in all than SDPA cuDNN, the fastest once warm, at the same length" in line
+    assert "Naive (in-place mask) in decode" not in line

@@ -197,6 +197,8 @@ class LengthCost:
     # The decision's calls run no cuDNN, but unpinned SDPA, the call most code makes, picks cuDNN in this set: the
     # cost is said as that call's (review 2026-12-06 item 8)
     aside: bool = False
+    # (phase, the steady best) that each `instead` call is set against: the words name it (review 2026-12-06-6 item 8)
+    against: tuple[tuple[str, str], ...] = ()
 
 
 def _verdicts(ls: tables.LoadedSet) -> list[verdicts.Verdict]:
@@ -404,19 +406,21 @@ def _lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
         return LengthCost(variant, False)
     cudnn = {d.phase: d for d in mine if d.variant == "sdpa_cudnn"} or {d.phase: d for d in mine}
     phases = tuple((ph, d.first_overhead_ms, d.steady_ms) for ph, d in cudnn.items() if d.steady_ms is not None)
-    instead = []
+    instead, against = [], []
     for ph in cudnn:
         # a pinned call to make instead (the unpinned call's pick can differ between shapes)
         others = [d for d in pfs[ph].break_even if d.variant != cudnn[ph].variant
                   and d.variant != variant_role("automatic")]
         if others:  # the page's order: cheaper at any count at the most lengths first, then by the calls it holds
             instead.append((ph, others[0].variant, pfs[ph].per_length.get(others[0].variant, ())))
+            against.append((ph, pfs[ph].steady_best.variant))
     probe = next((p for p in getattr(ls.rs, "switches", None) or []), None)
     sw = next((f for f in dynamic.switch_facts(ls.rs) if probe is not None and f.name == probe.name), None)
     steady = ((sw.steady_with_ms, sw.steady_without_ms) if sw is not None and sw.steady_with_ms is not None
               and sw.steady_without_ms is not None else None)
     return LengthCost(cudnn[next(iter(cudnn))].variant, True, phases, tuple(instead),
-                      (probe.name, probe.effect, probe.detail) if probe is not None else None, steady)
+                      (probe.name, probe.effect, probe.detail) if probe is not None else None, steady,
+                      against=tuple(against))
 
 
 def _cudnn_lengths(ls: tables.LoadedSet, vs: list[verdicts.Verdict], picks, exceptions,

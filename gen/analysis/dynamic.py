@@ -55,7 +55,9 @@ class DynamicFacts:
     gpu_reason: str | None = None
     # The dearest length after the warm-up (a recompile there would show), ms
     later_max_ms: float | None = None
-    # Lengths in order, after the warm-up: (kv_len, what the new length cost, the loop's warm call) in ms
+    # Lengths in order, after the warm-up and never the run's first (its first call also pays the run's own start:
+    # SDPA flash's first decode length cost 3.73 ms against 0.046 ms after, review 2026-12-06-6 item 8): (kv_len, what
+    # the new length cost, the loop's warm call) in ms; what the break-even counts compare
     per_length: tuple[tuple[int, float, float], ...] = ()
 
     @property
@@ -113,7 +115,8 @@ def _facts(run: schema.DynamicRun) -> DynamicFacts:
         mask_median_ms=statistics.median(masks) if masks else None,
         gpu_median_ms=statistics.median(gpus) if gpus else None, gpu_reason=None if gpus else why,
         later_max_ms=max((x for _, x in costed[n:]), default=None) if n else None,
-        per_length=tuple((c.kv_len, max(0.0, x), c.steady_ms) for c, x in costed[n:] if c.steady_ms is not None))
+        per_length=tuple((c.kv_len, max(0.0, x), c.steady_ms) for c, x in costed[max(n, 1):]
+                         if c.steady_ms is not None))
 
 
 def has_dynamic(rs: schema.ResultSet) -> bool:
@@ -164,7 +167,8 @@ class LengthOutcome:
 
 
 def outcomes(f: DynamicFacts, best: DynamicFacts) -> tuple[LengthOutcome, ...]:
-    """`f` against `best` length by length, both past their warm-ups: a new length's cost plus n warm loop calls
+    """`f` against `best` length by length, both past their warm-ups and first lengths (DynamicFacts.per_length): a
+    new length's cost plus n warm loop calls
     (break_even_calls at each length; medians over lengths would mix short and long calls). New-length costs within
     rules.NEW_LENGTH_NOISE_MS of each other count as equal, and warm calls within rules.LOOP_CALL_NOISE (a share)."""
     theirs = {kv: (o, s) for kv, o, s in best.per_length}
@@ -208,8 +212,14 @@ class PhaseFacts:
     # same lengths in the same process: (variant, the pinned variant before it, the backend the set saw the
     # unpinned call pick elsewhere or None). Their cheap first calls can be that plan cache's hits.
     warm_cache: tuple[tuple[str, str, str | None], ...] = ()
-    # variant -> its lengths against steady_best's (past both warm-ups)
+    # variant -> its lengths against steady_best's (past both warm-ups and first lengths)
     per_length: dict[str, tuple[LengthOutcome, ...]] = field(default_factory=dict)
+
+    @property
+    def lowest_warm(self) -> DynamicFacts | None:
+        """The lowest warm call in a loop over every run measured, cache-warmed ones included: where it is not
+        steady_best, the page says why that one is no reference (review 2026-12-06-6 item 8)."""
+        return self.measured[0] if self.measured else None
 
     def wins(self, variant: str) -> bool:
         """Does the run cost less in all than the fastest once warm at some length, for some number of calls?"""

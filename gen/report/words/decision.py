@@ -460,9 +460,12 @@ def lengths_line(a: advice_mod.Advice) -> str | None:
     text = (f"Where lengths vary, {who} first call at each new shape costs more (the set's dynamic-lengths runs, "
             f"median over lengths): {costs}. Bucket or pad lengths to a few shapes so each plan is reused")
     if x.instead:
+        ref = dict(x.against)
         text += ", or call " + "; ".join(
-            f"{label(v)} in {ph}, which costs less in all than the fastest once warm at the same length, calls a "
-            f"length (tokens in brackets): {dynamic.per_length(outs)}" for ph, v, outs in x.instead)
+            f"{label(v)} in {ph}, which costs less in all than "
+            + (f"{label(ref[ph])}, the fastest once warm," if ph in ref else "the fastest once warm")
+            + f" at the same length, calls a length (tokens in brackets): {dynamic.per_length(outs)}"
+            for ph, v, outs in x.instead)
     text += "."
     if x.switch is not None:
         name, effect, detail = x.switch

@@ -132,6 +132,22 @@ def short(headline_text: str | None) -> str | None:
     return head + ("." if sep else "")
 
 
+def _lowest(pf: PhaseFacts, best: DynamicFacts) -> str:
+    """Who is lowest once warm, over every row: where that is a run whose new lengths were not costed (its first
+    calls hit another run's cached plans), it is named, and why the reference is another (review 2026-12-06-6
+    item 8); no closing stop (the headline goes on)."""
+    low = pf.lowest_warm
+    if low is not None and low.variant != best.variant and pf.cache_warmed(low.variant):
+        return (f"Once warm, {label(low.variant)} has the lowest median call in a Python loop over the "
+                f"{low.lengths} lengths ({_ms(low.steady_ms)} ms), but its first calls hit the plans another run had "
+                f"cached (below), so what its new lengths cost is not known. Of the calls whose new lengths were "
+                f"costed, {label(best.variant)}'s is the lowest ({_ms(best.steady_ms)} ms; the reference of the "
+                "table's last column, which says length by length where others cost less)")
+    return (f"Once warm, {label(best.variant)}'s call in a Python loop has the lowest median over the "
+            f"{best.lengths} lengths ({_ms(best.steady_ms)} ms; length by length, the table's last column says "
+            "where others cost less)")
+
+
 def headline(pf: PhaseFacts) -> str | None:
     """The phase's answer in two or three sentences: fastest once warm, what its new lengths cost, who pays
     least for one, and who breaks even with it."""
@@ -139,8 +155,7 @@ def headline(pf: PhaseFacts) -> str | None:
     if best is None:
         return None
     unit = PHASE_LENGTH.get(pf.phase, "new length")
-    out = [f"Once warm, {label(best.variant)}'s call in a Python loop has the lowest median over the {best.lengths} "
-           f"lengths ({_ms(best.steady_ms)} ms; length by length, the table's last column says where others cost less)"]
+    out = [_lowest(pf, best)]
     if best.first_overhead_ms is not None and pf.cache_warmed(best.variant):
         out[0] += "."
     elif best.first_overhead_ms is not None:
@@ -177,7 +192,7 @@ def headline(pf: PhaseFacts) -> str | None:
         out.append(f"Counting each length's cost, these cost less in all than {label(best.variant)} at the same "
                    f"length for as many calls a length as (tokens in brackets): {'; '.join(parts)}.")
     elif first is not None and first.variant == best.variant and not pf.cache_warmed(best.variant):
-        out.append("It also pays the least for a new length: no variant breaks even with it.")
+        out.append(f"{label(best.variant)} also pays the least for a new length: no variant breaks even with it.")
     return " ".join(out)
 
 
@@ -213,14 +228,27 @@ def cache_notes(pf: PhaseFacts) -> list[str]:
     for variant, before, chose in pf.warm_cache:
         runs = f"runs {BACKEND_WORDS.get(chose, chose)} (its pick at the set's other points); " if chose else ""
         twin = next((f for f in pf.measured if f.variant == before), None)
-        same = (f" Once warm it runs the same backend as {label(before)} ({_ms(mine.steady_ms)} against "
-                f"{_ms(twin.steady_ms)} ms a call)." if chose == "cudnn" and twin is not None and (
-                    mine := next((f for f in pf.measured if f.variant == variant), None)) is not None else "")
+        mine = next((f for f in pf.measured if f.variant == variant), None)
+        same = (f" Once warm it runs the same backend as {label(before)}: {_twins(mine, twin, label(before))}."
+                if chose == "cudnn" and twin is not None and mine is not None else "")
         out.append(f"{label(variant)} {runs}its first calls were measured after {label(before)}'s at the same "
                    "lengths in the same process, so they hit the plan cache that run filled and do not show the "
                    f"plan-build cost; this set did not measure them cold (a server calling it at a length no call "
                    f"had planned would pay the build).{same}")
     return out
+
+
+def _twins(mine: DynamicFacts, twin: DynamicFacts, twin_label: str) -> str:
+    """An unpinned run and the pinned run of the backend it picks, once warm: their GPU-only times and their calls in
+    a loop, and what each loop call holds beyond its GPU-only time; nothing said of why the two differ, which the set
+    does not record (review 2026-12-06-6 item 8: 0.04954 against 0.09119 ms a loop call, 0.0107 ms GPU-only each)."""
+    loop = f"in a Python loop {_ms(mine.steady_ms)} against {_ms(twin.steady_ms)} ms a call"
+    if mine.gpu_median_ms is None or twin.gpu_median_ms is None:
+        return loop
+    return (f"GPU-only {_ms(mine.gpu_median_ms)} against {_ms(twin.gpu_median_ms)} ms a call, {loop}; beyond its "
+            f"GPU-only time the loop's call holds {_ms(mine.steady_ms - mine.gpu_median_ms)} against "
+            f"{_ms(twin.steady_ms - twin.gpu_median_ms)} ms for {twin_label} (the host's dispatch and launch; this "
+            "set does not record where the difference goes)")
 
 
 BACKEND_WORDS = {"cudnn": "cuDNN", "flash": "flash", "efficient": "memory-efficient", "math": "math"}
