@@ -322,3 +322,52 @@ def test_the_home_names_the_reference_call(lead):
     line = decision_words.lengths_line(a)
     assert "costs less in all than SDPA cuDNN, the fastest once warm, at the same length" in line
     assert "Naive (in-place mask) in decode" not in line
+
+
+# --------------------------------------------------------------------------- item 12: an interval's real level
+
+
+def test_the_verdicts_name_the_real_levels_of_their_intervals(lead):
+    """The H100 set's verdicts rank medians of 5 rounds (93.75%), 6 rounds (96.88%) and kernel sums of 3 profiled
+    calls (75%): the line under the decision gives that span, not "95%"."""
+    from gen.analysis import verdicts
+    from gen.model.schema import Mode
+    from gen.report.pages import verdict
+    from gen.report.words import common as words
+
+    units = [v.spread(t).units for s in verdicts.scenarios(lead) for m in Mode
+             if (v := verdicts.verdict(lead, s, m)) is not None for t in v.rows if v.spread(t) is not None]
+    levels = sorted({timings.ci_level(u) for u in units})
+    text = verdict.decision(lead)["intervals"]
+    assert text == (f"the interval of each median (at {words.level_pct(levels[0])}–{words.level_pct(levels[-1])}, "
+                    "the level its rounds, or its profiled calls, allow)")
+    assert "93.75%" not in text and "75%–96.88%" in text  # the span's ends, as the set gives them
+    assert words.each_median_interval([6, 10, 40]) == "the 95% interval of each median"
+    assert words.each_median_interval([5, 5]) == "the interval of each median (at 93.75%, the level its rounds, or " \
+                                                 "its profiled calls, allow)"
+
+
+def test_the_graph_above_eager_note_gives_the_level_of_its_samples():
+    """The graph rule sets the medians' intervals of raw samples side by side (gen.model.graph_rule): five replays
+    give 93.75%, six or more at least 95%."""
+    from gen.report.words import scenarios as scenario_words
+
+    five = scenario_words.graph_above_eager_note(1, None, [5, 15])
+    assert "93.75% intervals (the range of 5 samples) overlapped" in five
+    assert "the medians' 95% intervals overlapped" in scenario_words.graph_above_eager_note(1, None, [10, 20])
+
+
+def test_no_page_of_the_h100_set_prints_95_for_a_5_round_interval(gpu_docs):
+    import re
+
+    gen = gpu_docs / "generated"
+    home = (gen / ".verdict.md").read_text(encoding="utf-8")
+    main = (gen / "sets" / f"{LEAD}.md").read_text(encoding="utf-8")
+    for text in (home, main):
+        assert "the ranking with the interval of each median (at 75%–96.88%" in text
+        assert "the ranking with the 95% interval" not in text
+    for page in (gen / "sets" / LEAD / "scenarios").glob("*.md"):
+        text = page.read_text(encoding="utf-8")
+        assert "do not hold that spread" not in text
+        for m in re.finditer(r"medians&#39; ([^ ]+) intervals? (\([^)]*\) )?overlapped", text):
+            assert m.group(1) != "95%" or m.group(2) is None

@@ -97,6 +97,8 @@ class HiddenCopy:
     method: str | None  # how the GPU-only time was taken
     train_copies: tuple[KernelRef, ...] = ()  # memcpys of the in-place variant's training step under masked_fill
     train_op_path: str = ""  # where they are launched (autograd's MaskedFillBackward0 ...)
+    # (rounds, samples) of the two GPU-only times whose intervals `settled` compares, for their level
+    units: tuple[tuple[int, int], ...] = ()
 
     @property
     def holds(self) -> bool:
@@ -129,7 +131,8 @@ def hidden_copy(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = None
         saved_ms=saved, saved_pct=100.0 * saved / ga.median if saved is not None and ga.median else None,
         settled=None if not (ga and gb) else not calls.overlaps(ga, gb), method=a.gpu_only_method if a else None,
         train_copies=_refs(inplace, tc, "train") if tc is not None else (),
-        train_op_path=tc["op_path"].iloc[0] if tc is not None and len(tc) else "")
+        train_op_path=tc["op_path"].iloc[0] if tc is not None and len(tc) else "",
+        units=tuple((g.rounds, g.n) for g in (ga, gb) if g))
 
 
 # --------------------------------------------------------------------------- the math backend

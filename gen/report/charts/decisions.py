@@ -1,6 +1,6 @@
 """The decision of one set at a glance (`decision`): per workload, each measured call's median at the
-verdict's point over the recommended call's, with its 95% interval; the recommended call and the default
-call marked.
+verdict's point over the recommended call's, with its interval (at the level its rounds give); the recommended call
+and the default call marked.
 
 Takes: rows of gen.report.pages.decision.chart_rows. Gives: an Altair chart.
 """
@@ -16,15 +16,16 @@ DEFAULT_CALL = "SDPA, no backend pinned"
 OTHER_CALLS = "other measured calls"
 DECISION_ROLES = (RECOMMENDED, DEFAULT_CALL, OTHER_CALLS)
 DECISION_FIELDS = ("workload", "variant", "role", "rel", "rel_lo", "rel_hi", "median_ms", "ci_lo_ms", "ci_hi_ms",
-                   "point")
+                   "ci_level", "point")
 
 
 
 def decision(rows: pd.DataFrame, x_title: str) -> alt.LayerChart:
     """The decision of one set at a glance: one row per workload (a scenario and mode with a
     verdict), each measured call's median at the verdict's point over the recommended call's
-    median (log), its 95% interval as a rule; the recommended call and SDPA with no backend pinned
-    (the call made by default) marked. `rows` as gen.report.pages.decision.chart_rows gives them."""
+    median (log), its interval as a rule (`ci_level`: its real level, review 2026-12-06-6 item 12); the
+    recommended call and SDPA with no backend pinned (the call made by default) marked. `rows` as
+    gen.report.pages.decision.chart_rows gives them."""
     d = pd.DataFrame({c: rows[c] for c in DECISION_FIELDS}) if len(rows) else pd.DataFrame(columns=DECISION_FIELDS)
     order = list(dict.fromkeys(d["workload"]))
     # drawn last, on top: the other calls first, the recommended call over them
@@ -34,8 +35,9 @@ def decision(rows: pd.DataFrame, x_title: str) -> alt.LayerChart:
     tooltip = [alt.Tooltip("workload:N", title="workload"), alt.Tooltip("point:N", title="at"),
                alt.Tooltip("variant:N", title="call"), alt.Tooltip("role:N", title="marked as"),
                alt.Tooltip("median_ms:Q", title="median (ms)", format=".4g"),
-               alt.Tooltip("ci_lo_ms:Q", title="95% interval from (ms)", format=".4g"),
-               alt.Tooltip("ci_hi_ms:Q", title="95% interval to (ms)", format=".4g"),
+               alt.Tooltip("ci_lo_ms:Q", title="interval from (ms)", format=".4g"),
+               alt.Tooltip("ci_hi_ms:Q", title="interval to (ms)", format=".4g"),
+               alt.Tooltip("ci_level:N", title="interval's level"),
                alt.Tooltip("rel:Q", title="× the recommended call", format=".3g")]
     colour = alt.Color("role:N", title=None, scale=alt.Scale(domain=list(DECISION_ROLES),
                                                              range=["#e8590c", "#4f7fd6", "#9e9eaa"]),

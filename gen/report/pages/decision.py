@@ -81,7 +81,8 @@ def chart_rows(ls) -> list[dict]:
                              role=charts.RECOMMENDED if t.variant == rec else
                              charts.DEFAULT_CALL if t.variant == auto else charts.OTHER_CALLS,
                              rel=s.median / base, rel_lo=lo / base, rel_hi=hi / base,
-                             median_ms=s.median, ci_lo_ms=lo, ci_hi_ms=hi, point=point))
+                             median_ms=s.median, ci_lo_ms=lo, ci_hi_ms=hi, point=point,
+                             ci_level=words.level_pct(s.level)))
     return rows
 
 

@@ -428,7 +428,9 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
                               figure_note=scenario_words.table_note(fig, mode, _ceiling_of(m),
                                                                     sheet if fig == sa.FIGURE_TBPS else None, m),
                               graph_note=scenario_words.graph_above_eager_note(
-                                  sum(bool(r.get("graph_above_eager")) for r in rows), _graph_found(m)),
+                                  sum(bool(r.get("graph_above_eager")) for r in rows), _graph_found(m),
+                                  [r.get(k) for r in rows if r.get("graph_above_eager") for k in ("gpu_only_n",
+                                                                                                 "eager_n")]),
                               split=training.view(fwdbwd.point_rows(ls.rs, name), name,
                                                   summary_command(ls.name, mode, name))
                               if mode == schema.Mode.TRAIN else None))

@@ -26,6 +26,7 @@ from gen.report.words import decision as decision_words
 from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
+from gen.report.words.common import each_median_interval
 
 HOME_PARTIAL = f"{fmt.GENERATED}/.verdict.md"
 
@@ -60,9 +61,23 @@ def decision(ls) -> dict | None:
     w = decision_words.advice(a)
     fa4 = verdict_words.fa4_missing_line([x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())])
     return dict(set=ls.name, set_title=fmt.set_title(ls), decision=w.decision,
+                intervals=each_median_interval(_ranked_units(ls)),
                 lines=[*w.lines, *([fa4] if fa4 else [])],
                 default=w.default,
                 exceptions=" ".join(f"{e.scenario}:{e.variant}" for e in a.exceptions))
+
+
+def _ranked_units(ls) -> list[int]:
+    """The rounds (or, with one round, the samples) of every median the set's verdicts rank."""
+    out = []
+    for scenario in verdicts.scenarios(ls):
+        for mode in Mode:
+            v = verdicts.verdict(ls, scenario, mode)
+            for t in v.rows if v is not None else ():
+                s = v.spread(t)
+                if s is not None and s.n:
+                    out.append(s.units)
+    return out
 
 
 def set_blocks(ls) -> list[dict]:

@@ -67,6 +67,20 @@ def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
     return f"{level_pct(low[0])} {noun} (the range of {low[1]} {what}" + (f"; {note})" if note else ")")
 
 
+def each_median_interval(units) -> str:
+    """The intervals a set's verdicts rank by, named with their real levels (review 2026-12-06-6 item 12): "the 95%
+    interval of each median" where every one reaches 95%, else "the interval of each median (at 93.75–96.88%, the
+    level its rounds allow)". `units`: each ranked median's rounds (or samples, with one round)."""
+    from gen.analysis.timings import ci_level
+    from gen.model.stats import CI_LEVEL
+
+    levels = sorted({ci_level(u) for u in units if u and u > 0})
+    if not levels or levels[0] >= CI_LEVEL:
+        return f"the {level_pct(CI_LEVEL)} interval of each median"
+    span = level_pct(levels[0]) if len(levels) == 1 else f"{level_pct(levels[0])}–{level_pct(levels[-1])}"
+    return f"the interval of each median (at {span}, the level its rounds, or its profiled calls, allow)"
+
+
 def apart_words(gap_ms: float | None, faster_ms: float | None, *spreads) -> str:
     """Two medians' intervals that are apart, said with how far where the gap is small (rules.just_outside): "just
     outside the 95% intervals (0.27 µs apart)", else "the 95% intervals apart" (review 2026-12-06-3 item 5)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis import flops, kernel_names, kernel_rules, lessons
-from gen.report.words.common import backend, join_and, label, times, us
+from gen.report.words.common import backend, intervals, join_and, label, times, us
 from gen.report.words.kernels import BOUND_SHORT, arch_name, decoded, kernel_path, kernel_path_short, prose_kernel
 
 ARTICLE = 'the seed article ("Profiling in PyTorch (Part 3): Attention is all you profile", Hugging Face blog, ' \
@@ -42,7 +42,7 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
                  f"{x.inplace_events} GPU events instead of {x.events}")
         if x.saved_ms is not None:
             text += (f", and {us(x.saved_ms)} ({x.saved_pct:.1f}%) less GPU-only time a call "
-                     + ("(the 95% intervals of the two medians do not overlap)" if x.settled else
+                     + (f"(the {intervals(*x.units)} of the two medians do not overlap)" if x.settled else
                         "(within noise: the intervals of the two medians overlap)"))
         text += "."
     if x.train_copies:

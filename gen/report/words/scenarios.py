@@ -448,18 +448,21 @@ def determinism_line(r: dict, variant_label, show_length: bool = False) -> str:
             + f", {r['ratio']:.2f}× the time.")
 
 
-def graph_above_eager_note(n: int, found: list | None = None) -> str | None:
+def graph_above_eager_note(n: int, found: list | None = None, samples=()) -> str | None:
     """Why some rows' GPU-only time reads above their eager time, and what it means; `found`: (label, kernels
     only in the graph, kernels only in the eager call) where the capture's graph check saw the two differ,
-    said as found (never "cause not established" beside it)."""
+    said as found (never "cause not established" beside it); `samples`: the marked rows' graph replays and eager
+    calls, counted, whose intervals the graph rule (gen.model.graph_rule) sets side by side: their real level is
+    said (five replays: 93.75%, review 2026-12-06-6 item 12)."""
     if not n:
         return None
+    level = intervals(*((1, k) for k in samples if k and not missing(k)))
     seen = "".join(f" The capture's graph check found {who}'s graph replay running other kernels than its eager "
                    f"call: {g or 'none'} only in the graph, {e or 'none'} only in the eager call."
                    for who, g, e in found or [])
     return (f"{n} row{'s' if n != 1 else ''} marked graph above eager: the CUDA graph's replay read more than "
             f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% above the eager calls by median, and the graph rule kept the graph's "
-            "time (the medians' 95% intervals overlapped and at least one replay came within "
+            f"time (the medians' {level} overlapped and at least one replay came within "
             f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% of the median eager call, or the set holds no kernel sum to fall back "
             "to). Read the two as one figure within that gap; the row's conditions show whether the clock moved "
             "during its windows." + seen)

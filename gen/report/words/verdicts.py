@@ -113,12 +113,13 @@ def _host_line(v: verdicts.Verdict) -> str:
     eager_ci = all(x is not None and not math.isnan(x.ci_lo)
                    for x in (f.eager, *(v.row(y).eager for y in (*h.closed, *v.near))))
     loop = "In a Python loop (eager calls" + ("" if eager_ci else ", no interval recorded") + ")"
+    eager_level = intervals(*(t.eager for t in (f, *(v.row(y) for y in (*h.closed, *v.near))) if t is not None))
     if lead and not host_can_hide(v):  # no call brought up by the host's cost to name (review2 N3)
         return f"{loop}, {lead}."
     if lead:  # the pair compared is the tied leaders first, then the call the loop brings up to them (item 29)
         return (f"For short calls in a Python loop, {lead}" + (
-            "; a call behind them on the GPU alone comes within the eager spread of the fastest (their 95% "
-            "intervals overlap): " + "; ".join(parts) if parts else "") + ".")
+            "; a call behind them on the GPU alone comes within the eager spread of the fastest (their "
+            f"{eager_level} overlap): " + "; ".join(parts) if parts else "") + ".")
     if shrinks and not host_can_hide(v):
         # no host time recorded, or calls far longer than the time a loop spends off the GPU (review2 N3)
         return (f"{loop} " + "; ".join(parts)
@@ -130,10 +131,10 @@ def _host_line(v: verdicts.Verdict) -> str:
     if not host_can_hide(v):
         # calls far longer than a loop spends off the GPU: the eager spread is the windows', not the host's
         # (review 2026-12-06 item 13)
-        return (f"{loop} " + "; ".join(parts) + ": their eager times' 95% intervals overlap, but a loop spends "
+        return (f"{loop} " + "; ".join(parts) + f": their eager times' {eager_level} overlap, but a loop spends "
                 "little beside calls this long off the GPU, so the host's cost is not what brings them together.")
     return ("For short calls in a Python loop the order holds but cannot be told apart: " + "; ".join(parts)
-            + ". The eager times spread so widely that their 95% intervals overlap.")
+            + f". The eager times spread so widely that their {eager_level} overlap.")
 
 
 def host_can_hide(v: verdicts.Verdict) -> bool:
@@ -211,10 +212,11 @@ def paged_line(v: verdicts.Verdict) -> str | None:
         # no same call on a contiguous cache measured: the gap to the fastest is another kernel's, not paging's
         text += (f". Against the fastest call on a contiguous cache ({label(p.fastest)}, {us(p.fastest_ms)}), "
                  f"a paged cache costs {times(best_ms / p.fastest_ms)}")
+        pair = (v.spread(v.row(best)), v.spread(v.row(p.fastest)))
         if best in v.same_kernel_apart or v.rank(best) not in (None, 1):
-            text += ", the 95% intervals apart"
+            text += f", the {intervals(*pair)} apart"
         elif v.rank(best) == 1:
-            text += ", within noise (the 95% intervals overlap)"
+            text += f", within noise (the {intervals(*pair)} overlap)"
         twin = VARIANTS[best].contiguous if best in VARIANTS else None
         text += (f" (another kernel: the same call on a contiguous cache, {label(twin)}, was not measured here, so "
                  "paging's own cost is not)" if twin else " (another kernel: paging's own cost is not measured here)")
@@ -297,7 +299,8 @@ def _headline(v: verdicts.Verdict) -> str:
                 f"{'its' if len(v.unrankable) == 1 else 'their'} {TIMING[v.basis]} times spread {span} (IQR over "
                 f"median, past the {rules.CANNOT_RANK_IQR_PCT:.0f}% at which a median says little); the medians read "
                 + join_and(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in firsts)
-                + (", and their 95% intervals overlap" if len(firsts) > 1 else ""))
+                + (f", and their {intervals(*(v.spread(v.row(x)) for x in firsts))} overlap" if len(firsts) > 1
+                   else ""))
     flips = order_flips_clause(v)
     if flips:
         head = flips
