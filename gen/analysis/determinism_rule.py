@@ -1,7 +1,9 @@
 """Which plain call a deterministic one is priced against, and with which of their times: the one pairing rule
 (`base_of`) and the one like-with-like rule (`like_with_like`) of the set's determinism costs
-(gen.analysis.determinism) and of the scenario page's (gen.analysis.scenarios.determinism_frame). Takes variant names
-and times; reads no verdict, so that both may import it."""
+(gen.analysis.determinism) and of the scenario page's (gen.analysis.scenarios.determinism_frame). The like-with-like
+rule is the report's for every ratio of two GPU-only times: FP8 against its twin (scenarios.fp8_frame), the speed-up
+over naive (tables.summary_table) and the same point in two scenarios (same_point; review 2026-12-06-6 items 4, 10).
+Takes variant names and times; reads no verdict, so that all may import it."""
 
 from __future__ import annotations
 
