@@ -251,3 +251,27 @@ def test_the_event_rules_on_a_made_up_kernel_table():
     assert "Memcpy DtoD" in list(findings.copy_events(kt)["name"])
     assert list(findings.mask_events(kt).index) == [13, 14, 15]  # the table's own labels
     assert findings.mask_events(kt.iloc[[0, 1, 7]]).empty and findings.float32_events(kt.iloc[[8]])[0].empty
+
+
+def test_the_fastest_finding_gives_the_rules_reason_where_the_first_place_is_not_settled():
+    """Not only overlapping intervals leave a first place open (review 2026-12-06-6, found beside item 6): a pair timed
+    apart, or within identical kernels' noise, is not decided for its own reason, and the finding says which."""
+    from gen.analysis import leads
+    from tests.conftest import all_verdicts
+
+    ls = tables.load_set(RESULTS / "nvidia-h100-80gb-hbm3__torch-2.11.0")
+    seen = set()
+    for v in all_verdicts(ls):
+        if v.runner_up is None or v.settled:
+            continue
+        variant, facts = findings._fastest_of_verdict(v)
+        text = finding_words._speed(findings.Finding(id="fastest", kind=findings.FindingKind.SPEED,
+                                                     severity=findings.Severity.INFO, variant=variant,
+                                                     facts={**facts, "published": False, "source": None})).text
+        assert "95%" not in text
+        if facts["unsettled"] == leads.OVERLAP:
+            assert "overlap: within noise, they share the first rank" in text
+        else:
+            assert "the lead is not decided (" in text and "overlap" not in text
+        seen.add(facts["unsettled"])
+    assert len(seen) >= 2

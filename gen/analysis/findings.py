@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import calls, counters, flops, kernel_rules, rules, tables, values, verdicts
+from gen.analysis import calls, counters, flops, kernel_rules, leads, rules, tables, values, verdicts
 from gen.analysis.events import (  # noqa: F401
     copy_events,
     copy_rows,
@@ -296,9 +296,11 @@ def rule_fastest(ls) -> list[Finding]:
 
 def _fastest_of_verdict(v: verdicts.Verdict) -> tuple[str, dict]:
     f, r = v.fastest, v.runner_up
+    o, why = verdicts.first_pair(v)
+    # why the first place is not settled (leads.Orders.why_not_decided): overlapping intervals are one reason of several
     facts = dict(basis=v.basis, ms=v.spread(f).median, next_variant=r.variant if r else None,
-                 next_ms=v.spread(r).median if r else None, overlap=v.settled is False, baseline=None,
-                 baseline_ms=None)
+                 next_ms=v.spread(r).median if r else None, unsettled=why, overlap=why == leads.OVERLAP, orders=o,
+                 spreads=(v.spread(f), v.spread(r)) if r else None, baseline=None, baseline_ms=None)
     base = v.row(variant_role("baseline"))
     if base is not None and base is not f:
         facts.update(baseline=base.variant, baseline_ms=v.spread(base).median)

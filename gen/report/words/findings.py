@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gen.analysis import kernel_rules, rules
+from gen.analysis import kernel_rules, leads, rules
 from gen.analysis.findings import Finding, FindingKind
 from gen.analysis.values import missing
+from gen.report.words import orders
 from gen.report.words.common import call_of, duration_us, pct, plural, times
 from gen.report.words.kernels import BOUND_SHORT, counters_absent, kernel_fact, kernel_facts
 from gen.report.words.methodology import AUTOGRAD_CLAIM, AUTOGRAD_WHY_MATCH, COMPILED_AHEAD, COMPILED_AHEAD_BRIEF
@@ -182,8 +183,16 @@ def _speed(f: Finding) -> Words:
         ahead = f"{times(x['next_ms'] / x['ms'])} ahead of {x['next_variant']} ({x['next_ms']:.4f} ms)"
         text += f", {ahead}"
         short += f", {ahead}"
-        if x["overlap"]:
-            text += "; the 95% intervals of their medians overlap: within noise, they share the first rank"
+        if x.get("unsettled"):
+            why = orders.map_state(False, x["orders"], x["unsettled"], *x["spreads"]).removeprefix("no: ")
+            if x["unsettled"] == leads.OVERLAP:
+                text += f"; {why}: within noise, they share the first rank"
+                short += ", within noise: they share the first rank"
+            else:
+                text += f"; the lead is not decided ({why})"
+                short += ", not decided"
+        elif x.get("overlap"):  # a summary table's order (findings.fastest): its interquartile ranges
+            text += "; the interquartile ranges of their times overlap: within noise, they share the first rank"
             short += ", within noise: they share the first rank"
     if x["baseline"]:
         slower = f"{x['baseline']} takes {times(x['baseline_ms'] / x['ms'], 1)} as long"
