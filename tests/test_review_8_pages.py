@@ -371,3 +371,21 @@ def test_no_page_of_the_h100_set_prints_95_for_a_5_round_interval(gpu_docs):
         assert "do not hold that spread" not in text
         for m in re.finditer(r"medians&#39; ([^ ]+) intervals? (\([^)]*\) )?overlapped", text):
             assert m.group(1) != "95%" or m.group(2) is None
+
+
+def test_the_hidden_copy_saving_is_like_with_like():
+    """The in-place variant's saving over naive takes both kernel sums where naive's GPU-only time is one and the
+    in-place call's a graph replay (on the H100 set: naive's graph did not run), never their difference."""
+    from gen.analysis import lesson_facts
+    from gen.analysis.lesson_facts import timed_rows
+    from gen.report.words import lessons as lesson_words
+
+    ls = tables.load_set(RESULTS / "nvidia-h100-80gb-hbm3__torch-2.11.0")
+    rows = timed_rows(ls)
+    a, b = rows["naive"], rows["naive_inplace"]
+    assert a.gpu_only_method != b.gpu_only_method
+    h = lesson_facts.hidden_copy(ls, rows)
+    assert h.saved_by_sums and h.settled is None
+    assert h.saved_ms == pytest.approx(a.kernel_sum_ms - b.kernel_sum_ms, rel=1e-9)
+    assert h.saved_pct == pytest.approx(100 * h.saved_ms / a.kernel_sum_ms, rel=1e-9)
+    assert "by both kernel sums" in lesson_words.hidden_copy(h).text

@@ -42,7 +42,9 @@ def hidden_copy(x: lessons.HiddenCopy) -> LessonWords:
                  f"{x.inplace_events} GPU events instead of {x.events}")
         if x.saved_ms is not None:
             text += (f", and {us(x.saved_ms)} ({x.saved_pct:.1f}%) less GPU-only time a call "
-                     + (f"(the {intervals(*x.units)} of the two medians do not overlap)" if x.settled else
+                     + ("(by both kernel sums: one call's GPU-only time is a graph replay, the other's a kernel sum)"
+                        if x.saved_by_sums else
+                        f"(the {intervals(*x.units)} of the two medians do not overlap)" if x.settled else
                         "(within noise: the intervals of the two medians overlap)"))
         text += "."
     if x.train_copies:
