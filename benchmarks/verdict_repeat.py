@@ -22,8 +22,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from capture_agreement import open_set  # noqa: E402
 
-from gen.analysis import advice, tables, verdicts  # noqa: E402
+from gen.analysis import advice, rules, tables, verdicts  # noqa: E402
 from gen.model import schema  # noqa: E402
+from gen.report.words import first_screen  # noqa: E402
+from gen.report.words import orders as orders_words  # noqa: E402
 
 DEFAULT_A = ROOT / "results" / "nvidia-h100-80gb-hbm3__torch-2.11.0"
 DEFAULT_B = ROOT / "benchmarks" / "data" / "captures" / "nvidia-h100-80gb-hbm3__torch-2.11.0__repeat.tgz"
@@ -45,8 +47,26 @@ def said(ls: tables.LoadedSet) -> dict[str, str]:
             if v is None:
                 continue
             first = sorted({v.fastest.variant, *v.same_kernel, *v.near})
-            out[f"verdict: {scenario}, {mode}"] = f"{', '.join(first)} ({v.fastest_outcome})"
+            out[f"verdict: {scenario}, {mode}"] = f"{', '.join(first)} ({outcome(v)})"
     return out
+
+
+NOT_DECIDED = "not decided"
+KERNELS_BEHIND = "within noise as run; {} behind by kernel sum"
+
+
+def outcome(v) -> str:
+    """A verdict's outcome as its page heads it (gen.report.words.verdicts): "not decided" where a pair's as-run
+    intervals are apart and the rule leaves it open, "within noise as run; X behind by kernel sum" where the sums put a
+    call of the first rank behind, else the verdict's own outcome (review 8, review 6 #5)."""
+    if v.fastest_outcome != rules.YES and v.near:
+        if v.undecided():
+            return NOT_DECIDED
+        behind = sorted({x for o in v.orders if (x := orders_words.kernels_behind(o))})
+        if behind:
+            return KERNELS_BEHIND.format(", ".join(behind))
+    return v.fastest_outcome
+
 
 
 NOISE = "within noise"
@@ -57,20 +77,39 @@ BEHIND_BY_KERNELS, TIMED_APART, SLOWER = "behind by kernel sum", "not decided (t
 
 
 def standing(p, default: str) -> str:
-    """A pick's outcome as the first screen counts it: "behind by kernel sum" and "not decided (timed apart)" where
-    within noise says less than the pages do, else the outcome."""
+    """A pick's outcome as the first screen counts it: "behind by kernel sum" and "not decided (why)" (timed apart, or
+    within identical kernels' noise: first_screen.not_decided) where within noise says less than the pages do, else
+    the outcome."""
     if p.outcome != NOISE:
         return p.outcome
     if any(o.kernels_leader is not None and o.kernels_leader != default for o in p.orders):
         return BEHIND_BY_KERNELS
-    if any(o.timed_apart and not o.decided for o in p.orders):
-        return TIMED_APART
+    open_ = [o for o in p.orders if o.undecided]
+    if open_:
+        return first_screen.not_decided(orders_words.undecided_why(open_[0]))
     return p.outcome
 
 
 def _same_sense(answer: str | None) -> str | None:
-    """A decision's standing reduced to what it tells a reader: first, sharing the first rank, or behind."""
-    return {TIMED_APART: NOISE, BEHIND_BY_KERNELS: SLOWER}.get(answer, answer)
+    """An answer reduced to what it tells a reader: a decision's standing first, sharing the first rank ("not decided"
+    leaves it sharing it), or behind; a verdict's leaders and outcome, "not decided" read as within noise, and a call
+    of a tie behind by kernel sum as behind."""
+    if answer is None:
+        return None
+    if answer == NOT_DECIDED or (answer.startswith(NOT_DECIDED + " (") and answer.endswith(")")):
+        return NOISE
+    if answer == BEHIND_BY_KERNELS:
+        return SLOWER
+    leaders, said = _parts(answer)
+    if not leaders:
+        return answer
+    if said == NOT_DECIDED:
+        return f"{', '.join(sorted(leaders))} ({NOISE})"
+    head, _, tail = KERNELS_BEHIND.partition("{}")
+    if said.startswith(head) and said.endswith(tail):
+        rest = sorted(leaders - set(said[len(head):len(said) - len(tail)].split(", ")))
+        return f"{', '.join(rest)} ({'yes' if len(rest) == 1 else NOISE})"
+    return answer
 
 
 def _parts(answer: str | None) -> tuple[frozenset, str]:
@@ -86,6 +125,8 @@ def compatible(x: str | None, y: str | None) -> bool:
     ('within noise') where the other tells them apart, its leaders among the first's (a tie in one capture and
     a leader in the other: the reader's call is the same either way)."""
     x, y = _same_sense(x), _same_sense(y)
+    if x is None or y is None:
+        return x == y
     if x == y:
         return True
     (lx, ox), (ly, oy) = _parts(x), _parts(y)
@@ -116,7 +157,8 @@ def report(a: Path, b: Path) -> str:
               for k in keys]
     fit = sum(compatible(sa[k], sb[k]) for k in both)
     other = (f" ({reworded} in other words: '{BEHIND_BY_KERNELS}' and '{SLOWER}' both put another call first, "
-             f"'{TIMED_APART}' and '{NOISE}' both leave the default sharing the first rank)" if reworded else "")
+             f"'{NOT_DECIDED}' and '{NOISE}' both leave the default, or the calls named, sharing the first rank, "
+             f"and a call '{KERNELS_BEHIND.format('X')}' is behind)" if reworded else "")
     lines += ["", f"Of the {len(both)} questions both captures answer: the same answer to {same}{other}; {fit} do not "
               "contradict each other (the same, or one capture cannot tell two calls apart where the other can, its "
               "leader among the two)."]

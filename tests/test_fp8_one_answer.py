@@ -44,7 +44,7 @@ def test_the_set_has_fa4_behind_by_kernel_sum_in_fp8(lead):
 def test_the_first_screen_counts_it_behind(lead):
     row = decision.table_rows(lead)[0]
     assert "behind in FP8 prefill (by kernel sum)" in row["condition"]
-    assert f"{orders_words.BEHIND_BY_KERNELS} in FP8 prefill ({AHEAD}, at an 11% lower clock)" in row["detail"]
+    assert f"{orders_words.BEHIND_BY_KERNELS} in FP8 prefill ({AHEAD}, at an 11% lower clock;" in row["detail"]
 
 
 def test_the_verdict_says_behind_by_kernel_sum_not_a_shared_first_rank(lead):

@@ -60,3 +60,37 @@ def test_the_methodology_names_the_repeat_and_gives_no_number_of_its_own():
         assert (ROOT / path).is_file(), path
     assert "`benchmarks/verdict_repeat.md`" in para and "`benchmarks/verdict_repeat.py`" in para
     assert "same machine" in para and not re.search(r"\d", para.replace("H100", ""))
+
+
+def test_the_table_says_what_the_pages_say(tmp_path):
+    """Review 8 (review 6 #5): a verdict row says "not decided" exactly where the verdict's page heads it so, and "X
+    behind by kernel sum" where the page puts X behind by kernel sum; a decision row says "not decided (why)" where
+    the first screen's detail does. Read as the repeat's answers in other words, never as their opposite."""
+    from gen.analysis import advice, tables, verdicts
+    from gen.report.pages import decision
+    from gen.report.words import verdicts as verdict_words
+    from tests.conftest import all_verdicts
+
+    m = _module()
+    ls = tables.load_set(m.DEFAULT_A)
+    said = m.said(ls)
+    seen = 0
+    for v in all_verdicts(ls):
+        row = said[f"verdict: {v.scenario}, {v.mode}"]
+        head = verdict_words.verdict(v).headline
+        assert (row.endswith(f"({m.NOT_DECIDED})")) == ("share the first rank here, not decided" in head), (row, head)
+        assert ("behind by kernel sum)" in row) == ("behind by kernel sum" in head.split(";")[0]), (row, head)
+        seen += row.endswith(f"({m.NOT_DECIDED})")
+    assert seen  # the premise: the set has verdicts the pages leave not decided (sliding windows, GQA training)
+    detail = decision.table_rows(ls)[0]["detail"]
+    a = advice.advice(ls)
+    for p in a.picks:
+        answer = said[f"decision: the default in {p.scenario}, {p.mode}"]
+        if answer.startswith(m.NOT_DECIDED):
+            assert f"{answer} against " in detail, (answer, detail)
+            assert verdicts.verdict(ls, p.scenario, p.mode).undecided()
+    c = m.compatible
+    assert m._same_sense("fa4, flex_flash (not decided)") == m._same_sense("fa4, flex_flash (within noise)")
+    assert m._same_sense("cudnn_fp8, fa4 (within noise as run; fa4 behind by kernel sum)") == "cudnn_fp8 (yes)"
+    assert not c("cudnn_fp8, fa4 (within noise as run; fa4 behind by kernel sum)", "fa4 (yes)")
+    assert c("not decided (within identical kernels' noise)", "within noise")

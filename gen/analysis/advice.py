@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from gen.analysis import calls, dynamic, rules, scenarios, tables, verdicts
+from gen.analysis import batch_call, calls, dynamic, rules, scenarios, tables, verdicts
 from gen.analysis.determinism import Determinism, DeterministicLead, determinism_costs, deterministic_leads
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
@@ -60,6 +60,11 @@ class Pick:
     # A decode verdict's standing holds at its batch: the dynamic-lengths runs' order at another (verdicts.Verdict.
     # other_batch), or None
     other_batch: object = None
+    # First ("fastest") where the kernel sums decide the lead over the runner-up (Orders.sums_decide), not the as-run
+    # times: the first screen says so (review 8, review 6 #2 residual)
+    by_sums: bool = False
+    # Decode at the dynamic-lengths runs' batch: the call to make there instead (gen.analysis.batch_call), or None
+    batch_call: object = None
 
 
 @dataclass(frozen=True)
@@ -95,8 +100,9 @@ class Exception_:
     mask_build_s: float | None = None  # the call's block mask build (a fact it measured at the verdict's point)
     call_ms: float | None = None  # the call's own time there (the ranking time), beside that build
     # Sweep points of the scenario where the default is decidedly faster than this call (intervals apart):
-    # (q_len, kv_len, the default's ms, this call's ms); the exception holds at its point, not there (item 12)
-    reversed_at: tuple[tuple[int, int, float, float], ...] = ()
+    # (q_len, kv_len, the default's ms, this call's ms, the default's SM clock, this call's, MHz or None where not
+    # recorded); the exception holds at its point, not there (item 12; clocks: review 8 item 14)
+    reversed_at: tuple[tuple[int, int, float, float, float | None, float | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -138,8 +144,8 @@ class Advice:
     host_ref_ms: float | None = None  # the host's reference call there (the host's speed, apart from the kernel)
     # Other forward scenarios where a loop of the default call clearly waited (the lower end of its
     # eager over GPU-only ratio at or past rules.HOST_BOUND_EAGER_RATIO): (scenario, ratio, its
-    # interval, the host-bound outcome there).
-    loops: tuple[tuple[str, float, tuple[float, float], str | None], ...] = ()
+    # interval, the host-bound outcome there, the host's cost of a call and the GPU-only time, ms or None).
+    loops: tuple[tuple[str, float, tuple[float, float], str | None, float | None, float | None], ...] = ()
     determinism: tuple[Determinism, ...] = ()  # each backend under torch.use_deterministic_algorithms(True)
     det_leads: tuple[DeterministicLead, ...] = ()  # where a plain call leads deterministic ones (review 6 item 2)
     lengths: LengthCost | None = None  # where the decision runs cuDNN: its cost per new length
@@ -179,6 +185,9 @@ class Behind:
     # (rounds, samples) of the fastest's and the default's medians there: the level of their intervals
     # (timings.ci_level: 93.75% for 5 rounds, review 2026-12-06-4 item 7)
     spreads: tuple = ()
+    # Within noise as run, the fastest ahead by kernel sum (Orders.kernels_leader): behind by kernel sum, as the first
+    # screen counts FP8 prefill (review 8 item 2); `decided` is then False
+    by_kernels: bool = False
 
 
 @dataclass(frozen=True)
@@ -233,9 +242,11 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
         o = v.row(x)
         first = v.spread(o) is not None and ts is not None and v.spread(o).median <= ts.median
         return verdicts.orders(o, t, v.basis) if first else verdicts.orders(t, o, v.basis)
+    by_sums = (outcome == "fastest" and variant == v.fastest.variant and v.runner_up is not None
+               and verdicts.orders(t, v.runner_up, v.basis).sums_decide)
     return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant, within,
                 tuple(pair(x) for x in within if v.row(x) is not None), (t, *(v.row(x) for x in within)),
-                v.other_batch)
+                v.other_batch, by_sums)
 
 
 def _default(vs: list[verdicts.Verdict]) -> str | None:
@@ -343,7 +354,8 @@ def _reversed(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: 
             continue
         d, x = at.spread(at.row(default)), at.spread(at.row(variant))
         if d is not None and x is not None and calls.faster(d, x):
-            out.append((p.q_len, p.kv_len, d.median, x.median))
+            out.append((p.q_len, p.kv_len, d.median, x.median, at.row(default).sm_clock_mhz,
+                        at.row(variant).sm_clock_mhz))
     return tuple(out)
 
 
@@ -446,7 +458,8 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
     default = _default(vs)
     if default is None:
         return None
-    picks = tuple(p for p in (_pick(v, default) for v in vs) if p is not None)
+    picks = tuple(replace(p, batch_call=batch_call.batch_call(ls.rs, p.other_batch, default))
+                  if p.other_batch is not None else p for p in (_pick(v, default) for v in vs) if p is not None)
     art = next((v for v in vs if v.scenario == ARTICLE and v.mode == schema.Mode.INFERENCE), None)
     row = art.row(default) if art is not None else None
     env = ls.rs.environment
@@ -511,13 +524,15 @@ def _behind(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str, exce
             if not fs or not ds or not fs.median:
                 continue
             pair = verdicts.orders(f, d, at.basis)
-            if at.rank(default) == 1 and not (pair.apart and not pair.decided):
-                continue  # within noise as run: not behind, and nothing overruled
+            led = (p != here and at.rank(default) == 1 and not pair.apart and pair.kernels_leader == f.variant
+                   and not (d.kernels and f.kernels == d.kernels))  # never between identical kernels (a tie)
+            if at.rank(default) == 1 and not (pair.apart and not pair.decided) and not led:
+                continue  # within noise as run and by kernel sum: not behind, and nothing overruled
             eq = (d.at_ref_ms / f.at_ref_ms if at.equal_clock_order and d.at_ref_ms and f.at_ref_ms else None)
             out.append(Behind(v.scenario, v.mode, p.kv_len, p.q_len, f.variant, ds.median / fs.median,
                               d.sm_clock_mhz, f.sm_clock_mhz, p == here,
                               p.head_dim if here is not None and p.head_dim != here.head_dim else None, p.head_dim,
-                              eq, pair, pair.decided, ((fs.rounds, fs.n), (ds.rounds, ds.n))))
+                              eq, pair, pair.decided, ((fs.rounds, fs.n), (ds.rounds, ds.n)), led))
     return tuple(out)
 
 
@@ -529,5 +544,6 @@ def _loops(vs, default: str) -> tuple:
         r = v.row(default)
         ci = r.eager_ratio_ci if r is not None else None
         if ci is not None and ci[0] >= rules.HOST_BOUND_EAGER_RATIO:
-            out.append((v.scenario, r.eager_over_gpu_only, ci, r.host_bound_outcome))
+            out.append((v.scenario, r.eager_over_gpu_only, ci, r.host_bound_outcome, r.host_cost_ms,
+                        r.gpu_only.median if r.gpu_only else None))
     return tuple(out)

@@ -128,6 +128,9 @@ class Timed:
     # record gives one, so that a verdict between calls of different inputs (FP8 against bf16) gives both errors
     rel_error: float | None = None
     dtype: str | None = None
+    # Where the inputs were rounded to the call's own dtype (FP8): what that rounding alone moves the answer by
+    # (the record's fact fp8_input_rounding_error); rel_error is then the kernel's error alone (review 8 item 9)
+    input_rounding_error: float | None = None
     # The as-run noise of identical kernels at the row's point (gen.analysis.pair_noise), which an as-run lead must
     # exceed (rules.lead_decided); None where not known
     as_run_noise: pair_noise.AsRunNoise | None = None
@@ -273,7 +276,8 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint, peers=()) -> Timed:
                  eager_over_gpu_only=_num(tm.eager_over_gpu_only), host_bound_outcome=outcome,
                  signature=ls.kernel_signature(tr, p.timing.graph_check), main_us=main_us, events_us=events_us,
                  main_blocks=blocks, wrong=rules.wrong_answer(p.rel_error), reason=p.reason, rel_error=p.rel_error,
-                 dtype=p.dtype, **_host_facts(tm),
+                 dtype=p.dtype, input_rounding_error=_num((p.facts or {}).get("fp8_input_rounding_error")),
+                 **_host_facts(tm),
                  **_clock_facts(ls, tm, p.point, p.mode), **_orientation_facts(p, tm), **_rounds_facts(p, peers))
 
 

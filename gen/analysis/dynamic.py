@@ -352,6 +352,8 @@ class BatchOrder:
     # (variant, median GPU-only ms over the lengths), fastest first, down to the slowest of the verdict's calls
     order: tuple[tuple[str, float], ...]
     named: tuple[str, ...]  # the verdict's calls the order reaches (its first rank), in its order
+    # The runs' SM clock where their lengths record one; None: not recorded (no schema records it yet: review 8 #14)
+    clock_mhz: float | None = None
 
 
 def decode_at_other_batch(rs: schema.ResultSet, point: schema.Point | None,
@@ -364,6 +366,7 @@ def decode_at_other_batch(rs: schema.ResultSet, point: schema.Point | None,
         return None
     got = []
     spans = []
+    clocks: list[float] = []
     for run in rs.dynamic:
         p = run.point
         if run.phase != "decode" or run.env or run.status != schema.Status.OK or p.batch == point.batch:
@@ -374,6 +377,7 @@ def decode_at_other_batch(rs: schema.ResultSet, point: schema.Point | None,
         if not lens or not min(c.kv_len for c in lens) <= point.kv_len <= max(c.kv_len for c in lens):
             continue
         got.append((run.variant, statistics.median(c.gpu_ms for c in lens), p.batch))
+        clocks += [x for c in lens if (x := getattr(c, "sm_clock_mhz", None)) is not None]
         spans.append((min(c.kv_len for c in lens), max(c.kv_len for c in lens), len(lens)))
     if not got or len({b for _, _, b in got}) != 1:
         return None
@@ -384,4 +388,5 @@ def decode_at_other_batch(rs: schema.ResultSet, point: schema.Point | None,
         return None
     order = order[:ranked.index(mine[-1]) + 1]
     lo, hi, n = min(s[0] for s in spans), max(s[1] for s in spans), max(s[2] for s in spans)
-    return BatchOrder(got[0][2], point.batch, lo, hi, n, tuple(order), tuple(mine))
+    return BatchOrder(got[0][2], point.batch, lo, hi, n, tuple(order), tuple(mine),
+                      statistics.median(clocks) if clocks else None)

@@ -75,6 +75,21 @@ class Orders:
         return self.decided and self.within_noise_of_pair and not self.timed_apart
 
     @property
+    def sums_decide(self) -> bool:
+        """Decided, and by the kernel sums (rules.lead_decided): against a borrowed noise line
+        (decided_by_kernel_sum), or between two calls timed apart whose lead is within rules.TIMED_APART_REACH, where
+        only the sums at one clock may decide. The first screen says so beside a first place (review 8, review 6 #2)."""
+        if not self.decided:
+            return False
+        return self.decided_by_kernel_sum or (self.timed_apart and self.as_run is not None
+                                              and self.as_run <= rules.TIMED_APART_REACH)
+
+    @property
+    def undecided(self) -> bool:
+        """The as-run intervals apart, but the rule leaves the lead not decided (rules.lead_decided)."""
+        return self.apart and not self.decided
+
+    @property
     def clocks_apart(self) -> bool:
         return self.clock_gap_pct is not None and self.clock_gap_pct > rules.CLOCK_GAP_PCT
 

@@ -115,6 +115,23 @@ def _reader(ls, v: verdicts.Verdict) -> str:
     return said if v.mode != Mode.TRAIN or "training" in said else "training"
 
 
+def _readers(ls, vs) -> list[str]:
+    """The workloads of verdicts `vs` in a reader's words, inference first, each once; a workload with its batch where
+    the set measured it at another (a decode verdict's other_batch: review 8 item 3), and so every verdict read in
+    the same words at that batch (the decode kernels: "decode" too)."""
+    scoped = {(_reader(ls, v), v.other_batch.at_batch) for v in vs if v.other_batch is not None}
+
+    def said(v) -> str:
+        p = verdicts.point_of(ls, v.scenario, v.mode)
+        at = next((b for w, b in scoped if w == _reader(ls, v) and p is not None and p.batch == b), None)
+        return _reader(ls, v) + (f" at batch {at}" if at is not None else "")
+    return list(dict.fromkeys(said(v) for v in sorted(vs, key=lambda v: v.mode == Mode.TRAIN)))
+
+
+def _at_batch(v: verdicts.Verdict) -> str:
+    return f" at batch {v.other_batch.at_batch}" if v.other_batch is not None else ""
+
+
 def table_rows(ls) -> list[dict]:
     """The default call's row (its workloads, its gains over SDPA unpinned, how it stands), then one
     row per exception (its workload, its gain, the point and what else it costs)."""
@@ -131,17 +148,18 @@ def table_rows(ls) -> list[dict]:
         within = {k: p.within for k, p in picks.items()}
         first = [v for v, _ in mine if v.rank(a.default) == 1]
         noise = [v for v in first if within.get((v.scenario, str(v.mode)))]
-        apart, led = _apart(noise, picks), _led(noise, picks)
+        apart, led = _undecided(noise, picks), _led(noise, picks)
         first = [v for v in first if v not in led]
         noise = [v for v in noise if v not in led and v not in apart]
         behind = [v for v, _ in mine if v.rank(a.default) != 1]
-        cond = _standing(ls, a, mine, first, noise, behind, within, apart, led)
+        sums = [v for v in first if (p := picks.get((v.scenario, str(v.mode)))) is not None and p.by_sums]
+        cond = _standing(ls, a, mine, first, noise, behind, within, apart, led, sums)
         short = _standing_short(ls, a, mine, first, noise, behind, apart, led)
         note = _gain_note(ls, a, mine, auto)
         gain = "same call" if a.default == auto else _gains(
             [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]) + ("*" if note else "")
         # the reader's words for the workloads (SCENARIO_WORDS: several scenarios read as "prefill"), inference first
-        reader = dict.fromkeys(_reader(ls, v) for v, _ in sorted(mine, key=lambda x: x[0].mode == Mode.TRAIN))
+        reader = _readers(ls, [v for v, _ in mine])
         # the cell on the first screen is short; every workload named sits folded in it
         out.append(dict(workload=words.join_and(reader) if exceptions
                         else f"every workload measured: {words.join_and(reader)}",
@@ -165,9 +183,11 @@ def table_rows(ls) -> list[dict]:
     return out
 
 
-def _named(ls, vs) -> list[tuple[str, str]]:
-    """Verdicts as the workloads words.decision.workloads names: (scenario title, mode)."""
-    return [(_title(ls, v.scenario), str(v.mode)) for v in vs]
+def _named(ls, vs, sums=()) -> list[tuple[str, str]]:
+    """Verdicts as the workloads words.decision.workloads names: (scenario title, mode); with the batch where the set
+    measured another, and "(by kernel sum)" for those in `sums` (a first place the kernel sums decide)."""
+    return [(_title(ls, v.scenario) + _at_batch(v) + (" (by kernel sum)" if v in sums else ""), str(v.mode))
+            for v in vs]
 
 
 def _behind(ls, a, behind) -> list[tuple]:
@@ -189,12 +209,12 @@ def _others(v, picks, keep) -> list[tuple]:
     return [(o.first if o.first in p.within else o.second, o) for o in p.orders if keep(o)]
 
 
-def _apart(noise, picks) -> dict:
-    """The within-noise workloads where the default and a call sharing its rank were timed apart and the rule leaves
-    them not decided (Orders.timed_apart): no noise comparison was made there (review 2026-12-06-4 item 6).
-    {verdict: the other calls}."""
-    return {v: [x for x, _ in xs] for v in noise
-            if (xs := _others(v, picks, lambda o: o.timed_apart and not o.decided))}
+def _undecided(noise, picks) -> dict:
+    """The within-noise workloads where the as-run intervals of the default and a call sharing its rank are apart and
+    the rule leaves them not decided (Orders.undecided): timed apart (review 2026-12-06-4 item 6), or within the noise
+    of identical kernels, or otherwise (review 8 item 5). {verdict: [(the other call, why in words)]}."""
+    return {v: [(x, orders_words.undecided_why(o)) for x, o in xs] for v in noise
+            if (xs := _others(v, picks, lambda o: o.undecided))}
 
 
 def _led(noise, picks) -> dict:
@@ -206,28 +226,32 @@ def _led(noise, picks) -> dict:
 
 
 def _led_named(ls, led) -> list[tuple]:
-    return [(_named(ls, [v])[0], orders_words.kernels_ahead(o, fmt.label_of)) for v, o in led.items()]
+    return [(_named(ls, [v])[0], orders_words.kernels_ahead(o, fmt.label_of), o.as_run) for v, o in led.items()]
 
 
 def _standing_short(ls, a, mine, first, noise, behind, apart, led) -> str:
     alone = [v for v in first if v not in noise and v not in apart and not v.same_kernel and not v.near]
-    # short at 390 px: the detail says "not decided (timed apart)" and against which call
+    noise = [v for v in noise if v not in apart]
+    # short at 390 px: the detail says why each is not decided and against which call
+    # short at 390 px: which first places the kernel sums decide is in the detail (standing)
     counts = [(len(alone), "outright"), (len(first) - len(alone) - len(noise) - len(apart), "shared"),
-              (len(noise), "within noise"), (len(apart), "undecided")]
+              (len(noise), "within noise"), (len(apart), "not decided")]
     return decision_words.standing_short(len(first), len(mine), counts, _behind(ls, a, behind), _led_named(ls, led))
 
 
-def _standing(ls, a, mine, first, noise, behind, within, apart, led) -> str:
+def _standing(ls, a, mine, first, noise, behind, within, apart, led, sums=()) -> str:
     """`within`: (scenario, mode) -> the calls the default shares the first rank with within noise (Pick.within)."""
     alone = [v for v in first if v not in noise and v not in apart and not v.same_kernel and not v.near]
     shared = [v for v in first if v not in noise and v not in apart and v not in alone]
     by: dict = {}
     for v in noise:
-        by.setdefault(words.join_and(fmt.label_of(x) for x in within[(v.scenario, str(v.mode))]), []).append(v)
+        if v not in apart:
+            by.setdefault(words.join_and(fmt.label_of(x) for x in within[(v.scenario, str(v.mode))]), []).append(v)
     off: dict = {}
     for v, xs in apart.items():
-        off.setdefault(words.join_and(fmt.label_of(x) for x in xs), []).append(v)
-    return decision_words.standing(len(first), len(mine), _named(ls, alone), _named(ls, shared),
+        for why in dict.fromkeys(w for _, w in xs):
+            off.setdefault((words.join_and(fmt.label_of(x) for x, w in xs if w == why), why), []).append(v)
+    return decision_words.standing(len(first), len(mine), _named(ls, alone, sums), _named(ls, shared),
                                    {x: _named(ls, vs) for x, vs in by.items()}, _behind(ls, a, behind),
                                    {x: _named(ls, vs) for x, vs in off.items()}, _led_named(ls, led),
                                    [decision_words.deterministic_lead(d, (_title(ls, d.scenario), str(d.mode)))

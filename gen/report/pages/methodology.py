@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import kernel_rules, method, rules
+from gen.analysis import kernel_rules, method, reach, rules
 from gen.report import format as fmt
 from gen.report.site import Context, Page
 from gen.report.words import methodology as method_words
@@ -68,7 +68,8 @@ def figures_view(ctx: Context) -> list[dict]:
                         interleave=_mid_sentence(" ".join(
                             x for x in (method_words.interleave_order(f.rotated, f.fixed, f.varied),
                                         method_words.orientation(f.orientation),
-                                        f.apart and method_words.timed_alone(*f.apart)) if x)) or None,
+                                        f.apart and method_words.timed_alone(*f.apart, reach=reach.reach(ls))) if x))
+                        or None,
                         leads=method_words.lead_evidence(f.clocks),
                         copy_size=f.ceilings["copy_bytes"] // 2 if f.ceilings else None))
     return out

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
-from gen.analysis import determinism as determinism_facts
 from gen.analysis import rules
 from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
@@ -18,12 +17,12 @@ from gen.report.words.common import (
     intervals,
     join_and,
     label,
-    per_call,
     short_label,
     short_reason,
     times,
     us,
 )
+from gen.report.words.deterministic import _det_clock, _det_name, _determinism, _methods, _ms  # noqa: F401
 from gen.report.words.first_screen import (  # noqa: F401
     TIMED_APART,
     deterministic_lead,
@@ -32,9 +31,9 @@ from gen.report.words.first_screen import (  # noqa: F401
     standing_short,
     workloads,
 )
-from gen.report.words.host import host_crossover, host_not_the_gap, on_this_host
+from gen.report.words.host import host_crossover, host_not_the_gap, host_short_of_line, on_this_host
 from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
-from gen.report.words.orders import DTYPE_WORDS, EQUAL_CLOCK_SHORT
+from gen.report.words.orders import DTYPE_WORDS
 
 # How a scenario reads in the decision (a reader's words for the workload); others by their name.
 SCENARIO_WORDS = {"article": "prefill", "gqa-prefill": "prefill", "decode": "decode",
@@ -162,10 +161,34 @@ def _place_namer(picks):
 
 def _batch(p, default: str) -> str:
     """The other batch's order beside a decode workload (verdict_words.batch_note), the default and the calls it
-    shares the rank with named first; "" where the set measured no other batch."""
-    if p.other_batch is None:
+    shares the rank with named first; "" where the set measured no other batch, or where it names a call there
+    (`_note` says it)."""
+    if p.other_batch is None or p.batch_call is not None:
         return ""
     return verdict_words.batch_note(p.other_batch, (default, *p.within))
+
+
+def _note(p, default: str, lead: bool = True) -> str:
+    """A workload's note: its orders (orders_words.noted_parts) and, for decode, the call at the other batch
+    (`batch_call`), in one bracket; else the other batch's order after it (`_batch`)."""
+    parts = orders_words.noted_parts(p.orders, p.rows, label, lead) + (
+        [batch_call(p.batch_call)] if p.batch_call is not None else [])
+    return (f" ({'; '.join(parts)})" if parts else "") + _batch(p, default)
+
+
+def batch_call(c) -> str:
+    """The call for decode with a growing KV cache at the dynamic-lengths runs' batch (gen.analysis.batch_call), in
+    one clause, with the batch and the runs' clock (review 8 items 3 and 14)."""
+    clock = f"at {c.clock_mhz:.0f} MHz" if c.clock_mhz else "clock not recorded"
+    text = (f"at batch {c.batch} with a growing KV cache, call {label(c.variant)}: in the dynamic-lengths decode runs "
+            f"({c.kv_lo:,}–{c.kv_hi:,} keys, {clock}) it is {times(c.gpu_ratio)} faster than {short_label(c.default)} "
+            f"on the GPU ({us(c.gpu_ms)} against {us(c.default_gpu_ms)}), {times(c.steady_ratio)} as a warm call in "
+            f"a loop, and the cheapest at a new length ({us(c.new_length_ms)} beyond a warm call")
+    if c.gpu_faster is not None:
+        x, ms, new = c.gpu_faster
+        text += f"; {label(x)}, {us(ms)} on the GPU, pays {us(new)} at each" if new is not None else \
+            f"; {label(x)}, {us(ms)} on the GPU, was not measured at new lengths"
+    return text + ")"
 
 
 def _ranks(a: advice_mod.Advice) -> str:
@@ -180,21 +203,23 @@ def _ranks(a: advice_mod.Advice) -> str:
     odd = [p for p in first if other_dtype_clause(a, p.scenario)]
     first = [p for p in first if p not in odd]
     if first:
-        parts.append(f"It ranks first at the verdict's point for "
-                     f"{_places(first, lambda p: name(p) + _batch(p, a.default))}")
+        parts.append(f"It ranks first at the verdict's point for {_places(first, lambda p: name(p) + _first(p, a))}")
     parts += [f"{'it' if parts else 'It'} ranks first for {name(p)} "
               f"{other_dtype_clause(a, p.scenario)}" for p in odd]
     by: dict = {}
     led = [(p, o) for p in noise for o in p.orders if orders_words.kernels_behind(o) == a.default]
     for p in noise:
         if p not in (q for q, _ in led):
-            by.setdefault(join_and(label(x) for x in p.within), []).append(p)
-    for x, ps in by.items():
+            # not decided where the as-run intervals are apart and the rule leaves them so (review 8 item 5)
+            by.setdefault((any(o.undecided for o in p.orders), join_and(label(x) for x in p.within)), []).append(p)
+    for (undecided, x), ps in sorted(by.items(), key=lambda kv: kv[0][0]):
         # each workload with its orders beside it where they tell more than noise (review 2026-12-06 items 1-3)
         ordered = sorted(ps, key=lambda p: p.mode == "train")
-        places = join_and(dict.fromkeys(name(p) + orders_words.noted(p.orders, p.rows, label) + _batch(p, a.default)
+        # "not decided: " before a pair's orders where the clause does not already say it of every pair
+        places = join_and(dict.fromkeys(name(p) + _note(p, a.default, not all(o.undecided for o in p.orders))
                                         for p in ordered))
-        parts.append(f"{'it' if parts else 'It'} is within noise of {x} for {places}")
+        parts.append(f"{'it' if parts else 'It'} is {'not decided against' if undecided else 'within noise of'} {x} "
+                     f"for {places}")
     for p, o in led:  # as the first screen counts it (review 2026-12-06-4 item 1): not a first place
         err = orders_words.errors(p.rows, label)
         parts.append(f"{'it' if parts else 'It'} is {orders_words.BEHIND_BY_KERNELS} for {name(p)} "
@@ -205,6 +230,11 @@ def _ranks(a: advice_mod.Advice) -> str:
         text += (" It is not first at the verdict's point for " + join_and(
             f"{name(p)} ({label(p.fastest)} is {times(p.ratio)} faster){_batch(p, a.default)}" for p in slower) + ".")
     return text.strip()
+
+
+def _first(p, a: advice_mod.Advice) -> str:
+    """After a first place: "(by kernel sum)" where the sums decide it (Pick.by_sums), and the decode note."""
+    return (" (by kernel sum)" if p.by_sums else "") + _note(p, a.default)
 
 
 def _k(n: int) -> str:
@@ -219,7 +249,8 @@ def behind_line(a: advice_mod.Advice) -> str | None:
     if not rest:
         return None
     behind = [b for b in rest if b.decided]
-    open_ = [b for b in rest if not b.decided]
+    led = [b for b in rest if b.by_kernels]
+    open_ = [b for b in rest if not b.decided and not b.by_kernels]
     text = ""
     if behind:
         text = (f"Past the verdicts' points, {label(a.default)} is not first at every size: "
@@ -237,6 +268,12 @@ def behind_line(a: advice_mod.Advice) -> str | None:
             + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)}: "
                         + orders_words.brief(b.orders, label) for b in open_)
             + " (each size on its scenario page).")
+    if led:  # the status the first screen counts as behind at a verdict's point (FP8 prefill): review 8 item 2
+        text += (" " if text else "") + (
+            ("Also past them" if text else "Past the verdicts' points") + f", {short_label(a.default)} is "
+            f"{orders_words.BEHIND_BY_KERNELS}: "
+            + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)} ("
+                        + orders_words.kernels_ahead(b.orders, label) + ")" for b in led) + ".")
     return text
 
 
@@ -338,17 +375,22 @@ def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
     if not e.reversed_at:
         return ""
     by: dict = {}
-    for q, kv, d, x in e.reversed_at:
-        by.setdefault(q, []).append((kv, d, x))
+    for q, kv, d, x, *mhz in e.reversed_at:
+        by.setdefault(q, []).append((kv, d, x, *(mhz + [None, None])[:2]))
     parts = []
     for q, rows in by.items():
-        lo, hi = min(x / d for _, d, x in rows), max(x / d for _, d, x in rows)
+        lo, hi = min(x / d for _, d, x, *_ in rows), max(x / d for _, d, x, *_ in rows)
         ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
         what = f"{q:,}-query chunks" if q > 1 else "single queries"
         parts.append(f"with {what} {short_label(a.default)} is {ratio} faster (" + join_and(
-            f"{us(d)} against {us(x)} at {_k(kv)} keys" for kv, d, x in rows) + ")")
+            f"{_clocked(d, dm)} against {_clocked(x, xm)} at {_k(kv)} keys" for kv, d, x, dm, xm in rows) + ")")
     size = f"{e.q_len:,}-query chunks" if e.q_len else "the verdict's point"
     return f" This holds for {size}: {'; '.join(parts)}; use {short_label(a.default)} there."
+
+
+def _clocked(ms: float, mhz: float | None) -> str:
+    """A time with its window's SM clock, as the verdicts give it, or "clock not recorded" (review 8 item 14)."""
+    return f"{us(ms)} at {mhz:.0f} MHz" if mhz else f"{us(ms)} (clock not recorded)"
 
 
 # The dynamic-lengths phases as a clause names them
@@ -395,50 +437,6 @@ def _startup(a: advice_mod.Advice) -> str | None:
     return text + "."
 
 
-def _determinism(a: advice_mod.Advice) -> str | None:
-    """Deterministic training: which backend refuses under torch.use_deterministic_algorithms(True), and
-    what determinism costs each backend that runs, from the deterministic-backward scenario."""
-    ds = a.determinism
-    if not ds:
-        return None
-    refused = [d for d in ds if d.refused]
-    costs = sorted((d for d in ds if d.ratio is not None), key=lambda d: d.det_ms)
-    parts = []
-    for d in refused:
-        why = f" ({d.reason.rstrip('.')})" if d.reason else ""
-        # PyTorch's dispatcher declines the backend under torch.use_deterministic_algorithms(True), not the library
-        parts.append(f"PyTorch's dispatcher refuses {_det_name(d)}{why}" if d.refused == "unavailable"
-                     else f"{_det_name(d)}: {d.refused}{why}")
-    for d in costs:
-        # one label for the ratio, the measure both sides are (review 2026-12-06-4 item 8): a kernel sum is not as run
-        how = {"kernel_sum": " by kernel sum", "cuda_graph": " as run"}.get(d.det_method, "") \
-            if d.det_method == d.base_method else ""
-        clock = f"{how}, {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT}" if d.ratio_at_ref is not None else how
-        parts.append(f"{_det_name(d)} deterministic takes {_ms(d.det_ms)} against {_ms(d.base_ms)} by default"
-                     f"{_methods(d.det_method, d.base_method)}, {times(d.ratio)}{clock}")
-    if not parts:
-        return None
-    text = ("For deterministic training (torch.use_deterministic_algorithms(True), GPU-only time of "
-            f"{per_call(ds[0].mode)}): " + "; ".join(parts))
-    if costs:
-        best = costs[0]
-        name = _det_name(best)
-        text += f". {name[0].upper() + name[1:]} is the fastest deterministic call"
-        plain_ms = best.fastest_plain_ms
-        if best.fastest_plain and plain_ms and best.det_ms:
-            text += (f": turning it on costs {times(best.det_ms / plain_ms)} the fastest step without it "
-                     f"({label(best.fastest_plain)}, {_ms(plain_ms)}){_det_clock(best)}")
-    return text + "."
-
-
-def _det_clock(d: determinism_facts.Determinism) -> str:
-    """The clocks behind an as-run ratio across two steps, and the ratio at equal clock (review item 21)."""
-    dm, pm, at = getattr(d, "det_mhz", None), getattr(d, "plain_mhz", None), getattr(d, "plain_ratio_at_ref", None)
-    if dm is None or pm is None or round(dm) == round(pm):
-        return ""
-    return f" as run ({dm:.0f} against {pm:.0f} MHz)" + (f", {times(at)} {EQUAL_CLOCK_SHORT}" if at is not None else "")
-
-
 PHASE_WORDS = {"prefill": "a new prompt length", "decode": "a decode step (the KV cache one token longer)"}
 
 
@@ -475,28 +473,6 @@ def lengths_line(a: advice_mod.Advice) -> str | None:
     return text
 
 
-def _det_name(d: determinism_facts.Determinism) -> str:
-    """A deterministic call by its SDPA backend, or by its variant where it pins none (never "an unnamed
-    backend")."""
-    if d.backend:
-        return backend(d.backend)
-    return label(d.base or d.variant)
-
-
-def _methods(det: str | None, base: str | None) -> str:
-    """Which measure a ratio of two GPU-only times sets against which: said where a kernel sum is one side, and
-    both named where the two differ (review 2026-12-06-3 item 11: never a graph replay against a kernel sum
-    unsaid)."""
-    if det == base:
-        return " (both kernel sums)" if det == "kernel_sum" else ""
-    name = {"kernel_sum": "kernel sum", "cuda_graph": "graph replay"}
-    return f" ({name.get(det, det or 'unknown')} against {name.get(base, base or 'unknown')})"
-
-
-def _ms(x: float | None) -> str:
-    return us(x) if x is not None else "–"
-
-
 def _host(a: advice_mod.Advice) -> str | None:
     if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
         return None
@@ -512,11 +488,20 @@ def _loops(a: advice_mod.Advice) -> str | None:
     """Where else a loop of the default call clearly waited for the host (decode's short calls)."""
     if not a.loops:
         return None
-    outcome = {rules.YES: "host-bound", rules.WITHIN_NOISE: "host-bound on this host",
-               rules.NO: "not host-bound by the host's own cost"}
     parts = [f"{SCENARIO_WORDS.get(sc, sc)}, {r:.2f}× its GPU-only time (at least {lo:.2f}×; "
-             f"{outcome.get(o, 'undecided')})" for sc, r, (lo, _), o in a.loops]
+             f"{_loop_outcome(o, *rest)})" for sc, r, (lo, _), o, *rest in a.loops]
     return f"A loop also waited in {'; '.join(parts)}."
+
+
+def _loop_outcome(outcome: str | None, host_ms: float | None = None, gpu_ms: float | None = None) -> str:
+    """A loop's host-bound outcome as the verdict words it (review 8 item 1): within noise is never "host-bound"."""
+    if outcome == rules.YES:
+        return "host-bound"
+    if outcome == rules.NO:
+        return "not host-bound by the host's own cost"
+    if outcome == rules.WITHIN_NOISE:
+        return host_short_of_line(host_ms, gpu_ms) or "at the rule's line, not called host-bound"
+    return "undecided"
 
 
 def advice(a: advice_mod.Advice) -> AdviceWords:

@@ -39,18 +39,24 @@ def behind_margin() -> str:
 TIMED_APART = "not decided (timed apart)"  # a pair never in the same rounds: no noise comparison (Orders.timed_apart)
 
 
+def not_decided(why: str) -> str:
+    """A pair the rule leaves not decided, with why (orders.undecided_why): "not decided (timed apart)"."""
+    return f"not decided ({why})"
+
+
 def standing(first: int, total: int, alone, shared, noise: dict, behind, apart: dict | None = None, led=(),
              notes=()) -> str:
     """The default row's condition with every workload named (review item 28): first outright, first on the
-    same kernels as another call, within noise of a named call ({call label: workloads}), behind ((workload,
-    the faster call's label, its gain or None) each). Workloads as `workloads` takes them."""
+    same kernels as another call, within noise of a named call ({call label: workloads}), not decided against a named
+    call ({(call label, why): workloads}), behind ((workload, the faster call's label, its gain or None) each).
+    Workloads as `workloads` takes them."""
     parts = [f"ranks first in {first} of {total} workloads"]
     if alone:
         parts.append(f"outright in {workloads(alone)}")
     if shared:
         parts.append(f"sharing the first rank in {workloads(shared)}")
     parts += [f"within noise of {x} in {workloads(ws)}" for x, ws in noise.items()]
-    parts += [f"{TIMED_APART} against {x} in {workloads(ws)}" for x, ws in (apart or {}).items()]
+    parts += [f"{not_decided(why)} against {x} in {workloads(ws)}" for (x, why), ws in (apart or {}).items()]
     parts += [_led(led)] if led else []
     parts += list(notes)
     for w, faster, gain in behind:
@@ -60,8 +66,13 @@ def standing(first: int, total: int, alone, shared, noise: dict, behind, apart: 
 
 
 def _led(led) -> str:
-    """Workloads within noise as run where another call leads by its kernels ((workload, orders.kernels_ahead) each)."""
-    return f"{BEHIND_BY_KERNELS} in " + join_and(f"{workloads([w])} ({x})" for w, x in led)
+    """Workloads within noise as run where another call leads by its kernels ((workload, orders.kernels_ahead, the
+    as-run ratio) each), and why the default stays named there: the report names another call only where it is
+    decidedly faster as run (review 8 item 11)."""
+    return f"{BEHIND_BY_KERNELS} in " + join_and(
+        f"{workloads([w])} ({x}; as run {times(r)}, within noise, and the report names another call only where it is "
+        f"decidedly faster as run, by at least {rules.ADVICE_MIN_GAIN:g}×)" if r else f"{workloads([w])} ({x})"
+        for w, x, r in led)
 
 
 def standing_short(first: int, total: int, counts, behind, led=()) -> str:
@@ -69,7 +80,7 @@ def standing_short(first: int, total: int, counts, behind, led=()) -> str:
     (the first screen): behind by kernel sum (`led`) first, then as run; short at 390 px, the ratios of the kernel
     sums and of several workloads are in the folded detail (standing)."""
     text = f"first in {first} of {total} workloads (" + ", ".join(f"{n} {w}" for n, w in counts if n) + ")"
-    where = [f"{workloads([w for w, _ in led])} (by kernel sum)"] if led else []
+    where = [f"{workloads([w for w, *_ in led])} (by kernel sum)"] if led else []
     if len(behind) == 1:
         w, faster, gain = behind[0]
         where.append(f"{workloads([w])} ({faster} " + (f"{times(gain)} faster)" if gain else "faster)"))

@@ -88,18 +88,26 @@ def on_this_host(ratio: float | None, ci: tuple[float, float] | None, host_cost_
     return f"{state} ({times(ratio)} its GPU-only time)"
 
 
+def host_short_of_line(host_cost_ms: float | None, gpu_ms: float | None) -> str | None:
+    """Where the host's cost of a call is under rules.HOST_YES_MARGIN times its GPU time: "not called host-bound: its
+    host cost (10th percentile) is 1.30× its GPU time, under the rule's 1.5× line"; None elsewhere. The verdict's
+    words and the first screen's (review 8 item 1: never "host-bound" for a loop the rule does not call so)."""
+    if not host_cost_ms or not gpu_ms or host_cost_ms >= rules.HOST_YES_MARGIN * gpu_ms:
+        return None
+    return (f"not called host-bound: its host cost ({ordinal(rules.HOST_COST_QUANTILE)} percentile) is "
+            f"{times_beside(host_cost_ms / gpu_ms, rules.HOST_YES_MARGIN)} its GPU time, under the "
+            f"rule's {rules.HOST_YES_MARGIN:g}× line")
+
+
 def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: str | None,
                      host_cost_ms: float | None, gpu_ms: float | None, host_ref_ms: float | None = None,
                      host_median_ms: float | None = None) -> str:
     """The eager/GPU-only ratio as measured, what it makes of this capture's host, and the crossover
     (host_crossover): whether a loop waits is a property of the host, so the host's numbers stand beside it."""
     text = on_this_host(ratio, ci, host_cost_ms, gpu_ms)
-    if (ratio is not None and ratio >= rules.HOST_BOUND_EAGER_RATIO and host_cost_ms and gpu_ms
-            and host_cost_ms < rules.HOST_YES_MARGIN * gpu_ms):
+    if ratio is not None and ratio >= rules.HOST_BOUND_EAGER_RATIO and host_short_of_line(host_cost_ms, gpu_ms):
         # the loop waited, yet the rule's second measure stops short (review 2026-12-06 item 14)
-        text += (f"; not called host-bound: its host cost ({ordinal(rules.HOST_COST_QUANTILE)} percentile) is "
-                 f"{times_beside(host_cost_ms / gpu_ms, rules.HOST_YES_MARGIN)} its GPU time, under the "
-                 f"rule's {rules.HOST_YES_MARGIN:g}× line")
+        text += f"; {host_short_of_line(host_cost_ms, gpu_ms)}"
     if why == "same kernels":
         text += "; a variant running the same kernels came out otherwise"
     # where the host's cost is already set against the GPU time, the crossover would say it twice

@@ -179,9 +179,10 @@ def interleave_order(rotated: int, fixed: int, varied: int = 0) -> str | None:
     return f"Of the {rotated + fixed} interleaved variant-points, " + "; ".join(parts) + "."
 
 
-def timed_alone(alone: int, after: int, later: int = 0) -> str:
+def timed_alone(alone: int, after: int, later: int = 0, reach=None) -> str:
     """How the capture times a variant that ran out of memory beside the others, and how the verdicts treat it
-    (rules.lead_decided), with the set's counts (gen.analysis.method.timed_apart)."""
+    (rules.lead_decided), with the set's counts (gen.analysis.method.timed_apart) and, where given, the set's own
+    bound on what the conditions can move a time (gen.analysis.reach.Reach)."""
     counts = []
     if alone:
         were = "were" if alone != 1 else "was"
@@ -201,8 +202,27 @@ def timed_alone(alone: int, after: int, later: int = 0) -> str:
             f"rounds is decided only by their kernel sums, where those were taken within {rules.CLOCK_GAP_PCT:g}% of "
             f"each other's clock and agree with the as-run order by more than {rules.TIME_FLOOR_PCT:g}%, or where the "
             f"as-run lead is past {rules.TIMED_APART_REACH:g}×, more than the conditions can move a time (the lowest "
-            "clock under load and the spread of identical kernels together), the fair kernel sums not contradicting "
-            "it; otherwise the pair is not decided, and the verdict says which call was timed alone.")
+            f"clock under load and the spread of identical kernels together{reach_words(reach)}), the fair kernel sums "
+            "not contradicting it; otherwise the pair is not decided, and the verdict says which call was timed alone.")
+
+
+def reach_words(r) -> str:
+    """The set's bound behind rules.TIMED_APART_REACH (gen.analysis.reach.Reach), after "together": ": in this set ..."
+    (review 8, review 6 #3); "" where the set gives none."""
+    if r is None:
+        return ""
+    sc, variant, p = r.lowest_at
+    text = (f": in this set the lowest clock sampled in a timed window, {r.lowest_mhz:.0f} MHz ({sc}, "
+            f"{label(variant)}, {p.kv_len:,} tokens, head dim {p.head_dim}), is {r.clock_ratio:.2f}× under "
+            f"its {r.ref_mhz:.0f} MHz maximum, and identical kernels read up to {r.pair:.3f}× apart as run: "
+            f"{r.bound:.2f}× together")
+    if r.decides:
+        sc, mode, p, a, b, lead = r.decides[0]
+        size = f"{p.kv_len:,} keys" if p.q_len != p.kv_len else f"{p.kv_len:,} tokens"
+        text += (f"; it decides {len(r.decides)} pair{'s' if len(r.decides) != 1 else ''} here, the nearest the line "
+                 f"{label(a)} {lead:.1f}× ahead of {label(b)} ({sc}, {size}"
+                 + (f", {mode}" if mode != "inference" else "") + ")")
+    return text
 
 
 def _odd_rounds(rounds) -> str:

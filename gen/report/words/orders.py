@@ -306,6 +306,16 @@ def map_state(settled: bool | None, o, why: str | None, *spreads) -> str:
     return "no"
 
 
+def undecided_why(o) -> str:
+    """Why the rule leaves a pair whose as-run intervals are apart not decided (leads.Orders.why_not_decided), as the
+    first screen's short reason: "timed apart", "flips with the round order", "within identical kernels' noise", or
+    "the kernel sums against it" (the verdict gives the orders)."""
+    from gen.analysis import leads
+
+    return {leads.TIMED_APART: "timed apart", leads.ORIENTATION: "flips with the round order",
+            leads.PAIR_NOISE: "within identical kernels' noise"}.get(o.why_not_decided, "the kernel sums against it")
+
+
 def state(o) -> str:
     """"not decided" where the as-run intervals are apart and another order says otherwise, else "within noise"."""
     return "not decided" if o.apart and not o.decided else "within noise"
@@ -320,8 +330,19 @@ def errors(rows, label) -> str | None:
         return None
     return "output error against float64: " + ", ".join(
         f"{t.rel_error:.1e} for {label(t.variant)}" + (f" with {DTYPE_WORDS.get(t.dtype, t.dtype)} inputs"
-                                                       if t.dtype else "")
+                                                       if t.dtype else "") + _rounding(t, rows)
         for t in rows)
+
+
+def _rounding(t, rows) -> str:
+    """Beside an error taken against float64 of the rounded inputs (the kernel's alone), what rounding the others'
+    inputs to its dtype costs first (review 8 item 9: a model holding bf16 activations pays both)."""
+    err = getattr(t, "input_rounding_error", None)
+    if err is None:
+        return ""
+    src = next((u.dtype for u in rows if u.dtype and u.dtype != t.dtype), None)
+    return (f" (the kernel's own; rounding {DTYPE_WORDS.get(src, src) + ' ' if src else ''}inputs to "
+            f"{DTYPE_WORDS.get(t.dtype, t.dtype)} alone costs {err:.1e})")
 
 
 DTYPE_WORDS = {"fp8_e4m3": "float8 e4m3", "fp8_e5m2": "float8 e5m2"}
@@ -338,8 +359,14 @@ def noted(orders, rows, label) -> str:
     """A workload's note beside "within noise of", brief: the pairs' orders where the as-run order is overruled ("not
     decided: …") or where the kernel sums, taken at clocks close enough, name a leader the as-run times cannot show,
     and the outputs' errors where the inputs differ; "" for none."""
+    notes = noted_parts(orders, rows, label)
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+def noted_parts(orders, rows, label, lead: bool = True) -> list[str]:
+    """noted's parts, unbracketed; without `lead`, no "not decided: " before a pair's orders (the clause says it)."""
     told = [o for o in orders if state(o) == "not decided" or kernels_lead(o)]
-    notes = [("not decided: " if state(o) == "not decided" else "") + brief(o, label, detail=False, than=len(told) > 1)
-             for o in told]
+    notes = [("not decided: " if lead and state(o) == "not decided" else "")
+             + brief(o, label, detail=False, than=len(told) > 1) for o in told]
     err = errors(rows, label)
-    return f" ({'; '.join([*notes, *([err] if err else [])])})" if notes or err else ""
+    return [*notes, *([err] if err else [])]

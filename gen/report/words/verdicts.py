@@ -224,8 +224,9 @@ def paged_line(v: verdicts.Verdict) -> str | None:
 
 
 def _batch_runs(b) -> str:
+    clock = getattr(b, "clock_mhz", None)
     return (f"the dynamic-lengths scenario's decode runs, the median GPU-only time over {b.lengths} KV lengths of "
-            f"{b.kv_lo:,}–{b.kv_hi:,} tokens")
+            f"{b.kv_lo:,}–{b.kv_hi:,} tokens, " + (f"at {clock:.0f} MHz" if clock else "clock not recorded"))
 
 
 def batch_sentence(b) -> str:
@@ -257,7 +258,9 @@ def batch_note(b, who: tuple[str, ...] = ()) -> str:
     (top, top_ms), rest = b.order[0], b.order[1:]
     who = tuple(x for x in (who or b.named) if x != top and any(x == y for y, _ in rest))
     mine = [(x, ms) for x, ms in rest if x in who]
-    runs = f"at batch {b.batch}, in the dynamic-lengths decode runs at {b.kv_lo:,}–{b.kv_hi:,} KV tokens"
+    clock = getattr(b, "clock_mhz", None)
+    runs = (f"at batch {b.batch}, in the dynamic-lengths decode runs at {b.kv_lo:,}–{b.kv_hi:,} KV tokens ("
+            + (f"at {clock:.0f} MHz" if clock else "clock not recorded") + ")")
     if not mine:
         return f" ({runs}, {label(top)} is the fastest, {us(top_ms)})"
     between = [(x, ms) for x, ms in rest if x not in who]

@@ -1,0 +1,69 @@
+"""What the conditions of two calls timed apart can move a time by, from the set itself (rules.TIMED_APART_REACH; review
+8's status of review 6 #3): the lowest SM clock sampled in any GPU-only window against the set's reference clock (the
+GPU's maximum), times the largest ratio of identical kernels as run (gen.analysis.pair_noise.largest). A timed-apart
+lead past rules.TIMED_APART_REACH stands only if this bound stays under it; `decides` lists the pairs the reach decides.
+
+Takes: a loaded measured set. Gives: `reach(ls) -> Reach | None`. Numbers only: gen.report.words.methodology words
+them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gen.analysis import calls, pair_noise, rules, tables, verdicts
+from gen.model import schema
+
+
+@dataclass(frozen=True)
+class Reach:
+    lowest_mhz: float  # the lowest SM clock sampled in a GPU-only window of the set
+    lowest_at: tuple[str, str, schema.Point]  # (scenario, variant, point) of that window
+    ref_mhz: float  # the set's reference clock (the GPU's maximum)
+    pair: float  # the set's largest as-run ratio of identical kernels
+    # Pairs timed apart whose as-run lead past rules.TIMED_APART_REACH decides them: (scenario, mode, point, the one
+    # ahead, the other, its lead as run), the smallest lead (the nearest the line) first
+    decides: tuple[tuple[str, str, schema.Point, str, str, float], ...] = ()
+
+    @property
+    def clock_ratio(self) -> float:
+        return self.ref_mhz / self.lowest_mhz
+
+    @property
+    def bound(self) -> float:
+        """How far the two together can move a time: under rules.TIMED_APART_REACH where the rule is sound."""
+        return self.clock_ratio * self.pair
+
+
+def _lowest(ls: tables.LoadedSet) -> tuple[float, tuple] | None:
+    got = []
+    for p in ls.rs.sweep:
+        tel = (p.timing.telemetry or {}).get("gpu_only") if p.timing is not None else None
+        if tel is not None and tel.sm_clock_min_mhz:
+            got.append((tel.sm_clock_min_mhz, (p.scenario, p.variant, p.point)))
+    return min(got, key=lambda g: g[0]) if got else None
+
+
+def _decided_by_reach(ls: tables.LoadedSet) -> list[tuple]:
+    out = []
+    for sc in verdicts.scenarios(ls):
+        for mode in schema.Mode:
+            for p in calls._points(ls, sc, mode):
+                v = verdicts.verdict_at(ls, sc, p, mode)
+                rows = [t for t in (v.rows if v is not None else ()) if v.spread(t) is not None]
+                for i, a in enumerate(rows):
+                    for b in rows[i + 1:]:
+                        o = verdicts.orders(a, b, v.basis)
+                        if o.timed_apart and o.decided and o.as_run is not None and o.as_run > rules.TIMED_APART_REACH:
+                            out.append((sc, str(mode), p, o.first, o.second, o.as_run))
+    return sorted(out, key=lambda x: x[-1])
+
+
+def reach(ls: tables.LoadedSet) -> Reach | None:
+    """The set's bound (see the module docstring); None off the GPU, or where the set records no window clock, no
+    reference clock or no identical pair."""
+    if ls.rs.kind != schema.SetKind.MEASURED or ls.rs.environment.device != "cuda":
+        return None
+    low, ref, pair = _lowest(ls), ls.rs.environment.ref_mhz, pair_noise.largest(ls)
+    if low is None or not ref or pair is None:
+        return None
+    return Reach(low[0], low[1], ref, pair.ratio, tuple(_decided_by_reach(ls)))
