@@ -212,8 +212,11 @@ def paged_line(v: verdicts.Verdict) -> str | None:
         # no same call on a contiguous cache measured: the gap to the fastest is another kernel's, not paging's
         text += (f". Against the fastest call on a contiguous cache ({label(p.fastest)}, {us(p.fastest_ms)}), "
                  f"a paged cache costs {times(best_ms / p.fastest_ms)}")
-        pair = (v.spread(v.row(best)), v.spread(v.row(p.fastest)))
-        if best in v.same_kernel_apart or v.rank(best) not in (None, 1):
+        rows = (v.row(best), v.row(p.fastest))
+        pair = tuple(v.spread(r) for r in rows) if None not in rows else None
+        if pair is None:
+            pass  # a row not in the verdict's: no interval to name
+        elif best in v.same_kernel_apart or v.rank(best) not in (None, 1):
             text += f", the {intervals(*pair)} apart"
         elif v.rank(best) == 1:
             text += f", within noise (the {intervals(*pair)} overlap)"
