@@ -412,16 +412,24 @@ def rule_autograd(ls) -> list[Finding]:
 
 def rule_compile(ls) -> list[Finding]:
     """Compile time of the first call. facts: compile_s, calls (in timed calls at their median),
-    ahead (a side process compiled it before the timings), first_call_s (the capture's own first call)."""
+    ahead (a side process compiled it before the timings), first_call_s (the capture's own first call);
+    own_slower: a side process compiled it and the capture's own first call still took longer, so the start-up a
+    user pays is at least that (startup_s, startup_calls: the larger of the two, in seconds and timed calls; review
+    2026-12-06-7 item 4)."""
     out = []
     for run in ls.rs.runs:
         if run.compile_time_s is None:
             continue
         n = tables.compile_calls(run)
+        own = run.first_call_s
+        own_slower = bool(run.compiled_ahead) and own is not None and own > run.compile_time_s
+        startup = own if own_slower else run.compile_time_s
         out.append(Finding(id=f"compile-{run.mode}-{run.variant}", kind=FindingKind.COMPILE,
                            severity=Severity.INFO, variant=run.variant, mode=run.mode,
                            facts=dict(compile_s=run.compile_time_s, calls=None if math.isnan(n) else float(n),
-                                      ahead=bool(run.compiled_ahead), first_call_s=run.first_call_s)))
+                                      ahead=bool(run.compiled_ahead), first_call_s=own, own_slower=own_slower,
+                                      startup_s=startup, startup_calls=None if math.isnan(n) or not run.compile_time_s
+                                      else float(n) * startup / run.compile_time_s)))
     return out
 
 

@@ -85,6 +85,13 @@ AUTOGRAD_WHY_MATCH = (
 COMPILED_AHEAD = ("measured in a side process that compiled it before the capture timed anything, beside "
                   "other side processes compiling at the same time, so it can take longer than a compile "
                   "alone; the capture's own first call then found the compiled code in Inductor's cache")
+# Where the capture's own first call took longer than the side process's compile, it found no such cache for the
+# whole call (FlexAttention's FLASH backend JIT-compiles its CuTe-DSL kernel outside Inductor): the larger is the
+# start-up a user pays (review 2026-12-06-7 item 4).
+COMPILED_AHEAD_SLOWER_TAB = ("a side process compiled it before the capture timed anything; the capture's own first "
+                             "call, the start-up a user pays, was slower than that compile")
+COMPILED_AHEAD_SLOWER = ("a side process compiled it before the capture timed anything, in {ahead}; the capture's "
+                         "own first call still took {own}, so that is the start-up a user pays: at least {own}")
 
 
 COMPILED_AHEAD_BRIEF = "in a side process, before the timings"
