@@ -76,3 +76,18 @@ def test_a_first_call_slower_than_the_side_process_compile_is_the_start_up(lead)
     for g in other:
         assert g.facts["startup_s"] == g.facts["compile_s"]
         assert "Inductor's cache" in finding_words.finding(g).text
+
+
+# --------------------------------------------------------------------------- item 5: naive's time like with like
+
+
+def test_the_findings_speed_up_over_naive_is_like_with_like(lead):
+    f = findings.rule_fastest(lead)[0]
+    base = tables.summary_table(lead, "inference").set_index("variant").loc["naive"]
+    top = tables.summary_table(lead, "inference").set_index("variant").loc[f.variant]
+    assert base["gpu_only_method"] == "kernel_sum" != top["gpu_only_method"]  # the set's own facts
+    want = base["kernel_sum_ms"] / top["kernel_sum_ms"]
+    assert f.facts["baseline_sums"] and f.facts["baseline_ms"] / f.facts["baseline_of_ms"] == pytest.approx(want)
+    w = finding_words.finding(f)
+    assert f"naive takes {want:.2f}× as long (both kernel sums)" in w.short
+    assert f"{base['gpu_only_ms'] / top['gpu_only_ms']:.1f}×" not in w.text  # the graph-over-sum ratio is gone
