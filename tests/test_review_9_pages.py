@@ -91,3 +91,17 @@ def test_the_findings_speed_up_over_naive_is_like_with_like(lead):
     w = finding_words.finding(f)
     assert f"naive takes {want:.2f}× as long (both kernel sums)" in w.short
     assert f"{base['gpu_only_ms'] / top['gpu_only_ms']:.1f}×" not in w.text  # the graph-over-sum ratio is gone
+
+
+# --------------------------------------------------------------------------- item 9: the real level, never "95%"
+
+
+def test_intervals_name_their_real_level_and_the_rules_table_its_range():
+    from gen.model import stats
+    from gen.report.words import methodology as method_words
+
+    six = timings.spread(*_rounds([100.0, 90.0, 110.0, 95.0, 105.0, 101.0]))
+    assert words.intervals(six, six) == f"{words.level_pct(stats.interval_level(6))} intervals"
+    assert "96.88%" in words.intervals(six) and "95%" not in words.intervals(six)
+    assert words.level_pct(stats.interval_level(5)) in method_words.CI_LEVELS
+    assert method_words.CI_LEVELS in method_words.VERDICT_RULE and "its 95% interval" not in method_words.VERDICT_RULE

@@ -67,8 +67,10 @@ def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
         widened = widened or bool(w)
     low = [(ci_level(u), u, r) for u, r in units if u]
     low = min(low) if low else None
-    if low is None or not low[0] < CI_LEVEL:
+    if low is None:
         return f"{level_pct(CI_LEVEL)} {noun}" + (f" ({note})" if note else "")
+    if not low[0] < CI_LEVEL:  # the real level of the rounds, never "95%" for 96.88% (review 9 item 9)
+        return f"{level_pct(low[0])} {noun}" + (f" ({note})" if note else "")
     what = "rounds" if low[2] else "samples"
     built = f"the range of {low[1]} {what}" + (f", widened to {floor_pct()}" if widened else "")
     return f"{level_pct(low[0])} {noun} ({built}" + (f"; {note})" if note else ")")
@@ -107,8 +109,10 @@ def each_median_interval(units) -> str:
     from gen.model.stats import CI_LEVEL
 
     levels = sorted({ci_level(u) for u in units if u and u > 0})
-    if not levels or levels[0] >= CI_LEVEL:
+    if not levels:
         return f"the {level_pct(CI_LEVEL)} interval of each median"
+    if len(levels) == 1 and levels[0] >= CI_LEVEL:  # the real level (review 2026-12-06-7 item 9)
+        return f"the {level_pct(levels[0])} interval of each median"
     span = level_pct(levels[0]) if len(levels) == 1 else f"{level_pct(levels[0])}–{level_pct(levels[-1])}"
     return f"the interval of each median (at {span}, the level its rounds, or its profiled calls, allow)"
 
