@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import calls, counters, flops, kernel_rules, leads, rules, tables, values, verdicts
+from gen.analysis import calls, counters, determinism_rule, flops, kernel_rules, leads, rules, tables, values, verdicts
 from gen.analysis.events import (  # noqa: F401
     copy_events,
     copy_rows,
@@ -283,7 +283,8 @@ def rule_fastest(ls) -> list[Finding]:
     """The fastest variant. facts: basis ("gpu_only", "eager" or "host" for a
     measured set: the verdict's ranking time; "gpu" or "host" for published
     figures), published, source, ms, next_variant, next_ms, overlap (IQRs
-    overlap), baseline, baseline_ms. A measured set's is its verdict's
+    overlap), baseline, baseline_ms; baseline_of_ms, baseline_sums: the fastest's time the baseline's is set against,
+    and whether both are kernel sums (determinism_rule.like_with_like). A measured set's is its verdict's
     (gen.analysis.verdicts), the one every page shows."""
     v = verdicts.verdict(ls, "article", Mode.INFERENCE)
     found = _fastest_of_verdict(v) if v is not None else fastest(tables.summary_table(ls, Mode.INFERENCE))
@@ -303,7 +304,11 @@ def _fastest_of_verdict(v: verdicts.Verdict) -> tuple[str, dict]:
                  spreads=(v.spread(f), v.spread(r)) if r else None, baseline=None, baseline_ms=None)
     base = v.row(variant_role("baseline"))
     if base is not None and base is not f:
-        facts.update(baseline=base.variant, baseline_ms=v.spread(base).median)
+        b_ms, f_ms, sums = v.spread(base).median, v.spread(f).median, False
+        if v.basis == "gpu_only":  # like with like, as the main table's speed-up (review 2026-12-06-7 item 5)
+            b_ms, f_ms, sums = determinism_rule.like_with_like(b_ms, base.gpu_only_method, base.kernel_sum_ms, f_ms,
+                                                               f.gpu_only_method, f.kernel_sum_ms)
+        facts.update(baseline=base.variant, baseline_ms=b_ms, baseline_of_ms=f_ms, baseline_sums=sums)
     return f.variant, facts
 
 
@@ -412,16 +417,24 @@ def rule_autograd(ls) -> list[Finding]:
 
 def rule_compile(ls) -> list[Finding]:
     """Compile time of the first call. facts: compile_s, calls (in timed calls at their median),
-    ahead (a side process compiled it before the timings), first_call_s (the capture's own first call)."""
+    ahead (a side process compiled it before the timings), first_call_s (the capture's own first call);
+    own_slower: a side process compiled it and the capture's own first call still took longer, so the start-up a
+    user pays is at least that (startup_s, startup_calls: the larger of the two, in seconds and timed calls; review
+    2026-12-06-7 item 4)."""
     out = []
     for run in ls.rs.runs:
         if run.compile_time_s is None:
             continue
         n = tables.compile_calls(run)
+        own = run.first_call_s
+        own_slower = bool(run.compiled_ahead) and own is not None and own > run.compile_time_s
+        startup = own if own_slower else run.compile_time_s
         out.append(Finding(id=f"compile-{run.mode}-{run.variant}", kind=FindingKind.COMPILE,
                            severity=Severity.INFO, variant=run.variant, mode=run.mode,
                            facts=dict(compile_s=run.compile_time_s, calls=None if math.isnan(n) else float(n),
-                                      ahead=bool(run.compiled_ahead), first_call_s=run.first_call_s)))
+                                      ahead=bool(run.compiled_ahead), first_call_s=own, own_slower=own_slower,
+                                      startup_s=startup, startup_calls=None if math.isnan(n) or not run.compile_time_s
+                                      else float(n) * startup / run.compile_time_s)))
     return out
 
 

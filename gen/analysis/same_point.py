@@ -5,7 +5,7 @@ Numbers only: gen.report.words.scenarios.same_point_line words them."""
 
 from __future__ import annotations
 
-from gen.analysis import determinism_rule, points, rules, tables
+from gen.analysis import determinism_rule, points, rules, tables, timings
 from gen.analysis.values import missing
 from gen.model import schema
 
@@ -46,8 +46,13 @@ def same_point_elsewhere(ls: tables.LoadedSet, scenario: str) -> list[dict]:
       other way round, (ahead here, ahead there, their intervals overlap here, there) each (None: a kernel sum);
     - `moved`: the variants whose two intervals (one window each) are apart: only there did the windows' conditions
       move a time past what its intervals hold;
+    - `floor_only`: the variants whose two intervals overlap only through the ±1% floor, every round of one window
+      apart from every round of the other (timings.floor_only_overlap; review 2026-12-06-7 item 2);
     - `memory_bound`: the point's figure is TB/s (rules.equal_clock_applies: no equal-clock time);
-    - `units`: (rounds, samples) of every interval compared, for their level (timings.ci_level)."""
+    - `units`: (rounds, samples, widened by the floor) of every interval compared, for their level
+      (timings.ci_level) and how they were built."""
+    from gen.analysis.scenarios import row_spread  # scenarios reads this module: a call-time import
+
     if not ls.measured:
         return []
     here = _timed_by_point(ls, scenario)
@@ -86,8 +91,11 @@ def same_point_elsewhere(ls: tables.LoadedSet, scenario: str) -> list[dict]:
                             there=tuple((v, rows[v]["gpu_only_ms"], rows[v]["sm_clock_mhz"]) for v in mine),
                             rows=tuple(like[v] for v in order_here), orders_differ=order_here != order_there,
                             swapped=swapped, moved=tuple(v for v in order_here if like[v][6]),
+                            floor_only=tuple(v for v in order_here if not like[v][5] and timings.floor_only_overlap(
+                                row_spread(here[k][v]), row_spread(rows[v]))),
                             memory_bound=not rules.equal_clock_applies(figure),
-                            units=tuple((r.get("gpu_only_rounds"), r.get("gpu_only_n")) for v in order_here
+                            units=tuple((r.get("gpu_only_rounds"), r.get("gpu_only_n"), row_spread(r).widened)
+                                        for v in order_here
                                         if not like[v][5] for r in (here[k][v], rows[v])
                                         if not missing(r.get("gpu_only_rounds")) and not missing(r.get("gpu_only_n")))))
     return out

@@ -328,7 +328,8 @@ def row_spread(r: dict):
 
     return Spread(median=num("gpu_only_ms", math.nan), n=int(num("gpu_only_n", 0)),
                   ci_lo=num("gpu_only_ci_lo_ms", math.nan), ci_hi=num("gpu_only_ci_hi_ms", math.nan),
-                  rounds=int(num("gpu_only_rounds", 1)))
+                  rounds=int(num("gpu_only_rounds", 1)), raw_lo=num("gpu_only_raw_lo_ms", math.nan),
+                  raw_hi=num("gpu_only_raw_hi_ms", math.nan))
 
 
 def strongest_of(rows: list[dict], head_dim: int | None = None) -> dict | None:

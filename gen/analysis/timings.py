@@ -53,6 +53,7 @@ from gen.model import trace as trace_mod
 class Spread:
     """Median, quartiles and count of raw samples (ms); NaN and 0 when there are none.
     ci_lo, ci_hi: the interval of the median (rules.CI_METHOD, at least +-rules.TIME_FLOOR_PCT);
+    raw_lo, raw_hi: that interval before the floor widened it (the range of the rounds where they are few);
     units: how many rounds (or, with one round, samples) the interval rests on."""
 
     median: float = math.nan
@@ -62,6 +63,15 @@ class Spread:
     ci_lo: float = math.nan
     ci_hi: float = math.nan
     rounds: int = 1
+    raw_lo: float = math.nan
+    raw_hi: float = math.nan
+
+    @property
+    def widened(self) -> bool | None:
+        """The +-rules.TIME_FLOOR_PCT floor set the interval, wider than the rounds give (None: not known)."""
+        if math.isnan(self.raw_lo) or math.isnan(self.raw_hi) or math.isnan(self.ci_lo):
+            return None
+        return self.ci_lo < self.raw_lo or self.ci_hi > self.raw_hi
 
     @property
     def units(self) -> int:
@@ -144,10 +154,23 @@ def spread(samples: Sequence[float], sizes: Sequence[int] | None = None) -> Spre
     a = np.asarray(samples, dtype=float)
     q1, med, q3 = np.percentile(a, [25, 50, 75])
     rounds = round_medians(a, sizes)
-    lo, hi = stats.median_interval(rounds or a)
+    raw_lo, raw_hi = stats.median_interval(rounds or a)
     floor = rules.TIME_FLOOR_PCT / 100.0
-    lo, hi = min(lo, med * (1 - floor)), max(hi, med * (1 + floor))
-    return Spread(float(med), float(q1), float(q3), len(a), float(lo), float(hi), len(rounds) or 1)
+    lo, hi = min(raw_lo, med * (1 - floor)), max(raw_hi, med * (1 + floor))
+    return Spread(float(med), float(q1), float(q3), len(a), float(lo), float(hi), len(rounds) or 1,
+                  float(raw_lo), float(raw_hi))
+
+
+def floor_only_overlap(a: Spread | None, b: Spread | None) -> bool:
+    """Two medians' intervals overlap only through the +-rules.TIME_FLOOR_PCT floor: the intervals the rounds give
+    (raw_lo, raw_hi) are apart (every round of one below every round of the other, where the interval is the range
+    of the rounds), the floored ones overlap (review 2026-12-06-7 item 2). The ranking rule still reads the floored
+    intervals; this is what the words say of them."""
+    if a is None or b is None:
+        return False
+    floored_apart = rules.apart(a.ci_hi, b.ci_lo) or rules.apart(b.ci_hi, a.ci_lo)
+    raw_apart = rules.apart(a.raw_hi, b.raw_lo) or rules.apart(b.raw_hi, a.raw_lo)
+    return raw_apart and not floored_apart
 
 
 # --------------------------------------------------------------------------- equal clock
@@ -419,7 +442,7 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
 TELEMETRY_COLUMNS = ["sm_clock_mhz", "sm_clock_min_mhz", "power_w", "temp_c", "telemetry_reason"]
 COLUMNS = [
     "gpu_only_ms", "gpu_only_q1_ms", "gpu_only_q3_ms", "gpu_only_n", "gpu_only_iqr_pct", "gpu_only_ci_lo_ms",
-    "gpu_only_ci_hi_ms", "gpu_only_rounds", "gpu_only_method", "gpu_only_reason", "gpu_only_absent",
+    "gpu_only_ci_hi_ms", "gpu_only_raw_lo_ms", "gpu_only_raw_hi_ms", "gpu_only_rounds", "gpu_only_method", "gpu_only_reason", "gpu_only_absent",
     "calls_per_replay", "kernel_sum_ms", "kernel_sum_n", "kernel_sum_mhz",
     "eager_ms", "eager_q1_ms", "eager_q3_ms", "eager_n", "eager_iqr_pct", "eager_ci_lo_ms", "eager_ci_hi_ms",
     "host_ms", "host_q1_ms", "host_q3_ms", "host_n", "host_iqr_pct", "host_cost_ms", "host_ref_ms",
@@ -447,6 +470,7 @@ def row(tm: Times) -> dict[str, Any]:
     return {
         "gpu_only_ms": g.median, "gpu_only_q1_ms": g.q1, "gpu_only_q3_ms": g.q3, "gpu_only_n": g.n,
         "gpu_only_iqr_pct": g.iqr_pct, "gpu_only_ci_lo_ms": g.ci_lo, "gpu_only_ci_hi_ms": g.ci_hi,
+        "gpu_only_raw_lo_ms": g.raw_lo, "gpu_only_raw_hi_ms": g.raw_hi,
         "gpu_only_rounds": g.rounds, "gpu_only_method": tm.gpu_only_method, "gpu_only_reason": tm.gpu_only_reason,
         "gpu_only_absent": tm.gpu_only_absent, "calls_per_replay": tm.calls_per_replay,
         "kernel_sum_ms": tm.kernel_sum.median, "kernel_sum_n": tm.kernel_sum.n,

@@ -29,7 +29,7 @@ def rules_view() -> dict:
                 smem_default_kib=kernel_rules.SMEM_DEFAULT_LIMIT // 1024,
                 cuda_only=sorted(rules.CUDA_ONLY_BACKENDS), min_samples=rules.MIN_SAMPLES,
                 sub_us_memset=rules.SUB_US_MEMSET_US, verdict_rule=method_words.VERDICT_RULE,
-                ci_method=rules.CI_METHOD, ci_pct=100 * rules.CI_LEVEL, floor_pct=rules.TIME_FLOOR_PCT,
+                ci_method=rules.CI_METHOD, ci_levels=method_words.CI_LEVELS, floor_pct=rules.TIME_FLOOR_PCT,
                 host_quantile=rules.HOST_COST_QUANTILE, host_yes=rules.HOST_YES_MARGIN,
                 host_headroom=rules.HOST_HEADROOM, host_clear=rules.HOST_CLEAR,
                 clock_rule_pct=rules.CLOCK_RULE_PCT, clock_gap_pct=rules.CLOCK_GAP_PCT,

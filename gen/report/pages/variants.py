@@ -214,8 +214,10 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
                standing=_standing(ctx, ls, v, mode, row), lessons=_lessons(ctx, ls, v, mode),
                times=_times(ls, row), counters=None,
                # Its compile time was a side process's first call (gen.capture.precompile): say so.
-               compiled_ahead=((method_words.COMPILED_AHEAD, method_words.COMPILED_AHEAD_BRIEF) if run.compiled_ahead
-                               else None))
+               compiled_ahead=(((method_words.COMPILED_AHEAD_SLOWER_TAB if run.first_call_s is not None
+                                 and run.compile_time_s is not None and run.first_call_s > run.compile_time_s
+                                 else method_words.COMPILED_AHEAD), method_words.COMPILED_AHEAD_BRIEF)
+                               if run.compiled_ahead else None))
     tr = ls.trace(mode, v) if run.status == "ok" else None
     if tr is None:
         return tab

@@ -45,26 +45,60 @@ def level_pct(level: float) -> str:
 
 def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
     """The name of the intervals of medians a sentence sets side by side: "95% intervals", or where one of them rests
-    on too few rounds for 95% (timings.Spread.level, stats.interval_level) its real level and why (review
-    2026-12-06-3 item 9): "93.75% intervals (the range of 5 rounds)". `spreads`: timings.Spread, or (rounds, n) of
-    a row; `one`: the singular; `note`: said in the same parenthesis ("0.27 µs apart")."""
+    on too few rounds for 95% (timings.Spread.level, stats.interval_level) its real level and how it was built
+    (review 2026-12-06-3 item 9, review 2026-12-06-7 item 2): "93.75% intervals (the range of 5 rounds)", and where
+    the ±1% floor widened one (timings.Spread.widened) "(the range of 5 rounds, widened to ±1%)". `spreads`:
+    timings.Spread, or (rounds, n) or (rounds, n, widened) of a row; `one`: the singular; `note`: said in the same
+    parenthesis ("0.27 µs apart")."""
     from gen.analysis.timings import ci_level  # words over the analysis' facts: the level is one rule
     from gen.model.stats import CI_LEVEL
 
     noun = "interval" if one else "intervals"
-    units = []
+    units, widened = [], False
     for sp in spreads:
         if sp is None:
             continue
-        rounds, n = (sp.rounds, sp.n) if hasattr(sp, "rounds") else sp
+        if hasattr(sp, "rounds"):
+            rounds, n, w = sp.rounds, sp.n, sp.widened
+        else:
+            rounds, n, w = (*sp, None)[:3]
         rounds, n = int(rounds or 1), int(n or 0)
         units.append((rounds if rounds > 1 else n, rounds > 1))
+        widened = widened or bool(w)
     low = [(ci_level(u), u, r) for u, r in units if u]
     low = min(low) if low else None
-    if low is None or not low[0] < CI_LEVEL:
+    if low is None:
         return f"{level_pct(CI_LEVEL)} {noun}" + (f" ({note})" if note else "")
+    if not low[0] < CI_LEVEL:  # the real level of the rounds, never "95%" for 96.88% (review 9 item 9)
+        return f"{level_pct(low[0])} {noun}" + (f" ({note})" if note else "")
     what = "rounds" if low[2] else "samples"
-    return f"{level_pct(low[0])} {noun} (the range of {low[1]} {what}" + (f"; {note})" if note else ")")
+    built = f"the range of {low[1]} {what}" + (f", widened to {floor_pct()}" if widened else "")
+    return f"{level_pct(low[0])} {noun} ({built}" + (f"; {note})" if note else ")")
+
+
+def floor_pct() -> str:
+    """The floor every interval of a median is held to: "±1%" (rules.TIME_FLOOR_PCT)."""
+    from gen.analysis import rules
+
+    return f"±{rules.TIME_FLOOR_PCT:g}%"
+
+
+def overlap_words(first, others, label) -> str:
+    """What the overlap of `first`'s interval with each of `others` ((variant, Spread)) rests on, for a "within
+    noise" parenthesis (review 2026-12-06-7 item 2): "the 95% intervals of the medians overlap" where the rounds
+    themselves overlap; where only the ±1% floor joins them (timings.floor_only_overlap), "every round apart;
+    within the ±1% floor of the 93.75% intervals (...)", naming the calls where only some are so."""
+    from gen.analysis.timings import floor_only_overlap
+
+    level = intervals(first, *(sp for _, sp in others))
+    floor = [v for v, sp in others if floor_only_overlap(first, sp)]
+    if not floor:
+        return f"the {level} of the medians overlap"
+    if len(floor) == len(others):
+        return f"every round apart; within the {floor_pct()} floor of the {level}"
+    rest = [v for v, _ in others if v not in floor]
+    return (f"the {level} of the medians overlap; {join_and(label(v) for v in floor)}'s rounds all apart from its, "
+            f"within the {floor_pct()} floor only, and {join_and(label(v) for v in rest)}'s overlap")
 
 
 def each_median_interval(units) -> str:
@@ -75,8 +109,10 @@ def each_median_interval(units) -> str:
     from gen.model.stats import CI_LEVEL
 
     levels = sorted({ci_level(u) for u in units if u and u > 0})
-    if not levels or levels[0] >= CI_LEVEL:
+    if not levels:
         return f"the {level_pct(CI_LEVEL)} interval of each median"
+    if len(levels) == 1 and levels[0] >= CI_LEVEL:  # the real level (review 2026-12-06-7 item 9)
+        return f"the {level_pct(levels[0])} interval of each median"
     span = level_pct(levels[0]) if len(levels) == 1 else f"{level_pct(levels[0])}–{level_pct(levels[-1])}"
     return f"the interval of each median (at {span}, the level its rounds, or its profiled calls, allow)"
 

@@ -12,7 +12,13 @@ from gen.analysis.values import missing
 from gen.report.words import orders
 from gen.report.words.common import call_of, duration_us, pct, plural, times
 from gen.report.words.kernels import BOUND_SHORT, counters_absent, kernel_fact, kernel_facts
-from gen.report.words.methodology import AUTOGRAD_CLAIM, AUTOGRAD_WHY_MATCH, COMPILED_AHEAD, COMPILED_AHEAD_BRIEF
+from gen.report.words.methodology import (
+    AUTOGRAD_CLAIM,
+    AUTOGRAD_WHY_MATCH,
+    COMPILED_AHEAD,
+    COMPILED_AHEAD_BRIEF,
+    COMPILED_AHEAD_SLOWER,
+)
 
 
 @dataclass(frozen=True)
@@ -195,7 +201,10 @@ def _speed(f: Finding) -> Words:
             text += "; the interquartile ranges of their times overlap: within noise, they share the first rank"
             short += ", within noise: they share the first rank"
     if x["baseline"]:
-        slower = f"{x['baseline']} takes {times(x['baseline_ms'] / x['ms'], 1)} as long"
+        sums = x.get("baseline_sums")  # like with like: both kernel sums where one is a graph replay (review 9 item 5)
+        ratio = x["baseline_ms"] / x.get("baseline_of_ms", x["ms"])
+        slower = f"{x['baseline']} takes {times(ratio, 2 if sums else 1)} as long" + (" (both kernel sums)" if sums
+                                                                                      else "")
         text += f". {slower[0].upper()}{slower[1:]}"
         short += f"; {slower}"
     if x["basis"] == "host":
@@ -275,6 +284,12 @@ def compile_cost(compile_s: float, calls: float | None) -> str:
 def _compile(f: Finding) -> Words:
     x = f.facts
     head = f"{f.variant} ({f.mode})"
+    if x.get("own_slower"):  # the capture's own first call took longer: that is the start-up (review 9 item 4)
+        cost = compile_cost(x["startup_s"], x.get("startup_calls"))
+        detail = COMPILED_AHEAD_SLOWER.format(ahead=f"{x['compile_s']:.2f} s", own=f"{x['startup_s']:.2f} s")
+        return Words(f"{f.variant}: compile time ({f.mode})", f"{head}: start-up at least {cost} (the capture's own "
+                     f"first call; {x['compile_s']:.2f} s {COMPILED_AHEAD_BRIEF})",
+                     f"{head}: the first call took at least {cost} ({detail}).")
     text = f"{head}: the first call, which compiles, took {compile_cost(x['compile_s'], x['calls'])}"
     if x.get("ahead"):
         own = x.get("first_call_s")

@@ -8,6 +8,19 @@ from gen.report.words import orders as orders_words
 from gen.report.words.common import duration_us, label, level_pct, times
 
 
+def ci_levels() -> str:
+    """The levels an interval of a median has, from the rule (stats.interval_level), never "95%" alone (review
+    2026-12-06-7 item 9): "93.75–96.88% (the range of 5 rounds; 95% or a little more where enough rounds)"."""
+    from gen.model import stats
+
+    full = next(n for n in range(1, 100) if stats.interval_level(n) >= stats.CI_LEVEL)
+    return (f"{level_pct(stats.interval_level(full - 1))}–{level_pct(stats.interval_level(full))} (the range of "
+            f"{full - 1} rounds; {level_pct(stats.CI_LEVEL)} or a little more where enough rounds)")
+
+
+CI_LEVELS = ci_levels()
+
+
 def _short_interval() -> str:
     """Where too few units leave no 95% interval, the interval is their whole range and its real level is said
     (stats.interval_level; review 2026-12-06-3 item 9): from the rule itself, never a capture's numbers."""
@@ -85,6 +98,13 @@ AUTOGRAD_WHY_MATCH = (
 COMPILED_AHEAD = ("measured in a side process that compiled it before the capture timed anything, beside "
                   "other side processes compiling at the same time, so it can take longer than a compile "
                   "alone; the capture's own first call then found the compiled code in Inductor's cache")
+# Where the capture's own first call took longer than the side process's compile, it found no such cache for the
+# whole call (FlexAttention's FLASH backend JIT-compiles its CuTe-DSL kernel outside Inductor): the larger is the
+# start-up a user pays (review 2026-12-06-7 item 4).
+COMPILED_AHEAD_SLOWER_TAB = ("a side process compiled it before the capture timed anything; the capture's own first "
+                             "call, the start-up a user pays, was slower than that compile")
+COMPILED_AHEAD_SLOWER = ("a side process compiled it before the capture timed anything, in {ahead}; the capture's "
+                         "own first call still took {own}, so that is the start-up a user pays: at least {own}")
 
 
 COMPILED_AHEAD_BRIEF = "in a side process, before the timings"
@@ -136,7 +156,7 @@ VERDICT_RULE = (
     "reference clock), a model of the kernels' efficiency that decides nothing (a memory-bound point, judged in "
     "TB/s, keeps its as-run time: HBM bandwidth does not follow the SM clock); where the two "
     "orders differ, the verdict names the pair and who paid for reaching the power limit. "
-    "Each median carries its 95% interval, "
+    f"Each median carries its interval, at {CI_LEVELS}, "
     f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
     f"much); {SHORT_INTERVAL}. A variant's rank is one more than the number of variants decidedly faster than "
     "it (their interval ends below its own begins), so variants the times cannot tell apart share a rank, and "

@@ -11,7 +11,7 @@ from gen.analysis.values import missing
 from gen.model import datasheets
 from gen.model.variants import FA4_INSTALL
 from gen.report.words import orders as orders_words
-from gen.report.words.common import apart_words, clock_time, flop_label, intervals, join_and
+from gen.report.words.common import apart_words, clock_time, floor_pct, flop_label, intervals, join_and, overlap_words
 
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
 
@@ -232,13 +232,15 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
     near = [v for v in near if v not in {o.second for o in led}]
     if led:  # within noise as run, behind by kernel sum, as the first screen says (review 2026-12-06-4 item 1)
         behind = [variant_label(orders_words.kernels_behind(o)) for o in led]
-        text += (f" It and {join_and(variant_label(o.second) for o in led)} are within noise as run (the "
-                 f"{intervals(sp.get(f['variant']), *(sp.get(o.second) for o in led))} of the medians overlap), but "
+        text += (f" It and {join_and(variant_label(o.second) for o in led)} are within noise as run ("
+                 + overlap_words(sp.get(f['variant']), [(o.second, sp.get(o.second)) for o in led], variant_label)
+                 + "), but "
                  f"{join_and(behind)} {'are' if len(behind) > 1 else 'is'} behind by kernel sum: "
                  + "; ".join(orders_words.kernels_ahead_detail(o, variant_label, len(led) > 1) for o in led) + ".")
     if near:
-        text += (f" The times cannot set it apart from {join_and(variant_label(v) for v in near)} (the "
-                 f"{intervals(*(sp.get(v) for v in (f['variant'], *near)))} of the medians overlap): within noise.")
+        text += (f" The times cannot set it apart from {join_and(variant_label(v) for v in near)} ("
+                 + overlap_words(sp.get(f['variant']), [(v, sp.get(v)) for v in near], variant_label)
+                 + "): within noise.")
     text += _orders_sentences(orders, undecided, near, rows, variant_label)
     if f["ceiling"] == sa.CEILING_COPY and not missing(f["pct_of_ceiling"]) and f["pct_of_ceiling"] > 100:
         text += " " + ABOVE_COPY
@@ -534,9 +536,14 @@ def same_point_line(d: dict, label) -> str:
                  + ("" if d["memory_bound"] else " and the equal-clock model") + " beside it.")
     elif d["orders_differ"]:
         swaps = "; ".join(_swap(p, label) for p in d["swapped"])
-        text += (f" The as-run order differs between the two windows ({swaps}), inside the intervals: each call's "
-                 f"two {level} overlap (one window each), so the windows' "
-                 "conditions did not move any call past them.")
+        floor = [label(v) for v in d.get("floor_only") or ()]
+        overlap = (f"each call's two {level} overlap (one window each)" if not floor else
+                   f"each call's two {level} overlap (one window each), {join_and(floor)}'s only through the "
+                   f"{floor_pct()} floor (every round apart)" if len(floor) < len(d["rows"]) else
+                   f"each call's two {level} (one window each) have every round apart; within the {floor_pct()} "
+                   "floor")
+        text += (f" The as-run order differs between the two windows ({swaps}), inside the intervals: {overlap}, so "
+                 "the windows' conditions did not move any call past them.")
     return text
 
 
