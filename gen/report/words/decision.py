@@ -252,12 +252,15 @@ def behind_line(a: advice_mod.Advice) -> str | None:
     led = [b for b in rest if b.by_kernels]
     open_ = [b for b in rest if not b.decided and not b.by_kernels]
     text = ""
+    by_sums = [b for b in behind if b.orders is not None and b.orders.sums_decide]
+    as_run = [b for b in behind if b not in by_sums]
     if behind:
         text = (f"Past the verdicts' points, {label(a.default)} is not first at every size: "
-                + "; ".join(_behind_group(a, bs) for bs in _groups(behind).values())
-                + f" (the {intervals(*(x for b in behind for x in b.spreads))} apart, beyond the as-run noise of "
-                  "identical kernels there, the kernel sums not "
-                  "against; each size on its scenario page).")
+                + "; ".join(_behind_group(a, bs) for bs in _groups(as_run).values())
+                + (f" (the {intervals(*(x for b in as_run for x in b.spreads))} apart, beyond the as-run noise of "
+                   "identical kernels there, the kernel sums not against)" if as_run else "")
+                + ("; " if as_run and by_sums else "")
+                + "; ".join(_by_sums(b) for b in by_sums) + " (each size on its scenario page).")
     if open_:
         lead = "Not decided past the verdicts' points" if not behind else "Not decided"
         text += (" " if text else "") + (
@@ -275,6 +278,15 @@ def behind_line(a: advice_mod.Advice) -> str | None:
             + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)} ("
                         + orders_words.kernels_ahead(b.orders, label) + ")" for b in led) + ".")
     return text
+
+
+def _by_sums(b) -> str:
+    """A sweep point where the kernel sums decide the default's place (Orders.sums_decide, review 9 item 3): they lead,
+    the as-run ratio beside them with why it decides nothing."""
+    o = b.orders
+    why = "timed apart" if o.timed_apart else "within identical kernels' noise"
+    return (f"{_place_of(b.scenario, b.mode)} at {_size(b, False)}: {orders_words.kernels_ahead(o, label)}, which "
+            f"decides the order (as run {times(b.ratio)}, {why})")
 
 
 def _groups(bs) -> dict:
