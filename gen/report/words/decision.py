@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
-from gen.analysis import rules
+from gen.analysis import leads, rules
 from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
 from gen.report.words import orders as orders_words
@@ -331,7 +331,8 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
               f"other chunk sizes differ, each on the scenario page{why_fwd})")
     elif why_fwd:
         at += f" ({why_fwd[2:]})"
-    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {times(e.ratio)} slower{fwd}{at}"
+    by = (", by kernel sum, which decides the order" if e.ratio_by == leads.BY_KERNEL_SUM else "")
+    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {times(e.ratio)} slower{fwd}{at}{by}"
     if e.q_len and "wrong-mask" not in VARIANTS.get(e.variant, VARIANTS["sdpa_is_causal"]).keywords:
         # fewer queries than keys: the plain causal flag is the wrong call here, whatever its speed
         why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
@@ -393,9 +394,12 @@ def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
     for q, rows in by.items():
         lo, hi = min(x / d for _, d, x, *_ in rows), max(x / d for _, d, x, *_ in rows)
         ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
-        what = f"{q:,}-query chunks" if q > 1 else "single queries"
-        parts.append(f"with {what} {short_label(a.default)} is {ratio} faster (" + join_and(
-            f"{_clocked(d, dm)} against {_clocked(x, xm)} at {_k(kv)} keys" for kv, d, x, dm, xm in rows) + ")")
+        square = all(kv == q for kv, *_ in rows)  # prefill at its own length: no chunks (review 9 item 1)
+        what = (f"at {join_and(_k(kv) for kv, *_ in rows)} tokens" if square
+                else f"with {q:,}-query chunks" if q > 1 else "with single queries")
+        parts.append(f"{what} {short_label(a.default)} is {ratio} faster (" + join_and(
+            f"{_clocked(d, dm)} against {_clocked(x, xm)}" + ("" if square else f" at {_k(kv)} keys")
+            for kv, d, x, dm, xm in rows) + ")")
     size = f"{e.q_len:,}-query chunks" if e.q_len else "the verdict's point"
     return f" This holds for {size}: {'; '.join(parts)}; use {short_label(a.default)} there."
 
