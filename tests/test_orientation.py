@@ -1,5 +1,5 @@
 """The who-leads rule after review 2026-12-06-3 items 1-3 and 7: a lead must hold in the forward and in the reversed
-rounds each on its own; against a borrowed noise line, kernel sums at one clock decide; a kernel-sum lead taken with
+rounds each on its own; against any noise line, kernel sums at one clock decide; a kernel-sum lead taken with
 its leader at the lower clock is told beside "within noise". Each test fails if the rule is broken."""
 
 from __future__ import annotations
@@ -86,17 +86,18 @@ def test_a_lead_that_holds_in_both_orientations_is_decided():
     assert not leads.orders(_row("a", [1.0, 1.25, 1.0, 1.25, 1.0]), alone, "gpu_only").decided
 
 
-def test_kernel_sums_at_one_clock_decide_against_a_borrowed_line():
+def test_kernel_sums_at_one_clock_decide_against_any_line():
     # deterministic training's pattern: 1.09x as run, inside a borrowed 1.147x, 1.14x by kernel sum at one clock
     a = _row("fa4", [3.20, 3.25, 3.22, 3.27, 3.24], BORROWED, ks=3.07, ks_mhz=1980)
     b = _row("sdpa_cudnn", [3.51, 3.9, 3.52, 4.0, 3.5], BORROWED, ks=3.50, ks_mhz=1980)
     o = leads.orders(a, b, "gpu_only")
     assert o.as_run < BORROWED.ratio and o.within_noise_of_pair and o.decided and o.decided_by_kernel_sum
     assert orders_words.SUMS_DECIDE in orders_words.brief(o, label)
-    # not where the line is the point's own, the sums ran at clocks apart, or an orientation disagrees
+    # the point's own line too (review 2026-12-06-7 item 3: one rule for a local line and a borrowed one)
     own = dataclasses.replace(BORROWED, borrowed=False)
-    assert not leads.orders(dataclasses.replace(a, as_run_noise=own), dataclasses.replace(b, as_run_noise=own),
-                            "gpu_only").decided
+    o_own = leads.orders(dataclasses.replace(a, as_run_noise=own), dataclasses.replace(b, as_run_noise=own), "gpu_only")
+    assert o_own.decided and o_own.decided_by_kernel_sum and o_own.deciding[1] == leads.BY_KERNEL_SUM
+    # not where the sums ran at clocks apart, or an orientation disagrees
     far = 1980 * (1 - (rules.CLOCK_GAP_PCT + 1) / 100)
     assert not leads.orders(a, dataclasses.replace(b, kernel_sum_mhz=far), "gpu_only").decided
     assert not leads.orders(a, dataclasses.replace(b, kernel_sum_ms=3.07 * FLOOR * 0.999), "gpu_only").decided
@@ -159,11 +160,15 @@ def test_the_weaker_orientation_must_clear_the_noise_line_too():
     noise = 1.147
     assert rules.lead_decided(True, 1.17, noise, orientations=(1.18, 1.16))
     assert not rules.lead_decided(True, 1.17, noise, orientations=(1.18, 1.07))
-    # a borrowed line: kernel sums at close clocks that agree decide instead of it
+    # any line, the point's own or borrowed: kernel sums at close clocks that agree decide instead of it
     assert rules.lead_decided(True, 1.17, noise, kernel_sum_ratio=1.095, kernel_sum_gap=0.0,
-                              orientations=(1.18, 1.07), noise_borrowed=True)
+                              orientations=(1.18, 1.07))
     assert not rules.lead_decided(True, 1.17, noise, kernel_sum_ratio=1.095, kernel_sum_gap=9.0,
-                                  orientations=(1.18, 1.07), noise_borrowed=True)
+                                  orientations=(1.18, 1.07))
+    # the sums must be known to have run at one clock, and beyond the floor
+    assert not rules.lead_decided(True, 1.17, noise, kernel_sum_ratio=1.095, orientations=(1.18, 1.07))
+    assert not rules.lead_decided(True, 1.17, noise, kernel_sum_ratio=1.005, kernel_sum_gap=0.0,
+                                  orientations=(1.18, 1.07))
 
 
 def test_the_noise_clause_names_the_weaker_orientation_and_says_the_sums_decide_once():
@@ -176,7 +181,7 @@ def test_the_noise_clause_names_the_weaker_orientation_and_says_the_sums_decide_
     noise = AsRunNoise(1.147, "sdpa_cudnn", "sdpa_auto", "gqa-prefill", "inference",
                        schema.Point(1, 64, 8, 128, 16384, 16384, "causal"), borrowed=True)
     decided = rules.lead_decided(True, 1.17, 1.147, kernel_sum_ratio=1.095, kernel_sum_gap=0.0,
-                                 orientations=(1.18, 1.07), noise_borrowed=True)
+                                 orientations=(1.18, 1.07))
     o = leads.Orders(first="fa4", second="flex_flash", as_run=1.17, apart=True, equal_clock=None, kernel_sum=1.095,
                      first_mhz=1870.0, second_mhz=1865.0, first_ks_ms=0.675, second_ks_ms=0.7395,
                      first_ks_mhz=1965.0, second_ks_mhz=1965.0, clock_gap_pct=None, decided=decided, noise=noise,

@@ -28,10 +28,9 @@ No words here: gen.report.words.decision words an Advice.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
-from gen.analysis import batch_call, calls, dynamic, rules, scenarios, tables, verdicts
+from gen.analysis import batch_call, calls, dynamic, leads, rules, scenarios, tables, verdicts
 from gen.analysis.determinism import Determinism, DeterministicLead, determinism_costs, deterministic_leads
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
@@ -65,6 +64,8 @@ class Pick:
     by_sums: bool = False
     # Decode at the dynamic-lengths runs' batch: the call to make there instead (gen.analysis.batch_call), or None
     batch_call: object = None
+    # the measure `ratio` is by where the default is slower: the one that decides the order (leads.Orders.deciding)
+    ratio_by: str = leads.AS_RUN
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,9 @@ class Exception_:
     forward_only: bool = False  # the scenario measured no training step: the ratio is of a forward pass
     mask_build_s: float | None = None  # the call's block mask build (a fact it measured at the verdict's point)
     call_ms: float | None = None  # the call's own time there (the ranking time), beside that build
+    # the measure `ratio` is by: the one that decides the order (leads.Orders.deciding: as run, or kernel sum, where
+    # the as-run order decides nothing; review 2026-12-06-7 item 1)
+    ratio_by: str = leads.AS_RUN
     # Sweep points of the scenario where the default is decidedly faster than this call (intervals apart):
     # (q_len, kv_len, the default's ms, this call's ms, the default's SM clock, this call's, MHz or None where not
     # recorded); the exception holds at its point, not there (item 12; clocks: review 8 item 14)
@@ -231,6 +235,9 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
     outcome = ("slower" if rank != 1 else "within noise" if not tied or v.near else "fastest")
     fs, ts = v.spread(v.fastest), v.spread(t)
     ratio = ts.median / fs.median if fs and ts and fs.median else None
+    ratio_by = leads.AS_RUN
+    if outcome == "slower":  # behind: by the measure that decides the order (review 2026-12-06-7 item 1)
+        ratio, ratio_by = verdicts.orders(v.fastest, t, v.basis).deciding
     twin = None
     backend = None
     if v.auto is not None and v.auto.variant == variant:
@@ -246,7 +253,7 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
                and verdicts.orders(t, v.runner_up, v.basis).sums_decide)
     return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant, within,
                 tuple(pair(x) for x in within if v.row(x) is not None), (t, *(v.row(x) for x in within)),
-                v.other_batch, by_sums)
+                v.other_batch, by_sums, ratio_by=ratio_by)
 
 
 def _default(vs: list[verdicts.Verdict]) -> str | None:
@@ -323,7 +330,8 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
             continue
         f = v.fastest
         fs, ts = v.spread(f), v.spread(t)
-        ratio = ts.median / fs.median if fs.median else math.nan
+        # the gain by the measure that decides the order, not the as-run one where that decides nothing
+        ratio, ratio_by = verdicts.orders(f, t, v.basis).deciding
         if missing(ratio) or ratio < rules.ADVICE_MIN_GAIN:
             continue
         dense = _dense(ls, v, default)
@@ -338,7 +346,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               **_accuracy(ls, v, f.variant, default), between=between,
                               forward_only=v.mode == schema.Mode.INFERENCE and not trained,
                               mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median,
-                              reversed_at=_reversed(ls, v, f.variant, default)))
+                              reversed_at=_reversed(ls, v, f.variant, default), ratio_by=ratio_by))
     return tuple(out)
 
 

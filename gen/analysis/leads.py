@@ -70,13 +70,13 @@ class Orders:
 
     @property
     def decided_by_kernel_sum(self) -> bool:
-        """Decided where the as-run ratio is within a borrowed noise line: the kernel sums, at clocks within
-        rules.CLOCK_GAP_PCT, and both orientations agree with it (rules.lead_decided)."""
+        """Decided where the as-run ratio is within the point's noise line (its own or borrowed): the kernel sums, at
+        clocks within rules.CLOCK_GAP_PCT, and both orientations agree with it (rules.lead_decided)."""
         return self.decided and self.within_noise_of_pair and not self.timed_apart
 
     @property
     def sums_decide(self) -> bool:
-        """Decided, and by the kernel sums (rules.lead_decided): against a borrowed noise line
+        """Decided, and by the kernel sums (rules.lead_decided): against the point's noise line
         (decided_by_kernel_sum), or between two calls timed apart whose lead is within rules.TIMED_APART_REACH, where
         only the sums at one clock may decide. The first screen says so beside a first place (review 8, review 6 #2)."""
         if not self.decided:
@@ -155,7 +155,7 @@ class Orders:
     @property
     def deciding(self) -> tuple[float | None, str]:
         """(second's time over first's, the measure) by which the rule decides the lead: the kernel sums where they
-        decide it (timed apart within the reach, or against a borrowed noise line: rules.lead_decided), else as run;
+        decide it (timed apart within the reach, or against the noise line: rules.lead_decided), else as run;
         as run where nothing decides (the order the pages show, not a decision)."""
         if self.decided and self.kernel_sum is not None and (
                 self.decided_by_kernel_sum
@@ -214,7 +214,7 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
     fwd, rev = (ratio(x, y) for x, y in zip(_oriented(a, sa, b), _oriented(b, sb, a)))
     together = calls.same_rounds(a, b) if on_gpu else None
     decided = (rules.lead_decided(apart, as_run, noise.ratio if noise else None, ks, ks_gap, (fwd, rev),
-                                  bool(noise and noise.borrowed), together, noise.oriented if noise else None)
+                                  together, noise.oriented if noise else None)
                if on_gpu else apart)
     return Orders(a.variant, b.variant, as_run, apart, eq, ks, a.sm_clock_mhz, b.sm_clock_mhz,
                   ka, kb, a.kernel_sum_mhz, b.kernel_sum_mhz, gap, decided, noise, fwd, rev,
@@ -223,6 +223,6 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
 
 def leads(a: Timed, b: Timed, basis: str) -> bool:
     """a is decidedly ahead of b: by the as-run intervals, in both round orientations, beyond the point's noise of
-    identical kernels (or, against a borrowed line, by kernel sums at one clock), not contradicted by the kernel sums
+    identical kernels (or, within that line, by kernel sums at one clock), not contradicted by the kernel sums
     (rules.lead_decided)."""
     return orders(a, b, basis).decided

@@ -94,12 +94,11 @@ def apart(a_hi: float, b_lo: float) -> bool:
 # 3 rounds) move further apart than their 5-round ones (article 1k, head dim 128: SDPA cuDNN and SDPA not pinned 1.005x
 # as medians, 1.021x forward, 1.020x reversed), so the weaker orientation is set against the identical pairs' larger
 # forward-or-reversed ratio (pair_noise.AsRunNoise.oriented); where no pair reversed its rounds, the whole line stands.
-# A borrowed noise line (no identical pair at the point) is one draw of another point's windows, and the set's
-# largest (review 2026-12-06-3 item 3: 1.147x, itself an orientation artefact of GQA 16k); where the kernel sums ran
+# A noise line, the point's own or borrowed, is one draw of identical kernels' windows (review 2026-12-06-7 item 3:
+# borrowed 1.147x at packed documents, local 1.060x in one orientation at GQA training); where the kernel sums ran
 # within CLOCK_GAP_PCT of each other's clock, agree with the as-run order beyond TIME_FLOOR_PCT, and both
 # orientations agree, three orders taken in windows of their own say the same and the sums, the best-controlled of
-# them, decide instead of the borrowed line. A point's own pair still bounds its as-run order: there the noise is
-# measured, not borrowed.
+# them, decide instead of the line, whoever's it is.
 # Timed apart (review of the sliding-window verdict): the capture times a point's variants in shared interleaved rounds,
 # so that the clocks' drift and the power state fall on all of them alike; a variant that ran out of memory beside the
 # others is retried alone after them (gen.capture.sweep.group), and a graph whose pool did not fit beside an eager call
@@ -160,14 +159,14 @@ def beyond_pair_noise(as_run: float | None, orientations: tuple[float | None, fl
 
 def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
                  kernel_sum_ratio: float | None = None, kernel_sum_gap: float | None = None,
-                 orientations: tuple[float | None, float | None] = (None, None), noise_borrowed: bool = False,
+                 orientations: tuple[float | None, float | None] = (None, None),
                  same_rounds: bool | None = None, noise_oriented: float | None = None) -> bool:
     """The rule above for a pair whose as-run median puts a ahead of b: `as_run` and `kernel_sum_ratio` are b's time
     over a's (above 1: a ahead; None where that order is not there); `noise`: the point's as-run noise of identical
     kernels (larger median over smaller; None where the set has no identical pair, so none to check);
     `kernel_sum_gap`: clock_gap_pct of the two profiled calls' windows (None: not known, the sums stand);
     `orientations`: b over a in the forward rounds' medians and in the reversed rounds' (None: the set did not
-    reverse its rounds, nothing to check); `noise_borrowed`: the noise line is another point's; `same_rounds`: False
+    reverse its rounds, nothing to check); `same_rounds`: False
     where the two were not timed in the same rounds (only the kernel sums at one clock decide), None where not known;
     `noise_oriented`: the line for one orientation's medians (beyond_pair_noise; None: `noise` stands for it).
     True: a leads; False: not decided."""
@@ -183,7 +182,7 @@ def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
     if len(oriented) == 2 and min(oriented) <= floor:
         return False  # flips, or within the floor, after one of its two neighbours
     sums_fair = kernel_sum_gap is None or kernel_sum_gap <= CLOCK_GAP_PCT
-    sums_decide = (noise_borrowed and len(oriented) == 2 and kernel_sum_gap is not None and sums_fair
+    sums_decide = (len(oriented) == 2 and kernel_sum_gap is not None and sums_fair
                    and not missing(kernel_sum_ratio) and kernel_sum_ratio > floor)
     # the weaker orientation bears the lead as much as the median does: a lead beyond the line only in the forward
     # rounds, which the 5-round median is taken from, is within it (review 2026-12-06-4 item 4: packed documents

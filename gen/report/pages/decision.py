@@ -172,7 +172,8 @@ def table_rows(ls) -> list[dict]:
         g = _gain(v, rec, auto)
         gain = "same call" if rec == auto else (words.times(g) if g is not None else "–")
         if a.default != auto:
-            gain += f" ({words.times(e.ratio)} over {words.short_label(a.default)})"
+            by = orders_words.MEASURE.get(e.ratio_by, e.ratio_by)
+            gain += f" ({words.times(e.ratio)} {by} over {words.short_label(a.default)})"
         cond = f"at {_shape(verdicts.point_of(ls, v.scenario, v.mode))}"
         if e.compile_s is not None:
             cond += f"; its first call compiles ({e.compile_s:.1f} s)"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
-from gen.analysis import rules
+from gen.analysis import leads, rules
 from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
 from gen.report.words import orders as orders_words
@@ -252,12 +252,15 @@ def behind_line(a: advice_mod.Advice) -> str | None:
     led = [b for b in rest if b.by_kernels]
     open_ = [b for b in rest if not b.decided and not b.by_kernels]
     text = ""
+    by_sums = [b for b in behind if b.orders is not None and b.orders.sums_decide]
+    as_run = [b for b in behind if b not in by_sums]
     if behind:
         text = (f"Past the verdicts' points, {label(a.default)} is not first at every size: "
-                + "; ".join(_behind_group(a, bs) for bs in _groups(behind).values())
-                + f" (the {intervals(*(x for b in behind for x in b.spreads))} apart, beyond the as-run noise of "
-                  "identical kernels there, the kernel sums not "
-                  "against; each size on its scenario page).")
+                + "; ".join(_behind_group(a, bs) for bs in _groups(as_run).values())
+                + (f" (the {intervals(*(x for b in as_run for x in b.spreads))} apart, beyond the as-run noise of "
+                   "identical kernels there, the kernel sums not against)" if as_run else "")
+                + ("; " if as_run and by_sums else "")
+                + "; ".join(_by_sums(b) for b in by_sums) + " (each size on its scenario page).")
     if open_:
         lead = "Not decided past the verdicts' points" if not behind else "Not decided"
         text += (" " if text else "") + (
@@ -275,6 +278,15 @@ def behind_line(a: advice_mod.Advice) -> str | None:
             + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)} ("
                         + orders_words.kernels_ahead(b.orders, label) + ")" for b in led) + ".")
     return text
+
+
+def _by_sums(b) -> str:
+    """A sweep point where the kernel sums decide the default's place (Orders.sums_decide, review 9 item 3): they lead,
+    the as-run ratio beside them with why it decides nothing."""
+    o = b.orders
+    why = "timed apart" if o.timed_apart else "within identical kernels' noise"
+    return (f"{_place_of(b.scenario, b.mode)} at {_size(b, False)}: {orders_words.kernels_ahead(o, label)}, which "
+            f"decides the order (as run {times(b.ratio)}, {why})")
 
 
 def _groups(bs) -> dict:
@@ -319,7 +331,8 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
               f"other chunk sizes differ, each on the scenario page{why_fwd})")
     elif why_fwd:
         at += f" ({why_fwd[2:]})"
-    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {times(e.ratio)} slower{fwd}{at}"
+    by = (", by kernel sum, which decides the order" if e.ratio_by == leads.BY_KERNEL_SUM else "")
+    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {times(e.ratio)} slower{fwd}{at}{by}"
     if e.q_len and "wrong-mask" not in VARIANTS.get(e.variant, VARIANTS["sdpa_is_causal"]).keywords:
         # fewer queries than keys: the plain causal flag is the wrong call here, whatever its speed
         why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
@@ -381,9 +394,12 @@ def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
     for q, rows in by.items():
         lo, hi = min(x / d for _, d, x, *_ in rows), max(x / d for _, d, x, *_ in rows)
         ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
-        what = f"{q:,}-query chunks" if q > 1 else "single queries"
-        parts.append(f"with {what} {short_label(a.default)} is {ratio} faster (" + join_and(
-            f"{_clocked(d, dm)} against {_clocked(x, xm)} at {_k(kv)} keys" for kv, d, x, dm, xm in rows) + ")")
+        square = all(kv == q for kv, *_ in rows)  # prefill at its own length: no chunks (review 9 item 1)
+        what = (f"at {join_and(_k(kv) for kv, *_ in rows)} tokens" if square
+                else f"with {q:,}-query chunks" if q > 1 else "with single queries")
+        parts.append(f"{what} {short_label(a.default)} is {ratio} faster (" + join_and(
+            f"{_clocked(d, dm)} against {_clocked(x, xm)}" + ("" if square else f" at {_k(kv)} keys")
+            for kv, d, x, dm, xm in rows) + ")")
     size = f"{e.q_len:,}-query chunks" if e.q_len else "the verdict's point"
     return f" This holds for {size}: {'; '.join(parts)}; use {short_label(a.default)} there."
 

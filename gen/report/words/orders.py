@@ -138,10 +138,11 @@ def noise_clause(o, label) -> str:
     return head + (f"; {SUMS_DECIDE}" if o.decided_by_kernel_sum else "")
 
 
-# Where a borrowed noise line gives way to the kernel sums (rules.lead_decided): said beside the line it overrules.
+# Where a noise line, the point's own or borrowed, gives way to the kernel sums (rules.lead_decided): said beside the
+# line it overrules.
 SUMS_DECIDE = ("the kernel sums, taken at clocks within "
                f"{rules.CLOCK_GAP_PCT:g}% of each other, and both round orientations agree with the as-run order, so "
-               "they decide it against a line borrowed from another point (the rule in the methodology)")
+               "they decide it against that line (the rule in the methodology)")
 
 
 def _possessive(name: str) -> str:
