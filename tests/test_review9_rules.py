@@ -64,3 +64,29 @@ def test_the_first_screens_gain_is_read_by_the_measure_that_decides(h100):
     for p in a.picks:
         if p.outcome == "slower":
             assert p.ratio < 1.2 or (p.scenario, p.mode) in {(e.scenario, e.mode) for e in a.exceptions}
+
+
+def test_a_kernel_sum_lead_within_noise_says_whether_the_round_orientations_agree():
+    """Review 9 item 7: of two kernel-sum leads within noise as run, the one counted as behind (both orientations agree:
+    decode at 128k keys) says so with its ratios, and the one not counted (decode kernels) says its orientations
+    disagree."""
+    from gen.analysis import tables
+    from gen.report.words import orders as orders_words
+    from gen.report.words.common import label
+    from tests.conftest import RESULTS, all_verdicts
+
+    ls = tables.load_set(RESULTS / "nvidia-h100-80gb-hbm3__torch-2.11.0")
+    said = {True: 0, False: 0}
+    for v in all_verdicts(ls):
+        for o in v.orders:
+            if o.apart or not o.oriented or not orders_words._beyond_floor(o.kernel_sum) or o.timed_apart:
+                continue
+            text = orders_words.brief(o, label)
+            if o.kernels_leader is not None:
+                assert "also ahead in both round orientations' medians" in text
+                assert orders_words.both_orientations(o).startswith("ahead as run in both round orientations (")
+            else:
+                assert "the round orientations' medians disagree, so the sums put no call behind" in text
+                assert orders_words.both_orientations(o) == ""
+            said[o.kernels_leader is not None] += 1
+    assert said[True] and said[False]

@@ -276,7 +276,9 @@ def behind_line(a: advice_mod.Advice) -> str | None:
             ("Also past them" if text else "Past the verdicts' points") + f", {short_label(a.default)} is "
             f"{orders_words.BEHIND_BY_KERNELS}: "
             + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)} ("
-                        + orders_words.kernels_ahead(b.orders, label) + ")" for b in led) + ".")
+                        + ", ".join(x for x in (orders_words.kernels_ahead(b.orders, label),
+                                                orders_words.both_orientations(b.orders)) if x)
+                        + ")" for b in led) + ".")
     return text
 
 

@@ -116,6 +116,10 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
     if o.timed_apart:  # the noise line and the orientations are of the shared rounds: neither applies
         parts.append(timed_apart(o, label))
         return "; ".join(parts)
+    if not o.apart and _beyond_floor(o.kernel_sum) and o.oriented:
+        # why one kernel-sum lead within noise as run counts as behind and another not (Orders.kernels_leader)
+        parts.append("the kernel-sum leader also ahead in both round orientations' medians" if o.kernels_leader else
+                     "the round orientations' medians disagree, so the sums put no call behind")
     if o.orientation_split:
         parts.append(orientations(o, label))
     if o.apart and o.noise is not None:
@@ -240,6 +244,17 @@ def kernels_ahead(o, label) -> str:
     within rules.CLOCK_GAP_PCT)."""
     who, r, first = _lead(o, o.kernel_sum, label)
     return f"{who} {times(r)} faster by kernel sum, " + (_lower_clock(o) or sums(o, first, label))
+
+
+def both_orientations(o) -> str:
+    """The round orientations' ratios of a kernel-sum lead that counts as behind (Orders.kernels_leader holds only where
+    both agree with the sums): "ahead as run in both round orientations (1.02× forward, 1.02× reversed)"; "" where
+    the set did not reverse its rounds."""
+    if not o.oriented or o.kernels_leader is None:
+        return ""
+    first = o.kernels_leader == o.first
+    fw, rv = (o.forward, o.reverse) if first else (1 / o.forward, 1 / o.reverse)
+    return f"ahead as run in both round orientations ({times(fw)} forward, {times(rv)} reversed)"
 
 
 def kernels_behind(o) -> str | None:
