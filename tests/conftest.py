@@ -37,6 +37,17 @@ H200_V1 = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema1
 H200_MERGED = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__prev"
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile: the heaviest test files first, none waiting on a shared build another worker is
+    making (tests/schedule.py); other modes as xdist has them."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests.schedule import HeaviestFirst
+
+    return HeaviestFirst(config, log)
+
+
 @pytest.fixture(scope="session")
 def h200_dir() -> Path:
     assert (H200 / "result.json").is_file(), "the committed H200 result set is missing"
