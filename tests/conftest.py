@@ -37,6 +37,17 @@ H200_V1 = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema1
 H200_MERGED = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__prev"
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile: the heaviest test files first, none waiting on a shared build another worker is
+    making (tests/schedule.py); other modes as xdist has them."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests.schedule import HeaviestFirst
+
+    return HeaviestFirst(config, log)
+
+
 @pytest.fixture(scope="session")
 def h200_dir() -> Path:
     assert (H200 / "result.json").is_file(), "the committed H200 result set is missing"
@@ -184,6 +195,37 @@ def schema2_results(tmp_path_factory) -> Path:
             shutil.copytree(d, root / d.name)
     shutil.copytree(H200, root / H200_NEW.name)
     return root
+
+
+# The matrix of fabricated sets (benchmarks/bench_build.py's `fabricate`: the committed H200 set relabelled, each
+# scenario at its first two lengths) that tests/test_scale.py measures at 2 x 6 sets and tests/test_matrix_browser.py
+# opens in Chromium: built once for both.
+MATRIX_SETS = 12
+
+
+@pytest.fixture(scope="session")
+def matrix_site(tmp_path_factory) -> Path:
+    """The published sets and MATRIX_SETS fabricated ones (fabricate(results, i, points=2), i = 0, 1, ...) built
+    into a site (gen build, then mkdocs build --strict), once per session, shared by the test processes: the folder
+    holding results/, project/ (docs/, its build cache, site/) and names.json (the fabricated sets' names, in
+    the order made). Read, never changed."""
+    import json
+    import shutil
+
+    from benchmarks.bench_build import PUBLISHED, fabricate
+    from gen.report import build
+
+    def make(root: Path) -> None:
+        results = root / "results"
+        for name in PUBLISHED:
+            shutil.copytree(RESULTS / name, results / name)
+        names = [fabricate(results, i, points=2).name for i in range(MATRIX_SETS)]
+        (root / "names.json").write_text(json.dumps(names), encoding="utf-8")
+        project = build.copy_project(ROOT, root / "project")
+        build.run(results, project / "docs")
+        build.mkdocs_build(project, project / "site")
+
+    return shared_dir(tmp_path_factory, "matrix", make)
 
 
 # The H100 capture of 2026-12-06 01:53 UTC, timed in a fixed interleave order: the windows' clocks set leaders apart

@@ -27,6 +27,27 @@ def _results(tmp: Path, n: int) -> tuple[Path, list[str]]:
     return results, [fabricate(results, i, points=1).name for i in range(n)]
 
 
+@pytest.fixture(scope="module")
+def one_set(tmp_path_factory):
+    """_results(n=1) built once for the module (one process, the cache on): (results, docs, the digest of its
+    pages). Tests copy it (one_set_copy) instead of making the same set's pages again."""
+    tmp = tmp_path_factory.mktemp("one-set")
+    results, _ = _results(tmp, 1)
+    docs = tmp / "project" / "docs"
+    build.run(results, docs, workers=1)
+    return results, docs, build.digest(docs / "generated")
+
+
+def one_set_copy(one_set, tmp: Path) -> tuple[Path, Path, list[str]]:
+    """A copy of one_set's results and of its project (pages and cache) in tmp: (results, docs, the set names
+    _results gives)."""
+    results, docs, _ = one_set
+    shutil.copytree(results, tmp / "results")
+    shutil.copytree(docs.parent, tmp / "project")
+    return tmp / "results", tmp / "project" / "docs", sorted(p.name for p in results.iterdir()
+                                                          if p.name not in PUBLISHED)
+
+
 @pytest.fixture
 def watched(monkeypatch):
     """The sets whose units were made, and the traces read (parsed, or made from the set's
@@ -93,11 +114,9 @@ def test_a_changed_set_is_read_and_checked_again(tmp_path, watched):
         build.run(results, docs, workers=1)
 
 
-def test_a_damaged_cache_entry_is_made_again(tmp_path):
-    results, _ = _results(tmp_path, 1)
-    docs = tmp_path / "project" / "docs"
-    build.run(results, docs, workers=1)
-    before = build.digest(docs / "generated")
+def test_a_damaged_cache_entry_is_made_again(tmp_path, one_set):
+    results, docs, _ = one_set_copy(one_set, tmp_path)  # built, its cache written
+    before = one_set[2]
     entries = sorted(build.cache_dir(docs).glob("*.json"))
     assert entries
     for e in entries:
@@ -107,14 +126,13 @@ def test_a_damaged_cache_entry_is_made_again(tmp_path):
     assert all(e.read_bytes() != b"not an entry" for e in entries)
 
 
-def test_one_sets_parts_on_two_workers_make_the_same_pages(tmp_path):
+def test_one_sets_parts_on_two_workers_make_the_same_pages(tmp_path, one_set):
     """One set to make: its parts go to two worker processes (where forking is possible); the
-    pages are those of one process."""
+    pages are those of one process (one_set's)."""
     results, _ = _results(tmp_path, 1)
-    split, single = tmp_path / "a" / "docs", tmp_path / "b" / "docs"
+    split = tmp_path / "a" / "docs"
     build.run(results, split)
-    build.run(results, single, workers=1)
-    assert build.digest(split / "generated") == build.digest(single / "generated")
+    assert build.digest(split / "generated") == one_set[2]
 
 
 def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path):
@@ -140,7 +158,7 @@ def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path):
     assert (tmp_path / "docs" / "generated").is_dir()
 
 
-def test_published_sets_units_are_made_beside_the_measured_ones(tmp_path, monkeypatch):
+def test_published_sets_units_are_made_beside_the_measured_ones(tmp_path, monkeypatch, one_set):
     """A cold build makes the published sets' units in the worker tasks, after the measured sets' parts (a
     new set's parts split over the workers first), each whole (every part, as make_unit makes it): the main
     process no longer makes them one by one after the workers."""
@@ -156,9 +174,7 @@ def test_published_sets_units_are_made_beside_the_measured_ones(tmp_path, monkey
     build.run(results, tmp_path / "docs", timings=timings)
     assert seen[-1] == (PUBLISHED[0], tuple(units.PARTS)) and {n for n, _ in seen[:-1]} == {name}
     assert "published sets' units" not in timings
-    cached = tmp_path / "again" / "docs"
-    build.run(results, cached, use_cache=False)
-    assert build.digest(cached / "generated") == build.digest(tmp_path / "docs" / "generated")
+    assert build.digest(tmp_path / "docs" / "generated") == one_set[2]  # those of one process
 
 
 def test_a_damaged_digest_is_said_once_when_a_sets_parts_run_in_several_workers(tmp_path, capfd):
@@ -188,17 +204,17 @@ def test_the_build_starts_without_importing_altair():
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
 
 
-def test_a_rebuild_with_nothing_changed_reads_no_set_and_writes_nothing(tmp_path, watched, monkeypatch, capsys):
+def test_a_rebuild_with_nothing_changed_reads_no_set_and_writes_nothing(tmp_path, watched, monkeypatch, capsys,
+                                                                        one_set):
     """Nothing changed (the sets' files by content, the code, the limits): the pages in docs/generated are
     those the same build wrote, to the byte, so nothing is read or written; an edit of a page there, or of a
     set, and the build is made again (the edit gone, the set read)."""
     from gen.model import schema
 
     made, parsed = watched
-    results, names = _results(tmp_path, 1)
+    results, docs, names = one_set_copy(one_set, tmp_path)  # its units in the cache: the build below writes
     (results / "broken").mkdir()
     (results / "broken" / "result.json").write_text("{not json", encoding="utf-8")
-    docs = tmp_path / "project" / "docs"
     build.run(results, docs, workers=1, skip_broken=True)
     before = build.digest(docs / "generated")
     page = docs / "generated" / "sets" / f"{names[0]}.md"

@@ -1,6 +1,7 @@
-"""A matrix of ten result sets in a real headless Chromium: the committed H200 set relabelled as
-ten GPU and PyTorch versions (benchmarks/bench_build.py's `fabricate`, each scenario at its first
-two lengths, to keep the test cheap) beside the published sets, built and served. The pages that
+"""A matrix of twelve result sets in a real headless Chromium: the committed H200 set relabelled as
+twelve GPU and PyTorch versions (benchmarks/bench_build.py's `fabricate`, each scenario at its first
+two lengths, to keep the test cheap) beside the published sets, built (once, for tests/test_scale.py too:
+conftest.py's matrix_site) and served. The pages that
 summarise the matrix and one set's own pages draw every chart with data, the heat map holds one
 cell per lead set (each GPU's newest) and scenario, nothing is asked of another host, and no page or the search index
 grows past issue 21's bounds."""
@@ -8,21 +9,17 @@ grows past issue 21's bounds."""
 from __future__ import annotations
 
 import json
-import shutil
 import threading
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
-from benchmarks.bench_build import INDEX_LIMIT, PAGE_LIMIT, PUBLISHED, fabricate
+from benchmarks.bench_build import INDEX_LIMIT, PAGE_LIMIT
 from gen.analysis import tables, verdicts
-from gen.report import build
 from tests.site_server import CHROMIUM, Tab, bind, chromium
 from tests.test_browser import DATA_MARKS, _charts_drawn
 
-ROOT = Path(__file__).resolve().parent.parent
-N = 10
+N = 12  # conftest.MATRIX_SETS
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
@@ -31,17 +28,12 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def matrix(tmp_path_factory):
-    """(site, url, the fabricated sets' names) of the ten-set matrix, served on 127.0.0.1."""
-    tmp = tmp_path_factory.mktemp("matrix")
-    results = tmp / "results"
-    for name in PUBLISHED:
-        shutil.copytree(ROOT / "results" / name, results / name)
-    names = [fabricate(results, i, points=2).name for i in range(N)]
-    project = build.copy_project(ROOT, tmp / "project")
-    build.run(results, project / "docs")
-    build.mkdocs_build(project, project / "site")
-    site = project / "site"
+def matrix(matrix_site):
+    """(site, url, the fabricated sets' names) of the matrix (built once for the session, shared with
+    tests/test_scale.py: conftest.py), served on 127.0.0.1."""
+    site = matrix_site / "project" / "site"
+    names = json.loads((matrix_site / "names.json").read_text(encoding="utf-8"))
+    assert len(names) == N
     httpd = bind(site)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield site, f"http://127.0.0.1:{httpd.server_address[1]}", sorted(names)

@@ -1,0 +1,63 @@
+"""The order in which `pytest -n 2 --dist loadfile` (the README's command, noxfile.py's `tests`) hands test
+files to its workers: the heaviest first, so that the light ones fill in at the end and both workers finish
+together (xdist's own order, most tests first, left files of two or three slow tests to the end, one
+worker's long tail the whole run's); and a file that reads a build shared by the session (conftest.py's
+shared_dir: a built site, the matrix, the Markdown pages) is not started while another worker is still
+in the first test of a file that reads the same build (it would wait there for that build, idle).
+
+Only the order changes: every file still runs whole on one worker. conftest.py's
+pytest_xdist_make_scheduler returns this scheduler for --dist loadfile."""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from pathlib import Path
+
+from xdist.scheduler import LoadFileScheduling
+
+# Seconds of CPU (both cores, Chromium and subprocesses counted) of the heaviest files, measured on the
+# 2-core machine in December 2026; a file not named weighs WEIGHT_PER_TEST a test. Only the order depends
+# on them: a stale number costs balance, never a test.
+WEIGHTS = {
+    "test_browser.py": 80, "test_build_cache.py": 65, "test_matrix_browser.py": 45, "test_hostile_names.py": 45,
+    "test_capture.py": 43, "test_site_build.py": 40, "test_trace_digest.py": 40, "test_console.py": 32,
+    "test_hostile_round3.py": 26, "test_hostile_build.py": 26, "test_first_screen_browser.py": 22,
+    "test_scale.py": 20, "test_scenarios20.py": 18, "test_scenario_report.py": 17, "test_import.py": 17,
+    "test_verdict_rules.py": 15, "test_mkdocs_hook.py": 13, "test_new_set.py": 11, "test_render.py": 10,
+}
+WEIGHT_PER_TEST = 0.1
+
+# The session's shared builds (conftest.py), as a file that reads one names it.
+SHARED = re.compile(r"\bbuilt_site\([^)]*\)|\bmatrix_site\b|\bgpu_docs\b|\bresults_docs\b")
+
+
+def weight(scope: str, tests: int) -> float:
+    return WEIGHTS.get(Path(scope).name, WEIGHT_PER_TEST * tests)
+
+
+def shared_builds(path: Path) -> frozenset[str]:
+    try:
+        return frozenset(SHARED.findall(path.read_text(encoding="utf-8")))
+    except OSError:
+        return frozenset()
+
+
+class HeaviestFirst(LoadFileScheduling):
+    def _assign_work_unit(self, node) -> None:
+        if not getattr(self, "_ordered", False):
+            order = sorted(self.workqueue.items(), key=lambda kv: -weight(kv[0], len(kv[1])))
+            self.workqueue = OrderedDict(order)
+            self._builds = {scope: shared_builds(self.config.rootpath / scope) for scope in self.workqueue}
+            self._ordered = True
+        # builds another worker is making now: those of a file it has begun and finished no test of yet
+        making = set()
+        for other, work in self.assigned_work.items():
+            if other is not node:
+                for scope, tests in work.items():
+                    if not any(tests.values()):
+                        making |= self._builds.get(scope, frozenset())
+        ready = next((s for s in self.workqueue if not self._builds[s] & making), None)
+        if ready is not None:
+            self.workqueue.move_to_end(ready, last=False)
+        super()._assign_work_unit(node)
