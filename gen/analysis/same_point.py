@@ -6,6 +6,7 @@ Numbers only: gen.report.words.scenarios.same_point_line words them."""
 from __future__ import annotations
 
 from gen.analysis import determinism_rule, points, rules, tables, timings
+from gen.analysis.timings import row_spread
 from gen.analysis.values import missing
 from gen.model import schema
 
@@ -51,7 +52,6 @@ def same_point_elsewhere(ls: tables.LoadedSet, scenario: str) -> list[dict]:
     - `memory_bound`: the point's figure is TB/s (rules.equal_clock_applies: no equal-clock time);
     - `units`: (rounds, samples, widened by the floor) of every interval compared, for their level
       (timings.ci_level) and how they were built."""
-    from gen.analysis.scenarios import row_spread  # scenarios reads this module: a call-time import
 
     if not ls.measured:
         return []

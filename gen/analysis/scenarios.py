@@ -72,6 +72,7 @@ from gen.analysis.points import (  # noqa: F401
     tflops_at,
 )
 from gen.analysis.same_point import same_point_elsewhere  # noqa: F401  (the scenario pages' and verdicts' name)
+from gen.analysis.timings import row_spread  # noqa: F401  (pages read it here)
 from gen.analysis.values import integer, missing, number, text_table, variant_role
 from gen.model import schema, variants
 
@@ -316,20 +317,6 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
             and not rules.apart(top["gpu_only_ci_hi_ms"], at[i]["gpu_only_ci_lo_ms"])]
     return dict(fastest=top, ties=ties, near=near, same_apart=apart, spreads=sp,
                 anchor=strongest_of(values.rows(versus) if versus_rows is None else versus_rows, top["head_dim"]))
-
-
-def row_spread(r: dict):
-    """A summary row's GPU-only median and interval as a timings.Spread (the verdict's tie test reads Spreads)."""
-    from gen.analysis.timings import Spread
-
-    def num(k: str, default: float) -> float:
-        x = r.get(k)
-        return default if missing(x) else x
-
-    return Spread(median=num("gpu_only_ms", math.nan), n=int(num("gpu_only_n", 0)),
-                  ci_lo=num("gpu_only_ci_lo_ms", math.nan), ci_hi=num("gpu_only_ci_hi_ms", math.nan),
-                  rounds=int(num("gpu_only_rounds", 1)), raw_lo=num("gpu_only_raw_lo_ms", math.nan),
-                  raw_hi=num("gpu_only_raw_hi_ms", math.nan))
 
 
 def strongest_of(rows: list[dict], head_dim: int | None = None) -> dict | None:

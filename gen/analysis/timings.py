@@ -570,3 +570,15 @@ def json_fields(r) -> dict[str, Any]:
         else:
             out[k] = None if pd.isna(v) else round(float(v), 6)
     return out
+
+
+def row_spread(r: dict) -> Spread:
+    """A summary row's GPU-only median and interval as a Spread (the verdict's tie test reads Spreads)."""
+    def num(k: str, default: float) -> float:
+        x = r.get(k)
+        return default if missing(x) else x
+
+    return Spread(median=num("gpu_only_ms", math.nan), n=int(num("gpu_only_n", 0)),
+                  ci_lo=num("gpu_only_ci_lo_ms", math.nan), ci_hi=num("gpu_only_ci_hi_ms", math.nan),
+                  rounds=int(num("gpu_only_rounds", 1)), raw_lo=num("gpu_only_raw_lo_ms", math.nan),
+                  raw_hi=num("gpu_only_raw_hi_ms", math.nan))
