@@ -223,7 +223,9 @@ def test_graph_above_eager_is_marked_and_said(pages, h200_new):
             1 for ln in text.splitlines() if ln.startswith("| ") and "(graph above eager)" in ln)
         assert got == want, name
         if want:
-            assert scenario_words.graph_above_eager_note(want) in html.unescape(text)
+            # the note's level depends on the rows' samples (their real level): its opening does not
+            head = scenario_words.graph_above_eager_note(want).split(" by median")[0]
+            assert head in html.unescape(text) and "intervals" in html.unescape(text).split(head)[1][:400]
         marked += want
     assert marked >= 1  # the committed H200 set has such a row (fp8-prefill's unpinned SDPA at 16k)
 

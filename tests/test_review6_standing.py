@@ -86,12 +86,14 @@ def test_the_deterministic_lead_is_among_deterministic_calls(lead):
 def test_past_the_verdicts_points_the_interval_level_is_the_rounds(lead):
     ls, a, _ = lead
     behind = [b for b in a.behind_at if not b.at_verdict and b.decided]
-    assert behind
-    level = min(ci_level(r if r and r > 1 else n) for b in behind for r, n in b.spreads)
     text = decision_words.behind_line(a)
-    assert f"the {level_pct(level)} intervals" in text
-    if level < CI_LEVEL:
-        assert "the 95% intervals apart" not in text
+    # the H100 set has no such size since review 9 item 1 named SDPA cuDNN for the article's shape: none is said
+    assert ("is not first at every size" in text) == bool(behind)
+    if behind:
+        level = min(ci_level(r if r and r > 1 else n) for b in behind for r, n in b.spreads)
+        assert f"the {level_pct(level)} intervals" in text
+        if level < CI_LEVEL:
+            assert "the 95% intervals apart" not in text
 
 
 def test_a_determinism_ratio_has_one_label(lead):

@@ -42,8 +42,9 @@ def test_just_outside_follows_its_margin():
                                                                            rounds=10)
     gap = calls.interval_gap(a, b)
     assert gap == pytest.approx(0.1) and calls.interval_gap(b, a) == pytest.approx(0.1)
-    assert apart_words(gap, a.median, a, b) == "just outside the 95% intervals (100.0 µs apart)"
-    assert apart_words(edge * 2, a.median, a, b) == "the 95% intervals apart"
+    # at or above 95% an interval names its real level too (review 2026-12-06-7 item 9): 10 rounds, 97.85%
+    assert apart_words(gap, a.median, a, b) == "just outside the 97.85% intervals (100.0 µs apart)"
+    assert apart_words(edge * 2, a.median, a, b) == "the 97.85% intervals apart"
 
 
 def test_both_pages_give_the_same_tie_test_and_gap_for_paged_fa4(h100):
@@ -118,7 +119,7 @@ def test_the_range_of_five_rounds_is_a_93_75_percent_interval():
     five, six = Spread(1.0, n=250, ci_lo=0.9, ci_hi=1.1, rounds=5), Spread(1.0, n=300, ci_lo=0.9, ci_hi=1.1, rounds=6)
     assert five.level == 0.9375 and six.level >= stats.CI_LEVEL
     assert intervals(five, six) == "93.75% intervals (the range of 5 rounds)"
-    assert intervals(six) == "95% intervals"
+    assert intervals(six) == "96.88% intervals"  # its real level, not "95%" (review 2026-12-06-7 item 9)
     assert "the range of 5 rounds is a 93.75% interval" in method_words.SHORT_INTERVAL
 
 

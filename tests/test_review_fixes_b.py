@@ -91,7 +91,7 @@ def test_the_default_claims_first_only_where_each_verdict_puts_it_first(h100):
 
 def test_sizes_where_the_default_is_decidedly_behind_are_named(h100):
     a = advice.advice(h100)
-    line = next(x for x in _decision(h100).lines if x.startswith("Past the verdicts' points"))
+    line = next(x for x in _decision(h100).lines if "past the verdicts' points" in x.lower())
     for b in a.behind_at:
         if not b.at_verdict:
             assert decision_words._place_of(b.scenario, b.mode) in line
@@ -112,7 +112,9 @@ def test_sizes_where_the_default_is_decidedly_behind_are_named(h100):
     # each size's call and ratio named; where the two windows' clocks differ, the clocks beside it (the lead set:
     # decode at 64k keys, SDPA cuDNN ahead of FA4 as run at 1977 against 1738 MHz)
     rest = [b for b in a.behind_at if not b.at_verdict and b.decided]
-    assert rest  # the premise: some size past the verdicts' points has a call decidedly ahead of the default
+    # a size past the verdicts' points with a call decidedly ahead of the default is said as such, and only then (the
+    # H100 set has none since review 9 item 1 made the article's shape an exception: its 256 and 512 tokens with it)
+    assert ("is not first at every size" in line) == bool(rest)
     for b in rest:
         assert f"{words.label(b.fastest)} " in line
         if b.default_mhz and b.fastest_mhz and abs(b.default_mhz - b.fastest_mhz) >= 1:

@@ -71,7 +71,7 @@ def mode_view(ctx: Context, ls, mode: str, say_reading: bool = True) -> dict | N
         if mode == Mode.TRAIN and ls.measured else None
     return dict(mode=mode, gpu=gpu, call=words.call_of(mode), rows=rows, chart=chart, notes=notes, split=split,
                 reference=ls.rs.kind == "reference", anomalies=anomalies, windows=_windows(ls, mode),
-                speedup_basis=("GPU-only; both kernel sums where naive's and a row's are of two kinds" if any(
+                speedup_basis=("GPU-only; †: both kernel sums, naive's and the row's times being of two kinds" if any(
                     bool(r.get("speedup_kernel_sums")) for r in rows) else "GPU-only") if gpu else "wall time",
                 host_bound=[r for r in rows if r["host_bound"]],
                 host_noise=[dict(r, host_words=_host_words(v, r)) for r in rows

@@ -67,11 +67,11 @@ def standing(first: int, total: int, alone, shared, noise: dict, behind, apart: 
 
 def _led(led) -> str:
     """Workloads within noise as run where another call leads by its kernels ((workload, orders.kernels_ahead, the
-    as-run ratio) each), and why the default stays named there: the report names another call only where it is
-    decidedly faster as run (review 8 item 11)."""
+    as-run ratio) each), and why the default stays named there: the report names another call only where the rule
+    decides it faster (review 8 item 11; by the measure that decides, review 9 item 1)."""
     return f"{BEHIND_BY_KERNELS} in " + join_and(
-        f"{workloads([w])} ({x}; as run {times(r)}, within noise, and the report names another call only where it is "
-        f"decidedly faster as run, by at least {rules.ADVICE_MIN_GAIN:g}×)" if r else f"{workloads([w])} ({x})"
+        f"{workloads([w])} ({x}; as run {times(r)}, within noise, and the report names another call only where the "
+        f"rule decides it faster, by at least {rules.ADVICE_MIN_GAIN:g}×)" if r else f"{workloads([w])} ({x})"
         for w, x, r in led)
 
 
