@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import array
 import gzip
+import hashlib
 import json
 import math
 import shutil
@@ -20,20 +21,35 @@ from gen.analysis import tables
 from gen.model import schema, trace, trace_digest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _trace_files(folder: Path) -> list[str]:
+    """trace_digest.trace_files of the set in folder: its result.json read once for the module for the same bytes
+    (the committed sets' and their copies' are read by most tests here; the list depends on nothing else)."""
+    data = (folder / schema.RESULT_FILE).read_bytes()
+    key = hashlib.sha256(data).hexdigest()
+    if key not in _TRACE_FILES:
+        _TRACE_FILES[key] = trace_digest.trace_files(schema.load_set(folder))
+    return list(_TRACE_FILES[key])
+
+
+_TRACE_FILES: dict[str, list[str]] = {}
+
+
 # Every committed set that has traces: results/ and the test fixtures.
 SETS = [p for p in sorted([*(ROOT / "results").iterdir(), *(ROOT / "tests" / "data" / "sets").iterdir()])
-        if (p / schema.RESULT_FILE).is_file() and trace_digest.trace_files(schema.load_set(p))]
+        if (p / schema.RESULT_FILE).is_file() and _trace_files(p)]
 H200 = ROOT / "results" / "nvidia-h200__torch-2.11.0"
 
 
 def _parsed(folder: Path) -> dict[str, trace.Trace]:
-    return {rel: trace.parse(folder / rel) for rel in trace_digest.trace_files(schema.load_set(folder))}
+    return {rel: trace.parse(folder / rel) for rel in _trace_files(folder)}
 
 
 def _from_digest(folder: Path) -> dict[str, trace.Trace | None]:
     d = trace_digest.read(folder)
     assert d is not None, f"{folder}: no usable digest"
-    return {rel: d.trace(folder / rel, rel) for rel in trace_digest.trace_files(schema.load_set(folder))}
+    return {rel: d.trace(folder / rel, rel) for rel in _trace_files(folder)}
 
 
 def _same(a: trace.Trace | None, b: trace.Trace) -> bool:
@@ -58,7 +74,7 @@ def test_every_committed_trace_is_the_same_from_its_digest(folder):
 def test_every_committed_digest_is_what_the_code_writes_now(folder):
     """A change to the parser or to the Trace (and its VERSION bump) must come with the committed
     digests written again: `python -m gen digest <set>`."""
-    made, bad = trace_digest.dumps(folder, trace_digest.trace_files(schema.load_set(folder)))
+    made, bad = trace_digest.dumps(folder, _trace_files(folder))
     assert not bad
     assert (folder / trace_digest.FILE).read_bytes() == made, \
         f"{folder}: its digest is not current; run python -m gen digest {folder.relative_to(ROOT)}"
@@ -94,7 +110,7 @@ def test_without_a_digest_the_traces_are_parsed_and_nothing_is_said(copy, capfd)
 
 
 def test_a_trace_changed_since_its_digest_is_parsed(copy, monkeypatch, capfd):
-    rels = trace_digest.trace_files(schema.load_set(copy))
+    rels = _trace_files(copy)
     changed = rels[0]
     shutil.copyfile(copy / rels[1], copy / changed)  # other bytes under the same name
     parsed = []
@@ -256,9 +272,9 @@ def test_the_limits_on_a_trace_say_the_same_through_the_digest(copy, monkeypatch
         doc = json.loads(gzip.decompress(big.read_bytes()))
         doc["padding"] = "x" * (1 << 20)
         big.write_bytes(gzip.compress(json.dumps(doc).encode()))
-        assert trace_digest.write(copy, trace_digest.trace_files(schema.load_set(copy))) == []
+        assert trace_digest.write(copy, _trace_files(copy)) == []
     monkeypatch.setenv(env, value)
-    rels = trace_digest.trace_files(schema.load_set(copy))
+    rels = _trace_files(copy)
     d = trace_digest.read(copy)
     for rel in rels:
         try:
@@ -276,7 +292,7 @@ def test_the_limits_on_a_trace_say_the_same_through_the_digest(copy, monkeypatch
 
 def test_an_entry_that_counts_fewer_events_than_it_holds_is_held_to_what_it_holds(copy, monkeypatch):
     """The per-trace event limit is checked on the events the entry holds where it says fewer."""
-    rel = max(trace_digest.trace_files(schema.load_set(copy)), key=lambda r: (copy / r).stat().st_size)
+    rel = max(_trace_files(copy), key=lambda r: (copy / r).stat().st_size)
     held = trace_digest.read(copy).entries[rel][0]
     n = sum(f[3] + f[4] for f in held["forwards"])
     _rewrite(copy, _doc(lambda d: d["traces"][rel].update(events=0)))
@@ -286,14 +302,14 @@ def test_an_entry_that_counts_fewer_events_than_it_holds_is_held_to_what_it_hold
 
 
 def test_the_digest_is_the_same_bytes_for_the_same_traces(copy):
-    rels = trace_digest.trace_files(schema.load_set(copy))
+    rels = _trace_files(copy)
     a, _ = trace_digest.dumps(copy, rels)
     b, _ = trace_digest.dumps(copy, list(reversed(rels)))
     assert a == b == (H200 / trace_digest.FILE).read_bytes()
 
 
 def test_a_trace_that_does_not_parse_is_left_out_where_asked(copy):
-    rels = trace_digest.trace_files(schema.load_set(copy))
+    rels = _trace_files(copy)
     (copy / rels[0]).write_bytes(gzip.compress(b"{}"))
     with pytest.raises(trace.TraceError, match="no traceEvents"):
         trace_digest.dumps(copy, rels)
@@ -315,7 +331,7 @@ def test_import_writes_its_own_digest(tmp_path, capfd):
     shutil.copytree(ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__rerun", other)
     rs = schema.load_set(other)
     merged = importer.run(other, tmp_path / "results", merge=True, force=True)
-    made, _ = trace_digest.dumps(merged, trace_digest.trace_files(schema.load_set(merged)))
+    made, _ = trace_digest.dumps(merged, _trace_files(merged))
     assert (merged / trace_digest.FILE).read_bytes() == made and rs.runs
 
 
