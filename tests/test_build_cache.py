@@ -27,21 +27,36 @@ def _results(tmp: Path, n: int) -> tuple[Path, list[str]]:
     return results, [fabricate(results, i, points=1).name for i in range(n)]
 
 
+def _built(tmp: Path, n: int) -> tuple[Path, Path, str, list]:
+    """_results(n) built into tmp/project/docs (one process, the cache on): (results, docs, the digest of its
+    pages, the units it made, as `watched` sees them)."""
+    results, _ = _results(tmp, n)
+    docs = tmp / "project" / "docs"
+    made, real = [], units.make
+    units.make = lambda ctx, ls, part: made.append((ls.name, part)) or real(ctx, ls, part)
+    try:
+        build.run(results, docs, workers=1)
+    finally:
+        units.make = real
+    return results, docs, build.digest(docs / "generated"), made
+
+
+# Built once for the module: tests that need a build of the same sets to start from, or to compare with, copy
+# it (built_copy) instead of making the same pages again.
 @pytest.fixture(scope="module")
 def one_set(tmp_path_factory):
-    """_results(n=1) built once for the module (one process, the cache on): (results, docs, the digest of its
-    pages). Tests copy it (one_set_copy) instead of making the same set's pages again."""
-    tmp = tmp_path_factory.mktemp("one-set")
-    results, _ = _results(tmp, 1)
-    docs = tmp / "project" / "docs"
-    build.run(results, docs, workers=1)
-    return results, docs, build.digest(docs / "generated")
+    return _built(tmp_path_factory.mktemp("one-set"), 1)
 
 
-def one_set_copy(one_set, tmp: Path) -> tuple[Path, Path, list[str]]:
-    """A copy of one_set's results and of its project (pages and cache) in tmp: (results, docs, the set names
-    _results gives)."""
-    results, docs, _ = one_set
+@pytest.fixture(scope="module")
+def two_sets(tmp_path_factory):
+    return _built(tmp_path_factory.mktemp("two-sets"), 2)
+
+
+def built_copy(built, tmp: Path) -> tuple[Path, Path, list[str]]:
+    """A copy of a _built build's results and of its project (pages and cache) in tmp: (results, docs, the set
+    names _results gives)."""
+    results, docs = built[:2]
     shutil.copytree(results, tmp / "results")
     shutil.copytree(docs.parent, tmp / "project")
     return tmp / "results", tmp / "project" / "docs", sorted(p.name for p in results.iterdir()
@@ -75,13 +90,11 @@ def watched(monkeypatch):
     return made, parsed
 
 
-def test_a_new_set_makes_only_its_own_pages(tmp_path, watched):
+def test_a_new_set_makes_only_its_own_pages(tmp_path, watched, two_sets):
     made, parsed = watched
-    results, names = _results(tmp_path, 2)
-    docs = tmp_path / "project" / "docs"
-    build.run(results, docs, workers=1)
+    results, docs, names = built_copy(two_sets, tmp_path)  # built: the units that build made
     first, second = sorted(names)
-    assert {(n, "own") for n in names} <= set(made) and (second, "pair") in made
+    assert {(n, "own") for n in names} <= set(two_sets[3]) and (second, "pair") in two_sets[3]
     made.clear(), parsed.clear()
     build.run(results, docs, workers=1)  # nothing new: every set's pages from the cache, no trace read
     assert made == [] and parsed == []
@@ -98,11 +111,9 @@ def test_a_new_set_makes_only_its_own_pages(tmp_path, watched):
     assert build.digest(docs / "generated") == build.digest(other / "generated") != warm
 
 
-def test_a_changed_set_is_read_and_checked_again(tmp_path, watched):
+def test_a_changed_set_is_read_and_checked_again(tmp_path, watched, two_sets):
     made, _ = watched
-    results, names = _results(tmp_path, 2)
-    docs = tmp_path / "project" / "docs"
-    build.run(results, docs, workers=1)
+    results, docs, names = built_copy(two_sets, tmp_path)  # built, its cache written
     victim = results / sorted(names)[1]
     trace_file = next((victim / "traces").glob("sweep__*.json.gz"))
     trace_file.write_bytes(gzip.compress(gzip.decompress(trace_file.read_bytes()) + b" "))  # same events
@@ -115,7 +126,7 @@ def test_a_changed_set_is_read_and_checked_again(tmp_path, watched):
 
 
 def test_a_damaged_cache_entry_is_made_again(tmp_path, one_set):
-    results, docs, _ = one_set_copy(one_set, tmp_path)  # built, its cache written
+    results, docs, _ = built_copy(one_set, tmp_path)  # built, its cache written
     before = one_set[2]
     entries = sorted(build.cache_dir(docs).glob("*.json"))
     assert entries
@@ -212,7 +223,7 @@ def test_a_rebuild_with_nothing_changed_reads_no_set_and_writes_nothing(tmp_path
     from gen.model import schema
 
     made, parsed = watched
-    results, docs, names = one_set_copy(one_set, tmp_path)  # its units in the cache: the build below writes
+    results, docs, names = built_copy(one_set, tmp_path)  # its units in the cache: the build below writes
     (results / "broken").mkdir()
     (results / "broken" / "result.json").write_text("{not json", encoding="utf-8")
     build.run(results, docs, workers=1, skip_broken=True)

@@ -4,6 +4,7 @@ still checked by mkdocs, and the hook agrees with the build on the markers and t
 from __future__ import annotations
 
 import importlib.util
+import shutil
 from pathlib import Path
 
 import markdown
@@ -35,16 +36,29 @@ def _mkdocs(project: Path, site: str, monkeypatch, site_url: str | None = None, 
     return module
 
 
+@pytest.fixture(scope="module")
+def two_sets_built(tmp_path_factory) -> tuple[Path, list[str]]:
+    """Two bench sets (fabricate, one length a scenario) built into a scratch project, once for the module:
+    (the project, the sets' names). Tests change a copy (project_copy)."""
+    results = tmp_path_factory.mktemp("two-sets") / "results"
+    names = [fabricate(results, i, points=1).name for i in range(2)]
+    project = build.copy_project(ROOT, results.parent / "project")
+    build.run(results, project / "docs")
+    return project, names
+
+
+def project_copy(two_sets_built, tmp_path: Path) -> tuple[Path, list[str]]:
+    project, names = two_sets_built
+    return Path(shutil.copytree(project, tmp_path / "project")), names
+
+
 @pytest.mark.slow
-def test_a_set_pages_links_to_anchors_are_still_checked(tmp_path, monkeypatch):
+def test_a_set_pages_links_to_anchors_are_still_checked(tmp_path, monkeypatch, two_sets_built):
     """A set's page in the navigation is converted by the build; mkdocs still checks its links'
     anchors (the hook records them as mkdocs' conversion does): one to nowhere fails the build."""
     from mkdocs.exceptions import Abort
 
-    results = tmp_path / "results"
-    name = fabricate(results, 0, points=1).name
-    project = build.copy_project(ROOT, tmp_path / "project")
-    build.run(results, project / "docs")
+    project, (name, _) = project_copy(two_sets_built, tmp_path)
     page = project / "docs" / "generated" / "sets" / f"{name}.md"
     text = page.read_text(encoding="utf-8")
     assert hook.BEGIN in text and "../../methodology.html#host-bound" in text
@@ -56,14 +70,10 @@ def test_a_set_pages_links_to_anchors_are_still_checked(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_a_kept_navigation_makes_the_site_the_theme_draws(tmp_path, monkeypatch):
+def test_a_kept_navigation_makes_the_site_the_theme_draws(tmp_path, monkeypatch, two_sets_built):
     """The navigation of the pages outside it, drawn once per kind of folder and reused, gives the site the
     theme gives drawing it on every page, to the byte (overrides/main.html without its site_nav block)."""
-    results = tmp_path / "results"
-    for i in range(2):
-        fabricate(results, i, points=1)
-    project = build.copy_project(ROOT, tmp_path / "project")
-    build.run(results, project / "docs")
+    project, _ = project_copy(two_sets_built, tmp_path)
     module = _mkdocs(project, "kept", monkeypatch)
     reused = [k for k, (_, compared, same) in module._navs.items() if compared and same]
     assert ("generated/sets", 1, False, False) in reused
