@@ -270,3 +270,38 @@ def test_the_chart_draws_gpu_only_times_only_where_a_set_has_them():
     rows += [dict(variant="fa4", kv_len=kv, call="GPU-only", ms=0.05) for kv in (1000, 2000)]
     spec = json.dumps(charts.dynamic_lengths(rows, "length").to_dict())
     assert '"GPU-only"' in spec and '"triangle"' in spec
+
+
+def test_a_run_that_costs_less_only_past_some_calls_is_named_where_none_breaks_even():
+    """Review 2026-12-06-7 item 6: the decode prose said no variant breaks even with SDPA flash while its table gave
+    SDPA cuDNN 'past 2,335–21,663 calls (4,122–4,127)'. A run that costs less only past some calls at some lengths
+    is named with the fewest such calls, its lengths and its warm calls beside the reference's there."""
+    from gen.report.words import dynamic as dynamic_words
+
+    best = _facts("sdpa_flash", [(1, 0.05, 0.06), (2, 0.05, 0.06), (3, 0.05, 0.06), (4, 0.05, 0.07)], steady=0.06)
+    best = dyn.DynamicFacts(**{**best.__dict__, "first_overhead_ms": 0.05, "phase": "decode"})
+    slow = _facts("sdpa_cudnn", [(1, 50.0, 0.09), (2, 50.0, 0.10), (3, 36.0, 0.05), (4, 36.0, 0.04)], steady=0.09)
+    slow = dyn.DynamicFacts(**{**slow.__dict__, "first_overhead_ms": 50.0, "phase": "decode"})
+    per = {"sdpa_cudnn": dyn.outcomes(slow, best)}
+    pf = dyn.PhaseFacts("decode", [best, slow], [], best, best, [], per_length=per)
+    [o] = pf.overtakers()
+    want = dyn.PhaseFacts.calls_past((36.0 - 0.05) / (0.07 - 0.04))  # length 4's: fewer than length 3's 3,596
+    assert (o.variant, o.kv_lens, o.fewest_calls, o.other_lengths, o.together) == ("sdpa_cudnn", (3, 4), want, 2, True)
+    assert o.warm_ms == (0.04, 0.05) and o.best_warm_ms == (0.06, 0.07) and o.other_warm_ms == (0.09, 0.10)
+    text = dynamic_words.headline(pf)
+    assert f"no variant breaks even with it below {want:,} calls a length" in text
+    assert "SDPA cuDNN costs less past" in text and "3–4 tokens" in text
+    # with no such run the sentence stays the plain one
+    never = dyn.PhaseFacts("decode", [best], [], best, best, [])
+    assert never.overtakers() == [] and "no variant breaks even with it." in dynamic_words.headline(never)
+
+
+def test_the_decode_prose_follows_its_tables_past_counts(site, rs):
+    """On the committed H100 set: the decode headline's 'below N calls' is the fewest 'past' count in the table."""
+    pf = dyn.phase_facts(rs, "decode")
+    over = pf.overtakers()
+    assert over and over[0].variant == "sdpa_cudnn"
+    page = _page(site, fmt.set_scenario_page(H100, "dynamic-lengths"))
+    n = over[0].fewest_calls
+    assert f"past {n:,}" in page and f"no variant breaks even with it below {n:,} calls a length" in page
+    assert "no variant breaks even with it." not in page

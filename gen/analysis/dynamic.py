@@ -237,6 +237,54 @@ class PhaseFacts:
         n = math.ceil(x) - 1
         return n if n >= 1 else None
 
+    @staticmethod
+    def calls_past(x: float) -> int:
+        """The fewest whole calls a length past which a run whose warm call is faster (BEYOND at `x`) costs less."""
+        return int(x) + 1
+
+    def overtakers(self) -> list[Overtaker]:
+        """The runs (measured cold) that cost more than the fastest once warm at every length for few calls but
+        less past some count at some lengths (BEYOND): what a headline saying none breaks even would hide (review
+        2026-12-06-7 item 6), fewest calls first."""
+        best = self.steady_best
+        if best is None:
+            return []
+        ref = {kv: s for kv, _, s in best.per_length}
+        out = []
+        for f in self.measured:
+            outs = self.per_length.get(f.variant, ())
+            past = [o for o in outs if o.kind == BEYOND and o.calls is not None]
+            if not past or self.cache_warmed(f.variant) or self.wins(f.variant):
+                continue
+            at = {o.kv_len for o in past}
+            mine = {kv: s for kv, _, s in f.per_length}
+            warm = [mine[kv] for kv in sorted(at)]
+            theirs = [ref[kv] for kv in sorted(at)]
+            rest = [s for kv, s in mine.items() if kv not in at and kv in ref]
+            counts = [self.calls_past(o.calls) for o in past]
+            places = [i for i, o in enumerate(outs) if o.kv_len in at]
+            out.append(Overtaker(f.variant, tuple(sorted(at)), min(counts), max(counts), (min(warm), max(warm)),
+                                 (min(theirs), max(theirs)), len(rest),
+                                 (min(rest), max(rest)) if rest else None,
+                                 together=places[-1] - places[0] + 1 == len(places)))
+        return sorted(out, key=lambda o: (o.fewest_calls, o.variant))
+
+
+@dataclass(frozen=True)
+class Overtaker:
+    """A run that costs less than the fastest once warm only past some calls a length, at some lengths (BEYOND):
+    there its warm loop call was faster, its new length dearer. Times in ms, (least, most) over the lengths."""
+
+    variant: str
+    kv_lens: tuple[int, ...]  # the lengths where it costs less past some calls
+    fewest_calls: int  # the fewest whole calls a length past which it costs less, over those lengths
+    most_calls: int
+    warm_ms: tuple[float, float]  # its warm loop call at those lengths
+    best_warm_ms: tuple[float, float]  # the fastest once warm's at the same lengths
+    other_lengths: int  # its other lengths compared (where it never costs less)
+    other_warm_ms: tuple[float, float] | None  # its warm loop call there
+    together: bool = True  # the lengths are one run of consecutive lengths compared (no others between)
+
 
 # The pinned variant whose per-length plan a later unpinned call can find cached (the review's item 4)
 PLANS_PER_LENGTH = "sdpa_cudnn"

@@ -86,8 +86,8 @@ def _outcome(kind: str, group: list[LengthOutcome]) -> str:
     (the most whole calls below each break-even)."""
     if kind == ALWAYS:
         return "any number"
-    ns = [] if kind == NEVER else [PhaseFacts.calls_below(o.calls) if kind == UP_TO else int(o.calls) + 1
-                                  for o in group]
+    ns = [] if kind == NEVER else [PhaseFacts.calls_below(o.calls) if kind == UP_TO
+                                  else PhaseFacts.calls_past(o.calls) for o in group]
     ns = [n for n in ns if n is not None]
     if not ns:
         return "never"
@@ -192,8 +192,43 @@ def headline(pf: PhaseFacts) -> str | None:
         out.append(f"Counting each length's cost, these cost less in all than {label(best.variant)} at the same "
                    f"length for as many calls a length as (tokens in brackets): {'; '.join(parts)}.")
     elif first is not None and first.variant == best.variant and not pf.cache_warmed(best.variant):
-        out.append(f"{label(best.variant)} also pays the least for a new length: no variant breaks even with it.")
+        out.append(f"{label(best.variant)} also pays the least for a new length: {_none_breaks_even(pf)}.")
     return " ".join(out)
+
+
+def _none_breaks_even(pf: PhaseFacts) -> str:
+    """Where no run costs less in all than the fastest once warm for few calls a length: 'no variant breaks even
+    with it', unless some costs less past some count at some lengths (its warm call faster there), which is said
+    with the count, the lengths and the warm calls (review 2026-12-06-7 item 6); no closing stop."""
+    over = pf.overtakers()
+    if not over:
+        return "no variant breaks even with it"
+    ref = label(pf.steady_best.variant)
+    parts = []
+    for o in over[:HEADLINE_BREAK_EVEN]:
+        rest = (f"; at its other {o.other_lengths} length{'' if o.other_lengths == 1 else 's'} "
+                f"{label(o.variant)}'s was {_ms_span(o.other_warm_ms)} ms" if o.other_warm_ms is not None else "")
+        parts.append(f"{label(o.variant)} costs less past {_calls_span(o.fewest_calls, o.most_calls)} at "
+                     f"{_where(o)} tokens, where its warm loop call, "
+                     f"{_ms_span(o.warm_ms)} ms, fell below {ref}'s {_ms_span(o.best_warm_ms)} ms{rest}")
+    return (f"no variant breaks even with it below {over[0].fewest_calls:,} calls a length "
+            f"({'; '.join(parts)})")
+
+
+def _where(o) -> str:
+    """An overtaker's lengths: their span where they run together, else how many lie between the two ends."""
+    if o.together:
+        return _lengths(o.kv_lens[0], o.kv_lens[-1])
+    return f"{len(o.kv_lens)} lengths between {o.kv_lens[0]:,} and {o.kv_lens[-1]:,}"
+
+
+def _calls_span(a: int, b: int) -> str:
+    return f"{a:,} calls" if a == b else f"{a:,}–{b:,} calls"
+
+
+def _ms_span(span: tuple[float, float]) -> str:
+    a, b = span
+    return _ms(a) if _ms(a) == _ms(b) else f"{_ms(a)}–{_ms(b)}"
 
 
 def warmup(f: DynamicFacts) -> str:
