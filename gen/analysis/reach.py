@@ -1,7 +1,8 @@
 """What the conditions of two calls timed apart can move a time by, from the set itself (rules.TIMED_APART_REACH; review
 8's status of review 6 #3): the lowest SM clock sampled in any GPU-only window against the set's reference clock (the
 GPU's maximum), times the largest ratio of identical kernels as run (gen.analysis.pair_noise.largest). A timed-apart
-lead past rules.TIMED_APART_REACH stands only if this bound stays under it; `decides` lists the pairs the reach decides.
+lead past rules.TIMED_APART_REACH stands only if this bound stays under it; `decides` lists the pairs the reach alone
+decides (the fair kernel sums not deciding them on their own: review 2026-12-06-7 item 8).
 
 Takes: a loaded measured set. Gives: `reach(ls) -> Reach | None`. Numbers only: gen.report.words.methodology words
 them."""
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import calls, pair_noise, rules, tables, verdicts
+from gen.analysis import calls, leads, pair_noise, rules, tables, verdicts
 from gen.model import schema
 
 
@@ -20,9 +21,14 @@ class Reach:
     lowest_at: tuple[str, str, schema.Point]  # (scenario, variant, point) of that window
     ref_mhz: float  # the set's reference clock (the GPU's maximum)
     pair: float  # the set's largest as-run ratio of identical kernels
-    # Pairs timed apart whose as-run lead past rules.TIMED_APART_REACH decides them: (scenario, mode, point, the one
-    # ahead, the other, its lead as run), the smallest lead (the nearest the line) first
+    # Pairs timed apart that the as-run lead past rules.TIMED_APART_REACH alone decides, the fair kernel sums not
+    # deciding them on their own (leads.Orders.reach_decides): (scenario, mode, point, the one ahead, the other, its
+    # lead as run), the smallest lead (the nearest the line) first
     decides: tuple[tuple[str, str, schema.Point, str, str, float], ...] = ()
+    # Pairs timed apart past the line that the fair kernel sums decide on their own (not the reach's to count)
+    sums_decide: int = 0
+    # The orders of decides[0] (its kernel sums and their clocks: why they do not decide it); None: no pair
+    nearest: leads.Orders | None = None
 
     @property
     def clock_ratio(self) -> float:
@@ -43,7 +49,9 @@ def _lowest(ls: tables.LoadedSet) -> tuple[float, tuple] | None:
     return min(got, key=lambda g: g[0]) if got else None
 
 
-def _decided_by_reach(ls: tables.LoadedSet) -> list[tuple]:
+def _past_the_line(ls: tables.LoadedSet) -> list[tuple]:
+    """Every pair timed apart decided with an as-run lead past rules.TIMED_APART_REACH: (scenario, mode, point, the one
+    ahead, the other, its lead as run, its leads.Orders), the smallest lead first."""
     out = []
     for sc in verdicts.scenarios(ls):
         for mode in schema.Mode:
@@ -54,8 +62,8 @@ def _decided_by_reach(ls: tables.LoadedSet) -> list[tuple]:
                     for b in rows[i + 1:]:
                         o = verdicts.orders(a, b, v.basis)
                         if o.timed_apart and o.decided and o.as_run is not None and o.as_run > rules.TIMED_APART_REACH:
-                            out.append((sc, str(mode), p, o.first, o.second, o.as_run))
-    return sorted(out, key=lambda x: x[-1])
+                            out.append((sc, str(mode), p, o.first, o.second, o.as_run, o))
+    return sorted(out, key=lambda x: x[-2])
 
 
 def reach(ls: tables.LoadedSet) -> Reach | None:
@@ -66,4 +74,7 @@ def reach(ls: tables.LoadedSet) -> Reach | None:
     low, ref, pair = _lowest(ls), ls.rs.environment.ref_mhz, pair_noise.largest(ls)
     if low is None or not ref or pair is None:
         return None
-    return Reach(low[0], low[1], ref, pair.ratio, tuple(_decided_by_reach(ls)))
+    past = _past_the_line(ls)
+    alone = [x for x in past if x[-1].reach_decides]
+    return Reach(low[0], low[1], ref, pair.ratio, tuple(x[:-1] for x in alone), len(past) - len(alone),
+                 alone[0][-1] if alone else None)

@@ -236,13 +236,34 @@ def reach_words(r) -> str:
             f"{label(variant)}, {p.kv_len:,} tokens, head dim {p.head_dim}), is {r.clock_ratio:.2f}× under "
             f"its {r.ref_mhz:.0f} MHz maximum, and identical kernels read up to {r.pair:.3f}× apart as run: "
             f"{r.bound:.2f}× together")
+    line = f"{rules.TIMED_APART_REACH:g}×"
+    more = f" (past it, the fair kernel sums decide {r.sums_decide} more on their own)" if r.sums_decide else ""
     if r.decides:
         sc, mode, p, a, b, lead = r.decides[0]
         size = f"{p.kv_len:,} keys" if p.q_len != p.kv_len else f"{p.kv_len:,} tokens"
-        text += (f"; it decides {len(r.decides)} pair{'s' if len(r.decides) != 1 else ''} here, the nearest the line "
-                 f"{label(a)} {lead:.1f}× ahead of {label(b)} ({sc}, {size}"
-                 + (f", {mode}" if mode != "inference" else "") + ")")
+        why = _why_sums_not(r.nearest)
+        text += (f"; the {line} line alone decides {len(r.decides)} pair{'s' if len(r.decides) != 1 else ''} "
+                 f"here{more}, the nearest to it {label(a)} {lead:.2f}× ahead of {label(b)} at {sc}, {size}"
+                 + (f", {mode}" if mode != "inference" else "") + (f" ({why})" if why else ""))
+    elif more:
+        text += f"; the {line} line alone decides no pair here{more}"
     return text
+
+
+def _why_sums_not(o) -> str:
+    """Why the kernel sums do not decide the reach's nearest pair on their own (rules.lead_decided for a lead within
+    the reach): "its kernel sums at 1575 against 1755 MHz, 10% apart"; "" where no pair."""
+    if o is None:
+        return ""
+    gap = rules.clock_gap_pct(o.first_ks_mhz, o.second_ks_mhz)
+    if o.kernel_sum is None:
+        return "no kernel sums fit to compare"
+    if gap is None:
+        return "its kernel sums' clocks not recorded"
+    clocks = f"at {o.first_ks_mhz:.0f} against {o.second_ks_mhz:.0f} MHz"
+    if gap > rules.CLOCK_GAP_PCT:
+        return f"its kernel sums {clocks}, {gap:.0f}% apart"
+    return f"its kernel sums within {rules.TIME_FLOOR_PCT:g}% of each other ({clocks})"
 
 
 def _odd_rounds(rounds) -> str:
