@@ -68,3 +68,25 @@ def test_the_scenario_headline_says_behind_by_kernel_sum(lead):
     text = scenario_words.headline(head, "tflops", False, label, [], orders, rows)
     assert f"It and {FA4} are within noise as run" in text and f"but {FA4} is behind by kernel sum: {AHEAD}" in text
     assert "The times cannot set it apart" not in text and "within noise." not in text
+
+
+def test_the_home_maps_cell_gives_the_same_answer(lead):
+    """Review 2026-12-06-7 item 10: the map's FP8 cell gave only 1.08x as run beside a row saying FA4 is behind by
+    kernel sum (1.195x). The cell's ratio is the kernel sums' and its reason says FA4 is behind by kernel sum, as the
+    rows do; a cell the sums name no leader in keeps the measure that decides."""
+    from gen.analysis import leads
+    from gen.report.pages import verdict as verdict_page
+
+    v, o = _fp8_orders(lead)
+    rows = {r["scenario"]: r for r in verdict_page.fastest_rows(lead)}
+    cell = rows["fp8-prefill"]
+    assert o.answer == (o.kernel_sum, leads.BY_KERNEL_SUM) != o.deciding
+    assert cell["ratio"] == pytest.approx(o.kernel_sum) and cell["ratio_by"] == "by kernel sum"
+    assert cell["sure"].startswith("no: ") and f"; {FA4} {orders_words.BEHIND_BY_KERNELS} ({AHEAD}, at an 11% lower " \
+        "clock)" in cell["sure"]
+    for scenario, r in rows.items():
+        w = verdicts.verdict(lead, scenario, schema.Mode.INFERENCE)
+        first, _ = verdicts.first_pair(w)
+        if first is not None and first.kernels_leader is None:
+            assert (r["ratio"], r["ratio_by"]) == (first.deciding[0], orders_words.MEASURE[first.deciding[1]])
+            assert orders_words.BEHIND_BY_KERNELS not in r["sure"]

@@ -178,6 +178,16 @@ class Orders:
         return self.as_run, AS_RUN
 
     @property
+    def answer(self) -> tuple[float | None, str]:
+        """(second's time over first's, the measure) the pages give as the pair's one answer: `deciding`'s, except
+        within noise as run where the kernel sums name a leader (kernels_leader), which every page words as the other
+        call behind by kernel sum: then the kernel sums (review 2026-12-06-7 item 10: the home map's FP8 cell gave
+        1.08x as run beside a row saying FA4 is behind by kernel sum, 1.195x)."""
+        if self.kernels_leader is not None and self.kernel_sum is not None:
+            return self.kernel_sum, BY_KERNEL_SUM
+        return self.deciding
+
+    @property
     def kernel_sum_leader_clock_pct(self) -> float | None:
         """How much lower the kernel-sum leader's clock ran, in % of the other's (positive: lower)."""
         if self.kernel_sum is None or not self.first_ks_mhz or not self.second_ks_mhz:

@@ -96,7 +96,7 @@ def fastest_rows(ls) -> list[dict]:
             continue
         spread = v.spread(v.fastest)
         o, why = verdicts.first_pair(v)
-        ratio, by = o.deciding if o is not None else (v.ratio, None)
+        ratio, by = o.answer if o is not None else (v.ratio, None)
         rows.append(dict(set=ls.name, set_title=fmt.set_title(ls), gpu=env.gpu_name or "CPU",
                          torch=fmt.set_title(ls).split(" · ", 1)[-1], scenario=scenario,
                          scenario_title=_scenario_title(ls, scenario),
@@ -106,7 +106,8 @@ def fastest_rows(ls) -> list[dict]:
                          runner_up=fmt.label_of(v.runner_up.variant) if v.runner_up else None,
                          ratio=ratio, ratio_by=orders_words.MEASURE.get(by, "–"), settled=v.settled,
                          sure=orders_words.map_state(v.settled, o, why, spread,
-                                                     v.spread(v.runner_up) if v.runner_up else None),
+                                                     v.spread(v.runner_up) if v.runner_up else None,
+                                                     label=fmt.label_of),
                          near=", ".join(fmt.label_of(n) for n in v.near),
                          tie=", ".join(fmt.label_of(n) for n in v.same_kernel)))
     return rows

@@ -293,12 +293,15 @@ def kernels_ahead_detail(o, label, than: bool = False) -> str:
 MEASURE = {"as run": "as run", "kernel sum": "by kernel sum"}
 
 
-def map_state(settled: bool | None, o, why: str | None, *spreads) -> str:
+def map_state(settled: bool | None, o, why: str | None, *spreads, label=None) -> str:
     """Whether a verdict's first place is settled, for the home map's tooltip (review 2026-12-06-6 item 6): "yes",
     or "no" with the reason the rule gives (gen.analysis.verdicts.first_pair): the intervals overlap (at their real
     level: `spreads`, the fastest's and the runner-up's), timed apart, the lead flips in one round orientation, within
     the as-run noise of identical kernels, the kernel sums put the other ahead, or another scenario ordered the two
-    the other way round; "–" without a runner-up."""
+    the other way round; "–" without a runner-up. Within noise as run where the kernel sums name a leader
+    (kernels_behind), the cell says so as every page does, with `label` (review 2026-12-06-7 item 10): "no: the 93.75%
+    intervals (...) overlap; FlashAttention-4 within noise as run but behind by kernel sum (cuDNN FP8 attention
+    (frontend graph) 1.20× faster by kernel sum, at an 11% lower clock)"."""
     from gen.analysis import leads, verdicts
     from gen.report.words.common import intervals
 
@@ -307,7 +310,9 @@ def map_state(settled: bool | None, o, why: str | None, *spreads) -> str:
     if settled:
         return "yes"
     if why == leads.OVERLAP:
-        return f"no: the {intervals(*spreads)} overlap"
+        behind = kernels_behind(o) if o is not None and label is not None else None
+        also = f"; {label(behind)} {BEHIND_BY_KERNELS} ({kernels_ahead(o, label)})" if behind else ""
+        return f"no: the {intervals(*spreads)} overlap{also}"
     if why == leads.TIMED_APART:
         return "no: timed apart (not in the same rounds), and the kernel sums do not decide"
     if why == leads.ORIENTATION:
