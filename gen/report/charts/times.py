@@ -109,7 +109,8 @@ def fastest_map(rows: pd.DataFrame) -> alt.LayerChart:
     column), in one forward: the cell is coloured by the variant and names it; a pale cell
     is one whose order against the runner-up is not settled (gen.analysis.verdicts), its tooltip giving why as the
     rows word it (`sure`; "no" where a row has none), and the runner-up's ratio by the measure that decides, or by
-    kernel sum where that puts one of two within noise behind (`ratio_by`; leads.Orders.answer); it names the variants tied with it (the same kernels) and those within noise.
+    kernel sum where that puts one of two within noise behind (`ratio_by`; leads.Orders.answer); it names the
+    variants tied with it (the same kernels) and those within noise.
     `rows` as gen.report.pages.verdict.fastest_rows gives them, in the sets' order; one
     colour per variant, in the declared order of the variants."""
     d = pd.DataFrame({
