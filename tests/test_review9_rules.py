@@ -1,6 +1,8 @@
-"""Review 9 (docs/notes/review-2026-12-06-7.md) items 1, 3, 7, 8 and 10: one rule for the kernel sums against any
-noise line, the first screen's gain by the measure that decides, the orientation clauses, the 2x reach's count and the
-FP8 map cell. Each test derives what the page must say from the committed H100 set and fails if the rule breaks."""
+"""Review 9 (docs/notes/review-2026-12-06-7.md) items 1, 3, 7 and 11: one rule for the kernel sums against any noise
+line, the first screen's gain by the measure that decides, the orientation clauses, and the unpinned SDPA call named
+with the pinned one it ties at a scenario's headline (item 6 is in test_dynamic_lengths, 8 in test_reach, 10 in
+test_fp8_one_answer). Each test derives what the page must say from the committed H100 set and fails if the rule
+breaks."""
 
 from __future__ import annotations
 
@@ -90,3 +92,32 @@ def test_a_kernel_sum_lead_within_noise_says_whether_the_round_orientations_agre
                 assert orders_words.both_orientations(o) == ""
             said[o.kernels_leader is not None] += 1
     assert said[True] and said[False]
+
+
+# --------------------------------------------------------------------------- item 11: the unpinned twin at a headline
+
+
+def test_a_headlines_fastest_is_named_with_the_unpinned_call_of_the_same_kernels(h100):
+    """Review 9 item 11: decode at 131k keys said "SDPA cuDNN is fastest by its median: 1.341 ms" beside SDPA with no
+    backend pinned, the same kernels and the lower median (1.340 ms). Where unpinned SDPA runs the fastest's kernels
+    within its intervals, the headline names both as the verdicts do ("run the same kernels: one rank, a tie"), with
+    both medians; where it is apart, it is not named a tie."""
+    from gen.analysis import calls
+    from gen.analysis import scenarios as sa
+    from gen.report.words import scenarios as scenario_words
+    from gen.report.words.common import label
+
+    ls = h100[0]
+    h = sa.headline(None, None, "decode", sa.point_rows(ls, "decode"), [])
+    f, sp = h["fastest"], h["spreads"]
+    assert (f["variant"], f["kv_len"], h["auto_tie"]) == ("sdpa_cudnn", 131072, "sdpa_auto")
+    mine, auto = sp["sdpa_cudnn"], sp["sdpa_auto"]
+    assert auto.median < mine.median and calls.overlaps(mine, auto)
+    text = scenario_words.headline(h, sa.FIGURE_TBPS, True, label)
+    assert (f"{label('sdpa_cudnn')} and {label('sdpa_auto')} run the same kernels and are fastest: one rank, a tie, by "
+            f"their medians {mine.median:#.4g} and {auto.median:#.4g} ms. {label('sdpa_cudnn')}: ") in text
+    assert "is fastest by its median" not in text
+    # with no unpinned call tied (gen.analysis.scenarios.headline's auto_tie None: test_scenario_analysis), the plain
+    # opening
+    alone = scenario_words.headline(dict(h, auto_tie=None), sa.FIGURE_TBPS, True, label)
+    assert f"{label('sdpa_cudnn')} is fastest by its median: " in alone and "run the same kernels and are" not in alone

@@ -420,6 +420,12 @@ def test_a_headline_names_the_variants_its_times_cannot_set_apart():
     assert h["fastest"]["variant"] == "sdpa_flash" and h["fastest"]["q_len"] == 4096
     assert h["ties"] == [] and h["near"] == ["flex"] and h["same_apart"] == [] and h["anchor"] is None
     assert sa.headline(pd.DataFrame(rows[3:4]).assign(status="oom"), pd.DataFrame(), "gqa-prefill") is None
+    # the unpinned call of the same kernels within the fastest's interval is named with it (review 2026-12-06-7 item
+    # 11); apart from it (other arguments), it is not
+    assert h["auto_tie"] == "sdpa_auto"
+    rows[1] = _row("sdpa_auto", 1.2, q=4096, kernel_signature=sig)
+    h = sa.headline(pd.DataFrame(rows), pd.DataFrame(columns=sa.VERSUS_COLUMNS), "gqa-prefill")
+    assert h["auto_tie"] is None and [a[0] for a in h["same_apart"]] == ["sdpa_auto"]
 
 
 def test_determinism_compares_like_with_like():

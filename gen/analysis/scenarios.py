@@ -309,13 +309,14 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
     apart = [(v, by[v]["gpu_only_ms"] / top["gpu_only_ms"] if top["gpu_only_ms"] else None,
               calls.interval_gap(sp[top["variant"]], sp[v])) for v in same
              if not calls.overlaps(sp[top["variant"]], sp[v])]
-    # unpinned SDPA gives way to the pinned twin
+    # unpinned SDPA gives way to the pinned twin, which is named with it: the same kernels, one rank (review 7 item 11)
     ties = [v for v in same if v != auto and v not in {a[0] for a in apart}]
+    auto_tie = auto if auto in same and auto not in {a[0] for a in apart} else None
     # By time, in the order pandas' sort_values gives (numpy's quicksort, NaN last)
     order = np.argsort(np.array([r["gpu_only_ms"] for r in at], dtype=float), kind="quicksort")
     near = [at[i]["variant"] for i in order if at[i]["variant"] not in same
             and not rules.apart(top["gpu_only_ci_hi_ms"], at[i]["gpu_only_ci_lo_ms"])]
-    return dict(fastest=top, ties=ties, near=near, same_apart=apart, spreads=sp,
+    return dict(fastest=top, ties=ties, auto_tie=auto_tie, near=near, same_apart=apart, spreads=sp,
                 anchor=strongest_of(values.rows(versus) if versus_rows is None else versus_rows, top["head_dim"]))
 
 

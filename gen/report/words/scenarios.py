@@ -213,12 +213,11 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
     f = h["fastest"]
     near, ties = h.get("near") or [], h.get("ties") or []
     undecided = [o for o in orders if orders_words.state(o) == "not decided"]
+    sp = h.get("spreads") or {}
     text = (f"At {point_label(f, decode, False)}, D {int(f['head_dim'])}"
             f"{' (training step)' if f['mode'] == 'train' else ''}, "
             + (determinism_opening(*determinism, variant_label) if determinism else "")
-            + f"{variant_label(f['variant'])} is fastest{' of those measured' if unmeasured else ''}"
-            f"{' by its median' if near or ties or undecided else ''}: {_time_and_rate(f)}.")
-    sp = h.get("spreads") or {}
+            + _fastest(f, h.get("auto_tie"), sp, variant_label, bool(unmeasured), bool(near or ties or undecided)))
     if ties:
         sps = [sp.get(v) for v in (f["variant"], *ties)]
         text += (f" It shares its rank with {join_and(variant_label(v) for v in ties)}: kernels of the same names, "
@@ -248,6 +247,22 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
         text += (f" Not measured in this set: {join_and(variant_label(v) for v in unmeasured)} "
                  f"({FA4_INSTALL} was not in its capture).")
     return text
+
+
+def _fastest(f: dict, auto: str | None, sp: dict, variant_label, unmeasured: bool, others: bool) -> str:
+    """The headline's fastest: "X is fastest by its median: 1.341 ms GPU-only, ...", or where unpinned SDPA runs the
+    same kernels within its intervals (gen.analysis.scenarios.headline's auto_tie), both named as the verdicts name
+    them (review 2026-12-06-7 item 11: SDPA cuDNN was "fastest by its median: 1.341 ms" beside an unpinned call of
+    1.340 ms): "X and Y run the same kernels and are fastest: one rank, a tie, by their medians 1.341 and 1.340 ms.
+    X: 1.341 ms GPU-only, ..."."""
+    measured = " of those measured" if unmeasured else ""
+    a, b = sp.get(f["variant"]), sp.get(auto)
+    if auto is None or a is None or b is None:
+        return (f"{variant_label(f['variant'])} is fastest{measured}{' by its median' if others else ''}: "
+                f"{_time_and_rate(f)}.")
+    return (f"{variant_label(f['variant'])} and {variant_label(auto)} run the same kernels and are fastest{measured}: "
+            f"one rank, a tie, by their medians {a.median:#.4g} and {b.median:#.4g} ms. "
+            f"{variant_label(f['variant'])}: {_time_and_rate(f)}.")
 
 
 def _orders_sentences(orders, undecided, near, rows, variant_label) -> str:
