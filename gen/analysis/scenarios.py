@@ -25,24 +25,19 @@ import pandas as pd
 from gen.analysis import determinism_rule, rules, tables, values
 from gen.analysis.points import (  # noqa: F401
     AT_KEYS,
-    BACKEND_COLUMNS,
     BACKWARD_FACTOR,
     BYTES_CONVENTION,
     BYTES_LABEL,
     CEILING_COPY,
     CEILING_MATMUL,
     CEILING_READ,
-    COLUMNS,
-    ELIGIBLE,
     FIGURE_TBPS,
     FIGURE_TFLOPS,
     FLOP_CONVENTION,
     FLOP_LABEL,
-    KERNEL_COLUMNS,
     POINT_KEYS,
     SAME_AS_OURS,
     _point_dict,
-    _ranked,
     _records,
     above_matmul_at_clock,
     above_roof,
@@ -69,7 +64,6 @@ from gen.analysis.points import (  # noqa: F401
     scenario_names,
     scenario_title,
     score_pairs,
-    tflops_at,
 )
 from gen.analysis.same_point import same_point_elsewhere  # noqa: F401  (the scenario pages' and verdicts' name)
 from gen.analysis.timings import row_spread  # noqa: F401  (pages read it here)
