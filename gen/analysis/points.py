@@ -16,6 +16,7 @@ and training by TFLOP/s against the measured matmul ceiling.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any
 
 import pandas as pd
@@ -398,9 +399,7 @@ def own_head_dim_of(rows: list[dict], scenario: str) -> int | None:
         return s.head_dim
     if not dims:
         return None
-    counts: dict = {}
-    for d in dims:
-        counts[d] = counts.get(d, 0) + 1
+    counts = Counter(dims)
     top = max(counts.values())
     return int(min(d for d, n in counts.items() if n == top))
 

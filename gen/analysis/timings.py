@@ -103,13 +103,7 @@ def round_medians(samples: Sequence[float], sizes: Sequence[int] | None) -> list
     whole; else [] (one round, or sizes that do not add up: the raw samples stand)."""
     if not sizes or len(sizes) < 2 or sum(sizes) != len(samples) or min(sizes) < 1:
         return []
-    if min(sizes) == max(sizes):  # rounds of one size (the usual): one call, the same medians
-        return np.median(np.asarray(samples, dtype=float).reshape(len(sizes), sizes[0]), axis=1).tolist()
-    out, i = [], 0
-    for n in sizes:
-        out.append(float(np.median(samples[i:i + n])))
-        i += n
-    return out
+    return [float(np.median(r)) for r in np.split(np.asarray(samples, dtype=float), np.cumsum(sizes)[:-1])]
 
 
 NO_SAMPLES = Spread()
