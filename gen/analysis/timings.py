@@ -178,11 +178,6 @@ def at_ref_clock(ms: float | None, mhz: float | None, ref_mhz: float | None) -> 
     return float(ms) * float(mhz) / float(ref_mhz)
 
 
-def ref_mhz(env: schema.Environment) -> float | None:
-    """The set's reference clock (schema 4's environment.ref_mhz: the GPU's maximum SM clock)."""
-    return env.ref_mhz
-
-
 # --------------------------------------------------------------------------- conditions
 
 
