@@ -345,10 +345,9 @@ def test_a_missing_outcome_is_no_outcome_in_a_tie():
     assert rules.shared_outcome([float("nan"), None]) is None
     assert rules.shared_outcome([rules.YES, rules.NO, float("nan")]) == rules.WITHIN_NOISE
     sig = ("k", 1)
-    df = pd.DataFrame({"kernel_signature": [sig, sig], "host_bound_outcome": [rules.YES, None]})
-    got = timings.share_outcomes(df)
-    assert got["host_bound_outcome"].tolist() == [rules.YES, rules.YES]
-    assert got["host_bound"].tolist() == [True, True]
+    rows = [dict(kernel_signature=sig, host_bound_outcome=o) for o in (rules.YES, None)]
+    timings.share_outcomes(rows)
+    assert [(r["host_bound_outcome"], r["host_bound"]) for r in rows] == [(rules.YES, True), (rules.YES, True)]
 
 
 # --------------------------------------------------------------------------- behaviour on small made-up inputs
@@ -356,20 +355,21 @@ def test_a_missing_outcome_is_no_outcome_in_a_tie():
 
 def test_calls_of_the_same_kernels_share_one_outcome_within_their_group():
     """share_outcomes: rows of one kernel signature (within the groups of `by`) take rules.shared_outcome
-    of their outcomes; a row with no signature, or alone in its group, keeps its own; the index is kept."""
-    import pandas as pd
-
+    of their outcomes; a row with no signature, or alone in its group, keeps its own."""
     sig = ("k", 1)
-    df = pd.DataFrame({"kernel_signature": [sig, sig, None, sig], "host_bound_outcome": ["yes", "no", "yes", None],
-                       "mode": ["a", "a", "a", float("nan")]}, index=[5, 3, 9, 1])
-    every = timings.share_outcomes(df)
-    assert every["host_bound_outcome"].tolist() == [rules.WITHIN_NOISE, rules.WITHIN_NOISE, "yes",
-                                                    rules.WITHIN_NOISE]
-    assert every["host_bound"].tolist() == [None, None, True, None] and every.index.tolist() == [5, 3, 9, 1]
-    by_mode = timings.share_outcomes(df, by=["mode"])
-    assert by_mode["host_bound_outcome"].tolist()[:3] == [rules.WITHIN_NOISE, rules.WITHIN_NOISE, "yes"]
-    assert pd.isna(by_mode["host_bound_outcome"].iloc[3])  # alone in its (missing) mode: its own, none
-    assert df["host_bound_outcome"].tolist()[:3] == ["yes", "no", "yes"]  # a copy: the input is unchanged
+
+    def rows():
+        return [dict(kernel_signature=s, host_bound_outcome=o, mode=m)
+                for s, o, m in [(sig, "yes", "a"), (sig, "no", "a"), (None, "yes", "a"), (sig, None, float("nan"))]]
+
+    every = rows()
+    timings.share_outcomes(every)
+    assert [r["host_bound_outcome"] for r in every] == [rules.WITHIN_NOISE, rules.WITHIN_NOISE, "yes",
+                                                        rules.WITHIN_NOISE]
+    assert [r["host_bound"] for r in every] == [None, None, True, None]
+    by_mode = rows()
+    timings.share_outcomes(by_mode, by=["mode"])
+    assert [r["host_bound_outcome"] for r in by_mode] == [rules.WITHIN_NOISE, rules.WITHIN_NOISE, "yes", None]
 
 
 def test_spread_of_rounds_and_of_odd_samples():

@@ -158,7 +158,7 @@ def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path):
     (results / PUBLISHED[2] / "result.json").write_text(damaged, encoding="utf-8")
     paths = [results / n for n in PUBLISHED]
     alone = [units._load_one(p) for p in paths]
-    together = units._load_sets(paths)
+    together = units._map(units._load_one, paths)
     assert [rs for rs, _ in together] == [rs for rs, _ in alone] and together[0][0] is not None
     assert [str(e) for _, e in together] == [str(e) for _, e in alone]
     assert [type(e) for _, e in together] == [type(e) for _, e in alone] and alone[1][1] and alone[2][1]

@@ -150,10 +150,10 @@ def test_points_above_a_throttled_matmul_ceiling_are_set_at_their_clock(lead):
     rows = values.rows(sa.point_frame(lead, "gqa-prefill"))
     at = sa.above_matmul_at_clock(rows, ceil, mhz)
     assert at["n"] >= 1 and at["within_at_clock"] == at["n"] and at["pct_hi"] <= 100
-    text = scenario_words.above_roof(sa.above_roof(None, ceil, rows), None, None, None, at)
+    text = scenario_words.above_roof(sa.above_roof(rows, ceil), None, None, None, at)
     assert "a kernel can pass it" not in text and f"{mhz:.0f} MHz" in text and "own clock" in text
     # without clocks the words still never claim a kernel passes the tensor cores
-    assert "a kernel can pass it" not in scenario_words.above_roof(sa.above_roof(None, ceil, rows))
+    assert "a kernel can pass it" not in scenario_words.above_roof(sa.above_roof(rows, ceil))
 
 
 def test_findings_share_of_the_ceiling_at_the_calls_clock(lead):

@@ -144,8 +144,8 @@ def test_unknown_gpu_has_no_datasheet_figure(tmp_path):
 
 
 def test_fastest_per_point(synthetic):
-    fast = sa.fastest_frame(sa.point_frame(synthetic, "gqa-prefill"))
-    inf = fast[fast["mode"] == "inference"].set_index("kv_len")["variant"].to_dict()
+    fast = sa.fastest_rows(sa.point_rows(synthetic, "gqa-prefill"))
+    inf = {r["kv_len"]: r["variant"] for r in fast if r["mode"] == "inference"}
     assert inf == {2048: "sdpa_cudnn", 4096: "sdpa_cudnn"}
 
 
@@ -241,7 +241,7 @@ def test_committed_h200_set_every_scenario(h200, cudnn_anchor, fa3_anchor):
     assert sorted(v["kv_len"]) == [2048, 4096, 8192, 16384, 32768] and v["time_ratio"].notna().all()
     # The anchors' "our fastest" is the same pick as the headline's and every other page's.
     art = sa.point_frame(h200, "article")
-    fast = sa.fastest_frame(art).set_index(["head_dim", "kv_len"])["variant"]
+    fast = {(r["head_dim"], r["kv_len"]): r["variant"] for r in sa.fastest_rows(sa.point_rows(h200, "article"))}
     va = sa.versus_frame(art, sa.anchor_frame([h200, fa3_anchor], "article", h200))
     assert len(va) and all(fast[(r.head_dim, r.kv_len)] == r.fastest_variant for r in va.itertuples())
 
@@ -345,7 +345,7 @@ def _row(variant, ms, q=1024, mode="inference", d=128, **kw):
 
 
 def test_the_fastest_per_point_prefers_the_pinned_variant_running_the_same_kernel():
-    """fastest_frame and fastest_rows: per (mode, head dim, lengths) the lowest GPU-only time; a failed,
+    """fastest_rows: per (mode, head dim, lengths) the lowest GPU-only time; a failed,
     untimed or wrong row never wins; unpinned SDPA gives way to the pinned variant running its main kernel."""
     rows = [_row("sdpa_auto", 1.0, main_kernel="flash_fwd"), _row("sdpa_flash", 1.05, main_kernel="flash_fwd"),
             _row("naive", 0.5, wrong=True), _row("flex", 0.7, status="oom"), _row("sdpa_math", math.nan),
@@ -354,9 +354,7 @@ def test_the_fastest_per_point_prefers_the_pinned_variant_running_the_same_kerne
             _row("naive", 3.0, q=4096), _row("flex", 3.0, q=4096)]
     got = sa.fastest_rows(rows)
     assert [(r["q_len"], r["variant"]) for r in got] == [(1024, "sdpa_flash"), (2048, "sdpa_auto"), (4096, "naive")]
-    frame = sa.fastest_frame(pd.DataFrame(rows))
-    assert list(zip(frame["q_len"], frame["variant"])) == [(1024, "sdpa_flash"), (2048, "sdpa_auto"), (4096, "naive")]
-    assert sa.fastest_rows([_row("naive", 1.0, wrong=True)]) == [] and sa.fastest_frame(pd.DataFrame(rows[2:3])).empty
+    assert sa.fastest_rows([_row("naive", 1.0, wrong=True)]) == []
 
 
 def test_own_head_dim_and_the_strongest_published_figure():

@@ -178,7 +178,8 @@ def test_backend_frame_and_wrong_answers_are_never_fastest(tmp_path):
         ("sdpa_lower_right", "flash", "chosen"), ("sdpa_lower_right", "efficient", "eligible")}
     pf = sa.point_frame(ls, "chunked-prefill")
     assert pf.set_index("variant")["wrong"].to_dict() == {"sdpa_is_causal": True, "sdpa_lower_right": False}
-    assert list(sa.fastest_frame(pf)["variant"]) == ["sdpa_lower_right"]  # the faster one is wrong
+    fastest = sa.fastest_rows(sa.point_rows(ls, "chunked-prefill"))
+    assert [r["variant"] for r in fastest] == ["sdpa_lower_right"]  # the faster one is wrong
     rows = sa.summary_rows(ls, "chunked-prefill")
     assert rows[0]["dtype"] == "bf16" and {r["wrong_answer"] for r in rows} == {True, False}
     assert rows[0]["backend_reasons"] and rows[0]["sdpa_choice"] == "flash"

@@ -72,8 +72,7 @@ def test_the_convention_is_named_once_and_printed_on_the_scaling_page(page):
 
 
 def test_roofline_points_above_the_line_are_explained(page, h200):
-    pts = sa.point_frame(h200, "decode")
-    above = scaling.above_roof(sa.roofline_frame(pts), scaling.ceilings(h200), "intensity", "tflops")
+    above = sa.above_roof(sa.point_rows(h200, "decode"), scaling.ceilings(h200))
     assert above["n"] > 0  # decode passes the copy's rate
     text = page(f"{OWN}/scenarios/decode.md")
     assert f"{above['n']} of the {above['total']} points lie above the line" in text

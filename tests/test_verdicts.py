@@ -245,9 +245,9 @@ def test_scenario_pages_name_the_verdicts_fastest(h200):
     """The scenario pages' fastest per point (gen.analysis.scenarios) is the verdict's, twin rule included."""
     from gen.analysis import scenarios
 
-    fast = scenarios.fastest_frame(scenarios.point_frame(h200, "article"))
+    fast = scenarios.fastest_rows(scenarios.point_rows(h200, "article"))
     assert len(fast)
-    for _, r in fast.iterrows():
+    for r in fast:
         point = next(p.point for p in h200.rs.sweep if p.head_dim == r["head_dim"] and p.seq_len == r["kv_len"])
         assert r["variant"] == verdicts.verdict_at(h200, "article", point).fastest.variant
 

@@ -28,6 +28,7 @@ No words here: gen.report.words.decision words an Advice.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from gen.analysis import batch_call, calls, dynamic, leads, rules, scenarios, tables, verdicts
@@ -263,11 +264,7 @@ def _default(vs: list[verdicts.Verdict]) -> str | None:
     ranked = [v for v in vs if v.row(auto) is not None]
     if ranked and all(v.rank(auto) == 1 for v in ranked):
         return auto
-    score: dict[str, int] = {}
-    for v in vs:
-        for t in v.rows:
-            if v.rank(t.variant) == 1:
-                score[t.variant] = score.get(t.variant, 0) + 1
+    score = Counter(t.variant for v in vs for t in v.rows if v.rank(t.variant) == 1)
     return max(score, key=lambda x: (score[x], x == auto)) if score else None
 
 

@@ -238,7 +238,7 @@ def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | 
     c = tm.gpu_only_conditions
     mhz, watts = _num(c.sm_clock_mhz), _num(c.power_w)
     applies = point is None or mode is None or rules.equal_clock_applies(flops.figure_of(point, mode))
-    at = timings.at_ref_clock(tm.gpu_only.median, mhz, timings.ref_mhz(ls.rs.environment)) if applies else None
+    at = timings.at_ref_clock(tm.gpu_only.median, mhz, ls.rs.environment.ref_mhz) if applies else None
     ks = tm.kernel_sum.median if tm.kernel_sum.n else None
     ks_mhz = _num(tm.window(schema.Window.KERNEL_SUM).sm_clock_mhz) if ks is not None else None
     return dict(sm_clock_mhz=mhz, power_w=watts, power_avg_w=_num(c.power_avg_w),

@@ -5,7 +5,7 @@ point frames) and the datasheets' tensor rates (gen.model.datasheets). Gives
 numbers only, no words:
 
 - `at_ref_clock(ms, mhz, ref_mhz)`: a time at the reference clock (equal-clock time, the one
-  that ranks kernels by their efficiency), and `ref_mhz(env)`, the set's reference clock;
+  that ranks kernels by their efficiency; the set's reference clock is its environment's ref_mhz);
 - `sol(tflops, env, dtype, clock_mhz) -> Sol`: the speed of light at the
   sampled SM clock, SMs x clock x dense tensor FLOPs per clock per SM, and the
   share of it a rate reaches (`pct`), or why it cannot be given;
@@ -41,7 +41,6 @@ NOT_RECORDED = "not recorded"
 
 # Defined in gen.analysis.timings (below the verdicts, which rank by them); named here too, where the clocks are.
 at_ref_clock = timings.at_ref_clock
-ref_mhz = timings.ref_mhz
 
 
 # --------------------------------------------------------------------------- speed of light

@@ -44,7 +44,7 @@ from gen.analysis.events import (  # noqa: F401
     no_estimate_rows,
     table_columns,
 )
-from gen.analysis.hypotheses import CHECKS, HYPOTHESIS_COLUMNS, check_hypotheses, has_gpu  # noqa: F401
+from gen.analysis.hypotheses import check_hypotheses, has_gpu  # noqa: F401
 from gen.analysis.values import variant_role
 from gen.model.schema import Mode, SetKind, Status
 from gen.model.variants import VARIANTS

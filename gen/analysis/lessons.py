@@ -17,7 +17,6 @@ import pandas as pd
 
 from gen.analysis import findings, kernel_rules, tables, verdicts
 from gen.analysis.lesson_facts import (  # noqa: F401
-    FLOP_CONVENTION,
     CudnnCosts,
     EfficientKernel,
     FlashOccupancy,

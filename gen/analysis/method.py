@@ -11,6 +11,7 @@ partials word them.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 from gen.analysis import calls, flops, kernel_rules, pair_noise, rules, scaling, tables, timings, verdicts
@@ -165,9 +166,7 @@ def orientation(rs: schema.ResultSet) -> Orientation | None:
             rounds[(r.scenario, r.mode, r.point, r.variant)] = (len(sizes),
                                                                 bool(middle) and all(i % 2 == 1 for i in middle))
     odd = sum(n % 2 for n, _ in rounds.values())
-    counts: dict[int, int] = {}
-    for n, _ in rounds.values():
-        counts[n] = counts.get(n, 0) + 1
+    counts = Counter(n for n, _ in rounds.values())
     reversed_ = sum(rev for _, rev in rounds.values())
     timed = [m for ms in by_point.values() for m in ms.values()]
     if not timed:

@@ -3,8 +3,8 @@
 Takes: a measured loaded set (gen.analysis.tables.LoadedSet) and a scenario's name. Gives:
 `scenario_names(sets)` (in declared order); `point_frame(ls, scenario)` / `point_rows`, one row per
 (variant, mode, point) with its three times (gen.analysis.timings), TFLOP/s or TB/s, share of the
-measured ceiling, kernels per call, peak memory, error (`COLUMNS`); `fastest_frame` / `fastest_rows`
-(per point the fastest, by the verdict's rule); `roofline_frame`, `above_roof`;
+measured ceiling, kernels per call, peak memory, error (`COLUMNS`); `fastest_rows` (per point the
+fastest, by the verdict's rule); `above_roof`;
 `backend_rows` (why SDPA picked its backend); `kernel_rows(ls, variant)` (the kernels of one call per
 scenario); the counting conventions of gen.analysis.flops. Numbers only, no words.
 
@@ -16,6 +16,7 @@ and training by TFLOP/s against the measured matmul ceiling.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any
 
 import pandas as pd
@@ -149,8 +150,7 @@ def point_frame(ls: tables.LoadedSet, scenario: str) -> pd.DataFrame:
     by `gpu_only_method`); a point with no GPU-only time has no rate."""
     key = ("scenario_points", scenario)
     if key not in ls._tables:
-        rows = _table_of(ls, scenario)
-        ls._tables[key] = pd.DataFrame(rows, columns=COLUMNS) if rows else _point_table([])
+        ls._tables[key] = pd.DataFrame(_table_of(ls, scenario), columns=COLUMNS)
     return ls._tables[key].copy()
 
 
@@ -238,44 +238,15 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _point_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """The point frame of _point_rows (which it changes): calls that run the same kernels at a point
-    share one host-bound outcome (timings.share_outcomes' rule, "ties"), then the rows go in variant
-    order, inference first, then head dim, length, query length (a stable sort)."""
-    if not rows:
-        return timings.share_outcomes(pd.DataFrame(rows, columns=COLUMNS), by=["mode", *POINT_KEYS])
-    return pd.DataFrame(_shared_and_sorted(rows), columns=COLUMNS)
-
-
 def _shared_and_sorted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """_point_table's work on the rows (which it changes, and sorts): the rows its frame is made of."""
-    groups: dict[tuple, list[int]] = {}
-    for pos, r in enumerate(rows):
-        if isinstance(r["kernel_signature"], tuple):
-            at = tuple(None if missing(r[k]) else r[k] for k in ("mode", *POINT_KEYS))
-            groups.setdefault((*at, r["kernel_signature"]), []).append(pos)
-    outcomes = [r["host_bound_outcome"] for r in rows]
-    for positions in groups.values():
-        if len(positions) > 1:
-            shared = rules.shared_outcome([outcomes[pos] for pos in positions])
-            for pos in positions:
-                outcomes[pos] = None if missing(shared) else shared
-    for r, o in zip(rows, outcomes):
-        r["host_bound_outcome"], r["host_bound"] = o, {rules.YES: True, rules.NO: False}.get(o)
+    """The point frame's rows from _point_rows (which it changes, and sorts): calls that run the same kernels
+    at a point share one host-bound outcome (timings.share_outcomes, "ties"), then the rows go in variant
+    order, inference first, then head dim, length, query length (a stable sort)."""
+    timings.share_outcomes(rows, by=("mode", *POINT_KEYS))
     order = {v: i for i, v in enumerate(variant_order(r["variant"] for r in rows))}
     rows.sort(key=lambda r: (order[r["variant"]], r["mode"] != schema.Mode.INFERENCE, r["head_dim"], r["kv_len"],
                              r["q_len"]))
     return rows
-
-
-def roofline_frame(points: pd.DataFrame) -> pd.DataFrame:
-    """The points a roofline draws: every point that ran with a GPU-only time, its arithmetic
-    intensity and its TFLOP/s under the report's count (decode included, whose figure is TB/s).
-    A wrong answer (rules.wrong_answer) is left out: it did less work than its FLOPs count."""
-    ok = _ranked(points)
-    return pd.DataFrame({"variant": ok["variant"], "mode": ok["mode"], "kv_len": ok["kv_len"],
-                         "intensity": ok["intensity"],
-                         "tflops": ok["flops"] / (ok["gpu_only_ms"] * 1e-3) / 1e12}).reset_index(drop=True)
 
 
 def _div(a: float, b: float) -> float:
@@ -290,19 +261,15 @@ def tflops_at(flops: float, ms: float) -> float:
     return _div(flops, ms * 1e-3) / 1e12
 
 
-def above_roof(points: pd.DataFrame | None, ceil: dict | None, rows: list[dict] | None = None) -> dict | None:
-    """ceilings_mod.above_roof(roofline_frame(points a bf16 ceiling may judge), ceil, "intensity", "tflops"),
-    read off the point frame's rows. FP8 points are left out: the measured matrix product is bf16.
-    `rows`: values.rows(points), where the caller has them (the same values the columns' tolist gives;
-    then `points` is not read and may be None)."""
-    if ceil is None or (not rows if rows is not None else points.empty):
+def above_roof(rows: list[dict], ceil: dict | None) -> dict | None:
+    """ceilings_mod.above_roof over the point frame's rows (values.rows) that a bf16 ceiling may judge: those
+    that ran, timed, and answered right, at their intensity and TFLOP/s. FP8 points are left out: the measured
+    matrix product is bf16."""
+    if ceil is None or not rows:
         return None
     cols = ("dtype", "status", "gpu_only_ms", "wrong", "flops", "intensity", "variant")
-    if rows is not None:  # (a row without a dtype or wrong: none to leave out, as the frame's reindex reads it)
-        table = [tuple(r.get(c, math.nan) for c in cols) for r in rows]
-    else:
-        got = points.reindex(columns=cols)  # (a frame without a dtype column: no FP8 to leave out)
-        table = list(zip(*(got[c].tolist() for c in cols)))
+    # (a row without a dtype or wrong: none to leave out)
+    table = [tuple(r.get(c, math.nan) for c in cols) for r in rows]
     d = []
     for dtype, status, ms, wrong, f, intensity, variant in table:
         fp8 = not missing(dtype) and str(dtype).startswith("fp8")
@@ -355,12 +322,6 @@ def above_matmul_at_clock(rows: list[dict], ceil: dict | None, ceiling_mhz: floa
                 mhz_lo=min(mhz) if mhz else None, mhz_hi=max(mhz) if mhz else None, ceiling_mhz=ceiling_mhz)
 
 
-def _ranked(points: pd.DataFrame) -> pd.DataFrame:
-    """Rows that may win: ran, timed, and answered right (rules.wrong_answer)."""
-    wrong = points["wrong"].fillna(False).astype(bool) if "wrong" in points else False
-    return points[(points["status"] == schema.Status.OK) & points["gpu_only_ms"].notna() & ~wrong]
-
-
 BACKEND_COLUMNS = ["variant", "mode", "q_len", "kv_len", "head_dim", "sdpa_choice", "backend", "verdict", "reason"]
 ELIGIBLE = rules.ELIGIBLE
 
@@ -398,56 +359,34 @@ AT_KEYS = ("mode", "head_dim", "q_len", "kv_len")
 
 
 def may_win(r: dict) -> bool:
-    """_ranked's rule on one row (a point frame's row as a dict): ran, timed, and answered right."""
+    """Whether a point frame's row (as a dict) may win: ran, timed, and answered right (rules.wrong_answer)."""
     wrong = r.get("wrong", False)
     return (r["status"] == schema.Status.OK and not missing(r["gpu_only_ms"])
             and not (not missing(wrong) and bool(wrong)))
 
 
-def fastest_frame(points: pd.DataFrame) -> pd.DataFrame:
-    """Per (mode, head dim, q_len, kv_len): the row of the variant with the lowest GPU-only
-    time, by the verdict's rule (gen.analysis.verdicts): SDPA with no backend pinned gives
-    way to the pinned variant running its very kernel, so every page names the same one."""
-    ok = _ranked(points)
-    if ok.empty:
-        return ok
-    cols = [ok[c].tolist() for c in (*AT_KEYS, "gpu_only_ms", "variant", "main_kernel")]
-    return ok.iloc[_fastest_positions(list(zip(*cols[:4])), *cols[4:])].reset_index(drop=True)
-
-
 def fastest_rows(rows: list[dict]) -> list[dict]:
-    """fastest_frame of a point frame given as its rows (values.rows): the same rows, as dicts (they are
-    the rows given: read them)."""
-    ok = [r for r in rows if may_win(r)]
-    if not ok:
-        return []
-    keys = [tuple(r[k] for k in AT_KEYS) for r in ok]
-    picks = _fastest_positions(keys, [r["gpu_only_ms"] for r in ok], [r["variant"] for r in ok],
-                               [r["main_kernel"] for r in ok])
-    return [ok[i] for i in picks]
+    """Per (mode, head dim, q_len, kv_len) of a point frame's rows (values.rows), points sorted: the row of
+    the variant with the lowest GPU-only time among those that may win (the first of equals), by the
+    verdict's rule (gen.analysis.verdicts): SDPA with no backend pinned gives way to the pinned variant
+    running its very kernel, so every page names the same one. The rows given, as dicts: read them."""
+    at: dict[tuple, list[dict]] = {}
+    for r in rows:
+        key = tuple(r[k] for k in AT_KEYS)
+        if may_win(r) and not any(missing(k) for k in key):
+            at.setdefault(key, []).append(r)
 
-
-def _fastest_positions(keys: list[tuple], ms: list, variant: list, kernel: list) -> list[int]:
-    """fastest_frame's picks among the ranked rows (their point keys, times, variants, main kernels):
-    one position per point, points sorted."""
-    # Per point (points sorted), the first of the lowest times; unpinned SDPA gives way to the pinned
-    # variant running its main kernel.
-    at: dict[tuple, list[int]] = {}
-    for pos, key in enumerate(keys):
-        if not any(missing(k) for k in key):  # (a groupby drops a key with a missing part)
-            at.setdefault(key, []).append(pos)
-
-    def first_fastest(positions: list[int]) -> int:
-        return min(positions, key=lambda pos: ms[pos])  # the first of equals, as idxmin
+    def first_fastest(candidates: list[dict]) -> dict:
+        return min(candidates, key=lambda r: r["gpu_only_ms"])
 
     auto = variant_role("automatic")
     picks = []
     for key in sorted(at):
-        i = first_fastest(at[key])
-        if variant[i] == auto and kernel[i]:
-            same = [pos for pos in at[key] if kernel[pos] == kernel[i] and variant[pos] != auto]
-            i = first_fastest(same) if same else i
-        picks.append(i)
+        best = first_fastest(at[key])
+        if best["variant"] == auto and best["main_kernel"]:
+            same = [r for r in at[key] if r["main_kernel"] == best["main_kernel"] and r["variant"] != auto]
+            best = first_fastest(same) if same else best
+        picks.append(best)
     return picks
 
 
@@ -460,9 +399,7 @@ def own_head_dim_of(rows: list[dict], scenario: str) -> int | None:
         return s.head_dim
     if not dims:
         return None
-    counts: dict = {}
-    for d in dims:
-        counts[d] = counts.get(d, 0) + 1
+    counts = Counter(dims)
     top = max(counts.values())
     return int(min(d for d, n in counts.items() if n == top))
 

@@ -31,9 +31,7 @@ import pandas as pd
 from gen.analysis import flops as flops_mod
 from gen.analysis import tables, verdicts
 from gen.analysis.ceilings import (  # noqa: F401 (read as scaling.* too)
-    BANDWIDTH_CEILINGS,
     above_roof,
-    bandwidths,
     ceilings,
     matmul_at,
     matmul_clock,

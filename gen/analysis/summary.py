@@ -116,7 +116,7 @@ def scenario_rows(ls: tables.LoadedSet, scenario: str) -> list[dict]:
         point = next((p.point for p in recs if p.variant == r["variant"] and p.mode == r["mode"]
                       and all(_same(getattr(p.point, k), row["point"][k]) for k in row["point"])), None)
         row.update(_extra(ls, by_key.get((r["variant"], r["mode"], point))))
-        row.update(_equal_clock(row, clocks.ref_mhz(ls.rs.environment), r.get("figure")))
+        row.update(_equal_clock(row, ls.rs.environment.ref_mhz, r.get("figure")))
     return rows
 
 
@@ -130,7 +130,7 @@ def _same(a, b) -> bool:
 
 def records(ls: tables.LoadedSet, mode: str) -> list[dict]:
     df = tables.summary_table(ls, mode)
-    ref = clocks.ref_mhz(ls.rs.environment)
+    ref = ls.rs.environment.ref_mhz
     out = []
     for _, r in df.iterrows():
         ks = tables.kernel_summary(ls, r["variant"], mode) if r["status"] == "ok" else None

@@ -258,6 +258,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
         ))
         if ls.rs.kind == "reference":  # one published number per field, no samples or trace
             rows[-1].update(reference.published_fields(run))
+    timings.share_outcomes(rows)  # the same kernels, one host-bound outcome (rules, "ties")
     df = pd.DataFrame(rows)
     if df.empty:
         return df
@@ -274,7 +275,6 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
     if df["gpu_only_ms"].notna().any() and len(base) and base.notna().all():  # (t is the GPU-only time)
         _like_with_like_speedups(df, base.index[0])
     measured = ls.rs.kind == schema.SetKind.MEASURED
-    df = timings.share_outcomes(df)  # the same kernels, one host-bound outcome (rules, "ties")
     df["host_bound"] = [bool(measured and s == schema.Status.OK and hb)
                         for s, hb in zip(df["status"], df["host_bound"])]
     df["noisy"] = [rules.noisy(x) for x in df["gpu_only_iqr_pct"]]

@@ -103,13 +103,7 @@ def round_medians(samples: Sequence[float], sizes: Sequence[int] | None) -> list
     whole; else [] (one round, or sizes that do not add up: the raw samples stand)."""
     if not sizes or len(sizes) < 2 or sum(sizes) != len(samples) or min(sizes) < 1:
         return []
-    if min(sizes) == max(sizes):  # rounds of one size (the usual): one call, the same medians
-        return np.median(np.asarray(samples, dtype=float).reshape(len(sizes), sizes[0]), axis=1).tolist()
-    out, i = [], 0
-    for n in sizes:
-        out.append(float(np.median(samples[i:i + n])))
-        i += n
-    return out
+    return [float(np.median(r)) for r in np.split(np.asarray(samples, dtype=float), np.cumsum(sizes)[:-1])]
 
 
 NO_SAMPLES = Spread()
@@ -182,11 +176,6 @@ def at_ref_clock(ms: float | None, mhz: float | None, ref_mhz: float | None) -> 
     if missing(ms) or missing(mhz) or missing(ref_mhz) or not ref_mhz or mhz <= 0:
         return None
     return float(ms) * float(mhz) / float(ref_mhz)
-
-
-def ref_mhz(env: schema.Environment) -> float | None:
-    """The set's reference clock (schema 4's environment.ref_mhz: the GPU's maximum SM clock)."""
-    return env.ref_mhz
 
 
 # --------------------------------------------------------------------------- conditions
@@ -361,30 +350,22 @@ def kernel_signature(tr: trace_mod.Trace | None, check: schema.GraphCheck | None
     return None
 
 
-def _nan(x) -> bool:
-    return isinstance(x, float) and math.isnan(x)
-
-
-def share_outcomes(df: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
-    """Rows that run the same kernels (equal `kernel_signature`, within the groups of `by`)
-    get one host-bound outcome (rules.shared_outcome); host_bound follows it. A copy."""
-    df = df.copy()
-    if df.empty or "kernel_signature" not in df:
-        return df
-    groups: dict = {}
-    index, sigs, outcomes = df.index.tolist(), df["kernel_signature"].tolist(), df["host_bound_outcome"].tolist()
-    keys = [df[k].tolist() for k in by]
-    for pos, sig in enumerate(sigs):
-        if isinstance(sig, tuple):
-            key = tuple(None if _nan(col[pos]) else col[pos] for col in keys)
-            groups.setdefault((*key, sig), []).append(pos)
-    for positions in groups.values():
-        if len(positions) > 1:
-            o = rules.shared_outcome([outcomes[pos] for pos in positions])
-            for pos in positions:
-                df.at[index[pos], "host_bound_outcome"] = o
-    df["host_bound"] = [{rules.YES: True, rules.NO: False}.get(o) for o in df["host_bound_outcome"]]
-    return df
+def share_outcomes(rows: list[dict[str, Any]], by: Sequence[str] = ()) -> None:
+    """Rows that run the same kernels (equal `kernel_signature`, within the groups of `by`; a missing key
+    is a group of its own) get one host-bound outcome (rules.shared_outcome); host_bound follows each
+    row's outcome. Changes the rows."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        if isinstance(r["kernel_signature"], tuple):
+            at = tuple(None if missing(r[k]) else r[k] for k in by)
+            groups.setdefault((*at, r["kernel_signature"]), []).append(r)
+    for group in groups.values():
+        if len(group) > 1:
+            shared = rules.shared_outcome([r["host_bound_outcome"] for r in group])
+            for r in group:
+                r["host_bound_outcome"] = None if missing(shared) else shared
+    for r in rows:
+        r["host_bound"] = {rules.YES: True, rules.NO: False}.get(r["host_bound_outcome"])
 
 
 def graph_below_reason(graph_ms: Sequence[float], kernel_sum_ms: Sequence[float],

@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from gen.analysis import dynamic, kernel_names, rules, tables, timings, unmeasured
+from gen.analysis import dynamic, kernel_names, rules, tables, unmeasured
 from gen.analysis.calls import (
     Noise,
     Spread,
@@ -66,7 +66,7 @@ def verdict_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: s
         env = ls.rs.environment
         ls._tables[key] = decide(timed_at(ls, scenario, point, mode), ls.name, scenario, mode,
                                  kernel_names.gpu_arch(env.compute_capability), point, sm_count=env.sm_count,
-                                 ref_mhz=timings.ref_mhz(env), power_limit_w=env.power_limit_w,
+                                 ref_mhz=env.ref_mhz, power_limit_w=env.power_limit_w,
                                  power_reading=env.power_reading)
     return ls._tables[key]
 
@@ -362,7 +362,7 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
         env = ls.rs.environment
         v = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
                    kernel_names.gpu_arch(env.compute_capability), point_of(ls, scenario, mode),
-                   sm_count=env.sm_count, ref_mhz=timings.ref_mhz(env), power_limit_w=env.power_limit_w,
+                   sm_count=env.sm_count, ref_mhz=env.ref_mhz, power_limit_w=env.power_limit_w,
                    power_reading=env.power_reading)
         if v is not None:
             v = dataclasses.replace(v, sweep_gaps=_sweep_gaps(ls, v), other_calls=_other_calls(ls, v),

@@ -28,17 +28,7 @@ import os
 from pathlib import Path
 
 from gen.model.checks import (  # noqa: F401 - the contract's names, read as schema.X (capture's staging: _build)
-    MAX_DIM,
-    MAX_FREE_TEXT,
-    MAX_JSON_DEPTH,
-    MAX_NUMBER,
-    MAX_TEXT,
-    MAX_WORK,
-    NAME_PATTERN,
     NAME_RE,
-    NAME_RULE,
-    RESERVED_NAMES,
-    TRACE_RE,
     _build,
     _deeper_than,
     _json_depth,
@@ -46,7 +36,7 @@ from gen.model.checks import (  # noqa: F401 - the contract's names, read as sch
     from_dict,
     parse_json,
 )
-from gen.model.migrations import MIGRATIONS, known_ref_mhz, migrate  # noqa: F401
+from gen.model.migrations import known_ref_mhz  # noqa: F401
 from gen.model.records import (  # noqa: F401
     ENUM_FIELDS,
     HOST_REF_CALLS,

@@ -52,7 +52,7 @@ from pathlib import PurePosixPath
 from gen.report import units as set_units
 from gen.report.format import GENERATED, md, ms, printable, set_page, size, variant_page  # noqa: F401 (build uses)
 from gen.report.pages import compare, dynamic, findings, home, methodology, scaling, scenarios, sets, variants, verdict
-from gen.report.site import Context, Page, chart_div  # noqa: F401
+from gen.report.site import Context, Page  # noqa: F401
 
 # Hand-written pages of docs/ that the navigation holds, before and after the generated ones. matrix.md (how to
 # gather sets from many machines) tells a reader of the report nothing: the home page's "How to regenerate" links it,

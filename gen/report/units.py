@@ -274,12 +274,6 @@ def _load_one(path: Path) -> tuple[schema.ResultSet | None, schema.UserError | N
         return None, exc
 
 
-def _load_sets(paths: list[Path]) -> list[tuple[schema.ResultSet | None, schema.UserError | None]]:
-    """(ResultSet or its error) of each path, read and checked in worker processes where there are
-    several; the same results either way."""
-    return _map(_load_one, paths)
-
-
 def _key_one(path: Path) -> tuple[str | None, schema.UserError | None]:
     """(its key, or its error) of one set: its result file within the limits (gen.model.limits: the
     environment's, checked on every build), then the sha256 of its files."""

@@ -18,34 +18,18 @@ pages stay small. Every name a page reads is here.
 
 from __future__ import annotations
 
-from gen.report.charts.base import MEASURED, PUBLISHED, ROW_PX, alt, preload
-from gen.report.charts.calls import (
-    FIRST_CALL,
-    STEADY_CALL,
-    dynamic_lengths,
-    dynamic_lengths_frame,
-    fwd_bwd,
-    fwd_bwd_frame,
-)
-from gen.report.charts.decisions import (
-    DECISION_FIELDS,
-    DECISION_ROLES,
-    DEFAULT_CALL,
-    OTHER_CALLS,
-    RECOMMENDED,
-    decision,
-)
+from gen.report.charts.base import PUBLISHED, preload
+from gen.report.charts.calls import dynamic_lengths, fwd_bwd
+from gen.report.charts.decisions import DEFAULT_CALL, OTHER_CALLS, RECOMMENDED, decision
 from gen.report.charts.points import drawn, one_point
 from gen.report.charts.scaling import busy_vs_seq, category_bars, memory_vs_seq, roofline, time_vs_seq
 from gen.report.charts.scenario import scenario_rate, scenario_roofline, scenario_time
-from gen.report.charts.timelines import CPU_KIND, timeline, timeline_spec, timeline_window
-from gen.report.charts.times import MAP_FIELDS, compare_frame, fastest_map, gpu_time, gpu_time_by_set
+from gen.report.charts.timelines import timeline, timeline_spec, timeline_window
+from gen.report.charts.times import fastest_map, gpu_time, gpu_time_by_set
 
 __all__ = [
-    "CPU_KIND", "DECISION_FIELDS", "DECISION_ROLES", "DEFAULT_CALL", "FIRST_CALL", "MAP_FIELDS", "MEASURED",
-    "OTHER_CALLS", "PUBLISHED", "RECOMMENDED", "ROW_PX", "STEADY_CALL", "alt", "busy_vs_seq",
-    "category_bars", "compare_frame", "decision", "drawn", "dynamic_lengths", "dynamic_lengths_frame", "fastest_map",
-    "fwd_bwd", "fwd_bwd_frame", "gpu_time", "gpu_time_by_set", "memory_vs_seq", "one_point", "preload", "roofline",
-    "scenario_rate", "scenario_roofline", "scenario_time", "time_vs_seq", "timeline", "timeline_spec",
+    "DEFAULT_CALL", "OTHER_CALLS", "PUBLISHED", "RECOMMENDED", "busy_vs_seq", "category_bars", "decision", "drawn",
+    "dynamic_lengths", "fastest_map", "fwd_bwd", "gpu_time", "gpu_time_by_set", "memory_vs_seq", "one_point", "preload",
+    "roofline", "scenario_rate", "scenario_roofline", "scenario_time", "time_vs_seq", "timeline", "timeline_spec",
     "timeline_window",
 ]

@@ -276,7 +276,7 @@ def _charts(pts, anchors, figure: str, ceil: dict | None, sheet, x_title: str, n
                                                  scenario_words.ROOFLINE_X)) if ceil else None
     if roof is not None:
         out.append(dict(kind="roofline", roof_line=scenario_words.roof_line(ceil, matmul_mhz),
-                        above_roof=scenario_words.above_roof(sa.above_roof(None, ceil, rows), sheet,
+                        above_roof=scenario_words.above_roof(sa.above_roof(rows, ceil), sheet,
                                                     ceil.get("read_bytes"), _best_tbps(rows),
                                                     sa.above_matmul_at_clock(rows, ceil, matmul_mhz)),
                         roofline=chart_div(roof, f"roofline, {name}", command)))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import clocks, compare, fwdbwd, rules, scenarios, timings, verdicts
+from gen.analysis import compare, fwdbwd, rules, scenarios, timings, verdicts
 from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing
 from gen.model.schema import Mode, Window
@@ -50,7 +50,7 @@ def mode_view(ctx: Context, ls, mode: str, say_reading: bool = True) -> dict | N
         r["thin"] = bool(r["gpu_only_n"]) and r["gpu_only_n"] < rules.MIN_SAMPLES
         r["gpu_only_label"] = method_words.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
             if r["gpu_only_method"] == "kernel_sum" else None
-        r["clock"] = table_words.clock_cell(r, clocks.ref_mhz(ls.rs.environment), ls.rs.environment) \
+        r["clock"] = table_words.clock_cell(r, ls.rs.environment.ref_mhz, ls.rs.environment) \
             if r["status"] == "ok" else None
         r["rank"] = v.rank(r["variant"]) if v is not None else None
         r["tie"] = v is not None and r["variant"] in v.same_kernel

@@ -22,7 +22,7 @@ from gen.report.words.common import (
     times,
     us,
 )
-from gen.report.words.deterministic import _det_clock, _det_name, _determinism, _methods, _ms  # noqa: F401
+from gen.report.words.deterministic import _determinism, _methods  # noqa: F401
 from gen.report.words.first_screen import (  # noqa: F401
     TIMED_APART,
     deterministic_lead,

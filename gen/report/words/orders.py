@@ -20,13 +20,6 @@ def _beyond_floor(r: float | None) -> bool:
 EQUAL_CLOCK_SHORT = "at equal clock (a model)"
 
 
-def scaled_to(ms_text: str, ref_mhz: float) -> str:
-    """A time scaled to the reference clock, labelled as the model it is: "2.500 ms scaled to 1980 MHz (a model: time
-    × clock / 1980; round times do not follow their clock, see the methodology)"."""
-    return (f"{ms_text} scaled to {ref_mhz:.0f} MHz (a model: time × clock / {ref_mhz:.0f}; round times do not follow "
-            "their clock, see the methodology)")
-
-
 def noise_point(n) -> str:
     """Where an identical pair ran: "article, 16,384 tokens, head dim 128"."""
     p = n.point
@@ -376,16 +369,11 @@ def kernels_lead(o) -> bool:
     return not o.apart and _beyond_floor(o.kernel_sum) and (o.kernel_sum_fair or o.kernel_sum_conservative)
 
 
-def noted(orders, rows, label) -> str:
-    """A workload's note beside "within noise of", brief: the pairs' orders where the as-run order is overruled ("not
-    decided: …") or where the kernel sums, taken at clocks close enough, name a leader the as-run times cannot show,
-    and the outputs' errors where the inputs differ; "" for none."""
-    notes = noted_parts(orders, rows, label)
-    return f" ({'; '.join(notes)})" if notes else ""
-
-
 def noted_parts(orders, rows, label, lead: bool = True) -> list[str]:
-    """noted's parts, unbracketed; without `lead`, no "not decided: " before a pair's orders (the clause says it)."""
+    """A workload's notes beside "within noise of": the pairs' orders where the as-run order is overruled ("not
+    decided: …") or where the kernel sums, taken at clocks close enough, name a leader the as-run times cannot show,
+    and the outputs' errors where the inputs differ; [] for none. Without `lead`, no "not decided: " before a pair's
+    orders (the clause says it)."""
     told = [o for o in orders if state(o) == "not decided" or kernels_lead(o)]
     notes = [("not decided: " if lead and state(o) == "not decided" else "")
              + brief(o, label, detail=False, than=len(told) > 1) for o in told]
