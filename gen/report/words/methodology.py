@@ -40,7 +40,8 @@ SHORT_INTERVAL = _short_interval()
 # The condition of rules.host_bound_outcome, as a "when" clause: "A call is host-bound when ...".
 HOST_BOUND_RULE = (
     f"a Python loop sees at least {rules.HOST_BOUND_EAGER_RATIO:.2f}× its GPU-only time per call (its eager time "
-    f"over its GPU-only time, the 95% intervals of both medians clear of the line: the GPU then sits idle for at "
+    f"over its GPU-only time, the intervals of both medians, at {CI_LEVELS}, clear of the line: the GPU then sits "
+    f"idle for at "
     f"least {100 * (1 - 1 / rules.HOST_BOUND_EAGER_RATIO):.0f}% of each call, waiting for the host's next launch) "
     f"and the host's own cost of a call (its dispatch with the GPU drained, at the "
     f"{rules.HOST_COST_QUANTILE}th percentile of its samples) is at least {rules.HOST_YES_MARGIN:g}× the GPU-only "
