@@ -67,12 +67,20 @@ def standing(first: int, total: int, alone, shared, noise: dict, behind, apart: 
 
 def _led(led) -> str:
     """Workloads within noise as run where another call leads by its kernels ((workload, orders.kernels_ahead, the
-    as-run ratio) each), and why the default stays named there: the report names another call only where the rule
-    decides it faster (review 8 item 11; by the measure that decides, review 9 item 1)."""
+    as-run ratio, the kernel sums' gain) each), and why the default stays named there: the report names another call
+    only where the rule decides it faster (review 8 item 11; by the measure that decides, review 9 item 1), and by at
+    least rules.ADVICE_MIN_GAIN: each test it fails is said (review 2026-12-07-1 item 7: "1.20×" was printed beside
+    "at least 1.2×" for a gain of 1.195×)."""
+    line = f"{rules.ADVICE_MIN_GAIN:g}×"
+
+    def why(r, gain):
+        noise = f"as run {times(r)}, within noise, so no rule decides it faster"
+        if gain is not None and gain < rules.ADVICE_MIN_GAIN:
+            return f"under the {line} the first screen asks; and {noise}"
+        return f"{noise}, and the report names another call only where the rule decides it faster, by at least {line}"
     return f"{BEHIND_BY_KERNELS} in " + join_and(
-        f"{workloads([w])} ({x}; as run {times(r)}, within noise, and the report names another call only where the "
-        f"rule decides it faster, by at least {rules.ADVICE_MIN_GAIN:g}×)" if r else f"{workloads([w])} ({x})"
-        for w, x, r in led)
+        f"{workloads([w])} ({x}; {why(r, gain[0] if gain else None)})" if r else f"{workloads([w])} ({x})"
+        for w, x, r, *gain in led)
 
 
 def standing_short(first: int, total: int, counts, behind, led=()) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from gen.analysis import calls, rules
 from gen.model.variants import VARIANTS
-from gen.report.words.common import times, us
+from gen.report.words.common import times, times_beside, us
 
 
 def _beyond_floor(r: float | None) -> bool:
@@ -231,12 +231,18 @@ def _lower_clock(o) -> str:
     return f"at {article} {n}% lower clock"
 
 
+def sum_gain(r: float) -> str:
+    """A kernel-sum lead's ratio, printed beside the first screen's rules.ADVICE_MIN_GAIN line it is set against
+    (review 2026-12-07-1 item 7): "1.195×", never "1.20×" for a gain under 1.2×."""
+    return times_beside(r, rules.ADVICE_MIN_GAIN)
+
+
 def kernels_ahead(o, label) -> str:
     """A lead by kernel sum that the as-run times cannot show (Orders.kernels_leader), briefly: "cuDNN FP8 attention
-    (frontend graph) 1.20× faster by kernel sum, at an 11% lower clock" (or the two sums and clocks where they ran
+    (frontend graph) 1.195× faster by kernel sum, at an 11% lower clock" (or the two sums and clocks where they ran
     within rules.CLOCK_GAP_PCT)."""
     who, r, first = _lead(o, o.kernel_sum, label)
-    return f"{who} {times(r)} faster by kernel sum, " + (_lower_clock(o) or sums(o, first, label))
+    return f"{who} {sum_gain(r)} faster by kernel sum, " + (_lower_clock(o) or sums(o, first, label))
 
 
 def both_orientations(o) -> str:
@@ -270,7 +276,8 @@ def kernels_ahead_detail(o, label, than: bool = False) -> str:
     who, r, first = _lead(o, o.kernel_sum, label)
     lower = _lower_clock(o)
     other = f"than {label(o.second if first else o.first)} " if than else ""
-    text = f"{who} {times(r)} faster {other}by kernel sum ({sums(o, first, label)}" + (f": {lower})" if lower else ")")
+    text = (f"{who} {sum_gain(r)} faster {other}by kernel sum ({sums(o, first, label)}"
+            + (f": {lower})" if lower else ")"))
     extra = []
     if o.oriented:
         fw, rv = (o.forward, o.reverse) if first else (1 / o.forward, 1 / o.reverse)
