@@ -35,7 +35,8 @@ def rules_view() -> dict:
                 clock_rule_pct=rules.CLOCK_RULE_PCT, clock_gap_pct=rules.CLOCK_GAP_PCT,
                 power_at_limit_pct=rules.POWER_AT_LIMIT_PCT, sustained_s=rules.SUSTAINED_WINDOW_S,
                 advice_gain=rules.ADVICE_MIN_GAIN,
-                startup_s=rules.STARTUP_NOTE_S, lead_rule=method_words.lead_rule())
+                startup_s=rules.STARTUP_NOTE_S, lead_rule=method_words.lead_rule(),
+                behind_rule=method_words.behind_rule())
 
 
 # The figures docs/methodology.md quotes, each a partial rendered from the measured GPU sets.

@@ -329,6 +329,20 @@ def lead_rule() -> str:
             "kernels' efficiency would need locked clocks, which this project does not set: it never changes clocks")
 
 
+def behind_rule() -> str:
+    """leads.Orders.kernels_leader in words, with its thresholds as code holds them (review 2026-12-07-1 item 8: the
+    pages said FP8's FlashAttention-4 is "behind by kernel sum" at clocks 11% apart, by a rule the table never
+    stated)."""
+    floor = f"{rules.TIME_FLOOR_PCT:g}%"
+    return (f"within noise as run (the as-run intervals overlap), the other call's kernel sum ahead by more than "
+            f"{floor}, at clocks within {rules.CLOCK_GAP_PCT:g}% of each other or, however far apart, with that call "
+            "at the same or a lower clock (this assumes a kernel's time does not fall as its clock falls, so at equal "
+            "clock its lead would only grow: a weaker assumption than the equal-clock model, which decides nothing), "
+            "and ahead in both round orientations' medians where the set reversed its rounds; it changes no rank and "
+            "names no other call (that takes a decided lead): the first screen counts the workload as behind, not as "
+            "a first place")
+
+
 def lead_evidence(ev) -> str | None:
     """A set's evidence for the who-leads rule (gen.analysis.method.ClockEvidence) in words."""
     if ev is None or (not ev.checked and ev.widest is None):
