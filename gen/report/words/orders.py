@@ -111,13 +111,32 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
         return "; ".join(parts)
     if not o.apart and _beyond_floor(o.kernel_sum) and o.oriented:
         # why one kernel-sum lead within noise as run counts as behind and another not (Orders.kernels_leader)
-        parts.append("the kernel-sum leader also ahead in both round orientations' medians" if o.kernels_leader else
-                     "the round orientations' medians disagree, so the sums put no call behind")
+        parts.append(sums_backing(o, label))
     if o.orientation_split:
         parts.append(orientations(o, label))
     if o.apart and o.noise is not None:
         parts.append(noise_clause(o, label))
     return "; ".join(parts)
+
+
+def sums_backing(o, label) -> str:
+    """Why a kernel-sum lead within noise as run does or does not count as behind (Orders.kernels_leader), said as
+    measured (review 2026-12-07-1 item 9: "the round orientations' medians disagree" where both put the other call
+    ahead, against the sums): both orientations with the sums; both against them, naming whom they put ahead; the
+    orientations split; or the sums' leader at the higher clock, past rules.CLOCK_GAP_PCT."""
+    if o.kernels_leader:
+        return "the kernel-sum leader also ahead in both round orientations' medians"
+    ks_first = o.kernel_sum > 1
+    fw_first, rv_first = o.forward > 1, o.reverse > 1
+    if fw_first == rv_first and fw_first != ks_first:
+        who = label(o.first if fw_first else o.second)
+        fw, rv = (max(r, 1 / r) for r in (o.forward, o.reverse))
+        return (f"both round orientations' medians put {who} ahead ({times(fw, 3)} forward, {times(rv, 3)} reversed), "
+                "against the kernel sums' order, so the sums put no call behind")
+    if fw_first != rv_first:
+        return "the round orientations' medians put different calls ahead, so the sums put no call behind"
+    return (f"the kernel sums' leader ran at the higher clock, more than {rules.CLOCK_GAP_PCT:g}% apart, so the sums "
+            "put no call behind")
 
 
 def noise_clause(o, label) -> str:
