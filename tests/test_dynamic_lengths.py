@@ -13,6 +13,7 @@ from gen.analysis import dynamic as dyn
 from gen.analysis import rules, tables
 from gen.model import schema
 from gen.report import format as fmt
+from gen.report.words import dynamic as dynamic_words
 from tests.conftest import RESULTS
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -97,7 +98,8 @@ def test_the_switch_probe_is_on_the_page_with_its_numbers(site, rs):
     (sw,) = dyn.switch_facts(rs)
     assert "## Switch probed: " + fmt.md(sw.name) in text
     assert fmt.ms(sw.median_with_ms) in text and fmt.ms(sw.median_without_ms) in text
-    assert fmt.md(sw.effect) in text
+    # what each length measured, not the capture's "no effect" (review 2026-12-07-1 item 10)
+    assert fmt.md(dynamic_words.switch_measured(sw)) in text
 
 
 def test_the_site_lists_the_scenario_and_a_set_without_it_has_no_page(site):

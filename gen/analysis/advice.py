@@ -213,6 +213,7 @@ class LengthCost:
     aside: bool = False
     # (phase, the steady best) that each `instead` call is set against: the words name it (review 2026-12-06-6 item 8)
     against: tuple[tuple[str, str], ...] = ()
+    switch_facts: object | None = None  # the switch probe's dynamic.SwitchFacts (its first calls length by length)
 
 
 def _verdicts(ls: tables.LoadedSet) -> list[verdicts.Verdict]:
@@ -437,7 +438,7 @@ def _lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
               and sw.steady_without_ms is not None else None)
     return LengthCost(cudnn[next(iter(cudnn))].variant, True, phases, tuple(instead),
                       (probe.name, probe.effect, probe.detail) if probe is not None else None, steady,
-                      against=tuple(against))
+                      against=tuple(against), switch_facts=sw)
 
 
 def _cudnn_lengths(ls: tables.LoadedSet, vs: list[verdicts.Verdict], picks, exceptions,

@@ -359,6 +359,13 @@ class SwitchFacts:
             return None
         return self.median_with_ms / self.median_without_ms
 
+    @property
+    def length_ratios(self) -> list[float]:
+        """Each length's first call with the switch over its first call without it, where both ran (review
+        2026-12-07-1 item 10: slower at 8 of 8 lengths, which "no effect" hid)."""
+        return [p["with_ms"] / p["without_ms"] for p in self.pairs
+                if p["with_ms"] is not None and p["without_ms"]]
+
 
 def switch_facts(rs: schema.ResultSet) -> list[SwitchFacts]:
     out = []

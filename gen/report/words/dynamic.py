@@ -407,9 +407,31 @@ def switch_sentence(s: SwitchFacts) -> str:
         return head + (f" Its effect: {s.effect}." if s.effect else " Its effect was not measured.")
     return (f"{head} With it set, {label(s.variant)}'s median first call at the lengths after the first was "
             f"{_ms(s.median_with_ms)} ms against {_ms(s.median_without_ms)} ms without it ({s.ratio:.2f}×); "
-            f"its steady call {_ms(s.steady_with_ms)} ms against {_ms(s.steady_without_ms)} ms. The capture judged: "
-            f"{s.effect or 'not judged'} (a first call at a new length varies by tens of percent from run to run, so "
-            f"only a change beyond that counts)." + steady_change(s.steady_with_ms, s.steady_without_ms))
+            f"its steady call {_ms(s.steady_with_ms)} ms against {_ms(s.steady_without_ms)} ms. Length by length: "
+            f"{switch_measured(s) or s.effect or 'not judged'}." + steady_change(s.steady_with_ms, s.steady_without_ms))
+
+
+def switch_measured(s: SwitchFacts) -> str | None:
+    """What the switch did to the first calls, length by length, as measured (review 2026-12-07-1 item 10: "no
+    effect", with "a first call at a new length varies by tens of percent", where it was slower at every length and
+    the lengths without it spanned 7%): "no gain: with it every length's first call was slower (1.05–1.66× its
+    first call without it; median over the lengths after the first 40.16 against 36.89 ms), one run each, so whether
+    it costs anything is not established"; None where no length ran both ways."""
+    rs = s.length_ratios
+    if not rs or s.ratio is None:
+        return None
+    slower = sum(r > 1 for r in rs)
+    span = f"{min(rs):.2f}–{max(rs):.2f}× its first call without it" if len(rs) > 1 else f"{rs[0]:.2f}× without it"
+    medians = (f"median over the lengths after the first {_ms(s.median_with_ms)} against "
+               f"{_ms(s.median_without_ms)} ms")
+    if slower == len(rs):
+        return (f"no gain: with it every length's first call was slower ({span}; {medians}), one run each, so "
+                "whether it costs anything is not established")
+    if slower == 0:
+        return (f"with it every length's first call was faster ({span}; {medians}), one run each, so how much of "
+                "that is the switch is not established")
+    return (f"with it {len(rs) - slower} of {len(rs)} lengths' first calls were faster and {slower} slower ({span}; "
+            f"{medians}), one run each: no change established")
 
 
 # A steady call this far from the run without the switch is a change worth saying (the first calls' judgement
@@ -428,8 +450,8 @@ def steady_change(with_ms: float | None, without_ms: float | None) -> str:
         return ""
     r = without_ms / with_ms
     way = f"{r:.2f}× faster" if r > 1 else f"{1 / r:.2f}× slower"
-    return (f" The judgement is of first calls only: with the switch set the steady call ran {way} "
-            f"({_ms(with_ms)} against {_ms(without_ms)} ms), a change the judgement leaves out. "
+    return (f" Beyond its first calls, with the switch set the steady call ran {way} "
+            f"({_ms(with_ms)} against {_ms(without_ms)} ms). "
             f"{SWITCH_SET_HOW}, so the two runs differ in process as well as in the switch.")
 
 
