@@ -87,7 +87,11 @@ def pair_view(a, b, ctx: Context | None = None, here: str = PAGE) -> dict:
                 refused=[compare_words.issue(i) for i in found if i.refuse],
                 flagged=[compare_words.issue(i) for i in found if not i.refuse],
                 gpu=has("gpu_only_ms_a", "gpu_only_ms_b"), gpu_b=has("gpu_only_ms_b"),
-                cpu=has("host_ms_a", "host_ms_b"),
+                cpu=has("host_ms_a", "host_ms_b"), host_ref=has("host_ref_ms_a") and has("host_ref_ms_b"),
+                host_note=compare_words.host_note(
+                    [r["host_ref_ms_a"] for r in rows if r["host_ref_ms_a"] is not None and r["host_ms_a"] is not None],
+                    [r["host_ref_ms_b"] for r in rows if r["host_ref_ms_b"] is not None and r["host_ms_b"] is not None],
+                    sum(r["rank_a"] is not None for r in rows), sum(r["rank_b"] is not None for r in rows)),
                 kernels=has("kernels_a", "kernels_b"), ranks=has("rank_a", "rank_b"),
                 describe_a=compare.describe(a), describe_b=compare.describe(b),
                 diffs=[r for r in rows if r["kernel_match"].startswith(("full", "partial"))])

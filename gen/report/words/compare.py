@@ -61,3 +61,22 @@ def published_clock_note(rows: list[dict]) -> str:
             "and a kernel's time follows its clock, so these ratios mix the kernels' speed with the clocks each "
             "side ran at, which cannot be told apart here. The scenario pages set the burst and as-run times "
             "against the published ones by the clock rule.")
+
+
+def host_note(ref_a: list[float], ref_b: list[float], ranked_a: int, ranked_b: int) -> str | None:
+    """Under a comparison's host columns: each set's host speed (the reference call, a one-element add, median over
+    the compared variants' records) and how many variants each set ranks (review 2026-12-07-1 item 11: host ratios
+    B/A of up to 2.55x stood without the hosts' speeds, and ranks moved because B ranks fewer variants)."""
+    import statistics
+
+    parts = []
+    if ref_a and ref_b:
+        a, b = statistics.median(ref_a), statistics.median(ref_b)
+        parts.append(f"The hosts' speeds: their reference call (a one-element add, host-timed beside each host "
+                     f"window) took {a * 1e3:.1f} µs on A and {b * 1e3:.1f} µs on B (median over the rows; "
+                     f"{b / a:.2f}× B/A; row by row in the reference column), so a host time's B/A is the host's as "
+                     "much as the call's.")
+    if ranked_a and ranked_b and ranked_a != ranked_b:
+        parts.append(f"Ranks in A are among {ranked_a} variants, in B among {ranked_b}: a rank moves with the "
+                     "variants each set ran.")
+    return " ".join(parts) or None
