@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 from gen.analysis import flops, kernel_names, pair_noise, rules, tables, timings
+from gen.analysis.values import missing
 from gen.model import schema
 from gen.model.variants import VARIANTS
 
@@ -381,3 +382,39 @@ def timed_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str
     noise = pair_noise.noise_at(ls, pair_noise.SWEEP, scenario, mode, point)
     here = [p for p in ls.rs.sweep if p.scenario == scenario and p.mode == mode and p.point == point]
     return [dataclasses.replace(t, as_run_noise=noise) for t in _share([_sweep_row(ls, p, here) for p in here])]
+
+
+@dataclass(frozen=True)
+class OrientedRate:
+    """A headline's rate where its call's forward and reversed medians lie more than rules.ORIENTATION_GAP_PCT apart
+    (review 2026-12-07-1 item 12: GQA prefill at 32k keys gave FlexAttention's 729 TFLOP/s from its forward rounds
+    alone, its reversed rounds 1.27x slower): each orientation's median and rate, where the whole median lies, and
+    the kernel sum's. A rate scales as 1 / time at one point."""
+
+    forward_ms: float
+    reversed_ms: float
+    forward_rate: float
+    reversed_rate: float
+    median_with: str  # "forward" or "reversed": the orientation the whole median lies nearer
+    kernel_sum_ms: float | None
+    kernel_sum_rate: float | None
+
+    @property
+    def ratio(self) -> float:
+        return max(self.forward_ms, self.reversed_ms) / min(self.forward_ms, self.reversed_ms)
+
+
+def oriented_rate(t: Timed | None, median_ms: float | None, rate: float | None) -> OrientedRate | None:
+    """OrientedRate of `t` (the headline's Timed row) from its median and that median's rate; None where its
+    orientations lie within rules.ORIENTATION_GAP_PCT, or are not known."""
+    if t is None or missing(median_ms) or missing(rate) or not median_ms:
+        return None
+    fwd, rev = t.forward_ms, t.reversed_ms
+    gap = rules.orientation_gap_pct(fwd, rev)
+    if gap is None or gap <= rules.ORIENTATION_GAP_PCT:
+        return None
+    work = rate * median_ms
+    ks = t.kernel_sum_ms
+    return OrientedRate(fwd, rev, work / fwd, work / rev,
+                        "forward" if abs(median_ms - fwd) <= abs(median_ms - rev) else "reversed",
+                        ks, work / ks if ks else None)

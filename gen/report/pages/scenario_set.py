@@ -371,6 +371,16 @@ def _head_orders(ls, name: str, head: dict | None) -> tuple[tuple, tuple]:
     return ((), ()) if v is None else (v.orders, (v.fastest, *(v.row(x) for x in v.near)))
 
 
+def _head_oriented(ls, name: str, head: dict | None):
+    """The headline's rate by round orientation where they differ (calls.oriented_rate); None elsewhere."""
+    f = head["fastest"] if head else None
+    row = next((r for r in _head_orders(ls, name, head)[1] if f and r is not None and r.variant == f["variant"]), None)
+    if row is None:
+        return None
+    return calls.oriented_rate(row, f["gpu_only_ms"], f[sa.FIGURE_TBPS if f["figure"] == sa.FIGURE_TBPS
+                                                        else sa.FIGURE_TFLOPS])
+
+
 def _head_determinism(ls, name: str, head: dict | None, rows: list[dict]) -> tuple | None:
     """Where the headline point ranks deterministic calls led by a plain one (determinism.deterministic_head): those
     facts and the first deterministic call's row at that point, for the headline to open with (review 2026-12-06-4
@@ -439,7 +449,8 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         headline=scenario_words.headline(head, figure, decode, _label,
                                          [x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())],
                                          *_head_orders(ls, name, head),
-                                         determinism=_head_determinism(ls, name, head, point_rows)) if head else None,
+                                         determinism=_head_determinism(ls, name, head, point_rows),
+                                         oriented=_head_oriented(ls, name, head)) if head else None,
         measured=scenario_words.measured_modes(declared.SCENARIOS[name].why,
                                       any(r["mode"] == schema.Mode.INFERENCE for r in point_rows),
                                       any(r["mode"] == schema.Mode.TRAIN for r in point_rows))

@@ -11,6 +11,7 @@ from gen.analysis.values import missing
 from gen.model import datasheets
 from gen.model.variants import FA4_INSTALL
 from gen.report.words import orders as orders_words
+from gen.report.words import oriented as oriented_words
 from gen.report.words.common import apart_words, clock_time, floor_pct, flop_label, intervals, join_and, overlap_words
 
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
@@ -203,7 +204,7 @@ def determinism_opening(d, row: dict, variant_label) -> str:
 
 
 def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list[str] | None = None,
-             orders=(), rows=(), determinism=None) -> str:
+             orders=(), rows=(), determinism=None, oriented=None) -> str:
     """"At S = 32,768, X is fastest: 25.1 ms GPU-only, 690 TFLOP/s (...), 88% of the measured matmul ceiling."
     With `unmeasured` (the FA4 variants the set did not measure): "fastest of those measured", and what was not.
     `orders`: the fastest against the calls sharing its rank at that point (gen.analysis.verdicts.Orders), said
@@ -217,7 +218,9 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
     text = (f"At {point_label(f, decode, False)}, D {int(f['head_dim'])}"
             f"{' (training step)' if f['mode'] == 'train' else ''}, "
             + (determinism_opening(*determinism, variant_label) if determinism else "")
-            + _fastest(f, h.get("auto_tie"), sp, variant_label, bool(unmeasured), bool(near or ties or undecided)))
+            + _fastest(f, h.get("auto_tie"), sp, variant_label, bool(unmeasured), bool(near or ties or undecided))
+            + oriented_words.sentence(oriented, lambda x: figure_value(x, figure_of_row(f)),
+                                      FIGURE_LABEL[figure_of_row(f)].split(" ")[0]))
     if ties:
         sps = [sp.get(v) for v in (f["variant"], *ties)]
         text += (f" It shares its rank with {join_and(variant_label(v) for v in ties)}: kernels of the same names, "
