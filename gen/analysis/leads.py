@@ -50,6 +50,9 @@ class Orders:
     first_rounds: str | None = None
     second_rounds: str | None = None
     same_rounds: bool | None = None
+    # the point is memory-bound (judged in TB/s: rules.equal_clock_applies false), where the kernel sums' clock gate
+    # (rules.CLOCK_GAP_PCT) still holds: how far its kernels' time follows the SM clock is not measured
+    memory_bound: bool = False
 
     @property
     def timed_apart(self) -> bool:
@@ -242,7 +245,7 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
                if on_gpu else apart)
     return Orders(a.variant, b.variant, as_run, apart, eq, ks, a.sm_clock_mhz, b.sm_clock_mhz,
                   ka, kb, a.kernel_sum_mhz, b.kernel_sum_mhz, gap, decided, noise, fwd, rev,
-                  a.rounds, b.rounds, together)
+                  a.rounds, b.rounds, together, memory_bound=on_gpu and not (a.equal_clock and b.equal_clock))
 
 
 def leads(a: Timed, b: Timed, basis: str) -> bool:
