@@ -32,7 +32,8 @@ from gen.model import layout, output, schema, trace
 
 COLUMNS = ["variant", "status_a", "status_b", "kernels_a", "kernels_b", "kernels_added", "kernels_removed",
            "kernel_match", "gpu_only_ms_a", "gpu_only_ms_b", "gpu_only_ratio", "gpu_only_method_a", "gpu_only_method_b",
-           "host_ms_a", "host_ms_b", "host_ratio", "host_ref_ms_a", "host_ref_ms_b", "rank_a",
+           "host_ms_a", "host_ms_b", "host_ratio", "host_ref_ms_a", "host_ref_ms_b", "host_ref_us_a", "host_ref_us_b",
+           "rank_a",
            "rank_b", "time_basis_a", "time_basis_b"]
 
 
@@ -138,6 +139,7 @@ def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inferen
             # the host's reference call beside each host time: how fast each set's host dispatched (review
             # 2026-12-07-1 item 11: host ratios up to 2.55x stood without the hosts' own 1.7x)
             host_ref_ms_a=_num(ea.get("host_ref_ms")), host_ref_ms_b=_num(eb.get("host_ref_ms")),
+            host_ref_us_a=_num(ea.get("host_ref_ms")) * 1e3, host_ref_us_b=_num(eb.get("host_ref_ms")) * 1e3,
             rank_a=_num(ra.get(v)) if ea.get("status") == "ok" else np.nan,
             rank_b=_num(rb.get(v)) if eb.get("status") == "ok" else np.nan,
             time_basis_a=basis_a, time_basis_b=basis_b,
