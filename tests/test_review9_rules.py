@@ -88,7 +88,11 @@ def test_a_kernel_sum_lead_within_noise_says_whether_the_round_orientations_agre
                 assert "also ahead in both round orientations' medians" in text
                 assert orders_words.both_orientations(o).startswith("ahead as run in both round orientations (")
             else:
-                assert "the round orientations' medians disagree, so the sums put no call behind" in text
+                # as measured (review 2026-12-07-1 item 9): "disagree" only where the orientations split
+                assert orders_words.sums_backing(o, label) in text
+                split = (o.forward > 1) != (o.reverse > 1)
+                assert ("put different calls ahead" in text) == split
+                assert "disagree" not in text
                 assert orders_words.both_orientations(o) == ""
             said[o.kernels_leader is not None] += 1
     assert said[True] and said[False]
