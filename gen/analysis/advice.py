@@ -67,6 +67,9 @@ class Pick:
     batch_call: object = None
     # the measure `ratio` is by where the default is slower: the one that decides the order (leads.Orders.deciding)
     ratio_by: str = leads.AS_RUN
+    # Where a Python loop of eager calls changes the verdict's answer (verdicts.HostChange.changes_answer) to another
+    # call than this one: (that call, its eager median ms, this call's eager median ms), or None (review 10 item 3)
+    loop_call: tuple[str, float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,10 @@ class Exception_:
     # (q_len, kv_len, the default's ms, this call's ms, the default's SM clock, this call's, MHz or None where not
     # recorded); the exception holds at its point, not there (item 12; clocks: review 8 item 14)
     reversed_at: tuple[tuple[int, int, float, float, float | None, float | None], ...] = ()
+    # Where this call and the gain's baseline (SDPA, backend not pinned) are the same unpinned SDPA call and only the
+    # baseline got the point's mask as a dense boolean attn_mask: the backend the baseline then ran ("" where not
+    # known), so the gain is the mask argument's, not another kernel's (review 10 item 5); None elsewhere
+    mask_arg_backend: str | None = None
 
 
 @dataclass(frozen=True)
@@ -151,6 +158,9 @@ class Advice:
     # eager over GPU-only ratio at or past rules.HOST_BOUND_EAGER_RATIO): (scenario, ratio, its
     # interval, the host-bound outcome there, the host's cost of a call and the GPU-only time, ms or None).
     loops: tuple[tuple[str, float, tuple[float, float], str | None, float | None, float | None], ...] = ()
+    # Where an exception names another call than the default in inference: (scenario, that call, its eager over
+    # GPU-only time at the verdict's point), so the host line says whose loop waited (review 10 item 2)
+    host_calls: tuple[tuple[str, str, float], ...] = ()
     determinism: tuple[Determinism, ...] = ()  # each backend under torch.use_deterministic_algorithms(True)
     det_leads: tuple[DeterministicLead, ...] = ()  # where a plain call leads deterministic ones (review 6 item 2)
     lengths: LengthCost | None = None  # where the decision runs cuDNN: its cost per new length
@@ -254,7 +264,18 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
                and verdicts.orders(t, v.runner_up, v.basis).sums_decide)
     return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant, within,
                 tuple(pair(x) for x in within if v.row(x) is not None), (t, *(v.row(x) for x in within)),
-                v.other_batch, by_sums, ratio_by=ratio_by)
+                v.other_batch, by_sums, ratio_by=ratio_by, loop_call=_loop_call(v, t))
+
+
+def _loop_call(v: verdicts.Verdict, t) -> tuple[str, float, float] | None:
+    """The eager loop's fastest call where the loop changes the verdict's answer away from `t`'s variant."""
+    h = v.host
+    if h is None or not h.changes_answer or h.eager_fastest == t.variant or t.eager is None:
+        return None
+    top = v.row(h.eager_fastest)
+    if top is None or top.eager is None or missing(top.eager.median) or missing(t.eager.median):
+        return None
+    return (top.variant, top.eager.median, t.eager.median) if top.eager.median < t.eager.median else None
 
 
 def _default(vs: list[verdicts.Verdict]) -> str | None:
@@ -343,7 +364,33 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               **_accuracy(ls, v, f.variant, default), between=between,
                               forward_only=v.mode == schema.Mode.INFERENCE and not trained,
                               mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median,
-                              reversed_at=_reversed(ls, v, f.variant, default), ratio_by=ratio_by))
+                              reversed_at=_reversed(ls, v, f.variant, default), ratio_by=ratio_by,
+                              mask_arg_backend=_mask_arg(ls, v, f.variant)))
+    return tuple(out)
+
+
+def _mask_arg(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> str | None:
+    """The backend SDPA with no backend pinned ran where it got the point's mask as a dense boolean attn_mask and
+    `variant` is SDPA with no backend pinned too (the same call, another mask argument); None elsewhere."""
+    auto = variant_role("automatic")
+    decl, base = VARIANTS.get(variant), VARIANTS.get(auto)
+    if decl is None or base is None or variant == auto or decl.backend or not variant.startswith("sdpa"):
+        return None
+    p = calls.point_of(ls, v.scenario, v.mode)
+    if p is None or p.mask == schema.Mask.NONE or (p.mask == schema.Mask.CAUSAL and p.q_len == p.kv_len):
+        return None  # no mask, or the plain causal flag: SDPA got no dense mask
+    pick = v.auto if v.auto is not None and v.auto.variant == auto else None
+    return (pick.backend or pick.kernel_backend or "") if pick is not None else ""
+
+
+def _host_calls(vs: list[verdicts.Verdict], exceptions: tuple[Exception_, ...]) -> tuple:
+    """(scenario, the exception's call, its eager over GPU-only time) for each exception in inference."""
+    out = []
+    for e in exceptions:
+        v = next((v for v in vs if v.scenario == e.scenario and v.mode == e.mode), None)
+        r = v.row(e.variant) if v is not None and e.mode == schema.Mode.INFERENCE else None
+        if r is not None and not missing(r.eager_over_gpu_only):
+            out.append((e.scenario, e.variant, r.eager_over_gpu_only))
     return tuple(out)
 
 
@@ -483,7 +530,8 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         host_why=row.host_noise_why if row is not None else None,
         host_ref_ms=row.host_ref_ms if row is not None else None, determinism=determinism_costs(vs),
         det_leads=deterministic_leads(vs),
-        loops=_loops(vs, default), lengths=_cudnn_lengths(ls, vs, picks, exceptions, default),
+        loops=_loops(vs, default), host_calls=_host_calls(vs, exceptions),
+        lengths=_cudnn_lengths(ls, vs, picks, exceptions, default),
         behind_at=_behind(ls, vs, default, exceptions), other_dtype=_other_dtype(ls, vs, default))
 
 

@@ -81,17 +81,24 @@ def _segments(outs: tuple[LengthOutcome, ...]) -> list[tuple[str, list[LengthOut
 PER_LENGTH_RUNS = 3
 
 
+def _span(kind: str, group: list[LengthOutcome]) -> str | None:
+    """The span of the whole-call counts of an UP_TO or BEYOND group ("380–704"), None where there is none."""
+    ns = [] if kind in (ALWAYS, NEVER) else [PhaseFacts.calls_below(o.calls) if kind == UP_TO
+                                             else PhaseFacts.calls_past(o.calls) for o in group]
+    ns = [n for n in ns if n is not None]
+    if not ns:
+        return None
+    return f"{min(ns):,}" if min(ns) == max(ns) else f"{min(ns):,}–{max(ns):,}"
+
+
 def _outcome(kind: str, group: list[LengthOutcome]) -> str:
     """One kind of outcome over its lengths: 'any number', 'never', or 'up to' / 'past' the span of their counts
     (the most whole calls below each break-even)."""
     if kind == ALWAYS:
         return "any number"
-    ns = [] if kind == NEVER else [PhaseFacts.calls_below(o.calls) if kind == UP_TO
-                                  else PhaseFacts.calls_past(o.calls) for o in group]
-    ns = [n for n in ns if n is not None]
-    if not ns:
+    span = _span(kind, group)
+    if span is None:
         return "never"
-    span = f"{min(ns):,}" if min(ns) == max(ns) else f"{min(ns):,}–{max(ns):,}"
     return f"{'up to' if kind == UP_TO else 'past'} {span} calls"
 
 
@@ -114,6 +121,28 @@ def per_length(outs: tuple[LengthOutcome, ...]) -> str:
         return _per_kind(outs)
     return ", ".join(f"{_outcome(kind, group)} ({_lengths(group[0].kv_len, group[-1].kv_len)})"
                      for kind, group in segments) or fmt.DASH
+
+
+def per_length_clause(outs: tuple[LengthOutcome, ...]) -> str:
+    """`per_length` as the end of a sentence (review 10 item 14): "while a length is called up to 380–704 times (at
+    1,001–2,049 tokens), and at any number of calls at 3,001–8,209 tokens"; alternating runs counted by kind."""
+    segments = _segments(outs)
+    if len(segments) > PER_LENGTH_RUNS:
+        return f"by length: {_per_kind(outs)}"
+    parts = []
+    for kind, group in segments:
+        at = f"{_lengths(group[0].kv_len, group[-1].kv_len)} tokens"
+        span = _span(kind, group)
+        if kind == ALWAYS:
+            parts.append(f"at any number of calls at {at}")
+        elif span is None:
+            parts.append(f"at no number of calls at {at}")
+        else:
+            parts.append(f"while a length is called up to {span} times (at {at})" if kind == UP_TO
+                         else f"once a length is called {span} times or more (at {at})")
+    if not parts:
+        return fmt.DASH
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + f", and {parts[-1]}"
 
 
 # A first call this many times a warm one is worth a sentence of its own on the phase's headline
