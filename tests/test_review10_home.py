@@ -98,3 +98,39 @@ def test_the_homes_dynamic_lengths_sentence_parses(lead_advice):
     assert re.search(r"or call FlashAttention-4 \(flash_attn\.cute\) in prefill: counting each new length's cost, it "
                      r"costs less in all than SDPA cuDNN \(the fastest once warm\) while a length is called up to "
                      r"[\d,–]+ times \(at [\d,–]+ tokens\), and at any number of calls at [\d,–]+ tokens\.", text)
+
+
+# --------------------------------------------------------------------------- item 4: what differed at a recompile
+
+
+def test_a_compile_in_the_dynamic_runs_names_what_differed_from_the_earlier_run(lead):
+    from gen.analysis import recompiles
+
+    recs = {(r.variant, r.phase): r for r in recompiles.recompiles(lead.rs)}
+    fa4 = recs[("fa4", "decode")]
+    assert fa4.scenario == "decode" and fa4.differs == (("batch", 8, 1),) and fa4.first_ms > 1e3
+    assert dict(fa4.same) == {"q_heads": 32, "kv_heads": 8, "head_dim": 128, "mask": "none"}
+    # the page says so under the decode table, and no longer claims FA4 at decode was found warm
+    from gen.report.pages import dynamic as dynamic_page
+
+    notes = " ".join(dynamic_page.phase_view(lead, "decode")["notes"])
+    assert ("FlashAttention-4 (flash_attn.cute) (1.43 s) paid a compile again at the first length" in notes
+            and "only the batch (8 there, 1 here) differed" in notes)
+    template = (RESULTS.parent / "gen/report/templates/dynamic_page.md.j2").read_text()
+    assert "(FA4 at decode) is found warm here" not in template
+
+
+def test_the_homes_list_of_compile_keys_grows_by_what_the_set_shows(lead_advice):
+    from dataclasses import replace
+
+    from gen.analysis.recompiles import Recompile
+
+    s = lead_advice.startup
+    text = decision_words._startup(lead_advice)
+    assert ("(dtype, head dim, mask, grouping of heads, and batch size at least: at decode steps it compiled again "
+            "(1.43 s) at batch 1 after the set's decode from a KV cache runs had compiled batch 8 with the same heads, "
+            "head dim and mask)") in text
+    # a compile the list explains (query heads differ: the grouping of heads) adds nothing
+    heads = Recompile("fa4", "prefill", 2000.0, "gqa-prefill", 2.1, (("q_heads", 64, 32),), ())
+    a = replace(lead_advice, startup=replace(s, recompiled=(heads,)))
+    assert f"({dynamic_words.COMPILE_KEYS})" in decision_words._startup(a)

@@ -31,7 +31,18 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from gen.analysis import batch_call, calls, dynamic, leads, rules, scenarios, tables, verdicts
+from gen.analysis import (
+    batch_call,
+    calls,
+    dynamic,
+    leads,
+    named_calls,
+    recompiles,
+    rules,
+    scenarios,
+    tables,
+    verdicts,
+)
 from gen.analysis.determinism import Determinism, DeterministicLead, determinism_costs, deterministic_leads
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
@@ -131,6 +142,9 @@ class Startup:
     # Where they measured new lengths: per phase, (what the run paid once at its first lengths, ms; how many
     # lengths that took; what each new length cost after that, ms) (gen.analysis.dynamic)
     lengths: tuple[tuple[str, float | None, int, float | None], ...] = ()
+    # Where its dynamic-lengths runs compiled again at their first length: what differed from the set's earlier run
+    # nearest in configuration (gen.analysis.recompiles; review 10 item 4)
+    recompiled: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -264,18 +278,7 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
                and verdicts.orders(t, v.runner_up, v.basis).sums_decide)
     return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant, within,
                 tuple(pair(x) for x in within if v.row(x) is not None), (t, *(v.row(x) for x in within)),
-                v.other_batch, by_sums, ratio_by=ratio_by, loop_call=_loop_call(v, t))
-
-
-def _loop_call(v: verdicts.Verdict, t) -> tuple[str, float, float] | None:
-    """The eager loop's fastest call where the loop changes the verdict's answer away from `t`'s variant."""
-    h = v.host
-    if h is None or not h.changes_answer or h.eager_fastest == t.variant or t.eager is None:
-        return None
-    top = v.row(h.eager_fastest)
-    if top is None or top.eager is None or missing(top.eager.median) or missing(t.eager.median):
-        return None
-    return (top.variant, top.eager.median, t.eager.median) if top.eager.median < t.eager.median else None
+                v.other_batch, by_sums, ratio_by=ratio_by, loop_call=named_calls.loop_call(v, t))
 
 
 def _default(vs: list[verdicts.Verdict]) -> str | None:
@@ -365,32 +368,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               forward_only=v.mode == schema.Mode.INFERENCE and not trained,
                               mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median,
                               reversed_at=_reversed(ls, v, f.variant, default), ratio_by=ratio_by,
-                              mask_arg_backend=_mask_arg(ls, v, f.variant)))
-    return tuple(out)
-
-
-def _mask_arg(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> str | None:
-    """The backend SDPA with no backend pinned ran where it got the point's mask as a dense boolean attn_mask and
-    `variant` is SDPA with no backend pinned too (the same call, another mask argument); None elsewhere."""
-    auto = variant_role("automatic")
-    decl, base = VARIANTS.get(variant), VARIANTS.get(auto)
-    if decl is None or base is None or variant == auto or decl.backend or not variant.startswith("sdpa"):
-        return None
-    p = calls.point_of(ls, v.scenario, v.mode)
-    if p is None or p.mask == schema.Mask.NONE or (p.mask == schema.Mask.CAUSAL and p.q_len == p.kv_len):
-        return None  # no mask, or the plain causal flag: SDPA got no dense mask
-    pick = v.auto if v.auto is not None and v.auto.variant == auto else None
-    return (pick.backend or pick.kernel_backend or "") if pick is not None else ""
-
-
-def _host_calls(vs: list[verdicts.Verdict], exceptions: tuple[Exception_, ...]) -> tuple:
-    """(scenario, the exception's call, its eager over GPU-only time) for each exception in inference."""
-    out = []
-    for e in exceptions:
-        v = next((v for v in vs if v.scenario == e.scenario and v.mode == e.mode), None)
-        r = v.row(e.variant) if v is not None and e.mode == schema.Mode.INFERENCE else None
-        if r is not None and not missing(r.eager_over_gpu_only):
-            out.append((e.scenario, e.variant, r.eager_over_gpu_only))
+                              mask_arg_backend=named_calls.mask_arg(ls, v, f.variant)))
     return tuple(out)
 
 
@@ -442,7 +420,8 @@ def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> 
     costs = tuple((f.phase, f.warmup_ms, f.warmup_lengths, f.first_overhead_ms)
                   for f in dynamic.runs(ls.rs, switched=False) if f.variant == first.variant and f.ok)
     return Startup(first.variant, backend, first.first_call_s, later.first_call_s if later else None,
-                   later.variant if later else None, first.first_in_process, status, costs)
+                   later.variant if later else None, first.first_in_process, status, costs,
+                   tuple(r for r in recompiles.recompiles(ls.rs) if r.variant == first.variant))
 
 
 def _runs_cudnn(picks: tuple[Pick, ...], exceptions: tuple, default: str) -> str | None:
@@ -530,7 +509,7 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         host_why=row.host_noise_why if row is not None else None,
         host_ref_ms=row.host_ref_ms if row is not None else None, determinism=determinism_costs(vs),
         det_leads=deterministic_leads(vs),
-        loops=_loops(vs, default), host_calls=_host_calls(vs, exceptions),
+        loops=_loops(vs, default), host_calls=named_calls.host_calls(vs, exceptions),
         lengths=_cudnn_lengths(ls, vs, picks, exceptions, default),
         behind_at=_behind(ls, vs, default, exceptions), other_dtype=_other_dtype(ls, vs, default))
 

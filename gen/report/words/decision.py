@@ -437,8 +437,9 @@ def _startup(a: advice_mod.Advice) -> str | None:
     if decl is not None and decl.compiled and not s.backend:
         # A call compiled per configuration (FA4's CuTe DSL): its first call is a compile at that shape, not a
         # one-time start-up
-        text = (f"{label(s.variant)} is compiled on the first call of each new configuration (dtype, head dim, "
-                f"mask, grouping of heads), which took {s.first_call_s:.2f} s at the article's shape ({who} first "
+        keys = dynamic.compile_keys(s.recompiled)
+        text = (f"{label(s.variant)} is compiled on the first call of each new configuration ({keys}), "
+                f"which took {s.first_call_s:.2f} s at the article's shape ({who} first "
                 "call of it)")
         if s.later_first_call_s is not None:
             text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
