@@ -134,3 +134,44 @@ def test_the_homes_list_of_compile_keys_grows_by_what_the_set_shows(lead_advice)
     heads = Recompile("fa4", "prefill", 2000.0, "gqa-prefill", 2.1, (("q_heads", 64, 32),), ())
     a = replace(lead_advice, startup=replace(s, recompiled=(heads,)))
     assert f"({dynamic_words.COMPILE_KEYS})" in decision_words._startup(a)
+
+
+# --------------------------------------------------------------------------- item 1: the verdict's point first
+
+
+@pytest.mark.parametrize("name", ["chunked-prefill", "article", "decode", "gqa-prefill", "sliding-window"])
+def test_a_scenario_page_opens_with_the_verdicts_point_and_says_why_the_headline_differs(lead, name):
+    from gen.analysis import scenarios as sa
+    from gen.analysis import verdicts
+    from gen.report.pages import scenario_set
+    from gen.report.words import verdicts as verdict_words
+
+    head = sa.headline(None, None, name, sa.point_rows(lead, name), [])
+    lines = scenario_set._at_verdict(lead, name, head)
+    v = verdicts.verdict(lead, name, "inference")
+    p = verdicts.point_of(lead, name, "inference")
+    # the first line is the verdict's own headline at its point: the home's row for this workload
+    assert lines[0].startswith(f"At the verdict's point, {verdict_words.point_label(p)} (a forward pass; ")
+    assert verdict_words.verdict(v).headline in lines[0]
+    top = head["fastest"]
+    elsewhere = (top["q_len"], top["kv_len"], top["head_dim"]) != (p.q_len, p.kv_len, p.head_dim)
+    said = [x for x in lines if x.startswith("The paragraph below is about the scenario's largest point")]
+    assert len(said) == elsewhere  # one line where the headline is at another point, none where it is the same
+    if elsewhere:
+        assert said[0] is lines[-1]  # just above the paragraph it introduces
+        firsts = {v.fastest.variant, *v.same_kernel, *v.near}
+        if top["variant"] not in firsts and not firsts & {*(head.get("near") or ()), *(head.get("ties") or ())}:
+            assert "is fastest instead of" in said[0]  # the page's fastest is not the home's answer: says so
+
+
+def test_the_chunked_page_names_the_homes_call_first(lead):
+    from gen.analysis import scenarios as sa
+    from gen.report.pages import scenario_set
+
+    head = sa.headline(None, None, "chunked-prefill", sa.point_rows(lead, "chunked-prefill"), [])
+    lines = scenario_set._at_verdict(lead, "chunked-prefill", head)
+    assert "SDPA with causal_lower_right is the fastest here" in lines[0]
+    assert ("where FlashAttention-4 (flash_attn.cute) is fastest instead of SDPA with causal_lower_right: the order "
+            "changes with the size") in lines[-1]
+    template = (RESULTS.parent / "gen/report/templates/scenario_page.md.j2").read_text()
+    assert -1 < template.index("s.at_verdict") < template.index("{{ s.headline | md }}")
