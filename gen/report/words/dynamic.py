@@ -527,7 +527,8 @@ def recompiled(recs, phase_words: str, title=lambda scenario: scenario) -> str |
                    f"although the set's {_low(title(scenario))} runs had compiled {them} earlier in this capture "
                    "process"
                    + (f" for the same {alike}" if alike else "")
-                   + (f": only {diff} differed." if diff else ": no configuration field the set records differed."))
+                   + (f": of what the set records of a configuration, only {diff} differed." if diff
+                      else ": nothing the set records of a configuration differed."))
     return " ".join(out)
 
 
