@@ -34,7 +34,7 @@ def h100():
 
 def test_a_loop_the_rule_leaves_within_noise_is_never_called_host_bound(h100):
     ls, a, w, _ = h100
-    line = next(x for x in w.lines if "A loop also waited in" in x)
+    line = next(x for x in w.lines if " also waited in" in x)
     seen = 0
     for sc, ratio, _ci, outcome, host_ms, gpu_ms in a.loops:
         v = verdicts.verdict(ls, sc, "inference")
@@ -54,7 +54,8 @@ def test_a_loop_the_rule_leaves_within_noise_is_never_called_host_bound(h100):
     # synthetic: the same words for each outcome, never "host-bound" unqualified but for YES
     fake = type("A", (), {"loops": (("decode", 1.6, (1.5, 1.7), rules.WITHIN_NOISE, 0.13, 0.1),
                                     ("gqa-prefill", 1.6, (1.5, 1.7), rules.WITHIN_NOISE, None, None),
-                                    ("sliding-window", 1.6, (1.5, 1.7), rules.YES, 0.2, 0.1))})()
+                                    ("sliding-window", 1.6, (1.5, 1.7), rules.YES, 0.2, 0.1)),
+                         "default": "fa4", "host_calls": ()})()
     text = decision_words._loops(fake)
     assert text.count("host-bound") == 3 and text.count("not called host-bound") == 2 and "; host-bound)" in text
 

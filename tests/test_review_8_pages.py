@@ -320,7 +320,7 @@ def test_the_home_names_the_reference_call(lead):
     a = advice.advice(lead)
     assert dict(a.lengths.against) == {"prefill": "sdpa_cudnn"}
     line = decision_words.lengths_line(a)
-    assert "costs less in all than SDPA cuDNN, the fastest once warm, at the same length" in line
+    assert "costs less in all than SDPA cuDNN (the fastest once warm) while a length is called" in line
     assert "Naive (in-place mask) in decode" not in line
 
 

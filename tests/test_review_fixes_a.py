@@ -119,9 +119,9 @@ def test_lead_set_pages_never_say_waited_for_a_faster_host(lead):
 
 def test_loops_line_does_not_say_longer():
     a = type("A", (), {"loops": (("gqa-prefill", 1.94, (1.9, 2.0), rules.YES),
-                                 ("decode", 4.49, (4.4, 4.6), rules.YES))})()
+                                 ("decode", 4.49, (4.4, 4.6), rules.YES)), "default": "sdpa_auto", "host_calls": ()})()
     text = decision_words._loops(a)
-    assert "longer" not in text and text.startswith("A loop also waited in")
+    assert "longer" not in text and text.startswith("A loop of SDPA (backend not pinned) also waited in")
 
 
 # --------------------------------------------------------------------------- item 9: the parenthetical's label

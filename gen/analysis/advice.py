@@ -31,7 +31,18 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from gen.analysis import batch_call, calls, dynamic, leads, rules, scenarios, tables, verdicts
+from gen.analysis import (
+    batch_call,
+    calls,
+    dynamic,
+    leads,
+    named_calls,
+    recompiles,
+    rules,
+    scenarios,
+    tables,
+    verdicts,
+)
 from gen.analysis.determinism import Determinism, DeterministicLead, determinism_costs, deterministic_leads
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
@@ -67,6 +78,9 @@ class Pick:
     batch_call: object = None
     # the measure `ratio` is by where the default is slower: the one that decides the order (leads.Orders.deciding)
     ratio_by: str = leads.AS_RUN
+    # Where a Python loop of eager calls changes the verdict's answer (verdicts.HostChange.changes_answer) to another
+    # call than this one: (that call, its eager median ms, this call's eager median ms), or None (review 10 item 3)
+    loop_call: tuple[str, float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -108,6 +122,10 @@ class Exception_:
     # (q_len, kv_len, the default's ms, this call's ms, the default's SM clock, this call's, MHz or None where not
     # recorded); the exception holds at its point, not there (item 12; clocks: review 8 item 14)
     reversed_at: tuple[tuple[int, int, float, float, float | None, float | None], ...] = ()
+    # Where this call and the gain's baseline (SDPA, backend not pinned) are the same unpinned SDPA call and only the
+    # baseline got the point's mask as a dense boolean attn_mask: the backend the baseline then ran ("" where not
+    # known), so the gain is the mask argument's, not another kernel's (review 10 item 5); None elsewhere
+    mask_arg_backend: str | None = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +142,9 @@ class Startup:
     # Where they measured new lengths: per phase, (what the run paid once at its first lengths, ms; how many
     # lengths that took; what each new length cost after that, ms) (gen.analysis.dynamic)
     lengths: tuple[tuple[str, float | None, int, float | None], ...] = ()
+    # Where its dynamic-lengths runs compiled again at their first length: what differed from the set's earlier run
+    # nearest in configuration (gen.analysis.recompiles; review 10 item 4)
+    recompiled: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -151,6 +172,9 @@ class Advice:
     # eager over GPU-only ratio at or past rules.HOST_BOUND_EAGER_RATIO): (scenario, ratio, its
     # interval, the host-bound outcome there, the host's cost of a call and the GPU-only time, ms or None).
     loops: tuple[tuple[str, float, tuple[float, float], str | None, float | None, float | None], ...] = ()
+    # Where an exception names another call than the default in inference: (scenario, that call, its eager over
+    # GPU-only time at the verdict's point), so the host line says whose loop waited (review 10 item 2)
+    host_calls: tuple[tuple[str, str, float], ...] = ()
     determinism: tuple[Determinism, ...] = ()  # each backend under torch.use_deterministic_algorithms(True)
     det_leads: tuple[DeterministicLead, ...] = ()  # where a plain call leads deterministic ones (review 6 item 2)
     lengths: LengthCost | None = None  # where the decision runs cuDNN: its cost per new length
@@ -255,7 +279,7 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
                and verdicts.orders(t, v.runner_up, v.basis).sums_decide)
     return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant, within,
                 tuple(pair(x) for x in within if v.row(x) is not None), (t, *(v.row(x) for x in within)),
-                v.other_batch, by_sums, ratio_by=ratio_by)
+                v.other_batch, by_sums, ratio_by=ratio_by, loop_call=named_calls.loop_call(v, t))
 
 
 def _default(vs: list[verdicts.Verdict]) -> str | None:
@@ -344,7 +368,8 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               **_accuracy(ls, v, f.variant, default), between=between,
                               forward_only=v.mode == schema.Mode.INFERENCE and not trained,
                               mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median,
-                              reversed_at=_reversed(ls, v, f.variant, default), ratio_by=ratio_by))
+                              reversed_at=_reversed(ls, v, f.variant, default), ratio_by=ratio_by,
+                              mask_arg_backend=named_calls.mask_arg(ls, v, f.variant)))
     return tuple(out)
 
 
@@ -396,7 +421,8 @@ def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> 
     costs = tuple((f.phase, f.warmup_ms, f.warmup_lengths, f.first_overhead_ms)
                   for f in dynamic.runs(ls.rs, switched=False) if f.variant == first.variant and f.ok)
     return Startup(first.variant, backend, first.first_call_s, later.first_call_s if later else None,
-                   later.variant if later else None, first.first_in_process, status, costs)
+                   later.variant if later else None, first.first_in_process, status, costs,
+                   tuple(r for r in recompiles.recompiles(ls.rs) if r.variant == first.variant))
 
 
 def _runs_cudnn(picks: tuple[Pick, ...], exceptions: tuple, default: str) -> str | None:
@@ -484,7 +510,8 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         host_why=row.host_noise_why if row is not None else None,
         host_ref_ms=row.host_ref_ms if row is not None else None, determinism=determinism_costs(vs),
         det_leads=deterministic_leads(vs),
-        loops=_loops(vs, default), lengths=_cudnn_lengths(ls, vs, picks, exceptions, default),
+        loops=_loops(vs, default), host_calls=named_calls.host_calls(vs, exceptions),
+        lengths=_cudnn_lengths(ls, vs, picks, exceptions, default),
         behind_at=_behind(ls, vs, default, exceptions), other_dtype=_other_dtype(ls, vs, default))
 
 

@@ -21,6 +21,7 @@ import pandas as pd
 from gen.analysis import advice, verdicts
 from gen.analysis.values import variant_role
 from gen.model.schema import Mode
+from gen.model.variants import VARIANTS
 from gen.report import charts
 from gen.report import format as fmt
 from gen.report.site import chart_div, summary_command
@@ -175,6 +176,10 @@ def table_rows(ls) -> list[dict]:
             by = orders_words.MEASURE.get(e.ratio_by, e.ratio_by)
             gain += f" ({words.times(e.ratio)} {by} over {words.short_label(a.default)})"
         cond = f"at {_shape(verdicts.point_of(ls, v.scenario, v.mode))}"
+        if e.mask_arg_backend is not None and g is not None and rec != auto:  # the gain is a mask argument's
+            gain = gain.replace(words.times(g), words.times(g) + "*", 1)
+            cond += ". " + decision_words.mask_arg_note(words.times(g), e.mask_arg_backend,
+                                                        VARIANTS[rec].masks).removesuffix(".")
         if e.compile_s is not None:
             cond += f"; its first call compiles ({e.compile_s:.1f} s)"
         if e.error is not None and e.default_error is not None:

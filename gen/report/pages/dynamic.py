@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gen.analysis import dynamic as dyn
-from gen.analysis import rules
+from gen.analysis import recompiles, rules
 from gen.model import scenarios as declared
 from gen.report import charts
 from gen.report import format as fmt
@@ -64,7 +64,7 @@ def phase_view(ls, phase: str) -> dict:
         phase=phase, title=dynamic_words.PHASE_TITLE.get(phase, phase), chart=chart,
         headline=dynamic_words.headline(pf), advice=dynamic_words.advice(pf),
         notes=[n for n in (dynamic_words.host_note(pf), dynamic_words.mask_note(pf),
-                           dynamic_words.gpu_missing(pf)) if n],
+                           dynamic_words.gpu_missing(pf), _recompiled(ls, phase)) if n],
         example=dynamic_words.break_even_example(pf), warmup_factor=f"{rules.WARMUP_FACTOR:g}",
         noise_us=f"{rules.NEW_LENGTH_NOISE_MS * 1e3:.0f}", loop_noise=f"{rules.LOOP_CALL_NOISE:.0%}",
         best=dynamic_words.label(pf.steady_best.variant) if pf.steady_best else None,
@@ -75,6 +75,13 @@ def phase_view(ls, phase: str) -> dict:
                f"{'causal' if p.mask == 'causal' else 'no mask'}" + (", one query a step" if p.q_len == 1 else ""))
         if p else None,
     )
+
+
+def _recompiled(ls, phase: str) -> str | None:
+    """What differed where a compiled call compiled again at the phase's first length (review 10 item 4)."""
+    recs = [r for r in recompiles.recompiles(ls.rs) if r.phase == phase]
+    return dynamic_words.recompiled(recs, dynamic_words.PHASE_WHERE.get(phase, phase),
+                                    lambda sc: declared.SCENARIOS[sc].title if sc in declared.SCENARIOS else sc)
 
 
 def set_view(ctx: Context, ls) -> dict:

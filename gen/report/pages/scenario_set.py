@@ -27,6 +27,7 @@ from gen.report.words import common as words
 from gen.report.words import published as published_words
 from gen.report.words import scenarios as scenario_words
 from gen.report.words import tables as table_words
+from gen.report.words import verdicts as verdict_words
 
 
 def _label(v: str) -> str:
@@ -393,6 +394,28 @@ def _head_determinism(ls, name: str, head: dict | None, rows: list[dict]) -> tup
     return (d, row) if row is not None else None
 
 
+def _at_verdict(ls, name: str, head: dict | None) -> list[str]:
+    """The scenario page's opening (review 10 item 1): per mode, the verdict's point and its answer (the home's row);
+    then, where the headline's point is another, which it is and whether its fastest differs."""
+    if ls.rs.kind != schema.SetKind.MEASURED:
+        return []
+    out, after = [], []
+    for mode in schema.Mode:
+        v = verdicts.verdict(ls, name, mode)
+        p = verdicts.point_of(ls, name, mode)
+        if v is None or p is None or v.field_of_one:
+            continue
+        out.append(verdict_words.at_verdict_point(v, p, mode))
+        if head and head["fastest"]["mode"] == mode:
+            top = head["fastest"]
+            if (top["q_len"], top["kv_len"], top["head_dim"]) != (p.q_len, p.kv_len, p.head_dim):
+                firsts = (v.fastest.variant, *v.same_kernel, *v.near)
+                at = scenario_words.point_label(top, top["q_len"] == 1, False) + f", D {int(top['head_dim'])}"
+                after.append(verdict_words.headline_elsewhere(at, top["variant"], firsts,
+                                                              (*(head.get("near") or ()), *(head.get("ties") or ()))))
+    return out + after  # the headline's point last: the paragraph it introduces follows
+
+
 def set_view(ctx: Context, ls, name: str) -> dict | None:
     """One measured set in one scenario; made once per context (its page and its facts share it)."""
     return ctx._once(("scenario_view", ls.name, name), lambda: _set_view(ctx, ls, name))
@@ -446,6 +469,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
                               if mode == schema.Mode.TRAIN else None))
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
+        at_verdict=_at_verdict(ls, name, head),
         headline=scenario_words.headline(head, figure, decode, _label,
                                          [x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())],
                                          *_head_orders(ls, name, head),

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
 from gen.analysis import leads, rules
+from gen.model.scenarios import ARTICLE
 from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
 from gen.report.words import orders as orders_words
@@ -27,6 +28,7 @@ from gen.report.words.first_screen import (  # noqa: F401
     TIMED_APART,
     deterministic_lead,
     gain_note,
+    mask_arg_note,
     standing,
     standing_short,
     workloads,
@@ -172,8 +174,18 @@ def _note(p, default: str, lead: bool = True) -> str:
     """A workload's note: its orders (orders_words.noted_parts) and, for decode, the call at the other batch
     (`batch_call`), in one bracket; else the other batch's order after it (`_batch`)."""
     parts = orders_words.noted_parts(p.orders, p.rows, label, lead) + (
+        [loop_call(p.loop_call, default, p.mode)] if p.loop_call is not None else []) + (
         [batch_call(p.batch_call)] if p.batch_call is not None else [])
     return (f" ({'; '.join(parts)})" if parts else "") + _batch(p, default)
+
+
+def loop_call(c, default: str, mode: str = "inference") -> str:
+    """Where a loop of eager calls answers otherwise (advice.Pick.loop_call; review 10 item 3): "in an eager Python
+    loop, call SDPA (backend not pinned): 67.5 µs a call against FlashAttention-4's 189.2 µs (2.80×); ..."."""
+    x, ms, mine = c
+    each = "a training step" if mode == "train" else "a call"
+    return (f"in an eager Python loop, call {label(x)}: {us(ms)} {each} against {short_label(default)}'s "
+            f"{us(mine)} ({times(mine / ms)}); {short_label(default)}'s lead is on the GPU alone (a CUDA graph)")
 
 
 def batch_call(c) -> str:
@@ -425,8 +437,9 @@ def _startup(a: advice_mod.Advice) -> str | None:
     if decl is not None and decl.compiled and not s.backend:
         # A call compiled per configuration (FA4's CuTe DSL): its first call is a compile at that shape, not a
         # one-time start-up
-        text = (f"{label(s.variant)} is compiled on the first call of each new configuration (dtype, head dim, "
-                f"mask, grouping of heads), which took {s.first_call_s:.2f} s at the article's shape ({who} first "
+        keys = dynamic.compile_keys(s.recompiled)
+        text = (f"{label(s.variant)} is compiled on the first call of each new configuration ({keys}), "
+                f"which took {s.first_call_s:.2f} s at the article's shape ({who} first "
                 "call of it)")
         if s.later_first_call_s is not None:
             text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
@@ -477,10 +490,11 @@ def lengths_line(a: advice_mod.Advice) -> str | None:
             f"median over lengths): {costs}. Bucket or pad lengths to a few shapes so each plan is reused")
     if x.instead:
         ref = dict(x.against)
-        text += ", or call " + "; ".join(
-            f"{label(v)} in {ph}, which costs less in all than "
-            + (f"{label(ref[ph])}, the fastest once warm," if ph in ref else "the fastest once warm")
-            + f" at the same length, calls a length (tokens in brackets): {dynamic.per_length(outs)}"
+        # one clause a phase that parses (review 10 item 14): who, against whom, for how many calls a length
+        text += ", or call " + "; or ".join(
+            f"{label(v)} in {ph}: counting each new length's cost, it costs less in all than "
+            + (f"{label(ref[ph])} (the fastest once warm)" if ph in ref else "the fastest once warm")
+            + f" {dynamic.per_length_clause(outs)}"
             for ph, v, outs in x.instead)
     text += "."
     if x.switch is not None:
@@ -493,24 +507,39 @@ def lengths_line(a: advice_mod.Advice) -> str | None:
     return text
 
 
+def _the_call_there(a: advice_mod.Advice, scenario: str) -> str | None:
+    """Where the first screen names another call than the default for `scenario`: that call and its loop, "SDPA
+    cuDNN, the call there: 1.02×" (review 10 item 2: the host line says whose loop waited)."""
+    there = next(((v, r) for sc, v, r in a.host_calls if sc == scenario), None)
+    return f"the call there, {label(there[0])}, took {times(there[1])} its GPU-only time in a loop" if there else None
+
+
 def _host(a: advice_mod.Advice) -> str | None:
     if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
         return None
-    # The first screen's short form of the verdict's host line: what this host saw, and the crossover.
-    text = ("In short calls at the article's shape, "
-            f"{on_this_host(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms)}")
+    # The first screen's short form of the verdict's host line: whose loop, what this host saw, and the crossover.
+    there = _the_call_there(a, ARTICLE)
+    text = (f"In short calls of {label(a.default)} at the article's shape" + (f" ({there})" if there else "")
+            + f", {on_this_host(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms)}")
+    short = host_short_of_line(a.host_cost_ms, a.host_gpu_ms) if a.host_outcome == rules.WITHIN_NOISE else None
+    if short:
+        text += f"; {short}"
     cross = None if host_not_the_gap(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms) else \
         host_crossover(a.host_gpu_ms, a.host_cost_ms, a.host_ref_ms, a.host_median_ms)
+    if cross and short:  # after the rule's words, the crossover reads as a sentence of its own
+        return f"{text}. {cross[0].upper()}{cross[1:]}."
     return text + (f": {cross}" if cross else "") + "."
 
 
 def _loops(a: advice_mod.Advice) -> str | None:
-    """Where else a loop of the default call clearly waited for the host (decode's short calls)."""
+    """Where else a loop of the default call clearly waited for the host (decode's short calls), with the call the
+    first screen names there where it is another."""
     if not a.loops:
         return None
     parts = [f"{SCENARIO_WORDS.get(sc, sc)}, {r:.2f}× its GPU-only time (at least {lo:.2f}×; "
-             f"{_loop_outcome(o, *rest)})" for sc, r, (lo, _), o, *rest in a.loops]
-    return f"A loop also waited in {'; '.join(parts)}."
+             f"{_loop_outcome(o, *rest)}" + (f"; {there}" if (there := _the_call_there(a, sc)) else "") + ")"
+             for sc, r, (lo, _), o, *rest in a.loops]
+    return f"A loop of {label(a.default)} also waited in {'; '.join(parts)}."
 
 
 def _loop_outcome(outcome: str | None, host_ms: float | None = None, gpu_ms: float | None = None) -> str:

@@ -15,6 +15,7 @@ from gen.analysis.dynamic import (
     PhaseFacts,
     SwitchFacts,
 )
+from gen.model.scenarios import SCENARIOS
 from gen.report import format as fmt
 from gen.report.words.common import join_and
 
@@ -25,6 +26,7 @@ PHASE_AXIS = {"prefill": "prompt length (tokens), each a new length",
               "decode": "KV cache length (tokens), one decode step a token"}
 
 
+PHASE_WHERE = {"prefill": "at new prompt lengths", "decode": "at decode steps"}
 PHASE_LENGTH = {"prefill": "new prompt length", "decode": "decode step"}
 
 
@@ -81,17 +83,24 @@ def _segments(outs: tuple[LengthOutcome, ...]) -> list[tuple[str, list[LengthOut
 PER_LENGTH_RUNS = 3
 
 
+def _span(kind: str, group: list[LengthOutcome]) -> str | None:
+    """The span of the whole-call counts of an UP_TO or BEYOND group ("380–704"), None where there is none."""
+    ns = [] if kind in (ALWAYS, NEVER) else [PhaseFacts.calls_below(o.calls) if kind == UP_TO
+                                             else PhaseFacts.calls_past(o.calls) for o in group]
+    ns = [n for n in ns if n is not None]
+    if not ns:
+        return None
+    return f"{min(ns):,}" if min(ns) == max(ns) else f"{min(ns):,}–{max(ns):,}"
+
+
 def _outcome(kind: str, group: list[LengthOutcome]) -> str:
     """One kind of outcome over its lengths: 'any number', 'never', or 'up to' / 'past' the span of their counts
     (the most whole calls below each break-even)."""
     if kind == ALWAYS:
         return "any number"
-    ns = [] if kind == NEVER else [PhaseFacts.calls_below(o.calls) if kind == UP_TO
-                                  else PhaseFacts.calls_past(o.calls) for o in group]
-    ns = [n for n in ns if n is not None]
-    if not ns:
+    span = _span(kind, group)
+    if span is None:
         return "never"
-    span = f"{min(ns):,}" if min(ns) == max(ns) else f"{min(ns):,}–{max(ns):,}"
     return f"{'up to' if kind == UP_TO else 'past'} {span} calls"
 
 
@@ -114,6 +123,28 @@ def per_length(outs: tuple[LengthOutcome, ...]) -> str:
         return _per_kind(outs)
     return ", ".join(f"{_outcome(kind, group)} ({_lengths(group[0].kv_len, group[-1].kv_len)})"
                      for kind, group in segments) or fmt.DASH
+
+
+def per_length_clause(outs: tuple[LengthOutcome, ...]) -> str:
+    """`per_length` as the end of a sentence (review 10 item 14): "while a length is called up to 380–704 times (at
+    1,001–2,049 tokens), and at any number of calls at 3,001–8,209 tokens"; alternating runs counted by kind."""
+    segments = _segments(outs)
+    if len(segments) > PER_LENGTH_RUNS:
+        return f"by length: {_per_kind(outs)}"
+    parts = []
+    for kind, group in segments:
+        at = f"{_lengths(group[0].kv_len, group[-1].kv_len)} tokens"
+        span = _span(kind, group)
+        if kind == ALWAYS:
+            parts.append(f"at any number of calls at {at}")
+        elif span is None:
+            parts.append(f"at no number of calls at {at}")
+        else:
+            parts.append(f"while a length is called up to {span} times (at {at})" if kind == UP_TO
+                         else f"once a length is called {span} times or more (at {at})")
+    if not parts:
+        return fmt.DASH
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + f", and {parts[-1]}"
 
 
 # A first call this many times a warm one is worth a sentence of its own on the phase's headline
@@ -477,3 +508,76 @@ def fwd_bwd_note(rows: list[dict]) -> str | None:
             f"{label(fastest_bwd['variant'])}'s ({_ms(fastest_bwd['bwd_ms'])} ms). "
             + " ".join(dict.fromkeys(SPLIT_METHOD.get(r["method"], f"Timed by {r['method']}.") for r in got))
             + " Forward plus backward need not equal the step's GPU-only time, which is timed whole (graph replays).")
+
+
+def _low(title: str) -> str:
+    return title[0].lower() + title[1:] if len(title) > 1 and title[1].islower() else title
+
+
+# The configuration fields of gen.analysis.recompiles in words
+CONFIG_WORDS = {"batch": "batch", "q_heads": "query heads", "kv_heads": "KV heads", "head_dim": "head dim",
+                "mask": "mask", "window": "window", "docs": "documents"}
+
+
+def _config_value(name: str, v) -> str:
+    if name == "mask":
+        return "none" if v == "none" else str(v)
+    if isinstance(v, tuple):
+        return "+".join(f"{x:,}" for x in v)
+    return f"{v:,}" if isinstance(v, int) else str(v)
+
+
+def recompiled(recs, phase_words: str, title=lambda scenario: scenario) -> str | None:
+    """The compiled calls that compiled again at a phase's first length although an earlier scenario of the set had
+    compiled the nearest configuration (gen.analysis.recompiles; review 10 item 4), grouped by what differed: "At
+    decode steps, FlashAttention-4 (1.43 s) compiled again at its first length, although the set's decode scenario
+    had compiled it earlier in this process for the same query heads (32), KV heads (8), head dim (128) and mask
+    (none): only the batch differed (8 there, 1 here)."."""
+    if not recs:
+        return None
+    groups: dict = {}
+    for r in recs:
+        groups.setdefault((r.scenario, r.differs, r.same), []).append(r)
+    out = []
+    for (scenario, differs, same), rs in groups.items():
+        who = join_and(f"{label(r.variant)} ({r.first_ms / 1e3:.2f} s)" for r in rs)
+        them = "it" if len(rs) == 1 else "them"
+        alike = join_and(f"{CONFIG_WORDS.get(f, f)} ({_config_value(f, v)})" for f, v in same)
+        diff = join_and(f"the {CONFIG_WORDS.get(f, f)} ({_config_value(f, a)} there, {_config_value(f, b)} here)"
+                        for f, a, b in differs)
+        out.append(f"{phase_words[0].upper()}{phase_words[1:]}, {who} paid a compile again at the first length, "
+                   f"although the set's {_low(title(scenario))} runs had compiled {them} earlier in this capture "
+                   "process"
+                   + (f" for the same {alike}" if alike else "")
+                   + (f": of what the set records of a configuration, only {diff} differed." if diff
+                      else ": nothing the set records of a configuration differed."))
+    return " ".join(out)
+
+
+# What a compiled call is compiled for, as the first screen lists it (the fields of gen.analysis.recompiles it
+# covers); a field the set shows a compile for beyond these is added with its evidence (review 10 item 4)
+COMPILE_KEYS = "dtype, head dim, mask, grouping of heads"
+COMPILE_KEY_FIELDS = frozenset({"head_dim", "mask", "q_heads", "kv_heads"})
+KEY_WORDS = {"batch": "batch size"}
+
+
+def compile_keys(recompiled) -> str:
+    """COMPILE_KEYS, and each field the set's dynamic-lengths runs compiled again for that the list misses:
+    "dtype, head dim, mask, grouping of heads, and batch size at least: at decode steps it compiled again at batch
+    1 after the set's decode from a KV cache runs had compiled batch 8 with the same heads, head dim and mask"."""
+    extra = []
+    for r in recompiled:
+        missed = [(f, a, b) for f, a, b in r.differs if f not in COMPILE_KEY_FIELDS]
+        if missed and len(missed) == len(r.differs):  # nothing in the list explains this compile
+            where = SCENARIOS[r.scenario].title if r.scenario in SCENARIOS else r.scenario
+            where = where[0].lower() + where[1:] if where[1:2].islower() else where
+            extra.append((join_and(KEY_WORDS.get(f, f) for f, *_ in missed),
+                          f"{PHASE_WHERE.get(r.phase, r.phase)} it compiled again ({r.first_ms / 1e3:.2f} s) at "
+                          + join_and(f"{CONFIG_WORDS.get(f, f)} {b}" for f, _, b in missed)
+                          + f" after the set's {where} runs had compiled "
+                          + join_and(f"{CONFIG_WORDS.get(f, f)} {a}" for f, a, _ in missed)
+                          + " with the same heads, head dim and mask"))
+    if not extra:
+        return COMPILE_KEYS
+    return (f"{COMPILE_KEYS}, and {join_and(dict.fromkeys(k for k, _ in extra))} at least: "
+            + "; ".join(w for _, w in extra))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from gen.analysis import rules
 from gen.model.schema import Mode
+from gen.report.words.common import backend as backend_name
 from gen.report.words.common import join_and, times
 from gen.report.words.orders import BEHIND_BY_KERNELS
 
@@ -109,6 +110,14 @@ def gain_note(dense, loss) -> str:
     if loss:
         parts.append(f"under 1×: slower than SDPA, in {workloads(loss)}")
     return f" ({'; '.join(parts)})" if parts else ""
+
+
+def mask_arg_note(gain: str, backend: str | None, masks: str) -> str:
+    """An exception's gain that is a mask argument's (review 10 item 5): the same SDPA call with no backend pinned, the
+    baseline given the mask as a dense boolean attn_mask, this one given `masks` (its declared way)."""
+    went = f", which sent it to {backend_name(backend)}" if backend else ""
+    return (f"*The {gain} is over the same SDPA call, backend not pinned, given the mask as a dense boolean attn_mask"
+            f"{went}: the gain is the mask argument's; pass {masks} instead.")
 
 
 def deterministic_lead(d, workload) -> str:

@@ -555,3 +555,30 @@ def point_label(p) -> str:
     length = f"{p.kv_len} tokens" if p.q_len == p.kv_len else f"{p.q_len} query × {p.kv_len} cached tokens"
     return f"batch {p.batch} · {heads} · {length} · head dim {p.head_dim}" + (f" · window {p.window}" if p.window
                                                                               else "")
+
+
+def at_verdict_point(v: verdicts.Verdict, point, mode: str) -> str:
+    """A scenario page's opening (review 10 item 1): the verdict's point, the one the home's row and the set page
+    answer for, with the verdict's own headline there."""
+    what = "training steps" if mode == "train" else "a forward pass"
+    return (f"At the verdict's point, {point_label(point)} ({what}; the point the home and the set page answer for): "
+            f"{verdict(v).headline}")
+
+
+def headline_elsewhere(head_point: str, head_fastest: str, verdict_fastest: tuple[str, ...],
+                       near: tuple[str, ...] = ()) -> str:
+    """Where the scenario's headline below is at another point than the verdict's: which point it is, and whether
+    its fastest differs from the verdict's (the reason the two answers differ: another size); `near`: the calls the
+    headline's point cannot set apart from its fastest."""
+    text = f"The paragraph below is about the scenario's largest point ({head_point})"
+    if head_fastest in verdict_fastest:
+        return text + f": {label(head_fastest)} leads there too."
+    close = [x for x in verdict_fastest if x in near]
+    if close:
+        return (text + f", where {label(head_fastest)} leads by its median and {join_and(label(x) for x in close)} "
+                f"{'is' if len(close) == 1 else 'are'} within noise of it as run (the paragraph says what else "
+                "decides there); the home's answer is the verdict's point's.")
+    return (text + f", where {label(head_fastest)} is fastest instead of "
+            f"{join_and(label(x) for x in verdict_fastest)}: the order changes with the size, and the home's answer "
+            "is the verdict's point's.")
+

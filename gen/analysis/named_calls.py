@@ -1,0 +1,48 @@
+"""Facts the first screen gives beside a named call (review 2026-12-07-1 items 2, 3 and 5): the loop of the call an
+exception names, the call a Python loop of eager calls makes the answer, and whether an exception's gain over SDPA
+with no backend pinned is a mask argument's. Takes verdicts (gen.analysis.verdicts) and a loaded set; gives numbers
+and variant names for gen.analysis.advice's Pick, Exception_ and Advice. No words here.
+"""
+
+from __future__ import annotations
+
+from gen.analysis import calls, tables, verdicts
+from gen.analysis.values import missing, variant_role
+from gen.model import schema
+from gen.model.variants import VARIANTS
+
+
+def loop_call(v: verdicts.Verdict, t) -> tuple[str, float, float] | None:
+    """The eager loop's fastest call where the loop changes the verdict's answer away from `t`'s variant."""
+    h = v.host
+    if h is None or not h.changes_answer or h.eager_fastest == t.variant or t.eager is None:
+        return None
+    top = v.row(h.eager_fastest)
+    if top is None or top.eager is None or missing(top.eager.median) or missing(t.eager.median):
+        return None
+    return (top.variant, top.eager.median, t.eager.median) if top.eager.median < t.eager.median else None
+
+
+def mask_arg(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> str | None:
+    """The backend SDPA with no backend pinned ran where it got the point's mask as a dense boolean attn_mask and
+    `variant` is SDPA with no backend pinned too (the same call, another mask argument); None elsewhere."""
+    auto = variant_role("automatic")
+    decl, base = VARIANTS.get(variant), VARIANTS.get(auto)
+    if decl is None or base is None or variant == auto or decl.backend or not variant.startswith("sdpa"):
+        return None
+    p = calls.point_of(ls, v.scenario, v.mode)
+    if p is None or p.mask == schema.Mask.NONE or (p.mask == schema.Mask.CAUSAL and p.q_len == p.kv_len):
+        return None  # no mask, or the plain causal flag: SDPA got no dense mask
+    pick = v.auto if v.auto is not None and v.auto.variant == auto else None
+    return (pick.backend or pick.kernel_backend or "") if pick is not None else ""
+
+
+def host_calls(vs: list[verdicts.Verdict], exceptions: tuple) -> tuple:
+    """(scenario, the exception's call, its eager over GPU-only time) for each exception in inference."""
+    out = []
+    for e in exceptions:
+        v = next((v for v in vs if v.scenario == e.scenario and v.mode == e.mode), None)
+        r = v.row(e.variant) if v is not None and e.mode == schema.Mode.INFERENCE else None
+        if r is not None and not missing(r.eager_over_gpu_only):
+            out.append((e.scenario, e.variant, r.eager_over_gpu_only))
+    return tuple(out)
