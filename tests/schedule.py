@@ -20,10 +20,10 @@ from xdist.scheduler import LoadFileScheduling
 # 2-core machine in December 2026; a file not named weighs WEIGHT_PER_TEST a test. Only the order depends
 # on them: a stale number costs balance, never a test.
 WEIGHTS = {
-    "test_browser.py": 100, "test_matrix_browser.py": 60, "test_build_cache.py": 50, "test_hostile_names.py": 42,
+    "test_browser.py": 100, "test_matrix_browser.py": 56, "test_build_cache.py": 50, "test_hostile_names.py": 42,
     "test_capture.py": 37, "test_trace_digest.py": 33, "test_site_build.py": 28, "test_hostile_build.py": 26,
     "test_console.py": 25, "test_scale.py": 22, "test_first_screen_browser.py": 22, "test_hostile_round3.py": 21,
-    "test_scenarios20.py": 21, "test_import.py": 18, "test_scenario_report.py": 17, "test_verdict_rules.py": 14,
+    "test_scenarios20.py": 17, "test_import.py": 18, "test_scenario_report.py": 17, "test_verdict_rules.py": 14,
     "test_mkdocs_hook.py": 11, "test_new_set.py": 10, "test_hostile.py": 10, "test_hostile_limits.py": 9,
     "test_schema_reading.py": 9, "test_render.py": 8,
 }

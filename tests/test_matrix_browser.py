@@ -1,5 +1,5 @@
-"""A matrix of twelve result sets in a real headless Chromium: the committed H200 set relabelled as
-twelve GPU and PyTorch versions (benchmarks/bench_build.py's `fabricate`, each scenario at its first
+"""A matrix of eleven result sets in a real headless Chromium: the committed H200 set relabelled as
+eleven GPU and PyTorch versions (benchmarks/bench_build.py's `fabricate`, each scenario at its first
 two lengths, to keep the test cheap) beside the published sets, built (once, for tests/test_scale.py too:
 conftest.py's matrix_site) and served. The pages that
 summarise the matrix and one set's own pages draw every chart with data, the heat map holds one
@@ -19,7 +19,7 @@ from gen.analysis import tables, verdicts
 from tests.site_server import CHROMIUM, Tab, bind, chromium
 from tests.test_browser import DATA_MARKS, _charts_drawn
 
-N = 12  # conftest.MATRIX_SETS
+N = 11  # conftest.MATRIX_SETS
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
