@@ -51,7 +51,7 @@ def dynamic_lengths(rows: list[dict], x_title: str) -> alt.LayerChart:
         tooltip=[alt.Tooltip("series:N", title="variant"), alt.Tooltip("call:N", title="call"),
                  alt.Tooltip("kv_len:Q", title="KV length", format=","),
                  alt.Tooltip("ms:Q", title="ms", format=".4g")])
-    return alt.layer(line, dots).properties(width="container", height=260)
+    return alt.layer(line, dots, width="container", height=260)
 
 
 def fwd_bwd_frame(rows: list[dict]) -> pd.DataFrame:

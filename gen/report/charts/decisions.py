@@ -50,4 +50,4 @@ def decision(rows: pd.DataFrame, x_title: str) -> alt.LayerChart:
         y=y, color=colour, tooltip=tooltip)
     dots = alt.Chart(d).mark_point(filled=True, opacity=0.95).encode(
         x=x, y=y, color=colour, shape=shape, size=size, tooltip=tooltip, order=alt.Order("layer:Q"))
-    return alt.layer(ci, dots).properties(width="container", height=ROW_PX * max(1, len(order)) + 10)
+    return alt.layer(ci, dots, width="container", height=ROW_PX * max(1, len(order)) + 10)

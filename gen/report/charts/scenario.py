@@ -18,6 +18,8 @@ from gen.report.charts.base import figure_shapes as _figure_shapes
 from gen.report.charts.base import length as _length
 from gen.report.charts.base import log as _log
 
+# Every chart of a scenario: given to alt.layer as it is made (.properties() after it copies the whole chart again)
+SIZE = dict(width="container", height=280)
 _SCENARIO_NUMERIC = ("kv_len", "head_dim", "value", "q1", "q3", "intensity", "tflops")
 
 
@@ -107,7 +109,7 @@ def scenario_time(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> 
     title = "GPU-only time per call (ms, log scale)"
     iqr = alt.Chart(d).transform_filter("isValid(datum.q1) && isValid(datum.q3)").mark_rule(strokeWidth=3).encode(
         x=_x(ticks, x_title), y=alt.Y("q1:Q", scale=_log(), title=title), y2=alt.Y2("q3:Q"), color=_color(order))
-    return alt.layer(iqr, _lines(d, order, ticks, title, x_title)).properties(width="container", height=280)
+    return alt.layer(iqr, _lines(d, order, ticks, title, x_title), **SIZE)
 
 
 def _rule_frames(ceilings: list[tuple[str, float]]) -> dict[str, pd.DataFrame]:
@@ -140,8 +142,8 @@ def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_ti
                                                            color="#444", fontSize=11).encode(
             x=alt.XValue(0), y=alt.Y("value:Q", scale=_log()), text=alt.Text("ceiling:N"))
             for i, dx in enumerate(_label_dx(names))]
-        chart = alt.layer(chart, rule, *labels)
-    return chart.properties(width="container", height=280)
+        return alt.layer(chart, rule, *labels, **SIZE)
+    return chart.properties(**SIZE)
 
 
 LABEL_CHAR_PX = 7  # the most a character of an 11 px label takes, about
@@ -189,4 +191,4 @@ def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: flo
         tooltip=[alt.Tooltip("variant"), alt.Tooltip("mode"),
                  alt.Tooltip("kv_len:Q", format=","), alt.Tooltip("intensity:Q", format=".3g"),
                  alt.Tooltip("tflops:Q", format=".4g")])
-    return alt.layer(line, pts).properties(width="container", height=280)
+    return alt.layer(line, pts, **SIZE)

@@ -44,7 +44,7 @@ def gpu_time(summary: pd.DataFrame, per: str = "forward") -> alt.LayerChart:
                  alt.Tooltip("q1:Q", title="Q1 (ms)", format=".4f"),
                  alt.Tooltip("q3:Q", title="Q3 (ms)", format=".4f"),
                  alt.Tooltip("n:Q", title="samples")])
-    return alt.layer(rule, point).properties(width="container", height=ROW_PX * max(1, len(order)) + 10)
+    return alt.layer(rule, point, width="container", height=ROW_PX * max(1, len(order)) + 10)
 
 
 # --------------------------------------------------------------------------- every set
@@ -90,7 +90,7 @@ def gpu_time_by_set(df: pd.DataFrame) -> alt.LayerChart:
                  alt.Tooltip("gpu_only_ms:Q", title="GPU-only ms (median or published)", format=".4f"),
                  alt.Tooltip("gpu_only_q1_ms:Q", title="IQR from", format=".4f"),
                  alt.Tooltip("gpu_only_q3_ms:Q", title="IQR to", format=".4f"), alt.Tooltip("figure")])
-    return alt.layer(iqr, dots).properties(width="container", height=SET_ROW_PX * n_sets * len(order) + 10)
+    return alt.layer(iqr, dots, width="container", height=SET_ROW_PX * n_sets * len(order) + 10)
 
 
 # --------------------------------------------------------------------------- the matrix
@@ -147,4 +147,4 @@ def fastest_map(rows: pd.DataFrame) -> alt.LayerChart:
     # A cell's name is cut to its cell (an ellipsis where it does not fit): names never run into the next cell.
     text = alt.Chart(d).mark_text(fontSize=10, limit=alt.ExprRef("max(bandwidth('x') - 6, 1)"), color="#1f1f24").encode(
         x=x, y=y, text=alt.Text("fastest_label:N"), tooltip=tooltip)
-    return alt.layer(cell, text).properties(width="container", height=ROW_PX * max(1, len(sets)))
+    return alt.layer(cell, text, width="container", height=ROW_PX * max(1, len(sets)))
