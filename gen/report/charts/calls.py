@@ -45,13 +45,13 @@ def dynamic_lengths(rows: list[dict], x_title: str) -> alt.LayerChart:
               axis=alt.Axis(format=",", labelAngle=0))
     y = alt.Y("ms:Q", scale=_log(), title="time of the call (ms, log scale)")
     base = alt.Chart(d).encode(x=x, y=y, color=color)
-    line = base.mark_line().encode(strokeDash=dash, detail="call:N")
+    line = base.mark_line().encode(strokeDash=dash, detail=alt.Detail("call:N"))
     dots = base.mark_point(size=30, filled=True).encode(
         shape=alt.Shape("call:N", legend=None, scale=alt.Scale(domain=calls, range=[_SHAPE[c] for c in calls])),
         tooltip=[alt.Tooltip("series:N", title="variant"), alt.Tooltip("call:N", title="call"),
                  alt.Tooltip("kv_len:Q", title="KV length", format=","),
                  alt.Tooltip("ms:Q", title="ms", format=".4g")])
-    return alt.layer(line, dots).properties(width="container", height=260)
+    return alt.layer(line, dots, width="container", height=260)
 
 
 def fwd_bwd_frame(rows: list[dict]) -> pd.DataFrame:

@@ -46,8 +46,8 @@ def decision(rows: pd.DataFrame, x_title: str) -> alt.LayerChart:
                       legend=None)
     size = alt.Size("role:N", scale=alt.Scale(domain=list(DECISION_ROLES), range=[130, 70, 30]), legend=None)
     ci = alt.Chart(d).mark_rule(strokeWidth=2, opacity=0.6).encode(
-        x=alt.X("rel_lo:Q", scale=alt.Scale(type="log", nice=False, padding=10), title=x_title), x2="rel_hi:Q",
+        x=alt.X("rel_lo:Q", scale=alt.Scale(type="log", nice=False, padding=10), title=x_title), x2=alt.X2("rel_hi:Q"),
         y=y, color=colour, tooltip=tooltip)
     dots = alt.Chart(d).mark_point(filled=True, opacity=0.95).encode(
         x=x, y=y, color=colour, shape=shape, size=size, tooltip=tooltip, order=alt.Order("layer:Q"))
-    return alt.layer(ci, dots).properties(width="container", height=ROW_PX * max(1, len(order)) + 10)
+    return alt.layer(ci, dots, width="container", height=ROW_PX * max(1, len(order)) + 10)

@@ -18,6 +18,8 @@ from gen.report.charts.base import figure_shapes as _figure_shapes
 from gen.report.charts.base import length as _length
 from gen.report.charts.base import log as _log
 
+# Every chart of a scenario: given to alt.layer as it is made (.properties() after it copies the whole chart again)
+SIZE = dict(width="container", height=280)
 _SCENARIO_NUMERIC = ("kv_len", "head_dim", "value", "q1", "q3", "intensity", "tflops")
 
 
@@ -81,7 +83,7 @@ def _lines(d: pd.DataFrame, order: list[str], ticks: list[int], y_title: str, x_
     color = _color(order)
     base = alt.Chart(d).encode(x=x, color=color)
     line = base.transform_filter(alt.datum.figure == MEASURED).mark_line().encode(
-        y=alt.Y("value:Q", scale=_log(), title=y_title), detail="head_dim:N")
+        y=alt.Y("value:Q", scale=_log(), title=y_title), detail=alt.Detail("head_dim:N"))
     dots = base.mark_point(size=60, strokeWidth=2).encode(
         y=alt.Y("value:Q", scale=_log(), title=y_title),
         shape=alt.Shape("figure:N", scale=_figure_shapes(), title=None, legend=alt.Legend(orient="bottom")),
@@ -106,8 +108,8 @@ def scenario_time(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> 
     order, ticks = _series_order(d), _ticks(d)
     title = "GPU-only time per call (ms, log scale)"
     iqr = alt.Chart(d).transform_filter("isValid(datum.q1) && isValid(datum.q3)").mark_rule(strokeWidth=3).encode(
-        x=_x(ticks, x_title), y=alt.Y("q1:Q", scale=_log(), title=title), y2="q3:Q", color=_color(order))
-    return alt.layer(iqr, _lines(d, order, ticks, title, x_title)).properties(width="container", height=280)
+        x=_x(ticks, x_title), y=alt.Y("q1:Q", scale=_log(), title=title), y2=alt.Y2("q3:Q"), color=_color(order))
+    return alt.layer(iqr, _lines(d, order, ticks, title, x_title), **SIZE)
 
 
 def _rule_frames(ceilings: list[tuple[str, float]]) -> dict[str, pd.DataFrame]:
@@ -134,14 +136,14 @@ def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_ti
     chart = _lines(frames["d"], order, ticks, y_title, x_title)
     if "rules" in frames:
         rule = alt.Chart(frames["rules"]).mark_rule(strokeDash=[5, 3], color="#444").encode(
-            y=alt.Y("value:Q", scale=_log()), tooltip=["ceiling", alt.Tooltip("value:Q", format=".4g")])
+            y=alt.Y("value:Q", scale=_log()), tooltip=[alt.Tooltip("ceiling"), alt.Tooltip("value:Q", format=".4g")])
         names = [str(frames[k]["ceiling"].iloc[0]) for k in frames if k.startswith("label")]
         labels = [alt.Chart(frames[f"label{i}"]).mark_text(align="left", dx=dx, dy=-6 if i == 0 else 12,
                                                            color="#444", fontSize=11).encode(
-            x=alt.value(0), y=alt.Y("value:Q", scale=_log()), text="ceiling:N")
+            x=alt.XValue(0), y=alt.Y("value:Q", scale=_log()), text=alt.Text("ceiling:N"))
             for i, dx in enumerate(_label_dx(names))]
-        chart = alt.layer(chart, rule, *labels)
-    return chart.properties(width="container", height=280)
+        return alt.layer(chart, rule, *labels, **SIZE)
+    return chart.properties(**SIZE)
 
 
 LABEL_CHAR_PX = 7  # the most a character of an 11 px label takes, about
@@ -186,6 +188,7 @@ def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: flo
         color=alt.Color("variant:N", sort=order, title=None, scale=alt.Scale(scheme="tableau20"),
                         legend=alt.Legend(orient="bottom", columns=3)),
         shape=alt.Shape("mode:N", title=None),
-        tooltip=["variant", "mode", alt.Tooltip("kv_len:Q", format=","), alt.Tooltip("intensity:Q", format=".3g"),
+        tooltip=[alt.Tooltip("variant"), alt.Tooltip("mode"),
+                 alt.Tooltip("kv_len:Q", format=","), alt.Tooltip("intensity:Q", format=".3g"),
                  alt.Tooltip("tflops:Q", format=".4g")])
-    return alt.layer(line, pts).properties(width="container", height=280)
+    return alt.layer(line, pts, **SIZE)

@@ -53,14 +53,14 @@ def _timeline_chart(c: pd.DataFrame, g: pd.DataFrame, lanes: list[str]) -> alt.L
                       legend=alt.Legend(orient="bottom", direction="horizontal", columns=3))
     zoom = alt.selection_interval(bind="scales", encodings=["x"], name="zoom")
     cpu_layer = alt.Chart(c).mark_bar(cornerRadius=1).encode(
-        x=x, x2="end_us:Q", y=y, color=color,
+        x=x, x2=alt.X2("end_us:Q"), y=y, color=color,
         tooltip=[alt.Tooltip("name:N", title="op"), alt.Tooltip("kind:N", title="kind"),
                  alt.Tooltip("start_us:Q", title="start (µs)", format=",.1f"),
                  alt.Tooltip("dur_us:Q", title="duration (µs)", format=",.1f")],
     ).add_params(zoom)
     # A thin outline keeps back-to-back kernels apart.
     gpu_layer = alt.Chart(g).mark_bar(cornerRadius=1, stroke="#ffffff", strokeWidth=0.6, strokeOpacity=0.7).encode(
-        x=x, x2="end_us:Q", y=y, color=color,
+        x=x, x2=alt.X2("end_us:Q"), y=y, color=color,
         tooltip=[alt.Tooltip("index:Q", title="#"), alt.Tooltip("short_name:N", title="kernel"),
                  alt.Tooltip("name:N", title="full name"), alt.Tooltip("kind:N", title="kind"),
                  alt.Tooltip("category:N", title="category"),

@@ -36,7 +36,7 @@ def gpu_time(summary: pd.DataFrame, per: str = "forward") -> alt.LayerChart:
     order = list(d["label"])
     y = alt.Y("label:N", sort=order, title=None)
     rule = alt.Chart(d).mark_rule(strokeWidth=3, color=MEASURED_COLOUR).encode(
-        x=alt.X("q1:Q", scale=_log(), title=f"GPU-only time per {per} (ms, log scale)"), x2="q3:Q", y=y)
+        x=alt.X("q1:Q", scale=_log(), title=f"GPU-only time per {per} (ms, log scale)"), x2=alt.X2("q3:Q"), y=y)
     point = alt.Chart(d).mark_point(filled=True, size=60, color=MEASURED_COLOUR).encode(
         x=alt.X("median:Q", scale=_log()), y=y,
         tooltip=[alt.Tooltip("label:N", title="variant"),
@@ -44,7 +44,7 @@ def gpu_time(summary: pd.DataFrame, per: str = "forward") -> alt.LayerChart:
                  alt.Tooltip("q1:Q", title="Q1 (ms)", format=".4f"),
                  alt.Tooltip("q3:Q", title="Q3 (ms)", format=".4f"),
                  alt.Tooltip("n:Q", title="samples")])
-    return alt.layer(rule, point).properties(width="container", height=ROW_PX * max(1, len(order)) + 10)
+    return alt.layer(rule, point, width="container", height=ROW_PX * max(1, len(order)) + 10)
 
 
 # --------------------------------------------------------------------------- every set
@@ -79,18 +79,18 @@ def gpu_time_by_set(df: pd.DataFrame) -> alt.LayerChart:
         color=alt.Color("set:N", title="result set", legend=alt.Legend(orient="bottom", direction="vertical",
                                                                       labelLimit=0)))
     iqr = base.transform_filter("isValid(datum.gpu_only_q1_ms) && isValid(datum.gpu_only_q3_ms)").mark_rule(
-        strokeWidth=2).encode(x=alt.X("gpu_only_q1_ms:Q", scale=_log(), title=title), x2="gpu_only_q3_ms:Q")
+        strokeWidth=2).encode(x=alt.X("gpu_only_q1_ms:Q", scale=_log(), title=title), x2=alt.X2("gpu_only_q3_ms:Q"))
     dots = base.mark_point(size=70, strokeWidth=2).encode(
         x=x,
         shape=alt.Shape("figure:N", title="figure", scale=alt.Scale(domain=[MEASURED, PUBLISHED],
                                                                     range=["circle", "diamond"]),
                         legend=alt.Legend(orient="bottom", labelLimit=0)),
         fill=alt.condition(alt.datum.kind == "reference", alt.value("transparent"), alt.Color("set:N", legend=None)),
-        tooltip=["set", "variant",
+        tooltip=[alt.Tooltip("set"), alt.Tooltip("variant"),
                  alt.Tooltip("gpu_only_ms:Q", title="GPU-only ms (median or published)", format=".4f"),
                  alt.Tooltip("gpu_only_q1_ms:Q", title="IQR from", format=".4f"),
-                 alt.Tooltip("gpu_only_q3_ms:Q", title="IQR to", format=".4f"), "figure"])
-    return alt.layer(iqr, dots).properties(width="container", height=SET_ROW_PX * n_sets * len(order) + 10)
+                 alt.Tooltip("gpu_only_q3_ms:Q", title="IQR to", format=".4f"), alt.Tooltip("figure")])
+    return alt.layer(iqr, dots, width="container", height=SET_ROW_PX * n_sets * len(order) + 10)
 
 
 # --------------------------------------------------------------------------- the matrix
@@ -146,5 +146,5 @@ def fastest_map(rows: pd.DataFrame) -> alt.LayerChart:
     )
     # A cell's name is cut to its cell (an ellipsis where it does not fit): names never run into the next cell.
     text = alt.Chart(d).mark_text(fontSize=10, limit=alt.ExprRef("max(bandwidth('x') - 6, 1)"), color="#1f1f24").encode(
-        x=x, y=y, text="fastest_label:N", tooltip=tooltip)
-    return alt.layer(cell, text).properties(width="container", height=ROW_PX * max(1, len(sets)))
+        x=x, y=y, text=alt.Text("fastest_label:N"), tooltip=tooltip)
+    return alt.layer(cell, text, width="container", height=ROW_PX * max(1, len(sets)))
