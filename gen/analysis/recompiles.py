@@ -1,11 +1,13 @@
-"""Where a call compiled per configuration (FlashAttention-4's CuTe DSL) compiled again in the dynamic-lengths runs,
-and what differed from the set's earlier run of it nearest in configuration (review 2026-12-07-1 item 4).
+"""Where a call its own library compiles per configuration (FlashAttention-4's CuTe DSL) compiled again in the
+dynamic-lengths runs, and what differed from the set's earlier run of it nearest in configuration (review 10 item 4).
 
 Takes: a ResultSet (its `dynamic` runs and inference `sweep`). Gives: `recompiles(rs)`, one `Recompile` per run of a
 compiled variant whose first length paid rules.STARTUP_NOTE_S or more: the earlier run that had compiled the
 configuration nearest to it (fewest of CONFIG_FIELDS differing), and the fields that differ. The dynamic-lengths runs
 come after the set's other scenarios in the same capture process, so a configuration compiled there was warm, and a
-compile here is one the configuration fields that differ (and nothing the set records beside them) must explain.
+compile here is one the configuration fields that differ, or something the set does not record, must explain. Calls
+torch.compile compiles are left out: the capture starts each of their runs from a fresh compile
+(Variant.torch_compiled), so their first length compiles by construction (review 2026-12-07-1, second reader's item 4).
 Numbers only: the words are gen.report.words.decision's and gen.report.pages.dynamic's.
 """
 
@@ -46,7 +48,8 @@ def recompiles(rs: schema.ResultSet) -> tuple[Recompile, ...]:
     out = []
     for run in rs.dynamic or ():
         decl = VARIANTS.get(run.variant)
-        if decl is None or not decl.compiled or run.env or not run.lengths or run.status != schema.Status.OK:
+        if (decl is None or not decl.compiled or decl.torch_compiled or run.env or not run.lengths
+                or run.status != schema.Status.OK):
             continue
         first = run.lengths[0].first_ms
         if first is None or first < rules.STARTUP_NOTE_S * 1e3:

@@ -40,7 +40,7 @@ from gen.capture.modules import (
     VarlenAttention,
 )
 from gen.model import schema
-from gen.model.variants import BACKEND_ENUM
+from gen.model.variants import BACKEND_ENUM, TORCH_COMPILED_KINDS
 
 
 @contextlib.contextmanager
@@ -192,7 +192,7 @@ _BUILDERS: dict[str, Callable[..., Built]] = {
     "sdpa_is_causal": _explained(SDPAIsCausal, explain_sdpa),
     "sdpa_lower_right": _explained(SDPALowerRight, explain_lower_right),
 }
-COMPILED_KINDS = ("naive_compiled", "flex", "flex_triton", "flex_paged", "flex_fp8", "flex_flash")
+COMPILED_KINDS = TORCH_COMPILED_KINDS
 
 
 def build(kind: str, backend: str | None, point: schema.Point, device, room: bool = True,

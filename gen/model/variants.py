@@ -25,6 +25,9 @@ from pathlib import Path
 
 from gen.model.schema import UserError
 
+# The kinds torch.compile compiles (gen.capture.attention resets Dynamo before building each)
+TORCH_COMPILED_KINDS = ("naive_compiled", "flex", "flex_triton", "flex_paged", "flex_fp8", "flex_flash")
+
 
 @dataclass(frozen=True)
 class Hypothesis:
@@ -84,6 +87,12 @@ class Variant:
         """Compiled at each new shape (torch.compile, or FlashAttention-4's CuTe DSL): run last, timed
         after a first call, its first call recorded as its compile time."""
         return "compiled" in self.keywords
+
+    @property
+    def torch_compiled(self) -> bool:
+        """Compiled by torch.compile (FlexAttention of every backend, the compiled naive product): the capture starts
+        each build of it from a fresh compile (Dynamo reset), so a run's first call compiles by construction."""
+        return self.kind in TORCH_COMPILED_KINDS
 
     @property
     def optional(self) -> bool:

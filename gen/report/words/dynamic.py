@@ -558,26 +558,24 @@ def recompiled(recs, phase_words: str, title=lambda scenario: scenario) -> str |
 # covers); a field the set shows a compile for beyond these is added with its evidence (review 10 item 4)
 COMPILE_KEYS = "dtype, head dim, mask, grouping of heads"
 COMPILE_KEY_FIELDS = frozenset({"head_dim", "mask", "q_heads", "kv_heads"})
-KEY_WORDS = {"batch": "batch size"}
 
 
 def compile_keys(recompiled) -> str:
-    """COMPILE_KEYS, and each field the set's dynamic-lengths runs compiled again for that the list misses:
-    "dtype, head dim, mask, grouping of heads, and batch size at least: at decode steps it compiled again at batch
-    1 after the set's decode from a KV cache runs had compiled batch 8 with the same heads, head dim and mask"."""
+    """COMPILE_KEYS, and where the set's dynamic-lengths runs compiled again with none of the listed fields differing,
+    that the list is not all: "dtype, head dim, mask, grouping of heads, and more the set does not record: at decode
+    steps it compiled again (1.43 s) where of the fields the set records only the batch differed (8 there, 1 here)".
+    The set records no compile key, so the differing field is said, not called the cause."""
     extra = []
     for r in recompiled:
         missed = [(f, a, b) for f, a, b in r.differs if f not in COMPILE_KEY_FIELDS]
-        if missed and len(missed) == len(r.differs):  # nothing in the list explains this compile
+        if len(missed) == len(r.differs):  # nothing in the list explains this compile
             where = SCENARIOS[r.scenario].title if r.scenario in SCENARIOS else r.scenario
             where = where[0].lower() + where[1:] if where[1:2].islower() else where
-            extra.append((join_and(KEY_WORDS.get(f, f) for f, *_ in missed),
-                          f"{PHASE_WHERE.get(r.phase, r.phase)} it compiled again ({r.first_ms / 1e3:.2f} s) at "
-                          + join_and(f"{CONFIG_WORDS.get(f, f)} {b}" for f, _, b in missed)
-                          + f" after the set's {where} runs had compiled "
-                          + join_and(f"{CONFIG_WORDS.get(f, f)} {a}" for f, a, _ in missed)
-                          + " with the same heads, head dim and mask"))
+            differed = join_and(f"{CONFIG_WORDS.get(f, f)} ({a} there, {b} here)" for f, a, b in missed)
+            extra.append(f"{PHASE_WHERE.get(r.phase, r.phase)} it compiled again ({r.first_ms / 1e3:.2f} s) after "
+                         f"the set's {where} runs had compiled it, where "
+                         + (f"of the fields the set records only the {differed} differed" if missed
+                            else "no field the set records differed"))
     if not extra:
         return COMPILE_KEYS
-    return (f"{COMPILE_KEYS}, and {join_and(dict.fromkeys(k for k, _ in extra))} at least: "
-            + "; ".join(w for _, w in extra))
+    return f"{COMPILE_KEYS}, and more the set does not record: " + "; ".join(extra)
