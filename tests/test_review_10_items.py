@@ -126,16 +126,16 @@ def test_the_switch_probe_says_what_each_length_measured():
     slower = _switch([(1000, 41.68, 65.39), (1001, 36.89, 43.89), (1537, 36.19, 59.94), (2049, 36.17, 39.84)])
     text = dynamic_words.switch_sentence(slower)
     assert "no effect" not in text and "tens of percent" not in text
-    assert "every length's first call was slower (1.10–1.66×" in text and "one run each" in text
+    assert "first call was slower at every length, 1.10–1.66× its time without it" in text and "one run each" in text
     mixed = _switch([(1000, 40.0, 39.0), (1001, 36.0, 38.0), (1537, 36.0, 35.0)])
-    assert "2 of 3 lengths' first calls were faster and 1 slower" in dynamic_words.switch_measured(mixed)
+    assert "was faster at 2 of 3 lengths and slower at 1" in dynamic_words.switch_measured(mixed)
 
 
 def test_the_committed_switch_probe_was_slower_at_every_length(lead):
     (sw,) = [s for s in dynamic.switch_facts(lead.rs) if s.pairs]
     assert all(r > 1 for r in sw.length_ratios)
     text = dynamic_words.switch_measured(sw)
-    assert text.startswith("no gain: with it every length's first call was slower (1.05–1.66×")
+    assert text.startswith("SDPA cuDNN's first call was slower at every length, 1.05–1.66× its time without it")
 
 
 # --------------------------------------------------------------------------- item 11: the hosts' speeds
@@ -214,3 +214,97 @@ def test_orders_know_a_memory_bound_point():
     assert leads.orders(a, b, "gpu_only").memory_bound
     assert not leads.orders(calls.Timed("a", "ok", gpu_only=sp), calls.Timed("b", "ok", gpu_only=sp),
                             "gpu_only").memory_bound
+
+
+# --------------------------------------------------------------------------- the second reader's check (N1, N2,
+# N7, N9, N10): the scenario pages' bridge lines, an orientation's rate above the ceiling, the dynamic page's words
+
+
+def _bridge(lead, name: str) -> tuple[dict, str]:
+    from gen.report.pages import scenario_set
+
+    head = sa.headline(None, None, name, sa.point_rows(lead, name), [])
+    lines = scenario_set._at_verdict(lead, name, head)
+    (said,) = [x for x in lines if x.startswith("The paragraph below is about the scenario's largest point")]
+    return head, said
+
+
+def test_the_decode_bridge_names_the_unpinned_tie_as_the_headline_does(lead):
+    # N1: SDPA not pinned's median is the lower (1340.03 against 1340.62 us), the same kernels as SDPA cuDNN
+    head, said = _bridge(lead, "decode")
+    auto, sp = head["auto_tie"], head["spreads"]
+    assert auto == "sdpa_auto" and sp[auto].median < sp[head["fastest"]["variant"]].median
+    assert "SDPA cuDNN leads" not in said
+    assert ("where SDPA cuDNN and SDPA (backend not pinned) run the same kernels and lead, one rank, a tie, by their "
+            f"medians {sp['sdpa_cudnn'].median:#.4g} and {sp[auto].median:#.4g} ms") in said
+    assert "1.341 and 1.340 ms" in said and "within noise of them as run" in said
+
+
+def test_a_bridge_says_by_its_median_wherever_a_call_is_within_noise(lead):
+    # N2: chunked prefill's 512 x 32k: FA4 within noise of FlexAttention FLASH was "fastest" on the bridge line
+    head, said = _bridge(lead, "chunked-prefill")
+    assert "flex_flash" in head["near"]
+    assert "is fastest" not in said
+    assert ("FlashAttention-4 (flash_attn.cute) leads by its median instead of SDPA with causal_lower_right, and "
+            "FlexAttention (FLASH backend) is within noise of it as run") in said
+    for name in ("decode", "gqa-prefill", "article"):
+        head, said = _bridge(lead, name)
+        assert ("is fastest" in said) == (not head.get("near") and not head.get("auto_tie")), name
+    from gen.report.words import verdicts as verdict_words
+    alone = verdict_words.headline_elsewhere("S = 1", "a", ("b",))
+    assert "a is fastest instead of b" in alone
+    noisy = verdict_words.headline_elsewhere("S = 1", "a", ("b",), ("c",))
+    assert "a leads by its median instead of b, and c is within noise of it as run" in noisy
+
+
+def test_an_orientations_rate_above_the_measured_ceiling_is_flagged():
+    # N7: chunked prefill 512 x 32k, FA4: forward rounds 732, kernel sum 740 TFLOP/s against a 717 ceiling
+    t = calls.Timed("fa4", "ok", forward_ms=0.7449, reversed_ms=0.8438, kernel_sum_ms=0.7373)
+    o = calls.oriented_rate(t, 0.7654, 712.64)
+    text = oriented_words.sentence(o, lambda x: f"{x:.0f}", "TFLOP/s", (717.47, "the measured ceiling"))
+    assert "732 TFLOP/s, above the measured ceiling (102% of it)" in text
+    assert "740 TFLOP/s, above the measured ceiling (103% of it)" in text
+    assert "0.8438 ms, 646 TFLOP/s;" in text  # below the ceiling: no flag
+    at_floor = oriented_words.sentence(o, lambda x: f"{x:.0f}", "TFLOP/s", (732.0 / (1 + 0.009), "c"))
+    assert "732 TFLOP/s, above" not in at_floor  # within rules.TIME_FLOOR_PCT of the ceiling: the ceiling itself
+
+
+def test_the_committed_chunked_headline_flags_its_orientations_above_the_ceiling(lead):
+    from gen.report import site
+    from gen.report.pages import scenario_set
+
+    ctx = site.Context([lead])
+    chunked = scenario_set.set_view(ctx, lead, "chunked-prefill")["headline"]
+    assert "(0.7449 ms, 732 TFLOP/s, above the measured ceiling (102% of it))" in chunked
+    assert "its kernel sum 0.7373 ms, 740 TFLOP/s, above the measured ceiling (103% of it)" in chunked
+    gqa = scenario_set.set_view(ctx, lead, "gqa-prefill")["headline"]
+    assert "(24.13 ms, 729 TFLOP/s, above the measured ceiling (102% of it))" in gqa
+    assert "576 TFLOP/s;" in gqa
+
+
+def test_the_dynamic_page_says_its_break_even_lengths_in_plain_sentences(lead):
+    # N9: "calls a length: up to 380-704 calls (1,001-2,049)", twice on the dynamic page
+    pf = dynamic.phase_facts(lead.rs, "prefill")
+    text = dynamic_words.headline(pf) + " " + (dynamic_words.advice(pf) or "")
+    for old in ("calls a length:", "tokens in brackets", "calls (1,001", "(3,001–8,209)"):
+        assert old not in text, old
+    clause = ("while a length is called up to 380–704 times (at 1,001–2,049 tokens), and at any number of calls at "
+              "3,001–8,209 tokens")
+    assert (f"Counting each length's cost, FlashAttention-4 (flash_attn.cute) costs less in all than SDPA cuDNN "
+            f"{clause}.") in text
+    assert (f"FlashAttention-4 (flash_attn.cute) costs less in all than SDPA cuDNN, counting each new length's cost, "
+            f"{clause}.") in dynamic_words.advice(pf)
+
+
+def test_the_switch_paragraph_says_each_number_once(lead):
+    # N10: "40.16 against 36.89" twice in a row, two colons chained, a bare "(1.09x)"
+    from gen.report import format as fmt
+
+    (sw,) = [s for s in dynamic.switch_facts(lead.rs) if s.pairs]
+    text = dynamic_words.switch_sentence(sw)
+    for x in (sw.median_with_ms, sw.median_without_ms, sw.steady_with_ms, sw.steady_without_ms):
+        assert text.count(fmt.ms(x)) == 1, x
+    assert ":" not in text and f"({sw.ratio:.2f}×)" not in text and "Length by length" not in text
+    assert ("With it set, SDPA cuDNN's first call was slower at every length, 1.05–1.66× its time without it (median "
+            "over the lengths after the first 40.16 ms against 36.89 ms), one run each, so the switch brought no "
+            "gain") in text

@@ -411,8 +411,12 @@ def _at_verdict(ls, name: str, head: dict | None) -> list[str]:
             if (top["q_len"], top["kv_len"], top["head_dim"]) != (p.q_len, p.kv_len, p.head_dim):
                 firsts = (v.fastest.variant, *v.same_kernel, *v.near)
                 at = scenario_words.point_label(top, top["q_len"] == 1, False) + f", D {int(top['head_dim'])}"
+                auto, sp = head.get("auto_tie"), head.get("spreads") or {}
+                tie = ((auto, sp[top["variant"]].median, sp[auto].median)
+                       if auto and sp.get(top["variant"]) and sp.get(auto) else None)
                 after.append(verdict_words.headline_elsewhere(at, top["variant"], firsts,
-                                                              (*(head.get("near") or ()), *(head.get("ties") or ()))))
+                                                              (*(head.get("near") or ()), *(head.get("ties") or ())),
+                                                              tie))
     return out + after  # the headline's point last: the paragraph it introduces follows
 
 

@@ -500,7 +500,7 @@ def lengths_line(a: advice_mod.Advice) -> str | None:
     if x.switch is not None:
         name, effect, detail = x.switch
         measured = dynamic.switch_measured(x.switch_facts) if x.switch_facts is not None else None
-        text += (f" {name}=1: {measured}." if measured else
+        text += (f" With {name}=1 set, {measured}." if measured else
                  f" {name}=1: {effect or 'not measured'}" + (f" ({detail})" if detail else "") + ".")
         if x.switch_steady is not None:
             text += dynamic.steady_change(*x.switch_steady)

@@ -219,9 +219,10 @@ def headline(pf: PhaseFacts) -> str | None:
                    f"({worst.first_overhead_ms / worst.steady_ms:,.0f}× its warm call of {_ms(worst.steady_ms)} ms).")
     cold = [f for f in pf.break_even if not pf.cache_warmed(f.variant)]
     if cold:
-        parts = [f"{label(f.variant)}, {per_length(pf.per_length[f.variant])}" for f in cold[:HEADLINE_BREAK_EVEN]]
-        out.append(f"Counting each length's cost, these cost less in all than {label(best.variant)} at the same "
-                   f"length for as many calls a length as (tokens in brackets): {'; '.join(parts)}.")
+        # one plain sentence a variant, its lengths said in tokens (review 2026-12-07-1, second reader's N9: "for as
+        # many calls a length as (tokens in brackets): ..., up to 380–704 calls (1,001–2,049)")
+        out += [f"Counting each length's cost, {label(f.variant)} costs less in all than {label(best.variant)} "
+                f"{per_length_clause(pf.per_length[f.variant])}." for f in cold[:HEADLINE_BREAK_EVEN]]
     elif first is not None and first.variant == best.variant and not pf.cache_warmed(best.variant):
         out.append(f"{label(best.variant)} also pays the least for a new length: {_none_breaks_even(pf)}.")
     return " ".join(out)
@@ -354,8 +355,9 @@ def _advice(pf: PhaseFacts, best: DynamicFacts) -> str:
     if not cold:
         return text + "."
     top = cold[0]
-    return (text + f", or call a variant whose new lengths cost little ({label(top.variant)} costs less in all, "
-            f"calls a length: {per_length(pf.per_length[top.variant])}).")
+    return (text + f", or call a variant whose new lengths cost little. {label(top.variant)} costs less in all "
+            f"than {label(best.variant)}, counting each new length's cost, "
+            f"{per_length_clause(pf.per_length[top.variant])}.")
 
 
 def break_even_example(pf: PhaseFacts) -> str | None:
@@ -432,37 +434,49 @@ def switch_present(present: bool | None) -> str:
 
 
 def switch_sentence(s: SwitchFacts) -> str:
-    """What the switch did, in the set's numbers, and the capture's judgement of it."""
+    """What the switch did, in the set's numbers, each number once (review 2026-12-07-1, second reader's N10: the
+    medians twice in a row, two colons chained, a bare "(1.09×)"): "X=1 is named in this PyTorch's libraries. With it
+    set, SDPA cuDNN's first call was slower at every length, ... Its steady call took 0.1237 ms with it and 0.1241 ms
+    without." """
     head = f"{s.name}={s.value} is {switch_present(s.present)}."
     if s.ratio is None:
         return head + (f" Its effect: {s.effect}." if s.effect else " Its effect was not measured.")
-    return (f"{head} With it set, {label(s.variant)}'s median first call at the lengths after the first was "
-            f"{_ms(s.median_with_ms)} ms against {_ms(s.median_without_ms)} ms without it ({s.ratio:.2f}×); "
-            f"its steady call {_ms(s.steady_with_ms)} ms against {_ms(s.steady_without_ms)} ms. Length by length: "
-            f"{switch_measured(s) or s.effect or 'not judged'}." + steady_change(s.steady_with_ms, s.steady_without_ms))
+    measured = switch_measured(s)
+    text = (f"{head} With it set, {measured}." if measured else
+            f"{head} With it set, {label(s.variant)}'s median first call at the lengths after the first was "
+            f"{_ms(s.median_with_ms)} ms against {_ms(s.median_without_ms)} ms without it; the capture judged: "
+            f"{s.effect or 'not judged'}.")
+    steady = steady_change(s.steady_with_ms, s.steady_without_ms)
+    if steady:
+        return text + steady
+    if s.steady_with_ms is not None and s.steady_without_ms is not None:
+        text += f" Its steady call took {_ms(s.steady_with_ms)} ms with it and {_ms(s.steady_without_ms)} ms without."
+    return text
 
 
 def switch_measured(s: SwitchFacts) -> str | None:
-    """What the switch did to the first calls, length by length, as measured (review 2026-12-07-1 item 10: "no
-    effect", with "a first call at a new length varies by tens of percent", where it was slower at every length and
-    the lengths without it spanned 7%): "no gain: with it every length's first call was slower (1.05–1.66× its
-    first call without it; median over the lengths after the first 40.16 against 36.89 ms), one run each, so whether
-    it costs anything is not established"; None where no length ran both ways."""
+    """What the switch did to the first calls, length by length, as measured, a clause to follow "With it set, "
+    (review 2026-12-07-1 item 10: "no effect", with "a first call at a new length varies by tens of percent", where
+    it was slower at every length and the lengths without it spanned 7%): "SDPA cuDNN's first call was slower at
+    every length, 1.05–1.66× its time without it (median over the lengths after the first 40.16 ms against 36.89
+    ms), one run each, so the switch brought no gain; whether it costs anything is not established"; None where no
+    length ran both ways."""
     rs = s.length_ratios
     if not rs or s.ratio is None:
         return None
     slower = sum(r > 1 for r in rs)
-    span = f"{min(rs):.2f}–{max(rs):.2f}× its first call without it" if len(rs) > 1 else f"{rs[0]:.2f}× without it"
-    medians = (f"median over the lengths after the first {_ms(s.median_with_ms)} against "
+    span = f"{min(rs):.2f}–{max(rs):.2f}× its time without it" if len(rs) > 1 else f"{rs[0]:.2f}× its time without it"
+    medians = (f"median over the lengths after the first {_ms(s.median_with_ms)} ms against "
                f"{_ms(s.median_without_ms)} ms")
+    who = f"{label(s.variant)}'s first call"
     if slower == len(rs):
-        return (f"no gain: with it every length's first call was slower ({span}; {medians}), one run each, so "
-                "whether it costs anything is not established")
+        return (f"{who} was slower at every length, {span} ({medians}), one run each, so the switch brought no "
+                "gain; whether it costs anything is not established")
     if slower == 0:
-        return (f"with it every length's first call was faster ({span}; {medians}), one run each, so how much of "
-                "that is the switch is not established")
-    return (f"with it {len(rs) - slower} of {len(rs)} lengths' first calls were faster and {slower} slower ({span}; "
-            f"{medians}), one run each: no change established")
+        return (f"{who} was faster at every length, {span} ({medians}), one run each, so how much of that is the "
+                "switch is not established")
+    return (f"{who} was faster at {len(rs) - slower} of {len(rs)} lengths and slower at {slower}, {span} "
+            f"({medians}), one run each, so no change is established")
 
 
 # A steady call this far from the run without the switch is a change worth saying (the first calls' judgement

@@ -7,17 +7,25 @@ from __future__ import annotations
 from gen.analysis import rules
 
 
-def sentence(o, value, unit: str) -> str:
+def sentence(o, value, unit: str, ceiling: tuple[float, str] | None = None) -> str:
     """" Its round orientations differ by 1.27×, past the 5% the methodology marks: the median lies with the forward
-    rounds (24.13 ms, 729 TFLOP/s); the reversed rounds' median is 30.55 ms, 576 TFLOP/s; its kernel sum 27.16 ms,
-    648 TFLOP/s."; "" where `o` is None. `value` prints a rate, `unit` names it."""
+    rounds (24.13 ms, 729 TFLOP/s, above the measured ceiling (102% of it)); the reversed rounds' median is 30.55 ms,
+    576 TFLOP/s; its kernel sum 27.16 ms, 648 TFLOP/s."; "" where `o` is None. `value` prints a rate, `unit` names
+    it; `ceiling`: (the measured ceiling's rate, its name), each rate past it flagged by the rule the headline's
+    median is (rules.above_ceiling; review 2026-12-07-1, second reader's N7: chunked prefill's 732 and 740 TFLOP/s,
+    102-103% of the 717 ceiling, went unflagged)."""
     if o is None:
         return ""
     each = {"forward": (o.forward_ms, o.forward_rate), "reversed": (o.reversed_ms, o.reversed_rate)}
     other = "reversed" if o.median_with == "forward" else "forward"
 
     def at(ms, rate):
-        return f"{ms:#.4g} ms, {value(rate)} {unit}"
+        text = f"{ms:#.4g} ms, {value(rate)} {unit}"
+        if ceiling is not None and ceiling[0] and rate is not None:
+            pct = 100 * rate / ceiling[0]
+            if rules.above_ceiling(pct):
+                text += f", above {ceiling[1]} ({pct:.0f}% of it)"
+        return text
     text = (f" Its round orientations differ by {o.ratio:.2f}×, past the {rules.ORIENTATION_GAP_PCT:g}% the "
             f"methodology marks: the median lies with the {o.median_with} rounds ({at(*each[o.median_with])}); the "
             f"{other} rounds' median is {at(*each[other])}")

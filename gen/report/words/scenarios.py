@@ -225,7 +225,7 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
             + (determinism_opening(*determinism, variant_label) if determinism else "")
             + _fastest(f, h.get("auto_tie"), sp, variant_label, bool(unmeasured), bool(near or ties or undecided))
             + oriented_words.sentence(oriented, lambda x: figure_value(x, figure_of_row(f)),
-                                      FIGURE_LABEL[figure_of_row(f)].split(" ")[0]))
+                                      FIGURE_LABEL[figure_of_row(f)].split(" ")[0], _oriented_ceiling(f)))
     if ties:
         sps = [sp.get(v) for v in (f["variant"], *ties)]
         text += (f" It shares its rank with {join_and(variant_label(v) for v in ties)}: kernels of the same names, "
@@ -255,6 +255,14 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
         text += (f" Not measured in this set: {join_and(variant_label(v) for v in unmeasured)} "
                  f"({FA4_INSTALL} was not in its capture).")
     return text
+
+
+def _oriented_ceiling(f: dict) -> tuple[float, str] | None:
+    """The ceiling the headline's median is set against, for its orientations' rates: (its rate, its short name)."""
+    if not f.get("ceiling") or missing(f.get("ceiling_value")) or missing(f.get("pct_of_ceiling")):
+        return None
+    name = "the measured ceiling" if f["ceiling"] == sa.CEILING_MATMUL else CEILING_NAME[f["ceiling"]]
+    return f["ceiling_value"], name
 
 
 def _fastest(f: dict, auto: str | None, sp: dict, variant_label, unmeasured: bool, others: bool) -> str:
