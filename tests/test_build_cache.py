@@ -288,3 +288,47 @@ def test_lists_of_plain_values_and_of_others_come_back_equal():
     assert [type(x) for x in back[0]] == [float] * len(floats) and back[1] == floats[:3] + [1]
     assert [math.copysign(1, x) for x in back[0]] == [math.copysign(1, x) for x in floats]
     assert back[0][:5] + back[0][6:] == floats[:5] + floats[6:] and math.isnan(back[0][5])
+
+
+def _fabricated(results: Path, i: int, name: str | None = None) -> str:
+    """fabricate(i, points=1), renamed where `name` is given (its folder and result.json): its name is all
+    that orders it among the sets (the first set is the first GPU set by name)."""
+    path = fabricate(results, i, points=1)
+    if name is None:
+        return path.name
+    data = json.loads((path / "result.json").read_text(encoding="utf-8"))
+    data["name"] = name
+    (path / "result.json").write_text(json.dumps(data), encoding="utf-8")
+    path.rename(results / name)
+    return name
+
+
+# The set one_set's pages change with when it is added: a newer A100 set (PyTorch 2.2.0, after one_set's 2.1.0),
+# the published A100 set's partner (compare.partner: the newest measured set of its GPU); and the same under a name
+# that orders it first, so that it is also the set every other set is compared with (units.first_gpu_set).
+OTHER_SETS = {"partner": None, "first and partner": "nvidia-a100-sxm4-80gb__a-newer-torch"}
+
+
+@pytest.mark.parametrize("other", OTHER_SETS)
+def test_a_rebuild_after_adding_or_removing_a_set_is_a_cold_build(tmp_path, one_set, other):
+    """A cached unit's pages read other sets (the published set's partner, the first set): adding a set that
+    becomes one of them, or removing it, remakes what reads it. Each warm build writes, byte for byte, the
+    pages of a cold build of the same sets (the build that added a set compared the published set with the
+    old newest set; the build that removed it linked that set's pages, and check_links failed)."""
+    # A cold build of one_set's sets and the other one: the pages to match, and a cache that holds that set
+    results, docs, _ = built_copy(one_set, tmp_path / "small")
+    big_results = tmp_path / "big" / "results"
+    shutil.copytree(results, big_results)
+    name = _fabricated(big_results, 5, OTHER_SETS[other])
+    big_docs = tmp_path / "big" / "project" / "docs"
+    build.run(big_results, big_docs, workers=1)
+    cold_big = build.digest(big_docs / "generated")
+    assert cold_big != one_set[2]
+    # (a) one_set's build and cache, the set added
+    shutil.copytree(big_results / name, results / name)
+    build.run(results, docs, workers=1)
+    assert build.digest(docs / "generated") == cold_big
+    # (b) the bigger build's cache, the set removed
+    shutil.rmtree(big_results / name)
+    build.run(big_results, big_docs, workers=1)
+    assert build.digest(big_docs / "generated") == one_set[2]

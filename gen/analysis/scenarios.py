@@ -90,7 +90,7 @@ def _match(p: schema.Point, ours: list[schema.Point]) -> schema.Point | None:
     return None
 
 
-def _our_points(sets: list[tables.LoadedSet], scenario: str) -> dict[int, list[schema.Point]]:
+def our_points(sets: list[tables.LoadedSet], scenario: str) -> dict[int, list[schema.Point]]:
     """Our points of the scenario by the bytes an element of their inputs takes (1 or 2: a published
     FP8 figure stands beside our FP8 points only, a 16-bit one beside 16-bit), each once, in order."""
     out: dict[int, list[schema.Point]] = {1: [], 2: []}
@@ -134,7 +134,7 @@ def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.L
     (FROM_SAME_CONVENTION), else NaN (the published rate stays beside it, under its own).
     With `measured`, only the points that set measured; else those of any measured set."""
     mine_of = [measured] if measured is not None else sets
-    ours = _our_points(mine_of, scenario)
+    ours = our_points(mine_of, scenario)
     rows = []
     for ls in sets:
         if ls.rs.kind != schema.SetKind.REFERENCE:

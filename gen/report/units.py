@@ -9,11 +9,13 @@ published sets, the compared set and the code are unchanged, made otherwise.
 
 A unit has parts, so that a change reaches only what it changes:
 - "own": the set's page, its variant, findings and scaling pages; "sweep": its scenario pages
-  (both read the set and the published sets; apart, and of about the same cost, so that one
-  new set runs on two cores);
+  (both read the set and the published sets, "own" the first set too: its page links the comparison;
+  apart, and of about the same cost, so that one new set runs on two cores);
 - "pair": the page comparing the first measured GPU set with this one (it reads both).
-Published (reference) sets hold no traces; their pages read every measured set's scenario
-points and the first set: their one part is keyed by those.
+Published (reference) sets hold no traces; their pages read the first set, the set each is compared
+with (the newest measured set of its GPU) and the measured sets' scenarios and points: their one part.
+A part's key holds every other set its pages read, by name and content (`_reads`): what a part read
+from the cache is what a cold build of the same sets makes, whatever sets were built before.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from gen.report.pages import dynamic, findings, kernel_story, methodology, scali
 from gen.report.site import Context, Page
 
 # Per-set builders and facts (name -> facts(ctx, ls)) by part, parts in the order their pages
-# are listed: "own" and "sweep" read the set (and the published sets), "pair" the first set too.
+# are listed: "own" and "sweep" read the set (and the published sets), "own" and "pair" the first set too (_reads).
 # "sweep" is apart from "own" so that one new set's work runs on two cores.
 PARTS: dict[str, tuple[list[Callable[[Context, tables.LoadedSet], Iterable[Page]]], dict[str, Callable]]] = {
     "own": ([sets.set_pages, variants.set_pages, findings.set_pages, scaling.set_pages, kernel_story.set_pages],
@@ -383,29 +385,47 @@ def _read_paused(results_root: Path, skip_broken: bool, store: cache.Store | Non
 
 
 def _part_keys(ctx: Context, plan: _Plan, ls: tables.LoadedSet) -> dict[str, str]:
-    """The cache key of each part of a set: what the part reads, by content."""
-    refs = [plan.keys[r.name] for r in references(ctx.sets)]
-    first = [ctx.first.name, plan.keys[ctx.first.name]] if ctx.first is not None else []
-    if ls.rs.kind == SetKind.REFERENCE:  # its pages read the measured sets' scenario points
-        points = ctx._once(("points digest",), lambda: _points_digest(ctx.sets))
-        return {"published": cache.key(plan.code, "published", ls.name, *refs, *first, points)}
-    keys = {part: cache.key(plan.code, part, ls.name, plan.keys[ls.name], *refs) for part in ("own", "sweep")}
-    if ctx.first is not None and ctx.first is not ls:
-        keys["pair"] = cache.key(plan.code, "pair", ls.name, plan.keys[ls.name], *first, *refs)
-    return keys
+    """The cache key of each part of a set: the code, the set's files and what else the part reads (_reads)."""
+    parts = ("published",) if ls.rs.kind == SetKind.REFERENCE else \
+        ("own", "sweep") + (("pair",) if ctx.first is not None and ctx.first is not ls else ())
+    return {part: cache.key(plan.code, part, ls.name, plan.keys[ls.name], *_reads(ctx, plan, ls, part))
+            for part in parts}
 
 
-def _points_digest(all_sets: list[tables.LoadedSet]) -> str:
-    """What a published set's pages read of the measured sets: the scenarios, their titles and
-    the points measured (gen.analysis.scenarios.anchor_frame matches published figures to them)."""
-    measured = [ls for ls in all_sets if ls.measured]
-    names = scenario_analysis.scenario_names(measured)
-    points: dict[str, dict] = {n: {} for n in names}
-    for ls in measured:
-        for p in ls.rs.sweep:
-            if p.scenario in points:
-                points[p.scenario].setdefault(repr(p.point), None)
-    return cache.key(*(repr((n, scenario_analysis.scenario_title(measured, n), list(points[n]))) for n in names))
+def _reads(ctx: Context, plan: _Plan, ls: tables.LoadedSet, part: str) -> list[str]:
+    """What a part's pages read beyond the set's own files, as its cache key holds it: the name and key (content)
+    of every other set they read, chosen as the builders choose it, and what they read of the set list. A part
+    read from the cache is then what a cold build of the same sets makes, whatever sets were built before.
+    - every part: the published sets (set_context puts them beside the set);
+    - "own" and "pair": the first set (units.first_gpu_set), that a measured set is compared with: its page
+      names and links the comparison where it is useful (sets._own_pages), "pair" is the comparison;
+    - "published": the first set, the set it is compared with (compare.partner: the newest measured set of its
+      GPU), and what its pages read of the measured sets (_list_digest)."""
+    def named(s: tables.LoadedSet | None) -> list[str]:
+        return [s.name, plan.keys[s.name]] if s is not None else ["-"]
+
+    out = [x for r in references(ctx.sets) for x in named(r)]
+    if part in ("own", "pair", "published"):
+        out += named(ctx.first)
+    if part == "published":
+        out += named(compare.partner(ls, ctx.sets, ctx.first))
+        out.append(ctx._once(("list digest",), lambda: _list_digest(ctx)))
+    return out
+
+
+def _list_digest(ctx: Context) -> str:
+    """What a published set's pages read of the measured sets beyond its partner and the first set: per
+    scenario its title, the modes measured there and the points measured by dtype width
+    (gen.analysis.scenarios.anchor_frame matches published figures to them; scenarios.beside shows a figure in a
+    mode measured), and where a link to it leads (scenarios.link_of: one set's own page of it, or the page over
+    every set)."""
+    measured = [ls for ls in ctx.sets if ls.measured]
+    out = []
+    for n in scenario_analysis.scenario_names(measured):
+        modes = sorted({str(p.mode) for ls in measured for p in ls.rs.sweep if p.scenario == n})
+        out.append(repr((n, scenario_analysis.scenario_title(measured, n), modes,
+                         scenario_analysis.our_points(measured, n), scenarios.link_of(ctx, n))))
+    return cache.key(*out)
 
 
 def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | None) -> list:
