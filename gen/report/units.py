@@ -393,14 +393,9 @@ def _part_keys(ctx: Context, plan: _Plan, ls: tables.LoadedSet) -> dict[str, str
 
 
 def _reads(ctx: Context, plan: _Plan, ls: tables.LoadedSet, part: str) -> list[str]:
-    """What a part's pages read beyond the set's own files, as its cache key holds it: the name and key (content)
-    of every other set they read, chosen as the builders choose it, and what they read of the set list. A part
-    read from the cache is then what a cold build of the same sets makes, whatever sets were built before.
-    - every part: the published sets (set_context puts them beside the set);
-    - "own" and "pair": the first set (units.first_gpu_set), that a measured set is compared with: its page
-      names and links the comparison where it is useful (sets._own_pages), "pair" is the comparison;
-    - "published": the first set, the set it is compared with (compare.partner: the newest measured set of its
-      GPU), and what its pages read of the measured sets (_list_digest)."""
+    """The name and content key of every other set a part's pages read, chosen as the builders choose it: every
+    part the published sets; "own" and "pair" the first set (its page links the comparison; "pair" is it);
+    "published" the first set, its partner (compare.partner: its GPU's newest measured set) and _list_digest."""
     def named(s: tables.LoadedSet | None) -> list[str]:
         return [s.name, plan.keys[s.name]] if s is not None else ["-"]
 
