@@ -24,6 +24,12 @@ def test_no_words_module_over_600_lines():
     assert not long, long
 
 
+def test_no_module_of_gen_over_600_lines():
+    """Issue 34's bound holds for every stage, not only the words."""
+    long = {str(p.relative_to(GEN)): n for p in GEN.rglob("*.py") if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert not long, long
+
+
 def _private_analysis_names(tree: ast.AST) -> set[str]:
     """Names with a leading underscore taken from gen.analysis: imported, or read off an imported module."""
     modules, bad = set(), set()
