@@ -58,7 +58,7 @@ def test_the_verdict_says_behind_by_kernel_sum_not_a_shared_first_rank(lead):
 
 def test_what_to_call_says_behind_by_kernel_sum(lead):
     text = decision_words.advice(advice.advice(lead)).decision
-    assert f"is {orders_words.BEHIND_BY_KERNELS} for FP8 prefill ({AHEAD}, at an 11% lower clock" in text
+    assert f"is {orders_words.BEHIND_BY_KERNELS} for FP8 prefill. FP8 prefill: {AHEAD}, at an 11% lower clock." in text
     assert f"within noise of {CUDNN_FP8} for FP8 prefill" not in text
 
 

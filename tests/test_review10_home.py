@@ -60,7 +60,8 @@ def test_decodes_first_screen_says_a_python_loop_answers_sdpa_not_pinned(lead_ad
     x, ms, mine = decode.loop_call
     assert x == "sdpa_auto" and mine / ms > 2  # 189.2 against 67.5 µs in the committed set
     head = decision_words.advice(a).decision
-    assert (f"in an eager Python loop, call {label(x)}: {us(ms)} a call against {short_label(a.default)}'s "
+    # its own sentences after the workload's name (review 2026-12-07-1 N3)
+    assert (f"In an eager Python loop, call {label(x)}. It takes {us(ms)} a call against {short_label(a.default)}'s "
             f"{us(mine)} ({times(mine / ms)})") in head
 
 

@@ -130,9 +130,10 @@ def test_decode_advice_states_the_batch_and_names_the_batch_1_call_from_the_dyna
     # a call faster on the GPU is named with what it pays at each new length (SDPA cuDNN: 56 ms)
     x, ms, new = c.gpu_faster
     assert ms == min(gpu[f.variant] for f in cold) < gpu[c.variant] and new > 100 * c.gpu_ms
-    # the words: the batch, the call, both ratios, the times, the clock (none recorded), one clause
-    clause = w.decision.split("for decode at batch 8", 1)[1].split("; it is ", 1)[0]
-    assert (f"at batch 1 with a growing KV cache, call {label(c.variant)}: in the dynamic-lengths decode runs "
+    # the words: the batch, the call, both ratios, the times, the clock (none recorded), in the decode notes' sentences
+    # (review 2026-12-07-1 N3: "Decode at batch 8: …", up to the next standing)
+    clause = w.decision.split("Decode at batch 8: ", 1)[1].split(". It is ", 1)[0]
+    assert (f"At batch 1 with a growing KV cache, call {label(c.variant)}. In the dynamic-lengths decode runs "
             f"({c.kv_lo:,}–{c.kv_hi:,} keys, clock not recorded) it is {times(gpu[a.default] / gpu[c.variant])} "
             "faster than") in clause
     assert f"({us(c.gpu_ms)} against {us(c.default_gpu_ms)})" in clause
@@ -254,7 +255,7 @@ def test_batch_1_times_say_their_clock_is_not_recorded(h100):
     v = verdicts.verdict(ls, "decode", "inference")
     assert v.other_batch.clock_mhz is None
     assert "clock not recorded" in verdict_words.verdict(v).headline
-    assert "clock not recorded" in w.decision.split("at batch 1", 1)[1]
+    assert "clock not recorded" in w.decision.split("At batch 1", 1)[1]
     # where a clock is recorded, it is printed instead
     c = dataclasses.replace(next(p for p in a.picks if p.batch_call).batch_call, clock_mhz=1755.0)
     assert "at 1755 MHz" in decision_words.batch_call(c) and "not recorded" not in decision_words.batch_call(c)

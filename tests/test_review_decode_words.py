@@ -68,16 +68,17 @@ def test_the_home_verdict_says_decode_holds_at_batch_8(h100):
     b = dec.other_batch
     assert b is not None and (b.at_batch, b.batch) == (8, 1)
     # wherever the decode standing is told (first, within noise of a call with its orders, or not first), the place
-    # names its batch and the batch-1 order follows it in the same clause, before the next standing
+    # names its batch and the batch-1 order follows in its notes' sentences ("Decode at batch 8: …", review
+    # 2026-12-07-1 N3), before the next standing
     assert head.count("for decode") == head.count("for decode at batch 8") >= 1
-    clause = head.split("decode at batch 8", 1)[1].split("; it ", 1)[0].split(". It ", 1)[0]
+    clause = head.split("Decode at batch 8: ", 1)[1].split(". It is ", 1)[0].split(". It ranks ", 1)[0]
     # the set names a call at batch 1 (review 8 item 3, tests/test_review8_home.py): the clause says it
-    assert dec.batch_call is not None and f"at batch {b.batch} with a growing KV cache, call" in clause
+    assert dec.batch_call is not None and f"At batch {b.batch} with a growing KV cache, call" in clause
     # where no call is named there, the batch-1 order follows the place instead
     a = dataclasses.replace(a, picks=tuple(dataclasses.replace(p, batch_call=None) for p in a.picks))
     head = decision_words.advice(a).decision
-    clause = head.split("decode at batch 8", 1)[1].split("; it ", 1)[0].split(". It ", 1)[0]
-    assert "(at batch 1, in the dynamic-lengths decode runs" in clause and "clock not recorded" in clause
+    clause = head.split("Decode at batch 8: ", 1)[1].split(". It is ", 1)[0].split(". It ranks ", 1)[0]
+    assert "At batch 1, in the dynamic-lengths decode runs" in clause and "clock not recorded" in clause
     # the default and the calls sharing its rank, against the fastest at batch 1 (derived from the dynamic runs)
     top_x, top = b.order[0]
     assert top == min(_batch1_gpu(h100, x) for x, _ in b.order)

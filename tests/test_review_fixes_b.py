@@ -68,10 +68,11 @@ def test_the_default_claims_first_only_where_each_verdict_puts_it_first(h100):
         place = decision_words._place_of(p.scenario, p.mode)
         v = verdicts.verdict(h100, p.scenario, p.mode)
         if p.outcome == "slower" and (p.scenario, p.mode) not in {(e.scenario, e.mode) for e in a.exceptions}:
-            assert f"{place} ({words.label(v.fastest.variant)} is {words.times(p.ratio)} faster)" in w.decision
+            assert f"{decision_words._cap(place)}: {words.label(v.fastest.variant)} is {words.times(p.ratio)} faster." \
+                in w.decision
         if p.outcome == "within noise" and any(orders_words.kernels_behind(o) == a.default for o in p.orders):
             # the first screen counts it behind: "within noise as run but behind by kernel sum" (review 2026-12-06-4 #1)
-            assert f"{orders_words.BEHIND_BY_KERNELS} for {place} (" in w.decision
+            assert f"{orders_words.BEHIND_BY_KERNELS} for {place}. {decision_words._cap(place)}: " in w.decision
         elif p.outcome == "within noise":
             others = words.join_and(words.label(x) for x in p.within)
             assert p.within and a.default not in p.within
@@ -79,7 +80,7 @@ def test_the_default_claims_first_only_where_each_verdict_puts_it_first(h100):
             how = "not decided against" if any(o.undecided for o in p.orders) else "within noise of"
             clause = w.decision.split(f"{how} {others} for ", 1)[1].split(". ")[0]
             assert place in clause
-    first = w.decision.split("ranks first at the verdict's point for ", 1)[1].split(";")[0]
+    first = w.decision.split("ranks first at the verdict's point for ", 1)[1].split(". ")[0]
     named = {x.removesuffix(" (by kernel sum)") for x in first.replace(" and ", ", ").split(", ")}
     for p in a.picks:
         place = decision_words._place_of(p.scenario, p.mode)
@@ -211,7 +212,7 @@ def test_a_bf16_call_first_in_the_fp8_scenario_is_not_called_an_fp8_kernel(h100)
                   for p in a.picks)
     a = replace(a, picks=picks, other_dtype=(("fp8-prefill", "bf16", ("flex_fp8",), (("cudnn_fp8", missing),)),))
     d = decision_words.advice(a).decision
-    assert "FP8 prefill as a bf16 call (no FP8 kernel measured there beats it" in d
+    assert "It ranks first for FP8 prefill as a bf16 call. No FP8 kernel measured there beats it." in d
     assert "cuDNN FP8" in d and "was not measured" in d
 
 

@@ -85,17 +85,17 @@ def _decision_names_no_winner(lead) -> tuple[int, int]:
     name = decision_words._place_namer(a.picks)  # "training at prefill with grouped-query attention" where two train
     for p in undecided:
         place = name(p)
-        assert f"{place} ({label(p.fastest)} is" not in w.decision  # not "not first at ..."
+        notes = f"{decision_words._cap(place)}: "  # the workload's notes, in sentences (review 2026-12-07-1 N3)
+        assert f"{notes}{label(p.fastest)} is" not in w.decision  # not "not first at ..."
         assert p.outcome == "within noise"
-        # said "not decided": the clause where every open pair leads with it (review 8 item 5), else its note for the
-        # pair the orders leave open (beside "within noise as run" for another)
-        assert f"{place} (" in w.decision
+        # said "not decided": the sentence where every open pair leads with it (review 8 item 5), else its note for
+        # the pair the orders leave open (beside "within noise as run" for another)
+        assert notes in w.decision
         if all(orders_words.state(o) == "not decided" for o in p.orders):
             who = join_and(label(x) for x in p.within)
-            clause = w.decision.split(f"not decided against {who} for ", 1)[1].split("; it is ")[0]
-            assert f"{place} (" in clause
+            assert place in w.decision.split(f"not decided against {who} for ", 1)[1].split(". ")[0]
         else:
-            assert "not decided: " in w.decision.split(f"{place} (", 1)[1].split("; it is ")[0]
+            assert "not decided: " in w.decision.split(notes, 1)[1].split(". It is ")[0].lower()
     # within noise as run, but the kernel sums (their windows at close clocks) name a leader: their ratio, the
     # equal-clock model labelled so where it is given, and the errors where the inputs differ (FP8 against bf16)
     led = [(p, o) for p in a.picks for o in p.orders if orders_words.kernels_lead(o)]

@@ -36,6 +36,8 @@ from gen.report.words.first_screen import (  # noqa: F401
 from gen.report.words.host import host_crossover, host_not_the_gap, host_short_of_line, on_this_host
 from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
 from gen.report.words.orders import DTYPE_WORDS
+from gen.report.words.sentences import cap as _cap
+from gen.report.words.sentences import note_sentences as _note_sentences
 
 # How a scenario reads in the decision (a reader's words for the workload); others by their name.
 SCENARIO_WORDS = {"article": "prefill", "gqa-prefill": "prefill", "decode": "decode",
@@ -50,7 +52,7 @@ CALL = "scaled_dot_product_attention"
 
 @dataclass(frozen=True)
 class AdviceWords:
-    decision: str  # what to call, and the reason, in one or two sentences
+    decision: str  # what to call, and the reason, in short sentences (each workload's notes after it)
     lines: tuple[str, ...]  # the exceptions, the start-up, the host: one sentence each
     default: str  # the variant, for tests and links
 
@@ -170,13 +172,14 @@ def _batch(p, default: str) -> str:
     return verdict_words.batch_note(p.other_batch, (default, *p.within))
 
 
-def _note(p, default: str, lead: bool = True) -> str:
-    """A workload's note: its orders (orders_words.noted_parts) and, for decode, the call at the other batch
-    (`batch_call`), in one bracket; else the other batch's order after it (`_batch`)."""
-    parts = orders_words.noted_parts(p.orders, p.rows, label, lead) + (
+def _note_parts(p, default: str, lead: bool = True) -> list[str]:
+    """A workload's notes: its orders (orders_words.noted_parts), the eager loop's call, and, for decode, the call at
+    the other batch (`batch_call`) or the other batch's order (`_batch`, its bracket dropped)."""
+    batch = _batch(p, default).strip()
+    return orders_words.noted_parts(p.orders, p.rows, label, lead) + (
         [loop_call(p.loop_call, default, p.mode)] if p.loop_call is not None else []) + (
-        [batch_call(p.batch_call)] if p.batch_call is not None else [])
-    return (f" ({'; '.join(parts)})" if parts else "") + _batch(p, default)
+        [batch_call(p.batch_call)] if p.batch_call is not None else []) + (
+        [batch[1:-1]] if batch.startswith("(") and batch.endswith(")") else [batch] if batch else [])
 
 
 def loop_call(c, default: str, mode: str = "inference") -> str:
@@ -184,7 +187,7 @@ def loop_call(c, default: str, mode: str = "inference") -> str:
     loop, call SDPA (backend not pinned): 67.5 µs a call against FlashAttention-4's 189.2 µs (2.80×); ..."."""
     x, ms, mine = c
     each = "a training step" if mode == "train" else "a call"
-    return (f"in an eager Python loop, call {label(x)}: {us(ms)} {each} against {short_label(default)}'s "
+    return (f"in an eager Python loop, call {label(x)}; it takes {us(ms)} {each} against {short_label(default)}'s "
             f"{us(mine)} ({times(mine / ms)}); {short_label(default)}'s lead is on the GPU alone (a CUDA graph)")
 
 
@@ -192,61 +195,76 @@ def batch_call(c) -> str:
     """The call for decode with a growing KV cache at the dynamic-lengths runs' batch (gen.analysis.batch_call), in
     one clause, with the batch and the runs' clock (review 8 items 3 and 14)."""
     clock = f"at {c.clock_mhz:.0f} MHz" if c.clock_mhz else "clock not recorded"
-    text = (f"at batch {c.batch} with a growing KV cache, call {label(c.variant)}: in the dynamic-lengths decode runs "
+    text = (f"at batch {c.batch} with a growing KV cache, call {label(c.variant)}; in the dynamic-lengths decode runs "
             f"({c.kv_lo:,}–{c.kv_hi:,} keys, {clock}) it is {times(c.gpu_ratio)} faster than {short_label(c.default)} "
             f"on the GPU ({us(c.gpu_ms)} against {us(c.default_gpu_ms)}), {times(c.steady_ratio)} as a warm call in "
-            f"a loop, and the cheapest at a new length ({us(c.new_length_ms)} beyond a warm call")
+            f"a loop, and the cheapest at a new length ({us(c.new_length_ms)} beyond a warm call)")
     if c.gpu_faster is not None:
         x, ms, new = c.gpu_faster
         text += f"; {label(x)}, {us(ms)} on the GPU, pays {us(new)} at each" if new is not None else \
             f"; {label(x)}, {us(ms)} on the GPU, was not measured at new lengths"
-    return text + ")"
+    return text
 
 
 def _ranks(a: advice_mod.Advice) -> str:
     """A pinned default's standing at each verdict's point: first, within noise of a named call (the tie placed
-    with its workloads), or not first, with who is faster there and by how much."""
+    with its workloads), or not first, with who is faster there and by how much. Short sentences: each standing
+    one, then each workload's notes, one clause a sentence, brackets one deep (review 2026-12-07-1 N3)."""
     first = [p for p in a.picks if p.outcome == "fastest"]
     noise = [p for p in a.picks if p.outcome == "within noise"]
     told = {(e.scenario, e.mode) for e in a.exceptions}
     slower = [p for p in a.picks if p.outcome == "slower" and (p.scenario, p.mode) not in told]
-    parts = []
+    out: list[str] = []
     name = _place_namer(a.picks)
     odd = [p for p in first if other_dtype_clause(a, p.scenario)]
     first = [p for p in first if p not in odd]
+
+    def notes(ps, lead: bool = True) -> None:
+        for p in sorted(ps, key=lambda p: p.mode == "train"):
+            if text := _note_sentences(name(p), _note_parts(p, a.default, lead)):
+                out.append(text)
+
     if first:
-        parts.append(f"It ranks first at the verdict's point for {_places(first, lambda p: name(p) + _first(p, a))}")
-    parts += [f"{'it' if parts else 'It'} ranks first for {name(p)} "
-              f"{other_dtype_clause(a, p.scenario)}" for p in odd]
-    by: dict = {}
+        out.append(f"It ranks first at the verdict's point for "
+                   f"{_places(first, lambda p: name(p) + (' (by kernel sum)' if p.by_sums else ''))}.")
+        notes(first)
+    for p in odd:  # "as a bf16 call (no FP8 kernel …, and X was not measured: …)": the bracket's clauses apart
+        head, _, inner = other_dtype_clause(a, p.scenario).partition(" (")
+        out.append(" ".join([f"It ranks first for {name(p)} {head}.",
+                             *(f"{_cap(x)}." for x in inner.removesuffix(")").split(", and "))]))
     led = [(p, o) for p in noise for o in p.orders if orders_words.kernels_behind(o) == a.default]
-    for p in noise:
-        if p not in (q for q, _ in led):
-            # not decided where the as-run intervals are apart and the rule leaves them so (review 8 item 5)
-            by.setdefault((any(o.undecided for o in p.orders), join_and(label(x) for x in p.within)), []).append(p)
-    for (undecided, x), ps in sorted(by.items(), key=lambda kv: kv[0][0]):
-        # each workload with its orders beside it where they tell more than noise (review 2026-12-06 items 1-3)
-        ordered = sorted(ps, key=lambda p: p.mode == "train")
-        # "not decided: " before a pair's orders where the clause does not already say it of every pair
-        places = join_and(dict.fromkeys(name(p) + _note(p, a.default, not all(o.undecided for o in p.orders))
-                                        for p in ordered))
-        parts.append(f"{'it' if parts else 'It'} is {'not decided against' if undecided else 'within noise of'} {x} "
-                     f"for {places}")
+    out += _noise_sentences(a, [p for p in noise if p not in (q for q, _ in led)], name)
     for p, o in led:  # as the first screen counts it (review 2026-12-06-4 item 1): not a first place
         err = orders_words.errors(p.rows, label)
-        parts.append(f"{'it' if parts else 'It'} is {orders_words.BEHIND_BY_KERNELS} for {name(p)} "
-                     f"({orders_words.kernels_ahead(o, label)}" + (f"; {err}" if err else "") + ")"
-                     + _batch(p, a.default))
-    text = "; ".join(parts) + ("." if parts else "")
+        batch = _batch(p, a.default).strip()
+        out.append(f"It is {orders_words.BEHIND_BY_KERNELS} for {name(p)}.")
+        out.append(_note_sentences(name(p), [orders_words.kernels_ahead(o, label), *([err] if err else []),
+                                             *([batch[1:-1]] if batch else [])]))
     if slower:
-        text += (" It is not first at the verdict's point for " + join_and(
-            f"{name(p)} ({label(p.fastest)} is {times(p.ratio)} faster){_batch(p, a.default)}" for p in slower) + ".")
-    return text.strip()
+        out.append(f"It is not first at the verdict's point for {join_and(name(p) for p in slower)}.")
+        for p in slower:
+            batch = _batch(p, a.default).strip()
+            out.append(_note_sentences(name(p), [f"{label(p.fastest)} is {times(p.ratio)} faster",
+                                                 *([batch[1:-1]] if batch else [])]))
+    return " ".join(x for x in out if x).strip()
 
 
-def _first(p, a: advice_mod.Advice) -> str:
-    """After a first place: "(by kernel sum)" where the sums decide it (Pick.by_sums), and the decode note."""
-    return (" (by kernel sum)" if p.by_sums else "") + _note(p, a.default)
+def _noise_sentences(a: advice_mod.Advice, noise, name) -> list[str]:
+    """The workloads within noise of (or not decided against) the same calls, one sentence a group, each workload's
+    notes after it in sentences (review 2026-12-06 items 1-3; 2026-12-07-1 N3)."""
+    by: dict = {}
+    for p in noise:
+        # not decided where the as-run intervals are apart and the rule leaves them so (review 8 item 5)
+        by.setdefault((any(o.undecided for o in p.orders), join_and(label(x) for x in p.within)), []).append(p)
+    out = []
+    for (undecided, x), ps in sorted(by.items(), key=lambda kv: kv[0][0]):
+        ordered = sorted(ps, key=lambda p: p.mode == "train")
+        out.append(f"It is {'not decided against' if undecided else 'within noise of'} {x} for "
+                   f"{join_and(dict.fromkeys(name(p) for p in ordered))}.")
+        # "not decided: " before a pair's orders where the sentence does not already say it of every pair
+        out += [_note_sentences(name(p), _note_parts(p, a.default, not all(o.undecided for o in p.orders)))
+                for p in ordered]
+    return out
 
 
 def _k(n: int) -> str:
