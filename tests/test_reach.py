@@ -49,25 +49,6 @@ def test_the_methodology_prints_the_sets_reach():
     assert f"the fair kernel sums decide {r.sums_decide} more on their own" in text
 
 
-def _past_the_line(ls):
-    """Every decided pair timed apart with an as-run lead past the line, with its orders (from the verdicts)."""
-    from gen.analysis import calls, verdicts
-    from gen.model import schema
-
-    out = []
-    for sc in verdicts.scenarios(ls):
-        for mode in schema.Mode:
-            for p in calls._points(ls, sc, mode):
-                v = verdicts.verdict_at(ls, sc, p, mode)
-                rows = [t for t in (v.rows if v is not None else ()) if v.spread(t) is not None]
-                for i, a in enumerate(rows):
-                    for b in rows[i + 1:]:
-                        o = verdicts.orders(a, b, v.basis)
-                        if o.timed_apart and o.decided and o.as_run > rules.TIMED_APART_REACH:
-                            out.append((sc, p, o))
-    return out
-
-
 def test_the_reach_counts_only_the_pairs_it_alone_decides():
     """Review 2026-12-06-7 item 8: the count took in pairs the fair kernel sums decide on their own (Naive 2.2x behind
     SDPA math at decode 131k keys, both sums at 1980 MHz). A pair the reach counts has no kernel sums that decide it
@@ -75,7 +56,7 @@ def test_the_reach_counts_only_the_pairs_it_alone_decides():
     timed-apart pair past the line is one the sums decide, and is counted apart."""
     ls = tables.load_set(RESULTS / H100)
     r = reach.reach(ls)
-    past = _past_the_line(ls)
+    past = [(sc, p, o) for sc, _mode, p, _a, _b, _lead, o in reach._past_the_line(ls)]
     alone = [(sc, p, o) for sc, p, o in past if o.reach_decides]
     assert len(r.decides) == len(alone) and r.sums_decide == len(past) - len(alone) > 0
     for sc, _p, o in past:
