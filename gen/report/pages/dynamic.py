@@ -80,8 +80,7 @@ def phase_view(ls, phase: str) -> dict:
 def _recompiled(ls, phase: str) -> str | None:
     """What differed where a compiled call compiled again at the phase's first length (review 10 item 4)."""
     recs = [r for r in recompiles.recompiles(ls.rs) if r.phase == phase]
-    return dynamic_words.recompiled(recs, dynamic_words.PHASE_WHERE.get(phase, phase),
-                                    lambda sc: declared.SCENARIOS[sc].title if sc in declared.SCENARIOS else sc)
+    return dynamic_words.recompiled(recs, dynamic_words.PHASE_WHERE.get(phase, phase))
 
 
 def set_view(ctx: Context, ls) -> dict:

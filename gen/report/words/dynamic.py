@@ -528,6 +528,11 @@ def _low(title: str) -> str:
     return title[0].lower() + title[1:] if len(title) > 1 and title[1].islower() else title
 
 
+def _scenario(name: str) -> str:
+    """A scenario's title as it reads mid-sentence ("decode from a KV cache"), its name where it has none."""
+    return _low(SCENARIOS[name].title) if name in SCENARIOS else name
+
+
 # The configuration fields of gen.analysis.recompiles in words
 CONFIG_WORDS = {"batch": "batch", "q_heads": "query heads", "kv_heads": "KV heads", "head_dim": "head dim",
                 "mask": "mask", "window": "window", "docs": "documents"}
@@ -541,7 +546,7 @@ def _config_value(name: str, v) -> str:
     return f"{v:,}" if isinstance(v, int) else str(v)
 
 
-def recompiled(recs, phase_words: str, title=lambda scenario: scenario) -> str | None:
+def recompiled(recs, phase_words: str) -> str | None:
     """The compiled calls that compiled again at a phase's first length although an earlier scenario of the set had
     compiled the nearest configuration (gen.analysis.recompiles; review 10 item 4), grouped by what differed: "At
     decode steps, FlashAttention-4 (1.43 s) compiled again at its first length, although the set's decode scenario
@@ -560,7 +565,7 @@ def recompiled(recs, phase_words: str, title=lambda scenario: scenario) -> str |
         diff = join_and(f"the {CONFIG_WORDS.get(f, f)} ({_config_value(f, a)} there, {_config_value(f, b)} here)"
                         for f, a, b in differs)
         out.append(f"{phase_words[0].upper()}{phase_words[1:]}, {who} paid a compile again at the first length, "
-                   f"although the set's {_low(title(scenario))} runs had compiled {them} earlier in this capture "
+                   f"although the set's {_scenario(scenario)} runs had compiled {them} earlier in this capture "
                    "process"
                    + (f" for the same {alike}" if alike else "")
                    + (f": of what the set records of a configuration, only {diff} differed." if diff
@@ -577,17 +582,17 @@ COMPILE_KEY_FIELDS = frozenset({"head_dim", "mask", "q_heads", "kv_heads"})
 def compile_keys(recompiled) -> str:
     """COMPILE_KEYS, and where the set's dynamic-lengths runs compiled again with none of the listed fields differing,
     that the list is not all: "dtype, head dim, mask, grouping of heads, and more the set does not record: at decode
-    steps it compiled again (1.43 s) where of the fields the set records only the batch differed (8 there, 1 here)".
+    steps it compiled again (1.43 s) after the set's decode from a KV cache runs had compiled it, where of the fields
+    the set records only the batch (8 there, 1 here) differed".
     The set records no compile key, so the differing field is said, not called the cause."""
     extra = []
     for r in recompiled:
         missed = [(f, a, b) for f, a, b in r.differs if f not in COMPILE_KEY_FIELDS]
         if len(missed) == len(r.differs):  # nothing in the list explains this compile
-            where = SCENARIOS[r.scenario].title if r.scenario in SCENARIOS else r.scenario
-            where = where[0].lower() + where[1:] if where[1:2].islower() else where
-            differed = join_and(f"{CONFIG_WORDS.get(f, f)} ({a} there, {b} here)" for f, a, b in missed)
+            differed = join_and(f"{CONFIG_WORDS.get(f, f)} ({_config_value(f, a)} there, {_config_value(f, b)} here)"
+                                for f, a, b in missed)
             extra.append(f"{PHASE_WHERE.get(r.phase, r.phase)} it compiled again ({r.first_ms / 1e3:.2f} s) after "
-                         f"the set's {where} runs had compiled it, where "
+                         f"the set's {_scenario(r.scenario)} runs had compiled it, where "
                          + (f"of the fields the set records only the {differed} differed" if missed
                             else "no field the set records differed"))
     if not extra:
