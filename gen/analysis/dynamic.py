@@ -256,14 +256,14 @@ class PhaseFacts:
             past = [o for o in outs if o.kind == BEYOND and o.calls is not None]
             if not past or self.cache_warmed(f.variant) or self.wins(f.variant):
                 continue
-            at = {o.kv_len for o in past}
+            at = sorted({o.kv_len for o in past})
             mine = {kv: s for kv, _, s in f.per_length}
-            warm = [mine[kv] for kv in sorted(at)]
-            theirs = [ref[kv] for kv in sorted(at)]
+            warm = [mine[kv] for kv in at]
+            theirs = [ref[kv] for kv in at]
             rest = [s for kv, s in mine.items() if kv not in at and kv in ref]
             counts = [self.calls_past(o.calls) for o in past]
             places = [i for i, o in enumerate(outs) if o.kv_len in at]
-            out.append(Overtaker(f.variant, tuple(sorted(at)), min(counts), max(counts), (min(warm), max(warm)),
+            out.append(Overtaker(f.variant, tuple(at), min(counts), max(counts), (min(warm), max(warm)),
                                  (min(theirs), max(theirs)), len(rest),
                                  (min(rest), max(rest)) if rest else None,
                                  together=places[-1] - places[0] + 1 == len(places)))

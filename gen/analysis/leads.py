@@ -88,14 +88,19 @@ class Orders:
                                               and self.as_run <= rules.TIMED_APART_REACH)
 
     @property
+    def past_reach(self) -> bool:
+        """Decided, timed apart, with an as-run lead past rules.TIMED_APART_REACH (gen.analysis.reach's pairs)."""
+        return (self.decided and self.timed_apart and self.as_run is not None
+                and self.as_run > rules.TIMED_APART_REACH)
+
+    @property
     def reach_decides(self) -> bool:
         """Decided by the as-run lead past rules.TIMED_APART_REACH alone: timed apart, and the kernel sums would not
         decide the pair on their own, the rule read as for a lead within the reach (sums missing, or not taken
         within rules.CLOCK_GAP_PCT of one clock, or within the floor). Review 2026-12-06-7 item 8: the reach's count
         took in pairs the fair sums decide anyway (Naive 2.2x behind SDPA math at decode 131k keys, both at 1980
         MHz)."""
-        if not (self.decided and self.timed_apart and self.as_run is not None
-                and self.as_run > rules.TIMED_APART_REACH):
+        if not self.past_reach:
             return False
         gap = rules.clock_gap_pct(self.first_ks_mhz, self.second_ks_mhz) if self.kernel_sum is not None else None
         return not rules.lead_decided(self.apart, rules.TIMED_APART_REACH, None, self.kernel_sum, gap,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import calls, leads, pair_noise, rules, tables, verdicts
+from gen.analysis import calls, leads, pair_noise, tables, verdicts
 from gen.model import schema
 
 
@@ -61,7 +61,7 @@ def _past_the_line(ls: tables.LoadedSet) -> list[tuple]:
                 for i, a in enumerate(rows):
                     for b in rows[i + 1:]:
                         o = verdicts.orders(a, b, v.basis)
-                        if o.timed_apart and o.decided and o.as_run is not None and o.as_run > rules.TIMED_APART_REACH:
+                        if o.past_reach:
                             out.append((sc, str(mode), p, o.first, o.second, o.as_run, o))
     return sorted(out, key=lambda x: x[-2])
 
