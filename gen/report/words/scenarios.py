@@ -10,6 +10,7 @@ from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import datasheets
 from gen.model.variants import FA4_INSTALL
+from gen.report.words import common
 from gen.report.words import orders as orders_words
 from gen.report.words import oriented as oriented_words
 from gen.report.words.common import apart_words, clock_time, floor_pct, flop_label, intervals, join_and, overlap_words
@@ -277,7 +278,7 @@ def _fastest(f: dict, auto: str | None, sp: dict, variant_label, unmeasured: boo
         return (f"{variant_label(f['variant'])} is fastest{measured}{' by its median' if others else ''}: "
                 f"{_time_and_rate(f)}.")
     return (f"{variant_label(f['variant'])} and {variant_label(auto)} run the same kernels and are fastest{measured}: "
-            f"one rank, a tie, by their medians {a.median:#.4g} and {b.median:#.4g} ms. "
+            f"{common.tie_by_medians(a.median, b.median)}. "
             f"{variant_label(f['variant'])}: {_time_and_rate(f)}.")
 
 

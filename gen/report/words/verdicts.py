@@ -24,6 +24,7 @@ from gen.report.words.common import (
     per_call,
     reason_first_clause,
     short_reason,
+    tie_by_medians,
     times,
     us,
     variant_backend,
@@ -578,8 +579,7 @@ def headline_elsewhere(head_point: str, head_fastest: str, verdict_fastest: tupl
     text = f"The paragraph below is about the scenario's largest point ({head_point})"
     lead = {head_fastest, *(tie[:1] if tie else ())}
     if tie:
-        who = (f"{label(head_fastest)} and {label(tie[0])} run the same kernels and lead, one rank, a tie, by their "
-               f"medians {tie[1]:#.4g} and {tie[2]:#.4g} ms")
+        who = f"{label(head_fastest)} and {label(tie[0])} run the same kernels and lead, {tie_by_medians(*tie[1:])}"
     else:
         who = f"{label(head_fastest)} " + ("leads by its median" if near else "is fastest")
     if lead & set(verdict_fastest):
