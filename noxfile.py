@@ -83,7 +83,8 @@ def build_report(session: nox.Session) -> None:
     session.run("python", "-m", "gen", "build", *args, env=ENV)
     # mkdocs builds into a staging folder beside site/, swapped in whole: old site or new, never half
     session.run("python", "-m", "gen.report.publish_site", "--site-dir", "site", env=ENV)
-    session.log(f"report built: {os.path.abspath('site/index.html')}")
+    session.log(f"report built: {os.path.abspath('site/index.html')} (its charts draw over http: nox -s serve, or any "
+                "static server of site/; a browser refuses their module script from file://)")
 
 
 @nox.session(python=PYTHON)
