@@ -256,9 +256,10 @@ def _against(mss: list[float], top_ms: float) -> str:
     return f"{join_and(words[:-1])} against {words[-1]}"
 
 
-def batch_note(b, who: tuple[str, ...] = ()) -> str:
-    """The same, short, for a workload named in the decision's headline: the calls `who` (the verdict's first rank
-    by default) against the fastest at the other batch, then the calls between."""
+def batch_note(b, who: tuple[str, ...] = ()) -> list[str]:
+    """The same, short, for a workload named in the decision's headline, as clauses (one a sentence there): the
+    calls `who` (the verdict's first rank by default) against the fastest at the other batch, then the calls
+    between."""
     (top, top_ms), rest = b.order[0], b.order[1:]
     who = tuple(x for x in (who or b.named) if x != top and any(x == y for y, _ in rest))
     mine = [(x, ms) for x, ms in rest if x in who]
@@ -266,14 +267,12 @@ def batch_note(b, who: tuple[str, ...] = ()) -> str:
     runs = (f"at batch {b.batch}, in the dynamic-lengths decode runs at {b.kv_lo:,}–{b.kv_hi:,} KV tokens ("
             + (f"at {clock:.0f} MHz" if clock else "clock not recorded") + ")")
     if not mine:
-        return f" ({runs}, {label(top)} is the fastest, {us(top_ms)})"
+        return [f"{runs}, {label(top)} is the fastest, {us(top_ms)}"]
     between = [(x, ms) for x, ms in rest if x not in who]
-    text = (f" ({runs}, {join_and(label(x) for x, _ in mine)} {'takes' if len(mine) == 1 else 'take'} "
+    return [f"{runs}, {join_and(label(x) for x, _ in mine)} {'takes' if len(mine) == 1 else 'take'} "
             f"{join_and(times(ms / top_ms, 1) for _, ms in mine)} the GPU-only time of {label(top)}, "
-            f"{_against([ms for _, ms in mine], top_ms)}")
-    if between:
-        text += "; " + ", ".join(f"{label(x)} {times(ms / top_ms, 1)}" for x, ms in between)
-    return text + ")"
+            f"{_against([ms for _, ms in mine], top_ms)}",
+            *([", ".join(f"{label(x)} {times(ms / top_ms, 1)}" for x, ms in between)] if between else [])]
 
 
 def fa4_missing_line(missing: list[str]) -> str | None:
