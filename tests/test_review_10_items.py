@@ -224,8 +224,8 @@ def _bridge(lead, name: str) -> tuple[dict, str]:
     from gen.report.pages import scenario_set
 
     head = sa.headline(None, None, name, sa.point_rows(lead, name), [])
-    lines = scenario_set._at_verdict(lead, name, head)
-    (said,) = [x for x in lines if x.startswith("The paragraph below is about the scenario's largest point")]
+    _, lines = scenario_set._at_verdict(lead, name, head)
+    (said,) = [x for x in lines if x.startswith("At the scenario's largest point")]
     return head, said
 
 
@@ -235,7 +235,7 @@ def test_the_decode_bridge_names_the_unpinned_tie_as_the_headline_does(lead):
     auto, sp = head["auto_tie"], head["spreads"]
     assert auto == "sdpa_auto" and sp[auto].median < sp[head["fastest"]["variant"]].median
     assert "SDPA cuDNN leads" not in said
-    assert ("where SDPA cuDNN and SDPA (backend not pinned) run the same kernels and lead, one rank, a tie, by their "
+    assert ("D 128), SDPA cuDNN and SDPA (backend not pinned) run the same kernels and lead, one rank, a tie, by their "
             f"medians {sp['sdpa_cudnn'].median:#.4g} and {sp[auto].median:#.4g} ms") in said
     assert "1.341 and 1.340 ms" in said and "within noise of them as run" in said
 
