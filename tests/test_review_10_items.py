@@ -187,7 +187,11 @@ def _rate_row(pct: float) -> dict:
 
 def test_a_bandwidth_share_above_its_measured_pass_is_flagged_by_the_matmul_rule():
     above = scenario_words._time_and_rate(_rate_row(102.4))
-    assert "102% of the measured read bandwidth" in above and "above the measured read bandwidth" in above
+    assert "102% of the measured read bandwidth" in above
+    # said plainly (review 2026-12-07-1 N8): what the pass is not, and that it is flagged as the matmul line is
+    assert above.endswith("; above the measured read pass, which therefore is no ceiling for this call (flagged as "
+                          "the matmul line is where a rate passes it)")
+    assert "flagged as a rate above" not in above and "is: that pass" not in above
     at = scenario_words._time_and_rate(_rate_row(100.0 + rules.TIME_FLOOR_PCT - 0.1))
     assert "above" not in at
 
