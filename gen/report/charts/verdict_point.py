@@ -44,9 +44,10 @@ def verdict_point(rows: list[dict], roles: tuple[str, ...], x_title: str) -> alt
                alt.Tooltip("level:N", title="interval's level"),
                alt.Tooltip("rel:Q", title="× the verdict's call", format=".3g")]
     # one series: the colour marks the place too (the verdict's call as the home's decision marks its call); several:
-    # one colour a series, the shape alone marks the place
+    # one colour a series (its legend above the chart, the places' below: side by side they overrun 390 px), the
+    # shape alone marks the place
     colour = (alt.Color("series:N", title=None, sort=series, scale=alt.Scale(scheme="tableau10"),
-                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=0)) if len(series) > 1
+                        legend=alt.Legend(orient="top", direction="vertical", labelLimit=0)) if len(series) > 1
               else alt.Color("role:N", title=None, legend=_role_legend(), scale=alt.Scale(
                   domain=roles, range=colours)))
     shape = alt.Shape("role:N", title=None, scale=alt.Scale(domain=roles, range=shapes), legend=_role_legend())
