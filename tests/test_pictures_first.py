@@ -117,3 +117,13 @@ def test_the_dynamic_page_opens_each_phase_with_what_a_new_length_cost(gpu_docs,
         assert fmt.label_of("sdpa_cudnn") in drawn  # the plan built per length, the chart's point
     # what the scenario is comes after the phases
     assert text.index("## What this scenario is") > text.index(f"## {fmt.md(dynamic_words.PHASE_TITLE['decode'])}")
+
+
+def test_a_gain_by_the_line_is_printed_as_every_page_prints_it(lead):
+    """FP8 prefill: cuDNN FP8's kernel sums are 1.195x FA4's, under the 1.2x the first screen asks (review 2026-12-07-1
+    item 7): the first look's gain prints 1.195x, as its holds cell and the home do, never 1.20x beside it."""
+    (f,) = verdict_point.point_facts_all(lead, "fp8-prefill")
+    assert f"{f.gain:.2f}" == "1.20" and f.gain < 1.2
+    gain, holds = first_words.gain_cell(f), first_words.holds_cell(f)
+    assert gain == "1.195× by kernel sum" and "1.195× faster by kernel sum" in holds
+    assert first_words.call_cell(f).endswith(": within noise, one rank")
