@@ -270,6 +270,14 @@ class PhaseFacts:
         return sorted(out, key=lambda o: (o.fewest_calls, o.variant))
 
 
+def new_length_rows(pf: PhaseFacts) -> list[dict]:
+    """What each new length cost beyond a warm call, length by length (DynamicFacts.per_length: past the run's warm-up
+    and its first length), one row per run measured cold and length: the chart of the dynamic-lengths page. A run whose
+    first calls hit another run's cached plans measured no such cost and has none (PhaseFacts.cache_warmed)."""
+    return [dict(variant=f.variant, kv_len=kv, ms=cost) for f in pf.measured if not pf.cache_warmed(f.variant)
+            for kv, cost, _ in f.per_length]
+
+
 @dataclass(frozen=True)
 class Overtaker:
     """A run that costs less than the fastest once warm only past some calls a length, at some lengths (BEYOND):

@@ -394,11 +394,12 @@ def _head_determinism(ls, name: str, head: dict | None, rows: list[dict]) -> tup
     return (d, row) if row is not None else None
 
 
-def _at_verdict(ls, name: str, head: dict | None) -> list[str]:
-    """The scenario page's opening (review 10 item 1): per mode, the verdict's point and its answer (the home's row);
-    then, where the headline's point is another, which it is and whether its fastest differs."""
+def _at_verdict(ls, name: str, head: dict | None) -> tuple[list[str], list[str]]:
+    """The scenario page's opening (review 10 item 1): per mode, the verdict's point and its answer in full (the home's
+    row; the page folds it under its first look, gen.report.pages.scenario_first); and, where the headline's point is
+    another, which it is and whether its fastest differs (a short line the page shows)."""
     if ls.rs.kind != schema.SetKind.MEASURED:
-        return []
+        return [], []
     out, after = [], []
     for mode in schema.Mode:
         v = verdicts.verdict(ls, name, mode)
@@ -417,7 +418,7 @@ def _at_verdict(ls, name: str, head: dict | None) -> list[str]:
                 after.append(verdict_words.headline_elsewhere(at, top["variant"], firsts,
                                                               (*(head.get("near") or ()), *(head.get("ties") or ())),
                                                               tie))
-    return out + after  # the headline's point last: the paragraph it introduces follows
+    return out, after
 
 
 def set_view(ctx: Context, ls, name: str) -> dict | None:
@@ -453,6 +454,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
                  scaling.matmul_clock(ls) if ceil else None) if gpu else []
     show_dim = len({r["head_dim"] for r in point_rows}) > 1
     pages = {r.variant: fmt.set_variant_page(ls.name, r.variant) for r in ls.rs.runs}
+    full, elsewhere = _at_verdict(ls, name, head)
     modes = []
     for mode in schema.Mode:
         m = [r for r in point_rows if r["mode"] == mode]
@@ -473,7 +475,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
                               if mode == schema.Mode.TRAIN else None))
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
-        at_verdict=_at_verdict(ls, name, head),
+        at_verdict=full, elsewhere=elsewhere,
         headline=scenario_words.headline(head, figure, decode, _label,
                                          [x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())],
                                          *_head_orders(ls, name, head),

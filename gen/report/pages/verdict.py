@@ -60,24 +60,12 @@ def decision(ls) -> dict | None:
         return None
     w = decision_words.advice(a)
     fa4 = verdict_words.fa4_missing_line([x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())])
+    units = verdicts.ranked_units(ls)
     return dict(set=ls.name, set_title=fmt.set_title(ls), decision=w.decision,
-                intervals=each_median_interval(_ranked_units(ls)),
+                intervals=each_median_interval(units), units=units,
                 lines=[*w.lines, *([fa4] if fa4 else [])],
                 default=w.default,
                 exceptions=" ".join(f"{e.scenario}:{e.variant}" for e in a.exceptions))
-
-
-def _ranked_units(ls) -> list[int]:
-    """The rounds (or, with one round, the samples) of every median the set's verdicts rank."""
-    out = []
-    for scenario in verdicts.scenarios(ls):
-        for mode in Mode:
-            v = verdicts.verdict(ls, scenario, mode)
-            for t in v.rows if v is not None else ():
-                s = v.spread(t)
-                if s is not None and s.n:
-                    out.append(s.units)
-    return out
 
 
 def set_blocks(ls) -> list[dict]:

@@ -101,20 +101,35 @@ def overlap_words(first, others, label) -> str:
             f"within the {floor_pct()} floor only, and {join_and(label(v) for v in rest)}'s overlap")
 
 
-def each_median_interval(units) -> str:
-    """The intervals a set's verdicts rank by, named with their real levels (review 2026-12-06-6 item 12): "the 95%
-    interval of each median" where every one reaches 95%, else "the interval of each median (at 93.75–96.88%, the
-    level its rounds allow)". `units`: each ranked median's rounds (or samples, with one round)."""
+def level_span(units) -> str | None:
+    """The levels of the intervals of medians over `units` (each median's rounds, or samples with one round:
+    timings.ci_level), lowest to highest: "75%–96.88%", "93.75%"; None without units. The one place every page's range
+    of levels comes from: the home's line under its decision and the methodology's rules table (review 2026-12-07-1
+    N6: they gave 75%-96.88% and 93.75%-96.88%)."""
     from gen.analysis.timings import ci_level
-    from gen.model.stats import CI_LEVEL
 
     levels = sorted({ci_level(u) for u in units if u and u > 0})
     if not levels:
+        return None
+    return level_pct(levels[0]) if len(levels) == 1 else f"{level_pct(levels[0])}–{level_pct(levels[-1])}"
+
+
+LEVEL_ALLOWED = "the level its rounds, or its profiled calls, allow"  # what sets an interval's level, in words
+
+
+def each_median_interval(units) -> str:
+    """The intervals a set's verdicts rank by, named with their real levels (review 2026-12-06-6 item 12): "the 95%
+    interval of each median" where every one reaches 95%, else "the interval of each median (at 93.75–96.88%, the
+    level its rounds allow)" (level_span). `units`: each ranked median's rounds (or samples, with one round)."""
+    from gen.analysis.timings import ci_level
+    from gen.model.stats import CI_LEVEL
+
+    span = level_span(units)
+    if span is None:
         return f"the {level_pct(CI_LEVEL)} interval of each median"
-    if len(levels) == 1 and levels[0] >= CI_LEVEL:  # the real level (review 2026-12-06-7 item 9)
-        return f"the {level_pct(levels[0])} interval of each median"
-    span = level_pct(levels[0]) if len(levels) == 1 else f"{level_pct(levels[0])}–{level_pct(levels[-1])}"
-    return f"the interval of each median (at {span}, the level its rounds, or its profiled calls, allow)"
+    if "–" not in span and ci_level(next(u for u in units if u and u > 0)) >= CI_LEVEL:  # the real level (review 9 #9)
+        return f"the {span} interval of each median"
+    return f"the interval of each median (at {span}, {LEVEL_ALLOWED})"
 
 
 def apart_words(gap_ms: float | None, faster_ms: float | None, *spreads) -> str:

@@ -575,23 +575,23 @@ def headline_elsewhere(head_point: str, head_fastest: str, verdict_fastest: tupl
     the unpinned call's median, 1340.03 us against 1340.62, was the lower). A leader with calls within noise
     "leads by its median" wherever it is (N2: "is fastest" said it of FA4 at chunked prefill's 512 x 32k, within
     noise of FlexAttention FLASH)."""
-    text = f"The paragraph below is about the scenario's largest point ({head_point})"
+    text = f"At the scenario's largest point ({head_point})"
     lead = {head_fastest, *(tie[:1] if tie else ())}
     if tie:
         who = f"{label(head_fastest)} and {label(tie[0])} run the same kernels and lead, {tie_by_medians(*tie[1:])}"
     else:
         who = f"{label(head_fastest)} " + ("leads by its median" if near else "is fastest")
     if lead & set(verdict_fastest):
-        return text + f": {who if tie or near else label(head_fastest) + ' leads'} there too."
+        return text + f", {who if tie or near else label(head_fastest) + ' leads'} there too."
     close = [x for x in verdict_fastest if x in near]
     them = "them" if tie else "it"
     if close:
-        return (text + f", where {who}{',' if tie else ''} and {join_and(label(x) for x in close)} "
-                f"{'is' if len(close) == 1 else 'are'} within noise of {them} as run (the paragraph says what else "
-                "decides there); the home's answer is the verdict's point's.")
+        return (text + f", {who}{',' if tie else ''} and {join_and(label(x) for x in close)} "
+                f"{'is' if len(close) == 1 else 'are'} within noise of {them} as run (the paragraph in full below says "
+                "what else decides there); the home's answer is the verdict's point's.")
     others = [x for x in near if x not in lead]
     noise = (f", and {join_and(label(x) for x in others)} {'is' if len(others) == 1 else 'are'} within noise of "
              f"{them} as run" if others else "")
-    return (text + f", where {who} instead of {join_and(label(x) for x in verdict_fastest)}{noise}: the order "
+    return (text + f", {who} instead of {join_and(label(x) for x in verdict_fastest)}{noise}: the order "
             "changes with the size, and the home's answer is the verdict's point's.")
 

@@ -1,0 +1,129 @@
+"""Issue 31 (review 2026-12-07-1, finding 1 and "Where a reader cannot see the answer as a chart and table first"):
+every scenario page of the committed sets opens with a chart and a table, before any paragraph; on a set's page and on
+the page over every set they are the verdict's point (the point the home answers for: its call, its time as run with
+its SM clock and power, the next call and the gain over it, whether the lead holds), each number the set's; the full
+argument folds away; the dynamic-lengths page opens each phase with a chart of what a new length cost."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from gen.analysis import dynamic as dyn
+from gen.analysis import tables, verdict_point
+from gen.report import format as fmt
+from gen.report import prerender
+from gen.report.words import dynamic as dynamic_words
+from gen.report.words import scenario_first as first_words
+from gen.report.words.common import label, us
+from tests.conftest import RESULTS, ROOT
+
+H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
+_P = re.compile(r"<p[ >]")
+
+
+@pytest.fixture(scope="module")
+def converter():
+    return prerender.Converter.from_project(ROOT / "mkdocs.yml")
+
+
+@pytest.fixture(scope="module")
+def lead():
+    return tables.load_set(RESULTS / H100)
+
+
+def _scenario_pages(docs: Path) -> list[Path]:
+    """Every scenario page the build made: each set's own, and those over every set (not their index)."""
+    got = sorted((docs / "generated" / "sets").glob("*/scenarios/*.md"))
+    got += [p for p in sorted((docs / "generated" / "scenarios").glob("*.md")) if p.name != "index.md"]
+    return got
+
+
+def _body(converter, page: Path) -> str:
+    """The page's body as the site shows it (converted as mkdocs converts it), after its title."""
+    return converter.page(page.read_text(encoding="utf-8")).split(prerender.BEGIN, 1)[1]
+
+
+def test_every_scenario_page_shows_a_chart_and_a_table_before_any_paragraph(gpu_docs, converter):
+    pages = _scenario_pages(gpu_docs)
+    # both GPU sets' pages of every scenario they ran, the dynamic-lengths one and the pages over both sets
+    assert len([p for p in pages if "/sets/" in p.as_posix()]) >= 19
+    assert any(p.name == "dynamic-lengths.md" for p in pages)
+    assert len([p for p in pages if "/sets/" not in p.as_posix()]) >= 9
+    for page in pages:
+        body = _body(converter, page)
+        first_p = _P.search(body)
+        assert first_p, page
+        chart, table = body.find('class="vega-chart"'), body.find("<table")
+        assert -1 < chart < first_p.start() and -1 < table < first_p.start(), page
+
+
+def test_a_set_page_opens_with_the_verdicts_point_as_the_set_gives_it(gpu_docs, lead):
+    """The H100 set's pages: the first table is the verdict's point, one row per mode with a verdict, each cell the
+    set's numbers worded once (gen.report.words.scenario_first), and the chart above it draws every ranked call."""
+    for page in sorted((gpu_docs / "generated" / "sets" / H100 / "scenarios").glob("*.md")):
+        name = page.stem
+        found = verdict_point.point_facts_all(lead, name)
+        text = page.read_text(encoding="utf-8")
+        if name == "dynamic-lengths":
+            assert not found
+            continue
+        assert found, name
+        first = text.split('<div class="scenario-first"', 1)[1].split("</table>", 1)[0]
+        rows = re.findall(r'<tr data-variant="([^"]*)" data-mode="([^"]*)">(.*?)</tr>', first)
+        assert [(v, m) for v, m, _ in rows] == [(f.fastest, f.mode) for f in found]
+        for f, (_, _, cells) in zip(found, rows):
+            got = [html.unescape(c) for c in re.findall(r"<td[^>]*>(?:<strong>)?(.*?)(?:</strong>)?</td>", cells)]
+            assert got == [first_words.at_cell(f), first_words.call_cell(f), first_words.time_cell(f),
+                           first_words.conditions_cell(f, lead.rs.environment), first_words.next_cell(f),
+                           first_words.gain_cell(f), first_words.holds_cell(f)], name
+        spec = json.loads(html.unescape(re.search(r"data-spec='([^']*)'", first).group(1)))
+        drawn = next(iter(spec["datasets"].values()))
+        assert sorted((d["call"], round(d["median_ms"], 9)) for d in drawn) == sorted(
+            (fmt.label_of(c.variant), round(c.median_ms, 9)) for f in found for c in f.calls), name
+        # the verdict in full is folded under it; the headline of the largest point too
+        assert f'??? note "{first_words.FULL_VERDICT}"' in text and text.index("</table>") < text.index(
+            first_words.FULL_VERDICT)
+
+
+def test_the_chunked_page_opens_with_the_homes_answer(gpu_docs, lead):
+    """Finding 1's example: at 16 queries x 8,192 keys SDPA with causal_lower_right, 59.3 us, 1.44x ahead of FA4
+    (85.6 us, both at 1980 MHz): the first row of the page, from the set."""
+    (f,) = verdict_point.point_facts_all(lead, "chunked-prefill")
+    assert (f.fastest, f.runner_up, f"{f.gain:.2f}") == ("sdpa_lower_right", "fa4", "1.44")
+    text = (gpu_docs / "generated" / "sets" / H100 / "scenarios" / "chunked-prefill.md").read_text(encoding="utf-8")
+    first = html.unescape(text.split("</table>", 1)[0])
+    assert f"<strong>{label('sdpa_lower_right')}</strong>" in first and f">{us(f.median_ms)}<" in first
+    assert f"{f.sm_clock_mhz:.0f} MHz" in first
+    assert f"{label('fa4')}, {us(f.runner_ms)} at {f.runner_mhz:.0f} MHz" in first
+    assert "1.44× as run" in first and ">yes: the intervals apart, in both round orientations" in first
+
+
+def test_the_dynamic_page_opens_each_phase_with_what_a_new_length_cost(gpu_docs, lead):
+    """Each phase opens with the chart of what each new length cost (cuDNN's plan per length against calls that only
+    launch), then its table, then the sentences."""
+    text = (gpu_docs / "generated" / "sets" / H100 / "scenarios" / "dynamic-lengths.md").read_text(encoding="utf-8")
+    assert text.split("\n## ", 1)[0].count("\n") < 10  # the title, then the first phase: no paragraph before it
+    for phase in dyn.phases(lead.rs):
+        section = text.split(f"## {fmt.md(dynamic_words.PHASE_TITLE[phase])}\n", 1)[1].split("\n## ", 1)[0]
+        spec = json.loads(html.unescape(re.search(r"data-spec='([^']*)'", section).group(1)))
+        assert spec["layer"][0]["encoding"]["y"]["title"] == first_words.NEW_LENGTH_AXIS
+        assert section.index('class="vega-chart"') < section.index("| Variant |") < section.index("**")
+        drawn = {d["series"] for d in next(iter(spec["datasets"].values()))}
+        assert fmt.label_of("sdpa_cudnn") in drawn  # the plan built per length, the chart's point
+    # what the scenario is comes after the phases
+    assert text.index("## What this scenario is") > text.index(f"## {fmt.md(dynamic_words.PHASE_TITLE['decode'])}")
+
+
+def test_a_gain_by_the_line_is_printed_as_every_page_prints_it(lead):
+    """FP8 prefill: cuDNN FP8's kernel sums are 1.195x FA4's, under the 1.2x the first screen asks (review 2026-12-07-1
+    item 7): the first look's gain prints 1.195x, as its holds cell and the home do, never 1.20x beside it."""
+    (f,) = verdict_point.point_facts_all(lead, "fp8-prefill")
+    assert f"{f.gain:.2f}" == "1.20" and f.gain < 1.2
+    gain, holds = first_words.gain_cell(f), first_words.holds_cell(f)
+    assert gain == "1.195× by kernel sum" and "1.195× faster by kernel sum" in holds
+    assert first_words.call_cell(f).endswith(": within noise, one rank")
