@@ -41,10 +41,18 @@ def check(said: list[str]) -> None:
         assert depth(s) <= 1, f"brackets {depth(s)} deep: {s}"
 
 
-# Where the pages show a set's decision: its own page's box and the home's first box (_decision.md.j2), the home's
-# line for each other set (verdict.md.j2)
-BOX = re.compile(r'<div [^>]*data-decision data-set="([^"]+)".*?class="decision-headline"><strong>(.*?)</strong>', re.S)
+# Where the pages show a set's decision: its own page's box and the home's first box (_decision.md.j2: its first
+# sentences, the rest folded under them), the home's line for each other set (verdict.md.j2)
+BOX = re.compile(r'<div [^>]*data-decision data-set="([^"]+)".*?class="decision-headline"><strong>(.*?)</strong></p>\n'
+                 r'(?:<details class="decision-more"[^>]*>\n<summary>[^<]*</summary>\n'
+                 r'<p class="decision-rest">(.*?)</p>)?', re.S)
 LINE = re.compile(r'<span data-decision data-set="([^"]+)"[^>]*>(.*?)</span>', re.S)
+
+
+def _shown(found) -> tuple[str, str]:
+    """A box's set and its paragraph, the sentences shown and those folded together."""
+    name, head, *rest = found
+    return name, " ".join(x for x in (head, *rest) if x)
 
 
 def test_what_to_call_on_the_pages_is_short_sentences_with_brackets_one_deep(results_docs):
@@ -52,7 +60,7 @@ def test_what_to_call_on_the_pages_is_short_sentences_with_brackets_one_deep(res
     shown: dict[str, list[str]] = {}
     for page in [generated / ".verdict.md", *sorted((generated / "sets").glob("*.md"))]:
         text = page.read_text(encoding="utf-8")
-        for name, paragraph in [*BOX.findall(text), *LINE.findall(text)]:
+        for name, paragraph in [*map(_shown, BOX.findall(text)), *LINE.findall(text)]:
             shown.setdefault(name, []).append(html.unescape(paragraph))
     measured = {}
     for name in SETS:

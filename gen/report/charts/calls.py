@@ -29,6 +29,10 @@ def dynamic_lengths_frame(rows: list[dict]) -> pd.DataFrame:
         columns=["series", "kv_len", "call", "ms"])
 
 
+def _call_legend():  # one legend for the kind of call, the dash's and the shape's merged (altair is imported late)
+    return alt.Legend(orient="top", direction="horizontal")
+
+
 def dynamic_lengths(rows: list[dict], x_title: str) -> alt.LayerChart:
     """Per variant, its first call at each new length (solid line), its warm call in a loop there (dashed) and,
     where recorded, its GPU-only time (dotted), in ms on a log axis against the length: the gap between the first
@@ -39,15 +43,19 @@ def dynamic_lengths(rows: list[dict], x_title: str) -> alt.LayerChart:
     labels = list(dict.fromkeys(fmt.label_of(v) for v in order))
     color = alt.Color("series:N", title=None, sort=labels, scale=alt.Scale(scheme="tableau10"),
                       legend=alt.Legend(orient="bottom", columns=2, labelLimit=0))
+    # the dash and the shape mark the same field: one legend, both given it alike (a legend on one and none on the
+    # other is a conflict Vega-Lite warns of, "Conflicting legend property"); above the chart, the series' below (side
+    # by side, the calls' legend fell outside the chart at 390 px)
     dash = alt.StrokeDash("call:N", title=None, scale=alt.Scale(domain=calls, range=[_DASH[c] for c in calls]),
-                          legend=alt.Legend(orient="bottom"))
+                          legend=_call_legend())
     x = alt.X("kv_len:Q", title=x_title, scale=alt.Scale(zero=False, nice=False),
               axis=alt.Axis(format=",d", labelAngle=0))
     y = alt.Y("ms:Q", scale=_log(), title="time of the call (ms, log scale)")
     base = alt.Chart(d).encode(x=x, y=y, color=color)
     line = base.mark_line().encode(strokeDash=dash, detail=alt.Detail("call:N"))
     dots = base.mark_point(size=30, filled=True).encode(
-        shape=alt.Shape("call:N", legend=None, scale=alt.Scale(domain=calls, range=[_SHAPE[c] for c in calls])),
+        shape=alt.Shape("call:N", title=None, legend=_call_legend(),
+                        scale=alt.Scale(domain=calls, range=[_SHAPE[c] for c in calls])),
         tooltip=[alt.Tooltip("series:N", title="variant"), alt.Tooltip("call:N", title="call"),
                  alt.Tooltip("kv_len:Q", title="KV length", format=","),
                  alt.Tooltip("ms:Q", title="ms", format=".4g")])
