@@ -307,14 +307,32 @@ NEW_LENGTH_AXIS = "cost of a new length beyond a warm call (ms, log)"
 
 def new_length_note(dropped: int, warmed: list[str]) -> str:
     """Under the chart of what each new length cost: which lengths it draws, and what it leaves out (a cost of zero
-    has no place on a log axis; a run whose first calls hit another run's cached plans measured no cost)."""
+    has no place on a log axis; a run whose first calls hit another run's cached plans measured no cost). The table's
+    column is the median over the same lengths (gen.analysis.dynamic.DynamicFacts.first_overhead_ms, review
+    2026-12-07-2 item 10), those without a mark counted."""
     text = ("Each mark is one length past the run's warm-up and its first length, what the first call there cost "
-            "beyond the second (the table's column of each new length is their median)")
+            "beyond the second; the table's column of each new length is the median over the same lengths")
     if dropped:
         text += (f"; {dropped} length{'s' if dropped > 1 else ''} whose first call cost no more than the second "
-                 f"{'have' if dropped > 1 else 'has'} no mark on the log axis")
+                 f"{'have' if dropped > 1 else 'has'} no mark on the log axis (the median counts "
+                 f"{'them' if dropped > 1 else 'it'}, and the line breaks there)")
     if warmed:
         one = len(warmed) == 1
         text += (f"; {join_and(warmed)} {'is' if one else 'are'} left out: {'its' if one else 'their'} first calls "
                  "hit another run's cached plans")
     return text + "."
+
+
+def cost_spread(f, unit: str) -> str:
+    """What a run paid for a new length, as a median with its spread (review 2026-12-07-2 item 11: "56.42 ms at every
+    decode step" where the steps cost 35 ms to 0.52 s): "a median 56.37 ms a decode step (35.43–521.2 ms over its 31
+    lengths after the first; 425.9 ms at the first)"."""
+    costs = [c for _, c, _ in f.per_length]
+    text = f"a median {f.first_overhead_ms:#.4g} ms a {unit}"
+    if len(costs) > 1:
+        text += (f" ({min(costs):#.4g}–{max(costs):#.4g} ms over its {len(costs)} lengths after the "
+                 f"{'warm-up' if f.warmup_lengths else 'first'}")
+        before = ", ".join(f"{c:#.4g}" for c in f.before_ms)
+        text += (f"; {before} ms at the {'first' if len(f.before_ms) == 1 else f'first {len(f.before_ms)}'})"
+                 if f.before_ms else ")")
+    return text
