@@ -85,13 +85,16 @@ def test_a_set_page_opens_with_the_verdicts_point_as_the_set_gives_it(gpu_docs, 
         assert [(v, m) for v, m, _ in rows] == [(f.fastest, f.mode) for f in found]
         for f, (_, _, cells) in zip(found, rows):
             got = [html.unescape(c) for c in re.findall(r"<td[^>]*>(?:<strong>)?(.*?)(?:</strong>)?</td>", cells)]
-            assert got == [first_words.at_cell(f), first_words.call_cell(f), first_words.time_cell(f),
+            named = first_words.named_cell(f)
+            call = first_words.call_cell(f) + (f"</strong><br>{named}" if named else "")
+            assert got == [first_words.at_cell(f), call, first_words.time_cell(f),
                            first_words.conditions_cell(f, lead.rs.environment), first_words.next_cell(f),
                            first_words.gain_cell(f), first_words.holds_cell(f)], name
         spec = json.loads(html.unescape(re.search(r"data-spec='([^']*)'", first).group(1)))
         drawn = next(iter(spec["datasets"].values()))
+        # each call once (a row beside the deterministic calls' own draws only the others), named as in the table
         assert sorted((d["call"], round(d["median_ms"], 9)) for d in drawn) == sorted(
-            (fmt.label_of(c.variant), round(c.median_ms, 9)) for f in found for c in f.calls), name
+            {(label(c.variant), round(c.median_ms, 9)) for f in found for c in f.calls}), name
         # the verdict in full is folded under it; the headline of the largest point too
         assert f'??? note "{first_words.FULL_VERDICT}"' in text and text.index("</table>") < text.index(
             first_words.FULL_VERDICT)
@@ -132,7 +135,7 @@ def test_a_gain_by_the_line_is_printed_as_every_page_prints_it(lead):
     (f,) = verdict_point.point_facts_all(lead, "fp8-prefill")
     assert f"{f.gain:.2f}" == "1.20" and f.gain < 1.2
     gain, holds = first_words.gain_cell(f), first_words.holds_cell(f)
-    assert gain == "1.195× by kernel sum" and "1.195× faster by kernel sum" in holds
+    assert gain.startswith("1.195× by kernel sum (") and "1.195× faster by kernel sum" in holds
     assert first_words.call_cell(f).endswith(": within noise, one rank")
 
 

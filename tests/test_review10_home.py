@@ -165,7 +165,10 @@ def test_a_scenario_page_opens_with_the_verdicts_point_and_says_why_the_headline
     top = head["fastest"]
     elsewhere = (top["q_len"], top["kv_len"], top["head_dim"]) != (p.q_len, p.kv_len, p.head_dim)
     said = [x for x in lines if x.startswith("At the scenario's largest point")]
-    assert len(said) == elsewhere == len(lines)  # one line where the headline is at another point, none where the same
+    # one line where the headline is at another point, none where the same; after it, one a head dim the scenario ran
+    # at that length besides its own (review 2026-12-07-2 item 9: the article at head dim 128)
+    assert len(said) == elsewhere == len(lines[:1])
+    assert all(x.startswith("At head dim ") for x in lines[1:])
     if elsewhere:
         firsts = {v.fastest.variant, *v.same_kernel, *v.near}
         if top["variant"] not in firsts and not firsts & {*(head.get("near") or ()), *(head.get("ties") or ())}:

@@ -138,7 +138,7 @@ def test_decode_advice_states_the_batch_and_names_the_batch_1_call_from_the_dyna
             "faster than") in clause
     assert f"({us(c.gpu_ms)} against {us(c.default_gpu_ms)})" in clause
     assert f"{times(steady[a.default] / steady[c.variant])} as a warm call in a loop" in clause
-    assert f"{label(x)}, {us(ms)} on the GPU, pays {us(new)} at each" in clause
+    assert f"{label(x)}, {us(ms)} on the GPU, pays a median {us(new)} at each" in clause
     assert "at batch 1 (" not in w.decision  # the batch-1 order is not told twice
     # the first screen's row is scoped to the batch its decode claim holds at, and names decode once
     assert "decode at batch 8" in row["workload"] and row["workload"].count("decode") == 1

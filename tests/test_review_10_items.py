@@ -259,10 +259,10 @@ def test_a_bridge_says_by_its_median_wherever_a_call_is_within_noise(lead):
     for name in ("decode", "gqa-prefill", "article"):
         head, said = _bridge(lead, name)
         assert ("is fastest" in said) == (not head.get("near") and not head.get("auto_tie")), name
-    from gen.report.words import verdicts as verdict_words
-    alone = verdict_words.headline_elsewhere("S = 1", "a", ("b",))
+    from gen.report.words import scenario_first as first_words
+    alone = first_words.headline_elsewhere("S = 1", "a", ("b",))
     assert "a is fastest instead of b" in alone
-    noisy = verdict_words.headline_elsewhere("S = 1", "a", ("b",), ("c",))
+    noisy = first_words.headline_elsewhere("S = 1", "a", ("b",), ("c",))
     assert "a leads by its median instead of b, and c is within noise of it as run" in noisy
 
 

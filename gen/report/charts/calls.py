@@ -67,10 +67,18 @@ def new_length_cost(rows: list[dict], x_title: str, y_title: str, variants=()) -
     axis against the length: a plan built per length (cuDNN's tens of ms) stands apart from calls that only launch
     (tenths of a ms). A cost of zero has no place on the log axis: left out (the page counts it). `variants`: those
     the page's other chart of the phase draws, so that a variant has one colour on both (the legend names those
-    drawn here)."""
-    ok = [r for r in rows if not missing(r["ms"]) and r["ms"] > 0]
+    drawn here). A line breaks where a length has no mark (review 2026-12-07-2 item 12: it bridged two lengths of
+    FlashAttention-4 at no cost, reading about 0.08 ms there): each run of marked lengths is its own segment."""
+    ok, part, seg = [], {}, {}
+    for r in sorted(rows, key=lambda r: (r["variant"], int(r["kv_len"]))):
+        if missing(r["ms"]) or not r["ms"] > 0:
+            part[r["variant"]] = part.get(r["variant"], 0) + 1
+            continue
+        ok.append(r)
+        seg[id(r)] = f"{r['variant']}#{part.get(r['variant'], 0)}"
     d = pd.DataFrame({"series": [fmt.label_of(r["variant"]) for r in ok], "kv_len": [int(r["kv_len"]) for r in ok],
-                      "ms": [number(r["ms"], 6) for r in ok]}, columns=["series", "kv_len", "ms"])
+                      "ms": [number(r["ms"], 6) for r in ok], "segment": [seg[id(r)] for r in ok]},
+                     columns=["series", "kv_len", "ms", "segment"])
     labels = list(dict.fromkeys(fmt.label_of(v) for v in variant_order(
         dict.fromkeys([*variants, *(r["variant"] for r in rows)]))))
     shown = [x for x in labels if x in set(d["series"])]
@@ -84,7 +92,7 @@ def new_length_cost(rows: list[dict], x_title: str, y_title: str, variants=()) -
     dots = base.mark_point(size=30, filled=True).encode(
         tooltip=[alt.Tooltip("series:N", title="variant"), alt.Tooltip("kv_len:Q", title="KV length", format=","),
                  alt.Tooltip("ms:Q", title="the new length cost (ms)", format=".4g")])
-    return alt.layer(base.mark_line(opacity=0.7), dots, width="container", height=240)
+    return alt.layer(base.mark_line(opacity=0.7).encode(detail="segment:N"), dots, width="container", height=240)
 
 
 def fwd_bwd_frame(rows: list[dict]) -> pd.DataFrame:

@@ -21,7 +21,7 @@ from gen.model import datasheets, schema, variants
 from gen.model import scenarios as declared
 from gen.report import charts
 from gen.report import format as fmt
-from gen.report.pages import training
+from gen.report.pages import scenario_first, training
 from gen.report.site import Context, RowsHTML, chart_div, hole, records, summary_command
 from gen.report.words import common as words
 from gen.report.words import published as published_words
@@ -408,16 +408,7 @@ def _at_verdict(ls, name: str, head: dict | None) -> tuple[list[str], list[str]]
             continue
         out.append(verdict_words.at_verdict_point(v, p, mode))
         if head and head["fastest"]["mode"] == mode:
-            top = head["fastest"]
-            if (top["q_len"], top["kv_len"], top["head_dim"]) != (p.q_len, p.kv_len, p.head_dim):
-                firsts = (v.fastest.variant, *v.same_kernel, *v.near)
-                at = scenario_words.point_label(top, top["q_len"] == 1, False) + f", D {int(top['head_dim'])}"
-                auto, sp = head.get("auto_tie"), head.get("spreads") or {}
-                tie = ((auto, sp[top["variant"]].median, sp[auto].median)
-                       if auto and sp.get(top["variant"]) and sp.get(auto) else None)
-                after.append(verdict_words.headline_elsewhere(at, top["variant"], firsts,
-                                                              (*(head.get("near") or ()), *(head.get("ties") or ())),
-                                                              tie))
+            after += scenario_first.largest_lines(ls, name, head, v, p, mode)
     return out, after
 
 

@@ -208,7 +208,7 @@ def batch_call(c) -> list[str]:
            "beyond a warm call)"]
     if c.gpu_faster is not None:
         x, ms, new = c.gpu_faster
-        out.append(f"{label(x)}, {us(ms)} on the GPU, pays {us(new)} at each" if new is not None else
+        out.append(f"{label(x)}, {us(ms)} on the GPU, pays a median {us(new)} at each" if new is not None else
                    f"{label(x)}, {us(ms)} on the GPU, was not measured at new lengths")
     return out
 

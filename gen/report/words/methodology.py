@@ -340,9 +340,10 @@ def lead_rules() -> list[tuple[str, str]]:
     ]
     after = [
         (f"{LEAD}: a point with no identical pair",
-         "a paged call and the same call on a contiguous cache launch the same kernels, but their gap is paging's "
-         "cost: no such pair. A point with no such pair borrows the set's largest noise among points as memory- or "
-         "compute-bound as itself, and says so"),
+         "it borrows the set's largest noise among points rated in the same figure as itself (TB/s, the memory-bound "
+         "scenarios, or TFLOP/s: the figure its scenario is rated in, not its arithmetic intensity against the "
+         "roofline's ridge), and says so. A paged call and the same call on a contiguous cache launch the same "
+         "kernels, but their gap is paging's cost: no such pair"),
         (f"{LEAD}: kernel sums instead of the noise line",
          f"against either line, the point's own or a borrowed one, {sums}, with both orientations agreeing, decide "
          "instead: the line is one draw of identical kernels' windows, the sums the best-controlled order"),
@@ -357,7 +358,8 @@ def lead_rules() -> list[tuple[str, str]]:
          "efficiency would need locked clocks, which this project does not set: it never changes clocks"),
     ]
     head = (LEAD, f"the as-run order names a leader only where each of the next {len(conditions)} rows holds; where "
-                  "its ratio is within the noise line, the kernel sums may decide instead; calls timed apart have a "
+                  "its ratio, or its weaker round orientation, is within its noise line, the kernel sums may decide "
+                  "instead; calls timed apart have a "
                   "row of their own; otherwise the pair is not decided")
     return [head, *conditions, *after]
 

@@ -278,15 +278,19 @@ def orientations(o, label) -> str:
     return text + ": the order follows which call ran before (the rounds' neighbour effect, methodology)"
 
 
-def _lower_clock(o) -> str:
+def _lower_clock(o, named: bool = False) -> str:
     """ "at a 10% lower clock": a kernel-sum lead taken at clocks past rules.CLOCK_GAP_PCT, its leader at the lower
-    one (Orders.kernel_sum_conservative), so the gap can only have shrunk it."""
+    one (Orders.kernel_sum_conservative), so the gap can only have shrunk it; `named`: the two clocks and whose they
+    are, where the sentence gives no sums beside it (review 2026-12-07-2 item 1: "at an 11% lower clock" stood beside
+    as-run clocks 0.9% the other way) "at an 11% lower clock (1755 against 1965 MHz, the kernel sums' windows)"."""
     pct = o.kernel_sum_leader_clock_pct
     if o.kernel_sum_fair or not o.kernel_sum_conservative or pct is None:
         return ""
     n = f"{pct:.0f}"
     article = "an" if n in ("8", "11", "18") or (len(n) == 2 and n[0] == "8") else "a"  # said "an eight", "an eleven"
-    return f"at {article} {n}% lower clock"
+    mhz = (o.first_ks_mhz, o.second_ks_mhz) if o.kernel_sum >= 1 else (o.second_ks_mhz, o.first_ks_mhz)
+    return f"at {article} {n}% lower clock" + (
+        f" ({mhz[0]:.0f} against {mhz[1]:.0f} MHz, the kernel sums' windows)" if named else "")
 
 
 def sum_gain(r: float) -> str:
@@ -297,10 +301,10 @@ def sum_gain(r: float) -> str:
 
 def kernels_ahead(o, label) -> str:
     """A lead by kernel sum that the as-run times cannot show (Orders.kernels_leader), briefly: "cuDNN FP8 attention
-    (frontend graph) 1.195× faster by kernel sum, at an 11% lower clock" (or the two sums and clocks where they ran
-    within rules.CLOCK_GAP_PCT)."""
+    (frontend graph) 1.195× faster by kernel sum, at an 11% lower clock (1755 against 1965 MHz, the kernel sums'
+    windows)" (or the two sums and clocks where they ran within rules.CLOCK_GAP_PCT)."""
     who, r, first = _lead(o, o.kernel_sum, label)
-    return f"{who} {sum_gain(r)} faster by kernel sum, " + (_lower_clock(o) or sums(o, first, label))
+    return f"{who} {sum_gain(r)} faster by kernel sum, " + (_lower_clock(o, named=True) or sums(o, first, label))
 
 
 def both_orientations(o) -> str:
