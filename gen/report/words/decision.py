@@ -431,6 +431,7 @@ def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
         square = all(kv == q for kv, *_ in rows)  # prefill at its own length: no chunks (review 9 item 1)
         what = (f"at {join_and(_k(kv) for kv, *_ in rows)} tokens" if square
                 else f"with {q:,}-query chunks" if q > 1 else "with single queries")
+        what += f" (head dim {e.reversed_head_dim})" if e.reversed_head_dim else ""
         parts.append(f"{what} {short_label(a.default)} is {ratio} faster (" + join_and(
             f"{_clocked(d, dm)} against {_clocked(x, xm)}" + ("" if square else f" at {_k(kv)} keys")
             for kv, d, x, dm, xm in rows) + ")")
