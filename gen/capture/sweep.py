@@ -28,7 +28,7 @@ from pathlib import Path
 
 import torch
 
-from gen.capture import probe, staging, timers, timing
+from gen.capture import extras, probe, staging, timers, timing
 from gen.capture.attention import build
 from gen.capture.inputs import (
     DTYPES,
@@ -136,6 +136,12 @@ class _Sweep:
             phases, t0 = Phases(), time.monotonic()
             p = schema.SweepPoint(variant=job.variant.name, point=job.point, status=schema.Status.OK.value,
                                   scenario=job.scenario.name, mode=job.mode)
+            # a package not installed first: past the time limit the point still says why it could not run
+            p.reason = extras.missing(job.variant)
+            if p.reason is not None:
+                p.status = schema.Status.UNAVAILABLE.value
+                self.done(job, p, seen, time.monotonic() - t0, phases, out)
+                continue
             p.reason = not_run(job, seen, self.deadline, device)
             if p.reason is not None:
                 p.status = schema.Status.OOM.value if seen.oom_at is not None else schema.Status.SKIPPED.value
