@@ -515,8 +515,8 @@ def extra_install(variant: Variant) -> str | None:
 
 
 CUDNN_INSTALL = "pip install .[cudnn]"
-# Each extra's package: (its name on the index, the module the capture imports, a reader's name). A capture without the
-# package records its variants as unavailable with "the optional <name> package ... is not installed" (gen.capture.extras).
+# Each extra's package: (its name on the index, the module the capture imports, a reader's name). A capture without
+# the package records its variants unavailable: "the optional <name> package ... is not installed" (gen.capture.extras).
 EXTRA_PACKAGES = {FA4_INSTALL: ("flash-attn-4", "flash_attn", "FlashAttention-4"),
                   CUDNN_INSTALL: ("nvidia-cudnn-frontend", "cudnn", "the cuDNN frontend")}
 
