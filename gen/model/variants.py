@@ -522,7 +522,7 @@ EXTRA_PACKAGES = {FA4_INSTALL: ("flash-attn-4", "flash_attn", "FlashAttention-4"
 
 
 def extra_package(variant: Variant) -> tuple[str, str, str] | None:
-    """(package, module, reader's name) of an optional variant's extra (EXTRA_PACKAGES), None for one that needs none."""
+    """(package, module, reader's name) of an optional variant's extra (EXTRA_PACKAGES); None: it needs none."""
     install = extra_install(variant)
     return EXTRA_PACKAGES[install] if install else None
 
