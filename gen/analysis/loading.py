@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gen.analysis import timings
+from gen.analysis import capture_gaps, timings
 from gen.model import layout, limits, schema, trace, trace_digest
 
 
@@ -29,6 +29,14 @@ class LoadedSet:
     rs: schema.ResultSet
     _traces: dict = field(default_factory=dict, repr=False)
     _tables: dict = field(default_factory=dict, repr=False)
+    _gaps: object = field(default=None, repr=False)  # capture_gaps.Gaps of the records as captured
+
+    @property
+    def gaps(self):
+        """What the capture left out, and why (gen.analysis.capture_gaps), read before load_set settled reasons."""
+        if self._gaps is None:
+            self._gaps = capture_gaps.gaps(self.rs)
+        return self._gaps
 
     @property
     def measured(self) -> bool:
@@ -91,6 +99,8 @@ def load_set(path: Path) -> LoadedSet:
     """One set, checked against the limits on its size (gen.model.limits) and with every trace parsed."""
     limits.check_result_file(Path(path) / schema.RESULT_FILE)
     ls = LoadedSet(path.name, path, schema.load_set(path))
+    ls._gaps = capture_gaps.gaps(ls.rs)
+    capture_gaps.settle_reasons(ls.rs)  # a missing package's reason before the time limit's (review 12 item 3)
     limits.check_set(path, layout.set_files(ls.rs))
     ls.check_traces()
     return ls
