@@ -240,6 +240,7 @@ class LengthCost:
     # (phase, the steady best) that each `instead` call is set against: the words name it (review 2026-12-06-6 item 8)
     against: tuple[tuple[str, str], ...] = ()
     switch_facts: object | None = None  # the switch probe's dynamic.SwitchFacts (its first calls length by length)
+    why_not: str | None = None  # not measured, the set's runs started no length: why (capture_gaps.Gaps.not_reached)
 
 
 def _verdicts(ls: tables.LoadedSet) -> list[verdicts.Verdict]:
@@ -456,8 +457,8 @@ def _lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
     runs = [f for pf in pfs.values() for f in pf.measured]
     mine = [d for d in runs if d.variant in (variant, "sdpa_cudnn") and d.first_overhead_ms is not None
             and (d.variant == "sdpa_cudnn" or VARIANTS[variant].backend == "cudnn")]
-    if not mine:
-        return LengthCost(variant, False)
+    if not mine:  # runs the capture never started: why (review 2026-12-07-3 item 3), not "no runs"
+        return LengthCost(variant, False, why_not=dict(ls.gaps.not_reached).get("dynamic-lengths"))
     cudnn = {d.phase: d for d in mine if d.variant == "sdpa_cudnn"} or {d.phase: d for d in mine}
     phases = tuple((ph, d.first_overhead_ms, d.steady_ms) for ph, d in cudnn.items() if d.steady_ms is not None)
     instead, against = [], []

@@ -96,7 +96,8 @@ def gaps(rs: schema.ResultSet) -> Gaps:
 
 def settle_reasons(rs: schema.ResultSet) -> None:
     """A record of a variant whose package the set shows missing (for any of its variants), not run for the time
-    limit: its reason is the package's, the time limit after it, and its status unavailable (it could not have run however long the run)."""
+    limit: its reason is the package's, the time limit after it, and its status unavailable (it could not have run
+    however long the run)."""
     first: dict[str, str] = {}  # package -> the reason the set gives for it
     for r in _records(rs):
         if (pkg := package_of(r.reason)) is not None:

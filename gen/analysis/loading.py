@@ -29,14 +29,13 @@ class LoadedSet:
     rs: schema.ResultSet
     _traces: dict = field(default_factory=dict, repr=False)
     _tables: dict = field(default_factory=dict, repr=False)
-    _gaps: object = field(default=None, repr=False)  # capture_gaps.Gaps of the records as captured
+    gaps: object = field(default=None, repr=False)  # capture_gaps.Gaps: what the capture left out, and why
 
-    @property
-    def gaps(self):
-        """What the capture left out, and why (gen.analysis.capture_gaps), read before load_set settled reasons."""
-        if self._gaps is None:
-            self._gaps = capture_gaps.gaps(self.rs)
-        return self._gaps
+    def __post_init__(self):
+        # read from the records as captured; then a missing package's reason before the time limit's (review
+        # 2026-12-07-3 item 3), on every path that loads a set (idempotent: a cached ResultSet may be settled)
+        self.gaps = capture_gaps.gaps(self.rs)
+        capture_gaps.settle_reasons(self.rs)
 
     @property
     def measured(self) -> bool:
@@ -99,8 +98,6 @@ def load_set(path: Path) -> LoadedSet:
     """One set, checked against the limits on its size (gen.model.limits) and with every trace parsed."""
     limits.check_result_file(Path(path) / schema.RESULT_FILE)
     ls = LoadedSet(path.name, path, schema.load_set(path))
-    ls._gaps = capture_gaps.gaps(ls.rs)
-    capture_gaps.settle_reasons(ls.rs)  # a missing package's reason before the time limit's (review 12 item 3)
     limits.check_set(path, layout.set_files(ls.rs))
     ls.check_traces()
     return ls

@@ -193,5 +193,11 @@ def beside(ctx: Context, ls) -> list[tuple[str, str]]:
 
 
 def set_links(ctx: Context, ls, page: str) -> list[dict]:
-    """For a set page: `beside(ctx, ls)` as title and link."""
-    return [dict(title=title, link=fmt.relpath(target, page)) for title, target in beside(ctx, ls)]
+    """For a set page: `beside(ctx, ls)` as title and link, less a measured set's scenarios with no measured point
+    (review 2026-12-07-3 item 2: the set page names those apart, with why: gen.report.words.capture.not_reached)."""
+    from gen.report.pages import dynamic
+
+    gone = {dynamic.set_page(ls.name) if n == "dynamic-lengths" else fmt.set_scenario_page(ls.name, n)
+            for n, _ in (ls.gaps.not_reached if ls.measured else ())}
+    return [dict(title=title, link=fmt.relpath(target, page)) for title, target in beside(ctx, ls)
+            if target not in gone]

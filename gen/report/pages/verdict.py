@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import advice, launches, unmeasured, verdicts
+from gen.analysis import advice, capture_gaps, launches, unmeasured, verdicts
 from gen.model.schema import Mode, SetKind
 from gen.report import format as fmt
 from gen.report.pages import decision as first_screen
 from gen.report.site import Context, Page
+from gen.report.words import capture as capture_words
 from gen.report.words import decision as decision_words
 from gen.report.words import home as home_words
 from gen.report.words import methodology as method_words
@@ -72,6 +73,24 @@ def decision(ls) -> dict | None:
                 lines=[*w.lines, *([fa4] if fa4 else [])],
                 default=w.default,
                 exceptions=" ".join(f"{e.scenario}:{e.variant}" for e in a.exceptions))
+
+
+def capture_lines(ctx: Context, ls, across: bool = True) -> list[str]:
+    """Beside a set's answer (review 2026-12-07-3 items 1, 2): the optional packages its capture did not have, what
+    its time limit left out, and (`across`: the home page, made over every set) each other set of the same GPU model
+    and PyTorch that answers otherwise, and why. A set's own page is made from that set alone (its cache key)."""
+    def answer(x):
+        return ((ctx.fact(x, "verdict") or {}).get("decision") or {}).get("default") if x.measured else None
+
+    mine = answer(ls) if across else None
+    others = [(fmt.set_title(o), a, o.gaps, mine) for o, a in capture_gaps.different_answers(ctx.sets, ls, answer)] \
+        if across else []
+    return capture_words.lines(ls.gaps, {s.name: s.title for s in ls.rs.scenarios}, others)
+
+
+def with_capture(view: dict | None, ctx: Context, ls, across: bool = True) -> dict | None:
+    """A first screen (or a decision) with `capture_lines` beside its answer."""
+    return dict(view, capture=capture_lines(ctx, ls, across)) if view else None
 
 
 def set_blocks(ls) -> list[dict]:
@@ -125,9 +144,12 @@ def home_view(ctx: Context) -> dict:
     for ls in measured:
         b = facts[ls.name]["line"]
         if ls is not first and b and id(ls) in lead:
-            others.append(dict(b, decision=facts[ls.name]["decision"]))
-    return dict(main=main, main_set=first, others=others, first=facts[first.name]["decision"] if first else None,
-                first_screen=first_screen.view(facts[first.name]["first"]) if first else None,
+            others.append(dict(b, decision=facts[ls.name]["decision"], capture=capture_lines(ctx, ls)))
+    decided = facts[first.name]["decision"] if first else None
+    # the lines beside the answer: under the first screen's table (the decision's chart and table open the page)
+    return dict(main=main, main_set=first, others=others,
+                first=decided, first_screen=with_capture(first_screen.view(facts[first.name]["first"]), ctx, first)
+                if first else None,
                 left_out=ctx.left_out, what_to_call=home_words.WHAT_TO_CALL)
 
 

@@ -500,8 +500,10 @@ def lengths_line(a: advice_mod.Advice) -> str | None:
         return None
     if not x.measured:
         return ("Where lengths vary (prompts of many lengths, or decode with a growing KV cache), cuDNN plans each "
-                "new shape on its first call: this set did not measure what that costs (it has no dynamic-lengths "
-                "runs). Bucket or pad lengths to a few shapes, or measure the first call at new lengths before "
+                "new shape on its first call: this set did not measure what that costs ("
+                + (f"its dynamic-lengths runs were {x.why_not} before any length" if x.why_not else
+                   "it has no dynamic-lengths runs")
+                + "). Bucket or pad lengths to a few shapes, or measure the first call at new lengths before "
                 "relying on the steady times.")
     costs = "; ".join(f"{PHASE_WORDS.get(ph, ph)}: {us(first)} more than its second call (a warm call in a loop: "
                       f"{us(steady)})" for ph, first, steady in x.phases)
