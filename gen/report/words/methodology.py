@@ -286,14 +286,26 @@ def _odd_rounds(rounds) -> str:
     return ", ".join(f"{(k + 1) // 2} of {k}{' forward' if i == 0 else ''} in {n}" for i, (k, n) in enumerate(odd))
 
 
+def round_places(rounds) -> tuple[str, str]:
+    """The forward rounds and the reversed ones, by their place, at the set's most common number of rounds
+    (Orientation.rounds: (rounds, variant-points)): "1, 3, 5" and "2, 4, 6" for 6 (review 2026-12-07-3 item 8: a
+    6-round set read "(2, 4)"); where counts differ, "of its usual N" follows."""
+    counts = sorted(rounds, key=lambda x: (-x[1], -x[0]))
+    n = counts[0][0] if counts else 0
+    usual = f" of its usual {n}" if len(counts) > 1 else ""
+    return (", ".join(str(i) for i in range(1, n + 1, 2)) + usual,
+            ", ".join(str(i) for i in range(2, n + 1, 2)) + usual)
+
+
 def orientation(o) -> str | None:
     """The neighbour effect of reversed rounds (gen.analysis.method.Orientation) in words, and the capture it asks
     for."""
     if o is None:
         return None
-    pairs = ("Each variant alternates between two predecessors, one in the forward rounds (1, 3, 5) and the other "
-             f"in the reversed ones (2, 4); in {o.odd} of the {o.timed} variant-points below the rounds were odd in "
-             f"number ({_odd_rounds(o.rounds)}), so the forward rounds outnumber the reversed and the median leans to "
+    forward, reversed_ = round_places(o.rounds)
+    pairs = (f"Each variant alternates between two predecessors, one in the forward rounds ({forward}) and the "
+             f"other in the reversed ones ({reversed_}); in {o.odd} of the {o.timed} variant-points below the rounds "
+             f"were odd in number ({_odd_rounds(o.rounds)}), so the forward rounds outnumber the reversed and the median leans to "
              "the forward order; it may still fall in a reversed round" + (
                  f" (it did in {o.median_reversed}: every middle sample of the whole median in a reversed round)"
                  if o.median_reversed else "") if o.odd else
@@ -348,8 +360,11 @@ def lead_rules() -> list[tuple[str, str]]:
          f"against either line, the point's own or a borrowed one, {sums}, with both orientations agreeing, decide "
          "instead: the line is one draw of identical kernels' windows, the sums the best-controlled order"),
         (f"{LEAD}: calls timed apart",
-         "two calls not timed in the same rounds (one retried alone after the others, having run out of memory "
-         f"beside them) are decided by neither their as-run times nor that noise; only {sums} decide them, or an "
+         "two calls not timed in the same rounds (one that ran out of memory beside the others, retried alone "
+         "after them or in later rounds with the others that did; one whose CUDA graph was replayed alone after the "
+         "rounds, the graph and an eager call not fitting together; or each timed in a sequence of its own, at a "
+         "point with no shared rounds, as a set's profiled runs of its first shape may be) are decided by neither "
+         f"their as-run times nor that noise; only {sums} decide them, or an "
          f"as-run lead past {rules.TIMED_APART_REACH:g}× that such sums do not contradict"),
         (f"{LEAD}: otherwise",
          "the pair is not decided and shares the rank, with its orders and that noise given beside it. The time at "
