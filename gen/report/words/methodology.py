@@ -305,8 +305,8 @@ def orientation(o) -> str | None:
     forward, reversed_ = round_places(o.rounds)
     pairs = (f"Each variant alternates between two predecessors, one in the forward rounds ({forward}) and the "
              f"other in the reversed ones ({reversed_}); in {o.odd} of the {o.timed} variant-points below the rounds "
-             f"were odd in number ({_odd_rounds(o.rounds)}), so the forward rounds outnumber the reversed and the median leans to "
-             "the forward order; it may still fall in a reversed round" + (
+             f"were odd in number ({_odd_rounds(o.rounds)}), so the forward rounds outnumber the reversed and the "
+             "median leans to the forward order; it may still fall in a reversed round" + (
                  f" (it did in {o.median_reversed}: every middle sample of the whole median in a reversed round)"
                  if o.median_reversed else "") if o.odd else
              "Each variant alternates between two predecessors, one in the forward rounds and the other in the "
