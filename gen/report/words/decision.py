@@ -297,7 +297,8 @@ def behind_line(a: advice_mod.Advice) -> str | None:
         lead = "Not decided past the verdicts' points" if not behind else "Not decided"
         text += (" " if text else "") + (
             f"{lead}, where another call is faster as run but by no more than identical kernels read apart at "
-            f"that point, or the kernel sums (their windows within {rules.CLOCK_GAP_PCT:g}% in clock) put "
+            f"that point, or the kernel sums (their windows within {rules.CLOCK_GAP_PCT:g}% in clock, or past the "
+            "gap's reach) put "
             f"{short_label(a.default)} ahead" + (", or the two were timed apart" if any(
                 b.orders is not None and b.orders.timed_apart for b in open_) else "") + ": "
             + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)}: "

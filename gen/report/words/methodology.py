@@ -233,7 +233,8 @@ def timed_alone(alone: int, after: int, later: int = 0, reach=None) -> str:
             + (f" ({'; '.join(counts)})" if counts else "")
             + ". Its as-run time is not compared with the others': a lead between two calls not timed in the same "
             f"rounds is decided only by their kernel sums, where those were taken within {rules.CLOCK_GAP_PCT:g}% of "
-            f"each other's clock and agree with the as-run order by more than {rules.TIME_FLOOR_PCT:g}%, or where the "
+            "each other's clock (or farther apart, by more than the gap can explain) and agree with the as-run order "
+            f"by more than {rules.TIME_FLOOR_PCT:g}%, or where the "
             f"as-run lead is past {rules.TIMED_APART_REACH:g}×, more than the conditions can move a time (the lowest "
             f"clock under load and the spread of identical kernels together{reach_words(reach)}), the fair kernel sums "
             "not contradicting it; otherwise the pair is not decided, and the verdict says which call was timed alone.")
@@ -315,8 +316,8 @@ def lead_rules() -> list[tuple[str, str]]:
     """rules.lead_decided in words, with its thresholds as code holds them: one short row per condition of the rules
     table, each with brackets one deep (review 2026-12-07-1 N11: one cell of about 490 words, brackets two deep)."""
     floor, gap = f"{rules.TIME_FLOOR_PCT:g}%", f"{rules.CLOCK_GAP_PCT:g}%"
-    sums = (f"kernel sums taken within {gap} of each other's clock that agree with the as-run order by more than "
-            f"{floor}")
+    sums = (f"kernel sums taken within {gap} of each other's clock (or farther apart, by more than the gap can "
+            f"explain: the row on clocks apart) that agree with the as-run order by more than {floor}")
     conditions = [
         (f"{LEAD}: intervals", "the two medians' intervals are apart"),
         (f"{LEAD}: each round orientation",
@@ -334,8 +335,9 @@ def lead_rules() -> list[tuple[str, str]]:
          "orientation's median rests on 2 or 3 rounds and moves further than a whole one). Where no identical pair "
          "reversed its rounds, the whole medians' line stands, and the verdict says so"),
         (f"{LEAD}: kernel sums not against",
-         f"the kernel sums, where their windows' mean SM clocks are within {gap} of each other, do not put the other "
-         f"call ahead by more than {floor}. This clock gate holds at memory-bound points too: how far their kernels' "
+         f"the kernel sums, where their windows' mean SM clocks are within {gap} of each other (or farther apart, "
+         f"past what the gap can explain), do not put the other call ahead by more than {floor}. This clock gate "
+         "holds at memory-bound points too, where the sums never decide past it: how far their kernels' "
          "time follows the SM clock is not measured here, and no memory clock is recorded"),
     ]
     after = [
@@ -347,6 +349,12 @@ def lead_rules() -> list[tuple[str, str]]:
         (f"{LEAD}: kernel sums instead of the noise line",
          f"against either line, the point's own or a borrowed one, {sums}, with both orientations agreeing, decide "
          "instead: the line is one draw of identical kernels' windows, the sums the best-controlled order"),
+        (f"{LEAD}: kernel sums at clocks apart",
+         f"kernel sums whose windows' mean SM clocks are more than {gap} apart still decide where their lead exceeds "
+         "what that gap can explain: a kernel's time falls at most in proportion to 1 / clock, so a clock g above the "
+         "other's explains at most a ratio of 1 + g. The leader's lead divided by its clock over the other's (not "
+         f"divided where it ran at the lower clock) must exceed 1 + {floor}; it then counts as a lead of sums at one "
+         "clock, wherever sums are read above. Not at memory-bound points, whose time need not follow the SM clock"),
         (f"{LEAD}: calls timed apart",
          "two calls not timed in the same rounds (one retried alone after the others, having run out of memory "
          f"beside them) are decided by neither their as-run times nor that noise; only {sums} decide them, or an "
