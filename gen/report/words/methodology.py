@@ -275,8 +275,9 @@ def _why_sums_not(o) -> str:
     if gap is None:
         return "its kernel sums' clocks not recorded"
     clocks = f"at {o.first_ks_mhz:.0f} against {o.second_ks_mhz:.0f} MHz"
-    if gap > rules.CLOCK_GAP_PCT:
-        return f"its kernel sums {clocks}, {gap:.0f}% apart"
+    if gap > rules.CLOCK_GAP_PCT:  # past the gap they decide where it cannot explain them, except memory-bound
+        bound = ", at a memory-bound point" if o.memory_bound else ""
+        return f"its kernel sums {clocks}, {gap:.0f}% apart{bound}"
     return f"its kernel sums within {rules.TIME_FLOOR_PCT:g}% of each other ({clocks})"
 
 
