@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from gen.analysis import leads, rules, tables, verdict_point, verdicts
+from gen.analysis import advice, leads, rules, tables, verdict_point, verdicts
+from gen.report.pages import decision as decision_page
+from gen.report.words import decision as decision_words
 from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
 from gen.report.words import scenario_first as first_words
@@ -86,3 +88,43 @@ def test_the_rules_table_states_the_clock_gap_rule():
     assert f"more than {rules.CLOCK_GAP_PCT:g}% apart" in row and "1 + g" in row
     assert f"1 + {rules.TIME_FLOOR_PCT:g}%" in row and "memory-bound" in row
     assert leads.BY_KERNEL_SUM  # the measure those leads are given by
+
+
+# --------------------------------------------------------------------------- 4: an answer row carries its verdict
+
+
+def test_an_answer_row_never_names_a_bare_winner_where_its_verdict_names_none(paired, older):
+    for ls in (paired, older):
+        a = advice.advice(ls)
+        rows = {r["workload"]: r for r in decision_page.table_rows(ls)}
+        for e in a.exceptions:
+            v = verdicts.verdict(ls, e.scenario, e.mode)
+            row = next(r for w, r in rows.items() if r["variant"] == e.variant and w.lower().startswith(
+                decision_page._title(ls, e.scenario).lower()[:8]))
+            if not v.settled:
+                assert "shares the first rank with" in row["condition"], row
+            elif e.by_sums is not None:
+                assert row["condition"].startswith("first by kernel sum"), row
+
+
+def test_the_paired_packed_and_sliding_rows_say_what_their_verdicts_say(paired):
+    rows = {r["workload"]: r["condition"] for r in decision_page.table_rows(paired)}
+    packed = next(c for w, c in rows.items() if w.startswith("Packed"))
+    assert packed.startswith("shares the first rank with varlen_attn (packed, cu_seqlens) (within noise as run; "
+                             "varlen_attn (packed, cu_seqlens) behind by kernel sum, 1.11×)")
+    sliding = next(c for w, c in rows.items() if w.startswith("Sliding"))
+    assert sliding.startswith("first by kernel sum (timed apart); at 16,384 tokens")
+    # the fold: the as-run ratio of two calls timed apart is said so; the standing follows
+    words = decision_words.advice(advice.advice(paired))
+    fold = next(x for x in words.lines if x.startswith("For sliding windows"))
+    assert "varlen_attn (packed, cu_seqlens) 1.44× slower than FlexAttention as run, timed apart" in fold
+    assert "At that point it is first by kernel sum (timed apart)." in fold
+    fold = next(x for x in words.lines if x.startswith("For packed documents"))
+    assert "At that point it shares the first rank with varlen_attn (packed, cu_seqlens) (within noise as run" in fold
+
+
+def test_the_standing_words_for_a_pair_not_decided():
+    # a pair the rule leaves not decided, as the older H100 set's sliding verdict (timed apart, sums not fair)
+    o = _one(tables.load_set(RESULTS / H100), "sliding-window").orders
+    assert orders_words.first_place((o,), None, label) == (
+        "shares the first rank with FlexAttention (FLASH backend) (not decided: timed apart)")

@@ -173,6 +173,8 @@ def table_rows(ls) -> list[dict]:
             by = orders_words.MEASURE.get(e.ratio_by, e.ratio_by)
             gain += f" ({words.times(e.ratio)} {by} over {words.short_label(a.default)})"
         cond = f"at {_shape(verdicts.point_of(ls, v.scenario, v.mode))}"
+        if standing := orders_words.first_place(e.shares, e.by_sums, fmt.label_of):  # as its verdict says (item 4)
+            cond = f"{standing}; {cond}"
         if e.mask_arg_backend is not None and g is not None and rec != auto:  # the gain is a mask argument's
             gain = gain.replace(words.times(g), words.times(g) + "*", 1)
             cond += ". " + decision_words.mask_arg_note(words.times(g), e.mask_arg_backend,

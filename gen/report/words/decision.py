@@ -373,6 +373,8 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
         why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
         text += f". Not SDPA with is_causal=True: it {why}, which gives a wrong answer here"
     text += _dense_mask_text(e, told)
+    if place := orders_words.first_place(e.shares, e.by_sums, label):  # review 2026-12-07-3 item 4
+        text += f". At that point it {'' if place.startswith('shares') else 'is '}{place}"
     text += "." + reversed_line(a, e)
     if e.mask_build_s is not None and e.call_ms:
         text += (f" Its block mask took {us(e.mask_build_s * 1e3)} to build, against {us(e.call_ms)} a call: build "
@@ -413,7 +415,8 @@ def _dense_mask_text(e: advice_mod.Exception_, told: bool) -> str:
     text += f"; the {times(e.ratio)} is against that dense mask"
     if e.between:
         text += ("; calls given the mask's structure rather than a dense mask are closer: " + join_and(
-            f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}" for x, r in e.between))
+            f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}"
+            + (" as run, timed apart" if x in e.between_apart else "") for x, r in e.between))
     return text
 
 

@@ -471,3 +471,24 @@ def noted_parts(orders, rows, label, lead: bool = True) -> list[str]:
                   for i, x in enumerate(flat(brief_clauses(o, label, detail=False, than=len(told) > 1)))]
     err = errors(rows, label)
     return [*notes, *([err] if err else [])]
+
+
+def first_place(shares, by_sums, label) -> str:
+    """An exception's standing at its verdict's point, as its verdict gives it (review 2026-12-07-3 item 4: the set
+    page named FlexAttention for packed documents bare while its verdict said "within noise"): "shares the first rank
+    with X (within noise as run; X behind by kernel sum, 1.11×)"; "shares the first rank with X (not decided: timed
+    apart)"; "first by kernel sum (timed apart)"; "" where it leads outright. `shares`: its Orders
+    against each call sharing its first rank (its call first); `by_sums`: the Orders of a first place the kernel sums
+    decide, else None."""
+    said = []
+    for o in shares:
+        head = f"shares the first rank with {label(o.second)}"
+        if o.apart and not o.decided:
+            said.append(f"{head} (not decided: {undecided_why(o)})")
+            continue
+        also = (f"; {label(o.second)} behind by kernel sum, {times(o.kernel_sum)}"
+                if kernels_behind(o) == o.second and o.kernel_sum is not None else "")
+        said.append(f"{head} (within noise as run{also})")
+    if not said and by_sums is not None:
+        return "first by kernel sum" + (" (timed apart)" if by_sums.timed_apart else "")
+    return "; ".join(said)
