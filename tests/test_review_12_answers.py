@@ -128,3 +128,53 @@ def test_the_standing_words_for_a_pair_not_decided():
     o = _one(tables.load_set(RESULTS / H100), "sliding-window").orders
     assert orders_words.first_place((o,), None, label) == (
         "shares the first rank with FlexAttention (FLASH backend) (not decided: timed apart)")
+
+
+# --------------------------------------------------------------------------- 7: the lines under the opening's table
+
+
+def _largest(ls, scenario):
+    from gen.analysis import scenarios as sa
+    from gen.report.pages import scenario_first as first_page
+    from gen.report.site import records
+
+    v = verdicts.verdict(ls, scenario)
+    p = verdicts.point_of(ls, scenario, "inference")
+    rows = sa.point_rows(ls, scenario)
+    versus = sa.versus_frame(None, sa.anchor_frame([ls], scenario, ls), rows)
+    head = sa.headline(None, versus, scenario, rows, records(versus))
+    return first_page.largest_lines(ls, scenario, head, v, p, "inference")
+
+
+def test_the_lines_under_the_table_say_of_those_measured_where_fa4_was_not(paired, older):
+    for scenario in ("article", "gqa-prefill", "decode"):
+        lines = _largest(paired, scenario)
+        assert lines and all(", of those measured," in x for x in lines), lines
+    assert not any("of those measured" in x for x in _largest(older, "article"))
+
+
+def test_the_head_dim_128_line_gives_its_times_and_clocks(paired):
+    line = _largest(paired, "article")[-1]
+    v = verdicts.verdict_at(paired, "article", next(
+        s.point for s in paired.rs.sweep if s.scenario == "article" and s.point.kv_len == 16384
+        and s.point.head_dim == 128))
+    for x in (v.fastest.variant, *v.same_kernel):
+        t = v.row(x)
+        assert f"{label(x)} {v.spread(t).median:.3f} ms at {t.sm_clock_mhz:.0f} MHz" in line, line
+
+
+def test_the_compare_page_says_where_as_run_times_differ_and_kernel_sums_agree(paired, older):
+    from gen.analysis import compare
+    from gen.report.words import compare as compare_words
+
+    found = compare.as_run_apart(older, paired)
+    top = found[0]
+    assert (top.scenario, top.point.head_dim, top.point.kv_len, top.variant) == ("article", 128, 16384, "sdpa_cudnn")
+    for r in found:
+        assert max(r.a_ms, r.b_ms) / min(r.a_ms, r.b_ms) > 1 + rules.ORIENTATION_GAP_PCT / 100
+        assert max(r.a_ks_ms, r.b_ks_ms) / min(r.a_ks_ms, r.b_ks_ms) <= rules.TIME_FLOOR
+    text = compare_words.as_run_apart(found, label)
+    assert "depends on the rounds' order and the clock they ran at, not on the kernel" in text
+    assert "SDPA cuDNN at article, 16,384 tokens, head dim 128: 13.704 ms at 1514 MHz in A against 16.582 ms" in text
+    # sets of other GPUs are never set against each other so
+    assert compare.as_run_apart(older, tables.load_set(RESULTS / "nvidia-h200__torch-2.11.0")) == []
