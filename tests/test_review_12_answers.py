@@ -178,3 +178,38 @@ def test_the_compare_page_says_where_as_run_times_differ_and_kernel_sums_agree(p
     assert "SDPA cuDNN at article, 16,384 tokens, head dim 128: 13.704 ms at 1514 MHz in A against 16.582 ms" in text
     # sets of other GPUs are never set against each other so
     assert compare.as_run_apart(older, tables.load_set(RESULTS / "nvidia-h200__torch-2.11.0")) == []
+
+
+# --------------------------------------------------------------------------- 9, 10, 12: marks and words
+
+
+def test_a_ceiling_window_under_a_second_marks_its_averaged_power(paired):
+    from gen.analysis import clocks
+    from gen.report.words import tables as table_words
+
+    lines = {c.kind: (c, table_words.ceiling_line(c, paired.rs.environment)) for c in clocks.ceilings(paired)}
+    for kind in ("matmul", "copy", "read"):
+        c, line = lines[kind]
+        assert c.conditions.duration_s < rules.NVML_POWER_WINDOW_S
+        assert f"≈{c.conditions.power_avg_w:.0f} W averaged" in line, line
+        assert f"{c.conditions.power_w:.0f} W instant" in line and f"≈{c.conditions.power_w:.0f} W instant" not in line
+
+
+def test_a_rate_just_past_the_read_pass_is_flagged():
+    from gen.report.words import tables as table_words
+
+    assert table_words.pass_flag(100.6, "the measured read pass").startswith(
+        "; at or just above the measured read pass, within the 1% time floor of it")
+    assert table_words.pass_flag(107.0, "the measured read pass").startswith("; above the measured read pass")
+    assert table_words.pass_flag(99.4, "the measured read pass") == ""
+
+
+def test_never_held_for_power_where_no_window_was():
+    from gen.report.words import tables as table_words
+
+    rows = [dict(sm_clock_mhz=1980.0, power_w=600.0, power_cap_share=0.0, telemetry_window_s=2.0),
+            dict(sm_clock_mhz=1980.0, power_w=650.0, power_cap_share=0.0, telemetry_window_s=2.0)]
+    text = table_words._range(rows)
+    assert "never held for power" in text and "up to 0%" not in text
+    rows[1]["power_cap_share"] = 0.2
+    assert "held for power up to 20% of samples" in table_words._range(rows)
