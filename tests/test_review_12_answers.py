@@ -213,3 +213,31 @@ def test_never_held_for_power_where_no_window_was():
     assert "never held for power" in text and "up to 0%" not in text
     rows[1]["power_cap_share"] = 0.2
     assert "held for power up to 20% of samples" in table_words._range(rows)
+
+
+# --------------------------------------------------------------------------- 11: chunked prefill's yardstick and loop
+
+
+def test_a_point_left_of_the_ridge_is_rated_by_its_memory_side_too(paired):
+    from gen.analysis import scenarios as sa
+    from gen.report.words import scenarios as scenario_words
+
+    rows = [r for r in sa.point_rows(paired, "chunked-prefill") if r["status"] == "ok" and r["q_len"] == 16
+            and r["ceiling"] == "matmul"]
+    r = rows[0]
+    assert r["intensity"] < r["ridge_intensity"]
+    text = scenario_words.matmul_share(r)
+    assert (f"below the roofline's ridge ({r['intensity']:.0f} against {r['ridge_intensity']:.0f} FLOP/B), so its "
+            f"bound is memory: {r['achieved_tbps']:.2f} TB/s, {r['pct_of_read']:.0f}% of the measured read pass") in text
+    # a point right of the ridge says nothing of it
+    assert scenario_words.matmul_share({**r, "intensity": r["ridge_intensity"] * 2}).find("ridge") == -1
+
+
+def test_the_loop_never_calls_a_call_the_fastest_past_a_faster_wrong_one(paired):
+    f = _one(paired, "chunked-prefill")
+    lp = f.loop
+    assert lp is not None and lp.wrong_faster
+    x, ms, err = lp.wrong_faster[0]
+    assert x == "sdpa_is_causal" and ms < lp.fastest_ms and rules.wrong_answer(err)
+    note = first_words.loop_note(f)
+    assert "is still the fastest correct call" in note and "gives a wrong answer here" in note

@@ -351,11 +351,10 @@ def lead_rules() -> list[tuple[str, str]]:
          f"against either line, the point's own or a borrowed one, {sums}, with both orientations agreeing, decide "
          "instead: the line is one draw of identical kernels' windows, the sums the best-controlled order"),
         (f"{LEAD}: kernel sums at clocks apart",
-         f"kernel sums whose windows' mean SM clocks are more than {gap} apart still decide where their lead exceeds "
-         "what that gap can explain: a kernel's time falls at most in proportion to 1 / clock, so a clock g above the "
-         "other's explains at most a ratio of 1 + g. The leader's lead divided by its clock over the other's (not "
-         f"divided where it ran at the lower clock) must exceed 1 + {floor}; it then counts as a lead of sums at one "
-         "clock, wherever sums are read above. Not at memory-bound points, whose time need not follow the SM clock"),
+         f"kernel sums more than {gap} apart in clock still decide where their lead exceeds what that gap can "
+         "explain: a kernel's time falls at most in proportion to 1 / clock, so a clock g above the other's explains "
+         f"at most 1 + g. The leader's lead over its clock ratio (whole where it ran at the lower clock) must exceed "
+         f"1 + {floor}; it then counts as sums at one clock, wherever sums are read. Not at memory-bound points"),
         (f"{LEAD}: calls timed apart",
          "two calls not timed in the same rounds (one retried alone after the others, having run out of memory "
          f"beside them) are decided by neither their as-run times nor that noise; only {sums} decide them, or an "

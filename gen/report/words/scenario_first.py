@@ -229,13 +229,17 @@ def loop_note(f) -> str | None:
                          + (["host-bound"] if bound else []))
         return f"{label(x)} {us(ms)}" + (f" ({what})" if what else "")
     others = [one(*c) for c in lp.calls if c[0] != lp.fastest]
+    # a faster call whose answer is wrong is named, never called the fastest past it (review 2026-12-07-3 item 11)
+    wrong = "".join(f" {label(x)} is faster in the loop ({us(ms)} {each}) but gives a wrong answer here (relative "
+                    f"error {err:.1e} against float64), so it is not the call." for x, ms, err in lp.wrong_faster)
+    correct = " correct" if lp.wrong_faster else ""
     if lp.changes_answer:
         return (f"In an eager Python loop (host gaps included), call {label(lp.fastest)}: {us(lp.fastest_ms)} {each}, "
-                f"against {join_and(others)}; the times above are of the GPU alone (a CUDA graph).")
+                f"against {join_and(others)}; the times above are of the GPU alone (a CUDA graph).{wrong}")
     mine = next((c for c in lp.calls if c[0] == lp.fastest), None)
-    return (f"In an eager Python loop (host gaps included), {label(lp.fastest)} is still the fastest call: "
+    return (f"In an eager Python loop (host gaps included), {label(lp.fastest)} is still the fastest{correct} call: "
             f"{one(*mine) if mine else us(lp.fastest_ms)} {each}"
-            + (f", against {join_and(others)}" if others else "") + ".")
+            + (f", against {join_and(others)}" if others else "") + "." + wrong)
 
 
 def x_title(basis: str) -> str:

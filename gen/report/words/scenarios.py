@@ -321,7 +321,7 @@ def matmul_share(f: dict) -> str:
     at = f.get("pct_of_matmul_at_clock")
     if not missing(at) and not missing(cmhz) and not missing(mhz) and round(cmhz) != round(mhz):
         text += f"; {at:.0f}% of it scaled to this point's {mhz:.0f} MHz (a model)"
-    return text
+    return text + table_words.memory_side(f)
 
 
 def figure_of_row(row: dict) -> str:

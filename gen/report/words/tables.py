@@ -371,3 +371,20 @@ def pass_flag(pct: float | None, name: str) -> str:
     if rules.above_ceiling(pct):
         return ABOVE_PASS.format(name=name)
     return ABOVE_WITHIN.format(name=name) if not missing(pct) and pct > 100 else ""
+
+
+def memory_side(f: dict) -> str:
+    """Where a point rated against the matmul ceiling sits left of the roofline's ridge (its FLOP per byte below the
+    matmul ceiling over the highest measured bandwidth), the memory side of it (review 2026-12-07-3 item 11: chunked
+    prefill at 16 queries, 128 FLOP/B against a 231 FLOP/B ridge, was rated only as 10% of the matmul ceiling):
+    "; below the roofline's ridge (128 against 231 FLOP/B), so its bound is memory: 0.56 TB/s, 18% of the measured
+    read pass, where the roof is 395 TFLOP/s"; "" elsewhere."""
+    x, ridge = f.get("intensity"), f.get("ridge_intensity")
+    if missing(x) or missing(ridge) or x >= ridge:
+        return ""
+    text = f"; below the roofline's ridge ({x:.0f} against {ridge:.0f} FLOP/B), so its bound is memory"
+    tbps, pct = f.get("achieved_tbps"), f.get("pct_of_read")
+    if not missing(tbps):
+        text += f": {tbps:.2f} TB/s" + ("" if missing(pct) else f", {pct:.0f}% of the measured read pass")
+    roof = f.get("roof_tflops")
+    return text + ("" if missing(roof) else f", where the roof is {roof:.0f} TFLOP/s")
