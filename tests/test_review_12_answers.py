@@ -228,7 +228,8 @@ def test_a_point_left_of_the_ridge_is_rated_by_its_memory_side_too(paired):
     assert r["intensity"] < r["ridge_intensity"]
     text = scenario_words.matmul_share(r)
     assert (f"below the roofline's ridge ({r['intensity']:.0f} against {r['ridge_intensity']:.0f} FLOP/B), so its "
-            f"bound is memory: {r['achieved_tbps']:.2f} TB/s, {r['pct_of_read']:.0f}% of the measured read pass") in text
+            f"bound is memory: {r['achieved_tbps']:.2f} TB/s, {r['pct_of_read']:.0f}% of the measured read "
+            "pass") in text
     # a point right of the ridge says nothing of it
     assert scenario_words.matmul_share({**r, "intensity": r["ridge_intensity"] * 2}).find("ridge") == -1
 
