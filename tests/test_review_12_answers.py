@@ -242,3 +242,25 @@ def test_the_loop_never_calls_a_call_the_fastest_past_a_faster_wrong_one(paired)
     assert x == "sdpa_is_causal" and ms < lp.fastest_ms and rules.wrong_answer(err)
     note = first_words.loop_note(f)
     assert "is still the fastest correct call" in note and "gives a wrong answer here" in note
+
+
+def test_the_first_answer_row_names_grouped_query_prefill_where_an_exception_is_a_prefill(older):
+    rows = decision_page.table_rows(older)
+    first = rows[0]["workload"]
+    assert first.startswith("grouped-query prefill, ") and not first.startswith("prefill")
+    assert any(r["workload"] == "The article's shape" for r in rows[1:])
+
+
+def test_a_dot_faster_than_the_recommended_call_says_why_it_is_not_the_call(older):
+    from gen.report import charts
+
+    rows = decision_page.chart_rows(older)
+    fp8 = next(r for r in rows if r["workload"] == "FP8 prefill" and r["variant"] == label("cudnn_fp8"))
+    assert fp8["rel"] < 1 and fp8["why"] == "within noise as run; 1.195× by kernel sum, under 1.2×"
+    for r in rows:  # every faster dot, and only those, says why
+        assert bool(r["why"]) == (r["rel"] < 1 and r["role"] == charts.OTHER_CALLS
+                                  and r["why"] is not None), r
+    import pandas as pd
+    spec = charts.decision(pd.DataFrame(rows), "x").to_dict()
+    assert any(layer.get("mark", {}).get("type") == "text" and layer["encoding"]["text"]["field"] == "why"
+               for layer in spec["layer"])

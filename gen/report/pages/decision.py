@@ -79,7 +79,10 @@ def chart_rows(ls) -> list[dict]:
                 continue
             lo, hi = verdicts.interval(s)
             workload = _workload(v.scenario, v.mode, _title(ls, v.scenario))
-            rows.append(dict(workload=workload, variant=fmt.label_of(t.variant),
+            # a call faster by its median than the recommended one says why it is not the call (review 12 item 12)
+            why = (orders_words.not_the_call(verdicts.orders(t, v.row(rec), v.basis))
+                   if t.variant != rec and s.median < base and t.variant not in v.same_kernel else "")
+            rows.append(dict(workload=workload, variant=fmt.label_of(t.variant), why=why,
                              role=charts.RECOMMENDED if t.variant == rec else
                              charts.DEFAULT_CALL if t.variant == auto else charts.OTHER_CALLS,
                              rel=s.median / base, rel_lo=lo / base, rel_hi=hi / base,
@@ -107,22 +110,25 @@ def _shape(p) -> str:
     return first_words.short_point(p, batch=False)
 
 
-def _reader(ls, v: verdicts.Verdict) -> str:
-    """A workload in a reader's words (words.decision.SCENARIO_WORDS: several scenarios read as "prefill")."""
+def _reader(ls, v: verdicts.Verdict, clash: frozenset = frozenset()) -> str:
+    """A workload in a reader's words (words.decision.SCENARIO_WORDS: several scenarios read as "prefill"); where
+    another row's workload reads the same (`clash`), the scenario's own (PRECISE_WORDS: review 2026-12-07-3 item 12)."""
     said = decision_words.SCENARIO_WORDS.get(v.scenario, _title(ls, v.scenario))
+    if said in clash and v.mode != Mode.TRAIN:
+        said = decision_words.PRECISE_WORDS.get(v.scenario, said)
     return said if v.mode != Mode.TRAIN or "training" in said else "training"
 
 
-def _readers(ls, vs) -> list[str]:
+def _readers(ls, vs, clash: frozenset = frozenset()) -> list[str]:
     """The workloads of verdicts `vs` in a reader's words, inference first, each once; a workload with its batch where
     the set measured it at another (a decode verdict's other_batch: review 8 item 3), and so every verdict read in
     the same words at that batch (the decode kernels: "decode" too)."""
-    scoped = {(_reader(ls, v), v.other_batch.at_batch) for v in vs if v.other_batch is not None}
+    scoped = {(_reader(ls, v, clash), v.other_batch.at_batch) for v in vs if v.other_batch is not None}
 
     def said(v) -> str:
         p = verdicts.point_of(ls, v.scenario, v.mode)
-        at = next((b for w, b in scoped if w == _reader(ls, v) and p is not None and p.batch == b), None)
-        return _reader(ls, v) + (f" at batch {at}" if at is not None else "")
+        at = next((b for w, b in scoped if w == _reader(ls, v, clash) and p is not None and p.batch == b), None)
+        return _reader(ls, v, clash) + (f" at batch {at}" if at is not None else "")
     return list(dict.fromkeys(said(v) for v in sorted(vs, key=lambda v: v.mode == Mode.TRAIN)))
 
 
@@ -157,7 +163,9 @@ def table_rows(ls) -> list[dict]:
         gain = "same call" if a.default == auto else _gains(
             [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]) + ("*" if note else "")
         # the reader's words for the workloads (SCENARIO_WORDS: several scenarios read as "prefill"), inference first
-        reader = _readers(ls, [v for v, _ in mine])
+        clash = frozenset(decision_words.SCENARIO_WORDS.get(e.scenario) for e in a.exceptions
+                          if e.mode != Mode.TRAIN)
+        reader = _readers(ls, [v for v, _ in mine], clash)
         # the cell on the first screen is short; every workload named sits folded in it
         out.append(dict(workload=words.join_and(reader) if exceptions
                         else f"every workload measured: {words.join_and(reader)}",

@@ -492,3 +492,17 @@ def first_place(shares, by_sums, label) -> str:
     if not said and by_sums is not None:
         return "first by kernel sum" + (" (timed apart)" if by_sums.timed_apart else "")
     return "; ".join(said)
+
+
+def not_the_call(o) -> str:
+    """Why a call faster by its median than the recommended one is not the call (review 2026-12-07-3 item 12: the home
+    chart's FP8 dot left of the diamond, unmarked), from their Orders (the faster call first): "within noise as run",
+    "not decided (timed apart)", or its decided gain under rules.ADVICE_MIN_GAIN: "1.08× as run, under 1.2×"."""
+    if not o.decided:
+        said = f"{state(o)} as run" if not o.apart else f"not decided ({undecided_why(o)})"
+        if o.kernels_leader == o.first and o.kernel_sum is not None:  # ahead by its kernels alone
+            said += (f"; {sum_gain(o.kernel_sum)} by kernel sum" + (
+                f", under {rules.ADVICE_MIN_GAIN:g}×" if o.kernel_sum < rules.ADVICE_MIN_GAIN else ""))
+        return said
+    r, by = o.deciding
+    return f"{times_beside(r, rules.ADVICE_MIN_GAIN)} {MEASURE.get(by, by)}, under {rules.ADVICE_MIN_GAIN:g}×"
