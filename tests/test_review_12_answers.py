@@ -262,5 +262,10 @@ def test_a_dot_faster_than_the_recommended_call_says_why_it_is_not_the_call(olde
                                   and r["why"] is not None), r
     import pandas as pd
     spec = charts.decision(pd.DataFrame(rows), "x").to_dict()
-    assert any(layer.get("mark", {}).get("type") == "text" and layer["encoding"]["text"]["field"] == "why"
-               for layer in spec["layer"])
+    marks = [layer for layer in spec["layer"] if layer.get("mark", {}).get("type") == "text"]
+    assert marks and marks[0]["mark"]["text"] == charts.NOT_THE_CALL
+    # the note under the chart says what the mark means and why, for each such dot
+    view = decision_page.view(decision_page.facts(older))
+    assert view["chart_note"].startswith(f"{charts.NOT_THE_CALL} A call faster by its median than the recommended one")
+    assert f"FP8 prefill, {label('cudnn_fp8')}: within noise as run; 1.195× by kernel sum, under 1.2×" in view[
+        "chart_note"]

@@ -12,6 +12,7 @@ import pandas as pd
 from gen.report.charts.base import ROW_PX, alt
 
 RECOMMENDED = "recommended call"
+NOT_THE_CALL = "†"  # above a dot faster than the recommended call: the note under the chart says why it is not the call
 DEFAULT_CALL = "SDPA, no backend pinned"
 OTHER_CALLS = "other measured calls"
 DECISION_ROLES = (RECOMMENDED, DEFAULT_CALL, OTHER_CALLS)
@@ -60,7 +61,6 @@ def decision(rows: pd.DataFrame, x_title: str) -> alt.LayerChart:
         x=x, y=y, color=colour, shape=shape, size=size, tooltip=tooltip, order=alt.Order("layer:Q"))
     # a call faster than the recommended one by its median, marked with why it is not the call (review 2026-12-07-3
     # item 12: the home's FP8 dot left of the diamond, unmarked)
-    why = alt.Chart(d[d["why"].fillna("") != ""]).mark_text(align="right", dx=-8, dy=-9, fontSize=10,
-                                                               color="#55555f").encode(
-        x=x, y=y, text="why:N", tooltip=tooltip)
+    why = alt.Chart(d[d["why"].fillna("") != ""]).mark_text(text=NOT_THE_CALL, dy=-10, fontSize=12,
+                                                               color="#55555f").encode(x=x, y=y, tooltip=tooltip)
     return alt.layer(ci, dots, why, width="container", height=ROW_PX * max(1, len(order)) + 10)

@@ -27,6 +27,7 @@ from gen.report import format as fmt
 from gen.report.site import chart_div, summary_command
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
+from gen.report.words import first_screen as screen_words
 from gen.report.words import orders as orders_words
 from gen.report.words import scenario_first as first_words
 from gen.report.words import verdicts as verdict_words
@@ -294,4 +295,7 @@ def view(f: dict | None) -> dict | None:
         if spec is not None:
             chart = chart_div(spec, "the decision: each workload's calls against the recommended one",
                               summary_command(f["set"]))
-    return dict(set=f["set"], chart=chart, table=f["table"], gain_over=fmt.label_of(variant_role("automatic")))
+    note = screen_words.not_the_call_note(charts.NOT_THE_CALL, [(r["workload"], r["variant"], r["why"])
+                                                               for r in f["rows"] if r.get("why")]) if chart else None
+    return dict(set=f["set"], chart=chart, chart_note=note, table=f["table"],
+                gain_over=fmt.label_of(variant_role("automatic")))
