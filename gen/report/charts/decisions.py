@@ -34,7 +34,8 @@ def decision(rows: pd.DataFrame, x_title: str) -> alt.LayerChart:
         pd.DataFrame(columns=DECISION_FIELDS)
     order = list(dict.fromkeys(d["workload"]))
     # drawn last, on top: the other calls first, the recommended call over them
-    d = d.assign(layer=[DECISION_ROLES[::-1].index(r) for r in d["role"]]).sort_values("layer", kind="stable")
+    d = d.assign(layer=[DECISION_ROLES[::-1].index(r) for r in d["role"]],
+                 why=d["why"].fillna("")).sort_values("layer", kind="stable")
     y = alt.Y("workload:N", sort=order, title=None)
     x = alt.X("rel:Q", scale=alt.Scale(type="log", nice=False, padding=10), title=x_title)
     tooltip = [alt.Tooltip("workload:N", title="workload"), alt.Tooltip("point:N", title="at"),
@@ -61,6 +62,6 @@ def decision(rows: pd.DataFrame, x_title: str) -> alt.LayerChart:
         x=x, y=y, color=colour, shape=shape, size=size, tooltip=tooltip, order=alt.Order("layer:Q"))
     # a call faster than the recommended one by its median, marked with why it is not the call (review 2026-12-07-3
     # item 12: the home's FP8 dot left of the diamond, unmarked)
-    why = alt.Chart(d[d["why"].fillna("") != ""]).mark_text(text=NOT_THE_CALL, dy=-10, fontSize=12,
-                                                               color="#55555f").encode(x=x, y=y, tooltip=tooltip)
+    why = alt.Chart(d).mark_text(text=NOT_THE_CALL, dy=-10, fontSize=12, color="#55555f").encode(
+        x=x, y=y, tooltip=tooltip).transform_filter(alt.datum.why != "")  # one dataset: the saved CSV's rows
     return alt.layer(ci, dots, why, width="container", height=ROW_PX * max(1, len(order)) + 10)
