@@ -63,8 +63,12 @@ def test_equal_clock_decides_nothing():
 def test_kernel_sums_overrule_only_at_close_clocks():
     a, b = _row("a", 1.0, 1980, 1.0, NOISE, ks=1.0, ks_mhz=1900), _row("b", 1.2, 1980, 1.2, NOISE, ks=0.8, ks_mhz=1890)
     assert not leads.orders(a, b, "gpu_only").decided
-    far = dataclasses.replace(b, kernel_sum_mhz=1600)  # 16% apart: no evidence either way
-    assert leads.orders(a, far, "gpu_only").decided
+    # 16% apart, b's sums ahead at the higher clock by less than the gap can explain: no evidence either way
+    far = dataclasses.replace(b, kernel_sum_ms=0.9, kernel_sum_mhz=1900)
+    assert leads.orders(dataclasses.replace(a, kernel_sum_mhz=1600), far, "gpu_only").decided
+    # b's sums ahead at the lower clock: at equal clock their lead would only grow, so they stand against a
+    # (review 2026-12-07-3 item 6: the gap explains at most its own ratio)
+    assert not leads.orders(a, dataclasses.replace(b, kernel_sum_mhz=1600), "gpu_only").decided
 
 
 def test_the_words_give_the_noise():

@@ -97,9 +97,11 @@ def test_kernel_sums_at_one_clock_decide_against_any_line():
     own = dataclasses.replace(BORROWED, borrowed=False)
     o_own = leads.orders(dataclasses.replace(a, as_run_noise=own), dataclasses.replace(b, as_run_noise=own), "gpu_only")
     assert o_own.decided and o_own.decided_by_kernel_sum and o_own.deciding[1] == leads.BY_KERNEL_SUM
-    # not where the sums ran at clocks apart, or an orientation disagrees
+    # not where the sums ran at clocks apart by as much as their lead (review 2026-12-07-3 item 6: a gap explains at
+    # most its own ratio, so past it a larger lead still decides), or an orientation disagrees
+    assert not leads.orders(a, dataclasses.replace(b, kernel_sum_mhz=1980 / 1.16), "gpu_only").decided
     far = 1980 * (1 - (rules.CLOCK_GAP_PCT + 1) / 100)
-    assert not leads.orders(a, dataclasses.replace(b, kernel_sum_mhz=far), "gpu_only").decided
+    assert leads.orders(a, dataclasses.replace(b, kernel_sum_mhz=far), "gpu_only").decided
     assert not leads.orders(a, dataclasses.replace(b, kernel_sum_ms=3.07 * FLOOR * 0.999), "gpu_only").decided
     flipped = _row("sdpa_cudnn", [3.51, 3.0, 3.52, 3.0, 3.5], BORROWED, ks=3.50, ks_mhz=1980)
     assert not leads.orders(a, flipped, "gpu_only").decided
@@ -113,12 +115,16 @@ def test_a_kernel_sum_lead_at_a_lower_clock_is_told():
     a = _row("fa4", [6.0, 6.2, 6.1, 6.3, 6.0], ks=6.02, ks_mhz=1965)
     b = _row("cudnn_fp8", [6.05, 5.1, 6.1, 5.2, 6.0], ks=5.02, ks_mhz=1965 * 0.9)
     o = leads.orders(a, b, "gpu_only")
-    assert not o.apart and not o.kernel_sum_fair and o.kernel_sum_conservative and orders_words.kernels_lead(o)
+    assert not o.apart and not o.kernel_sum_one_clock and o.kernel_sum_conservative and orders_words.kernels_lead(o)
     assert "by kernel sum (at a 10% lower clock)" in "; ".join(orders_words.noted_parts([o], [a, b], label))
-    # the leader at the higher clock: the gap may be all of its lead, so nothing is told
-    hi = leads.orders(dataclasses.replace(a, kernel_sum_mhz=1965 * 0.9), dataclasses.replace(b, kernel_sum_mhz=1965),
+    # the leader at the higher clock: where the gap may be all of its lead (1.25x apart, 1.20x lead), nothing is told
+    hi = leads.orders(dataclasses.replace(a, kernel_sum_mhz=1965 * 0.8), dataclasses.replace(b, kernel_sum_mhz=1965),
                       "gpu_only")
     assert not hi.kernel_sum_conservative and not orders_words.kernels_lead(hi)
+    # ... and where it cannot (1.11x apart), the lead past it is told (review 2026-12-07-3 item 6)
+    hi = leads.orders(dataclasses.replace(a, kernel_sum_mhz=1965 * 0.9), dataclasses.replace(b, kernel_sum_mhz=1965),
+                      "gpu_only")
+    assert hi.past_clock is not None and orders_words.kernels_lead(hi)
 
 
 def test_on_the_set_every_decided_lead_holds_in_both_orientations(lead):

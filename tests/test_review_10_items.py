@@ -93,11 +93,15 @@ def test_the_rules_table_states_the_behind_by_kernel_sum_rule_the_code_applies()
     row = next(x for x in partial.splitlines() if x.startswith("| Behind by kernel sum |"))
     assert f"within {rules.CLOCK_GAP_PCT:g}%" in row and f"more than {rules.TIME_FLOOR_PCT:g}%" in row
     assert "the same or a lower clock" in row and "does not fall as its clock falls" in row
-    # the code as the row states it: a lead at an 11% lower clock counts; at an 11% higher one, not; within 5%, yes
+    # the code as the row states it: a lead at an 11% lower clock counts; at a higher one, only past what the gap can
+    # explain (review 2026-12-07-3 item 6: 1.195x at 1.12x apart counts, at 1.25x apart not); within 5%, yes
+    assert "more than the gap can explain" in row
     lower = _orders(kernel_sum=1.195, first_ks_mhz=1755.0, second_ks_mhz=1965.0, forward=1.07, reverse=1.19)
     higher = _orders(kernel_sum=1.195, first_ks_mhz=1965.0, second_ks_mhz=1755.0, forward=1.07, reverse=1.19)
+    far = _orders(kernel_sum=1.195, first_ks_mhz=1965.0, second_ks_mhz=1572.0, forward=1.07, reverse=1.19)
     near = _orders(kernel_sum=1.195, first_ks_mhz=1900.0, second_ks_mhz=1965.0, forward=1.07, reverse=1.19)
-    assert lower.kernels_leader == "a" and higher.kernels_leader is None and near.kernels_leader == "a"
+    assert lower.kernels_leader == "a" and higher.kernels_leader == "a" and far.kernels_leader is None
+    assert near.kernels_leader == "a"
 
 
 # --------------------------------------------------------------------------- item 9: the orientations as measured
@@ -197,8 +201,10 @@ def test_a_bandwidth_share_above_its_measured_pass_is_flagged_by_the_matmul_rule
     assert above.endswith("; above the measured read pass, which therefore is no ceiling for this call (flagged as "
                           "the matmul line is where a rate passes it)")
     assert "flagged as a rate above" not in above and "is: that pass" not in above
+    # within the floor past 100%: flagged as a lower bound, not "no ceiling" (review 2026-12-07-3 item 10)
     at = scenario_words._time_and_rate(_rate_row(100.0 + rules.TIME_FLOOR_PCT - 0.1))
-    assert "above" not in at
+    assert "which therefore is no ceiling" not in at and "at or just above the measured read pass" in at
+    assert "above" not in scenario_words._time_and_rate(_rate_row(99.0))
 
 
 # --------------------------------------------------------------------------- item 15: the clock gate's real reason

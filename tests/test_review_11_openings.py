@@ -218,7 +218,7 @@ def test_the_articles_largest_point_is_said_by_head_dim(gpu_docs):
     page = html.unescape(_page(gpu_docs, "article"))
     assert "At the scenario's largest point at head dim 64 (S = 16,384), FlashAttention-4" in page
     assert (f"At head dim 128 (S = 16,384), {label('flex_flash')} leads by its median, and {label('sdpa_cudnn')}, "
-            f"{label('fa4')} and {label('sdpa_auto')} are within noise of it as run.") in page
+            f"{label('fa4')} and {label('sdpa_auto')} are within noise of it as run; ") in page  # + times (review 12)
 
 
 # --------------------------------------------------------------------------- 10-12: the dynamic-lengths page

@@ -128,6 +128,10 @@ class Exception_:
     # baseline got the point's mask as a dense boolean attn_mask: the backend the baseline then ran ("" where not
     # known), so the gain is the mask argument's, not another kernel's (review 10 item 5); None elsewhere
     mask_arg_backend: str | None = None
+    # Its standing (review 2026-12-07-3 item 4): Orders against each call of its first rank (Verdict.orders), ...
+    shares: tuple = ()
+    by_sums: object = None  # where the kernel sums decide its first place, its Orders against the runner-up
+    between_apart: tuple[str, ...] = ()  # the `between` calls not timed in its rounds (calls.same_rounds False)
 
 
 @dataclass(frozen=True)
@@ -373,7 +377,11 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median,
                               reversed_at=_reversed(ls, v, f.variant, default), ratio_by=ratio_by,
                               reversed_head_dim=_head_dim_if_several(ls, v),
-                              mask_arg_backend=named_calls.mask_arg(ls, v, f.variant)))
+                              mask_arg_backend=named_calls.mask_arg(ls, v, f.variant),
+                              shares=tuple(o for o in v.orders if v.fastest.variant in (o.first, o.second)),
+                              by_sums=o1 if v.settled and (o1 := verdicts.first_pair(v)[0]) and o1.sums_decide
+                              else None,
+                              between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False)))
     return tuple(out)
 
 

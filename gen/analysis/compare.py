@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gen.analysis import comparability, gate, sets, tables, verdicts
+from gen.analysis import comparability, gate, leads, rules, sets, tables, verdicts
 from gen.analysis.values import number, text_table, variant_order
 from gen.model import layout, output, schema, trace
 
@@ -466,3 +466,48 @@ def run(root: Path, set_a: str, set_b: str, fmt: str = "table", mode: str = "inf
     if fmt == "markdown":
         return Result(markdown(a, b, recs, mode, scenario, verdict, lines), verdict.failed)
     return Result("\n".join([*lines, table(a, b, recs, mode, scenario, verdict)]), verdict.failed)
+
+
+@dataclass(frozen=True)
+class RunApart:
+    """One call at one point timed in two sets of the same GPU: apart as run, by kernel sum within the floor."""
+
+    scenario: str
+    mode: str
+    point: schema.Point
+    variant: str
+    a_ms: float
+    b_ms: float
+    a_mhz: float | None
+    b_mhz: float | None
+    a_ks_ms: float
+    b_ks_ms: float
+
+
+def as_run_apart(a: tables.LoadedSet, b: tables.LoadedSet) -> list[RunApart]:
+    """Where two sets of one GPU model timed the same call at the same point and its as-run medians differ by more
+    than rules.ORIENTATION_GAP_PCT (the gap at which the methodology marks a round order's effect) while its kernel
+    sums agree within rules.TIME_FLOOR_PCT (review 2026-12-07-3 item 7: SDPA cuDNN at the article's
+    16k, head dim 128, 13.70 ms in one H100 set and 16.58 ms in the other at a higher clock, kernel sums 13.73 and
+    13.76 ms): the as-run time moved with the rounds' order and clock, not with the kernel. Largest ratio first."""
+    if (a.rs.kind != schema.SetKind.MEASURED or b.rs.kind != schema.SetKind.MEASURED
+            or gpu_model(a.rs.environment.gpu_name) != gpu_model(b.rs.environment.gpu_name)):
+        return []
+    out = []
+    here = {(s.scenario, s.mode, s.point) for s in a.rs.sweep}
+    for sc, mode, p in sorted({(s.scenario, s.mode, s.point) for s in b.rs.sweep} & here, key=str):
+        va, vb = verdicts.verdict_at(a, sc, p, mode), verdicts.verdict_at(b, sc, p, mode)
+        if va is None or vb is None or va.basis != "gpu_only" or vb.basis != "gpu_only":
+            continue
+        for ra in va.rows:
+            rb = vb.row(ra.variant)
+            sa, sb = va.spread(ra), (vb.spread(rb) if rb is not None else None)
+            ka, kb = leads.kernel_sum_ms(ra), (leads.kernel_sum_ms(rb) if rb is not None else None)
+            if sa is None or sb is None or not ka or not kb or not sa.median or not sb.median:
+                continue
+            if max(sa.median, sb.median) / min(sa.median, sb.median) <= 1 + rules.ORIENTATION_GAP_PCT / 100:
+                continue
+            if max(ka, kb) / min(ka, kb) <= rules.TIME_FLOOR:
+                out.append(RunApart(sc, mode, p, ra.variant, sa.median, sb.median, ra.sm_clock_mhz, rb.sm_clock_mhz,
+                                    ka, kb))
+    return sorted(out, key=lambda r: -max(r.a_ms, r.b_ms) / min(r.a_ms, r.b_ms))

@@ -104,7 +104,9 @@ class Orders:
             return False
         gap = rules.clock_gap_pct(self.first_ks_mhz, self.second_ks_mhz) if self.kernel_sum is not None else None
         return not rules.lead_decided(self.apart, rules.TIMED_APART_REACH, None, self.kernel_sum, gap,
-                                      (self.forward, self.reverse), False)
+                                      (self.forward, self.reverse), False,
+                                      kernel_sum_clocks=(None, None) if self.memory_bound
+                                      else (self.first_ks_mhz, self.second_ks_mhz))
 
     @property
     def undecided(self) -> bool:
@@ -127,9 +129,32 @@ class Orders:
     @property
     def kernel_sum_fair(self) -> bool:
         """The two kernel sums' windows ran within rules.CLOCK_GAP_PCT of each other (or their clocks are not
-        known): only then may the sums overrule the as-run order."""
+        known), or their lead exceeds what the clock gap can explain (past_clock): only then may the sums overrule
+        the as-run order."""
+        return self.kernel_sum_one_clock or self.past_clock is not None
+
+    @property
+    def kernel_sum_one_clock(self) -> bool:
+        """The two kernel sums' windows ran within rules.CLOCK_GAP_PCT of each other, or their clocks are not known."""
         gap = rules.clock_gap_pct(self.first_ks_mhz, self.second_ks_mhz)
         return gap is None or gap <= rules.CLOCK_GAP_PCT
+
+    @property
+    def past_clock(self) -> float | None:
+        """Where the kernel sums ran past rules.CLOCK_GAP_PCT apart in clock, their ratio less the most the gap can
+        explain (rules.sums_past_clock), where that is still beyond the floor; else None (review 2026-12-07-3
+        item 6)."""
+        if self.kernel_sum_one_clock or self.memory_bound:  # HBM's time need not follow the SM clock at all
+            return None
+        return rules.sums_past_clock(self.kernel_sum, self.first_ks_mhz, self.second_ks_mhz)
+
+    @property
+    def clock_explains(self) -> float | None:
+        """The most the kernel sums' clock gap can explain of the leader's lead (its clock over the other's, at least
+        1), where past_clock is not None."""
+        if self.past_clock is None or self.kernel_sum is None:
+            return None
+        return self.kernel_sum / self.past_clock if self.kernel_sum >= 1 else self.past_clock / self.kernel_sum
 
     @property
     def kernel_sum_conservative(self) -> bool:
@@ -245,12 +270,14 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
     ks_gap = rules.clock_gap_pct(a.kernel_sum_mhz, b.kernel_sum_mhz) if ks is not None else None
     fwd, rev = (ratio(x, y) for x, y in zip(_oriented(a, sa, b), _oriented(b, sb, a)))
     together = calls.same_rounds(a, b) if on_gpu else None
+    memory_bound = on_gpu and not (a.equal_clock and b.equal_clock)
+    clocks = (None, None) if memory_bound else (a.kernel_sum_mhz, b.kernel_sum_mhz)  # rules.sums_past_clock
     decided = (rules.lead_decided(apart, as_run, noise.ratio if noise else None, ks, ks_gap, (fwd, rev),
-                                  together, noise.oriented if noise else None)
+                                  together, noise.oriented if noise else None, clocks)
                if on_gpu else apart)
     return Orders(a.variant, b.variant, as_run, apart, eq, ks, a.sm_clock_mhz, b.sm_clock_mhz,
                   ka, kb, a.kernel_sum_mhz, b.kernel_sum_mhz, gap, decided, noise, fwd, rev,
-                  a.rounds, b.rounds, together, memory_bound=on_gpu and not (a.equal_clock and b.equal_clock))
+                  a.rounds, b.rounds, together, memory_bound=memory_bound)
 
 
 def leads(a: Timed, b: Timed, basis: str) -> bool:

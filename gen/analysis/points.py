@@ -112,7 +112,7 @@ COLUMNS = [
     *timings.COLUMNS, "noisy", "graph_above_eager",
     "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
     "pct_of_matmul", "pct_of_matmul_at_clock", "ceiling_mhz", "ceiling_cap_share", "pct_of_copy", "pct_of_read",
-    "sol_pct", "datasheet_tbps", "pct_of_datasheet",
+    "sol_pct", "datasheet_tbps", "pct_of_datasheet", "ridge_intensity", "roof_tflops", "achieved_tbps",
     "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
     "main_kernel_us", "other_events_us", "dtype", "wrong", "sdpa_choice", "facts", "kernel_signature", "captured",
 ]
@@ -225,6 +225,10 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
             sol_pct=clocks.sol(tflops, ls.rs.environment, dtype, t["sm_clock_mhz"]).pct,
             datasheet_tbps=sheet.hbm_tbps if sheet else math.nan,
             pct_of_datasheet=100 * tbps / sheet.hbm_tbps if sheet and fig == FIGURE_TBPS else math.nan,
+            # the roofline's side of the point (review 2026-12-07-3 item 11): its ridge, the roof at its intensity and
+            # the bandwidth it reached, whatever figure its scenario is rated in
+            ridge_intensity=cl["ridge_intensity"] if cl else math.nan,
+            roof_tflops=ceilings_mod.roof_tflops(f / b, cl) if cl and b else math.nan, achieved_tbps=tbps,
             kernels_per_call=tr.counts[0] if tr and tr.forwards and gpu else math.nan,
             counts_consistent=tr.counts_consistent if tr else True,
             peak_memory_bytes=rec.peak_memory_bytes if rec.peak_memory_bytes else math.nan,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from gen.analysis import kernel_names, verdicts
+from gen.analysis import calls, kernel_names, verdicts
 from gen.analysis.calls import Spread, Timed, interval
 from gen.analysis.determinism_rule import deterministic
 from gen.analysis.leads import Orders
@@ -58,6 +58,9 @@ class Loop:
     fastest_ms: float
     changes_answer: bool
     calls: tuple[tuple[str, float, float | None, bool], ...]
+    # calls faster in the loop than `fastest` whose answer is wrong (rules.wrong_answer, never ranked): (variant, eager
+    # median ms, relative error); review 2026-12-07-3 item 11: is_causal=True at a chunk, 75.4 against 131.6 µs
+    wrong_faster: tuple[tuple[str, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -202,7 +205,12 @@ def point_facts(ls, scenario: str, mode: str) -> PointFacts | None:
     v = verdicts.verdict(ls, scenario, mode)
     if v is None or v.field_of_one or v.spread(v.fastest) is None:
         return None
-    return _facts(v, verdicts.point_of(ls, scenario, mode), _named(ls).get((scenario, str(mode), None)))
+    f = _facts(v, verdicts.point_of(ls, scenario, mode), _named(ls).get((scenario, str(mode), None)))
+    if f.loop is not None:
+        wrong = tuple((t.variant, t.eager.median, t.rel_error) for t in calls.timed(ls, scenario, mode)
+                      if t.wrong and t.eager is not None and t.eager.n and t.eager.median < f.loop.fastest_ms)
+        f = replace(f, loop=replace(f.loop, wrong_faster=wrong)) if wrong else f
+    return f
 
 
 def point_facts_all(ls, scenario: str) -> list[PointFacts]:

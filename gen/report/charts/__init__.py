@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from gen.report.charts.base import PUBLISHED, preload
 from gen.report.charts.calls import dynamic_lengths, fwd_bwd, new_length_cost
-from gen.report.charts.decisions import DEFAULT_CALL, OTHER_CALLS, RECOMMENDED, decision
+from gen.report.charts.decisions import DEFAULT_CALL, NOT_THE_CALL, OTHER_CALLS, RECOMMENDED, decision
 from gen.report.charts.points import drawn, one_point
 from gen.report.charts.scaling import busy_vs_seq, category_bars, memory_vs_seq, roofline, time_vs_seq
 from gen.report.charts.scenario import scenario_rate, scenario_roofline, scenario_time
@@ -31,7 +31,8 @@ from gen.report.charts.times import fastest_map, gpu_time, gpu_time_by_set
 from gen.report.charts.verdict_point import verdict_point
 
 __all__ = [
-    "DEFAULT_CALL", "OTHER_CALLS", "PUBLISHED", "RECOMMENDED", "busy_vs_seq", "category_bars", "decision", "drawn",
+    "DEFAULT_CALL", "NOT_THE_CALL", "OTHER_CALLS", "PUBLISHED", "RECOMMENDED", "busy_vs_seq", "category_bars",
+    "decision", "drawn",
     "dynamic_lengths", "fastest_map", "fwd_bwd", "gpu_time", "gpu_time_by_set", "memory_vs_seq", "new_length_cost",
     "one_point", "preload", "roofline", "scenario_rate", "scenario_roofline", "scenario_time", "time_vs_seq",
     "timeline", "timeline_spec", "timeline_window", "verdict_point",

@@ -94,7 +94,8 @@ def pair_view(a, b, ctx: Context | None = None, here: str = PAGE) -> dict:
                     sum(r["rank_a"] is not None for r in rows), sum(r["rank_b"] is not None for r in rows)),
                 kernels=has("kernels_a", "kernels_b"), ranks=has("rank_a", "rank_b"),
                 describe_a=compare.describe(a), describe_b=compare.describe(b),
-                diffs=[r for r in rows if r["kernel_match"].startswith(("full", "partial"))])
+                diffs=[r for r in rows if r["kernel_match"].startswith(("full", "partial"))],
+                as_run_apart=compare_words.as_run_apart(compare.as_run_apart(a, b), fmt.label_of))
 
 
 def useful(ctx: Context, a, b) -> bool:

@@ -27,6 +27,7 @@ from gen.report import format as fmt
 from gen.report.site import chart_div, summary_command
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
+from gen.report.words import first_screen as screen_words
 from gen.report.words import orders as orders_words
 from gen.report.words import scenario_first as first_words
 from gen.report.words import verdicts as verdict_words
@@ -79,7 +80,10 @@ def chart_rows(ls) -> list[dict]:
                 continue
             lo, hi = verdicts.interval(s)
             workload = _workload(v.scenario, v.mode, _title(ls, v.scenario))
-            rows.append(dict(workload=workload, variant=fmt.label_of(t.variant),
+            # a call faster by its median than the recommended one says why it is not the call (review 12 item 12)
+            why = (orders_words.not_the_call(verdicts.orders(t, v.row(rec), v.basis))
+                   if t.variant != rec and s.median < base and t.variant not in v.same_kernel else "")
+            rows.append(dict(workload=workload, variant=fmt.label_of(t.variant), why=why,
                              role=charts.RECOMMENDED if t.variant == rec else
                              charts.DEFAULT_CALL if t.variant == auto else charts.OTHER_CALLS,
                              rel=s.median / base, rel_lo=lo / base, rel_hi=hi / base,
@@ -107,22 +111,25 @@ def _shape(p) -> str:
     return first_words.short_point(p, batch=False)
 
 
-def _reader(ls, v: verdicts.Verdict) -> str:
-    """A workload in a reader's words (words.decision.SCENARIO_WORDS: several scenarios read as "prefill")."""
+def _reader(ls, v: verdicts.Verdict, clash: frozenset = frozenset()) -> str:
+    """A workload in a reader's words (words.decision.SCENARIO_WORDS: several scenarios read as "prefill"); where
+    another row's workload reads the same (`clash`), the scenario's own (PRECISE_WORDS: review 2026-12-07-3 item 12)."""
     said = decision_words.SCENARIO_WORDS.get(v.scenario, _title(ls, v.scenario))
+    if said in clash and v.mode != Mode.TRAIN:
+        said = decision_words.PRECISE_WORDS.get(v.scenario, said)
     return said if v.mode != Mode.TRAIN or "training" in said else "training"
 
 
-def _readers(ls, vs) -> list[str]:
+def _readers(ls, vs, clash: frozenset = frozenset()) -> list[str]:
     """The workloads of verdicts `vs` in a reader's words, inference first, each once; a workload with its batch where
     the set measured it at another (a decode verdict's other_batch: review 8 item 3), and so every verdict read in
     the same words at that batch (the decode kernels: "decode" too)."""
-    scoped = {(_reader(ls, v), v.other_batch.at_batch) for v in vs if v.other_batch is not None}
+    scoped = {(_reader(ls, v, clash), v.other_batch.at_batch) for v in vs if v.other_batch is not None}
 
     def said(v) -> str:
         p = verdicts.point_of(ls, v.scenario, v.mode)
-        at = next((b for w, b in scoped if w == _reader(ls, v) and p is not None and p.batch == b), None)
-        return _reader(ls, v) + (f" at batch {at}" if at is not None else "")
+        at = next((b for w, b in scoped if w == _reader(ls, v, clash) and p is not None and p.batch == b), None)
+        return _reader(ls, v, clash) + (f" at batch {at}" if at is not None else "")
     return list(dict.fromkeys(said(v) for v in sorted(vs, key=lambda v: v.mode == Mode.TRAIN)))
 
 
@@ -157,7 +164,9 @@ def table_rows(ls) -> list[dict]:
         gain = "same call" if a.default == auto else _gains(
             [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]) + ("*" if note else "")
         # the reader's words for the workloads (SCENARIO_WORDS: several scenarios read as "prefill"), inference first
-        reader = _readers(ls, [v for v, _ in mine])
+        clash = frozenset(decision_words.SCENARIO_WORDS.get(e.scenario) for e in a.exceptions
+                          if e.mode != Mode.TRAIN)
+        reader = _readers(ls, [v for v, _ in mine], clash)
         # the cell on the first screen is short; every workload named sits folded in it
         out.append(dict(workload=words.join_and(reader) if exceptions
                         else f"every workload measured: {words.join_and(reader)}",
@@ -173,6 +182,8 @@ def table_rows(ls) -> list[dict]:
             by = orders_words.MEASURE.get(e.ratio_by, e.ratio_by)
             gain += f" ({words.times(e.ratio)} {by} over {words.short_label(a.default)})"
         cond = f"at {_shape(verdicts.point_of(ls, v.scenario, v.mode))}"
+        if standing := orders_words.first_place(e.shares, e.by_sums, fmt.label_of):  # as its verdict says (item 4)
+            cond = f"{standing}; {cond}"
         if e.mask_arg_backend is not None and g is not None and rec != auto:  # the gain is a mask argument's
             gain = gain.replace(words.times(g), words.times(g) + "*", 1)
             cond += ". " + decision_words.mask_arg_note(words.times(g), e.mask_arg_backend,
@@ -284,4 +295,7 @@ def view(f: dict | None) -> dict | None:
         if spec is not None:
             chart = chart_div(spec, "the decision: each workload's calls against the recommended one",
                               summary_command(f["set"]))
-    return dict(set=f["set"], chart=chart, table=f["table"], gain_over=fmt.label_of(variant_role("automatic")))
+    note = screen_words.not_the_call_note(charts.NOT_THE_CALL, [(r["workload"], r["variant"], r["why"])
+                                                               for r in f["rows"] if r.get("why")]) if chart else None
+    return dict(set=f["set"], chart=chart, chart_note=note, table=f["table"],
+                gain_over=fmt.label_of(variant_role("automatic")))

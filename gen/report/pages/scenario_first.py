@@ -12,7 +12,7 @@ Words from gen.report.words.scenario_first, the chart from gen.report.charts.
 
 from __future__ import annotations
 
-from gen.analysis import verdict_point, verdicts
+from gen.analysis import unmeasured, verdict_point, verdicts
 from gen.model import schema
 from gen.report import charts
 from gen.report import format as fmt
@@ -112,12 +112,16 @@ def largest_lines(ls, name: str, head: dict, v: verdicts.Verdict, p: schema.Poin
     auto, sp = head.get("auto_tie"), head.get("spreads") or {}
     tie = ((auto, sp[top["variant"]].median, sp[auto].median)
            if auto and sp.get(top["variant"]) and sp.get(auto) else None)
+    measured = bool(unmeasured.fa4_missing(v.not_measured))  # review 2026-12-07-3 item 7: "of those measured"
     out = [words.headline_elsewhere(at, top["variant"], firsts,
                                     (*(head.get("near") or ()), *(head.get("ties") or ())), tie,
-                                    int(top["head_dim"]) if others else None)]
+                                    int(top["head_dim"]) if others else None, measured)]
     for q in others:
         w = verdicts.verdict_at(ls, name, q, mode)
         if w is not None and not w.field_of_one:
+            named = (w.fastest.variant, *w.same_kernel, *w.near)
+            timed = [(x, s.median, w.row(x).sm_clock_mhz) for x in named
+                     if w.row(x) is not None and (s := w.spread(w.row(x))) is not None]
             out.append(words.other_head_dim(f"head dim {q.head_dim} ({size})", w.fastest.variant, w.same_kernel,
-                                            w.near))
+                                            w.near, timed, measured))
     return out

@@ -3,9 +3,9 @@ the clocks behind a ratio of ours to a published figure."""
 
 from __future__ import annotations
 
-from gen.analysis import comparability
+from gen.analysis import comparability, rules
 from gen.analysis.values import missing
-from gen.report.words.common import join_and
+from gen.report.words.common import join_and, us
 from gen.report.words.verdicts import noises
 
 DEFINITIONS = {
@@ -80,3 +80,26 @@ def host_note(ref_a: list[float], ref_b: list[float], ranked_a: int, ranked_b: i
         parts.append(f"Ranks in A are among {ranked_a} variants, in B among {ranked_b}: a rank moves with the "
                      "variants each set ran.")
     return " ".join(parts) or None
+
+
+def as_run_apart(found, label, shown: int = 3) -> str | None:
+    """gen.analysis.compare.as_run_apart in words (review 2026-12-07-3 item 7): how many calls read apart as run
+    while their kernel sums agree, the largest `shown` of them with their times, clocks and sums, and what it means:
+    the as-run time depends on the rounds' order and clock, not on the kernel. None where there is none."""
+    if not found:
+        return None
+
+    def one(r) -> str:
+        p = r.point
+        size = f"{p.kv_len:,} keys" if p.q_len != p.kv_len else f"{p.kv_len:,} tokens"
+        clock = lambda mhz: f" at {mhz:.0f} MHz" if not missing(mhz) else ""  # noqa: E731
+        return (f"{label(r.variant)} at {r.scenario}, {size}, head dim {p.head_dim}"
+                + ("" if r.mode == "inference" else f", {r.mode}")
+                + f": {us(r.a_ms)}{clock(r.a_mhz)} in A against {us(r.b_ms)}{clock(r.b_mhz)} in B, kernel sums "
+                  f"{us(r.a_ks_ms)} and {us(r.b_ks_ms)}")
+    n = len(found)
+    return (f"{n} call{'s' if n != 1 else ''} at points both sets timed read more than {rules.ORIENTATION_GAP_PCT:g}% "
+            f"apart as run while {'their' if n != 1 else 'its'} kernel sums agree within {rules.TIME_FLOOR_PCT:g}%: "
+            "there the as-run time "
+            "depends on the rounds' order and the clock they ran at, not on the kernel. "
+            f"{'The largest: ' if n > shown else ''}" + "; ".join(one(r) for r in found[:shown]) + ".")

@@ -46,6 +46,10 @@ SCENARIO_WORDS = {"article": "prefill", "gqa-prefill": "prefill", "decode": "dec
                   "chunked-prefill": "chunked prefill (a chunk of queries against a KV cache)",
                   "decode-kernels": "decode", "fp8-prefill": "FP8 prefill",
                   "deterministic-backward": "deterministic training"}
+# Where two rows of the answer table would read the same word ("prefill" for the default's GQA prefill and for an
+# exception at the article's shape: review 2026-12-07-3 item 12), each scenario's own
+PRECISE_WORDS = {"article": "prefill at the article's shape", "gqa-prefill": "grouped-query prefill",
+                 "decode-kernels": "the decode kernels"}
 
 
 CALL = "scaled_dot_product_attention"
@@ -297,7 +301,8 @@ def behind_line(a: advice_mod.Advice) -> str | None:
         lead = "Not decided past the verdicts' points" if not behind else "Not decided"
         text += (" " if text else "") + (
             f"{lead}, where another call is faster as run but by no more than identical kernels read apart at "
-            f"that point, or the kernel sums (their windows within {rules.CLOCK_GAP_PCT:g}% in clock) put "
+            f"that point, or the kernel sums (their windows within {rules.CLOCK_GAP_PCT:g}% in clock, or past the "
+            "gap's reach) put "
             f"{short_label(a.default)} ahead" + (", or the two were timed apart" if any(
                 b.orders is not None and b.orders.timed_apart for b in open_) else "") + ": "
             + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)}: "
@@ -372,6 +377,8 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
         why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
         text += f". Not SDPA with is_causal=True: it {why}, which gives a wrong answer here"
     text += _dense_mask_text(e, told)
+    if place := orders_words.first_place(e.shares, e.by_sums, label):  # review 2026-12-07-3 item 4
+        text += f". At that point it {'' if place.startswith('shares') else 'is '}{place}"
     text += "." + reversed_line(a, e)
     if e.mask_build_s is not None and e.call_ms:
         text += (f" Its block mask took {us(e.mask_build_s * 1e3)} to build, against {us(e.call_ms)} a call: build "
@@ -412,7 +419,8 @@ def _dense_mask_text(e: advice_mod.Exception_, told: bool) -> str:
     text += f"; the {times(e.ratio)} is against that dense mask"
     if e.between:
         text += ("; calls given the mask's structure rather than a dense mask are closer: " + join_and(
-            f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}" for x, r in e.between))
+            f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}"
+            + (" as run, timed apart" if x in e.between_apart else "") for x, r in e.between))
     return text
 
 

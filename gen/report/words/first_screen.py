@@ -133,3 +133,14 @@ def deterministic_lead(d, workload) -> str:
     return (f"in {where}, the lead is between {pair}, {'neither' if d.runner_up else 'not'} "
             f"deterministic; among the deterministic calls, {label(d.det_first)} is {times(d.det_ratio)} ahead of "
             f"{label(d.det_second)}")
+
+
+def not_the_call_note(mark: str, items) -> str | None:
+    """Under the decision chart, what `mark` above a dot means and why each such call is not the call ((workload,
+    call label, why) each: orders.not_the_call; review 2026-12-07-3 item 12: FP8's dot left of the diamond, unmarked);
+    None where no dot is faster than its workload's recommended call."""
+    items = list(dict.fromkeys(items))
+    if not items:
+        return None
+    return (f"{mark} A call faster by its median than the recommended one, and why it is not the call: "
+            + "; ".join(f"{w}, {call}: {why}" for w, call, why in items) + ".")

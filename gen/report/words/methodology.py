@@ -233,7 +233,8 @@ def timed_alone(alone: int, after: int, later: int = 0, reach=None) -> str:
             + (f" ({'; '.join(counts)})" if counts else "")
             + ". Its as-run time is not compared with the others': a lead between two calls not timed in the same "
             f"rounds is decided only by their kernel sums, where those were taken within {rules.CLOCK_GAP_PCT:g}% of "
-            f"each other's clock and agree with the as-run order by more than {rules.TIME_FLOOR_PCT:g}%, or where the "
+            "each other's clock (or farther apart, by more than the gap can explain) and agree with the as-run order "
+            f"by more than {rules.TIME_FLOOR_PCT:g}%, or where the "
             f"as-run lead is past {rules.TIMED_APART_REACH:g}×, more than the conditions can move a time (the lowest "
             f"clock under load and the spread of identical kernels together{reach_words(reach)}), the fair kernel sums "
             "not contradicting it; otherwise the pair is not decided, and the verdict says which call was timed alone.")
@@ -274,8 +275,9 @@ def _why_sums_not(o) -> str:
     if gap is None:
         return "its kernel sums' clocks not recorded"
     clocks = f"at {o.first_ks_mhz:.0f} against {o.second_ks_mhz:.0f} MHz"
-    if gap > rules.CLOCK_GAP_PCT:
-        return f"its kernel sums {clocks}, {gap:.0f}% apart"
+    if gap > rules.CLOCK_GAP_PCT:  # past the gap they decide where it cannot explain them, except memory-bound
+        bound = ", at a memory-bound point" if o.memory_bound else ""
+        return f"its kernel sums {clocks}, {gap:.0f}% apart{bound}"
     return f"its kernel sums within {rules.TIME_FLOOR_PCT:g}% of each other ({clocks})"
 
 
@@ -327,8 +329,8 @@ def lead_rules() -> list[tuple[str, str]]:
     """rules.lead_decided in words, with its thresholds as code holds them: one short row per condition of the rules
     table, each with brackets one deep (review 2026-12-07-1 N11: one cell of about 490 words, brackets two deep)."""
     floor, gap = f"{rules.TIME_FLOOR_PCT:g}%", f"{rules.CLOCK_GAP_PCT:g}%"
-    sums = (f"kernel sums taken within {gap} of each other's clock that agree with the as-run order by more than "
-            f"{floor}")
+    sums = (f"kernel sums taken within {gap} of each other's clock (or farther apart, by more than the gap can "
+            f"explain: the row on clocks apart) that agree with the as-run order by more than {floor}")
     conditions = [
         (f"{LEAD}: intervals", "the two medians' intervals are apart"),
         (f"{LEAD}: each round orientation",
@@ -346,8 +348,9 @@ def lead_rules() -> list[tuple[str, str]]:
          "orientation's median rests on 2 or 3 rounds and moves further than a whole one). Where no identical pair "
          "reversed its rounds, the whole medians' line stands, and the verdict says so"),
         (f"{LEAD}: kernel sums not against",
-         f"the kernel sums, where their windows' mean SM clocks are within {gap} of each other, do not put the other "
-         f"call ahead by more than {floor}. This clock gate holds at memory-bound points too: how far their kernels' "
+         f"the kernel sums, where their windows' mean SM clocks are within {gap} of each other (or farther apart, "
+         f"past what the gap can explain), do not put the other call ahead by more than {floor}. This clock gate "
+         "holds at memory-bound points too, where the sums never decide past it: how far their kernels' "
          "time follows the SM clock is not measured here, and no memory clock is recorded"),
     ]
     after = [
@@ -359,6 +362,11 @@ def lead_rules() -> list[tuple[str, str]]:
         (f"{LEAD}: kernel sums instead of the noise line",
          f"against either line, the point's own or a borrowed one, {sums}, with both orientations agreeing, decide "
          "instead: the line is one draw of identical kernels' windows, the sums the best-controlled order"),
+        (f"{LEAD}: kernel sums at clocks apart",
+         f"kernel sums more than {gap} apart in clock still decide where their lead exceeds what that gap can "
+         "explain: a kernel's time falls at most in proportion to 1 / clock, so a clock g above the other's explains "
+         f"at most 1 + g. The leader's lead over its clock ratio (whole where it ran at the lower clock) must exceed "
+         f"1 + {floor}; it then counts as sums at one clock, wherever sums are read. Not at memory-bound points"),
         (f"{LEAD}: calls timed apart",
          "two calls not timed in the same rounds (one that ran out of memory beside the others, retried alone "
          "after them or in later rounds with the others that did; one whose CUDA graph was replayed alone after the "
@@ -385,7 +393,8 @@ def behind_rule() -> str:
     stated)."""
     floor = f"{rules.TIME_FLOOR_PCT:g}%"
     return (f"within noise as run (the as-run intervals overlap), the other call's kernel sum ahead by more than "
-            f"{floor}, at clocks within {rules.CLOCK_GAP_PCT:g}% of each other or, however far apart, with that call "
+            f"{floor}, at clocks within {rules.CLOCK_GAP_PCT:g}% of each other (or farther apart, by more than the "
+            "gap can explain: the rules' row on clocks apart) or, however far apart, with that call "
             "at the same or a lower clock (this assumes a kernel's time does not fall as its clock falls, so at equal "
             "clock its lead would only grow: a weaker assumption than the equal-clock model, which decides nothing), "
             "and ahead in both round orientations' medians where the set reversed its rounds; it changes no rank and "

@@ -148,8 +148,8 @@ def sums_backing(o, label) -> str:
                 "against the kernel sums' order, so the sums put no call behind")
     if fw_first != rv_first:
         return "the round orientations' medians put different calls ahead, so the sums put no call behind"
-    return (f"the kernel sums' leader ran at the higher clock, more than {rules.CLOCK_GAP_PCT:g}% apart, so the sums "
-            "put no call behind")
+    return (f"the kernel sums' leader ran at the higher clock, more than {rules.CLOCK_GAP_PCT:g}% apart, by more than "
+            "its lead past the floor, so the sums put no call behind")
 
 
 def noise_clause(o, label) -> str:
@@ -169,7 +169,8 @@ def noise_clauses(o, label) -> list[Clause]:
     median_beyond = o.as_run is not None and rules.beyond_pair_noise(o.as_run, (None, None), o.noise.ratio)
     head = (f"its {weak[1]} rounds' {times(weak[0])} within {line}" if median_beyond and weak is not None
             else f"within {line}")
-    return [pair_noise_aside(o.noise, label, o.oriented, head), *([SUMS_DECIDE] if o.decided_by_kernel_sum else [])]
+    decide = SUMS_DECIDE.replace(f"taken at clocks within {rules.CLOCK_GAP_PCT:g}% of each other", sums_clocks(o))
+    return [pair_noise_aside(o.noise, label, o.oriented, head), *([decide] if o.decided_by_kernel_sum else [])]
 
 
 # Where a noise line, the point's own or borrowed, gives way to the kernel sums (rules.lead_decided): said beside the
@@ -229,7 +230,26 @@ def clock_gate(o, gap: float) -> str:
     why = f"past the {rules.CLOCK_GAP_PCT:g}% within which they may decide" + (
         f"; {MEMORY_BOUND_GATE}" if o.memory_bound else "")
     leader = ", their leader at the higher one" if higher else ""
+    if higher and o.kernel_sum is not None and o.first_ks_mhz and o.second_ks_mhz:  # review 2026-12-07-3 item 6
+        c = max(o.first_ks_mhz / o.second_ks_mhz, o.second_ks_mhz / o.first_ks_mhz)
+        lead = times(max(o.kernel_sum, 1 / o.kernel_sum))
+        why += f"; that gap can explain up to {times(c, 3)}, their lead is {lead}, not {rules.TIME_FLOOR_PCT:g}% more"
     return f"the kernel sums, taken at clocks {gap:.0f}% apart{leader} ({why})"
+
+
+def sums_clocks(o) -> str:
+    """At which clocks the kernel sums were taken, where they decide (rules.lead_decided): "taken at clocks within 5%
+    of each other", or, past that gap, how much of their lead it can explain (review 2026-12-07-3 item 6): "taken at
+    clocks 6% apart (1980 against 1860 MHz), their 1.38× lead more than the 1.065× that gap can explain (1.29×
+    left)"."""
+    if o.past_clock is None:
+        return f"taken at clocks within {rules.CLOCK_GAP_PCT:g}% of each other"
+    gap = rules.clock_gap_pct(o.first_ks_mhz, o.second_ks_mhz)
+    lead, left = max(o.kernel_sum, 1 / o.kernel_sum), max(o.past_clock, 1 / o.past_clock)
+    mhz = (o.first_ks_mhz, o.second_ks_mhz) if o.kernel_sum >= 1 else (o.second_ks_mhz, o.first_ks_mhz)
+    return (f"taken at clocks {gap:.0f}% apart ({mhz[0]:.0f} against {mhz[1]:.0f} MHz), their {times(lead)} lead more "
+            f"than the {times(o.clock_explains, 3)} that gap can explain ({times(left)} left; a kernel's time falls at "
+            "most in proportion to 1 / clock)")
 
 
 def timed_apart(o, label) -> str:
@@ -246,8 +266,8 @@ def timed_apart_clauses(o, label) -> list[str]:
     text = where_timed(o, label) + ": the as-run order decides nothing between them"
     gap = rules.clock_gap_pct(o.first_ks_mhz, o.second_ks_mhz)
     if o.decided:
-        return [f"{text}, and the kernel sums, taken at clocks within {rules.CLOCK_GAP_PCT:g}% of each other, agree "
-                f"with it beyond {rules.TIME_FLOOR_PCT:g}% and decide it"]
+        return [f"{text}, and the kernel sums, {sums_clocks(o)}, agree with it beyond {rules.TIME_FLOOR_PCT:g}% and "
+                "decide it"]
     if o.kernel_sum is None:
         return [f"{text}, and there are no kernel sums to decide it"]
     if gap is not None and gap > rules.CLOCK_GAP_PCT:
@@ -284,7 +304,7 @@ def _lower_clock(o, named: bool = False) -> str:
     are, where the sentence gives no sums beside it (review 2026-12-07-2 item 1: "at an 11% lower clock" stood beside
     as-run clocks 0.9% the other way) "at an 11% lower clock (1755 against 1965 MHz, the kernel sums' windows)"."""
     pct = o.kernel_sum_leader_clock_pct
-    if o.kernel_sum_fair or not o.kernel_sum_conservative or pct is None:
+    if o.kernel_sum_one_clock or not o.kernel_sum_conservative or pct is None:
         return ""
     n = f"{pct:.0f}"
     article = "an" if n in ("8", "11", "18") or (len(n) == 2 and n[0] == "8") else "a"  # said "an eight", "an eleven"
@@ -451,3 +471,38 @@ def noted_parts(orders, rows, label, lead: bool = True) -> list[str]:
                   for i, x in enumerate(flat(brief_clauses(o, label, detail=False, than=len(told) > 1)))]
     err = errors(rows, label)
     return [*notes, *([err] if err else [])]
+
+
+def first_place(shares, by_sums, label) -> str:
+    """An exception's standing at its verdict's point, as its verdict gives it (review 2026-12-07-3 item 4: the set
+    page named FlexAttention for packed documents bare while its verdict said "within noise"): "shares the first rank
+    with X (within noise as run; X behind by kernel sum, 1.11×)"; "shares the first rank with X (not decided: timed
+    apart)"; "first by kernel sum (timed apart)"; "" where it leads outright. `shares`: its Orders
+    against each call sharing its first rank (its call first); `by_sums`: the Orders of a first place the kernel sums
+    decide, else None."""
+    said = []
+    for o in shares:
+        head = f"shares the first rank with {label(o.second)}"
+        if o.apart and not o.decided:
+            said.append(f"{head} (not decided: {undecided_why(o)})")
+            continue
+        also = (f"; {label(o.second)} behind by kernel sum, {times(o.kernel_sum)}"
+                if kernels_behind(o) == o.second and o.kernel_sum is not None else "")
+        said.append(f"{head} (within noise as run{also})")
+    if not said and by_sums is not None:
+        return "first by kernel sum" + (" (timed apart)" if by_sums.timed_apart else "")
+    return "; ".join(said)
+
+
+def not_the_call(o) -> str:
+    """Why a call faster by its median than the recommended one is not the call (review 2026-12-07-3 item 12: the home
+    chart's FP8 dot left of the diamond, unmarked), from their Orders (the faster call first): "within noise as run",
+    "not decided (timed apart)", or its decided gain under rules.ADVICE_MIN_GAIN: "1.08× as run, under 1.2×"."""
+    if not o.decided:
+        said = f"{state(o)} as run" if not o.apart else f"not decided ({undecided_why(o)})"
+        if o.kernels_leader == o.first and o.kernel_sum is not None:  # ahead by its kernels alone
+            said += (f"; {sum_gain(o.kernel_sum)} by kernel sum" + (
+                f", under {rules.ADVICE_MIN_GAIN:g}×" if o.kernel_sum < rules.ADVICE_MIN_GAIN else ""))
+        return said
+    r, by = o.deciding
+    return f"{times_beside(r, rules.ADVICE_MIN_GAIN)} {MEASURE.get(by, by)}, under {rules.ADVICE_MIN_GAIN:g}×"

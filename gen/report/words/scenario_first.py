@@ -229,13 +229,17 @@ def loop_note(f) -> str | None:
                          + (["host-bound"] if bound else []))
         return f"{label(x)} {us(ms)}" + (f" ({what})" if what else "")
     others = [one(*c) for c in lp.calls if c[0] != lp.fastest]
+    # a faster call whose answer is wrong is named, never called the fastest past it (review 2026-12-07-3 item 11)
+    wrong = "".join(f" {label(x)} is faster in the loop ({us(ms)} {each}) but gives a wrong answer here (relative "
+                    f"error {err:.1e} against float64), so it is not the call." for x, ms, err in lp.wrong_faster)
+    correct = " correct" if lp.wrong_faster else ""
     if lp.changes_answer:
         return (f"In an eager Python loop (host gaps included), call {label(lp.fastest)}: {us(lp.fastest_ms)} {each}, "
-                f"against {join_and(others)}; the times above are of the GPU alone (a CUDA graph).")
+                f"against {join_and(others)}; the times above are of the GPU alone (a CUDA graph).{wrong}")
     mine = next((c for c in lp.calls if c[0] == lp.fastest), None)
-    return (f"In an eager Python loop (host gaps included), {label(lp.fastest)} is still the fastest call: "
+    return (f"In an eager Python loop (host gaps included), {label(lp.fastest)} is still the fastest{correct} call: "
             f"{one(*mine) if mine else us(lp.fastest_ms)} {each}"
-            + (f", against {join_and(others)}" if others else "") + ".")
+            + (f", against {join_and(others)}" if others else "") + "." + wrong)
 
 
 def x_title(basis: str) -> str:
@@ -260,7 +264,7 @@ def chart_label(title: str) -> str:
 
 def headline_elsewhere(head_point: str, head_fastest: str, verdict_fastest: tuple[str, ...],
                        near: tuple[str, ...] = (), tie: tuple[str, float, float] | None = None,
-                       head_dim: int | None = None) -> str:
+                       head_dim: int | None = None, measured: bool = False) -> str:
     """Where the scenario's headline below is at another point than the verdict's: which point it is, and whether
     its fastest differs from the verdict's (the reason the two answers differ: another size); `near`: the calls the
     headline's point cannot set apart from its fastest, every one named (review 2026-12-07-2 item 8); `tie`: (the
@@ -268,8 +272,10 @@ def headline_elsewhere(head_point: str, head_fastest: str, verdict_fastest: tupl
     headline's auto_tie), named as the headline names them, a tie by both medians (review 2026-12-07-1, second
     reader's N1). A leader with calls within noise "leads by its median" wherever it is (N2). The page's table is the
     verdict's point, which What to call answers for; this line never says the two name the same call. `head_dim`: the
-    point's, where the scenario ran that length at other head dims too (review 2026-12-07-2 item 9)."""
+    point's, where the scenario ran that length at other head dims too (review 2026-12-07-2 item 9). `measured`: calls
+    were not measured in the set, so the order is of those measured (review 2026-12-07-3 item 7)."""
     text = "At the scenario's largest point" + (f" at head dim {head_dim}" if head_dim else "") + f" ({head_point})"
+    text += OF_MEASURED if measured else ""
     lead = {head_fastest, *(tie[:1] if tie else ())}
     if tie:
         who = f"{label(head_fastest)} and {label(tie[0])} run the same kernels and lead, {tie_by_medians(*tie[1:])}"
@@ -288,17 +294,27 @@ def headline_elsewhere(head_point: str, head_fastest: str, verdict_fastest: tupl
             f"the size; the table above is the verdict's point, which {NAMED} answers for.")
 
 
-def other_head_dim(at: str, fastest: str, same: tuple[str, ...], near: tuple[str, ...]) -> str:
+# Where the set did not measure every call (FA4 absent): an order is of those it measured (review 2026-12-07-3 item 7)
+OF_MEASURED = ", of those measured"
+
+
+def other_head_dim(at: str, fastest: str, same: tuple[str, ...], near: tuple[str, ...], timed=(),
+                   measured: bool = False) -> str:
     """The scenario's largest length at another head dim than its own (review 2026-12-07-2 item 9: the article's
     largest point at head dim 64 was said to be the scenario's, where at head dim 128 another call leads): "At head
     dim 128 (S = 16,384), FlexAttention (FLASH backend) leads by its median, and FlashAttention-4 (flash_attn.cute) and
-    SDPA cuDNN are within noise of it as run."""
+    SDPA cuDNN are within noise of it as run."; `timed`: (call, its GPU-only median ms, its window's SM clock) of
+    each call named, given after (review 2026-12-07-3 item 7: the line gave no time or clock); `measured`: as
+    headline_elsewhere's."""
+    at += OF_MEASURED if measured else ""
     ties = f" and {join_and(label(x) for x in same)}, the same kernels," if same else ""
+    times_of = ("; " + ", ".join(f"{label(x)} {us(ms)}" + (f" at {mhz:.0f} MHz" if mhz else "")
+                                 for x, ms, mhz in timed)) if timed else ""
     if not near:
-        return f"At {at}, {label(fastest)}{ties} {'are' if same else 'is'} fastest."
+        return f"At {at}, {label(fastest)}{ties} {'are' if same else 'is'} fastest{times_of}."
     lead = "lead by their medians" if same else "leads by its median"
     return (f"At {at}, {label(fastest)}{ties} {lead}, and {join_and(label(x) for x in near)} "
-            f"{'is' if len(near) == 1 else 'are'} within noise of {'them' if same else 'it'} as run.")
+            f"{'is' if len(near) == 1 else 'are'} within noise of {'them' if same else 'it'} as run{times_of}.")
 
 
 # The dynamic-lengths page's chart of what each new length cost (gen.analysis.dynamic.new_length_rows)

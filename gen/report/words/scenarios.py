@@ -13,6 +13,7 @@ from gen.model.variants import FA4_INSTALL
 from gen.report.words import common
 from gen.report.words import orders as orders_words
 from gen.report.words import oriented as oriented_words
+from gen.report.words import tables as table_words
 from gen.report.words.common import apart_words, clock_time, floor_pct, flop_label, intervals, join_and, overlap_words
 
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
@@ -53,10 +54,6 @@ COPY_CEILING_NOTE = ("The measured copy bandwidth counts the bytes a device-to-d
                      "datasheet's peak is the bound it cannot pass.")
 
 
-# A share of a measured bandwidth past rules.above_ceiling, flagged as a compute point above its ceiling is (review
-# 2026-12-07-1 N8: "above the measured read bandwidth, flagged as a rate above the measured matmul ceiling is: ...")
-ABOVE_PASS = ("; above {name}, which therefore is no ceiling for this call (flagged as the matmul line is where a "
-              "rate passes it)")
 ABOVE_COPY = ("Above 100% of the measured copy bandwidth is possible: a copy writes as much as it reads, decode "
               "almost only reads.")
 
@@ -188,8 +185,8 @@ def _time_and_rate(f: dict) -> str:
         text += f", {f['pct_of_ceiling']:.0f}% of {CEILING_NAME[f['ceiling']]}"
     if fig == sa.FIGURE_TBPS and not missing(f["pct_of_datasheet"]):
         text += f" and {f['pct_of_datasheet']:.0f}% of the datasheet's {f['datasheet_tbps']:g} TB/s"
-    if f["ceiling"] and f["ceiling"] != sa.CEILING_MATMUL and rules.above_ceiling(f["pct_of_ceiling"]):
-        text += ABOVE_PASS.format(name=CEILING_NAME[f["ceiling"]].replace("bandwidth", "pass"))  # review 10 #13
+    if f["ceiling"] != sa.CEILING_MATMUL and f["ceiling"] in CEILING_NAME:  # review 10 #13; the floor: review 12 #10
+        text += table_words.pass_flag(f["pct_of_ceiling"], CEILING_NAME[f["ceiling"]].replace("bandwidth", "pass"))
     return text
 
 
@@ -324,7 +321,7 @@ def matmul_share(f: dict) -> str:
     at = f.get("pct_of_matmul_at_clock")
     if not missing(at) and not missing(cmhz) and not missing(mhz) and round(cmhz) != round(mhz):
         text += f"; {at:.0f}% of it scaled to this point's {mhz:.0f} MHz (a model)"
-    return text
+    return text + table_words.memory_side(f)
 
 
 def figure_of_row(row: dict) -> str:

@@ -275,7 +275,8 @@ def _range(rows, apart: bool = False, env=None, said: str = "") -> str:
             text += f", {'≈' if lag_avg else ''}{_span([r['power_avg_w'] for r in averaged], apart)} W averaged"
         shares = [r["power_cap_share"] for r in powered if not missing(r.get("power_cap_share"))]
         if shares:
-            text += f", held for power {'up to ' if len(shares) > 1 else ''}{100 * max(shares):.0f}% of samples"
+            text += (", never held for power" if max(shares) == 0 else  # review 2026-12-07-3 item 12
+                     f", held for power {'up to ' if len(shares) > 1 else ''}{100 * max(shares):.0f}% of samples")
         notes = []
         if unsaid:
             notes.append(READING_NOT_RECORDED + (f"; above the {limit:.0f} W limit, so NVML's instant reading"
@@ -296,7 +297,10 @@ def ceiling_line(c: clocks.Ceiling, env=None) -> str:
             "read": "a read-only pass (what a decode kernel mostly does)"}.get(c.kind, c.kind)
     value = f"{c.value:.0f} {c.unit}" if c.unit == "TFLOP/s" else f"{c.value:.2f} {c.unit}"
     cond = c.conditions
-    at = (f"at {conditions_cell(cond.__dict__, env=env)}" if cond.recorded else f"clock {cond.reason or NOT_RECORDED}")
+    # its window's length, so that a short window's averaged power gets the ≈ the scenario rows give it (review
+    # 2026-12-07-3 item 9: "475 W averaged" over 0.515 s beside "held for power 100%")
+    row = {**cond.__dict__, "telemetry_window_s": getattr(cond, "duration_s", None)}
+    at = (f"at {conditions_cell(row, env=env)}" if cond.recorded else f"clock {cond.reason or NOT_RECORDED}")
     text = f"{c.kind.capitalize()} ceiling: {what}, {value} (median of {c.n}), {at}"
     if c.sol is not None and not missing(c.sol.pct):
         text += (f"; {c.sol.pct:.0f}% of the speed of light at that clock ({c.sol.peak_tflops:.0f} TFLOP/s = "
@@ -349,3 +353,38 @@ def fidelity_lines(rows) -> list[str]:
                        + (f" ({r['graph_detail']})" if r.get("graph_detail") else "")
                        + (": " + "; ".join(x for x in diff if x) if any(diff) else "") + ".")
     return out
+
+
+# A share of a measured bandwidth past rules.above_ceiling, flagged as a compute point above its ceiling is (review
+# 2026-12-07-1 N8); one past 100% but within rules.TIME_FLOOR_PCT of the pass (review 2026-12-07-3 item 10: SDPA
+# cuDNN's decode at 101% of the paired H100 set's read pass, unflagged) is flagged too: the pass is then a lower bound
+ABOVE_PASS = ("; above {name}, which therefore is no ceiling for this call (flagged as the matmul line is where a "
+              "rate passes it)")
+ABOVE_WITHIN = ("; at or just above {name}, within the " + f"{rules.TIME_FLOOR_PCT:g}% time floor of it: that "
+                "pass is a lower bound on the bandwidth, not a ceiling for this call (flagged as a rate past a "
+                "measured pass is)")
+
+
+def pass_flag(pct: float | None, name: str) -> str:
+    """The flag after a share of a measured bandwidth pass (`name`): ABOVE_PASS past rules.above_ceiling,
+    ABOVE_WITHIN past 100% within the floor, else ""."""
+    if rules.above_ceiling(pct):
+        return ABOVE_PASS.format(name=name)
+    return ABOVE_WITHIN.format(name=name) if not missing(pct) and pct > 100 else ""
+
+
+def memory_side(f: dict) -> str:
+    """Where a point rated against the matmul ceiling sits left of the roofline's ridge (its FLOP per byte below the
+    matmul ceiling over the highest measured bandwidth), the memory side of it (review 2026-12-07-3 item 11: chunked
+    prefill at 16 queries, 128 FLOP/B against a 231 FLOP/B ridge, was rated only as 10% of the matmul ceiling):
+    "; below the roofline's ridge (128 against 231 FLOP/B), so its bound is memory: 0.56 TB/s, 18% of the measured
+    read pass, where the roof is 395 TFLOP/s"; "" elsewhere."""
+    x, ridge = f.get("intensity"), f.get("ridge_intensity")
+    if missing(x) or missing(ridge) or x >= ridge:
+        return ""
+    text = f"; below the roofline's ridge ({x:.0f} against {ridge:.0f} FLOP/B), so its bound is memory"
+    tbps, pct = f.get("achieved_tbps"), f.get("pct_of_read")
+    if not missing(tbps):
+        text += f": {tbps:.2f} TB/s" + ("" if missing(pct) else f", {pct:.0f}% of the measured read pass")
+    roof = f.get("roof_tflops")
+    return text + ("" if missing(roof) else f", where the roof is {roof:.0f} TFLOP/s")
