@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
 H200 = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema2"
 H200_NEW = RESULTS / "nvidia-h200__torch-2.11.0"
-CAPTURED_LATER = ("nvidia-h100-80gb-hbm3__torch-2.11.0",)
+CAPTURED_LATER = ("nvidia-h100-80gb-hbm3__torch-2.11.0", "nvidia-h100-80gb-hbm3__torch-2.11.0__paired")
 H200_V1 = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema1"
 # The set the committed one replaced: one call plus a second merged into it (gen import --merge).
 H200_MERGED = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__prev"
