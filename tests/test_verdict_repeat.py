@@ -74,7 +74,8 @@ def test_the_table_says_what_the_pages_say(tmp_path):
     from tests.conftest import all_verdicts
 
     m = _module()
-    ls = tables.load_set(m.DEFAULT_A)
+    # the set whose verdicts include some the pages leave not decided (the paired set's were all decided)
+    ls = tables.load_set(ROOT / "results" / "nvidia-h100-80gb-hbm3__torch-2.11.0")
     said = m.said(ls)
     seen = 0
     for v in all_verdicts(ls):

@@ -122,8 +122,7 @@ class Exception_:
     # (q_len, kv_len, the default's ms, this call's ms, the default's SM clock, this call's, MHz or None where not
     # recorded); the exception holds at its point, not there (item 12; clocks: review 8 item 14)
     reversed_at: tuple[tuple[int, int, float, float, float | None, float | None], ...] = ()
-    # the head dim of the verdict's point, which reversed_at's points share, where the scenario sweeps several
-    reversed_head_dim: int | None = None
+    reversed_head_dim: int | None = None  # reversed_at's (the verdict point's) head dim, where several are swept
     # Where this call and the gain's baseline (SDPA, backend not pinned) are the same unpinned SDPA call and only the
     # baseline got the point's mask as a dense boolean attn_mask: the backend the baseline then ran ("" where not
     # known), so the gain is the mask argument's, not another kernel's (review 10 item 5); None elsewhere

@@ -432,14 +432,13 @@ def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
     by: dict = {}
     for q, kv, d, x, *mhz in e.reversed_at:
         by.setdefault(q, []).append((kv, d, x, *(mhz + [None, None])[:2]))
-    parts = []
+    parts, dim = [], f" (head dim {e.reversed_head_dim})" if e.reversed_head_dim else ""
     for q, rows in by.items():
         lo, hi = min(x / d for _, d, x, *_ in rows), max(x / d for _, d, x, *_ in rows)
         ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
         square = all(kv == q for kv, *_ in rows)  # prefill at its own length: no chunks (review 9 item 1)
-        what = (f"at {join_and(_k(kv) for kv, *_ in rows)} tokens" if square
-                else f"with {q:,}-query chunks" if q > 1 else "with single queries")
-        what += f" (head dim {e.reversed_head_dim})" if e.reversed_head_dim else ""
+        what = (f"at {join_and(_k(kv) for kv, *_ in rows)} tokens{dim}" if square
+                else f"with {q:,}-query chunks{dim}" if q > 1 else f"with single queries{dim}")
         parts.append(f"{what} {short_label(a.default)} is {ratio} faster (" + join_and(
             f"{_clocked(d, dm)} against {_clocked(x, xm)}" + ("" if square else f" at {_k(kv)} keys")
             for kv, d, x, dm, xm in rows) + ")")

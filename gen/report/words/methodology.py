@@ -368,12 +368,14 @@ def lead_rules() -> list[tuple[str, str]]:
          f"at most 1 + g. The leader's lead over its clock ratio (whole where it ran at the lower clock) must exceed "
          f"1 + {floor}; it then counts as sums at one clock, wherever sums are read. Not at memory-bound points"),
         (f"{LEAD}: calls timed apart",
-         "two calls not timed in the same rounds (one that ran out of memory beside the others, retried alone "
-         "after them or in later rounds with the others that did; one whose CUDA graph was replayed alone after the "
-         "rounds, the graph and an eager call not fitting together; or each timed in a sequence of its own, at a "
-         "point with no shared rounds, as a set's profiled runs of its first shape may be) are decided by neither "
-         f"their as-run times nor that noise; only {sums} decide them, or an "
-         f"as-run lead past {rules.TIMED_APART_REACH:g}× that such sums do not contradict"),
+         "two calls not timed in the same rounds are decided by neither their as-run times nor that noise; only "
+         f"{sums} decide them, or an as-run lead past {rules.TIMED_APART_REACH:g}× that such sums do not "
+         "contradict"),
+        (f"{LEAD}: why calls are timed apart",
+         "one ran out of memory beside the others and was retried alone after them, or in later rounds with the "
+         "others that did; its CUDA graph was replayed alone after the rounds (the graph and an eager call did not "
+         "fit together); or each was timed in a sequence of its own at a point with no shared rounds, as a set's "
+         "profiled runs of its first shape may be"),
         (f"{LEAD}: otherwise",
          "the pair is not decided and shares the rank, with its orders and that noise given beside it. The time at "
          "equal clock (time × window clock / reference clock) is printed as a model and decides nothing: round times "
