@@ -164,7 +164,8 @@ def test_pages_show_the_conditions(s3, tmp_path):
     gen = tmp_path / "docs" / "generated"
     own = gen / "sets" / ls.name  # the set's own pages: its page of each scenario
     gqa = (own / "scenarios" / "gqa-prefill.md").read_text(encoding="utf-8")
-    assert "Matmul ceiling&#58; a large matrix product" in gqa and "1650 MHz (min 1620) · ≈700 W · 61 °C" in gqa  # a window under 1 s: averaged power marked ≈
+    # a window under 1 s: its averaged power marked ≈
+    assert "Matmul ceiling&#58; a large matrix product" in gqa and "1650 MHz (min 1620) · ≈700 W · 61 °C" in gqa
     assert "Read ceiling&#58; a read-only pass" in gqa
     line = next(x for x in gqa.splitlines() if x.startswith("- At 4,096 tokens, SDPA cuDNN"))
     assert "published 0.465 ms" in line and "0.551 ms as run" in line and "too short to call sustained" in line
