@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
 H200 = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema2"
 H200_NEW = RESULTS / "nvidia-h200__torch-2.11.0"
-CAPTURED_LATER = ("nvidia-h100-80gb-hbm3__torch-2.11.0", "nvidia-h100-80gb-hbm3__torch-2.11.0__paired")
+H100_PAIRED = "nvidia-h100-80gb-hbm3__torch-2.11.0__paired"  # interleaved rounds, no FA4, stopped by its time limit
+CAPTURED_LATER = ("nvidia-h100-80gb-hbm3__torch-2.11.0", H100_PAIRED)
 H200_V1 = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__schema1"
 # The set the committed one replaced: one call plus a second merged into it (gen import --merge).
 H200_MERGED = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__prev"
@@ -74,6 +75,14 @@ def pytest_xdist_make_scheduler(config, log):
     from tests.schedule import HeaviestFirst
 
     return HeaviestFirst(config, log)
+
+
+@pytest.fixture(scope="session")
+def paired():
+    """The paired H100 set, loaded (gen.analysis.tables.LoadedSet)."""
+    from gen.analysis import tables
+
+    return tables.load_set(RESULTS / H100_PAIRED)
 
 
 @pytest.fixture(scope="session")

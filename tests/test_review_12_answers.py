@@ -13,15 +13,10 @@ from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
 from gen.report.words import scenario_first as first_words
 from gen.report.words.common import label
-from tests.conftest import RESULTS
+from tests.conftest import H100_PAIRED, RESULTS
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
-PAIRED = f"{H100}__paired"
-
-
-@pytest.fixture(scope="module")
-def paired():
-    return tables.load_set(RESULTS / PAIRED)
+PAIRED = H100_PAIRED
 
 
 @pytest.fixture(scope="module")

@@ -75,15 +75,10 @@ from gen.analysis import capture_gaps, tables  # noqa: E402
 from gen.analysis import method as method_facts  # noqa: E402
 from gen.report.words import capture as capture_words  # noqa: E402
 from gen.report.words import methodology as method_words  # noqa: E402
-from tests.conftest import RESULTS, shared_dir  # noqa: E402
+from tests.conftest import H100_PAIRED, RESULTS, shared_dir  # noqa: E402
 
-PAIRED = "nvidia-h100-80gb-hbm3__torch-2.11.0__paired"
+PAIRED = H100_PAIRED
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
-
-
-@pytest.fixture(scope="module")
-def paired():
-    return tables.load_set(RESULTS / PAIRED)
 
 
 @pytest.fixture(scope="module")
