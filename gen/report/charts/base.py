@@ -1,6 +1,7 @@
 """What every chart shares: altair imported where a chart is first made (`alt`, `preload`), the log
-scales (`log`, `seq_len`, `length`), the row height, the colour of a measured figure and the two kinds of
-figure (MEASURED, PUBLISHED). Takes nothing; gives these to the chart modules beside it.
+scales (`log`, `seq_len`; as Vega-Lite's JSON: LOG, LENGTH), the row height, the colour of a measured figure and
+the two kinds of figure (MEASURED, PUBLISHED, and their marks' shapes). Takes nothing; gives these to the chart
+modules beside it.
 """
 
 from __future__ import annotations
@@ -32,17 +33,14 @@ def preload() -> None:
 # Times span orders of magnitude: log axes, fitted to the data (a "nice" log
 # domain would run to the next power of ten), with room for the marks. A bar
 # starts at zero, which a log scale cannot place: on it, draw points, not bars.
+LOG = {"type": "log", "nice": False, "padding": 12}
+LENGTH = {"type": "log", "base": 2, "nice": False, "padding": 12}  # lengths: base 2, fitted as LOG
+FIGURE_SHAPES = {"domain": [MEASURED, PUBLISHED], "range": ["circle", "diamond"]}
+
+
 def log():  # a function: altair is imported where a chart is made
-    return alt.Scale(type="log", nice=False, padding=12)
+    return alt.Scale(**LOG)
 
 
 def seq_len():  # a function: altair is imported where a chart is made
     return alt.Scale(type="log", base=2)
-
-
-def length():  # a function: altair is imported where a chart is made
-    return alt.Scale(type="log", base=2, nice=False, padding=12)
-
-
-def figure_shapes():  # a function: altair is imported where a chart is made
-    return alt.Scale(domain=[MEASURED, PUBLISHED], range=["circle", "diamond"])

@@ -4,6 +4,10 @@ roofline (`scenario_roofline`).
 
 Takes: frames of gen.analysis.scenarios (`point_frame`, `anchor_frame`) of one set and scenario. Gives:
 Altair charts. Measured points are filled circles, published ones hollow diamonds (MEASURED / PUBLISHED).
+
+Each view's mark, encoding and transforms are written in Vega-Lite's own JSON grammar (dicts, every field's
+type given); Altair's `Chart` and `layer` hold them, put the data in and name the datasets. A set draws some
+thirty of these charts, and Altair copies its channel objects several times a chart: dicts copy cheaply.
 """
 
 from __future__ import annotations
@@ -13,14 +17,29 @@ import math
 import pandas as pd
 
 from gen.analysis.values import number, variant_order
-from gen.report.charts.base import MEASURED, PUBLISHED, alt
-from gen.report.charts.base import figure_shapes as _figure_shapes
-from gen.report.charts.base import length as _length
-from gen.report.charts.base import log as _log
+from gen.report.charts.base import FIGURE_SHAPES, LENGTH, LOG, MEASURED, PUBLISHED, alt
 
 # Every chart of a scenario: given to alt.layer as it is made (.properties() after it copies the whole chart again)
 SIZE = dict(width="container", height=280)
 _SCENARIO_NUMERIC = ("kv_len", "head_dim", "value", "q1", "q3", "intensity", "tflops")
+IS_MEASURED = f"(datum.figure === '{MEASURED}')"  # what alt.datum.figure == MEASURED writes
+PALETTE = {"scheme": "tableau20"}  # up to 20 series: measured and published ones must not share a colour
+
+
+def _q(name: str, **props) -> dict:
+    """A quantitative field's channel."""
+    return {"field": name, "type": "quantitative", **props}
+
+
+def _n(name: str, **props) -> dict:
+    """A nominal field's channel."""
+    return {"field": name, "type": "nominal", **props}
+
+
+def _view(data: pd.DataFrame | None, mark: dict, transform: list | None = None, **encoding) -> alt.Chart:
+    """One view: its data (None: the layer's), its mark and its encoding (channel name -> Vega-Lite channel)."""
+    return alt.Chart(alt.Undefined if data is None else data, mark=mark, encoding=alt.FacetedEncoding(**encoding),
+                     **({"transform": transform} if transform else {}))
 
 
 def _clean(df: pd.DataFrame) -> pd.DataFrame:
@@ -67,33 +86,30 @@ def _ticks(d: pd.DataFrame) -> list[int]:
     return sorted({int(x) for x in d["kv_len"].dropna()})
 
 
-def _x(ticks: list[int], title: str) -> alt.X:
+def _x(ticks: list[int], title: str) -> dict:
     """Lengths on a base-2 log axis, ticked at the lengths measured."""
-    return alt.X("kv_len:Q", scale=_length(), title=title, axis=alt.Axis(values=ticks, format=",", labelAngle=0))
+    return _q("kv_len", scale=LENGTH, title=title, axis={"values": ticks, "format": ",", "labelAngle": 0})
 
 
-def _color(order: list[str]) -> alt.Color:
-    # Up to 20 series: the measured variants and the published ones must not share a colour.
-    return alt.Color("series:N", title=None, sort=order, scale=alt.Scale(scheme="tableau20"),
-                     legend=alt.Legend(orient="bottom", columns=2, labelLimit=0))
+def _color(order: list[str]) -> dict:
+    return _n("series", title=None, sort=order, scale=PALETTE,
+              legend={"orient": "bottom", "columns": 2, "labelLimit": 0})
 
 
-def _lines(d: pd.DataFrame, order: list[str], ticks: list[int], y_title: str, x_title: str) -> alt.LayerChart:
-    x = _x(ticks, x_title)
-    color = _color(order)
-    base = alt.Chart(d).encode(x=x, color=color)
-    line = base.transform_filter(alt.datum.figure == MEASURED).mark_line().encode(
-        y=alt.Y("value:Q", scale=_log(), title=y_title), detail=alt.Detail("head_dim:N"))
-    dots = base.mark_point(size=60, strokeWidth=2).encode(
-        y=alt.Y("value:Q", scale=_log(), title=y_title),
-        shape=alt.Shape("figure:N", scale=_figure_shapes(), title=None, legend=alt.Legend(orient="bottom")),
-        fill=alt.condition(alt.datum.figure == MEASURED, alt.Color("series:N", sort=order, legend=None,
-                                                                   scale=alt.Scale(scheme="tableau20")),
-                           alt.value("transparent")),
-        tooltip=[alt.Tooltip("series:N", title="variant"), alt.Tooltip("kv_len:Q", title="length", format=","),
-                 alt.Tooltip("head_dim:Q", title="head dim"), alt.Tooltip("value:Q", title=y_title, format=".4g"),
-                 alt.Tooltip("figure:N")])
-    return alt.layer(line, dots)
+def _lines(d: pd.DataFrame | None, order: list[str], ticks: list[int], y_title: str,
+           x_title: str) -> alt.LayerChart:
+    """Lines through the measured points, dots at every point (filled where measured): of `d`, or of the
+    data of the layer that holds them (None)."""
+    x, color, y = _x(ticks, x_title), _color(order), _q("value", scale=LOG, title=y_title)
+    line = _view(None, {"type": "line"}, [{"filter": IS_MEASURED}], x=x, color=color, y=y, detail=_n("head_dim"))
+    dots = _view(
+        None, {"type": "point", "size": 60, "strokeWidth": 2}, x=x, color=color, y=y,
+        shape=_n("figure", scale=FIGURE_SHAPES, title=None, legend={"orient": "bottom"}),
+        fill={"condition": _n("series", test=IS_MEASURED, sort=order, legend=None, scale=PALETTE),
+              "value": "transparent"},
+        tooltip=[_n("series", title="variant"), _q("kv_len", title="length", format=","),
+                 _q("head_dim", title="head dim"), _q("value", title=y_title, format=".4g"), _n("figure")])
+    return alt.layer(line, dots, **({} if d is None else {"data": d}))
 
 
 def _time_points(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
@@ -107,9 +123,9 @@ def scenario_time(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> 
     d = _time_points(points, anchors)
     order, ticks = _series_order(d), _ticks(d)
     title = "GPU-only time per call (ms, log scale)"
-    iqr = alt.Chart(d).transform_filter("isValid(datum.q1) && isValid(datum.q3)").mark_rule(strokeWidth=3).encode(
-        x=_x(ticks, x_title), y=alt.Y("q1:Q", scale=_log(), title=title), y2=alt.Y2("q3:Q"), color=_color(order))
-    return alt.layer(iqr, _lines(d, order, ticks, title, x_title), **SIZE)
+    iqr = _view(None, {"type": "rule", "strokeWidth": 3}, [{"filter": "isValid(datum.q1) && isValid(datum.q3)"}],
+                x=_x(ticks, x_title), y=_q("q1", scale=LOG, title=title), y2={"field": "q3"}, color=_color(order))
+    return alt.layer(iqr, _lines(None, order, ticks, title, x_title), data=d, **SIZE)
 
 
 def _rule_frames(ceilings: list[tuple[str, float]]) -> dict[str, pd.DataFrame]:
@@ -135,13 +151,13 @@ def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_ti
     order, ticks = _series_order(frames["d"]), _ticks(frames["d"])
     chart = _lines(frames["d"], order, ticks, y_title, x_title)
     if "rules" in frames:
-        rule = alt.Chart(frames["rules"]).mark_rule(strokeDash=[5, 3], color="#444").encode(
-            y=alt.Y("value:Q", scale=_log()), tooltip=[alt.Tooltip("ceiling"), alt.Tooltip("value:Q", format=".4g")])
+        rule = _view(frames["rules"], {"type": "rule", "strokeDash": [5, 3], "color": "#444"},
+                     y=_q("value", scale=LOG), tooltip=[_n("ceiling"), _q("value", format=".4g")])
         names = [str(frames[k]["ceiling"].iloc[0]) for k in frames if k.startswith("label")]
-        labels = [alt.Chart(frames[f"label{i}"]).mark_text(align="left", dx=dx, dy=-6 if i == 0 else 12,
-                                                           color="#444", fontSize=11).encode(
-            x=alt.XValue(0), y=alt.Y("value:Q", scale=_log()), text=alt.Text("ceiling:N"))
-            for i, dx in enumerate(_label_dx(names))]
+        labels = [_view(frames[f"label{i}"], {"type": "text", "align": "left", "dx": dx, "dy": -6 if i == 0 else 12,
+                                              "color": "#444", "fontSize": 11},
+                        x={"value": 0}, y=_q("value", scale=LOG), text=_n("ceiling"))
+                  for i, dx in enumerate(_label_dx(names))]
         return alt.layer(chart, rule, *labels, **SIZE)
     return chart.properties(**SIZE)
 
@@ -180,15 +196,13 @@ def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: flo
     achieved TFLOP/s, log-log, under the roof min(matmul ceiling, intensity × copy bandwidth)."""
     d, roof = _roof_frames(points, matmul_tflops, copy_tbps)
     order = variant_order(d["variant"]) if len(d) else []
-    line = alt.Chart(roof).mark_line(color="#444", strokeDash=[4, 3]).encode(
-        x=alt.X("intensity:Q", scale=_log(), title=x_title), y=alt.Y("tflops:Q", scale=_log()))
-    pts = alt.Chart(d).mark_point(filled=True, size=60).encode(
-        x=alt.X("intensity:Q", scale=_log(), title=x_title),
-        y=alt.Y("tflops:Q", scale=_log(), title="achieved TFLOP/s (FlashAttention count)"),
-        color=alt.Color("variant:N", sort=order, title=None, scale=alt.Scale(scheme="tableau20"),
-                        legend=alt.Legend(orient="bottom", columns=3)),
-        shape=alt.Shape("mode:N", title=None),
-        tooltip=[alt.Tooltip("variant"), alt.Tooltip("mode"),
-                 alt.Tooltip("kv_len:Q", format=","), alt.Tooltip("intensity:Q", format=".3g"),
-                 alt.Tooltip("tflops:Q", format=".4g")])
+    line = _view(roof, {"type": "line", "color": "#444", "strokeDash": [4, 3]},
+                 x=_q("intensity", scale=LOG, title=x_title), y=_q("tflops", scale=LOG))
+    pts = _view(
+        d, {"type": "point", "filled": True, "size": 60}, x=_q("intensity", scale=LOG, title=x_title),
+        y=_q("tflops", scale=LOG, title="achieved TFLOP/s (FlashAttention count)"),
+        color=_n("variant", sort=order, title=None, scale=PALETTE, legend={"orient": "bottom", "columns": 3}),
+        shape=_n("mode", title=None),
+        tooltip=[_n("variant"), _n("mode"), _q("kv_len", format=","), _q("intensity", format=".3g"),
+                 _q("tflops", format=".4g")])
     return alt.layer(line, pts, **SIZE)
