@@ -42,7 +42,7 @@ from urllib.parse import unquote
 from gen.analysis import tables
 from gen.model import layout, schema
 from gen.model.schema import UserError
-from gen.report import cache, prerender, render, units
+from gen.report import cache, prerender, reading, render, units
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 VENDOR = Path("assets") / "vendor"
@@ -176,7 +176,7 @@ def check_names(sets: list[tables.LoadedSet]) -> None:
         pages[page] = ls
     variants: dict[str, tuple[str, tables.LoadedSet]] = {}
     for ls in sets:
-        for run in ls.rs.runs:
+        for run in ls.outline.runs:
             page = render.variant_page(run.variant)
             seen = variants.setdefault(page, (run.variant, ls))
             if seen[0] != run.variant:
@@ -260,11 +260,11 @@ def _outcome_key(results_root: Path, docs_dir: Path, converter, skip_broken: boo
     made (the build says why)."""
     layout.settle(results_root)  # what a killed publish left is put right first, or named
     paths = schema.list_sets(results_root)
-    keys = dict(zip([p.name for p in paths], units.set_keys(paths)))
+    keys = dict(zip([p.name for p in paths], reading.set_keys(paths)))
     if None in keys.values():
         return {k: v for k, v in keys.items() if v is not None}, None
     return keys, cache.key(cache.code_key(), converter.key() if converter is not None else "markdown",
-                           units.limits_key(), repr(skip_broken), repr(sorted(keys.items())),
+                           reading.limits_key(), repr(skip_broken), repr(sorted(keys.items())),
                            repr(_hand_written_files(docs_dir)))
 
 

@@ -32,7 +32,7 @@ HOME_PARTIAL = f"{fmt.GENERATED}/.verdict.md"
 
 
 def _scenario_title(ls, scenario: str) -> str:
-    rec = ls.rs.scenario(scenario)
+    rec = ls.outline.scenario(scenario)
     return rec.title if rec else scenario
 
 
@@ -89,7 +89,7 @@ def fastest_rows(ls) -> list[dict]:
     """Per scenario with a verdict (inference): the fastest variant and how sure, for the
     heat map of the matrix (gen.report.charts.fastest_map)."""
     rows = []
-    env = ls.rs.environment
+    env = ls.environment
     for scenario in verdicts.scenarios(ls):
         v = verdicts.verdict(ls, scenario, Mode.INFERENCE)
         if v is None:
@@ -121,8 +121,8 @@ def facts(ctx: Context, ls) -> dict:
 
 
 def home_view(ctx: Context) -> dict:
-    measured = [ls for ls in ctx.sets if ls.rs.kind == SetKind.MEASURED]
-    gpu = [ls for ls in measured if ls.rs.environment.device == "cuda"]
+    measured = [ls for ls in ctx.sets if ls.kind == SetKind.MEASURED]
+    gpu = [ls for ls in measured if ls.environment.device == "cuda"]
     first = gpu[0] if gpu else (measured[0] if measured else None)
     facts = {ls.name: ctx.fact(ls, "verdict") for ls in measured}
     main = facts[first.name]["blocks"] if first else []
