@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -387,3 +388,25 @@ def test_a_sets_outline_is_its_records_without_their_numbers(h200):
     assert o.scenario("decode") == h200.rs.scenario("decode")
     kept = tables.LoadedSet(h200.name, h200.path, outline=o, load=lambda: h200.rs)
     assert kept.measured and kept.environment is h200.rs.environment and kept.rs is h200.rs
+
+
+def test_pages_that_did_not_change_are_the_old_files_linked(tmp_path, two_sets):
+    """A rebuild links each page (and trace) whose file in the old docs/generated holds the same bytes, instead of
+    writing it again (the old folder's removal then frees nothing of it); a page edited there, or a file that
+    something else links too, is written anew. The pages are those of a cold build."""
+    results, docs, names = built_copy(two_sets, tmp_path)
+    generated = docs / "generated"
+    first_page = generated / "sets" / f"{sorted(names)[0]}.md"
+    edited = generated / "sets" / f"{sorted(names)[1]}.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "edited", encoding="utf-8")
+    shared = next((generated / "traces").rglob("*.json.gz"))
+    os.link(shared, tmp_path / "elsewhere")  # linked from outside docs/generated: not to be shared further
+    inodes = {p: p.stat().st_ino for p in (first_page, edited, shared)}
+    fabricate(results, 2, points=1)
+    build.run(results, docs, workers=1)
+    assert first_page.stat().st_ino == inodes[first_page]
+    assert edited.stat().st_ino != inodes[edited] and not edited.read_text(encoding="utf-8").endswith("edited")
+    assert shared.stat().st_ino != inodes[shared] and shared.stat().st_nlink == 1
+    other = tmp_path / "other" / "docs"
+    build.run(results, other, use_cache=False, workers=1)
+    assert build.digest(generated) == build.digest(other / "generated")
