@@ -6,8 +6,9 @@ Takes: frames of gen.analysis.scenarios (`point_frame`, `anchor_frame`) of one s
 Altair charts. Measured points are filled circles, published ones hollow diamonds (MEASURED / PUBLISHED).
 
 Each view's mark, encoding and transforms are written in Vega-Lite's own JSON grammar (dicts, every field's
-type given); Altair's `Chart` and `layer` hold them, put the data in and name the datasets. A set draws some
-thirty of these charts, and Altair copies its channel objects several times a chart: dicts copy cheaply.
+type given), and its data as rows (Vega-Lite's inline values; the roofline's points a frame); Altair's `Chart` and
+`layer` hold them and name the datasets. A set draws some thirty of these charts, and Altair copies its channel
+objects several times a chart and cleans each frame it is given: dicts copy cheaply.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from gen.report.charts.base import FIGURE_SHAPES, LENGTH, LOG, MEASURED, PUBLISH
 
 # Every chart of a scenario: given to alt.layer as it is made (.properties() after it copies the whole chart again)
 SIZE = dict(width="container", height=280)
-_SCENARIO_NUMERIC = ("kv_len", "head_dim", "value", "q1", "q3", "intensity", "tflops")
+_ROOF_NUMERIC = ("kv_len", "intensity", "tflops")
 IS_MEASURED = f"(datum.figure === '{MEASURED}')"  # what alt.datum.figure == MEASURED writes
 PALETTE = {"scheme": "tableau20"}  # up to 20 series: measured and published ones must not share a colour
 
@@ -36,7 +37,8 @@ def _n(name: str, **props) -> dict:
     return {"field": name, "type": "nominal", **props}
 
 
-def _view(data: pd.DataFrame | None, mark: dict, transform: list | None = None, **encoding) -> alt.Chart:
+def _view(data: pd.DataFrame | alt.InlineData | None, mark: dict, transform: list | None = None,
+          **encoding) -> alt.Chart:
     """One view: its data (None: the layer's), its mark and its encoding (channel name -> Vega-Lite channel)."""
     return alt.Chart(alt.Undefined if data is None else data, mark=mark, encoding=alt.FacetedEncoding(**encoding),
                      **({"transform": transform} if transform else {}))
@@ -47,43 +49,43 @@ def _clean(df: pd.DataFrame) -> pd.DataFrame:
     None would come out as NaN, which is not JSON), text as strings."""
     df = df.copy()
     for c in df.columns:
-        df[c] = pd.to_numeric(df[c], errors="coerce").astype(float) if c in _SCENARIO_NUMERIC else df[c].astype(str)
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype(float) if c in _ROOF_NUMERIC else df[c].astype(str)
     return df
 
 
-def _measured(points: pd.DataFrame, col: str) -> pd.DataFrame:
+def _measured(points: pd.DataFrame, col: str) -> list[dict]:
+    """The chart's rows of our points: inference calls that ran, with the column's figure (`value`); a time's
+    quartiles beside it (q1, q3). Lengths as floats, as every number a chart's row holds."""
     ok = points[(points["status"] == "ok") & (points["mode"] == "inference") & points[col].notna()]
-    d = pd.DataFrame({
-        "series": ok["variant"].astype(str), "kv_len": ok["kv_len"].astype(int), "head_dim": ok["head_dim"].astype(int),
-        "value": [number(x, 6) for x in ok[col]], "figure": MEASURED,
-    })
+    rows = [dict(series=str(v), kv_len=float(int(k)), head_dim=float(int(h)), value=number(x, 6), figure=MEASURED)
+            for v, k, h, x in zip(ok["variant"], ok["kv_len"], ok["head_dim"], ok[col])]
     if col == "gpu_only_ms":
-        d["q1"] = [number(x, 6) for x in ok["gpu_only_q1_ms"]]
-        d["q3"] = [number(x, 6) for x in ok["gpu_only_q3_ms"]]
-    return d
+        for r, q1, q3 in zip(rows, ok["gpu_only_q1_ms"], ok["gpu_only_q3_ms"]):
+            r.update(q1=number(q1, 6), q3=number(q3, 6))
+    return rows
 
 
-def _published(anchors: pd.DataFrame, col: str, same_shape_only: bool) -> pd.DataFrame:
+def _published(anchors: pd.DataFrame, col: str, same_shape_only: bool) -> list[dict]:
+    """The chart's rows of published figures (gen.analysis.scenarios.anchor_frame) with the column's figure."""
     a = anchors[anchors["mode"] == "inference"] if len(anchors) else anchors
     if len(a) and same_shape_only:
         a = a[a["same_shape"].astype(bool)]
     a = a[a[col].notna()] if len(a) else a
-    return pd.DataFrame({
-        "series": [f"{v} ({g}, published)" for v, g in zip(a["variant"], a["gpu"])],
-        "kv_len": [int(x) for x in a["kv_len"]], "head_dim": [int(x) for x in a["head_dim"]],
-        "value": [number(x, 6) for x in a[col]], "figure": PUBLISHED,
-    })
+    if not len(a):
+        return []
+    return [dict(series=f"{v} ({g}, published)", kv_len=float(int(k)), head_dim=float(int(h)), value=number(x, 6),
+                 figure=PUBLISHED) for v, g, k, h, x in zip(a["variant"], a["gpu"], a["kv_len"], a["head_dim"], a[col])]
 
 
-def _series_order(d: pd.DataFrame) -> list[str]:
-    measured = variant_order(d.loc[d["figure"] == MEASURED, "series"])
-    return measured + sorted(set(d.loc[d["figure"] == PUBLISHED, "series"]))
+def _series_order(rows: list[dict]) -> list[str]:
+    measured = variant_order(r["series"] for r in rows if r["figure"] == MEASURED)
+    return measured + sorted({r["series"] for r in rows if r["figure"] == PUBLISHED})
 
 
-def _ticks(d: pd.DataFrame) -> list[int]:
+def _ticks(rows: list[dict]) -> list[int]:
     """The lengths measured: the length axis is ticked at them (a few points would
     otherwise get linear-looking ticks between them)."""
-    return sorted({int(x) for x in d["kv_len"].dropna()})
+    return sorted({int(r["kv_len"]) for r in rows})
 
 
 def _x(ticks: list[int], title: str) -> dict:
@@ -96,7 +98,7 @@ def _color(order: list[str]) -> dict:
               legend={"orient": "bottom", "columns": 2, "labelLimit": 0})
 
 
-def _lines(d: pd.DataFrame | None, order: list[str], ticks: list[int], y_title: str,
+def _lines(d: alt.InlineData | None, order: list[str], ticks: list[int], y_title: str,
            x_title: str) -> alt.LayerChart:
     """Lines through the measured points, dots at every point (filled where measured): of `d`, or of the
     data of the layer that holds them (None)."""
@@ -112,33 +114,22 @@ def _lines(d: pd.DataFrame | None, order: list[str], ticks: list[int], y_title: 
     return alt.layer(line, dots, **({} if d is None else {"data": d}))
 
 
-def _time_points(points: pd.DataFrame, anchors: pd.DataFrame) -> pd.DataFrame:
-    d = pd.concat([_measured(points, "gpu_only_ms"), _published(anchors, "published_ms", True)], ignore_index=True)
-    return _clean(d.reindex(columns=["series", "kv_len", "head_dim", "value", "figure", "q1", "q3"]))
-
-
 def scenario_time(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> alt.LayerChart:
     """GPU-only time per call against length, per variant (line and dots; a rule over the IQR),
     with published times where the anchor has our exact shape. Log-log."""
-    d = _time_points(points, anchors)
-    order, ticks = _series_order(d), _ticks(d)
+    # (a published time has no quartiles: its q1 and q3 are null, as every row holds every field)
+    rows = _measured(points, "gpu_only_ms") + [dict(r, q1=None, q3=None)
+                                                for r in _published(anchors, "published_ms", True)]
+    order, ticks = _series_order(rows), _ticks(rows)
     title = "GPU-only time per call (ms, log scale)"
     iqr = _view(None, {"type": "rule", "strokeWidth": 3}, [{"filter": "isValid(datum.q1) && isValid(datum.q3)"}],
                 x=_x(ticks, x_title), y=_q("q1", scale=LOG, title=title), y2={"field": "q3"}, color=_color(order))
-    return alt.layer(iqr, _lines(None, order, ticks, title, x_title), data=d, **SIZE)
+    return alt.layer(iqr, _lines(None, order, ticks, title, x_title), data=alt.InlineData(values=rows), **SIZE)
 
 
-def _rule_frames(ceilings: list[tuple[str, float]]) -> dict[str, pd.DataFrame]:
-    """The ceilings' rules, and one frame per ceiling's label (highest first); none without a ceiling."""
-    frames = {}
-    rules = pd.DataFrame([dict(ceiling=name, value=v) for name, v in ceilings if v and not math.isnan(v)])
-    if len(rules):
-        frames["rules"] = rules
-        # The highest label above its rule, the others below theirs, each right of the one before (_label_dx):
-        # two close ceilings stay legible.
-        by_value = rules.sort_values("value", ascending=False).reset_index(drop=True)
-        frames.update({f"label{i}": by_value.iloc[[i]] for i in range(len(by_value))})
-    return frames
+def _rule_rows(ceilings: list[tuple[str, float]]) -> list[dict]:
+    """The ceilings' rules (label, value), in the order given; none without a ceiling."""
+    return [dict(ceiling=name, value=float(v)) for name, v in ceilings if v and not math.isnan(v)]
 
 
 def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_title: str, x_title: str,
@@ -146,20 +137,22 @@ def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_ti
     """TFLOP/s (figure "tflops") or TB/s ("tbps") against length per variant, published rates
     under our convention beside them (any shape), and each ceiling (label, value) as a dashed rule."""
     # Anchors publish rates of compute (prefill); none publishes a bandwidth.
-    parts = [_measured(points, figure)] + ([_published(anchors, "tflops", False)] if figure == "tflops" else [])
-    frames = {"d": _clean(pd.concat(parts, ignore_index=True)), **_rule_frames(ceilings)}
-    order, ticks = _series_order(frames["d"]), _ticks(frames["d"])
-    chart = _lines(frames["d"], order, ticks, y_title, x_title)
-    if "rules" in frames:
-        rule = _view(frames["rules"], {"type": "rule", "strokeDash": [5, 3], "color": "#444"},
-                     y=_q("value", scale=LOG), tooltip=[_n("ceiling"), _q("value", format=".4g")])
-        names = [str(frames[k]["ceiling"].iloc[0]) for k in frames if k.startswith("label")]
-        labels = [_view(frames[f"label{i}"], {"type": "text", "align": "left", "dx": dx, "dy": -6 if i == 0 else 12,
-                                              "color": "#444", "fontSize": 11},
-                        x={"value": 0}, y=_q("value", scale=LOG), text=_n("ceiling"))
-                  for i, dx in enumerate(_label_dx(names))]
-        return alt.layer(chart, rule, *labels, **SIZE)
-    return chart.properties(**SIZE)
+    rows = _measured(points, figure) + (_published(anchors, "tflops", False) if figure == "tflops" else [])
+    order, ticks = _series_order(rows), _ticks(rows)
+    chart = _lines(alt.InlineData(values=rows), order, ticks, y_title, x_title)
+    rules = _rule_rows(ceilings)
+    if not rules:
+        return chart.properties(**SIZE)
+    rule = _view(alt.InlineData(values=rules), {"type": "rule", "strokeDash": [5, 3], "color": "#444"},
+                 y=_q("value", scale=LOG), tooltip=[_n("ceiling"), _q("value", format=".4g")])
+    # The highest label above its rule, the others below theirs, each right of the one before (_label_dx): two
+    # close ceilings stay legible.
+    highest = sorted(rules, key=lambda r: r["value"], reverse=True)
+    labels = [_view(alt.InlineData(values=[r]), {"type": "text", "align": "left", "dx": dx, "dy": -6 if i == 0 else 12,
+                                                 "color": "#444", "fontSize": 11},
+                    x={"value": 0}, y=_q("value", scale=LOG), text=_n("ceiling"))
+              for i, (r, dx) in enumerate(zip(highest, _label_dx([r["ceiling"] for r in highest])))]
+    return alt.layer(chart, rule, *labels, **SIZE)
 
 
 LABEL_CHAR_PX = 7  # the most a character of an 11 px label takes, about
@@ -175,7 +168,8 @@ def _label_dx(names: list[str]) -> list[int]:
     return out
 
 
-def _roof_frames(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _roof_frames(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float) -> tuple[pd.DataFrame, list[dict]]:
+    """Our points (a frame: its bounds fit the roof around them) and the roof's rows."""
     ok = points[(points["status"] == "ok") & points["tflops"].notna()]
     ok = ok if len(ok) else points[(points["status"] == "ok") & points["gpu_only_ms"].notna()]
     tf = ok["flops"] / (ok["gpu_only_ms"] * 1e-3) / 1e12
@@ -187,7 +181,7 @@ def _roof_frames(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float) -
     ridge = matmul_tflops / copy_tbps
     lo, hi = min(lo, ridge / 8), max(hi, ridge * 8)
     xs = [lo * (hi / lo) ** (i / 60) for i in range(61)]
-    roof = pd.DataFrame(dict(intensity=xs, tflops=[min(matmul_tflops, x * copy_tbps) for x in xs]))
+    roof = [dict(intensity=float(x), tflops=float(min(matmul_tflops, x * copy_tbps))) for x in xs]
     return d, roof
 
 
@@ -196,7 +190,7 @@ def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: flo
     achieved TFLOP/s, log-log, under the roof min(matmul ceiling, intensity × copy bandwidth)."""
     d, roof = _roof_frames(points, matmul_tflops, copy_tbps)
     order = variant_order(d["variant"]) if len(d) else []
-    line = _view(roof, {"type": "line", "color": "#444", "strokeDash": [4, 3]},
+    line = _view(alt.InlineData(values=roof), {"type": "line", "color": "#444", "strokeDash": [4, 3]},
                  x=_q("intensity", scale=LOG, title=x_title), y=_q("tflops", scale=LOG))
     pts = _view(
         d, {"type": "point", "filled": True, "size": 60}, x=_q("intensity", scale=LOG, title=x_title),
