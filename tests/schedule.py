@@ -17,15 +17,16 @@ from pathlib import Path
 from xdist.scheduler import LoadFileScheduling
 
 # Seconds of CPU (both cores, Chromium and subprocesses counted) of the heaviest files, measured on the
-# 2-core machine in December 2026; a file not named weighs WEIGHT_PER_TEST a test. Only the order depends
-# on them: a stale number costs balance, never a test.
+# 2-core machine in December 2026 (again after the scenario charts' skeletons and the builds made in the test's
+# process); a file not named weighs WEIGHT_PER_TEST a test. Only the order depends on them: a stale number costs
+# balance, never a test.
 WEIGHTS = {
-    "test_browser.py": 100, "test_matrix_browser.py": 56, "test_build_cache.py": 50, "test_hostile_names.py": 42,
-    "test_capture.py": 37, "test_trace_digest.py": 33, "test_site_build.py": 28, "test_hostile_build.py": 26,
-    "test_console.py": 25, "test_scale.py": 22, "test_first_screen_browser.py": 22, "test_hostile_round3.py": 21,
-    "test_scenarios20.py": 17, "test_import.py": 18, "test_scenario_report.py": 17, "test_verdict_rules.py": 14,
-    "test_mkdocs_hook.py": 11, "test_new_set.py": 10, "test_hostile.py": 10, "test_hostile_limits.py": 9,
-    "test_schema_reading.py": 9, "test_render.py": 8,
+    "test_build_cache.py": 49, "test_capture.py": 38, "test_trace_digest.py": 38, "test_hostile_names.py": 35,
+    "test_browser.py": 33, "test_matrix_browser.py": 31, "test_site_build.py": 26, "test_console.py": 26,
+    "test_hostile_build.py": 25, "test_hostile_round3.py": 22, "test_import.py": 17, "test_scenarios20.py": 17,
+    "test_scale.py": 11, "test_schema_reading.py": 11, "test_first_screen_browser.py": 11, "test_hostile_limits.py": 11,
+    "test_hostile.py": 10, "test_scenario_report.py": 8, "test_analysis.py": 8, "test_verdict_rules.py": 8,
+    "test_scenarios.py": 7, "test_new_set.py": 7, "test_mkdocs_hook.py": 6,
 }
 WEIGHT_PER_TEST = 0.1
 

@@ -136,7 +136,7 @@ class Tab:
     """One tab that opens page after page, as a reader going through the site does: the chart bundle
     comes from the cache, compiled, from the second page on (a context of its own for each page cost
     three times the CPU of the visit). Each visit starts with nothing stored (the palette chosen on the
-    page before is forgotten), and its requests and errors are its own. `with Tab(...) as tab:`"""
+    page before is forgotten), and its requests, errors and console warnings are its own. `with Tab(...) as tab:`"""
 
     def __init__(self, browser, server: str, **context_args):
         self.server = server
@@ -144,8 +144,11 @@ class Tab:
         self.page = self.context.new_page()
         self.requests: list[str] = []
         self.errors: list[str] = []
+        self.console: list[str] = []  # the page's console warnings and errors (Vega's "WARN ..." among them)
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}")
+                     if m.type in ("warning", "error") else None)
 
     def visit(self, path: str):
         """Load path (until its load event); returns the page."""
@@ -153,6 +156,7 @@ class Tab:
             self.page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
         self.requests.clear()
         self.errors.clear()
+        self.console.clear()
         self.page.goto(f"{self.server}/{path}", wait_until="load")
         return self.page
 

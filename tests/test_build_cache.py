@@ -139,7 +139,7 @@ def test_a_damaged_cache_entry_is_made_again(tmp_path, one_set):
     assert all(e.read_bytes() != b"not an entry" for e in entries)
 
 
-def test_one_sets_parts_on_two_workers_make_the_same_pages(tmp_path, one_set):
+def test_one_sets_parts_on_two_workers_make_the_same_pages(tmp_path, one_set, forked_builds):
     """One set to make: its parts go to two worker processes (where forking is possible); the
     pages are those of one process (one_set's)."""
     results, _ = _results(tmp_path, 1)
@@ -148,7 +148,7 @@ def test_one_sets_parts_on_two_workers_make_the_same_pages(tmp_path, one_set):
     assert build.digest(split / "generated") == one_set[2]
 
 
-def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path):
+def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path, forked_builds):
     """New sets' result.json are read and checked in worker processes: the same ResultSets and the same
     one-line errors as reading them one by one; without skip_broken the first broken set (by name) is the
     error, with it each broken set is skipped and the rest built."""
@@ -171,7 +171,7 @@ def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path):
     assert (tmp_path / "docs" / "generated").is_dir()
 
 
-def test_published_sets_units_are_made_beside_the_measured_ones(tmp_path, monkeypatch, one_set):
+def test_published_sets_units_are_made_beside_the_measured_ones(tmp_path, monkeypatch, one_set, forked_builds):
     """A cold build makes the published sets' units in the worker tasks, after the measured sets' parts (a
     new set's parts split over the workers first), each whole (every part, as make_unit makes it): the main
     process no longer makes them one by one after the workers."""
@@ -190,7 +190,7 @@ def test_published_sets_units_are_made_beside_the_measured_ones(tmp_path, monkey
     assert build.digest(tmp_path / "docs" / "generated") == one_set[2]  # those of one process
 
 
-def test_a_damaged_digest_is_said_once_when_a_sets_parts_run_in_several_workers(tmp_path, capfd):
+def test_a_damaged_digest_is_said_once_when_a_sets_parts_run_in_several_workers(tmp_path, capfd, forked_builds):
     """A new set (not the first, whose units are cached) has its parts run in several worker processes:
     its digest is read before they fork (each worker read it, and said a damaged one's note, before)."""
     results, (first,) = _results(tmp_path, 1)

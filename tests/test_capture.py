@@ -89,7 +89,7 @@ def test_the_capture_digests_its_traces_and_the_build_reads_them(cpu_set, tmp_pa
         if committed.is_dir() and committed.name != path.name:
             shutil.copytree(committed, results / committed.name)
     shutil.copytree(path, results / path.name)
-    monkeypatch.setattr(trace, "parse", refuse)  # the worker processes are forked: they inherit it
+    monkeypatch.setattr(trace, "parse", refuse)  # worker processes, where a build forks them, inherit it
     loaded, real_load = [], units.load  # what the build loads, looked at as it goes (the sets loaded once)
     monkeypatch.setattr(units, "load", lambda *a, **k: loaded.append(real_load(*a, **k)) or loaded[-1])
     # The whole build (it loads the sets, without the cache, through units.load), its link check included:

@@ -14,6 +14,7 @@ from gen.analysis import rules, tables
 from gen.model import schema
 from gen.report import format as fmt
 from gen.report.words import dynamic as dynamic_words
+from gen.report.words import scenario_first as first_words
 from tests.conftest import RESULTS
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -87,8 +88,19 @@ def test_the_set_page_shows_chart_then_table_then_reasoning_for_each_phase(site,
         for f in pf.not_measured:  # FA4 and the compiled variants were not run: named, with the recorded reason
             assert fmt.md(fmt.label_of(f.variant)) in section
             assert fmt.md(f.reason) in section
-        spec = json.loads(_unescape(re.search(r"data-spec='([^']*)'", section).group(1)))
-        drawn = next(iter(spec["datasets"].values()))
+        cost, calls = (json.loads(_unescape(x)) for x in re.findall(r"data-spec='([^']*)'", section)[:2])
+        # first, what each new length cost (review 2026-12-07-1: cuDNN's tens of ms against the others' tenths), every
+        # length the set's facts give past the warm-ups, a mark each where the cost is above zero (a log axis)
+        costs = dyn.new_length_rows(pf)
+        drawn = next(iter(cost["datasets"].values()))
+        assert sorted((d["series"], d["kv_len"], d["ms"]) for d in drawn) == sorted(
+            (fmt.label_of(r["variant"]), r["kv_len"], round(r["ms"], 6)) for r in costs if r["ms"] > 0)
+        assert all(r["variant"] not in {v for v, _, _ in pf.warm_cache} for r in costs)  # no cost measured: left out
+        assert section.index('class="vega-chart"') < table  # that chart is the one above the table
+        dropped = sum(1 for r in costs if not r["ms"] > 0)
+        assert fmt.md(first_words.new_length_note(dropped, [fmt.label_of(v) for v, _, _ in pf.warm_cache])) in section
+        # then each call against length, first, steady and GPU-only
+        drawn = next(iter(calls["datasets"].values()))
         assert {(d["kv_len"], d["call"]) for d in drawn} == {
             (r["kv_len"], r["call"]) for r in dyn.length_rows(rs, phase)}
 

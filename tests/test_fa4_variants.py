@@ -49,10 +49,17 @@ def test_fa4_and_flex_flash_run_in_every_scenario_where_they_apply():
     assert sc.SCENARIOS["deterministic-backward"].train_points()  # where fa4_det trains
 
 
-def test_precompile_compiles_flex_flash_ahead_and_warms_its_own_one_time_costs():
+def test_precompile_compiles_flex_flash_ahead_and_warms_its_own_one_time_costs(monkeypatch):
+    import importlib.util
+
     from gen.capture import precompile
 
+    installed = lambda name: object() if name == "flash_attn" else None  # noqa: E731
+    monkeypatch.setattr(importlib.util, "find_spec", installed)
     assert precompile.wanted(vd.VARIANTS["flex_flash"]) and not precompile.wanted(vd.VARIANTS["fa4"])
+    # without FlashAttention-4 no worker is given the FLASH backend (each would fail on its import)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert not precompile.wanted(vd.VARIANTS["flex_flash"]) and precompile.wanted(vd.VARIANTS["flex"])
     spec = lambda key, kind: {"key": key, "kind": kind}  # noqa: E731
     specs = [spec("a", "flex"), spec("b", "flex_flash"), spec("c", "flex_flash")]
     assert {k: s["key"] for k, s in precompile.warm_calls(specs).items()} == {"flex": "a", "flex_flash": "b"}

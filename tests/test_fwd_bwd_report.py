@@ -77,3 +77,17 @@ def test_a_set_without_the_split_says_not_recorded(site):
     for page in pages:
         sections = _split_section((site / page).read_text())
         assert sections and all("not recorded" in s and "| Variant |" not in s for s in sections), page
+
+
+def test_steps_that_never_ran_do_not_claim_an_older_schema():
+    """A capture stopped by its time limit before any training step ran is no schema-4 set: its rows keep their
+    own reasons and the "captured before the split" line stays away; one unsplit step that ran brings it."""
+    from gen.report.pages import training
+
+    def row(status):
+        return fwdbwd._row("sdpa_flash", status, None, schema.Timing(), None)
+
+    skipped = row(schema.Status.SKIPPED)
+    assert training.view([skipped], "deterministic backward", "")["not_recorded"] is None
+    ran = row(schema.Status.OK)
+    assert "schema 4" in training.view([ran, skipped], "deterministic backward", "")["not_recorded"]

@@ -15,6 +15,7 @@ import pytest
 
 from gen.report import site
 from gen.report.words import common as words
+from gen.report.words import home as home_words
 from gen.report.words import host as host_words
 from gen.report.words import methodology as method_words
 from gen.report.words import tables as table_words
@@ -27,8 +28,10 @@ def _ls(kind: str = "measured"):
     env = SimpleNamespace(gpu_name="GPU <X>", cpu=None, torch="2.11.0+cu130", cuda="13.0", date="2026-12-02T10:00",
                           device="cuda")
     cfg = SimpleNamespace(batch=2, heads=4, seq_len=256, head_dim=64, dtype="bf16", error_draws=3)
-    return SimpleNamespace(name="gpu-x__torch-2.11.0", rs=SimpleNamespace(kind=kind, environment=env, config=cfg,
-                                                                         source=None))
+    rs = SimpleNamespace(kind=kind, environment=env, config=cfg, source=None)
+    # a LoadedSet's: its ResultSet, its outline (what the templates read of it) and the outline's kind, machine and
+    # configuration
+    return SimpleNamespace(name="gpu-x__torch-2.11.0", rs=rs, outline=rs, kind=kind, environment=env, config=cfg)
 
 
 def _row(variant, label, **kw):
@@ -69,14 +72,18 @@ def set_view() -> dict:
                    reasons=(("SDPA efficient", "RuntimeError: No viable backend <for> this & that"),),
                    fastest="naive", fastest_ms="1.0625", basis="gpu_only",
                    runner_up="", settled=None, host_bound="sdpa_cudnn", noisy=False, auto_backend="")
-    return dict(here="generated/sets/gpu-x__torch-2.11.0.md", ls=_ls(), modes=[mode], verdicts=[verdict], scenarios=[],
+    return dict(here="generated/sets/gpu-x__torch-2.11.0.md", ls=_ls(), modes=[mode], first_modes=[],
+                later_modes=[mode], what_to_call=home_words.WHAT_TO_CALL, verdicts=[verdict], scenarios=[],
                 variant_pages={r["variant"]: f"gpu-x__torch-2.11.0/variants/{r['variant']}.md" for r in rows},
                 own_pages=[dict(title="Findings", link="gpu-x__torch-2.11.0/findings.md"),
                            dict(title="Scaling", link="gpu-x__torch-2.11.0/scaling.md")],
                 published=None, host_speed=method_words.host_speed(0.0099, 0.0079, 0.0378, 8856),
                 description="On GPU <X>: call \"naive\" & go.", first=None,
                 decision=dict(set="gpu-x__torch-2.11.0", set_title="GPU <X> · PyTorch 2.11.0", default="naive",
-                              exceptions="decode:sdpa_cudnn", decision="On this GPU (GPU <X>): call <naive> & go.",
+                              exceptions="decode:sdpa_cudnn", decision="On this GPU (GPU <X>): call <naive> & go. "
+                              "It ranks first <here>. Decode: SDPA & cuDNN.",
+                              head="On this GPU (GPU <X>): call <naive> & go. It ranks first <here>.",
+                              rest="Decode: SDPA & cuDNN.", rest_title=home_words.rest_title(("a", "b", "c")),
                               intervals="the interval of each median (at <93.75%>)",
                               lines=("For decode, use SDPA cuDNN: 1.2× faster <here>.",)))
 

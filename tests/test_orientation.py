@@ -151,7 +151,8 @@ def test_the_methodology_gives_the_sets_orientation_counts(lead):
     odd = sum(len((r.timing.round_sizes or {}).get(schema.Window.GPU_ONLY) or []) % 2 for r in oriented)
     assert o.odd == odd and (f"in {odd} of the {o.timed} variant-points" in text if odd else "came in pairs" in text)
     assert "came in pairs" in method_words.orientation(dataclasses.replace(o, odd=0))
-    assert "in the median of its forward rounds and in that of its reversed rounds" in method_words.lead_rule()
+    rule = " ".join(text for _, text in method_words.lead_rules())
+    assert "in the median of its forward rounds and in that of its reversed rounds" in rule
 
 
 def test_the_weaker_orientation_must_clear_the_noise_line_too():

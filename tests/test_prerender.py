@@ -89,7 +89,8 @@ def test_marked_blocks_are_what_python_markdown_makes_of_them_unmarked(h200_new,
     env = site.shared_environment()
     for odd in ('<b>&"x\'</b>', "a\n\n    - b *c* [d](e.md)\n\n# f", "g\n\n| h | i |\n|---|---|\n", "</div>\n\nj",
                 "k&#95;\x00\u202e" + "l" * (site.MAX_VALUE_CHARS + 5)):
-        d = dict.fromkeys(("set", "default", "exceptions", "set_title", "decision"), odd) | {"lines": [odd, odd]}
+        d = dict.fromkeys(("set", "default", "exceptions", "set_title", "decision", "head", "rest", "rest_title"),
+                          odd) | {"lines": [odd, odd]}
         b = dict.fromkeys(("set", "scenario", "mode", "fastest", "fastest_ms", "basis", "runner_up", "host_bound",
                            "auto_backend", "set_title", "scenario_title", "point", "headline"), odd)
         b |= {"lines": [odd], "reasons": [(odd, odd)]}

@@ -89,9 +89,9 @@ def test_set_variant_page(pages):
 
 
 def test_home_and_nav(pages):
-    home = pages["generated/.home.md"].text
-    assert "| NVIDIA H200 | [PyTorch 2.11.0](generated/sets/nvidia-h200__torch-2.11.0.md) |" in home
-    assert "[NVIDIA A100-SXM4-80GB · published (article-2026-07)](generated/sets/" in home
+    home, home_sets = pages["generated/.home.md"].text, pages["generated/.home-sets.md"].text
+    assert "| NVIDIA H200 | [PyTorch 2.11.0](generated/sets/nvidia-h200__torch-2.11.0.md) |" in home_sets
+    assert "[NVIDIA A100-SXM4-80GB · published (article-2026-07)](generated/sets/" in home_sets
     assert 'aria-label="fastest variant per set and scenario"' in home  # the matrix's heat map
     compare = pages["generated/compare.md"].text
     assert "| Result set | [Naive](variants/naive.md) |" in compare

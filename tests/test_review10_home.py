@@ -155,18 +155,21 @@ def test_a_scenario_page_opens_with_the_verdicts_point_and_says_why_the_headline
     from gen.report.words import verdicts as verdict_words
 
     head = sa.headline(None, None, name, sa.point_rows(lead, name), [])
-    lines = scenario_set._at_verdict(lead, name, head)
+    full, lines = scenario_set._at_verdict(lead, name, head)
     v = verdicts.verdict(lead, name, "inference")
     p = verdicts.point_of(lead, name, "inference")
-    # the first line is the verdict's own headline at its point: the home's row for this workload
-    assert lines[0].startswith(f"At the verdict's point, {verdict_words.point_label(p)} (a forward pass; ")
-    assert verdict_words.verdict(v).headline in lines[0]
+    # the full line is the verdict's own headline at its point: the home's row for this workload (folded on the page,
+    # under the verdict point's chart and table: review 2026-12-07-1, pictures first)
+    assert full[0].startswith(f"At the verdict's point, {verdict_words.point_label(p)} (a forward pass; ")
+    assert verdict_words.verdict(v).headline in full[0]
     top = head["fastest"]
     elsewhere = (top["q_len"], top["kv_len"], top["head_dim"]) != (p.q_len, p.kv_len, p.head_dim)
-    said = [x for x in lines if x.startswith("The paragraph below is about the scenario's largest point")]
-    assert len(said) == elsewhere  # one line where the headline is at another point, none where it is the same
+    said = [x for x in lines if x.startswith("At the scenario's largest point")]
+    # one line where the headline is at another point, none where the same; after it, one a head dim the scenario ran
+    # at that length besides its own (review 2026-12-07-2 item 9: the article at head dim 128)
+    assert len(said) == elsewhere == len(lines[:1])
+    assert all(x.startswith("At head dim ") for x in lines[1:])
     if elsewhere:
-        assert said[0] is lines[-1]  # just above the paragraph it introduces
         firsts = {v.fastest.variant, *v.same_kernel, *v.near}
         if top["variant"] not in firsts and not firsts & {*(head.get("near") or ()), *(head.get("ties") or ())}:
             # the page's fastest is not the home's answer: says so, "by its median" where calls are within noise
@@ -178,10 +181,13 @@ def test_the_chunked_page_names_the_homes_call_first(lead):
     from gen.report.pages import scenario_set
 
     head = sa.headline(None, None, "chunked-prefill", sa.point_rows(lead, "chunked-prefill"), [])
-    lines = scenario_set._at_verdict(lead, "chunked-prefill", head)
-    assert "SDPA with causal_lower_right is the fastest here" in lines[0]
-    assert ("where FlashAttention-4 (flash_attn.cute) leads by its median instead of SDPA with causal_lower_right, "
-            "and FlexAttention (FLASH backend) is within noise of it as run: the order changes with the size"
-            ) in lines[-1]
+    full, lines = scenario_set._at_verdict(lead, "chunked-prefill", head)
+    assert "SDPA with causal_lower_right is the fastest here" in full[0]
+    assert ("At the scenario's largest point (512 queries × KV 32,768, D 128), FlashAttention-4 (flash_attn.cute) "
+            "leads by its median instead of SDPA with causal_lower_right, and FlexAttention (FLASH backend) is within "
+            "noise of it as run: the order changes with the size") in lines[-1]
+    # the verdict's point first (its chart and table, gen.report.pages.scenario_first), then the line on the largest
+    # point, then the verdict in full (folded), and the headline paragraph of the largest point after them
     template = (RESULTS.parent / "gen/report/templates/scenario_page.md.j2").read_text()
-    assert -1 < template.index("s.at_verdict") < template.index("{{ s.headline | md }}")
+    assert -1 < template.index("_scenario_first.md.j2") < template.index("s.elsewhere") < template.index(
+        "s.at_verdict") < template.index("{{ s.headline | md }}")

@@ -138,7 +138,7 @@ def test_decode_advice_states_the_batch_and_names_the_batch_1_call_from_the_dyna
             "faster than") in clause
     assert f"({us(c.gpu_ms)} against {us(c.default_gpu_ms)})" in clause
     assert f"{times(steady[a.default] / steady[c.variant])} as a warm call in a loop" in clause
-    assert f"{label(x)}, {us(ms)} on the GPU, pays {us(new)} at each" in clause
+    assert f"{label(x)}, {us(ms)} on the GPU, pays a median {us(new)} at each" in clause
     assert "at batch 1 (" not in w.decision  # the batch-1 order is not told twice
     # the first screen's row is scoped to the batch its decode claim holds at, and names decode once
     assert "decode at batch 8" in row["workload"] and row["workload"].count("decode") == 1
@@ -258,4 +258,16 @@ def test_batch_1_times_say_their_clock_is_not_recorded(h100):
     assert "clock not recorded" in w.decision.split("At batch 1", 1)[1]
     # where a clock is recorded, it is printed instead
     c = dataclasses.replace(next(p for p in a.picks if p.batch_call).batch_call, clock_mhz=1755.0)
-    assert "at 1755 MHz" in decision_words.batch_call(c) and "not recorded" not in decision_words.batch_call(c)
+    said = " ".join(decision_words.batch_call(c))
+    assert "at 1755 MHz" in said and "not recorded" not in said
+
+
+def test_the_sizes_that_turn_the_article_exception_name_their_head_dim(h100):
+    """Review 11 item 9: the article's shape sweeps head dims 64 and 128; the sizes where the default is faster are
+    at the verdict point's head dim, and the sentence says which (a length alone names no point)."""
+    ls, a, w, _ = h100
+    e = next(x for x in a.exceptions if x.scenario == "article")
+    assert e.reversed_at and e.reversed_head_dim == calls.point_of(ls, e.scenario, e.mode).head_dim
+    assert f"tokens (head dim {e.reversed_head_dim}) " in decision_words.reversed_line(a, e)
+    single = next((x for x in a.exceptions if x.scenario == "chunked-prefill"), None)
+    assert single is not None and single.reversed_head_dim is None  # one head dim swept: nothing to tell apart

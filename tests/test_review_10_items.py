@@ -6,6 +6,7 @@ gate at a memory-bound point. Each test fails if its rule is broken: on syntheti
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -50,12 +51,16 @@ def _orders(**kw) -> leads.Orders:
 
 def test_the_methodology_names_the_real_levels_of_an_interval_of_a_median():
     assert "95% intervals of both medians" not in method_words.HOST_BOUND_RULE
-    assert method_words.CI_LEVELS in method_words.HOST_BOUND_RULE
-    doc = (ROOT / "docs" / "methodology.md").read_text(encoding="utf-8")
-    assert "the 95% interval of each" not in " ".join(doc.split())
+    # the levels are the rules table's, read off the sets shown (review 2026-12-07-1 N6): the rule points there
+    assert "at the level their rounds allow (the methodology's rules table gives the levels)" in \
+        method_words.HOST_BOUND_RULE
+    doc = " ".join((ROOT / "docs" / "methodology.md").read_text(encoding="utf-8").split())
+    assert "the 95% interval of each" not in doc
+    assert "the rules table at the end of this page gives the levels these pages show" in doc
+    assert not re.search(r"\d%\s+for five rounds", doc)  # no level written by hand
     five = next(n for n in range(1, 100) if stats.interval_level(n + 1) >= stats.CI_LEVEL)
-    assert stats.interval_level(five) < stats.CI_LEVEL  # five rounds stay under 95%: the page says their level
-    assert f"{level_pct(stats.interval_level(five))} for five rounds" in " ".join(doc.split())
+    assert stats.interval_level(five) < stats.CI_LEVEL  # five rounds stay under 95%: the table says their level
+    assert f"{level_pct(stats.interval_level(five))} for 5, at least 95% from 6" in method_words.ci_levels([5, 6])
     assert five == 5
 
 
@@ -187,7 +192,11 @@ def _rate_row(pct: float) -> dict:
 
 def test_a_bandwidth_share_above_its_measured_pass_is_flagged_by_the_matmul_rule():
     above = scenario_words._time_and_rate(_rate_row(102.4))
-    assert "102% of the measured read bandwidth" in above and "above the measured read bandwidth" in above
+    assert "102% of the measured read bandwidth" in above
+    # said plainly (review 2026-12-07-1 N8): what the pass is not, and that it is flagged as the matmul line is
+    assert above.endswith("; above the measured read pass, which therefore is no ceiling for this call (flagged as "
+                          "the matmul line is where a rate passes it)")
+    assert "flagged as a rate above" not in above and "is: that pass" not in above
     at = scenario_words._time_and_rate(_rate_row(100.0 + rules.TIME_FLOOR_PCT - 0.1))
     assert "above" not in at
 
@@ -204,7 +213,7 @@ def test_kernel_sums_refused_for_their_clocks_say_why_at_a_memory_bound_point():
     assert orders.MEMORY_BOUND_GATE in mem and "their leader at the higher one" in mem
     assert "6% apart" in mem and f"past the {rules.CLOCK_GAP_PCT:g}%" in mem
     assert orders.MEMORY_BOUND_GATE not in orders.timed_apart(_orders(**common), label)
-    assert "memory-bound points too" in method_words.lead_rule()
+    assert "memory-bound points too" in " ".join(text for _, text in method_words.lead_rules())
 
 
 def test_orders_know_a_memory_bound_point():
@@ -224,8 +233,8 @@ def _bridge(lead, name: str) -> tuple[dict, str]:
     from gen.report.pages import scenario_set
 
     head = sa.headline(None, None, name, sa.point_rows(lead, name), [])
-    lines = scenario_set._at_verdict(lead, name, head)
-    (said,) = [x for x in lines if x.startswith("The paragraph below is about the scenario's largest point")]
+    _, lines = scenario_set._at_verdict(lead, name, head)
+    (said,) = [x for x in lines if x.startswith("At the scenario's largest point")]
     return head, said
 
 
@@ -235,7 +244,7 @@ def test_the_decode_bridge_names_the_unpinned_tie_as_the_headline_does(lead):
     auto, sp = head["auto_tie"], head["spreads"]
     assert auto == "sdpa_auto" and sp[auto].median < sp[head["fastest"]["variant"]].median
     assert "SDPA cuDNN leads" not in said
-    assert ("where SDPA cuDNN and SDPA (backend not pinned) run the same kernels and lead, one rank, a tie, by their "
+    assert ("D 128), SDPA cuDNN and SDPA (backend not pinned) run the same kernels and lead, one rank, a tie, by their "
             f"medians {sp['sdpa_cudnn'].median:#.4g} and {sp[auto].median:#.4g} ms") in said
     assert "1.341 and 1.340 ms" in said and "within noise of them as run" in said
 
@@ -250,10 +259,10 @@ def test_a_bridge_says_by_its_median_wherever_a_call_is_within_noise(lead):
     for name in ("decode", "gqa-prefill", "article"):
         head, said = _bridge(lead, name)
         assert ("is fastest" in said) == (not head.get("near") and not head.get("auto_tie")), name
-    from gen.report.words import verdicts as verdict_words
-    alone = verdict_words.headline_elsewhere("S = 1", "a", ("b",))
+    from gen.report.words import scenario_first as first_words
+    alone = first_words.headline_elsewhere("S = 1", "a", ("b",))
     assert "a is fastest instead of b" in alone
-    noisy = verdict_words.headline_elsewhere("S = 1", "a", ("b",), ("c",))
+    noisy = first_words.headline_elsewhere("S = 1", "a", ("b",), ("c",))
     assert "a leads by its median instead of b, and c is within noise of it as run" in noisy
 
 

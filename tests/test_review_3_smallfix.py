@@ -118,7 +118,9 @@ def test_the_range_of_five_rounds_is_a_93_75_percent_interval():
         assert (stats.interval_level(n) >= stats.CI_LEVEL) == (k > 1 or 1 - 2 * 0.5 ** n >= stats.CI_LEVEL)
     five, six = Spread(1.0, n=250, ci_lo=0.9, ci_hi=1.1, rounds=5), Spread(1.0, n=300, ci_lo=0.9, ci_hi=1.1, rounds=6)
     assert five.level == 0.9375 and six.level >= stats.CI_LEVEL
-    assert intervals(five, six) == "93.75% intervals (the range of 5 rounds)"
+    # each median's own level where they differ (review 2026-12-07-2 item 14: 5 rounds beside 6 said "93.75%" alone)
+    assert intervals(five, six) == "93.75% and 96.88% intervals (the range of 5 and 6 rounds)"
+    assert intervals(five, five) == "93.75% intervals (the range of 5 rounds)"
     assert intervals(six) == "96.88% intervals"  # its real level, not "95%" (review 2026-12-06-7 item 9)
     assert "the range of 5 rounds is a 93.75% interval" in method_words.SHORT_INTERVAL
 

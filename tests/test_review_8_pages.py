@@ -352,13 +352,15 @@ def test_the_graph_above_eager_note_gives_the_level_of_its_samples():
     """The graph rule sets the medians' intervals of raw samples side by side (gen.model.graph_rule): five replays
     give 93.75%, six or more at least 95%."""
     from gen.report.words import scenarios as scenario_words
-
-    five = scenario_words.graph_above_eager_note(1, None, [5, 15])
-    assert "93.75% intervals (the range of 5 samples) overlapped" in five
     from gen.report.words.common import level_pct
 
-    low = level_pct(min(timings.ci_level(10), timings.ci_level(20)))  # review 9 item 9: the real level, not "95%"
-    assert f"the medians' {low} intervals overlapped" in scenario_words.graph_above_eager_note(1, None, [10, 20])
+    five = scenario_words.graph_above_eager_note(1, None, [5, 15])
+    fifteen = level_pct(timings.ci_level(15))  # each median's level (review 2026-12-07-2 item 14)
+    assert f"93.75% and {fifteen} intervals (the range of 5 and 15 samples) overlapped" in five
+    # review 9 item 9: the real levels, not "95%"
+    ten, twenty = (level_pct(timings.ci_level(n)) for n in (10, 20))
+    assert f"the medians' {twenty} and {ten} intervals overlapped" in scenario_words.graph_above_eager_note(
+        1, None, [10, 20])
 
 
 def test_no_page_of_the_h100_set_prints_95_for_a_5_round_interval(gpu_docs):

@@ -187,9 +187,9 @@ def test_equal_clock_only_where_compute_bound(lead):
 
 
 def test_the_window_clock_is_not_called_the_kernels_own():
-    assert "its own power draw left the GPU" not in method_words.VERDICT_RULE
-    assert "variants timed just before it" in method_words.VERDICT_RULE and "variants timed just before it" in \
-        method_words.AS_RUN_CLOCK
+    rule = method_words.verdict_rule(method_words.ci_levels())
+    assert "its own power draw left the GPU" not in rule
+    assert "variants timed just before it" in rule and "variants timed just before it" in method_words.AS_RUN_CLOCK
 
 
 # --------------------------------------------------------------------------- item 21: deterministic cost at equal clock

@@ -66,6 +66,8 @@ def test_the_table_says_what_the_pages_say(tmp_path):
     """Review 8 (review 6 #5): a verdict row says "not decided" exactly where the verdict's page heads it so, and "X
     behind by kernel sum" where the page puts X behind by kernel sum; a decision row says "not decided (why)" where
     the first screen's detail does. Read as the repeat's answers in other words, never as their opposite."""
+    import re
+
     from gen.analysis import advice, tables, verdicts
     from gen.report.pages import decision
     from gen.report.words import verdicts as verdict_words
@@ -78,7 +80,9 @@ def test_the_table_says_what_the_pages_say(tmp_path):
     for v in all_verdicts(ls):
         row = said[f"verdict: {v.scenario}, {v.mode}"]
         head = verdict_words.verdict(v).headline
-        assert (row.endswith(f"({m.NOT_DECIDED})")) == ("share the first rank here, not decided" in head), (row, head)
+        # "of those measured" where some calls of the scenario were unavailable to the capture
+        undecided = re.search(r"share the first rank (of those measured )?here, not decided", head) is not None
+        assert row.endswith(f"({m.NOT_DECIDED})") == undecided, (row, head)
         assert ("behind by kernel sum)" in row) == ("behind by kernel sum" in head.split(";")[0]), (row, head)
         seen += row.endswith(f"({m.NOT_DECIDED})")
     assert seen  # the premise: the set has verdicts the pages leave not decided (sliding windows, GQA training)

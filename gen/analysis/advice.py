@@ -122,6 +122,8 @@ class Exception_:
     # (q_len, kv_len, the default's ms, this call's ms, the default's SM clock, this call's, MHz or None where not
     # recorded); the exception holds at its point, not there (item 12; clocks: review 8 item 14)
     reversed_at: tuple[tuple[int, int, float, float, float | None, float | None], ...] = ()
+    # the head dim of the verdict's point, which reversed_at's points share, where the scenario sweeps several
+    reversed_head_dim: int | None = None
     # Where this call and the gain's baseline (SDPA, backend not pinned) are the same unpinned SDPA call and only the
     # baseline got the point's mask as a dense boolean attn_mask: the backend the baseline then ran ("" where not
     # known), so the gain is the mask argument's, not another kernel's (review 10 item 5); None elsewhere
@@ -238,6 +240,7 @@ class LengthCost:
     # (phase, the steady best) that each `instead` call is set against: the words name it (review 2026-12-06-6 item 8)
     against: tuple[tuple[str, str], ...] = ()
     switch_facts: object | None = None  # the switch probe's dynamic.SwitchFacts (its first calls length by length)
+    why_not: str | None = None  # not measured, the set's runs started no length: why (capture_gaps.Gaps.not_reached)
 
 
 def _verdicts(ls: tables.LoadedSet) -> list[verdicts.Verdict]:
@@ -369,6 +372,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               forward_only=v.mode == schema.Mode.INFERENCE and not trained,
                               mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median,
                               reversed_at=_reversed(ls, v, f.variant, default), ratio_by=ratio_by,
+                              reversed_head_dim=_head_dim_if_several(ls, v),
                               mask_arg_backend=named_calls.mask_arg(ls, v, f.variant)))
     return tuple(out)
 
@@ -388,6 +392,13 @@ def _reversed(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: 
             out.append((p.q_len, p.kv_len, d.median, x.median, at.row(default).sm_clock_mhz,
                         at.row(variant).sm_clock_mhz))
     return tuple(out)
+
+
+def _head_dim_if_several(ls: tables.LoadedSet, v: verdicts.Verdict) -> int | None:
+    """The verdict point's head dim where the scenario's sweep has more than one (a size alone names no point)."""
+    here = calls.point_of(ls, v.scenario, v.mode)
+    dims = {p.head_dim for p in calls._points(ls, v.scenario, v.mode)}
+    return here.head_dim if here is not None and len(dims) > 1 else None
 
 
 def _mask_build(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> float | None:
@@ -446,8 +457,8 @@ def _lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
     runs = [f for pf in pfs.values() for f in pf.measured]
     mine = [d for d in runs if d.variant in (variant, "sdpa_cudnn") and d.first_overhead_ms is not None
             and (d.variant == "sdpa_cudnn" or VARIANTS[variant].backend == "cudnn")]
-    if not mine:
-        return LengthCost(variant, False)
+    if not mine:  # runs the capture never started: why (review 2026-12-07-3 item 3), not "no runs"
+        return LengthCost(variant, False, why_not=dict(ls.gaps.not_reached).get("dynamic-lengths"))
     cudnn = {d.phase: d for d in mine if d.variant == "sdpa_cudnn"} or {d.phase: d for d in mine}
     phases = tuple((ph, d.first_overhead_ms, d.steady_ms) for ph, d in cudnn.items() if d.steady_ms is not None)
     instead, against = [], []

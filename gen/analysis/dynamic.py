@@ -59,6 +59,8 @@ class DynamicFacts:
     # SDPA flash's first decode length cost 3.73 ms against 0.046 ms after, review 2026-12-06-6 item 8): (kv_len, what
     # the new length cost, the loop's warm call) in ms; what the break-even counts compare
     per_length: tuple[tuple[int, float, float], ...] = ()
+    # What the lengths left out of per_length cost (the warm-up's, else the run's first), ms, in order
+    before_ms: tuple[float, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -100,6 +102,10 @@ def _facts(run: schema.DynamicRun) -> DynamicFacts:
     builds = [c.build_ms for c in run.lengths if c.build_ms is not None and c.first_ms is not None]
     costed = [(c, x) for c in run.lengths if (x := excess(c)) is not None]
     n, per, once = warmup([x for _, x in costed])
+    # what each new length costs: the median over the lengths past the warm-up and never the run's first, as the
+    # chart and the break-even counts read them (per_length; review 2026-12-07-2 item 10)
+    if n == 0 and len(costed) > 1:
+        per = statistics.median(x for _, x in costed[1:])
     masks = [c.mask_ms for c, _ in costed[n:] if c.mask_ms is not None]  # over first_overhead_ms's lengths
     gpus = [c.gpu_ms for c, _ in costed if c.gpu_ms is not None]
     why = next((c.gpu_reason for c, _ in costed if c.gpu_reason), None)
@@ -116,7 +122,8 @@ def _facts(run: schema.DynamicRun) -> DynamicFacts:
         gpu_median_ms=statistics.median(gpus) if gpus else None, gpu_reason=None if gpus else why,
         later_max_ms=max((x for _, x in costed[n:]), default=None) if n else None,
         per_length=tuple((c.kv_len, max(0.0, x), c.steady_ms) for c, x in costed[max(n, 1):]
-                         if c.steady_ms is not None))
+                         if c.steady_ms is not None),
+        before_ms=tuple(x for _, x in costed[:max(n, 1)]) if len(costed) > 1 else ())
 
 
 def has_dynamic(rs: schema.ResultSet) -> bool:
@@ -268,6 +275,14 @@ class PhaseFacts:
                                  (min(rest), max(rest)) if rest else None,
                                  together=places[-1] - places[0] + 1 == len(places)))
         return sorted(out, key=lambda o: (o.fewest_calls, o.variant))
+
+
+def new_length_rows(pf: PhaseFacts) -> list[dict]:
+    """What each new length cost beyond a warm call, length by length (DynamicFacts.per_length: past the run's warm-up
+    and its first length), one row per run measured cold and length: the chart of the dynamic-lengths page. A run whose
+    first calls hit another run's cached plans measured no such cost and has none (PhaseFacts.cache_warmed)."""
+    return [dict(variant=f.variant, kv_len=kv, ms=cost) for f in pf.measured if not pf.cache_warmed(f.variant)
+            for kv, cost, _ in f.per_length]
 
 
 @dataclass(frozen=True)

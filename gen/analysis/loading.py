@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gen.analysis import timings
+from gen.analysis import capture_gaps, timings
 from gen.model import layout, limits, schema, trace, trace_digest
 
 
@@ -59,6 +59,7 @@ class SetOutline:
     stage_seconds: dict[str, float]
     runs: list[Recorded]
     sweep: list[Recorded]
+    gaps: capture_gaps.Gaps  # what the capture left out, and why, read from its records as captured
 
     def run(self, variant: str, mode: str = "inference", scenario: str = "article") -> Recorded | None:
         return next((r for r in self.runs if r.variant == variant and r.mode == mode and r.scenario == scenario),
@@ -69,13 +70,17 @@ class SetOutline:
 
 
 def outline_of(rs: schema.ResultSet) -> SetOutline:
-    """The set's outline (SetOutline)."""
+    """The set's outline (SetOutline), its gaps read from the records as captured; then the records' reasons settled
+    (capture_gaps.settle_reasons: a missing package's reason before the time limit's, review 2026-12-07-3 item 3), in
+    `rs` and in the outline, as on every path that loads a set (idempotent: a kept ResultSet may be settled)."""
+    gaps = capture_gaps.gaps(rs)
+    capture_gaps.settle_reasons(rs)
     runs = [Recorded(r.variant, r.mode, r.scenario, r.status, r.reason, r.point, None, r.trace, r.captured)
             for r in rs.runs]
     sweep = [Recorded(p.variant, p.mode, p.scenario, p.status, p.reason, p.point, p.dtype, p.trace, p.captured)
              for p in rs.sweep]
     return SetOutline(rs.name, rs.kind, rs.source, rs.environment, rs.config, rs.scenarios, rs.duration_s,
-                      rs.stage_seconds, runs, sweep)
+                      rs.stage_seconds, runs, sweep, gaps)
 
 
 class LoadedSet:
@@ -90,6 +95,8 @@ class LoadedSet:
         self.name, self.path = name, path
         self._rs, self._load = rs, load
         self.outline = outline_of(rs) if outline is None else outline
+        if rs is not None and outline is not None:
+            capture_gaps.settle_reasons(rs)  # as outline_of settles it (idempotent)
         self._traces: dict = {}
         self._tables: dict = {}
 
@@ -99,8 +106,14 @@ class LoadedSet:
     @property
     def rs(self) -> schema.ResultSet:
         if self._rs is None:
-            self._rs, self._load = self._load(), None
+            rs = self._load()
+            capture_gaps.settle_reasons(rs)  # as outline_of settled the records it outlines
+            self._rs, self._load = rs, None
         return self._rs
+
+    @property
+    def gaps(self) -> capture_gaps.Gaps:
+        return self.outline.gaps
 
     @property
     def kind(self) -> str:

@@ -120,6 +120,9 @@ def measured(ls) -> dict[tuple, AsRunNoise]:
 
 
 def _memory_bound(point: schema.Point, mode: str) -> bool:
+    """Rated in TB/s (flops.figure_of): the figure the scenario is rated in, not the point's intensity against the
+    roofline's ridge (review 2026-12-07-2 item 15: chunked prefill's 16-query chunk, rated in TFLOP/s, sits below it);
+    the methodology's rules table says so."""
     return not rules.equal_clock_applies(flops.figure_of(point, mode))
 
 

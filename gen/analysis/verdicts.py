@@ -469,6 +469,21 @@ def scenarios(ls: tables.LoadedSet) -> list[str]:
     return sorted((n for n in names if n in have), key=lambda n: order.index(n) if n in order else len(order))
 
 
+def ranked_units(ls: tables.LoadedSet) -> list[int]:
+    """The units (rounds, or with one round the samples: timings.Spread.units) of every median the set's verdicts rank:
+    the levels of their intervals are what the pages show (review 2026-12-07-1 N6: the home's 75%-96.88% and the
+    methodology's range are both read off these)."""
+    out = []
+    for scenario in scenarios(ls):
+        for mode in schema.Mode:
+            v = verdict(ls, scenario, mode)
+            for t in v.rows if v is not None else ():
+                s = v.spread(t)
+                if s is not None and s.n:
+                    out.append(s.units)
+    return out
+
+
 def ranks(v: Verdict | None) -> dict[str, tuple[int, int, int]]:
     """variant -> (rank, best and worst rank its interval allows), from the verdict: the
     one ranking every page shows. The rank is 1 + the variants decidedly faster (ties and

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import torch
 
-from gen.capture import probe, staging
+from gen.capture import extras, probe, staging
 from gen.capture.attention import build
 from gen.capture.inputs import DTYPES, make_inputs
 from gen.capture.timers import NO_GPU, timer_for
@@ -139,6 +139,9 @@ def run_variant(v: Variant, phase: str, points: list[schema.Point], dtype: str, 
                             env=dict(env or {}))
     if v.compiled and v.kind not in SHARED_FLEX and not v.kind.startswith("fa4"):
         run.status, run.reason = schema.Status.SKIPPED.value, COMPILED_NOT_RUN
+        return run
+    if (why := extras.missing(v)) is not None:  # before the time limit: the reason it cannot run at any length
+        run.status, run.reason = schema.Status.UNAVAILABLE.value, why
         return run
     shared = {} if v.kind in SHARED_FLEX else None
     for pt in points:

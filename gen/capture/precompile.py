@@ -42,6 +42,7 @@ library.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -65,7 +66,14 @@ WAIT_S = 240.0  # the workers' whole budget; a point not done by then compiles i
 WARM_LEN = 128
 
 
+# Kinds a worker can compile only where FlashAttention-4 is installed (FlexAttention's FLASH backend is
+# built on flash_attn.cute); looked up, not imported, so the capture's own first call still pays the import.
+NEEDS_FA4 = ("flex_flash",)
+
+
 def wanted(variant) -> bool:
+    if variant.kind in NEEDS_FA4 and importlib.util.find_spec("flash_attn") is None:
+        return False  # no worker would compile it: the capture records it unavailable, once per point
     return variant.kind in PRECOMPILED_KINDS
 
 

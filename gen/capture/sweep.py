@@ -28,7 +28,7 @@ from pathlib import Path
 
 import torch
 
-from gen.capture import probe, staging, timers, timing
+from gen.capture import extras, probe, staging, timers, timing
 from gen.capture.attention import build
 from gen.capture.inputs import (
     DTYPES,
@@ -119,6 +119,15 @@ class _Sweep:
     def _burst(self, job: Job) -> bool:
         return self.bursts is not None and burst_key(job) in self.bursts
 
+    def _not_run(self, job: Job, seen: Series) -> tuple[str, str] | None:
+        """(status, reason) of a point not run: a package not installed first, so that past the time limit the
+        point still says why it could not run (review 2026-12-07-3 item 3); then sweep_limits.not_run's reasons."""
+        if (why := extras.missing(job.variant)) is not None:
+            return schema.Status.UNAVAILABLE.value, why
+        if (why := not_run(job, seen, self.deadline, self.device)) is not None:
+            return (schema.Status.OOM.value if seen.oom_at is not None else schema.Status.SKIPPED.value), why
+        return None
+
     def group(self, group: list[Job], out: list, second: bool = False) -> None:
         """One point's variants: kept ones read back, the others prepared in turn, timed in
         interleaved rounds, finished and kept. Those that ran out of memory beside the others take turns
@@ -136,9 +145,8 @@ class _Sweep:
             phases, t0 = Phases(), time.monotonic()
             p = schema.SweepPoint(variant=job.variant.name, point=job.point, status=schema.Status.OK.value,
                                   scenario=job.scenario.name, mode=job.mode)
-            p.reason = not_run(job, seen, self.deadline, device)
-            if p.reason is not None:
-                p.status = schema.Status.OOM.value if seen.oom_at is not None else schema.Status.SKIPPED.value
+            if (why := self._not_run(job, seen)) is not None:
+                p.status, p.reason = why
                 self.done(job, p, seen, time.monotonic() - t0, phases, out)
                 continue
             p, r = _prepare_point(job, device, self.budget, staging_dir, self.seed, self.sampler, self._burst(job),

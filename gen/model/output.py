@@ -119,7 +119,7 @@ class SummaryRow:
     gpu_only_q1_ms: float | None
     gpu_only_q3_ms: float | None
     gpu_only_n: int | None
-    gpu_only_ci_lo_ms: float | None  # 95% interval of the median
+    gpu_only_ci_lo_ms: float | None  # interval of the median: at least 95%, lower on 3-5 rounds or samples
     gpu_only_ci_hi_ms: float | None
     gpu_only_method: str | None  # cuda_graph, kernel_sum or published
     gpu_only_reason: str | None
@@ -202,7 +202,7 @@ class CompareRow:
     ratio: float | None  # gpu_only_ms_new / gpu_only_ms_base
     ratio_ci_lo: float | None  # 95% bootstrap interval of the ratio of medians
     ratio_ci_hi: float | None
-    tie: bool | None  # the two medians' 95% intervals overlap
+    tie: bool | None  # the two medians' intervals (each at its level) overlap
     sm_clock_mhz_base: float | None
     sm_clock_mhz_new: float | None
     ref_mhz: float | None

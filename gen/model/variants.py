@@ -515,6 +515,16 @@ def extra_install(variant: Variant) -> str | None:
 
 
 CUDNN_INSTALL = "pip install .[cudnn]"
+# Each extra's package: (its name on the index, the module the capture imports, a reader's name). A capture without
+# the package records its variants unavailable: "the optional <name> package ... is not installed" (gen.capture.extras).
+EXTRA_PACKAGES = {FA4_INSTALL: ("flash-attn-4", "flash_attn", "FlashAttention-4"),
+                  CUDNN_INSTALL: ("nvidia-cudnn-frontend", "cudnn", "the cuDNN frontend")}
+
+
+def extra_package(variant: Variant) -> tuple[str, str, str] | None:
+    """(package, module, reader's name) of an optional variant's extra (EXTRA_PACKAGES); None: it needs none."""
+    install = extra_install(variant)
+    return EXTRA_PACKAGES[install] if install else None
 
 BACKEND_ENUM = {
     "math": "MATH",

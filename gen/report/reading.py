@@ -85,25 +85,26 @@ def set_keys(paths: list[Path]) -> list[str | None]:
 
 
 def _read_one(path: Path, store: cache.Store | None = None, keys: dict | None = None) \
-        -> tuple[str | None, schema.ResultSet | None, schema.UserError | None]:
-    """(its key, its ResultSet, or its error) of one set: its key (`_key_one`, unless `keys` has it), then the
-    set loaded and checked, or the ResultSet this code loaded from the same files before (kept in `store`).
-    Its outline is kept beside its ResultSet."""
+        -> tuple[str | None, schema.ResultSet | None, SetOutline | None, schema.UserError | None]:
+    """(its key, its ResultSet, its outline, or its error) of one set: its key (`_key_one`, unless `keys` has it),
+    then the set loaded and checked, or the ResultSet this code loaded from the same files before (kept in `store`).
+    Its outline is kept beside its ResultSet (which is kept as read: outline_of then settles its reasons)."""
     k = (keys or {}).get(path.name)
     if k is None:
         k, error = _key_one(path)
         if error is not None:
-            return None, None, error
+            return None, None, None, error
     rs = store.get("set", set_entry(k)) if store is not None else None
     if not isinstance(rs, schema.ResultSet):
         rs, error = load_one(path)
         if error is not None:
-            return k, None, error
+            return k, None, None, error
         if store is not None:
             store.put("set", set_entry(k), rs)
+    outline = outline_of(rs)
     if store is not None:
-        store.put("outline", set_entry(k), outline_of(rs))
-    return k, rs, None
+        store.put("outline", set_entry(k), outline)
+    return k, rs, outline, None
 
 
 def _kept(store: cache.Store, k: str, path: Path) -> schema.ResultSet:
@@ -128,11 +129,11 @@ def limits_key() -> str:
     return repr([lim.value() for lim in limits.ALL])
 
 
-def _checked(path: Path, rs: schema.ResultSet | SetOutline | None, error: schema.UserError | None) -> None:
-    """The set's files within the limits (those its ResultSet or outline names); or its error, raised."""
+def _checked(path: Path, outline: SetOutline | None, error: schema.UserError | None) -> None:
+    """The set's files within the limits (those its outline names); or its error, raised."""
     if error is not None:
         raise error
-    limits.check_set(path, layout.set_files(rs))
+    limits.check_set(path, layout.set_files(outline))
 
 
 def read_sets(results_root: Path, skip_broken: bool, store: cache.Store | None = None, keys: dict | None = None):
@@ -165,18 +166,18 @@ def _read_paused(results_root: Path, skip_broken: bool, store: cache.Store | Non
                           [p for i, p in enumerate(paths) if i not in kept]))
     loaded, skipped, keys = [], [], {}
     for i, path in enumerate(paths):
-        k, rs, error = (known[path.name], None, None) if i in kept else next(rest)
+        k, rs, outline, error = (known[path.name], None, kept[i], None) if i in kept else next(rest)
         if store is not None and k is not None:
             store.keep("set", set_entry(k))  # read or written in a worker: not pruned
             store.keep("outline", set_entry(k))
         try:
-            _checked(path, kept[i] if i in kept else rs, error)
+            _checked(path, outline, error)
         except schema.UserError as exc:
             if not skip_broken:
                 raise
             skipped.append(tables.Skipped(path.name, str(exc)))
             continue
         keys[path.name] = k
-        loaded.append(tables.LoadedSet(path.name, path, outline=kept[i], load=functools.partial(_kept, store, k, path))
-                      if i in kept else tables.LoadedSet(path.name, path, rs))
+        loaded.append(tables.LoadedSet(path.name, path, rs, outline=outline,
+                                       load=functools.partial(_kept, store, k, path)))
     return sorted(loaded, key=lambda s: (not s.measured, s.environment.device != "cuda", s.name)), skipped, keys

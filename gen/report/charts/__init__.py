@@ -6,8 +6,10 @@ Modules, each taking its data and giving its charts:
 - `times`: GPU time per variant, of one set and of every set, and the matrix of the fastest variants;
 - `scaling`: a set's sequence-length sweep (time, memory, roofline, kernel categories, busy share);
 - `scenario`: one set in one scenario (time, rate against the ceilings, roofline);
-- `calls`: first against steady calls at new lengths, and a training step's forward and backward;
+- `calls`: first against steady calls at new lengths, what a new length costs, and a training step's forward
+  and backward;
 - `decisions`: a set's decision at a glance;
+- `verdict_point`: a scenario's verdict at its point at a glance;
 - `points`: which specs draw too few points to be a chart (a table row says it better);
 - `base`: the shared scales, colours and the lazy altair.
 
@@ -19,17 +21,18 @@ pages stay small. Every name a page reads is here.
 from __future__ import annotations
 
 from gen.report.charts.base import PUBLISHED, preload
-from gen.report.charts.calls import dynamic_lengths, fwd_bwd
+from gen.report.charts.calls import dynamic_lengths, fwd_bwd, new_length_cost
 from gen.report.charts.decisions import DEFAULT_CALL, OTHER_CALLS, RECOMMENDED, decision
 from gen.report.charts.points import drawn, one_point
 from gen.report.charts.scaling import busy_vs_seq, category_bars, memory_vs_seq, roofline, time_vs_seq
 from gen.report.charts.scenario import scenario_rate, scenario_roofline, scenario_time
 from gen.report.charts.timelines import timeline, timeline_spec, timeline_window
 from gen.report.charts.times import fastest_map, gpu_time, gpu_time_by_set
+from gen.report.charts.verdict_point import verdict_point
 
 __all__ = [
     "DEFAULT_CALL", "OTHER_CALLS", "PUBLISHED", "RECOMMENDED", "busy_vs_seq", "category_bars", "decision", "drawn",
-    "dynamic_lengths", "fastest_map", "fwd_bwd", "gpu_time", "gpu_time_by_set", "memory_vs_seq", "one_point", "preload",
-    "roofline", "scenario_rate", "scenario_roofline", "scenario_time", "time_vs_seq", "timeline", "timeline_spec",
-    "timeline_window",
+    "dynamic_lengths", "fastest_map", "fwd_bwd", "gpu_time", "gpu_time_by_set", "memory_vs_seq", "new_length_cost",
+    "one_point", "preload", "roofline", "scenario_rate", "scenario_roofline", "scenario_time", "time_vs_seq",
+    "timeline", "timeline_spec", "timeline_window", "verdict_point",
 ]

@@ -19,6 +19,9 @@ DECISION_FIELDS = ("workload", "variant", "role", "rel", "rel_lo", "rel_hi", "me
                    "ci_level", "point")
 
 
+def _role_legend():  # one legend for the role, the colour's, shape's and size's merged (altair is imported late)
+    return alt.Legend(orient="bottom", direction="vertical", labelLimit=0)
+
 
 def decision(rows: pd.DataFrame, x_title: str) -> alt.LayerChart:
     """The decision of one set at a glance: one row per workload (a scenario and mode with a
@@ -39,12 +42,15 @@ def decision(rows: pd.DataFrame, x_title: str) -> alt.LayerChart:
                alt.Tooltip("ci_hi_ms:Q", title="interval to (ms)", format=".4g"),
                alt.Tooltip("ci_level:N", title="interval's level"),
                alt.Tooltip("rel:Q", title="× the recommended call", format=".3g")]
-    colour = alt.Color("role:N", title=None, scale=alt.Scale(domain=list(DECISION_ROLES),
-                                                             range=["#e8590c", "#4f7fd6", "#9e9eaa"]),
-                       legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=0))
-    shape = alt.Shape("role:N", scale=alt.Scale(domain=list(DECISION_ROLES), range=["diamond", "circle", "circle"]),
-                      legend=None)
-    size = alt.Size("role:N", scale=alt.Scale(domain=list(DECISION_ROLES), range=[130, 70, 30]), legend=None)
+    # colour, shape and size mark the role: one legend, each channel given it alike (a legend on one and none on the
+    # others is a conflict Vega-Lite warns of), the size sorted as its scale (an unsorted discrete size is warned of)
+    roles = list(DECISION_ROLES)
+    colour = alt.Color("role:N", title=None, scale=alt.Scale(domain=roles, range=["#e8590c", "#4f7fd6", "#9e9eaa"]),
+                       legend=_role_legend())
+    shape = alt.Shape("role:N", title=None, scale=alt.Scale(domain=roles, range=["diamond", "circle", "circle"]),
+                      legend=_role_legend())
+    size = alt.Size("role:N", title=None, sort=roles, scale=alt.Scale(domain=roles, range=[130, 70, 30]),
+                    legend=_role_legend())
     ci = alt.Chart(d).mark_rule(strokeWidth=2, opacity=0.6).encode(
         x=alt.X("rel_lo:Q", scale=alt.Scale(type="log", nice=False, padding=10), title=x_title), x2=alt.X2("rel_hi:Q"),
         y=y, color=colour, tooltip=tooltip)

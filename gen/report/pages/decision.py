@@ -28,6 +28,7 @@ from gen.report.site import chart_div, summary_command
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
 from gen.report.words import orders as orders_words
+from gen.report.words import scenario_first as first_words
 from gen.report.words import verdicts as verdict_words
 
 X_TITLE = {"gpu_only": "GPU-only time, × the recommended call's (log)",
@@ -102,12 +103,8 @@ def _gains(values: list[float]) -> str:
 
 
 def _shape(p) -> str:
-    """The verdict's point in a few words for a table cell."""
-    if p is None:
-        return ""
-    text = f"{p.kv_len:,} tokens" if p.q_len == p.kv_len else \
-        f"{p.q_len:,} quer{'y' if p.q_len == 1 else 'ies'} × {p.kv_len:,} keys"
-    return text + (f", window {p.window:,}" if p.window else "") + f", head dim {p.head_dim}"
+    """The verdict's point in a few words for a table cell (as a scenario page's first look says it)."""
+    return first_words.short_point(p, batch=False)
 
 
 def _reader(ls, v: verdicts.Verdict) -> str:

@@ -19,7 +19,9 @@ from gen.report import charts
 from gen.report import format as fmt
 from gen.report.pages import scenario_paths
 from gen.report.site import Context, Page, chart_div
+from gen.report.words import capture as capture_words
 from gen.report.words import dynamic as dynamic_words
+from gen.report.words import scenario_first as first_words
 from gen.report.words import scenarios as scenario_words
 
 NAME = declared.DYNAMIC
@@ -59,9 +61,18 @@ def phase_view(ls, phase: str) -> dict:
     spec = charts.drawn(charts.dynamic_lengths(rows, dynamic_words.PHASE_AXIS.get(phase, "length (tokens)"))) \
         if rows else None
     chart = chart_div(spec, f"first and steady call against length, {phase}") if spec else None
+    costs = dyn.new_length_rows(pf)
+    axis = dynamic_words.PHASE_AXIS.get(phase, "length (tokens)")
+    cost = charts.drawn(charts.new_length_cost(costs, axis, first_words.NEW_LENGTH_AXIS,
+                                               [r["variant"] for r in rows])) if costs else None
     p = next((r.point for r in ls.rs.dynamic if r.phase == phase), None)
     return dict(
+        # no length measured: one line and why, in place of empty tables (review 2026-12-07-3 item 3)
+        nothing=None if pf.measured else capture_words.nothing_measured(pf.not_measured, p, dynamic_words.label),
         phase=phase, title=dynamic_words.PHASE_TITLE.get(phase, phase), chart=chart,
+        cost_chart=chart_div(cost, f"what each new length cost against length, {phase}") if cost else None,
+        cost_note=first_words.new_length_note(sum(1 for r in costs if not r["ms"] > 0),
+                                              [dynamic_words.label(v) for v, _, _ in pf.warm_cache]),
         headline=dynamic_words.headline(pf), advice=dynamic_words.advice(pf),
         notes=[n for n in (dynamic_words.host_note(pf), dynamic_words.mask_note(pf),
                            dynamic_words.gpu_missing(pf), _recompiled(ls, phase)) if n],

@@ -1,12 +1,13 @@
-"""The home page's partial (included by docs/index.md): the matrix of sets held, the fastest
-variant of each set in each scenario, and the first measured GPU set's headline chart.
+"""The home page's partials (included by docs/index.md): the heat map of the fastest variant of each set
+in each scenario and the first measured GPU set's headline chart (.home.md, right after the decision's chart
+and table: pictures first), and the matrix of sets held (.home-sets.md, after the words).
 
 Takes: a `site.Context` (each set's facts: gen.report.units). Gives: `build(ctx)`; the
 view model `home_view(ctx)`: the sets by GPU (one row per GPU, a link per set), the
 published sets (and the scenarios their figures stand beside), the heat map of the fastest
 variants (gen.report.charts.fastest_map) and the chart of the first measured GPU set with the
 conditions (NVML) of its times. Its size grows by a row per GPU, not by a column or a table
-per set: every set's time of every variant is on the Compare page. Template: home.md.j2.
+per set: every set's time of every variant is on the Compare page. Templates: home.md.j2, home_sets.md.j2.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from gen.model.schema import Mode, SetKind
 from gen.report import charts
 from gen.report import format as fmt
 from gen.report.site import Context, Page, chart_div, summary_command
+from gen.report.words import home as home_words
 from gen.report.words import tables as table_words
 
 HOME = "index.md"  # links resolve from the page that includes the partial
@@ -75,4 +77,8 @@ def home_view(ctx: Context) -> dict:
 
 
 def build(ctx: Context) -> Iterator[Page]:
-    yield Page(f"{fmt.GENERATED}/.home.md", ctx.template("home.md.j2").render(here=HOME, **home_view(ctx)))
+    view = home_view(ctx)
+    # the pictures (the map, the headline chart) come right after the decision's chart and table; the sets after
+    # the words (docs/index.md)
+    yield Page(f"{fmt.GENERATED}/.home.md", ctx.template("home.md.j2").render(here=HOME, words=home_words, **view))
+    yield Page(f"{fmt.GENERATED}/.home-sets.md", ctx.template("home_sets.md.j2").render(here=HOME, **view))

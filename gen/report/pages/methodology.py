@@ -19,8 +19,10 @@ from gen.report.words import methodology as method_words
 RULES_PARTIAL = f"{fmt.GENERATED}/.rules.md"
 
 
-def rules_view() -> dict:
-    """The thresholds a reader should know, each as code holds it."""
+def rules_view(units=()) -> dict:
+    """The thresholds a reader should know, each as code holds it; `units`: those of every median the shown sets'
+    verdicts rank (verdicts.ranked_units), whose levels the interval's row gives (method_words.ci_levels)."""
+    levels = method_words.ci_levels(units)
     return dict(eager_ratio=rules.HOST_BOUND_EAGER_RATIO, bound_pct=kernel_rules.BOUND_PCT,
                 bound_band=kernel_rules.BOUND_BAND_PCT,
                 estimate_gap_pct=kernel_rules.ESTIMATE_GAP_PCT, noisy_pct=rules.NOISY_IQR_PCT,
@@ -28,14 +30,14 @@ def rules_view() -> dict:
                 tensor_core_rule=method_words.TENSOR_CORE_RULE, copy_ops=sorted(kernel_rules.COPY_OPS),
                 smem_default_kib=kernel_rules.SMEM_DEFAULT_LIMIT // 1024,
                 cuda_only=sorted(rules.CUDA_ONLY_BACKENDS), min_samples=rules.MIN_SAMPLES,
-                sub_us_memset=rules.SUB_US_MEMSET_US, verdict_rule=method_words.VERDICT_RULE,
-                ci_method=rules.CI_METHOD, ci_levels=method_words.CI_LEVELS, floor_pct=rules.TIME_FLOOR_PCT,
+                sub_us_memset=rules.SUB_US_MEMSET_US, verdict_rule=method_words.verdict_rule(levels),
+                ci_method=rules.CI_METHOD, ci_levels=levels, floor_pct=rules.TIME_FLOOR_PCT,
                 host_quantile=rules.HOST_COST_QUANTILE, host_yes=rules.HOST_YES_MARGIN,
                 host_headroom=rules.HOST_HEADROOM, host_clear=rules.HOST_CLEAR,
                 clock_rule_pct=rules.CLOCK_RULE_PCT, clock_gap_pct=rules.CLOCK_GAP_PCT,
                 power_at_limit_pct=rules.POWER_AT_LIMIT_PCT, sustained_s=rules.SUSTAINED_WINDOW_S,
                 advice_gain=rules.ADVICE_MIN_GAIN,
-                startup_s=rules.STARTUP_NOTE_S, lead_rule=method_words.lead_rule(),
+                startup_s=rules.STARTUP_NOTE_S, lead_rules=method_words.lead_rules(),
                 behind_rule=method_words.behind_rule())
 
 
@@ -76,6 +78,16 @@ def figures_view(ctx: Context) -> list[dict]:
     return out
 
 
+def shown_units(ctx: Context) -> list[int]:
+    """The units of every median the lead sets' verdicts rank (each set's decision facts, as the home's line under its
+    decision reads them): the levels the pages show (review 2026-12-07-1 N6)."""
+    out = []
+    for ls in ctx.lead:
+        got = ctx.fact(ls, "verdict") if ls.measured else None
+        out += ((got or {}).get("decision") or {}).get("units") or []
+    return out
+
+
 def calls_view(ls) -> dict | None:
     """A set that `gen import --merge` brought records into from other capture calls: how many calls,
     records, and the seconds of the set's own call (its stages); None for a set of one call."""
@@ -94,7 +106,7 @@ def build(ctx: Context) -> Iterator[Page]:
                                                     others=[ls for ls in ctx.sets if id(ls) not in lead],
                                                     calls={ls.name: calls_view(ls) for ls in ctx.lead})
     yield Page(f"{fmt.GENERATED}/.methodology.md", text)
-    yield Page(RULES_PARTIAL, ctx.template("rules.md.j2").render(**rules_view()))
+    yield Page(RULES_PARTIAL, ctx.template("rules.md.j2").render(**rules_view(shown_units(ctx))))
     facts = figures_view(ctx)
     for part in FIGURE_PARTS:
         yield Page(f"{fmt.GENERATED}/.method_{part}.md", ctx.template("method_figures.md.j2").render(

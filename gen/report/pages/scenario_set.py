@@ -21,7 +21,7 @@ from gen.model import datasheets, schema, variants
 from gen.model import scenarios as declared
 from gen.report import charts
 from gen.report import format as fmt
-from gen.report.pages import training
+from gen.report.pages import scenario_first, training
 from gen.report.site import Context, RowsHTML, chart_div, hole, records, summary_command
 from gen.report.words import common as words
 from gen.report.words import published as published_words
@@ -394,11 +394,12 @@ def _head_determinism(ls, name: str, head: dict | None, rows: list[dict]) -> tup
     return (d, row) if row is not None else None
 
 
-def _at_verdict(ls, name: str, head: dict | None) -> list[str]:
-    """The scenario page's opening (review 10 item 1): per mode, the verdict's point and its answer (the home's row);
-    then, where the headline's point is another, which it is and whether its fastest differs."""
+def _at_verdict(ls, name: str, head: dict | None) -> tuple[list[str], list[str]]:
+    """The scenario page's opening (review 10 item 1): per mode, the verdict's point and its answer in full (the home's
+    row; the page folds it under its first look, gen.report.pages.scenario_first); and, where the headline's point is
+    another, which it is and whether its fastest differs (a short line the page shows)."""
     if ls.kind != schema.SetKind.MEASURED:
-        return []
+        return [], []
     out, after = [], []
     for mode in schema.Mode:
         v = verdicts.verdict(ls, name, mode)
@@ -407,17 +408,8 @@ def _at_verdict(ls, name: str, head: dict | None) -> list[str]:
             continue
         out.append(verdict_words.at_verdict_point(v, p, mode))
         if head and head["fastest"]["mode"] == mode:
-            top = head["fastest"]
-            if (top["q_len"], top["kv_len"], top["head_dim"]) != (p.q_len, p.kv_len, p.head_dim):
-                firsts = (v.fastest.variant, *v.same_kernel, *v.near)
-                at = scenario_words.point_label(top, top["q_len"] == 1, False) + f", D {int(top['head_dim'])}"
-                auto, sp = head.get("auto_tie"), head.get("spreads") or {}
-                tie = ((auto, sp[top["variant"]].median, sp[auto].median)
-                       if auto and sp.get(top["variant"]) and sp.get(auto) else None)
-                after.append(verdict_words.headline_elsewhere(at, top["variant"], firsts,
-                                                              (*(head.get("near") or ()), *(head.get("ties") or ())),
-                                                              tie))
-    return out + after  # the headline's point last: the paragraph it introduces follows
+            after += scenario_first.largest_lines(ls, name, head, v, p, mode)
+    return out, after
 
 
 def set_view(ctx: Context, ls, name: str) -> dict | None:
@@ -453,6 +445,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
                  scaling.matmul_clock(ls) if ceil else None) if gpu else []
     show_dim = len({r["head_dim"] for r in point_rows}) > 1
     pages = {r.variant: fmt.set_variant_page(ls.name, r.variant) for r in ls.rs.runs}
+    full, elsewhere = _at_verdict(ls, name, head)
     modes = []
     for mode in schema.Mode:
         m = [r for r in point_rows if r["mode"] == mode]
@@ -473,7 +466,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
                               if mode == schema.Mode.TRAIN else None))
     return dict(
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
-        at_verdict=_at_verdict(ls, name, head),
+        at_verdict=full, elsewhere=elsewhere,
         headline=scenario_words.headline(head, figure, decode, _label,
                                          [x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())],
                                          *_head_orders(ls, name, head),

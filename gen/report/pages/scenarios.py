@@ -17,11 +17,13 @@ from gen.analysis import scaling
 from gen.analysis import scenarios as sa
 from gen.model import scenarios as declared
 from gen.report import format as fmt
+from gen.report.pages import scenario_first
 from gen.report.pages.scenario_paths import INDEX, over_sets, scenario_page
 from gen.report.pages.scenario_set import set_view, table_rows
 from gen.report.site import MAX_KERNEL_ROWS, Context, Page
 from gen.report.words import common as words
 from gen.report.words import kernels as kernel_words
+from gen.report.words import scenario_first as first_words
 from gen.report.words import scenarios as scenario_words
 
 SCALING_PAGE = f"{fmt.GENERATED}/scaling.md"
@@ -76,6 +78,8 @@ def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[d
         # a set's own page links the index (which links the page over every set, made only where two sets or
         # more ran the scenario: a set's page is made from the set alone, gen.report.units)
         one_set=one, summary=None, scenario_link=fmt.relpath(INDEX, here) if one is not None else None,
+        first=None, fold=dict(verdict=first_words.FULL_VERDICT, largest=first_words.LARGEST_POINT,
+                              counting=first_words.COUNTING, conditions=first_words.CONDITIONS),
     )
 
 
@@ -89,7 +93,9 @@ def set_pages(ctx: Context, ls) -> Iterator[Page]:
         page = fmt.set_scenario_page(ls.name, name)
         # (the tables' rows written for this page: their links are relative to it; the view stays as made)
         view = dict(view, modes=[dict(m, rows_html=table_rows(m, view["key"], page)) for m in view["modes"]])
-        text = ctx.template("scenario_page.md.j2").render(**scenario_view(ctx, name, page, [view]))
+        page_view = scenario_view(ctx, name, page, [view])
+        page_view.update(first=scenario_first.set_view(ls, name, page_view["title"]))
+        text = ctx.template("scenario_page.md.j2").render(**page_view)
         yield Page(page, text)
 
 
@@ -101,7 +107,7 @@ def facts(ctx: Context, ls) -> dict:
             v = set_view(ctx, ls, name)
             if v is not None:
                 out[name] = dict(headline=v["headline"], versus_short=v["versus_short"], figure=v["figure"],
-                                 title=sa.scenario_title([ls], name))
+                                 title=sa.scenario_title([ls], name), first=scenario_first.facts(ls, name))
     return out
 
 
@@ -119,7 +125,8 @@ def build(ctx: Context) -> Iterator[Page]:
     for n in names:
         rows = _summary(ctx, n)
         view = scenario_view(ctx, n, figure=rows[0]["figure"] if rows else None)
-        view.update(summary=rows, left_out=ctx.left_out, link=link_of(ctx, n))
+        view.update(summary=rows, left_out=ctx.left_out, link=link_of(ctx, n),
+                    first=scenario_first.view([r["first"] for r in rows], view["title"]))
         headed = [r for r in rows if r["headline"]]
         view.update(lead=headed[0] if headed else None, others=max(0, len(headed) - 1))
         views.append(view)
@@ -186,5 +193,11 @@ def beside(ctx: Context, ls) -> list[tuple[str, str]]:
 
 
 def set_links(ctx: Context, ls, page: str) -> list[dict]:
-    """For a set page: `beside(ctx, ls)` as title and link."""
-    return [dict(title=title, link=fmt.relpath(target, page)) for title, target in beside(ctx, ls)]
+    """For a set page: `beside(ctx, ls)` as title and link, less a measured set's scenarios with no measured point
+    (review 2026-12-07-3 item 2: the set page names those apart, with why: gen.report.words.capture.not_reached)."""
+    from gen.report.pages import dynamic
+
+    gone = {dynamic.set_page(ls.name) if n == "dynamic-lengths" else fmt.set_scenario_page(ls.name, n)
+            for n, _ in (ls.gaps.not_reached if ls.measured else ())}
+    return [dict(title=title, link=fmt.relpath(target, page)) for title, target in beside(ctx, ls)
+            if target not in gone]

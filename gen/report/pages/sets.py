@@ -3,8 +3,9 @@
 Takes: a `site.Context`. Gives: `build(ctx)` (the index), `set_pages(ctx, ls)` (the
 set's page), `facts(ctx, ls)` (its summary tables, for the pages over all sets); the
 view model `set_view(ctx, ls)` (per mode: rows ready to lay out, the chart, the notes
-under the table, the host-bound calls; the links to the set's own pages).
-Template: sets_index.md.j2, set.md.j2.
+under the table, the host-bound calls; the links to the set's own pages; which modes come
+before the decision's words and which after). Template: sets_index.md.j2, set.md.j2 (and
+_set_mode.md.j2, a mode's section).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from gen.report.pages import kernel_story, scenario_set, training, verdict
 from gen.report.pages import scaling as scaling_pages
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, chart_div, records, summary_command
+from gen.report.words import capture as capture_words
 from gen.report.words import common as words
+from gen.report.words import home as home_words
 from gen.report.words import host as host_words
 from gen.report.words import methodology as method_words
 from gen.report.words import published as published_words
@@ -167,15 +170,26 @@ def set_view(ctx: Context, ls) -> dict:
         if m:
             modes.append(m)
     decision = verdict.decision(ls) if ls.measured else None
-    return dict(ls=ls, modes=modes,
+    first = first_screen.view(first_screen.facts(ls)) if ls.measured else None
+    # what the capture left out, beside its answer: under the first screen's table, else in the decision's box
+    if first:
+        first = verdict.with_capture(first, ctx, ls, across=False)
+    elif decision:
+        decision = verdict.with_capture(decision, ctx, ls, across=False)
+    # pictures first (review 2026-12-07-1): where the set opens with its decision's chart and table, its first mode's
+    # chart and table (the numbers the verdicts quote) come next, before the verdicts' words; the other modes after
+    up_front = 1 if first else 0
+    return dict(ls=ls, modes=modes, first_modes=modes[:up_front], later_modes=modes[up_front:],
+                what_to_call=home_words.WHAT_TO_CALL,
                 scenarios=scenario_pages.set_links(ctx, ls, page), verdicts=verdict.set_blocks(ls),
+                not_reached=capture_words.not_reached(ls.gaps, {s.name: s.title for s in ls.outline.scenarios})
+                if ls.measured else None,
                 variant_pages={r.variant: fmt.relpath(fmt.set_variant_page(ls.name, r.variant), page)
                                for r in ls.rs.runs},
                 own_pages=_own_pages(ctx, ls, page), published=published_view(ls),
                 # once a page, under the last mode's host-bound outcomes, where any mode has some
                 host_speed=_host_speed(ls) if any(m["host_bound"] or m["host_noise"] for m in modes) else None,
-                decision=decision, description=description(ls, decision),
-                first=first_screen.view(first_screen.facts(ls)) if ls.measured else None)
+                decision=decision, description=description(ls, decision), first=first)
 
 
 def set_pages(ctx: Context, ls) -> Iterator[Page]:

@@ -28,8 +28,10 @@ def view(rows: list[dict], name: str, command: str) -> dict | None:
         out.append(dict(r, label=fmt.label_of(r["variant"]) + (f", {point}" if point else ""),
                         cell=dynamic_words.fwd_bwd_cell(r), ok=r["status"] == schema.Status.OK))
     if not fwdbwd.any_recorded(rows):
+        # The old-schema line only where a step ran unsplit: rows that never ran have their own reasons.
+        ran = any(r["status"] == schema.Status.OK for r in rows)
         return dict(rows=[], chart=None, note=None, not_recorded=dynamic_words.SPLIT_NOT_RECORDED
-                    if not any(r["reason"] for r in rows) else None,
+                    if ran and not any(r["reason"] for r in rows) else None,
                     reasons=sorted({r["reason"] for r in rows if r["reason"]}))
     spec = charts.drawn(charts.fwd_bwd([r for r in out if r["ok"]]))  # (one bar: the table below says it)
     chart = chart_div(spec, f"forward and backward per variant, {name}", command) if spec else None

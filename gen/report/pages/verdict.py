@@ -8,27 +8,32 @@ marks in data attributes, so tests read every page's verdict the same way),
 (the first screen: what to call and why, gen.analysis.advice worded), `facts(ctx, ls)`
 (a set's blocks, its decision and headline, and per scenario its fastest variant for the
 heat map of the matrix, gen.report.charts.fastest_map) and `build(ctx)`: the home page's
-partial generated/.verdict.md (the first measured GPU set's decision and verdicts in
-full, each other measured set's decision in a line; the heat map below it has them all).
-Template: verdict.md.j2 (and verdict_block.md.j2, which set.md.j2 includes).
+partials generated/.first.md (the first measured GPU set's decision as a chart and a table:
+the page opens with it) and generated/.verdict.md (after the map and the headline chart of
+.home.md: that set's decision in words, short, and its verdicts folded; each other measured
+set's decision in a line; the heat map above it has them all).
+Templates: _decision_first.md.j2, verdict.md.j2 (and verdict_block.md.j2, which set.md.j2 includes).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import advice, launches, unmeasured, verdicts
+from gen.analysis import advice, capture_gaps, launches, unmeasured, verdicts
 from gen.model.schema import Mode, SetKind
 from gen.report import format as fmt
 from gen.report.pages import decision as first_screen
 from gen.report.site import Context, Page
+from gen.report.words import capture as capture_words
 from gen.report.words import decision as decision_words
+from gen.report.words import home as home_words
 from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words.common import each_median_interval
 
 HOME_PARTIAL = f"{fmt.GENERATED}/.verdict.md"
+HOME_FIRST = f"{fmt.GENERATED}/.first.md"  # the first screen: the decision as a chart and a table (docs/index.md)
 
 
 def _scenario_title(ls, scenario: str) -> str:
@@ -60,24 +65,32 @@ def decision(ls) -> dict | None:
         return None
     w = decision_words.advice(a)
     fa4 = verdict_words.fa4_missing_line([x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())])
+    units = verdicts.ranked_units(ls)
     return dict(set=ls.name, set_title=fmt.set_title(ls), decision=w.decision,
-                intervals=each_median_interval(_ranked_units(ls)),
+                head=home_words.head(w.sentences), rest=home_words.rest(w.sentences),
+                rest_title=home_words.rest_title(w.sentences),
+                intervals=each_median_interval(units), units=units,
                 lines=[*w.lines, *([fa4] if fa4 else [])],
                 default=w.default,
                 exceptions=" ".join(f"{e.scenario}:{e.variant}" for e in a.exceptions))
 
 
-def _ranked_units(ls) -> list[int]:
-    """The rounds (or, with one round, the samples) of every median the set's verdicts rank."""
-    out = []
-    for scenario in verdicts.scenarios(ls):
-        for mode in Mode:
-            v = verdicts.verdict(ls, scenario, mode)
-            for t in v.rows if v is not None else ():
-                s = v.spread(t)
-                if s is not None and s.n:
-                    out.append(s.units)
-    return out
+def capture_lines(ctx: Context, ls, across: bool = True) -> list[str]:
+    """Beside a set's answer (review 2026-12-07-3 items 1, 2): the optional packages its capture did not have, what
+    its time limit left out, and (`across`: the home page, made over every set) each other set of the same GPU model
+    and PyTorch that answers otherwise, and why. A set's own page is made from that set alone (its cache key)."""
+    def answer(x):
+        return ((ctx.fact(x, "verdict") or {}).get("decision") or {}).get("default") if x.measured else None
+
+    mine = answer(ls) if across else None
+    others = [(fmt.set_title(o), a, o.gaps, mine) for o, a in capture_gaps.different_answers(ctx.sets, ls, answer)] \
+        if across else []
+    return capture_words.lines(ls.gaps, {s.name: s.title for s in ls.outline.scenarios}, others)
+
+
+def with_capture(view: dict | None, ctx: Context, ls, across: bool = True) -> dict | None:
+    """A first screen (or a decision) with `capture_lines` beside its answer."""
+    return dict(view, capture=capture_lines(ctx, ls, across)) if view else None
 
 
 def set_blocks(ls) -> list[dict]:
@@ -131,12 +144,20 @@ def home_view(ctx: Context) -> dict:
     for ls in measured:
         b = facts[ls.name]["line"]
         if ls is not first and b and id(ls) in lead:
-            others.append(dict(b, decision=facts[ls.name]["decision"]))
-    return dict(main=main, main_set=first, others=others, first=facts[first.name]["decision"] if first else None,
-                first_screen=first_screen.view(facts[first.name]["first"]) if first else None,
-                left_out=ctx.left_out)
+            others.append(dict(b, decision=facts[ls.name]["decision"], capture=capture_lines(ctx, ls)))
+    decided = facts[first.name]["decision"] if first else None
+    # the lines beside the answer: under the first screen's table (the decision's chart and table open the page)
+    return dict(main=main, main_set=first, others=others,
+                first=decided, first_screen=with_capture(first_screen.view(facts[first.name]["first"]), ctx, first)
+                if first else None,
+                left_out=ctx.left_out, what_to_call=home_words.WHAT_TO_CALL)
 
 
 def build(ctx: Context) -> Iterator[Page]:
     here = "index.md"  # links resolve from the page that includes the partial
-    yield Page(HOME_PARTIAL, ctx.template("verdict.md.j2").render(here=here, **home_view(ctx)))
+    view = home_view(ctx)
+    # the pictures first (review 2026-12-07-1): the decision's chart and table open the page, the map and the
+    # headline chart follow (.home.md), then this partial's words, short, the argument folded (docs/index.md)
+    first = ctx.template("_decision_first.md.j2").render(f=view["first_screen"]) if view["first_screen"] else ""
+    yield Page(HOME_FIRST, first)
+    yield Page(HOME_PARTIAL, ctx.template("verdict.md.j2").render(here=here, **view))

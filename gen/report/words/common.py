@@ -49,7 +49,8 @@ def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
     (review 2026-12-06-3 item 9, review 2026-12-06-7 item 2): "93.75% intervals (the range of 5 rounds)", and where
     the ±1% floor widened one (timings.Spread.widened) "(the range of 5 rounds, widened to ±1%)". `spreads`:
     timings.Spread, or (rounds, n) or (rounds, n, widened) of a row; `one`: the singular; `note`: said in the same
-    parenthesis ("0.27 µs apart")."""
+    parenthesis ("0.27 µs apart"). Medians at different levels are each named: "93.75% and 96.88% intervals (the range
+    of 5 and 6 rounds)"."""
     from gen.analysis.timings import ci_level  # words over the analysis' facts: the level is one rule
     from gen.model.stats import CI_LEVEL
 
@@ -65,10 +66,20 @@ def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
         rounds, n = int(rounds or 1), int(n or 0)
         units.append((rounds if rounds > 1 else n, rounds > 1))
         widened = widened or bool(w)
-    low = [(ci_level(u), u, r) for u, r in units if u]
-    low = min(low) if low else None
+    levels = sorted({(ci_level(u), u, r) for u, r in units if u})
+    low = levels[0] if levels else None
     if low is None:
         return f"{level_pct(CI_LEVEL)} {noun}" + (f" ({note})" if note else "")
+    named = list(dict.fromkeys(level_pct(x[0]) for x in levels))
+    if len(named) > 1 and not one:  # each median's own level (review 2026-12-07-2 item 14: 5 rounds beside 6)
+        kinds: dict[str, list[str]] = {}
+        for _, u, r in levels:
+            kinds.setdefault("rounds" if r else "samples", []).append(str(u))
+        if not low[0] < CI_LEVEL:  # every level at 95% or above: the levels say it all
+            return f"{join_and(named)} {noun}" + (f" ({note})" if note else "")
+        built = "the range of " + " and ".join(f"{join_and(dict.fromkeys(us))} {k}" for k, us in kinds.items())
+        built += f", widened to {floor_pct()}" if widened else ""
+        return f"{join_and(named)} {noun} ({built}" + (f"; {note})" if note else ")")
     if not low[0] < CI_LEVEL:  # the real level of the rounds, never "95%" for 96.88% (review 9 item 9)
         return f"{level_pct(low[0])} {noun}" + (f" ({note})" if note else "")
     what = "rounds" if low[2] else "samples"
@@ -101,20 +112,35 @@ def overlap_words(first, others, label) -> str:
             f"within the {floor_pct()} floor only, and {join_and(label(v) for v in rest)}'s overlap")
 
 
-def each_median_interval(units) -> str:
-    """The intervals a set's verdicts rank by, named with their real levels (review 2026-12-06-6 item 12): "the 95%
-    interval of each median" where every one reaches 95%, else "the interval of each median (at 93.75–96.88%, the
-    level its rounds allow)". `units`: each ranked median's rounds (or samples, with one round)."""
+def level_span(units) -> str | None:
+    """The levels of the intervals of medians over `units` (each median's rounds, or samples with one round:
+    timings.ci_level), lowest to highest: "75%–96.88%", "93.75%"; None without units. The one place every page's range
+    of levels comes from: the home's line under its decision and the methodology's rules table (review 2026-12-07-1
+    N6: they gave 75%-96.88% and 93.75%-96.88%)."""
     from gen.analysis.timings import ci_level
-    from gen.model.stats import CI_LEVEL
 
     levels = sorted({ci_level(u) for u in units if u and u > 0})
     if not levels:
+        return None
+    return level_pct(levels[0]) if len(levels) == 1 else f"{level_pct(levels[0])}–{level_pct(levels[-1])}"
+
+
+LEVEL_ALLOWED = "the level its rounds, or its profiled calls, allow"  # what sets an interval's level, in words
+
+
+def each_median_interval(units) -> str:
+    """The intervals a set's verdicts rank by, named with their real levels (review 2026-12-06-6 item 12): "the 95%
+    interval of each median" where every one reaches 95%, else "the interval of each median (at 93.75–96.88%, the
+    level its rounds allow)" (level_span). `units`: each ranked median's rounds (or samples, with one round)."""
+    from gen.analysis.timings import ci_level
+    from gen.model.stats import CI_LEVEL
+
+    span = level_span(units)
+    if span is None:
         return f"the {level_pct(CI_LEVEL)} interval of each median"
-    if len(levels) == 1 and levels[0] >= CI_LEVEL:  # the real level (review 2026-12-06-7 item 9)
-        return f"the {level_pct(levels[0])} interval of each median"
-    span = level_pct(levels[0]) if len(levels) == 1 else f"{level_pct(levels[0])}–{level_pct(levels[-1])}"
-    return f"the interval of each median (at {span}, the level its rounds, or its profiled calls, allow)"
+    if "–" not in span and ci_level(next(u for u in units if u and u > 0)) >= CI_LEVEL:  # the real level (review 9 #9)
+        return f"the {span} interval of each median"
+    return f"the interval of each median (at {span}, {LEVEL_ALLOWED})"
 
 
 def apart_words(gap_ms: float | None, faster_ms: float | None, *spreads) -> str:

@@ -36,6 +36,7 @@ from gen.report.words.first_screen import (  # noqa: F401
 from gen.report.words.host import host_crossover, host_not_the_gap, host_short_of_line, on_this_host
 from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
 from gen.report.words.orders import DTYPE_WORDS
+from gen.report.words.sentences import Aside
 from gen.report.words.sentences import cap as _cap
 from gen.report.words.sentences import note_sentences as _note_sentences
 
@@ -52,9 +53,14 @@ CALL = "scaled_dot_product_attention"
 
 @dataclass(frozen=True)
 class AdviceWords:
-    decision: str  # what to call, and the reason, in short sentences (each workload's notes after it)
+    sentences: tuple[str, ...]  # what to call, and the reason, in short sentences (each workload's notes after it)
     lines: tuple[str, ...]  # the exceptions, the start-up, the host: one sentence each
     default: str  # the variant, for tests and links
+
+    @property
+    def decision(self) -> str:
+        """The sentences as the paragraph the pages show."""
+        return " ".join(self.sentences)
 
 
 def _workload(scenario: str, mode: str) -> str:
@@ -86,14 +92,15 @@ def _default_call(a: advice_mod.Advice) -> str:
     return f"call {label(a.default)}"
 
 
-def _picks(a: advice_mod.Advice) -> str:
-    """What the default call ran where it ranks first, grouped by backend; a default that pins its call: where it
-    is first, where within noise of whom, and where it is not first at a verdict's point (review items 5, 19)."""
+def _picks(a: advice_mod.Advice) -> list[str]:
+    """What the default call ran where it ranks first, grouped by backend, in a sentence; a default that pins its
+    call: where it is first, where within noise of whom, and where it is not first at a verdict's point (review
+    items 5, 19), in sentences."""
     if not a.default_is_auto:
         return _ranks(a)
     first = [p for p in a.picks if p.outcome != "slower"]
     if not first:
-        return ""
+        return []
     by: dict = {}
     for p in first:
         by.setdefault(p.backend, []).append(p)
@@ -113,7 +120,7 @@ def _picks(a: advice_mod.Advice) -> str:
             text += f", within noise of {join_and(dict.fromkeys(label(x) for p in noise for x in p.within))}"
         parts.append(text)
     lead = "It already " if a.default_is_auto else "It "
-    return lead + "; it ".join(parts) + "."
+    return [lead + "; it ".join(parts) + "."]
 
 
 # The workloads of the default's own claims, apart where SCENARIO_WORDS reads two as one ("prefill")
@@ -127,18 +134,17 @@ def _place_of(scenario: str, mode: str) -> str:
     return PLACE_WORDS.get(scenario) or SCENARIO_WORDS.get(scenario, scenario)
 
 
-def other_dtype_clause(a: advice_mod.Advice, scenario: str) -> str:
+def other_dtype_clause(a: advice_mod.Advice, scenario: str) -> Aside | None:
     """Where the default ranks first in a scenario of FP8 calls while itself not FP8: it is no FP8 kernel, and
-    which FP8 calls were not measured, and why (review item 13)."""
+    which FP8 calls were not measured, and why (review item 13): "as a bf16 call", then those clauses."""
     got = next((x for x in a.other_dtype if x[0] == scenario), None)
     if got is None:
-        return ""
+        return None
     _, dtype, _, missing_ = got
-    text = f"as a {DTYPE_WORDS.get(dtype, dtype) or 'wider'} call (no FP8 kernel measured there beats it"
-    if missing_:
-        text += ", and " + join_and(f"{label(x)} was not measured: {bare_reason(short_reason(r))}" if r else
-                                    f"{label(x)} was not measured" for x, r in missing_)
-    return text + ")"
+    return Aside(f"as a {DTYPE_WORDS.get(dtype, dtype) or 'wider'} call", (
+        "no FP8 kernel measured there beats it",
+        *(f"{label(x)} was not measured: {bare_reason(short_reason(r))}" if r else f"{label(x)} was not measured"
+          for x, r in missing_)))
 
 
 def _places(picks, name=None) -> str:
@@ -163,50 +169,51 @@ def _place_namer(picks):
     return name
 
 
-def _batch(p, default: str) -> str:
+def _batch(p, default: str) -> list[str]:
     """The other batch's order beside a decode workload (verdict_words.batch_note), the default and the calls it
-    shares the rank with named first; "" where the set measured no other batch, or where it names a call there
-    (`_note` says it)."""
+    shares the rank with named first; [] where the set measured no other batch, or where it names a call there
+    (`batch_call` says it)."""
     if p.other_batch is None or p.batch_call is not None:
-        return ""
+        return []
     return verdict_words.batch_note(p.other_batch, (default, *p.within))
 
 
 def _note_parts(p, default: str, lead: bool = True) -> list[str]:
-    """A workload's notes: its orders (orders_words.noted_parts), the eager loop's call, and, for decode, the call at
-    the other batch (`batch_call`) or the other batch's order (`_batch`, its bracket dropped)."""
-    batch = _batch(p, default).strip()
-    return orders_words.noted_parts(p.orders, p.rows, label, lead) + (
-        [loop_call(p.loop_call, default, p.mode)] if p.loop_call is not None else []) + (
-        [batch_call(p.batch_call)] if p.batch_call is not None else []) + (
-        [batch[1:-1]] if batch.startswith("(") and batch.endswith(")") else [batch] if batch else [])
+    """A workload's notes, one clause a sentence: its orders (orders_words.noted_parts), the eager loop's call, and,
+    for decode, the call at the other batch (`batch_call`) or the other batch's order (`_batch`)."""
+    return [*orders_words.noted_parts(p.orders, p.rows, label, lead),
+            *(loop_call(p.loop_call, default, p.mode) if p.loop_call is not None else []),
+            *(batch_call(p.batch_call) if p.batch_call is not None else []), *_batch(p, default)]
 
 
-def loop_call(c, default: str, mode: str = "inference") -> str:
-    """Where a loop of eager calls answers otherwise (advice.Pick.loop_call; review 10 item 3): "in an eager Python
-    loop, call SDPA (backend not pinned): 67.5 µs a call against FlashAttention-4's 189.2 µs (2.80×); ..."."""
+def loop_call(c, default: str, mode: str = "inference") -> list[str]:
+    """Where a loop of eager calls answers otherwise (advice.Pick.loop_call; review 10 item 3), as clauses: "in an
+    eager Python loop, call SDPA (backend not pinned)", "it takes 67.5 µs a call against FlashAttention-4's
+    189.2 µs (2.80×)", and whose lead is on the GPU alone."""
     x, ms, mine = c
     each = "a training step" if mode == "train" else "a call"
-    return (f"in an eager Python loop, call {label(x)}; it takes {us(ms)} {each} against {short_label(default)}'s "
-            f"{us(mine)} ({times(mine / ms)}); {short_label(default)}'s lead is on the GPU alone (a CUDA graph)")
+    return [f"in an eager Python loop, call {label(x)}",
+            f"it takes {us(ms)} {each} against {short_label(default)}'s {us(mine)} ({times(mine / ms)})",
+            f"{short_label(default)}'s lead is on the GPU alone (a CUDA graph)"]
 
 
-def batch_call(c) -> str:
-    """The call for decode with a growing KV cache at the dynamic-lengths runs' batch (gen.analysis.batch_call), in
-    one clause, with the batch and the runs' clock (review 8 items 3 and 14)."""
+def batch_call(c) -> list[str]:
+    """The call for decode with a growing KV cache at the dynamic-lengths runs' batch (gen.analysis.batch_call), as
+    clauses, with the batch and the runs' clock (review 8 items 3 and 14)."""
     clock = f"at {c.clock_mhz:.0f} MHz" if c.clock_mhz else "clock not recorded"
-    text = (f"at batch {c.batch} with a growing KV cache, call {label(c.variant)}; in the dynamic-lengths decode runs "
-            f"({c.kv_lo:,}–{c.kv_hi:,} keys, {clock}) it is {times(c.gpu_ratio)} faster than {short_label(c.default)} "
-            f"on the GPU ({us(c.gpu_ms)} against {us(c.default_gpu_ms)}), {times(c.steady_ratio)} as a warm call in "
-            f"a loop, and the cheapest at a new length ({us(c.new_length_ms)} beyond a warm call)")
+    out = [f"at batch {c.batch} with a growing KV cache, call {label(c.variant)}",
+           f"in the dynamic-lengths decode runs ({c.kv_lo:,}–{c.kv_hi:,} keys, {clock}) it is {times(c.gpu_ratio)} "
+           f"faster than {short_label(c.default)} on the GPU ({us(c.gpu_ms)} against {us(c.default_gpu_ms)}), "
+           f"{times(c.steady_ratio)} as a warm call in a loop, and the cheapest at a new length ({us(c.new_length_ms)} "
+           "beyond a warm call)"]
     if c.gpu_faster is not None:
         x, ms, new = c.gpu_faster
-        text += f"; {label(x)}, {us(ms)} on the GPU, pays {us(new)} at each" if new is not None else \
-            f"; {label(x)}, {us(ms)} on the GPU, was not measured at new lengths"
-    return text
+        out.append(f"{label(x)}, {us(ms)} on the GPU, pays a median {us(new)} at each" if new is not None else
+                   f"{label(x)}, {us(ms)} on the GPU, was not measured at new lengths")
+    return out
 
 
-def _ranks(a: advice_mod.Advice) -> str:
+def _ranks(a: advice_mod.Advice) -> list[str]:
     """A pinned default's standing at each verdict's point: first, within noise of a named call (the tie placed
     with its workloads), or not first, with who is faster there and by how much. Short sentences: each standing
     one, then each workload's notes, one clause a sentence, brackets one deep (review 2026-12-07-1 N3)."""
@@ -221,32 +228,27 @@ def _ranks(a: advice_mod.Advice) -> str:
 
     def notes(ps, lead: bool = True) -> None:
         for p in sorted(ps, key=lambda p: p.mode == "train"):
-            if text := _note_sentences(name(p), _note_parts(p, a.default, lead)):
-                out.append(text)
+            out.extend(_note_sentences(name(p), _note_parts(p, a.default, lead)))
 
     if first:
         out.append(f"It ranks first at the verdict's point for "
                    f"{_places(first, lambda p: name(p) + (' (by kernel sum)' if p.by_sums else ''))}.")
         notes(first)
-    for p in odd:  # "as a bf16 call (no FP8 kernel …, and X was not measured: …)": the bracket's clauses apart
-        head, _, inner = other_dtype_clause(a, p.scenario).partition(" (")
-        out.append(" ".join([f"It ranks first for {name(p)} {head}.",
-                             *(f"{_cap(x)}." for x in inner.removesuffix(")").split(", and "))]))
+    for p in odd:  # "as a bf16 call", then its clauses ("no FP8 kernel measured there beats it", ...) a sentence each
+        x = other_dtype_clause(a, p.scenario)
+        out += [f"It ranks first for {name(p)} {x.head}.", *(f"{_cap(c)}." for c in x.inner)]
     led = [(p, o) for p in noise for o in p.orders if orders_words.kernels_behind(o) == a.default]
     out += _noise_sentences(a, [p for p in noise if p not in (q for q, _ in led)], name)
     for p, o in led:  # as the first screen counts it (review 2026-12-06-4 item 1): not a first place
         err = orders_words.errors(p.rows, label)
-        batch = _batch(p, a.default).strip()
         out.append(f"It is {orders_words.BEHIND_BY_KERNELS} for {name(p)}.")
-        out.append(_note_sentences(name(p), [orders_words.kernels_ahead(o, label), *([err] if err else []),
-                                             *([batch[1:-1]] if batch else [])]))
+        out += _note_sentences(name(p), [orders_words.kernels_ahead(o, label), *([err] if err else []),
+                                         *_batch(p, a.default)])
     if slower:
         out.append(f"It is not first at the verdict's point for {join_and(name(p) for p in slower)}.")
         for p in slower:
-            batch = _batch(p, a.default).strip()
-            out.append(_note_sentences(name(p), [f"{label(p.fastest)} is {times(p.ratio)} faster",
-                                                 *([batch[1:-1]] if batch else [])]))
-    return " ".join(x for x in out if x).strip()
+            out += _note_sentences(name(p), [f"{label(p.fastest)} is {times(p.ratio)} faster", *_batch(p, a.default)])
+    return out
 
 
 def _noise_sentences(a: advice_mod.Advice, noise, name) -> list[str]:
@@ -262,8 +264,8 @@ def _noise_sentences(a: advice_mod.Advice, noise, name) -> list[str]:
         out.append(f"It is {'not decided against' if undecided else 'within noise of'} {x} for "
                    f"{join_and(dict.fromkeys(name(p) for p in ordered))}.")
         # "not decided: " before a pair's orders where the sentence does not already say it of every pair
-        out += [_note_sentences(name(p), _note_parts(p, a.default, not all(o.undecided for o in p.orders)))
-                for p in ordered]
+        out += [s for p in ordered
+                for s in _note_sentences(name(p), _note_parts(p, a.default, not all(o.undecided for o in p.orders)))]
     return out
 
 
@@ -429,6 +431,7 @@ def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
         square = all(kv == q for kv, *_ in rows)  # prefill at its own length: no chunks (review 9 item 1)
         what = (f"at {join_and(_k(kv) for kv, *_ in rows)} tokens" if square
                 else f"with {q:,}-query chunks" if q > 1 else "with single queries")
+        what += f" (head dim {e.reversed_head_dim})" if e.reversed_head_dim else ""
         parts.append(f"{what} {short_label(a.default)} is {ratio} faster (" + join_and(
             f"{_clocked(d, dm)} against {_clocked(x, xm)}" + ("" if square else f" at {_k(kv)} keys")
             for kv, d, x, dm, xm in rows) + ")")
@@ -497,8 +500,10 @@ def lengths_line(a: advice_mod.Advice) -> str | None:
         return None
     if not x.measured:
         return ("Where lengths vary (prompts of many lengths, or decode with a growing KV cache), cuDNN plans each "
-                "new shape on its first call: this set did not measure what that costs (it has no dynamic-lengths "
-                "runs). Bucket or pad lengths to a few shapes, or measure the first call at new lengths before "
+                "new shape on its first call: this set did not measure what that costs ("
+                + (f"its dynamic-lengths runs were {x.why_not} before any length" if x.why_not else
+                   "it has no dynamic-lengths runs")
+                + "). Bucket or pad lengths to a few shapes, or measure the first call at new lengths before "
                 "relying on the steady times.")
     costs = "; ".join(f"{PHASE_WORDS.get(ph, ph)}: {us(first)} more than its second call (a warm call in a loop: "
                       f"{us(steady)})" for ph, first, steady in x.phases)
@@ -573,10 +578,7 @@ def _loop_outcome(outcome: str | None, host_ms: float | None = None, gpu_ms: flo
 
 def advice(a: advice_mod.Advice) -> AdviceWords:
     """The first screen: the decision and its reason, then one sentence per exception, start-up, host."""
-    decision = f"{_place(a)}: {_default_call(a)}."
-    picks = _picks(a)
-    if picks:
-        decision += " " + picks
+    sentences = (f"{_place(a)}: {_default_call(a)}.", *_picks(a))
     dense = [i for i, e in enumerate(a.exceptions) if e.dense_mask and e.pairs_scored and e.pairs_needed]
     lines = [_exception(a, e, told=bool(dense) and i != dense[0] and i in dense) for i, e in enumerate(a.exceptions)]
     # The loop lines share one paragraph: the first screen must end above the fold.
@@ -588,4 +590,4 @@ def advice(a: advice_mod.Advice) -> AdviceWords:
             lines.append(extra)
     if a.device != "cuda":
         lines.append("Ranked by wall time on the host: this set has no GPU.")
-    return AdviceWords(decision, tuple(lines), a.default)
+    return AdviceWords(sentences, tuple(lines), a.default)

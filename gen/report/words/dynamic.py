@@ -18,9 +18,9 @@ from gen.analysis.dynamic import (
 from gen.model.scenarios import SCENARIOS
 from gen.report import format as fmt
 from gen.report.words.common import join_and
+from gen.report.words.scenario_first import cost_spread
 
 PHASE_TITLE = {"prefill": "New prompt lengths (prefill)", "decode": "Decode steps with a growing KV cache"}
-
 
 PHASE_AXIS = {"prefill": "prompt length (tokens), each a new length",
               "decode": "KV cache length (tokens), one decode step a token"}
@@ -31,7 +31,6 @@ PHASE_LENGTH = {"prefill": "new prompt length", "decode": "decode step"}
 
 
 NOT_RECORDED = "not recorded"
-
 
 SPLIT_METHOD = {
     "events_behind_sleep": ("Each step's forward and backward are timed apart by CUDA events, the step queued "
@@ -215,8 +214,8 @@ def headline(pf: PhaseFacts) -> str | None:
     worst = pf.costliest
     if (worst is not None and worst.variant != best.variant and worst.steady_ms
             and worst.first_overhead_ms / worst.steady_ms >= COSTLY_FIRST_CALL):
-        out.append(f"{label(worst.variant)} pays {_ms(worst.first_overhead_ms)} ms at every {unit} "
-                   f"({worst.first_overhead_ms / worst.steady_ms:,.0f}× its warm call of {_ms(worst.steady_ms)} ms).")
+        out.append(f"{label(worst.variant)} pays {cost_spread(worst, unit)}, "
+                   f"{worst.first_overhead_ms / worst.steady_ms:,.0f}× its warm call of {_ms(worst.steady_ms)} ms.")
     cold = [f for f in pf.break_even if not pf.cache_warmed(f.variant)]
     if cold:
         # one plain sentence a variant, its lengths said in tokens (review 2026-12-07-1, second reader's N9: "for as
@@ -332,9 +331,9 @@ def grows_each_step(pf: PhaseFacts) -> str | None:
     picks = [v for v, before, chose in pf.warm_cache
              if before == worst.variant and before == PLANS_PER_LENGTH and chose == "cudnn"]
     also = f" (and {join_and(label(v) for v in picks)}, which picks it)" if picks else ""
-    return (f"For decode with a KV cache that grows each step, avoid {label(worst.variant)}{also}: it paid "
-            f"{_ms(worst.first_overhead_ms)} ms more than a warm call at every new length; {label(cheap.variant)} "
-            f"paid {_ms(cheap.first_overhead_ms)} ms.")
+    return (f"For decode with a KV cache that grows each step, avoid {label(worst.variant)}{also}: beyond a warm "
+            f"call it paid {cost_spread(worst, 'new length')}; {label(cheap.variant)} a median "
+            f"{_ms(cheap.first_overhead_ms)} ms.")
 
 
 def advice(pf: PhaseFacts) -> str | None:

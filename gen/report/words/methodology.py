@@ -5,20 +5,29 @@ from __future__ import annotations
 
 from gen.analysis import kernel_rules, rules
 from gen.report.words import orders as orders_words
-from gen.report.words.common import duration_us, label, level_pct, times
+from gen.report.words.common import LEVEL_ALLOWED, duration_us, label, level_pct, level_span, times
 
 
-def ci_levels() -> str:
-    """The levels an interval of a median has, from the rule (stats.interval_level), never "95%" alone (review
-    2026-12-06-7 item 9): "93.75–96.88% (the range of 5 rounds; 95% or a little more where enough rounds)"."""
+def _full() -> int:
+    """The fewest units (rounds, or samples with one round) whose interval of a median reaches stats.CI_LEVEL."""
     from gen.model import stats
 
-    full = next(n for n in range(1, 100) if stats.interval_level(n) >= stats.CI_LEVEL)
-    return (f"{level_pct(stats.interval_level(full - 1))}–{level_pct(stats.interval_level(full))} (the range of "
-            f"{full - 1} rounds; {level_pct(stats.CI_LEVEL)} or a little more where enough rounds)")
+    return next(n for n in range(1, 100) if stats.interval_level(n) >= stats.CI_LEVEL)
 
 
-CI_LEVELS = ci_levels()
+def ci_levels(units=()) -> str:
+    """The levels the intervals of medians have on these pages, never "95%" alone (review 2026-12-07-1 N6: the home
+    gave 75%-96.88%, from its set's medians, while the methodology gave the rule's 93.75%-96.88%): the span over
+    `units` (verdicts.ranked_units of the sets shown), from common.level_span as the home's line is, then each level
+    below 95% with the count that gives it. Without units, the rule's own span (5 rounds and 6)."""
+    from gen.model import stats
+
+    full = _full()
+    shown = sorted({int(u) for u in units if u and u > 0})
+    got = shown or [full - 1, full]
+    each = [f"{level_pct(stats.interval_level(u))} for {u}" for u in got if u < full]
+    return (f"{level_span(got)}, {LEVEL_ALLOWED} ({'over the sets shown here: ' if shown else ''}"
+            + ", ".join([*each, f"at least {level_pct(stats.CI_LEVEL)} from {full}"]) + ")")
 
 
 def _short_interval() -> str:
@@ -26,7 +35,7 @@ def _short_interval() -> str:
     (stats.interval_level; review 2026-12-06-3 item 9): from the rule itself, never a capture's numbers."""
     from gen.model import stats
 
-    full = next(n for n in range(1, 100) if stats.interval_level(n) >= stats.CI_LEVEL)
+    full = _full()
     few = full - 1
     return (f"with fewer than {full} rounds no pair of order statistics reaches 95%, so the interval is the range of "
             f"the rounds and the pages name its real level: the range of {few} rounds is a "
@@ -40,7 +49,8 @@ SHORT_INTERVAL = _short_interval()
 # The condition of rules.host_bound_outcome, as a "when" clause: "A call is host-bound when ...".
 HOST_BOUND_RULE = (
     f"a Python loop sees at least {rules.HOST_BOUND_EAGER_RATIO:.2f}× its GPU-only time per call (its eager time "
-    f"over its GPU-only time, the intervals of both medians, at {CI_LEVELS}, clear of the line: the GPU then sits "
+    "over its GPU-only time, the intervals of both medians, at the level their rounds allow (the methodology's rules "
+    "table gives the levels), clear of the line: the GPU then sits "
     f"idle for at "
     f"least {100 * (1 - 1 / rules.HOST_BOUND_EAGER_RATIO):.0f}% of each call, waiting for the host's next launch) "
     f"and the host's own cost of a call (its dispatch with the GPU drained, at the "
@@ -148,7 +158,9 @@ BASIS = {"gpu_only": "on the GPU alone", "eager": "per call in a Python loop (no
 TIMING = {"gpu_only": "GPU-only", "eager": "eager per-call", "host": "host"}
 
 
-VERDICT_RULE = (
+def verdict_rule(levels: str) -> str:
+    """The verdict's rule in words, the levels of its intervals (`levels`: ci_levels of the sets shown) in it."""
+    return (
     "Each set's verdict, on the home page and atop its page, is made by one rule from the data: variants rank by "
     "their median GPU-only time as run (CUDA-graph replay, or the kernel sum of the profiled calls where a set has no "
     "graph timing; a set without GPU times ranks by eager, then host time): what a user gets, each kernel at the SM "
@@ -157,7 +169,7 @@ VERDICT_RULE = (
     "reference clock), a model of the kernels' efficiency that decides nothing (a memory-bound point, judged in "
     "TB/s, keeps its as-run time: HBM bandwidth does not follow the SM clock); where the two "
     "orders differ, the verdict names the pair and who paid for reaching the power limit. "
-    f"Each median carries its interval, at {CI_LEVELS}, "
+    f"Each median carries its interval, at {levels}, "
     f"{rules.CI_METHOD}, never narrower than ±{rules.TIME_FLOOR_PCT:g}% (two captures on one GPU differ by that "
     f"much); {SHORT_INTERVAL}. A variant's rank is one more than the number of variants decidedly faster than "
     "it (their interval ends below its own begins), so variants the times cannot tell apart share a rank, and "
@@ -274,15 +286,27 @@ def _odd_rounds(rounds) -> str:
     return ", ".join(f"{(k + 1) // 2} of {k}{' forward' if i == 0 else ''} in {n}" for i, (k, n) in enumerate(odd))
 
 
+def round_places(rounds) -> tuple[str, str]:
+    """The forward rounds and the reversed ones, by their place, at the set's most common number of rounds
+    (Orientation.rounds: (rounds, variant-points)): "1, 3, 5" and "2, 4, 6" for 6 (review 2026-12-07-3 item 8: a
+    6-round set read "(2, 4)"); where counts differ, "of its usual N" follows."""
+    counts = sorted(rounds, key=lambda x: (-x[1], -x[0]))
+    n = counts[0][0] if counts else 0
+    usual = f" of its usual {n}" if len(counts) > 1 else ""
+    return (", ".join(str(i) for i in range(1, n + 1, 2)) + usual,
+            ", ".join(str(i) for i in range(2, n + 1, 2)) + usual)
+
+
 def orientation(o) -> str | None:
     """The neighbour effect of reversed rounds (gen.analysis.method.Orientation) in words, and the capture it asks
     for."""
     if o is None:
         return None
-    pairs = ("Each variant alternates between two predecessors, one in the forward rounds (1, 3, 5) and the other "
-             f"in the reversed ones (2, 4); in {o.odd} of the {o.timed} variant-points below the rounds were odd in "
-             f"number ({_odd_rounds(o.rounds)}), so the forward rounds outnumber the reversed and the median leans to "
-             "the forward order; it may still fall in a reversed round" + (
+    forward, reversed_ = round_places(o.rounds)
+    pairs = (f"Each variant alternates between two predecessors, one in the forward rounds ({forward}) and the "
+             f"other in the reversed ones ({reversed_}); in {o.odd} of the {o.timed} variant-points below the rounds "
+             f"were odd in number ({_odd_rounds(o.rounds)}), so the forward rounds outnumber the reversed and the "
+             "median leans to the forward order; it may still fall in a reversed round" + (
                  f" (it did in {o.median_reversed}: every middle sample of the whole median in a reversed round)"
                  if o.median_reversed else "") if o.odd else
              "Each variant alternates between two predecessors, one in the forward rounds and the other in the "
@@ -296,39 +320,63 @@ def orientation(o) -> str | None:
             "makes; not done: an idle gap before each window, long enough for the power average to fall.")
 
 
-def lead_rule() -> str:
-    """rules.lead_decided in words, with its thresholds as code holds them."""
-    floor = f"{rules.TIME_FLOOR_PCT:g}%"
-    return (f"the as-run order names a leader only where the two medians' intervals are apart, the leader is ahead by "
-            f"more than {floor} in the median of its forward rounds and in that of its reversed rounds, each on its "
-            "own (a set that reversed its rounds; each variant follows a different call in each orientation, so a "
-            "lead that flips or vanishes in one follows its neighbour, not its kernels), the as-run ratio "
-            f"exceeds the as-run noise of identical kernels at that point by more than {floor} (two calls there that "
-            "ran the very same kernels, such as SDPA with cuDNN pinned and SDPA with no backend pinned: the same graph "
-            "kernels and launches on the same inputs (a paged call and the same call on a contiguous cache launch the "
-            "same kernels, but their gap is paging's cost: no such pair), calls per replay within "
-            f"{rules.SAME_REPLAY_PCT:g}%, their larger median over the "
-            "smaller; a point with no such pair borrows the set's largest among points as memory- or compute-bound as "
-            "itself, and says so; against either line, the point's own or a borrowed one, kernel sums taken within "
-            f"{rules.CLOCK_GAP_PCT:g}% of each other's clock that agree with the as-run order by more than {floor}, "
-            "with both orientations agreeing, decide instead: the line is one draw of identical kernels' windows, the "
-            "sums the best-controlled order), and the kernel sums, where their windows' mean SM clocks are within "
-            f"{rules.CLOCK_GAP_PCT:g}% of each other, do not put the other call ahead by more than {floor} (this clock "
-            "gate holds at memory-bound points too: how far their kernels' time follows the SM clock is not measured "
-            "here, and no memory clock is recorded); two calls "
-            "not timed in the same rounds (one retried alone after the others, having run out of memory beside them) "
-            "are decided by neither their as-run times nor that noise, only by kernel sums taken within "
-            f"{rules.CLOCK_GAP_PCT:g}% of each other's clock that agree with the as-run order by more than "
-            f"{floor}, or by an as-run lead past {rules.TIMED_APART_REACH:g}× that such sums do not contradict; a "
-            "lead must also hold in each round orientation (forward and reversed rounds), its weaker one beyond a "
-            "noise line of the orientations' own: the largest ratio of identical kernels' forward-round medians or of "
-            "their reversed-round medians at that point (an orientation's median rests on 2 or 3 rounds and moves "
-            "further than a whole one; where no identical pair reversed its rounds, the whole medians' line, and the "
-            "verdict says so); otherwise the pair is not decided and shares the rank, with its orders and that noise "
-            "given beside it. The time at "
-            "equal clock (time × window clock / reference clock) is printed as a model and decides nothing: round "
-            "times do not follow their window's clock (the evidence in the methodology's text). An order of the "
-            "kernels' efficiency would need locked clocks, which this project does not set: it never changes clocks")
+LEAD = "Who leads a pair"  # the rows of the rule in the rules table begin with it
+
+
+def lead_rules() -> list[tuple[str, str]]:
+    """rules.lead_decided in words, with its thresholds as code holds them: one short row per condition of the rules
+    table, each with brackets one deep (review 2026-12-07-1 N11: one cell of about 490 words, brackets two deep)."""
+    floor, gap = f"{rules.TIME_FLOOR_PCT:g}%", f"{rules.CLOCK_GAP_PCT:g}%"
+    sums = (f"kernel sums taken within {gap} of each other's clock that agree with the as-run order by more than "
+            f"{floor}")
+    conditions = [
+        (f"{LEAD}: intervals", "the two medians' intervals are apart"),
+        (f"{LEAD}: each round orientation",
+         f"the leader is ahead by more than {floor} in the median of its forward rounds and in that of its reversed "
+         "rounds, each on its own, where a set reversed its rounds. Each variant follows a different call in each "
+         "orientation, so a lead that flips or vanishes in one follows its neighbour, not its kernels"),
+        (f"{LEAD}: identical kernels' noise",
+         f"the as-run ratio exceeds the as-run noise of identical kernels at that point by more than {floor}: the "
+         "larger median over the smaller of two calls there that ran the very same kernels, such as SDPA with cuDNN "
+         "pinned and SDPA with no backend pinned (the same graph kernels and launches on the same inputs, calls per "
+         f"replay within {rules.SAME_REPLAY_PCT:g}%)"),
+        (f"{LEAD}: that noise in each orientation",
+         "the lead's weaker round orientation is beyond a noise line of the orientations' own: the largest ratio of "
+         "identical kernels' forward-round medians or of their reversed-round medians at that point (an "
+         "orientation's median rests on 2 or 3 rounds and moves further than a whole one). Where no identical pair "
+         "reversed its rounds, the whole medians' line stands, and the verdict says so"),
+        (f"{LEAD}: kernel sums not against",
+         f"the kernel sums, where their windows' mean SM clocks are within {gap} of each other, do not put the other "
+         f"call ahead by more than {floor}. This clock gate holds at memory-bound points too: how far their kernels' "
+         "time follows the SM clock is not measured here, and no memory clock is recorded"),
+    ]
+    after = [
+        (f"{LEAD}: a point with no identical pair",
+         "it borrows the set's largest noise among points rated in the same figure as itself (TB/s, the memory-bound "
+         "scenarios, or TFLOP/s: the figure its scenario is rated in, not its arithmetic intensity against the "
+         "roofline's ridge), and says so. A paged call and the same call on a contiguous cache launch the same "
+         "kernels, but their gap is paging's cost: no such pair"),
+        (f"{LEAD}: kernel sums instead of the noise line",
+         f"against either line, the point's own or a borrowed one, {sums}, with both orientations agreeing, decide "
+         "instead: the line is one draw of identical kernels' windows, the sums the best-controlled order"),
+        (f"{LEAD}: calls timed apart",
+         "two calls not timed in the same rounds (one that ran out of memory beside the others, retried alone "
+         "after them or in later rounds with the others that did; one whose CUDA graph was replayed alone after the "
+         "rounds, the graph and an eager call not fitting together; or each timed in a sequence of its own, at a "
+         "point with no shared rounds, as a set's profiled runs of its first shape may be) are decided by neither "
+         f"their as-run times nor that noise; only {sums} decide them, or an "
+         f"as-run lead past {rules.TIMED_APART_REACH:g}× that such sums do not contradict"),
+        (f"{LEAD}: otherwise",
+         "the pair is not decided and shares the rank, with its orders and that noise given beside it. The time at "
+         "equal clock (time × window clock / reference clock) is printed as a model and decides nothing: round times "
+         "do not follow their window's clock (the evidence in the methodology's text). An order of the kernels' "
+         "efficiency would need locked clocks, which this project does not set: it never changes clocks"),
+    ]
+    head = (LEAD, f"the as-run order names a leader only where each of the next {len(conditions)} rows holds; where "
+                  "its ratio, or its weaker round orientation, is within its noise line, the kernel sums may decide "
+                  "instead; calls timed apart have a "
+                  "row of their own; otherwise the pair is not decided")
+    return [head, *conditions, *after]
 
 
 def behind_rule() -> str:

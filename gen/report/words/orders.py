@@ -8,6 +8,7 @@ from __future__ import annotations
 from gen.analysis import calls, rules
 from gen.model.variants import VARIANTS
 from gen.report.words.common import times, times_beside, us
+from gen.report.words.sentences import Aside, Clause, flat, inline
 
 
 def _beyond_floor(r: float | None) -> bool:
@@ -39,11 +40,17 @@ def pair_noise(n, label, oriented: bool = False) -> str:
     """The as-run noise of identical kernels (gen.analysis.pair_noise) in words: "at this point (SDPA cuDNN and SDPA
     not pinned, same kernels, 1.07× apart)", or where it is borrowed, from where; with `oriented` (the lead has round
     orientations to check), the orientations' line too ("..., up to 1.09× in one round orientation")."""
+    return str(pair_noise_aside(n, label, oriented))
+
+
+def pair_noise_aside(n, label, oriented: bool = False, before: str = "") -> Aside:
+    """pair_noise as an Aside, `before` ahead of it: the bracket's clauses kept apart, for a note said in sentences."""
     pair = f"{label(n.fast)} and {label(n.slow)}, same kernels, {times(n.ratio, 3)} apart"
     if n.borrowed:
-        return (f"borrowed from another point (no identical pair ran here; {pair} at {noise_point(n)}"
-                + (f"; {oriented_line(n)})" if oriented else ")"))
-    return f"at this point ({pair}" + (f", {oriented_line(n)})" if oriented else ")")
+        return Aside(f"{before}borrowed from another point", ("no identical pair ran here",
+                                                              f"{pair} at {noise_point(n)}",
+                                                              *([oriented_line(n)] if oriented else [])))
+    return Aside(f"{before}at this point", (pair + (f", {oriented_line(n)}" if oriented else ""),))
 
 
 def telling(o) -> bool:
@@ -78,12 +85,19 @@ def sums(o, first_leads: bool, label) -> str:
 
 
 def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True, than: bool = False) -> str:
-    """The orders in one clause, grouped by the call each puts ahead: "X 1.09× faster as run and 1.10× at equal clock
-    (a model); Y 1.02× faster by kernel sum (2.757 ms against 2.819 ms, both at 1965 MHz); within the as-run noise of
-    identical kernels at this point (A and B, same kernels, 1.12× apart)", two clocks each named by its call; an
-    as-run order within its intervals is said so where `noise`; without `detail`, no clocks or kernel sums in
-    parentheses; with `than`, each leader's counterpart named ("X 1.01× faster than Y by kernel sum"), for a
-    sentence that gives the orders of more than one pair (review 2026-12-06-2 item 11)."""
+    """brief_clauses as one running clause."""
+    return inline(brief_clauses(o, label, clocks, noise, detail, than))
+
+
+def brief_clauses(o, label, clocks: bool = True, noise: bool = True, detail: bool = True,
+                  than: bool = False) -> list[Clause]:
+    """The orders as clauses (`brief` joins them into one), grouped by the call each puts ahead: "X 1.09× faster as
+    run and 1.10× at equal clock (a model)", "Y 1.02× faster by kernel sum (2.757 ms against 2.819 ms, both at
+    1965 MHz)", "within the as-run noise of identical kernels at this point (A and B, same kernels, 1.12× apart)" (an
+    Aside: its bracket's clauses kept apart), two clocks each named by its call; an as-run order within its intervals
+    is said so where `noise`; without `detail`, no clocks or kernel sums in parentheses; with `than`, each leader's
+    counterpart named ("X 1.01× faster than Y by kernel sum"), for a sentence that gives the orders of more than one
+    pair (review 2026-12-06-2 item 11)."""
     items = []  # (leader, ratio, how, detail)
     if o.apart and o.as_run is not None:
         at = _mhz(o.first_mhz, o.second_mhz, label(o.first), label(o.second))
@@ -98,7 +112,7 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
     groups: dict[str, list] = {}
     for it in items:
         groups.setdefault(it[0], []).append(it)
-    parts = [] if o.apart or not noise else ["within noise as run"]
+    parts: list[Clause] = [] if o.apart or not noise else ["within noise as run"]
     pair = (label(o.first), label(o.second))
     for who, its in groups.items():
         other = pair[1] if who == pair[0] else pair[0]
@@ -107,16 +121,15 @@ def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True
                 for k, (_, r, how, detail) in enumerate(its)]
         parts.append(f"{who} " + " and ".join(each))
     if o.timed_apart:  # the noise line and the orientations are of the shared rounds: neither applies
-        parts.append(timed_apart(o, label))
-        return "; ".join(parts)
+        return [*parts, *timed_apart_clauses(o, label)]
     if not o.apart and _beyond_floor(o.kernel_sum) and o.oriented:
         # why one kernel-sum lead within noise as run counts as behind and another not (Orders.kernels_leader)
         parts.append(sums_backing(o, label))
     if o.orientation_split:
         parts.append(orientations(o, label))
     if o.apart and o.noise is not None:
-        parts.append(noise_clause(o, label))
-    return "; ".join(parts)
+        parts += noise_clauses(o, label)
+    return parts
 
 
 def sums_backing(o, label) -> str:
@@ -140,18 +153,23 @@ def sums_backing(o, label) -> str:
 
 
 def noise_clause(o, label) -> str:
+    """noise_clauses as one running clause."""
+    return inline(noise_clauses(o, label))
+
+
+def noise_clauses(o, label) -> list[Clause]:
     """Where a pair's lead stands against the as-run noise of identical kernels (rules.lead_decided): beyond it, or
     within it, naming the weaker round orientation where that, not the median's ratio, is what falls within (review
     2026-12-06-5 item 1); the kernel sums' decision after it where they decide."""
-    line = f"the as-run noise of identical kernels {pair_noise(o.noise, label, o.oriented)}"
+    line = "the as-run noise of identical kernels "
     if not o.within_noise_of_pair:
-        return f"beyond {line}"
+        return [pair_noise_aside(o.noise, label, o.oriented, f"beyond {line}")]
     weak = min(((r, name) for r, name in ((o.forward, "forward"), (o.reverse, "reversed")) if r is not None),
                default=None)
     median_beyond = o.as_run is not None and rules.beyond_pair_noise(o.as_run, (None, None), o.noise.ratio)
     head = (f"its {weak[1]} rounds' {times(weak[0])} within {line}" if median_beyond and weak is not None
             else f"within {line}")
-    return head + (f"; {SUMS_DECIDE}" if o.decided_by_kernel_sum else "")
+    return [pair_noise_aside(o.noise, label, o.oriented, head), *([SUMS_DECIDE] if o.decided_by_kernel_sum else [])]
 
 
 # Where a noise line, the point's own or borrowed, gives way to the kernel sums (rules.lead_decided): said beside the
@@ -215,22 +233,27 @@ def clock_gate(o, gap: float) -> str:
 
 
 def timed_apart(o, label) -> str:
+    """timed_apart_clauses as one running clause."""
+    return inline(timed_apart_clauses(o, label))
+
+
+def timed_apart_clauses(o, label) -> list[str]:
     """A pair timed apart (rules.lead_decided): where each was timed, and what decides: the kernel sums at one clock,
     or nothing."""
     if o.decided and o.as_run is not None and o.as_run > rules.TIMED_APART_REACH:
-        return (f"{where_timed(o, label)}; the lead, {times(o.as_run)}, is past the {rules.TIMED_APART_REACH:g}× that "
-                "such conditions can account for, so it stands")
+        return [where_timed(o, label), f"the lead, {times(o.as_run)}, is past the {rules.TIMED_APART_REACH:g}× that "
+                "such conditions can account for, so it stands"]
     text = where_timed(o, label) + ": the as-run order decides nothing between them"
     gap = rules.clock_gap_pct(o.first_ks_mhz, o.second_ks_mhz)
     if o.decided:
-        return (f"{text}, and the kernel sums, taken at clocks within {rules.CLOCK_GAP_PCT:g}% of each other, agree "
-                f"with it beyond {rules.TIME_FLOOR_PCT:g}% and decide it")
+        return [f"{text}, and the kernel sums, taken at clocks within {rules.CLOCK_GAP_PCT:g}% of each other, agree "
+                f"with it beyond {rules.TIME_FLOOR_PCT:g}% and decide it"]
     if o.kernel_sum is None:
-        return f"{text}, and there are no kernel sums to decide it"
+        return [f"{text}, and there are no kernel sums to decide it"]
     if gap is not None and gap > rules.CLOCK_GAP_PCT:
-        return f"{text}, and {clock_gate(o, gap)}, cannot decide it either"
-    return (f"{text}, and the kernel sums do not agree with it beyond {rules.TIME_FLOOR_PCT:g}%, so they cannot "
-            "decide it")
+        return [f"{text}, and {clock_gate(o, gap)}, cannot decide it either"]
+    return [f"{text}, and the kernel sums do not agree with it beyond {rules.TIME_FLOOR_PCT:g}%, so they cannot "
+            "decide it"]
 
 
 
@@ -255,15 +278,19 @@ def orientations(o, label) -> str:
     return text + ": the order follows which call ran before (the rounds' neighbour effect, methodology)"
 
 
-def _lower_clock(o) -> str:
+def _lower_clock(o, named: bool = False) -> str:
     """ "at a 10% lower clock": a kernel-sum lead taken at clocks past rules.CLOCK_GAP_PCT, its leader at the lower
-    one (Orders.kernel_sum_conservative), so the gap can only have shrunk it."""
+    one (Orders.kernel_sum_conservative), so the gap can only have shrunk it; `named`: the two clocks and whose they
+    are, where the sentence gives no sums beside it (review 2026-12-07-2 item 1: "at an 11% lower clock" stood beside
+    as-run clocks 0.9% the other way) "at an 11% lower clock (1755 against 1965 MHz, the kernel sums' windows)"."""
     pct = o.kernel_sum_leader_clock_pct
     if o.kernel_sum_fair or not o.kernel_sum_conservative or pct is None:
         return ""
     n = f"{pct:.0f}"
     article = "an" if n in ("8", "11", "18") or (len(n) == 2 and n[0] == "8") else "a"  # said "an eight", "an eleven"
-    return f"at {article} {n}% lower clock"
+    mhz = (o.first_ks_mhz, o.second_ks_mhz) if o.kernel_sum >= 1 else (o.second_ks_mhz, o.first_ks_mhz)
+    return f"at {article} {n}% lower clock" + (
+        f" ({mhz[0]:.0f} against {mhz[1]:.0f} MHz, the kernel sums' windows)" if named else "")
 
 
 def sum_gain(r: float) -> str:
@@ -274,10 +301,10 @@ def sum_gain(r: float) -> str:
 
 def kernels_ahead(o, label) -> str:
     """A lead by kernel sum that the as-run times cannot show (Orders.kernels_leader), briefly: "cuDNN FP8 attention
-    (frontend graph) 1.195× faster by kernel sum, at an 11% lower clock" (or the two sums and clocks where they ran
-    within rules.CLOCK_GAP_PCT)."""
+    (frontend graph) 1.195× faster by kernel sum, at an 11% lower clock (1755 against 1965 MHz, the kernel sums'
+    windows)" (or the two sums and clocks where they ran within rules.CLOCK_GAP_PCT)."""
     who, r, first = _lead(o, o.kernel_sum, label)
-    return f"{who} {sum_gain(r)} faster by kernel sum, " + (_lower_clock(o) or sums(o, first, label))
+    return f"{who} {sum_gain(r)} faster by kernel sum, " + (_lower_clock(o, named=True) or sums(o, first, label))
 
 
 def both_orientations(o) -> str:
@@ -412,12 +439,15 @@ def kernels_lead(o) -> bool:
 
 
 def noted_parts(orders, rows, label, lead: bool = True) -> list[str]:
-    """A workload's notes beside "within noise of": the pairs' orders where the as-run order is overruled ("not
-    decided: …") or where the kernel sums, taken at clocks close enough, name a leader the as-run times cannot show,
-    and the outputs' errors where the inputs differ; [] for none. Without `lead`, no "not decided: " before a pair's
-    orders (the clause says it)."""
+    """A workload's notes beside "within noise of", one clause a sentence (sentences.flat): the pairs' orders where
+    the as-run order is overruled ("not decided: …") or where the kernel sums, taken at clocks close enough, name a
+    leader the as-run times cannot show, and the outputs' errors where the inputs differ; [] for none. Without
+    `lead`, no "not decided: " before a pair's orders (the clause says it)."""
     told = [o for o in orders if state(o) == "not decided" or kernels_lead(o)]
-    notes = [("not decided: " if lead and state(o) == "not decided" else "")
-             + brief(o, label, detail=False, than=len(told) > 1) for o in told]
+    notes: list[str] = []
+    for o in told:
+        head = "not decided: " if lead and state(o) == "not decided" else ""
+        notes += [head + x if i == 0 else x
+                  for i, x in enumerate(flat(brief_clauses(o, label, detail=False, than=len(told) > 1)))]
     err = errors(rows, label)
     return [*notes, *([err] if err else [])]

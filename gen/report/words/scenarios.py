@@ -53,9 +53,10 @@ COPY_CEILING_NOTE = ("The measured copy bandwidth counts the bytes a device-to-d
                      "datasheet's peak is the bound it cannot pass.")
 
 
-# A share of a measured bandwidth past rules.above_ceiling, flagged as a compute point above its ceiling is
-ABOVE_PASS = ("; above {name}, flagged as a rate above the measured matmul ceiling is: that pass does not bound this "
-              "call, so it is no ceiling of the GPU")
+# A share of a measured bandwidth past rules.above_ceiling, flagged as a compute point above its ceiling is (review
+# 2026-12-07-1 N8: "above the measured read bandwidth, flagged as a rate above the measured matmul ceiling is: ...")
+ABOVE_PASS = ("; above {name}, which therefore is no ceiling for this call (flagged as the matmul line is where a "
+              "rate passes it)")
 ABOVE_COPY = ("Above 100% of the measured copy bandwidth is possible: a copy writes as much as it reads, decode "
               "almost only reads.")
 
@@ -188,7 +189,7 @@ def _time_and_rate(f: dict) -> str:
     if fig == sa.FIGURE_TBPS and not missing(f["pct_of_datasheet"]):
         text += f" and {f['pct_of_datasheet']:.0f}% of the datasheet's {f['datasheet_tbps']:g} TB/s"
     if f["ceiling"] and f["ceiling"] != sa.CEILING_MATMUL and rules.above_ceiling(f["pct_of_ceiling"]):
-        text += ABOVE_PASS.format(name=CEILING_NAME[f["ceiling"]])  # as a matmul share is (review 2026-12-07-1 #13)
+        text += ABOVE_PASS.format(name=CEILING_NAME[f["ceiling"]].replace("bandwidth", "pass"))  # review 10 #13
     return text
 
 

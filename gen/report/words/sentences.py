@@ -1,35 +1,42 @@
-"""Notes as short sentences (review 2026-12-07-1, second reader, N3): a clause list cut at its top-level "; ", a
-closing bracket that holds another bracket opened up, each clause a sentence after the workload's name.
+"""Notes as short sentences (review 2026-12-07-1, second reader, N3: the "What to call" paragraph was one sentence of
+418 words with brackets three deep). A note's producer gives its clauses as a list, a clause whose bracket holds
+clauses of its own as an `Aside`; each clause is then a sentence after the workload's name. Nothing here reads a
+clause's text, so a producer that changes its punctuation cannot move where the sentences fall.
 gen.report.words.decision builds the "What to call" paragraph with these."""
 
 from __future__ import annotations
 
-
-def split_top(text: str) -> list[str]:
-    """`text` cut at each "; " outside parentheses (the clauses of a note, one a sentence)."""
-    pieces, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += (ch == "(") - (ch == ")")
-        if depth == 0 and text.startswith("; ", i):
-            pieces.append(text[start:i])
-            start = i + 2
-    return [x.strip() for x in [*pieces, text[start:]] if x.strip()]
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 
-def unnest(piece: str) -> list[str]:
-    """A clause whose closing bracket holds another bracket, as sentences: "X (a; b (c))" -> "X: a", "b (c)"."""
-    if not piece.endswith(")"):
-        return [piece]
-    level, i = 0, len(piece) - 1
-    for i in range(len(piece) - 1, -1, -1):
-        level += (piece[i] == ")") - (piece[i] == "(")
-        if level == 0:
-            break
-    inner = piece[i + 1:-1]
-    if "(" not in inner or i == 0:
-        return [piece]
-    first, *rest = split_top(inner)
-    return [*unnest(f"{piece[:i].rstrip()}: {first}"), *(x for r in rest for x in unnest(r))]
+@dataclass(frozen=True)
+class Aside:
+    """A clause with clauses of its own in a bracket. In a running clause (`str`): "X (a; b)". As sentences
+    (`sentences`): "X: a", "b", so that no bracket holds another where a call's name has one of its own
+    ("SDPA (backend not pinned)")."""
+    head: str
+    inner: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.head} ({'; '.join(self.inner)})"
+
+    def sentences(self) -> list[str]:
+        first, *rest = self.inner
+        return [f"{self.head}: {first}", *rest]
+
+
+Clause = str | Aside
+
+
+def inline(clauses: Iterable[Clause]) -> str:
+    """Clauses as one running clause, "; " between them (a verdict's or a scenario page's sentence)."""
+    return "; ".join(str(c) for c in clauses)
+
+
+def flat(clauses: Iterable[Clause]) -> list[str]:
+    """Clauses ready to be one sentence each: an Aside's own clauses each one (Aside.sentences)."""
+    return [s for c in clauses for s in (c.sentences() if isinstance(c, Aside) else [c])]
 
 
 def cap(text: str) -> str:
@@ -38,10 +45,9 @@ def cap(text: str) -> str:
     return text if any(c.isupper() for c in word[1:]) else text[:1].upper() + text[1:]
 
 
-def note_sentences(place: str, parts: list[str]) -> str:
-    """A workload's notes as short sentences, one clause each, after the workload's name (review 2026-12-07-1 N3:
-    the decision was one sentence of 418 words with brackets three deep)."""
-    pieces = [y for part in parts for x in split_top(part) for y in unnest(x)]
-    if not pieces:
-        return ""
-    return " ".join([f"{cap(place)}: {pieces[0]}.", *(f"{cap(x)}." for x in pieces[1:])])
+def note_sentences(place: str, clauses: Iterable[Clause]) -> list[str]:
+    """A workload's notes as short sentences, one clause each, the first after the workload's name; [] for none."""
+    said = flat(clauses)
+    if not said:
+        return []
+    return [f"{cap(place)}: {said[0]}.", *(f"{cap(x)}." for x in said[1:])]

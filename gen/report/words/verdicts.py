@@ -24,7 +24,6 @@ from gen.report.words.common import (
     per_call,
     reason_first_clause,
     short_reason,
-    tie_by_medians,
     times,
     us,
     variant_backend,
@@ -256,9 +255,10 @@ def _against(mss: list[float], top_ms: float) -> str:
     return f"{join_and(words[:-1])} against {words[-1]}"
 
 
-def batch_note(b, who: tuple[str, ...] = ()) -> str:
-    """The same, short, for a workload named in the decision's headline: the calls `who` (the verdict's first rank
-    by default) against the fastest at the other batch, then the calls between."""
+def batch_note(b, who: tuple[str, ...] = ()) -> list[str]:
+    """The same, short, for a workload named in the decision's headline, as clauses (one a sentence there): the
+    calls `who` (the verdict's first rank by default) against the fastest at the other batch, then the calls
+    between."""
     (top, top_ms), rest = b.order[0], b.order[1:]
     who = tuple(x for x in (who or b.named) if x != top and any(x == y for y, _ in rest))
     mine = [(x, ms) for x, ms in rest if x in who]
@@ -266,14 +266,12 @@ def batch_note(b, who: tuple[str, ...] = ()) -> str:
     runs = (f"at batch {b.batch}, in the dynamic-lengths decode runs at {b.kv_lo:,}–{b.kv_hi:,} KV tokens ("
             + (f"at {clock:.0f} MHz" if clock else "clock not recorded") + ")")
     if not mine:
-        return f" ({runs}, {label(top)} is the fastest, {us(top_ms)})"
+        return [f"{runs}, {label(top)} is the fastest, {us(top_ms)}"]
     between = [(x, ms) for x, ms in rest if x not in who]
-    text = (f" ({runs}, {join_and(label(x) for x, _ in mine)} {'takes' if len(mine) == 1 else 'take'} "
+    return [f"{runs}, {join_and(label(x) for x, _ in mine)} {'takes' if len(mine) == 1 else 'take'} "
             f"{join_and(times(ms / top_ms, 1) for _, ms in mine)} the GPU-only time of {label(top)}, "
-            f"{_against([ms for _, ms in mine], top_ms)}")
-    if between:
-        text += "; " + ", ".join(f"{label(x)} {times(ms / top_ms, 1)}" for x, ms in between)
-    return text + ")"
+            f"{_against([ms for _, ms in mine], top_ms)}",
+            *([", ".join(f"{label(x)} {times(ms / top_ms, 1)}" for x, ms in between)] if between else [])]
 
 
 def fa4_missing_line(missing: list[str]) -> str | None:
@@ -564,35 +562,4 @@ def at_verdict_point(v: verdicts.Verdict, point, mode: str) -> str:
     what = "training steps" if mode == "train" else "a forward pass"
     return (f"At the verdict's point, {point_label(point)} ({what}; the point the home and the set page answer for): "
             f"{verdict(v).headline}")
-
-
-def headline_elsewhere(head_point: str, head_fastest: str, verdict_fastest: tuple[str, ...],
-                       near: tuple[str, ...] = (), tie: tuple[str, float, float] | None = None) -> str:
-    """Where the scenario's headline below is at another point than the verdict's: which point it is, and whether
-    its fastest differs from the verdict's (the reason the two answers differ: another size); `near`: the calls the
-    headline's point cannot set apart from its fastest; `tie`: (the unpinned call, the fastest's median, its median)
-    where the two run the same kernels (gen.analysis.scenarios.headline's auto_tie), named as the headline names
-    them, a tie by both medians (review 2026-12-07-1, second reader's N1: "SDPA cuDNN leads by its median" where
-    the unpinned call's median, 1340.03 us against 1340.62, was the lower). A leader with calls within noise
-    "leads by its median" wherever it is (N2: "is fastest" said it of FA4 at chunked prefill's 512 x 32k, within
-    noise of FlexAttention FLASH)."""
-    text = f"The paragraph below is about the scenario's largest point ({head_point})"
-    lead = {head_fastest, *(tie[:1] if tie else ())}
-    if tie:
-        who = f"{label(head_fastest)} and {label(tie[0])} run the same kernels and lead, {tie_by_medians(*tie[1:])}"
-    else:
-        who = f"{label(head_fastest)} " + ("leads by its median" if near else "is fastest")
-    if lead & set(verdict_fastest):
-        return text + f": {who if tie or near else label(head_fastest) + ' leads'} there too."
-    close = [x for x in verdict_fastest if x in near]
-    them = "them" if tie else "it"
-    if close:
-        return (text + f", where {who}{',' if tie else ''} and {join_and(label(x) for x in close)} "
-                f"{'is' if len(close) == 1 else 'are'} within noise of {them} as run (the paragraph says what else "
-                "decides there); the home's answer is the verdict's point's.")
-    others = [x for x in near if x not in lead]
-    noise = (f", and {join_and(label(x) for x in others)} {'is' if len(others) == 1 else 'are'} within noise of "
-             f"{them} as run" if others else "")
-    return (text + f", where {who} instead of {join_and(label(x) for x in verdict_fastest)}{noise}: the order "
-            "changes with the size, and the home's answer is the verdict's point's.")
 

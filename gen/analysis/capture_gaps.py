@@ -1,0 +1,128 @@
+"""What a capture left out, and why: optional packages not installed, scenarios its time limit never reached.
+
+A capture without an optional package (gen.model.variants.EXTRA_PACKAGES) records that package's variants
+"unavailable: ... the optional <package> package ... is not installed" wherever it reached them; one stopped by its
+time limit records the points it did not start "skipped: ... the run's time limit ...", and the dynamic-lengths runs it
+did not start "stopped at N tokens: the run's time limit was reached" with no length. A variant of a missing package
+past the time limit read as "the time limit was reached" (review 2026-12-07-3 item 3): a longer run would not have
+measured it either.
+
+Takes: a schema.ResultSet. Gives: `gaps(rs) -> Gaps` (the packages not installed and the variants they cost, whether
+the time limit stopped the capture, the scenarios measured, those never reached with their reason, and those cut
+short), read from the records as captured; `settle_reasons(rs)`: each record of such a variant stopped by the time
+limit given the package's reason first, status unavailable (gen.analysis.loading applies it once, at load);
+`different_answers(sets, name, answer)`: the sets of the same GPU model and PyTorch whose answer differs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gen.model import schema
+from gen.model.variants import EXTRA_PACKAGES, VARIANTS, extra_package
+
+# What the capture's time-limit reasons hold (gen.capture.sweep_limits, gen.capture.dynamic)
+TIME_LIMIT = "the run's time limit"
+_NOT_INSTALLED = re.compile(r"the optional (\S+) package .*is not installed")
+DYNAMIC = "dynamic-lengths"
+
+
+@dataclass(frozen=True)
+class Gaps:
+    packages: tuple[tuple[str, str], ...]  # (package, reader's name) not installed, in EXTRA_PACKAGES' order
+    variants: tuple[str, ...]  # the variants they cost
+    stopped: bool  # the time limit stopped the capture before some point
+    duration_s: float | None
+    measured: tuple[str, ...]  # scenarios with at least one measured point (or dynamic length), the set's order
+    not_reached: tuple[tuple[str, str], ...]  # (scenario, why): none measured
+    cut: tuple[tuple[str, int, int], ...]  # (scenario, points measured, points planned) where the time limit cut it
+
+    @property
+    def any(self) -> bool:
+        return bool(self.packages or self.not_reached or self.cut)
+
+
+def _records(rs: schema.ResultSet):
+    return [*rs.runs, *rs.sweep, *getattr(rs, "dynamic", [])]
+
+
+def package_of(reason: str | None) -> str | None:
+    """The package a reason says is not installed, or None."""
+    m = _NOT_INSTALLED.search(reason or "")
+    return m.group(1) if m else None
+
+
+def _why(reasons: list[str]) -> str:
+    if any(TIME_LIMIT in r for r in reasons):
+        return "stopped by the time limit"
+    return "nothing measured"
+
+
+def gaps(rs: schema.ResultSet) -> Gaps:
+    """What the capture left out, read from its records as captured (before settle_reasons)."""
+    lacking: dict[str, str] = {}
+    for r in _records(rs):
+        if (pkg := package_of(r.reason)) is not None:
+            lacking.setdefault(r.variant, pkg)
+    names = {p for p, _, _ in EXTRA_PACKAGES.values()}
+    packages = tuple((p, who) for p, _, who in EXTRA_PACKAGES.values() if p in set(lacking.values()) & names)
+    stopped = any(TIME_LIMIT in (r.reason or "") for r in _records(rs))
+    order = [s.name for s in rs.scenarios] or list(dict.fromkeys(p.scenario for p in rs.sweep))
+    measured, not_reached, cut = [], [], []
+    for name in order:
+        if name == DYNAMIC:
+            runs = getattr(rs, "dynamic", [])
+            if any(x.steady_ms is not None for r in runs for x in r.lengths):
+                measured.append(name)
+            elif runs:
+                not_reached.append((name, _why([r.reason or "" for r in runs])))
+            continue
+        pts = [p for p in rs.sweep if p.scenario == name]
+        if not pts:
+            continue
+        points = list(dict.fromkeys((p.mode, p.point) for p in pts))
+        ok = [k for k in points if any(p.status == schema.Status.OK and (p.mode, p.point) == k for p in pts)]
+        if not ok:
+            not_reached.append((name, _why([p.reason or "" for p in pts])))
+            continue
+        measured.append(name)
+        limited = [k for k in points if k not in ok and any(
+            TIME_LIMIT in (p.reason or "") for p in pts if (p.mode, p.point) == k)]
+        if limited:
+            cut.append((name, len(ok), len(points)))
+    return Gaps(packages, tuple(lacking), stopped, rs.duration_s, tuple(measured), tuple(not_reached), tuple(cut))
+
+
+def settle_reasons(rs: schema.ResultSet) -> None:
+    """A record of a variant whose package the set shows missing (for any of its variants), not run for the time
+    limit: its reason is the package's, the time limit after it, and its status unavailable (it could not have run
+    however long the run)."""
+    first: dict[str, str] = {}  # package -> the reason the set gives for it
+    for r in _records(rs):
+        if (pkg := package_of(r.reason)) is not None:
+            first.setdefault(pkg, r.reason)
+    for r in _records(rs):
+        v = VARIANTS.get(r.variant)
+        pkg = extra_package(v)[0] if v is not None and extra_package(v) else None
+        if pkg in first and TIME_LIMIT in (r.reason or "") and package_of(r.reason) is None:
+            r.reason = f"{first[pkg]}; the run's time limit was also reached before this point"
+            r.status = schema.Status.UNAVAILABLE.value
+
+
+def different_answers(sets, ls, answer_of) -> list[tuple[object, str]]:
+    """The other measured sets of `ls`'s GPU model and PyTorch version whose answer (`answer_of(set)`: the variant it
+    recommends, or None) differs from `ls`'s, as (set, its answer)."""
+    env = ls.environment
+    mine = answer_of(ls)
+    out = []
+    for other in sets:
+        o = other.environment
+        if other is ls or other.kind != schema.SetKind.MEASURED or o.device != "cuda":
+            continue
+        if (o.gpu_name, o.torch) != (env.gpu_name, env.torch):
+            continue
+        theirs = answer_of(other)
+        if theirs is not None and mine is not None and theirs != mine:
+            out.append((other, theirs))
+    return out

@@ -1,0 +1,223 @@
+"""The verdict's point of a scenario as the few facts a scenario page opens with (review 2026-12-07-1 finding 1: a
+reader sees the answer as a chart and a table before any paragraph, at the point the home page answers for).
+
+Takes: a loaded set and a scenario (gen.analysis.verdicts, the one ranking rule; gen.analysis.advice, the call What to
+call names for the workload). Gives `point_facts(ls, scenario, mode) -> PointFacts | None` and
+`point_facts_all(ls, scenario)` (every mode whose verdict ranks two calls or more; where a verdict ranks deterministic
+calls led by a plain one, the deterministic calls' own verdict first: review 2026-12-07-2 item 4): the verdict's call
+and the calls sharing its rank with each one's orders, its time as run with its window's SM clock, board power and
+share held for power, the next call (the verdict's runner-up) and the gain over it by the measure the rule decides by
+(leads.Orders.answer, as the home's map gives it) with the orders behind it, whether the lead holds
+(verdicts.first_pair), the call What to call names and its orders against the verdict's call, the eager loop's call
+where a Python loop sees another answer or a first-rank call waits on the host, and every ranked call's median with
+its interval, its measure and its clock (`calls`: the chart's rows). Numbers only: gen.report.words.scenario_first
+words them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from gen.analysis import kernel_names, verdicts
+from gen.analysis.calls import Spread, Timed, interval
+from gen.analysis.determinism_rule import deterministic
+from gen.analysis.leads import Orders
+from gen.model import schema
+
+# A ranked call's place at the verdict's point: the verdict's fastest, a call sharing its first rank (the same kernels,
+# or within noise: verdicts.Verdict.same_kernel, near), or behind it
+FASTEST, FIRST_RANK, BEHIND = "the verdict's call", "sharing its rank", "behind it"
+ROLES = (FASTEST, FIRST_RANK, BEHIND)
+DETERMINISTIC = "deterministic"  # PointFacts.scope of a verdict over the deterministic calls alone
+
+
+@dataclass(frozen=True)
+class CallAt:
+    """One ranked call at the verdict's point: its median (the ranking time), its interval and that interval's real
+    level (timings.Spread.level), the SM clock its window ran at, how its GPU-only time was taken (schema.GpuOnlyMethod:
+    a kernel sum is another measure than a graph replay, drawn apart: review 2026-12-07-2 item 7) and whether What to
+    call names it for the workload."""
+
+    variant: str
+    role: str  # ROLES
+    median_ms: float
+    lo_ms: float
+    hi_ms: float
+    level: float
+    sm_clock_mhz: float | None
+    method: str | None = None
+    named: bool = False
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A Python loop of eager calls at the point (verdicts.HostChange): the call it finds fastest and, for the calls of
+    the first rank and the named call, (variant, eager median ms, eager over GPU-only, host-bound)."""
+
+    fastest: str
+    fastest_ms: float
+    changes_answer: bool
+    calls: tuple[tuple[str, float, float | None, bool], ...]
+
+
+@dataclass(frozen=True)
+class PointFacts:
+    """A verdict's point, for a first look at a scenario (module docstring)."""
+
+    scenario: str
+    mode: str
+    point: schema.Point | None
+    basis: str  # the ranking time: "gpu_only", else "eager" or "host" (a set without GPU times)
+    method: str | None  # how the fastest's GPU-only time was taken (schema.GpuOnlyMethod)
+    fastest: str
+    same_kernel: tuple[str, ...]
+    near: tuple[str, ...]
+    median_ms: float
+    sm_clock_mhz: float | None
+    power_w: float | None
+    power_avg_w: float | None
+    power_window_s: float | None
+    runner_up: str | None
+    runner_ms: float | None
+    runner_mhz: float | None
+    gain: float | None  # the runner-up's time over the fastest's, by `gain_by`
+    gain_by: str | None  # leads.AS_RUN or leads.BY_KERNEL_SUM (Orders.answer)
+    settled: bool | None  # the fastest decidedly ahead of the runner-up (verdicts.Verdict.settled)
+    orders: Orders | None  # the fastest against the runner-up
+    why_not: str | None  # where not settled, why (verdicts.first_pair)
+    spreads: tuple[Spread | None, Spread | None]  # the fastest's and the runner-up's ranking times
+    calls: tuple[CallAt, ...]  # every ranked call with a time, in ranking order
+    power_cap_share: float | None = None  # the share of the fastest's window held down for power (schema 5)
+    # the fastest against each call of `near` (verdicts.Verdict.orders), and the near calls another scenario ordered
+    # the other way at this point (verdicts.Verdict.order_flips): why each shares the rank
+    near_orders: tuple[Orders, ...] = ()
+    flipped: tuple[str, ...] = ()
+    scope: str | None = None  # None: every ranked call; DETERMINISTIC: the deterministic calls alone
+    # The call What to call names for this workload (advice: its exception here, else its default call; the fastest
+    # deterministic call beside it for the deterministic scope: advice.Advice.det_leads), its rank here, the fastest
+    # against it where it is another call than the fastest and its ties (verdicts.orders), and both rows (their output
+    # errors where their inputs differ); None where it names none here or it was not ranked
+    named: str | None = None
+    named_rank: int | None = None
+    named_orders: Orders | None = None
+    named_rows: tuple[Timed, ...] = ()
+    loop: Loop | None = None  # where a Python loop sees another answer, or a first-rank call waits on the host
+    # in a row beside the deterministic calls' own (scope DETERMINISTIC), its calls that are not deterministic
+    plain: tuple[str, ...] = ()
+
+    @property
+    def first_rank(self) -> tuple[str, ...]:
+        """The calls of the first rank: the fastest, its ties on the same kernels, the calls within noise of it."""
+        return (self.fastest, *self.same_kernel, *self.near)
+
+    @property
+    def named_apart(self) -> bool:
+        """What to call names another call than the verdict's fastest and its ties on the same kernels."""
+        return self.named is not None and self.named not in (self.fastest, *self.same_kernel)
+
+
+def _role(v: verdicts.Verdict, variant: str) -> str:
+    if variant == v.fastest.variant:
+        return FASTEST
+    return FIRST_RANK if variant in v.same_kernel or variant in v.near else BEHIND
+
+
+def _loop(v: verdicts.Verdict, named: str | None) -> Loop | None:
+    """The eager loop's answer where it changes the verdict's (HostChange.changes_answer) or a call of the first rank,
+    or the named one, is host-bound (rules.host_bound_outcome: yes); None elsewhere."""
+    h = v.host
+    firsts = [x for x, r in v.rank_of_ if r == 1]
+    mine = list(dict.fromkeys([*firsts, *([named] if named else [])]))
+    rows = [t for x in mine if (t := v.row(x)) is not None and t.eager is not None and t.eager.n]
+    if h is None or not rows or not (h.changes_answer or any(t.host_bound for t in rows)):
+        return None
+    top = v.row(h.eager_fastest)
+    if top is None or top.eager is None or not top.eager.n:
+        return None
+    return Loop(top.variant, top.eager.median, h.changes_answer,
+                tuple((t.variant, t.eager.median, t.eager_over_gpu_only, t.host_bound) for t in rows))
+
+
+def _facts(v: verdicts.Verdict, point, named: str | None, scope: str | None = None) -> PointFacts:
+    f, r = v.fastest, v.runner_up
+    fs, rs = v.spread(f), (v.spread(r) if r is not None else None)
+    o, why = verdicts.first_pair(v)
+    gain, by = o.answer if o is not None else (v.ratio, None)
+    named = named if named is not None and v.row(named) is not None and v.spread(v.row(named)) else None
+    out = []
+    for t in v.rows:
+        s = v.spread(t)
+        if s is None or not s.n:
+            continue
+        lo, hi = interval(s)
+        out.append(CallAt(t.variant, _role(v, t.variant), s.median, lo, hi, s.level, t.sm_clock_mhz,
+                          t.gpu_only_method if v.basis == "gpu_only" else None, t.variant == named))
+    apart = named is not None and named not in (f.variant, *v.same_kernel)
+    return PointFacts(
+        scenario=v.scenario, mode=str(v.mode), point=point, basis=v.basis, method=v.method, fastest=f.variant,
+        same_kernel=v.same_kernel, near=v.near, median_ms=fs.median, sm_clock_mhz=f.sm_clock_mhz,
+        power_w=f.power_w, power_avg_w=f.power_avg_w, power_window_s=f.power_window_s,
+        runner_up=r.variant if r is not None else None, runner_ms=rs.median if rs is not None else None,
+        runner_mhz=r.sm_clock_mhz if r is not None else None, gain=gain, gain_by=by, settled=v.settled, orders=o,
+        why_not=why, spreads=(fs, rs), calls=tuple(out), power_cap_share=f.power_cap_share,
+        near_orders=v.orders, flipped=tuple(b for a, b, *_ in v.order_flips if a == f.variant and b in v.near),
+        scope=scope, named=named, named_rank=v.rank(named) if named else None,
+        named_orders=verdicts.orders(f, v.row(named), v.basis) if apart else None,
+        named_rows=(f, v.row(named)) if apart else (), loop=_loop(v, named))
+
+
+def _named(ls) -> dict:
+    """(scenario, mode, scope) -> the call What to call names (gen.analysis.advice), made once a set."""
+    key = ("verdict_point", "named")
+    if key not in ls._tables:
+        from gen.analysis import advice  # advice reads the verdicts this module reads
+
+        a = advice.advice(ls)
+        out = {}
+        if a is not None:
+            for scenario in verdicts.scenarios(ls):
+                for mode in schema.Mode:
+                    out[(scenario, str(mode), None)] = a.default
+            out.update({(e.scenario, str(e.mode), None): e.variant for e in a.exceptions})
+            out.update({(d.scenario, str(d.mode), DETERMINISTIC): d.det_first for d in a.det_leads})
+        ls._tables[key] = out
+    return ls._tables[key]
+
+
+def _deterministic(ls, v: verdicts.Verdict) -> verdicts.Verdict | None:
+    """The verdict over the deterministic calls alone, where the verdict ranks two or more of them and a plain call
+    leads (determinism.deterministic_leads' rule): a user who needs determinism reads this answer first."""
+    det = [t for t in v.rows if deterministic(t.variant)]
+    if len(det) < 2 or deterministic(v.fastest.variant):
+        return None
+    env = ls.environment
+    return verdicts.decide(det, ls.name, v.scenario, v.mode, kernel_names.gpu_arch(env.compute_capability),
+                           verdicts.point_of(ls, v.scenario, v.mode), sm_count=env.sm_count, ref_mhz=env.ref_mhz,
+                           power_limit_w=env.power_limit_w, power_reading=env.power_reading)
+
+
+def point_facts(ls, scenario: str, mode: str) -> PointFacts | None:
+    """The facts of one verdict's point; None where the set has no verdict there, or one with nothing ranked against
+    its fastest (a field of one: no gain, no order to show)."""
+    v = verdicts.verdict(ls, scenario, mode)
+    if v is None or v.field_of_one or v.spread(v.fastest) is None:
+        return None
+    return _facts(v, verdicts.point_of(ls, scenario, mode), _named(ls).get((scenario, str(mode), None)))
+
+
+def point_facts_all(ls, scenario: str) -> list[PointFacts]:
+    """Each mode's facts (inference first) where the set is measured and its verdict ranks two calls or more; before
+    a mode's, its deterministic calls' own where they have one (`_deterministic`)."""
+    if ls.kind != schema.SetKind.MEASURED:
+        return []
+    out = []
+    for mode in schema.Mode:
+        f = point_facts(ls, scenario, mode)
+        if f is None:
+            continue
+        d = _deterministic(ls, verdicts.verdict(ls, scenario, mode))
+        if d is not None and not d.field_of_one and d.spread(d.fastest) is not None:
+            out.append(_facts(d, f.point, _named(ls).get((scenario, str(mode), DETERMINISTIC)), DETERMINISTIC))
+            f = replace(f, plain=tuple(c.variant for c in f.calls if not deterministic(c.variant)))
+        out.append(f)
+    return out

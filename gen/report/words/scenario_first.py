@@ -1,0 +1,338 @@
+"""What a scenario page shows first, in words (review 2026-12-07-1 finding 1, review 2026-12-07-2): the cells of the
+table of the verdict's point (gen.analysis.verdict_point), the lines under it (why What to call names another call,
+what a Python loop should call), the line on the scenario's largest point, the titles of the folds that hold the full
+argument, and the note under the dynamic-lengths page's chart of what a new length costs.
+
+Every number comes from the facts passed in; the rules' words are gen.report.words.orders' (the home map's).
+"""
+
+from __future__ import annotations
+
+from gen.analysis import leads, rules
+from gen.analysis.verdict_point import DETERMINISTIC
+from gen.model.records import PowerReading
+from gen.report.words import orders as orders_words
+from gen.report.words.common import join_and, label, tie_by_medians, times, times_beside, us
+from gen.report.words.methodology import TIMING
+from gen.report.words.sentences import inline
+from gen.report.words.tables import NOT_RECORDED, held_for_power, watts
+
+MODE_WORD = {"inference": "forward", "train": "training step"}  # a series of the chart, a mode in a cell
+
+COLUMNS = dict(at="At the verdict's point", call="Call", time="Time as run", conditions="SM clock · power",
+               next="Next call", gain="Gain over it", holds="Holds")
+NAMED = "What to call"  # the decision's title, on the home and on each set's page: the call it names is marked
+
+
+def short_point(p, batch: bool = True) -> str:
+    """A point in a few words for a table cell: "16 queries × 8,192 keys, head dim 128", with its batch where over 1
+    ("batch 8, 1 query × 4,096 keys, head dim 128") unless `batch` is false."""
+    if p is None:
+        return ""
+    text = f"{p.kv_len:,} tokens" if p.q_len == p.kv_len else \
+        f"{p.q_len:,} quer{'y' if p.q_len == 1 else 'ies'} × {p.kv_len:,} keys"
+    text += (f", window {p.window:,}" if p.window else "") + f", head dim {p.head_dim}"
+    return (f"batch {p.batch}, " if batch and p.batch > 1 else "") + text
+
+
+SCOPE_WORD = {DETERMINISTIC: "deterministic calls only"}
+
+
+def at_cell(f) -> str:
+    """"forward · 16 queries × 8,192 keys, head dim 128"; a verdict over the deterministic calls alone says so."""
+    scope = f" · {SCOPE_WORD[f.scope]}" if f.scope in SCOPE_WORD else ""
+    return f"{MODE_WORD.get(f.mode, f.mode)} · {short_point(f.point)}{scope}"
+
+
+def _name(f, x: str) -> str:
+    """A call's label, marked "not deterministic" in a row beside the deterministic calls' own (review 2026-12-07-2
+    item 4: the page opened with FA4 and SDPA cuDNN, neither deterministic, and did not say so)."""
+    return label(x) + (", not deterministic" if x in f.plain else "")
+
+
+def rank_reason(f, x: str) -> str:
+    """Why call `x` shares the verdict's first rank, by the rule (review 2026-12-07-2 item 3: "within noise" was said of
+    a pair timed apart, whose intervals do not overlap): "the same kernels", "within noise" (the as-run intervals
+    overlap), or "not decided (timed apart)" with the rule's reason."""
+    if x in f.same_kernel:
+        return "the same kernels"
+    o = next((o for o in f.near_orders if o.second == x), None)
+    if x in f.flipped and (o is None or o.decided):
+        return "not decided (another scenario timed the two the other way round)"
+    if o is None or not o.apart:
+        return "within noise"
+    return f"not decided ({orders_words.undecided_why(o)})"
+
+
+def call_cell(f) -> str:
+    """The first rank: the verdict's call, with its ties on the same kernels and the calls sharing its rank, each with
+    its reason (rank_reason)."""
+    if not f.same_kernel and not f.near:
+        return _name(f, f.fastest)
+    names = join_and(_name(f, x) for x in f.first_rank)
+    reasons: dict[str, list[str]] = {}
+    for x in f.first_rank[1:]:
+        reasons.setdefault(rank_reason(f, x), []).append(x)
+    if len(reasons) == 1:
+        return f"{names}: {next(iter(reasons))}, one rank"
+    return f"{names}: one rank ({'; '.join(f'{join_and(label(x) for x in xs)}: {r}' for r, xs in reasons.items())})"
+
+
+def named_cell(f) -> str:
+    """The call What to call names for this workload, under the Call cell (review 2026-12-07-2 item 2): "What to call
+    names it"; where it names another call, which, the line under the table saying why; "" where it names none."""
+    if f.named is None:
+        return ""
+    if f.named == f.fastest and not f.same_kernel and not f.near:
+        return f"{NAMED} names it"
+    if not f.named_apart:
+        return f"{NAMED} names {label(f.named)}"
+    return f"{NAMED} names {_name(f, f.named)} (why: under the table)"
+
+
+def time_cell(f) -> str:
+    """The verdict's call's median, by the time it ranks by: "59.3 µs", "0.7373 ms (kernel sum)"."""
+    note = " (kernel sum)" if f.basis == "gpu_only" and f.method == "kernel_sum" else \
+        "" if f.basis == "gpu_only" else f" ({TIMING[f.basis]})"
+    return us(f.median_ms) + note
+
+
+def conditions_cell(f, env=None) -> str:
+    """The SM clock and board power of the verdict's call's window, with its share held for power (review 2026-12-07-2
+    item 13): "1980 MHz · 687 W instant, at the 700 W limit · held for power 0% of samples". NVML's averaged reading
+    is given only for a window of at least rules.NVML_POWER_WINDOW_S: in a shorter one it is the seconds before."""
+    if f.sm_clock_mhz is None:
+        return NOT_RECORDED
+    lags = rules.power_lags(f.power_window_s, PowerReading.AVERAGE)
+    power = watts(f.power_w, env, f.power_window_s, None if lags else f.power_avg_w)
+    limit = getattr(env, "power_limit_w", None)
+    if power and rules.at_power_limit(f.power_w, limit) and getattr(env, "power_reading", None) == \
+            PowerReading.INSTANT:
+        power += f", at the {limit:.0f} W limit"
+    held = held_for_power(f.power_cap_share, f.sm_clock_mhz, getattr(env, "ref_mhz", None), say_mhz=False)
+    return " · ".join([f"{f.sm_clock_mhz:.0f} MHz", *([power] if power else []), *([held] if held else [])])
+
+
+def next_cell(f) -> str:
+    """The runner-up, its median and its window's clock: "FlashAttention-4 (flash_attn.cute), 85.6 µs at 1980 MHz"."""
+    if f.runner_up is None:
+        return "–"
+    at = f" at {f.runner_mhz:.0f} MHz" if f.runner_mhz is not None else ""
+    return f"{_name(f, f.runner_up)}, {us(f.runner_ms)}{at}" if f.runner_ms is not None else _name(f, f.runner_up)
+
+
+def sums_at(o, first_leads: bool = True) -> str:
+    """Two kernel sums with their windows' clocks, the leader's first: "57.7 against 71.0 µs, both at 1980 MHz";
+    "5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz"."""
+    ms, mhz = (o.first_ks_ms, o.second_ks_ms), (o.first_ks_mhz, o.second_ks_mhz)
+    if not first_leads:
+        ms, mhz = ms[::-1], mhz[::-1]
+    if None in mhz:
+        return f"{us(ms[0])} against {us(ms[1])}"
+    if f"{mhz[0]:.0f}" == f"{mhz[1]:.0f}":
+        return f"{us(ms[0])} against {us(ms[1])}, both at {mhz[0]:.0f} MHz"
+    return f"{us(ms[0])} at {mhz[0]:.0f} MHz against {us(ms[1])} at {mhz[1]:.0f} MHz"
+
+
+def gain_cell(f) -> str:
+    """The runner-up's time over the verdict's call's, by the measure the rule decides by (the home map's): "1.44× as
+    run"; by kernel sum, the two sums and their clocks that it divides, and the as-run ratio of the row's own times
+    beside it (review 2026-12-07-2 item 1): "1.23× by kernel sum (57.7 against 71.0 µs, both at 1980 MHz); 1.18× as
+    run"."""
+    if f.gain is None:
+        return "–"
+    # more digits where two would round it onto the line the first screen asks before naming a call (1.195×, never
+    # 1.20×: review 2026-12-07-1 item 7)
+    by = orders_words.MEASURE.get(f.gain_by, f.gain_by or "")
+    text = f"{times_beside(f.gain, rules.ADVICE_MIN_GAIN)} {by}".strip()
+    o = f.orders
+    if f.gain_by == leads.BY_KERNEL_SUM and o is not None and o.first_ks_ms and o.second_ks_ms:
+        text += f" ({sums_at(o, f.gain >= 1)})"
+        if o.as_run is not None:
+            text += f"; {times(o.as_run)} as run"
+    return text
+
+
+def _sums_reason(o) -> str:
+    """Why the kernel sums decide a pair (leads.Orders.sums_decide), from its orders (review 2026-12-07-2 item 6): timed
+    apart; the whole as-run ratio within identical kernels' noise; or only its weaker round orientation within the
+    line for one orientation."""
+    if o.timed_apart:
+        return "timed apart"
+    n = o.noise
+    if n is None or o.as_run is None or not rules.beyond_pair_noise(o.as_run, (None, None), n.ratio):
+        line = f", {times(n.ratio, 3)}" if n is not None else ""
+        return f"as run {times(o.as_run)}, within identical kernels' noise{line}"
+    weak = min((r, w) for r, w in ((o.forward, "forward"), (o.reverse, "reversed")) if r is not None)
+    line = n.oriented if n.oriented is not None else n.ratio
+    return (f"as run {times(o.as_run)}, past identical kernels' noise; its {weak[1]} rounds' {times(weak[0])} within "
+            f"that noise in one orientation, {times(line, 3)}")
+
+
+def holds_cell(f) -> str:
+    """Whether the lead over the next call holds, by the rule (leads.Orders.decided): "yes: the intervals apart, in
+    both round orientations, past identical kernels' noise"; "yes, by kernel sum (why: _sums_reason)"; or the home
+    map's "no: ..." with the rule's reason (orders.map_state)."""
+    o = f.orders
+    if f.settled and o is not None:
+        if o.sums_decide:
+            return f"yes, by kernel sum ({_sums_reason(o)})"
+        if o.timed_apart:
+            return f"yes: timed apart, but past {rules.TIMED_APART_REACH:g}× as run"
+        parts = ["the intervals apart"] + (["in both round orientations"] if o.oriented else []) + \
+            (["past identical kernels' noise"] if o.noise is not None else [])
+        return "yes: " + ", ".join(parts)
+    return orders_words.map_state(f.settled, o, f.why_not, *f.spreads, label=label)
+
+
+def named_note(f) -> str | None:
+    """Under the table where What to call names another call than the verdict's fastest (review 2026-12-07-2 item 2):
+    which, and why by the rule: it shares the first rank (with the orders of the pair), or the fastest leads it by
+    less than rules.ADVICE_MIN_GAIN, the gain What to call asks before naming another call than its own."""
+    if not f.named_apart or f.named_orders is None:
+        return None
+    o, n, first = f.named_orders, _name(f, f.named), _name(f, f.fastest)
+    head = f"{NAMED} names {n} here, not {first}"
+    if f.named_rank != 1:
+        r, by = o.deciding
+        return (f"{head}: {first} leads it {times_beside(r, rules.ADVICE_MIN_GAIN)} "
+                f"{orders_words.MEASURE.get(by, by)}, under the {rules.ADVICE_MIN_GAIN:g}× {NAMED} asks before "
+                "naming another call than its default.")
+    err = orders_words.errors(f.named_rows, label)
+    said = [f"{head}: the two share the first rank, {rank_reason(f, f.named)}"]
+    if o.kernels_leader == o.first and o.kernel_sum is not None:
+        said[0] += f" as run ({times(o.as_run)})" if o.as_run is not None else ""
+        under = (f", and under the {rules.ADVICE_MIN_GAIN:g}× {NAMED} asks before naming another call"
+                 if o.kernel_sum < rules.ADVICE_MIN_GAIN else "")
+        said[0] += (f"; {orders_words.kernels_ahead_detail(o, label)}: a lead the as-run times cannot show, which "
+                    f"decides no rank{under}")
+    else:
+        said[0] += ": " + inline(orders_words.brief_clauses(o, label, noise=o.apart))
+    return " ".join(_sentence(x) for x in [*said, *([err] if err else [])])
+
+
+def _sentence(x: str) -> str:
+    return x[:1].upper() + x[1:] + ("" if x.endswith(".") else ".")
+
+
+def loop_note(f) -> str | None:
+    """Where a Python loop of eager calls answers otherwise, or a call of the first rank waits on the host there
+    (verdict_point.Loop; review 2026-12-07-2 item 5): which call the loop should make, with each first-rank call's time
+    in the loop and its ratio to its GPU-only time."""
+    lp = f.loop
+    if lp is None:
+        return None
+    each = "a training step" if f.mode == "train" else "a call"
+
+    def one(x, ms, ratio, bound):
+        what = ", ".join(([f"{times(ratio, 1)} its GPU-only time"] if ratio is not None else [])
+                         + (["host-bound"] if bound else []))
+        return f"{label(x)} {us(ms)}" + (f" ({what})" if what else "")
+    others = [one(*c) for c in lp.calls if c[0] != lp.fastest]
+    if lp.changes_answer:
+        return (f"In an eager Python loop (host gaps included), call {label(lp.fastest)}: {us(lp.fastest_ms)} {each}, "
+                f"against {join_and(others)}; the times above are of the GPU alone (a CUDA graph).")
+    mine = next((c for c in lp.calls if c[0] == lp.fastest), None)
+    return (f"In an eager Python loop (host gaps included), {label(lp.fastest)} is still the fastest call: "
+            f"{one(*mine) if mine else us(lp.fastest_ms)} {each}"
+            + (f", against {join_and(others)}" if others else "") + ".")
+
+
+def x_title(basis: str) -> str:
+    """The chart's axis: "GPU-only time at the verdict's point (ms, log)"."""
+    return f"{TIMING.get(basis, basis)} time at the verdict's point (ms, log)"
+
+
+# The chart's marks by how a GPU-only time was taken (review 2026-12-07-2 item 7): a kernel sum is another measure
+MEASURE_WORD = {"cuda_graph": "CUDA-graph replay", "kernel_sum": "kernel sum of profiled calls"}
+HOLLOW_NOTE = "hollow: a kernel sum, not a graph replay"
+NAMED_MARK = f"ringed: the call {NAMED} names"
+
+FULL_VERDICT = "The verdict at this point in full"  # the fold of the verdict's own headline
+LARGEST_POINT = "At the scenario's largest point, in full"  # the fold of the headline paragraph
+COUNTING = "How the rates are counted"  # the fold of the conventions paragraph
+CONDITIONS = "What the conditions and the speed of light are"  # the fold of their notes
+
+
+def chart_label(title: str) -> str:
+    return f"each ranked call's time at the verdict's point, {title}"
+
+
+def headline_elsewhere(head_point: str, head_fastest: str, verdict_fastest: tuple[str, ...],
+                       near: tuple[str, ...] = (), tie: tuple[str, float, float] | None = None,
+                       head_dim: int | None = None) -> str:
+    """Where the scenario's headline below is at another point than the verdict's: which point it is, and whether
+    its fastest differs from the verdict's (the reason the two answers differ: another size); `near`: the calls the
+    headline's point cannot set apart from its fastest, every one named (review 2026-12-07-2 item 8); `tie`: (the
+    unpinned call, the fastest's median, its median) where the two run the same kernels (gen.analysis.scenarios.
+    headline's auto_tie), named as the headline names them, a tie by both medians (review 2026-12-07-1, second
+    reader's N1). A leader with calls within noise "leads by its median" wherever it is (N2). The page's table is the
+    verdict's point, which What to call answers for; this line never says the two name the same call. `head_dim`: the
+    point's, where the scenario ran that length at other head dims too (review 2026-12-07-2 item 9)."""
+    text = "At the scenario's largest point" + (f" at head dim {head_dim}" if head_dim else "") + f" ({head_point})"
+    lead = {head_fastest, *(tie[:1] if tie else ())}
+    if tie:
+        who = f"{label(head_fastest)} and {label(tie[0])} run the same kernels and lead, {tie_by_medians(*tie[1:])}"
+    else:
+        who = f"{label(head_fastest)} " + ("leads by its median" if near else "is fastest")
+    them = "them" if tie else "it"
+    others = [x for x in dict.fromkeys(near) if x not in lead]
+    noise = (f", and {join_and(label(x) for x in others)} {'is' if len(others) == 1 else 'are'} within noise of "
+             f"{them} as run" if others else "")
+    if lead & set(verdict_fastest):
+        return text + f", {who if tie or near else label(head_fastest) + ' leads'} there too{noise}."
+    if any(x in near for x in verdict_fastest):
+        return (text + f", {who}{noise} (the paragraph in full below says what else decides "
+                f"there); the table above is the verdict's point, which {NAMED} answers for.")
+    return (text + f", {who} instead of {join_and(label(x) for x in verdict_fastest)}{noise}: the order changes with "
+            f"the size; the table above is the verdict's point, which {NAMED} answers for.")
+
+
+def other_head_dim(at: str, fastest: str, same: tuple[str, ...], near: tuple[str, ...]) -> str:
+    """The scenario's largest length at another head dim than its own (review 2026-12-07-2 item 9: the article's
+    largest point at head dim 64 was said to be the scenario's, where at head dim 128 another call leads): "At head
+    dim 128 (S = 16,384), FlexAttention (FLASH backend) leads by its median, and FlashAttention-4 (flash_attn.cute) and
+    SDPA cuDNN are within noise of it as run."""
+    ties = f" and {join_and(label(x) for x in same)}, the same kernels," if same else ""
+    if not near:
+        return f"At {at}, {label(fastest)}{ties} {'are' if same else 'is'} fastest."
+    lead = "lead by their medians" if same else "leads by its median"
+    return (f"At {at}, {label(fastest)}{ties} {lead}, and {join_and(label(x) for x in near)} "
+            f"{'is' if len(near) == 1 else 'are'} within noise of {'them' if same else 'it'} as run.")
+
+
+# The dynamic-lengths page's chart of what each new length cost (gen.analysis.dynamic.new_length_rows)
+NEW_LENGTH_AXIS = "cost of a new length beyond a warm call (ms, log)"
+
+
+def new_length_note(dropped: int, warmed: list[str]) -> str:
+    """Under the chart of what each new length cost: which lengths it draws, and what it leaves out (a cost of zero
+    has no place on a log axis; a run whose first calls hit another run's cached plans measured no cost). The table's
+    column is the median over the same lengths (gen.analysis.dynamic.DynamicFacts.first_overhead_ms, review
+    2026-12-07-2 item 10), those without a mark counted."""
+    text = ("Each mark is one length past the run's warm-up and its first length, what the first call there cost "
+            "beyond the second; the table's column of each new length is the median over the same lengths")
+    if dropped:
+        text += (f"; {dropped} length{'s' if dropped > 1 else ''} whose first call cost no more than the second "
+                 f"{'have' if dropped > 1 else 'has'} no mark on the log axis (the median counts "
+                 f"{'them' if dropped > 1 else 'it'}, and the line breaks there)")
+    if warmed:
+        one = len(warmed) == 1
+        text += (f"; {join_and(warmed)} {'is' if one else 'are'} left out: {'its' if one else 'their'} first calls "
+                 "hit another run's cached plans")
+    return text + "."
+
+
+def cost_spread(f, unit: str) -> str:
+    """What a run paid for a new length, as a median with its spread (review 2026-12-07-2 item 11: "56.42 ms at every
+    decode step" where the steps cost 35 ms to 0.52 s): "a median 56.37 ms a decode step (35.43–521.2 ms over its 31
+    lengths after the first; 425.9 ms at the first)"."""
+    costs = [c for _, c, _ in f.per_length]
+    text = f"a median {f.first_overhead_ms:#.4g} ms a {unit}"
+    if len(costs) > 1:
+        text += (f" ({min(costs):#.4g}–{max(costs):#.4g} ms over its {len(costs)} lengths after the "
+                 f"{'warm-up' if f.warmup_lengths else 'first'}")
+        before = ", ".join(f"{c:#.4g}" for c in f.before_ms)
+        text += (f"; {before} ms at the {'first' if len(f.before_ms) == 1 else f'first {len(f.before_ms)}'})"
+                 if f.before_ms else ")")
+    return text
