@@ -41,29 +41,29 @@ H200_MERGED = ROOT / "tests" / "data" / "sets" / "nvidia-h200__torch-2.11.0__pre
 @pytest.fixture(scope="session", autouse=True)
 def _builds_in_one_process():
     """A build's sets are made in its own process here, not in worker processes forked one per core
-    (gen.report.units.workers_for): the suite's two test processes keep both cores busy, so forked
+    (gen.report.reading.workers_for): the suite's two test processes keep both cores busy, so forked
     workers only made each build's per-process work again (about a quarter more CPU a build, a set's
     parts split over them, each setting up the set's context). The same pages either way (test_render,
     test_build_cache); the tests of that parallel path ask for it back with `forked_builds`. Builds
     run as subprocesses (`python -m gen build`) are not changed."""
-    from gen.report import units
+    from gen.report import reading
 
-    _FORKED["workers_for"] = units.workers_for
+    _FORKED["workers_for"] = reading.workers_for
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(units, "workers_for", lambda n_tasks: 1)
+        mp.setattr(reading, "workers_for", lambda n_tasks: 1)
         yield
 
 
 @pytest.fixture
 def forked_builds(monkeypatch):
-    """gen.report.units.workers_for as the build has it (worker processes forked, one per core), for a
+    """gen.report.reading.workers_for as the build has it (worker processes forked, one per core), for a
     test of the parallel path (see _builds_in_one_process)."""
-    from gen.report import units
+    from gen.report import reading
 
-    monkeypatch.setattr(units, "workers_for", _FORKED["workers_for"])
+    monkeypatch.setattr(reading, "workers_for", _FORKED["workers_for"])
 
 
-_FORKED: dict = {}  # gen.report.units.workers_for itself, kept by _builds_in_one_process
+_FORKED: dict = {}  # gen.report.reading.workers_for itself, kept by _builds_in_one_process
 
 
 @pytest.hookimpl(optionalhook=True)

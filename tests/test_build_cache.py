@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from benchmarks.bench_build import PUBLISHED, fabricate
+from gen.analysis import loading, tables
 from gen.model import trace, trace_digest
 from gen.model.schema import UserError
-from gen.report import build, cache, units
+from gen.report import build, cache, reading, units
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
@@ -157,8 +159,8 @@ def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path, forked_builds):
     damaged = (results / PUBLISHED[2] / "result.json").read_text(encoding="utf-8").replace('"kind"', '"kind?"', 1)
     (results / PUBLISHED[2] / "result.json").write_text(damaged, encoding="utf-8")
     paths = [results / n for n in PUBLISHED]
-    alone = [units._load_one(p) for p in paths]
-    together = units._map(units._load_one, paths)
+    alone = [reading.load_one(p) for p in paths]
+    together = reading.map_paths(reading.load_one, paths)
     assert [rs for rs, _ in together] == [rs for rs, _ in alone] and together[0][0] is not None
     assert [str(e) for _, e in together] == [str(e) for _, e in alone]
     assert [type(e) for _, e in together] == [type(e) for _, e in alone] and alone[1][1] and alone[2][1]
@@ -233,7 +235,7 @@ def test_a_rebuild_with_nothing_changed_reads_no_set_and_writes_nothing(tmp_path
     loads = []
     real_load = schema.load_set
     monkeypatch.setattr(schema, "load_set", lambda path: loads.append(path) or real_load(path))
-    monkeypatch.setattr(units, "workers_for", lambda n: 1)  # the sets read in this process, where seen
+    monkeypatch.setattr(reading, "workers_for", lambda n: 1)  # the sets read in this process, where seen
     made.clear(), parsed.clear(), capsys.readouterr()
     build.run(results, docs, workers=1, skip_broken=True)
     assert made == [] and parsed == [] and loads == [] and page.stat().st_mtime_ns == stamp
@@ -332,3 +334,79 @@ def test_a_rebuild_after_adding_or_removing_a_set_is_a_cold_build(tmp_path, one_
     shutil.rmtree(big_results / name)
     build.run(big_results, big_docs, workers=1)
     assert build.digest(big_docs / "generated") == one_set[2]
+
+
+def test_a_new_set_decodes_the_kept_sets_its_pages_read_only(tmp_path, monkeypatch, two_sets):
+    """A kept set is read as its outline (gen.analysis.loading.SetOutline), its ResultSet decoded only where
+    something asks for it: with a set added, the first set (its pages compare the new set with it), never the
+    other kept set, whose pages and facts come from the cache. The pages are a cold build's."""
+    results, docs, names = built_copy(two_sets, tmp_path)
+    first, second = sorted(names)
+    decoded, real = [], reading._kept
+    monkeypatch.setattr(reading, "_kept", lambda store, k, path: decoded.append(path.name) or real(store, k, path))
+    fabricate(results, 2, points=1)
+    build.run(results, docs, workers=1)
+    assert first in decoded and second not in decoded and set(decoded) <= {first, *PUBLISHED}
+    other = tmp_path / "other" / "docs"
+    build.run(results, other, use_cache=False, workers=1)
+    assert build.digest(docs / "generated") == build.digest(other / "generated")
+
+
+@pytest.mark.parametrize("kind", ["outline", "set"])
+def test_a_damaged_outline_or_result_set_entry_is_read_again(tmp_path, two_sets, kind):
+    """Damaged outlines: each set is read again (its kept ResultSet, or its files) and its outline kept anew.
+    Damaged ResultSets under good outlines: a set whose ResultSet is asked for (the first set, which a new set's
+    pages compare with) is read from its files again. Either way, a cold build's pages."""
+    results, docs, names = built_copy(two_sets, tmp_path)
+    entries = sorted(build.cache_dir(docs).glob(f"{kind}-*.json"))
+    assert len(entries) == 2 + len(PUBLISHED[:1])
+    for e in entries:
+        e.write_bytes(b"not an entry")
+    fabricate(results, 2, points=1)
+    build.run(results, docs, workers=1)
+    other = tmp_path / "other" / "docs"
+    build.run(results, other, use_cache=False, workers=1)
+    assert build.digest(docs / "generated") == build.digest(other / "generated")
+    store = cache.Store(build.cache_dir(docs))
+    # (a set whose ResultSet nothing asked for keeps its damaged entry until something does)
+    read = sorted(p.name for p in results.iterdir()) if kind == "outline" else [sorted(names)[0]]
+    for name in read:
+        entry = reading.set_entry(cache.set_key(results / name))
+        assert loading.outline_of(store.get("set", entry)) == store.get("outline", entry), name
+
+
+def test_a_sets_outline_is_its_records_without_their_numbers(h200):
+    """The outline holds what the pages over all sets read of a set: its machine, configuration and scenarios
+    as the ResultSet has them, and each run and sweep point's call, status and trace in the same order."""
+    o = loading.outline_of(h200.rs)
+    assert (o.name, o.kind, o.environment, o.config, o.scenarios) == \
+        (h200.rs.name, h200.rs.kind, h200.rs.environment, h200.rs.config, h200.rs.scenarios)
+    for records, full in ((o.runs, h200.rs.runs), (o.sweep, h200.rs.sweep)):
+        assert [(r.variant, r.mode, r.scenario, r.status, r.point, r.trace) for r in records] == \
+            [(r.variant, r.mode, r.scenario, r.status, r.point, r.trace) for r in full]
+    assert o.run("naive") == next(r for r in o.runs if r.variant == "naive" and r.mode == "inference")
+    assert o.scenario("decode") == h200.rs.scenario("decode")
+    kept = tables.LoadedSet(h200.name, h200.path, outline=o, load=lambda: h200.rs)
+    assert kept.measured and kept.environment is h200.rs.environment and kept.rs is h200.rs
+
+
+def test_pages_that_did_not_change_are_the_old_files_linked(tmp_path, two_sets):
+    """A rebuild links each page (and trace) whose file in the old docs/generated holds the same bytes, instead of
+    writing it again (the old folder's removal then frees nothing of it); a page edited there, or a file that
+    something else links too, is written anew. The pages are those of a cold build."""
+    results, docs, names = built_copy(two_sets, tmp_path)
+    generated = docs / "generated"
+    first_page = generated / "sets" / f"{sorted(names)[0]}.md"
+    edited = generated / "sets" / f"{sorted(names)[1]}.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "edited", encoding="utf-8")
+    shared = next((generated / "traces").rglob("*.json.gz"))
+    os.link(shared, tmp_path / "elsewhere")  # linked from outside docs/generated: not to be shared further
+    inodes = {p: p.stat().st_ino for p in (first_page, edited, shared)}
+    fabricate(results, 2, points=1)
+    build.run(results, docs, workers=1)
+    assert first_page.stat().st_ino == inodes[first_page]
+    assert edited.stat().st_ino != inodes[edited] and not edited.read_text(encoding="utf-8").endswith("edited")
+    assert shared.stat().st_ino != inodes[shared] and shared.stat().st_nlink == 1
+    other = tmp_path / "other" / "docs"
+    build.run(results, other, use_cache=False, workers=1)
+    assert build.digest(generated) == build.digest(other / "generated")

@@ -28,8 +28,10 @@ def _ls(kind: str = "measured"):
     env = SimpleNamespace(gpu_name="GPU <X>", cpu=None, torch="2.11.0+cu130", cuda="13.0", date="2026-12-02T10:00",
                           device="cuda")
     cfg = SimpleNamespace(batch=2, heads=4, seq_len=256, head_dim=64, dtype="bf16", error_draws=3)
-    return SimpleNamespace(name="gpu-x__torch-2.11.0", rs=SimpleNamespace(kind=kind, environment=env, config=cfg,
-                                                                         source=None))
+    rs = SimpleNamespace(kind=kind, environment=env, config=cfg, source=None)
+    # a LoadedSet's: its ResultSet, its outline (what the templates read of it) and the outline's kind, machine and
+    # configuration
+    return SimpleNamespace(name="gpu-x__torch-2.11.0", rs=rs, outline=rs, kind=kind, environment=env, config=cfg)
 
 
 def _row(variant, label, **kw):

@@ -512,7 +512,7 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
                   if p.other_batch is not None else p for p in (_pick(v, default) for v in vs) if p is not None)
     art = next((v for v in vs if v.scenario == ARTICLE and v.mode == schema.Mode.INFERENCE), None)
     row = art.row(default) if art is not None else None
-    env = ls.rs.environment
+    env = ls.environment
     exceptions = _exceptions(ls, vs, default)
     return Advice(
         set_name=ls.name, device=env.device, gpu=env.gpu_name, cpu=env.cpu, torch=env.torch,
@@ -543,7 +543,7 @@ def _other_dtype(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str)
         missing_ = tuple((x, reason) for x, _, reason in v.not_measured if x in VARIANTS and VARIANTS[x].dtype
                          and VARIANTS[x].dtype != mine)
         if ran or missing_:
-            rec = ls.rs.scenario(v.scenario)
+            rec = ls.outline.scenario(v.scenario)
             out.append((v.scenario, mine or (rec.dtype if rec is not None else None), ran, missing_))
     return tuple(out)
 

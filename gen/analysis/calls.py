@@ -239,7 +239,7 @@ def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | 
     c = tm.gpu_only_conditions
     mhz, watts = _num(c.sm_clock_mhz), _num(c.power_w)
     applies = point is None or mode is None or rules.equal_clock_applies(flops.figure_of(point, mode))
-    at = timings.at_ref_clock(tm.gpu_only.median, mhz, ls.rs.environment.ref_mhz) if applies else None
+    at = timings.at_ref_clock(tm.gpu_only.median, mhz, ls.environment.ref_mhz) if applies else None
     ks = tm.kernel_sum.median if tm.kernel_sum.n else None
     ks_mhz = _num(tm.window(schema.Window.KERNEL_SUM).sm_clock_mhz) if ks is not None else None
     return dict(sm_clock_mhz=mhz, power_w=watts, power_avg_w=_num(c.power_avg_w),
@@ -251,7 +251,7 @@ def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | 
 def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> str | None:
     """The report's one host-bound outcome: the summary table's, where the run has a
     row there (so every page shows the same), else the timings' rule."""
-    if ls.rs.kind != schema.SetKind.MEASURED or run.device != "cuda" or run.status != schema.Status.OK:
+    if ls.kind != schema.SetKind.MEASURED or run.device != "cuda" or run.status != schema.Status.OK:
         return None
     if run.scenario == "article":
         key = ("summary host-bound", run.mode)  # variant -> its first row's outcome, read once per set and mode
@@ -269,7 +269,7 @@ def _sweep_row(ls: tables.LoadedSet, p: schema.SweepPoint, peers=()) -> Timed:
     tr = ls.sweep_trace(p.trace) if p.trace and p.status == schema.Status.OK else None
     tm = ls.times(p, tr)
     gpu = _present(tm.gpu_only)
-    measured = ls.rs.kind == schema.SetKind.MEASURED and ls.rs.environment.device == "cuda"
+    measured = ls.kind == schema.SetKind.MEASURED and ls.environment.device == "cuda"
     outcome = tm.host_bound_outcome if measured and p.status == schema.Status.OK else None
     events, main, short, index, main_us, events_us, blocks = _kernels(ls, p, tr)
     return Timed(p.variant, p.status, gpu, tm.gpu_only_method if gpu else None, _present(tm.eager),
@@ -358,7 +358,7 @@ def point_of(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infer
 def _points(ls: tables.LoadedSet, scenario: str, mode: str) -> list[schema.Point]:
     """A scenario's sweep points in one mode: its training points for a training step where it has them
     (a scenario measured in training only, deterministic backward, has no others)."""
-    rec = ls.rs.scenario(scenario)
+    rec = ls.outline.scenario(scenario)
     if rec is None:
         return []
     if mode == schema.Mode.TRAIN and getattr(rec, "train_points", None):

@@ -113,12 +113,12 @@ def settle_reasons(rs: schema.ResultSet) -> None:
 def different_answers(sets, ls, answer_of) -> list[tuple[object, str]]:
     """The other measured sets of `ls`'s GPU model and PyTorch version whose answer (`answer_of(set)`: the variant it
     recommends, or None) differs from `ls`'s, as (set, its answer)."""
-    env = ls.rs.environment
+    env = ls.environment
     mine = answer_of(ls)
     out = []
     for other in sets:
-        o = other.rs.environment
-        if other is ls or other.rs.kind != schema.SetKind.MEASURED or o.device != "cuda":
+        o = other.environment
+        if other is ls or other.kind != schema.SetKind.MEASURED or o.device != "cuda":
             continue
         if (o.gpu_name, o.torch) != (env.gpu_name, env.torch):
             continue

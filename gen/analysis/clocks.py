@@ -99,7 +99,7 @@ def ceilings(ls: tables.LoadedSet) -> list[Ceiling]:
     def cond(kind: str) -> timings.Conditions:
         return timings.conditions(kind, c.telemetry.get(kind), why)
 
-    env = ls.rs.environment
+    env = ls.environment
     mm = cond("matmul")
     out = [Ceiling("matmul", cl["matmul_tflops"], "TFLOP/s", cl["matmul_n"], mm,
                    sol(cl["matmul_tflops"], env, c.matmul_dtype, mm.sm_clock_mhz, mm.reason)),

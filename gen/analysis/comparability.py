@@ -54,7 +54,7 @@ class Issue:
 
 
 def _point(ls: tables.LoadedSet, scenario: str) -> schema.Point | None:
-    rec = ls.rs.scenario(scenario)
+    rec = ls.outline.scenario(scenario)
     if rec is not None and rec.points:
         return rec.points[0]
     run = next((r for r in ls.rs.runs if r.scenario == scenario and r.point is not None), None)
@@ -62,8 +62,8 @@ def _point(ls: tables.LoadedSet, scenario: str) -> schema.Point | None:
 
 
 def _dtype(ls: tables.LoadedSet, scenario: str) -> str:
-    rec = ls.rs.scenario(scenario)
-    d = (rec.dtype if rec else ls.rs.config.dtype) or ""
+    rec = ls.outline.scenario(scenario)
+    d = (rec.dtype if rec else ls.config.dtype) or ""
     return _DTYPE_ALIASES.get(d.lower(), d.lower())
 
 
@@ -79,9 +79,9 @@ def _published(ls: tables.LoadedSet, scenario: str, mode: str, field_name: str) 
 
 
 def gpu_definition(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> str | None:
-    if ls.rs.kind == schema.SetKind.REFERENCE:
+    if ls.kind == schema.SetKind.REFERENCE:
         return GPU_DEFINITIONS["published"] if _published(ls, scenario, mode, "gpu_time_ms") else None
-    if ls.rs.environment.device != "cuda":
+    if ls.environment.device != "cuda":
         return None
     methods = {r.timing.gpu_only_method for r in ls.rs.runs
                if r.scenario == scenario and r.mode == mode and r.status == schema.Status.OK}
@@ -95,7 +95,7 @@ def gpu_definition(ls: tables.LoadedSet, scenario: str = "article", mode: str = 
 
 def cpu_definition(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> str | None:
     """What a set's CPU column holds; None for a published set that gave no CPU time."""
-    if ls.rs.kind == schema.SetKind.REFERENCE:
+    if ls.kind == schema.SetKind.REFERENCE:
         return CPU_DEFINITIONS["published"] if _published(ls, scenario, mode, "cpu_time_ms") else None
     return CPU_DEFINITIONS["measured"]
 

@@ -51,7 +51,7 @@ def kernel_names(ls: tables.LoadedSet, variant: str, mode: str) -> tuple[list[st
     run = ls.rs.run(variant, mode)
     if run is None or run.status != "ok":
         return None
-    if ls.rs.kind == "reference":
+    if ls.kind == "reference":
         names = [_key(n) for n in (run.published.kernels if run.published else [])]
         count = run.published.kernels_per_forward if run.published else None
         if not names:
@@ -109,7 +109,7 @@ def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inferen
     order = variant_order(seen)
     by_a, by_b = _first_rows(sa), _first_rows(sb)
     # A GPU set's host time is the host's dispatch of GPU work, a CPU set's the whole computation: no ratio
-    cross = a.rs.environment.device != b.rs.environment.device
+    cross = a.environment.device != b.environment.device
     rows = []
     for v in order:
         ea, eb = by_a.get(v, {}), by_b.get(v, {})
@@ -150,8 +150,8 @@ def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inferen
 def default_pair(sets: list[tables.LoadedSet]) -> tuple[tables.LoadedSet, tables.LoadedSet] | None:
     """The site's default comparison: the first measured GPU set against the first reference set
     (or against the next measured set when there is no reference)."""
-    gpu = [s for s in sets if s.measured and s.rs.environment.device == "cuda"]
-    ref = [s for s in sets if s.rs.kind == "reference"]
+    gpu = [s for s in sets if s.measured and s.environment.device == "cuda"]
+    ref = [s for s in sets if s.kind == "reference"]
     if gpu and ref:
         return gpu[0], ref[0]
     others = [s for s in sets if s.measured and (not gpu or s is not gpu[0])]
@@ -170,10 +170,10 @@ def partner(ls: tables.LoadedSet, sets: list[tables.LoadedSet],
             lead: tables.LoadedSet | None) -> tables.LoadedSet | None:
     """The measured set a set is compared with: for a published set, the newest (_newness) measured set of the
     same GPU model (published figures read against our run on that GPU), else the lead set."""
-    if ls.rs.kind == "reference":
-        model = gpu_model(ls.rs.environment.gpu_name)
-        same = [s for s in sets if s.measured and s.rs.environment.device == "cuda" and model
-                and gpu_model(s.rs.environment.gpu_name) == model]
+    if ls.kind == "reference":
+        model = gpu_model(ls.environment.gpu_name)
+        same = [s for s in sets if s.measured and s.environment.device == "cuda" and model
+                and gpu_model(s.environment.gpu_name) == model]
         if same:
             return max(same, key=_newness)
     return lead
@@ -186,13 +186,13 @@ def _version(text: str | None) -> tuple[int, ...]:
 
 def machine(ls: tables.LoadedSet) -> str:
     """What a set ran on, as the matrix groups sets: its GPU's name, or its CPU's on a set without a GPU."""
-    env = ls.rs.environment
+    env = ls.environment
     return env.gpu_name or f"CPU {env.cpu or ''}".strip()
 
 
 def _newness(s: tables.LoadedSet) -> tuple:
     """What "newest" orders sets by: PyTorch version, then capture date, then name."""
-    return (_version(s.rs.environment.torch), s.rs.environment.date or "", s.name)
+    return (_version(s.environment.torch), s.environment.date or "", s.name)
 
 
 def lead_sets(sets: list[tables.LoadedSet], first: tables.LoadedSet | None = None) -> list[tables.LoadedSet]:
@@ -206,16 +206,16 @@ def lead_sets(sets: list[tables.LoadedSet], first: tables.LoadedSet | None = Non
             if m not in newest or _newness(s) > _newness(newest[m]):
                 newest[m] = s
     keep = {id(s) for s in newest.values()} | ({id(first)} if first is not None else set())
-    return [s for s in sets if id(s) in keep or s.rs.kind == "reference"]
+    return [s for s in sets if id(s) in keep or s.kind == "reference"]
 
 
 def describe(ls: tables.LoadedSet) -> str:
-    env = ls.rs.environment
+    env = ls.environment
     where = env.gpu_name or f"CPU: {env.cpu}"
     text = f"{ls.name} ({where}"
     text += f", torch {env.torch})" if env.torch else ")"
-    if ls.rs.kind == "reference":
-        text += f": published figures, not measured here; source: {ls.rs.source}"
+    if ls.kind == "reference":
+        text += f": published figures, not measured here; source: {ls.outline.source}"
     return text
 
 

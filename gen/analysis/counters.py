@@ -295,5 +295,5 @@ def for_run(ls, mode: str, variant: str) -> Matched:
         if run is None:
             raise KeyError(f"{ls.name}: no {mode} run of {variant}")
         tr = ls.trace(mode, variant) if run.status == schema.Status.OK and run.trace else None
-        ls._tables[key] = match(run, tr, ls.rs.environment.device)
+        ls._tables[key] = match(run, tr, ls.environment.device)
     return ls._tables[key]

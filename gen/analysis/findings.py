@@ -152,7 +152,7 @@ def _sum(xs: list[float]) -> float:
 def rule_float32(ls) -> list[Finding]:
     """Kernels in float32 in a 16-bit set. facts: dtype, n, events (GPU events of
     the forward), dur_us, total_us, gemms (float32 matrix products), conversions."""
-    dtype = ls.rs.config.dtype
+    dtype = ls.config.dtype
     if dtype not in rules.SIXTEEN_BIT_DTYPES:
         return []
     out = []
@@ -210,7 +210,7 @@ def rule_occupancy(ls) -> list[Finding]:
     than the SM count), sm_count, smem_limit (kernel_rules.SMEM_DEFAULT_LIMIT), measured (the achieved
     occupancy Nsight Compute measured for those kernels, where the run has counters; empty otherwise)."""
     out = []
-    sms = ls.rs.environment.sm_count
+    sms = ls.environment.sm_count
     for v, kt in _kernel_runs(ls):
         achieved = _achieved(ls, v)
         # The kernels with no estimate, grouped by cause.
@@ -291,7 +291,7 @@ def rule_fastest(ls) -> list[Finding]:
     if found is None:
         return []
     variant, facts = found
-    facts.update(published=ls.rs.kind == SetKind.REFERENCE, source=ls.rs.source)
+    facts.update(published=ls.kind == SetKind.REFERENCE, source=ls.outline.source)
     return [Finding(id="fastest", kind=FindingKind.SPEED, severity=Severity.INFO, variant=variant, facts=facts)]
 
 
@@ -387,7 +387,7 @@ def _backend_of_verdict(v: verdicts.Verdict, auto: str, backend: str) -> Finding
 def rule_counts(ls) -> list[Finding]:
     """Profiled forwards that launched different numbers of GPU events (facts:
     counts), or one finding that all were stable (facts: runs checked)."""
-    if ls.rs.kind != SetKind.MEASURED:
+    if ls.kind != SetKind.MEASURED:
         return []
     out, checked = [], 0
     for run in ls.rs.runs:
@@ -554,7 +554,7 @@ def rule_anomalies(ls) -> list[Finding]:
       ops a forward runs too, the one with the most time in the step, per call in the step and in the
       forward; step_op, step_op_us_per_call: of the ops only the step runs, the one with the most time).
     Measured sets only; the ranking timing is the verdict's (GPU-only on a GPU, wall time on a CPU)."""
-    if ls.rs.kind != SetKind.MEASURED:
+    if ls.kind != SetKind.MEASURED:
         return []
     out = []
     for mode in Mode:

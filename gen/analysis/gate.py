@@ -94,7 +94,7 @@ def _trace(ls: tables.LoadedSet, rec):
 def side(ls: tables.LoadedSet, rec) -> Side:
     if rec is None:
         return ABSENT
-    if ls.rs.kind == "reference" or rec.timing is None:
+    if ls.kind == "reference" or rec.timing is None:
         return Side(rec.status, timings.NO_SAMPLES, (), None, math.nan)
     tm = ls.times(rec, _trace(ls, rec))
     clock = tm.gpu_only_conditions.sm_clock_mhz
@@ -157,9 +157,9 @@ def ratios(base: tables.LoadedSet, new: tables.LoadedSet, mode: str = "inference
     keys = list(dict.fromkeys([*rb, *rn]))
     if variants:
         keys = [k for k in keys if k[0] in variants]
-    ref = ref_mhz(new.rs.environment)
+    ref = ref_mhz(new.environment)
     if math.isnan(ref):
-        ref = ref_mhz(base.rs.environment)
+        ref = ref_mhz(base.environment)
     out = []
     for key in keys:
         recb, recn = rb.get(key), rn.get(key)

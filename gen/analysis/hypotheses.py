@@ -24,7 +24,7 @@ from gen.model.variants import VARIANTS
 
 
 def has_gpu(ls: tables.LoadedSet) -> bool:
-    return ls.rs.kind == SetKind.MEASURED and ls.rs.environment.device == "cuda"
+    return ls.kind == SetKind.MEASURED and ls.environment.device == "cuda"
 
 
 def _rank_range(df: pd.DataFrame) -> pd.DataFrame:
@@ -101,7 +101,7 @@ def check_hypotheses(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFr
                    backend_contradicted=None, bookkeeping_memsets=0, **rank)
         if r["status"] != Status.OK:
             row["basis"] = "not run"
-        elif ls.rs.kind == SetKind.REFERENCE:
+        elif ls.kind == SetKind.REFERENCE:
             row.update(basis="reference", **_check_published(r, row, h))
         elif not has_gpu(ls):
             row["basis"] = "no gpu"

@@ -209,7 +209,7 @@ def launch_of(ls: tables.LoadedSet, variant: str, tr: trace.Trace | None, index:
     g = next((e for e in tr.forwards[0].gpu if e.index == index), None)
     if g is None or not g.grid or not g.block:
         return None
-    env = ls.rs.environment
+    env = ls.environment
     threads = math.prod(g.block)
     occ = tables.theoretical_occupancy(threads, g.registers_per_thread, g.shared_memory, env)
     return Launch(variant, math.prod(g.grid), threads, g.registers_per_thread, g.shared_memory,

@@ -255,7 +255,7 @@ def efficient_kernel(ls: tables.LoadedSet) -> EfficientKernel | None:
     name, kt, mk = got
     return EfficientKernel(name, _refs(name, kt[kt["index"] == mk["index"]])[0], mk["name"],
                            kernel_names.decode(mk["name"]),
-                           kernel_names.gpu_arch(ls.rs.environment.compute_capability),
+                           kernel_names.gpu_arch(ls.environment.compute_capability),
                            int((kt["kind"] == "kernel").sum()), kernel_rules.tensor_core_verdict(mk["name"]))
 
 
@@ -330,7 +330,7 @@ def flash_occupancy(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = 
         return None
     name, kt, mk = got
     rows = rows if rows is not None else timed_rows(ls)
-    env = ls.rs.environment
+    env = ls.environment
     threads = None if missing(mk["threads_per_block"]) else int(mk["threads_per_block"])
     regs = None if missing(mk["registers_per_thread"]) else int(mk["registers_per_thread"])
     smem = None if missing(mk["shared_memory"]) else int(mk["shared_memory"])
@@ -461,13 +461,13 @@ def cudnn_costs(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = None
     grid = mk["blocks"]
     return CudnnCosts(
         variant=name, kernel=_refs(name, kt[kt["index"] == mk["index"]])[0], name=mk["name"],
-        arch=kernel_names.arch(mk["name"]), gpu_arch=kernel_names.gpu_arch(ls.rs.environment.compute_capability),
+        arch=kernel_names.arch(mk["name"]), gpu_arch=kernel_names.gpu_arch(ls.environment.compute_capability),
         instruction=kernel_names.decode(mk["name"]).get("instruction"), launch_api=mk["launch_api"],
         reported_pct=None if missing(mk["occupancy_pct"]) else float(mk["occupancy_pct"]),
         shared_memory=None if missing(mk["shared_memory"]) else int(mk["shared_memory"]),
         grid_blocks=None if missing(grid) else int(grid),
         threads=None if missing(mk["threads_per_block"]) else int(mk["threads_per_block"]),
-        sm_count=ls.rs.environment.sm_count,
+        sm_count=ls.environment.sm_count,
         memsets=_refs(name, _memsets(kt)), first_call_s=first(name), first_in_process=first_in,
         same_problem_first_s=same, train_first_call_s=first(name, "train"),
         others_first_call_s={v: first(v) for v in others},

@@ -247,7 +247,7 @@ class Lessons:
 
 def lessons(ls: tables.LoadedSet) -> Lessons | None:
     """Every lesson of a measured GPU set with traces (cached on the set); None otherwise."""
-    if ls.rs.kind != schema.SetKind.MEASURED or ls.rs.environment.device != "cuda":
+    if ls.kind != schema.SetKind.MEASURED or ls.environment.device != "cuda":
         return None
     key = ("lessons",)
     if key not in ls._tables:

@@ -5,11 +5,17 @@ read from its digest where it has one: gen.model.trace_digest). Gives `load_set(
 set checked against gen.model.limits, every trace parsed) and `load_sets(root)` (every set under root,
 measured GPU sets first, or the broken ones skipped where asked). A `LoadedSet` keeps what is made of
 it once (its traces, the times of each record, each trace's kernel signature, the tables built from it).
+
+A set's `outline` (`SetOutline`: its kind, machine, configuration, scenarios, and each run and sweep point without
+its numbers) is what the pages over all sets and the build's plan read of it; its ResultSet (`rs`) may be read only
+when first asked for (`LoadedSet(name, path, outline=..., load=...)`: the build keeps each set's outline apart from
+its ResultSet, gen.report.units), so that a build with one new set among many decodes the others' outlines only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from gen.analysis import capture_gaps, timings
@@ -22,24 +28,108 @@ class Skipped:
     error: str
 
 
-@dataclass
-class LoadedSet:
-    name: str
-    path: Path
-    rs: schema.ResultSet
-    _traces: dict = field(default_factory=dict, repr=False)
-    _tables: dict = field(default_factory=dict, repr=False)
-    gaps: object = field(default=None, repr=False)  # capture_gaps.Gaps: what the capture left out, and why
+@dataclass(frozen=True)
+class Recorded:
+    """One run or sweep point of a set without its numbers: what was called, where, how it ended (and why not,
+    where it did not), its trace."""
 
-    def __post_init__(self):
-        # read from the records as captured; then a missing package's reason before the time limit's (review
-        # 2026-12-07-3 item 3), on every path that loads a set (idempotent: a cached ResultSet may be settled)
-        self.gaps = capture_gaps.gaps(self.rs)
-        capture_gaps.settle_reasons(self.rs)
+    variant: str
+    mode: str
+    scenario: str
+    status: str
+    reason: str | None
+    point: schema.Point | None
+    dtype: str | None  # a sweep point's input dtype where it has its own
+    trace: str | None
+    captured: str | None  # the capture call a record merged into the set came from
+
+
+@dataclass(frozen=True)
+class SetOutline:
+    """What a set is and what it measured, without its numbers (a ResultSet's fields of the same names; its
+    runs and sweep points as `Recorded`)."""
+
+    name: str
+    kind: str
+    source: str | None
+    environment: schema.Environment
+    config: schema.RunConfig
+    scenarios: list[schema.ScenarioRecord]
+    duration_s: float | None
+    stage_seconds: dict[str, float]
+    runs: list[Recorded]
+    sweep: list[Recorded]
+    gaps: capture_gaps.Gaps  # what the capture left out, and why, read from its records as captured
+
+    def run(self, variant: str, mode: str = "inference", scenario: str = "article") -> Recorded | None:
+        return next((r for r in self.runs if r.variant == variant and r.mode == mode and r.scenario == scenario),
+                    None)
+
+    def scenario(self, name: str) -> schema.ScenarioRecord | None:
+        return next((s for s in self.scenarios if s.name == name), None)
+
+
+def outline_of(rs: schema.ResultSet) -> SetOutline:
+    """The set's outline (SetOutline), its gaps read from the records as captured; then the records' reasons settled
+    (capture_gaps.settle_reasons: a missing package's reason before the time limit's, review 2026-12-07-3 item 3), in
+    `rs` and in the outline, as on every path that loads a set (idempotent: a kept ResultSet may be settled)."""
+    gaps = capture_gaps.gaps(rs)
+    capture_gaps.settle_reasons(rs)
+    runs = [Recorded(r.variant, r.mode, r.scenario, r.status, r.reason, r.point, None, r.trace, r.captured)
+            for r in rs.runs]
+    sweep = [Recorded(p.variant, p.mode, p.scenario, p.status, p.reason, p.point, p.dtype, p.trace, p.captured)
+             for p in rs.sweep]
+    return SetOutline(rs.name, rs.kind, rs.source, rs.environment, rs.config, rs.scenarios, rs.duration_s,
+                      rs.stage_seconds, runs, sweep, gaps)
+
+
+class LoadedSet:
+    """A result set: its name, folder, outline and ResultSet, and what is made of it once. Made from its ResultSet
+    (`LoadedSet(name, path, rs)`), or from its outline and a function that reads its ResultSet when `rs` is first
+    asked for."""
+
+    def __init__(self, name: str, path: Path, rs: schema.ResultSet | None = None, *,
+                 outline: SetOutline | None = None, load: Callable[[], schema.ResultSet] | None = None):
+        if rs is None and (outline is None or load is None):
+            raise ValueError(f"{name}: a loaded set needs its ResultSet, or its outline and a way to read it")
+        self.name, self.path = name, path
+        self._rs, self._load = rs, load
+        self.outline = outline_of(rs) if outline is None else outline
+        if rs is not None and outline is not None:
+            capture_gaps.settle_reasons(rs)  # as outline_of settles it (idempotent)
+        self._traces: dict = {}
+        self._tables: dict = {}
+
+    def __repr__(self) -> str:
+        return f"LoadedSet({self.name!r}, {str(self.path)!r})"
+
+    @property
+    def rs(self) -> schema.ResultSet:
+        if self._rs is None:
+            rs = self._load()
+            capture_gaps.settle_reasons(rs)  # as outline_of settled the records it outlines
+            self._rs, self._load = rs, None
+        return self._rs
+
+    @property
+    def gaps(self) -> capture_gaps.Gaps:
+        return self.outline.gaps
+
+    @property
+    def kind(self) -> str:
+        return self.outline.kind
+
+    @property
+    def environment(self) -> schema.Environment:
+        return self.outline.environment
+
+    @property
+    def config(self) -> schema.RunConfig:
+        return self.outline.config
 
     @property
     def measured(self) -> bool:
-        return self.rs.kind == "measured"
+        return self.outline.kind == "measured"
 
     def trace(self, mode: str, variant: str) -> trace.Trace | None:
         key = (mode, variant)
@@ -118,5 +208,5 @@ def load_sets(root: str | Path, skip_broken: bool = False) -> tuple[list[LoadedS
                 raise
             skipped.append(Skipped(path.name, str(exc)))
     # GPU sets first (the report's subject), then CPU sets, then published ones.
-    loaded.sort(key=lambda s: (not s.measured, s.rs.environment.device != "cuda", s.name))
+    loaded.sort(key=lambda s: (not s.measured, s.environment.device != "cuda", s.name))
     return loaded, skipped

@@ -116,7 +116,7 @@ def _host_bound(ls) -> tuple | None:
 
 
 def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
-    if not ls.measured or ls.rs.environment.device != "cuda":
+    if not ls.measured or ls.environment.device != "cuda":
         return None
     zero, est = _occupancy(ls)
     sweep = scaling.article_sweep(ls)

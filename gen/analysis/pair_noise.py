@@ -145,6 +145,6 @@ def largest(ls, point: schema.Point | None = None, mode: str | None = None) -> A
 def noise_at(ls, kind: str, scenario: str, mode: str, point: schema.Point | None) -> AsRunNoise | None:
     """The as-run noise at one point: its own, else borrowed (`largest`); None where the set has no identical pair
     (a set without graph replay or traces)."""
-    if ls.rs.kind != schema.SetKind.MEASURED:
+    if ls.kind != schema.SetKind.MEASURED:
         return None
     return measured(ls).get((kind, scenario, mode, point)) or largest(ls, point, mode)

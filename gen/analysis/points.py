@@ -85,14 +85,14 @@ def _records(ls: tables.LoadedSet, scenario: str) -> list[schema.SweepPoint]:
 def scenario_names(sets: list[tables.LoadedSet]) -> list[str]:
     """Scenarios with sweep points in a measured set: the declared ones first, in
     their order (gen.model.scenarios), then any other by name."""
-    seen = {p.scenario for ls in sets if ls.measured for p in ls.rs.sweep}
+    seen = {p.scenario for ls in sets if ls.measured for p in ls.outline.sweep}
     return [n for n in declared.SCENARIOS if n in seen] + sorted(seen - set(declared.SCENARIOS))
 
 
 def scenario_title(sets: list[tables.LoadedSet], scenario: str) -> str:
     """The title as a measured set recorded it, else as declared, else the name."""
     for ls in sets:
-        rec = ls.rs.scenario(scenario) if ls.measured else None
+        rec = ls.outline.scenario(scenario) if ls.measured else None
         if rec is not None:
             return rec.title
     s = declared.SCENARIOS.get(scenario)
@@ -100,8 +100,8 @@ def scenario_title(sets: list[tables.LoadedSet], scenario: str) -> str:
 
 
 def scenario_dtype(ls: tables.LoadedSet, scenario: str) -> str:
-    rec = ls.rs.scenario(scenario)
-    return rec.dtype if rec else ls.rs.config.dtype
+    rec = ls.outline.scenario(scenario)
+    return rec.dtype if rec else ls.config.dtype
 
 
 # --------------------------------------------------------------------------- measured points
@@ -172,8 +172,8 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
     """point_frame's rows in the set's order, before its points share their outcomes."""
     recs = _records(ls, scenario)
     cl = ceilings(ls) if ls.measured else None
-    gpu = ls.rs.environment.device == "cuda"  # a CPU trace has no GPU events to count
-    sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
+    gpu = ls.environment.device == "cuda"  # a CPU trace has no GPU events to count
+    sheet = datasheets.bandwidth(ls.environment.gpu_name) if gpu else None
     own_dtype = scenario_dtype(ls, scenario)
     mm_clock = ceilings_mod.matmul_clock(ls) if cl else None
     mm_held = _matmul_cap_share(ls) if cl else None
@@ -222,7 +222,7 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
             ceiling_mhz=mm_clock if matmul_row and mm_clock is not None else math.nan,
             ceiling_cap_share=mm_held if matmul_row and mm_held is not None else math.nan,
             pct_of_copy=pct_cp, pct_of_read=pct_rd,
-            sol_pct=clocks.sol(tflops, ls.rs.environment, dtype, t["sm_clock_mhz"]).pct,
+            sol_pct=clocks.sol(tflops, ls.environment, dtype, t["sm_clock_mhz"]).pct,
             datasheet_tbps=sheet.hbm_tbps if sheet else math.nan,
             pct_of_datasheet=100 * tbps / sheet.hbm_tbps if sheet and fig == FIGURE_TBPS else math.nan,
             # the roofline's side of the point (review 2026-12-07-3 item 11): its ridge, the roof at its intensity and

@@ -69,9 +69,9 @@ def _past_the_line(ls: tables.LoadedSet) -> list[tuple]:
 def reach(ls: tables.LoadedSet) -> Reach | None:
     """The set's bound (see the module docstring); None off the GPU, or where the set records no window clock, no
     reference clock or no identical pair."""
-    if ls.rs.kind != schema.SetKind.MEASURED or ls.rs.environment.device != "cuda":
+    if ls.kind != schema.SetKind.MEASURED or ls.environment.device != "cuda":
         return None
-    low, ref, pair = _lowest(ls), ls.rs.environment.ref_mhz, pair_noise.largest(ls)
+    low, ref, pair = _lowest(ls), ls.environment.ref_mhz, pair_noise.largest(ls)
     if low is None or not ref or pair is None:
         return None
     past = _past_the_line(ls)

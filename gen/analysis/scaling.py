@@ -91,7 +91,7 @@ def _sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
     sw = article_sweep(ls)
     if not sw:
         return pd.DataFrame(columns=SWEEP_COLUMNS)
-    es = ELEM_SIZE.get(ls.rs.config.dtype, 2)
+    es = ELEM_SIZE.get(ls.config.dtype, 2)
     cl = ceilings(ls)
     mm_clock = matmul_clock(ls) if cl else None
     rows = []
@@ -181,7 +181,7 @@ def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
     (source "default") and at each sweep point that kept a trace (source "sweep").
     host_bound: rules.host_bound, the report's one rule (eager against GPU-only time)."""
     rows = []
-    c = ls.rs.config
+    c = ls.config
     for r in ls.rs.runs:
         if r.mode == mode and r.status == "ok":
             tr = ls.trace(mode, r.variant)
@@ -208,4 +208,4 @@ def _times(ls: tables.LoadedSet, rec, tr) -> dict:
 def scalable(ls) -> bool:
     """A measured GPU set is scaled against its own ceilings (a CPU set has no ceilings or GPU sweep,
     a published one no ceilings): the sets that get a scaling page."""
-    return ls.measured and ls.rs.environment.device == "cuda"
+    return ls.measured and ls.environment.device == "cuda"

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from gen.analysis import determinism_rule, rules, tables, values
+from gen.analysis.loading import Recorded
 from gen.analysis.points import (  # noqa: F401
     AT_KEYS,
     BACKWARD_FACTOR,
@@ -96,18 +97,20 @@ def our_points(sets: list[tables.LoadedSet], scenario: str) -> dict[int, list[sc
     out: dict[int, list[schema.Point]] = {1: [], 2: []}
     for ls in sets:
         if ls.measured:
-            for p in _records(ls, scenario):
+            for p in ls.outline.sweep:
+                if p.scenario != scenario:
+                    continue
                 mine = out[_width(_dtype_of(ls, p))]
                 if p.point not in mine:
                     mine.append(p.point)
     return out
 
 
-def _dtype_of(ls: tables.LoadedSet, p: schema.SweepPoint) -> str:
+def _dtype_of(ls: tables.LoadedSet, p: schema.SweepPoint | Recorded) -> str:
     """A point's input dtype: its own, else its variant's declared one, else its scenario's (or set's)."""
     decl = variants.VARIANTS.get(p.variant) if ls.measured else None
-    rec = ls.rs.scenario(p.scenario)
-    return p.dtype or (decl.dtype if decl else None) or (rec.dtype if rec else ls.rs.config.dtype)
+    rec = ls.outline.scenario(p.scenario)
+    return p.dtype or (decl.dtype if decl else None) or (rec.dtype if rec else ls.config.dtype)
 
 
 def _width(dtype: str | None) -> int:
@@ -137,7 +140,7 @@ def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.L
     ours = our_points(mine_of, scenario)
     rows = []
     for ls in sets:
-        if ls.rs.kind != schema.SetKind.REFERENCE:
+        if ls.kind != schema.SetKind.REFERENCE:
             continue
         for p in ls.rs.sweep:
             pub = p.published
@@ -149,7 +152,7 @@ def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.L
                 continue
             tf, how = published_rate(p)
             rows.append(dict(
-                anchor_set=ls.name, gpu=ls.rs.environment.gpu_name, source=ls.rs.source, variant=p.variant,
+                anchor_set=ls.name, gpu=ls.environment.gpu_name, source=ls.outline.source, variant=p.variant,
                 mode=p.mode, **_point_dict(p.point), dtype=dtype, same_shape=mine == p.point,
                 our_batch=mine.batch if mine else math.nan, our_q_heads=mine.q_heads if mine else math.nan,
                 our_kv_heads=mine.kv_heads if mine else math.nan,
@@ -384,9 +387,9 @@ def cudnn_version(raw: str | None) -> str | None:
 def differences(ours: tables.LoadedSet, theirs: tables.LoadedSet) -> list[dict[str, str]]:
     """What differs between a measured set and an anchor: GPU, cuDNN, PyTorch, dtype;
     one dict per difference with `what`, `published` and `ours` (missing shown as None)."""
-    a, b = theirs.rs.environment, ours.rs.environment
+    a, b = theirs.environment, ours.environment
     pairs = [("GPU", a.gpu_name, b.gpu_name), ("cuDNN", cudnn_version(a.cudnn), cudnn_version(b.cudnn)),
-             ("PyTorch", a.torch, b.torch), ("dtype", theirs.rs.config.dtype, ours.rs.config.dtype)]
+             ("PyTorch", a.torch, b.torch), ("dtype", theirs.config.dtype, ours.config.dtype)]
     return [dict(what=w, published=x, ours=y) for w, x, y in pairs if x != y and (x or y)]
 
 
@@ -439,7 +442,7 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
 
 def summary_text(ls: tables.LoadedSet, scenario: str, rows: list[dict[str, Any]]) -> str:
     """`summary_rows` as a plain-text table for the terminal, the conventions on top, refusals below."""
-    env = ls.rs.environment
+    env = ls.environment
     head = [f"{ls.name}: {env.gpu_name or 'CPU: ' + str(env.cpu)}, torch {env.torch}, scenario {scenario}",
             f"TFLOP/s: {FLOP_CONVENTION}", f"TB/s: {BYTES_CONVENTION}; % of the measured matmul (TFLOP/s) or "
             "copy (TB/s) ceiling"]

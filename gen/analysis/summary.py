@@ -116,7 +116,7 @@ def scenario_rows(ls: tables.LoadedSet, scenario: str) -> list[dict]:
         point = next((p.point for p in recs if p.variant == r["variant"] and p.mode == r["mode"]
                       and all(_same(getattr(p.point, k), row["point"][k]) for k in row["point"])), None)
         row.update(_extra(ls, by_key.get((r["variant"], r["mode"], point))))
-        row.update(_equal_clock(row, ls.rs.environment.ref_mhz, r.get("figure")))
+        row.update(_equal_clock(row, ls.environment.ref_mhz, r.get("figure")))
     return rows
 
 
@@ -130,7 +130,7 @@ def _same(a, b) -> bool:
 
 def records(ls: tables.LoadedSet, mode: str) -> list[dict]:
     df = tables.summary_table(ls, mode)
-    ref = ls.rs.environment.ref_mhz
+    ref = ls.environment.ref_mhz
     out = []
     for _, r in df.iterrows():
         ks = tables.kernel_summary(ls, r["variant"], mode) if r["status"] == "ok" else None
@@ -165,10 +165,10 @@ def _fmt(x, spec: str) -> str:
 
 
 def table(ls: tables.LoadedSet, recs: list[dict]) -> str:
-    env = ls.rs.environment
+    env = ls.environment
     head = (f"{ls.name}: {env.gpu_name or 'CPU: ' + env.cpu}, torch {env.torch}, "
-            f"B={ls.rs.config.batch} H={ls.rs.config.heads} S={ls.rs.config.seq_len} "
-            f"D={ls.rs.config.head_dim} {ls.rs.config.dtype}, {recs[0]['mode'] if recs else ''}")
+            f"B={ls.config.batch} H={ls.config.heads} S={ls.config.seq_len} "
+            f"D={ls.config.head_dim} {ls.config.dtype}, {recs[0]['mode'] if recs else ''}")
     cols = ["variant", "status", "kernels", "GPU-only ms (IQR)", "eager ms", "host ms", "speed-up", "peak MB",
             "rel err", "backend"]
     rows = []
@@ -180,8 +180,8 @@ def table(ls: tables.LoadedSet, recs: list[dict]) -> str:
         rows.append([r["variant"], r["status"], kern, gpu, _fmt(r["eager_ms"], ".4f"), _fmt(r["host_ms"], ".4f"),
                      _fmt(r["speedup_vs_naive"], ".2f"), _fmt(r["peak_memory_mb"], ".0f"),
                      _fmt(r["max_rel_error"], ".1e"), r["backend"] or ""])
-    if ls.rs.kind == "reference":
-        head += f"\npublished figures, not measured here; source: {ls.rs.source}"
+    if ls.kind == "reference":
+        head += f"\npublished figures, not measured here; source: {ls.outline.source}"
     lines = [head, *text_table(cols, rows)]
     lines += [f"  {r['variant']}: {r['reason']}" for r in recs if r["status"] != "ok"]
     return "\n".join(lines)
@@ -191,7 +191,7 @@ def _article_row(ls: tables.LoadedSet, rec: dict) -> dict:
     """A `records` row in the fields of gen.model.output.SummaryRow."""
     run = ls.rs.run(rec["variant"], rec["mode"])
     row = {k: v for k, v in rec.items() if k not in _RENAMED}
-    row.update(scenario="article", point=_point(run.point if run else None), dtype=ls.rs.config.dtype,
+    row.update(scenario="article", point=_point(run.point if run else None), dtype=ls.config.dtype,
                kernels_per_call=rec["kernels_per_forward"], rel_error=rec["max_rel_error"])
     return row
 
@@ -231,7 +231,7 @@ def json_rows(ls: tables.LoadedSet, mode: str | None, scenario: str | None) -> l
     `mode`, or every mode), or the article's variants (of `mode`, inference by default)."""
     from gen.analysis import gate
 
-    ref = gate.ref_mhz(ls.rs.environment)
+    ref = gate.ref_mhz(ls.environment)
     if scenario:
         raw = [_scenario_row(r) for r in scenario_rows(ls, scenario) if mode is None or r["mode"] == mode]
     else:

@@ -241,7 +241,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
         rows.append(dict(
             variant=run.variant, label=v.label if v else run.variant, status=run.status, reason=run.reason or "",
             device=run.device, needs_cuda=rules.needs_cuda(run.status, run.device, v.backend if v else None),
-            kernels_per_forward=counts[0] if counts and ls.rs.environment.device == "cuda" else np.nan,
+            kernels_per_forward=counts[0] if counts and ls.environment.device == "cuda" else np.nan,
             counts_consistent=tr.counts_consistent if tr else True,
             forward_counts=counts,
             **timings.row(ls.times(run, tr)),
@@ -256,7 +256,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
             compile_calls=compile_calls(run),
             kernel_signature=ls.kernel_signature(tr, run.timing.graph_check),
         ))
-        if ls.rs.kind == "reference":  # one published number per field, no samples or trace
+        if ls.kind == "reference":  # one published number per field, no samples or trace
             rows[-1].update(reference.published_fields(run))
     timings.share_outcomes(rows)  # the same kernels, one host-bound outcome (rules, "ties")
     df = pd.DataFrame(rows)
@@ -274,7 +274,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
     df["speedup_kernel_sums"] = False
     if df["gpu_only_ms"].notna().any() and len(base) and base.notna().all():  # (t is the GPU-only time)
         _like_with_like_speedups(df, base.index[0])
-    measured = ls.rs.kind == schema.SetKind.MEASURED
+    measured = ls.kind == schema.SetKind.MEASURED
     df["host_bound"] = [bool(measured and s == schema.Status.OK and hb)
                         for s, hb in zip(df["status"], df["host_bound"])]
     df["noisy"] = [rules.noisy(x) for x in df["gpu_only_iqr_pct"]]
@@ -424,7 +424,7 @@ def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: i
     """For the longest kernels of one forward (distinct names): launch resources,
     reported and theoretical occupancy, what limits it, and why the profiler may
     have reported none. Numbers and flags only; gen.report.words words them."""
-    env = ls.rs.environment
+    env = ls.environment
     kt = kernel_frame(ls, variant, mode) if ls.trace(mode, variant) is not None else None
     kernels = _longest(kt, top) if kt is not None else []
     if not kernels or env.device != "cuda":

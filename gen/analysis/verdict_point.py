@@ -193,7 +193,7 @@ def _deterministic(ls, v: verdicts.Verdict) -> verdicts.Verdict | None:
     det = [t for t in v.rows if deterministic(t.variant)]
     if len(det) < 2 or deterministic(v.fastest.variant):
         return None
-    env = ls.rs.environment
+    env = ls.environment
     return verdicts.decide(det, ls.name, v.scenario, v.mode, kernel_names.gpu_arch(env.compute_capability),
                            verdicts.point_of(ls, v.scenario, v.mode), sm_count=env.sm_count, ref_mhz=env.ref_mhz,
                            power_limit_w=env.power_limit_w, power_reading=env.power_reading)
@@ -216,7 +216,7 @@ def point_facts(ls, scenario: str, mode: str) -> PointFacts | None:
 def point_facts_all(ls, scenario: str) -> list[PointFacts]:
     """Each mode's facts (inference first) where the set is measured and its verdict ranks two calls or more; before
     a mode's, its deterministic calls' own where they have one (`_deterministic`)."""
-    if ls.rs.kind != schema.SetKind.MEASURED:
+    if ls.kind != schema.SetKind.MEASURED:
         return []
     out = []
     for mode in schema.Mode:

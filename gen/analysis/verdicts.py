@@ -59,11 +59,11 @@ from gen.model.variants import VARIANTS
 def verdict_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> Verdict | None:
     """The verdict at one sweep point (the scaling page's "fastest at the largest
     size"): the same rule as `verdict`, on the sweep's records."""
-    if ls.rs.kind != schema.SetKind.MEASURED:
+    if ls.kind != schema.SetKind.MEASURED:
         return None
     key = ("verdict_at", scenario, point, mode)
     if key not in ls._tables:
-        env = ls.rs.environment
+        env = ls.environment
         ls._tables[key] = decide(timed_at(ls, scenario, point, mode), ls.name, scenario, mode,
                                  kernel_names.gpu_arch(env.compute_capability), point, sm_count=env.sm_count,
                                  ref_mhz=env.ref_mhz, power_limit_w=env.power_limit_w,
@@ -355,18 +355,18 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
     """The verdict of one set, scenario and mode; None for a reference set
     (published figures, not a measurement to rank) or one with nothing timed.
     Cached on the set: every page asks the same question and gets the same object."""
-    if ls.rs.kind != schema.SetKind.MEASURED:
+    if ls.kind != schema.SetKind.MEASURED:
         return None
     key = ("verdict", scenario, mode)
     if key not in ls._tables:
-        env = ls.rs.environment
+        env = ls.environment
         v = decide(timed(ls, scenario, mode), ls.name, scenario, mode,
                    kernel_names.gpu_arch(env.compute_capability), point_of(ls, scenario, mode),
                    sm_count=env.sm_count, ref_mhz=env.ref_mhz, power_limit_w=env.power_limit_w,
                    power_reading=env.power_reading)
         if v is not None:
             v = dataclasses.replace(v, sweep_gaps=_sweep_gaps(ls, v), other_calls=_other_calls(ls, v),
-                                    own_call=ls.rs.environment.date,
+                                    own_call=ls.environment.date,
                                     # FA4 unmeasured here is named: the fastest is then of those measured
                                     not_measured=v.not_measured + unmeasured.absent_fa4(
                                         ls.rs, [t.variant for t in v.rows] + [x for x, _, _ in v.not_measured]))
@@ -455,14 +455,14 @@ def _other_calls(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str], ...
     out = []
     for t in v.rows:
         rec = sweep.get(t.variant) or ls.rs.run(t.variant, v.mode, v.scenario)
-        if rec is not None and rec.captured and rec.captured != ls.rs.environment.date:
+        if rec is not None and rec.captured and rec.captured != ls.environment.date:
             out.append((t.variant, rec.captured))
     return tuple(out)
 
 
 def scenarios(ls: tables.LoadedSet) -> list[str]:
     """The scenarios of a set that have something timed, the article's first."""
-    names = [s.name for s in ls.rs.scenarios] or ["article"]
+    names = [s.name for s in ls.outline.scenarios] or ["article"]
     have = {r.scenario for r in ls.rs.runs} | {p.scenario for p in ls.rs.sweep}
     # in the declared order (gen.model.scenarios), not the order a capture ran them in
     order = list(declared_scenarios.SCENARIOS)

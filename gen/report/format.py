@@ -200,9 +200,9 @@ def kernel_anchor(variant: str, mode: str, index: int, set_suffix: str | None = 
 
 def set_title(ls: LoadedSet) -> str:
     """A set's name for people: GPU, PyTorch, and the label if any; the folder name otherwise."""
-    env = ls.rs.environment
+    env = ls.environment
     gpu = env.gpu_name or (f"CPU ({env.cpu})" if env.cpu else "CPU")
-    if ls.rs.kind == SetKind.REFERENCE:
+    if ls.kind == SetKind.REFERENCE:
         return f"{gpu} · published ({ls.name.split('__', 1)[-1]})"
     title = f"{gpu} · PyTorch {env.torch.split('+')[0]}" if env.torch else gpu
     suffix = ls.name.split("__", 2)[2] if ls.name.count("__") >= 2 else ""

@@ -215,7 +215,7 @@ class Context:
     @cached_property
     def variant_names(self) -> list[str]:
         """Every variant of any set: the declared order first, then unknown ones by name."""
-        return variant_order(r.variant for ls in self.sets for r in ls.rs.runs)
+        return variant_order(r.variant for ls in self.sets for r in ls.outline.runs)
 
 
 def _by_variant(items) -> dict[str, list]:

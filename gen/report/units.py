@@ -22,12 +22,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
-import gc
 import multiprocessing as mp
 import os
 import resource
-import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -36,9 +33,9 @@ from pathlib import Path
 
 from gen.analysis import compare, tables
 from gen.analysis import scenarios as scenario_analysis
-from gen.model import layout, limits, schema
+from gen.model import schema
 from gen.model.schema import SetKind, UserError
-from gen.report import cache, charts, prerender, site
+from gen.report import cache, charts, prerender, reading, site
 from gen.report import format as fmt
 from gen.report.pages import compare as compare_pages
 from gen.report.pages import dynamic, findings, kernel_story, methodology, scaling, scenarios, sets, variants, verdict
@@ -49,8 +46,9 @@ from gen.report.site import Context, Page
 # "sweep" is apart from "own" so that one new set's work runs on two cores.
 PARTS: dict[str, tuple[list[Callable[[Context, tables.LoadedSet], Iterable[Page]]], dict[str, Callable]]] = {
     "own": ([sets.set_pages, variants.set_pages, findings.set_pages, scaling.set_pages, kernel_story.set_pages],
-            {"summary": sets.facts, "verdict": verdict.facts, "variants": variants.facts, "findings": findings.facts,
-             "method": methodology.facts, "scaling": scaling.facts}),
+            {"summary": sets.facts, "host_reference": sets.host_reference, "verdict": verdict.facts,
+             "variants": variants.facts, "findings": findings.facts, "method": methodology.facts,
+             "scaling": scaling.facts}),
     "sweep": ([scenarios.set_pages, dynamic.set_pages],
               {"scenarios": scenarios.facts, "beside": scenarios.beside, "dynamic": dynamic.facts}),
     "pair": ([compare_pages.set_pages], {"compare": compare_pages.facts}),
@@ -92,14 +90,14 @@ def first_gpu_set(all_sets: list[tables.LoadedSet]) -> tables.LoadedSet | None:
 
 
 def references(all_sets: list[tables.LoadedSet]) -> list[tables.LoadedSet]:
-    return [s for s in all_sets if s.rs.kind == SetKind.REFERENCE]
+    return [s for s in all_sets if s.kind == SetKind.REFERENCE]
 
 
 def set_context(ctx: Context, ls: tables.LoadedSet) -> Context:
     """What the builders of one set read: a measured set with the published sets beside it
     (so its pages are a function of its files and theirs); a published set with every set."""
     first = ctx.first if ctx.first is not None else first_gpu_set(ctx.sets)
-    if ls.rs.kind == SetKind.REFERENCE:
+    if ls.kind == SetKind.REFERENCE:
         return Context(ctx.sets, ctx.skipped, first=first, prerender=ctx.prerender)
     return Context([ls] + [s for s in references(ctx.sets) if s is not ls], first=first, prerender=ctx.prerender)
 
@@ -157,35 +155,12 @@ def _run_task(i: int):
         return None, str(exc)
 
 
-def _start_worker(parent: int) -> None:
-    """A worker's initializer: the worker ends when the build that forked it ends, even by SIGKILL
-    (no cleanup runs then, and a worker would wait on its queue for minutes): a thread watches for
-    the parent to change."""
-    if os.getppid() != parent:  # the parent died before the watch began
-        os._exit(1)
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-def workers_for(n_tasks: int) -> int:
-    """Worker processes: one per core, forked (so they inherit the loaded sets), and only
-    where forking is safe: no other thread in this process."""
-    if n_tasks < 2 or "fork" not in mp.get_all_start_methods() or threading.active_count() > 1:
-        return 1
-    return max(1, min(n_tasks, os.cpu_count() or 1))
-
-
 def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...], bool]],
               workers: int | None = None) -> list[tuple[dict | None, str | None]]:
     """(parts made, error) per task (a set, the parts to make, whether to check its traces first),
     in parallel processes where there are several; the results are the same either way."""
     global _FORKED
-    workers = workers_for(len(tasks)) if workers is None else workers
+    workers = reading.workers_for(len(tasks)) if workers is None else workers
     if workers > 1:
         # A worker draws with Altair where a chart's shape is new, the build's process for the pages over
         # all sets: imported once, before the fork, for them all (not once per worker)
@@ -193,7 +168,7 @@ def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...],
     _FORKED = (ctx, tasks)
     try:
         if workers > 1:
-            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_start_worker,
+            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=reading.start_worker,
                                      initargs=(os.getpid(),)) as pool:
                 # Costliest first (most traces), so the workers finish together.
                 order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][0].rs.sweep) - len(tasks[i][0].rs.runs))
@@ -210,7 +185,7 @@ def make_all(ctx: Context, workers: int | None = None) -> dict[str, Unit]:
     """Every set's unit, made now (no cache): the sets are loaded and checked already."""
     first = first_gpu_set(ctx.sets)
     full = Context(ctx.sets, ctx.skipped, first=first, prerender=ctx.prerender)
-    measured = [ls for ls in ctx.sets if ls.rs.kind != SetKind.REFERENCE]
+    measured = [ls for ls in ctx.sets if ls.kind != SetKind.REFERENCE]
     done = run_tasks(full, [(ls, tuple(PARTS), False) for ls in measured], workers)
     units = {}
     for ls, (parts, error) in zip(measured, done):
@@ -236,10 +211,6 @@ def _compile_templates() -> None:
     env = site.shared_environment()
     for name in SET_TEMPLATES:
         env.get_template(name)
-
-
-def _sort(loaded: list[tables.LoadedSet]) -> list[tables.LoadedSet]:
-    return sorted(loaded, key=lambda s: (not s.measured, s.rs.environment.device != "cuda", s.name))
 
 
 def _check_shared(ctx: Context, refs, fresh: set[str], pairs: bool) -> tuple[str, str] | None:
@@ -269,124 +240,9 @@ class _Plan:
     cpu: dict = field(default_factory=dict)  # stage -> CPU seconds of the parts made now
 
 
-def _load_one(path: Path) -> tuple[schema.ResultSet | None, schema.UserError | None]:
-    try:
-        return schema.load_set(path), None
-    except schema.UserError as exc:  # one line naming the file, sent back to the build
-        return None, exc
-
-
-def _key_one(path: Path) -> tuple[str | None, schema.UserError | None]:
-    """(its key, or its error) of one set: its result file within the limits (gen.model.limits: the
-    environment's, checked on every build), then the sha256 of its files."""
-    try:
-        limits.check_result_file(path / schema.RESULT_FILE)
-        return cache.set_key(path), None
-    except schema.UserError as exc:
-        return None, exc
-
-
-def set_keys(paths: list[Path]) -> list[str | None]:
-    """Each set's key (the sha256 of its files), None where it cannot be made (the reading says why)."""
-    return [k for k, _ in _map(_key_one, paths)]
-
-
-def _read_one(path: Path, store: cache.Store | None = None, keys: dict | None = None) \
-        -> tuple[str | None, schema.ResultSet | None, schema.UserError | None]:
-    """(its key, its ResultSet, or its error) of one set: its key (`_key_one`, unless `keys` has it), then the
-    set loaded and checked, or the ResultSet this code loaded from the same files before (kept in `store`)."""
-    k = (keys or {}).get(path.name)
-    if k is None:
-        k, error = _key_one(path)
-        if error is not None:
-            return None, None, error
-    if store is not None:
-        kept = store.get("set", _set_entry(k))
-        if isinstance(kept, schema.ResultSet):
-            return k, kept, None
-    rs, error = _load_one(path)
-    if store is not None and rs is not None:
-        store.put("set", _set_entry(k), rs)
-    return k, rs, error
-
-
-def _set_entry(set_key: str) -> str:
-    """The cache key of a set's ResultSet: its files' content, the code that reads them and the limits."""
-    return cache.key(cache.code_key(), "set", set_key, limits_key())
-
-
-def limits_key() -> str:
-    """The limits in force (gen.model.limits: each raised by its variable)."""
-    return repr([lim.value() for lim in limits.ALL])
-
-
-def _map(fn, paths: list[Path]) -> list:
-    """fn of each path, in worker processes where there are several, in the paths' order."""
-    workers = workers_for(len(paths))
-    if workers < 2:
-        return list(map(fn, paths))
-    with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_start_worker,
-                             initargs=(os.getpid(),)) as pool:
-        return list(pool.map(fn, paths, chunksize=max(1, len(paths) // (4 * workers))))
-
-
-def _checked(path: Path, rs: schema.ResultSet | None, error: schema.UserError | None) -> schema.ResultSet:
-    """The set's ResultSet, its files within the limits; or its error, raised."""
-    if error is not None:
-        raise error
-    limits.check_set(path, layout.set_files(rs))
-    return rs
-
-
-def _read(results_root: Path, skip_broken: bool, store: cache.Store | None = None, keys: dict | None = None):
-    """Every set's ResultSet, loaded and checked (or as kept in `store` for the same files), and its key
-    (the sha256 of its files). Each set's error is the one a set-by-set reading meets first (without
-    skip_broken, the first set's). `keys`: the sets' keys where already made (set_keys).
-    A set whose key is known and kept is decoded here (a worker would decode it, then pickle it back to this
-    process: twice the CPU); the others are hashed, read and checked in worker processes."""
-    layout.settle(Path(results_root))  # what a killed publish left is put right first, or named
-    # Decoding (or unpickling) fifty sets makes millions of objects that all live on, and no cycle: the
-    # collector's passes over them, more the more there are, doubled the reading's CPU
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        return _read_paused(results_root, skip_broken, store, keys)
-    finally:
-        if paused:
-            gc.enable()
-
-
-def _read_paused(results_root: Path, skip_broken: bool, store: cache.Store | None, keys: dict | None):
-    paths = schema.list_sets(results_root)
-    known = dict(keys or {})
-    kept: dict[int, tuple] = {}
-    for i, path in enumerate(paths):
-        k = known.get(path.name)
-        got = store.get("set", _set_entry(k)) if store is not None and k is not None else None
-        if isinstance(got, schema.ResultSet):
-            kept[i] = (k, got, None)
-    rest = iter(_map(functools.partial(_read_one, store=store, keys=known),
-                     [p for i, p in enumerate(paths) if i not in kept]))
-    loaded, skipped, keys = [], [], {}
-    for i, path in enumerate(paths):
-        k, rs, error = kept[i] if i in kept else next(rest)
-        if store is not None and k is not None:
-            store.keep("set", _set_entry(k))  # read or written in a worker: not pruned
-        try:
-            rs = _checked(path, rs, error)
-        except schema.UserError as exc:
-            if not skip_broken:
-                raise
-            skipped.append(tables.Skipped(path.name, str(exc)))
-            continue
-        keys[path.name] = k
-        loaded.append(tables.LoadedSet(path.name, path, rs))
-    return _sort(loaded), skipped, keys
-
-
 def _part_keys(ctx: Context, plan: _Plan, ls: tables.LoadedSet) -> dict[str, str]:
     """The cache key of each part of a set: the code, the set's files and what else the part reads (_reads)."""
-    parts = ("published",) if ls.rs.kind == SetKind.REFERENCE else \
+    parts = ("published",) if ls.kind == SetKind.REFERENCE else \
         ("own", "sweep") + (("pair",) if ctx.first is not None and ctx.first is not ls else ())
     return {part: cache.key(plan.code, part, ls.name, plan.keys[ls.name], *_reads(ctx, plan, ls, part))
             for part in parts}
@@ -417,7 +273,7 @@ def _list_digest(ctx: Context) -> str:
     measured = [ls for ls in ctx.sets if ls.measured]
     out = []
     for n in scenario_analysis.scenario_names(measured):
-        modes = sorted({str(p.mode) for ls in measured for p in ls.rs.sweep if p.scenario == n})
+        modes = sorted({str(p.mode) for ls in measured for p in ls.outline.sweep if p.scenario == n})
         out.append(repr((n, scenario_analysis.scenario_title(measured, n), modes,
                          scenario_analysis.our_points(measured, n), scenarios.link_of(ctx, n))))
     return cache.key(*out)
@@ -440,11 +296,11 @@ def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | 
                 else:
                     plan.made[k] = got
         plan.fresh |= {ls.name} if missing else set()
-        if missing and ls.rs.kind != SetKind.REFERENCE:
+        if missing and ls.kind != SetKind.REFERENCE:
             tasks.append((ls, tuple(missing), ls.name in plan.fresh))
         elif missing:  # a published set's one part: every part of its unit (make_unit), beside the others
             published.append((ls, tuple(PARTS), False))
-    if 0 < len(tasks) < workers_for(2 * len(tasks)) and workers != 1:
+    if 0 < len(tasks) < reading.workers_for(2 * len(tasks)) and workers != 1:
         split = []
         for ls, parts, check in tasks:  # the traces are checked in the first, parsed as needed in the others
             split += [(ls, (part,), check and i == 0) for i, part in enumerate(parts)]
@@ -487,7 +343,7 @@ def _keep(plan: _Plan, store: cache.Store | None, tasks: list, results: list, sk
         plan.fresh.discard(ls.name)  # checked whole by its task
         for unit in got.values():
             plan.cpu = _sum(plan.cpu, unit.cpu)
-        if ls.rs.kind == SetKind.REFERENCE:  # its parts are one unit, as make_unit makes it
+        if ls.kind == SetKind.REFERENCE:  # its parts are one unit, as make_unit makes it
             got = {"published": _joined([got[part] for part in PARTS])}
         for part, unit in got.items():
             k = plan.part_keys[(ls.name, part)]
@@ -507,17 +363,18 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
          workers: int | None = None, prerender=None, timings: dict | None = None,
          keys: dict[str, str] | None = None) -> tuple[Context, dict[str, Unit]]:
     """The sets under results_root and each one's unit. A set whose files are in the cache
-    is not read again (its ResultSet comes from the cache, its traces are parsed only if a
-    page still needs them); a new or changed set is loaded and checked whole, as
+    is not read again (its outline comes from the cache, its ResultSet too where a page asks for it, its
+    traces are parsed only if a page still needs them: gen.report.reading); a new or changed set is loaded
+    and checked whole, as
     tables.load_sets does. `check(sets)` runs once every set's ResultSet is known.
     A set whose trace fails is skipped (skip_broken) and the rest made again without it:
     the first set, hence the comparisons, may change. `timings` (if given) gets, per stage,
     [wall seconds or None, CPU seconds] (the CPU of the sets' units summed over the workers).
-    `keys`: set name -> its key, where the caller made them (set_keys) for the same files."""
+    `keys`: set name -> its key, where the caller made them (reading.set_keys) for the same files."""
     watch = Stopwatch(timings)
     code = cache.key(cache.code_key(), prerender.key() if prerender is not None else "markdown")
     with watch("read the sets (content hash, ResultSet)"):
-        loaded, skipped, keys = _read(results_root, skip_broken, store, keys)
+        loaded, skipped, keys = reading.read_sets(results_root, skip_broken, store, keys)
     plan = _Plan(code, keys)
     if check:
         check(loaded)
@@ -554,7 +411,7 @@ def _units(ctx: Context, plan: _Plan, store: cache.Store | None, watch: Stopwatc
     units: dict[str, Unit] = {}
     for ls in ctx.sets:
         unit = Unit()
-        if ls.rs.kind == SetKind.REFERENCE:
+        if ls.kind == SetKind.REFERENCE:
             k = plan.part_keys[(ls.name, "published")]
             if k not in plan.made:
                 with watch("published sets' units"):

@@ -1,7 +1,7 @@
 """What every chart shares: altair imported where a chart is first made (`alt`, `preload`), the log
 scales (`log`, `seq_len`; as Vega-Lite's JSON: LOG, LENGTH), the row height, the colour of a measured figure and
-the two kinds of figure (MEASURED, PUBLISHED, and their marks' shapes). Takes nothing; gives these to the chart
-modules beside it.
+the two kinds of figure (MEASURED, PUBLISHED, and their marks' shapes), and a view written in Vega-Lite's JSON
+(`view`, `quantitative`, `nominal`). Takes nothing; gives these to the chart modules beside it.
 """
 
 from __future__ import annotations
@@ -44,3 +44,21 @@ def log():  # a function: altair is imported where a chart is made
 
 def seq_len():  # a function: altair is imported where a chart is made
     return alt.Scale(type="log", base=2)
+
+
+def quantitative(name: str, **props) -> dict:
+    """A quantitative field's channel, in Vega-Lite's JSON (its properties as Vega-Lite names them)."""
+    return {"field": name, "type": "quantitative", **props}
+
+
+def nominal(name: str, **props) -> dict:
+    """A nominal field's channel, in Vega-Lite's JSON."""
+    return {"field": name, "type": "nominal", **props}
+
+
+def view(data, mark: dict, transform: list | None = None, **encoding):
+    """One view: its data (None: its layer's), its mark, its transforms and its encoding (channel name ->
+    Vega-Lite's JSON of the channel). Altair holds it, layers it and names its data; it copies a chart's channel
+    objects several times over (each layer and to_dict), and dicts copy cheaply."""
+    return alt.Chart(alt.Undefined if data is None else data, mark=mark, encoding=alt.FacetedEncoding(**encoding),
+                     **({"transform": transform} if transform else {}))

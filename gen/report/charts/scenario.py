@@ -19,29 +19,15 @@ import pandas as pd
 
 from gen.analysis.values import number, variant_order
 from gen.report.charts.base import FIGURE_SHAPES, LENGTH, LOG, MEASURED, PUBLISHED, alt
+from gen.report.charts.base import nominal as _n
+from gen.report.charts.base import quantitative as _q
+from gen.report.charts.base import view as _view
 
 # Every chart of a scenario: given to alt.layer as it is made (.properties() after it copies the whole chart again)
 SIZE = dict(width="container", height=280)
 _ROOF_NUMERIC = ("kv_len", "intensity", "tflops")
 IS_MEASURED = f"(datum.figure === '{MEASURED}')"  # what alt.datum.figure == MEASURED writes
 PALETTE = {"scheme": "tableau20"}  # up to 20 series: measured and published ones must not share a colour
-
-
-def _q(name: str, **props) -> dict:
-    """A quantitative field's channel."""
-    return {"field": name, "type": "quantitative", **props}
-
-
-def _n(name: str, **props) -> dict:
-    """A nominal field's channel."""
-    return {"field": name, "type": "nominal", **props}
-
-
-def _view(data: pd.DataFrame | alt.InlineData | None, mark: dict, transform: list | None = None,
-          **encoding) -> alt.Chart:
-    """One view: its data (None: the layer's), its mark and its encoding (channel name -> Vega-Lite channel)."""
-    return alt.Chart(alt.Undefined if data is None else data, mark=mark, encoding=alt.FacetedEncoding(**encoding),
-                     **({"transform": transform} if transform else {}))
 
 
 def _clean(df: pd.DataFrame) -> pd.DataFrame:

@@ -14,10 +14,12 @@ import math
 import pandas as pd
 
 from gen.report.charts.base import alt
+from gen.report.charts.base import nominal as _n
+from gen.report.charts.base import quantitative as _q
+from gen.report.charts.base import view as _view
 
-
-def _role_legend():  # one legend for the place, the colour's and the shape's merged (a function: altair imported late)
-    return alt.Legend(orient="bottom", direction="vertical", labelLimit=0)
+ROLE_LEGEND = {"orient": "bottom", "direction": "vertical", "labelLimit": 0}  # one legend for the place: the
+# colour's, the shape's and the size's merged
 
 
 # The look of each place, in the order of the `roles` given (the verdict's call first): as the home's decision marks
@@ -81,43 +83,38 @@ def verdict_point(rows: list[dict], roles: tuple[str, ...], x_title: str | list[
     colours, shapes, sizes = ([look[i] for _, i in drawn] for look in (_COLOURS, _SHAPES, _SIZES))
     lines = max((r.count("|") + 1 for r in order), default=1)
     band = LINE_PX * lines + 8 + (6 * (len(series) - 1) if len(series) > 1 else 0)
-    y = alt.Y("row:N", sort=order, title=None,
-              axis=alt.Axis(labelExpr="split(datum.label, '|')", labelLimit=0, labelLineHeight=LINE_PX))
+    y = _n("row", sort=order, title=None, axis={"labelExpr": "split(datum.label, '|')", "labelLimit": 0,
+                                               "labelLineHeight": LINE_PX})
     values = ticks(float(d["lo_ms"].min()), float(d["hi_ms"].max())) if len(d) else []
-    scale = alt.Scale(type="log", domain=[values[0], values[-1]], nice=False) if values else \
-        alt.Scale(type="log", nice=False, padding=12)
-    axis = alt.Axis(values=values, format="~g", labelOverlap="greedy") if values else alt.Axis()
-    tooltip = [alt.Tooltip("series:N", title="of"), alt.Tooltip("at:N", title="at"),
-               alt.Tooltip("call:N", title="call"), alt.Tooltip("role:N", title="its place"),
-               alt.Tooltip("named:N", title="What to call names it"),
-               alt.Tooltip("median_ms:Q", title="median (ms)", format=".4g"),
-               alt.Tooltip("measure:N", title="measured as"),
-               alt.Tooltip("mhz:Q", title="SM clock of its window (MHz)", format=".0f"),
-               alt.Tooltip("lo_ms:Q", title="interval from (ms)", format=".4g"),
-               alt.Tooltip("hi_ms:Q", title="interval to (ms)", format=".4g"),
-               alt.Tooltip("level:N", title="interval's level"),
-               alt.Tooltip("rel:Q", title="× the verdict's call's median", format=".3g")]
+    scale = {"type": "log", "domain": [values[0], values[-1]], "nice": False} if values else \
+        {"type": "log", "nice": False, "padding": 12}
+    axis = {"values": values, "format": "~g", "labelOverlap": "greedy"} if values else {}
+    tooltip = [_n("series", title="of"), _n("at", title="at"), _n("call", title="call"), _n("role", title="its place"),
+               _n("named", title="What to call names it"), _q("median_ms", title="median (ms)", format=".4g"),
+               _n("measure", title="measured as"), _q("mhz", title="SM clock of its window (MHz)", format=".0f"),
+               _q("lo_ms", title="interval from (ms)", format=".4g"),
+               _q("hi_ms", title="interval to (ms)", format=".4g"),
+               _n("level", title="interval's level"), _q("rel", title="× the verdict's call's median", format=".3g")]
     # one series: the colour marks the place too (the verdict's call as the home's decision marks its call); several:
     # one colour a series (its legend above the chart, the places' below: side by side they overrun 390 px), the
     # shape alone marks the place, and each series its own lane in a row (yOffset: no mark hides another's)
-    colour = (alt.Color("series:N", title=None, sort=series, scale=alt.Scale(domain=series,
-                                                                           range=list(_SERIES[:len(series)])),
-                        legend=alt.Legend(orient="top", direction="vertical", labelLimit=0, labelExpr=_TWO_LINES))
+    colour = (_n("series", title=None, sort=series, scale={"domain": series, "range": list(_SERIES[:len(series)])},
+                 legend={"orient": "top", "direction": "vertical", "labelLimit": 0, "labelExpr": _TWO_LINES})
               if len(series) > 1
-              else alt.Color("role:N", title=None, legend=_role_legend(), scale=alt.Scale(
-                  domain=roles, range=colours)))
-    shape = alt.Shape("role:N", title=None, scale=alt.Scale(domain=roles, range=shapes), legend=_role_legend())
-    size = alt.Size("role:N", title=None, sort=roles, scale=alt.Scale(domain=roles, range=sizes), legend=_role_legend())
-    lane = dict(yOffset=alt.YOffset("series:N", sort=series)) if len(series) > 1 else {}
-    x = alt.X("median_ms:Q", scale=scale, title=x_title, axis=axis)
-    base = alt.Chart(d)
-    ci = base.mark_rule(strokeWidth=2, opacity=0.6).encode(
-        x=alt.X("lo_ms:Q", scale=scale, title=x_title, axis=axis), x2=alt.X2("hi_ms:Q"), y=y, color=colour,
-        tooltip=tooltip, **lane)
-    dots = base.mark_point(filled=True, opacity=0.95).encode(
-        x=x, y=y, color=colour, shape=shape, size=size, tooltip=tooltip, **lane).transform_filter("!datum.hollow")
-    hollow = base.mark_point(filled=False, opacity=1, strokeWidth=2).encode(
-        x=x, y=y, color=colour, shape=shape, size=size, tooltip=tooltip, **lane).transform_filter("datum.hollow")
-    ring = base.mark_point(shape="circle", filled=False, size=420, strokeWidth=1.5, color="#222").encode(
-        x=x, y=y, tooltip=tooltip, **lane).transform_filter("datum.named")
-    return alt.layer(ci, dots, hollow, ring, width="container", height=band * max(1, len(order)) + 10)
+              else _n("role", title=None, legend=ROLE_LEGEND, scale={"domain": roles, "range": colours}))
+    shape = _n("role", title=None, scale={"domain": roles, "range": shapes}, legend=ROLE_LEGEND)
+    size = _n("role", title=None, sort=roles, scale={"domain": roles, "range": sizes}, legend=ROLE_LEGEND)
+    lane = dict(yOffset=_n("series", sort=series)) if len(series) > 1 else {}
+    x = _q("median_ms", scale=scale, title=x_title, axis=axis)
+    ci = _view(None, {"type": "rule", "strokeWidth": 2, "opacity": 0.6},
+               x=_q("lo_ms", scale=scale, title=x_title, axis=axis), x2={"field": "hi_ms"}, y=y, color=colour,
+               tooltip=tooltip, **lane)
+    dots = _view(None, {"type": "point", "filled": True, "opacity": 0.95}, [{"filter": "!datum.hollow"}],
+                 x=x, y=y, color=colour, shape=shape, size=size, tooltip=tooltip, **lane)
+    hollow = _view(None, {"type": "point", "filled": False, "opacity": 1, "strokeWidth": 2},
+                   [{"filter": "datum.hollow"}], x=x, y=y, color=colour, shape=shape, size=size, tooltip=tooltip,
+                   **lane)
+    ring = _view(None, {"type": "point", "shape": "circle", "filled": False, "size": 420, "strokeWidth": 1.5,
+                        "color": "#222"}, [{"filter": "datum.named"}], x=x, y=y, tooltip=tooltip, **lane)
+    # (the data given once, to the layer: its four views share it)
+    return alt.layer(ci, dots, hollow, ring, data=d, width="container", height=band * max(1, len(order)) + 10)

@@ -32,7 +32,7 @@ PAGE = f"{fmt.GENERATED}/compare.md"
 def _elsewhere(ctx: Context | None, a, b, here: str = PAGE) -> list[dict]:
     """A published set with no figure at A's default shape: its figures at its own points that match
     a point A measured, set against A's variant running the same kernel (else A's fastest)."""
-    if ctx is None or b.rs.kind != SetKind.REFERENCE or any(r.scenario == "article" for r in b.rs.runs):
+    if ctx is None or b.kind != SetKind.REFERENCE or any(r.scenario == "article" for r in b.outline.runs):
         return []
     out = []
     for name in sa.scenario_names(ctx.sets):
@@ -81,9 +81,9 @@ def pair_view(a, b, ctx: Context | None = None, here: str = PAGE) -> dict:
         return any(r[c] is not None for r in rows for c in cols)
 
     found, elsewhere = _issues(ctx, a, b, here)
-    return dict(a=a, b=b, rows=rows, elsewhere=elsewhere, reference_b=b.rs.kind == SetKind.REFERENCE,
+    return dict(a=a, b=b, rows=rows, elsewhere=elsewhere, reference_b=b.kind == SetKind.REFERENCE,
                 clock_note=compare_words.published_clock_note(elsewhere) if elsewhere else None,
-                cross_device=a.rs.environment.device != b.rs.environment.device,
+                cross_device=a.environment.device != b.environment.device,
                 refused=[compare_words.issue(i) for i in found if i.refuse],
                 flagged=[compare_words.issue(i) for i in found if not i.refuse],
                 gpu=has("gpu_only_ms_a", "gpu_only_ms_b"), gpu_b=has("gpu_only_ms_b"),
@@ -153,8 +153,8 @@ def every_view(ctx: Context) -> dict | None:
     if not rows and not elsewhere:
         return None
     conditions = [dict(ls=ls, text=table_words.conditions_range(ctx.summary_records(ls, Mode.INFERENCE),
-                                                                   ls.rs.environment))
-                  for ls in ctx.lead if ls.measured and ls.rs.environment.device == "cuda"]
+                                                                   ls.environment))
+                  for ls in ctx.lead if ls.measured and ls.environment.device == "cuda"]
     return dict(variants=[dict(name=v, label=fmt.label_of(v), link=fmt.relpath(fmt.variant_page(v), PAGE))
                           for v in ctx.variant_names], rows=rows, elsewhere=elsewhere, conditions=conditions)
 
@@ -166,5 +166,5 @@ def build(ctx: Context) -> Iterator[Page]:
     text = ctx.template("compare_page.md.j2").render(
         here=PAGE, pairs=[], one_set=None, first=ctx.first, pair_pages=pair_pages, left_out=ctx.left_out,
         fastest=home.fastest_chart(ctx, PAGE), every=every_view(ctx),
-        references=[ls for ls in ctx.sets if ls.rs.kind == SetKind.REFERENCE])
+        references=[ls for ls in ctx.sets if ls.kind == SetKind.REFERENCE])
     yield Page(PAGE, text, nav=("Compare",))

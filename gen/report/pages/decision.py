@@ -62,7 +62,7 @@ def _ranked(ls) -> list[tuple[verdicts.Verdict, str]]:
 
 
 def _title(ls, scenario: str) -> str:
-    rec = ls.rs.scenario(scenario)
+    rec = ls.outline.scenario(scenario)
     return rec.title if rec else scenario
 
 

@@ -100,7 +100,7 @@ def set_view(ctx: Context, ls) -> dict:
         switches=[dict(name=s.name, sentence=dynamic_words.switch_sentence(s), pairs=s.pairs,
                        variant=dynamic_words.label(s.variant) if s.variant else None)
                   for s in dyn.switch_facts(ls.rs)],
-        dtype=(ls.rs.scenario(NAME).dtype if ls.rs.scenario(NAME) else None)))
+        dtype=(ls.outline.scenario(NAME).dtype if ls.outline.scenario(NAME) else None)))
 
 
 def set_pages(ctx: Context, ls) -> Iterator[Page]:

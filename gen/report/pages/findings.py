@@ -86,13 +86,13 @@ def _lessons(ctx: Context, ls, here: str) -> dict | None:
 
 def set_view(ctx: Context, ls, here: str) -> dict:
     rows = _hypothesis_rows(ctx, ls)
-    ran = {r.variant for r in ls.rs.runs}
+    ran = {r.variant for r in ls.outline.runs}
     for r in rows:  # the set's page of the variant, where it has one
         r["page"] = fmt.relpath(fmt.set_variant_page(ls.name, r["variant"]), here) if r["variant"] in ran else None
     items = [_item(ctx, ls, w, here) for w in ctx.findings(ls)]
     groups = [dict(kind=k, title=title, note=finding_words.KIND_NOTES.get(k, ""),
                    items=[f for f in items if f["kind"] == k]) for k, title in finding_words.KIND_TITLES.items()]
-    return dict(ls=ls, hypotheses=rows, columns=_columns(rows), gpu=ls.measured and ls.rs.environment.device == "cuda",
+    return dict(ls=ls, hypotheses=rows, columns=_columns(rows), gpu=ls.measured and ls.environment.device == "cuda",
                 contradicted=sum(r["contradicted"] for r in rows), groups=[g for g in groups if g["items"]],
                 findings=items, not_run=[r for r in rows if r["status"] != "ok"],
                 verdict=verdict.block(ls), lessons=_lessons(ctx, ls, here))
@@ -112,7 +112,7 @@ def facts(ctx: Context, ls) -> dict:
     found = [w.finding for w in ctx.findings(ls)]
     les = lessons.lessons(ls)
     v = verdict.block(ls)
-    return dict(gpu=ls.measured and ls.rs.environment.device == "cuda", checked=sum(r["status"] == "ok" for r in rows),
+    return dict(gpu=ls.measured and ls.environment.device == "cuda", checked=sum(r["status"] == "ok" for r in rows),
                 contradicted=[dict(variant=r["variant"], label=r["label"], items=list(r["contradicted_items"]))
                               for r in rows if r["contradicted_items"]],
                 findings=len(found), unexpected=sum(f.severity == "unexpected" for f in found),

@@ -33,7 +33,7 @@ def _by_gpu(ctx: Context) -> list[dict]:
     rows: dict[str, dict] = {}
     lead = {id(ls) for ls in ctx.lead}
     for ls in ctx.sets:
-        if ls.rs.kind == SetKind.REFERENCE:
+        if ls.kind == SetKind.REFERENCE:
             continue
         title = fmt.set_title(ls)
         gpu, _, rest = title.partition(" · ")
@@ -48,7 +48,7 @@ def _by_gpu(ctx: Context) -> list[dict]:
 def fastest_chart(ctx: Context, page: str):
     """The heat map of the fastest variant per set and scenario (the lead sets: a row per GPU), or None when
     no set has a verdict."""
-    rows = [r for ls in ctx.lead if ls.rs.kind == SetKind.MEASURED for r in ctx.fact(ls, "verdict")["fastest"]]
+    rows = [r for ls in ctx.lead if ls.kind == SetKind.MEASURED for r in ctx.fact(ls, "verdict")["fastest"]]
     if not rows:
         return None
     spec = charts.drawn(charts.fastest_map(pd.DataFrame(rows)))  # (one cell: the verdicts' table says it)
@@ -66,11 +66,11 @@ def home_view(ctx: Context) -> dict:
             kernel_sum = bool(((df["status"] == "ok") & (df["gpu_only_method"] == "kernel_sum")).any())
             break
     conditions = table_words.conditions_range(ctx.summary_records(chart_set, Mode.INFERENCE),
-                                              chart_set.rs.environment) \
-        if chart_set is not None and chart_set.rs.environment.device == "cuda" else None
+                                              chart_set.environment) \
+        if chart_set is not None and chart_set.environment.device == "cuda" else None
     published = [dict(ls=ls, scenarios=[dict(title=t, link=fmt.relpath(target, HOME))
                                         for t, target in ctx.fact(ls, "beside")])
-                 for ls in ctx.sets if ls.rs.kind == SetKind.REFERENCE]
+                 for ls in ctx.sets if ls.kind == SetKind.REFERENCE]
     return dict(sets=ctx.sets, left_out=ctx.left_out, skipped=ctx.skipped, by_gpu=_by_gpu(ctx), published=published,
                 fastest=fastest_chart(ctx, HOME), chart=chart, chart_set=chart_set, conditions=conditions,
                 kernel_sum=kernel_sum)

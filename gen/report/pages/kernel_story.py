@@ -230,7 +230,7 @@ def view(ls) -> dict | None:
         modes.append(dict(mode=mode, title="One forward" if mode == schema.Mode.INFERENCE else
                           "One training step (forward and backward)", rows=rows, sentences=_sentences(story, mode)))
     p = next((r.point for r in ls.rs.runs if r.scenario == ks.SCENARIO and r.point is not None), None)
-    c = ls.rs.config
+    c = ls.config
     shape = (f"batch {c.batch}, {c.heads} heads, {c.seq_len:,} tokens, head dim {c.head_dim}, {c.dtype}, causal"
              if p is None else f"batch {p.batch}, {p.q_heads} heads, {p.kv_len:,} tokens, head dim {p.head_dim}, "
                                f"{c.dtype}, {p.mask}")

@@ -91,11 +91,11 @@ def shown_units(ctx: Context) -> list[int]:
 def calls_view(ls) -> dict | None:
     """A set that `gen import --merge` brought records into from other capture calls: how many calls,
     records, and the seconds of the set's own call (its stages); None for a set of one call."""
-    merged = [r for r in [*ls.rs.runs, *ls.rs.sweep] if r.captured]
+    merged = [r for r in [*ls.outline.runs, *ls.outline.sweep] if r.captured]
     if not merged:
         return None
-    own = sum(ls.rs.stage_seconds.values()) if ls.rs.stage_seconds else None
-    later = ls.rs.duration_s - own if own is not None and ls.rs.duration_s else None
+    own = sum(ls.outline.stage_seconds.values()) if ls.outline.stage_seconds else None
+    later = ls.outline.duration_s - own if own is not None and ls.outline.duration_s else None
     return dict(calls=len({r.captured for r in merged}), records=len(merged), own_s=own, later_s=later)
 
 

@@ -57,9 +57,9 @@ def set_view(ctx: Context, ls) -> dict:
                 busy_default=records(busy[busy["source"] == "default"]) if len(busy) else [],
                 sweep_rows=records(sw[sw["gpu_only_ms"].notna() | sw["eager_ms"].notna() | (sw["status"] != "ok")])
                 if len(sw) else [],
-                measured=ls.measured, gpu=ls.rs.environment.device == "cuda",
+                measured=ls.measured, gpu=ls.environment.device == "cuda",
                 above_roof=scenario_words.above_roof(scaling.above_roof(sw, ceil), datasheets.bandwidth(
-                    ls.rs.environment.gpu_name)) if len(sw) else None,
+                    ls.environment.gpu_name)) if len(sw) else None,
                 roof_line=scenario_words.roof_line(ceil, scaling.matmul_clock(ls)))
 
 

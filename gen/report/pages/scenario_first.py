@@ -38,7 +38,7 @@ def facts(ls, name: str) -> dict | None:
     found = verdict_point.point_facts_all(ls, name)
     if not found:
         return None
-    env = ls.rs.environment
+    env = ls.environment
     rows, points = [], []
     for f in found:
         # several rows: each note says whose it is ("Training step: ...")

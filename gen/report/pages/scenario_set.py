@@ -203,7 +203,7 @@ def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, s
             r["ours_label"] = published_words.ours_name(r, _label) if r["ours_variant"] else None
             rows.append(r)
         groups.append(dict(
-            name=name, title=title, page=fmt.set_page(name), source=ref.rs.source,
+            name=name, title=title, page=fmt.set_page(name), source=ref.outline.source,
             conventions=sorted({c for c in a["published_convention"] if isinstance(c, str)}),
             notes=source_notes(a["note"]),
             same_shape=bool(a["same_shape"].all()), approximate=bool(a["approximate"].any()),
@@ -342,7 +342,7 @@ def _fact_lines(rows: list[dict], decode: bool, show_dim: bool) -> list[str]:
 
 
 def _documents(ls, name: str) -> dict | None:
-    rec = ls.rs.scenario(name)
+    rec = ls.outline.scenario(name)
     p = next((q for q in (rec.points if rec else []) if q.docs), None)
     if p is None:
         return None
@@ -356,7 +356,7 @@ def _documents(ls, name: str) -> dict | None:
 def _head_verdict(ls, name: str, head: dict | None):
     """The headline point's verdict (verdicts.verdict_at, the one ranking rule); None where the headline's fastest is
     not the verdict's."""
-    if not head or ls.rs.kind != schema.SetKind.MEASURED:
+    if not head or ls.kind != schema.SetKind.MEASURED:
         return None
     top = head["fastest"]
     p = next((q for q in calls._points(ls, name, top["mode"]) if (q.q_len, q.kv_len, q.head_dim)
@@ -398,7 +398,7 @@ def _at_verdict(ls, name: str, head: dict | None) -> tuple[list[str], list[str]]
     """The scenario page's opening (review 10 item 1): per mode, the verdict's point and its answer in full (the home's
     row; the page folds it under its first look, gen.report.pages.scenario_first); and, where the headline's point is
     another, which it is and whether its fastest differs (a short line the page shows)."""
-    if ls.rs.kind != schema.SetKind.MEASURED:
+    if ls.kind != schema.SetKind.MEASURED:
         return [], []
     out, after = [], []
     for mode in schema.Mode:
@@ -431,7 +431,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         return made[0]
     decode = all(r["q_len"] == 1 for r in point_rows)
     figure = _figure(point_rows)
-    gpu = ls.rs.environment.device == "cuda"
+    gpu = ls.environment.device == "cuda"
     anchors = _anchors(ctx, ls, name) if gpu else _anchors(ctx, ls, name).iloc[0:0]
     # a published forward is no anchor for a scenario that timed only training steps (and the reverse)
     anchors = anchors[anchors["mode"].isin({r["mode"] for r in point_rows})] if len(anchors) else anchors
@@ -439,7 +439,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     versus_rows = records(versus)
     head = sa.headline(None, versus, name, point_rows, versus_rows)
     ceil = sa.ceilings(ls)
-    sheet = datasheets.bandwidth(ls.rs.environment.gpu_name) if gpu else None
+    sheet = datasheets.bandwidth(ls.environment.gpu_name) if gpu else None
     ch = _charts(pts, anchors, figure, ceil, sheet, scenario_words.length_axis(decode), name,
                  summary_command(ls.name, scenario=name), point_rows,
                  scaling.matmul_clock(ls) if ceil else None) if gpu else []
@@ -451,8 +451,8 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         m = [r for r in point_rows if r["mode"] == mode]
         if m:
             fig = _figure(m) if mode == schema.Mode.INFERENCE else sa.FIGURE_TFLOPS
-            rows = _rows(m, decode, show_dim, pages, ls.rs.environment.device, ls.rs.environment.ref_mhz,
-                         ls.rs.environment)
+            rows = _rows(m, decode, show_dim, pages, ls.environment.device, ls.environment.ref_mhz,
+                         ls.environment)
             modes.append(dict(mode=mode, rows=rows, refusals=_refusals(rows), figure=fig, not_run=_not_run(rows),
                               dtype=sa.scenario_dtype(ls, name),
                               figure_note=scenario_words.table_note(fig, mode, _ceiling_of(m),
@@ -479,7 +479,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         not_run=[n for m in modes if m["mode"] == schema.Mode.INFERENCE for n in m["not_run"]],
         versus_short=_versus_short(ctx, head, decode),
         ceil=ceil, copy_tbps=ceil["copy_gbps"] / 1e3 if ceil else None,
-        datasheet=(published_words.datasheet(sheet, ls.rs.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS
+        datasheet=(published_words.datasheet(sheet, ls.environment.gpu_name) if gpu and figure == sa.FIGURE_TBPS
                    else None),
         copy_note=(scenario_words.COPY_CEILING_NOTE if ceil and figure == sa.FIGURE_TBPS and not ceil.get("read_n")
                    else None),
@@ -506,7 +506,7 @@ def _calls(ls, name: str, pts, rows: list[dict]) -> str | None:
     if merged.empty:
         return None
     return scenario_words.calls_note(sorted(dict.fromkeys(map(_label, merged["variant"]))),
-                                     sorted(set(merged["captured"])), ls.rs.environment.date,
+                                     sorted(set(merged["captured"])), ls.environment.date,
                                      merged["sm_clock_mhz"].dropna().tolist(), own["sm_clock_mhz"].dropna().tolist())
 
 
@@ -539,7 +539,7 @@ def _ceiling_of(rows: list[dict]) -> str | None:
 def _ceiling_lines(ctx: Context, ls) -> list[str]:
     """The set's ceilings with their clocks, worded: once per set (every scenario page states them)."""
     lines = ctx._once(("scenario ceiling lines", ls.name),
-                      lambda: [table_words.ceiling_line(c, ls.rs.environment) for c in clocks.ceilings(ls)])
+                      lambda: [table_words.ceiling_line(c, ls.environment) for c in clocks.ceilings(ls)])
     return list(lines)
 
 
@@ -549,15 +549,15 @@ def _conditions(ctx: Context, ls, name: str, anchors, rows: list[dict]) -> dict:
     point frame."""
     above = clocks.above_ceiling_rows(rows)
     ceiling = above[0]["ceiling"] if above else None
-    rate = datasheets.tensor_rate(ls.rs.environment.compute_capability, sa.scenario_dtype(ls, name))
+    rate = datasheets.tensor_rate(ls.environment.compute_capability, sa.scenario_dtype(ls, name))
     return dict(ceilings=_ceiling_lines(ctx, ls),
                 above=table_words.above_ceiling_line(above, ceiling) if ceiling else None,
                 sol=table_words.sol_note(rate) + (scenario_words.FP8_SOL
                                                   if any(sa.element_size(r["dtype"]) == 1 for r in rows) else ""),
-                note=" ".join([table_words.conditions_note(rows, env=ls.rs.environment),
+                note=" ".join([table_words.conditions_note(rows, env=ls.environment),
                                *scenario_words.graph_below_lines(rows, words.label),
                                *(scenario_words.same_point_line(d, words.label)
                                  for d in sa.same_point_elsewhere(ls, name))]),
-                burst=[published_words.burst_line(b, words.label, ls.rs.environment)
+                burst=[published_words.burst_line(b, words.label, ls.environment)
                        for b in records(clocks.burst_frame(None, anchors, rows))])
 

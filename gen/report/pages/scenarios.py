@@ -37,7 +37,7 @@ def index_page(ctx: Context) -> str | None:
 
 
 def _ran(ls, name: str) -> bool:
-    return ls.measured and any(p.scenario == name for p in ls.rs.sweep)
+    return ls.measured and any(p.scenario == name for p in ls.outline.sweep)
 
 
 def link_of(ctx: Context, name: str) -> str | None:
@@ -51,8 +51,8 @@ def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[d
                   figure: str | None = None) -> dict:
     """What the scenario is (why, shape, conventions), with `sets`: the per-set views to show in full."""
     s = declared.SCENARIOS.get(name)
-    first = next((ls for ls in ctx.sets if ls.measured and ls.rs.scenario(name)), None)
-    rec = first.rs.scenario(name) if first else None
+    first = next((ls for ls in ctx.sets if ls.measured and ls.outline.scenario(name)), None)
+    rec = first.outline.scenario(name) if first else None
     held = (rec.points or rec.train_points) if rec else []  # a training-only scenario has no inference points
     own = (s.points() or s.train_points()) if s else []
     p = held[0] if held else (own[0] if own else None)
@@ -145,7 +145,7 @@ def variant_kernels(ctx: Context, variant: str, page: str, sets=None) -> list[di
     (gen.analysis.scenarios.kernels_frame)."""
     out = []
     for ls in ctx.sets if sets is None else sets:
-        if not ls.measured or ls.rs.environment.device != "cuda":
+        if not ls.measured or ls.environment.device != "cuda":
             continue
         calls: dict[tuple, list[dict]] = {}  # (scenario, mode) -> its call's kernels
         for r in sa.kernel_rows(ls, variant):
@@ -176,7 +176,7 @@ def beside(ctx: Context, ls) -> list[tuple[str, str]]:
     the set (gen.report.units), for the pages over all sets."""
     names = sa.scenario_names(ctx.sets)
     if ls.measured:
-        held = [n for n in names if any(p.scenario == n for p in ls.rs.sweep)]
+        held = [n for n in names if any(p.scenario == n for p in ls.outline.sweep)]
         out = [(sa.scenario_title(ctx.sets, n), fmt.set_scenario_page(ls.name, n)) for n in held]
         if ls.rs.dynamic:  # the dynamic-lengths scenario has no sweep points: its own page (pages.dynamic)
             from gen.report.pages import dynamic
@@ -186,7 +186,7 @@ def beside(ctx: Context, ls) -> list[tuple[str, str]]:
         # a figure stands beside ours only in a mode we measured there (forward figures are not shown
         # beside a training-only scenario: its page says no published figure is known)
         a = sa.anchor_frame(ctx.sets, n)
-        modes = {p.mode for m in ctx.sets if m.measured for p in m.rs.sweep if p.scenario == n}
+        modes = {p.mode for m in ctx.sets if m.measured for p in m.outline.sweep if p.scenario == n}
         return bool(((a["anchor_set"] == ls.name) & a["mode"].isin(modes)).any())
 
     return [(sa.scenario_title(ctx.sets, n), link_of(ctx, n)) for n in names if shown(n)]

@@ -53,7 +53,7 @@ def mode_view(ctx: Context, ls, mode: str, say_reading: bool = True) -> dict | N
         r["thin"] = bool(r["gpu_only_n"]) and r["gpu_only_n"] < rules.MIN_SAMPLES
         r["gpu_only_label"] = method_words.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
             if r["gpu_only_method"] == "kernel_sum" else None
-        r["clock"] = table_words.clock_cell(r, ls.rs.environment.ref_mhz, ls.rs.environment) \
+        r["clock"] = table_words.clock_cell(r, ls.environment.ref_mhz, ls.environment) \
             if r["status"] == "ok" else None
         r["rank"] = v.rank(r["variant"]) if v is not None else None
         r["tie"] = v is not None and r["variant"] in v.same_kernel
@@ -64,16 +64,16 @@ def mode_view(ctx: Context, ls, mode: str, say_reading: bool = True) -> dict | N
         if spec is not None else None
     methods = frozenset(m for m in df["gpu_only_method"] if isinstance(m, str))
     notes = table_words.timing_notes(mode, gpu, _min_samples(rows, "eager_n"), _min_samples(rows, "host_n"),
-                                     ls.rs.config.error_draws, methods)
+                                     ls.config.error_draws, methods)
     if gpu:
-        notes = [*notes, table_words.conditions_note(rows, per_variant=True, env=ls.rs.environment,
+        notes = [*notes, table_words.conditions_note(rows, per_variant=True, env=ls.environment,
                                                      say_reading=say_reading), *table_words.fidelity_lines(rows)]
     anomalies = [w.words for w in ctx.findings(ls)
                  if w.finding.kind == FindingKind.ANOMALY and w.finding.mode == mode]
     split = training.view(fwdbwd.run_rows(ls.rs), mode, summary_command(ls.name, mode)) \
         if mode == Mode.TRAIN and ls.measured else None
     return dict(mode=mode, gpu=gpu, call=words.call_of(mode), rows=rows, chart=chart, notes=notes, split=split,
-                reference=ls.rs.kind == "reference", anomalies=anomalies, windows=_windows(ls, mode),
+                reference=ls.kind == "reference", anomalies=anomalies, windows=_windows(ls, mode),
                 speedup_basis=("GPU-only; †: both kernel sums, naive's and the row's times being of two kinds" if any(
                     bool(r.get("speedup_kernel_sums")) for r in rows) else "GPU-only") if gpu else "wall time",
                 host_bound=[r for r in rows if r["host_bound"]],
@@ -113,7 +113,7 @@ def _own_pages(ctx: Context, ls, page: str) -> list[dict]:
 
 def published_view(ls) -> dict | None:
     """A reference set's figures at its own points: the shapes in one line and one row per figure."""
-    if ls.rs.kind != "reference":
+    if ls.kind != "reference":
         return None
     pub = scenarios.published_frame(ls)
     if pub.empty:
@@ -123,7 +123,7 @@ def published_view(ls) -> dict | None:
         r["label"] = scenario_words.point_label(r, bool(r["q_len"] == 1 and r["kv_len"] > 1), True)
         r["name"] = published_words.anchor_name(r["variant"])
     return dict(shape=published_words.published_shape(scenarios.source_shapes(pub)), rows=rows,
-                dtypes=sorted({rec.dtype for rec in ls.rs.scenarios if rec.dtype}),
+                dtypes=sorted({rec.dtype for rec in ls.outline.scenarios if rec.dtype}),
                 conventions=sorted({c for c in pub["published_convention"] if isinstance(c, str)}),
                 notes=scenario_set.source_notes(pub["note"]),
                 ours=scenarios.FLOP_CONVENTION)
@@ -137,7 +137,7 @@ def _windows(ls, mode: str) -> dict | None:
             windows, why = timings.window_conditions(run.timing)  # not the run's times: only its windows
             rows.append(dict(label=fmt.label_of(run.variant),
                              cells=[table_words.conditions_cell(timings.window(windows, why, w).__dict__,
-                                                                env=ls.rs.environment)
+                                                                env=ls.environment)
                                     for w in Window]))
     if not any(c != table_words.NOT_RECORDED for r in rows for c in r["cells"]):
         return None
@@ -157,7 +157,7 @@ def description(ls, decision: dict | None) -> str:
     """The page's description (a shared link's preview): what to call there, else what the set is."""
     if decision:
         return decision["decision"]
-    if ls.rs.kind == "reference":
+    if ls.kind == "reference":
         return f"{fmt.set_title(ls)}: published figures, not measured here, beside the sets measured for this report."
     return f"{fmt.set_title(ls)}: every attention variant's time, kernels and memory in this result set."
 
@@ -182,7 +182,7 @@ def set_view(ctx: Context, ls) -> dict:
     return dict(ls=ls, modes=modes, first_modes=modes[:up_front], later_modes=modes[up_front:],
                 what_to_call=home_words.WHAT_TO_CALL,
                 scenarios=scenario_pages.set_links(ctx, ls, page), verdicts=verdict.set_blocks(ls),
-                not_reached=capture_words.not_reached(ls.gaps, {s.name: s.title for s in ls.rs.scenarios})
+                not_reached=capture_words.not_reached(ls.gaps, {s.name: s.title for s in ls.outline.scenarios})
                 if ls.measured else None,
                 variant_pages={r.variant: fmt.relpath(fmt.set_variant_page(ls.name, r.variant), page)
                                for r in ls.rs.runs},
@@ -203,9 +203,14 @@ def facts(ctx: Context, ls) -> dict:
     return {mode: ctx.summary(ls, mode) for mode in Mode}
 
 
+def host_reference(ctx: Context, ls) -> timings.HostReference | None:
+    """The set's reference call (timings.host_reference), for the list of sets: a fact of the set."""
+    return timings.host_reference(ls.rs)
+
+
 def build(ctx: Context) -> Iterator[Page]:
     index = f"{fmt.GENERATED}/sets/index.md"
-    refs = {ls.name: timings.host_reference(ls.rs) for ls in ctx.sets}
+    refs = {ls.name: ctx.fact(ls, "host_reference") for ls in ctx.sets}
     text = ctx.template("sets_index.md.j2").render(
         here=index, sets=ctx.sets, skipped=ctx.skipped,
         host_speed={name: words.duration_us(r.median_ms * 1e3) if r else None for name, r in refs.items()})

@@ -142,7 +142,7 @@ def _lessons(ctx: Context, ls, v: str, mode: str) -> dict | None:
 
 def _times(ls, row: dict | None) -> dict | None:
     """How the GPU-only time was taken, and why it is a kernel sum or missing (words)."""
-    if row is None or not ls.measured or ls.rs.environment.device != "cuda":
+    if row is None or not ls.measured or ls.environment.device != "cuda":
         return None
     return dict(label=method_words.GPU_ONLY_LABEL.get(row["gpu_only_method"]),
                 note=table_words.gpu_only_note(row["gpu_only_method"], row["gpu_only_reason"], row["gpu_only_absent"]))
@@ -249,7 +249,7 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
 
 def _runs(ls) -> list[str]:
     """The variants the set has a run of, in the declared order."""
-    return variant_order(r.variant for r in ls.rs.runs)
+    return variant_order(r.variant for r in ls.outline.runs)
 
 
 def _scenario_kernels(ctx: Context, ls, v: str) -> list[dict]:
@@ -308,7 +308,7 @@ def matrix_view(ctx: Context, v: str) -> list[dict]:
         rows, names = [], {}
         lead = {id(ls) for ls in ctx.lead}  # a row per GPU's newest set: the list of result sets has the others
         for ls in ctx.sets:
-            run = ls.rs.run(v, mode)
+            run = ls.outline.run(v, mode)
             if run is None:
                 continue
             f = ctx.fact(ls, "variants")[v][mode]
@@ -350,6 +350,6 @@ def build(ctx: Context) -> Iterator[Page]:
 def trace_files(ctx: Context) -> Iterator[Page]:
     """The raw traces of the pages, copied so that each variant page links its own."""
     for ls in ctx.sets:
-        for run in ls.rs.runs:
+        for run in ls.outline.runs:
             if run.trace and run.status == "ok":
                 yield Page(fmt.trace_page(ls.name, run.trace), copy_from=ls.path / run.trace)

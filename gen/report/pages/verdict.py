@@ -37,7 +37,7 @@ HOME_FIRST = f"{fmt.GENERATED}/.first.md"  # the first screen: the decision as a
 
 
 def _scenario_title(ls, scenario: str) -> str:
-    rec = ls.rs.scenario(scenario)
+    rec = ls.outline.scenario(scenario)
     return rec.title if rec else scenario
 
 
@@ -85,7 +85,7 @@ def capture_lines(ctx: Context, ls, across: bool = True) -> list[str]:
     mine = answer(ls) if across else None
     others = [(fmt.set_title(o), a, o.gaps, mine) for o, a in capture_gaps.different_answers(ctx.sets, ls, answer)] \
         if across else []
-    return capture_words.lines(ls.gaps, {s.name: s.title for s in ls.rs.scenarios}, others)
+    return capture_words.lines(ls.gaps, {s.name: s.title for s in ls.outline.scenarios}, others)
 
 
 def with_capture(view: dict | None, ctx: Context, ls, across: bool = True) -> dict | None:
@@ -102,7 +102,7 @@ def fastest_rows(ls) -> list[dict]:
     """Per scenario with a verdict (inference): the fastest variant and how sure, for the
     heat map of the matrix (gen.report.charts.fastest_map)."""
     rows = []
-    env = ls.rs.environment
+    env = ls.environment
     for scenario in verdicts.scenarios(ls):
         v = verdicts.verdict(ls, scenario, Mode.INFERENCE)
         if v is None:
@@ -134,8 +134,8 @@ def facts(ctx: Context, ls) -> dict:
 
 
 def home_view(ctx: Context) -> dict:
-    measured = [ls for ls in ctx.sets if ls.rs.kind == SetKind.MEASURED]
-    gpu = [ls for ls in measured if ls.rs.environment.device == "cuda"]
+    measured = [ls for ls in ctx.sets if ls.kind == SetKind.MEASURED]
+    gpu = [ls for ls in measured if ls.environment.device == "cuda"]
     first = gpu[0] if gpu else (measured[0] if measured else None)
     facts = {ls.name: ctx.fact(ls, "verdict") for ls in measured}
     main = facts[first.name]["blocks"] if first else []
