@@ -412,14 +412,15 @@ def test_a_read_only_docs_folder_is_one_line(tmp_path, monkeypatch, capsys):
 
 def test_a_full_disk_while_writing_is_one_line(tmp_path, monkeypatch, capsys):
     d = _copy(tmp_path, CPU)
-    real = Path.write_text
+    for name in ("write_text", "write_bytes"):  # pages are written as bytes, the nav as text
+        real = getattr(Path, name)
 
-    def write_text(self, *args, **kwargs):
-        if self.suffix == ".md":
-            raise OSError(errno.ENOSPC, "No space left on device", str(self))
-        return real(self, *args, **kwargs)
+        def write(self, *args, _real=real, **kwargs):
+            if self.suffix == ".md":
+                raise OSError(errno.ENOSPC, "No space left on device", str(self))
+            return _real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "write_text", write_text)
+        monkeypatch.setattr(Path, name, write)
     _one_line(capsys, main(["build", "--results", str(d.parent), "--docs", str(tmp_path / "docs")]),
               "No space left on device", "nothing was published")
     assert not (tmp_path / "docs" / "generated").exists()
