@@ -72,6 +72,7 @@ def test_a_dynamic_run_of_a_missing_package_says_so_not_the_time_limit(no_extras
 from pathlib import Path  # noqa: E402
 
 from gen.analysis import capture_gaps, tables  # noqa: E402
+from gen.model import migrations  # noqa: E402
 from gen.analysis import method as method_facts  # noqa: E402
 from gen.report.words import capture as capture_words  # noqa: E402
 from gen.report.words import methodology as method_words  # noqa: E402
@@ -106,7 +107,7 @@ def _text(path: Path) -> str:
 
 def test_gaps_are_read_from_the_records(paired):
     g = paired.gaps
-    assert g.packages == (("flash-attn-4", "FlashAttention-4"),) and set(g.variants) == {"fa4", "flex_flash"}
+    assert g.packages == (("flash-attn-4", "FlashAttention-4"),) and set(g.variants) == {"fa4", "flex_flash", "fa4_paged", "fa4_det"}
     measured = {s for s in {p.scenario for p in paired.rs.sweep}
                 if any(p.scenario == s and p.status == "ok" for p in paired.rs.sweep)}
     assert set(g.measured) == measured and g.stopped
@@ -124,7 +125,7 @@ def test_a_missing_package_is_the_reason_wherever_the_set_shows_it_missing(paire
             assert r.status == "unavailable" and capture_gaps.package_of(r.reason) == "flash-attn-4", r
     # a variant whose package is not shown missing keeps the time limit as its reason
     fp8 = next(p for p in paired.rs.sweep if p.variant == "cudnn_fp8")
-    assert fp8.status == "skipped" and capture_gaps.TIME_LIMIT in fp8.reason
+    assert fp8.status == "skipped" and migrations.TIME_LIMIT in fp8.reason
 
 
 def test_item1_the_home_and_the_set_page_say_why_the_answers_differ(docs):
@@ -187,3 +188,25 @@ def test_item8_the_timed_apart_row_names_every_way():
 def test_words_are_none_for_a_complete_capture():
     g = capture_gaps.Gaps((), (), False, 10.0, ("article",), (), ())
     assert capture_words.lines(g, {}) == [] and capture_words.not_reached(g, {}) is None
+
+
+def test_schema_6_migration_settles_a_missing_packages_reason_once_on_the_file():
+    """A schema-5 file whose FA4 records the time limit skipped, and whose set shows FA4 missing elsewhere: the
+    migration gives those records the package's reason first and status unavailable; others keep theirs, and the
+    caller's dict is not altered."""
+    missing = "unavailable: the optional flash-attn-4 package (import flash_attn.cute) is not installed"
+    limit = "skipped: not run: the run's time limit was reached"
+    data = {"schema_version": 5, "runs": [], "dynamic": [],
+            "sweep": [{"variant": "fa4", "status": "unavailable", "reason": missing},
+                      {"variant": "fa4_det", "status": "skipped", "reason": limit},
+                      {"variant": "cudnn_fp8", "status": "skipped", "reason": limit},
+                      {"variant": "sdpa_flash", "status": "ok", "reason": None}]}
+    out = migrations.update_to_6(data)
+    assert out["schema_version"] == 6 and data["sweep"][1]["reason"] == limit  # the input stays as it was
+    det = out["sweep"][1]
+    assert det["status"] == "unavailable" and det["reason"].startswith(missing)
+    assert migrations.TIME_LIMIT in det["reason"]
+    assert out["sweep"][2] == data["sweep"][2] and out["sweep"][3] == data["sweep"][3]
+    # without a record showing the package missing, the time limit stays the reason
+    alone = migrations.update_to_6({"schema_version": 5, "sweep": [data["sweep"][1]]})
+    assert alone["sweep"][0]["status"] == "skipped"

@@ -9,22 +9,19 @@ measured it either.
 
 Takes: a schema.ResultSet. Gives: `gaps(rs) -> Gaps` (the packages not installed and the variants they cost, whether
 the time limit stopped the capture, the scenarios measured, those never reached with their reason, and those cut
-short), read from the records as captured; `settle_reasons(rs)`: each record of such a variant stopped by the time
-limit given the package's reason first, status unavailable (gen.analysis.loading applies it once, at load);
+short), read from the records (a record of such a variant that the time limit kept from running gives the package's
+reason first: the capture writes it so from schema 6, gen.model.migrations.update_to_6 before);
 `different_answers(sets, name, answer)`: the sets of the same GPU model and PyTorch whose answer differs.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from gen.model import schema
-from gen.model.variants import EXTRA_PACKAGES, VARIANTS, extra_package
+from gen.model.migrations import NOT_INSTALLED, TIME_LIMIT
+from gen.model.variants import EXTRA_PACKAGES
 
-# What the capture's time-limit reasons hold (gen.capture.sweep_limits, gen.capture.dynamic)
-TIME_LIMIT = "the run's time limit"
-_NOT_INSTALLED = re.compile(r"the optional (\S+) package .*is not installed")
 DYNAMIC = "dynamic-lengths"
 
 
@@ -49,7 +46,7 @@ def _records(rs: schema.ResultSet):
 
 def package_of(reason: str | None) -> str | None:
     """The package a reason says is not installed, or None."""
-    m = _NOT_INSTALLED.search(reason or "")
+    m = NOT_INSTALLED.search(reason or "")
     return m.group(1) if m else None
 
 
@@ -60,7 +57,7 @@ def _why(reasons: list[str]) -> str:
 
 
 def gaps(rs: schema.ResultSet) -> Gaps:
-    """What the capture left out, read from its records as captured (before settle_reasons)."""
+    """What the capture left out, read from its records."""
     lacking: dict[str, str] = {}
     for r in _records(rs):
         if (pkg := package_of(r.reason)) is not None:
@@ -92,22 +89,6 @@ def gaps(rs: schema.ResultSet) -> Gaps:
         if limited:
             cut.append((name, len(ok), len(points)))
     return Gaps(packages, tuple(lacking), stopped, rs.duration_s, tuple(measured), tuple(not_reached), tuple(cut))
-
-
-def settle_reasons(rs: schema.ResultSet) -> None:
-    """A record of a variant whose package the set shows missing (for any of its variants), not run for the time
-    limit: its reason is the package's, the time limit after it, and its status unavailable (it could not have run
-    however long the run)."""
-    first: dict[str, str] = {}  # package -> the reason the set gives for it
-    for r in _records(rs):
-        if (pkg := package_of(r.reason)) is not None:
-            first.setdefault(pkg, r.reason)
-    for r in _records(rs):
-        v = VARIANTS.get(r.variant)
-        pkg = extra_package(v)[0] if v is not None and extra_package(v) else None
-        if pkg in first and TIME_LIMIT in (r.reason or "") and package_of(r.reason) is None:
-            r.reason = f"{first[pkg]}; the run's time limit was also reached before this point"
-            r.status = schema.Status.UNAVAILABLE.value
 
 
 def different_answers(sets, ls, answer_of) -> list[tuple[object, str]]:

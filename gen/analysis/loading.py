@@ -70,11 +70,8 @@ class SetOutline:
 
 
 def outline_of(rs: schema.ResultSet) -> SetOutline:
-    """The set's outline (SetOutline), its gaps read from the records as captured; then the records' reasons settled
-    (capture_gaps.settle_reasons: a missing package's reason before the time limit's, review 2026-12-07-3 item 3), in
-    `rs` and in the outline, as on every path that loads a set (idempotent: a kept ResultSet may be settled)."""
+    """The set's outline (SetOutline): its records without their numbers, and its gaps."""
     gaps = capture_gaps.gaps(rs)
-    capture_gaps.settle_reasons(rs)
     runs = [Recorded(r.variant, r.mode, r.scenario, r.status, r.reason, r.point, None, r.trace, r.captured)
             for r in rs.runs]
     sweep = [Recorded(p.variant, p.mode, p.scenario, p.status, p.reason, p.point, p.dtype, p.trace, p.captured)
@@ -95,8 +92,6 @@ class LoadedSet:
         self.name, self.path = name, path
         self._rs, self._load = rs, load
         self.outline = outline_of(rs) if outline is None else outline
-        if rs is not None and outline is not None:
-            capture_gaps.settle_reasons(rs)  # as outline_of settles it (idempotent)
         self._traces: dict = {}
         self._tables: dict = {}
 
@@ -106,9 +101,7 @@ class LoadedSet:
     @property
     def rs(self) -> schema.ResultSet:
         if self._rs is None:
-            rs = self._load()
-            capture_gaps.settle_reasons(rs)  # as outline_of settled the records it outlines
-            self._rs, self._load = rs, None
+            self._rs, self._load = self._load(), None
         return self._rs
 
     @property

@@ -2,7 +2,7 @@
 
 Takes: decoded JSON data of any version up to SCHEMA_VERSION. Gives: `migrate(data, where)`, the data at
 SCHEMA_VERSION; `MIGRATIONS` (version -> its step); `known_ref_mhz` (a GPU's reference clock, for sets
-older than schema 4).
+older than schema 4); TIME_LIMIT and NOT_INSTALLED (what the capture's reasons for a point not run hold).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 import typing
 from typing import Any
 
-from gen.model.records import SCHEMA_VERSION, GpuOnlyMethod, GraphFidelity, SchemaError, SetKind
+from gen.model.records import SCHEMA_VERSION, GpuOnlyMethod, GraphFidelity, SchemaError, SetKind, Status
 
 
 def _obj(value: Any) -> dict:
@@ -157,8 +157,42 @@ def update_to_5(data: dict) -> dict:
     return data
 
 
+# What the capture's reasons hold (gen.capture.extras, gen.capture.sweep_limits, gen.capture.dynamic).
+TIME_LIMIT = "the run's time limit"
+NOT_INSTALLED = re.compile(r"the optional (\S+) package .*is not installed")
+
+
+def update_to_6(data: dict) -> dict:
+    """Schema 5 -> 6: a record of a variant whose optional package the set shows missing (for any of its variants)
+    and that the time limit kept from running gets the package's reason first, the time limit after it, and status
+    unavailable: it could not have run however long the run. Captures before schema 6 checked the time limit first
+    (review 2026-12-07-3 item 3); from 6 the capture checks the package first and writes this itself."""
+    from gen.model.variants import VARIANTS, extra_package  # the registry imports the schema, which imports this
+
+    data = dict(data)
+    lists = {key: [dict(r) if isinstance(r, dict) else r for r in data.get(key) or []]
+             for key in ("runs", "sweep", "dynamic") if isinstance(data.get(key), list)}
+    records = [r for rows in lists.values() for r in rows if isinstance(r, dict)]
+    first: dict[str, str] = {}  # package -> the reason the set gives for it
+    for r in records:
+        reason = r.get("reason") if isinstance(r.get("reason"), str) else ""
+        if (m := NOT_INSTALLED.search(reason)) is not None:
+            first.setdefault(m.group(1), reason)
+    for r in records:
+        reason = r.get("reason") if isinstance(r.get("reason"), str) else ""
+        v = VARIANTS.get(r.get("variant")) if isinstance(r.get("variant"), str) else None
+        pkg = extra_package(v)[0] if v is not None and extra_package(v) else None
+        if pkg in first and TIME_LIMIT in reason and NOT_INSTALLED.search(reason) is None:
+            r["reason"] = f"{first[pkg]}; the run's time limit was also reached before this point"
+            r["status"] = Status.UNAVAILABLE.value
+    data.update(lists)
+    data["schema_version"] = 6
+    return data
+
+
 # update_to_N upgrades a file of version N-1 to N, one step at a time.
-MIGRATIONS: dict[int, typing.Callable[[dict], dict]] = {2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5}
+MIGRATIONS: dict[int, typing.Callable[[dict], dict]] = {2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5,
+                                                        6: update_to_6}
 
 
 def migrate(data: dict[str, Any], where: str) -> dict[str, Any]:

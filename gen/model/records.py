@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 RESULT_FILE = "result.json"
 TRACE_DIR = "traces"
 
