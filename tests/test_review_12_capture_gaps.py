@@ -72,8 +72,8 @@ def test_a_dynamic_run_of_a_missing_package_says_so_not_the_time_limit(no_extras
 from pathlib import Path  # noqa: E402
 
 from gen.analysis import capture_gaps, tables  # noqa: E402
-from gen.model import migrations  # noqa: E402
 from gen.analysis import method as method_facts  # noqa: E402
+from gen.model import migrations  # noqa: E402
 from gen.report.words import capture as capture_words  # noqa: E402
 from gen.report.words import methodology as method_words  # noqa: E402
 from tests.conftest import H100_PAIRED, RESULTS, shared_dir  # noqa: E402
