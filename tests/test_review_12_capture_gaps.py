@@ -107,7 +107,8 @@ def _text(path: Path) -> str:
 
 def test_gaps_are_read_from_the_records(paired):
     g = paired.gaps
-    assert g.packages == (("flash-attn-4", "FlashAttention-4"),) and set(g.variants) == {"fa4", "flex_flash", "fa4_paged", "fa4_det"}
+    assert g.packages == (("flash-attn-4", "FlashAttention-4"),)
+    assert set(g.variants) == {"fa4", "flex_flash", "fa4_paged", "fa4_det"}
     measured = {s for s in {p.scenario for p in paired.rs.sweep}
                 if any(p.scenario == s and p.status == "ok" for p in paired.rs.sweep)}
     assert set(g.measured) == measured and g.stopped
