@@ -26,7 +26,8 @@ AT = 200  # the matrix issue 35 asks the bounds of
 
 def _set(name, torch, gpu="G1", kind="measured", date="2026-01-01"):
     env = SimpleNamespace(gpu_name=gpu, cpu=None, torch=torch, date=date, device="cuda" if gpu else "cpu")
-    return SimpleNamespace(name=name, measured=kind == "measured", rs=SimpleNamespace(kind=kind, environment=env))
+    # a loaded set's outline only (kind, environment): choosing the lead sets decodes no ResultSet
+    return SimpleNamespace(name=name, measured=kind == "measured", kind=kind, environment=env)
 
 
 def test_the_lead_sets_are_each_machines_newest_the_lead_and_the_published():
