@@ -13,7 +13,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from gen.analysis import flops, kernel_names, pair_noise, rules, tables, timings
+from gen.analysis import flops, host_rules, kernel_names, pair_noise, rules, tables, timings
 from gen.analysis.values import missing
 from gen.model import schema
 from gen.model.variants import VARIANTS
@@ -104,8 +104,8 @@ class Timed:
     wrong: bool = False  # a wrong answer (rules.wrong_answer): shown, never ranked
     events_us: float | None = None  # every GPU event of the profiled call, added up
     eager_ratio_ci: tuple[float, float] | None = None  # eager over GPU-only, by the intervals of both medians
-    host_cost_ms: float | None = None  # the host's own cost of a call (rules.HOST_COST_QUANTILE)
-    host_noise_why: str | None = None  # rules.host_bound_why: "eager", "host", "both", "same kernels"
+    host_cost_ms: float | None = None  # the host's own cost of a call (host_rules.HOST_COST_QUANTILE)
+    host_noise_why: str | None = None  # host_rules.host_bound_why: "eager", "host", "both", "same kernels"
     host_ref_ms: float | None = None  # the host's reference call beside this record's host windows (median)
     # The conditions of the GPU-only time (its window's mean SM clock and board power) and the time at the
     # set's reference clock (clocks.at_ref_clock): the equal-clock time, which ranks kernels by efficiency.
@@ -227,7 +227,7 @@ def _host_facts(tm: timings.Times) -> dict:
     cost = _num(tm.host_cost_ms) if tm.host_cost_ms is not None else None
     known = not any(math.isnan(x) for x in (elo, ehi, glo, ghi)) and glo > 0 and ghi > 0
     return dict(eager_ratio_ci=(elo / ghi, ehi / glo) if known else None, host_cost_ms=cost,
-                host_noise_why=rules.host_bound_why(elo, ehi, glo, ghi, cost), host_ref_ms=_num(tm.host_ref_ms))
+                host_noise_why=host_rules.host_bound_why(elo, ehi, glo, ghi, cost), host_ref_ms=_num(tm.host_ref_ms))
 
 
 def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | None = None,
