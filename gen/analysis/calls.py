@@ -145,6 +145,9 @@ class Timed:
     # rounds (each call timed in a sequence of its own); None (UNKNOWN) where the set does not record it
     rounds: str | None = None
     rounds_with: tuple[str, ...] = ()
+    # The GPU-only time's median in each of its rounds, in order, where it is the graph's and has several (two calls
+    # timed in the same rounds are compared round by round: rules.paired_interval)
+    round_ms: tuple[float, ...] = ()
 
     @property
     def kernels(self):
@@ -287,7 +290,9 @@ def _orientation_facts(rec, tm: timings.Times) -> dict:
     if tm.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH or not tm.gpu_only.n:
         return {}
     fwd, rev = timings.orientation_medians(rec.timing)
-    return dict(forward_ms=fwd, reversed_ms=rev)
+    t = rec.timing
+    per_round = timings.round_medians(t.gpu_only_ms, (t.round_sizes or {}).get(schema.Window.GPU_ONLY))
+    return dict(forward_ms=fwd, reversed_ms=rev, round_ms=tuple(per_round))
 
 
 # Where a call's GPU-only time was taken, relative to the point's other calls (rounds_of)
@@ -368,13 +373,37 @@ def _points(ls: tables.LoadedSet, scenario: str, mode: str) -> list[schema.Point
 
 def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> list[Timed]:
     """Every variant of one scenario and mode: from its profiled runs, or where
-    the scenario has none, from the sweep at the scenario's first point."""
+    the scenario has none, from the sweep at the scenario's first point. Where the sweep timed the runs' point with
+    every measured call of the runs in its shared rounds (shared_sweep), from the sweep: the profiled runs time each
+    call in a sequence of its own (OWN), so no two of their times were taken in the same conditions, and the pages
+    show the one record the verdict ranks by (review 2026-12-07-3 item 5)."""
     runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
     if runs:
+        shared = shared_sweep(ls, scenario, mode, runs)
+        if shared is not None:
+            return shared
         noise = pair_noise.noise_at(ls, pair_noise.RUN, scenario, mode, runs[0].point)
         return [dataclasses.replace(t, as_run_noise=noise) for t in _share([timed_row(ls, r, runs) for r in runs])]
     points = _points(ls, scenario, mode)
     return timed_at(ls, scenario, points[0], mode) if points else []
+
+
+def shared_sweep(ls: tables.LoadedSet, scenario: str, mode: str, runs: list) -> list[Timed] | None:
+    """The sweep's rows at the profiled runs' one point, for the runs' calls, where each call the runs measured has an
+    OK sweep record timed in the point's shared rounds (SHARED) and no run was itself timed in shared rounds; the
+    runs' own rows for calls they did not measure. None elsewhere (no such sweep point, a call missing from its
+    rounds, or a set that does not record where a call was timed: nothing changes)."""
+    point = runs[0].point
+    if point is None or any(r.point != point for r in runs):
+        return None
+    ok = [r for r in runs if r.status == schema.Status.OK]
+    if not ok or any(rounds_of(r, runs)[0] != OWN for r in ok):
+        return None
+    sweep = {t.variant: t for t in timed_at(ls, scenario, point, mode)}
+    if any(r.variant not in sweep or sweep[r.variant].status != schema.Status.OK
+           or sweep[r.variant].rounds != SHARED for r in ok):
+        return None
+    return [sweep[r.variant] if r.status == schema.Status.OK else timed_row(ls, r, runs) for r in runs]
 
 
 def timed_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> list[Timed]:

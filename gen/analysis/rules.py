@@ -153,11 +153,44 @@ def beyond_pair_noise(as_run: float | None, orientations: tuple[float | None, fl
             and (not oriented or min(oriented) > line * TIME_FLOOR))
 
 
+# Paired rounds (review 2026-12-07-3 item 5): two calls timed in the same shared rounds (calls.same_rounds) ran each
+# round's windows minutes apart at most, one after the other, so whatever moves a round (the clock, the board's power,
+# the neighbour before it) moves both alike: their ratio within each round (second's round median over first's) is
+# the pair's own measurement, and its median over the rounds is read as any median is, by the distribution-free
+# interval at CI_LEVEL (stats.median_interval; the whole range of the rounds where they are too few for the level).
+# Unpaired, the two medians' intervals take in each call's own swing with round orientation (packed documents:
+# FlexAttention 1.28 ms forward, 1.11 ms reversed) and overlap, though the one call was ahead in every shared round.
+# The lead is decided where that interval lies past TIME_FLOOR on one side (a ratio known no better than the floor of
+# each time), and the kernel sums, where fair, do not put the other call ahead; an interval past the floor on the
+# other side leaves the as-run median's order not decided. Fewer than PAIRED_MIN_ROUNDS rounds give no interval: one
+# round is no spread at all, two (one in each orientation) cover the median at 50%, three at 75% (1 - 2/8).
+PAIRED_MIN_ROUNDS = 3
+
+
+def paired_interval(ratios) -> tuple[float, float] | None:
+    """The interval of the median of per-round ratios (the rule above); None where fewer than PAIRED_MIN_ROUNDS rounds
+    or a ratio is missing."""
+    xs = [r for r in ratios or () if not missing(r)]
+    if len(xs) < PAIRED_MIN_ROUNDS or len(xs) != len(ratios):
+        return None
+    return stats.median_interval(xs)
+
+
+def paired_leads(interval: tuple[float, float] | None) -> bool | None:
+    """Over the shared rounds (interval: second's time over first's, paired_interval), the first leads (True) past
+    TIME_FLOOR, the second does (False), or neither (None: the interval reaches within the floor of 1)."""
+    if interval is None:
+        return None
+    lo, hi = interval
+    return True if lo > TIME_FLOOR else False if hi * TIME_FLOOR < 1 else None
+
+
 def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
                  kernel_sum_ratio: float | None = None, kernel_sum_gap: float | None = None,
                  orientations: tuple[float | None, float | None] = (None, None),
                  same_rounds: bool | None = None, noise_oriented: float | None = None,
-                 kernel_sum_clocks: tuple[float | None, float | None] = (None, None)) -> bool:
+                 kernel_sum_clocks: tuple[float | None, float | None] = (None, None),
+                 paired: tuple[float, float] | None = None) -> bool:
     """The rule above for a pair whose as-run median puts a ahead of b: `as_run` and `kernel_sum_ratio` are b's time
     over a's (above 1: a ahead; None where that order is not there); `noise`: the point's as-run noise of identical
     kernels (larger median over smaller; None where the set has no identical pair, so none to check);
@@ -166,14 +199,23 @@ def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
     reverse its rounds, nothing to check); `same_rounds`: False
     where the two were not timed in the same rounds (only the kernel sums at one clock decide), None where not known;
     `noise_oriented`: the line for one orientation's medians (beyond_pair_noise; None: `noise` stands for it);
-    `kernel_sum_clocks`: a's and b's kernel-sum windows' clocks (sums past CLOCK_GAP_PCT decide by sums_past_clock).
-    True: a leads; False: not decided."""
-    if not as_run_apart or missing(as_run):
+    `kernel_sum_clocks`: a's and b's kernel-sum windows' clocks (sums past CLOCK_GAP_PCT decide by sums_past_clock);
+    `paired`: b over a within each shared round, its interval (paired_interval; None: not timed in the same rounds,
+    or too few rounds). True: a leads; False: not decided."""
+    if missing(as_run):
         return False
     past = sums_past_clock(kernel_sum_ratio, *kernel_sum_clocks)
     if kernel_sum_gap is not None and kernel_sum_gap > CLOCK_GAP_PCT and past is not None:
         kernel_sum_ratio, kernel_sum_gap = past, 0.0  # the lead left past the clock gap decides as at one clock
     floor = TIME_FLOOR
+    by_rounds = paired_leads(paired) if same_rounds else None
+    if by_rounds is False:
+        return False  # b ahead past the floor in the rounds both shared: the medians' order is not a's
+    if by_rounds:  # a ahead past the floor within the rounds both shared, whatever the unpaired intervals
+        sums_fair = kernel_sum_gap is None or kernel_sum_gap <= CLOCK_GAP_PCT
+        return not (sums_fair and not missing(kernel_sum_ratio) and kernel_sum_ratio * floor < 1)
+    if not as_run_apart:
+        return False
     if same_rounds is False:  # timed apart: the as-run times were taken in different conditions
         sums_fair = kernel_sum_gap is not None and kernel_sum_gap <= CLOCK_GAP_PCT and not missing(kernel_sum_ratio)
         if as_run > TIMED_APART_REACH:  # past what the conditions can move a time
