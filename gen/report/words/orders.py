@@ -533,7 +533,7 @@ def paired(o, label) -> str:
     floor = f"{rules.TIME_FLOOR_PCT:g}%"
     if o.decided_by_rounds:
         return (f"{a} was ahead in {each} rounds the two shared ({b} over {a}, round by round: {ratios}); {span}, "
-                f"lies past {floor}, so the shared rounds decide it (the paired rule in the methodology)")
+                f"lies past {floor}, so the shared rounds decide it")
     lead = o.paired_leader
     why = (f"reaches within {floor} of 1" if lead is None else f"past {floor} with {label(lead)} ahead, "
            + ("but the kernel sums put the other call ahead" if lead == o.first else "against the medians' order"))
