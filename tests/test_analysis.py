@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from gen.analysis import rules, tables
+from gen.analysis import host_rules, rules, tables
 from gen.report.words import kernels as kernel_words
 from tests.conftest import RESULTS
 
@@ -86,7 +86,7 @@ def test_host_bound_is_one_column_for_every_page(h200):
     """The summary carries the flag once; the training table and findings read it, never recompute it."""
     inf = tables.summary_table(h200, "inference").set_index("variant")
     assert inf.loc["sdpa_cudnn", "host_bound_outcome"] == rules.WITHIN_NOISE and not inf.loc["sdpa_cudnn", "host_bound"]
-    assert inf.loc["sdpa_cudnn", "eager_over_gpu_only"] >= rules.HOST_BOUND_EAGER_RATIO
+    assert inf.loc["sdpa_cudnn", "eager_over_gpu_only"] >= host_rules.HOST_BOUND_EAGER_RATIO
     assert not inf.loc["naive", "host_bound"] and inf.loc["naive", "host_bound_outcome"] == rules.NO
     t = tables.train_table(h200).set_index("variant")
     trn = tables.summary_table(h200, "train").set_index("variant")
@@ -95,8 +95,8 @@ def test_host_bound_is_one_column_for_every_page(h200):
 
 @pytest.mark.parametrize("eager, gpu_only, bound", [
     (0.3, 0.1, True),  # a loop sees 3x the GPU's own time
-    (rules.HOST_BOUND_EAGER_RATIO * 0.1, 0.1, True),  # the threshold itself is bound
-    (rules.HOST_BOUND_EAGER_RATIO * 0.1 - 1e-6, 0.1, False),
+    (host_rules.HOST_BOUND_EAGER_RATIO * 0.1, 0.1, True),  # the threshold itself is bound
+    (host_rules.HOST_BOUND_EAGER_RATIO * 0.1 - 1e-6, 0.1, False),
     (0.1, 0.1, False),
     (0.09, 0.1, False),  # eager under GPU-only: noise, not bound
     (float("nan"), 0.1, None),
@@ -104,7 +104,7 @@ def test_host_bound_is_one_column_for_every_page(h200):
     (0.2, 0.0, None),
 ])
 def test_one_host_bound_rule(eager, gpu_only, bound):
-    assert rules.host_bound(eager, gpu_only) is bound
+    assert host_rules.host_bound(eager, gpu_only) is bound
 
 
 def test_train_steps_flagged_host_bound(h200):

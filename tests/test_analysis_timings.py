@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from gen.analysis import rules, tables, timings
+from gen.analysis import host_rules, rules, tables, timings
 from gen.model import graph_rule, schema, stats, trace
 from tests.conftest import RESULTS
 
@@ -192,14 +192,14 @@ def test_h200_set_ranks_on_cuda_graph_replays(h200):
     # of a call (53 µs at its 10th percentile) is under the GPU's time: at the edge, within noise (a second
     # capture's loop saw 1.02x).
     cudnn = runs.loc[("inference", "sdpa_cudnn")]
-    assert cudnn["eager_over_gpu_only"] >= rules.HOST_BOUND_EAGER_RATIO
-    assert cudnn["gpu_only_ms"] / rules.HOST_HEADROOM < cudnn["host_cost_ms"] < cudnn["gpu_only_ms"]
+    assert cudnn["eager_over_gpu_only"] >= host_rules.HOST_BOUND_EAGER_RATIO
+    assert cudnn["gpu_only_ms"] / host_rules.HOST_HEADROOM < cudnn["host_cost_ms"] < cudnn["gpu_only_ms"]
     assert cudnn["host_bound_outcome"] == rules.WITHIN_NOISE and cudnn["host_bound"] is None
     assert cudnn["host_overhead_ms"] == pytest.approx(cudnn["eager_ms"] - cudnn["gpu_only_ms"])
     # FlexAttention's training step: 2.2x in the loop, and the host alone costs 1.9x the GPU's time.
     flex = runs.loc[("train", "flex")]
     assert flex["host_bound_outcome"] == rules.YES
-    assert flex["host_cost_ms"] > rules.HOST_YES_MARGIN * flex["gpu_only_ci_hi_ms"]
+    assert flex["host_cost_ms"] > host_rules.HOST_YES_MARGIN * flex["gpu_only_ci_hi_ms"]
     naive = runs.loc[("inference", "naive")]
     assert not naive["host_bound"] and abs(naive["eager_over_gpu_only"] - 1) < 0.05
 
@@ -220,7 +220,7 @@ def test_schema1_h200_set_falls_back_to_the_kernel_sum(h200_v1):
     # noise; FlexAttention's: 80 µs against 169 µs eager and 111 µs of host, under 1.5x the GPU's: within
     # noise too.
     cudnn = runs.loc[("inference", "sdpa_cudnn")]
-    assert cudnn["eager_over_gpu_only"] > rules.HOST_BOUND_EAGER_RATIO
+    assert cudnn["eager_over_gpu_only"] > host_rules.HOST_BOUND_EAGER_RATIO
     assert cudnn["host_bound_outcome"] == rules.WITHIN_NOISE
     assert runs.loc[("inference", "flex"), "host_bound_outcome"] == rules.WITHIN_NOISE
     assert runs.loc[("inference", "naive"), "host_bound_outcome"] == rules.NO

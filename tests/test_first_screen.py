@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from gen.analysis import advice, rules, tables, verdicts
+from gen.analysis import advice, host_rules, rules, tables, verdicts
 from gen.report import build
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
@@ -108,7 +108,7 @@ def test_home_page_opens_with_the_decision(tmp_path):
 
 def test_host_line_never_contradicts_its_ratio(h200, h200_new):
     """A ratio over the host-bound line is never called within noise without the reason: the ratio's interval
-    crosses the line, or the host's own cost of a call sits close to the GPU's time (rules.host_bound_why)."""
+    crosses the line, or the host's own cost of a call sits close to the GPU's time (host_rules.host_bound_why)."""
     for ls in (h200, h200_new):
         a = advice.advice(ls)
         host = decision_words._host(a)
@@ -116,20 +116,20 @@ def test_host_line_never_contradicts_its_ratio(h200, h200_new):
         lo, hi = a.host_ratio_ci
         assert lo <= a.host_ratio <= hi
         # what this host saw, by the ratio and its interval; the host's own cost as the crossover (issue 31)
-        if lo < rules.HOST_BOUND_EAGER_RATIO <= hi:
+        if lo < host_rules.HOST_BOUND_EAGER_RATIO <= hi:
             assert a.host_why in ("eager", "both") and "at the 1.25× line" in host
-        elif rules.host_under_gpu(a.host_cost_ms, a.host_gpu_ms) and lo >= rules.HOST_BOUND_EAGER_RATIO:
+        elif host_rules.host_under_gpu(a.host_cost_ms, a.host_gpu_ms) and lo >= host_rules.HOST_BOUND_EAGER_RATIO:
             # review item 8: a host faster than the GPU is not what the loop waited for
             assert a.host_why == "host" and "waited for this host" not in host and "not established" in host
         else:
-            assert a.host_why == "host" and ("waited for this host" if lo >= rules.HOST_BOUND_EAGER_RATIO
+            assert a.host_why == "host" and ("waited for this host" if lo >= host_rules.HOST_BOUND_EAGER_RATIO
                                              else "stayed busy") in host
             assert "this capture's host took" in host
     # schema 2: the loop saw 1.42x, clear of the line; the host's cost is what makes it uncertain
     assert advice.advice(h200).host_why == "host"
-    assert rules.host_bound_why(0.13, 0.14, 0.099, 0.101) is None  # yes, clear: no reason needed
-    assert rules.host_bound_why(0.12, 0.13, 0.099, 0.101) == "eager"
-    assert rules.host_bound_why(0.13, 0.14, 0.099, 0.101, 0.08) == "host"
+    assert host_rules.host_bound_why(0.13, 0.14, 0.099, 0.101) is None  # yes, clear: no reason needed
+    assert host_rules.host_bound_why(0.12, 0.13, 0.099, 0.101) == "eager"
+    assert host_rules.host_bound_why(0.13, 0.14, 0.099, 0.101, 0.08) == "host"
 
 
 def test_first_screen_gives_the_cost_of_deterministic_training(h200_new):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import calls, rules, tables, timings, verdicts
+from gen.analysis import calls, host_rules, rules, tables, timings, verdicts
 
 ROOT = Path(__file__).resolve().parent.parent
 RERUN = ROOT / "benchmarks" / "data" / "nvidia-h200__torch-2.11.0__rerun.tgz"
@@ -50,8 +50,8 @@ def test_the_bare_rule_did_not_reproduce(h200, rerun):
     and the two cuDNN calls, 0.3-0.7% apart by median, were ranked 1 and 2 on that difference alone."""
     ta = timings.times(h200.rs.run("sdpa_cudnn"), None)
     tb = timings.times(rerun.rs.run("sdpa_cudnn"), None)
-    assert rules.host_bound(ta.eager.median, ta.gpu_only.median) is True
-    assert rules.host_bound(tb.eager.median, tb.gpu_only.median) is False
+    assert host_rules.host_bound(ta.eager.median, ta.gpu_only.median) is True
+    assert host_rules.host_bound(tb.eager.median, tb.gpu_only.median) is False
     a_auto, b_auto = (timings.times(s.rs.run("sdpa_auto"), None).gpu_only.median for s in (h200, rerun))
     assert (a_auto < ta.gpu_only.median) and (b_auto < tb.gpu_only.median)
     # by less than the interval of either median: no ranking can rest on that order

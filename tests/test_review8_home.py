@@ -10,7 +10,7 @@ import statistics
 
 import pytest
 
-from gen.analysis import advice, batch_call, calls, rules, tables, verdicts
+from gen.analysis import advice, batch_call, calls, host_rules, rules, tables, verdicts
 from gen.analysis import dynamic as dynamic_facts
 from gen.report.pages import decision
 from gen.report.words import decision as decision_words
@@ -44,10 +44,10 @@ def test_a_loop_the_rule_leaves_within_noise_is_never_called_host_bound(h100):
         if outcome == rules.WITHIN_NOISE:
             seen += 1
             assert "; host-bound" not in part and "host-bound on this host" not in part
-            assert host_ms < rules.HOST_YES_MARGIN * gpu_ms  # the premise of the words below
+            assert host_ms < host_rules.HOST_YES_MARGIN * gpu_ms  # the premise of the words below
             assert (f"not called host-bound: its host cost (10th percentile) is "
-                    f"{times_beside(host_ms / gpu_ms, rules.HOST_YES_MARGIN)} its GPU time, under the rule's "
-                    f"{rules.HOST_YES_MARGIN:g}× line") in line
+                    f"{times_beside(host_ms / gpu_ms, host_rules.HOST_YES_MARGIN)} its GPU time, under the rule's "
+                    f"{host_rules.HOST_YES_MARGIN:g}× line") in line
         elif outcome == rules.YES:
             assert "; host-bound" in part
     assert seen  # chunked prefill: 1.63x in the loop, its host cost 1.30x its GPU time

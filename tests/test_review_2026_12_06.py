@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gen.analysis import rules, tables, verdicts
+from gen.analysis import host_rules, rules, tables, verdicts
 from gen.report.words import as_run as as_run_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words.common import times_beside
@@ -150,17 +150,17 @@ def test_a_loop_that_waited_but_is_not_called_host_bound_says_why(lead):
         text = " ".join(verdict_words.verdict(v).lines)
         for x in v.host_noise:
             t = v.row(x)
-            waited = (t.eager_over_gpu_only or 0) >= rules.HOST_BOUND_EAGER_RATIO
-            if waited and t.host_cost_ms and t.host_cost_ms < rules.HOST_YES_MARGIN * t.gpu_only.median:
+            waited = (t.eager_over_gpu_only or 0) >= host_rules.HOST_BOUND_EAGER_RATIO
+            if waited and t.host_cost_ms and t.host_cost_ms < host_rules.HOST_YES_MARGIN * t.gpu_only.median:
                 seen += 1
                 # the quantile named, and digits enough that the ratio never rounds onto the line (review 3 #10)
-                assert (f"its host cost ({rules.HOST_COST_QUANTILE}th percentile) is "
-                        f"{times_beside(t.host_cost_ms / t.gpu_only.median, rules.HOST_YES_MARGIN)} its GPU time"
+                assert (f"its host cost ({host_rules.HOST_COST_QUANTILE}th percentile) is "
+                        f"{times_beside(t.host_cost_ms / t.gpu_only.median, host_rules.HOST_YES_MARGIN)} its GPU time"
                         in text)
         for x in v.host_bound:
             t = v.row(x)
             if t.host_cost_ms and t.gpu_only is not None:
-                assert t.host_cost_ms >= rules.HOST_YES_MARGIN * t.gpu_only.median * 0.99
+                assert t.host_cost_ms >= host_rules.HOST_YES_MARGIN * t.gpu_only.median * 0.99
     assert seen  # the article's shape: FA4's loop waited 1.86x, its host cost 1.49x its GPU time
 
 

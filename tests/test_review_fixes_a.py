@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import calls, rules, tables, timings, verdicts
+from gen.analysis import calls, host_rules, rules, tables, timings, verdicts
 from gen.model import schema
 from gen.report.words import as_run as as_run_words
 from gen.report.words import common as words
@@ -79,7 +79,7 @@ def test_fp8_flex_ranks_on_its_kernel_sum(lead):
     line = " ".join(table_words.fidelity_lines([row]))
     assert "kernel sum" in line and "graph replay reads" in line
     # with the kernel sum, the loop no longer reads as waiting for the host (item 2)
-    assert fp8.eager_over_gpu_only < rules.HOST_BOUND_EAGER_RATIO
+    assert fp8.eager_over_gpu_only < host_rules.HOST_BOUND_EAGER_RATIO
 
 
 # --------------------------------------------------------------------------- items 2, 8, 18: the host is not the gap
@@ -97,9 +97,9 @@ def test_host_faster_than_gpu_is_never_waited_for():
     assert "line behind this host" not in text and "not behind this host" in text and "not the host's" in text
     # a host slower than the GPU still reads as waited for
     assert "waited for this host" in host_words.host_ratio_words(3.0, (2.9, 3.1), None, 0.2, 0.06)
-    assert rules.host_under_gpu(0.0556, 0.0589) and not rules.host_under_gpu(0.2, 0.06)
-    assert rules.host_far_under_gpu(0.3, 3.12) and not rules.host_far_under_gpu(0.5, 3.12)
-    assert rules.host_well_under_gpu(0.33, 3.12) and not rules.host_well_under_gpu(2.0, 3.12)
+    assert host_rules.host_under_gpu(0.0556, 0.0589) and not host_rules.host_under_gpu(0.2, 0.06)
+    assert host_rules.host_far_under_gpu(0.3, 3.12) and not host_rules.host_far_under_gpu(0.5, 3.12)
+    assert host_rules.host_well_under_gpu(0.33, 3.12) and not host_rules.host_well_under_gpu(2.0, 3.12)
 
 
 def test_lead_set_pages_never_say_waited_for_a_faster_host(lead):
@@ -110,7 +110,7 @@ def test_lead_set_pages_never_say_waited_for_a_faster_host(lead):
             t = v.row(x)
             text = host_words.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why,
                                                t.host_cost_ms, t.gpu_only.median, t.host_ref_ms)
-            if rules.host_under_gpu(t.host_cost_ms, t.gpu_only.median):
+            if host_rules.host_under_gpu(t.host_cost_ms, t.gpu_only.median):
                 assert "waited for this host" not in text and "line behind this host" not in text, (sc, x, text)
 
 

@@ -134,7 +134,7 @@ def test_a_main_kernel_gap_larger_than_the_call_gap_puts_the_other_kernels_the_o
 # N6: "the cause of the gap is not established" only where the loop's median reads at or above the host-bound
 # line: a 1.01-1.02× ratio is no gap to explain.
 def test_no_gap_cause_is_sought_under_the_host_bound_line(any_set):
-    from gen.analysis import rules
+    from gen.analysis import host_rules
 
     under = 0
     for v in all_verdicts(any_set):
@@ -143,11 +143,11 @@ def test_no_gap_cause_is_sought_under_the_host_bound_line(any_set):
             text = host_words.host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why,
                                               t.host_cost_ms, t.gpu_only.median if t.gpu_only else None,
                                               t.host_ref_ms)
-            if t.eager_over_gpu_only is not None and t.eager_over_gpu_only < rules.HOST_BOUND_EAGER_RATIO:
+            if t.eager_over_gpu_only is not None and t.eager_over_gpu_only < host_rules.HOST_BOUND_EAGER_RATIO:
                 under += 1
                 assert "not established" not in text and "waited for this host" not in text, (v.scenario, x)
             if "not established" in text:
-                assert t.eager_over_gpu_only >= rules.HOST_BOUND_EAGER_RATIO
+                assert t.eager_over_gpu_only >= host_rules.HOST_BOUND_EAGER_RATIO
     if any_set.name == H100:
         assert under, "the lead set's decode FA4 reads 1.02×"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gen.analysis import rules, scaling, tables
+from gen.analysis import host_rules, rules, scaling, tables
 from tests.chart_marks import drawn_marks
 from tests.conftest import RESULTS
 
@@ -71,7 +71,7 @@ def test_busy_and_categories(h200):
     assert flash.loc[256, "host_bound"] and not flash.loc[16384, "host_bound"]
     row = busy[(busy["variant"] == "sdpa_cudnn") & (busy["source"] == "default")].iloc[0]
     # the loop waited (1.44x: the bare line says yes), but the host costs less than the kernels: within noise
-    assert rules.host_bound(row["eager_ms"], row["gpu_only_ms"]) is True
+    assert host_rules.host_bound(row["eager_ms"], row["gpu_only_ms"]) is True
     assert row["host_bound_outcome"] == rules.WITHIN_NOISE and not row["host_bound"]
     cat = scaling.category_frame(h200)
     assert "fused attention" in set(cat[cat["variant"] == "sdpa_flash"]["category"])

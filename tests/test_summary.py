@@ -73,7 +73,7 @@ def test_json_fields_of_a_schema1_set(h200_v1_dir):
     assert {r["gpu_only_method"] for r in rows.values()} == {"kernel_sum"}
     assert flash["gpu_only_ms"] == flash["kernel_sum_ms"]
     assert flash["speedup_vs_naive"] == round(naive["gpu_only_ms"] / flash["gpu_only_ms"], 2)
-    # FlexAttention's forward: 2.1x in the loop, its host at 1.4x the kernel sum (under rules.HOST_YES_MARGIN):
+    # FlexAttention's forward: 2.1x in the loop, its host at 1.4x the kernel sum (under host_rules.HOST_YES_MARGIN):
     # within noise, so host_bound is null, not false
     assert rows["flex"]["host_bound"] is None and rows["flex"]["host_bound_outcome"] == "within noise"
     assert naive["host_bound"] is False

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import rules, tables, verdicts
+from gen.analysis import host_rules, rules, tables, verdicts
 from gen.report.words import as_run as as_run_words
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
@@ -108,7 +108,7 @@ def test_the_crossover_is_the_call_s_gpu_time():
 
 
 def test_what_a_host_saw_is_never_within_noise():
-    line = rules.HOST_BOUND_EAGER_RATIO
+    line = host_rules.HOST_BOUND_EAGER_RATIO
     assert "waited" in host_words.on_this_host(1.6, (1.5, 1.7))
     assert "stayed busy" in host_words.on_this_host(1.02, (0.99, 1.06))
     assert "line" in host_words.on_this_host(1.1, (1.0, line + 0.1))

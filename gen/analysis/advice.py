@@ -17,7 +17,7 @@ the data (thresholds in gen.analysis.rules, "advice"):
   that backend in the process (schema 3 marks it; older sets: the first run in
   capture order that runs its kernels), when at least rules.STARTUP_NOTE_S;
 - host: whether the default call, at the article's shape in a Python loop, is
-  host-bound or within noise of it (rules.host_bound_outcome).
+  host-bound or within noise of it (host_rules.host_bound_outcome).
 - determinism: each backend's deterministic step against its plain one
   (gen.analysis.determinism).
 
@@ -35,6 +35,7 @@ from gen.analysis import (
     batch_call,
     calls,
     dynamic,
+    host_rules,
     leads,
     named_calls,
     recompiles,
@@ -168,13 +169,13 @@ class Advice:
     host_outcome: str | None  # the default call's host-bound outcome at the article's forward
     host_ratio: float | None  # its eager over GPU-only time there
     host_ratio_ci: tuple[float, float] | None = None  # that ratio by the intervals of both medians
-    host_cost_ms: float | None = None  # the host's own cost of a call there (rules.HOST_COST_QUANTILE)
+    host_cost_ms: float | None = None  # the host's own cost of a call there (host_rules.HOST_COST_QUANTILE)
     host_median_ms: float | None = None  # the median of the host's cost of a call there
     host_gpu_ms: float | None = None  # its GPU-only time there
-    host_why: str | None = None  # why within noise (rules.host_bound_why, or "same kernels")
+    host_why: str | None = None  # why within noise (host_rules.host_bound_why, or "same kernels")
     host_ref_ms: float | None = None  # the host's reference call there (the host's speed, apart from the kernel)
     # Other forward scenarios where a loop of the default call clearly waited (the lower end of its
-    # eager over GPU-only ratio at or past rules.HOST_BOUND_EAGER_RATIO): (scenario, ratio, its
+    # eager over GPU-only ratio at or past host_rules.HOST_BOUND_EAGER_RATIO): (scenario, ratio, its
     # interval, the host-bound outcome there, the host's cost of a call and the GPU-only time, ms or None).
     loops: tuple[tuple[str, float, tuple[float, float], str | None, float | None, float | None], ...] = ()
     # Where an exception names another call than the default in inference: (scenario, that call, its eager over
@@ -594,7 +595,7 @@ def _loops(vs, default: str) -> tuple:
             continue
         r = v.row(default)
         ci = r.eager_ratio_ci if r is not None else None
-        if ci is not None and ci[0] >= rules.HOST_BOUND_EAGER_RATIO:
+        if ci is not None and ci[0] >= host_rules.HOST_BOUND_EAGER_RATIO:
             out.append((v.scenario, r.eager_over_gpu_only, ci, r.host_bound_outcome, r.host_cost_ms,
                         r.gpu_only.median if r.gpu_only else None))
     return tuple(out)

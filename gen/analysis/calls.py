@@ -13,7 +13,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from gen.analysis import flops, kernel_names, pair_noise, rules, tables, timings
+from gen.analysis import flops, host_rules, kernel_names, pair_noise, rules, tables, timings
 from gen.analysis.values import missing
 from gen.model import schema
 from gen.model.variants import VARIANTS
@@ -104,8 +104,8 @@ class Timed:
     wrong: bool = False  # a wrong answer (rules.wrong_answer): shown, never ranked
     events_us: float | None = None  # every GPU event of the profiled call, added up
     eager_ratio_ci: tuple[float, float] | None = None  # eager over GPU-only, by the intervals of both medians
-    host_cost_ms: float | None = None  # the host's own cost of a call (rules.HOST_COST_QUANTILE)
-    host_noise_why: str | None = None  # rules.host_bound_why: "eager", "host", "both", "same kernels"
+    host_cost_ms: float | None = None  # the host's own cost of a call (host_rules.HOST_COST_QUANTILE)
+    host_noise_why: str | None = None  # host_rules.host_bound_why: "eager", "host", "both", "same kernels"
     host_ref_ms: float | None = None  # the host's reference call beside this record's host windows (median)
     # The conditions of the GPU-only time (its window's mean SM clock and board power) and the time at the
     # set's reference clock (clocks.at_ref_clock): the equal-clock time, which ranks kernels by efficiency.
@@ -145,6 +145,9 @@ class Timed:
     # rounds (each call timed in a sequence of its own); None (UNKNOWN) where the set does not record it
     rounds: str | None = None
     rounds_with: tuple[str, ...] = ()
+    # The GPU-only time's median in each of its rounds, in order, where it is the graph's and has several (two calls
+    # timed in the same rounds are compared round by round: rules.paired_interval)
+    round_ms: tuple[float, ...] = ()
 
     @property
     def kernels(self):
@@ -227,7 +230,7 @@ def _host_facts(tm: timings.Times) -> dict:
     cost = _num(tm.host_cost_ms) if tm.host_cost_ms is not None else None
     known = not any(math.isnan(x) for x in (elo, ehi, glo, ghi)) and glo > 0 and ghi > 0
     return dict(eager_ratio_ci=(elo / ghi, ehi / glo) if known else None, host_cost_ms=cost,
-                host_noise_why=rules.host_bound_why(elo, ehi, glo, ghi, cost), host_ref_ms=_num(tm.host_ref_ms))
+                host_noise_why=host_rules.host_bound_why(elo, ehi, glo, ghi, cost), host_ref_ms=_num(tm.host_ref_ms))
 
 
 def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | None = None,
@@ -287,7 +290,9 @@ def _orientation_facts(rec, tm: timings.Times) -> dict:
     if tm.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH or not tm.gpu_only.n:
         return {}
     fwd, rev = timings.orientation_medians(rec.timing)
-    return dict(forward_ms=fwd, reversed_ms=rev)
+    t = rec.timing
+    per_round = timings.round_medians(t.gpu_only_ms, (t.round_sizes or {}).get(schema.Window.GPU_ONLY))
+    return dict(forward_ms=fwd, reversed_ms=rev, round_ms=tuple(per_round))
 
 
 # Where a call's GPU-only time was taken, relative to the point's other calls (rounds_of)
@@ -368,13 +373,37 @@ def _points(ls: tables.LoadedSet, scenario: str, mode: str) -> list[schema.Point
 
 def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> list[Timed]:
     """Every variant of one scenario and mode: from its profiled runs, or where
-    the scenario has none, from the sweep at the scenario's first point."""
+    the scenario has none, from the sweep at the scenario's first point. Where the sweep timed the runs' point with
+    every measured call of the runs in its shared rounds (shared_sweep), from the sweep: the profiled runs time each
+    call in a sequence of its own (OWN), so no two of their times were taken in the same conditions, and the pages
+    show the one record the verdict ranks by (review 2026-12-07-3 item 5)."""
     runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
     if runs:
+        shared = shared_sweep(ls, scenario, mode, runs)
+        if shared is not None:
+            return shared
         noise = pair_noise.noise_at(ls, pair_noise.RUN, scenario, mode, runs[0].point)
         return [dataclasses.replace(t, as_run_noise=noise) for t in _share([timed_row(ls, r, runs) for r in runs])]
     points = _points(ls, scenario, mode)
     return timed_at(ls, scenario, points[0], mode) if points else []
+
+
+def shared_sweep(ls: tables.LoadedSet, scenario: str, mode: str, runs: list) -> list[Timed] | None:
+    """The sweep's rows at the profiled runs' one point, for the runs' calls, where each call the runs measured has an
+    OK sweep record timed in the point's shared rounds (SHARED) and no run was itself timed in shared rounds; the
+    runs' own rows for calls they did not measure. None elsewhere (no such sweep point, a call missing from its
+    rounds, or a set that does not record where a call was timed: nothing changes)."""
+    point = runs[0].point
+    if point is None or any(r.point != point for r in runs):
+        return None
+    ok = [r for r in runs if r.status == schema.Status.OK]
+    if not ok or any(rounds_of(r, runs)[0] != OWN for r in ok):
+        return None
+    sweep = {t.variant: t for t in timed_at(ls, scenario, point, mode)}
+    if any(r.variant not in sweep or sweep[r.variant].status != schema.Status.OK
+           or sweep[r.variant].rounds != SHARED for r in ok):
+        return None
+    return [sweep[r.variant] if r.status == schema.Status.OK else timed_row(ls, r, runs) for r in runs]
 
 
 def timed_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str = "inference") -> list[Timed]:

@@ -35,7 +35,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import calls, counters, determinism_rule, flops, kernel_rules, leads, rules, tables, values, verdicts
+from gen.analysis import (
+    calls,
+    counters,
+    determinism_rule,
+    flops,
+    kernel_rules,
+    leads,
+    rules,
+    tables,
+    values,
+    verdicts,
+)
 from gen.analysis.events import (  # noqa: F401
     copy_events,
     copy_rows,
@@ -439,7 +450,7 @@ def rule_compile(ls) -> list[Finding]:
 
 
 def rule_host(ls) -> list[Finding]:
-    """Calls the host-bound rule (rules.host_bound) flags. facts: eager_ms,
+    """Calls the host-bound rule (host_rules.host_bound) flags. facts: eager_ms,
     gpu_only_ms, gpu_only_method, ratio (eager over GPU-only), host_ms (dispatch),
     host_overhead_ms (eager minus GPU-only)."""
     out = []

@@ -53,6 +53,34 @@ class Orders:
     # the point is memory-bound (judged in TB/s: rules.equal_clock_applies false), where the kernel sums' clock gate
     # (rules.CLOCK_GAP_PCT) still holds: how far its kernels' time follows the SM clock is not measured
     memory_bound: bool = False
+    # second's over first's GPU-only median within each round the two shared (calls.same_rounds), in order; () where
+    # they shared none or either has no round medians (rules.paired_interval)
+    per_round: tuple[float, ...] = ()
+
+    @property
+    def paired(self) -> tuple[float, float] | None:
+        """The interval of the per-round ratios' median (rules.paired_interval); None where too few rounds."""
+        return rules.paired_interval(self.per_round) if self.per_round else None
+
+    @property
+    def paired_leader(self) -> str | None:
+        """The call ahead past rules.TIME_FLOOR_PCT over the shared rounds (rules.paired_leads); None where neither."""
+        lead = rules.paired_leads(self.paired)
+        return None if lead is None else self.first if lead else self.second
+
+    @property
+    def decided_by_rounds(self) -> bool:
+        """Decided by the paired rule alone (rules.lead_decided): the per-round ratios' interval past the floor, where
+        the rule without it would leave the lead not decided (packed documents on the paired H100 set: the unpaired
+        intervals overlap, the one call ahead in each of the 6 shared rounds; review 2026-12-07-3 item 5)."""
+        if not self.decided or self.paired_leader != self.first:
+            return False
+        gap = rules.clock_gap_pct(self.first_ks_mhz, self.second_ks_mhz) if self.kernel_sum is not None else None
+        clocks = (None, None) if self.memory_bound else (self.first_ks_mhz, self.second_ks_mhz)
+        noise = self.noise
+        return not rules.lead_decided(self.apart, self.as_run, noise.ratio if noise else None, self.kernel_sum, gap,
+                                      (self.forward, self.reverse), self.same_rounds,
+                                      noise.oriented if noise else None, clocks)
 
     @property
     def timed_apart(self) -> bool:
@@ -270,14 +298,24 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
     ks_gap = rules.clock_gap_pct(a.kernel_sum_mhz, b.kernel_sum_mhz) if ks is not None else None
     fwd, rev = (ratio(x, y) for x, y in zip(_oriented(a, sa, b), _oriented(b, sb, a)))
     together = calls.same_rounds(a, b) if on_gpu else None
+    per_round = _per_round(a, b) if together else ()
     memory_bound = on_gpu and not (a.equal_clock and b.equal_clock)
     clocks = (None, None) if memory_bound else (a.kernel_sum_mhz, b.kernel_sum_mhz)  # rules.sums_past_clock
     decided = (rules.lead_decided(apart, as_run, noise.ratio if noise else None, ks, ks_gap, (fwd, rev),
-                                  together, noise.oriented if noise else None, clocks)
+                                  together, noise.oriented if noise else None, clocks,
+                                  rules.paired_interval(per_round) if per_round else None)
                if on_gpu else apart)
     return Orders(a.variant, b.variant, as_run, apart, eq, ks, a.sm_clock_mhz, b.sm_clock_mhz,
                   ka, kb, a.kernel_sum_mhz, b.kernel_sum_mhz, gap, decided, noise, fwd, rev,
-                  a.rounds, b.rounds, together, memory_bound=memory_bound)
+                  a.rounds, b.rounds, together, memory_bound=memory_bound, per_round=per_round)
+
+
+def _per_round(a: Timed, b: Timed) -> tuple[float, ...]:
+    """b's round median over a's in each round the two shared, in order (both timed in the same rounds: the same
+    count); () where either has none, or the counts differ."""
+    if not a.round_ms or len(a.round_ms) != len(b.round_ms) or min(a.round_ms) <= 0:
+        return ()
+    return tuple(y / x for x, y in zip(a.round_ms, b.round_ms))
 
 
 def leads(a: Timed, b: Timed, basis: str) -> bool:

@@ -153,11 +153,44 @@ def beyond_pair_noise(as_run: float | None, orientations: tuple[float | None, fl
             and (not oriented or min(oriented) > line * TIME_FLOOR))
 
 
+# Paired rounds (review 2026-12-07-3 item 5): two calls timed in the same shared rounds (calls.same_rounds) ran each
+# round's windows minutes apart at most, one after the other, so whatever moves a round (the clock, the board's power,
+# the neighbour before it) moves both alike: their ratio within each round (second's round median over first's) is
+# the pair's own measurement, and its median over the rounds is read as any median is, by the distribution-free
+# interval at CI_LEVEL (stats.median_interval; the whole range of the rounds where they are too few for the level).
+# Unpaired, the two medians' intervals take in each call's own swing with round orientation (packed documents:
+# FlexAttention 1.28 ms forward, 1.11 ms reversed) and overlap, though the one call was ahead in every shared round.
+# The lead is decided where that interval lies past TIME_FLOOR on one side (a ratio known no better than the floor of
+# each time), and the kernel sums, where fair, do not put the other call ahead; an interval past the floor on the
+# other side leaves the as-run median's order not decided. Fewer than PAIRED_MIN_ROUNDS rounds give no interval: one
+# round is no spread at all, two (one in each orientation) cover the median at 50%, three at 75% (1 - 2/8).
+PAIRED_MIN_ROUNDS = 3
+
+
+def paired_interval(ratios) -> tuple[float, float] | None:
+    """The interval of the median of per-round ratios (the rule above); None where fewer than PAIRED_MIN_ROUNDS rounds
+    or a ratio is missing."""
+    xs = [r for r in ratios or () if not missing(r)]
+    if len(xs) < PAIRED_MIN_ROUNDS or len(xs) != len(ratios):
+        return None
+    return stats.median_interval(xs)
+
+
+def paired_leads(interval: tuple[float, float] | None) -> bool | None:
+    """Over the shared rounds (interval: second's time over first's, paired_interval), the first leads (True) past
+    TIME_FLOOR, the second does (False), or neither (None: the interval reaches within the floor of 1)."""
+    if interval is None:
+        return None
+    lo, hi = interval
+    return True if lo > TIME_FLOOR else False if hi * TIME_FLOOR < 1 else None
+
+
 def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
                  kernel_sum_ratio: float | None = None, kernel_sum_gap: float | None = None,
                  orientations: tuple[float | None, float | None] = (None, None),
                  same_rounds: bool | None = None, noise_oriented: float | None = None,
-                 kernel_sum_clocks: tuple[float | None, float | None] = (None, None)) -> bool:
+                 kernel_sum_clocks: tuple[float | None, float | None] = (None, None),
+                 paired: tuple[float, float] | None = None) -> bool:
     """The rule above for a pair whose as-run median puts a ahead of b: `as_run` and `kernel_sum_ratio` are b's time
     over a's (above 1: a ahead; None where that order is not there); `noise`: the point's as-run noise of identical
     kernels (larger median over smaller; None where the set has no identical pair, so none to check);
@@ -166,14 +199,23 @@ def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
     reverse its rounds, nothing to check); `same_rounds`: False
     where the two were not timed in the same rounds (only the kernel sums at one clock decide), None where not known;
     `noise_oriented`: the line for one orientation's medians (beyond_pair_noise; None: `noise` stands for it);
-    `kernel_sum_clocks`: a's and b's kernel-sum windows' clocks (sums past CLOCK_GAP_PCT decide by sums_past_clock).
-    True: a leads; False: not decided."""
-    if not as_run_apart or missing(as_run):
+    `kernel_sum_clocks`: a's and b's kernel-sum windows' clocks (sums past CLOCK_GAP_PCT decide by sums_past_clock);
+    `paired`: b over a within each shared round, its interval (paired_interval; None: not timed in the same rounds,
+    or too few rounds). True: a leads; False: not decided."""
+    if missing(as_run):
         return False
     past = sums_past_clock(kernel_sum_ratio, *kernel_sum_clocks)
     if kernel_sum_gap is not None and kernel_sum_gap > CLOCK_GAP_PCT and past is not None:
         kernel_sum_ratio, kernel_sum_gap = past, 0.0  # the lead left past the clock gap decides as at one clock
     floor = TIME_FLOOR
+    by_rounds = paired_leads(paired) if same_rounds else None
+    if by_rounds is False:
+        return False  # b ahead past the floor in the rounds both shared: the medians' order is not a's
+    if by_rounds:  # a ahead past the floor within the rounds both shared, whatever the unpaired intervals
+        sums_fair = kernel_sum_gap is None or kernel_sum_gap <= CLOCK_GAP_PCT
+        return not (sums_fair and not missing(kernel_sum_ratio) and kernel_sum_ratio * floor < 1)
+    if not as_run_apart:
+        return False
     if same_rounds is False:  # timed apart: the as-run times were taken in different conditions
         sums_fair = kernel_sum_gap is not None and kernel_sum_gap <= CLOCK_GAP_PCT and not missing(kernel_sum_ratio)
         if as_run > TIMED_APART_REACH:  # past what the conditions can move a time
@@ -199,108 +241,6 @@ def orientation_gap_pct(forward_ms: float | None, reversed_ms: float | None) -> 
     if missing(forward_ms) or missing(reversed_ms) or min(forward_ms, reversed_ms) <= 0:
         return None
     return (max(forward_ms, reversed_ms) / min(forward_ms, reversed_ms) - 1) * 100.0
-
-
-# --------------------------------------------------------------------------- host-bound
-
-# A call is host-bound when the GPU waits for the host in a Python loop. Two
-# measurements speak to it; the call is host-bound (yes) when both say so, not
-# host-bound (no) when both say not, and within noise otherwise:
-# 1. the eager loop: a Python loop sees at least HOST_BOUND_EAGER_RATIO times the
-#    call's GPU-only time (the GPU sits idle for at least a fifth of each call),
-#    with the intervals of both medians: yes when the ratio's lower end reaches
-#    the line, no when its upper end stays below it. 1.25 restates the report's
-#    earlier line, kernels busy for less than 80% of the call. A project choice,
-#    not a standard.
-# 2. the host's own cost of a call, its dispatch with the GPU drained, taken at
-#    HOST_COST_QUANTILE (noise on a host only adds time: timeit's advice to read
-#    the low end): yes when it is at least HOST_YES_MARGIN times the GPU-only
-#    time (a host that much faster would still keep the GPU waiting), no when
-#    it is at most 1/HOST_HEADROOM of it (a host twice as slow still keeps
-#    ahead), within noise in between. The host is far less steady than the GPU:
-#    on one H200 machine the same call's host cost moved 1.5-3x between windows
-#    a second apart in one process (benchmarks/host_window_probe.py), and three
-#    captures on two machines read host costs up to 2.5x apart for the same
-#    point while their GPU-only times agreed within 1%. Over those captures'
-#    72 outcomes, pairwise, 20 differed with these margins against 32 with a
-#    yes at 1x; no margin makes them all agree (benchmarks/capture_agreement.md,
-#    where the margins were chosen on those same captures: they decide less
-#    often, and that is part of why they differ less).
-# And where the eager interval straddles the line (a 129 ms call timed four
-# times has a wide one), a host that costs at most 1/HOST_CLEAR of the GPU-only
-# time decides: it cannot keep the GPU waiting, no. (Only there: a call that
-# syncs inside itself has a small drained host cost and still idles the GPU.)
-# Where a set has no host samples, the eager loop alone decides.
-HOST_BOUND_EAGER_RATIO = 1.25
-HOST_COST_QUANTILE = 10  # percentile
-HOST_YES_MARGIN = 1.5
-HOST_HEADROOM = 2.0
-HOST_CLEAR = 10.0
-
-
-def host_bound_outcome(eager_lo: float | None, eager_hi: float | None, gpu_lo: float | None,
-                       gpu_hi: float | None, host_cost: float | None = None) -> str | None:
-    """YES, NO or WITHIN_NOISE by the rule above, from the intervals of the eager and
-    GPU-only medians and the host's cost of a call (ms); None when a time is missing."""
-    if any(missing(x) or x <= 0 for x in (eager_lo, eager_hi, gpu_lo, gpu_hi)):
-        return None
-    eager = YES if eager_lo / gpu_hi >= HOST_BOUND_EAGER_RATIO else (
-        NO if eager_hi / gpu_lo < HOST_BOUND_EAGER_RATIO else WITHIN_NOISE)
-    if missing(host_cost):
-        return eager
-    if eager == WITHIN_NOISE and host_cost * HOST_CLEAR <= gpu_lo:
-        return NO
-    host = YES if host_cost >= HOST_YES_MARGIN * gpu_hi else (
-        NO if host_cost * HOST_HEADROOM <= gpu_lo else WITHIN_NOISE)
-    return eager if eager == host else WITHIN_NOISE
-
-
-def host_bound_why(eager_lo: float | None, eager_hi: float | None, gpu_lo: float | None,
-                   gpu_hi: float | None, host_cost: float | None = None) -> str | None:
-    """Why host_bound_outcome says WITHIN_NOISE, so that the words never contradict the ratio they
-    report: "eager" (the ratio's interval straddles HOST_BOUND_EAGER_RATIO), "host" (the ratio is
-    clear of the line but the host's own cost of a call sits in the band where a loop waits or not
-    depending on the host), "both"; None for another outcome."""
-    if host_bound_outcome(eager_lo, eager_hi, gpu_lo, gpu_hi, host_cost) != WITHIN_NOISE:
-        return None
-    eager = host_bound_outcome(eager_lo, eager_hi, gpu_lo, gpu_hi)
-    if eager != WITHIN_NOISE:
-        return "host"
-    host_near = not missing(host_cost) and host_cost * HOST_HEADROOM > gpu_lo
-    return "both" if host_near else "eager"
-
-
-# The crossover: a host that dispatches a call in less time than the GPU runs it (its cost, at
-# HOST_COST_QUANTILE, under the call's GPU-only time) keeps a Python loop's GPU busy. A loop that still
-# reads above HOST_BOUND_EAGER_RATIO then did not wait for this host: the words say the gap's cause is
-# not established rather than "waited for the host" (the H100 set's cuDNN: 55.6 µs of host against
-# 58.9 µs of GPU, 1.60× in the loop). Where the ratio's interval straddles the line and the host costs at
-# most 1/HOST_HEADROOM of the GPU time, the call is not host-bound (FA4 in sliding windows: 0.33 ms of
-# host against 3.12 ms of GPU). Where the host costs at most 1/HOST_CLEAR of the GPU time, the host
-# cannot be the cause at all: the eager call's kernels ran slower than the GPU-only time says, or its
-# spread is the clock's.
-def host_under_gpu(host_cost_ms: float | None, gpu_ms: float | None) -> bool:
-    """The host's cost of a call is under the call's GPU-only time (the crossover above)."""
-    return not (missing(host_cost_ms) or missing(gpu_ms)) and host_cost_ms < gpu_ms
-
-
-def host_well_under_gpu(host_cost_ms: float | None, gpu_ms: float | None) -> bool:
-    """The host's cost is at most 1/HOST_HEADROOM of the GPU-only time: a host twice as slow still keeps
-    ahead, so a loop whose ratio straddles the line is not host-bound."""
-    return not (missing(host_cost_ms) or missing(gpu_ms)) and host_cost_ms * HOST_HEADROOM <= gpu_ms
-
-
-def host_far_under_gpu(host_cost_ms: float | None, gpu_ms: float | None) -> bool:
-    """The host's cost is at most 1/HOST_CLEAR of the GPU-only time: it explains no gap."""
-    return not (missing(host_cost_ms) or missing(gpu_ms)) and host_cost_ms * HOST_CLEAR <= gpu_ms
-
-
-def host_bound(eager_ms: float | None, gpu_only_ms: float | None) -> bool | None:
-    """The eager-loop line alone on two medians (no interval, no host cost): what a
-    reader can check by hand; the report classifies with host_bound_outcome."""
-    if missing(eager_ms) or missing(gpu_only_ms) or not gpu_only_ms:
-        return None
-    return bool(eager_ms >= HOST_BOUND_EAGER_RATIO * gpu_only_ms)
 
 
 # --------------------------------------------------------------------------- masked work

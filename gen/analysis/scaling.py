@@ -179,7 +179,7 @@ BUSY_COLUMNS = ["variant", "seq_len", "head_dim", "source", "span_us", "busy_us"
 def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
     """Busy/idle and launch-to-start gap of one forward: at the default shape
     (source "default") and at each sweep point that kept a trace (source "sweep").
-    host_bound: rules.host_bound, the report's one rule (eager against GPU-only time)."""
+    host_bound: host_rules.host_bound, the report's one rule (eager against GPU-only time)."""
     rows = []
     c = ls.config
     for r in ls.rs.runs:

@@ -15,7 +15,7 @@ set with the columns of `COLUMNS`. Numbers only; one name per quantity:
 - host_ms: host dispatch of one call, the GPU drained first.
 - host_overhead_ms = eager_ms - gpu_only_ms (medians): what the loop sees
   beyond the GPU's own work (gaps between launches, launch latency).
-- host_bound_outcome: yes, no or within noise by rules.host_bound_outcome (the
+- host_bound_outcome: yes, no or within noise by host_rules.host_bound_outcome (the
   eager loop against GPU-only time, with the intervals of both medians, and the
   host's own cost of a call); host_bound is True only for yes.
 - burst_ms (schema 3): a handful of calls from an idle GPU, as publishers time;
@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import rules
+from gen.analysis import host_rules, rules
 from gen.analysis.values import missing
 from gen.model import graph_rule, schema, stats
 from gen.model import trace as trace_mod
@@ -286,7 +286,7 @@ class Times:
     windows: tuple[Conditions, ...] = ()  # every timed window's conditions (schema.Window order)
     telemetry_reason: str | None = None  # why no window has any
     fidelity: GraphFidelity | None = None
-    host_cost_ms: float = math.nan  # the host's own cost of a call (rules.HOST_COST_QUANTILE of host_ms)
+    host_cost_ms: float = math.nan  # the host's own cost of a call (host_rules.HOST_COST_QUANTILE of host_ms)
     host_ref_ms: float = math.nan  # the reference call's host time beside this record's host windows (median)
 
     @property
@@ -307,8 +307,8 @@ class Times:
 
     @property
     def host_bound_outcome(self) -> str | None:
-        """rules.host_bound_outcome: yes, no, within noise; None when a time is missing."""
-        return rules.host_bound_outcome(self.eager.ci_lo, self.eager.ci_hi, self.gpu_only.ci_lo,
+        """host_rules.host_bound_outcome: yes, no, within noise; None when a time is missing."""
+        return host_rules.host_bound_outcome(self.eager.ci_lo, self.eager.ci_hi, self.gpu_only.ci_lo,
                                         self.gpu_only.ci_hi, self.host_cost_ms)
 
     @property
@@ -408,7 +408,7 @@ def times(record: schema.VariantRun | schema.SweepPoint, tr: trace_mod.Trace | N
     absent = None if gpu_only.n else ("not_measured" if method is None else "no_trace")
     windows, telemetry_reason = window_conditions(t)
     host = spread(t.host_ms, sizes.get(schema.Window.HOST))
-    host_cost = float(np.percentile(t.host_ms, rules.HOST_COST_QUANTILE)) if t.host_ms else math.nan
+    host_cost = float(np.percentile(t.host_ms, host_rules.HOST_COST_QUANTILE)) if t.host_ms else math.nan
     lead = rules.burst_lead(t.burst_ms)
     return Times(gpu_only=gpu_only, gpu_only_method=method, gpu_only_reason=reason, kernel_sum=ksum,
                  eager=spread(t.eager_ms, sizes.get(schema.Window.EAGER)),

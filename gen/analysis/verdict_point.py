@@ -127,7 +127,7 @@ def _role(v: verdicts.Verdict, variant: str) -> str:
 
 def _loop(v: verdicts.Verdict, named: str | None) -> Loop | None:
     """The eager loop's answer where it changes the verdict's (HostChange.changes_answer) or a call of the first rank,
-    or the named one, is host-bound (rules.host_bound_outcome: yes); None elsewhere."""
+    or the named one, is host-bound (host_rules.host_bound_outcome: yes); None elsewhere."""
     h = v.host
     firsts = [x for x, r in v.rank_of_ if r == 1]
     mine = list(dict.fromkeys([*firsts, *([named] if named else [])]))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import kernel_rules, method, reach, rules
+from gen.analysis import host_rules, kernel_rules, method, reach, rules
 from gen.report import format as fmt
 from gen.report.site import Context, Page
 from gen.report.words import methodology as method_words
@@ -23,7 +23,7 @@ def rules_view(units=()) -> dict:
     """The thresholds a reader should know, each as code holds it; `units`: those of every median the shown sets'
     verdicts rank (verdicts.ranked_units), whose levels the interval's row gives (method_words.ci_levels)."""
     levels = method_words.ci_levels(units)
-    return dict(eager_ratio=rules.HOST_BOUND_EAGER_RATIO, bound_pct=kernel_rules.BOUND_PCT,
+    return dict(eager_ratio=host_rules.HOST_BOUND_EAGER_RATIO, bound_pct=kernel_rules.BOUND_PCT,
                 bound_band=kernel_rules.BOUND_BAND_PCT,
                 estimate_gap_pct=kernel_rules.ESTIMATE_GAP_PCT, noisy_pct=rules.NOISY_IQR_PCT,
                 host_bound_rule=method_words.HOST_BOUND_RULE,
@@ -32,8 +32,8 @@ def rules_view(units=()) -> dict:
                 cuda_only=sorted(rules.CUDA_ONLY_BACKENDS), min_samples=rules.MIN_SAMPLES,
                 sub_us_memset=rules.SUB_US_MEMSET_US, verdict_rule=method_words.verdict_rule(levels),
                 ci_method=rules.CI_METHOD, ci_levels=levels, floor_pct=rules.TIME_FLOOR_PCT,
-                host_quantile=rules.HOST_COST_QUANTILE, host_yes=rules.HOST_YES_MARGIN,
-                host_headroom=rules.HOST_HEADROOM, host_clear=rules.HOST_CLEAR,
+                host_quantile=host_rules.HOST_COST_QUANTILE, host_yes=host_rules.HOST_YES_MARGIN,
+                host_headroom=host_rules.HOST_HEADROOM, host_clear=host_rules.HOST_CLEAR,
                 clock_rule_pct=rules.CLOCK_RULE_PCT, clock_gap_pct=rules.CLOCK_GAP_PCT,
                 power_at_limit_pct=rules.POWER_AT_LIMIT_PCT, sustained_s=rules.SUSTAINED_WINDOW_S,
                 advice_gain=rules.ADVICE_MIN_GAIN,

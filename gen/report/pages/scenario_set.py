@@ -369,7 +369,12 @@ def _head_orders(ls, name: str, head: dict | None) -> tuple[tuple, tuple]:
     """The headline point's fastest's orders against the calls sharing its rank, and their rows; empty where the
     headline's fastest is not the verdict's."""
     v = _head_verdict(ls, name, head)
-    return ((), ()) if v is None else (v.orders, (v.fastest, *(v.row(x) for x in v.near)))
+    if v is None:
+        return (), ()
+    # the headline's calls within the intervals that the verdict ranks behind (by the shared rounds: Orders.paired)
+    behind = tuple(verdicts.orders(v.fastest, v.row(x), v.basis) for x in head.get("near") or ()
+                   if x not in v.near and v.row(x) is not None)
+    return v.orders + behind, (v.fastest, *(v.row(x) for x in v.near))
 
 
 def _head_oriented(ls, name: str, head: dict | None):

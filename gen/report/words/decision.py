@@ -337,8 +337,7 @@ def _groups(bs) -> dict:
 
 def _size(b, mixed: bool) -> str:
     unit = " keys" if b.q_len == 1 else " tokens"
-    # head dims said for every size where the group mixes them ("512 tokens and 1k tokens (head dim 128)" read as
-    # both at 128)
+    # head dims said for every size where the group mixes them ("512 and 1k tokens (head dim 128)": both at 128?)
     return ((_k(b.kv_len) if b.q_len in (1, b.kv_len) else f"{b.q_len:,} × {_k(b.kv_len)}") + unit
             + (f" (head dim {b.point_head_dim})" if mixed and b.point_head_dim
                else f" (head dim {b.head_dim})" if b.head_dim else ""))
@@ -347,7 +346,8 @@ def _size(b, mixed: bool) -> str:
 def _behind_group(a: advice_mod.Advice, bs) -> str:
     """One scenario's sizes where one call is decidedly ahead of the default, with the windows' clocks."""
     sc, mode, x = bs[0].scenario, bs[0].mode, bs[0].fastest
-    mixed = len({b.point_head_dim for b in bs}) > 1
+    mixed = len({b.point_head_dim for b in a.behind_at if (b.scenario, b.mode, b.fastest, b.decided, b.at_verdict)
+                 == (sc, mode, x, True, False)}) > 1  # its sizes decided by kernel sum, said apart, too
     sizes = join_and(_size(b, mixed) for b in bs)
     lo, hi = min(b.ratio for b in bs), max(b.ratio for b in bs)
     ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"

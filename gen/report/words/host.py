@@ -3,7 +3,7 @@ crossover (the GPU time of a call against what the host took to dispatch it)."""
 
 from __future__ import annotations
 
-from gen.analysis import rules
+from gen.analysis import host_rules
 from gen.analysis.values import missing
 from gen.report.words.common import ordinal, times, times_beside, us
 
@@ -15,10 +15,10 @@ def usec(ms: float) -> str:
 
 
 def host_cost(host_cost_ms: float, host_median_ms: float | None = None) -> str:
-    """The host's cost of a call as the rule reads it, named as the quantile it is (rules.HOST_COST_QUANTILE),
+    """The host's cost of a call as the rule reads it, named as the quantile it is (host_rules.HOST_COST_QUANTILE),
     with the median beside it where known (review 2026-12-06-3 item 10): "104.2 µs at its 10th percentile
     (median 134.5 µs)"."""
-    text = f"{usec(host_cost_ms)} at its {ordinal(rules.HOST_COST_QUANTILE)} percentile"
+    text = f"{usec(host_cost_ms)} at its {ordinal(host_rules.HOST_COST_QUANTILE)} percentile"
     if host_median_ms is not None and not missing(host_median_ms):
         text += f" (median {usec(host_median_ms)})"
     return text
@@ -45,26 +45,27 @@ HOST_SPEED_LEAD = ("Whether a Python loop waits on the host is a property of the
 def host_not_the_gap(ratio: float | None, ci: tuple[float, float] | None, host_cost_ms: float | None,
                      gpu_ms: float | None) -> str | None:
     """Where the loop reads at or above the host-bound line but the host dispatches faster than the GPU runs
-    the call (rules.host_under_gpu): the gap as measured, and that the host is not its cause; None elsewhere."""
-    line = rules.HOST_BOUND_EAGER_RATIO
+    the call (host_rules.host_under_gpu): the gap as measured, and that the host is not its cause; None elsewhere."""
+    line = host_rules.HOST_BOUND_EAGER_RATIO
     straddles = ci is not None and ci[0] < line <= ci[1]
-    if ratio is None or not rules.host_under_gpu(host_cost_ms, gpu_ms) or not (straddles or ratio >= line):
+    if ratio is None or not host_rules.host_under_gpu(host_cost_ms, gpu_ms) or not (straddles or ratio >= line):
         return None
     host, gpu = usec(host_cost_ms), us(gpu_ms)
-    if straddles and rules.host_well_under_gpu(host_cost_ms, gpu_ms):
+    if straddles and host_rules.host_well_under_gpu(host_cost_ms, gpu_ms):
         return (f"at the {times(line)} line ({times(ci[0])} to {times(ci[1])} its GPU-only time), but not behind "
-                f"this host: its cost ({host} a call at its {ordinal(rules.HOST_COST_QUANTILE)} percentile) is under "
+                f"this host: its cost ({host} a call at its {ordinal(host_rules.HOST_COST_QUANTILE)} percentile) is "
+                "under "
                 f"half the GPU time ({gpu}), so the spread is not the "
                 "host's")
-    if not straddles and rules.host_far_under_gpu(host_cost_ms, gpu_ms):
+    if not straddles and host_rules.host_far_under_gpu(host_cost_ms, gpu_ms):
         return (f"its eager call takes {times(ratio)} the GPU-only time: the kernels ran slower in the eager loop "
-                f"than the GPU-only time shows; the host, at {host} a call ({ordinal(rules.HOST_COST_QUANTILE)} "
+                f"than the GPU-only time shows; the host, at {host} a call ({ordinal(host_rules.HOST_COST_QUANTILE)} "
                 f"percentile) against {gpu} of GPU time, does not "
                 "explain it")
     if ratio < line:  # the median sits under the line, inside its noise (1.01×, 1.02×): no gap to explain (N6)
         return None
     return (f"the eager loop took {times(ratio)} the GPU-only time, though the host's cost (its "
-            f"{ordinal(rules.HOST_COST_QUANTILE)} percentile: {host}) is under the "
+            f"{ordinal(host_rules.HOST_COST_QUANTILE)} percentile: {host}) is under the "
             f"GPU time ({gpu}); the cause of the gap is not established")
 
 
@@ -73,7 +74,7 @@ def on_this_host(ratio: float | None, ci: tuple[float, float] | None, host_cost_
     """What this capture's loop saw, as measured: host-bound on this host, not, or at the line where the
     ratio's interval reaches across it. Never "within noise": a ratio clear of the line is its answer here.
     Never "waited for this host" where the host is faster than the GPU (host_not_the_gap)."""
-    line = rules.HOST_BOUND_EAGER_RATIO
+    line = host_rules.HOST_BOUND_EAGER_RATIO
     if ratio is None:
         return "no eager time"
     not_host = host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms)
@@ -89,14 +90,14 @@ def on_this_host(ratio: float | None, ci: tuple[float, float] | None, host_cost_
 
 
 def host_short_of_line(host_cost_ms: float | None, gpu_ms: float | None) -> str | None:
-    """Where the host's cost of a call is under rules.HOST_YES_MARGIN times its GPU time: "not called host-bound: its
-    host cost (10th percentile) is 1.30× its GPU time, under the rule's 1.5× line"; None elsewhere. The verdict's
+    """Where the host's cost of a call is under host_rules.HOST_YES_MARGIN times its GPU time: "not called host-bound:
+    its host cost (10th percentile) is 1.30× its GPU time, under the rule's 1.5× line"; None elsewhere. The verdict's
     words and the first screen's (review 8 item 1: never "host-bound" for a loop the rule does not call so)."""
-    if not host_cost_ms or not gpu_ms or host_cost_ms >= rules.HOST_YES_MARGIN * gpu_ms:
+    if not host_cost_ms or not gpu_ms or host_cost_ms >= host_rules.HOST_YES_MARGIN * gpu_ms:
         return None
-    return (f"not called host-bound: its host cost ({ordinal(rules.HOST_COST_QUANTILE)} percentile) is "
-            f"{times_beside(host_cost_ms / gpu_ms, rules.HOST_YES_MARGIN)} its GPU time, under the "
-            f"rule's {rules.HOST_YES_MARGIN:g}× line")
+    return (f"not called host-bound: its host cost ({ordinal(host_rules.HOST_COST_QUANTILE)} percentile) is "
+            f"{times_beside(host_cost_ms / gpu_ms, host_rules.HOST_YES_MARGIN)} its GPU time, under the "
+            f"rule's {host_rules.HOST_YES_MARGIN:g}× line")
 
 
 def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: str | None,
@@ -105,7 +106,7 @@ def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: s
     """The eager/GPU-only ratio as measured, what it makes of this capture's host, and the crossover
     (host_crossover): whether a loop waits is a property of the host, so the host's numbers stand beside it."""
     text = on_this_host(ratio, ci, host_cost_ms, gpu_ms)
-    if ratio is not None and ratio >= rules.HOST_BOUND_EAGER_RATIO and host_short_of_line(host_cost_ms, gpu_ms):
+    if ratio is not None and ratio >= host_rules.HOST_BOUND_EAGER_RATIO and host_short_of_line(host_cost_ms, gpu_ms):
         # the loop waited, yet the rule's second measure stops short (review 2026-12-06 item 14)
         text += f"; {host_short_of_line(host_cost_ms, gpu_ms)}"
     if why == "same kernels":

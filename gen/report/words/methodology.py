@@ -3,7 +3,7 @@ them): host-bound, tensor cores, noise, the verdict's ranking, the three times a
 
 from __future__ import annotations
 
-from gen.analysis import kernel_rules, rules
+from gen.analysis import host_rules, kernel_rules, rules
 from gen.report.words import orders as orders_words
 from gen.report.words.common import LEVEL_ALLOWED, duration_us, label, level_pct, level_span, times
 
@@ -46,18 +46,19 @@ def _short_interval() -> str:
 
 SHORT_INTERVAL = _short_interval()
 
-# The condition of rules.host_bound_outcome, as a "when" clause: "A call is host-bound when ...".
+# The condition of host_rules.host_bound_outcome, as a "when" clause: "A call is host-bound when ...".
 HOST_BOUND_RULE = (
-    f"a Python loop sees at least {rules.HOST_BOUND_EAGER_RATIO:.2f}× its GPU-only time per call (its eager time "
+    f"a Python loop sees at least {host_rules.HOST_BOUND_EAGER_RATIO:.2f}× its GPU-only time per call (its eager time "
     "over its GPU-only time, the intervals of both medians, at the level their rounds allow (the methodology's rules "
     "table gives the levels), clear of the line: the GPU then sits "
     f"idle for at "
-    f"least {100 * (1 - 1 / rules.HOST_BOUND_EAGER_RATIO):.0f}% of each call, waiting for the host's next launch) "
+    f"least {100 * (1 - 1 / host_rules.HOST_BOUND_EAGER_RATIO):.0f}% of each call, waiting for the host's next launch) "
     f"and the host's own cost of a call (its dispatch with the GPU drained, at the "
-    f"{rules.HOST_COST_QUANTILE}th percentile of its samples) is at least {rules.HOST_YES_MARGIN:g}× the GPU-only "
-    f"time. It is not host-bound when the loop stays under {rules.HOST_BOUND_EAGER_RATIO:.2f}× and the GPU-only "
-    f"time is at least {rules.HOST_HEADROOM:g}× the host's cost, or whenever it is at least {rules.HOST_CLEAR:.0f}× "
-    f"that cost (the last only where the loop's interval straddles its line); otherwise it is within noise: whether "
+    f"{host_rules.HOST_COST_QUANTILE}th percentile of its samples) is at least {host_rules.HOST_YES_MARGIN:g}× the "
+    f"GPU-only time. It is not host-bound when the loop stays under {host_rules.HOST_BOUND_EAGER_RATIO:.2f}× and the "
+    f"GPU-only time is at least {host_rules.HOST_HEADROOM:g}× the host's cost, or whenever it is at least "
+    f"{host_rules.HOST_CLEAR:.0f}× that cost (the last only where the loop's interval straddles its line); otherwise "
+    f"it is within noise: whether "
     f"a loop waits depends on the host that day (a call's host cost moves far more between captures than its "
     f"GPU-only time). Calls that run the same kernels share one outcome")
 

@@ -506,3 +506,36 @@ def not_the_call(o) -> str:
         return said
     r, by = o.deciding
     return f"{times_beside(r, rules.ADVICE_MIN_GAIN)} {MEASURE.get(by, by)}, under {rules.ADVICE_MIN_GAIN:g}×"
+
+
+def paired_level(n: int) -> str:
+    """The coverage of the interval over n rounds (stats.interval_level): "96.88%", "75%"."""
+    from gen.model.stats import interval_level
+
+    return f"{100 * interval_level(n):.2f}".rstrip("0").rstrip(".") + "%"
+
+
+def paired(o, label) -> str:
+    """Two calls timed in the same rounds, round by round (rules.paired_interval; review 2026-12-07-3 item 5): where the
+    paired rule decides the lead (leads.Orders.decided_by_rounds), "FlexAttention (compiled) ahead in each of the 6
+    rounds the two shared (varlen_attn over FlexAttention, round by round: 1.076, 1.126, 1.011, 1.143, 1.043, 1.152);
+    the 96.88% interval of their median, 1.011–1.152×, lies past 1%, so the shared rounds decide it"; elsewhere the
+    per-round ratios beside "within noise", and why they do not decide; "" where the two shared no rounds or too
+    few."""
+    if o.paired is None:
+        return ""
+    a, b, n = label(o.first), label(o.second), len(o.per_round)
+    ahead = sum(1 for r in o.per_round if r > 1)
+    each = f"each of the {n}" if ahead == n else f"{ahead} of the {n}"
+    ratios = ", ".join(f"{r:.3f}" for r in o.per_round)
+    lo, hi = o.paired
+    span = f"the {paired_level(n)} interval of their median, {lo:.3f}–{hi:.3f}×"
+    floor = f"{rules.TIME_FLOOR_PCT:g}%"
+    if o.decided_by_rounds:
+        return (f"{a} was ahead in {each} rounds the two shared ({b} over {a}, round by round: {ratios}); {span}, "
+                f"lies past {floor}, so the shared rounds decide it")
+    lead = o.paired_leader
+    why = (f"reaches within {floor} of 1" if lead is None else f"past {floor} with {label(lead)} ahead, "
+           + ("but the kernel sums put the other call ahead" if lead == o.first else "against the medians' order"))
+    return (f"{b} over {a} in the {n} rounds the two shared, round by round: {ratios} ({span}, {why}), so the shared "
+            "rounds do not decide it either")

@@ -177,6 +177,11 @@ def holds_cell(f) -> str:
     if f.settled and o is not None:
         if o.sums_decide:
             return f"yes, by kernel sum ({_sums_reason(o)})"
+        if o.decided_by_rounds and o.paired is not None:
+            n = len(o.per_round)
+            return (f"yes, by the {n} shared rounds: the {orders_words.paired_level(n)} interval of the per-round "
+                    f"ratio, {o.paired[0]:.3f}–{o.paired[1]:.3f}×, past {rules.TIME_FLOOR_PCT:g}%"
+                    + ("" if o.apart else " (the medians' intervals overlap)"))
         if o.timed_apart:
             return f"yes: timed apart, but past {rules.TIMED_APART_REACH:g}× as run"
         parts = ["the intervals apart"] + (["in both round orientations"] if o.oriented else []) + \

@@ -234,6 +234,8 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
         text += (f" {variant_label(v)} runs kernels of the same names with other arguments and {took}, "
                  f"{apart_words(gap, f['gpu_only_ms'], sp.get(f['variant']), sp.get(v))}: not tied.")
     near = [v for v in near if v not in {o.second for o in undecided}]
+    paired = [o for o in orders if o.second in near and o.decided_by_rounds]  # rules.paired_interval decides
+    near = [v for v in near if v not in {o.second for o in paired}]
     led = [o for o in orders if o.second in near and orders_words.kernels_behind(o)]
     near = [v for v in near if v not in {o.second for o in led}]
     if led:  # within noise as run, behind by kernel sum, as the first screen says (review 2026-12-06-4 item 1)
@@ -247,6 +249,7 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
         text += (f" The times cannot set it apart from {join_and(variant_label(v) for v in near)} ("
                  + overlap_words(sp.get(f['variant']), [(v, sp.get(v)) for v in near], variant_label)
                  + "): within noise.")
+    text += "".join(f" It leads {variant_label(o.second)}: {orders_words.paired(o, variant_label)}." for o in paired)
     text += _orders_sentences(orders, undecided, near, rows, variant_label)
     if f["ceiling"] == sa.CEILING_COPY and not missing(f["pct_of_ceiling"]) and f["pct_of_ceiling"] > 100:
         text += " " + ABOVE_COPY
@@ -290,8 +293,10 @@ def _orders_sentences(orders, undecided, near, rows, variant_label) -> str:
         if o in undecided:
             text += (f" Against {variant_label(o.second)} it is not decided: {orders_words.brief(o, variant_label)}; "
                      + ("so no winner is named." if o.timed_apart else "the orders disagree, so no winner is named."))
-        elif o.second in near and orders_words.telling(o):
-            text += f" Against {variant_label(o.second)}: {orders_words.brief(o, variant_label, noise=False)}."
+        elif o.second in near and (orders_words.telling(o) or o.paired is not None):
+            said = [orders_words.brief(o, variant_label, noise=False) if orders_words.telling(o) else "",
+                    orders_words.paired(o, variant_label)]
+            text += f" Against {variant_label(o.second)}: {'; '.join(x for x in said if x)}."
     err = orders_words.errors(rows, variant_label)
     return text + (f" {err[0].upper()}{err[1:]}." if err else "")
 

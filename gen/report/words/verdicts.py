@@ -327,7 +327,8 @@ def _headline(v: verdicts.Verdict) -> str:
             head = (f"{join_and(label(x) for x in (f.variant, *v.near))} are the fastest {here}, within noise: "
                     f"{times_}; the {intervals(fs, *(v.spread(v.row(x)) for x in v.near))} of their medians overlap, "
                     "so they share the first rank"
-                    + "".join(f"; {orders_words.brief(o, label, noise=False, than=than)}" for o in told))
+                    + "".join(f"; {orders_words.brief(o, label, noise=False, than=than)}" for o in told)
+                    + "".join(f"; {p}" for p in (orders_words.paired(o, label) for o in v.orders) if p))
         err = orders_words.errors([f, *(v.row(x) for x in v.near)], label)
         if err:
             head += f"; {err}"
@@ -361,6 +362,10 @@ def _runner_up(v: verdicts.Verdict, head: str, here: str) -> str:
     o = verdicts.orders(v.fastest, v.runner_up, v.basis)
     if o.decided_by_kernel_sum and not v.same_kernel:
         return _by_kernel_sum(v, o, here)
+    if o.decided_by_rounds:  # the unpaired intervals need not be apart (rules.paired_interval)
+        return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}) as run; the "
+                f"{intervals(fs, rs)} of the two medians " + ("do not overlap" if o.apart else "overlap")
+                + f", but {orders_words.paired(o, label)}")
     return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}); the "
             f"{intervals(fs, rs)} of the two medians do not overlap" + _beyond_noise(o))
 
