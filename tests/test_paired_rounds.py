@@ -148,3 +148,11 @@ def test_on_the_paired_set_no_identical_kernels_are_told_apart_by_the_rounds(pai
                     seen += 1
                     assert o.paired_leader is None, (p, a.variant, b.variant, o.paired)
     assert seen
+
+
+def test_the_methodology_states_the_round_by_round_rule_with_its_thresholds():
+    from gen.report.words import methodology
+
+    row = dict(methodology.lead_rules())[f"{methodology.LEAD}: round by round"]
+    assert f"from {rules.PAIRED_MIN_ROUNDS} rounds" in row and f"1 + {rules.TIME_FLOOR_PCT:g}%" in row
+    assert f"within {rules.CLOCK_GAP_PCT:g}%" in row

@@ -368,6 +368,12 @@ def lead_rules() -> list[tuple[str, str]]:
          "explain: a kernel's time falls at most in proportion to 1 / clock, so a clock g above the other's explains "
          f"at most 1 + g. The leader's lead over its clock ratio (whole where it ran at the lower clock) must exceed "
          f"1 + {floor}; it then counts as sums at one clock, wherever sums are read. Not at memory-bound points"),
+        (f"{LEAD}: round by round",
+         "two calls timed in the same rounds whose median intervals overlap: where the distribution-free interval of "
+         f"the median of their per-round time ratio (from {rules.PAIRED_MIN_ROUNDS} rounds; with too few for the "
+         f"level, the whole range, at the level it gives) lies past 1 + {floor}, and kernel sums within {gap} of each "
+         f"other's clock do not put the other call ahead by more than {floor}, the rounds decide. A round holds both "
+         "calls in one stretch of clock and power, so what swings between rounds largely cancels in their ratio"),
         (f"{LEAD}: calls timed apart",
          "two calls not timed in the same rounds are decided by neither their as-run times nor that noise; only "
          f"{sums} decide them, or an as-run lead past {rules.TIMED_APART_REACH:g}× that such sums do not "
