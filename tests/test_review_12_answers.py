@@ -247,11 +247,13 @@ def test_the_first_answer_row_names_grouped_query_prefill_where_an_exception_is_
     first = rows[0]["workload"]
     # since the article's verdict reads the sweep's shared rounds (review 2026-12-07-3 item 5), SDPA cuDNN leads there
     # as run, not by kernel sum between calls timed apart: the article's shape is no exception row of its own but one of
-    # the first row's workloads (behind in it), so that row's prefills are both the article's and grouped-query ones
+    # the first row's workloads (behind in it), so that row's prefills are both the article's and grouped-query ones,
+    # each named, never a bare "prefill" (review 2026-12-07-4 item 5)
     if any(r["workload"] == "The article's shape" for r in rows[1:]):
         assert first.startswith("grouped-query prefill, ") and not first.startswith("prefill")
     else:
-        assert first.startswith("prefill, ") and "the article's shape (SDPA cuDNN" in rows[0]["condition"]
+        assert first.startswith("prefill at the article's shape, grouped-query prefill, ")
+        assert "the article's shape (SDPA cuDNN" in rows[0]["condition"]
 
 
 def test_a_dot_faster_than_the_recommended_call_says_why_it_is_not_the_call(older):

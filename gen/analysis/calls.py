@@ -148,6 +148,16 @@ class Timed:
     # The GPU-only time's median in each of its rounds, in order, where it is the graph's and has several (two calls
     # timed in the same rounds are compared round by round: rules.paired_interval)
     round_ms: tuple[float, ...] = ()
+    # The same call's row in the sweep's shared rounds at this point, where the row is a profiled run's (each call in a
+    # sequence of its own) and the sweep timed every measured call of the runs in its shared rounds (shared_sweep): the
+    # record the verdict's orders read (gen.analysis.verdicts.orders), cited as the evidence of the order. The row's
+    # own times, clocks, eager and host figures stay the runs' on every page (review 2026-12-07-4 items 3, 4).
+    rounds_record: Timed | None = None
+
+    @property
+    def deciding(self) -> Timed:
+        """The row the order between calls reads: the sweep's shared rounds where the row has them, else itself."""
+        return self.rounds_record or self
 
     @property
     def kernels(self):
@@ -374,16 +384,18 @@ def _points(ls: tables.LoadedSet, scenario: str, mode: str) -> list[schema.Point
 def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inference") -> list[Timed]:
     """Every variant of one scenario and mode: from its profiled runs, or where
     the scenario has none, from the sweep at the scenario's first point. Where the sweep timed the runs' point with
-    every measured call of the runs in its shared rounds (shared_sweep), from the sweep: the profiled runs time each
-    call in a sequence of its own (OWN), so no two of their times were taken in the same conditions, and the pages
-    show the one record the verdict ranks by (review 2026-12-07-3 item 5)."""
+    every measured call of the runs in its shared rounds (shared_sweep), each run's row carries the sweep's row of the
+    same call (Timed.rounds_record): the order between calls is decided in the shared rounds (the profiled runs time
+    each call in a sequence of its own, OWN, so no two of their times were taken in the same conditions; review
+    2026-12-07-3 item 5), while the times, clocks, eager and host figures every page shows stay the runs' (the
+    profiled, longer loops; review 2026-12-07-4 items 3, 4)."""
     runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
     if runs:
-        shared = shared_sweep(ls, scenario, mode, runs)
-        if shared is not None:
-            return shared
         noise = pair_noise.noise_at(ls, pair_noise.RUN, scenario, mode, runs[0].point)
-        return [dataclasses.replace(t, as_run_noise=noise) for t in _share([timed_row(ls, r, runs) for r in runs])]
+        rows = [dataclasses.replace(t, as_run_noise=noise) for t in _share([timed_row(ls, r, runs) for r in runs])]
+        shared = {t.variant: t for t in shared_sweep(ls, scenario, mode, runs) or ()
+                  if t.status == schema.Status.OK and t.rounds == SHARED}
+        return [dataclasses.replace(t, rounds_record=shared[t.variant]) if t.variant in shared else t for t in rows]
     points = _points(ls, scenario, mode)
     return timed_at(ls, scenario, points[0], mode) if points else []
 

@@ -37,6 +37,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from gen.analysis import dynamic, kernel_names, rules, tables, unmeasured
+from gen.analysis import leads as leads_mod
 from gen.analysis.calls import (
     Noise,
     Spread,
@@ -48,7 +49,7 @@ from gen.analysis.calls import (
     timed,
     timed_at,
 )
-from gen.analysis.leads import Orders, leads, orders  # noqa: F401 - advice and pages read verdicts.orders
+from gen.analysis.leads import Orders
 from gen.analysis.values import variant_role
 from gen.analysis.why import Why, reason
 from gen.model import scenarios as declared_scenarios
@@ -72,6 +73,25 @@ def verdict_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: s
 
 
 # --------------------------------------------------------------------------- the verdict
+
+
+def orders(a: Timed, b: Timed, basis: str) -> Orders:
+    """Two rows' orders (leads.orders), read off the sweep's shared rounds where both rows carry them
+    (Timed.rounds_record: the profiled runs time each call alone, the shared rounds time them together); every page
+    asks here, so one pair has one order wherever it is worded."""
+    if a.rounds_record is not None and b.rounds_record is not None:
+        return leads_mod.orders(a.rounds_record, b.rounds_record, basis)
+    return leads_mod.orders(a, b, basis)
+
+
+def leads(a: Timed, b: Timed, basis: str) -> bool:
+    """a decidedly ahead of b (rules.lead_decided), on the record `orders` reads."""
+    return orders(a, b, basis).decided
+
+
+def _ranking_spread(t: Timed, basis: str | None) -> Spread | None:
+    """The spread the ranking reads: the shared rounds' where the row carries them (Timed.deciding)."""
+    return _basis(t.deciding, basis)
 
 
 @dataclass(frozen=True)
@@ -239,7 +259,7 @@ def _host_change(ok: list[Timed], fastest: Timed, basis: str, firsts: frozenset 
     other = [t for t in [top, *ties] if t.identity != fastest.identity or t.identity is None]
     other = [t for t in other if t.variant != fastest.variant]
     closed = tuple(t.variant for t in other if t.gpu_only is not None and fastest.gpu_only is not None
-                   and not overlaps(t.gpu_only, fastest.gpu_only)
+                   and not overlaps(t.deciding.gpu_only or t.gpu_only, fastest.deciding.gpu_only or fastest.gpu_only)
                    and (fastest.eager is None or overlaps(t.eager, fastest.eager) or t is top))
     return HostChange(tuple(t.variant for t in eo), tuple(t.variant for t in go), top.variant,
                       tuple(t.variant for t in ties if t.identity != top.identity or t.identity is None),
@@ -259,7 +279,8 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
     bases = ("gpu_only", "eager", "host")
     basis = next((b for b in bases if ok and all(getattr(t, b) for t in ok)), None) or \
         max(bases, key=lambda b: sum(1 for t in ok if getattr(t, b)))
-    ranked = sorted([t for t in ok if _basis(t, basis) is not None], key=lambda t: _basis(t, basis).median)
+    ranked = sorted([t for t in ok if _basis(t, basis) is not None],
+                    key=lambda t: (_ranking_spread(t, basis) or _basis(t, basis)).median)
     if not ranked:
         return None
     auto_name = variant_role("automatic")
@@ -284,7 +305,8 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
     # not decidedly behind (within the as-run noise of identical kernels) is a rival sharing the first rank, its
     # orders said with "not decided" (rules.lead_decided), never a tie by names.
     same = tuple(t.variant for t in twins if t in by_call or t not in timed_twins
-                 or (t.variant not in apart and overlaps(fb, _basis(t, basis))))
+                 or (t.variant not in apart and overlaps(_ranking_spread(fastest, basis) or fb,
+                                                         _ranking_spread(t, basis) or _basis(t, basis))))
     rivals = [t for t in ranked[1:] if t.variant not in same and t.variant not in apart]
     runner = rivals[0] if rivals else None
     rank_of = _competition_ranks(ranked, basis, apart)

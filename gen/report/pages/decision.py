@@ -81,8 +81,11 @@ def chart_rows(ls) -> list[dict]:
             lo, hi = verdicts.interval(s)
             workload = _workload(v.scenario, v.mode, _title(ls, v.scenario))
             # a call faster by its median than the recommended one says why it is not the call (review 12 item 12)
+            # never the recommended call's own tie partner: the same kernels are no faster call (review 2026-12-07-4
+            # item 7)
+            same = t.kernels is not None and t.kernels == v.row(rec).kernels
             why = (orders_words.not_the_call(verdicts.orders(t, v.row(rec), v.basis))
-                   if t.variant != rec and s.median < base and t.variant not in v.same_kernel else "")
+                   if t.variant != rec and s.median < base and t.variant not in v.same_kernel and not same else "")
             rows.append(dict(workload=workload, variant=fmt.label_of(t.variant), why=why,
                              role=charts.RECOMMENDED if t.variant == rec else
                              charts.DEFAULT_CALL if t.variant == auto else charts.OTHER_CALLS,
@@ -164,8 +167,11 @@ def table_rows(ls) -> list[dict]:
         gain = "same call" if a.default == auto else _gains(
             [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]) + ("*" if note else "")
         # the reader's words for the workloads (SCENARIO_WORDS: several scenarios read as "prefill"), inference first
-        clash = frozenset(decision_words.SCENARIO_WORDS.get(e.scenario) for e in a.exceptions
-                          if e.mode != Mode.TRAIN)
+        # and where two of this row's own workloads read the same (the article's shape, behind, beside grouped-query
+        # prefill: review 2026-12-07-4 item 5), each its scenario's own, so the gain range's workloads are all named
+        said = [decision_words.SCENARIO_WORDS.get(v.scenario) for v, _ in mine if v.mode != Mode.TRAIN]
+        clash = frozenset([*(decision_words.SCENARIO_WORDS.get(e.scenario) for e in a.exceptions
+                             if e.mode != Mode.TRAIN), *(w for w in said if said.count(w) > 1)])
         reader = _readers(ls, [v for v, _ in mine], clash)
         # the cell on the first screen is short; every workload named sits folded in it
         out.append(dict(workload=words.join_and(reader) if exceptions

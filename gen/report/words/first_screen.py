@@ -34,7 +34,8 @@ def workloads(items) -> str:
 
 def behind_margin() -> str:
     """What a gain under rules.ADVICE_MIN_GAIN means: not enough for the report to name another call."""
-    return f"under the {rules.ADVICE_MIN_GAIN:g}× gain the report asks before it names another call for a workload"
+    return (f"under the {rules.ADVICE_MIN_GAIN:g}× gain the report asks before it names another call for a workload "
+            "(read by the measure that decides the order: as run, or the kernel sums where they decide)")
 
 
 TIMED_APART = "not decided (timed apart)"  # a pair never in the same rounds: no noise comparison (Orders.timed_apart)

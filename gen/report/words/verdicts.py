@@ -10,6 +10,7 @@ from gen.analysis import paged, rules, unmeasured, verdicts
 from gen.analysis.calls import interval_gap
 from gen.model.variants import VARIANTS
 from gen.report.words import orders as orders_words
+from gen.report.words import shared_rounds
 from gen.report.words.as_run import equal_clock_line, ranked_by
 from gen.report.words.common import (
     REASON_CHARS,
@@ -362,6 +363,11 @@ def _runner_up(v: verdicts.Verdict, head: str, here: str) -> str:
     o = verdicts.orders(v.fastest, v.runner_up, v.basis)
     if o.decided_by_kernel_sum and not v.same_kernel:
         return _by_kernel_sum(v, o, here)
+    if shared_rounds.decided_in_rounds(v.fastest, v.runner_up) and o.decided:  # the times the runs', the order the
+        # sweep's shared rounds' (review 2026-12-07-4 item 4: one value per quantity, each record labelled)
+        return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}) "
+                f"{shared_rounds.runs_pair(v.fastest, v.runner_up, label)}; "
+                + shared_rounds.evidence(v.fastest, v.runner_up, o, label))
     if o.decided_by_rounds:  # the unpaired intervals need not be apart (rules.paired_interval)
         return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}) as run; the "
                 f"{intervals(fs, rs)} of the two medians " + ("do not overlap" if o.apart else "overlap")
