@@ -362,7 +362,7 @@ def _runner_up(v: verdicts.Verdict, head: str, here: str) -> str:
     o = verdicts.orders(v.fastest, v.runner_up, v.basis)
     if o.decided_by_kernel_sum and not v.same_kernel:
         return _by_kernel_sum(v, o, here)
-    if o.decided_by_rounds:  # the unpaired intervals need not be apart (rules.paired_interval)
+    if o.decided_by_rounds:  # the unpaired intervals need not be apart (rules.paired_leads)
         return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}) as run; the "
                 f"{intervals(fs, rs)} of the two medians " + ("do not overlap" if o.apart else "overlap")
                 + f", but {orders_words.paired(o, label)}")
