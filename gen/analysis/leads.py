@@ -54,25 +54,52 @@ class Orders:
     # (rules.CLOCK_GAP_PCT) still holds: how far its kernels' time follows the SM clock is not measured
     memory_bound: bool = False
     # second's over first's GPU-only median within each round the two shared (calls.same_rounds), in order; () where
-    # they shared none or either has no round medians (rules.paired_interval)
+    # they shared none or either has no round medians (rules.paired_intervals)
     per_round: tuple[float, ...] = ()
+    # the shared rounds' outcome for the pair, held against each member of a tie (rules.paired_leads, _paired): True,
+    # first ahead; False, second ahead; None, neither (or no shared rounds)
+    by_rounds: bool | None = None
+    # where the outcome of the pair alone is not held against a tie member: that member's name (the tie not split)
+    tie_against: str | None = None
 
     @property
-    def paired(self) -> tuple[float, float] | None:
-        """The interval of the per-round ratios' median (rules.paired_interval); None where too few rounds."""
-        return rules.paired_interval(self.per_round) if self.per_round else None
+    def round_groups(self) -> tuple[tuple[float, ...], ...]:
+        """The per-round ratios by orientation: the forward rounds' (1st, 3rd, ...) and the reversed ones' where the
+        set reversed its rounds (timings.orientation_medians), else all in one."""
+        if not self.per_round:
+            return ()
+        return (self.per_round[0::2], self.per_round[1::2]) if self.oriented else (self.per_round,)
+
+    @property
+    def paired(self) -> tuple[tuple[float, float], ...] | None:
+        """Each orientation's interval of the per-round ratios' median (rules.paired_intervals); None where too few
+        rounds."""
+        return rules.paired_intervals(self.round_groups) if self.per_round else None
+
+    @property
+    def paired_line(self) -> float | None:
+        """The per-round noise line of identical kernels the intervals are set against (pair_noise.AsRunNoise)."""
+        return self.noise.per_round if self.noise is not None else None
+
+    @property
+    def kernel_sum_noise(self) -> float | None:
+        """The point's kernel-sum noise of identical kernels (rules.kernel_sum_floor)."""
+        return self.noise.kernel_sum if self.noise is not None else None
+
+    @property
+    def kernel_sum_floor(self) -> float:
+        return rules.kernel_sum_floor(self.kernel_sum_noise)
 
     @property
     def paired_leader(self) -> str | None:
-        """The call ahead past rules.TIME_FLOOR_PCT over the shared rounds (rules.paired_leads); None where neither."""
-        lead = rules.paired_leads(self.paired)
-        return None if lead is None else self.first if lead else self.second
+        """The call the shared rounds put ahead (by_rounds: past the per-round noise line in each orientation, and
+        against each member of a tie); None where neither."""
+        return None if self.by_rounds is None else self.first if self.by_rounds else self.second
 
     @property
     def decided_by_rounds(self) -> bool:
-        """Decided by the paired rule alone (rules.lead_decided): the per-round ratios' interval past the floor, where
-        the rule without it would leave the lead not decided (packed documents on the paired H100 set: the unpaired
-        intervals overlap, the one call ahead in each of the 6 shared rounds; review 2026-12-07-3 item 5)."""
+        """Decided by the paired rule alone (rules.lead_decided): the per-round ratios' intervals past the line in each
+        orientation, where the rule without them would leave the lead not decided."""
         if not self.decided or self.paired_leader != self.first:
             return False
         gap = rules.clock_gap_pct(self.first_ks_mhz, self.second_ks_mhz) if self.kernel_sum is not None else None
@@ -80,7 +107,8 @@ class Orders:
         noise = self.noise
         return not rules.lead_decided(self.apart, self.as_run, noise.ratio if noise else None, self.kernel_sum, gap,
                                       (self.forward, self.reverse), self.same_rounds,
-                                      noise.oriented if noise else None, clocks)
+                                      noise.oriented if noise else None, clocks,
+                                      kernel_sum_noise=self.kernel_sum_noise)
 
     @property
     def timed_apart(self) -> bool:
@@ -134,7 +162,8 @@ class Orders:
         return not rules.lead_decided(self.apart, rules.TIMED_APART_REACH, None, self.kernel_sum, gap,
                                       (self.forward, self.reverse), False,
                                       kernel_sum_clocks=(None, None) if self.memory_bound
-                                      else (self.first_ks_mhz, self.second_ks_mhz))
+                                      else (self.first_ks_mhz, self.second_ks_mhz),
+                                      kernel_sum_noise=self.kernel_sum_noise)
 
     @property
     def undecided(self) -> bool:
@@ -174,7 +203,7 @@ class Orders:
         item 6)."""
         if self.kernel_sum_one_clock or self.memory_bound:  # HBM's time need not follow the SM clock at all
             return None
-        return rules.sums_past_clock(self.kernel_sum, self.first_ks_mhz, self.second_ks_mhz)
+        return rules.sums_past_clock(self.kernel_sum, self.first_ks_mhz, self.second_ks_mhz, self.kernel_sum_floor)
 
     @property
     def clock_explains(self) -> float | None:
@@ -195,13 +224,15 @@ class Orders:
     @property
     def kernels_leader(self) -> str | None:
         """Within noise as run (the as-run intervals overlap), the call the kernel sums put ahead past
-        rules.TIME_FLOOR_PCT, at clocks within rules.CLOCK_GAP_PCT or with that call at the lower clock
+        rules.kernel_sum_floor (the point's kernel-sum noise of identical kernels, at least rules.TIME_FLOOR_PCT), at
+        clocks within rules.CLOCK_GAP_PCT or with that call at the lower clock
         (kernel_sum_conservative), and ahead in both round orientations where the set reversed them: a lead the
         as-run times cannot show but no measure contradicts (review 2026-12-06-4 item 1, cuDNN FP8 1.20x by kernel
         sum at an 11% lower clock). It does not change who leads (rules.lead_decided); the decision does not count
         the other call's workload as a first place for it. None where there is no such call."""
         ks = self.kernel_sum
-        if self.apart or self.timed_apart or ks is None or not (ks > rules.TIME_FLOOR or ks * rules.TIME_FLOOR < 1):
+        floor = self.kernel_sum_floor
+        if self.apart or self.timed_apart or ks is None or not (ks > floor or ks * floor < 1):
             return None
         if not (self.kernel_sum_fair or self.kernel_sum_conservative):
             return None
@@ -298,24 +329,54 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
     ks_gap = rules.clock_gap_pct(a.kernel_sum_mhz, b.kernel_sum_mhz) if ks is not None else None
     fwd, rev = (ratio(x, y) for x, y in zip(_oriented(a, sa, b), _oriented(b, sb, a)))
     together = calls.same_rounds(a, b) if on_gpu else None
-    per_round = _per_round(a, b) if together else ()
+    per_round = _per_round(a.round_ms, b.round_ms) if together else ()
+    oriented = fwd is not None and rev is not None
+    by_rounds, tie_against = _paired(a, b, per_round, oriented, noise) if per_round else (None, None)
     memory_bound = on_gpu and not (a.equal_clock and b.equal_clock)
     clocks = (None, None) if memory_bound else (a.kernel_sum_mhz, b.kernel_sum_mhz)  # rules.sums_past_clock
     decided = (rules.lead_decided(apart, as_run, noise.ratio if noise else None, ks, ks_gap, (fwd, rev),
-                                  together, noise.oriented if noise else None, clocks,
-                                  rules.paired_interval(per_round) if per_round else None)
+                                  together, noise.oriented if noise else None, clocks, by_rounds,
+                                  noise.kernel_sum if noise else None)
                if on_gpu else apart)
     return Orders(a.variant, b.variant, as_run, apart, eq, ks, a.sm_clock_mhz, b.sm_clock_mhz,
                   ka, kb, a.kernel_sum_mhz, b.kernel_sum_mhz, gap, decided, noise, fwd, rev,
-                  a.rounds, b.rounds, together, memory_bound=memory_bound, per_round=per_round)
+                  a.rounds, b.rounds, together, memory_bound=memory_bound, per_round=per_round,
+                  by_rounds=by_rounds, tie_against=tie_against)
 
 
-def _per_round(a: Timed, b: Timed) -> tuple[float, ...]:
+def _groups(ratios: tuple[float, ...], oriented: bool) -> tuple[tuple[float, ...], ...]:
+    return (ratios[0::2], ratios[1::2]) if oriented else (ratios,)
+
+
+def _paired(a: Timed, b: Timed, per_round: tuple[float, ...], oriented: bool,
+            noise: AsRunNoise | None) -> tuple[bool | None, str | None]:
+    """The shared rounds' outcome for a against b (rules.paired_leads against the point's per-round line), held against
+    each member of a tie (review 2026-12-07-4 item 1: FA4 decided over SDPA with no backend pinned at GQA 16k, not over
+    SDPA cuDNN, the same kernels): every call that ran the very same kernels as a or b in the same rounds
+    (pair_noise.AsRunNoise.twins) must give the same outcome against the other side, else none. (outcome, the tie
+    member that did not hold; None where all held)."""
+    line = noise.per_round if noise is not None else None
+    lead = rules.paired_leads(rules.paired_intervals(_groups(per_round, oriented)), line)
+    if lead is None or noise is None:
+        return lead, None
+    side_a = [(a.variant, a.round_ms)] + [(x, noise.round_ms(x)) for x in noise.partners(a.variant) if x != b.variant]
+    side_b = [(b.variant, b.round_ms)] + [(y, noise.round_ms(y)) for y in noise.partners(b.variant) if y != a.variant]
+    for x, xr in side_a:
+        for y, yr in side_b:
+            if (x, y) == (a.variant, b.variant):
+                continue
+            ratios = _per_round(xr, yr)
+            if rules.paired_leads(rules.paired_intervals(_groups(ratios, oriented)) if ratios else None, line) != lead:
+                return None, y if x == a.variant else x
+    return lead, None
+
+
+def _per_round(a_ms: tuple[float, ...], b_ms: tuple[float, ...]) -> tuple[float, ...]:
     """b's round median over a's in each round the two shared, in order (both timed in the same rounds: the same
     count); () where either has none, or the counts differ."""
-    if not a.round_ms or len(a.round_ms) != len(b.round_ms) or min(a.round_ms) <= 0:
+    if not a_ms or len(a_ms) != len(b_ms) or min(a_ms) <= 0:
         return ()
-    return tuple(y / x for x, y in zip(a.round_ms, b.round_ms))
+    return tuple(y / x for x, y in zip(a_ms, b_ms))
 
 
 def leads(a: Timed, b: Timed, basis: str) -> bool:

@@ -4,6 +4,11 @@ as-run order can read with nothing to say about the kernels (review 2026-12-06-2
 SDPA with no backend pinned, 1.07-1.16x apart). Both calls read the same inputs: a paged call and its contiguous twin
 launch the same kernels, but their gap is paging's cost (`_same_inputs`).
 
+The same pairs give two more lines (review 2026-12-07-4 items 1 and 6): where both ran in the point's shared rounds,
+how far apart their per-round ratio swings (`per_round`: the paired rule, rules.paired_leads), and how far apart their
+kernel sums read (`kernel_sum`: rules.kernel_sum_floor). Each is borrowed as the as-run line is (`largest`) where the
+point has none of its own.
+
 Takes: a loaded set (gen.analysis.tables). Gives: `AsRunNoise` and `noise_at(ls, kind, scenario, mode, point)`, the
 point's own where it has an identical pair, else the set's largest, marked borrowed. Numbers only."""
 
@@ -25,7 +30,14 @@ class AsRunNoise:
     set's largest, measured at `scenario`, `mode`, `point`. `oriented`: the line for one round orientation's medians
     (rules.lead_decided), the largest ratio of identical kernels' forward-round medians or of their reversed-round
     medians, over the point's identical pairs (where borrowed, over the points it is borrowed from); None where no
-    such pair had its rounds reversed (the whole medians' line then stands for each orientation too)."""
+    such pair had its rounds reversed (the whole medians' line then stands for each orientation too).
+    `per_round`: the largest per-round ratio (either call's round median over the other's, both directions) of
+    identical kernels timed in the same shared rounds, the paired rule's line (rules.paired_leads); `kernel_sum`: the
+    largest kernel-sum ratio of identical kernels (larger over smaller; past rules.CLOCK_GAP_PCT apart in clock, less
+    what the gap explains: rules.clock_left), the kernel sums' line (rules.kernel_sum_floor); each None where no pair
+    gives it, and `*_borrowed` where taken from other points (`largest`).
+    `twins`: the point's identical pairs timed in the same shared rounds, and `rounds` their round medians (variant,
+    medians): a lead the shared rounds decide must hold against each member of a tie (leads.orders)."""
 
     ratio: float
     fast: str
@@ -35,6 +47,20 @@ class AsRunNoise:
     point: schema.Point
     borrowed: bool = False
     oriented: float | None = None
+    per_round: float | None = None
+    per_round_borrowed: bool = False
+    kernel_sum: float | None = None
+    kernel_sum_borrowed: bool = False
+    twins: tuple[tuple[str, str], ...] = ()
+    rounds: tuple[tuple[str, tuple[float, ...]], ...] = ()
+
+    def round_ms(self, variant: str) -> tuple[float, ...]:
+        """A twin's round medians (`rounds`); () where it is none."""
+        return next((r for v, r in self.rounds if v == variant), ())
+
+    def partners(self, variant: str) -> tuple[str, ...]:
+        """The calls that ran the very same kernels as `variant` in the same shared rounds (`twins`)."""
+        return tuple(b if a == variant else a for a, b in self.twins if variant in (a, b))
 
 
 def _graph_kernels(rec) -> tuple | None:
@@ -76,9 +102,60 @@ def _oriented(a, b) -> float | None:
     return max(max(fa, fb) / min(fa, fb), max(ra, rb) / min(ra, rb))
 
 
+def _round_medians(rec) -> tuple[float, ...]:
+    """The GPU-only graph time's median in each round, where the call ran in the point's shared rounds (not retried
+    alone, nor its graph replayed alone after them: gen.analysis.calls.rounds_of); () elsewhere."""
+    t = rec.timing
+    if len(t.interleaved_with or ()) < 2 or t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH:
+        return ()
+    g, e = t.slots.get(schema.Window.GPU_ONLY.value) or [], t.slots.get(schema.Window.EAGER.value) or []
+    if g and e and min(g) > max(e):  # the graph replayed alone after the rounds
+        return ()
+    return tuple(timings.round_medians(t.gpu_only_ms, (t.round_sizes or {}).get(schema.Window.GPU_ONLY)))
+
+
+def _per_round(a, b) -> float | None:
+    """Two identical calls' largest per-round ratio, either over the other, where both ran in the same shared rounds
+    (each in the other's interleaved_with, as many rounds); None elsewhere."""
+    ra, rb = _round_medians(a), _round_medians(b)
+    if (not ra or len(ra) != len(rb) or min(ra + rb) <= 0 or b.variant not in a.timing.interleaved_with
+            or a.variant not in b.timing.interleaved_with or a.timing.interleave_later != b.timing.interleave_later):
+        return None
+    return max(max(x / y, y / x) for x, y in zip(ra, rb))
+
+
+def _kernel_sum(ls, a, b) -> float | None:
+    """Two identical calls' kernel sums, larger over smaller, as any two sums are read (rules.lead_decided): past
+    rules.CLOCK_GAP_PCT apart in clock, less what the gap explains (rules.clock_left; not at a memory-bound point,
+    where the sums at clocks apart say nothing); None where either has none."""
+    ks, mhz = [], []
+    for r in (a, b):
+        tr = ls.sweep_trace(r.trace) if r.trace and not r.timing.kernel_sum_ms else None
+        tm = ls.times(r, tr)
+        ks.append(tm.kernel_sum.median if tm.kernel_sum.n else None)
+        mhz.append(tm.window(schema.Window.KERNEL_SUM).sm_clock_mhz if tm.kernel_sum.n else None)
+    if None in ks or min(ks) <= 0:
+        return None
+    ratio = ks[1] / ks[0]
+    gap = rules.clock_gap_pct(*mhz)
+    if gap is not None and gap > rules.CLOCK_GAP_PCT and not _memory_bound(a.point, a.mode):
+        left = rules.clock_left(ratio, *mhz)  # a bound: what the clock explains is gone, the order never turned
+        return max(left if ratio >= 1 else 1 / left, 1.0)
+    return max(ratio, 1 / ratio)
+
+
 def _largest(xs) -> float | None:
     xs = [x for x in xs if x is not None]
     return max(xs) if xs else None
+
+
+def _identical(ls, same: list):
+    """The pairs of one group of records with the same graph kernels that ran identical kernels on the same inputs."""
+    for i, a in enumerate(same):
+        for b in same[i + 1:]:
+            if not (a.variant == b.variant or not _same_inputs(a, b) or not _same_replay(a, b)
+                    or _signature(ls, a) != _signature(ls, b)):
+                yield a, b
 
 
 def _point_noise(ls, key: tuple, recs: list) -> AsRunNoise | None:
@@ -87,22 +164,26 @@ def _point_noise(ls, key: tuple, recs: list) -> AsRunNoise | None:
         g = _graph_kernels(r)
         if g is not None:
             groups.setdefault(g, []).append(r)
-    best, oriented = None, []
+    best, oriented, per_round, sums, twins, rounds = None, [], [], [], [], {}
     for same in groups.values():
-        for i, a in enumerate(same):
-            for b in same[i + 1:]:
-                if (a.variant == b.variant or not _same_inputs(a, b) or not _same_replay(a, b)
-                        or _signature(ls, a) != _signature(ls, b)):
-                    continue
-                ma, mb = (timings.times(r).gpu_only.median for r in (a, b))
-                if not ma or not mb:
-                    continue
-                fast, slow = (a, b) if ma <= mb else (b, a)
-                ratio = max(ma, mb) / min(ma, mb)
-                oriented.append(_oriented(a, b))
-                if best is None or ratio > best.ratio:
-                    best = AsRunNoise(ratio, fast.variant, slow.variant, key[1], key[2], key[3])
-    return replace(best, oriented=_largest(oriented)) if best is not None else None
+        for a, b in _identical(ls, same):
+            ma, mb = (timings.times(r).gpu_only.median for r in (a, b))
+            if not ma or not mb:
+                continue
+            fast, slow = (a, b) if ma <= mb else (b, a)
+            ratio = max(ma, mb) / min(ma, mb)
+            oriented.append(_oriented(a, b))
+            sums.append(_kernel_sum(ls, a, b))
+            if (pr := _per_round(a, b)) is not None:
+                per_round.append(pr)
+                twins.append(tuple(sorted((a.variant, b.variant))))
+                rounds.update({r.variant: _round_medians(r) for r in (a, b)})
+            if best is None or ratio > best.ratio:
+                best = AsRunNoise(ratio, fast.variant, slow.variant, key[1], key[2], key[3])
+    if best is None:
+        return None
+    return replace(best, oriented=_largest(oriented), per_round=_largest(per_round), kernel_sum=_largest(sums),
+                   twins=tuple(sorted(twins)), rounds=tuple(sorted(rounds.items())))
 
 
 def measured(ls) -> dict[tuple, AsRunNoise]:
@@ -139,7 +220,9 @@ def largest(ls, point: schema.Point | None = None, mode: str | None = None) -> A
         own = alike or own
     if not own:
         return None
-    return replace(max(own, key=lambda n: n.ratio), borrowed=True, oriented=_largest(n.oriented for n in own))
+    return replace(max(own, key=lambda n: n.ratio), borrowed=True, oriented=_largest(n.oriented for n in own),
+                   per_round=_largest(n.per_round for n in own), per_round_borrowed=True,
+                   kernel_sum=_largest(n.kernel_sum for n in own), kernel_sum_borrowed=True, twins=(), rounds=())
 
 
 def noise_at(ls, kind: str, scenario: str, mode: str, point: schema.Point | None) -> AsRunNoise | None:
@@ -147,4 +230,14 @@ def noise_at(ls, kind: str, scenario: str, mode: str, point: schema.Point | None
     (a set without graph replay or traces)."""
     if ls.kind != schema.SetKind.MEASURED:
         return None
-    return measured(ls).get((kind, scenario, mode, point)) or largest(ls, point, mode)
+    own = measured(ls).get((kind, scenario, mode, point))
+    if own is None:
+        return largest(ls, point, mode)
+    if own.per_round is not None and own.kernel_sum is not None:
+        return own
+    lent = largest(ls, point, mode)  # the lines the point's own pairs do not give, borrowed as the as-run one is
+    if own.per_round is None and lent.per_round is not None:
+        own = replace(own, per_round=lent.per_round, per_round_borrowed=True)
+    if own.kernel_sum is None and lent.kernel_sum is not None:
+        own = replace(own, kernel_sum=lent.kernel_sum, kernel_sum_borrowed=True)
+    return own

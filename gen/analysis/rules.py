@@ -130,14 +130,35 @@ def clock_gap_pct(a_mhz: float | None, b_mhz: float | None) -> float | None:
     return abs(a_mhz - b_mhz) / max(a_mhz, b_mhz) * 100.0
 
 
-def sums_past_clock(ratio: float | None, a_mhz: float | None, b_mhz: float | None) -> float | None:
-    """The kernel sums' ratio (b's over a's) less the most their windows' clock gap can explain (above); None where a
-    figure is missing or what is left is within TIME_FLOOR_PCT (the sums then say nothing past the gap)."""
+def clock_left(ratio: float | None, a_mhz: float | None, b_mhz: float | None) -> float | None:
+    """The kernel sums' ratio (b's over a's) less the most their windows' clock gap can explain (above): the leader's
+    lead over its clock ratio, whole where it ran at the lower clock; None where a figure is missing."""
     if missing(ratio) or missing(a_mhz) or missing(b_mhz) or a_mhz <= 0 or b_mhz <= 0:
         return None
-    if ratio >= 1:  # a bound, not a model: what is left never turns the order round
-        return left if (left := ratio / max(a_mhz / b_mhz, 1)) > TIME_FLOOR else None
-    return left if (left := ratio * max(b_mhz / a_mhz, 1)) * TIME_FLOOR < 1 else None
+    return ratio / max(a_mhz / b_mhz, 1) if ratio >= 1 else ratio * max(b_mhz / a_mhz, 1)
+
+
+def sums_past_clock(ratio: float | None, a_mhz: float | None, b_mhz: float | None,
+                    floor: float = TIME_FLOOR) -> float | None:
+    """clock_left, where what is left is beyond `floor` (kernel_sum_floor); None where a figure is missing or it is
+    within (the sums then say nothing past the gap). A bound, not a model: what is left never turns the order round."""
+    left = clock_left(ratio, a_mhz, b_mhz)
+    if left is None:
+        return None
+    return left if (left > floor if ratio >= 1 else left * floor < 1) else None
+
+
+# Kernel sums of identical kernels read apart too (review 2026-12-07-4 item 6: SDPA cuDNN 49.86 µs against SDPA with no
+# backend pinned 50.82 µs at paired decode, 4,096 keys, 1.019x, both at 1980 MHz; the sliding-window point of the
+# older H100 set 1.069x at clocks 1.4% apart): three profiled calls a side are one draw of their windows. So wherever
+# kernel sums decide, overrule or name a leader (lead_decided, sums_past_clock, leads.Orders.kernels_leader), they count
+# only past the point's kernel-sum noise of identical kernels (gen.analysis.pair_noise: the larger sum over the smaller,
+# less what their clock gap explains, as clock_left reads any two sums), or TIME_FLOOR where that is smaller; a point
+# with no identical pair borrows the set's largest among points rated in the same figure, as the as-run line does.
+def kernel_sum_floor(noise: float | None) -> float:
+    """The ratio two kernel sums must pass to say anything: the point's kernel-sum noise of identical kernels, or
+    TIME_FLOOR, whichever is larger."""
+    return TIME_FLOOR if missing(noise) else max(TIME_FLOOR, noise)
 
 
 def beyond_pair_noise(as_run: float | None, orientations: tuple[float | None, float | None], noise: float | None,
@@ -153,36 +174,47 @@ def beyond_pair_noise(as_run: float | None, orientations: tuple[float | None, fl
             and (not oriented or min(oriented) > line * TIME_FLOOR))
 
 
-# Paired rounds (review 2026-12-07-3 item 5): two calls timed in the same shared rounds (calls.same_rounds) ran each
-# round's windows minutes apart at most, one after the other, so whatever moves a round (the clock, the board's power,
-# the neighbour before it) moves both alike: their ratio within each round (second's round median over first's) is
-# the pair's own measurement, and its median over the rounds is read as any median is, by the distribution-free
-# interval at CI_LEVEL (stats.median_interval; the whole range of the rounds where they are too few for the level).
-# Unpaired, the two medians' intervals take in each call's own swing with round orientation (packed documents:
-# FlexAttention 1.28 ms forward, 1.11 ms reversed) and overlap, though the one call was ahead in every shared round.
-# The lead is decided where that interval lies past TIME_FLOOR on one side (a ratio known no better than the floor of
-# each time), and the kernel sums, where fair, do not put the other call ahead; an interval past the floor on the
-# other side leaves the as-run median's order not decided. Fewer than PAIRED_MIN_ROUNDS rounds give no interval: one
-# round is no spread at all, two (one in each orientation) cover the median at 50%, three at 75% (1 - 2/8).
+# Paired rounds (review 2026-12-07-3 item 5, bounded by review 2026-12-07-4 items 1-2): two calls timed in the same
+# shared rounds (calls.same_rounds) ran each round's windows one after the other, so their ratio within a round
+# (second's round median over first's) drops what moves whole rounds apart, but not what moves one window against the
+# next: identical kernels in the same round read 0.85-1.23x apart at the paired set's GQA 16k (SDPA cuDNN against SDPA
+# with no backend pinned), and a pair's per-round ratio splits by which of the two ran first (packed documents:
+# 1.01-1.04x in the rounds FlexAttention ran first, 1.08-1.15x in the others). So a lead the unpaired intervals leave
+# open is decided round by round only where, in the forward rounds and in the reversed ones each on its own (as the as-
+# run rule reads its orientations), the interval of the median of the per-round ratios (stats.median_interval: the whole
+# range where the rounds are too few for CI_LEVEL, at the level it gives, 75% for 3 rounds, 50% for 2) lies past the
+# point's per-round noise of identical kernels (gen.analysis.pair_noise: their largest per-round ratio, either call over
+# the other; borrowed where the point has none, as the as-run line is) by more than TIME_FLOOR_PCT. Up to 8 rounds an
+# orientation, that interval is the whole range: every shared round must clear the line, whichever call ran first in it.
+# The fair kernel sums must not put the other call ahead past kernel_sum_floor, and the lead must hold against each
+# member of a tie (leads.orders: a call ahead of SDPA with no backend pinned is ahead of SDPA cuDNN too, or of neither).
+# Fewer than PAIRED_MIN_ROUNDS shared rounds give no such interval.
 PAIRED_MIN_ROUNDS = 3
 
 
-def paired_interval(ratios) -> tuple[float, float] | None:
-    """The interval of the median of per-round ratios (the rule above); None where fewer than PAIRED_MIN_ROUNDS rounds
-    or a ratio is missing."""
-    xs = [r for r in ratios or () if not missing(r)]
-    if len(xs) < PAIRED_MIN_ROUNDS or len(xs) != len(ratios):
+def paired_intervals(groups) -> tuple[tuple[float, float], ...] | None:
+    """Each orientation's interval of the median of its per-round ratios (`groups`: the ratios of the forward rounds
+    and of the reversed ones, or one group where the set did not reverse its rounds; the rule above); None where
+    fewer than PAIRED_MIN_ROUNDS rounds in all, an orientation without a round, or a ratio missing."""
+    groups = [list(g or ()) for g in groups or ()]
+    if (not groups or any(not g for g in groups) or sum(map(len, groups)) < PAIRED_MIN_ROUNDS
+            or any(missing(r) for g in groups for r in g)):
         return None
-    return stats.median_interval(xs)
+    return tuple(stats.median_interval(g) for g in groups)
 
 
-def paired_leads(interval: tuple[float, float] | None) -> bool | None:
-    """Over the shared rounds (interval: second's time over first's, paired_interval), the first leads (True) past
-    TIME_FLOOR, the second does (False), or neither (None: the interval reaches within the floor of 1)."""
-    if interval is None:
+def paired_leads(intervals: tuple[tuple[float, float], ...] | None, line: float | None = None) -> bool | None:
+    """Over the shared rounds (paired_intervals: second's time over first's), the first leads (True), the second does
+    (False), or neither (None): every orientation's interval past the per-round noise line `line` (None: no identical
+    pair in the set, the floor alone) by more than TIME_FLOOR_PCT, on the one side."""
+    if not intervals:
         return None
-    lo, hi = interval
-    return True if lo > TIME_FLOOR else False if hi * TIME_FLOOR < 1 else None
+    past = (1.0 if missing(line) else max(line, 1.0)) * TIME_FLOOR
+    if all(lo > past for lo, _ in intervals):
+        return True
+    if all(hi * past < 1 for _, hi in intervals):
+        return False
+    return None
 
 
 def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
@@ -190,7 +222,7 @@ def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
                  orientations: tuple[float | None, float | None] = (None, None),
                  same_rounds: bool | None = None, noise_oriented: float | None = None,
                  kernel_sum_clocks: tuple[float | None, float | None] = (None, None),
-                 paired: tuple[float, float] | None = None) -> bool:
+                 paired: bool | None = None, kernel_sum_noise: float | None = None) -> bool:
     """The rule above for a pair whose as-run median puts a ahead of b: `as_run` and `kernel_sum_ratio` are b's time
     over a's (above 1: a ahead; None where that order is not there); `noise`: the point's as-run noise of identical
     kernels (larger median over smaller; None where the set has no identical pair, so none to check);
@@ -200,40 +232,41 @@ def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
     where the two were not timed in the same rounds (only the kernel sums at one clock decide), None where not known;
     `noise_oriented`: the line for one orientation's medians (beyond_pair_noise; None: `noise` stands for it);
     `kernel_sum_clocks`: a's and b's kernel-sum windows' clocks (sums past CLOCK_GAP_PCT decide by sums_past_clock);
-    `paired`: b over a within each shared round, its interval (paired_interval; None: not timed in the same rounds,
-    or too few rounds). True: a leads; False: not decided."""
+    `paired`: the shared rounds' outcome (paired_leads, held against each member of a tie: leads.orders): True, a
+    ahead; False, b ahead; None, neither or not timed in the same rounds; `kernel_sum_noise`: the point's kernel-sum
+    noise of identical kernels (kernel_sum_floor; None: the floor alone). True: a leads; False: not decided."""
     if missing(as_run):
         return False
-    past = sums_past_clock(kernel_sum_ratio, *kernel_sum_clocks)
+    floor, ks_floor = TIME_FLOOR, kernel_sum_floor(kernel_sum_noise)
+    past = sums_past_clock(kernel_sum_ratio, *kernel_sum_clocks, floor=ks_floor)
     if kernel_sum_gap is not None and kernel_sum_gap > CLOCK_GAP_PCT and past is not None:
         kernel_sum_ratio, kernel_sum_gap = past, 0.0  # the lead left past the clock gap decides as at one clock
-    floor = TIME_FLOOR
-    by_rounds = paired_leads(paired) if same_rounds else None
+    by_rounds = paired if same_rounds else None
     if by_rounds is False:
-        return False  # b ahead past the floor in the rounds both shared: the medians' order is not a's
-    if by_rounds:  # a ahead past the floor within the rounds both shared, whatever the unpaired intervals
+        return False  # b ahead past the line in the rounds both shared: the medians' order is not a's
+    if by_rounds:  # a ahead past the line within the rounds both shared, whatever the unpaired intervals
         sums_fair = kernel_sum_gap is None or kernel_sum_gap <= CLOCK_GAP_PCT
-        return not (sums_fair and not missing(kernel_sum_ratio) and kernel_sum_ratio * floor < 1)
+        return not (sums_fair and not missing(kernel_sum_ratio) and kernel_sum_ratio * ks_floor < 1)
     if not as_run_apart:
         return False
     if same_rounds is False:  # timed apart: the as-run times were taken in different conditions
         sums_fair = kernel_sum_gap is not None and kernel_sum_gap <= CLOCK_GAP_PCT and not missing(kernel_sum_ratio)
         if as_run > TIMED_APART_REACH:  # past what the conditions can move a time
-            return not (sums_fair and kernel_sum_ratio * floor < 1)
-        return sums_fair and kernel_sum_ratio > floor
+            return not (sums_fair and kernel_sum_ratio * ks_floor < 1)
+        return sums_fair and kernel_sum_ratio > ks_floor
     oriented = [r for r in orientations if not missing(r)]
     if len(oriented) == 2 and min(oriented) <= floor:
         return False  # flips, or within the floor, after one of its two neighbours
     sums_fair = kernel_sum_gap is None or kernel_sum_gap <= CLOCK_GAP_PCT
     sums_decide = (len(oriented) == 2 and kernel_sum_gap is not None and sums_fair
-                   and not missing(kernel_sum_ratio) and kernel_sum_ratio > floor)
+                   and not missing(kernel_sum_ratio) and kernel_sum_ratio > ks_floor)
     # the weaker orientation bears the lead as much as the median does: a lead beyond the line only in the forward
     # rounds, which the 5-round median is taken from, is within it (review 2026-12-06-4 item 4: packed documents
     # 1.17x as run, 1.07x in the reversed rounds, against a 1.147x line), and an orientation's line is the identical
     # pairs' orientation medians', not their whole medians' (review 2026-12-06-5 item 2)
     if not beyond_pair_noise(as_run, orientations, noise, noise_oriented) and not sums_decide:
         return False  # within what identical kernels read apart at this point
-    return not (sums_fair and not missing(kernel_sum_ratio) and kernel_sum_ratio * floor < 1)
+    return not (sums_fair and not missing(kernel_sum_ratio) and kernel_sum_ratio * ks_floor < 1)
 
 
 def orientation_gap_pct(forward_ms: float | None, reversed_ms: float | None) -> float | None:

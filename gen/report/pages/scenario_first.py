@@ -45,6 +45,7 @@ def facts(ls, name: str) -> dict | None:
         whose = f"{words.at_cell(f).split(' · ')[0].capitalize()}: " if len(found) > 1 else ""
         notes = [whose + x for x in (words.named_note(f), words.loop_note(f)) if x]
         rows.append(dict(mode=f.mode, variant=f.fastest, set=ls.name, set_title=fmt.set_title(ls),
+                         rounds_note=[whose + x if i == 0 else x for i, x in enumerate(words.rounds_note(f))],
                          at=words.at_cell(f), call=words.call_cell(f), named=words.named_cell(f),
                          time=words.time_cell(f), conditions=words.conditions_cell(f, env), next=words.next_cell(f),
                          gain=words.gain_cell(f), holds=words.holds_cell(f), notes=notes))
@@ -82,6 +83,7 @@ def view(found: list[dict], title: str, command: str = BUILD_COMMAND) -> dict | 
         title_lines.append(words.HOLLOW_NOTE)
     if any(p["named"] for p in points):
         title_lines.append(words.NAMED_MARK)
+    title_lines += [x for f in found for r in f["rows"] for x in r.get("rounds_note") or ()]
     spec = charts.drawn(charts.verdict_point(points, verdict_point.ROLES,
                                              title_lines if len(title_lines) > 1 else title_lines[0])) \
         if points else None

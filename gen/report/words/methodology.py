@@ -329,9 +329,14 @@ LEAD = "Who leads a pair"  # the rows of the rule in the rules table begin with 
 def lead_rules() -> list[tuple[str, str]]:
     """rules.lead_decided in words, with its thresholds as code holds them: one short row per condition of the rules
     table, each with brackets one deep (review 2026-12-07-1 N11: one cell of about 490 words, brackets two deep)."""
+    from gen.model import stats
+
     floor, gap = f"{rules.TIME_FLOOR_PCT:g}%", f"{rules.CLOCK_GAP_PCT:g}%"
+    ks_line = f"the kernel sums' own noise line, at least {floor}"
     sums = (f"kernel sums taken within {gap} of each other's clock (or farther apart, by more than the gap can "
-            f"explain: the row on clocks apart) that agree with the as-run order by more than {floor}")
+            f"explain: the row on clocks apart) that agree with the as-run order past {ks_line}")
+    whole = max(n for n in range(1, 64) if stats.order_statistic_rank(n) == 1)  # rounds whose interval is their range
+    level = ", ".join(f"{n} rounds {100 * stats.interval_level(n):g}%" for n in (2, rules.PAIRED_MIN_ROUNDS))
     conditions = [
         (f"{LEAD}: intervals", "the two medians' intervals are apart"),
         (f"{LEAD}: each round orientation",
@@ -350,7 +355,7 @@ def lead_rules() -> list[tuple[str, str]]:
          "reversed its rounds, the whole medians' line stands, and the verdict says so"),
         (f"{LEAD}: kernel sums not against",
          f"the kernel sums, where their windows' mean SM clocks are within {gap} of each other (or farther apart, "
-         f"past what the gap can explain), do not put the other call ahead by more than {floor}. This clock gate "
+         f"past what the gap can explain), do not put the other call ahead past {ks_line}. This clock gate "
          "holds at memory-bound points too, where the sums never decide past it: how far their kernels' "
          "time follows the SM clock is not measured here, and no memory clock is recorded"),
     ]
@@ -360,6 +365,11 @@ def lead_rules() -> list[tuple[str, str]]:
          "scenarios, or TFLOP/s: the figure its scenario is rated in, not its arithmetic intensity against the "
          "roofline's ridge), and says so. A paged call and the same call on a contiguous cache launch the same "
          "kernels, but their gap is paging's cost: no such pair"),
+        (f"{LEAD}: the kernel sums' own noise",
+         "kernel sums of identical kernels read apart too, each from three profiled calls: where kernel sums decide, "
+         "overrule or put a call behind, they count only past the point's largest kernel-sum ratio of two calls "
+         f"that ran the very same kernels (less what their clock gap explains), or past {floor}, whichever is larger. "
+         "A point with no such pair borrows it as the as-run line is borrowed"),
         (f"{LEAD}: kernel sums instead of the noise line",
          f"against either line, the point's own or a borrowed one, {sums}, with both orientations agreeing, decide "
          "instead: the line is one draw of identical kernels' windows, the sums the best-controlled order"),
@@ -367,13 +377,20 @@ def lead_rules() -> list[tuple[str, str]]:
          f"kernel sums more than {gap} apart in clock still decide where their lead exceeds what that gap can "
          "explain: a kernel's time falls at most in proportion to 1 / clock, so a clock g above the other's explains "
          f"at most 1 + g. The leader's lead over its clock ratio (whole where it ran at the lower clock) must exceed "
-         f"1 + {floor}; it then counts as sums at one clock, wherever sums are read. Not at memory-bound points"),
+         f"the kernel sums' own noise line (at least 1 + {floor}); it then counts as sums at one clock, wherever sums "
+         "are read. Not at memory-bound points"),
         (f"{LEAD}: round by round",
-         "two calls timed in the same rounds whose median intervals overlap: where the distribution-free interval of "
-         f"the median of their per-round time ratio (from {rules.PAIRED_MIN_ROUNDS} rounds; with too few for the "
-         f"level, the whole range, at the level it gives) lies past 1 + {floor}, and kernel sums within {gap} of each "
-         f"other's clock do not put the other call ahead by more than {floor}, the rounds decide. A round holds both "
-         "calls in one stretch of clock and power, so what swings between rounds largely cancels in their ratio"),
+         "another path, for two calls timed in the same rounds whose intervals overlap: it skips the intervals and "
+         "the as-run noise rows. In each round orientation on its own, the interval of the median of the per-round "
+         f"time ratios (the whole range up to {whole} rounds: {level}) lies past the per-round noise of identical "
+         f"kernels (next row) by more than {floor}, and fair kernel sums do not put the other call ahead past their "
+         f"line; from {rules.PAIRED_MIN_ROUNDS} shared rounds"),
+        (f"{LEAD}: round by round, its noise and ties",
+         "within one round two calls do not share one stretch of clock and power: SDPA cuDNN and SDPA with no "
+         "backend pinned, the same kernels, read well apart round by round at power-limited points. The "
+         "line is the point's largest such ratio, either call over the other, borrowed as the as-run line is. A "
+         "lead decided this way holds against each call running the same kernels as either side, or stands for none: "
+         "a tie is never split"),
         (f"{LEAD}: calls timed apart",
          "two calls not timed in the same rounds are decided by neither their as-run times nor that noise; only "
          f"{sums} decide them, or an as-run lead past {rules.TIMED_APART_REACH:g}× that such sums do not "
@@ -391,8 +408,8 @@ def lead_rules() -> list[tuple[str, str]]:
     ]
     head = (LEAD, f"the as-run order names a leader only where each of the next {len(conditions)} rows holds; where "
                   "its ratio, or its weaker round orientation, is within its noise line, the kernel sums may decide "
-                  "instead; calls timed apart have a "
-                  "row of their own; otherwise the pair is not decided")
+                  "instead; calls timed in the same rounds may be decided round by round, another path with rows of "
+                  "its own; calls timed apart have a row of their own; otherwise the pair is not decided")
     return [head, *conditions, *after]
 
 
@@ -401,9 +418,10 @@ def behind_rule() -> str:
     pages said FP8's FlashAttention-4 is "behind by kernel sum" at clocks 11% apart, by a rule the table never
     stated)."""
     floor = f"{rules.TIME_FLOOR_PCT:g}%"
-    return (f"within noise as run (the as-run intervals overlap), the other call's kernel sum ahead by more than "
-            f"{floor}, at clocks within {rules.CLOCK_GAP_PCT:g}% of each other (or farther apart, by more than the "
-            "gap can explain: the rules' row on clocks apart) or, however far apart, with that call "
+    return (f"within noise as run (the as-run intervals overlap), the other call's kernel sum ahead past the "
+            f"kernel sums' own noise line (the rules' row; at least {floor}), at clocks within "
+            f"{rules.CLOCK_GAP_PCT:g}% of each other (or farther apart, by more than the gap can explain: the rules' "
+            "row on clocks apart) or, however far apart, with that call "
             "at the same or a lower clock (this assumes a kernel's time does not fall as its clock falls, so at equal "
             "clock its lead would only grow: a weaker assumption than the equal-clock model, which decides nothing), "
             "and ahead in both round orientations' medians where the set reversed its rounds; it changes no rank and "

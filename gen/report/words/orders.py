@@ -515,27 +515,58 @@ def paired_level(n: int) -> str:
     return f"{100 * interval_level(n):.2f}".rstrip("0").rstrip(".") + "%"
 
 
+def paired_line(o) -> str:
+    """The per-round noise line of identical kernels a paired lead is set against (rules.paired_leads): "identical
+    kernels' per-round noise here, 1.233×", or borrowed, or the floor alone where the set has no identical pair."""
+    n = o.noise
+    if n is None or n.per_round is None:
+        return f"{rules.TIME_FLOOR_PCT:g}% (no identical kernels shared rounds in this set)"
+    where = ("borrowed from other points: no identical kernels shared rounds here" if n.per_round_borrowed
+             else "here")
+    return (f"identical kernels' per-round noise ({where}), {times(n.per_round, 3)}, by more than "
+            f"{rules.TIME_FLOOR_PCT:g}%")
+
+
+def paired_rounds(o) -> str:
+    """The per-round ratios by orientation: "forward rounds 1.076, 1.011, 1.043; reversed rounds 1.126, 1.143, 1.152",
+    or all of them where the set did not reverse its rounds."""
+    groups = o.round_groups
+    said = [", ".join(f"{r:.3f}" for r in g) for g in groups]
+    return said[0] if len(said) == 1 else f"forward rounds {said[0]}; reversed rounds {said[1]}"
+
+
+def paired_ranges(o) -> str:
+    """Each orientation's interval with its level: "forward 1.011–1.076× (75%), reversed 1.126–1.152× (75%)"."""
+    ivs = o.paired or ()
+    names = ("forward", "reversed") if len(ivs) == 2 else ("the rounds'",)
+    return ", ".join(f"{name} {lo:.3f}–{hi:.3f}× ({paired_level(len(g))})"
+                     for name, (lo, hi), g in zip(names, ivs, o.round_groups))
+
+
 def paired(o, label) -> str:
-    """Two calls timed in the same rounds, round by round (rules.paired_interval; review 2026-12-07-3 item 5): where the
-    paired rule decides the lead (leads.Orders.decided_by_rounds), "FlexAttention (compiled) ahead in each of the 6
-    rounds the two shared (varlen_attn over FlexAttention, round by round: 1.076, 1.126, 1.011, 1.143, 1.043, 1.152);
-    the 96.88% interval of their median, 1.011–1.152×, lies past 1%, so the shared rounds decide it"; elsewhere the
-    per-round ratios beside "within noise", and why they do not decide; "" where the two shared no rounds or too
-    few."""
+    """Two calls timed in the same rounds, round by round (rules.paired_leads; reviews 2026-12-07-3 item 5 and
+    2026-12-07-4 items 1-2): where the paired rule decides the lead (leads.Orders.decided_by_rounds), "A was ahead in
+    each of the 6 rounds the two shared (B over A, round by round: forward rounds ...; reversed rounds ...); each
+    orientation's interval (forward 1.013–1.016× (75%), reversed ...) lies past identical kernels' per-round noise
+    (here), 1.001×, by more than 1%, so the shared rounds decide it"; elsewhere the per-round ratios beside "within
+    noise", and why they do not decide; "" where the two shared no rounds or too few."""
     if o.paired is None:
         return ""
     a, b, n = label(o.first), label(o.second), len(o.per_round)
     ahead = sum(1 for r in o.per_round if r > 1)
     each = f"each of the {n}" if ahead == n else f"{ahead} of the {n}"
-    ratios = ", ".join(f"{r:.3f}" for r in o.per_round)
-    lo, hi = o.paired
-    span = f"the {paired_level(n)} interval of their median, {lo:.3f}–{hi:.3f}×"
-    floor = f"{rules.TIME_FLOOR_PCT:g}%"
+    ratios, span, line = paired_rounds(o), paired_ranges(o), paired_line(o)
     if o.decided_by_rounds:
-        return (f"{a} was ahead in {each} rounds the two shared ({b} over {a}, round by round: {ratios}); {span}, "
-                f"lies past {floor}, so the shared rounds decide it")
+        return (f"{a} was ahead in {each} rounds the two shared ({b} over {a}, round by round: {ratios}); each "
+                f"orientation's interval of the median ({span}) lies past {line}, so the shared rounds decide it")
     lead = o.paired_leader
-    why = (f"reaches within {floor} of 1" if lead is None else f"past {floor} with {label(lead)} ahead, "
-           + ("but the kernel sums put the other call ahead" if lead == o.first else "against the medians' order"))
-    return (f"{b} over {a} in the {n} rounds the two shared, round by round: {ratios} ({span}, {why}), so the shared "
+    if o.tie_against is not None:
+        why = (f"clear of the line against {b}, but not against {label(o.tie_against)}, which runs the very same "
+               "kernels: a tie is not split")
+    elif lead is None:
+        why = f"not every orientation's interval lies past {line}"
+    else:
+        why = (f"past the line with {label(lead)} ahead, "
+               + ("but the kernel sums put the other call ahead" if lead == o.first else "against the medians' order"))
+    return (f"{b} over {a} in the {n} rounds the two shared, round by round: {ratios} ({span}: {why}), so the shared "
             "rounds do not decide it either")

@@ -178,9 +178,8 @@ def holds_cell(f) -> str:
         if o.sums_decide:
             return f"yes, by kernel sum ({_sums_reason(o)})"
         if o.decided_by_rounds and o.paired is not None:
-            n = len(o.per_round)
-            return (f"yes, by the {n} shared rounds: the {orders_words.paired_level(n)} interval of the per-round "
-                    f"ratio, {o.paired[0]:.3f}–{o.paired[1]:.3f}×, past {rules.TIME_FLOOR_PCT:g}%"
+            return (f"yes, by the {len(o.per_round)} shared rounds: ahead in each, every orientation's per-round "
+                    f"ratio ({orders_words.paired_ranges(o)}) past {orders_words.paired_line(o)}"
                     + ("" if o.apart else " (the medians' intervals overlap)"))
         if o.timed_apart:
             return f"yes: timed apart, but past {rules.TIMED_APART_REACH:g}× as run"
@@ -255,6 +254,16 @@ def x_title(basis: str) -> str:
 # The chart's marks by how a GPU-only time was taken (review 2026-12-07-2 item 7): a kernel sum is another measure
 MEASURE_WORD = {"cuda_graph": "CUDA-graph replay", "kernel_sum": "kernel sum of profiled calls"}
 HOLLOW_NOTE = "hollow: a kernel sum, not a graph replay"
+
+
+def rounds_note(f) -> list[str]:
+    """Under the chart where the lead over the next call is decided by the shared rounds (review 2026-12-07-4 item 9:
+    the whiskers, the medians' intervals, overlap beside "yes"): what decided it, in two short lines; [] elsewhere."""
+    o = f.orders
+    if not (f.settled and o is not None and o.decided_by_rounds and o.paired is not None):
+        return []
+    return [f"{_name(f, o.first)} ahead of {_name(f, o.second)}: decided round by round, not by these whiskers",
+            f"per-round ratio: {orders_words.paired_ranges(o)}"]
 NAMED_MARK = f"ringed: the call {NAMED} names"
 
 FULL_VERDICT = "The verdict at this point in full"  # the fold of the verdict's own headline

@@ -234,7 +234,7 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
         text += (f" {variant_label(v)} runs kernels of the same names with other arguments and {took}, "
                  f"{apart_words(gap, f['gpu_only_ms'], sp.get(f['variant']), sp.get(v))}: not tied.")
     near = [v for v in near if v not in {o.second for o in undecided}]
-    paired = [o for o in orders if o.second in near and o.decided_by_rounds]  # rules.paired_interval decides
+    paired = [o for o in orders if o.second in near and o.decided_by_rounds]  # rules.paired_leads decides
     near = [v for v in near if v not in {o.second for o in paired}]
     led = [o for o in orders if o.second in near and orders_words.kernels_behind(o)]
     near = [v for v in near if v not in {o.second for o in led}]

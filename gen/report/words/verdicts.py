@@ -368,7 +368,7 @@ def _runner_up(v: verdicts.Verdict, head: str, here: str) -> str:
         return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}) "
                 f"{shared_rounds.runs_pair(v.fastest, v.runner_up, label)}; "
                 + shared_rounds.evidence(v.fastest, v.runner_up, o, label))
-    if o.decided_by_rounds:  # the unpaired intervals need not be apart (rules.paired_interval)
+    if o.decided_by_rounds:  # the unpaired intervals need not be apart (rules.paired_leads)
         return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}) as run; the "
                 f"{intervals(fs, rs)} of the two medians " + ("do not overlap" if o.apart else "overlap")
                 + f", but {orders_words.paired(o, label)}")
