@@ -146,7 +146,7 @@ class Timed:
     rounds: str | None = None
     rounds_with: tuple[str, ...] = ()
     # The GPU-only time's median in each of its rounds, in order, where it is the graph's and has several (two calls
-    # timed in the same rounds are compared round by round: rules.paired_interval)
+    # timed in the same rounds are compared round by round: rules.paired_intervals)
     round_ms: tuple[float, ...] = ()
     # The same call's row in the sweep's shared rounds at this point, where the row is a profiled run's (each call in a
     # sequence of its own) and the sweep timed every measured call of the runs in its shared rounds (shared_sweep): the
