@@ -13,6 +13,7 @@ import typing
 from typing import Any
 
 from gen.model.records import SCHEMA_VERSION, GpuOnlyMethod, GraphFidelity, SchemaError, SetKind, Status
+from gen.model.variants import VARIANTS, extra_package
 
 
 def _obj(value: Any) -> dict:
@@ -167,8 +168,6 @@ def update_to_6(data: dict) -> dict:
     and that the time limit kept from running gets the package's reason first, the time limit after it, and status
     unavailable: it could not have run however long the run. Captures before schema 6 checked the time limit first
     (review 2026-12-07-3 item 3); from 6 the capture checks the package first and writes this itself."""
-    from gen.model.variants import VARIANTS, extra_package  # the registry imports the schema, which imports this
-
     data = dict(data)
     lists = {key: [dict(r) if isinstance(r, dict) else r for r in data.get(key) or []]
              for key in ("runs", "sweep", "dynamic") if isinstance(data.get(key), list)}

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from gen.model.schema import UserError
+from gen.model.records import UserError
 
 # The kinds torch.compile compiles (gen.capture.attention resets Dynamo before building each)
 TORCH_COMPILED_KINDS = ("naive_compiled", "flex", "flex_triton", "flex_paged", "flex_fp8", "flex_flash")
