@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gen.analysis import findings, host_rules, kernel_rules, rules, tables
+from gen.analysis import findings, host_rules, kernel_rules, tables
 from gen.report.words import findings as finding_words
 from gen.report.words import methodology as method_words
 from tests.conftest import RESULTS
@@ -213,7 +213,7 @@ def test_schema1_host_bound_finding_labels_the_kernel_sum(h200_v1, monkeypatch):
     """The schema-1 set had no graph replay: the GPU-only time it compares against is labelled a kernel sum.
     (Its FlexAttention forward waited 2.1x in the loop with a host at 1.4x the kernel sum: within noise by
     host_rules.HOST_YES_MARGIN; with a margin of 1x it is host-bound, which is what the label is tested on.)"""
-    monkeypatch.setattr(rules, "HOST_YES_MARGIN", 1.0)
+    monkeypatch.setattr(host_rules, "HOST_YES_MARGIN", 1.0)
     fresh = tables.load_set(h200_v1.path)  # the session's set has its tables cached under the real margin
     f = {f.id: f for f in findings.findings(fresh)}["host-inference-flex"]
     assert f.facts["gpu_only_method"] == "kernel_sum" and f.facts["ratio"] >= host_rules.HOST_BOUND_EAGER_RATIO
