@@ -12,6 +12,7 @@ from gen.analysis.timings import ci_level
 from gen.model.stats import CI_LEVEL
 from gen.report import format as fmt
 from gen.report.pages import decision
+from gen.report.words import behind as behind_words
 from gen.report.words import decision as decision_words
 from gen.report.words import orders as orders_words
 from gen.report.words.common import label, level_pct, times
@@ -87,7 +88,7 @@ def test_the_deterministic_lead_is_among_deterministic_calls(lead):
 def test_past_the_verdicts_points_the_interval_level_is_the_rounds(lead):
     ls, a, _ = lead
     behind = [b for b in a.behind_at if not b.at_verdict and b.decided]
-    text = decision_words.behind_line(a)
+    text = behind_words.behind_line(a)
     # the H100 set has no such size since review 9 item 1 named SDPA cuDNN for the article's shape: none is said
     assert ("is not first at every size" in text) == bool(behind)
     if behind:

@@ -13,6 +13,7 @@ import pytest
 from gen.analysis import advice, batch_call, calls, host_rules, rules, tables, verdicts
 from gen.analysis import dynamic as dynamic_facts
 from gen.report.pages import decision
+from gen.report.words import behind as behind_words
 from gen.report.words import decision as decision_words
 from gen.report.words import orders as orders_words
 from gen.report.words.common import join_and, label, times, times_beside, us
@@ -86,12 +87,12 @@ def test_past_the_verdicts_points_behind_by_kernel_sum_is_named(h100):
     exceptions = {(e.scenario, e.mode) for e in a.exceptions}
     want = [x for x in _kernels_led_sizes(ls, a.default) if (x[0], x[1]) not in exceptions]
     assert want, "decode at 131k keys: SDPA cuDNN 1.03x ahead of FA4 by kernel sum, within noise as run"
-    line = decision_words.behind_line(a)
+    line = behind_words.behind_line(a)
     led = line.split(f"{orders_words.BEHIND_BY_KERNELS}: ", 1)[1]
     for sc, mode, p, o in want:
         b = next(b for b in a.behind_at if b.by_kernels and (b.scenario, b.kv_len, b.q_len) == (sc, p.kv_len, p.q_len))
         assert not b.decided and b.orders.kernels_leader == b.fastest
-        assert f"{decision_words._place_of(sc, mode)} at {decision_words._size(b, False)} (" in led
+        assert f"{decision_words._place_of(sc, mode)} at {behind_words._size(b, False)} (" in led
         assert f"{label(o.kernels_leader)} {times(o.kernel_sum)} faster by kernel sum" in led
         assert "both at 1980 MHz" in led or "lower clock" in led or " MHz" in led  # the sums' clocks beside them
     # never between calls running identical kernels (the H200 set's SDPA cuDNN and SDPA not pinned: a tie)

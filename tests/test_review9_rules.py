@@ -10,6 +10,7 @@ import pytest
 
 from gen.analysis import advice, leads, rules, tables, verdicts
 from gen.report.pages import decision
+from gen.report.words import behind as behind_words
 from gen.report.words import decision as decision_words
 from gen.report.words.common import times
 from tests.conftest import RESULTS
@@ -43,7 +44,7 @@ def test_a_sweep_point_the_sums_decide_is_worded_by_the_sums(h100):
     _, a, w, _ = h100
     by_sums = [b for b in a.behind_at if not b.at_verdict and b.decided and b.orders.sums_decide]
     # (the article at 1k tokens, head dim 128, 1.04x by kernel sum, left the list once the article became an exception)
-    line = decision_words.behind_line(a)
+    line = behind_words.behind_line(a)
     for b in by_sums:
         assert f"which decides the order (as run {times(b.ratio)}, " in line
 

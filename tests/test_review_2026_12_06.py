@@ -54,10 +54,11 @@ def test_behind_as_run_but_ahead_by_another_order_is_not_decided(lead, fixed_ord
 
 def _behind_not_decided(lead) -> int:
     from gen.analysis import advice
+    from gen.report.words import behind as behind_words
     from gen.report.words import decision as decision_words
 
     a = advice.advice(lead)
-    line = decision_words.behind_line(a)
+    line = behind_words.behind_line(a)
     rest = [b for b in a.behind_at if not b.at_verdict]
     open_ = [b for b in rest if not b.decided and not b.by_kernels]  # behind by kernel sum: review 8 item 2's test
     behind_part, _, open_part = line.partition("Not decided")
@@ -71,7 +72,7 @@ def _behind_not_decided(lead) -> int:
         assert flips or o.clocks_apart or o.within_noise_of_pair or o.orientation_split or o.timed_apart
         for r in flips:  # each order that puts the default ahead is given, with its ratio
             assert verdict_words.times(1 / r) in open_part
-        assert f"{decision_words._place_of(b.scenario, b.mode)} at {decision_words._size(b, False)}" in open_part
+        assert f"{decision_words._place_of(b.scenario, b.mode)} at {behind_words._size(b, False)}" in open_part
     for b in rest:
         if b.decided:
             assert b.orders is None or b.orders.decided

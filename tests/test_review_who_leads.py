@@ -12,6 +12,7 @@ import types
 import pytest
 
 from gen.analysis import advice, calls, launches, method, rules, tables, verdicts
+from gen.report.words import behind as behind_words
 from gen.report.words import decision as decision_words
 from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
@@ -116,7 +117,7 @@ def _decision_names_no_winner(lead) -> tuple[int, int]:
 
 def test_past_the_verdicts_points_gives_each_undecided_size_its_orders(lead):
     a = advice.advice(lead)
-    line = decision_words.behind_line(a)
+    line = behind_words.behind_line(a)
     for b in a.behind_at:
         if b.at_verdict or b.decided or b.by_kernels:  # behind by kernel sum: tests/test_review8_home.py
             continue
@@ -185,8 +186,9 @@ def test_a_same_name_call_apart_but_not_decided_is_no_tie_by_names(lead):
     rows = calls.timed_at(lead, "decode-kernels", point)
     fa4, pg = (next(t for t in rows if t.variant == x) for x in ("fa4", "fa4_paged"))
     assert fa4.kernels == pg.kernels and not calls.overlaps(fa4.gpu_only, pg.gpu_only)  # the premise
-    wide = pair_noise.AsRunNoise(pg.gpu_only.median / fa4.gpu_only.median * 1.05, "a", "b", "decode-kernels",
-                                 "inference", point)
+    gap = pg.gpu_only.median / fa4.gpu_only.median * 1.05
+    # the lines of identical kernels all wider than the gap: as run, and round by round (rules.paired_leads)
+    wide = pair_noise.AsRunNoise(gap, "a", "b", "decode-kernels", "inference", point, per_round=gap * 1.05)
     # and no kernel sums, so that they decide nothing against that line either (review 9 item 3)
     rows = [replace(t, kernel_sum_ms=None) for t in rows]
     v = verdicts.decide([replace(t, as_run_noise=wide) for t in rows], lead.name, "decode-kernels", "inference",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import host_rules, rules, tables, verdicts
+from gen.analysis import host_rules, length_cost, rules, tables, verdicts
 from gen.report.words import as_run as as_run_words
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
@@ -314,7 +314,7 @@ def test_cudnn_cost_per_new_length_comes_from_the_set_s_dynamic_lengths_runs(loa
     from gen.analysis import dynamic as dyn
 
     ls = loaded[LEAD]
-    x = advice._lengths(ls, "sdpa_cudnn")
+    x = length_cost.lengths(ls, "sdpa_cudnn")
     assert x.measured
     rec = {d.phase: d for d in dyn.runs(ls.rs, switched=False) if d.variant == "sdpa_cudnn"}
     assert {ph: (f, s) for ph, f, s in x.phases} == {ph: (d.first_overhead_ms, d.steady_ms) for ph, d in rec.items()}

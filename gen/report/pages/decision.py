@@ -29,6 +29,7 @@ from gen.report.words import common as words
 from gen.report.words import decision as decision_words
 from gen.report.words import first_screen as screen_words
 from gen.report.words import orders as orders_words
+from gen.report.words import places
 from gen.report.words import scenario_first as first_words
 from gen.report.words import verdicts as verdict_words
 
@@ -117,9 +118,9 @@ def _shape(p) -> str:
 def _reader(ls, v: verdicts.Verdict, clash: frozenset = frozenset()) -> str:
     """A workload in a reader's words (words.decision.SCENARIO_WORDS: several scenarios read as "prefill"); where
     another row's workload reads the same (`clash`), the scenario's own (PRECISE_WORDS: review 2026-12-07-3 item 12)."""
-    said = decision_words.SCENARIO_WORDS.get(v.scenario, _title(ls, v.scenario))
+    said = places.SCENARIO_WORDS.get(v.scenario, _title(ls, v.scenario))
     if said in clash and v.mode != Mode.TRAIN:
-        said = decision_words.PRECISE_WORDS.get(v.scenario, said)
+        said = places.PRECISE_WORDS.get(v.scenario, said)
     return said if v.mode != Mode.TRAIN or "training" in said else "training"
 
 
@@ -169,8 +170,8 @@ def table_rows(ls) -> list[dict]:
         # the reader's words for the workloads (SCENARIO_WORDS: several scenarios read as "prefill"), inference first
         # and where two of this row's own workloads read the same (the article's shape, behind, beside grouped-query
         # prefill: review 2026-12-07-4 item 5), each its scenario's own, so the gain range's workloads are all named
-        said = [decision_words.SCENARIO_WORDS.get(v.scenario) for v, _ in mine if v.mode != Mode.TRAIN]
-        clash = frozenset([*(decision_words.SCENARIO_WORDS.get(e.scenario) for e in a.exceptions
+        said = [places.SCENARIO_WORDS.get(v.scenario) for v, _ in mine if v.mode != Mode.TRAIN]
+        clash = frozenset([*(places.SCENARIO_WORDS.get(e.scenario) for e in a.exceptions
                              if e.mode != Mode.TRAIN), *(w for w in said if said.count(w) > 1)])
         reader = _readers(ls, [v for v, _ in mine], clash)
         # the cell on the first screen is short; every workload named sits folded in it

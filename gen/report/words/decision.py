@@ -12,10 +12,10 @@ from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
 from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
+from gen.report.words.behind import behind_line, short_count
 from gen.report.words.common import (
     backend,
     bare_reason,
-    intervals,
     join_and,
     label,
     short_label,
@@ -36,21 +36,11 @@ from gen.report.words.first_screen import (  # noqa: F401
 from gen.report.words.host import host_crossover, host_not_the_gap, host_short_of_line, on_this_host
 from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
 from gen.report.words.orders import DTYPE_WORDS
+from gen.report.words.places import SCENARIO_WORDS
+from gen.report.words.places import place_of as _place_of
 from gen.report.words.sentences import Aside
 from gen.report.words.sentences import cap as _cap
 from gen.report.words.sentences import note_sentences as _note_sentences
-
-# How a scenario reads in the decision (a reader's words for the workload); others by their name.
-SCENARIO_WORDS = {"article": "prefill", "gqa-prefill": "prefill", "decode": "decode",
-                  "sliding-window": "sliding windows", "packed-documents": "packed documents",
-                  "chunked-prefill": "chunked prefill (a chunk of queries against a KV cache)",
-                  "decode-kernels": "decode", "fp8-prefill": "FP8 prefill",
-                  "deterministic-backward": "deterministic training"}
-# Where two rows of the answer table would read the same word ("prefill" for the default's GQA prefill and for an
-# exception at the article's shape: review 2026-12-07-3 item 12), each scenario's own
-PRECISE_WORDS = {"article": "prefill at the article's shape", "gqa-prefill": "grouped-query prefill",
-                 "decode-kernels": "the decode kernels"}
-
 
 CALL = "scaled_dot_product_attention"
 
@@ -125,17 +115,6 @@ def _picks(a: advice_mod.Advice) -> list[str]:
         parts.append(text)
     lead = "It already " if a.default_is_auto else "It "
     return [lead + "; it ".join(parts) + "."]
-
-
-# The workloads of the default's own claims, apart where SCENARIO_WORDS reads two as one ("prefill")
-PLACE_WORDS = {"article": "the article's shape", "gqa-prefill": "prefill with grouped-query attention",
-               "decode-kernels": "the decode kernels compared"}
-
-
-def _place_of(scenario: str, mode: str) -> str:
-    if mode == "train":
-        return "training" if scenario != "deterministic-backward" else SCENARIO_WORDS[scenario]
-    return PLACE_WORDS.get(scenario) or SCENARIO_WORDS.get(scenario, scenario)
 
 
 def other_dtype_clause(a: advice_mod.Advice, scenario: str) -> Aside | None:
@@ -273,92 +252,6 @@ def _noise_sentences(a: advice_mod.Advice, noise, name) -> list[str]:
     return out
 
 
-def _k(n: int) -> str:
-    return f"{n // 1024}k" if n % 1024 == 0 and n >= 1024 else f"{n:,}"
-
-
-def behind_line(a: advice_mod.Advice) -> str | None:
-    """The sweep points past the verdicts' where another call is decidedly faster than the default (rules.lead_decided),
-    with the clocks they ran at; then those whose as-run intervals are apart but which the noise of identical kernels
-    or the kernel sums leave not decided, with the orders: the default's claims hold at the verdicts' points only."""
-    rest = [b for b in a.behind_at if not b.at_verdict]
-    if not rest:
-        return None
-    behind = [b for b in rest if b.decided]
-    led = [b for b in rest if b.by_kernels]
-    open_ = [b for b in rest if not b.decided and not b.by_kernels]
-    text = ""
-    by_sums = [b for b in behind if b.orders is not None and b.orders.sums_decide]
-    as_run = [b for b in behind if b not in by_sums]
-    if behind:
-        text = (f"Past the verdicts' points, {label(a.default)} is not first at every size: "
-                + "; ".join(_behind_group(a, bs) for bs in _groups(as_run).values())
-                + (f" (the {intervals(*(x for b in as_run for x in b.spreads))} apart, beyond the as-run noise of "
-                   "identical kernels there, the kernel sums not against)" if as_run else "")
-                + ("; " if as_run and by_sums else "")
-                + "; ".join(_by_sums(b) for b in by_sums) + " (each size on its scenario page).")
-    if open_:
-        lead = "Not decided past the verdicts' points" if not behind else "Not decided"
-        text += (" " if text else "") + (
-            f"{lead}, where another call is faster as run but by no more than identical kernels read apart at "
-            f"that point, or the kernel sums (their windows within {rules.CLOCK_GAP_PCT:g}% in clock, or past the "
-            "gap's reach) put "
-            f"{short_label(a.default)} ahead" + (", or the two were timed apart" if any(
-                b.orders is not None and b.orders.timed_apart for b in open_) else "") + ": "
-            + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)}: "
-                        + orders_words.brief(b.orders, label) for b in open_)
-            + " (each size on its scenario page).")
-    if led:  # the status the first screen counts as behind at a verdict's point (FP8 prefill): review 8 item 2
-        text += (" " if text else "") + (
-            ("Also past them" if text else "Past the verdicts' points") + f", {short_label(a.default)} is "
-            f"{orders_words.BEHIND_BY_KERNELS}: "
-            + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)} ("
-                        + ", ".join(x for x in (orders_words.kernels_ahead(b.orders, label),
-                                                orders_words.both_orientations(b.orders)) if x)
-                        + ")" for b in led) + ".")
-    return text
-
-
-def _by_sums(b) -> str:
-    """A sweep point where the kernel sums decide the default's place (Orders.sums_decide, review 9 item 3): they lead,
-    the as-run ratio beside them with why it decides nothing."""
-    o = b.orders
-    why = "timed apart" if o.timed_apart else "within identical kernels' noise"
-    return (f"{_place_of(b.scenario, b.mode)} at {_size(b, False)}: {orders_words.kernels_ahead(o, label)}, which "
-            f"decides the order (as run {times(b.ratio)}, {why})")
-
-
-def _groups(bs) -> dict:
-    groups: dict = {}
-    for b in bs:
-        groups.setdefault((b.scenario, b.mode, b.fastest), []).append(b)
-    return groups
-
-
-def _size(b, mixed: bool) -> str:
-    unit = " keys" if b.q_len == 1 else " tokens"
-    # head dims said for every size where the group mixes them ("512 and 1k tokens (head dim 128)": both at 128?)
-    return ((_k(b.kv_len) if b.q_len in (1, b.kv_len) else f"{b.q_len:,} × {_k(b.kv_len)}") + unit
-            + (f" (head dim {b.point_head_dim})" if mixed and b.point_head_dim
-               else f" (head dim {b.head_dim})" if b.head_dim else ""))
-
-
-def _behind_group(a: advice_mod.Advice, bs) -> str:
-    """One scenario's sizes where one call is decidedly ahead of the default, with the windows' clocks."""
-    sc, mode, x = bs[0].scenario, bs[0].mode, bs[0].fastest
-    mixed = len({b.point_head_dim for b in a.behind_at if (b.scenario, b.mode, b.fastest, b.decided, b.at_verdict)
-                 == (sc, mode, x, True, False)}) > 1  # its sizes decided by kernel sum, said apart, too
-    sizes = join_and(_size(b, mixed) for b in bs)
-    lo, hi = min(b.ratio for b in bs), max(b.ratio for b in bs)
-    ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
-    text = f"{_place_of(sc, mode)} at {sizes}: {label(x)} {ratio} faster"
-    clocks_ = [(b.default_mhz, b.fastest_mhz) for b in bs if b.default_mhz and b.fastest_mhz]
-    if clocks_ and any(abs(d - f) >= 1 for d, f in clocks_):
-        text += (f" as run ({short_label(a.default)} at " + join_and(f"{d:.0f}" for d, _ in clocks_)
-                 + " MHz against " + join_and(f"{f:.0f}" for _, f in clocks_) + " MHz)")
-    return text
-
-
 def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = False) -> str:
     """One exception; `told`: an earlier one already said how SDPA takes a dense mask (said shorter here)."""
     where = _workload(e.scenario, e.mode)
@@ -437,10 +330,10 @@ def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
         lo, hi = min(x / d for _, d, x, *_ in rows), max(x / d for _, d, x, *_ in rows)
         ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
         square = all(kv == q for kv, *_ in rows)  # prefill at its own length: no chunks (review 9 item 1)
-        what = (f"at {join_and(_k(kv) for kv, *_ in rows)} tokens{dim}" if square
+        what = (f"at {join_and(short_count(kv) for kv, *_ in rows)} tokens{dim}" if square
                 else f"with {q:,}-query chunks{dim}" if q > 1 else f"with single queries{dim}")
         parts.append(f"{what} {short_label(a.default)} is {ratio} faster (" + join_and(
-            f"{_clocked(d, dm)} against {_clocked(x, xm)}" + ("" if square else f" at {_k(kv)} keys")
+            f"{_clocked(d, dm)} against {_clocked(x, xm)}" + ("" if square else f" at {short_count(kv)} keys")
             for kv, d, x, dm, xm in rows) + ")")
     size = f"{e.q_len:,}-query chunks" if e.q_len else "the verdict's point"
     return f" This holds for {size}: {'; '.join(parts)}; use {short_label(a.default)} there."

@@ -1,0 +1,95 @@
+"""What cuDNN costs the first screen's decision where lengths vary: its first call at each new length against its
+steady call, per phase, from a set's dynamic-lengths runs (schema 4), and the call that costs less in all below the
+fewest calls per length.
+
+Takes: a loaded set, its verdicts and the decision's picks, exceptions and default call (gen.analysis.advice). Gives:
+`cudnn_lengths(...) -> LengthCost | None`, `lengths(ls, variant)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from gen.analysis import dynamic, tables, verdicts
+from gen.analysis.values import variant_role
+from gen.model.variants import VARIANTS
+
+
+@dataclass(frozen=True)
+class LengthCost:
+    """cuDNN's cost where lengths vary (the decision recommends a call that runs cuDNN): its first call at
+    each new length against its steady call, per phase, from the set's dynamic-lengths runs (schema 4),
+    and the variant that costs less in all below the fewest calls per length (its break-even calls).
+    `measured` False: the set has no dynamic-lengths run of it (the words then say so)."""
+
+    variant: str
+    measured: bool
+    phases: tuple[tuple[str, float, float], ...] = ()  # (phase, first-call overhead ms, steady ms)
+    instead: tuple[tuple[str, str, tuple], ...] = ()  # (phase, variant, its LengthOutcomes against the steady best)
+    switch: tuple[str, str | None, str | None] | None = None  # (variable, effect, detail) of a switch probe
+    switch_steady: tuple[float, float] | None = None  # the steady call with the switch set, and without it (ms)
+    # The decision's calls run no cuDNN, but unpinned SDPA, the call most code makes, picks cuDNN in this set: the
+    # cost is said as that call's (review 2026-12-06 item 8)
+    aside: bool = False
+    # (phase, the steady best) that each `instead` call is set against: the words name it (review 2026-12-06-6 item 8)
+    against: tuple[tuple[str, str], ...] = ()
+    switch_facts: object | None = None  # the switch probe's dynamic.SwitchFacts (its first calls length by length)
+    why_not: str | None = None  # not measured, the set's runs started no length: why (capture_gaps.Gaps.not_reached)
+
+
+
+def _runs_cudnn(picks: tuple, exceptions: tuple, default: str) -> str | None:
+    """The variant of the decision that runs cuDNN, if any: the default pinned to it, the default whose picks
+    ran it, or an exception naming it."""
+    if VARIANTS.get(default) is not None and VARIANTS[default].backend == "cudnn":
+        return default
+    if any(p.backend == "cudnn" for p in picks):
+        return default
+    return next((e.variant for e in exceptions if VARIANTS.get(e.variant) and VARIANTS[e.variant].backend == "cudnn"),
+                None)
+
+
+def lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
+    """cuDNN's first-call cost per new length (schema 4's dynamic-lengths runs, no switch set), and per phase
+    the variant that breaks even first against the steady fastest."""
+    if variant is None:
+        return None
+    # the per-length costs and break-evens as the dynamic-lengths page gives them (gen.analysis.dynamic)
+    pfs = {ph: dynamic.phase_facts(ls.rs, ph) for ph in dynamic.phases(ls.rs)}
+    runs = [f for pf in pfs.values() for f in pf.measured]
+    mine = [d for d in runs if d.variant in (variant, "sdpa_cudnn") and d.first_overhead_ms is not None
+            and (d.variant == "sdpa_cudnn" or VARIANTS[variant].backend == "cudnn")]
+    if not mine:  # runs the capture never started: why (review 2026-12-07-3 item 3), not "no runs"
+        return LengthCost(variant, False, why_not=dict(ls.gaps.not_reached).get("dynamic-lengths"))
+    cudnn = {d.phase: d for d in mine if d.variant == "sdpa_cudnn"} or {d.phase: d for d in mine}
+    phases = tuple((ph, d.first_overhead_ms, d.steady_ms) for ph, d in cudnn.items() if d.steady_ms is not None)
+    instead, against = [], []
+    for ph in cudnn:
+        # a pinned call to make instead (the unpinned call's pick can differ between shapes)
+        others = [d for d in pfs[ph].break_even if d.variant != cudnn[ph].variant
+                  and d.variant != variant_role("automatic")]
+        if others:  # the page's order: cheaper at any count at the most lengths first, then by the calls it holds
+            instead.append((ph, others[0].variant, pfs[ph].per_length.get(others[0].variant, ())))
+            against.append((ph, pfs[ph].steady_best.variant))
+    probe = next((p for p in getattr(ls.rs, "switches", None) or []), None)
+    sw = next((f for f in dynamic.switch_facts(ls.rs) if probe is not None and f.name == probe.name), None)
+    steady = ((sw.steady_with_ms, sw.steady_without_ms) if sw is not None and sw.steady_with_ms is not None
+              and sw.steady_without_ms is not None else None)
+    return LengthCost(cudnn[next(iter(cudnn))].variant, True, phases, tuple(instead),
+                      (probe.name, probe.effect, probe.detail) if probe is not None else None, steady,
+                      against=tuple(against), switch_facts=sw)
+
+
+def cudnn_lengths(ls: tables.LoadedSet, vs: list[verdicts.Verdict], picks, exceptions,
+                   default: str) -> LengthCost | None:
+    """What cuDNN pays per new length where the decision runs it; else where unpinned SDPA picks it in this set
+    (said aside: the call most code makes); else nothing."""
+    got = lengths(ls, _runs_cudnn(picks, exceptions, default))
+    if got is not None:
+        return got
+    auto = variant_role("automatic")
+    if any(v.auto is not None and v.auto.variant == auto and (v.auto.backend or v.auto.kernel_backend) == "cudnn"
+           for v in vs):
+        got = lengths(ls, auto)
+        return replace(got, aside=True) if got is not None and got.measured else None
+    return None
