@@ -186,7 +186,9 @@ def test_the_map_gives_the_ratio_of_the_measure_that_decides(lead):
     packed = cells["packed-documents"]
     assert packed["ratio"] == pytest.approx(1.095, abs=0.001) and packed["ratio_by"] == "by kernel sum"
     article = cells["article"]
-    assert article["ratio_by"] == "by kernel sum" and article["ratio"] == pytest.approx(1.23, abs=0.005)
+    # since review 13 the article's order is decided as run in the sweep's shared rounds (1.18x), no longer by the
+    # kernel sums of calls timed apart (1.23x): the map gives the measure that decides
+    assert article["ratio_by"] == "as run" and article["ratio"] == pytest.approx(1.18, abs=0.005)
     assert cells["gqa-prefill"]["ratio_by"] == "as run"
 
 
