@@ -190,7 +190,7 @@ def table_rows(ls) -> list[dict]:
         out.append(dict(workload=words.join_and(reader) if exceptions
                         else f"every workload measured: {words.join_and(reader)}",
                         fold=(None if len(reader) <= FOLD_OVER else
-                              decision_words.WORKLOADS_FOLD[bool(exceptions)]),
+                              screen_words.WORKLOADS_FOLD[bool(exceptions)]),
                         call=fmt.label_of(a.default), variant=a.default, gain=gain, condition=short + ".",
                         detail=cond + "." + (f" *Gain{note}." if note else "")))
     for v, rec in ranked:

@@ -51,10 +51,6 @@ SCENARIO_WORDS = {"article": "prefill", "gqa-prefill": "prefill", "decode": "dec
 PRECISE_WORDS = {"article": "prefill at the article's shape", "gqa-prefill": "grouped-query prefill",
                  "decode-kernels": "the decode kernels"}
 
-# What the first row's long list of workloads is, where a narrow screen folds it (pages.decision.table_rows): with
-# exception rows below it, and without
-WORKLOADS_FOLD = {True: "every workload but the rows below", False: "every workload measured"}
-
 
 CALL = "scaled_dot_product_attention"
 
