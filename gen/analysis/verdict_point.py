@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from gen.analysis import calls, kernel_names, verdicts
 from gen.analysis.calls import Spread, Timed, interval
 from gen.analysis.determinism_rule import deterministic
-from gen.analysis.leads import Orders
+from gen.analysis.leads import AS_RUN, Orders
 from gen.model import schema
 
 # A ranked call's place at the verdict's point: the verdict's fastest, a call sharing its first rank (the same kernels,
@@ -83,7 +83,9 @@ class PointFacts:
     runner_up: str | None
     runner_ms: float | None
     runner_mhz: float | None
-    gain: float | None  # the runner-up's time over the fastest's, by `gain_by`
+    # the runner-up's time over the fastest's, by `gain_by`; as run, the ratio of the two times the table and the chart
+    # show (the profiled runs' where the order is read off the sweep's shared rounds: `rounds_ms`)
+    gain: float | None
     gain_by: str | None  # leads.AS_RUN or leads.BY_KERNEL_SUM (Orders.answer)
     settled: bool | None  # the fastest decidedly ahead of the runner-up (verdicts.Verdict.settled)
     orders: Orders | None  # the fastest against the runner-up
@@ -107,6 +109,15 @@ class PointFacts:
     loop: Loop | None = None  # where a Python loop sees another answer, or a first-rank call waits on the host
     # in a row beside the deterministic calls' own (scope DETERMINISTIC), its calls that are not deterministic
     plain: tuple[str, ...] = ()
+    # Where the fastest's and the runner-up's times are the profiled runs' and their order is read off the sweep's
+    # shared rounds at this point (calls.Timed.rounds_record): the two medians there, the evidence the Holds cell cites
+    # (review 2026-12-07-4 item 4: one record per quantity, the other labelled); None elsewhere
+    rounds_ms: tuple[float, float] | None = None
+
+    @property
+    def as_run(self) -> float | None:
+        """The runner-up's time over the fastest's as the table and the chart show them (`spreads`)."""
+        return self.runner_ms / self.median_ms if self.runner_ms is not None and self.median_ms else None
 
     @property
     def first_rank(self) -> tuple[str, ...]:
@@ -146,6 +157,9 @@ def _facts(v: verdicts.Verdict, point, named: str | None, scope: str | None = No
     fs, rs = v.spread(f), (v.spread(r) if r is not None else None)
     o, why = verdicts.first_pair(v)
     gain, by = o.answer if o is not None else (v.ratio, None)
+    rounds = _rounds_ms(v)
+    if rounds is not None and by == AS_RUN:
+        gain = v.ratio  # the times shown are the runs' (the chart's too); the shared rounds' ratio is cited apart
     named = named if named is not None and v.row(named) is not None and v.spread(v.row(named)) else None
     out = []
     for t in v.rows:
@@ -166,7 +180,17 @@ def _facts(v: verdicts.Verdict, point, named: str | None, scope: str | None = No
         near_orders=v.orders, flipped=tuple(b for a, b, *_ in v.order_flips if a == f.variant and b in v.near),
         scope=scope, named=named, named_rank=v.rank(named) if named else None,
         named_orders=verdicts.orders(f, v.row(named), v.basis) if apart else None,
-        named_rows=(f, v.row(named)) if apart else (), loop=_loop(v, named))
+        named_rows=(f, v.row(named)) if apart else (), loop=_loop(v, named), rounds_ms=rounds)
+
+
+def _rounds_ms(v: verdicts.Verdict) -> tuple[float, float] | None:
+    """The fastest's and the runner-up's medians in the sweep's shared rounds, where both rows are the profiled runs'
+    carrying them (calls.Timed.rounds_record: the record their order is read off); None elsewhere."""
+    f, r = v.fastest, v.runner_up
+    if r is None or f.rounds_record is None or r.rounds_record is None:
+        return None
+    a, b = v.spread(f.rounds_record), v.spread(r.rounds_record)
+    return (a.median, b.median) if a is not None and b is not None and a.median else None
 
 
 def _named(ls) -> dict:

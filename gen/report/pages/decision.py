@@ -116,7 +116,7 @@ def _shape(p) -> str:
 
 
 def _reader(ls, v: verdicts.Verdict, clash: frozenset = frozenset()) -> str:
-    """A workload in a reader's words (words.decision.SCENARIO_WORDS: several scenarios read as "prefill"); where
+    """A workload in a reader's words (words.places.SCENARIO_WORDS: several scenarios read as "prefill"); where
     another row's workload reads the same (`clash`), the scenario's own (PRECISE_WORDS: review 2026-12-07-3 item 12)."""
     said = places.SCENARIO_WORDS.get(v.scenario, _title(ls, v.scenario))
     if said in clash and v.mode != Mode.TRAIN:
@@ -139,6 +139,23 @@ def _readers(ls, vs, clash: frozenset = frozenset()) -> list[str]:
 
 def _at_batch(v: verdicts.Verdict) -> str:
     return f" at batch {v.other_batch.at_batch}" if v.other_batch is not None else ""
+
+
+def _clash(a, vs) -> frozenset:
+    """The reader's words (SCENARIO_WORDS: several scenarios read as "prefill") that the first row's workloads `vs`
+    say in each scenario's own: those of an exception's inference, and those two of the row's own inference workloads
+    read where the default stands otherwise in them (the article's shape, behind, beside grouped-query prefill,
+    first: review 2026-12-07-4 item 5), so the gain range's workloads are all named; where it stands alike in them,
+    one word (decode and the decode kernels, both first at batch 8: "decode at batch 8" once, review 8 item 3)."""
+    stands: dict = {}
+    for v in vs:
+        if v.mode != Mode.TRAIN:
+            stands.setdefault(places.SCENARIO_WORDS.get(v.scenario), set()).add(v.rank(a.default) == 1)
+    return frozenset([*(places.SCENARIO_WORDS.get(e.scenario) for e in a.exceptions if e.mode != Mode.TRAIN),
+                      *(w for w, ranks in stands.items() if len(ranks) > 1)])
+
+
+FOLD_OVER = 4  # a first row naming more workloads than this folds its list on a narrow screen (table_rows)
 
 
 def table_rows(ls) -> list[dict]:
@@ -167,16 +184,14 @@ def table_rows(ls) -> list[dict]:
         note = _gain_note(ls, a, mine, auto)
         gain = "same call" if a.default == auto else _gains(
             [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]) + ("*" if note else "")
-        # the reader's words for the workloads (SCENARIO_WORDS: several scenarios read as "prefill"), inference first
-        # and where two of this row's own workloads read the same (the article's shape, behind, beside grouped-query
-        # prefill: review 2026-12-07-4 item 5), each its scenario's own, so the gain range's workloads are all named
-        said = [places.SCENARIO_WORDS.get(v.scenario) for v, _ in mine if v.mode != Mode.TRAIN]
-        clash = frozenset([*(places.SCENARIO_WORDS.get(e.scenario) for e in a.exceptions
-                             if e.mode != Mode.TRAIN), *(w for w in said if said.count(w) > 1)])
-        reader = _readers(ls, [v for v, _ in mine], clash)
-        # the cell on the first screen is short; every workload named sits folded in it
+        reader = _readers(ls, [v for v, _ in mine], _clash(a, [v for v, _ in mine]))
+        # the cell on the first screen is short; every workload named sits folded in it. A long list folds on a
+        # narrow screen under what it is (`fold`; the template shows the list itself on a wide one), so the row stays
+        # whole on the first screen (since review 2026-12-07-4 item 5 the older H100 set's row names each prefill)
         out.append(dict(workload=words.join_and(reader) if exceptions
                         else f"every workload measured: {words.join_and(reader)}",
+                        fold=(None if len(reader) <= FOLD_OVER else
+                              screen_words.WORKLOADS_FOLD[bool(exceptions)]),
                         call=fmt.label_of(a.default), variant=a.default, gain=gain, condition=short + ".",
                         detail=cond + "." + (f" *Gain{note}." if note else "")))
     for v, rec in ranked:

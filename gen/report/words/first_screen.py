@@ -145,3 +145,8 @@ def not_the_call_note(mark: str, items) -> str | None:
         return None
     return (f"{mark} A call faster by its median than the recommended one, and why it is not the call: "
             + "; ".join(f"{w}, {call}: {why}" for w, call, why in items) + ".")
+
+
+# What the first row's long list of workloads is, where a narrow screen folds it (pages.decision.table_rows): with
+# exception rows below it, and without
+WORKLOADS_FOLD = {True: "every workload but the rows below", False: "every workload measured"}

@@ -12,6 +12,7 @@ from gen.analysis import leads, rules
 from gen.analysis.verdict_point import DETERMINISTIC
 from gen.model.records import PowerReading
 from gen.report.words import orders as orders_words
+from gen.report.words import shared_rounds
 from gen.report.words.common import join_and, label, tie_by_medians, times, times_beside, us
 from gen.report.words.methodology import TIMING
 from gen.report.words.sentences import inline
@@ -148,8 +149,9 @@ def gain_cell(f) -> str:
     o = f.orders
     if f.gain_by == leads.BY_KERNEL_SUM and o is not None and o.first_ks_ms and o.second_ks_ms:
         text += f" ({sums_at(o, f.gain >= 1)})"
-        if o.as_run is not None:
-            text += f"; {times(o.as_run)} as run"
+        as_run = f.as_run if f.as_run is not None else o.as_run  # the ratio of the times the table shows
+        if as_run is not None:
+            text += f"; {times(as_run)} as run"
     return text
 
 
@@ -172,21 +174,35 @@ def _sums_reason(o) -> str:
 def holds_cell(f) -> str:
     """Whether the lead over the next call holds, by the rule (leads.Orders.decided): "yes: the intervals apart, in
     both round orientations, past identical kernels' noise"; "yes, by kernel sum (why: _sums_reason)"; or the home
-    map's "no: ..." with the rule's reason (orders.map_state)."""
+    map's "no: ..." with the rule's reason (orders.map_state). Where the table's times are the profiled runs' and the
+    order is read off the sweep's shared rounds (PointFacts.rounds_ms), the shared rounds' medians are cited, labelled,
+    as the record the rule read (review 2026-12-07-4 item 4): "yes, in the sweep's shared rounds at this point (58.7 µs
+    against 69.4 µs, 1.18×): the intervals apart, ..."."""
     o = f.orders
+    where = rounds_cited(f)
     if f.settled and o is not None:
         if o.sums_decide:
             return f"yes, by kernel sum ({_sums_reason(o)})"
         if o.decided_by_rounds and o.paired is not None:
-            return (f"yes, by the {len(o.per_round)} shared rounds: ahead in each, every orientation's per-round "
-                    f"ratio ({orders_words.paired_ranges(o)}) past {orders_words.paired_line(o)}"
+            return (f"yes, by the {len(o.per_round)} shared rounds{where}: ahead in each, every orientation's "
+                    f"per-round ratio ({orders_words.paired_ranges(o)}) past {orders_words.paired_line(o)}"
                     + ("" if o.apart else " (the medians' intervals overlap)"))
         if o.timed_apart:
             return f"yes: timed apart, but past {rules.TIMED_APART_REACH:g}× as run"
         parts = ["the intervals apart"] + (["in both round orientations"] if o.oriented else []) + \
             (["past identical kernels' noise"] if o.noise is not None else [])
-        return "yes: " + ", ".join(parts)
-    return orders_words.map_state(f.settled, o, f.why_not, *f.spreads, label=label)
+        return (f"yes, {where.lstrip(' ,')}: " if where else "yes: ") + ", ".join(parts)
+    state = orders_words.map_state(f.settled, o, f.why_not, *f.spreads, label=label)
+    return state + (f"; read{where}" if where else "")
+
+
+def rounds_cited(f) -> str:
+    """Where the order is read off the sweep's shared rounds and the table's times are the profiled runs' (PointFacts.
+    rounds_ms): " in the sweep's shared rounds at this point (58.7 µs against 69.4 µs, 1.18×)"; "" elsewhere."""
+    if f.rounds_ms is None:
+        return ""
+    a, b = f.rounds_ms
+    return f" {shared_rounds.SHARED} ({us(a)} against {us(b)}, {times(b / a)})"
 
 
 def named_note(f) -> str | None:
