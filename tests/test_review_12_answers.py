@@ -107,15 +107,17 @@ def test_the_paired_packed_and_sliding_rows_say_what_their_verdicts_say(paired):
     packed = next(c for w, c in rows.items() if w.startswith("Packed"))
     # FlexAttention ahead of varlen in each of the 6 shared rounds, but within identical kernels' per-round noise in the
     # forward rounds (review 2026-12-07-4 item 2): the row gives the standing, the rank shared, varlen behind by sums
+    # (the clocks beside each kernel-sum lead: review 2026-12-07-5 item 3, tests/test_review_14_b.py)
     assert packed.startswith("shares the first rank with varlen_attn (packed, cu_seqlens) (within noise as run; "
-                             "varlen_attn (packed, cu_seqlens) behind by kernel sum, 1.11×); at 16,384 tokens")
+                             "varlen_attn (packed, cu_seqlens) behind by kernel sum, 1.11× (")
+    assert "); at 16,384 tokens" in packed
     sliding = next(c for w, c in rows.items() if w.startswith("Sliding"))
-    assert sliding.startswith("first by kernel sum (timed apart); at 16,384 tokens")
+    assert sliding.startswith("first by kernel sum (timed apart), 1.38× (") and "); at 16,384 tokens" in sliding
     # the fold: the as-run ratio of two calls timed apart is said so; the standing follows
     words = decision_words.advice(advice.advice(paired))
     fold = next(x for x in words.lines if x.startswith("For sliding windows"))
-    assert "varlen_attn (packed, cu_seqlens) 1.44× slower than FlexAttention as run, timed apart" in fold
-    assert "At that point it is first by kernel sum (timed apart)." in fold
+    assert "varlen_attn (packed, cu_seqlens) 1.44× slower than FlexAttention (as run, timed apart)" in fold
+    assert "At that point it is first by kernel sum (timed apart), 1.38× (" in fold
     fold = next(x for x in words.lines if x.startswith("For packed documents"))
     ratio = verdicts.verdict(paired, "packed-documents", "inference").ratio
     assert "shares the first rank" in fold
@@ -262,7 +264,9 @@ def test_a_dot_faster_than_the_recommended_call_says_why_it_is_not_the_call(olde
 
     rows = decision_page.chart_rows(older)
     fp8 = next(r for r in rows if r["workload"] == "FP8 prefill" and r["variant"] == label("cudnn_fp8"))
-    assert fp8["rel"] < 1 and fp8["why"] == "within noise as run; 1.195× by kernel sum, under 1.2×"
+    # the kernel-sum lead carries its clocks, past the gate (review 2026-12-07-5 item 3)
+    assert fp8["rel"] < 1 and fp8["why"] == ("within noise as run; 1.195× by kernel sum (cuDNN FP8 attention (frontend "
+                                             "graph)'s sums at an 11% lower clock, 1755 against 1965 MHz), under 1.2×")
     for r in rows:  # every faster dot, and only those, says why
         assert bool(r["why"]) == (r["rel"] < 1 and r["role"] == charts.OTHER_CALLS
                                   and r["why"] is not None), r
@@ -273,5 +277,4 @@ def test_a_dot_faster_than_the_recommended_call_says_why_it_is_not_the_call(olde
     # the note under the chart says what the mark means and why, for each such dot
     view = decision_page.view(decision_page.facts(older))
     assert view["chart_note"].startswith(f"{charts.NOT_THE_CALL} A call faster by its median than the recommended one")
-    assert f"FP8 prefill, {label('cudnn_fp8')}: within noise as run; 1.195× by kernel sum, under 1.2×" in view[
-        "chart_note"]
+    assert f"FP8 prefill, {label('cudnn_fp8')}: {fp8['why']}" in view["chart_note"]

@@ -134,6 +134,9 @@ class Exception_:
     shares: tuple = ()
     by_sums: object = None  # where the kernel sums decide its first place, its Orders against the runner-up
     between_apart: tuple[str, ...] = ()  # the `between` calls not timed in its rounds (calls.same_rounds False)
+    # the `between` calls its verdict puts within noise of it (sharing its first rank: Verdict.near), whose ratio is
+    # an order as run and no more (review 2026-12-07-5 item 8)
+    between_noise: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -361,7 +364,8 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               shares=tuple(o for o in v.orders if v.fastest.variant in (o.first, o.second)),
                               by_sums=o1 if v.settled and (o1 := verdicts.first_pair(v)[0]) and o1.sums_decide
                               else None,
-                              between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False)))
+                              between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False),
+                              between_noise=tuple(x for x, _ in between if x in v.near)))
     return tuple(out)
 
 

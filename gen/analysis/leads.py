@@ -61,6 +61,19 @@ class Orders:
     by_rounds: bool | None = None
     # where the outcome of the pair alone is not held against a tie member: that member's name (the tie not split)
     tie_against: str | None = None
+    # each call's own forward and reversed round medians (_oriented; (None, None) where it has none): a lead smaller
+    # than its leader's own swing between orientations is told beside it (own_swing)
+    first_oriented_ms: tuple[float | None, float | None] = (None, None)
+    second_oriented_ms: tuple[float | None, float | None] = (None, None)
+
+    def own_swing(self, variant: str) -> float | None:
+        """How far `variant`'s own forward and reversed round medians lie apart (the larger over the smaller; review
+        2026-12-07-5 item 3: FlexAttention's 1.15x at paired packed documents, beside a 1.11x lead); None where it has
+        no reversed rounds of its own."""
+        fw, rv = self.first_oriented_ms if variant == self.first else self.second_oriented_ms
+        if not fw or not rv:
+            return None
+        return max(fw, rv) / min(fw, rv)
 
     @property
     def round_groups(self) -> tuple[tuple[float, ...], ...]:
@@ -327,7 +340,8 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
     as_run = sb.median / sa.median if sa and sb and sa.median else None
     noise = (a.as_run_noise or b.as_run_noise) if on_gpu else None
     ks_gap = rules.clock_gap_pct(a.kernel_sum_mhz, b.kernel_sum_mhz) if ks is not None else None
-    fwd, rev = (ratio(x, y) for x, y in zip(_oriented(a, sa, b), _oriented(b, sb, a)))
+    own_a, own_b = _oriented(a, sa, b), _oriented(b, sb, a)
+    fwd, rev = (ratio(x, y) for x, y in zip(own_a, own_b))
     together = calls.same_rounds(a, b) if on_gpu else None
     per_round = _per_round(a.round_ms, b.round_ms) if together else ()
     oriented = fwd is not None and rev is not None
@@ -341,7 +355,9 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
     return Orders(a.variant, b.variant, as_run, apart, eq, ks, a.sm_clock_mhz, b.sm_clock_mhz,
                   ka, kb, a.kernel_sum_mhz, b.kernel_sum_mhz, gap, decided, noise, fwd, rev,
                   a.rounds, b.rounds, together, memory_bound=memory_bound, per_round=per_round,
-                  by_rounds=by_rounds, tie_against=tie_against)
+                  by_rounds=by_rounds, tie_against=tie_against,
+                  first_oriented_ms=own_a if on_gpu else (None, None),
+                  second_oriented_ms=own_b if on_gpu else (None, None))
 
 
 def _groups(ratios: tuple[float, ...], oriented: bool) -> tuple[tuple[float, ...], ...]:

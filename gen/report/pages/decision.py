@@ -85,7 +85,7 @@ def chart_rows(ls) -> list[dict]:
             # never the recommended call's own tie partner: the same kernels are no faster call (review 2026-12-07-4
             # item 7)
             same = t.kernels is not None and t.kernels == v.row(rec).kernels
-            why = (orders_words.not_the_call(verdicts.orders(t, v.row(rec), v.basis))
+            why = (orders_words.not_the_call(verdicts.orders(t, v.row(rec), v.basis), fmt.label_of)
                    if t.variant != rec and s.median < base and t.variant not in v.same_kernel and not same else "")
             rows.append(dict(workload=workload, variant=fmt.label_of(t.variant), why=why,
                              role=charts.RECOMMENDED if t.variant == rec else

@@ -313,8 +313,18 @@ def _dense_mask_text(e: advice_mod.Exception_, told: bool) -> str:
     if e.between:
         text += ("; calls given the mask's structure rather than a dense mask are closer: " + join_and(
             f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}"
-            + (" as run, timed apart" if x in e.between_apart else "") for x, r in e.between))
+            + _between_state(e, x) for x, r in e.between))
     return text
+
+
+def _between_state(e: advice_mod.Exception_, x: str) -> str:
+    """How far the ratio of a call between the exception's and the default holds, said where it is given (review
+    2026-12-07-5 item 8: "1.13× slower" stood before "shares the first rank" with that call): " (as run, timed
+    apart)"; " (as run, within noise)" where the verdict shares the first rank between the two; "" where it stands.
+    In brackets: the ratios are said in a list joined by commas."""
+    if x in e.between_apart:
+        return " (as run, timed apart)"
+    return " (as run, within noise)" if x in e.between_noise else ""
 
 
 def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:

@@ -9,6 +9,15 @@ from gen.analysis import calls, rules
 from gen.model.variants import VARIANTS
 from gen.report.words.common import times, times_beside, us
 from gen.report.words.sentences import Aside, Clause, flat, inline
+from gen.report.words.sum_clocks import (
+    MEMORY_BOUND_GATE,  # noqa: F401  (moved there; its readers name it here)
+    clock_gate,
+    clocks_note,
+    higher_clock,
+    lower_clock,
+    short_lead,
+    sums_clocks,
+)
 
 
 def _beyond_floor(r: float | None) -> bool:
@@ -84,6 +93,13 @@ def sums(o, first_leads: bool, label) -> str:
     return f"{us(ms[0])} against {us(ms[1])}" + (f", {at}" if at else "")
 
 
+def _sums_detail(o, first_leads: bool, label) -> str:
+    """`sums`, and where the leader's clock was past rules.CLOCK_GAP_PCT higher, what is left past that gap: "1.109 ms
+    against 1.232 ms, X at 1950 MHz, Y at 1845 MHz: a 5.7% higher clock for X, 1.05× past what that gap can explain"."""
+    said, higher = sums(o, first_leads, label), higher_clock(o, label, named=False)
+    return f"{said}: {higher}" if said and higher else said
+
+
 def brief(o, label, clocks: bool = True, noise: bool = True, detail: bool = True, than: bool = False) -> str:
     """brief_clauses as one running clause."""
     return inline(brief_clauses(o, label, clocks, noise, detail, than))
@@ -95,7 +111,8 @@ def brief_clauses(o, label, clocks: bool = True, noise: bool = True, detail: boo
     run and 1.10× at equal clock (a model)", "Y 1.02× faster by kernel sum (2.757 ms against 2.819 ms, both at
     1965 MHz)", "within the as-run noise of identical kernels at this point (A and B, same kernels, 1.12× apart)" (an
     Aside: its bracket's clauses kept apart), two clocks each named by its call; an as-run order within its intervals
-    is said so where `noise`; without `detail`, no clocks or kernel sums in parentheses; with `than`, each leader's
+    is said so where `noise`; without `detail`, no kernel sums in parentheses, only their clocks where they ran past
+    rules.CLOCK_GAP_PCT (sum_clocks.clocks_note: review 2026-12-07-5 item 3); with `than`, each leader's
     counterpart named ("X 1.01× faster than Y by kernel sum"), for a sentence that gives the orders of more than one
     pair (review 2026-12-06-2 item 11)."""
     items = []  # (leader, ratio, how, detail)
@@ -108,7 +125,7 @@ def brief_clauses(o, label, clocks: bool = True, noise: bool = True, detail: boo
         items.append((who, r, EQUAL_CLOCK_SHORT, ""))
     if _beyond_floor(o.kernel_sum):
         who, r, first = _lead(o, o.kernel_sum, label)
-        items.append((who, r, "by kernel sum", sums(o, first, label) if detail else _lower_clock(o)))
+        items.append((who, r, "by kernel sum", _sums_detail(o, first, label) if detail else clocks_note(o, label)))
     groups: dict[str, list] = {}
     for it in items:
         groups.setdefault(it[0], []).append(it)
@@ -216,42 +233,6 @@ def where_timed(o, label) -> str:
     return f"{a} and {b} were not timed in the same rounds, so their times were taken in different conditions"
 
 
-# Why the kernel sums' clock gate holds at a memory-bound point too (review 2026-12-07-1 item 15): the pages give
-# such a point no equal-clock time, but that is no finding that its time ignores the SM clock
-MEMORY_BOUND_GATE = ("the gate holds at memory-bound points too: how far their kernels' time follows the SM clock is "
-                     "not measured here, and no memory clock is recorded")
-
-
-def clock_gate(o, gap: float) -> str:
-    """Kernel sums refused for their clocks (rules.CLOCK_GAP_PCT), with the real reason: "the kernel sums, taken at
-    clocks 6% apart, their leader at the higher one (past the 5% within which they may decide; the gate holds at
-    memory-bound points too: ...)"."""
-    higher = o.kernel_sum_leader_clock_pct is not None and o.kernel_sum_leader_clock_pct < 0
-    why = f"past the {rules.CLOCK_GAP_PCT:g}% within which they may decide" + (
-        f"; {MEMORY_BOUND_GATE}" if o.memory_bound else "")
-    leader = ", their leader at the higher one" if higher else ""
-    if higher and o.kernel_sum is not None and o.first_ks_mhz and o.second_ks_mhz:  # review 2026-12-07-3 item 6
-        c = max(o.first_ks_mhz / o.second_ks_mhz, o.second_ks_mhz / o.first_ks_mhz)
-        lead = times(max(o.kernel_sum, 1 / o.kernel_sum))
-        why += f"; that gap can explain up to {times(c, 3)}, their lead is {lead}, not {rules.TIME_FLOOR_PCT:g}% more"
-    return f"the kernel sums, taken at clocks {gap:.0f}% apart{leader} ({why})"
-
-
-def sums_clocks(o) -> str:
-    """At which clocks the kernel sums were taken, where they decide (rules.lead_decided): "taken at clocks within 5%
-    of each other", or, past that gap, how much of their lead it can explain (review 2026-12-07-3 item 6): "taken at
-    clocks 6% apart (1980 against 1860 MHz), their 1.38× lead more than the 1.065× that gap can explain (1.29×
-    left)"."""
-    if o.past_clock is None:
-        return f"taken at clocks within {rules.CLOCK_GAP_PCT:g}% of each other"
-    gap = rules.clock_gap_pct(o.first_ks_mhz, o.second_ks_mhz)
-    lead, left = max(o.kernel_sum, 1 / o.kernel_sum), max(o.past_clock, 1 / o.past_clock)
-    mhz = (o.first_ks_mhz, o.second_ks_mhz) if o.kernel_sum >= 1 else (o.second_ks_mhz, o.first_ks_mhz)
-    return (f"taken at clocks {gap:.0f}% apart ({mhz[0]:.0f} against {mhz[1]:.0f} MHz), their {times(lead)} lead more "
-            f"than the {times(o.clock_explains, 3)} that gap can explain ({times(left)} left; a kernel's time falls at "
-            "most in proportion to 1 / clock)")
-
-
 def timed_apart(o, label) -> str:
     """timed_apart_clauses as one running clause."""
     return inline(timed_apart_clauses(o, label))
@@ -298,21 +279,6 @@ def orientations(o, label) -> str:
     return text + ": the order follows which call ran before (the rounds' neighbour effect, methodology)"
 
 
-def _lower_clock(o, named: bool = False) -> str:
-    """ "at a 10% lower clock": a kernel-sum lead taken at clocks past rules.CLOCK_GAP_PCT, its leader at the lower
-    one (Orders.kernel_sum_conservative), so the gap can only have shrunk it; `named`: the two clocks and whose they
-    are, where the sentence gives no sums beside it (review 2026-12-07-2 item 1: "at an 11% lower clock" stood beside
-    as-run clocks 0.9% the other way) "at an 11% lower clock (1755 against 1965 MHz, the kernel sums' windows)"."""
-    pct = o.kernel_sum_leader_clock_pct
-    if o.kernel_sum_one_clock or not o.kernel_sum_conservative or pct is None:
-        return ""
-    n = f"{pct:.0f}"
-    article = "an" if n in ("8", "11", "18") or (len(n) == 2 and n[0] == "8") else "a"  # said "an eight", "an eleven"
-    mhz = (o.first_ks_mhz, o.second_ks_mhz) if o.kernel_sum >= 1 else (o.second_ks_mhz, o.first_ks_mhz)
-    return f"at {article} {n}% lower clock" + (
-        f" ({mhz[0]:.0f} against {mhz[1]:.0f} MHz, the kernel sums' windows)" if named else "")
-
-
 def sum_gain(r: float) -> str:
     """A kernel-sum lead's ratio, printed beside the first screen's rules.ADVICE_MIN_GAIN line it is set against
     (review 2026-12-07-1 item 7): "1.195×", never "1.20×" for a gain under 1.2×."""
@@ -324,7 +290,7 @@ def kernels_ahead(o, label) -> str:
     (frontend graph) 1.195× faster by kernel sum, at an 11% lower clock (1755 against 1965 MHz, the kernel sums'
     windows)" (or the two sums and clocks where they ran within rules.CLOCK_GAP_PCT)."""
     who, r, first = _lead(o, o.kernel_sum, label)
-    return f"{who} {sum_gain(r)} faster by kernel sum, " + (_lower_clock(o, named=True) or sums(o, first, label))
+    return f"{who} {sum_gain(r)} faster by kernel sum, " + (lower_clock(o, named=True) or _sums_detail(o, first, label))
 
 
 def both_orientations(o) -> str:
@@ -356,7 +322,7 @@ def kernels_ahead_detail(o, label, than: bool = False) -> str:
     orientations (1.07× forward, 1.19× reversed), and 1.07× at equal clock (a model)"; with `than`, the counterpart
     named ("X 1.20× faster than Y by kernel sum"), for a sentence of more than one pair."""
     who, r, first = _lead(o, o.kernel_sum, label)
-    lower = _lower_clock(o)
+    lower = lower_clock(o) or higher_clock(o, label, named=False)
     other = f"than {label(o.second if first else o.first)} " if than else ""
     text = (f"{who} {sum_gain(r)} faster {other}by kernel sum ({sums(o, first, label)}"
             + (f": {lower})" if lower else ")"))
@@ -476,8 +442,10 @@ def noted_parts(orders, rows, label, lead: bool = True) -> list[str]:
 def first_place(shares, by_sums, label) -> str:
     """An exception's standing at its verdict's point, as its verdict gives it (review 2026-12-07-3 item 4: the set
     page named FlexAttention for packed documents bare while its verdict said "within noise"): "shares the first rank
-    with X (within noise as run; X behind by kernel sum, 1.11×)"; "shares the first rank with X (not decided: timed
-    apart)"; "first by kernel sum (timed apart)"; "" where it leads outright. `shares`: its Orders
+    with X (within noise as run; X behind by kernel sum, 1.11× (...))", the lead said as sum_clocks.short_lead says it
+    (review 2026-12-07-5 item 3: its clocks past the gate, its leader's own orientation swing); "shares the first rank
+    with X (not decided: timed
+    apart)"; "first by kernel sum (timed apart), 1.38× (...)"; "" where it leads outright. `shares`: its Orders
     against each call sharing its first rank (its call first); `by_sums`: the Orders of a first place the kernel sums
     decide, else None."""
     said = []
@@ -486,22 +454,25 @@ def first_place(shares, by_sums, label) -> str:
         if o.apart and not o.decided:
             said.append(f"{head} (not decided: {undecided_why(o)})")
             continue
-        also = (f"; {label(o.second)} behind by kernel sum, {times(o.kernel_sum)}"
+        also = (f"; {label(o.second)} behind by kernel sum, {short_lead(o, label, times(o.kernel_sum))}"
                 if kernels_behind(o) == o.second and o.kernel_sum is not None else "")
         said.append(f"{head} (within noise as run{also})")
     if not said and by_sums is not None:
-        return "first by kernel sum" + (" (timed apart)" if by_sums.timed_apart else "")
+        lead = (f", {short_lead(by_sums, label, times(by_sums.kernel_sum))}"
+                if by_sums.kernel_sum is not None and not by_sums.kernel_sum_one_clock else "")
+        return "first by kernel sum" + (" (timed apart)" if by_sums.timed_apart else "") + lead
     return "; ".join(said)
 
 
-def not_the_call(o) -> str:
+def not_the_call(o, label) -> str:
     """Why a call faster by its median than the recommended one is not the call (review 2026-12-07-3 item 12: the home
     chart's FP8 dot left of the diamond, unmarked), from their Orders (the faster call first): "within noise as run",
-    "not decided (timed apart)", or its decided gain under rules.ADVICE_MIN_GAIN: "1.08× as run, under 1.2×"."""
+    "not decided (timed apart)", each with a lead its kernels alone give, said as words.sum_clocks.short_lead says it,
+    or its decided gain under rules.ADVICE_MIN_GAIN: "1.08× as run, under 1.2×"."""
     if not o.decided:
         said = f"{state(o)} as run" if not o.apart else f"not decided ({undecided_why(o)})"
         if o.kernels_leader == o.first and o.kernel_sum is not None:  # ahead by its kernels alone
-            said += (f"; {sum_gain(o.kernel_sum)} by kernel sum" + (
+            said += (f"; {short_lead(o, label, sum_gain(o.kernel_sum) + ' by kernel sum')}" + (
                 f", under {rules.ADVICE_MIN_GAIN:g}×" if o.kernel_sum < rules.ADVICE_MIN_GAIN else ""))
         return said
     r, by = o.deciding

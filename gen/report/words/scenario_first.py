@@ -12,7 +12,7 @@ from gen.analysis import leads, rules
 from gen.analysis.verdict_point import DETERMINISTIC
 from gen.model.records import PowerReading
 from gen.report.words import orders as orders_words
-from gen.report.words import shared_rounds
+from gen.report.words import shared_rounds, sum_clocks
 from gen.report.words.common import join_and, label, tie_by_medians, times, times_beside, us
 from gen.report.words.methodology import TIMING
 from gen.report.words.sentences import inline
@@ -148,7 +148,8 @@ def gain_cell(f) -> str:
     text = f"{times_beside(f.gain, rules.ADVICE_MIN_GAIN)} {by}".strip()
     o = f.orders
     if f.gain_by == leads.BY_KERNEL_SUM and o is not None and o.first_ks_ms and o.second_ks_ms:
-        text += f" ({sums_at(o, f.gain >= 1)})"
+        higher = sum_clocks.higher_clock(o, label, named=False)  # what is left past a clock gap (2026-12-07-5 #3)
+        text += f" ({sums_at(o, f.gain >= 1)}" + (f": {higher})" if higher else ")")
         as_run = f.as_run if f.as_run is not None else o.as_run  # the ratio of the times the table shows
         if as_run is not None:
             text += f"; {times(as_run)} as run"

@@ -1,0 +1,145 @@
+"""The clocks two kernel sums were taken at, beside a lead the sums give (gen.analysis.leads.Orders): within
+rules.CLOCK_GAP_PCT of each other, or past it with the leader at the lower clock (the gap can only have shrunk the
+lead), or at the higher one (then how much of the lead the gap can explain, and what is left past it). One set of
+words for every page that gives a kernel-sum lead, at length or short (review 2026-12-07-5 item 3: the sliding-window
+verdict said what its clock gap explains, packed documents' first row gave "1.11×" bare at clocks 5.7% apart)."""
+
+from __future__ import annotations
+
+from gen.analysis import rules
+from gen.report.words.common import times
+
+
+def _leader_mhz(o) -> tuple[float, float] | None:
+    """(the kernel-sum leader's window clock, the other's); None where a figure is missing."""
+    if o.kernel_sum is None or not o.first_ks_mhz or not o.second_ks_mhz:
+        return None
+    return (o.first_ks_mhz, o.second_ks_mhz) if o.kernel_sum >= 1 else (o.second_ks_mhz, o.first_ks_mhz)
+
+
+def possessive(name: str) -> str:
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def _article(n: str) -> str:
+    """ "an" before a number said "eight…", "eleven" or "eighteen", else "a"."""
+    whole = n.split(".")[0]
+    return "an" if whole.startswith("8") or whole in ("11", "18") else "a"
+
+
+def lower_clock(o, named: bool = False) -> str:
+    """ "at a 10% lower clock": a kernel-sum lead taken at clocks past rules.CLOCK_GAP_PCT, its leader at the lower
+    one (Orders.kernel_sum_conservative), so the gap can only have shrunk it; `named`: the two clocks and whose they
+    are, where the sentence gives no sums beside it (review 2026-12-07-2 item 1: "at an 11% lower clock" stood beside
+    as-run clocks 0.9% the other way) "at an 11% lower clock (1755 against 1965 MHz, the kernel sums' windows)"."""
+    pct = o.kernel_sum_leader_clock_pct
+    if o.kernel_sum_one_clock or not o.kernel_sum_conservative or pct is None:
+        return ""
+    n = f"{pct:.0f}"
+    lead, other = _leader_mhz(o)
+    return f"at {_article(n)} {n}% lower clock" + (
+        f" ({lead:.0f} against {other:.0f} MHz, the kernel sums' windows)" if named else "")
+
+
+def _left(o) -> float | None:
+    """The leader's kernel-sum lead less the most its higher clock can explain (rules.clock_left), as the leader's
+    ratio (below 1 where the gap explains more than the whole lead)."""
+    left = rules.clock_left(o.kernel_sum, o.first_ks_mhz, o.second_ks_mhz)
+    if left is None:
+        return None
+    return left if o.kernel_sum >= 1 else 1 / left
+
+
+def higher_clock(o, label, named: bool = True) -> str:
+    """A kernel-sum lead taken at clocks more than rules.CLOCK_GAP_PCT apart with its leader at the higher one: the
+    gap and what of the lead is left past what it can explain (a kernel's time falls at most in proportion to
+    1 / clock; rules.clock_left): "FlexAttention (compiled)'s sums at a 5.7% higher clock, 1950 against 1845 MHz;
+    1.05× past what that gap can explain"; without `named` (the clocks said beside it already) "a 5.7% higher clock
+    for FlexAttention (compiled), 1.05× past what that gap can explain"; "" where the sums ran within the gate or
+    their leader at the lower clock (lower_clock says that)."""
+    mhz = _leader_mhz(o)
+    if mhz is None or o.kernel_sum_one_clock or o.kernel_sum_conservative:
+        return ""
+    lead, other = mhz
+    who = label(o.first if o.kernel_sum >= 1 else o.second)
+    pct = f"{100 * (lead / other - 1):.1f}"
+    left = _left(o)
+    past = (f"{times(left, 3 if f'{left:.2f}' == '1.00' else 2)} past what that gap can explain" if left > 1
+            else "no more than that gap can explain")
+    if named:
+        return (f"{possessive(who)} sums at {_article(pct)} {pct}% higher clock, {lead:.0f} against {other:.0f} MHz; "
+                f"{past}")
+    return f"{_article(pct)} {pct}% higher clock for {who}, {past}"
+
+
+def clocks_note(o, label) -> str:
+    """What a short kernel-sum lead ("behind by kernel sum, 1.11×") carries about its clocks, where they ran past
+    rules.CLOCK_GAP_PCT: the higher clock and what is left past it (higher_clock), or the leader's lower clock, both
+    named: "cuDNN FP8 attention (frontend graph)'s sums at an 11% lower clock, 1755 against 1965 MHz" (the whole lead
+    is left past it); "" within the gate."""
+    if higher := higher_clock(o, label):
+        return higher
+    if not lower_clock(o):
+        return ""
+    n = f"{o.kernel_sum_leader_clock_pct:.0f}"
+    lead, other = _leader_mhz(o)
+    who = label(o.first if o.kernel_sum >= 1 else o.second)
+    return f"{possessive(who)} sums at {_article(n)} {n}% lower clock, {lead:.0f} against {other:.0f} MHz"
+
+
+def swing_note(o, label) -> str:
+    """Beside a kernel-sum lead, where its leader's own forward and reversed round medians lie further apart than the
+    lead (Orders.own_swing; review 2026-12-07-5 item 3): "FlexAttention (compiled)'s own round orientations differ by
+    1.15×, more than this lead"; "" elsewhere."""
+    if o.kernel_sum is None:
+        return ""
+    leader = o.first if o.kernel_sum >= 1 else o.second
+    swing, lead = o.own_swing(leader), max(o.kernel_sum, 1 / o.kernel_sum)
+    if swing is None or swing <= lead:
+        return ""
+    return f"{possessive(label(leader))} own round orientations differ by {times(swing)}, more than this lead"
+
+
+def short_lead(o, label, text: str) -> str:
+    """A kernel-sum lead said short (`text`: "1.11×"), with what it must carry beside it: its clocks past the gate
+    (clocks_note) and its leader's own swing between round orientations where that is larger (swing_note): "1.11×
+    (FlexAttention (compiled)'s sums at a 5.7% higher clock, 1950 against 1845 MHz; 1.05× past what that gap can
+    explain; FlexAttention (compiled)'s own round orientations differ by 1.15×, more than this lead)"."""
+    notes = [x for x in (clocks_note(o, label), swing_note(o, label)) if x]
+    return text + (f" ({'; '.join(notes)})" if notes else "")
+
+
+# Why the kernel sums' clock gate holds at a memory-bound point too (review 2026-12-07-1 item 15): the pages give
+# such a point no equal-clock time, but that is no finding that its time ignores the SM clock
+MEMORY_BOUND_GATE = ("the gate holds at memory-bound points too: how far their kernels' time follows the SM clock is "
+                     "not measured here, and no memory clock is recorded")
+
+
+def clock_gate(o, gap: float) -> str:
+    """Kernel sums refused for their clocks (rules.CLOCK_GAP_PCT), with the real reason: "the kernel sums, taken at
+    clocks 6% apart, their leader at the higher one (past the 5% within which they may decide; the gate holds at
+    memory-bound points too: ...)"."""
+    higher = o.kernel_sum_leader_clock_pct is not None and o.kernel_sum_leader_clock_pct < 0
+    why = f"past the {rules.CLOCK_GAP_PCT:g}% within which they may decide" + (
+        f"; {MEMORY_BOUND_GATE}" if o.memory_bound else "")
+    leader = ", their leader at the higher one" if higher else ""
+    if higher and o.kernel_sum is not None and o.first_ks_mhz and o.second_ks_mhz:  # review 2026-12-07-3 item 6
+        c = max(o.first_ks_mhz / o.second_ks_mhz, o.second_ks_mhz / o.first_ks_mhz)
+        lead = times(max(o.kernel_sum, 1 / o.kernel_sum))
+        why += f"; that gap can explain up to {times(c, 3)}, their lead is {lead}, not {rules.TIME_FLOOR_PCT:g}% more"
+    return f"the kernel sums, taken at clocks {gap:.0f}% apart{leader} ({why})"
+
+
+def sums_clocks(o) -> str:
+    """At which clocks the kernel sums were taken, where they decide (rules.lead_decided): "taken at clocks within 5%
+    of each other", or, past that gap, how much of their lead it can explain (review 2026-12-07-3 item 6): "taken at
+    clocks 6% apart (1980 against 1860 MHz), their 1.38× lead more than the 1.065× that gap can explain (1.29×
+    left)"."""
+    if o.past_clock is None:
+        return f"taken at clocks within {rules.CLOCK_GAP_PCT:g}% of each other"
+    gap = rules.clock_gap_pct(o.first_ks_mhz, o.second_ks_mhz)
+    lead, left = max(o.kernel_sum, 1 / o.kernel_sum), max(o.past_clock, 1 / o.past_clock)
+    mhz = _leader_mhz(o)
+    return (f"taken at clocks {gap:.0f}% apart ({mhz[0]:.0f} against {mhz[1]:.0f} MHz), their {times(lead)} lead more "
+            f"than the {times(o.clock_explains, 3)} that gap can explain ({times(left)} left; a kernel's time falls at "
+            "most in proportion to 1 / clock)")
