@@ -38,6 +38,7 @@ from gen.analysis import (
     host_rules,
     leads,
     length_cost,
+    mask_cost,
     named_calls,
     recompiles,
     rules,
@@ -134,6 +135,10 @@ class Exception_:
     shares: tuple = ()
     by_sums: object = None  # where the kernel sums decide its first place, its Orders against the runner-up
     between_apart: tuple[str, ...] = ()  # the `between` calls not timed in its rounds (calls.same_rounds False)
+    # SDPA unpinned, PyTorch's own call, kept where it decidedly leads a pinned default by less than the bar
+    keeps_default: bool = False
+    # the call's BlockMask build against the fastest ranked call that needs none (mask_cost.MaskCost), or None
+    mask_cost: object = None
 
 
 @dataclass(frozen=True)
@@ -338,11 +343,20 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
         if t is None or v.rank(default) == 1:
             continue
         f = v.fastest
-        fs, ts = v.spread(f), v.spread(t)
         # the gain by the measure that decides the order, not the as-run one where that decides nothing
         ratio, ratio_by = verdicts.orders(f, t, v.basis).deciding
         if missing(ratio) or ratio < rules.ADVICE_MIN_GAIN:
-            continue
+            # The bar guards a switch away from SDPA unpinned, PyTorch's own call; a pinned default that call
+            # decidedly leads here is that switch made for a slower call, so SDPA unpinned stays, at any ratio
+            # (review 2026-12-07-5 item 1: FA4 named at the article's shape, 1.18x slower)
+            auto = v.row(variant_role("automatic"))
+            if auto is None or auto is t or not verdicts.leads(auto, t, v.basis):
+                continue
+            f, keeps = auto, True
+            ratio, ratio_by = verdicts.orders(f, t, v.basis).deciding
+        else:
+            keeps = False
+        fs, ts = v.spread(f), v.spread(t)
         dense = _dense(ls, v, default)
         # the calls that rank between the exception's and the default, other kernels than the default's
         between = tuple((r.variant, v.spread(r).median / fs.median) for r in v.rows
@@ -361,7 +375,8 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               shares=tuple(o for o in v.orders if v.fastest.variant in (o.first, o.second)),
                               by_sums=o1 if v.settled and (o1 := verdicts.first_pair(v)[0]) and o1.sums_decide
                               else None,
-                              between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False)))
+                              between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False),
+                              keeps_default=keeps, mask_cost=mask_cost.mask_cost(ls, v, f.variant)))
     return tuple(out)
 
 
