@@ -376,7 +376,8 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               by_sums=o1 if v.settled and (o1 := verdicts.first_pair(v)[0]) and o1.sums_decide
                               else None,
                               between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False),
-                              keeps_default=keeps, mask_cost=mask_cost.mask_cost(ls, v, f.variant)))
+                              keeps_default=keeps,
+                              mask_cost=mask_cost.mask_cost(ls, v, f.variant, lambda x, v=v: dense_mask_at(ls, v, x))))
     return tuple(out)
 
 

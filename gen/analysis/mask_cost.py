@@ -7,11 +7,12 @@ one layout the build is repaid.
 
 Takes: a loaded set and a verdict (gen.analysis.verdicts). Gives `mask_costs(ls, v) -> tuple[MaskCost, ...]`, one per
 ranked call that measured a block mask build at the verdict's point (SweepPoint.facts "block_mask_build_s"), and
-`mask_cost(ls, v, variant)`.
+`mask_cost(ls, v, variant, dense)`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gen.analysis import tables, verdicts
@@ -58,23 +59,22 @@ def _build_ms(rec) -> float | None:
     return float(x) * 1e3 if x is not None else None
 
 
-def mask_costs(ls: tables.LoadedSet, v: verdicts.Verdict) -> tuple[MaskCost, ...]:
+def mask_costs(ls: tables.LoadedSet, v: verdicts.Verdict, dense: Callable[[str], bool]) -> tuple[MaskCost, ...]:
     """Each ranked call with a block mask build at the verdict's point, against the fastest ranked call with none.
 
     A call given the mask as a dense boolean attn_mask (SDPA) builds a mask too, one whose cost no record holds: it is
-    not counted as needing none (gen.analysis.advice.dense_mask_at)."""
-    from gen.analysis.advice import dense_mask_at  # advice reads this module: imported where called
-
+    not counted as needing none. `dense(variant)` says which do (gen.analysis.advice.dense_mask_at, which reads this
+    module: passed in, not imported)."""
     recs = verdicts.point_records(ls, v.scenario, v.mode)
     timed = [(t, s.median) for t in v.rows if (s := v.spread(t)) is not None and s.n and s.median]
     builds = {t.variant: b for t, _ in timed if (b := _build_ms(recs.get(t.variant))) is not None}
     if not builds:
         return ()
     free = sorted(((ms, t.variant) for t, ms in timed
-                   if t.variant not in builds and not dense_mask_at(ls, v, t.variant)))
+                   if t.variant not in builds and not dense(t.variant)))
     other_ms, other = free[0] if free else (None, None)
     return tuple(MaskCost(t.variant, builds[t.variant], ms, other, other_ms) for t, ms in timed if t.variant in builds)
 
 
-def mask_cost(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> MaskCost | None:
-    return next((m for m in mask_costs(ls, v) if m.variant == variant), None)
+def mask_cost(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, dense: Callable[[str], bool]) -> MaskCost | None:
+    return next((m for m in mask_costs(ls, v, dense) if m.variant == variant), None)

@@ -12,7 +12,7 @@ Words from gen.report.words.scenario_first, the chart from gen.report.charts.
 
 from __future__ import annotations
 
-from gen.analysis import mask_cost, unmeasured, verdict_point, verdicts
+from gen.analysis import advice, mask_cost, unmeasured, verdict_point, verdicts
 from gen.model import schema
 from gen.report import charts
 from gen.report import format as fmt
@@ -37,7 +37,8 @@ def _points(f, title: str) -> list[dict]:
 def _mask_note(ls, f) -> str | None:
     """A packed-documents verdict's BlockMask build against the call that needs none (review 2026-12-07-5 item 2)."""
     v = verdicts.verdict(ls, f.scenario, f.mode) if f.scope is None and f.point is not None else None
-    return mask_words.scenario_note(mask_cost.mask_costs(ls, v), f.fastest, f.runner_up, f.point.mask) \
+    return mask_words.scenario_note(mask_cost.mask_costs(ls, v, lambda x: advice.dense_mask_at(ls, v, x)), f.fastest,
+                                    f.runner_up, f.point.mask) \
         if v is not None else None
 
 
