@@ -306,14 +306,10 @@ def test_the_sizes_that_turn_the_article_exception_name_their_head_dim(h100):
     """Review 11 item 9: the article's shape sweeps head dims 64 and 128; the sizes where the default is faster are
     at the verdict point's head dim, and the sentence says which (a length alone names no point)."""
     ls, a, w, _ = h100
-    # since review 2026-12-07-4 the article's shape is no exception on this set (SDPA cuDNN 1.18x ahead as run, under
-    # the 1.2x bar): its exception is made here from the real verdict, its sizes and head dim as advice finds them
-    assert not any(x.scenario == "article" for x in a.exceptions)
-    v = verdicts.verdict(ls, "article", "inference")
-    chunked = next(x for x in a.exceptions if x.scenario == "chunked-prefill")
-    e = dataclasses.replace(chunked, scenario="article", mode=v.mode, variant=v.fastest.variant, q_len=None,
-                            reversed_at=advice._reversed(ls, v, v.fastest.variant, a.default),
-                            reversed_head_dim=advice._head_dim_if_several(ls, v))
+    # since review 2026-12-07-5 item 1 the article's shape is an exception again, one that keeps SDPA unpinned (FA4
+    # 1.18x slower as run, under the 1.2x bar but decidedly slower): its sizes and head dim as advice finds them
+    e = next(x for x in a.exceptions if x.scenario == "article")
+    assert e.keeps_default
     assert e.reversed_at and e.reversed_head_dim == calls.point_of(ls, e.scenario, e.mode).head_dim == 64
     line = decision_words.reversed_line(a, e)
     assert f"tokens (head dim {e.reversed_head_dim}) " in line and "This holds for the verdict's point" in line

@@ -38,6 +38,7 @@ from gen.analysis import (
     host_rules,
     leads,
     length_cost,
+    mask_cost,
     named_calls,
     recompiles,
     rules,
@@ -137,6 +138,10 @@ class Exception_:
     # the `between` calls its verdict puts within noise of it (sharing its first rank: Verdict.near), whose ratio is
     # an order as run and no more (review 2026-12-07-5 item 8)
     between_noise: tuple[str, ...] = ()
+    # SDPA unpinned, PyTorch's own call, kept where it decidedly leads a pinned default by less than the bar
+    keeps_default: bool = False
+    # the call's BlockMask build against the fastest ranked call that needs none (mask_cost.MaskCost), or None
+    mask_cost: object = None
 
 
 @dataclass(frozen=True)
@@ -341,11 +346,20 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
         if t is None or v.rank(default) == 1:
             continue
         f = v.fastest
-        fs, ts = v.spread(f), v.spread(t)
         # the gain by the measure that decides the order, not the as-run one where that decides nothing
         ratio, ratio_by = verdicts.orders(f, t, v.basis).deciding
         if missing(ratio) or ratio < rules.ADVICE_MIN_GAIN:
-            continue
+            # The bar guards a switch away from SDPA unpinned, PyTorch's own call; a pinned default that call
+            # decidedly leads here is that switch made for a slower call, so SDPA unpinned stays, at any ratio
+            # (review 2026-12-07-5 item 1: FA4 named at the article's shape, 1.18x slower)
+            auto = v.row(variant_role("automatic"))
+            if auto is None or auto is t or not verdicts.leads(auto, t, v.basis):
+                continue
+            f, keeps = auto, True
+            ratio, ratio_by = verdicts.orders(f, t, v.basis).deciding
+        else:
+            keeps = False
+        fs, ts = v.spread(f), v.spread(t)
         dense = _dense(ls, v, default)
         # the calls that rank between the exception's and the default, other kernels than the default's
         between = tuple((r.variant, v.spread(r).median / fs.median) for r in v.rows
@@ -365,7 +379,9 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               by_sums=o1 if v.settled and (o1 := verdicts.first_pair(v)[0]) and o1.sums_decide
                               else None,
                               between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False),
-                              between_noise=tuple(x for x, _ in between if x in v.near)))
+                              between_noise=tuple(x for x, _ in between if x in v.near),
+                              keeps_default=keeps,
+                              mask_cost=mask_cost.mask_cost(ls, v, f.variant, lambda x, v=v: dense_mask_at(ls, v, x))))
     return tuple(out)
 
 

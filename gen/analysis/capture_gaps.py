@@ -91,18 +91,19 @@ def gaps(rs: schema.ResultSet) -> Gaps:
     return Gaps(packages, tuple(lacking), stopped, rs.duration_s, tuple(measured), tuple(not_reached), tuple(cut))
 
 
+def siblings(sets, ls) -> list:
+    """The other measured GPU sets of `ls`'s GPU model and PyTorch version."""
+    env = ls.environment
+    return [o for o in sets if o is not ls and o.kind == schema.SetKind.MEASURED and o.environment.device == "cuda"
+            and (o.environment.gpu_name, o.environment.torch) == (env.gpu_name, env.torch)]
+
+
 def different_answers(sets, ls, answer_of) -> list[tuple[object, str]]:
     """The other measured sets of `ls`'s GPU model and PyTorch version whose answer (`answer_of(set)`: the variant it
     recommends, or None) differs from `ls`'s, as (set, its answer)."""
-    env = ls.environment
     mine = answer_of(ls)
     out = []
-    for other in sets:
-        o = other.environment
-        if other is ls or other.kind != schema.SetKind.MEASURED or o.device != "cuda":
-            continue
-        if (o.gpu_name, o.torch) != (env.gpu_name, env.torch):
-            continue
+    for other in siblings(sets, ls):
         theirs = answer_of(other)
         if theirs is not None and mine is not None and theirs != mine:
             out.append((other, theirs))

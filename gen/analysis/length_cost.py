@@ -93,3 +93,33 @@ def cudnn_lengths(ls: tables.LoadedSet, vs: list[verdicts.Verdict], picks, excep
         got = lengths(ls, auto)
         return replace(got, aside=True) if got is not None and got.measured else None
     return None
+
+
+@dataclass(frozen=True)
+class Beside:
+    """What another set of the same GPU model and PyTorch measured of cuDNN at new lengths, for a set that did not
+    (review 2026-12-07-5 item 5): its name and title, per phase cuDNN's median first-call extra (LengthCost.phases, as
+    that set's own page gives it) and SDPA flash's, pinned, where it ran."""
+
+    name: str
+    title: str
+    phases: tuple[tuple[str, float, float], ...]  # (phase, cuDNN's first-call extra ms, its warm call ms)
+    flash: tuple[tuple[str, float], ...] = ()  # (phase, SDPA flash's first-call extra ms)
+
+
+def first_extra(ls: tables.LoadedSet, variant: str) -> tuple[tuple[str, float], ...]:
+    """(phase, median first-call extra ms) of one variant's dynamic-lengths runs (gen.analysis.dynamic)."""
+    out = []
+    for ph in dynamic.phases(ls.rs):
+        d = next((d for d in dynamic.phase_facts(ls.rs, ph).measured if d.variant == variant), None)
+        if d is not None and d.first_overhead_ms is not None:
+            out.append((ph, d.first_overhead_ms))
+    return tuple(out)
+
+
+def beside(ls: tables.LoadedSet, title: str) -> Beside | None:
+    """A set's cuDNN cost at new lengths as another set cites it; None where it measured none."""
+    got = lengths(ls, "sdpa_cudnn")
+    if got is None or not got.measured or not got.phases:
+        return None
+    return Beside(ls.name, title, got.phases, first_extra(ls, "sdpa_flash"))

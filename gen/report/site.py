@@ -138,6 +138,9 @@ class Context:
     facts: dict = field(default_factory=dict)  # set name -> {builder: facts}
     first: tables.LoadedSet | None = None  # the first measured GPU set: the compare pages' A
     prerender: object | None = None  # a gen.report.prerender.Converter: a set's own pages leave as HTML
+    # a per-set builder's: what a set of the same GPU model and PyTorch measured of cuDNN at new lengths
+    # (gen.analysis.length_cost.Beside), made where every set is loaded (units.set_context), or None
+    lengths_beside: object | None = None
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property

@@ -31,7 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gen.analysis import compare, tables
+from gen.analysis import capture_gaps, compare, length_cost, tables
 from gen.analysis import scenarios as scenario_analysis
 from gen.model import schema
 from gen.model.schema import SetKind, UserError
@@ -99,7 +99,15 @@ def set_context(ctx: Context, ls: tables.LoadedSet) -> Context:
     first = ctx.first if ctx.first is not None else first_gpu_set(ctx.sets)
     if ls.kind == SetKind.REFERENCE:
         return Context(ctx.sets, ctx.skipped, first=first, prerender=ctx.prerender)
-    return Context([ls] + [s for s in references(ctx.sets) if s is not ls], first=first, prerender=ctx.prerender)
+    return Context([ls] + [s for s in references(ctx.sets) if s is not ls], first=first, prerender=ctx.prerender,
+                   lengths_beside=lengths_beside(ctx.sets, ls))
+
+
+def lengths_beside(sets, ls: tables.LoadedSet):
+    """What the first of `ls`'s siblings (capture_gaps.siblings: same GPU model and PyTorch) that measured cuDNN at new
+    lengths measured (length_cost.Beside), for a set that did not: a fact its pages cite (review 2026-12-07-5 item 5);
+    the siblings are in its "own" part's key (_reads)."""
+    return next((b for o in capture_gaps.siblings(sets, ls) if (b := length_cost.beside(o, fmt.set_title(o)))), None)
 
 
 def make(ctx: Context, ls: tables.LoadedSet, part: str) -> Unit:
@@ -258,6 +266,8 @@ def _reads(ctx: Context, plan: _Plan, ls: tables.LoadedSet, part: str) -> list[s
     out = [x for r in references(ctx.sets) for x in named(r)]
     if part in ("own", "pair", "published"):
         out += named(ctx.first)
+    if part == "own" and ls.kind == SetKind.MEASURED:  # lengths_beside: what a sibling measured at new lengths
+        out += [x for s in capture_gaps.siblings(ctx.sets, ls) for x in named(s)]
     if part == "published":
         out += named(compare.partner(ls, ctx.sets, ctx.first))
         out.append(ctx._once(("list digest",), lambda: _list_digest(ctx)))

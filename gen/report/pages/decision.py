@@ -28,6 +28,7 @@ from gen.report.site import chart_div, summary_command
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
 from gen.report.words import first_screen as screen_words
+from gen.report.words import mask_cost as mask_words
 from gen.report.words import orders as orders_words
 from gen.report.words import places
 from gen.report.words import scenario_first as first_words
@@ -203,20 +204,31 @@ def table_rows(ls) -> list[dict]:
         if a.default != auto:
             by = orders_words.MEASURE.get(e.ratio_by, e.ratio_by)
             gain += f" ({words.times(e.ratio)} {by} over {words.short_label(a.default)})"
-        cond = f"at {_shape(verdicts.point_of(ls, v.scenario, v.mode))}"
-        if standing := orders_words.first_place(e.shares, e.by_sums, fmt.label_of):  # as its verdict says (item 4)
-            cond = f"{standing}; {cond}"
-        if e.mask_arg_backend is not None and g is not None and rec != auto:  # the gain is a mask argument's
-            gain = gain.replace(words.times(g), words.times(g) + "*", 1)
-            cond += ". " + decision_words.mask_arg_note(words.times(g), e.mask_arg_backend,
-                                                        VARIANTS[rec].masks).removesuffix(".")
-        if e.compile_s is not None:
-            cond += f"; its first call compiles ({e.compile_s:.1f} s)"
-        if e.error is not None and e.default_error is not None:
-            cond += f"; relative error {e.error:.1e} against {e.default_error:.1e}"
+        cond, gain = _exception_cell(ls, a, v, e, rec, g, gain)
         out.append(dict(workload=_workload(v.scenario, v.mode, _title(ls, v.scenario)), call=fmt.label_of(rec),
                         variant=rec, gain=gain, condition=cond + ".", detail=None))
     return out
+
+
+def _exception_cell(ls, a, v, e, rec: str, g: float | None, gain: str) -> tuple[str, str]:
+    """An exception row's Holds cell, and its gain cell marked where the gain is a mask argument's."""
+    auto = variant_role("automatic")
+    cond = f"at {_shape(verdicts.point_of(ls, v.scenario, v.mode))}"
+    if e.keeps_default:  # the pinned default decidedly slower there, under the bar (review 2026-12-07-5 item 1)
+        cond = screen_words.keep_default(fmt.label_of(a.default), e.ratio, e.ratio_by) + "; " + cond
+    if standing := orders_words.first_place(e.shares, e.by_sums, fmt.label_of):  # as its verdict says (item 4)
+        cond = f"{standing}; {cond}"
+    if e.mask_arg_backend is not None and g is not None and rec != auto:  # the gain is a mask argument's
+        gain = gain.replace(words.times(g), words.times(g) + "*", 1)
+        cond += ". " + decision_words.mask_arg_note(words.times(g), e.mask_arg_backend,
+                                                    VARIANTS[rec].masks).removesuffix(".")
+    if e.compile_s is not None:
+        cond += f"; its first call compiles ({e.compile_s:.1f} s)"
+    if (layout := mask_words.new_layout_short(e.mask_cost, e.mask)) is not None:
+        cond += f"; {layout}"
+    if e.error is not None and e.default_error is not None:
+        cond += f"; relative error {e.error:.1e} against {e.default_error:.1e}"
+    return cond, gain
 
 
 def _named(ls, vs, sums=()) -> list[tuple[str, str]]:

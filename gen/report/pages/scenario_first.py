@@ -12,11 +12,12 @@ Words from gen.report.words.scenario_first, the chart from gen.report.charts.
 
 from __future__ import annotations
 
-from gen.analysis import unmeasured, verdict_point, verdicts
+from gen.analysis import advice, mask_cost, unmeasured, verdict_point, verdicts
 from gen.model import schema
 from gen.report import charts
 from gen.report import format as fmt
 from gen.report.site import BUILD_COMMAND, chart_div, summary_command
+from gen.report.words import mask_cost as mask_words
 from gen.report.words import scenario_first as words
 from gen.report.words import scenarios as scenario_words
 from gen.report.words.common import label, level_pct
@@ -33,6 +34,14 @@ def _points(f, title: str) -> list[dict]:
             for c in f.calls if not f.plain or c.variant in f.plain]
 
 
+def _mask_note(ls, f) -> str | None:
+    """A packed-documents verdict's BlockMask build against the call that needs none (review 2026-12-07-5 item 2)."""
+    v = verdicts.verdict(ls, f.scenario, f.mode) if f.scope is None and f.point is not None else None
+    return mask_words.scenario_note(mask_cost.mask_costs(ls, v, lambda x: advice.dense_mask_at(ls, v, x)), f.fastest,
+                                    f.runner_up, f.point.mask) \
+        if v is not None else None
+
+
 def facts(ls, name: str) -> dict | None:
     """The first look at one set's scenario as plain data; None where no verdict there ranks two calls or more."""
     found = verdict_point.point_facts_all(ls, name)
@@ -43,7 +52,7 @@ def facts(ls, name: str) -> dict | None:
     for f in found:
         # several rows: each note says whose it is ("Training step: ...")
         whose = f"{words.at_cell(f).split(' · ')[0].capitalize()}: " if len(found) > 1 else ""
-        notes = [whose + x for x in (words.named_note(f), words.loop_note(f)) if x]
+        notes = [whose + x for x in (words.named_note(f), words.loop_note(f), _mask_note(ls, f)) if x]
         rows.append(dict(mode=f.mode, variant=f.fastest, set=ls.name, set_title=fmt.set_title(ls),
                          rounds_note=[whose + x if i == 0 else x for i, x in enumerate(words.rounds_note(f))],
                          at=words.at_cell(f), call=words.call_cell(f), named=words.named_cell(f),

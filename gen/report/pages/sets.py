@@ -169,7 +169,7 @@ def set_view(ctx: Context, ls) -> dict:
         m = mode_view(ctx, ls, mode, say_reading=not any(x["gpu"] for x in modes))
         if m:
             modes.append(m)
-    decision = verdict.decision(ls) if ls.measured else None
+    decision = verdict.decision(ls, ctx.lengths_beside) if ls.measured else None
     first = first_screen.view(first_screen.facts(ls)) if ls.measured else None
     # what the capture left out, beside its answer: under the first screen's table, else in the decision's box
     if first:

@@ -57,13 +57,14 @@ def block(ls, scenario: str = "article", mode: str = Mode.INFERENCE) -> dict | N
                 auto_backend=(v.auto.backend or v.auto.kernel_backend or "") if v.auto else "")
 
 
-def decision(ls) -> dict | None:
+def decision(ls, lengths_beside=None) -> dict | None:
     """The first screen of a set: the decision and its reason, then one line per exception,
-    start-up and host; None for a set with nothing ranked."""
+    start-up and host; None for a set with nothing ranked. `lengths_beside`: what a set of the same GPU model and
+    PyTorch measured of cuDNN at new lengths (Context.lengths_beside), cited where this set measured none."""
     a = advice.advice(ls)
     if a is None:
         return None
-    w = decision_words.advice(a)
+    w = decision_words.advice(a, lengths_beside)
     fa4 = verdict_words.fa4_missing_line([x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())])
     units = verdicts.ranked_units(ls)
     return dict(set=ls.name, set_title=fmt.set_title(ls), decision=w.decision,
@@ -129,7 +130,8 @@ def fastest_rows(ls) -> list[dict]:
 def facts(ctx: Context, ls) -> dict:
     """What the home page reads of a set: its verdicts, its article verdict (a line when it is
     not the first set), its decision, and per scenario its fastest variant for the heat map."""
-    return dict(blocks=set_blocks(ls), line=block(ls), decision=decision(ls), fastest=fastest_rows(ls),
+    return dict(blocks=set_blocks(ls), line=block(ls), decision=decision(ls, ctx.lengths_beside),
+                fastest=fastest_rows(ls),
                 first=first_screen.facts(ls))
 
 

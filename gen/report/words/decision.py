@@ -34,9 +34,11 @@ from gen.report.words.first_screen import (  # noqa: F401
     workloads,
 )
 from gen.report.words.host import host_crossover, host_not_the_gap, host_short_of_line, on_this_host
+from gen.report.words.lengths_beside import lengths_beside
+from gen.report.words.mask_cost import mask_cost_line
 from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
 from gen.report.words.orders import DTYPE_WORDS
-from gen.report.words.places import SCENARIO_WORDS
+from gen.report.words.places import PRECISE_WORDS, SCENARIO_WORDS
 from gen.report.words.places import place_of as _place_of
 from gen.report.words.sentences import Aside
 from gen.report.words.sentences import cap as _cap
@@ -254,7 +256,9 @@ def _noise_sentences(a: advice_mod.Advice, noise, name) -> list[str]:
 
 def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = False) -> str:
     """One exception; `told`: an earlier one already said how SDPA takes a dense mask (said shorter here)."""
-    where = _workload(e.scenario, e.mode)
+    # a kept SDPA unpinned reads beside the default's own rows of the same word ("prefill"): the scenario's own words
+    where = PRECISE_WORDS.get(e.scenario, _workload(e.scenario, e.mode)) if e.keeps_default and e.mode != "train" \
+        else _workload(e.scenario, e.mode)
     at = f" at {e.kv_len // 1024}k" if e.kv_len and e.kv_len % 1024 == 0 else (f" at {e.kv_len}" if e.kv_len else "")
     fwd = " in a forward pass" if e.forward_only else ""
     why_fwd = "; this scenario timed no training step" if e.forward_only else ""
@@ -264,7 +268,8 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     elif why_fwd:
         at += f" ({why_fwd[2:]})"
     by = (", by kernel sum, which decides the order" if e.ratio_by == leads.BY_KERNEL_SUM else "")
-    text = f"For {where}, use {label(e.variant)}: {label(a.default)} is {times(e.ratio)} slower{fwd}{at}{by}"
+    text = (f"For {where}, {'keep' if e.keeps_default else 'use'} {label(e.variant)}: {label(a.default)} is "
+            f"{times(e.ratio)} slower{fwd}{at}{by}")
     if e.q_len and "wrong-mask" not in VARIANTS.get(e.variant, VARIANTS["sdpa_is_causal"]).keywords:
         # fewer queries than keys: the plain causal flag is the wrong call here, whatever its speed
         why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
@@ -273,7 +278,9 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     if place := orders_words.first_place(e.shares, e.by_sums, label):  # review 2026-12-07-3 item 4
         text += f". At that point it {'' if place.startswith('shares') else 'is '}{place}"
     text += "." + reversed_line(a, e)
-    if e.mask_build_s is not None and e.call_ms:
+    if (said := mask_cost_line(e.mask_cost, e.mask)) is not None:
+        text += " " + said
+    elif e.mask_build_s is not None and e.call_ms:
         text += (f" Its block mask took {us(e.mask_build_s * 1e3)} to build, against {us(e.call_ms)} a call: build "
                  "it once per mask and reuse it" + ("; built for every call, it would cost more than the call itself"
                                                     if e.mask_build_s * 1e3 > e.call_ms else "") + ".")
@@ -402,19 +409,22 @@ def _startup(a: advice_mod.Advice) -> str | None:
 PHASE_WORDS = {"prefill": "a new prompt length", "decode": "a decode step (the KV cache one token longer)"}
 
 
-def lengths_line(a: advice_mod.Advice) -> str | None:
+def lengths_line(a: advice_mod.Advice, beside=None) -> str | None:
     """Where the decision runs cuDNN: what a new length costs (the set's dynamic-lengths runs) and what to do
-    instead; where the set has none, that it was not measured."""
+    instead; where the set has none, that it was not measured, and what a set of the same GPU model and PyTorch
+    measured (`beside`, gen.analysis.length_cost.Beside) where one did."""
     x = a.lengths
     if x is None:
         return None
     if not x.measured:
-        return ("Where lengths vary (prompts of many lengths, or decode with a growing KV cache), cuDNN plans each "
+        head = ("Where lengths vary (prompts of many lengths, or decode with a growing KV cache), cuDNN plans each "
                 "new shape on its first call: this set did not measure what that costs ("
                 + (f"its dynamic-lengths runs were {x.why_not} before any length" if x.why_not else
-                   "it has no dynamic-lengths runs")
-                + "). Bucket or pad lengths to a few shapes, or measure the first call at new lengths before "
-                "relying on the steady times.")
+                   "it has no dynamic-lengths runs") + ").")
+        if beside is not None:
+            return head + " " + lengths_beside(beside, PHASE_WORDS)
+        return head + (" Bucket or pad lengths to a few shapes, or measure the first call at new lengths before "
+                       "relying on the steady times.")
     costs = "; ".join(f"{PHASE_WORDS.get(ph, ph)}: {us(first)} more than its second call (a warm call in a loop: "
                       f"{us(steady)})" for ph, first, steady in x.phases)
     who = (f"scaled_dot_product_attention with no backend pinned picks cuDNN in this set, and {label(x.variant)}'s"
@@ -486,8 +496,9 @@ def _loop_outcome(outcome: str | None, host_ms: float | None = None, gpu_ms: flo
     return "undecided"
 
 
-def advice(a: advice_mod.Advice) -> AdviceWords:
-    """The first screen: the decision and its reason, then one sentence per exception, start-up, host."""
+def advice(a: advice_mod.Advice, beside=None) -> AdviceWords:
+    """The first screen: the decision and its reason, then one sentence per exception, start-up, host; `beside` as
+    `lengths_line` takes it."""
     sentences = (f"{_place(a)}: {_default_call(a)}.", *_picks(a))
     dense = [i for i, e in enumerate(a.exceptions) if e.dense_mask and e.pairs_scored and e.pairs_needed]
     lines = [_exception(a, e, told=bool(dense) and i != dense[0] and i in dense) for i, e in enumerate(a.exceptions)]
@@ -495,7 +506,7 @@ def advice(a: advice_mod.Advice) -> AdviceWords:
     loop = " ".join(x for x in (_host(a), _loops(a)) if x) or None
     if loop:
         loop += " A CUDA graph, or more work per call, keeps the GPU fed."
-    for extra in (behind_line(a), _determinism(a), lengths_line(a), _startup(a), loop):
+    for extra in (behind_line(a), _determinism(a), lengths_line(a, beside), _startup(a), loop):
         if extra:
             lines.append(extra)
     if a.device != "cuda":

@@ -8,7 +8,7 @@ from gen.analysis import rules
 from gen.model.schema import Mode
 from gen.report.words.common import backend as backend_name
 from gen.report.words.common import join_and, times
-from gen.report.words.orders import BEHIND_BY_KERNELS
+from gen.report.words.orders import BEHIND_BY_KERNELS, MEASURE
 
 
 def _low(title: str) -> str:
@@ -36,6 +36,11 @@ def behind_margin() -> str:
     """What a gain under rules.ADVICE_MIN_GAIN means: not enough for the report to name another call."""
     return (f"under the {rules.ADVICE_MIN_GAIN:g}× gain the report asks before it names another call for a workload "
             "(read by the measure that decides the order: as run, or the kernel sums where they decide)")
+
+
+def keep_default(default: str, ratio: float, by: str) -> str:
+    """An exception row keeping SDPA unpinned where the row above's call is decidedly slower, under the bar."""
+    return f"keep the default: {default} {times(ratio)} slower{' ' + MEASURE.get(by, by) if by else ''}"
 
 
 TIMED_APART = "not decided (timed apart)"  # a pair never in the same rounds: no noise comparison (Orders.timed_apart)
