@@ -200,6 +200,9 @@ def test_the_methodology_names_each_sets_range():
     assert (f"by set: {words.level_span([3, 5, 6])} in GPU one (the top from 6 rounds), {words.level_span([5, 6])} in "
             f"GPU two (the top from 6 rounds), {words.level_span([3, 11])} in CPU (the top from 11 raw samples, in one "
             "round)") in text
+    # the top is the count that gives the highest level: 11 samples (98.83%), not 20 (95.86%)
+    assert "(the top from 11 raw samples" in method_words.ci_levels([3, 20, 11, 6], [("a", [3, 6], True),
+                                                                                   ("b", [3, 20, 11], False)])
     # where every set gives one span, no per-set list
     assert "by set" not in method_words.ci_levels([3, 6], [("a", [3, 6], True), ("b", [6, 3], True)])
 
