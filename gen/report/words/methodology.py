@@ -426,17 +426,18 @@ def lead_rules() -> list[tuple[str, str]]:
          "another path, for two calls timed in the same rounds whose intervals overlap: it skips the intervals and "
          "the as-run noise rows. In each round orientation on its own, the interval of the median of the per-round "
          f"time ratios lies past the per-round noise of identical kernels (next row) by more than {floor}, and fair "
-         "kernel sums do not put the other call ahead past their line. Up to "
-         f"{whole} rounds an orientation that interval is the whole range, so every shared round must clear the line, "
-         "and the pages say so jointly (ahead in all the shared rounds, each past the line). Each orientation needs "
-         f"at least {each} rounds of its own, so at least {rules.PAIRED_MIN_ROUNDS} shared rounds: one round is a "
-         "single ratio, no interval at all"),
+         "kernel sums do not put the other call ahead past their line"),
         (f"{LEAD}: round by round, its noise and ties",
          "within one round two calls do not share one stretch of clock and power: SDPA cuDNN and SDPA with no "
          "backend pinned, the same kernels, read well apart round by round at power-limited points. The "
          "line is the point's largest such ratio, either call over the other, borrowed as the as-run line is. A "
          "lead decided this way holds against each call running the same kernels as either side, or stands for none: "
          "a tie is never split"),
+        (f"{LEAD}: round by round, how many rounds",
+         f"each orientation needs at least {each} rounds of its own, so at least {rules.PAIRED_MIN_ROUNDS} shared "
+         f"rounds: one round is a single ratio, no interval at all. Up to {whole} rounds an orientation the interval "
+         "is the whole range, so every shared round must clear the line, and the pages say so jointly (ahead in all "
+         "the shared rounds, each past the line)"),
         (f"{LEAD}: calls timed apart",
          "two calls not timed in the same rounds are decided by neither their as-run times nor that noise; only "
          f"{sums} decide them, or an as-run lead past {rules.TIMED_APART_REACH:g}× that such sums do not "
