@@ -144,7 +144,7 @@ def test_on_the_set_every_decided_lead_holds_in_both_orientations(lead):
 
 
 def test_the_methodology_gives_the_sets_orientation_counts(lead):
-    o = method.orientation(lead.rs)
+    o = method.orientation(lead)
     by_hand = 0
     for r in lead.rs.sweep:
         f, v = timings.orientation_medians(r.timing) if r.status == schema.Status.OK else (None, None)

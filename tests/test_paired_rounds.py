@@ -5,6 +5,8 @@ rule, then the committed paired H100 set; numbers are read from the set, never t
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gen.analysis import calls, leads, pair_noise, rules, timings, verdicts
@@ -29,7 +31,13 @@ def older():
 def test_too_few_rounds_give_no_paired_interval_and_each_orientation_gets_its_own():
     assert rules.paired_intervals([[1.2] * (rules.PAIRED_MIN_ROUNDS - 1)]) is None
     assert rules.paired_intervals([[1.2, 1.3], []]) is None  # an orientation without a round
-    few = [1.05, 1.20, 1.10]
+    # review 2026-12-07-5 item 6: one round in an orientation is a single ratio, no interval of a median
+    each = rules.PAIRED_MIN_ORIENTATION_ROUNDS
+    assert each == 2 and rules.PAIRED_MIN_ROUNDS == 2 * each
+    assert rules.paired_intervals([[1.2, 1.3], [1.25] * (each - 1)]) is None
+    assert rules.paired_intervals([[1.2, 1.3], [1.25] * each]) is not None
+    assert rules.paired_intervals([[1.2, 1.3, 1.1]]) is None  # unreversed: as many in all as two orientations
+    few = [1.05, 1.20, 1.10, 1.15]
     assert rules.paired_intervals([few]) == ((min(few), max(few)),)  # too few for the level: the whole range
     many = [1.0 + i / 100 for i in range(1, 21)]
     k = stats.order_statistic_rank(len(many))
@@ -40,7 +48,7 @@ def test_too_few_rounds_give_no_paired_interval_and_each_orientation_gets_its_ow
 
 
 def test_a_lead_past_the_line_in_every_orientation_is_decided_though_the_unpaired_intervals_overlap():
-    ivs = rules.paired_intervals([(1.08, 1.02, 1.04), (1.13, 1.14, 1.15)])
+    ivs = rules.paired_intervals([(1.08, 1.02, 1.04), (1.13, 1.14)])
     assert rules.paired_leads(ivs) is True  # no identical pair anywhere: the floor alone
     assert rules.lead_decided(False, 1.13, None, same_rounds=True, paired=True)
     assert not rules.lead_decided(False, 1.13, None, same_rounds=True)  # the overlapping intervals decide nothing
@@ -75,9 +83,9 @@ def test_an_orientation_that_does_not_hold_on_its_own_leaves_it_not_decided():
 
 def test_an_interval_at_the_line_decides_nothing_and_just_past_it_decides():
     line = 1.02
-    at = [(line * FLOOR, line * FLOOR * 1.05, line * FLOOR * 1.1)]
+    at = [(line * FLOOR, line * FLOOR * 1.05, line * FLOOR * 1.1, line * FLOOR * 1.2)]
     assert rules.paired_leads(rules.paired_intervals(at), line) is None
-    past = [(line * FLOOR * 1.0001, line * FLOOR * 1.05, line * FLOOR * 1.1)]
+    past = [(line * FLOOR * 1.0001, line * FLOOR * 1.05, line * FLOOR * 1.1, line * FLOOR * 1.2)]
     assert rules.paired_leads(rules.paired_intervals(past), line) is True
     # below 1 by the line the same way
     assert rules.paired_leads(((1 / (line * FLOOR) * 0.999, 0.99 / (line * FLOOR)),), line) is False
@@ -140,8 +148,10 @@ def test_orders_pair_the_rounds_and_the_words_give_them():
     assert not o.apart and o.decided and o.decided_by_rounds and o.paired_leader == "a"
     assert o.per_round == pytest.approx(tuple(y / x for x, y in zip(a.round_ms, b.round_ms)))
     text = orders_words.paired(o, str)
-    assert "a was ahead in each of the 6 rounds the two shared" in text and "so the shared rounds decide it" in text
-    assert "forward rounds" in text and "reversed rounds" in text and "(75%)" in text
+    # review 2026-12-07-5 item 6: the evidence jointly, not per-orientation intervals at 50% or 75%
+    assert "a was ahead in all 6 shared rounds, each past even (no identical kernels shared rounds" in text
+    assert "by more than 1%, so the shared rounds decide it" in text
+    assert "forward rounds" in text and "reversed rounds" in text and "%)" not in text
     # one round the other way: not decided, the ratios said beside it
     b2 = _row("b", [1.37, 1.26, 1.33, 1.27, 1.32, 1.05])
     o2 = leads.orders(a, b2, "gpu_only")
@@ -161,7 +171,9 @@ def test_orders_set_the_rounds_against_identical_kernels_per_round_noise():
     o = leads.orders(_row("a", a, noise=wide), _row("b", b, noise=wide), "gpu_only")
     assert not o.decided and not o.decided_by_rounds and o.paired_leader is None
     text = orders_words.paired(o, str)
-    assert "1.233×" in text and "do not decide it either" in text and "not every orientation" in text
+    assert "1.233×" in text and "do not decide it either" in text and "not every round clears it" in text
+    assert ("a ahead past the 1.233× line (identical kernels' per-round noise here) by more than 1% in none of the 6"
+            in text)
     narrow = _noise(per_round=1.002)
     assert leads.orders(_row("a", a, noise=narrow), _row("b", b, noise=narrow), "gpu_only").decided_by_rounds
 
@@ -197,7 +209,7 @@ def test_the_verdict_chart_says_when_the_rounds_decided():
     f = SimpleNamespace(settled=True, orders=o, plain=())
     note = first_words.rounds_note(f)
     assert note and "decided round by round, not by these whiskers" in note[0]
-    assert orders_words.paired_ranges(o) in note[1]
+    assert note[1] == orders_words.paired_joint(o) and note[1].startswith("ahead in all 6 shared rounds, each past")
     assert first_words.rounds_note(SimpleNamespace(settled=False, orders=o, plain=())) == []
 
 
@@ -294,16 +306,18 @@ def test_on_the_paired_set_no_identical_kernels_are_told_apart_by_the_rounds(pai
 
 def test_the_methodology_states_the_round_by_round_rule_with_its_thresholds():
     """Review 2026-12-07-4 item 8: the head's "each of the next N rows" and the round-by-round rows agree: the rows say
-    it is another path, which rows it skips, and its level (3 rounds' whole range covers the median at 75%)."""
+    it is another path, which rows it skips, and its minimum (review 2026-12-07-5 item 6: 2 rounds an orientation, 4
+    in all, no per-orientation level of 50% or 75%)."""
     from gen.report.words import methodology
 
     rows = dict(methodology.lead_rules())
     row = rows[f"{methodology.LEAD}: round by round"]
-    assert f"from {rules.PAIRED_MIN_ROUNDS} shared rounds" in row and f"by more than {rules.TIME_FLOOR_PCT:g}%" in row
+    least = rows[f"{methodology.LEAD}: round by round, how many rounds"]
+    assert (f"at least {rules.PAIRED_MIN_ORIENTATION_ROUNDS} rounds of its own, so at least {rules.PAIRED_MIN_ROUNDS} "
+            "shared rounds" in least and f"by more than {rules.TIME_FLOOR_PCT:g}%" in row)
     assert "another path" in row and "skips the intervals and the as-run noise rows" in row
     assert "In each round orientation on its own" in row
-    n = rules.PAIRED_MIN_ROUNDS
-    assert f"{n} rounds {100 * stats.interval_level(n):g}%" in row and "75%" in row
+    assert "every shared round must clear the line" in least and not re.search(r"\b(50|75)%", row + least)
     assert "0.85" not in row and "largely cancels" not in " ".join(rows.values())
     ties = rows[f"{methodology.LEAD}: round by round, its noise and ties"]
     assert "borrowed as the as-run line is" in ties and "a tie is never split" in ties

@@ -171,7 +171,7 @@ def test_item3_the_lengths_line_says_the_runs_were_stopped(docs):
 
 
 def test_item8_round_places_follow_the_set(paired):
-    o = method_facts.orientation(paired.rs)
+    o = method_facts.orientation(paired)
     assert max(o.rounds, key=lambda x: x[1])[0] == 6
     text = method_words.orientation(o)
     assert "reversed ones (2, 4, 6" in text and "(2, 4)" not in text

@@ -42,7 +42,7 @@ def test_median_rounds_names_the_rounds_of_the_middle_samples():
 def test_the_methodology_says_the_median_may_fall_in_a_reversed_round(lead):
     """The H100 set: 47 of its 229 oriented variant-points have their whole median in a reversed round (the review's
     recount), 9 of them on 3 rounds; the page says so and never that the median is a forward-round value."""
-    o = method.orientation(lead.rs)
+    o = method.orientation(lead)
     by_hand = 0
     for r in (*lead.rs.runs, *lead.rs.sweep):
         if r.status != schema.Status.OK or r.timing is None or None in timings.orientation_medians(r.timing):

@@ -33,8 +33,7 @@ from gen.model import layout, output, schema, trace
 COLUMNS = ["variant", "status_a", "status_b", "kernels_a", "kernels_b", "kernels_added", "kernels_removed",
            "kernel_match", "gpu_only_ms_a", "gpu_only_ms_b", "gpu_only_ratio", "gpu_only_method_a", "gpu_only_method_b",
            "host_ms_a", "host_ms_b", "host_ratio", "host_ref_ms_a", "host_ref_ms_b", "host_ref_us_a", "host_ref_us_b",
-           "rank_a",
-           "rank_b", "time_basis_a", "time_basis_b"]
+           "rank_a", "rank_b", "time_basis_a", "time_basis_b", "sm_clock_mhz_a", "sm_clock_mhz_b", "clocks_apart"]
 
 
 def _key(name: str, kind: str | None = None) -> str:
@@ -85,7 +84,8 @@ def _num(x) -> float:
 
 
 # The summary columns a comparison reads of each variant's row.
-_READ = ("variant", "status", "kernels_per_forward", "gpu_only_ms", "gpu_only_method", "host_ms", "host_ref_ms")
+_READ = ("variant", "status", "kernels_per_forward", "gpu_only_ms", "gpu_only_method", "host_ms", "host_ref_ms",
+         "sm_clock_mhz")
 
 
 def _first_rows(st: pd.DataFrame) -> dict[str, dict]:
@@ -143,8 +143,18 @@ def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inferen
             rank_a=_num(ra.get(v)) if ea.get("status") == "ok" else np.nan,
             rank_b=_num(rb.get(v)) if eb.get("status") == "ok" else np.nan,
             time_basis_a=basis_a, time_basis_b=basis_b,
+            # the mean SM clock of each side's GPU-only window, and whether the two are farther apart than the clock
+            # gate the kernel sums are read by (review 2026-12-07-5 item 7: a B/A at one clock looked like any other)
+            sm_clock_mhz_a=_num(ea.get("sm_clock_mhz")), sm_clock_mhz_b=_num(eb.get("sm_clock_mhz")),
+            clocks_apart=_clocks_apart(ea.get("sm_clock_mhz"), eb.get("sm_clock_mhz")),
         ))
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _clocks_apart(a_mhz, b_mhz) -> bool | None:
+    """The two windows' clocks more than rules.CLOCK_GAP_PCT apart; None where either is not recorded."""
+    gap = rules.clock_gap_pct(_num(a_mhz), _num(b_mhz))
+    return None if gap is None else gap > rules.CLOCK_GAP_PCT
 
 
 def default_pair(sets: list[tables.LoadedSet]) -> tuple[tables.LoadedSet, tables.LoadedSet] | None:

@@ -46,10 +46,12 @@ class Orientation:
     """The neighbour effect of reversed rounds (rules.lead_decided): of the variant-points with a forward and a
     reversed median (`timed`), those whose two differ by more than rules.ORIENTATION_GAP_PCT (`apart`); of the points
     with two or more such variants (`points`), those whose fastest in the forward rounds is not the fastest in the
-    reversed ones (`swapped`: the first two swap places, or another call takes the first); of `timed`, those with
-    an odd number of rounds (`odd`: the forward rounds outnumber the reversed, so the median leans to the forward
-    order), how many had each number of rounds (`rounds`: (rounds, variant-points) each, fewest rounds first), and
-    those whose whole median still fell in a reversed round (`median_reversed`: every middle sample in one;
+    reversed ones (`swapped`: the first two swap places, or another call takes the first), and of those the swaps
+    between two calls that ran the very same kernels (`ties`: each swap's pair, pair_noise.AsRunNoise.identical; review
+    2026-12-07-5 item 4: SDPA cuDNN and SDPA with no backend pinned trading places are no other call); of `timed`,
+    those with an odd number of rounds (`odd`: the forward rounds outnumber the reversed, so the median leans to the
+    forward order), how many had each number of rounds (`rounds`: (rounds, variant-points) each, fewest rounds
+    first), and those whose whole median still fell in a reversed round (`median_reversed`: every middle sample in one;
     timings.median_rounds, review 2026-12-06-6 item 7).
     """
 
@@ -60,6 +62,7 @@ class Orientation:
     odd: int = 0
     rounds: tuple[tuple[int, int], ...] = ()
     median_reversed: int = 0
+    ties: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,7 @@ def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
     sweep = scaling.article_sweep(ls)
     return MethodFacts(ls.name, _graph_vs_sum(ls), zero, est, _host_bound(ls),
                        tuple(sorted({p.seq_len for p in sweep})), tuple(sorted({p.head_dim for p in sweep})),
-                       scaling.ceilings(ls), *interleave_orders(ls.rs), clock_evidence(ls), orientation(ls.rs),
+                       scaling.ceilings(ls), *interleave_orders(ls.rs), clock_evidence(ls), orientation(ls),
                        timed_apart(ls.rs))
 
 
@@ -151,20 +154,23 @@ def clock_evidence(ls) -> ClockEvidence:
     return ClockEvidence(checked, wider, len(own), min((n.ratio for n in own), default=None), widest)
 
 
-def orientation(rs: schema.ResultSet) -> Orientation | None:
-    """Orientation of a set; None where no record has reversed rounds."""
+def orientation(ls) -> Orientation | None:
+    """Orientation of a loaded set; None where no record has reversed rounds. A scenario's profiled runs and its sweep
+    are each their own points (pair_noise.RUN, SWEEP), as the noise of identical kernels reads them."""
     by_point: dict[tuple, dict[str, tuple[float, float]]] = {}
     rounds: dict[tuple, tuple[int, bool]] = {}  # variant-point -> (its rounds, its whole median in a reversed one)
-    for r in (*rs.runs, *rs.sweep):
-        if r.status != schema.Status.OK or r.timing is None:
-            continue
-        fwd, rev = timings.orientation_medians(r.timing)
-        if fwd is not None and rev is not None:
-            by_point.setdefault((r.scenario, r.mode, r.point), {})[r.variant] = (fwd, rev)
+    for kind, recs in ((pair_noise.RUN, ls.rs.runs), (pair_noise.SWEEP, ls.rs.sweep)):
+        for r in recs:
+            if r.status != schema.Status.OK or r.timing is None:
+                continue
+            fwd, rev = timings.orientation_medians(r.timing)
+            if fwd is None or rev is None:
+                continue
+            by_point.setdefault((kind, r.scenario, r.mode, r.point), {})[r.variant] = (fwd, rev)
             sizes = (r.timing.round_sizes or {}).get(schema.Window.GPU_ONLY) or []
             middle = timings.median_rounds(r.timing.gpu_only_ms, sizes)
-            rounds[(r.scenario, r.mode, r.point, r.variant)] = (len(sizes),
-                                                                bool(middle) and all(i % 2 == 1 for i in middle))
+            rounds[(kind, r.scenario, r.mode, r.point, r.variant)] = (len(sizes),
+                                                                      bool(middle) and all(i % 2 == 1 for i in middle))
     odd = sum(n % 2 for n, _ in rounds.values())
     counts = Counter(n for n, _ in rounds.values())
     reversed_ = sum(rev for _, rev in rounds.values())
@@ -172,9 +178,14 @@ def orientation(rs: schema.ResultSet) -> Orientation | None:
     if not timed:
         return None
     apart = sum(1 for f, v in timed if rules.orientation_gap_pct(f, v) > rules.ORIENTATION_GAP_PCT)
-    shared = [ms for ms in by_point.values() if len(ms) >= 2]
-    swapped = sum(1 for ms in shared if min(ms, key=lambda x: ms[x][0]) != min(ms, key=lambda x: ms[x][1]))
-    return Orientation(len(timed), apart, len(shared), swapped, odd, tuple(sorted(counts.items())), reversed_)
+    shared = {k: ms for k, ms in by_point.items() if len(ms) >= 2}
+    noise = pair_noise.measured(ls)
+    swaps = [(k, tuple(sorted((min(ms, key=lambda x: ms[x][0]), min(ms, key=lambda x: ms[x][1])))))
+             for k, ms in shared.items()]
+    swaps = [(k, pair) for k, pair in swaps if pair[0] != pair[1]]
+    ties = tuple(pair for k, pair in swaps if k in noise and pair in noise[k].identical)
+    return Orientation(len(timed), apart, len(shared), len(swaps), odd, tuple(sorted(counts.items())), reversed_,
+                       ties)
 
 
 def timed_apart(rs: schema.ResultSet) -> tuple[int, int, int] | None:

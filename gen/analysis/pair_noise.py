@@ -37,7 +37,8 @@ class AsRunNoise:
     what the gap explains: rules.clock_left), the kernel sums' line (rules.kernel_sum_floor); each None where no pair
     gives it, and `*_borrowed` where taken from other points (`largest`).
     `twins`: the point's identical pairs timed in the same shared rounds, and `rounds` their round medians (variant,
-    medians): a lead the shared rounds decide must hold against each member of a tie (leads.orders)."""
+    medians): a lead the shared rounds decide must hold against each member of a tie (leads.orders). `identical`: every
+    identical pair of the point, shared rounds or not (the methodology's orientation count: gen.analysis.method)."""
 
     ratio: float
     fast: str
@@ -53,6 +54,7 @@ class AsRunNoise:
     kernel_sum_borrowed: bool = False
     twins: tuple[tuple[str, str], ...] = ()
     rounds: tuple[tuple[str, tuple[float, ...]], ...] = ()
+    identical: tuple[tuple[str, str], ...] = ()
 
     def round_ms(self, variant: str) -> tuple[float, ...]:
         """A twin's round medians (`rounds`); () where it is none."""
@@ -164,7 +166,7 @@ def _point_noise(ls, key: tuple, recs: list) -> AsRunNoise | None:
         g = _graph_kernels(r)
         if g is not None:
             groups.setdefault(g, []).append(r)
-    best, oriented, per_round, sums, twins, rounds = None, [], [], [], [], {}
+    best, oriented, per_round, sums, twins, rounds, pairs = None, [], [], [], [], {}, []
     for same in groups.values():
         for a, b in _identical(ls, same):
             ma, mb = (timings.times(r).gpu_only.median for r in (a, b))
@@ -172,6 +174,7 @@ def _point_noise(ls, key: tuple, recs: list) -> AsRunNoise | None:
                 continue
             fast, slow = (a, b) if ma <= mb else (b, a)
             ratio = max(ma, mb) / min(ma, mb)
+            pairs.append(tuple(sorted((a.variant, b.variant))))
             oriented.append(_oriented(a, b))
             sums.append(_kernel_sum(ls, a, b))
             if (pr := _per_round(a, b)) is not None:
@@ -183,7 +186,7 @@ def _point_noise(ls, key: tuple, recs: list) -> AsRunNoise | None:
     if best is None:
         return None
     return replace(best, oriented=_largest(oriented), per_round=_largest(per_round), kernel_sum=_largest(sums),
-                   twins=tuple(sorted(twins)), rounds=tuple(sorted(rounds.items())))
+                   twins=tuple(sorted(twins)), rounds=tuple(sorted(rounds.items())), identical=tuple(sorted(pairs)))
 
 
 def measured(ls) -> dict[tuple, AsRunNoise]:
@@ -222,7 +225,8 @@ def largest(ls, point: schema.Point | None = None, mode: str | None = None) -> A
         return None
     return replace(max(own, key=lambda n: n.ratio), borrowed=True, oriented=_largest(n.oriented for n in own),
                    per_round=_largest(n.per_round for n in own), per_round_borrowed=True,
-                   kernel_sum=_largest(n.kernel_sum for n in own), kernel_sum_borrowed=True, twins=(), rounds=())
+                   kernel_sum=_largest(n.kernel_sum for n in own), kernel_sum_borrowed=True, twins=(), rounds=(),
+                   identical=())
 
 
 def noise_at(ls, kind: str, scenario: str, mode: str, point: schema.Point | None) -> AsRunNoise | None:

@@ -182,25 +182,37 @@ def beyond_pair_noise(as_run: float | None, orientations: tuple[float | None, fl
 # 1.01-1.04x in the rounds FlexAttention ran first, 1.08-1.15x in the others). So a lead the unpaired intervals leave
 # open is decided round by round only where, in the forward rounds and in the reversed ones each on its own (as the as-
 # run rule reads its orientations), the interval of the median of the per-round ratios (stats.median_interval: the whole
-# range where the rounds are too few for CI_LEVEL, at the level it gives, 75% for 3 rounds, 50% for 2) lies past the
-# point's per-round noise of identical kernels (gen.analysis.pair_noise: their largest per-round ratio, either call over
-# the other; borrowed where the point has none, as the as-run line is) by more than TIME_FLOOR_PCT. Up to 8 rounds an
-# orientation, that interval is the whole range: every shared round must clear the line, whichever call ran first in it.
+# range where the rounds are too few for CI_LEVEL) lies past the point's per-round noise of identical kernels
+# (gen.analysis.pair_noise: their largest per-round ratio, either call over the other; borrowed where the point has
+# none, as the as-run line is) by more than TIME_FLOOR_PCT. Up to 8 rounds an orientation, that interval is the whole
+# range: every shared round must clear the line, whichever call ran first in it, and the pages say so jointly ("ahead
+# in all 5 shared rounds, each past the line"), not as per-orientation levels.
 # The fair kernel sums must not put the other call ahead past kernel_sum_floor, and the lead must hold against each
 # member of a tie (leads.orders: a call ahead of SDPA with no backend pinned is ahead of SDPA cuDNN too, or of neither).
-# Fewer than PAIRED_MIN_ROUNDS shared rounds give no such interval.
-PAIRED_MIN_ROUNDS = 3
+# Each orientation needs PAIRED_MIN_ORIENTATION_ROUNDS rounds of its own (review 2026-12-07-5 item 6): one round is a
+# single ratio, no interval of a median at all (its "level" 0%), yet 3 shared rounds left one orientation with one. A
+# set that did not reverse its rounds needs as many rounds in all as two orientations would.
+PAIRED_MIN_ORIENTATION_ROUNDS = 2
+PAIRED_MIN_ROUNDS = 2 * PAIRED_MIN_ORIENTATION_ROUNDS
 
 
 def paired_intervals(groups) -> tuple[tuple[float, float], ...] | None:
     """Each orientation's interval of the median of its per-round ratios (`groups`: the ratios of the forward rounds
     and of the reversed ones, or one group where the set did not reverse its rounds; the rule above); None where
-    fewer than PAIRED_MIN_ROUNDS rounds in all, an orientation without a round, or a ratio missing."""
+    fewer than PAIRED_MIN_ROUNDS rounds in all, an orientation with fewer than PAIRED_MIN_ORIENTATION_ROUNDS, or a
+    ratio missing."""
     groups = [list(g or ()) for g in groups or ()]
-    if (not groups or any(not g for g in groups) or sum(map(len, groups)) < PAIRED_MIN_ROUNDS
+    if (not groups or any(len(g) < PAIRED_MIN_ORIENTATION_ROUNDS for g in groups)
+            or sum(map(len, groups)) < PAIRED_MIN_ROUNDS
             or any(missing(r) for g in groups for r in g)):
         return None
     return tuple(stats.median_interval(g) for g in groups)
+
+
+def paired_past(line: float | None) -> float:
+    """The ratio a round, or an orientation's interval, must pass to count for a lead (paired_leads): the per-round
+    noise line `line` (None: no identical pair, the floor alone) by more than TIME_FLOOR_PCT."""
+    return (1.0 if missing(line) else max(line, 1.0)) * TIME_FLOOR
 
 
 def paired_leads(intervals: tuple[tuple[float, float], ...] | None, line: float | None = None) -> bool | None:
@@ -209,7 +221,7 @@ def paired_leads(intervals: tuple[tuple[float, float], ...] | None, line: float 
     pair in the set, the floor alone) by more than TIME_FLOOR_PCT, on the one side."""
     if not intervals:
         return None
-    past = (1.0 if missing(line) else max(line, 1.0)) * TIME_FLOOR
+    past = paired_past(line)
     if all(lo > past for lo, _ in intervals):
         return True
     if all(hi * past < 1 for _, hi in intervals):

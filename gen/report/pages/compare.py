@@ -81,7 +81,9 @@ def pair_view(a, b, ctx: Context | None = None, here: str = PAGE) -> dict:
         return any(r[c] is not None for r in rows for c in cols)
 
     found, elsewhere = _issues(ctx, a, b, here)
+    clock_line, clock_column = compare_words.clocks(rows)
     return dict(a=a, b=b, rows=rows, elsewhere=elsewhere, reference_b=b.kind == SetKind.REFERENCE,
+                clock_line=clock_line, clock_column=clock_column,
                 clock_note=compare_words.published_clock_note(elsewhere) if elsewhere else None,
                 cross_device=a.environment.device != b.environment.device,
                 refused=[compare_words.issue(i) for i in found if i.refuse],

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gen.analysis import host_rules, kernel_rules, method, reach, rules
+from gen.model.schema import Window
 from gen.report import format as fmt
 from gen.report.site import Context, Page
 from gen.report.words import methodology as method_words
@@ -19,10 +20,11 @@ from gen.report.words import methodology as method_words
 RULES_PARTIAL = f"{fmt.GENERATED}/.rules.md"
 
 
-def rules_view(units=()) -> dict:
-    """The thresholds a reader should know, each as code holds it; `units`: those of every median the shown sets'
-    verdicts rank (verdicts.ranked_units), whose levels the interval's row gives (method_words.ci_levels)."""
-    levels = method_words.ci_levels(units)
+def rules_view(by_set=()) -> dict:
+    """The thresholds a reader should know, each as code holds it; `by_set`: (set title, units) of every median each
+    shown set's verdicts rank (verdicts.ranked_units), whose levels the interval's row gives
+    (method_words.ci_levels)."""
+    levels = method_words.ci_levels([u for _, units, _ in by_set for u in units], by_set)
     return dict(eager_ratio=host_rules.HOST_BOUND_EAGER_RATIO, bound_pct=kernel_rules.BOUND_PCT,
                 bound_band=kernel_rules.BOUND_BAND_PCT,
                 estimate_gap_pct=kernel_rules.ESTIMATE_GAP_PCT, noisy_pct=rules.NOISY_IQR_PCT,
@@ -78,13 +80,18 @@ def figures_view(ctx: Context) -> list[dict]:
     return out
 
 
-def shown_units(ctx: Context) -> list[int]:
-    """The units of every median the lead sets' verdicts rank (each set's decision facts, as the home's line under its
-    decision reads them): the levels the pages show (review 2026-12-07-1 N6)."""
+def shown_units(ctx: Context) -> list[tuple[str, list[int], bool]]:
+    """Each lead set's title, the units of every median its verdicts rank (its decision facts, as the home's and its
+    page's line under its decision read them) and whether its timings have rounds (else its units are raw samples):
+    the levels the pages show (review 2026-12-07-1 N6), set by set."""
     out = []
     for ls in ctx.lead:
         got = ctx.fact(ls, "verdict") if ls.measured else None
-        out += ((got or {}).get("decision") or {}).get("units") or []
+        units = ((got or {}).get("decision") or {}).get("units") or []
+        if units:
+            rounds = any(len((r.timing.round_sizes or {}).get(Window.GPU_ONLY) or ()) > 1
+                         for r in (*ls.rs.runs, *ls.rs.sweep) if r.timing is not None)
+            out.append((fmt.set_title(ls), list(units), rounds))
     return out
 
 

@@ -103,3 +103,30 @@ def as_run_apart(found, label, shown: int = 3) -> str | None:
             "there the as-run time "
             "depends on the rounds' order and the clock they ran at, not on the kernel. "
             f"{'The largest: ' if n > shown else ''}" + "; ".join(one(r) for r in found[:shown]) + ".")
+
+
+def clocks(rows: list[dict]) -> tuple[str | None, bool]:
+    """The SM clocks behind the B/A ratios of a comparison's GPU-only times (review 2026-12-07-5 item 7: the page gave
+    no clock beside any time): where every row's two clocks are one value, a line saying so and no column; else a
+    line for the column of each side's clock, with the rows past the clock gate (rules.CLOCK_GAP_PCT) counted. (line,
+    whether to show the column); (None, False) where no row has a GPU-only time with a clock."""
+    timed = [r for r in rows if r.get("gpu_only_ms_a") is not None and r.get("gpu_only_ms_b") is not None]
+    pairs = [(r.get("sm_clock_mhz_a"), r.get("sm_clock_mhz_b")) for r in timed]
+    said = {round(x) for p in pairs for x in p if not missing(x)}
+    if not said:
+        return None, False
+    window = "the mean SM clock NVML sampled during each GPU-only window"
+    if len(said) == 1 and all(not missing(x) for p in pairs for x in p):
+        return (f"Every row here ran at {next(iter(said))} MHz in both sets ({window}): each B/A is a ratio at one "
+                "clock."), False
+    bare = [side for side, i in (("A", 0), ("B", 1)) if all(missing(p[i]) for p in pairs)]
+    if bare:  # a published set records no clock
+        return (f"The SM clock column gives each side's clock, A → B ({window}); {bare[0]}'s times carry no "
+                "recorded clock, so a B/A here mixes the kernels' speed with whatever clocks each side ran at."), True
+    apart = sum(1 for r in timed if r.get("clocks_apart"))
+    gate = f"more than {rules.CLOCK_GAP_PCT:g}% apart"
+    flagged = (f" Marked ≠: {apart} row{'s' if apart != 1 else ''} whose two clocks are {gate} (the clock gate the "
+               "verdicts read kernel sums by): there B/A mixes the kernels' speed with the clocks."
+               if apart else f" No row's two clocks are {gate} (the clock gate the verdicts read kernel sums by).")
+    return f"The SM clock column gives each side's clock, A → B ({window}).{flagged}", True
+

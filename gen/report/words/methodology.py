@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gen.analysis import host_rules, kernel_rules, rules
 from gen.report.words import orders as orders_words
-from gen.report.words.common import LEVEL_ALLOWED, duration_us, label, level_pct, level_span, times
+from gen.report.words.common import LEVEL_ALLOWED, duration_us, join_and, label, level_pct, level_span, times
 
 
 def _full() -> int:
@@ -15,11 +15,14 @@ def _full() -> int:
     return next(n for n in range(1, 100) if stats.interval_level(n) >= stats.CI_LEVEL)
 
 
-def ci_levels(units=()) -> str:
+def ci_levels(units=(), by_set=()) -> str:
     """The levels the intervals of medians have on these pages, never "95%" alone (review 2026-12-07-1 N6: the home
     gave 75%-96.88%, from its set's medians, while the methodology gave the rule's 93.75%-96.88%): the span over
     `units` (verdicts.ranked_units of the sets shown), from common.level_span as the home's line is, then each level
-    below 95% with the count that gives it. Without units, the rule's own span (5 rounds and 6)."""
+    below 95% with the count that gives it. Without units, the rule's own span (5 rounds and 6). `by_set`: (set title,
+    its units, whether it has rounds) of each set shown; where their spans differ, each span with the sets that give
+    it, so a set page's range is found here by its set (review 2026-12-07-5 item 9: the methodology's 75%-98.83%
+    beside the home's 75%-96.88%)."""
     from gen.model import stats
 
     full = _full()
@@ -27,7 +30,27 @@ def ci_levels(units=()) -> str:
     got = shown or [full - 1, full]
     each = [f"{level_pct(stats.interval_level(u))} for {u}" for u in got if u < full]
     return (f"{level_span(got)}, {LEVEL_ALLOWED} ({'over the sets shown here: ' if shown else ''}"
-            + ", ".join([*each, f"at least {level_pct(stats.CI_LEVEL)} from {full}"]) + ")")
+            + ", ".join([*each, f"at least {level_pct(stats.CI_LEVEL)} from {full}"]) + _per_set(by_set) + ")")
+
+
+def _per_set(by_set) -> str:
+    """"; by set: 75%–96.88% in A and B (the top from 6 rounds), 75%–98.83% in C (the top from 11 raw samples)" where
+    the sets' spans (common.level_span) differ; "" elsewhere. `by_set`: (title, units, whether its timings have rounds:
+    a set without them has its raw samples as units); the top is the fewest units that give the highest level (levels
+    do not rise with every unit: 11 samples give 98.83%, 20 give 95.86%)."""
+    from gen.model import stats
+
+    spans: dict[tuple, list[str]] = {}
+    for title, units, rounds in by_set:
+        span = level_span(units)
+        if span is not None:
+            top = min((u for u in units if u and u > 0), key=lambda u: (-stats.interval_level(int(u)), u))
+            spans.setdefault((span, int(top), rounds), []).append(title)
+    if len({span for span, _, _ in spans}) < 2:
+        return ""
+    return "; by set: " + ", ".join(
+        f"{span} in {join_and(titles)} (the top from {top} {'rounds' if rounds else 'raw samples, in one round'})"
+        for (span, top, rounds), titles in spans.items())
 
 
 def _short_interval() -> str:
@@ -300,6 +323,27 @@ def round_places(rounds) -> tuple[str, str]:
             ", ".join(str(i) for i in range(2, n + 1, 2)) + usual)
 
 
+def swaps(o) -> str:
+    """The points whose fastest differs by orientation, a swap between calls that run the very same kernels counted
+    apart as a tie (review 2026-12-07-5 item 4): "at 14 of the 23 points timed in reversed rounds the fastest differs by
+    orientation; at 12 of them the two run the same kernels (SDPA cuDNN and SDPA, backend not pinned: a tie); a call
+    with other kernels takes the lead at 2"."""
+    from collections import Counter
+
+    head = f"of the {o.points} points timed in reversed rounds"
+    if not o.swapped:
+        return f"at none {head} does the fastest differ by orientation"
+    text = f"at {o.swapped} {head} the fastest differs by orientation"
+    other = o.swapped - len(o.ties)
+    if not o.ties:
+        return text + ", each time a call with other kernels taking the lead"
+    common = Counter(o.ties).most_common()
+    names = "; ".join(f"{label(a)} and {label(b)}" + (f" at {n}" if len(common) > 1 else "") for (a, b), n in common)
+    return (text + f"; at {len(o.ties)} of them the two run the same kernels ({names}: a tie)"
+            + (f"; a call with other kernels takes the lead at {other}" if other else
+               "; at none does a call with other kernels take the lead"))
+
+
 def orientation(o) -> str | None:
     """The neighbour effect of reversed rounds (gen.analysis.method.Orientation) in words, and the capture it asks
     for."""
@@ -316,8 +360,7 @@ def orientation(o) -> str | None:
              "reversed ones, and the rounds came in pairs, so each counts equally in the median")
     return (f"{pairs}. At power-limited points a round's time follows the call that ran before it: of the "
             f"{o.timed} variant-points with both orientations, {o.apart} have forward and reversed medians more than "
-            f"{rules.ORIENTATION_GAP_PCT:g}% apart, and at {o.swapped} of the {o.points} points timed in reversed "
-            "rounds a different call is fastest in the reversed rounds than in the forward ones. A lead is therefore "
+            f"{rules.ORIENTATION_GAP_PCT:g}% apart; {swaps(o)}. A lead is therefore "
             "decided only where it holds in each orientation on its own (the rules table). The capture now runs its "
             "rounds in pairs (a forward and a reversed one), so that each predecessor counts equally in the sets it "
             "makes; not done: an idle gap before each window, long enough for the power average to fall.")
@@ -336,7 +379,7 @@ def lead_rules() -> list[tuple[str, str]]:
     sums = (f"kernel sums taken within {gap} of each other's clock (or farther apart, by more than the gap can "
             f"explain: the row on clocks apart) that agree with the as-run order past {ks_line}")
     whole = max(n for n in range(1, 64) if stats.order_statistic_rank(n) == 1)  # rounds whose interval is their range
-    level = ", ".join(f"{n} rounds {100 * stats.interval_level(n):g}%" for n in (2, rules.PAIRED_MIN_ROUNDS))
+    each = rules.PAIRED_MIN_ORIENTATION_ROUNDS
     conditions = [
         (f"{LEAD}: intervals", "the two medians' intervals are apart"),
         (f"{LEAD}: each round orientation",
@@ -382,15 +425,19 @@ def lead_rules() -> list[tuple[str, str]]:
         (f"{LEAD}: round by round",
          "another path, for two calls timed in the same rounds whose intervals overlap: it skips the intervals and "
          "the as-run noise rows. In each round orientation on its own, the interval of the median of the per-round "
-         f"time ratios (the whole range up to {whole} rounds: {level}) lies past the per-round noise of identical "
-         f"kernels (next row) by more than {floor}, and fair kernel sums do not put the other call ahead past their "
-         f"line; from {rules.PAIRED_MIN_ROUNDS} shared rounds"),
+         f"time ratios lies past the per-round noise of identical kernels (next row) by more than {floor}, and fair "
+         "kernel sums do not put the other call ahead past their line"),
         (f"{LEAD}: round by round, its noise and ties",
          "within one round two calls do not share one stretch of clock and power: SDPA cuDNN and SDPA with no "
          "backend pinned, the same kernels, read well apart round by round at power-limited points. The "
          "line is the point's largest such ratio, either call over the other, borrowed as the as-run line is. A "
          "lead decided this way holds against each call running the same kernels as either side, or stands for none: "
          "a tie is never split"),
+        (f"{LEAD}: round by round, how many rounds",
+         f"each orientation needs at least {each} rounds of its own, so at least {rules.PAIRED_MIN_ROUNDS} shared "
+         f"rounds: one round is a single ratio, no interval at all. Up to {whole} rounds an orientation the interval "
+         "is the whole range, so every shared round must clear the line, and the pages say so jointly (ahead in all "
+         "the shared rounds, each past the line)"),
         (f"{LEAD}: calls timed apart",
          "two calls not timed in the same rounds are decided by neither their as-run times nor that noise; only "
          f"{sums} decide them, or an as-run lead past {rules.TIMED_APART_REACH:g}× that such sums do not "

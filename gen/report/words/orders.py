@@ -479,23 +479,15 @@ def not_the_call(o, label) -> str:
     return f"{times_beside(r, rules.ADVICE_MIN_GAIN)} {MEASURE.get(by, by)}, under {rules.ADVICE_MIN_GAIN:g}×"
 
 
-def paired_level(n: int) -> str:
-    """The coverage of the interval over n rounds (stats.interval_level): "96.88%", "75%"."""
-    from gen.model.stats import interval_level
-
-    return f"{100 * interval_level(n):.2f}".rstrip("0").rstrip(".") + "%"
-
-
 def paired_line(o) -> str:
-    """The per-round noise line of identical kernels a paired lead is set against (rules.paired_leads): "identical
-    kernels' per-round noise here, 1.233×", or borrowed, or the floor alone where the set has no identical pair."""
+    """The per-round noise line of identical kernels a paired lead is set against (rules.paired_leads): "the 1.233× line
+    (identical kernels' per-round noise here)", or borrowed, or none where the set has no identical pair."""
     n = o.noise
     if n is None or n.per_round is None:
-        return f"{rules.TIME_FLOOR_PCT:g}% (no identical kernels shared rounds in this set)"
+        return "even (no identical kernels shared rounds in this set to set a line)"
     where = ("borrowed from other points: no identical kernels shared rounds here" if n.per_round_borrowed
              else "here")
-    return (f"identical kernels' per-round noise ({where}), {times(n.per_round, 3)}, by more than "
-            f"{rules.TIME_FLOOR_PCT:g}%")
+    return f"the {times(n.per_round, 3)} line (identical kernels' per-round noise {where})"
 
 
 def paired_rounds(o) -> str:
@@ -506,38 +498,51 @@ def paired_rounds(o) -> str:
     return said[0] if len(said) == 1 else f"forward rounds {said[0]}; reversed rounds {said[1]}"
 
 
-def paired_ranges(o) -> str:
-    """Each orientation's interval with its level: "forward 1.011–1.076× (75%), reversed 1.126–1.152× (75%)"."""
-    ivs = o.paired or ()
-    names = ("forward", "reversed") if len(ivs) == 2 else ("the rounds'",)
-    return ", ".join(f"{name} {lo:.3f}–{hi:.3f}× ({paired_level(len(g))})"
-                     for name, (lo, hi), g in zip(names, ivs, o.round_groups))
+def _whole_range(o) -> bool:
+    """Every orientation's interval is the whole range of its rounds (stats.order_statistic_rank 1): the rule then asks
+    every round to clear the line."""
+    from gen.model.stats import order_statistic_rank
+
+    return all(order_statistic_rank(len(g)) == 1 for g in o.round_groups)
+
+
+def paired_joint(o) -> str:
+    """The shared rounds' evidence for the first call, jointly (review 2026-12-07-5 item 6: not per-orientation
+    intervals at 50% or 75%): "ahead in all 5 shared rounds, each past the 1.001× line (...) by more than 1%", or "ahead
+    past the 1.233× line (...) by more than 1% in 3 of the 6 shared rounds"."""
+    past, n = rules.paired_past(o.paired_line), len(o.per_round)
+    k = sum(1 for r in o.per_round if r > past)
+    line, floor = paired_line(o), f"{rules.TIME_FLOOR_PCT:g}%"
+    if k == n:
+        return f"ahead in all {n} shared rounds, each past {line} by more than {floor}"
+    text = f"ahead past {line} by more than {floor} in {f'{k} of the' if k else 'none of the'} {n} shared rounds"
+    if not _whole_range(o) and rules.paired_leads(o.paired, o.paired_line):  # more rounds than the whole range
+        text += ", and each orientation's interval of the median past it"
+    return text
 
 
 def paired(o, label) -> str:
-    """Two calls timed in the same rounds, round by round (rules.paired_leads; reviews 2026-12-07-3 item 5 and
-    2026-12-07-4 items 1-2): where the paired rule decides the lead (leads.Orders.decided_by_rounds), "A was ahead in
-    each of the 6 rounds the two shared (B over A, round by round: forward rounds ...; reversed rounds ...); each
-    orientation's interval (forward 1.013–1.016× (75%), reversed ...) lies past identical kernels' per-round noise
-    (here), 1.001×, by more than 1%, so the shared rounds decide it"; elsewhere the per-round ratios beside "within
-    noise", and why they do not decide; "" where the two shared no rounds or too few."""
+    """Two calls timed in the same rounds, round by round (rules.paired_leads; reviews 2026-12-07-3 item 5,
+    2026-12-07-4 items 1-2 and 2026-12-07-5 item 6): where the paired rule decides the lead
+    (leads.Orders.decided_by_rounds), "A was ahead in all 5 shared rounds, each past the 1.001× line (identical
+    kernels' per-round noise here) by more than 1%, so the shared rounds decide it (B over A, round by round: forward
+    rounds ...; reversed rounds ...)"; elsewhere the per-round ratios beside "within noise", and why they do not decide;
+    "" where the two shared no rounds or too few (rules.PAIRED_MIN_ORIENTATION_ROUNDS)."""
     if o.paired is None:
         return ""
     a, b, n = label(o.first), label(o.second), len(o.per_round)
-    ahead = sum(1 for r in o.per_round if r > 1)
-    each = f"each of the {n}" if ahead == n else f"{ahead} of the {n}"
-    ratios, span, line = paired_rounds(o), paired_ranges(o), paired_line(o)
+    ratios, joint = paired_rounds(o), paired_joint(o)
     if o.decided_by_rounds:
-        return (f"{a} was ahead in {each} rounds the two shared ({b} over {a}, round by round: {ratios}); each "
-                f"orientation's interval of the median ({span}) lies past {line}, so the shared rounds decide it")
+        return f"{a} was {joint}, so the shared rounds decide it ({b} over {a}, round by round: {ratios})"
     lead = o.paired_leader
     if o.tie_against is not None:
         why = (f"clear of the line against {b}, but not against {label(o.tie_against)}, which runs the very same "
                "kernels: a tie is not split")
     elif lead is None:
-        why = f"not every orientation's interval lies past {line}"
+        why = ("not every round clears it" if _whole_range(o)
+               else "not every orientation's interval of the median clears it")
     else:
         why = (f"past the line with {label(lead)} ahead, "
                + ("but the kernel sums put the other call ahead" if lead == o.first else "against the medians' order"))
-    return (f"{b} over {a} in the {n} rounds the two shared, round by round: {ratios} ({span}: {why}), so the shared "
-            "rounds do not decide it either")
+    return (f"{b} over {a} in the {n} rounds the two shared, round by round: {ratios} ({a} {joint}: {why}), so the "
+            "shared rounds do not decide it either")

@@ -185,8 +185,7 @@ def holds_cell(f) -> str:
         if o.sums_decide:
             return f"yes, by kernel sum ({_sums_reason(o)})"
         if o.decided_by_rounds and o.paired is not None:
-            return (f"yes, by the {len(o.per_round)} shared rounds{where}: ahead in each, every orientation's "
-                    f"per-round ratio ({orders_words.paired_ranges(o)}) past {orders_words.paired_line(o)}"
+            return (f"yes, round by round{where}: {orders_words.paired_joint(o)}"
                     + ("" if o.apart else " (the medians' intervals overlap)"))
         if o.timed_apart:
             return f"yes: timed apart, but past {rules.TIMED_APART_REACH:g}× as run"
@@ -280,7 +279,7 @@ def rounds_note(f) -> list[str]:
     if not (f.settled and o is not None and o.decided_by_rounds and o.paired is not None):
         return []
     return [f"{_name(f, o.first)} ahead of {_name(f, o.second)}: decided round by round, not by these whiskers",
-            f"per-round ratio: {orders_words.paired_ranges(o)}"]
+            orders_words.paired_joint(o)]
 NAMED_MARK = f"ringed: the call {NAMED} names"
 
 FULL_VERDICT = "The verdict at this point in full"  # the fold of the verdict's own headline
