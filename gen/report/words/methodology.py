@@ -326,7 +326,7 @@ def round_places(rounds) -> tuple[str, str]:
 def swaps(o) -> str:
     """The points whose fastest differs by orientation, a swap between calls that run the very same kernels counted
     apart as a tie (review 2026-12-07-5 item 4): "at 14 of the 23 points timed in reversed rounds the fastest differs by
-    orientation; at 12 of them the two run the same kernels (SDPA cuDNN and SDPA, backend not pinned: a tie); a call
+    orientation; at 12 of them the two run the same kernels, a tie: SDPA cuDNN and SDPA, backend not pinned; a call
     with other kernels takes the lead at 2"."""
     from collections import Counter
 
@@ -339,7 +339,8 @@ def swaps(o) -> str:
         return text + ", each time a call with other kernels taking the lead"
     common = Counter(o.ties).most_common()
     names = "; ".join(f"{label(a)} and {label(b)}" + (f" at {n}" if len(common) > 1 else "") for (a, b), n in common)
-    return (text + f"; at {len(o.ties)} of them the two run the same kernels ({names}: a tie)"
+    # the labels carry brackets of their own: the tie's names follow a colon, not inside brackets
+    return (text + f"; at {len(o.ties)} of them the two run the same kernels, a tie: {names}"
             + (f"; a call with other kernels takes the lead at {other}" if other else
                "; at none does a call with other kernels take the lead"))
 
