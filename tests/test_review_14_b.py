@@ -56,7 +56,7 @@ def test_every_kernel_sum_lead_past_the_clock_gate_names_both_clocks_and_what_is
     for ls in loaded.values():
         for _, o in _sum_leads(ls):
             seen += 1
-            texts = [sum_clocks.short_lead(o, label, "x"), orders_words.brief(o, label),
+            texts = [sum_clocks.short_lead(o, "x"), orders_words.brief(o, label),
                      orders_words.brief(o, label, detail=False)]
             if o.kernels_leader is not None:
                 texts += [orders_words.kernels_ahead(o, label), orders_words.kernels_ahead_detail(o, label)]
@@ -80,13 +80,13 @@ def test_the_paired_packed_documents_row_carries_the_clock_gap_and_the_leaders_s
     # the review's figures, read from the set: FlexAttention's sums at 1950 against varlen's 1845 MHz
     assert lead > other and 100 * (lead / other - 1) == pytest.approx(5.7, abs=0.05)
     left = o.kernel_sum * other / lead
-    assert (f"varlen_attn (packed, cu_seqlens) behind by kernel sum, {o.kernel_sum:.2f}× (FlexAttention (compiled)'s "
+    assert (f"varlen_attn (packed, cu_seqlens) behind by kernel sum, {o.kernel_sum:.2f}× (FlexAttention's "
             f"sums at a {100 * (lead / other - 1):.1f}% higher clock, {lead:.0f} against {other:.0f} MHz; "
             f"{left:.2f}× past what that gap can explain; ") in packed
     # FlexAttention's own forward and reversed rounds lie further apart than its lead, said beside it
     swing = o.own_swing("flex")
     assert swing > o.kernel_sum
-    assert f"FlexAttention (compiled)'s own round orientations differ by {swing:.2f}×, more than this lead" in packed
+    assert f"FlexAttention's own round orientations differ by {swing:.2f}×, more than this lead" in packed
     words = decision_words.advice(advice.advice(paired))
     fold = next(x for x in words.lines if x.startswith("For packed documents"))
     assert f"{left:.2f}× past what that gap can explain" in fold and f"differ by {swing:.2f}×" in fold

@@ -107,6 +107,8 @@ def lengths_beside(sets, ls: tables.LoadedSet):
     """What the first of `ls`'s siblings (capture_gaps.siblings: same GPU model and PyTorch) that measured cuDNN at new
     lengths measured (length_cost.Beside), for a set that did not: a fact its pages cite (review 2026-12-07-5 item 5);
     the siblings are in its "own" part's key (_reads)."""
+    if length_cost.beside(ls, "") is not None:  # its own measurement is what its pages give
+        return None
     return next((b for o in capture_gaps.siblings(sets, ls) if (b := length_cost.beside(o, fmt.set_title(o)))), None)
 
 

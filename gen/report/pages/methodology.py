@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gen.analysis import host_rules, kernel_rules, method, reach, rules
-from gen.model.schema import Window
 from gen.report import format as fmt
 from gen.report.site import Context, Page
 from gen.report.words import methodology as method_words
@@ -87,11 +86,9 @@ def shown_units(ctx: Context) -> list[tuple[str, list[int], bool]]:
     out = []
     for ls in ctx.lead:
         got = ctx.fact(ls, "verdict") if ls.measured else None
-        units = ((got or {}).get("decision") or {}).get("units") or []
-        if units:
-            rounds = any(len((r.timing.round_sizes or {}).get(Window.GPU_ONLY) or ()) > 1
-                         for r in (*ls.rs.runs, *ls.rs.sweep) if r.timing is not None)
-            out.append((fmt.set_title(ls), list(units), rounds))
+        decision = (got or {}).get("decision") or {}
+        if units := decision.get("units") or []:
+            out.append((fmt.set_title(ls), list(units), bool(decision.get("rounds"))))
     return out
 
 

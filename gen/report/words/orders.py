@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from gen.analysis import calls, rules
 from gen.model.variants import VARIANTS
-from gen.report.words.common import times, times_beside, us
+from gen.report.words.common import short_label, times, times_beside, us
 from gen.report.words.sentences import Aside, Clause, flat, inline
 from gen.report.words.sum_clocks import (
     MEMORY_BOUND_GATE,  # noqa: F401  (moved there; its readers name it here)
@@ -125,7 +125,8 @@ def brief_clauses(o, label, clocks: bool = True, noise: bool = True, detail: boo
         items.append((who, r, EQUAL_CLOCK_SHORT, ""))
     if _beyond_floor(o.kernel_sum):
         who, r, first = _lead(o, o.kernel_sum, label)
-        items.append((who, r, "by kernel sum", _sums_detail(o, first, label) if detail else clocks_note(o, label)))
+        items.append((who, r, "by kernel sum",
+                      _sums_detail(o, first, label) if detail else clocks_note(o, short_label)))
     groups: dict[str, list] = {}
     for it in items:
         groups.setdefault(it[0], []).append(it)
@@ -454,11 +455,11 @@ def first_place(shares, by_sums, label) -> str:
         if o.apart and not o.decided:
             said.append(f"{head} (not decided: {undecided_why(o)})")
             continue
-        also = (f"; {label(o.second)} behind by kernel sum, {short_lead(o, label, times(o.kernel_sum))}"
+        also = (f"; {label(o.second)} behind by kernel sum, {short_lead(o, times(o.kernel_sum))}"
                 if kernels_behind(o) == o.second and o.kernel_sum is not None else "")
         said.append(f"{head} (within noise as run{also})")
     if not said and by_sums is not None:
-        lead = (f", {short_lead(by_sums, label, times(by_sums.kernel_sum))}"
+        lead = (f", {short_lead(by_sums, times(by_sums.kernel_sum))}"
                 if by_sums.kernel_sum is not None and not by_sums.kernel_sum_one_clock else "")
         return "first by kernel sum" + (" (timed apart)" if by_sums.timed_apart else "") + lead
     return "; ".join(said)
@@ -472,7 +473,7 @@ def not_the_call(o, label) -> str:
     if not o.decided:
         said = f"{state(o)} as run" if not o.apart else f"not decided ({undecided_why(o)})"
         if o.kernels_leader == o.first and o.kernel_sum is not None:  # ahead by its kernels alone
-            said += (f"; {short_lead(o, label, sum_gain(o.kernel_sum) + ' by kernel sum')}" + (
+            said += (f"; {short_lead(o, sum_gain(o.kernel_sum) + ' by kernel sum')}" + (
                 f", under {rules.ADVICE_MIN_GAIN:g}×" if o.kernel_sum < rules.ADVICE_MIN_GAIN else ""))
         return said
     r, by = o.deciding

@@ -7,7 +7,7 @@ verdict said what its clock gap explains, packed documents' first row gave "1.11
 from __future__ import annotations
 
 from gen.analysis import rules
-from gen.report.words.common import times
+from gen.report.words.common import short_label, times
 
 
 def _leader_mhz(o) -> tuple[float, float] | None:
@@ -100,12 +100,13 @@ def swing_note(o, label) -> str:
     return f"{possessive(label(leader))} own round orientations differ by {times(swing)}, more than this lead"
 
 
-def short_lead(o, label, text: str) -> str:
+def short_lead(o, text: str) -> str:
     """A kernel-sum lead said short (`text`: "1.11×"), with what it must carry beside it: its clocks past the gate
     (clocks_note) and its leader's own swing between round orientations where that is larger (swing_note): "1.11×
     (FlexAttention (compiled)'s sums at a 5.7% higher clock, 1950 against 1845 MHz; 1.05× past what that gap can
     explain; FlexAttention (compiled)'s own round orientations differ by 1.15×, more than this lead)"."""
-    notes = [x for x in (clocks_note(o, label), swing_note(o, label)) if x]
+    # the notes sit in brackets: the calls in them by their short names, which carry no brackets of their own
+    notes = [x for x in (clocks_note(o, short_label), swing_note(o, short_label)) if x]
     return text + (f" ({'; '.join(notes)})" if notes else "")
 
 
