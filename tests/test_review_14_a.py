@@ -102,10 +102,12 @@ def paired(loaded):
 
 
 def test_paired_packed_documents_says_the_break_even_and_the_call_for_a_new_layout_every_batch(paired):
-    """Paired set: FlexAttention's 12.6 ms BlockMask against varlen_attn's 0.146 ms a call behind it: repaid after
-    about 87 calls with one layout; a new layout every batch is 13.8 ms against 1.29 ms, so varlen_attn there."""
+    """Paired set: FlexAttention's 12.6 ms BlockMask against varlen_attn's 0.146 ms a call behind it (as run). Since
+    review 2026-12-07-6 items 1 and 2 What to call names varlen_attn (the two share the first rank) and gives the
+    break-even as the range the set's leads make (roughly 80-300 calls), FlexAttention the alternative."""
     a = advice.advice(paired)
     e = next(x for x in a.exceptions if x.scenario == "packed-documents")
+    assert (e.variant, e.alternative) == ("varlen", "flex")
     m = e.mask_cost
     assert (m.variant, m.other) == ("flex", "varlen")
     v = verdicts.verdict(paired, "packed-documents", "inference")
@@ -113,41 +115,43 @@ def test_paired_packed_documents_says_the_break_even_and_the_call_for_a_new_layo
     assert m.other_ms == pytest.approx(v.spread(v.row("varlen")).median)
     assert m.build_ms == pytest.approx(12.647, abs=0.01) and m.calls_to_repay == pytest.approx(86.6, abs=1.0)
     assert m.reversed_per_layout
+    lo, hi = m.repay_range
+    assert lo == pytest.approx(80, abs=3) and hi == pytest.approx(305, abs=10)
     line = next(x for x in decision_words.advice(a).lines if x.startswith("For packed documents"))
-    assert "one document layout serves about 87 calls" in line
-    # one build a step, shared by every layer's call that step: the break-even counts a step's calls
-    every = (f"{mask_words.EVERY_BATCH} builds it every step (13.786 ms against 1.286 ms for a step of one call; "
-             "every layer's call that step shares the one build): with fewer than about 87 such calls a step, call "
-             "varlen_attn")
-    assert every in line
+    assert line.startswith("For packed documents, use varlen_attn (packed, cu_seqlens)")
+    assert "repays one build only after roughly 80–300 calls with one document layout" in line
+    assert "about 87" not in line and mask_words.BUILD_TIMED in line
     row = next(r for r in decision.table_rows(paired) if r["workload"] == "Packed documents")
-    assert mask_words.new_layout_short(m, e.mask) in row["condition"]
+    assert row["variant"] == "varlen"
+    assert mask_words.alternative_short(m, e.mask_orders, e.mask) in row["condition"]
 
 
 def test_every_document_mask_exception_that_a_new_layout_reverses_names_the_maskless_call(loaded):
     """On every committed set: where What to call names a call that builds a BlockMask for packed documents and the
-    build with one call costs more than the maskless call, the first screen's row names that call."""
+    build with one call costs more than the maskless call, the first screen's row names that call for a batch packed
+    anew, beside the named call (review 2026-12-07-6 item 1)."""
     for ls in loaded.values():
         a = advice.advice(ls)
         rows = {r["workload"]: r for r in decision.table_rows(ls)} if a is not None else {}
         for e in a.exceptions if a is not None else ():
             m = e.mask_cost
-            if m is None or m.other is None or e.mask != schema.Mask.DOCUMENT or not m.reversed_per_layout:
+            if (m is None or m.other is None or e.mask != schema.Mask.DOCUMENT or not m.reversed_per_layout
+                    or e.alternative is not None):
                 continue
             row = next(r for w, r in rows.items() if w.lower().startswith("packed"))
-            # under the break-even a step's calls share one build; a call no faster than the maskless one has none
-            under = f", under about {m.calls_to_repay:.0f} calls a step" if m.calls_to_repay is not None else ""
-            assert f"a new layout every batch{under}: {short_label(m.other)}" in row["condition"], (ls.name, row)
+            assert row["condition"].startswith(f"each batch packed anew: {short_label(m.other)}"), (ls.name, row)
 
 
 def test_the_older_sets_packed_page_counts_the_runner_ups_blockmask(loaded):
-    """Older H100 set: FA4 needs no mask, FlexAttention (FLASH) next needs one; the note says so and that the order
-    stands."""
+    """Older H100 set: FA4 needs no mask, FlexAttention (FLASH) next needs one; the note says the build is paid once a
+    step on top of each call, so FA4's lead only grows (review 2026-12-07-6 item 3: no longer "9.773 ms a call")."""
     f = scenario_first.facts(loaded[H100], "packed-documents")
     notes = [n for r in f["rows"] for n in r["notes"]]
     said = [n for n in notes if "BlockMask" in n]
-    assert len(said) == 1 and said[0].startswith("FlexAttention (FLASH backend), the next call, needs a BlockMask")
-    assert said[0].endswith("the order stands, wider.")
+    assert len(said) == 1
+    assert said[0].startswith("FlexAttention (FLASH backend), the next call, is slower and needs a BlockMask besides")
+    assert "pays it once a step, on top of" in said[0] and said[0].endswith("FlashAttention-4's lead only grows.")
+    assert "9.773 ms" not in said[0] and "order stands" not in said[0]
 
 
 # item 5: a set that did not measure new lengths cites its sibling that did

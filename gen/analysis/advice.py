@@ -140,8 +140,13 @@ class Exception_:
     between_noise: tuple[str, ...] = ()
     # SDPA unpinned, PyTorch's own call, kept where it decidedly leads a pinned default by less than the bar
     keeps_default: bool = False
-    # the call's BlockMask build against the fastest ranked call that needs none (mask_cost.MaskCost), or None
+    # the call's BlockMask build against the fastest ranked call that needs none (mask_cost.MaskCost), or None; where
+    # `alternative` is set, the alternative's build against this call
     mask_cost: object = None
+    # packed documents: the mask call sharing the first rank that this call, needing no mask, is named in place of
+    # (mask_cost.MASKLESS_WHERE_SHARED), and their Orders (the mask call first); None elsewhere
+    alternative: str | None = None
+    mask_orders: object = None
 
 
 @dataclass(frozen=True)
@@ -359,11 +364,17 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
             ratio, ratio_by = verdicts.orders(f, t, v.basis).deciding
         else:
             keeps = False
+        # packed documents: a maskless call sharing the first rank is named before a mask call (MASKLESS_WHERE_SHARED)
+        alt = None
+        if not keeps and (x := mask_cost.maskless_first(ls, v, lambda y, v=v: dense_mask_at(ls, v, y))) is not None:
+            r2, by2 = verdicts.orders(v.row(x), t, v.basis).deciding
+            if not missing(r2) and r2 >= rules.ADVICE_MIN_GAIN:  # it must pass the bar on its own
+                alt, f, ratio, ratio_by = f.variant, v.row(x), r2, by2
         fs, ts = v.spread(f), v.spread(t)
         dense = _dense(ls, v, default)
         # the calls that rank between the exception's and the default, other kernels than the default's
         between = tuple((r.variant, v.spread(r).median / fs.median) for r in v.rows
-                        if r.variant not in (f.variant, default) and v.spread(r) is not None
+                        if r.variant not in (f.variant, default, alt) and v.spread(r) is not None
                         and v.spread(r).median < ts.median and not (t.kernels and r.kernels == t.kernels)
                         and r.variant not in v.same_kernel)[:3] if dense.get("dense_mask") else ()
         trained = any(x.scenario == v.scenario and x.mode == schema.Mode.TRAIN for x in vs)
@@ -375,13 +386,17 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               reversed_at=_reversed(ls, v, f.variant, default), ratio_by=ratio_by,
                               reversed_head_dim=_head_dim_if_several(ls, v),
                               mask_arg_backend=named_calls.mask_arg(ls, v, f.variant),
-                              shares=tuple(o for o in v.orders if v.fastest.variant in (o.first, o.second)),
+                              # the named maskless call's standing is worded beside its alternative (mask_cost)
+                              shares=() if alt else tuple(o for o in v.orders if f.variant in (o.first, o.second)),
                               by_sums=o1 if v.settled and (o1 := verdicts.first_pair(v)[0]) and o1.sums_decide
                               else None,
                               between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False),
                               between_noise=tuple(x for x, _ in between if x in v.near),
                               keeps_default=keeps,
-                              mask_cost=mask_cost.mask_cost(ls, v, f.variant, lambda x, v=v: dense_mask_at(ls, v, x))))
+                              alternative=alt,
+                              mask_cost=mask_cost.mask_cost(ls, v, alt or f.variant,
+                                                            lambda x, v=v: dense_mask_at(ls, v, x)),
+                              mask_orders=verdicts.orders(v.row(alt), f, v.basis) if alt else None))
     return tuple(out)
 
 

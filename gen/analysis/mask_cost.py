@@ -7,7 +7,8 @@ one layout the build is repaid.
 
 Takes: a loaded set and a verdict (gen.analysis.verdicts). Gives `mask_costs(ls, v) -> tuple[MaskCost, ...]`, one per
 ranked call that measured a block mask build at the verdict's point (SweepPoint.facts "block_mask_build_s"), and
-`mask_cost(ls, v, variant, dense)`.
+`mask_cost(ls, v, variant, dense)`, and `maskless_first(ls, v, dense)`: the call What to call names in place of the
+fastest by the rule MASKLESS_WHERE_SHARED.
 """
 
 from __future__ import annotations
@@ -15,7 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gen.analysis import tables, verdicts
+from gen.analysis import leads, tables, verdicts
+from gen.model import schema
+
+# The rule, named once (review 2026-12-07-6 item 1: the paired set named FlexAttention for packed documents while its
+# own break-even said varlen_attn): where a packed-documents verdict's first rank is shared as run (Verdict.near) by a
+# call that builds a BlockMask for each new document layout and a call that needs none, the answer names the one that
+# needs none. The scenario packs each batch anew, so the build is paid every step, and a lead within noise as run
+# does not repay it; the mask call stays the alternative where one layout serves many calls. Where the mask call
+# leads decidedly as run, it stays named (the words put the every-batch conclusion beside it).
+MASKLESS_WHERE_SHARED = "maskless_where_shared"
 
 
 @dataclass(frozen=True)
@@ -30,6 +40,10 @@ class MaskCost:
     call_ms: float
     other: str | None = None
     other_ms: float | None = None
+    # the call's lead a call over `other` by each measure the set holds (ms; negative: behind): the whole medians,
+    # the kernel sums, the forward-round and the reversed-round medians, where recorded; the break-even is as
+    # uncertain as the lead, so the words give the range these make (review 2026-12-07-6 item 2)
+    leads_ms: tuple[tuple[str, float], ...] = ()
 
     @property
     def per_layout_ms(self) -> float:
@@ -49,6 +63,15 @@ class MaskCost:
         return self.build_ms / lead if lead is not None and lead > 0 else None
 
     @property
+    def repay_range(self) -> tuple[float, float] | None:
+        """The fewest and the most calls with one layout that repay one build, over `leads_ms` (each measure's lead);
+        None where any measure puts the call behind or level (then no number of calls surely repays it)."""
+        ns = [self.build_ms / x for _, x in self.leads_ms]
+        if not ns or any(x <= 0 for _, x in self.leads_ms):
+            return None
+        return min(ns), max(ns)
+
+    @property
     def reversed_per_layout(self) -> bool:
         """A new layout every call reverses the order: the build and one call cost more than `other`'s call."""
         return self.other_ms is not None and self.per_layout_ms > self.other_ms
@@ -57,6 +80,15 @@ class MaskCost:
 def _build_ms(rec) -> float | None:
     x = (rec.facts or {}).get("block_mask_build_s") if rec is not None else None
     return float(x) * 1e3 if x is not None else None
+
+
+def _leads(o: leads.Orders | None) -> tuple[tuple[str, float], ...]:
+    """o.second's time less o.first's by each measure o holds (o: the mask call first)."""
+    if o is None:
+        return ()
+    (fa, ra), (fb, rb) = o.first_oriented_ms, o.second_oriented_ms
+    pairs = (("kernel sum", o.first_ks_ms, o.second_ks_ms), ("forward rounds", fa, fb), ("reversed rounds", ra, rb))
+    return tuple((by, b - a) for by, a, b in pairs if a is not None and b is not None)
 
 
 def mask_costs(ls: tables.LoadedSet, v: verdicts.Verdict, dense: Callable[[str], bool]) -> tuple[MaskCost, ...]:
@@ -73,8 +105,28 @@ def mask_costs(ls: tables.LoadedSet, v: verdicts.Verdict, dense: Callable[[str],
     free = sorted(((ms, t.variant) for t, ms in timed
                    if t.variant not in builds and not dense(t.variant)))
     other_ms, other = free[0] if free else (None, None)
-    return tuple(MaskCost(t.variant, builds[t.variant], ms, other, other_ms) for t, ms in timed if t.variant in builds)
+
+    def lead(t, ms):
+        if other is None:
+            return ()
+        o = verdicts.orders(t, v.row(other), v.basis)
+        return (("as run", other_ms - ms), *_leads(o))
+    return tuple(MaskCost(t.variant, builds[t.variant], ms, other, other_ms, lead(t, ms))
+                 for t, ms in timed if t.variant in builds)
 
 
 def mask_cost(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, dense: Callable[[str], bool]) -> MaskCost | None:
     return next((m for m in mask_costs(ls, v, dense) if m.variant == variant), None)
+
+
+def maskless_first(ls: tables.LoadedSet, v: verdicts.Verdict, dense: Callable[[str], bool]) -> str | None:
+    """MASKLESS_WHERE_SHARED: the call that needs no mask to name in place of v's fastest, where v is packed documents,
+    its fastest builds a BlockMask and the two share the first rank as run (v.near: the fastest one that needs none);
+    None elsewhere (the fastest stays named)."""
+    p = verdicts.point_of(ls, v.scenario, v.mode)
+    if p is None or p.mask != schema.Mask.DOCUMENT:
+        return None
+    m = mask_cost(ls, v, v.fastest.variant, dense)
+    if m is None or m.other is None or m.other not in v.near:
+        return None
+    return m.other

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from gen.analysis import host_rules, kernel_rules, method, reach, rules
 from gen.report import format as fmt
 from gen.report.site import Context, Page
+from gen.report.words import mask_cost as mask_words
 from gen.report.words import methodology as method_words
 
 RULES_PARTIAL = f"{fmt.GENERATED}/.rules.md"
@@ -37,7 +38,7 @@ def rules_view(by_set=()) -> dict:
                 host_headroom=host_rules.HOST_HEADROOM, host_clear=host_rules.HOST_CLEAR,
                 clock_rule_pct=rules.CLOCK_RULE_PCT, clock_gap_pct=rules.CLOCK_GAP_PCT,
                 power_at_limit_pct=rules.POWER_AT_LIMIT_PCT, sustained_s=rules.SUSTAINED_WINDOW_S,
-                advice_gain=rules.ADVICE_MIN_GAIN,
+                advice_gain=rules.ADVICE_MIN_GAIN, maskless_rule=mask_words.MASKLESS_RULE,
                 startup_s=rules.STARTUP_NOTE_S, lead_rules=method_words.lead_rules(),
                 behind_rule=method_words.behind_rule())
 

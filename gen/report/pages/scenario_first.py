@@ -38,7 +38,7 @@ def _mask_note(ls, f) -> str | None:
     """A packed-documents verdict's BlockMask build against the call that needs none (review 2026-12-07-5 item 2)."""
     v = verdicts.verdict(ls, f.scenario, f.mode) if f.scope is None and f.point is not None else None
     return mask_words.scenario_note(mask_cost.mask_costs(ls, v, lambda x: advice.dense_mask_at(ls, v, x)), f.fastest,
-                                    f.runner_up, f.point.mask) \
+                                    f.runner_up, f.point.mask, f.named) \
         if v is not None else None
 
 

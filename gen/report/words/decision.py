@@ -35,7 +35,7 @@ from gen.report.words.first_screen import (  # noqa: F401
 )
 from gen.report.words.host import host_crossover, host_not_the_gap, host_short_of_line, on_this_host
 from gen.report.words.lengths_beside import lengths_beside
-from gen.report.words.mask_cost import mask_cost_line
+from gen.report.words.mask_cost import alternative_line, mask_cost_line
 from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
 from gen.report.words.orders import DTYPE_WORDS
 from gen.report.words.places import PRECISE_WORDS, SCENARIO_WORDS
@@ -278,7 +278,9 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     if place := orders_words.first_place(e.shares, e.by_sums, label):  # review 2026-12-07-3 item 4
         text += f". At that point it {'' if place.startswith('shares') else 'is '}{place}"
     text += "." + reversed_line(a, e)
-    if (said := mask_cost_line(e.mask_cost, e.mask)) is not None:
+    said = (alternative_line(e.mask_cost, e.mask_orders, e.mask) if e.alternative is not None
+            else mask_cost_line(e.mask_cost, e.mask))
+    if said is not None:
         text += " " + said
     elif e.mask_build_s is not None and e.call_ms:
         text += (f" Its block mask took {us(e.mask_build_s * 1e3)} to build, against {us(e.call_ms)} a call: build "
@@ -306,6 +308,8 @@ def _dense_mask_text(e: advice_mod.Exception_, told: bool) -> str:
             "document": ("no document mask", "inside the documents",
                          "block mask skips the blocks wholly outside the documents")}.get(
         e.mask or "", ("no such mask", "the mask lets through", "call computes only those"))
+    if e.mask == "document" and e.variant in VARIANTS and "varlen" in VARIANTS[e.variant].keywords:
+        what = (*what[:2], "cu_seqlens keep each query within its own document")  # it builds no block mask
     if told:
         text += (f". SDPA has {what[0]} either: {e.pairs_scored / e.pairs_needed:.1f}× the "
                  f"{_millions(e.pairs_needed)} pairs {what[1]} per head scored")

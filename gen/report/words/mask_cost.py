@@ -1,63 +1,165 @@
 """What a call that needs a BlockMask pays at a new mask layout (gen.analysis.mask_cost), in words: after how many calls
 with one layout the build is repaid against the fastest call that needs none, and, for packed documents, which call a
-loop that packs every batch anew should make (review 2026-12-07-5 item 2)."""
+loop that packs every batch anew should make (review 2026-12-07-5 item 2), as What to call names it by
+mask_cost.MASKLESS_WHERE_SHARED (review 2026-12-07-6 item 1: MASKLESS_RULE says that rule on the methodology's table).
+"""
 
 from __future__ import annotations
 
+from gen.analysis import rules
 from gen.model import schema
-from gen.report.words.common import label, short_label, us
+from gen.report.words.common import join_and, label, short_label, times, us
+from gen.report.words.sum_clocks import short_lead
 
 # packing as training does it: a new document layout every batch, so a new BlockMask every step
 EVERY_BATCH = "a loop that packs each batch anew"
+
+# how gen.capture.modules times the build (review 2026-12-07-6 item 2): once, when the call is set up, by the host's
+# clock between two syncs, with create_block_mask left uncompiled; builds of one size vary about 2x across points
+BUILD_TIMED = "one timing of an uncompiled create_block_mask"
+
+# mask_cost.MASKLESS_WHERE_SHARED, on the methodology's rules table
+MASKLESS_RULE = ("where packed documents' first rank is shared as run by a call that builds a BlockMask for each new "
+                 "document layout and one that needs none (varlen_attn with cu_seqlens), the one that needs none, "
+                 "provided it too clears that gain: the scenario packs each batch anew, so the build is paid every "
+                 "step; the mask call is named as the alternative where one layout serves many calls. A mask call "
+                 "that leads decidedly as run stays named, with the call for a batch packed anew beside it")
+
+# the measures a lead is read by (gen.analysis.mask_cost.MaskCost.leads_ms), as a sentence names them
+_MEASURES = {"as run": "whole medians", "kernel sum": "kernel sums", "forward rounds": "forward-round medians",
+             "reversed rounds": "reversed-round medians"}
 
 
 def _layout(mask: str | None) -> str:
     return "document layout" if mask == schema.Mask.DOCUMENT else "mask"
 
 
+def _rough(n: float) -> str:
+    """A break-even count rounded as the data allows: to ten below 100, to one figure from 100 on (80, 300)."""
+    if n < 10:
+        return f"{n:.0f}"
+    step = 10 if n < 100 else 10 ** (len(str(int(n))) - 1)
+    return f"{max(step, round(n / step) * step):,.0f}"
+
+
+def calls_range(m) -> str | None:
+    """The break-even as the leads make it: "roughly 80–300"; "about 90" where the ends round alike; None where a
+    measure puts the call level or behind."""
+    r = m.repay_range
+    if r is None:
+        return None
+    lo, hi = _rough(r[0]), _rough(r[1])
+    return f"about {lo}" if lo == hi else f"roughly {lo}–{hi}"
+
+
+def _lead_span(m) -> str:
+    xs = sorted(x for _, x in m.leads_ms)
+    return us(xs[0]) if len(xs) == 1 or us(xs[0]) == us(xs[-1]) else f"{us(xs[0])} to {us(xs[-1])}"
+
+
+def repay(m, mask: str | None) -> str:
+    """How many calls with one layout repay one build, from every lead the set holds (review 2026-12-07-6 item 2)."""
+    layout = _layout(mask)
+    n = calls_range(m)
+    if n is None:
+        behind = [_MEASURES.get(by, by) for by, x in m.leads_ms if x <= 0]
+        return (f"by its {join_and(behind)} it is not ahead of {short_label(m.other)}, so no number of calls with one "
+                f"{layout} surely repays the build")
+    by = join_and([_MEASURES.get(b, b) for b, _ in m.leads_ms])
+    return (f"its lead of {_lead_span(m)} a call (by its {by}) repays one build only after {n} calls with one "
+            f"{layout}")
+
+
 def mask_cost_line(m, mask: str | None, who: str = "Its") -> str | None:
-    """The build against the maskless call; None where there is no build or no call that needs none to weigh it by.
-    `who`: whose build, as the sentence opens ("Its", or a call's label with "'s")."""
+    """The named call's build against the maskless call; None where there is no build or no call that needs none to
+    weigh it by. `who`: whose build, as the sentence opens ("Its", or a call's label with "'s")."""
     if m is None or m.other is None:
         return None
     build, other = us(m.build_ms), label(m.other)
-    n = m.calls_to_repay
-    if n is None:  # not faster than the call that needs no mask: nothing repays the build
-        return (f"{who} BlockMask took {build} to build, and {other} needs none and is no slower ({us(m.other_ms)} a "
-                f"call against {us(m.call_ms)}): call {short_label(m.other)} wherever the {_layout(mask)} changes.")
-    text = (f"{who} BlockMask took {build} to build; {other}, which needs none, takes {us(m.other_ms)} a call against "
-            f"{us(m.call_ms)}, so the build is repaid only where one {_layout(mask)} serves about {n:.0f} calls")
+    if m.calls_to_repay is None:  # not faster than the call that needs no mask: nothing repays the build
+        return (f"{who} BlockMask took {build} to build ({BUILD_TIMED}), and {other} needs none and is no slower "
+                f"({us(m.other_ms)} a call against {us(m.call_ms)}): call {short_label(m.other)} wherever the "
+                f"{_layout(mask)} changes.")
+    text = (f"{who} BlockMask took {build} to build ({BUILD_TIMED}); {other}, which needs none, takes "
+            f"{us(m.other_ms)} a call against {us(m.call_ms)}: {repay(m, mask)}")
     if mask == schema.Mask.DOCUMENT:
         # one mask serves every call of a step with that layout (each layer's, forward and backward), so the
         # break-even counts a step's calls, not steps
-        text += (f"; {EVERY_BATCH} builds it every step ({us(m.per_layout_ms)} against {us(m.other_ms)} for a step of "
-                 f"one call; every layer's call that step shares the one build): with fewer than about {n:.0f} such "
-                 f"calls a step, call {short_label(m.other)}")
+        r = m.repay_range
+        fewer = f"with fewer than {_rough(r[0])} such calls a step" if r is not None else "there"
+        text += (f". {EVERY_BATCH[0].upper()}{EVERY_BATCH[1:]} builds it every step, once for all of that step's "
+                 f"calls (every layer's shares it): {fewer}, call {short_label(m.other)}")
     return text + "."
 
 
+def alternative_line(m, o, mask: str | None) -> str | None:
+    """Where What to call names the call that needs no mask (mask_cost.MASKLESS_WHERE_SHARED): the mask call beside it,
+    its standing (`o`: their Orders, the mask call first) and when it is the better call. None elsewhere."""
+    if m is None or m.other is None or o is None:
+        return None
+    alt = label(m.variant)
+    ks = (f", and is faster by kernel sum, {short_lead(o, times(o.kernel_sum))}"
+          if o.kernels_leader == o.first and o.kernel_sum is not None else "")
+    return (f"{alt} shares the first rank with it as run ({us(m.call_ms)} against {us(m.other_ms)}){ks}, but needs a "
+            f"BlockMask for each new {_layout(mask)}: {us(m.build_ms)} to build ({BUILD_TIMED}). This scenario packs "
+            f"each batch anew, so the build is paid every step; {repay(m, mask)}: call {short_label(m.variant)} only "
+            "where one layout serves that many.")
+
+
+def _past_clock(o) -> str:
+    """The kernel-sum lead past its leader's higher clock, short, for the first screen: " (1.05× past its 5.7% higher
+    clock)"; "" where the leader's sums ran at no higher clock."""
+    a, b = o.first_ks_mhz, o.second_ks_mhz
+    left = rules.clock_left(o.kernel_sum, a, b)
+    if left is None or a <= b:
+        return ""
+    return f" ({times(left)} past its {(a / b - 1) * 100:.1f}% higher clock)"
+
+
+def alternative_short(m, o, mask: str | None) -> str | None:
+    """The first screen's cell where What to call names the call that needs no mask: short, brackets one deep (review
+    2026-12-07-6 item 4); the rest sits in What to call."""
+    if m is None or m.other is None or o is None:
+        return None
+    alt = short_label(m.variant)
+    ks = (f"; {alt} is {times(o.kernel_sum)} faster by kernel sum{_past_clock(o)}"
+          if o.kernels_leader == o.first and o.kernel_sum is not None else f"; {alt}")
+    n = calls_range(m)
+    repaid = f", repaid after {n} calls" if n is not None else ""
+    return (f"within noise of {alt} as run ({us(m.other_ms)} against {us(m.call_ms)}){ks} but builds a "
+            f"{us(m.build_ms)} BlockMask per layout{repaid}")
+
+
 def new_layout_short(m, mask: str | None) -> str | None:
-    """The first screen's cell: which call a new document layout every batch asks for, where the build reverses the
-    order; None elsewhere."""
+    """The first screen's cell where What to call names the mask call (it leads decidedly as run): the call a batch
+    packed anew asks for, where the build reverses the order; None elsewhere."""
     if m is None or m.other is None or mask != schema.Mask.DOCUMENT or not m.reversed_per_layout:
         return None
-    n = m.calls_to_repay
-    under = f", under about {n:.0f} calls a step" if n is not None else ""
-    return (f"a new layout every batch{under}: {short_label(m.other)} ({us(m.other_ms)} against "
-            f"{us(m.per_layout_ms)} with the BlockMask build)")
+    r = m.repay_range
+    unless = f" unless one layout serves {_rough(r[0])} calls or more" if r is not None else ""
+    return f"each batch packed anew: {short_label(m.other)}{unless} (the BlockMask takes {us(m.build_ms)} to build)"
 
 
-def scenario_note(costs, fastest: str, runner_up: str | None, mask: str | None) -> str | None:
-    """Under a packed-documents verdict's table: the BlockMask build of the fastest call (as What to call says it), or
-    of the next call where the fastest needs none (its order stands, and a new layout every batch widens it)."""
+def scenario_note(costs, fastest: str, runner_up: str | None, mask: str | None, named: str | None = None) -> str | None:
+    """Under a packed-documents verdict's table: the BlockMask build of the fastest call (as What to call says it, or,
+    where it names the call that needs none, `named`, as the alternative to it), or of the next call where the fastest
+    needs none (its order stands, and a new layout every batch widens it)."""
     if mask != schema.Mask.DOCUMENT:
         return None
     mine = {m.variant: m for m in costs}
     if fastest in mine:
-        return mask_cost_line(mine[fastest], mask, f"{label(fastest)}'s")
+        m = mine[fastest]
+        if named is not None and named == m.other:
+            return (f"{label(fastest)}'s BlockMask took {us(m.build_ms)} to build ({BUILD_TIMED}); {label(m.other)} "
+                    f"needs none. This scenario packs each batch anew, so the build is paid every step; "
+                    f"{repay(m, mask)}: What to call names {short_label(m.other)}, and {short_label(fastest)} only "
+                    "where one layout serves that many.")
+        return mask_cost_line(m, mask, f"{label(fastest)}'s")
     m = mine.get(runner_up) if runner_up is not None else None
     if m is None or m.other != fastest:
         return None
-    return (f"{label(m.variant)}, the next call, needs a BlockMask and {short_label(fastest)} none: its build took "
-            f"{us(m.build_ms)}, so {EVERY_BATCH} pays {us(m.per_layout_ms)} a call against {us(m.other_ms)}; the "
-            "order stands, wider.")
+    # the build is paid once a step, on top of each call, so it only widens the lead (review 2026-12-07-6 item 3)
+    other = short_label(fastest)
+    return (f"{label(m.variant)}, the next call, is slower and needs a BlockMask besides: {us(m.build_ms)} to build "
+            f"({BUILD_TIMED}). {EVERY_BATCH[0].upper()}{EVERY_BATCH[1:]} pays it once a step, on top of "
+            f"{us(m.call_ms)} a call against {other}'s {us(m.other_ms)}: {other}'s lead only grows.")
