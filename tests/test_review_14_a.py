@@ -167,7 +167,9 @@ def test_the_paired_set_cites_its_siblings_new_length_cost(loaded, paired, h100)
     line = decision_words.lengths_line(advice.advice(paired), b)
     assert "this set did not measure what that costs" in line and f"({H100})" in line
     assert "36.714 ms at a new prompt length" in line and "56.375 ms at a decode step" in line
-    assert lengths_words.WHAT_TO_DO in line
+    # the advice to pin flash carries flash's warm cost against cuDNN's (review 15 item 8)
+    assert lengths_words.PIN_FLASH in line and lengths_words.BUCKET in line
+    assert lengths_words.flash_trade(b) in line and "247.4 µs against SDPA cuDNN's 124.1 µs" in line
     # a set with no such sibling keeps the advice to measure
     alone = next(ls for ls in sets if ls.name.startswith("nvidia-h200__torch"))
     assert units.lengths_beside(sets, alone) is None

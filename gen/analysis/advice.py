@@ -85,6 +85,10 @@ class Pick:
     # Where a Python loop of eager calls changes the verdict's answer (verdicts.HostChange.changes_answer) to another
     # call than this one: (that call, its eager median ms, this call's eager median ms), or None (review 10 item 3)
     loop_call: tuple[str, float, float] | None = None
+    # Where the call's gain over SDPA unpinned on the GPU is under rules.ADVICE_MIN_GAIN and an eager loop's call is
+    # SDPA unpinned (loop_call): that GPU gain. The default's row must say the workload is no reason to switch
+    # (review 2026-12-07-6 item 7: "decode at batch 8" under FlashAttention-4 at 1.03x, SDPA 2.80x faster in a loop)
+    loop_keeps: float | None = None
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,9 @@ class Exception_:
     # recorded); the exception holds at its point, not there (item 12; clocks: review 8 item 14)
     reversed_at: tuple[tuple[int, int, float, float, float | None, float | None], ...] = ()
     reversed_head_dim: int | None = None  # reversed_at's (the verdict point's) head dim, where several are swept
+    # reversed_at's pairs' orders (leads.Orders, the default first), one a point in its order: where the as-run
+    # clocks ran past rules.CLOCK_GAP_PCT the words give the kernel sums beside (review 2026-12-07-6 item 5)
+    reversed_orders: tuple = ()
     # Where this call and the gain's baseline (SDPA, backend not pinned) are the same unpinned SDPA call and only the
     # baseline got the point's mask as a dense boolean attn_mask: the backend the baseline then ran ("" where not
     # known), so the gain is the mask argument's, not another kernel's (review 10 item 5); None elsewhere
@@ -279,7 +286,19 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
                and verdicts.orders(t, v.runner_up, v.basis).sums_decide)
     return Pick(v.scenario, v.mode, backend, twin, outcome, ratio, v.fastest.variant, within,
                 tuple(pair(x) for x in within if v.row(x) is not None), (t, *(v.row(x) for x in within)),
-                v.other_batch, by_sums, ratio_by=ratio_by, loop_call=named_calls.loop_call(v, t))
+                v.other_batch, by_sums, ratio_by=ratio_by, loop_call=(loop := named_calls.loop_call(v, t)),
+                loop_keeps=_loop_keeps(v, t, loop))
+
+
+def _loop_keeps(v: verdicts.Verdict, t, loop) -> float | None:
+    """Pick.loop_keeps: `t`'s GPU gain over SDPA unpinned where it is under the bar and the eager loop's call is that
+    SDPA; None elsewhere."""
+    auto = v.row(variant_role("automatic"))
+    if loop is None or auto is None or auto is t or loop[0] != auto.variant:
+        return None
+    sa, st = v.spread(auto), v.spread(t)
+    gain = sa.median / st.median if sa and st and st.median else None
+    return gain if gain is not None and gain < rules.ADVICE_MIN_GAIN else None
 
 
 def _default(vs: list[verdicts.Verdict]) -> str | None:
@@ -383,7 +402,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               **_accuracy(ls, v, f.variant, default), between=between,
                               forward_only=v.mode == schema.Mode.INFERENCE and not trained,
                               mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median,
-                              reversed_at=_reversed(ls, v, f.variant, default), ratio_by=ratio_by,
+                              **_reversed(ls, v, f.variant, default), ratio_by=ratio_by,
                               reversed_head_dim=_head_dim_if_several(ls, v),
                               mask_arg_backend=named_calls.mask_arg(ls, v, f.variant),
                               # the named maskless call's standing is worded beside its alternative (mask_cost)
@@ -400,10 +419,11 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
     return tuple(out)
 
 
-def _reversed(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str) -> tuple:
-    """The scenario's other sweep points (same head dim) where `default` is decidedly faster than `variant`."""
+def _reversed(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str) -> dict:
+    """The scenario's other sweep points (same head dim) where `default` is decidedly faster than `variant`
+    (Exception_.reversed_at) and the two's orders there (Exception_.reversed_orders)."""
     here = calls.point_of(ls, v.scenario, v.mode)
-    out = []
+    out, orders = [], []
     for p in calls._points(ls, v.scenario, v.mode):
         if p == here or (here is not None and p.head_dim != here.head_dim):
             continue
@@ -414,7 +434,8 @@ def _reversed(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: 
         if d is not None and x is not None and calls.faster(d, x):
             out.append((p.q_len, p.kv_len, d.median, x.median, at.row(default).sm_clock_mhz,
                         at.row(variant).sm_clock_mhz))
-    return tuple(out)
+            orders.append(verdicts.orders(at.row(default), at.row(variant), at.basis))
+    return dict(reversed_at=tuple(out), reversed_orders=tuple(orders))
 
 
 def _head_dim_if_several(ls: tables.LoadedSet, v: verdicts.Verdict) -> int | None:

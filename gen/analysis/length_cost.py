@@ -105,15 +105,33 @@ class Beside:
     title: str
     phases: tuple[tuple[str, float, float], ...]  # (phase, cuDNN's first-call extra ms, its warm call ms)
     flash: tuple[tuple[str, float], ...] = ()  # (phase, SDPA flash's first-call extra ms)
+    # (phase, SDPA flash's warm call in a loop, ms): pinning flash trades cuDNN's plan per new length for flash's
+    # warm call, slower than cuDNN's in prefill (review 2026-12-07-6 item 8: 247 against 124 µs), and the advice
+    # to pin it must say so
+    flash_warm: tuple[tuple[str, float], ...] = ()
+
+    def flash_trade(self, phase: str) -> tuple[float, float, float | None] | None:
+        """(flash's warm ms, cuDNN's warm ms, the calls at one length past which cuDNN costs less in all, its plan
+        included: (cuDNN's first-call extra − flash's) / (flash's warm − cuDNN's); None where flash is no slower
+        warm, so it costs less at any count); None where either warm call is not measured."""
+        warm, extra = dict(self.flash_warm), dict(self.flash)
+        cudnn = next(((x, w) for ph, x, w in self.phases if ph == phase), None)
+        if cudnn is None or phase not in warm:
+            return None
+        f, (cx, cw) = warm[phase], cudnn
+        if f <= cw:
+            return f, cw, None
+        return f, cw, (cx - extra.get(phase, 0.0)) / (f - cw)
 
 
-def first_extra(ls: tables.LoadedSet, variant: str) -> tuple[tuple[str, float], ...]:
-    """(phase, median first-call extra ms) of one variant's dynamic-lengths runs (gen.analysis.dynamic)."""
+def first_extra(ls: tables.LoadedSet, variant: str, field: str = "first_overhead_ms") -> tuple[tuple[str, float], ...]:
+    """(phase, median first-call extra ms) of one variant's dynamic-lengths runs (gen.analysis.dynamic); `field`
+    another of their DynamicFacts' medians ("steady_ms": its warm call in a loop)."""
     out = []
     for ph in dynamic.phases(ls.rs):
         d = next((d for d in dynamic.phase_facts(ls.rs, ph).measured if d.variant == variant), None)
-        if d is not None and d.first_overhead_ms is not None:
-            out.append((ph, d.first_overhead_ms))
+        if d is not None and getattr(d, field) is not None:
+            out.append((ph, getattr(d, field)))
     return tuple(out)
 
 
@@ -122,4 +140,4 @@ def beside(ls: tables.LoadedSet, title: str) -> Beside | None:
     got = lengths(ls, "sdpa_cudnn")
     if got is None or not got.measured or not got.phases:
         return None
-    return Beside(ls.name, title, got.phases, first_extra(ls, "sdpa_flash"))
+    return Beside(ls.name, title, got.phases, first_extra(ls, "sdpa_flash"), first_extra(ls, "sdpa_flash", "steady_ms"))

@@ -106,7 +106,7 @@ def set_context(ctx: Context, ls: tables.LoadedSet) -> Context:
 def lengths_beside(sets, ls: tables.LoadedSet):
     """What the first of `ls`'s siblings (capture_gaps.siblings: same GPU model and PyTorch) that measured cuDNN at new
     lengths measured (length_cost.Beside), for a set that did not: a fact its pages cite (review 2026-12-07-5 item 5);
-    the siblings are in its "own" part's key (_reads)."""
+    the siblings are in its "own" and "sweep" parts' keys (_reads)."""
     if length_cost.beside(ls, "") is not None:  # its own measurement is what its pages give
         return None
     return next((b for o in capture_gaps.siblings(sets, ls) if (b := length_cost.beside(o, fmt.set_title(o)))), None)
@@ -268,7 +268,9 @@ def _reads(ctx: Context, plan: _Plan, ls: tables.LoadedSet, part: str) -> list[s
     out = [x for r in references(ctx.sets) for x in named(r)]
     if part in ("own", "pair", "published"):
         out += named(ctx.first)
-    if part == "own" and ls.kind == SetKind.MEASURED:  # lengths_beside: what a sibling measured at new lengths
+    # lengths_beside: what a sibling measured at new lengths, cited on the set page ("own") and on its dynamic-lengths
+    # scenario page ("sweep")
+    if part in ("own", "sweep") and ls.kind == SetKind.MEASURED:
         out += [x for s in capture_gaps.siblings(ctx.sets, ls) for x in named(s)]
     if part == "published":
         out += named(compare.partner(ls, ctx.sets, ctx.first))

@@ -182,6 +182,10 @@ def table_rows(ls) -> list[dict]:
         sums = [v for v in first if (p := picks.get((v.scenario, str(v.mode)))) is not None and p.by_sums]
         cond = _standing(ls, a, mine, first, noise, behind, within, apart, led, sums)
         short = _standing_short(ls, a, mine, first, noise, behind, apart, led)
+        # a workload the row names that gives no reason to switch from SDPA unpinned (advice.Pick.loop_keeps)
+        keeps = [screen_words.loop_keeps(_named(ls, [v])[0], p.loop_keeps, p.loop_call[2] / p.loop_call[1])
+                 for v, _ in mine if (p := picks.get((v.scenario, str(v.mode)))) is not None and p.loop_keeps]
+        short += "".join(f"; {k}" for k in keeps)
         note = _gain_note(ls, a, mine, auto)
         gain = "same call" if a.default == auto else _gains(
             [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]) + ("*" if note else "")

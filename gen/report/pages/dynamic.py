@@ -20,7 +20,9 @@ from gen.report import format as fmt
 from gen.report.pages import scenario_paths
 from gen.report.site import Context, Page, chart_div
 from gen.report.words import capture as capture_words
+from gen.report.words import decision as decision_words
 from gen.report.words import dynamic as dynamic_words
+from gen.report.words import lengths_beside as lengths_words
 from gen.report.words import scenario_first as first_words
 from gen.report.words import scenarios as scenario_words
 
@@ -54,7 +56,18 @@ def _row(f: dyn.DynamicFacts, pf: dyn.PhaseFacts) -> dict:
                 warmup=dynamic_words.warmup(f), break_even=against, best=best)
 
 
-def phase_view(ls, phase: str) -> dict:
+def _beside(pf: dyn.PhaseFacts, phase: str, beside) -> dict:
+    """Where the set measured no length, what its sibling set (same GPU model and PyTorch; Context.lengths_beside)
+    measured in this phase, and a link to that set's page of it (review 2026-12-07-6 item 8: the set page cited it,
+    this page said only "Nothing measured")."""
+    if pf.measured or beside is None or phase not in {ph for ph, *_ in beside.phases}:
+        return {}
+    return dict(beside=lengths_words.lengths_beside(beside, decision_words.PHASE_WORDS, phases=(phase,)),
+                beside_page=set_page(beside.name), beside_title=beside.title)
+
+
+def phase_view(ls, phase: str, beside=None) -> dict:
+    """One phase's view; `beside`: Context.lengths_beside, cited where the set measured no length."""
     pf = dyn.phase_facts(ls.rs, phase)
     rows = dyn.length_rows(ls.rs, phase)
     # (one length a variant: the table below says it, charts.drawn)
@@ -69,6 +82,7 @@ def phase_view(ls, phase: str) -> dict:
     return dict(
         # no length measured: one line and why, in place of empty tables (review 2026-12-07-3 item 3)
         nothing=None if pf.measured else capture_words.nothing_measured(pf.not_measured, p, dynamic_words.label),
+        **_beside(pf, phase, beside),
         phase=phase, title=dynamic_words.PHASE_TITLE.get(phase, phase), chart=chart,
         cost_chart=chart_div(cost, f"what each new length cost against length, {phase}") if cost else None,
         cost_note=first_words.new_length_note(sum(1 for r in costs if not r["ms"] > 0),
@@ -96,7 +110,7 @@ def _recompiled(ls, phase: str) -> str | None:
 
 def set_view(ctx: Context, ls) -> dict:
     return ctx._once(("dynamic view", ls.name), lambda: dict(
-        ls=ls, phases=[phase_view(ls, ph) for ph in dyn.phases(ls.rs)],
+        ls=ls, phases=[phase_view(ls, ph, ctx.lengths_beside) for ph in dyn.phases(ls.rs)],
         switches=[dict(name=s.name, sentence=dynamic_words.switch_sentence(s), pairs=s.pairs,
                        variant=dynamic_words.label(s.variant) if s.variant else None)
                   for s in dyn.switch_facts(ls.rs)],

@@ -43,6 +43,16 @@ def keep_default(default: str, ratio: float, by: str) -> str:
     return f"keep the default: {default} {times(ratio)} slower{' ' + MEASURE.get(by, by) if by else ''}"
 
 
+def loop_keeps(workload: tuple[str, str], gain: float, loop_ratio: float) -> str:
+    """A workload ((title, mode)) in the default's row where its GPU gain over SDPA unpinned is under the bar and an
+    eager loop calls SDPA (advice.Pick.loop_keeps; review 2026-12-07-6 item 7): "decode from a KV cache at batch 8:
+    1.03× over SDPA on the GPU, under the 1.2× a second code path asks; in an eager loop call SDPA, 2.80× faster"."""
+    title, mode = workload
+    where = _low(title) + (" (training)" if mode == str(Mode.TRAIN) else "")
+    return (f"{where}: {times(gain)} over SDPA on the GPU, under the {rules.ADVICE_MIN_GAIN:g}× a second code path "
+            f"asks; in an eager loop call SDPA, {times(loop_ratio)} faster")
+
+
 TIMED_APART = "not decided (timed apart)"  # a pair never in the same rounds: no noise comparison (Orders.timed_apart)
 
 

@@ -1,22 +1,54 @@
 """A set that did not measure new lengths, told what a set of the same GPU model and PyTorch measured there
-(gen.analysis.length_cost.Beside; review 2026-12-07-5 item 5), and what to do about it."""
+(gen.analysis.length_cost.Beside; review 2026-12-07-5 item 5), and what to do about it, with the warm cost of the
+call it advises (review 2026-12-07-6 item 8)."""
 
 from __future__ import annotations
 
-from gen.report.words.common import join_and, label, us
+from gen.report.words.common import join_and, label, times, us
 
 # what to do where cuDNN plans every new length: a backend that plans none, or fewer lengths
-WHAT_TO_DO = ("where lengths change call by call, pin SDPA's flash backend (torch.nn.attention.sdpa_kernel("
-              "SDPBackend.FLASH_ATTENTION)), or bucket or pad lengths to a few shapes so each plan is reused")
+PIN_FLASH = ("where lengths change call by call, pin SDPA's flash backend (torch.nn.attention.sdpa_kernel("
+             "SDPBackend.FLASH_ATTENTION))")
+BUCKET = "or bucket or pad lengths to a few shapes so each plan is reused"
+WHAT_TO_DO = f"{PIN_FLASH}, {BUCKET}"
 
 
-def lengths_beside(b, phase_words: dict) -> str:
+def _about(n: float) -> str:
+    """A break-even count to two figures: it rests on medians of a few lengths each, no finer."""
+    return f"{float(f'{n:.2g}'):,.0f}"
+
+
+def flash_trade(b, phases=None) -> str:
+    """What pinning flash costs once warm against cuDNN, per phase the sibling measured both (Beside.flash_trade):
+    "in prefill its warm call takes 247.4 µs against cuDNN's 124.1 µs (1.99×), so it costs less in all only at a
+    length seen fewer than about 300 times; in decode its warm call is faster too (54.2 against 91.2 µs)"; "" where
+    neither phase has both."""
+    parts = []
+    for ph, *_ in b.phases:
+        if phases is not None and ph not in phases:
+            continue
+        got = b.flash_trade(ph)
+        if got is None:
+            continue
+        f, c, n = got
+        if n is None:
+            parts.append(f"in {ph} its warm call is faster too ({us(f)} against {us(c)})")
+        else:
+            parts.append(f"in {ph} its warm call takes {us(f)} against {label('sdpa_cudnn')}'s {us(c)} "
+                         f"({times(f / c)}), so it costs less in all only at a length seen fewer than about "
+                         f"{_about(n)} times")
+    return "; ".join(parts)
+
+
+def lengths_beside(b, phase_words: dict, phases=None) -> str:
     """The sibling set's cuDNN first-call extra per phase (median over lengths), SDPA flash's beside it where it ran,
-    and what to do."""
-    cudnn = join_and(f"{us(first)} at {phase_words.get(ph, ph)}" for ph, first, _ in b.phases)
+    and what to do, with flash's warm cost against cuDNN's; `phases`: only these (a scenario page's one phase)."""
+    mine = [(ph, first, w) for ph, first, w in b.phases if phases is None or ph in phases]
+    cudnn = join_and(f"{us(first)} at {phase_words.get(ph, ph)}" for ph, first, _ in mine)
     text = (f"The set {b.title} ({b.name}), on the same GPU model and PyTorch, did: {label('sdpa_cudnn')}'s first "
             f"call cost a median {cudnn} more than its second call")
     flash = dict(b.flash)
-    if all(ph in flash for ph, _, _ in b.phases):
-        text += f"; {label('sdpa_flash')}'s, " + join_and(us(flash[ph]) for ph, _, _ in b.phases)
-    return text + f". So {WHAT_TO_DO}."
+    if mine and all(ph in flash for ph, _, _ in mine):
+        text += f"; {label('sdpa_flash')}'s, " + join_and(us(flash[ph]) for ph, _, _ in mine)
+    trade = flash_trade(b, phases)
+    return text + (f". So {PIN_FLASH} ({trade}), {BUCKET}." if trade else f". So {WHAT_TO_DO}.")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from gen.analysis import rules
 from gen.model import schema
 from gen.report.words.common import join_and, label, short_label, times, us
-from gen.report.words.sum_clocks import short_lead
+from gen.report.words.sum_clocks import apart, short_lead
 
 # packing as training does it: a new document layout every batch, so a new BlockMask every step
 EVERY_BATCH = "a loop that packs each batch anew"
@@ -107,13 +107,13 @@ def alternative_line(m, o, mask: str | None) -> str | None:
 
 
 def _past_clock(o) -> str:
-    """The kernel-sum lead past its leader's higher clock, short, for the first screen: " (1.05× past its 5.7% higher
-    clock)"; "" where the leader's sums ran at no higher clock."""
+    """The kernel-sum lead past its leader's higher clock, short, for the first screen: " (1.05× past its higher clock,
+    5.4% apart)", the gap as sum_clocks.apart words every gap; "" where the leader's sums ran at no higher clock."""
     a, b = o.first_ks_mhz, o.second_ks_mhz
     left = rules.clock_left(o.kernel_sum, a, b)
     if left is None or a <= b:
         return ""
-    return f" ({times(left)} past its {(a / b - 1) * 100:.1f}% higher clock)"
+    return f" ({times(left)} past its higher clock, {apart(a, b)} apart)"
 
 
 def alternative_short(m, o, mask: str | None) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from gen.analysis import host_rules, kernel_rules, rules
 from gen.report.words import orders as orders_words
 from gen.report.words.common import LEVEL_ALLOWED, duration_us, join_and, label, level_pct, level_span, times
+from gen.report.words.sum_clocks import apart
 
 
 def _full() -> int:
@@ -301,7 +302,7 @@ def _why_sums_not(o) -> str:
     clocks = f"at {o.first_ks_mhz:.0f} against {o.second_ks_mhz:.0f} MHz"
     if gap > rules.CLOCK_GAP_PCT:  # past the gap they decide where it cannot explain them, except memory-bound
         bound = ", at a memory-bound point" if o.memory_bound else ""
-        return f"its kernel sums {clocks}, {gap:.0f}% apart{bound}"
+        return f"its kernel sums {clocks}, {apart(o.first_ks_mhz, o.second_ks_mhz)} apart{bound}"
     return f"its kernel sums within {rules.TIME_FLOOR_PCT:g}% of each other ({clocks})"
 
 

@@ -10,6 +10,15 @@ from gen.analysis import rules
 from gen.report.words.common import short_label, times
 
 
+def apart(a_mhz: float, b_mhz: float) -> str:
+    """How far apart two clocks are, as every page words a clock gap: rules.clock_gap_pct (in % of the higher, the
+    measure the gate rules.CLOCK_GAP_PCT is set in), whole from 10%, to a tenth below it so that a gap just past the
+    gate never reads as the gate itself (review 2026-12-07-6 item 6: "a 21.9% higher clock", the lead's over the
+    other's, stood beside "clocks 18% apart" for the same two clocks): "18%", "5.4%"."""
+    gap = rules.clock_gap_pct(a_mhz, b_mhz)
+    return f"{gap:.0f}%" if round(gap, 1) >= 10 else f"{gap:.1f}%"
+
+
 def _leader_mhz(o) -> tuple[float, float] | None:
     """(the kernel-sum leader's window clock, the other's); None where a figure is missing."""
     if o.kernel_sum is None or not o.first_ks_mhz or not o.second_ks_mhz:
@@ -35,8 +44,8 @@ def lower_clock(o, named: bool = False) -> str:
     pct = o.kernel_sum_leader_clock_pct
     if o.kernel_sum_one_clock or not o.kernel_sum_conservative or pct is None:
         return ""
-    n = f"{pct:.0f}"
     lead, other = _leader_mhz(o)
+    n = apart(lead, other)[:-1]
     return f"at {_article(n)} {n}% lower clock" + (
         f" ({lead:.0f} against {other:.0f} MHz, the kernel sums' windows)" if named else "")
 
@@ -52,24 +61,24 @@ def _left(o) -> float | None:
 
 def higher_clock(o, label, named: bool = True) -> str:
     """A kernel-sum lead taken at clocks more than rules.CLOCK_GAP_PCT apart with its leader at the higher one: the
-    gap and what of the lead is left past what it can explain (a kernel's time falls at most in proportion to
-    1 / clock; rules.clock_left): "FlexAttention (compiled)'s sums at a 5.7% higher clock, 1950 against 1845 MHz;
-    1.05× past what that gap can explain"; without `named` (the clocks said beside it already) "a 5.7% higher clock
-    for FlexAttention (compiled), 1.05× past what that gap can explain"; "" where the sums ran within the gate or
-    their leader at the lower clock (lower_clock says that)."""
+    gap (apart, the one measure every clock gap is worded in) and what of the lead is left past what it can explain
+    (a kernel's time falls at most in proportion to 1 / clock; rules.clock_left): "FlexAttention (compiled)'s sums at
+    the higher clock, 1950 against 1845 MHz, 5.4% apart; 1.05× past what that gap can explain"; without `named` (the
+    clocks said beside it already) "the higher clock for FlexAttention (compiled), 5.4% apart, 1.05× past what that
+    gap can explain"; "" where the sums ran within the gate or their leader at the lower clock (lower_clock says
+    that)."""
     mhz = _leader_mhz(o)
     if mhz is None or o.kernel_sum_one_clock or o.kernel_sum_conservative:
         return ""
     lead, other = mhz
     who = label(o.first if o.kernel_sum >= 1 else o.second)
-    pct = f"{100 * (lead / other - 1):.1f}"
     left = _left(o)
     past = (f"{times(left, 3 if f'{left:.2f}' == '1.00' else 2)} past what that gap can explain" if left > 1
             else "no more than that gap can explain")
     if named:
-        return (f"{possessive(who)} sums at {_article(pct)} {pct}% higher clock, {lead:.0f} against {other:.0f} MHz; "
-                f"{past}")
-    return f"{_article(pct)} {pct}% higher clock for {who}, {past}"
+        return (f"{possessive(who)} sums at the higher clock, {lead:.0f} against {other:.0f} MHz, "
+                f"{apart(lead, other)} apart; {past}")
+    return f"the higher clock for {who}, {apart(lead, other)} apart, {past}"
 
 
 def clocks_note(o, label) -> str:
@@ -81,30 +90,33 @@ def clocks_note(o, label) -> str:
         return higher
     if not lower_clock(o):
         return ""
-    n = f"{o.kernel_sum_leader_clock_pct:.0f}"
     lead, other = _leader_mhz(o)
+    n = apart(lead, other)[:-1]
     who = label(o.first if o.kernel_sum >= 1 else o.second)
     return f"{possessive(who)} sums at {_article(n)} {n}% lower clock, {lead:.0f} against {other:.0f} MHz"
 
 
 def swing_note(o, label) -> str:
-    """Beside a kernel-sum lead, where its leader's own forward and reversed round medians lie further apart than the
-    lead (Orders.own_swing; review 2026-12-07-5 item 3): "FlexAttention (compiled)'s own round orientations differ by
-    1.15×, more than this lead"; "" elsewhere."""
-    if o.kernel_sum is None:
+    """Beside a pair's leads, where the as-run leader's own forward and reversed round medians lie further apart than
+    its as-run lead (Orders.own_swing): "FlexAttention (compiled)'s own round orientations differ by 1.15×, more than
+    its 1.13× lead as run"; "" elsewhere. Against the as-run lead only: the swing is of the rounds, and the kernel
+    sums were taken outside them (review 2026-12-07-6 item 4: "more than this lead" stood beside a kernel-sum lead)."""
+    if o.as_run is None or o.as_run <= 0:
         return ""
-    leader = o.first if o.kernel_sum >= 1 else o.second
-    swing, lead = o.own_swing(leader), max(o.kernel_sum, 1 / o.kernel_sum)
+    leader = o.first if o.as_run >= 1 else o.second
+    swing, lead = o.own_swing(leader), max(o.as_run, 1 / o.as_run)
     if swing is None or swing <= lead:
         return ""
-    return f"{possessive(label(leader))} own round orientations differ by {times(swing)}, more than this lead"
+    return (f"{possessive(label(leader))} own round orientations differ by {times(swing)}, more than its "
+            f"{times(lead)} lead as run")
 
 
 def short_lead(o, text: str) -> str:
     """A kernel-sum lead said short (`text`: "1.11×"), with what it must carry beside it: its clocks past the gate
-    (clocks_note) and its leader's own swing between round orientations where that is larger (swing_note): "1.11×
-    (FlexAttention (compiled)'s sums at a 5.7% higher clock, 1950 against 1845 MHz; 1.05× past what that gap can
-    explain; FlexAttention (compiled)'s own round orientations differ by 1.15×, more than this lead)"."""
+    (clocks_note) and the as-run leader's own swing between round orientations where that is larger than its as-run
+    lead (swing_note): "1.11× (FlexAttention (compiled)'s sums at the higher clock, 1950 against 1845 MHz, 5.4%
+    apart; 1.05× past what that gap can explain; FlexAttention (compiled)'s own round orientations differ by 1.15×,
+    more than its 1.13× lead as run)"."""
     # the notes sit in brackets: the calls in them by their short names, which carry no brackets of their own
     notes = [x for x in (clocks_note(o, short_label), swing_note(o, short_label)) if x]
     return text + (f" ({'; '.join(notes)})" if notes else "")
@@ -116,7 +128,7 @@ MEMORY_BOUND_GATE = ("the gate holds at memory-bound points too: how far their k
                      "not measured here, and no memory clock is recorded")
 
 
-def clock_gate(o, gap: float) -> str:
+def clock_gate(o, gap: str) -> str:
     """Kernel sums refused for their clocks (rules.CLOCK_GAP_PCT), with the real reason: "the kernel sums, taken at
     clocks 6% apart, their leader at the higher one (past the 5% within which they may decide; the gate holds at
     memory-bound points too: ...)"."""
@@ -128,7 +140,7 @@ def clock_gate(o, gap: float) -> str:
         c = max(o.first_ks_mhz / o.second_ks_mhz, o.second_ks_mhz / o.first_ks_mhz)
         lead = times(max(o.kernel_sum, 1 / o.kernel_sum))
         why += f"; that gap can explain up to {times(c, 3)}, their lead is {lead}, not {rules.TIME_FLOOR_PCT:g}% more"
-    return f"the kernel sums, taken at clocks {gap:.0f}% apart{leader} ({why})"
+    return f"the kernel sums, taken at clocks {gap} apart{leader} ({why})"
 
 
 def sums_clocks(o) -> str:
@@ -138,9 +150,9 @@ def sums_clocks(o) -> str:
     left)"."""
     if o.past_clock is None:
         return f"taken at clocks within {rules.CLOCK_GAP_PCT:g}% of each other"
-    gap = rules.clock_gap_pct(o.first_ks_mhz, o.second_ks_mhz)
+    gap = apart(o.first_ks_mhz, o.second_ks_mhz)
     lead, left = max(o.kernel_sum, 1 / o.kernel_sum), max(o.past_clock, 1 / o.past_clock)
     mhz = _leader_mhz(o)
-    return (f"taken at clocks {gap:.0f}% apart ({mhz[0]:.0f} against {mhz[1]:.0f} MHz), their {times(lead)} lead more "
+    return (f"taken at clocks {gap} apart ({mhz[0]:.0f} against {mhz[1]:.0f} MHz), their {times(lead)} lead more "
             f"than the {times(o.clock_explains, 3)} that gap can explain ({times(left)} left; a kernel's time falls at "
             "most in proportion to 1 / clock)")

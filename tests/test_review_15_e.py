@@ -1,0 +1,170 @@
+"""Review 2026-12-07-6 (review 15), findings 4 (the swing note), 5, 6, 7 and 8, on the committed sets and the words
+the build makes of them. Numbers are the sets', read through the analysis; tolerances where they are medians."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gen.analysis import advice, length_cost, rules, tables
+from gen.analysis.values import variant_role
+from gen.report import units
+from gen.report.pages import decision as decision_page
+from gen.report.pages import dynamic as dynamic_page
+from gen.report.words import decision as decision_words
+from gen.report.words import lengths_beside as lengths_words
+from gen.report.words import sum_clocks
+from tests.conftest import RESULTS
+
+H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
+
+
+@pytest.fixture(scope="module")
+def loaded() -> dict:
+    return {p.name: tables.load_set(p) for p in sorted(RESULTS.iterdir()) if (p / "result.json").is_file()}
+
+
+@pytest.fixture(scope="module")
+def h100(loaded):
+    return loaded[H100]
+
+
+def _home_text(ls) -> str:
+    rows = decision_page.table_rows(ls)
+    words = decision_words.advice(advice.advice(ls))
+    return " ".join([*(f"{r['condition']} {r.get('detail') or ''}" for r in rows), words.decision, *words.lines])
+
+
+# item 6: one measure for a clock gap wherever the words give one
+
+def test_apart_is_the_gates_measure():
+    assert sum_clocks.apart(1920, 1575) == "18%"  # (1920 - 1575) / 1920, not 1920 / 1575 - 1 (21.9%)
+    assert sum_clocks.apart(1950, 1845) == "5.4%"  # a tenth below 10%: a gap just past the gate never reads as 5%
+    for a, b in ((1920, 1575), (1950, 1845), (1980, 1860), (1965, 1755)):
+        assert float(sum_clocks.apart(a, b)[:-1]) == pytest.approx(rules.clock_gap_pct(a, b), abs=0.5)
+
+
+_PAIR = re.compile(r"(\d{3,4}) against (\d{3,4}) MHz[,;:)]? (?:\()?(\d+(?:\.\d)?)% apart")
+_NAMED = re.compile(r"at (\d{3,4}) MHz, (?:(?!MHz).)*? at (\d{3,4}) MHz: the higher clock for [^,]+, "
+                    r"(\d+(?:\.\d)?)% apart")
+
+
+def test_every_worded_clock_gap_is_in_percent_of_the_higher_clock(loaded):
+    seen = 0
+    for ls in loaded.values():
+        if advice.advice(ls) is None:
+            continue
+        text = _home_text(ls)
+        assert "% higher clock" not in text, ls.name  # the lead's over the other's: another measure
+        for rx in (_PAIR, _NAMED):
+            for a, b, pct in rx.findall(text):
+                seen += 1
+                assert float(pct) == pytest.approx(rules.clock_gap_pct(float(a), float(b)), abs=0.05 if "." in pct
+                                                   else 0.5), (ls.name, a, b, pct)
+    assert seen >= 2  # sliding windows on the older H100 set (1920 against 1575 MHz) at least
+
+
+def test_the_sliding_window_sentence_gives_one_gap_for_one_pair_of_clocks(h100):
+    line = decision_words.advice(advice.advice(h100)).decision
+    part = line[line.index("Sliding windows:"):]
+    assert "1920 against 1575 MHz, 18% apart" in part and "taken at clocks 18% apart" in part
+    assert "21.9%" not in part
+
+
+# item 4: the swing set against the as-run lead, not a kernel-sum lead
+
+def test_the_swing_note_names_the_as_run_lead_it_exceeds(loaded):
+    seen = 0
+    for ls in loaded.values():
+        a = advice.advice(ls)
+        if a is None:
+            continue
+        for p in a.picks:
+            for o in p.orders:
+                note = sum_clocks.swing_note(o, lambda x: x)
+                if not note:
+                    continue
+                seen += 1
+                lead = max(o.as_run, 1 / o.as_run)
+                swing = float(re.search(r"differ by (\d+\.\d+)×", note).group(1))
+                assert swing > lead - 0.005 and f"more than its {lead:.2f}× lead as run" in note
+    for e in (x for ls in loaded.values() if (a := advice.advice(ls)) for x in a.exceptions):
+        for o in e.shares:
+            if note := sum_clocks.swing_note(o, lambda x: x):
+                seen += 1
+                assert note.endswith("lead as run")
+    assert seen >= 1  # paired packed documents: FlexAttention's 1.15x against its 1.13x lead as run
+
+
+# item 5: the article paragraph holds at 1k only; past the clock gate the kernel sums stand beside
+
+def test_the_article_paragraph_holds_at_its_point_only_and_gives_sums_past_the_gate(h100):
+    a = advice.advice(h100)
+    e = next(x for x in a.exceptions if x.keeps_default)
+    line = decision_words.reversed_line(a, e)
+    assert line.startswith(" This holds at 1k only: ") and "verdict's point" not in line
+    assert len(e.reversed_orders) == len(e.reversed_at) >= 3
+    for (_q, kv, _d, _x, dm, xm), o in zip(e.reversed_at, e.reversed_orders):
+        fair = decision_words.clock_fair(o, dm, xm)
+        if rules.clock_gap_pct(dm, xm) > rules.CLOCK_GAP_PCT:
+            # 16k: as run 1.24x at 1820 against 1663 MHz; by kernel sum 1.16x (7.634 against 8.887 ms)
+            assert fair and f"{o.kernel_sum:.2f}×" in fair and fair in line
+            assert o.kernel_sum == pytest.approx(8.887 / 7.634, rel=0.01) and kv == 16384
+        else:
+            assert fair == ""
+    assert "1.24× faster as run" in line and "so by kernel sum: 1.16×" in line
+
+
+# item 7: a workload in the default's row with no reason to switch from SDPA says so
+
+def test_loop_keeps_is_the_rule_and_the_row_says_it(loaded, h100):
+    auto = variant_role("automatic")
+    for ls in loaded.values():
+        a = advice.advice(ls)
+        for p in (a.picks if a else ()):
+            if p.loop_keeps is not None:
+                assert p.loop_keeps < rules.ADVICE_MIN_GAIN and p.loop_call[0] == auto
+            elif p.loop_call is not None and p.loop_call[0] == auto and p.scenario == "decode-kv-cache":
+                pytest.fail(f"{ls.name}: decode's loop calls SDPA and no loop_keeps")
+    a = advice.advice(h100)
+    decode = next(p for p in a.picks if p.loop_keeps is not None and p.scenario.startswith("decode"))
+    assert decode.loop_keeps == pytest.approx(1.03, abs=0.01)
+    assert decode.loop_call[2] / decode.loop_call[1] == pytest.approx(2.80, abs=0.02)
+    row = decision_page.table_rows(h100)[0]
+    assert ("decode from a KV cache at batch 8: 1.03× over SDPA on the GPU, under the 1.2× a second code path asks; "
+            "in an eager loop call SDPA, 2.80× faster") in row["condition"]
+
+
+# item 8: the paired dynamic-lengths page cites its sibling, and pinning flash carries flash's warm cost
+
+def test_flash_trade_from_the_siblings_warm_calls(h100):
+    b = length_cost.beside(h100, "t")
+    f, c, n = b.flash_trade("prefill")
+    assert (f, c) == pytest.approx((0.2474, 0.1241), abs=0.0005)
+    cudnn_extra = dict((ph, x) for ph, x, _ in b.phases)["prefill"]
+    assert n == pytest.approx((cudnn_extra - dict(b.flash)["prefill"]) / (f - c), rel=1e-9)
+    assert 250 < n < 350
+    f, c, n = b.flash_trade("decode")
+    assert f < c and n is None  # flash faster warm in decode: no count where cuDNN wins
+    text = lengths_words.flash_trade(b)
+    assert "only at a length seen fewer than about 300 times" in text
+    assert "in decode its warm call is faster too" in text
+
+
+def test_the_paired_dynamic_page_cites_the_sibling(loaded, paired):
+    sets = list(loaded.values())
+    b = units.lengths_beside(sets, paired)
+    assert b is not None and b.name == H100
+    for phase in ("prefill", "decode"):
+        view = dynamic_page.phase_view(paired, phase, b)
+        assert view["nothing"].startswith("Nothing measured")
+        assert H100 in view["beside"] and view["beside_page"] == dynamic_page.set_page(H100)
+        assert lengths_words.flash_trade(b, (phase,)) in view["beside"]
+    assert "36.714 ms at a new prompt length" in dynamic_page.phase_view(paired, "prefill", b)["beside"]
+    # the sweep part's cache key reads the sibling: its change rebuilds the page citing it
+    from gen.report import site
+    plan = units._Plan("code", {s.name: f"key-{s.name}" for s in sets})
+    assert H100 in units._reads(site.Context(sets), plan, paired, "sweep")
+    # a set that measured lengths cites none
+    assert "beside" not in dynamic_page.phase_view(loaded[H100], "prefill", b)
