@@ -132,8 +132,12 @@ def test_loop_keeps_is_the_rule_and_the_row_says_it(loaded, h100):
     assert decode.loop_keeps == pytest.approx(1.03, abs=0.01)
     assert decode.loop_call[2] / decode.loop_call[1] == pytest.approx(2.80, abs=0.02)
     row = decision_page.table_rows(h100)[0]
+    # the first screen names the workloads once; their figures sit in the row's detail (review 2026-12-07-7 item 5)
+    assert row["condition"].startswith("first in ") and "in an eager loop call SDPA for " in row["condition"]
+    assert "decode from a KV cache at batch 8." in row["condition"].split("in an eager loop call SDPA for ")[1]
+    assert "second code path" not in row["condition"]
     assert ("decode from a KV cache at batch 8: 1.03× over SDPA on the GPU, under the 1.2× a second code path asks; "
-            "in an eager loop call SDPA, 2.80× faster") in row["condition"]
+            "in an eager loop call SDPA, 2.80× faster") in row["detail"]
 
 
 # item 8: the paired dynamic-lengths page cites its sibling, and pinning flash carries flash's warm cost

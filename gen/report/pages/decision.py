@@ -183,9 +183,12 @@ def table_rows(ls) -> list[dict]:
         cond = _standing(ls, a, mine, first, noise, behind, within, apart, led, sums)
         short = _standing_short(ls, a, mine, first, noise, behind, apart, led)
         # a workload the row names that gives no reason to switch from SDPA unpinned (advice.Pick.loop_keeps)
-        keeps = [screen_words.loop_keeps(_named(ls, [v])[0], p.loop_keeps, p.loop_call[2] / p.loop_call[1])
-                 for v, _ in mine if (p := picks.get((v.scenario, str(v.mode)))) is not None and p.loop_keeps]
-        short += "".join(f"; {k}" for k in keeps)
+        kept = [(_named(ls, [v])[0], p) for v, _ in mine
+                if (p := picks.get((v.scenario, str(v.mode)))) is not None and p.loop_keeps]
+        if said := screen_words.loop_keeps_short([w for w, _ in kept]):
+            short += f"; {said}"
+            cond += "".join(f"; {screen_words.loop_keeps(w, p.loop_keeps, p.loop_call[2] / p.loop_call[1])}"
+                            for w, p in kept)
         note = _gain_note(ls, a, mine, auto)
         gain = "same call" if a.default == auto else _gains(
             [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]) + ("*" if note else "")

@@ -43,14 +43,25 @@ def keep_default(default: str, ratio: float, by: str) -> str:
     return f"keep the default: {default} {times(ratio)} slower{' ' + MEASURE.get(by, by) if by else ''}"
 
 
+def _loop_where(workload: tuple[str, str]) -> str:
+    title, mode = workload
+    return _low(title) + (" (training)" if mode == str(Mode.TRAIN) else "")
+
+
 def loop_keeps(workload: tuple[str, str], gain: float, loop_ratio: float) -> str:
     """A workload ((title, mode)) in the default's row where its GPU gain over SDPA unpinned is under the bar and an
-    eager loop calls SDPA (advice.Pick.loop_keeps; review 2026-12-07-6 item 7): "decode from a KV cache at batch 8:
-    1.03× over SDPA on the GPU, under the 1.2× a second code path asks; in an eager loop call SDPA, 2.80× faster"."""
-    title, mode = workload
-    where = _low(title) + (" (training)" if mode == str(Mode.TRAIN) else "")
-    return (f"{where}: {times(gain)} over SDPA on the GPU, under the {rules.ADVICE_MIN_GAIN:g}× a second code path "
-            f"asks; in an eager loop call SDPA, {times(loop_ratio)} faster")
+    eager loop calls SDPA (advice.Pick.loop_keeps; review 2026-12-07-6 item 7), for the row's detail: "decode from a
+    KV cache at batch 8: 1.03× over SDPA on the GPU, under the 1.2× a second code path asks; in an eager loop call
+    SDPA, 2.80× faster"."""
+    return (f"{_loop_where(workload)}: {times(gain)} over SDPA on the GPU, under the {rules.ADVICE_MIN_GAIN:g}× a "
+            f"second code path asks; in an eager loop call SDPA, {times(loop_ratio)} faster")
+
+
+def loop_keeps_short(workloads: list[tuple[str, str]]) -> str | None:
+    """Those workloads named once on the first screen (the row must stay within it: review 2026-12-07-7 item 5), their
+    figures in the detail: "in an eager loop call SDPA for decode from a KV cache at batch 8 and the article's shape
+    (training)"; None for none."""
+    return f"in an eager loop call SDPA for {join_and([_loop_where(w) for w in workloads])}" if workloads else None
 
 
 TIMED_APART = "not decided (timed apart)"  # a pair never in the same rounds: no noise comparison (Orders.timed_apart)
