@@ -312,6 +312,6 @@ def test_the_sizes_that_turn_the_article_exception_name_their_head_dim(h100):
     assert e.keeps_default
     assert e.reversed_at and e.reversed_head_dim == calls.point_of(ls, e.scenario, e.mode).head_dim == 64
     line = decision_words.reversed_line(a, e)
-    assert f"tokens (head dim {e.reversed_head_dim}) " in line and "This holds at 1k only" in line  # review 15 item 5
+    assert f"tokens (head dim {e.reversed_head_dim}) " in line and "SDPA leads at 256 and 512 tokens too" in line
     single = next((x for x in a.exceptions if x.scenario == "chunked-prefill"), None)
     assert single is not None and single.reversed_head_dim is None  # one head dim swept: nothing to tell apart

@@ -18,7 +18,7 @@ from gen.report.words import decision as decision_words
 from gen.report.words import first_screen
 from gen.report.words import lengths_beside as lengths_words
 from gen.report.words import mask_cost as mask_words
-from gen.report.words.common import short_label
+from gen.report.words.common import label, us
 from tests.conftest import H100_PAIRED, RESULTS
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -139,7 +139,9 @@ def test_every_document_mask_exception_that_a_new_layout_reverses_names_the_mask
                     or e.alternative is not None):
                 continue
             row = next(r for w, r in rows.items() if w.lower().startswith("packed"))
-            assert row["condition"].startswith(f"each batch packed anew: {short_label(m.other)}"), (ls.name, row)
+            # since review 2026-12-07-7 item 1 the Call cell names the call a batch packed anew asks for
+            assert row["call_note"] == f"{label(m.other)} where each batch is packed anew", (ls.name, row)
+            assert f"but its BlockMask takes {us(m.build_ms)} per layout" in row["condition"], (ls.name, row)
 
 
 def test_the_older_sets_packed_page_counts_the_runner_ups_blockmask(loaded):

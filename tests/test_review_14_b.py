@@ -85,7 +85,7 @@ def test_the_paired_packed_documents_row_carries_the_clock_gap_and_the_leaders_s
     # since review 2026-12-07-6 items 1 and 4 the row names varlen_attn and says FlexAttention's kernel-sum lead short,
     # past the clock gap in the one measure (item 6); the clocks in full and the swing sit in What to call (the fold)
     assert (f"FlexAttention is {o.kernel_sum:.2f}× faster by kernel sum ({left:.2f}× past its higher clock, "
-            f"{gap:.1f}% apart)") in packed
+            f"{o.first_ks_mhz:.0f} against {o.second_ks_mhz:.0f} MHz, {gap:.1f}% apart)") in packed  # 2026-12-07-7 #8
     # FlexAttention's own forward and reversed rounds lie further apart than its as-run lead, said beside it, set
     # against that lead, not the kernel sums' (taken outside the rounds: review 15 item 4)
     swing = o.own_swing("flex")

@@ -134,6 +134,11 @@ class Exception_:
     # reversed_at's pairs' orders (leads.Orders, the default first), one a point in its order: where the as-run
     # clocks ran past rules.CLOCK_GAP_PCT the words give the kernel sums beside (review 2026-12-07-6 item 5)
     reversed_orders: tuple = ()
+    # the scenario's other sweep points (same head dim) where this call too is decidedly faster than the default, and
+    # those where neither is, as (q_len, kv_len): "at 1k only" was said where it led at 256 and 512 too and 2k tied
+    # (review 2026-12-07-7 item 2)
+    held_at: tuple[tuple[int, int], ...] = ()
+    tied_at: tuple[tuple[int, int], ...] = ()
     # Where this call and the gain's baseline (SDPA, backend not pinned) are the same unpinned SDPA call and only the
     # baseline got the point's mask as a dense boolean attn_mask: the backend the baseline then ran ("" where not
     # known), so the gain is the mask argument's, not another kernel's (review 10 item 5); None elsewhere
@@ -423,7 +428,7 @@ def _reversed(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: 
     """The scenario's other sweep points (same head dim) where `default` is decidedly faster than `variant`
     (Exception_.reversed_at) and the two's orders there (Exception_.reversed_orders)."""
     here = calls.point_of(ls, v.scenario, v.mode)
-    out, orders = [], []
+    out, orders, held, tied = [], [], [], []
     for p in calls._points(ls, v.scenario, v.mode):
         if p == here or (here is not None and p.head_dim != here.head_dim):
             continue
@@ -435,7 +440,9 @@ def _reversed(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: 
             out.append((p.q_len, p.kv_len, d.median, x.median, at.row(default).sm_clock_mhz,
                         at.row(variant).sm_clock_mhz))
             orders.append(verdicts.orders(at.row(default), at.row(variant), at.basis))
-    return dict(reversed_at=tuple(out), reversed_orders=tuple(orders))
+        elif d is not None and x is not None:
+            (held if calls.faster(x, d) else tied).append((p.q_len, p.kv_len))
+    return dict(reversed_at=tuple(out), reversed_orders=tuple(orders), held_at=tuple(held), tied_at=tuple(tied))
 
 
 def _head_dim_if_several(ls: tables.LoadedSet, v: verdicts.Verdict) -> int | None:

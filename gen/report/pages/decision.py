@@ -212,8 +212,10 @@ def table_rows(ls) -> list[dict]:
             by = orders_words.MEASURE.get(e.ratio_by, e.ratio_by)
             gain += f" ({words.times(e.ratio)} {by} over {words.short_label(a.default)})"
         cond, gain = _exception_cell(ls, a, v, e, rec, g, gain)
+        # the call a batch packed anew asks for, beside the mask call named (review 2026-12-07-7 item 1)
+        anew = mask_words.new_layout_call(e.mask_cost, e.mask) if e.alternative is None else None
         out.append(dict(workload=_workload(v.scenario, v.mode, _title(ls, v.scenario)), call=fmt.label_of(rec),
-                        variant=rec, gain=gain, condition=cond + ".", detail=None))
+                        call_note=anew, variant=rec, gain=gain, condition=cond + ".", detail=None))
     return out
 
 

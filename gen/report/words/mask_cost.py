@@ -49,7 +49,10 @@ def calls_range(m) -> str | None:
     if r is None:
         return None
     lo, hi = _rough(r[0]), _rough(r[1])
-    return f"about {lo}" if lo == hi else f"roughly {lo}–{hi}"
+    if lo == hi:  # the rounding would hide the spread the leads make (review 2026-12-07-7 item 1: "40" for 39-44)
+        lo, hi = f"{r[0]:.0f}", f"{r[1]:.0f}"
+        return f"about {lo}" if lo == hi else f"{lo}–{hi}"
+    return f"roughly {lo}–{hi}"
 
 
 def _lead_span(m) -> str:
@@ -63,11 +66,13 @@ def repay(m, mask: str | None) -> str:
     n = calls_range(m)
     if n is None:
         behind = [_MEASURES.get(by, by) for by, x in m.leads_ms if x <= 0]
-        return (f"by its {join_and(behind)} it is not ahead of {short_label(m.other)}, so no number of calls with one "
+        return (f"by its {join_and(behind)} {short_label(m.variant)} is not ahead of {short_label(m.other)}, so no "
+                f"number of calls with one "
                 f"{layout} surely repays the build")
     by = join_and([_MEASURES.get(b, b) for b, _ in m.leads_ms])
-    return (f"its lead of {_lead_span(m)} a call (by its {by}) repays one build only after {n} calls with one "
-            f"{layout}")
+    # the lead named by its call: "its" read as the maskless call's, the noun before it (review 2026-12-07-7 item 4)
+    return (f"{short_label(m.variant)}'s lead of {_lead_span(m)} a call (by its {by}) repays one build only after "
+            f"{n} calls with one {layout}")
 
 
 def mask_cost_line(m, mask: str | None, who: str = "Its") -> str | None:
@@ -107,13 +112,15 @@ def alternative_line(m, o, mask: str | None) -> str | None:
 
 
 def _past_clock(o) -> str:
-    """The kernel-sum lead past its leader's higher clock, short, for the first screen: " (1.05× past its higher clock,
-    5.4% apart)", the gap as sum_clocks.apart words every gap; "" where the leader's sums ran at no higher clock."""
+    """The kernel-sum lead past its leader's higher clock, short, for the first screen, with both clocks (review
+    2026-12-07-7 item 8: a percentage alone left the reader to the † note): " (1.05× past its higher clock, 1950
+    against 1845 MHz, 5.4% apart)", the gap as sum_clocks.apart words every gap; "" where the leader's sums ran at no
+    higher clock."""
     a, b = o.first_ks_mhz, o.second_ks_mhz
     left = rules.clock_left(o.kernel_sum, a, b)
     if left is None or a <= b:
         return ""
-    return f" ({times(left)} past its higher clock, {apart(a, b)} apart)"
+    return f" ({times(left)} past its higher clock, {a:.0f} against {b:.0f} MHz, {apart(a, b)} apart)"
 
 
 def alternative_short(m, o, mask: str | None) -> str | None:
@@ -130,14 +137,26 @@ def alternative_short(m, o, mask: str | None) -> str | None:
             f"{us(m.build_ms)} BlockMask per layout{repaid}")
 
 
+def _anew(m, mask: str | None) -> bool:
+    return m is not None and m.other is not None and mask == schema.Mask.DOCUMENT and m.reversed_per_layout
+
+
+def new_layout_call(m, mask: str | None) -> str | None:
+    """The first screen's Call cell's second call, where What to call names the mask call (it leads decidedly as run)
+    but its build reverses the order for a batch packed anew, as this scenario packs it: the Call cell names both, so
+    the row does not name one call and tell the scenario's reader to make the other (review 2026-12-07-7 item 1)."""
+    return f"{label(m.other)} where each batch is packed anew" if _anew(m, mask) else None
+
+
 def new_layout_short(m, mask: str | None) -> str | None:
-    """The first screen's cell where What to call names the mask call (it leads decidedly as run): the call a batch
-    packed anew asks for, where the build reverses the order; None elsewhere."""
-    if m is None or m.other is None or mask != schema.Mask.DOCUMENT or not m.reversed_per_layout:
+    """The first screen's Holds cell beside new_layout_call: the mask call's lead as run, its build and the break-even
+    as the leads make it (calls_range); None elsewhere."""
+    if not _anew(m, mask):
         return None
-    r = m.repay_range
-    unless = f" unless one layout serves {_rough(r[0])} calls or more" if r is not None else ""
-    return f"each batch packed anew: {short_label(m.other)}{unless} (the BlockMask takes {us(m.build_ms)} to build)"
+    n = calls_range(m)
+    repaid = f": repaid after {n} calls with one layout" if n is not None else ""
+    return (f"{short_label(m.variant)} {times(m.other_ms / m.call_ms)} faster a call as run ({us(m.call_ms)} against "
+            f"{us(m.other_ms)}), but its BlockMask takes {us(m.build_ms)} per layout ({BUILD_TIMED}){repaid}")
 
 
 def scenario_note(costs, fastest: str, runner_up: str | None, mask: str | None, named: str | None = None) -> str | None:
