@@ -293,7 +293,11 @@ def test_a_long_reason_is_cut_between_words_and_kept_in_full():
     oom = ("out of memory: CUDA out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of "
            "139.80 GiB of which 1.91 GiB is free.")
     cut = words.short_reason(oom)
-    assert cut == "out of memory: CUDA out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of…"
+    assert cut == "out of memory: CUDA out of memory. Tried to allocate 16.00 GiB…"  # at its last whole sentence
+    # a clause, not a cut inside one (review 2026-12-07-7 item 6)
+    assert words.short_reason("not run: the compiled naive product holds a mask of one length, so every new length is "
+                              "a new module and a new compile, which no server would do; not measured") == \
+        "the compiled naive product holds a mask of one length…"
     assert words.short_reason("flash refused <b>it</b>") == "flash refused <b>it</b>"  # short: whole
     assert words.shortened("x" * 150).endswith("…") and len(words.shortened("x" * 150)) == 100  # one long word
     hostile = ("RuntimeError: No available kernel. Aborting execution.; Flash attention kernel not used because: "
@@ -304,8 +308,8 @@ def test_a_long_reason_is_cut_between_words_and_kept_in_full():
             dataclasses.replace(row("flex"), status="unavailable", reason=hostile)]
     w = verdict_words.verdict(verdicts.decide(rows))
     assert w.lines[0] == (f"Not measured here: SDPA cuDNN (oom: {cut}); FlexAttention (compiled) (unavailable: "
-                          "<script>alert(1)</script> requires <em>query</em> & key of head_dim <= 256, and the "
-                          "query's stride…).")  # the first clause that says why, cut before "is 7"
+                          "<script>alert(1)</script> requires <em>query</em> & key of head_dim <= 256…).")
+    # the first clause that says why, cut at its last whole clause
     assert dict((who, r) for who, r in w.reasons) == {"SDPA cuDNN": oom, "FlexAttention (compiled)": hostile}
 
     b = dict(set="s", set_title="S", scenario="article", scenario_title="Article", point="", mode="inference",

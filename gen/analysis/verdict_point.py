@@ -25,8 +25,10 @@ from gen.analysis.leads import AS_RUN, Orders
 from gen.model import schema
 
 # A ranked call's place at the verdict's point: the verdict's fastest, a call sharing its first rank (the same kernels,
-# or within noise: verdicts.Verdict.same_kernel, near), or behind it
-FASTEST, FIRST_RANK, BEHIND = "the verdict's call", "sharing its rank", "behind it"
+# or within noise: verdicts.Verdict.same_kernel, near), or behind it. The fastest is not always the call What to call
+# names (a maskless call sharing the first rank is named over a BlockMask call: mask_cost.MASKLESS_WHERE_SHARED), so
+# its place says "fastest" and the ring marks the named call (review 2026-12-07-7 item 3)
+FASTEST, FIRST_RANK, BEHIND = "fastest by median", "sharing its rank", "behind it"
 ROLES = (FASTEST, FIRST_RANK, BEHIND)
 DETERMINISTIC = "deterministic"  # PointFacts.scope of a verdict over the deterministic calls alone
 

@@ -277,13 +277,18 @@ REASON_CHARS = 100  # a reason inside a verdict's sentence; the verdict keeps th
 
 
 def shortened(text: str, limit: int = REASON_CHARS) -> str:
-    """text, or where longer than limit its words that fit with an ellipsis: a cut never ends inside
-    a word or a number (139.80 GiB cut to "139.8" would be another figure), unless its last word
+    """text, or where longer than limit its clauses (or else its words) that fit with an ellipsis: a cut never
+    ends inside a word or a number (139.80 GiB cut to "139.8" would be another figure), unless its last word
     is longer than half the limit: that one is cut where the limit falls."""
     if len(text) <= limit:
         return text
     head = text[:limit - 1]
-    if not text[limit - 1].isspace():
+    # a whole clause or sentence reads better than one cut mid-clause ("… a new module and a…": review
+    # 2026-12-07-7 item 6): the last boundary past a third of the limit, else the last word
+    clause = max(head.rfind(sep) for sep in ("; ", ". ", ", "))
+    if clause > limit // 3:
+        head = head[:clause]
+    elif not text[limit - 1].isspace():
         space = max(head.rfind(" "), head.rfind("\n"))
         if space > limit // 2:
             head = head[:space]

@@ -7,8 +7,8 @@ from __future__ import annotations
 from gen.report.words.common import join_and, label, times, us
 
 # what to do where cuDNN plans every new length: a backend that plans none, or fewer lengths
-PIN_FLASH = ("where lengths change call by call, pin SDPA's flash backend (torch.nn.attention.sdpa_kernel("
-             "SDPBackend.FLASH_ATTENTION))")
+PIN_FLASH = ("where lengths change call by call, pin SDPA's flash backend with torch.nn.attention.sdpa_kernel("
+             "SDPBackend.FLASH_ATTENTION)")
 BUCKET = "or bucket or pad lengths to a few shapes so each plan is reused"
 WHAT_TO_DO = f"{PIN_FLASH}, {BUCKET}"
 
@@ -20,7 +20,7 @@ def _about(n: float) -> str:
 
 def flash_trade(b, phases=None) -> str:
     """What pinning flash costs once warm against cuDNN, per phase the sibling measured both (Beside.flash_trade):
-    "in prefill its warm call takes 247.4 µs against cuDNN's 124.1 µs (1.99×), so it costs less in all only at a
+    "in prefill its warm call takes 247.4 µs against cuDNN's 124.1 µs, 1.99×, so it costs less in all only at a
     length seen fewer than about 300 times; in decode its warm call is faster too (54.2 against 91.2 µs)"; "" where
     neither phase has both."""
     parts = []
@@ -34,8 +34,8 @@ def flash_trade(b, phases=None) -> str:
         if n is None:
             parts.append(f"in {ph} its warm call is faster too ({us(f)} against {us(c)})")
         else:
-            parts.append(f"in {ph} its warm call takes {us(f)} against {label('sdpa_cudnn')}'s {us(c)} "
-                         f"({times(f / c)}), so it costs less in all only at a length seen fewer than about "
+            parts.append(f"in {ph} its warm call takes {us(f)} against {label('sdpa_cudnn')}'s {us(c)}, "
+                         f"{times(f / c)}, so it costs less in all only at a length seen fewer than about "
                          f"{_about(n)} times")
     return "; ".join(parts)
 
