@@ -94,7 +94,7 @@ def verdict_point(rows: list[dict], roles: tuple[str, ...], x_title: str | list[
                _n("measure", title="measured as"), _q("mhz", title="SM clock of its window (MHz)", format=".0f"),
                _q("lo_ms", title="interval from (ms)", format=".4g"),
                _q("hi_ms", title="interval to (ms)", format=".4g"),
-               _n("level", title="interval's level"), _q("rel", title="× the verdict's call's median", format=".3g")]
+               _n("level", title="interval's level"), _q("rel", title="× the fastest's median", format=".3g")]
     # one series: the colour marks the place too (the verdict's call as the home's decision marks its call); several:
     # one colour a series (its legend above the chart, the places' below: side by side they overrun 390 px), the
     # shape alone marks the place, and each series its own lane in a row (yOffset: no mark hides another's)

@@ -400,8 +400,8 @@ def clock_fair(o, a_mhz: float | None, b_mhz: float | None) -> str:
     if gap is None or (gap <= rules.CLOCK_GAP_PCT and a_mhz <= b_mhz):
         return ""
     text = (f"clocks {apart(a_mhz, b_mhz)} apart, so by kernel sum " if gap > rules.CLOCK_GAP_PCT else
-            f"{possessive(short_label(o.first)) if o is not None else 'its'} clock the higher as run, "
-            f"{apart(a_mhz, b_mhz)} apart, so by kernel sum ")
+            f"with {possessive(short_label(o.first)) if o is not None else 'its'} clock the higher as run, "
+            f"{apart(a_mhz, b_mhz)} apart, by kernel sum ")
     if o is None or o.kernel_sum is None or not o.first_ks_ms or not o.second_ks_ms:
         return text + "not measured"
     note = lower_clock(o) or higher_clock(o, short_label, named=False)

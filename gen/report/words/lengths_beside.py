@@ -21,7 +21,7 @@ def _about(n: float) -> str:
 def flash_trade(b, phases=None) -> str:
     """What pinning flash costs once warm against cuDNN, per phase the sibling measured both (Beside.flash_trade):
     "in prefill its warm call takes 247.4 µs against cuDNN's 124.1 µs, 1.99×, so it costs less in all only at a
-    length seen fewer than about 300 times; in decode its warm call is faster too (54.2 against 91.2 µs)"; "" where
+    length seen fewer than about 300 times; in decode its warm call is faster too, 54.2 against 91.2 µs"; "" where
     neither phase has both."""
     parts = []
     for ph, *_ in b.phases:
@@ -32,7 +32,7 @@ def flash_trade(b, phases=None) -> str:
             continue
         f, c, n = got
         if n is None:
-            parts.append(f"in {ph} its warm call is faster too ({us(f)} against {us(c)})")
+            parts.append(f"in {ph} its warm call is faster too, {us(f)} against {us(c)}")
         else:
             parts.append(f"in {ph} its warm call takes {us(f)} against {label('sdpa_cudnn')}'s {us(c)}, "
                          f"{times(f / c)}, so it costs less in all only at a length seen fewer than about "

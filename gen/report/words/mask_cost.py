@@ -145,7 +145,13 @@ def new_layout_call(m, mask: str | None) -> str | None:
     """The first screen's Call cell's second call, where What to call names the mask call (it leads decidedly as run)
     but its build reverses the order for a batch packed anew, as this scenario packs it: the Call cell names both, so
     the row does not name one call and tell the scenario's reader to make the other (review 2026-12-07-7 item 1)."""
-    return f"{label(m.other)} where each batch is packed anew" if _anew(m, mask) else None
+    if not _anew(m, mask):
+        return None
+    # a step's calls share one build: the cell says up to how many the maskless call stays the cheaper, as What to
+    # call does (review 2026-12-07-8 item 1)
+    n = calls_range(m)
+    return f"{label(m.other)} where each batch is packed anew" + (f" and a step makes fewer than {n} calls"
+                                                                  if n is not None else "")
 
 
 def new_layout_short(m, mask: str | None) -> str | None:
