@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from gen.analysis import advice, mask_cost, tables, verdict_point, verdicts
+from gen.analysis import advice, mask_cost, rules, tables, verdict_point, verdicts
 from gen.model import schema
 from gen.report.pages import decision, methodology, scenario_first
 from gen.report.words import decision as decision_words
@@ -85,6 +85,12 @@ def test_the_h200_keeps_flex_named_with_the_every_batch_call_beside_it(loaded):
                                 "fewer than 40–44 calls")
     assert row["condition"].startswith("FlexAttention 1.19× faster a call as run (1.100 ms against 1.307 ms)")
     assert "repaid after 40–44 calls with one layout" in row["condition"]
+    # its as-run lead ran at clocks in its favour: the kernel sums beside it, past their clock gap (review 17 item 2)
+    o = e.mask_orders
+    assert (o.first, o.second) == ("flex", "varlen") and o.kernel_sum > 1
+    left = rules.clock_left(o.kernel_sum, o.first_ks_mhz, o.second_ks_mhz)
+    assert (f"(1.100 ms against 1.307 ms), {o.kernel_sum:.2f}× by kernel sum ({left:.2f}× past its higher clock, "
+            f"{o.first_ks_mhz:.0f} against {o.second_ks_mhz:.0f} MHz") in row["condition"]
 
 
 def test_break_even_range_from_every_lead():

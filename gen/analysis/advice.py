@@ -156,8 +156,11 @@ class Exception_:
     # `alternative` is set, the alternative's build against this call
     mask_cost: object = None
     # packed documents: the mask call sharing the first rank that this call, needing no mask, is named in place of
-    # (mask_cost.MASKLESS_WHERE_SHARED), and their Orders (the mask call first); None elsewhere
+    # (mask_cost.MASKLESS_WHERE_SHARED); None elsewhere
     alternative: str | None = None
+    # the Orders of the mask call (first) and the call that needs none, where mask_cost has both: the alternative and
+    # this call, or this call and mask_cost.other (its kernel sums said beside its as-run lead: review 2026-12-07-8
+    # item 2)
     mask_orders: object = None
 
 
@@ -418,10 +421,18 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               between_noise=tuple(x for x, _ in between if x in v.near),
                               keeps_default=keeps,
                               alternative=alt,
-                              mask_cost=mask_cost.mask_cost(ls, v, alt or f.variant,
-                                                            lambda x, v=v: dense_mask_at(ls, v, x)),
-                              mask_orders=verdicts.orders(v.row(alt), f, v.basis) if alt else None))
+                              mask_cost=(mc := mask_cost.mask_cost(ls, v, alt or f.variant,
+                                                                   lambda x, v=v: dense_mask_at(ls, v, x))),
+                              mask_orders=_mask_orders(v, f, alt, mc)))
     return tuple(out)
+
+
+def _mask_orders(v: verdicts.Verdict, f, alt: str | None, mc) -> object:
+    """Exception_.mask_orders: the mask call first, the call that needs none second; None where there is no pair."""
+    if alt:
+        return verdicts.orders(v.row(alt), f, v.basis)
+    other = v.row(mc.other) if mc is not None and mc.other is not None else None
+    return verdicts.orders(f, other, v.basis) if other is not None else None
 
 
 def _reversed(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str) -> dict:

@@ -236,7 +236,7 @@ def _exception_cell(ls, a, v, e, rec: str, g: float | None, gain: str) -> tuple[
     if e.alternative is not None:  # the mask call it is named before (review 2026-12-07-6 items 1 and 4)
         if (alt := mask_words.alternative_short(e.mask_cost, e.mask_orders, e.mask)) is not None:
             cond = f"{alt}; {cond}"
-    elif (layout := mask_words.new_layout_short(e.mask_cost, e.mask)) is not None:
+    elif (layout := mask_words.new_layout_short(e.mask_cost, e.mask, e.mask_orders)) is not None:
         cond = f"{layout}; {cond}"  # beside the call it qualifies (review 2026-12-07-6 item 1)
     if e.error is not None and e.default_error is not None:
         cond += f"; relative error {e.error:.1e} against {e.default_error:.1e}"

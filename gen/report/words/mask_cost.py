@@ -154,15 +154,19 @@ def new_layout_call(m, mask: str | None) -> str | None:
                                                                   if n is not None else "")
 
 
-def new_layout_short(m, mask: str | None) -> str | None:
-    """The first screen's Holds cell beside new_layout_call: the mask call's lead as run, its build and the break-even
-    as the leads make it (calls_range); None elsewhere."""
+def new_layout_short(m, mask: str | None, o=None) -> str | None:
+    """The first screen's Holds cell beside new_layout_call: the mask call's lead as run, its kernel sums' beside it
+    where they put it ahead (o: the pair's Orders, the mask call first; the as-run windows may run at different
+    clocks: review 2026-12-07-8 item 2), its build and the break-even as the leads make it (calls_range); None
+    elsewhere."""
     if not _anew(m, mask):
         return None
     n = calls_range(m)
     repaid = f": repaid after {n} calls with one layout" if n is not None else ""
+    ks = (f", {times(o.kernel_sum)} by kernel sum{_past_clock(o)}"
+          if o is not None and o.kernel_sum is not None and o.kernel_sum > 1 else "")
     return (f"{short_label(m.variant)} {times(m.other_ms / m.call_ms)} faster a call as run ({us(m.call_ms)} against "
-            f"{us(m.other_ms)}), but its BlockMask takes {us(m.build_ms)} per layout ({BUILD_TIMED}){repaid}")
+            f"{us(m.other_ms)}){ks}, but its BlockMask takes {us(m.build_ms)} per layout ({BUILD_TIMED}){repaid}")
 
 
 def scenario_note(costs, fastest: str, runner_up: str | None, mask: str | None, named: str | None = None) -> str | None:
