@@ -93,20 +93,27 @@ def references(all_sets: list[tables.LoadedSet]) -> list[tables.LoadedSet]:
     return [s for s in all_sets if s.kind == SetKind.REFERENCE]
 
 
-def set_context(ctx: Context, ls: tables.LoadedSet) -> Context:
-    """What the builders of one set read: a measured set with the published sets beside it
+# the parts whose pages cite what a sibling set measured at new lengths (Context.lengths_beside): the set page
+# ("own") and its dynamic-lengths scenario page ("sweep"); their keys hold the siblings (_reads)
+BESIDE_PARTS = ("own", "sweep")
+
+
+def set_context(ctx: Context, ls: tables.LoadedSet, parts=BESIDE_PARTS) -> Context:
+    """What the builders of one set's `parts` read: a measured set with the published sets beside it
     (so its pages are a function of its files and theirs); a published set with every set."""
     first = ctx.first if ctx.first is not None else first_gpu_set(ctx.sets)
     if ls.kind == SetKind.REFERENCE:
         return Context(ctx.sets, ctx.skipped, first=first, prerender=ctx.prerender)
+    # a sibling is read (decoded, where kept) only for the parts that cite it
+    beside = lengths_beside(ctx.sets, ls) if set(parts) & set(BESIDE_PARTS) else None
     return Context([ls] + [s for s in references(ctx.sets) if s is not ls], first=first, prerender=ctx.prerender,
-                   lengths_beside=lengths_beside(ctx.sets, ls))
+                   lengths_beside=beside)
 
 
 def lengths_beside(sets, ls: tables.LoadedSet):
     """What the first of `ls`'s siblings (capture_gaps.siblings: same GPU model and PyTorch) that measured cuDNN at new
     lengths measured (length_cost.Beside), for a set that did not: a fact its pages cite (review 2026-12-07-5 item 5);
-    the siblings are in its "own" and "sweep" parts' keys (_reads)."""
+    the siblings are in the keys of the parts that cite it (BESIDE_PARTS, _reads)."""
     if length_cost.beside(ls, "") is not None:  # its own measurement is what its pages give
         return None
     return next((b for o in capture_gaps.siblings(sets, ls) if (b := length_cost.beside(o, fmt.set_title(o)))), None)
@@ -157,7 +164,7 @@ def _run_task(i: int):
         cpu: dict = {}
         if check:
             _timed(cpu, "parse and check traces", ls.check_traces)
-        sub = set_context(ctx, ls)
+        sub = set_context(ctx, ls, parts)
         got = {part: make(sub, ls, part) for part in parts}
         got[parts[0]].cpu = _sum(got[parts[0]].cpu, cpu)
         return got, None
@@ -268,9 +275,7 @@ def _reads(ctx: Context, plan: _Plan, ls: tables.LoadedSet, part: str) -> list[s
     out = [x for r in references(ctx.sets) for x in named(r)]
     if part in ("own", "pair", "published"):
         out += named(ctx.first)
-    # lengths_beside: what a sibling measured at new lengths, cited on the set page ("own") and on its dynamic-lengths
-    # scenario page ("sweep")
-    if part in ("own", "sweep") and ls.kind == SetKind.MEASURED:
+    if part in BESIDE_PARTS and ls.kind == SetKind.MEASURED:  # Context.lengths_beside
         out += [x for s in capture_gaps.siblings(ctx.sets, ls) for x in named(s)]
     if part == "published":
         out += named(compare.partner(ls, ctx.sets, ctx.first))
