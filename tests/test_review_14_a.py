@@ -141,7 +141,7 @@ def test_every_document_mask_exception_that_a_new_layout_reverses_names_the_mask
             row = next(r for w, r in rows.items() if w.lower().startswith("packed"))
             # since review 2026-12-07-7 item 1 the Call cell names the call a batch packed anew asks for
             # and, as What to call, only below the break-even: a step's calls share one build (review 17 item 1)
-            n = mask_words.calls_range(m)
+            n = mask_words.fewer_than(m)
             assert row["call_note"] == f"{label(m.other)} where each batch is packed anew" + (
                 f" and a step makes fewer than {n} calls" if n is not None else ""), (ls.name, row)
             assert f"but its BlockMask takes {us(m.build_ms)} per layout" in row["condition"], (ls.name, row)

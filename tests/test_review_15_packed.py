@@ -82,7 +82,10 @@ def test_the_h200_keeps_flex_named_with_the_every_batch_call_beside_it(loaded):
     # set's leads: whole medians 40.1 and kernel sums 44.1 calls; "40" alone hid the range)
     assert row["call"] == "FlexAttention (compiled)"
     assert row["call_note"] == ("varlen_attn (packed, cu_seqlens) where each batch is packed anew and a step makes "
-                                "fewer than 40–44 calls")
+                                "fewer than 40 calls")
+    # one number for one quantity: What to call counts a step's calls as the Call cell does (the break-even's low end)
+    said = " ".join(decision_words.advice(advice.advice(ls)).lines)
+    assert "with fewer than 40 such calls a step, call varlen_attn" in said
     assert row["condition"].startswith("FlexAttention 1.19× faster a call as run (1.100 ms against 1.307 ms)")
     assert "repaid after 40–44 calls with one layout" in row["condition"]
     # its as-run lead ran at clocks in its favour: the kernel sums beside it, past their clock gap (review 17 item 2)

@@ -42,6 +42,14 @@ def _rough(n: float) -> str:
     return f"{max(step, round(n / step) * step):,.0f}"
 
 
+def fewer_than(m) -> str | None:
+    """The calls a step below which the maskless call is the cheaper by every lead the set holds: the break-even's low
+    end, rounded as _rough rounds it; one number wherever a step's calls are counted (What to call and the first
+    screen's Call cell); None where a measure puts the mask call level or behind."""
+    r = m.repay_range
+    return _rough(r[0]) if r is not None else None
+
+
 def calls_range(m) -> str | None:
     """The break-even as the leads make it: "roughly 80–300"; "about 90" where the ends round alike; None where a
     measure puts the call level or behind."""
@@ -90,8 +98,8 @@ def mask_cost_line(m, mask: str | None, who: str = "Its") -> str | None:
     if mask == schema.Mask.DOCUMENT:
         # one mask serves every call of a step with that layout (each layer's, forward and backward), so the
         # break-even counts a step's calls, not steps
-        r = m.repay_range
-        fewer = f"with fewer than {_rough(r[0])} such calls a step" if r is not None else "there"
+        n = fewer_than(m)
+        fewer = f"with fewer than {n} such calls a step" if n is not None else "there"
         text += (f". {EVERY_BATCH[0].upper()}{EVERY_BATCH[1:]} builds it every step, once for all of that step's "
                  f"calls (every layer's shares it): {fewer}, call {short_label(m.other)}")
     return text + "."
@@ -149,7 +157,7 @@ def new_layout_call(m, mask: str | None) -> str | None:
         return None
     # a step's calls share one build: the cell says up to how many the maskless call stays the cheaper, as What to
     # call does (review 2026-12-07-8 item 1)
-    n = calls_range(m)
+    n = fewer_than(m)
     return f"{label(m.other)} where each batch is packed anew" + (f" and a step makes fewer than {n} calls"
                                                                   if n is not None else "")
 
