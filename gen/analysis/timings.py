@@ -128,6 +128,12 @@ def orientation_medians(t: schema.Timing) -> tuple[float | None, float | None]:
     return float(np.median(fwd)), float(np.median(rev))
 
 
+def has_rounds(rs: schema.ResultSet) -> bool:
+    """Whether a set's GPU-only timings come in rounds (else a median's units are raw samples)."""
+    return any(len((r.timing.round_sizes or {}).get(schema.Window.GPU_ONLY) or ()) > 1
+               for r in (*rs.runs, *rs.sweep) if r.timing is not None)
+
+
 def median_rounds(samples: Sequence[float], sizes: Sequence[int] | None) -> tuple[int, ...]:
     """The rounds (0 first) that hold the middle sample or samples of the whole median of `samples` (numpy's, the
     mean of the two middle ones for an even count), where `sizes` cuts them whole into rounds; () otherwise."""

@@ -15,7 +15,6 @@ set among fifty decodes the new set's neighbours, not all fifty (a ResultSet ent
 from __future__ import annotations
 
 import functools
-import gc
 import multiprocessing as mp
 import os
 import threading
@@ -142,18 +141,6 @@ def read_sets(results_root: Path, skip_broken: bool, store: cache.Store | None =
     set-by-set reading meets first (without skip_broken, the first set's). `keys`: the sets' keys where already
     made (set_keys). A kept set is its outline here, its ResultSet decoded when first asked for (`_kept`)."""
     layout.settle(Path(results_root))  # what a killed publish left is put right first, or named
-    # Decoding (or unpickling) fifty sets makes millions of objects that all live on, and no cycle: the
-    # collector's passes over them, more the more there are, doubled the reading's CPU
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        return _read_paused(results_root, skip_broken, store, keys)
-    finally:
-        if paused:
-            gc.enable()
-
-
-def _read_paused(results_root: Path, skip_broken: bool, store: cache.Store | None, keys: dict | None):
     paths = schema.list_sets(results_root)
     known = dict(keys or {})
     kept: dict[int, SetOutline] = {}

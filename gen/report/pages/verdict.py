@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import advice, capture_gaps, launches, unmeasured, verdicts
-from gen.model.schema import Mode, SetKind, Window
+from gen.analysis import advice, capture_gaps, launches, timings, unmeasured, verdicts
+from gen.model.schema import Mode, SetKind
 from gen.report import format as fmt
 from gen.report.pages import decision as first_screen
 from gen.report.site import Context, Page
@@ -70,17 +70,10 @@ def decision(ls, lengths_beside=None) -> dict | None:
     return dict(set=ls.name, set_title=fmt.set_title(ls), decision=w.decision,
                 head=home_words.head(w.sentences), rest=home_words.rest(w.sentences),
                 rest_title=home_words.rest_title(w.sentences),
-                intervals=each_median_interval(units), units=units, rounds=_has_rounds(ls),
+                intervals=each_median_interval(units), units=units, rounds=timings.has_rounds(ls.rs),
                 lines=[*w.lines, *([fa4] if fa4 else [])],
                 default=w.default,
                 exceptions=" ".join(f"{e.scenario}:{e.variant}" for e in a.exceptions))
-
-
-def _has_rounds(ls) -> bool:
-    """Whether the set's timings come in rounds (else a median's units are raw samples): kept among its facts so the
-    methodology, a page over every set, reads it without decoding a set."""
-    return any(len((r.timing.round_sizes or {}).get(Window.GPU_ONLY) or ()) > 1
-               for r in (*ls.rs.runs, *ls.rs.sweep) if r.timing is not None)
 
 
 def capture_lines(ctx: Context, ls, across: bool = True) -> list[str]:
