@@ -2,91 +2,40 @@
 
 Takes: a zero-argument step, or a captured CUDA graph, and a device. Gives:
 `work_of_trace(path)` -> per `forward#i` range, (names of its kernels, memcpys
-and memsets in launch order, their summed GPU time in ms), each GPU event
-attributed to a range through the correlation id of the runtime or driver call
-that launched it (a graph replay's kernels all carry its cudaGraphLaunch's id);
+and memsets in launch order, their summed GPU time in ms), read with the
+report's own trace model (gen.model.trace.parse: each GPU event attributed to a
+range through the correlation id of the runtime or driver call that launched
+it; a graph replay's kernels all carry its cudaGraphLaunch's id);
 `graph_work(graph, device)`: the names for one profiled replay;
 `launches_of_trace(path)`: the kernel launches (name, grid, block, shared
 memory) of the first `forward#i` range, for the counter pass's dedupe;
 `compare_work(graph, eager, n) -> schema.GraphCheck`: does one replay of a graph
 of n calls run n times one eager call's GPU work (the graph's fidelity).
 
-The same attribution as gen.model.trace, kept small here: capture may not
-import analysis. Imports torch (the profiler), the standard library and gen.model.
+Imports torch (the profiler, in graph_work only), the standard library and gen.model.
 """
 
 from __future__ import annotations
 
-import bisect
-import gzip
-import json
 import os
-import re
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-from gen.model import schema
-
-FORWARD_RE = re.compile(r"^forward#(\d+)$")
-GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
-LAUNCH_CATS = {"cuda_runtime", "cuda_driver"}
-
-
-def _events(path: str | os.PathLike) -> list[dict]:
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        return json.load(fh).get("traceEvents", [])
-
-
-def work_of_trace(path: str | os.PathLike) -> list[tuple[list[str], float]]:
-    """One (names, ms) per forward#i range, in range order."""
-    return [(names, ms) for names, ms, _ in _work(_events(path))]
-
+from gen.model import schema, trace
 
 Launch = tuple[str, tuple[int, ...], tuple[int, ...], int]  # name, grid, block, shared memory
 
 
-def launches_of_trace(path: str | os.PathLike) -> list[Launch] | None:
-    """The kernel launches of the first forward#i range, in launch order (no
-    memcpy or memset); None where the trace has no such range."""
-    work = _work(_events(path))
-    return work[0][2] if work else None
+def work_of_trace(path: str | os.PathLike) -> list[tuple[list[str], float]]:
+    """One (names, ms) per forward#i range, in range order."""
+    return [([g.name for g in fw.gpu], sum(g.dur for g in fw.gpu) / 1e3) for fw in trace.parse(path).forwards]
 
 
-def _work(events: list[dict]) -> list[tuple[list[str], float, list[Launch]]]:
-    ranges = sorted((e for e in events if e.get("cat") == "user_annotation" and FORWARD_RE.match(str(e.get("name")))),
-                    key=lambda e: e["ts"])
-    starts = [float(e["ts"]) for e in ranges]
-
-    def range_of(ts: float) -> int | None:
-        j = bisect.bisect_right(starts, ts) - 1
-        for k in (j - 1, j):
-            if k >= 0 and starts[k] <= ts <= starts[k] + float(ranges[k].get("dur", 0)):
-                return k
-        return None
-
-    launches: dict[int, int] = {}
-    for e in events:
-        if e.get("cat") in LAUNCH_CATS:
-            corr = (e.get("args") or {}).get("correlation")
-            k = range_of(float(e.get("ts", 0)))
-            if isinstance(corr, int) and k is not None:
-                launches[corr] = k
-    out: list[tuple[list[str], float, list[Launch]]] = [([], 0.0, []) for _ in ranges]
-    for e in sorted((e for e in events if e.get("cat") in GPU_CATS), key=lambda e: float(e.get("ts", 0))):
-        args = e.get("args") or {}
-        k = launches.get(args.get("correlation"))
-        if k is None:
-            continue
-        names, ms, kernels = out[k]
-        names.append(str(e.get("name")))
-        if e.get("cat") == "kernel":
-            kernels.append((str(e.get("name")), tuple(args.get("grid") or ()), tuple(args.get("block") or ()),
-                            int(args.get("shared memory") or 0)))
-        out[k] = (names, ms + float(e.get("dur", 0)) / 1e3, kernels)
-    return out
+def launches_of_trace(path: str | os.PathLike) -> list[Launch]:
+    """The kernel launches of the first forward#i range, in launch order (no memcpy or memset)."""
+    first = trace.parse(path).forwards[0]
+    return [(g.name, g.grid or (), g.block or (), int(g.shared_memory or 0)) for g in first.gpu if g.kind == "kernel"]
 
 
 def graph_work(graph, device) -> list[str] | None:
@@ -138,26 +87,10 @@ def compare_work(graph: list[str] | None, eager: list[str] | None, n: int) -> sc
     if len(graph) % n:
         parts.append(f"the replay of {n} calls ran {len(graph)} GPU operations, not a multiple of {n}")
     if only_g:
-        parts.append("only in the graph: " + ", ".join(_short(x) for x in only_g[:4]))
+        parts.append("only in the graph: " + ", ".join(trace.short_name(x)[:80] for x in only_g[:4]))
     if only_e:
-        parts.append("only eager: " + ", ".join(_short(x) for x in only_e[:4]))
+        parts.append("only eager: " + ", ".join(trace.short_name(x)[:80] for x in only_e[:4]))
     if not parts:
         parts.append("the same GPU operations in another order")
     return schema.GraphCheck(fidelity=schema.GraphFidelity.DIFFERS.value, graph_kernels=per_call[:200],
                              eager_kernels=eager[:200], detail="; ".join(parts))
-
-
-def _short(name: str) -> str:
-    """A kernel's name without its template arguments and parameters."""
-    base = name.split("(")[0]
-    depth, out = 0, []
-    for ch in base:
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        elif depth == 0:
-            out.append(ch)
-    text = "".join(out).strip()
-    text = text.split(" ")[-1] if " " in text and not text.startswith("Memcpy") else text
-    return text[:80] or name[:80]

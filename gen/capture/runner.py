@@ -44,7 +44,7 @@ from gen.capture.probe import free as _free
 from gen.capture.probe import log
 from gen.capture.timing import Budget, describe
 from gen.capture.variant_run import inplace_autograd_check, run_point, run_variant
-from gen.model import layout, schema, trace_digest
+from gen.model import layout, schema, trace, trace_digest
 from gen.model import scenarios as scenario_defs
 from gen.model import variants as variant_defs
 from gen.model.variants import Variant
@@ -71,7 +71,7 @@ def counter_pass(runs: list[schema.VariantRun], modes: list[str], cfg: schema.Ru
         if traces is not None and r.trace and r.mode in groups and r.variant in groups[r.mode]:
             try:
                 launches[counter_defs.job_name(r.mode, r.variant)] = gpuwork.launches_of_trace(traces / r.trace)
-            except (OSError, ValueError) as exc:  # no dedupe then: every launch is profiled
+            except (OSError, ValueError, trace.TraceError) as exc:  # no dedupe then: every launch is profiled
                 log(f"counter pass: the launches of {r.mode} {r.variant} unread ({exc})")
     got = counter_defs.collect_modes(groups, point, cfg.dtype, seed=cfg.seed or 0, device=device.type,
                                      launches=launches, early=early)
