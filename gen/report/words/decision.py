@@ -18,6 +18,7 @@ from gen.report.words.common import (
     bare_reason,
     join_and,
     label,
+    one_timing,
     short_label,
     short_reason,
     times,
@@ -284,9 +285,9 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     if said is not None:
         text += " " + said
     elif e.mask_build_s is not None and e.call_ms:
-        text += (f" Its block mask took {us(e.mask_build_s * 1e3)} to build, against {us(e.call_ms)} a call: build "
-                 "it once per mask and reuse it" + ("; built for every call, it would cost more than the call itself"
-                                                    if e.mask_build_s * 1e3 > e.call_ms else "") + ".")
+        text += (f" Its block mask took {one_timing(e.mask_build_s * 1e3)} to build, against {us(e.call_ms)} a call: "
+                 "build it once per mask and reuse it" + ("; built for every call, it would cost more than the call "
+                                                          "itself" if e.mask_build_s * 1e3 > e.call_ms else "") + ".")
     if e.compile_s is not None:
         text += f" Its first call at this shape compiled it in {e.compile_s:.1f} s"
         text += " (in a later capture call, merged)." if e.compile_merged else (
