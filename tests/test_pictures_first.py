@@ -85,7 +85,8 @@ def test_a_set_page_opens_with_the_verdicts_point_as_the_set_gives_it(gpu_docs, 
         assert found, name
         first = text.split('<div class="scenario-first"', 1)[1].split("</table>", 1)[0]
         rows = re.findall(r'<tr data-variant="([^"]*)" data-mode="([^"]*)">(.*?)</tr>', first)
-        assert [(v, m) for v, m, _ in rows] == [(f.fastest, f.mode) for f in found]
+        # the row's call: the named one where it shares the rank (review 2026-12-07-8 item 3)
+        assert [(v, m) for v, m, _ in rows] == [(f.lead, f.mode) for f in found]
         for f, (_, _, cells) in zip(found, rows):
             got = [html.unescape(c) for c in re.findall(r"<td[^>]*>(?:<strong>)?(.*?)(?:</strong>)?</td>", cells)]
             named = first_words.named_cell(f)
@@ -137,8 +138,9 @@ def test_a_gain_by_the_line_is_printed_as_every_page_prints_it(lead):
     item 7): the first look's gain prints 1.195x, as its holds cell and the home do, never 1.20x beside it."""
     (f,) = verdict_point.point_facts_all(lead, "fp8-prefill")
     assert f"{f.gain:.2f}" == "1.20" and f.gain < 1.2
-    gain, holds = first_words.gain_cell(f), first_words.holds_cell(f)
-    assert gain.startswith("1.195× by kernel sum (") and "1.195× faster by kernel sum" in holds
+    gain, note = first_words.gain_cell(f), first_words.named_note(f)
+    # its row leads with FA4, the call What to call names (review 2026-12-07-8 item 3): cuDNN FP8's lead over it
+    assert gain.endswith("faster: 1.195× by kernel sum, 1.08× as run") and "1.195× faster by kernel sum" in note
     assert first_words.call_cell(f).endswith(": within noise, one rank")
 
 

@@ -66,6 +66,13 @@ def test_a_gain_by_kernel_sum_shows_the_sums_it_divides_their_clocks_and_the_as_
     assert len(by_sums) >= 5
     for f in by_sums:
         o, cell = f.orders, first_words.gain_cell(f)
+        if f.named_at is not None:
+            # the row leads with the named call (review 2026-12-07-8 item 3): its gain cell is short, the sums and
+            # their clocks are given once, under the table
+            o, cell = f.named_orders, first_words.named_note(f)
+            assert first_words.gain_cell(f).endswith(f", {times(f.named_at.median_ms / f.median_ms)} as run")
+            assert f"{us(o.first_ks_ms)} at {o.first_ks_mhz:.0f} MHz against {us(o.second_ks_ms)}" in cell, cell
+            continue
         assert f"{us(o.first_ks_ms)} " in cell and f"against {us(o.second_ks_ms)}" in cell, cell
         # the as-run ratio beside the sums is the one of the two times the table shows
         assert f.as_run == pytest.approx(f.runner_ms / f.median_ms)
@@ -76,15 +83,17 @@ def test_a_gain_by_kernel_sum_shows_the_sums_it_divides_their_clocks_and_the_as_
     assert first_words.gain_cell(art) == ("1.05× by kernel sum (231.4 µs against 242.9 µs, both at 1980 MHz); "
                                           "1.05× as run")
     fp8 = _one(lead, "fp8-prefill")
-    assert first_words.gain_cell(fp8) == ("1.195× by kernel sum (5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz); "
-                                          "1.08× as run")
+    assert first_words.gain_cell(fp8) == f"{label('cudnn_fp8')} faster: 1.195× by kernel sum, 1.08× as run"
+    assert "1.195× faster by kernel sum (5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: at an 11% lower clock)" \
+        in first_words.named_note(fp8)
 
 
 def test_the_fp8_clock_sentence_names_the_clocks_it_compares(lead):
     f = _one(lead, "fp8-prefill")
-    holds = first_words.holds_cell(f)
-    # 11% is the kernel sums' windows' gap, not the as-run windows' (1675 against 1660 MHz, the other way)
-    assert "at an 11% lower clock (1755 against 1965 MHz, the kernel sums' windows)" in holds
+    # 11% is the kernel sums' windows' gap, not the as-run windows' (1675 against 1660 MHz, the other way), said once
+    # under the table beside the two sums' clocks; the Holds cell, of the named call's row, does not repeat it
+    assert "5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: at an 11% lower clock" in first_words.named_note(f)
+    assert "11%" not in first_words.holds_cell(f)
     assert orders_words.kernels_ahead(f.orders, label).endswith("(1755 against 1965 MHz, the kernel sums' windows)")
 
 
@@ -132,8 +141,15 @@ def test_each_opening_marks_the_call_the_home_recommends(lead):
     for f, other in ((decode, "flex_flash"), (fp8, "cudnn_fp8")):
         assert f.fastest == other and f.named == "fa4" and f.named_apart
         note = first_words.named_note(f)
-        assert note.startswith(f"{first_words.NAMED} names {label('fa4')} here, not {label(other)}: the two share "
-                               "the first rank, within noise")
+        assert f.named_at is not None and first_words.named_cell(f) == f"{first_words.NAMED} names it (why: under " \
+            "the table)"
+        if f is decode:  # no kernel-sum leader past its clocks: the pair's orders as before
+            assert note.startswith(f"{first_words.NAMED} names {label('fa4')} here, not {label(other)}: the two "
+                                   "share the first rank, within noise")
+        else:  # review 2026-12-07-8 item 3: why no rank is decided, after the leads, never "cannot show"
+            assert note.startswith(f"{first_words.NAMED} names {label('fa4')} here, not {label(other)}. ")
+            assert "intervals (the range of 5 rounds) overlap, so no rank is decided" in note
+            assert "cannot show" not in note
     assert "FlashAttention-4 (flash_attn.cute) 1.01× faster by kernel sum (48.0 µs against 48.5 µs" in \
         first_words.named_note(decode)
     said = first_words.named_note(fp8)

@@ -18,7 +18,7 @@ from gen.report.words import decision as decision_words
 from gen.report.words import first_screen
 from gen.report.words import lengths_beside as lengths_words
 from gen.report.words import mask_cost as mask_words
-from gen.report.words.common import label, us
+from gen.report.words.common import label, one_timing
 from tests.conftest import H100_PAIRED, RESULTS
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -144,7 +144,8 @@ def test_every_document_mask_exception_that_a_new_layout_reverses_names_the_mask
             n = mask_words.fewer_than(m)
             assert row["call_note"] == f"{label(m.other)} where each batch is packed anew" + (
                 f" and a step makes fewer than {n} calls" if n is not None else ""), (ls.name, row)
-            assert f"but its BlockMask takes {us(m.build_ms)} per layout" in row["condition"], (ls.name, row)
+            # one timing of the build, to three figures (review 2026-12-07-8 item 7)
+            assert f"but its BlockMask takes {one_timing(m.build_ms)} per layout" in row["condition"], (ls.name, row)
 
 
 def test_the_older_sets_packed_page_counts_the_runner_ups_blockmask(loaded):

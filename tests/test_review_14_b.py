@@ -97,8 +97,10 @@ def test_the_paired_packed_documents_row_carries_the_clock_gap_and_the_leaders_s
     assert (f"FlexAttention's own round orientations differ by {swing:.2f}×, more than its {o.as_run:.2f}× lead "
             "as run") in fold
     assert f"{left:.2f}× past what that gap can explain" in fold and f"differ by {swing:.2f}×" in fold
-    # the scenario opening's gain cell says what is left past the gap beside its two sums
-    assert f"{left:.2f}× past what that gap can explain" in first_words.gain_cell(f)
+    # the scenario opening says what is left past the gap beside its two sums, once: under the table, its row leading
+    # with varlen_attn, the call What to call names (review 2026-12-07-8 item 3)
+    assert f.named_at is not None and f"{left:.2f}× past what that gap can explain" in first_words.named_note(f)
+    assert "past what that gap can explain" not in first_words.gain_cell(f) + first_words.holds_cell(f)
 
 
 def test_no_clock_note_within_the_gate_and_no_swing_note_where_the_lead_is_larger(loaded):

@@ -15,6 +15,7 @@ from gen.report.pages import dynamic as dynamic_page
 from gen.report.words import decision as decision_words
 from gen.report.words import lengths_beside as lengths_words
 from gen.report.words import sum_clocks
+from gen.report.words import sweep_turns as sweep_words
 from tests.conftest import RESULTS
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -109,16 +110,19 @@ def test_the_article_paragraph_names_where_each_leads_and_gives_sums_where_clock
     assert line.startswith(" SDPA leads at 256 and 512 tokens too, and the two tie at 2k (head dim 64); "
                            "FlashAttention-4 leads from 4k tokens: ")
     assert len(e.reversed_orders) == len(e.reversed_at) >= 3
-    for (_q, _kv, _d, _x, dm, xm), o in zip(e.reversed_at, e.reversed_orders):
+    for (_q, _kv, d, x, dm, xm), o in zip(e.reversed_at, e.reversed_orders):
         fair = decision_words.clock_fair(o, dm, xm)
         if rules.clock_gap_pct(dm, xm) > rules.CLOCK_GAP_PCT or dm > xm:
-            assert fair and f"{o.kernel_sum:.2f}×" in fair and fair in line
+            # one size a clause: the kernel sums first, the as-run times after (review 2026-12-07-8 item 4)
+            first = sweep_words.sums_first(o, d, x, dm, xm)
+            assert fair and f"{o.kernel_sum:.2f}×" in fair and first.startswith(f"{o.kernel_sum:.2f}× faster by "
+                                                                                 "kernel sum (") and first in line
         else:
             assert fair == ""  # 4k: FA4 at the lower clock as run
-    assert "1.24× faster as run" in line and "so by kernel sum 1.16×" in line
+    assert "1.16× faster by kernel sum (7.633 ms at 1890 MHz against 8.887 ms at 1965 MHz) and 1.24× as run" in line
     # 8k: 1.20x as run at 1917 against 1857 MHz, within the gate but in FA4's favour; 1.15x by kernel sum at 1980 MHz
-    assert "1.20× faster as run" in line
-    assert "with FlashAttention-4's clock the higher as run, 3.1% apart, by kernel sum 1.15×" in line
+    assert ("FlashAttention-4 is 1.15× faster by kernel sum (2.007 ms against 2.306 ms, both at 1980 MHz) and 1.20× as "
+            "run (2.020 ms at 1917 MHz against 2.430 ms at 1857 MHz, FlashAttention-4's clock 3.1% the higher)") in line
     depth = deepest = 0
     for ch in line:
         depth += (ch == "(") - (ch == ")")

@@ -43,6 +43,7 @@ from gen.analysis import (
     recompiles,
     rules,
     scenarios,
+    sweep_turns,
     tables,
     verdicts,
 )
@@ -139,6 +140,7 @@ class Exception_:
     # (review 2026-12-07-7 item 2)
     held_at: tuple[tuple[int, int], ...] = ()
     tied_at: tuple[tuple[int, int], ...] = ()
+    other_dims: tuple = ()  # the two calls at every other head dim swept (sweep_turns.OtherDim; review 2026-12-07-8)
     # Where this call and the gain's baseline (SDPA, backend not pinned) are the same unpinned SDPA call and only the
     # baseline got the point's mask as a dense boolean attn_mask: the backend the baseline then ran ("" where not
     # known), so the gain is the mask argument's, not another kernel's (review 10 item 5); None elsewhere
@@ -410,8 +412,8 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               **_accuracy(ls, v, f.variant, default), between=between,
                               forward_only=v.mode == schema.Mode.INFERENCE and not trained,
                               mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median,
-                              **_reversed(ls, v, f.variant, default), ratio_by=ratio_by,
-                              reversed_head_dim=_head_dim_if_several(ls, v),
+                              **sweep_turns.turns(ls, v, f.variant, default), ratio_by=ratio_by,
+                              reversed_head_dim=sweep_turns.head_dim_if_several(ls, v),
                               mask_arg_backend=named_calls.mask_arg(ls, v, f.variant),
                               # the named maskless call's standing is worded beside its alternative (mask_cost)
                               shares=() if alt else tuple(o for o in v.orders if f.variant in (o.first, o.second)),
@@ -433,34 +435,6 @@ def _mask_orders(v: verdicts.Verdict, f, alt: str | None, mc) -> object:
         return verdicts.orders(v.row(alt), f, v.basis)
     other = v.row(mc.other) if mc is not None and mc.other is not None else None
     return verdicts.orders(f, other, v.basis) if other is not None else None
-
-
-def _reversed(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str) -> dict:
-    """The scenario's other sweep points (same head dim) where `default` is decidedly faster than `variant`
-    (Exception_.reversed_at) and the two's orders there (Exception_.reversed_orders)."""
-    here = calls.point_of(ls, v.scenario, v.mode)
-    out, orders, held, tied = [], [], [], []
-    for p in calls._points(ls, v.scenario, v.mode):
-        if p == here or (here is not None and p.head_dim != here.head_dim):
-            continue
-        at = verdicts.verdict_at(ls, v.scenario, p, v.mode)
-        if at is None or at.row(default) is None or at.row(variant) is None:
-            continue
-        d, x = at.spread(at.row(default)), at.spread(at.row(variant))
-        if d is not None and x is not None and calls.faster(d, x):
-            out.append((p.q_len, p.kv_len, d.median, x.median, at.row(default).sm_clock_mhz,
-                        at.row(variant).sm_clock_mhz))
-            orders.append(verdicts.orders(at.row(default), at.row(variant), at.basis))
-        elif d is not None and x is not None:
-            (held if calls.faster(x, d) else tied).append((p.q_len, p.kv_len))
-    return dict(reversed_at=tuple(out), reversed_orders=tuple(orders), held_at=tuple(held), tied_at=tuple(tied))
-
-
-def _head_dim_if_several(ls: tables.LoadedSet, v: verdicts.Verdict) -> int | None:
-    """The verdict point's head dim where the scenario's sweep has more than one (a size alone names no point)."""
-    here = calls.point_of(ls, v.scenario, v.mode)
-    dims = {p.head_dim for p in calls._points(ls, v.scenario, v.mode)}
-    return here.head_dim if here is not None and len(dims) > 1 else None
 
 
 def _mask_build(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> float | None:

@@ -8,7 +8,8 @@ calls led by a plain one, the deterministic calls' own verdict first: review 202
 and the calls sharing its rank with each one's orders, its time as run with its window's SM clock, board power and
 share held for power, the next call (the verdict's runner-up) and the gain over it by the measure the rule decides by
 (leads.Orders.answer, as the home's map gives it) with the orders behind it, whether the lead holds
-(verdicts.first_pair), the call What to call names and its orders against the verdict's call, the eager loop's call
+(verdicts.first_pair), the call What to call names and its orders against the verdict's call (where it shares the
+first rank, its own time and window: NamedAt, the row leading with it), the eager loop's call
 where a Python loop sees another answer or a first-rank call waits on the host, and every ranked call's median with
 its interval, its measure and its clock (`calls`: the chart's rows). Numbers only: gen.report.words.scenario_first
 words them.
@@ -66,6 +67,23 @@ class Loop:
 
 
 @dataclass(frozen=True)
+class NamedAt:
+    """The call What to call names where it shares the first rank but is not the fastest by median: the row leads with
+    it (review 2026-12-07-8 item 3: the table gave the fastest's time and "Next call: <the named call>, Holds: no"),
+    so its own median, interval and window: SM clock, board power (instant and averaged), the window's length and its
+    share held for power."""
+
+    median_ms: float
+    method: str | None
+    spread: Spread
+    sm_clock_mhz: float | None
+    power_w: float | None
+    power_avg_w: float | None
+    power_window_s: float | None
+    power_cap_share: float | None
+
+
+@dataclass(frozen=True)
 class PointFacts:
     """A verdict's point, for a first look at a scenario (module docstring)."""
 
@@ -115,6 +133,12 @@ class PointFacts:
     # shared rounds at this point (calls.Timed.rounds_record): the two medians there, the evidence the Holds cell cites
     # (review 2026-12-07-4 item 4: one record per quantity, the other labelled); None elsewhere
     rounds_ms: tuple[float, float] | None = None
+    named_at: NamedAt | None = None  # where the named call shares the first rank and is not the fastest
+
+    @property
+    def lead(self) -> str:
+        """The call the row leads with: the named call where it shares the first rank (`named_at`), else the fastest."""
+        return self.named if self.named_at is not None else self.fastest
 
     @property
     def as_run(self) -> float | None:
@@ -172,6 +196,10 @@ def _facts(v: verdicts.Verdict, point, named: str | None, scope: str | None = No
         out.append(CallAt(t.variant, _role(v, t.variant), s.median, lo, hi, s.level, t.sm_clock_mhz,
                           t.gpu_only_method if v.basis == "gpu_only" else None, t.variant == named))
     apart = named is not None and named not in (f.variant, *v.same_kernel)
+    n = v.row(named) if apart and named in v.near else None
+    named_at = NamedAt(v.spread(n).median, n.gpu_only_method if v.basis == "gpu_only" else None, v.spread(n),
+                       n.sm_clock_mhz, n.power_w, n.power_avg_w, n.power_window_s, n.power_cap_share) \
+        if n is not None else None
     return PointFacts(
         scenario=v.scenario, mode=str(v.mode), point=point, basis=v.basis, method=v.method, fastest=f.variant,
         same_kernel=v.same_kernel, near=v.near, median_ms=fs.median, sm_clock_mhz=f.sm_clock_mhz,
@@ -182,7 +210,8 @@ def _facts(v: verdicts.Verdict, point, named: str | None, scope: str | None = No
         near_orders=v.orders, flipped=tuple(b for a, b, *_ in v.order_flips if a == f.variant and b in v.near),
         scope=scope, named=named, named_rank=v.rank(named) if named else None,
         named_orders=verdicts.orders(f, v.row(named), v.basis) if apart else None,
-        named_rows=(f, v.row(named)) if apart else (), loop=_loop(v, named), rounds_ms=rounds)
+        named_rows=(f, v.row(named)) if apart else (), loop=_loop(v, named), rounds_ms=rounds,
+        named_at=named_at)
 
 
 def _rounds_ms(v: verdicts.Verdict) -> tuple[float, float] | None:

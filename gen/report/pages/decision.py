@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from gen.analysis import advice, verdicts
+from gen.analysis import advice, rules, verdicts
 from gen.analysis.values import variant_role
 from gen.model.schema import Mode
 from gen.model.variants import VARIANTS
@@ -182,6 +182,9 @@ def table_rows(ls) -> list[dict]:
         sums = [v for v in first if (p := picks.get((v.scenario, str(v.mode)))) is not None and p.by_sums]
         cond = _standing(ls, a, mine, first, noise, behind, within, apart, led, sums)
         short = _standing_short(ls, a, mine, first, noise, behind, apart, led)
+        # where its gain reaches the bar and its range elsewhere (review 2026-12-07-7 item 5): in the folded detail,
+        # the visible cell having no line to spare on the first screen (2 px at 390 px on the older H100 set's page)
+        bar = _bar(ls, a, mine, auto) if a.default != auto else None
         # a workload the row names that gives no reason to switch from SDPA unpinned (advice.Pick.loop_keeps)
         kept = [(_named(ls, [v])[0], p) for v, _ in mine
                 if (p := picks.get((v.scenario, str(v.mode)))) is not None and p.loop_keeps]
@@ -201,7 +204,7 @@ def table_rows(ls) -> list[dict]:
                         fold=(None if len(reader) <= FOLD_OVER else
                               screen_words.WORKLOADS_FOLD[bool(exceptions)]),
                         call=fmt.label_of(a.default), variant=a.default, gain=gain, condition=short + ".",
-                        detail=cond + "." + (f" *Gain{note}." if note else "")))
+                        detail=cond + "." + (f" {bar}" if bar else "") + (f" *Gain{note}." if note else "")))
     for v, rec in ranked:
         e = exceptions.get((v.scenario, str(v.mode)))
         if e is None:
@@ -253,6 +256,15 @@ def _named(ls, vs, sums=()) -> list[tuple[str, str]]:
 def _behind(ls, a, behind) -> list[tuple]:
     return [(_named(ls, [v])[0], fmt.label_of(v.fastest.variant), _gain(v, v.fastest.variant, a.default))
             for v in behind]
+
+
+def _bar(ls, a, mine, auto: str) -> str | None:
+    """Where the default's gain over SDPA unpinned reaches the bar What to call asks, and its range elsewhere."""
+    gains = [(v, g) for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]
+    cleared = [v for v, g in gains if g >= rules.ADVICE_MIN_GAIN]
+    return screen_words.bar_cleared(_readers(ls, cleared, _clash(a, [v for v, _ in mine])),
+                                    all(advice.dense_mask_at(ls, v, auto) for v in cleared),
+                                    [g for _, g in gains if g < rules.ADVICE_MIN_GAIN])
 
 
 def _gain_note(ls, a, mine, auto: str) -> str:

@@ -53,7 +53,7 @@ def facts(ls, name: str) -> dict | None:
         # several rows: each note says whose it is ("Training step: ...")
         whose = f"{words.at_cell(f).split(' · ')[0].capitalize()}: " if len(found) > 1 else ""
         notes = [whose + x for x in (words.named_note(f), words.loop_note(f), _mask_note(ls, f)) if x]
-        rows.append(dict(mode=f.mode, variant=f.fastest, set=ls.name, set_title=fmt.set_title(ls),
+        rows.append(dict(mode=f.mode, variant=f.lead, set=ls.name, set_title=fmt.set_title(ls),
                          rounds_note=[whose + x if i == 0 else x for i, x in enumerate(words.rounds_note(f))],
                          at=words.at_cell(f), call=words.call_cell(f), named=words.named_cell(f),
                          time=words.time_cell(f), conditions=words.conditions_cell(f, env), next=words.next_cell(f),

@@ -5,7 +5,7 @@ reached or cut short, and another set of the same GPU and PyTorch that answers o
 from __future__ import annotations
 
 from gen.analysis.capture_gaps import TIME_LIMIT, Gaps, package_of
-from gen.report.words.common import bare_reason, join_and, label, short_reason
+from gen.report.words.common import join_and, kept_status, label
 
 
 def _title(titles: dict, name: str) -> str:
@@ -78,6 +78,6 @@ def nothing_measured(not_measured, p, label_of) -> str:
     for f in not_measured:
         if f not in limited:
             pkg = package_of(f.reason)
-            why = f"could not have run ({pkg} not installed)" if pkg else bare_reason(short_reason(f.reason))
+            why = f"could not have run ({pkg} not installed)" if pkg else kept_status(f.reason)
             others.setdefault(why, []).append(label_of(f.variant))
     return text + "".join(f"; {join_and(names)}: {why}" for why, names in others.items()) + "."

@@ -4,6 +4,7 @@ list joined with "and", a capture's reason cut short, and why a call did not run
 from __future__ import annotations
 
 import datetime
+import math
 import re
 
 from gen.analysis import determinism as determinism_facts
@@ -16,6 +17,16 @@ from gen.model.variants import VARIANTS
 def us(ms: float) -> str:
     """A time given in ms, shown in µs below 1 ms."""
     return f"{ms * 1000:.1f} µs" if ms < 1 else f"{ms:.3f} ms"
+
+
+def one_timing(ms: float) -> str:
+    """A time taken once (a BlockMask's build: one host timing, no median), to three significant figures, as one
+    timing supports (review 2026-12-07-8 item 7: "12.647 ms" beside "12.6 ms" for the same build): "12.6 ms",
+    "8.32 ms", "512 µs"."""
+    x, unit = (float(f"{ms * 1000:.3g}"), "µs") if ms < 1 else (float(f"{ms:.3g}"), "ms")
+    if unit == "µs" and x >= 1000:  # rounded up to 1 ms
+        x, unit = x / 1000, "ms"
+    return f"{x:.{max(0, 2 - math.floor(math.log10(x)))}f} {unit}" if x > 0 else f"0 {unit}"
 
 
 def duration_us(x: float) -> str:
@@ -308,6 +319,20 @@ def short_reason(reason: str | None, backend_name: str | None = None) -> str:
     if not reason:
         return "no reason recorded"
     return shortened(reason_first_clause(reason, backend_name))
+
+
+NOT_MEASURED = "not measured"
+
+
+def kept_status(reason: str | None, status: str = NOT_MEASURED) -> str:
+    """A reason cut short (short_reason) behind the status it ends in, so that a cut never drops the verdict (review
+    2026-12-07-8 item 5: "the compiled naive product holds a mask of one length…" no longer said it was not
+    measured): "not measured (the compiled naive product holds a mask of one length…)"; the status alone where
+    there is no reason."""
+    if not reason:
+        return status
+    text = reason.rstrip(". ").removesuffix(f"; {status}").removesuffix(f", {status}")
+    return f"{status} ({bare_reason(short_reason(text))})"
 
 
 def bare_reason(reason: str) -> str:

@@ -12,12 +12,13 @@ from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
 from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
-from gen.report.words.behind import behind_line, short_count
+from gen.report.words.behind import behind_line
 from gen.report.words.common import (
     backend,
     bare_reason,
     join_and,
     label,
+    one_timing,
     short_label,
     short_reason,
     times,
@@ -43,7 +44,7 @@ from gen.report.words.places import place_of as _place_of
 from gen.report.words.sentences import Aside
 from gen.report.words.sentences import cap as _cap
 from gen.report.words.sentences import note_sentences as _note_sentences
-from gen.report.words.sum_clocks import apart, higher_clock, lower_clock, possessive
+from gen.report.words.sweep_turns import clock_fair, reversed_line  # noqa: F401  (moved there)
 
 CALL = "scaled_dot_product_attention"
 
@@ -284,9 +285,9 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     if said is not None:
         text += " " + said
     elif e.mask_build_s is not None and e.call_ms:
-        text += (f" Its block mask took {us(e.mask_build_s * 1e3)} to build, against {us(e.call_ms)} a call: build "
-                 "it once per mask and reuse it" + ("; built for every call, it would cost more than the call itself"
-                                                    if e.mask_build_s * 1e3 > e.call_ms else "") + ".")
+        text += (f" Its block mask took {one_timing(e.mask_build_s * 1e3)} to build, against {us(e.call_ms)} a call: "
+                 "build it once per mask and reuse it" + ("; built for every call, it would cost more than the call "
+                                                          "itself" if e.mask_build_s * 1e3 > e.call_ms else "") + ".")
     if e.compile_s is not None:
         text += f" Its first call at this shape compiled it in {e.compile_s:.1f} s"
         text += " (in a later capture call, merged)." if e.compile_merged else (
@@ -337,83 +338,6 @@ def _between_state(e: advice_mod.Exception_, x: str) -> str:
     if x in e.between_apart:
         return " (as run, timed apart)"
     return " (as run, within noise)" if x in e.between_noise else ""
-
-
-def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
-    """Where the exception's own scenario, at other sizes, turns the other way (review item 12): the sizes where
-    the default is decidedly faster, with both times; where those ran at clocks that may flatter the faster call, the
-    kernel sums beside them (clock_fair), outside the as-run bracket so no bracket nests (review 2026-12-07-7 item 7).
-    Where the prefill sweep has the exception's call decidedly ahead at other sizes too, or the two tied, those are
-    named (review 2026-12-07-7 item 2: "at 1k only" was said where SDPA led at 256 and 512 and 2k tied)."""
-    if not e.reversed_at:
-        return ""
-    by: dict = {}
-    fair = e.reversed_orders or (None,) * len(e.reversed_at)
-    for (q, kv, d, x, *mhz), o in zip(e.reversed_at, fair):
-        by.setdefault(q, []).append((kv, d, x, *(mhz + [None, None])[:2], o))
-    parts, dim = [], f" (head dim {e.reversed_head_dim})" if e.reversed_head_dim else ""
-    for q, rows in by.items():
-        lo, hi = min(x / d for _, d, x, *_ in rows), max(x / d for _, d, x, *_ in rows)
-        ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
-        square = all(kv == q for kv, *_ in rows)  # prefill at its own length: no chunks (review 9 item 1)
-        what = (f"at {join_and(short_count(kv) for kv, *_ in rows)} tokens{dim}" if square
-                else f"with {q:,}-query chunks{dim}" if q > 1 else f"with single queries{dim}")
-        said = [f"{_clocked(d, dm)} against {_clocked(x, xm)}" + ("" if square else f" at {short_count(kv)} keys")
-                for kv, d, x, dm, xm, o in rows]
-        sums = [("" if square or len(rows) == 1 else f"at {short_count(kv)} keys ") + f
-                for kv, d, x, dm, xm, o in rows if (f := clock_fair(o, dm, xm))]
-        as_run = " as run" if sums else ""
-        parts.append(f"{what} {short_label(a.default)} is {ratio} faster{as_run} (" + join_and(said) + ")"
-                     + (f"; {join_and(sums)}" if sums else ""))
-    return f" {_held_line(a, e)}{'; '.join(parts)}; use {short_label(a.default)} there."
-
-
-def _held_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
-    """How far the exception holds over the sweep, before the sizes where it turns: "SDPA leads at 256 and 512
-    tokens too, and the two tie at 2k (head dim 64); FlashAttention-4 leads from 4k tokens: "; "This holds at 1k
-    only: " where no other size holds it or ties."""
-    sq = e.kv_len is not None and not e.q_len
-    if not sq or not (e.held_at or e.tied_at):
-        size = (f"for {e.q_len:,}-query chunks" if e.q_len
-                else f"at {short_count(e.kv_len)} only" if e.kv_len else "at the verdict's point only")
-        return f"This holds {size}: "
-    dim = f" (head dim {e.reversed_head_dim})" if e.reversed_head_dim else ""
-    held = sorted(kv for _, kv in e.held_at)
-    tied = sorted(kv for _, kv in e.tied_at)
-    text = (f"{short_label(e.variant)} leads at {join_and(short_count(kv) for kv in held)} tokens too" if held
-            else f"{short_label(e.variant)} leads at {short_count(e.kv_len)} only")
-    if tied:
-        text += f", and the two tie at {join_and(short_count(kv) for kv in tied)}"
-    turn = sorted(kv for _, kv, *_ in e.reversed_at)
-    start = "from" if turn[0] > max(held + tied + [e.kv_len]) else "at"
-    return text + f"{dim}; {short_label(a.default)} leads {start} {short_count(turn[0])} tokens: "
-
-
-def clock_fair(o, a_mhz: float | None, b_mhz: float | None) -> str:
-    """Beside an as-run ratio whose two windows ran at clocks past rules.CLOCK_GAP_PCT, or within it but with the
-    faster call (the default, `a_mhz`) at the higher clock (review 2026-12-07-7 item 2: 8k's 1.20× as run at 1917
-    against 1857 MHz is 1.15× by kernel sum, both at 1980 MHz), the kernel sums (o: the pair's leads.Orders, the
-    as-run leader first), one bracket deep: "clocks 8.6% apart, so by kernel sum 1.16× (7.634 ms at 1890 MHz against
-    8.887 ms at 1965 MHz, FlashAttention-4 at a 3.8% lower clock)"; "" where a clock is not recorded or the clocks
-    cannot flatter the lead."""
-    gap = rules.clock_gap_pct(a_mhz, b_mhz)
-    if gap is None or (gap <= rules.CLOCK_GAP_PCT and a_mhz <= b_mhz):
-        return ""
-    text = (f"clocks {apart(a_mhz, b_mhz)} apart, so by kernel sum " if gap > rules.CLOCK_GAP_PCT else
-            f"with {possessive(short_label(o.first)) if o is not None else 'its'} clock the higher as run, "
-            f"{apart(a_mhz, b_mhz)} apart, by kernel sum ")
-    if o is None or o.kernel_sum is None or not o.first_ks_ms or not o.second_ks_ms:
-        return text + "not measured"
-    note = lower_clock(o) or higher_clock(o, short_label, named=False)
-    who = short_label(o.first if o.kernel_sum >= 1 else o.second)
-    note = f", {who} {note}" if note.startswith("at ") else (f", {note}" if note else "")
-    return (text + f"{times(o.kernel_sum) if o.kernel_sum >= 1 else times(1 / o.kernel_sum) + ' the other way'} ("
-            f"{_clocked(o.first_ks_ms, o.first_ks_mhz)} against {_clocked(o.second_ks_ms, o.second_ks_mhz)}{note})")
-
-
-def _clocked(ms: float, mhz: float | None) -> str:
-    """A time with its window's SM clock, as the verdicts give it, or "clock not recorded" (review 8 item 14)."""
-    return f"{us(ms)} at {mhz:.0f} MHz" if mhz else f"{us(ms)} (clock not recorded)"
 
 
 # The dynamic-lengths phases as a clause names them

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from gen.analysis import rules
 from gen.model import schema
-from gen.report.words.common import join_and, label, short_label, times, us
+from gen.report.words.common import join_and, label, one_timing, short_label, times, us
 from gen.report.words.sum_clocks import apart, short_lead
 
 # packing as training does it: a new document layout every batch, so a new BlockMask every step
@@ -88,7 +88,7 @@ def mask_cost_line(m, mask: str | None, who: str = "Its") -> str | None:
     weigh it by. `who`: whose build, as the sentence opens ("Its", or a call's label with "'s")."""
     if m is None or m.other is None:
         return None
-    build, other = us(m.build_ms), label(m.other)
+    build, other = one_timing(m.build_ms), label(m.other)
     if m.calls_to_repay is None:  # not faster than the call that needs no mask: nothing repays the build
         return (f"{who} BlockMask took {build} to build ({BUILD_TIMED}), and {other} needs none and is no slower "
                 f"({us(m.other_ms)} a call against {us(m.call_ms)}): call {short_label(m.other)} wherever the "
@@ -114,9 +114,9 @@ def alternative_line(m, o, mask: str | None) -> str | None:
     ks = (f", and is faster by kernel sum, {short_lead(o, times(o.kernel_sum))}"
           if o.kernels_leader == o.first and o.kernel_sum is not None else "")
     return (f"{alt} shares the first rank with it as run ({us(m.call_ms)} against {us(m.other_ms)}){ks}, but needs a "
-            f"BlockMask for each new {_layout(mask)}: {us(m.build_ms)} to build ({BUILD_TIMED}). This scenario packs "
-            f"each batch anew, so the build is paid every step; {repay(m, mask)}: call {short_label(m.variant)} only "
-            "where one layout serves that many.")
+            f"BlockMask for each new {_layout(mask)}: {one_timing(m.build_ms)} to build ({BUILD_TIMED}). This scenario "
+            f"packs each batch anew, so the build is paid every step; {repay(m, mask)}: call {short_label(m.variant)} "
+            "only where one layout serves that many.")
 
 
 def _past_clock(o) -> str:
@@ -142,7 +142,7 @@ def alternative_short(m, o, mask: str | None) -> str | None:
     n = calls_range(m)
     repaid = f", repaid after {n} calls" if n is not None else ""
     return (f"within noise of {alt} as run ({us(m.other_ms)} against {us(m.call_ms)}){ks} but builds a "
-            f"{us(m.build_ms)} BlockMask per layout{repaid}")
+            f"{one_timing(m.build_ms)} BlockMask per layout{repaid}")
 
 
 def _anew(m, mask: str | None) -> bool:
@@ -174,7 +174,8 @@ def new_layout_short(m, mask: str | None, o=None) -> str | None:
     ks = (f", {times(o.kernel_sum)} by kernel sum{_past_clock(o)}"
           if o is not None and o.kernel_sum is not None and o.kernel_sum > 1 else "")
     return (f"{short_label(m.variant)} {times(m.other_ms / m.call_ms)} faster a call as run ({us(m.call_ms)} against "
-            f"{us(m.other_ms)}){ks}, but its BlockMask takes {us(m.build_ms)} per layout ({BUILD_TIMED}){repaid}")
+            f"{us(m.other_ms)}){ks}, but its BlockMask takes {one_timing(m.build_ms)} per layout ({BUILD_TIMED})"
+            + repaid)
 
 
 def scenario_note(costs, fastest: str, runner_up: str | None, mask: str | None, named: str | None = None) -> str | None:
@@ -187,16 +188,16 @@ def scenario_note(costs, fastest: str, runner_up: str | None, mask: str | None, 
     if fastest in mine:
         m = mine[fastest]
         if named is not None and named == m.other:
-            return (f"{label(fastest)}'s BlockMask took {us(m.build_ms)} to build ({BUILD_TIMED}); {label(m.other)} "
-                    f"needs none. This scenario packs each batch anew, so the build is paid every step; "
-                    f"{repay(m, mask)}: What to call names {short_label(m.other)}, and {short_label(fastest)} only "
-                    "where one layout serves that many.")
+            return (f"{label(fastest)}'s BlockMask took {one_timing(m.build_ms)} to build ({BUILD_TIMED}); "
+                    f"{label(m.other)} needs none. This scenario packs each batch anew, so the build is paid every "
+                    f"step; {repay(m, mask)}: What to call names {short_label(m.other)}, and {short_label(fastest)} "
+                    "only where one layout serves that many.")
         return mask_cost_line(m, mask, f"{label(fastest)}'s")
     m = mine.get(runner_up) if runner_up is not None else None
     if m is None or m.other != fastest:
         return None
     # the build is paid once a step, on top of each call, so it only widens the lead (review 2026-12-07-6 item 3)
     other = short_label(fastest)
-    return (f"{label(m.variant)}, the next call, is slower and needs a BlockMask besides: {us(m.build_ms)} to build "
-            f"({BUILD_TIMED}). {EVERY_BATCH[0].upper()}{EVERY_BATCH[1:]} pays it once a step, on top of "
+    return (f"{label(m.variant)}, the next call, is slower and needs a BlockMask besides: {one_timing(m.build_ms)} to "
+            f"build ({BUILD_TIMED}). {EVERY_BATCH[0].upper()}{EVERY_BATCH[1:]} pays it once a step, on top of "
             f"{us(m.call_ms)} a call against {other}'s {us(m.other_ms)}: {other}'s lead only grows.")

@@ -13,9 +13,9 @@ from gen.analysis.verdict_point import DETERMINISTIC
 from gen.model.records import PowerReading
 from gen.report.words import orders as orders_words
 from gen.report.words import shared_rounds, sum_clocks
-from gen.report.words.common import join_and, label, tie_by_medians, times, times_beside, us
+from gen.report.words.common import intervals, join_and, label, short_label, tie_by_medians, times, times_beside, us
 from gen.report.words.methodology import TIMING
-from gen.report.words.sentences import inline
+from gen.report.words.sentences import cap, inline
 from gen.report.words.tables import NOT_RECORDED, held_for_power, watts
 
 MODE_WORD = {"inference": "forward", "train": "training step"}  # a series of the chart, a mode in a cell
@@ -70,7 +70,8 @@ def call_cell(f) -> str:
     its reason (rank_reason)."""
     if not f.same_kernel and not f.near:
         return _name(f, f.fastest)
-    names = join_and(_name(f, x) for x in f.first_rank)
+    # the call the row leads with first (verdict_point.PointFacts.lead: the named call where it shares the rank)
+    names = join_and(_name(f, x) for x in dict.fromkeys((f.lead, *f.first_rank)))
     reasons: dict[str, list[str]] = {}
     for x in f.first_rank[1:]:
         reasons.setdefault(rank_reason(f, x), []).append(x)
@@ -84,38 +85,48 @@ def named_cell(f) -> str:
     names it"; where it names another call, which, the line under the table saying why; "" where it names none."""
     if f.named is None:
         return ""
-    if f.named == f.fastest and not f.same_kernel and not f.near:
-        return f"{NAMED} names it"
+    if (f.named == f.fastest and not f.same_kernel and not f.near) or f.named_at is not None:
+        return f"{NAMED} names it" + (" (why: under the table)" if f.named_at is not None else "")
     if not f.named_apart:
         return f"{NAMED} names {label(f.named)}"
     return f"{NAMED} names {_name(f, f.named)} (why: under the table)"
 
 
 def time_cell(f) -> str:
-    """The verdict's call's median, by the time it ranks by: "59.3 µs", "0.7373 ms (kernel sum)"."""
-    note = " (kernel sum)" if f.basis == "gpu_only" and f.method == "kernel_sum" else \
+    """The median of the call the row leads with (PointFacts.lead), by the time it ranks by: "59.3 µs", "0.7373 ms
+    (kernel sum)"."""
+    n = f.named_at
+    method, ms = (n.method, n.median_ms) if n is not None else (f.method, f.median_ms)
+    note = " (kernel sum)" if f.basis == "gpu_only" and method == "kernel_sum" else \
         "" if f.basis == "gpu_only" else f" ({TIMING[f.basis]})"
-    return us(f.median_ms) + note
+    return us(ms) + note
 
 
 def conditions_cell(f, env=None) -> str:
-    """The SM clock and board power of the verdict's call's window, with its share held for power (review 2026-12-07-2
-    item 13): "1980 MHz · 687 W instant, at the 700 W limit · held for power 0% of samples". NVML's averaged reading
-    is given only for a window of at least rules.NVML_POWER_WINDOW_S: in a shorter one it is the seconds before."""
-    if f.sm_clock_mhz is None:
+    """The SM clock and board power of the window of the call the row leads with (PointFacts.lead), with its share
+    held for power (review 2026-12-07-2 item 13): "1980 MHz · 687 W instant, at the 700 W limit · held for power 0% of
+    samples". NVML's averaged reading is given only for a window of at least rules.NVML_POWER_WINDOW_S: in a shorter
+    one it is the seconds before."""
+    w = f.named_at if f.named_at is not None else f
+    if w.sm_clock_mhz is None:
         return NOT_RECORDED
-    lags = rules.power_lags(f.power_window_s, PowerReading.AVERAGE)
-    power = watts(f.power_w, env, f.power_window_s, None if lags else f.power_avg_w)
+    lags = rules.power_lags(w.power_window_s, PowerReading.AVERAGE)
+    power = watts(w.power_w, env, w.power_window_s, None if lags else w.power_avg_w)
     limit = getattr(env, "power_limit_w", None)
-    if power and rules.at_power_limit(f.power_w, limit) and getattr(env, "power_reading", None) == \
+    if power and rules.at_power_limit(w.power_w, limit) and getattr(env, "power_reading", None) == \
             PowerReading.INSTANT:
         power += f", at the {limit:.0f} W limit"
-    held = held_for_power(f.power_cap_share, f.sm_clock_mhz, getattr(env, "ref_mhz", None), say_mhz=False)
-    return " · ".join([f"{f.sm_clock_mhz:.0f} MHz", *([power] if power else []), *([held] if held else [])])
+    held = held_for_power(w.power_cap_share, w.sm_clock_mhz, getattr(env, "ref_mhz", None), say_mhz=False)
+    return " · ".join([f"{w.sm_clock_mhz:.0f} MHz", *([power] if power else []), *([held] if held else [])])
 
 
 def next_cell(f) -> str:
-    """The runner-up, its median and its window's clock: "FlashAttention-4 (flash_attn.cute), 85.6 µs at 1980 MHz"."""
+    """The runner-up, its median and its window's clock: "FlashAttention-4 (flash_attn.cute), 85.6 µs at 1980 MHz";
+    where the row leads with the named call (PointFacts.named_at), the fastest, which shares its rank: "FlexAttention
+    (compiled), sharing the rank: 1.140 ms at 1844 MHz"."""
+    if f.named_at is not None:
+        at = f" at {f.sm_clock_mhz:.0f} MHz" if f.sm_clock_mhz is not None else ""
+        return f"{_name(f, f.fastest)}, sharing the rank: {us(f.median_ms)}{at}"
     if f.runner_up is None:
         return "–"
     at = f" at {f.runner_mhz:.0f} MHz" if f.runner_mhz is not None else ""
@@ -140,6 +151,8 @@ def gain_cell(f) -> str:
     run"; by kernel sum, the two sums and their clocks that it divides, and the as-run ratio of the row's own times
     beside it (review 2026-12-07-2 item 1): "1.23× by kernel sum (57.7 against 71.0 µs, both at 1980 MHz); 1.18× as
     run"."""
+    if f.named_at is not None:
+        return _shared_gain(f)
     if f.gain is None:
         return "–"
     # more digits where two would round it onto the line the first screen asks before naming a call (1.195×, never
@@ -154,6 +167,22 @@ def gain_cell(f) -> str:
         if as_run is not None:
             text += f"; {times(as_run)} as run"
     return text
+
+
+def _shared_gain(f) -> str:
+    """Where the row leads with the named call: the fastest's lead over it, short, by the measure the pages give the
+    pair (Orders.answer) and as run; the kernel sums and their clocks once, under the table (named_note): "FlexAttention
+    (compiled) faster: 1.11× by kernel sum, 1.13× as run"."""
+    o, n = f.named_orders, f.named_at
+    parts = []  # (who leads, by how much, by which measure)
+    r, by = o.answer
+    if by == leads.BY_KERNEL_SUM and r is not None:
+        parts.append((f.fastest if r >= 1 else f.named, times_beside(max(r, 1 / r), rules.ADVICE_MIN_GAIN),
+                      orders_words.MEASURE[by]))
+    parts.append((f.fastest, times(n.median_ms / f.median_ms), orders_words.MEASURE[leads.AS_RUN]))
+    if len({who for who, *_ in parts}) == 1:
+        return f"{_name(f, f.fastest)} faster: " + ", ".join(f"{x} {m}" for _, x, m in parts)
+    return "; ".join(f"{_name(f, who)} {x} faster {m}" for who, x, m in parts)
 
 
 def _sums_reason(o) -> str:
@@ -178,7 +207,14 @@ def holds_cell(f) -> str:
     map's "no: ..." with the rule's reason (orders.map_state). Where the table's times are the profiled runs' and the
     order is read off the sweep's shared rounds (PointFacts.rounds_ms), the shared rounds' medians are cited, labelled,
     as the record the rule read (review 2026-12-07-4 item 4): "yes, in the sweep's shared rounds at this point (58.7 µs
-    against 69.4 µs, 1.18×): the intervals apart, ..."."""
+    against 69.4 µs, 1.18×): the intervals apart, ...". Where the row leads with the named call (PointFacts.named_at):
+    "no: the 96.88% intervals overlap", with the fastest's own swing between round orientations where past its lead."""
+    if f.named_at is not None:
+        reason = rank_reason(f, f.named)
+        if reason != "within noise":
+            return f"no: {reason}"
+        swing = sum_clocks.swing_note(f.named_orders, label)  # a swing past the lead: why the intervals overlap
+        return f"no: the {intervals(f.spreads[0], f.named_at.spread)} overlap" + (f"; {swing}" if swing else "")
     o = f.orders
     where = rounds_cited(f)
     if f.settled and o is not None:
@@ -192,7 +228,11 @@ def holds_cell(f) -> str:
         parts = ["the intervals apart"] + (["in both round orientations"] if o.oriented else []) + \
             (["past identical kernels' noise"] if o.noise is not None else [])
         return (f"yes, {where.lstrip(' ,')}: " if where else "yes: ") + ", ".join(parts)
-    state = orders_words.map_state(f.settled, o, f.why_not, *f.spreads, label=label)
+    # a lead by kernel sum is given in full in the Gain cell: said here once more, its clause carries no numbers
+    by_sums = f.gain_by == leads.BY_KERNEL_SUM and o is not None and (behind := orders_words.kernels_behind(o))
+    state = orders_words.map_state(f.settled, o, f.why_not, *f.spreads, label=None if by_sums else label)
+    if by_sums and f.why_not == leads.OVERLAP:
+        state += f"; {label(behind)} {orders_words.BEHIND_BY_KERNELS}, as Gain over it gives"
     return state + (f"; read{where}" if where else "")
 
 
@@ -219,20 +259,36 @@ def named_note(f) -> str | None:
                 f"{orders_words.MEASURE.get(by, by)}, under the {rules.ADVICE_MIN_GAIN:g}× {NAMED} asks before "
                 "naming another call than its default.")
     err = orders_words.errors(f.named_rows, label)
-    said = [f"{head}: the two share the first rank, {rank_reason(f, f.named)}"]
-    if o.kernels_leader == o.first and o.kernel_sum is not None:
-        said[0] += f" as run ({times(o.as_run)})" if o.as_run is not None else ""
-        under = (f", and under the {rules.ADVICE_MIN_GAIN:g}× {NAMED} asks before naming another call"
-                 if o.kernel_sum < rules.ADVICE_MIN_GAIN else "")
-        said[0] += (f"; {orders_words.kernels_ahead_detail(o, label)}: a lead the as-run times cannot show, which "
-                    f"decides no rank{under}")
+    if o.kernels_leader == o.first and o.kernel_sum is not None and f.named_at is not None:
+        said = [head, *_faster_unranked(f, o)]
     else:
-        said[0] += ": " + inline(orders_words.brief_clauses(o, label, noise=o.apart))
+        said = [f"{head}: the two share the first rank, {rank_reason(f, f.named)}: "
+                + inline(orders_words.brief_clauses(o, label, noise=o.apart))]
     return " ".join(_sentence(x) for x in [*said, *([err] if err else [])])
 
 
+def _faster_unranked(f, o) -> list[str]:
+    """Where the fastest leads the named call by kernel sum and in both round orientations but no rank is decided
+    (review 2026-12-07-8 item 3: "ahead as run in both round orientations" stood beside "a lead the as-run times cannot
+    show"): its leads, the kernel sums with their clocks once on the page's table and notes, then why no rank is
+    decided (the intervals overlap; its own rounds' swing where past its lead) and the bar What to call asks."""
+    first, as_run = _name(f, f.fastest), f.named_at.median_ms / f.median_ms
+    # the bracket names the call short: a label carries brackets of its own
+    clock = sum_clocks.lower_clock(o) or sum_clocks.higher_clock(o, short_label, named=False)
+    lead = (f"{first} is {orders_words.sum_gain(o.kernel_sum)} faster by kernel sum ({sums_at(o)}"
+            + (f": {clock})" if clock else ")") + f" and {times(as_run)} as run")
+    if o.oriented:
+        lead += f", ahead in both round orientations ({times(o.forward)} forward, {times(o.reverse)} reversed)"
+    overlap = f"the two medians' {intervals(f.spreads[0], f.named_at.spread)} overlap"
+    swing = sum_clocks.swing_note(o, label)
+    why = f"But {swing}, so {overlap} and no rank is decided" if swing else f"But {overlap}, so no rank is decided"
+    under = max(o.kernel_sum, as_run) < rules.ADVICE_MIN_GAIN
+    return [lead, why, *([f"{sum_clocks.possessive(first)} lead is under the {rules.ADVICE_MIN_GAIN:g}× {NAMED} "
+                          "asks before naming another call"] if under else [])]
+
+
 def _sentence(x: str) -> str:
-    return x[:1].upper() + x[1:] + ("" if x.endswith(".") else ".")
+    return cap(x) + ("" if x.endswith(".") else ".")
 
 
 def loop_note(f) -> str | None:

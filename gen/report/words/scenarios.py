@@ -382,7 +382,7 @@ def wrong_by_error(label: str, worst: float, limit: float) -> str:
 
 
 FACT_WORDS = {
-    "block_mask_build_s": ("BlockMask build time", lambda x: f"{x * 1e3:.3g} ms"),
+    "block_mask_build_s": ("BlockMask build time", lambda x: common.one_timing(x * 1e3)),
     "block_mask_sparsity_pct": ("tiles the block mask skips", lambda x: f"{x:.1f}%"),
     "window_extra_keys": ("keys seen beyond W with window_size=(W, 0)",
                           lambda x: f"{x:.0f} (so W − {x:.0f} is passed to see exactly W keys)"),

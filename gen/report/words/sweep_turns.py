@@ -1,0 +1,181 @@
+"""How an exception of What to call stands over its scenario's sweep (gen.analysis.sweep_turns), in words: where the
+default call is decidedly faster at other sizes, with the kernel sums first where the as-run clocks may flatter it
+(review 2026-12-07-8 item 4: "with FlashAttention-4's clock the higher as run, 3.1% apart, by kernel sum 1.15×" had no
+verb), how far the exception holds or ties, and the two calls at every other head dim the sweep ran (the article's
+paragraph said nothing of head dim 128, where the two stay within a few percent)."""
+
+from __future__ import annotations
+
+from gen.analysis import advice as advice_mod
+from gen.analysis import rules
+from gen.report.words.behind import short_count
+from gen.report.words.common import join_and, short_label, times, us
+from gen.report.words.sum_clocks import apart, higher_clock, lower_clock, possessive
+
+
+def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
+    """Where the exception's own scenario, at other sizes, turns the other way (review item 12): the sizes where
+    the default is decidedly faster, with both times; where those ran at clocks that may flatter the faster call, the
+    kernel sums first and the as-run times after (sums_first), or, for a chunk size timed at several key lengths, the
+    kernel sums beside them (clock_fair), outside the as-run bracket so no bracket nests (review 2026-12-07-7 item 7).
+    Where the prefill sweep has the exception's call decidedly ahead at other sizes too, or the two tied, those are
+    named (review 2026-12-07-7 item 2: "at 1k only" was said where SDPA led at 256 and 512 and 2k tied). Then the
+    other head dims the sweep ran (other_dims_line)."""
+    others = other_dims_line(a, e)
+    if not e.reversed_at:
+        return f" {others}" if others else ""
+    by: dict = {}
+    fair = e.reversed_orders or (None,) * len(e.reversed_at)
+    for (q, kv, d, x, *mhz), o in zip(e.reversed_at, fair):
+        by.setdefault(q, []).append((kv, d, x, *(mhz + [None, None])[:2], o))
+    parts, dim = [], f" (head dim {e.reversed_head_dim})" if e.reversed_head_dim else ""
+    for q, rows in by.items():
+        lo, hi = min(x / d for _, d, x, *_ in rows), max(x / d for _, d, x, *_ in rows)
+        ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
+        square = all(kv == q for kv, *_ in rows)  # prefill at its own length: no chunks (review 9 item 1)
+        what = (f"at {join_and(short_count(kv) for kv, *_ in rows)} tokens{dim}" if square
+                else f"with {q:,}-query chunks{dim}" if q > 1 else f"with single queries{dim}")
+        if square and len(rows) == 1 and (first := sums_first(rows[0][5], *rows[0][1:5])):
+            parts.append(f"{what} {short_label(a.default)} is {first}")
+            continue
+        said = [f"{_clocked(d, dm)} against {_clocked(x, xm)}" + ("" if square else f" at {short_count(kv)} keys")
+                for kv, d, x, dm, xm, o in rows]
+        sums = [("" if square or len(rows) == 1 else f"at {short_count(kv)} keys ") + f
+                for kv, d, x, dm, xm, o in rows if (f := clock_fair(o, dm, xm))]
+        as_run = " as run" if sums else ""
+        parts.append(f"{what} {short_label(a.default)} is {ratio} faster{as_run} (" + join_and(said) + ")"
+                     + (f"; {join_and(sums)}" if sums else ""))
+    at_dim = f" at head dim {e.reversed_head_dim}" if others and e.reversed_head_dim else ""
+    return f" {_held_line(a, e)}{'; '.join(parts)}; use {short_label(a.default)} there{at_dim}." + (
+        f" {others}" if others else "")
+
+
+def _held_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
+    """How far the exception holds over the sweep, before the sizes where it turns: "SDPA leads at 256 and 512
+    tokens too, and the two tie at 2k (head dim 64); FlashAttention-4 leads from 4k tokens: "; "This holds at 1k
+    only: " where no other size holds it or ties."""
+    sq = e.kv_len is not None and not e.q_len
+    if not sq or not (e.held_at or e.tied_at):
+        size = (f"for {e.q_len:,}-query chunks" if e.q_len
+                else f"at {short_count(e.kv_len)} only" if e.kv_len else "at the verdict's point only")
+        return f"This holds {size}: "
+    dim = f" (head dim {e.reversed_head_dim})" if e.reversed_head_dim else ""
+    held = sorted(kv for _, kv in e.held_at)
+    tied = sorted(kv for _, kv in e.tied_at)
+    text = (f"{short_label(e.variant)} leads at {join_and(short_count(kv) for kv in held)} tokens too" if held
+            else f"{short_label(e.variant)} leads at {short_count(e.kv_len)} only")
+    if tied:
+        text += f", and the two tie at {join_and(short_count(kv) for kv in tied)}"
+    turn = sorted(kv for _, kv, *_ in e.reversed_at)
+    start = "from" if turn[0] > max(held + tied + [e.kv_len]) else "at"
+    return text + f"{dim}; {short_label(a.default)} leads {start} {short_count(turn[0])} tokens: "
+
+
+def _flatters(a_mhz: float | None, b_mhz: float | None) -> bool:
+    """The two as-run windows' clocks may flatter the faster call's (`a_mhz`) lead: past rules.CLOCK_GAP_PCT, or
+    within it with the faster call at the higher clock."""
+    gap = rules.clock_gap_pct(a_mhz, b_mhz)
+    return gap is not None and (gap > rules.CLOCK_GAP_PCT or a_mhz > b_mhz)
+
+
+def _sums(o) -> str:
+    """The two kernel sums with their clocks, the as-run leader's first, and what the sums' own clocks explain:
+    "2.007 ms against 2.306 ms, both at 1980 MHz"; "7.633 ms at 1890 MHz against 8.887 ms at 1965 MHz"."""
+    note = lower_clock(o) or higher_clock(o, short_label, named=False)
+    who = short_label(o.first if o.kernel_sum >= 1 else o.second)
+    note = f", {who} {note}" if note.startswith("at ") else (f", {note}" if note else "")
+    if o.first_ks_mhz and f"{o.first_ks_mhz:.0f}" == f"{o.second_ks_mhz or 0:.0f}":
+        return f"{us(o.first_ks_ms)} against {us(o.second_ks_ms)}, both at {o.first_ks_mhz:.0f} MHz{note}"
+    return f"{_clocked(o.first_ks_ms, o.first_ks_mhz)} against {_clocked(o.second_ks_ms, o.second_ks_mhz)}{note}"
+
+
+def sums_first(o, d: float, x: float, a_mhz: float | None, b_mhz: float | None) -> str:
+    """One size where the as-run clocks may flatter the faster call (_flatters) and its kernel sums put it ahead too:
+    the kernel sums first, then the as-run times with whose clock ran higher (review 2026-12-07-8 item 4): "1.15×
+    faster by kernel sum (2.007 ms against 2.306 ms, both at 1980 MHz) and 1.20× as run (2.020 ms at 1917 MHz
+    against 2.430 ms at 1857 MHz, FlashAttention-4's clock 3.1% the higher)"; "" elsewhere."""
+    if not _flatters(a_mhz, b_mhz) or o is None or o.kernel_sum is None or o.kernel_sum < 1 or not (
+            o.first_ks_ms and o.second_ks_ms):
+        return ""
+    whose = f"{possessive(short_label(o.first))} clock" if a_mhz > b_mhz else "its clock"
+    higher = "higher" if a_mhz > b_mhz else "lower"
+    return (f"{times(o.kernel_sum)} faster by kernel sum ({_sums(o)}) and {times(x / d)} as run ({_clocked(d, a_mhz)} "
+            f"against {_clocked(x, b_mhz)}, {whose} {apart(a_mhz, b_mhz)} the {higher})")
+
+
+def clock_fair(o, a_mhz: float | None, b_mhz: float | None) -> str:
+    """Beside an as-run ratio whose two windows ran at clocks past rules.CLOCK_GAP_PCT, or within it but with the
+    faster call (the default, `a_mhz`) at the higher clock (review 2026-12-07-7 item 2: 8k's 1.20× as run at 1917
+    against 1857 MHz is 1.15× by kernel sum, both at 1980 MHz), the kernel sums (o: the pair's leads.Orders, the
+    as-run leader first), one bracket deep: "clocks 8.6% apart, so by kernel sum 1.16× (7.634 ms at 1890 MHz against
+    8.887 ms at 1965 MHz, FlashAttention-4 at a 3.8% lower clock)"; "" where a clock is not recorded or the clocks
+    cannot flatter the lead."""
+    if not _flatters(a_mhz, b_mhz):
+        return ""
+    text = (f"clocks {apart(a_mhz, b_mhz)} apart, so by kernel sum " if
+            rules.clock_gap_pct(a_mhz, b_mhz) > rules.CLOCK_GAP_PCT else
+            f"with {possessive(short_label(o.first)) if o is not None else 'its'} clock the higher as run, "
+            f"{apart(a_mhz, b_mhz)} apart, by kernel sum ")
+    if o is None or o.kernel_sum is None or not o.first_ks_ms or not o.second_ks_ms:
+        return text + "not measured"
+    ratio = times(o.kernel_sum) if o.kernel_sum >= 1 else times(1 / o.kernel_sum) + " the other way"
+    return text + f"{ratio} ({_sums(o)})"
+
+
+def _clocked(ms: float, mhz: float | None) -> str:
+    """A time with its window's SM clock, as the verdicts give it, or "clock not recorded" (review 8 item 14)."""
+    return f"{us(ms)} at {mhz:.0f} MHz" if mhz else f"{us(ms)} (clock not recorded)"
+
+
+def _by_leader(points, ratio, names) -> list[tuple[str, list[int]]]:
+    """(the call a ratio puts ahead, its sizes) in the order met: `ratio(q)`, the exception's call's time over the
+    default's at point q (above 1: the default ahead)."""
+    out: dict[str, list[int]] = {}
+    for q in points:
+        out.setdefault(names[0] if ratio(q) >= 1 else names[1], []).append(q.kv_len)
+    return list(out.items())
+
+
+def _ahead(groups) -> str:
+    """"SDPA ahead at 1k, FlashAttention-4 at 4k and 16k"."""
+    return ", ".join(f"{who}{' ahead' if i == 0 else ''} at {join_and(short_count(kv) for kv in kvs)}"
+                     for i, (who, kvs) in enumerate(groups))
+
+
+def other_dims_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
+    """The default and the exception's call at every other head dim the scenario swept (sweep_turns.OtherDim), one
+    sentence a head dim: where neither is decidedly faster at any size, how close the two stay as run (and by kernel
+    sum, where every size has sums) and which is ahead where: "At head dim 128 neither call leads decidedly at any of
+    1k, 4k and 16k tokens: the two stay within 1.04× of each other as run (SDPA ahead at 1k, FlashAttention-4 at 4k
+    and 16k) and within 1.06× by kernel sum."; elsewhere which leads where: "At head dim 128, SDPA leads at 1k
+    (1.10× as run), and neither leads decidedly at 4k and 16k (within 1.04× as run)."; "" where none was swept."""
+    names = (short_label(a.default), short_label(e.variant))
+    out = []
+    for od in e.other_dims:
+        pts = od.points
+        if not pts:
+            continue
+        as_run = [q.variant_ms / q.default_ms for q in pts]
+        sizes = join_and(short_count(q.kv_len) for q in pts)
+        if not any(q.leader for q in pts):
+            groups = _by_leader(pts, lambda q: q.variant_ms / q.default_ms, names)
+            text = (f"At head dim {od.head_dim} neither call leads decidedly at "
+                    f"{'any of ' if len(pts) > 1 else ''}{sizes} tokens: the two stay within "
+                    f"{times(max(max(r, 1 / r) for r in as_run))} of each other as run ({_ahead(groups)})")
+            if all(sums := [q.orders.kernel_sum if q.orders is not None else None for q in pts]):
+                ks = _by_leader(pts, lambda q: q.orders.kernel_sum, names)
+                text += (f" and within {times(max(max(s, 1 / s) for s in sums))} by kernel sum"
+                         + (f" ({_ahead(ks)})" if ks != groups else ""))
+            out.append(text + ".")
+            continue
+        said = []
+        for lead, who in ((a.default, names[0]), (e.variant, names[1]), (None, None)):
+            rs = [max(r, 1 / r) for q, r in zip(pts, as_run) if q.leader == lead]
+            if not rs:
+                continue
+            at = join_and(short_count(q.kv_len) for q in pts if q.leader == lead)
+            span = times(min(rs)) if f"{min(rs):.2f}" == f"{max(rs):.2f}" else f"{min(rs):.2f}–{max(rs):.2f}×"
+            said.append(f"{who} leads at {at} ({span} as run)" if who else
+                        f"neither leads decidedly at {at} (within {times(max(rs))} as run)")
+        out.append(f"At head dim {od.head_dim}, {join_and(said)}.")
+    return " ".join(out)
