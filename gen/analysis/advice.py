@@ -162,6 +162,7 @@ class Exception_:
     # this call, or this call and mask_cost.other (its kernel sums said beside its as-run lead: review 2026-12-07-8
     # item 2)
     mask_orders: object = None
+    loop_ms: tuple[float, float] | None = None  # a host-bound call: its and the default's eager medians (review 18 #1)
 
 
 @dataclass(frozen=True)
@@ -419,8 +420,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               else None,
                               between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False),
                               between_noise=tuple(x for x, _ in between if x in v.near),
-                              keeps_default=keeps,
-                              alternative=alt,
+                              keeps_default=keeps, alternative=alt, loop_ms=calls.loop_ms(f, t),
                               mask_cost=(mc := mask_cost.mask_cost(ls, v, alt or f.variant,
                                                                    lambda x, v=v: dense_mask_at(ls, v, x))),
                               mask_orders=_mask_orders(v, f, alt, mc)))

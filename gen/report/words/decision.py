@@ -33,7 +33,7 @@ from gen.report.words.first_screen import (  # noqa: F401
     standing_short,
     workloads,
 )
-from gen.report.words.host import host_crossover, host_not_the_gap, host_short_of_line, on_this_host
+from gen.report.words.host import host_crossover, host_not_the_gap, host_short_of_line, loop_clause, on_this_host
 from gen.report.words.lengths_beside import lengths_beside
 from gen.report.words.mask_cost import alternative_line, mask_cost_line
 from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
@@ -271,6 +271,7 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     by = (", by kernel sum, which decides the order" if e.ratio_by == leads.BY_KERNEL_SUM else "")
     text = (f"For {where}, {'keep' if e.keeps_default else 'use'} {label(e.variant)}: {label(a.default)} is "
             f"{times(e.ratio)} slower{fwd}{at}{by}")
+    text += loop_clause(e.loop_ms, label(e.variant))  # host-bound: the GPU's gain is not a loop's (review 18 item 1)
     if e.q_len and "wrong-mask" not in VARIANTS.get(e.variant, VARIANTS["sdpa_is_causal"]).keywords:
         # fewer queries than keys: the plain causal flag is the wrong call here, whatever its speed
         why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from gen.analysis import rules
 from gen.model.schema import Mode
 from gen.report.words.common import backend as backend_name
-from gen.report.words.common import join_and, times
+from gen.report.words.common import join_and, times, us
 from gen.report.words.orders import BEHIND_BY_KERNELS, MEASURE
 
 
@@ -62,6 +62,16 @@ def loop_keeps_short(workloads: list[tuple[str, str]]) -> str | None:
     figures in the detail: "in an eager loop call SDPA for decode from a KV cache at batch 8 and the article's shape
     (training)"; None for none."""
     return f"in an eager loop call SDPA for {join_and([_loop_where(w) for w in workloads])}" if workloads else None
+
+
+def loop_cells(gain: str, loop_ms: tuple[float, float]) -> tuple[str, str]:
+    """An exception row whose call is host-bound (review 18 item 1): its gain cell with the gain an eager loop on this
+    host gets beside the GPU's, and the words its Holds cell opens with ((its eager median, SDPA unpinned's), ms):
+    ("2.96× on the GPU; 1.38× in an eager loop", "host-bound: 131.6 against 181.5 µs a call in an eager loop on this
+    host")."""
+    mine, theirs = loop_ms
+    return (f"{gain} on the GPU; {times(theirs / mine)} in an eager loop",
+            f"host-bound: {us(mine)} against {us(theirs)} a call in an eager loop on this host")
 
 
 TIMED_APART = "not decided (timed apart)"  # a pair never in the same rounds: no noise comparison (Orders.timed_apart)
