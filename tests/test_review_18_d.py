@@ -75,3 +75,99 @@ def test_the_host_paragraph_names_every_host_bound_call(paired, h200_new):
                     seen += 1
                     assert f"{words.label(x)}: " in host, (v.scenario, x)
     assert seen
+
+
+# --------------------------------------------------------------------------- findings 2 and 3: cuDNN's first calls
+
+
+def test_the_split_of_first_calls_is_by_the_named_line_and_agrees_with_what_was_new(paired, h200_new):
+    """A first call at a new point is a new kind of problem where it took at least NEW_KIND_S, a new shape under it;
+    in the committed sets every point over the line is also one where the mode, head dim, decode or mask was new, and
+    none under it is: the line is read off the data, not set by hand."""
+    from gen.analysis import first_calls
+
+    for ls in (paired, h200_new):
+        fs = first_calls.first_calls(ls, "sdpa_cudnn")
+        assert fs and fs[0].first and fs[0].run
+        for f in fs[1:]:
+            if f.seen:
+                assert not f.new_kind and not f.new_shape
+                continue
+            assert f.new_kind == (f.first_call_s >= first_calls.NEW_KIND_S) != f.new_shape
+            assert f.new_kind == bool(f.new), (f.scenario, f.point, f.first_call_s, f.new)
+
+
+def test_first_calls_need_a_set_that_records_its_process(h200):
+    """A set before schema 3 does not say whether a run was the process's first call of its backend: no split."""
+    from gen.analysis import first_calls
+
+    assert not first_calls.first_calls(h200, "sdpa_cudnn")
+
+
+def test_the_start_up_is_said_per_new_kind_of_problem(paired):
+    """Review 18 item 2: "Expect about 0.8 s of one-time cuDNN start-up" while the same set paid 0.5-1.2 s again at
+    each new kind of problem. The sentence gives the range of the new kinds with the process's first call, each new
+    kind's time, and the range of the new shapes, every figure the set's own."""
+    from gen.report.words.first_calls import secs, span
+
+    a = advice.advice(paired)
+    line = decision_words._startup(a)
+    assert "one-time" not in line
+    fs = a.startup.first_calls
+    kinds = [f for f in fs if f.new_kind]
+    shapes = [f for f in fs if f.new_shape]
+    assert kinds and shapes
+    assert line.startswith(f"Expect about {span([a.startup.first_call_s, *(f.first_call_s for f in kinds)])} of "
+                           "cuDNN set-up at each new kind of problem")
+    for f in kinds:
+        assert secs(f.first_call_s) in line
+    assert f"{span([f.first_call_s for f in shapes])} at each new shape" in line
+    assert "the first backward" in line and "the first decode call" in line
+
+
+def _point(**kw):
+    from gen.model import schema
+
+    base = dict(batch=1, q_heads=8, kv_heads=8, q_len=1024, kv_len=1024, head_dim=64, mask="causal")
+    return schema.Point(**{**base, **kw})
+
+
+def test_the_sweep_list_names_each_point_by_scenario_and_head_dim():
+    """Review 18 item 3: two problems at one KV length were one entry, labelled "KV 1,024" with the other's time.
+    Synthetic first calls at one KV length, two head dims: both given, each under its scenario and head dim, on its
+    side of the line."""
+    from gen.analysis.first_calls import NEW_KIND_S, FirstCall
+    from gen.report.words import first_calls as words_
+
+    calls = (FirstCall("article", "inference", _point(), 0.8, first=True, run=True, seen=False),
+             FirstCall("article", "inference", _point(), 0.0002, first=False, run=False, seen=True),
+             FirstCall("article", "inference", _point(head_dim=128), NEW_KIND_S * 3, first=False, run=False,
+                       seen=False, new=("head_dim",)),
+             FirstCall("decode", "inference", _point(q_len=1, kv_len=1024, head_dim=128, mask="none"),
+                       NEW_KIND_S / 5, first=False, run=False, seen=False))
+    text = words_.sweep_split(calls)
+    assert (f"A new kind of problem: {words_.secs(NEW_KIND_S * 3)} (the article's shape, head dim 128, KV 1,024: "
+            "the first call at head dim 128)") in text
+    assert f"A new shape of a kind already set up: decode, head dim 128: {words_.secs(NEW_KIND_S / 5)} (KV 1,024)" \
+        in text
+    assert "The same problem as an earlier call: 0.2 ms (the article's shape, head dim 64, KV 1,024)" in text
+
+
+def test_the_lesson_gives_every_sweep_first_call_once(paired):
+    """The paired set's cuDNN lesson: every sweep point that timed a first call is given, with its head dim."""
+    from gen.analysis import lesson_facts
+    from gen.report.words import lessons as lesson_words
+
+    x = lesson_facts.cudnn_costs(paired)
+    text = lesson_words.cudnn_costs(x).text
+    later = [f for f in x.first_calls if not f.run]
+    assert len(later) == sum(1 for s in paired.rs.sweep if s.variant == "sdpa_cudnn" and s.first_call_s is not None
+                             and s.status == "ok")
+    from gen.report.words.first_calls import place, secs, where
+
+    for f in later:
+        assert secs(f.first_call_s) in text
+        if f.new_kind or f.seen:  # named by its scenario, head dim and length
+            assert f"{secs(f.first_call_s)} ({where(f)}" in text
+        else:  # under its scenario and head dim
+            assert f"{place(f.scenario, f.mode)}, head dim {f.point.head_dim}: " in text

@@ -35,6 +35,7 @@ from gen.analysis import (
     batch_call,
     calls,
     dynamic,
+    first_calls,
     host_rules,
     leads,
     length_cost,
@@ -182,6 +183,7 @@ class Startup:
     # Where its dynamic-lengths runs compiled again at their first length: what differed from the set's earlier run
     # nearest in configuration (gen.analysis.recompiles; review 10 item 4)
     recompiled: tuple = ()
+    first_calls: tuple = ()  # the variant's first calls over the capture (gen.analysis.first_calls; review 18 item 2)
 
 
 @dataclass(frozen=True)
@@ -280,8 +282,7 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
     ratio_by = leads.AS_RUN
     if outcome == "slower":  # behind: by the measure that decides the order (review 2026-12-06-7 item 1)
         ratio, ratio_by = verdicts.orders(v.fastest, t, v.basis).deciding
-    twin = None
-    backend = None
+    twin = backend = None
     if v.auto is not None and v.auto.variant == variant:
         twin = v.auto.same_as[0] if v.auto.same_as else None
         backend = v.auto.backend or v.auto.kernel_backend
@@ -495,7 +496,8 @@ def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> 
                   for f in dynamic.runs(ls.rs, switched=False) if f.variant == first.variant and f.ok)
     return Startup(first.variant, backend, first.first_call_s, later.first_call_s if later else None,
                    later.variant if later else None, first.first_in_process, status, costs,
-                   tuple(r for r in recompiles.recompiles(ls.rs) if r.variant == first.variant))
+                   tuple(r for r in recompiles.recompiles(ls.rs) if r.variant == first.variant),
+                   first_calls.first_calls(ls, first.variant))
 
 
 def advice(ls: tables.LoadedSet) -> Advice | None:

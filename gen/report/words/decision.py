@@ -10,6 +10,7 @@ from gen.analysis import leads, rules
 from gen.model.scenarios import ARTICLE
 from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
+from gen.report.words import first_calls as first_call_words
 from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words.behind import behind_line, short_count
@@ -452,13 +453,16 @@ def _startup(a: advice_mod.Advice) -> str | None:
         if parts:
             text += f"; where lengths vary (the dynamic-lengths scenario), {join_and(parts)}"
         return text + "."
-    text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call"
-    if s.backend:  # the variant beside its backend; a call that pins none is named by its variant already
-        text += f" ({label(s.variant)})"
-    text += f" took {s.first_call_s:.2f} s"
+    # the variant beside its backend; a call that pins none is named by its variant already
+    text = first_call_words.kinds_line(b, who, label(s.variant) if s.backend else "", s.first_calls, s.first_call_s)
+    after = f"{who} first {b} call"
+    if text is None:  # no first call timed past this one: whether another problem pays again is not known
+        text = f"Expect about {s.first_call_s:.1f} s of {b} start-up at {who} first {b} call"
+        text += (f" ({label(s.variant)})" if s.backend else "") + f", which took {s.first_call_s:.2f} s"
+        after = "it"
     if s.later_first_call_s is not None:
-        text += (f", and the first call of {label(s.later_variant)} after it, the same kernels at the same shape, "
-                 f"{us(s.later_first_call_s * 1e3)}")
+        text += (f". The first call of {label(s.later_variant)} after {after}, the same kernels at the same shape, "
+                 f"took {us(s.later_first_call_s * 1e3)}")
     return text + "."
 
 
