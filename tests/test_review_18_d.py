@@ -5,13 +5,22 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from gen.analysis import advice, calls, verdicts
 from gen.analysis.calls import Spread
 from gen.report.pages import decision
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
 from gen.report.words import verdicts as verdict_words
-from tests.conftest import all_verdicts
+from tests.conftest import CAPTURED_LATER, RESULTS, all_verdicts
+
+
+@pytest.fixture(scope="module")
+def loaded_h100():
+    from gen.analysis import tables
+
+    return tables.load_set(RESULTS / CAPTURED_LATER[0])
 
 # --------------------------------------------------------------------------- finding 1: a host-bound call's loop gain
 
@@ -171,3 +180,30 @@ def test_the_lesson_gives_every_sweep_first_call_once(paired):
             assert f"{secs(f.first_call_s)} ({where(f)}" in text
         else:  # under its scenario and head dim
             assert f"{place(f.scenario, f.mode)}, head dim {f.point.head_dim}: " in text
+
+
+# --------------------------------------------------------------------------- finding 4: pinning flash, against whom
+
+
+def test_pinning_flash_is_set_against_the_default_call_where_it_is_faster_warm(loaded_h100):
+    """Review 18 item 4: in decode flash's warm call (54.2 µs) was called "faster too" against pinned cuDNN (91.2 µs),
+    while the default call, on cuDNN's kernels, took 49.5 µs. Flash is set against the faster of the two cuDNN calls,
+    and what decides is each new length: the break-even is cuDNN's plan against that warm gap."""
+    from gen.analysis import dynamic, length_cost
+    from gen.report.words import lengths_beside as lengths_words
+
+    b = length_cost.beside(loaded_h100, "t")
+    auto = dict(b.auto_warm)
+    assert "decode" in auto  # the default's decode runs ran cuDNN (their plans cached by the pinned run)
+    assert any(c == "cudnn" for _, _, c in dynamic.phase_facts(loaded_h100.rs, "decode").warm_cache)
+    text = lengths_words.flash_trade(b, ("decode",))
+    f, c, n, who, pinned = b.flash_trade("decode")
+    assert c == auto["decode"] < pinned and who == "sdpa_auto"
+    cx = dict((ph, x) for ph, x, _ in b.phases)["decode"]
+    assert n == (cx - dict(b.flash)["decode"]) / (f - c)
+    assert f"{words.us(f)}, {words.times(f / c)} the {words.us(c)} of {words.label('sdpa_auto')}" in text
+    assert f"{words.us(pinned)} of {words.label('sdpa_cudnn')} pinned" in text
+    assert "what decides is each new length" in text and "faster too" not in text
+    # where no default call ran cuDNN's kernels faster warm, pinned cuDNN stays the reference
+    plain = dataclasses.replace(b, auto_warm=())
+    assert plain.flash_trade("decode")[3] == "sdpa_cudnn" and "faster too" in lengths_words.flash_trade(plain)
