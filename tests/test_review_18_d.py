@@ -207,3 +207,55 @@ def test_pinning_flash_is_set_against_the_default_call_where_it_is_faster_warm(l
     # where no default call ran cuDNN's kernels faster warm, pinned cuDNN stays the reference
     plain = dataclasses.replace(b, auto_warm=())
     assert plain.flash_trade("decode")[3] == "sdpa_cudnn" and "faster too" in lengths_words.flash_trade(plain)
+
+
+# --------------------------------------------------------------------------- finding 13: memory in GiB, two moments
+
+
+def test_a_captures_whole_gb_is_said_in_gib_as_rounded():
+    """The capture wrote "34 GB" (rounded to a whole 10^9 bytes) beside PyTorch's GiB: said as the GiB it is."""
+    from gen.report.words.common import GB, GIB, refusal
+
+    text = refusal("skipped", "not run: the 34 GB score matrix alone is more than the 1 GB left free on the GPU at "
+                   "this point (of its 85 GB; the rest held by the capture)")
+    assert " GB" not in text
+    for n in (34, 1, 85):
+        assert f"≈{n * GB / GIB:.0f} GiB" in text
+    assert refusal("skipped", "needs 0 GB and 1.5 GB") == f"needs <{0.5 * GB / GIB:.1f} GiB and 1.5 GB"
+
+
+def test_the_paired_sliding_window_page_gives_memory_in_gib_and_its_two_moments():
+    """The paired sliding-window page's list of calls that did not run: one unit, and the two free-memory readings said
+    to be of two moments; every set's pages carry no whole-GB size of the capture's."""
+    import re
+
+    from gen.report.pages import scenario_set
+    from gen.report.words.common import free_readings_note
+
+    rows = [dict(variant="sdpa_math", label="SDPA math", status="oom",
+                 why_not="out of memory: Tried to allocate 64.00 GiB. GPU 0 has a total capacity of 79.18 GiB of "
+                         "which 4.31 GiB is free."),
+            dict(variant="naive_compiled", label="Naive under torch.compile", status="skipped",
+                 why_not="not run: the ≈32 GiB score matrix alone is more than the ≈1 GiB left free on the GPU")]
+    said = scenario_set._not_run(rows)
+    assert said[-1] == free_readings_note(said[:-1]) and said[-1].startswith("Both free-memory figures")
+    assert free_readings_note(said[:1]) is None
+    assert scenario_set._not_run(rows[:1]) == said[:1]  # one reading: no note
+    from tests.conftest import ROOT
+
+    page = ROOT / "docs" / "generated" / "sets" / "nvidia-h100-80gb-hbm3__torch-2.11.0__paired" / "scenarios"
+    if (page / "sliding-window.md").is_file():  # a built tree (gen build): its text too
+        text = (page / "sliding-window.md").read_text(encoding="utf-8")
+        assert not re.search(r"\d GB\b", text) and "free-memory figures above were read at different moments" in text
+
+
+def test_the_reasons_in_full_give_the_captures_sizes_in_gib(paired):
+    """The verdict's "reasons above in full" box: PyTorch's GiB and the capture's sizes in one unit."""
+    import re
+
+    seen = 0
+    for v in all_verdicts(paired):
+        for _, reason in verdict_words.cut_reasons(v):
+            assert not re.search(r"\d GB\b", reason), reason
+            seen += "GiB" in reason
+    assert seen

@@ -18,6 +18,7 @@ from gen.report.words.common import (
     backend,
     bare_reason,
     clock_time,
+    gib_units,
     intervals,
     join_and,
     label,
@@ -171,7 +172,8 @@ def cut_reasons(v: verdicts.Verdict) -> tuple[tuple[str, str], ...]:
     for x, reason, backend_name in said:
         if reason and len(reason_first_clause(reason, backend_name)) > REASON_CHARS:
             by.setdefault(reason, []).append(label(x))
-    return tuple((join_and(list(dict.fromkeys(xs))), reason) for reason, xs in by.items())
+    # the capture's own sizes in GiB, as PyTorch's beside them (review 18 item 13)
+    return tuple((join_and(list(dict.fromkeys(xs))), gib_units(reason)) for reason, xs in by.items())
 
 
 def not_measured_line(v: verdicts.Verdict) -> str | None:
