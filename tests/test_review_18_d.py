@@ -259,3 +259,27 @@ def test_the_reasons_in_full_give_the_captures_sizes_in_gib(paired):
             assert not re.search(r"\d GB\b", reason), reason
             seen += "GiB" in reason
     assert seen
+
+
+# --------------------------------------------------------------------------- finding 14: why there are no counters
+
+
+def test_a_capture_that_records_its_stages_and_no_counter_pass_says_so(paired, h200_v1):
+    """The paired set (schema 5) records its stages, and no counter pass among them: it took none. It was said to
+    predate the pass, as a schema-1 set does; a schema-1 set (no stages recorded) keeps that reason."""
+    from gen.analysis import counters
+    from gen.report.words import kernels as kernel_words
+
+    assert paired.rs.stage_seconds and counters.COUNTER_STAGE not in paired.rs.stage_seconds
+    ok = [r for r in paired.rs.runs if r.status == "ok"]
+    assert ok and all(r.counters is None for r in ok)
+    for r in ok:
+        m = counters.for_run(paired, r.mode, r.variant)
+        assert m.absent == counters.Absent.NOT_TAKEN
+        said = kernel_words.counters_absent(m.absent, m.reason)
+        assert "schema 1" not in said and "none is among its recorded stages" in said
+    # a schema-1 set records no stages: its reason stays
+    run = next(r for r in h200_v1.rs.runs if r.status == "ok")
+    assert counters.for_run(h200_v1, run.mode, run.variant).absent == counters.Absent.NOT_CAPTURED
+    # a set whose stages include the pass and a run without counters: not "not taken"
+    assert counters.match(run, None, "cuda", {counters.COUNTER_STAGE: 1.0}).absent == counters.Absent.NOT_CAPTURED
