@@ -283,3 +283,28 @@ def test_a_capture_that_records_its_stages_and_no_counter_pass_says_so(paired, h
     assert counters.for_run(h200_v1, run.mode, run.variant).absent == counters.Absent.NOT_CAPTURED
     # a set whose stages include the pass and a run without counters: not "not taken"
     assert counters.match(run, None, "cuda", {counters.COUNTER_STAGE: 1.0}).absent == counters.Absent.NOT_CAPTURED
+
+
+# --------------------------------------------------------------------------- finding 16: the tiles' sentence
+
+
+def test_the_tiles_sentence_agrees_in_number_and_prints_an_exact_ratio():
+    """"1 query tiles", "inferred …: not recorded" and "8.000×" (review 18 item 16), on synthetic launches."""
+    from types import SimpleNamespace
+
+    from gen.report.words import why as why_words
+
+    def launch(tiles, rows, queries):
+        return SimpleNamespace(padded_rows=tiles * rows, queries=queries, blocks=64 * tiles, tiles_per_head=tiles,
+                               warpgroups=rows // 64 + 1, tile_rows=rows, tensor_busy_us=None)
+
+    mine = launch(1, 128, 16)
+    import unittest.mock as mock
+
+    with mock.patch.object(why_words, "tile_work", lambda a, b: None):
+        one = why_words.work_line(mine, launch(1, 128, 16), "X")
+        six = why_words.work_line(mine, launch(6, 192, 1024), "X")
+    assert "X's 64 blocks are one query tile a head" in one and "8× the rows needed" in one
+    assert "X's 384 blocks are 6 query tiles a head" in six and "1.125× the rows needed" in six
+    for text in (one, six):
+        assert "not recorded" not in text and ".000×" not in text and "1 query tiles" not in text
