@@ -308,3 +308,31 @@ def test_the_tiles_sentence_agrees_in_number_and_prints_an_exact_ratio():
     assert "X's 384 blocks are 6 query tiles a head" in six and "1.125× the rows needed" in six
     for text in (one, six):
         assert "not recorded" not in text and ".000×" not in text and "1 query tiles" not in text
+
+
+# --------------------------------------------------------------------------- finding 17: pages of scenarios not reached
+
+
+def test_a_scenario_the_time_limit_kept_the_capture_from_is_a_stub(paired, loaded_h100, monkeypatch):
+    """The paired set's pages of the scenarios its time limit kept it from: that (with the capture's duration), a link
+    to the page of a set of the same GPU model and PyTorch that measured it, and no conventions, ceilings or tables."""
+    from gen.analysis import capture_gaps
+    from gen.report import format as fmt
+    from gen.report import site, units
+    from gen.report.pages import scenarios as scenario_pages
+
+    monkeypatch.setattr(scenario_pages, "set_view", lambda *a: None)  # the measured scenarios' pages: not made here
+    unreached = [n for n, why in paired.gaps.not_reached if why == capture_gaps.STOPPED]
+    for sets, beside in (([loaded_h100, paired], True), ([paired], False)):
+        ctx = units.set_context(site.Context(sets), paired)
+        pages = {p.path: p.text for p in scenario_pages.set_pages(ctx, paired)}
+        stubs = [n for n in unreached if fmt.set_scenario_page(paired.name, n) in pages]
+        assert stubs and len(pages) == len(stubs)
+        for n in stubs:
+            text = pages[fmt.set_scenario_page(paired.name, n)]
+            assert f"stopped at its time limit (after {paired.rs.duration_s:.0f} s)" in text
+            for absent in ("ceiling</", "TFLOP/s", "<table", "How the rates are counted", "Clocks, power"):
+                assert absent not in text, (n, absent)
+            theirs = fmt.set_scenario_page(loaded_h100.name, n)
+            assert (fmt.relpath(theirs, fmt.set_scenario_page(paired.name, n)) in text) == (
+                beside and n in loaded_h100.gaps.measured), n
