@@ -67,7 +67,7 @@ def loop_keeps_short(workloads: list[tuple[str, str]]) -> str | None:
 def loop_cells(gain: str, loop_ms: tuple[float, float]) -> tuple[str, str]:
     """An exception row whose call is host-bound (review 18 item 1): its gain cell with the gain an eager loop on this
     host gets beside the GPU's, and the words its Holds cell opens with ((its eager median, SDPA unpinned's), ms):
-    ("2.96× on the GPU; 1.38× in an eager loop", "host-bound: 131.6 against 181.5 µs a call in an eager loop on this
+    ("2.96× on the GPU; 1.38× in an eager loop", "host-bound: 131.6 µs against 181.5 µs a call in an eager loop on this
     host")."""
     mine, theirs = loop_ms
     return (f"{gain} on the GPU; {times(theirs / mine)} in an eager loop",

@@ -40,7 +40,7 @@ def host_crossover(gpu_ms: float | None, host_cost_ms: float | None, host_ref_ms
 
 def loop_gain(first_ms: float, second_ms: float, who: str | None = None, how: str = "") -> str:
     """A host-bound call's gain in an eager loop on this host (two eager medians, ms, in the order the sentence names
-    the calls), which is not its gain on the GPU alone (review 18 item 1): "1.38× (131.6 against 181.5 µs a call: X
+    the calls), which is not its gain on the GPU alone (review 18 item 1): "1.38× (131.6 µs against 181.5 µs a call: X
     is host-bound)"."""
     ratio = max(first_ms, second_ms) / min(first_ms, second_ms)
     said = f": {who} is host-bound" if who else ""
