@@ -415,15 +415,17 @@ def test_a_compiled_naive_point_whose_score_matrix_the_gpu_cannot_hold_twice_is_
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device=None: (140e9, 143e9))
     fresh = sweep_limits.Series(growth=sweep_limits.Growth(), key=("naive_compiled", "inference"), scenario="article")
     compiled, naive = variants.VARIANTS["naive_compiled"], variants.VARIANTS["naive"]
-    # 8k tokens, B8 H16: 17 GB, room for a copy; 16k: 69 GB, none
+    # 8k tokens, B8 H16: 16 GiB, room for a copy; 16k: 64 GiB, none (sizes in GiB, as PyTorch's OOM messages give
+    # them: review 18 item 13)
     job = sweep_plan.Job(art, "inference", art.point(8192), compiled, None)
     assert sweep_limits.not_run(job, fresh, far, gpu) is None
     why = sweep_limits.not_run(sweep_plan.Job(art, "inference", art.point(16384), compiled, None), fresh, far, gpu)
-    assert why.startswith("not run: the first call's autotuner would keep a pinned host copy of the 69 GB score matrix")
-    # at 32k the matrix alone (275 GB) is more than the GPU holds
+    assert why.startswith("not run: the first call's autotuner would keep a pinned host copy of the 64.00 GiB score "
+                          "matrix")
+    # at 32k the matrix alone (256 GiB) is more than the GPU holds
     why = sweep_limits.not_run(sweep_plan.Job(art, "inference", art.point(32768), compiled, None), fresh, far, gpu)
-    assert why == ("not run: the 275 GB score matrix alone is more than the 140 GB left free on the GPU at this point "
-                   "(of its 143 GB; the rest held by the capture)")
+    assert why == ("not run: the 256.00 GiB score matrix alone is more than the 130.39 GiB left free on the GPU at "
+                   "this point (of its 133.18 GiB; the rest held by the capture)")
     # the eager product has no autotuner
     eager = sweep_limits.Series(growth=sweep_limits.Growth(), key=("naive", "inference"), scenario="article")
     job = sweep_plan.Job(art, "inference", art.point(16384), naive, None)

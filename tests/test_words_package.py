@@ -70,8 +70,9 @@ def test_refusal_is_defined_once():
 def test_refusal_says_why_for_a_table_and_a_point():
     from gen.report.words.common import refusal
 
+    # a capture's whole GB said in GiB (review 18 item 13): 5 GB is 4.66 GiB
     assert refusal("skipped", "needs 90 GB: more than the GPU's 5 GB free").endswith(
-        "more than the 5 GB the capture left free (not the GPU's capacity)")
+        "more than the ≈5 GiB the capture left free (not the GPU's capacity)")
     assert refusal("oom", None) == "out of memory"
     assert refusal("error", float("nan")) == "no reason recorded"
     assert refusal("skipped", None, needs_cuda=True).startswith("needs CUDA")

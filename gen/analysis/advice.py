@@ -35,6 +35,7 @@ from gen.analysis import (
     batch_call,
     calls,
     dynamic,
+    first_calls,
     host_rules,
     leads,
     length_cost,
@@ -164,6 +165,7 @@ class Exception_:
     # this call, or this call and mask_cost.other (its kernel sums said beside its as-run lead: review 2026-12-07-8
     # item 2)
     mask_orders: object = None
+    loop_ms: tuple[float, float] | None = None  # a host-bound call: its and the default's eager medians (review 18 #1)
 
 
 @dataclass(frozen=True)
@@ -183,6 +185,7 @@ class Startup:
     # Where its dynamic-lengths runs compiled again at their first length: what differed from the set's earlier run
     # nearest in configuration (gen.analysis.recompiles; review 10 item 4)
     recompiled: tuple = ()
+    first_calls: tuple = ()  # the variant's first calls over the capture (gen.analysis.first_calls; review 18 item 2)
 
 
 @dataclass(frozen=True)
@@ -281,8 +284,7 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
     ratio_by = leads.AS_RUN
     if outcome == "slower":  # behind: by the measure that decides the order (review 2026-12-06-7 item 1)
         ratio, ratio_by = verdicts.orders(v.fastest, t, v.basis).deciding
-    twin = None
-    backend = None
+    twin = backend = None
     if v.auto is not None and v.auto.variant == variant:
         twin = v.auto.same_as[0] if v.auto.same_as else None
         backend = v.auto.backend or v.auto.kernel_backend
@@ -421,8 +423,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               else None,
                               between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False),
                               between_noise=tuple(x for x, _ in between if x in v.near),
-                              keeps_default=keeps,
-                              alternative=alt,
+                              keeps_default=keeps, alternative=alt, loop_ms=calls.loop_ms(f, t),
                               mask_cost=(mc := mask_cost.mask_cost(ls, v, alt or f.variant,
                                                                    lambda x, v=v: dense_mask_at(ls, v, x))),
                               mask_orders=_mask_orders(v, f, alt, mc)))
@@ -469,7 +470,8 @@ def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> 
                   for f in dynamic.runs(ls.rs, switched=False) if f.variant == first.variant and f.ok)
     return Startup(first.variant, backend, first.first_call_s, later.first_call_s if later else None,
                    later.variant if later else None, first.first_in_process, status, costs,
-                   tuple(r for r in recompiles.recompiles(ls.rs) if r.variant == first.variant))
+                   tuple(r for r in recompiles.recompiles(ls.rs) if r.variant == first.variant),
+                   first_calls.first_calls(ls, first.variant))
 
 
 def advice(ls: tables.LoadedSet) -> Advice | None:

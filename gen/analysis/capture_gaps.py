@@ -50,9 +50,12 @@ def package_of(reason: str | None) -> str | None:
     return m.group(1) if m else None
 
 
+STOPPED = "stopped by the time limit"  # Gaps.not_reached's why for a scenario the time limit kept the capture from
+
+
 def _why(reasons: list[str]) -> str:
     if any(TIME_LIMIT in r for r in reasons):
-        return "stopped by the time limit"
+        return STOPPED
     return "nothing measured"
 
 
@@ -96,6 +99,17 @@ def siblings(sets, ls) -> list:
     env = ls.environment
     return [o for o in sets if o is not ls and o.kind == schema.SetKind.MEASURED and o.environment.device == "cuda"
             and (o.environment.gpu_name, o.environment.torch) == (env.gpu_name, env.torch)]
+
+
+def measured_beside(sets, ls) -> dict[str, object]:
+    """Per scenario the time limit kept `ls`'s capture from (Gaps.not_reached, STOPPED), the first of its siblings that
+    measured it: its page of the scenario stands in for this set's (review 18 item 17)."""
+    out = {}
+    for name, why in ls.gaps.not_reached:
+        other = next((o for o in siblings(sets, ls) if name in o.gaps.measured), None) if why == STOPPED else None
+        if other is not None:
+            out[name] = other
+    return out
 
 
 def different_answers(sets, ls, answer_of) -> list[tuple[object, str]]:

@@ -50,6 +50,10 @@ class Absent(enum.StrEnum):
     PUBLISHED = "published"  # a reference set: figures as published, no counter pass
     NOT_RUN = "not_run"  # the run itself did not complete (status not ok)
     NOT_CAPTURED = "not_captured"  # the set's capture took no counter pass (schema 1 sets, or asked not to)
+    # A capture that records its stages (schema 3 on) and no counter pass among them: it was not taken. A pass that
+    # was taken and could not read counters (no ncu on the machine included) records why, as UNAVAILABLE (review 18
+    # item 14: the paired set was said to predate the pass, at schema 5)
+    NOT_TAKEN = "not_taken"
     UNAVAILABLE = "unavailable"  # the counter pass was tried and failed: capture's reason kept
     NO_TRACE = "no_trace"  # counters, but no trace to match them to
 
@@ -110,7 +114,10 @@ def _missing(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-def _absent(run: schema.VariantRun, device: str) -> tuple[Absent, str | None] | None:
+COUNTER_STAGE = "counters"  # the counter pass's name among a capture's stages (gen.capture.runner._counters_stage)
+
+
+def _absent(run: schema.VariantRun, device: str, stages: dict | None = None) -> tuple[Absent, str | None] | None:
     if run.published is not None:
         return Absent.PUBLISHED, None
     if device != "cuda" or run.device != "cuda":
@@ -119,7 +126,7 @@ def _absent(run: schema.VariantRun, device: str) -> tuple[Absent, str | None] | 
         return Absent.NOT_RUN, None
     c = run.counters
     if c is None:
-        return Absent.NOT_CAPTURED, None
+        return (Absent.NOT_TAKEN if stages and COUNTER_STAGE not in stages else Absent.NOT_CAPTURED), None
     if c.status != schema.Status.OK:
         return Absent.UNAVAILABLE, c.reason
     return None
@@ -170,10 +177,11 @@ def repeats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [dict(index=int(r["index"]), **source(r["same_as"])) for r in rows if not missing(r["same_as"])]
 
 
-def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cuda") -> Matched:
+def match(run: schema.VariantRun, tr: trace_mod.Trace | None, device: str = "cuda",
+          stages: dict | None = None) -> Matched:
     """The counters of `run` beside the kernels of `tr`'s first profiled call.
-    `device` is the set's (environment.device)."""
-    why = _absent(run, device)
+    `device` is the set's (environment.device); `stages`, its capture's time by stage (ResultSet.stage_seconds)."""
+    why = _absent(run, device, stages)
     if why is not None:
         return Matched([], why[0], why[1])
     if tr is None or not tr.forwards:
@@ -295,5 +303,5 @@ def for_run(ls, mode: str, variant: str) -> Matched:
         if run is None:
             raise KeyError(f"{ls.name}: no {mode} run of {variant}")
         tr = ls.trace(mode, variant) if run.status == schema.Status.OK and run.trace else None
-        ls._tables[key] = match(run, tr, ls.environment.device)
+        ls._tables[key] = match(run, tr, ls.environment.device, ls.rs.stage_seconds)
     return ls._tables[key]

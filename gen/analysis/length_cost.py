@@ -109,19 +109,27 @@ class Beside:
     # warm call, slower than cuDNN's in prefill (review 2026-12-07-6 item 8: 247 against 124 µs), and the advice
     # to pin it must say so
     flash_warm: tuple[tuple[str, float], ...] = ()
+    # (phase, the default call's warm call in a loop, ms) where that call, SDPA unpinned, ran cuDNN's kernels there
+    # (dynamic.PhaseFacts.warm_cache): in decode it is faster warm than pinned cuDNN (49.5 against 91.2 µs), and
+    # pinning flash is set against the call the reader would otherwise make (review 18 item 4)
+    auto_warm: tuple[tuple[str, float], ...] = ()
 
-    def flash_trade(self, phase: str) -> tuple[float, float, float | None] | None:
-        """(flash's warm ms, cuDNN's warm ms, the calls at one length past which cuDNN costs less in all, its plan
-        included: (cuDNN's first-call extra − flash's) / (flash's warm − cuDNN's); None where flash is no slower
-        warm, so it costs less at any count); None where either warm call is not measured."""
+    def flash_trade(self, phase: str) -> tuple[float, float, float | None, str, float] | None:
+        """(flash's warm ms, the cuDNN call's warm ms, the calls at one length past which that call costs less in
+        all, cuDNN's plan included: (cuDNN's first-call extra − flash's) / (flash's warm − its); None where flash is
+        no slower warm, so it costs less at any count; the cuDNN call set against flash: the default's where it is
+        faster warm than pinned cuDNN, else pinned cuDNN; pinned cuDNN's warm ms); None where a warm call is not
+        measured."""
         warm, extra = dict(self.flash_warm), dict(self.flash)
         cudnn = next(((x, w) for ph, x, w in self.phases if ph == phase), None)
         if cudnn is None or phase not in warm:
             return None
         f, (cx, cw) = warm[phase], cudnn
-        if f <= cw:
-            return f, cw, None
-        return f, cw, (cx - extra.get(phase, 0.0)) / (f - cw)
+        auto = dict(self.auto_warm).get(phase)
+        who, ref = (variant_role("automatic"), auto) if auto is not None and auto < cw else ("sdpa_cudnn", cw)
+        if f <= ref:
+            return f, ref, None, who, cw
+        return f, ref, (cx - extra.get(phase, 0.0)) / (f - ref), who, cw
 
 
 def first_extra(ls: tables.LoadedSet, variant: str, field: str = "first_overhead_ms") -> tuple[tuple[str, float], ...]:
@@ -140,4 +148,8 @@ def beside(ls: tables.LoadedSet, title: str) -> Beside | None:
     got = lengths(ls, "sdpa_cudnn")
     if got is None or not got.measured or not got.phases:
         return None
-    return Beside(ls.name, title, got.phases, first_extra(ls, "sdpa_flash"), first_extra(ls, "sdpa_flash", "steady_ms"))
+    auto = variant_role("automatic")
+    on_cudnn = {ph for ph in dynamic.phases(ls.rs)
+                if any(v == auto and chose == "cudnn" for v, _, chose in dynamic.phase_facts(ls.rs, ph).warm_cache)}
+    return Beside(ls.name, title, got.phases, first_extra(ls, "sdpa_flash"), first_extra(ls, "sdpa_flash", "steady_ms"),
+                  tuple((ph, ms) for ph, ms in first_extra(ls, auto, "steady_ms") if ph in on_cudnn))

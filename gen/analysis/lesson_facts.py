@@ -32,6 +32,7 @@ from gen.analysis import (
     counters,
     determinism_rule,
     findings,
+    first_calls,
     flops,
     kernel_names,
     kernel_rules,
@@ -388,10 +389,12 @@ class CudnnCosts:
     train_first_call_s: float | None  # its first training step: new problems for cuDNN (the backward)
     others_first_call_s: dict  # variant -> s, the other fused SDPA backends
     others_train_first_call_s: dict  # variant -> s
-    new_shape_first_call_s: dict  # kv_len -> s: first calls at other shapes (sweep points that record one)
     host_ms: float | None  # median host dispatch a call
     others_host_ms: dict  # variant -> ms
     transposes: dict  # variant -> transpose/permute ops in one call, fused SDPA backends
+    # its first calls over the capture, each point with what it paid and what was new (gen.analysis.first_calls;
+    # review 18 item 3: a dict by KV length kept one problem a length)
+    first_calls: tuple = ()
 
     @property
     def persistent(self) -> bool | None:
@@ -456,8 +459,6 @@ def cudnn_costs(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = None
     same = {r.variant: r.first_call_s for r in order[at + 1:] if at is not None and r.mode == "inference"
             and r.scenario == "article" and r.variant in rows and rows[r.variant].main_kernel == mk["name"]
             and r.first_call_s is not None} if at is not None else {}
-    shapes = {p.point.kv_len: p.first_call_s for p in ls.rs.sweep
-              if p.variant == name and p.mode == "inference" and getattr(p, "first_call_s", None) is not None}
     grid = mk["blocks"]
     return CudnnCosts(
         variant=name, kernel=_refs(name, kt[kt["index"] == mk["index"]])[0], name=mk["name"],
@@ -472,6 +473,6 @@ def cudnn_costs(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = None
         same_problem_first_s=same, train_first_call_s=first(name, "train"),
         others_first_call_s={v: first(v) for v in others},
         others_train_first_call_s={v: first(v, "train") for v in others},
-        new_shape_first_call_s=shapes,
+        first_calls=first_calls.first_calls(ls, name),
         host_ms=host(name), others_host_ms={v: host(v) for v in others},
         transposes={v: _transposes(ls, v) for v in [name, *others]})

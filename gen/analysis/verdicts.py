@@ -44,6 +44,7 @@ from gen.analysis.calls import (
     Timed,
     interval,  # noqa: F401 - gen.report.pages.decision reads verdicts.interval
     kernel_backend,
+    loop_ms,
     overlaps,
     point_of,
     timed,
@@ -185,6 +186,11 @@ class Verdict:
     def undecided(self) -> tuple[Orders, ...]:
         """The pairs of `orders` whose as-run intervals are apart but which the other orders leave not decided."""
         return tuple(o for o in self.orders if o.apart and not o.decided)
+
+    @property
+    def loop_ms(self) -> tuple[float, float] | None:
+        """A host-bound fastest call's eager median and the runner-up's (calls.loop_ms), else None."""
+        return loop_ms(self.fastest, self.runner_up)
 
     @property
     def memory_bound(self) -> bool:

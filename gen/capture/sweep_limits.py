@@ -157,6 +157,7 @@ MAX_CROSS_WORK_RATIO = 16.0
 # first call at 8k tokens (17 GB; 4.7 s with the room: benchmarks/data/compile_probe_room.json), and it
 # grows with the matrix: a point whose matrix is past the room is not run.
 SCORE_BYTES = 2  # bf16
+GIB = 2.0 ** 30
 
 
 def _autotune_copies(job: Job, device: torch.device) -> str | None:
@@ -168,15 +169,16 @@ def _autotune_copies(job: Job, device: torch.device) -> str | None:
     free, total = torch.cuda.mem_get_info(device)
     if scores > free:
         # free is what this process left, not the GPU's capacity: say both (review item 17)
-        return (f"not run: the {scores / 1e9:.0f} GB score matrix alone is more than the {free / 1e9:.0f} GB left "
-                f"free on the GPU at this point (of its {total / 1e9:.0f} GB; the rest held by the capture)")
+        # in GiB, as PyTorch's out-of-memory messages beside it are (review 18 item 13)
+        return (f"not run: the {scores / GIB:.2f} GiB score matrix alone is more than the {free / GIB:.2f} GiB left "
+                f"free on the GPU at this point (of its {total / GIB:.2f} GiB; the rest held by the capture)")
     # The room is a share of the free memory, and the matrix itself is allocated out of it first.
     if scores <= free * AUTOTUNE_ROOM_SHARE - scores:
         return None
-    return (f"not run: the first call's autotuner would keep a pinned host copy of the {scores / 1e9:.0f} GB "
+    return (f"not run: the first call's autotuner would keep a pinned host copy of the {scores / GIB:.2f} GiB "
             f"score matrix for every candidate config and copy it back after every timed call, the matrix being "
             f"more than the room the capture lends the autotuner on the GPU (half the free memory, "
-            f"{free * AUTOTUNE_ROOM_SHARE / 1e9:.0f} GB, less the matrix itself); "
+            f"{free * AUTOTUNE_ROOM_SHARE / GIB:.2f} GiB, less the matrix itself); "
             f"benchmarks/data/compile_probe_room.json measured that path at 8k tokens")
 
 

@@ -141,6 +141,9 @@ class Context:
     # a per-set builder's: what a set of the same GPU model and PyTorch measured of cuDNN at new lengths
     # (gen.analysis.length_cost.Beside), made where every set is loaded (units.set_context), or None
     lengths_beside: object | None = None
+    # a per-set builder's: per scenario the set's time limit kept it from, (name, title) of a set of the same GPU model
+    # and PyTorch that measured it (capture_gaps.measured_beside), made with lengths_beside
+    scenarios_beside: dict = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property

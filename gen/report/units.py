@@ -106,8 +106,10 @@ def set_context(ctx: Context, ls: tables.LoadedSet, parts=BESIDE_PARTS) -> Conte
         return Context(ctx.sets, ctx.skipped, first=first, prerender=ctx.prerender)
     # a sibling is read (decoded, where kept) only for the parts that cite it
     beside = lengths_beside(ctx.sets, ls) if set(parts) & set(BESIDE_PARTS) else None
+    scenarios = {n: (o.name, fmt.set_title(o)) for n, o in capture_gaps.measured_beside(ctx.sets, ls).items()} \
+        if set(parts) & set(BESIDE_PARTS) else {}
     return Context([ls] + [s for s in references(ctx.sets) if s is not ls], first=first, prerender=ctx.prerender,
-                   lengths_beside=beside)
+                   lengths_beside=beside, scenarios_beside=scenarios)
 
 
 def lengths_beside(sets, ls: tables.LoadedSet):
@@ -275,7 +277,7 @@ def _reads(ctx: Context, plan: _Plan, ls: tables.LoadedSet, part: str) -> list[s
     out = [x for r in references(ctx.sets) for x in named(r)]
     if part in ("own", "pair", "published"):
         out += named(ctx.first)
-    if part in BESIDE_PARTS and ls.kind == SetKind.MEASURED:  # Context.lengths_beside
+    if part in BESIDE_PARTS and ls.kind == SetKind.MEASURED:  # Context.lengths_beside and scenarios_beside
         out += [x for s in capture_gaps.siblings(ctx.sets, ls) for x in named(s)]
     if part == "published":
         out += named(compare.partner(ls, ctx.sets, ctx.first))

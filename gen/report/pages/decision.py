@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from gen.analysis import advice, rules, verdicts
+from gen.analysis import advice, calls, rules, verdicts
 from gen.analysis.values import variant_role
 from gen.model.schema import Mode
 from gen.model.variants import VARIANTS
@@ -234,6 +234,9 @@ def _exception_cell(ls, a, v, e, rec: str, g: float | None, gain: str) -> tuple[
         gain = gain.replace(words.times(g), words.times(g) + "*", 1)
         cond += ". " + decision_words.mask_arg_note(words.times(g), e.mask_arg_backend,
                                                     VARIANTS[rec].masks).removesuffix(".")
+    if rec != auto and (loop := calls.loop_ms(v.row(rec), v.row(auto))) is not None:  # review 18 item 1
+        gain, said = screen_words.loop_cells(gain, loop)
+        cond = f"{said}; {cond}"
     if e.compile_s is not None:
         cond += f"; its first call compiles ({e.compile_s:.1f} s)"
     if e.alternative is not None:  # the mask call it is named before (review 2026-12-07-6 items 1 and 4)

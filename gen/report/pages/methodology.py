@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import host_rules, kernel_rules, method, reach, rules
+from gen.analysis import first_calls, host_rules, kernel_rules, method, reach, rules
 from gen.report import format as fmt
 from gen.report.site import Context, Page
 from gen.report.words import mask_cost as mask_words
@@ -39,7 +39,7 @@ def rules_view(by_set=()) -> dict:
                 clock_rule_pct=rules.CLOCK_RULE_PCT, clock_gap_pct=rules.CLOCK_GAP_PCT,
                 power_at_limit_pct=rules.POWER_AT_LIMIT_PCT, sustained_s=rules.SUSTAINED_WINDOW_S,
                 advice_gain=rules.ADVICE_MIN_GAIN, maskless_rule=mask_words.MASKLESS_RULE,
-                startup_s=rules.STARTUP_NOTE_S, lead_rules=method_words.lead_rules(),
+                startup_s=rules.STARTUP_NOTE_S, new_kind_s=first_calls.NEW_KIND_S, lead_rules=method_words.lead_rules(),
                 behind_rule=method_words.behind_rule())
 
 

@@ -130,7 +130,8 @@ def _not_run(rows: list[dict]) -> list[str]:
     for r in rows:
         if r["variant"] not in ran and r["variant"] not in out:
             out[r["variant"]] = scenario_words.not_run(r["label"], r["status"], r["why_not"])
-    return list(out.values())
+    note = words.free_readings_note(list(out.values()))  # two readings of free memory: two moments (review 18 #13)
+    return list(out.values()) + ([note] if note else [])
 
 
 def _reason_key(why: str) -> str:

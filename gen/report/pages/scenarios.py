@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from gen.analysis import capture_gaps, scaling
 from gen.analysis import dynamic as dyn
-from gen.analysis import scaling
 from gen.analysis import scenarios as sa
 from gen.model import scenarios as declared
 from gen.report import format as fmt
@@ -21,6 +21,7 @@ from gen.report.pages import scenario_first
 from gen.report.pages.scenario_paths import INDEX, over_sets, scenario_page
 from gen.report.pages.scenario_set import set_view, table_rows
 from gen.report.site import MAX_KERNEL_ROWS, Context, Page
+from gen.report.words import capture as capture_words
 from gen.report.words import common as words
 from gen.report.words import kernels as kernel_words
 from gen.report.words import scenario_first as first_words
@@ -83,10 +84,26 @@ def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[d
     )
 
 
+def _stub(ctx: Context, ls, name: str, page: str) -> str:
+    """The set's page of a scenario its time limit kept it from: that, and a sibling's page of it where one measured
+    it (Context.scenarios_beside); no table, chart or ceiling (review 18 item 17)."""
+    title = sa.scenario_title(ctx.sets, name)
+    other = ctx.scenarios_beside.get(name)
+    return ctx.template("scenario_stub.md.j2").render(
+        here=page, title=title, one_set=ls, scenario_link=fmt.relpath(INDEX, page),
+        not_reached=capture_words.unreached_page(title, ls.gaps),
+        beside=capture_words.measured_by(other[1]) if other else None,
+        beside_link=fmt.relpath(fmt.set_scenario_page(other[0], name), page) if other else None)
+
+
 def set_pages(ctx: Context, ls) -> Iterator[Page]:
     if not ls.measured:
         return
     for name in sa.scenario_names([ls]):
+        if (name, capture_gaps.STOPPED) in ls.gaps.not_reached:
+            page = fmt.set_scenario_page(ls.name, name)
+            yield Page(page, _stub(ctx, ls, name, page))
+            continue
         view = set_view(ctx, ls, name)
         if view is None:
             continue

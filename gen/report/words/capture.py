@@ -36,6 +36,20 @@ def stopped(g: Gaps, titles: dict) -> str | None:
     return f"The capture stopped early, at its time limit{after}: {'; '.join(parts)}."
 
 
+def unreached_page(title: str, g: Gaps) -> str:
+    """A scenario page of a set whose time limit kept it from the scenario (review 18 item 17: such pages printed the
+    whole apparatus, ceilings and a table of dashes, with nothing measured)."""
+    after = f" (after {g.duration_s:.0f} s)" if g.duration_s else ""
+    return (f"Not reached: this capture stopped at its time limit{after} before it started {title}, so this set "
+            "measured no point of it; this page has no table, chart or ceiling.")
+
+
+def measured_by(set_title: str) -> str:
+    """The set of the same GPU model and PyTorch that measured a scenario this one did not reach, before the link to its
+    page of it."""
+    return f"The set {set_title}, of the same GPU model and PyTorch, measured it:"
+
+
 def not_reached(g: Gaps, titles: dict) -> str | None:
     """The set page's line after "Scenarios measured": the others, each with why."""
     if not g.not_reached:

@@ -270,8 +270,39 @@ def variant_backend(x: str) -> str | None:
 _GPU_FREE = re.compile(r"more than the GPU's ([\d.]+ [KMGT]?i?B) free")
 
 
+# Captures before review 18 wrote their own skip reasons' sizes in whole GB (10^9 bytes) while PyTorch's out-of-memory
+# messages give GiB: one GPU's memory read in two units two sentences apart (item 13). A whole GB is said as the GiB
+# it is, rounded as the GB was: "34 GB" is 33.5-34.5 GB, 31.2-32.1 GiB, so "≈32 GiB"
+_WHOLE_GB = re.compile(r"(?<![\d.])(\d+) GB\b")
+GB, GIB = 1e9, 2.0 ** 30
+
+
+def _gib(m: re.Match) -> str:
+    n = int(m.group(1))
+    return f"≈{n * GB / GIB:.0f} GiB" if n else f"<{0.5 * GB / GIB:.1f} GiB"
+
+
+def gib_units(text: str) -> str:
+    """A capture's reason with its whole GB said in GiB (_WHOLE_GB)."""
+    return _WHOLE_GB.sub(_gib, text)
+
+
 def free_memory_words(reason: str) -> str:
-    return _GPU_FREE.sub(r"more than the \1 the capture left free (not the GPU's capacity)", reason)
+    return gib_units(_GPU_FREE.sub(r"more than the \1 the capture left free (not the GPU's capacity)", reason))
+
+
+_FREE_READING = re.compile(r"\bfree\b")
+
+
+def free_readings_note(texts: list[str]) -> str | None:
+    """Where several reasons in one list each give the GPU's free memory: that each was read when its call was
+    reached, so they differ with what the capture held then (review 18 item 13: 4.31 GiB free for one call, ≈1 GiB
+    left free for the next, two sentences apart); None for fewer than two."""
+    n = sum(1 for t in texts if _FREE_READING.search(t))
+    if n < 2:
+        return None
+    return (f"{'Both' if n == 2 else f'The {n}'} free-memory figures above were read at different moments, each when "
+            "its call was reached: they differ with what the capture held then, not with the GPU.")
 
 
 def refusal(status: str, reason: str | None, needs_cuda: bool = False) -> str:

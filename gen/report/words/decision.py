@@ -10,6 +10,7 @@ from gen.analysis import leads, rules
 from gen.model.scenarios import ARTICLE
 from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
+from gen.report.words import first_calls as first_call_words
 from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words.behind import behind_line
@@ -34,7 +35,7 @@ from gen.report.words.first_screen import (  # noqa: F401
     standing_short,
     workloads,
 )
-from gen.report.words.host import host_crossover, host_not_the_gap, host_short_of_line, on_this_host
+from gen.report.words.host import host_crossover, host_not_the_gap, host_short_of_line, loop_clause, on_this_host
 from gen.report.words.lengths_beside import lengths_beside
 from gen.report.words.mask_cost import alternative_line, mask_cost_line
 from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
@@ -272,6 +273,7 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     by = (", by kernel sum, which decides the order" if e.ratio_by == leads.BY_KERNEL_SUM else "")
     text = (f"For {where}, {'keep' if e.keeps_default else 'use'} {label(e.variant)}: {label(a.default)} is "
             f"{times(e.ratio)} slower{fwd}{at}{by}")
+    text += loop_clause(e.loop_ms, label(e.variant))  # host-bound: the GPU's gain is not a loop's (review 18 item 1)
     if e.q_len and "wrong-mask" not in VARIANTS.get(e.variant, VARIANTS["sdpa_is_causal"]).keywords:
         # fewer queries than keys: the plain causal flag is the wrong call here, whatever its speed
         why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
@@ -375,13 +377,16 @@ def _startup(a: advice_mod.Advice) -> str | None:
         if parts:
             text += f"; where lengths vary (the dynamic-lengths scenario), {join_and(parts)}"
         return text + "."
-    text = f"Expect about {s.first_call_s:.1f} s of one-time {b} start-up: {who} first {b} call"
-    if s.backend:  # the variant beside its backend; a call that pins none is named by its variant already
-        text += f" ({label(s.variant)})"
-    text += f" took {s.first_call_s:.2f} s"
+    # the variant beside its backend; a call that pins none is named by its variant already
+    text = first_call_words.kinds_line(b, who, label(s.variant) if s.backend else "", s.first_calls, s.first_call_s)
+    after = f"{who} first {b} call"
+    if text is None:  # no first call timed past this one: whether another problem pays again is not known
+        text = f"Expect about {s.first_call_s:.1f} s of {b} start-up at {who} first {b} call"
+        text += (f" ({label(s.variant)})" if s.backend else "") + f", which took {s.first_call_s:.2f} s"
+        after = "it"
     if s.later_first_call_s is not None:
-        text += (f", and the first call of {label(s.later_variant)} after it, the same kernels at the same shape, "
-                 f"{us(s.later_first_call_s * 1e3)}")
+        text += (f". The first call of {label(s.later_variant)} after {after}, the same kernels at the same shape, "
+                 f"took {us(s.later_first_call_s * 1e3)}")
     return text + "."
 
 

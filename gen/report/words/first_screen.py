@@ -7,7 +7,7 @@ from __future__ import annotations
 from gen.analysis import rules
 from gen.model.schema import Mode
 from gen.report.words.common import backend as backend_name
-from gen.report.words.common import join_and, times, times_beside
+from gen.report.words.common import join_and, times, times_beside, us
 from gen.report.words.orders import BEHIND_BY_KERNELS, MEASURE
 
 
@@ -80,6 +80,16 @@ def bar_cleared(cleared: list[str], dense: bool, rest: list[float]) -> str | Non
         return f"Gains under {line:g}× over SDPA in every workload ({span})."
     where = f"where SDPA gets a dense mask ({join_and(cleared)})" if dense else f"in {join_and(cleared)}"
     return f"Gains {line:g}× or more over SDPA only {where}; {span} in {len(rest)} other{'s' if len(rest) > 1 else ''}."
+
+
+def loop_cells(gain: str, loop_ms: tuple[float, float]) -> tuple[str, str]:
+    """An exception row whose call is host-bound (review 18 item 1): its gain cell with the gain an eager loop on this
+    host gets beside the GPU's, and the words its Holds cell opens with ((its eager median, SDPA unpinned's), ms):
+    ("2.96× on the GPU; 1.38× in an eager loop", "host-bound: 131.6 µs against 181.5 µs a call in an eager loop on this
+    host")."""
+    mine, theirs = loop_ms
+    return (f"{gain} on the GPU; {times(theirs / mine)} in an eager loop",
+            f"host-bound: {us(mine)} against {us(theirs)} a call in an eager loop on this host")
 
 
 TIMED_APART = "not decided (timed apart)"  # a pair never in the same rounds: no noise comparison (Orders.timed_apart)

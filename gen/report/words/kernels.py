@@ -47,6 +47,9 @@ COUNTERS_ABSENT = {
     "not_run": "the run did not complete, so no counters",
     "not_captured": "this set's capture took no Nsight Compute pass (sets captured with schema 1 predate it), so "
                     "occupancy is the profiler's estimate only",
+    "not_taken": "this capture took no Nsight Compute pass: none is among its recorded stages (a pass that could not "
+                 "read counters, Nsight Compute missing on the machine included, records why), so occupancy is the "
+                 "profiler's estimate only",
     "unavailable": "Nsight Compute could not read the counters",
     "no_trace": "counters were read, but there is no trace to match them to",
     "unmatched": "counters were read, but none of their kernels pairs with the trace's by name",

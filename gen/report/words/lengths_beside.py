@@ -21,17 +21,31 @@ def _about(n: float) -> str:
 def flash_trade(b, phases=None) -> str:
     """What pinning flash costs once warm against cuDNN, per phase the sibling measured both (Beside.flash_trade):
     "in prefill its warm call takes 247.4 µs against cuDNN's 124.1 µs, 1.99×, so it costs less in all only at a
-    length seen fewer than about 300 times; in decode its warm call is faster too, 54.2 against 91.2 µs"; "" where
-    neither phase has both."""
+    length seen fewer than about 300 times"; against the default call where that call ran cuDNN's kernels faster warm
+    than pinned cuDNN (review 18 item 4: "faster too, 54.2 against 91.2 µs" was against pinned cuDNN, while the
+    default took 49.5 µs): "in decode its warm call takes 54.2 µs, 1.09× the 49.5 µs of SDPA (backend not pinned)
+    on cuDNN's kernels and 91.2 µs of SDPA cuDNN pinned; what decides is each new length, 45.4 µs against cuDNN's
+    56.375 ms: it costs less in all at a length seen fewer than about 12,000 times"; "" where neither phase has
+    both."""
     parts = []
-    for ph, *_ in b.phases:
+    extra = dict(b.flash)
+    for ph, cx, _ in b.phases:
         if phases is not None and ph not in phases:
             continue
         got = b.flash_trade(ph)
         if got is None:
             continue
-        f, c, n = got
-        if n is None:
+        f, c, n, who, pinned = got
+        if who != "sdpa_cudnn":  # the default call on cuDNN's kernels, faster warm than pinned cuDNN
+            against = f"{us(c)} of {label(who)} on cuDNN's kernels and {us(pinned)} of {label('sdpa_cudnn')} pinned"
+            if n is None:
+                parts.append(f"in {ph} its warm call is faster too, {us(f)} against the {against}")
+                continue
+            new = f"{us(extra[ph])} against cuDNN's {us(cx)}" if ph in extra else f"cuDNN's {us(cx)}"
+            parts.append(f"in {ph} its warm call takes {us(f)}, {times(f / c)} the {against}; what decides is each "
+                         f"new length, {new}: it costs less in all at a length seen fewer than about {_about(n)} "
+                         "times")
+        elif n is None:
             parts.append(f"in {ph} its warm call is faster too, {us(f)} against {us(c)}")
         else:
             parts.append(f"in {ph} its warm call takes {us(f)} against {label('sdpa_cudnn')}'s {us(c)}, "

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis import flops, kernel_names, kernel_rules, lessons
+from gen.report.words import first_calls as first_call_words
 from gen.report.words.common import backend, intervals, join_and, label, times, us
 from gen.report.words.kernels import BOUND_SHORT, arch_name, decoded, kernel_path, kernel_path_short, prose_kernel
 
@@ -209,9 +210,8 @@ def _first_calls(x: lessons.CudnnCosts) -> str:
                     if tr else ""))
         text += (": a new problem pays a setup again." if x.new_problem_cost else
                  ": no setup cost of its own shows there." if x.new_problem_cost is False else ".")
-    if x.new_shape_first_call_s:
-        text += (" At new shapes of the forward, its first calls took "
-                 + join_and(f"{_s(t)} (KV {n:,})" for n, t in sorted(x.new_shape_first_call_s.items())) + ".")
+    if split := first_call_words.sweep_split(x.first_calls):
+        text += " " + split
     else:
         text += " What a new shape of the forward costs, this set does not record (no first call per sweep point)."
     return text

@@ -18,6 +18,7 @@ from gen.report.words.common import (
     backend,
     bare_reason,
     clock_time,
+    gib_units,
     intervals,
     join_and,
     label,
@@ -29,7 +30,7 @@ from gen.report.words.common import (
     us,
     variant_backend,
 )
-from gen.report.words.host import HOST_SPEED_LEAD, host_ratio_words
+from gen.report.words.host import HOST_SPEED_LEAD, host_ratio_words, loop_gain
 from gen.report.words.kernels import prose_kernel
 from gen.report.words.methodology import BASIS, TIMING
 from gen.report.words.why import why_line
@@ -171,7 +172,8 @@ def cut_reasons(v: verdicts.Verdict) -> tuple[tuple[str, str], ...]:
     for x, reason, backend_name in said:
         if reason and len(reason_first_clause(reason, backend_name)) > REASON_CHARS:
             by.setdefault(reason, []).append(label(x))
-    return tuple((join_and(list(dict.fromkeys(xs))), reason) for reason, xs in by.items())
+    # the capture's own sizes in GiB, as PyTorch's beside them (review 18 item 13)
+    return tuple((join_and(list(dict.fromkeys(xs))), gib_units(reason)) for reason, xs in by.items())
 
 
 def not_measured_line(v: verdicts.Verdict) -> str | None:
@@ -544,10 +546,16 @@ def _host_lines(v: verdicts.Verdict) -> list[str]:
     if v.host is not None and v.host.matters:
         lines.append(_host_line(v))
     if v.host_bound:
-        lines.append(f"Host-bound (see the rule in the methodology): {join_and(label(x) for x in v.host_bound)}.")
-    if v.host_noise:
+        line = f"Host-bound (see the rule in the methodology): {join_and(label(x) for x in v.host_bound)}"
+        if v.loop_ms is not None and v.ratio is not None:  # the lead a loop gets is not the GPU's (review 18 item 1)
+            line += (f". In an eager loop on this host {label(v.fastest.variant)} leads {label(v.runner_up.variant)} "
+                     f"by {loop_gain(*v.loop_ms)}, not by the {times(v.ratio)} it leads by on the GPU alone")
+        lines.append(line + ".")
+    # the host-bound calls beside those within noise, so the call a verdict names host-bound has its host figures
+    # (review 18 item 1)
+    if shown := [x for x in v.ranking if x in v.host_noise or x in v.host_bound]:
         parts = []
-        for x in v.host_noise:
+        for x in shown:
             t = v.row(x)
             ratio = host_ratio_words(t.eager_over_gpu_only, t.eager_ratio_ci, t.host_noise_why, t.host_cost_ms,
                                      t.gpu_only.median if t.gpu_only else None, t.host_ref_ms,
