@@ -4,7 +4,7 @@ call it advises (review 2026-12-07-6 item 8)."""
 
 from __future__ import annotations
 
-from gen.report.words.common import join_and, label, times, us
+from gen.report.words.common import join_and, label, short_label, times, us
 
 # what to do where cuDNN plans every new length: a backend that plans none, or fewer lengths
 PIN_FLASH = ("where lengths change call by call, pin SDPA's flash backend with torch.nn.attention.sdpa_kernel("
@@ -23,8 +23,8 @@ def flash_trade(b, phases=None) -> str:
     "in prefill its warm call takes 247.4 µs against cuDNN's 124.1 µs, 1.99×, so it costs less in all only at a
     length seen fewer than about 300 times"; against the default call where that call ran cuDNN's kernels faster warm
     than pinned cuDNN (review 18 item 4: "faster too, 54.2 against 91.2 µs" was against pinned cuDNN, while the
-    default took 49.5 µs): "in decode its warm call takes 54.2 µs, 1.09× the 49.5 µs of SDPA (backend not pinned)
-    on cuDNN's kernels and 91.2 µs of SDPA cuDNN pinned; what decides is each new length, 45.4 µs against cuDNN's
+    default took 49.5 µs): "in decode its warm call takes 54.2 µs, 1.09× the 49.5 µs of unpinned SDPA on
+    cuDNN's kernels and 91.2 µs of SDPA cuDNN pinned; what decides is each new length, 45.4 µs against cuDNN's
     56.375 ms: it costs less in all at a length seen fewer than about 12,000 times"; "" where neither phase has
     both."""
     parts = []
@@ -37,7 +37,9 @@ def flash_trade(b, phases=None) -> str:
             continue
         f, c, n, who, pinned = got
         if who != "sdpa_cudnn":  # the default call on cuDNN's kernels, faster warm than pinned cuDNN
-            against = f"{us(c)} of {label(who)} on cuDNN's kernels and {us(pinned)} of {label('sdpa_cudnn')} pinned"
+            # inside a bracket, so no label with a bracket of its own: brackets one deep
+            name = "unpinned SDPA" if who == "sdpa_auto" else short_label(who)
+            against = f"{us(c)} of {name} on cuDNN's kernels and {us(pinned)} of {label('sdpa_cudnn')} pinned"
             if n is None:
                 parts.append(f"in {ph} its warm call is faster too, {us(f)} against the {against}")
                 continue
