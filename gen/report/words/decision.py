@@ -402,6 +402,8 @@ def clock_fair(o, a_mhz: float | None, b_mhz: float | None) -> str:
     text = (f"clocks {apart(a_mhz, b_mhz)} apart, so by kernel sum " if gap > rules.CLOCK_GAP_PCT else
             f"with {possessive(short_label(o.first)) if o is not None else 'its'} clock the higher as run, "
             f"{apart(a_mhz, b_mhz)} apart, by kernel sum ")
+    if o is not None and o.off_graph:
+        return text + f"nothing ({orders_words.off_graph(o, short_label)})"
     if o is None or o.kernel_sum is None or not o.first_ks_ms or not o.second_ks_ms:
         return text + "not measured"
     note = lower_clock(o) or higher_clock(o, short_label, named=False)
