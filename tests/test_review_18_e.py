@@ -110,3 +110,47 @@ def test_the_methodology_gives_the_range_over_every_sweep_point(loaded):
     rows = dict(method_words.lead_rules())
     assert f"more than {rules.KERNEL_SUM_GRAPH_RATIO:g}× apart" in rows[f"{method_words.LEAD}: kernel sums off their "
                                                                          "graph replay"]
+
+
+# item 7: the cost of determinism by kernel sum first where both steps' sums ran at one clock
+
+
+def test_determinism_cost_gives_the_kernel_sums_first(loaded):
+    from gen.analysis import advice, determinism
+    from gen.report.words import decision as decision_words
+    from gen.report.words.common import times, us
+
+    a = advice.advice(loaded[H100])
+    fa4 = next(d for d in a.determinism if d.variant == "fa4_det")
+    assert determinism.fair_sums(fa4.det_ks, fa4.base_ks)
+    (dk, dm), (bk, bm) = fa4.det_ks, fa4.base_ks
+    assert round(dm) == round(bm) == 1980 and dk / bk == pytest.approx(1.13, abs=0.01)
+    text = decision_words._determinism(a)
+    part = text[text.index("FlashAttention-4 (flash_attn.cute) deterministic takes"):].split("; flash")[0]
+    head = f"takes {us(dk)} against {us(bk)} by default by kernel sum (both at 1980 MHz), {times(dk / bk)}"
+    assert head in part
+    # as run second, the equal-clock model last
+    assert part.index(head) < part.index(f"{times(fa4.ratio)} as run") < part.index("at equal clock, a model")
+    # flash and efficient, kernel sums as their GPU-only times, keep their wording: one measure for all three
+    assert "flash deterministic takes" in text and "(both kernel sums), " in text
+    tail = text.split("is the fastest deterministic call", 1)[1]
+    assert tail.index(f"costs {times(dk / bk)} the fastest step without it by kernel sum") < tail.index("as run")
+
+
+def test_determinism_sums_at_clocks_apart_are_not_first():
+    from gen.analysis import determinism
+
+    assert not determinism.fair_sums((3.0, 1980.0), (2.7, 1700.0))
+    assert determinism.fair_sums((3.0, 1980.0), (2.7, 1900.0))
+    assert not determinism.fair_sums(None, (2.7, 1900.0))
+
+
+def test_determinism_headline_gives_the_kernel_sums_first(loaded):
+    from gen.analysis import advice
+    from gen.report.words import deterministic as det_words
+
+    a = advice.advice(loaded[H100])
+    fa4 = next(d for d in a.determinism if d.variant == "fa4_det")
+    (dk, _), (bk, _) = fa4.det_ks, fa4.base_ks
+    said = det_words.cost_clause(fa4, "FA4", False)
+    assert said.startswith(f"Determinism costs it {dk / bk:.2f}×") and f"{fa4.ratio:.2f}× as run" in said

@@ -11,6 +11,7 @@ from gen.analysis.values import missing
 from gen.model import datasheets
 from gen.model.variants import FA4_INSTALL
 from gen.report.words import common
+from gen.report.words import deterministic as deterministic_words
 from gen.report.words import orders as orders_words
 from gen.report.words import oriented as oriented_words
 from gen.report.words import tables as table_words
@@ -198,12 +199,8 @@ def determinism_opening(d, row: dict, variant_label) -> str:
     if d.second is not None:
         text += (f" It is {d.ratio:.2f}× ahead of the next, {variant_label(d.second)}." if d.decided else
                  f" It is within noise of the next, {variant_label(d.second)} ({d.ratio:.2f}× its time).")
-    c = d.cost
-    if c is not None:
-        sums = " (both kernel sums)" if c.det_method == c.base_method == "kernel_sum" else ""
-        text += (f" Determinism costs it {c.ratio:.2f}× the time of the same call by default, {variant_label(c.base)}"
-                 + (f" ({c.det_ms:.4g} ms against {c.base_ms:.4g} ms{sums})" if sums or c.base != d.plain else "")
-                 + ".")
+    if d.cost is not None:  # by kernel sum first where both steps' sums ran at one clock (review 18 item 7)
+        text += f" {deterministic_words.cost_clause(d.cost, variant_label(d.cost.base), d.cost.base != d.plain)}."
     return text + " Without determinism, "
 
 
