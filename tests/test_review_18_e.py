@@ -154,3 +154,85 @@ def test_determinism_headline_gives_the_kernel_sums_first(loaded):
     (dk, _), (bk, _) = fa4.det_ks, fa4.base_ks
     said = det_words.cost_clause(fa4, "FA4", False)
     assert said.startswith(f"Determinism costs it {dk / bk:.2f}×") and f"{fa4.ratio:.2f}× as run" in said
+
+
+# items 5, 8, 9, 10: published figures and ceilings, one figure per call and shape
+
+CUDNN_REF = "nvidia-h200__cudnn-frontend-9.19.1"
+FA3_REF = "nvidia-h100-sxm5__flashattention3-paper"
+
+
+def _view(loaded, name, scenario):
+    from gen.report.pages import scenarios as scenario_pages
+    from gen.report.site import Context
+
+    sets = [loaded[name], loaded[CUDNN_REF], loaded[FA3_REF]]
+    return scenario_pages.set_view(Context(sets), loaded[name], scenario)
+
+
+def _row(view, ref, variant, kv):
+    group = next(g for g in view["anchors"] if g["name"] == ref)
+    return group, next(r for r in group["rows"] if r["anchor_variant"] == variant and r["kv_len"] == kv)
+
+
+def test_a_published_kernel_time_meets_our_kernel_sum_first(loaded):
+    assert all(p.published.kernel_time for p in loaded[CUDNN_REF].rs.sweep)  # the source's profiler kernel times
+    assert not any(p.published.kernel_time for p in loaded[FA3_REF].rs.sweep)
+    view = _view(loaded, H100, "fp8-prefill")
+    group, fp8 = _row(view, CUDNN_REF, "cudnn_fp8", 16384)
+    assert group["kernel_time"]
+    assert fp8["ours_ks_time_ratio"] == pytest.approx(fp8["ours_ks_ms"] / fp8["anchor_ms"])
+    assert fp8["ours_ks_time_ratio"] < fp8["ours_time_ratio"]  # the as-run window was held for power
+    line = next(b for b in view["conditions"]["burst"] if "cuDNN FP8" in b)
+    assert line.index(f"{fp8['ours_ks_ms']:.3f} ms by kernel sum") < line.index(f"{fp8['ours_ms']:.3f} ms as run")
+    assert group["sentence"].index("by kernel sum") < group["sentence"].index("as run")
+
+
+def test_one_figure_per_call_and_shape_across_the_gqa_and_fp8_pages(loaded):
+    _, on_fp8 = _row(_view(loaded, H100, "fp8-prefill"), CUDNN_REF, "sdpa_cudnn", 16384)
+    _, on_gqa = _row(_view(loaded, H100, "gqa-prefill"), CUDNN_REF, "sdpa_cudnn", 16384)
+    assert on_fp8["ours_scenario"] == on_gqa["ours_scenario"] == "gqa-prefill"
+    for k in ("ours_ms", "ours_ks_ms", "ours_time_ratio", "ours_ks_time_ratio", "fastest_ms"):
+        assert on_fp8[k] == on_gqa[k], k
+    view = _view(loaded, H100, "fp8-prefill")
+    assert any("timed in gqa-prefill" in n for g in view["anchors"] for n in g["elsewhere"])
+    assert any("SDPA cuDNN (timed in gqa-prefill" in b for b in view["conditions"]["burst"])
+
+
+def test_fa3_rows_give_our_clock_and_the_rate_at_the_papers_clock(loaded):
+    view = _view(loaded, PAIRED, "article")
+    group = next(g for g in view["anchors"] if g["name"] == FA3_REF)
+    assert group["stated_clock"] == pytest.approx(1830.0)
+    for r in group["rows"]:
+        assert r["ours_rate_ratio_at_clock"] == pytest.approx(r["ours_rate_ratio"] * 1830.0 / r["ours_clock_mhz"])
+    d128 = next(r for r in group["rows"] if r["head_dim"] == 128 and r["kv_len"] == 16384
+                and r["anchor_variant"] != "sdpa_cudnn" and r["anchor_variant"] != "sdpa_flash")
+    assert d128["ours_rate_ratio"] < 1 < d128["ours_rate_ratio_at_clock"]  # 0.91x as run at 1549 MHz, 1.07x at 1830
+
+
+def test_every_share_of_the_matmul_ceiling_has_its_clock_scaled_one_beside_it(loaded):
+    from gen.analysis import scenarios as sa
+    from gen.report.pages import scenario_set
+
+    rows = sa.point_rows(loaded[H100], "fp8-prefill")
+    fa4 = next(r for r in rows if r["variant"] == "fa4")
+    assert fa4["pct_of_ceiling"] > 100 and 80 < fa4["pct_of_matmul_at_clock"] < 90  # 101% as measured, 86% scaled
+    assert scenario_set._at_clock(fa4) == f" ({fa4['pct_of_matmul_at_clock']:.0f}%)"
+    fp8 = next(r for r in rows if r["variant"] == "cudnn_fp8")
+    assert scenario_set._at_clock(fp8) == ""  # no bf16 ceiling for an FP8 point
+    _, row = _row(_view(loaded, PAIRED, "gqa-prefill"), CUDNN_REF, "sdpa_cudnn", 32768)
+    assert row["fastest_pct_at_clock"] < row["fastest_pct_of_ceiling"]
+
+
+def test_the_scaling_page_names_the_tie_and_prints_the_article_pages_figure(loaded):
+    from gen.analysis import scaling
+
+    top = scaling.fastest_at_largest(loaded[PAIRED]).set_index("head_dim")
+    d128 = top.loc[128]
+    assert d128["variant"] == "sdpa_auto" and d128["tie"] == ("sdpa_cudnn",)
+    view = _view(loaded, PAIRED, "article")
+    group = next(g for g in view["anchors"] if g["name"] == FA3_REF)
+    row = next(r for r in group["rows"] if r["head_dim"] == 128 and r["kv_len"] == 16384)
+    assert row["fastest_variant"] == d128["variant"] and row["fastest_ms"] == d128["gpu_only_ms"]
+    assert "tied with SDPA cuDNN" in row["fastest_label"]
+

@@ -33,8 +33,8 @@ def figure_label(figure: str, points=()) -> str:
 CONVENTION = {sa.FIGURE_TFLOPS: sa.FLOP_CONVENTION, sa.FIGURE_TBPS: sa.BYTES_CONVENTION}
 
 
-CEILING_NAME = {sa.CEILING_MATMUL: "the measured matmul ceiling as measured (at its own clock, not scaled to the "
-                                   "point's)",
+CEILING_NAME = {sa.CEILING_MATMUL: "the measured matmul ceiling as measured (at its own clock) and, in brackets, "
+                                   "scaled to the point's clock (a model)",
                 sa.CEILING_COPY: "the measured copy bandwidth",
                 sa.CEILING_READ: "the measured read bandwidth"}
 
