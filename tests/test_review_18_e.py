@@ -236,3 +236,21 @@ def test_the_scaling_page_names_the_tie_and_prints_the_article_pages_figure(load
     assert row["fastest_variant"] == d128["variant"] and row["fastest_ms"] == d128["gpu_only_ms"]
     assert "tied with SDPA cuDNN" in row["fastest_label"]
 
+
+# item 6: what FP8 buys, with its clocks
+
+
+def test_what_fp8_buys_gives_the_range_with_clocks(loaded):
+    from gen.analysis import scenarios as sa
+    from gen.report.words import fp8_speed
+
+    df = sa.fp8_frame(None, sa.point_rows(loaded[H100], "fp8-prefill")).set_index("variant")
+    r = df.loc["cudnn_fp8"].to_dict()
+    assert r["run_speedup"] == pytest.approx(r["speedup"])  # the table's ratio is the as-run one
+    assert r["run_fp8_mhz"] > r["run_twin_mhz"] and r["ks_fp8_mhz"] > r["ks_twin_mhz"]  # FP8 at the higher clocks
+    assert r["eq_speedup"] < r["run_speedup"] < r["ks_speedup"]
+    said = fp8_speed.speed(r)
+    assert said.startswith(f"{r['eq_speedup']:.2f}–{r['ks_speedup']:.2f}× (")
+    gap = rules.clock_gap_pct(r["run_fp8_mhz"], r["run_twin_mhz"])
+    assert f"{r['run_speedup']:.2f}× as run, FP8 at a {gap:.0f}% higher clock" in said
+    assert said.endswith(f"{r['eq_speedup']:.2f}× at equal clock, a model)")

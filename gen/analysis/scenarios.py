@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import determinism_rule, published_sums, rules, tables, values
+from gen.analysis import determinism_rule, fp8_speed, published_sums, rules, tables, values
 from gen.analysis.loading import Recorded
 from gen.analysis.points import (  # noqa: F401
     AT_KEYS,
@@ -523,7 +523,7 @@ def determinism_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> p
 
 FP8_COLUMNS = ["variant", "twin", "mode", "head_dim", "q_len", "kv_len", "dtype", "twin_dtype", "fp8_ms",
                "twin_ms", "speedup", "kernel_sums", "fp8_error", "twin_error", "input_rounding_error", "status",
-               "reason"]
+               "reason", *fp8_speed.COLUMNS]
 
 
 def fp8_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
@@ -562,5 +562,6 @@ def fp8_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFr
                 fp8_error=r["rel_error"] if ran(r) else math.nan,
                 twin_error=t["rel_error"] if ran(t) else math.nan,
                 input_rounding_error=(r["facts"] or {}).get("fp8_input_rounding_error", math.nan),
-                status=r["status"], reason=None if ran(r) else r["reason"]))
+                status=r["status"], reason=None if ran(r) else r["reason"],
+                **(fp8_speed.speeds(r, t, sums) if ran(r) and ran(t) else {})))
     return pd.DataFrame(out, columns=FP8_COLUMNS)

@@ -16,6 +16,7 @@ from gen.report.words import orders as orders_words
 from gen.report.words import oriented as oriented_words
 from gen.report.words import tables as table_words
 from gen.report.words.common import apart_words, clock_time, floor_pct, flop_label, intervals, join_and, overlap_words
+from gen.report.words.fp8_speed import fp8_cells  # noqa: F401  (moved there; its readers name it here)
 
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
 
@@ -401,17 +402,6 @@ FP8_NOTE = ("Each FP8 variant beside the variant running the same kind of kernel
             "attention of the rounded inputs against the unrounded ones). The FP8 variant's own error is taken "
             "against float64 attention of the rounded inputs it was given: it is the kernel's error alone. The "
             "two are separate costs: a model that holds bf16 activations pays both.")
-
-
-def fp8_cells(r: dict, variant_label) -> dict:
-    """One row of the FP8 table (gen.analysis.scenarios.fp8_frame), worded."""
-    ran = not missing(r["fp8_ms"])
-    why = None if ran else f"{r['status']}: {r['reason'] or 'no reason recorded'}"
-    sums = bool(r.get("kernel_sums")) and not missing(r.get("kernel_sums"))
-    return dict(label=variant_label(r["variant"]), twin=variant_label(r["twin"]), why=why,
-                basis=" (kernel sum)" if sums else "",
-                speed=(f"{r['speedup']:.2f}×" + (" (both kernel sums)" if sums else "")) if not missing(r["speedup"])
-                else "–")
 
 
 FP8_SOL = (" FP8 rows are set against the dense FP8 rate instead (datasheets.py), and against no measured "
