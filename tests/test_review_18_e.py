@@ -254,3 +254,34 @@ def test_what_fp8_buys_gives_the_range_with_clocks(loaded):
     gap = rules.clock_gap_pct(r["run_fp8_mhz"], r["run_twin_mhz"])
     assert f"{r['run_speedup']:.2f}× as run, FP8 at a {gap:.0f}% higher clock" in said
     assert said.endswith(f"{r['eq_speedup']:.2f}× at equal clock, a model)")
+
+
+# item 12: paired sliding window: who the later rounds were shared with; the break-even by kernel sums alone
+
+
+def test_later_rounds_name_the_calls_taken_in_turn(loaded):
+    from gen.report.words.common import label
+
+    v = verdicts.verdict(loaded[PAIRED], "sliding-window", "inference")
+    o = verdicts.orders(v.row("flex"), v.row("varlen"), v.basis)
+    assert o.timed_apart
+    said = orders_words.brief(o, label)
+    assert "with the calls that ran out of memory beside the others" not in said
+    assert ("FlexAttention (compiled) did not fit in memory beside the others and was timed in later rounds of its "
+            "own, taking turns with Naive (in-place mask), which did not fit either") in said
+
+
+def test_a_break_even_between_calls_timed_apart_reads_the_kernel_sums_alone(loaded):
+    from gen.analysis import advice
+    from gen.report.words import mask_cost as mask_words
+
+    a = advice.advice(loaded[PAIRED])
+    e = next(x for x in a.exceptions if x.scenario == "sliding-window")
+    m = e.mask_cost
+    assert [by for by, _ in m.leads_ms] == ["kernel sum"] and m.sums_only_mhz is not None
+    t = verdicts.verdict(loaded[PAIRED], "sliding-window", "inference")
+    flex, varlen = t.row("flex"), t.row("varlen")
+    assert m.leads_ms[0][1] == pytest.approx(varlen.kernel_sum_ms - flex.kernel_sum_ms)
+    said = mask_words.repay(m, "sliding_window")
+    assert "by its kernel sums alone, at 1980 against 1860 MHz" in said and "timed once" in said
+    assert mask_words.calls_range(m) == f"about {m.build_ms / m.leads_ms[0][1]:.0f}"

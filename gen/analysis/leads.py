@@ -50,6 +50,8 @@ class Orders:
     first_rounds: str | None = None
     second_rounds: str | None = None
     same_rounds: bool | None = None
+    first_with: tuple[str, ...] = ()  # the calls each took rounds with (Timed.rounds_with)
+    second_with: tuple[str, ...] = ()
     # the point is memory-bound (judged in TB/s: rules.equal_clock_applies false), where the kernel sums' clock gate
     # (rules.CLOCK_GAP_PCT) still holds: how far its kernels' time follows the SM clock is not measured
     memory_bound: bool = False
@@ -362,7 +364,8 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
                   a.rounds, b.rounds, together, memory_bound=memory_bound, per_round=per_round,
                   by_rounds=by_rounds, tie_against=tie_against,
                   first_oriented_ms=own_a if on_gpu else (None, None),
-                  second_oriented_ms=own_b if on_gpu else (None, None), off_graph=off)
+                  second_oriented_ms=own_b if on_gpu else (None, None), off_graph=off,
+                  first_with=a.rounds_with, second_with=b.rounds_with)
 
 
 def _groups(ratios: tuple[float, ...], oriented: bool) -> tuple[tuple[float, ...], ...]:

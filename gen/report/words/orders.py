@@ -241,8 +241,10 @@ def where_timed(o, label) -> str:
     if len(later) == 1 and not any(how[x] in (calls.ALONE, calls.AFTER) for x in (o.first, o.second)):
         x = later[0]
         other = label(o.second if x == o.first else o.first)
-        return (f"{label(x)} was timed in later rounds, with the calls that ran out of memory beside the others, so "
-                f"its time and {_possessive(other)} were taken in different conditions")
+        mates = [label(m) for m in (o.first_with if x == o.first else o.second_with) if m != x]
+        turns = (f", taking turns with {' and '.join(mates)}, which did not fit either" if mates else "")
+        return (f"{label(x)} did not fit in memory beside the others and was timed in later rounds of its own{turns}, "
+                f"so its time and {_possessive(other)} were taken in different conditions")
     alone = [x for x in (o.first, o.second) if how[x] == calls.ALONE]
     after = [x for x in (o.first, o.second) if how[x] == calls.AFTER]
     if len(alone) == 2:
