@@ -285,3 +285,47 @@ def test_a_break_even_between_calls_timed_apart_reads_the_kernel_sums_alone(load
     said = mask_words.repay(m, "sliding_window")
     assert "by its kernel sums alone, at 1980 against 1860 MHz" in said and "timed once" in said
     assert mask_words.calls_range(m) == f"about {m.build_ms / m.leads_ms[0][1]:.0f}"
+
+
+# item 15: "by design" for attention main loops only; the unit named at Nsight Compute's line
+
+PRE = ("kernel_cutlass_kernel_flash_attncuteflash_bwd_preprocessFlashAttentionBackwardPreprocess_object_at__"
+       "tensorptrbf16gmemalign16oi64div81i64div8i64div8_0")
+MAIN = "kernel_cutlass_kernel_flash_attncuteflash_fwd_sm90FlashAttentionForwardSm90_object_at__tensor0000o11101213_0"
+
+
+def test_only_attention_main_loops_hold_their_tiles_in_registers():
+    from gen.analysis import kernel_rules
+
+    assert kernel_rules.attention_main_loop(MAIN) and kernel_rules.attention_main_loop("flash_fwd_kernel<Flash_fwd>")
+    for aux in (PRE, "flash_bwd_dot_do_o_kernel<true>", "flash_bwd_convert_dq_kernel",
+                "void flash_fwd_splitkv_combine_kernel<X>", "ampere_bf16_s16816gemm_bf16_128x64"):
+        assert not kernel_rules.attention_main_loop(aux), aux
+    assert not kernel_rules.attention_main_loop(MAIN, tensor_pipe_pct=0.0)  # measured with no matrix work
+    assert kernel_rules.attention_main_loop(MAIN, tensor_pipe_pct=31.0)
+
+
+def test_the_preprocess_kernel_reads_neither_by_design_nor_compute(loaded):
+    from gen.analysis import counters
+    from gen.report.words import kernels as kernel_words
+
+    row = {"name": PRE, "pairing": "same_name", "achieved_occupancy_pct": 45.5, "theoretical_occupancy_pct": 62.5,
+           "occupancy_limiter": "registers", "registers_per_thread": 46, "shared_memory_bytes": 0,
+           "sm_throughput_pct": 13.7, "dram_throughput_pct": 64.0, "tensor_pipe_pct": 0.0, "bound": "line",
+           "estimate_pct": 63.0, "rules": []}
+    facts = counters.kernel_facts(row)
+    said = kernel_words.kernel_facts(facts)
+    assert "by design" not in said and "limited by 46 registers per thread" in said
+    assert ("DRAM at 64.0% of peak and the SMs at 13.7%, DRAM the higher, within 5 points of 60%: too close to call "
+            "memory- or latency-bound") in said
+    main = kernel_words.kernel_facts(counters.kernel_facts(dict(row, name=MAIN, tensor_pipe_pct=30.0,
+                                                                sm_throughput_pct=64.0, dram_throughput_pct=20.0)))
+    assert "by design: a fused attention kernel holds its tiles" in main and "compute- or latency-bound" in main
+    # the committed set's FA4 training step, as its variant page reads it: the preprocess kernel, measured, gets
+    # neither the main loop's reason nor "compute-"; its main loops keep the reason
+    m = counters.for_run(loaded[H100], "train", "fa4")
+    pre = next(r for r in m.rows if "preprocess" in r["name"])
+    said = kernel_words.kernel_facts(counters.kernel_facts(pre))
+    assert "by design" not in said and "DRAM the higher" in said and "memory- or latency-bound" in said
+    main = next(r for r in m.rows if "FlashAttentionForwardSm90" in r["name"])
+    assert "by design" in kernel_words.kernel_facts(counters.kernel_facts(main))
