@@ -119,7 +119,7 @@ def test_paired_packed_documents_says_the_break_even_and_the_call_for_a_new_layo
     assert lo == pytest.approx(80, abs=3) and hi == pytest.approx(305, abs=10)
     line = next(x for x in decision_words.advice(a).lines if x.startswith("For packed documents"))
     assert line.startswith("For packed documents, use varlen_attn (packed, cu_seqlens)")
-    assert "repays one build only after roughly 80–300 calls with one document layout" in line
+    assert "repays one build, timed once, only after roughly 80–300 calls with one document layout" in line
     assert "about 87" not in line and mask_words.BUILD_TIMED in line
     row = next(r for r in decision.table_rows(paired) if r["workload"] == "Packed documents")
     assert row["variant"] == "varlen"

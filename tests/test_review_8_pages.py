@@ -228,7 +228,8 @@ def test_fp8s_twin_table_compares_like_with_like(lead):
     assert bool(flex["kernel_sums"]) and flex["speedup"] == pytest.approx(10312.61 / 12672.79, abs=1e-3)
     assert not bool(df.loc["cudnn_fp8", "kernel_sums"])
     cells = scenario_words.fp8_cells(flex.to_dict() | {"variant": "flex_fp8"}, words.label)
-    assert cells["speed"] == "0.81× (both kernel sums)" and cells["basis"] == " (kernel sum)"
+    # the two sums' clocks beside them (review 2026-12-07-9 item 6)
+    assert cells["speed"] == "0.81× (both kernel sums, both at 1965 MHz)" and cells["basis"] == " (kernel sum)"
 
 
 def test_the_speed_up_over_naive_compares_like_with_like(lead):
@@ -262,7 +263,7 @@ def test_the_set_and_fp8_pages_label_the_basis(gpu_docs):
     assert "†: both kernel sums, naive&#39;s and the row&#39;s times being of two kinds" in page
     assert re.search(r"21\.70×†", page) and "21.23×" not in page
     fp8 = (gpu_docs / "generated" / "sets" / LEAD / "scenarios" / "fp8-prefill.md").read_text(encoding="utf-8")
-    assert "0.81× (both kernel sums)" in fp8 and "0.89×" not in fp8
+    assert "0.81× (both kernel sums, both at 1965 MHz)" in fp8 and "0.89×" not in fp8
 
 
 # --------------------------------------------------------------------------- item 8: dynamic lengths

@@ -180,8 +180,10 @@ def test_calls_retried_together_in_later_rounds_compare_with_one_another_not_wit
     o = leads.orders(_row("fa4", 2.80, calls.SHARED, ("fa4", "x"), ks=2.79, ks_mhz=1920),
                      _row("flex_flash", 3.06, calls.LATER, ("flex_flash", "flex"), ks=2.87, ks_mhz=1575), "gpu_only")
     assert o.timed_apart and not o.decided
-    assert ("FlexAttention (FLASH backend) was timed in later rounds, with the calls that ran out of memory beside the "
-            "others, so its time and FlashAttention-4 (flash_attn.cute)'s were taken in different conditions"
-            ) in orders_words.brief(o, label)
+    # the calls it took turns with named (review 2026-12-07-9 item 12: "with the calls that ran out of memory" read
+    # as if it had shared rounds with the first ones)
+    assert ("FlexAttention (FLASH backend) did not fit in memory beside the others and was timed in later rounds of "
+            "its own, taking turns with FlexAttention (compiled), which did not fit either, so its time and "
+            "FlashAttention-4 (flash_attn.cute)'s were taken in different conditions") in orders_words.brief(o, label)
     text = method_words.timed_alone(0, 0, 2)
     assert "2 were timed in later rounds with the others that ran out of memory" in text

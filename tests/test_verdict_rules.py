@@ -557,6 +557,6 @@ def test_a_block_mask_build_stands_beside_the_call_it_serves(loaded):
     assert lo == pytest.approx(40, abs=1) and hi == pytest.approx(44, abs=1)
     # the ends round alike, so the range is given unrounded (review 2026-12-07-7 item 1: "40" for 40-44)
     assert "FlexAttention's lead of" in line
-    assert "repays one build only after 40–44 calls with one document layout" in line
+    assert "repays one build, timed once, only after 40–44 calls with one document layout" in line
     assert "builds it every step, once for all of that step's calls" in line and "for a step of one call" not in line
     assert "with fewer than 40 such calls a step, call varlen_attn" in line

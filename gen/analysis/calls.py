@@ -153,6 +153,9 @@ class Timed:
     # record the verdict's orders read (gen.analysis.verdicts.orders), cited as the evidence of the order. The row's
     # own times, clocks, eager and host figures stay the runs' on every page (review 2026-12-07-4 items 3, 4).
     rounds_record: Timed | None = None
+    # Its kernel sum, or that of a call running the same kernels at this point, past rules.KERNEL_SUM_GRAPH_RATIO from
+    # its own graph replay (off_graph): no pair it is in is decided by kernel sums
+    off_graph: OffGraph | None = None
 
     @property
     def deciding(self) -> Timed:
@@ -185,6 +188,47 @@ class Timed:
             elif rules.noisy(s.iqr_pct):
                 out.append(Noise(self.variant, name, "spread", s.iqr_pct, s.n))
         return out
+
+
+@dataclass(frozen=True)
+class OffGraph:
+    """A call whose kernel sum and graph replay disagree (sums_off_graph): the sum over the replay's median, and the
+    two windows' clocks."""
+
+    variant: str
+    ratio: float
+    kernel_sum_mhz: float | None
+    graph_mhz: float | None
+
+
+def sums_off_graph(t: Timed) -> OffGraph | None:
+    """t's kernel sum set against its own graph replay's median where the two lie past rules.KERNEL_SUM_GRAPH_RATIO
+    apart (the larger over the smaller) beyond what their windows' clock gap can explain (rules.clock_left), those
+    clocks within rules.CLOCK_GAP_PCT (or not known); None where they agree or cannot be set side by side (no replay,
+    no sum, clocks apart)."""
+    g = t.gpu_only
+    if (t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH or g is None or not g.median or not t.kernel_sum_ms
+            or (rules.clock_gap_pct(t.kernel_sum_mhz, t.sm_clock_mhz) or 0.0) > rules.CLOCK_GAP_PCT):
+        return None
+    r = t.kernel_sum_ms / g.median
+    left = rules.clock_left(r, t.sm_clock_mhz, t.kernel_sum_mhz) or r
+    if max(left, 1 / left) <= rules.KERNEL_SUM_GRAPH_RATIO:
+        return None
+    return OffGraph(t.variant, r, t.kernel_sum_mhz, t.sm_clock_mhz)
+
+
+def _off_graph(rows: list[Timed]) -> list[Timed]:
+    """Each row marked with its own off_graph, else that of a row running the same kernels (the furthest off): the
+    profiled sums of those kernels at this point are in doubt for every call that runs them, so a tie is never split
+    by one twin's sum."""
+    off = {t.variant: sums_off_graph(t) for t in rows}
+    out = []
+    for t in rows:
+        same = [o for x in rows if (o := off[x.variant]) is not None
+                and (x is t or (t.signature is not None and x.signature == t.signature))]
+        mark = max(same, key=lambda o: max(o.ratio, 1 / o.ratio), default=None)
+        out.append(dataclasses.replace(t, off_graph=mark) if mark is not None else t)
+    return out
 
 
 def _trace(ls: tables.LoadedSet, run: schema.VariantRun):
@@ -401,7 +445,8 @@ def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inferenc
     runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
     if runs:
         noise = pair_noise.noise_at(ls, pair_noise.RUN, scenario, mode, runs[0].point)
-        rows = [dataclasses.replace(t, as_run_noise=noise) for t in _share([timed_row(ls, r, runs) for r in runs])]
+        rows = [dataclasses.replace(t, as_run_noise=noise)
+                for t in _off_graph(_share([timed_row(ls, r, runs) for r in runs]))]
         shared = {t.variant: t for t in shared_sweep(ls, scenario, mode, runs) or ()
                   if t.status == schema.Status.OK and t.rounds == SHARED}
         return [dataclasses.replace(t, rounds_record=shared[t.variant]) if t.variant in shared else t for t in rows]
@@ -431,7 +476,8 @@ def timed_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str
     """Every variant's sweep record at one point of a scenario."""
     noise = pair_noise.noise_at(ls, pair_noise.SWEEP, scenario, mode, point)
     here = [p for p in ls.rs.sweep if p.scenario == scenario and p.mode == mode and p.point == point]
-    return [dataclasses.replace(t, as_run_noise=noise) for t in _share([_sweep_row(ls, p, here) for p in here])]
+    rows = _off_graph(_share([_sweep_row(ls, p, here) for p in here]))
+    return [dataclasses.replace(t, as_run_noise=noise) for t in rows]
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from gen.analysis import ceilings as ceilings_mod
-from gen.analysis import rules, tables, timings, values
+from gen.analysis import published_sums, rules, tables, timings, values
 from gen.analysis.values import missing
 from gen.model import datasheets, schema
 
@@ -128,7 +128,8 @@ BURST_COLUMNS = ["variant", "mode", "head_dim", "q_len", "kv_len", "anchor_set",
                  "expected_burst_ms", "burst_vs_expected", "anchor_at_sustained_clock_ms",
                  "sustained_vs_anchor", "sustained_vs_anchor_at_clock", "burst_vs_anchor", "sustained_explained",
                  "burst_explained", "explained", "reason", "burst_throttled", "burst_all_ms",
-                 "burst_early_n", "main_kernel_ms", "other_events_ms", "sustained_window_s"]
+                 "burst_early_n", "main_kernel_ms", "other_events_ms", "sustained_window_s", "kernel_time", "ks_ms",
+                 "ks_mhz", "ks_vs_anchor", "ours_scenario"]
 
 
 def _ratio(a, b) -> float:
@@ -214,7 +215,7 @@ def burst_frame(points: pd.DataFrame | None, anchors: pd.DataFrame, rows: list[d
             burst_all_ms=burst_all, burst_early_n=p.get("burst_early_n") if throttled else math.nan,
             main_kernel_ms=p.get("main_kernel_us", math.nan) / 1e3,
             other_events_ms=p.get("other_events_us", math.nan) / 1e3,
-            sustained_window_s=p.get("telemetry_window_s", math.nan),
+            sustained_window_s=p.get("telemetry_window_s", math.nan), **published_sums.burst_sums(a, p),
             **_explained(p["gpu_only_ms"], at_clock, p["burst_ms"], a["published_ms"], reason), reason=reason))
     return pd.DataFrame(rows, columns=BURST_COLUMNS)
 

@@ -243,8 +243,8 @@ def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
       kernel_rules.ESTIMATE_GAP_PCT points from the measured occupancy (estimate_pct, achieved_pct,
       theoretical_pct, launch_api, estimate_missing, shared_memory_bytes).
     - occupancy_limit: theoretical occupancy under 100% (theoretical_pct, limiter,
-      registers_per_thread, shared_memory_bytes, achieved_pct).
-    - bound: memory, compute or latency (kind, sm_pct, dram_pct, tensor_pipe_pct).
+      registers_per_thread, shared_memory_bytes, achieved_pct, main_loop: an attention main loop).
+    - bound: memory, compute or latency (kind, sm_pct, dram_pct, tensor_pipe_pct, higher: "dram" or "sm").
     - ncu_rule: each rule with an estimated speed-up (name, estimated_speedup_pct), largest first.
     """
     r = dict(row)
@@ -260,9 +260,13 @@ def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
                             achieved_pct=ach, theoretical_pct=None if _missing(theo) else theo,
                             launch_api=r.get("launch_api"), estimate_missing=est_missing,
                             shared_memory_bytes=None if _missing(smem) else int(smem)))
+    tp = r.get("tensor_pipe_pct")
+    tp = None if _missing(tp) else tp
     if not _missing(theo) and theo < 100:
         limiter = r.get("occupancy_limiter")
+        # main_loop: an attention main loop, whose registers hold its tiles (kernel_rules.attention_main_loop)
         out.append(dict(fact="occupancy_limit", theoretical_pct=theo, limiter=None if _missing(limiter) else limiter,
+                        main_loop=kernel_rules.attention_main_loop(r.get("name"), tensor_pipe_pct=tp),
                         registers_per_thread=None if _missing(r.get("registers_per_thread"))
                         else int(r["registers_per_thread"]),
                         shared_memory_bytes=None if _missing(r.get("shared_memory_bytes"))
@@ -270,9 +274,10 @@ def kernel_facts(row: dict | pd.Series) -> list[dict[str, Any]]:
                         achieved_pct=None if _missing(ach) else ach))
     b = r.get("bound")
     if not _missing(b) and b:
-        tp = r.get("tensor_pipe_pct")
-        out.append(dict(fact="bound", kind=str(b), sm_pct=r["sm_throughput_pct"], dram_pct=r["dram_throughput_pct"],
-                        tensor_pipe_pct=None if _missing(tp) else tp))
+        sm, dram = r["sm_throughput_pct"], r["dram_throughput_pct"]
+        # higher: the unit whose throughput the line is read at (Bound.LINE names no unit of its own)
+        out.append(dict(fact="bound", kind=str(b), sm_pct=sm, dram_pct=dram, tensor_pipe_pct=tp,
+                        higher="dram" if not _missing(dram) and (_missing(sm) or dram >= sm) else "sm"))
     fired = [x for x in (r.get("rules") or []) if not _missing(x.get("estimated_speedup_pct"))]
     for x in sorted(fired, key=lambda x: -x["estimated_speedup_pct"]):
         out.append(dict(fact="ncu_rule", name=x["name"], estimated_speedup_pct=x["estimated_speedup_pct"]))

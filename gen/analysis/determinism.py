@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import determinism_rule, verdicts
+from gen.analysis import determinism_rule, rules, verdicts
 from gen.analysis.determinism_rule import deterministic
 from gen.model import schema
 from gen.model.variants import VARIANTS
@@ -39,6 +39,31 @@ class Determinism:
     plain_ratio_at_ref: float | None = None
     det_mhz: float | None = None
     plain_mhz: float | None = None
+    # Where the steps' GPU-only times are graph replays: each step's kernel sum and its window's clock (ms, MHz), the
+    # deterministic one's, its plain one's and the fastest plain step's, given first where the two set side by side
+    # ran within rules.CLOCK_GAP_PCT in clock and neither is off its replay (fair_sums; review 2026-12-07-9 item 7:
+    # FA4 1.13x by kernel sum, both at 1980 MHz, beside 1.14x as run at clocks 4% apart and 1.09x at equal clock)
+    base_mhz: float | None = None  # the plain step's SM clock, beside det_mhz
+    det_ks: tuple[float, float | None] | None = None
+    base_ks: tuple[float, float | None] | None = None
+    plain_ks: tuple[float, float | None] | None = None
+
+
+def _ks(t) -> tuple[float, float | None] | None:
+    """A graph-replayed step's kernel sum and clock; None where it has none, or it is off its replay."""
+    if (t is None or t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH or not t.kernel_sum_ms
+            or t.off_graph is not None):
+        return None
+    return t.kernel_sum_ms, t.kernel_sum_mhz
+
+
+def fair_sums(a: tuple[float, float | None] | None, b: tuple[float, float | None] | None) -> bool:
+    """Two steps' kernel sums (_ks) may stand for their ratio: both there, at clocks within rules.CLOCK_GAP_PCT (or not
+    known)."""
+    if a is None or b is None:
+        return False
+    gap = rules.clock_gap_pct(a[1], b[1])
+    return gap is None or gap <= rules.CLOCK_GAP_PCT
 
 
 def reason_clause(reason: str | None, backend: str | None) -> str | None:
@@ -96,7 +121,9 @@ def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
                                    ratio_at_ref=ratio_at_ref,
                                    plain_ratio_at_ref=t.at_ref_ms / fp.at_ref_ms if t and fp and t.at_ref_ms
                                    is not None and fp.at_ref_ms else None,
-                                   det_mhz=t.sm_clock_mhz if t else None, plain_mhz=fp.sm_clock_mhz if fp else None))
+                                   det_mhz=t.sm_clock_mhz if t else None, plain_mhz=fp.sm_clock_mhz if fp else None,
+                                   base_mhz=b.sm_clock_mhz if b else None,
+                                   det_ks=_ks(t), base_ks=_ks(b), plain_ks=_ks(fp)))
     return tuple(out)
 
 

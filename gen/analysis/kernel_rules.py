@@ -140,3 +140,21 @@ TILE_WORK_MATCH = 0.05
 # 128x176 above, 128x80 and 128x64 at the largest), rounded to the two powers of two they take. The pairs' ratio is
 # said as the range over these widths.
 TILE_KEY_BLOCKS = (1, 64, 128)
+
+
+# An attention kernel's main loop holds its tiles (the query block, the running output, the softmax state) in registers:
+# its low occupancy is by design. The kernels beside it hold none: a backward's pre- and post-processing (rowsum(dO∘O),
+# dQ's conversion) and a split's combine are elementwise work and reductions (review 2026-12-07-9 item 15: FA4's
+# flash_bwd_preprocess, 46 registers, tensor pipes 0%, was given the main loop's reason). By name, and by Nsight
+# Compute where it measured the tensor pipes idle (a main loop's matrix products run on them).
+ATTENTION_AUX = re.compile(r"preprocess|postprocess|convert_dq|dot_do_o|clear_dq|splitkv_combine|lean_reduction",
+                           re.I)
+
+
+def attention_main_loop(name: str | None, kind: str = "kernel", launched_by: str | None = None,
+                        tensor_pipe_pct: float | None = None) -> bool:
+    """The kernel is an attention main loop: a fused attention kernel by its category, not one of the kernels beside
+    it (ATTENTION_AUX), and not measured with its tensor pipes idle."""
+    if not name or category(name, kind, launched_by) != "fused attention" or ATTENTION_AUX.search(name):
+        return False
+    return missing(tensor_pipe_pct) or tensor_pipe_pct > 0

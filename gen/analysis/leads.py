@@ -50,6 +50,8 @@ class Orders:
     first_rounds: str | None = None
     second_rounds: str | None = None
     same_rounds: bool | None = None
+    first_with: tuple[str, ...] = ()  # the calls each took rounds with (Timed.rounds_with)
+    second_with: tuple[str, ...] = ()
     # the point is memory-bound (judged in TB/s: rules.equal_clock_applies false), where the kernel sums' clock gate
     # (rules.CLOCK_GAP_PCT) still holds: how far its kernels' time follows the SM clock is not measured
     memory_bound: bool = False
@@ -65,6 +67,10 @@ class Orders:
     # than its leader's own swing between orientations is told beside it (own_swing)
     first_oriented_ms: tuple[float | None, float | None] = (None, None)
     second_oriented_ms: tuple[float | None, float | None] = (None, None)
+    # (the call of the pair, calls.OffGraph) for each whose kernel sum, or a twin's, lies past
+    # rules.KERNEL_SUM_GRAPH_RATIO from its own graph replay (Timed.off_graph): the kernel sums are then left out (None
+    # above) and decide nothing
+    off_graph: tuple[tuple[str, calls.OffGraph], ...] = ()
 
     def own_swing(self, variant: str) -> float | None:
         """How far `variant`'s own forward and reversed round medians lie apart (the larger over the smaller; review
@@ -335,7 +341,8 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
         return y / x if on_gpu and x and y is not None else None
     eq = ratio(a.at_ref_ms, b.at_ref_ms)
     gap = rules.clock_gap_pct(a.sm_clock_mhz, b.sm_clock_mhz) if eq is not None else None
-    ka, kb = kernel_sum_ms(a), kernel_sum_ms(b)
+    off = tuple((x.variant, x.off_graph) for x in (a, b) if on_gpu and x.off_graph is not None)
+    ka, kb = (None, None) if off else (kernel_sum_ms(a), kernel_sum_ms(b))
     ks = ratio(ka, kb)
     as_run = sb.median / sa.median if sa and sb and sa.median else None
     noise = (a.as_run_noise or b.as_run_noise) if on_gpu else None
@@ -357,7 +364,8 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
                   a.rounds, b.rounds, together, memory_bound=memory_bound, per_round=per_round,
                   by_rounds=by_rounds, tie_against=tie_against,
                   first_oriented_ms=own_a if on_gpu else (None, None),
-                  second_oriented_ms=own_b if on_gpu else (None, None))
+                  second_oriented_ms=own_b if on_gpu else (None, None), off_graph=off,
+                  first_with=a.rounds_with, second_with=b.rounds_with)
 
 
 def _groups(ratios: tuple[float, ...], oriented: bool) -> tuple[tuple[float, ...], ...]:

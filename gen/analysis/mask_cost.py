@@ -44,6 +44,10 @@ class MaskCost:
     # the kernel sums, the forward-round and the reversed-round medians, where recorded; the break-even is as
     # uncertain as the lead, so the words give the range these make (review 2026-12-07-6 item 2)
     leads_ms: tuple[tuple[str, float], ...] = ()
+    # the two kernel sums' window clocks (the call's, `other`'s), where leads_ms holds the kernel sums alone: the two
+    # calls were timed apart (leads.Orders.timed_apart), so their as-run and round-orientation leads were taken in
+    # different conditions and decide nothing (review 2026-12-07-9 item 12); None elsewhere
+    sums_only_mhz: tuple[float | None, float | None] | None = None
 
     @property
     def per_layout_ms(self) -> float:
@@ -106,12 +110,15 @@ def mask_costs(ls: tables.LoadedSet, v: verdicts.Verdict, dense: Callable[[str],
                    if t.variant not in builds and not dense(t.variant)))
     other_ms, other = free[0] if free else (None, None)
 
-    def lead(t, ms):
+    def lead(t, ms) -> tuple[tuple, tuple | None]:
         if other is None:
-            return ()
+            return (), None
         o = verdicts.orders(t, v.row(other), v.basis)
-        return (("as run", other_ms - ms), *_leads(o))
-    return tuple(MaskCost(t.variant, builds[t.variant], ms, other, other_ms, lead(t, ms))
+        sums = [x for x in _leads(o) if x[0] == "kernel sum"]
+        if o.timed_apart and sums:  # timed apart: only the kernel sums may stand for the lead
+            return tuple(sums), (o.first_ks_mhz, o.second_ks_mhz)
+        return (("as run", other_ms - ms), *_leads(o)), None
+    return tuple(MaskCost(t.variant, builds[t.variant], ms, other, other_ms, *lead(t, ms))
                  for t, ms in timed if t.variant in builds)
 
 

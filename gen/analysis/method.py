@@ -39,6 +39,32 @@ class MethodFacts:
     # variant-points timed apart from their point's shared rounds (timed_apart): (retried alone, graph replayed after,
     # retried in later rounds with the others that ran out of memory)
     apart: tuple[int, int, int] | None = None  # None: the set does not record where its calls were timed (no slots)
+    sums: SweepSums | None = None  # the kernel sum against the graph replay over every sweep point
+
+
+@dataclass(frozen=True)
+class SumAt:
+    """One variant-point's kernel sum over its graph replay (the median of each)."""
+
+    ratio: float
+    variant: str
+    scenario: str
+    mode: str
+    point: schema.Point
+
+
+@dataclass(frozen=True)
+class SweepSums:
+    """The kernel sum against the graph replay over every sweep point, not the default shape alone (review 2026-12-07-9
+    item 11): of the variant-points timed both ways (`timed`), those whose two windows ran within rules.CLOCK_GAP_PCT
+    in clock (`compared`), the lowest and highest ratio among them, and those past rules.KERNEL_SUM_GRAPH_RATIO beyond
+    their clock gap (calls.sums_off_graph: their kernel sums, and their twins', decide no pair), largest off first."""
+
+    timed: int
+    compared: int
+    low: SumAt
+    high: SumAt
+    off: tuple[SumAt, ...]
 
 
 @dataclass(frozen=True)
@@ -126,7 +152,28 @@ def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
     return MethodFacts(ls.name, _graph_vs_sum(ls), zero, est, _host_bound(ls),
                        tuple(sorted({p.seq_len for p in sweep})), tuple(sorted({p.head_dim for p in sweep})),
                        scaling.ceilings(ls), *interleave_orders(ls.rs), clock_evidence(ls), orientation(ls),
-                       timed_apart(ls.rs))
+                       timed_apart(ls.rs), sweep_sums(ls))
+
+
+def sweep_sums(ls) -> SweepSums | None:
+    """SweepSums of a set; None where no sweep point was timed both ways at clocks within rules.CLOCK_GAP_PCT."""
+    timed, near, off = 0, [], []
+    for key in dict.fromkeys((p.scenario, p.mode, p.point) for p in ls.rs.sweep):
+        for t in calls.timed_at(ls, key[0], key[2], key[1]):
+            g = t.gpu_only
+            if (t.status != schema.Status.OK or t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH or g is None
+                    or not g.median or not t.kernel_sum_ms):
+                continue
+            timed += 1
+            at = SumAt(t.kernel_sum_ms / g.median, t.variant, *key)
+            if (rules.clock_gap_pct(t.kernel_sum_mhz, t.sm_clock_mhz) or 0.0) <= rules.CLOCK_GAP_PCT:
+                near.append(at)
+            if calls.sums_off_graph(t) is not None:
+                off.append(at)
+    if not near:
+        return None
+    return SweepSums(timed, len(near), min(near, key=lambda a: a.ratio), max(near, key=lambda a: a.ratio),
+                     tuple(sorted(off, key=lambda a: -max(a.ratio, 1 / a.ratio))))
 
 
 def _spread(xs: list[float]) -> float:

@@ -121,6 +121,13 @@ ROUND_CLOCK_SPAN_PCT = 8.0
 # A kernel sum this far above both its call's own graph and eager medians is no order's evidence: the profiled
 # calls ran otherwise than the timed ones (gen.analysis.leads.kernel_sum_ms)
 KERNEL_SUM_EXCESS = 1.10
+# A kernel sum and its own call's graph replay further apart than this (the larger over the smaller, past what their
+# windows' clock gap explains, the windows within CLOCK_GAP_PCT), and no kernel sum decides a pair with that call or its
+# twins (gen.analysis.calls.sums_off_graph): SDPA flash's decode sums read 1.17-1.19x its replays at one clock in both
+# H100 sets (the same kernels in both; cuDNN's within 1%), so a lead "by kernel sum" there is the profiler's, not the
+# kernels' (review 2026-12-07-9 item 11). The line is past the sums' own noise (identical kernels' sums read up to
+# 1.07x apart) and the floor; the as-run order alone is then read.
+KERNEL_SUM_GRAPH_RATIO = 1.10
 
 
 def clock_gap_pct(a_mhz: float | None, b_mhz: float | None) -> float | None:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gen.analysis import determinism_rule, rules, tables, values
+from gen.analysis import determinism_rule, fp8_speed, published_sums, rules, tables, values
 from gen.analysis.loading import Recorded
 from gen.analysis.points import (  # noqa: F401
     AT_KEYS,
@@ -74,7 +74,7 @@ from gen.model import schema, variants
 ANCHOR_COLUMNS = [
     "anchor_set", "gpu", "source", "variant", "mode", *POINT_KEYS, "dtype", "same_shape", "our_batch", "our_q_heads",
     "our_kv_heads", "published_ms", "published_tflops", "published_convention", "approximate", "tflops",
-    "tflops_from", "note", "clock_mhz",
+    "tflops_from", "note", "clock_mhz", "kernel_time", "anchor_scenario",
 ]
 _EMPTY_ANCHORS = pd.DataFrame([], columns=ANCHOR_COLUMNS)
 FROM_TIME = "published time"  # our count over the published time
@@ -159,7 +159,8 @@ def anchor_frame(sets: list[tables.LoadedSet], scenario: str, measured: tables.L
                 published_ms=pub.gpu_time_ms if pub.gpu_time_ms is not None else math.nan,
                 published_tflops=pub.tflops if pub.tflops is not None else math.nan,
                 published_convention=pub.flop_convention, approximate=pub.approximate, tflops=tf, tflops_from=how,
-                note=pub.note, clock_mhz=pub.clock_mhz if pub.clock_mhz is not None else math.nan))
+                note=pub.note, clock_mhz=pub.clock_mhz if pub.clock_mhz is not None else math.nan,
+                kernel_time=bool(getattr(pub, "kernel_time", False)), anchor_scenario=p.scenario))
     if not rows:  # (most scenarios: an empty frame is made once, then copied)
         return _EMPTY_ANCHORS.copy()
     return pd.DataFrame(rows, columns=ANCHOR_COLUMNS)
@@ -171,7 +172,8 @@ VERSUS_COLUMNS = [
     "fastest_variant",
     "fastest_ms", "fastest_tflops", "fastest_pct_of_ceiling", "time_ratio", "rate_ratio", "same_time_ratio",
     "same_rate_ratio", "ours_variant", "ours_same", "ours_ms", "ours_tflops", "ours_time_ratio", "ours_rate_ratio",
-    "anchor_clock_mhz", "ours_clock_mhz", "ours_rate_ratio_at_clock",
+    "anchor_clock_mhz", "ours_clock_mhz", "ours_rate_ratio_at_clock", "kernel_time", "ours_ks_ms", "ours_ks_mhz",
+    "ours_ks_time_ratio", "ours_scenario", "fastest_pct_at_clock", "fastest_clock_mhz", "fastest_tie",
 ]
 
 
@@ -224,7 +226,7 @@ def versus_row(a, same, fast) -> dict:
         ours_time_ratio=ratio(ours["gpu_only_ms"], a["published_ms"]) if ours is not None and comparable_time
         else math.nan,
         ours_rate_ratio=ratio(ours["tflops"], a["tflops"]) if ours is not None else math.nan,
-        **_at_stated_clock(a, ours, ratio))
+        **_at_stated_clock(a, ours, ratio), **published_sums.versus_sums(a, ours, fast, comparable_time))
 
 
 def _at_stated_clock(a, ours, ratio) -> dict:
@@ -263,7 +265,9 @@ def versus_frame(points: pd.DataFrame | None, anchor: pd.DataFrame, rows: list[d
         at, top = ok_at.get(key, []), fastest_at.get(key, [])
         fast = top[0] if top else None
         same = next((r for r in at if r["variant"] == a["variant"]), None)
-        rows.append(versus_row(a, same, fast))
+        sig = fast["kernel_signature"] if fast is not None else None  # the fastest's twins: a tie, named with it
+        rows.append(dict(versus_row(a, same, fast), fastest_tie=tuple(
+            r["variant"] for r in at if isinstance(sig, tuple) and r is not fast and r["kernel_signature"] == sig)))
     return pd.DataFrame(rows, columns=VERSUS_COLUMNS)
 
 
@@ -519,7 +523,7 @@ def determinism_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> p
 
 FP8_COLUMNS = ["variant", "twin", "mode", "head_dim", "q_len", "kv_len", "dtype", "twin_dtype", "fp8_ms",
                "twin_ms", "speedup", "kernel_sums", "fp8_error", "twin_error", "input_rounding_error", "status",
-               "reason"]
+               "reason", *fp8_speed.COLUMNS]
 
 
 def fp8_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
@@ -558,5 +562,6 @@ def fp8_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFr
                 fp8_error=r["rel_error"] if ran(r) else math.nan,
                 twin_error=t["rel_error"] if ran(t) else math.nan,
                 input_rounding_error=(r["facts"] or {}).get("fp8_input_rounding_error", math.nan),
-                status=r["status"], reason=None if ran(r) else r["reason"]))
+                status=r["status"], reason=None if ran(r) else r["reason"],
+                **(fp8_speed.speeds(r, t, sums) if ran(r) and ran(t) else {})))
     return pd.DataFrame(out, columns=FP8_COLUMNS)

@@ -65,6 +65,7 @@ def figures_view(ctx: Context) -> list[dict]:
             continue
         pct = [100 * (k - g) / g for _, g, k in f.graph_vs_sum if g]
         out.append(dict(ls=ls, graph_vs_sum=f.graph_vs_sum, low=min(pct, default=None), high=max(pct, default=None),
+                        sweep_sums=method_words.sweep_sums(f.sums),
                         zero_estimate=f.zero_estimate, estimated=f.estimated,
                         host_bound=dict(variant=f.host_bound[0], events_us=f.host_bound[1],
                                         gpu_only_us=1000 * f.host_bound[2], eager_us=1000 * f.host_bound[3])

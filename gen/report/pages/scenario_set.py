@@ -14,7 +14,9 @@ from __future__ import annotations
 import math
 import re
 
-from gen.analysis import calls, clocks, determinism, fwdbwd, rules, scaling, unmeasured, verdicts
+import pandas as pd
+
+from gen.analysis import calls, clocks, determinism, fwdbwd, published_sums, rules, scaling, unmeasured, verdicts
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import datasheets, schema, variants
@@ -36,6 +38,13 @@ def _label(v: str) -> str:
 
 def _anchors(ctx: Context, ls, name: str):
     return ctx._once(("scenario_anchors", ls.name, name), lambda: sa.anchor_frame(ctx.sets, name, ls))
+
+
+def _against(ls, name: str, anchors, rows: list[dict]) -> list[tuple]:
+    """The published figures (a frame) and the point rows each is set against (published_sums.anchor_rows): one
+    record of ours per call and shape on every page."""
+    groups = published_sums.anchor_rows(name, records(anchors), rows, lambda other: sa.point_rows(ls, other))
+    return [(pd.DataFrame(a, columns=anchors.columns), r) for a, r in groups]
 
 
 def _graph_found(rows: list[dict]) -> list[tuple[str, str | None, str | None]]:
@@ -70,7 +79,8 @@ def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str],
         if r.get("wrong"):
             # A wrong answer did other work than its count says (top-left causal with fewer
             # queries than keys computes a triangle): no rate or share of a ceiling for it.
-            r = dict(r, **{fig: None, "pct_of_ceiling": None, "pct_of_datasheet": None, "sol_pct": None})
+            r = dict(r, **{fig: None, "pct_of_ceiling": None, "pct_of_datasheet": None, "sol_pct": None,
+                           "pct_of_matmul_at_clock": None})
         out.append(dict(r, label=_label(r["variant"]), point=scenario_words.point_label(r, decode, show_dim),
                         page=pages.get(r["variant"]),
                         why_not=words.refusal(r["status"], r["reason"], rules.needs_cuda(
@@ -84,6 +94,13 @@ def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str],
 
 _RIGHT = ' style="text-align: right;"'  # a right-aligned cell, as Python-Markdown's tables write it
 _REFUSED_CELLS = "\n".join(f"<td{a}>–</td>" for a in (_RIGHT, "", "", *[_RIGHT] * 7))  # a refused row's figures
+
+
+def _at_clock(r: dict) -> str:
+    """Beside a share of the matmul ceiling as measured, its share scaled to the point's clock (a model: review
+    2026-12-07-9 item 9), " (86%)"; "" where the row is not set against that ceiling."""
+    at = r.get("pct_of_matmul_at_clock")
+    return f" ({fmt.num(at, '.0f', '%')})" if not missing(r.get("ceiling_mhz")) and not missing(at) else ""
 
 
 def table_rows(m: dict, key: str, here: str) -> RowsHTML:
@@ -111,7 +128,7 @@ def table_rows(m: dict, key: str, here: str) -> RowsHTML:
                 f'<td>{h(md(r["conditions"]))}</td>',
                 f'<td{R}>{ms(r["eager_ms"])}</td>',
                 f'<td{R}>{h(r["value"])}</td>',
-                f'<td{R}>{num(r["pct_of_ceiling"], ".0f", "%")}</td>',
+                f'<td{R}>{num(r["pct_of_ceiling"], ".0f", "%")}{_at_clock(r)}</td>',
                 f'<td{R}>{num(r["pct_of_datasheet"] if tbps else r["sol_pct"], ".0f", "%")}</td>',
                 f'<td{R}>{fmt.integer(r["kernels_per_call"])}</td>',
                 f'<td{R}>{fmt.size(r["peak_memory_bytes"])}</td>',
@@ -181,8 +198,8 @@ def _versus_short(ctx: Context, head: dict | None, decode: bool) -> str | None:
     return published_words.versus_short(a, fmt.set_title(ref), decode, _label) or None
 
 
-def _sentence(best: dict | None, title: str, decode: bool) -> str | None:
-    return published_words.versus(best, title, _label, decode) if best else None
+def _sentence(best: dict | None, title: str, decode: bool, scenario: str | None = None) -> str | None:
+    return published_words.versus(best, title, _label, decode, scenario) if best else None
 
 
 def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, scenario: str) -> list[dict]:
@@ -201,6 +218,8 @@ def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, s
             r["label"] = scenario_words.point_label(r, decode, dims)
             r["anchor_name"] = published_words.anchor_name(r["anchor_variant"])
             r["fastest_label"] = _label(r["fastest_variant"]) if r["fastest_variant"] else None
+            if r["fastest_label"] and r.get("fastest_tie"):  # the same kernels: one tie, named as the scaling page does
+                r["fastest_label"] += f" (tied with {', '.join(map(_label, r['fastest_tie']))}, the same kernels)"
             r["ours_label"] = published_words.ours_name(r, _label) if r["ours_variant"] else None
             rows.append(r)
         groups.append(dict(
@@ -210,8 +229,11 @@ def _anchor_groups(ctx: Context, ls, anchors, vrows: list[dict], decode: bool, s
             same_shape=bool(a["same_shape"].all()), approximate=bool(a["approximate"].any()),
             source_shape=published_words.source_shape(sa.source_shapes(a)),
             differences=published_words.differences(sa.differences(ls, ref)), rows=rows,
+            kernel_time=any(r.get("kernel_time") is True for r in rows),
+            stated_clock=next((r["anchor_clock_mhz"] for r in rows if not missing(r["anchor_clock_mhz"])), None),
+            elsewhere=published_words.timed_elsewhere(rows, scenario),
             sentence=_sentence(sa.strongest_of(v, sa.own_head_dim_of(v, scenario)) if v else None, title,
-                               decode)))
+                               decode, scenario)))
     return groups
 
 
@@ -441,7 +463,9 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
     anchors = _anchors(ctx, ls, name) if gpu else _anchors(ctx, ls, name).iloc[0:0]
     # a published forward is no anchor for a scenario that timed only training steps (and the reverse)
     anchors = anchors[anchors["mode"].isin({r["mode"] for r in point_rows})] if len(anchors) else anchors
-    versus = sa.versus_frame(None, anchors, point_rows)
+    against = _against(ls, name, anchors, point_rows) if len(anchors) else []
+    versus = (sa.versus_frame(None, anchors, point_rows) if not against
+              else pd.concat([sa.versus_frame(None, a, r) for a, r in against], ignore_index=True))
     versus_rows = records(versus)
     head = sa.headline(None, versus, name, point_rows, versus_rows)
     ceil = sa.ceilings(ls)
@@ -564,6 +588,7 @@ def _conditions(ctx: Context, ls, name: str, anchors, rows: list[dict]) -> dict:
                                *scenario_words.graph_below_lines(rows, words.label),
                                *(scenario_words.same_point_line(d, words.label)
                                  for d in sa.same_point_elsewhere(ls, name))]),
-                burst=[published_words.burst_line(b, words.label, ls.environment)
-                       for b in records(clocks.burst_frame(None, anchors, rows))])
+                burst=[published_words.burst_line(b, words.label, ls.environment, name)
+                       for a, r in (_against(ls, name, anchors, rows) if len(anchors) else [])
+                       for b in records(clocks.burst_frame(None, a, r))])
 

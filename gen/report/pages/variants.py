@@ -166,7 +166,7 @@ def _counters(ls, v: str, mode: str, kernels: list[dict], notes: list[dict]) -> 
     for n in notes:
         c = by_index.get(int(n["index"]))
         facts = counters.kernel_facts(c) if c else []
-        n["counters"] = kernel_words.kernel_facts(facts, fused_attention=n.get("category") == "fused attention")
+        n["counters"] = kernel_words.kernel_facts(facts)
     return dict(measured=True, note=kernel_words.counters_repeated(counters.repeats(m.rows), v, mode),
                 mismatches=[kernel_words.counter_mismatch(x) for x in m.mismatches])
 

@@ -35,7 +35,7 @@ def behind_line(a: advice_mod.Advice) -> str | None:
         # article's sizes, the as-run group of the older H100 set, to its own exception)
         parts = ["; ".join(_behind_group(a, bs) for bs in _groups(as_run).values())
                  + f" (the {intervals(*(x for b in as_run for x in b.spreads))} apart, beyond the as-run noise of "
-                   "identical kernels there, the kernel sums not against)"] if as_run else []
+                   "identical kernels there, " + _sums_against(as_run) + ")"] if as_run else []
         parts += [_by_rounds(a, b) for b in by_rounds] + [_by_sums(b) for b in by_sums]
         text = (f"Past the verdicts' points, {label(a.default)} is not first at every size: "
                 + "; ".join(parts) + " (each size on its scenario page).")
@@ -59,6 +59,16 @@ def behind_line(a: advice_mod.Advice) -> str | None:
                                                 orders_words.both_orientations(b.orders)) if x)
                         + ")" for b in led) + ".")
     return text
+
+
+def _sums_against(bs) -> str:
+    """What the kernel sums said of decided as-run leads: not against, or set aside where a call's sum and its graph
+    replay disagree (Orders.off_graph, review 2026-12-07-9 item 11)."""
+    off = [b.orders for b in bs if b.orders is not None and b.orders.off_graph]
+    if not off:
+        return "the kernel sums not against"
+    return "; ".join(orders_words.off_graph(o, label) for o in off) + (
+        "; elsewhere the kernel sums not against" if len(off) < len(bs) else "")
 
 
 def _by_sums(b) -> str:

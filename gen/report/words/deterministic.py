@@ -25,6 +25,9 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         parts.append(f"PyTorch's dispatcher refuses {_det_name(d)}{why}" if d.refused == "unavailable"
                      else f"{_det_name(d)}: {d.refused}{why}")
     for d in costs:
+        if determinism_facts.fair_sums(d.det_ks, d.base_ks):  # the kernel sums first, as run beside, the model last
+            parts.append(_by_sums(d))
+            continue
         # one label for the ratio, the measure both sides are (review 2026-12-06-4 item 8): a kernel sum is not as run
         how = {"kernel_sum": " by kernel sum", "cuda_graph": " as run"}.get(d.det_method, "") \
             if d.det_method == d.base_method else ""
@@ -40,10 +43,33 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         name = _det_name(best)
         text += f". {name[0].upper() + name[1:]} is the fastest deterministic call"
         plain_ms = best.fastest_plain_ms
-        if best.fastest_plain and plain_ms and best.det_ms:
+        if best.fastest_plain and determinism_facts.fair_sums(best.det_ks, best.plain_ks):
+            (dk, dm), (pk, pm) = best.det_ks, best.plain_ks
+            text += (f": turning it on costs {times(dk / pk)} the fastest step without it by kernel sum "
+                     f"({label(best.fastest_plain)}, {_ms(pk)}; {_mhz(dm, pm)})"
+                     + (f"; {times(best.det_ms / plain_ms)}{_det_clock(best)}" if plain_ms and best.det_ms else ""))
+        elif best.fastest_plain and plain_ms and best.det_ms:
             text += (f": turning it on costs {times(best.det_ms / plain_ms)} the fastest step without it "
                      f"({label(best.fastest_plain)}, {_ms(plain_ms)}){_det_clock(best)}")
     return text + "."
+
+
+def _mhz(a: float | None, b: float | None) -> str:
+    if a is None or b is None:
+        return "clocks not recorded"
+    return f"both at {a:.0f} MHz" if round(a) == round(b) else f"at {a:.0f} against {b:.0f} MHz"
+
+
+def _by_sums(d: determinism_facts.Determinism) -> str:
+    """A cost whose steps are graph replays with fair kernel sums (Determinism.det_ks): the sums' ratio first, then
+    the as-run one with its clocks, then the equal-clock model (review 2026-12-07-9 item 7)."""
+    (dk, dm), (bk, bm) = d.det_ks, d.base_ks
+    as_run = f"{times(d.ratio)} as run, {_ms(d.det_ms)} against {_ms(d.base_ms)} " + (
+        f"at {d.det_mhz:.0f} against {d.base_mhz:.0f} MHz" if d.det_mhz and d.base_mhz else "(clocks not recorded)")
+    model = f"; {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT.replace(' (a model)', ', a model')}" \
+        if d.ratio_at_ref is not None else ""
+    return (f"{_det_name(d)} deterministic takes {_ms(dk)} against {_ms(bk)} by default by kernel sum "
+            f"({_mhz(dm, bm)}), {times(dk / bk)} ({as_run}{model})")
 
 
 def _det_clock(d: determinism_facts.Determinism) -> str:
@@ -74,3 +100,16 @@ def _methods(det: str | None, base: str | None) -> str:
 
 def _ms(x: float | None) -> str:
     return us(x) if x is not None else "–"
+
+
+def cost_clause(c: determinism_facts.Determinism, base: str, times_shown: bool) -> str:
+    """A scenario headline's cost of determinism against the same call by default (`base`, its label): by kernel sum,
+    as run beside, where the two steps' sums ran at one clock (fair_sums); else the GPU-only ratio, with the two times
+    where `times_shown` or both are kernel sums."""
+    if determinism_facts.fair_sums(c.det_ks, c.base_ks):
+        (dk, dm), (bk, bm) = c.det_ks, c.base_ks
+        return (f"Determinism costs it {dk / bk:.2f}× the time of the same call by default, {base}, by kernel sum "
+                f"({dk:.4g} ms against {bk:.4g} ms, {_mhz(dm, bm)}; {c.ratio:.2f}× as run)")
+    sums = " (both kernel sums)" if c.det_method == c.base_method == "kernel_sum" else ""
+    return (f"Determinism costs it {c.ratio:.2f}× the time of the same call by default, {base}"
+            + (f" ({c.det_ms:.4g} ms against {c.base_ms:.4g} ms{sums})" if sums or times_shown else ""))

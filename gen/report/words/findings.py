@@ -163,9 +163,9 @@ def _counters(f: Finding) -> Words:
     if "absent" in x:
         why = counters_absent(x["absent"], x["reason"])
         return Words("No hardware counters in this set", why, why[0].upper() + why[1:] + ".")
-    said = kernel_facts(x["counters"], fused_attention=x["category"] == "fused attention")
+    said = kernel_facts(x["counters"])
     bound = next((c["kind"] for c in x["counters"] if c["fact"] == "bound"), None)
-    clauses = [kernel_fact(c, fused_attention=x["category"] == "fused attention") for c in x["counters"]
+    clauses = [kernel_fact(c) for c in x["counters"]
                if c["fact"] in ("estimate_vs_measured", "occupancy_limit")]
     short = f"{x['kernel']} ({duration_us(x['dur_us'])})" + (f": {BOUND_SHORT[bound]}" if bound else "") + "".join(
         f"; {c}" for c in clauses)

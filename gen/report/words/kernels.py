@@ -117,9 +117,13 @@ BOUND_WORDS = {
     "both": ("at both limits: SM throughput {sm:.0f}% and DRAM {dram:.0f}% of peak, both above "
              f"{kernel_rules.BOUND_PCT:.0f}% by more than {kernel_rules.BOUND_BAND_PCT:.0f} points and within "
              f"{kernel_rules.BOUND_BAND_PCT:.0f} points of each other"),
-    "line": ("at Nsight Compute's line: the SMs at {sm:.1f}% of peak and DRAM at {dram:.1f}%, the higher within "
-             f"{kernel_rules.BOUND_BAND_PCT:.0f} points of {kernel_rules.BOUND_PCT:.0f}%, too close to call "
+    # at the line, the unit read is named, and what it is too close to call follows it (review 2026-12-07-9 item 15)
+    "line": ("at Nsight Compute's line: the SMs at {sm:.1f}% of peak and DRAM at {dram:.1f}%, the SMs the higher, "
+             f"within {kernel_rules.BOUND_BAND_PCT:.0f} points of {kernel_rules.BOUND_PCT:.0f}%: too close to call "
              "compute- or latency-bound"),
+    "line_dram": ("at Nsight Compute's line: DRAM at {dram:.1f}% of peak and the SMs at {sm:.1f}%, DRAM the higher, "
+                  f"within {kernel_rules.BOUND_BAND_PCT:.0f} points of {kernel_rules.BOUND_PCT:.0f}%: too close to "
+                  "call memory- or latency-bound"),
 }
 
 
@@ -132,7 +136,7 @@ LIMITER_WORDS = {"registers": "registers", "shared_memory": "shared memory", "wa
                  "blocks": "the blocks per SM"}
 
 
-def kernel_fact(x: dict, fused_attention: bool = False) -> str:
+def kernel_fact(x: dict) -> str:
     """One counters fact (gen.analysis.counters.kernel_facts) as a clause."""
     f = x["fact"]
     if f == "estimate_vs_measured":
@@ -151,12 +155,13 @@ def kernel_fact(x: dict, fused_attention: bool = False) -> str:
               "shared_memory": (f"{x['shared_memory_bytes'] // 1024} KiB of shared memory per block"
                                 if x["shared_memory_bytes"] else "shared memory")}.get(lim, LIMITER_WORDS.get(lim, lim))
         text = f"theoretical occupancy {pct(x['theoretical_pct'], 1)}" + (f", limited by {by}" if by else "")
-        if fused_attention and lim == "registers":
+        if x.get("main_loop") and lim == "registers":  # an attention main loop only: kernel_rules.ATTENTION_AUX
             text += (", by design: a fused attention kernel holds its tiles (the query block, the running output "
                      "and the softmax state) in registers, trading occupancy for reuse")
         return text
     if f == "bound":
-        text = BOUND_WORDS[x["kind"]].format(sm=x["sm_pct"], dram=x["dram_pct"])
+        kind = "line_dram" if x["kind"] == "line" and x.get("higher") == "dram" else x["kind"]
+        text = BOUND_WORDS[kind].format(sm=x["sm_pct"], dram=x["dram_pct"])
         if x["tensor_pipe_pct"] is not None:
             text += f"; tensor pipes busy {pct(x['tensor_pipe_pct'])} of the time"
         return text
@@ -165,11 +170,11 @@ def kernel_fact(x: dict, fused_attention: bool = False) -> str:
     raise ValueError(f"no words for counters fact {f!r}")
 
 
-def kernel_facts(facts: list[dict], fused_attention: bool = False) -> str:
+def kernel_facts(facts: list[dict]) -> str:
     """A kernel's counters facts as one sentence (empty when there are none)."""
     if not facts:
         return ""
-    text = "; ".join(kernel_fact(x, fused_attention) for x in facts)
+    text = "; ".join(kernel_fact(x) for x in facts)
     return text[0].upper() + text[1:] + "."
 
 

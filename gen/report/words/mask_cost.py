@@ -17,6 +17,7 @@ EVERY_BATCH = "a loop that packs each batch anew"
 # how gen.capture.modules times the build (review 2026-12-07-6 item 2): once, when the call is set up, by the host's
 # clock between two syncs, with create_block_mask left uncompiled; builds of one size vary about 2x across points
 BUILD_TIMED = "one timing of an uncompiled create_block_mask"
+BUILD_ONCE = "timed once"  # the break-even rests on that one timing
 
 # mask_cost.MASKLESS_WHERE_SHARED, on the methodology's rules table
 MASKLESS_RULE = ("where packed documents' first rank is shared as run by a call that builds a BlockMask for each new "
@@ -78,9 +79,14 @@ def repay(m, mask: str | None) -> str:
                 f"number of calls with one "
                 f"{layout} surely repays the build")
     by = join_and([_MEASURES.get(b, b) for b, _ in m.leads_ms])
+    if m.sums_only_mhz is not None:  # timed apart: the kernel sums alone, with their clocks (review 18 item 12)
+        a, b = m.sums_only_mhz
+        at = (f"both at {a:.0f} MHz" if round(a) == round(b) else f"at {a:.0f} against {b:.0f} MHz") \
+            if a and b else "clocks not recorded"
+        by += f" alone, {at}: the two were timed apart, so no as-run lead counts"
     # the lead named by its call: "its" read as the maskless call's, the noun before it (review 2026-12-07-7 item 4)
-    return (f"{short_label(m.variant)}'s lead of {_lead_span(m)} a call (by its {by}) repays one build only after "
-            f"{n} calls with one {layout}")
+    return (f"{short_label(m.variant)}'s lead of {_lead_span(m)} a call (by its {by}) repays one build, "
+            f"{BUILD_ONCE}, only after {n} calls with one {layout}")
 
 
 def mask_cost_line(m, mask: str | None, who: str = "Its") -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from gen.analysis import host_rules, kernel_rules, rules
 from gen.report.words import orders as orders_words
 from gen.report.words.common import LEVEL_ALLOWED, duration_us, join_and, label, level_pct, level_span, times
+from gen.report.words.places import place_of
 from gen.report.words.sum_clocks import apart
 
 
@@ -295,6 +296,8 @@ def _why_sums_not(o) -> str:
     if o is None:
         return ""
     gap = rules.clock_gap_pct(o.first_ks_mhz, o.second_ks_mhz)
+    if o.off_graph:
+        return orders_words.off_graph(o, label)
     if o.kernel_sum is None:
         return "no kernel sums fit to compare"
     if gap is None:
@@ -424,6 +427,12 @@ def lead_rules() -> list[tuple[str, str]]:
          f"at most 1 + g. The leader's lead over its clock ratio (whole where it ran at the lower clock) must exceed "
          f"the kernel sums' own noise line (at least 1 + {floor}); it then counts as sums at one clock, wherever sums "
          "are read. Not at memory-bound points"),
+        (f"{LEAD}: kernel sums off their graph replay",
+         f"where a call's kernel sum and its own graph replay lie more than {rules.KERNEL_SUM_GRAPH_RATIO:g}× apart "
+         f"(the larger over the smaller, past what their windows' clock gap explains, the windows within {gap} in "
+         "clock), no kernel sum decides, overrules or puts behind in a pair with that call or a call running the same "
+         "kernels at that point: the sum is then the profiler's reading, not the kernels' (SDPA flash at decode, "
+         "where the same kernels run in both), and the as-run order alone is read"),
         (f"{LEAD}: round by round",
          "another path, for two calls timed in the same rounds whose intervals overlap: it skips the intervals and "
          "the as-run noise rows. In each round orientation on its own, the interval of the median of the per-round "
@@ -496,3 +505,45 @@ def lead_evidence(ev) -> str | None:
                      "the who-leads rule sets each lead against")
     text = "; ".join(parts)
     return text + "."
+
+
+def sweep_sums(s) -> str | None:
+    """The kernel sum against the graph replay over every sweep point (gen.analysis.method.SweepSums), and the calls
+    whose sums therefore decide no pair (rules.KERNEL_SUM_GRAPH_RATIO); None where the set has no such figure."""
+    if s is None:
+        return None
+    def at(a) -> str:
+        return f"{label(a.variant)} at {place_of(a.scenario, a.mode)}, {_sizes([a.point])}"
+    line = f"{rules.KERNEL_SUM_GRAPH_RATIO:g}×"
+    text = (f" Over every point of its sweep the two part further: of the {s.timed} variant-points timed both ways, "
+            f"the {s.compared} whose two windows ran within {rules.CLOCK_GAP_PCT:g}% in clock read from "
+            f"{times(s.low.ratio)} ({at(s.low)}) to {times(s.high.ratio)} ({at(s.high)}) the graph replay.")
+    if not s.off:
+        return text + (f" None lies more than {line} apart from its replay (the larger over the smaller) past what its "
+                       "clock gap explains, so every kernel sum may decide a pair (the rules table).")
+    groups: dict = {}
+    for a in s.off:
+        groups.setdefault((a.variant, a.scenario, a.mode), []).append(a)
+    said = []
+    for (v, sc, m), xs in groups.items():
+        lo, hi = min(a.ratio for a in xs), max(a.ratio for a in xs)
+        span = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
+        said.append(f"{label(v)} at {place_of(sc, m)} ({_sizes([a.point for a in xs])}: its kernel sum {span} its "
+                    "replay)")
+    return text + (f" At {len(s.off)} the two lie more than {line} apart (the larger over the smaller), past what "
+                   f"their clock gap explains: {'; '.join(said)}. There the kernel sums of that call, and of any call "
+                   "running the same kernels at that point, decide no pair (the rules table): a lead by kernel sum "
+                   "would be the profiler's reading, not the kernels'.")
+
+
+def _sizes(points) -> str:
+    """Points of one call and scenario in few words: "16,384, 65,536 and 131,072 keys, head dim 128"; each in full
+    where they differ in more than their lengths."""
+    ps = sorted(points, key=lambda p: (p.kv_len, p.q_len))
+    if len({(p.q_len == p.kv_len, p.q_len if p.q_len != p.kv_len else 0, p.head_dim, p.window) for p in ps}) > 1:
+        return join_and(_sizes([p]) for p in ps)
+    p = ps[0]
+    lengths = join_and(f"{x.kv_len:,}" for x in ps)
+    what = (f"{lengths} tokens" if p.q_len == p.kv_len else f"{lengths} keys" if p.q_len == 1
+            else f"{p.q_len:,} queries × {lengths} keys")
+    return what + (f", window {p.window:,}" if p.window else "") + f", head dim {p.head_dim}"

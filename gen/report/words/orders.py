@@ -140,6 +140,7 @@ def brief_clauses(o, label, clocks: bool = True, noise: bool = True, detail: boo
                 + (f" ({detail})" if detail else "")
                 for k, (_, r, how, detail) in enumerate(its)]
         parts.append(f"{who} " + " and ".join(each))
+    parts.extend(filter(None, [off_graph(o, label)]))  # the kernel sums set aside (rules.KERNEL_SUM_GRAPH_RATIO)
     if o.timed_apart:  # the noise line and the orientations are of the shared rounds: neither applies
         return [*parts, *timed_apart_clauses(o, label)]
     if not o.apart and _beyond_floor(o.kernel_sum) and o.oriented:
@@ -150,6 +151,30 @@ def brief_clauses(o, label, clocks: bool = True, noise: bool = True, detail: boo
     if o.apart and o.noise is not None:
         parts += noise_clauses(o, label)
     return parts
+
+
+def sum_off_graph(x, name: str) -> str:
+    """One call's kernel sum against its graph replay (calls.OffGraph), the larger over the smaller: "SDPA flash's
+    kernel sum is 1.19× its graph replay (both at 1980 MHz)", or "SDPA cuDNN's graph replay is 1.14× its kernel
+    sum"."""
+    at = _mhz(x.kernel_sum_mhz, x.graph_mhz) or "clocks not recorded"
+    over = (f"kernel sum is {times(x.ratio)} its graph replay" if x.ratio >= 1
+            else f"graph replay is {times(1 / x.ratio)} its kernel sum")
+    return f"{_possessive(name)} {over} ({at})"
+
+
+def off_graph(o, label) -> str:
+    """Why the kernel sums decide nothing for the pair (Orders.off_graph, rules.KERNEL_SUM_GRAPH_RATIO): "the kernel
+    sums decide nothing here: SDPA flash's kernel sum is 1.19× its graph replay (both at 1980 MHz), past the 1.1× the
+    rule allows, so the as-run order alone is read"; a twin's sum named as such; "" where the sums stand."""
+    if not o.off_graph:
+        return ""
+    said = []
+    for member, x in dict(o.off_graph).items():
+        own = sum_off_graph(x, label(x.variant))
+        said.append(own if member == x.variant else f"{own}, and {label(member)} runs the same kernels")
+    return (f"the kernel sums decide nothing here: {'; '.join(said)}, past the {rules.KERNEL_SUM_GRAPH_RATIO:g}× the "
+            "rule allows, so the as-run order alone is read")
 
 
 def sums_backing(o, label) -> str:
@@ -216,8 +241,10 @@ def where_timed(o, label) -> str:
     if len(later) == 1 and not any(how[x] in (calls.ALONE, calls.AFTER) for x in (o.first, o.second)):
         x = later[0]
         other = label(o.second if x == o.first else o.first)
-        return (f"{label(x)} was timed in later rounds, with the calls that ran out of memory beside the others, so "
-                f"its time and {_possessive(other)} were taken in different conditions")
+        mates = [label(m) for m in (o.first_with if x == o.first else o.second_with) if m != x]
+        turns = (f", taking turns with {' and '.join(mates)}, which did not fit either" if mates else "")
+        return (f"{label(x)} did not fit in memory beside the others and was timed in later rounds of its own{turns}, "
+                f"so its time and {_possessive(other)} were taken in different conditions")
     alone = [x for x in (o.first, o.second) if how[x] == calls.ALONE]
     after = [x for x in (o.first, o.second) if how[x] == calls.AFTER]
     if len(alone) == 2:
@@ -252,6 +279,8 @@ def timed_apart_clauses(o, label) -> list[str]:
     if o.decided:
         return [f"{text}, and the kernel sums, {sums_clocks(o)}, agree with it beyond {rules.TIME_FLOOR_PCT:g}% and "
                 "decide it"]
+    if o.off_graph:
+        return [f"{text}, and the kernel sums cannot decide it either"]
     if o.kernel_sum is None:
         return [f"{text}, and there are no kernel sums to decide it"]
     if gap is not None and gap > rules.CLOCK_GAP_PCT:

@@ -42,8 +42,9 @@ def ours_name(v: dict, variant_label) -> str:
 FP8_WORD = "FP8"
 
 
-def versus(v: dict, anchor_title: str, variant_label, decode: bool) -> str:
-    """Ours against one published figure, like with like: times when the shape is the same, rates always."""
+def versus(v: dict, anchor_title: str, variant_label, decode: bool, scenario: str | None = None) -> str:
+    """Ours against one published figure, like with like: times when the shape is the same (a published kernel time
+    against our kernel sum first), rates always; `scenario`: the page's, where ours may come from another."""
     where = f"{length(v['kv_len'], decode)}, D {int(v['head_dim'])}"
     approx = "about " if v["approximate"] else ""
     rate = (f"{approx}{v['anchor_tflops']:,.0f} TFLOP/s in our count ({HOW.get(v['tflops_from'], 'not convertible')})"
@@ -54,7 +55,15 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool) -> str:
         return parts[0]
     ours = ours_name(v, variant_label)
     ours = ours[0].upper() + ours[1:] + ("" if v["ours_same"] else ",")
-    if not missing(v["ours_time_ratio"]):
+    ours += _scenario_of(v, scenario)
+    if not missing(v.get("ours_ks_time_ratio", math.nan)):  # a published kernel time: our kernel sum first
+        ks = v["ours_ks_time_ratio"]
+        at = f"at {v['ours_ks_mhz']:.0f} MHz" if not missing(v["ours_ks_mhz"]) else "clock not recorded"
+        parts.append(f"{ours} takes {ks:.2f}× its time by kernel sum ({v['ours_ks_ms']:.4g} ms {at}; "
+                     f"{_faster(ks, time=True)}: the source's time is its kernels' device time under a profiler, "
+                     f"which our kernel sum is), {v['ours_time_ratio']:.2f}× as run, and reaches "
+                     f"{v['ours_rate_ratio']:.2f}× its rate as run.")
+    elif not missing(v["ours_time_ratio"]):
         parts.append(f"{ours} takes {v['ours_time_ratio']:.2f}× its time ({_faster(v['ours_time_ratio'], time=True)})"
                      f" and reaches {v['ours_rate_ratio']:.2f}× its rate.")
     elif not missing(v["ours_rate_ratio"]):
@@ -67,7 +76,10 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool) -> str:
                      f"{v['ours_clock_mhz']:.0f}) {ours[0].lower() + ours[1:].rstrip(',')} reaches "
                      f"{v['ours_rate_ratio_at_clock']:.2f}× its rate.")
     if not v["ours_same"] and not missing(v["fastest_pct_of_ceiling"]):
-        parts.append(f"That is {v['fastest_pct_of_ceiling']:.0f}% of the measured ceiling.")
+        at = v.get("fastest_pct_at_clock", math.nan)
+        parts.append(f"That is {v['fastest_pct_of_ceiling']:.0f}% of the measured ceiling as measured"
+                     + (f" ({at:.0f}% of it scaled to its {v['fastest_clock_mhz']:.0f} MHz, a model)."
+                        if not missing(at) else "."))
     return " ".join(parts)
 
 
@@ -133,10 +145,15 @@ def datasheet(sheet: datasheets.Datasheet | None, gpu: str | None) -> str:
 def versus_short(v: dict, anchor_title: str, decode: bool, variant_label=None) -> str:
     """One clause for the index: ours against the strongest published figure, like with like."""
     ratios = []
+    sums = not missing(v.get("ours_ks_time_ratio", math.nan))
+    if sums:  # a published kernel time: our kernel sum first
+        at = f" (at {v['ours_ks_mhz']:.0f} MHz)" if not missing(v["ours_ks_mhz"]) else ""
+        ratios.append(f"{v['ours_ks_time_ratio']:.2f}× its time by kernel sum{at}")
     if not missing(v["ours_time_ratio"]):
-        ratios.append(f"{v['ours_time_ratio']:.2f}× its time")
+        ratios.append(f"{v['ours_time_ratio']:.2f}× its time" + (" as run" if ratios else ""))
     if not missing(v["ours_rate_ratio"]):
-        ratios.append(f"{v['ours_rate_ratio']:.2f}× its rate" + ("" if ratios else " (times do not compare)"))
+        ratios.append(f"{v['ours_rate_ratio']:.2f}× its rate" + (" as run" if sums else "" if ratios
+                                                                   else " (times do not compare)"))
     if not ratios:
         return ""
     who = ours_name(v, variant_label or (lambda x: x))
@@ -185,13 +202,34 @@ def as_run_window(window_s: float | None) -> str:
             f"{rules.SUSTAINED_WINDOW_S:g} s")
 
 
-def burst_line(b: dict, variant_label, env=None) -> str:
+def _scenario_of(b: dict, scenario: str | None) -> str:
+    """Where our figure was timed, said where it is another scenario than the page's (published_sums.anchor_rows)."""
+    theirs = b.get("ours_scenario")
+    return (f" (timed in {theirs}, the scenario of the published figure: one figure of ours per call and shape)"
+            if scenario is not None and isinstance(theirs, str) and theirs != scenario else "")
+
+
+def kernel_sum_first(b: dict) -> str:
+    """A published kernel time against our kernel sum (published_sums.burst_sums), for the head of burst_line:
+    "published 6.531 ms, its forward kernels' device time under a profiler, which our kernel sum is; ours 6.696 ms by
+    kernel sum (1955 MHz), 1.03× it. Ours"; "" where the source's time is not a kernel time or we have no kernel sum."""
+    if not b.get("kernel_time") or missing(b.get("ks_ms", math.nan)):
+        return ""
+    at = f"{b['ks_mhz']:.0f} MHz" if not missing(b["ks_mhz"]) else "clock not recorded"
+    return (f"published {b['anchor_ms']:.3f} ms, its forward kernels' device time under a profiler, which our kernel "
+            f"sum is; ours {b['ks_ms']:.3f} ms by kernel sum ({at}), {b['ks_vs_anchor']:.2f}× it. Ours")
+
+
+def burst_line(b: dict, variant_label, env=None, scenario: str | None = None) -> str:
     """Sustained against burst and the published time (gen.analysis.clocks.burst_frame): the gap is
     the clock only when the clock rule holds for our sustained time and our own burst lands on the
-    published time too; the publisher's clock is an assumption (sources do not state it). `env`: the set's
-    environment, whose power reading the power names (gen.report.words.tables.watts)."""
-    head = (f"At {b['kv_len']:,} tokens, {variant_label(b['variant'])}: published {b['anchor_ms']:.3f} ms; ours "
-            f"{b['sustained_ms']:.3f} ms {as_run_window(b.get('sustained_window_s'))}")
+    published time too; the publisher's clock is an assumption (sources do not state it). A published kernel time
+    meets our kernel sum first (kernel_sum_first). `env`: the set's environment, whose power reading the power names
+    (gen.report.words.tables.watts); `scenario`: the page's, where our figure may come from another."""
+    first = kernel_sum_first(b)
+    head = (f"At {b['kv_len']:,} tokens, {variant_label(b['variant'])}{_scenario_of(b, scenario)}: "
+            + (first if first else f"published {b['anchor_ms']:.3f} ms; ours")
+            + f" {b['sustained_ms']:.3f} ms {as_run_window(b.get('sustained_window_s'))}")
     if not missing(b["sustained_clock_mhz"]):
         head += f", {b['sustained_clock_mhz']:.0f} MHz"
         power = table_words.watts(b["sustained_power_w"], env)
@@ -200,7 +238,7 @@ def burst_line(b: dict, variant_label, env=None) -> str:
     head += ")"
     if not missing(b["burst_ms"]):
         head += _burst_words(b)
-    head += f". Ours over published: {b['sustained_vs_anchor']:.2f}×."
+    head += f". Ours {'as run ' if first else ''}over published: {b['sustained_vs_anchor']:.2f}×."
     if isinstance(b["reason"], str):
         return head + f" The clock rule cannot be applied: {b['reason']}."
     tol = f"{rules.CLOCK_RULE_PCT:g}%"
@@ -228,3 +266,13 @@ def burst_line(b: dict, variant_label, env=None) -> str:
         rule += (f" Our burst against {b['expected_burst_ms']:.3f} ms expected from the as-run time at the "
                  f"burst clock: {b['burst_vs_expected']:.2f}×.")
     return head + rule
+
+
+def timed_elsewhere(rows: list[dict], scenario: str) -> list[str]:
+    """Under a published table: the rows whose figures of ours were read in another scenario, the published figure's
+    own (published_sums.anchor_rows), so that one figure of ours meets it on every page."""
+    other = {r["ours_scenario"] for r in rows
+             if isinstance(r.get("ours_scenario"), str) and r["ours_scenario"] != scenario}
+    return [f"Rows of {', '.join(sorted({r['anchor_name'] for r in rows if r.get('ours_scenario') == o}))}: ours as "
+            f"timed in {o}, the published figure's own scenario, so that one figure of ours per call and shape meets "
+            "it on every page." for o in sorted(other)]

@@ -11,10 +11,12 @@ from gen.analysis.values import missing
 from gen.model import datasheets
 from gen.model.variants import FA4_INSTALL
 from gen.report.words import common
+from gen.report.words import deterministic as deterministic_words
 from gen.report.words import orders as orders_words
 from gen.report.words import oriented as oriented_words
 from gen.report.words import tables as table_words
 from gen.report.words.common import apart_words, clock_time, floor_pct, flop_label, intervals, join_and, overlap_words
+from gen.report.words.fp8_speed import fp8_cells  # noqa: F401  (moved there; its readers name it here)
 
 FIGURE_UNIT = {sa.FIGURE_TFLOPS: "TFLOP/s", sa.FIGURE_TBPS: "TB/s"}
 
@@ -32,8 +34,8 @@ def figure_label(figure: str, points=()) -> str:
 CONVENTION = {sa.FIGURE_TFLOPS: sa.FLOP_CONVENTION, sa.FIGURE_TBPS: sa.BYTES_CONVENTION}
 
 
-CEILING_NAME = {sa.CEILING_MATMUL: "the measured matmul ceiling as measured (at its own clock, not scaled to the "
-                                   "point's)",
+CEILING_NAME = {sa.CEILING_MATMUL: "the measured matmul ceiling as measured (at its own clock) and, in brackets, "
+                                   "scaled to the point's clock (a model)",
                 sa.CEILING_COPY: "the measured copy bandwidth",
                 sa.CEILING_READ: "the measured read bandwidth"}
 
@@ -198,12 +200,8 @@ def determinism_opening(d, row: dict, variant_label) -> str:
     if d.second is not None:
         text += (f" It is {d.ratio:.2f}× ahead of the next, {variant_label(d.second)}." if d.decided else
                  f" It is within noise of the next, {variant_label(d.second)} ({d.ratio:.2f}× its time).")
-    c = d.cost
-    if c is not None:
-        sums = " (both kernel sums)" if c.det_method == c.base_method == "kernel_sum" else ""
-        text += (f" Determinism costs it {c.ratio:.2f}× the time of the same call by default, {variant_label(c.base)}"
-                 + (f" ({c.det_ms:.4g} ms against {c.base_ms:.4g} ms{sums})" if sums or c.base != d.plain else "")
-                 + ".")
+    if d.cost is not None:  # by kernel sum first where both steps' sums ran at one clock (review 18 item 7)
+        text += f" {deterministic_words.cost_clause(d.cost, variant_label(d.cost.base), d.cost.base != d.plain)}."
     return text + " Without determinism, "
 
 
@@ -404,17 +402,6 @@ FP8_NOTE = ("Each FP8 variant beside the variant running the same kind of kernel
             "attention of the rounded inputs against the unrounded ones). The FP8 variant's own error is taken "
             "against float64 attention of the rounded inputs it was given: it is the kernel's error alone. The "
             "two are separate costs: a model that holds bf16 activations pays both.")
-
-
-def fp8_cells(r: dict, variant_label) -> dict:
-    """One row of the FP8 table (gen.analysis.scenarios.fp8_frame), worded."""
-    ran = not missing(r["fp8_ms"])
-    why = None if ran else f"{r['status']}: {r['reason'] or 'no reason recorded'}"
-    sums = bool(r.get("kernel_sums")) and not missing(r.get("kernel_sums"))
-    return dict(label=variant_label(r["variant"]), twin=variant_label(r["twin"]), why=why,
-                basis=" (kernel sum)" if sums else "",
-                speed=(f"{r['speedup']:.2f}×" + (" (both kernel sums)" if sums else "")) if not missing(r["speedup"])
-                else "–")
 
 
 FP8_SOL = (" FP8 rows are set against the dense FP8 rate instead (datasheets.py), and against no measured "

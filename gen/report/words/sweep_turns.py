@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from gen.analysis import advice as advice_mod
 from gen.analysis import rules
+from gen.report.words import orders as orders_words
 from gen.report.words.behind import short_count
 from gen.report.words.common import join_and, short_label, times, us
 from gen.report.words.sum_clocks import apart, higher_clock, lower_clock, possessive
@@ -116,6 +117,8 @@ def clock_fair(o, a_mhz: float | None, b_mhz: float | None) -> str:
             rules.clock_gap_pct(a_mhz, b_mhz) > rules.CLOCK_GAP_PCT else
             f"with {possessive(short_label(o.first)) if o is not None else 'its'} clock the higher as run, "
             f"{apart(a_mhz, b_mhz)} apart, by kernel sum ")
+    if o is not None and o.off_graph:
+        return text + f"nothing ({orders_words.off_graph(o, short_label)})"
     if o is None or o.kernel_sum is None or not o.first_ks_ms or not o.second_ks_ms:
         return text + "not measured"
     ratio = times(o.kernel_sum) if o.kernel_sum >= 1 else times(1 / o.kernel_sum) + " the other way"

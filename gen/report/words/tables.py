@@ -330,9 +330,12 @@ def above_ceiling_line(rows, ceiling: str) -> str | None:
     worst = max(rows, key=lambda r: r["pct_of_ceiling"])
     why = (" A copy writes as much as it reads; a kernel that only reads is not bound by it: the set needs the "
            "read-only ceiling, measured from schema 3 on." if ceiling == "copy" else "")
+    at = worst.get("pct_of_matmul_at_clock") if ceiling == "matmul" else None  # one point, both its shares
+    scaled = (f"; {at:.0f}% of it scaled to the point's {worst['sm_clock_mhz']:.0f} MHz, a model"
+              if not missing(at) and not missing(worst.get("sm_clock_mhz")) else "")
     return (f"{len(rows)} point{'s' if len(rows) != 1 else ''} pass{'' if len(rows) != 1 else 'es'} the measured "
-            f"{ceiling} ceiling (up to {worst['pct_of_ceiling']:.0f}%, {label(worst['variant'])} at "
-            f"{worst['kv_len']:,}): that ceiling does not bound them.{why}")
+            f"{ceiling} ceiling as measured (up to {worst['pct_of_ceiling']:.0f}%, {label(worst['variant'])} at "
+            f"{worst['kv_len']:,}{scaled}): that ceiling does not bound them.{why}")
 
 
 def fidelity_lines(rows) -> list[str]:

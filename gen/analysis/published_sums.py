@@ -1,0 +1,66 @@
+"""Ours against a published time where the source timed its kernels (review 2026-12-07-9 item 5): the cuDNN frontend
+benchmark's times are the forward kernels' device time under torch.profiler, what our kernel sum is, so they are set
+against our kernel sum (with its window's clock) first and our as-run time second; and one record per call and shape
+across a set's pages (`anchor_rows`: a published figure is set against our call in the scenario the figure belongs to,
+where the set timed that call there at that point). Numbers only: gen.report.words.published words them."""
+
+from __future__ import annotations
+
+import math
+
+from gen.analysis.values import missing
+
+
+def _num(r: dict | None, key: str) -> float:
+    v = r.get(key, math.nan) if r is not None else math.nan
+    return math.nan if missing(v) else float(v)
+
+
+def versus_sums(a, ours: dict | None, fast: dict | None, comparable_time: bool) -> dict:
+    """A versus row's kernel-sum columns: where the published time is a kernel time (the anchor's `kernel_time`) and
+    the shape is ours, our call's kernel sum, its window's clock and its ratio to the published time; the scenario our
+    figures were read in; and the fastest's share of the matmul ceiling scaled to its own clock (a model, beside the
+    share as measured: review 2026-12-07-9 item 9), with that clock."""
+    kernel_time = bool(a.get("kernel_time", False)) if hasattr(a, "get") else False
+    ks = _num(ours, "kernel_sum_ms") if kernel_time and comparable_time else math.nan
+    published = a["published_ms"]
+    # ceiling_mhz is the matmul ceiling's clock, there only where the point is set against that ceiling
+    at_clock = _num(fast, "pct_of_matmul_at_clock") if not missing(_num(fast, "ceiling_mhz")) else math.nan
+    return dict(kernel_time=kernel_time, ours_ks_ms=ks,
+                ours_ks_mhz=_num(ours, "kernel_sum_mhz") if not missing(ks) else math.nan,
+                ours_ks_time_ratio=ks / published if not (missing(ks) or missing(published)) and published
+                else math.nan,
+                ours_scenario=ours.get("scenario") if ours is not None else None,
+                fastest_pct_at_clock=at_clock,
+                fastest_clock_mhz=_num(fast, "sm_clock_mhz") if not missing(at_clock) else math.nan)
+
+
+def burst_sums(a: dict, p: dict) -> dict:
+    """A burst row's kernel-sum columns (gen.analysis.clocks.burst_frame): where the published time is a kernel time,
+    our kernel sum at the point, its window's clock and its ratio to the published time; the scenario of our row."""
+    ks = _num(p, "kernel_sum_ms") if a.get("kernel_time") else math.nan
+    return dict(kernel_time=bool(a.get("kernel_time")), ks_ms=ks,
+                ks_mhz=_num(p, "kernel_sum_mhz") if not missing(ks) else math.nan,
+                ks_vs_anchor=ks / a["published_ms"] if not missing(ks) and a["published_ms"] else math.nan,
+                ours_scenario=p.get("scenario"))
+
+
+def anchor_rows(scenario: str, anchors: list[dict], rows: list[dict], rows_of) -> list[tuple[list[dict], list[dict]]]:
+    """The published figures of one scenario page (`anchors`: rows of scenarios.anchor_frame) grouped by the rows
+    they are set against: the page's own (`rows`) for figures of this scenario, or of one the set did not time that
+    call in; else the rows of the figure's own scenario (`rows_of(name)`: that scenario's point rows), so that one
+    published figure meets one record of ours on every page (SDPA cuDNN at GQA 16k on the FP8 page: 1.11x against its
+    own window, 1.03x on the GQA page). [(anchors, rows)], the page's own first."""
+    own, other = [], {}
+    for a in anchors:
+        name = a.get("anchor_scenario")
+        if not isinstance(name, str) or name == scenario:
+            own.append(a)
+            continue
+        theirs = rows_of(name)
+        at = ("variant", "mode", "head_dim", "q_len", "kv_len")
+        if any(r["status"] == "ok" and all(r[k] == a[k] for k in at) for r in theirs):
+            other.setdefault(name, (theirs, []))[1].append(a)
+        else:
+            own.append(a)
+    return [(own, rows)] * bool(own) + [(xs, theirs) for theirs, xs in other.values()]

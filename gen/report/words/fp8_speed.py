@@ -1,0 +1,50 @@
+"""One row of the What-FP8-buys table (gen.analysis.scenarios.fp8_frame) in words: the speed of FP8 as a range over
+the measures, each with its windows' clocks (gen.analysis.fp8_speed; review 2026-12-07-9 item 6), "1.22–1.31× (1.29×
+as run, FP8 at a 5% higher clock; 1.31× by kernel sum, FP8 at a 7% higher clock; 1.22× at equal clock, a model)"."""
+
+from __future__ import annotations
+
+from gen.analysis import rules
+from gen.analysis.values import missing
+
+
+def _clock(fp8_mhz: float, twin_mhz: float) -> str:
+    """Where FP8's window ran against its twin's: "FP8 at a 5% higher clock", "both at 1980 MHz"."""
+    gap = rules.clock_gap_pct(None if missing(fp8_mhz) else fp8_mhz, None if missing(twin_mhz) else twin_mhz)
+    if gap is None:
+        return "clocks not recorded"
+    if f"{gap:.0f}" == "0":
+        return f"both at {fp8_mhz:.0f} MHz" if round(fp8_mhz) == round(twin_mhz) else "at clocks within 1%"
+    return f"FP8 at a {gap:.0f}% {'higher' if fp8_mhz > twin_mhz else 'lower'} clock"
+
+
+def speed(r: dict) -> str:
+    """The speed cell: the table's own ratio alone where no other measure is there; else the range over as run, by
+    kernel sum and at equal clock (a model), each with its clocks."""
+    sums = bool(r.get("kernel_sums")) and not missing(r.get("kernel_sums"))
+    if missing(r["speedup"]):
+        return "–"
+    if sums:  # the table's times are the kernel sums already: their clocks, and the model where it reads otherwise
+        eq = r.get("eq_speedup")
+        model = (f"; {eq:.2f}× at equal clock, a model" if not missing(eq) and f"{eq:.2f}" != f"{r['speedup']:.2f}"
+                 else "")
+        return f"{r['speedup']:.2f}× (both kernel sums, {_clock(r.get('ks_fp8_mhz'), r.get('ks_twin_mhz'))}{model})"
+    said = [(r[k], f"{r[k]:.2f}× {how}" + (f", {_clock(r[a], r[b])}" if a else ""))
+            for k, how, a, b in (("run_speedup", "as run", "run_fp8_mhz", "run_twin_mhz"),
+                                 ("ks_speedup", "by kernel sum", "ks_fp8_mhz", "ks_twin_mhz"),
+                                 ("eq_speedup", "at equal clock, a model", None, None))
+            if not missing(r.get(k))]
+    if len(said) < 2:
+        return f"{r['speedup']:.2f}×"
+    lo, hi = min(x for x, _ in said), max(x for x, _ in said)
+    span = f"{lo:.2f}×" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
+    return f"{span} ({'; '.join(text for _, text in said)})"
+
+
+def fp8_cells(r: dict, variant_label) -> dict:
+    """One row of the FP8 table (gen.analysis.scenarios.fp8_frame), worded."""
+    ran = not missing(r["fp8_ms"])
+    why = None if ran else f"{r['status']}: {r['reason'] or 'no reason recorded'}"
+    sums = bool(r.get("kernel_sums")) and not missing(r.get("kernel_sums"))
+    return dict(label=variant_label(r["variant"]), twin=variant_label(r["twin"]), why=why,
+                basis=" (kernel sum)" if sums else "", speed=speed(r))
