@@ -1,7 +1,7 @@
 """Do two captures on one GPU give the same verdicts? The decision and every scenario's verdict, side by side.
 
 Takes: two result sets (folders, or .tgz files as `python -m gen import` reads them; default: the committed
-paired-rounds H100 set and its repeat, captured on the same lease minutes later, kept in
+H100 set of 2026-12-06 and a paired-rounds capture with FlashAttention-4 a day later on a later lease, kept in
 benchmarks/data/captures/).
 Gives: a Markdown report on stdout (and --out FILE): the default call and each exception the decision box
 makes; per scenario and mode, the verdict's fastest (with the variants whose intervals reach it), its
@@ -27,8 +27,8 @@ from gen.model import schema  # noqa: E402
 from gen.report.words import first_screen  # noqa: E402
 from gen.report.words import orders as orders_words  # noqa: E402
 
-DEFAULT_A = ROOT / "results" / "nvidia-h100-80gb-hbm3__torch-2.11.0__paired"
-DEFAULT_B = ROOT / "benchmarks" / "data" / "captures" / "nvidia-h100-80gb-hbm3__torch-2.11.0__repeat-paired.tgz"
+DEFAULT_A = ROOT / "results" / "nvidia-h100-80gb-hbm3__torch-2.11.0"
+DEFAULT_B = ROOT / "benchmarks" / "data" / "captures" / "nvidia-h100-80gb-hbm3__torch-2.11.0__paired-fa4.tgz"
 
 
 def said(ls: tables.LoadedSet) -> dict[str, str]:
