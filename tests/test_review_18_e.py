@@ -40,8 +40,11 @@ def test_a_kernel_sum_off_its_graph_replay_either_way_is_marked():
     assert calls.sums_off_graph(_timed(1.0, line * 0.99)) is None
     # what the clock gap explains is taken off: a sum 1.12x under its replay at a 4% higher clock is 1.08x left
     assert calls.sums_off_graph(_timed(1.0, 1.12, ks_mhz=1980.0, graph_mhz=1980.0 / 1.04)) is None
-    # windows past the clock gate are not set side by side
-    assert calls.sums_off_graph(_timed(1.3, 1.0, ks_mhz=1980.0, graph_mhz=1700.0)) is None
+    # windows past the clock gate are not set side by side where the gap could explain the ratio (the sum at the lower
+    # clock); a sum slower at the higher clock is off at any gap (review 19 item 2, below)
+    assert calls.sums_off_graph(_timed(1.3, 1.0, ks_mhz=1700.0, graph_mhz=1980.0)) is None
+    assert calls.sums_off_graph(_timed(1.0, 1.3, ks_mhz=1980.0, graph_mhz=1700.0)) is None
+    assert calls.sums_off_graph(_timed(1.3, 1.0, ks_mhz=1980.0, graph_mhz=1700.0)) is not None
     t = _timed(1.3, 1.0)
     t.gpu_only_method = schema.GpuOnlyMethod.KERNEL_SUM
     assert calls.sums_off_graph(t) is None  # no replay to set it against
@@ -329,3 +332,26 @@ def test_the_preprocess_kernel_reads_neither_by_design_nor_compute(loaded):
     assert "by design" not in said and "DRAM the higher" in said and "memory- or latency-bound" in said
     main = next(r for r in m.rows if "FlashAttentionForwardSm90" in r["name"])
     assert "by design" in kernel_words.kernel_facts(counters.kernel_facts(main))
+
+
+# review 19 item 2: a sum slower than its replay though taken at an equal or higher clock is checked at any clock gap
+
+
+def test_a_sum_slower_at_the_higher_clock_is_off_at_any_gap():
+    # FlexAttention FLASH at GQA 32k in the older H100 set: 27.157 ms at 1821 MHz against 24.133 ms at 1601 MHz
+    off = calls.sums_off_graph(_timed(27.157, 24.133, ks_mhz=1821.0, graph_mhz=1601.0))
+    assert off is not None and off.ratio == pytest.approx(1.125, abs=1e-3)
+    # the same ratio with the sum at the lower clock: the gap may explain it, and the windows are not set side by side
+    assert calls.sums_off_graph(_timed(27.157, 24.133, ks_mhz=1601.0, graph_mhz=1821.0)) is None
+    # slower at the higher clock but within the line: not off
+    assert calls.sums_off_graph(_timed(1.08, 1.0, ks_mhz=1839.0, graph_mhz=1720.0)) is None
+    said = orders_words.sum_off_graph(off, "FlexAttention")
+    assert "though taken at the higher clock" in said
+
+
+def test_the_methodology_range_names_the_sums_slower_at_the_higher_clock(loaded):
+    s = method.sweep_sums(loaded[H100])
+    assert s.slower and s.slower[0].variant == "flex_fp8" and s.slower[0].ratio == pytest.approx(1.88, abs=0.01)
+    assert any(a.variant == "flex_flash" and a.scenario == "gqa-prefill" for a in s.off)
+    text = method_words.sweep_sums(s)
+    assert "1.88×" in text and "though the sum's window ran at an equal or higher clock" in text

@@ -204,13 +204,16 @@ class OffGraph:
 def sums_off_graph(t: Timed) -> OffGraph | None:
     """t's kernel sum set against its own graph replay's median where the two lie past rules.KERNEL_SUM_GRAPH_RATIO
     apart (the larger over the smaller) beyond what their windows' clock gap can explain (rules.clock_left), those
-    clocks within rules.CLOCK_GAP_PCT (or not known); None where they agree or cannot be set side by side (no replay,
-    no sum, clocks apart)."""
+    clocks within rules.CLOCK_GAP_PCT (or not known), or at any gap where the sum reads slower than the replay though
+    taken at an equal or higher clock (rules.sum_slower_at_higher_clock); None where they agree or cannot be set side
+    by side (no replay, no sum, clocks apart the other way)."""
     g = t.gpu_only
-    if (t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH or g is None or not g.median or not t.kernel_sum_ms
-            or (rules.clock_gap_pct(t.kernel_sum_mhz, t.sm_clock_mhz) or 0.0) > rules.CLOCK_GAP_PCT):
+    if t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH or g is None or not g.median or not t.kernel_sum_ms:
         return None
     r = t.kernel_sum_ms / g.median
+    if ((rules.clock_gap_pct(t.kernel_sum_mhz, t.sm_clock_mhz) or 0.0) > rules.CLOCK_GAP_PCT
+            and not rules.sum_slower_at_higher_clock(r, t.kernel_sum_mhz, t.sm_clock_mhz)):
+        return None
     left = rules.clock_left(r, t.sm_clock_mhz, t.kernel_sum_mhz) or r
     if max(left, 1 / left) <= rules.KERNEL_SUM_GRAPH_RATIO:
         return None

@@ -65,6 +65,10 @@ class SweepSums:
     low: SumAt
     high: SumAt
     off: tuple[SumAt, ...]
+    # Of the others, those whose sum read slower than its replay though taken at an equal or higher clock (no clock gap
+    # explains them: rules.sum_slower_at_higher_clock), replays set aside by rules.graph_below_kernels included (FP8
+    # FlexAttention's 1.88x), largest first: the range above leaves them out (review 19 item 2)
+    slower: tuple[SumAt, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -157,7 +161,7 @@ def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
 
 def sweep_sums(ls) -> SweepSums | None:
     """SweepSums of a set; None where no sweep point was timed both ways at clocks within rules.CLOCK_GAP_PCT."""
-    timed, near, off = 0, [], []
+    timed, near, off, slower = 0, [], [], []
     for key in dict.fromkeys((p.scenario, p.mode, p.point) for p in ls.rs.sweep):
         for t in calls.timed_at(ls, key[0], key[2], key[1]):
             g = t.gpu_only
@@ -168,12 +172,36 @@ def sweep_sums(ls) -> SweepSums | None:
             at = SumAt(t.kernel_sum_ms / g.median, t.variant, *key)
             if (rules.clock_gap_pct(t.kernel_sum_mhz, t.sm_clock_mhz) or 0.0) <= rules.CLOCK_GAP_PCT:
                 near.append(at)
+            elif rules.sum_slower_at_higher_clock(at.ratio, t.kernel_sum_mhz, t.sm_clock_mhz):
+                slower.append(at)
             if calls.sums_off_graph(t) is not None:
                 off.append(at)
+    aside = _set_aside(ls)  # timed both ways too, their replay set aside
+    slower += aside
     if not near:
         return None
-    return SweepSums(timed, len(near), min(near, key=lambda a: a.ratio), max(near, key=lambda a: a.ratio),
-                     tuple(sorted(off, key=lambda a: -max(a.ratio, 1 / a.ratio))))
+    return SweepSums(timed + len(aside), len(near),
+                     min(near, key=lambda a: a.ratio), max(near, key=lambda a: a.ratio),
+                     tuple(sorted(off, key=lambda a: -max(a.ratio, 1 / a.ratio))),
+                     tuple(sorted(slower, key=lambda a: -a.ratio)))
+
+
+def _set_aside(ls) -> list[SumAt]:
+    """The sweep's variant-points whose graph replay was set aside for reading far below their kernel sum
+    (rules.graph_below_kernels): their sum over the replay set aside, where the sum ran at an equal or higher clock."""
+    out = []
+    for p in ls.rs.sweep:
+        if p.status != schema.Status.OK:
+            continue
+        tm = ls.times(p)
+        if (tm.gpu_only_method != schema.GpuOnlyMethod.KERNEL_SUM or not tm.graph.n or not tm.kernel_sum.n
+                or not rules.graph_below_kernels(tm.graph.median, tm.kernel_sum.median, tm.eager.median)):
+            continue
+        r = tm.kernel_sum.median / tm.graph.median
+        if rules.sum_slower_at_higher_clock(r, tm.window(schema.Window.KERNEL_SUM).sm_clock_mhz,
+                                            tm.window(schema.Window.GPU_ONLY).sm_clock_mhz):
+            out.append(SumAt(r, p.variant, p.scenario, p.mode, p.point))
+    return out
 
 
 def _spread(xs: list[float]) -> float:

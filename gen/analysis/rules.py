@@ -126,8 +126,15 @@ KERNEL_SUM_EXCESS = 1.10
 # twins (gen.analysis.calls.sums_off_graph): SDPA flash's decode sums read 1.17-1.19x its replays at one clock in both
 # H100 sets (the same kernels in both; cuDNN's within 1%), so a lead "by kernel sum" there is the profiler's, not the
 # kernels' (review 2026-12-07-9 item 11). The line is past the sums' own noise (identical kernels' sums read up to
-# 1.07x apart) and the floor; the as-run order alone is then read.
+# 1.07x apart) and the floor; the as-run order alone is then read. A sum slower than its replay though taken at an
+# equal or higher clock is checked at any gap (sum_slower_at_higher_clock): the clock can only have helped it, so it is
+# off by at least its ratio (older H100 set: SDPA cuDNN at GQA 32k 1.08x at 1839 against 1720 MHz; review 19 item 2).
 KERNEL_SUM_GRAPH_RATIO = 1.10
+
+
+def sum_slower_at_higher_clock(ratio: float | None, sum_mhz: float | None, graph_mhz: float | None) -> bool:
+    """A kernel sum over its graph replay above 1 with the sum's window at an equal or higher clock."""
+    return not (missing(ratio) or missing(sum_mhz) or missing(graph_mhz)) and ratio > 1 and sum_mhz >= graph_mhz
 
 
 def clock_gap_pct(a_mhz: float | None, b_mhz: float | None) -> float | None:

@@ -430,8 +430,10 @@ def lead_rules() -> list[tuple[str, str]]:
         (f"{LEAD}: kernel sums off their graph replay",
          f"where a call's kernel sum and its own graph replay lie more than {rules.KERNEL_SUM_GRAPH_RATIO:g}× apart "
          f"(the larger over the smaller, past what their windows' clock gap explains, the windows within {gap} in "
-         "clock), no kernel sum decides, overrules or puts behind in a pair with that call or a call running the same "
-         "kernels at that point: the sum is then the profiler's reading, not the kernels' (SDPA flash at decode, "
+         "clock; at any gap where the sum reads slower though taken at an equal or higher clock, which the clock can "
+         "only have helped, so it is off by at least its ratio), no kernel sum decides, overrules or puts behind in "
+         "a pair with that call or a call running the same kernels at that point: the sum is then the profiler's "
+         "reading, not the kernels' (SDPA flash at decode, "
          "where the same kernels run in both), and the as-run order alone is read"),
         (f"{LEAD}: round by round",
          "another path, for two calls timed in the same rounds whose intervals overlap: it skips the intervals and "
@@ -518,6 +520,13 @@ def sweep_sums(s) -> str | None:
     text = (f" Over every point of its sweep the two part further: of the {s.timed} variant-points timed both ways, "
             f"the {s.compared} whose two windows ran within {rules.CLOCK_GAP_PCT:g}% in clock read from "
             f"{times(s.low.ratio)} ({at(s.low)}) to {times(s.high.ratio)} ({at(s.high)}) the graph replay.")
+    if s.slower:
+        top = s.slower[0]
+        one = len(s.slower) == 1
+        text += (f" Of the others, whose windows ran further apart in clock, {len(s.slower)} "
+                 f"{'reads' if one else 'read'} slower than {'its' if one else 'their'} replay though the sum's window "
+                 f"ran at an equal or higher clock, {'at' if one else 'up to'} {times(top.ratio)} "
+                 f"({at(top)}): no clock gap explains that direction, so they are checked as if at one clock.")
     if not s.off:
         return text + (f" None lies more than {line} apart from its replay (the larger over the smaller) past what its "
                        "clock gap explains, so every kernel sum may decide a pair (the rules table).")

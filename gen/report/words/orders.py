@@ -160,6 +160,9 @@ def sum_off_graph(x, name: str) -> str:
     at = _mhz(x.kernel_sum_mhz, x.graph_mhz) or "clocks not recorded"
     over = (f"kernel sum is {times(x.ratio)} its graph replay" if x.ratio >= 1
             else f"graph replay is {times(1 / x.ratio)} its kernel sum")
+    if x.ratio > 1 and x.kernel_sum_mhz and x.graph_mhz and f"{x.kernel_sum_mhz:.0f}" != f"{x.graph_mhz:.0f}" \
+            and x.kernel_sum_mhz > x.graph_mhz:
+        over += " though taken at the higher clock"  # no clock gap explains it (rules.sum_slower_at_higher_clock)
     return f"{_possessive(name)} {over} ({at})"
 
 
