@@ -355,3 +355,31 @@ def test_the_methodology_range_names_the_sums_slower_at_the_higher_clock(loaded)
     assert any(a.variant == "flex_flash" and a.scenario == "gqa-prefill" for a in s.off)
     text = method_words.sweep_sums(s)
     assert "1.88×" in text and "though the sum's window ran at an equal or higher clock" in text
+
+
+# review 19 item 6: the off-graph reason by direction, the rule's line beside the ratio, brackets one deep
+
+
+def _depth(text: str) -> int:
+    d = deepest = 0
+    for ch in text:
+        d += (ch == "(") - (ch == ")")
+        deepest = max(deepest, d)
+    return deepest
+
+
+def test_the_off_graph_reason_is_said_by_direction():
+    above = orders_words.sum_off_graph(calls.OffGraph("sdpa_flash", 1.19, 1980.0, 1980.0), "SDPA flash")
+    below = orders_words.sum_off_graph(calls.OffGraph("sdpa_cudnn", 1 / 1.13, 1980.0, 1980.0), "SDPA cuDNN")
+    assert "profiled window's reading" in above and "idle time between kernels" not in above
+    assert "idle time between kernels" in below and "profiler" not in below and "profiled" not in below
+    line = f"past the {rules.KERNEL_SUM_GRAPH_RATIO:g}× the rule allows"
+    assert below.index("1.13× its kernel sum") < below.index(line) < below.index("(both at 1980 MHz)")
+
+
+def test_the_h200_default_past_its_points_nests_brackets_one_deep(loaded):
+    from gen.analysis import advice
+    from gen.report.words import behind
+    a = advice.advice(loaded[H200])
+    text = behind.behind_line(a).split(" Not decided")[0]  # the sentence the off-graph clause is in
+    assert "kernel sums decide nothing here" in text and _depth(text) <= 1, text

@@ -34,8 +34,9 @@ def behind_line(a: advice_mod.Advice) -> str | None:
         # each group its own part, so that no empty group leaves a bare "; " (review 2026-12-07-5 item 1 moved the
         # article's sizes, the as-run group of the older H100 set, to its own exception)
         parts = ["; ".join(_behind_group(a, bs) for bs in _groups(as_run).values())
-                 + f" (the {intervals(*(x for b in as_run for x in b.spreads))} apart, beyond the as-run noise of "
-                   "identical kernels there, " + _sums_against(as_run) + ")"] if as_run else []
+                 # after a colon, not in brackets: intervals() and the sums' clocks bring brackets of their own
+                 + f": the {intervals(*(x for b in as_run for x in b.spreads))} apart, beyond the as-run noise of "
+                   "identical kernels there, " + _sums_against(as_run)] if as_run else []
         parts += [_by_rounds(a, b) for b in by_rounds] + [_by_sums(b) for b in by_sums]
         text = (f"Past the verdicts' points, {label(a.default)} is not first at every size: "
                 + "; ".join(parts) + " (each size on its scenario page).")

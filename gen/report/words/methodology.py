@@ -432,9 +432,10 @@ def lead_rules() -> list[tuple[str, str]]:
          f"(the larger over the smaller, past what their windows' clock gap explains, the windows within {gap} in "
          "clock; at any gap where the sum reads slower though taken at an equal or higher clock, which the clock can "
          "only have helped, so it is off by at least its ratio), no kernel sum decides, overrules or puts behind in "
-         "a pair with that call or a call running the same kernels at that point: the sum is then the profiler's "
-         "reading, not the kernels' (SDPA flash at decode, "
-         "where the same kernels run in both), and the as-run order alone is read"),
+         "a pair with that call or a call running the same kernels at that point, and the as-run order alone is "
+         "read. A sum above its replay is the profiled window's reading, not the kernels' (SDPA flash at decode, "
+         "where the same kernels run in both); a sum below it leaves out what the replay holds besides kernels, the "
+         "idle time between the kernels of a call of a few µs"),
         (f"{LEAD}: round by round",
          "another path, for two calls timed in the same rounds whose intervals overlap: it skips the intervals and "
          "the as-run noise rows. In each round orientation on its own, the interval of the median of the per-round "
@@ -541,8 +542,9 @@ def sweep_sums(s) -> str | None:
                     "replay)")
     return text + (f" At {len(s.off)} the two lie more than {line} apart (the larger over the smaller), past what "
                    f"their clock gap explains: {'; '.join(said)}. There the kernel sums of that call, and of any call "
-                   "running the same kernels at that point, decide no pair (the rules table): a lead by kernel sum "
-                   "would be the profiler's reading, not the kernels'.")
+                   "running the same kernels at that point, decide no pair (the rules table): a sum above "
+                   "its replay is the profiled window's reading, not the kernels'; one below it leaves out the idle "
+                   "time between kernels that the replay holds.")
 
 
 def _sizes(points) -> str:

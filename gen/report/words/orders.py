@@ -154,30 +154,33 @@ def brief_clauses(o, label, clocks: bool = True, noise: bool = True, detail: boo
 
 
 def sum_off_graph(x, name: str) -> str:
-    """One call's kernel sum against its graph replay (calls.OffGraph), the larger over the smaller: "SDPA flash's
-    kernel sum is 1.19× its graph replay (both at 1980 MHz)", or "SDPA cuDNN's graph replay is 1.14× its kernel
-    sum"."""
+    """One call's kernel sum against its graph replay (calls.OffGraph), the larger over the smaller, the rule's line
+    beside the ratio and why by direction (review 19 item 6): "SDPA flash's kernel sum is 1.19× its graph replay, past
+    the 1.1× the rule allows (both at 1980 MHz): the profiled window's reading, not the kernels'", or "SDPA cuDNN's
+    graph replay is 1.13× its kernel sum, …: the replay holds idle time between kernels that the sum leaves out"."""
     at = _mhz(x.kernel_sum_mhz, x.graph_mhz) or "clocks not recorded"
     over = (f"kernel sum is {times(x.ratio)} its graph replay" if x.ratio >= 1
             else f"graph replay is {times(1 / x.ratio)} its kernel sum")
     if x.ratio > 1 and x.kernel_sum_mhz and x.graph_mhz and f"{x.kernel_sum_mhz:.0f}" != f"{x.graph_mhz:.0f}" \
             and x.kernel_sum_mhz > x.graph_mhz:
         over += " though taken at the higher clock"  # no clock gap explains it (rules.sum_slower_at_higher_clock)
-    return f"{_possessive(name)} {over} ({at})"
+    # a sum above the replay is the profiled window's; a sum below it leaves out what the replay holds besides kernels
+    why = ("the profiled window's reading, not the kernels'" if x.ratio >= 1
+           else "the replay holds idle time between kernels that the sum leaves out")
+    return (f"{_possessive(name)} {over}, past the {rules.KERNEL_SUM_GRAPH_RATIO:g}× the rule allows ({at}): {why}")
 
 
 def off_graph(o, label) -> str:
     """Why the kernel sums decide nothing for the pair (Orders.off_graph, rules.KERNEL_SUM_GRAPH_RATIO): "the kernel
-    sums decide nothing here: SDPA flash's kernel sum is 1.19× its graph replay (both at 1980 MHz), past the 1.1× the
-    rule allows, so the as-run order alone is read"; a twin's sum named as such; "" where the sums stand."""
+    sums decide nothing here: SDPA flash's kernel sum is 1.19× its graph replay, past the 1.1× the rule allows (both at
+    1980 MHz): …, so the as-run order alone is read"; a twin's sum named as such; "" where the sums stand."""
     if not o.off_graph:
         return ""
     said = []
     for member, x in dict(o.off_graph).items():
         own = sum_off_graph(x, label(x.variant))
-        said.append(own if member == x.variant else f"{own}, and {label(member)} runs the same kernels")
-    return (f"the kernel sums decide nothing here: {'; '.join(said)}, past the {rules.KERNEL_SUM_GRAPH_RATIO:g}× the "
-            "rule allows, so the as-run order alone is read")
+        said.append(own if member == x.variant else f"{own}; and {label(member)} runs the same kernels")
+    return f"the kernel sums decide nothing here: {'; '.join(said)}; so the as-run order alone is read"
 
 
 def sums_backing(o, label) -> str:
