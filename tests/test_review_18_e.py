@@ -111,8 +111,9 @@ def test_the_methodology_gives_the_range_over_every_sweep_point(loaded):
     assert f"from {s.low.ratio:.2f}×" in text and f"to {s.high.ratio:.2f}×" in text
     assert f"more than {rules.KERNEL_SUM_GRAPH_RATIO:g}× apart" in text and "decide no pair" in text
     rows = dict(method_words.lead_rules())
-    assert f"more than {rules.KERNEL_SUM_GRAPH_RATIO:g}× apart" in rows[f"{method_words.LEAD}: kernel sums off their "
-                                                                         "graph replay"]
+    row = rows[f"{method_words.LEAD}: kernel sums off their graph replay"]
+    assert f"more than {rules.KERNEL_SUM_GRAPH_RATIO:g}× from its own graph replay" in row  # reworded, review 19
+    assert "slower at an equal or higher clock" in row
 
 
 # item 7: the cost of determinism by kernel sum first where both steps' sums ran at one clock
@@ -383,3 +384,17 @@ def test_the_h200_default_past_its_points_nests_brackets_one_deep(loaded):
     a = advice.advice(loaded[H200])
     text = behind.behind_line(a).split(" Not decided")[0]  # the sentence the off-graph clause is in
     assert "kernel sums decide nothing here" in text and _depth(text) <= 1, text
+
+
+# review 19 item 5: the graph-below fallback in the rules table and its reason in the summary JSON
+
+
+def test_the_graph_below_fallback_has_a_rules_row_and_a_reason_in_the_json(loaded):
+    from gen.analysis import summary
+    from gen.report.pages import methodology as method_page
+    from gen.report.site import environment
+    text = environment().get_template("rules.md.j2").render(**method_page.rules_view())
+    assert f"by more than {rules.GRAPH_BELOW_KERNELS_RATIO:g}×" in text
+    rows = summary.json_rows(loaded[H100], None, "fp8-prefill")
+    flex = [r for r in rows if r.variant == "flex_fp8"]
+    assert flex and all(r.gpu_only_method == "kernel_sum" and r.gpu_only_reason for r in flex)

@@ -432,6 +432,7 @@ def summary_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
             | ({"docs": docs[(r["q_len"], r["kv_len"])]} if (r["q_len"], r["kv_len"]) in docs else {}),
             status=r["status"], reason=_text(r["reason"]),
             gpu_only_ms=number(r["gpu_only_ms"], 6), gpu_only_method=_text(r["gpu_only_method"]),
+            gpu_only_reason=_text(r.get("gpu_only_reason")),  # why not the graph (docs/data-format.md)
             eager_ms=number(r["eager_ms"], 6), tflops=number(r["tflops"], 2) if rated else None,
             tbps=number(r["tbps"], 4) if rated else None,
             pct_of_ceiling=number(r["pct_of_ceiling"], 1) if rated else None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gen.analysis import first_calls, host_rules, kernel_rules, method, reach, rules
+from gen.model import graph_rule
 from gen.report import format as fmt
 from gen.report.site import Context, Page
 from gen.report.words import mask_cost as mask_words
@@ -33,6 +34,8 @@ def rules_view(by_set=()) -> dict:
                 smem_default_kib=kernel_rules.SMEM_DEFAULT_LIMIT // 1024,
                 cuda_only=sorted(rules.CUDA_ONLY_BACKENDS), min_samples=rules.MIN_SAMPLES,
                 sub_us_memset=rules.SUB_US_MEMSET_US, verdict_rule=method_words.verdict_rule(levels),
+                graph_above_eager_pct=graph_rule.GRAPH_ABOVE_EAGER_PCT,
+                graph_below_ratio=rules.GRAPH_BELOW_KERNELS_RATIO,
                 ci_method=rules.CI_METHOD, ci_levels=levels, floor_pct=rules.TIME_FLOOR_PCT,
                 host_quantile=host_rules.HOST_COST_QUANTILE, host_yes=host_rules.HOST_YES_MARGIN,
                 host_headroom=host_rules.HOST_HEADROOM, host_clear=host_rules.HOST_CLEAR,

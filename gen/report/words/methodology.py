@@ -428,14 +428,11 @@ def lead_rules() -> list[tuple[str, str]]:
          f"the kernel sums' own noise line (at least 1 + {floor}); it then counts as sums at one clock, wherever sums "
          "are read. Not at memory-bound points"),
         (f"{LEAD}: kernel sums off their graph replay",
-         f"where a call's kernel sum and its own graph replay lie more than {rules.KERNEL_SUM_GRAPH_RATIO:g}× apart "
-         f"(the larger over the smaller, past what their windows' clock gap explains, the windows within {gap} in "
-         "clock; at any gap where the sum reads slower though taken at an equal or higher clock, which the clock can "
-         "only have helped, so it is off by at least its ratio), no kernel sum decides, overrules or puts behind in "
-         "a pair with that call or a call running the same kernels at that point, and the as-run order alone is "
-         "read. A sum above its replay is the profiled window's reading, not the kernels' (SDPA flash at decode, "
-         "where the same kernels run in both); a sum below it leaves out what the replay holds besides kernels, the "
-         "idle time between the kernels of a call of a few µs"),
+         f"a call's kernel sum more than {rules.KERNEL_SUM_GRAPH_RATIO:g}× from its own graph replay, either way, "
+         f"past what a clock gap within {gap} explains, or at any gap where the sum is slower at an equal or higher "
+         "clock: its sums, and those of its kernels' twins there, decide no pair; the as-run order alone is read. A "
+         "sum above its replay is the profiled window's reading (SDPA flash at decode); one below it leaves out the "
+         "replay's idle time between kernels (calls of a few µs)"),
         (f"{LEAD}: round by round",
          "another path, for two calls timed in the same rounds whose intervals overlap: it skips the intervals and "
          "the as-run noise rows. In each round orientation on its own, the interval of the median of the per-round "
