@@ -1,0 +1,58 @@
+"""Review 19 (docs/notes/review-2026-12-07-10.md), the findings fixed on branch s46-F: 1 (the eager-loop lead read
+from the data in either direction), review 18 item 1's residual on the scenario page, 3 (cuDNN's set-up on every set
+that picks it), 7 and 8 (readability), 10 and 11 (unsupported and missing). Numbers are read from the committed sets
+or from small synthetic facts, never typed in where the sets give them."""
+
+from __future__ import annotations
+
+import pytest
+
+from gen.analysis import tables
+from gen.report.words import common as words
+from gen.report.words import host as host_words
+from gen.report.words import verdicts as verdict_words
+from tests.conftest import CAPTURED_LATER, RESULTS, all_verdicts
+
+
+@pytest.fixture(scope="module")
+def older():
+    """The older H100 set, the one the home answers for."""
+    return tables.load_set(RESULTS / CAPTURED_LATER[0])
+
+
+# --------------------------------------------------------------------------- finding 1: the loop's leader, either way
+
+
+def test_the_loop_lead_names_the_call_faster_in_the_loop_either_way():
+    """The GPU leader leads in the loop too (the paired chunked case) or the other call does (the older decode case):
+    the sentence names as leader whichever call has the smaller eager median, and prints its time first."""
+    same = host_words.loop_lead("A", "B", (0.1316, 0.1815), 2.96)
+    assert same.startswith("In an eager loop on this host A leads B by 1.38× (131.6 µs against 181.5 µs")
+    assert "not by the 2.96× it leads by on the GPU alone" in same
+    reversed_ = host_words.loop_lead("A", "B", (0.3963, 0.1892), 1.006)
+    assert reversed_.startswith("In an eager loop on this host B leads A by 2.09× (189.2 µs against 396.3 µs")
+    assert "where A leads by 1.01×" in reversed_ and "A leads B" not in reversed_
+
+
+def test_the_decision_clause_says_faster_where_the_loop_reverses():
+    """What to call's "X is 2.96× slower; … in an eager loop it is …": "slower" only where the loop agrees."""
+    assert "1.38× slower (181.5 µs against 131.6 µs" in host_words.loop_clause((0.1316, 0.1815), "A")
+    assert " faster (" in host_words.loop_clause((0.1815, 0.1316), "A")
+
+
+def test_every_verdict_names_the_loop_leader_by_its_eager_median(older, paired):
+    """On the committed sets, each verdict whose fastest call is host-bound names as the loop's leader the call with
+    the smaller eager median; the older set's decode verdict is one where the loop reverses the GPU's order."""
+    reversed_seen = 0
+    for ls in (older, paired):
+        for v in all_verdicts(ls):
+            if v.loop_ms is None:
+                continue
+            text = " ".join(verdict_words.verdict(v).lines)
+            f, r = v.fastest, v.runner_up
+            lead, behind = (f, r) if f.eager.median <= r.eager.median else (r, f)
+            reversed_seen += lead is r
+            assert f"{words.label(lead.variant)} leads {words.label(behind.variant)} by " \
+                   f"{words.times(behind.eager.median / lead.eager.median)}" in text, (ls.name, v.scenario)
+            assert f"{words.label(behind.variant)} leads {words.label(lead.variant)}" not in text
+    assert reversed_seen, "the older set's decode verdict: FlashAttention-4 leads in the loop, FlexAttention on the GPU"
