@@ -56,3 +56,33 @@ def test_every_verdict_names_the_loop_leader_by_its_eager_median(older, paired):
                    f"{words.times(behind.eager.median / lead.eager.median)}" in text, (ls.name, v.scenario)
             assert f"{words.label(behind.variant)} leads {words.label(lead.variant)}" not in text
     assert reversed_seen, "the older set's decode verdict: FlashAttention-4 leads in the loop, FlexAttention on the GPU"
+
+
+# ------------------------------------------------ review 18 item 1's residual: the scenario page's loop gain beside it
+
+
+def test_the_scenario_page_gives_the_loop_gain_beside_the_gpu_one(older, paired):
+    """Where the verdict's fastest is host-bound, the scenario page's Gain cell gives the gain an eager loop gets beside
+    the GPU-only one, and its loop note the next call's loop time (paired chunked prefill: 2.96× and 1.38×)."""
+    from gen.analysis import verdict_point
+    from gen.report.words import scenario_first
+
+    seen = 0
+    for ls in (older, paired):
+        for v in all_verdicts(ls):
+            f = verdict_point.point_facts(ls, v.scenario, str(v.mode))
+            if f is None or f.loop_ms is None or f.named_at is not None:
+                continue
+            seen += 1
+            mine, theirs = f.loop_ms
+            cell = scenario_first.gain_cell(f)
+            assert cell.endswith(host_words.in_loop(f.loop_ms, words.label(f.runner_up))), cell
+            note = scenario_first.loop_note(f) or ""
+            if f.loop.fastest == f.fastest:
+                assert f"{words.label(f.runner_up)} {words.us(theirs)}: a {words.times(theirs / mine)} lead" in note
+    assert seen, "the paired set's chunked-prefill verdict has a host-bound fastest call"
+
+
+def test_a_loop_gain_cell_names_the_other_call_where_the_loop_reverses():
+    assert host_words.in_loop((0.1316, 0.1815), "B") == "1.38× in an eager loop"
+    assert host_words.in_loop((0.3963, 0.1892), "B") == "B 2.09× faster in an eager loop"

@@ -133,6 +133,9 @@ class PointFacts:
     # shared rounds at this point (calls.Timed.rounds_record): the two medians there, the evidence the Holds cell cites
     # (review 2026-12-07-4 item 4: one record per quantity, the other labelled); None elsewhere
     rounds_ms: tuple[float, float] | None = None
+    # Where the fastest is host-bound: its eager median and the runner-up's (verdicts.Verdict.loop_ms), the gain an
+    # eager loop on this host gets beside the GPU-only one the Gain cell gives (review 19, review 18 item 1's residual)
+    loop_ms: tuple[float, float] | None = None
     named_at: NamedAt | None = None  # where the named call shares the first rank and is not the fastest
 
     @property
@@ -211,7 +214,7 @@ def _facts(v: verdicts.Verdict, point, named: str | None, scope: str | None = No
         scope=scope, named=named, named_rank=v.rank(named) if named else None,
         named_orders=verdicts.orders(f, v.row(named), v.basis) if apart else None,
         named_rows=(f, v.row(named)) if apart else (), loop=_loop(v, named), rounds_ms=rounds,
-        named_at=named_at)
+        named_at=named_at, loop_ms=v.loop_ms)
 
 
 def _rounds_ms(v: verdicts.Verdict) -> tuple[float, float] | None:

@@ -69,6 +69,15 @@ def loop_lead(gpu_leader: str, other: str, loop_ms: tuple[float, float], gpu_rat
             f"from the GPU alone, where {gpu_leader} leads by {times(gpu_ratio)}")
 
 
+def in_loop(loop_ms: tuple[float, float], other: str) -> str:
+    """A host-bound leader's gain in an eager loop on this host, for a cell beside its GPU-only gain ((its eager
+    median, `other`'s), ms): "1.38× in an eager loop"; where the loop reverses the order, `other`'s lead (review 19)."""
+    mine, theirs = loop_ms
+    if mine <= theirs:
+        return f"{times(theirs / mine)} in an eager loop"
+    return f"{other} {times(mine / theirs)} faster in an eager loop"
+
+
 HOST_SPEED_LEAD = ("Whether a Python loop waits on the host is a property of the host as much as of the kernel; "
                    "what this capture's host gave")
 
