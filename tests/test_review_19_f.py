@@ -86,3 +86,28 @@ def test_the_scenario_page_gives_the_loop_gain_beside_the_gpu_one(older, paired)
 def test_a_loop_gain_cell_names_the_other_call_where_the_loop_reverses():
     assert host_words.in_loop((0.1316, 0.1815), "B") == "1.38× in an eager loop"
     assert host_words.in_loop((0.3963, 0.1892), "B") == "B 2.09× faster in an eager loop"
+
+
+# --------------------------------------------------------------- finding 3: cuDNN's set-up wherever SDPA is named
+
+
+def test_every_set_that_names_sdpa_on_cudnn_warns_of_its_set_up(older, paired, h200_new):
+    """Review 19 item 3: the older set names SDPA (backend not pinned) for the article's shape though its default is
+    FlashAttention-4, and said nothing of cuDNN's set-up per new kind of problem; the paired and H200 sets (default
+    SDPA) did. Wherever What to call names SDPA unpinned, default or exception, its first screen gives that set-up."""
+    from gen.analysis import advice
+    from gen.analysis.values import variant_role
+    from gen.report.words import decision as decision_words
+
+    auto = variant_role("automatic")
+    for ls in (older, paired, h200_new):
+        a = advice.advice(ls)
+        names = a.default == auto or any(e.variant == auto for e in a.exceptions)
+        s = a.startup if a.default == auto else a.auto_startup
+        assert names and s is not None, ls.name
+        first = [f for f in s.first_calls if f.new_kind]
+        assert first, ls.name
+        text = " ".join(decision_words.advice(a).lines)
+        assert s.backend == "cudnn", s.backend  # SDPA unpinned picks cuDNN at the article's shape on these sets
+        assert "of cuDNN set-up at each new kind of problem" in text, ls.name
+    assert advice.advice(older).auto_startup is not None and advice.advice(older).default != auto
