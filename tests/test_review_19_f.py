@@ -111,3 +111,22 @@ def test_every_set_that_names_sdpa_on_cudnn_warns_of_its_set_up(older, paired, h
         assert s.backend == "cudnn", s.backend  # SDPA unpinned picks cuDNN at the article's shape on these sets
         assert "of cuDNN set-up at each new kind of problem" in text, ls.name
     assert advice.advice(older).auto_startup is not None and advice.advice(older).default != auto
+
+
+# ------------------------------------------------------- findings 7 and 8: a verb for each clause, one ratio each
+
+
+def test_the_sums_clause_past_a_clock_gap_has_its_verb(older, paired):
+    """Review 19 item 7: "the kernel sums, taken at clocks 6.1% apart (...), their 1.38× lead more than the 1.065× ..."
+    and "..., their leader at the higher one (...)" had no verb for "their lead"/"their leader"."""
+    from gen.analysis import verdict_point
+    from gen.report.words import orders as orders_words
+
+    seen = 0
+    for ls in (older, paired):
+        f = verdict_point.point_facts(ls, "sliding-window", "inference")
+        text = orders_words.timed_apart(f.orders, words.label)
+        seen += 1
+        assert "lead more than" not in text and ", their leader at" not in text, text
+        assert "and leading by " in text or " with their leader at the higher one" in text, text
+    assert seen == 2
