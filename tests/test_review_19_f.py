@@ -130,3 +130,29 @@ def test_the_sums_clause_past_a_clock_gap_has_its_verb(older, paired):
         assert "lead more than" not in text and ", their leader at" not in text, text
         assert "and leading by " in text or " with their leader at the higher one" in text, text
     assert seen == 2
+
+
+# ------------------------------------------------------------------- finding 10: why What to call names one of a tie
+
+
+def test_a_tie_named_gives_the_reason_what_to_call_used(older, paired):
+    """Review 19 item 10: the older decode page named FlashAttention-4 over FlexAttention (FLASH backend) with a tie as
+    its only reason. Where What to call names its default over a fastest it shares the first rank with, the note says
+    it keeps its default there, and where an eager loop puts the named call ahead, by how much (its eager medians)."""
+    from gen.analysis import verdict_point, verdicts
+    from gen.report.words import scenario_first
+
+    seen = 0
+    for ls in (older, paired):
+        for s in verdicts.scenarios(ls):
+            for f in verdict_point.point_facts_all(ls, s):
+                note = scenario_first.named_note(f)
+                if note is None or f.named_rank != 1 or not f.named_default or "share the first rank" not in note:
+                    continue
+                seen += 1
+                assert "keeps its default" in note, note
+                if f.loop_ms is not None and f.runner_up == f.named and f.loop_ms[0] > f.loop_ms[1]:
+                    assert f"also {words.times(f.loop_ms[0] / f.loop_ms[1])} faster, {words.us(f.loop_ms[1])}" in note
+    decode = verdict_point.point_facts(older, "decode", "inference")
+    assert decode.named == "fa4" and decode.named_default and "keeps its default" in scenario_first.named_note(decode)
+    assert seen

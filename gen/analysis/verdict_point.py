@@ -136,6 +136,7 @@ class PointFacts:
     # Where the fastest is host-bound: its eager median and the runner-up's (verdicts.Verdict.loop_ms), the gain an
     # eager loop on this host gets beside the GPU-only one the Gain cell gives (review 19, review 18 item 1's residual)
     loop_ms: tuple[float, float] | None = None
+    named_default: bool = False  # `named` is What to call's default, kept where it shares the first rank (review 19)
     named_at: NamedAt | None = None  # where the named call shares the first rank and is not the fastest
 
     @property
@@ -227,6 +228,9 @@ def _rounds_ms(v: verdicts.Verdict) -> tuple[float, float] | None:
     return (a.median, b.median) if a is not None and b is not None and a.median else None
 
 
+_DEFAULT = (None, None, "default")  # _named's key for What to call's default call
+
+
 def _named(ls) -> dict:
     """(scenario, mode, scope) -> the call What to call names (gen.analysis.advice), made once a set."""
     key = ("verdict_point", "named")
@@ -241,6 +245,7 @@ def _named(ls) -> dict:
                     out[(scenario, str(mode), None)] = a.default
             out.update({(e.scenario, str(e.mode), None): e.variant for e in a.exceptions})
             out.update({(d.scenario, str(d.mode), DETERMINISTIC): d.det_first for d in a.det_leads})
+            out[_DEFAULT] = a.default
         ls._tables[key] = out
     return ls._tables[key]
 
@@ -264,6 +269,8 @@ def point_facts(ls, scenario: str, mode: str) -> PointFacts | None:
     if v is None or v.field_of_one or v.spread(v.fastest) is None:
         return None
     f = _facts(v, verdicts.point_of(ls, scenario, mode), _named(ls).get((scenario, str(mode), None)))
+    if f.named is not None and f.named == _named(ls).get(_DEFAULT):
+        f = replace(f, named_default=True)
     if f.loop is not None:
         wrong = tuple((t.variant, t.eager.median, t.rel_error) for t in calls.timed(ls, scenario, mode)
                       if t.wrong and t.eager is not None and t.eager.n and t.eager.median < f.loop.fastest_ms)

@@ -266,8 +266,22 @@ def named_note(f) -> str | None:
         said = [head, *_faster_unranked(f, o)]
     else:
         said = [f"{head}: the two share the first rank, {rank_reason(f, f.named)}: "
-                + inline(orders_words.brief_clauses(o, label, noise=o.apart))]
+                + inline(orders_words.brief_clauses(o, label, noise=o.apart)), *_why_named(f, n, first)]
     return " ".join(_sentence(x) for x in [*said, *([err] if err else [])])
+
+
+def _why_named(f, n: str, first: str) -> list[str]:
+    """Why What to call names its call over a fastest it ties with (review 19 item 10: a tie alone gave no reason): the
+    rule it used, that it keeps its default where the default shares the first rank, and where an eager loop on this
+    host puts the named call ahead, by how much."""
+    out = []
+    if f.named_default:
+        out.append(f"{NAMED} keeps its default, {n}, wherever it shares the first rank: it names another call only at "
+                   f"a lead of {rules.ADVICE_MIN_GAIN:g}× or more")
+    if f.loop_ms is not None and f.runner_up == f.named and f.loop_ms[0] > f.loop_ms[1]:
+        out.append(f"In an eager loop on this host {n} is also {times(f.loop_ms[0] / f.loop_ms[1])} faster, "
+                   f"{us(f.loop_ms[1])} against {first}'s {us(f.loop_ms[0])} a call")
+    return out
 
 
 def _faster_unranked(f, o) -> list[str]:
