@@ -156,3 +156,34 @@ def test_a_tie_named_gives_the_reason_what_to_call_used(older, paired):
     decode = verdict_point.point_facts(older, "decode", "inference")
     assert decode.named == "fa4" and decode.named_default and "keeps its default" in scenario_first.named_note(decode)
     assert seen
+
+
+# ------------------------------------------------------- finding 11: a third call fastest at another head dim
+
+
+def test_a_third_call_fastest_at_another_head_dim_is_named(older):
+    """Review 19 item 11: the article paragraph compared SDPA and FlashAttention-4 at head dim 128 and left out that
+    FlexAttention (FLASH backend) is fastest by median at 16k. Every such point is named with its own figures; a call
+    running either's kernels (SDPA cuDNN beside SDPA unpinned) is not a third call."""
+    from gen.analysis import advice
+    from gen.report.words import sweep_turns
+
+    a = advice.advice(older)
+    seen = 0
+    for e in a.exceptions:
+        text = sweep_turns.other_dims_line(a, e)
+        for od in e.other_dims:
+            for q in od.points:
+                if q.third is None:
+                    continue
+                seen += 1
+                who, ms, o = q.third
+                assert who not in (a.default, e.variant)
+                assert (f"At head dim {od.head_dim}, {q.kv_len // 1024}k tokens, the fastest by median is neither: "
+                        f"{words.short_label(who)}, {words.us(ms)} as run, {words.times(o.as_run)} ahead") in text
+                assert ms < min(q.default_ms, q.variant_ms)
+        depth = 0
+        for ch in text:  # brackets one deep
+            depth += (ch == "(") - (ch == ")")
+            assert depth <= 1, text
+    assert seen, "the older set: FlexAttention (FLASH backend) is fastest by median at head dim 128, 16k"
