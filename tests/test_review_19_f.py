@@ -110,6 +110,8 @@ def test_every_set_that_names_sdpa_on_cudnn_warns_of_its_set_up(older, paired, h
         text = " ".join(decision_words.advice(a).lines)
         assert s.backend == "cudnn", s.backend  # SDPA unpinned picks cuDNN at the article's shape on these sets
         assert "of cuDNN set-up at each new kind of problem" in text, ls.name
+        if a.default != auto:  # the call the reader is told to make, not the process's first cuDNN call
+            assert f"Where you call {words.label(auto)} as above: expect about" in text, text
     assert advice.advice(older).auto_startup is not None and advice.advice(older).default != auto
 
 

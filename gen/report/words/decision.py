@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
 from gen.analysis import leads, rules
+from gen.analysis.values import variant_role
 from gen.model.scenarios import ARTICLE
 from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
@@ -353,7 +354,9 @@ def _startup(a: advice_mod.Advice) -> str | None:
 def _auto_startup(a: advice_mod.Advice) -> str | None:
     """SDPA unpinned's start-up where an exception names it and the default is another call (review 19 item 3)."""
     text = _startup_of(a.auto_startup)
-    return f"Where you call {label(a.auto_startup.variant)} as above: {text[0].lower()}{text[1:]}" if text else None
+    # the start-up's variant is the process's first call of the backend (SDPA cuDNN): the call named is SDPA unpinned
+    auto = label(variant_role("automatic"))
+    return f"Where you call {auto} as above: {text[0].lower()}{text[1:]}" if text else None
 
 
 def _startup_of(s: advice_mod.Startup | None) -> str | None:
