@@ -51,7 +51,7 @@ def test_the_paired_sliding_window_verdict_is_decided_by_the_sums_past_the_clock
     assert rules.clock_gap_pct(o.first_ks_mhz, o.second_ks_mhz) > rules.CLOCK_GAP_PCT
     assert o.past_clock == pytest.approx(o.kernel_sum * o.second_ks_mhz / o.first_ks_mhz)
     text = orders_words.timed_apart(o, label)
-    assert (f"their {o.kernel_sum:.2f}× lead more than the {o.clock_explains:.3f}× that gap can explain "
+    assert (f"and leading by {o.kernel_sum:.2f}×, more than the {o.clock_explains:.3f}× that gap can explain "
             f"({o.past_clock:.2f}× left") in text and text.endswith("and decide it")
     assert first_words.holds_cell(f) == "yes, by kernel sum (timed apart)"
 
@@ -62,7 +62,7 @@ def test_a_lead_the_gap_can_explain_still_decides_nothing(older):
     f = _one(older, "sliding-window")
     o = f.orders
     assert not f.settled and o.past_clock is None and not o.decided
-    assert "that gap can explain up to 1.219×, their lead is 1.03×" in orders_words.timed_apart(o, label)
+    assert "that gap can explain up to 1.219× and their lead is 1.03×" in orders_words.timed_apart(o, label)
 
 
 def test_memory_bound_points_keep_the_gate(older):

@@ -202,7 +202,9 @@ def test_pinning_flash_is_set_against_the_default_call_where_it_is_faster_warm(l
     cx = dict((ph, x) for ph, x, _ in b.phases)["decode"]
     assert n == (cx - dict(b.flash)["decode"]) / (f - c)
     assert f"{words.us(f)}, {words.times(f / c)} the {words.us(c)} of unpinned SDPA on cuDNN's kernels" in text
-    assert f"{words.us(pinned)} of {words.label('sdpa_cudnn')} pinned" in text
+    # pinned cuDNN's time has its own verb: the ratio is not of it too (review 19 item 8)
+    assert f"while {words.label('sdpa_cudnn')} pinned takes {words.us(pinned)};" in text
+    assert f"{words.us(c)} of unpinned SDPA on cuDNN's kernels and " not in text
     assert "what decides is each new length" in text and "faster too" not in text
     # where no default call ran cuDNN's kernels faster warm, pinned cuDNN stays the reference
     plain = dataclasses.replace(b, auto_warm=())

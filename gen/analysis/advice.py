@@ -209,6 +209,9 @@ class Advice:
     host_gpu_ms: float | None = None  # its GPU-only time there
     host_why: str | None = None  # why within noise (host_rules.host_bound_why, or "same kernels")
     host_ref_ms: float | None = None  # the host's reference call there (the host's speed, apart from the kernel)
+    # Where the default is another call but an exception keeps or names SDPA unpinned: its own start-up (the backend it
+    # picks, cuDNN's set-up at each new kind of problem), which the default's does not say (review 19 item 3)
+    auto_startup: Startup | None = None
     # Other forward scenarios where a loop of the default call clearly waited (the lower end of its
     # eager over GPU-only ratio at or past host_rules.HOST_BOUND_EAGER_RATIO): (scenario, ratio, its
     # interval, the host-bound outcome there, the host's cost of a call and the GPU-only time, ms or None).
@@ -474,6 +477,17 @@ def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> 
                    first_calls.first_calls(ls, first.variant))
 
 
+def _auto_startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str,
+                  exceptions: tuple[Exception_, ...]) -> Startup | None:
+    """SDPA unpinned's start-up where What to call names it in an exception but defaults to another call: a reader
+    told to call it pays its backend's set-up too (review 19 item 3: the older H100 set named SDPA for the article's
+    shape and never said cuDNN's 0.38-1.79 s per new kind of problem)."""
+    auto = variant_role("automatic")
+    if default == auto or not any(e.variant == auto for e in exceptions):
+        return None
+    return _startup(ls, vs, auto)
+
+
 def advice(ls: tables.LoadedSet) -> Advice | None:
     """The set's decision (see the module docstring); None for a reference set or one with nothing ranked."""
     if not ls.measured:
@@ -493,6 +507,7 @@ def advice(ls: tables.LoadedSet) -> Advice | None:
         basis=vs[0].basis if vs else "gpu_only", default=default,
         default_is_auto=default == variant_role("automatic"), picks=picks,
         exceptions=exceptions, startup=_startup(ls, vs, default),
+        auto_startup=_auto_startup(ls, vs, default, exceptions),
         host_outcome=row.host_bound_outcome if row is not None else None,
         host_ratio=row.eager_over_gpu_only if row is not None else None,
         host_ratio_ci=row.eager_ratio_ci if row is not None else None,

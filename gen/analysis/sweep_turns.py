@@ -30,6 +30,9 @@ class DimPoint:
     variant_mhz: float | None
     leader: str | None
     orders: Orders
+    # Where neither call is the fastest by median there: that call, its median (ms), its orders against the faster by
+    # median of the two (itself first); review 19 item 11: at head dim 128, 16k, FlexAttention led both
+    third: tuple[str, float, Orders] | None = None
 
 
 @dataclass(frozen=True)
@@ -59,9 +62,16 @@ def turns(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str)
         if here is not None and p.head_dim != here.head_dim:
             if p.q_len == p.kv_len:
                 lead = default if calls.faster(d, x) else variant if calls.faster(x, d) else None
+                best = at.row(default) if d.median <= x.median else at.row(variant)
+                # a call running either's kernels (SDPA cuDNN beside SDPA unpinned) is no third call
+                ours = {at.row(default).kernels, at.row(variant).kernels} - {None, ()}
+                f = at.fastest
+                third = (f.variant, at.spread(f).median, verdicts.orders(f, best, at.basis)) \
+                    if f.variant not in (default, variant) and f.kernels not in ours and at.spread(f) is not None \
+                    else None
                 other.setdefault(p.head_dim, []).append(DimPoint(
                     p.kv_len, d.median, x.median, at.row(default).sm_clock_mhz, at.row(variant).sm_clock_mhz, lead,
-                    verdicts.orders(at.row(default), at.row(variant), at.basis)))
+                    verdicts.orders(at.row(default), at.row(variant), at.basis), third))
         elif calls.faster(d, x):
             out.append((p.q_len, p.kv_len, d.median, x.median, at.row(default).sm_clock_mhz,
                         at.row(variant).sm_clock_mhz))

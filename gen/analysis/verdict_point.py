@@ -133,6 +133,10 @@ class PointFacts:
     # shared rounds at this point (calls.Timed.rounds_record): the two medians there, the evidence the Holds cell cites
     # (review 2026-12-07-4 item 4: one record per quantity, the other labelled); None elsewhere
     rounds_ms: tuple[float, float] | None = None
+    # Where the fastest is host-bound: its eager median and the runner-up's (verdicts.Verdict.loop_ms), the gain an
+    # eager loop on this host gets beside the GPU-only one the Gain cell gives (review 19, review 18 item 1's residual)
+    loop_ms: tuple[float, float] | None = None
+    named_default: bool = False  # `named` is What to call's default, kept where it shares the first rank (review 19)
     named_at: NamedAt | None = None  # where the named call shares the first rank and is not the fastest
 
     @property
@@ -211,7 +215,7 @@ def _facts(v: verdicts.Verdict, point, named: str | None, scope: str | None = No
         scope=scope, named=named, named_rank=v.rank(named) if named else None,
         named_orders=verdicts.orders(f, v.row(named), v.basis) if apart else None,
         named_rows=(f, v.row(named)) if apart else (), loop=_loop(v, named), rounds_ms=rounds,
-        named_at=named_at)
+        named_at=named_at, loop_ms=v.loop_ms)
 
 
 def _rounds_ms(v: verdicts.Verdict) -> tuple[float, float] | None:
@@ -222,6 +226,9 @@ def _rounds_ms(v: verdicts.Verdict) -> tuple[float, float] | None:
         return None
     a, b = v.spread(f.rounds_record), v.spread(r.rounds_record)
     return (a.median, b.median) if a is not None and b is not None and a.median else None
+
+
+_DEFAULT = (None, None, "default")  # _named's key for What to call's default call
 
 
 def _named(ls) -> dict:
@@ -238,6 +245,7 @@ def _named(ls) -> dict:
                     out[(scenario, str(mode), None)] = a.default
             out.update({(e.scenario, str(e.mode), None): e.variant for e in a.exceptions})
             out.update({(d.scenario, str(d.mode), DETERMINISTIC): d.det_first for d in a.det_leads})
+            out[_DEFAULT] = a.default
         ls._tables[key] = out
     return ls._tables[key]
 
@@ -261,6 +269,8 @@ def point_facts(ls, scenario: str, mode: str) -> PointFacts | None:
     if v is None or v.field_of_one or v.spread(v.fastest) is None:
         return None
     f = _facts(v, verdicts.point_of(ls, scenario, mode), _named(ls).get((scenario, str(mode), None)))
+    if f.named is not None and f.named == _named(ls).get(_DEFAULT):
+        f = replace(f, named_default=True)
     if f.loop is not None:
         wrong = tuple((t.variant, t.eager.median, t.rel_error) for t in calls.timed(ls, scenario, mode)
                       if t.wrong and t.eager is not None and t.eager.n and t.eager.median < f.loop.fastest_ms)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from gen.analysis import advice as advice_mod
 from gen.analysis import leads, rules
+from gen.analysis.values import variant_role
 from gen.model.scenarios import ARTICLE
 from gen.model.variants import VARIANTS
 from gen.report.words import dynamic
@@ -347,7 +348,20 @@ PHASE_NAMES = {"prefill": "at new prompt lengths", "decode": "at decode steps"}
 
 
 def _startup(a: advice_mod.Advice) -> str | None:
-    s = a.startup
+    return _startup_of(a.startup)
+
+
+def _auto_startup(a: advice_mod.Advice) -> str | None:
+    """SDPA unpinned's start-up where an exception names it and the default is another call (review 19 item 3)."""
+    text = _startup_of(a.auto_startup)
+    # the start-up's variant is the process's first call of the backend (SDPA cuDNN): the call named is SDPA unpinned
+    auto = label(variant_role("automatic"))
+    return f"Where you call {auto} as above: {text[0].lower()}{text[1:]}" if text else None
+
+
+def _startup_of(s: advice_mod.Startup | None) -> str | None:
+    """A call's start-up: the default's (Advice.startup) or SDPA unpinned's where an exception names it
+    (Advice.auto_startup, review 19 item 3)."""
     if s is None:
         return None
     b = backend(s.backend) if s.backend else label(s.variant)
@@ -490,7 +504,7 @@ def advice(a: advice_mod.Advice, beside=None) -> AdviceWords:
     loop = " ".join(x for x in (_host(a), _loops(a)) if x) or None
     if loop:
         loop += " A CUDA graph, or more work per call, keeps the GPU fed."
-    for extra in (behind_line(a), _determinism(a), lengths_line(a, beside), _startup(a), loop):
+    for extra in (behind_line(a), _determinism(a), lengths_line(a, beside), _startup(a), _auto_startup(a), loop):
         if extra:
             lines.append(extra)
     if a.device != "cuda":

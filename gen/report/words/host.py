@@ -52,8 +52,30 @@ def loop_clause(loop_ms: tuple[float, float] | None, who: str) -> str:
     host gets instead; "" where the call is not host-bound (loop_ms None)."""
     if loop_ms is None:
         return ""
-    said = loop_gain(*loop_ms[::-1], who, " slower")
+    # the loop can reverse the GPU's order (review 19 item 1): the word is read from the two eager medians
+    said = loop_gain(*loop_ms[::-1], who, " slower" if loop_ms[1] >= loop_ms[0] else " faster")
     return f"; that is on the GPU alone: in an eager loop on this host it is {said}"
+
+
+def loop_lead(gpu_leader: str, other: str, loop_ms: tuple[float, float], gpu_ratio: float) -> str:
+    """A verdict whose fastest call is host-bound: which call leads in an eager loop on this host, read from the two
+    eager medians (`loop_ms`: the GPU leader's, the other's, ms), beside the GPU-only lead (`gpu_ratio`). The loop can
+    reverse the GPU's order (review 19 item 1: 1.01x on the GPU, the other call 2.10x ahead in a loop)."""
+    mine, theirs = loop_ms
+    if mine <= theirs:
+        return (f"In an eager loop on this host {gpu_leader} leads {other} by {loop_gain(mine, theirs)}, not by the "
+                f"{times(gpu_ratio)} it leads by on the GPU alone")
+    return (f"In an eager loop on this host {other} leads {gpu_leader} by {loop_gain(theirs, mine)}, the other way "
+            f"from the GPU alone, where {gpu_leader} leads by {times(gpu_ratio)}")
+
+
+def in_loop(loop_ms: tuple[float, float], other: str) -> str:
+    """A host-bound leader's gain in an eager loop on this host, for a cell beside its GPU-only gain ((its eager
+    median, `other`'s), ms): "1.38× in an eager loop"; where the loop reverses the order, `other`'s lead (review 19)."""
+    mine, theirs = loop_ms
+    if mine <= theirs:
+        return f"{times(theirs / mine)} in an eager loop"
+    return f"{other} {times(mine / theirs)} faster in an eager loop"
 
 
 HOST_SPEED_LEAD = ("Whether a Python loop waits on the host is a property of the host as much as of the kernel; "

@@ -14,6 +14,7 @@ from gen.model.records import PowerReading
 from gen.report.words import orders as orders_words
 from gen.report.words import shared_rounds, sum_clocks
 from gen.report.words.common import intervals, join_and, label, short_label, tie_by_medians, times, times_beside, us
+from gen.report.words.host import in_loop
 from gen.report.words.methodology import TIMING
 from gen.report.words.sentences import cap, inline
 from gen.report.words.tables import NOT_RECORDED, held_for_power, watts
@@ -166,6 +167,8 @@ def gain_cell(f) -> str:
         as_run = f.as_run if f.as_run is not None else o.as_run  # the ratio of the times the table shows
         if as_run is not None:
             text += f"; {times(as_run)} as run"
+    if f.loop_ms is not None and f.runner_up is not None:  # host-bound: a loop's gain is not the GPU's (review 19)
+        text += f" on the GPU; {in_loop(f.loop_ms, label(f.runner_up))}"
     return text
 
 
@@ -263,8 +266,22 @@ def named_note(f) -> str | None:
         said = [head, *_faster_unranked(f, o)]
     else:
         said = [f"{head}: the two share the first rank, {rank_reason(f, f.named)}: "
-                + inline(orders_words.brief_clauses(o, label, noise=o.apart))]
+                + inline(orders_words.brief_clauses(o, label, noise=o.apart)), *_why_named(f, n, first)]
     return " ".join(_sentence(x) for x in [*said, *([err] if err else [])])
+
+
+def _why_named(f, n: str, first: str) -> list[str]:
+    """Why What to call names its call over a fastest it ties with (review 19 item 10: a tie alone gave no reason): the
+    rule it used, that it keeps its default where the default shares the first rank, and where an eager loop on this
+    host puts the named call ahead, by how much."""
+    out = []
+    if f.named_default:
+        out.append(f"{NAMED} keeps its default, {n}, wherever it shares the first rank: it names another call only at "
+                   f"a lead of {rules.ADVICE_MIN_GAIN:g}× or more")
+    if f.loop_ms is not None and f.runner_up == f.named and f.loop_ms[0] > f.loop_ms[1]:
+        out.append(f"In an eager loop on this host {n} is also {times(f.loop_ms[0] / f.loop_ms[1])} faster, "
+                   f"{us(f.loop_ms[1])} against {first}'s {us(f.loop_ms[0])} a call")
+    return out
 
 
 def _faster_unranked(f, o) -> list[str]:
@@ -313,6 +330,11 @@ def loop_note(f) -> str | None:
         return (f"In an eager Python loop (host gaps included), call {label(lp.fastest)}: {us(lp.fastest_ms)} {each}, "
                 f"against {join_and(others)}; the times above are of the GPU alone (a CUDA graph).{wrong}")
     mine = next((c for c in lp.calls if c[0] == lp.fastest), None)
+    if f.loop_ms is not None and f.runner_up is not None and lp.fastest == f.fastest and not any(
+            c[0] == f.runner_up for c in lp.calls):  # the next call's loop time, the loop's gain (review 19)
+        gpu = f", not the {times(f.gain)} of the GPU alone" if f.gain is not None else ""
+        others.append(f"{label(f.runner_up)} {us(f.loop_ms[1])}: a {times(f.loop_ms[1] / f.loop_ms[0])} lead in the "
+                      f"loop{gpu}")
     return (f"In an eager Python loop (host gaps included), {label(lp.fastest)} is still the fastest{correct} call: "
             f"{one(*mine) if mine else us(lp.fastest_ms)} {each}"
             + (f", against {join_and(others)}" if others else "") + "." + wrong)

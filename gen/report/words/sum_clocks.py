@@ -130,29 +130,31 @@ MEMORY_BOUND_GATE = ("the gate holds at memory-bound points too: how far their k
 
 def clock_gate(o, gap: str) -> str:
     """Kernel sums refused for their clocks (rules.CLOCK_GAP_PCT), with the real reason: "the kernel sums, taken at
-    clocks 6% apart, their leader at the higher one (past the 5% within which they may decide; the gate holds at
+    clocks 6% apart with their leader at the higher one (past the 5% within which they may decide; the gate holds at
     memory-bound points too: ...)"."""
     higher = o.kernel_sum_leader_clock_pct is not None and o.kernel_sum_leader_clock_pct < 0
     why = f"past the {rules.CLOCK_GAP_PCT:g}% within which they may decide" + (
         f"; {MEMORY_BOUND_GATE}" if o.memory_bound else "")
-    leader = ", their leader at the higher one" if higher else ""
+    leader = " with their leader at the higher one" if higher else ""  # a phrase, not a clause (review 19 item 7)
     if higher and o.kernel_sum is not None and o.first_ks_mhz and o.second_ks_mhz:  # review 2026-12-07-3 item 6
         c = max(o.first_ks_mhz / o.second_ks_mhz, o.second_ks_mhz / o.first_ks_mhz)
         lead = times(max(o.kernel_sum, 1 / o.kernel_sum))
-        why += f"; that gap can explain up to {times(c, 3)}, their lead is {lead}, not {rules.TIME_FLOOR_PCT:g}% more"
+        why += (f"; that gap can explain up to {times(c, 3)} and their lead is {lead}, not "
+                f"{rules.TIME_FLOOR_PCT:g}% more")
     return f"the kernel sums, taken at clocks {gap} apart{leader} ({why})"
 
 
 def sums_clocks(o) -> str:
     """At which clocks the kernel sums were taken, where they decide (rules.lead_decided): "taken at clocks within 5%
     of each other", or, past that gap, how much of their lead it can explain (review 2026-12-07-3 item 6): "taken at
-    clocks 6% apart (1980 against 1860 MHz), their 1.38× lead more than the 1.065× that gap can explain (1.29×
+    clocks 6% apart (1980 against 1860 MHz) and leading by 1.38×, more than the 1.065× that gap can explain (1.29×
     left)"."""
     if o.past_clock is None:
         return f"taken at clocks within {rules.CLOCK_GAP_PCT:g}% of each other"
     gap = apart(o.first_ks_mhz, o.second_ks_mhz)
     lead, left = max(o.kernel_sum, 1 / o.kernel_sum), max(o.past_clock, 1 / o.past_clock)
     mhz = _leader_mhz(o)
-    return (f"taken at clocks {gap} apart ({mhz[0]:.0f} against {mhz[1]:.0f} MHz), their {times(lead)} lead more "
+    # "and leading by": the clause needs its own verb (review 19 item 7: "their 1.38× lead more than ..." had none)
+    return (f"taken at clocks {gap} apart ({mhz[0]:.0f} against {mhz[1]:.0f} MHz) and leading by {times(lead)}, more "
             f"than the {times(o.clock_explains, 3)} that gap can explain ({times(left)} left; a kernel's time falls at "
             "most in proportion to 1 / clock)")

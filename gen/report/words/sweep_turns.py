@@ -181,4 +181,19 @@ def other_dims_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
             said.append(f"{who} leads at {at} ({span} as run)" if who else
                         f"neither leads decidedly at {at} (within {times(max(rs))} as run)")
         out.append(f"At head dim {od.head_dim}, {join_and(said)}.")
-    return " ".join(out)
+    return " ".join(out + [x for od in e.other_dims for q in od.points if (x := _third(q, od.head_dim))])
+
+
+def _third(q, head_dim: int) -> str | None:
+    """Where a third call is the fastest by median at a point of another head dim (DimPoint.third; review 19 item
+    11): "At head dim 128, 16k tokens, the fastest by median is neither: FlexAttention, FLASH backend, 12.36 ms as
+    run, 1.12× ahead of FlashAttention-4 as run and 1.03× by kernel sum."; None elsewhere."""
+    if q.third is None:
+        return None
+    who, ms, o = q.third
+    text = (f"At head dim {head_dim}, {short_count(q.kv_len)} tokens, the fastest by median is neither: "
+            f"{short_label(who)}, {us(ms)} as run, {times(o.as_run)} ahead of {short_label(o.second)} as run")
+    if o.kernel_sum is not None:
+        lead = "ahead" if o.kernel_sum >= 1 else "behind"
+        text += f" and {times(max(o.kernel_sum, 1 / o.kernel_sum))} {lead} by kernel sum"
+    return text + "."

@@ -30,7 +30,7 @@ from gen.report.words.common import (
     us,
     variant_backend,
 )
-from gen.report.words.host import HOST_SPEED_LEAD, host_ratio_words, loop_gain
+from gen.report.words.host import HOST_SPEED_LEAD, host_ratio_words, loop_lead
 from gen.report.words.kernels import prose_kernel
 from gen.report.words.methodology import BASIS, TIMING
 from gen.report.words.why import why_line
@@ -548,8 +548,7 @@ def _host_lines(v: verdicts.Verdict) -> list[str]:
     if v.host_bound:
         line = f"Host-bound (see the rule in the methodology): {join_and(label(x) for x in v.host_bound)}"
         if v.loop_ms is not None and v.ratio is not None:  # the lead a loop gets is not the GPU's (review 18 item 1)
-            line += (f". In an eager loop on this host {label(v.fastest.variant)} leads {label(v.runner_up.variant)} "
-                     f"by {loop_gain(*v.loop_ms)}, not by the {times(v.ratio)} it leads by on the GPU alone")
+            line += ". " + loop_lead(label(v.fastest.variant), label(v.runner_up.variant), v.loop_ms, v.ratio)
         lines.append(line + ".")
     # the host-bound calls beside those within noise, so the call a verdict names host-bound has its host figures
     # (review 18 item 1)
