@@ -182,7 +182,7 @@ def test_a_third_call_fastest_at_another_head_dim_is_named(older):
                 who, ms, o = q.third
                 assert who not in (a.default, e.variant)
                 assert (f"At head dim {od.head_dim}, {q.kv_len // 1024}k tokens, the fastest by median is neither: "
-                        f"{words.short_label(who)}, {words.us(ms)} as run, {words.times(o.as_run)} ahead") in text
+                        f"{words.label(who)}, {words.us(ms)} as run, {words.times(o.as_run)} ahead") in text
                 assert ms < min(q.default_ms, q.variant_ms)
         depth = 0
         for ch in text:  # brackets one deep

@@ -10,7 +10,7 @@ from gen.analysis import advice as advice_mod
 from gen.analysis import rules
 from gen.report.words import orders as orders_words
 from gen.report.words.behind import short_count
-from gen.report.words.common import join_and, short_label, times, us
+from gen.report.words.common import join_and, label, short_label, times, us
 from gen.report.words.sum_clocks import apart, higher_clock, lower_clock, possessive
 
 
@@ -186,13 +186,13 @@ def other_dims_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
 
 def _third(q, head_dim: int) -> str | None:
     """Where a third call is the fastest by median at a point of another head dim (DimPoint.third; review 19 item
-    11): "At head dim 128, 16k tokens, the fastest by median is neither: FlexAttention, FLASH backend, 12.36 ms as
-    run, 1.12× ahead of FlashAttention-4 as run and 1.03× by kernel sum."; None elsewhere."""
+    11): "At head dim 128, 16k tokens, the fastest by median is neither: FlexAttention (FLASH backend), 12.364 ms
+    as run, 1.12× ahead of FlashAttention-4 as run and 1.03× by kernel sum."; None elsewhere."""
     if q.third is None:
         return None
     who, ms, o = q.third
     text = (f"At head dim {head_dim}, {short_count(q.kv_len)} tokens, the fastest by median is neither: "
-            f"{short_label(who)}, {us(ms)} as run, {times(o.as_run)} ahead of {short_label(o.second)} as run")
+            f"{label(who)}, {us(ms)} as run, {times(o.as_run)} ahead of {short_label(o.second)} as run")
     if o.kernel_sum is not None:
         lead = "ahead" if o.kernel_sum >= 1 else "behind"
         text += f" and {times(max(o.kernel_sum, 1 / o.kernel_sum))} {lead} by kernel sum"
