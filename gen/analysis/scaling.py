@@ -65,7 +65,7 @@ SWEEP_COLUMNS = ["variant", "seq_len", "head_dim", "status", "reason", "gpu_only
                  "peak_mb", "rel_error", "flops_dense", "flops_causal", "tflops_causal",
                  "fraction_of_matmul", "fraction_of_matmul_at_clock", "min_bytes", "intensity", "memory_bound_ms",
                  "compute_bound_ms",
-                 "bound_ms", "fraction_of_bound", "pct_of_matmul", "pct_of_bound", "trace"]
+                 "bound_ms", "fraction_of_bound", "pct_of_matmul", "pct_of_matmul_at_clock", "pct_of_bound", "trace"]
 
 
 def article_sweep(ls: tables.LoadedSet) -> list[schema.SweepPoint]:
@@ -123,6 +123,7 @@ def _sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
             trace=p.trace,
         ))
         rows[-1].update(pct_of_matmul=100 * rows[-1]["fraction_of_matmul"],
+                        pct_of_matmul_at_clock=100 * rows[-1]["fraction_of_matmul_at_clock"],
                         pct_of_bound=100 * rows[-1]["fraction_of_bound"])
     return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
 
