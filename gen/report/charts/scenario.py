@@ -18,7 +18,7 @@ import math
 import pandas as pd
 
 from gen.analysis.values import number, variant_order
-from gen.report.charts.base import FIGURE_SHAPES, LENGTH, LOG, MEASURED, PUBLISHED, alt
+from gen.report.charts.base import FIGURE_SHAPES, LENGTH, LOG, MEASURED, PUBLISHED, alt, inline
 from gen.report.charts.base import nominal as _n
 from gen.report.charts.base import quantitative as _q
 from gen.report.charts.base import view as _view
@@ -84,7 +84,7 @@ def _color(order: list[str]) -> dict:
               legend={"orient": "bottom", "columns": 2, "labelLimit": 0})
 
 
-def _lines(d: alt.InlineData | None, order: list[str], ticks: list[int], y_title: str,
+def _lines(d: dict | None, order: list[str], ticks: list[int], y_title: str,
            x_title: str) -> alt.LayerChart:
     """Lines through the measured points, dots at every point (filled where measured): of `d`, or of the
     data of the layer that holds them (None)."""
@@ -110,7 +110,7 @@ def scenario_time(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> 
     title = "GPU-only time per call (ms, log scale)"
     iqr = _view(None, {"type": "rule", "strokeWidth": 3}, [{"filter": "isValid(datum.q1) && isValid(datum.q3)"}],
                 x=_x(ticks, x_title), y=_q("q1", scale=LOG, title=title), y2={"field": "q3"}, color=_color(order))
-    return alt.layer(iqr, _lines(None, order, ticks, title, x_title), data=alt.InlineData(values=rows), **SIZE)
+    return alt.layer(iqr, _lines(None, order, ticks, title, x_title), data=inline(rows), **SIZE)
 
 
 def _rule_rows(ceilings: list[tuple[str, float]]) -> list[dict]:
@@ -125,16 +125,16 @@ def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_ti
     # Anchors publish rates of compute (prefill); none publishes a bandwidth.
     rows = _measured(points, figure) + (_published(anchors, "tflops", False) if figure == "tflops" else [])
     order, ticks = _series_order(rows), _ticks(rows)
-    chart = _lines(alt.InlineData(values=rows), order, ticks, y_title, x_title)
+    chart = _lines(inline(rows), order, ticks, y_title, x_title)
     rules = _rule_rows(ceilings)
     if not rules:
         return chart.properties(**SIZE)
-    rule = _view(alt.InlineData(values=rules), {"type": "rule", "strokeDash": [5, 3], "color": "#444"},
+    rule = _view(inline(rules), {"type": "rule", "strokeDash": [5, 3], "color": "#444"},
                  y=_q("value", scale=LOG), tooltip=[_n("ceiling"), _q("value", format=".4g")])
     # The highest label above its rule, the others below theirs, each right of the one before (_label_dx): two
     # close ceilings stay legible.
     highest = sorted(rules, key=lambda r: r["value"], reverse=True)
-    labels = [_view(alt.InlineData(values=[r]), {"type": "text", "align": "left", "dx": dx, "dy": -6 if i == 0 else 12,
+    labels = [_view(inline([r]), {"type": "text", "align": "left", "dx": dx, "dy": -6 if i == 0 else 12,
                                                  "color": "#444", "fontSize": 11},
                     x={"value": 0}, y=_q("value", scale=LOG), text=_n("ceiling"))
               for i, (r, dx) in enumerate(zip(highest, _label_dx([r["ceiling"] for r in highest])))]
@@ -176,7 +176,7 @@ def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: flo
     achieved TFLOP/s, log-log, under the roof min(matmul ceiling, intensity × copy bandwidth)."""
     d, roof = _roof_frames(points, matmul_tflops, copy_tbps)
     order = variant_order(d["variant"]) if len(d) else []
-    line = _view(alt.InlineData(values=roof), {"type": "line", "color": "#444", "strokeDash": [4, 3]},
+    line = _view(inline(roof), {"type": "line", "color": "#444", "strokeDash": [4, 3]},
                  x=_q("intensity", scale=LOG, title=x_title), y=_q("tflops", scale=LOG))
     pts = _view(
         d, {"type": "point", "filled": True, "size": 60}, x=_q("intensity", scale=LOG, title=x_title),
