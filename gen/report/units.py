@@ -153,12 +153,12 @@ def make_unit(ctx: Context, ls: tables.LoadedSet) -> Unit:
     return unit
 
 
-_FORKED: tuple | None = None  # what a forked worker inherits: (ctx, tasks)
+_FORKED: tuple | None = None  # what a forked worker inherits: (ctx, tasks, keep)
 
 
 def _run_task(i: int):
     """(parts made, error) of one task."""
-    ctx, tasks = _FORKED
+    ctx, tasks, keep = _FORKED
     ls, parts, check = tasks[i]
     try:
         cpu: dict = {}
@@ -167,22 +167,26 @@ def _run_task(i: int):
         sub = set_context(ctx, ls, parts)
         got = {part: make(sub, ls, part) for part in parts}
         got[parts[0]].cpu = _sum(got[parts[0]].cpu, cpu)
+        if keep is not None:
+            keep(ls, got)
         return got, None
     except schema.UserError as exc:  # a trace that does not parse: one line naming it
         return None, str(exc)
 
 
 def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...], bool]],
-              workers: int | None = None) -> list[tuple[dict | None, str | None]]:
+              workers: int | None = None, keep: Callable[[tables.LoadedSet, dict], None] | None = None) \
+        -> list[tuple[dict | None, str | None]]:
     """(parts made, error) per task (a set, the parts to make, whether to check its traces first),
-    in parallel processes where there are several; the results are the same either way."""
+    in parallel processes where there are several; the results are the same either way. `keep(set, parts
+    made)` runs in the process that made them (the cache's JSON of them is then made in parallel too)."""
     global _FORKED
     workers = reading.workers_for(len(tasks)) if workers is None else workers
     if workers > 1:
         # A worker draws with Altair where a chart's shape is new, the build's process for the pages over
         # all sets: imported once, before the fork, for them all (not once per worker)
         charts.preload()
-    _FORKED = (ctx, tasks)
+    _FORKED = (ctx, tasks, keep)
     try:
         if workers > 1:
             with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=reading.start_worker,
@@ -349,8 +353,23 @@ def _get(store: cache.Store, k: str) -> Unit | None:
     return unit
 
 
+def _as_kept(ls: tables.LoadedSet, got: dict[str, Unit]) -> dict[str, Unit]:
+    """A task's parts as the cache keeps them: a published set's as one unit, as make_unit makes it."""
+    return {"published": _joined([got[part] for part in PARTS])} if ls.kind == SetKind.REFERENCE else got
+
+
+def _putter(plan: _Plan, store: cache.Store):
+    """run_tasks' `keep`: each part put in the cache under its key (_Plan.part_keys) by the process that made it."""
+    def keep(ls: tables.LoadedSet, got: dict[str, Unit]) -> None:
+        for part, unit in _as_kept(ls, got).items():
+            _put(store, plan.part_keys[(ls.name, part)], unit)
+
+    return keep
+
+
 def _keep(plan: _Plan, store: cache.Store | None, tasks: list, results: list, skip_broken: bool) -> list:
-    """Record what the tasks made; the sets whose traces failed, as Skipped (or raise)."""
+    """Record what the tasks made (each part is in the cache already: _putter); the sets whose traces failed,
+    as Skipped (or raise)."""
     failed = []
     for (ls, _, _), (got, error) in zip(tasks, results):
         if error:
@@ -362,11 +381,11 @@ def _keep(plan: _Plan, store: cache.Store | None, tasks: list, results: list, sk
         plan.fresh.discard(ls.name)  # checked whole by its task
         for unit in got.values():
             plan.cpu = _sum(plan.cpu, unit.cpu)
-        if ls.kind == SetKind.REFERENCE:  # its parts are one unit, as make_unit makes it
-            got = {"published": _joined([got[part] for part in PARTS])}
-        for part, unit in got.items():
+        for part, unit in _as_kept(ls, got).items():
             k = plan.part_keys[(ls.name, part)]
-            plan.made[k] = _put(store, k, unit) if store else unit
+            plan.made[k] = unit
+            if store:
+                store.keep("unit", k)  # written by the process that made it: not pruned
     return failed
 
 
@@ -412,7 +431,8 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
         with watch("make the new sets' units (in workers)"):
             if tasks:
                 _compile_templates()  # once, before the workers fork: each inherits them compiled
-            failed = _keep(plan, store, tasks, run_tasks(ctx, tasks, workers), skip_broken)
+            made = run_tasks(ctx, tasks, workers, _putter(plan, store) if store else None)
+            failed = _keep(plan, store, tasks, made, skip_broken)
         if not failed:
             break
         skipped.extend(failed)
