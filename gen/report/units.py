@@ -175,11 +175,12 @@ def _run_task(i: int):
 
 
 def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...], bool]],
-              workers: int | None = None, keep: Callable[[tables.LoadedSet, dict], None] | None = None) \
-        -> list[tuple[dict | None, str | None]]:
+              workers: int | None = None, keep: Callable[[tables.LoadedSet, dict], None] | None = None,
+              meanwhile: Callable[[], None] | None = None) -> list[tuple[dict | None, str | None]]:
     """(parts made, error) per task (a set, the parts to make, whether to check its traces first),
     in parallel processes where there are several; the results are the same either way. `keep(set, parts
-    made)` runs in the process that made them (the cache's JSON of them is then made in parallel too)."""
+    made)` runs in the process that made them (the cache's JSON of them is then made in parallel too);
+    `meanwhile()` runs in this process while the workers make them (after them without workers)."""
     global _FORKED
     workers = reading.workers_for(len(tasks)) if workers is None else workers
     if workers > 1:
@@ -194,9 +195,13 @@ def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...],
                 # Costliest first (most traces), so the workers finish together.
                 order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][0].rs.sweep) - len(tasks[i][0].rs.runs))
                 futures = {i: pool.submit(_run_task, i) for i in order}
+                if meanwhile is not None:
+                    meanwhile()
                 done = [futures[i].result() for i in range(len(tasks))]
         else:
             done = [_run_task(i) for i in range(len(tasks))]
+            if meanwhile is not None:
+                meanwhile()
     finally:
         _FORKED = None
     return done
@@ -257,6 +262,8 @@ class _Plan:
     keys: dict[str, str]  # set name -> cache.set_key
     fresh: set[str] = field(default_factory=set)  # sets with parts to make: their traces are checked first
     made: dict[str, Unit] = field(default_factory=dict)  # cache key -> part, across passes
+    kept: set[str] = field(default_factory=set)  # keys of parts in the cache, read while the workers make the rest
+    damaged: set[str] = field(default_factory=set)  # keys whose entry did not read back: made in the next pass
     part_keys: dict[tuple[str, str], str] = field(default_factory=dict)
     cpu: dict = field(default_factory=dict)  # stage -> CPU seconds of the parts made now
 
@@ -313,11 +320,10 @@ def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | 
         for part, k in parts.items():
             plan.part_keys[(ls.name, part)] = k
             if k not in plan.made:
-                got = _get(store, k) if store else None
-                if got is None:
-                    missing.append(part)
+                if store is not None and k not in plan.damaged and store.has("unit", k):
+                    plan.kept.add(k)
                 else:
-                    plan.made[k] = got
+                    missing.append(part)
         plan.fresh |= {ls.name} if missing else set()
         if missing and ls.kind != SetKind.REFERENCE:
             tasks.append((ls, tuple(missing), ls.name in plan.fresh))
@@ -351,6 +357,18 @@ def _get(store: cache.Store, k: str) -> Unit | None:
                 or p.copy_from is not None or not p.path.startswith(f"{fmt.GENERATED}/") or ".." in p.path.split("/"):
             return None
     return unit
+
+
+def _read_kept(plan: _Plan, store: cache.Store | None) -> None:
+    """The kept parts' units, read from the cache (run_tasks' `meanwhile`: while the workers make the other
+    parts); an entry that does not read back (_get) is damaged, its part made in the next pass."""
+    for k in sorted(plan.kept):
+        got = _get(store, k) if store is not None else None
+        if got is None:
+            plan.damaged.add(k)
+        else:
+            plan.made[k] = got
+    plan.kept.clear()
 
 
 def _as_kept(ls: tables.LoadedSet, got: dict[str, Unit]) -> dict[str, Unit]:
@@ -431,10 +449,11 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
         with watch("make the new sets' units (in workers)"):
             if tasks:
                 _compile_templates()  # once, before the workers fork: each inherits them compiled
-            made = run_tasks(ctx, tasks, workers, _putter(plan, store) if store else None)
+            made = run_tasks(ctx, tasks, workers, keep=_putter(plan, store) if store else None,
+                             meanwhile=lambda: _read_kept(plan, store))
             failed = _keep(plan, store, tasks, made, skip_broken)
-        if not failed:
-            break
+        if not failed and not set(plan.part_keys.values()) - plan.made.keys():
+            break  # every part of this pass is made or read (a damaged entry's part is made in another pass)
         skipped.extend(failed)
     units = _units(ctx, plan, store, watch)
     if store:
