@@ -178,9 +178,9 @@ def test_published_sets_units_are_made_beside_the_measured_ones(tmp_path, monkey
     results, (name,) = _results(tmp_path, 1)
     seen, real = [], units.run_tasks
 
-    def run_tasks(ctx, tasks, workers=None):
+    def run_tasks(ctx, tasks, workers=None, **kwargs):
         seen.extend((ls.name, parts) for ls, parts, _ in tasks)
-        return real(ctx, tasks, workers)
+        return real(ctx, tasks, workers, **kwargs)
 
     monkeypatch.setattr(units, "run_tasks", run_tasks)
     timings: dict = {}

@@ -489,9 +489,17 @@ def _auto_startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str
 
 
 def advice(ls: tables.LoadedSet) -> Advice | None:
-    """The set's decision (see the module docstring); None for a reference set or one with nothing ranked."""
+    """The set's decision (see the module docstring); None for a reference set or one with nothing ranked.
+    Cached on the set, as its verdicts are: its page, its decision and its scenario pages ask for it."""
     if not ls.measured:
         return None
+    key = ("advice",)
+    if key not in ls._tables:
+        ls._tables[key] = _advice(ls)
+    return ls._tables[key]
+
+
+def _advice(ls: tables.LoadedSet) -> Advice | None:
     vs = _verdicts(ls)
     default = _default(vs)
     if default is None:

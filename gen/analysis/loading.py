@@ -133,7 +133,10 @@ class LoadedSet:
 
     def times(self, record, tr: trace.Trace | None = None) -> timings.Times:
         """timings.times of one of the set's runs or sweep points with its parsed trace (or None),
-        made once: the summary, the scenario points, the verdicts and scaling all read them."""
+        made once: the summary, the scenario points, the verdicts and scaling all read them. The trace gives only the
+        kernel sum of a record that stores none: elsewhere the times with and without it are one entry."""
+        if record.timing.kernel_sum_ms:
+            tr = None
         key = ("times", id(record), id(tr))
         got = self._tables.get(key)
         if got is None or got[0] is not record or got[1] is not tr:  # the objects are kept: ids stay theirs

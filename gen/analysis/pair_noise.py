@@ -169,7 +169,7 @@ def _point_noise(ls, key: tuple, recs: list) -> AsRunNoise | None:
     best, oriented, per_round, sums, twins, rounds, pairs = None, [], [], [], [], {}, []
     for same in groups.values():
         for a, b in _identical(ls, same):
-            ma, mb = (timings.times(r).gpu_only.median for r in (a, b))
+            ma, mb = (ls.times(r).gpu_only.median for r in (a, b))
             if not ma or not mb:
                 continue
             fast, slow = (a, b) if ma <= mb else (b, a)

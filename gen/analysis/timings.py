@@ -103,7 +103,10 @@ def round_medians(samples: Sequence[float], sizes: Sequence[int] | None) -> list
     whole; else [] (one round, or sizes that do not add up: the raw samples stand)."""
     if not sizes or len(sizes) < 2 or sum(sizes) != len(samples) or min(sizes) < 1:
         return []
-    return [float(np.median(r)) for r in np.split(np.asarray(samples, dtype=float), np.cumsum(sizes)[:-1])]
+    a = np.asarray(samples, dtype=float)
+    if min(sizes) == max(sizes):  # rounds of one size (as captured): one call for all (np.median costs ~15 µs a call)
+        return np.median(a.reshape(len(sizes), -1), axis=1).tolist()
+    return [float(np.median(r)) for r in np.split(a, np.cumsum(sizes)[:-1])]
 
 
 NO_SAMPLES = Spread()

@@ -344,6 +344,10 @@ class Store:
         except (OSError, ValueError, TypeError, KeyError, AttributeError, LookupError, RecursionError):
             return None
 
+    def has(self, kind: str, k: str) -> bool:
+        """Whether an entry for (kind, key) is there; not read (`get` may still find it damaged)."""
+        return self._path(kind, k).is_file()
+
     def keep(self, kind: str, k: str) -> None:
         """Count an entry as used by this build (read or written by another process of it): not pruned."""
         self.used.add(self._path(kind, k).name)

@@ -155,12 +155,12 @@ def make_unit(ctx: Context, ls: tables.LoadedSet) -> Unit:
     return unit
 
 
-_FORKED: tuple | None = None  # what a forked worker inherits: (ctx, tasks)
+_FORKED: tuple | None = None  # what a forked worker inherits: (ctx, tasks, keep)
 
 
 def _run_task(i: int):
     """(parts made, error) of one task."""
-    ctx, tasks = _FORKED
+    ctx, tasks, keep = _FORKED
     ls, parts, check = tasks[i]
     try:
         cpu: dict = {}
@@ -169,22 +169,27 @@ def _run_task(i: int):
         sub = set_context(ctx, ls, parts)
         got = {part: make(sub, ls, part) for part in parts}
         got[parts[0]].cpu = _sum(got[parts[0]].cpu, cpu)
+        if keep is not None:
+            keep(ls, got)
         return got, None
     except schema.UserError as exc:  # a trace that does not parse: one line naming it
         return None, str(exc)
 
 
 def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...], bool]],
-              workers: int | None = None) -> list[tuple[dict | None, str | None]]:
+              workers: int | None = None, keep: Callable[[tables.LoadedSet, dict], None] | None = None,
+              meanwhile: Callable[[], None] | None = None) -> list[tuple[dict | None, str | None]]:
     """(parts made, error) per task (a set, the parts to make, whether to check its traces first),
-    in parallel processes where there are several; the results are the same either way."""
+    in parallel processes where there are several; the results are the same either way. `keep(set, parts
+    made)` runs in the process that made them (the cache's JSON of them is then made in parallel too);
+    `meanwhile()` runs in this process while the workers make them (after them without workers)."""
     global _FORKED
     workers = reading.workers_for(len(tasks)) if workers is None else workers
     if workers > 1:
         # A worker draws with Altair where a chart's shape is new, the build's process for the pages over
         # all sets: imported once, before the fork, for them all (not once per worker)
         charts.preload()
-    _FORKED = (ctx, tasks)
+    _FORKED = (ctx, tasks, keep)
     try:
         if workers > 1:
             with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=reading.start_worker,
@@ -192,9 +197,13 @@ def run_tasks(ctx: Context, tasks: list[tuple[tables.LoadedSet, tuple[str, ...],
                 # Costliest first (most traces), so the workers finish together.
                 order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][0].rs.sweep) - len(tasks[i][0].rs.runs))
                 futures = {i: pool.submit(_run_task, i) for i in order}
+                if meanwhile is not None:
+                    meanwhile()
                 done = [futures[i].result() for i in range(len(tasks))]
         else:
             done = [_run_task(i) for i in range(len(tasks))]
+            if meanwhile is not None:
+                meanwhile()
     finally:
         _FORKED = None
     return done
@@ -255,6 +264,8 @@ class _Plan:
     keys: dict[str, str]  # set name -> cache.set_key
     fresh: set[str] = field(default_factory=set)  # sets with parts to make: their traces are checked first
     made: dict[str, Unit] = field(default_factory=dict)  # cache key -> part, across passes
+    kept: set[str] = field(default_factory=set)  # keys of parts in the cache, read while the workers make the rest
+    damaged: set[str] = field(default_factory=set)  # keys whose entry did not read back: made in the next pass
     part_keys: dict[tuple[str, str], str] = field(default_factory=dict)
     cpu: dict = field(default_factory=dict)  # stage -> CPU seconds of the parts made now
 
@@ -311,11 +322,10 @@ def _tasks(ctx: Context, plan: _Plan, store: cache.Store | None, workers: int | 
         for part, k in parts.items():
             plan.part_keys[(ls.name, part)] = k
             if k not in plan.made:
-                got = _get(store, k) if store else None
-                if got is None:
-                    missing.append(part)
+                if store is not None and k not in plan.damaged and store.has("unit", k):
+                    plan.kept.add(k)
                 else:
-                    plan.made[k] = got
+                    missing.append(part)
         plan.fresh |= {ls.name} if missing else set()
         if missing and ls.kind != SetKind.REFERENCE:
             tasks.append((ls, tuple(missing), ls.name in plan.fresh))
@@ -351,8 +361,35 @@ def _get(store: cache.Store, k: str) -> Unit | None:
     return unit
 
 
+def _read_kept(plan: _Plan, store: cache.Store | None) -> None:
+    """The kept parts' units, read from the cache (run_tasks' `meanwhile`: while the workers make the other
+    parts); an entry that does not read back (_get) is damaged, its part made in the next pass."""
+    for k in sorted(plan.kept):
+        got = _get(store, k) if store is not None else None
+        if got is None:
+            plan.damaged.add(k)
+        else:
+            plan.made[k] = got
+    plan.kept.clear()
+
+
+def _as_kept(ls: tables.LoadedSet, got: dict[str, Unit]) -> dict[str, Unit]:
+    """A task's parts as the cache keeps them: a published set's as one unit, as make_unit makes it."""
+    return {"published": _joined([got[part] for part in PARTS])} if ls.kind == SetKind.REFERENCE else got
+
+
+def _putter(plan: _Plan, store: cache.Store):
+    """run_tasks' `keep`: each part put in the cache under its key (_Plan.part_keys) by the process that made it."""
+    def keep(ls: tables.LoadedSet, got: dict[str, Unit]) -> None:
+        for part, unit in _as_kept(ls, got).items():
+            _put(store, plan.part_keys[(ls.name, part)], unit)
+
+    return keep
+
+
 def _keep(plan: _Plan, store: cache.Store | None, tasks: list, results: list, skip_broken: bool) -> list:
-    """Record what the tasks made; the sets whose traces failed, as Skipped (or raise)."""
+    """Record what the tasks made (each part is in the cache already: _putter); the sets whose traces failed,
+    as Skipped (or raise)."""
     failed = []
     for (ls, _, _), (got, error) in zip(tasks, results):
         if error:
@@ -364,11 +401,11 @@ def _keep(plan: _Plan, store: cache.Store | None, tasks: list, results: list, sk
         plan.fresh.discard(ls.name)  # checked whole by its task
         for unit in got.values():
             plan.cpu = _sum(plan.cpu, unit.cpu)
-        if ls.kind == SetKind.REFERENCE:  # its parts are one unit, as make_unit makes it
-            got = {"published": _joined([got[part] for part in PARTS])}
-        for part, unit in got.items():
+        for part, unit in _as_kept(ls, got).items():
             k = plan.part_keys[(ls.name, part)]
-            plan.made[k] = _put(store, k, unit) if store else unit
+            plan.made[k] = unit
+            if store:
+                store.keep("unit", k)  # written by the process that made it: not pruned
     return failed
 
 
@@ -414,9 +451,11 @@ def load(results_root: Path, store: cache.Store | None, skip_broken: bool = Fals
         with watch("make the new sets' units (in workers)"):
             if tasks:
                 _compile_templates()  # once, before the workers fork: each inherits them compiled
-            failed = _keep(plan, store, tasks, run_tasks(ctx, tasks, workers), skip_broken)
-        if not failed:
-            break
+            made = run_tasks(ctx, tasks, workers, keep=_putter(plan, store) if store else None,
+                             meanwhile=lambda: _read_kept(plan, store))
+            failed = _keep(plan, store, tasks, made, skip_broken)
+        if not failed and not set(plan.part_keys.values()) - plan.made.keys():
+            break  # every part of this pass is made or read (a damaged entry's part is made in another pass)
         skipped.extend(failed)
     units = _units(ctx, plan, store, watch)
     if store:

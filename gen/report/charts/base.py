@@ -1,7 +1,7 @@
 """What every chart shares: altair imported where a chart is first made (`alt`, `preload`), the log
 scales (`log`, `seq_len`; as Vega-Lite's JSON: LOG, LENGTH), the row height, the colour of a measured figure and
 the two kinds of figure (MEASURED, PUBLISHED, and their marks' shapes), and a view written in Vega-Lite's JSON
-(`view`, `quantitative`, `nominal`). Takes nothing; gives these to the chart modules beside it.
+(`view`, `inline`, `quantitative`, `nominal`). Takes nothing; gives these to the chart modules beside it.
 """
 
 from __future__ import annotations
@@ -54,6 +54,13 @@ def quantitative(name: str, **props) -> dict:
 def nominal(name: str, **props) -> dict:
     """A nominal field's channel, in Vega-Lite's JSON."""
     return {"field": name, "type": "nominal", **props}
+
+
+def inline(rows: list[dict]) -> dict:
+    """Rows as a view's or layer's data: Vega-Lite's inline data as a dict, which Altair names and moves to the
+    spec's datasets as it does alt.InlineData. alt.InlineData(values=rows) is checked against the schema, every row,
+    when it is made (Altair's default); a dict is taken as it is."""
+    return {"values": rows}
 
 
 def view(data, mark: dict, transform: list | None = None, **encoding):

@@ -6,9 +6,9 @@ Takes: frames of gen.analysis.scenarios (`point_frame`, `anchor_frame`) of one s
 Altair charts. Measured points are filled circles, published ones hollow diamonds (MEASURED / PUBLISHED).
 
 Each view's mark, encoding and transforms are written in Vega-Lite's own JSON grammar (dicts, every field's
-type given), and its data as rows (Vega-Lite's inline values; the roofline's points a frame); Altair's `Chart` and
-`layer` hold them and name the datasets. A set draws some thirty of these charts, and Altair copies its channel
-objects several times a chart and cleans each frame it is given: dicts copy cheaply.
+type given), and its data as rows (Vega-Lite's inline values); Altair's `Chart` and `layer` hold them and name
+the datasets. A set draws some thirty of these charts, and Altair copies its channel objects several times a chart
+and cleans each frame it is given: dicts copy cheaply, and rows need no cleaning.
 """
 
 from __future__ import annotations
@@ -18,25 +18,15 @@ import math
 import pandas as pd
 
 from gen.analysis.values import number, variant_order
-from gen.report.charts.base import FIGURE_SHAPES, LENGTH, LOG, MEASURED, PUBLISHED, alt
+from gen.report.charts.base import FIGURE_SHAPES, LENGTH, LOG, MEASURED, PUBLISHED, alt, inline
 from gen.report.charts.base import nominal as _n
 from gen.report.charts.base import quantitative as _q
 from gen.report.charts.base import view as _view
 
 # Every chart of a scenario: given to alt.layer as it is made (.properties() after it copies the whole chart again)
 SIZE = dict(width="container", height=280)
-_ROOF_NUMERIC = ("kv_len", "intensity", "tflops")
 IS_MEASURED = f"(datum.figure === '{MEASURED}')"  # what alt.datum.figure == MEASURED writes
 PALETTE = {"scheme": "tableau20"}  # up to 20 series: measured and published ones must not share a colour
-
-
-def _clean(df: pd.DataFrame) -> pd.DataFrame:
-    """Numbers as float columns (Altair writes their NaN as null; an object column of
-    None would come out as NaN, which is not JSON), text as strings."""
-    df = df.copy()
-    for c in df.columns:
-        df[c] = pd.to_numeric(df[c], errors="coerce").astype(float) if c in _ROOF_NUMERIC else df[c].astype(str)
-    return df
 
 
 def _measured(points: pd.DataFrame, col: str) -> list[dict]:
@@ -84,7 +74,7 @@ def _color(order: list[str]) -> dict:
               legend={"orient": "bottom", "columns": 2, "labelLimit": 0})
 
 
-def _lines(d: alt.InlineData | None, order: list[str], ticks: list[int], y_title: str,
+def _lines(d: dict | None, order: list[str], ticks: list[int], y_title: str,
            x_title: str) -> alt.LayerChart:
     """Lines through the measured points, dots at every point (filled where measured): of `d`, or of the
     data of the layer that holds them (None)."""
@@ -110,7 +100,7 @@ def scenario_time(points: pd.DataFrame, anchors: pd.DataFrame, x_title: str) -> 
     title = "GPU-only time per call (ms, log scale)"
     iqr = _view(None, {"type": "rule", "strokeWidth": 3}, [{"filter": "isValid(datum.q1) && isValid(datum.q3)"}],
                 x=_x(ticks, x_title), y=_q("q1", scale=LOG, title=title), y2={"field": "q3"}, color=_color(order))
-    return alt.layer(iqr, _lines(None, order, ticks, title, x_title), data=alt.InlineData(values=rows), **SIZE)
+    return alt.layer(iqr, _lines(None, order, ticks, title, x_title), data=inline(rows), **SIZE)
 
 
 def _rule_rows(ceilings: list[tuple[str, float]]) -> list[dict]:
@@ -125,16 +115,16 @@ def scenario_rate(points: pd.DataFrame, anchors: pd.DataFrame, figure: str, y_ti
     # Anchors publish rates of compute (prefill); none publishes a bandwidth.
     rows = _measured(points, figure) + (_published(anchors, "tflops", False) if figure == "tflops" else [])
     order, ticks = _series_order(rows), _ticks(rows)
-    chart = _lines(alt.InlineData(values=rows), order, ticks, y_title, x_title)
+    chart = _lines(inline(rows), order, ticks, y_title, x_title)
     rules = _rule_rows(ceilings)
     if not rules:
         return chart.properties(**SIZE)
-    rule = _view(alt.InlineData(values=rules), {"type": "rule", "strokeDash": [5, 3], "color": "#444"},
+    rule = _view(inline(rules), {"type": "rule", "strokeDash": [5, 3], "color": "#444"},
                  y=_q("value", scale=LOG), tooltip=[_n("ceiling"), _q("value", format=".4g")])
     # The highest label above its rule, the others below theirs, each right of the one before (_label_dx): two
     # close ceilings stay legible.
     highest = sorted(rules, key=lambda r: r["value"], reverse=True)
-    labels = [_view(alt.InlineData(values=[r]), {"type": "text", "align": "left", "dx": dx, "dy": -6 if i == 0 else 12,
+    labels = [_view(inline([r]), {"type": "text", "align": "left", "dx": dx, "dy": -6 if i == 0 else 12,
                                                  "color": "#444", "fontSize": 11},
                     x={"value": 0}, y=_q("value", scale=LOG), text=_n("ceiling"))
               for i, (r, dx) in enumerate(zip(highest, _label_dx([r["ceiling"] for r in highest])))]
@@ -154,16 +144,23 @@ def _label_dx(names: list[str]) -> list[int]:
     return out
 
 
-def _roof_frames(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float) -> tuple[pd.DataFrame, list[dict]]:
-    """Our points (a frame: its bounds fit the roof around them) and the roof's rows."""
+def _finite(x: float) -> float | None:
+    """A number of a chart's row: None where it is missing or not finite (JSON has no NaN nor infinity)."""
+    return x if math.isfinite(x) else None
+
+
+def _roof_rows(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float) -> tuple[list[dict], list[dict]]:
+    """Our points' rows (their bounds fit the roof around them) and the roof's rows."""
     ok = points[(points["status"] == "ok") & points["tflops"].notna()]
     ok = ok if len(ok) else points[(points["status"] == "ok") & points["gpu_only_ms"].notna()]
     tf = ok["flops"] / (ok["gpu_only_ms"] * 1e-3) / 1e12
-    d = _clean(pd.DataFrame({"variant": ok["variant"].astype(str), "mode": ok["mode"].astype(str),
-                             "kv_len": ok["kv_len"].astype(int), "intensity": [number(x, 4) for x in ok["intensity"]],
-                             "tflops": [number(x, 4) for x in tf]}))
-    lo = max(min(d["intensity"]) / 4, 0.1) if len(d) else 1.0
-    hi = max(d["intensity"]) * 4 if len(d) else 1e3
+    nan = math.nan
+    intensity = [nan if (x := number(i, 4)) is None else x for i in ok["intensity"]]
+    d = [dict(variant=str(v), mode=str(m), kv_len=float(int(k)), intensity=_finite(i),
+              tflops=_finite(nan if (x := number(t, 4)) is None else x))
+         for v, m, k, i, t in zip(ok["variant"], ok["mode"], ok["kv_len"], intensity, tf)]
+    lo = max(min(intensity) / 4, 0.1) if d else 1.0
+    hi = max(intensity) * 4 if d else 1e3
     ridge = matmul_tflops / copy_tbps
     lo, hi = min(lo, ridge / 8), max(hi, ridge * 8)
     xs = [lo * (hi / lo) ** (i / 60) for i in range(61)]
@@ -174,12 +171,12 @@ def _roof_frames(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float) -
 def scenario_roofline(points: pd.DataFrame, matmul_tflops: float, copy_tbps: float, x_title: str) -> alt.LayerChart:
     """Arithmetic intensity (FLOPs per byte, both conventions of gen.analysis.scenarios) against
     achieved TFLOP/s, log-log, under the roof min(matmul ceiling, intensity × copy bandwidth)."""
-    d, roof = _roof_frames(points, matmul_tflops, copy_tbps)
-    order = variant_order(d["variant"]) if len(d) else []
-    line = _view(alt.InlineData(values=roof), {"type": "line", "color": "#444", "strokeDash": [4, 3]},
+    d, roof = _roof_rows(points, matmul_tflops, copy_tbps)
+    order = variant_order(r["variant"] for r in d)
+    line = _view(inline(roof), {"type": "line", "color": "#444", "strokeDash": [4, 3]},
                  x=_q("intensity", scale=LOG, title=x_title), y=_q("tflops", scale=LOG))
     pts = _view(
-        d, {"type": "point", "filled": True, "size": 60}, x=_q("intensity", scale=LOG, title=x_title),
+        inline(d), {"type": "point", "filled": True, "size": 60}, x=_q("intensity", scale=LOG, title=x_title),
         y=_q("tflops", scale=LOG, title="achieved TFLOP/s (FlashAttention count)"),
         color=_n("variant", sort=order, title=None, scale=PALETTE, legend={"orient": "bottom", "columns": 3}),
         shape=_n("mode", title=None),

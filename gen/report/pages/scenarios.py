@@ -201,9 +201,11 @@ def beside(ctx: Context, ls) -> list[tuple[str, str]]:
         return out
     def shown(n: str) -> bool:
         # a figure stands beside ours only in a mode we measured there (forward figures are not shown
-        # beside a training-only scenario: its page says no published figure is known)
-        a = sa.anchor_frame(ctx.sets, n)
-        modes = {p.mode for m in ctx.sets if m.measured for p in m.outline.sweep if p.scenario == n}
+        # beside a training-only scenario: its page says no published figure is known). The figures and the
+        # modes are the same for the set page and the set's facts: made once (each reads every measured set)
+        a = ctx._once(("anchors over every set", n), lambda: sa.anchor_frame(ctx.sets, n))
+        modes = ctx._once(("modes measured", n), lambda: {p.mode for m in ctx.sets if m.measured
+                                                          for p in m.outline.sweep if p.scenario == n})
         return bool(((a["anchor_set"] == ls.name) & a["mode"].isin(modes)).any())
 
     return [(sa.scenario_title(ctx.sets, n), link_of(ctx, n)) for n in names if shown(n)]
