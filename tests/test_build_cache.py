@@ -150,15 +150,6 @@ def test_a_damaged_cache_entry_is_made_again(tmp_path, one_set):
     assert all(e.read_bytes() != b"not an entry" for e in entries)
 
 
-def test_one_sets_parts_on_two_workers_make_the_same_pages(tmp_path, one_set, forked_builds):
-    """One set to make: its parts go to two worker processes (where forking is possible); the
-    pages are those of one process (one_set's)."""
-    results, _ = _results(tmp_path, 1)
-    split = tmp_path / "a" / "docs"
-    build.run(results, split)
-    assert build.digest(split / "generated") == one_set[2]
-
-
 def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path, forked_builds):
     """New sets' result.json are read and checked in worker processes: the same ResultSets and the same
     one-line errors as reading them one by one; without skip_broken the first broken set (by name) is the
@@ -185,7 +176,8 @@ def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path, forked_builds):
 def test_published_sets_units_are_made_beside_the_measured_ones(tmp_path, monkeypatch, one_set, forked_builds):
     """A cold build makes the published sets' units in the worker tasks, after the measured sets' parts (a
     new set's parts split over the workers first), each whole (every part, as make_unit makes it): the main
-    process no longer makes them one by one after the workers."""
+    process no longer makes them one by one after the workers. One set to make, its parts in two worker
+    processes (where forking is possible): the pages are those of one process (one_set's)."""
     results, (name,) = _results(tmp_path, 1)
     seen, real = [], units.run_tasks
 
