@@ -3,7 +3,9 @@ files to its workers: the heaviest first, so that the light ones fill in at the 
 together (xdist's own order, most tests first, left files of two or three slow tests to the end, one
 worker's long tail the whole run's); and a file that reads a build shared by the session (conftest.py's
 shared_dir: a built site, the matrix, the Markdown pages) is not started while another worker is still
-in the first test of a file that reads the same build (it would wait there for that build, idle).
+in the first test of a file that reads the same build (it would wait there for that build, idle); and
+the files whose tiny CPU captures compile FlexAttention with Inductor (COMPILES) run one after the other,
+never side by side, so that the second finds the first's kernels in Inductor's cache.
 
 Only the order changes: every file still runs whole on one worker. conftest.py's
 pytest_xdist_make_scheduler returns this scheduler for --dist loadfile."""
@@ -33,6 +35,15 @@ WEIGHT_PER_TEST = 0.1
 # The session's shared builds (conftest.py), as a file that reads one names it.
 SHARED = re.compile(r"\bbuilt_site\([^)]*\)|\bmatrix_site\b|\bgpu_docs\b|\bresults_docs\b")
 
+# Files whose captures (`gen profile --tiny`, the packed-documents, decode and deterministic-backward scenarios)
+# compile FlexAttention's CPU kernels with Inductor: C++ built by g++ (its precompiled header, the vector ISA
+# checks, a few seconds a kernel), 30 to 50 s of CPU more for each file's capture where Inductor's cache
+# (/tmp/torchinductor_$USER, shared by every process) does not hold them yet, as on a new machine or CI's. Side
+# by side, both captures compiled the same kernels (the same tiny shapes); one after the other, the second reads
+# the first's (test_scenarios20's capture: 38 s of CPU cold, 12.5 s after the README capture's, 10.5 s warm).
+COMPILES = frozenset({"test_hostile_round3.py", "test_scenarios20.py"})
+INDUCTOR = "Inductor's cache"
+
 
 def weight(scope: str, tests: int) -> float:
     return WEIGHTS.get(Path(scope).name, WEIGHT_PER_TEST * tests)
@@ -45,21 +56,29 @@ def shared_builds(path: Path) -> frozenset[str]:
         return frozenset()
 
 
+def compiles(scope: str) -> frozenset[str]:
+    return frozenset({INDUCTOR}) if Path(scope).name in COMPILES else frozenset()
+
+
 class HeaviestFirst(LoadFileScheduling):
     def _assign_work_unit(self, node) -> None:
         if not getattr(self, "_ordered", False):
             order = sorted(self.workqueue.items(), key=lambda kv: -weight(kv[0], len(kv[1])))
             self.workqueue = OrderedDict(order)
             self._builds = {scope: shared_builds(self.config.rootpath / scope) for scope in self.workqueue}
+            self._compiles = {scope: compiles(scope) for scope in self.workqueue}
             self._ordered = True
-        # builds another worker is making now: those of a file it has begun and finished no test of yet
+        # builds another worker is making now: those of a file it has begun and finished no test of yet; and
+        # Inductor's cache while another worker has a file of COMPILES not finished
         making = set()
         for other, work in self.assigned_work.items():
             if other is not node:
                 for scope, tests in work.items():
                     if not any(tests.values()):
                         making |= self._builds.get(scope, frozenset())
-        ready = next((s for s in self.workqueue if not self._builds[s] & making), None)
+                    if not all(tests.values()):
+                        making |= self._compiles.get(scope, frozenset())
+        ready = next((s for s in self.workqueue if not (self._builds[s] | self._compiles[s]) & making), None)
         if ready is not None:
             self.workqueue.move_to_end(ready, last=False)
         super()._assign_work_unit(node)

@@ -55,6 +55,19 @@ def two_sets(tmp_path_factory):
     return _built(tmp_path_factory.mktemp("two-sets"), 2)
 
 
+@pytest.fixture(scope="module")
+def three_sets_cold(tmp_path_factory, two_sets) -> str:
+    """The digest of the pages of two_sets' sets and fabricate(2, points=1) built without the cache: the cold
+    build that the warm builds of those sets (two_sets' build and cache, the third set added) must match to the
+    byte. Made once for the module: the tests below each made the same build before."""
+    results = tmp_path_factory.mktemp("three-sets-cold") / "results"
+    shutil.copytree(two_sets[0], results)
+    fabricate(results, 2, points=1)
+    docs = results.parent / "docs"
+    build.run(results, docs, use_cache=False, workers=1)
+    return build.digest(docs / "generated")
+
+
 def built_copy(built, tmp: Path) -> tuple[Path, Path, list[str]]:
     """A copy of a _built build's results and of its project (pages and cache) in tmp: (results, docs, the set
     names _results gives)."""
@@ -92,7 +105,7 @@ def watched(monkeypatch):
     return made, parsed
 
 
-def test_a_new_set_makes_only_its_own_pages(tmp_path, watched, two_sets):
+def test_a_new_set_makes_only_its_own_pages(tmp_path, watched, two_sets, three_sets_cold):
     made, parsed = watched
     results, docs, names = built_copy(two_sets, tmp_path)  # built: the units that build made
     first, second = sorted(names)
@@ -108,9 +121,7 @@ def test_a_new_set_makes_only_its_own_pages(tmp_path, watched, two_sets):
     assert {p.parent.parent.name for p in parsed} <= {new, first}  # and the first set's, to compare with
     assert {p for p in parsed if p.parent.parent.name == new} == set((results / new / "traces").iterdir())
     # Without the cache: the same bytes.
-    other = tmp_path / "other" / "docs"
-    build.run(results, other, use_cache=False, workers=1)
-    assert build.digest(docs / "generated") == build.digest(other / "generated") != warm
+    assert build.digest(docs / "generated") == three_sets_cold != warm
 
 
 def test_a_changed_set_is_read_and_checked_again(tmp_path, watched, two_sets):
@@ -139,15 +150,6 @@ def test_a_damaged_cache_entry_is_made_again(tmp_path, one_set):
     assert all(e.read_bytes() != b"not an entry" for e in entries)
 
 
-def test_one_sets_parts_on_two_workers_make_the_same_pages(tmp_path, one_set, forked_builds):
-    """One set to make: its parts go to two worker processes (where forking is possible); the
-    pages are those of one process (one_set's)."""
-    results, _ = _results(tmp_path, 1)
-    split = tmp_path / "a" / "docs"
-    build.run(results, split)
-    assert build.digest(split / "generated") == one_set[2]
-
-
 def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path, forked_builds):
     """New sets' result.json are read and checked in worker processes: the same ResultSets and the same
     one-line errors as reading them one by one; without skip_broken the first broken set (by name) is the
@@ -174,7 +176,8 @@ def test_sets_read_in_parallel_fail_as_one_by_one(tmp_path, forked_builds):
 def test_published_sets_units_are_made_beside_the_measured_ones(tmp_path, monkeypatch, one_set, forked_builds):
     """A cold build makes the published sets' units in the worker tasks, after the measured sets' parts (a
     new set's parts split over the workers first), each whole (every part, as make_unit makes it): the main
-    process no longer makes them one by one after the workers."""
+    process no longer makes them one by one after the workers. One set to make, its parts in two worker
+    processes (where forking is possible): the pages are those of one process (one_set's)."""
     results, (name,) = _results(tmp_path, 1)
     seen, real = [], units.run_tasks
 
@@ -336,7 +339,7 @@ def test_a_rebuild_after_adding_or_removing_a_set_is_a_cold_build(tmp_path, one_
     assert build.digest(big_docs / "generated") == one_set[2]
 
 
-def test_a_new_set_decodes_the_kept_sets_its_pages_read_only(tmp_path, monkeypatch, two_sets):
+def test_a_new_set_decodes_the_kept_sets_its_pages_read_only(tmp_path, monkeypatch, two_sets, three_sets_cold):
     """A kept set is read as its outline (gen.analysis.loading.SetOutline), its ResultSet decoded only where
     something asks for it: with a set added, the first set (its pages compare the new set with it), never the
     other kept set, whose pages and facts come from the cache. The pages are a cold build's."""
@@ -347,13 +350,11 @@ def test_a_new_set_decodes_the_kept_sets_its_pages_read_only(tmp_path, monkeypat
     fabricate(results, 2, points=1)
     build.run(results, docs, workers=1)
     assert first in decoded and second not in decoded and set(decoded) <= {first, *PUBLISHED}
-    other = tmp_path / "other" / "docs"
-    build.run(results, other, use_cache=False, workers=1)
-    assert build.digest(docs / "generated") == build.digest(other / "generated")
+    assert build.digest(docs / "generated") == three_sets_cold
 
 
 @pytest.mark.parametrize("kind", ["outline", "set"])
-def test_a_damaged_outline_or_result_set_entry_is_read_again(tmp_path, two_sets, kind):
+def test_a_damaged_outline_or_result_set_entry_is_read_again(tmp_path, two_sets, three_sets_cold, kind):
     """Damaged outlines: each set is read again (its kept ResultSet, or its files) and its outline kept anew.
     Damaged ResultSets under good outlines: a set whose ResultSet is asked for (the first set, which a new set's
     pages compare with) is read from its files again. Either way, a cold build's pages."""
@@ -364,9 +365,7 @@ def test_a_damaged_outline_or_result_set_entry_is_read_again(tmp_path, two_sets,
         e.write_bytes(b"not an entry")
     fabricate(results, 2, points=1)
     build.run(results, docs, workers=1)
-    other = tmp_path / "other" / "docs"
-    build.run(results, other, use_cache=False, workers=1)
-    assert build.digest(docs / "generated") == build.digest(other / "generated")
+    assert build.digest(docs / "generated") == three_sets_cold
     store = cache.Store(build.cache_dir(docs))
     # (a set whose ResultSet nothing asked for keeps its damaged entry until something does)
     read = sorted(p.name for p in results.iterdir()) if kind == "outline" else [sorted(names)[0]]
@@ -390,7 +389,7 @@ def test_a_sets_outline_is_its_records_without_their_numbers(h200):
     assert kept.measured and kept.environment is h200.rs.environment and kept.rs is h200.rs
 
 
-def test_pages_that_did_not_change_are_the_old_files_linked(tmp_path, two_sets):
+def test_pages_that_did_not_change_are_the_old_files_linked(tmp_path, two_sets, three_sets_cold):
     """A rebuild links each page (and trace) whose file in the old docs/generated holds the same bytes, instead of
     writing it again (the old folder's removal then frees nothing of it); a page edited there, or a file that
     something else links too, is written anew. The pages are those of a cold build."""
@@ -407,6 +406,4 @@ def test_pages_that_did_not_change_are_the_old_files_linked(tmp_path, two_sets):
     assert first_page.stat().st_ino == inodes[first_page]
     assert edited.stat().st_ino != inodes[edited] and not edited.read_text(encoding="utf-8").endswith("edited")
     assert shared.stat().st_ino != inodes[shared] and shared.stat().st_nlink == 1
-    other = tmp_path / "other" / "docs"
-    build.run(results, other, use_cache=False, workers=1)
-    assert build.digest(generated) == build.digest(other / "generated")
+    assert build.digest(generated) == three_sets_cold
