@@ -393,7 +393,14 @@ def test_the_h200_default_past_its_points_nests_brackets_one_deep(loaded):
     from gen.report.words import behind
     a = advice.advice(loaded[H200])
     text = behind.behind_line(a).split(" Not decided")[0]  # the sentence the off-graph clause is in
-    assert "kernel sums decide nothing here" in text and _depth(text) <= 1, text
+    # review 20 item 3: sentences, each with a main clause, and what the set-aside sums would have said
+    assert "decide nothing: SDPA cuDNN's graph replay is 1.13× its kernel sum" in text and _depth(text) <= 1, text
+    assert ("At the article's shape at 256 tokens, FlexAttention (compiled) is 1.02× faster as run (SDPA at 1939 MHz "
+            "against 1980 MHz), the ") in text
+    assert "There the kernel sums would put SDPA 1.14× ahead, the other way, but decide nothing: " in text
+    assert "So the as-run order alone is read there (each size on its scenario page)." in text
+    for sentence in text.split(". "):  # no sentence strings colons in a chain
+        assert sentence.count(":") <= 1, sentence
 
 
 # review 19 item 5: the graph-below fallback in the rules table and its reason in the summary JSON

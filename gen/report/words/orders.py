@@ -165,9 +165,9 @@ def sum_off_graph(x, name: str) -> str:
             and x.kernel_sum_mhz > x.graph_mhz:
         over += " though taken at the higher clock"  # no clock gap explains it (rules.sum_slower_at_higher_clock)
     # a sum above the replay is the profiled window's; a sum below it leaves out what the replay holds besides kernels
-    why = ("the profiled window's reading, not the kernels'" if x.ratio >= 1
+    why = ("the sum is the profiled window's reading, not the kernels'" if x.ratio >= 1
            else "the replay holds idle time between kernels that the sum leaves out")
-    return (f"{_possessive(name)} {over}, past the {rules.KERNEL_SUM_GRAPH_RATIO:g}× the rule allows ({at}): {why}")
+    return (f"{_possessive(name)} {over}, past the {rules.KERNEL_SUM_GRAPH_RATIO:g}× the rule allows ({at}); {why}")
 
 
 def off_graph(o, label) -> str:
