@@ -241,3 +241,34 @@ def test_the_third_call_at_head_dim_128_is_within_noise_of_both(older):
             ) in text
     assert "SDPA 1.15× behind as run at a 9.0% lower clock and by kernel sum 1.09×" in text
     assert text.endswith("No call leads decidedly there.")
+
+
+# ------------------------------------- review 20 items 5 and 6: a tie said as a tie, a clock gap past the gate
+
+
+def test_a_loop_lead_over_a_gpu_tie_says_tie():
+    """Review 20 item 6: the older decode verdict ties FlexAttention and FlashAttention-4 on the GPU (1.006×); the loop
+    sentence says they tie there, not that FlexAttention "leads by 1.01×"."""
+    tie = host_words.loop_lead("A", "B", (0.3963, 0.1892), 1.006, tie=True)
+    assert tie.startswith("In an eager loop on this host B leads A by 2.09× (189.2 µs against 396.3 µs")
+    assert tie.endswith("where on the GPU alone the two tie, within noise") and "leads by 1.01" not in tie
+
+
+def test_the_older_decode_verdict_says_the_gpu_tie(older):
+    from gen.analysis import verdicts
+    v = verdicts.verdict(older, "decode", "inference")
+    assert v.runner_up.variant in v.near
+    text = " ".join(verdict_words.verdict(v).lines)
+    assert "leads FlexAttention (FLASH backend) by 2.10×" in text and "where on the GPU alone the two tie" in text
+    assert "where FlexAttention (FLASH backend) leads by" not in text
+
+
+def test_the_higher_clock_is_said_only_past_the_gate():
+    """Review 20 item 5: 1980 against 1975 MHz (0.25%) is no higher clock worth a "though"; 1821 against 1601 is."""
+    from gen.analysis import calls, rules
+    from gen.report.words import orders as orders_words
+    near = orders_words.sum_off_graph(calls.OffGraph("sdpa_flash", 1.19, 1980.0, 1975.0), "SDPA flash")
+    far = orders_words.sum_off_graph(calls.OffGraph("flex_flash", 1.125, 1821.0, 1601.0), "FlexAttention")
+    assert "higher clock" not in near and "(at 1980 against 1975 MHz)" in near
+    assert "though taken at the higher clock" in far
+    assert rules.clock_gap_pct(1980.0, 1975.0) < rules.CLOCK_GAP_PCT < rules.clock_gap_pct(1821.0, 1601.0)
