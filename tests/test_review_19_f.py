@@ -76,7 +76,14 @@ def test_the_scenario_page_gives_the_loop_gain_beside_the_gpu_one(older, paired)
             seen += 1
             mine, theirs = f.loop_ms
             cell = scenario_first.gain_cell(f)
-            assert cell.endswith(host_words.in_loop(f.loop_ms, words.label(f.runner_up))), cell
+            lp = f.loop
+            if lp is not None and lp.fastest not in (f.fastest, f.runner_up) and lp.fastest_ms < min(mine, theirs):
+                # review 20 item 4: a third call faster in the loop than both: its lead, as the note under the table
+                assert cell.endswith(f"in an eager loop {words.label(lp.fastest)} is "
+                                     f"{words.times(mine / lp.fastest_ms)} faster than "
+                                     f"{words.short_label(f.fastest)}"), cell
+            else:
+                assert cell.endswith(host_words.in_loop(f.loop_ms, words.label(f.runner_up))), cell
             note = scenario_first.loop_note(f) or ""
             if f.loop.fastest == f.fastest:
                 assert f"{words.label(f.runner_up)} {words.us(theirs)}: a {words.times(theirs / mine)} lead" in note
@@ -86,6 +93,23 @@ def test_the_scenario_page_gives_the_loop_gain_beside_the_gpu_one(older, paired)
 def test_a_loop_gain_cell_names_the_other_call_where_the_loop_reverses():
     assert host_words.in_loop((0.1316, 0.1815), "B") == "1.38× in an eager loop"
     assert host_words.in_loop((0.3963, 0.1892), "B") == "B 2.09× faster in an eager loop"
+    # review 20 item 4: the decision table's exception row, against SDPA unpinned, never a gain below 1×
+    from gen.report.words import first_screen
+    gain, _ = first_screen.loop_cells("1.05×", (0.9309, 0.2664))
+    assert gain == "1.05× on the GPU; SDPA (backend not pinned) 3.49× faster in an eager loop"
+
+
+def test_the_training_row_gives_the_loop_leader_not_a_gain_over_the_runner_up(older):
+    """Review 20 item 4: FlashAttention-4 leads FlexAttention on the GPU in training at the article's shape and is
+    host-bound; in a loop SDPA (backend not pinned) is 3.49× faster than it, which the cell says, not "1.46×"."""
+    from gen.analysis import verdict_point
+    from gen.report.words import scenario_first
+
+    f = verdict_point.point_facts(older, "article", "train")
+    cell = scenario_first.gain_cell(f)
+    assert cell.endswith("on the GPU; in an eager loop SDPA (backend not pinned) is 3.49× faster than "
+                         "FlashAttention-4"), cell
+    assert "1.46×" not in cell
 
 
 # --------------------------------------------------------------- finding 3: cuDNN's set-up wherever SDPA is named
@@ -179,13 +203,72 @@ def test_a_third_call_fastest_at_another_head_dim_is_named(older):
                 if q.third is None:
                     continue
                 seen += 1
-                who, ms, o = q.third
+                who, ms, pair = q.third
                 assert who not in (a.default, e.variant)
-                assert (f"At head dim {od.head_dim}, {q.kv_len // 1024}k tokens, the fastest by median is neither: "
-                        f"{words.label(who)}, {words.us(ms)} as run, {words.times(o.as_run)} ahead") in text
+                assert [o.second for o in pair] == [a.default, e.variant] and all(o.first == who for o in pair)
+                head = (f"At head dim {od.head_dim}, {q.kv_len // 1024}k tokens, {words.label(who)} has the lowest "
+                        f"median, {words.us(ms)} as run")
+                assert head in text
+                # review 20 item 1: against both calls, by the pair rule (Orders.decided), with the clock gap
+                for o in pair:
+                    assert f"{words.short_label(o.second)} {words.times(o.as_run)} behind as run at a " in text
+                if not any(o.decided for o in pair):
+                    assert head + ", but " in text and "within noise of it" in text and " ahead of " not in text
                 assert ms < min(q.default_ms, q.variant_ms)
         depth = 0
         for ch in text:  # brackets one deep
             depth += (ch == "(") - (ch == ")")
             assert depth <= 1, text
     assert seen, "the older set: FlexAttention (FLASH backend) is fastest by median at head dim 128, 16k"
+
+
+# ------------------------------------------------------- review 20 item 1: the third call by the pair rule
+
+
+def test_the_third_call_at_head_dim_128_is_within_noise_of_both(older):
+    """Review 20 item 1: at head dim 128, 16k, FlexAttention (FLASH backend) has the lowest median but is decided
+    against neither FlashAttention-4 nor SDPA; the sentence says so, with the as-run clock gaps and the kernel sums."""
+    from gen.analysis import advice
+    from gen.report.words import sweep_turns
+
+    a = advice.advice(older)
+    e = next(x for x in a.exceptions if x.scenario == "article")
+    q = next(q for od in e.other_dims for q in od.points if q.third)
+    assert not any(o.decided for o in q.third[2])
+    text = sweep_turns.other_dims_line(a, e)
+    assert ("FlexAttention (FLASH backend) has the lowest median, 12.364 ms as run, but FlashAttention-4 and SDPA are "
+            "within noise of it: FlashAttention-4 1.12× behind as run at a 6.1% lower clock and by kernel sum 1.03×"
+            ) in text
+    assert "SDPA 1.15× behind as run at a 9.0% lower clock and by kernel sum 1.09×" in text
+    assert text.endswith("No call leads decidedly there.")
+
+
+# ------------------------------------- review 20 items 5 and 6: a tie said as a tie, a clock gap past the gate
+
+
+def test_a_loop_lead_over_a_gpu_tie_says_tie():
+    """Review 20 item 6: the older decode verdict ties FlexAttention and FlashAttention-4 on the GPU (1.006×); the loop
+    sentence says they tie there, not that FlexAttention "leads by 1.01×"."""
+    tie = host_words.loop_lead("A", "B", (0.3963, 0.1892), 1.006, tie=True)
+    assert tie.startswith("In an eager loop on this host B leads A by 2.09× (189.2 µs against 396.3 µs")
+    assert tie.endswith("where on the GPU alone the two tie, within noise") and "leads by 1.01" not in tie
+
+
+def test_the_older_decode_verdict_says_the_gpu_tie(older):
+    from gen.analysis import verdicts
+    v = verdicts.verdict(older, "decode", "inference")
+    assert v.runner_up.variant in v.near
+    text = " ".join(verdict_words.verdict(v).lines)
+    assert "leads FlexAttention (FLASH backend) by 2.10×" in text and "where on the GPU alone the two tie" in text
+    assert "where FlexAttention (FLASH backend) leads by" not in text
+
+
+def test_the_higher_clock_is_said_only_past_the_gate():
+    """Review 20 item 5: 1980 against 1975 MHz (0.25%) is no higher clock worth a "though"; 1821 against 1601 is."""
+    from gen.analysis import calls, rules
+    from gen.report.words import orders as orders_words
+    near = orders_words.sum_off_graph(calls.OffGraph("sdpa_flash", 1.19, 1980.0, 1975.0), "SDPA flash")
+    far = orders_words.sum_off_graph(calls.OffGraph("flex_flash", 1.125, 1821.0, 1601.0), "FlexAttention")
+    assert "higher clock" not in near and "(at 1980 against 1975 MHz)" in near
+    assert "though taken at the higher clock" in far
+    assert rules.clock_gap_pct(1980.0, 1975.0) < rules.CLOCK_GAP_PCT < rules.clock_gap_pct(1821.0, 1601.0)

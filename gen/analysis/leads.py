@@ -71,6 +71,9 @@ class Orders:
     # rules.KERNEL_SUM_GRAPH_RATIO from its own graph replay (Timed.off_graph): the kernel sums are then left out (None
     # above) and decide nothing
     off_graph: tuple[tuple[str, calls.OffGraph], ...] = ()
+    # where off_graph leaves the kernel sums out: the ratio they would have given (second's sum over first's), which
+    # decides nothing but is told beside the set-aside (review 20 item 3); None elsewhere or where a sum is missing
+    kernel_sum_aside: float | None = None
 
     def own_swing(self, variant: str) -> float | None:
         """How far `variant`'s own forward and reversed round medians lie apart (the larger over the smaller; review
@@ -365,7 +368,8 @@ def orders(a: Timed, b: Timed, basis: str) -> Orders:
                   by_rounds=by_rounds, tie_against=tie_against,
                   first_oriented_ms=own_a if on_gpu else (None, None),
                   second_oriented_ms=own_b if on_gpu else (None, None), off_graph=off,
-                  first_with=a.rounds_with, second_with=b.rounds_with)
+                  first_with=a.rounds_with, second_with=b.rounds_with,
+                  kernel_sum_aside=ratio(kernel_sum_ms(a), kernel_sum_ms(b)) if off else None)
 
 
 def _groups(ratios: tuple[float, ...], oriented: bool) -> tuple[tuple[float, ...], ...]:

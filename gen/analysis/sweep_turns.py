@@ -30,9 +30,10 @@ class DimPoint:
     variant_mhz: float | None
     leader: str | None
     orders: Orders
-    # Where neither call is the fastest by median there: that call, its median (ms), its orders against the faster by
-    # median of the two (itself first); review 19 item 11: at head dim 128, 16k, FlexAttention led both
-    third: tuple[str, float, Orders] | None = None
+    # Where neither call is the fastest by median there: that call, its median (ms), its orders against each of the
+    # two, the default first (itself first in each, with its noise verdict: Orders.decided); review 19 item 11: at head
+    # dim 128, 16k, FlexAttention led both; review 20 item 1: against the default too, and decided or not
+    third: tuple[str, float, tuple[Orders, Orders]] | None = None
 
 
 @dataclass(frozen=True)
@@ -62,11 +63,11 @@ def turns(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str)
         if here is not None and p.head_dim != here.head_dim:
             if p.q_len == p.kv_len:
                 lead = default if calls.faster(d, x) else variant if calls.faster(x, d) else None
-                best = at.row(default) if d.median <= x.median else at.row(variant)
                 # a call running either's kernels (SDPA cuDNN beside SDPA unpinned) is no third call
                 ours = {at.row(default).kernels, at.row(variant).kernels} - {None, ()}
                 f = at.fastest
-                third = (f.variant, at.spread(f).median, verdicts.orders(f, best, at.basis)) \
+                third = (f.variant, at.spread(f).median, tuple(verdicts.orders(f, at.row(c), at.basis)
+                                                                 for c in (default, variant))) \
                     if f.variant not in (default, variant) and f.kernels not in ours and at.spread(f) is not None \
                     else None
                 other.setdefault(p.head_dim, []).append(DimPoint(

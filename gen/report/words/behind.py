@@ -31,15 +31,17 @@ def behind_line(a: advice_mod.Advice) -> str | None:
     by_rounds = [b for b in behind if b not in by_sums and b.orders is not None and b.orders.decided_by_rounds]
     as_run = [b for b in behind if b not in by_sums and b not in by_rounds]
     if behind:
-        # each group its own part, so that no empty group leaves a bare "; " (review 2026-12-07-5 item 1 moved the
-        # article's sizes, the as-run group of the older H100 set, to its own exception)
-        parts = ["; ".join(_behind_group(a, bs) for bs in _groups(as_run).values())
-                 # after a colon, not in brackets: intervals() and the sums' clocks bring brackets of their own
-                 + f": the {intervals(*(x for b in as_run for x in b.spreads))} apart, beyond the as-run noise of "
-                   "identical kernels there, " + _sums_against(as_run)] if as_run else []
-        parts += [_by_rounds(a, b) for b in by_rounds] + [_by_sums(b) for b in by_sums]
-        text = (f"Past the verdicts' points, {label(a.default)} is not first at every size: "
-                + "; ".join(parts) + " (each size on its scenario page).")
+        # sentences, not one chain of colons (review 20 item 3: the H200 set's had no main clause): the as-run leads
+        # with their intervals, then what the kernel sums say of them, then the leads the rounds or the sums decide
+        text = f"Past the verdicts' points, {label(a.default)} is not first at every size."
+        if as_run:
+            text += (" At " + "; at ".join(_behind_group(a, bs, clause=True) for bs in _groups(as_run).values())
+                     + f", the {intervals(*(x for b in as_run for x in b.spreads))} apart and beyond the as-run "
+                     "noise of identical kernels there. " + _sums_against(as_run))
+        if rest_ := [_by_rounds(a, b) for b in by_rounds] + [_by_sums(b) for b in by_sums]:
+            joined = "; ".join(rest_)
+            text += " " + joined[0].upper() + joined[1:] + "."
+        text = text[:-1] + " (each size on its scenario page)."
     if open_:
         lead = "Not decided past the verdicts' points" if not behind else "Not decided"
         text += (" " if text else "") + (
@@ -63,13 +65,29 @@ def behind_line(a: advice_mod.Advice) -> str | None:
 
 
 def _sums_against(bs) -> str:
-    """What the kernel sums said of decided as-run leads: not against, or set aside where a call's sum and its graph
-    replay disagree (Orders.off_graph, review 2026-12-07-9 item 11)."""
-    off = [b.orders for b in bs if b.orders is not None and b.orders.off_graph]
+    """What the kernel sums said of decided as-run leads, as sentences: not against, or set aside where a call's sum
+    and its graph replay disagree (Orders.off_graph, review 2026-12-07-9 item 11), with what the set-aside sums would
+    have said (Orders.kernel_sum_aside; review 20 item 3: at the H200 set's 256 tokens they would put SDPA 1.15× ahead,
+    the other way from the as-run lead)."""
+    off = [b for b in bs if b.orders is not None and b.orders.off_graph]
     if not off:
-        return "the kernel sums not against"
-    return "; ".join(orders_words.off_graph(o, label) for o in off) + (
-        "; elsewhere the kernel sums not against" if len(off) < len(bs) else "")
+        return "The kernel sums are not against them."
+    said = []
+    for b in off:
+        o, k = b.orders, b.orders.kernel_sum_aside
+        would = ""
+        if k is not None:
+            who = o.first if k >= 1 else o.second
+            other_way = who != b.fastest
+            would = (f"would put {short_label(who)} {times(max(k, 1 / k))} ahead"
+                     + (", the other way," if other_way else "") + " but ")
+        why = "; ".join(orders_words.sum_off_graph(x, label(x.variant))
+                        + ("" if member == x.variant else f"; and {label(member)} runs the same kernels")
+                        for member, x in dict(o.off_graph).items())
+        where = "There" if len(bs) == 1 else f"At {_place_of(b.scenario, b.mode)} at {_size(b, False)}"
+        said.append(f"{where} the kernel sums {would}decide "
+                    f"nothing: {why}. So the as-run order alone is read there.")
+    return " ".join(said) + (" Elsewhere the kernel sums are not against them." if len(off) < len(bs) else "")
 
 
 def _by_sums(b) -> str:
@@ -102,7 +120,7 @@ def _size(b, mixed: bool) -> str:
                else f" (head dim {b.head_dim})" if b.head_dim else ""))
 
 
-def _behind_group(a: advice_mod.Advice, bs) -> str:
+def _behind_group(a: advice_mod.Advice, bs, clause: bool = False) -> str:
     """One scenario's sizes where one call is decidedly ahead of the default, with the windows' clocks."""
     sc, mode, x = bs[0].scenario, bs[0].mode, bs[0].fastest
     mixed = len({b.point_head_dim for b in a.behind_at if (b.scenario, b.mode, b.fastest, b.decided, b.at_verdict)
@@ -110,7 +128,9 @@ def _behind_group(a: advice_mod.Advice, bs) -> str:
     sizes = join_and(_size(b, mixed) for b in bs)
     lo, hi = min(b.ratio for b in bs), max(b.ratio for b in bs)
     ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
-    text = f"{_place_of(sc, mode)} at {sizes}: {label(x)} {ratio} faster"
+    # `clause`: "the article's shape at 256 tokens, FlexAttention (compiled) is 1.02× faster", for a sentence
+    text = (f"{_place_of(sc, mode)} at {sizes}, {label(x)} is {ratio} faster" if clause
+            else f"{_place_of(sc, mode)} at {sizes}: {label(x)} {ratio} faster")
     clocks_ = [(b.default_mhz, b.fastest_mhz) for b in bs if b.default_mhz and b.fastest_mhz]
     if clocks_ and any(abs(d - f) >= 1 for d, f in clocks_):
         text += (f" as run ({short_label(a.default)} at " + join_and(f"{d:.0f}" for d, _ in clocks_)

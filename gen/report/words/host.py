@@ -57,11 +57,17 @@ def loop_clause(loop_ms: tuple[float, float] | None, who: str) -> str:
     return f"; that is on the GPU alone: in an eager loop on this host it is {said}"
 
 
-def loop_lead(gpu_leader: str, other: str, loop_ms: tuple[float, float], gpu_ratio: float) -> str:
+def loop_lead(gpu_leader: str, other: str, loop_ms: tuple[float, float], gpu_ratio: float, tie: bool = False) -> str:
     """A verdict whose fastest call is host-bound: which call leads in an eager loop on this host, read from the two
     eager medians (`loop_ms`: the GPU leader's, the other's, ms), beside the GPU-only lead (`gpu_ratio`). The loop can
-    reverse the GPU's order (review 19 item 1: 1.01x on the GPU, the other call 2.10x ahead in a loop)."""
+    reverse the GPU's order (review 19 item 1: 1.01x on the GPU, the other call 2.10x ahead in a loop); `tie`: the two
+    share the first rank on the GPU, said as a tie, not a lead."""
     mine, theirs = loop_ms
+    if tie:  # the two share the first rank on the GPU (review 20 item 6: "leads by 1.01×" where the verdict ties them)
+        first, second, ms = (gpu_leader, other, (mine, theirs)) if mine <= theirs else (other, gpu_leader,
+                                                                                       (theirs, mine))
+        return (f"In an eager loop on this host {first} leads {second} by {loop_gain(*ms)}, where on the GPU alone "
+                f"the two tie, within noise")
     if mine <= theirs:
         return (f"In an eager loop on this host {gpu_leader} leads {other} by {loop_gain(mine, theirs)}, not by the "
                 f"{times(gpu_ratio)} it leads by on the GPU alone")

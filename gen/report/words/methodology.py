@@ -517,14 +517,21 @@ def sweep_sums(s) -> str | None:
     line = f"{rules.KERNEL_SUM_GRAPH_RATIO:g}×"
     text = (f" Over every point of its sweep the two part further: of the {s.timed} variant-points timed both ways, "
             f"the {s.compared} whose two windows ran within {rules.CLOCK_GAP_PCT:g}% in clock read from "
-            f"{times(s.low.ratio)} ({at(s.low)}) to {times(s.high.ratio)} ({at(s.high)}) the graph replay.")
+            f"{times(s.low.ratio)} to {times(s.high.ratio)} the graph replay: the lowest {at(s.low)}; the highest "
+            f"{at(s.high)}.")
     if s.slower:
         top = s.slower[0]
         one = len(s.slower) == 1
         text += (f" Of the others, whose windows ran further apart in clock, {len(s.slower)} "
                  f"{'reads' if one else 'read'} slower than {'its' if one else 'their'} replay though the sum's window "
-                 f"ran at an equal or higher clock, {'at' if one else 'up to'} {times(top.ratio)} "
-                 f"({at(top)}): no clock gap explains that direction, so they are checked as if at one clock.")
+                 f"ran at an equal or higher clock, {'at' if one else 'up to'} {times(top.ratio)}, {at(top)}: no "
+                 "clock gap explains that direction, so they are checked as if at one clock.")
+    if s.aside:
+        one = len(s.aside) == 1
+        text += (f" Not counted there: {join_and(f'{at(a)}, its sum {times(a.ratio)} its replay' for a in s.aside)}"
+                 f". {'That replay is' if one else 'Those replays are'} set aside, not the sum: "
+                 f"{'it reads' if one else 'they read'} far below both the sum and the eager time "
+                 "(the rules' row on graphs below the kernels), and the sum stands for the call.")
     if not s.off:
         return text + (f" None lies more than {line} apart from its replay (the larger over the smaller) past what its "
                        "clock gap explains, so every kernel sum may decide a pair (the rules table).")
@@ -537,11 +544,12 @@ def sweep_sums(s) -> str | None:
         span = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
         said.append(f"{label(v)} at {place_of(sc, m)} ({_sizes([a.point for a in xs])}: its kernel sum {span} its "
                     "replay)")
-    return text + (f" At {len(s.off)} the two lie more than {line} apart (the larger over the smaller), past what "
-                   f"their clock gap explains: {'; '.join(said)}. There the kernel sums of that call, and of any call "
-                   "running the same kernels at that point, decide no pair (the rules table): a sum above "
-                   "its replay is the profiled window's reading, not the kernels'; one below it leaves out the idle "
-                   "time between kernels that the replay holds.")
+    return text + (f" Over all {s.timed} variant-points, at {len(s.off)} the kernel sum and the replay lie more "
+                   f"than {line} apart (the larger over the smaller), past what their clock gap explains: "
+                   f"{'; '.join(said)}. There the kernel sums of that call, and of any call running the same"
+                   " kernels at that point, decide no pair (the rules table): a sum above its replay is the profiled "
+                   "window's reading, not the kernels'; one below it leaves out the idle time between kernels that "
+                   "the replay holds.")
 
 
 def _sizes(points) -> str:

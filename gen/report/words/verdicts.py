@@ -548,7 +548,9 @@ def _host_lines(v: verdicts.Verdict) -> list[str]:
     if v.host_bound:
         line = f"Host-bound (see the rule in the methodology): {join_and(label(x) for x in v.host_bound)}"
         if v.loop_ms is not None and v.ratio is not None:  # the lead a loop gets is not the GPU's (review 18 item 1)
-            line += ". " + loop_lead(label(v.fastest.variant), label(v.runner_up.variant), v.loop_ms, v.ratio)
+            # a runner-up within noise of the fastest ties it on the GPU (review 20 item 6): no "leads by 1.01×"
+            line += ". " + loop_lead(label(v.fastest.variant), label(v.runner_up.variant), v.loop_ms, v.ratio,
+                                     tie=v.runner_up.variant in v.near)
         lines.append(line + ".")
     # the host-bound calls beside those within noise, so the call a verdict names host-bound has its host figures
     # (review 18 item 1)
