@@ -83,6 +83,13 @@ def num(x, fmt: str = ".3g", unit: str = "") -> str:
     return DASH if missing(x) else f"{x:{fmt}}{unit}"
 
 
+def ratio(x) -> str:
+    """A speed-up: one decimal, and two significant figures below 0.95, where one decimal reads 0.0× for 0.026×."""
+    if missing(x):
+        return DASH
+    return f"{x:.1f}×" if x >= 0.95 else f"{x:.2g}×"
+
+
 def ms(x) -> str:
     """Milliseconds with four significant figures at most."""
     if missing(x):
@@ -141,7 +148,7 @@ def html_url(href: str) -> str:
 
 
 FILTERS = dict(meta_description=meta_description, md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer,
-               span=span, html_url=html_url, duration=duration)
+               span=span, html_url=html_url, duration=duration, ratio=ratio)
 
 
 # --------------------------------------------------------------------------- names and paths
