@@ -278,3 +278,20 @@ def fixed_order(tmp_path_factory):
     from gen.analysis import tables
 
     return tables.load_set(open_set(FIXED_ORDER, tmp_path_factory.mktemp("fixed-order")))
+
+
+@pytest.fixture(scope="module")
+def loaded() -> dict:
+    """Every committed result set, loaded (gen.analysis.tables.LoadedSet), by name: once per test module."""
+    from gen.analysis import tables
+
+    return {p.name: tables.load_set(p) for p in sorted(RESULTS.iterdir()) if (p / "result.json").is_file()}
+
+
+def bracket_depth(text: str) -> int:
+    """How deep the brackets of a sentence nest."""
+    level = deepest = 0
+    for ch in text:
+        level += (ch == "(") - (ch == ")")
+        deepest = max(deepest, level)
+    return deepest

@@ -12,7 +12,7 @@ import pytest
 from gen.analysis import tables, timings, verdicts
 from gen.report.words import common as words
 from gen.report.words import methodology as method_words
-from tests.conftest import H200_NEW, RESULTS, ROOT
+from tests.conftest import H200_NEW, RESULTS, ROOT, bracket_depth
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
@@ -60,20 +60,13 @@ def test_the_levels_come_from_one_function():
                                                      f"{words.LEVEL_ALLOWED})")
 
 
-def _depth(text: str) -> int:
-    deepest = now = 0
-    for c in text:
-        now += (c == "(") - (c == ")")
-        deepest = max(deepest, now)
-    return deepest
-
 
 def test_who_leads_a_pair_is_short_rows_with_every_rule_kept(gpu_docs):
     rows = method_words.lead_rules()
     assert len(rows) >= 6 and all(name.startswith(method_words.LEAD) for name, _ in rows)
     for name, text in rows:
         assert len(text.split()) <= 90, name  # the one cell was about 490 words
-        assert _depth(text) <= 1, name  # brackets one deep (they were two)
+        assert bracket_depth(text) <= 1, name  # brackets one deep (they were two)
     text = " ".join(t for _, t in rows)
     for rule in ("intervals are apart", "in the median of its forward rounds and in that of its reversed rounds",
                  "noise of identical kernels", "calls per replay within", "borrows the set's largest",
@@ -86,4 +79,4 @@ def test_who_leads_a_pair_is_short_rows_with_every_rule_kept(gpu_docs):
     assert len(lines) == len(rows)
     for line in table.splitlines():  # no row of the rules table holds brackets two deep
         if line.startswith("| ") and not line.startswith("|---"):
-            assert _depth(line) <= 1, line[:80]
+            assert bracket_depth(line) <= 1, line[:80]

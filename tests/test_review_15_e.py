@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from gen.analysis import advice, length_cost, rules, tables
+from gen.analysis import advice, length_cost, rules
 from gen.analysis.values import variant_role
 from gen.report import units
 from gen.report.pages import decision as decision_page
@@ -16,14 +16,9 @@ from gen.report.words import decision as decision_words
 from gen.report.words import lengths_beside as lengths_words
 from gen.report.words import sum_clocks
 from gen.report.words import sweep_turns as sweep_words
-from tests.conftest import RESULTS
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
-
-@pytest.fixture(scope="module")
-def loaded() -> dict:
-    return {p.name: tables.load_set(p) for p in sorted(RESULTS.iterdir()) if (p / "result.json").is_file()}
 
 
 @pytest.fixture(scope="module")

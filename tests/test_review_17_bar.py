@@ -4,20 +4,13 @@ spare on the first screen at 390 px)."""
 
 from __future__ import annotations
 
-import pytest
-
-from gen.analysis import advice, rules, tables
+from gen.analysis import advice, rules
 from gen.analysis.values import variant_role
 from gen.report.pages import decision as decision_page
 from gen.report.words import first_screen as screen_words
-from tests.conftest import RESULTS
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
-
-@pytest.fixture(scope="module")
-def loaded() -> dict:
-    return {p.name: tables.load_set(p) for p in sorted(RESULTS.iterdir()) if (p / "result.json").is_file()}
 
 
 # --------------------------------------------------------------------------- review 2026-12-07-7 item 5: the bar

@@ -11,20 +11,16 @@ import re
 
 import pytest
 
-from gen.analysis import rules, tables, verdict_point, verdicts
+from gen.analysis import rules, verdict_point, verdicts
 from gen.report import charts
 from gen.report.pages import scenario_first as first_page
 from gen.report.words import orders as orders_words
 from gen.report.words import scenario_first as first_words
 from gen.report.words.common import label, times, us
-from tests.conftest import H100_PAIRED, RESULTS
+from tests.conftest import H100_PAIRED, bracket_depth
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
-
-@pytest.fixture(scope="module")
-def loaded() -> dict:
-    return {p.name: tables.load_set(p) for p in sorted(RESULTS.iterdir()) if (p / "result.json").is_file()}
 
 
 def _named_rows(loaded):
@@ -36,13 +32,6 @@ def _named_rows(loaded):
                 if f.named_at is not None:
                     yield ls, f
 
-
-def _depth(text: str) -> int:
-    depth = deepest = 0
-    for ch in text:
-        depth += (ch == "(") - (ch == ")")
-        deepest = max(deepest, depth)
-    return deepest
 
 
 # --------------------------------------------------------------------------- item 3: the named call leads its row
@@ -90,7 +79,7 @@ def test_the_kernel_sums_are_given_once_under_the_table_and_no_rank_is_said_deci
         assert f"{label(f.fastest)} is {orders_words.sum_gain(o.kernel_sum)} faster by kernel sum (" in note
         if o.oriented:
             assert f"ahead in both round orientations ({times(o.forward)} forward, {times(o.reverse)} reversed)" in note
-        assert _depth(note.split(". Output error")[0]) == 1
+        assert bracket_depth(note.split(". Output error")[0]) == 1
     assert checked >= 2  # paired packed documents, FP8 prefill
 
 

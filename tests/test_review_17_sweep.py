@@ -8,27 +8,16 @@ import dataclasses
 
 import pytest
 
-from gen.analysis import advice, sweep_turns, tables
+from gen.analysis import advice, sweep_turns
 from gen.report.words import decision as decision_words
 from gen.report.words import sum_clocks
 from gen.report.words import sweep_turns as sweep_words
 from gen.report.words.common import short_label, times, us
-from tests.conftest import RESULTS
+from tests.conftest import bracket_depth
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
 
-@pytest.fixture(scope="module")
-def loaded() -> dict:
-    return {p.name: tables.load_set(p) for p in sorted(RESULTS.iterdir()) if (p / "result.json").is_file()}
-
-
-def _depth(text: str) -> int:
-    depth = deepest = 0
-    for ch in text:
-        depth += (ch == "(") - (ch == ")")
-        deepest = max(deepest, depth)
-    return deepest
 
 
 # --------------------------------------------------------------------------- item 4: the article paragraph
@@ -51,7 +40,7 @@ def test_the_other_head_dim_is_said_from_the_sweep(loaded):
                          f"decidedly at any of 1k, 4k and 16k tokens: the two stay within {times(as_run)} of each "
                          f"other as run (SDPA ahead at 1k, FlashAttention-4 at 4k and 16k) and within {times(ks)} by "
                          "kernel sum.")
-    assert _depth(line) == 1
+    assert bracket_depth(line) == 1
     # one head dim swept: nothing to add
     chunk = next(x for x in a.exceptions if x.scenario == "chunked-prefill")
     assert chunk.other_dims == () and "At head dim" not in decision_words.reversed_line(a, chunk)

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
-from gen.analysis import advice, length_cost, tables, verdicts
+from gen.analysis import advice, length_cost, verdicts
 from gen.report import units
 from gen.report.pages import decision as decision_page
 from gen.report.pages import dynamic as dynamic_page
@@ -17,21 +15,7 @@ from gen.report.words import decision as decision_words
 from gen.report.words import lengths_beside as lengths_words
 from gen.report.words import scenarios as scenario_words
 from gen.report.words.common import NOT_MEASURED, kept_status, label, one_timing, us
-from tests.conftest import H100_PAIRED, RESULTS
-
-
-@pytest.fixture(scope="module")
-def loaded() -> dict:
-    return {p.name: tables.load_set(p) for p in sorted(RESULTS.iterdir()) if (p / "result.json").is_file()}
-
-
-def _depth(text: str) -> int:
-    depth = deepest = 0
-    for ch in text:
-        depth += (ch == "(") - (ch == ")")
-        deepest = max(deepest, depth)
-    return deepest
-
+from tests.conftest import H100_PAIRED, bracket_depth
 
 # --------------------------------------------------------------------------- item 5: a cut reason keeps its verdict
 
@@ -50,13 +34,13 @@ def test_the_paired_dynamic_page_says_the_compiled_naive_product_was_not_measure
     for phase in ("prefill", "decode"):
         view = dynamic_page.phase_view(ls, phase)
         assert view["nothing"] and f"{label('naive_compiled')}: not measured (" in view["nothing"], view["nothing"]
-        assert _depth(view["nothing"]) == 1
+        assert bracket_depth(view["nothing"]) == 1
     # the sibling's trade beside it, brackets one deep (item 5's first half: "(in decode its warm call is faster too
     # (54.2 µs against 91.2 µs))")
     beside = units.lengths_beside(list(loaded.values()), ls)
     for phase in ("prefill", "decode"):
         said = dynamic_page.phase_view(ls, phase, beside)["beside"]
-        assert _depth(said) == 1 and "its warm call" in said, said
+        assert bracket_depth(said) == 1 and "its warm call" in said, said
     b = length_cost.beside(loaded[beside.name], "t")
     f = b.flash_trade("decode")[0]
     trade = lengths_words.flash_trade(b)

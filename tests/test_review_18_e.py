@@ -7,20 +7,16 @@ import types
 
 import pytest
 
-from gen.analysis import calls, leads, method, rules, tables, verdicts
+from gen.analysis import calls, leads, method, rules, verdicts
 from gen.model import schema
 from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
-from tests.conftest import RESULTS
+from tests.conftest import bracket_depth
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 PAIRED = H100 + "__paired"
 H200 = "nvidia-h200__torch-2.11.0"
 
-
-@pytest.fixture(scope="module")
-def loaded() -> dict:
-    return {p.name: tables.load_set(p) for p in sorted(RESULTS.iterdir()) if (p / "result.json").is_file()}
 
 
 # item 11: a kernel sum that disagrees with its own graph replay decides no pair
@@ -365,18 +361,11 @@ def test_the_methodology_range_names_the_sums_slower_at_the_higher_clock(loaded)
     assert "Not counted there: FlexAttention (float8 e4m3 inputs)" in text and "its sum 1.88× its replay" in text
     assert "That replay is set aside, not the sum" in text
     assert f"Over all {s.timed} variant-points, at {len(s.off)} the kernel sum and the replay lie" in text
-    assert _depth(text) == 1
+    assert bracket_depth(text) == 1
 
 
 # review 19 item 6: the off-graph reason by direction, the rule's line beside the ratio, brackets one deep
 
-
-def _depth(text: str) -> int:
-    d = deepest = 0
-    for ch in text:
-        d += (ch == "(") - (ch == ")")
-        deepest = max(deepest, d)
-    return deepest
 
 
 def test_the_off_graph_reason_is_said_by_direction():
@@ -394,7 +383,8 @@ def test_the_h200_default_past_its_points_nests_brackets_one_deep(loaded):
     a = advice.advice(loaded[H200])
     text = behind.behind_line(a).split(" Not decided")[0]  # the sentence the off-graph clause is in
     # review 20 item 3: sentences, each with a main clause, and what the set-aside sums would have said
-    assert "decide nothing: SDPA cuDNN's graph replay is 1.13× its kernel sum" in text and _depth(text) <= 1, text
+    assert "decide nothing: SDPA cuDNN's graph replay is 1.13× its kernel sum" in text, text
+    assert bracket_depth(text) <= 1, text
     assert ("At the article's shape at 256 tokens, FlexAttention (compiled) is 1.02× faster as run (SDPA at 1939 MHz "
             "against 1980 MHz), the ") in text
     assert "There the kernel sums would put SDPA 1.14× ahead, the other way, but decide nothing: " in text
