@@ -205,7 +205,7 @@ def as_run_window(window_s: float | None) -> str:
 def _scenario_of(b: dict, scenario: str | None) -> str:
     """Where our figure was timed, said where it is another scenario than the page's (published_sums.anchor_rows)."""
     theirs = b.get("ours_scenario")
-    return (f" (timed in {theirs}, the scenario of the published figure: one figure of ours per call and shape)"
+    return (f" (timed in {theirs}, the scenario of the published figure: this one did not time it at this shape)"
             if scenario is not None and isinstance(theirs, str) and theirs != scenario else "")
 
 
@@ -270,9 +270,9 @@ def burst_line(b: dict, variant_label, env=None, scenario: str | None = None) ->
 
 def timed_elsewhere(rows: list[dict], scenario: str) -> list[str]:
     """Under a published table: the rows whose figures of ours were read in another scenario, the published figure's
-    own (published_sums.anchor_rows), so that one figure of ours meets it on every page."""
+    own, where the page's scenario did not time that call at that shape (published_sums.anchor_rows)."""
     other = {r["ours_scenario"] for r in rows
              if isinstance(r.get("ours_scenario"), str) and r["ours_scenario"] != scenario}
     return [f"Rows of {', '.join(sorted({r['anchor_name'] for r in rows if r.get('ours_scenario') == o}))}: ours as "
-            f"timed in {o}, the published figure's own scenario, so that one figure of ours per call and shape meets "
-            "it on every page." for o in sorted(other)]
+            f"timed in {o}, the published figure's own scenario: this one did not time that call at that shape."
+            for o in sorted(other)]
