@@ -138,7 +138,8 @@ def differences(diffs: list[dict]) -> str:
 
 def datasheet(sheet: datasheets.Datasheet | None, gpu: str | None) -> str:
     if sheet is None:
-        return f"Datasheet bandwidth: unknown for {gpu or 'this device'} (not listed in gen/model/datasheets.py)."
+        return (f"Datasheet bandwidth: unknown for {gpu or 'this device'} (not among the datasheet figures this report "
+                "carries).")
     return f"Datasheet bandwidth: {sheet.hbm_tbps:g} TB/s for the {sheet.gpu} (the maker's peak; {sheet.source})."
 
 
