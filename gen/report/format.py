@@ -112,9 +112,15 @@ def duration(x_us) -> str:
 
 
 def span(pair, fmt=ms) -> str:
-    """A range "a–b" (an IQR), or one dash when either end is missing (not "–––")."""
+    """A range "a–b" (an IQR), or one dash when either end is missing (not "–––"): both ends to the decimals `fmt`
+    gives the upper one, "1.100–1.102" (review 20, Part 1 item 9: "1.1–1.102" gave one range at two precisions)."""
     lo, hi = pair
-    return DASH if missing(lo) or missing(hi) else f"{fmt(lo)}–{fmt(hi)}"
+    if missing(lo) or missing(hi):
+        return DASH
+    top = f"{hi:#.4g}".rstrip(".") if fmt is ms else fmt(hi)  # its zeros kept: 0.1000, not 0.1, sets the decimals
+    if re.fullmatch(r"\d+(\.\d+)?", top) and lo >= 0.001:
+        return f"{lo:.{len(top.partition('.')[2])}f}–{top}"
+    return f"{fmt(lo)}–{fmt(hi)}"
 
 
 def size(x) -> str:

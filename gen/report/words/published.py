@@ -49,7 +49,8 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool, scenario: st
     approx = "about " if v["approximate"] else ""
     rate = (f"{approx}{v['anchor_tflops']:,.0f} TFLOP/s in our count ({HOW.get(v['tflops_from'], 'not convertible')})"
             if not missing(v["anchor_tflops"]) else "no rate in our count")
-    ms = f"{v['anchor_ms']:.4g} ms, " if not missing(v["anchor_ms"]) else ""
+    # ms to the thousandth, as burst_line gives the same figures in the sentence beside (review 20, Part 1 item 9)
+    ms = f"{v['anchor_ms']:.3f} ms, " if not missing(v["anchor_ms"]) else ""
     parts = [f"At {where}, {anchor_title} gives {anchor_name(v['anchor_variant'])}: {ms}{rate}."]
     if v["ours_variant"] is None:
         return parts[0]
@@ -59,7 +60,7 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool, scenario: st
     if not missing(v.get("ours_ks_time_ratio", math.nan)):  # a published kernel time: our kernel sum first
         ks = v["ours_ks_time_ratio"]
         at = f"at {v['ours_ks_mhz']:.0f} MHz" if not missing(v["ours_ks_mhz"]) else "clock not recorded"
-        parts.append(f"{ours} takes {ks:.2f}× its time by kernel sum ({v['ours_ks_ms']:.4g} ms {at}; "
+        parts.append(f"{ours} takes {ks:.2f}× its time by kernel sum ({v['ours_ks_ms']:.3f} ms {at}; "
                      f"{_faster(ks, time=True)}: the source's time is its kernels' device time under a profiler, "
                      f"which our kernel sum is), {v['ours_time_ratio']:.2f}× as run, and reaches "
                      f"{v['ours_rate_ratio']:.2f}× its rate as run.")
