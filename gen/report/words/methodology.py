@@ -303,7 +303,7 @@ def _why_sums_not(o) -> str:
     if gap is None:
         return "its kernel sums' clocks not recorded"
     clocks = f"at {o.first_ks_mhz:.0f} against {o.second_ks_mhz:.0f} MHz"
-    if gap > rules.CLOCK_GAP_PCT:  # past the gap they decide where it cannot explain them, except memory-bound
+    if o.kernel_sum_clocks_apart:  # past the gap they decide where it cannot explain them, except memory-bound
         bound = ", at a memory-bound point" if o.memory_bound else ""
         return f"its kernel sums {clocks}, {apart(o.first_ks_mhz, o.second_ks_mhz)} apart{bound}"
     return f"its kernel sums within {rules.TIME_FLOOR_PCT:g}% of each other ({clocks})"
@@ -421,12 +421,15 @@ def lead_rules() -> list[tuple[str, str]]:
         (f"{LEAD}: kernel sums instead of the noise line",
          f"against either line, the point's own or a borrowed one, {sums}, with both orientations agreeing, decide "
          "instead: the line is one draw of identical kernels' windows, the sums the best-controlled order"),
+        (f"{LEAD}: a clock gap",
+         f"how far apart two windows' mean SM clocks are, on every page and for every gate (the {gap} one among "
+         "them): the higher over the lower, less one, as a percentage. That is the most of a time ratio the gap can "
+         "explain, since a kernel's time falls at most in proportion to 1 / clock: a gap g explains at most 1 + g"),
         (f"{LEAD}: kernel sums at clocks apart",
          f"kernel sums more than {gap} apart in clock still decide where their lead exceeds what that gap can "
-         "explain: a kernel's time falls at most in proportion to 1 / clock, so a clock g above the other's explains "
-         f"at most 1 + g. The leader's lead over its clock ratio (whole where it ran at the lower clock) must exceed "
-         f"the kernel sums' own noise line (at least 1 + {floor}); it then counts as sums at one clock, wherever sums "
-         "are read. Not at memory-bound points"),
+         "explain (the row above). The leader's lead over its clock ratio (whole where it ran at the lower clock) "
+         f"must exceed the kernel sums' own noise line (at least 1 + {floor}); it then counts as sums at one clock, "
+         "wherever sums are read. Not at memory-bound points"),
         (f"{LEAD}: kernel sums off their graph replay",
          f"a call's kernel sum more than {rules.KERNEL_SUM_GRAPH_RATIO:g}× from its own graph replay, either way, "
          f"past what a clock gap within {gap} explains, or at any gap where the sum is slower at an equal or higher "
