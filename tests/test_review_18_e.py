@@ -387,7 +387,8 @@ def test_the_off_graph_reason_is_said_by_direction():
     assert "profiled window's reading" in above and "idle time between kernels" not in above
     assert "idle time between kernels" in below and "profiler" not in below and "profiled" not in below
     line = f"past the {rules.KERNEL_SUM_GRAPH_RATIO:g}× the rule allows"
-    assert below.index("1.13× its kernel sum") < below.index(line) < below.index("(both at 1980 MHz)")
+    assert below.index("1.13× its kernel sum") < below.index(line) < below.index(", both at 1980 MHz;")
+    assert bracket_depth(above) == bracket_depth(below) == 0  # it often sits in a bracket (review 20, item 4)
 
 
 def test_the_h200_default_past_its_points_nests_brackets_one_deep(loaded):

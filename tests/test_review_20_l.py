@@ -174,3 +174,47 @@ def test_the_facts_carry_the_gate():
     assert not calls.OffGraph("x", 0.9, 1839.0, 1720.0).slower_at_higher_clock  # the sum below its replay
     assert clocks_may_flatter(1917, 1857) and clocks_may_flatter(1860, 1980) and not clocks_may_flatter(1937, 1960)
     assert not clocks_may_flatter(None, 1980)
+
+
+# --------------------------------------------------------------------------- brackets one deep in reader sentences
+
+# The clauses review 20 (Part 1 item 4, new finding 5) found two deep: the shared rounds' ratios with the calls'
+# bracketed names in a bracket, the off-graph reason's clocks in a bracket inside the reach's, the set's reach inside
+# timed_alone's bracket, a graph replayed alone with its reason in a bracket inside the counts'.
+CLAUSES = ("round by round", "the rule allows", "line alone decides", "in later rounds of their own")
+
+
+def _depth(text: str) -> int:
+    """How deep the brackets nest, a call's own brackets counted ("FlashAttention-4 (flash_attn.cute)" inside a
+    bracket is two deep); a trademark sign in a CPU's name is no bracket."""
+    level = deepest = 0
+    for ch in re.sub(r"\((?:R|TM|C)\)", "", text):
+        level += (ch == "(") - (ch == ")")
+        deepest = max(deepest, level)
+    return deepest
+
+
+def _clauses(sentence: str) -> list[str]:
+    """A sentence's clauses: cut at each ";" outside brackets."""
+    out, level, start = [], 0, 0
+    for i, ch in enumerate(sentence):
+        level += (ch == "(") - (ch == ")")
+        if ch == ";" and level == 0:
+            out.append(sentence[start:i])
+            start = i + 1
+    return [*out, sentence[start:]]
+
+
+def test_the_review_20_clauses_nest_brackets_one_deep(prose):
+    pages = {p: t for p, t in prose.items()
+             if p.startswith("generated/sets/") and p.count("/") == 2 or p.startswith("generated/.")}
+    seen = 0
+    for path, text in pages.items():
+        for s in re.split(r"(?<=\.) (?=[A-Z])", text):
+            if "|" in s:  # a table row, not a sentence
+                continue
+            for c in _clauses(s):
+                if any(k in c for k in CLAUSES):
+                    seen += 1
+                    assert _depth(c) <= 1, (path, c)
+    assert seen >= 10

@@ -251,8 +251,8 @@ def timed_alone(alone: int, after: int, later: int = 0, reach=None) -> str:
         counts.append(f"{later} {'were' if later != 1 else 'was'} timed in later rounds with the others that ran "
                       "out of memory beside the first ones")
     if after:
-        counts.append(f"{after} had {'their' if after != 1 else 'its'} CUDA graph replayed alone after the rounds (the "
-                      "graph and an eager call did not fit in memory together)")
+        counts.append(f"{after} had {'their' if after != 1 else 'its'} CUDA graph replayed alone after the rounds, "
+                      "the graph and an eager call not fitting in memory together")  # one bracket deep (review 20)
     return ("Variants that run out of memory beside the others of their point are timed after them, in later rounds "
             "of their own (taken in turn where there are several, alone where one is left), in other thermal and power "
             "conditions"
@@ -262,31 +262,33 @@ def timed_alone(alone: int, after: int, later: int = 0, reach=None) -> str:
             "each other's clock (or farther apart, by more than the gap can explain) and agree with the as-run order "
             f"by more than {rules.TIME_FLOOR_PCT:g}%, or where the "
             f"as-run lead is past {rules.TIMED_APART_REACH:g}×, more than the conditions can move a time (the lowest "
-            f"clock under load and the spread of identical kernels together{reach_words(reach)}), the fair kernel sums "
-            "not contradicting it; otherwise the pair is not decided, and the verdict says which call was timed alone.")
+            "clock under load and the spread of identical kernels together), the fair kernel sums not contradicting "
+            "it; otherwise the pair is not decided, and the verdict says which call was timed alone."
+            + reach_words(reach))
 
 
 def reach_words(r) -> str:
-    """The set's bound behind rules.TIMED_APART_REACH (gen.analysis.reach.Reach), after "together": ": in this set ..."
-    (review 8, review 6 #3); "" where the set gives none."""
+    """The set's bound behind rules.TIMED_APART_REACH (gen.analysis.reach.Reach), sentences after timed_alone's (review
+    8, review 6 #3; outside its bracket, so that no bracket nests in another: review 20, Part 1 item 4): " In this set
+    ..."; "" where the set gives none."""
     if r is None:
         return ""
     sc, variant, p = r.lowest_at
-    text = (f": in this set the lowest clock sampled in a timed window, {r.lowest_mhz:.0f} MHz ({sc}, "
-            f"{label(variant)}, {p.kv_len:,} tokens, head dim {p.head_dim}), is {r.clock_ratio:.2f}× under "
-            f"its {r.ref_mhz:.0f} MHz maximum, and identical kernels read up to {r.pair:.3f}× apart as run: "
-            f"{r.bound:.2f}× together")
+    text = (f" In this set the lowest clock sampled in a timed window is {r.lowest_mhz:.0f} MHz, at {sc} with "
+            f"{label(variant)}, {p.kv_len:,} tokens, head dim {p.head_dim}: {r.clock_ratio:.2f}× under "
+            f"its {r.ref_mhz:.0f} MHz maximum; identical kernels read up to {r.pair:.3f}× apart as run: "
+            f"{r.bound:.2f}× together.")
     line = f"{rules.TIMED_APART_REACH:g}×"
-    more = f" (past it, the fair kernel sums decide {r.sums_decide} more on their own)" if r.sums_decide else ""
+    more = f", and past it the fair kernel sums decide {r.sums_decide} more on their own" if r.sums_decide else ""
     if r.decides:
         sc, mode, p, a, b, lead = r.decides[0]
         size = f"{p.kv_len:,} keys" if p.q_len != p.kv_len else f"{p.kv_len:,} tokens"
         why = _why_sums_not(r.nearest)
-        text += (f"; the {line} line alone decides {len(r.decides)} pair{'s' if len(r.decides) != 1 else ''} "
-                 f"here{more}, the nearest to it {label(a)} {lead:.2f}× ahead of {label(b)} at {sc}, {size}"
-                 + (f", {mode}" if mode != "inference" else "") + (f" ({why})" if why else ""))
+        text += (f" The {line} line alone decides {len(r.decides)} pair{'s' if len(r.decides) != 1 else ''} "
+                 f"here{more}; the nearest to it: {label(a)} {lead:.2f}× ahead of {label(b)} at {sc}, {size}"
+                 + (f", {mode}" if mode != "inference" else "") + (f" ({why})" if why else "") + ".")
     elif more:
-        text += f"; the {line} line alone decides no pair here{more}"
+        text += f" The {line} line alone decides no pair here{more}."
     return text
 
 

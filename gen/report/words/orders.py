@@ -168,7 +168,8 @@ def sum_off_graph(x, name: str) -> str:
     # a sum above the replay is the profiled window's; a sum below it leaves out what the replay holds besides kernels
     why = ("the sum is the profiled window's reading, not the kernels'" if x.ratio >= 1
            else "the replay holds idle time between kernels that the sum leaves out")
-    return (f"{_possessive(name)} {over}, past the {rules.KERNEL_SUM_GRAPH_RATIO:g}× the rule allows ({at}); {why}")
+    # the clocks after a comma, not in a bracket: the clause often sits in one (review 20, Part 1 item 4)
+    return (f"{_possessive(name)} {over}, past the {rules.KERNEL_SUM_GRAPH_RATIO:g}× the rule allows, {at}; {why}")
 
 
 def off_graph(o, label) -> str:
@@ -571,7 +572,9 @@ def paired(o, label) -> str:
     a, b, n = label(o.first), label(o.second), len(o.per_round)
     ratios, joint = paired_rounds(o), paired_joint(o)
     if o.decided_by_rounds:
-        return f"{a} was {joint}, so the shared rounds decide it ({b} over {a}, round by round: {ratios})"
+        # the calls in the bracket by their short names, which carry no brackets (review 20, Part 1 item 4)
+        return (f"{a} was {joint}, so the shared rounds decide it ({short_label(o.second)} over "
+                f"{short_label(o.first)}, round by round: {ratios})")
     lead = o.paired_leader
     if o.tie_against is not None:
         why = (f"clear of the line against {b}, but not against {label(o.tie_against)}, which runs the very same "
@@ -582,5 +585,5 @@ def paired(o, label) -> str:
     else:
         why = (f"past the line with {label(lead)} ahead, "
                + ("but the kernel sums put the other call ahead" if lead == o.first else "against the medians' order"))
-    return (f"{b} over {a} in the {n} rounds the two shared, round by round: {ratios} ({a} {joint}: {why}), so the "
+    return (f"{b} over {a} in the {n} rounds the two shared, round by round: {ratios}; {a} {joint}: {why}; so the "
             "shared rounds do not decide it either")
