@@ -30,7 +30,8 @@ def test_an_interval_gives_both_ends_one_precision():
     assert fmt.span((0.406, 0.4067)) == "0.4060–0.4067"
     assert fmt.span((1.1, 1.102)) == "1.100–1.102"
     assert fmt.span((2.997, 3.0)) == "2.997–3.000"
-    assert fmt.span((9.901, 10.06)) == "9.90–10.06"
+    assert fmt.span((9.901, 10.06)) == "9.901–10.060"
+    assert fmt.span((1.06, 1.07)) == "1.06–1.07" and fmt.span((0.0958, 0.1)) == "0.0958–0.1000"
     assert fmt.span((float("nan"), 1.0)) == fmt.DASH
 
 

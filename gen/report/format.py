@@ -112,15 +112,17 @@ def duration(x_us) -> str:
 
 
 def span(pair, fmt=ms) -> str:
-    """A range "a–b" (an IQR), or one dash when either end is missing (not "–––"): both ends to the decimals `fmt`
-    gives the upper one, "1.100–1.102" (review 20, Part 1 item 9: "1.1–1.102" gave one range at two precisions)."""
+    """A range "a–b" (an IQR), or one dash when either end is missing (not "–––"): both ends to the larger number of
+    decimals `fmt` gives either, "1.100–1.102", "1.06–1.07" (review 20, Part 1 item 9: "1.1–1.102" gave one range at
+    two precisions)."""
     lo, hi = pair
     if missing(lo) or missing(hi):
         return DASH
-    top = f"{hi:#.4g}".rstrip(".") if fmt is ms else fmt(hi)  # its zeros kept: 0.1000, not 0.1, sets the decimals
-    if re.fullmatch(r"\d+(\.\d+)?", top) and lo >= 0.001:
-        return f"{lo:.{len(top.partition('.')[2])}f}–{top}"
-    return f"{fmt(lo)}–{fmt(hi)}"
+    ends = fmt(lo), fmt(hi)
+    if not all(re.fullmatch(r"\d+(\.\d+)?", e) for e in ends):
+        return f"{ends[0]}–{ends[1]}"
+    d = max(len(e.partition(".")[2]) for e in ends)
+    return f"{lo:.{d}f}–{hi:.{d}f}"
 
 
 def size(x) -> str:
