@@ -111,13 +111,14 @@ def test_kernel_sums_at_one_clock_decide_against_any_line():
 
 
 def test_a_kernel_sum_lead_at_a_lower_clock_is_told():
-    # FP8 prefill's pattern: within noise as run, cuDNN FP8 1.20x by kernel sum at a clock 10% below FA4's
+    # FP8 prefill's pattern: within noise as run, cuDNN FP8 1.20x by kernel sum at a clock 10% below FA4's (11% apart
+    # as every gap is worded, the higher over the lower: review 20, Part 1 item 7)
     a = _row("fa4", [6.0, 6.2, 6.1, 6.3, 6.0], ks=6.02, ks_mhz=1965)
     b = _row("cudnn_fp8", [6.05, 5.1, 6.1, 5.2, 6.0], ks=5.02, ks_mhz=1965 * 0.9)
     o = leads.orders(a, b, "gpu_only")
     assert not o.apart and not o.kernel_sum_one_clock and o.kernel_sum_conservative and orders_words.kernels_lead(o)
     # both clocks named beside it (review 2026-12-07-5 item 3)
-    assert (f"by kernel sum (cuDNN FP8 attention's sums at a 10% lower clock, {1965 * 0.9:.0f} "
+    assert (f"by kernel sum (cuDNN FP8 attention's sums at an 11% lower clock, {1965 * 0.9:.0f} "
             "against 1965 MHz)") in "; ".join(orders_words.noted_parts([o], [a, b], label))
     # the leader at the higher clock: where the gap may be all of its lead (1.25x apart, 1.20x lead), nothing is told
     hi = leads.orders(dataclasses.replace(a, kernel_sum_mhz=1965 * 0.8), dataclasses.replace(b, kernel_sum_mhz=1965),

@@ -16,6 +16,7 @@ from gen.analysis import dynamic as dyn
 from gen.analysis import leads, tables, timings, verdict_point, verdicts
 from gen.analysis.determinism_rule import deterministic
 from gen.report import charts
+from gen.report import format as fmt
 from gen.report.pages import decision as decision_page
 from gen.report.pages import scenario_first as first_page
 from gen.report.words import methodology as method_words
@@ -87,7 +88,7 @@ def test_a_gain_by_kernel_sum_shows_the_sums_it_divides_their_clocks_and_the_as_
                                           "3.49× faster than FlashAttention-4")
     fp8 = _one(lead, "fp8-prefill")
     assert first_words.gain_cell(fp8) == f"{label('cudnn_fp8')} faster: 1.195× by kernel sum, 1.08× as run"
-    assert "1.195× faster by kernel sum (5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: at an 11% lower clock)" \
+    assert "1.195× faster by kernel sum (5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: at a 12% lower clock)" \
         in first_words.named_note(fp8)
 
 
@@ -95,7 +96,7 @@ def test_the_fp8_clock_sentence_names_the_clocks_it_compares(lead):
     f = _one(lead, "fp8-prefill")
     # 11% is the kernel sums' windows' gap, not the as-run windows' (1675 against 1660 MHz, the other way), said once
     # under the table beside the two sums' clocks; the Holds cell, of the named call's row, does not repeat it
-    assert "5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: at an 11% lower clock" in first_words.named_note(f)
+    assert "5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: at a 12% lower clock" in first_words.named_note(f)
     assert "11%" not in first_words.holds_cell(f)
     assert orders_words.kernels_ahead(f.orders, label).endswith("(1755 against 1965 MHz, the kernel sums' windows)")
 
@@ -286,8 +287,8 @@ def test_the_decode_step_cost_is_a_median_with_its_spread(gpu_docs, lead):
     worst = pf.costliest
     costs = [c for _, c, _ in worst.per_length]
     text = html.unescape(_page(gpu_docs, "dynamic-lengths"))
-    assert f"pays a median {worst.first_overhead_ms:#.4g} ms a decode step ({min(costs):#.4g}–{max(costs):#.4g} ms" \
-        in text
+    spread = fmt.span((min(costs), max(costs)))  # both ends to one precision (review 20, Part 1 item 9)
+    assert f"pays a median {worst.first_overhead_ms:#.4g} ms a decode step ({spread} ms" in text
     assert "at every decode step" not in text and "more than a warm call at every new length" not in text
 
 

@@ -80,7 +80,8 @@ def test_memory_bound_points_keep_the_gate(older):
 def test_the_rules_table_states_the_clock_gap_rule():
     rows = dict(method_words.lead_rules())
     row = rows[f"{method_words.LEAD}: kernel sums at clocks apart"]
-    assert f"more than {rules.CLOCK_GAP_PCT:g}% apart" in row and "1 + g" in row
+    gap = rows[f"{method_words.LEAD}: a clock gap"]  # the gap's measure, stated once (review 20, Part 1 item 7)
+    assert f"more than {rules.CLOCK_GAP_PCT:g}% apart" in row and "1 + g" in gap and "the higher over the lower" in gap
     assert f"1 + {rules.TIME_FLOOR_PCT:g}%" in row and "memory-bound" in row
     assert leads.BY_KERNEL_SUM  # the measure those leads are given by
 
@@ -270,7 +271,7 @@ def test_a_dot_faster_than_the_recommended_call_says_why_it_is_not_the_call(olde
     fp8 = next(r for r in rows if r["workload"] == "FP8 prefill" and r["variant"] == label("cudnn_fp8"))
     # the kernel-sum lead carries its clocks, past the gate (review 2026-12-07-5 item 3)
     assert fp8["rel"] < 1 and fp8["why"] == ("within noise as run; 1.195× by kernel sum (cuDNN FP8 attention's sums "
-                                             "at an 11% lower clock, 1755 against 1965 MHz), under 1.2×")
+                                             "at a 12% lower clock, 1755 against 1965 MHz), under 1.2×")
     for r in rows:  # every faster dot, and only those, says why
         assert bool(r["why"]) == (r["rel"] < 1 and r["role"] == charts.OTHER_CALLS
                                   and r["why"] is not None), r

@@ -78,9 +78,10 @@ def test_the_paired_packed_documents_row_carries_the_clock_gap_and_the_leaders_s
     o = f.orders
     lead, other = _leader_clocks(o)
     # the review's figures, read from the set: FlexAttention's sums at 1950 against varlen's 1845 MHz
-    # the gap in the one measure the pages word clocks in (% of the higher: rules.clock_gap_pct; review 15 item 6)
+    # the gap in the one measure the pages word clocks in (the higher over the lower: rules.clock_gap_pct; review 15
+    # item 6, review 20 item 7)
     gap = rules.clock_gap_pct(lead, other)
-    assert lead > other and gap == pytest.approx(5.4, abs=0.05)
+    assert lead > other and gap == pytest.approx(5.7, abs=0.05)
     left = o.kernel_sum * other / lead
     # since review 2026-12-07-6 items 1 and 4 the row names varlen_attn and says FlexAttention's kernel-sum lead short,
     # past the clock gap in the one measure (item 6); the clocks in full and the swing sit in What to call (the fold)

@@ -44,7 +44,7 @@ def test_the_rule_on_numbers():
     assert not rules.lead_decided(True, 1.1, 1.0, 1 / 1.13, gap - 1)
     # a lead far beyond the noise stands on the as-run intervals (packed documents: 13.5x)
     assert rules.lead_decided(True, 13.5, 1.16, None, None)
-    assert rules.clock_gap_pct(1800, 1500) == pytest.approx(100 * 300 / 1800)
+    assert rules.clock_gap_pct(1800, 1500) == pytest.approx(100 * 300 / 1500)  # the higher over the lower, less one
 
 
 def test_ranks_follow_the_rule(lead, fixed_order):

@@ -200,6 +200,13 @@ class OffGraph:
     kernel_sum_mhz: float | None
     graph_mhz: float | None
 
+    @property
+    def slower_at_higher_clock(self) -> bool:
+        """The sum slower than the replay though its window ran at the higher clock, more than rules.CLOCK_GAP_PCT
+        apart: off under rules.sum_slower_at_higher_clock, not under the within-gap clause (review 20 item 5)."""
+        return (self.ratio > 1 and bool(self.kernel_sum_mhz) and bool(self.graph_mhz)
+                and self.kernel_sum_mhz > self.graph_mhz and rules.clocks_apart(self.kernel_sum_mhz, self.graph_mhz))
+
 
 def sums_off_graph(t: Timed) -> OffGraph | None:
     """t's kernel sum set against its own graph replay's median where the two lie past rules.KERNEL_SUM_GRAPH_RATIO
@@ -211,7 +218,7 @@ def sums_off_graph(t: Timed) -> OffGraph | None:
     if t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH or g is None or not g.median or not t.kernel_sum_ms:
         return None
     r = t.kernel_sum_ms / g.median
-    if ((rules.clock_gap_pct(t.kernel_sum_mhz, t.sm_clock_mhz) or 0.0) > rules.CLOCK_GAP_PCT
+    if (rules.clocks_apart(t.kernel_sum_mhz, t.sm_clock_mhz)
             and not rules.sum_slower_at_higher_clock(r, t.kernel_sum_mhz, t.sm_clock_mhz)):
         return None
     left = rules.clock_left(r, t.sm_clock_mhz, t.kernel_sum_mhz) or r

@@ -194,6 +194,7 @@ class Orders:
 
     @property
     def clocks_apart(self) -> bool:
+        """The as-run windows' clocks more than rules.CLOCK_GAP_PCT apart, where equal clock applies."""
         return self.clock_gap_pct is not None and self.clock_gap_pct > rules.CLOCK_GAP_PCT
 
     @property
@@ -215,8 +216,13 @@ class Orders:
     @property
     def kernel_sum_one_clock(self) -> bool:
         """The two kernel sums' windows ran within rules.CLOCK_GAP_PCT of each other, or their clocks are not known."""
-        gap = rules.clock_gap_pct(self.first_ks_mhz, self.second_ks_mhz)
-        return gap is None or gap <= rules.CLOCK_GAP_PCT
+        return not self.kernel_sum_clocks_apart
+
+    @property
+    def kernel_sum_clocks_apart(self) -> bool:
+        """The two kernel sums' windows ran more than rules.CLOCK_GAP_PCT apart in clock (both known): the words read
+        this, not the gate (issue 34)."""
+        return rules.clocks_apart(self.first_ks_mhz, self.second_ks_mhz)
 
     @property
     def past_clock(self) -> float | None:
@@ -303,12 +309,14 @@ class Orders:
 
     @property
     def kernel_sum_leader_clock_pct(self) -> float | None:
-        """How much lower the kernel-sum leader's clock ran, in % of the other's (positive: lower)."""
+        """The kernel sums' clock gap (rules.clock_gap_pct), positive where the leader's clock ran the lower, negative
+        where the higher."""
         if self.kernel_sum is None or not self.first_ks_mhz or not self.second_ks_mhz:
             return None
         lead_mhz, other_mhz = ((self.first_ks_mhz, self.second_ks_mhz) if self.kernel_sum >= 1
                                else (self.second_ks_mhz, self.first_ks_mhz))
-        return (other_mhz - lead_mhz) / other_mhz * 100.0
+        gap = rules.clock_gap_pct(lead_mhz, other_mhz)
+        return gap if lead_mhz <= other_mhz else -gap
 
 
 def kernel_sum_ms(t: Timed) -> float | None:

@@ -14,27 +14,23 @@ from gen.model.records import PowerReading
 
 # --------------------------------------------------------------------------- uncertainty
 
-# Every classification (host-bound, fastest, each rank) has three outcomes:
-# yes, no, or within noise (the times cannot tell), never a bare comparison of
-# two medians. The uncertainty of a median is CI_METHOD at CI_LEVEL, widened to
-# at least +-TIME_FLOOR_PCT of the median.
+# Every classification (host-bound, fastest, each rank) has three outcomes: yes, no, or within noise (the times cannot
+# tell), never a bare comparison of two medians. The uncertainty of a median is CI_METHOD at CI_LEVEL, widened to at
+# least +-TIME_FLOOR_PCT of the median.
 YES, NO, WITHIN_NOISE = "yes", "no", "within noise"
 OUTCOMES = (YES, NO, WITHIN_NOISE)
 
 CI_LEVEL = stats.CI_LEVEL
-# Distribution-free: no assumption about the shape of the samples (timings have
-# long right tails). With rounds (schema 3 times each window in interleaved
-# rounds), the unit is a round's median, so that what changes between rounds
-# (clocks, the host's state) is in the interval; without, the raw samples.
+# Distribution-free: no assumption about the shape of the samples (timings have long right tails). With rounds (schema 3
+# times each window in interleaved rounds), the unit is a round's median, so that what changes between rounds (clocks,
+# the host's state) is in the interval; without, the raw samples.
 CI_METHOD = ("the distribution-free confidence interval of the median from order statistics (the binomial "
              "interval), over the medians of the interleaved rounds where a timing has several, else over its "
              "raw samples")
-# Too few units for a 95% order-statistic interval (fewer than 6): the interval
-# is then the whole range of the units, and its level is what that range gives.
-# The floor: GPU-only medians of the same call in two captures on one H200,
-# 13 minutes apart, differ by up to 0.8% (benchmarks/capture_agreement.md), more
-# than one capture's order-statistic interval of 50 replays allows (0.1-0.3%):
-# a capture's own samples do not see what changes between captures (clocks,
+# Too few units for a 95% order-statistic interval (fewer than 6): the interval is then the whole range of the units,
+# and its level is what that range gives. The floor: GPU-only medians of the same call in two captures on one H200, 13
+# minutes apart, differ by up to 0.8% (benchmarks/capture_agreement.md), more than one capture's order-statistic
+# interval of 50 replays allows (0.1-0.3%): a capture's own samples do not see what changes between captures (clocks,
 # memory placement). So no interval is narrower than +-1%.
 TIME_FLOOR_PCT = 1.0
 TIME_FLOOR = 1 + TIME_FLOOR_PCT / 100.0  # the floor as a ratio of two times
@@ -138,10 +134,19 @@ def sum_slower_at_higher_clock(ratio: float | None, sum_mhz: float | None, graph
 
 
 def clock_gap_pct(a_mhz: float | None, b_mhz: float | None) -> float | None:
-    """How far apart two windows' mean SM clocks are, in % of the higher; None where either is missing."""
-    if missing(a_mhz) or missing(b_mhz) or max(a_mhz, b_mhz) <= 0:
+    """How far apart two windows' mean SM clocks are: the higher over the lower, less one, in % (1980 against 1860
+    MHz: 6.5%), the most of a time ratio the gap can explain (clock_left), so that a gap and what it explains read
+    alike (review 20, Part 1 item 7: "6.1% apart", of the higher, beside "can explain up to 1.065×"); None where
+    either is missing."""
+    if missing(a_mhz) or missing(b_mhz) or min(a_mhz, b_mhz) <= 0:
         return None
-    return abs(a_mhz - b_mhz) / max(a_mhz, b_mhz) * 100.0
+    return (max(a_mhz, b_mhz) / min(a_mhz, b_mhz) - 1) * 100.0
+
+
+def clocks_apart(a_mhz: float | None, b_mhz: float | None) -> bool:
+    """Two windows' clocks more than CLOCK_GAP_PCT apart (clock_gap_pct); False where either is missing."""
+    gap = clock_gap_pct(a_mhz, b_mhz)
+    return gap is not None and gap > CLOCK_GAP_PCT
 
 
 def clock_left(ratio: float | None, a_mhz: float | None, b_mhz: float | None) -> float | None:
@@ -422,12 +427,10 @@ def clock_explains(ours_ms: float | None, expected_ms: float | None) -> str | No
 
 # --------------------------------------------------------------------------- advice
 
-# The first screen's decision (gen.analysis.advice): call SDPA with no backend
-# pinned where it ranks first everywhere; name another call for a scenario only
-# where it is decidedly faster (intervals apart) and by at least ADVICE_MIN_GAIN:
-# a smaller gain is not worth a second code path. A one-time start-up is named
-# when it takes at least STARTUP_NOTE_S, about a thousand calls of the article's
-# shape on a GPU.
+# The first screen's decision (gen.analysis.advice): call SDPA with no backend pinned where it ranks first everywhere;
+# name another call for a scenario only where it is decidedly faster (intervals apart) and by at least ADVICE_MIN_GAIN:
+# a smaller gain is not worth a second code path. A one-time start-up is named when it takes at least STARTUP_NOTE_S,
+# about a thousand calls of the article's shape on a GPU.
 ADVICE_MIN_GAIN = 1.2
 STARTUP_NOTE_S = 0.1
 
@@ -533,10 +536,10 @@ def power_lags(window_s: float | None, reading: str | None = None) -> bool:
 # is near the maximum and claim no more, since a mean hides the window's dips (review 2026-12-06-4 item 9: a
 # window 4% below the maximum dipped to 1725 MHz).
 def clock_near_max(mhz: float | None, max_mhz: float | None) -> bool:
-    """A window's mean SM clock is within CLOCK_GAP_PCT of the GPU's maximum."""
-    if missing(mhz) or missing(max_mhz) or not max_mhz:
+    """A window's mean SM clock is within CLOCK_GAP_PCT of the GPU's maximum (clock_gap_pct: the gate's measure)."""
+    if missing(mhz) or missing(max_mhz) or not max_mhz or not mhz:
         return False
-    return (1 - float(mhz) / float(max_mhz)) * 100 <= CLOCK_GAP_PCT
+    return float(mhz) >= float(max_mhz) or not clocks_apart(float(mhz), float(max_mhz))
 
 
 # A rate passes a measured ceiling only beyond the time floor (TIME_FLOOR_PCT): a point within it reads the
@@ -573,12 +576,10 @@ def is_float32_only(input_types: str) -> bool:
     return "float" in toks and not any("BFloat16" in t or "Half" in t for t in toks)
 
 
-# An answer this far from the float64 reference (relative L2 norm of the
-# difference) is a wrong answer, not rounding: it is shown, never ranked. A
-# bf16 attention at 16k tokens errs by about 4e-3; float8 e4m3 keeps 3 mantissa
-# bits (2^-4 = 6% per element), averaged down by attention's weighted sums; a
-# mask aligned to the wrong corner, or one attending across documents, errs
-# by 0.3 to several times the answer itself (issue 20's CPU runs).
+# An answer this far from the float64 reference (relative L2 norm of the difference) is a wrong answer, not rounding: it
+# is shown, never ranked. A bf16 attention at 16k tokens errs by about 4e-3; float8 e4m3 keeps 3 mantissa bits (2^-4 =
+# 6% per element), averaged down by attention's weighted sums; a mask aligned to the wrong corner, or one attending
+# across documents, errs by 0.3 to several times the answer itself (issue 20's CPU runs).
 WRONG_ANSWER_REL_ERROR = 0.1
 
 
@@ -588,9 +589,8 @@ def wrong_answer(rel_error: float | None) -> bool:
 
 # --------------------------------------------------------------------------- refusals
 
-# SDPA backends PyTorch builds for CUDA only: pinned on a CPU machine, none is
-# viable and PyTorch says "No viable backend ... turning off both the math
-# kernel and the fused kernels", when what it means is that they need CUDA.
+# SDPA backends PyTorch builds for CUDA only: pinned on a CPU machine, none is viable and PyTorch says "No viable
+# backend ... turning off both the math kernel and the fused kernels", when what it means is that they need CUDA.
 CUDA_ONLY_BACKENDS = frozenset({"efficient", "cudnn"})
 
 

@@ -5,16 +5,23 @@ sweep ran (review 2026-12-07-8 item 4: the article's paragraph said nothing of h
 FlashAttention-4 stay within a few percent from 1k to 16k tokens).
 
 Takes: a loaded set, the exception's verdict and the two calls. Gives `turns(ls, v, variant, default)` (the fields of
-Exception_ it fills: reversed_at, reversed_orders, held_at, tied_at, other_dims), `head_dim_if_several(ls, v)` and
-the `OtherDim` / `DimPoint` facts. Numbers only: gen.report.words.sweep_turns words them.
+Exception_ it fills: reversed_at, reversed_orders, held_at, tied_at, other_dims), `head_dim_if_several(ls, v)`, the
+`OtherDim` / `DimPoint` facts and `clocks_may_flatter` (whether two as-run clocks may flatter a lead). Numbers only:
+gen.report.words.sweep_turns words them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.analysis import calls, tables, verdicts
+from gen.analysis import calls, rules, tables, verdicts
 from gen.analysis.leads import Orders
+
+
+def clocks_may_flatter(a_mhz: float | None, b_mhz: float | None) -> bool:
+    """Two as-run windows' clocks may flatter the faster call's (`a_mhz`) lead: more than rules.CLOCK_GAP_PCT apart,
+    or within it with the faster call at the higher clock; False where either is not recorded."""
+    return rules.clock_gap_pct(a_mhz, b_mhz) is not None and (rules.clocks_apart(a_mhz, b_mhz) or a_mhz > b_mhz)
 
 
 @dataclass(frozen=True)

@@ -112,9 +112,17 @@ def duration(x_us) -> str:
 
 
 def span(pair, fmt=ms) -> str:
-    """A range "a–b" (an IQR), or one dash when either end is missing (not "–––")."""
+    """A range "a–b" (an IQR), or one dash when either end is missing (not "–––"): both ends to the larger number of
+    decimals `fmt` gives either, "1.100–1.102", "1.06–1.07" (review 20, Part 1 item 9: "1.1–1.102" gave one range at
+    two precisions)."""
     lo, hi = pair
-    return DASH if missing(lo) or missing(hi) else f"{fmt(lo)}–{fmt(hi)}"
+    if missing(lo) or missing(hi):
+        return DASH
+    ends = fmt(lo), fmt(hi)
+    if not all(re.fullmatch(r"\d+(\.\d+)?", e) for e in ends):
+        return f"{ends[0]}–{ends[1]}"
+    d = max(len(e.partition(".")[2]) for e in ends)
+    return f"{lo:.{d}f}–{hi:.{d}f}"
 
 
 def size(x) -> str:

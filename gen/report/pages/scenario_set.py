@@ -580,10 +580,11 @@ def _conditions(ctx: Context, ls, name: str, anchors, rows: list[dict]) -> dict:
     above = clocks.above_ceiling_rows(rows)
     ceiling = above[0]["ceiling"] if above else None
     rate = datasheets.tensor_rate(ls.environment.compute_capability, sa.scenario_dtype(ls, name))
+    fp8 = [r for r in rows if sa.element_size(r["dtype"]) == 1]
     return dict(ceilings=_ceiling_lines(ctx, ls),
                 above=table_words.above_ceiling_line(above, ceiling) if ceiling else None,
-                sol=table_words.sol_note(rate) + (scenario_words.FP8_SOL
-                                                  if any(sa.element_size(r["dtype"]) == 1 for r in rows) else ""),
+                sol=table_words.sol_note(rate) + (scenario_words.fp8_sol(datasheets.tensor_rate(
+                    ls.environment.compute_capability, fp8[0]["dtype"])) if fp8 else ""),
                 note=" ".join([table_words.conditions_note(rows, env=ls.environment),
                                *scenario_words.graph_below_lines(rows, words.label),
                                *(scenario_words.same_point_line(d, words.label)

@@ -39,14 +39,28 @@ def times(x: float, digits: int = 2) -> str:
     return f"{x:.{digits}f}×"
 
 
-def times_beside(x: float, line: float, digits: int = 2) -> str:
-    """A ratio set beside a line ("under the 1.5× line"): as `times`, with more digits where fewer would round it
-    onto the line or past it (1.497×, never 1.50× "under 1.5×": review 2026-12-06-3 item 10)."""
+def digits_beside(x: float, line: float, digits: int = 2) -> int:
+    """The decimals a ratio set beside a line needs: `digits`, more where fewer would round it onto the line or past
+    it (review 2026-12-06-3 item 10)."""
     for d in range(digits, digits + 4):
         shown = round(x, d)
         if (shown < line) == (x < line) and (shown > line) == (x > line):
-            return times(x, d)
-    return times(x, digits + 4)
+            return d
+    return digits + 4
+
+
+def times_beside(x: float, line: float, digits: int = 2) -> str:
+    """A ratio set beside a line ("under the 1.5× line"): as `times`, with more digits where fewer would round it
+    onto the line or past it (1.497×, never 1.50× "under 1.5×")."""
+    return times(x, digits_beside(x, line, digits))
+
+
+def range_beside(lo: float, hi: float, line: float) -> str:
+    """A range of ratios beside a line, both ends to the decimals its upper end needs there (digits_beside; review
+    20, Part 1 item 9: "1.00–1.196×" gave one range at two precisions): "1.000–1.196×", one figure where both ends
+    read alike."""
+    d = digits_beside(hi, line)
+    return times(hi, d) if f"{lo:.{d}f}" == f"{hi:.{d}f}" else f"{lo:.{d}f}–{times(hi, d)}"
 
 
 def level_pct(level: float) -> str:

@@ -204,9 +204,9 @@ def headline(pf: PhaseFacts) -> str | None:
                  and f.first_overhead_ms is not None
                  and f.first_overhead_ms - first.first_overhead_ms < rules.NEW_LENGTH_NOISE_MS]
         if alike:
+            paid = _ms_span((first.first_overhead_ms, max(f.first_overhead_ms for f in alike)))
             out.append(f"{join_and(label(f.variant) for f in [first, *alike])} pay about the same for a {unit} "
-                       f"(their first calls there {_ms(first.first_overhead_ms)}–"
-                       f"{_ms(max(f.first_overhead_ms for f in alike))} ms more than their second, within "
+                       f"(their first calls there {paid} ms more than their second, within "
                        f"{rules.NEW_LENGTH_NOISE_MS * 1e3:.0f} µs: not told apart).")
         else:
             out.append(f"{label(first.variant)} pays the least for a {unit}: its first call there took "
@@ -259,7 +259,7 @@ def _calls_span(a: int, b: int) -> str:
 
 def _ms_span(span: tuple[float, float]) -> str:
     a, b = span
-    return _ms(a) if _ms(a) == _ms(b) else f"{_ms(a)}–{_ms(b)}"
+    return _ms(a) if _ms(a) == _ms(b) else fmt.span(span)  # both ends to one precision (review 20, item 9)
 
 
 def warmup(f: DynamicFacts) -> str:

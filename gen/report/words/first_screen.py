@@ -7,7 +7,7 @@ from __future__ import annotations
 from gen.analysis import rules
 from gen.model.schema import Mode
 from gen.report.words.common import backend as backend_name
-from gen.report.words.common import join_and, times, times_beside, us
+from gen.report.words.common import join_and, range_beside, times, us
 from gen.report.words.orders import BEHIND_BY_KERNELS, MEASURE
 
 
@@ -68,14 +68,12 @@ def bar_cleared(cleared: list[str], dense: bool, rest: list[float]) -> str | Non
     """Where the default row's gain over SDPA unpinned reaches rules.ADVICE_MIN_GAIN, the gain a second code path asks,
     and the range of its gains in the row's other workloads, for the first screen (review 2026-12-07-7 item 5: the row
     flagged 2 of the 6 workloads where it gains under the bar), a sentence: "Gains 1.2× or more over SDPA only where
-    SDPA gets a dense mask (sliding windows and packed documents); 1.00–1.196× in 6 others."; `cleared`: those
+    SDPA gets a dense mask (sliding windows and packed documents); 1.000–1.196× in 6 others."; `cleared`: those
     workloads in a reader's words, `dense`: SDPA got a dense mask in each; None where every gain reaches the bar."""
     if not rest:
         return None
     line = rules.ADVICE_MIN_GAIN
-    lo, hi = min(rest), max(rest)
-    span = (times_beside(hi, line) if f"{lo:.2f}" == f"{hi:.2f}" else
-            f"{lo:.2f}–{times_beside(hi, line)}")
+    span = range_beside(min(rest), max(rest), line)
     if not cleared:
         return f"Gains under {line:g}× over SDPA in every workload ({span})."
     where = f"where SDPA gets a dense mask ({join_and(cleared)})" if dense else f"in {join_and(cleared)}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from gen.analysis import rules
 from gen.analysis.values import missing
+from gen.report.words.sum_clocks import article_of
 
 
 def _clock(fp8_mhz: float, twin_mhz: float) -> str:
@@ -15,7 +16,8 @@ def _clock(fp8_mhz: float, twin_mhz: float) -> str:
         return "clocks not recorded"
     if f"{gap:.0f}" == "0":
         return f"both at {fp8_mhz:.0f} MHz" if round(fp8_mhz) == round(twin_mhz) else "at clocks within 1%"
-    return f"FP8 at a {gap:.0f}% {'higher' if fp8_mhz > twin_mhz else 'lower'} clock"
+    n = f"{gap:.0f}"  # "an 11%", "an 8%": the article as the number is said
+    return f"FP8 at {article_of(n)} {n}% {'higher' if fp8_mhz > twin_mhz else 'lower'} clock"
 
 
 def speed(r: dict) -> str:

@@ -251,8 +251,8 @@ def timed_alone(alone: int, after: int, later: int = 0, reach=None) -> str:
         counts.append(f"{later} {'were' if later != 1 else 'was'} timed in later rounds with the others that ran "
                       "out of memory beside the first ones")
     if after:
-        counts.append(f"{after} had {'their' if after != 1 else 'its'} CUDA graph replayed alone after the rounds (the "
-                      "graph and an eager call did not fit in memory together)")
+        counts.append(f"{after} had {'their' if after != 1 else 'its'} CUDA graph replayed alone after the rounds, "
+                      "the graph and an eager call not fitting in memory together")  # one bracket deep (review 20)
     return ("Variants that run out of memory beside the others of their point are timed after them, in later rounds "
             "of their own (taken in turn where there are several, alone where one is left), in other thermal and power "
             "conditions"
@@ -262,31 +262,33 @@ def timed_alone(alone: int, after: int, later: int = 0, reach=None) -> str:
             "each other's clock (or farther apart, by more than the gap can explain) and agree with the as-run order "
             f"by more than {rules.TIME_FLOOR_PCT:g}%, or where the "
             f"as-run lead is past {rules.TIMED_APART_REACH:g}×, more than the conditions can move a time (the lowest "
-            f"clock under load and the spread of identical kernels together{reach_words(reach)}), the fair kernel sums "
-            "not contradicting it; otherwise the pair is not decided, and the verdict says which call was timed alone.")
+            "clock under load and the spread of identical kernels together), the fair kernel sums not contradicting "
+            "it; otherwise the pair is not decided, and the verdict says which call was timed alone."
+            + reach_words(reach))
 
 
 def reach_words(r) -> str:
-    """The set's bound behind rules.TIMED_APART_REACH (gen.analysis.reach.Reach), after "together": ": in this set ..."
-    (review 8, review 6 #3); "" where the set gives none."""
+    """The set's bound behind rules.TIMED_APART_REACH (gen.analysis.reach.Reach), sentences after timed_alone's (review
+    8, review 6 #3; outside its bracket, so that no bracket nests in another: review 20, Part 1 item 4): " In this set
+    ..."; "" where the set gives none."""
     if r is None:
         return ""
     sc, variant, p = r.lowest_at
-    text = (f": in this set the lowest clock sampled in a timed window, {r.lowest_mhz:.0f} MHz ({sc}, "
-            f"{label(variant)}, {p.kv_len:,} tokens, head dim {p.head_dim}), is {r.clock_ratio:.2f}× under "
-            f"its {r.ref_mhz:.0f} MHz maximum, and identical kernels read up to {r.pair:.3f}× apart as run: "
-            f"{r.bound:.2f}× together")
+    text = (f" In this set the lowest clock sampled in a timed window is {r.lowest_mhz:.0f} MHz, at {sc} with "
+            f"{label(variant)}, {p.kv_len:,} tokens, head dim {p.head_dim}: {r.clock_ratio:.2f}× under "
+            f"its {r.ref_mhz:.0f} MHz maximum; identical kernels read up to {r.pair:.3f}× apart as run: "
+            f"{r.bound:.2f}× together.")
     line = f"{rules.TIMED_APART_REACH:g}×"
-    more = f" (past it, the fair kernel sums decide {r.sums_decide} more on their own)" if r.sums_decide else ""
+    more = f", and past it the fair kernel sums decide {r.sums_decide} more on their own" if r.sums_decide else ""
     if r.decides:
         sc, mode, p, a, b, lead = r.decides[0]
         size = f"{p.kv_len:,} keys" if p.q_len != p.kv_len else f"{p.kv_len:,} tokens"
         why = _why_sums_not(r.nearest)
-        text += (f"; the {line} line alone decides {len(r.decides)} pair{'s' if len(r.decides) != 1 else ''} "
-                 f"here{more}, the nearest to it {label(a)} {lead:.2f}× ahead of {label(b)} at {sc}, {size}"
-                 + (f", {mode}" if mode != "inference" else "") + (f" ({why})" if why else ""))
+        text += (f" The {line} line alone decides {len(r.decides)} pair{'s' if len(r.decides) != 1 else ''} "
+                 f"here{more}; the nearest to it: {label(a)} {lead:.2f}× ahead of {label(b)} at {sc}, {size}"
+                 + (f", {mode}" if mode != "inference" else "") + (f" ({why})" if why else "") + ".")
     elif more:
-        text += f"; the {line} line alone decides no pair here{more}"
+        text += f" The {line} line alone decides no pair here{more}."
     return text
 
 
@@ -303,7 +305,7 @@ def _why_sums_not(o) -> str:
     if gap is None:
         return "its kernel sums' clocks not recorded"
     clocks = f"at {o.first_ks_mhz:.0f} against {o.second_ks_mhz:.0f} MHz"
-    if gap > rules.CLOCK_GAP_PCT:  # past the gap they decide where it cannot explain them, except memory-bound
+    if o.kernel_sum_clocks_apart:  # past the gap they decide where it cannot explain them, except memory-bound
         bound = ", at a memory-bound point" if o.memory_bound else ""
         return f"its kernel sums {clocks}, {apart(o.first_ks_mhz, o.second_ks_mhz)} apart{bound}"
     return f"its kernel sums within {rules.TIME_FLOOR_PCT:g}% of each other ({clocks})"
@@ -421,12 +423,15 @@ def lead_rules() -> list[tuple[str, str]]:
         (f"{LEAD}: kernel sums instead of the noise line",
          f"against either line, the point's own or a borrowed one, {sums}, with both orientations agreeing, decide "
          "instead: the line is one draw of identical kernels' windows, the sums the best-controlled order"),
+        (f"{LEAD}: a clock gap",
+         f"how far apart two windows' mean SM clocks are, on every page and for every gate (the {gap} one among "
+         "them): the higher over the lower, less one, as a percentage. That is the most of a time ratio the gap can "
+         "explain, since a kernel's time falls at most in proportion to 1 / clock: a gap g explains at most 1 + g"),
         (f"{LEAD}: kernel sums at clocks apart",
          f"kernel sums more than {gap} apart in clock still decide where their lead exceeds what that gap can "
-         "explain: a kernel's time falls at most in proportion to 1 / clock, so a clock g above the other's explains "
-         f"at most 1 + g. The leader's lead over its clock ratio (whole where it ran at the lower clock) must exceed "
-         f"the kernel sums' own noise line (at least 1 + {floor}); it then counts as sums at one clock, wherever sums "
-         "are read. Not at memory-bound points"),
+         "explain (the row above). The leader's lead over its clock ratio (whole where it ran at the lower clock) "
+         f"must exceed the kernel sums' own noise line (at least 1 + {floor}); it then counts as sums at one clock, "
+         "wherever sums are read. Not at memory-bound points"),
         (f"{LEAD}: kernel sums off their graph replay",
          f"a call's kernel sum more than {rules.KERNEL_SUM_GRAPH_RATIO:g}× from its own graph replay, either way, "
          f"past what a clock gap within {gap} explains, or at any gap where the sum is slower at an equal or higher "

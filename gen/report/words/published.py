@@ -49,7 +49,8 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool, scenario: st
     approx = "about " if v["approximate"] else ""
     rate = (f"{approx}{v['anchor_tflops']:,.0f} TFLOP/s in our count ({HOW.get(v['tflops_from'], 'not convertible')})"
             if not missing(v["anchor_tflops"]) else "no rate in our count")
-    ms = f"{v['anchor_ms']:.4g} ms, " if not missing(v["anchor_ms"]) else ""
+    # ms to the thousandth, as burst_line gives the same figures in the sentence beside (review 20, Part 1 item 9)
+    ms = f"{v['anchor_ms']:.3f} ms, " if not missing(v["anchor_ms"]) else ""
     parts = [f"At {where}, {anchor_title} gives {anchor_name(v['anchor_variant'])}: {ms}{rate}."]
     if v["ours_variant"] is None:
         return parts[0]
@@ -59,7 +60,7 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool, scenario: st
     if not missing(v.get("ours_ks_time_ratio", math.nan)):  # a published kernel time: our kernel sum first
         ks = v["ours_ks_time_ratio"]
         at = f"at {v['ours_ks_mhz']:.0f} MHz" if not missing(v["ours_ks_mhz"]) else "clock not recorded"
-        parts.append(f"{ours} takes {ks:.2f}× its time by kernel sum ({v['ours_ks_ms']:.4g} ms {at}; "
+        parts.append(f"{ours} takes {ks:.2f}× its time by kernel sum ({v['ours_ks_ms']:.3f} ms {at}; "
                      f"{_faster(ks, time=True)}: the source's time is its kernels' device time under a profiler, "
                      f"which our kernel sum is), {v['ours_time_ratio']:.2f}× as run, and reaches "
                      f"{v['ours_rate_ratio']:.2f}× its rate as run.")
@@ -138,7 +139,8 @@ def differences(diffs: list[dict]) -> str:
 
 def datasheet(sheet: datasheets.Datasheet | None, gpu: str | None) -> str:
     if sheet is None:
-        return f"Datasheet bandwidth: unknown for {gpu or 'this device'} (not listed in gen/model/datasheets.py)."
+        return (f"Datasheet bandwidth: unknown for {gpu or 'this device'} (not among the datasheet figures this report "
+                "carries).")
     return f"Datasheet bandwidth: {sheet.hbm_tbps:g} TB/s for the {sheet.gpu} (the maker's peak; {sheet.source})."
 
 
@@ -205,7 +207,7 @@ def as_run_window(window_s: float | None) -> str:
 def _scenario_of(b: dict, scenario: str | None) -> str:
     """Where our figure was timed, said where it is another scenario than the page's (published_sums.anchor_rows)."""
     theirs = b.get("ours_scenario")
-    return (f" (timed in {theirs}, the scenario of the published figure: one figure of ours per call and shape)"
+    return (f" (timed in {theirs}, the scenario of the published figure: this one did not time it at this shape)"
             if scenario is not None and isinstance(theirs, str) and theirs != scenario else "")
 
 
@@ -270,9 +272,9 @@ def burst_line(b: dict, variant_label, env=None, scenario: str | None = None) ->
 
 def timed_elsewhere(rows: list[dict], scenario: str) -> list[str]:
     """Under a published table: the rows whose figures of ours were read in another scenario, the published figure's
-    own (published_sums.anchor_rows), so that one figure of ours meets it on every page."""
+    own, where the page's scenario did not time that call at that shape (published_sums.anchor_rows)."""
     other = {r["ours_scenario"] for r in rows
              if isinstance(r.get("ours_scenario"), str) and r["ours_scenario"] != scenario}
     return [f"Rows of {', '.join(sorted({r['anchor_name'] for r in rows if r.get('ours_scenario') == o}))}: ours as "
-            f"timed in {o}, the published figure's own scenario, so that one figure of ours per call and shape meets "
-            "it on every page." for o in sorted(other)]
+            f"timed in {o}, the published figure's own scenario: this one did not time that call at that shape."
+            for o in sorted(other)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from gen.analysis import leads, rules
 from gen.analysis.verdict_point import DETERMINISTIC
 from gen.model.records import PowerReading
+from gen.report import format as fmt
 from gen.report.words import orders as orders_words
 from gen.report.words import shared_rounds, sum_clocks
 from gen.report.words.common import intervals, join_and, label, short_label, tie_by_medians, times, times_beside, us
@@ -462,12 +463,12 @@ def new_length_note(dropped: int, warmed: list[str]) -> str:
 
 def cost_spread(f, unit: str) -> str:
     """What a run paid for a new length, as a median with its spread (review 2026-12-07-2 item 11: "56.42 ms at every
-    decode step" where the steps cost 35 ms to 0.52 s): "a median 56.37 ms a decode step (35.43–521.2 ms over its 31
+    decode step" where the steps cost 35 ms to 0.52 s): "a median 56.37 ms a decode step (35.4–521.2 ms over its 31
     lengths after the first; 425.9 ms at the first)"."""
     costs = [c for _, c, _ in f.per_length]
     text = f"a median {f.first_overhead_ms:#.4g} ms a {unit}"
     if len(costs) > 1:
-        text += (f" ({min(costs):#.4g}–{max(costs):#.4g} ms over its {len(costs)} lengths after the "
+        text += (f" ({fmt.span((min(costs), max(costs)))} ms over its {len(costs)} lengths after the "
                  f"{'warm-up' if f.warmup_lengths else 'first'}")
         before = ", ".join(f"{c:#.4g}" for c in f.before_ms)
         text += (f"; {before} ms at the {'first' if len(f.before_ms) == 1 else f'first {len(f.before_ms)}'})"

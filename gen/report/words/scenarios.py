@@ -404,8 +404,13 @@ FP8_NOTE = ("Each FP8 variant beside the variant running the same kind of kernel
             "two are separate costs: a model that holds bf16 activations pays both.")
 
 
-FP8_SOL = (" FP8 rows are set against the dense FP8 rate instead (datasheets.py), and against no measured "
-           "ceiling: the measured matrix product is bf16.")
+def fp8_sol(rate) -> str:
+    """After sol_note (gen.report.words.tables), on a page with FP8 rows: the rate they are set against, in words, not
+    by the source file that holds it (review 20, Part 1 item 9); sol_note has said they meet no measured ceiling."""
+    if rate is None:
+        return " FP8 rows: no dense FP8 rate for this GPU among the datasheet figures this report carries."
+    return (f" FP8 rows are set against the dense FP8 rate instead, {rate.flops_per_clk_per_sm} FP8 FLOP per clock per "
+            "SM, from the same datasheet figures.")
 
 
 def facts(label: str, point: str, got: dict) -> str:

@@ -11,10 +11,10 @@ from gen.report.words.common import short_label, times
 
 
 def apart(a_mhz: float, b_mhz: float) -> str:
-    """How far apart two clocks are, as every page words a clock gap: rules.clock_gap_pct (in % of the higher, the
-    measure the gate rules.CLOCK_GAP_PCT is set in), whole from 10%, to a tenth below it so that a gap just past the
-    gate never reads as the gate itself (review 2026-12-07-6 item 6: "a 21.9% higher clock", the lead's over the
-    other's, stood beside "clocks 18% apart" for the same two clocks): "18%", "5.4%"."""
+    """How far apart two clocks are, as every page words a clock gap: rules.clock_gap_pct (the higher over the lower,
+    less one: the measure the gate rules.CLOCK_GAP_PCT is set in and what "that gap can explain" reads, review 20
+    item 7), whole from 10%, to a tenth below it so that a gap just past the gate never reads as the gate itself
+    (review 2026-12-07-6 item 6: one gap read two ways for the same two clocks): "22%", "5.7%"."""
     gap = rules.clock_gap_pct(a_mhz, b_mhz)
     return f"{gap:.0f}%" if round(gap, 1) >= 10 else f"{gap:.1f}%"
 
@@ -30,7 +30,7 @@ def possessive(name: str) -> str:
     return f"{name}'" if name.endswith("s") else f"{name}'s"
 
 
-def _article(n: str) -> str:
+def article_of(n: str) -> str:
     """ "an" before a number said "eight…", "eleven" or "eighteen", else "a"."""
     whole = n.split(".")[0]
     return "an" if whole.startswith("8") or whole in ("11", "18") else "a"
@@ -46,7 +46,7 @@ def lower_clock(o, named: bool = False) -> str:
         return ""
     lead, other = _leader_mhz(o)
     n = apart(lead, other)[:-1]
-    return f"at {_article(n)} {n}% lower clock" + (
+    return f"at {article_of(n)} {n}% lower clock" + (
         f" ({lead:.0f} against {other:.0f} MHz, the kernel sums' windows)" if named else "")
 
 
@@ -93,7 +93,7 @@ def clocks_note(o, label) -> str:
     lead, other = _leader_mhz(o)
     n = apart(lead, other)[:-1]
     who = label(o.first if o.kernel_sum >= 1 else o.second)
-    return f"{possessive(who)} sums at {_article(n)} {n}% lower clock, {lead:.0f} against {other:.0f} MHz"
+    return f"{possessive(who)} sums at {article_of(n)} {n}% lower clock, {lead:.0f} against {other:.0f} MHz"
 
 
 def swing_note(o, label) -> str:
@@ -147,7 +147,7 @@ def clock_gate(o, gap: str) -> str:
 def sums_clocks(o) -> str:
     """At which clocks the kernel sums were taken, where they decide (rules.lead_decided): "taken at clocks within 5%
     of each other", or, past that gap, how much of their lead it can explain (review 2026-12-07-3 item 6): "taken at
-    clocks 6% apart (1980 against 1860 MHz) and leading by 1.38×, more than the 1.065× that gap can explain (1.29×
+    clocks 6.5% apart (1980 against 1860 MHz) and leading by 1.38×, more than the 1.065× that gap can explain (1.29×
     left)"."""
     if o.past_clock is None:
         return f"taken at clocks within {rules.CLOCK_GAP_PCT:g}% of each other"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from gen.analysis import advice as advice_mod
 from gen.analysis import rules
+from gen.analysis.sweep_turns import clocks_may_flatter
 from gen.report.words import orders as orders_words
 from gen.report.words.behind import short_count
 from gen.report.words.common import join_and, label, short_label, times, us
@@ -72,13 +73,6 @@ def _held_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
     return text + f"{dim}; {short_label(a.default)} leads {start} {short_count(turn[0])} tokens: "
 
 
-def _flatters(a_mhz: float | None, b_mhz: float | None) -> bool:
-    """The two as-run windows' clocks may flatter the faster call's (`a_mhz`) lead: past rules.CLOCK_GAP_PCT, or
-    within it with the faster call at the higher clock."""
-    gap = rules.clock_gap_pct(a_mhz, b_mhz)
-    return gap is not None and (gap > rules.CLOCK_GAP_PCT or a_mhz > b_mhz)
-
-
 def _sums(o) -> str:
     """The two kernel sums with their clocks, the as-run leader's first, and what the sums' own clocks explain:
     "2.007 ms against 2.306 ms, both at 1980 MHz"; "7.633 ms at 1890 MHz against 8.887 ms at 1965 MHz"."""
@@ -91,11 +85,11 @@ def _sums(o) -> str:
 
 
 def sums_first(o, d: float, x: float, a_mhz: float | None, b_mhz: float | None) -> str:
-    """One size where the as-run clocks may flatter the faster call (_flatters) and its kernel sums put it ahead too:
-    the kernel sums first, then the as-run times with whose clock ran higher (review 2026-12-07-8 item 4): "1.15×
-    faster by kernel sum (2.007 ms against 2.306 ms, both at 1980 MHz) and 1.20× as run (2.020 ms at 1917 MHz
+    """One size where the as-run clocks may flatter the faster call (clocks_may_flatter) and its kernel sums put it
+    ahead too: the kernel sums first, then the as-run times with whose clock ran higher (review 2026-12-07-8 item 4):
+    "1.15× faster by kernel sum (2.007 ms against 2.306 ms, both at 1980 MHz) and 1.20× as run (2.020 ms at 1917 MHz
     against 2.430 ms at 1857 MHz, FlashAttention-4's clock 3.1% the higher)"; "" elsewhere."""
-    if not _flatters(a_mhz, b_mhz) or o is None or o.kernel_sum is None or o.kernel_sum < 1 or not (
+    if not clocks_may_flatter(a_mhz, b_mhz) or o is None or o.kernel_sum is None or o.kernel_sum < 1 or not (
             o.first_ks_ms and o.second_ks_ms):
         return ""
     whose = f"{possessive(short_label(o.first))} clock" if a_mhz > b_mhz else "its clock"
@@ -111,10 +105,9 @@ def clock_fair(o, a_mhz: float | None, b_mhz: float | None) -> str:
     as-run leader first), one bracket deep: "clocks 8.6% apart, so by kernel sum 1.16× (7.634 ms at 1890 MHz against
     8.887 ms at 1965 MHz, FlashAttention-4 at a 3.8% lower clock)"; "" where a clock is not recorded or the clocks
     cannot flatter the lead."""
-    if not _flatters(a_mhz, b_mhz):
+    if not clocks_may_flatter(a_mhz, b_mhz):
         return ""
-    text = (f"clocks {apart(a_mhz, b_mhz)} apart, so by kernel sum " if
-            rules.clock_gap_pct(a_mhz, b_mhz) > rules.CLOCK_GAP_PCT else
+    text = (f"clocks {apart(a_mhz, b_mhz)} apart, so by kernel sum " if rules.clocks_apart(a_mhz, b_mhz) else
             f"with {possessive(short_label(o.first)) if o is not None else 'its'} clock the higher as run, "
             f"{apart(a_mhz, b_mhz)} apart, by kernel sum ")
     if o is not None and o.off_graph:

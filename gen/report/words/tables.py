@@ -311,7 +311,8 @@ def ceiling_line(c: clocks.Ceiling, env=None) -> str:
 def sol_note(rate) -> str:
     """What "% of speed of light" means, with the table's source."""
     if rate is None:
-        return "Speed of light: no dense tensor rate listed for this GPU and dtype (gen/model/datasheets.py)."
+        return ("Speed of light: no dense tensor rate for this GPU and dtype among the datasheet figures this report "
+                "carries.")
     return (f"% of speed of light: the TFLOP/s over SMs × the SM clock NVML sampled during the GPU-only time × "
             f"{rate.flops_per_clk_per_sm} dense {rate.dtype} FLOP per clock per SM ({rate.arch}; {rate.source}); "
             "a time without a recorded clock has none. The share of the matmul ceiling, beside it, is of the ceiling "
