@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gen.analysis import advice
+from gen.analysis import advice, rules
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 PAIRED = "nvidia-h100-80gb-hbm3__torch-2.11.0__paired"
@@ -53,3 +53,87 @@ def _points(ls, b):
 
     return (p for p in calls._points(ls, b.scenario, b.mode) if p.kv_len == b.kv_len and p.q_len == b.q_len
             and p.head_dim == b.point_head_dim)
+
+
+# --------------------------------------------------------------------------- item 1: a tie replayed at other lengths
+
+
+@pytest.mark.parametrize("name", [H100, H200])
+def test_a_borrowed_noise_line_never_denies_a_same_kernel_pair_that_ran_there(loaded, name):
+    from gen.analysis import pair_noise
+    from gen.report.words import orders as orders_words
+    from gen.report.words.common import label
+
+    ls = loaded[name]
+    seen = 0
+    for kind, sc, mode, p in pair_noise._points(ls):
+        n = pair_noise.noise_at(ls, kind, sc, mode, p)
+        if n is None or not n.borrowed:
+            continue
+        text = str(orders_words.pair_noise_aside(n, label))
+        if n.unequal_replay is not None:
+            seen += 1
+            a, b, na, nb = n.unequal_replay
+            assert abs(na - nb) > rules.SAME_REPLAY_PCT / 100 * max(na, nb)
+            assert "no identical pair ran here" not in text and f"replayed {na} and {nb} calls at a time" in text
+        else:
+            assert "no identical pair ran here" in text
+    assert seen >= (2 if name == H100 else 4)  # the review's: H200 gqa-prefill, 14 and 13 forward, 2 and 1 training
+
+
+def test_the_h200_gqa_verdict_says_why_its_tie_is_not_its_noise_line(gpu_docs):
+    page = (gpu_docs / "generated" / "sets" / H200 / "scenarios" / "gqa-prefill.md").read_text(encoding="utf-8")
+    assert "no identical pair ran here" not in page
+    assert "replayed 14 and 13 calls at a time" in page and "replayed 2 and 1 calls at a time" in page
+
+
+# --------------------------------------------------------------------------- item 2: a loop that waited
+
+
+def test_the_rule_names_a_waited_loop_short_of_the_host_margin():
+    from gen.analysis import host_rules as h
+
+    # the review's numbers: FA4 at the H100 set's default shape, a 2.16x loop, the host's low end 1.497x the GPU time
+    gpu = (0.0694, 0.0697)
+    eager = (0.1490, 0.1520)
+    assert h.host_bound_outcome(*eager, *gpu, 0.1042) == rules.WITHIN_NOISE
+    assert h.loop_waited_short_of_rule(*eager, *gpu, 0.1042)
+    assert not h.loop_waited_short_of_rule(*eager, *gpu, 0.2000)  # past the margin: host-bound, not short
+    assert not h.loop_waited_short_of_rule(*eager, *gpu, 0.0600)  # a host faster than the GPU: not the host's gap
+    assert not h.loop_waited_short_of_rule(0.0600, 0.0610, *gpu, 0.0400)  # the loop kept the GPU busy
+
+
+@pytest.mark.parametrize("name", [H100, PAIRED, H200])
+def test_a_waited_loop_the_rule_leaves_within_noise_is_listed_with_why(loaded, name):
+    from gen.analysis import findings, host_rules
+    from gen.report.words import findings as finding_words
+
+    ls = loaded[name]
+    short = [f for f in findings.rule_host(ls) if f.kind == findings.FindingKind.HOST_SHORT]
+    for f in short:
+        x = f.facts
+        assert x["ratio"] >= host_rules.HOST_BOUND_EAGER_RATIO
+        assert x["gpu_only_ms"] * 0.98 <= x["host_cost_ms"] < host_rules.HOST_YES_MARGIN * x["gpu_only_ms"] * 1.02
+        line = finding_words.finding(f).short
+        assert "not called host-bound" in line and f"{x['ratio']:.2f}×" in line, line
+    if name == H100:
+        fa4 = [f for f in short if (f.variant, f.mode) == ("fa4", "inference")]
+        assert fa4 and fa4[0].facts["ratio"] == pytest.approx(2.16, abs=0.02)
+        assert "1.498×" in finding_words.finding(fa4[0]).short  # never "1.50×, under 1.5×"
+
+
+@pytest.mark.parametrize("name", [H100, PAIRED, H200])
+def test_the_scaling_tables_within_noise_cells_say_why(loaded, name):
+    from gen.analysis import scaling
+    from gen.report.pages import scaling as scaling_pages
+
+    b = scaling.busy_frame(loaded[name])
+    rows = scaling_pages._host_cells(b[b["source"] == "default"].to_dict("records"))
+    noise = [r for r in rows if r["host_bound_outcome"] == rules.WITHIN_NOISE]
+    assert noise
+    for r in noise:
+        assert r["host_cell"].startswith("within noise: "), r["host_cell"]
+        assert f"{r['eager_over_gpu_only']:.2f}×" in r["host_cell"] or "interval" in r["host_cell"], r["host_cell"]
+    if name == H100:  # the review's pair: FA4's 2.16x loop and cuDNN's 1.02x one no longer read the same
+        cell = {r["variant"]: r["host_cell"] for r in noise}
+        assert "the loop waited (2.16×)" in cell["fa4"] and "the loop kept the GPU busy (1.02×)" in cell["sdpa_cudnn"]

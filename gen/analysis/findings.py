@@ -40,6 +40,7 @@ from gen.analysis import (
     counters,
     determinism_rule,
     flops,
+    host_rules,
     kernel_rules,
     leads,
     rules,
@@ -77,6 +78,7 @@ class FindingKind(enum.StrEnum):
     BACKEND = "backend"
     SPEED = "speed"
     HOST = "host"
+    HOST_SHORT = "host short"
     CONSISTENCY = "consistency"
     AUTOGRAD = "autograd"
     COMPILE = "compile"
@@ -450,20 +452,27 @@ def rule_compile(ls) -> list[Finding]:
 
 
 def rule_host(ls) -> list[Finding]:
-    """Calls the host-bound rule (host_rules.host_bound) flags. facts: eager_ms,
-    gpu_only_ms, gpu_only_method, ratio (eager over GPU-only), host_ms (dispatch),
-    host_overhead_ms (eager minus GPU-only)."""
+    """Calls the host-bound rule (host_rules.host_bound) flags (HOST), and those within noise whose loop waited on a
+    host slower than the GPU (HOST_SHORT: host_rules.loop_waited_short_of_rule). facts: eager_ms, gpu_only_ms,
+    gpu_only_method, ratio (eager over GPU-only), host_ms (dispatch, median), host_overhead_ms (eager minus GPU-only),
+    host_cost_ms (the host's cost the rule reads, its low end)."""
     out = []
     for mode in Mode:
         st = tables.summary_table(ls, mode)
         if st.empty:
             continue
-        for _, r in st[st["host_bound"]].iterrows():
+        for _, r in st.iterrows():
+            short = host_rules.loop_waited_short_of_rule(*(r.get(c) for c in (
+                "eager_ci_lo_ms", "eager_ci_hi_ms", "gpu_only_ci_lo_ms", "gpu_only_ci_hi_ms", "host_cost_ms")))
+            if not (r["host_bound"] or short):
+                continue
             out.append(Finding(
-                id=f"host-{mode}-{r['variant']}", kind=FindingKind.HOST, severity=Severity.INFO, variant=r["variant"],
-                mode=mode, facts=dict(eager_ms=float(r["eager_ms"]), gpu_only_ms=float(r["gpu_only_ms"]),
-                                      gpu_only_method=r["gpu_only_method"], ratio=float(r["eager_over_gpu_only"]),
-                                      host_ms=float(r["host_ms"]), host_overhead_ms=float(r["host_overhead_ms"]))))
+                id=f"host-{mode}-{r['variant']}", kind=FindingKind.HOST_SHORT if short else FindingKind.HOST,
+                severity=Severity.INFO, variant=r["variant"], mode=mode, facts=dict(
+                    eager_ms=float(r["eager_ms"]), gpu_only_ms=float(r["gpu_only_ms"]),
+                    gpu_only_method=r["gpu_only_method"], ratio=float(r["eager_over_gpu_only"]),
+                    host_ms=float(r["host_ms"]), host_overhead_ms=float(r["host_overhead_ms"]),
+                    host_cost_ms=float(r["host_cost_ms"]))))
     return out
 
 

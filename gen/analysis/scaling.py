@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from gen.analysis import flops as flops_mod
-from gen.analysis import tables, verdicts
+from gen.analysis import host_rules, tables, verdicts
 from gen.analysis.ceilings import (  # noqa: F401 (read as scaling.* too)
     above_roof,
     ceilings,
@@ -179,7 +179,8 @@ def category_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFram
 
 BUSY_COLUMNS = ["variant", "seq_len", "head_dim", "source", "span_us", "busy_us", "idle_us", "busy_pct",
                 "launch_gap_us", "host_ms", "eager_ms", "gpu_only_ms", "gpu_only_method", "eager_over_gpu_only",
-                "host_bound", "host_bound_outcome"]
+                "host_bound", "host_bound_outcome", "host_cost_ms", "host_noise_why", "eager_ratio_lo",
+                "eager_ratio_hi"]
 
 
 def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
@@ -208,7 +209,13 @@ def _times(ls: tables.LoadedSet, rec, tr) -> dict:
     tm = ls.times(rec, tr)
     return dict(host_ms=tm.host.median, eager_ms=tm.eager.median, gpu_only_ms=tm.gpu_only.median,
                 gpu_only_method=tm.gpu_only_method, eager_over_gpu_only=tm.eager_over_gpu_only,
-                host_bound=bool(tm.host_bound), host_bound_outcome=tm.host_bound_outcome)
+                host_bound=bool(tm.host_bound), host_bound_outcome=tm.host_bound_outcome, host_cost_ms=tm.host_cost_ms,
+                # why within noise (host_rules.host_bound_why), for the table's cell (review 21 item 2)
+                host_noise_why=host_rules.host_bound_why(tm.eager.ci_lo, tm.eager.ci_hi, tm.gpu_only.ci_lo,
+                                                         tm.gpu_only.ci_hi, tm.host_cost_ms),
+                # the eager/GPU-only ratio's interval as the rule reads it (host_rules.host_bound_outcome)
+                eager_ratio_lo=tm.eager.ci_lo / tm.gpu_only.ci_hi if tm.gpu_only.ci_hi else None,
+                eager_ratio_hi=tm.eager.ci_hi / tm.gpu_only.ci_lo if tm.gpu_only.ci_lo else None)
 
 
 def scalable(ls) -> bool:
