@@ -137,3 +137,21 @@ def test_the_scaling_tables_within_noise_cells_say_why(loaded, name):
     if name == H100:  # the review's pair: FA4's 2.16x loop and cuDNN's 1.02x one no longer read the same
         cell = {r["variant"]: r["host_cell"] for r in noise}
         assert "the loop waited (2.16×)" in cell["fa4"] and "the loop kept the GPU busy (1.02×)" in cell["sdpa_cudnn"]
+
+
+# --------------------------------------------------------------------------- item 3: "fastest" where none leads
+
+
+@pytest.mark.parametrize("name", [H100, PAIRED, H200])
+def test_the_scaling_pages_fastest_names_the_calls_within_noise_of_it(loaded, name):
+    from gen.analysis import scaling, verdicts
+
+    ls = loaded[name]
+    for _, f in scaling.fastest_at_largest(ls).iterrows():
+        p = next(p for p in scaling.article_sweep(ls) if p.head_dim == f["head_dim"] and p.seq_len == f["seq_len"])
+        v = verdicts.verdict_at(ls, p.scenario, p.point)
+        first = {x.variant for x in v.rows if v.rank(x.variant) == 1}
+        assert set(f["within"]) == first - {f["variant"], *f["tie"]}, (f["head_dim"], f["within"], first)
+    if name == H100:  # the review's row: D128 16k, flex_flash's lowest median, FA4 and SDPA within noise of it
+        row = scaling.fastest_at_largest(ls).set_index("head_dim").loc[128]
+        assert row["variant"] == "flex_flash" and {"fa4", "sdpa_auto", "sdpa_cudnn"} <= set(row["within"])

@@ -163,6 +163,10 @@ def fastest_at_largest(ls: tables.LoadedSet) -> pd.DataFrame:
         pick = sorted((i for i in top if names[i] in tie), key=lambda i: df["gpu_only_ms"].iloc[i])
         row = (df.iloc[pick[0]] if pick else df.iloc[top].sort_values("gpu_only_ms").iloc[0]).copy()
         row["tie"] = tuple(names[i] for i in pick[1:])
+        # the calls of other kernels sharing the first rank (within noise of it): the row is then the lowest median,
+        # no call decided (review 21 item 3: flex_flash "fastest" at D128 16k where the home says none leads)
+        row["within"] = tuple(x.variant for x in v.rows if x.variant not in tie and x.variant != row["variant"]
+                              and v.rank(x.variant) == 1) if v is not None else ()
         rows.append(row)
     return pd.DataFrame(rows).reset_index(drop=True)
 
