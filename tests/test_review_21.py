@@ -155,3 +155,65 @@ def test_the_scaling_pages_fastest_names_the_calls_within_noise_of_it(loaded, na
     if name == H100:  # the review's row: D128 16k, flex_flash's lowest median, FA4 and SDPA within noise of it
         row = scaling.fastest_at_largest(ls).set_index("head_dim").loc[128]
         assert row["variant"] == "flex_flash" and {"fa4", "sdpa_auto", "sdpa_cudnn"} <= set(row["within"])
+
+
+# --------------------------------------------------------------------------- item 4: the start-up a user pays
+
+
+def test_the_start_up_rule_is_the_findings_and_the_variant_pages(loaded):
+    from gen.analysis import findings, first_calls
+
+    ls = loaded[H100]
+    slower = [r for r in ls.rs.runs if first_calls.own_first_slower(r)]
+    assert any(r.variant == "flex_flash" and r.mode == "inference" for r in slower)
+    for f in findings.rule_compile(ls):
+        run = ls.rs.run(f.variant, f.mode)
+        assert f.facts["own_slower"] == first_calls.own_first_slower(run)
+    for r in slower:
+        assert r.first_call_s > r.compile_time_s and r.compiled_ahead
+
+
+def test_the_flex_flash_page_gives_the_start_up_first(gpu_docs):
+    page = (gpu_docs / "generated" / "sets" / H100 / "variants" / "flex_flash.md").read_text(encoding="utf-8")
+    head = page.split("first call (compile)")[0]
+    assert "start-up at least 3.61 s (the capture's own first call; 0.24 s compiling in a side process" in page
+    assert "start-up at least" in head  # the inference summary no longer leads with the 0.24 s compile
+
+
+# --------------------------------------------------------------------------- item 5: a kernel sum is never "as run"
+
+
+def test_the_compare_pages_as_run_pairs_hold_no_kernel_sum(loaded):
+    from gen.analysis import compare, verdicts
+    from gen.model import schema
+
+    found = compare.as_run_apart(loaded[H100], loaded[PAIRED])
+    assert found
+    for r in found:
+        for ls in (loaded[H100], loaded[PAIRED]):
+            row = verdicts.verdict_at(ls, r.scenario, r.point, r.mode).row(r.variant)
+            assert row.gpu_only_method != schema.GpuOnlyMethod.KERNEL_SUM, (r.scenario, r.variant)
+    # the review's: FlexAttention at gqa-prefill 16k, A's 10.331 ms a kernel sum
+    assert not any(r.variant == "flex" and r.scenario == "gqa-prefill" and r.point.kv_len == 16384 for r in found)
+
+
+@pytest.mark.parametrize("name", [H100, H200])
+def test_a_gain_over_a_kernel_sum_is_not_labelled_as_run(loaded, name):
+    from gen.analysis import leads, scenarios, verdict_point
+    from gen.model import schema
+    from gen.report.words import scenario_first
+
+    ls = loaded[name]
+    seen = 0
+    for sc in scenarios.scenario_names([ls]):
+        for f in verdict_point.point_facts_all(ls, sc):
+            if f.gain is None or f.named_at is not None or f.gain_by != leads.AS_RUN:
+                continue
+            sums = [c for c in f.calls if c.variant in (f.fastest, f.runner_up)
+                    and c.method == schema.GpuOnlyMethod.KERNEL_SUM]
+            cell = scenario_first.gain_cell(f)
+            if sums:
+                seen += 1
+                assert "as run" not in cell.split(";")[0] and "kernel sum" in cell, (sc, cell)
+    if name == H200:  # the review's: deterministic backward, SDPA efficient's 41.159 ms a kernel sum
+        assert seen

@@ -39,6 +39,7 @@ from gen.analysis import (
     calls,
     counters,
     determinism_rule,
+    first_calls,
     flops,
     host_rules,
     kernel_rules,
@@ -440,7 +441,7 @@ def rule_compile(ls) -> list[Finding]:
             continue
         n = tables.compile_calls(run)
         own = run.first_call_s
-        own_slower = bool(run.compiled_ahead) and own is not None and own > run.compile_time_s
+        own_slower = first_calls.own_first_slower(run)
         startup = own if own_slower else run.compile_time_s
         out.append(Finding(id=f"compile-{run.mode}-{run.variant}", kind=FindingKind.COMPILE,
                            severity=Severity.INFO, variant=run.variant, mode=run.mode,
