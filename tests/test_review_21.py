@@ -217,3 +217,27 @@ def test_a_gain_over_a_kernel_sum_is_not_labelled_as_run(loaded, name):
                 assert "as run" not in cell.split(";")[0] and "kernel sum" in cell, (sc, cell)
     if name == H200:  # the review's: deterministic backward, SDPA efficient's 41.159 ms a kernel sum
         assert seen
+
+
+# --------------------------------------------------------------------------- item 8: labels that say what code does
+
+
+def test_the_occupancy_limit_names_the_warps_where_they_bind():
+    from types import SimpleNamespace
+
+    from gen.analysis import kernel_rules, tables
+
+    env = SimpleNamespace(max_threads_per_sm=2048, max_regs_per_sm=65536, max_shared_memory_per_sm=233472)
+    small = tables.theoretical_occupancy(128, 18, 0, env)  # the review's elementwise kernel: 64 warps / 4 = 16
+    tiny = tables.theoretical_occupancy(32, 18, 0, env)  # one warp a block: the 32 block slots bind
+    assert small["blocks_per_sm"] == 16 and small["limiter"] == "warps per SM"
+    assert tiny["blocks_per_sm"] == kernel_rules.MAX_BLOCKS_PER_SM and tiny["limiter"] == "blocks per SM"
+
+
+def test_the_host_rule_names_its_module_and_the_rank_range_its_intervals():
+    from tests.conftest import ROOT
+
+    rules_md = (ROOT / "gen" / "report" / "templates" / "rules.md.j2").read_text(encoding="utf-8")
+    assert "named once in `gen/analysis/host_rules.py`" in rules_md and "`gen/analysis/rules.py`" not in rules_md
+    variant = (ROOT / "gen" / "report" / "templates" / "variant.md.j2").read_text(encoding="utf-8")
+    assert "IQRs allow" not in variant and "the intervals of the medians allow" in variant
