@@ -55,6 +55,7 @@ def set_view(ctx: Context, ls) -> dict:
     sw, ceil = scaling.sweep_frame(ls), scaling.ceilings(ls)
     cat, busy = scaling.category_frame(ls), scaling.busy_frame(ls)
     return dict(ls=ls, ceil=ceil, has_sweep=bool(len(sw)), oom=scaling.oom_sizes(ls),
+                copy_size=ceil["copy_bytes"] // 2 if ceil else None,  # read once, written once: half moved
                 fastest=_fastest(ctx, ls), charts=_charts(ctx, ls, sw, ceil, cat, busy),
                 busy_default=_host_cells(records(busy[busy["source"] == "default"])) if len(busy) else [],
                 sweep_rows=records(sw[sw["gpu_only_ms"].notna() | sw["eager_ms"].notna() | (sw["status"] != "ok")])
