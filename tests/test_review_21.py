@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gen.analysis import advice, rules
+from tests.conftest import bracket_depth
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 PAIRED = "nvidia-h100-80gb-hbm3__torch-2.11.0__paired"
@@ -241,3 +242,55 @@ def test_the_host_rule_names_its_module_and_the_rank_range_its_intervals():
     assert "named once in `gen/analysis/host_rules.py`" in rules_md and "`gen/analysis/rules.py`" not in rules_md
     variant = (ROOT / "gen" / "report" / "templates" / "variant.md.j2").read_text(encoding="utf-8")
     assert "IQRs allow" not in variant and "the intervals of the medians allow" in variant
+
+
+# --------------------------------------------------------------------------- Part 1 item 5 and item 9: sentences
+
+
+@pytest.mark.parametrize("name", [H100, PAIRED, H200])
+def test_the_timed_apart_rule_and_its_reach_nest_brackets_at_most_two_deep(loaded, name):
+    from gen.analysis import reach
+    from gen.report.words import methodology as method_words
+
+    text = method_words.timed_alone(1, 0, reach=reach.reach(loaded[name]))
+    assert "))" not in text and "nearest to it" not in text
+    assert max(bracket_depth(s) for s in text.split(". ")) <= 2, text
+
+
+def test_an_article_before_a_figure_read_aloud():
+    from gen.report.format import a_an
+
+    assert [a_an(x) for x in ("8192×8192×8192", "4096×4096", "11×11", "18000", "1100", "elementwise", "copy")] == \
+        ["an", "a", "an", "an", "a", "an", "a"]
+
+
+def test_the_methodologys_host_example_says_yet_only_where_a_loop_waits(loaded):
+    from gen.analysis import host_rules, method
+
+    for name in (H100, PAIRED, H200):
+        f = method.method_facts(loaded[name])
+        if f is None or f.host_bound is None:
+            continue
+        _v, _events, gpu, eager, waits = f.host_bound
+        assert waits == (eager >= host_rules.HOST_BOUND_EAGER_RATIO * gpu), name
+    assert method.method_facts(loaded[H100]).host_bound[4]  # flex_flash, 308.1 µs in a loop against 71.4 µs
+    assert not method.method_facts(loaded[PAIRED]).host_bound[4]  # sdpa_cudnn, 60.3 against 58.9 µs
+
+
+# --------------------------------------------------------------------------- item 6: FP8's untimed set-up and clocks
+
+
+def test_the_fp8_exception_says_its_graph_build_was_not_timed_and_gives_both_clocks(loaded):
+    from gen.model.variants import VARIANTS
+    from gen.report.words import decision
+
+    a = advice.advice(loaded[H200])
+    e = next(e for e in a.exceptions if e.variant == "cudnn_fp8")
+    text = decision._exception(a, e)
+    assert VARIANTS["cudnn_fp8"].untimed_setup and "was not timed" in text
+    o = e.against
+    assert o.first_mhz > o.second_mhz  # FP8 at the higher clock: the reader is told so
+    assert f"at {o.first_mhz:.0f} MHz against SDPA's {o.second_mhz:.0f} MHz" in text
+    assert f"({o.kernel_sum:.2f}× by kernel sum)" in text and o.kernel_sum == pytest.approx(1.39, abs=0.02)
+    # only a variant whose constructor does untimed work says so
+    assert all("was not timed" not in decision._exception(a, x) for x in a.exceptions if x.variant != "cudnn_fp8")

@@ -167,6 +167,9 @@ class Exception_:
     # item 2)
     mask_orders: object = None
     loop_ms: tuple[float, float] | None = None  # a host-bound call: its and the default's eager medians (review 18 #1)
+    # its Orders against the default (this call first): the as-run windows' clocks and the kernel sums beside an
+    # as-run ratio (review 21 item 6: FP8's 1.43x at a higher clock, 1.39x by kernel sum)
+    against: object = None
 
 
 @dataclass(frozen=True)
@@ -397,7 +400,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               keeps_default=keeps, alternative=alt, loop_ms=calls.loop_ms(f, t),
                               mask_cost=(mc := mask_cost.mask_cost(ls, v, alt or f.variant,
                                                                    lambda x, v=v: dense_mask_at(ls, v, x))),
-                              mask_orders=_mask_orders(v, f, alt, mc)))
+                              mask_orders=_mask_orders(v, f, alt, mc), against=verdicts.orders(f, t, v.basis)))
     return tuple(out)
 
 
