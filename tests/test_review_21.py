@@ -294,3 +294,22 @@ def test_the_fp8_exception_says_its_graph_build_was_not_timed_and_gives_both_clo
     assert f"({o.kernel_sum:.2f}× by kernel sum)" in text and o.kernel_sum == pytest.approx(1.39, abs=0.02)
     # only a variant whose constructor does untimed work says so
     assert all("was not timed" not in decision._exception(a, x) for x in a.exceptions if x.variant != "cudnn_fp8")
+
+
+# --------------------------------------------------------------------------- item 10: a replay median above the loop
+
+
+@pytest.mark.parametrize("name", [H100, PAIRED, H200])
+def test_a_replay_median_above_the_eager_loop_is_marked(loaded, name):
+    from gen.analysis import scaling
+    from gen.report.pages import scaling as scaling_pages
+
+    sw = scaling.sweep_frame(loaded[name])
+    rows = scaling_pages._above_eager(sw.to_dict("records"))
+    for r in rows:
+        above = (r["gpu_only_method"] == "cuda_graph" and r["gpu_only_ms"] == r["gpu_only_ms"]
+                 and r["eager_ms"] == r["eager_ms"] and r["gpu_only_ms"] > r["eager_ms"])
+        assert r["above_eager"] == above, (r["variant"], r["seq_len"])
+    if name == H100:  # the review's rows: naive and flex at D128 4k
+        marked = {(r["variant"], r["head_dim"], r["seq_len"]) for r in rows if r["above_eager"]}
+        assert {("naive", 128, 4096), ("flex", 128, 4096)} <= marked
