@@ -147,7 +147,8 @@ def _host_bound(ls) -> tuple | None:
     if v is None:
         return None
     waits = [x for x in v.host_noise if (t := v.row(x)) is not None and t.eager is not None and t.gpu_only is not None
-             and t.eager.median >= host_rules.HOST_BOUND_EAGER_RATIO * t.gpu_only.median]
+             and t.eager.median >= host_rules.HOST_BOUND_EAGER_RATIO * t.gpu_only.median
+             and not host_rules.host_under_gpu(t.host_cost_ms, t.gpu_only.median)]  # a host slower than the GPU
     edge = v.host_bound or tuple(waits)
     t = v.row(edge[0]) if edge else v.fastest
     if t is None or t.main_us is None or t.gpu_only is None or t.eager is None:

@@ -169,7 +169,7 @@ def gain_cell(f) -> str:
     # 1.20×: review 2026-12-07-1 item 7)
     by = orders_words.MEASURE.get(f.gain_by, f.gain_by or "")
     if f.gain_by == leads.AS_RUN and (ks := _sums(f)):  # a kernel sum is never "as run" (review 21 item 5)
-        by = "(both kernel sums)" if len(ks) == 2 else "(one side a kernel sum, its replay set aside)"
+        by = "(both kernel sums)" if len(ks) == 2 else "(one side a kernel sum)"
     text = f"{times_beside(f.gain, rules.ADVICE_MIN_GAIN)} {by}".strip()
     o = f.orders
     if f.gain_by == leads.BY_KERNEL_SUM and o is not None and o.first_ks_ms and o.second_ks_ms:
