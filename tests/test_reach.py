@@ -45,8 +45,9 @@ def test_the_methodology_prints_the_sets_reach():
     assert f"{r.lowest_mhz:.0f} MHz" in text and f"{r.clock_ratio:.2f}× under its {r.ref_mhz:.0f} MHz maximum" in text
     assert f"{r.pair:.3f}× apart as run: {r.bound:.2f}× together" in text
     sc, mode, p, a, b, lead = r.decides[0]
-    assert lead == min(x[-1] for x in r.decides) and f"{label(a)} {lead:.2f}× ahead of {label(b)}" in text
+    assert lead == min(x[-1] for x in r.decides) and f"{lead:.2f}×: {label(a)} ahead of {label(b)}" in text
     assert f"The 2× line alone decides {len(r.decides)} pairs here" in text
+    assert f"the smallest lead of the {len(r.decides)} is {lead:.2f}×" in text and "nearest to it" not in text
     assert f"the fair kernel sums decide {r.sums_decide} more on their own" in text
 
 

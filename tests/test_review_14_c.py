@@ -69,8 +69,8 @@ def test_the_orientation_count_labels_same_kernel_swaps_as_ties(paired, older):
         assert all(set(t) == {"sdpa_auto", "sdpa_cudnn"} for t in o.ties)
         text = method_words.orientation(o)
         other = o.swapped - len(o.ties)
-        assert f"at {o.swapped} of the {o.points} points timed in reversed rounds the fastest differs by orientation" \
-            in text
+        assert (f"at {o.swapped} of the {o.points} points where two or more calls ran in both orientations the "
+                "fastest differs by orientation") in text
         assert f"at {len(o.ties)} of them the two run the same kernels, a tie: " in text
         assert f"a call with other kernels takes the lead at {other}" in text
         assert "a different call is fastest" not in text

@@ -399,8 +399,9 @@ def test_the_h200_default_past_its_points_nests_brackets_one_deep(loaded):
     # review 20 item 3: sentences, each with a main clause, and what the set-aside sums would have said
     assert "decide nothing: SDPA cuDNN's graph replay is 1.13× its kernel sum" in text, text
     assert bracket_depth(text) <= 1, text
-    assert ("At the article's shape at 256 tokens, FlexAttention (compiled) is 1.02× faster as run (SDPA at 1939 MHz "
-            "against 1980 MHz), the ") in text
+    # review 21, its Part 1 item 3: each clock named by its call
+    assert ("At the article's shape at 256 tokens, FlexAttention (compiled) is 1.02× faster as run (FlexAttention at "
+            "1980 MHz against SDPA's 1939 MHz), the ") in text
     assert "There the kernel sums would put SDPA 1.14× ahead, the other way, but decide nothing: " in text
     assert "So the as-run order alone is read there (each size on its scenario page)." in text
     for sentence in text.split(". "):  # no sentence strings colons in a chain

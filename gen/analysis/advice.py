@@ -48,6 +48,7 @@ from gen.analysis import (
     tables,
     verdicts,
 )
+from gen.analysis.behind_at import Behind, behind_at
 from gen.analysis.determinism import Determinism, DeterministicLead, determinism_costs, deterministic_leads
 from gen.analysis.length_cost import LengthCost
 from gen.analysis.values import missing, variant_role
@@ -166,6 +167,9 @@ class Exception_:
     # item 2)
     mask_orders: object = None
     loop_ms: tuple[float, float] | None = None  # a host-bound call: its and the default's eager medians (review 18 #1)
+    # its Orders against the default (this call first): the as-run windows' clocks and the kernel sums beside an
+    # as-run ratio (review 21 item 6: FP8's 1.43x at a higher clock, 1.39x by kernel sum)
+    against: object = None
 
 
 @dataclass(frozen=True)
@@ -228,39 +232,6 @@ class Advice:
     # Scenarios whose calls take other inputs (FP8) where the default is a call at the scenario's own dtype:
     # (scenario, its own dtype, those variants measured, those not measured with their reason) (review item 13)
     other_dtype: tuple[tuple[str, str | None, tuple[str, ...], tuple[tuple[str, str | None], ...]], ...] = ()
-
-
-@dataclass(frozen=True)
-class Behind:
-    """A point (a verdict's, or a sweep point of its scenario) where the default is not first: the fastest call there
-    that leads it by the rule (or, not decided, the fastest as run), its time over the default's, and both SM clocks
-    as run."""
-
-    scenario: str
-    mode: str
-    kv_len: int
-    q_len: int
-    fastest: str
-    ratio: float  # the default's time over the fastest's
-    default_mhz: float | None
-    fastest_mhz: float | None
-    at_verdict: bool  # the verdict's own point
-    head_dim: int | None = None  # where it differs from the verdict's point's
-    point_head_dim: int | None = None  # the point's head dim, always
-    # The default's time over the fastest's, both at the reference clock, where equal clock applies to the point
-    # (under 1: the default leads at equal clock, a model that decides nothing: rules, "who leads")
-    equal_clock_ratio: float | None = None
-    # The orders of the fastest against the default there (verdicts.Orders), and whether they decide it
-    # (rules.lead_decided): a point whose as-run intervals are apart but which the rule leaves not decided
-    # is listed too, as not decided (review 2026-12-06 item 1)
-    orders: verdicts.Orders | None = None
-    decided: bool = True
-    # (rounds, samples) of the fastest's and the default's medians there: the level of their intervals
-    # (timings.ci_level: 93.75% for 5 rounds, review 2026-12-06-4 item 7)
-    spreads: tuple = ()
-    # Within noise as run, the fastest ahead by kernel sum (Orders.kernels_leader): behind by kernel sum, as the first
-    # screen counts FP8 prefill (review 8 item 2); `decided` is then False
-    by_kernels: bool = False
 
 
 def _verdicts(ls: tables.LoadedSet) -> list[verdicts.Verdict]:
@@ -429,7 +400,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               keeps_default=keeps, alternative=alt, loop_ms=calls.loop_ms(f, t),
                               mask_cost=(mc := mask_cost.mask_cost(ls, v, alt or f.variant,
                                                                    lambda x, v=v: dense_mask_at(ls, v, x))),
-                              mask_orders=_mask_orders(v, f, alt, mc)))
+                              mask_orders=_mask_orders(v, f, alt, mc), against=verdicts.orders(f, t, v.basis)))
     return tuple(out)
 
 
@@ -527,7 +498,7 @@ def _advice(ls: tables.LoadedSet) -> Advice | None:
         det_leads=deterministic_leads(vs),
         loops=_loops(vs, default), host_calls=named_calls.host_calls(vs, exceptions),
         lengths=length_cost.cudnn_lengths(ls, vs, picks, exceptions, default),
-        behind_at=_behind(ls, vs, default, exceptions), other_dtype=_other_dtype(ls, vs, default))
+        behind_at=behind_at(ls, vs, default, exceptions), other_dtype=_other_dtype(ls, vs, default))
 
 
 def _other_dtype(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> tuple:
@@ -542,45 +513,6 @@ def _other_dtype(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str)
         if ran or missing_:
             rec = ls.outline.scenario(v.scenario)
             out.append((v.scenario, mine or (rec.dtype if rec is not None else None), ran, missing_))
-    return tuple(out)
-
-
-def _behind(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str, exceptions) -> tuple[Behind, ...]:
-    """Every point where another call is decidedly faster than the default (intervals apart): at the verdict's
-    point where the default is not first there, and at the scenario's other sweep points; the exceptions'
-    verdict points are the exceptions' own."""
-    out = []
-    # an exception's scenario is the exception's to word, at every size (its other chunk sizes, say)
-    skip = {(e.scenario, e.mode) for e in exceptions}
-    for v in vs:
-        if v.field_of_one or (v.scenario, v.mode) in skip:
-            continue
-        here = calls.point_of(ls, v.scenario, v.mode)
-        for p in [here] + [q for q in calls._points(ls, v.scenario, v.mode) if q != here]:
-            at = v if p == here else verdicts.verdict_at(ls, v.scenario, p, v.mode)
-            if at is None or at.row(default) is None or at.fastest.variant == default:
-                continue
-            f, d = at.fastest, at.row(default)
-            if at.rank(default) != 1:
-                # behind: name the fastest call that leads the default by the rule (the fastest itself may sit
-                # within noise of it, the default ranked down by another)
-                ahead = [x for x in at.rows if x is not d and at.spread(x) and verdicts.leads(x, d, at.basis)]
-                if not ahead:
-                    continue
-                f = min(ahead, key=lambda x: at.spread(x).median)
-            fs, ds = at.spread(f), at.spread(d)
-            if not fs or not ds or not fs.median:
-                continue
-            pair = verdicts.orders(f, d, at.basis)
-            led = (p != here and at.rank(default) == 1 and not pair.apart and pair.kernels_leader == f.variant
-                   and not (d.kernels and f.kernels == d.kernels))  # never between identical kernels (a tie)
-            if at.rank(default) == 1 and not (pair.apart and not pair.decided) and not led:
-                continue  # within noise as run and by kernel sum: not behind, and nothing overruled
-            eq = (d.at_ref_ms / f.at_ref_ms if at.equal_clock_order and d.at_ref_ms and f.at_ref_ms else None)
-            out.append(Behind(v.scenario, v.mode, p.kv_len, p.q_len, f.variant, ds.median / fs.median,
-                              d.sm_clock_mhz, f.sm_clock_mhz, p == here,
-                              p.head_dim if here is not None and p.head_dim != here.head_dim else None, p.head_dim,
-                              eq, pair, pair.decided, ((fs.rounds, fs.n), (ds.rounds, ds.n)), led))
     return tuple(out)
 
 

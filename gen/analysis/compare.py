@@ -515,6 +515,8 @@ def as_run_apart(a: tables.LoadedSet, b: tables.LoadedSet) -> list[RunApart]:
             ka, kb = leads.kernel_sum_ms(ra), (leads.kernel_sum_ms(rb) if rb is not None else None)
             if sa is None or sb is None or not ka or not kb or not sa.median or not sb.median:
                 continue
+            if schema.GpuOnlyMethod.KERNEL_SUM in (ra.gpu_only_method, rb.gpu_only_method):
+                continue  # a kernel sum standing in for a set-aside replay is no as-run time (review 21 item 5)
             if max(sa.median, sb.median) / min(sa.median, sb.median) <= 1 + rules.ORIENTATION_GAP_PCT / 100:
                 continue
             if max(ka, kb) / min(ka, kb) <= rules.TIME_FLOOR:

@@ -78,6 +78,17 @@ def host_bound_why(eager_lo: float | None, eager_hi: float | None, gpu_lo: float
     return "both" if host_near else "eager"
 
 
+def loop_waited_short_of_rule(eager_lo: float | None, eager_hi: float | None, gpu_lo: float | None,
+                              gpu_hi: float | None, host_cost: float | None) -> bool:
+    """Within noise by host_bound_outcome, though the eager loop alone says yes (its ratio's interval clear above
+    HOST_BOUND_EAGER_RATIO) and the host's cost of a call is at least the GPU time: a loop that waited on a host slower
+    than the GPU, whose cost stops short of HOST_YES_MARGIN (review 21 item 2: FA4 at the H100 set's default shape, a
+    loop at 2.16x, the host's low end 1.497x). The findings list these beside the host-bound calls, with why."""
+    return (host_bound_outcome(eager_lo, eager_hi, gpu_lo, gpu_hi, host_cost) == WITHIN_NOISE
+            and host_bound_outcome(eager_lo, eager_hi, gpu_lo, gpu_hi) == YES
+            and not missing(host_cost) and host_cost >= gpu_hi)
+
+
 # The crossover: a host that dispatches a call in less time than the GPU runs it (its cost, at
 # HOST_COST_QUANTILE, under the call's GPU-only time) keeps a Python loop's GPU busy. A loop that still
 # reads above HOST_BOUND_EAGER_RATIO then did not wait for this host: the words say the gap's cause is

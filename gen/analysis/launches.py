@@ -33,7 +33,7 @@ class Launch:
     registers_per_thread: int | None
     shared_memory: int | None  # bytes a block
     blocks_per_sm: int | None  # CUDA's occupancy calculation (tables.theoretical_occupancy); None: limits unknown
-    limiter: str | None  # what sets blocks_per_sm: "registers", "shared memory", "block size"
+    limiter: str | None  # what sets blocks_per_sm: "registers", "shared memory", "warps per SM", "blocks per SM"
     sm_count: int | None
     # packed documents through cu_seqlens (FA4's varlen call, varlen_attn): a grid sized by the longest document,
     # whose blocks past a shorter one exit at once, so its count of blocks says nothing of the work (no waves)

@@ -55,6 +55,10 @@ class AsRunNoise:
     twins: tuple[tuple[str, str], ...] = ()
     rounds: tuple[tuple[str, tuple[float, ...]], ...] = ()
     identical: tuple[tuple[str, str], ...] = ()
+    # Where borrowed: a pair of the point that ran the very same kernels on the same inputs but was replayed at
+    # graph lengths past rules.SAME_REPLAY_PCT apart, so not read as noise (review 21 item 1: "no identical pair ran
+    # here" beside a tie of the same kernels): (variant, variant, calls per replay of each); None where none
+    unequal_replay: tuple[str, str, int, int] | None = None
 
     def round_ms(self, variant: str) -> tuple[float, ...]:
         """A twin's round medians (`rounds`); () where it is none."""
@@ -189,18 +193,43 @@ def _point_noise(ls, key: tuple, recs: list) -> AsRunNoise | None:
                    twins=tuple(sorted(twins)), rounds=tuple(sorted(rounds.items())), identical=tuple(sorted(pairs)))
 
 
-def measured(ls) -> dict[tuple, AsRunNoise]:
-    """(kind, scenario, mode, point) -> that point's own noise, for every point with an identical pair; made once."""
-    cache = ("as-run noise",)
+def _points(ls) -> dict[tuple, list]:
+    """(kind, scenario, mode, point) -> the point's records; made once."""
+    cache = ("as-run noise points",)
     if cache not in ls._tables:
         points: dict[tuple, list] = {}
         for kind, recs in ((RUN, ls.rs.runs), (SWEEP, ls.rs.sweep)):
             for r in recs:
                 if r.point is not None:
                     points.setdefault((kind, r.scenario, r.mode, r.point), []).append(r)
-        found = {k: _point_noise(ls, k, rs) for k, rs in points.items()}
+        ls._tables[cache] = points
+    return ls._tables[cache]
+
+
+def measured(ls) -> dict[tuple, AsRunNoise]:
+    """(kind, scenario, mode, point) -> that point's own noise, for every point with an identical pair; made once."""
+    cache = ("as-run noise",)
+    if cache not in ls._tables:
+        found = {k: _point_noise(ls, k, rs) for k, rs in _points(ls).items()}
         ls._tables[cache] = {k: n for k, n in found.items() if n is not None}
     return ls._tables[cache]
+
+
+def _unequal_replay(ls, key: tuple) -> tuple[str, str, int, int] | None:
+    """A pair of the point's records that ran the very same kernels on the same inputs, replayed at graph lengths
+    past rules.SAME_REPLAY_PCT apart (`_same_replay` fails, all else holds): (variant, variant, calls per replay)."""
+    groups: dict[tuple, list] = {}
+    for r in _points(ls).get(key, ()):
+        if (g := _graph_kernels(r)) is not None:
+            groups.setdefault(g, []).append(r)
+    for same in groups.values():
+        for i, a in enumerate(same):
+            for b in same[i + 1:]:
+                if (a.variant != b.variant and _same_inputs(a, b) and not _same_replay(a, b)
+                        and a.timing.calls_per_replay and b.timing.calls_per_replay
+                        and _signature(ls, a) == _signature(ls, b)):
+                    return a.variant, b.variant, a.timing.calls_per_replay, b.timing.calls_per_replay
+    return None
 
 
 def _memory_bound(point: schema.Point, mode: str) -> bool:
@@ -236,7 +265,9 @@ def noise_at(ls, kind: str, scenario: str, mode: str, point: schema.Point | None
         return None
     own = measured(ls).get((kind, scenario, mode, point))
     if own is None:
-        return largest(ls, point, mode)
+        lent = largest(ls, point, mode)
+        unequal = _unequal_replay(ls, (kind, scenario, mode, point))
+        return replace(lent, unequal_replay=unequal) if lent is not None and unequal else lent
     if own.per_round is not None and own.kernel_sum is not None:
         return own
     lent = largest(ls, point, mode)  # the lines the point's own pairs do not give, borrowed as the as-run one is

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from gen.analysis import flops as flops_mod
-from gen.analysis import tables, verdicts
+from gen.analysis import host_rules, tables, verdicts
 from gen.analysis.ceilings import (  # noqa: F401 (read as scaling.* too)
     above_roof,
     ceilings,
@@ -163,6 +163,10 @@ def fastest_at_largest(ls: tables.LoadedSet) -> pd.DataFrame:
         pick = sorted((i for i in top if names[i] in tie), key=lambda i: df["gpu_only_ms"].iloc[i])
         row = (df.iloc[pick[0]] if pick else df.iloc[top].sort_values("gpu_only_ms").iloc[0]).copy()
         row["tie"] = tuple(names[i] for i in pick[1:])
+        # the calls of other kernels sharing the first rank (within noise of it): the row is then the lowest median,
+        # no call decided (review 21 item 3: flex_flash "fastest" at D128 16k where the home says none leads)
+        row["within"] = tuple(x.variant for x in v.rows if x.variant not in tie and x.variant != row["variant"]
+                              and v.rank(x.variant) == 1) if v is not None else ()
         rows.append(row)
     return pd.DataFrame(rows).reset_index(drop=True)
 
@@ -179,7 +183,8 @@ def category_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFram
 
 BUSY_COLUMNS = ["variant", "seq_len", "head_dim", "source", "span_us", "busy_us", "idle_us", "busy_pct",
                 "launch_gap_us", "host_ms", "eager_ms", "gpu_only_ms", "gpu_only_method", "eager_over_gpu_only",
-                "host_bound", "host_bound_outcome"]
+                "host_bound", "host_bound_outcome", "host_cost_ms", "host_noise_why", "eager_ratio_lo",
+                "eager_ratio_hi"]
 
 
 def busy_frame(ls: tables.LoadedSet, mode: str = "inference") -> pd.DataFrame:
@@ -208,7 +213,13 @@ def _times(ls: tables.LoadedSet, rec, tr) -> dict:
     tm = ls.times(rec, tr)
     return dict(host_ms=tm.host.median, eager_ms=tm.eager.median, gpu_only_ms=tm.gpu_only.median,
                 gpu_only_method=tm.gpu_only_method, eager_over_gpu_only=tm.eager_over_gpu_only,
-                host_bound=bool(tm.host_bound), host_bound_outcome=tm.host_bound_outcome)
+                host_bound=bool(tm.host_bound), host_bound_outcome=tm.host_bound_outcome, host_cost_ms=tm.host_cost_ms,
+                # why within noise (host_rules.host_bound_why), for the table's cell (review 21 item 2)
+                host_noise_why=host_rules.host_bound_why(tm.eager.ci_lo, tm.eager.ci_hi, tm.gpu_only.ci_lo,
+                                                         tm.gpu_only.ci_hi, tm.host_cost_ms),
+                # the eager/GPU-only ratio's interval as the rule reads it (host_rules.host_bound_outcome)
+                eager_ratio_lo=tm.eager.ci_lo / tm.gpu_only.ci_hi if tm.gpu_only.ci_hi else None,
+                eager_ratio_hi=tm.eager.ci_hi / tm.gpu_only.ci_lo if tm.gpu_only.ci_lo else None)
 
 
 def scalable(ls) -> bool:

@@ -402,7 +402,9 @@ def theoretical_occupancy(threads: int, regs: int | None, smem: int | None, env:
         return None
     max_warps = sm["threads"] // kernel_rules.WARP
     warps = math.ceil(threads / kernel_rules.WARP)
-    limits = {"block size": min(kernel_rules.MAX_BLOCKS_PER_SM, max_warps // warps) if warps else 0}
+    # the SM's warps and its block slots are two limits, each named (review 21 item 8: a 128-thread block held to 16
+    # a SM by the 64 warps read "block size set the limit"; Nsight Compute names it "warps")
+    limits = {"warps per SM": max_warps // warps if warps else 0, "blocks per SM": kernel_rules.MAX_BLOCKS_PER_SM}
     if regs:
         per_warp = math.ceil(regs * kernel_rules.WARP / kernel_rules.REG_ALLOC_UNIT) * kernel_rules.REG_ALLOC_UNIT
         limits["registers"] = (sm["registers"] // per_warp) // warps

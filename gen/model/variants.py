@@ -81,6 +81,9 @@ class Variant:
     # A paging variant's same call on a contiguous cache (no page table): paging's own cost is its time against
     # this one, never against another kernel that happens to be the fastest (review 2026-12-06-2 item 11).
     contiguous: str | None = None
+    # A set-up the call's constructor does outside every timing, and so no first call records (review 21 item 6: the
+    # cuDNN frontend graph's validate, build and plan selection in CudnnFP8Attention.__init__), or None
+    untimed_setup: str | None = None
 
     @property
     def compiled(self) -> bool:
@@ -326,6 +329,8 @@ VARIANTS: dict[str, Variant] = {
             masks="the diagonal band of the cuDNN graph (right bound 0: causal)",
             dtype="fp8_e4m3",
             twin="sdpa_cudnn",
+            untimed_setup="its cuDNN graph build (validation, the operation graph and plan selection, in the "
+                          "module's constructor)",
         ),
         Variant(
             "flex_flash",

@@ -155,8 +155,19 @@ def html_url(href: str) -> str:
     return urlunsplit(("", "", parts.path[:-3] + ".html", parts.query, parts.fragment))
 
 
-FILTERS = dict(meta_description=meta_description, md=md, day=day, num=num, ms=ms, us=us, size=size, integer=integer,
-               span=span, html_url=html_url, duration=duration, ratio=ratio)
+def a_an(text) -> str:
+    """The indefinite article for a figure or word as read aloud: "an" before 8, 11 and 18 (and their thousands:
+    "an 8192×8192×8192 product", review 21 item 9) and before a vowel, "a" otherwise."""
+    t = str(text)
+    digits = re.match(r"\d+", t)
+    if digits:
+        n = digits.group()
+        return "an" if n[0] == "8" or (len(n) % 3 == 2 and n[:2] in ("11", "18")) else "a"
+    return "an" if t[:1].lower() in "aeio" and t[:1] else "a"
+
+
+FILTERS = dict(meta_description=meta_description, a_an=a_an, md=md, day=day, num=num, ms=ms, us=us, size=size,
+               integer=integer, span=span, html_url=html_url, duration=duration, ratio=ratio)
 
 
 # --------------------------------------------------------------------------- names and paths

@@ -71,7 +71,8 @@ def figures_view(ctx: Context) -> list[dict]:
                         sweep_sums=method_words.sweep_sums(f.sums),
                         zero_estimate=f.zero_estimate, estimated=f.estimated,
                         host_bound=dict(variant=f.host_bound[0], events_us=f.host_bound[1],
-                                        gpu_only_us=1000 * f.host_bound[2], eager_us=1000 * f.host_bound[3])
+                                        gpu_only_us=1000 * f.host_bound[2], eager_us=1000 * f.host_bound[3],
+                                        waits=f.host_bound[4])
                         if f.host_bound else None,
                         lengths=f.lengths, head_dims=f.head_dims, ceilings=f.ceilings,
                         interleave=_mid_sentence(" ".join(

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import flops, scaling, scenarios
+from gen.analysis import flops, host_rules, rules, scaling, scenarios
 from gen.model import datasheets
 from gen.model.scenarios import ARTICLE
 from gen.report import charts
 from gen.report import format as fmt
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context, Page, records, summary_command
+from gen.report.words import host as host_words
 from gen.report.words import methodology as method_words
 from gen.report.words import scenarios as scenario_words
+from gen.report.words.common import ordinal
 
 PAGE = f"{fmt.GENERATED}/scaling.md"
 
@@ -53,14 +55,37 @@ def set_view(ctx: Context, ls) -> dict:
     sw, ceil = scaling.sweep_frame(ls), scaling.ceilings(ls)
     cat, busy = scaling.category_frame(ls), scaling.busy_frame(ls)
     return dict(ls=ls, ceil=ceil, has_sweep=bool(len(sw)), oom=scaling.oom_sizes(ls),
+                copy_size=ceil["copy_bytes"] // 2 if ceil else None,  # read once, written once: half moved
                 fastest=_fastest(ctx, ls), charts=_charts(ctx, ls, sw, ceil, cat, busy),
-                busy_default=records(busy[busy["source"] == "default"]) if len(busy) else [],
-                sweep_rows=records(sw[sw["gpu_only_ms"].notna() | sw["eager_ms"].notna() | (sw["status"] != "ok")])
-                if len(sw) else [],
+                busy_default=_host_cells(records(busy[busy["source"] == "default"])) if len(busy) else [],
+                sweep_rows=_above_eager(records(sw[sw["gpu_only_ms"].notna() | sw["eager_ms"].notna()
+                                                   | (sw["status"] != "ok")])) if len(sw) else [],
                 measured=ls.measured, gpu=ls.environment.device == "cuda",
                 above_roof=scenario_words.above_roof(scaling.above_roof(sw, ceil), datasheets.bandwidth(
                     ls.environment.gpu_name)) if len(sw) else None,
                 roof_line=scenario_words.roof_line(ceil, scaling.matmul_clock(ls)))
+
+
+def _above_eager(rows: list[dict]) -> list[dict]:
+    """Each sweep row marked where its GPU-only time is a graph replay's median above the eager loop's median at that
+    point (review 21 item 10: naive and flex at D128 4k, 11-15% above, unmarked)."""
+    for r in rows:
+        g, e = r.get("gpu_only_ms"), r.get("eager_ms")
+        r["above_eager"] = (r.get("gpu_only_method") == "cuda_graph" and isinstance(g, float) and isinstance(e, float)
+                            and g > e)
+    return rows
+
+
+def _host_cells(rows: list[dict]) -> list[dict]:
+    """Each row with its host-bound cell: the outcome, and where within noise, the measure that left it so
+    (host_words.noise_cell, review 21 item 2)."""
+    for r in rows:
+        o = r.get("host_bound_outcome")
+        r["host_cell"] = host_words.noise_cell(
+            r.get("host_noise_why"), r.get("eager_over_gpu_only"), r.get("host_cost_ms"),
+            r.get("gpu_only_ms"), (r.get("eager_ratio_lo"), r.get("eager_ratio_hi"))) \
+            if o == rules.WITHIN_NOISE else (o or "–")
+    return rows
 
 
 def has_page(ls) -> bool:
@@ -77,6 +102,7 @@ def _words(ctx: Context) -> dict:
     """What every scaling page says of its counts and rules (the scenarios' index linked only where
     the build makes it: scenario_pages.index_page)."""
     return dict(host_bound_rule=method_words.HOST_BOUND_RULE, fa_label=flops.FLOP_LABEL,
+                host_quantile=ordinal(host_rules.HOST_COST_QUANTILE),
                 flop_convention=flops.FLOP_CONVENTION, bytes_convention=flops.BYTES_CONVENTION,
                 scenarios_index=scenario_pages.index_page(ctx))
 

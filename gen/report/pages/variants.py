@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import counters, lessons, tables, verdicts
+from gen.analysis import counters, first_calls, lessons, tables, verdicts
 from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing, variant_order, variant_role
 from gen.model import variants
@@ -214,10 +214,12 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
                standing=_standing(ctx, ls, v, mode, row), lessons=_lessons(ctx, ls, v, mode),
                times=_times(ls, row), counters=None,
                # Its compile time was a side process's first call (gen.capture.precompile): say so.
-               compiled_ahead=(((method_words.COMPILED_AHEAD_SLOWER_TAB if run.first_call_s is not None
-                                 and run.compile_time_s is not None and run.first_call_s > run.compile_time_s
+               compiled_ahead=(((method_words.COMPILED_AHEAD_SLOWER_TAB if first_calls.own_first_slower(run)
                                  else method_words.COMPILED_AHEAD), method_words.COMPILED_AHEAD_BRIEF)
-                               if run.compiled_ahead else None))
+                               if run.compiled_ahead else None),
+               # the start-up a user pays, where the capture's own first call outlasted the side process's compile:
+               # the summary line leads with it, as the findings do (review 21 item 4)
+               startup_s=run.first_call_s if first_calls.own_first_slower(run) else None)
     tr = ls.trace(mode, v) if run.status == "ok" else None
     if tr is None:
         return tab

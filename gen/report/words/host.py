@@ -161,3 +161,27 @@ def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: s
     cross = None if host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms) else \
         host_crossover(gpu_ms, host_cost_ms, host_ref_ms, host_median_ms)
     return text + (f"; {cross}" if cross else "")
+
+
+def noise_cell(why: str | None, ratio: float | None, host_cost_ms: float | None, gpu_ms: float | None,
+               ci: tuple[float, float] | None = None) -> str:
+    """A "within noise" host-bound cell with the measure that left it undecided (host_rules.host_bound_why), so the
+    label follows from numbers a reader can check (review 21 item 2: FA4's 2.16x loop and cuDNN's 1.02x one read the
+    same): "within noise: the loop waited (2.16×), the host's low end 1.498× the GPU time, under 1.5×"."""
+    line = host_rules.HOST_BOUND_EAGER_RATIO
+    if why == "host" and ratio is not None and host_cost_ms and gpu_ms:
+        share = host_cost_ms / gpu_ms
+        if ratio >= line and host_rules.host_under_gpu(host_cost_ms, gpu_ms):
+            return (f"within noise: the loop took {times(ratio)}, but the host's low end is under the GPU time "
+                    f"({times_beside(share, 1)}): the gap is not shown to be the host's")
+        if ratio >= line:
+            return (f"within noise: the loop waited ({times(ratio)}), the host's low end "
+                    f"{times_beside(share, host_rules.HOST_YES_MARGIN)} the GPU time, under "
+                    f"{host_rules.HOST_YES_MARGIN:g}×")
+        low = times_beside(share, 1 / host_rules.HOST_HEADROOM)
+        return (f"within noise: the loop kept the GPU busy ({times(ratio)}), the host's low end {low} the GPU time, "
+                f"over 1/{host_rules.HOST_HEADROOM:g}")
+    if why in ("eager", "both"):
+        where = f", {times(ci[0])} to {times(ci[1])}," if ci and None not in ci else ""
+        return f"within noise: the loop's interval{where} reaches the {times(line)} line"
+    return "within noise"

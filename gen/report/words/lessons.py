@@ -137,7 +137,8 @@ def _on_chip_clause(x: lessons.FlashOccupancy) -> str:
                  "the chip")
     text += "."
     if x.tflops:
-        text += f" Measured: {x.tflops:.0f} TFLOP/s ({flops.FLOP_CONVENTION})"
+        # the label, not the whole convention three brackets deep (review 21 item 9): the scaling page states it
+        text += f" Measured: {x.tflops:.0f} TFLOP/s ({flops.FLOP_LABEL}; the whole count is on the scaling page)"
         if x.ceiling_tflops:
             text += (f", {100 * x.tflops / x.ceiling_tflops:.0f}% of the {x.ceiling_tflops:.0f} TFLOP/s a large bf16 "
                      "matrix product reached on this GPU (2·M·N·K)") + _ceiling_clock_clause(x)

@@ -269,8 +269,8 @@ def timed_alone(alone: int, after: int, later: int = 0, reach=None) -> str:
 
 def reach_words(r) -> str:
     """The set's bound behind rules.TIMED_APART_REACH (gen.analysis.reach.Reach), sentences after timed_alone's (review
-    8, review 6 #3; outside its bracket, so that no bracket nests in another: review 20, Part 1 item 4): " In this set
-    ..."; "" where the set gives none."""
+    8, review 6 #3; outside its bracket, so that no bracket nests in another: review 20, Part 1 item 4; review 21 items 5
+    and 9: "the nearest to it" named a lead six times past the line): " In this set ..."; "" where the set gives none."""
     if r is None:
         return ""
     sc, variant, p = r.lowest_at
@@ -279,13 +279,15 @@ def reach_words(r) -> str:
             f"its {r.ref_mhz:.0f} MHz maximum; identical kernels read up to {r.pair:.3f}× apart as run: "
             f"{r.bound:.2f}× together.")
     line = f"{rules.TIMED_APART_REACH:g}×"
-    more = f", and past it the fair kernel sums decide {r.sums_decide} more on their own" if r.sums_decide else ""
+    more = f"; past it, the fair kernel sums decide {r.sums_decide} more on their own" if r.sums_decide else ""
+    n = len(r.decides)
     if r.decides:
         sc, mode, p, a, b, lead = r.decides[0]
         size = f"{p.kv_len:,} keys" if p.q_len != p.kv_len else f"{p.kv_len:,} tokens"
         why = _why_sums_not(r.nearest)
-        text += (f" The {line} line alone decides {len(r.decides)} pair{'s' if len(r.decides) != 1 else ''} "
-                 f"here{more}; the nearest to it: {label(a)} {lead:.2f}× ahead of {label(b)} at {sc}, {size}"
+        smallest = "its lead" if n == 1 else f"the smallest lead of the {n}"
+        text += (f" The {line} line alone decides {n} pair{'s' if n != 1 else ''} here{more}; {smallest} is "
+                 f"{lead:.2f}×: {label(a)} ahead of {label(b)} at {sc}, {size}"
                  + (f", {mode}" if mode != "inference" else "") + (f" ({why})" if why else "") + ".")
     elif more:
         text += f" The {line} line alone decides no pair here{more}."
@@ -312,10 +314,11 @@ def _why_sums_not(o) -> str:
 
 
 def _odd_rounds(rounds) -> str:
-    """How many forward rounds of how many, per odd count of rounds, most common first: "3 of 5 forward in 220, 2 of 3
-    in 9"."""
+    """How many rounds ran, forward and reversed, per odd count of rounds, most common first (review 21 item 9: "2 of 3
+    forward in 3" read as a riddle): "5 rounds, 3 forward and 2 reversed, at 220; 3 rounds, 2 and 1, at 9"."""
     odd = sorted(((k, n) for k, n in rounds if k % 2), key=lambda x: (-x[1], -x[0]))
-    return ", ".join(f"{(k + 1) // 2} of {k}{' forward' if i == 0 else ''} in {n}" for i, (k, n) in enumerate(odd))
+    return "; ".join(f"{k} rounds, {(k + 1) // 2}" + (" forward and " if i == 0 else " and ") + f"{k // 2}"
+                     + (" reversed" if i == 0 else "") + f", at {n}" for i, (k, n) in enumerate(odd))
 
 
 def round_places(rounds) -> tuple[str, str]:
@@ -336,7 +339,9 @@ def swaps(o) -> str:
     with other kernels takes the lead at 2"."""
     from collections import Counter
 
-    head = f"of the {o.points} points timed in reversed rounds"
+    # the points with two or more calls timed in both orientations (review 21 item 9: "timed in reversed rounds" read
+    # as if the others had none)
+    head = f"of the {o.points} points where two or more calls ran in both orientations"
     if not o.swapped:
         return f"at none {head} does the fastest differ by orientation"
     text = f"at {o.swapped} {head} the fastest differs by orientation"

@@ -57,10 +57,21 @@ def pair_noise_aside(n, label, oriented: bool = False, before: str = "") -> Asid
     """pair_noise as an Aside, `before` ahead of it: the bracket's clauses kept apart, for a note said in sentences."""
     pair = f"{label(n.fast)} and {label(n.slow)}, same kernels, {times(n.ratio, 3)} apart"
     if n.borrowed:
-        return Aside(f"{before}borrowed from another point", ("no identical pair ran here",
+        return Aside(f"{before}borrowed from another point", (_none_here(n),
                                                               f"{pair} at {noise_point(n)}",
                                                               *([oriented_line(n)] if oriented else [])))
     return Aside(f"{before}at this point", (pair + (f", {oriented_line(n)}" if oriented else ""),))
+
+
+def _none_here(n) -> str:
+    """Why a point borrows its noise line: no pair of identical kernels ran there, or the one that did was replayed at
+    graph lengths past rules.SAME_REPLAY_PCT apart (review 21 item 1: "no identical pair ran here" beside a tie of the
+    same kernels)."""
+    if n.unequal_replay is None:
+        return "no identical pair ran here"
+    *_, na, nb = n.unequal_replay
+    return (f"the pair here with the same kernels was replayed {na} and {nb} calls at a time, more than "
+            f"{rules.SAME_REPLAY_PCT:g}% apart, so its gap is not read as noise")
 
 
 def telling(o) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from gen.analysis import leads, rules
 from gen.analysis.verdict_point import DETERMINISTIC
+from gen.model import schema
 from gen.model.records import PowerReading
 from gen.report import format as fmt
 from gen.report.words import orders as orders_words
@@ -132,7 +133,15 @@ def next_cell(f) -> str:
     if f.runner_up is None:
         return "–"
     at = f" at {f.runner_mhz:.0f} MHz" if f.runner_mhz is not None else ""
+    if f.runner_up in _sums(f):  # its replay set aside: the time is a kernel sum, never "as run" (review 21 item 5)
+        at = f", a kernel sum (its replay set aside){at}"
     return f"{_name(f, f.runner_up)}, {us(f.runner_ms)}{at}" if f.runner_ms is not None else _name(f, f.runner_up)
+
+
+def _sums(f) -> set[str]:
+    """The fastest and the runner-up, where its GPU-only time is a kernel sum standing in for a set-aside replay."""
+    return {c.variant for c in f.calls if c.variant in (f.fastest, f.runner_up)
+            and c.method == schema.GpuOnlyMethod.KERNEL_SUM}
 
 
 def sums_at(o, first_leads: bool = True) -> str:
@@ -160,6 +169,8 @@ def gain_cell(f) -> str:
     # more digits where two would round it onto the line the first screen asks before naming a call (1.195×, never
     # 1.20×: review 2026-12-07-1 item 7)
     by = orders_words.MEASURE.get(f.gain_by, f.gain_by or "")
+    if f.gain_by == leads.AS_RUN and (ks := _sums(f)):  # a kernel sum is never "as run" (review 21 item 5)
+        by = "(both kernel sums)" if len(ks) == 2 else "(one side a kernel sum)"
     text = f"{times_beside(f.gain, rules.ADVICE_MIN_GAIN)} {by}".strip()
     o = f.orders
     if f.gain_by == leads.BY_KERNEL_SUM and o is not None and o.first_ks_ms and o.second_ks_ms:
