@@ -27,7 +27,7 @@ class MethodFacts:
     estimated: tuple[tuple[str, int, float], ...]  # (kernel, bytes, estimate %): the most shared memory still estimated
     # (variant, its kernels' µs, GPU-only ms, eager ms, whether its loop waits): a host-bound forward, or one within
     # noise whose loop waits; else the fastest forward, whose loop does not (review 21 item 9: "yet" over 2.4%)
-    host_bound: tuple[str, float, float, float, bool] | None
+    host_bound: tuple[str, float, float, float, bool, float, bool] | None
     lengths: tuple[int, ...]  # the article sweep's sequence lengths
     head_dims: tuple[int, ...]
     ceilings: dict | None  # scaling.ceilings
@@ -153,7 +153,10 @@ def _host_bound(ls) -> tuple | None:
     t = v.row(edge[0]) if edge else v.fastest
     if t is None or t.main_us is None or t.gpu_only is None or t.eager is None:
         return None
-    return (t.variant, t.events_us or t.main_us, t.gpu_only.median, t.eager.median, bool(edge))
+    # a loop past the eager line whose host is still under the GPU (the H200 set's cuDNN forward: 1.44x) says so
+    slow_loop = t.eager.median >= host_rules.HOST_BOUND_EAGER_RATIO * t.gpu_only.median
+    return (t.variant, t.events_us or t.main_us, t.gpu_only.median, t.eager.median, bool(edge), t.host_cost_ms,
+            slow_loop)
 
 
 def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:

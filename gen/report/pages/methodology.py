@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gen.analysis import first_calls, host_rules, kernel_rules, method, reach, rules
+from gen.analysis.values import missing
 from gen.model import graph_rule
 from gen.report import format as fmt
 from gen.report.site import Context, Page
+from gen.report.words import host as host_words
 from gen.report.words import mask_cost as mask_words
 from gen.report.words import methodology as method_words
 
@@ -72,7 +74,9 @@ def figures_view(ctx: Context) -> list[dict]:
                         zero_estimate=f.zero_estimate, estimated=f.estimated,
                         host_bound=dict(variant=f.host_bound[0], events_us=f.host_bound[1],
                                         gpu_only_us=1000 * f.host_bound[2], eager_us=1000 * f.host_bound[3],
-                                        waits=f.host_bound[4])
+                                        waits=f.host_bound[4], host_cost=("" if missing(f.host_bound[5])
+                                                   else host_words.host_cost(f.host_bound[5])),
+                                        loop_ratio=f.host_bound[3] / f.host_bound[2], slow_loop=f.host_bound[6])
                         if f.host_bound else None,
                         lengths=f.lengths, head_dims=f.head_dims, ceilings=f.ceilings,
                         interleave=_mid_sentence(" ".join(

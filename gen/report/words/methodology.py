@@ -268,9 +268,10 @@ def timed_alone(alone: int, after: int, later: int = 0, reach=None) -> str:
 
 
 def reach_words(r) -> str:
-    """The set's bound behind rules.TIMED_APART_REACH (gen.analysis.reach.Reach), sentences after timed_alone's (review
-    8, review 6 #3; outside its bracket, so that no bracket nests in another: review 20, Part 1 item 4; review 21 items 5
-    and 9: "the nearest to it" named a lead six times past the line): " In this set ..."; "" where the set gives none."""
+    """The set's bound behind rules.TIMED_APART_REACH (gen.analysis.reach.Reach), sentences after timed_alone's
+    (review 8, review 6 #3; outside its bracket, so that no bracket nests in another: review 20, Part 1 item 4;
+    review 21 items 5 and 9: "the nearest to it" named a lead six times past the line): " In this set ..."; "" where
+    the set gives none."""
     if r is None:
         return ""
     sc, variant, p = r.lowest_at
