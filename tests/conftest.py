@@ -77,12 +77,27 @@ def pytest_xdist_make_scheduler(config, log):
     return HeaviestFirst(config, log)
 
 
+_COMMITTED_SETS: dict = {}  # committed_set's LoadedSets, by name: one per test process
+
+
+def committed_set(path):
+    """A committed set of results/ (its folder, or its name), loaded (gen.analysis.tables.LoadedSet) once per test
+    process and shared by every test file that reads it: the fixtures of the files that only read a set, none that
+    monkeypatches what a set caches (its verdicts, its times, its advice are computed once on the object, for all of
+    them). Each file's own load cost 0.3-0.9 s of CPU and its verdicts as much again. Read, never changed."""
+    from gen.analysis import tables
+
+    path = Path(path) if Path(path).is_absolute() else RESULTS / path
+    assert path.parent == RESULTS and (path / "result.json").is_file(), path
+    if path.name not in _COMMITTED_SETS:
+        _COMMITTED_SETS[path.name] = tables.load_set(path)
+    return _COMMITTED_SETS[path.name]
+
+
 @pytest.fixture(scope="session")
 def paired():
     """The paired H100 set, loaded (gen.analysis.tables.LoadedSet)."""
-    from gen.analysis import tables
-
-    return tables.load_set(RESULTS / H100_PAIRED)
+    return committed_set(H100_PAIRED)
 
 
 @pytest.fixture(scope="session")
@@ -126,9 +141,7 @@ def h200_new_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def h200_new(h200_new_dir):
-    from gen.analysis import tables
-
-    return tables.load_set(h200_new_dir)
+    return committed_set(h200_new_dir)
 
 
 def all_verdicts(ls):
@@ -342,12 +355,11 @@ def fixed_order(tmp_path_factory):
     return tables.load_set(open_set(FIXED_ORDER, tmp_path_factory.mktemp("fixed-order")))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def loaded() -> dict:
-    """Every committed result set, loaded (gen.analysis.tables.LoadedSet), by name: once per test module."""
-    from gen.analysis import tables
-
-    return {p.name: tables.load_set(p) for p in sorted(RESULTS.iterdir()) if (p / "result.json").is_file()}
+    """Every committed result set, loaded (gen.analysis.tables.LoadedSet), by name: once per test process
+    (committed_set's), for the files that only read them (once per module before)."""
+    return {p.name: committed_set(p) for p in sorted(RESULTS.iterdir()) if (p / "result.json").is_file()}
 
 
 def bracket_depth(text: str) -> int:
