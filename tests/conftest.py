@@ -77,12 +77,27 @@ def pytest_xdist_make_scheduler(config, log):
     return HeaviestFirst(config, log)
 
 
+_COMMITTED_SETS: dict = {}  # committed_set's LoadedSets, by name: one per test process
+
+
+def committed_set(path):
+    """A committed set of results/ (its folder, or its name), loaded (gen.analysis.tables.LoadedSet) once per test
+    process and shared by every test file that reads it: the fixtures of the files that only read a set, none that
+    monkeypatches what a set caches (its verdicts, its times, its advice are computed once on the object, for all of
+    them). Each file's own load cost 0.3-0.9 s of CPU and its verdicts as much again. Read, never changed."""
+    from gen.analysis import tables
+
+    path = Path(path) if Path(path).is_absolute() else RESULTS / path
+    assert path.parent == RESULTS and (path / "result.json").is_file(), path
+    if path.name not in _COMMITTED_SETS:
+        _COMMITTED_SETS[path.name] = tables.load_set(path)
+    return _COMMITTED_SETS[path.name]
+
+
 @pytest.fixture(scope="session")
 def paired():
     """The paired H100 set, loaded (gen.analysis.tables.LoadedSet)."""
-    from gen.analysis import tables
-
-    return tables.load_set(RESULTS / H100_PAIRED)
+    return committed_set(H100_PAIRED)
 
 
 @pytest.fixture(scope="session")
@@ -126,9 +141,7 @@ def h200_new_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def h200_new(h200_new_dir):
-    from gen.analysis import tables
-
-    return tables.load_set(h200_new_dir)
+    return committed_set(h200_new_dir)
 
 
 def all_verdicts(ls):
@@ -266,6 +279,68 @@ def matrix_site(tmp_path_factory) -> Path:
     return shared_dir(tmp_path_factory, "matrix", make)
 
 
+# The README's capture command at tiny sizes on the CPU (scenario all: every scenario, issue 20's among them, each with
+# its own variants), in three steps as issue 35's regression test has them: killed (SIGKILL) after two points, asked
+# again with the partial capture's meta.json naming another CPU (refused, nothing lost), then resumed and published.
+README_CAPTURE = ["profile", "--scenario", "all", "--mode", "inference,train", "--sweep", "--resume"]
+README_TINY = ["--tiny", "--quick", "--variants", "naive"]
+
+
+def _items(partial: Path) -> int | None:
+    return len(list((partial / "items").glob("*.json"))) if partial.is_dir() else None
+
+
+def _readme_capture(root: Path) -> None:
+    """What each step of the README's capture did, in root/steps.json (tests/test_hostile_round3.py asserts
+    it), and the set it published, in root/out. Nothing is asserted here: a step that went wrong is recorded,
+    and the next steps that need it are not run."""
+    import contextlib
+    import io
+    import json
+    import subprocess
+    import sys
+
+    from gen import cli
+    from gen.capture import staging
+
+    out = root / "out"
+    cmd = [sys.executable, "-m", "gen", *README_CAPTURE, *README_TINY, "--out", str(out)]
+    steps: dict = {}
+    killed = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT,
+                            env={**os.environ, staging.KILL_ENV: "2"})
+    partials = [d for d in out.iterdir() if d.name.startswith(staging.PREFIX)]
+    steps["killed"] = {"returncode": killed.returncode, "stderr": killed.stderr,
+                       "partials": len(partials), "items": _items(partials[0]) if partials else None}
+    if len(partials) == 1:
+        partial = partials[0]
+        meta = json.loads((partial / "meta.json").read_text())
+        mine = meta["environment"]["cpu"]
+        meta["environment"]["cpu"] = "Another CPU"
+        (partial / "meta.json").write_text(json.dumps(meta))
+        # In this process (the CLI's main, refused before anything is measured): a process of its own cost
+        # torch's import, about 1.5 s of CPU.
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code = cli.main([*cmd[3:]])
+        steps["other"] = {"returncode": code, "stderr": err.getvalue(), "items": _items(partial)}
+        meta["environment"]["cpu"] = mine
+        (partial / "meta.json").write_text(json.dumps(meta))
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
+        steps["done"] = {"returncode": done.returncode, "stderr": done.stderr, "partial_left": partial.exists()}
+    (root / "steps.json").write_text(json.dumps(steps), encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def readme_capture(tmp_path_factory) -> Path:
+    """The README's capture at tiny sizes, killed, refused on another host and resumed (_readme_capture),
+    once per session, shared by the test processes: the folder holding steps.json (each step's exit status
+    and stderr, the partial capture's items) and out/ (what it published). test_hostile_round3 asserts the
+    steps; test_scenarios20 reads the published set, which holds issue 20's scenarios (it made a capture of
+    its own before, compiling the same FlexAttention kernels: 14.5 s of CPU warm). Read, never changed."""
+    pytest.importorskip("torch")
+    return shared_dir(tmp_path_factory, "readme-capture", _readme_capture)
+
+
 # The H100 capture of 2026-12-06 01:53 UTC, timed in a fixed interleave order: the windows' clocks set leaders apart
 # as run where the kernel sums and equal clock disagree. The rules for such pairs are tested on it where the set
 # in results/ (rotated rounds) holds none.
@@ -280,12 +355,11 @@ def fixed_order(tmp_path_factory):
     return tables.load_set(open_set(FIXED_ORDER, tmp_path_factory.mktemp("fixed-order")))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def loaded() -> dict:
-    """Every committed result set, loaded (gen.analysis.tables.LoadedSet), by name: once per test module."""
-    from gen.analysis import tables
-
-    return {p.name: tables.load_set(p) for p in sorted(RESULTS.iterdir()) if (p / "result.json").is_file()}
+    """Every committed result set, loaded (gen.analysis.tables.LoadedSet), by name: once per test process
+    (committed_set's), for the files that only read them (once per module before)."""
+    return {p.name: committed_set(p) for p in sorted(RESULTS.iterdir()) if (p / "result.json").is_file()}
 
 
 def bracket_depth(text: str) -> int:

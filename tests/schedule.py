@@ -25,7 +25,7 @@ from xdist.scheduler import LoadFileScheduling
 WEIGHTS = {
     "test_build_cache.py": 49, "test_capture.py": 38, "test_trace_digest.py": 38, "test_hostile_names.py": 35,
     "test_browser.py": 33, "test_matrix_browser.py": 31, "test_site_build.py": 26, "test_console.py": 26,
-    "test_hostile_build.py": 25, "test_hostile_round3.py": 22, "test_import.py": 17, "test_scenarios20.py": 17,
+    "test_hostile_build.py": 25, "test_hostile_round3.py": 22, "test_import.py": 17, "test_scenarios20.py": 3,
     "test_scale.py": 11, "test_schema_reading.py": 11, "test_first_screen_browser.py": 11, "test_hostile_limits.py": 11,
     "test_hostile.py": 10, "test_scenario_report.py": 8, "test_analysis.py": 8, "test_verdict_rules.py": 8,
     "test_scenarios.py": 7, "test_new_set.py": 7, "test_mkdocs_hook.py": 6,
@@ -37,10 +37,11 @@ SHARED = re.compile(r"\bbuilt_site\([^)]*\)|\bmatrix_site\b|\bgpu_docs\b|\bresul
 
 # Files whose captures (`gen profile --tiny`, the packed-documents, decode and deterministic-backward scenarios)
 # compile FlexAttention's CPU kernels with Inductor: C++ built by g++ (its precompiled header, the vector ISA
-# checks, a few seconds a kernel), 30 to 50 s of CPU more for each file's capture where Inductor's cache
-# (/tmp/torchinductor_$USER, shared by every process) does not hold them yet, as on a new machine or CI's. Side
-# by side, both captures compiled the same kernels (the same tiny shapes); one after the other, the second reads
-# the first's (test_scenarios20's capture: 38 s of CPU cold, 12.5 s after the README capture's, 10.5 s warm).
+# checks, a few seconds a kernel), 30 to 50 s of CPU more where Inductor's cache (/tmp/torchinductor_$USER, shared
+# by every process) does not hold them yet, as on a new machine or CI's. Both read one capture now, conftest.py's
+# readme_capture (made by the first to ask, the other waiting on its lock): side by side, the second would wait
+# idle for it, so they still run one after the other. (Before, each made its own capture: side by side, both
+# compiled the same kernels; test_scenarios20's capture was 38 s of CPU cold, 12.5 s after the README's.)
 COMPILES = frozenset({"test_hostile_round3.py", "test_scenarios20.py"})
 INDUCTOR = "Inductor's cache"
 

@@ -11,14 +11,14 @@ from gen.analysis import calls, tables, verdicts
 from gen.model import schema
 from gen.report.pages import decision
 from gen.report.words import verdicts as verdict_words
-from tests.conftest import RESULTS
+from tests.conftest import committed_set
 
 OLDER = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
 
 @pytest.fixture(scope="module")
 def older():
-    return tables.load_set(RESULTS / OLDER)
+    return committed_set(OLDER)
 
 
 def _runs_row(ls, variant):

@@ -5,6 +5,7 @@ schema-2 sets, whose telemetry is "not recorded"."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -153,15 +154,23 @@ def test_summary_json_carries_the_conditions(s3, schema2_results):
     assert all(r["sm_clock_min_mhz"] is None and "not recorded" in r["telemetry_reason"] for r in runs)
 
 
-def test_pages_show_the_conditions(s3, tmp_path):
+@pytest.fixture(scope="module")
+def s3_docs(s3, tmp_path_factory) -> Path:
+    """s3's results built as Markdown pages (a set's own pages read line by line; the build converts them),
+    once for the tests below, which read them (each built the same pages before)."""
+    from gen.report import build
+
+    docs = tmp_path_factory.mktemp("s3-docs") / "docs"
+    build.run(s3[0], docs, convert=False)
+    return docs
+
+
+def test_pages_show_the_conditions(s3, s3_docs):
     """The built pages of the schema-3 set: the clock beside every GPU-only time, each ceiling's clock, the
     speed of light, the gap to the published time explained by the clock rule with both clocks printed,
     and the kernel-sum fallback with its reason and the kernels that differ."""
-    from gen.report import build
-
-    root, ls, _ = s3
-    build.run(root, tmp_path / "docs", convert=False)  # a set's own pages as Markdown, to read line by line
-    gen = tmp_path / "docs" / "generated"
+    _, ls, _ = s3
+    gen = s3_docs / "generated"
     own = gen / "sets" / ls.name  # the set's own pages: its page of each scenario
     gqa = (own / "scenarios" / "gqa-prefill.md").read_text(encoding="utf-8")
     # a window under 1 s: its averaged power marked ≈
@@ -181,7 +190,7 @@ def test_pages_show_the_conditions(s3, tmp_path):
     page = (gen / "sets" / f"{ls.name}.md").read_text(encoding="utf-8")
     assert "@ 1670 MHz" in page and "SDPA flash 1670 MHz (min 1640) · ≈690 W · 61 °C" in page
     # The home page's chart is this set's: its conditions under it; every set's times with their clock on Compare.
-    home = (tmp_path / "docs" / "generated" / ".home.md").read_text(encoding="utf-8")
+    home = (gen / ".home.md").read_text(encoding="utf-8")
     assert "SM clock 1670 MHz, ≈690–690 W" in home and "up to 61 °C" in home
     compare = (gen / "compare.md").read_text(encoding="utf-8")
     assert "@ 1670 MHz" in compare and "SM clock 1670 MHz, ≈690–690 W" in compare
@@ -203,12 +212,9 @@ def test_pages_say_not_recorded_for_older_sets(tmp_path, h200_dir):
     assert "MHz" not in page and "Here&#58; not recorded&#58; captured before schema 3" in page
 
 
-def test_set_page_lists_every_windows_conditions(s3, tmp_path):
-    from gen.report import build
-
-    root, ls, _ = s3
-    build.run(root, tmp_path / "docs", convert=False)  # the set page as Markdown (the build converts it)
-    page = (tmp_path / "docs" / "generated" / "sets" / f"{ls.name}.md").read_text(encoding="utf-8")
+def test_set_page_lists_every_windows_conditions(s3, s3_docs):
+    _, ls, _ = s3
+    page = (s3_docs / "generated" / "sets" / f"{ls.name}.md").read_text(encoding="utf-8")
     head = next(x for x in page.splitlines() if "| Variant | GPU-only (graph replays) | Eager loop |" in x)
     assert "Burst from idle" in head and "Profiled calls (kernel sum)" in head
     row = next(x for x in page.splitlines() if x.strip().startswith("| SDPA flash | 1670 MHz"))

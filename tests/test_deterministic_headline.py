@@ -8,12 +8,12 @@ import dataclasses
 
 import pytest
 
-from gen.analysis import determinism, tables, verdicts
+from gen.analysis import determinism, verdicts
 from gen.model import schema
 from gen.report.pages import scenario_set
 from gen.report.pages import scenarios as scenario_pages
 from gen.report.site import Context
-from tests.conftest import RESULTS
+from tests.conftest import committed_set
 
 label = scenario_set._label  # the scenario page's labels
 
@@ -23,7 +23,7 @@ NAME = "deterministic-backward"
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / LEAD)
+    return committed_set(LEAD)
 
 
 def test_the_facts_name_the_fastest_deterministic_call_and_its_cost(lead):

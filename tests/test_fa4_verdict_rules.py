@@ -13,7 +13,7 @@ from gen.model.variants import FA4_INSTALL
 from gen.report.pages import verdict as verdict_page
 from gen.report.words import common as words
 from gen.report.words import verdicts as verdict_words
-from tests.conftest import RESULTS
+from tests.conftest import RESULTS, committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 H200 = "nvidia-h200__torch-2.11.0"
@@ -21,12 +21,12 @@ H200 = "nvidia-h200__torch-2.11.0"
 
 @pytest.fixture(scope="module")
 def h200():
-    return tables.load_set(Path(RESULTS / H200))
+    return committed_set(H200)
 
 
 @pytest.fixture(scope="module")
 def h100():
-    return tables.load_set(Path(RESULTS / H100))
+    return committed_set(H100)
 
 
 def test_a_set_without_fa4_names_it_unmeasured_with_the_install_command(h200):

@@ -8,11 +8,11 @@ import shutil
 
 import pytest
 
-from gen.analysis import advice, determinism, host_rules, rules, tables, verdicts
+from gen.analysis import advice, determinism, host_rules, rules, verdicts
 from gen.report import build
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
-from tests.conftest import RESULTS
+from tests.conftest import RESULTS, committed_set
 from tests.test_verdicts import CUDNN90, FLASH, row
 
 CPU = RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0"
@@ -20,7 +20,7 @@ CPU = RESULTS / "cpu-intel-r-xeon-r-processor__torch-2.13.0"
 
 @pytest.fixture(scope="module")
 def cpu():
-    return tables.load_set(CPU)
+    return committed_set(CPU)
 
 
 def test_h200_first_screen(h200):

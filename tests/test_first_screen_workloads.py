@@ -4,15 +4,13 @@ training:"), and a default behind by less than the exception margin says what th
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from gen.analysis import rules, tables
+from gen.analysis import rules
 from gen.report.pages import decision
 from gen.report.words import decision as decision_words
 from gen.report.words import first_screen
-from tests.conftest import RESULTS
+from tests.conftest import committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 GQA = "Prefill with grouped-query attention"
@@ -20,7 +18,7 @@ GQA = "Prefill with grouped-query attention"
 
 @pytest.fixture(scope="module")
 def h100():
-    return tables.load_set(Path(RESULTS / H100))
+    return committed_set(H100)
 
 
 def test_training_workloads_are_named_apart():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from gen.analysis import advice, tables, verdicts
+from gen.analysis import advice, verdicts
 from gen.analysis import scenarios as sa
 from gen.model import schema
 from gen.report.pages import decision, scenario_set
@@ -16,7 +16,7 @@ from gen.report.words import orders as orders_words
 from gen.report.words import scenarios as scenario_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words.common import label
-from tests.conftest import RESULTS
+from tests.conftest import committed_set
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 FA4, CUDNN_FP8 = label("fa4"), label("cudnn_fp8")
@@ -27,7 +27,7 @@ LOWER = "at a 12% lower clock (1755 against 1965 MHz, the kernel sums' windows)"
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / LEAD)
+    return committed_set(LEAD)
 
 
 def _fp8_orders(lead):

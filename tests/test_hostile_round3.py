@@ -23,6 +23,7 @@ from gen import cli
 from gen.analysis import tables
 from gen.capture import counters, staging
 from gen.model import layout, limits, schema, trace, trace_digest
+from tests.conftest import README_CAPTURE
 
 ROOT = Path(__file__).resolve().parent.parent
 H200 = ROOT / "results" / "nvidia-h200__torch-2.11.0"
@@ -124,39 +125,28 @@ def test_resume_refuses_another_hosts_partial_capture_unless_forced(tmp_path):
     assert runner._another_host(store, here, force=False) is False
 
 
-README_CAPTURE = ["profile", "--scenario", "all", "--mode", "inference,train", "--sweep", "--resume"]
-TINY = ["--tiny", "--quick", "--variants", "naive"]
-
-
 @pytest.mark.slow
-def test_the_readmes_capture_killed_after_two_points_resumes_and_publishes(tmp_path):
-    """The README's capture command (scenario all: packed documents among them), at tiny sizes on the CPU."""
-    pytest.importorskip("torch")
+def test_the_readmes_capture_killed_after_two_points_resumes_and_publishes(readme_capture):
+    """The README's capture command (scenario all: packed documents among them), at tiny sizes on the CPU:
+    killed after two points, refused where the partial capture names another host, resumed. The capture is
+    conftest.py's readme_capture (made once, its set read by test_scenarios20 too); each step asserted here."""
     assert " ".join(README_CAPTURE) in (ROOT / "README.md").read_text()
-    out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "gen", *README_CAPTURE, *TINY, "--out", str(out)]
-    killed = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT,
-                            env={**os.environ, staging.KILL_ENV: "2"})
-    assert killed.returncode == -9, killed.stderr
-    (partial,) = [d for d in out.iterdir() if d.name.startswith(staging.PREFIX)]
-    assert len(list((partial / "items").glob("*.json"))) == 2
+    steps = json.loads((readme_capture / "steps.json").read_text(encoding="utf-8"))
+    killed = steps["killed"]
+    assert killed["returncode"] == -9, killed["stderr"]
+    assert killed["partials"] == 1 and killed["items"] == 2
     # a partial capture that names another host is refused, naming the field, and kept
-    meta = json.loads((partial / "meta.json").read_text())
-    mine = meta["environment"]["cpu"]
-    meta["environment"]["cpu"] = "Another CPU"
-    (partial / "meta.json").write_text(json.dumps(meta))
-    other = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
-    last = other.stderr.strip().splitlines()[-1]
-    assert other.returncode == 2 and "Traceback" not in other.stderr
+    other = steps["other"]
+    last = other["stderr"].strip().splitlines()[-1]
+    assert other["returncode"] == 2 and "Traceback" not in other["stderr"]
     assert last.startswith("error: --resume: ") and "another host" in last and "cpu: 'Another CPU'" not in last
     assert "cpu: " in last and "'Another CPU' in the partial capture" in last
-    assert partial.is_dir() and len(list((partial / "items").glob("*.json"))) == 2
-    meta["environment"]["cpu"] = mine
-    (partial / "meta.json").write_text(json.dumps(meta))
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    assert "kept from an earlier session" in done.stderr and "differ in" not in done.stderr
-    assert not partial.exists()
+    assert other["items"] == 2
+    done = steps["done"]
+    assert done["returncode"] == 0, done["stderr"]
+    assert "kept from an earlier session" in done["stderr"] and "differ in" not in done["stderr"]
+    assert not done["partial_left"]
+    out = readme_capture / "out"
     (published,) = [d for d in out.iterdir() if not d.name.startswith(".")]
     rs = schema.load_set(published)
     assert "packed-documents" in {s.name for s in rs.scenarios}

@@ -12,14 +12,14 @@ import pytest
 from gen.analysis import tables, timings, verdicts
 from gen.report.words import common as words
 from gen.report.words import methodology as method_words
-from tests.conftest import H200_NEW, RESULTS, ROOT, bracket_depth
+from tests.conftest import H200_NEW, ROOT, bracket_depth, committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / H100)
+    return committed_set(H100)
 
 
 def _span(text: str) -> tuple[float, float]:

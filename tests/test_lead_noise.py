@@ -8,12 +8,12 @@ import dataclasses
 
 import pytest
 
-from gen.analysis import calls, leads, method, pair_noise, rules, tables, timings
+from gen.analysis import calls, leads, method, pair_noise, rules, timings
 from gen.model import schema
 from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
 from gen.report.words.common import label
-from tests.conftest import RESULTS
+from tests.conftest import committed_set
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 FLOOR = 1 + rules.TIME_FLOOR_PCT / 100
@@ -21,7 +21,7 @@ FLOOR = 1 + rules.TIME_FLOOR_PCT / 100
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / LEAD)
+    return committed_set(LEAD)
 
 
 def test_a_lead_inside_the_noise_is_not_decided_one_beyond_is():

@@ -8,12 +8,12 @@ import dataclasses
 
 import pytest
 
-from gen.analysis import calls, leads, method, pair_noise, rules, tables, timings
+from gen.analysis import calls, leads, method, pair_noise, rules, timings
 from gen.model import schema
 from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
 from gen.report.words.common import label
-from tests.conftest import RESULTS, all_verdicts
+from tests.conftest import all_verdicts, committed_set
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 FLOOR = 1 + rules.TIME_FLOOR_PCT / 100
@@ -23,7 +23,7 @@ BORROWED = pair_noise.AsRunNoise(1.147, "sdpa_cudnn", "sdpa_auto", "gqa-prefill"
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / LEAD)
+    return committed_set(LEAD)
 
 
 def _timing(rounds: list[float], reversed_: bool = True) -> schema.Timing:

@@ -9,11 +9,11 @@ import dataclasses
 
 import pytest
 
-from gen.analysis import leads, pair_noise, rules, tables, timings, verdicts
+from gen.analysis import leads, pair_noise, rules, timings, verdicts
 from gen.model import schema
 from gen.report.words import orders as orders_words
 from gen.report.words.common import label
-from tests.conftest import RESULTS
+from tests.conftest import committed_set
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 FLOOR = rules.TIME_FLOOR
@@ -22,7 +22,7 @@ ARTICLE_1K_128 = ("sweep", "article", "inference", schema.Point(8, 16, 16, 128, 
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / LEAD)
+    return committed_set(LEAD)
 
 
 def test_the_weaker_orientation_is_set_against_the_orientations_line():

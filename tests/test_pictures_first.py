@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import advice, tables, verdict_point
+from gen.analysis import advice, verdict_point
 from gen.analysis import dynamic as dyn
 from gen.report import format as fmt
 from gen.report import prerender
@@ -27,7 +27,7 @@ from gen.report.words import dynamic as dynamic_words
 from gen.report.words import home as home_words
 from gen.report.words import scenario_first as first_words
 from gen.report.words.common import label, us
-from tests.conftest import RESULTS, ROOT
+from tests.conftest import ROOT, committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 _P = re.compile(r"<p[ >]")
@@ -43,7 +43,7 @@ def converter():
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / H100)
+    return committed_set(H100)
 
 
 def _scenario_pages(docs: Path) -> list[Path]:

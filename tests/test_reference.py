@@ -10,14 +10,14 @@ import pytest
 from gen.analysis import tables
 from gen.cli import main
 from gen.model import anchors, reference, schema
-from tests.conftest import RESULTS
+from tests.conftest import RESULTS, committed_set
 
 REF = "nvidia-a100-sxm4-80gb__article-2026-07"
 
 
 @pytest.fixture(scope="module")
 def ref(h200_dir):
-    return tables.load_set(RESULTS / REF)
+    return committed_set(REF)
 
 
 def test_committed_set_matches_the_builder(h200_dir):

@@ -9,21 +9,21 @@ import re
 
 import pytest
 
-from gen.analysis import advice, tables
+from gen.analysis import advice
 from gen.analysis.dynamic import ALWAYS, BEYOND, UP_TO, LengthOutcome
 from gen.model.variants import VARIANTS
 from gen.report.pages import decision as decision_page
 from gen.report.words import decision as decision_words
 from gen.report.words import dynamic as dynamic_words
 from gen.report.words.common import label, short_label, times, us
-from tests.conftest import RESULTS
+from tests.conftest import RESULTS, committed_set
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / LEAD)
+    return committed_set(LEAD)
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from gen.report.words import methodology as method_words
 from gen.report.words import oriented as oriented_words
 from gen.report.words import scenarios as scenario_words
 from gen.report.words.common import level_pct
-from tests.conftest import RESULTS
+from tests.conftest import RESULTS, committed_set
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -31,7 +31,7 @@ H200 = "nvidia-h200__torch-2.11.0"
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / LEAD)
+    return committed_set(LEAD)
 
 
 def label(v: str) -> str:

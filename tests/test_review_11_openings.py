@@ -13,7 +13,7 @@ import statistics
 import pytest
 
 from gen.analysis import dynamic as dyn
-from gen.analysis import leads, tables, timings, verdict_point, verdicts
+from gen.analysis import leads, timings, verdict_point, verdicts
 from gen.analysis.determinism_rule import deterministic
 from gen.report import charts
 from gen.report import format as fmt
@@ -23,7 +23,7 @@ from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
 from gen.report.words import scenario_first as first_words
 from gen.report.words.common import intervals, label, times, us
-from tests.conftest import RESULTS, ROOT
+from tests.conftest import ROOT, committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 vp_chart = importlib.import_module("gen.report.charts.verdict_point")  # the package exports its function by that name
@@ -31,7 +31,7 @@ vp_chart = importlib.import_module("gen.report.charts.verdict_point")  # the pac
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / H100)
+    return committed_set(H100)
 
 
 def _one(lead, scenario, mode="inference", scope=None):

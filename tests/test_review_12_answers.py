@@ -13,7 +13,7 @@ from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
 from gen.report.words import scenario_first as first_words
 from gen.report.words.common import label, short_label
-from tests.conftest import H100_PAIRED, RESULTS
+from tests.conftest import H100_PAIRED, RESULTS, committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 PAIRED = H100_PAIRED
@@ -21,7 +21,7 @@ PAIRED = H100_PAIRED
 
 @pytest.fixture(scope="module")
 def older():
-    return tables.load_set(RESULTS / H100)
+    return committed_set(H100)
 
 
 def _one(ls, scenario, mode="inference", scope=None):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import advice, capture_gaps, mask_cost, tables, verdicts
+from gen.analysis import advice, capture_gaps, mask_cost, verdicts
 from gen.analysis.values import variant_role
 from gen.model import schema
 from gen.report import site, units
@@ -19,7 +19,7 @@ from gen.report.words import first_screen
 from gen.report.words import lengths_beside as lengths_words
 from gen.report.words import mask_cost as mask_words
 from gen.report.words.common import label, one_timing
-from tests.conftest import H100_PAIRED, RESULTS
+from tests.conftest import H100_PAIRED, RESULTS, committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
@@ -32,7 +32,7 @@ def _measured() -> list[Path]:
 def loaded() -> dict:
     out = {}
     for p in _measured():
-        ls = tables.load_set(p)
+        ls = committed_set(p)
         if ls.measured:
             out[ls.name] = ls
     return out

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from gen.analysis import advice, rules, tables, verdict_point, verdicts
+from gen.analysis import advice, rules, verdict_point, verdicts
 from gen.report.pages import decision as decision_page
 from gen.report.words import decision as decision_words
 from gen.report.words import orders as orders_words
 from gen.report.words import scenario_first as first_words
 from gen.report.words import sum_clocks
 from gen.report.words.common import label, us
-from tests.conftest import RESULTS, all_verdicts
+from tests.conftest import RESULTS, all_verdicts, committed_set
 
 
 def _sets():
@@ -23,7 +23,7 @@ def _sets():
 
 @pytest.fixture(scope="module")
 def loaded():
-    return {p.name: tables.load_set(p) for p in _sets()}
+    return {p.name: committed_set(p) for p in _sets()}
 
 
 def _leader_clocks(o) -> tuple[float, float]:

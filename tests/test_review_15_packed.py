@@ -9,19 +9,19 @@ import re
 
 import pytest
 
-from gen.analysis import advice, mask_cost, rules, tables, verdict_point, verdicts
+from gen.analysis import advice, mask_cost, rules, verdict_point, verdicts
 from gen.model import schema
 from gen.report.pages import decision, methodology, scenario_first
 from gen.report.words import decision as decision_words
 from gen.report.words import mask_cost as mask_words
-from tests.conftest import H100_PAIRED, RESULTS
+from tests.conftest import H100_PAIRED, RESULTS, committed_set
 
 
 @pytest.fixture(scope="module")
 def loaded() -> dict:
     out = {}
     for p in schema.list_sets(RESULTS):
-        ls = tables.load_set(p)
+        ls = committed_set(p)
         if ls.measured:
             out[ls.name] = ls
     return out

@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from gen.analysis import tables
 from gen.report.words import common as words
 from gen.report.words import host as host_words
 from gen.report.words import verdicts as verdict_words
-from tests.conftest import CAPTURED_LATER, RESULTS, all_verdicts
+from tests.conftest import CAPTURED_LATER, all_verdicts, committed_set
 
 
 @pytest.fixture(scope="module")
 def older():
     """The older H100 set, the one the home answers for."""
-    return tables.load_set(RESULTS / CAPTURED_LATER[0])
+    return committed_set(CAPTURED_LATER[0])
 
 
 # --------------------------------------------------------------------------- finding 1: the loop's leader, either way

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from gen.analysis import host_rules, rules, tables, verdicts
+from gen.analysis import host_rules, rules, verdicts
 from gen.report.words import as_run as as_run_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words.common import times_beside
-from tests.conftest import RESULTS
+from tests.conftest import committed_set
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / LEAD)
+    return committed_set(LEAD)
 
 
 # item 3: leaders within noise as run but apart at equal clock are said to be so, with their clocks, before any

@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from gen.analysis import advice, calls, host_rules, kernel_rules, launches, rules, tables, verdicts
+from gen.analysis import advice, calls, host_rules, kernel_rules, launches, rules, verdicts
 from gen.analysis import scenarios as sa
 from gen.analysis.timings import Spread
 from gen.model import stats
@@ -20,14 +20,14 @@ from gen.report.words import methodology as method_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words import why as why_words
 from gen.report.words.common import apart_words, intervals, label, times_beside, us
-from tests.conftest import RESULTS
+from tests.conftest import committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
 
 @pytest.fixture(scope="module")
 def h100():
-    return tables.load_set(RESULTS / H100)
+    return committed_set(H100)
 
 
 # --------------------------------------------------------------------------- item 5: one tie test, the gap

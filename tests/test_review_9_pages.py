@@ -11,14 +11,14 @@ import pytest
 from gen.analysis import findings, rules, tables, timings
 from gen.report.words import common as words
 from gen.report.words import findings as finding_words
-from tests.conftest import RESULTS
+from tests.conftest import committed_set
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / LEAD)
+    return committed_set(LEAD)
 
 
 # --------------------------------------------------------------------------- item 2: the ±1% floor

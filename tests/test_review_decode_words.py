@@ -19,7 +19,7 @@ from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words import why as why_words
 from gen.report.words.common import label, times, us
-from tests.conftest import RESULTS, all_verdicts
+from tests.conftest import RESULTS, all_verdicts, committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 H200 = "nvidia-h200__torch-2.11.0"
@@ -27,12 +27,12 @@ H200 = "nvidia-h200__torch-2.11.0"
 
 @pytest.fixture(scope="module")
 def h100():
-    return tables.load_set(RESULTS / H100)
+    return committed_set(H100)
 
 
 @pytest.fixture(scope="module")
 def h200():
-    return tables.load_set(RESULTS / H200)
+    return committed_set(H200)
 
 
 # --------------------------------------------------------------------------- item 4: the decode verdict's batch

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import calls, host_rules, rules, tables, timings, verdicts
+from gen.analysis import calls, host_rules, rules, timings, verdicts
 from gen.model import schema
 from gen.report.words import as_run as as_run_words
 from gen.report.words import common as words
@@ -19,6 +19,7 @@ from gen.report.words import lessons as lesson_words
 from gen.report.words import methodology as method_words
 from gen.report.words import tables as table_words
 from gen.report.words import verdicts as verdict_words
+from tests.conftest import committed_set
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAD = ROOT / "results" / "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -26,7 +27,7 @@ LEAD = ROOT / "results" / "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(LEAD)
+    return committed_set(LEAD)
 
 
 def _graph_timing(graph, eager, ksum) -> schema.Timing:

@@ -4,17 +4,16 @@ again what the committed sets contradict."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
-from gen.analysis import advice, calls, dynamic, tables, verdicts
+from gen.analysis import advice, calls, dynamic, verdicts
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
 from gen.report.words import dynamic as dynamic_words
 from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
-from tests.conftest import RESULTS
+from tests.conftest import committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 H200 = "nvidia-h200__torch-2.11.0"
@@ -22,12 +21,12 @@ H200 = "nvidia-h200__torch-2.11.0"
 
 @pytest.fixture(scope="module")
 def h100():
-    return tables.load_set(Path(RESULTS / H100))
+    return committed_set(H100)
 
 
 @pytest.fixture(scope="module")
 def h200():
-    return tables.load_set(Path(RESULTS / H200))
+    return committed_set(H200)
 
 
 # item 4: unpinned SDPA's cheap first calls followed pinned cuDNN's at the same lengths: cache hits

@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from gen.analysis import calls, flops, kernel_names, tables, verdicts
+from gen.analysis import calls, flops, kernel_names, verdicts
 from gen.analysis import kernel_story as ks
 from gen.model import schema
 from gen.model.variants import VARIANTS, extra_install
@@ -22,7 +22,7 @@ from gen.report.words import common as words
 from gen.report.words import host as host_words
 from gen.report.words import kernels as kernel_words
 from gen.report.words import why as why_words
-from tests.conftest import RESULTS
+from tests.conftest import RESULTS, committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 PUBLISHED = "nvidia-h200__cudnn-frontend-9.19.1"
@@ -36,7 +36,7 @@ def rs():
 
 @pytest.fixture(scope="module")
 def loaded():
-    return tables.load_set(RESULTS / H100)
+    return committed_set(H100)
 
 
 @pytest.fixture(scope="module")

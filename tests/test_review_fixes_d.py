@@ -12,7 +12,7 @@ from gen.report.words import common as words
 from gen.report.words import host as host_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words import why as why_words
-from tests.conftest import RESULTS, all_verdicts
+from tests.conftest import RESULTS, all_verdicts, committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 H200 = "nvidia-h200__torch-2.11.0"
@@ -25,7 +25,7 @@ def any_set(request):
 
 @pytest.fixture(scope="module")
 def h100():
-    return tables.load_set(Path(RESULTS / H100))
+    return committed_set(H100)
 
 
 

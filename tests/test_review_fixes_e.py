@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from gen.analysis import tables, verdicts
+from gen.analysis import verdicts
 from gen.report.words import as_run as as_run_words
+from tests.conftest import committed_set
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -16,7 +17,7 @@ LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(ROOT / "results" / LEAD)
+    return committed_set(LEAD)
 
 
 def test_no_clock_fall_is_put_down_to_the_power_limit(lead):

@@ -11,21 +11,21 @@ import types
 
 import pytest
 
-from gen.analysis import advice, calls, launches, method, rules, tables, verdicts
+from gen.analysis import advice, calls, launches, method, rules, verdicts
 from gen.report.words import behind as behind_words
 from gen.report.words import decision as decision_words
 from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words import why as why_words
 from gen.report.words.common import join_and, label, times
-from tests.conftest import RESULTS, all_verdicts
+from tests.conftest import all_verdicts, committed_set
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / LEAD)
+    return committed_set(LEAD)
 
 
 

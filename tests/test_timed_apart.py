@@ -9,13 +9,13 @@ import dataclasses
 
 import pytest
 
-from gen.analysis import calls, leads, method, rules, tables, timings, verdicts
+from gen.analysis import calls, leads, method, rules, timings, verdicts
 from gen.model import schema
 from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words.common import label
-from tests.conftest import RESULTS, all_verdicts
+from tests.conftest import all_verdicts, committed_set
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 FLOOR = 1 + rules.TIME_FLOOR_PCT / 100
@@ -25,7 +25,7 @@ FAR = 1980 * (1 - 2 * rules.CLOCK_GAP_PCT / 100)  # past it
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / LEAD)
+    return committed_set(LEAD)
 
 
 def _rec(variant: str, with_: list[str], gpu: list[int], eager: list[int]) -> schema.SweepPoint:

@@ -9,19 +9,19 @@ import inspect
 
 import pytest
 
-from gen.analysis import tables, verdicts
+from gen.analysis import verdicts
 from gen.model import schema
 from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words.common import label, times
-from tests.conftest import RESULTS, all_verdicts
+from tests.conftest import all_verdicts, committed_set
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
 
 @pytest.fixture(scope="module")
 def lead():
-    return tables.load_set(RESULTS / LEAD)
+    return committed_set(LEAD)
 
 
 def test_a_lead_the_kernel_sums_decide_is_headlined_by_them(lead):

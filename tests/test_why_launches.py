@@ -11,7 +11,7 @@ import pytest
 
 from gen.analysis import launches, tables, verdicts
 from gen.report.words import verdicts as verdict_words
-from tests.conftest import RESULTS, all_verdicts
+from tests.conftest import RESULTS, all_verdicts, committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 H200 = "nvidia-h200__torch-2.11.0"
@@ -24,7 +24,7 @@ def any_set(request):
 
 @pytest.fixture(scope="module")
 def h100():
-    return tables.load_set(Path(RESULTS / H100))
+    return committed_set(H100)
 
 
 
