@@ -210,7 +210,9 @@ def test_a_third_call_fastest_at_another_head_dim_is_named(older):
                 assert head in text
                 # review 20 item 1: against both calls, by the pair rule (Orders.decided), with the clock gap
                 for o in pair:
-                    assert f"{words.short_label(o.second)} {words.times(o.as_run)} behind as run at a " in text
+                    # the gap said of the higher clock (review 2026-12-07-13 item 1): "at a" or "against a" N% higher
+                    assert (f"{words.short_label(o.second)} {words.times(o.as_run)} behind as run at a " in text or
+                            f"{words.short_label(o.second)} {words.times(o.as_run)} behind as run against a " in text)
                 if not any(o.decided for o in pair):
                     assert head + ", but " in text and "within noise of it" in text and " ahead of " not in text
                 assert ms < min(q.default_ms, q.variant_ms)

@@ -271,7 +271,7 @@ def test_the_methodologys_host_example_says_yet_only_where_a_loop_waits(loaded):
         f = method.method_facts(loaded[name])
         if f is None or f.host_bound is None:
             continue
-        _v, _events, gpu, eager, waits = f.host_bound
+        _v, _events, gpu, eager, waits, _host, _slow = f.host_bound  # method.MethodFacts.host_bound
         assert not waits or eager >= host_rules.HOST_BOUND_EAGER_RATIO * gpu, name  # "yet" only where a loop waits
     assert method.method_facts(loaded[H100]).host_bound[4]  # flex_flash, 308.1 µs in a loop against 71.4 µs
     assert not method.method_facts(loaded[PAIRED]).host_bound[4]  # sdpa_cudnn, 60.3 against 58.9 µs
