@@ -171,7 +171,9 @@ def test_orders_set_the_rounds_against_identical_kernels_per_round_noise():
     o = leads.orders(_row("a", a, noise=wide), _row("b", b, noise=wide), "gpu_only")
     assert not o.decided and not o.decided_by_rounds and o.paired_leader is None
     text = orders_words.paired(o, str)
-    assert "1.233×" in text and "do not decide it either" in text and "not every round clears it" in text
+    # "in none of the 6" is followed by "no round clears it", not "not every round" (review 2026-12-07-13 item 6)
+    assert "1.233×" in text and "do not decide it either" in text and "no round clears it" in text
+    assert "not every round" not in text
     assert ("a ahead past the 1.233× line (identical kernels' per-round noise here) by more than 1% in none of the 6"
             in text)
     narrow = _noise(per_round=1.002)

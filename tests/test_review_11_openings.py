@@ -88,15 +88,15 @@ def test_a_gain_by_kernel_sum_shows_the_sums_it_divides_their_clocks_and_the_as_
                                           "3.49× faster than FlashAttention-4")
     fp8 = _one(lead, "fp8-prefill")
     assert first_words.gain_cell(fp8) == f"{label('cudnn_fp8')} faster: 1.195× by kernel sum, 1.08× as run"
-    assert "1.195× faster by kernel sum (5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: at a 12% lower clock)" \
-        in first_words.named_note(fp8)
+    assert ("1.195× faster by kernel sum (5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: against a 12% higher "
+            "clock)") in first_words.named_note(fp8)
 
 
 def test_the_fp8_clock_sentence_names_the_clocks_it_compares(lead):
     f = _one(lead, "fp8-prefill")
     # 11% is the kernel sums' windows' gap, not the as-run windows' (1675 against 1660 MHz, the other way), said once
     # under the table beside the two sums' clocks; the Holds cell, of the named call's row, does not repeat it
-    assert "5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: at a 12% lower clock" in first_words.named_note(f)
+    assert "5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: against a 12% higher clock" in first_words.named_note(f)
     assert "11%" not in first_words.holds_cell(f)
     assert orders_words.kernels_ahead(f.orders, label).endswith("(1755 against 1965 MHz, the kernel sums' windows)")
 
@@ -125,7 +125,7 @@ def test_the_paired_sets_article_table_gives_the_ratio_its_chart_draws(paired):
     runner = next(p for p in found["points"] if p["call"] == label(f.runner_up) and p["at"] == row["at"])
     assert times(runner["rel"]) != times(f.orders.as_run)  # the premise: the records differ at two digits
     assert row["gain"] == f"{times(runner['rel'])} as run"
-    assert f"{us(f.median_ms)}" == row["time"] and f"{us(f.runner_ms)} at" in row["next"]
+    assert row["time"].startswith(us(f.median_ms)) and f"{us(f.runner_ms)} at" in row["next"]
     assert f"({us(f.rounds_ms[0])} against {us(f.rounds_ms[1])}, {times(f.orders.as_run)})" in row["holds"]
 
 

@@ -53,7 +53,9 @@ def test_every_worded_clock_gap_is_in_the_gates_measure(loaded):
         if advice.advice(ls) is None:
             continue
         text = _home_text(ls)
-        assert "% higher clock" not in text, ls.name  # the lead's over the other's: another measure
+        # a gap is said of the higher clock, in the gate's measure (review 2026-12-07-13 item 1: "a 6.5% lower clock"
+        # printed the higher over the lower, less one, for a clock 6.1% lower)
+        assert "% lower clock" not in text, ls.name
         for rx in (_PAIR, _NAMED):
             for a, b, pct in rx.findall(text):
                 seen += 1

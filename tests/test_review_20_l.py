@@ -113,7 +113,7 @@ def test_a_clock_gap_is_the_higher_clock_over_the_lower_less_one():
 # 1.065× ...)"; "1950 against 1845 MHz, 5.7% apart"
 _EXPLAINS = re.compile(r"clocks (\d+(?:\.\d)?)% apart[^.]*?(?:the|up to) (\d\.\d{3})× (?:that gap can explain)?")
 _PAIR = re.compile(r"(\d{3,4}) against (\d{3,4}) MHz[,;:)]? (?:\()?(\d+(?:\.\d)?)% apart")
-_LOWER = re.compile(r"at an? (\d+(?:\.\d)?)% lower clock[ ,(]+(\d{3,4}) against (\d{3,4}) MHz")
+_LOWER = re.compile(r"(?:at|against) an? (\d+(?:\.\d)?)% higher clock[ ,(]+(\d{3,4}) against (\d{3,4}) MHz")
 
 
 def _close(pct: str, gap: float) -> bool:

@@ -310,8 +310,10 @@ def test_a_replay_median_above_the_eager_loop_is_marked(loaded, name):
     sw = scaling.sweep_frame(loaded[name])
     rows = scaling_pages._above_eager(sw.to_dict("records"))
     for r in rows:
+        # past the one line for a replay above its loop (review 2026-12-07-13, Part 1 item 10: 1.0001x was marked)
         above = (r["gpu_only_method"] == "cuda_graph" and r["gpu_only_ms"] == r["gpu_only_ms"]
-                 and r["eager_ms"] == r["eager_ms"] and r["gpu_only_ms"] > r["eager_ms"])
+                 and r["eager_ms"] == r["eager_ms"]
+                 and r["gpu_only_ms"] > r["eager_ms"] * (1 + rules.GRAPH_ABOVE_EAGER_PCT / 100))
         assert r["above_eager"] == above, (r["variant"], r["seq_len"])
     if name == H100:  # the review's rows: naive and flex at D128 4k
         marked = {(r["variant"], r["head_dim"], r["seq_len"]) for r in rows if r["above_eager"]}

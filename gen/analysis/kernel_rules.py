@@ -112,6 +112,19 @@ def no_occupancy_estimate(pct: float | None) -> bool:
     return missing(pct) or pct == 0
 
 
+# The profiler (CUPTI's "est. achieved occupancy %") gives its estimate to a whole percent, rounding half up: a
+# theoretical 12.5% reads 13% there. An estimate within half this step of the theoretical figure is that figure
+# rounded, not an estimate above the ceiling (review 2026-12-07-13 item 3: "estimate 13%, theoretical 12%").
+ESTIMATE_STEP_PCT = 1.0
+
+
+def estimate_at_theoretical(estimate_pct: float | None, theoretical_pct: float | None) -> bool:
+    """The profiler's whole-percent estimate is the theoretical occupancy, rounded (ESTIMATE_STEP_PCT)."""
+    if no_occupancy_estimate(estimate_pct) or missing(theoretical_pct):
+        return False
+    return abs(estimate_pct - theoretical_pct) <= ESTIMATE_STEP_PCT / 2
+
+
 # --------------------------------------------------------------------------- hardware counters
 
 # Nsight Compute's own Speed Of Light rule (SOLBottleneck) calls a kernel

@@ -20,11 +20,12 @@ from gen.analysis import leads, tables, verdicts
 from gen.model import schema
 
 # The rule, named once (review 2026-12-07-6 item 1: the paired set named FlexAttention for packed documents while its
-# own break-even said varlen_attn): where a packed-documents verdict's first rank is shared as run (Verdict.near) by a
-# call that builds a BlockMask for each new document layout and a call that needs none, the answer names the one that
-# needs none. The scenario packs each batch anew, so the build is paid every step, and a lead within noise as run
-# does not repay it; the mask call stays the alternative where one layout serves many calls. Where the mask call
-# leads decidedly as run, it stays named (the words put the every-batch conclusion beside it).
+# own break-even said varlen_attn): a loop that packs each batch anew builds one BlockMask a step, shared by every call
+# of that step (every layer's, as FlexAttention is used: one BlockMask a batch), so the break-even (calls_to_repay,
+# repay_range) counts a step's calls, in every set (review 2026-12-07-13 item 2). Where a packed-documents verdict's
+# first rank is shared as run (Verdict.near) by a call that builds a BlockMask and a call that needs none, the mask
+# call's lead a call is within noise, so the answer names the one that needs none, the mask call past the break-even;
+# where the mask call leads decidedly as run, it stays named, the call that needs none beside it below the break-even.
 MASKLESS_WHERE_SHARED = "maskless_where_shared"
 
 

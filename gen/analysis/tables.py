@@ -446,6 +446,8 @@ def occupancy_facts(ls: LoadedSet, variant: str, mode: str = "inference", top: i
             theoretical_pct=th["theoretical_pct"] if th else np.nan, limiter=th["limiter"] if th else None,
             blocks_per_sm=th["blocks_per_sm"] if th else None, max_warps=th["max_warps"] if th else None,
             no_estimate=kernel_rules.no_occupancy_estimate(k["occupancy_pct"]),
+            estimate_at_theoretical=kernel_rules.estimate_at_theoretical(
+                k["occupancy_pct"], th["theoretical_pct"] if th else None),
             launch_attributes=kernel_rules.launched_with_attributes(k["launch_api"]),
             smem_opt_in=bool(smem and smem > kernel_rules.SMEM_DEFAULT_LIMIT),
             partial_wave=bool(blocks is not None and env.sm_count and th

@@ -138,6 +138,10 @@ class PointFacts:
     loop_ms: tuple[float, float] | None = None
     named_default: bool = False  # `named` is What to call's default, kept where it shares the first rank (review 19)
     named_at: NamedAt | None = None  # where the named call shares the first rank and is not the fastest
+    # where the named call runs the fastest's own kernels (a tie, one rank): its own median and clock, which the row
+    # gives beside the fastest's (review 2026-12-07-13 item 4: SDPA cuDNN's 58.9 µs stood bare under "What to call
+    # names SDPA (backend not pinned)", whose median is 59.2 µs)
+    named_tie: NamedAt | None = None
 
     @property
     def lead(self) -> str:
@@ -201,9 +205,8 @@ def _facts(v: verdicts.Verdict, point, named: str | None, scope: str | None = No
                           t.gpu_only_method if v.basis == "gpu_only" else None, t.variant == named))
     apart = named is not None and named not in (f.variant, *v.same_kernel)
     n = v.row(named) if apart and named in v.near else None
-    named_at = NamedAt(v.spread(n).median, n.gpu_only_method if v.basis == "gpu_only" else None, v.spread(n),
-                       n.sm_clock_mhz, n.power_w, n.power_avg_w, n.power_window_s, n.power_cap_share) \
-        if n is not None else None
+    named_at = _named_at(v, n) if n is not None else None
+    tie = v.row(named) if named is not None and named != f.variant and named in v.same_kernel else None
     return PointFacts(
         scenario=v.scenario, mode=str(v.mode), point=point, basis=v.basis, method=v.method, fastest=f.variant,
         same_kernel=v.same_kernel, near=v.near, median_ms=fs.median, sm_clock_mhz=f.sm_clock_mhz,
@@ -215,7 +218,12 @@ def _facts(v: verdicts.Verdict, point, named: str | None, scope: str | None = No
         scope=scope, named=named, named_rank=v.rank(named) if named else None,
         named_orders=verdicts.orders(f, v.row(named), v.basis) if apart else None,
         named_rows=(f, v.row(named)) if apart else (), loop=_loop(v, named), rounds_ms=rounds,
-        named_at=named_at, loop_ms=v.loop_ms)
+        named_at=named_at, loop_ms=v.loop_ms, named_tie=_named_at(v, tie) if tie is not None else None)
+
+
+def _named_at(v: verdicts.Verdict, n) -> NamedAt:
+    return NamedAt(v.spread(n).median, n.gpu_only_method if v.basis == "gpu_only" else None, v.spread(n),
+                   n.sm_clock_mhz, n.power_w, n.power_avg_w, n.power_window_s, n.power_cap_share)
 
 
 def _rounds_ms(v: verdicts.Verdict) -> tuple[float, float] | None:

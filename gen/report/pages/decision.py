@@ -70,6 +70,11 @@ def _title(ls, scenario: str) -> str:
 
 def chart_rows(ls) -> list[dict]:
     auto = variant_role("automatic")
+    a = advice.advice(ls)
+    # a mask call What to call names the call that needs none before (mask_cost.MASKLESS_WHERE_SHARED): why it is not
+    # the call is its build, not a bar it never faced (review 2026-12-07-13 item 2: "under 1.2×" stood there)
+    alts = {(e.scenario, str(e.mode), e.alternative): e for e in (a.exceptions if a is not None else ())
+            if e.alternative is not None}
     rows = []
     for v, rec in _ranked(ls):
         base = v.spread(v.row(rec)).median
@@ -88,6 +93,8 @@ def chart_rows(ls) -> list[dict]:
             same = t.kernels is not None and t.kernels == v.row(rec).kernels
             why = (orders_words.not_the_call(verdicts.orders(t, v.row(rec), v.basis), fmt.label_of)
                    if t.variant != rec and s.median < base and t.variant not in v.same_kernel and not same else "")
+            if why and (e := alts.get((v.scenario, str(v.mode), t.variant))) is not None:
+                why = mask_words.not_the_call(e.mask_cost, e.mask_orders, e.mask) or why
             rows.append(dict(workload=workload, variant=fmt.label_of(t.variant), why=why,
                              role=charts.RECOMMENDED if t.variant == rec else
                              charts.DEFAULT_CALL if t.variant == auto else charts.OTHER_CALLS,

@@ -61,6 +61,7 @@ def set_view(ctx: Context, ls) -> dict:
                 sweep_rows=_above_eager(records(sw[sw["gpu_only_ms"].notna() | sw["eager_ms"].notna()
                                                    | (sw["status"] != "ok")])) if len(sw) else [],
                 measured=ls.measured, gpu=ls.environment.device == "cuda",
+                above_eager_note=method_words.REPLAY_ABOVE_EAGER.format(pct=rules.GRAPH_ABOVE_EAGER_PCT),
                 above_roof=scenario_words.above_roof(scaling.above_roof(sw, ceil), datasheets.bandwidth(
                     ls.environment.gpu_name)) if len(sw) else None,
                 roof_line=scenario_words.roof_line(ceil, scaling.matmul_clock(ls)))
@@ -68,11 +69,12 @@ def set_view(ctx: Context, ls) -> dict:
 
 def _above_eager(rows: list[dict]) -> list[dict]:
     """Each sweep row marked where its GPU-only time is a graph replay's median above the eager loop's median at that
-    point (review 21 item 10: naive and flex at D128 4k, 11-15% above, unmarked)."""
+    point by more than the one line for it, rules.graph_above_eager (review 21 item 10: naive and flex at D128 4k,
+    11-15% above, unmarked; review 2026-12-07-13, Part 1 item 10: 18.304 against 18.303 ms marked beside them)."""
     for r in rows:
         g, e = r.get("gpu_only_ms"), r.get("eager_ms")
-        r["above_eager"] = (r.get("gpu_only_method") == "cuda_graph" and isinstance(g, float) and isinstance(e, float)
-                            and g > e)
+        r["above_eager"] = (isinstance(g, float) and isinstance(e, float)
+                            and rules.graph_above_eager(g, e, r.get("gpu_only_method")))
     return rows
 
 

@@ -17,6 +17,7 @@ from gen.model import schema
 from gen.report import charts
 from gen.report import format as fmt
 from gen.report.site import BUILD_COMMAND, chart_div, summary_command
+from gen.report.words import decision as decision_words
 from gen.report.words import mask_cost as mask_words
 from gen.report.words import scenario_first as words
 from gen.report.words import scenarios as scenario_words
@@ -52,7 +53,8 @@ def facts(ls, name: str) -> dict | None:
     for f in found:
         # several rows: each note says whose it is ("Training step: ...")
         whose = f"{words.at_cell(f).split(' · ')[0].capitalize()}: " if len(found) > 1 else ""
-        notes = [whose + x for x in (words.named_note(f), words.loop_note(f), _mask_note(ls, f)) if x]
+        setup = decision_words.untimed_setup(f.named, fmt.label_of(f.named)) if f.named is not None else None
+        notes = [whose + x for x in (words.named_note(f), words.loop_note(f), _mask_note(ls, f), setup) if x]
         rows.append(dict(mode=f.mode, variant=f.lead, set=ls.name, set_title=fmt.set_title(ls),
                          rounds_note=[whose + x if i == 0 else x for i, x in enumerate(words.rounds_note(f))],
                          at=words.at_cell(f), call=words.call_cell(f), named=words.named_cell(f),

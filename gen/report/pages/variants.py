@@ -110,7 +110,8 @@ def _generated(ctx: Context, ls, v: str, mode: str, run) -> dict | None:
 
 
 def _occupancy(ls, v: str, mode: str) -> list[dict]:
-    return [dict(n, explanation=kernel_words.occupancy_explanation(n)) for n in tables.occupancy_facts(ls, v, mode)]
+    return [dict(n, head=kernel_words.occupancy_head(n), explanation=kernel_words.occupancy_explanation(n))
+            for n in tables.occupancy_facts(ls, v, mode)]
 
 
 def _standing(ctx: Context, ls, v: str, mode: str, row: dict | None) -> dict | None:
@@ -217,6 +218,7 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
                compiled_ahead=(((method_words.COMPILED_AHEAD_SLOWER_TAB if first_calls.own_first_slower(run)
                                  else method_words.COMPILED_AHEAD), method_words.COMPILED_AHEAD_BRIEF)
                                if run.compiled_ahead else None),
+               compiled_opener=method_words.COMPILED_OPENER[bool(run.compiled_ahead)],
                # the start-up a user pays, where the capture's own first call outlasted the side process's compile:
                # the summary line leads with it, as the findings do (review 21 item 4)
                startup_s=run.first_call_s if first_calls.own_first_slower(run) else None)

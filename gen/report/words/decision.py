@@ -301,12 +301,25 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     return text
 
 
+def untimed_setup(variant: str | None, who: str | None = None) -> str | None:
+    """A set-up of the call no timing saw (Variant.untimed_setup), one sentence, on every page that names the call
+    (review 2026-12-07-13, Part 1 item 6: the H200 FP8 scenario page named cuDNN FP8 without it); `who`: the call's
+    label, where the sentence does not follow the call's own: "Its cuDNN graph build (...) runs before every timing
+    and was not timed: its start-up is not known."; None for a call without one."""
+    setup = getattr(VARIANTS.get(variant), "untimed_setup", None)
+    if setup is None:
+        return None
+    setup = f"{who}'s {setup.removeprefix('its ')}" if who is not None and setup.startswith("its ") else \
+        f"{setup[0].upper()}{setup[1:]}"
+    return f"{setup} runs before every timing and was not timed: its start-up is not known."
+
+
 def _start_up(e: advice_mod.Exception_) -> str:
     """What the named call's start-up was: its compile, and a set-up no timing saw (Variant.untimed_setup, review 21
     item 6: the cuDNN FP8 graph's build in its constructor)."""
     text = ""
-    if (setup := getattr(VARIANTS.get(e.variant), "untimed_setup", None)) is not None:
-        text += f" {setup[0].upper()}{setup[1:]} runs before every timing and was not timed: its start-up is not known."
+    if (setup := untimed_setup(e.variant)) is not None:
+        text += f" {setup}"
     if e.compile_s is not None:
         text += f" Its first call at this shape compiled it in {e.compile_s:.1f} s"
         text += " (in a later capture call, merged)." if e.compile_merged else (

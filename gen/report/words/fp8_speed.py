@@ -6,18 +6,18 @@ from __future__ import annotations
 
 from gen.analysis import rules
 from gen.analysis.values import missing
-from gen.report.words.sum_clocks import article_of
+from gen.report.words.sum_clocks import clock_against
 
 
 def _clock(fp8_mhz: float, twin_mhz: float) -> str:
-    """Where FP8's window ran against its twin's: "FP8 at a 5% higher clock", "both at 1980 MHz"."""
+    """Where FP8's window ran against its twin's: "FP8 at a 5% higher clock", "FP8 against a 6% higher clock" (its
+    twin's the higher), "both at 1980 MHz"."""
     gap = rules.clock_gap_pct(None if missing(fp8_mhz) else fp8_mhz, None if missing(twin_mhz) else twin_mhz)
     if gap is None:
         return "clocks not recorded"
     if f"{gap:.0f}" == "0":
         return f"both at {fp8_mhz:.0f} MHz" if round(fp8_mhz) == round(twin_mhz) else "at clocks within 1%"
-    n = f"{gap:.0f}"  # "an 11%", "an 8%": the article as the number is said
-    return f"FP8 at {article_of(n)} {n}% {'higher' if fp8_mhz > twin_mhz else 'lower'} clock"
+    return f"FP8 {clock_against(fp8_mhz, twin_mhz, f'{gap:.0f}')}"  # whole percent: "FP8 against an 8% higher clock"
 
 
 def speed(r: dict) -> str:

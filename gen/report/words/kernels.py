@@ -9,6 +9,21 @@ from gen.model import trace
 from gen.report.words.common import call_of, duration_us, join_and, pct, plural
 
 
+def occupancy_head(n: dict) -> str:
+    """The figures beside a kernel's name in the occupancy list (tables.occupancy_facts): the theoretical
+    occupancy to a tenth, as the counters line gives it, and the profiler's whole-percent estimate, or that the
+    estimate is the theoretical figure rounded (review 2026-12-07-13 item 3: "profiler's estimate 13%, theoretical
+    12%" read as an estimate above its ceiling): "theoretical 12.5%, the profiler's estimate the same to a whole
+    percent", "profiler's estimate 38%, theoretical 39.1%"."""
+    est = "–" if missing(n["occupancy_pct"]) else pct(n["occupancy_pct"])
+    if missing(n["theoretical_pct"]):
+        return f"profiler's estimate {est}, theoretical –"
+    th = pct(n["theoretical_pct"], 1)
+    if n["estimate_at_theoretical"]:
+        return f"theoretical {th}, the profiler's estimate the same to a whole percent"
+    return f"profiler's estimate {est}, theoretical {th}"
+
+
 def occupancy_explanation(n: dict) -> str:
     """What one kernel's occupancy figure does and does not mean (tables.occupancy_facts)."""
     parts = []
@@ -16,7 +31,7 @@ def occupancy_explanation(n: dict) -> str:
         parts.append(
             f"{n['threads']} threads a block, {n['registers'] if n['registers'] is not None else '?'} registers a "
             f"thread and {n['shared_memory'] if n['shared_memory'] is not None else '?'} bytes of shared memory a "
-            f"block allow {n['blocks_per_sm']} block(s) per SM, {pct(n['theoretical_pct'])} of the SM's "
+            f"block allow {n['blocks_per_sm']} block(s) per SM, {pct(n['theoretical_pct'], 1)} of the SM's "
             f"{n['max_warps']} warps; {n['limiter']} set the limit")
     elif not n["limits_known"]:
         parts.append("the set did not record the GPU's per-SM limits, so no theoretical occupancy is computed")
@@ -33,6 +48,9 @@ def occupancy_explanation(n: dict) -> str:
                          f"{n['sm_count']} SMs without work")
         else:
             parts.append(f"{said}; the kernel fits the estimate's shared-memory limit, so the trace gives no reason")
+    elif n["estimate_at_theoretical"]:
+        parts.append(f"the profiler estimated {pct(n['occupancy_pct'])} achieved occupancy, the theoretical "
+                     f"{pct(n['theoretical_pct'], 1)} to its whole percent")
     else:
         parts.append(f"the profiler estimated {pct(n['occupancy_pct'])} achieved occupancy")
     if n["partial_wave"]:

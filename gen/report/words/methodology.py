@@ -145,6 +145,14 @@ COMPILED_AHEAD_SLOWER = ("a side process compiled it before the capture timed an
 
 
 COMPILED_AHEAD_BRIEF = "in a side process, before the timings"
+# Under a scaling page's sweep table: the mark on a replay median above its eager loop (pages.scaling._above_eager)
+REPLAY_ABOVE_EAGER = ("‡: the GPU-only time is the median of a graph replay that reads more than {pct:g}% above the "
+                      "eager loop's median at that point. The graph check kept the replay, and its median carries the "
+                      "spread of its rounds (the IQR beside it), each round following another call.")
+# The opening of a variant page's Compiled paragraph: whose call the compile time is (review 2026-12-07-13, Part 1 item
+# 4: "The first call, which compiled the variant, took 0.24 s" stood beside the capture's own first call, 3.61 s)
+COMPILED_OPENER = {True: "A side process's first call, which compiled the variant, took",
+                   False: "The first call, which compiled the variant, took"}
 
 
 GPU_ONLY_MEANING = "GPU-only is the GPU's own time per call, with no host gaps (the time that ranks)"

@@ -102,7 +102,18 @@ def time_cell(f) -> str:
     method, ms = (n.method, n.median_ms) if n is not None else (f.method, f.median_ms)
     note = " (kernel sum)" if f.basis == "gpu_only" and method == "kernel_sum" else \
         "" if f.basis == "gpu_only" else f" ({TIMING[f.basis]})"
-    return us(ms) + note
+    return us(ms) + note + tie_note(f)
+
+
+def tie_note(f) -> str:
+    """Where What to call names the fastest's tie on the same kernels (PointFacts.named_tie), whose time the row gives
+    and the named call's own beside it (review 2026-12-07-13 item 4): " (SDPA cuDNN's; SDPA's own 59.2 µs)"; ""
+    elsewhere or where the two read alike."""
+    t = f.named_tie
+    if t is None or us(t.median_ms) == us(f.median_ms):
+        return ""
+    first, named = sum_clocks.possessive(short_label(f.fastest)), sum_clocks.possessive(short_label(f.named))
+    return f" ({first}; {named} own {us(t.median_ms)})"
 
 
 def conditions_cell(f, env=None) -> str:
@@ -120,7 +131,12 @@ def conditions_cell(f, env=None) -> str:
             PowerReading.INSTANT:
         power += f", at the {limit:.0f} W limit"
     held = held_for_power(w.power_cap_share, w.sm_clock_mhz, getattr(env, "ref_mhz", None), say_mhz=False)
-    return " · ".join([f"{w.sm_clock_mhz:.0f} MHz", *([power] if power else []), *([held] if held else [])])
+    t = f.named_tie if f.named_at is None else None  # the named tie's own clock, where it differs (item 4)
+    apart = t is not None and t.sm_clock_mhz and round(t.sm_clock_mhz) != round(w.sm_clock_mhz)
+    mhz = f"{w.sm_clock_mhz:.0f} MHz" + (
+        f" ({sum_clocks.possessive(short_label(f.fastest))}; {sum_clocks.possessive(short_label(f.named))} "
+        f"{t.sm_clock_mhz:.0f} MHz)" if apart else "")
+    return " · ".join([mhz, *([power] if power else []), *([held] if held else [])])
 
 
 def next_cell(f) -> str:
@@ -324,7 +340,9 @@ def _faster_unranked(f, o) -> list[str]:
     overlap = f"the two medians' {intervals(f.spreads[0], f.named_at.spread)} overlap"
     swing = sum_clocks.swing_note(o, label)
     why = f"But {swing}, so {overlap} and no rank is decided" if swing else f"But {overlap}, so no rank is decided"
-    under = max(o.kernel_sum, as_run) < rules.ADVICE_MIN_GAIN
+    # packed documents: the call that needs no mask is named for the build (the note under the table says it), not
+    # for a bar the two never faced (review 2026-12-07-13 item 2: the H200's 1.19x mask call is named)
+    under = max(o.kernel_sum, as_run) < rules.ADVICE_MIN_GAIN and getattr(f.point, "mask", None) != schema.Mask.DOCUMENT
     return [lead, why, *([f"{sum_clocks.possessive(first)} lead is under the {rules.ADVICE_MIN_GAIN:g}× {NAMED} "
                           "asks before naming another call"] if under else [])]
 

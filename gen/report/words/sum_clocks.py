@@ -36,17 +36,27 @@ def article_of(n: str) -> str:
     return "an" if whole.startswith("8") or whole in ("11", "18") else "a"
 
 
+def clock_against(own_mhz: float, other_mhz: float, n: str | None = None) -> str:
+    """Where one call's window ran against the other's, in the one measure a clock gap is given in (apart: the
+    higher over the lower, less one), worded so that the percent is literally true: "at a 6.5% higher clock" for the
+    call at the higher clock, "against a 6.5% higher clock" for the one at the lower (review 2026-12-07-13 item 1:
+    "at a 6.5% lower clock" printed 1790/1681 − 1 for a clock 6.1% below the other). `n`: the gap as already
+    printed ("12"), where the page gives it to another precision."""
+    n = n if n is not None else apart(own_mhz, other_mhz)[:-1]
+    return f"{'at' if own_mhz > other_mhz else 'against'} {article_of(n)} {n}% higher clock"
+
+
 def lower_clock(o, named: bool = False) -> str:
-    """ "at a 10% lower clock": a kernel-sum lead taken at clocks past rules.CLOCK_GAP_PCT, its leader at the lower
-    one (Orders.kernel_sum_conservative), so the gap can only have shrunk it; `named`: the two clocks and whose they
-    are, where the sentence gives no sums beside it (review 2026-12-07-2 item 1: "at an 11% lower clock" stood beside
-    as-run clocks 0.9% the other way) "at an 11% lower clock (1755 against 1965 MHz, the kernel sums' windows)"."""
+    """ "against a 10% higher clock": a kernel-sum lead taken at clocks past rules.CLOCK_GAP_PCT, its leader at the
+    lower one (Orders.kernel_sum_conservative), so the gap can only have shrunk it; `named`: the two clocks and whose
+    they are, where the sentence gives no sums beside it (review 2026-12-07-2 item 1: "at an 11% lower clock" stood
+    beside as-run clocks 0.9% the other way) "against a 12% higher clock (1755 against 1965 MHz, the kernel sums'
+    windows)"."""
     pct = o.kernel_sum_leader_clock_pct
     if o.kernel_sum_one_clock or not o.kernel_sum_conservative or pct is None:
         return ""
     lead, other = _leader_mhz(o)
-    n = apart(lead, other)[:-1]
-    return f"at {article_of(n)} {n}% lower clock" + (
+    return clock_against(lead, other) + (
         f" ({lead:.0f} against {other:.0f} MHz, the kernel sums' windows)" if named else "")
 
 
@@ -84,16 +94,15 @@ def higher_clock(o, label, named: bool = True) -> str:
 def clocks_note(o, label) -> str:
     """What a short kernel-sum lead ("behind by kernel sum, 1.11×") carries about its clocks, where they ran past
     rules.CLOCK_GAP_PCT: the higher clock and what is left past it (higher_clock), or the leader's lower clock, both
-    named: "cuDNN FP8 attention (frontend graph)'s sums at an 11% lower clock, 1755 against 1965 MHz" (the whole lead
-    is left past it); "" within the gate."""
+    named: "cuDNN FP8 attention (frontend graph)'s sums against a 12% higher clock, 1755 against 1965 MHz" (the whole
+    lead is left past it); "" within the gate."""
     if higher := higher_clock(o, label):
         return higher
     if not lower_clock(o):
         return ""
     lead, other = _leader_mhz(o)
-    n = apart(lead, other)[:-1]
     who = label(o.first if o.kernel_sum >= 1 else o.second)
-    return f"{possessive(who)} sums at {article_of(n)} {n}% lower clock, {lead:.0f} against {other:.0f} MHz"
+    return f"{possessive(who)} sums {clock_against(lead, other)}, {lead:.0f} against {other:.0f} MHz"
 
 
 def swing_note(o, label) -> str:

@@ -12,7 +12,7 @@ from gen.analysis.sweep_turns import clocks_may_flatter
 from gen.report.words import orders as orders_words
 from gen.report.words.behind import short_count
 from gen.report.words.common import join_and, label, short_label, times, us
-from gen.report.words.sum_clocks import apart, higher_clock, lower_clock, possessive, short_lead
+from gen.report.words.sum_clocks import apart, clock_against, higher_clock, lower_clock, possessive, short_lead
 
 
 def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
@@ -78,7 +78,7 @@ def _sums(o) -> str:
     "2.007 ms against 2.306 ms, both at 1980 MHz"; "7.633 ms at 1890 MHz against 8.887 ms at 1965 MHz"."""
     note = lower_clock(o) or higher_clock(o, short_label, named=False)
     who = short_label(o.first if o.kernel_sum >= 1 else o.second)
-    note = f", {who} {note}" if note.startswith("at ") else (f", {note}" if note else "")
+    note = f", {who} {note}" if note.startswith(("at ", "against ")) else (f", {note}" if note else "")
     if o.first_ks_mhz and f"{o.first_ks_mhz:.0f}" == f"{o.second_ks_mhz or 0:.0f}":
         return f"{us(o.first_ks_ms)} against {us(o.second_ks_ms)}, both at {o.first_ks_mhz:.0f} MHz{note}"
     return f"{_clocked(o.first_ks_ms, o.first_ks_mhz)} against {_clocked(o.second_ks_ms, o.second_ks_mhz)}{note}"
@@ -103,7 +103,7 @@ def clock_fair(o, a_mhz: float | None, b_mhz: float | None) -> str:
     faster call (the default, `a_mhz`) at the higher clock (review 2026-12-07-7 item 2: 8k's 1.20× as run at 1917
     against 1857 MHz is 1.15× by kernel sum, both at 1980 MHz), the kernel sums (o: the pair's leads.Orders, the
     as-run leader first), one bracket deep: "clocks 8.6% apart, so by kernel sum 1.16× (7.634 ms at 1890 MHz against
-    8.887 ms at 1965 MHz, FlashAttention-4 at a 3.8% lower clock)"; "" where a clock is not recorded or the clocks
+    8.887 ms at 1965 MHz, FlashAttention-4 against a 4.0% higher clock)"; "" where a clock is not recorded or the clocks
     cannot flatter the lead."""
     if not clocks_may_flatter(a_mhz, b_mhz):
         return ""
@@ -182,8 +182,9 @@ def _third(q, head_dim: int) -> str | None:
     11), set against both calls by the same rules as every pair (Orders.decided; review 20 item 1: "1.12× ahead" stood
     where the article page calls the pair within noise, and SDPA went unmentioned): "At head dim 128, 16k tokens,
     FlexAttention (FLASH backend) has the lowest median, 12.364 ms as run, but SDPA and FlashAttention-4 are within
-    noise of it: SDPA 1.15× behind as run at a 9.9% lower clock and by kernel sum 1.09×; FlashAttention-4 1.12× behind
-    as run at a 6.5% lower clock and by kernel sum 1.03×. No call leads decidedly there."; None elsewhere."""
+    noise of it: SDPA 1.15× behind as run against a 9.8% higher clock and by kernel sum 1.09×; FlashAttention-4 1.12×
+    behind as run against a 6.5% higher clock and by kernel sum 1.03×. No call leads decidedly there."; None
+    elsewhere."""
     if q.third is None:
         return None
     who, ms, pair = q.third
@@ -204,15 +205,14 @@ def _third(q, head_dim: int) -> str | None:
 
 def _third_pair(o) -> str:
     """One call against the third (Orders, the third first): its as-run lag with the clock gap of the as-run windows,
-    then the kernel sums with their clocks where past the gate (sum_clocks.short_lead): "SDPA 1.15× behind as run at a
-    9.9% lower clock and by kernel sum 1.09×"."""
+    then the kernel sums with their clocks where past the gate (sum_clocks.short_lead): "SDPA 1.15× behind as run
+    against a 9.8% higher clock and by kernel sum 1.09×"."""
     other = short_label(o.second)
     r = o.as_run
     text = f"{other} {times(max(r, 1 / r))} {'behind' if r >= 1 else 'ahead'} as run"
     if o.first_mhz and o.second_mhz:
-        way = "lower" if o.second_mhz < o.first_mhz else "higher"
         text += (" at the same clock" if round(o.first_mhz) == round(o.second_mhz) else
-                 f" at a {apart(o.first_mhz, o.second_mhz)} {way} clock")
+                 f" {clock_against(o.second_mhz, o.first_mhz)}")
     if o.kernel_sum is not None:
         k = o.kernel_sum
         text += " and by kernel sum " + short_lead(o, f"{times(max(k, 1 / k))}"
