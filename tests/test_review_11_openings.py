@@ -23,6 +23,7 @@ from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
 from gen.report.words import scenario_first as first_words
 from gen.report.words.common import intervals, label, times, us
+from gen.report.words.common import us as words_us
 from tests.conftest import ROOT, committed_set
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -288,7 +289,7 @@ def test_the_decode_step_cost_is_a_median_with_its_spread(gpu_docs, lead):
     costs = [c for _, c, _ in worst.per_length]
     text = html.unescape(_page(gpu_docs, "dynamic-lengths"))
     spread = fmt.span((min(costs), max(costs)))  # both ends to one precision (review 20, Part 1 item 9)
-    assert f"pays a median {worst.first_overhead_ms:#.4g} ms a decode step ({spread} ms" in text
+    assert f"pays a median {words_us(worst.first_overhead_ms)} a decode step ({spread} ms" in text
     assert "at every decode step" not in text and "more than a warm call at every new length" not in text
 
 

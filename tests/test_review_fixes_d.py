@@ -80,8 +80,8 @@ def test_cache_hit_run_is_no_baseline_and_decode_advice_avoids_the_costly_run(h1
             text = dynamic_words.advice(pf) or ""
             assert worst.first_overhead_ms / worst.steady_ms >= dynamic_words.COSTLY_FIRST_CALL
             assert f"avoid {dynamic_words.label(worst.variant)}" in text and "grows each step" in text
-            assert dynamic_words._ms(worst.first_overhead_ms) in text
-            assert dynamic_words._ms(cheap.first_overhead_ms) in text
+            assert dynamic_words.us(worst.first_overhead_ms) in text
+            assert dynamic_words.us(cheap.first_overhead_ms) in text
             for variant, before, _ in pf.warm_cache:
                 if before == worst.variant:
                     assert f"{dynamic_words.label(variant)}, which picks it" in text

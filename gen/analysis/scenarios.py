@@ -67,7 +67,7 @@ from gen.analysis.points import (  # noqa: F401
 from gen.analysis.same_point import same_point_elsewhere  # noqa: F401  (the scenario pages' and verdicts' name)
 from gen.analysis.timings import row_spread  # noqa: F401  (pages read it here)
 from gen.analysis.values import integer, missing, number, text_table, variant_role
-from gen.model import schema, variants
+from gen.model import datasheets, schema, variants
 
 # --------------------------------------------------------------------------- published anchors
 
@@ -394,7 +394,8 @@ def differences(ours: tables.LoadedSet, theirs: tables.LoadedSet) -> list[dict[s
     a, b = theirs.environment, ours.environment
     pairs = [("GPU", a.gpu_name, b.gpu_name), ("cuDNN", cudnn_version(a.cudnn), cudnn_version(b.cudnn)),
              ("PyTorch", a.torch, b.torch), ("dtype", theirs.config.dtype, ours.config.dtype)]
-    return [dict(what=w, published=x, ours=y) for w, x, y in pairs if x != y and (x or y)]
+    return [dict(what=w, published=x, ours=y) for w, x, y in pairs
+            if x != y and (x or y) and not (w == "GPU" and datasheets.same_gpu(x, y))]
 
 
 # --------------------------------------------------------------------------- the summary verb

@@ -36,6 +36,17 @@ _BANDWIDTH = {
 }
 
 
+# One GPU under two names: a source's name for a part -> the name torch.cuda.get_device_name() gives it (review 22,
+# finding 5: the FA3 paper's "H100 80GB SXM5" was listed as differing from "NVIDIA H100 80GB HBM3", the SXM5 board's
+# NVML name). The one place a GPU-name comparison looks them up (same_gpu).
+GPU_ALIASES = {"NVIDIA H100 80GB SXM5": "NVIDIA H100 80GB HBM3"}
+
+
+def same_gpu(a: str | None, b: str | None) -> bool:
+    """Whether two GPU names name one part (GPU_ALIASES), both given."""
+    return bool(a and b) and GPU_ALIASES.get(a, a) == GPU_ALIASES.get(b, b)
+
+
 def bandwidth(gpu_name: str | None) -> Datasheet | None:
     return _BANDWIDTH.get(gpu_name or "")
 

@@ -97,6 +97,13 @@ def ms(x) -> str:
     return f"{x:.4g}" if x >= 0.001 else f"{x:.2e}"
 
 
+def published_ms(x) -> str:
+    """Milliseconds to three decimals: the one precision of a published-figure block, its table cells and its
+    sentences (gen.report.words.published) alike (review 22, Part 1: the table read "25.57" under a sentence
+    that said 25.566 ms)."""
+    return DASH if missing(x) else f"{x:.3f}"
+
+
 def us(x) -> str:
     if missing(x):
         return DASH
@@ -123,6 +130,17 @@ def span(pair, fmt=ms) -> str:
         return f"{ends[0]}–{ends[1]}"
     d = max(len(e.partition(".")[2]) for e in ends)
     return f"{lo:.{d}f}–{hi:.{d}f}"
+
+
+def median_beside(x, pair, fmt=ms) -> str:
+    """A median set beside its IQR (`span(pair, fmt)`), given at least the IQR's decimals: "0.2600" beside
+    "0.2596–0.2603", not "0.26" (review 22, finding 7: the median shed the trailing zeros its range kept)."""
+    text = fmt(x)
+    rng = span(pair, fmt)
+    if missing(x) or not re.fullmatch(r"\d+(\.\d+)?", text) or not re.fullmatch(r"\d+(\.\d+)?–\d+(\.\d+)?", rng):
+        return text
+    d = len(rng.partition("–")[0].partition(".")[2])
+    return f"{x:.{d}f}" if d > len(text.partition(".")[2]) else text
 
 
 def size(x) -> str:
@@ -167,7 +185,8 @@ def a_an(text) -> str:
 
 
 FILTERS = dict(meta_description=meta_description, a_an=a_an, md=md, day=day, num=num, ms=ms, us=us, size=size,
-               integer=integer, span=span, html_url=html_url, duration=duration, ratio=ratio)
+               published_ms=published_ms, median_beside=median_beside, integer=integer, span=span, html_url=html_url,
+               duration=duration, ratio=ratio)
 
 
 # --------------------------------------------------------------------------- names and paths

@@ -12,7 +12,7 @@ Words from gen.report.words.scenario_first, the chart from gen.report.charts.
 
 from __future__ import annotations
 
-from gen.analysis import advice, mask_cost, unmeasured, verdict_point, verdicts
+from gen.analysis import advice, mask_cost, rules, unmeasured, verdict_point, verdicts
 from gen.model import schema
 from gen.report import charts
 from gen.report import format as fmt
@@ -133,8 +133,16 @@ def largest_lines(ls, name: str, head: dict, v: verdicts.Verdict, p: schema.Poin
         w = verdicts.verdict_at(ls, name, q, mode)
         if w is not None and not w.field_of_one:
             named = (w.fastest.variant, *w.same_kernel, *w.near)
-            timed = [(x, s.median, w.row(x).sm_clock_mhz) for x in named
+            timed = [(x, s.median, w.row(x).sm_clock_mhz, _above_eager(w, w.row(x), s.median)) for x in named
                      if w.row(x) is not None and (s := w.spread(w.row(x))) is not None]
             out.append(words.other_head_dim(f"head dim {q.head_dim} ({size})", w.fastest.variant, w.same_kernel,
                                             w.near, timed, measured))
     return out
+
+
+def _above_eager(w, t, ms: float) -> float | None:
+    """The eager loop's median where the time given is a graph replay's median above it by more than the one line for
+    that, rules.graph_above_eager (the scaling tables' "‡"; review 22, finding 5: SDPA cuDNN's 16.582 ms at D128 16k,
+    its eager loop 15.640 ms, given bare as a leader's time); else None."""
+    eager = t.eager.median if t.eager is not None else None
+    return eager if w.basis == "gpu_only" and rules.graph_above_eager(ms, eager, t.gpu_only_method) else None

@@ -17,7 +17,7 @@ from gen.analysis.dynamic import (
 )
 from gen.model.scenarios import SCENARIOS
 from gen.report import format as fmt
-from gen.report.words.common import join_and
+from gen.report.words.common import join_and, us  # a new length's cost in words, as the home says it
 from gen.report.words.scenario_first import cost_spread
 
 PHASE_TITLE = {"prefill": "New prompt lengths (prefill)", "decode": "Decode steps with a growing KV cache"}
@@ -190,7 +190,7 @@ def headline(pf: PhaseFacts) -> str | None:
         out[0] += "."
     elif best.first_overhead_ms is not None:
         ratio = best.first_overhead_ms / best.steady_ms if best.steady_ms else None
-        out[0] += (f"; its first call at each {unit} costs {_ms(best.first_overhead_ms)} ms more than its second"
+        out[0] += (f"; its first call at each {unit} costs {us(best.first_overhead_ms)} more than its second"
                    + (f" ({ratio:,.0f}× a warm call)" if ratio is not None and ratio >= 2 else "")) + "."
     else:
         out[0] += "."
@@ -210,7 +210,7 @@ def headline(pf: PhaseFacts) -> str | None:
                        f"{rules.NEW_LENGTH_NOISE_MS * 1e3:.0f} µs: not told apart).")
         else:
             out.append(f"{label(first.variant)} pays the least for a {unit}: its first call there took "
-                       f"{_ms(first.first_overhead_ms)} ms more than its second (both on the wall clock).")
+                       f"{us(first.first_overhead_ms)} more than its second (both on the wall clock).")
     worst = pf.costliest
     if (worst is not None and worst.variant != best.variant and worst.steady_ms
             and worst.first_overhead_ms / worst.steady_ms >= COSTLY_FIRST_CALL):
@@ -333,7 +333,7 @@ def grows_each_step(pf: PhaseFacts) -> str | None:
     also = f" (and {join_and(label(v) for v in picks)}, which picks it)" if picks else ""
     return (f"For decode with a KV cache that grows each step, avoid {label(worst.variant)}{also}: beyond a warm "
             f"call it paid {cost_spread(worst, 'new length')}; {label(cheap.variant)} a median "
-            f"{_ms(cheap.first_overhead_ms)} ms.")
+            f"{us(cheap.first_overhead_ms)}.")
 
 
 def advice(pf: PhaseFacts) -> str | None:

@@ -10,6 +10,7 @@ from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import anchors, datasheets
 from gen.model.variants import VARIANTS
+from gen.report.format import published_ms as _ms  # the published blocks' one precision, tables too
 from gen.report.words import tables as table_words
 from gen.report.words.scenarios import length
 
@@ -50,7 +51,7 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool, scenario: st
     rate = (f"{approx}{v['anchor_tflops']:,.0f} TFLOP/s in our count ({HOW.get(v['tflops_from'], 'not convertible')})"
             if not missing(v["anchor_tflops"]) else "no rate in our count")
     # ms to the thousandth, as burst_line gives the same figures in the sentence beside (review 20, Part 1 item 9)
-    ms = f"{v['anchor_ms']:.3f} ms, " if not missing(v["anchor_ms"]) else ""
+    ms = f"{_ms(v['anchor_ms'])} ms, " if not missing(v["anchor_ms"]) else ""
     parts = [f"At {where}, {anchor_title} gives {anchor_name(v['anchor_variant'])}: {ms}{rate}."]
     if v["ours_variant"] is None:
         return parts[0]
@@ -60,7 +61,7 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool, scenario: st
     if not missing(v.get("ours_ks_time_ratio", math.nan)):  # a published kernel time: our kernel sum first
         ks = v["ours_ks_time_ratio"]
         at = f"at {v['ours_ks_mhz']:.0f} MHz" if not missing(v["ours_ks_mhz"]) else "clock not recorded"
-        parts.append(f"{ours} takes {ks:.2f}× its time by kernel sum ({v['ours_ks_ms']:.3f} ms {at}; "
+        parts.append(f"{ours} takes {ks:.2f}× its time by kernel sum ({_ms(v['ours_ks_ms'])} ms {at}; "
                      f"{_faster(ks, time=True)}: the source's time is its kernels' device time under a profiler, "
                      f"which our kernel sum is), {v['ours_time_ratio']:.2f}× as run, and reaches "
                      f"{v['ours_rate_ratio']:.2f}× its rate as run.")
@@ -183,13 +184,13 @@ def _burst_words(b: dict) -> str:
     if b.get("burst_throttled"):
         n = int(b["burst_early_n"])
         lead = f"its first {n} calls" if n != 1 else "its first call"
-        text = (f"; a burst of {int(b['burst_n'])} calls from idle slowed within itself ({b['burst_all_ms']:.3f} ms "
-                f"over all its calls): {lead} took {b['burst_ms']:.3f} ms"
+        text = (f"; a burst of {int(b['burst_n'])} calls from idle slowed within itself ({_ms(b['burst_all_ms'])} ms "
+                f"over all its calls): {lead} took {_ms(b['burst_ms'])} ms"
                 + (" (one call: thin evidence)" if n == 1 else ""))
         if not missing(b["burst_clock_mhz"]):
             text += f" (taken at the window's highest clock, {b['burst_clock_mhz']:.0f} MHz)"
         return text
-    text = f", {b['burst_ms']:.3f} ms in a burst of {int(b['burst_n'])} calls from idle"
+    text = f", {_ms(b['burst_ms'])} ms in a burst of {int(b['burst_n'])} calls from idle"
     return text + (f" ({b['burst_clock_mhz']:.0f} MHz)" if not missing(b["burst_clock_mhz"]) else "")
 
 
@@ -218,8 +219,8 @@ def kernel_sum_first(b: dict) -> str:
     if not b.get("kernel_time") or missing(b.get("ks_ms", math.nan)):
         return ""
     at = f"{b['ks_mhz']:.0f} MHz" if not missing(b["ks_mhz"]) else "clock not recorded"
-    return (f"published {b['anchor_ms']:.3f} ms, its forward kernels' device time under a profiler, which our kernel "
-            f"sum is; ours {b['ks_ms']:.3f} ms by kernel sum ({at}), {b['ks_vs_anchor']:.2f}× it. Ours")
+    return (f"published {_ms(b['anchor_ms'])} ms, its forward kernels' device time under a profiler, which our kernel "
+            f"sum is; ours {_ms(b['ks_ms'])} ms by kernel sum ({at}), {b['ks_vs_anchor']:.2f}× it. Ours")
 
 
 def burst_line(b: dict, variant_label, env=None, scenario: str | None = None) -> str:
@@ -230,8 +231,8 @@ def burst_line(b: dict, variant_label, env=None, scenario: str | None = None) ->
     (gen.report.words.tables.watts); `scenario`: the page's, where our figure may come from another."""
     first = kernel_sum_first(b)
     head = (f"At {b['kv_len']:,} tokens, {variant_label(b['variant'])}{_scenario_of(b, scenario)}: "
-            + (first if first else f"published {b['anchor_ms']:.3f} ms; ours")
-            + f" {b['sustained_ms']:.3f} ms {as_run_window(b.get('sustained_window_s'))}")
+            + (first if first else f"published {_ms(b['anchor_ms'])} ms; ours")
+            + f" {_ms(b['sustained_ms'])} ms {as_run_window(b.get('sustained_window_s'))}")
     if not missing(b["sustained_clock_mhz"]):
         head += f", {b['sustained_clock_mhz']:.0f} MHz"
         power = table_words.watts(b["sustained_power_w"], env)
@@ -246,10 +247,10 @@ def burst_line(b: dict, variant_label, env=None, scenario: str | None = None) ->
     tol = f"{rules.CLOCK_RULE_PCT:g}%"
     rule = (f" The clock rule assumes the publisher's calls ran at our burst clock, {b['burst_clock_mhz']:.0f} MHz "
             "(the source does not state its clock settings): the published time at our as-run clock would "
-            f"read {b['anchor_ms']:.3f} × {b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = "
-            f"{b['anchor_at_sustained_clock_ms']:.3f} ms, and ours is {b['sustained_vs_anchor_at_clock']:.2f}× that "
+            f"read {_ms(b['anchor_ms'])} × {b['burst_clock_mhz']:.0f} / {b['sustained_clock_mhz']:.0f} = "
+            f"{_ms(b['anchor_at_sustained_clock_ms'])} ms, and ours is {b['sustained_vs_anchor_at_clock']:.2f}× that "
             f"({'within' if b['sustained_explained'] == rules.YES else 'beyond'} {tol}).")
-    burst = (f" Our own burst at that clock took {b['burst_ms']:.3f} ms, {b['burst_vs_anchor']:.2f}× the published "
+    burst = (f" Our own burst at that clock took {_ms(b['burst_ms'])} ms, {b['burst_vs_anchor']:.2f}× the published "
              f"time ({'within' if b['burst_explained'] == rules.YES else 'beyond'} {tol})")
     if b["explained"] == rules.YES:
         rule += burst + ": the gap is the clock."
@@ -265,7 +266,7 @@ def burst_line(b: dict, variant_label, env=None, scenario: str | None = None) ->
     else:
         rule += burst + ": the clock does not explain the gap" + _work_timed(b) + "."
     if not missing(b["expected_burst_ms"]):
-        rule += (f" Our burst against {b['expected_burst_ms']:.3f} ms expected from the as-run time at the "
+        rule += (f" Our burst against {_ms(b['expected_burst_ms'])} ms expected from the as-run time at the "
                  f"burst clock: {b['burst_vs_expected']:.2f}×.")
     return head + rule
 

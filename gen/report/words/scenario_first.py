@@ -449,18 +449,25 @@ def headline_elsewhere(head_point: str, head_fastest: str, verdict_fastest: tupl
 OF_MEASURED = ", of those measured"
 
 
+def replay_above(eager_ms: float | None) -> str:
+    """After a time that is a graph replay's median above its eager loop's by more than rules.graph_above_eager allows
+    (the scaling tables mark such "‡"; review 22, finding 5): " (‡ a graph replay's median, above its eager loop's
+    15.640 ms)"; "" for eager_ms None."""
+    return "" if eager_ms is None else f" (‡ a graph replay's median, above its eager loop's {us(eager_ms)})"
+
+
 def other_head_dim(at: str, fastest: str, same: tuple[str, ...], near: tuple[str, ...], timed=(),
                    measured: bool = False) -> str:
     """The scenario's largest length at another head dim than its own (review 2026-12-07-2 item 9: the article's
     largest point at head dim 64 was said to be the scenario's, where at head dim 128 another call leads): "At head
     dim 128 (S = 16,384), FlexAttention (FLASH backend) leads by its median, and FlashAttention-4 (flash_attn.cute) and
     SDPA cuDNN are within noise of it as run."; `timed`: (call, its GPU-only median ms, its window's SM clock) of
-    each call named, given after (review 2026-12-07-3 item 7: the line gave no time or clock); `measured`: as
-    headline_elsewhere's."""
+    each call named, given after (review 2026-12-07-3 item 7: the line gave no time or clock), and its eager loop's
+    median where that time is a graph replay's above it (replay_above); `measured`: as headline_elsewhere's."""
     at += OF_MEASURED if measured else ""
     ties = f" and {join_and(label(x) for x in same)}, the same kernels," if same else ""
-    times_of = ("; " + ", ".join(f"{label(x)} {us(ms)}" + (f" at {mhz:.0f} MHz" if mhz else "")
-                                 for x, ms, mhz in timed)) if timed else ""
+    times_of = ("; " + ", ".join(f"{label(x)} {us(ms)}" + (f" at {mhz:.0f} MHz" if mhz else "") + replay_above(eager)
+                                 for x, ms, mhz, eager in timed)) if timed else ""
     if not near:
         return f"At {at}, {label(fastest)}{ties} {'are' if same else 'is'} fastest{times_of}."
     lead = "lead by their medians" if same else "leads by its median"
@@ -492,10 +499,11 @@ def new_length_note(dropped: int, warmed: list[str]) -> str:
 
 def cost_spread(f, unit: str) -> str:
     """What a run paid for a new length, as a median with its spread (review 2026-12-07-2 item 11: "56.42 ms at every
-    decode step" where the steps cost 35 ms to 0.52 s): "a median 56.37 ms a decode step (35.4–521.2 ms over its 31
-    lengths after the first; 425.9 ms at the first)"."""
+    decode step" where the steps cost 35 ms to 0.52 s): "a median 56.375 ms a decode step (35.4–521.2 ms over its 31
+    lengths after the first; 425.9 ms at the first)"; the median by `us`, as the home gives it (review 22, finding 7:
+    it read 56.37 ms here and 56.375 ms there)."""
     costs = [c for _, c, _ in f.per_length]
-    text = f"a median {f.first_overhead_ms:#.4g} ms a {unit}"
+    text = f"a median {us(f.first_overhead_ms)} a {unit}"
     if len(costs) > 1:
         text += (f" ({fmt.span((min(costs), max(costs)))} ms over its {len(costs)} lengths after the "
                  f"{'warm-up' if f.warmup_lengths else 'first'}")
