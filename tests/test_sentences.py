@@ -320,7 +320,7 @@ def test_compare_sets_published_figures_at_their_points_not_host_times(page):
     text = "".join(pair.values())
     cudnn = _section(text, "NVIDIA H200 · published (cudnn-frontend-9.19.1)")
     # A's SM clock beside its time (issue 31): this schema-2 capture recorded none
-    assert ("| S = 32,768, D 128 | cuDNN (our sdpa_cudnn) | 25.57 | 688 | our SDPA cuDNN | 29.37 · 599 | – | 1.15× "
+    assert ("| S = 32,768, D 128 | cuDNN (our sdpa_cudnn) | 25.566 | 688 | our SDPA cuDNN | 29.368 · 599 | – | 1.15× "
             "| 0.87× |") in cudnn
     a100 = _section(text, "NVIDIA A100-SXM4-80GB · published (article-2026-07)")
     assert "CUDA time ms B (profiler, as published)" in a100 and "CPU time ms B (profiler, as published)" in a100
