@@ -394,9 +394,8 @@ def test_methodology_figures_are_the_sets(docs, h200):
 
     v = verdicts.verdict(h200, "article", "inference")
     host = html.unescape((docs / ".method_host.md").read_text(encoding="utf-8"))
-    waits = [x for x in v.host_noise if v.row(x).eager.median >= host_rules.HOST_BOUND_EAGER_RATIO
-             * v.row(x).gpu_only.median and not host_rules.host_under_gpu(v.row(x).host_cost_ms,
-                                                                          v.row(x).gpu_only.median)]
+    waits = [x for x in v.host_noise if host_rules.host_bound(v.row(x).eager.median, v.row(x).gpu_only.median)
+             and not host_rules.host_under_gpu(v.row(x).host_cost_ms, v.row(x).gpu_only.median)]
     if v.host_bound or waits:
         t = v.row((v.host_bound or waits)[0])
         assert f"yet a loop of its forwards sees {t.eager.median * 1000:.1f} µs a call" in host

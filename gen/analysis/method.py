@@ -147,14 +147,14 @@ def _host_bound(ls) -> tuple | None:
     if v is None:
         return None
     waits = [x for x in v.host_noise if (t := v.row(x)) is not None and t.eager is not None and t.gpu_only is not None
-             and t.eager.median >= host_rules.HOST_BOUND_EAGER_RATIO * t.gpu_only.median
+             and host_rules.host_bound(t.eager.median, t.gpu_only.median)
              and not host_rules.host_under_gpu(t.host_cost_ms, t.gpu_only.median)]  # a host slower than the GPU
     edge = v.host_bound or tuple(waits)
     t = v.row(edge[0]) if edge else v.fastest
     if t is None or t.main_us is None or t.gpu_only is None or t.eager is None:
         return None
     # a loop past the eager line whose host is still under the GPU (the H200 set's cuDNN forward: 1.44x) says so
-    slow_loop = t.eager.median >= host_rules.HOST_BOUND_EAGER_RATIO * t.gpu_only.median
+    slow_loop = bool(host_rules.host_bound(t.eager.median, t.gpu_only.median))
     return (t.variant, t.events_us or t.main_us, t.gpu_only.median, t.eager.median, bool(edge), t.host_cost_ms,
             slow_loop)
 
