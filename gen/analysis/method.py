@@ -107,8 +107,8 @@ class SumAt:
 
 @dataclass(frozen=True)
 class SweepSums:
-    """The kernel sum against the graph replay over every sweep point, not the default shape alone (review 2026-12-07-9
-    item 11): of the variant-points timed both ways (`timed`), those whose two windows ran within rules.CLOCK_GAP_PCT
+    """The kernel sum against the graph replay over every sweep point, not the default shape alone: of the
+    variant-points timed both ways (`timed`), those whose two windows ran within rules.CLOCK_GAP_PCT
     in clock (`compared`), the lowest and highest ratio among them, and those past rules.KERNEL_SUM_GRAPH_RATIO beyond
     their clock gap (calls.sums_off_graph: their kernel sums, and their twins', decide no pair), largest off first."""
 
@@ -118,8 +118,8 @@ class SweepSums:
     high: SumAt
     off: tuple[SumAt, ...]
     # Of the others, those whose sum read slower than its replay though taken at an equal or higher clock (no clock gap
-    # explains them: rules.sum_slower_at_higher_clock), largest first: the range above leaves them out (review 19 item
-    # 2). Replays set aside by rules.graph_below_kernels are not among them (review 20 item 2: there the replay, not the
+    # explains them: rules.sum_slower_at_higher_clock), largest first: the range above leaves them out.
+    # Replays set aside by rules.graph_below_kernels are not among them (there the replay, not the
     # sum, is the figure set aside): `aside` holds those, largest first (FP8 FlexAttention's 1.88x)
     slower: tuple[SumAt, ...] = ()
     aside: tuple[SumAt, ...] = ()
@@ -131,12 +131,12 @@ class Orientation:
     reversed median (`timed`), those whose two differ by more than rules.ORIENTATION_GAP_PCT (`apart`); of the points
     with two or more such variants (`points`), those whose fastest in the forward rounds is not the fastest in the
     reversed ones (`swapped`: the first two swap places, or another call takes the first), and of those the swaps
-    between two calls that ran the very same kernels (`ties`: each swap's pair, pair_noise.AsRunNoise.identical; review
-    2026-12-07-5 item 4: SDPA cuDNN and SDPA with no backend pinned trading places are no other call); of `timed`,
+    between two calls that ran the very same kernels (`ties`: each swap's pair, pair_noise.AsRunNoise.identical: SDPA
+    cuDNN and SDPA with no backend pinned trading places are no other call); of `timed`,
     those with an odd number of rounds (`odd`: the forward rounds outnumber the reversed, so the median leans to the
     forward order), how many had each number of rounds (`rounds`: (rounds, variant-points) each, fewest rounds
     first), and those whose whole median still fell in a reversed round (`median_reversed`: every middle sample in one;
-    timings.median_rounds, review 2026-12-06-6 item 7).
+    timings.median_rounds).
     """
 
     timed: int

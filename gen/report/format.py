@@ -99,7 +99,7 @@ def ms(x) -> str:
 
 def published_ms(x) -> str:
     """Milliseconds to three decimals: the one precision of a published-figure block, its table cells and its
-    sentences (gen.report.words.published) alike (review 22, Part 1: the table read "25.57" under a sentence
+    sentences (gen.report.words.published) alike (the table read "25.57" under a sentence
     that said 25.566 ms)."""
     return DASH if missing(x) else f"{x:.3f}"
 
@@ -188,7 +188,7 @@ def html_url(href: str) -> str:
 
 def a_an(text) -> str:
     """The indefinite article for a figure or word as read aloud: "an" before 8, 11 and 18 (and their thousands:
-    "an 8192×8192×8192 product", review 21 item 9) and before a vowel, "a" otherwise."""
+    "an 8192×8192×8192 product") and before a vowel, "a" otherwise."""
     t = str(text)
     digits = re.match(r"\d+", t)
     if digits:

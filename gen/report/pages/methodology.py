@@ -94,7 +94,7 @@ def figures_view(ctx: Context) -> list[dict]:
 def shown_units(ctx: Context) -> list[tuple[str, list[int], bool]]:
     """Each lead set's title, the units of every median its verdicts rank (its decision facts, as the home's and its
     page's line under its decision read them) and whether its timings have rounds (else its units are raw samples):
-    the levels the pages show (review 2026-12-07-1 N6), set by set."""
+    the levels the pages show, set by set."""
     out = []
     for ls in ctx.lead:
         got = ctx.fact(ls, "verdict") if ls.measured else None
