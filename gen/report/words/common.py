@@ -140,8 +140,7 @@ def overlap_words(first, others, label) -> str:
 def level_span(units) -> str | None:
     """The levels of the intervals of medians over `units` (each median's rounds, or samples with one round:
     timings.ci_level), lowest to highest: "75%–96.88%", "93.75%"; None without units. The one place every page's range
-    of levels comes from: the home's line under its decision and the methodology's rules table (they gave 75%-96.88% and
-    93.75%-96.88%)."""
+    of levels comes from: the home's line under its decision and the methodology's rules table."""
     from gen.analysis.timings import ci_level
 
     levels = sorted({ci_level(u) for u in units if u and u > 0})
@@ -370,9 +369,9 @@ NOT_MEASURED = "not measured"
 
 
 def kept_status(reason: str | None, status: str = NOT_MEASURED) -> str:
-    """A reason cut short (short_reason) behind the status it ends in, so that a cut never drops the verdict ("the
-    compiled naive product holds a mask of one length…" no longer said it was not
-    measured): "not measured (the compiled naive product holds a mask of one length…)"; the status alone where
+    """A reason cut short (short_reason) behind the status it ends in, so that a cut never drops the verdict (cut
+    alone, "the compiled naive product holds a mask of one length…" would not say it was not measured): "not measured
+    (the compiled naive product holds a mask of one length…)"; the status alone where
     there is no reason."""
     if not reason:
         return status

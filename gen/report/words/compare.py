@@ -106,8 +106,8 @@ def as_run_apart(found, label, shown: int = 3) -> str | None:
 
 
 def clocks(rows: list[dict]) -> tuple[str | None, bool]:
-    """The SM clocks behind the B/A ratios of a comparison's GPU-only times (the page gave
-    no clock beside any time): where every row's two clocks are one value, a line saying so and no column; else a
+    """The SM clocks behind the B/A ratios of a comparison's GPU-only times (else no clock
+    stands beside any time): where every row's two clocks are one value, a line saying so and no column; else a
     line for the column of each side's clock, with the rows past the clock gate (rules.CLOCK_GAP_PCT) counted. (line,
     whether to show the column); (None, False) where no row has a GPU-only time with a clock."""
     timed = [r for r in rows if r.get("gpu_only_ms_a") is not None and r.get("gpu_only_ms_b") is not None]

@@ -369,8 +369,8 @@ def _dense_mask_text(e: advice_mod.Exception_, told: bool) -> str:
 
 
 def _between_state(e: advice_mod.Exception_, x: str) -> str:
-    """How far the ratio of a call between the exception's and the default holds, said where it is given ("1.13× slower"
-    stood before "shares the first rank" with that call): " (as run, timed
+    """How far the ratio of a call between the exception's and the default holds, said where it is given (never "1.13×
+    slower" bare before "shares the first rank" with that call): " (as run, timed
     apart)"; " (as run, within noise)" where the verdict shares the first rank between the two; "" where it stands.
     In brackets: the ratios are said in a list joined by commas."""
     if x in e.between_apart:

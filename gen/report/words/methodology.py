@@ -18,8 +18,9 @@ def _full() -> int:
 
 
 def ci_levels(units=(), by_set=()) -> str:
-    """The levels the intervals of medians have on these pages, never "95%" alone (the home
-    gave 75%-96.88%, from its set's medians, while the methodology gave the rule's 93.75%-96.88%): the span over
+    """The levels the intervals of medians have on these pages, never "95%" alone (one span for
+    the home and the methodology, not 75%-96.88% from a set's medians on one and the rule's 93.75%-96.88% on the other):
+    the span over
     `units` (verdicts.ranked_units of the sets shown), from common.level_span as the home's line is, then each level
     below 95% with the count that gives it. Without units, the rule's own span (5 rounds and 6). `by_set`: (set title,
     its units, whether it has rounds) of each set shown; where their spans differ, each span with the sets that give

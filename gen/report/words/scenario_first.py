@@ -55,7 +55,7 @@ def _name(f, x: str) -> str:
 
 
 def rank_reason(f, x: str) -> str:
-    """Why call `x` shares the verdict's first rank, by the rule ("within noise" was said of
+    """Why call `x` shares the verdict's first rank, by the rule (never "within noise" of
     a pair timed apart, whose intervals do not overlap): "the same kernels", "within noise" (the as-run intervals
     overlap), or "not decided (timed apart)" with the rule's reason."""
     if x in f.same_kernel:
@@ -459,7 +459,7 @@ def replay_above(eager_ms: float | None) -> str:
 def other_head_dim(at: str, fastest: str, same: tuple[str, ...], near: tuple[str, ...], timed=(),
                    measured: bool = False) -> str:
     """The scenario's largest length at another head dim than its own (the article's
-    largest point at head dim 64 was said to be the scenario's, where at head dim 128 another call leads): "At head
+    largest point at head dim 64 is not the scenario's where at head dim 128 another call leads): "At head
     dim 128 (S = 16,384), FlexAttention (FLASH backend) leads by its median, and FlashAttention-4 (flash_attn.cute) and
     SDPA cuDNN are within noise of it as run."; `timed`: (call, its GPU-only median ms, its window's SM clock) of
     each call named, given after (the line gave no time or clock), and its eager loop's

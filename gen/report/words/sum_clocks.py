@@ -1,8 +1,8 @@
 """The clocks two kernel sums were taken at, beside a lead the sums give (gen.analysis.leads.Orders): within
 rules.CLOCK_GAP_PCT of each other, or past it with the leader at the lower clock (the gap can only have shrunk the
 lead), or at the higher one (then how much of the lead the gap can explain, and what is left past it). One set of
-words for every page that gives a kernel-sum lead, at length or short (the sliding-window
-verdict said what its clock gap explains, packed documents' first row gave "1.11×" bare at clocks 5.7% apart)."""
+words for every page that gives a kernel-sum lead, at length or short, so no page gives a
+lead bare ("1.11×" at clocks 5.7% apart) where another says what its clock gap explains."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def swing_note(o, label) -> str:
     """Beside a pair's leads, where the as-run leader's own forward and reversed round medians lie further apart than
     its as-run lead (Orders.own_swing): "FlexAttention (compiled)'s own round orientations differ by 1.15×, more than
     its 1.13× lead as run"; "" elsewhere. Against the as-run lead only: the swing is of the rounds, and the kernel
-    sums were taken outside them ("more than this lead" stood beside a kernel-sum lead)."""
+    sums were taken outside them ("more than this lead" would misread beside a kernel-sum lead)."""
     if o.as_run is None or o.as_run <= 0:
         return ""
     leader = o.first if o.as_run >= 1 else o.second

@@ -21,7 +21,7 @@ def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
     kernel sums first and the as-run times after (sums_first), or, for a chunk size timed at several key lengths, the
     kernel sums beside them (clock_fair), outside the as-run bracket so no bracket nests.
     Where the prefill sweep has the exception's call decidedly ahead at other sizes too, or the two tied, those are
-    named ("at 1k only" was said where SDPA led at 256 and 512 and 2k tied). Then the
+    named (never "at 1k only" where SDPA also leads at 256 and 512 and ties at 2k). Then the
     other head dims the sweep ran (other_dims_line)."""
     others = other_dims_line(a, e)
     if not e.reversed_at:
