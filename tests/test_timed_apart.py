@@ -153,9 +153,9 @@ def test_the_sliding_window_verdict_does_not_name_a_leader_over_a_call_timed_alo
 
 def test_the_methodology_says_how_a_call_timed_alone_is_treated(lead):
     counts = method.timed_apart(lead.rs)
-    text = method_words.timed_alone(*counts)
+    text = method_words.timed_alone(counts.alone, counts.after, counts.later)
     assert "timed after them, in later rounds of their own" in text and f"within {rules.CLOCK_GAP_PCT:g}%" in text
-    assert f"{counts[0]} variant-points of this set's sweep were timed alone" in text
+    assert f"{counts.alone} variant-points of this set's sweep were timed alone" in text
     by_hand = 0
     here: dict = {}
     for p in lead.rs.sweep:
@@ -164,7 +164,7 @@ def test_the_methodology_says_how_a_call_timed_alone_is_treated(lead):
         shared = any(len(p.timing.interleaved_with) > 1 for p in peers if p.timing is not None)
         by_hand += sum(1 for p in peers if p.status == "ok" and shared and p.timing.slots
                        and not p.timing.interleaved_with)
-    assert counts[0] == by_hand
+    assert counts.alone == by_hand
 
 
 def test_calls_retried_together_in_later_rounds_compare_with_one_another_not_with_the_first_rounds():

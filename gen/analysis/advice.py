@@ -79,18 +79,18 @@ class Pick:
     # other_batch), or None
     other_batch: object = None
     # First ("fastest") where the kernel sums decide the lead over the runner-up (Orders.sums_decide), not the as-run
-    # times: the first screen says so (review 8, review 6 #2 residual)
+    # times: the first screen says so
     by_sums: bool = False
     # Decode at the dynamic-lengths runs' batch: the call to make there instead (gen.analysis.batch_call), or None
     batch_call: object = None
     # the measure `ratio` is by where the default is slower: the one that decides the order (leads.Orders.deciding)
     ratio_by: str = leads.AS_RUN
     # Where a Python loop of eager calls changes the verdict's answer (verdicts.HostChange.changes_answer) to another
-    # call than this one: (that call, its eager median ms, this call's eager median ms), or None (review 10 item 3)
+    # call than this one: (that call, its eager median ms, this call's eager median ms), or None
     loop_call: tuple[str, float, float] | None = None
     # Where the call's gain over SDPA unpinned on the GPU is under rules.ADVICE_MIN_GAIN and an eager loop's call is
     # SDPA unpinned (loop_call): that GPU gain. The default's row must say the workload is no reason to switch
-    # (review 2026-12-07-6 item 7: "decode at batch 8" under FlashAttention-4 at 1.03x, SDPA 2.80x faster in a loop)
+    # ("decode at batch 8" under FlashAttention-4 at 1.03x, SDPA 2.80x faster in a loop)
     loop_keeps: float | None = None
 
 
@@ -127,32 +127,31 @@ class Exception_:
     mask_build_s: float | None = None  # the call's block mask build (a fact it measured at the verdict's point)
     call_ms: float | None = None  # the call's own time there (the ranking time), beside that build
     # the measure `ratio` is by: the one that decides the order (leads.Orders.deciding: as run, or kernel sum, where
-    # the as-run order decides nothing; review 2026-12-06-7 item 1)
+    # the as-run order decides nothing)
     ratio_by: str = leads.AS_RUN
     # Sweep points of the scenario where the default is decidedly faster than this call (intervals apart):
     # (q_len, kv_len, the default's ms, this call's ms, the default's SM clock, this call's, MHz or None where not
-    # recorded); the exception holds at its point, not there (item 12; clocks: review 8 item 14)
+    # recorded); the exception holds at its point, not there
     reversed_at: tuple[tuple[int, int, float, float, float | None, float | None], ...] = ()
     reversed_head_dim: int | None = None  # reversed_at's (the verdict point's) head dim, where several are swept
     # reversed_at's pairs' orders (leads.Orders, the default first), one a point in its order: where the as-run
-    # clocks ran past rules.CLOCK_GAP_PCT the words give the kernel sums beside (review 2026-12-07-6 item 5)
+    # clocks ran past rules.CLOCK_GAP_PCT the words give the kernel sums beside
     reversed_orders: tuple = ()
     # the scenario's other sweep points (same head dim) where this call too is decidedly faster than the default, and
     # those where neither is, as (q_len, kv_len): "at 1k only" was said where it led at 256 and 512 too and 2k tied
-    # (review 2026-12-07-7 item 2)
     held_at: tuple[tuple[int, int], ...] = ()
     tied_at: tuple[tuple[int, int], ...] = ()
-    other_dims: tuple = ()  # the two calls at every other head dim swept (sweep_turns.OtherDim; review 2026-12-07-8)
+    other_dims: tuple = ()  # the two calls at every other head dim swept (sweep_turns.OtherDim)
     # Where this call and the gain's baseline (SDPA, backend not pinned) are the same unpinned SDPA call and only the
     # baseline got the point's mask as a dense boolean attn_mask: the backend the baseline then ran ("" where not
-    # known), so the gain is the mask argument's, not another kernel's (review 10 item 5); None elsewhere
+    # known), so the gain is the mask argument's, not another kernel's; None elsewhere
     mask_arg_backend: str | None = None
-    # Its standing (review 2026-12-07-3 item 4): Orders against each call of its first rank (Verdict.orders), ...
+    # Its standing: Orders against each call of its first rank (Verdict.orders), ...
     shares: tuple = ()
     by_sums: object = None  # where the kernel sums decide its first place, its Orders against the runner-up
     between_apart: tuple[str, ...] = ()  # the `between` calls not timed in its rounds (calls.same_rounds False)
     # the `between` calls its verdict puts within noise of it (sharing its first rank: Verdict.near), whose ratio is
-    # an order as run and no more (review 2026-12-07-5 item 8)
+    # an order as run and no more
     between_noise: tuple[str, ...] = ()
     # SDPA unpinned, PyTorch's own call, kept where it decidedly leads a pinned default by less than the bar
     keeps_default: bool = False
@@ -163,12 +162,11 @@ class Exception_:
     # (mask_cost.MASKLESS_WHERE_SHARED); None elsewhere
     alternative: str | None = None
     # the Orders of the mask call (first) and the call that needs none, where mask_cost has both: the alternative and
-    # this call, or this call and mask_cost.other (its kernel sums said beside its as-run lead: review 2026-12-07-8
-    # item 2)
+    # this call, or this call and mask_cost.other (its kernel sums said beside its as-run lead)
     mask_orders: object = None
-    loop_ms: tuple[float, float] | None = None  # a host-bound call: its and the default's eager medians (review 18 #1)
+    loop_ms: tuple[float, float] | None = None  # a host-bound call: its and the default's eager medians
     # its Orders against the default (this call first): the as-run windows' clocks and the kernel sums beside an
-    # as-run ratio (review 21 item 6: FP8's 1.43x at a higher clock, 1.39x by kernel sum)
+    # as-run ratio (FP8's 1.43x at a higher clock, 1.39x by kernel sum)
     against: object = None
 
 
@@ -187,9 +185,9 @@ class Startup:
     # lengths that took; what each new length cost after that, ms) (gen.analysis.dynamic)
     lengths: tuple[tuple[str, float | None, int, float | None], ...] = ()
     # Where its dynamic-lengths runs compiled again at their first length: what differed from the set's earlier run
-    # nearest in configuration (gen.analysis.recompiles; review 10 item 4)
+    # nearest in configuration (gen.analysis.recompiles)
     recompiled: tuple = ()
-    first_calls: tuple = ()  # the variant's first calls over the capture (gen.analysis.first_calls; review 18 item 2)
+    first_calls: tuple = ()  # the variant's first calls over the capture (gen.analysis.first_calls)
 
 
 @dataclass(frozen=True)
@@ -214,23 +212,23 @@ class Advice:
     host_why: str | None = None  # why within noise (host_rules.host_bound_why, or "same kernels")
     host_ref_ms: float | None = None  # the host's reference call there (the host's speed, apart from the kernel)
     # Where the default is another call but an exception keeps or names SDPA unpinned: its own start-up (the backend it
-    # picks, cuDNN's set-up at each new kind of problem), which the default's does not say (review 19 item 3)
+    # picks, cuDNN's set-up at each new kind of problem), which the default's does not say
     auto_startup: Startup | None = None
     # Other forward scenarios where a loop of the default call clearly waited (the lower end of its
     # eager over GPU-only ratio at or past host_rules.HOST_BOUND_EAGER_RATIO): (scenario, ratio, its
     # interval, the host-bound outcome there, the host's cost of a call and the GPU-only time, ms or None).
     loops: tuple[tuple[str, float, tuple[float, float], str | None, float | None, float | None], ...] = ()
     # Where an exception names another call than the default in inference: (scenario, that call, its eager over
-    # GPU-only time at the verdict's point), so the host line says whose loop waited (review 10 item 2)
+    # GPU-only time at the verdict's point), so the host line says whose loop waited
     host_calls: tuple[tuple[str, str, float], ...] = ()
     determinism: tuple[Determinism, ...] = ()  # each backend under torch.use_deterministic_algorithms(True)
-    det_leads: tuple[DeterministicLead, ...] = ()  # where a plain call leads deterministic ones (review 6 item 2)
+    det_leads: tuple[DeterministicLead, ...] = ()  # where a plain call leads deterministic ones
     lengths: LengthCost | None = None  # where the decision runs cuDNN: its cost per new length
     # Sweep points past the verdicts' where another call is decidedly faster than the default (its interval
-    # apart): the default's claims must name them (review item 5).
+    # apart): the default's claims must name them.
     behind_at: tuple[Behind, ...] = ()
     # Scenarios whose calls take other inputs (FP8) where the default is a call at the scenario's own dtype:
-    # (scenario, its own dtype, those variants measured, those not measured with their reason) (review item 13)
+    # (scenario, its own dtype, those variants measured, those not measured with their reason)
     other_dtype: tuple[tuple[str, str | None, tuple[str, ...], tuple[tuple[str, str | None], ...]], ...] = ()
 
 
@@ -256,7 +254,7 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
     fs, ts = v.spread(v.fastest), v.spread(t)
     ratio = ts.median / fs.median if fs and ts and fs.median else None
     ratio_by = leads.AS_RUN
-    if outcome == "slower":  # behind: by the measure that decides the order (review 2026-12-06-7 item 1)
+    if outcome == "slower":  # behind: by the measure that decides the order
         ratio, ratio_by = verdicts.orders(v.fastest, t, v.basis).deciding
     twin = backend = None
     if v.auto is not None and v.auto.variant == variant:
@@ -361,7 +359,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
         if missing(ratio) or ratio < rules.ADVICE_MIN_GAIN:
             # The bar guards a switch away from SDPA unpinned, PyTorch's own call; a pinned default that call
             # decidedly leads here is that switch made for a slower call, so SDPA unpinned stays, at any ratio
-            # (review 2026-12-07-5 item 1: FA4 named at the article's shape, 1.18x slower)
+            # (FA4 named at the article's shape, 1.18x slower)
             auto = v.row(variant_role("automatic"))
             if auto is None or auto is t or not verdicts.leads(auto, t, v.basis):
                 continue
@@ -451,7 +449,7 @@ def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> 
 def _auto_startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str,
                   exceptions: tuple[Exception_, ...]) -> Startup | None:
     """SDPA unpinned's start-up where What to call names it in an exception but defaults to another call: a reader
-    told to call it pays its backend's set-up too (review 19 item 3: the older H100 set named SDPA for the article's
+    told to call it pays its backend's set-up too (the older H100 set named SDPA for the article's
     shape and never said cuDNN's 0.38-1.79 s per new kind of problem)."""
     auto = variant_role("automatic")
     if default == auto or not any(e.variant == auto for e in exceptions):

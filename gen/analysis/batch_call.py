@@ -1,5 +1,5 @@
-"""The call to make for decode at the dynamic-lengths runs' batch, where a decode verdict holds at another (review 8
-item 3): with a growing KV cache every step is a new length, so the call must be cheap once warm and cheap at each new
+"""The call to make for decode at the dynamic-lengths runs' batch, where a decode verdict holds at another: with a
+growing KV cache every step is a new length, so the call must be cheap once warm and cheap at each new
 length. Numbers only, all from the set's `dynamic` records through gen.analysis.dynamic's facts; the words are
 gen.report.words.decision's.
 

@@ -33,14 +33,14 @@ class Behind:
     equal_clock_ratio: float | None = None
     # The orders of the fastest against the default there (verdicts.Orders), and whether they decide it
     # (rules.lead_decided): a point whose as-run intervals are apart but which the rule leaves not decided
-    # is listed too, as not decided (review 2026-12-06 item 1)
+    # is listed too, as not decided
     orders: verdicts.Orders | None = None
     decided: bool = True
     # (rounds, samples) of the fastest's and the default's medians there: the level of their intervals
-    # (timings.ci_level: 93.75% for 5 rounds, review 2026-12-06-4 item 7)
+    # (timings.ci_level: 93.75% for 5 rounds)
     spreads: tuple = ()
     # Within noise as run, the fastest ahead by kernel sum (Orders.kernels_leader): behind by kernel sum, as the first
-    # screen counts FP8 prefill (review 8 item 2); `decided` is then False
+    # screen counts FP8 prefill; `decided` is then False
     by_kernels: bool = False
 
 
@@ -82,7 +82,7 @@ def behind_at(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str, ex
 def _leader(at: verdicts.Verdict, d):
     """The call to set against the default `d` at one point: where the default is not first, the fastest call that
     leads it by the rule (the fastest itself may sit within noise of it, the default ranked down by another); where
-    it is first, the fastest call with other kernels (review 21 item 7: the default's own kernels, SDPA cuDNN against
+    it is first, the fastest call with other kernels (the default's own kernels, SDPA cuDNN against
     SDPA with no backend pinned, are a tie, never "another call faster"); None where there is none."""
     if at.rank(d.variant) != 1:
         ahead = [x for x in at.rows if x is not d and at.spread(x) and verdicts.leads(x, d, at.basis)]

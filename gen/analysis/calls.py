@@ -55,7 +55,7 @@ def faster(a: Spread, b: Spread) -> bool:
 def interval_gap(a: Spread, b: Spread) -> float:
     """How far apart the two medians' intervals are (ms): the slower's lower end less the faster's upper end,
     positive where they are apart (`faster` one way or the other), zero or less where they overlap. The one measure
-    by which every page says how far outside the intervals a same-name pair lies (review 2026-12-06-3 item 5)."""
+    by which every page says how far outside the intervals a same-name pair lies."""
     (alo, ahi), (blo, bhi) = interval(a), interval(b)
     return max(blo - ahi, alo - bhi)
 
@@ -130,7 +130,7 @@ class Timed:
     rel_error: float | None = None
     dtype: str | None = None
     # Where the inputs were rounded to the call's own dtype (FP8): what that rounding alone moves the answer by
-    # (the record's fact fp8_input_rounding_error); rel_error is then the kernel's error alone (review 8 item 9)
+    # (the record's fact fp8_input_rounding_error); rel_error is then the kernel's error alone
     input_rounding_error: float | None = None
     # The as-run noise of identical kernels at the row's point (gen.analysis.pair_noise), which an as-run lead must
     # exceed (rules.lead_decided); None where not known
@@ -151,7 +151,7 @@ class Timed:
     # The same call's row in the sweep's shared rounds at this point, where the row is a profiled run's (each call in a
     # sequence of its own) and the sweep timed every measured call of the runs in its shared rounds (shared_sweep): the
     # record the verdict's orders read (gen.analysis.verdicts.orders), cited as the evidence of the order. The row's
-    # own times, clocks, eager and host figures stay the runs' on every page (review 2026-12-07-4 items 3, 4).
+    # own times, clocks, eager and host figures stay the runs' on every page.
     rounds_record: Timed | None = None
     # Its kernel sum, or that of a call running the same kernels at this point, past rules.KERNEL_SUM_GRAPH_RATIO from
     # its own graph replay (off_graph): no pair it is in is decided by kernel sums
@@ -203,7 +203,7 @@ class OffGraph:
     @property
     def slower_at_higher_clock(self) -> bool:
         """The sum slower than the replay though its window ran at the higher clock, more than rules.CLOCK_GAP_PCT
-        apart: off under rules.sum_slower_at_higher_clock, not under the within-gap clause (review 20 item 5)."""
+        apart: off under rules.sum_slower_at_higher_clock, not under the within-gap clause."""
         return (self.ratio > 1 and bool(self.kernel_sum_mhz) and bool(self.graph_mhz)
                 and self.kernel_sum_mhz > self.graph_mhz and rules.clocks_apart(self.kernel_sum_mhz, self.graph_mhz))
 
@@ -399,7 +399,7 @@ def same_rounds(a: Timed, b: Timed) -> bool | None:
 
 def loop_ms(call: Timed, base: Timed | None) -> tuple[float, float] | None:
     """Where `call` is host-bound (the rule's yes), its eager median and `base`'s, ms: a lead taken on the GPU alone is
-    not what an eager loop on this host gets (review 18 item 1: 2.96x on the GPU, 1.38x in a loop); None elsewhere."""
+    not what an eager loop on this host gets (2.96x on the GPU, 1.38x in a loop); None elsewhere."""
     if not call.host_bound or base is None or call.eager is None or base.eager is None:
         return None
     a, b = _num(call.eager.median), _num(base.eager.median)
@@ -449,9 +449,9 @@ def timed(ls: tables.LoadedSet, scenario: str = "article", mode: str = "inferenc
     the scenario has none, from the sweep at the scenario's first point. Where the sweep timed the runs' point with
     every measured call of the runs in its shared rounds (shared_sweep), each run's row carries the sweep's row of the
     same call (Timed.rounds_record): the order between calls is decided in the shared rounds (the profiled runs time
-    each call in a sequence of its own, OWN, so no two of their times were taken in the same conditions; review
-    2026-12-07-3 item 5), while the times, clocks, eager and host figures every page shows stay the runs' (the
-    profiled, longer loops; review 2026-12-07-4 items 3, 4)."""
+    each call in a sequence of its own, OWN, so no two of their times were taken in the same conditions), while the
+    times, clocks, eager and host figures every page shows stay the runs' (the
+    profiled, longer loops)."""
     runs = [r for r in ls.rs.runs if r.scenario == scenario and r.mode == mode]
     if runs:
         noise = pair_noise.noise_at(ls, pair_noise.RUN, scenario, mode, runs[0].point)
@@ -493,7 +493,7 @@ def timed_at(ls: tables.LoadedSet, scenario: str, point: schema.Point, mode: str
 @dataclass(frozen=True)
 class OrientedRate:
     """A headline's rate where its call's forward and reversed medians lie more than rules.ORIENTATION_GAP_PCT apart
-    (review 2026-12-07-1 item 12: GQA prefill at 32k keys gave FlexAttention's 729 TFLOP/s from its forward rounds
+    (GQA prefill at 32k keys gave FlexAttention's 729 TFLOP/s from its forward rounds
     alone, its reversed rounds 1.27x slower): each orientation's median and rate, where the whole median lies, and
     the kernel sum's. A rate scales as 1 / time at one point."""
 

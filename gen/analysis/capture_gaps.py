@@ -4,7 +4,7 @@ A capture without an optional package (gen.model.variants.EXTRA_PACKAGES) record
 "unavailable: ... the optional <package> package ... is not installed" wherever it reached them; one stopped by its
 time limit records the points it did not start "skipped: ... the run's time limit ...", and the dynamic-lengths runs it
 did not start "stopped at N tokens: the run's time limit was reached" with no length. A variant of a missing package
-past the time limit read as "the time limit was reached" (review 2026-12-07-3 item 3): a longer run would not have
+past the time limit read as "the time limit was reached": a longer run would not have
 measured it either.
 
 Takes: a schema.ResultSet. Gives: `gaps(rs) -> Gaps` (the packages not installed and the variants they cost, whether
@@ -103,7 +103,7 @@ def siblings(sets, ls) -> list:
 
 def measured_beside(sets, ls) -> dict[str, object]:
     """Per scenario the time limit kept `ls`'s capture from (Gaps.not_reached, STOPPED), the first of its siblings that
-    measured it: its page of the scenario stands in for this set's (review 18 item 17)."""
+    measured it: its page of the scenario stands in for this set's."""
     out = {}
     for name, why in ls.gaps.not_reached:
         other = next((o for o in siblings(sets, ls) if name in o.gaps.measured), None) if why == STOPPED else None

@@ -136,15 +136,15 @@ def compare_frame(a: tables.LoadedSet, b: tables.LoadedSet, mode: str = "inferen
             gpu_only_ms_a=ga, gpu_only_ms_b=gb, gpu_only_ratio=gb / ga if ga and gb else np.nan,
             gpu_only_method_a=ea.get("gpu_only_method"), gpu_only_method_b=eb.get("gpu_only_method"),
             host_ms_a=ca_, host_ms_b=cb_, host_ratio=cb_ / ca_ if ca_ and cb_ and not cross else np.nan,
-            # the host's reference call beside each host time: how fast each set's host dispatched (review
-            # 2026-12-07-1 item 11: host ratios up to 2.55x stood without the hosts' own 1.7x)
+            # the host's reference call beside each host time: how fast each set's host dispatched (a
+            # host ratio of 2.55x means little without the hosts' own 1.7x)
             host_ref_ms_a=_num(ea.get("host_ref_ms")), host_ref_ms_b=_num(eb.get("host_ref_ms")),
             host_ref_us_a=_num(ea.get("host_ref_ms")) * 1e3, host_ref_us_b=_num(eb.get("host_ref_ms")) * 1e3,
             rank_a=_num(ra.get(v)) if ea.get("status") == "ok" else np.nan,
             rank_b=_num(rb.get(v)) if eb.get("status") == "ok" else np.nan,
             time_basis_a=basis_a, time_basis_b=basis_b,
             # the mean SM clock of each side's GPU-only window, and whether the two are farther apart than the clock
-            # gate the kernel sums are read by (review 2026-12-07-5 item 7: a B/A at one clock looked like any other)
+            # gate the kernel sums are read by (a B/A at one clock looked like any other)
             sm_clock_mhz_a=_num(ea.get("sm_clock_mhz")), sm_clock_mhz_b=_num(eb.get("sm_clock_mhz")),
             clocks_apart=_clocks_apart(ea.get("sm_clock_mhz"), eb.get("sm_clock_mhz")),
         ))
@@ -497,7 +497,7 @@ class RunApart:
 def as_run_apart(a: tables.LoadedSet, b: tables.LoadedSet) -> list[RunApart]:
     """Where two sets of one GPU model timed the same call at the same point and its as-run medians differ by more
     than rules.ORIENTATION_GAP_PCT (the gap at which the methodology marks a round order's effect) while its kernel
-    sums agree within rules.TIME_FLOOR_PCT (review 2026-12-07-3 item 7: SDPA cuDNN at the article's
+    sums agree within rules.TIME_FLOOR_PCT (SDPA cuDNN at the article's
     16k, head dim 128, 13.70 ms in one H100 set and 16.58 ms in the other at a higher clock, kernel sums 13.73 and
     13.76 ms): the as-run time moved with the rounds' order and clock, not with the kernel. Largest ratio first."""
     if (a.rs.kind != schema.SetKind.MEASURED or b.rs.kind != schema.SetKind.MEASURED
@@ -516,7 +516,7 @@ def as_run_apart(a: tables.LoadedSet, b: tables.LoadedSet) -> list[RunApart]:
             if sa is None or sb is None or not ka or not kb or not sa.median or not sb.median:
                 continue
             if schema.GpuOnlyMethod.KERNEL_SUM in (ra.gpu_only_method, rb.gpu_only_method):
-                continue  # a kernel sum standing in for a set-aside replay is no as-run time (review 21 item 5)
+                continue  # a kernel sum standing in for a set-aside replay is no as-run time
             if max(sa.median, sb.median) / min(sa.median, sb.median) <= 1 + rules.ORIENTATION_GAP_PCT / 100:
                 continue
             if max(ka, kb) / min(ka, kb) <= rules.TIME_FLOOR:

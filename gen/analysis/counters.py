@@ -51,8 +51,8 @@ class Absent(enum.StrEnum):
     NOT_RUN = "not_run"  # the run itself did not complete (status not ok)
     NOT_CAPTURED = "not_captured"  # the set's capture took no counter pass (schema 1 sets, or asked not to)
     # A capture that records its stages (schema 3 on) and no counter pass among them: it was not taken. A pass that
-    # was taken and could not read counters (no ncu on the machine included) records why, as UNAVAILABLE (review 18
-    # item 14: the paired set was said to predate the pass, at schema 5)
+    # was taken and could not read counters (no ncu on the machine included) records why, as UNAVAILABLE,
+    # so a set of schema 5 is not said to predate the pass
     NOT_TAKEN = "not_taken"
     UNAVAILABLE = "unavailable"  # the counter pass was tried and failed: capture's reason kept
     NO_TRACE = "no_trace"  # counters, but no trace to match them to

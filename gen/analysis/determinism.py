@@ -34,14 +34,14 @@ class Determinism:
     fastest_plain: str | None = None  # the scenario's fastest call without determinism, and its time
     fastest_plain_ms: float | None = None
     ratio_at_ref: float | None = None  # det over base at equal clock (each step's time at the reference clock)
-    # det over the fastest plain step at equal clock, and the two steps' SM clocks (review item 21: an as-run
+    # det over the fastest plain step at equal clock, and the two steps' SM clocks (an as-run
     # ratio across different clocks is given with its equal-clock one)
     plain_ratio_at_ref: float | None = None
     det_mhz: float | None = None
     plain_mhz: float | None = None
     # Where the steps' GPU-only times are graph replays: each step's kernel sum and its window's clock (ms, MHz), the
     # deterministic one's, its plain one's and the fastest plain step's, given first where the two set side by side
-    # ran within rules.CLOCK_GAP_PCT in clock and neither is off its replay (fair_sums; review 2026-12-07-9 item 7:
+    # ran within rules.CLOCK_GAP_PCT in clock and neither is off its replay (fair_sums:
     # FA4 1.13x by kernel sum, both at 1980 MHz, beside 1.14x as run at clocks 4% apart and 1.09x at equal clock)
     base_mhz: float | None = None  # the plain step's SM clock, beside det_mhz
     det_ks: tuple[float, float | None] | None = None
@@ -129,7 +129,7 @@ def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
 
 @dataclass(frozen=True)
 class DeterministicLead:
-    """A verdict that ranks deterministic calls beside plain ones, led by a plain one (review 2026-12-06-4 item 2):
+    """A verdict that ranks deterministic calls beside plain ones, led by a plain one:
     the pair its lead is between (the fastest and the next call on other kernels, with whether each is deterministic),
     and the lead among the deterministic calls, the one that matters to a user who needs determinism."""
 
@@ -160,8 +160,8 @@ def deterministic_leads(vs: list[verdicts.Verdict]) -> tuple[DeterministicLead, 
 
 @dataclass(frozen=True)
 class DeterministicHead:
-    """A scenario point that ranks deterministic calls beside plain ones, led by a plain one (review 2026-12-06-4 item
-    2): what its headline opens with, the fastest call that runs deterministically, the next one (and whether the
+    """A scenario point that ranks deterministic calls beside plain ones, led by a plain one: what its headline opens
+    with, the fastest call that runs deterministically, the next one (and whether the
     first decidedly leads it: rules.lead_decided), the first's cost of determinism, and the plain fastest as context."""
 
     first: str

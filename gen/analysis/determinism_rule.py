@@ -2,7 +2,7 @@
 (`base_of`) and the one like-with-like rule (`like_with_like`) of the set's determinism costs
 (gen.analysis.determinism) and of the scenario page's (gen.analysis.scenarios.determinism_frame). The like-with-like
 rule is the report's for every ratio of two GPU-only times: FP8 against its twin (scenarios.fp8_frame), the speed-up
-over naive (tables.summary_table) and the same point in two scenarios (same_point; review 2026-12-06-6 items 4, 10).
+over naive (tables.summary_table) and the same point in two scenarios (same_point).
 Takes variant names and times; reads no verdict, so that all may import it."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def like_with_like(det_ms: float | None, det_method: str | None, det_sum_ms: flo
                    base_method: str | None, base_sum_ms: float | None) -> tuple[float | None, float | None, bool]:
     """(deterministic time, plain time, whether both are kernel sums): the two steps' GPU-only times where they are of
     one kind; where one is a graph replay and the other a kernel sum, both kernel sums, which every profiled step has
-    (review 2026-12-06-3 item 11, review 2026-12-06-5 item 3: SDPA flash 10.09 ms replayed against 6.441 ms summed).
+    (SDPA flash 10.09 ms replayed against 6.441 ms summed).
     The one like-with-like rule of the set's determinism costs and the scenario page's."""
     if det_method != base_method and not missing(det_sum_ms) and not missing(base_sum_ms):
         return det_sum_ms, base_sum_ms, True

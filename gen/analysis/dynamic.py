@@ -56,7 +56,7 @@ class DynamicFacts:
     # The dearest length after the warm-up (a recompile there would show), ms
     later_max_ms: float | None = None
     # Lengths in order, after the warm-up and never the run's first (its first call also pays the run's own start:
-    # SDPA flash's first decode length cost 3.73 ms against 0.046 ms after, review 2026-12-06-6 item 8): (kv_len, what
+    # SDPA flash's first decode length cost 3.73 ms against 0.046 ms after): (kv_len, what
     # the new length cost, the loop's warm call) in ms; what the break-even counts compare
     per_length: tuple[tuple[int, float, float], ...] = ()
     # What the lengths left out of per_length cost (the warm-up's, else the run's first), ms, in order
@@ -103,7 +103,7 @@ def _facts(run: schema.DynamicRun) -> DynamicFacts:
     costed = [(c, x) for c in run.lengths if (x := excess(c)) is not None]
     n, per, once = warmup([x for _, x in costed])
     # what each new length costs: the median over the lengths past the warm-up and never the run's first, as the
-    # chart and the break-even counts read them (per_length; review 2026-12-07-2 item 10)
+    # chart and the break-even counts read them (per_length)
     if n == 0 and len(costed) > 1:
         per = statistics.median(x for _, x in costed[1:])
     masks = [c.mask_ms for c, _ in costed[n:] if c.mask_ms is not None]  # over first_overhead_ms's lengths
@@ -225,7 +225,7 @@ class PhaseFacts:
     @property
     def lowest_warm(self) -> DynamicFacts | None:
         """The lowest warm call in a loop over every run measured, cache-warmed ones included: where it is not
-        steady_best, the page says why that one is no reference (review 2026-12-06-6 item 8)."""
+        steady_best, the page says why that one is no reference."""
         return self.measured[0] if self.measured else None
 
     def wins(self, variant: str) -> bool:
@@ -251,8 +251,8 @@ class PhaseFacts:
 
     def overtakers(self) -> list[Overtaker]:
         """The runs (measured cold) that cost more than the fastest once warm at every length for few calls but
-        less past some count at some lengths (BEYOND): what a headline saying none breaks even would hide (review
-        2026-12-06-7 item 6), fewest calls first."""
+        less past some count at some lengths (BEYOND): what a headline saying none breaks even would hide, fewest calls
+        first."""
         best = self.steady_best
         if best is None:
             return []
@@ -301,7 +301,7 @@ class Overtaker:
     together: bool = True  # the lengths are one run of consecutive lengths compared (no others between)
 
 
-# The pinned variant whose per-length plan a later unpinned call can find cached (the review's item 4)
+# The pinned variant whose per-length plan a later unpinned call can find cached
 PLANS_PER_LENGTH = "sdpa_cudnn"
 
 
@@ -329,7 +329,7 @@ def phase_facts(rs: schema.ResultSet, phase: str) -> PhaseFacts:
     warm = _warm_cache(rs, phase)
     warmed = {v for v, _, _ in warm}
     # A run whose first calls were another run's cached plans measured no first-call cost: it is neither the
-    # baseline the break-even counts are taken against nor a run that breaks even (review2 N2). The counts are
+    # baseline the break-even counts are taken against nor a run that breaks even. The counts are
     # worked out again against the fastest once warm of the others (the capture took them against all runs).
     cold = [f for f in ok if f.variant not in warmed]
     best = cold[0] if cold else None
@@ -376,8 +376,8 @@ class SwitchFacts:
 
     @property
     def length_ratios(self) -> list[float]:
-        """Each length's first call with the switch over its first call without it, where both ran (review
-        2026-12-07-1 item 10: slower at 8 of 8 lengths, which "no effect" hid)."""
+        """Each length's first call with the switch over its first call without it, where both ran (slower at 8 of 8
+        lengths, which "no effect" hid)."""
         return [p["with_ms"] / p["without_ms"] for p in self.pairs
                 if p["with_ms"] is not None and p["without_ms"]]
 
@@ -411,7 +411,7 @@ def scenario_title(rs: schema.ResultSet) -> str | None:
 @dataclass(frozen=True)
 class BatchOrder:
     """The dynamic-lengths decode runs' GPU-only order at their own batch, set beside a decode verdict at another
-    batch of the same heads, head dim and query count (review 2026-12-06-2 item 4): the verdict's order holds at its
+    batch of the same heads, head dim and query count: the verdict's order holds at its
     batch only (on the H100 set FA4 leads at batch 8 and takes 4.2x cuDNN's GPU time at batch 1)."""
 
     batch: int  # the dynamic runs' batch
@@ -422,7 +422,7 @@ class BatchOrder:
     # (variant, median GPU-only ms over the lengths), fastest first, down to the slowest of the verdict's calls
     order: tuple[tuple[str, float], ...]
     named: tuple[str, ...]  # the verdict's calls the order reaches (its first rank), in its order
-    # The runs' SM clock where their lengths record one; None: not recorded (no schema records it yet: review 8 #14)
+    # The runs' SM clock where their lengths record one; None: not recorded (no schema records it yet)
     clock_mhz: float | None = None
 
 

@@ -319,7 +319,7 @@ def _fastest_of_verdict(v: verdicts.Verdict) -> tuple[str, dict]:
     base = v.row(variant_role("baseline"))
     if base is not None and base is not f:
         b_ms, f_ms, sums = v.spread(base).median, v.spread(f).median, False
-        if v.basis == "gpu_only":  # like with like, as the main table's speed-up (review 2026-12-06-7 item 5)
+        if v.basis == "gpu_only":  # like with like, as the main table's speed-up
             b_ms, f_ms, sums = determinism_rule.like_with_like(b_ms, base.gpu_only_method, base.kernel_sum_ms, f_ms,
                                                                f.gpu_only_method, f.kernel_sum_ms)
         facts.update(baseline=base.variant, baseline_ms=b_ms, baseline_of_ms=f_ms, baseline_sums=sums)
@@ -433,8 +433,7 @@ def rule_compile(ls) -> list[Finding]:
     """Compile time of the first call. facts: compile_s, calls (in timed calls at their median),
     ahead (a side process compiled it before the timings), first_call_s (the capture's own first call);
     own_slower: a side process compiled it and the capture's own first call still took longer, so the start-up a
-    user pays is at least that (startup_s, startup_calls: the larger of the two, in seconds and timed calls; review
-    2026-12-06-7 item 4)."""
+    user pays is at least that (startup_s, startup_calls: the larger of the two, in seconds and timed calls)."""
     out = []
     for run in ls.rs.runs:
         if run.compile_time_s is None:

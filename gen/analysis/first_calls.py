@@ -1,4 +1,4 @@
-"""A call's first calls over one capture, each classed by what it paid (review 18 items 2 and 3): cuDNN's start-up is
+"""A call's first calls over one capture, each classed by what it paid: cuDNN's start-up is
 not one-time. In the committed H100 and H200 sets a new kind of problem (the backward, decode, another mask or head
 dim) paid 0.38-1.79 s again, a new shape of a kind already set up 36 ms to 0.16 s, the same problem again under a
 millisecond.
@@ -89,7 +89,7 @@ def first_calls(ls: tables.LoadedSet, variant: str) -> tuple[FirstCall, ...]:
 
 def own_first_slower(run) -> bool:
     """A side process compiled the call before the timings (compiled_ahead) and the capture's own first call still took
-    longer than that compile: the start-up a user pays is then the own first call, not the compile (review 9 item 4;
-    review 21 item 4: the variant page led with the 0.24 s compile where the findings gave the 3.61 s start-up)."""
+    longer than that compile: the start-up a user pays is then the own first call, not the compile (the variant page led
+    with the 0.24 s compile where the findings gave the 3.61 s start-up)."""
     own, ahead = run.first_call_s, run.compile_time_s
     return bool(run.compiled_ahead) and own is not None and ahead is not None and own > ahead

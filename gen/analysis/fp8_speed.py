@@ -1,4 +1,4 @@
-"""What FP8 buys, with the clocks behind it (review 2026-12-07-9 item 6): an FP8 call and its bf16 twin (rows of a
+"""What FP8 buys, with the clocks behind it: an FP8 call and its bf16 twin (rows of a
 scenario's point frame) set side by side as run, by kernel sum and at equal clock (a model), each with the two
 windows' clocks, so a speed-up taken with FP8 at the higher clock is not read as the kernels' alone. Numbers only:
 gen.report.words.fp8_speed words them; gen.analysis.scenarios.fp8_frame adds them to its rows."""

@@ -82,7 +82,7 @@ def loop_waited_short_of_rule(eager_lo: float | None, eager_hi: float | None, gp
                               gpu_hi: float | None, host_cost: float | None) -> bool:
     """Within noise by host_bound_outcome, though the eager loop alone says yes (its ratio's interval clear above
     HOST_BOUND_EAGER_RATIO) and the host's cost of a call is at least the GPU time: a loop that waited on a host slower
-    than the GPU, whose cost stops short of HOST_YES_MARGIN (review 21 item 2: FA4 at the H100 set's default shape, a
+    than the GPU, whose cost stops short of HOST_YES_MARGIN (FA4 at the H100 set's default shape, a
     loop at 2.16x, the host's low end 1.497x). The findings list these beside the host-bound calls, with why."""
     return (host_bound_outcome(eager_lo, eager_hi, gpu_lo, gpu_hi, host_cost) == WITHIN_NOISE
             and host_bound_outcome(eager_lo, eager_hi, gpu_lo, gpu_hi) == YES

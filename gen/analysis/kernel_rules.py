@@ -114,7 +114,7 @@ def no_occupancy_estimate(pct: float | None) -> bool:
 
 # The profiler (CUPTI's "est. achieved occupancy %") gives its estimate to a whole percent, rounding half up: a
 # theoretical 12.5% reads 13% there. An estimate within half this step of the theoretical figure is that figure
-# rounded, not an estimate above the ceiling (review 2026-12-07-13 item 3: "estimate 13%, theoretical 12%").
+# rounded, not an estimate above the ceiling ("estimate 13%, theoretical 12%").
 ESTIMATE_STEP_PCT = 1.0
 
 
@@ -147,7 +147,7 @@ ESTIMATE_GAP_PCT = 10.0
 # tiles and each tile's fixed prologue and epilogue. Closer than that these numbers cannot tell.
 TILE_WORK_MATCH = 0.05
 # The key-block widths (kBlockN) a query tile's pairs are counted over: a causal row tile loops over whole key blocks
-# up to ceil(last row / kBlockN), and the traces do not record kBlockN (review 2026-12-06-3 item 8). 1 is no key
+# up to ceil(last row / kBlockN), and the traces do not record kBlockN. 1 is no key
 # tiling (the fewest pairs a tile can visit); 64 and 128 are the key-block widths of FlashAttention-3's Hopper
 # forward tiles at head dims 64-256 (flash-attention's hopper/tile_size.h: 192x128 at hdim 64 causal, 128x128 and
 # 128x176 above, 128x80 and 128x64 at the largest), rounded to the two powers of two they take. The pairs' ratio is
@@ -157,7 +157,7 @@ TILE_KEY_BLOCKS = (1, 64, 128)
 
 # An attention kernel's main loop holds its tiles (the query block, the running output, the softmax state) in registers:
 # its low occupancy is by design. The kernels beside it hold none: a backward's pre- and post-processing (rowsum(dO∘O),
-# dQ's conversion) and a split's combine are elementwise work and reductions (review 2026-12-07-9 item 15: FA4's
+# dQ's conversion) and a split's combine are elementwise work and reductions (FA4's
 # flash_bwd_preprocess, 46 registers, tensor pipes 0%, was given the main loop's reason). By name, and by Nsight
 # Compute where it measured the tensor pipes idle (a main loop's matrix products run on them).
 ATTENTION_AUX = re.compile(r"preprocess|postprocess|convert_dq|dot_do_o|clear_dq|splitkv_combine|lean_reduction",

@@ -107,9 +107,9 @@ class Launch:
 def tile_pairs(queries: int, keys: int, rows: int, causal: bool, key_block: int = 1) -> int:
     """(query, key) pairs a head that query tiles of `rows` rows visit, every tile whole (the rows past the last
     query too): all keys for each, or under a causal mask (queries == keys) the keys up to the tile's last row, for
-    a tile skips no key below the diagonal of its last row (review 2026-12-06-2 item 9: 192-row tiles over 1,024
+    a tile skips no key below the diagonal of its last row (192-row tiles over 1,024
     causal queries visit 749,568 pairs, not 1.125x the triangle's 524,800). A tile loops over whole key blocks of
-    `key_block` keys, up to ceil(last row / key_block) of them (review 2026-12-06-3 item 8: with 128-key blocks
+    `key_block` keys, up to ceil(last row / key_block) of them (with 128-key blocks
     those tiles visit 786,432); key_block 1 is no key tiling at all."""
     tiles = -(-queries // rows)
     padded = -(-keys // key_block) * key_block
@@ -125,8 +125,8 @@ def exact_pairs(queries: int, keys: int, causal: bool) -> int:
 
 @dataclass(frozen=True)
 class TileWork:
-    """What the runner-up's inferred query tiles make of its tensor-pipe time against the fastest's (review2 N8,
-    review 2026-12-06-2 item 9). Inferred throughout: the tile rows are the FA3 design's reading of the warpgroups."""
+    """What the runner-up's inferred query tiles make of its tensor-pipe time against the fastest's. Inferred
+    throughout: the tile rows are the FA3 design's reading of the warpgroups."""
 
     rows: int  # the runner-up's rows a tile (Launch.tile_rows: checked against its grid)
     pairs: int  # the (query, key) pairs a head its tiles visit (tile_pairs)
@@ -138,8 +138,8 @@ class TileWork:
     base_name_tile: tuple | None  # the tile field of the fastest's kernel name, where it has one (not decoded)
     tensor_ratio: float  # the runner-up's tensor-pipe time over the fastest's (the counters pass)
     # The pairs' ratio (both kernels' tiles over key blocks of the same width) at each of
-    # kernel_rules.TILE_KEY_BLOCKS: the key-block width is not recorded, so the ratio is a range (review 2026-12-06-3
-    # item 8); (width, ratio)
+    # kernel_rules.TILE_KEY_BLOCKS: the key-block width is not recorded, so the ratio is a range;
+    # (width, ratio)
     by_key_block: tuple[tuple[int, float], ...] = ()
 
     @property

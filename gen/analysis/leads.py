@@ -72,12 +72,12 @@ class Orders:
     # above) and decide nothing
     off_graph: tuple[tuple[str, calls.OffGraph], ...] = ()
     # where off_graph leaves the kernel sums out: the ratio they would have given (second's sum over first's), which
-    # decides nothing but is told beside the set-aside (review 20 item 3); None elsewhere or where a sum is missing
+    # decides nothing but is told beside the set-aside; None elsewhere or where a sum is missing
     kernel_sum_aside: float | None = None
 
     def own_swing(self, variant: str) -> float | None:
-        """How far `variant`'s own forward and reversed round medians lie apart (the larger over the smaller; review
-        2026-12-07-5 item 3: FlexAttention's 1.15x at paired packed documents, beside a 1.11x lead); None where it has
+        """How far `variant`'s own forward and reversed round medians lie apart (the larger over the smaller:
+        FlexAttention's 1.15x at paired packed documents, beside a 1.11x lead); None where it has
         no reversed rounds of its own."""
         fw, rv = self.first_oriented_ms if variant == self.first else self.second_oriented_ms
         if not fw or not rv:
@@ -159,7 +159,7 @@ class Orders:
     def sums_decide(self) -> bool:
         """Decided, and by the kernel sums (rules.lead_decided): against the point's noise line
         (decided_by_kernel_sum), or between two calls timed apart whose lead is within rules.TIMED_APART_REACH, where
-        only the sums at one clock may decide. The first screen says so beside a first place (review 8, review 6 #2)."""
+        only the sums at one clock may decide. The first screen says so beside a first place."""
         if not self.decided:
             return False
         return self.decided_by_kernel_sum or (self.timed_apart and self.as_run is not None
@@ -175,8 +175,8 @@ class Orders:
     def reach_decides(self) -> bool:
         """Decided by the as-run lead past rules.TIMED_APART_REACH alone: timed apart, and the kernel sums would not
         decide the pair on their own, the rule read as for a lead within the reach (sums missing, or not taken
-        within rules.CLOCK_GAP_PCT of one clock, or within the floor). Review 2026-12-06-7 item 8: the reach's count
-        took in pairs the fair sums decide anyway (Naive 2.2x behind SDPA math at decode 131k keys, both at 1980
+        within rules.CLOCK_GAP_PCT of one clock, or within the floor), so the reach's count
+        leaves out pairs the fair sums decide anyway (Naive 2.2x behind SDPA math at decode 131k keys, both at 1980
         MHz)."""
         if not self.past_reach:
             return False
@@ -227,8 +227,7 @@ class Orders:
     @property
     def past_clock(self) -> float | None:
         """Where the kernel sums ran past rules.CLOCK_GAP_PCT apart in clock, their ratio less the most the gap can
-        explain (rules.sums_past_clock), where that is still beyond the floor; else None (review 2026-12-07-3
-        item 6)."""
+        explain (rules.sums_past_clock), where that is still beyond the floor; else None."""
         if self.kernel_sum_one_clock or self.memory_bound:  # HBM's time need not follow the SM clock at all
             return None
         return rules.sums_past_clock(self.kernel_sum, self.first_ks_mhz, self.second_ks_mhz, self.kernel_sum_floor)
@@ -243,8 +242,8 @@ class Orders:
 
     @property
     def kernel_sum_conservative(self) -> bool:
-        """The call the kernel sums put ahead ran its profiled window at the same or a lower clock than the other
-        (review 2026-12-06-3 item 7): at equal clock its lead would only grow, so the order stands however far apart
+        """The call the kernel sums put ahead ran its profiled window at the same or a lower clock than the other: at
+        equal clock its lead would only grow, so the order stands however far apart
         the clocks are; it still decides nothing as run (rules.lead_decided)."""
         lower = self.kernel_sum_leader_clock_pct
         return lower is not None and lower >= 0
@@ -255,7 +254,7 @@ class Orders:
         rules.kernel_sum_floor (the point's kernel-sum noise of identical kernels, at least rules.TIME_FLOOR_PCT), at
         clocks within rules.CLOCK_GAP_PCT or with that call at the lower clock
         (kernel_sum_conservative), and ahead in both round orientations where the set reversed them: a lead the
-        as-run times cannot show but no measure contradicts (review 2026-12-06-4 item 1, cuDNN FP8 1.20x by kernel
+        as-run times cannot show but no measure contradicts (cuDNN FP8 1.20x by kernel
         sum at an 11% lower clock). It does not change who leads (rules.lead_decided); the decision does not count
         the other call's workload as a first place for it. None where there is no such call."""
         ks = self.kernel_sum
@@ -272,7 +271,7 @@ class Orders:
     @property
     def why_not_decided(self) -> str | None:
         """Where the rule leaves the lead not decided, the first reason it stops at: OVERLAP, TIMED_APART,
-        ORIENTATION, PAIR_NOISE or KERNEL_SUMS; None where it is decided (review 2026-12-06-6 item 6: the home map
+        ORIENTATION, PAIR_NOISE or KERNEL_SUMS; None where it is decided (the home map
         gave "intervals overlap" for sliding windows, whose intervals are 164 µs apart but which were timed apart)."""
         if self.decided:
             return None
@@ -301,7 +300,7 @@ class Orders:
     def answer(self) -> tuple[float | None, str]:
         """(second's time over first's, the measure) the pages give as the pair's one answer: `deciding`'s, except
         within noise as run where the kernel sums name a leader (kernels_leader), which every page words as the other
-        call behind by kernel sum: then the kernel sums (review 2026-12-06-7 item 10: the home map's FP8 cell gave
+        call behind by kernel sum: then the kernel sums (the home map's FP8 cell gave
         1.08x as run beside a row saying FA4 is behind by kernel sum, 1.195x)."""
         if self.kernels_leader is not None and self.kernel_sum is not None:
             return self.kernel_sum, BY_KERNEL_SUM
@@ -321,8 +320,8 @@ class Orders:
 
 def kernel_sum_ms(t: Timed) -> float | None:
     """A call's kernel sum as an order's evidence; None where it exceeds both its own graph and eager medians by more
-    than rules.KERNEL_SUM_EXCESS (the profiled calls then ran otherwise than the timed ones: review 2026-12-06-2
-    item 8, SDPA flash at decode 131k keys 19% above both)."""
+    than rules.KERNEL_SUM_EXCESS (the profiled calls then ran otherwise than the timed ones:
+    SDPA flash at decode 131k keys 19% above both)."""
     ks = t.kernel_sum_ms
     times = [s.median for s in (t.gpu_only, t.eager) if s is not None and s.median]
     if ks is None or not times:
@@ -387,7 +386,7 @@ def _groups(ratios: tuple[float, ...], oriented: bool) -> tuple[tuple[float, ...
 def _paired(a: Timed, b: Timed, per_round: tuple[float, ...], oriented: bool,
             noise: AsRunNoise | None) -> tuple[bool | None, str | None]:
     """The shared rounds' outcome for a against b (rules.paired_leads against the point's per-round line), held against
-    each member of a tie (review 2026-12-07-4 item 1: FA4 decided over SDPA with no backend pinned at GQA 16k, not over
+    each member of a tie (FA4 decided over SDPA with no backend pinned at GQA 16k, not over
     SDPA cuDNN, the same kernels): every call that ran the very same kernels as a or b in the same rounds
     (pair_noise.AsRunNoise.twins) must give the same outcome against the other side, else none. (outcome, the tie
     member that did not hold; None where all held)."""

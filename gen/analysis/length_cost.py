@@ -29,9 +29,9 @@ class LengthCost:
     switch: tuple[str, str | None, str | None] | None = None  # (variable, effect, detail) of a switch probe
     switch_steady: tuple[float, float] | None = None  # the steady call with the switch set, and without it (ms)
     # The decision's calls run no cuDNN, but unpinned SDPA, the call most code makes, picks cuDNN in this set: the
-    # cost is said as that call's (review 2026-12-06 item 8)
+    # cost is said as that call's
     aside: bool = False
-    # (phase, the steady best) that each `instead` call is set against: the words name it (review 2026-12-06-6 item 8)
+    # (phase, the steady best) that each `instead` call is set against: the words name it
     against: tuple[tuple[str, str], ...] = ()
     switch_facts: object | None = None  # the switch probe's dynamic.SwitchFacts (its first calls length by length)
     why_not: str | None = None  # not measured, the set's runs started no length: why (capture_gaps.Gaps.not_reached)
@@ -59,7 +59,7 @@ def lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
     runs = [f for pf in pfs.values() for f in pf.measured]
     mine = [d for d in runs if d.variant in (variant, "sdpa_cudnn") and d.first_overhead_ms is not None
             and (d.variant == "sdpa_cudnn" or VARIANTS[variant].backend == "cudnn")]
-    if not mine:  # runs the capture never started: why (review 2026-12-07-3 item 3), not "no runs"
+    if not mine:  # runs the capture never started: why, not "no runs"
         return LengthCost(variant, False, why_not=dict(ls.gaps.not_reached).get("dynamic-lengths"))
     cudnn = {d.phase: d for d in mine if d.variant == "sdpa_cudnn"} or {d.phase: d for d in mine}
     phases = tuple((ph, d.first_overhead_ms, d.steady_ms) for ph, d in cudnn.items() if d.steady_ms is not None)
@@ -97,8 +97,8 @@ def cudnn_lengths(ls: tables.LoadedSet, vs: list[verdicts.Verdict], picks, excep
 
 @dataclass(frozen=True)
 class Beside:
-    """What another set of the same GPU model and PyTorch measured of cuDNN at new lengths, for a set that did not
-    (review 2026-12-07-5 item 5): its name and title, per phase cuDNN's median first-call extra (LengthCost.phases, as
+    """What another set of the same GPU model and PyTorch measured of cuDNN at new lengths, for a set that did not: its
+    name and title, per phase cuDNN's median first-call extra (LengthCost.phases, as
     that set's own page gives it) and SDPA flash's, pinned, where it ran."""
 
     name: str
@@ -106,12 +106,12 @@ class Beside:
     phases: tuple[tuple[str, float, float], ...]  # (phase, cuDNN's first-call extra ms, its warm call ms)
     flash: tuple[tuple[str, float], ...] = ()  # (phase, SDPA flash's first-call extra ms)
     # (phase, SDPA flash's warm call in a loop, ms): pinning flash trades cuDNN's plan per new length for flash's
-    # warm call, slower than cuDNN's in prefill (review 2026-12-07-6 item 8: 247 against 124 µs), and the advice
+    # warm call, slower than cuDNN's in prefill (247 against 124 µs), and the advice
     # to pin it must say so
     flash_warm: tuple[tuple[str, float], ...] = ()
     # (phase, the default call's warm call in a loop, ms) where that call, SDPA unpinned, ran cuDNN's kernels there
     # (dynamic.PhaseFacts.warm_cache): in decode it is faster warm than pinned cuDNN (49.5 against 91.2 µs), and
-    # pinning flash is set against the call the reader would otherwise make (review 18 item 4)
+    # pinning flash is set against the call the reader would otherwise make
     auto_warm: tuple[tuple[str, float], ...] = ()
 
     def flash_trade(self, phase: str) -> tuple[float, float, float | None, str, float] | None:

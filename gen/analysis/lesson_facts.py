@@ -111,8 +111,8 @@ class HiddenCopy:
     train_op_path: str = ""  # where they are launched (autograd's MaskedFillBackward0 ...)
     # (rounds, samples) of the two GPU-only times whose intervals `settled` compares, for their level
     units: tuple[tuple[int, int], ...] = ()
-    # saved_ms is of the two kernel sums: one GPU-only time is a graph replay, the other a kernel sum (review
-    # 2026-12-06-6, beside item 10); `settled` is then None (the intervals are of times of two kinds)
+    # saved_ms is of the two kernel sums: one GPU-only time is a graph replay, the other a kernel sum;
+    # `settled` is then None (the intervals are of times of two kinds)
     saved_by_sums: bool = False
 
     @property
@@ -393,7 +393,7 @@ class CudnnCosts:
     others_host_ms: dict  # variant -> ms
     transposes: dict  # variant -> transpose/permute ops in one call, fused SDPA backends
     # its first calls over the capture, each point with what it paid and what was new (gen.analysis.first_calls;
-    # review 18 item 3: a dict by KV length kept one problem a length)
+    # not a dict by KV length, which would keep one problem a length)
     first_calls: tuple = ()
 
     @property

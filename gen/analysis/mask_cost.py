@@ -1,7 +1,7 @@
 """What a call that needs a BlockMask pays at a new mask layout, against the fastest ranked call that needs none.
 
 Packed documents as training packs them gives every batch a new document layout, so a FlexAttention call builds a new
-BlockMask every step, where varlen_attn takes the layout as cu_seqlens and builds nothing (review 2026-12-07-5 item 2).
+BlockMask every step, where varlen_attn takes the layout as cu_seqlens and builds nothing.
 The verdict ranks calls by their steady time alone; this adds the build to one call and says after how many calls with
 one layout the build is repaid.
 
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from gen.analysis import leads, tables, verdicts
 from gen.model import schema
 
-# The rule, named once (review 2026-12-07-6 item 1: the paired set named FlexAttention for packed documents while its
+# The rule, named once (the paired set named FlexAttention for packed documents while its
 # own break-even said varlen_attn): a loop that packs each batch anew builds one BlockMask a step, shared by every call
 # of that step (every layer's, as FlexAttention is used: one BlockMask a batch), so the break-even (calls_to_repay,
-# repay_range) counts a step's calls, in every set (review 2026-12-07-13 item 2). Where a packed-documents verdict's
+# repay_range) counts a step's calls, in every set. Where a packed-documents verdict's
 # first rank is shared as run (Verdict.near) by a call that builds a BlockMask and a call that needs none, the mask
 # call's lead a call is within noise, so the answer names the one that needs none, the mask call past the break-even;
 # where the mask call leads decidedly as run, it stays named, the call that needs none beside it below the break-even.
@@ -43,11 +43,11 @@ class MaskCost:
     other_ms: float | None = None
     # the call's lead a call over `other` by each measure the set holds (ms; negative: behind): the whole medians,
     # the kernel sums, the forward-round and the reversed-round medians, where recorded; the break-even is as
-    # uncertain as the lead, so the words give the range these make (review 2026-12-07-6 item 2)
+    # uncertain as the lead, so the words give the range these make
     leads_ms: tuple[tuple[str, float], ...] = ()
     # the two kernel sums' window clocks (the call's, `other`'s), where leads_ms holds the kernel sums alone: the two
     # calls were timed apart (leads.Orders.timed_apart), so their as-run and round-orientation leads were taken in
-    # different conditions and decide nothing (review 2026-12-07-9 item 12); None elsewhere
+    # different conditions and decide nothing; None elsewhere
     sums_only_mhz: tuple[float | None, float | None] | None = None
 
     @property

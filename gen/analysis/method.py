@@ -20,14 +20,66 @@ from gen.model import schema
 
 
 @dataclass(frozen=True)
+class GraphVsSum:
+    """One inference variant timed both ways at the default shape."""
+
+    variant: str
+    graph_ms: float
+    kernel_sum_ms: float
+
+
+@dataclass(frozen=True)
+class ZeroEstimate:
+    """A kernel whose occupancy the profiler reads 0% for (kernel_rules.estimate_blind), with what launched it."""
+
+    kernel: str
+    smem_bytes: int  # shared memory a block
+    launch_api: str
+
+
+@dataclass(frozen=True)
+class Estimated:
+    """A kernel the profiler's occupancy estimate still reads, with its shared memory a block."""
+
+    kernel: str
+    smem_bytes: int
+    occupancy_pct: float
+
+
+@dataclass(frozen=True)
+class HostExample:
+    """The methodology's host example: a host-bound forward, or one within noise whose loop waits (`waits`); else the
+    fastest forward, whose loop does not, so the page says "yet" only where a loop waits."""
+
+    variant: str
+    events_us: float  # its GPU events a forward (its main kernel's where no events were summed)
+    gpu_only_ms: float
+    eager_ms: float
+    waits: bool
+    host_cost_ms: float | None
+    slow_loop: bool  # its loop past the eager line (host_rules.host_bound), though its host may be under the GPU
+
+    @property
+    def loop_ratio(self) -> float:
+        return self.eager_ms / self.gpu_only_ms
+
+
+@dataclass(frozen=True)
+class TimedApart:
+    """The sweep's variant-points timed apart from their point's shared rounds (see timed_apart)."""
+
+    alone: int  # retried alone after the shared rounds
+    after: int  # graph replayed alone after them
+    later: int  # retried in later rounds with the others that ran out of memory
+
+
+@dataclass(frozen=True)
 class MethodFacts:
     set_name: str
-    graph_vs_sum: tuple[tuple[str, float, float], ...]  # (variant, graph ms, kernel sum ms), inference
-    zero_estimate: tuple[tuple[str, int, str], ...]  # (kernel, shared memory bytes, launch API): read 0%
-    estimated: tuple[tuple[str, int, float], ...]  # (kernel, bytes, estimate %): the most shared memory still estimated
-    # (variant, its kernels' µs, GPU-only ms, eager ms, whether its loop waits): a host-bound forward, or one within
-    # noise whose loop waits; else the fastest forward, whose loop does not (review 21 item 9: "yet" over 2.4%)
-    host_bound: tuple[str, float, float, float, bool, float, bool] | None
+    graph_vs_sum: tuple[GraphVsSum, ...]
+    zero_estimate: tuple[ZeroEstimate, ...]
+    estimated: tuple[Estimated, ...]  # those with the most shared memory
+    host_bound: HostExample | None
     lengths: tuple[int, ...]  # the article sweep's sequence lengths
     head_dims: tuple[int, ...]
     ceilings: dict | None  # scaling.ceilings
@@ -38,9 +90,7 @@ class MethodFacts:
     varied: int = 0  # of the rotated, those whose predecessor changed from round to round
     clocks: ClockEvidence | None = None  # why equal clock is a model, and the as-run noise of identical kernels
     orientation: Orientation | None = None  # how far the two round orientations read apart
-    # variant-points timed apart from their point's shared rounds (timed_apart): (retried alone, graph replayed after,
-    # retried in later rounds with the others that ran out of memory)
-    apart: tuple[int, int, int] | None = None  # None: the set does not record where its calls were timed (no slots)
+    apart: TimedApart | None = None  # None: the set does not record where its calls were timed (no slots)
     sums: SweepSums | None = None  # the kernel sum against the graph replay over every sweep point
 
 
@@ -57,8 +107,8 @@ class SumAt:
 
 @dataclass(frozen=True)
 class SweepSums:
-    """The kernel sum against the graph replay over every sweep point, not the default shape alone (review 2026-12-07-9
-    item 11): of the variant-points timed both ways (`timed`), those whose two windows ran within rules.CLOCK_GAP_PCT
+    """The kernel sum against the graph replay over every sweep point, not the default shape alone: of the
+    variant-points timed both ways (`timed`), those whose two windows ran within rules.CLOCK_GAP_PCT
     in clock (`compared`), the lowest and highest ratio among them, and those past rules.KERNEL_SUM_GRAPH_RATIO beyond
     their clock gap (calls.sums_off_graph: their kernel sums, and their twins', decide no pair), largest off first."""
 
@@ -68,8 +118,8 @@ class SweepSums:
     high: SumAt
     off: tuple[SumAt, ...]
     # Of the others, those whose sum read slower than its replay though taken at an equal or higher clock (no clock gap
-    # explains them: rules.sum_slower_at_higher_clock), largest first: the range above leaves them out (review 19 item
-    # 2). Replays set aside by rules.graph_below_kernels are not among them (review 20 item 2: there the replay, not the
+    # explains them: rules.sum_slower_at_higher_clock), largest first: the range above leaves them out.
+    # Replays set aside by rules.graph_below_kernels are not among them (there the replay, not the
     # sum, is the figure set aside): `aside` holds those, largest first (FP8 FlexAttention's 1.88x)
     slower: tuple[SumAt, ...] = ()
     aside: tuple[SumAt, ...] = ()
@@ -81,12 +131,12 @@ class Orientation:
     reversed median (`timed`), those whose two differ by more than rules.ORIENTATION_GAP_PCT (`apart`); of the points
     with two or more such variants (`points`), those whose fastest in the forward rounds is not the fastest in the
     reversed ones (`swapped`: the first two swap places, or another call takes the first), and of those the swaps
-    between two calls that ran the very same kernels (`ties`: each swap's pair, pair_noise.AsRunNoise.identical; review
-    2026-12-07-5 item 4: SDPA cuDNN and SDPA with no backend pinned trading places are no other call); of `timed`,
+    between two calls that ran the very same kernels (`ties`: each swap's pair, pair_noise.AsRunNoise.identical: SDPA
+    cuDNN and SDPA with no backend pinned trading places are no other call); of `timed`,
     those with an odd number of rounds (`odd`: the forward rounds outnumber the reversed, so the median leans to the
     forward order), how many had each number of rounds (`rounds`: (rounds, variant-points) each, fewest rounds
     first), and those whose whole median still fell in a reversed round (`median_reversed`: every middle sample in one;
-    timings.median_rounds, review 2026-12-06-6 item 7).
+    timings.median_rounds).
     """
 
     timed: int
@@ -113,16 +163,16 @@ class ClockEvidence:
     widest: AsRunNoise | None
 
 
-def _graph_vs_sum(ls) -> tuple:
+def _graph_vs_sum(ls) -> tuple[GraphVsSum, ...]:
     st = tables.summary_table(ls, schema.Mode.INFERENCE)
     out = []
     for _, r in st.iterrows():
         if r["gpu_only_method"] == schema.GpuOnlyMethod.CUDA_GRAPH and not math.isnan(r["kernel_sum_ms"]):
-            out.append((r["variant"], float(r["gpu_only_ms"]), float(r["kernel_sum_ms"])))
+            out.append(GraphVsSum(r["variant"], float(r["gpu_only_ms"]), float(r["kernel_sum_ms"])))
     return tuple(out)
 
 
-def _occupancy(ls) -> tuple[tuple, tuple]:
+def _occupancy(ls) -> tuple[tuple[ZeroEstimate, ...], tuple[Estimated, ...]]:
     zero, est = {}, {}
     for run in ls.rs.runs:
         if run.scenario != "article" or run.status != schema.Status.OK or not run.trace:
@@ -132,15 +182,15 @@ def _occupancy(ls) -> tuple[tuple, tuple]:
             if g.kind != "kernel" or g.shared_memory is None or g.occupancy_pct is None:
                 continue
             if kernel_rules.estimate_blind(g.shared_memory) and g.occupancy_pct == 0:
-                zero.setdefault(g.short_name, (g.short_name, g.shared_memory, g.launch_api or ""))
+                zero.setdefault(g.short_name, ZeroEstimate(g.short_name, g.shared_memory, g.launch_api or ""))
             elif g.occupancy_pct > 0:
-                est.setdefault(g.short_name, (g.short_name, g.shared_memory, g.occupancy_pct))
-    top = max((x[1] for x in est.values()), default=None)
-    return (tuple(sorted(zero.values(), key=lambda x: -x[1])),
-            tuple(x for x in est.values() if x[1] == top))
+                est.setdefault(g.short_name, Estimated(g.short_name, g.shared_memory, g.occupancy_pct))
+    top = max((x.smem_bytes for x in est.values()), default=None)
+    return (tuple(sorted(zero.values(), key=lambda x: -x.smem_bytes)),
+            tuple(x for x in est.values() if x.smem_bytes == top))
 
 
-def _host_bound(ls) -> tuple | None:
+def _host_bound(ls) -> HostExample | None:
     v = verdicts.verdict(ls, "article", schema.Mode.INFERENCE)
     # the example: a host-bound forward, else one at the edge (within noise) whose loop still waits past the line,
     # else the fastest, a loop that keeps the GPU busy
@@ -155,8 +205,8 @@ def _host_bound(ls) -> tuple | None:
         return None
     # a loop past the eager line whose host is still under the GPU (the H200 set's cuDNN forward: 1.44x) says so
     slow_loop = bool(host_rules.host_bound(t.eager.median, t.gpu_only.median))
-    return (t.variant, t.events_us or t.main_us, t.gpu_only.median, t.eager.median, bool(edge), t.host_cost_ms,
-            slow_loop)
+    return HostExample(t.variant, t.events_us or t.main_us, t.gpu_only.median, t.eager.median, bool(edge),
+                       t.host_cost_ms, slow_loop)
 
 
 def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
@@ -273,8 +323,8 @@ def orientation(ls) -> Orientation | None:
                        ties)
 
 
-def timed_apart(rs: schema.ResultSet) -> tuple[int, int, int] | None:
-    """(alone, after, later): the sweep's variant-points retried alone after their point's shared rounds, those whose
+def timed_apart(rs: schema.ResultSet) -> TimedApart | None:
+    """TimedApart: the sweep's variant-points retried alone after their point's shared rounds, those whose
     graph was replayed alone after them, and those retried in later rounds of their own with the others that ran out
     of memory beside them (gen.analysis.calls.rounds_of); None where the set records no slots."""
     here: dict = {}
@@ -283,7 +333,7 @@ def timed_apart(rs: schema.ResultSet) -> tuple[int, int, int] | None:
     got = [calls.rounds_of(p, peers)[0] for peers in here.values() for p in peers if p.status == schema.Status.OK]
     if all(r is calls.UNKNOWN for r in got):
         return None
-    return got.count(calls.ALONE), got.count(calls.AFTER), got.count(calls.LATER)
+    return TimedApart(got.count(calls.ALONE), got.count(calls.AFTER), got.count(calls.LATER))
 
 
 def interleave_orders(rs: schema.ResultSet) -> tuple[int, int, int]:

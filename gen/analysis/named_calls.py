@@ -1,4 +1,4 @@
-"""Facts the first screen gives beside a named call (review 2026-12-07-1 items 2, 3 and 5): the loop of the call an
+"""Facts the first screen gives beside a named call: the loop of the call an
 exception names, the call a Python loop of eager calls makes the answer, and whether an exception's gain over SDPA
 with no backend pinned is a mask argument's. Takes verdicts (gen.analysis.verdicts) and a loaded set; gives numbers
 and variant names for gen.analysis.advice's Pick, Exception_ and Advice. No words here.

@@ -23,7 +23,7 @@ class PagedFacts:
     not_measured: tuple[tuple[str, str, str | None], ...]  # paging variants with no time: (variant, status, reason)
     # The fastest paging call's same call on a contiguous cache (Variant.contiguous), where measured: its median, and
     # whether the two medians' 95% intervals are apart. Paging's own cost is ranked[0] against it: the fastest call on
-    # a contiguous cache may run another kernel, whose gap is not paging's (review 2026-12-06-2 item 11).
+    # a contiguous cache may run another kernel, whose gap is not paging's.
     contiguous: str | None = None
     contiguous_ms: float | None = None
     contiguous_apart: bool | None = None

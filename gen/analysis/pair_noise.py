@@ -1,10 +1,10 @@
 """The as-run noise of identical kernels at each point (rules.lead_decided): two calls of one point that ran the very
 same kernels, timed on graph replay, read apart only by their windows' conditions, so their ratio is how far apart an
-as-run order can read with nothing to say about the kernels (review 2026-12-06-2 item 2: SDPA with cuDNN pinned and
+as-run order can read with nothing to say about the kernels (SDPA with cuDNN pinned and
 SDPA with no backend pinned, 1.07-1.16x apart). Both calls read the same inputs: a paged call and its contiguous twin
 launch the same kernels, but their gap is paging's cost (`_same_inputs`).
 
-The same pairs give two more lines (review 2026-12-07-4 items 1 and 6): where both ran in the point's shared rounds,
+The same pairs give two more lines: where both ran in the point's shared rounds,
 how far apart their per-round ratio swings (`per_round`: the paired rule, rules.paired_leads), and how far apart their
 kernel sums read (`kernel_sum`: rules.kernel_sum_floor). Each is borrowed as the as-run line is (`largest`) where the
 point has none of its own.
@@ -56,7 +56,7 @@ class AsRunNoise:
     rounds: tuple[tuple[str, tuple[float, ...]], ...] = ()
     identical: tuple[tuple[str, str], ...] = ()
     # Where borrowed: a pair of the point that ran the very same kernels on the same inputs but was replayed at
-    # graph lengths past rules.SAME_REPLAY_PCT apart, so not read as noise (review 21 item 1: "no identical pair ran
+    # graph lengths past rules.SAME_REPLAY_PCT apart, so not read as noise ("no identical pair ran
     # here" beside a tie of the same kernels): (variant, variant, calls per replay of each); None where none
     unequal_replay: tuple[str, str, int, int] | None = None
 
@@ -95,7 +95,7 @@ def _signature(ls, rec):
 def _same_inputs(a, b) -> bool:
     """Both calls read the cache the same way: a paged call and a contiguous one can launch kernels of the same names
     and grids (paged FA4 and FA4) while the page table moves every read, so their gap is paging's cost, not the
-    windows' noise (review 2026-12-06-2 item 11)."""
+    windows' noise."""
     return variants.pages(a.variant) == variants.pages(b.variant)
 
 
@@ -234,7 +234,7 @@ def _unequal_replay(ls, key: tuple) -> tuple[str, str, int, int] | None:
 
 def _memory_bound(point: schema.Point, mode: str) -> bool:
     """Rated in TB/s (flops.figure_of): the figure the scenario is rated in, not the point's intensity against the
-    roofline's ridge (review 2026-12-07-2 item 15: chunked prefill's 16-query chunk, rated in TFLOP/s, sits below it);
+    roofline's ridge (chunked prefill's 16-query chunk, rated in TFLOP/s, sits below it);
     the methodology's rules table says so."""
     return not rules.equal_clock_applies(flops.figure_of(point, mode))
 

@@ -193,7 +193,7 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
         tflops = f / (ms * 1e-3) / 1e12 if has_time else math.nan
         tbps = b / (ms * 1e-3) / 1e12 if has_time and rec.mode == schema.Mode.INFERENCE else math.nan
         fig = figure_of(rec.point, rec.mode)
-        # the share of the matmul ceiling as measured (its own clock and power state: review 2026-12-06-3 item 6)
+        # the share of the matmul ceiling as measured (its own clock and power state)
         # is the figure; scaled to the point's clock it is a model, which assumes a product that can run at that
         # clock under the power limit (the measured one could not: it was held for power at a lower clock)
         mm_at = ceilings_mod.matmul_at(cl["matmul_tflops"], mm_clock, t["sm_clock_mhz"]) if cl else math.nan
@@ -225,7 +225,7 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
             sol_pct=clocks.sol(tflops, ls.environment, dtype, t["sm_clock_mhz"]).pct,
             datasheet_tbps=sheet.hbm_tbps if sheet else math.nan,
             pct_of_datasheet=100 * tbps / sheet.hbm_tbps if sheet and fig == FIGURE_TBPS else math.nan,
-            # the roofline's side of the point (review 2026-12-07-3 item 11): its ridge, the roof at its intensity and
+            # the roofline's side of the point: its ridge, the roof at its intensity and
             # the bandwidth it reached, whatever figure its scenario is rated in
             ridge_intensity=cl["ridge_intensity"] if cl else math.nan,
             roof_tflops=ceilings_mod.roof_tflops(f / b, cl) if cl and b else math.nan, achieved_tbps=tbps,

@@ -1,4 +1,4 @@
-"""Ours against a published time where the source timed its kernels (review 2026-12-07-9 item 5): the cuDNN frontend
+"""Ours against a published time where the source timed its kernels: the cuDNN frontend
 benchmark's times are the forward kernels' device time under torch.profiler, what our kernel sum is, so they are set
 against our kernel sum (with its window's clock) first and our as-run time second; and one record per call and shape
 on each page (`anchor_rows`: a published figure is set against the page's own timing of our call where the page timed
@@ -21,7 +21,7 @@ def versus_sums(a, ours: dict | None, fast: dict | None, comparable_time: bool) 
     """A versus row's kernel-sum columns: where the published time is a kernel time (the anchor's `kernel_time`) and
     the shape is ours, our call's kernel sum, its window's clock and its ratio to the published time; the scenario our
     figures were read in; and the fastest's share of the matmul ceiling scaled to its own clock (a model, beside the
-    share as measured: review 2026-12-07-9 item 9), with that clock."""
+    share as measured), with that clock."""
     kernel_time = bool(a.get("kernel_time", False)) if hasattr(a, "get") else False
     ks = _num(ours, "kernel_sum_ms") if kernel_time and comparable_time else math.nan
     published = a["published_ms"]
@@ -49,7 +49,7 @@ def burst_sums(a: dict, p: dict) -> dict:
 def anchor_rows(scenario: str, anchors: list[dict], rows: list[dict], rows_of) -> list[tuple[list[dict], list[dict]]]:
     """The published figures of one scenario page (`anchors`: rows of scenarios.anchor_frame) grouped by the rows
     they are set against: the page's own (`rows`) wherever the page timed that call at that point, so that a call and
-    shape reads one figure of ours on each page (review 20, Part 1 item 4: SDPA cuDNN at GQA 16k read 7.264 ms in the
+    shape reads one figure of ours on each page (SDPA cuDNN at GQA 16k read 7.264 ms in the
     FP8 page's own table and range, 6.705 ms in its published block, taken from gqa-prefill); else the rows of the
     figure's own scenario (`rows_of(name)`: that scenario's point rows), where the set timed that call there at that
     point; else the page's own. [(anchors, rows)], the page's own first."""

@@ -1,8 +1,8 @@
-"""What the conditions of two calls timed apart can move a time by, from the set itself (rules.TIMED_APART_REACH; review
-8's status of review 6 #3): the lowest SM clock sampled in any GPU-only window against the set's reference clock (the
+"""What the conditions of two calls timed apart can move a time by, from the set itself (rules.TIMED_APART_REACH):
+the lowest SM clock sampled in any GPU-only window against the set's reference clock (the
 GPU's maximum), times the largest ratio of identical kernels as run (gen.analysis.pair_noise.largest). A timed-apart
 lead past rules.TIMED_APART_REACH stands only if this bound stays under it; `decides` lists the pairs the reach alone
-decides (the fair kernel sums not deciding them on their own: review 2026-12-06-7 item 8).
+decides (the fair kernel sums not deciding them on their own).
 
 Takes: a loaded measured set. Gives: `reach(ls) -> Reach | None`. Numbers only: gen.report.words.methodology words
 them."""

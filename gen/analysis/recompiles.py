@@ -1,5 +1,5 @@
 """Where a call its own library compiles per configuration (FlashAttention-4's CuTe DSL) compiled again in the
-dynamic-lengths runs, and what differed from the set's earlier run of it nearest in configuration (review 10 item 4).
+dynamic-lengths runs, and what differed from the set's earlier run of it nearest in configuration.
 
 Takes: a ResultSet (its `dynamic` runs and inference `sweep`). Gives: `recompiles(rs)`, one `Recompile` per run of a
 compiled variant whose first length paid rules.STARTUP_NOTE_S or more: the earlier run that had compiled the
@@ -7,7 +7,7 @@ configuration nearest to it (fewest of CONFIG_FIELDS differing), and the fields 
 come after the set's other scenarios in the same capture process, so a configuration compiled there was warm, and a
 compile here is one the configuration fields that differ, or something the set does not record, must explain. Calls
 torch.compile compiles are left out: the capture starts each of their runs from a fresh compile
-(Variant.torch_compiled), so their first length compiles by construction (review 2026-12-07-1, second reader's item 4).
+(Variant.torch_compiled), so their first length compiles by construction.
 Numbers only: the words are gen.report.words.decision's and gen.report.pages.dynamic's.
 """
 

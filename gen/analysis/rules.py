@@ -38,8 +38,8 @@ TIME_FLOOR = 1 + TIME_FLOOR_PCT / 100.0  # the floor as a ratio of two times
 
 # Two intervals apart by less than this share of the faster median are "just outside" each other: the gap is
 # smaller than half the floor's own half-width (TIME_FLOOR_PCT), so one more round, or a floor a hair wider, would
-# close it. The words then give the gap (paged FA4 against FA4: 0.27 µs at 175 µs, 0.15%; review 2026-12-06-3
-# item 5), never a bare "apart".
+# close it. The words then give the gap (paged FA4 against FA4: 0.27 µs at 175 µs, 0.15%),
+# never a bare "apart".
 JUST_OUTSIDE_PCT = TIME_FLOOR_PCT / 2
 
 
@@ -66,23 +66,23 @@ def apart(a_hi: float, b_lo: float) -> bool:
 #   - the kernel sum, where both calls have one and their profiled windows' mean SM clocks are within CLOCK_GAP_PCT
 #     of each other, does not put the other call ahead by more than TIME_FLOOR_PCT.
 # Otherwise the pair is not decided: it shares the rank, within noise, and the words give the orders beside it.
-# Why the noise of identical kernels (review 2026-12-06-2 item 2): on the H100 set SDPA with cuDNN pinned and SDPA
+# Why the noise of identical kernels: on the H100 set SDPA with cuDNN pinned and SDPA
 # with no backend pinned run the same kernels, their kernel sums within 0.1%, yet read 1.07-1.16x apart as run: the
 # windows' conditions alone move as-run times that much; the intervals do not see it.
 # Equal clock (time x window mean SM clock / reference clock) is no check of this rule: round times do not follow
 # their window's clock (gen.analysis.method.clock_evidence), so it is printed as a model only (clocks are never locked).
 # The kernel sums' windows: two sums taken 13% apart in clock put FA4 1.13x ahead where every other order put
-# FLASH ahead (review 2026-12-06-2 item 3), so only sums of windows within the gap line may overrule.
-# Each orientation on its own (review 2026-12-06-3 items 1-2): forward rounds and reversed ones give each variant a
+# FLASH ahead, so only sums of windows within the gap line may overrule.
+# Each orientation on its own: forward rounds and reversed ones give each variant a
 # different predecessor, and at power-limited points a round's time follows its predecessor's draw; the whole median
 # stands for neither orientation, so a lead is decided only where the leader is ahead by more than TIME_FLOOR_PCT in
 # the median of its forward rounds and in that of its reversed rounds, each on its own.
-# Each orientation against a line of its own (review 2026-12-06-5 item 2): identical kernels' orientation medians move
+# Each orientation against a line of its own: identical kernels' orientation medians move
 # further apart than their whole ones, so the weaker orientation is set against the identical pairs' larger
 # forward-or-reversed ratio (pair_noise.AsRunNoise.oriented). A noise line is one draw of identical kernels' windows
-# (review 2026-12-06-7 item 3): where the kernel sums ran within CLOCK_GAP_PCT of each other's clock, agree with the
+#: where the kernel sums ran within CLOCK_GAP_PCT of each other's clock, agree with the
 # as-run order beyond TIME_FLOOR_PCT, and both orientations agree, the sums decide instead of the line.
-# Timed apart (review of the sliding-window verdict): a variant that ran out of memory beside the others is retried
+# Timed apart: a variant that ran out of memory beside the others is retried
 # alone after them (gen.capture.sweep.group), a graph whose pool did not fit beside an eager call is replayed alone
 # after the rounds (gen.capture.timing._Rounds.graph_after), and a set's first-shape runs are timed each in a
 # sequence of its own: such times were taken in other thermal and power conditions. A lead between two calls not
@@ -91,18 +91,18 @@ def apart(a_hi: float, b_lo: float) -> bool:
 # within CLOCK_GAP_PCT of each other's clock (or past it, below) and agree with the as-run order beyond
 # TIME_FLOOR_PCT. A set that does not record where a call was timed (before slots) is read as before.
 CLOCK_GAP_PCT = 5.0
-# Sums farther apart in clock still decide where their lead exceeds what the gap can explain (review 2026-12-07-3
-# item 6): a kernel's time falls at most in proportion to 1 / clock, so a clock g above the other's explains at most
+# Sums farther apart in clock still decide where their lead exceeds what the gap can explain:
+# a kernel's time falls at most in proportion to 1 / clock, so a clock g above the other's explains at most
 # (1 + g) of its sum's lead (paired H100 set, sliding windows: FlexAttention 1.38x by kernel sum at 1980 against 1860
 # MHz, 1.29x left). What is left (sums_past_clock) decides as sums at one clock would; not at memory-bound points.
 # ... except a lead too large for the conditions to explain: the SM clock under load stays above about 1200 MHz
 # (1185 MHz the lowest sampled on the H100 set, 1.67x below 1980) and identical kernels read at most 1.147x apart as
-# run (review 2026-12-06-2); together 1.92x, under 2x, so a lead beyond it is the kernels' own wherever the two were
+# run; together 1.92x, under 2x, so a lead beyond it is the kernels' own wherever the two were
 # timed. gen.analysis.reach computes the bound from each set (the methodology prints it; a test fails where it
 # reaches this line while it decides a pair). The kernel sums, where fair, must not contradict it.
 TIMED_APART_REACH = 2.0
 # The methodology's count of variant-points whose forward and reversed medians differ (gen.analysis.method): by more
-# than this share of the smaller, as the review counted them (61 of 225 on the H100 set), a gap past any interval
+# than this share of the smaller (61 of 225 on the H100 set), a gap past any interval
 # the rounds give (their floor is TIME_FLOOR_PCT).
 ORIENTATION_GAP_PCT = 5.0
 # Two graph replays run identical kernels (gen.analysis.pair_noise) where their graph kernels and launches are the same
@@ -121,10 +121,10 @@ KERNEL_SUM_EXCESS = 1.10
 # windows' clock gap explains, the windows within CLOCK_GAP_PCT), and no kernel sum decides a pair with that call or its
 # twins (gen.analysis.calls.sums_off_graph): SDPA flash's decode sums read 1.17-1.19x its replays at one clock in both
 # H100 sets (the same kernels in both; cuDNN's within 1%), so a lead "by kernel sum" there is the profiler's, not the
-# kernels' (review 2026-12-07-9 item 11). The line is past the sums' own noise (identical kernels' sums read up to
+# kernels'. The line is past the sums' own noise (identical kernels' sums read up to
 # 1.07x apart) and the floor; the as-run order alone is then read. A sum slower than its replay though taken at an
 # equal or higher clock is checked at any gap (sum_slower_at_higher_clock): the clock can only have helped it, so it is
-# off by at least its ratio (older H100 set: SDPA cuDNN at GQA 32k 1.08x at 1839 against 1720 MHz; review 19 item 2).
+# off by at least its ratio (older H100 set: SDPA cuDNN at GQA 32k 1.08x at 1839 against 1720 MHz).
 KERNEL_SUM_GRAPH_RATIO = 1.10
 
 
@@ -136,7 +136,7 @@ def sum_slower_at_higher_clock(ratio: float | None, sum_mhz: float | None, graph
 def clock_gap_pct(a_mhz: float | None, b_mhz: float | None) -> float | None:
     """How far apart two windows' mean SM clocks are: the higher over the lower, less one, in % (1980 against 1860
     MHz: 6.5%), the most of a time ratio the gap can explain (clock_left), so that a gap and what it explains read
-    alike (review 20, Part 1 item 7: "6.1% apart", of the higher, beside "can explain up to 1.065×"); None where
+    alike ("6.1% apart", of the higher, beside "can explain up to 1.065×"); None where
     either is missing."""
     if missing(a_mhz) or missing(b_mhz) or min(a_mhz, b_mhz) <= 0:
         return None
@@ -167,7 +167,7 @@ def sums_past_clock(ratio: float | None, a_mhz: float | None, b_mhz: float | Non
     return left if (left > floor if ratio >= 1 else left * floor < 1) else None
 
 
-# Kernel sums of identical kernels read apart too (review 2026-12-07-4 item 6: SDPA cuDNN 49.86 µs against SDPA with no
+# Kernel sums of identical kernels read apart too (SDPA cuDNN 49.86 µs against SDPA with no
 # backend pinned 50.82 µs at paired decode, 4,096 keys, 1.019x, both at 1980 MHz; the sliding-window point of the
 # older H100 set 1.069x at clocks 1.4% apart): three profiled calls a side are one draw of their windows. So wherever
 # kernel sums decide, overrule or name a leader (lead_decided, sums_past_clock, leads.Orders.kernels_leader), they count
@@ -193,7 +193,7 @@ def beyond_pair_noise(as_run: float | None, orientations: tuple[float | None, fl
             and (not oriented or min(oriented) > line * TIME_FLOOR))
 
 
-# Paired rounds (review 2026-12-07-3 item 5, bounded by review 2026-12-07-4 items 1-2): two calls timed in the same
+# Paired rounds: two calls timed in the same
 # shared rounds (calls.same_rounds) ran each round's windows one after the other, so their ratio within a round
 # (second's round median over first's) drops what moves whole rounds apart, but not what moves one window against the
 # next: identical kernels in the same round read 0.85-1.23x apart at the paired set's GQA 16k (SDPA cuDNN against SDPA
@@ -208,7 +208,7 @@ def beyond_pair_noise(as_run: float | None, orientations: tuple[float | None, fl
 # in all 5 shared rounds, each past the line"), not as per-orientation levels.
 # The fair kernel sums must not put the other call ahead past kernel_sum_floor, and the lead must hold against each
 # member of a tie (leads.orders: a call ahead of SDPA with no backend pinned is ahead of SDPA cuDNN too, or of neither).
-# Each orientation needs PAIRED_MIN_ORIENTATION_ROUNDS rounds of its own (review 2026-12-07-5 item 6): one round is a
+# Each orientation needs PAIRED_MIN_ORIENTATION_ROUNDS rounds of its own: one round is a
 # single ratio, no interval of a median at all (its "level" 0%), yet 3 shared rounds left one orientation with one. A
 # set that did not reverse its rounds needs as many rounds in all as two orientations would.
 PAIRED_MIN_ORIENTATION_ROUNDS = 2
@@ -292,9 +292,9 @@ def lead_decided(as_run_apart: bool, as_run: float | None, noise: float | None,
     sums_decide = (len(oriented) == 2 and kernel_sum_gap is not None and sums_fair
                    and not missing(kernel_sum_ratio) and kernel_sum_ratio > ks_floor)
     # the weaker orientation bears the lead as much as the median does: a lead beyond the line only in the forward
-    # rounds, which the 5-round median is taken from, is within it (review 2026-12-06-4 item 4: packed documents
+    # rounds, which the 5-round median is taken from, is within it (packed documents
     # 1.17x as run, 1.07x in the reversed rounds, against a 1.147x line), and an orientation's line is the identical
-    # pairs' orientation medians', not their whole medians' (review 2026-12-06-5 item 2)
+    # pairs' orientation medians', not their whole medians'
     if not beyond_pair_noise(as_run, orientations, noise, noise_oriented) and not sums_decide:
         return False  # within what identical kernels read apart at this point
     return not (sums_fair and not missing(kernel_sum_ratio) and kernel_sum_ratio * ks_floor < 1)
@@ -342,7 +342,7 @@ WARMUP_FLOOR_MS = 50.0
 NEW_LENGTH_NOISE_MS = 0.05
 # Two warm calls in a loop this close (a share of the faster) count as equal in a break-even: at decode a loop call
 # is mostly the host's dispatch, and a difference of a few tenths of a microsecond would make break-evens of
-# hundreds of thousands of calls out of noise (review 2026-12-06-2)
+# hundreds of thousands of calls out of noise
 LOOP_CALL_NOISE = 0.03
 
 # --------------------------------------------------------------------------- ties
@@ -533,7 +533,7 @@ def power_lags(window_s: float | None, reading: str | None = None) -> bool:
 
 # "Held for power" (NVML's clock-event reason, schema 5) beside a window's mean SM clock within CLOCK_GAP_PCT of the
 # GPU's maximum (the gap at which two clocks count as the same one for the kernel-sum rule): the words say the mean
-# is near the maximum and claim no more, since a mean hides the window's dips (review 2026-12-06-4 item 9: a
+# is near the maximum and claim no more, since a mean hides the window's dips (a
 # window 4% below the maximum dipped to 1725 MHz).
 def clock_near_max(mhz: float | None, max_mhz: float | None) -> bool:
     """A window's mean SM clock is within CLOCK_GAP_PCT of the GPU's maximum (clock_gap_pct: the gate's measure)."""

@@ -1,6 +1,6 @@
 """The same point timed by two scenarios of one set (the same shape, mask and dtype; packed documents never match):
 each shared variant's times in the two windows, like with like, and whether the windows' conditions moved them past
-their intervals (review item 6, review 2026-12-06-6 item 4). Takes a loaded set; gives `same_point_elsewhere`.
+their intervals. Takes a loaded set; gives `same_point_elsewhere`.
 Numbers only: gen.report.words.scenarios.same_point_line words them."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def same_point_elsewhere(ls: tables.LoadedSet, scenario: str) -> list[dict]:
     """Variants this scenario timed at a point another scenario of the set timed too (the same shape, mask
     and dtype; packed documents never match): per other scenario and point, each shared variant's as-run
     time and SM clock here and there (`here`, `there`, and `variants`/`order_there`, the two as-run orders by bare
-    medians, which the verdicts read), and for the page, like with like (review 2026-12-06-6 item 4):
+    medians, which the verdicts read), and for the page, like with like:
 
     - `rows`: per shared variant, in the order here, (variant, time here, its clock, time there, its clock, both
       kernel sums, its two intervals apart): a variant whose GPU-only time is a graph replay in one window and a
@@ -48,7 +48,7 @@ def same_point_elsewhere(ls: tables.LoadedSet, scenario: str) -> list[dict]:
     - `moved`: the variants whose two intervals (one window each) are apart: only there did the windows' conditions
       move a time past what its intervals hold;
     - `floor_only`: the variants whose two intervals overlap only through the ±1% floor, every round of one window
-      apart from every round of the other (timings.floor_only_overlap; review 2026-12-06-7 item 2);
+      apart from every round of the other (timings.floor_only_overlap);
     - `memory_bound`: the point's figure is TB/s (rules.equal_clock_applies: no equal-clock time);
     - `units`: (rounds, samples, widened by the floor) of every interval compared, for their level
       (timings.ci_level) and how they were built."""

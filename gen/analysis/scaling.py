@@ -158,13 +158,13 @@ def fastest_at_largest(ls: tables.LoadedSet) -> pd.DataFrame:
         p = next((p for p in article_sweep(ls) if p.head_dim == d and p.seq_len == largest), None)
         v = verdicts.verdict_at(ls, p.scenario, p.point) if p is not None else None
         # the verdict's first rank with the calls running its very kernels, a tie: the tie's faster median stands for
-        # it and the others are named, as every page does (review 2026-12-07-9 item 10)
+        # it and the others are named, as every page does
         tie = {v.fastest.variant, *v.same_kernel} if v is not None else set()
         pick = sorted((i for i in top if names[i] in tie), key=lambda i: df["gpu_only_ms"].iloc[i])
         row = (df.iloc[pick[0]] if pick else df.iloc[top].sort_values("gpu_only_ms").iloc[0]).copy()
         row["tie"] = tuple(names[i] for i in pick[1:])
         # the calls of other kernels sharing the first rank (within noise of it): the row is then the lowest median,
-        # no call decided (review 21 item 3: flex_flash "fastest" at D128 16k where the home says none leads)
+        # no call decided (flex_flash "fastest" at D128 16k where the home says none leads)
         row["within"] = tuple(x.variant for x in v.rows if x.variant not in tie and x.variant != row["variant"]
                               and v.rank(x.variant) == 1) if v is not None else ()
         rows.append(row)
@@ -214,7 +214,7 @@ def _times(ls: tables.LoadedSet, rec, tr) -> dict:
     return dict(host_ms=tm.host.median, eager_ms=tm.eager.median, gpu_only_ms=tm.gpu_only.median,
                 gpu_only_method=tm.gpu_only_method, eager_over_gpu_only=tm.eager_over_gpu_only,
                 host_bound=bool(tm.host_bound), host_bound_outcome=tm.host_bound_outcome, host_cost_ms=tm.host_cost_ms,
-                # why within noise (host_rules.host_bound_why), for the table's cell (review 21 item 2)
+                # why within noise (host_rules.host_bound_why), for the table's cell
                 host_noise_why=host_rules.host_bound_why(tm.eager.ci_lo, tm.eager.ci_hi, tm.gpu_only.ci_lo,
                                                          tm.gpu_only.ci_hi, tm.host_cost_ms),
                 # the eager/GPU-only ratio's interval as the rule reads it (host_rules.host_bound_outcome)

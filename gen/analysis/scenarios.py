@@ -299,8 +299,8 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
     same = [r["variant"] for r in at
             if isinstance(top["kernel_signature"], tuple) and r["kernel_signature"] == top["kernel_signature"]]
     # Kernels of the same names whose intervals are apart from the fastest's run other arguments: no tie, but
-    # (variant, its time over the fastest's, the intervals' gap in ms) (review2 N7). The tie test is the verdict's
-    # own (calls.overlaps), so the set page and the scenario page never differ on it (review 2026-12-06-3 item 5).
+    # (variant, its time over the fastest's, the intervals' gap in ms). The tie test is the verdict's
+    # own (calls.overlaps), so the set page and the scenario page never differ on it.
     from gen.analysis import calls  # calls reads tables, which reads this module's points
 
     by = {r["variant"]: r for r in at}
@@ -308,7 +308,7 @@ def headline(points: pd.DataFrame | None, versus: pd.DataFrame, scenario: str,
     apart = [(v, by[v]["gpu_only_ms"] / top["gpu_only_ms"] if top["gpu_only_ms"] else None,
               calls.interval_gap(sp[top["variant"]], sp[v])) for v in same
              if not calls.overlaps(sp[top["variant"]], sp[v])]
-    # unpinned SDPA gives way to the pinned twin, which is named with it: the same kernels, one rank (review 7 item 11)
+    # unpinned SDPA gives way to the pinned twin, which is named with it: the same kernels, one rank
     ties = [v for v in same if v != auto and v not in {a[0] for a in apart}]
     auto_tie = auto if auto in same and auto not in {a[0] for a in apart} else None
     # By time, in the order pandas' sort_values gives (numpy's quicksort, NaN last)
@@ -531,8 +531,8 @@ FP8_COLUMNS = ["variant", "twin", "mode", "head_dim", "q_len", "kv_len", "dtype"
 def fp8_frame(points: pd.DataFrame, rows: list[dict] | None = None) -> pd.DataFrame:
     """What FP8 buys and costs: per variant that declares a twin (gen.model.variants: the same kind
     of kernel at the scenario's dtype) and point, both GPU-only times, like with like (determinism_rule.like_with_like:
-    both kernel sums where one is a graph replay and the other a kernel sum, `kernel_sums` then True; review
-    2026-12-06-6 item 10), speedup = twin ms / FP8 ms (>1: FP8 is faster), both errors against float64, and the
+    both kernel sums where one is a graph replay and the other a kernel sum, `kernel_sums` then True), speedup = twin ms
+    / FP8 ms (>1: FP8 is faster), both errors against float64, and the
     error of rounding the inputs alone
     (the variant's fact fp8_input_rounding_error); where the FP8 one did not run, its status and
     reason instead; where the twin did not run, its time and error are NaN. `rows`: values.rows(points),

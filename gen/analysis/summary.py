@@ -122,7 +122,7 @@ def scenario_rows(ls: tables.LoadedSet, scenario: str) -> list[dict]:
 
 def _same(a, b) -> bool:
     """A point's field against its JSON form: the documents' lengths are a tuple in the point, a list in the
-    row (compared as they were, packed-documents rows found no record and lost their telemetry: item 32)."""
+    row (compared as they are, packed-documents rows would find no record and lose their telemetry)."""
     if isinstance(a, tuple | list) and isinstance(b, tuple | list):
         return list(a) == list(b)
     return a == b or str(a) == str(b) if a is not None and b is not None else a == b

@@ -1,7 +1,7 @@
 """How an exception of What to call (gen.analysis.advice.Exception_) stands over its scenario's sweep, as facts: the
 sizes at its own head dim where the default call is decidedly faster, where the exception's call leads too and where
-neither does (review item 12; review 2026-12-07-7 item 2), and the two calls at each size of every other head dim the
-sweep ran (review 2026-12-07-8 item 4: the article's paragraph said nothing of head dim 128, where SDPA and
+neither does, and the two calls at each size of every other head dim the
+sweep ran (the article's paragraph said nothing of head dim 128, where SDPA and
 FlashAttention-4 stay within a few percent from 1k to 16k tokens).
 
 Takes: a loaded set, the exception's verdict and the two calls. Gives `turns(ls, v, variant, default)` (the fields of
@@ -38,8 +38,8 @@ class DimPoint:
     leader: str | None
     orders: Orders
     # Where neither call is the fastest by median there: that call, its median (ms), its orders against each of the
-    # two, the default first (itself first in each, with its noise verdict: Orders.decided); review 19 item 11: at head
-    # dim 128, 16k, FlexAttention led both; review 20 item 1: against the default too, and decided or not
+    # two, the default first (itself first in each, with its noise verdict: Orders.decided): at head
+    # dim 128, 16k, FlexAttention led both: against the default too, and decided or not
     third: tuple[str, float, tuple[Orders, Orders]] | None = None
 
 

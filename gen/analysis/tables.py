@@ -284,7 +284,7 @@ def _summary_table(ls: LoadedSet, mode: str) -> pd.DataFrame:
 def _like_with_like_speedups(df: pd.DataFrame, at: int) -> None:
     """The speed-up over the baseline on GPU-only times of one kind (determinism_rule.like_with_like): where the
     baseline's is a graph replay and a row's a kernel sum, or the other way round, both kernel sums, and
-    speedup_kernel_sums True (review 2026-12-06-6 item 10: naive's 1.253 ms kernel sum over SDPA cuDNN's graph time
+    speedup_kernel_sums True (naive's 1.253 ms kernel sum over SDPA cuDNN's graph time
     read 21.23x, both sums 21.70x)."""
     b = df.loc[at]
     for i, r in df.iterrows():
@@ -402,7 +402,7 @@ def theoretical_occupancy(threads: int, regs: int | None, smem: int | None, env:
         return None
     max_warps = sm["threads"] // kernel_rules.WARP
     warps = math.ceil(threads / kernel_rules.WARP)
-    # the SM's warps and its block slots are two limits, each named (review 21 item 8: a 128-thread block held to 16
+    # the SM's warps and its block slots are two limits, each named (a 128-thread block held to 16
     # a SM by the 64 warps read "block size set the limit"; Nsight Compute names it "warps")
     limits = {"warps per SM": max_warps // warps if warps else 0, "blocks per SM": kernel_rules.MAX_BLOCKS_PER_SM}
     if regs:

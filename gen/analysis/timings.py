@@ -117,10 +117,9 @@ def orientation_medians(t: schema.Timing) -> tuple[float | None, float | None]:
     the point's forward order (rounds 1, 3, 5) and over those that ran backwards (2, 4: Timing.interleave_reversed,
     gen.capture.timing._rotated); (None, None) where the rounds were not reversed (sets before it, calls timed alone)
     or the GPU-only time is not the graph's. A variant alternates between two predecessors, one per orientation, and
-    at power-limited points a round's time follows its predecessor's draw (review 2026-12-06-3 item 2), so the two
+    at power-limited points a round's time follows its predecessor's draw, so the two
     medians are the order as seen after each neighbour. The whole median (over every sample) leans to the forward
-    rounds, which outnumber the reversed (3 of 5, 2 of 3), but may still fall in a reversed round (median_rounds;
-    review 2026-12-06-6 item 7: 47 of the H100 set's 229)."""
+    rounds, which outnumber the reversed (3 of 5, 2 of 3), but may still fall in a reversed round (median_rounds: 47 of the H100 set's 229)."""
     if (not getattr(t, "interleave_reversed", False) or t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH
             or not t.gpu_only_ms):
         return None, None
@@ -167,7 +166,7 @@ def spread(samples: Sequence[float], sizes: Sequence[int] | None = None) -> Spre
 def floor_only_overlap(a: Spread | None, b: Spread | None) -> bool:
     """Two medians' intervals overlap only through the +-rules.TIME_FLOOR_PCT floor: the intervals the rounds give
     (raw_lo, raw_hi) are apart (every round of one below every round of the other, where the interval is the range
-    of the rounds), the floored ones overlap (review 2026-12-06-7 item 2). The ranking rule still reads the floored
+    of the rounds), the floored ones overlap. The ranking rule still reads the floored
     intervals; this is what the words say of them."""
     if a is None or b is None:
         return False

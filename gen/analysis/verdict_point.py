@@ -1,10 +1,10 @@
-"""The verdict's point of a scenario as the few facts a scenario page opens with (review 2026-12-07-1 finding 1: a
+"""The verdict's point of a scenario as the few facts a scenario page opens with (a
 reader sees the answer as a chart and a table before any paragraph, at the point the home page answers for).
 
 Takes: a loaded set and a scenario (gen.analysis.verdicts, the one ranking rule; gen.analysis.advice, the call What to
 call names for the workload). Gives `point_facts(ls, scenario, mode) -> PointFacts | None` and
 `point_facts_all(ls, scenario)` (every mode whose verdict ranks two calls or more; where a verdict ranks deterministic
-calls led by a plain one, the deterministic calls' own verdict first: review 2026-12-07-2 item 4): the verdict's call
+calls led by a plain one, the deterministic calls' own verdict first): the verdict's call
 and the calls sharing its rank with each one's orders, its time as run with its window's SM clock, board power and
 share held for power, the next call (the verdict's runner-up) and the gain over it by the measure the rule decides by
 (leads.Orders.answer, as the home's map gives it) with the orders behind it, whether the lead holds
@@ -28,7 +28,7 @@ from gen.model import schema
 # A ranked call's place at the verdict's point: the verdict's fastest, a call sharing its first rank (the same kernels,
 # or within noise: verdicts.Verdict.same_kernel, near), or behind it. The fastest is not always the call What to call
 # names (a maskless call sharing the first rank is named over a BlockMask call: mask_cost.MASKLESS_WHERE_SHARED), so
-# its place says "fastest" and the ring marks the named call (review 2026-12-07-7 item 3)
+# its place says "fastest" and the ring marks the named call
 FASTEST, FIRST_RANK, BEHIND = "fastest by median", "sharing its rank", "behind it"
 ROLES = (FASTEST, FIRST_RANK, BEHIND)
 DETERMINISTIC = "deterministic"  # PointFacts.scope of a verdict over the deterministic calls alone
@@ -38,7 +38,7 @@ DETERMINISTIC = "deterministic"  # PointFacts.scope of a verdict over the determ
 class CallAt:
     """One ranked call at the verdict's point: its median (the ranking time), its interval and that interval's real
     level (timings.Spread.level), the SM clock its window ran at, how its GPU-only time was taken (schema.GpuOnlyMethod:
-    a kernel sum is another measure than a graph replay, drawn apart: review 2026-12-07-2 item 7) and whether What to
+    a kernel sum is another measure than a graph replay, drawn apart) and whether What to
     call names it for the workload."""
 
     variant: str
@@ -62,14 +62,14 @@ class Loop:
     changes_answer: bool
     calls: tuple[tuple[str, float, float | None, bool], ...]
     # calls faster in the loop than `fastest` whose answer is wrong (rules.wrong_answer, never ranked): (variant, eager
-    # median ms, relative error); review 2026-12-07-3 item 11: is_causal=True at a chunk, 75.4 against 131.6 µs
+    # median ms, relative error): is_causal=True at a chunk, 75.4 against 131.6 µs
     wrong_faster: tuple[tuple[str, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
 class NamedAt:
     """The call What to call names where it shares the first rank but is not the fastest by median: the row leads with
-    it (review 2026-12-07-8 item 3: the table gave the fastest's time and "Next call: <the named call>, Holds: no"),
+    it (the table gave the fastest's time and "Next call: <the named call>, Holds: no"),
     so its own median, interval and window: SM clock, board power (instant and averaged), the window's length and its
     share held for power."""
 
@@ -131,15 +131,15 @@ class PointFacts:
     plain: tuple[str, ...] = ()
     # Where the fastest's and the runner-up's times are the profiled runs' and their order is read off the sweep's
     # shared rounds at this point (calls.Timed.rounds_record): the two medians there, the evidence the Holds cell cites
-    # (review 2026-12-07-4 item 4: one record per quantity, the other labelled); None elsewhere
+    # (one record per quantity, the other labelled); None elsewhere
     rounds_ms: tuple[float, float] | None = None
     # Where the fastest is host-bound: its eager median and the runner-up's (verdicts.Verdict.loop_ms), the gain an
-    # eager loop on this host gets beside the GPU-only one the Gain cell gives (review 19, review 18 item 1's residual)
+    # eager loop on this host gets beside the GPU-only one the Gain cell gives
     loop_ms: tuple[float, float] | None = None
-    named_default: bool = False  # `named` is What to call's default, kept where it shares the first rank (review 19)
+    named_default: bool = False  # `named` is What to call's default, kept where it shares the first rank
     named_at: NamedAt | None = None  # where the named call shares the first rank and is not the fastest
     # where the named call runs the fastest's own kernels (a tie, one rank): its own median and clock, which the row
-    # gives beside the fastest's (review 2026-12-07-13 item 4: SDPA cuDNN's 58.9 µs stood bare under "What to call
+    # gives beside the fastest's (SDPA cuDNN's 58.9 µs stood bare under "What to call
     # names SDPA (backend not pinned)", whose median is 59.2 µs)
     named_tie: NamedAt | None = None
 

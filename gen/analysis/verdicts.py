@@ -110,7 +110,7 @@ class AutoPick:
     expected_backend: str | None  # what the hypothesis said it would pick
     contradicted: bool | None  # None when the hypothesis named no backend
     # the reason PyTorch recorded for refusing the expected backend at this point (its attn_mask, say): the
-    # hypothesis could not hold here (review item 20)
+    # hypothesis could not hold here
     expected_refused: str | None = None
 
 
@@ -171,16 +171,16 @@ class Verdict:
     clock_flips: tuple[tuple[str, str], ...] = ()
     # Pairs of ranked rows that another scenario timed at this very point in the opposite as-run order
     # (scenarios.same_point_elsewhere): (ahead here, ahead there, that scenario, its time of the first, of the
-    # second). Their order here is set by the windows' clocks, so the verdict ranks neither ahead (review N1).
+    # second). Their order here is set by the windows' clocks, so the verdict ranks neither ahead.
     order_flips: tuple[tuple[str, str, str, float, float], ...] = ()
     # Rows running kernels of the fastest's names whose intervals are apart from its own: the same kernel class
-    # with other arguments, ranked by their times like any other row (review2 N7).
+    # with other arguments, ranked by their times like any other row.
     same_kernel_apart: tuple[str, ...] = ()
     # The fastest against each call sharing its first rank with other kernels (`near`): the three orders, so that the
     # words give them beside "within noise" or "not decided" (rules.lead_decided)
     orders: tuple[Orders, ...] = ()
     # A decode verdict's first rank holds at its batch: the set's dynamic-lengths decode runs at another batch of the
-    # same heads give their own GPU-only order (review 2026-12-06-2 item 4); None where the set has none
+    # same heads give their own GPU-only order; None where the set has none
     other_batch: dynamic.BatchOrder | None = None
 
     def undecided(self) -> tuple[Orders, ...]:
@@ -252,7 +252,7 @@ def _ratio(a: Spread | None, b: Spread | None) -> float | None:
 
 def _host_change(ok: list[Timed], fastest: Timed, basis: str, firsts: frozenset = frozenset()) -> HostChange | None:
     """The eager ranking against the GPU-only one; `firsts`: the calls sharing the first rank, none of which the loop
-    can make a changed answer by coming first (review 2026-12-06-2)."""
+    can make a changed answer by coming first."""
     eager = [t for t in ok if t.eager is not None]
     if basis != "gpu_only" or len(eager) < 2:
         return None
@@ -301,7 +301,7 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
     fastest = ranked[0]
     twins = [t for t in ranked[1:] if fastest.kernels and t.kernels == fastest.kernels]
     # Kernels of the same names whose times are apart all the same run other arguments (a page table): not a tie
-    # (review2 N7); they are no rival of other kernels either.
+    #; they are no rival of other kernels either.
     fb = _basis(fastest, basis)
     # The automatic pick and its pinned twin make the very same call: they tie by construction, whatever the times.
     by_call = [t for t in twins if auto_name in (t.variant, fastest.variant)]
@@ -367,7 +367,7 @@ def _equal_clock(ranked: list[Timed], basis: str) -> dict:
 def _competition_ranks(ranked: list[Timed], basis: str, apart: tuple[str, ...] = ()) -> dict[str, int]:
     """variant -> 1 + the rows decidedly faster (intervals apart), rows running the same kernels not counted (a
     tie) but for the fastest row against `apart` (Verdict.same_kernel_apart): a call of its kernel names whose
-    interval is apart from its own runs other arguments and ranks behind it (review2 N7). Equal ranks where the
+    interval is apart from its own runs other arguments and ranks behind it. Equal ranks where the
     times cannot tell rows apart."""
     out = {}
     top = ranked[0] if ranked else None
@@ -499,7 +499,7 @@ def scenarios(ls: tables.LoadedSet) -> list[str]:
 
 def ranked_units(ls: tables.LoadedSet) -> list[int]:
     """The units (rounds, or with one round the samples: timings.Spread.units) of every median the set's verdicts rank:
-    the levels of their intervals are what the pages show (review 2026-12-07-1 N6: the home's 75%-96.88% and the
+    the levels of their intervals are what the pages show (the home's 75%-96.88% and the
     methodology's range are both read off these)."""
     out = []
     for scenario in scenarios(ls):

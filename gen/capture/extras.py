@@ -33,8 +33,8 @@ E4M3_MAX_POW2 = 256.0  # the largest power of two under float8 e4m3's 448: scale
 def missing(variant) -> str | None:
     """Why an optional variant cannot run here, as its build would say it ("ValueError: the optional ... package is
     not installed ..."), or None: its package (gen.model.variants.EXTRA_PACKAGES) is found, or it needs none. Looked
-    up without importing it, so that a point is marked unavailable before the time limit's skip (review 2026-12-07-3
-    item 3: a missing package read as "the time limit was reached")."""
+    up without importing it, so that a point is marked unavailable before the time limit's skip (a missing package read
+    as "the time limit was reached")."""
     from gen.model.variants import extra_package
 
     extra = extra_package(variant)

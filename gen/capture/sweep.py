@@ -121,7 +121,7 @@ class _Sweep:
 
     def _not_run(self, job: Job, seen: Series) -> tuple[str, str] | None:
         """(status, reason) of a point not run: a package not installed first, so that past the time limit the
-        point still says why it could not run (review 2026-12-07-3 item 3); then sweep_limits.not_run's reasons."""
+        point still says why it could not run; then sweep_limits.not_run's reasons."""
         if (why := extras.missing(job.variant)) is not None:
             return schema.Status.UNAVAILABLE.value, why
         if (why := not_run(job, seen, self.deadline, self.device)) is not None:

@@ -168,8 +168,8 @@ def _autotune_copies(job: Job, device: torch.device) -> str | None:
     scores = pt.batch * pt.q_heads * pt.q_len * pt.kv_len * SCORE_BYTES
     free, total = torch.cuda.mem_get_info(device)
     if scores > free:
-        # free is what this process left, not the GPU's capacity: say both (review item 17)
-        # in GiB, as PyTorch's out-of-memory messages beside it are (review 18 item 13)
+        # free is what this process left, not the GPU's capacity: say both
+        # in GiB, as PyTorch's out-of-memory messages beside it are
         return (f"not run: the {scores / GIB:.2f} GiB score matrix alone is more than the {free / GIB:.2f} GiB left "
                 f"free on the GPU at this point (of its {total / GIB:.2f} GiB; the rest held by the capture)")
     # The room is a share of the free memory, and the matrix itself is allocated out of it first.

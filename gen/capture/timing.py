@@ -248,7 +248,7 @@ class _Rounds:
         """Enough rounds: past max_rounds, or past min_rounds with the intervals tight or the time spent; below
         max_rounds, only after an even number of rounds: interleaved rounds alternate forward and reversed, and a
         variant follows one neighbour in each, so an odd count weighs one neighbour more and the median takes its
-        rounds (review 2026-12-06-3 item 2: 3 forward against 2 reversed)."""
+        rounds (3 forward against 2 reversed)."""
         b, elapsed = self.b, self.spent  # its own windows' time: the others' turns do not count
         if self.rounds >= b.max_rounds:
             return True

@@ -36,9 +36,9 @@ _BANDWIDTH = {
 }
 
 
-# One GPU under two names: a source's name for a part -> the name torch.cuda.get_device_name() gives it (review 22,
-# finding 5: the FA3 paper's "H100 80GB SXM5" was listed as differing from "NVIDIA H100 80GB HBM3", the SXM5 board's
-# NVML name). The one place a GPU-name comparison looks them up (same_gpu).
+# One GPU under two names: a source's name for a part -> the name torch.cuda.get_device_name() gives it (the FA3
+# paper's "H100 80GB SXM5" is the board NVML names "NVIDIA H100 80GB HBM3", not another GPU). The one place a GPU-name
+# comparison looks them up (same_gpu).
 GPU_ALIASES = {"NVIDIA H100 80GB SXM5": "NVIDIA H100 80GB HBM3"}
 
 

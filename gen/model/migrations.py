@@ -166,8 +166,8 @@ NOT_INSTALLED = re.compile(r"the optional (\S+) package .*is not installed")
 def update_to_6(data: dict) -> dict:
     """Schema 5 -> 6: a record of a variant whose optional package the set shows missing (for any of its variants)
     and that the time limit kept from running gets the package's reason first, the time limit after it, and status
-    unavailable: it could not have run however long the run. Captures before schema 6 checked the time limit first
-    (review 2026-12-07-3 item 3); from 6 the capture checks the package first and writes this itself."""
+    unavailable: it could not have run however long the run. Captures before schema 6 checked the time limit first; from
+    6 the capture checks the package first and writes this itself."""
     data = dict(data)
     lists = {key: [dict(r) if isinstance(r, dict) else r for r in data.get(key) or []]
              for key in ("runs", "sweep", "dynamic") if isinstance(data.get(key), list)}

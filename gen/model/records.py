@@ -360,7 +360,7 @@ class Published:
     # a published figure is compared with ours at equal clock only where this is known.
     clock_mhz: float | None = None
     # The source's time is its kernels' device time under a profiler (what our kernel sum is), not a replay or a
-    # wall-clock time: it is set against our kernel sum first (review 2026-12-07-9 item 5).
+    # wall-clock time: it is set against our kernel sum first.
     kernel_time: bool = False
 
 

@@ -35,7 +35,7 @@ def order_statistic_rank(n: int, level: float = CI_LEVEL) -> int:
 def interval_level(n: int, level: float = CI_LEVEL) -> float:
     """The coverage of median_interval over n units: 1 - 2 P(Bin(n, 1/2) <= k-1) at k = order_statistic_rank(n),
     at least `level` where n allows it; below it where the interval falls back to the whole range (5 units: 1 - 2/32
-    = 93.75%, review 2026-12-06-3 item 9); NaN without units."""
+    = 93.75%); NaN without units."""
     if n < 1:
         return math.nan
     k = order_statistic_rank(n, level)

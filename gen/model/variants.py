@@ -79,9 +79,9 @@ class Variant:
     dtype: str | None = None
     twin: str | None = None
     # A paging variant's same call on a contiguous cache (no page table): paging's own cost is its time against
-    # this one, never against another kernel that happens to be the fastest (review 2026-12-06-2 item 11).
+    # this one, never against another kernel that happens to be the fastest.
     contiguous: str | None = None
-    # A set-up the call's constructor does outside every timing, and so no first call records (review 21 item 6: the
+    # A set-up the call's constructor does outside every timing, and so no first call records (the
     # cuDNN frontend graph's validate, build and plan selection in CudnnFP8Attention.__init__), or None
     untimed_setup: str | None = None
 

@@ -99,7 +99,7 @@ def ms(x) -> str:
 
 def published_ms(x) -> str:
     """Milliseconds to three decimals: the one precision of a published-figure block, its table cells and its
-    sentences (gen.report.words.published) alike (review 22, Part 1: the table read "25.57" under a sentence
+    sentences (gen.report.words.published) alike (the table read "25.57" under a sentence
     that said 25.566 ms)."""
     return DASH if missing(x) else f"{x:.3f}"
 
@@ -118,29 +118,42 @@ def duration(x_us) -> str:
     return f"{us(x_us)} µs" if x_us < 1000 else f"{x_us / 1000:,.3f} ms"
 
 
+_PLAIN = re.compile(r"\d+(\.\d+)?")
+
+
+def _decimals(text: str) -> int | None:
+    """The decimals of a number printed plain ("1.100": 3); None for any other form ("1.2e-04", "1,234.5", "–")."""
+    return len(text.partition(".")[2]) if _PLAIN.fullmatch(text) else None
+
+
+def span_decimals(pair, fmt=ms) -> int | None:
+    """The decimals `span` prints both ends of `pair` at: the larger number `fmt` gives either, so one range never
+    reads at two precisions ("1.1–1.102"); None where an end is missing or `fmt` prints it other than plain."""
+    lo, hi = pair
+    if missing(lo) or missing(hi):
+        return None
+    ds = _decimals(fmt(lo)), _decimals(fmt(hi))
+    return None if None in ds else max(ds)
+
+
 def span(pair, fmt=ms) -> str:
-    """A range "a–b" (an IQR), or one dash when either end is missing (not "–––"): both ends to the larger number of
-    decimals `fmt` gives either, "1.100–1.102", "1.06–1.07" (review 20, Part 1 item 9: "1.1–1.102" gave one range at
-    two precisions)."""
+    """A range "a–b" (an IQR) at `span_decimals`, "1.100–1.102", "1.06–1.07", or one dash when either end is missing
+    (not "–––")."""
     lo, hi = pair
     if missing(lo) or missing(hi):
         return DASH
-    ends = fmt(lo), fmt(hi)
-    if not all(re.fullmatch(r"\d+(\.\d+)?", e) for e in ends):
-        return f"{ends[0]}–{ends[1]}"
-    d = max(len(e.partition(".")[2]) for e in ends)
-    return f"{lo:.{d}f}–{hi:.{d}f}"
+    d = span_decimals(pair, fmt)
+    return f"{fmt(lo)}–{fmt(hi)}" if d is None else f"{lo:.{d}f}–{hi:.{d}f}"
 
 
 def median_beside(x, pair, fmt=ms) -> str:
     """A median set beside its IQR (`span(pair, fmt)`), given at least the IQR's decimals: "0.2600" beside
-    "0.2596–0.2603", not "0.26" (review 22, finding 7: the median shed the trailing zeros its range kept)."""
+    "0.2596–0.2603", not "0.26", so the median keeps the trailing zeros its range keeps."""
     text = fmt(x)
-    rng = span(pair, fmt)
-    if missing(x) or not re.fullmatch(r"\d+(\.\d+)?", text) or not re.fullmatch(r"\d+(\.\d+)?–\d+(\.\d+)?", rng):
+    d, own = span_decimals(pair, fmt), _decimals(text)
+    if missing(x) or d is None or own is None:
         return text
-    d = len(rng.partition("–")[0].partition(".")[2])
-    return f"{x:.{d}f}" if d > len(text.partition(".")[2]) else text
+    return f"{x:.{d}f}" if d > own else text
 
 
 def size(x) -> str:
@@ -175,7 +188,7 @@ def html_url(href: str) -> str:
 
 def a_an(text) -> str:
     """The indefinite article for a figure or word as read aloud: "an" before 8, 11 and 18 (and their thousands:
-    "an 8192×8192×8192 product", review 21 item 9) and before a vowel, "a" otherwise."""
+    "an 8192×8192×8192 product") and before a vowel, "a" otherwise."""
     t = str(text)
     digits = re.match(r"\d+", t)
     if digits:

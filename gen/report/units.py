@@ -114,7 +114,7 @@ def set_context(ctx: Context, ls: tables.LoadedSet, parts=BESIDE_PARTS) -> Conte
 
 def lengths_beside(sets, ls: tables.LoadedSet):
     """What the first of `ls`'s siblings (capture_gaps.siblings: same GPU model and PyTorch) that measured cuDNN at new
-    lengths measured (length_cost.Beside), for a set that did not: a fact its pages cite (review 2026-12-07-5 item 5);
+    lengths measured (length_cost.Beside), for a set that did not: a fact its pages cite;
     the siblings are in the keys of the parts that cite it (BESIDE_PARTS, _reads)."""
     if length_cost.beside(ls, "") is not None:  # its own measurement is what its pages give
         return None

@@ -67,7 +67,7 @@ def new_length_cost(rows: list[dict], x_title: str, y_title: str, variants=()) -
     axis against the length: a plan built per length (cuDNN's tens of ms) stands apart from calls that only launch
     (tenths of a ms). A cost of zero has no place on the log axis: left out (the page counts it). `variants`: those
     the page's other chart of the phase draws, so that a variant has one colour on both (the legend names those
-    drawn here). A line breaks where a length has no mark (review 2026-12-07-2 item 12: it bridged two lengths of
+    drawn here). A line breaks where a length has no mark (it bridged two lengths of
     FlashAttention-4 at no cost, reading about 0.08 ms there): each run of marked lengths is its own segment."""
     ok, part, seg = [], {}, {}
     for r in sorted(rows, key=lambda r: (r["variant"], int(r["kv_len"]))):

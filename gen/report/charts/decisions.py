@@ -27,7 +27,7 @@ def _role_legend():  # one legend for the role, the colour's, shape's and size's
 def decision(rows: pd.DataFrame, x_title: str) -> alt.LayerChart:
     """The decision of one set at a glance: one row per workload (a scenario and mode with a
     verdict), each measured call's median at the verdict's point over the recommended call's
-    median (log), its interval as a rule (`ci_level`: its real level, review 2026-12-06-6 item 12); the
+    median (log), its interval as a rule (`ci_level`: its real level); the
     recommended call and SDPA with no backend pinned (the call made by default) marked. `rows` as
     gen.report.pages.decision.chart_rows gives them."""
     d = pd.DataFrame({c: rows[c] if c in rows else "" for c in DECISION_FIELDS}) if len(rows) else \
@@ -60,8 +60,8 @@ def decision(rows: pd.DataFrame, x_title: str) -> alt.LayerChart:
         y=y, color=colour, tooltip=tooltip)
     dots = alt.Chart(d).mark_point(filled=True, opacity=0.95).encode(
         x=x, y=y, color=colour, shape=shape, size=size, tooltip=tooltip, order=alt.Order("layer:Q"))
-    # a call faster than the recommended one by its median, marked with why it is not the call (review 2026-12-07-3
-    # item 12: the home's FP8 dot left of the diamond, unmarked)
+    # a call faster than the recommended one by its median, marked with why it is not the call (else
+    # the home's FP8 dot would sit left of the diamond, unmarked)
     why = alt.Chart(d).mark_text(text=NOT_THE_CALL, dy=-10, fontSize=12, color="#55555f").encode(
         x=x, y=y, tooltip=tooltip).transform_filter(alt.datum.why != "")  # one dataset: the saved CSV's rows
     return alt.layer(ci, dots, why, width="container", height=ROW_PX * max(1, len(order)) + 10)

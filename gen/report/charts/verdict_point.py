@@ -1,8 +1,8 @@
 """A scenario's verdict at its point at a glance (`verdict_point`): each ranked call's median with its interval (at
 the level its rounds give), one row per call, the verdict's call and the calls sharing its rank marked; one colour per
 series (a mode, or a set on the page over every set). A kernel sum of profiled calls is another measure than a graph
-replay: its mark is hollow and its tooltip says so, with the clock of its window (review 2026-12-07-2 item 7); the call
-What to call names is ringed (item 2). The axis' labelled ticks enclose the data (item 16).
+replay: its mark is hollow and its tooltip says so, with the clock of its window; the call
+What to call names is ringed. The axis' labelled ticks enclose the data.
 
 Takes: rows of gen.report.pages.scenario_first (plain records). Gives: an Altair chart.
 """
@@ -25,7 +25,7 @@ ROLE_LEGEND = {"orient": "bottom", "direction": "vertical", "labelLimit": 0}  # 
 # The look of each place, in the order of the `roles` given (the verdict's call first): as the home's decision marks
 # its recommended call (charts.decisions)
 _COLOURS, _SHAPES, _SIZES = ("#e8590c", "#4f7fd6", "#9e9eaa"), ("diamond", "square", "circle"), (140, 70, 40)
-# one colour a series where there are several: hues far apart (review 2026-12-07-2 item 16: two blues)
+# one colour a series where there are several: hues far apart (two blues)
 _SERIES = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#e377c2", "#7f7f7f")
 POINT_FIELDS = ("call", "series", "role", "median_ms", "lo_ms", "hi_ms", "level", "at", "rel", "measure", "mhz",
                 "hollow", "named")

@@ -72,7 +72,7 @@ def chart_rows(ls) -> list[dict]:
     auto = variant_role("automatic")
     a = advice.advice(ls)
     # a mask call What to call names the call that needs none before (mask_cost.MASKLESS_WHERE_SHARED): why it is not
-    # the call is its build, not a bar it never faced (review 2026-12-07-13 item 2: "under 1.2×" stood there)
+    # the call is its build, not a bar it never faced ("under 1.2×" stood there)
     alts = {(e.scenario, str(e.mode), e.alternative): e for e in (a.exceptions if a is not None else ())
             if e.alternative is not None}
     rows = []
@@ -87,9 +87,8 @@ def chart_rows(ls) -> list[dict]:
                 continue
             lo, hi = verdicts.interval(s)
             workload = _workload(v.scenario, v.mode, _title(ls, v.scenario))
-            # a call faster by its median than the recommended one says why it is not the call (review 12 item 12)
-            # never the recommended call's own tie partner: the same kernels are no faster call (review 2026-12-07-4
-            # item 7)
+            # a call faster by its median than the recommended one says why it is not the call
+            # never the recommended call's own tie partner: the same kernels are no faster call
             same = t.kernels is not None and t.kernels == v.row(rec).kernels
             why = (orders_words.not_the_call(verdicts.orders(t, v.row(rec), v.basis), fmt.label_of)
                    if t.variant != rec and s.median < base and t.variant not in v.same_kernel and not same else "")
@@ -125,7 +124,7 @@ def _shape(p) -> str:
 
 def _reader(ls, v: verdicts.Verdict, clash: frozenset = frozenset()) -> str:
     """A workload in a reader's words (words.places.SCENARIO_WORDS: several scenarios read as "prefill"); where
-    another row's workload reads the same (`clash`), the scenario's own (PRECISE_WORDS: review 2026-12-07-3 item 12)."""
+    another row's workload reads the same (`clash`), the scenario's own (PRECISE_WORDS)."""
     said = places.SCENARIO_WORDS.get(v.scenario, _title(ls, v.scenario))
     if said in clash and v.mode != Mode.TRAIN:
         said = places.PRECISE_WORDS.get(v.scenario, said)
@@ -134,7 +133,7 @@ def _reader(ls, v: verdicts.Verdict, clash: frozenset = frozenset()) -> str:
 
 def _readers(ls, vs, clash: frozenset = frozenset()) -> list[str]:
     """The workloads of verdicts `vs` in a reader's words, inference first, each once; a workload with its batch where
-    the set measured it at another (a decode verdict's other_batch: review 8 item 3), and so every verdict read in
+    the set measured it at another (a decode verdict's other_batch), and so every verdict read in
     the same words at that batch (the decode kernels: "decode" too)."""
     scoped = {(_reader(ls, v, clash), v.other_batch.at_batch) for v in vs if v.other_batch is not None}
 
@@ -153,8 +152,8 @@ def _clash(a, vs) -> frozenset:
     """The reader's words (SCENARIO_WORDS: several scenarios read as "prefill") that the first row's workloads `vs`
     say in each scenario's own: those of an exception's inference, and those two of the row's own inference workloads
     read where the default stands otherwise in them (the article's shape, behind, beside grouped-query prefill,
-    first: review 2026-12-07-4 item 5), so the gain range's workloads are all named; where it stands alike in them,
-    one word (decode and the decode kernels, both first at batch 8: "decode at batch 8" once, review 8 item 3)."""
+    first), so the gain range's workloads are all named; where it stands alike in them,
+    one word (decode and the decode kernels, both first at batch 8: "decode at batch 8" once)."""
     stands: dict = {}
     for v in vs:
         if v.mode != Mode.TRAIN:
@@ -189,7 +188,7 @@ def table_rows(ls) -> list[dict]:
         sums = [v for v in first if (p := picks.get((v.scenario, str(v.mode)))) is not None and p.by_sums]
         cond = _standing(ls, a, mine, first, noise, behind, within, apart, led, sums)
         short = _standing_short(ls, a, mine, first, noise, behind, apart, led)
-        # where its gain reaches the bar and its range elsewhere (review 2026-12-07-7 item 5): in the folded detail,
+        # where its gain reaches the bar and its range elsewhere: in the folded detail,
         # the visible cell having no line to spare on the first screen (2 px at 390 px on the older H100 set's page)
         bar = _bar(ls, a, mine, auto) if a.default != auto else None
         # a workload the row names that gives no reason to switch from SDPA unpinned (advice.Pick.loop_keeps)
@@ -205,7 +204,7 @@ def table_rows(ls) -> list[dict]:
         reader = _readers(ls, [v for v, _ in mine], _clash(a, [v for v, _ in mine]))
         # the cell on the first screen is short; every workload named sits folded in it. A long list folds on a
         # narrow screen under what it is (`fold`; the template shows the list itself on a wide one), so the row stays
-        # whole on the first screen (since review 2026-12-07-4 item 5 the older H100 set's row names each prefill)
+        # whole on the first screen (the older H100 set's row names each prefill)
         out.append(dict(workload=words.join_and(reader) if exceptions
                         else f"every workload measured: {words.join_and(reader)}",
                         fold=(None if len(reader) <= FOLD_OVER else
@@ -222,7 +221,7 @@ def table_rows(ls) -> list[dict]:
             by = orders_words.MEASURE.get(e.ratio_by, e.ratio_by)
             gain += f" ({words.times(e.ratio)} {by} over {words.short_label(a.default)})"
         cond, gain = _exception_cell(ls, a, v, e, rec, g, gain)
-        # the call a batch packed anew asks for, beside the mask call named (review 2026-12-07-7 item 1)
+        # the call a batch packed anew asks for, beside the mask call named
         anew = mask_words.new_layout_call(e.mask_cost, e.mask) if e.alternative is None else None
         out.append(dict(workload=_workload(v.scenario, v.mode, _title(ls, v.scenario)), call=fmt.label_of(rec),
                         call_note=anew, variant=rec, gain=gain, condition=cond + ".", detail=None))
@@ -233,24 +232,24 @@ def _exception_cell(ls, a, v, e, rec: str, g: float | None, gain: str) -> tuple[
     """An exception row's Holds cell, and its gain cell marked where the gain is a mask argument's."""
     auto = variant_role("automatic")
     cond = f"at {_shape(verdicts.point_of(ls, v.scenario, v.mode))}"
-    if e.keeps_default:  # the pinned default decidedly slower there, under the bar (review 2026-12-07-5 item 1)
+    if e.keeps_default:  # the pinned default decidedly slower there, under the bar
         cond = screen_words.keep_default(fmt.label_of(a.default), e.ratio, e.ratio_by) + "; " + cond
-    if standing := orders_words.first_place(e.shares, e.by_sums, fmt.label_of):  # as its verdict says (item 4)
+    if standing := orders_words.first_place(e.shares, e.by_sums, fmt.label_of):  # as its verdict says
         cond = f"{standing}; {cond}"
     if e.mask_arg_backend is not None and g is not None and rec != auto:  # the gain is a mask argument's
         gain = gain.replace(words.times(g), words.times(g) + "*", 1)
         cond += ". " + decision_words.mask_arg_note(words.times(g), e.mask_arg_backend,
                                                     VARIANTS[rec].masks).removesuffix(".")
-    if rec != auto and (loop := calls.loop_ms(v.row(rec), v.row(auto))) is not None:  # review 18 item 1
+    if rec != auto and (loop := calls.loop_ms(v.row(rec), v.row(auto))) is not None:
         gain, said = screen_words.loop_cells(gain, loop)
         cond = f"{said}; {cond}"
     if e.compile_s is not None:
         cond += f"; its first call compiles ({e.compile_s:.1f} s)"
-    if e.alternative is not None:  # the mask call it is named before (review 2026-12-07-6 items 1 and 4)
+    if e.alternative is not None:  # the mask call it is named before
         if (alt := mask_words.alternative_short(e.mask_cost, e.mask_orders, e.mask)) is not None:
             cond = f"{alt}; {cond}"
     elif (layout := mask_words.new_layout_short(e.mask_cost, e.mask, e.mask_orders)) is not None:
-        cond = f"{layout}; {cond}"  # beside the call it qualifies (review 2026-12-07-6 item 1)
+        cond = f"{layout}; {cond}"  # beside the call it qualifies
     if e.error is not None and e.default_error is not None:
         cond += f"; relative error {e.error:.1e} against {e.default_error:.1e}"
     return cond, gain
@@ -293,15 +292,15 @@ def _others(v, picks, keep) -> list[tuple]:
 
 def _undecided(noise, picks) -> dict:
     """The within-noise workloads where the as-run intervals of the default and a call sharing its rank are apart and
-    the rule leaves them not decided (Orders.undecided): timed apart (review 2026-12-06-4 item 6), or within the noise
-    of identical kernels, or otherwise (review 8 item 5). {verdict: [(the other call, why in words)]}."""
+    the rule leaves them not decided (Orders.undecided): timed apart, or within the noise
+    of identical kernels, or otherwise. {verdict: [(the other call, why in words)]}."""
     return {v: [(x, orders_words.undecided_why(o)) for x, o in xs] for v in noise
             if (xs := _others(v, picks, lambda o: o.undecided))}
 
 
 def _led(noise, picks) -> dict:
     """The within-noise workloads where another call leads the default by its kernels (Orders.kernels_leader):
-    not counted as a first place for the default (review 2026-12-06-4 item 1). {verdict: that pair's Orders}."""
+    not counted as a first place for the default. {verdict: that pair's Orders}."""
     return {v: xs[0][1] for v in noise
             if (xs := [(x, o) for x, o in _others(v, picks, lambda o: o.kernels_leader is not None)
                        if o.kernels_leader == x])}

@@ -43,7 +43,7 @@ def title(ctx: Context) -> str:
     return s.title if s else NAME
 
 
-# A run whose first calls hit another run's cached plans measured no first-call cost (review2 N2)
+# A run whose first calls hit another run's cached plans measured no first-call cost
 CACHE_HITS = "not a cost estimate (plan-cache hits)"
 
 
@@ -58,7 +58,7 @@ def _row(f: dyn.DynamicFacts, pf: dyn.PhaseFacts) -> dict:
 
 def _beside(pf: dyn.PhaseFacts, phase: str, beside) -> dict:
     """Where the set measured no length, what its sibling set (same GPU model and PyTorch; Context.lengths_beside)
-    measured in this phase, and a link to that set's page of it (review 2026-12-07-6 item 8: the set page cited it,
+    measured in this phase, and a link to that set's page of it (the set page cited it,
     this page said only "Nothing measured")."""
     if pf.measured or beside is None or phase not in {ph for ph, *_ in beside.phases}:
         return {}
@@ -80,7 +80,7 @@ def phase_view(ls, phase: str, beside=None) -> dict:
                                                [r["variant"] for r in rows])) if costs else None
     p = next((r.point for r in ls.rs.dynamic if r.phase == phase), None)
     return dict(
-        # no length measured: one line and why, in place of empty tables (review 2026-12-07-3 item 3)
+        # no length measured: one line and why, in place of empty tables
         nothing=None if pf.measured else capture_words.nothing_measured(pf.not_measured, p, dynamic_words.label),
         **_beside(pf, phase, beside),
         phase=phase, title=dynamic_words.PHASE_TITLE.get(phase, phase), chart=chart,
@@ -103,7 +103,7 @@ def phase_view(ls, phase: str, beside=None) -> dict:
 
 
 def _recompiled(ls, phase: str) -> str | None:
-    """What differed where a compiled call compiled again at the phase's first length (review 10 item 4)."""
+    """What differed where a compiled call compiled again at the phase's first length."""
     recs = [r for r in recompiles.recompiles(ls.rs) if r.phase == phase]
     return dynamic_words.recompiled(recs, dynamic_words.PHASE_WHERE.get(phase, phase))
 

@@ -68,21 +68,23 @@ def figures_view(ctx: Context) -> list[dict]:
         f = ctx.fact(ls, "method")
         if f is None:
             continue
-        pct = [100 * (k - g) / g for _, g, k in f.graph_vs_sum if g]
+        pct = [100 * (x.kernel_sum_ms - x.graph_ms) / x.graph_ms for x in f.graph_vs_sum if x.graph_ms]
+        h, a = f.host_bound, f.apart
         out.append(dict(ls=ls, graph_vs_sum=f.graph_vs_sum, low=min(pct, default=None), high=max(pct, default=None),
                         sweep_sums=method_words.sweep_sums(f.sums),
                         zero_estimate=f.zero_estimate, estimated=f.estimated,
-                        host_bound=dict(variant=f.host_bound[0], events_us=f.host_bound[1],
-                                        gpu_only_us=1000 * f.host_bound[2], eager_us=1000 * f.host_bound[3],
-                                        waits=f.host_bound[4], host_cost=("" if missing(f.host_bound[5])
-                                                   else host_words.host_cost(f.host_bound[5])),
-                                        loop_ratio=f.host_bound[3] / f.host_bound[2], slow_loop=f.host_bound[6])
-                        if f.host_bound else None,
+                        host_bound=dict(variant=h.variant, events_us=h.events_us, gpu_only_us=1000 * h.gpu_only_ms,
+                                        eager_us=1000 * h.eager_ms, waits=h.waits, loop_ratio=h.loop_ratio,
+                                        host_cost="" if missing(h.host_cost_ms)
+                                        else host_words.host_cost(h.host_cost_ms),
+                                        slow_loop=h.slow_loop)
+                        if h else None,
                         lengths=f.lengths, head_dims=f.head_dims, ceilings=f.ceilings,
                         interleave=_mid_sentence(" ".join(
                             x for x in (method_words.interleave_order(f.rotated, f.fixed, f.varied),
                                         method_words.orientation(f.orientation),
-                                        f.apart and method_words.timed_alone(*f.apart, reach=reach.reach(ls))) if x))
+                                        a and method_words.timed_alone(a.alone, a.after, a.later,
+                                                                       reach=reach.reach(ls))) if x))
                         or None,
                         leads=method_words.lead_evidence(f.clocks),
                         copy_size=f.ceilings["copy_bytes"] // 2 if f.ceilings else None))
@@ -92,7 +94,7 @@ def figures_view(ctx: Context) -> list[dict]:
 def shown_units(ctx: Context) -> list[tuple[str, list[int], bool]]:
     """Each lead set's title, the units of every median its verdicts rank (its decision facts, as the home's and its
     page's line under its decision read them) and whether its timings have rounds (else its units are raw samples):
-    the levels the pages show (review 2026-12-07-1 N6), set by set."""
+    the levels the pages show, set by set."""
     out = []
     for ls in ctx.lead:
         got = ctx.fact(ls, "verdict") if ls.measured else None

@@ -69,8 +69,8 @@ def set_view(ctx: Context, ls) -> dict:
 
 def _above_eager(rows: list[dict]) -> list[dict]:
     """Each sweep row marked where its GPU-only time is a graph replay's median above the eager loop's median at that
-    point by more than the one line for it, rules.graph_above_eager (review 21 item 10: naive and flex at D128 4k,
-    11-15% above, unmarked; review 2026-12-07-13, Part 1 item 10: 18.304 against 18.303 ms marked beside them)."""
+    point by more than the one line for it, rules.graph_above_eager (naive and flex at D128 4k,
+    11-15% above, unmarked: 18.304 against 18.303 ms marked beside them)."""
     for r in rows:
         g, e = r.get("gpu_only_ms"), r.get("eager_ms")
         r["above_eager"] = (isinstance(g, float) and isinstance(e, float)
@@ -80,7 +80,7 @@ def _above_eager(rows: list[dict]) -> list[dict]:
 
 def _host_cells(rows: list[dict]) -> list[dict]:
     """Each row with its host-bound cell: the outcome, and where within noise, the measure that left it so
-    (host_words.noise_cell, review 21 item 2)."""
+    (host_words.noise_cell)."""
     for r in rows:
         o = r.get("host_bound_outcome")
         r["host_cell"] = host_words.noise_cell(

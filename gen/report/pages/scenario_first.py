@@ -1,8 +1,8 @@
-"""What a scenario page shows before any paragraph (review 2026-12-07-1 finding 1): the verdict's point, the one the
+"""What a scenario page shows before any paragraph: the verdict's point, the one the
 home page answers for, as a chart (each ranked call's median and interval there) and a small table (the verdict's call,
 its time as run with its SM clock and power, the next call, the gain over it and whether it holds), with the call What
-to call names marked and, under the table, why it names another call and what a Python loop should call (review
-2026-12-07-2 items 2 and 5); and the line on the scenario's largest point after it (`largest_lines`).
+to call names marked and, under the table, why it names another call and what a Python loop should call; and the line on
+the scenario's largest point after it (`largest_lines`).
 
 Takes: a loaded set and a scenario (facts of gen.analysis.verdict_point). Gives `facts(ls, name)` (plain data: the
 table's rows worded, the chart's rows; the page over every set reads them from the build's cache), `view(...)` (the
@@ -36,7 +36,7 @@ def _points(f, title: str) -> list[dict]:
 
 
 def _mask_note(ls, f) -> str | None:
-    """A packed-documents verdict's BlockMask build against the call that needs none (review 2026-12-07-5 item 2)."""
+    """A packed-documents verdict's BlockMask build against the call that needs none."""
     v = verdicts.verdict(ls, f.scenario, f.mode) if f.scope is None and f.point is not None else None
     return mask_words.scenario_note(mask_cost.mask_costs(ls, v, lambda x: advice.dense_mask_at(ls, v, x)), f.fastest,
                                     f.runner_up, f.point.mask, f.named) \
@@ -66,7 +66,7 @@ def facts(ls, name: str) -> dict | None:
 
 def _series(p: dict, several: bool, points: bool) -> str:
     """A chart row's series: its mode on one set's page; its set (and mode, where training) over every set; with the
-    point where a set's series are at different points (review 2026-12-07-2 item 16: forward at 2,048 tokens and
+    point where a set's series are at different points (forward at 2,048 tokens and
     training at 4,096 on one axis, the legend saying only "forward / training step"); "deterministic calls" for a
     verdict over those alone."""
     mode = words.MODE_WORD.get(p["mode"], p["mode"])
@@ -110,9 +110,9 @@ def set_view(ls, name: str, title: str) -> dict | None:
 
 def largest_lines(ls, name: str, head: dict, v: verdicts.Verdict, p: schema.Point, mode: str) -> list[str]:
     """Where the scenario's headline point is another than the verdict's: the line on it (words.headline_elsewhere),
-    naming every call within noise of its fastest (review 2026-12-07-2 item 8), its head dim where the scenario ran
-    that length at others too, and a line for each of those (item 9: the article's largest point at head dim 64 was
-    "the scenario's largest", where at head dim 128 FlashAttention-4 does not lead)."""
+    naming every call within noise of its fastest, its head dim where the scenario ran
+    that length at others too, and a line for each of those (the article's largest point at head dim 64 is not
+    "the scenario's largest" where at head dim 128 FlashAttention-4 does not lead)."""
     top = head["fastest"]
     if (top["q_len"], top["kv_len"], top["head_dim"]) == (p.q_len, p.kv_len, p.head_dim):
         return []
@@ -125,7 +125,7 @@ def largest_lines(ls, name: str, head: dict, v: verdicts.Verdict, p: schema.Poin
     auto, sp = head.get("auto_tie"), head.get("spreads") or {}
     tie = ((auto, sp[top["variant"]].median, sp[auto].median)
            if auto and sp.get(top["variant"]) and sp.get(auto) else None)
-    measured = bool(unmeasured.fa4_missing(v.not_measured))  # review 2026-12-07-3 item 7: "of those measured"
+    measured = bool(unmeasured.fa4_missing(v.not_measured))  # "of those measured"
     out = [words.headline_elsewhere(at, top["variant"], firsts,
                                     (*(head.get("near") or ()), *(head.get("ties") or ())), tie,
                                     int(top["head_dim"]) if others else None, measured)]
@@ -142,7 +142,7 @@ def largest_lines(ls, name: str, head: dict, v: verdicts.Verdict, p: schema.Poin
 
 def _above_eager(w, t, ms: float) -> float | None:
     """The eager loop's median where the time given is a graph replay's median above it by more than the one line for
-    that, rules.graph_above_eager (the scaling tables' "‡"; review 22, finding 5: SDPA cuDNN's 16.582 ms at D128 16k,
+    that, rules.graph_above_eager (the scaling tables' "‡": SDPA cuDNN's 16.582 ms at D128 16k,
     its eager loop 15.640 ms, given bare as a leader's time); else None."""
     eager = t.eager.median if t.eager is not None else None
     return eager if w.basis == "gpu_only" and rules.graph_above_eager(ms, eager, t.gpu_only_method) else None

@@ -97,8 +97,8 @@ _REFUSED_CELLS = "\n".join(f"<td{a}>–</td>" for a in (_RIGHT, "", "", *[_RIGHT
 
 
 def _at_clock(r: dict) -> str:
-    """Beside a share of the matmul ceiling as measured, its share scaled to the point's clock (a model: review
-    2026-12-07-9 item 9), " (86%)"; "" where the row is not set against that ceiling."""
+    """Beside a share of the matmul ceiling as measured, its share scaled to the point's clock (a model), " (86%)"; ""
+    where the row is not set against that ceiling."""
     at = r.get("pct_of_matmul_at_clock")
     return f" ({fmt.num(at, '.0f', '%')})" if not missing(r.get("ceiling_mhz")) and not missing(at) else ""
 
@@ -147,7 +147,7 @@ def _not_run(rows: list[dict]) -> list[str]:
     for r in rows:
         if r["variant"] not in ran and r["variant"] not in out:
             out[r["variant"]] = scenario_words.not_run(r["label"], r["status"], r["why_not"])
-    note = words.free_readings_note(list(out.values()))  # two readings of free memory: two moments (review 18 #13)
+    note = words.free_readings_note(list(out.values()))  # two readings of free memory: two moments
     return list(out.values()) + ([note] if note else [])
 
 
@@ -412,8 +412,7 @@ def _head_oriented(ls, name: str, head: dict | None):
 
 def _head_determinism(ls, name: str, head: dict | None, rows: list[dict]) -> tuple | None:
     """Where the headline point ranks deterministic calls led by a plain one (determinism.deterministic_head): those
-    facts and the first deterministic call's row at that point, for the headline to open with (review 2026-12-06-4
-    item 2); None elsewhere."""
+    facts and the first deterministic call's row at that point, for the headline to open with; None elsewhere."""
     d = determinism.deterministic_head(_head_verdict(ls, name, head))
     if d is None:
         return None
@@ -423,7 +422,7 @@ def _head_determinism(ls, name: str, head: dict | None, rows: list[dict]) -> tup
 
 
 def _at_verdict(ls, name: str, head: dict | None) -> tuple[list[str], list[str]]:
-    """The scenario page's opening (review 10 item 1): per mode, the verdict's point and its answer in full (the home's
+    """The scenario page's opening: per mode, the verdict's point and its answer in full (the home's
     row; the page folds it under its first look, gen.report.pages.scenario_first); and, where the headline's point is
     another, which it is and whether its fastest differs (a short line the page shows)."""
     if ls.kind != schema.SetKind.MEASURED:

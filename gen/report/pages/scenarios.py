@@ -86,7 +86,7 @@ def scenario_view(ctx: Context, name: str, here: str | None = None, sets: list[d
 
 def _stub(ctx: Context, ls, name: str, page: str) -> str:
     """The set's page of a scenario its time limit kept it from: that, and a sibling's page of it where one measured
-    it (Context.scenarios_beside); no table, chart or ceiling (review 18 item 17)."""
+    it (Context.scenarios_beside); no table, chart or ceiling."""
     title = sa.scenario_title(ctx.sets, name)
     other = ctx.scenarios_beside.get(name)
     return ctx.template("scenario_stub.md.j2").render(
@@ -213,7 +213,7 @@ def beside(ctx: Context, ls) -> list[tuple[str, str]]:
 
 def set_links(ctx: Context, ls, page: str) -> list[dict]:
     """For a set page: `beside(ctx, ls)` as title and link, less a measured set's scenarios with no measured point
-    (review 2026-12-07-3 item 2: the set page names those apart, with why: gen.report.words.capture.not_reached)."""
+    (the set page names those apart, with why: gen.report.words.capture.not_reached)."""
     from gen.report.pages import dynamic
 
     gone = {dynamic.set_page(ls.name) if n == "dynamic-lengths" else fmt.set_scenario_page(ls.name, n)

@@ -176,7 +176,7 @@ def set_view(ctx: Context, ls) -> dict:
         first = verdict.with_capture(first, ctx, ls, across=False)
     elif decision:
         decision = verdict.with_capture(decision, ctx, ls, across=False)
-    # pictures first (review 2026-12-07-1): where the set opens with its decision's chart and table, its first mode's
+    # pictures first: where the set opens with its decision's chart and table, its first mode's
     # chart and table (the numbers the verdicts quote) come next, before the verdicts' words; the other modes after
     up_front = 1 if first else 0
     return dict(ls=ls, modes=modes, first_modes=modes[:up_front], later_modes=modes[up_front:],

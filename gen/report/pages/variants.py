@@ -220,7 +220,7 @@ def tab_view(ctx: Context, ls, v: str, mode: str, page: str) -> dict:
                                if run.compiled_ahead else None),
                compiled_opener=method_words.COMPILED_OPENER[bool(run.compiled_ahead)],
                # the start-up a user pays, where the capture's own first call outlasted the side process's compile:
-               # the summary line leads with it, as the findings do (review 21 item 4)
+               # the summary line leads with it, as the findings do
                startup_s=run.first_call_s if first_calls.own_first_slower(run) else None)
     tr = ls.trace(mode, v) if run.status == "ok" else None
     if tr is None:

@@ -77,7 +77,7 @@ def decision(ls, lengths_beside=None) -> dict | None:
 
 
 def capture_lines(ctx: Context, ls, across: bool = True) -> list[str]:
-    """Beside a set's answer (review 2026-12-07-3 items 1, 2): the optional packages its capture did not have, what
+    """Beside a set's answer: the optional packages its capture did not have, what
     its time limit left out, and (`across`: the home page, made over every set) each other set of the same GPU model
     and PyTorch that answers otherwise, and why. A set's own page is made from that set alone (its cache key)."""
     def answer(x):
@@ -158,7 +158,7 @@ def home_view(ctx: Context) -> dict:
 def build(ctx: Context) -> Iterator[Page]:
     here = "index.md"  # links resolve from the page that includes the partial
     view = home_view(ctx)
-    # the pictures first (review 2026-12-07-1): the decision's chart and table open the page, the map and the
+    # the pictures first: the decision's chart and table open the page, the map and the
     # headline chart follow (.home.md), then this partial's words, short, the argument folded (docs/index.md)
     first = ctx.template("_decision_first.md.j2").render(f=view["first_screen"]) if view["first_screen"] else ""
     yield Page(HOME_FIRST, first)

@@ -45,8 +45,8 @@ MAX_FLIPS = 3  # pairs the equal-clock line names; the rest counted
 
 def _held_pair(ta: verdicts.Timed, tb: verdicts.Timed, v: verdicts.Verdict) -> str:
     """The power hold of both windows of a pair whose clocks a line sets side by side (schema 5: NVML's word for
-    each sample, with the clock each ran at; a hold at a clock near the maximum said to cost none, review
-    2026-12-06-3 item 4); before schema 5, what the slower-clocked one's power says (_held_for_power)."""
+    each sample, with the clock each ran at; a hold at a clock near the maximum said to cost none); before schema 5,
+    what the slower-clocked one's power says (_held_for_power)."""
     if ta.power_cap_share is None and tb.power_cap_share is None:
         return _held_for_power(tb, v)
     held = [f"{label(t.variant)} " + (table_words.held_for_power(t.power_cap_share, t.sm_clock_mhz, v.ref_mhz,
@@ -118,8 +118,7 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
 
 def _leaders_apart(v: verdicts.Verdict) -> str | None:
     """Calls sharing the first rank within noise as run that the equal-clock or kernel-sum order sets apart by more
-    than rules.TIME_FLOOR_PCT: who leads by each, by how much, and at which clocks each ran (review 2026-12-06
-    item 3)."""
+    than rules.TIME_FLOOR_PCT: who leads by each, by how much, and at which clocks each ran."""
     out = []
     told = [o for o in v.orders if not o.apart and orders_words.telling(o)]
     for o in told:

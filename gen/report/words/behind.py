@@ -31,7 +31,7 @@ def behind_line(a: advice_mod.Advice) -> str | None:
     by_rounds = [b for b in behind if b not in by_sums and b.orders is not None and b.orders.decided_by_rounds]
     as_run = [b for b in behind if b not in by_sums and b not in by_rounds]
     if behind:
-        # sentences, not one chain of colons (review 20 item 3: the H200 set's had no main clause): the as-run leads
+        # sentences, not one chain of colons (the H200 set's had no main clause): the as-run leads
         # with their intervals, then what the kernel sums say of them, then the leads the rounds or the sums decide
         text = f"Past the verdicts' points, {label(a.default)} is not first at every size."
         if as_run:
@@ -53,7 +53,7 @@ def behind_line(a: advice_mod.Advice) -> str | None:
             + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)}: "
                         + orders_words.brief(b.orders, label) for b in open_)
             + " (each size on its scenario page).")
-    if led:  # the status the first screen counts as behind at a verdict's point (FP8 prefill): review 8 item 2
+    if led:  # the status the first screen counts as behind at a verdict's point (FP8 prefill)
         text += (" " if text else "") + (
             ("Also past them" if text else "Past the verdicts' points") + f", {short_label(a.default)} is "
             f"{orders_words.BEHIND_BY_KERNELS}: "
@@ -66,8 +66,8 @@ def behind_line(a: advice_mod.Advice) -> str | None:
 
 def _sums_against(bs) -> str:
     """What the kernel sums said of decided as-run leads, as sentences: not against, or set aside where a call's sum
-    and its graph replay disagree (Orders.off_graph, review 2026-12-07-9 item 11), with what the set-aside sums would
-    have said (Orders.kernel_sum_aside; review 20 item 3: at the H200 set's 256 tokens they would put SDPA 1.15× ahead,
+    and its graph replay disagree (Orders.off_graph), with what the set-aside sums would
+    have said (Orders.kernel_sum_aside: at the H200 set's 256 tokens they would put SDPA 1.15× ahead,
     the other way from the as-run lead)."""
     off = [b for b in bs if b.orders is not None and b.orders.off_graph]
     if not off:
@@ -91,7 +91,7 @@ def _sums_against(bs) -> str:
 
 
 def _by_sums(b) -> str:
-    """A sweep point where the kernel sums decide the default's place (Orders.sums_decide, review 9 item 3): they lead,
+    """A sweep point where the kernel sums decide the default's place (Orders.sums_decide): they lead,
     the as-run ratio beside them with why it decides nothing."""
     o = b.orders
     why = "timed apart" if o.timed_apart else "within identical kernels' noise"
@@ -133,7 +133,7 @@ def _behind_group(a: advice_mod.Advice, bs, clause: bool = False) -> str:
             else f"{_place_of(sc, mode)} at {sizes}: {label(x)} {ratio} faster")
     clocks_ = [(b.default_mhz, b.fastest_mhz) for b in bs if b.default_mhz and b.fastest_mhz]
     if clocks_ and any(abs(d - f) >= 1 for d, f in clocks_):
-        # each clock named by its call (review 21, its Part 1 item 3: "SDPA at 1939 MHz against 1980 MHz" left the
+        # each clock named by its call ("SDPA at 1939 MHz against 1980 MHz" left the
         # call at 1980 MHz unnamed)
         fx, dx = short_label(x), short_label(a.default)
         fx, dx = (label(x), label(a.default)) if fx == dx else (fx, dx)  # two FlexAttentions: their full names

@@ -1,5 +1,5 @@
 """What a capture left out, in words (gen.analysis.capture_gaps.Gaps), beside its answer on the home page and its set
-page (review 2026-12-07-3 items 1 and 2): the optional packages it did not have, the scenarios its time limit never
+page: the optional packages it did not have, the scenarios its time limit never
 reached or cut short, and another set of the same GPU and PyTorch that answers otherwise."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def stopped(g: Gaps, titles: dict) -> str | None:
 
 
 def unreached_page(title: str, g: Gaps) -> str:
-    """A scenario page of a set whose time limit kept it from the scenario (review 18 item 17: such pages printed the
+    """A scenario page of a set whose time limit kept it from the scenario (such pages printed the
     whole apparatus, ceilings and a table of dashes, with nothing measured)."""
     after = f" (after {g.duration_s:.0f} s)" if g.duration_s else ""
     return (f"Not reached: this capture stopped at its time limit{after} before it started {title}, so this set "
@@ -81,7 +81,7 @@ def lines(g: Gaps, titles: dict, others=()) -> list[str]:
 
 
 def nothing_measured(not_measured, p, label_of) -> str:
-    """A dynamic-lengths phase with no measured length (review 2026-12-07-3 item 3): one line, and why, in place of
+    """A dynamic-lengths phase with no measured length: one line, and why, in place of
     its tables. `not_measured`: its runs (gen.analysis.dynamic.DynamicFacts), `p`: their first point."""
     first = (f"{p.kv_len:,} tokens in the KV cache" if p.q_len == 1 else f"{p.kv_len:,} tokens") if p else None
     limited = [f for f in not_measured if TIME_LIMIT in (f.reason or "") and package_of(f.reason) is None]

@@ -21,7 +21,7 @@ def us(ms: float) -> str:
 
 def one_timing(ms: float) -> str:
     """A time taken once (a BlockMask's build: one host timing, no median), to three significant figures, as one
-    timing supports (review 2026-12-07-8 item 7: "12.647 ms" beside "12.6 ms" for the same build): "12.6 ms",
+    timing supports ("12.647 ms" beside "12.6 ms" for the same build): "12.6 ms",
     "8.32 ms", "512 µs"."""
     x, unit = (float(f"{ms * 1000:.3g}"), "µs") if ms < 1 else (float(f"{ms:.3g}"), "ms")
     if unit == "µs" and x >= 1000:  # rounded up to 1 ms
@@ -41,7 +41,7 @@ def times(x: float, digits: int = 2) -> str:
 
 def digits_beside(x: float, line: float, digits: int = 2) -> int:
     """The decimals a ratio set beside a line needs: `digits`, more where fewer would round it onto the line or past
-    it (review 2026-12-06-3 item 10)."""
+    it."""
     for d in range(digits, digits + 4):
         shown = round(x, d)
         if (shown < line) == (x < line) and (shown > line) == (x > line):
@@ -56,8 +56,8 @@ def times_beside(x: float, line: float, digits: int = 2) -> str:
 
 
 def range_beside(lo: float, hi: float, line: float) -> str:
-    """A range of ratios beside a line, both ends to the decimals its upper end needs there (digits_beside; review
-    20, Part 1 item 9: "1.00–1.196×" gave one range at two precisions): "1.000–1.196×", one figure where both ends
+    """A range of ratios beside a line, both ends to the decimals its upper end needs there (digits_beside:
+    "1.00–1.196×" gave one range at two precisions): "1.000–1.196×", one figure where both ends
     read alike."""
     d = digits_beside(hi, line)
     return times(hi, d) if f"{lo:.{d}f}" == f"{hi:.{d}f}" else f"{lo:.{d}f}–{times(hi, d)}"
@@ -70,8 +70,8 @@ def level_pct(level: float) -> str:
 
 def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
     """The name of the intervals of medians a sentence sets side by side: "95% intervals", or where one of them rests
-    on too few rounds for 95% (timings.Spread.level, stats.interval_level) its real level and how it was built
-    (review 2026-12-06-3 item 9, review 2026-12-06-7 item 2): "93.75% intervals (the range of 5 rounds)", and where
+    on too few rounds for 95% (timings.Spread.level, stats.interval_level) its real level and how it was built: "93.75%
+    intervals (the range of 5 rounds)", and where
     the ±1% floor widened one (timings.Spread.widened) "(the range of 5 rounds, widened to ±1%)". `spreads`:
     timings.Spread, or (rounds, n) or (rounds, n, widened) of a row; `one`: the singular; `note`: said in the same
     parenthesis ("0.27 µs apart"). Medians at different levels are each named: "93.75% and 96.88% intervals (the range
@@ -96,7 +96,7 @@ def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
     if low is None:
         return f"{level_pct(CI_LEVEL)} {noun}" + (f" ({note})" if note else "")
     named = list(dict.fromkeys(level_pct(x[0]) for x in levels))
-    if len(named) > 1 and not one:  # each median's own level (review 2026-12-07-2 item 14: 5 rounds beside 6)
+    if len(named) > 1 and not one:  # each median's own level (5 rounds beside 6)
         kinds: dict[str, list[str]] = {}
         for _, u, r in levels:
             kinds.setdefault("rounds" if r else "samples", []).append(str(u))
@@ -105,7 +105,7 @@ def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
         built = "the range of " + " and ".join(f"{join_and(dict.fromkeys(us))} {k}" for k, us in kinds.items())
         built += f", widened to {floor_pct()}" if widened else ""
         return f"{join_and(named)} {noun} ({built}" + (f"; {note})" if note else ")")
-    if not low[0] < CI_LEVEL:  # the real level of the rounds, never "95%" for 96.88% (review 9 item 9)
+    if not low[0] < CI_LEVEL:  # the real level of the rounds, never "95%" for 96.88%
         return f"{level_pct(low[0])} {noun}" + (f" ({note})" if note else "")
     what = "rounds" if low[2] else "samples"
     built = f"the range of {low[1]} {what}" + (f", widened to {floor_pct()}" if widened else "")
@@ -121,7 +121,7 @@ def floor_pct() -> str:
 
 def overlap_words(first, others, label) -> str:
     """What the overlap of `first`'s interval with each of `others` ((variant, Spread)) rests on, for a "within
-    noise" parenthesis (review 2026-12-06-7 item 2): "the 95% intervals of the medians overlap" where the rounds
+    noise" parenthesis: "the 95% intervals of the medians overlap" where the rounds
     themselves overlap; where only the ±1% floor joins them (timings.floor_only_overlap), "every round apart;
     within the ±1% floor of the 93.75% intervals (...)", naming the calls where only some are so."""
     from gen.analysis.timings import floor_only_overlap
@@ -140,8 +140,7 @@ def overlap_words(first, others, label) -> str:
 def level_span(units) -> str | None:
     """The levels of the intervals of medians over `units` (each median's rounds, or samples with one round:
     timings.ci_level), lowest to highest: "75%–96.88%", "93.75%"; None without units. The one place every page's range
-    of levels comes from: the home's line under its decision and the methodology's rules table (review 2026-12-07-1
-    N6: they gave 75%-96.88% and 93.75%-96.88%)."""
+    of levels comes from: the home's line under its decision and the methodology's rules table."""
     from gen.analysis.timings import ci_level
 
     levels = sorted({ci_level(u) for u in units if u and u > 0})
@@ -154,7 +153,7 @@ LEVEL_ALLOWED = "the level its rounds, or its profiled calls, allow"  # what set
 
 
 def each_median_interval(units) -> str:
-    """The intervals a set's verdicts rank by, named with their real levels (review 2026-12-06-6 item 12): "the 95%
+    """The intervals a set's verdicts rank by, named with their real levels: "the 95%
     interval of each median" where every one reaches 95%, else "the interval of each median (at 93.75–96.88%, the
     level its rounds allow)" (level_span). `units`: each ranked median's rounds (or samples, with one round)."""
     from gen.analysis.timings import ci_level
@@ -163,14 +162,14 @@ def each_median_interval(units) -> str:
     span = level_span(units)
     if span is None:
         return f"the {level_pct(CI_LEVEL)} interval of each median"
-    if "–" not in span and ci_level(next(u for u in units if u and u > 0)) >= CI_LEVEL:  # the real level (review 9 #9)
+    if "–" not in span and ci_level(next(u for u in units if u and u > 0)) >= CI_LEVEL:  # the real level
         return f"the {span} interval of each median"
     return f"the interval of each median (at {span}, {LEVEL_ALLOWED})"
 
 
 def apart_words(gap_ms: float | None, faster_ms: float | None, *spreads) -> str:
     """Two medians' intervals that are apart, said with how far where the gap is small (rules.just_outside): "just
-    outside the 95% intervals (0.27 µs apart)", else "the 95% intervals apart" (review 2026-12-06-3 item 5)."""
+    outside the 95% intervals (0.27 µs apart)", else "the 95% intervals apart"."""
     from gen.analysis import rules
 
     if rules.just_outside(gap_ms, faster_ms):
@@ -280,12 +279,12 @@ def variant_backend(x: str) -> str | None:
 # --------------------------------------------------------------------------- why a call did not run
 
 # A capture's skip reason names the memory free when it got there as "the GPU's N GB free": memory its own
-# process held, not the GPU's capacity (review item 17)
+# process held, not the GPU's capacity
 _GPU_FREE = re.compile(r"more than the GPU's ([\d.]+ [KMGT]?i?B) free")
 
 
-# Captures before review 18 wrote their own skip reasons' sizes in whole GB (10^9 bytes) while PyTorch's out-of-memory
-# messages give GiB: one GPU's memory read in two units two sentences apart (item 13). A whole GB is said as the GiB
+# Older captures wrote their own skip reasons' sizes in whole GB (10^9 bytes) while PyTorch's out-of-memory
+# messages give GiB: one GPU's memory would read in two units two sentences apart. A whole GB is said as the GiB
 # it is, rounded as the GB was: "34 GB" is 33.5-34.5 GB, 31.2-32.1 GiB, so "≈32 GiB"
 _WHOLE_GB = re.compile(r"(?<![\d.])(\d+) GB\b")
 GB, GIB = 1e9, 2.0 ** 30
@@ -310,7 +309,7 @@ _FREE_READING = re.compile(r"\bfree\b")
 
 def free_readings_note(texts: list[str]) -> str | None:
     """Where several reasons in one list each give the GPU's free memory: that each was read when its call was
-    reached, so they differ with what the capture held then (review 18 item 13: 4.31 GiB free for one call, ≈1 GiB
+    reached, so they differ with what the capture held then (4.31 GiB free for one call, ≈1 GiB
     left free for the next, two sentences apart); None for fewer than two."""
     n = sum(1 for t in texts if _FREE_READING.search(t))
     if n < 2:
@@ -339,8 +338,8 @@ def shortened(text: str, limit: int = REASON_CHARS) -> str:
     if len(text) <= limit:
         return text
     head = text[:limit - 1]
-    # a whole clause or sentence reads better than one cut mid-clause ("… a new module and a…": review
-    # 2026-12-07-7 item 6): the last boundary past a third of the limit, else the last word
+    # a whole clause or sentence reads better than one cut mid-clause ("… a new module and a…"): the
+    # last boundary past a third of the limit, else the last word
     clause = max(head.rfind(sep) for sep in ("; ", ". ", ", "))
     if clause > limit // 3:
         head = head[:clause]
@@ -370,9 +369,9 @@ NOT_MEASURED = "not measured"
 
 
 def kept_status(reason: str | None, status: str = NOT_MEASURED) -> str:
-    """A reason cut short (short_reason) behind the status it ends in, so that a cut never drops the verdict (review
-    2026-12-07-8 item 5: "the compiled naive product holds a mask of one length…" no longer said it was not
-    measured): "not measured (the compiled naive product holds a mask of one length…)"; the status alone where
+    """A reason cut short (short_reason) behind the status it ends in, so that a cut never drops the verdict (cut
+    alone, "the compiled naive product holds a mask of one length…" would not say it was not measured): "not measured
+    (the compiled naive product holds a mask of one length…)"; the status alone where
     there is no reason."""
     if not reason:
         return status

@@ -65,7 +65,7 @@ def published_clock_note(rows: list[dict]) -> str:
 
 def host_note(ref_a: list[float], ref_b: list[float], ranked_a: int, ranked_b: int) -> str | None:
     """Under a comparison's host columns: each set's host speed (the reference call, a one-element add, median over
-    the compared variants' records) and how many variants each set ranks (review 2026-12-07-1 item 11: host ratios
+    the compared variants' records) and how many variants each set ranks (host ratios
     B/A of up to 2.55x stood without the hosts' speeds, and ranks moved because B ranks fewer variants)."""
     import statistics
 
@@ -83,7 +83,7 @@ def host_note(ref_a: list[float], ref_b: list[float], ranked_a: int, ranked_b: i
 
 
 def as_run_apart(found, label, shown: int = 3) -> str | None:
-    """gen.analysis.compare.as_run_apart in words (review 2026-12-07-3 item 7): how many calls read apart as run
+    """gen.analysis.compare.as_run_apart in words: how many calls read apart as run
     while their kernel sums agree, the largest `shown` of them with their times, clocks and sums, and what it means:
     the as-run time depends on the rounds' order and clock, not on the kernel. None where there is none."""
     if not found:
@@ -106,8 +106,8 @@ def as_run_apart(found, label, shown: int = 3) -> str | None:
 
 
 def clocks(rows: list[dict]) -> tuple[str | None, bool]:
-    """The SM clocks behind the B/A ratios of a comparison's GPU-only times (review 2026-12-07-5 item 7: the page gave
-    no clock beside any time): where every row's two clocks are one value, a line saying so and no column; else a
+    """The SM clocks behind the B/A ratios of a comparison's GPU-only times (else no clock
+    stands beside any time): where every row's two clocks are one value, a line saying so and no column; else a
     line for the column of each side's clock, with the rows past the clock gate (rules.CLOCK_GAP_PCT) counted. (line,
     whether to show the column); (None, False) where no row has a GPU-only time with a clock."""
     timed = [r for r in rows if r.get("gpu_only_ms_a") is not None and r.get("gpu_only_ms_b") is not None]

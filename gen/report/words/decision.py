@@ -94,8 +94,8 @@ def _default_call(a: advice_mod.Advice) -> str:
 
 def _picks(a: advice_mod.Advice) -> list[str]:
     """What the default call ran where it ranks first, grouped by backend, in a sentence; a default that pins its
-    call: where it is first, where within noise of whom, and where it is not first at a verdict's point (review
-    items 5, 19), in sentences."""
+    call: where it is first, where within noise of whom, and where it is not first at a verdict's point, in
+    sentences."""
     if not a.default_is_auto:
         return _ranks(a)
     first = [p for p in a.picks if p.outcome != "slower"]
@@ -125,7 +125,7 @@ def _picks(a: advice_mod.Advice) -> list[str]:
 
 def other_dtype_clause(a: advice_mod.Advice, scenario: str) -> Aside | None:
     """Where the default ranks first in a scenario of FP8 calls while itself not FP8: it is no FP8 kernel, and
-    which FP8 calls were not measured, and why (review item 13): "as a bf16 call", then those clauses."""
+    which FP8 calls were not measured, and why: "as a bf16 call", then those clauses."""
     got = next((x for x in a.other_dtype if x[0] == scenario), None)
     if got is None:
         return None
@@ -144,7 +144,7 @@ def _places(picks, name=None) -> str:
 
 def _place_namer(picks):
     """_place_of, with each training step named by its shape where the picks hold more than one (else "training"
-    would stand for two workloads in two clauses: re-review N7)."""
+    would stand for two workloads in two clauses)."""
     trains = {p.scenario for p in picks if p.mode == "train" and _place_of(p.scenario, p.mode) == "training"}
 
     def name(p) -> str:
@@ -152,7 +152,7 @@ def _place_namer(picks):
         if len(trains) > 1 and base == "training":
             return f"training at {_place_of(p.scenario, 'inference')}"
         if p.other_batch is not None:
-            # the standing holds at the verdict's batch only (review 2026-12-06-2 item 4)
+            # the standing holds at the verdict's batch only
             return f"{base} at batch {p.other_batch.at_batch}"
         return base
     return name
@@ -176,7 +176,7 @@ def _note_parts(p, default: str, lead: bool = True) -> list[str]:
 
 
 def loop_call(c, default: str, mode: str = "inference") -> list[str]:
-    """Where a loop of eager calls answers otherwise (advice.Pick.loop_call; review 10 item 3), as clauses: "in an
+    """Where a loop of eager calls answers otherwise (advice.Pick.loop_call), as clauses: "in an
     eager Python loop, call SDPA (backend not pinned)", "it takes 67.5 µs a call against FlashAttention-4's
     189.2 µs (2.80×)", and whose lead is on the GPU alone."""
     x, ms, mine = c
@@ -188,7 +188,7 @@ def loop_call(c, default: str, mode: str = "inference") -> list[str]:
 
 def batch_call(c) -> list[str]:
     """The call for decode with a growing KV cache at the dynamic-lengths runs' batch (gen.analysis.batch_call), as
-    clauses, with the batch and the runs' clock (review 8 items 3 and 14)."""
+    clauses, with the batch and the runs' clock."""
     clock = f"at {c.clock_mhz:.0f} MHz" if c.clock_mhz else "clock not recorded"
     out = [f"at batch {c.batch} with a growing KV cache, call {label(c.variant)}",
            f"in the dynamic-lengths decode runs ({c.kv_lo:,}–{c.kv_hi:,} keys, {clock}) it is {times(c.gpu_ratio)} "
@@ -205,7 +205,7 @@ def batch_call(c) -> list[str]:
 def _ranks(a: advice_mod.Advice) -> list[str]:
     """A pinned default's standing at each verdict's point: first, within noise of a named call (the tie placed
     with its workloads), or not first, with who is faster there and by how much. Short sentences: each standing
-    one, then each workload's notes, one clause a sentence, brackets one deep (review 2026-12-07-1 N3)."""
+    one, then each workload's notes, one clause a sentence, brackets one deep."""
     first = [p for p in a.picks if p.outcome == "fastest"]
     noise = [p for p in a.picks if p.outcome == "within noise"]
     told = {(e.scenario, e.mode) for e in a.exceptions}
@@ -228,7 +228,7 @@ def _ranks(a: advice_mod.Advice) -> list[str]:
         out += [f"It ranks first for {name(p)} {x.head}.", *(f"{_cap(c)}." for c in x.inner)]
     led = [(p, o) for p in noise for o in p.orders if orders_words.kernels_behind(o) == a.default]
     out += _noise_sentences(a, [p for p in noise if p not in (q for q, _ in led)], name)
-    for p, o in led:  # as the first screen counts it (review 2026-12-06-4 item 1): not a first place
+    for p, o in led:  # as the first screen counts it: not a first place
         err = orders_words.errors(p.rows, label)
         out.append(f"It is {orders_words.BEHIND_BY_KERNELS} for {name(p)}.")
         out += _note_sentences(name(p), [orders_words.kernels_ahead(o, label), *([err] if err else []),
@@ -242,10 +242,10 @@ def _ranks(a: advice_mod.Advice) -> list[str]:
 
 def _noise_sentences(a: advice_mod.Advice, noise, name) -> list[str]:
     """The workloads within noise of (or not decided against) the same calls, one sentence a group, each workload's
-    notes after it in sentences (review 2026-12-06 items 1-3; 2026-12-07-1 N3)."""
+    notes after it in sentences."""
     by: dict = {}
     for p in noise:
-        # not decided where the as-run intervals are apart and the rule leaves them so (review 8 item 5)
+        # not decided where the as-run intervals are apart and the rule leaves them so
         by.setdefault((any(o.undecided for o in p.orders), join_and(label(x) for x in p.within)), []).append(p)
     out = []
     for (undecided, x), ps in sorted(by.items(), key=lambda kv: kv[0][0]):
@@ -274,13 +274,13 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
     by = (", by kernel sum, which decides the order" if e.ratio_by == leads.BY_KERNEL_SUM else _as_run_clocks(a, e))
     text = (f"For {where}, {'keep' if e.keeps_default else 'use'} {label(e.variant)}: {label(a.default)} is "
             f"{times(e.ratio)} slower{fwd}{at}{by}")
-    text += loop_clause(e.loop_ms, label(e.variant))  # host-bound: the GPU's gain is not a loop's (review 18 item 1)
+    text += loop_clause(e.loop_ms, label(e.variant))  # host-bound: the GPU's gain is not a loop's
     if e.q_len and "wrong-mask" not in VARIANTS.get(e.variant, VARIANTS["sdpa_is_causal"]).keywords:
         # fewer queries than keys: the plain causal flag is the wrong call here, whatever its speed
         why = VARIANTS["sdpa_is_causal"].wrong.split(": ", 1)[0].removeprefix("is_causal=True ")
         text += f". Not SDPA with is_causal=True: it {why}, which gives a wrong answer here"
     text += _dense_mask_text(e, told)
-    if place := orders_words.first_place(e.shares, e.by_sums, label):  # review 2026-12-07-3 item 4
+    if place := orders_words.first_place(e.shares, e.by_sums, label):
         text += f". At that point it {'' if place.startswith('shares') else 'is '}{place}"
     text += "." + reversed_line(a, e)
     said = (alternative_line(e.mask_cost, e.mask_orders, e.mask) if e.alternative is not None
@@ -303,7 +303,7 @@ def _exception(a: advice_mod.Advice, e: advice_mod.Exception_, told: bool = Fals
 
 def untimed_setup(variant: str | None, who: str | None = None) -> str | None:
     """A set-up of the call no timing saw (Variant.untimed_setup), one sentence, on every page that names the call
-    (review 2026-12-07-13, Part 1 item 6: the H200 FP8 scenario page named cuDNN FP8 without it); `who`: the call's
+    (the H200 FP8 scenario page named cuDNN FP8 without it); `who`: the call's
     label, where the sentence does not follow the call's own: "Its cuDNN graph build (...) runs before every timing
     and was not timed: its start-up is not known."; None for a call without one."""
     setup = getattr(VARIANTS.get(variant), "untimed_setup", None)
@@ -315,8 +315,8 @@ def untimed_setup(variant: str | None, who: str | None = None) -> str | None:
 
 
 def _start_up(e: advice_mod.Exception_) -> str:
-    """What the named call's start-up was: its compile, and a set-up no timing saw (Variant.untimed_setup, review 21
-    item 6: the cuDNN FP8 graph's build in its constructor)."""
+    """What the named call's start-up was: its compile, and a set-up no timing saw (Variant.untimed_setup: the cuDNN FP8
+    graph's build in its constructor)."""
     text = ""
     if (setup := untimed_setup(e.variant)) is not None:
         text += f" {setup}"
@@ -328,8 +328,8 @@ def _start_up(e: advice_mod.Exception_) -> str:
 
 
 def _as_run_clocks(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
-    """An as-run ratio's two window clocks, each named, where they differ, and the kernel sums' ratio beside it (review
-    21 item 6): ", as run, cuDNN FP8 attention at 1779 MHz against SDPA's 1660 MHz (1.39× by kernel sum)"; "" where
+    """An as-run ratio's two window clocks, each named, where they differ, and the kernel sums' ratio beside it: ", as
+    run, cuDNN FP8 attention at 1779 MHz against SDPA's 1660 MHz (1.39× by kernel sum)"; "" where
     the clocks agree or are not recorded."""
     o = e.against
     if o is None or o.first_mhz is None or o.second_mhz is None or f"{o.first_mhz:.0f}" == f"{o.second_mhz:.0f}":
@@ -369,8 +369,8 @@ def _dense_mask_text(e: advice_mod.Exception_, told: bool) -> str:
 
 
 def _between_state(e: advice_mod.Exception_, x: str) -> str:
-    """How far the ratio of a call between the exception's and the default holds, said where it is given (review
-    2026-12-07-5 item 8: "1.13× slower" stood before "shares the first rank" with that call): " (as run, timed
+    """How far the ratio of a call between the exception's and the default holds, said where it is given (never "1.13×
+    slower" bare before "shares the first rank" with that call): " (as run, timed
     apart)"; " (as run, within noise)" where the verdict shares the first rank between the two; "" where it stands.
     In brackets: the ratios are said in a list joined by commas."""
     if x in e.between_apart:
@@ -387,7 +387,7 @@ def _startup(a: advice_mod.Advice) -> str | None:
 
 
 def _auto_startup(a: advice_mod.Advice) -> str | None:
-    """SDPA unpinned's start-up where an exception names it and the default is another call (review 19 item 3)."""
+    """SDPA unpinned's start-up where an exception names it and the default is another call."""
     text = _startup_of(a.auto_startup)
     # the start-up's variant is the process's first call of the backend (SDPA cuDNN): the call named is SDPA unpinned
     auto = label(variant_role("automatic"))
@@ -396,7 +396,7 @@ def _auto_startup(a: advice_mod.Advice) -> str | None:
 
 def _startup_of(s: advice_mod.Startup | None) -> str | None:
     """A call's start-up: the default's (Advice.startup) or SDPA unpinned's where an exception names it
-    (Advice.auto_startup, review 19 item 3)."""
+    (Advice.auto_startup)."""
     if s is None:
         return None
     b = backend(s.backend) if s.backend else label(s.variant)
@@ -411,7 +411,7 @@ def _startup_of(s: advice_mod.Startup | None) -> str | None:
                 "call of it)")
         if s.later_first_call_s is not None:
             text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
-        # measured at one shape: whether another configuration or length compiles again is not (review item 22)
+        # measured at one shape: whether another configuration or length compiles again is not
         if s.lengths_status != "ok":
             text += ("; that was measured at the article's shape only: whether a new configuration or new lengths "
                      "compile again was not measured" + (f" (the dynamic-lengths runs: {s.lengths_status})"
@@ -466,7 +466,7 @@ def lengths_line(a: advice_mod.Advice, beside=None) -> str | None:
             f"median over lengths): {costs}. Bucket or pad lengths to a few shapes so each plan is reused")
     if x.instead:
         ref = dict(x.against)
-        # one clause a phase that parses (review 10 item 14): who, against whom, for how many calls a length
+        # one clause a phase that parses: who, against whom, for how many calls a length
         text += ", or call " + "; or ".join(
             f"{label(v)} in {ph}: counting each new length's cost, it costs less in all than "
             + (f"{label(ref[ph])} (the fastest once warm)" if ph in ref else "the fastest once warm")
@@ -485,7 +485,7 @@ def lengths_line(a: advice_mod.Advice, beside=None) -> str | None:
 
 def _the_call_there(a: advice_mod.Advice, scenario: str) -> str | None:
     """Where the first screen names another call than the default for `scenario`: that call and its loop, "SDPA
-    cuDNN, the call there: 1.02×" (review 10 item 2: the host line says whose loop waited)."""
+    cuDNN, the call there: 1.02×" (the host line says whose loop waited)."""
     there = next(((v, r) for sc, v, r in a.host_calls if sc == scenario), None)
     return f"the call there, {label(there[0])}, took {times(there[1])} its GPU-only time in a loop" if there else None
 
@@ -519,7 +519,7 @@ def _loops(a: advice_mod.Advice) -> str | None:
 
 
 def _loop_outcome(outcome: str | None, host_ms: float | None = None, gpu_ms: float | None = None) -> str:
-    """A loop's host-bound outcome as the verdict words it (review 8 item 1): within noise is never "host-bound"."""
+    """A loop's host-bound outcome as the verdict words it: within noise is never "host-bound"."""
     if outcome == rules.YES:
         return "host-bound"
     if outcome == rules.NO:

@@ -28,7 +28,7 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         if determinism_facts.fair_sums(d.det_ks, d.base_ks):  # the kernel sums first, as run beside, the model last
             parts.append(_by_sums(d))
             continue
-        # one label for the ratio, the measure both sides are (review 2026-12-06-4 item 8): a kernel sum is not as run
+        # one label for the ratio, the measure both sides are: a kernel sum is not as run
         how = {"kernel_sum": " by kernel sum", "cuda_graph": " as run"}.get(d.det_method, "") \
             if d.det_method == d.base_method else ""
         clock = f"{how}, {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT}" if d.ratio_at_ref is not None else how
@@ -62,7 +62,7 @@ def _mhz(a: float | None, b: float | None) -> str:
 
 def _by_sums(d: determinism_facts.Determinism) -> str:
     """A cost whose steps are graph replays with fair kernel sums (Determinism.det_ks): the sums' ratio first, then
-    the as-run one with its clocks, then the equal-clock model (review 2026-12-07-9 item 7)."""
+    the as-run one with its clocks, then the equal-clock model."""
     (dk, dm), (bk, bm) = d.det_ks, d.base_ks
     as_run = f"{times(d.ratio)} as run, {_ms(d.det_ms)} against {_ms(d.base_ms)} " + (
         f"at {d.det_mhz:.0f} against {d.base_mhz:.0f} MHz" if d.det_mhz and d.base_mhz else "(clocks not recorded)")
@@ -73,7 +73,7 @@ def _by_sums(d: determinism_facts.Determinism) -> str:
 
 
 def _det_clock(d: determinism_facts.Determinism) -> str:
-    """The clocks behind an as-run ratio across two steps, and the ratio at equal clock (review item 21)."""
+    """The clocks behind an as-run ratio across two steps, and the ratio at equal clock."""
     dm, pm, at = getattr(d, "det_mhz", None), getattr(d, "plain_mhz", None), getattr(d, "plain_ratio_at_ref", None)
     if dm is None or pm is None or round(dm) == round(pm):
         return ""
@@ -90,7 +90,7 @@ def _det_name(d: determinism_facts.Determinism) -> str:
 
 def _methods(det: str | None, base: str | None) -> str:
     """Which measure a ratio of two GPU-only times sets against which: said where a kernel sum is one side, and
-    both named where the two differ (review 2026-12-06-3 item 11: never a graph replay against a kernel sum
+    both named where the two differ (never a graph replay against a kernel sum
     unsaid)."""
     if det == base:
         return " (both kernel sums)" if det == "kernel_sum" else ""

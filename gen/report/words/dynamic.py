@@ -125,7 +125,7 @@ def per_length(outs: tuple[LengthOutcome, ...]) -> str:
 
 
 def per_length_clause(outs: tuple[LengthOutcome, ...]) -> str:
-    """`per_length` as the end of a sentence (review 10 item 14): "while a length is called up to 380–704 times (at
+    """`per_length` as the end of a sentence: "while a length is called up to 380–704 times (at
     1,001–2,049 tokens), and at any number of calls at 3,001–8,209 tokens"; alternating runs counted by kind."""
     segments = _segments(outs)
     if len(segments) > PER_LENGTH_RUNS:
@@ -164,8 +164,8 @@ def short(headline_text: str | None) -> str | None:
 
 def _lowest(pf: PhaseFacts, best: DynamicFacts) -> str:
     """Who is lowest once warm, over every row: where that is a run whose new lengths were not costed (its first
-    calls hit another run's cached plans), it is named, and why the reference is another (review 2026-12-06-6
-    item 8); no closing stop (the headline goes on)."""
+    calls hit another run's cached plans), it is named, and why the reference is another; no closing stop (the headline
+    goes on)."""
     low = pf.lowest_warm
     if low is not None and low.variant != best.variant and pf.cache_warmed(low.variant):
         return (f"Once warm, {label(low.variant)} has the lowest median call in a Python loop over the "
@@ -199,7 +199,7 @@ def headline(pf: PhaseFacts) -> str | None:
     if once:
         out.append(once)
     if first is not None and first.variant != best.variant and not pf.cache_warmed(first.variant):
-        # runs within rules.NEW_LENGTH_NOISE_MS of the cheapest are not told apart from it (re-review N5)
+        # runs within rules.NEW_LENGTH_NOISE_MS of the cheapest are not told apart from it
         alike = [f for f in pf.measured if f.variant != first.variant and not pf.cache_warmed(f.variant)
                  and f.first_overhead_ms is not None
                  and f.first_overhead_ms - first.first_overhead_ms < rules.NEW_LENGTH_NOISE_MS]
@@ -218,7 +218,7 @@ def headline(pf: PhaseFacts) -> str | None:
                    f"{worst.first_overhead_ms / worst.steady_ms:,.0f}× its warm call of {_ms(worst.steady_ms)} ms.")
     cold = [f for f in pf.break_even if not pf.cache_warmed(f.variant)]
     if cold:
-        # one plain sentence a variant, its lengths said in tokens (review 2026-12-07-1, second reader's N9: "for as
+        # one plain sentence a variant, its lengths said in tokens ("for as
         # many calls a length as (tokens in brackets): ..., up to 380–704 calls (1,001–2,049)")
         out += [f"Counting each length's cost, {label(f.variant)} costs less in all than {label(best.variant)} "
                 f"{per_length_clause(pf.per_length[f.variant])}." for f in cold[:HEADLINE_BREAK_EVEN]]
@@ -230,7 +230,7 @@ def headline(pf: PhaseFacts) -> str | None:
 def _none_breaks_even(pf: PhaseFacts) -> str:
     """Where no run costs less in all than the fastest once warm for few calls a length: 'no variant breaks even
     with it', unless some costs less past some count at some lengths (its warm call faster there), which is said
-    with the count, the lengths and the warm calls (review 2026-12-06-7 item 6); no closing stop."""
+    with the count, the lengths and the warm calls; no closing stop."""
     over = pf.overtakers()
     if not over:
         return "no variant breaks even with it"
@@ -259,7 +259,7 @@ def _calls_span(a: int, b: int) -> str:
 
 def _ms_span(span: tuple[float, float]) -> str:
     a, b = span
-    return _ms(a) if _ms(a) == _ms(b) else fmt.span(span)  # both ends to one precision (review 20, item 9)
+    return _ms(a) if _ms(a) == _ms(b) else fmt.span(span)  # both ends to one precision
 
 
 def warmup(f: DynamicFacts) -> str:
@@ -289,7 +289,7 @@ def warmup_note(pf: PhaseFacts) -> str | None:
 
 def cache_notes(pf: PhaseFacts) -> list[str]:
     """An unpinned run measured after pinned cuDNN at the same lengths: its first calls do not show the plan
-    build a server calling it would pay (review item 4)."""
+    build a server calling it would pay."""
     out = []
     for variant, before, chose in pf.warm_cache:
         runs = f"runs {BACKEND_WORDS.get(chose, chose)} (its pick at the set's other points); " if chose else ""
@@ -307,7 +307,7 @@ def cache_notes(pf: PhaseFacts) -> list[str]:
 def _twins(mine: DynamicFacts, twin: DynamicFacts, twin_label: str) -> str:
     """An unpinned run and the pinned run of the backend it picks, once warm: their GPU-only times and their calls in
     a loop, and what each loop call holds beyond its GPU-only time; nothing said of why the two differ, which the set
-    does not record (review 2026-12-06-6 item 8: 0.04954 against 0.09119 ms a loop call, 0.0107 ms GPU-only each)."""
+    does not record (0.04954 against 0.09119 ms a loop call, 0.0107 ms GPU-only each)."""
     loop = f"in a Python loop {_ms(mine.steady_ms)} against {_ms(twin.steady_ms)} ms a call"
     if mine.gpu_median_ms is None or twin.gpu_median_ms is None:
         return loop
@@ -323,7 +323,7 @@ BACKEND_WORDS = {"cudnn": "cuDNN", "flash": "flash", "efficient": "memory-effici
 def grows_each_step(pf: PhaseFacts) -> str | None:
     """Decode with a KV cache that grows a token a step makes every step a new length: the run that pays most
     for one (at least COSTLY_FIRST_CALL times its warm call) is one to avoid there, and so is unpinned SDPA where
-    the set saw it pick that run's backend (its own first calls were cache hits: review2 N2)."""
+    the set saw it pick that run's backend (its own first calls were cache hits)."""
     worst, cheap = pf.costliest, pf.first_best
     if pf.phase != "decode" or worst is None or not worst.steady_ms or cheap is None or cheap is worst \
             or worst.first_overhead_ms / worst.steady_ms < COSTLY_FIRST_CALL:
@@ -433,7 +433,7 @@ def switch_present(present: bool | None) -> str:
 
 
 def switch_sentence(s: SwitchFacts) -> str:
-    """What the switch did, in the set's numbers, each number once (review 2026-12-07-1, second reader's N10: the
+    """What the switch did, in the set's numbers, each number once (the
     medians twice in a row, two colons chained, a bare "(1.09×)"): "X=1 is named in this PyTorch's libraries. With it
     set, SDPA cuDNN's first call was slower at every length, ... Its steady call took 0.1237 ms with it and 0.1241 ms
     without." """
@@ -455,7 +455,7 @@ def switch_sentence(s: SwitchFacts) -> str:
 
 def switch_measured(s: SwitchFacts) -> str | None:
     """What the switch did to the first calls, length by length, as measured, a clause to follow "With it set, "
-    (review 2026-12-07-1 item 10: "no effect", with "a first call at a new length varies by tens of percent", where
+    ("no effect", with "a first call at a new length varies by tens of percent", where
     it was slower at every length and the lengths without it spanned 7%): "SDPA cuDNN's first call was slower at
     every length, 1.05–1.66× its time without it (median over the lengths after the first 40.16 ms against 36.89
     ms), one run each, so the switch brought no gain; whether it costs anything is not established"; None where no
@@ -489,7 +489,7 @@ SWITCH_SET_HOW = ("The switch was set in the environment of a fresh subprocess b
 
 def steady_change(with_ms: float | None, without_ms: float | None) -> str:
     """What the switch's run did to the steady call, which the capture's judgement (of first calls) leaves out,
-    and how the variable was set (review item 24)."""
+    and how the variable was set."""
     if with_ms is None or not without_ms or abs(with_ms / without_ms - 1) < STEADY_CHANGE:
         return ""
     r = without_ms / with_ms
@@ -547,7 +547,7 @@ def _config_value(name: str, v) -> str:
 
 def recompiled(recs, phase_words: str) -> str | None:
     """The compiled calls that compiled again at a phase's first length although an earlier scenario of the set had
-    compiled the nearest configuration (gen.analysis.recompiles; review 10 item 4), grouped by what differed: "At
+    compiled the nearest configuration (gen.analysis.recompiles), grouped by what differed: "At
     decode steps, FlashAttention-4 (1.43 s) compiled again at its first length, although the set's decode scenario
     had compiled it earlier in this process for the same query heads (32), KV heads (8), head dim (128) and mask
     (none): only the batch differed (8 there, 1 here)."."""
@@ -573,7 +573,7 @@ def recompiled(recs, phase_words: str) -> str | None:
 
 
 # What a compiled call is compiled for, as the first screen lists it (the fields of gen.analysis.recompiles it
-# covers); a field the set shows a compile for beyond these is added with its evidence (review 10 item 4)
+# covers); a field the set shows a compile for beyond these is added with its evidence
 COMPILE_KEYS = "dtype, head dim, mask, grouping of heads"
 COMPILE_KEY_FIELDS = frozenset({"head_dim", "mask", "q_heads", "kv_heads"})
 

@@ -207,7 +207,7 @@ def _speed(f: Finding) -> Words:
             text += "; the interquartile ranges of their times overlap: within noise, they share the first rank"
             short += ", within noise: they share the first rank"
     if x["baseline"]:
-        sums = x.get("baseline_sums")  # like with like: both kernel sums where one is a graph replay (review 9 item 5)
+        sums = x.get("baseline_sums")  # like with like: both kernel sums where one is a graph replay
         ratio = x["baseline_ms"] / x.get("baseline_of_ms", x["ms"])
         slower = f"{x['baseline']} takes {times(ratio, 2 if sums else 1)} as long" + (" (both kernel sums)" if sums
                                                                                       else "")
@@ -233,7 +233,7 @@ def _host(f: Finding) -> Words:
 
 def _host_short(f: Finding) -> Words:
     """A loop that waited, within noise by the rule (host_rules.loop_waited_short_of_rule): the loop's ratio, the GPU's
-    idle share, and the host's cost against the rule's margin (review 21 item 2: FA4's 2.16x loop was on no list)."""
+    idle share, and the host's cost against the rule's margin (FA4's 2.16x loop was on no list)."""
     x = f.facts
     call = call_of(f.mode)
     how = " (kernel sum)" if x["gpu_only_method"] == "kernel_sum" else ""
@@ -303,7 +303,7 @@ def compile_cost(compile_s: float, calls: float | None) -> str:
 def _compile(f: Finding) -> Words:
     x = f.facts
     head = f"{f.variant} ({f.mode})"
-    if x.get("own_slower"):  # the capture's own first call took longer: that is the start-up (review 9 item 4)
+    if x.get("own_slower"):  # the capture's own first call took longer: that is the start-up
         cost = compile_cost(x["startup_s"], x.get("startup_calls"))
         detail = COMPILED_AHEAD_SLOWER.format(ahead=f"{x['compile_s']:.2f} s", own=f"{x['startup_s']:.2f} s")
         return Words(f"{f.variant}: compile time ({f.mode})", f"{head}: start-up at least {cost} (the capture's own "

@@ -1,5 +1,5 @@
 """A call's first calls over a capture in words (gen.analysis.first_calls): what a new kind of problem paid, what a new
-shape of a kind already set up paid, each point named by its scenario and head dim (review 18 items 2 and 3)."""
+shape of a kind already set up paid, each point named by its scenario and head dim."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def where(f: FirstCall) -> str:
 
 
 def kinds_line(b: str, who: str, variant_label: str, calls: tuple[FirstCall, ...], first_s: float) -> str | None:
-    """The start-up as the set measured it (review 18 item 2: "one-time" it is not): "Expect about 0.48–1.24 s of
+    """The start-up as the set measured it ("one-time" it is not): "Expect about 0.48–1.24 s of
     cuDNN set-up at each new kind of problem, not once: the process's first cuDNN call (SDPA cuDNN) took 0.84 s, then
     the first backward 0.95 s, ...; and 37.6–73.1 ms at each new shape of a kind already set up (16 points)". None
     where the capture timed no first call past its first (the caller says what it has)."""
@@ -82,7 +82,7 @@ def kinds_line(b: str, who: str, variant_label: str, calls: tuple[FirstCall, ...
 
 def sweep_split(calls: tuple[FirstCall, ...]) -> str | None:
     """The first calls past the profiled runs, split by what they paid (NEW_KIND_S), each named by scenario and head
-    dim (review 18 item 3: they were keyed by KV length alone, one point a length); None where there are none."""
+    dim (they were keyed by KV length alone, one point a length); None where there are none."""
     later = [f for f in calls if not f.run and not f.first]
     if not later:
         return None

@@ -19,8 +19,8 @@ def _low(title: str) -> str:
 
 def workloads(items) -> str:
     """Workloads named mid-sentence by their scenarios' titles, (title, mode) each: inference first, then the
-    training ones after "in training:", so that a scenario measured in both modes does not read as named twice
-    (review2 N10): "prefill with grouped-query attention and packed documents, and in training: the article's
+    training ones after "in training:", so that a scenario measured in both modes does not read as named twice: "prefill
+    with grouped-query attention and packed documents, and in training: the article's
     shape and deterministic backward"."""
     items = list(items)
     inference = list(dict.fromkeys(_low(t) for t, mode in items if mode != Mode.TRAIN))
@@ -50,7 +50,7 @@ def _loop_where(workload: tuple[str, str]) -> str:
 
 def loop_keeps(workload: tuple[str, str], gain: float, loop_ratio: float) -> str:
     """A workload ((title, mode)) in the default's row where its GPU gain over SDPA unpinned is under the bar and an
-    eager loop calls SDPA (advice.Pick.loop_keeps; review 2026-12-07-6 item 7), for the row's detail: "decode from a
+    eager loop calls SDPA (advice.Pick.loop_keeps), for the row's detail: "decode from a
     KV cache at batch 8: 1.03× over SDPA on the GPU, under the 1.2× a second code path asks; in an eager loop call
     SDPA, 2.80× faster"."""
     return (f"{_loop_where(workload)}: {times(gain)} over SDPA on the GPU, under the {rules.ADVICE_MIN_GAIN:g}× a "
@@ -58,7 +58,7 @@ def loop_keeps(workload: tuple[str, str], gain: float, loop_ratio: float) -> str
 
 
 def loop_keeps_short(workloads: list[tuple[str, str]]) -> str | None:
-    """Those workloads named once on the first screen (the row must stay within it: review 2026-12-07-7 item 5), their
+    """Those workloads named once on the first screen (the row must stay within it), their
     figures in the detail: "in an eager loop call SDPA for decode from a KV cache at batch 8 and the article's shape
     (training)"; None for none."""
     return f"in an eager loop call SDPA for {join_and([_loop_where(w) for w in workloads])}" if workloads else None
@@ -66,7 +66,7 @@ def loop_keeps_short(workloads: list[tuple[str, str]]) -> str | None:
 
 def bar_cleared(cleared: list[str], dense: bool, rest: list[float]) -> str | None:
     """Where the default row's gain over SDPA unpinned reaches rules.ADVICE_MIN_GAIN, the gain a second code path asks,
-    and the range of its gains in the row's other workloads, for the first screen (review 2026-12-07-7 item 5: the row
+    and the range of its gains in the row's other workloads, for the first screen (the row
     flagged 2 of the 6 workloads where it gains under the bar), a sentence: "Gains 1.2× or more over SDPA only where
     SDPA gets a dense mask (sliding windows and packed documents); 1.000–1.196× in 6 others."; `cleared`: those
     workloads in a reader's words, `dense`: SDPA got a dense mask in each; None where every gain reaches the bar."""
@@ -81,12 +81,12 @@ def bar_cleared(cleared: list[str], dense: bool, rest: list[float]) -> str | Non
 
 
 def loop_cells(gain: str, loop_ms: tuple[float, float]) -> tuple[str, str]:
-    """An exception row whose call is host-bound (review 18 item 1): its gain cell with the gain an eager loop on this
+    """An exception row whose call is host-bound: its gain cell with the gain an eager loop on this
     host gets beside the GPU's, and the words its Holds cell opens with ((its eager median, SDPA unpinned's), ms):
     ("2.96× on the GPU; 1.38× in an eager loop", "host-bound: 131.6 µs against 181.5 µs a call in an eager loop on this
     host")."""
     mine, theirs = loop_ms
-    # the loop can put SDPA unpinned ahead (review 20 item 4): then its lead, never a gain below 1×
+    # the loop can put SDPA unpinned ahead: then its lead, never a gain below 1×
     loop = (f"{times(theirs / mine)} in an eager loop" if mine <= theirs
             else f"SDPA (backend not pinned) {times(mine / theirs)} faster in an eager loop")
     return (f"{gain} on the GPU; {loop}",
@@ -103,7 +103,7 @@ def not_decided(why: str) -> str:
 
 def standing(first: int, total: int, alone, shared, noise: dict, behind, apart: dict | None = None, led=(),
              notes=()) -> str:
-    """The default row's condition with every workload named (review item 28): first outright, first on the
+    """The default row's condition with every workload named: first outright, first on the
     same kernels as another call, within noise of a named call ({call label: workloads}), not decided against a named
     call ({(call label, why): workloads}), behind ((workload, the faster call's label, its gain or None) each).
     Workloads as `workloads` takes them."""
@@ -125,8 +125,8 @@ def standing(first: int, total: int, alone, shared, noise: dict, behind, apart: 
 def _led(led) -> str:
     """Workloads within noise as run where another call leads by its kernels ((workload, orders.kernels_ahead, the
     as-run ratio, the kernel sums' gain) each), and why the default stays named there: the report names another call
-    only where the rule decides it faster (review 8 item 11; by the measure that decides, review 9 item 1), and by at
-    least rules.ADVICE_MIN_GAIN: each test it fails is said (review 2026-12-07-1 item 7: "1.20×" was printed beside
+    only where the rule decides it faster (by the measure that decides), and by at
+    least rules.ADVICE_MIN_GAIN: each test it fails is said ("1.20×" was printed beside
     "at least 1.2×" for a gain of 1.195×)."""
     line = f"{rules.ADVICE_MIN_GAIN:g}×"
 
@@ -158,7 +158,7 @@ def standing_short(first: int, total: int, counts, behind, led=()) -> str:
 
 
 def gain_note(dense, loss) -> str:
-    """What the default row's gain range is against (review item 16): SDPA given a dense mask where it was,
+    """What the default row's gain range is against: SDPA given a dense mask where it was,
     and the workloads where the gain is under 1× (the default is slower there)."""
     parts = []
     if dense:
@@ -169,7 +169,7 @@ def gain_note(dense, loss) -> str:
 
 
 def mask_arg_note(gain: str, backend: str | None, masks: str) -> str:
-    """An exception's gain that is a mask argument's (review 10 item 5): the same SDPA call with no backend pinned, the
+    """An exception's gain that is a mask argument's: the same SDPA call with no backend pinned, the
     baseline given the mask as a dense boolean attn_mask, this one given `masks` (its declared way)."""
     went = f", which sent it to {backend_name(backend)}" if backend else ""
     return (f"*The {gain} is over the same SDPA call, backend not pinned, given the mask as a dense boolean attn_mask"
@@ -178,7 +178,7 @@ def mask_arg_note(gain: str, backend: str | None, masks: str) -> str:
 
 def deterministic_lead(d, workload) -> str:
     """Which pair a verdict's lead is between where plain calls lead deterministic ones, and the lead among the
-    deterministic calls (gen.analysis.determinism.DeterministicLead; review 2026-12-06-4 item 2): "in deterministic
+    deterministic calls (gen.analysis.determinism.DeterministicLead): "in deterministic
     backward the lead is between FlashAttention-4 and SDPA cuDNN, neither deterministic; among the deterministic calls,
     FlashAttention-4, deterministic backward is 2.74× ahead of SDPA flash, deterministic"."""
     from gen.report.words.common import label
@@ -193,7 +193,7 @@ def deterministic_lead(d, workload) -> str:
 
 def not_the_call_note(mark: str, items) -> str | None:
     """Under the decision chart, what `mark` above a dot means and why each such call is not the call ((workload,
-    call label, why) each: orders.not_the_call; review 2026-12-07-3 item 12: FP8's dot left of the diamond, unmarked);
+    call label, why) each: orders.not_the_call: FP8's dot left of the diamond, unmarked);
     None where no dot is faster than its workload's recommended call."""
     items = list(dict.fromkeys(items))
     if not items:

@@ -1,5 +1,5 @@
 """One row of the What-FP8-buys table (gen.analysis.scenarios.fp8_frame) in words: the speed of FP8 as a range over
-the measures, each with its windows' clocks (gen.analysis.fp8_speed; review 2026-12-07-9 item 6), "1.22–1.31× (1.29×
+the measures, each with its windows' clocks (gen.analysis.fp8_speed), "1.22–1.31× (1.29×
 as run, FP8 at a 5% higher clock; 1.31× by kernel sum, FP8 at a 7% higher clock; 1.22× at equal clock, a model)"."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the home page and a set's page show after their first chart and table, in words (review 2026-12-07-1, "Where a
+"""What the home page and a set's page show after their first chart and table, in words ("Where a
 reader cannot see the answer as a chart and table first"): the heading of the verdict in words, what to call in its
 first sentences with the rest folded (and the fold's title), and the titles of the folds under the home's map and
 headline chart.

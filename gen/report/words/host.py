@@ -16,7 +16,7 @@ def usec(ms: float) -> str:
 
 def host_cost(host_cost_ms: float, host_median_ms: float | None = None) -> str:
     """The host's cost of a call as the rule reads it, named as the quantile it is (host_rules.HOST_COST_QUANTILE),
-    with the median beside it where known (review 2026-12-06-3 item 10): "104.2 µs at its 10th percentile
+    with the median beside it where known: "104.2 µs at its 10th percentile
     (median 134.5 µs)"."""
     text = f"{usec(host_cost_ms)} at its {ordinal(host_rules.HOST_COST_QUANTILE)} percentile"
     if host_median_ms is not None and not missing(host_median_ms):
@@ -40,7 +40,7 @@ def host_crossover(gpu_ms: float | None, host_cost_ms: float | None, host_ref_ms
 
 def loop_gain(first_ms: float, second_ms: float, who: str | None = None, how: str = "") -> str:
     """A host-bound call's gain in an eager loop on this host (two eager medians, ms, in the order the sentence names
-    the calls), which is not its gain on the GPU alone (review 18 item 1): "1.38× (131.6 µs against 181.5 µs a call: X
+    the calls), which is not its gain on the GPU alone: "1.38× (131.6 µs against 181.5 µs a call: X
     is host-bound)"."""
     ratio = max(first_ms, second_ms) / min(first_ms, second_ms)
     said = f": {who} is host-bound" if who else ""
@@ -52,7 +52,7 @@ def loop_clause(loop_ms: tuple[float, float] | None, who: str) -> str:
     host gets instead; "" where the call is not host-bound (loop_ms None)."""
     if loop_ms is None:
         return ""
-    # the loop can reverse the GPU's order (review 19 item 1): the word is read from the two eager medians
+    # the loop can reverse the GPU's order: the word is read from the two eager medians
     said = loop_gain(*loop_ms[::-1], who, " slower" if loop_ms[1] >= loop_ms[0] else " faster")
     return f"; that is on the GPU alone: in an eager loop on this host it is {said}"
 
@@ -60,10 +60,10 @@ def loop_clause(loop_ms: tuple[float, float] | None, who: str) -> str:
 def loop_lead(gpu_leader: str, other: str, loop_ms: tuple[float, float], gpu_ratio: float, tie: bool = False) -> str:
     """A verdict whose fastest call is host-bound: which call leads in an eager loop on this host, read from the two
     eager medians (`loop_ms`: the GPU leader's, the other's, ms), beside the GPU-only lead (`gpu_ratio`). The loop can
-    reverse the GPU's order (review 19 item 1: 1.01x on the GPU, the other call 2.10x ahead in a loop); `tie`: the two
+    reverse the GPU's order (1.01x on the GPU, the other call 2.10x ahead in a loop); `tie`: the two
     share the first rank on the GPU, said as a tie, not a lead."""
     mine, theirs = loop_ms
-    if tie:  # the two share the first rank on the GPU (review 20 item 6: "leads by 1.01×" where the verdict ties them)
+    if tie:  # the two share the first rank on the GPU ("leads by 1.01×" where the verdict ties them)
         first, second, ms = (gpu_leader, other, (mine, theirs)) if mine <= theirs else (other, gpu_leader,
                                                                                        (theirs, mine))
         return (f"In an eager loop on this host {first} leads {second} by {loop_gain(*ms)}, where on the GPU alone "
@@ -77,7 +77,7 @@ def loop_lead(gpu_leader: str, other: str, loop_ms: tuple[float, float], gpu_rat
 
 def in_loop(loop_ms: tuple[float, float], other: str) -> str:
     """A host-bound leader's gain in an eager loop on this host, for a cell beside its GPU-only gain ((its eager
-    median, `other`'s), ms): "1.38× in an eager loop"; where the loop reverses the order, `other`'s lead (review 19)."""
+    median, `other`'s), ms): "1.38× in an eager loop"; where the loop reverses the order, `other`'s lead."""
     mine, theirs = loop_ms
     if mine <= theirs:
         return f"{times(theirs / mine)} in an eager loop"
@@ -108,7 +108,7 @@ def host_not_the_gap(ratio: float | None, ci: tuple[float, float] | None, host_c
                 f"than the GPU-only time shows; the host, at {host} a call ({ordinal(host_rules.HOST_COST_QUANTILE)} "
                 f"percentile) against {gpu} of GPU time, does not "
                 "explain it")
-    if ratio < line:  # the median sits under the line, inside its noise (1.01×, 1.02×): no gap to explain (N6)
+    if ratio < line:  # the median sits under the line, inside its noise (1.01×, 1.02×): no gap to explain
         return None
     return (f"the eager loop took {times(ratio)} the GPU-only time, though the host's cost (its "
             f"{ordinal(host_rules.HOST_COST_QUANTILE)} percentile: {host}) is under the "
@@ -138,7 +138,7 @@ def on_this_host(ratio: float | None, ci: tuple[float, float] | None, host_cost_
 def host_short_of_line(host_cost_ms: float | None, gpu_ms: float | None) -> str | None:
     """Where the host's cost of a call is under host_rules.HOST_YES_MARGIN times its GPU time: "not called host-bound:
     its host cost (10th percentile) is 1.30× its GPU time, under the rule's 1.5× line"; None elsewhere. The verdict's
-    words and the first screen's (review 8 item 1: never "host-bound" for a loop the rule does not call so)."""
+    words and the first screen's (never "host-bound" for a loop the rule does not call so)."""
     if not host_cost_ms or not gpu_ms or host_cost_ms >= host_rules.HOST_YES_MARGIN * gpu_ms:
         return None
     return (f"not called host-bound: its host cost ({ordinal(host_rules.HOST_COST_QUANTILE)} percentile) is "
@@ -153,7 +153,7 @@ def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: s
     (host_crossover): whether a loop waits is a property of the host, so the host's numbers stand beside it."""
     text = on_this_host(ratio, ci, host_cost_ms, gpu_ms)
     if ratio is not None and ratio >= host_rules.HOST_BOUND_EAGER_RATIO and host_short_of_line(host_cost_ms, gpu_ms):
-        # the loop waited, yet the rule's second measure stops short (review 2026-12-06 item 14)
+        # the loop waited, yet the rule's second measure stops short
         text += f"; {host_short_of_line(host_cost_ms, gpu_ms)}"
     if why == "same kernels":
         text += "; a variant running the same kernels came out otherwise"
@@ -166,7 +166,7 @@ def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: s
 def noise_cell(why: str | None, ratio: float | None, host_cost_ms: float | None, gpu_ms: float | None,
                ci: tuple[float, float] | None = None) -> str:
     """A "within noise" host-bound cell with the measure that left it undecided (host_rules.host_bound_why), so the
-    label follows from numbers a reader can check (review 21 item 2: FA4's 2.16x loop and cuDNN's 1.02x one read the
+    label follows from numbers a reader can check (FA4's 2.16x loop and cuDNN's 1.02x one read the
     same): "within noise: the loop waited (2.16×), the host's low end 1.498× the GPU time, under 1.5×"."""
     line = host_rules.HOST_BOUND_EAGER_RATIO
     if why == "host" and ratio is not None and host_cost_ms and gpu_ms:

@@ -12,7 +12,7 @@ from gen.report.words.common import call_of, duration_us, join_and, pct, plural
 def occupancy_head(n: dict) -> str:
     """The figures beside a kernel's name in the occupancy list (tables.occupancy_facts): the theoretical
     occupancy to a tenth, as the counters line gives it, and the profiler's whole-percent estimate, or that the
-    estimate is the theoretical figure rounded (review 2026-12-07-13 item 3: "profiler's estimate 13%, theoretical
+    estimate is the theoretical figure rounded ("profiler's estimate 13%, theoretical
     12%" read as an estimate above its ceiling): "theoretical 12.5%, the profiler's estimate the same to a whole
     percent", "profiler's estimate 38%, theoretical 39.1%"."""
     est = "–" if missing(n["occupancy_pct"]) else pct(n["occupancy_pct"])
@@ -135,7 +135,7 @@ BOUND_WORDS = {
     "both": ("at both limits: SM throughput {sm:.0f}% and DRAM {dram:.0f}% of peak, both above "
              f"{kernel_rules.BOUND_PCT:.0f}% by more than {kernel_rules.BOUND_BAND_PCT:.0f} points and within "
              f"{kernel_rules.BOUND_BAND_PCT:.0f} points of each other"),
-    # at the line, the unit read is named, and what it is too close to call follows it (review 2026-12-07-9 item 15)
+    # at the line, the unit read is named, and what it is too close to call follows it
     "line": ("at Nsight Compute's line: the SMs at {sm:.1f}% of peak and DRAM at {dram:.1f}%, the SMs the higher, "
              f"within {kernel_rules.BOUND_BAND_PCT:.0f} points of {kernel_rules.BOUND_PCT:.0f}%: too close to call "
              "compute- or latency-bound"),

@@ -1,6 +1,6 @@
 """A set that did not measure new lengths, told what a set of the same GPU model and PyTorch measured there
-(gen.analysis.length_cost.Beside; review 2026-12-07-5 item 5), and what to do about it, with the warm cost of the
-call it advises (review 2026-12-07-6 item 8)."""
+(gen.analysis.length_cost.Beside), and what to do about it, with the warm cost of the
+call it advises."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def flash_trade(b, phases=None) -> str:
     """What pinning flash costs once warm against cuDNN, per phase the sibling measured both (Beside.flash_trade):
     "in prefill its warm call takes 247.4 µs against cuDNN's 124.1 µs, 1.99×, so it costs less in all only at a
     length seen fewer than about 300 times"; against the default call where that call ran cuDNN's kernels faster warm
-    than pinned cuDNN (review 18 item 4: "faster too, 54.2 against 91.2 µs" was against pinned cuDNN, while the
+    than pinned cuDNN ("faster too, 54.2 against 91.2 µs" was against pinned cuDNN, while the
     default took 49.5 µs): "in decode its warm call takes 54.2 µs, 1.09× the 49.5 µs of unpinned SDPA on
     cuDNN's kernels, while SDPA cuDNN pinned takes 91.2 µs; what decides is each new length, 45.4 µs against cuDNN's
     56.375 ms: it costs less in all at a length seen fewer than about 12,000 times"; "" where neither phase has
@@ -45,7 +45,7 @@ def flash_trade(b, phases=None) -> str:
                 continue
             new = f"{us(extra[ph])} against cuDNN's {us(cx)}" if ph in extra else f"cuDNN's {us(cx)}"
             # the ratio is of the unpinned call's time alone; pinned cuDNN's gets its own verb, or "1.09× the 49.5
-            # µs ... and 91.2 µs" reads as 1.09× of both (review 19 item 8)
+            # µs ... and 91.2 µs" reads as 1.09× of both
             parts.append(f"in {ph} its warm call takes {us(f)}, {times(f / c)} the {us(c)} of {name} on cuDNN's "
                          f"kernels, while {label('sdpa_cudnn')} pinned takes {us(pinned)}; what decides is each new "
                          f"length, {new}: it costs less in all at a length seen fewer than about {_about(n)} times")

@@ -137,7 +137,7 @@ def _on_chip_clause(x: lessons.FlashOccupancy) -> str:
                  "the chip")
     text += "."
     if x.tflops:
-        # the label, not the whole convention three brackets deep (review 21 item 9): the scaling page states it
+        # the label, not the whole convention three brackets deep: the scaling page states it
         text += f" Measured: {x.tflops:.0f} TFLOP/s ({flops.FLOP_LABEL}; the whole count is on the scaling page)"
         if x.ceiling_tflops:
             text += (f", {100 * x.tflops / x.ceiling_tflops:.0f}% of the {x.ceiling_tflops:.0f} TFLOP/s a large bf16 "
@@ -147,7 +147,7 @@ def _on_chip_clause(x: lessons.FlashOccupancy) -> str:
 
 
 def _ceiling_clock_clause(x: lessons.FlashOccupancy) -> str:
-    """The ceiling's share at the call's own clock, where the two clocks differ (review item 7)."""
+    """The ceiling's share at the call's own clock, where the two clocks differ."""
     at, cm, m = getattr(x, "ceiling_at_clock_tflops", None), getattr(x, "ceiling_mhz", None), \
         getattr(x, "sm_clock_mhz", None)
     if not at or not cm or not m or round(cm) == round(m):

@@ -1,7 +1,7 @@
 """What a call that needs a BlockMask pays at a new mask layout (gen.analysis.mask_cost), in words: after how many calls
 with one layout the build is repaid against the fastest call that needs none, and, for packed documents, which call a
-loop that packs every batch anew should make (review 2026-12-07-5 item 2), as What to call names it by
-mask_cost.MASKLESS_WHERE_SHARED (review 2026-12-07-6 item 1: MASKLESS_RULE says that rule on the methodology's table).
+loop that packs every batch anew should make, as What to call names it by
+mask_cost.MASKLESS_WHERE_SHARED (MASKLESS_RULE says that rule on the methodology's table).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from gen.report.words.sum_clocks import apart, possessive, short_lead
 # packing as training does it: a new document layout every batch, so a new BlockMask every step
 EVERY_BATCH = "a loop that packs each batch anew"
 
-# how gen.capture.modules times the build (review 2026-12-07-6 item 2): once, when the call is set up, by the host's
+# how gen.capture.modules times the build: once, when the call is set up, by the host's
 # clock between two syncs, with create_block_mask left uncompiled; builds of one size vary about 2x across points
 BUILD_TIMED = "one timing of an uncompiled create_block_mask"
 BUILD_ONCE = "timed once"  # the break-even rests on that one timing
@@ -61,7 +61,7 @@ def calls_range(m) -> str | None:
     if r is None:
         return None
     lo, hi = _rough(r[0]), _rough(r[1])
-    if lo == hi:  # the rounding would hide the spread the leads make (review 2026-12-07-7 item 1: "40" for 39-44)
+    if lo == hi:  # the rounding would hide the spread the leads make ("40" for 39-44)
         lo, hi = f"{r[0]:.0f}", f"{r[1]:.0f}"
         return f"about {lo}" if lo == hi else f"{lo}–{hi}"
     return f"roughly {lo}–{hi}"
@@ -73,7 +73,7 @@ def _lead_span(m) -> str:
 
 
 def repay(m, mask: str | None) -> str:
-    """How many calls with one layout repay one build, from every lead the set holds (review 2026-12-07-6 item 2)."""
+    """How many calls with one layout repay one build, from every lead the set holds."""
     layout = _layout(mask)
     n = calls_range(m)
     if n is None:
@@ -82,12 +82,12 @@ def repay(m, mask: str | None) -> str:
                 f"number of calls with one "
                 f"{layout} surely repays the build")
     by = join_and([_MEASURES.get(b, b) for b, _ in m.leads_ms])
-    if m.sums_only_mhz is not None:  # timed apart: the kernel sums alone, with their clocks (review 18 item 12)
+    if m.sums_only_mhz is not None:  # timed apart: the kernel sums alone, with their clocks
         a, b = m.sums_only_mhz
         at = (f"both at {a:.0f} MHz" if round(a) == round(b) else f"at {a:.0f} against {b:.0f} MHz") \
             if a and b else "clocks not recorded"
         by += f" alone, {at}: the two were timed apart, so no as-run lead counts"
-    # the lead named by its call: "its" read as the maskless call's, the noun before it (review 2026-12-07-7 item 4)
+    # the lead named by its call: "its" read as the maskless call's, the noun before it
     return (f"{short_label(m.variant)}'s lead of {_lead_span(m)} a call (by its {by}) repays one build, "
             f"{BUILD_ONCE}, only after {n} calls with one {layout}")
 
@@ -111,7 +111,7 @@ def mask_cost_line(m, mask: str | None, who: str = "Its") -> str | None:
 
 def per_step(m) -> str:
     """How a loop that packs each batch anew pays the build, in the one wording every set's packed-documents page
-    gives (review 2026-12-07-13 item 2: the paired page said "the build is paid every step" without that every layer
+    gives (the paired page said "the build is paid every step" without that every layer
     shares it): one mask serves every call of a step with that layout (each layer's, forward and backward), so the
     break-even counts a step's calls, not steps: "A loop that packs each batch anew builds it every step, once for
     all of that step's calls (every layer's shares it): with fewer than 40 such calls a step, call varlen_attn"."""
@@ -144,8 +144,8 @@ def alternative_line(m, o, mask: str | None) -> str | None:
 
 
 def _past_clock(o) -> str:
-    """The kernel-sum lead past its leader's higher clock, short, for the first screen, with both clocks (review
-    2026-12-07-7 item 8: a percentage alone left the reader to the † note): " (1.05× past its higher clock, 1950
+    """The kernel-sum lead past its leader's higher clock, short, for the first screen, with both clocks (a percentage
+    alone left the reader to the † note): " (1.05× past its higher clock, 1950
     against 1845 MHz, 5.4% apart)", the gap as sum_clocks.apart words every gap; "" where the leader's sums ran at no
     higher clock."""
     a, b = o.first_ks_mhz, o.second_ks_mhz
@@ -156,8 +156,8 @@ def _past_clock(o) -> str:
 
 
 def alternative_short(m, o, mask: str | None) -> str | None:
-    """The first screen's cell where What to call names the call that needs no mask: short, brackets one deep (review
-    2026-12-07-6 item 4); the rest sits in What to call."""
+    """The first screen's cell where What to call names the call that needs no mask: short, brackets one deep; the rest
+    sits in What to call."""
     if m is None or m.other is None or o is None:
         return None
     alt = short_label(m.variant)
@@ -192,11 +192,11 @@ def _anew(m, mask: str | None) -> bool:
 def new_layout_call(m, mask: str | None) -> str | None:
     """The first screen's Call cell's second call, where What to call names the mask call (it leads decidedly as run)
     but its build reverses the order for a batch packed anew, as this scenario packs it: the Call cell names both, so
-    the row does not name one call and tell the scenario's reader to make the other (review 2026-12-07-7 item 1)."""
+    the row does not name one call and tell the scenario's reader to make the other."""
     if not _anew(m, mask):
         return None
     # a step's calls share one build: the cell says up to how many the maskless call stays the cheaper, as What to
-    # call does (review 2026-12-07-8 item 1)
+    # call does
     n = fewer_than(m)
     return f"{label(m.other)} where each batch is packed anew" + (f" and a step makes fewer than {n} calls"
                                                                   if n is not None else "")
@@ -205,7 +205,7 @@ def new_layout_call(m, mask: str | None) -> str | None:
 def new_layout_short(m, mask: str | None, o=None) -> str | None:
     """The first screen's Holds cell beside new_layout_call: the mask call's lead as run, its kernel sums' beside it
     where they put it ahead (o: the pair's Orders, the mask call first; the as-run windows may run at different
-    clocks: review 2026-12-07-8 item 2), its build and the break-even as the leads make it (calls_range); None
+    clocks), its build and the break-even as the leads make it (calls_range); None
     elsewhere."""
     if not _anew(m, mask):
         return None
@@ -234,7 +234,7 @@ def scenario_note(costs, fastest: str, runner_up: str | None, mask: str | None, 
     m = mine.get(runner_up) if runner_up is not None else None
     if m is None or m.other != fastest:
         return None
-    # the build is paid once a step, on top of each call, so it only widens the lead (review 2026-12-07-6 item 3)
+    # the build is paid once a step, on top of each call, so it only widens the lead
     other = short_label(fastest)
     return (f"{label(m.variant)}, the next call, is slower and needs a BlockMask besides: {one_timing(m.build_ms)} to "
             f"build ({BUILD_TIMED}). {EVERY_BATCH[0].upper()}{EVERY_BATCH[1:]} pays it once a step, on top of "

@@ -18,12 +18,13 @@ def _full() -> int:
 
 
 def ci_levels(units=(), by_set=()) -> str:
-    """The levels the intervals of medians have on these pages, never "95%" alone (review 2026-12-07-1 N6: the home
-    gave 75%-96.88%, from its set's medians, while the methodology gave the rule's 93.75%-96.88%): the span over
+    """The levels the intervals of medians have on these pages, never "95%" alone (one span for
+    the home and the methodology, not 75%-96.88% from a set's medians on one and the rule's 93.75%-96.88% on the other):
+    the span over
     `units` (verdicts.ranked_units of the sets shown), from common.level_span as the home's line is, then each level
     below 95% with the count that gives it. Without units, the rule's own span (5 rounds and 6). `by_set`: (set title,
     its units, whether it has rounds) of each set shown; where their spans differ, each span with the sets that give
-    it, so a set page's range is found here by its set (review 2026-12-07-5 item 9: the methodology's 75%-98.83%
+    it, so a set page's range is found here by its set (the methodology's 75%-98.83%
     beside the home's 75%-96.88%)."""
     from gen.model import stats
 
@@ -57,7 +58,7 @@ def _per_set(by_set) -> str:
 
 def _short_interval() -> str:
     """Where too few units leave no 95% interval, the interval is their whole range and its real level is said
-    (stats.interval_level; review 2026-12-06-3 item 9): from the rule itself, never a capture's numbers."""
+    (stats.interval_level): from the rule itself, never a capture's numbers."""
     from gen.model import stats
 
     full = _full()
@@ -137,7 +138,7 @@ COMPILED_AHEAD = ("measured in a side process that compiled it before the captur
                   "alone; the capture's own first call then found the compiled code in Inductor's cache")
 # Where the capture's own first call took longer than the side process's compile, it found no such cache for the
 # whole call (FlexAttention's FLASH backend JIT-compiles its CuTe-DSL kernel outside Inductor): the larger is the
-# start-up a user pays (review 2026-12-06-7 item 4).
+# start-up a user pays.
 COMPILED_AHEAD_SLOWER_TAB = ("a side process compiled it before the capture timed anything; the capture's own first "
                              "call, the start-up a user pays, was slower than that compile")
 COMPILED_AHEAD_SLOWER = ("a side process compiled it before the capture timed anything, in {ahead}; the capture's "
@@ -149,8 +150,8 @@ COMPILED_AHEAD_BRIEF = "in a side process, before the timings"
 REPLAY_ABOVE_EAGER = ("‡: the GPU-only time is the median of a graph replay that reads more than {pct:g}% above the "
                       "eager loop's median at that point. The graph check kept the replay, and its median carries the "
                       "spread of its rounds (the IQR beside it), each round following another call.")
-# The opening of a variant page's Compiled paragraph: whose call the compile time is (review 2026-12-07-13, Part 1 item
-# 4: "The first call, which compiled the variant, took 0.24 s" stood beside the capture's own first call, 3.61 s)
+# The opening of a variant page's Compiled paragraph: whose call the compile time is, so that
+# "The first call, which compiled the variant, took 0.24 s" never stands beside the capture's own first call, 3.61 s
 COMPILED_OPENER = {True: "A side process's first call, which compiled the variant, took",
                    False: "The first call, which compiled the variant, took"}
 
@@ -217,7 +218,7 @@ def verdict_rule(levels: str) -> str:
     "hypotheses' ranks, the variant pages' ranks and the scaling page's fastest.")
 
 
-# What a window's clock is (review item 11): rounds are two graph replays (about 25 ms) interleaved among
+# What a window's clock is: rounds are two graph replays (about 25 ms) interleaved among
 # variants, and NVML's power is a one-second average, so a window's clock also reflects its neighbours' draw.
 AS_RUN_CLOCK = ("each kernel at the SM clock NVML sampled during its window, which also reflects the variants timed "
                 "just before it")
@@ -260,7 +261,7 @@ def timed_alone(alone: int, after: int, later: int = 0, reach=None) -> str:
                       "out of memory beside the first ones")
     if after:
         counts.append(f"{after} had {'their' if after != 1 else 'its'} CUDA graph replayed alone after the rounds, "
-                      "the graph and an eager call not fitting in memory together")  # one bracket deep (review 20)
+                      "the graph and an eager call not fitting in memory together")  # one bracket deep
     return ("Variants that run out of memory beside the others of their point are timed after them, in later rounds "
             "of their own (taken in turn where there are several, alone where one is left), in other thermal and power "
             "conditions"
@@ -277,8 +278,8 @@ def timed_alone(alone: int, after: int, later: int = 0, reach=None) -> str:
 
 def reach_words(r) -> str:
     """The set's bound behind rules.TIMED_APART_REACH (gen.analysis.reach.Reach), sentences after timed_alone's
-    (review 8, review 6 #3; outside its bracket, so that no bracket nests in another: review 20, Part 1 item 4;
-    review 21 items 5 and 9: "the nearest to it" named a lead six times past the line): " In this set ..."; "" where
+    (outside its bracket, so that no bracket nests in another; never "the nearest to it", which would name a lead
+    six times past the line): " In this set ..."; "" where
     the set gives none."""
     if r is None:
         return ""
@@ -323,7 +324,7 @@ def _why_sums_not(o) -> str:
 
 
 def _odd_rounds(rounds) -> str:
-    """How many rounds ran, forward and reversed, per odd count of rounds, most common first (review 21 item 9: "2 of 3
+    """How many rounds ran, forward and reversed, per odd count of rounds, most common first ("2 of 3
     forward in 3" read as a riddle): "5 rounds, 3 forward and 2 reversed, at 220; 3 rounds, 2 and 1, at 9"."""
     odd = sorted(((k, n) for k, n in rounds if k % 2), key=lambda x: (-x[1], -x[0]))
     return "; ".join(f"{k} rounds, {(k + 1) // 2}" + (" forward and " if i == 0 else " and ") + f"{k // 2}"
@@ -332,7 +333,7 @@ def _odd_rounds(rounds) -> str:
 
 def round_places(rounds) -> tuple[str, str]:
     """The forward rounds and the reversed ones, by their place, at the set's most common number of rounds
-    (Orientation.rounds: (rounds, variant-points)): "1, 3, 5" and "2, 4, 6" for 6 (review 2026-12-07-3 item 8: a
+    (Orientation.rounds: (rounds, variant-points)): "1, 3, 5" and "2, 4, 6" for 6 (a
     6-round set read "(2, 4)"); where counts differ, "of its usual N" follows."""
     counts = sorted(rounds, key=lambda x: (-x[1], -x[0]))
     n = counts[0][0] if counts else 0
@@ -343,12 +344,12 @@ def round_places(rounds) -> tuple[str, str]:
 
 def swaps(o) -> str:
     """The points whose fastest differs by orientation, a swap between calls that run the very same kernels counted
-    apart as a tie (review 2026-12-07-5 item 4): "at 14 of the 23 points timed in reversed rounds the fastest differs by
+    apart as a tie: "at 14 of the 23 points timed in reversed rounds the fastest differs by
     orientation; at 12 of them the two run the same kernels, a tie: SDPA cuDNN and SDPA, backend not pinned; a call
     with other kernels takes the lead at 2"."""
     from collections import Counter
 
-    # the points with two or more calls timed in both orientations (review 21 item 9: "timed in reversed rounds" read
+    # the points with two or more calls timed in both orientations ("timed in reversed rounds" read
     # as if the others had none)
     head = f"of the {o.points} points where two or more calls ran in both orientations"
     if not o.swapped:
@@ -392,7 +393,7 @@ LEAD = "Who leads a pair"  # the rows of the rule in the rules table begin with 
 
 def lead_rules() -> list[tuple[str, str]]:
     """rules.lead_decided in words, with its thresholds as code holds them: one short row per condition of the rules
-    table, each with brackets one deep (review 2026-12-07-1 N11: one cell of about 490 words, brackets two deep)."""
+    table, each with brackets one deep (one cell of about 490 words, brackets two deep)."""
     from gen.model import stats
 
     floor, gap = f"{rules.TIME_FLOOR_PCT:g}%", f"{rules.CLOCK_GAP_PCT:g}%"
@@ -491,7 +492,7 @@ def lead_rules() -> list[tuple[str, str]]:
 
 
 def behind_rule() -> str:
-    """leads.Orders.kernels_leader in words, with its thresholds as code holds them (review 2026-12-07-1 item 8: the
+    """leads.Orders.kernels_leader in words, with its thresholds as code holds them (the
     pages said FP8's FlashAttention-4 is "behind by kernel sum" at clocks 11% apart, by a rule the table never
     stated)."""
     floor = f"{rules.TIME_FLOOR_PCT:g}%"

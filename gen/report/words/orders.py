@@ -65,7 +65,7 @@ def pair_noise_aside(n, label, oriented: bool = False, before: str = "") -> Asid
 
 def _none_here(n) -> str:
     """Why a point borrows its noise line: no pair of identical kernels ran there, or the one that did was replayed at
-    graph lengths past rules.SAME_REPLAY_PCT apart (review 21 item 1: "no identical pair ran here" beside a tie of the
+    graph lengths past rules.SAME_REPLAY_PCT apart ("no identical pair ran here" beside a tie of the
     same kernels)."""
     if n.unequal_replay is None:
         return "no identical pair ran here"
@@ -81,7 +81,7 @@ def telling(o) -> bool:
 
 
 def _mhz(a: float | None, b: float | None, la: str = "", lb: str = "") -> str:
-    """The two windows' clocks, each named by its call where the labels are given (review 2026-12-06-2 item 12)."""
+    """The two windows' clocks, each named by its call where the labels are given."""
     if a is None or b is None:
         return ""
     if f"{a:.0f}" == f"{b:.0f}":
@@ -125,9 +125,9 @@ def brief_clauses(o, label, clocks: bool = True, noise: bool = True, detail: boo
     1965 MHz)", "within the as-run noise of identical kernels at this point (A and B, same kernels, 1.12× apart)" (an
     Aside: its bracket's clauses kept apart), two clocks each named by its call; an as-run order within its intervals
     is said so where `noise`; without `detail`, no kernel sums in parentheses, only their clocks where they ran past
-    rules.CLOCK_GAP_PCT (sum_clocks.clocks_note: review 2026-12-07-5 item 3); with `than`, each leader's
+    rules.CLOCK_GAP_PCT (sum_clocks.clocks_note); with `than`, each leader's
     counterpart named ("X 1.01× faster than Y by kernel sum"), for a sentence that gives the orders of more than one
-    pair (review 2026-12-06-2 item 11)."""
+    pair."""
     items = []  # (leader, ratio, how, detail)
     if o.apart and o.as_run is not None:
         at = _mhz(o.first_mhz, o.second_mhz, label(o.first), label(o.second))
@@ -166,7 +166,7 @@ def brief_clauses(o, label, clocks: bool = True, noise: bool = True, detail: boo
 
 def sum_off_graph(x, name: str) -> str:
     """One call's kernel sum against its graph replay (calls.OffGraph), the larger over the smaller, the rule's line
-    beside the ratio and why by direction (review 19 item 6): "SDPA flash's kernel sum is 1.19× its graph replay, past
+    beside the ratio and why by direction: "SDPA flash's kernel sum is 1.19× its graph replay, past
     the 1.1× the rule allows (both at 1980 MHz): the profiled window's reading, not the kernels'", or "SDPA cuDNN's
     graph replay is 1.13× its kernel sum, …: the replay holds idle time between kernels that the sum leaves out"."""
     at = _mhz(x.kernel_sum_mhz, x.graph_mhz) or "clocks not recorded"
@@ -174,12 +174,12 @@ def sum_off_graph(x, name: str) -> str:
             else f"graph replay is {times(1 / x.ratio)} its kernel sum")
     if x.slower_at_higher_clock:
         # no clock gap explains it (rules.sum_slower_at_higher_clock); said only past the gate the within-gap clause
-        # reads by (review 20 item 5: printed for 1980 against 1975 MHz, 0.25% apart)
+        # reads by (printed for 1980 against 1975 MHz, 0.25% apart)
         over += " though taken at the higher clock"
     # a sum above the replay is the profiled window's; a sum below it leaves out what the replay holds besides kernels
     why = ("the sum is the profiled window's reading, not the kernels'" if x.ratio >= 1
            else "the replay holds idle time between kernels that the sum leaves out")
-    # the clocks after a comma, not in a bracket: the clause often sits in one (review 20, Part 1 item 4)
+    # the clocks after a comma, not in a bracket: the clause often sits in one
     return (f"{_possessive(name)} {over}, past the {rules.KERNEL_SUM_GRAPH_RATIO:g}× the rule allows, {at}; {why}")
 
 
@@ -198,7 +198,7 @@ def off_graph(o, label) -> str:
 
 def sums_backing(o, label) -> str:
     """Why a kernel-sum lead within noise as run does or does not count as behind (Orders.kernels_leader), said as
-    measured (review 2026-12-07-1 item 9: "the round orientations' medians disagree" where both put the other call
+    measured ("the round orientations' medians disagree" where both put the other call
     ahead, against the sums): both orientations with the sums; both against them, naming whom they put ahead; the
     orientations split; or the sums' leader at the higher clock, past rules.CLOCK_GAP_PCT."""
     if o.kernels_leader:
@@ -223,8 +223,8 @@ def noise_clause(o, label) -> str:
 
 def noise_clauses(o, label) -> list[Clause]:
     """Where a pair's lead stands against the as-run noise of identical kernels (rules.lead_decided): beyond it, or
-    within it, naming the weaker round orientation where that, not the median's ratio, is what falls within (review
-    2026-12-06-5 item 1); the kernel sums' decision after it where they decide."""
+    within it, naming the weaker round orientation where that, not the median's ratio, is what falls within; the kernel
+    sums' decision after it where they decide."""
     line = "the as-run noise of identical kernels "
     if not o.within_noise_of_pair:
         return [pair_noise_aside(o.noise, label, o.oriented, f"beyond {line}")]
@@ -330,8 +330,8 @@ def orientations(o, label) -> str:
 
 
 def sum_gain(r: float) -> str:
-    """A kernel-sum lead's ratio, printed beside the first screen's rules.ADVICE_MIN_GAIN line it is set against
-    (review 2026-12-07-1 item 7): "1.195×", never "1.20×" for a gain under 1.2×."""
+    """A kernel-sum lead's ratio, printed beside the first screen's rules.ADVICE_MIN_GAIN line it is set against:
+    "1.195×", never "1.20×" for a gain under 1.2×."""
     return times_beside(r, rules.ADVICE_MIN_GAIN)
 
 
@@ -356,7 +356,7 @@ def both_orientations(o) -> str:
 
 def kernels_behind(o) -> str | None:
     """The call of a pair within noise as run that the kernel sums put behind (Orders.kernels_leader), None where they
-    name no leader: the first screen counts its workload as behind, not as a first place (review 2026-12-06-4 item 1),
+    name no leader: the first screen counts its workload as behind, not as a first place,
     and every page says so the same way (BEHIND_BY_KERNELS)."""
     lead = o.kernels_leader
     return None if lead is None else o.second if lead == o.first else o.first
@@ -392,12 +392,12 @@ MEASURE = {"as run": "as run", "kernel sum": "by kernel sum"}
 
 
 def map_state(settled: bool | None, o, why: str | None, *spreads, label=None) -> str:
-    """Whether a verdict's first place is settled, for the home map's tooltip (review 2026-12-06-6 item 6): "yes",
+    """Whether a verdict's first place is settled, for the home map's tooltip: "yes",
     or "no" with the reason the rule gives (gen.analysis.verdicts.first_pair): the intervals overlap (at their real
     level: `spreads`, the fastest's and the runner-up's), timed apart, the lead flips in one round orientation, within
     the as-run noise of identical kernels, the kernel sums put the other ahead, or another scenario ordered the two
     the other way round; "–" without a runner-up. Within noise as run where the kernel sums name a leader
-    (kernels_behind), the cell says so as every page does, with `label` (review 2026-12-06-7 item 10): "no: the 93.75%
+    (kernels_behind), the cell says so as every page does, with `label`: "no: the 93.75%
     intervals (...) overlap; FlashAttention-4 within noise as run but behind by kernel sum (cuDNN FP8 attention
     (frontend graph) 1.20× faster by kernel sum, against a 12% higher clock)"."""
     from gen.analysis import leads, verdicts
@@ -455,7 +455,7 @@ def errors(rows, label) -> str | None:
 
 def _rounding(t, rows) -> str:
     """Beside an error taken against float64 of the rounded inputs (the kernel's alone), what rounding the others'
-    inputs to its dtype costs first (review 8 item 9: a model holding bf16 activations pays both)."""
+    inputs to its dtype costs first (a model holding bf16 activations pays both)."""
     err = getattr(t, "input_rounding_error", None)
     if err is None:
         return ""
@@ -490,10 +490,10 @@ def noted_parts(orders, rows, label, lead: bool = True) -> list[str]:
 
 
 def first_place(shares, by_sums, label) -> str:
-    """An exception's standing at its verdict's point, as its verdict gives it (review 2026-12-07-3 item 4: the set
+    """An exception's standing at its verdict's point, as its verdict gives it (the set
     page named FlexAttention for packed documents bare while its verdict said "within noise"): "shares the first rank
     with X (within noise as run; X behind by kernel sum, 1.11× (...))", the lead said as sum_clocks.short_lead says it
-    (review 2026-12-07-5 item 3: its clocks past the gate, its leader's own orientation swing); "shares the first rank
+    (its clocks past the gate, its leader's own orientation swing); "shares the first rank
     with X (not decided: timed
     apart)"; "first by kernel sum (timed apart), 1.38× (...)"; "" where it leads outright. `shares`: its Orders
     against each call sharing its first rank (its call first); `by_sums`: the Orders of a first place the kernel sums
@@ -515,7 +515,7 @@ def first_place(shares, by_sums, label) -> str:
 
 
 def not_the_call(o, label) -> str:
-    """Why a call faster by its median than the recommended one is not the call (review 2026-12-07-3 item 12: the home
+    """Why a call faster by its median than the recommended one is not the call (the home
     chart's FP8 dot left of the diamond, unmarked), from their Orders (the faster call first): "within noise as run",
     "not decided (timed apart)", each with a lead its kernels alone give, said as words.sum_clocks.short_lead says it,
     or its decided gain under rules.ADVICE_MIN_GAIN: "1.08× as run, under 1.2×"."""
@@ -557,7 +557,7 @@ def _whole_range(o) -> bool:
 
 
 def paired_joint(o) -> str:
-    """The shared rounds' evidence for the first call, jointly (review 2026-12-07-5 item 6: not per-orientation
+    """The shared rounds' evidence for the first call, jointly (not per-orientation
     intervals at 50% or 75%): "ahead in all 5 shared rounds, each past the 1.001× line (...) by more than 1%", or "ahead
     past the 1.233× line (...) by more than 1% in 3 of the 6 shared rounds"."""
     past, n = rules.paired_past(o.paired_line), len(o.per_round)
@@ -572,8 +572,7 @@ def paired_joint(o) -> str:
 
 
 def paired(o, label) -> str:
-    """Two calls timed in the same rounds, round by round (rules.paired_leads; reviews 2026-12-07-3 item 5,
-    2026-12-07-4 items 1-2 and 2026-12-07-5 item 6): where the paired rule decides the lead
+    """Two calls timed in the same rounds, round by round (rules.paired_leads): where the paired rule decides the lead
     (leads.Orders.decided_by_rounds), "A was ahead in all 5 shared rounds, each past the 1.001× line (identical
     kernels' per-round noise here) by more than 1%, so the shared rounds decide it (B over A, round by round: forward
     rounds ...; reversed rounds ...)"; elsewhere the per-round ratios beside "within noise", and why they do not decide;
@@ -583,7 +582,7 @@ def paired(o, label) -> str:
     a, b, n = label(o.first), label(o.second), len(o.per_round)
     ratios, joint = paired_rounds(o), paired_joint(o)
     if o.decided_by_rounds:
-        # the calls in the bracket by their short names, which carry no brackets (review 20, Part 1 item 4)
+        # the calls in the bracket by their short names, which carry no brackets
         return (f"{a} was {joint}, so the shared rounds decide it ({short_label(o.second)} over "
                 f"{short_label(o.first)}, round by round: {ratios})")
     lead = o.paired_leader
@@ -592,7 +591,7 @@ def paired(o, label) -> str:
                "kernels: a tie is not split")
     elif lead is None:
         why = (("no round clears it" if "in none of" in joint else "not every round clears it") if _whole_range(o)
-               else "not every orientation's interval of the median clears it")  # "in none": review 22 item 6
+               else "not every orientation's interval of the median clears it")
     else:
         why = (f"past the line with {label(lead)} ahead, "
                + ("but the kernel sums put the other call ahead" if lead == o.first else "against the medians' order"))

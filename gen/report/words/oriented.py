@@ -1,5 +1,5 @@
 """A headline rate whose round orientations differ (gen.analysis.calls.OrientedRate) in words: each orientation's
-median and rate and the kernel sum's beside the median's (review 2026-12-07-1 item 12: GQA prefill at 32k keys gave
+median and rate and the kernel sum's beside the median's (GQA prefill at 32k keys gave
 729 TFLOP/s from its forward rounds alone, its reversed rounds 1.27x slower)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ def sentence(o, value, unit: str, ceiling: tuple[float, str] | None = None) -> s
     rounds (24.13 ms, 729 TFLOP/s, above the measured ceiling (102% of it)); the reversed rounds' median is 30.55 ms,
     576 TFLOP/s; its kernel sum 27.16 ms, 648 TFLOP/s."; "" where `o` is None. `value` prints a rate, `unit` names
     it; `ceiling`: (the measured ceiling's rate, its name), each rate past it flagged by the rule the headline's
-    median is (rules.above_ceiling; review 2026-12-07-1, second reader's N7: chunked prefill's 732 and 740 TFLOP/s,
+    median is (rules.above_ceiling: chunked prefill's 732 and 740 TFLOP/s,
     102-103% of the 717 ceiling, went unflagged)."""
     if o is None:
         return ""

@@ -10,7 +10,7 @@ SCENARIO_WORDS = {"article": "prefill", "gqa-prefill": "prefill", "decode": "dec
                   "decode-kernels": "decode", "fp8-prefill": "FP8 prefill",
                   "deterministic-backward": "deterministic training"}
 # Where two rows of the answer table would read the same word ("prefill" for the default's GQA prefill and for an
-# exception at the article's shape: review 2026-12-07-3 item 12), each scenario's own
+# exception at the article's shape), each scenario's own
 PRECISE_WORDS = {"article": "prefill at the article's shape", "gqa-prefill": "grouped-query prefill",
                  "decode-kernels": "the decode kernels"}
 

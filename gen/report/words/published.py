@@ -34,7 +34,7 @@ def ours_name(v: dict, variant_label) -> str:
     if v["ours_same"]:
         return f"our {variant_label(v['ours_variant'])}"
     # ours stand against a published figure at its input width only: an FP8 variant is the fastest of our FP8
-    # calls, not of the page (a bf16 call can be faster there: review item 34)
+    # calls, not of the page (a bf16 call can be faster there)
     decl = VARIANTS.get(v["ours_variant"])
     width = f" {FP8_WORD}" if decl is not None and decl.dtype and decl.dtype.startswith("fp8") else ""
     return f"our fastest{width}{' variant' if width else ''}, {variant_label(v['ours_variant'])}"
@@ -50,7 +50,7 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool, scenario: st
     approx = "about " if v["approximate"] else ""
     rate = (f"{approx}{v['anchor_tflops']:,.0f} TFLOP/s in our count ({HOW.get(v['tflops_from'], 'not convertible')})"
             if not missing(v["anchor_tflops"]) else "no rate in our count")
-    # ms to the thousandth, as burst_line gives the same figures in the sentence beside (review 20, Part 1 item 9)
+    # ms to the thousandth, as burst_line gives the same figures in the sentence beside
     ms = f"{_ms(v['anchor_ms'])} ms, " if not missing(v["anchor_ms"]) else ""
     parts = [f"At {where}, {anchor_title} gives {anchor_name(v['anchor_variant'])}: {ms}{rate}."]
     if v["ours_variant"] is None:

@@ -1,4 +1,4 @@
-"""What a scenario page shows first, in words (review 2026-12-07-1 finding 1, review 2026-12-07-2): the cells of the
+"""What a scenario page shows first, in words: the cells of the
 table of the verdict's point (gen.analysis.verdict_point), the lines under it (why What to call names another call,
 what a Python loop should call), the line on the scenario's largest point, the titles of the folds that hold the full
 argument, and the note under the dynamic-lengths page's chart of what a new length costs.
@@ -49,13 +49,13 @@ def at_cell(f) -> str:
 
 
 def _name(f, x: str) -> str:
-    """A call's label, marked "not deterministic" in a row beside the deterministic calls' own (review 2026-12-07-2
-    item 4: the page opened with FA4 and SDPA cuDNN, neither deterministic, and did not say so)."""
+    """A call's label, marked "not deterministic" in a row beside the deterministic calls' own (the page opened with FA4
+    and SDPA cuDNN, neither deterministic, and did not say so)."""
     return label(x) + (", not deterministic" if x in f.plain else "")
 
 
 def rank_reason(f, x: str) -> str:
-    """Why call `x` shares the verdict's first rank, by the rule (review 2026-12-07-2 item 3: "within noise" was said of
+    """Why call `x` shares the verdict's first rank, by the rule (never "within noise" of
     a pair timed apart, whose intervals do not overlap): "the same kernels", "within noise" (the as-run intervals
     overlap), or "not decided (timed apart)" with the rule's reason."""
     if x in f.same_kernel:
@@ -84,7 +84,7 @@ def call_cell(f) -> str:
 
 
 def named_cell(f) -> str:
-    """The call What to call names for this workload, under the Call cell (review 2026-12-07-2 item 2): "What to call
+    """The call What to call names for this workload, under the Call cell: "What to call
     names it"; where it names another call, which, the line under the table saying why; "" where it names none."""
     if f.named is None:
         return ""
@@ -107,7 +107,7 @@ def time_cell(f) -> str:
 
 def tie_note(f) -> str:
     """Where What to call names the fastest's tie on the same kernels (PointFacts.named_tie), whose time the row gives
-    and the named call's own beside it (review 2026-12-07-13 item 4): " (SDPA cuDNN's; SDPA's own 59.2 µs)"; ""
+    and the named call's own beside it: " (SDPA cuDNN's; SDPA's own 59.2 µs)"; ""
     elsewhere or where the two read alike."""
     t = f.named_tie
     if t is None or us(t.median_ms) == us(f.median_ms):
@@ -118,7 +118,7 @@ def tie_note(f) -> str:
 
 def conditions_cell(f, env=None) -> str:
     """The SM clock and board power of the window of the call the row leads with (PointFacts.lead), with its share
-    held for power (review 2026-12-07-2 item 13): "1980 MHz · 687 W instant, at the 700 W limit · held for power 0% of
+    held for power: "1980 MHz · 687 W instant, at the 700 W limit · held for power 0% of
     samples". NVML's averaged reading is given only for a window of at least rules.NVML_POWER_WINDOW_S: in a shorter
     one it is the seconds before."""
     w = f.named_at if f.named_at is not None else f
@@ -131,7 +131,7 @@ def conditions_cell(f, env=None) -> str:
             PowerReading.INSTANT:
         power += f", at the {limit:.0f} W limit"
     held = held_for_power(w.power_cap_share, w.sm_clock_mhz, getattr(env, "ref_mhz", None), say_mhz=False)
-    t = f.named_tie if f.named_at is None else None  # the named tie's own clock, where it differs (item 4)
+    t = f.named_tie if f.named_at is None else None  # the named tie's own clock, where it differs
     apart = t is not None and t.sm_clock_mhz and round(t.sm_clock_mhz) != round(w.sm_clock_mhz)
     mhz = f"{w.sm_clock_mhz:.0f} MHz" + (
         f" ({sum_clocks.possessive(short_label(f.fastest))}; {sum_clocks.possessive(short_label(f.named))} "
@@ -149,7 +149,7 @@ def next_cell(f) -> str:
     if f.runner_up is None:
         return "–"
     at = f" at {f.runner_mhz:.0f} MHz" if f.runner_mhz is not None else ""
-    if f.runner_up in _sums(f):  # its replay set aside: the time is a kernel sum, never "as run" (review 21 item 5)
+    if f.runner_up in _sums(f):  # its replay set aside: the time is a kernel sum, never "as run"
         at = f", a kernel sum (its replay set aside){at}"
     return f"{_name(f, f.runner_up)}, {us(f.runner_ms)}{at}" if f.runner_ms is not None else _name(f, f.runner_up)
 
@@ -176,34 +176,34 @@ def sums_at(o, first_leads: bool = True) -> str:
 def gain_cell(f) -> str:
     """The runner-up's time over the verdict's call's, by the measure the rule decides by (the home map's): "1.44× as
     run"; by kernel sum, the two sums and their clocks that it divides, and the as-run ratio of the row's own times
-    beside it (review 2026-12-07-2 item 1): "1.23× by kernel sum (57.7 against 71.0 µs, both at 1980 MHz); 1.18× as
+    beside it: "1.23× by kernel sum (57.7 against 71.0 µs, both at 1980 MHz); 1.18× as
     run"."""
     if f.named_at is not None:
         return _shared_gain(f)
     if f.gain is None:
         return "–"
     # more digits where two would round it onto the line the first screen asks before naming a call (1.195×, never
-    # 1.20×: review 2026-12-07-1 item 7)
+    # 1.20×)
     by = orders_words.MEASURE.get(f.gain_by, f.gain_by or "")
-    if f.gain_by == leads.AS_RUN and (ks := _sums(f)):  # a kernel sum is never "as run" (review 21 item 5)
+    if f.gain_by == leads.AS_RUN and (ks := _sums(f)):  # a kernel sum is never "as run"
         by = "(both kernel sums)" if len(ks) == 2 else "(one side a kernel sum)"
     text = f"{times_beside(f.gain, rules.ADVICE_MIN_GAIN)} {by}".strip()
     o = f.orders
     if f.gain_by == leads.BY_KERNEL_SUM and o is not None and o.first_ks_ms and o.second_ks_ms:
-        higher = sum_clocks.higher_clock(o, label, named=False)  # what is left past a clock gap (2026-12-07-5 #3)
+        higher = sum_clocks.higher_clock(o, label, named=False)  # what is left past a clock gap
         text += f" ({sums_at(o, f.gain >= 1)}" + (f": {higher})" if higher else ")")
         as_run = f.as_run if f.as_run is not None else o.as_run  # the ratio of the times the table shows
         if as_run is not None:
             text += f"; {times(as_run)} as run"
-    if f.loop_ms is not None and f.runner_up is not None:  # host-bound: a loop's gain is not the GPU's (review 19)
+    if f.loop_ms is not None and f.runner_up is not None:  # host-bound: a loop's gain is not the GPU's
         text += f" on the GPU; {_loop_gain(f)}"
     return text
 
 
 def _loop_gain(f) -> str:
     """The row's eager-loop gain: the fastest's over the runner-up (host.in_loop) where no third call is faster in the
-    loop than both; else that call's lead over the row's call, as the line under the table names it (review 20 item 4:
-    "1.46× in an eager loop" over FlexAttention stood where SDPA is 3.49× faster than FlashAttention-4 in a loop):
+    loop than both; else that call's lead over the row's call, as the line under the table names it ("1.46× in an eager
+    loop" over FlexAttention stood where SDPA is 3.49× faster than FlashAttention-4 in a loop):
     "in an eager loop SDPA (backend not pinned) is 3.49× faster than FlashAttention-4"."""
     mine, theirs = f.loop_ms
     lp = f.loop
@@ -230,7 +230,7 @@ def _shared_gain(f) -> str:
 
 
 def _sums_reason(o) -> str:
-    """Why the kernel sums decide a pair (leads.Orders.sums_decide), from its orders (review 2026-12-07-2 item 6): timed
+    """Why the kernel sums decide a pair (leads.Orders.sums_decide), from its orders: timed
     apart; the whole as-run ratio within identical kernels' noise; or only its weaker round orientation within the
     line for one orientation."""
     if o.timed_apart:
@@ -250,7 +250,7 @@ def holds_cell(f) -> str:
     both round orientations, past identical kernels' noise"; "yes, by kernel sum (why: _sums_reason)"; or the home
     map's "no: ..." with the rule's reason (orders.map_state). Where the table's times are the profiled runs' and the
     order is read off the sweep's shared rounds (PointFacts.rounds_ms), the shared rounds' medians are cited, labelled,
-    as the record the rule read (review 2026-12-07-4 item 4): "yes, in the sweep's shared rounds at this point (58.7 µs
+    as the record the rule read: "yes, in the sweep's shared rounds at this point (58.7 µs
     against 69.4 µs, 1.18×): the intervals apart, ...". Where the row leads with the named call (PointFacts.named_at):
     "no: the 96.88% intervals overlap", with the fastest's own swing between round orientations where past its lead."""
     if f.named_at is not None:
@@ -290,7 +290,7 @@ def rounds_cited(f) -> str:
 
 
 def named_note(f) -> str | None:
-    """Under the table where What to call names another call than the verdict's fastest (review 2026-12-07-2 item 2):
+    """Under the table where What to call names another call than the verdict's fastest:
     which, and why by the rule: it shares the first rank (with the orders of the pair), or the fastest leads it by
     less than rules.ADVICE_MIN_GAIN, the gain What to call asks before naming another call than its own."""
     if not f.named_apart or f.named_orders is None:
@@ -312,7 +312,7 @@ def named_note(f) -> str | None:
 
 
 def _why_named(f, n: str, first: str) -> list[str]:
-    """Why What to call names its call over a fastest it ties with (review 19 item 10: a tie alone gave no reason): the
+    """Why What to call names its call over a fastest it ties with (a tie alone gave no reason): the
     rule it used, that it keeps its default where the default shares the first rank, and where an eager loop on this
     host puts the named call ahead, by how much."""
     out = []
@@ -327,7 +327,7 @@ def _why_named(f, n: str, first: str) -> list[str]:
 
 def _faster_unranked(f, o) -> list[str]:
     """Where the fastest leads the named call by kernel sum and in both round orientations but no rank is decided
-    (review 2026-12-07-8 item 3: "ahead as run in both round orientations" stood beside "a lead the as-run times cannot
+    ("ahead as run in both round orientations" stood beside "a lead the as-run times cannot
     show"): its leads, the kernel sums with their clocks once on the page's table and notes, then why no rank is
     decided (the intervals overlap; its own rounds' swing where past its lead) and the bar What to call asks."""
     first, as_run = _name(f, f.fastest), f.named_at.median_ms / f.median_ms
@@ -341,7 +341,7 @@ def _faster_unranked(f, o) -> list[str]:
     swing = sum_clocks.swing_note(o, label)
     why = f"But {swing}, so {overlap} and no rank is decided" if swing else f"But {overlap}, so no rank is decided"
     # packed documents: the call that needs no mask is named for the build (the note under the table says it), not
-    # for a bar the two never faced (review 2026-12-07-13 item 2: the H200's 1.19x mask call is named)
+    # for a bar the two never faced (the H200's 1.19x mask call is named)
     under = max(o.kernel_sum, as_run) < rules.ADVICE_MIN_GAIN and getattr(f.point, "mask", None) != schema.Mask.DOCUMENT
     return [lead, why, *([f"{sum_clocks.possessive(first)} lead is under the {rules.ADVICE_MIN_GAIN:g}× {NAMED} "
                           "asks before naming another call"] if under else [])]
@@ -353,7 +353,7 @@ def _sentence(x: str) -> str:
 
 def loop_note(f) -> str | None:
     """Where a Python loop of eager calls answers otherwise, or a call of the first rank waits on the host there
-    (verdict_point.Loop; review 2026-12-07-2 item 5): which call the loop should make, with each first-rank call's time
+    (verdict_point.Loop): which call the loop should make, with each first-rank call's time
     in the loop and its ratio to its GPU-only time."""
     lp = f.loop
     if lp is None:
@@ -365,7 +365,7 @@ def loop_note(f) -> str | None:
                          + (["host-bound"] if bound else []))
         return f"{label(x)} {us(ms)}" + (f" ({what})" if what else "")
     others = [one(*c) for c in lp.calls if c[0] != lp.fastest]
-    # a faster call whose answer is wrong is named, never called the fastest past it (review 2026-12-07-3 item 11)
+    # a faster call whose answer is wrong is named, never called the fastest past it
     wrong = "".join(f" {label(x)} is faster in the loop ({us(ms)} {each}) but gives a wrong answer here (relative "
                     f"error {err:.1e} against float64), so it is not the call." for x, ms, err in lp.wrong_faster)
     correct = " correct" if lp.wrong_faster else ""
@@ -374,7 +374,7 @@ def loop_note(f) -> str | None:
                 f"against {join_and(others)}; the times above are of the GPU alone (a CUDA graph).{wrong}")
     mine = next((c for c in lp.calls if c[0] == lp.fastest), None)
     if f.loop_ms is not None and f.runner_up is not None and lp.fastest == f.fastest and not any(
-            c[0] == f.runner_up for c in lp.calls):  # the next call's loop time, the loop's gain (review 19)
+            c[0] == f.runner_up for c in lp.calls):  # the next call's loop time, the loop's gain
         gpu = f", not the {times(f.gain)} of the GPU alone" if f.gain is not None else ""
         others.append(f"{label(f.runner_up)} {us(f.loop_ms[1])}: a {times(f.loop_ms[1] / f.loop_ms[0])} lead in the "
                       f"loop{gpu}")
@@ -388,14 +388,14 @@ def x_title(basis: str) -> str:
     return f"{TIMING.get(basis, basis)} time at the verdict's point (ms, log)"
 
 
-# The chart's marks by how a GPU-only time was taken (review 2026-12-07-2 item 7): a kernel sum is another measure
+# The chart's marks by how a GPU-only time was taken: a kernel sum is another measure
 MEASURE_WORD = {"cuda_graph": "CUDA-graph replay", "kernel_sum": "kernel sum of profiled calls"}
 HOLLOW_NOTE = "hollow: a kernel sum, not a graph replay"
 
 
 def rounds_note(f) -> list[str]:
-    """Under the chart where the lead over the next call is decided by the shared rounds (review 2026-12-07-4 item 9:
-    the whiskers, the medians' intervals, overlap beside "yes"): what decided it, in two short lines; [] elsewhere."""
+    """Under the chart where the lead over the next call is decided by the shared rounds (the whiskers, the medians'
+    intervals, overlap beside "yes"): what decided it, in two short lines; [] elsewhere."""
     o = f.orders
     if not (f.settled and o is not None and o.decided_by_rounds and o.paired is not None):
         return []
@@ -418,13 +418,13 @@ def headline_elsewhere(head_point: str, head_fastest: str, verdict_fastest: tupl
                        head_dim: int | None = None, measured: bool = False) -> str:
     """Where the scenario's headline below is at another point than the verdict's: which point it is, and whether
     its fastest differs from the verdict's (the reason the two answers differ: another size); `near`: the calls the
-    headline's point cannot set apart from its fastest, every one named (review 2026-12-07-2 item 8); `tie`: (the
+    headline's point cannot set apart from its fastest, every one named; `tie`: (the
     unpinned call, the fastest's median, its median) where the two run the same kernels (gen.analysis.scenarios.
-    headline's auto_tie), named as the headline names them, a tie by both medians (review 2026-12-07-1, second
-    reader's N1). A leader with calls within noise "leads by its median" wherever it is (N2). The page's table is the
+    headline's auto_tie), named as the headline names them, a tie by both medians.
+    A leader with calls within noise "leads by its median" wherever it is. The page's table is the
     verdict's point, which What to call answers for; this line never says the two name the same call. `head_dim`: the
-    point's, where the scenario ran that length at other head dims too (review 2026-12-07-2 item 9). `measured`: calls
-    were not measured in the set, so the order is of those measured (review 2026-12-07-3 item 7)."""
+    point's, where the scenario ran that length at other head dims too. `measured`: calls
+    were not measured in the set, so the order is of those measured."""
     text = "At the scenario's largest point" + (f" at head dim {head_dim}" if head_dim else "") + f" ({head_point})"
     text += OF_MEASURED if measured else ""
     lead = {head_fastest, *(tie[:1] if tie else ())}
@@ -445,24 +445,24 @@ def headline_elsewhere(head_point: str, head_fastest: str, verdict_fastest: tupl
             f"the size; the table above is the verdict's point, which {NAMED} answers for.")
 
 
-# Where the set did not measure every call (FA4 absent): an order is of those it measured (review 2026-12-07-3 item 7)
+# Where the set did not measure every call (FA4 absent): an order is of those it measured
 OF_MEASURED = ", of those measured"
 
 
 def replay_above(eager_ms: float | None) -> str:
     """After a time that is a graph replay's median above its eager loop's by more than rules.graph_above_eager allows
-    (the scaling tables mark such "‡"; review 22, finding 5): " (‡ a graph replay's median, above its eager loop's
+    (the scaling tables mark such "‡"): " (‡ a graph replay's median, above its eager loop's
     15.640 ms)"; "" for eager_ms None."""
     return "" if eager_ms is None else f" (‡ a graph replay's median, above its eager loop's {us(eager_ms)})"
 
 
 def other_head_dim(at: str, fastest: str, same: tuple[str, ...], near: tuple[str, ...], timed=(),
                    measured: bool = False) -> str:
-    """The scenario's largest length at another head dim than its own (review 2026-12-07-2 item 9: the article's
-    largest point at head dim 64 was said to be the scenario's, where at head dim 128 another call leads): "At head
+    """The scenario's largest length at another head dim than its own (the article's
+    largest point at head dim 64 is not the scenario's where at head dim 128 another call leads): "At head
     dim 128 (S = 16,384), FlexAttention (FLASH backend) leads by its median, and FlashAttention-4 (flash_attn.cute) and
     SDPA cuDNN are within noise of it as run."; `timed`: (call, its GPU-only median ms, its window's SM clock) of
-    each call named, given after (review 2026-12-07-3 item 7: the line gave no time or clock), and its eager loop's
+    each call named, given after (the line gave no time or clock), and its eager loop's
     median where that time is a graph replay's above it (replay_above); `measured`: as headline_elsewhere's."""
     at += OF_MEASURED if measured else ""
     ties = f" and {join_and(label(x) for x in same)}, the same kernels," if same else ""
@@ -482,8 +482,8 @@ NEW_LENGTH_AXIS = "cost of a new length beyond a warm call (ms, log)"
 def new_length_note(dropped: int, warmed: list[str]) -> str:
     """Under the chart of what each new length cost: which lengths it draws, and what it leaves out (a cost of zero
     has no place on a log axis; a run whose first calls hit another run's cached plans measured no cost). The table's
-    column is the median over the same lengths (gen.analysis.dynamic.DynamicFacts.first_overhead_ms, review
-    2026-12-07-2 item 10), those without a mark counted."""
+    column is the median over the same lengths (gen.analysis.dynamic.DynamicFacts.first_overhead_ms), those without a
+    mark counted."""
     text = ("Each mark is one length past the run's warm-up and its first length, what the first call there cost "
             "beyond the second; the table's column of each new length is the median over the same lengths")
     if dropped:
@@ -498,9 +498,9 @@ def new_length_note(dropped: int, warmed: list[str]) -> str:
 
 
 def cost_spread(f, unit: str) -> str:
-    """What a run paid for a new length, as a median with its spread (review 2026-12-07-2 item 11: "56.42 ms at every
+    """What a run paid for a new length, as a median with its spread ("56.42 ms at every
     decode step" where the steps cost 35 ms to 0.52 s): "a median 56.375 ms a decode step (35.4–521.2 ms over its 31
-    lengths after the first; 425.9 ms at the first)"; the median by `us`, as the home gives it (review 22, finding 7:
+    lengths after the first; 425.9 ms at the first)"; the median by `us`, as the home gives it (finding 7:
     it read 56.37 ms here and 56.375 ms there)."""
     costs = [c for _, c, _ in f.per_length]
     text = f"a median {us(f.first_overhead_ms)} a {unit}"

@@ -25,7 +25,7 @@ FIGURE_LABEL = {sa.FIGURE_TFLOPS: f"TFLOP/s ({sa.FLOP_LABEL})", sa.FIGURE_TBPS: 
 
 
 def figure_label(figure: str, points=()) -> str:
-    """The unit and count printed beside a figure: a TFLOP/s names the count its points take (review2 N9)."""
+    """The unit and count printed beside a figure: a TFLOP/s names the count its points take."""
     if figure == sa.FIGURE_TFLOPS:
         return f"TFLOP/s ({flop_label(points)})"
     return FIGURE_LABEL[figure]
@@ -187,20 +187,20 @@ def _time_and_rate(f: dict) -> str:
         text += f", {f['pct_of_ceiling']:.0f}% of {CEILING_NAME[f['ceiling']]}"
     if fig == sa.FIGURE_TBPS and not missing(f["pct_of_datasheet"]):
         text += f" and {f['pct_of_datasheet']:.0f}% of the datasheet's {f['datasheet_tbps']:g} TB/s"
-    if f["ceiling"] != sa.CEILING_MATMUL and f["ceiling"] in CEILING_NAME:  # review 10 #13; the floor: review 12 #10
+    if f["ceiling"] != sa.CEILING_MATMUL and f["ceiling"] in CEILING_NAME:
         text += table_words.pass_flag(f["pct_of_ceiling"], CEILING_NAME[f["ceiling"]].replace("bandwidth", "pass"))
     return text
 
 
 def determinism_opening(d, row: dict, variant_label) -> str:
     """Where a point ranks deterministic calls led by a plain one (gen.analysis.determinism.DeterministicHead), what the
-    headline opens with (review 2026-12-06-4 item 2): the fastest call that runs deterministically, the next one, and
+    headline opens with: the fastest call that runs deterministically, the next one, and
     what determinism costs it against the same call by default; the plain fastest follows as context."""
     text = f"the fastest deterministic call is {variant_label(d.first)}: {_time_and_rate(row)}."
     if d.second is not None:
         text += (f" It is {d.ratio:.2f}× ahead of the next, {variant_label(d.second)}." if d.decided else
                  f" It is within noise of the next, {variant_label(d.second)} ({d.ratio:.2f}× its time).")
-    if d.cost is not None:  # by kernel sum first where both steps' sums ran at one clock (review 18 item 7)
+    if d.cost is not None:  # by kernel sum first where both steps' sums ran at one clock
         text += f" {deterministic_words.cost_clause(d.cost, variant_label(d.cost.base), d.cost.base != d.plain)}."
     return text + " Without determinism, "
 
@@ -236,7 +236,7 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
     near = [v for v in near if v not in {o.second for o in paired}]
     led = [o for o in orders if o.second in near and orders_words.kernels_behind(o)]
     near = [v for v in near if v not in {o.second for o in led}]
-    if led:  # within noise as run, behind by kernel sum, as the first screen says (review 2026-12-06-4 item 1)
+    if led:  # within noise as run, behind by kernel sum, as the first screen says
         behind = [variant_label(orders_words.kernels_behind(o)) for o in led]
         text += (f" It and {join_and(variant_label(o.second) for o in led)} are within noise as run ("
                  + overlap_words(sp.get(f['variant']), [(o.second, sp.get(o.second)) for o in led], variant_label)
@@ -268,7 +268,7 @@ def _oriented_ceiling(f: dict) -> tuple[float, str] | None:
 def _fastest(f: dict, auto: str | None, sp: dict, variant_label, unmeasured: bool, others: bool) -> str:
     """The headline's fastest: "X is fastest by its median: 1.341 ms GPU-only, ...", or where unpinned SDPA runs the
     same kernels within its intervals (gen.analysis.scenarios.headline's auto_tie), both named as the verdicts name
-    them (review 2026-12-06-7 item 11: SDPA cuDNN was "fastest by its median: 1.341 ms" beside an unpinned call of
+    them (SDPA cuDNN was "fastest by its median: 1.341 ms" beside an unpinned call of
     1.340 ms): "X and Y run the same kernels and are fastest: one rank, a tie, by their medians 1.341 and 1.340 ms.
     X: 1.341 ms GPU-only, ..."."""
     measured = " of those measured" if unmeasured else ""
@@ -304,7 +304,7 @@ def matmul_share(f: dict) -> str:
     ("102% of the measured matmul ceiling (717 TFLOP/s at 1428 MHz, held for power 100% of its samples)"); a rate
     above it flagged with both clocks (rules.above_ceiling); the share at the point's own clock after it,
     labelled a model: scaling the ceiling by the clock assumes a product that runs at the point's clock under the
-    power limit, which the measured one did not (review 2026-12-06-3 item 6)."""
+    power limit, which the measured one did not."""
     value = f.get("ceiling_value")
     cmhz, held = f.get("ceiling_mhz"), f.get("ceiling_cap_share")
     cond = []
@@ -406,7 +406,7 @@ FP8_NOTE = ("Each FP8 variant beside the variant running the same kind of kernel
 
 def fp8_sol(rate) -> str:
     """After sol_note (gen.report.words.tables), on a page with FP8 rows: the rate they are set against, in words, not
-    by the source file that holds it (review 20, Part 1 item 9); sol_note has said they meet no measured ceiling."""
+    by the source file that holds it; sol_note has said they meet no measured ceiling."""
     if rate is None:
         return " FP8 rows: no dense FP8 rate for this GPU among the datasheet figures this report carries."
     return (f" FP8 rows are set against the dense FP8 rate instead, {rate.flops_per_clk_per_sm} FP8 FLOP per clock per "
@@ -482,7 +482,7 @@ def graph_above_eager_note(n: int, found: list | None = None, samples=()) -> str
     only in the graph, kernels only in the eager call) where the capture's graph check saw the two differ,
     said as found (never "cause not established" beside it); `samples`: the marked rows' graph replays and eager
     calls, counted, whose intervals the graph rule (gen.model.graph_rule) sets side by side: their real level is
-    said (five replays: 93.75%, review 2026-12-06-6 item 12)."""
+    said (five replays: 93.75%)."""
     if not n:
         return None
     level = intervals(*((1, k) for k in samples if k and not missing(k)))
@@ -515,7 +515,7 @@ def calls_note(labels: list[str], later: list[str], own: str | None, later_mhz: 
 
 def _at(ms: float) -> str:
     """A time at the resolution that shows two windows' order: µs to two decimals below 1 ms (0.175 ms hid
-    174.54 against 175.08 µs: review 2026-12-06-6 item 4), else ms to three."""
+    174.54 against 175.08 µs), else ms to three."""
     return f"{ms * 1000:.2f} µs" if ms < 1 else f"{ms:.3f} ms"
 
 
@@ -535,8 +535,8 @@ def same_point_line(d: dict, label) -> str:
     """A point another scenario timed too (gen.analysis.same_point.same_point_elsewhere): each shared variant's time
     and clock here and there, like with like (both kernel sums where one window has a graph replay and the other a
     kernel sum), and what the two windows' order says: where a variant's two intervals are apart, the windows'
-    conditions moved it past them; where only the order differs, it differs inside the intervals (review item 6,
-    review 2026-12-06-6 item 4). No equal-clock pointer at a memory-bound point."""
+    conditions moved it past them; where only the order differs, it differs inside the intervals. No equal-clock pointer
+    at a memory-bound point."""
     def each(side):
         out = []
         for v, a_ms, a_mhz, b_ms, b_mhz, sums, _ in d["rows"]:
@@ -576,7 +576,7 @@ def same_point_line(d: dict, label) -> str:
 
 def graph_below_lines(rows, label) -> list[str]:
     """Points ranked on their kernel sum because the graph replay read far below it and the eager loop
-    (rules.graph_below_kernels, review item 1): what each read, once per variant."""
+    (rules.graph_below_kernels): what each read, once per variant."""
     out: dict[str, str] = {}
     for r in rows:
         g, k, e = r.get("graph_ms"), r.get("kernel_sum_ms"), r.get("eager_ms")

@@ -1,4 +1,4 @@
-"""Notes as short sentences (review 2026-12-07-1, second reader, N3: the "What to call" paragraph was one sentence of
+"""Notes as short sentences (the "What to call" paragraph was one sentence of
 418 words with brackets three deep). A note's producer gives its clauses as a list, a clause whose bracket holds
 clauses of its own as an `Aside`; each clause is then a sentence after the workload's name. Nothing here reads a
 clause's text, so a producer that changes its punctuation cannot move where the sentences fall.

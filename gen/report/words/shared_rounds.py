@@ -1,5 +1,5 @@
 """Where a scenario's times come from its profiled runs (each call in a loop of its own) and its order from the sweep's
-shared rounds at the same point (gen.analysis.calls.Timed.rounds_record; review 2026-12-07-4 items 3, 4): every time a
+shared rounds at the same point (gen.analysis.calls.Timed.rounds_record): every time a
 page shows is the runs', and the shared rounds are cited, labelled with their record, clock and power, as the evidence
 that decides the order."""
 

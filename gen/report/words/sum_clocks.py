@@ -1,8 +1,8 @@
 """The clocks two kernel sums were taken at, beside a lead the sums give (gen.analysis.leads.Orders): within
 rules.CLOCK_GAP_PCT of each other, or past it with the leader at the lower clock (the gap can only have shrunk the
 lead), or at the higher one (then how much of the lead the gap can explain, and what is left past it). One set of
-words for every page that gives a kernel-sum lead, at length or short (review 2026-12-07-5 item 3: the sliding-window
-verdict said what its clock gap explains, packed documents' first row gave "1.11×" bare at clocks 5.7% apart)."""
+words for every page that gives a kernel-sum lead, at length or short, so no page gives a
+lead bare ("1.11×" at clocks 5.7% apart) where another says what its clock gap explains."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from gen.report.words.common import short_label, times
 
 def apart(a_mhz: float, b_mhz: float) -> str:
     """How far apart two clocks are, as every page words a clock gap: rules.clock_gap_pct (the higher over the lower,
-    less one: the measure the gate rules.CLOCK_GAP_PCT is set in and what "that gap can explain" reads, review 20
-    item 7), whole from 10%, to a tenth below it so that a gap just past the gate never reads as the gate itself
-    (review 2026-12-07-6 item 6: one gap read two ways for the same two clocks): "22%", "5.7%"."""
+    less one: the measure the gate rules.CLOCK_GAP_PCT is set in and what "that gap can explain" reads), whole from 10%,
+    to a tenth below it so that a gap just past the gate never reads as the gate itself
+    (one gap read two ways for the same two clocks): "22%", "5.7%"."""
     gap = rules.clock_gap_pct(a_mhz, b_mhz)
     return f"{gap:.0f}%" if round(gap, 1) >= 10 else f"{gap:.1f}%"
 
@@ -39,8 +39,8 @@ def article_of(n: str) -> str:
 def clock_against(own_mhz: float, other_mhz: float, n: str | None = None) -> str:
     """Where one call's window ran against the other's, in the one measure a clock gap is given in (apart: the
     higher over the lower, less one), worded so that the percent is literally true: "at a 6.5% higher clock" for the
-    call at the higher clock, "against a 6.5% higher clock" for the one at the lower (review 2026-12-07-13 item 1:
-    "at a 6.5% lower clock" printed 1790/1681 − 1 for a clock 6.1% below the other). `n`: the gap as already
+    call at the higher clock, "against a 6.5% higher clock" for the one at the lower ("at a 6.5% lower clock" printed
+    1790/1681 − 1 for a clock 6.1% below the other). `n`: the gap as already
     printed ("12"), where the page gives it to another precision."""
     n = n if n is not None else apart(own_mhz, other_mhz)[:-1]
     return f"{'at' if own_mhz > other_mhz else 'against'} {article_of(n)} {n}% higher clock"
@@ -49,7 +49,7 @@ def clock_against(own_mhz: float, other_mhz: float, n: str | None = None) -> str
 def lower_clock(o, named: bool = False) -> str:
     """ "against a 10% higher clock": a kernel-sum lead taken at clocks past rules.CLOCK_GAP_PCT, its leader at the
     lower one (Orders.kernel_sum_conservative), so the gap can only have shrunk it; `named`: the two clocks and whose
-    they are, where the sentence gives no sums beside it (review 2026-12-07-2 item 1: "at an 11% lower clock" stood
+    they are, where the sentence gives no sums beside it ("at an 11% lower clock" stood
     beside as-run clocks 0.9% the other way) "against a 12% higher clock (1755 against 1965 MHz, the kernel sums'
     windows)"."""
     pct = o.kernel_sum_leader_clock_pct
@@ -109,7 +109,7 @@ def swing_note(o, label) -> str:
     """Beside a pair's leads, where the as-run leader's own forward and reversed round medians lie further apart than
     its as-run lead (Orders.own_swing): "FlexAttention (compiled)'s own round orientations differ by 1.15×, more than
     its 1.13× lead as run"; "" elsewhere. Against the as-run lead only: the swing is of the rounds, and the kernel
-    sums were taken outside them (review 2026-12-07-6 item 4: "more than this lead" stood beside a kernel-sum lead)."""
+    sums were taken outside them ("more than this lead" would misread beside a kernel-sum lead)."""
     if o.as_run is None or o.as_run <= 0:
         return ""
     leader = o.first if o.as_run >= 1 else o.second
@@ -131,7 +131,7 @@ def short_lead(o, text: str) -> str:
     return text + (f" ({'; '.join(notes)})" if notes else "")
 
 
-# Why the kernel sums' clock gate holds at a memory-bound point too (review 2026-12-07-1 item 15): the pages give
+# Why the kernel sums' clock gate holds at a memory-bound point too: the pages give
 # such a point no equal-clock time, but that is no finding that its time ignores the SM clock
 MEMORY_BOUND_GATE = ("the gate holds at memory-bound points too: how far their kernels' time follows the SM clock is "
                      "not measured here, and no memory clock is recorded")
@@ -144,8 +144,8 @@ def clock_gate(o, gap: str) -> str:
     higher = o.kernel_sum_leader_clock_pct is not None and o.kernel_sum_leader_clock_pct < 0
     why = f"past the {rules.CLOCK_GAP_PCT:g}% within which they may decide" + (
         f"; {MEMORY_BOUND_GATE}" if o.memory_bound else "")
-    leader = " with their leader at the higher one" if higher else ""  # a phrase, not a clause (review 19 item 7)
-    if higher and o.kernel_sum is not None and o.first_ks_mhz and o.second_ks_mhz:  # review 2026-12-07-3 item 6
+    leader = " with their leader at the higher one" if higher else ""  # a phrase, not a clause
+    if higher and o.kernel_sum is not None and o.first_ks_mhz and o.second_ks_mhz:
         c = max(o.first_ks_mhz / o.second_ks_mhz, o.second_ks_mhz / o.first_ks_mhz)
         lead = times(max(o.kernel_sum, 1 / o.kernel_sum))
         why += (f"; that gap can explain up to {times(c, 3)} and their lead is {lead}, not "
@@ -155,7 +155,7 @@ def clock_gate(o, gap: str) -> str:
 
 def sums_clocks(o) -> str:
     """At which clocks the kernel sums were taken, where they decide (rules.lead_decided): "taken at clocks within 5%
-    of each other", or, past that gap, how much of their lead it can explain (review 2026-12-07-3 item 6): "taken at
+    of each other", or, past that gap, how much of their lead it can explain: "taken at
     clocks 6.5% apart (1980 against 1860 MHz) and leading by 1.38×, more than the 1.065× that gap can explain (1.29×
     left)"."""
     if o.past_clock is None:
@@ -163,7 +163,7 @@ def sums_clocks(o) -> str:
     gap = apart(o.first_ks_mhz, o.second_ks_mhz)
     lead, left = max(o.kernel_sum, 1 / o.kernel_sum), max(o.past_clock, 1 / o.past_clock)
     mhz = _leader_mhz(o)
-    # "and leading by": the clause needs its own verb (review 19 item 7: "their 1.38× lead more than ..." had none)
+    # "and leading by": the clause needs its own verb ("their 1.38× lead more than ..." had none)
     return (f"taken at clocks {gap} apart ({mhz[0]:.0f} against {mhz[1]:.0f} MHz) and leading by {times(lead)}, more "
             f"than the {times(o.clock_explains, 3)} that gap can explain ({times(left)} left; a kernel's time falls at "
             "most in proportion to 1 / clock)")

@@ -1,6 +1,6 @@
 """How an exception of What to call stands over its scenario's sweep (gen.analysis.sweep_turns), in words: where the
 default call is decidedly faster at other sizes, with the kernel sums first where the as-run clocks may flatter it
-(review 2026-12-07-8 item 4: "with FlashAttention-4's clock the higher as run, 3.1% apart, by kernel sum 1.15×" had no
+("with FlashAttention-4's clock the higher as run, 3.1% apart, by kernel sum 1.15×" had no
 verb), how far the exception holds or ties, and the two calls at every other head dim the sweep ran (the article's
 paragraph said nothing of head dim 128, where the two stay within a few percent)."""
 
@@ -16,12 +16,12 @@ from gen.report.words.sum_clocks import apart, clock_against, higher_clock, lowe
 
 
 def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
-    """Where the exception's own scenario, at other sizes, turns the other way (review item 12): the sizes where
+    """Where the exception's own scenario, at other sizes, turns the other way: the sizes where
     the default is decidedly faster, with both times; where those ran at clocks that may flatter the faster call, the
     kernel sums first and the as-run times after (sums_first), or, for a chunk size timed at several key lengths, the
-    kernel sums beside them (clock_fair), outside the as-run bracket so no bracket nests (review 2026-12-07-7 item 7).
+    kernel sums beside them (clock_fair), outside the as-run bracket so no bracket nests.
     Where the prefill sweep has the exception's call decidedly ahead at other sizes too, or the two tied, those are
-    named (review 2026-12-07-7 item 2: "at 1k only" was said where SDPA led at 256 and 512 and 2k tied). Then the
+    named (never "at 1k only" where SDPA also leads at 256 and 512 and ties at 2k). Then the
     other head dims the sweep ran (other_dims_line)."""
     others = other_dims_line(a, e)
     if not e.reversed_at:
@@ -34,7 +34,7 @@ def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
     for q, rows in by.items():
         lo, hi = min(x / d for _, d, x, *_ in rows), max(x / d for _, d, x, *_ in rows)
         ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
-        square = all(kv == q for kv, *_ in rows)  # prefill at its own length: no chunks (review 9 item 1)
+        square = all(kv == q for kv, *_ in rows)  # prefill at its own length: no chunks
         what = (f"at {join_and(short_count(kv) for kv, *_ in rows)} tokens{dim}" if square
                 else f"with {q:,}-query chunks{dim}" if q > 1 else f"with single queries{dim}")
         if square and len(rows) == 1 and (first := sums_first(rows[0][5], *rows[0][1:5])):
@@ -86,7 +86,7 @@ def _sums(o) -> str:
 
 def sums_first(o, d: float, x: float, a_mhz: float | None, b_mhz: float | None) -> str:
     """One size where the as-run clocks may flatter the faster call (clocks_may_flatter) and its kernel sums put it
-    ahead too: the kernel sums first, then the as-run times with whose clock ran higher (review 2026-12-07-8 item 4):
+    ahead too: the kernel sums first, then the as-run times with whose clock ran higher:
     "1.15× faster by kernel sum (2.007 ms against 2.306 ms, both at 1980 MHz) and 1.20× as run (2.020 ms at 1917 MHz
     against 2.430 ms at 1857 MHz, FlashAttention-4's clock 3.1% the higher)"; "" elsewhere."""
     if not clocks_may_flatter(a_mhz, b_mhz) or o is None or o.kernel_sum is None or o.kernel_sum < 1 or not (
@@ -100,7 +100,7 @@ def sums_first(o, d: float, x: float, a_mhz: float | None, b_mhz: float | None) 
 
 def clock_fair(o, a_mhz: float | None, b_mhz: float | None) -> str:
     """Beside an as-run ratio whose two windows ran at clocks past rules.CLOCK_GAP_PCT, or within it but with the
-    faster call (the default, `a_mhz`) at the higher clock (review 2026-12-07-7 item 2: 8k's 1.20× as run at 1917
+    faster call (the default, `a_mhz`) at the higher clock (8k's 1.20× as run at 1917
     against 1857 MHz is 1.15× by kernel sum, both at 1980 MHz), the kernel sums (o: the pair's leads.Orders, the
     as-run leader first), one bracket deep: "clocks 8.6% apart, so by kernel sum 1.16× (7.634 ms at 1890 MHz against
     8.887 ms at 1965 MHz, FlashAttention-4 against a 4.0% higher clock)"; "" where a clock is not recorded or the clocks
@@ -119,7 +119,7 @@ def clock_fair(o, a_mhz: float | None, b_mhz: float | None) -> str:
 
 
 def _clocked(ms: float, mhz: float | None) -> str:
-    """A time with its window's SM clock, as the verdicts give it, or "clock not recorded" (review 8 item 14)."""
+    """A time with its window's SM clock, as the verdicts give it, or "clock not recorded"."""
     return f"{us(ms)} at {mhz:.0f} MHz" if mhz else f"{us(ms)} (clock not recorded)"
 
 
@@ -178,8 +178,8 @@ def other_dims_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
 
 
 def _third(q, head_dim: int) -> str | None:
-    """Where a third call is the fastest by median at a point of another head dim (DimPoint.third; review 19 item
-    11), set against both calls by the same rules as every pair (Orders.decided; review 20 item 1: "1.12× ahead" stood
+    """Where a third call is the fastest by median at a point of another head dim (DimPoint.third), set
+    against both calls by the same rules as every pair (Orders.decided: "1.12× ahead" stood
     where the article page calls the pair within noise, and SDPA went unmentioned): "At head dim 128, 16k tokens,
     FlexAttention (FLASH backend) has the lowest median, 12.364 ms as run, but SDPA and FlashAttention-4 are within
     noise of it: SDPA 1.15× behind as run against a 9.8% higher clock and by kernel sum 1.09×; FlashAttention-4 1.12×

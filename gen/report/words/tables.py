@@ -141,7 +141,7 @@ def conditions_cell(r, ref_mhz: float | None = None, env=None) -> str:
         parts.append(held)
     if not missing(r.get("temp_c")):
         parts.append(f"{r['temp_c']:.0f} °C")
-    if r.get("gpu_only_method") == "kernel_sum":  # one source per row: the window its time comes from (item 31)
+    if r.get("gpu_only_method") == "kernel_sum":  # one source per row: the window its time comes from
         parts.append(KERNEL_SUM_WINDOW)
     at = _equal_clock_ms(r, mhz, ref_mhz)
     if at is not None:
@@ -179,7 +179,7 @@ def clock_cell(r, ref_mhz: float | None = None, env=None) -> str | None:
     held = cap_share(r, getattr(env, "ref_mhz", None))
     if held:
         text += f", {held}"
-    if r.get("gpu_only_method") == "kernel_sum":  # not a graph replay's window: say whose (item 31)
+    if r.get("gpu_only_method") == "kernel_sum":  # not a graph replay's window: say whose
         text += f" ({KERNEL_SUM_WINDOW})"
     at = _equal_clock_ms(r, mhz, ref_mhz)
     if at is not None:
@@ -221,7 +221,7 @@ def conditions_note(rows, per_variant: bool = False, env=None, say_reading: bool
 def conditions_range(rows, env=None) -> str:
     """A set's GPU-only times in one phrase: the range of their mean SM clocks, power (its reading named,
     `env`: the set's environment) and temperature, or why they were not recorded. Where some times are kernel
-    sums, their windows (the profiled calls') are given apart from the graph replays' (item 31): one range
+    sums, their windows (the profiled calls') are given apart from the graph replays': one range
     never mixes the two kinds of window."""
     ok = [r for r in rows if r.get("status") == "ok"]
     clocked = [r for r in ok if not missing(r.get("sm_clock_mhz"))]
@@ -275,7 +275,7 @@ def _range(rows, apart: bool = False, env=None, said: str = "") -> str:
             text += f", {'≈' if lag_avg else ''}{_span([r['power_avg_w'] for r in averaged], apart)} W averaged"
         shares = [r["power_cap_share"] for r in powered if not missing(r.get("power_cap_share"))]
         if shares:
-            text += (", never held for power" if max(shares) == 0 else  # review 2026-12-07-3 item 12
+            text += (", never held for power" if max(shares) == 0 else
                      f", held for power {'up to ' if len(shares) > 1 else ''}{100 * max(shares):.0f}% of samples")
         notes = []
         if unsaid:
@@ -297,8 +297,8 @@ def ceiling_line(c: clocks.Ceiling, env=None) -> str:
             "read": "a read-only pass (what a decode kernel mostly does)"}.get(c.kind, c.kind)
     value = f"{c.value:.0f} {c.unit}" if c.unit == "TFLOP/s" else f"{c.value:.2f} {c.unit}"
     cond = c.conditions
-    # its window's length, so that a short window's averaged power gets the ≈ the scenario rows give it (review
-    # 2026-12-07-3 item 9: "475 W averaged" over 0.515 s beside "held for power 100%")
+    # its window's length, so that a short window's averaged power gets the ≈ the scenario rows give it
+    # ("475 W averaged" over 0.515 s beside "held for power 100%")
     row = {**cond.__dict__, "telemetry_window_s": getattr(cond, "duration_s", None)}
     at = (f"at {conditions_cell(row, env=env)}" if cond.recorded else f"clock {cond.reason or NOT_RECORDED}")
     text = f"{c.kind.capitalize()} ceiling: {what}, {value} (median of {c.n}), {at}"
@@ -359,8 +359,8 @@ def fidelity_lines(rows) -> list[str]:
     return out
 
 
-# A share of a measured bandwidth past rules.above_ceiling, flagged as a compute point above its ceiling is (review
-# 2026-12-07-1 N8); one past 100% but within rules.TIME_FLOOR_PCT of the pass (review 2026-12-07-3 item 10: SDPA
+# A share of a measured bandwidth past rules.above_ceiling, flagged as a compute point above its ceiling is;
+# one past 100% but within rules.TIME_FLOOR_PCT of the pass (SDPA
 # cuDNN's decode at 101% of the paired H100 set's read pass, unflagged) is flagged too: the pass is then a lower bound
 ABOVE_PASS = ("; above {name}, which therefore is no ceiling for this call (flagged as the matmul line is where a "
               "rate passes it)")
@@ -379,7 +379,7 @@ def pass_flag(pct: float | None, name: str) -> str:
 
 def memory_side(f: dict) -> str:
     """Where a point rated against the matmul ceiling sits left of the roofline's ridge (its FLOP per byte below the
-    matmul ceiling over the highest measured bandwidth), the memory side of it (review 2026-12-07-3 item 11: chunked
+    matmul ceiling over the highest measured bandwidth), the memory side of it (chunked
     prefill at 16 queries, 128 FLOP/B against a 231 FLOP/B ridge, was rated only as 10% of the matmul ceiling):
     "; below the roofline's ridge (128 against 231 FLOP/B), so its bound is memory: 0.56 TB/s, 18% of the measured
     read pass, where the roof is 395 TFLOP/s"; "" elsewhere."""

@@ -116,14 +116,14 @@ def _host_line(v: verdicts.Verdict) -> str:
                    for x in (f.eager, *(v.row(y).eager for y in (*h.closed, *v.near))))
     loop = "In a Python loop (eager calls" + ("" if eager_ci else ", no interval recorded") + ")"
     eager_level = intervals(*(t.eager for t in (f, *(v.row(y) for y in (*h.closed, *v.near))) if t is not None))
-    if lead and not host_can_hide(v):  # no call brought up by the host's cost to name (review2 N3)
+    if lead and not host_can_hide(v):  # no call brought up by the host's cost to name
         return f"{loop}, {lead}."
-    if lead:  # the pair compared is the tied leaders first, then the call the loop brings up to them (item 29)
+    if lead:  # the pair compared is the tied leaders first, then the call the loop brings up to them
         return (f"For short calls in a Python loop, {lead}" + (
             "; a call behind them on the GPU alone comes within the eager spread of the fastest (their "
             f"{eager_level} overlap): " + "; ".join(parts) if parts else "") + ".")
     if shrinks and not host_can_hide(v):
-        # no host time recorded, or calls far longer than the time a loop spends off the GPU (review2 N3)
+        # no host time recorded, or calls far longer than the time a loop spends off the GPU
         return (f"{loop} " + "; ".join(parts)
                 + f"; {label(f.variant)} still leads: the eager and GPU-only times come from "
                 "other windows, and the host's cost was not what set them apart.")
@@ -132,7 +132,6 @@ def _host_line(v: verdicts.Verdict) -> str:
                 + ". The host's cost per call hides the GPU's difference.")
     if not host_can_hide(v):
         # calls far longer than a loop spends off the GPU: the eager spread is the windows', not the host's
-        # (review 2026-12-06 item 13)
         return (f"{loop} " + "; ".join(parts) + f": their eager times' {eager_level} overlap, but a loop spends "
                 "little beside calls this long off the GPU, so the host's cost is not what brings them together.")
     return ("For short calls in a Python loop the order holds but cannot be told apart: " + "; ".join(parts)
@@ -142,7 +141,7 @@ def _host_line(v: verdicts.Verdict) -> str:
 def host_can_hide(v: verdicts.Verdict) -> bool:
     """The host's cost can hide a GPU difference only where the scenario recorded the host (a host time or its
     cost a call) and a loop spends at least that difference off the GPU: the fastest's eager time over its
-    GPU-only time covers every closed call's GPU-only lead (review2 N3: never for millisecond calls whose
+    GPU-only time covers every closed call's GPU-only lead (never for millisecond calls whose
     eager time runs under the GPU difference)."""
     f = v.fastest
     if f.eager is None or f.gpu_only is None or (f.host is None and f.host_cost_ms is None):
@@ -153,7 +152,7 @@ def host_can_hide(v: verdicts.Verdict) -> bool:
 
 def leaders_eager(v: verdicts.Verdict) -> str | None:
     """Where calls share the first rank (within noise), their eager times side by side: the comparison a reader
-    expects before any call further down (review item 29)."""
+    expects before any call further down."""
     f = v.fastest
     near = [v.row(x) for x in v.near if v.row(x) is not None and v.row(x).eager is not None]
     if not near or f.eager is None:
@@ -172,7 +171,7 @@ def cut_reasons(v: verdicts.Verdict) -> tuple[tuple[str, str], ...]:
     for x, reason, backend_name in said:
         if reason and len(reason_first_clause(reason, backend_name)) > REASON_CHARS:
             by.setdefault(reason, []).append(label(x))
-    # the capture's own sizes in GiB, as PyTorch's beside them (review 18 item 13)
+    # the capture's own sizes in GiB, as PyTorch's beside them
     return tuple((join_and(list(dict.fromkeys(xs))), gib_units(reason)) for reason, xs in by.items())
 
 
@@ -202,7 +201,7 @@ def paged_line(v: verdicts.Verdict) -> str | None:
     text = (f"For a paged KV cache, call {label(best)}: {us(best_ms)} {per_call(v.mode)}, the fastest of the calls "
             f"measured that read pages ({join_and(label(x) for x, _ in p.ranked)}); SDPA reads a contiguous cache only")
     if p.contiguous is not None and p.contiguous_ms:
-        # paging's own cost: the same call without a page table (review 2026-12-06-2 item 11), with the interval
+        # paging's own cost: the same call without a page table, with the interval
         # rule that ranks any two calls: a cost is never said beside overlapping intervals without its noise
         a, b = v.spread(v.row(best)), v.spread(v.row(p.contiguous))
         text += (f". Against the same call on a contiguous cache ({label(p.contiguous)}, {us(p.contiguous_ms)}), "
@@ -237,7 +236,7 @@ def _batch_runs(b) -> str:
 
 def batch_sentence(b) -> str:
     """A decode verdict's batch, and the order of its calls at the dynamic-lengths runs' batch (verdicts.Verdict.
-    other_batch), fastest first down to the verdict's calls (review 2026-12-06-2 item 4)."""
+    other_batch), fastest first down to the verdict's calls."""
     (top, top_ms), rest = b.order[0], b.order[1:]
     text = (f"This holds at batch {b.at_batch}: at batch {b.batch} ({_batch_runs(b)}) the fastest is {label(top)}, "
             f"{us(top_ms)} a call")
@@ -316,7 +315,7 @@ def _headline(v: verdicts.Verdict) -> str:
         times_ = (f"{us(fs.median)} {per_call(v.mode)} {BASIS[v.basis]} for {label(f.variant)} against "
                   + join_and(f"{us(v.spread(v.row(x)).median)} for {label(x)}" for x in v.near))
         told = [o for o in v.orders if orders_words.telling(o)]
-        # more than one pair's orders in one sentence: each names its counterpart (review 2026-12-06-2 item 11)
+        # more than one pair's orders in one sentence: each names its counterpart
         than = len(told) > 1
         if v.undecided():
             # the as-run intervals are apart, but another order puts the other call ahead (rules.lead_decided): no
@@ -366,7 +365,7 @@ def _runner_up(v: verdicts.Verdict, head: str, here: str) -> str:
     if o.decided_by_kernel_sum and not v.same_kernel:
         return _by_kernel_sum(v, o, here)
     if shared_rounds.decided_in_rounds(v.fastest, v.runner_up) and o.decided:  # the times the runs', the order the
-        # sweep's shared rounds' (review 2026-12-07-4 item 4: one value per quantity, each record labelled)
+        # sweep's shared rounds' (one value per quantity, each record labelled)
         return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}) "
                 f"{shared_rounds.runs_pair(v.fastest, v.runner_up, label)}; "
                 + shared_rounds.evidence(v.fastest, v.runner_up, o, label))
@@ -392,7 +391,7 @@ def _beyond_noise(o) -> str:
 
 def _behind_by_kernels(v: verdicts.Verdict, told, times_: str, here: str, than: bool) -> str:
     """Calls within noise as run of which the kernel sums put one behind (Orders.kernels_leader), in the first screen's
-    words (orders_words.BEHIND_BY_KERNELS; review 2026-12-06-4 item 1): "X and Y are within noise as run here but Y is
+    words (orders_words.BEHIND_BY_KERNELS): "X and Y are within noise as run here but Y is
     behind by kernel sum: ...; X 1.20× faster by kernel sum (...)", never "they share the first rank"; the calls no sum
     puts behind share it."""
     f = v.fastest
@@ -410,7 +409,7 @@ def _behind_by_kernels(v: verdicts.Verdict, told, times_: str, here: str, than: 
 
 def _by_kernel_sum(v: verdicts.Verdict, o, here: str) -> str:
     """A lead the kernel sums decide (Orders.decided_by_kernel_sum), led by them, the measure that decides: the as-run
-    medians after it, with the orientation that falls within the noise line (review 2026-12-06-5 item 4)."""
+    medians after it, with the orientation that falls within the noise line."""
     f, r = v.fastest, v.runner_up
     fs, rs = v.spread(f), v.spread(r)
     sums = orders_words.sums(o, True, label)
@@ -424,7 +423,7 @@ def _by_kernel_sum(v: verdicts.Verdict, o, here: str) -> str:
 
 def order_flips_clause(v: verdicts.Verdict) -> str | None:
     """Where another scenario timed this point with the fastest and a call sharing its rank the other way round
-    (Verdict.order_flips), no ranking between them: the as-run order flips between windows (review N1)."""
+    (Verdict.order_flips), no ranking between them: the as-run order flips between windows."""
     f = v.fastest
     pairs = [(b, other, ms_a, ms_b) for a, b, other, ms_a, ms_b in v.order_flips if a == f.variant and b in v.near]
     if not pairs:
@@ -461,7 +460,7 @@ def other_calls_line(v: verdicts.Verdict) -> list[str]:
 def same_kernel_line(v: verdicts.Verdict) -> str:
     """Calls that run kernels of the same names within noise of each other share a rank; where their times are
     apart (the 95% intervals do not overlap) they run the same kernel class with other arguments: no tie, and the
-    measured ratio (review item 15, review2 N7)."""
+    measured ratio."""
     f = v.fastest
     fs = v.spread(f)
     out = []
@@ -471,8 +470,8 @@ def same_kernel_line(v: verdicts.Verdict) -> str:
             out.append(f"{join_and(label(x) for x in (f.variant, *v.same_kernel))} run the same kernels: one rank, "
                        "a tie.")
         else:
-            # kernels of the same names tie only where the times agree: a name does not show the arguments (review2
-            # N7), so the tie is said with the intervals that allow it
+            # kernels of the same names tie only where the times agree: a name does not show the arguments, so the
+            # tie is said with the intervals that allow it
             out.append(f"{join_and(label(x) for x in (f.variant, *v.same_kernel))} run kernels of the same names and "
                        f"their {intervals(fs, *(v.spread(v.row(x)) for x in v.same_kernel))} overlap: one rank, "
                        "within noise.")
@@ -488,7 +487,7 @@ def same_kernel_line(v: verdicts.Verdict) -> str:
 
 def other_dtype_line(v: verdicts.Verdict) -> str | None:
     """Where a scenario's calls that set their own inputs' dtype (FP8) lose to a call that does not: the fastest
-    is no FP8 kernel, and which FP8 calls were not measured (review item 13)."""
+    is no FP8 kernel, and which FP8 calls were not measured."""
     def own(x: str) -> str | None:
         return VARIANTS[x].dtype if x in VARIANTS else None
 
@@ -547,13 +546,12 @@ def _host_lines(v: verdicts.Verdict) -> list[str]:
         lines.append(_host_line(v))
     if v.host_bound:
         line = f"Host-bound (see the rule in the methodology): {join_and(label(x) for x in v.host_bound)}"
-        if v.loop_ms is not None and v.ratio is not None:  # the lead a loop gets is not the GPU's (review 18 item 1)
-            # a runner-up within noise of the fastest ties it on the GPU (review 20 item 6): no "leads by 1.01×"
+        if v.loop_ms is not None and v.ratio is not None:  # the lead a loop gets is not the GPU's
+            # a runner-up within noise of the fastest ties it on the GPU: no "leads by 1.01×"
             line += ". " + loop_lead(label(v.fastest.variant), label(v.runner_up.variant), v.loop_ms, v.ratio,
                                      tie=v.runner_up.variant in v.near)
         lines.append(line + ".")
     # the host-bound calls beside those within noise, so the call a verdict names host-bound has its host figures
-    # (review 18 item 1)
     if shown := [x for x in v.ranking if x in v.host_noise or x in v.host_bound]:
         parts = []
         for x in shown:
@@ -577,7 +575,7 @@ def point_label(p) -> str:
 
 
 def at_verdict_point(v: verdicts.Verdict, point, mode: str) -> str:
-    """A scenario page's opening (review 10 item 1): the verdict's point, the one the home's row and the set page
+    """A scenario page's opening: the verdict's point, the one the home's row and the set page
     answer for, with the verdict's own headline there."""
     what = "training steps" if mode == "train" else "a forward pass"
     return (f"At the verdict's point, {point_label(point)} ({what}; the point the home and the set page answer for): "

@@ -13,7 +13,7 @@ from gen.report.words.kernels import kernel_path, kernel_path_short
 def why_line(v: verdicts.Verdict, launched: dict[str, Launch] | None = None) -> str | None:
     """Why the fastest wins, from its profiled call against the runner-up's; `launched`: their main kernels'
     launches (gen.analysis.launches.verdict_launches), said where both are known. None for a tie: where the
-    runner-up is within noise of the fastest there is no win to explain (review2 N8)."""
+    runner-up is within noise of the fastest there is no win to explain."""
     w = v.why
     if w is None or (v.runner_up is not None and v.runner_up.variant in v.near):
         return None
@@ -177,15 +177,15 @@ def launched_line(mine: Launch, theirs: Launch, runner: str) -> str:
 
 
 def work_line(mine: Launch, theirs: Launch, runner: str) -> str:
-    """What the two launches and the counters pass make of the gap (review2 N8): the rows a grid's query tiles pad
+    """What the two launches and the counters pass make of the gap: the rows a grid's query tiles pad
     (inferred tile rows, Launch.tile_rows), the (query, key) pairs those tiles visit under the point's mask
-    (launches.tile_work: causal, review 2026-12-06-2 item 9) and the time each kernel's tensor pipes were active;
+    (launches.tile_work: causal) and the time each kernel's tensor pipes were active;
     "" without them."""
     parts = []
     for x, who in ((theirs, runner), (mine, "the fastest")):
         if x.padded_rows and x.queries and x.padded_rows > x.queries:
             # one tile or several agree in number; the tile's rows are read off its warpgroups, which the trace gives
-            # (the kernel records no tile); an exact ratio of rows without trailing zeros (review 18 item 16)
+            # (the kernel records no tile); an exact ratio of rows without trailing zeros
             tiles = "one query tile" if x.tiles_per_head == 1 else f"{x.tiles_per_head} query tiles"
             over = f"{x.padded_rows / x.queries:.3f}".rstrip("0").rstrip(".")
             parts.append(
