@@ -295,7 +295,7 @@ def test_the_lowest_warm_call_is_over_every_row_or_says_why_not(lead):
     pf = dynamic.phase_facts(lead.rs, "decode")
     assert pf.lowest_warm.variant == "sdpa_auto" and pf.lowest_warm.steady_ms < pf.steady_best.steady_ms
     text = dynamic_words.headline(pf)
-    assert text.startswith("Once warm, SDPA, backend not pinned has the lowest median call in a Python loop")
+    assert text.startswith("Once warm, SDPA (backend not pinned) has the lowest median call in a Python loop")
     assert "0.04954 ms" in text and "Of the calls whose new lengths were costed, SDPA flash's is the lowest" in text
     # where the reference is the lowest over every row, it is said plainly
     prefill = dynamic.phase_facts(lead.rs, "prefill")

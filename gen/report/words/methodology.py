@@ -344,7 +344,7 @@ def round_places(rounds) -> tuple[str, str]:
 def swaps(o) -> str:
     """The points whose fastest differs by orientation, a swap between calls that run the very same kernels counted
     apart as a tie (review 2026-12-07-5 item 4): "at 14 of the 23 points timed in reversed rounds the fastest differs by
-    orientation; at 12 of them the two run the same kernels, a tie: SDPA cuDNN and SDPA, backend not pinned; a call
+    orientation; at 12 of them the two run the same kernels, a tie: SDPA cuDNN and SDPA (backend not pinned); a call
     with other kernels takes the lead at 2"."""
     from collections import Counter
 
