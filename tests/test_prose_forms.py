@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from gen.analysis import calls, leads
 from gen.model.variants import VARIANTS
 from gen.report import format as fmt
+from gen.report.words import orders as orders_words
 from gen.report.words.common import label
 from tests.test_review_20_l import _prose
 
@@ -38,3 +42,46 @@ def test_no_page_gives_a_call_its_comma_name(results_docs):
     assert found == {}
     index = _prose((results_docs / "generated" / "scenarios" / "index.md").read_text(encoding="utf-8"))
     assert "Against SDPA (backend not pinned): " in index and "FlexAttention (FLASH backend)'s kernel sum" in index
+
+
+# --------------------------------------------------------------------------- a refused kernel-sum lead
+
+
+def _orders(**kw) -> leads.Orders:
+    base = dict(first="a", second="b", as_run=1.024, apart=True, equal_clock=None, first_mhz=1980.0,
+                second_mhz=1980.0, clock_gap_pct=None, decided=False, same_rounds=False, first_rounds=calls.SHARED,
+                second_rounds=calls.ALONE)
+    base.update(kw)
+    return leads.Orders(**base)
+
+
+def _bracket(text: str) -> str:
+    """The clock gate's bracket: what follows "with their leader at the higher one (" up to its closing bracket."""
+    start = text.index("with their leader at the higher one (") + len("with their leader at the higher one (")
+    depth, i = 1, start
+    while depth:
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        i += 1
+    return text[start:i - 1]
+
+
+@pytest.mark.parametrize("memory_bound", [False, True])
+def test_a_refused_kernel_sum_lead_is_set_inside_what_its_clock_gap_explains(memory_bound):
+    """Decode 64k: FA4's sum 683.55 µs at 1860 MHz, cuDNN's 673.24 µs at 1980 MHz: a 1.02× lead, a gap that explains
+    1.065×. It read "that gap can explain up to 1.065× and their lead is 1.02×, not 1% more" in a bracket that also
+    held a colon."""
+    o = _orders(kernel_sum=683.55 / 673.24, first_ks_ms=0.67324, second_ks_ms=0.68355, first_ks_mhz=1980.0,
+                second_ks_mhz=1860.0, memory_bound=memory_bound)
+    text = orders_words.timed_apart(o, str)
+    inner = _bracket(text)
+    assert "their 1.02× lead is inside the 1.065× that a 6.5% clock gap can explain" in inner
+    assert "% more" not in text and ":" not in inner and "(" not in inner  # one bracket deep, no colon chain
+    assert ("memory-bound points too" in inner) == memory_bound
+
+
+def test_a_refused_lead_past_what_its_gap_explains_says_by_how_much():
+    # memory-bound: the sums never decide past the gate, however far past the gap their lead
+    o = _orders(kernel_sum=1.09, first_ks_ms=1.0, second_ks_ms=1.09, first_ks_mhz=1980.0, second_ks_mhz=1860.0,
+                memory_bound=True)
+    assert "their 1.09× lead is 1.024× past the 1.065× that a 6.5% clock gap can explain" in \
+        orders_words.timed_apart(o, str)
