@@ -9,9 +9,10 @@ import re
 
 import pytest
 
-from gen.analysis import calls, leads
+from gen.analysis import calls, leads, method
 from gen.model.variants import VARIANTS
 from gen.report import format as fmt
+from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
 from gen.report.words.common import label
 from tests.test_review_20_l import _prose
@@ -85,3 +86,28 @@ def test_a_refused_lead_past_what_its_gap_explains_says_by_how_much():
                 memory_bound=True)
     assert "their 1.09× lead is 1.024× past the 1.065× that a 6.5% clock gap can explain" in \
         orders_words.timed_apart(o, str)
+
+
+# --------------------------------------------------------------------------- odd rounds, counted plainly
+
+@pytest.mark.parametrize("odd, reversed_, want", [
+    (229, 47, "at all 229 variant-points timed in both orientations the rounds were odd in number (5 rounds, 3 "
+              "forward and 2 reversed, at 220; 3 rounds, 2 and 1, at 9), so the forward rounds outnumber the reversed "
+              "and the median leans to the forward order; at 47 the median still came from a reversed round."),
+    (9, 28, "at 9 of the 229 variant-points timed in both orientations the rounds were odd in number"),
+    (229, 0, "at none did the median come from a reversed round."),
+])
+def test_the_odd_rounds_are_counted_plainly(odd, reversed_, want):
+    rounds = ((3, 9), (5, 220)) if odd == 229 else ((3, 9), (6, 220))
+    text = method_words.orientation(method.Orientation(229, 61, 40, 3, odd, rounds, reversed_))
+    assert want in text
+    assert "229 of the 229" not in text and "it may still fall" not in text and "every middle sample" not in text
+    if odd < 229:  # the even ones lean nowhere: no "still"
+        assert f"at {reversed_} of the 229 the median came from a reversed round" in text
+
+
+def test_the_methodology_page_counts_its_odd_rounds_plainly(results_docs):
+    text = _prose((results_docs / "generated" / ".method_interleave.md").read_text(encoding="utf-8"))
+    assert "at all 229 variant-points timed in both orientations the rounds were odd" in text
+    assert re.search(r"; at \d+ the median still came from a reversed round\.", text)
+    assert "variant-points below" not in text and "(it did in " not in text
