@@ -111,3 +111,12 @@ def test_the_methodology_page_counts_its_odd_rounds_plainly(results_docs):
     assert "at all 229 variant-points timed in both orientations the rounds were odd" in text
     assert re.search(r"; at \d+ the median still came from a reversed round\.", text)
     assert "variant-points below" not in text and "(it did in " not in text
+
+
+# --------------------------------------------------------------------------- rounds that decide nothing
+
+def test_no_page_says_in_none_of_the_rounds(results_docs):
+    pages = _pages(results_docs)
+    assert not [rel for rel, text in pages.items() if re.search(r"in none of the \d+ shared rounds", text)]
+    assert not [rel for rel, text in pages.items() if "clears it; so" in text or "not 1% more" in text]
+    assert any("no round clears it, so the shared rounds do not decide it" in t for t in pages.values())
