@@ -14,7 +14,7 @@ from gen.model.variants import VARIANTS
 from gen.report import format as fmt
 from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
-from gen.report.words.common import label
+from gen.report.words.common import label, us
 from tests.test_review_20_l import _prose
 
 OLDER = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -120,3 +120,22 @@ def test_no_page_says_in_none_of_the_rounds(results_docs):
     assert not [rel for rel, text in pages.items() if re.search(r"in none of the \d+ shared rounds", text)]
     assert not [rel for rel, text in pages.items() if "clears it; so" in text or "not 1% more" in text]
     assert any("no round clears it, so the shared rounds do not decide it" in t for t in pages.values())
+
+
+# --------------------------------------------------------------------------- one cost, one precision
+
+@pytest.mark.parametrize("ms", [56.3754, 36.7141, 1.0, 0.9162, 0.09119, 0.045437, 0.0107, 425.873])
+def test_a_table_cell_gives_a_time_the_digits_its_sentence_gives(ms):
+    said = us(ms)
+    digits = said.split()[0] if said.endswith(" ms") else f"{float(said.split()[0]) / 1000:.4f}"
+    assert fmt.said_ms(ms) == digits
+
+
+def test_the_dynamic_lengths_table_gives_the_new_length_cost_as_its_sentences_do(results_docs):
+    """The older set's decode table read 56.37 where its sentence and the home said 56.375 ms for one median."""
+    page = (results_docs / "generated" / "sets" / OLDER / "scenarios" / "dynamic-lengths.md").read_text(
+        encoding="utf-8")
+    said = re.findall(r"pays a median (\d+\.\d+) ms a decode step", _prose(page))
+    cell = r"[>|] ?{} ?(\||<)"  # a table cell, as Markdown or HTML
+    assert said and re.search(cell.format(re.escape(said[0])), page)
+    assert not re.search(cell.format(re.escape(fmt.ms(float(said[0])))), page)  # the 4-figure cell is gone
