@@ -139,3 +139,12 @@ def test_the_dynamic_lengths_table_gives_the_new_length_cost_as_its_sentences_do
     cell = r"[>|] ?{} ?(\||<)"  # a table cell, as Markdown or HTML
     assert said and re.search(cell.format(re.escape(said[0])), page)
     assert not re.search(cell.format(re.escape(fmt.ms(float(said[0])))), page)  # the 4-figure cell is gone
+
+
+# --------------------------------------------------------------------------- a count of one
+
+def test_a_count_of_one_is_singular(results_docs):
+    pages = _pages(results_docs)
+    one = re.compile(r"(?<![\d.,])(?<!and )1 (calls|replays|rounds|lengths)\b")  # "2 and 1 calls" is a plural
+    assert not [rel for rel, text in pages.items() if one.search(text)]
+    assert any("replays of 1 call;" in text for text in pages.values())
