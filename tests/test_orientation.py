@@ -158,7 +158,9 @@ def test_the_methodology_gives_the_sets_orientation_counts(lead):
     oriented = [r for r in (*lead.rs.runs, *lead.rs.sweep) if r.status == schema.Status.OK and r.timing is not None
                 and None not in timings.orientation_medians(r.timing)]
     odd = sum(len((r.timing.round_sizes or {}).get(schema.Window.GPU_ONLY) or []) % 2 for r in oriented)
-    assert o.odd == odd and (f"in {odd} of the {o.timed} variant-points" in text if odd else "came in pairs" in text)
+    where = f"all {o.timed}" if odd == o.timed else f"{odd} of the {o.timed}"
+    assert o.odd == odd and (f"at {where} variant-points timed in both orientations" in text if odd
+                             else "came in pairs" in text)
     assert "came in pairs" in method_words.orientation(dataclasses.replace(o, odd=0))
     rule = " ".join(text for _, text in method_words.lead_rules())
     assert "in the median of its forward rounds and in that of its reversed rounds" in rule

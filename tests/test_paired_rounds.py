@@ -11,7 +11,7 @@ import pytest
 
 from gen.analysis import calls, leads, pair_noise, rules, timings, verdicts
 from gen.model import schema, stats
-from gen.report.words import orders as orders_words
+from gen.report.words import round_by_round
 from gen.report.words import verdicts as verdict_words
 
 FLOOR = rules.TIME_FLOOR
@@ -147,7 +147,7 @@ def test_orders_pair_the_rounds_and_the_words_give_them():
     o = leads.orders(a, b, "gpu_only")
     assert not o.apart and o.decided and o.decided_by_rounds and o.paired_leader == "a"
     assert o.per_round == pytest.approx(tuple(y / x for x, y in zip(a.round_ms, b.round_ms)))
-    text = orders_words.paired(o, str)
+    text = round_by_round.paired(o, str)
     # review 2026-12-07-5 item 6: the evidence jointly, not per-orientation intervals at 50% or 75%
     assert "a was ahead in all 6 shared rounds, each past even (no identical kernels shared rounds" in text
     assert "by more than 1%, so the shared rounds decide it" in text
@@ -156,12 +156,12 @@ def test_orders_pair_the_rounds_and_the_words_give_them():
     b2 = _row("b", [1.37, 1.26, 1.33, 1.27, 1.32, 1.05])
     o2 = leads.orders(a, b2, "gpu_only")
     assert not o2.decided and not o2.decided_by_rounds
-    text = orders_words.paired(o2, str)
-    assert f"{b2.round_ms[-1] / a.round_ms[-1]:.3f}" in text and "do not decide it either" in text
+    text = round_by_round.paired(o2, str)
+    assert f"{b2.round_ms[-1] / a.round_ms[-1]:.3f}" in text and text.endswith("so the shared rounds do not decide it")
     # not timed in the same rounds: no pairing
     alone = leads.orders(a, calls.Timed("b", "ok", gpu_only=b.gpu_only, rounds=calls.ALONE, round_ms=b.round_ms),
                          "gpu_only")
-    assert alone.per_round == () and orders_words.paired(alone, str) == ""
+    assert alone.per_round == () and round_by_round.paired(alone, str) == ""
 
 
 def test_orders_set_the_rounds_against_identical_kernels_per_round_noise():
@@ -170,12 +170,11 @@ def test_orders_set_the_rounds_against_identical_kernels_per_round_noise():
     wide = _noise(per_round=1.233)
     o = leads.orders(_row("a", a, noise=wide), _row("b", b, noise=wide), "gpu_only")
     assert not o.decided and not o.decided_by_rounds and o.paired_leader is None
-    text = orders_words.paired(o, str)
-    # "in none of the 6" is followed by "no round clears it", not "not every round" (review 2026-12-07-13 item 6)
-    assert "1.233×" in text and "do not decide it either" in text and "no round clears it" in text
-    assert "not every round" not in text
-    assert ("a ahead past the 1.233× line (identical kernels' per-round noise here) by more than 1% in none of the 6"
-            in text)
+    text = round_by_round.paired(o, str)
+    # no round past the line: said once, not "in none of the 6 ...: not every round" (review 2026-12-07-13 item 6)
+    assert text.endswith("a must clear the 1.233× line (identical kernels' per-round noise here) by more than 1% to "
+                         "lead; no round clears it, so the shared rounds do not decide it")
+    assert "not every round" not in text and "in none of" not in text
     narrow = _noise(per_round=1.002)
     assert leads.orders(_row("a", a, noise=narrow), _row("b", b, noise=narrow), "gpu_only").decided_by_rounds
 
@@ -192,7 +191,7 @@ def test_a_tie_is_not_split_by_the_rounds():
     assert rules.paired_leads(rules.paired_intervals([over_b.per_round[0::2], over_b.per_round[1::2]]), line)
     assert over_b.by_rounds is None and over_b.tie_against == "a" and not over_b.decided
     assert over_a.by_rounds is None and not over_a.decided
-    assert "which runs the very same kernels: a tie is not split" in orders_words.paired(over_b, str)
+    assert "which runs the very same kernels, and a tie is not split" in round_by_round.paired(over_b, str)
     # x further ahead, past the line against both: decided over both
     far = [1.0 / 1.05] * 6
     rf = _row("x", far, with_=("x", "a", "b"), noise=noise)
@@ -211,7 +210,7 @@ def test_the_verdict_chart_says_when_the_rounds_decided():
     f = SimpleNamespace(settled=True, orders=o, plain=())
     note = first_words.rounds_note(f)
     assert note and "decided round by round, not by these whiskers" in note[0]
-    assert note[1] == orders_words.paired_joint(o) and note[1].startswith("ahead in all 6 shared rounds, each past")
+    assert note[1] == round_by_round.paired_joint(o) and note[1].startswith("ahead in all 6 shared rounds, each past")
     assert first_words.rounds_note(SimpleNamespace(settled=False, orders=o, plain=())) == []
 
 

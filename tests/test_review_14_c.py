@@ -16,7 +16,7 @@ from gen.model import schema
 from gen.report.words import common as words
 from gen.report.words import compare as compare_words
 from gen.report.words import methodology as method_words
-from gen.report.words import orders as orders_words
+from gen.report.words import round_by_round
 from tests.conftest import CAPTURED_LATER, RESULTS
 
 
@@ -107,7 +107,7 @@ def test_one_round_in_an_orientation_decides_nothing_by_rounds():
     a, b = [1.00, 1.30, 1.02], [1.10, 1.43, 1.12]
     o = leads.orders(_row("a", a), _row("b", b), "gpu_only")
     assert o.paired is None and o.by_rounds is None and not o.decided_by_rounds and not o.decided
-    assert orders_words.paired(o, str) == ""
+    assert round_by_round.paired(o, str) == ""
     # a fourth round, the second reversed one: now decided round by round
     o4 = leads.orders(_row("a", a + [1.28]), _row("b", b + [1.41]), "gpu_only")
     assert o4.paired is not None and o4.decided_by_rounds
@@ -122,7 +122,7 @@ def test_the_evidence_is_worded_jointly(older):
     assert o.decided_by_rounds and [len(g) for g in o.round_groups] == [3, 2]
     line = rules.paired_past(o.paired_line)
     assert min(o.per_round) > line  # every round past the line by more than the floor
-    text = orders_words.paired(o, str)
+    text = round_by_round.paired(o, str)
     assert (f"sdpa_cudnn was ahead in all 5 shared rounds, each past the {o.paired_line:.3f}× line (identical "
             "kernels' per-round noise here) by more than 1%, so the shared rounds decide it") in text
     assert "(50%)" not in text and "(75%)" not in text and "interval" not in text

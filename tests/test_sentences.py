@@ -241,7 +241,7 @@ def test_fa3_source_shape_is_read_from_its_points(page):
 def test_scenario_headlines_name_their_head_dim_and_compare_at_it(page):
     line = next(x for x in page("scenarios/index.md").splitlines() if x.startswith("| [The article's shape]"))
     # SDPA with no backend pinned runs the same kernels: named with it (review 2026-12-06-7 item 11)
-    assert ("At S = 16,384, D 64, SDPA cuDNN and SDPA, backend not pinned run the same kernels and are fastest"
+    assert ("At S = 16,384, D 64, SDPA cuDNN and SDPA (backend not pinned) run the same kernels and are fastest"
             in line) and "447 TFLOP/s" in line
     assert "Against FlashAttention-3 at S = 16,384, D 64" in line and "0.94× its rate" in line
     assert "0.90×" not in line

@@ -142,7 +142,7 @@ class Exception_:
     held_at: tuple[tuple[int, int], ...] = ()
     tied_at: tuple[tuple[int, int], ...] = ()
     other_dims: tuple = ()  # the two calls at every other head dim swept (sweep_turns.OtherDim)
-    # Where this call and the gain's baseline (SDPA, backend not pinned) are the same unpinned SDPA call and only the
+    # Where this call and the gain's baseline (SDPA with no backend pinned) are the same unpinned SDPA call and only the
     # baseline got the point's mask as a dense boolean attn_mask: the backend the baseline then ran ("" where not
     # known), so the gain is the mask argument's, not another kernel's; None elsewhere
     mask_arg_backend: str | None = None

@@ -59,6 +59,7 @@ class Gqa(enum.StrEnum):
 @dataclass(frozen=True)
 class Variant:
     name: str
+    # A qualifier in a bracket: labels stand in comma lists, where "SDPA, backend not pinned" reads as two items
     label: str
     kind: str  # builder in gen/capture/attention.py
     backend: str | None  # pinned SDPA backend, None = not pinned
@@ -120,7 +121,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "naive_inplace",
-            "Naive, in-place mask",
+            "Naive (in-place mask)",
             "naive_inplace",
             None,
             ("NaiveAttention", "NaiveInplaceAttention"),
@@ -176,7 +177,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "sdpa_auto",
-            "SDPA, backend not pinned",
+            "SDPA (backend not pinned)",
             "sdpa",
             None,
             ("SDPAttention",),
@@ -277,7 +278,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "flex_triton",
-            "FlexAttention, main kernel forced",
+            "FlexAttention (main kernel forced)",
             "flex_triton",
             None,
             ("FlexBlockMaskAttention", "FlexForcedKernel"),
@@ -303,7 +304,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "flex_fp8",
-            "FlexAttention, float8 e4m3 inputs",
+            "FlexAttention (float8 e4m3 inputs)",
             "flex_fp8",
             None,
             ("FlexBlockMaskAttention",),
@@ -334,7 +335,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "flex_flash",
-            "FlexAttention, FLASH backend",
+            "FlexAttention (FLASH backend)",
             "flex_flash",
             None,
             ("FlexBlockMaskAttention", "FlexFlashAttention"),
@@ -374,7 +375,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "fa4_det",
-            "FlashAttention-4, deterministic backward",
+            "FlashAttention-4 (deterministic backward)",
             "fa4_deterministic",
             None,
             ("FA4Plan", "FA4Attention"),
@@ -389,7 +390,7 @@ VARIANTS: dict[str, Variant] = {
     + [
         Variant(
             f"sdpa_{b}_det",
-            f"SDPA {b}, deterministic",
+            f"SDPA {b} (deterministic)",
             "sdpa_deterministic",
             b,
             ("SDPAttention",),

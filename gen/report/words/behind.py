@@ -7,6 +7,7 @@ from __future__ import annotations
 from gen.analysis import advice as advice_mod
 from gen.analysis import rules
 from gen.report.words import orders as orders_words
+from gen.report.words import round_by_round
 from gen.report.words.common import intervals, join_and, label, short_label, times
 from gen.report.words.places import place_of as _place_of
 
@@ -102,7 +103,7 @@ def _by_sums(b) -> str:
 def _by_rounds(a: advice_mod.Advice, b) -> str:
     """A sweep point where the shared rounds decide the default's place (rules.paired_leads), its intervals not
     apart: the rounds' evidence, not the intervals'."""
-    return _behind_group(a, [b]) + "; " + orders_words.paired(b.orders, label)
+    return _behind_group(a, [b]) + "; " + round_by_round.paired(b.orders, label)
 
 
 def _groups(bs) -> dict:

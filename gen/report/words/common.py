@@ -249,12 +249,10 @@ def per_call(mode: str) -> str:
 
 
 def label(variant: str) -> str:
-    """A variant's label as it reads inside a sentence: "SDPA, backend not pinned" -> "SDPA (backend not pinned)"."""
+    """A variant's label, the one form for sentences and tables ("SDPA (backend not pinned)"); its name where none
+    is declared."""
     v = VARIANTS.get(variant)
-    text = v.label if v else variant
-    head, sep, rest = text.partition(", ")
-    # A comma inside a bracket already ("varlen_attn (packed, cu_seqlens)") stays as it is.
-    return f"{head} ({rest})" if sep and "(" not in head else text
+    return v.label if v else variant
 
 
 def short_label(variant: str) -> str:

@@ -180,7 +180,7 @@ def deterministic_lead(d, workload) -> str:
     """Which pair a verdict's lead is between where plain calls lead deterministic ones, and the lead among the
     deterministic calls (gen.analysis.determinism.DeterministicLead): "in deterministic
     backward the lead is between FlashAttention-4 and SDPA cuDNN, neither deterministic; among the deterministic calls,
-    FlashAttention-4, deterministic backward is 2.74× ahead of SDPA flash, deterministic"."""
+    FlashAttention-4 (deterministic backward) is 2.74× ahead of SDPA flash (deterministic)"."""
     from gen.report.words.common import label
 
     pair = f"{label(d.fastest)} and {label(d.runner_up)}" if d.runner_up else label(d.fastest)

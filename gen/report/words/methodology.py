@@ -345,7 +345,7 @@ def round_places(rounds) -> tuple[str, str]:
 def swaps(o) -> str:
     """The points whose fastest differs by orientation, a swap between calls that run the very same kernels counted
     apart as a tie: "at 14 of the 23 points timed in reversed rounds the fastest differs by
-    orientation; at 12 of them the two run the same kernels, a tie: SDPA cuDNN and SDPA, backend not pinned; a call
+    orientation; at 12 of them the two run the same kernels, a tie: SDPA cuDNN and SDPA (backend not pinned); a call
     with other kernels takes the lead at 2"."""
     from collections import Counter
 
@@ -372,12 +372,16 @@ def orientation(o) -> str | None:
     if o is None:
         return None
     forward, reversed_ = round_places(o.rounds)
+    where = f"all {o.timed}" if o.odd == o.timed else f"{o.odd} of the {o.timed}"
+    # a count and a plain clause, not "it may still fall ... (it did in 47: ...)"; "still" only
+    # where every variant-point leaned forward: median_reversed counts the even ones too
+    still = ("at none did the median come from a reversed round" if not o.median_reversed else
+             f"at {o.median_reversed} the median still came from a reversed round" if o.odd == o.timed else
+             f"at {o.median_reversed} of the {o.timed} the median came from a reversed round")
     pairs = (f"Each variant alternates between two predecessors, one in the forward rounds ({forward}) and the "
-             f"other in the reversed ones ({reversed_}); in {o.odd} of the {o.timed} variant-points below the rounds "
-             f"were odd in number ({_odd_rounds(o.rounds)}), so the forward rounds outnumber the reversed and the "
-             "median leans to the forward order; it may still fall in a reversed round" + (
-                 f" (it did in {o.median_reversed}: every middle sample of the whole median in a reversed round)"
-                 if o.median_reversed else "") if o.odd else
+             f"other in the reversed ones ({reversed_}); at {where} variant-points timed in both orientations the "
+             f"rounds were odd in number ({_odd_rounds(o.rounds)}), so the forward rounds outnumber the reversed and "
+             f"the median leans to the forward order; {still}" if o.odd else
              "Each variant alternates between two predecessors, one in the forward rounds and the other in the "
              "reversed ones, and the rounds came in pairs, so each counts equally in the median")
     return (f"{pairs}. At power-limited points a round's time follows the call that ran before it: of the "

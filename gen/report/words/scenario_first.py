@@ -14,7 +14,7 @@ from gen.model import schema
 from gen.model.records import PowerReading
 from gen.report import format as fmt
 from gen.report.words import orders as orders_words
-from gen.report.words import shared_rounds, sum_clocks
+from gen.report.words import round_by_round, shared_rounds, sum_clocks
 from gen.report.words.common import intervals, join_and, label, short_label, tie_by_medians, times, times_beside, us
 from gen.report.words.host import in_loop
 from gen.report.words.methodology import TIMING
@@ -265,7 +265,7 @@ def holds_cell(f) -> str:
         if o.sums_decide:
             return f"yes, by kernel sum ({_sums_reason(o)})"
         if o.decided_by_rounds and o.paired is not None:
-            return (f"yes, round by round{where}: {orders_words.paired_joint(o)}"
+            return (f"yes, round by round{where}: {round_by_round.paired_joint(o)}"
                     + ("" if o.apart else " (the medians' intervals overlap)"))
         if o.timed_apart:
             return f"yes: timed apart, but past {rules.TIMED_APART_REACH:g}× as run"
@@ -400,7 +400,7 @@ def rounds_note(f) -> list[str]:
     if not (f.settled and o is not None and o.decided_by_rounds and o.paired is not None):
         return []
     return [f"{_name(f, o.first)} ahead of {_name(f, o.second)}: decided round by round, not by these whiskers",
-            orders_words.paired_joint(o)]
+            round_by_round.paired_joint(o)]
 NAMED_MARK = f"ringed: the call {NAMED} names"
 
 FULL_VERDICT = "The verdict at this point in full"  # the fold of the verdict's own headline

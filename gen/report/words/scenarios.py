@@ -10,7 +10,7 @@ from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import datasheets
 from gen.model.variants import FA4_INSTALL
-from gen.report.words import common
+from gen.report.words import common, round_by_round
 from gen.report.words import deterministic as deterministic_words
 from gen.report.words import orders as orders_words
 from gen.report.words import oriented as oriented_words
@@ -247,7 +247,7 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
         text += (f" The times cannot set it apart from {join_and(variant_label(v) for v in near)} ("
                  + overlap_words(sp.get(f['variant']), [(v, sp.get(v)) for v in near], variant_label)
                  + "): within noise.")
-    text += "".join(f" It leads {variant_label(o.second)}: {orders_words.paired(o, variant_label)}." for o in paired)
+    text += "".join(f" It leads {variant_label(o.second)}: {round_by_round.paired(o, variant_label)}." for o in paired)
     text += _orders_sentences(orders, undecided, near, rows, variant_label)
     if f["ceiling"] == sa.CEILING_COPY and not missing(f["pct_of_ceiling"]) and f["pct_of_ceiling"] > 100:
         text += " " + ABOVE_COPY
@@ -293,7 +293,7 @@ def _orders_sentences(orders, undecided, near, rows, variant_label) -> str:
                      + ("so no winner is named." if o.timed_apart else "the orders disagree, so no winner is named."))
         elif o.second in near and (orders_words.telling(o) or o.paired is not None):
             said = [orders_words.brief(o, variant_label, noise=False) if orders_words.telling(o) else "",
-                    orders_words.paired(o, variant_label)]
+                    round_by_round.paired(o, variant_label)]
             text += f" Against {variant_label(o.second)}: {'; '.join(x for x in said if x)}."
     err = orders_words.errors(rows, variant_label)
     return text + (f" {err[0].upper()}{err[1:]}." if err else "")

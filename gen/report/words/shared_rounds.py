@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from gen.analysis.values import missing
 from gen.report.words import orders as orders_words
+from gen.report.words import round_by_round
 from gen.report.words.common import intervals, times, us
 
 RUNS = "in the profiled runs (each call timed in a loop of its own)"
@@ -44,7 +45,7 @@ def evidence(first, second, o, label) -> str:
     text = (f"{SHARED}, which decide the order: {us(a.gpu_only.median)} against {us(b.gpu_only.median)} "
             f"({label(first.variant)} {window(a)}; {label(second.variant)} {window(b)}), {times(o.as_run)}")
     if o.decided_by_rounds:
-        return text + f"; {orders_words.paired(o, label)}"
+        return text + f"; {round_by_round.paired(o, label)}"
     text += f"; the {intervals(a.gpu_only, b.gpu_only)} of the two medians " + (
         "do not overlap" if o.apart else "overlap")
     if o.oriented:

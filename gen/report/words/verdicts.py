@@ -10,7 +10,7 @@ from gen.analysis import paged, rules, unmeasured, verdicts
 from gen.analysis.calls import interval_gap
 from gen.model.variants import VARIANTS
 from gen.report.words import orders as orders_words
-from gen.report.words import shared_rounds
+from gen.report.words import round_by_round, shared_rounds
 from gen.report.words.as_run import equal_clock_line, ranked_by
 from gen.report.words.common import (
     REASON_CHARS,
@@ -330,7 +330,7 @@ def _headline(v: verdicts.Verdict) -> str:
                     f"{times_}; the {intervals(fs, *(v.spread(v.row(x)) for x in v.near))} of their medians overlap, "
                     "so they share the first rank"
                     + "".join(f"; {orders_words.brief(o, label, noise=False, than=than)}" for o in told)
-                    + "".join(f"; {p}" for p in (orders_words.paired(o, label) for o in v.orders) if p))
+                    + "".join(f"; {p}" for p in (round_by_round.paired(o, label) for o in v.orders) if p))
         err = orders_words.errors([f, *(v.row(x) for x in v.near)], label)
         if err:
             head += f"; {err}"
@@ -372,7 +372,7 @@ def _runner_up(v: verdicts.Verdict, head: str, here: str) -> str:
     if o.decided_by_rounds:  # the unpaired intervals need not be apart (rules.paired_leads)
         return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}) as run; the "
                 f"{intervals(fs, rs)} of the two medians " + ("do not overlap" if o.apart else "overlap")
-                + f", but {orders_words.paired(o, label)}")
+                + f", but {round_by_round.paired(o, label)}")
     return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}); the "
             f"{intervals(fs, rs)} of the two medians do not overlap" + _beyond_noise(o))
 
