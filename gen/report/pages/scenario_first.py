@@ -36,11 +36,21 @@ def _points(f, title: str) -> list[dict]:
 
 
 def _mask_note(ls, f) -> str | None:
-    """A packed-documents verdict's BlockMask build against the call that needs none (review 2026-12-07-5 item 2)."""
+    """A packed-documents verdict's BlockMask build against the call that needs none (review 2026-12-07-5 item 2);
+    elsewhere, where What to call names a call that builds a BlockMask (a sliding window), its compile and its build
+    (mask_words.first_costs, from What to call's own exception)."""
     v = verdicts.verdict(ls, f.scenario, f.mode) if f.scope is None and f.point is not None else None
-    return mask_words.scenario_note(mask_cost.mask_costs(ls, v, lambda x: advice.dense_mask_at(ls, v, x)), f.fastest,
-                                    f.runner_up, f.point.mask, f.named) \
-        if v is not None else None
+    if v is None:
+        return None
+    note = mask_words.scenario_note(mask_cost.mask_costs(ls, v, lambda x: advice.dense_mask_at(ls, v, x)), f.fastest,
+                                    f.runner_up, f.point.mask, f.named)
+    if note is not None or f.point.mask == schema.Mask.DOCUMENT:
+        return note
+    a = advice.advice(ls)
+    e = next((e for e in a.exceptions if (e.scenario, str(e.mode), e.variant) == (f.scenario, f.mode, f.named)),
+             None) if a is not None else None
+    return mask_words.first_costs(e.variant, e.compile_s, e.compile_ahead, e.compile_merged, e.mask_cost, e.mask) \
+        if e is not None and e.mask_cost is not None else None
 
 
 def facts(ls, name: str) -> dict | None:
