@@ -159,10 +159,12 @@ def test_optional_is_said_once_on_the_variant_page(site):
 # ---------------------------------------------------------------- 27: one rule for durations
 
 
-def test_durations_use_ms_from_one_millisecond_and_host_costs_stay_in_us():
+def test_durations_use_ms_from_one_millisecond_and_host_costs_take_the_gpu_times_unit():
     assert words.us(3.1234) == "3.123 ms" and words.us(0.0589) == "58.9 µs"
+    # beside a GPU time in ms, the host's cost reads in ms too: one unit in the sentence (host.in_unit_of)
     cross = host_words.host_crossover(3.1234, 0.3298, 0.0133)
-    assert "in under 3.123 ms" in cross and "took 329.8 µs" in cross and "reference call: 13.3 µs" in cross
+    assert "in under 3.123 ms" in cross and "took 0.330 ms" in cross and "reference call: 13.3 µs" in cross
+    assert "took 329.8 µs" in host_words.host_crossover(0.5, 0.3298, 0.0133)  # beside one in µs, µs
     assert host_words.usec(1.5) == "1500.0 µs"
 
 

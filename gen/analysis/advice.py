@@ -153,6 +153,10 @@ class Exception_:
     # the `between` calls its verdict puts within noise of it (sharing its first rank: Verdict.near), whose ratio is
     # an order as run and no more
     between_noise: tuple[str, ...] = ()
+    # the `between` calls that are host-bound: (variant, its eager median and this call's, ms, its host median ms or
+    # None), so a rank by GPU time is said beside what an eager loop on this host pays (SDPA on nested jagged tensors:
+    # 1.23x varlen_attn's GPU time, 4.86x its eager loop, about 6 ms a call on the host)
+    between_loop: tuple[tuple[str, tuple[float, float], float | None], ...] = ()
     # SDPA unpinned, PyTorch's own call, kept where it decidedly leads a pinned default by less than the bar
     keeps_default: bool = False
     # the call's BlockMask build against the fastest ranked call that needs none (mask_cost.MaskCost), or None; where
@@ -395,11 +399,17 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               else None,
                               between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False),
                               between_noise=tuple(x for x, _ in between if x in v.near),
+                              between_loop=tuple((x, lm, _host_median(v.row(x))) for x, _ in between
+                                                 if (lm := calls.loop_ms(v.row(x), f)) is not None),
                               keeps_default=keeps, alternative=alt, loop_ms=calls.loop_ms(f, t),
                               mask_cost=(mc := mask_cost.mask_cost(ls, v, alt or f.variant,
                                                                    lambda x, v=v: dense_mask_at(ls, v, x))),
                               mask_orders=_mask_orders(v, f, alt, mc), against=verdicts.orders(f, t, v.basis)))
     return tuple(out)
+
+
+def _host_median(t) -> float | None:
+    return t.host.median if t.host is not None and t.host.n else None
 
 
 def _mask_orders(v: verdicts.Verdict, f, alt: str | None, mc) -> object:

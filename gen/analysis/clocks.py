@@ -33,7 +33,7 @@ from gen.analysis import published_sums, rules, tables, timings, values
 from gen.analysis.values import missing
 from gen.model import datasheets, schema
 
-NOT_RECORDED = "not recorded"
+NOT_RECORDED = published_sums.NOT_RECORDED
 
 
 # --------------------------------------------------------------------------- equal clock
@@ -187,23 +187,12 @@ def burst_frame(points: pd.DataFrame | None, anchors: pd.DataFrame, rows: list[d
         p = ours.get(tuple(a[k] for k in _BURST_AT))
         if p is None:
             continue
-        fs, fb = p["sm_clock_mhz"], p["burst_sm_clock_mhz"]
         burst_all = p["burst_ms"]
-        throttled = bool(p.get("burst_throttled")) and not missing(p.get("burst_early_ms"))
-        if throttled:
-            # The burst slowed within itself: its first calls, at the window's highest clock,
-            # are the publisher's handful (rules.BURST_EARLY_CALLS).
-            p = dict(p)
-            p["burst_ms"], fb = p["burst_early_ms"], p.get("burst_sm_clock_max_mhz", fb)
+        burst, fb, fs, throttled, reason = published_sums.rule_inputs(p)
+        # the burst that slowed within itself stands as its first calls (published_sums.rule_inputs)
+        p = dict(p, burst_ms=burst) if throttled else p
         expected = p["gpu_only_ms"] * fs / fb if not (missing(fs) or missing(fb)) else math.nan
         at_clock = a["published_ms"] * fb / fs if not (missing(fs) or missing(fb)) else math.nan
-        reason = None
-        if missing(fs):
-            reason = f"the sustained window's SM clock: {p['telemetry_reason'] or NOT_RECORDED}"
-        elif missing(p["burst_ms"]):
-            reason = "no burst was timed at this point"  # a set with telemetry: schema 3
-        elif missing(fb):
-            reason = f"the burst window's SM clock: {NOT_RECORDED}"
         rows.append(dict(
             variant=p["variant"], mode=p["mode"], head_dim=p["head_dim"], q_len=p["q_len"], kv_len=p["kv_len"],
             anchor_set=a["anchor_set"], anchor_ms=a["published_ms"], sustained_ms=p["gpu_only_ms"],

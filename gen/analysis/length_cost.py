@@ -113,6 +113,11 @@ class Beside:
     # (dynamic.PhaseFacts.warm_cache): in decode it is faster warm than pinned cuDNN (49.5 against 91.2 µs), and
     # pinning flash is set against the call the reader would otherwise make
     auto_warm: tuple[tuple[str, float], ...] = ()
+    # (phase, the run fastest once warm of those whose first calls were measured cold, its first-call extra ms, its
+    # warm call ms) where it runs no cuDNN (dynamic.PhaseFacts.steady_best), and (phase, the runs' batch): what a
+    # decode page names for a growing cache (gen.analysis.growing_cache)
+    best: tuple[tuple[str, str, float, float], ...] = ()
+    batches: tuple[tuple[str, int], ...] = ()
 
     def flash_trade(self, phase: str) -> tuple[float, float, float | None, str, float] | None:
         """(flash's warm ms, the cuDNN call's warm ms, the calls at one length past which that call costs less in
@@ -152,4 +157,16 @@ def beside(ls: tables.LoadedSet, title: str) -> Beside | None:
     on_cudnn = {ph for ph in dynamic.phases(ls.rs)
                 if any(v == auto and chose == "cudnn" for v, _, chose in dynamic.phase_facts(ls.rs, ph).warm_cache)}
     return Beside(ls.name, title, got.phases, first_extra(ls, "sdpa_flash"), first_extra(ls, "sdpa_flash", "steady_ms"),
-                  tuple((ph, ms) for ph, ms in first_extra(ls, auto, "steady_ms") if ph in on_cudnn))
+                  tuple((ph, ms) for ph, ms in first_extra(ls, auto, "steady_ms") if ph in on_cudnn),
+                  _best(ls), tuple(dict.fromkeys((r.phase, r.point.batch) for r in ls.rs.dynamic if not r.env)))
+
+
+def _best(ls: tables.LoadedSet) -> tuple[tuple[str, str, float, float], ...]:
+    """Beside.best: per phase the fastest once warm of the runs measured cold, where it runs no cuDNN."""
+    out = []
+    for ph in dynamic.phases(ls.rs):
+        b = dynamic.phase_facts(ls.rs, ph).steady_best
+        if b is not None and b.first_overhead_ms is not None and b.steady_ms is not None and \
+                getattr(VARIANTS.get(b.variant), "backend", None) != "cudnn":
+            out.append((ph, b.variant, b.first_overhead_ms, b.steady_ms))
+    return tuple(out)

@@ -173,7 +173,8 @@ VERSUS_COLUMNS = [
     "fastest_ms", "fastest_tflops", "fastest_pct_of_ceiling", "time_ratio", "rate_ratio", "same_time_ratio",
     "same_rate_ratio", "ours_variant", "ours_same", "ours_ms", "ours_tflops", "ours_time_ratio", "ours_rate_ratio",
     "anchor_clock_mhz", "ours_clock_mhz", "ours_rate_ratio_at_clock", "kernel_time", "ours_ks_ms", "ours_ks_mhz",
-    "ours_ks_time_ratio", "ours_scenario", "fastest_pct_at_clock", "fastest_clock_mhz", "fastest_tie",
+    "ours_ks_time_ratio", "ours_ks_read", "ours_ks_burst_mhz",
+    "ours_ks_rule_reason", "ours_scenario", "fastest_pct_at_clock", "fastest_clock_mhz", "fastest_tie",
 ]
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from gen.analysis import advice, calls, rules, verdicts
+from gen.analysis import advice, calls, growing_cache, rules, verdict_point, verdicts
 from gen.analysis.values import variant_role
 from gen.model.schema import Mode
 from gen.model.variants import VARIANTS
@@ -28,6 +28,7 @@ from gen.report.site import chart_div, summary_command
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
 from gen.report.words import first_screen as screen_words
+from gen.report.words import growing_cache as growing_words
 from gen.report.words import mask_cost as mask_words
 from gen.report.words import orders as orders_words
 from gen.report.words import places
@@ -165,9 +166,10 @@ def _clash(a, vs) -> frozenset:
 FOLD_OVER = 4  # a first row naming more workloads than this folds its list on a narrow screen (table_rows)
 
 
-def table_rows(ls) -> list[dict]:
+def table_rows(ls, beside=None) -> list[dict]:
     """The default call's row (its workloads, its gains over SDPA unpinned, how it stands), then one
-    row per exception (its workload, its gain, the point and what else it costs)."""
+    row per exception (its workload, its gain, the point and what else it costs). `beside`: a sibling's costs at new
+    lengths (length_cost.Beside), which a decode answer on cuDNN cites where this set measured none (_growing)."""
     a = advice.advice(ls)
     ranked = _ranked(ls)
     if a is None or not ranked:
@@ -198,6 +200,11 @@ def table_rows(ls) -> list[dict]:
             short += f"; {said}"
             cond += "".join(f"; {screen_words.loop_keeps(w, p.loop_keeps, p.loop_call[2] / p.loop_call[1])}"
                             for w, p in kept)
+        for g in _growing(ls, [v for v, _ in mine], beside):  # the decode answer holds at a fixed KV length
+            # the visible cell has no line to spare at 390 px where it names the eager loop's call already (the older
+            # H100 set's row): an eager-loop answer's qualifier sits in the detail, beside that loop's figures
+            short += "" if g.loop_only else f"; {growing_words.short(g)}"
+            cond += f"; {growing_words.clause(g)}"
         note = _gain_note(ls, a, mine, auto)
         gain = "same call" if a.default == auto else _gains(
             [g for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]) + ("*" if note else "")
@@ -341,10 +348,23 @@ def _standing(ls, a, mine, first, noise, behind, within, apart, led, sums=()) ->
                                                                 for v, _ in mine)])
 
 
-def facts(ls) -> dict | None:
+def _growing(ls, vs, beside) -> list:
+    """The row's decode verdicts whose answer (or eager loop's) runs cuDNN, as growing_cache facts a growing cache's
+    cost was measured for (this set's or `beside`'s), one per verdict."""
+    out = []
+    for v in vs:
+        f = verdict_point.point_facts(ls, v.scenario, v.mode)
+        g = growing_cache.growing(ls, f, beside) if f is not None else None
+        if g is not None and g.source is not None:
+            out.append(g)
+    return out
+
+
+def facts(ls, beside=None) -> dict | None:
     """What the first screen shows of a set, as plain data (the home page reads it from the build's cache):
-    the table's rows, the chart's rows and the ranking time; None for a set with nothing ranked."""
-    table = table_rows(ls)
+    the table's rows, the chart's rows and the ranking time; None for a set with nothing ranked. `beside` as
+    table_rows takes it."""
+    table = table_rows(ls, beside)
     if not table:
         return None
     basis = next((v.basis for v, _ in _ranked(ls)), "gpu_only")

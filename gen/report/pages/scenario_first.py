@@ -12,12 +12,13 @@ Words from gen.report.words.scenario_first, the chart from gen.report.charts.
 
 from __future__ import annotations
 
-from gen.analysis import advice, mask_cost, rules, unmeasured, verdict_point, verdicts
+from gen.analysis import advice, growing_cache, mask_cost, rules, unmeasured, verdict_point, verdicts
 from gen.model import schema
 from gen.report import charts
 from gen.report import format as fmt
 from gen.report.site import BUILD_COMMAND, chart_div, summary_command
 from gen.report.words import decision as decision_words
+from gen.report.words import growing_cache as growing_words
 from gen.report.words import mask_cost as mask_words
 from gen.report.words import scenario_first as words
 from gen.report.words import scenarios as scenario_words
@@ -36,15 +37,27 @@ def _points(f, title: str) -> list[dict]:
 
 
 def _mask_note(ls, f) -> str | None:
-    """A packed-documents verdict's BlockMask build against the call that needs none."""
+    """A packed-documents verdict's BlockMask build against the call that needs none;
+    elsewhere, where What to call names a call that builds a BlockMask (a sliding window), its compile and its build
+    (mask_words.first_costs, from What to call's own exception)."""
     v = verdicts.verdict(ls, f.scenario, f.mode) if f.scope is None and f.point is not None else None
-    return mask_words.scenario_note(mask_cost.mask_costs(ls, v, lambda x: advice.dense_mask_at(ls, v, x)), f.fastest,
-                                    f.runner_up, f.point.mask, f.named) \
-        if v is not None else None
+    if v is None:
+        return None
+    note = mask_words.scenario_note(mask_cost.mask_costs(ls, v, lambda x: advice.dense_mask_at(ls, v, x)), f.fastest,
+                                    f.runner_up, f.point.mask, f.named)
+    if note is not None or f.point.mask == schema.Mask.DOCUMENT:
+        return note
+    a = advice.advice(ls)
+    e = next((e for e in a.exceptions if (e.scenario, str(e.mode), e.variant) == (f.scenario, f.mode, f.named)),
+             None) if a is not None else None
+    return mask_words.first_costs(e.variant, e.compile_s, e.compile_ahead, e.compile_merged, e.mask_cost, e.mask) \
+        if e is not None and e.mask_cost is not None else None
 
 
-def facts(ls, name: str) -> dict | None:
-    """The first look at one set's scenario as plain data; None where no verdict there ranks two calls or more."""
+def facts(ls, name: str, beside=None) -> dict | None:
+    """The first look at one set's scenario as plain data; None where no verdict there ranks two calls or more.
+    `beside`: what a set of the same GPU model and PyTorch measured at new lengths (length_cost.Beside), which a
+    decode answer on cuDNN cites for a growing cache where this set measured none (growing_cache)."""
     found = verdict_point.point_facts_all(ls, name)
     if not found:
         return None
@@ -54,12 +67,15 @@ def facts(ls, name: str) -> dict | None:
         # several rows: each note says whose it is ("Training step: ...")
         whose = f"{words.at_cell(f).split(' · ')[0].capitalize()}: " if len(found) > 1 else ""
         setup = decision_words.untimed_setup(f.named, fmt.label_of(f.named)) if f.named is not None else None
-        notes = [whose + x for x in (words.named_note(f), words.loop_note(f), _mask_note(ls, f), setup) if x]
+        grows = growing_cache.growing(ls, f, beside)
+        notes = [whose + x for x in (words.named_note(f), words.loop_note(f), _mask_note(ls, f), setup,
+                                     growing_words.note(grows)) if x]
+        folds = [dict(title=growing_words.FOLD_TITLE, text=x)] if (x := growing_words.argument(grows)) else []
         rows.append(dict(mode=f.mode, variant=f.lead, set=ls.name, set_title=fmt.set_title(ls),
                          rounds_note=[whose + x if i == 0 else x for i, x in enumerate(words.rounds_note(f))],
                          at=words.at_cell(f), call=words.call_cell(f), named=words.named_cell(f),
                          time=words.time_cell(f), conditions=words.conditions_cell(f, env), next=words.next_cell(f),
-                         gain=words.gain_cell(f), holds=words.holds_cell(f), notes=notes))
+                         gain=words.gain_cell(f), holds=words.holds_cell(f), notes=notes, folds=folds))
         points += _points(f, fmt.set_title(ls))
     return dict(set=ls.name, rows=rows, points=points, basis=found[0].basis)
 
@@ -103,9 +119,9 @@ def view(found: list[dict], title: str, command: str = BUILD_COMMAND) -> dict | 
                 sets=" ".join(f["set"] for f in found))
 
 
-def set_view(ls, name: str, title: str) -> dict | None:
-    """One set's page of a scenario: its first look."""
-    return view([facts(ls, name)], title, summary_command(ls.name, scenario=name))
+def set_view(ls, name: str, title: str, beside=None) -> dict | None:
+    """One set's page of a scenario: its first look (`beside` as `facts` takes it)."""
+    return view([facts(ls, name, beside)], title, summary_command(ls.name, scenario=name))
 
 
 def largest_lines(ls, name: str, head: dict, v: verdicts.Verdict, p: schema.Point, mode: str) -> list[str]:

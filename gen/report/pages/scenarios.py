@@ -111,7 +111,7 @@ def set_pages(ctx: Context, ls) -> Iterator[Page]:
         # (the tables' rows written for this page: their links are relative to it; the view stays as made)
         view = dict(view, modes=[dict(m, rows_html=table_rows(m, view["key"], page)) for m in view["modes"]])
         page_view = scenario_view(ctx, name, page, [view])
-        page_view.update(first=scenario_first.set_view(ls, name, page_view["title"]))
+        page_view.update(first=scenario_first.set_view(ls, name, page_view["title"], ctx.lengths_beside))
         text = ctx.template("scenario_page.md.j2").render(**page_view)
         yield Page(page, text)
 
@@ -124,7 +124,8 @@ def facts(ctx: Context, ls) -> dict:
             v = set_view(ctx, ls, name)
             if v is not None:
                 out[name] = dict(headline=v["headline"], versus_short=v["versus_short"], figure=v["figure"],
-                                 title=sa.scenario_title([ls], name), first=scenario_first.facts(ls, name))
+                                 title=sa.scenario_title([ls], name),
+                                 first=scenario_first.facts(ls, name, ctx.lengths_beside))
     return out
 
 

@@ -170,7 +170,7 @@ def set_view(ctx: Context, ls) -> dict:
         if m:
             modes.append(m)
     decision = verdict.decision(ls, ctx.lengths_beside) if ls.measured else None
-    first = first_screen.view(first_screen.facts(ls)) if ls.measured else None
+    first = first_screen.view(first_screen.facts(ls, ctx.lengths_beside)) if ls.measured else None
     # what the capture left out, beside its answer: under the first screen's table, else in the decision's box
     if first:
         first = verdict.with_capture(first, ctx, ls, across=False)

@@ -132,7 +132,7 @@ def facts(ctx: Context, ls) -> dict:
     not the first set), its decision, and per scenario its fastest variant for the heat map."""
     return dict(blocks=set_blocks(ls), line=block(ls), decision=decision(ls, ctx.lengths_beside),
                 fastest=fastest_rows(ls),
-                first=first_screen.facts(ls))
+                first=first_screen.facts(ls, ctx.lengths_beside))
 
 
 def home_view(ctx: Context) -> dict:

@@ -9,18 +9,26 @@ from gen.report.words.common import ordinal, times, times_beside, us
 
 
 def usec(ms: float) -> str:
-    """A host-side quantity (a call's host cost, its reference call) always in µs, on every page: one unit and one
-    value per quantity. The crossover is a call's GPU time, worded by `us` like every other duration."""
+    """A host-side quantity (a call's host cost, its reference call) in µs: one unit and one value per quantity,
+    save where a sentence sets it against a GPU time of 1 ms or more (in_unit_of). The crossover is a call's GPU time,
+    worded by `us` like every other duration."""
     return f"{ms * 1000:.1f} µs"
 
 
-def host_cost(host_cost_ms: float, host_median_ms: float | None = None) -> str:
+def in_unit_of(ms: float, beside_ms: float | None) -> str:
+    """A host-side time in the unit of the GPU time it is set against in the same sentence: ms (to the µs) where that
+    time is 1 ms or more, as `us` gives it, else µs (`usec`), so that one sentence reads its times in one unit
+    ("under 1.583 ms ...; this host took 5.577 ms", not "5577.0 µs")."""
+    return f"{ms:.3f} ms" if beside_ms is not None and not missing(beside_ms) and beside_ms >= 1 else usec(ms)
+
+
+def host_cost(host_cost_ms: float, host_median_ms: float | None = None, beside_ms: float | None = None) -> str:
     """The host's cost of a call as the rule reads it, named as the quantile it is (host_rules.HOST_COST_QUANTILE),
     with the median beside it where known: "104.2 µs at its 10th percentile
-    (median 134.5 µs)"."""
-    text = f"{usec(host_cost_ms)} at its {ordinal(host_rules.HOST_COST_QUANTILE)} percentile"
+    (median 134.5 µs)"; in the unit of `beside_ms`, the GPU time the sentence sets it against (in_unit_of)."""
+    text = f"{in_unit_of(host_cost_ms, beside_ms)} at its {ordinal(host_rules.HOST_COST_QUANTILE)} percentile"
     if host_median_ms is not None and not missing(host_median_ms):
-        text += f" (median {usec(host_median_ms)})"
+        text += f" (median {in_unit_of(host_median_ms, beside_ms)})"
     return text
 
 
@@ -32,7 +40,7 @@ def host_crossover(gpu_ms: float | None, host_cost_ms: float | None, host_ref_ms
     if gpu_ms is None or missing(gpu_ms) or host_cost_ms is None or missing(host_cost_ms):
         return None
     text = (f"a Python loop keeps the GPU busy while the host dispatches a call in under {us(gpu_ms)} (the "
-            f"call's GPU time); this capture's host took {host_cost(host_cost_ms, host_median_ms)}")
+            f"call's GPU time); this capture's host took {host_cost(host_cost_ms, host_median_ms, gpu_ms)}")
     if host_ref_ms is not None and not missing(host_ref_ms):
         text += f" (its reference call: {usec(host_ref_ms)})"
     return text

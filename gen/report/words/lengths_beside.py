@@ -13,7 +13,7 @@ BUCKET = "or bucket or pad lengths to a few shapes so each plan is reused"
 WHAT_TO_DO = f"{PIN_FLASH}, {BUCKET}"
 
 
-def _about(n: float) -> str:
+def about_count(n: float) -> str:
     """A break-even count to two figures: it rests on medians of a few lengths each, no finer."""
     return f"{float(f'{n:.2g}'):,.0f}"
 
@@ -48,13 +48,14 @@ def flash_trade(b, phases=None) -> str:
             # µs ... and 91.2 µs" reads as 1.09× of both
             parts.append(f"in {ph} its warm call takes {us(f)}, {times(f / c)} the {us(c)} of {name} on cuDNN's "
                          f"kernels, while {label('sdpa_cudnn')} pinned takes {us(pinned)}; what decides is each new "
-                         f"length, {new}: it costs less in all at a length seen fewer than about {_about(n)} times")
+                         f"length, {new}: it costs less in all at a length seen fewer than about "
+                         f"{about_count(n)} times")
         elif n is None:
             parts.append(f"in {ph} its warm call is faster too, {us(f)} against {us(c)}")
         else:
             parts.append(f"in {ph} its warm call takes {us(f)} against {label('sdpa_cudnn')}'s {us(c)}, "
                          f"{times(f / c)}, so it costs less in all only at a length seen fewer than about "
-                         f"{_about(n)} times")
+                         f"{about_count(n)} times")
     return "; ".join(parts)
 
 

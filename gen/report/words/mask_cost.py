@@ -9,6 +9,7 @@ from __future__ import annotations
 from gen.analysis import rules
 from gen.model import schema
 from gen.report.words.common import join_and, label, one_timing, short_label, times, us
+from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
 from gen.report.words.orders import state, sum_gain
 from gen.report.words.sum_clocks import apart, possessive, short_lead
 
@@ -65,6 +66,17 @@ def calls_range(m) -> str | None:
         lo, hi = f"{r[0]:.0f}", f"{r[1]:.0f}"
         return f"about {lo}" if lo == hi else f"{lo}–{hi}"
     return f"roughly {lo}–{hi}"
+
+
+def more_than(m) -> str | None:
+    """The calls a step above which the mask call is the cheaper by every lead the set holds: the break-even's top
+    end, as calls_range rounds it ("300" of "roughly 80–300"); None where a measure puts the mask call level or
+    behind."""
+    r = m.repay_range
+    if r is None:
+        return None
+    hi = _rough(r[1])
+    return f"{r[1]:.0f}" if _rough(r[0]) == hi else hi
 
 
 def _lead_span(m) -> str:
@@ -125,9 +137,11 @@ def _shared_first(m) -> str:
     """Why What to call names the call that needs none where the two share the first rank as run
     (mask_cost.MASKLESS_WHERE_SHARED), after per_step: the mask call's lead as run is within noise, so it is named
     only past the break-even."""
+    top = more_than(m)
+    where = f"makes more than about {top} calls" if top is not None else "makes more calls than the break-even"
     return (f"; {possessive(short_label(m.variant))} lead as run is within noise here (the two share the first "
             f"rank), so What to call names {short_label(m.other)}, and {short_label(m.variant)} only where a step "
-            f"makes more calls than the break-even")
+            f"{where}")
 
 
 def alternative_line(m, o, mask: str | None) -> str | None:
@@ -239,3 +253,17 @@ def scenario_note(costs, fastest: str, runner_up: str | None, mask: str | None, 
     return (f"{label(m.variant)}, the next call, is slower and needs a BlockMask besides: {one_timing(m.build_ms)} to "
             f"build ({BUILD_TIMED}). {EVERY_BATCH[0].upper()}{EVERY_BATCH[1:]} pays it once a step, on top of "
             f"{us(m.call_ms)} a call against {other}'s {us(m.other_ms)}: {other}'s lead only grows.")
+
+
+def first_costs(variant: str, compile_s: float | None, ahead: bool, merged: bool, m, mask: str | None) -> str | None:
+    """Under a verdict's table where What to call names a call that builds a BlockMask outside packed documents (a
+    sliding window, whose page gave neither cost there): its first call's compile and its build with the calls that
+    repay it, in one sentence, as the packed-documents page states its build there; None without a build."""
+    if m is None or m.build_ms is None:
+        return None
+    where = " in a later capture call, merged" if merged else (f", {COMPILED_AHEAD_BRIEF}" if ahead else "")
+    text = f"{label(variant)}'s first call compiles ({compile_s:.1f} s{where}); its" if compile_s is not None else \
+        f"{label(variant)}'s"
+    n = calls_range(m) if m.other is not None else None
+    repaid = f", repaid after {n} calls with one {_layout(mask)}" if n is not None else ""
+    return f"{text} BlockMask takes {one_timing(m.build_ms)} to build ({BUILD_TIMED}){repaid}."

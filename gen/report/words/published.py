@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from gen.analysis import rules
+from gen.analysis import published_sums, rules
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import anchors, datasheets
@@ -62,9 +62,9 @@ def versus(v: dict, anchor_title: str, variant_label, decode: bool, scenario: st
         ks = v["ours_ks_time_ratio"]
         at = f"at {v['ours_ks_mhz']:.0f} MHz" if not missing(v["ours_ks_mhz"]) else "clock not recorded"
         parts.append(f"{ours} takes {ks:.2f}× its time by kernel sum ({_ms(v['ours_ks_ms'])} ms {at}; "
-                     f"{_faster(ks, time=True)}: the source's time is its kernels' device time under a profiler, "
+                     f"{_ks_read(v)}the source's time is its kernels' device time under a profiler, "
                      f"which our kernel sum is), {v['ours_time_ratio']:.2f}× as run, and reaches "
-                     f"{v['ours_rate_ratio']:.2f}× its rate as run.")
+                     f"{v['ours_rate_ratio']:.2f}× its rate as run.{_ks_unread(v)}")
     elif not missing(v["ours_time_ratio"]):
         parts.append(f"{ours} takes {v['ours_time_ratio']:.2f}× its time ({_faster(v['ours_time_ratio'], time=True)})"
                      f" and reaches {v['ours_rate_ratio']:.2f}× its rate.")
@@ -123,6 +123,29 @@ def source_shape(sh: dict) -> str:
     shapes = "; ".join(f"batch {b}, {h} query / {kv} KV heads, S = {n:,}, D {d}" if h != kv else
                        f"batch {b}, {h} heads, S = {n:,}, D {d}" for b, h, kv, n, d in sh["shapes"])
     return f"The source measured {shapes}, not this scenario's batch and heads: rates compare, times do not."
+
+
+def _ks_read(v: dict) -> str:
+    """The order a kernel sum's ratio to a published kernel time gives, where the clock rule leaves one
+    (published_sums.order_read): "slower: "; "" where the clock explains the ratio or no order is read (_ks_unread)."""
+    read = v.get("ours_ks_read")
+    return f"{read}: " if read in (published_sums.SLOWER, published_sums.FASTER, published_sums.SAME) else ""
+
+
+def _ks_unread(v: dict) -> str:
+    """Why a kernel sum's ratio to a published kernel time is read as no order: our burst at its clock lands on the
+    published time, so the ratio is the clock's; or the clock rule cannot be applied. "" where an order is read."""
+    read, ks = v.get("ours_ks_read"), f"{v['ours_ks_time_ratio']:.2f}×"
+    if read == published_sums.CLOCK:
+        fb = v.get("ours_ks_burst_mhz")
+        at = f" at {fb:.0f} MHz" if not missing(fb) else ""
+        return (f" The clock explains the kernel sum's {ks}: our own burst{at} lands within "
+                f"{rules.CLOCK_RULE_PCT:g}% of the published time.")
+    if read == published_sums.NO_RULE:
+        why = v.get("ours_ks_rule_reason") or "a clock was not recorded"
+        return (f" The kernel sum's {ks} is read as neither slower nor faster: {why}, so the clock rule cannot be "
+                "applied.")
+    return ""
 
 
 def _faster(ratio: float, time: bool) -> str:
