@@ -151,9 +151,9 @@ def test_the_homes_list_of_compile_keys_grows_by_what_the_set_shows(lead_advice)
     text = decision_words._startup(lead_advice)
     # the set records no compile key: the field that differed is said, never called the cause
     assert ("(dtype, head dim, mask, grouping of heads): 1.52 s at the article's shape, the process's first call of "
-            "it. A configuration holds more than the set records: at decode steps it compiled again (1.43 s) after the set's decode from a KV cache "
-            "runs had compiled it, though of the fields the set records only the batch differed (8 there, 1 "
-            "here).") in text
+            "it. A configuration holds more than the set records: at decode steps it compiled again (1.43 s) after "
+            "the set's decode from a KV cache runs had compiled it, though of the fields the set records only the "
+            "batch differed (8 there, 1 here).") in text
     assert "batch size at least" not in text
     # a compile the list explains (query heads differ: the grouping of heads) adds nothing
     heads = Recompile("fa4", "prefill", 2000.0, "gqa-prefill", 2.1, (("q_heads", 64, 32),), ())
