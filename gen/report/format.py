@@ -105,10 +105,10 @@ def tbps(x) -> str:
 
 
 def published_ms(x) -> str:
-    """A published-figure block's time, in its table cells and its sentences (gen.report.words.published) alike
-    (review 22, Part 1: the table read "25.57" under a sentence that said 25.566 ms): `ms`'s one precision, three
-    decimals from 1 ms, four below (a sub-ms time of ours read "0.059" at three)."""
-    return ms(x)
+    """Milliseconds to three decimals: the one precision of a published-figure block, its table cells and its
+    sentences (gen.report.words.published) alike (review 22, Part 1: the table read "25.57" under a sentence
+    that said 25.566 ms)."""
+    return DASH if missing(x) else f"{x:.3f}"
 
 
 def us(x) -> str:
