@@ -39,7 +39,7 @@ def test_h200_first_screen(h200):
     # decode's one-token calls: a loop of the default call waited for the host past the line there too
     assert [sc for sc, *_ in a.loops] == ["decode"]
     # review item 3: "longer" only where it is
-    assert " A loop of SDPA (backend not pinned) also waited in decode, " in host
+    assert " A loop of SDPA (backend not pinned) also waited in decode: " in host
     assert sliding.startswith("For sliding windows, use FlexAttention (compiled): SDPA (backend not pinned) is 5.99× "
                               "slower in a forward pass at 16k")
     assert "the 5.99× is against that dense mask" in sliding  # what the ratio is against (issue 31)

@@ -1,7 +1,7 @@
 """Review 2026-12-06-4 item 1, left open by review 2026-12-06-5: the first screen counts FP8 prefill as behind for
-FlashAttention-4 (cuDNN FP8 1.195x by kernel sum, against a 12% higher clock); every page that gives the FP8 verdict
-says it the same way ("within noise as run but behind by kernel sum"), never "within noise ... share the first rank".
-Each test fails if a page gives the other answer."""
+FlashAttention-4 (cuDNN FP8 1.195x by kernel sum, FlashAttention-4's clock 12% higher); every page that gives the FP8
+verdict says it the same way ("within noise as run but behind by kernel sum"), never "within noise ... share the first
+rank". Each test fails if a page gives the other answer."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 FA4, CUDNN_FP8 = label("fa4"), label("cudnn_fp8")
 AHEAD = f"{CUDNN_FP8} 1.195× faster by kernel sum"  # 1.195, under the 1.2× line (review 10 item 7)
 # the clocks the 11% compares are named (review 2026-12-07-2 item 1): the kernel sums' windows, not the as-run ones
-LOWER = "against a 12% higher clock (1755 against 1965 MHz, the kernel sums' windows)"
+LOWER = "FlashAttention-4's clock 12% higher (1755 against 1965 MHz, the kernel sums' windows)"
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def test_the_verdict_says_behind_by_kernel_sum_not_a_shared_first_rank(lead):
     head = verdict_words.verdict(v).headline
     assert head.startswith(f"{CUDNN_FP8} and {FA4} are within noise as run here, but {FA4} is behind by kernel sum: ")
     assert "share the first rank" not in head and "are the fastest here" not in head
-    assert f"{AHEAD} (5.038 ms against 6.022 ms" in head and ": against a 12% higher clock)" in head
+    assert f"{AHEAD} (5.038 ms against 6.022 ms" in head and ": FlashAttention-4's clock 12% higher)" in head
     assert "ahead as run in both round orientations (1.07× forward, 1.19× reversed)" in head
 
 

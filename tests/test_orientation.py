@@ -118,8 +118,8 @@ def test_a_kernel_sum_lead_at_a_lower_clock_is_told():
     o = leads.orders(a, b, "gpu_only")
     assert not o.apart and not o.kernel_sum_one_clock and o.kernel_sum_conservative and orders_words.kernels_lead(o)
     # both clocks named beside it (review 2026-12-07-5 item 3)
-    assert (f"by kernel sum (cuDNN FP8 attention's sums against an 11% higher clock, {1965 * 0.9:.0f} "
-            "against 1965 MHz)") in "; ".join(orders_words.noted_parts([o], [a, b], label))
+    assert (f"by kernel sum (cuDNN FP8 attention's sums at {1965 * 0.9:.0f} against 1965 MHz, FlashAttention-4's "
+            "clock 11% higher)") in "; ".join(orders_words.noted_parts([o], [a, b], label))
     # the leader at the higher clock: where the gap may be all of its lead (1.25x apart, 1.20x lead), nothing is told
     hi = leads.orders(dataclasses.replace(a, kernel_sum_mhz=1965 * 0.8), dataclasses.replace(b, kernel_sum_mhz=1965),
                       "gpu_only")

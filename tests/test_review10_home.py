@@ -47,7 +47,7 @@ def test_the_host_line_names_the_call_whose_loop_waited_and_the_call_named_there
     assert said == {e.scenario for e in a.exceptions if e.mode == "inference"} and "chunked-prefill" in said
     text = host + " " + loops
     for sc, variant, ratio in a.host_calls:
-        assert f"the call there, {label(variant)}, took {times(ratio)} its GPU-only time in a loop" in text, sc
+        assert f"The call there, {label(variant)}, took {times(ratio)} its GPU-only time in a loop." in text, sc
     # the article's FA4 loop is within noise of the line: the rule's words, never a bare "waited"
     assert a.host_outcome == "within noise" and "not called host-bound" in host
 
@@ -150,14 +150,16 @@ def test_the_homes_list_of_compile_keys_grows_by_what_the_set_shows(lead_advice)
     s = lead_advice.startup
     text = decision_words._startup(lead_advice)
     # the set records no compile key: the field that differed is said, never called the cause
-    assert ("(dtype, head dim, mask, grouping of heads, and more the set does not record: at decode steps it compiled "
-            "again (1.43 s) after the set's decode from a KV cache runs had compiled it, where of the fields the set "
-            "records only the batch (8 there, 1 here) differed)") in text
+    assert ("(dtype, head dim, mask, grouping of heads): 1.52 s at the article's shape, the process's first call of "
+            "it. A configuration holds more than the set records: at decode steps it compiled again (1.43 s) after "
+            "the set's decode from a KV cache runs had compiled it, though of the fields the set records only the "
+            "batch differed (8 there, 1 here).") in text
     assert "batch size at least" not in text
     # a compile the list explains (query heads differ: the grouping of heads) adds nothing
     heads = Recompile("fa4", "prefill", 2000.0, "gqa-prefill", 2.1, (("q_heads", 64, 32),), ())
     a = replace(lead_advice, startup=replace(s, recompiled=(heads,)))
-    assert f"({dynamic_words.COMPILE_KEYS})" in decision_words._startup(a)
+    assert f"({dynamic_words.COMPILE_KEYS}): " in decision_words._startup(a)
+    assert "holds more than the set records" not in decision_words._startup(a)
 
 
 # --------------------------------------------------------------------------- item 1: the verdict's point first

@@ -6,6 +6,7 @@ facts) and fails if the rule is broken."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import statistics
 
 import pytest
@@ -42,16 +43,18 @@ def test_a_loop_the_rule_leaves_within_noise_is_never_called_host_bound(h100):
         v = verdicts.verdict(ls, sc, "inference")
         t = v.row(a.default)
         assert (host_ms, gpu_ms) == (t.host_cost_ms, t.gpu_only.median)
-        part = line.split(f"{places.SCENARIO_WORDS.get(sc, sc)}, {ratio:.2f}×", 1)[1].split(")")[0]
+        assert places.SCENARIO_WORDS.get(sc, sc) in line
+        # the words after this loop's ratio, up to the next loop's sentence or the call named there
+        part = re.split(r" (?:In |The call there|A loop)", line.split(f"{ratio:.2f}× its GPU-only time", 1)[1])[0]
         if outcome == rules.WITHIN_NOISE:
             seen += 1
-            assert "; host-bound" not in part and "host-bound on this host" not in part
+            assert ", host-bound." not in part and "host-bound on this host" not in part
             assert host_ms < host_rules.HOST_YES_MARGIN * gpu_ms  # the premise of the words below
-            assert (f"not called host-bound: its host cost (10th percentile) is "
+            assert (f"It is not called host-bound: its 10th-percentile host cost is "
                     f"{times_beside(host_ms / gpu_ms, host_rules.HOST_YES_MARGIN)} its GPU time, under the rule's "
                     f"{host_rules.HOST_YES_MARGIN:g}× line") in line
         elif outcome == rules.YES:
-            assert "; host-bound" in part
+            assert ", host-bound." in part
     assert seen  # chunked prefill: 1.63x in the loop, its host cost 1.30x its GPU time
     # synthetic: the same words for each outcome, never "host-bound" unqualified but for YES
     fake = type("A", (), {"loops": (("decode", 1.6, (1.5, 1.7), rules.WITHIN_NOISE, 0.13, 0.1),
@@ -59,7 +62,7 @@ def test_a_loop_the_rule_leaves_within_noise_is_never_called_host_bound(h100):
                                     ("sliding-window", 1.6, (1.5, 1.7), rules.YES, 0.2, 0.1)),
                          "default": "fa4", "host_calls": ()})()
     text = decision_words._loops(fake)
-    assert text.count("host-bound") == 3 and text.count("not called host-bound") == 2 and "; host-bound)" in text
+    assert text.count("host-bound") == 3 and text.count("not called host-bound") == 2 and ", host-bound." in text
 
 
 # --------------------------------------------------------------------------- item 2: behind by kernel sum, elsewhere

@@ -13,7 +13,7 @@ from gen.analysis.values import variant_role
 from gen.report.pages import decision
 from gen.report.words import behind as behind_words
 from gen.report.words import decision as decision_words
-from gen.report.words.common import times
+from gen.report.words.common import times, us
 from tests.conftest import RESULTS
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -131,7 +131,7 @@ def test_a_headlines_fastest_is_named_with_the_unpinned_call_of_the_same_kernels
     assert auto.median < mine.median and calls.overlaps(mine, auto)
     text = scenario_words.headline(h, sa.FIGURE_TBPS, True, label)
     assert (f"{label('sdpa_cudnn')} and {label('sdpa_auto')} run the same kernels and are fastest: one rank, a tie, by "
-            f"their medians {mine.median:#.4g} and {auto.median:#.4g} ms. {label('sdpa_cudnn')}: ") in text
+            f"their medians {us(mine.median)} and {us(auto.median)}. {label('sdpa_cudnn')}: ") in text
     assert "is fastest by its median" not in text
     # with no unpinned call tied (gen.analysis.scenarios.headline's auto_tie None: test_scenario_analysis), the plain
     # opening

@@ -15,6 +15,7 @@ from gen.analysis import calls, compare, dynamic, leads, rules, tables, timings
 from gen.analysis import scenarios as sa
 from gen.model import stats
 from gen.report.site import environment
+from gen.report.words import common as words
 from gen.report.words import compare as compare_words
 from gen.report.words import dynamic as dynamic_words
 from gen.report.words import first_screen, orders
@@ -172,7 +173,7 @@ def test_a_headline_rate_whose_orientations_differ_gives_each():
     assert o is not None and o.median_with == "forward"
     assert o.reversed_rate == pytest.approx(729.0 * 24.133 / 30.553)
     text = oriented_words.sentence(o, lambda x: f"{x:.0f}", "TFLOP/s")
-    assert "1.27×" in text and "576 TFLOP/s" in text and "648 TFLOP/s" in text and "forward rounds (24.12 ms" in text
+    assert "1.27×" in text and "576 TFLOP/s" in text and "648 TFLOP/s" in text and "forward rounds (24.124 ms" in text
     close = calls.Timed("x", "ok", forward_ms=24.124, reversed_ms=24.124 * (1 + 0.99 * rules.ORIENTATION_GAP_PCT / 100))
     assert calls.oriented_rate(close, 24.13, 729.0) is None
 
@@ -183,7 +184,7 @@ def test_the_committed_gqa_headline_gives_its_reversed_rounds(lead):
 
     ctx = site.Context([lead])
     view = scenario_set.set_view(ctx, lead, "gqa-prefill")
-    assert "the reversed rounds' median is 30.55 ms, 576 TFLOP/s" in view["headline"]
+    assert "the reversed rounds' median is 30.553 ms, 576 TFLOP/s" in view["headline"]
 
 
 # --------------------------------------------------------------------------- item 13: one rule for "above"
@@ -253,8 +254,8 @@ def test_the_decode_bridge_names_the_unpinned_tie_as_the_headline_does(lead):
     assert auto == "sdpa_auto" and sp[auto].median < sp[head["fastest"]["variant"]].median
     assert "SDPA cuDNN leads" not in said
     assert ("D 128), SDPA cuDNN and SDPA (backend not pinned) run the same kernels and lead, one rank, a tie, by their "
-            f"medians {sp['sdpa_cudnn'].median:#.4g} and {sp[auto].median:#.4g} ms") in said
-    assert "1.341 and 1.340 ms" in said and "within noise of them as run" in said
+            f"medians {words.us(sp['sdpa_cudnn'].median)} and {words.us(sp[auto].median)}") in said
+    assert "1.341 ms and 1.340 ms" in said and "within noise of them as run" in said
 
 
 def test_a_bridge_says_by_its_median_wherever_a_call_is_within_noise(lead):
@@ -281,7 +282,7 @@ def test_an_orientations_rate_above_the_measured_ceiling_is_flagged():
     text = oriented_words.sentence(o, lambda x: f"{x:.0f}", "TFLOP/s", (717.47, "the measured ceiling"))
     assert "732 TFLOP/s, above the measured ceiling (102% of it)" in text
     assert "740 TFLOP/s, above the measured ceiling (103% of it)" in text
-    assert "0.8438 ms, 646 TFLOP/s;" in text  # below the ceiling: no flag
+    assert "843.8 µs, 646 TFLOP/s;" in text  # below the ceiling: no flag
     at_floor = oriented_words.sentence(o, lambda x: f"{x:.0f}", "TFLOP/s", (732.0 / (1 + 0.009), "c"))
     assert "732 TFLOP/s, above" not in at_floor  # within rules.TIME_FLOOR_PCT of the ceiling: the ceiling itself
 
@@ -292,10 +293,10 @@ def test_the_committed_chunked_headline_flags_its_orientations_above_the_ceiling
 
     ctx = site.Context([lead])
     chunked = scenario_set.set_view(ctx, lead, "chunked-prefill")["headline"]
-    assert "(0.7449 ms, 732 TFLOP/s, above the measured ceiling (102% of it))" in chunked
-    assert "its kernel sum 0.7373 ms, 740 TFLOP/s, above the measured ceiling (103% of it)" in chunked
+    assert "(744.9 µs, 732 TFLOP/s, above the measured ceiling (102% of it))" in chunked
+    assert "its kernel sum 737.3 µs, 740 TFLOP/s, above the measured ceiling (103% of it)" in chunked
     gqa = scenario_set.set_view(ctx, lead, "gqa-prefill")["headline"]
-    assert "(24.13 ms, 729 TFLOP/s, above the measured ceiling (102% of it))" in gqa
+    assert "(24.131 ms, 729 TFLOP/s, above the measured ceiling (102% of it))" in gqa
     assert "576 TFLOP/s;" in gqa
 
 
@@ -323,5 +324,5 @@ def test_the_switch_paragraph_says_each_number_once(lead):
         assert text.count(fmt.ms(x)) == 1, x
     assert ":" not in text and f"({sw.ratio:.2f}×)" not in text and "Length by length" not in text
     assert ("With it set, SDPA cuDNN's first call was slower at every length, 1.05–1.66× its time without it (median "
-            "over the lengths after the first 40.16 ms against 36.89 ms), one run each, so the switch brought no "
+            "over the lengths after the first 40.157 ms against 36.886 ms), one run each, so the switch brought no "
             "gain") in text

@@ -89,15 +89,16 @@ def test_a_gain_by_kernel_sum_shows_the_sums_it_divides_their_clocks_and_the_as_
                                           "3.49× faster than FlashAttention-4")
     fp8 = _one(lead, "fp8-prefill")
     assert first_words.gain_cell(fp8) == f"{label('cudnn_fp8')} faster: 1.195× by kernel sum, 1.08× as run"
-    assert ("1.195× faster by kernel sum (5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: against a 12% higher "
-            "clock)") in first_words.named_note(fp8)
+    assert ("1.195× faster by kernel sum (5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: FlashAttention-4's clock "
+            "12% higher)") in first_words.named_note(fp8)
 
 
 def test_the_fp8_clock_sentence_names_the_clocks_it_compares(lead):
     f = _one(lead, "fp8-prefill")
     # 11% is the kernel sums' windows' gap, not the as-run windows' (1675 against 1660 MHz, the other way), said once
     # under the table beside the two sums' clocks; the Holds cell, of the named call's row, does not repeat it
-    assert "5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: against a 12% higher clock" in first_words.named_note(f)
+    assert ("5.038 ms at 1755 MHz against 6.022 ms at 1965 MHz: FlashAttention-4's clock 12% higher"
+            in first_words.named_note(f))
     assert "11%" not in first_words.holds_cell(f)
     assert orders_words.kernels_ahead(f.orders, label).endswith("(1755 against 1965 MHz, the kernel sums' windows)")
 

@@ -91,7 +91,7 @@ def test_mask_cost_break_even_arithmetic():
     slower = mask_cost.MaskCost("flex", build_ms=5.0, call_ms=2.0, other="varlen", other_ms=1.5)
     assert slower.calls_to_repay is None  # not faster at all: no number of calls repays the build
     line = mask_words.mask_cost_line(slower, schema.Mask.DOCUMENT)
-    assert "call varlen_attn wherever the document layout changes" in line
+    assert "Call varlen_attn wherever the document layout changes" in line
     assert mask_cost.MaskCost("flex", 1.0, 1.0).calls_to_repay is None  # nothing to weigh it by
     assert mask_words.mask_cost_line(mask_cost.MaskCost("flex", 1.0, 1.0), schema.Mask.DOCUMENT) is None
 

@@ -265,7 +265,7 @@ def test_what_fp8_buys_gives_the_range_with_clocks(loaded):
     said = fp8_speed.speed(r)
     assert said.startswith(f"{r['eq_speedup']:.2f}–{r['ks_speedup']:.2f}× (")
     gap = rules.clock_gap_pct(r["run_fp8_mhz"], r["run_twin_mhz"])
-    assert f"{r['run_speedup']:.2f}× as run, FP8 at a {gap:.0f}% higher clock" in said
+    assert f"{r['run_speedup']:.2f}× as run, FP8's clock {gap:.0f}% higher" in said
     assert said.endswith(f"{r['eq_speedup']:.2f}× at equal clock, a model)")
 
 

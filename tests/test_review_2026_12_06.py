@@ -155,7 +155,7 @@ def test_a_loop_that_waited_but_is_not_called_host_bound_says_why(lead):
             if waited and t.host_cost_ms and t.host_cost_ms < host_rules.HOST_YES_MARGIN * t.gpu_only.median:
                 seen += 1
                 # the quantile named, and digits enough that the ratio never rounds onto the line (review 3 #10)
-                assert (f"its host cost ({host_rules.HOST_COST_QUANTILE}th percentile) is "
+                assert (f"its {host_rules.HOST_COST_QUANTILE}th-percentile host cost is "
                         f"{times_beside(t.host_cost_ms / t.gpu_only.median, host_rules.HOST_YES_MARGIN)} its GPU time"
                         in text)
         for x in v.host_bound:

@@ -82,8 +82,8 @@ def test_the_fa3_papers_gpu_is_not_a_difference_from_an_h100_sxm5_set(results_do
 # --------------------------------------------------------------------------- finding 7: a median beside its IQR
 
 @pytest.mark.parametrize("x, pair, want", [(0.26001, (0.2596, 0.2603), "0.2600"), (3.07, (3.069, 3.072), "3.070"),
-                                           (1.26, (1.259, 1.261), "1.260"), (12.345, (12.3, 12.4), "12.35"),
-                                           (2.0, (math.nan, 1.0), "2")])
+                                           (1.26, (1.259, 1.261), "1.260"), (12.345, (12.3, 12.4), "12.345"),
+                                           (2.0, (math.nan, 1.0), "2.000")])
 def test_a_median_keeps_its_iqrs_decimals(x, pair, want):
     assert fmt.median_beside(x, pair) == want
 

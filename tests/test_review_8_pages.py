@@ -297,7 +297,7 @@ def test_the_lowest_warm_call_is_over_every_row_or_says_why_not(lead):
     assert pf.lowest_warm.variant == "sdpa_auto" and pf.lowest_warm.steady_ms < pf.steady_best.steady_ms
     text = dynamic_words.headline(pf)
     assert text.startswith("Once warm, SDPA (backend not pinned) has the lowest median call in a Python loop")
-    assert "0.04954 ms" in text and "Of the calls whose new lengths were costed, SDPA flash's is the lowest" in text
+    assert "0.0495 ms" in text and "Of the calls whose new lengths were costed, SDPA flash's is the lowest" in text
     # where the reference is the lowest over every row, it is said plainly
     prefill = dynamic.phase_facts(lead.rs, "prefill")
     assert prefill.lowest_warm.variant == prefill.steady_best.variant == "sdpa_cudnn"
@@ -312,9 +312,9 @@ def test_pinned_and_unpinned_cudnn_are_set_side_by_side_without_a_cause(lead):
 
     pf = dynamic.phase_facts(lead.rs, "decode")
     note = " ".join(dynamic_words.cache_notes(pf))
-    assert "GPU-only 0.01072 against 0.0107 ms a call, in a Python loop 0.04954 against 0.09119 ms a call" in note
+    assert "GPU-only 0.0107 against 0.0107 ms a call, in a Python loop 0.0495 against 0.0912 ms a call" in note
     assert "this set does not record where the difference goes" in note
-    assert "(0.04954 against 0.09119 ms a call)" not in note
+    assert "(0.0495 against 0.0912 ms a call)" not in note
 
 
 def test_the_home_names_the_reference_call(lead):

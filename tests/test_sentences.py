@@ -191,9 +191,9 @@ def test_cudnn_first_call_is_the_process_first_not_a_generated_kernel(page, h200
     assert cc.first_in_process and cc.same_problem_first_s["sdpa_auto"] < 0.001
     text = page(f"{OWN}/variants/sdpa_cudnn.md")
     assert "cuDNN generates its kernel for the problem" not in text
-    assert ("Its first forward was the first cuDNN call of the capture's process and took 0.87 s against 12.2 ms "
-            "for SDPA efficient and 13.3 ms for SDPA flash") in text
-    assert "SDPA (backend not pinned), calling cuDNN on the same problem afterwards, took 0.5 ms" in text
+    assert ("Its first forward was the first cuDNN call of the capture's process and took 0.87 s against 12.188 ms "
+            "for SDPA efficient and 13.334 ms for SDPA flash") in text
+    assert "SDPA (backend not pinned), calling cuDNN on the same problem afterwards, took 504.8 µs" in text
     assert "this set does not record (no first call per sweep point)" in text
 
 

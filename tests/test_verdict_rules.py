@@ -347,7 +347,7 @@ def test_the_start_up_the_first_screen_expects_is_the_set_s_own_first_call(loade
 
     line = line.replace(f"the {secs(NEW_KIND_S)} that marks a new kind", "")  # the rule's line, not a measurement
     said = (re.findall(r"(\d+\.\d+)(?:–[\d.]+)? s\b", line) + re.findall(r"–(\d+\.\d+) s\b", line)
-            if line.startswith("Expect about") else re.findall(r"which took ([\d.]+) s", line)[:1])  # a compiled call
+            if line.startswith("Expect about") else re.findall(r"configuration \([^)]*\): ([\d.]+) s", line)[:1])
     assert said
     firsts = [r.first_call_s for r in [*ls.rs.runs, *ls.rs.sweep] if r.first_call_s is not None]
     for x in said:
@@ -517,7 +517,7 @@ POWER = r"≈?(\d+) W(?: instant| averaged)?(?:, ≈?\d+ W averaged · held for 
 @pytest.mark.parametrize("name", GPU_SETS)
 def test_the_set_summary_table_gives_each_time_its_clock_power_and_equal_clock(docs, name, loaded):
     text = (docs / _set_page(name)).read_text(encoding="utf-8")
-    cells = re.findall(rf"<small>@ (\d+) MHz, {POWER.replace(' · ', ', ')}; ([\d.]+) ms at (\d+) MHz "
+    cells = re.findall(rf"<small>@ (\d+) MHz, {POWER.replace(' · ', ', ')}; ([\d.]+) (?:ms|µs) at (\d+) MHz "
                        r"\(equal clock, a model\)</small>", text)
     ref = loaded[name].rs.environment.ref_mhz
     assert len(cells) >= 10
@@ -530,7 +530,7 @@ def test_the_set_summary_table_gives_each_time_its_clock_power_and_equal_clock(d
 @pytest.mark.parametrize("name", GPU_SETS)
 def test_scenario_tables_give_each_time_its_equal_clock_time(docs, name):
     text = (docs / f"generated/sets/{name}/scenarios/gqa-prefill.md").read_text(encoding="utf-8")
-    cell = rf"\d+ MHz \(min \d+\) · {POWER} · \d+ °C · [\d.]+ ms at \d+ MHz \(equal clock, a model\)"
+    cell = rf"\d+ MHz \(min \d+\) · {POWER} · \d+ °C · [\d.]+ (?:ms|µs) at \d+ MHz \(equal clock, a model\)"
     assert len(re.findall(cell, text)) >= 5
 
 

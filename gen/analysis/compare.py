@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from gen.analysis import comparability, gate, leads, rules, sets, tables, verdicts
-from gen.analysis.values import number, text_table, variant_order
+from gen.analysis.values import missing, number, text_table, variant_order
 from gen.model import layout, output, schema, trace
 
 COLUMNS = ["variant", "status_a", "status_b", "kernels_a", "kernels_b", "kernels_added", "kernels_removed",
@@ -239,8 +239,12 @@ def _pick(root: Path, name: str, option: str) -> tables.LoadedSet:
 
 
 def _clean(x):
-    if isinstance(x, (float, np.floating, np.integer)):
-        return number(x, 4)
+    """A number to six significant figures: rounding to decimals left 0.0590 as 0.059 and 0.1290 as 0.129, so a page
+    could not print them at the precision of the cells beside them."""
+    if isinstance(x, (float, np.floating)):
+        return None if missing(x) else float(f"{float(x):.6g}")
+    if isinstance(x, np.integer):
+        return number(x)
     return x
 
 

@@ -49,16 +49,26 @@ class MaskCost:
     # calls were timed apart (leads.Orders.timed_apart), so their as-run and round-orientation leads were taken in
     # different conditions and decide nothing; None elsewhere
     sums_only_mhz: tuple[float | None, float | None] | None = None
+    # the two kernel sums themselves (the call's, `other`'s, ms) where sums_only_mhz is set: a sentence that prints
+    # the two times beside the lead prints these, so the lead is their difference; None elsewhere
+    sums_only_ms: tuple[float, float] | None = None
+
+    @property
+    def pair_ms(self) -> tuple[float, float | None]:
+        """The call's time and `other`'s by the one measure the lead is read by: the kernel sums where the two were
+        timed apart, the ranking medians elsewhere."""
+        return self.sums_only_ms if self.sums_only_ms is not None else (self.call_ms, self.other_ms)
 
     @property
     def per_layout_ms(self) -> float:
         """One call at a new layout: the build and the call."""
-        return self.build_ms + self.call_ms
+        return self.build_ms + self.pair_ms[0]
 
     @property
     def lead_ms(self) -> float | None:
-        """The call's lead a call over `other` (negative: behind it)."""
-        return self.other_ms - self.call_ms if self.other_ms is not None else None
+        """The call's lead a call over `other` (negative: behind it), by pair_ms's measure."""
+        mine, theirs = self.pair_ms
+        return theirs - mine if theirs is not None else None
 
     @property
     def calls_to_repay(self) -> float | None:
@@ -79,7 +89,7 @@ class MaskCost:
     @property
     def reversed_per_layout(self) -> bool:
         """A new layout every call reverses the order: the build and one call cost more than `other`'s call."""
-        return self.other_ms is not None and self.per_layout_ms > self.other_ms
+        return self.other_ms is not None and self.per_layout_ms > self.pair_ms[1]
 
 
 def _build_ms(rec) -> float | None:
@@ -111,14 +121,14 @@ def mask_costs(ls: tables.LoadedSet, v: verdicts.Verdict, dense: Callable[[str],
                    if t.variant not in builds and not dense(t.variant)))
     other_ms, other = free[0] if free else (None, None)
 
-    def lead(t, ms) -> tuple[tuple, tuple | None]:
+    def lead(t, ms) -> tuple[tuple, tuple | None, tuple | None]:
         if other is None:
-            return (), None
+            return (), None, None
         o = verdicts.orders(t, v.row(other), v.basis)
         sums = [x for x in _leads(o) if x[0] == "kernel sum"]
         if o.timed_apart and sums:  # timed apart: only the kernel sums may stand for the lead
-            return tuple(sums), (o.first_ks_mhz, o.second_ks_mhz)
-        return (("as run", other_ms - ms), *_leads(o)), None
+            return tuple(sums), (o.first_ks_mhz, o.second_ks_mhz), (o.first_ks_ms, o.second_ks_ms)
+        return (("as run", other_ms - ms), *_leads(o)), None, None
     return tuple(MaskCost(t.variant, builds[t.variant], ms, other, other_ms, *lead(t, ms))
                  for t, ms in timed if t.variant in builds)
 

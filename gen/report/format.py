@@ -91,10 +91,17 @@ def ratio(x) -> str:
 
 
 def ms(x) -> str:
-    """Milliseconds with four significant figures at most."""
+    """Milliseconds at the precision a sentence gives the same time (words.common.us: 0.1 µs below 1 ms, 1 µs from
+    there), trailing zeros kept, so a table cell reads as its sentence does ("27.522", not "27.52" under "27.522 ms")
+    and the cells of a column at one precision ("0.1290" beside "0.2383", not "0.129")."""
     if missing(x):
         return DASH
-    return f"{x:.4g}" if x >= 0.001 else f"{x:.2e}"
+    return f"{x:.3f}" if x >= 1 else f"{x:.4f}" if x >= 0.001 else f"{x:.2e}"
+
+
+def tbps(x) -> str:
+    """A bandwidth in TB/s to two decimals, in a sentence or a table alike ("3.10", not "3.1" beside "3.10")."""
+    return DASH if missing(x) else f"{x:.2f}"
 
 
 def published_ms(x) -> str:

@@ -248,8 +248,7 @@ def _exception_cell(ls, a, v, e, rec: str, g: float | None, gain: str) -> tuple[
         cond += ". " + decision_words.mask_arg_note(words.times(g), e.mask_arg_backend,
                                                     VARIANTS[rec].masks).removesuffix(".")
     if rec != auto and (loop := calls.loop_ms(v.row(rec), v.row(auto))) is not None:
-        gain, said = screen_words.loop_cells(gain, loop)
-        cond = f"{said}; {cond}"
+        gain = screen_words.loop_cell(gain, loop)
     if e.compile_s is not None:
         cond += f"; its first call compiles ({e.compile_s:.1f} s)"
     if e.alternative is not None:  # the mask call it is named before

@@ -180,8 +180,8 @@ def apart_words(gap_ms: float | None, faster_ms: float | None, *spreads) -> str:
 
 
 def tie_by_medians(a_ms: float, b_ms: float) -> str:
-    """Two calls of the same kernels, one rank: "one rank, a tie, by their medians 1.341 and 1.340 ms"."""
-    return f"one rank, a tie, by their medians {a_ms:#.4g} and {b_ms:#.4g} ms"
+    """Two calls of the same kernels, one rank: "one rank, a tie, by their medians 1.341 ms and 1.340 ms"."""
+    return f"one rank, a tie, by their medians {us(a_ms)} and {us(b_ms)}"
 
 
 def pct(x: float, digits: int = 0) -> str:

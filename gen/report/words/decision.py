@@ -416,29 +416,7 @@ def _startup_of(s: advice_mod.Startup | None) -> str | None:
     who = "the process's" if s.in_process else "the capture's"
     decl = VARIANTS.get(s.variant)
     if decl is not None and decl.compiled and not s.backend:
-        # A call compiled per configuration (FA4's CuTe DSL): its first call is a compile at that shape, not a
-        # one-time start-up
-        keys = dynamic.compile_keys(s.recompiled)
-        text = (f"{label(s.variant)} is compiled on the first call of each new configuration ({keys}), "
-                f"which took {s.first_call_s:.2f} s at the article's shape ({who} first "
-                "call of it)")
-        if s.later_first_call_s is not None:
-            text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
-        # measured at one shape: whether another configuration or length compiles again is not
-        if s.lengths_status != "ok":
-            text += ("; that was measured at the article's shape only: whether a new configuration or new lengths "
-                     "compile again was not measured" + (f" (the dynamic-lengths runs: {s.lengths_status})"
-                                                         if s.lengths_status else ""))
-        parts = []
-        for ph, once, n, per in s.lengths:
-            if per is None:
-                continue
-            first = "its first length" if n == 1 else f"its first {n} lengths"
-            paid = f"{once / 1e3:.2f} s once at {first}, then " if n and once is not None else "no compile again: "
-            parts.append(f"{PHASE_NAMES.get(ph, ph)} {paid}{us(per)} a new length beyond a warm call")
-        if parts:
-            text += f"; where lengths vary (the dynamic-lengths scenario), {join_and(parts)}"
-        return text + "."
+        return _compiled_startup(s, who)
     # the variant beside its backend; a call that pins none is named by its variant already
     text = first_call_words.kinds_line(b, who, label(s.variant) if s.backend else "", s.first_calls, s.first_call_s)
     after = f"{who} first {b} call"
@@ -450,6 +428,34 @@ def _startup_of(s: advice_mod.Startup | None) -> str | None:
         text += (f". The first call of {label(s.later_variant)} after {after}, the same kernels at the same shape, "
                  f"took {us(s.later_first_call_s * 1e3)}")
     return text + "."
+
+
+def _compiled_startup(s: advice_mod.Startup, who: str) -> str:
+    """A call compiled per configuration (FA4's CuTe DSL): its first call is a compile at that shape, not a
+    one-time start-up; in short sentences, one colon each at most: the keys and the time, what else compiled, the
+    lengths."""
+    text = (f"{label(s.variant)} is compiled on the first call of each new configuration "
+            f"({dynamic.COMPILE_KEYS}): {s.first_call_s:.2f} s at the article's shape, {who} first call of it")
+    if s.later_first_call_s is not None:
+        text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
+    text += "."
+    if beyond := dynamic.compiled_beyond_keys(s.recompiled):
+        text += f" {beyond}"
+    # measured at one shape: whether another configuration or length compiles again is not (review item 22)
+    if s.lengths_status != "ok":
+        text += (" That was measured at the article's shape only. Whether a new configuration or new lengths "
+                 "compile again was not measured" + (f" (the dynamic-lengths runs: {s.lengths_status})"
+                                                     if s.lengths_status else "") + ".")
+    parts = []
+    for ph, once, n, per in s.lengths:
+        if per is None:
+            continue
+        first = "its first length" if n == 1 else f"its first {n} lengths"
+        paid = f"{once / 1e3:.2f} s once at {first}, then " if n and once is not None else "no compile again, "
+        parts.append(f"{PHASE_NAMES.get(ph, ph)} {paid}{us(per)} a new length beyond a warm call")
+    if parts:
+        text += f" Where lengths vary (the dynamic-lengths scenario): {'; '.join(parts)}."
+    return text
 
 
 PHASE_WORDS = {"prefill": "a new prompt length", "decode": "a decode step (the KV cache one token longer)"}
@@ -497,49 +503,57 @@ def lengths_line(a: advice_mod.Advice, beside=None) -> str | None:
 
 
 def _the_call_there(a: advice_mod.Advice, scenario: str) -> str | None:
-    """Where the first screen names another call than the default for `scenario`: that call and its loop, "SDPA
-    cuDNN, the call there: 1.02×" (the host line says whose loop waited)."""
+    """Where the first screen names another call than the default for `scenario`: that call and its loop, as a
+    sentence (the host line says whose loop waited): "The call there, SDPA with causal_lower_right,
+    took 1.29× its GPU-only time in a loop."."""
     there = next(((v, r) for sc, v, r in a.host_calls if sc == scenario), None)
-    return f"the call there, {label(there[0])}, took {times(there[1])} its GPU-only time in a loop" if there else None
+    return (f"The call there, {label(there[0])}, took {times(there[1])} its GPU-only time in a loop."
+            if there else None)
 
 
 def _host(a: advice_mod.Advice) -> str | None:
     if a.host_outcome not in (rules.YES, rules.WITHIN_NOISE) or a.host_ratio is None:
         return None
-    # The first screen's short form of the verdict's host line: whose loop, what this host saw, and the crossover.
-    there = _the_call_there(a, ARTICLE)
-    text = (f"In short calls of {label(a.default)} at the article's shape" + (f" ({there})" if there else "")
-            + f", {on_this_host(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms)}")
+    # The first screen's short form of the verdict's host line: whose loop, what this host saw, and the crossover,
+    # in short sentences with brackets one deep
+    text = (f"In short calls of {label(a.default)} at the article's shape, "
+            f"{on_this_host(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms)}.")
     short = host_short_of_line(a.host_cost_ms, a.host_gpu_ms) if a.host_outcome == rules.WITHIN_NOISE else None
     if short:
-        text += f"; {short}"
+        text += f" It is {short}."
+    if there := _the_call_there(a, ARTICLE):
+        text += f" {there}"
     cross = None if host_not_the_gap(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms) else \
         host_crossover(a.host_gpu_ms, a.host_cost_ms, a.host_ref_ms, a.host_median_ms)
-    if cross and short:  # after the rule's words, the crossover reads as a sentence of its own
-        return f"{text}. {cross[0].upper()}{cross[1:]}."
-    return text + (f": {cross}" if cross else "") + "."
+    return text + (f" {cross[0].upper()}{cross[1:]}." if cross else "")
 
 
 def _loops(a: advice_mod.Advice) -> str | None:
     """Where else a loop of the default call clearly waited for the host (decode's short calls), with the call the
-    first screen names there where it is another."""
+    first screen names there where it is another: a sentence or three a workload, no bracket in a bracket."""
     if not a.loops:
         return None
-    parts = [f"{SCENARIO_WORDS.get(sc, sc)}, {r:.2f}× its GPU-only time (at least {lo:.2f}×; "
-             f"{_loop_outcome(o, *rest)}" + (f"; {there}" if (there := _the_call_there(a, sc)) else "") + ")"
-             for sc, r, (lo, _), o, *rest in a.loops]
-    return f"A loop of {label(a.default)} also waited in {'; '.join(parts)}."
+    out = []
+    for i, (sc, r, (lo, _), o, *rest) in enumerate(a.loops):
+        took = f"{r:.2f}× its GPU-only time (at least {lo:.2f}×)"
+        head = (f"A loop of {label(a.default)} also waited in {SCENARIO_WORDS.get(sc, sc)}: {took}" if i == 0 else
+                f"In {SCENARIO_WORDS.get(sc, sc)}, a loop of {short_label(a.default)} took {took}")
+        out.append(head + (", host-bound." if o == rules.YES else f". {_loop_outcome(o, *rest)}."))
+        if there := _the_call_there(a, sc):
+            out.append(there)
+    return " ".join(out)
 
 
 def _loop_outcome(outcome: str | None, host_ms: float | None = None, gpu_ms: float | None = None) -> str:
-    """A loop's host-bound outcome as the verdict words it: within noise is never "host-bound"."""
+    """A loop's host-bound outcome as the verdict words it, as a sentence: within noise is never
+    "host-bound"."""
     if outcome == rules.YES:
-        return "host-bound"
+        return "It is host-bound"
     if outcome == rules.NO:
-        return "not host-bound by the host's own cost"
+        return "It is not host-bound by the host's own cost"
     if outcome == rules.WITHIN_NOISE:
-        return host_short_of_line(host_ms, gpu_ms) or "at the rule's line, not called host-bound"
-    return "undecided"
+        return "It is " + (host_short_of_line(host_ms, gpu_ms) or "at the rule's line, not called host-bound")
+    return "Whether it is host-bound is undecided"
 
 
 def advice(a: advice_mod.Advice, beside=None) -> AdviceWords:

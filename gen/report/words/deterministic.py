@@ -109,7 +109,7 @@ def cost_clause(c: determinism_facts.Determinism, base: str, times_shown: bool) 
     if determinism_facts.fair_sums(c.det_ks, c.base_ks):
         (dk, dm), (bk, bm) = c.det_ks, c.base_ks
         return (f"Determinism costs it {dk / bk:.2f}× the time of the same call by default, {base}, by kernel sum "
-                f"({dk:.4g} ms against {bk:.4g} ms, {_mhz(dm, bm)}; {c.ratio:.2f}× as run)")
+                f"({us(dk)} against {us(bk)}, {_mhz(dm, bm)}; {c.ratio:.2f}× as run)")
     sums = " (both kernel sums)" if c.det_method == c.base_method == "kernel_sum" else ""
     return (f"Determinism costs it {c.ratio:.2f}× the time of the same call by default, {base}"
-            + (f" ({c.det_ms:.4g} ms against {c.base_ms:.4g} ms{sums})" if sums or times_shown else ""))
+            + (f" ({us(c.det_ms)} against {us(c.base_ms)}{sums})" if sums or times_shown else ""))

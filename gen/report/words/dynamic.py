@@ -579,22 +579,20 @@ COMPILE_KEYS = "dtype, head dim, mask, grouping of heads"
 COMPILE_KEY_FIELDS = frozenset({"head_dim", "mask", "q_heads", "kv_heads"})
 
 
-def compile_keys(recompiled) -> str:
-    """COMPILE_KEYS, and where the set's dynamic-lengths runs compiled again with none of the listed fields differing,
-    that the list is not all: "dtype, head dim, mask, grouping of heads, and more the set does not record: at decode
-    steps it compiled again (1.43 s) after the set's decode from a KV cache runs had compiled it, where of the fields
-    the set records only the batch (8 there, 1 here) differed".
-    The set records no compile key, so the differing field is said, not called the cause."""
+def compiled_beyond_keys(recompiled) -> str | None:
+    """Where the set's dynamic-lengths runs compiled again with none of COMPILE_KEYS' fields differing, a sentence
+    saying the list is not all: "A configuration holds more than the set records: at decode steps it compiled again
+    (1.43 s) after the set's decode from a KV cache runs had compiled it, though of the fields the set records only
+    the batch differed (8 there, 1 here)."; None where no such compile. The set records no compile key, so the
+    differing field is said, not called the cause."""
     extra = []
     for r in recompiled:
         missed = [(f, a, b) for f, a, b in r.differs if f not in COMPILE_KEY_FIELDS]
         if len(missed) == len(r.differs):  # nothing in the list explains this compile
-            differed = join_and(f"{CONFIG_WORDS.get(f, f)} ({_config_value(f, a)} there, {_config_value(f, b)} here)"
-                                for f, a, b in missed)
+            differed = join_and(f"{CONFIG_WORDS.get(f, f)}" for f, _, _ in missed)
+            values = "; ".join(f"{_config_value(f, a)} there, {_config_value(f, b)} here" for f, a, b in missed)
             extra.append(f"{PHASE_WHERE.get(r.phase, r.phase)} it compiled again ({r.first_ms / 1e3:.2f} s) after "
-                         f"the set's {_scenario(r.scenario)} runs had compiled it, where "
-                         + (f"of the fields the set records only the {differed} differed" if missed
+                         f"the set's {_scenario(r.scenario)} runs had compiled it, though "
+                         + (f"of the fields the set records only the {differed} differed ({values})" if missed
                             else "no field the set records differed"))
-    if not extra:
-        return COMPILE_KEYS
-    return f"{COMPILE_KEYS}, and more the set does not record: " + "; ".join(extra)
+    return f"A configuration holds more than the set records: {'; '.join(extra)}." if extra else None

@@ -80,17 +80,15 @@ def bar_cleared(cleared: list[str], dense: bool, rest: list[float]) -> str | Non
     return f"Gains {line:g}× or more over SDPA only {where}; {span} in {len(rest)} other{'s' if len(rest) > 1 else ''}."
 
 
-def loop_cells(gain: str, loop_ms: tuple[float, float]) -> tuple[str, str]:
-    """An exception row whose call is host-bound: its gain cell with the gain an eager loop on this
-    host gets beside the GPU's, and the words its Holds cell opens with ((its eager median, SDPA unpinned's), ms):
-    ("2.96× on the GPU; 1.38× in an eager loop", "host-bound: 131.6 µs against 181.5 µs a call in an eager loop on this
-    host")."""
+def loop_cell(gain: str, loop_ms: tuple[float, float]) -> str:
+    """An exception row's gain cell where its call is host-bound: the gain an eager loop on this
+    host gets beside the GPU's, and why, in one clause (loop_ms: (its eager median, SDPA unpinned's), ms): "2.96× on
+    the GPU; 1.38× in an eager loop, where the call is host-bound (131.6 µs against 181.5 µs a call)"."""
     mine, theirs = loop_ms
     # the loop can put SDPA unpinned ahead: then its lead, never a gain below 1×
     loop = (f"{times(theirs / mine)} in an eager loop" if mine <= theirs
             else f"SDPA (backend not pinned) {times(mine / theirs)} faster in an eager loop")
-    return (f"{gain} on the GPU; {loop}",
-            f"host-bound: {us(mine)} against {us(theirs)} a call in an eager loop on this host")
+    return f"{gain} on the GPU; {loop}, where the call is host-bound ({us(mine)} against {us(theirs)} a call)"
 
 
 TIMED_APART = "not decided (timed apart)"  # a pair never in the same rounds: no noise comparison (Orders.timed_apart)

@@ -1,28 +1,31 @@
 """One row of the What-FP8-buys table (gen.analysis.scenarios.fp8_frame) in words: the speed of FP8 as a range over
 the measures, each with its windows' clocks (gen.analysis.fp8_speed), "1.22–1.31× (1.29×
-as run, FP8 at a 5% higher clock; 1.31× by kernel sum, FP8 at a 7% higher clock; 1.22× at equal clock, a model)"."""
+as run, FP8's clock 5% higher; 1.31× by kernel sum, FP8's clock 7% higher; 1.22× at equal clock, a model)"."""
 
 from __future__ import annotations
 
 from gen.analysis import rules
 from gen.analysis.values import missing
-from gen.report.words.sum_clocks import clock_against
+from gen.report.words.common import label
+from gen.report.words.sum_clocks import clock_against, possessive
 
 
-def _clock(fp8_mhz: float, twin_mhz: float) -> str:
-    """Where FP8's window ran against its twin's: "FP8 at a 5% higher clock", "FP8 against a 6% higher clock" (its
-    twin's the higher), "both at 1980 MHz"."""
+def _clock(fp8_mhz: float, twin_mhz: float, twin: str = "the other call's") -> str:
+    """Where FP8's window ran against its twin's, the side with the higher clock named: "FP8's clock 5% higher",
+    "FlexAttention (compiled)'s clock 6% higher" (`twin`: the twin's possessive), "both at 1980 MHz"."""
     gap = rules.clock_gap_pct(None if missing(fp8_mhz) else fp8_mhz, None if missing(twin_mhz) else twin_mhz)
     if gap is None:
         return "clocks not recorded"
     if f"{gap:.0f}" == "0":
         return f"both at {fp8_mhz:.0f} MHz" if round(fp8_mhz) == round(twin_mhz) else "at clocks within 1%"
-    return f"FP8 {clock_against(fp8_mhz, twin_mhz, f'{gap:.0f}')}"  # whole percent: "FP8 against an 8% higher clock"
+    return clock_against(fp8_mhz, twin_mhz, "FP8's", twin, f"{gap:.0f}")  # whole percent: "FP8's clock 8% higher"
 
 
 def speed(r: dict) -> str:
     """The speed of FP8: the table's own ratio alone where no other measure is there; else the range over as run, by
-    kernel sum and at equal clock (a model), each with its clocks."""
+    kernel sum and at equal clock (a model), each with its clocks, the side at the higher clock named."""
+    # the twin's full label: its short one can be the FP8 call's own ("FlexAttention")
+    twin = possessive(label(r["twin"])) if isinstance(r.get("twin"), str) else "the other call's"
     sums = bool(r.get("kernel_sums")) and not missing(r.get("kernel_sums"))
     if missing(r["speedup"]):
         return "–"
@@ -30,8 +33,9 @@ def speed(r: dict) -> str:
         eq = r.get("eq_speedup")
         model = (f"; {eq:.2f}× at equal clock, a model" if not missing(eq) and f"{eq:.2f}" != f"{r['speedup']:.2f}"
                  else "")
-        return f"{r['speedup']:.2f}× (both kernel sums, {_clock(r.get('ks_fp8_mhz'), r.get('ks_twin_mhz'))}{model})"
-    said = [(r[k], f"{r[k]:.2f}× {how}" + (f", {_clock(r[a], r[b])}" if a else ""))
+        clock = _clock(r.get("ks_fp8_mhz"), r.get("ks_twin_mhz"), twin)
+        return f"{r['speedup']:.2f}× (both kernel sums, {clock}{model})"
+    said = [(r[k], f"{r[k]:.2f}× {how}" + (f", {_clock(r[a], r[b], twin)}" if a else ""))
             for k, how, a, b in (("run_speedup", "as run", "run_fp8_mhz", "run_twin_mhz"),
                                  ("ks_speedup", "by kernel sum", "ks_fp8_mhz", "ks_twin_mhz"),
                                  ("eq_speedup", "at equal clock, a model", None, None))

@@ -145,11 +145,12 @@ def on_this_host(ratio: float | None, ci: tuple[float, float] | None, host_cost_
 
 def host_short_of_line(host_cost_ms: float | None, gpu_ms: float | None) -> str | None:
     """Where the host's cost of a call is under host_rules.HOST_YES_MARGIN times its GPU time: "not called host-bound:
-    its host cost (10th percentile) is 1.30× its GPU time, under the rule's 1.5× line"; None elsewhere. The verdict's
-    words and the first screen's (never "host-bound" for a loop the rule does not call so)."""
+    its 10th-percentile host cost is 1.30× its GPU time, under the rule's 1.5× line"; None elsewhere. The verdict's
+    words and the first screen's (never "host-bound" for a loop the rule does not call so); no
+    bracket of its own, as it often stands inside one."""
     if not host_cost_ms or not gpu_ms or host_cost_ms >= host_rules.HOST_YES_MARGIN * gpu_ms:
         return None
-    return (f"not called host-bound: its host cost ({ordinal(host_rules.HOST_COST_QUANTILE)} percentile) is "
+    return (f"not called host-bound: its {ordinal(host_rules.HOST_COST_QUANTILE)}-percentile host cost is "
             f"{times_beside(host_cost_ms / gpu_ms, host_rules.HOST_YES_MARGIN)} its GPU time, under the "
             f"rule's {host_rules.HOST_YES_MARGIN:g}× line")
 

@@ -84,8 +84,29 @@ def _lead_span(m) -> str:
     return us(xs[0]) if len(xs) == 1 or us(xs[0]) == us(xs[-1]) else f"{us(xs[0])} to {us(xs[-1])}"
 
 
-def repay(m, mask: str | None) -> str:
-    """How many calls with one layout repay one build, from every lead the set holds."""
+def _clocks(a: float | None, b: float | None) -> str:
+    if not a or not b:
+        return "clocks not recorded"
+    return f"both at {a:.0f} MHz" if round(a) == round(b) else f"at {a:.0f} against {b:.0f} MHz"
+
+
+def _two_times(m) -> str:
+    """`other`'s time a call against the mask call's, by the measure its lead is read by (MaskCost.pair_ms), so the
+    lead that follows is their difference: "takes 1.307 ms a call against 1.100 ms"; where the two were timed apart,
+    the kernel sums with their clocks: "takes 6.460 ms a call by kernel sum against FlexAttention's 4.690 ms (at
+    1860 against 1980 MHz; the two were timed apart, so only the sums count)"."""
+    if m.sums_only_ms is None:
+        return f"takes {us(m.other_ms)} a call against {us(m.call_ms)}"
+    mine, theirs = m.sums_only_ms
+    a, b = m.sums_only_mhz
+    return (f"takes {us(theirs)} a call by kernel sum against {possessive(short_label(m.variant))} {us(mine)} "
+            f"({_clocks(b, a)}; the two were timed apart, so only the sums count)")
+
+
+def repay(m, mask: str | None, sums_said: bool = False) -> str:
+    """How many calls with one layout repay one build, from every lead the set holds.
+    `sums_said`: the sentence has printed the two kernel sums and their clocks already (_two_times), so the lead
+    needs no bracket of its own."""
     layout = _layout(mask)
     n = calls_range(m)
     if n is None:
@@ -95,12 +116,10 @@ def repay(m, mask: str | None) -> str:
                 f"{layout} surely repays the build")
     by = join_and([_MEASURES.get(b, b) for b, _ in m.leads_ms])
     if m.sums_only_mhz is not None:  # timed apart: the kernel sums alone, with their clocks
-        a, b = m.sums_only_mhz
-        at = (f"both at {a:.0f} MHz" if round(a) == round(b) else f"at {a:.0f} against {b:.0f} MHz") \
-            if a and b else "clocks not recorded"
-        by += f" alone, {at}: the two were timed apart, so no as-run lead counts"
+        by += f" alone, {_clocks(*m.sums_only_mhz)}, as the two were timed apart"
+    how = "" if sums_said and m.sums_only_ms is not None else f" (by its {by})"
     # the lead named by its call: "its" read as the maskless call's, the noun before it
-    return (f"{short_label(m.variant)}'s lead of {_lead_span(m)} a call (by its {by}) repays one build, "
+    return (f"{short_label(m.variant)}'s lead of {_lead_span(m)} a call{how} repays one build, "
             f"{BUILD_ONCE}, only after {n} calls with one {layout}")
 
 
@@ -111,11 +130,10 @@ def mask_cost_line(m, mask: str | None, who: str = "Its") -> str | None:
         return None
     build, other = one_timing(m.build_ms), label(m.other)
     if m.calls_to_repay is None:  # not faster than the call that needs no mask: nothing repays the build
-        return (f"{who} BlockMask took {build} to build ({BUILD_TIMED}), and {other} needs none and is no slower "
-                f"({us(m.other_ms)} a call against {us(m.call_ms)}): call {short_label(m.other)} wherever the "
-                f"{_layout(mask)} changes.")
-    text = (f"{who} BlockMask took {build} to build ({BUILD_TIMED}); {other}, which needs none, takes "
-            f"{us(m.other_ms)} a call against {us(m.call_ms)}: {repay(m, mask)}")
+        return (f"{who} BlockMask took {build} to build ({BUILD_TIMED}); {other} needs none and is no slower, as it "
+                f"{_two_times(m)}. Call {short_label(m.other)} wherever the {_layout(mask)} changes.")
+    text = (f"{who} BlockMask took {build} to build ({BUILD_TIMED}); {other}, which needs none, {_two_times(m)}: "
+            f"{repay(m, mask, sums_said=True)}")
     if mask == schema.Mask.DOCUMENT:
         text += f". {per_step(m)}"
     return text + "."

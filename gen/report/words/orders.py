@@ -337,8 +337,8 @@ def sum_gain(r: float) -> str:
 
 def kernels_ahead(o, label) -> str:
     """A lead by kernel sum that the as-run times cannot show (Orders.kernels_leader), briefly: "cuDNN FP8 attention
-    (frontend graph) 1.195× faster by kernel sum, against a 12% higher clock (1755 against 1965 MHz, the kernel sums'
-    windows)" (or the two sums and clocks where they ran within rules.CLOCK_GAP_PCT)."""
+    (frontend graph) 1.195× faster by kernel sum, FlashAttention-4's clock 12% higher (1755 against 1965 MHz, the
+    kernel sums' windows)" (or the two sums and clocks where they ran within rules.CLOCK_GAP_PCT)."""
     who, r, first = _lead(o, o.kernel_sum, label)
     return f"{who} {sum_gain(r)} faster by kernel sum, " + (lower_clock(o, named=True) or _sums_detail(o, first, label))
 
@@ -368,7 +368,7 @@ BEHIND_BY_KERNELS = "within noise as run but behind by kernel sum"  # the first 
 def kernels_ahead_detail(o, label, than: bool = False) -> str:
     """kernels_ahead in full, for a verdict: the two sums and their clocks, the clock gap the sums' leader ran at, both
     round orientations and the equal-clock model: "cuDNN FP8 attention (frontend graph) 1.20× faster by kernel sum
-    (5.038 ms against 6.022 ms, X at 1755 MHz, Y at 1965 MHz: against a 12% higher clock), ahead as run in both round
+    (5.038 ms against 6.022 ms, X at 1755 MHz, Y at 1965 MHz: Y's clock 12% higher), ahead as run in both round
     orientations (1.07× forward, 1.19× reversed), and 1.07× at equal clock (a model)"; with `than`, the counterpart
     named ("X 1.20× faster than Y by kernel sum"), for a sentence of more than one pair."""
     who, r, first = _lead(o, o.kernel_sum, label)
@@ -399,7 +399,7 @@ def map_state(settled: bool | None, o, why: str | None, *spreads, label=None) ->
     the other way round; "–" without a runner-up. Within noise as run where the kernel sums name a leader
     (kernels_behind), the cell says so as every page does, with `label`: "no: the 93.75%
     intervals (...) overlap; FlashAttention-4 within noise as run but behind by kernel sum (cuDNN FP8 attention
-    (frontend graph) 1.20× faster by kernel sum, against a 12% higher clock)"."""
+    (frontend graph) 1.20× faster by kernel sum, FlashAttention-4's clock 12% higher)"."""
     from gen.analysis import leads, verdicts
     from gen.report.words.common import intervals
 

@@ -5,12 +5,13 @@ median and rate and the kernel sum's beside the median's (GQA prefill at 32k key
 from __future__ import annotations
 
 from gen.analysis import rules
+from gen.report.words.common import us
 
 
 def sentence(o, value, unit: str, ceiling: tuple[float, str] | None = None) -> str:
     """" Its round orientations differ by 1.27×, past the 5% the methodology marks: the median lies with the forward
-    rounds (24.13 ms, 729 TFLOP/s, above the measured ceiling (102% of it)); the reversed rounds' median is 30.55 ms,
-    576 TFLOP/s; its kernel sum 27.16 ms, 648 TFLOP/s."; "" where `o` is None. `value` prints a rate, `unit` names
+    rounds (24.130 ms, 729 TFLOP/s, above the measured ceiling (102% of it)); the reversed rounds' median is 30.550 ms,
+    576 TFLOP/s; its kernel sum 27.160 ms, 648 TFLOP/s."; "" where `o` is None. `value` prints a rate, `unit` names
     it; `ceiling`: (the measured ceiling's rate, its name), each rate past it flagged by the rule the headline's
     median is (rules.above_ceiling: chunked prefill's 732 and 740 TFLOP/s,
     102-103% of the 717 ceiling, went unflagged)."""
@@ -20,7 +21,7 @@ def sentence(o, value, unit: str, ceiling: tuple[float, str] | None = None) -> s
     other = "reversed" if o.median_with == "forward" else "forward"
 
     def at(ms, rate):
-        text = f"{ms:#.4g} ms, {value(rate)} {unit}"
+        text = f"{us(ms)}, {value(rate)} {unit}"
         if ceiling is not None and ceiling[0] and rate is not None:
             pct = 100 * rate / ceiling[0]
             if rules.above_ceiling(pct):

@@ -187,7 +187,7 @@ def gain_cell(f) -> str:
     by = orders_words.MEASURE.get(f.gain_by, f.gain_by or "")
     if f.gain_by == leads.AS_RUN and (ks := _sums(f)):  # a kernel sum is never "as run"
         by = "(both kernel sums)" if len(ks) == 2 else "(one side a kernel sum)"
-    text = f"{times_beside(f.gain, rules.ADVICE_MIN_GAIN)} {by}".strip()
+    text = f"{times_beside(f.gain, rules.ADVICE_MIN_GAIN)} {by}".strip() + _tie_gain(f)
     o = f.orders
     if f.gain_by == leads.BY_KERNEL_SUM and o is not None and o.first_ks_ms and o.second_ks_ms:
         higher = sum_clocks.higher_clock(o, label, named=False)  # what is left past a clock gap
@@ -198,6 +198,20 @@ def gain_cell(f) -> str:
     if f.loop_ms is not None and f.runner_up is not None:  # host-bound: a loop's gain is not the GPU's
         text += f" on the GPU; {_loop_gain(f)}"
     return text
+
+
+def _tie_gain(f) -> str:
+    """Where the row gives the fastest's time for the tie What to call names (tie_note), the named call's own gain
+    over the runner-up beside the fastest's, as the time cell gives its own median: " (SDPA cuDNN's; SDPA's own
+    1.54×)"; "" elsewhere, where the two read alike, or where the gain is by kernel sum (no own sum is held)."""
+    t = f.named_tie
+    if t is None or f.gain_by != leads.AS_RUN or f.runner_ms is None or not t.median_ms:
+        return ""
+    own = f.runner_ms / t.median_ms
+    if times(own) == times(f.gain):
+        return ""
+    first, named = sum_clocks.possessive(short_label(f.fastest)), sum_clocks.possessive(short_label(f.named))
+    return f" ({first}; {named} own {times(own)})"
 
 
 def _loop_gain(f) -> str:

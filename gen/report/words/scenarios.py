@@ -10,6 +10,7 @@ from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.model import datasheets
 from gen.model.variants import FA4_INSTALL
+from gen.report.format import tbps
 from gen.report.words import common, round_by_round
 from gen.report.words import deterministic as deterministic_words
 from gen.report.words import orders as orders_words
@@ -67,7 +68,7 @@ def roof_line(ceil: dict | None, mhz: float | None = None) -> str:
     what = {"copy": "device copy", "read": "read-only pass"}.get(ceil["bandwidth_name"], ceil["bandwidth_name"])
     at = f" at {mhz:.0f} MHz, as measured, not scaled to the points' clocks" if mhz is not None else ""
     return (f"the lower of the measured matmul ceiling ({ceil['matmul_tflops']:.0f} TFLOP/s{at}) and intensity × the "
-            f"highest bandwidth measured on this GPU (its {what}, {ceil['bandwidth_gbps'] / 1e3:.2f} TB/s)")
+            f"highest bandwidth measured on this GPU (its {what}, {tbps(ceil['bandwidth_gbps'] / 1e3)} TB/s)")
 
 
 def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_bytes: float | None = None,
@@ -94,7 +95,7 @@ def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_b
             text += (f" {a['bandwidth']} of them sit above the bandwidth slope: the read ceiling is one reduction"
                      f"{over}, a weak bound that understates the bandwidth a tuned kernel reaches.")
             if sheet is not None and best_tbps and not missing(best_tbps):
-                text += (f" The best point, {best_tbps:.2f} TB/s, is {100 * best_tbps / sheet.hbm_tbps:.0f}% of the "
+                text += (f" The best point, {tbps(best_tbps)} TB/s, is {100 * best_tbps / sheet.hbm_tbps:.0f}% of the "
                          f"datasheet's {sheet.hbm_tbps:g} TB/s.")
         if sheet is not None:
             text += f" The datasheet's {sheet.hbm_tbps:g} TB/s is the bound no kernel passes."
@@ -136,6 +137,8 @@ def length_axis(decode: bool) -> str:
 def figure_value(x, figure: str) -> str:
     if missing(x):
         return "–"
+    if figure == sa.FIGURE_TBPS:
+        return tbps(x)
     return f"{x:,.0f}" if figure == sa.FIGURE_TFLOPS and x >= 10 else f"{x:.3g}"
 
 
@@ -178,7 +181,7 @@ def _time_and_rate(f: dict) -> str:
     """A headline row's time and rate, with its share of the measured ceiling: "25.1 ms GPU-only, 690 TFLOP/s (...),
     88% of the measured matmul ceiling (...)"."""
     fig = figure_of_row(f)
-    text = (f"{f['gpu_only_ms']:.4g} ms GPU-only"
+    text = (f"{common.us(f['gpu_only_ms'])} GPU-only"
             f"{' (kernel sum of one call)' if f['gpu_only_method'] == 'kernel_sum' else ''}, "
             f"{figure_value(f[fig], fig)} {figure_label(fig, [f])}")
     if not missing(f["pct_of_ceiling"]) and f["ceiling"] == sa.CEILING_MATMUL:
@@ -269,7 +272,7 @@ def _fastest(f: dict, auto: str | None, sp: dict, variant_label, unmeasured: boo
     """The headline's fastest: "X is fastest by its median: 1.341 ms GPU-only, ...", or where unpinned SDPA runs the
     same kernels within its intervals (gen.analysis.scenarios.headline's auto_tie), both named as the verdicts name
     them (SDPA cuDNN was "fastest by its median: 1.341 ms" beside an unpinned call of
-    1.340 ms): "X and Y run the same kernels and are fastest: one rank, a tie, by their medians 1.341 and 1.340 ms.
+    1.340 ms): "X and Y run the same kernels and are fastest: one rank, a tie, by their medians 1.341 ms and 1.340 ms.
     X: 1.341 ms GPU-only, ..."."""
     measured = " of those measured" if unmeasured else ""
     a, b = sp.get(f["variant"]), sp.get(auto)
@@ -472,8 +475,8 @@ def determinism_line(r: dict, variant_label, show_length: bool = False) -> str:
         why = r["reason"] if isinstance(r["reason"], str) else "no time"
         return (f"{who}{at}: the deterministic variant did not run ({r['status']}: {why}), so there is no price "
                 "to give: this backend has no deterministic backward here.")
-    return (f"{who}{at}: {r['deterministic_ms']:.4g} ms a training step deterministic against "
-            f"{r['default_ms']:.4g} ms by default" + (" (both kernel sums)" if r.get("kernel_sums") is True else "")
+    return (f"{who}{at}: {common.us(r['deterministic_ms'])} a training step deterministic against "
+            f"{common.us(r['default_ms'])} by default" + (" (both kernel sums)" if r.get("kernel_sums") is True else "")
             + f", {r['ratio']:.2f}× the time.")
 
 

@@ -30,33 +30,32 @@ def possessive(name: str) -> str:
     return f"{name}'" if name.endswith("s") else f"{name}'s"
 
 
-def article_of(n: str) -> str:
-    """ "an" before a number said "eight…", "eleven" or "eighteen", else "a"."""
-    whole = n.split(".")[0]
-    return "an" if whole.startswith("8") or whole in ("11", "18") else "a"
-
-
-def clock_against(own_mhz: float, other_mhz: float, n: str | None = None) -> str:
+def clock_against(own_mhz: float, other_mhz: float, own: str, other: str, n: str | None = None) -> str:
     """Where one call's window ran against the other's, in the one measure a clock gap is given in (apart: the
-    higher over the lower, less one), worded so that the percent is literally true: "at a 6.5% higher clock" for the
-    call at the higher clock, "against a 6.5% higher clock" for the one at the lower ("at a 6.5% lower clock" printed
-    1790/1681 − 1 for a clock 6.1% below the other). `n`: the gap as already
-    printed ("12"), where the page gives it to another precision."""
+    higher over the lower, less one), the side with the higher clock named, so no preposition is left to tell it
+   :
+    "FP8's clock 11% higher", "FlexAttention's clock 6% higher". `own`, `other`: the two sides' possessives; `n`: the
+    gap as already printed ("12"), where the page gives it to another precision."""
     n = n if n is not None else apart(own_mhz, other_mhz)[:-1]
-    return f"{'at' if own_mhz > other_mhz else 'against'} {article_of(n)} {n}% higher clock"
+    return f"{own if own_mhz > other_mhz else other} clock {n}% higher"
+
+
+def _sides(o, label=short_label) -> tuple[str, str]:
+    """The kernel-sum leader's possessive and the other call's."""
+    lead, other = (o.first, o.second) if o.kernel_sum >= 1 else (o.second, o.first)
+    return possessive(label(lead)), possessive(label(other))
 
 
 def lower_clock(o, named: bool = False) -> str:
-    """ "against a 10% higher clock": a kernel-sum lead taken at clocks past rules.CLOCK_GAP_PCT, its leader at the
-    lower one (Orders.kernel_sum_conservative), so the gap can only have shrunk it; `named`: the two clocks and whose
-    they are, where the sentence gives no sums beside it ("at an 11% lower clock" stood
-    beside as-run clocks 0.9% the other way) "against a 12% higher clock (1755 against 1965 MHz, the kernel sums'
-    windows)"."""
+    """ "FlashAttention-4's clock 12% higher": a kernel-sum lead taken at clocks past rules.CLOCK_GAP_PCT, its leader
+    at the lower one (Orders.kernel_sum_conservative), so the gap can only have shrunk it; the call at the higher clock
+    named; `named`: the two clocks too, where the sentence gives no sums beside it "FlashAttention-4's clock 12% higher (1755 against
+    1965 MHz, the kernel sums' windows)"."""
     pct = o.kernel_sum_leader_clock_pct
     if o.kernel_sum_one_clock or not o.kernel_sum_conservative or pct is None:
         return ""
     lead, other = _leader_mhz(o)
-    return clock_against(lead, other) + (
+    return clock_against(lead, other, *_sides(o)) + (
         f" ({lead:.0f} against {other:.0f} MHz, the kernel sums' windows)" if named else "")
 
 
@@ -94,7 +93,8 @@ def higher_clock(o, label, named: bool = True) -> str:
 def clocks_note(o, label) -> str:
     """What a short kernel-sum lead ("behind by kernel sum, 1.11×") carries about its clocks, where they ran past
     rules.CLOCK_GAP_PCT: the higher clock and what is left past it (higher_clock), or the leader's lower clock, both
-    named: "cuDNN FP8 attention (frontend graph)'s sums against a 12% higher clock, 1755 against 1965 MHz" (the whole
+    named: "cuDNN FP8 attention (frontend graph)'s sums at 1755 against 1965 MHz, FlashAttention-4's clock 12%
+    higher" (the whole
     lead is left past it); "" within the gate."""
     if higher := higher_clock(o, label):
         return higher
@@ -102,7 +102,7 @@ def clocks_note(o, label) -> str:
         return ""
     lead, other = _leader_mhz(o)
     who = label(o.first if o.kernel_sum >= 1 else o.second)
-    return f"{possessive(who)} sums {clock_against(lead, other)}, {lead:.0f} against {other:.0f} MHz"
+    return f"{possessive(who)} sums at {lead:.0f} against {other:.0f} MHz, {clock_against(lead, other, *_sides(o))}"
 
 
 def swing_note(o, label) -> str:

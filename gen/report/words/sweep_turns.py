@@ -103,7 +103,7 @@ def clock_fair(o, a_mhz: float | None, b_mhz: float | None) -> str:
     faster call (the default, `a_mhz`) at the higher clock (8k's 1.20× as run at 1917
     against 1857 MHz is 1.15× by kernel sum, both at 1980 MHz), the kernel sums (o: the pair's leads.Orders, the
     as-run leader first), one bracket deep: "clocks 8.6% apart, so by kernel sum 1.16× (7.634 ms at 1890 MHz against
-    8.887 ms at 1965 MHz, FlashAttention-4 against a 4.0% higher clock)"; "" where a clock is not recorded or the clocks
+    8.887 ms at 1965 MHz, FlexAttention's clock 4.0% higher)"; "" where a clock is not recorded or the clocks
     cannot flatter the lead."""
     if not clocks_may_flatter(a_mhz, b_mhz):
         return ""
@@ -182,9 +182,9 @@ def _third(q, head_dim: int) -> str | None:
     against both calls by the same rules as every pair (Orders.decided: "1.12× ahead" stood
     where the article page calls the pair within noise, and SDPA went unmentioned): "At head dim 128, 16k tokens,
     FlexAttention (FLASH backend) has the lowest median, 12.364 ms as run, but SDPA and FlashAttention-4 are within
-    noise of it: SDPA 1.15× behind as run against a 9.8% higher clock and by kernel sum 1.09×; FlashAttention-4 1.12×
-    behind as run against a 6.5% higher clock and by kernel sum 1.03×. No call leads decidedly there."; None
-    elsewhere."""
+    noise of it: SDPA 1.15× behind as run, FlexAttention's clock 9.8% higher, and by kernel sum 1.09×;
+    FlashAttention-4 1.12× behind as run, FlexAttention's clock 6.5% higher, and by kernel sum 1.03×. No call leads
+    decidedly there."; None elsewhere."""
     if q.third is None:
         return None
     who, ms, pair = q.third
@@ -205,14 +205,14 @@ def _third(q, head_dim: int) -> str | None:
 
 def _third_pair(o) -> str:
     """One call against the third (Orders, the third first): its as-run lag with the clock gap of the as-run windows,
-    then the kernel sums with their clocks where past the gate (sum_clocks.short_lead): "SDPA 1.15× behind as run
-    against a 9.8% higher clock and by kernel sum 1.09×"."""
+    then the kernel sums with their clocks where past the gate (sum_clocks.short_lead): "SDPA 1.15× behind as run,
+    FlexAttention's clock 9.8% higher, and by kernel sum 1.09×"."""
     other = short_label(o.second)
     r = o.as_run
     text = f"{other} {times(max(r, 1 / r))} {'behind' if r >= 1 else 'ahead'} as run"
     if o.first_mhz and o.second_mhz:
         text += (" at the same clock" if round(o.first_mhz) == round(o.second_mhz) else
-                 f" {clock_against(o.second_mhz, o.first_mhz)}")
+                 f", {clock_against(o.second_mhz, o.first_mhz, possessive(other), possessive(short_label(o.first)))},")
     if o.kernel_sum is not None:
         k = o.kernel_sum
         text += " and by kernel sum " + short_lead(o, f"{times(max(k, 1 / k))}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from gen.analysis import clocks, rules
 from gen.analysis.values import missing
 from gen.model.records import PowerReading
-from gen.report.words.common import call_of, join_and, label
+from gen.report.words.common import call_of, join_and, label, us
 from gen.report.words.methodology import EAGER_MEANING, GPU_ONLY_HOW, GPU_ONLY_MEANING, HOST_MEANING, NOISE_RULE
 
 
@@ -145,7 +145,7 @@ def conditions_cell(r, ref_mhz: float | None = None, env=None) -> str:
         parts.append(KERNEL_SUM_WINDOW)
     at = _equal_clock_ms(r, mhz, ref_mhz)
     if at is not None:
-        parts.append(f"{at:.4g} ms at {ref_mhz:.0f} MHz (equal clock, a model)")
+        parts.append(f"{us(at)} at {ref_mhz:.0f} MHz (equal clock, a model)")
     elif ref_mhz is not None and not rules.equal_clock_applies(r.get("figure")):
         parts.append(NO_EQUAL_CLOCK)
     return " · ".join(parts)
@@ -183,7 +183,7 @@ def clock_cell(r, ref_mhz: float | None = None, env=None) -> str | None:
         text += f" ({KERNEL_SUM_WINDOW})"
     at = _equal_clock_ms(r, mhz, ref_mhz)
     if at is not None:
-        text += f"; {at:.4g} ms at {ref_mhz:.0f} MHz (equal clock, a model)"
+        text += f"; {us(at)} at {ref_mhz:.0f} MHz (equal clock, a model)"
     elif ref_mhz is not None and not rules.equal_clock_applies(r.get("figure")):
         text += f"; {NO_EQUAL_CLOCK}"
     return text
