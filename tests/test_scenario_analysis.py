@@ -264,12 +264,11 @@ def test_summary_text_names_conventions_and_refusals(synthetic):
 
 
 def test_summary_verb_with_a_scenario(synthetic, tmp_path):
-    import subprocess
-    import sys
+    from tests import gen_main
 
     def gen(*args):
-        return subprocess.run([sys.executable, "-m", "gen", "summary", "--results", str(synthetic.path.parent),
-                               "--set", synthetic.name, *args], capture_output=True, text=True, timeout=120)
+        # the verb's output and exit status, from the CLI's main in this process (tests/gen_main.py)
+        return gen_main.run("summary", "--results", str(synthetic.path.parent), "--set", synthetic.name, *args)
 
     p = gen("--scenario", "gqa-prefill", "--format", "json")
     assert p.returncode == 0, p.stderr
@@ -287,8 +286,7 @@ def test_summary_verb_with_a_scenario(synthetic, tmp_path):
     assert p.returncode == 2 and "--scenario" in p.stderr and "'nope'" in p.stderr
     p = gen("--scenario", "fp8-prefill")  # a scenario the set holds no points of
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "no points of scenario 'fp8-prefill'" in p.stderr
-    p = subprocess.run([sys.executable, "-m", "gen", "summary", "--results", str(RESULTS), "--set",
-                        anchors.CUDNN_NAME, "--scenario", "gqa-prefill"], capture_output=True, text=True, timeout=120)
+    p = gen_main.run("summary", "--results", str(RESULTS), "--set", anchors.CUDNN_NAME, "--scenario", "gqa-prefill")
     assert p.returncode == 2 and "published figures, not measured points" in p.stderr
 
 

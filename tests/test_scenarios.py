@@ -12,6 +12,7 @@ import pytest
 
 from gen.model import scenarios as sc
 from gen.model import schema, variants
+from tests import gen_main
 
 # --------------------------------------------------------------------------- declarations (no torch)
 
@@ -264,8 +265,8 @@ def test_a_refusal_is_recorded_with_pytorchs_reason(tiny_set):
 
 
 def test_unknown_scenario_is_a_one_line_error(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "gen", "profile", "--scenario", "decode,prefil", "--out",
-                        str(tmp_path)], capture_output=True, text=True, timeout=300)
+    # refused before torch is imported: the CLI's main in this process (tests/gen_main.py) says what a process would
+    p = gen_main.run("profile", "--scenario", "decode,prefil", "--out", str(tmp_path))
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert p.stderr.strip().splitlines() == [
         f"error: --scenario: unknown scenario(s) prefil; known: {', '.join(sc.SCENARIOS)}, or all"]

@@ -10,8 +10,6 @@ import hashlib
 import json
 import math
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ import pytest
 from gen import importer
 from gen.analysis import tables
 from gen.model import schema, trace, trace_digest
+from tests import gen_main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -349,14 +348,14 @@ def test_import_writes_its_own_digest(tmp_path, capfd):
 
 def test_the_digest_verb_writes_one_for_a_set_without(copy):
     (copy / trace_digest.FILE).unlink()
-    p = subprocess.run([sys.executable, "-m", "gen", "digest", str(copy)], capture_output=True, text=True,
-                       cwd=ROOT, timeout=300)
+    # the verb's output and exit status, from the CLI's main in this process (tests/gen_main.py): a process of its
+    # own paid Python's start and the imports again
+    p = gen_main.run("digest", str(copy), cwd=ROOT)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == str(copy / trace_digest.FILE)
     assert (copy / trace_digest.FILE).read_bytes() == (H200 / trace_digest.FILE).read_bytes()
     (copy / "traces" / "article__inference__naive.json.gz").write_bytes(b"junk")
-    p = subprocess.run([sys.executable, "-m", "gen", "digest", "--results", str(copy.parent)], capture_output=True,
-                       text=True, cwd=ROOT, timeout=300)
+    p = gen_main.run("digest", "--results", str(copy.parent), cwd=ROOT)
     assert p.returncode == 2 and p.stderr.startswith("error: ") and "article__inference__naive" in p.stderr
 
 
