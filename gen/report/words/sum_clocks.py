@@ -49,8 +49,8 @@ def _sides(o, label=short_label) -> tuple[str, str]:
 def lower_clock(o, named: bool = False) -> str:
     """ "FlashAttention-4's clock 12% higher": a kernel-sum lead taken at clocks past rules.CLOCK_GAP_PCT, its leader
     at the lower one (Orders.kernel_sum_conservative), so the gap can only have shrunk it; the call at the higher clock
-    named; `named`: the two clocks too, where the sentence gives no sums beside it "FlashAttention-4's clock 12% higher (1755 against
-    1965 MHz, the kernel sums' windows)"."""
+    named; `named`: the two clocks too, where the sentence gives no sums beside it: "FlashAttention-4's clock 12%
+    higher (1755 against 1965 MHz, the kernel sums' windows)"."""
     pct = o.kernel_sum_leader_clock_pct
     if o.kernel_sum_one_clock or not o.kernel_sum_conservative or pct is None:
         return ""
