@@ -84,7 +84,7 @@ def test_the_set_page_shows_chart_then_table_then_reasoning_for_each_phase(site,
             name = fmt.md(fmt.label_of(f.variant))
             row = next(line for line in section.splitlines()
                        if line.startswith((f"| {name} |", f"| {name} ★ |")))
-            assert fmt.ms(f.steady_ms) in row and fmt.said_ms(f.first_overhead_ms) in row
+            assert fmt.ms(f.steady_ms) in row and fmt.ms(f.first_overhead_ms) in row
         for f in pf.not_measured:  # FA4 and the compiled variants were not run: named, with the recorded reason
             assert fmt.md(fmt.label_of(f.variant)) in section
             assert fmt.md(f.reason) in section

@@ -111,15 +111,6 @@ def published_ms(x) -> str:
     return DASH if missing(x) else f"{x:.3f}"
 
 
-def said_ms(x) -> str:
-    """Milliseconds at the digits a sentence gives the same time (gen.report.words.common.us: "56.375 ms", "45.4 µs"):
-    three decimals from 1 ms, a tenth of a µs below, for a table cell of a quantity its page's sentences state, so
-    that a table and its prose never print one median at two precisions."""
-    if missing(x):
-        return DASH
-    return f"{x:.3f}" if x >= 1 else f"{x:.4f}"
-
-
 def us(x) -> str:
     if missing(x):
         return DASH
@@ -214,7 +205,7 @@ def a_an(text) -> str:
 
 
 FILTERS = dict(meta_description=meta_description, a_an=a_an, md=md, day=day, num=num, ms=ms, us=us, size=size,
-               published_ms=published_ms, said_ms=said_ms, median_beside=median_beside, integer=integer, span=span,
+               published_ms=published_ms, median_beside=median_beside, integer=integer, span=span,
                html_url=html_url, duration=duration, ratio=ratio)
 
 

@@ -374,7 +374,7 @@ def break_even_example(pf: PhaseFacts) -> str | None:
             continue
         (ob, sb), (ov, sv) = theirs[o.kv_len], mine[o.kv_len]
         return (f"For example, {label(v.variant)} against {label(best.variant)} at {o.kv_len:,} tokens: "
-                f"({fmt.said_ms(ob)} − {fmt.said_ms(ov)}) / ({_ms(sv)} − {_ms(sb)}) = {o.calls:,.1f}: up to "
+                f"({fmt.ms(ob)} − {fmt.ms(ov)}) / ({_ms(sv)} − {_ms(sb)}) = {o.calls:,.1f}: up to "
                 f"{calls_words(o.calls)}.")
     return None
 
@@ -384,7 +384,7 @@ def mask_note(pf: PhaseFacts) -> str | None:
     got = [f for f in pf.measured if f.mask_median_ms is not None]
     if not got:
         return None
-    parts = [f"{label(f.variant)} {_ms(f.mask_median_ms)} ms of {fmt.said_ms(f.first_overhead_ms)}" for f in got
+    parts = [f"{label(f.variant)} {_ms(f.mask_median_ms)} ms of {fmt.ms(f.first_overhead_ms)}" for f in got
              if f.first_overhead_ms is not None]
     return (f"Each new length's cost includes the block mask built for it (create_block_mask, eager): "
             f"{join_and(parts)} ms. A server that builds one at every new length pays it; building one mask at "
