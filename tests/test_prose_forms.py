@@ -11,6 +11,7 @@ import pytest
 
 from gen.analysis import calls, leads, method
 from gen.model.variants import VARIANTS
+from gen.report import charts
 from gen.report import format as fmt
 from gen.report.words import methodology as method_words
 from gen.report.words import orders as orders_words
@@ -38,10 +39,14 @@ def test_no_label_carries_a_qualifier_after_a_comma():
 
 def test_no_page_gives_a_call_its_comma_name(results_docs):
     old = ("SDPA, backend not pinned", "FlexAttention, FLASH backend", "Naive, in-place mask",
-           "FlashAttention-4, deterministic backward", "FlexAttention, main kernel forced")
+           "FlashAttention-4, deterministic backward", "FlexAttention, main kernel forced", "SDPA, no backend pinned")
     found = {rel: n for rel, text in _pages(results_docs).items() for n in old if n in text}
     assert found == {}
     index = _prose((results_docs / "generated" / "scenarios" / "index.md").read_text(encoding="utf-8"))
+    # the charts' legends too, in the specs the prose leaves out
+    raw = {p.name: p.read_text(encoding="utf-8") for p in (results_docs / "generated").rglob("*.md")}
+    assert [n for n, text in raw.items() if "SDPA, no backend pinned" in text] == []
+    assert charts.DEFAULT_CALL == label("sdpa_auto") and any(charts.DEFAULT_CALL in t for t in raw.values())
     assert "Against SDPA (backend not pinned): " in index and "FlexAttention (FLASH backend)'s kernel sum" in index
 
 

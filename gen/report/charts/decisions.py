@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from gen.analysis.values import variant_role
+from gen.model.variants import VARIANTS
 from gen.report.charts.base import ROW_PX, alt
 
 RECOMMENDED = "recommended call"
 NOT_THE_CALL = "†"  # above a dot faster than the recommended call: the note under the chart says why it is not the call
-DEFAULT_CALL = "SDPA, no backend pinned"
+DEFAULT_CALL = VARIANTS[variant_role("automatic")].label  # named as every table and sentence names it
 OTHER_CALLS = "other measured calls"
 DECISION_ROLES = (RECOMMENDED, DEFAULT_CALL, OTHER_CALLS)
 DECISION_FIELDS = ("workload", "variant", "role", "rel", "rel_lo", "rel_hi", "median_ms", "ci_lo_ms", "ci_hi_ms",
