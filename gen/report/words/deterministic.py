@@ -8,6 +8,7 @@ from gen.analysis import advice as advice_mod
 from gen.analysis import determinism as determinism_facts
 from gen.report.words.common import backend, label, per_call, times, us
 from gen.report.words.orders import EQUAL_CLOCK_SHORT
+from gen.report.words.sum_clocks import two_clocks
 
 
 def _determinism(a: advice_mod.Advice) -> str | None:
@@ -46,18 +47,12 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         if best.fastest_plain and determinism_facts.fair_sums(best.det_ks, best.plain_ks):
             (dk, dm), (pk, pm) = best.det_ks, best.plain_ks
             text += (f": turning it on costs {times(dk / pk)} the fastest step without it by kernel sum "
-                     f"({label(best.fastest_plain)}, {_ms(pk)}; {_mhz(dm, pm)})"
+                     f"({label(best.fastest_plain)}, {_ms(pk)}; {two_clocks(dm, pm)})"
                      + (f"; {times(best.det_ms / plain_ms)}{_det_clock(best)}" if plain_ms and best.det_ms else ""))
         elif best.fastest_plain and plain_ms and best.det_ms:
             text += (f": turning it on costs {times(best.det_ms / plain_ms)} the fastest step without it "
                      f"({label(best.fastest_plain)}, {_ms(plain_ms)}){_det_clock(best)}")
     return text + "."
-
-
-def _mhz(a: float | None, b: float | None) -> str:
-    if a is None or b is None:
-        return "clocks not recorded"
-    return f"both at {a:.0f} MHz" if round(a) == round(b) else f"at {a:.0f} against {b:.0f} MHz"
 
 
 def _by_sums(d: determinism_facts.Determinism) -> str:
@@ -69,7 +64,7 @@ def _by_sums(d: determinism_facts.Determinism) -> str:
     model = f"; {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT.replace(' (a model)', ', a model')}" \
         if d.ratio_at_ref is not None else ""
     return (f"{_det_name(d)} deterministic takes {_ms(dk)} against {_ms(bk)} by default by kernel sum "
-            f"({_mhz(dm, bm)}), {times(dk / bk)} ({as_run}{model})")
+            f"({two_clocks(dm, bm)}), {times(dk / bk)} ({as_run}{model})")
 
 
 def _det_clock(d: determinism_facts.Determinism) -> str:
@@ -109,7 +104,7 @@ def cost_clause(c: determinism_facts.Determinism, base: str, times_shown: bool) 
     if determinism_facts.fair_sums(c.det_ks, c.base_ks):
         (dk, dm), (bk, bm) = c.det_ks, c.base_ks
         return (f"Determinism costs it {dk / bk:.2f}× the time of the same call by default, {base}, by kernel sum "
-                f"({us(dk)} against {us(bk)}, {_mhz(dm, bm)}; {c.ratio:.2f}× as run)")
+                f"({us(dk)} against {us(bk)}, {two_clocks(dm, bm)}; {c.ratio:.2f}× as run)")
     sums = " (both kernel sums)" if c.det_method == c.base_method == "kernel_sum" else ""
     return (f"Determinism costs it {c.ratio:.2f}× the time of the same call by default, {base}"
             + (f" ({us(c.det_ms)} against {us(c.base_ms)}{sums})" if sums or times_shown else ""))

@@ -11,7 +11,7 @@ from gen.model import schema
 from gen.report.words.common import join_and, label, one_timing, short_label, times, us
 from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
 from gen.report.words.orders import state, sum_gain
-from gen.report.words.sum_clocks import apart, possessive, short_lead
+from gen.report.words.sum_clocks import apart, possessive, short_lead, two_clocks
 
 # packing as training does it: a new document layout every batch, so a new BlockMask every step
 EVERY_BATCH = "a loop that packs each batch anew"
@@ -84,12 +84,6 @@ def _lead_span(m) -> str:
     return us(xs[0]) if len(xs) == 1 or us(xs[0]) == us(xs[-1]) else f"{us(xs[0])} to {us(xs[-1])}"
 
 
-def _clocks(a: float | None, b: float | None) -> str:
-    if not a or not b:
-        return "clocks not recorded"
-    return f"both at {a:.0f} MHz" if round(a) == round(b) else f"at {a:.0f} against {b:.0f} MHz"
-
-
 def _two_times(m) -> str:
     """`other`'s time a call against the mask call's, by the measure its lead is read by (MaskCost.pair_ms), so the
     lead that follows is their difference: "takes 1.307 ms a call against 1.100 ms"; where the two were timed apart,
@@ -100,7 +94,7 @@ def _two_times(m) -> str:
     mine, theirs = m.sums_only_ms
     a, b = m.sums_only_mhz
     return (f"takes {us(theirs)} a call by kernel sum against {possessive(short_label(m.variant))} {us(mine)} "
-            f"({_clocks(b, a)}; the two were timed apart, so only the sums count)")
+            f"({two_clocks(b, a)}; the two were timed apart, so only the sums count)")
 
 
 def repay(m, mask: str | None, sums_said: bool = False) -> str:
@@ -116,7 +110,7 @@ def repay(m, mask: str | None, sums_said: bool = False) -> str:
                 f"{layout} surely repays the build")
     by = join_and([_MEASURES.get(b, b) for b, _ in m.leads_ms])
     if m.sums_only_mhz is not None:  # timed apart: the kernel sums alone, with their clocks
-        by += f" alone, {_clocks(*m.sums_only_mhz)}, as the two were timed apart"
+        by += f" alone, {two_clocks(*m.sums_only_mhz)}, as the two were timed apart"
     how = "" if sums_said and m.sums_only_ms is not None else f" (by its {by})"
     # the lead named by its call: "its" read as the maskless call's, the noun before it
     return (f"{short_label(m.variant)}'s lead of {_lead_span(m)} a call{how} repays one build, "

@@ -19,6 +19,14 @@ def apart(a_mhz: float, b_mhz: float) -> str:
     return f"{gap:.0f}%" if round(gap, 1) >= 10 else f"{gap:.1f}%"
 
 
+def two_clocks(a: float | None, b: float | None) -> str:
+    """Two windows' clocks in a bracket's clause: "both at 1980 MHz", "at 1860 against 1980 MHz", or "clocks not
+    recorded" where either is missing."""
+    if not a or not b:
+        return "clocks not recorded"
+    return f"both at {a:.0f} MHz" if round(a) == round(b) else f"at {a:.0f} against {b:.0f} MHz"
+
+
 def _leader_mhz(o) -> tuple[float, float] | None:
     """(the kernel-sum leader's window clock, the other's); None where a figure is missing."""
     if o.kernel_sum is None or not o.first_ks_mhz or not o.second_ks_mhz:
