@@ -206,7 +206,8 @@ def test_the_opening_says_which_call_a_python_loop_should_make_as_the_home_does(
     picks = {(p.scenario, str(p.mode)): p for p in advice.advice(lead).picks}
     for scenario, mode in (("decode", "inference"), ("article", "train")):
         f, p = _one(lead, scenario, mode), picks[(scenario, mode)]
-        x, ms, mine = p.loop_call  # the home's: SDPA (backend not pinned)
+        c = p.loop_call  # the home's: SDPA (backend not pinned)
+        x, ms, mine = c.variant, c.eager_ms, c.own_ms
         note = first_words.loop_note(f)
         assert note.startswith(f"In an eager Python loop (host gaps included), call {label(x)}: {us(ms)} ")
         assert f"{label(p.fastest if scenario == 'article' else 'fa4')} {us(mine)}" in note and "host-bound" in note

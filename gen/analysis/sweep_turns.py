@@ -6,8 +6,8 @@ FlashAttention-4 stay within a few percent from 1k to 16k tokens).
 
 Takes: a loaded set, the exception's verdict and the two calls. Gives `turns(ls, v, variant, default)` (the fields of
 Exception_ it fills: reversed_at, reversed_orders, held_at, tied_at, other_dims), `head_dim_if_several(ls, v)`, the
-`OtherDim` / `DimPoint` facts and `clocks_may_flatter` (whether two as-run clocks may flatter a lead). Numbers only:
-gen.report.words.sweep_turns words them.
+`ReversedAt` / `Size` / `OtherDim` / `DimPoint` facts and `clocks_may_flatter` (whether two as-run clocks may flatter
+a lead). Numbers only: gen.report.words.sweep_turns words them.
 """
 
 from __future__ import annotations
@@ -22,6 +22,27 @@ def clocks_may_flatter(a_mhz: float | None, b_mhz: float | None) -> bool:
     """Two as-run windows' clocks may flatter the faster call's (`a_mhz`) lead: more than rules.CLOCK_GAP_PCT apart,
     or within it with the faster call at the higher clock; False where either is not recorded."""
     return rules.clock_gap_pct(a_mhz, b_mhz) is not None and (rules.clocks_apart(a_mhz, b_mhz) or a_mhz > b_mhz)
+
+
+@dataclass(frozen=True)
+class Size:
+    """A sweep point's size: its queries and keys."""
+
+    q_len: int
+    kv_len: int
+
+
+@dataclass(frozen=True)
+class ReversedAt:
+    """A sweep point where the default call is decidedly faster than the exception's call: their medians and windows'
+    SM clocks (MHz, None where not recorded)."""
+
+    q_len: int
+    kv_len: int
+    default_ms: float
+    variant_ms: float
+    default_mhz: float | None
+    variant_mhz: float | None
 
 
 @dataclass(frozen=True)
@@ -81,11 +102,11 @@ def turns(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str)
                     p.kv_len, d.median, x.median, at.row(default).sm_clock_mhz, at.row(variant).sm_clock_mhz, lead,
                     verdicts.orders(at.row(default), at.row(variant), at.basis), third))
         elif calls.faster(d, x):
-            out.append((p.q_len, p.kv_len, d.median, x.median, at.row(default).sm_clock_mhz,
-                        at.row(variant).sm_clock_mhz))
+            out.append(ReversedAt(p.q_len, p.kv_len, d.median, x.median, at.row(default).sm_clock_mhz,
+                                  at.row(variant).sm_clock_mhz))
             orders.append(verdicts.orders(at.row(default), at.row(variant), at.basis))
         else:
-            (held if calls.faster(x, d) else tied).append((p.q_len, p.kv_len))
+            (held if calls.faster(x, d) else tied).append(Size(p.q_len, p.kv_len))
     dims = tuple(OtherDim(dim, tuple(sorted(ps, key=lambda q: q.kv_len))) for dim, ps in sorted(other.items()))
     return dict(reversed_at=tuple(out), reversed_orders=tuple(orders), held_at=tuple(held), tied_at=tuple(tied),
                 other_dims=dims)
