@@ -479,8 +479,8 @@ def lengths_line(a: advice_mod.Advice, beside=None) -> str | None:
             return head + " " + lengths_beside(beside, PHASE_WORDS)
         return head + (" Bucket or pad lengths to a few shapes, or measure the first call at new lengths before "
                        "relying on the steady times.")
-    costs = "; ".join(f"{PHASE_WORDS.get(ph, ph)}: {us(first)} more than its second call (a warm call in a loop: "
-                      f"{us(steady)})" for ph, first, steady in x.phases)
+    costs = "; ".join(f"{PHASE_WORDS.get(p.phase, p.phase)}: {us(p.first_extra_ms)} more than its second call (a warm "
+                      f"call in a loop: {us(p.steady_ms)})" for p in x.phases)
     who = (f"scaled_dot_product_attention with no backend pinned picks cuDNN in this set, and {label(x.variant)}'s"
            if x.aside else f"{label(x.variant)}'s")
     text = (f"Where lengths vary, {who} first call at each new shape costs more (the set's dynamic-lengths runs, "
@@ -489,10 +489,10 @@ def lengths_line(a: advice_mod.Advice, beside=None) -> str | None:
         ref = dict(x.against)
         # one clause a phase that parses: who, against whom, for how many calls a length
         text += ", or call " + "; or ".join(
-            f"{label(v)} in {ph}: counting each new length's cost, it costs less in all than "
-            + (f"{label(ref[ph])} (the fastest once warm)" if ph in ref else "the fastest once warm")
-            + f" {dynamic.per_length_clause(outs)}"
-            for ph, v, outs in x.instead)
+            f"{label(i.variant)} in {i.phase}: counting each new length's cost, it costs less in all than "
+            + (f"{label(ref[i.phase])} (the fastest once warm)" if i.phase in ref else "the fastest once warm")
+            + f" {dynamic.per_length_clause(i.outcomes)}"
+            for i in x.instead)
     text += "."
     if x.switch is not None:
         name, effect, detail = x.switch
