@@ -517,7 +517,7 @@ def cost_spread(f, unit: str) -> str:
     decode step" where the steps cost 35 ms to 0.52 s): "a median 56.375 ms a decode step (35.4–521.2 ms over its 31
     lengths after the first; 425.9 ms at the first)"; the median by `us`, as the home gives it (finding 7:
     it read 56.37 ms here and 56.375 ms there)."""
-    costs = [c for _, c, _ in f.per_length]
+    costs = [x.cost_ms for x in f.per_length]
     text = f"a median {us(f.first_overhead_ms)} a {unit}"
     if len(costs) > 1:
         text += (f" ({fmt.span((min(costs), max(costs)))} ms over its {len(costs)} lengths after the "
