@@ -173,7 +173,7 @@ def test_decode_advice_states_the_batch_and_names_the_batch_1_call_from_the_dyna
                             key=lambda f: f.first_overhead_ms).variant
     assert gpu[c.variant] < gpu[a.default] and steady[c.variant] < steady[a.default]
     # a call faster on the GPU is named with what it pays at each new length (SDPA cuDNN: 56 ms)
-    x, ms, new = c.gpu_faster
+    x, ms, new = c.gpu_faster.variant, c.gpu_faster.gpu_ms, c.gpu_faster.new_length_ms
     assert ms == min(gpu[f.variant] for f in cold) < gpu[c.variant] and new > 100 * c.gpu_ms
     # the words: the batch, the call, both ratios, the times, the clock (none recorded), in the decode notes' sentences
     # (review 2026-12-07-1 N3: "Decode at batch 8: …", up to the next standing)

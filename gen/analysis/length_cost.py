@@ -35,6 +35,15 @@ class Instead:
 
 
 @dataclass(frozen=True)
+class Switch:
+    """A switch probe of the set (an environment variable set for one run): its effect and detail as recorded."""
+
+    name: str
+    effect: str | None
+    detail: str | None
+
+
+@dataclass(frozen=True)
 class LengthCost:
     """cuDNN's cost where lengths vary (the decision recommends a call that runs cuDNN): its first call at
     each new length against its steady call, per phase, from the set's dynamic-lengths runs (schema 4),
@@ -45,7 +54,7 @@ class LengthCost:
     measured: bool
     phases: tuple[PhaseCost, ...] = ()
     instead: tuple[Instead, ...] = ()
-    switch: tuple[str, str | None, str | None] | None = None  # (variable, effect, detail) of a switch probe
+    switch: Switch | None = None
     switch_steady: tuple[float, float] | None = None  # the steady call with the switch set, and without it (ms)
     # The decision's calls run no cuDNN, but unpinned SDPA, the call most code makes, picks cuDNN in this set: the
     # cost is said as that call's
@@ -96,7 +105,7 @@ def lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
     steady = ((sw.steady_with_ms, sw.steady_without_ms) if sw is not None and sw.steady_with_ms is not None
               and sw.steady_without_ms is not None else None)
     return LengthCost(cudnn[next(iter(cudnn))].variant, True, phases, tuple(instead),
-                      (probe.name, probe.effect, probe.detail) if probe is not None else None, steady,
+                      Switch(probe.name, probe.effect, probe.detail) if probe is not None else None, steady,
                       against=tuple(against), switch_facts=sw)
 
 

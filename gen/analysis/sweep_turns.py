@@ -46,6 +46,16 @@ class ReversedAt:
 
 
 @dataclass(frozen=True)
+class Third:
+    """A call faster by median than both the default and the exception's call at a point: its median (ms) and its
+    orders against each of the two, the default first (itself first in each)."""
+
+    variant: str
+    median_ms: float
+    orders: tuple[Orders, Orders]
+
+
+@dataclass(frozen=True)
 class DimPoint:
     """The default call and the exception's call at one size of another head dim: their medians and windows' SM
     clocks, which of the two is decidedly faster (calls.faster; None where neither), and their orders (the default
@@ -58,10 +68,9 @@ class DimPoint:
     variant_mhz: float | None
     leader: str | None
     orders: Orders
-    # Where neither call is the fastest by median there: that call, its median (ms), its orders against each of the
-    # two, the default first (itself first in each, with its noise verdict: Orders.decided): at head
-    # dim 128, 16k, FlexAttention led both: against the default too, and decided or not
-    third: tuple[str, float, tuple[Orders, Orders]] | None = None
+    # Where neither call is the fastest by median there, that call (its orders with their noise verdict:
+    # Orders.decided): at head dim 128, 16k, FlexAttention led both: against the default too, and decided or not
+    third: Third | None = None
 
 
 @dataclass(frozen=True)
@@ -94,8 +103,8 @@ def turns(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str)
                 # a call running either's kernels (SDPA cuDNN beside SDPA unpinned) is no third call
                 ours = {at.row(default).kernels, at.row(variant).kernels} - {None, ()}
                 f = at.fastest
-                third = (f.variant, at.spread(f).median, tuple(verdicts.orders(f, at.row(c), at.basis)
-                                                                 for c in (default, variant))) \
+                third = Third(f.variant, at.spread(f).median, tuple(verdicts.orders(f, at.row(c), at.basis)
+                                                                      for c in (default, variant))) \
                     if f.variant not in (default, variant) and f.kernels not in ours and at.spread(f) is not None \
                     else None
                 other.setdefault(p.head_dim, []).append(DimPoint(

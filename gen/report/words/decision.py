@@ -196,7 +196,7 @@ def batch_call(c) -> list[str]:
            f"{times(c.steady_ratio)} as a warm call in a loop, and the cheapest at a new length ({us(c.new_length_ms)} "
            "beyond a warm call)"]
     if c.gpu_faster is not None:
-        x, ms, new = c.gpu_faster
+        x, ms, new = c.gpu_faster.variant, c.gpu_faster.gpu_ms, c.gpu_faster.new_length_ms
         out.append(f"{label(x)}, {us(ms)} on the GPU, pays a median {us(new)} at each" if new is not None else
                    f"{label(x)}, {us(ms)} on the GPU, was not measured at new lengths")
     return out
@@ -495,7 +495,7 @@ def lengths_line(a: advice_mod.Advice, beside=None) -> str | None:
             for i in x.instead)
     text += "."
     if x.switch is not None:
-        name, effect, detail = x.switch
+        name, effect, detail = x.switch.name, x.switch.effect, x.switch.detail
         measured = dynamic.switch_measured(x.switch_facts) if x.switch_facts is not None else None
         text += (f" With {name}=1 set, {measured}." if measured else
                  f" {name}=1: {effect or 'not measured'}" + (f" ({detail})" if detail else "") + ".")

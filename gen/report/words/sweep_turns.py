@@ -190,7 +190,7 @@ def _third(q, head_dim: int) -> str | None:
     decidedly there."; None elsewhere."""
     if q.third is None:
         return None
-    who, ms, pair = q.third
+    who, ms, pair = q.third.variant, q.third.median_ms, q.third.orders
     ahead = [o for o in pair if o.decided and o.first == who]
     noisy = [o for o in pair if o not in ahead]
     text = (f"At head dim {head_dim}, {short_count(q.kv_len)} tokens, {label(who)} has the lowest median, "
