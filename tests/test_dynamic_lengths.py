@@ -46,10 +46,10 @@ def test_phase_facts_rank_by_the_steady_cost_and_break_even_on_the_per_length_co
         # every break-even is taken length by length after both warm-ups (the warm-up is paid once, not per
         # length) against the fastest once warm at the same length, never from medians over mixed lengths
         best = pf.steady_best
-        theirs = {kv: (o, st) for kv, o, st in best.per_length}
+        theirs = {x.kv_len: (x.cost_ms, x.steady_ms) for x in best.per_length}
         for f in pf.break_even:
             assert pf.wins(f.variant)
-            mine = {kv: (o, st) for kv, o, st in f.per_length}
+            mine = {x.kv_len: (x.cost_ms, x.steady_ms) for x in f.per_length}
             for o in pf.per_length[f.variant]:
                 (ob, sb), (ov, sv) = theirs[o.kv_len], mine[o.kv_len]
                 if o.kind == dyn.UP_TO:
@@ -202,10 +202,12 @@ def test_a_new_lengths_cost_is_its_first_call_against_its_second_on_the_same_clo
 
 
 def _facts(variant, per_length, steady=1.0, gpu=None, mask=None):
+    """A run's facts from (kv_len, new-length cost ms, warm call ms) per length."""
     return dyn.DynamicFacts(variant=variant, phase="prefill", status="ok", reason=None, env=(), lengths=len(per_length),
                             first_overhead_ms=None, steady_ms=steady, break_even_calls=None, first_median_ms=None,
                             first_total_ms=None, first_max_ms=None, kv_lens=tuple(kv for kv, _, _ in per_length),
-                            gpu_median_ms=gpu, mask_median_ms=mask, per_length=tuple(per_length))
+                            gpu_median_ms=gpu, mask_median_ms=mask,
+                            per_length=tuple(dyn.NewLength(*x) for x in per_length))
 
 
 def test_break_evens_are_taken_length_by_length_against_the_same_length():

@@ -37,7 +37,7 @@ def test_h200_first_screen(h200):
     # cuDNN where lengths vary: this schema-2 capture has no dynamic-lengths runs, and says so (issue 31 §2)
     assert "did not measure what that costs" in lengths
     # decode's one-token calls: a loop of the default call waited for the host past the line there too
-    assert [sc for sc, *_ in a.loops] == ["decode"]
+    assert [x.scenario for x in a.loops] == ["decode"]
     # review item 3: "longer" only where it is
     assert " A loop of SDPA (backend not pinned) also waited in decode: " in host
     assert sliding.startswith("For sliding windows, use FlexAttention (compiled): SDPA (backend not pinned) is 5.99× "

@@ -33,7 +33,7 @@ def test_the_timed_apart_reach_stays_beyond_what_the_sets_conditions_can_move(na
     # the rule's premise where it decides: the set's own bound under the line
     if r.decides:
         assert r.bound < rules.TIMED_APART_REACH, (r.bound, r.decides[0])
-        assert all(lead > rules.TIMED_APART_REACH for *_, lead in r.decides)
+        assert all(x.as_run > rules.TIMED_APART_REACH for x in r.decides)
 
 
 def test_the_methodology_prints_the_sets_reach():
@@ -44,8 +44,9 @@ def test_the_methodology_prints_the_sets_reach():
     text = method_words.timed_alone(1, 0, reach=r)
     assert f"{r.lowest_mhz:.0f} MHz" in text and f"{r.clock_ratio:.2f}× under its {r.ref_mhz:.0f} MHz maximum" in text
     assert f"{r.pair:.3f}× apart as run: {r.bound:.2f}× together" in text
-    sc, mode, p, a, b, lead = r.decides[0]
-    assert lead == min(x[-1] for x in r.decides) and f"{lead:.2f}×: {label(a)} ahead of {label(b)}" in text
+    d = r.decides[0]
+    a, b, lead = d.first, d.second, d.as_run
+    assert lead == min(x.as_run for x in r.decides) and f"{lead:.2f}×: {label(a)} ahead of {label(b)}" in text
     assert f"The 2× line alone decides {len(r.decides)} pairs here" in text
     assert f"the smallest lead of the {len(r.decides)} is {lead:.2f}×" in text and "nearest to it" not in text
     assert f"the fair kernel sums decide {r.sums_decide} more on their own" in text
@@ -73,8 +74,8 @@ def test_the_reach_counts_only_the_pairs_it_alone_decides():
     # the nearest reach-only pair: once the review's 2.24x (sliding windows, FLASH backend against varlen, sums 10%
     # apart), which its sums now decide, 2.24x being more than that gap can explain (review 2026-12-07-3 item 6); now
     # decode at 64k keys, FA4 against FlexAttention, sums 6% apart at a memory-bound point
-    assert not any((sc, a, b) == ("sliding-window", "flex_flash", "varlen") for sc, _m, _p, a, b, _l in r.decides)
-    sc, mode, p, a, b, lead = r.decides[0]
-    assert (sc, a, b) == ("decode", "fa4", "flex") and lead == pytest.approx(3.239, abs=5e-3)
+    assert not any((x.scenario, x.first, x.second) == ("sliding-window", "flex_flash", "varlen") for x in r.decides)
+    d = r.decides[0]
+    assert (d.scenario, d.first, d.second) == ("decode", "fa4", "flex") and d.as_run == pytest.approx(3.239, abs=5e-3)
     assert rules.clock_gap_pct(*(r.nearest.first_ks_mhz, r.nearest.second_ks_mhz)) > rules.CLOCK_GAP_PCT
     assert r.nearest.memory_bound and "at a memory-bound point" in method_words._why_sums_not(r.nearest)

@@ -43,11 +43,12 @@ def test_the_host_line_names_the_call_whose_loop_waited_and_the_call_named_there
     # every exception's call in inference, with its own loop's ratio, stands beside the default's loop there (since
     # review 2026-12-07-4 the article's shape is no exception on this set: SDPA cuDNN leads as run by 1.18x, under the
     # 1.2x bar; chunked prefill is the one left)
-    said = {sc for sc, *_ in a.host_calls}
+    said = {c.scenario for c in a.host_calls}
     assert said == {e.scenario for e in a.exceptions if e.mode == "inference"} and "chunked-prefill" in said
     text = host + " " + loops
-    for sc, variant, ratio in a.host_calls:
-        assert f"The call there, {label(variant)}, took {times(ratio)} its GPU-only time in a loop." in text, sc
+    for c in a.host_calls:
+        said = f"The call there, {label(c.variant)}, took {times(c.eager_ratio)} its GPU-only time in a loop."
+        assert said in text, c.scenario
     # the article's FA4 loop is within noise of the line: the rule's words, never a bare "waited"
     assert a.host_outcome == "within noise" and "not called host-bound" in host
 
@@ -59,7 +60,7 @@ def test_decodes_first_screen_says_a_python_loop_answers_sdpa_not_pinned(lead_ad
     a = lead_advice
     decode = next(p for p in a.picks if p.scenario == "decode" and p.mode == "inference")
     assert decode.loop_call is not None
-    x, ms, mine = decode.loop_call
+    x, ms, mine = decode.loop_call.variant, decode.loop_call.eager_ms, decode.loop_call.own_ms
     assert x == "sdpa_auto" and mine / ms > 2  # 189.2 against 67.5 µs in the committed set
     head = decision_words.advice(a).decision
     # its own sentences after the workload's name (review 2026-12-07-1 N3)

@@ -13,6 +13,7 @@ import pytest
 
 from gen.analysis import advice, batch_call, calls, host_rules, rules, tables, verdicts
 from gen.analysis import dynamic as dynamic_facts
+from gen.analysis.advice import HostLoop
 from gen.report.pages import decision
 from gen.report.words import behind as behind_words
 from gen.report.words import decision as decision_words
@@ -39,7 +40,8 @@ def test_a_loop_the_rule_leaves_within_noise_is_never_called_host_bound(h100):
     ls, a, w, _ = h100
     line = next(x for x in w.lines if " also waited in" in x)
     seen = 0
-    for sc, ratio, _ci, outcome, host_ms, gpu_ms in a.loops:
+    for x in a.loops:
+        sc, ratio, outcome, host_ms, gpu_ms = x.scenario, x.ratio, x.outcome, x.host_cost_ms, x.gpu_ms
         v = verdicts.verdict(ls, sc, "inference")
         t = v.row(a.default)
         assert (host_ms, gpu_ms) == (t.host_cost_ms, t.gpu_only.median)
@@ -57,9 +59,9 @@ def test_a_loop_the_rule_leaves_within_noise_is_never_called_host_bound(h100):
             assert ", host-bound." in part
     assert seen  # chunked prefill: 1.63x in the loop, its host cost 1.30x its GPU time
     # synthetic: the same words for each outcome, never "host-bound" unqualified but for YES
-    fake = type("A", (), {"loops": (("decode", 1.6, (1.5, 1.7), rules.WITHIN_NOISE, 0.13, 0.1),
-                                    ("gqa-prefill", 1.6, (1.5, 1.7), rules.WITHIN_NOISE, None, None),
-                                    ("sliding-window", 1.6, (1.5, 1.7), rules.YES, 0.2, 0.1)),
+    fake = type("A", (), {"loops": (HostLoop("decode", 1.6, (1.5, 1.7), rules.WITHIN_NOISE, 0.13, 0.1),
+                                    HostLoop("gqa-prefill", 1.6, (1.5, 1.7), rules.WITHIN_NOISE, None, None),
+                                    HostLoop("sliding-window", 1.6, (1.5, 1.7), rules.YES, 0.2, 0.1)),
                          "default": "fa4", "host_calls": ()})()
     text = decision_words._loops(fake)
     assert text.count("host-bound") == 3 and text.count("not called host-bound") == 2 and ", host-bound." in text
@@ -171,7 +173,7 @@ def test_decode_advice_states_the_batch_and_names_the_batch_1_call_from_the_dyna
                             key=lambda f: f.first_overhead_ms).variant
     assert gpu[c.variant] < gpu[a.default] and steady[c.variant] < steady[a.default]
     # a call faster on the GPU is named with what it pays at each new length (SDPA cuDNN: 56 ms)
-    x, ms, new = c.gpu_faster
+    x, ms, new = c.gpu_faster.variant, c.gpu_faster.gpu_ms, c.gpu_faster.new_length_ms
     assert ms == min(gpu[f.variant] for f in cold) < gpu[c.variant] and new > 100 * c.gpu_ms
     # the words: the batch, the call, both ratios, the times, the clock (none recorded), in the decode notes' sentences
     # (review 2026-12-07-1 N3: "Decode at batch 8: …", up to the next standing)
@@ -279,13 +281,15 @@ def test_the_chunk_sizes_that_turn_the_exception_carry_their_clocks(h100):
     e = next(x for x in a.exceptions if x.scenario == "chunked-prefill")
     line = next(x for x in w.lines if x.startswith("For chunked prefill"))
     assert e.reversed_at
-    for q, kv, d, x, dm, xm in e.reversed_at:
-        p = next(p for p in calls._points(ls, e.scenario, e.mode) if (p.q_len, p.kv_len) == (q, kv))
+    for r in e.reversed_at:
+        d, x, dm, xm = r.default_ms, r.variant_ms, r.default_mhz, r.variant_mhz
+        p = next(p for p in calls._points(ls, e.scenario, e.mode) if (p.q_len, p.kv_len) == (r.q_len, r.kv_len))
         v = verdicts.verdict_at(ls, e.scenario, p, e.mode)
         assert (dm, xm) == (v.row(a.default).sm_clock_mhz, v.row(e.variant).sm_clock_mhz)
         assert f"{us(d)} at {dm:.0f} MHz against {us(x)} at {xm:.0f} MHz" in line
     # a clock not recorded is said so
-    none = dataclasses.replace(e, reversed_at=tuple((*r[:4], None, None) for r in e.reversed_at))
+    none = dataclasses.replace(e, reversed_at=tuple(dataclasses.replace(r, default_mhz=None, variant_mhz=None)
+                                                    for r in e.reversed_at))
     assert "(clock not recorded)" in decision_words.reversed_line(a, none)
 
 

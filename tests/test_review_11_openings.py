@@ -206,7 +206,8 @@ def test_the_opening_says_which_call_a_python_loop_should_make_as_the_home_does(
     picks = {(p.scenario, str(p.mode)): p for p in advice.advice(lead).picks}
     for scenario, mode in (("decode", "inference"), ("article", "train")):
         f, p = _one(lead, scenario, mode), picks[(scenario, mode)]
-        x, ms, mine = p.loop_call  # the home's: SDPA (backend not pinned)
+        c = p.loop_call  # the home's: SDPA (backend not pinned)
+        x, ms, mine = c.variant, c.eager_ms, c.own_ms
         note = first_words.loop_note(f)
         assert note.startswith(f"In an eager Python loop (host gaps included), call {label(x)}: {us(ms)} ")
         assert f"{label(p.fastest if scenario == 'article' else 'fa4')} {us(mine)}" in note and "host-bound" in note
@@ -275,7 +276,7 @@ def test_the_articles_largest_point_is_said_by_head_dim(gpu_docs):
 def test_the_tables_median_is_over_the_lengths_the_chart_draws(lead):
     checked = 0
     for f in dyn.runs(lead.rs):
-        costs = [c for _, c, _ in f.per_length]
+        costs = [x.cost_ms for x in f.per_length]
         if len(costs) > 1 and min(costs) > 0 and f.first_overhead_ms is not None:
             assert f.first_overhead_ms == pytest.approx(statistics.median(costs)), f.variant
             checked += 1
@@ -287,7 +288,7 @@ def test_the_tables_median_is_over_the_lengths_the_chart_draws(lead):
 def test_the_decode_step_cost_is_a_median_with_its_spread(gpu_docs, lead):
     pf = dyn.phase_facts(lead.rs, "decode")
     worst = pf.costliest
-    costs = [c for _, c, _ in worst.per_length]
+    costs = [x.cost_ms for x in worst.per_length]
     text = html.unescape(_page(gpu_docs, "dynamic-lengths"))
     spread = fmt.span((min(costs), max(costs)))  # both ends to one precision (review 20, Part 1 item 9)
     assert f"pays a median {words_us(worst.first_overhead_ms)} a decode step ({spread} ms" in text

@@ -245,8 +245,8 @@ def test_the_loop_never_calls_a_call_the_fastest_past_a_faster_wrong_one(paired)
     f = _one(paired, "chunked-prefill")
     lp = f.loop
     assert lp is not None and lp.wrong_faster
-    x, ms, err = lp.wrong_faster[0]
-    assert x == "sdpa_is_causal" and ms < lp.fastest_ms and rules.wrong_answer(err)
+    w = lp.wrong_faster[0]
+    assert w.variant == "sdpa_is_causal" and w.eager_ms < lp.fastest_ms and rules.wrong_answer(w.rel_error)
     note = first_words.loop_note(f)
     assert "is still the fastest correct call" in note and "gives a wrong answer here" in note
 

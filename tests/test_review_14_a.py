@@ -167,9 +167,9 @@ def test_the_paired_set_cites_its_siblings_new_length_cost(loaded, paired, h100)
     b = units.lengths_beside(sets, paired)
     assert b is not None and b.name == H100
     own = advice.advice(h100).lengths  # as the sibling's own page gives it
-    assert [ph for ph, _, _ in b.phases] == [ph for ph, _, _ in own.phases]
-    assert [x for _, x, _ in b.phases] == pytest.approx([x for _, x, _ in own.phases], rel=1e-9)
-    assert dict((ph, x) for ph, x, _ in b.phases) == pytest.approx({"prefill": 36.71, "decode": 56.37}, abs=0.01)
+    assert [p.phase for p in b.phases] == [p.phase for p in own.phases]
+    assert [p.first_extra_ms for p in b.phases] == pytest.approx([p.first_extra_ms for p in own.phases], rel=1e-9)
+    assert {p.phase: p.first_extra_ms for p in b.phases} == pytest.approx({"prefill": 36.71, "decode": 56.37}, abs=0.01)
     line = decision_words.lengths_line(advice.advice(paired), b)
     assert "this set did not measure what that costs" in line and f"({H100})" in line
     assert "36.714 ms at a new prompt length" in line and "56.375 ms at a decode step" in line

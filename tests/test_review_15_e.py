@@ -108,7 +108,8 @@ def test_the_article_paragraph_names_where_each_leads_and_gives_sums_where_clock
     assert line.startswith(" SDPA leads at 256 and 512 tokens too, and the two tie at 2k (head dim 64); "
                            "FlashAttention-4 leads from 4k tokens: ")
     assert len(e.reversed_orders) == len(e.reversed_at) >= 3
-    for (_q, _kv, d, x, dm, xm), o in zip(e.reversed_at, e.reversed_orders):
+    for r, o in zip(e.reversed_at, e.reversed_orders):
+        d, x, dm, xm = r.default_ms, r.variant_ms, r.default_mhz, r.variant_mhz
         fair = decision_words.clock_fair(o, dm, xm)
         if rules.clocks_apart(dm, xm) or dm > xm:
             # one size a clause: the kernel sums first, the as-run times after (review 2026-12-07-8 item 4)
@@ -136,13 +137,13 @@ def test_loop_keeps_is_the_rule_and_the_row_says_it(loaded, h100):
         a = advice.advice(ls)
         for p in (a.picks if a else ()):
             if p.loop_keeps is not None:
-                assert p.loop_keeps < rules.ADVICE_MIN_GAIN and p.loop_call[0] == auto
-            elif p.loop_call is not None and p.loop_call[0] == auto and p.scenario == "decode-kv-cache":
+                assert p.loop_keeps < rules.ADVICE_MIN_GAIN and p.loop_call.variant == auto
+            elif p.loop_call is not None and p.loop_call.variant == auto and p.scenario == "decode-kv-cache":
                 pytest.fail(f"{ls.name}: decode's loop calls SDPA and no loop_keeps")
     a = advice.advice(h100)
     decode = next(p for p in a.picks if p.loop_keeps is not None and p.scenario.startswith("decode"))
     assert decode.loop_keeps == pytest.approx(1.03, abs=0.01)
-    assert decode.loop_call[2] / decode.loop_call[1] == pytest.approx(2.80, abs=0.02)
+    assert decode.loop_call.own_ms / decode.loop_call.eager_ms == pytest.approx(2.80, abs=0.02)
     row = decision_page.table_rows(h100)[0]
     # the first screen names the workloads once; their figures sit in the row's detail (review 2026-12-07-7 item 5)
     assert row["condition"].startswith("first in ") and "in an eager loop call SDPA for " in row["condition"]
@@ -158,7 +159,7 @@ def test_flash_trade_from_the_siblings_warm_calls(h100):
     b = length_cost.beside(h100, "t")
     f, c, n, who, _ = b.flash_trade("prefill")
     assert (f, c) == pytest.approx((0.2474, 0.1241), abs=0.0005) and who == "sdpa_cudnn"
-    cudnn_extra = dict((ph, x) for ph, x, _ in b.phases)["prefill"]
+    cudnn_extra = {p.phase: p.first_extra_ms for p in b.phases}["prefill"]
     assert n == pytest.approx((cudnn_extra - dict(b.flash)["prefill"]) / (f - c), rel=1e-9)
     assert 250 < n < 350
     # decode: flash is faster warm than pinned cuDNN, not than the default call on cuDNN's kernels, which it is set

@@ -63,7 +63,8 @@ def test_a_size_whose_clocks_may_flatter_gives_the_kernel_sums_first(loaded):
     e = next(x for x in a.exceptions if x.scenario == "article")
     line = decision_words.reversed_line(a, e)
     flattered = 0
-    for (_q, _kv, d, x, dm, xm), o in zip(e.reversed_at, e.reversed_orders):
+    for r, o in zip(e.reversed_at, e.reversed_orders):
+        d, x, dm, xm = r.default_ms, r.variant_ms, r.default_mhz, r.variant_mhz
         first = sweep_words.sums_first(o, d, x, dm, xm)
         if not first:
             continue

@@ -201,7 +201,7 @@ def test_pinning_flash_is_set_against_the_default_call_where_it_is_faster_warm(l
     text = lengths_words.flash_trade(b, ("decode",))
     f, c, n, who, pinned = b.flash_trade("decode")
     assert c == auto["decode"] < pinned and who == "sdpa_auto"
-    cx = dict((ph, x) for ph, x, _ in b.phases)["decode"]
+    cx = {p.phase: p.first_extra_ms for p in b.phases}["decode"]
     assert n == (cx - dict(b.flash)["decode"]) / (f - c)
     assert f"{words.us(f)}, {words.times(f / c)} the {words.us(c)} of unpinned SDPA on cuDNN's kernels" in text
     # pinned cuDNN's time has its own verb: the ratio is not of it too (review 19 item 8)

@@ -205,7 +205,7 @@ def test_a_third_call_fastest_at_another_head_dim_is_named(older):
                 if q.third is None:
                     continue
                 seen += 1
-                who, ms, pair = q.third
+                who, ms, pair = q.third.variant, q.third.median_ms, q.third.orders
                 assert who not in (a.default, e.variant)
                 assert [o.second for o in pair] == [a.default, e.variant] and all(o.first == who for o in pair)
                 head = (f"At head dim {od.head_dim}, {q.kv_len // 1024}k tokens, {words.label(who)} has the lowest "
@@ -238,7 +238,7 @@ def test_the_third_call_at_head_dim_128_is_within_noise_of_both(older):
     a = advice.advice(older)
     e = next(x for x in a.exceptions if x.scenario == "article")
     q = next(q for od in e.other_dims for q in od.points if q.third)
-    assert not any(o.decided for o in q.third[2])
+    assert not any(o.decided for o in q.third.orders)
     text = sweep_turns.other_dims_line(a, e)
     assert ("FlexAttention (FLASH backend) has the lowest median, 12.364 ms as run, but FlashAttention-4 and SDPA are "
             "within noise of it: FlashAttention-4 1.12× behind as run, FlexAttention's clock 6.5% higher, and by "

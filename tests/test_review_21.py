@@ -74,7 +74,7 @@ def test_a_borrowed_noise_line_never_denies_a_same_kernel_pair_that_ran_there(lo
         text = str(orders_words.pair_noise_aside(n, label))
         if n.unequal_replay is not None:
             seen += 1
-            a, b, na, nb = n.unequal_replay
+            na, nb = n.unequal_replay.first_calls, n.unequal_replay.second_calls
             assert abs(na - nb) > rules.SAME_REPLAY_PCT / 100 * max(na, nb)
             assert "no identical pair ran here" not in text and f"replayed {na} and {nb} calls at a time" in text
         else:

@@ -281,7 +281,7 @@ def test_a_runs_first_length_never_makes_a_variant_cheaper_in_all(lead):
     for phase in dynamic.phases(lead.rs):
         for f in dynamic.runs(lead.rs, phase, switched=False):
             if f.per_length:
-                assert f.per_length[0][0] != f.kv_lens[0], (phase, f.variant)
+                assert f.per_length[0].kv_len != f.kv_lens[0], (phase, f.variant)
     pf = dynamic.phase_facts(lead.rs, "decode")
     assert pf.steady_best.variant == "sdpa_flash" and not pf.break_even
     assert all(o.kv_len != 4096 for outs in pf.per_length.values() for o in outs)

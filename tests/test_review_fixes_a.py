@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gen.analysis import calls, host_rules, rules, timings, verdicts
+from gen.analysis.advice import HostLoop
 from gen.model import schema
 from gen.report.words import as_run as as_run_words
 from gen.report.words import common as words
@@ -119,8 +120,9 @@ def test_lead_set_pages_never_say_waited_for_a_faster_host(lead):
 
 
 def test_loops_line_does_not_say_longer():
-    a = type("A", (), {"loops": (("gqa-prefill", 1.94, (1.9, 2.0), rules.YES),
-                                 ("decode", 4.49, (4.4, 4.6), rules.YES)), "default": "sdpa_auto", "host_calls": ()})()
+    a = type("A", (), {"loops": (HostLoop("gqa-prefill", 1.94, (1.9, 2.0), rules.YES, None, None),
+                                 HostLoop("decode", 4.49, (4.4, 4.6), rules.YES, None, None)),
+                       "default": "sdpa_auto", "host_calls": ()})()
     text = decision_words._loops(a)
     assert "longer" not in text and text.startswith("A loop of SDPA (backend not pinned) also waited in")
 

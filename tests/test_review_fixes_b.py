@@ -181,10 +181,10 @@ def test_the_compile_warning_claims_only_what_was_measured(h100):
     assert "Expect a compile at each new configuration" not in line
     assert a.startup.lengths_status == "ok" and a.startup.lengths
     assert "was not measured" not in line
-    for _, once, n, per in a.startup.lengths:
-        assert words.us(per) in line
-        if n:
-            assert f"{once / 1e3:.2f} s once at its first" in line
+    for x in a.startup.lengths:
+        assert words.us(x.per_length_ms) in line
+        if x.warmup_lengths:
+            assert f"{x.warmup_ms / 1e3:.2f} s once at its first" in line
     unmeasured = replace(a.startup, lengths_status="skipped", lengths=())
     line = decision_words._startup(replace(a, startup=unmeasured))
     assert "was not measured" in line and "article's shape only" in line and "lengths vary" not in line
@@ -227,9 +227,9 @@ def test_the_chunked_prefill_advice_says_where_it_turns(h100):
     e = next(x for x in a.exceptions if x.scenario == "chunked-prefill")
     assert e.reversed_at, "FA4 is decidedly faster at 512-query chunks in the committed set"
     line = next(x for x in decision_words.advice(a).lines if x.startswith("For chunked prefill"))
-    for q, _, d, x, *_ in e.reversed_at:
-        assert d < x
-        assert f"{q:,}-query chunks" in line and words.us(d) in line and words.us(x) in line
+    for r in e.reversed_at:
+        assert r.default_ms < r.variant_ms
+        assert f"{r.q_len:,}-query chunks" in line and words.us(r.default_ms) in line and words.us(r.variant_ms) in line
     assert f"This holds for {e.q_len:,}-query chunks" in line
 
 

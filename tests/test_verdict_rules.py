@@ -317,18 +317,19 @@ def test_cudnn_cost_per_new_length_comes_from_the_set_s_dynamic_lengths_runs(loa
     x = length_cost.lengths(ls, "sdpa_cudnn")
     assert x.measured
     rec = {d.phase: d for d in dyn.runs(ls.rs, switched=False) if d.variant == "sdpa_cudnn"}
-    assert {ph: (f, s) for ph, f, s in x.phases} == {ph: (d.first_overhead_ms, d.steady_ms) for ph, d in rec.items()}
+    assert {p.phase: (p.first_extra_ms, p.steady_ms) for p in x.phases} == \
+        {ph: (d.first_overhead_ms, d.steady_ms) for ph, d in rec.items()}
     line = decision_words.lengths_line(dataclasses.replace(advice.advice(ls), lengths=x))
     for d in rec.values():  # against its second call, as the page measures it (review 2026-12-06-2 item 13)
         assert f"{words.us(d.first_overhead_ms)} more than its second call (a warm call in a loop: " \
                f"{words.us(d.steady_ms)})" in line
-    assert "Bucket or pad" in line and "sdpa_auto" not in {v for _, v, _ in x.instead}
+    assert "Bucket or pad" in line and "sdpa_auto" not in {i.variant for i in x.instead}
     # what to call instead carries its whole length-by-length outcome, the lengths where it is cheaper at any count
     # included (review 2026-12-06-2 item 5)
     from gen.report.words import dynamic as dynamic_words
 
-    for _, _v, outs in x.instead:
-        assert outs and dynamic_words.per_length_clause(outs) in line  # as a clause (review 10 item 14)
+    for i in x.instead:
+        assert i.outcomes and dynamic_words.per_length_clause(i.outcomes) in line  # as a clause (review 10 item 14)
 
 
 @pytest.mark.parametrize("name", GPU_SETS)

@@ -179,7 +179,7 @@ def test_h200_verdict(h200):
     assert v.auto.backend == "cudnn" and v.auto.is_fastest and v.auto.same_as == ("sdpa_cudnn",)
     assert v.why.kind == "native_arch" and v.why.gpu_arch == 90 and v.why.instruction == "wgmma"
     # against the runner-up and SDPA flash, never the slowest rows
-    assert [x[0] for x in v.why.compared] == ["flex", "sdpa_flash"] and not v.why.older
+    assert [x.variant for x in v.why.compared] == ["flex", "sdpa_flash"] and not v.why.older
     # In a Python loop the host eats most of cuDNN's lead over flex (85 against 89 µs a call), but the
     # intervals of the two eager medians stay apart: the loop keeps the GPU's order.
     assert not v.host.changes_answer and not v.host.matters
@@ -352,7 +352,7 @@ def test_the_article_verdict_says_where_its_sweep_less_rows_come_from(tmp_path):
     (d / "result.json").write_text(schema.dumps(rs))
     prev = tables.load_set(d)
     v = verdicts.verdict(prev, "article")
-    assert ("flex", "not run: the run's time limit was reached") in v.sweep_gaps
+    assert ("flex", "not run: the run's time limit was reached") in [(x.variant, x.reason) for x in v.sweep_gaps]
     from gen.report.words import verdicts as verdict_words
     line = next(x for x in verdict_words.verdict(v).lines if "from the profiled run at this point" in x)
     assert "FlexAttention (compiled)" in line
@@ -388,7 +388,7 @@ def test_why_compares_the_runner_up_and_flash_not_the_slowest():
             row("sdpa_flash", 0.0921, kernel=FLASH, backend="flash", main_us=92.7, events_us=92.7),
             row("sdpa_math", 2.6, kernel=MATH80, backend="math", main_us=1800.0, events_us=2600.0, events=5)]
     v = verdicts.decide(rows, gpu_arch=90)
-    assert v.why.kind == "native_arch" and [x for x, _, _ in v.why.compared] == ["flex", "sdpa_flash"]
+    assert v.why.kind == "native_arch" and [x.variant for x in v.why.compared] == ["flex", "sdpa_flash"]
     line = next(x for x in verdict_words.verdict(v).lines if x.startswith("Why:"))
     assert "SDPA math" not in line and "FlexAttention (compiled) runs a Triton template" in line
     assert "SDPA flash runs FlashAttention-2" in line and "no wgmma" in line and "56.8 µs in its profiled call" in line

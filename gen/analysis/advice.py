@@ -51,6 +51,7 @@ from gen.analysis import (
 from gen.analysis.behind_at import Behind, behind_at
 from gen.analysis.determinism import Determinism, DeterministicLead, determinism_costs, deterministic_leads
 from gen.analysis.length_cost import LengthCost
+from gen.analysis.named_calls import HostCall, LoopCall
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
 from gen.model.scenarios import ARTICLE
@@ -86,8 +87,8 @@ class Pick:
     # the measure `ratio` is by where the default is slower: the one that decides the order (leads.Orders.deciding)
     ratio_by: str = leads.AS_RUN
     # Where a Python loop of eager calls changes the verdict's answer (verdicts.HostChange.changes_answer) to another
-    # call than this one: (that call, its eager median ms, this call's eager median ms), or None
-    loop_call: tuple[str, float, float] | None = None
+    # call than this one: that call, its eager median and this call's, or None
+    loop_call: LoopCall | None = None
     # Where the call's gain over SDPA unpinned on the GPU is under rules.ADVICE_MIN_GAIN and an eager loop's call is
     # SDPA unpinned (loop_call): that GPU gain. The default's row must say the workload is no reason to switch
     # ("decode at batch 8" under FlashAttention-4 at 1.03x, SDPA 2.80x faster in a loop)
@@ -129,18 +130,17 @@ class Exception_:
     # the measure `ratio` is by: the one that decides the order (leads.Orders.deciding: as run, or kernel sum, where
     # the as-run order decides nothing)
     ratio_by: str = leads.AS_RUN
-    # Sweep points of the scenario where the default is decidedly faster than this call (intervals apart):
-    # (q_len, kv_len, the default's ms, this call's ms, the default's SM clock, this call's, MHz or None where not
-    # recorded); the exception holds at its point, not there
-    reversed_at: tuple[tuple[int, int, float, float, float | None, float | None], ...] = ()
+    # Sweep points of the scenario where the default is decidedly faster than this call (intervals apart): the
+    # exception holds at its point, not there
+    reversed_at: tuple[sweep_turns.ReversedAt, ...] = ()
     reversed_head_dim: int | None = None  # reversed_at's (the verdict point's) head dim, where several are swept
     # reversed_at's pairs' orders (leads.Orders, the default first), one a point in its order: where the as-run
     # clocks ran past rules.CLOCK_GAP_PCT the words give the kernel sums beside
     reversed_orders: tuple = ()
     # the scenario's other sweep points (same head dim) where this call too is decidedly faster than the default, and
-    # those where neither is, as (q_len, kv_len): "at 1k only" was said where it led at 256 and 512 too and 2k tied
-    held_at: tuple[tuple[int, int], ...] = ()
-    tied_at: tuple[tuple[int, int], ...] = ()
+    # those where neither is: "at 1k only" was said where it led at 256 and 512 too and 2k tied
+    held_at: tuple[sweep_turns.Size, ...] = ()
+    tied_at: tuple[sweep_turns.Size, ...] = ()
     other_dims: tuple = ()  # the two calls at every other head dim swept (sweep_turns.OtherDim)
     # Where this call and the gain's baseline (SDPA with no backend pinned) are the same unpinned SDPA call and only the
     # baseline got the point's mask as a dense boolean attn_mask: the backend the baseline then ran ("" where not
@@ -175,6 +175,29 @@ class Exception_:
 
 
 @dataclass(frozen=True)
+class LengthsPaid:
+    """What a variant's dynamic-lengths run paid in one phase (gen.analysis.dynamic): once at its first lengths, then
+    per new length."""
+
+    phase: str
+    warmup_ms: float | None  # paid once at its first lengths
+    warmup_lengths: int  # how many lengths that took
+    per_length_ms: float | None  # what each new length cost after that
+
+
+@dataclass(frozen=True)
+class HostLoop:
+    """A forward scenario where a loop of the default call clearly waited for the host (Advice.loops)."""
+
+    scenario: str
+    ratio: float  # its eager over GPU-only time
+    ratio_ci: tuple[float, float]  # that ratio's interval
+    outcome: str | None  # the host-bound outcome there
+    host_cost_ms: float | None  # the host's cost of a call
+    gpu_ms: float | None  # the GPU-only time
+
+
+@dataclass(frozen=True)
 class Startup:
     variant: str  # the run that paid it
     backend: str | None
@@ -185,9 +208,7 @@ class Startup:
     # the variant's dynamic-lengths runs, where the set has any: "ok" where one measured new lengths, else the
     # status of those that did not (a compile per new length is then not measured)
     lengths_status: str | None = None
-    # Where they measured new lengths: per phase, (what the run paid once at its first lengths, ms; how many
-    # lengths that took; what each new length cost after that, ms) (gen.analysis.dynamic)
-    lengths: tuple[tuple[str, float | None, int, float | None], ...] = ()
+    lengths: tuple[LengthsPaid, ...] = ()  # where they measured new lengths, per phase
     # Where its dynamic-lengths runs compiled again at their first length: what differed from the set's earlier run
     # nearest in configuration (gen.analysis.recompiles)
     recompiled: tuple = ()
@@ -219,12 +240,11 @@ class Advice:
     # picks, cuDNN's set-up at each new kind of problem), which the default's does not say
     auto_startup: Startup | None = None
     # Other forward scenarios where a loop of the default call clearly waited (the lower end of its
-    # eager over GPU-only ratio at or past host_rules.HOST_BOUND_EAGER_RATIO): (scenario, ratio, its
-    # interval, the host-bound outcome there, the host's cost of a call and the GPU-only time, ms or None).
-    loops: tuple[tuple[str, float, tuple[float, float], str | None, float | None, float | None], ...] = ()
-    # Where an exception names another call than the default in inference: (scenario, that call, its eager over
-    # GPU-only time at the verdict's point), so the host line says whose loop waited
-    host_calls: tuple[tuple[str, str, float], ...] = ()
+    # eager over GPU-only ratio at or past host_rules.HOST_BOUND_EAGER_RATIO)
+    loops: tuple[HostLoop, ...] = ()
+    # Where an exception names another call than the default in inference: that call's eager over GPU-only time at
+    # the verdict's point, so the host line says whose loop waited
+    host_calls: tuple[HostCall, ...] = ()
     determinism: tuple[Determinism, ...] = ()  # each backend under torch.use_deterministic_algorithms(True)
     det_leads: tuple[DeterministicLead, ...] = ()  # where a plain call leads deterministic ones
     lengths: LengthCost | None = None  # where the decision runs cuDNN: its cost per new length
@@ -282,7 +302,7 @@ def _loop_keeps(v: verdicts.Verdict, t, loop) -> float | None:
     """Pick.loop_keeps: `t`'s GPU gain over SDPA unpinned where it is under the bar and the eager loop's call is that
     SDPA; None elsewhere."""
     auto = v.row(variant_role("automatic"))
-    if loop is None or auto is None or auto is t or loop[0] != auto.variant:
+    if loop is None or auto is None or auto is t or loop.variant != auto.variant:
         return None
     sa, st = v.spread(auto), v.spread(t)
     gain = sa.median / st.median if sa and st and st.median else None
@@ -448,7 +468,7 @@ def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> 
     backend = v.auto.backend or v.auto.kernel_backend if v.auto is not None and v.auto.variant in group else None
     dyn = [d for d in getattr(ls.rs, "dynamic", None) or [] if d.variant == first.variant and not d.env]
     status = (schema.Status.OK if any(d.status == schema.Status.OK for d in dyn) else dyn[0].status) if dyn else None
-    costs = tuple((f.phase, f.warmup_ms, f.warmup_lengths, f.first_overhead_ms)
+    costs = tuple(LengthsPaid(f.phase, f.warmup_ms, f.warmup_lengths, f.first_overhead_ms)
                   for f in dynamic.runs(ls.rs, switched=False) if f.variant == first.variant and f.ok)
     return Startup(first.variant, backend, first.first_call_s, later.first_call_s if later else None,
                    later.variant if later else None, first.first_in_process, status, costs,
@@ -524,7 +544,7 @@ def _other_dtype(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str)
     return tuple(out)
 
 
-def _loops(vs, default: str) -> tuple:
+def _loops(vs, default: str) -> tuple[HostLoop, ...]:
     out = []
     for v in vs:
         if v.scenario == ARTICLE or v.mode != schema.Mode.INFERENCE:
@@ -532,6 +552,6 @@ def _loops(vs, default: str) -> tuple:
         r = v.row(default)
         ci = r.eager_ratio_ci if r is not None else None
         if ci is not None and ci[0] >= host_rules.HOST_BOUND_EAGER_RATIO:
-            out.append((v.scenario, r.eager_over_gpu_only, ci, r.host_bound_outcome, r.host_cost_ms,
-                        r.gpu_only.median if r.gpu_only else None))
+            out.append(HostLoop(v.scenario, r.eager_over_gpu_only, ci, r.host_bound_outcome, r.host_cost_ms,
+                                r.gpu_only.median if r.gpu_only else None))
     return tuple(out)

@@ -20,6 +20,15 @@ PHASE = "decode"
 
 
 @dataclass(frozen=True)
+class GpuFaster:
+    """A run faster on the GPU than the call named, with what it pays at each new length: why it is not the call."""
+
+    variant: str
+    gpu_ms: float
+    new_length_ms: float | None
+
+
+@dataclass(frozen=True)
 class BatchCall:
     batch: int  # the dynamic-lengths runs' batch
     at_batch: int  # the decode verdict's batch, where the default holds
@@ -32,8 +41,7 @@ class BatchCall:
     default: str
     default_gpu_ms: float
     default_steady_ms: float
-    # A run faster on the GPU than `variant` (the fastest such), with its new-length cost: why it is not the call
-    gpu_faster: tuple[str, float, float | None] | None = None
+    gpu_faster: GpuFaster | None = None  # the fastest run on the GPU where faster than `variant`
     # The runs' mean SM clock; None where the records hold none (schema 5's dynamic runs record no clock)
     clock_mhz: float | None = None
 
@@ -69,7 +77,7 @@ def batch_call(rs, order: dynamic.BatchOrder | None, default: str) -> BatchCall 
                     key=lambda f: f.gpu_median_ms)
     # a run whose first calls were another's cached plans stands for that run (dynamic.PhaseFacts.warm_cache)
     faster = [f for f in faster if not pf.cache_warmed(f.variant)]
-    gf = (faster[0].variant, faster[0].gpu_median_ms, faster[0].first_overhead_ms) if faster else None
+    gf = GpuFaster(faster[0].variant, faster[0].gpu_median_ms, faster[0].first_overhead_ms) if faster else None
     return BatchCall(order.batch, order.at_batch, order.kv_lo, order.kv_hi, best.variant, best.gpu_median_ms,
                      best.steady_ms, best.first_overhead_ms, default, mine.gpu_median_ms, mine.steady_ms, gf,
                      _clock(rs, best.variant))

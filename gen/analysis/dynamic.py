@@ -23,6 +23,15 @@ PHASES = ("prefill", "decode")
 
 
 @dataclass(frozen=True)
+class NewLength:
+    """One length of a run past its warm-up: what the new length cost beyond a warm call, and the loop's warm call."""
+
+    kv_len: int
+    cost_ms: float
+    steady_ms: float
+
+
+@dataclass(frozen=True)
 class DynamicFacts:
     """One variant over a run of new lengths, as recorded (gen.model.schema.DynamicRun), with what the
     page reads worked out once: the first calls' median and sum, the lengths measured."""
@@ -56,9 +65,8 @@ class DynamicFacts:
     # The dearest length after the warm-up (a recompile there would show), ms
     later_max_ms: float | None = None
     # Lengths in order, after the warm-up and never the run's first (its first call also pays the run's own start:
-    # SDPA flash's first decode length cost 3.73 ms against 0.046 ms after): (kv_len, what
-    # the new length cost, the loop's warm call) in ms; what the break-even counts compare
-    per_length: tuple[tuple[int, float, float], ...] = ()
+    # SDPA flash's first decode length cost 3.73 ms against 0.046 ms after): what the break-even counts compare
+    per_length: tuple[NewLength, ...] = ()
     # What the lengths left out of per_length cost (the warm-up's, else the run's first), ms, in order
     before_ms: tuple[float, ...] = ()
 
@@ -121,7 +129,7 @@ def _facts(run: schema.DynamicRun) -> DynamicFacts:
         mask_median_ms=statistics.median(masks) if masks else None,
         gpu_median_ms=statistics.median(gpus) if gpus else None, gpu_reason=None if gpus else why,
         later_max_ms=max((x for _, x in costed[n:]), default=None) if n else None,
-        per_length=tuple((c.kv_len, max(0.0, x), c.steady_ms) for c, x in costed[max(n, 1):]
+        per_length=tuple(NewLength(c.kv_len, max(0.0, x), c.steady_ms) for c, x in costed[max(n, 1):]
                          if c.steady_ms is not None),
         before_ms=tuple(x for _, x in costed[:max(n, 1)]) if len(costed) > 1 else ())
 
@@ -178,9 +186,10 @@ def outcomes(f: DynamicFacts, best: DynamicFacts) -> tuple[LengthOutcome, ...]:
     new length's cost plus n warm loop calls
     (break_even_calls at each length; medians over lengths would mix short and long calls). New-length costs within
     rules.NEW_LENGTH_NOISE_MS of each other count as equal, and warm calls within rules.LOOP_CALL_NOISE (a share)."""
-    theirs = {kv: (o, s) for kv, o, s in best.per_length}
+    theirs = {x.kv_len: (x.cost_ms, x.steady_ms) for x in best.per_length}
     out = []
-    for kv, o, s in f.per_length:
+    for x in f.per_length:
+        kv, o, s = x.kv_len, x.cost_ms, x.steady_ms
         if kv not in theirs:
             continue
         ob, sb = theirs[kv]
@@ -256,7 +265,7 @@ class PhaseFacts:
         best = self.steady_best
         if best is None:
             return []
-        ref = {kv: s for kv, _, s in best.per_length}
+        ref = {x.kv_len: x.steady_ms for x in best.per_length}
         out = []
         for f in self.measured:
             outs = self.per_length.get(f.variant, ())
@@ -264,7 +273,7 @@ class PhaseFacts:
             if not past or self.cache_warmed(f.variant) or self.wins(f.variant):
                 continue
             at = sorted({o.kv_len for o in past})
-            mine = {kv: s for kv, _, s in f.per_length}
+            mine = {x.kv_len: x.steady_ms for x in f.per_length}
             warm = [mine[kv] for kv in at]
             theirs = [ref[kv] for kv in at]
             rest = [s for kv, s in mine.items() if kv not in at and kv in ref]
@@ -281,8 +290,8 @@ def new_length_rows(pf: PhaseFacts) -> list[dict]:
     """What each new length cost beyond a warm call, length by length (DynamicFacts.per_length: past the run's warm-up
     and its first length), one row per run measured cold and length: the chart of the dynamic-lengths page. A run whose
     first calls hit another run's cached plans measured no such cost and has none (PhaseFacts.cache_warmed)."""
-    return [dict(variant=f.variant, kv_len=kv, ms=cost) for f in pf.measured if not pf.cache_warmed(f.variant)
-            for kv, cost, _ in f.per_length]
+    return [dict(variant=f.variant, kv_len=x.kv_len, ms=x.cost_ms) for f in pf.measured
+            if not pf.cache_warmed(f.variant) for x in f.per_length]
 
 
 @dataclass(frozen=True)

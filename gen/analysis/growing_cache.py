@@ -71,15 +71,16 @@ def growing(ls, f, beside: length_cost.Beside | None) -> Growing | None:
         return None
     loop_only = named == (loop,) and loop != f.named
     own = length_cost.beside(ls, "")
-    b = own if own is not None and any(ph == PHASE for ph, _, _ in own.phases) else beside
-    cudnn = next(((x, w) for ph, x, w in b.phases if ph == PHASE), None) if b is not None else None
+    b = own if own is not None and any(p.phase == PHASE for p in own.phases) else beside
+    cudnn = next((p for p in b.phases if p.phase == PHASE), None) if b is not None else None
     if cudnn is None:
         return Growing(named, loop_only)
     best = next(((v, x, w) for ph, v, x, w in b.best if ph == PHASE), None)
     auto = dict(b.auto_warm).get(PHASE)
-    who, ref = (variant_role("automatic"), auto) if auto is not None and auto < cudnn[1] else ("sdpa_cudnn", cudnn[1])
+    who, ref = ((variant_role("automatic"), auto) if auto is not None and auto < cudnn.steady_ms
+                else ("sdpa_cudnn", cudnn.steady_ms))
     below = None
     if best is not None and best[2] > ref:
-        below = (cudnn[0] - best[1]) / (best[2] - ref)
-    return Growing(named, loop_only, b.name, b.title, b is own, dict(b.batches).get(PHASE), cudnn[0], cudnn[1],
-                   *(best if best is not None else (None, None, None)), who, ref, below)
+        below = (cudnn.first_extra_ms - best[1]) / (best[2] - ref)
+    return Growing(named, loop_only, b.name, b.title, b is own, dict(b.batches).get(PHASE), cudnn.first_extra_ms,
+                   cudnn.steady_ms, *(best if best is not None else (None, None, None)), who, ref, below)

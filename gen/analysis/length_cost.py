@@ -16,6 +16,34 @@ from gen.model.variants import VARIANTS
 
 
 @dataclass(frozen=True)
+class PhaseCost:
+    """cuDNN's median first-call extra at a new length in one phase, and its warm call in a loop."""
+
+    phase: str
+    first_extra_ms: float
+    steady_ms: float
+
+
+@dataclass(frozen=True)
+class Instead:
+    """A call to make instead of cuDNN in one phase where lengths vary, with its LengthOutcomes against the steady
+    best (gen.analysis.dynamic)."""
+
+    phase: str
+    variant: str
+    outcomes: tuple
+
+
+@dataclass(frozen=True)
+class Switch:
+    """A switch probe of the set (an environment variable set for one run): its effect and detail as recorded."""
+
+    name: str
+    effect: str | None
+    detail: str | None
+
+
+@dataclass(frozen=True)
 class LengthCost:
     """cuDNN's cost where lengths vary (the decision recommends a call that runs cuDNN): its first call at
     each new length against its steady call, per phase, from the set's dynamic-lengths runs (schema 4),
@@ -24,9 +52,9 @@ class LengthCost:
 
     variant: str
     measured: bool
-    phases: tuple[tuple[str, float, float], ...] = ()  # (phase, first-call overhead ms, steady ms)
-    instead: tuple[tuple[str, str, tuple], ...] = ()  # (phase, variant, its LengthOutcomes against the steady best)
-    switch: tuple[str, str | None, str | None] | None = None  # (variable, effect, detail) of a switch probe
+    phases: tuple[PhaseCost, ...] = ()
+    instead: tuple[Instead, ...] = ()
+    switch: Switch | None = None
     switch_steady: tuple[float, float] | None = None  # the steady call with the switch set, and without it (ms)
     # The decision's calls run no cuDNN, but unpinned SDPA, the call most code makes, picks cuDNN in this set: the
     # cost is said as that call's
@@ -62,21 +90,22 @@ def lengths(ls: tables.LoadedSet, variant: str | None) -> LengthCost | None:
     if not mine:  # runs the capture never started: why, not "no runs"
         return LengthCost(variant, False, why_not=dict(ls.gaps.not_reached).get("dynamic-lengths"))
     cudnn = {d.phase: d for d in mine if d.variant == "sdpa_cudnn"} or {d.phase: d for d in mine}
-    phases = tuple((ph, d.first_overhead_ms, d.steady_ms) for ph, d in cudnn.items() if d.steady_ms is not None)
+    phases = tuple(PhaseCost(ph, d.first_overhead_ms, d.steady_ms) for ph, d in cudnn.items()
+                   if d.steady_ms is not None)
     instead, against = [], []
     for ph in cudnn:
         # a pinned call to make instead (the unpinned call's pick can differ between shapes)
         others = [d for d in pfs[ph].break_even if d.variant != cudnn[ph].variant
                   and d.variant != variant_role("automatic")]
         if others:  # the page's order: cheaper at any count at the most lengths first, then by the calls it holds
-            instead.append((ph, others[0].variant, pfs[ph].per_length.get(others[0].variant, ())))
+            instead.append(Instead(ph, others[0].variant, pfs[ph].per_length.get(others[0].variant, ())))
             against.append((ph, pfs[ph].steady_best.variant))
     probe = next((p for p in getattr(ls.rs, "switches", None) or []), None)
     sw = next((f for f in dynamic.switch_facts(ls.rs) if probe is not None and f.name == probe.name), None)
     steady = ((sw.steady_with_ms, sw.steady_without_ms) if sw is not None and sw.steady_with_ms is not None
               and sw.steady_without_ms is not None else None)
     return LengthCost(cudnn[next(iter(cudnn))].variant, True, phases, tuple(instead),
-                      (probe.name, probe.effect, probe.detail) if probe is not None else None, steady,
+                      Switch(probe.name, probe.effect, probe.detail) if probe is not None else None, steady,
                       against=tuple(against), switch_facts=sw)
 
 
@@ -103,7 +132,7 @@ class Beside:
 
     name: str
     title: str
-    phases: tuple[tuple[str, float, float], ...]  # (phase, cuDNN's first-call extra ms, its warm call ms)
+    phases: tuple[PhaseCost, ...]
     flash: tuple[tuple[str, float], ...] = ()  # (phase, SDPA flash's first-call extra ms)
     # (phase, SDPA flash's warm call in a loop, ms): pinning flash trades cuDNN's plan per new length for flash's
     # warm call, slower than cuDNN's in prefill (247 against 124 µs), and the advice
@@ -126,7 +155,7 @@ class Beside:
         faster warm than pinned cuDNN, else pinned cuDNN; pinned cuDNN's warm ms); None where a warm call is not
         measured."""
         warm, extra = dict(self.flash_warm), dict(self.flash)
-        cudnn = next(((x, w) for ph, x, w in self.phases if ph == phase), None)
+        cudnn = next(((p.first_extra_ms, p.steady_ms) for p in self.phases if p.phase == phase), None)
         if cudnn is None or phase not in warm:
             return None
         f, (cx, cw) = warm[phase], cudnn

@@ -6,13 +6,33 @@ and variant names for gen.analysis.advice's Pick, Exception_ and Advice. No word
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from gen.analysis import calls, tables, verdicts
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
 from gen.model.variants import VARIANTS
 
 
-def loop_call(v: verdicts.Verdict, t) -> tuple[str, float, float] | None:
+@dataclass(frozen=True)
+class LoopCall:
+    """The eager loop's fastest call where a loop of eager calls answers otherwise than the verdict (Pick.loop_call)."""
+
+    variant: str  # the loop's call
+    eager_ms: float  # its eager median
+    own_ms: float  # the eager median of the call the loop answers against
+
+
+@dataclass(frozen=True)
+class HostCall:
+    """An exception's call in inference and its eager over GPU-only time at the verdict's point (Advice.host_calls)."""
+
+    scenario: str
+    variant: str
+    eager_ratio: float
+
+
+def loop_call(v: verdicts.Verdict, t) -> LoopCall | None:
     """The eager loop's fastest call where the loop changes the verdict's answer away from `t`'s variant."""
     h = v.host
     if h is None or not h.changes_answer or h.eager_fastest == t.variant or t.eager is None:
@@ -20,7 +40,7 @@ def loop_call(v: verdicts.Verdict, t) -> tuple[str, float, float] | None:
     top = v.row(h.eager_fastest)
     if top is None or top.eager is None or missing(top.eager.median) or missing(t.eager.median):
         return None
-    return (top.variant, top.eager.median, t.eager.median) if top.eager.median < t.eager.median else None
+    return LoopCall(top.variant, top.eager.median, t.eager.median) if top.eager.median < t.eager.median else None
 
 
 def mask_arg(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> str | None:
@@ -37,12 +57,12 @@ def mask_arg(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> str | N
     return (pick.backend or pick.kernel_backend or "") if pick is not None else ""
 
 
-def host_calls(vs: list[verdicts.Verdict], exceptions: tuple) -> tuple:
-    """(scenario, the exception's call, its eager over GPU-only time) for each exception in inference."""
+def host_calls(vs: list[verdicts.Verdict], exceptions: tuple) -> tuple[HostCall, ...]:
+    """Each exception in inference: its call's eager over GPU-only time."""
     out = []
     for e in exceptions:
         v = next((v for v in vs if v.scenario == e.scenario and v.mode == e.mode), None)
         r = v.row(e.variant) if v is not None and e.mode == schema.Mode.INFERENCE else None
         if r is not None and not missing(r.eager_over_gpu_only):
-            out.append((e.scenario, e.variant, r.eager_over_gpu_only))
+            out.append(HostCall(e.scenario, e.variant, r.eager_over_gpu_only))
     return tuple(out)

@@ -24,6 +24,17 @@ RUN, SWEEP = "run", "sweep"  # a scenario's profiled runs and its sweep points a
 
 
 @dataclass(frozen=True)
+class UnequalReplay:
+    """Two calls of a point that ran the very same kernels on the same inputs, replayed at graph lengths past
+    rules.SAME_REPLAY_PCT apart: their calls per replay."""
+
+    first: str
+    second: str
+    first_calls: int
+    second_calls: int
+
+
+@dataclass(frozen=True)
 class AsRunNoise:
     """The largest as-run ratio (larger GPU-only median over smaller) between two calls of one point that ran
     identical kernels; `fast` and `slow` name that pair. `borrowed`: the point has no such pair, and this is the
@@ -57,8 +68,8 @@ class AsRunNoise:
     identical: tuple[tuple[str, str], ...] = ()
     # Where borrowed: a pair of the point that ran the very same kernels on the same inputs but was replayed at
     # graph lengths past rules.SAME_REPLAY_PCT apart, so not read as noise ("no identical pair ran
-    # here" beside a tie of the same kernels): (variant, variant, calls per replay of each); None where none
-    unequal_replay: tuple[str, str, int, int] | None = None
+    # here" beside a tie of the same kernels); None where none
+    unequal_replay: UnequalReplay | None = None
 
     def round_ms(self, variant: str) -> tuple[float, ...]:
         """A twin's round medians (`rounds`); () where it is none."""
@@ -215,9 +226,9 @@ def measured(ls) -> dict[tuple, AsRunNoise]:
     return ls._tables[cache]
 
 
-def _unequal_replay(ls, key: tuple) -> tuple[str, str, int, int] | None:
+def _unequal_replay(ls, key: tuple) -> UnequalReplay | None:
     """A pair of the point's records that ran the very same kernels on the same inputs, replayed at graph lengths
-    past rules.SAME_REPLAY_PCT apart (`_same_replay` fails, all else holds): (variant, variant, calls per replay)."""
+    past rules.SAME_REPLAY_PCT apart (`_same_replay` fails, all else holds)."""
     groups: dict[tuple, list] = {}
     for r in _points(ls).get(key, ()):
         if (g := _graph_kernels(r)) is not None:
@@ -228,7 +239,7 @@ def _unequal_replay(ls, key: tuple) -> tuple[str, str, int, int] | None:
                 if (a.variant != b.variant and _same_inputs(a, b) and not _same_replay(a, b)
                         and a.timing.calls_per_replay and b.timing.calls_per_replay
                         and _signature(ls, a) == _signature(ls, b)):
-                    return a.variant, b.variant, a.timing.calls_per_replay, b.timing.calls_per_replay
+                    return UnequalReplay(a.variant, b.variant, a.timing.calls_per_replay, b.timing.calls_per_replay)
     return None
 
 

@@ -16,15 +16,35 @@ from gen.model import schema
 
 
 @dataclass(frozen=True)
+class WindowAt:
+    """Where a GPU-only window was timed: its scenario, variant and point."""
+
+    scenario: str
+    variant: str
+    point: schema.Point
+
+
+@dataclass(frozen=True)
+class PastLine:
+    """A pair timed apart whose as-run lead is past rules.TIMED_APART_REACH: the one ahead, the other, that lead."""
+
+    scenario: str
+    mode: str
+    point: schema.Point
+    first: str
+    second: str
+    as_run: float
+
+
+@dataclass(frozen=True)
 class Reach:
     lowest_mhz: float  # the lowest SM clock sampled in a GPU-only window of the set
-    lowest_at: tuple[str, str, schema.Point]  # (scenario, variant, point) of that window
+    lowest_at: WindowAt  # that window
     ref_mhz: float  # the set's reference clock (the GPU's maximum)
     pair: float  # the set's largest as-run ratio of identical kernels
     # Pairs timed apart that the as-run lead past rules.TIMED_APART_REACH alone decides, the fair kernel sums not
-    # deciding them on their own (leads.Orders.reach_decides): (scenario, mode, point, the one ahead, the other, its
-    # lead as run), the smallest lead (the nearest the line) first
-    decides: tuple[tuple[str, str, schema.Point, str, str, float], ...] = ()
+    # deciding them on their own (leads.Orders.reach_decides), the smallest lead (the nearest the line) first
+    decides: tuple[PastLine, ...] = ()
     # Pairs timed apart past the line that the fair kernel sums decide on their own (not the reach's to count)
     sums_decide: int = 0
     # The orders of decides[0] (its kernel sums and their clocks: why they do not decide it); None: no pair
@@ -40,12 +60,12 @@ class Reach:
         return self.clock_ratio * self.pair
 
 
-def _lowest(ls: tables.LoadedSet) -> tuple[float, tuple] | None:
+def _lowest(ls: tables.LoadedSet) -> tuple[float, WindowAt] | None:
     got = []
     for p in ls.rs.sweep:
         tel = (p.timing.telemetry or {}).get("gpu_only") if p.timing is not None else None
         if tel is not None and tel.sm_clock_min_mhz:
-            got.append((tel.sm_clock_min_mhz, (p.scenario, p.variant, p.point)))
+            got.append((tel.sm_clock_min_mhz, WindowAt(p.scenario, p.variant, p.point)))
     return min(got, key=lambda g: g[0]) if got else None
 
 
@@ -76,5 +96,5 @@ def reach(ls: tables.LoadedSet) -> Reach | None:
         return None
     past = _past_the_line(ls)
     alone = [x for x in past if x[-1].reach_decides]
-    return Reach(low[0], low[1], ref, pair.ratio, tuple(x[:-1] for x in alone), len(past) - len(alone),
+    return Reach(low[0], low[1], ref, pair.ratio, tuple(PastLine(*x[:-1]) for x in alone), len(past) - len(alone),
                  alone[0][-1] if alone else None)

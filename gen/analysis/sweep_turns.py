@@ -6,8 +6,8 @@ FlashAttention-4 stay within a few percent from 1k to 16k tokens).
 
 Takes: a loaded set, the exception's verdict and the two calls. Gives `turns(ls, v, variant, default)` (the fields of
 Exception_ it fills: reversed_at, reversed_orders, held_at, tied_at, other_dims), `head_dim_if_several(ls, v)`, the
-`OtherDim` / `DimPoint` facts and `clocks_may_flatter` (whether two as-run clocks may flatter a lead). Numbers only:
-gen.report.words.sweep_turns words them.
+`ReversedAt` / `Size` / `OtherDim` / `DimPoint` facts and `clocks_may_flatter` (whether two as-run clocks may flatter
+a lead). Numbers only: gen.report.words.sweep_turns words them.
 """
 
 from __future__ import annotations
@@ -25,6 +25,37 @@ def clocks_may_flatter(a_mhz: float | None, b_mhz: float | None) -> bool:
 
 
 @dataclass(frozen=True)
+class Size:
+    """A sweep point's size: its queries and keys."""
+
+    q_len: int
+    kv_len: int
+
+
+@dataclass(frozen=True)
+class ReversedAt:
+    """A sweep point where the default call is decidedly faster than the exception's call: their medians and windows'
+    SM clocks (MHz, None where not recorded)."""
+
+    q_len: int
+    kv_len: int
+    default_ms: float
+    variant_ms: float
+    default_mhz: float | None
+    variant_mhz: float | None
+
+
+@dataclass(frozen=True)
+class Third:
+    """A call faster by median than both the default and the exception's call at a point: its median (ms) and its
+    orders against each of the two, the default first (itself first in each)."""
+
+    variant: str
+    median_ms: float
+    orders: tuple[Orders, Orders]
+
+
+@dataclass(frozen=True)
 class DimPoint:
     """The default call and the exception's call at one size of another head dim: their medians and windows' SM
     clocks, which of the two is decidedly faster (calls.faster; None where neither), and their orders (the default
@@ -37,10 +68,9 @@ class DimPoint:
     variant_mhz: float | None
     leader: str | None
     orders: Orders
-    # Where neither call is the fastest by median there: that call, its median (ms), its orders against each of the
-    # two, the default first (itself first in each, with its noise verdict: Orders.decided): at head
-    # dim 128, 16k, FlexAttention led both: against the default too, and decided or not
-    third: tuple[str, float, tuple[Orders, Orders]] | None = None
+    # Where neither call is the fastest by median there, that call (its orders with their noise verdict:
+    # Orders.decided): at head dim 128, 16k, FlexAttention led both: against the default too, and decided or not
+    third: Third | None = None
 
 
 @dataclass(frozen=True)
@@ -73,19 +103,19 @@ def turns(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str)
                 # a call running either's kernels (SDPA cuDNN beside SDPA unpinned) is no third call
                 ours = {at.row(default).kernels, at.row(variant).kernels} - {None, ()}
                 f = at.fastest
-                third = (f.variant, at.spread(f).median, tuple(verdicts.orders(f, at.row(c), at.basis)
-                                                                 for c in (default, variant))) \
+                third = Third(f.variant, at.spread(f).median, tuple(verdicts.orders(f, at.row(c), at.basis)
+                                                                      for c in (default, variant))) \
                     if f.variant not in (default, variant) and f.kernels not in ours and at.spread(f) is not None \
                     else None
                 other.setdefault(p.head_dim, []).append(DimPoint(
                     p.kv_len, d.median, x.median, at.row(default).sm_clock_mhz, at.row(variant).sm_clock_mhz, lead,
                     verdicts.orders(at.row(default), at.row(variant), at.basis), third))
         elif calls.faster(d, x):
-            out.append((p.q_len, p.kv_len, d.median, x.median, at.row(default).sm_clock_mhz,
-                        at.row(variant).sm_clock_mhz))
+            out.append(ReversedAt(p.q_len, p.kv_len, d.median, x.median, at.row(default).sm_clock_mhz,
+                                  at.row(variant).sm_clock_mhz))
             orders.append(verdicts.orders(at.row(default), at.row(variant), at.basis))
         else:
-            (held if calls.faster(x, d) else tied).append((p.q_len, p.kv_len))
+            (held if calls.faster(x, d) else tied).append(Size(p.q_len, p.kv_len))
     dims = tuple(OtherDim(dim, tuple(sorted(ps, key=lambda q: q.kv_len))) for dim, ps in sorted(other.items()))
     return dict(reversed_at=tuple(out), reversed_orders=tuple(orders), held_at=tuple(held), tied_at=tuple(tied),
                 other_dims=dims)

@@ -53,17 +53,36 @@ class CallAt:
 
 
 @dataclass(frozen=True)
+class LoopTime:
+    """One call in a Python loop of eager calls: its eager median, that over its GPU-only time, and whether it is
+    host-bound."""
+
+    variant: str
+    eager_ms: float
+    eager_ratio: float | None
+    host_bound: bool
+
+
+@dataclass(frozen=True)
+class WrongFaster:
+    """A call faster in the loop than the loop's fastest whose answer is wrong (rules.wrong_answer, never ranked)."""
+
+    variant: str
+    eager_ms: float
+    rel_error: float
+
+
+@dataclass(frozen=True)
 class Loop:
-    """A Python loop of eager calls at the point (verdicts.HostChange): the call it finds fastest and, for the calls of
-    the first rank and the named call, (variant, eager median ms, eager over GPU-only, host-bound)."""
+    """A Python loop of eager calls at the point (verdicts.HostChange): the call it finds fastest and the calls of the
+    first rank and the named call in it."""
 
     fastest: str
     fastest_ms: float
     changes_answer: bool
-    calls: tuple[tuple[str, float, float | None, bool], ...]
-    # calls faster in the loop than `fastest` whose answer is wrong (rules.wrong_answer, never ranked): (variant, eager
-    # median ms, relative error): is_causal=True at a chunk, 75.4 against 131.6 µs
-    wrong_faster: tuple[tuple[str, float, float], ...] = ()
+    calls: tuple[LoopTime, ...]
+    # calls faster in the loop than `fastest` whose answer is wrong: is_causal=True at a chunk, 75.4 against 131.6 µs
+    wrong_faster: tuple[WrongFaster, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -183,7 +202,7 @@ def _loop(v: verdicts.Verdict, named: str | None) -> Loop | None:
     if top is None or top.eager is None or not top.eager.n:
         return None
     return Loop(top.variant, top.eager.median, h.changes_answer,
-                tuple((t.variant, t.eager.median, t.eager_over_gpu_only, t.host_bound) for t in rows))
+                tuple(LoopTime(t.variant, t.eager.median, t.eager_over_gpu_only, t.host_bound) for t in rows))
 
 
 def _facts(v: verdicts.Verdict, point, named: str | None, scope: str | None = None) -> PointFacts:
@@ -214,7 +233,8 @@ def _facts(v: verdicts.Verdict, point, named: str | None, scope: str | None = No
         runner_up=r.variant if r is not None else None, runner_ms=rs.median if rs is not None else None,
         runner_mhz=r.sm_clock_mhz if r is not None else None, gain=gain, gain_by=by, settled=v.settled, orders=o,
         why_not=why, spreads=(fs, rs), calls=tuple(out), power_cap_share=f.power_cap_share,
-        near_orders=v.orders, flipped=tuple(b for a, b, *_ in v.order_flips if a == f.variant and b in v.near),
+        near_orders=v.orders,
+        flipped=tuple(x.second for x in v.order_flips if x.first == f.variant and x.second in v.near),
         scope=scope, named=named, named_rank=v.rank(named) if named else None,
         named_orders=verdicts.orders(f, v.row(named), v.basis) if apart else None,
         named_rows=(f, v.row(named)) if apart else (), loop=_loop(v, named), rounds_ms=rounds,
@@ -280,7 +300,7 @@ def point_facts(ls, scenario: str, mode: str) -> PointFacts | None:
     if f.named is not None and f.named == _named(ls).get(_DEFAULT):
         f = replace(f, named_default=True)
     if f.loop is not None:
-        wrong = tuple((t.variant, t.eager.median, t.rel_error) for t in calls.timed(ls, scenario, mode)
+        wrong = tuple(WrongFaster(t.variant, t.eager.median, t.rel_error) for t in calls.timed(ls, scenario, mode)
                       if t.wrong and t.eager is not None and t.eager.n and t.eager.median < f.loop.fastest_ms)
         f = replace(f, loop=replace(f.loop, wrong_faster=wrong)) if wrong else f
     return f

@@ -132,6 +132,25 @@ class HostChange:
 
 
 @dataclass(frozen=True)
+class SweepGap:
+    """A row ranked from the profiled runs that the sweep did not measure at the same point, with the sweep's reason."""
+
+    variant: str
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class OrderFlip:
+    """Two ranked rows another scenario timed at the same point in the opposite as-run order: its times of the two."""
+
+    first: str  # ahead here
+    second: str  # ahead there
+    scenario: str  # the other scenario
+    first_ms: float
+    second_ms: float
+
+
+@dataclass(frozen=True)
 class Verdict:
     set_name: str
     scenario: str
@@ -155,8 +174,7 @@ class Verdict:
     near: tuple[str, ...] = ()  # variants running other kernels whose interval reaches the fastest's
     host_noise: tuple[str, ...] = ()  # variants whose host-bound outcome is within noise, in ranking order
     not_measured: tuple[tuple[str, str, str | None], ...] = ()  # (variant, status, reason) of rows with no time
-    sweep_gaps: tuple[tuple[str, str | None], ...] = ()  # ranked from profiled runs, not measured by the
-    #                                                      sweep at the same point: (variant, the sweep's reason)
+    sweep_gaps: tuple[SweepGap, ...] = ()  # ranked from profiled runs, not measured by the sweep at the same point
     # Ranked rows measured by another capture call than the set's own (merged in by gen import --merge):
     # (variant, that call's start as ISO 8601), and the set's own call's start.
     other_calls: tuple[tuple[str, str], ...] = ()
@@ -170,9 +188,9 @@ class Verdict:
     equal_clock_order: tuple[str, ...] = ()
     clock_flips: tuple[tuple[str, str], ...] = ()
     # Pairs of ranked rows that another scenario timed at this very point in the opposite as-run order
-    # (scenarios.same_point_elsewhere): (ahead here, ahead there, that scenario, its time of the first, of the
-    # second). Their order here is set by the windows' clocks, so the verdict ranks neither ahead.
-    order_flips: tuple[tuple[str, str, str, float, float], ...] = ()
+    # (scenarios.same_point_elsewhere). Their order here is set by the windows' clocks, so the verdict ranks neither
+    # ahead.
+    order_flips: tuple[OrderFlip, ...] = ()
     # Rows running kernels of the fastest's names whose intervals are apart from its own: the same kernel class
     # with other arguments, ranked by their times like any other row.
     same_kernel_apart: tuple[str, ...] = ()
@@ -430,11 +448,11 @@ def _with_order_flips(ls: tables.LoadedSet, v: Verdict) -> Verdict:
         for i, a in enumerate(d["variants"]):
             for b in d["variants"][i + 1:]:
                 if a in ranked and b in ranked and order.index(b) < order.index(a):
-                    flips.append((a, b, d["other"], there[a], there[b]))
+                    flips.append(OrderFlip(a, b, d["other"], there[a], there[b]))
     if not flips:
         return v
     out = dict(order_flips=tuple(flips))
-    flipped = {x for a, b, _, _, _ in flips if a == v.fastest.variant for x in (b,)}
+    flipped = {x.second for x in flips if x.first == v.fastest.variant}
     if v.runner_up is not None and v.runner_up.variant in flipped:
         near = tuple(dict.fromkeys((*v.near, *(x for x in ranked if x in flipped and x not in v.same_kernel))))
         ranks = tuple((x, 1 if x in near else r) for x, r in v.rank_of_)
@@ -456,7 +474,7 @@ def first_pair(v: Verdict) -> tuple[Orders | None, str | None]:
     o = orders(v.fastest, v.runner_up, v.basis)
     if v.settled:
         return o, None
-    flipped = any(a == v.fastest.variant and b == v.runner_up.variant for a, b, _, _, _ in v.order_flips)
+    flipped = any(x.first == v.fastest.variant and x.second == v.runner_up.variant for x in v.order_flips)
     return o, OTHER_WINDOW if flipped and o.decided else o.why_not_decided
 
 
@@ -466,13 +484,13 @@ def point_records(ls: tables.LoadedSet, scenario: str, mode: str) -> dict[str, s
     return {s.variant: s for s in ls.rs.sweep if s.scenario == scenario and s.mode == mode and s.point == p}
 
 
-def _sweep_gaps(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str | None], ...]:
+def _sweep_gaps(ls: tables.LoadedSet, v: Verdict) -> tuple[SweepGap, ...]:
     """Ranked rows that come from the profiled runs where the sweep, at the same point, did not measure
     the variant: the verdict then says where those rows come from (the scaling page has no such row)."""
     if not any(r.scenario == v.scenario and r.mode == v.mode for r in ls.rs.runs):
         return ()
     sweep = point_records(ls, v.scenario, v.mode)
-    return tuple((t.variant, sweep[t.variant].reason) for t in v.rows
+    return tuple(SweepGap(t.variant, sweep[t.variant].reason) for t in v.rows
                  if t.variant in sweep and sweep[t.variant].status != schema.Status.OK)
 
 

@@ -15,6 +15,15 @@ from gen.model.variants import VARIANTS
 
 
 @dataclass(frozen=True)
+class Rival:
+    """A call the fastest is set against: its main kernel's full name and that kernel's µs in the profiled call."""
+
+    variant: str
+    kernel: str | None
+    main_us: float | None
+
+
+@dataclass(frozen=True)
 class Why:
     """One reason the fastest wins, read off the kernels."""
 
@@ -39,8 +48,7 @@ class Why:
     fastest_main_blocks: int | None = None  # thread blocks of the main kernels' grids, and the GPU's SMs
     runner_up_main_blocks: int | None = None
     sm_count: int | None = None
-    compared: tuple[tuple[str, str | None, float | None], ...] = ()  # native_arch, main_kernel: (variant,
-    #   main kernel's full name, its µs in the profiled call) of the runner-up and SDPA flash where present
+    compared: tuple[Rival, ...] = ()  # native_arch, main_kernel: the runner-up and SDPA flash where present
 
 
 def _instruction(name: str | None) -> str | None:
@@ -75,7 +83,7 @@ def reason(fastest: Timed, runner: Timed | None, others: list[Timed], gpu: int |
     # Against the runner-up, and SDPA flash where it ran other kernels: never against the slowest rows.
     flash = next((t for t in others if t.variant == "sdpa_flash" and t.identity != fastest.identity), None)
     rivals = [t for t in dict.fromkeys(x for x in (runner, flash) if x is not None)]
-    compared = tuple((t.variant, t.main_kernel, t.main_us) for t in rivals if t.main_kernel)
+    compared = tuple(Rival(t.variant, t.main_kernel, t.main_us) for t in rivals if t.main_kernel)
     older = tuple((t.variant, t.main_short, t.main_arch) for t in rivals
                   if t.main_arch is not None and fa is not None and t.main_arch < fa)
     if fa is not None and gpu is not None and fa == gpu and compared and all(
@@ -96,7 +104,8 @@ def _against(kind: str, fastest: Timed, runner: Timed, gpu: int | None, sm_count
     return Why(kind, gpu, fastest.main_short, fastest.main_arch, _instruction(fastest.main_kernel), (),
                fastest.events, runner.events, runner_up_main_us=runner.main_us,
                runner_up_events_us=runner.events_us, fastest_main_us=fastest.main_us,
-               fastest_events_us=fastest.events_us, compared=((runner.variant, runner.main_kernel, runner.main_us),),
+               fastest_events_us=fastest.events_us,
+               compared=(Rival(runner.variant, runner.main_kernel, runner.main_us),),
                fastest_main_blocks=fastest.main_blocks, runner_up_main_blocks=runner.main_blocks, sm_count=sm_count)
 
 

@@ -198,7 +198,7 @@ def table_rows(ls, beside=None) -> list[dict]:
                 if (p := picks.get((v.scenario, str(v.mode)))) is not None and p.loop_keeps]
         if said := screen_words.loop_keeps_short([w for w, _ in kept]):
             short += f"; {said}"
-            cond += "".join(f"; {screen_words.loop_keeps(w, p.loop_keeps, p.loop_call[2] / p.loop_call[1])}"
+            cond += "".join(f"; {screen_words.loop_keeps(w, p.loop_keeps, p.loop_call.own_ms / p.loop_call.eager_ms)}"
                             for w, p in kept)
         for g in _growing(ls, [v for v, _ in mine], beside):  # the decode answer holds at a fixed KV length
             # the visible cell has no line to spare at 390 px where it names the eager loop's call already (the older

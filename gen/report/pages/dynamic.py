@@ -60,7 +60,7 @@ def _beside(pf: dyn.PhaseFacts, phase: str, beside) -> dict:
     """Where the set measured no length, what its sibling set (same GPU model and PyTorch; Context.lengths_beside)
     measured in this phase, and a link to that set's page of it (the set page cited it,
     this page said only "Nothing measured")."""
-    if pf.measured or beside is None or phase not in {ph for ph, *_ in beside.phases}:
+    if pf.measured or beside is None or phase not in {p.phase for p in beside.phases}:
         return {}
     return dict(beside=lengths_words.lengths_beside(beside, decision_words.PHASE_WORDS, phases=(phase,)),
                 beside_page=set_page(beside.name), beside_title=beside.title)

@@ -179,10 +179,10 @@ def loop_call(c, default: str, mode: str = "inference") -> list[str]:
     """Where a loop of eager calls answers otherwise (advice.Pick.loop_call), as clauses: "in an
     eager Python loop, call SDPA (backend not pinned)", "it takes 67.5 µs a call against FlashAttention-4's
     189.2 µs (2.80×)", and whose lead is on the GPU alone."""
-    x, ms, mine = c
     each = "a training step" if mode == "train" else "a call"
-    return [f"in an eager Python loop, call {label(x)}",
-            f"it takes {us(ms)} {each} against {short_label(default)}'s {us(mine)} ({times(mine / ms)})",
+    return [f"in an eager Python loop, call {label(c.variant)}",
+            f"it takes {us(c.eager_ms)} {each} against {short_label(default)}'s {us(c.own_ms)} "
+            f"({times(c.own_ms / c.eager_ms)})",
             f"{short_label(default)}'s lead is on the GPU alone (a CUDA graph)"]
 
 
@@ -196,7 +196,7 @@ def batch_call(c) -> list[str]:
            f"{times(c.steady_ratio)} as a warm call in a loop, and the cheapest at a new length ({us(c.new_length_ms)} "
            "beyond a warm call)"]
     if c.gpu_faster is not None:
-        x, ms, new = c.gpu_faster
+        x, ms, new = c.gpu_faster.variant, c.gpu_faster.gpu_ms, c.gpu_faster.new_length_ms
         out.append(f"{label(x)}, {us(ms)} on the GPU, pays a median {us(new)} at each" if new is not None else
                    f"{label(x)}, {us(ms)} on the GPU, was not measured at new lengths")
     return out
@@ -447,12 +447,14 @@ def _compiled_startup(s: advice_mod.Startup, who: str) -> str:
                  "compile again was not measured" + (f" (the dynamic-lengths runs: {s.lengths_status})"
                                                      if s.lengths_status else "") + ".")
     parts = []
-    for ph, once, n, per in s.lengths:
-        if per is None:
+    for x in s.lengths:
+        if x.per_length_ms is None:
             continue
+        n = x.warmup_lengths
         first = "its first length" if n == 1 else f"its first {n} lengths"
-        paid = f"{once / 1e3:.2f} s once at {first}, then " if n and once is not None else "no compile again, "
-        parts.append(f"{PHASE_NAMES.get(ph, ph)} {paid}{us(per)} a new length beyond a warm call")
+        paid = f"{x.warmup_ms / 1e3:.2f} s once at {first}, then " if n and x.warmup_ms is not None else \
+            "no compile again, "
+        parts.append(f"{PHASE_NAMES.get(x.phase, x.phase)} {paid}{us(x.per_length_ms)} a new length beyond a warm call")
     if parts:
         text += f" Where lengths vary (the dynamic-lengths scenario): {'; '.join(parts)}."
     return text
@@ -477,8 +479,8 @@ def lengths_line(a: advice_mod.Advice, beside=None) -> str | None:
             return head + " " + lengths_beside(beside, PHASE_WORDS)
         return head + (" Bucket or pad lengths to a few shapes, or measure the first call at new lengths before "
                        "relying on the steady times.")
-    costs = "; ".join(f"{PHASE_WORDS.get(ph, ph)}: {us(first)} more than its second call (a warm call in a loop: "
-                      f"{us(steady)})" for ph, first, steady in x.phases)
+    costs = "; ".join(f"{PHASE_WORDS.get(p.phase, p.phase)}: {us(p.first_extra_ms)} more than its second call (a warm "
+                      f"call in a loop: {us(p.steady_ms)})" for p in x.phases)
     who = (f"scaled_dot_product_attention with no backend pinned picks cuDNN in this set, and {label(x.variant)}'s"
            if x.aside else f"{label(x.variant)}'s")
     text = (f"Where lengths vary, {who} first call at each new shape costs more (the set's dynamic-lengths runs, "
@@ -487,13 +489,13 @@ def lengths_line(a: advice_mod.Advice, beside=None) -> str | None:
         ref = dict(x.against)
         # one clause a phase that parses: who, against whom, for how many calls a length
         text += ", or call " + "; or ".join(
-            f"{label(v)} in {ph}: counting each new length's cost, it costs less in all than "
-            + (f"{label(ref[ph])} (the fastest once warm)" if ph in ref else "the fastest once warm")
-            + f" {dynamic.per_length_clause(outs)}"
-            for ph, v, outs in x.instead)
+            f"{label(i.variant)} in {i.phase}: counting each new length's cost, it costs less in all than "
+            + (f"{label(ref[i.phase])} (the fastest once warm)" if i.phase in ref else "the fastest once warm")
+            + f" {dynamic.per_length_clause(i.outcomes)}"
+            for i in x.instead)
     text += "."
     if x.switch is not None:
-        name, effect, detail = x.switch
+        name, effect, detail = x.switch.name, x.switch.effect, x.switch.detail
         measured = dynamic.switch_measured(x.switch_facts) if x.switch_facts is not None else None
         text += (f" With {name}=1 set, {measured}." if measured else
                  f" {name}=1: {effect or 'not measured'}" + (f" ({detail})" if detail else "") + ".")
@@ -506,8 +508,8 @@ def _the_call_there(a: advice_mod.Advice, scenario: str) -> str | None:
     """Where the first screen names another call than the default for `scenario`: that call and its loop, as a
     sentence (the host line says whose loop waited): "The call there, SDPA with causal_lower_right,
     took 1.29× its GPU-only time in a loop."."""
-    there = next(((v, r) for sc, v, r in a.host_calls if sc == scenario), None)
-    return (f"The call there, {label(there[0])}, took {times(there[1])} its GPU-only time in a loop."
+    there = next((c for c in a.host_calls if c.scenario == scenario), None)
+    return (f"The call there, {label(there.variant)}, took {times(there.eager_ratio)} its GPU-only time in a loop."
             if there else None)
 
 
@@ -534,11 +536,13 @@ def _loops(a: advice_mod.Advice) -> str | None:
     if not a.loops:
         return None
     out = []
-    for i, (sc, r, (lo, _), o, *rest) in enumerate(a.loops):
-        took = f"{r:.2f}× its GPU-only time (at least {lo:.2f}×)"
+    for i, x in enumerate(a.loops):
+        sc = x.scenario
+        took = f"{x.ratio:.2f}× its GPU-only time (at least {x.ratio_ci[0]:.2f}×)"
         head = (f"A loop of {label(a.default)} also waited in {SCENARIO_WORDS.get(sc, sc)}: {took}" if i == 0 else
                 f"In {SCENARIO_WORDS.get(sc, sc)}, a loop of {short_label(a.default)} took {took}")
-        out.append(head + (", host-bound." if o == rules.YES else f". {_loop_outcome(o, *rest)}."))
+        out.append(head + (", host-bound." if x.outcome == rules.YES else
+                           f". {_loop_outcome(x.outcome, x.host_cost_ms, x.gpu_ms)}."))
         if there := _the_call_there(a, sc):
             out.append(there)
     return " ".join(out)

@@ -366,9 +366,9 @@ def break_even_example(pf: PhaseFacts) -> str | None:
     cold = [f for f in pf.break_even if not pf.cache_warmed(f.variant)]
     if best is None:
         return None
-    theirs = {kv: (o, s) for kv, o, s in best.per_length}
+    theirs = {x.kv_len: (x.cost_ms, x.steady_ms) for x in best.per_length}
     for v in cold:
-        mine = {kv: (o, s) for kv, o, s in v.per_length}
+        mine = {x.kv_len: (x.cost_ms, x.steady_ms) for x in v.per_length}
         o = next((o for o in pf.per_length.get(v.variant, ()) if o.kind == UP_TO and o.calls is not None), None)
         if o is None or o.kv_len not in theirs or o.kv_len not in mine:
             continue

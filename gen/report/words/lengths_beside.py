@@ -29,7 +29,8 @@ def flash_trade(b, phases=None) -> str:
     both."""
     parts = []
     extra = dict(b.flash)
-    for ph, cx, _ in b.phases:
+    for p in b.phases:
+        ph, cx = p.phase, p.first_extra_ms
         if phases is not None and ph not in phases:
             continue
         got = b.flash_trade(ph)
@@ -62,12 +63,12 @@ def flash_trade(b, phases=None) -> str:
 def lengths_beside(b, phase_words: dict, phases=None) -> str:
     """The sibling set's cuDNN first-call extra per phase (median over lengths), SDPA flash's beside it where it ran,
     and what to do, with flash's warm cost against cuDNN's; `phases`: only these (a scenario page's one phase)."""
-    mine = [(ph, first, w) for ph, first, w in b.phases if phases is None or ph in phases]
-    cudnn = join_and(f"{us(first)} at {phase_words.get(ph, ph)}" for ph, first, _ in mine)
+    mine = [p for p in b.phases if phases is None or p.phase in phases]
+    cudnn = join_and(f"{us(p.first_extra_ms)} at {phase_words.get(p.phase, p.phase)}" for p in mine)
     text = (f"The set {b.title} ({b.name}), on the same GPU model and PyTorch, did: {label('sdpa_cudnn')}'s first "
             f"call cost a median {cudnn} more than its second call")
     flash = dict(b.flash)
-    if mine and all(ph in flash for ph, _, _ in mine):
-        text += f"; {label('sdpa_flash')}'s, " + join_and(us(flash[ph]) for ph, _, _ in mine)
+    if mine and all(p.phase in flash for p in mine):
+        text += f"; {label('sdpa_flash')}'s, " + join_and(us(flash[p.phase]) for p in mine)
     trade = flash_trade(b, phases)
     return text + (f". So {PIN_FLASH} ({trade}), {BUCKET}." if trade else f". So {WHAT_TO_DO}.")

@@ -283,22 +283,22 @@ def reach_words(r) -> str:
     the set gives none."""
     if r is None:
         return ""
-    sc, variant, p = r.lowest_at
-    text = (f" In this set the lowest clock sampled in a timed window is {r.lowest_mhz:.0f} MHz, at {sc} with "
-            f"{label(variant)}, {p.kv_len:,} tokens, head dim {p.head_dim}: {r.clock_ratio:.2f}× under "
+    w, p = r.lowest_at, r.lowest_at.point
+    text = (f" In this set the lowest clock sampled in a timed window is {r.lowest_mhz:.0f} MHz, at {w.scenario} with "
+            f"{label(w.variant)}, {p.kv_len:,} tokens, head dim {p.head_dim}: {r.clock_ratio:.2f}× under "
             f"its {r.ref_mhz:.0f} MHz maximum; identical kernels read up to {r.pair:.3f}× apart as run: "
             f"{r.bound:.2f}× together.")
     line = f"{rules.TIMED_APART_REACH:g}×"
     more = f"; past it, the fair kernel sums decide {r.sums_decide} more on their own" if r.sums_decide else ""
     n = len(r.decides)
     if r.decides:
-        sc, mode, p, a, b, lead = r.decides[0]
+        x, p = r.decides[0], r.decides[0].point
         size = f"{p.kv_len:,} keys" if p.q_len != p.kv_len else f"{p.kv_len:,} tokens"
         why = _why_sums_not(r.nearest)
         smallest = "its lead" if n == 1 else f"the smallest lead of the {n}"
         text += (f" The {line} line alone decides {n} pair{'s' if n != 1 else ''} here{more}; {smallest} is "
-                 f"{lead:.2f}×: {label(a)} ahead of {label(b)} at {sc}, {size}"
-                 + (f", {mode}" if mode != "inference" else "") + (f" ({why})" if why else "") + ".")
+                 f"{x.as_run:.2f}×: {label(x.first)} ahead of {label(x.second)} at {x.scenario}, {size}"
+                 + (f", {x.mode}" if x.mode != "inference" else "") + (f" ({why})" if why else "") + ".")
     elif more:
         text += f" The {line} line alone decides no pair here{more}."
     return text

@@ -69,7 +69,7 @@ def _none_here(n) -> str:
     same kernels)."""
     if n.unequal_replay is None:
         return "no identical pair ran here"
-    *_, na, nb = n.unequal_replay
+    na, nb = n.unequal_replay.first_calls, n.unequal_replay.second_calls
     return (f"the pair here with the same kernels was replayed {na} and {nb} calls at a time, more than "
             f"{rules.SAME_REPLAY_PCT:g}% apart, so its gap is not read as noise")
 

@@ -374,26 +374,27 @@ def loop_note(f) -> str | None:
         return None
     each = "a training step" if f.mode == "train" else "a call"
 
-    def one(x, ms, ratio, bound):
-        what = ", ".join(([f"{times(ratio, 1)} its GPU-only time"] if ratio is not None else [])
-                         + (["host-bound"] if bound else []))
-        return f"{label(x)} {us(ms)}" + (f" ({what})" if what else "")
-    others = [one(*c) for c in lp.calls if c[0] != lp.fastest]
+    def one(c):
+        what = ", ".join(([f"{times(c.eager_ratio, 1)} its GPU-only time"] if c.eager_ratio is not None else [])
+                         + (["host-bound"] if c.host_bound else []))
+        return f"{label(c.variant)} {us(c.eager_ms)}" + (f" ({what})" if what else "")
+    others = [one(c) for c in lp.calls if c.variant != lp.fastest]
     # a faster call whose answer is wrong is named, never called the fastest past it
-    wrong = "".join(f" {label(x)} is faster in the loop ({us(ms)} {each}) but gives a wrong answer here (relative "
-                    f"error {err:.1e} against float64), so it is not the call." for x, ms, err in lp.wrong_faster)
+    wrong = "".join(f" {label(w.variant)} is faster in the loop ({us(w.eager_ms)} {each}) but gives a wrong answer "
+                    f"here (relative error {w.rel_error:.1e} against float64), so it is not the call."
+                    for w in lp.wrong_faster)
     correct = " correct" if lp.wrong_faster else ""
     if lp.changes_answer:
         return (f"In an eager Python loop (host gaps included), call {label(lp.fastest)}: {us(lp.fastest_ms)} {each}, "
                 f"against {join_and(others)}; the times above are of the GPU alone (a CUDA graph).{wrong}")
-    mine = next((c for c in lp.calls if c[0] == lp.fastest), None)
+    mine = next((c for c in lp.calls if c.variant == lp.fastest), None)
     if f.loop_ms is not None and f.runner_up is not None and lp.fastest == f.fastest and not any(
-            c[0] == f.runner_up for c in lp.calls):  # the next call's loop time, the loop's gain
+            c.variant == f.runner_up for c in lp.calls):  # the next call's loop time, the loop's gain
         gpu = f", not the {times(f.gain)} of the GPU alone" if f.gain is not None else ""
         others.append(f"{label(f.runner_up)} {us(f.loop_ms[1])}: a {times(f.loop_ms[1] / f.loop_ms[0])} lead in the "
                       f"loop{gpu}")
     return (f"In an eager Python loop (host gaps included), {label(lp.fastest)} is still the fastest{correct} call: "
-            f"{one(*mine) if mine else us(lp.fastest_ms)} {each}"
+            f"{one(mine) if mine else us(lp.fastest_ms)} {each}"
             + (f", against {join_and(others)}" if others else "") + "." + wrong)
 
 
@@ -516,7 +517,7 @@ def cost_spread(f, unit: str) -> str:
     decode step" where the steps cost 35 ms to 0.52 s): "a median 56.375 ms a decode step (35.4–521.2 ms over its 31
     lengths after the first; 425.9 ms at the first)"; the median by `us`, as the home gives it (finding 7:
     it read 56.37 ms here and 56.375 ms there)."""
-    costs = [c for _, c, _ in f.per_length]
+    costs = [x.cost_ms for x in f.per_length]
     text = f"a median {us(f.first_overhead_ms)} a {unit}"
     if len(costs) > 1:
         text += (f" ({fmt.span((min(costs), max(costs)))} ms over its {len(costs)} lengths after the "

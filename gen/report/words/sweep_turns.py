@@ -28,22 +28,25 @@ def reversed_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
         return f" {others}" if others else ""
     by: dict = {}
     fair = e.reversed_orders or (None,) * len(e.reversed_at)
-    for (q, kv, d, x, *mhz), o in zip(e.reversed_at, fair):
-        by.setdefault(q, []).append((kv, d, x, *(mhz + [None, None])[:2], o))
+    for r, o in zip(e.reversed_at, fair):
+        by.setdefault(r.q_len, []).append((r, o))
     parts, dim = [], f" (head dim {e.reversed_head_dim})" if e.reversed_head_dim else ""
     for q, rows in by.items():
-        lo, hi = min(x / d for _, d, x, *_ in rows), max(x / d for _, d, x, *_ in rows)
+        ratios = [r.variant_ms / r.default_ms for r, _ in rows]
+        lo, hi = min(ratios), max(ratios)
         ratio = times(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
-        square = all(kv == q for kv, *_ in rows)  # prefill at its own length: no chunks
-        what = (f"at {join_and(short_count(kv) for kv, *_ in rows)} tokens{dim}" if square
+        square = all(r.kv_len == q for r, _ in rows)  # prefill at its own length: no chunks
+        what = (f"at {join_and(short_count(r.kv_len) for r, _ in rows)} tokens{dim}" if square
                 else f"with {q:,}-query chunks{dim}" if q > 1 else f"with single queries{dim}")
-        if square and len(rows) == 1 and (first := sums_first(rows[0][5], *rows[0][1:5])):
+        r, o = rows[0]
+        if square and len(rows) == 1 and (
+                first := sums_first(o, r.default_ms, r.variant_ms, r.default_mhz, r.variant_mhz)):
             parts.append(f"{what} {short_label(a.default)} is {first}")
             continue
-        said = [f"{_clocked(d, dm)} against {_clocked(x, xm)}" + ("" if square else f" at {short_count(kv)} keys")
-                for kv, d, x, dm, xm, o in rows]
-        sums = [("" if square or len(rows) == 1 else f"at {short_count(kv)} keys ") + f
-                for kv, d, x, dm, xm, o in rows if (f := clock_fair(o, dm, xm))]
+        said = [f"{_clocked(r.default_ms, r.default_mhz)} against {_clocked(r.variant_ms, r.variant_mhz)}"
+                + ("" if square else f" at {short_count(r.kv_len)} keys") for r, o in rows]
+        sums = [("" if square or len(rows) == 1 else f"at {short_count(r.kv_len)} keys ") + f
+                for r, o in rows if (f := clock_fair(o, r.default_mhz, r.variant_mhz))]
         as_run = " as run" if sums else ""
         parts.append(f"{what} {short_label(a.default)} is {ratio} faster{as_run} (" + join_and(said) + ")"
                      + (f"; {join_and(sums)}" if sums else ""))
@@ -62,13 +65,13 @@ def _held_line(a: advice_mod.Advice, e: advice_mod.Exception_) -> str:
                 else f"at {short_count(e.kv_len)} only" if e.kv_len else "at the verdict's point only")
         return f"This holds {size}: "
     dim = f" (head dim {e.reversed_head_dim})" if e.reversed_head_dim else ""
-    held = sorted(kv for _, kv in e.held_at)
-    tied = sorted(kv for _, kv in e.tied_at)
+    held = sorted(p.kv_len for p in e.held_at)
+    tied = sorted(p.kv_len for p in e.tied_at)
     text = (f"{short_label(e.variant)} leads at {join_and(short_count(kv) for kv in held)} tokens too" if held
             else f"{short_label(e.variant)} leads at {short_count(e.kv_len)} only")
     if tied:
         text += f", and the two tie at {join_and(short_count(kv) for kv in tied)}"
-    turn = sorted(kv for _, kv, *_ in e.reversed_at)
+    turn = sorted(r.kv_len for r in e.reversed_at)
     start = "from" if turn[0] > max(held + tied + [e.kv_len]) else "at"
     return text + f"{dim}; {short_label(a.default)} leads {start} {short_count(turn[0])} tokens: "
 
@@ -187,7 +190,7 @@ def _third(q, head_dim: int) -> str | None:
     decidedly there."; None elsewhere."""
     if q.third is None:
         return None
-    who, ms, pair = q.third
+    who, ms, pair = q.third.variant, q.third.median_ms, q.third.orders
     ahead = [o for o in pair if o.decided and o.first == who]
     noisy = [o for o in pair if o not in ahead]
     text = (f"At head dim {head_dim}, {short_count(q.kv_len)} tokens, {label(who)} has the lowest median, "

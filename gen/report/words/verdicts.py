@@ -166,7 +166,7 @@ def cut_reasons(v: verdicts.Verdict) -> tuple[tuple[str, str], ...]:
     with the variants it is about: (who, reason)."""
     said = [(x, reason, variant_backend(x)) for x, _, reason in v.not_measured]
     if v.sweep_gaps:
-        said.append((*v.sweep_gaps[0], None))
+        said.append((v.sweep_gaps[0].variant, v.sweep_gaps[0].reason, None))
     by: dict[str, list[str]] = {}
     for x, reason, backend_name in said:
         if reason and len(reason_first_clause(reason, backend_name)) > REASON_CHARS:
@@ -288,9 +288,9 @@ def _sweep_gaps_line(v: verdicts.Verdict) -> list[str]:
     """Where ranked rows come from the profiled runs but the sweep at the same point skipped them."""
     if not v.sweep_gaps:
         return []
-    return [f"{join_and(label(x) for x, _ in v.sweep_gaps)}: from the profiled run at this point; the sweep at the "
-            f"same point did not measure {'it' if len(v.sweep_gaps) == 1 else 'them'} "
-            f"({short_reason(v.sweep_gaps[0][1])}), so the scaling page has no such row."]
+    return [f"{join_and(label(x.variant) for x in v.sweep_gaps)}: from the profiled run at this point; the sweep at "
+            f"the same point did not measure {'it' if len(v.sweep_gaps) == 1 else 'them'} "
+            f"({short_reason(v.sweep_gaps[0].reason)}), so the scaling page has no such row."]
 
 
 def _headline(v: verdicts.Verdict) -> str:
@@ -348,7 +348,7 @@ def _headline(v: verdicts.Verdict) -> str:
             head = f"{label(f.variant)} is the fastest {here}: {us(fs.median)} {per_call(v.mode)} {BASIS[v.basis]}"
         head = _runner_up(v, head, here)
     named = {v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())}
-    gaps = [x for x, _ in v.sweep_gaps if x in named]
+    gaps = [x.variant for x in v.sweep_gaps if x.variant in named]
     if gaps:
         head += (f" ({join_and(label(x) for x in gaps)}: from the profiled run at this point, which the sweep "
                  "skipped)")
@@ -425,15 +425,15 @@ def order_flips_clause(v: verdicts.Verdict) -> str | None:
     """Where another scenario timed this point with the fastest and a call sharing its rank the other way round
     (Verdict.order_flips), no ranking between them: the as-run order flips between windows."""
     f = v.fastest
-    pairs = [(b, other, ms_a, ms_b) for a, b, other, ms_a, ms_b in v.order_flips if a == f.variant and b in v.near]
+    pairs = [x for x in v.order_flips if x.first == f.variant and x.second in v.near]
     if not pairs:
         return None
     fs = v.spread(f)
-    others = [v.row(b) for b, _, _, _ in pairs]
+    others = [v.row(x.second) for x in pairs]
     by_other: dict[str, dict[str, float]] = {}
-    for b, other, ms_a, ms_b in pairs:
-        by_other.setdefault(other, {})[f.variant] = ms_a
-        by_other[other][b] = ms_b
+    for x in pairs:
+        by_other.setdefault(x.scenario, {})[f.variant] = x.first_ms
+        by_other[x.scenario][x.second] = x.second_ms
     there = "; ".join(f"the {other} scenario timed the same point: " + join_and(
         f"{label(x)} {us(ms)}" for x, ms in sorted(times_.items(), key=lambda kv: kv[1]))
         for other, times_ in by_other.items())

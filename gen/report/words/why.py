@@ -35,7 +35,8 @@ def why_line(v: verdicts.Verdict, launched: dict[str, Launch] | None = None) -> 
                          f"{took(w.fastest_main_us)} against {runner}'s {us(w.runner_up_main_us / 1000)}")
         return text + "." + launches(w, runner, pair)
     mine = kernel_path(kernel_names.path(v.fastest.main_kernel or ""))
-    rivals = "; ".join(f"{label(x)} runs {kernel_path(kernel_names.path(k or ''))}{took(t)}" for x, k, t in w.compared)
+    rivals = "; ".join(f"{label(r.variant)} runs {kernel_path(kernel_names.path(r.kernel or ''))}{took(r.main_us)}"
+                       for r in w.compared)
     if w.kind == "main_kernel" and w.fastest_main_us and w.runner_up_main_us:
         return main_kernel_line(w, v.fastest.main_kernel, label(v.runner_up.variant), pair)
     if w.kind == "main_kernel":
@@ -54,7 +55,7 @@ def why_line(v: verdicts.Verdict, launched: dict[str, Launch] | None = None) -> 
 def native_arch_line(w: why_facts.Why, mine: str, rivals: str) -> str | None:
     """The kernels' build as the reason, only where the profiled calls bear it out: None where a rival's main
     kernel ran quicker than the fastest's (the build then explains nothing of the win)."""
-    if w.fastest_main_us and any(t is not None and t < w.fastest_main_us for _, _, t in w.compared):
+    if w.fastest_main_us and any(r.main_us is not None and r.main_us < w.fastest_main_us for r in w.compared):
         return None
     return f"Why: its main kernel is {mine}{took(w.fastest_main_us)}; {rivals}."
 
@@ -64,7 +65,7 @@ def main_kernel_line(w: why_facts.Why, fastest_kernel: str | None, runner: str,
     """The measured cause where the main kernels make the gap: their times in the profiled calls and how much of
     the gap their difference is, then each kernel by what its name says (an identity, not a reason: why one
     kernel is quicker than the other is not measured here beyond its launch)."""
-    rival = w.compared[0][1] if w.compared else None
+    rival = w.compared[0].kernel if w.compared else None
     diff = w.runner_up_main_us - w.fastest_main_us
     gap = w.runner_up_events_us - w.fastest_events_us if w.runner_up_events_us and w.fastest_events_us else None
     text = (f"Why: the main kernels make the difference. In the profiled calls its own took "
