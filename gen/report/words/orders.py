@@ -523,7 +523,7 @@ def not_the_call(o, label) -> str:
         said = f"{state(o)} as run" if not o.apart else f"not decided ({undecided_why(o)})"
         if o.kernels_leader == o.first and o.kernel_sum is not None:  # ahead by its kernels alone
             said += (f"; {short_lead(o, sum_gain(o.kernel_sum) + ' by kernel sum')}" + (
-                f", under {rules.ADVICE_MIN_GAIN:g}×" if o.kernel_sum < rules.ADVICE_MIN_GAIN else ""))
+                f", under {rules.ADVICE_MIN_GAIN:g}×" if o.sums_under_bar else ""))
         return said
     r, by = o.deciding
     return f"{times_beside(r, rules.ADVICE_MIN_GAIN)} {MEASURE.get(by, by)}, under {rules.ADVICE_MIN_GAIN:g}×"
