@@ -364,13 +364,11 @@ def _anomaly_words(f: Finding) -> Words:
         text = (f"A training step of {f.variant} takes {times(x['ratio'], 0)} its forward ({_ms(x['step_ms'])} against "
                 f"{_ms(x['forward_ms'])} of {what}), where the report's FLOP count puts a step at "
                 f"{times(x['flop_ratio'], 1)} a forward.")
-        k = (x["op_step_us_per_call"] / x["op_forward_us_per_call"]
-             if x["op"] and x["op_forward_us_per_call"] else None)
-        if k is not None and k >= rules.COMPILED_SLOWER_RATIO:
+        if x["op_slower"]:
             text += (f" In its profiled step, {x['op']} takes {duration_us(x['op_step_us_per_call'])} a call against "
                      f"{duration_us(x['op_forward_us_per_call'])} in a profiled forward: the same op runs "
-                     f"{times(k, 0)} slower inside the step, so the backward's arithmetic does not explain the "
-                     "step's time. The set does not record what does.")
+                     f"{times(x['op_ratio'], 0)} slower inside the step, so the backward's arithmetic does not "
+                     "explain the step's time. The set does not record what does.")
         elif x.get("step_op"):
             text += (f" Its forward op takes about as long inside the step; of the ops only the step runs, "
                      f"{x['step_op']} takes the most, {duration_us(x['step_op_us_per_call'])} a call.")
