@@ -235,6 +235,24 @@ class PhaseFacts:
     def cache_warmed(self, variant: str) -> bool:
         return any(v == variant for v, _, _ in self.warm_cache)
 
+    @property
+    def first_alike(self) -> list[DynamicFacts]:
+        """The other runs measured cold whose first calls at a new length cost within rules.NEW_LENGTH_NOISE_MS of
+        first_best's: not told apart from it."""
+        first = self.first_best
+        if first is None:
+            return []
+        return [f for f in self.measured if f.variant != first.variant and not self.cache_warmed(f.variant)
+                and f.first_overhead_ms is not None
+                and f.first_overhead_ms - first.first_overhead_ms < rules.NEW_LENGTH_NOISE_MS]
+
+    @property
+    def startup_paid(self) -> list[DynamicFacts]:
+        """The runs measured cold that paid a warm-up of rules.STARTUP_NOTE_S or more at their first lengths, once per
+        process: a compile and the recompiles to dynamic shapes, or a library's first load."""
+        return [f for f in self.measured if f.warmup_lengths and f.warmup_ms is not None
+                and f.warmup_ms >= rules.STARTUP_NOTE_S * 1e3 and not self.cache_warmed(f.variant)]
+
     @staticmethod
     def calls_below(x: float | None) -> int | None:
         """The most calls a length for which a run that breaks even at `x` still costs less in all:

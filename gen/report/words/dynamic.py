@@ -199,10 +199,7 @@ def headline(pf: PhaseFacts) -> str | None:
     if once:
         out.append(once)
     if first is not None and first.variant != best.variant and not pf.cache_warmed(first.variant):
-        # runs within rules.NEW_LENGTH_NOISE_MS of the cheapest are not told apart from it
-        alike = [f for f in pf.measured if f.variant != first.variant and not pf.cache_warmed(f.variant)
-                 and f.first_overhead_ms is not None
-                 and f.first_overhead_ms - first.first_overhead_ms < rules.NEW_LENGTH_NOISE_MS]
+        alike = pf.first_alike  # not told apart from the cheapest
         if alike:
             paid = _ms_span((first.first_overhead_ms, max(f.first_overhead_ms for f in alike)))
             out.append(f"{join_and(label(f.variant) for f in [first, *alike])} pay about the same for a {unit} "
@@ -270,10 +267,9 @@ def warmup(f: DynamicFacts) -> str:
 
 
 def warmup_note(pf: PhaseFacts) -> str | None:
-    """The runs that paid a warm-up of rules.STARTUP_NOTE_S or more at their first lengths, paid once per
+    """The runs that paid a warm-up at their first lengths worth a note (PhaseFacts.startup_paid), paid once per
     process: a compile and the recompiles to dynamic shapes, or a library's first load."""
-    paid = [f for f in pf.measured if f.warmup_lengths and f.warmup_ms is not None
-            and f.warmup_ms >= rules.STARTUP_NOTE_S * 1e3 and not pf.cache_warmed(f.variant)]
+    paid = pf.startup_paid
     if not paid:
         return None
     parts = [f"{label(f.variant)} {f.warmup_ms / 1e3:.2f} s "
