@@ -15,7 +15,7 @@ import math
 import statistics
 from dataclasses import dataclass, field, replace
 
-from gen.analysis import rules
+from gen.analysis import host_rules, rules
 from gen.model import schema
 from gen.model.scenarios import DYNAMIC, break_even_calls
 
@@ -245,6 +245,13 @@ class PhaseFacts:
         return [f for f in self.measured if f.variant != first.variant and not self.cache_warmed(f.variant)
                 and f.first_overhead_ms is not None
                 and f.first_overhead_ms - first.first_overhead_ms < rules.NEW_LENGTH_NOISE_MS]
+
+    @property
+    def loop_waits_on_host(self) -> bool:
+        """Every measured run's warm loop call at least host_rules.HOST_BOUND_EAGER_RATIO times its GPU-only time (two
+        runs or more with both): the loop waited on the host's dispatch, so its order is the host's."""
+        ratios = [f.steady_ms / f.gpu_median_ms for f in self.measured if f.gpu_median_ms and f.steady_ms]
+        return len(ratios) >= 2 and min(ratios) >= host_rules.HOST_BOUND_EAGER_RATIO
 
     @property
     def startup_paid(self) -> list[DynamicFacts]:

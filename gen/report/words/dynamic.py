@@ -3,7 +3,7 @@ gen.analysis.fwdbwd -> sentences. Every number comes from the facts given; nothi
 
 from __future__ import annotations
 
-from gen.analysis import host_rules, rules
+from gen.analysis import rules
 from gen.analysis.dynamic import (
     ALWAYS,
     BEYOND,
@@ -388,8 +388,8 @@ def mask_note(pf: PhaseFacts) -> str | None:
 
 
 def host_note(pf: PhaseFacts) -> str | None:
-    """Where every warm loop call is at least host_rules.HOST_BOUND_EAGER_RATIO times its GPU-only time, the loop's
-    ranking is the host's dispatch: say so, and which kernel is fastest by GPU-only time."""
+    """Where the loop waited on the host (PhaseFacts.loop_waits_on_host), the loop's ranking is the host's dispatch:
+    say so, and which kernel is fastest by GPU-only time."""
     got = [f for f in pf.measured if f.gpu_median_ms and f.steady_ms]
     if len(got) < 2:
         return None
@@ -399,7 +399,7 @@ def host_note(pf: PhaseFacts) -> str | None:
     rest = [f"{label(f.variant)} {f.gpu_median_ms / fastest.gpu_median_ms:.1f}×" for f in order[1:]]
     by_gpu = (f"By GPU-only time (a replayed CUDA graph, the median over lengths) {label(fastest.variant)} is the "
               f"fastest: {_ms(fastest.gpu_median_ms)} ms a call; against it {join_and(rest)}.")
-    if min(ratios) >= host_rules.HOST_BOUND_EAGER_RATIO:
+    if pf.loop_waits_on_host:
         return (f"Every variant's warm call in the loop took {min(ratios):.1f}–{max(ratios):.1f}× its GPU-only time: "
                 f"the loop waited on the host's dispatch, so its order is the host's, not the kernels'. " + by_gpu)
     return by_gpu
