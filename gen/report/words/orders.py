@@ -290,7 +290,7 @@ def timed_apart(o, label) -> str:
 def timed_apart_clauses(o, label) -> list[str]:
     """A pair timed apart (rules.lead_decided): where each was timed, and what decides: the kernel sums at one clock,
     or nothing."""
-    if o.decided and o.as_run is not None and o.as_run > rules.TIMED_APART_REACH:
+    if o.past_reach:  # timed apart: the callers ask o.timed_apart first
         return [where_timed(o, label), f"the lead, {times(o.as_run)}, is past the {rules.TIMED_APART_REACH:g}× that "
                 "such conditions can account for, so it stands"]
     text = where_timed(o, label) + ": the as-run order decides nothing between them"
