@@ -325,6 +325,11 @@ class Orders:
         return gap if lead_mhz <= other_mhz else -gap
 
 
+def beyond_floor(r: float | None) -> bool:
+    """A ratio of two times that puts one call ahead by more than rules.TIME_FLOOR_PCT, either way."""
+    return r is not None and (r > rules.TIME_FLOOR or r * rules.TIME_FLOOR < 1)
+
+
 def kernel_sum_ms(t: Timed) -> float | None:
     """A call's kernel sum as an order's evidence; None where it exceeds both its own graph and eager medians by more
     than rules.KERNEL_SUM_EXCESS (the profiled calls then ran otherwise than the timed ones:

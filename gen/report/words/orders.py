@@ -6,6 +6,7 @@ bf16)."""
 from __future__ import annotations
 
 from gen.analysis import calls, rules
+from gen.analysis.leads import beyond_floor as _beyond_floor
 from gen.model.variants import VARIANTS
 from gen.report.words.common import short_label, times, times_beside, us
 from gen.report.words.sentences import Aside, Clause, flat, inline
@@ -19,12 +20,6 @@ from gen.report.words.sum_clocks import (
     short_lead,
     sums_clocks,
 )
-
-
-def _beyond_floor(r: float | None) -> bool:
-    """An order that puts one call ahead by more than rules.TIME_FLOOR_PCT (either way)."""
-    return r is not None and (r > rules.TIME_FLOOR or r * rules.TIME_FLOOR < 1)
-
 
 # The equal-clock time is printed as a model, never as evidence: round times do not follow their window's clock
 # (rules, "who leads"), so every place that prints it says so.
