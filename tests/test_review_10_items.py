@@ -77,10 +77,12 @@ def test_a_kernel_sum_gain_beside_the_first_screens_line_keeps_its_side_of_it():
     assert "1.195×" in text and "1.20×" not in text
     assert "1.195×" in orders.kernels_ahead_detail(o, label)
     line = f"{rules.ADVICE_MIN_GAIN:g}×"
-    said = first_screen._led([(("FP8 prefill", "inference"), text, 1.08, 6021.92 / 5038.05)])
+    assert o.sums_under_bar  # 1.195x, under the 1.2x line
+    assert not _orders(kernel_sum=1.3).sums_under_bar and _orders(kernel_sum=1 / 1.1).sums_under_bar
+    said = first_screen._led([(("FP8 prefill", "inference"), text, 1.08, o.sums_under_bar)])
     assert f"under the {line} the first screen asks" in said
     assert "so no rule decides it" in said
-    past = first_screen._led([(("FP8 prefill", "inference"), "x", 1.08, 1.3)])
+    past = first_screen._led([(("FP8 prefill", "inference"), "x", 1.08, False)])
     assert "under the" not in past and f"by at least {line}" in past
 
 

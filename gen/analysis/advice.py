@@ -298,6 +298,12 @@ def _pick(v: verdicts.Verdict, variant: str) -> Pick | None:
                 loop_keeps=_loop_keeps(v, t, loop))
 
 
+def clears_bar(gain: float) -> bool:
+    """A call's gain over another of at least rules.ADVICE_MIN_GAIN: enough for What to call to name it (the bar the
+    first screen sets a default's gains against)."""
+    return gain >= rules.ADVICE_MIN_GAIN
+
+
 def _loop_keeps(v: verdicts.Verdict, t, loop) -> float | None:
     """Pick.loop_keeps: `t`'s GPU gain over SDPA unpinned where it is under the bar and the eager loop's call is that
     SDPA; None elsewhere."""

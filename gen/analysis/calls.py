@@ -3,8 +3,8 @@
 Takes: a loaded set (gen.analysis.tables), a scenario and a mode. Gives: `timed(ls, scenario, mode) ->
 list[Timed]` (from the scenario's profiled runs, else its first sweep point), `timed_at(ls, scenario,
 point, mode)`, `point_of` (the point a verdict is about); the interval rules on a Spread (`interval`,
-`faster`, `overlaps`); `Noise` (a spread too wide, too few samples); `kernel_backend` (an SDPA kernel's
-backend by its name). Numbers only: gen.analysis.verdicts decides on these rows.
+`faster`, `overlaps`); `Noise` (a spread too wide, too few samples), `thin` (a table's n to mark);
+`kernel_backend` (an SDPA kernel's backend by its name). Numbers only: gen.analysis.verdicts decides on these rows.
 """
 
 from __future__ import annotations
@@ -19,6 +19,12 @@ from gen.model import schema
 from gen.model.variants import VARIANTS
 
 MIN_SAMPLES = rules.MIN_SAMPLES
+
+
+def thin(n: float | None) -> bool:
+    """A timing with samples, but fewer than MIN_SAMPLES: its spread means little (a table marks its n)."""
+    return not missing(n) and bool(n) and n < MIN_SAMPLES
+
 # The SDPA backends, by the kernel that runs (the profiler's names).
 KERNEL_BACKENDS = (("cudnn_generated", "cudnn"), ("flash_fwd", "flash"), ("flash_bwd", "flash"),
                    ("fmha_cutlass", "efficient"), ("fmha_", "efficient"))

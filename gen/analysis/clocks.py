@@ -128,12 +128,18 @@ BURST_COLUMNS = ["variant", "mode", "head_dim", "q_len", "kv_len", "anchor_set",
                  "expected_burst_ms", "burst_vs_expected", "anchor_at_sustained_clock_ms",
                  "sustained_vs_anchor", "sustained_vs_anchor_at_clock", "burst_vs_anchor", "sustained_explained",
                  "burst_explained", "explained", "reason", "burst_throttled", "burst_all_ms",
-                 "burst_early_n", "main_kernel_ms", "other_events_ms", "sustained_window_s", "kernel_time", "ks_ms",
-                 "ks_mhz", "ks_vs_anchor", "ours_scenario"]
+                 "burst_early_n", "main_kernel_ms", "other_events_ms", "untimed_work", "sustained_window_s",
+                 "kernel_time", "ks_ms", "ks_mhz", "ks_vs_anchor", "ours_scenario"]
 
 
 def _ratio(a, b) -> float:
     return a / b if not (missing(a) or missing(b)) and b else math.nan
+
+
+def untimed_work(main_ms: float, other_ms: float) -> bool:
+    """Our call runs other GPU work beside its attention kernel that is a visible share of the two together: at least
+    rules.CLOCK_RULE_PCT, the tolerance of the clock rule. A source that times its forward kernels leaves it out."""
+    return not (missing(main_ms) or missing(other_ms)) and other_ms >= rules.CLOCK_RULE_PCT / 100 * (main_ms + other_ms)
 
 
 def _explained(sustained, at_clock, burst, published, reason) -> dict:
@@ -174,7 +180,8 @@ def burst_frame(points: pd.DataFrame | None, anchors: pd.DataFrame, rows: list[d
       burst clock (sources do not state their clock settings), so our own burst must land on the
       published time too;
     - explained: YES only when both are, NO when either is not, None when a clock is not recorded
-      (`reason`).
+      (`reason`);
+    - untimed_work: our call's GPU work besides its attention kernel is a visible share of it (untimed_work).
     `rows`: values.rows(points), where the caller has them (then `points` is not read and may be None)."""
     if (not rows if rows is not None else points.empty) or anchors.empty:
         return pd.DataFrame(columns=BURST_COLUMNS)
@@ -193,6 +200,7 @@ def burst_frame(points: pd.DataFrame | None, anchors: pd.DataFrame, rows: list[d
         p = dict(p, burst_ms=burst) if throttled else p
         expected = p["gpu_only_ms"] * fs / fb if not (missing(fs) or missing(fb)) else math.nan
         at_clock = a["published_ms"] * fb / fs if not (missing(fs) or missing(fb)) else math.nan
+        main, other = p.get("main_kernel_us", math.nan) / 1e3, p.get("other_events_us", math.nan) / 1e3
         rows.append(dict(
             variant=p["variant"], mode=p["mode"], head_dim=p["head_dim"], q_len=p["q_len"], kv_len=p["kv_len"],
             anchor_set=a["anchor_set"], anchor_ms=a["published_ms"], sustained_ms=p["gpu_only_ms"],
@@ -202,8 +210,7 @@ def burst_frame(points: pd.DataFrame | None, anchors: pd.DataFrame, rows: list[d
             sustained_vs_anchor_at_clock=_ratio(p["gpu_only_ms"], at_clock),
             burst_vs_anchor=_ratio(p["burst_ms"], a["published_ms"]), burst_throttled=throttled,
             burst_all_ms=burst_all, burst_early_n=p.get("burst_early_n") if throttled else math.nan,
-            main_kernel_ms=p.get("main_kernel_us", math.nan) / 1e3,
-            other_events_ms=p.get("other_events_us", math.nan) / 1e3,
+            main_kernel_ms=main, other_events_ms=other, untimed_work=untimed_work(main, other),
             sustained_window_s=p.get("telemetry_window_s", math.nan), **published_sums.burst_sums(a, p),
             **_explained(p["gpu_only_ms"], at_clock, p["burst_ms"], a["published_ms"], reason), reason=reason))
     return pd.DataFrame(rows, columns=BURST_COLUMNS)

@@ -15,7 +15,7 @@ import math
 import statistics
 from dataclasses import dataclass, field, replace
 
-from gen.analysis import rules
+from gen.analysis import host_rules, rules
 from gen.model import schema
 from gen.model.scenarios import DYNAMIC, break_even_calls
 
@@ -243,6 +243,31 @@ class PhaseFacts:
 
     def cache_warmed(self, variant: str) -> bool:
         return any(v == variant for v, _, _ in self.warm_cache)
+
+    @property
+    def first_alike(self) -> list[DynamicFacts]:
+        """The other runs measured cold whose first calls at a new length cost within rules.NEW_LENGTH_NOISE_MS of
+        first_best's: not told apart from it."""
+        first = self.first_best
+        if first is None:
+            return []
+        return [f for f in self.measured if f.variant != first.variant and not self.cache_warmed(f.variant)
+                and f.first_overhead_ms is not None
+                and f.first_overhead_ms - first.first_overhead_ms < rules.NEW_LENGTH_NOISE_MS]
+
+    @property
+    def loop_waits_on_host(self) -> bool:
+        """Every measured run's warm loop call at least host_rules.HOST_BOUND_EAGER_RATIO times its GPU-only time (two
+        runs or more with both): the loop waited on the host's dispatch, so its order is the host's."""
+        ratios = [f.steady_ms / f.gpu_median_ms for f in self.measured if f.gpu_median_ms and f.steady_ms]
+        return len(ratios) >= 2 and min(ratios) >= host_rules.HOST_BOUND_EAGER_RATIO
+
+    @property
+    def startup_paid(self) -> list[DynamicFacts]:
+        """The runs measured cold that paid a warm-up of rules.STARTUP_NOTE_S or more at their first lengths, once per
+        process: a compile and the recompiles to dynamic shapes, or a library's first load."""
+        return [f for f in self.measured if f.warmup_lengths and f.warmup_ms is not None
+                and f.warmup_ms >= rules.STARTUP_NOTE_S * 1e3 and not self.cache_warmed(f.variant)]
 
     @staticmethod
     def calls_below(x: float | None) -> int | None:

@@ -549,13 +549,15 @@ def _train_anomalies(ls) -> list[Finding]:
         # The op with the most time in the step among those a forward runs too: the same op, per call.
         top = max((k for k in ops_step if k in ops_fwd), key=lambda k: ops_step[k][0], default=None)
         own = max((k for k in ops_step if k not in ops_fwd), key=lambda k: ops_step[k][0], default=None)
+        op_step, op_fwd = _per_call(ops_step, top), _per_call(ops_fwd, top)
+        op_ratio = op_step / op_fwd if top and op_fwd else None
         out.append(Finding(
             id=f"anomaly-train-{t.variant}", kind=FindingKind.ANOMALY, severity=Severity.UNEXPECTED,
             variant=t.variant, mode=Mode.TRAIN,
             facts=dict(what="train_over_forward", timing=step.basis, step_ms=step.spread(t).median,
                        forward_ms=fwd.spread(f).median, ratio=ratio, flop_ratio=1 + flops.BACKWARD_FACTOR,
-                       op=top, op_step_us_per_call=_per_call(ops_step, top),
-                       op_forward_us_per_call=_per_call(ops_fwd, top),
+                       op=top, op_step_us_per_call=op_step, op_forward_us_per_call=op_fwd, op_ratio=op_ratio,
+                       op_slower=op_ratio is not None and op_ratio >= rules.COMPILED_SLOWER_RATIO,
                        step_op=own, step_op_us_per_call=_per_call(ops_step, own))))
     return out
 
@@ -572,7 +574,8 @@ def rule_anomalies(ls) -> list[Finding]:
     - train_over_forward: a training step rules.TRAIN_OVER_FORWARD_RATIO times or more its forward
       (step_ms, forward_ms, ratio, flop_ratio, op, op_step_us_per_call, op_forward_us_per_call: of the
       ops a forward runs too, the one with the most time in the step, per call in the step and in the
-      forward; step_op, step_op_us_per_call: of the ops only the step runs, the one with the most time).
+      forward; op_ratio, their ratio, op_slower: at least rules.COMPILED_SLOWER_RATIO, more than the backward's
+      arithmetic explains; step_op, step_op_us_per_call: of the ops only the step runs, the one with the most time).
     Measured sets only; the ranking timing is the verdict's (GPU-only on a GPU, wall time on a CPU)."""
     if ls.kind != SetKind.MEASURED:
         return []

@@ -114,6 +114,22 @@ def host_far_under_gpu(host_cost_ms: float | None, gpu_ms: float | None) -> bool
     return not (missing(host_cost_ms) or missing(gpu_ms)) and host_cost_ms * HOST_CLEAR <= gpu_ms
 
 
+def loop_waited(ratio: float) -> bool:
+    """A loop's eager over GPU-only ratio at or past HOST_BOUND_EAGER_RATIO: at its median, the loop waited."""
+    return ratio >= HOST_BOUND_EAGER_RATIO
+
+
+def straddles_line(ci: tuple[float, float] | None) -> bool:
+    """A ratio's interval (low, high) that reaches across HOST_BOUND_EAGER_RATIO: the loop alone decides nothing."""
+    return ci is not None and ci[0] < HOST_BOUND_EAGER_RATIO <= ci[1]
+
+
+def host_short_of_margin(host_cost_ms: float | None, gpu_ms: float | None) -> bool:
+    """The host's cost of a call (at HOST_COST_QUANTILE) under HOST_YES_MARGIN times its GPU time: the host measure
+    does not call the loop host-bound. False where either is zero or not known (a NaN is not known to be over)."""
+    return bool(host_cost_ms) and bool(gpu_ms) and not host_cost_ms >= HOST_YES_MARGIN * gpu_ms
+
+
 def host_bound(eager_ms: float | None, gpu_only_ms: float | None) -> bool | None:
     """The eager-loop line alone on two medians (no interval, no host cost): what a
     reader can check by hand; the report classifies with host_bound_outcome."""

@@ -307,6 +307,13 @@ class Orders:
         return self.deciding
 
     @property
+    def sums_under_bar(self) -> bool:
+        """The kernel sums' lead, either way, under rules.ADVICE_MIN_GAIN: too small for What to call to name the
+        leader over the other call, whatever else decides the pair."""
+        ks = self.kernel_sum
+        return ks is not None and max(ks, 1 / ks) < rules.ADVICE_MIN_GAIN
+
+    @property
     def kernel_sum_leader_clock_pct(self) -> float | None:
         """The kernel sums' clock gap (rules.clock_gap_pct), positive where the leader's clock ran the lower, negative
         where the higher."""
@@ -316,6 +323,11 @@ class Orders:
                                else (self.second_ks_mhz, self.first_ks_mhz))
         gap = rules.clock_gap_pct(lead_mhz, other_mhz)
         return gap if lead_mhz <= other_mhz else -gap
+
+
+def beyond_floor(r: float | None) -> bool:
+    """A ratio of two times that puts one call ahead by more than rules.TIME_FLOOR_PCT, either way."""
+    return r is not None and (r > rules.TIME_FLOOR or r * rules.TIME_FLOOR < 1)
 
 
 def kernel_sum_ms(t: Timed) -> float | None:

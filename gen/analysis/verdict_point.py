@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from gen.analysis import calls, kernel_names, verdicts
+from gen.analysis import calls, kernel_names, rules, verdicts
 from gen.analysis.calls import Spread, Timed, interval
 from gen.analysis.determinism_rule import deterministic
 from gen.analysis.leads import AS_RUN, Orders
@@ -181,6 +181,16 @@ class PointFacts:
     def named_apart(self) -> bool:
         """What to call names another call than the verdict's fastest and its ties on the same kernels."""
         return self.named is not None and self.named not in (self.fastest, *self.same_kernel)
+
+    @property
+    def named_under_bar(self) -> bool:
+        """The fastest's lead over the named call under rules.ADVICE_MIN_GAIN, the gain What to call asks before naming
+        another call, both by kernel sum and as run (the larger of the two under it); False where either is not
+        known."""
+        o, n = self.named_orders, self.named_at
+        if o is None or o.kernel_sum is None or n is None or not self.median_ms:
+            return False
+        return max(o.kernel_sum, n.median_ms / self.median_ms) < rules.ADVICE_MIN_GAIN
 
 
 def _role(v: verdicts.Verdict, variant: str) -> str:

@@ -2,7 +2,8 @@
 
 Takes: plain values, set and variant names. Gives: the filters templates use
 (`md` escapes text for Markdown, and for HTML alike; `html_url` a page's link in finished
-HTML; `num`, `ms`, `us`, `size`, `integer`, `day`, `span` show a dash for a missing value),
+HTML; `num`, `ms`, `us`, `size`, `integer`, `day`, `span` show a dash for a missing value), the times
+sentences give with their unit (`sentence_ms`, `sentence_us`, `once_ms`, `spread_ms`),
 the one `slug`, the paths of the generated pages, the HTML id of a kernel row, `set_title`
 and `label_of`.
 Imports nothing of the report: every other report module may use it.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+import math
 import os
 import re
 from pathlib import PurePosixPath
@@ -125,6 +127,46 @@ def duration(x_us) -> str:
     return f"{us(x_us)} µs" if x_us < 1000 else f"{x_us / 1000:,.3f} ms"
 
 
+# --------------------------------------------------------------------------- times in sentences, with their unit
+
+
+def sentence_ms(x) -> str:
+    """A time given in ms as a sentence says it: µs below 1 ms, ms from there, at the digits `ms` gives its table
+    cell (0.1 µs, 1 µs): "56.4 µs" beside 0.0564, "27.522 ms" (words.common.us)."""
+    if missing(x):
+        return DASH
+    return f"{x * 1000:.1f} µs" if x < 1 else f"{x:.3f} ms"
+
+
+def sentence_us(x_us) -> str:
+    """A duration given in µs as a sentence says it: µs to 0.1, ms from 1000 µs on (words.common.duration_us;
+    `duration` gives a cell's, at `us`'s digits)."""
+    if missing(x_us):
+        return DASH
+    return f"{x_us:.1f} µs" if x_us < 1000 else f"{x_us / 1000:.3f} ms"
+
+
+def once_ms(x) -> str:
+    """A time taken once (a BlockMask's build: one host timing, no median), given in ms, to three significant figures,
+    as one timing supports ("12.647 ms" beside "12.6 ms" for the same build): "12.6 ms", "8.32 ms", "512 µs"
+    (words.common.one_timing)."""
+    if missing(x):
+        return DASH
+    v, unit = (float(f"{x * 1000:.3g}"), "µs") if x < 1 else (float(f"{x:.3g}"), "ms")
+    if unit == "µs" and v >= 1000:  # rounded up to 1 ms
+        v, unit = v / 1000, "ms"
+    return f"{v:.{max(0, 2 - math.floor(math.log10(v)))}f} {unit}" if v > 0 else f"0 {unit}"
+
+
+def spread_ms(x) -> str:
+    """A time given in ms among calls that ran at very different speeds (a finding's split timing, a compiled call
+    far slower than its module, a training step far past its forward), to three significant figures in ms, whole
+    ms from 100: "0.825 ms", "31.9 ms", "225 ms"."""
+    if missing(x):
+        return DASH
+    return f"{x:.3g} ms" if x < 100 else f"{x:,.0f} ms"
+
+
 _PLAIN = re.compile(r"\d+(\.\d+)?")
 
 
@@ -151,6 +193,13 @@ def span(pair, fmt=ms) -> str:
         return DASH
     d = span_decimals(pair, fmt)
     return f"{fmt(lo)}–{fmt(hi)}" if d is None else f"{lo:.{d}f}–{hi:.{d}f}"
+
+
+def ms_span(pair) -> str:
+    """A range of times in ms as a sentence gives it: one figure where both ends print alike at `ms`'s digits ("0.0590",
+    not "0.0590–0.0590"), else `span`, both ends to one precision."""
+    a, b = pair
+    return ms(a) if ms(a) == ms(b) else span(pair)
 
 
 def median_beside(x, pair, fmt=ms) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from gen.analysis import advice, calls, growing_cache, rules, verdict_point, verdicts
+from gen.analysis import advice, calls, growing_cache, verdict_point, verdicts
 from gen.analysis.values import variant_role
 from gen.model.schema import Mode
 from gen.model.variants import VARIANTS
@@ -276,10 +276,10 @@ def _behind(ls, a, behind) -> list[tuple]:
 def _bar(ls, a, mine, auto: str) -> str | None:
     """Where the default's gain over SDPA unpinned reaches the bar What to call asks, and its range elsewhere."""
     gains = [(v, g) for v, _ in mine if (g := _gain(v, a.default, auto)) is not None]
-    cleared = [v for v, g in gains if g >= rules.ADVICE_MIN_GAIN]
+    cleared = [v for v, g in gains if advice.clears_bar(g)]
     return screen_words.bar_cleared(_readers(ls, cleared, _clash(a, [v for v, _ in mine])),
                                     all(advice.dense_mask_at(ls, v, auto) for v in cleared),
-                                    [g for _, g in gains if g < rules.ADVICE_MIN_GAIN])
+                                    [g for _, g in gains if not advice.clears_bar(g)])
 
 
 def _gain_note(ls, a, mine, auto: str) -> str:
@@ -313,8 +313,8 @@ def _led(noise, picks) -> dict:
 
 
 def _led_named(ls, led) -> list[tuple]:
-    return [(_named(ls, [v])[0], orders_words.kernels_ahead(o, fmt.label_of), o.as_run,
-             max(o.kernel_sum, 1 / o.kernel_sum)) for v, o in led.items()]
+    return [(_named(ls, [v])[0], orders_words.kernels_ahead(o, fmt.label_of), o.as_run, o.sums_under_bar)
+            for v, o in led.items()]
 
 
 def _standing_short(ls, a, mine, first, noise, behind, apart, led) -> str:

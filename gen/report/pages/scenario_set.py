@@ -86,7 +86,7 @@ def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str],
                         why_not=words.refusal(r["status"], r["reason"], rules.needs_cuda(
                             r["status"], device, _backend(r["variant"]))) if r["status"] != schema.Status.OK else None,
                         value=scenario_words.figure_value(r[fig], fig), unit=scenario_words.FIGURE_UNIT[fig],
-                        thin=bool(r.get("gpu_only_n")) and r["gpu_only_n"] < rules.MIN_SAMPLES,
+                        thin=calls.thin(r.get("gpu_only_n")),
                         conditions=(table_words.conditions_cell(r, ref_mhz, env) if r["status"] == schema.Status.OK
                                     else None)))
     return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gen.analysis import compare, fwdbwd, rules, scenarios, timings, verdicts
+from gen.analysis import calls, compare, fwdbwd, rules, scenarios, timings, verdicts
 from gen.analysis.findings import FindingKind
 from gen.analysis.values import missing
 from gen.model.schema import Mode, Window
@@ -50,7 +50,7 @@ def mode_view(ctx: Context, ls, mode: str, say_reading: bool = True) -> dict | N
     for r in rows:
         r["why_not"] = words.refusal(r["status"], r["reason"], r["needs_cuda"])
         r["fastest"] = v is not None and r["variant"] == v.fastest.variant
-        r["thin"] = bool(r["gpu_only_n"]) and r["gpu_only_n"] < rules.MIN_SAMPLES
+        r["thin"] = calls.thin(r["gpu_only_n"])
         r["gpu_only_label"] = method_words.GPU_ONLY_LABEL.get(r["gpu_only_method"]) \
             if r["gpu_only_method"] == "kernel_sum" else None
         r["clock"] = table_words.clock_cell(r, ls.environment.ref_mhz, ls.environment) \

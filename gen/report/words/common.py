@@ -1,37 +1,23 @@
-"""Words every page uses: durations, ratios and counts as text, a variant's label, a backend's name, a
-list joined with "and", a capture's reason cut short, and why a call did not run (`refusal`)."""
+"""Words every page uses: durations (gen.report.format's, by the names the words call them), ratios and counts as
+text, a variant's label, a backend's name, a list joined with "and", a capture's reason cut short, and why a call did
+not run (`refusal`)."""
 
 from __future__ import annotations
 
 import datetime
-import math
 import re
 
 from gen.analysis import determinism as determinism_facts
 from gen.analysis import flops
 from gen.model.variants import VARIANTS
 
+# A sentence's times are formatted in gen.report.format, the one module that formats times; the words modules call
+# them by these names
+from gen.report.format import once_ms as one_timing  # noqa: F401
+from gen.report.format import sentence_ms as us
+from gen.report.format import sentence_us as duration_us  # noqa: F401
+
 # --------------------------------------------------------------------------- numbers
-
-
-def us(ms: float) -> str:
-    """A time given in ms, shown in µs below 1 ms."""
-    return f"{ms * 1000:.1f} µs" if ms < 1 else f"{ms:.3f} ms"
-
-
-def one_timing(ms: float) -> str:
-    """A time taken once (a BlockMask's build: one host timing, no median), to three significant figures, as one
-    timing supports ("12.647 ms" beside "12.6 ms" for the same build): "12.6 ms",
-    "8.32 ms", "512 µs"."""
-    x, unit = (float(f"{ms * 1000:.3g}"), "µs") if ms < 1 else (float(f"{ms:.3g}"), "ms")
-    if unit == "µs" and x >= 1000:  # rounded up to 1 ms
-        x, unit = x / 1000, "ms"
-    return f"{x:.{max(0, 2 - math.floor(math.log10(x)))}f} {unit}" if x > 0 else f"0 {unit}"
-
-
-def duration_us(x: float) -> str:
-    """A duration given in µs, shown in ms from 1000 µs on."""
-    return f"{x:.1f} µs" if x < 1000 else f"{x / 1000:.3f} ms"
 
 
 def times(x: float, digits: int = 2) -> str:

@@ -33,7 +33,7 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         how = {"kernel_sum": " by kernel sum", "cuda_graph": " as run"}.get(d.det_method, "") \
             if d.det_method == d.base_method else ""
         clock = f"{how}, {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT}" if d.ratio_at_ref is not None else how
-        parts.append(f"{_det_name(d)} deterministic takes {_ms(d.det_ms)} against {_ms(d.base_ms)} by default"
+        parts.append(f"{_det_name(d)} deterministic takes {us(d.det_ms)} against {us(d.base_ms)} by default"
                      f"{_methods(d.det_method, d.base_method)}, {times(d.ratio)}{clock}")
     if not parts:
         return None
@@ -47,11 +47,11 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         if best.fastest_plain and determinism_facts.fair_sums(best.det_ks, best.plain_ks):
             (dk, dm), (pk, pm) = best.det_ks, best.plain_ks
             text += (f": turning it on costs {times(dk / pk)} the fastest step without it by kernel sum "
-                     f"({label(best.fastest_plain)}, {_ms(pk)}; {two_clocks(dm, pm)})"
+                     f"({label(best.fastest_plain)}, {us(pk)}; {two_clocks(dm, pm)})"
                      + (f"; {times(best.det_ms / plain_ms)}{_det_clock(best)}" if plain_ms and best.det_ms else ""))
         elif best.fastest_plain and plain_ms and best.det_ms:
             text += (f": turning it on costs {times(best.det_ms / plain_ms)} the fastest step without it "
-                     f"({label(best.fastest_plain)}, {_ms(plain_ms)}){_det_clock(best)}")
+                     f"({label(best.fastest_plain)}, {us(plain_ms)}){_det_clock(best)}")
     return text + "."
 
 
@@ -59,11 +59,11 @@ def _by_sums(d: determinism_facts.Determinism) -> str:
     """A cost whose steps are graph replays with fair kernel sums (Determinism.det_ks): the sums' ratio first, then
     the as-run one with its clocks, then the equal-clock model."""
     (dk, dm), (bk, bm) = d.det_ks, d.base_ks
-    as_run = f"{times(d.ratio)} as run, {_ms(d.det_ms)} against {_ms(d.base_ms)} " + (
+    as_run = f"{times(d.ratio)} as run, {us(d.det_ms)} against {us(d.base_ms)} " + (
         f"at {d.det_mhz:.0f} against {d.base_mhz:.0f} MHz" if d.det_mhz and d.base_mhz else "(clocks not recorded)")
     model = f"; {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT.replace(' (a model)', ', a model')}" \
         if d.ratio_at_ref is not None else ""
-    return (f"{_det_name(d)} deterministic takes {_ms(dk)} against {_ms(bk)} by default by kernel sum "
+    return (f"{_det_name(d)} deterministic takes {us(dk)} against {us(bk)} by default by kernel sum "
             f"({two_clocks(dm, bm)}), {times(dk / bk)} ({as_run}{model})")
 
 
@@ -91,10 +91,6 @@ def _methods(det: str | None, base: str | None) -> str:
         return " (both kernel sums)" if det == "kernel_sum" else ""
     name = {"kernel_sum": "kernel sum", "cuda_graph": "graph replay"}
     return f" ({name.get(det, det or 'unknown')} against {name.get(base, base or 'unknown')})"
-
-
-def _ms(x: float | None) -> str:
-    return us(x) if x is not None else "–"
 
 
 def cost_clause(c: determinism_facts.Determinism, base: str, times_shown: bool) -> str:

@@ -3,7 +3,7 @@ gen.analysis.fwdbwd -> sentences. Every number comes from the facts given; nothi
 
 from __future__ import annotations
 
-from gen.analysis import host_rules, rules
+from gen.analysis import rules
 from gen.analysis.dynamic import (
     ALWAYS,
     BEYOND,
@@ -45,10 +45,6 @@ SPLIT_NOT_RECORDED = ("not recorded: this set was captured before training steps
 
 def label(variant: str) -> str:
     return fmt.label_of(variant)
-
-
-def _ms(x: float | None) -> str:
-    return fmt.ms(x)
 
 
 def calls(x: float | None) -> str:
@@ -169,12 +165,12 @@ def _lowest(pf: PhaseFacts, best: DynamicFacts) -> str:
     low = pf.lowest_warm
     if low is not None and low.variant != best.variant and pf.cache_warmed(low.variant):
         return (f"Once warm, {label(low.variant)} has the lowest median call in a Python loop over the "
-                f"{low.lengths} lengths ({_ms(low.steady_ms)} ms), but its first calls hit the plans another run had "
-                f"cached (below), so what its new lengths cost is not known. Of the calls whose new lengths were "
-                f"costed, {label(best.variant)}'s is the lowest ({_ms(best.steady_ms)} ms; the reference of the "
+                f"{low.lengths} lengths ({fmt.ms(low.steady_ms)} ms), but its first calls hit the plans another run "
+                f"had cached (below), so what its new lengths cost is not known. Of the calls whose new lengths were "
+                f"costed, {label(best.variant)}'s is the lowest ({fmt.ms(best.steady_ms)} ms; the reference of the "
                 "table's last column, which says length by length where others cost less)")
     return (f"Once warm, {label(best.variant)}'s call in a Python loop has the lowest median over the "
-            f"{best.lengths} lengths ({_ms(best.steady_ms)} ms; length by length, the table's last column says "
+            f"{best.lengths} lengths ({fmt.ms(best.steady_ms)} ms; length by length, the table's last column says "
             "where others cost less)")
 
 
@@ -199,12 +195,9 @@ def headline(pf: PhaseFacts) -> str | None:
     if once:
         out.append(once)
     if first is not None and first.variant != best.variant and not pf.cache_warmed(first.variant):
-        # runs within rules.NEW_LENGTH_NOISE_MS of the cheapest are not told apart from it
-        alike = [f for f in pf.measured if f.variant != first.variant and not pf.cache_warmed(f.variant)
-                 and f.first_overhead_ms is not None
-                 and f.first_overhead_ms - first.first_overhead_ms < rules.NEW_LENGTH_NOISE_MS]
+        alike = pf.first_alike  # not told apart from the cheapest
         if alike:
-            paid = _ms_span((first.first_overhead_ms, max(f.first_overhead_ms for f in alike)))
+            paid = fmt.ms_span((first.first_overhead_ms, max(f.first_overhead_ms for f in alike)))
             out.append(f"{join_and(label(f.variant) for f in [first, *alike])} pay about the same for a {unit} "
                        f"(their first calls there {paid} ms more than their second, within "
                        f"{rules.NEW_LENGTH_NOISE_MS * 1e3:.0f} µs: not told apart).")
@@ -215,7 +208,7 @@ def headline(pf: PhaseFacts) -> str | None:
     if (worst is not None and worst.variant != best.variant and worst.steady_ms
             and worst.first_overhead_ms / worst.steady_ms >= COSTLY_FIRST_CALL):
         out.append(f"{label(worst.variant)} pays {cost_spread(worst, unit)}, "
-                   f"{worst.first_overhead_ms / worst.steady_ms:,.0f}× its warm call of {_ms(worst.steady_ms)} ms.")
+                   f"{worst.first_overhead_ms / worst.steady_ms:,.0f}× its warm call of {fmt.ms(worst.steady_ms)} ms.")
     cold = [f for f in pf.break_even if not pf.cache_warmed(f.variant)]
     if cold:
         # one plain sentence a variant, its lengths said in tokens ("for as
@@ -238,10 +231,10 @@ def _none_breaks_even(pf: PhaseFacts) -> str:
     parts = []
     for o in over[:HEADLINE_BREAK_EVEN]:
         rest = (f"; at its other {o.other_lengths} length{'' if o.other_lengths == 1 else 's'} "
-                f"{label(o.variant)}'s was {_ms_span(o.other_warm_ms)} ms" if o.other_warm_ms is not None else "")
+                f"{label(o.variant)}'s was {fmt.ms_span(o.other_warm_ms)} ms" if o.other_warm_ms is not None else "")
         parts.append(f"{label(o.variant)} costs less past {_calls_span(o.fewest_calls, o.most_calls)} at "
                      f"{_where(o)} tokens, where its warm loop call, "
-                     f"{_ms_span(o.warm_ms)} ms, fell below {ref}'s {_ms_span(o.best_warm_ms)} ms{rest}")
+                     f"{fmt.ms_span(o.warm_ms)} ms, fell below {ref}'s {fmt.ms_span(o.best_warm_ms)} ms{rest}")
     return (f"no variant breaks even with it below {over[0].fewest_calls:,} calls a length "
             f"({'; '.join(parts)})")
 
@@ -257,29 +250,23 @@ def _calls_span(a: int, b: int) -> str:
     return f"{a:,} calls" if a == b else f"{a:,}–{b:,} calls"
 
 
-def _ms_span(span: tuple[float, float]) -> str:
-    a, b = span
-    return _ms(a) if _ms(a) == _ms(b) else fmt.span(span)  # both ends to one precision
-
-
 def warmup(f: DynamicFacts) -> str:
     """A run's warm-up as a table cell: what it paid once, over how many first lengths."""
     if not f.warmup_lengths or f.warmup_ms is None:
         return fmt.DASH
-    return f"{_ms(f.warmup_ms)} over {f.warmup_lengths} length" + ("" if f.warmup_lengths == 1 else "s")
+    return f"{fmt.ms(f.warmup_ms)} over {f.warmup_lengths} length" + ("" if f.warmup_lengths == 1 else "s")
 
 
 def warmup_note(pf: PhaseFacts) -> str | None:
-    """The runs that paid a warm-up of rules.STARTUP_NOTE_S or more at their first lengths, paid once per
+    """The runs that paid a warm-up at their first lengths worth a note (PhaseFacts.startup_paid), paid once per
     process: a compile and the recompiles to dynamic shapes, or a library's first load."""
-    paid = [f for f in pf.measured if f.warmup_lengths and f.warmup_ms is not None
-            and f.warmup_ms >= rules.STARTUP_NOTE_S * 1e3 and not pf.cache_warmed(f.variant)]
+    paid = pf.startup_paid
     if not paid:
         return None
     parts = [f"{label(f.variant)} {f.warmup_ms / 1e3:.2f} s "
              + ("at its first length" if f.warmup_lengths == 1 else f"over its first {f.warmup_lengths} lengths")
              for f in paid]
-    later = [f"{label(f.variant)} {_ms(f.later_max_ms)} ms" for f in paid if f.later_max_ms is not None]
+    later = [f"{label(f.variant)} {fmt.ms(f.later_max_ms)} ms" for f in paid if f.later_max_ms is not None]
     after = (f" Past them no length, up to {max(max(f.kv_lens) for f in paid):,} tokens, cost more than "
              f"{join_and(later)}." if later and len(later) == len(paid) else "")
     return (f"Paid once, at the first lengths, before the per-length costs: {join_and(parts)} (compiling, or "
@@ -308,12 +295,12 @@ def _twins(mine: DynamicFacts, twin: DynamicFacts, twin_label: str) -> str:
     """An unpinned run and the pinned run of the backend it picks, once warm: their GPU-only times and their calls in
     a loop, and what each loop call holds beyond its GPU-only time; nothing said of why the two differ, which the set
     does not record (0.04954 against 0.09119 ms a loop call, 0.0107 ms GPU-only each)."""
-    loop = f"in a Python loop {_ms(mine.steady_ms)} against {_ms(twin.steady_ms)} ms a call"
+    loop = f"in a Python loop {fmt.ms(mine.steady_ms)} against {fmt.ms(twin.steady_ms)} ms a call"
     if mine.gpu_median_ms is None or twin.gpu_median_ms is None:
         return loop
-    return (f"GPU-only {_ms(mine.gpu_median_ms)} against {_ms(twin.gpu_median_ms)} ms a call, {loop}; beyond its "
-            f"GPU-only time the loop's call holds {_ms(mine.steady_ms - mine.gpu_median_ms)} against "
-            f"{_ms(twin.steady_ms - twin.gpu_median_ms)} ms for {twin_label} (the host's dispatch and launch; this "
+    return (f"GPU-only {fmt.ms(mine.gpu_median_ms)} against {fmt.ms(twin.gpu_median_ms)} ms a call, {loop}; beyond its "
+            f"GPU-only time the loop's call holds {fmt.ms(mine.steady_ms - mine.gpu_median_ms)} against "
+            f"{fmt.ms(twin.steady_ms - twin.gpu_median_ms)} ms for {twin_label} (the host's dispatch and launch; this "
             "set does not record where the difference goes)")
 
 
@@ -374,7 +361,7 @@ def break_even_example(pf: PhaseFacts) -> str | None:
             continue
         (ob, sb), (ov, sv) = theirs[o.kv_len], mine[o.kv_len]
         return (f"For example, {label(v.variant)} against {label(best.variant)} at {o.kv_len:,} tokens: "
-                f"({fmt.ms(ob)} − {fmt.ms(ov)}) / ({_ms(sv)} − {_ms(sb)}) = {o.calls:,.1f}: up to "
+                f"({fmt.ms(ob)} − {fmt.ms(ov)}) / ({fmt.ms(sv)} − {fmt.ms(sb)}) = {o.calls:,.1f}: up to "
                 f"{calls_words(o.calls)}.")
     return None
 
@@ -384,7 +371,7 @@ def mask_note(pf: PhaseFacts) -> str | None:
     got = [f for f in pf.measured if f.mask_median_ms is not None]
     if not got:
         return None
-    parts = [f"{label(f.variant)} {_ms(f.mask_median_ms)} ms of {fmt.ms(f.first_overhead_ms)}" for f in got
+    parts = [f"{label(f.variant)} {fmt.ms(f.mask_median_ms)} ms of {fmt.ms(f.first_overhead_ms)}" for f in got
              if f.first_overhead_ms is not None]
     return (f"Each new length's cost includes the block mask built for it (create_block_mask, eager): "
             f"{join_and(parts)} ms. A server that builds one at every new length pays it; building one mask at "
@@ -392,8 +379,8 @@ def mask_note(pf: PhaseFacts) -> str | None:
 
 
 def host_note(pf: PhaseFacts) -> str | None:
-    """Where every warm loop call is at least host_rules.HOST_BOUND_EAGER_RATIO times its GPU-only time, the loop's
-    ranking is the host's dispatch: say so, and which kernel is fastest by GPU-only time."""
+    """Where the loop waited on the host (PhaseFacts.loop_waits_on_host), the loop's ranking is the host's dispatch:
+    say so, and which kernel is fastest by GPU-only time."""
     got = [f for f in pf.measured if f.gpu_median_ms and f.steady_ms]
     if len(got) < 2:
         return None
@@ -402,8 +389,8 @@ def host_note(pf: PhaseFacts) -> str | None:
     fastest = order[0]
     rest = [f"{label(f.variant)} {f.gpu_median_ms / fastest.gpu_median_ms:.1f}×" for f in order[1:]]
     by_gpu = (f"By GPU-only time (a replayed CUDA graph, the median over lengths) {label(fastest.variant)} is the "
-              f"fastest: {_ms(fastest.gpu_median_ms)} ms a call; against it {join_and(rest)}.")
-    if min(ratios) >= host_rules.HOST_BOUND_EAGER_RATIO:
+              f"fastest: {fmt.ms(fastest.gpu_median_ms)} ms a call; against it {join_and(rest)}.")
+    if pf.loop_waits_on_host:
         return (f"Every variant's warm call in the loop took {min(ratios):.1f}–{max(ratios):.1f}× its GPU-only time: "
                 f"the loop waited on the host's dispatch, so its order is the host's, not the kernels'. " + by_gpu)
     return by_gpu
@@ -444,13 +431,14 @@ def switch_sentence(s: SwitchFacts) -> str:
     measured = switch_measured(s)
     text = (f"{head} With it set, {measured}." if measured else
             f"{head} With it set, {label(s.variant)}'s median first call at the lengths after the first was "
-            f"{_ms(s.median_with_ms)} ms against {_ms(s.median_without_ms)} ms without it; the capture judged: "
+            f"{fmt.ms(s.median_with_ms)} ms against {fmt.ms(s.median_without_ms)} ms without it; the capture judged: "
             f"{s.effect or 'not judged'}.")
     steady = steady_change(s.steady_with_ms, s.steady_without_ms)
     if steady:
         return text + steady
     if s.steady_with_ms is not None and s.steady_without_ms is not None:
-        text += f" Its steady call took {_ms(s.steady_with_ms)} ms with it and {_ms(s.steady_without_ms)} ms without."
+        text += (f" Its steady call took {fmt.ms(s.steady_with_ms)} ms with it and {fmt.ms(s.steady_without_ms)} ms "
+                 "without.")
     return text
 
 
@@ -466,8 +454,8 @@ def switch_measured(s: SwitchFacts) -> str | None:
         return None
     slower = sum(r > 1 for r in rs)
     span = f"{min(rs):.2f}–{max(rs):.2f}× its time without it" if len(rs) > 1 else f"{rs[0]:.2f}× its time without it"
-    medians = (f"median over the lengths after the first {_ms(s.median_with_ms)} ms against "
-               f"{_ms(s.median_without_ms)} ms")
+    medians = (f"median over the lengths after the first {fmt.ms(s.median_with_ms)} ms against "
+               f"{fmt.ms(s.median_without_ms)} ms")
     who = f"{label(s.variant)}'s first call"
     if slower == len(rs):
         return (f"{who} was slower at every length, {span} ({medians}), one run each, so the switch brought no "
@@ -496,7 +484,7 @@ def steady_change(with_ms: float | None, without_ms: float | None) -> str:
     r = without_ms / with_ms
     way = f"{r:.2f}× faster" if r > 1 else f"{1 / r:.2f}× slower"
     return (f" Beyond its first calls, with the switch set the steady call ran {way} "
-            f"({_ms(with_ms)} against {_ms(without_ms)} ms). "
+            f"({fmt.ms(with_ms)} against {fmt.ms(without_ms)} ms). "
             f"{SWITCH_SET_HOW}, so the two runs differ in process as well as in the switch.")
 
 
@@ -505,7 +493,7 @@ def fwd_bwd_cell(r: dict) -> str:
     if r["status"] != "ok":
         return fmt.DASH
     if r["recorded"]:
-        return f"{_ms(r['fwd_ms'])} / {_ms(r['bwd_ms'])}"
+        return f"{fmt.ms(r['fwd_ms'])} / {fmt.ms(r['bwd_ms'])}"
     return f"not recorded ({r['reason']})" if r["reason"] else NOT_RECORDED
 
 
@@ -519,7 +507,7 @@ def fwd_bwd_note(rows: list[dict]) -> str | None:
     fastest_bwd = min(got, key=lambda r: r["bwd_ms"])
     return (f"The backward is {lo['bwd_share']:.0%} ({label(lo['variant'])}) to {hi['bwd_share']:.0%} "
             f"({label(hi['variant'])}) of forward plus backward; the fastest backward is "
-            f"{label(fastest_bwd['variant'])}'s ({_ms(fastest_bwd['bwd_ms'])} ms). "
+            f"{label(fastest_bwd['variant'])}'s ({fmt.ms(fastest_bwd['bwd_ms'])} ms). "
             + " ".join(dict.fromkeys(SPLIT_METHOD.get(r["method"], f"Timed by {r['method']}.") for r in got))
             + " Forward plus backward need not equal the step's GPU-only time, which is timed whole (graph replays).")
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from gen.analysis import kernel_rules, leads, rules
 from gen.analysis.findings import Finding, FindingKind
 from gen.analysis.values import missing
+from gen.report.format import spread_ms
 from gen.report.words import orders
 from gen.report.words.common import call_of, duration_us, pct, plural, times
 from gen.report.words.host import host_short_of_line
@@ -322,10 +323,6 @@ def _compile(f: Finding) -> Words:
 TIMING_WORDS = {"gpu_only": "GPU-only time", "eager": "eager time", "host": "wall time"}
 
 
-def _ms(x: float) -> str:
-    return f"{x:.3g} ms" if x < 100 else f"{x:,.0f} ms"
-
-
 def _anomaly(f: Finding) -> Words:
     w = _anomaly_words(f)
     return Words(w.title, f"{f.variant} ({f.mode}): {w.short}", w.text)
@@ -335,12 +332,12 @@ def _anomaly_words(f: Finding) -> Words:
     x = f.facts
     call, what = call_of(f.mode), TIMING_WORDS.get(x["timing"], x["timing"])
     if x["what"] == "split":
-        short = (f"{what} per {call} from {_ms(x['min_ms'])} to {_ms(x['max_ms'])} over {x['n']} calls "
-                 f"(median {_ms(x['median_ms'])})")
-        text = (f"The {what} of a {f.variant} {call} ranges from {_ms(x['min_ms'])} to {_ms(x['max_ms'])} over its "
-                f"{x['n']} timed calls (median {_ms(x['median_ms'])}, IQR {pct(x['iqr_pct'])} of it): the calls ran at "
-                "very different speeds, so the median says which of them the middle call was like, not what a call "
-                "costs. The set does not record why.")
+        short = (f"{what} per {call} from {spread_ms(x['min_ms'])} to {spread_ms(x['max_ms'])} over {x['n']} calls "
+                 f"(median {spread_ms(x['median_ms'])})")
+        text = (f"The {what} of a {f.variant} {call} ranges from {spread_ms(x['min_ms'])} to "
+                f"{spread_ms(x['max_ms'])} over its {x['n']} timed calls (median {spread_ms(x['median_ms'])}, IQR "
+                f"{pct(x['iqr_pct'])} of it): the calls ran at very different speeds, so the median says which of them "
+                "the middle call was like, not what a call costs. The set does not record why.")
         return Words(f"{f.variant} ({f.mode}): calls at very different speeds", short, text)
     if x["what"] == "thin":
         text = (f"The {what} of a {f.variant} {call} rests on {plural(x['n'], 'sample')}, fewer than the "
@@ -348,29 +345,27 @@ def _anomaly_words(f: Finding) -> Words:
         return Words(f"{f.variant} ({f.mode}): {plural(x['n'], 'sample')}", f"{what} from {plural(x['n'], 'sample')}",
                      text)
     if x["what"] == "compiled_slower":
-        calls = ", ".join(_ms(m) for m in x["profiled_ms"])
+        calls = ", ".join(spread_ms(m) for m in x["profiled_ms"])
         rising = len(x["profiled_ms"]) > 1 and all(a < b for a, b in zip(x["profiled_ms"], x["profiled_ms"][1:]))
         short = f"{times(x['ratio'], 1)} the {what} of {x['eager_variant']}, the module it compiles"
         text = (f"{f.variant} takes {times(x['ratio'], 1)} the {what} of {x['eager_variant']}, the eager module it "
-                f"compiles ({_ms(x['ms'])} against {_ms(x['eager_ms'])} a {call}): compiled code that much slower is "
-                "no steady cost of the compiler.")
+                f"compiles ({spread_ms(x['ms'])} against {spread_ms(x['eager_ms'])} a {call}): compiled code that much "
+                "slower is no steady cost of the compiler.")
         if calls:
             text += (f" Its profiled calls took {calls}" + (", each slower than the last: the calls had not settled"
                                                              if rising else "") + ".")
         return Words(f"{f.variant} ({f.mode}): slower than the module it compiles", short, text)
     if x["what"] == "train_over_forward":
-        short = (f"a training step {times(x['ratio'], 0)} its forward ({_ms(x['step_ms'])} against "
-                 f"{_ms(x['forward_ms'])}); the FLOP count says {times(x['flop_ratio'], 1)}")
-        text = (f"A training step of {f.variant} takes {times(x['ratio'], 0)} its forward ({_ms(x['step_ms'])} against "
-                f"{_ms(x['forward_ms'])} of {what}), where the report's FLOP count puts a step at "
-                f"{times(x['flop_ratio'], 1)} a forward.")
-        k = (x["op_step_us_per_call"] / x["op_forward_us_per_call"]
-             if x["op"] and x["op_forward_us_per_call"] else None)
-        if k is not None and k >= rules.COMPILED_SLOWER_RATIO:
+        short = (f"a training step {times(x['ratio'], 0)} its forward ({spread_ms(x['step_ms'])} against "
+                 f"{spread_ms(x['forward_ms'])}); the FLOP count says {times(x['flop_ratio'], 1)}")
+        text = (f"A training step of {f.variant} takes {times(x['ratio'], 0)} its forward "
+                f"({spread_ms(x['step_ms'])} against {spread_ms(x['forward_ms'])} of {what}), where the report's FLOP "
+                f"count puts a step at {times(x['flop_ratio'], 1)} a forward.")
+        if x["op_slower"]:
             text += (f" In its profiled step, {x['op']} takes {duration_us(x['op_step_us_per_call'])} a call against "
                      f"{duration_us(x['op_forward_us_per_call'])} in a profiled forward: the same op runs "
-                     f"{times(k, 0)} slower inside the step, so the backward's arithmetic does not explain the "
-                     "step's time. The set does not record what does.")
+                     f"{times(x['op_ratio'], 0)} slower inside the step, so the backward's arithmetic does not "
+                     "explain the step's time. The set does not record what does.")
         elif x.get("step_op"):
             text += (f" Its forward op takes about as long inside the step; of the ops only the step runs, "
                      f"{x['step_op']} takes the most, {duration_us(x['step_op_us_per_call'])} a call.")

@@ -122,20 +122,19 @@ def standing(first: int, total: int, alone, shared, noise: dict, behind, apart: 
 
 def _led(led) -> str:
     """Workloads within noise as run where another call leads by its kernels ((workload, orders.kernels_ahead, the
-    as-run ratio, the kernel sums' gain) each), and why the default stays named there: the report names another call
-    only where the rule decides it faster (by the measure that decides), and by at
-    least rules.ADVICE_MIN_GAIN: each test it fails is said ("1.20×" was printed beside
+    as-run ratio, whether the kernel sums' gain is under the bar: Orders.sums_under_bar) each), and why the default
+    stays named there: the report names another call only where the rule decides it faster (by the measure that
+    decides), and by at least rules.ADVICE_MIN_GAIN: each test it fails is said ("1.20×" was printed beside
     "at least 1.2×" for a gain of 1.195×)."""
     line = f"{rules.ADVICE_MIN_GAIN:g}×"
 
-    def why(r, gain):
+    def why(r, under):
         noise = f"as run {times(r)}, within noise, so no rule decides it faster"
-        if gain is not None and gain < rules.ADVICE_MIN_GAIN:
+        if under:
             return f"under the {line} the first screen asks; and {noise}"
         return f"{noise}, and the report names another call only where the rule decides it faster, by at least {line}"
     return f"{BEHIND_BY_KERNELS} in " + join_and(
-        f"{workloads([w])} ({x}; {why(r, gain[0] if gain else None)})" if r else f"{workloads([w])} ({x})"
-        for w, x, r, *gain in led)
+        f"{workloads([w])} ({x}; {why(r, under)})" if r else f"{workloads([w])} ({x})" for w, x, r, under in led)
 
 
 def standing_short(first: int, total: int, counts, behind, led=()) -> str:

@@ -101,8 +101,9 @@ def host_not_the_gap(ratio: float | None, ci: tuple[float, float] | None, host_c
     """Where the loop reads at or above the host-bound line but the host dispatches faster than the GPU runs
     the call (host_rules.host_under_gpu): the gap as measured, and that the host is not its cause; None elsewhere."""
     line = host_rules.HOST_BOUND_EAGER_RATIO
-    straddles = ci is not None and ci[0] < line <= ci[1]
-    if ratio is None or not host_rules.host_under_gpu(host_cost_ms, gpu_ms) or not (straddles or ratio >= line):
+    straddles = host_rules.straddles_line(ci)
+    if ratio is None or not host_rules.host_under_gpu(host_cost_ms, gpu_ms) or not (
+            straddles or host_rules.loop_waited(ratio)):
         return None
     host, gpu = usec(host_cost_ms), us(gpu_ms)
     if straddles and host_rules.host_well_under_gpu(host_cost_ms, gpu_ms):
@@ -116,7 +117,7 @@ def host_not_the_gap(ratio: float | None, ci: tuple[float, float] | None, host_c
                 f"than the GPU-only time shows; the host, at {host} a call ({ordinal(host_rules.HOST_COST_QUANTILE)} "
                 f"percentile) against {gpu} of GPU time, does not "
                 "explain it")
-    if ratio < line:  # the median sits under the line, inside its noise (1.01×, 1.02×): no gap to explain
+    if not host_rules.loop_waited(ratio):  # the median under the line, inside its noise (1.01×, 1.02×): no gap
         return None
     return (f"the eager loop took {times(ratio)} the GPU-only time, though the host's cost (its "
             f"{ordinal(host_rules.HOST_COST_QUANTILE)} percentile: {host}) is under the "
@@ -134,12 +135,12 @@ def on_this_host(ratio: float | None, ci: tuple[float, float] | None, host_cost_
     not_host = host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms)
     if not_host:
         return not_host
-    if ci is not None and ci[0] < line <= ci[1] and ratio < line:
+    if host_rules.straddles_line(ci) and not host_rules.loop_waited(ratio):
         return (f"the GPU stayed busy behind this host at the median ({times(ratio)} its GPU-only time; the "
                 f"interval, {times(ci[0])} to {times(ci[1])}, reaches the {times(line)} line)")
-    if ci is not None and ci[0] < line <= ci[1]:
+    if host_rules.straddles_line(ci):
         return f"at the {times(line)} line behind this host ({times(ci[0])} to {times(ci[1])} its GPU-only time)"
-    state = "a loop waited for this host" if ratio >= line else "the GPU stayed busy behind this host"
+    state = "a loop waited for this host" if host_rules.loop_waited(ratio) else "the GPU stayed busy behind this host"
     return f"{state} ({times(ratio)} its GPU-only time)"
 
 
@@ -148,7 +149,7 @@ def host_short_of_line(host_cost_ms: float | None, gpu_ms: float | None) -> str 
     its 10th-percentile host cost is 1.30× its GPU time, under the rule's 1.5× line"; None elsewhere. The verdict's
     words and the first screen's (never "host-bound" for a loop the rule does not call so); no
     bracket of its own, as it often stands inside one."""
-    if not host_cost_ms or not gpu_ms or host_cost_ms >= host_rules.HOST_YES_MARGIN * gpu_ms:
+    if not host_rules.host_short_of_margin(host_cost_ms, gpu_ms):
         return None
     return (f"not called host-bound: its {ordinal(host_rules.HOST_COST_QUANTILE)}-percentile host cost is "
             f"{times_beside(host_cost_ms / gpu_ms, host_rules.HOST_YES_MARGIN)} its GPU time, under the "
@@ -161,7 +162,7 @@ def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: s
     """The eager/GPU-only ratio as measured, what it makes of this capture's host, and the crossover
     (host_crossover): whether a loop waits is a property of the host, so the host's numbers stand beside it."""
     text = on_this_host(ratio, ci, host_cost_ms, gpu_ms)
-    if ratio is not None and ratio >= host_rules.HOST_BOUND_EAGER_RATIO and host_short_of_line(host_cost_ms, gpu_ms):
+    if ratio is not None and host_rules.loop_waited(ratio) and host_short_of_line(host_cost_ms, gpu_ms):
         # the loop waited, yet the rule's second measure stops short
         text += f"; {host_short_of_line(host_cost_ms, gpu_ms)}"
     if why == "same kernels":
@@ -180,10 +181,10 @@ def noise_cell(why: str | None, ratio: float | None, host_cost_ms: float | None,
     line = host_rules.HOST_BOUND_EAGER_RATIO
     if why == "host" and ratio is not None and host_cost_ms and gpu_ms:
         share = host_cost_ms / gpu_ms
-        if ratio >= line and host_rules.host_under_gpu(host_cost_ms, gpu_ms):
+        if host_rules.loop_waited(ratio) and host_rules.host_under_gpu(host_cost_ms, gpu_ms):
             return (f"within noise: the loop took {times(ratio)}, but the host's low end is under the GPU time "
                     f"({times_beside(share, 1)}): the gap is not shown to be the host's")
-        if ratio >= line:
+        if host_rules.loop_waited(ratio):
             return (f"within noise: the loop waited ({times(ratio)}), the host's low end "
                     f"{times_beside(share, host_rules.HOST_YES_MARGIN)} the GPU time, under "
                     f"{host_rules.HOST_YES_MARGIN:g}×")

@@ -6,6 +6,7 @@ bf16)."""
 from __future__ import annotations
 
 from gen.analysis import calls, rules
+from gen.analysis.leads import beyond_floor as _beyond_floor
 from gen.model.variants import VARIANTS
 from gen.report.words.common import short_label, times, times_beside, us
 from gen.report.words.sentences import Aside, Clause, flat, inline
@@ -19,12 +20,6 @@ from gen.report.words.sum_clocks import (
     short_lead,
     sums_clocks,
 )
-
-
-def _beyond_floor(r: float | None) -> bool:
-    """An order that puts one call ahead by more than rules.TIME_FLOOR_PCT (either way)."""
-    return r is not None and (r > rules.TIME_FLOOR or r * rules.TIME_FLOOR < 1)
-
 
 # The equal-clock time is printed as a model, never as evidence: round times do not follow their window's clock
 # (rules, "who leads"), so every place that prints it says so.
@@ -290,7 +285,7 @@ def timed_apart(o, label) -> str:
 def timed_apart_clauses(o, label) -> list[str]:
     """A pair timed apart (rules.lead_decided): where each was timed, and what decides: the kernel sums at one clock,
     or nothing."""
-    if o.decided and o.as_run is not None and o.as_run > rules.TIMED_APART_REACH:
+    if o.past_reach:  # timed apart: the callers ask o.timed_apart first
         return [where_timed(o, label), f"the lead, {times(o.as_run)}, is past the {rules.TIMED_APART_REACH:g}× that "
                 "such conditions can account for, so it stands"]
     text = where_timed(o, label) + ": the as-run order decides nothing between them"
@@ -523,7 +518,7 @@ def not_the_call(o, label) -> str:
         said = f"{state(o)} as run" if not o.apart else f"not decided ({undecided_why(o)})"
         if o.kernels_leader == o.first and o.kernel_sum is not None:  # ahead by its kernels alone
             said += (f"; {short_lead(o, sum_gain(o.kernel_sum) + ' by kernel sum')}" + (
-                f", under {rules.ADVICE_MIN_GAIN:g}×" if o.kernel_sum < rules.ADVICE_MIN_GAIN else ""))
+                f", under {rules.ADVICE_MIN_GAIN:g}×" if o.sums_under_bar else ""))
         return said
     r, by = o.deciding
     return f"{times_beside(r, rules.ADVICE_MIN_GAIN)} {MEASURE.get(by, by)}, under {rules.ADVICE_MIN_GAIN:g}×"

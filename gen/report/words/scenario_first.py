@@ -356,7 +356,7 @@ def _faster_unranked(f, o) -> list[str]:
     why = f"But {swing}, so {overlap} and no rank is decided" if swing else f"But {overlap}, so no rank is decided"
     # packed documents: the call that needs no mask is named for the build (the note under the table says it), not
     # for a bar the two never faced (the H200's 1.19x mask call is named)
-    under = max(o.kernel_sum, as_run) < rules.ADVICE_MIN_GAIN and getattr(f.point, "mask", None) != schema.Mask.DOCUMENT
+    under = f.named_under_bar and getattr(f.point, "mask", None) != schema.Mask.DOCUMENT
     return [lead, why, *([f"{sum_clocks.possessive(first)} lead is under the {rules.ADVICE_MIN_GAIN:g}× {NAMED} "
                           "asks before naming another call"] if under else [])]
 
