@@ -264,7 +264,7 @@ def test_a_scenario_whose_own_variants_were_not_measured_says_so():
             dataclasses.replace(row("flex_fp8"), status="skipped", reason=skipped)]
     v = verdicts.decide(rows, scenario="fp8-prefill")
     assert v.field_of_one and v.missing_kind == "fp8"
-    assert [x for x, _, _ in v.not_measured] == ["flex", "flex_fp8"]
+    assert [x.variant for x in v.not_measured] == ["flex", "flex_fp8"]
     w = verdict_words.verdict(v)
     assert w.headline.startswith("A field of one: SDPA (backend not pinned) is the only call measured here")
     assert "fastest" not in w.headline

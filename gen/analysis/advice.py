@@ -536,8 +536,8 @@ def _other_dtype(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str)
     for v in vs:
         ran = tuple(t.variant for t in v.rows if t.variant in VARIANTS and VARIANTS[t.variant].dtype
                     and VARIANTS[t.variant].dtype != mine)
-        missing_ = tuple((x, reason) for x, _, reason in v.not_measured if x in VARIANTS and VARIANTS[x].dtype
-                         and VARIANTS[x].dtype != mine)
+        missing_ = tuple((x.variant, x.reason) for x in v.not_measured if x.variant in VARIANTS
+                         and VARIANTS[x.variant].dtype and VARIANTS[x.variant].dtype != mine)
         if ran or missing_:
             rec = ls.outline.scenario(v.scenario)
             out.append((v.scenario, mine or (rec.dtype if rec is not None else None), ran, missing_))

@@ -173,7 +173,7 @@ class Verdict:
     fastest_outcome: str = rules.YES  # YES, or WITHIN_NOISE when `near` is not empty
     near: tuple[str, ...] = ()  # variants running other kernels whose interval reaches the fastest's
     host_noise: tuple[str, ...] = ()  # variants whose host-bound outcome is within noise, in ranking order
-    not_measured: tuple[tuple[str, str, str | None], ...] = ()  # (variant, status, reason) of rows with no time
+    not_measured: tuple[unmeasured.NotMeasured, ...] = ()  # the rows with no time
     sweep_gaps: tuple[SweepGap, ...] = ()  # ranked from profiled runs, not measured by the sweep at the same point
     # Ranked rows measured by another capture call than the set's own (merged in by gen import --merge):
     # (variant, that call's start as ISO 8601), and the set's own call's start.
@@ -224,7 +224,7 @@ class Verdict:
         words = set(self.scenario.split("-"))
         def kinds(names):
             return {k for n in names if n in VARIANTS for k in VARIANTS[n].keywords} & words
-        lost = kinds(x for x, _, _ in self.not_measured) - kinds(t.variant for t in self.rows)
+        lost = kinds(x.variant for x in self.not_measured) - kinds(t.variant for t in self.rows)
         return min(lost) if lost else None
 
     @property
@@ -365,7 +365,8 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         rank_of_=tuple(rank_of.items()), fastest_outcome=rules.WITHIN_NOISE if near else rules.YES, near=near,
         orders=tuple(orders(fastest, t, basis) for t in rivals if t.variant in near),
         host_noise=tuple(t.variant for t in ranked if t.host_bound_outcome == rules.WITHIN_NOISE),
-        not_measured=tuple((t.variant, t.status, t.reason) for t in rows if t.status != schema.Status.OK),
+        not_measured=tuple(unmeasured.NotMeasured(t.variant, t.status, t.reason) for t in rows
+                           if t.status != schema.Status.OK),
         ref_mhz=ref_mhz if basis == "gpu_only" else None, power_limit_w=power_limit_w, power_reading=power_reading,
         **_equal_clock(ranked, basis))
 
@@ -415,7 +416,7 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
                                     own_call=ls.environment.date,
                                     # FA4 unmeasured here is named: the fastest is then of those measured
                                     not_measured=v.not_measured + unmeasured.absent_fa4(
-                                        ls.rs, [t.variant for t in v.rows] + [x for x, _, _ in v.not_measured]))
+                                        ls.rs, [t.variant for t in v.rows] + [x.variant for x in v.not_measured]))
             v = _with_order_flips(ls, v)
             if mode == "inference":
                 firsts = tuple(x for x, r in v.rank_of_ if r == 1)
