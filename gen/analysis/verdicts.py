@@ -52,6 +52,7 @@ from gen.analysis.calls import (
 )
 from gen.analysis.leads import Orders
 from gen.analysis.values import variant_role
+from gen.analysis.verdict_notes import ClockFlip, OrderFlip, OtherCall, SweepGap
 from gen.analysis.why import Why, reason
 from gen.model import scenarios as declared_scenarios
 from gen.model import schema
@@ -132,25 +133,6 @@ class HostChange:
 
 
 @dataclass(frozen=True)
-class SweepGap:
-    """A row ranked from the profiled runs that the sweep did not measure at the same point, with the sweep's reason."""
-
-    variant: str
-    reason: str | None
-
-
-@dataclass(frozen=True)
-class OrderFlip:
-    """Two ranked rows another scenario timed at the same point in the opposite as-run order: its times of the two."""
-
-    first: str  # ahead here
-    second: str  # ahead there
-    scenario: str  # the other scenario
-    first_ms: float
-    second_ms: float
-
-
-@dataclass(frozen=True)
 class Verdict:
     set_name: str
     scenario: str
@@ -175,18 +157,18 @@ class Verdict:
     host_noise: tuple[str, ...] = ()  # variants whose host-bound outcome is within noise, in ranking order
     not_measured: tuple[unmeasured.NotMeasured, ...] = ()  # the rows with no time
     sweep_gaps: tuple[SweepGap, ...] = ()  # ranked from profiled runs, not measured by the sweep at the same point
-    # Ranked rows measured by another capture call than the set's own (merged in by gen import --merge):
-    # (variant, that call's start as ISO 8601), and the set's own call's start.
-    other_calls: tuple[tuple[str, str], ...] = ()
+    # Ranked rows measured by another capture call than the set's own (merged in by gen import --merge), and the set's
+    # own call's start.
+    other_calls: tuple[OtherCall, ...] = ()
     own_call: str | None = None
     # Equal clock: the set's reference clock, the enforced power limit, the ranking by each row's time at the
-    # reference clock (rows without one last), and the pairs (ahead as run, ahead at equal clock) whose order
-    # the two rankings give the other way round, by more than rules.TIME_FLOOR_PCT at equal clock.
+    # reference clock (rows without one last), and the pairs whose order the two rankings give the other way round,
+    # by more than rules.TIME_FLOOR_PCT at equal clock.
     ref_mhz: float | None = None
     power_limit_w: float | None = None
     power_reading: str | None = None  # which NVML reading the rows' power is (Environment.power_reading)
     equal_clock_order: tuple[str, ...] = ()
-    clock_flips: tuple[tuple[str, str], ...] = ()
+    clock_flips: tuple[ClockFlip, ...] = ()
     # Pairs of ranked rows that another scenario timed at this very point in the opposite as-run order
     # (scenarios.same_point_elsewhere). Their order here is set by the windows' clocks, so the verdict ranks neither
     # ahead.
@@ -377,7 +359,7 @@ def _equal_clock(ranked: list[Timed], basis: str) -> dict:
         return {}
     order = sorted(ranked, key=lambda t: (t.at_ref_ms is None, t.at_ref_ms or 0.0))
     floor = 1 - rules.TIME_FLOOR_PCT / 100.0
-    flips = tuple((a.variant, b.variant) for i, a in enumerate(ranked) for b in ranked[i + 1:]
+    flips = tuple(ClockFlip(a.variant, b.variant) for i, a in enumerate(ranked) for b in ranked[i + 1:]
                   if a.at_ref_ms is not None and b.at_ref_ms is not None and b.at_ref_ms < a.at_ref_ms * floor
                   and not (a.kernels and a.kernels == b.kernels))
     return dict(equal_clock_order=tuple(t.variant for t in order), clock_flips=flips)
@@ -495,7 +477,7 @@ def _sweep_gaps(ls: tables.LoadedSet, v: Verdict) -> tuple[SweepGap, ...]:
                  if t.variant in sweep and sweep[t.variant].status != schema.Status.OK)
 
 
-def _other_calls(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str], ...]:
+def _other_calls(ls: tables.LoadedSet, v: Verdict) -> tuple[OtherCall, ...]:
     """Ranked rows whose record (the sweep point at the verdict's point, else the profiled run) a
     later capture call measured: a merged set's comparisons then cross two processes."""
     sweep = {n: s for n, s in point_records(ls, v.scenario, v.mode).items() if s.status == schema.Status.OK}
@@ -503,7 +485,7 @@ def _other_calls(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str], ...
     for t in v.rows:
         rec = sweep.get(t.variant) or ls.rs.run(t.variant, v.mode, v.scenario)
         if rec is not None and rec.captured and rec.captured != ls.environment.date:
-            out.append((t.variant, rec.captured))
+            out.append(OtherCall(t.variant, rec.captured))
     return tuple(out)
 
 

@@ -451,8 +451,8 @@ def other_calls_line(v: verdicts.Verdict) -> list[str]:
     """Where a merged set's ranked rows come from two capture calls: which, and what that means."""
     if not v.other_calls:
         return []
-    later = sorted({w for _, w in v.other_calls})
-    return [f"Measured in two capture calls: {join_and(label(x) for x, _ in v.other_calls)} in a later call "
+    later = sorted({x.captured for x in v.other_calls})
+    return [f"Measured in two capture calls: {join_and(label(x.variant) for x in v.other_calls)} in a later call "
             f"(started {join_and(clock_time(w) for w in later)}, merged into this set by gen import --merge), "
             f"the other rows in the set's own call (started {clock_time(v.own_call)}). Comparisons between "
             "the two cross processes: each row's clock and power are its own (the conditions table), and the "
