@@ -496,9 +496,9 @@ def test_packed_documents_ratio_is_named_against_the_dense_mask_with_the_closer_
     line = next(x for x in decision_words.advice(a).lines if x.startswith("For packed documents"))
     e = next(x for x in a.exceptions if x.scenario == "packed-documents")
     assert f"the {words.times(e.ratio)} is against that dense mask" in line
-    assert {v for v, _ in e.between} >= {"varlen", "sdpa_nested"}
-    for v, r in e.between:
-        assert f"{words.label(v)} {r:.2f}× slower" in line
+    assert {b.variant for b in e.between} >= {"varlen", "sdpa_nested"}
+    for b in e.between:
+        assert f"{words.label(b.variant)} {b.ratio:.2f}× slower" in line
     assert e.forward_only and "in a forward pass" in line
 
 
