@@ -217,7 +217,8 @@ def test_a_bf16_call_first_in_the_fp8_scenario_is_not_called_an_fp8_kernel(h100)
     a = advice.advice(h100)
     picks = tuple(replace(p, outcome="fastest", within=(), fastest=a.default) if p.scenario == "fp8-prefill" else p
                   for p in a.picks)
-    a = replace(a, picks=picks, other_dtype=(("fp8-prefill", "bf16", ("flex_fp8",), (("cudnn_fp8", missing),)),))
+    a = replace(a, picks=picks, other_dtype=(advice.OtherDtype(
+        "fp8-prefill", "bf16", ("flex_fp8",), (NotMeasured("cudnn_fp8", "unavailable", missing),)),))
     d = decision_words.advice(a).decision
     assert "It ranks first for FP8 prefill as a bf16 call. No FP8 kernel measured there beats it." in d
     assert "cuDNN FP8" in d and "was not measured" in d

@@ -53,6 +53,7 @@ from gen.analysis.between import Between, BetweenLoop
 from gen.analysis.determinism import Determinism, DeterministicLead, determinism_costs, deterministic_leads
 from gen.analysis.length_cost import LengthCost
 from gen.analysis.named_calls import HostCall, LoopCall
+from gen.analysis.unmeasured import NotMeasured
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
 from gen.model.scenarios import ARTICLE
@@ -217,6 +218,16 @@ class Startup:
 
 
 @dataclass(frozen=True)
+class OtherDtype:
+    """A scenario whose calls take other inputs (FP8) than the default, a call at the scenario's own dtype."""
+
+    scenario: str
+    dtype: str | None  # the default's own dtype, else the scenario's
+    measured: tuple[str, ...]  # those calls measured there
+    not_measured: tuple[NotMeasured, ...]  # those not, with why
+
+
+@dataclass(frozen=True)
 class Advice:
     set_name: str
     device: str
@@ -252,9 +263,8 @@ class Advice:
     # Sweep points past the verdicts' where another call is decidedly faster than the default (its interval
     # apart): the default's claims must name them.
     behind_at: tuple[Behind, ...] = ()
-    # Scenarios whose calls take other inputs (FP8) where the default is a call at the scenario's own dtype:
-    # (scenario, its own dtype, those variants measured, those not measured with their reason)
-    other_dtype: tuple[tuple[str, str | None, tuple[str, ...], tuple[tuple[str, str | None], ...]], ...] = ()
+    # Scenarios whose calls take other inputs (FP8) where the default is a call at the scenario's own dtype
+    other_dtype: tuple[OtherDtype, ...] = ()
 
 
 def _verdicts(ls: tables.LoadedSet) -> list[verdicts.Verdict]:
@@ -531,18 +541,18 @@ def _advice(ls: tables.LoadedSet) -> Advice | None:
         behind_at=behind_at(ls, vs, default, exceptions), other_dtype=_other_dtype(ls, vs, default))
 
 
-def _other_dtype(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> tuple:
+def _other_dtype(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> tuple[OtherDtype, ...]:
     """Per verdict with calls that set their own inputs' dtype (FP8) unlike the default: which ran, which not."""
     mine = VARIANTS[default].dtype if default in VARIANTS else None
     out = []
     for v in vs:
         ran = tuple(t.variant for t in v.rows if t.variant in VARIANTS and VARIANTS[t.variant].dtype
                     and VARIANTS[t.variant].dtype != mine)
-        missing_ = tuple((x.variant, x.reason) for x in v.not_measured if x.variant in VARIANTS
-                         and VARIANTS[x.variant].dtype and VARIANTS[x.variant].dtype != mine)
+        missing_ = tuple(x for x in v.not_measured if x.variant in VARIANTS and VARIANTS[x.variant].dtype
+                         and VARIANTS[x.variant].dtype != mine)
         if ran or missing_:
             rec = ls.outline.scenario(v.scenario)
-            out.append((v.scenario, mine or (rec.dtype if rec is not None else None), ran, missing_))
+            out.append(OtherDtype(v.scenario, mine or (rec.dtype if rec is not None else None), ran, missing_))
     return tuple(out)
 
 

@@ -126,10 +126,10 @@ def _picks(a: advice_mod.Advice) -> list[str]:
 def other_dtype_clause(a: advice_mod.Advice, scenario: str) -> Aside | None:
     """Where the default ranks first in a scenario of FP8 calls while itself not FP8: it is no FP8 kernel, and
     which FP8 calls were not measured, and why: "as a bf16 call", then those clauses."""
-    got = next((x for x in a.other_dtype if x[0] == scenario), None)
+    got = next((x for x in a.other_dtype if x.scenario == scenario), None)
     if got is None:
         return None
-    _, dtype, _, missing_ = got
+    dtype, missing_ = got.dtype, tuple((n.variant, n.reason) for n in got.not_measured)
     return Aside(f"as a {DTYPE_WORDS.get(dtype, dtype) or 'wider'} call", (
         "no FP8 kernel measured there beats it",
         *(f"{label(x)} was not measured: {bare_reason(short_reason(r))}" if r else f"{label(x)} was not measured"
