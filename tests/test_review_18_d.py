@@ -197,7 +197,7 @@ def test_pinning_flash_is_set_against_the_default_call_where_it_is_faster_warm(l
     b = length_cost.beside(loaded_h100, "t")
     auto = dict(b.auto_warm)
     assert "decode" in auto  # the default's decode runs ran cuDNN (their plans cached by the pinned run)
-    assert any(c == "cudnn" for _, _, c in dynamic.phase_facts(loaded_h100.rs, "decode").warm_cache)
+    assert any(w.chose == "cudnn" for w in dynamic.phase_facts(loaded_h100.rs, "decode").warm_cache)
     text = lengths_words.flash_trade(b, ("decode",))
     got = b.flash_trade("decode")
     f, c, n, pinned = got.flash_ms, got.against_ms, got.calls, got.pinned_ms

@@ -194,7 +194,7 @@ def beside(ls: tables.LoadedSet, title: str) -> Beside | None:
         return None
     auto = variant_role("automatic")
     on_cudnn = {ph for ph in dynamic.phases(ls.rs)
-                if any(v == auto and chose == "cudnn" for v, _, chose in dynamic.phase_facts(ls.rs, ph).warm_cache)}
+                if any(w.variant == auto and w.chose == "cudnn" for w in dynamic.phase_facts(ls.rs, ph).warm_cache)}
     return Beside(ls.name, title, got.phases, first_extra(ls, "sdpa_flash"), first_extra(ls, "sdpa_flash", "steady_ms"),
                   tuple((ph, ms) for ph, ms in first_extra(ls, auto, "steady_ms") if ph in on_cudnn),
                   _best(ls), tuple(dict.fromkeys((r.phase, r.point.batch) for r in ls.rs.dynamic if not r.env)))

@@ -291,7 +291,8 @@ def cache_notes(pf: PhaseFacts) -> list[str]:
     """An unpinned run measured after pinned cuDNN at the same lengths: its first calls do not show the plan
     build a server calling it would pay."""
     out = []
-    for variant, before, chose in pf.warm_cache:
+    for w in pf.warm_cache:
+        variant, before, chose = w.variant, w.before, w.chose
         runs = f"runs {BACKEND_WORDS.get(chose, chose)} (its pick at the set's other points); " if chose else ""
         twin = next((f for f in pf.measured if f.variant == before), None)
         mine = next((f for f in pf.measured if f.variant == variant), None)
@@ -328,8 +329,8 @@ def grows_each_step(pf: PhaseFacts) -> str | None:
     if pf.phase != "decode" or worst is None or not worst.steady_ms or cheap is None or cheap is worst \
             or worst.first_overhead_ms / worst.steady_ms < COSTLY_FIRST_CALL:
         return None
-    picks = [v for v, before, chose in pf.warm_cache
-             if before == worst.variant and before == PLANS_PER_LENGTH and chose == "cudnn"]
+    picks = [w.variant for w in pf.warm_cache
+             if w.before == worst.variant and w.before == PLANS_PER_LENGTH and w.chose == "cudnn"]
     also = f" (and {join_and(label(v) for v in picks)}, which picks it)" if picks else ""
     return (f"For decode with a KV cache that grows each step, avoid {label(worst.variant)}{also}: beyond a warm "
             f"call it paid {cost_spread(worst, 'new length')}; {label(cheap.variant)} a median "
