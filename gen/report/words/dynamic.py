@@ -564,7 +564,7 @@ def recompiled(recs, phase_words: str) -> str | None:
         them = "it" if len(rs) == 1 else "them"
         alike = join_and(f"{CONFIG_WORDS.get(f, f)} ({_config_value(f, v)})" for f, v in same)
         diff = join_and(f"the {CONFIG_WORDS.get(f, f)} ({_config_value(f, a)} there, {_config_value(f, b)} here)"
-                        for f, a, b in differs)
+                        for f, a, b in ((d.name, d.there, d.here) for d in differs))
         out.append(f"{phase_words[0].upper()}{phase_words[1:]}, {who} paid a compile again at the first length, "
                    f"although the set's {_scenario(scenario)} runs had compiled {them} earlier in this capture "
                    "process"
@@ -588,7 +588,7 @@ def compiled_beyond_keys(recompiled) -> str | None:
     differing field is said, not called the cause."""
     extra = []
     for r in recompiled:
-        missed = [(f, a, b) for f, a, b in r.differs if f not in COMPILE_KEY_FIELDS]
+        missed = [(d.name, d.there, d.here) for d in r.differs if d.name not in COMPILE_KEY_FIELDS]
         if len(missed) == len(r.differs):  # nothing in the list explains this compile
             differed = join_and(f"{CONFIG_WORDS.get(f, f)}" for f, _, _ in missed)
             values = "; ".join(f"{_config_value(f, a)} there, {_config_value(f, b)} here" for f, a, b in missed)
