@@ -95,10 +95,10 @@ def test_the_set_page_shows_chart_then_table_then_reasoning_for_each_phase(site,
         drawn = next(iter(cost["datasets"].values()))
         assert sorted((d["series"], d["kv_len"], d["ms"]) for d in drawn) == sorted(
             (fmt.label_of(r["variant"]), r["kv_len"], round(r["ms"], 6)) for r in costs if r["ms"] > 0)
-        assert all(r["variant"] not in {v for v, _, _ in pf.warm_cache} for r in costs)  # no cost measured: left out
+        assert all(r["variant"] not in {w.variant for w in pf.warm_cache} for r in costs)  # no cost measured: left out
         assert section.index('class="vega-chart"') < table  # that chart is the one above the table
         dropped = sum(1 for r in costs if not r["ms"] > 0)
-        assert fmt.md(first_words.new_length_note(dropped, [fmt.label_of(v) for v, _, _ in pf.warm_cache])) in section
+        assert fmt.md(first_words.new_length_note(dropped, [fmt.label_of(w.variant) for w in pf.warm_cache])) in section
         # then each call against length, first, steady and GPU-only
         drawn = next(iter(calls["datasets"].values()))
         assert {(d["kv_len"], d["call"]) for d in drawn} == {

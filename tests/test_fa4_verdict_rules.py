@@ -31,8 +31,8 @@ def h100():
 
 def test_a_set_without_fa4_names_it_unmeasured_with_the_install_command(h200):
     absent = unmeasured.absent_fa4(h200.rs, ())
-    assert [x for x, _, _ in absent] == list(unmeasured.FA4_FAMILY)
-    assert all(FA4_INSTALL in reason for _, _, reason in absent)
+    assert [x.variant for x in absent] == list(unmeasured.FA4_FAMILY)
+    assert all(FA4_INSTALL in x.reason for x in absent)
 
 
 def test_no_verdict_of_a_set_without_fa4_calls_its_fastest_the_fastest_of_all(h200):

@@ -76,8 +76,8 @@ def test_a_verdict_gives_the_power_hold_of_both_sides_of_a_pair(h100):
     for sc in ("sliding-window", "gqa-prefill", "article"):
         v = verdicts.verdict(h100, sc)
         line = as_run_words.equal_clock_line(v) or ""
-        for a, b in v.clock_flips[:as_run_words.MAX_FLIPS]:
-            ta, tb = v.row(a), v.row(b)
+        for f in v.clock_flips[:as_run_words.MAX_FLIPS]:
+            ta, tb = v.row(f.first), v.row(f.second)
             if ta.power_cap_share is None or tb.power_cap_share is None or "held for power" not in line:
                 continue
             for t in (ta, tb):

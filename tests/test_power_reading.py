@@ -154,10 +154,10 @@ def test_a_schema5_verdict_names_its_reading_and_the_power_cap(h100):
         lag = "≈" if rules.power_lags(t.power_window_s, schema.PowerReading.AVERAGE) else ""
         assert f"at {t.sm_clock_mhz:.0f} MHz and {t.power_w:.0f} W instant, {lag}{t.power_avg_w:.0f} W averaged" \
             in line, (t.variant, line)
-    for a, b in v.clock_flips:  # who pays for a flip: NVML's own share of samples held down for power
-        tb = v.row(b)
-        if b in {t.variant for t in named}:
-            for t in (tb, v.row(a)):  # both sides of the pair, each with its clock (review 2026-12-06-3 item 4)
+    for f in v.clock_flips:  # who pays for a flip: NVML's own share of samples held down for power
+        tb = v.row(f.second)
+        if f.second in {t.variant for t in named}:
+            for t in (tb, v.row(f.first)):  # both sides of the pair, each with its clock (review 2026-12-06-3 item 4)
                 assert f"held for power {100 * t.power_cap_share:.0f}% of its window's samples at " \
                        f"{t.sm_clock_mhz:.0f} MHz" in line
     assert rules.reads_instant(650.0, 700.0, "instant") and not rules.reads_instant(750.0, 700.0, "average")

@@ -129,7 +129,7 @@ def test_a_compile_in_the_dynamic_runs_names_what_differed_from_the_earlier_run(
     # FlexAttention's runs (torch.compile) start from a fresh compile by construction: none is a recompile to explain
     assert recs and not any(VARIANTS[v].torch_compiled for v, _ in recs)
     fa4 = recs[("fa4", "decode")]
-    assert fa4.scenario == "decode" and fa4.differs == (("batch", 8, 1),) and fa4.first_ms > 1e3
+    assert fa4.scenario == "decode" and fa4.differs == (recompiles.FieldDiff("batch", 8, 1),) and fa4.first_ms > 1e3
     assert dict(fa4.same) == {"q_heads": 32, "kv_heads": 8, "head_dim": 128, "mask": "none"}
     # the page says so under the decode table, and no longer claims FA4 at decode was found warm
     from gen.report.pages import dynamic as dynamic_page
@@ -146,7 +146,7 @@ def test_a_compile_in_the_dynamic_runs_names_what_differed_from_the_earlier_run(
 def test_the_homes_list_of_compile_keys_grows_by_what_the_set_shows(lead_advice):
     from dataclasses import replace
 
-    from gen.analysis.recompiles import Recompile
+    from gen.analysis.recompiles import FieldDiff, Recompile
 
     s = lead_advice.startup
     text = decision_words._startup(lead_advice)
@@ -157,7 +157,7 @@ def test_the_homes_list_of_compile_keys_grows_by_what_the_set_shows(lead_advice)
             "batch differed (8 there, 1 here).") in text
     assert "batch size at least" not in text
     # a compile the list explains (query heads differ: the grouping of heads) adds nothing
-    heads = Recompile("fa4", "prefill", 2000.0, "gqa-prefill", 2.1, (("q_heads", 64, 32),), ())
+    heads = Recompile("fa4", "prefill", 2000.0, "gqa-prefill", 2.1, (FieldDiff("q_heads", 64, 32),), ())
     a = replace(lead_advice, startup=replace(s, recompiled=(heads,)))
     assert f"({dynamic_words.COMPILE_KEYS}): " in decision_words._startup(a)
     assert "holds more than the set records" not in decision_words._startup(a)

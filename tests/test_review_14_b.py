@@ -132,7 +132,8 @@ def test_a_ratio_between_calls_within_noise_is_qualified_where_it_is_given(loade
         for e in a.exceptions if a is not None else ():
             v = verdicts.verdict(ls, e.scenario, str(e.mode))
             said = decision_words._dense_mask_text(e, False)
-            for x, r in e.between:
+            for b in e.between:
+                x, r = b.variant, b.ratio
                 at = f"{label(x)} {r:.2f}× slower than {decision_words.short_label(e.variant)}"
                 state = (" (as run, timed apart)" if x in e.between_apart
                          else " (as run, within noise)" if x in v.near else "")
@@ -148,7 +149,7 @@ def test_a_ratio_between_calls_within_noise_is_qualified_where_it_is_given(loade
         a = advice.advice(ls)
         for e in a.exceptions if a is not None else ():
             if e.alternative is not None:
-                assert all(x != e.alternative for x, _ in e.between)
+                assert all(b.variant != e.alternative for b in e.between)
                 said = decision_words.advice(a).lines
                 assert any(f"{label(e.alternative)} shares the first rank with it as run (" in x for x in said)
                 alts.append(e)

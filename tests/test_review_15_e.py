@@ -157,15 +157,17 @@ def test_loop_keeps_is_the_rule_and_the_row_says_it(loaded, h100):
 
 def test_flash_trade_from_the_siblings_warm_calls(h100):
     b = length_cost.beside(h100, "t")
-    f, c, n, who, _ = b.flash_trade("prefill")
-    assert (f, c) == pytest.approx((0.2474, 0.1241), abs=0.0005) and who == "sdpa_cudnn"
+    got = b.flash_trade("prefill")
+    f, c, n = got.flash_ms, got.against_ms, got.calls
+    assert (f, c) == pytest.approx((0.2474, 0.1241), abs=0.0005) and got.against == "sdpa_cudnn"
     cudnn_extra = {p.phase: p.first_extra_ms for p in b.phases}["prefill"]
     assert n == pytest.approx((cudnn_extra - dict(b.flash)["prefill"]) / (f - c), rel=1e-9)
     assert 250 < n < 350
     # decode: flash is faster warm than pinned cuDNN, not than the default call on cuDNN's kernels, which it is set
     # against (review 18 item 4: "faster too, 54.2 against 91.2 µs" while the default took 49.5 µs)
-    f, c, n, who, pinned = b.flash_trade("decode")
-    assert f < pinned and c < f and who == "sdpa_auto" and n is not None
+    got = b.flash_trade("decode")
+    assert got.flash_ms < got.pinned_ms and got.against_ms < got.flash_ms and got.against == "sdpa_auto"
+    assert got.calls is not None
     text = lengths_words.flash_trade(b)
     assert "only at a length seen fewer than about 300 times" in text
     assert "in decode its warm call is faster too" not in text

@@ -42,7 +42,7 @@ def test_the_paired_dynamic_page_says_the_compiled_naive_product_was_not_measure
         said = dynamic_page.phase_view(ls, phase, beside)["beside"]
         assert bracket_depth(said) == 1 and "its warm call" in said, said
     b = length_cost.beside(loaded[beside.name], "t")
-    f = b.flash_trade("decode")[0]
+    f = b.flash_trade("decode").flash_ms
     trade = lengths_words.flash_trade(b)
     assert f"in decode its warm call takes {us(f)}," in trade or f"its warm call is faster too, {us(f)}" in trade
     runs = [r for r in ls.rs.dynamic if r.variant == "naive_compiled"]

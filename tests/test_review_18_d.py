@@ -197,10 +197,11 @@ def test_pinning_flash_is_set_against_the_default_call_where_it_is_faster_warm(l
     b = length_cost.beside(loaded_h100, "t")
     auto = dict(b.auto_warm)
     assert "decode" in auto  # the default's decode runs ran cuDNN (their plans cached by the pinned run)
-    assert any(c == "cudnn" for _, _, c in dynamic.phase_facts(loaded_h100.rs, "decode").warm_cache)
+    assert any(w.chose == "cudnn" for w in dynamic.phase_facts(loaded_h100.rs, "decode").warm_cache)
     text = lengths_words.flash_trade(b, ("decode",))
-    f, c, n, who, pinned = b.flash_trade("decode")
-    assert c == auto["decode"] < pinned and who == "sdpa_auto"
+    got = b.flash_trade("decode")
+    f, c, n, pinned = got.flash_ms, got.against_ms, got.calls, got.pinned_ms
+    assert c == auto["decode"] < pinned and got.against == "sdpa_auto"
     cx = {p.phase: p.first_extra_ms for p in b.phases}["decode"]
     assert n == (cx - dict(b.flash)["decode"]) / (f - c)
     assert f"{words.us(f)}, {words.times(f / c)} the {words.us(c)} of unpinned SDPA on cuDNN's kernels" in text
@@ -210,7 +211,7 @@ def test_pinning_flash_is_set_against_the_default_call_where_it_is_faster_warm(l
     assert "what decides is each new length" in text and "faster too" not in text
     # where no default call ran cuDNN's kernels faster warm, pinned cuDNN stays the reference
     plain = dataclasses.replace(b, auto_warm=())
-    assert plain.flash_trade("decode")[3] == "sdpa_cudnn" and "faster too" in lengths_words.flash_trade(plain)
+    assert plain.flash_trade("decode").against == "sdpa_cudnn" and "faster too" in lengths_words.flash_trade(plain)
 
 
 # --------------------------------------------------------------------------- finding 13: memory in GiB, two moments

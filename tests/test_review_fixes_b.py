@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from gen.analysis import advice, calls, dynamic, verdicts
+from gen.analysis.unmeasured import NotMeasured
 from gen.report.words import common as words
 from gen.report.words import decision as decision_words
 from gen.report.words import dynamic as dynamic_words
@@ -208,14 +209,16 @@ def test_a_bf16_call_first_in_the_fp8_scenario_is_not_called_an_fp8_kernel(h100)
     missing = "ValueError: the optional nvidia-cudnn-frontend package is not installed (pip install .[cudnn])"
     v = verdicts.verdict(h100, "fp8-prefill", "inference")
     rows = tuple(t for t in v.rows if t.variant != "cudnn_fp8")
-    v = replace(v, rows=rows, fastest=rows[0], near=(), not_measured=(("cudnn_fp8", "unavailable", missing),))
+    v = replace(v, rows=rows, fastest=rows[0], near=(),
+                not_measured=(NotMeasured("cudnn_fp8", "unavailable", missing),))
     assert not VARIANTS[v.fastest.variant].dtype
     line = verdict_words.other_dtype_line(v)
     assert "is not an FP8 call" in line and "cuDNN FP8" in line and "not installed" in line
     a = advice.advice(h100)
     picks = tuple(replace(p, outcome="fastest", within=(), fastest=a.default) if p.scenario == "fp8-prefill" else p
                   for p in a.picks)
-    a = replace(a, picks=picks, other_dtype=(("fp8-prefill", "bf16", ("flex_fp8",), (("cudnn_fp8", missing),)),))
+    a = replace(a, picks=picks, other_dtype=(advice.OtherDtype(
+        "fp8-prefill", "bf16", ("flex_fp8",), (NotMeasured("cudnn_fp8", "unavailable", missing),)),))
     d = decision_words.advice(a).decision
     assert "It ranks first for FP8 prefill as a bf16 call. No FP8 kernel measured there beats it." in d
     assert "cuDNN FP8" in d and "was not measured" in d

@@ -65,7 +65,7 @@ def test_cache_hit_run_is_no_baseline_and_decode_advice_avoids_the_costly_run(h1
     seen = 0
     for phase in dynamic.phases(h100.rs):
         pf = dynamic.phase_facts(h100.rs, phase)
-        for variant, _, _ in pf.warm_cache:
+        for variant in (w.variant for w in pf.warm_cache):
             seen += 1
             assert pf.steady_best is not None and pf.steady_best.variant != variant
             assert all(f.variant != variant for f in pf.break_even)
@@ -82,9 +82,9 @@ def test_cache_hit_run_is_no_baseline_and_decode_advice_avoids_the_costly_run(h1
             assert f"avoid {dynamic_words.label(worst.variant)}" in text and "grows each step" in text
             assert dynamic_words.us(worst.first_overhead_ms) in text
             assert dynamic_words.us(cheap.first_overhead_ms) in text
-            for variant, before, _ in pf.warm_cache:
-                if before == worst.variant:
-                    assert f"{dynamic_words.label(variant)}, which picks it" in text
+            for w in pf.warm_cache:
+                if w.before == worst.variant:
+                    assert f"{dynamic_words.label(w.variant)}, which picks it" in text
     assert seen, "the lead set measured unpinned SDPA after pinned cuDNN"
 
 

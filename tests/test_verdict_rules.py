@@ -154,23 +154,23 @@ def test_where_equal_clock_orders_otherwise_the_verdict_says_so_and_who_pays(loa
     flips = 0
     for _, v in _gpu_verdicts(loaded):
         line = as_run_words.equal_clock_line(v)
-        for a, b in v.clock_flips:
-            ta, tb = v.row(a), v.row(b)
+        for f in v.clock_flips:
+            ta, tb = v.row(f.first), v.row(f.second)
             assert ta.at_ref_ms > tb.at_ref_ms and v.spread(ta).median <= v.spread(tb).median
         if v.clock_flips:
             flips += 1
             assert "at equal clock (a model) the order differs" in line.lower()
             assert "the equal-clock order is a model of the kernels' efficiency" in line
             # the first pair said is one among the rows the line names, where there is one (review 2026-12-06)
-            assert any(f"{words.label(b)} ran at {v.row(b).sm_clock_mhz:.0f} MHz against" in line
-                       for _, b in v.clock_flips)
+            assert any(f"{words.label(f.second)} ran at {v.row(f.second).sm_clock_mhz:.0f} MHz against" in line
+                       for f in v.clock_flips)
         elif v.memory_bound:
             assert line is None
         else:
             assert "At equal clock (a model) the order is the same" in line
     assert flips, "the committed sets hold at least one pair the clock reorders"
     v = verdicts.verdict(loaded[H200], "fp8-prefill", "inference")
-    assert ("flex_fp8", "sdpa_cudnn") in v.clock_flips
+    assert verdicts.ClockFlip("flex_fp8", "sdpa_cudnn") in v.clock_flips
 
 
 def test_equal_clock_time_is_the_time_times_its_clock_over_the_reference(loaded):
@@ -496,9 +496,9 @@ def test_packed_documents_ratio_is_named_against_the_dense_mask_with_the_closer_
     line = next(x for x in decision_words.advice(a).lines if x.startswith("For packed documents"))
     e = next(x for x in a.exceptions if x.scenario == "packed-documents")
     assert f"the {words.times(e.ratio)} is against that dense mask" in line
-    assert {v for v, _ in e.between} >= {"varlen", "sdpa_nested"}
-    for v, r in e.between:
-        assert f"{words.label(v)} {r:.2f}× slower" in line
+    assert {b.variant for b in e.between} >= {"varlen", "sdpa_nested"}
+    for b in e.between:
+        assert f"{words.label(b.variant)} {b.ratio:.2f}× slower" in line
     assert e.forward_only and "in a forward pass" in line
 
 

@@ -264,7 +264,7 @@ def test_a_scenario_whose_own_variants_were_not_measured_says_so():
             dataclasses.replace(row("flex_fp8"), status="skipped", reason=skipped)]
     v = verdicts.decide(rows, scenario="fp8-prefill")
     assert v.field_of_one and v.missing_kind == "fp8"
-    assert [x for x, _, _ in v.not_measured] == ["flex", "flex_fp8"]
+    assert [x.variant for x in v.not_measured] == ["flex", "flex_fp8"]
     w = verdict_words.verdict(v)
     assert w.headline.startswith("A field of one: SDPA (backend not pinned) is the only call measured here")
     assert "fastest" not in w.headline
@@ -431,7 +431,8 @@ def test_a_merged_sets_verdict_says_which_rows_another_capture_call_measured(h20
     from gen.report.words import verdicts as verdict_words
 
     v = verdicts.verdict(h200_merged, "sliding-window")
-    assert {x for x, _ in v.other_calls} >= {"flex", "varlen"} and "sdpa_cudnn" not in dict(v.other_calls)
+    assert {x.variant for x in v.other_calls} >= {"flex", "varlen"}
+    assert "sdpa_cudnn" not in {x.variant for x in v.other_calls}
     line = next(x for x in verdict_words.verdict(v).lines if x.startswith("Measured in two capture calls"))
     assert "FlexAttention (compiled)" in line and "UTC on 2026-12-03" in line and "cross processes" in line
     assert verdicts.verdict(h200_merged, "article").other_calls == ()

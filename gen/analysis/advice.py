@@ -49,9 +49,11 @@ from gen.analysis import (
     verdicts,
 )
 from gen.analysis.behind_at import Behind, behind_at
+from gen.analysis.between import Between, BetweenLoop
 from gen.analysis.determinism import Determinism, DeterministicLead, determinism_costs, deterministic_leads
 from gen.analysis.length_cost import LengthCost
 from gen.analysis.named_calls import HostCall, LoopCall
+from gen.analysis.unmeasured import NotMeasured
 from gen.analysis.values import missing, variant_role
 from gen.model import schema
 from gen.model.scenarios import ARTICLE
@@ -122,8 +124,8 @@ class Exception_:
     default_error: float | None = None
     input_rounding_error: float | None = None
     # Where the default got the mask as a dense attn_mask: the other calls that take the mask's structure
-    # (ranked between the exception's call and the default), as (variant, their time over the exception's).
-    between: tuple[tuple[str, float], ...] = ()
+    # (ranked between the exception's call and the default).
+    between: tuple[Between, ...] = ()
     forward_only: bool = False  # the scenario measured no training step: the ratio is of a forward pass
     mask_build_s: float | None = None  # the call's block mask build (a fact it measured at the verdict's point)
     call_ms: float | None = None  # the call's own time there (the ranking time), beside that build
@@ -153,10 +155,10 @@ class Exception_:
     # the `between` calls its verdict puts within noise of it (sharing its first rank: Verdict.near), whose ratio is
     # an order as run and no more
     between_noise: tuple[str, ...] = ()
-    # the `between` calls that are host-bound: (variant, its eager median and this call's, ms, its host median ms or
-    # None), so a rank by GPU time is said beside what an eager loop on this host pays (SDPA on nested jagged tensors:
-    # 1.23x varlen_attn's GPU time, 4.86x its eager loop, about 6 ms a call on the host)
-    between_loop: tuple[tuple[str, tuple[float, float], float | None], ...] = ()
+    # the `between` calls that are host-bound, so a rank by GPU time is said beside what an eager loop on this host
+    # pays (SDPA on nested jagged tensors: 1.23x varlen_attn's GPU time, 4.86x its eager loop, about 6 ms a call on
+    # the host)
+    between_loop: tuple[BetweenLoop, ...] = ()
     # SDPA unpinned, PyTorch's own call, kept where it decidedly leads a pinned default by less than the bar
     keeps_default: bool = False
     # the call's BlockMask build against the fastest ranked call that needs none (mask_cost.MaskCost), or None; where
@@ -216,6 +218,16 @@ class Startup:
 
 
 @dataclass(frozen=True)
+class OtherDtype:
+    """A scenario whose calls take other inputs (FP8) than the default, a call at the scenario's own dtype."""
+
+    scenario: str
+    dtype: str | None  # the default's own dtype, else the scenario's
+    measured: tuple[str, ...]  # those calls measured there
+    not_measured: tuple[NotMeasured, ...]  # those not, with why
+
+
+@dataclass(frozen=True)
 class Advice:
     set_name: str
     device: str
@@ -251,9 +263,8 @@ class Advice:
     # Sweep points past the verdicts' where another call is decidedly faster than the default (its interval
     # apart): the default's claims must name them.
     behind_at: tuple[Behind, ...] = ()
-    # Scenarios whose calls take other inputs (FP8) where the default is a call at the scenario's own dtype:
-    # (scenario, its own dtype, those variants measured, those not measured with their reason)
-    other_dtype: tuple[tuple[str, str | None, tuple[str, ...], tuple[tuple[str, str | None], ...]], ...] = ()
+    # Scenarios whose calls take other inputs (FP8) where the default is a call at the scenario's own dtype
+    other_dtype: tuple[OtherDtype, ...] = ()
 
 
 def _verdicts(ls: tables.LoadedSet) -> list[verdicts.Verdict]:
@@ -413,7 +424,8 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
         trained = any(x.scenario == v.scenario and x.mode == schema.Mode.TRAIN for x in vs)
         out.append(Exception_(v.scenario, v.mode, f.variant, ratio, **dense,
                               **_compile(ls, v, f.variant),
-                              **_accuracy(ls, v, f.variant, default), between=between,
+                              **_accuracy(ls, v, f.variant, default),
+                              between=tuple(Between(x, r) for x, r in between),
                               forward_only=v.mode == schema.Mode.INFERENCE and not trained,
                               mask_build_s=_mask_build(ls, v, f.variant), call_ms=fs.median,
                               **sweep_turns.turns(ls, v, f.variant, default), ratio_by=ratio_by,
@@ -425,7 +437,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               else None,
                               between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False),
                               between_noise=tuple(x for x, _ in between if x in v.near),
-                              between_loop=tuple((x, lm, _host_median(v.row(x))) for x, _ in between
+                              between_loop=tuple(BetweenLoop(x, lm, _host_median(v.row(x))) for x, _ in between
                                                  if (lm := calls.loop_ms(v.row(x), f)) is not None),
                               keeps_default=keeps, alternative=alt, loop_ms=calls.loop_ms(f, t),
                               mask_cost=(mc := mask_cost.mask_cost(ls, v, alt or f.variant,
@@ -535,18 +547,18 @@ def _advice(ls: tables.LoadedSet) -> Advice | None:
         behind_at=behind_at(ls, vs, default, exceptions), other_dtype=_other_dtype(ls, vs, default))
 
 
-def _other_dtype(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> tuple:
+def _other_dtype(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> tuple[OtherDtype, ...]:
     """Per verdict with calls that set their own inputs' dtype (FP8) unlike the default: which ran, which not."""
     mine = VARIANTS[default].dtype if default in VARIANTS else None
     out = []
     for v in vs:
         ran = tuple(t.variant for t in v.rows if t.variant in VARIANTS and VARIANTS[t.variant].dtype
                     and VARIANTS[t.variant].dtype != mine)
-        missing_ = tuple((x, reason) for x, _, reason in v.not_measured if x in VARIANTS and VARIANTS[x].dtype
-                         and VARIANTS[x].dtype != mine)
+        missing_ = tuple(x for x in v.not_measured if x.variant in VARIANTS and VARIANTS[x.variant].dtype
+                         and VARIANTS[x.variant].dtype != mine)
         if ran or missing_:
             rec = ls.outline.scenario(v.scenario)
-            out.append((v.scenario, mine or (rec.dtype if rec is not None else None), ran, missing_))
+            out.append(OtherDtype(v.scenario, mine or (rec.dtype if rec is not None else None), ran, missing_))
     return tuple(out)
 
 

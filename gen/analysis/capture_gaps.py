@@ -26,6 +26,15 @@ DYNAMIC = "dynamic-lengths"
 
 
 @dataclass(frozen=True)
+class Cut:
+    """A scenario the time limit cut short: the points it measured of those planned (Gaps.cut)."""
+
+    scenario: str
+    measured: int
+    planned: int
+
+
+@dataclass(frozen=True)
 class Gaps:
     packages: tuple[tuple[str, str], ...]  # (package, reader's name) not installed, in EXTRA_PACKAGES' order
     variants: tuple[str, ...]  # the variants they cost
@@ -33,7 +42,7 @@ class Gaps:
     duration_s: float | None
     measured: tuple[str, ...]  # scenarios with at least one measured point (or dynamic length), the set's order
     not_reached: tuple[tuple[str, str], ...]  # (scenario, why): none measured
-    cut: tuple[tuple[str, int, int], ...]  # (scenario, points measured, points planned) where the time limit cut it
+    cut: tuple[Cut, ...]  # where the time limit cut a scenario short
 
     @property
     def any(self) -> bool:
@@ -90,7 +99,7 @@ def gaps(rs: schema.ResultSet) -> Gaps:
         limited = [k for k in points if k not in ok and any(
             TIME_LIMIT in (p.reason or "") for p in pts if (p.mode, p.point) == k)]
         if limited:
-            cut.append((name, len(ok), len(points)))
+            cut.append(Cut(name, len(ok), len(points)))
     return Gaps(packages, tuple(lacking), stopped, rs.duration_s, tuple(measured), tuple(not_reached), tuple(cut))
 
 

@@ -85,7 +85,7 @@ def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
     out = []
     for v in vs:
         rows = {t.variant: t for t in v.rows}
-        missing_rows = {x: (status, reason) for x, status, reason in v.not_measured}
+        missing_rows = {x.variant: (x.status, x.reason) for x in v.not_measured}
         for name in [*rows, *missing_rows]:
             if not deterministic(name):
                 continue

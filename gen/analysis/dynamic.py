@@ -213,6 +213,15 @@ def least_up_to(got: tuple[LengthOutcome, ...]) -> float | None:
 
 
 @dataclass(frozen=True)
+class WarmCache:
+    """An unpinned SDPA run whose first calls came after a pinned run's that plans per length, at the same lengths."""
+
+    variant: str
+    before: str  # the pinned variant run before it
+    chose: str | None  # the backend the set saw the unpinned call pick elsewhere, where one
+
+
+@dataclass(frozen=True)
 class PhaseFacts:
     """Who is fastest once warm, whose first calls cost least, and who breaks even with the fastest."""
 
@@ -225,9 +234,8 @@ class PhaseFacts:
     break_even: list[DynamicFacts]
     costliest: DynamicFacts | None = None  # the highest first-call overhead
     # Unpinned SDPA's runs whose first calls came after a pinned run that plans per length (cuDNN) at the
-    # same lengths in the same process: (variant, the pinned variant before it, the backend the set saw the
-    # unpinned call pick elsewhere or None). Their cheap first calls can be that plan cache's hits.
-    warm_cache: tuple[tuple[str, str, str | None], ...] = ()
+    # same lengths in the same process. Their cheap first calls can be that plan cache's hits.
+    warm_cache: tuple[WarmCache, ...] = ()
     # variant -> its lengths against steady_best's (past both warm-ups and first lengths)
     per_length: dict[str, tuple[LengthOutcome, ...]] = field(default_factory=dict)
 
@@ -242,7 +250,7 @@ class PhaseFacts:
         return any(o.kind in (ALWAYS, UP_TO) for o in self.per_length.get(variant, ()))
 
     def cache_warmed(self, variant: str) -> bool:
-        return any(v == variant for v, _, _ in self.warm_cache)
+        return any(w.variant == variant for w in self.warm_cache)
 
     @property
     def first_alike(self) -> list[DynamicFacts]:
@@ -339,7 +347,7 @@ class Overtaker:
 PLANS_PER_LENGTH = "sdpa_cudnn"
 
 
-def _warm_cache(rs: schema.ResultSet, phase: str) -> tuple[tuple[str, str, str | None], ...]:
+def _warm_cache(rs: schema.ResultSet, phase: str) -> tuple[WarmCache, ...]:
     """Unpinned SDPA runs measured after the pinned cuDNN run at the same lengths (capture order), with the
     backend the set's sweep recorded the unpinned call choosing (sdpa_choice), where it recorded one."""
     from gen.analysis.values import variant_role
@@ -354,14 +362,14 @@ def _warm_cache(rs: schema.ResultSet, phase: str) -> tuple[tuple[str, str, str |
     if not lens(a) or not lens(a) <= lens(c):
         return ()
     chose = {p.sdpa_choice for p in rs.sweep if p.variant == auto and p.sdpa_choice}
-    return ((auto, PLANS_PER_LENGTH, chose.pop() if len(chose) == 1 else None),)
+    return (WarmCache(auto, PLANS_PER_LENGTH, chose.pop() if len(chose) == 1 else None),)
 
 
 def phase_facts(rs: schema.ResultSet, phase: str) -> PhaseFacts:
     mine = runs(rs, phase, switched=False)
     ok = sorted((f for f in mine if f.ok), key=lambda f: (f.steady_ms, f.variant))
     warm = _warm_cache(rs, phase)
-    warmed = {v for v, _, _ in warm}
+    warmed = {w.variant for w in warm}
     # A run whose first calls were another run's cached plans measured no first-call cost: it is neither the
     # baseline the break-even counts are taken against nor a run that breaks even. The counts are
     # worked out again against the fastest once warm of the others (the capture took them against all runs).

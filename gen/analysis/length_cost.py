@@ -125,6 +125,19 @@ def cudnn_lengths(ls: tables.LoadedSet, vs: list[verdicts.Verdict], picks, excep
 
 
 @dataclass(frozen=True)
+class FlashTrade:
+    """Pinning SDPA's flash backend against the cuDNN call in one phase, once warm (Beside.flash_trade)."""
+
+    flash_ms: float  # flash's warm call
+    against_ms: float  # the cuDNN call's warm call
+    # the calls at one length past which the cuDNN call costs less in all, its plan included: (cuDNN's first-call extra
+    # - flash's) / (flash's warm - its); None where flash is no slower warm, so it costs less at any count
+    calls: float | None
+    against: str  # the cuDNN call: the default's where it is faster warm than pinned cuDNN, else pinned cuDNN
+    pinned_ms: float  # pinned cuDNN's warm call
+
+
+@dataclass(frozen=True)
 class Beside:
     """What another set of the same GPU model and PyTorch measured of cuDNN at new lengths, for a set that did not: its
     name and title, per phase cuDNN's median first-call extra (LengthCost.phases, as
@@ -148,12 +161,9 @@ class Beside:
     best: tuple[tuple[str, str, float, float], ...] = ()
     batches: tuple[tuple[str, int], ...] = ()
 
-    def flash_trade(self, phase: str) -> tuple[float, float, float | None, str, float] | None:
-        """(flash's warm ms, the cuDNN call's warm ms, the calls at one length past which that call costs less in
-        all, cuDNN's plan included: (cuDNN's first-call extra − flash's) / (flash's warm − its); None where flash is
-        no slower warm, so it costs less at any count; the cuDNN call set against flash: the default's where it is
-        faster warm than pinned cuDNN, else pinned cuDNN; pinned cuDNN's warm ms); None where a warm call is not
-        measured."""
+    def flash_trade(self, phase: str) -> FlashTrade | None:
+        """Flash's warm call against the cuDNN call's in `phase`, and the calls a length that decide between them;
+        None where a warm call is not measured."""
         warm, extra = dict(self.flash_warm), dict(self.flash)
         cudnn = next(((p.first_extra_ms, p.steady_ms) for p in self.phases if p.phase == phase), None)
         if cudnn is None or phase not in warm:
@@ -162,8 +172,8 @@ class Beside:
         auto = dict(self.auto_warm).get(phase)
         who, ref = (variant_role("automatic"), auto) if auto is not None and auto < cw else ("sdpa_cudnn", cw)
         if f <= ref:
-            return f, ref, None, who, cw
-        return f, ref, (cx - extra.get(phase, 0.0)) / (f - ref), who, cw
+            return FlashTrade(f, ref, None, who, cw)
+        return FlashTrade(f, ref, (cx - extra.get(phase, 0.0)) / (f - ref), who, cw)
 
 
 def first_extra(ls: tables.LoadedSet, variant: str, field: str = "first_overhead_ms") -> tuple[tuple[str, float], ...]:
@@ -184,7 +194,7 @@ def beside(ls: tables.LoadedSet, title: str) -> Beside | None:
         return None
     auto = variant_role("automatic")
     on_cudnn = {ph for ph in dynamic.phases(ls.rs)
-                if any(v == auto and chose == "cudnn" for v, _, chose in dynamic.phase_facts(ls.rs, ph).warm_cache)}
+                if any(w.variant == auto and w.chose == "cudnn" for w in dynamic.phase_facts(ls.rs, ph).warm_cache)}
     return Beside(ls.name, title, got.phases, first_extra(ls, "sdpa_flash"), first_extra(ls, "sdpa_flash", "steady_ms"),
                   tuple((ph, ms) for ph, ms in first_extra(ls, auto, "steady_ms") if ph in on_cudnn),
                   _best(ls), tuple(dict.fromkeys((r.phase, r.point.batch) for r in ls.rs.dynamic if not r.env)))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.analysis.calls import overlaps
+from gen.analysis.unmeasured import NotMeasured
 from gen.model.variants import VARIANTS, pages
 
 
@@ -20,7 +21,7 @@ class PagedFacts:
     ranked: tuple[tuple[str, float], ...]  # (variant, median of the verdict's basis, ms), fastest first
     fastest: str  # the verdict's fastest call, which may read a contiguous cache only
     fastest_ms: float
-    not_measured: tuple[tuple[str, str, str | None], ...]  # paging variants with no time: (variant, status, reason)
+    not_measured: tuple[NotMeasured, ...]  # paging variants with no time
     # The fastest paging call's same call on a contiguous cache (Variant.contiguous), where measured: its median, and
     # whether the two medians' 95% intervals are apart. Paging's own cost is ranked[0] against it: the fastest call on
     # a contiguous cache may run another kernel, whose gap is not paging's.
@@ -35,7 +36,7 @@ def paged_facts(v) -> PagedFacts | None:
         s = v.spread(t)
         if pages(t.variant) and s is not None:
             ranked.append((t.variant, s.median))
-    missing = tuple(x for x in v.not_measured if pages(x[0]))
+    missing = tuple(x for x in v.not_measured if pages(x.variant))
     if not ranked and not missing:
         return None
     fs = v.spread(v.fastest)

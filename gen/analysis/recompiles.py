@@ -25,13 +25,22 @@ CONFIG_FIELDS = ("batch", "q_heads", "kv_heads", "head_dim", "mask", "window", "
 
 
 @dataclass(frozen=True)
+class FieldDiff:
+    """One of CONFIG_FIELDS on which a recompiled run differs from the earlier run nearest in configuration."""
+
+    name: str
+    there: object  # the earlier run's value
+    here: object  # this run's
+
+
+@dataclass(frozen=True)
 class Recompile:
     variant: str
     phase: str  # the dynamic-lengths phase: prefill or decode
     first_ms: float  # the run's first call, at its first length
     scenario: str  # the earlier run nearest in configuration: its scenario
     earlier_first_s: float | None  # that run's first call (its compile), s
-    differs: tuple[tuple[str, object, object], ...]  # (field, there, here) for each of CONFIG_FIELDS that differs
+    differs: tuple[FieldDiff, ...]  # each of CONFIG_FIELDS that differs
     same: tuple[tuple[str, object], ...]  # (field, value) for each that is the same
 
 
@@ -63,7 +72,7 @@ def recompiles(rs: schema.ResultSet) -> tuple[Recompile, ...]:
         near = min(earlier, key=lambda s: len(_differing(s.point, run.point)))  # the first in capture order of those
         diff = _differing(near.point, run.point)
         out.append(Recompile(run.variant, run.phase, first, near.scenario, near.first_call_s,
-                             tuple((f, _value(near.point, f), _value(run.point, f)) for f in diff),
+                             tuple(FieldDiff(f, _value(near.point, f), _value(run.point, f)) for f in diff),
                              tuple((f, _value(run.point, f)) for f in CONFIG_FIELDS if f not in diff
                                    and _value(run.point, f) is not None)))
     return tuple(out)

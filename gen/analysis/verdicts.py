@@ -52,6 +52,7 @@ from gen.analysis.calls import (
 )
 from gen.analysis.leads import Orders
 from gen.analysis.values import variant_role
+from gen.analysis.verdict_notes import ClockFlip, OrderFlip, OtherCall, SweepGap
 from gen.analysis.why import Why, reason
 from gen.model import scenarios as declared_scenarios
 from gen.model import schema
@@ -132,25 +133,6 @@ class HostChange:
 
 
 @dataclass(frozen=True)
-class SweepGap:
-    """A row ranked from the profiled runs that the sweep did not measure at the same point, with the sweep's reason."""
-
-    variant: str
-    reason: str | None
-
-
-@dataclass(frozen=True)
-class OrderFlip:
-    """Two ranked rows another scenario timed at the same point in the opposite as-run order: its times of the two."""
-
-    first: str  # ahead here
-    second: str  # ahead there
-    scenario: str  # the other scenario
-    first_ms: float
-    second_ms: float
-
-
-@dataclass(frozen=True)
 class Verdict:
     set_name: str
     scenario: str
@@ -173,20 +155,20 @@ class Verdict:
     fastest_outcome: str = rules.YES  # YES, or WITHIN_NOISE when `near` is not empty
     near: tuple[str, ...] = ()  # variants running other kernels whose interval reaches the fastest's
     host_noise: tuple[str, ...] = ()  # variants whose host-bound outcome is within noise, in ranking order
-    not_measured: tuple[tuple[str, str, str | None], ...] = ()  # (variant, status, reason) of rows with no time
+    not_measured: tuple[unmeasured.NotMeasured, ...] = ()  # the rows with no time
     sweep_gaps: tuple[SweepGap, ...] = ()  # ranked from profiled runs, not measured by the sweep at the same point
-    # Ranked rows measured by another capture call than the set's own (merged in by gen import --merge):
-    # (variant, that call's start as ISO 8601), and the set's own call's start.
-    other_calls: tuple[tuple[str, str], ...] = ()
+    # Ranked rows measured by another capture call than the set's own (merged in by gen import --merge), and the set's
+    # own call's start.
+    other_calls: tuple[OtherCall, ...] = ()
     own_call: str | None = None
     # Equal clock: the set's reference clock, the enforced power limit, the ranking by each row's time at the
-    # reference clock (rows without one last), and the pairs (ahead as run, ahead at equal clock) whose order
-    # the two rankings give the other way round, by more than rules.TIME_FLOOR_PCT at equal clock.
+    # reference clock (rows without one last), and the pairs whose order the two rankings give the other way round,
+    # by more than rules.TIME_FLOOR_PCT at equal clock.
     ref_mhz: float | None = None
     power_limit_w: float | None = None
     power_reading: str | None = None  # which NVML reading the rows' power is (Environment.power_reading)
     equal_clock_order: tuple[str, ...] = ()
-    clock_flips: tuple[tuple[str, str], ...] = ()
+    clock_flips: tuple[ClockFlip, ...] = ()
     # Pairs of ranked rows that another scenario timed at this very point in the opposite as-run order
     # (scenarios.same_point_elsewhere). Their order here is set by the windows' clocks, so the verdict ranks neither
     # ahead.
@@ -224,7 +206,7 @@ class Verdict:
         words = set(self.scenario.split("-"))
         def kinds(names):
             return {k for n in names if n in VARIANTS for k in VARIANTS[n].keywords} & words
-        lost = kinds(x for x, _, _ in self.not_measured) - kinds(t.variant for t in self.rows)
+        lost = kinds(x.variant for x in self.not_measured) - kinds(t.variant for t in self.rows)
         return min(lost) if lost else None
 
     @property
@@ -365,7 +347,8 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
         rank_of_=tuple(rank_of.items()), fastest_outcome=rules.WITHIN_NOISE if near else rules.YES, near=near,
         orders=tuple(orders(fastest, t, basis) for t in rivals if t.variant in near),
         host_noise=tuple(t.variant for t in ranked if t.host_bound_outcome == rules.WITHIN_NOISE),
-        not_measured=tuple((t.variant, t.status, t.reason) for t in rows if t.status != schema.Status.OK),
+        not_measured=tuple(unmeasured.NotMeasured(t.variant, t.status, t.reason) for t in rows
+                           if t.status != schema.Status.OK),
         ref_mhz=ref_mhz if basis == "gpu_only" else None, power_limit_w=power_limit_w, power_reading=power_reading,
         **_equal_clock(ranked, basis))
 
@@ -376,7 +359,7 @@ def _equal_clock(ranked: list[Timed], basis: str) -> dict:
         return {}
     order = sorted(ranked, key=lambda t: (t.at_ref_ms is None, t.at_ref_ms or 0.0))
     floor = 1 - rules.TIME_FLOOR_PCT / 100.0
-    flips = tuple((a.variant, b.variant) for i, a in enumerate(ranked) for b in ranked[i + 1:]
+    flips = tuple(ClockFlip(a.variant, b.variant) for i, a in enumerate(ranked) for b in ranked[i + 1:]
                   if a.at_ref_ms is not None and b.at_ref_ms is not None and b.at_ref_ms < a.at_ref_ms * floor
                   and not (a.kernels and a.kernels == b.kernels))
     return dict(equal_clock_order=tuple(t.variant for t in order), clock_flips=flips)
@@ -415,7 +398,7 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
                                     own_call=ls.environment.date,
                                     # FA4 unmeasured here is named: the fastest is then of those measured
                                     not_measured=v.not_measured + unmeasured.absent_fa4(
-                                        ls.rs, [t.variant for t in v.rows] + [x for x, _, _ in v.not_measured]))
+                                        ls.rs, [t.variant for t in v.rows] + [x.variant for x in v.not_measured]))
             v = _with_order_flips(ls, v)
             if mode == "inference":
                 firsts = tuple(x for x, r in v.rank_of_ if r == 1)
@@ -494,7 +477,7 @@ def _sweep_gaps(ls: tables.LoadedSet, v: Verdict) -> tuple[SweepGap, ...]:
                  if t.variant in sweep and sweep[t.variant].status != schema.Status.OK)
 
 
-def _other_calls(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str], ...]:
+def _other_calls(ls: tables.LoadedSet, v: Verdict) -> tuple[OtherCall, ...]:
     """Ranked rows whose record (the sweep point at the verdict's point, else the profiled run) a
     later capture call measured: a merged set's comparisons then cross two processes."""
     sweep = {n: s for n, s in point_records(ls, v.scenario, v.mode).items() if s.status == schema.Status.OK}
@@ -502,7 +485,7 @@ def _other_calls(ls: tables.LoadedSet, v: Verdict) -> tuple[tuple[str, str], ...
     for t in v.rows:
         rec = sweep.get(t.variant) or ls.rs.run(t.variant, v.mode, v.scenario)
         if rec is not None and rec.captured and rec.captured != ls.environment.date:
-            out.append((t.variant, rec.captured))
+            out.append(OtherCall(t.variant, rec.captured))
     return tuple(out)
 
 

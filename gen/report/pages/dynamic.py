@@ -86,7 +86,7 @@ def phase_view(ls, phase: str, beside=None) -> dict:
         phase=phase, title=dynamic_words.PHASE_TITLE.get(phase, phase), chart=chart,
         cost_chart=chart_div(cost, f"what each new length cost against length, {phase}") if cost else None,
         cost_note=first_words.new_length_note(sum(1 for r in costs if not r["ms"] > 0),
-                                              [dynamic_words.label(v) for v, _, _ in pf.warm_cache]),
+                                              [dynamic_words.label(w.variant) for w in pf.warm_cache]),
         headline=dynamic_words.headline(pf), advice=dynamic_words.advice(pf),
         notes=[n for n in (dynamic_words.host_note(pf), dynamic_words.mask_note(pf),
                            dynamic_words.gpu_missing(pf), _recompiled(ls, phase)) if n],

@@ -497,7 +497,7 @@ def _set_view(ctx: Context, ls, name: str) -> dict | None:
         ls=ls, key=fmt.slug(ls.name), gpu=gpu, figure=figure, charts=ch, modes=modes,
         at_verdict=full, elsewhere=elsewhere,
         headline=scenario_words.headline(head, figure, decode, _label,
-                                         [x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())],
+                                         [x.variant for x in unmeasured.absent_fa4(ls.rs, ())],
                                          *_head_orders(ls, name, head),
                                          determinism=_head_determinism(ls, name, head, point_rows),
                                          oriented=_head_oriented(ls, name, head)) if head else None,

@@ -65,7 +65,7 @@ def decision(ls, lengths_beside=None) -> dict | None:
     if a is None:
         return None
     w = decision_words.advice(a, lengths_beside)
-    fa4 = verdict_words.fa4_missing_line([x for x, _, _ in unmeasured.absent_fa4(ls.rs, ())])
+    fa4 = verdict_words.fa4_missing_line([x.variant for x in unmeasured.absent_fa4(ls.rs, ())])
     units = verdicts.ranked_units(ls)
     return dict(set=ls.name, set_title=fmt.set_title(ls), decision=w.decision,
                 head=home_words.head(w.sentences), rest=home_words.rest(w.sentences),

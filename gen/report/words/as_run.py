@@ -94,8 +94,9 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
     parts = []
     shown = {t.variant for t in rows}
     # the pairs among the rows named above first: a flip further down the ranking says less about this verdict
-    flips = sorted(v.clock_flips, key=lambda ab: not (ab[0] in shown and ab[1] in shown))
-    for a, b in flips[:MAX_FLIPS]:
+    flips = sorted(v.clock_flips, key=lambda ab: not (ab.first in shown and ab.second in shown))
+    for f in flips[:MAX_FLIPS]:
+        a, b = f.first, f.second
         ta, tb = v.row(a), v.row(b)
         pays = (f"{label(b)} ran at {tb.sm_clock_mhz:.0f} MHz against {ta.sm_clock_mhz:.0f} MHz for {label(a)}"
                 if tb.sm_clock_mhz is not None and ta.sm_clock_mhz is not None else "")
@@ -104,7 +105,7 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
         parts.append(f"{label(b)} ({us(tb.at_ref_ms)}) ahead of {label(a)} ({us(ta.at_ref_ms)})"
                      + (f": {pays}" if pays else ""))
     more = len(v.clock_flips) - MAX_FLIPS
-    among = any(a in shown and b in shown for a, b in v.clock_flips)
+    among = any(f.first in shown and f.second in shown for f in v.clock_flips)
     model = orders_words.EQUAL_CLOCK_SHORT
     text += ((f". {model.capitalize()} the order differs: " if among
               else f". Further down, {model} the order differs: ")

@@ -32,7 +32,7 @@ def stopped(g: Gaps, titles: dict) -> str | None:
     parts = []
     if limited:
         parts.append(f"it never reached {join_and(_title(titles, n) for n, _ in limited)}")
-    parts += [f"{_title(titles, n)} measured {k} of its {total} points" for n, k, total in g.cut]
+    parts += [f"{_title(titles, c.scenario)} measured {c.measured} of its {c.planned} points" for c in g.cut]
     return f"The capture stopped early, at its time limit{after}: {'; '.join(parts)}."
 
 

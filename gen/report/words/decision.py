@@ -126,10 +126,10 @@ def _picks(a: advice_mod.Advice) -> list[str]:
 def other_dtype_clause(a: advice_mod.Advice, scenario: str) -> Aside | None:
     """Where the default ranks first in a scenario of FP8 calls while itself not FP8: it is no FP8 kernel, and
     which FP8 calls were not measured, and why: "as a bf16 call", then those clauses."""
-    got = next((x for x in a.other_dtype if x[0] == scenario), None)
+    got = next((x for x in a.other_dtype if x.scenario == scenario), None)
     if got is None:
         return None
-    _, dtype, _, missing_ = got
+    dtype, missing_ = got.dtype, tuple((n.variant, n.reason) for n in got.not_measured)
     return Aside(f"as a {DTYPE_WORDS.get(dtype, dtype) or 'wider'} call", (
         "no FP8 kernel measured there beats it",
         *(f"{label(x)} was not measured: {bare_reason(short_reason(r))}" if r else f"{label(x)} was not measured"
@@ -364,7 +364,7 @@ def _dense_mask_text(e: advice_mod.Exception_, told: bool) -> str:
     if e.between:
         text += ("; calls given the mask's structure rather than a dense mask are closer: " + join_and(
             f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}"
-            + _between_state(e, x) + _between_loop(e, x) for x, r in e.between))
+            + _between_state(e, x) + _between_loop(e, x) for x, r in ((b.variant, b.ratio) for b in e.between)))
     return text
 
 
@@ -382,7 +382,7 @@ def _between_loop(e: advice_mod.Exception_, x: str) -> str:
     """Where a call ranked between the exception's and the default is host-bound, its ratio in an eager loop on this
     host beside the GPU's (advice.Exception_.between_loop): " on the GPU, 4.86× in an eager loop (host-bound, 6.211
     ms a call with 6.008 ms on the host)"; "" elsewhere."""
-    got = next(((lm, host) for y, lm, host in e.between_loop if y == x), None)
+    got = next(((b.loop_ms, b.host_ms) for b in e.between_loop if b.variant == x), None)
     if got is None:
         return ""
     (mine, theirs), host = got

@@ -278,7 +278,8 @@ def cache_notes(pf: PhaseFacts) -> list[str]:
     """An unpinned run measured after pinned cuDNN at the same lengths: its first calls do not show the plan
     build a server calling it would pay."""
     out = []
-    for variant, before, chose in pf.warm_cache:
+    for w in pf.warm_cache:
+        variant, before, chose = w.variant, w.before, w.chose
         runs = f"runs {BACKEND_WORDS.get(chose, chose)} (its pick at the set's other points); " if chose else ""
         twin = next((f for f in pf.measured if f.variant == before), None)
         mine = next((f for f in pf.measured if f.variant == variant), None)
@@ -315,8 +316,8 @@ def grows_each_step(pf: PhaseFacts) -> str | None:
     if pf.phase != "decode" or worst is None or not worst.steady_ms or cheap is None or cheap is worst \
             or worst.first_overhead_ms / worst.steady_ms < COSTLY_FIRST_CALL:
         return None
-    picks = [v for v, before, chose in pf.warm_cache
-             if before == worst.variant and before == PLANS_PER_LENGTH and chose == "cudnn"]
+    picks = [w.variant for w in pf.warm_cache
+             if w.before == worst.variant and w.before == PLANS_PER_LENGTH and w.chose == "cudnn"]
     also = f" (and {join_and(label(v) for v in picks)}, which picks it)" if picks else ""
     return (f"For decode with a KV cache that grows each step, avoid {label(worst.variant)}{also}: beyond a warm "
             f"call it paid {cost_spread(worst, 'new length')}; {label(cheap.variant)} a median "
@@ -551,7 +552,7 @@ def recompiled(recs, phase_words: str) -> str | None:
         them = "it" if len(rs) == 1 else "them"
         alike = join_and(f"{CONFIG_WORDS.get(f, f)} ({_config_value(f, v)})" for f, v in same)
         diff = join_and(f"the {CONFIG_WORDS.get(f, f)} ({_config_value(f, a)} there, {_config_value(f, b)} here)"
-                        for f, a, b in differs)
+                        for f, a, b in ((d.name, d.there, d.here) for d in differs))
         out.append(f"{phase_words[0].upper()}{phase_words[1:]}, {who} paid a compile again at the first length, "
                    f"although the set's {_scenario(scenario)} runs had compiled {them} earlier in this capture "
                    "process"
@@ -575,7 +576,7 @@ def compiled_beyond_keys(recompiled) -> str | None:
     differing field is said, not called the cause."""
     extra = []
     for r in recompiled:
-        missed = [(f, a, b) for f, a, b in r.differs if f not in COMPILE_KEY_FIELDS]
+        missed = [(d.name, d.there, d.here) for d in r.differs if d.name not in COMPILE_KEY_FIELDS]
         if len(missed) == len(r.differs):  # nothing in the list explains this compile
             differed = join_and(f"{CONFIG_WORDS.get(f, f)}" for f, _, _ in missed)
             values = "; ".join(f"{_config_value(f, a)} there, {_config_value(f, b)} here" for f, a, b in missed)

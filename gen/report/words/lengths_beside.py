@@ -36,7 +36,7 @@ def flash_trade(b, phases=None) -> str:
         got = b.flash_trade(ph)
         if got is None:
             continue
-        f, c, n, who, pinned = got
+        f, c, n, who, pinned = got.flash_ms, got.against_ms, got.calls, got.against, got.pinned_ms
         if who != "sdpa_cudnn":  # the default call on cuDNN's kernels, faster warm than pinned cuDNN
             # inside a bracket, so no label with a bracket of its own: brackets one deep
             name = "unpinned SDPA" if who == "sdpa_auto" else short_label(who)

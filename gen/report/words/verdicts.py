@@ -164,7 +164,7 @@ def leaders_eager(v: verdicts.Verdict) -> str | None:
 def cut_reasons(v: verdicts.Verdict) -> tuple[tuple[str, str], ...]:
     """The reasons the verdict's lines shortened, in full as the capture recorded them, each once
     with the variants it is about: (who, reason)."""
-    said = [(x, reason, variant_backend(x)) for x, _, reason in v.not_measured]
+    said = [(x.variant, x.reason, variant_backend(x.variant)) for x in v.not_measured]
     if v.sweep_gaps:
         said.append((v.sweep_gaps[0].variant, v.sweep_gaps[0].reason, None))
     by: dict[str, list[str]] = {}
@@ -180,7 +180,8 @@ def not_measured_line(v: verdicts.Verdict) -> str | None:
     if not v.not_measured:
         return None
     by: dict = {}
-    for x, status, reason in v.not_measured:
+    for n in v.not_measured:
+        x, status, reason = n.variant, n.status, n.reason
         by.setdefault(f"{status}: {short_reason(reason, variant_backend(x))}", []).append(label(x))
     parts = "; ".join(f"{join_and(xs)} ({why})" for why, xs in by.items())
     kind = v.missing_kind
@@ -195,7 +196,8 @@ def paged_line(v: verdicts.Verdict) -> str | None:
         return None
     if not p.ranked:
         return ("For a paged KV cache: no variant that pages was measured here ("
-                + "; ".join(f"{label(x)}: {short_reason(r, variant_backend(x))}" for x, _, r in p.not_measured)
+                + "; ".join(f"{label(n.variant)}: {short_reason(n.reason, variant_backend(n.variant))}"
+                            for n in p.not_measured)
                 + "); SDPA reads a contiguous cache only, so this set gives no paged answer.")
     best, best_ms = p.ranked[0]
     text = (f"For a paged KV cache, call {label(best)}: {us(best_ms)} {per_call(v.mode)}, the fastest of the calls "
@@ -449,8 +451,8 @@ def other_calls_line(v: verdicts.Verdict) -> list[str]:
     """Where a merged set's ranked rows come from two capture calls: which, and what that means."""
     if not v.other_calls:
         return []
-    later = sorted({w for _, w in v.other_calls})
-    return [f"Measured in two capture calls: {join_and(label(x) for x, _ in v.other_calls)} in a later call "
+    later = sorted({x.captured for x in v.other_calls})
+    return [f"Measured in two capture calls: {join_and(label(x.variant) for x in v.other_calls)} in a later call "
             f"(started {join_and(clock_time(w) for w in later)}, merged into this set by gen import --merge), "
             f"the other rows in the set's own call (started {clock_time(v.own_call)}). Comparisons between "
             "the two cross processes: each row's clock and power are its own (the conditions table), and the "
@@ -494,7 +496,7 @@ def other_dtype_line(v: verdicts.Verdict) -> str | None:
     if own(v.fastest.variant):
         return None
     ran = [t for t in v.rows if own(t.variant)]
-    unmeasured_ = [(x, r) for x, _, r in v.not_measured if own(x)]
+    unmeasured_ = [(x.variant, x.reason) for x in v.not_measured if own(x.variant)]
     if not ran and not unmeasured_:
         return None
     text = f"The fastest here, {label(v.fastest.variant)}, is not an FP8 call"
