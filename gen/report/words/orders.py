@@ -302,7 +302,8 @@ def timed_apart_clauses(o, label) -> list[str]:
     if o.kernel_sum is None:
         return [f"{text}, and there are no kernel sums to decide it"]
     if o.kernel_sum_clocks_apart:
-        return [f"{text}, and {clock_gate(o, apart(o.first_ks_mhz, o.second_ks_mhz))}, cannot decide it either"]
+        gate, *why = clock_gate(o, apart(o.first_ks_mhz, o.second_ks_mhz))
+        return [f"{text}, and {gate}, cannot decide it either", *why]
     return [f"{text}, and the kernel sums do not agree with it beyond {rules.TIME_FLOOR_PCT:g}%, so they cannot "
             "decide it"]
 
