@@ -77,10 +77,15 @@ def test_a_kernel_sum_gain_beside_the_first_screens_line_keeps_its_side_of_it():
     assert "1.195×" in text and "1.20×" not in text
     assert "1.195×" in orders.kernels_ahead_detail(o, label)
     line = f"{rules.ADVICE_MIN_GAIN:g}×"
-    said = first_screen._led([(("FP8 prefill", "inference"), text, 1.08, 6021.92 / 5038.05)])
+    # at one clock (within the gate), a gain under the line is said to be under it
+    fair = _orders(kernel_sum=1.15, first_ks_mhz=1980.0, second_ks_mhz=1965.0, forward=1.07, reverse=1.1)
+    said = first_screen._led([(("FP8 prefill", "inference"), orders.kernels_ahead(fair, label), fair)])
     assert f"under the {line} the first screen asks" in said
     assert "so no rule decides it" in said
-    past = first_screen._led([(("FP8 prefill", "inference"), "x", 1.08, 1.3)])
+    # the FP8 sums' leader ran the lower clock: its 1.195× is a floor, never held against the line
+    floor = first_screen._led([(("FP8 prefill", "inference"), text, o)])
+    assert "under the" not in floor and f"at least {line}" not in floor and "so no rule decides it" in floor
+    past = first_screen._led([(("FP8 prefill", "inference"), "x", _orders(kernel_sum=1.3))])
     assert "under the" not in past and f"by at least {line}" in past
 
 

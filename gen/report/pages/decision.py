@@ -313,8 +313,7 @@ def _led(noise, picks) -> dict:
 
 
 def _led_named(ls, led) -> list[tuple]:
-    return [(_named(ls, [v])[0], orders_words.kernels_ahead(o, fmt.label_of), o.as_run,
-             max(o.kernel_sum, 1 / o.kernel_sum)) for v, o in led.items()]
+    return [(_named(ls, [v])[0], orders_words.kernels_ahead(o, fmt.label_of), o) for v, o in led.items()]
 
 
 def _standing_short(ls, a, mine, first, noise, behind, apart, led) -> str:

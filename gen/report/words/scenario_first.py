@@ -235,7 +235,8 @@ def _shared_gain(f) -> str:
     parts = []  # (who leads, by how much, by which measure)
     r, by = o.answer
     if by == leads.BY_KERNEL_SUM and r is not None:
-        parts.append((f.fastest if r >= 1 else f.named, times_beside(max(r, 1 / r), rules.ADVICE_MIN_GAIN),
+        parts.append((f.fastest if r >= 1 else f.named,
+                      orders_words.least(o) + times_beside(max(r, 1 / r), rules.ADVICE_MIN_GAIN),
                       orders_words.MEASURE[by]))
     parts.append((f.fastest, times(n.median_ms / f.median_ms), orders_words.MEASURE[leads.AS_RUN]))
     if len({who for who, *_ in parts}) == 1:
@@ -347,16 +348,19 @@ def _faster_unranked(f, o) -> list[str]:
     first, as_run = _name(f, f.fastest), f.named_at.median_ms / f.median_ms
     # the bracket names the call short: a label carries brackets of its own
     clock = sum_clocks.lower_clock(o) or sum_clocks.higher_clock(o, short_label, named=False)
-    lead = (f"{first} is {orders_words.sum_gain(o.kernel_sum)} faster by kernel sum ({sums_at(o)}"
-            + (f": {clock})" if clock else ")") + f" and {times(as_run)} as run")
+    gain = orders_words.least(o) + orders_words.sum_gain(o.kernel_sum)
+    lead = (f"{first} is {gain} faster by kernel sum ({sums_at(o)}" + (f": {clock})" if clock else ")")
+            + f" and {times(as_run)} as run")
     if o.oriented:
         lead += f", ahead in both round orientations ({times(o.forward)} forward, {times(o.reverse)} reversed)"
     overlap = f"the two medians' {intervals(f.spreads[0], f.named_at.spread)} overlap"
     swing = sum_clocks.swing_note(o, label)
     why = f"But {swing}, so {overlap} and no rank is decided" if swing else f"But {overlap}, so no rank is decided"
     # packed documents: the call that needs no mask is named for the build (the note under the table says it), not
-    # for a bar the two never faced (the H200's 1.19x mask call is named)
-    under = max(o.kernel_sum, as_run) < rules.ADVICE_MIN_GAIN and getattr(f.point, "mask", None) != schema.Mask.DOCUMENT
+    # for a bar the two never faced (the H200's 1.19x mask call is named); nor is the bar held against a kernel-sum
+    # ratio that is only the least its lead would be at one clock (Orders.kernel_sum_least): the overlap decides
+    under = (max(o.kernel_sum, as_run) < rules.ADVICE_MIN_GAIN and not o.kernel_sum_least
+             and getattr(f.point, "mask", None) != schema.Mask.DOCUMENT)
     return [lead, why, *([f"{sum_clocks.possessive(first)} lead is under the {rules.ADVICE_MIN_GAIN:g}× {NAMED} "
                           "asks before naming another call"] if under else [])]
 
