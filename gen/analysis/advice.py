@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from gen.analysis import (
     batch_call,
     calls,
+    compiles,
     dynamic,
     first_calls,
     host_rules,
@@ -192,6 +193,8 @@ class Startup:
     # nearest in configuration (gen.analysis.recompiles)
     recompiled: tuple = ()
     first_calls: tuple = ()  # the variant's first calls over the capture (gen.analysis.first_calls)
+    # a call compiled per configuration: its first calls that compiled, over the set (gen.analysis.compiles.Spans)
+    compiles: object = None
 
 
 @dataclass(frozen=True)
@@ -327,18 +330,12 @@ def dense_mask_at(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> bo
 
 
 def _compile(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
-    """compile_s, compile_merged and compile_ahead of the pick, all from the one record whose first
-    call is reported: the verdict's own point; for the article its run first, the capture's first
-    compile at that shape (the sweep point at the same shape comes after it and finds it cached),
-    and the article's runs only for the article (another scenario's shape compiles another graph)."""
-    p = calls.point_of(ls, v.scenario, v.mode)
-    recs = [s for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p]
-    if v.scenario == ARTICLE:
-        recs = [r for r in ls.rs.runs if r.variant == variant and r.mode == v.mode] + recs
-    rec = next((r for r in recs if r.compile_time_s is not None), None)
-    if rec is None:
+    """compile_s, compile_merged and compile_ahead of the pick: its first call at the verdict's configuration, as
+    every page gives it (gen.analysis.compiles.at_point)."""
+    c = compiles.at_point(ls, v.scenario, v.mode, variant)
+    if c is None:
         return dict(compile_s=None)
-    return dict(compile_s=rec.compile_time_s, compile_merged=bool(rec.captured), compile_ahead=bool(rec.compiled_ahead))
+    return dict(compile_s=c.seconds, compile_merged=c.merged, compile_ahead=c.ahead)
 
 
 def _accuracy(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str) -> dict:
@@ -453,7 +450,7 @@ def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> 
     return Startup(first.variant, backend, first.first_call_s, later.first_call_s if later else None,
                    later.variant if later else None, first.first_in_process, status, costs,
                    tuple(r for r in recompiles.recompiles(ls.rs) if r.variant == first.variant),
-                   first_calls.first_calls(ls, first.variant))
+                   first_calls.first_calls(ls, first.variant), compiles.spans(ls, first.variant))
 
 
 def _auto_startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str,

@@ -10,6 +10,7 @@ from gen.analysis import leads, rules
 from gen.analysis.values import variant_role
 from gen.model.scenarios import ARTICLE
 from gen.model.variants import VARIANTS
+from gen.report.words import compiles as compile_words
 from gen.report.words import dynamic
 from gen.report.words import first_calls as first_call_words
 from gen.report.words import orders as orders_words
@@ -433,9 +434,12 @@ def _startup_of(s: advice_mod.Startup | None) -> str | None:
 def _compiled_startup(s: advice_mod.Startup, who: str) -> str:
     """A call compiled per configuration (FA4's CuTe DSL): its first call is a compile at that shape, not a
     one-time start-up; in short sentences, one colon each at most: the keys and the time, what else compiled, the
-    lengths."""
-    text = (f"{label(s.variant)} is compiled on the first call of each new configuration "
-            f"({dynamic.COMPILE_KEYS}): {s.first_call_s:.2f} s at the article's shape, {who} first call of it")
+    lengths. The range over the set's first calls that compiled leads: each workload is a configuration of its own,
+    and the article's shape paid the least of them."""
+    head = f"{label(s.variant)} is compiled on the first call of each new configuration ({dynamic.COMPILE_KEYS})"
+    over = compile_words.spans(s.compiles)
+    text = (f"{head}: {over}. At the article's shape it took {s.first_call_s:.2f} s, {who} first call of it" if over
+            else f"{head}: {s.first_call_s:.2f} s at the article's shape, {who} first call of it")
     if s.later_first_call_s is not None:
         text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
     text += "."
