@@ -13,6 +13,7 @@ from gen.analysis import advice
 from gen.analysis.dynamic import ALWAYS, BEYOND, UP_TO, LengthOutcome
 from gen.model.variants import VARIANTS
 from gen.report.pages import decision as decision_page
+from gen.report.words import compiles as compile_words
 from gen.report.words import decision as decision_words
 from gen.report.words import dynamic as dynamic_words
 from gen.report.words.common import label, short_label, times, us
@@ -159,7 +160,7 @@ def test_the_homes_list_of_compile_keys_grows_by_what_the_set_shows(lead_advice)
     # a compile the list explains (query heads differ: the grouping of heads) adds nothing
     heads = Recompile("fa4", "prefill", 2000.0, "gqa-prefill", 2.1, (("q_heads", 64, 32),), ())
     a = replace(lead_advice, startup=replace(s, recompiled=(heads,)))
-    assert f"({dynamic_words.COMPILE_KEYS}): " in decision_words._startup(a)
+    assert f"({compile_words.COMPILE_KEYS}): " in decision_words._startup(a)
     assert "holds more than the set records" not in decision_words._startup(a)
 
 

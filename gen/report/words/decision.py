@@ -436,14 +436,14 @@ def _compiled_startup(s: advice_mod.Startup, who: str) -> str:
     one-time start-up; in short sentences, one colon each at most: the keys and the time, what else compiled, the
     lengths. The range over the set's first calls that compiled leads: each workload is a configuration of its own,
     and the article's shape paid the least of them."""
-    head = f"{label(s.variant)} is compiled on the first call of each new configuration ({dynamic.COMPILE_KEYS})"
+    head = f"{label(s.variant)} is compiled on the first call of each new configuration ({compile_words.COMPILE_KEYS})"
     over = compile_words.spans(s.compiles)
     text = (f"{head}: {over}. At the article's shape it took {s.first_call_s:.2f} s, {who} first call of it" if over
             else f"{head}: {s.first_call_s:.2f} s at the article's shape, {who} first call of it")
     if s.later_first_call_s is not None:
         text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
     text += "."
-    if beyond := dynamic.compiled_beyond_keys(s.recompiled):
+    if beyond := compile_words.compiled_beyond_keys(s.recompiled):
         text += f" {beyond}"
     # measured at one shape: whether another configuration or length compiles again is not (review item 22)
     if s.lengths_status != "ok":
