@@ -463,18 +463,39 @@ def switch_measured(s: SwitchFacts) -> str | None:
     rs = s.length_ratios
     if not rs or s.ratio is None:
         return None
+    return _lengths_measured(s, rs) + unprobed(s)
+
+
+# A phase's lengths as the switch's sentence counts them, and what no run with it set covered there
+SWITCH_LENGTHS = {"prefill": "prompt length", "decode": "KV length of a decode step"}
+SWITCH_UNPROBED = {"decode": "no decode step ran with it, so what it does to a cache that grows a token a step is "
+                             "not measured"}
+
+
+def unprobed(s: SwitchFacts) -> str:
+    """After the switch's first calls, a sentence on the phases it was not run in (SwitchFacts.unprobed): ". No decode
+    step ran with it, so what it does to a cache that grows a token a step is not measured"; "" where it covered
+    every phase measured."""
+    said = [SWITCH_UNPROBED.get(ph, f"no {ph} run had it set, so its effect there is not measured")
+            for ph in s.unprobed]
+    return "".join(f". {x[0].upper()}{x[1:]}" for x in said)
+
+
+def _lengths_measured(s: SwitchFacts, rs: list[float]) -> str:
+    """switch_measured's clause on the lengths it ran at, each named by its phase ("every prompt length")."""
     slower = sum(r > 1 for r in rs)
     span = f"{min(rs):.2f}–{max(rs):.2f}× its time without it" if len(rs) > 1 else f"{rs[0]:.2f}× its time without it"
     medians = (f"median over the lengths after the first {_ms(s.median_with_ms)} ms against "
                f"{_ms(s.median_without_ms)} ms")
     who = f"{label(s.variant)}'s first call"
+    unit = SWITCH_LENGTHS.get(s.phase, "length")
     if slower == len(rs):
-        return (f"{who} was slower at every length, {span} ({medians}), one run each, so the switch brought no "
+        return (f"{who} was slower at every {unit}, {span} ({medians}), one run each, so the switch brought no "
                 "gain; whether it costs anything is not established")
     if slower == 0:
-        return (f"{who} was faster at every length, {span} ({medians}), one run each, so how much of that is the "
+        return (f"{who} was faster at every {unit}, {span} ({medians}), one run each, so how much of that is the "
                 "switch is not established")
-    return (f"{who} was faster at {len(rs) - slower} of {len(rs)} lengths and slower at {slower}, {span} "
+    return (f"{who} was faster at {len(rs) - slower} of {len(rs)} {unit}s and slower at {slower}, {span} "
             f"({medians}), one run each, so no change is established")
 
 
