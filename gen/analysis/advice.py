@@ -151,6 +151,9 @@ class Exception_:
     shares: tuple = ()
     by_sums: object = None  # where the kernel sums decide its first place, its Orders against the runner-up
     between_apart: tuple[str, ...] = ()  # the `between` calls not timed in its rounds (calls.same_rounds False)
+    # its Orders against each `between` call (this call first): a call timed apart is ranked by the measure that
+    # decides the pair (Orders.deciding), its kernel sums where the as-run order decides nothing
+    between_orders: tuple = ()
     # the `between` calls its verdict puts within noise of it (sharing its first rank: Verdict.near), whose ratio is
     # an order as run and no more
     between_noise: tuple[str, ...] = ()
@@ -395,6 +398,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               by_sums=o1 if v.settled and (o1 := verdicts.first_pair(v)[0]) and o1.sums_decide
                               else None,
                               between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False),
+                              between_orders=tuple(verdicts.orders(f, v.row(x), v.basis) for x, _ in between),
                               between_noise=tuple(x for x, _ in between if x in v.near),
                               between_loop=tuple((x, lm, _host_median(v.row(x))) for x, _ in between
                                                  if (lm := calls.loop_ms(v.row(x), f)) is not None),

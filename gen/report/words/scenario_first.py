@@ -189,15 +189,18 @@ def gain_cell(f) -> str:
         by = "(both kernel sums)" if len(ks) == 2 else "(one side a kernel sum)"
     text = f"{times_beside(f.gain, rules.ADVICE_MIN_GAIN)} {by}".strip() + _tie_gain(f)
     o = f.orders
+    apart = ""
     if f.gain_by == leads.BY_KERNEL_SUM and o is not None and o.first_ks_ms and o.second_ks_ms:
         higher = sum_clocks.higher_clock(o, label, named=False)  # what is left past a clock gap
         text += f" ({sums_at(o, f.gain >= 1)}" + (f": {higher})" if higher else ")")
         as_run = f.as_run if f.as_run is not None else o.as_run  # the ratio of the times the table shows
         if as_run is not None:
             text += f"; {times(as_run)} as run"
+            # two calls timed apart: the as-run ratio is no gap, only the table's two times divided
+            apart = ", timed apart, which decides nothing" if o.timed_apart else ""
     if f.loop_ms is not None and f.runner_up is not None:  # host-bound: a loop's gain is not the GPU's
-        text += f" on the GPU; {_loop_gain(f)}"
-    return text
+        return text + f" on the GPU{apart}; {_loop_gain(f)}"
+    return text + apart
 
 
 def _tie_gain(f) -> str:
