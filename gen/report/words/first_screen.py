@@ -8,6 +8,7 @@ from gen.analysis import rules
 from gen.model.schema import Mode
 from gen.report.words.common import backend as backend_name
 from gen.report.words.common import join_and, range_beside, times, us
+from gen.report.words.deterministic import lead_measure
 from gen.report.words.orders import BEHIND_BY_KERNELS, MEASURE
 from gen.report.words.sum_clocks import two_clocks
 
@@ -182,7 +183,9 @@ def deterministic_lead(d, workload) -> str:
     """Which pair a verdict's lead is between where plain calls lead deterministic ones, and the lead among the
     deterministic calls (gen.analysis.determinism.DeterministicLead): "in deterministic
     backward the lead is between FlashAttention-4 and SDPA cuDNN, neither deterministic; among the deterministic calls,
-    FlashAttention-4 (deterministic backward) is 2.74× ahead of SDPA flash (deterministic)"."""
+    FlashAttention-4 (deterministic backward) is 2.74× ahead of SDPA flash (deterministic) as run, 2.87× by kernel sum,
+    both at 1980 MHz": the lead by its measure, and the kernel sums beside it where they ran at one clock (a ratio
+    given bare did not match the two kernel sums the paragraph below divides)."""
     from gen.report.words.common import label
 
     pair = f"{label(d.fastest)} and {label(d.runner_up)}" if d.runner_up else label(d.fastest)
@@ -190,7 +193,7 @@ def deterministic_lead(d, workload) -> str:
     where = f"{_low(title)} ({'training' if mode == Mode.TRAIN else 'inference'})"
     return (f"in {where}, the lead is between {pair}, {'neither' if d.runner_up else 'not'} "
             f"deterministic; among the deterministic calls, {label(d.det_first)} is {times(d.det_ratio)} ahead of "
-            f"{label(d.det_second)}")
+            f"{label(d.det_second)}{lead_measure(d.det_method, d.det_ks_ratio, d.det_ks_mhz)}")
 
 
 def not_the_call_note(mark: str, items) -> str | None:
