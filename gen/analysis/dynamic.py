@@ -430,6 +430,8 @@ class BatchOrder:
     named: tuple[str, ...]  # the verdict's calls the order reaches (its first rank), in its order
     # The runs' SM clock where their lengths record one; None: not recorded (no schema records it yet)
     clock_mhz: float | None = None
+    # the `named` calls whose traced grid at the verdict's point is under the GPU's SMs (batch_grid.GridAt)
+    grids: tuple = ()
 
 
 def decode_at_other_batch(rs: schema.ResultSet, point: schema.Point | None,
