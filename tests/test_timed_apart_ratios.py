@@ -10,9 +10,10 @@ import statistics
 
 import pytest
 
-from gen.analysis import advice
+from gen.analysis import advice, verdicts
 from gen.report.pages import scenario_first
 from gen.report.words import decision as decision_words
+from gen.report.words import verdicts as verdict_words
 from tests.conftest import H100_PAIRED, RESULTS, committed_set
 
 
@@ -42,3 +43,10 @@ def test_a_table_that_shows_two_times_taken_apart_says_their_ratio_decides_nothi
     assert row["gain"].startswith("1.38× by kernel sum (")
     assert row["gain"].endswith("; 1.44× as run, timed apart, which decides nothing")
     assert row["holds"] == "yes, by kernel sum (timed apart)"
+
+
+def test_a_verdict_names_the_as_run_ratio_of_two_calls_timed_apart_as_such():
+    v = verdicts.verdict(committed_set(H100_PAIRED), "sliding-window", "inference")
+    head = verdict_words.verdict(v).headline
+    assert "1.44× ahead of varlen_attn (packed, cu_seqlens) (6.755 ms) as run;" in head
+    assert "the as-run order decides nothing between them" in head

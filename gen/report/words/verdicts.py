@@ -377,7 +377,9 @@ def _runner_up(v: verdicts.Verdict, head: str, here: str) -> str:
         return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}) as run; the "
                 f"{intervals(fs, rs)} of the two medians " + ("do not overlap" if o.apart else "overlap")
                 + f", but {round_by_round.paired(o, label)}")
-    return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}); the "
+    # two calls timed apart: the ratio is as run, which the sentence goes on to say decides nothing
+    apart = " as run" if o.timed_apart else ""
+    return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}){apart}; the "
             f"{intervals(fs, rs)} of the two medians do not overlap" + _beyond_noise(o))
 
 
