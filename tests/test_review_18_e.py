@@ -126,15 +126,16 @@ def test_determinism_cost_gives_the_kernel_sums_first(loaded):
     (dk, dm), (bk, bm) = fa4.det_ks, fa4.base_ks
     assert round(dm) == round(bm) == 1980 and dk / bk == pytest.approx(1.13, abs=0.01)
     text = decision_words._determinism(a)
-    part = text[text.index("FlashAttention-4 (flash_attn.cute) deterministic takes"):].split("; flash")[0]
-    head = f"takes {us(dk)} against {us(bk)} by default by kernel sum (both at 1980 MHz), {times(dk / bk)}"
+    part = text[text.index("FlashAttention-4 (deterministic backward) takes"):].split("; SDPA flash")[0]
+    head = f"takes {us(dk)} against {us(bk)} without determinism by kernel sum (both at 1980 MHz), {times(dk / bk)}"
     assert head in part
     # as run second, the equal-clock model last
     assert part.index(head) < part.index(f"{times(fa4.ratio)} as run") < part.index("at equal clock, a model")
     # flash and efficient, kernel sums as their GPU-only times, keep their wording: one measure for all three
-    assert "flash deterministic takes" in text and "(both kernel sums), " in text
+    assert "SDPA flash (deterministic) takes" in text and "(both kernel sums), " in text
     tail = text.split("is the fastest deterministic call", 1)[1]
-    assert tail.index(f"costs {times(dk / bk)} the fastest step without it by kernel sum") < tail.index("as run")
+    assert tail.index(f"costs {times(dk / bk)} the fastest step without determinism by kernel sum") < \
+        tail.index("as run")
 
 
 def test_determinism_sums_at_clocks_apart_are_not_first():

@@ -72,7 +72,8 @@ def _behind_not_decided(lead) -> int:
         assert flips or o.clocks_apart or o.within_noise_of_pair or o.orientation_split or o.timed_apart
         for r in flips:  # each order that puts the default ahead is given, with its ratio
             assert verdict_words.times(1 / r) in open_part
-        assert f"{decision_words._place_of(b.scenario, b.mode)} at {behind_words._size(b, False)}" in open_part
+        place = f"{decision_words._place_of(b.scenario, b.mode)} at {behind_words._size(b, False)}"
+        assert f"{place[0].upper()}{place[1:]}: " in open_part  # each size leads its own sentences
     for b in rest:
         if b.decided:
             assert b.orders is None or b.orders.decided

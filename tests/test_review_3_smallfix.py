@@ -166,5 +166,5 @@ def test_deterministic_costs_compare_like_with_like(h100):
         assert d.det_method == d.base_method  # every deterministic step here has a kernel sum to fall back on
         assert d.ratio == pytest.approx(d.det_ms / d.base_ms)
         if d.det_method == "kernel_sum":
-            assert f"{us(d.det_ms)} against {us(d.base_ms)} by default (both kernel sums)" in text
+            assert f"{us(d.det_ms)} against {us(d.base_ms)} without determinism (both kernel sums)" in text
     assert decision_words._methods("cuda_graph", "kernel_sum") == " (graph replay against kernel sum)"

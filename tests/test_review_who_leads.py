@@ -18,6 +18,7 @@ from gen.report.words import orders as orders_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words import why as why_words
 from gen.report.words.common import join_and, label, times
+from gen.report.words.sentences import flat
 from tests.conftest import all_verdicts, committed_set
 
 LEAD = "nvidia-h100-80gb-hbm3__torch-2.11.0"
@@ -122,7 +123,9 @@ def test_past_the_verdicts_points_gives_each_undecided_size_its_orders(lead):
         if b.at_verdict or b.decided or b.by_kernels:  # behind by kernel sum: tests/test_review8_home.py
             continue
         part = line.split("Not decided", 1)[1]
-        assert orders_words.brief(b.orders, label) in part
+        # its orders one clause a sentence (sentences.note_sentences)
+        assert all(f"{x[0].upper()}{x[1:]}." in part or f": {x}." in part
+                   for x in flat(orders_words.brief_clauses(b.orders, label)))
         assert "kernel sum" in part and "MHz" in part
     assert "the windows' clocks, not the kernels" not in line and "not the kernels' order" not in line
 

@@ -44,9 +44,12 @@ def test_the_fa4_compile_sentence_gives_the_time_then_what_else_compiled(loaded)
     text = decision_words._startup(a)
     (r,) = [x for x in s.recompiled if x.phase == "decode"]
     assert text.startswith(f"FlashAttention-4 (flash_attn.cute) is compiled on the first call of each new "
-                           f"configuration (dtype, head dim, mask, grouping of heads): {s.first_call_s:.2f} s at the "
-                           f"article's shape, the process's first call of it. A configuration holds more than the set "
-                           f"records: at decode steps it compiled again ({r.first_ms / 1e3:.2f} s)")
+                           f"configuration (dtype, head dim, mask, grouping of heads): "
+                           f"{s.compiles.forward[0]:.2f}–{s.compiles.forward[1]:.2f} s a forward in this set, "
+                           f"{s.compiles.train[0]:.2f}–{s.compiles.train[1]:.2f} s a training step, whose backward "
+                           f"compiles too. At the article's shape it took {s.first_call_s:.2f} s, the process's first "
+                           f"call of it. A configuration holds more than the set records: at decode steps it compiled "
+                           f"again ({r.first_ms / 1e3:.2f} s)")
     assert "only the batch differed (8 there, 1 here)." in text
 
 

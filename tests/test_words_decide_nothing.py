@@ -233,7 +233,7 @@ def test_dynamic_lengths_decide_their_notes_in_analysis():
     assert pf.first_alike == [b]
     d, e = _run("d", warmup_ms=start, warmup_lengths=1), _run("e", warmup_ms=start * 0.99, warmup_lengths=2)
     assert dyn.PhaseFacts("prefill", [d, e], [], d, None, []).startup_paid == [d]
-    warmed = dyn.PhaseFacts("prefill", [d, e], [], d, None, [], warm_cache=(("d", "x", None),))
+    warmed = dyn.PhaseFacts("prefill", [d, e], [], d, None, [], warm_cache=(dyn.WarmCache("d", "x", None),))
     assert warmed.startup_paid == []
     line = host_rules.HOST_BOUND_EAGER_RATIO
     waits = [_run("f", steady=line, gpu=1.0), _run("g", steady=2 * line, gpu=2.0)]

@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from gen.analysis import (
     batch_call,
     calls,
+    compiles,
     dynamic,
     first_calls,
     host_rules,
@@ -152,6 +153,9 @@ class Exception_:
     shares: tuple = ()
     by_sums: object = None  # where the kernel sums decide its first place, its Orders against the runner-up
     between_apart: tuple[str, ...] = ()  # the `between` calls not timed in its rounds (calls.same_rounds False)
+    # its Orders against each `between` call (this call first): a call timed apart is ranked by the measure that
+    # decides the pair (Orders.deciding), its kernel sums where the as-run order decides nothing
+    between_orders: tuple = ()
     # the `between` calls its verdict puts within noise of it (sharing its first rank: Verdict.near), whose ratio is
     # an order as run and no more
     between_noise: tuple[str, ...] = ()
@@ -215,6 +219,8 @@ class Startup:
     # nearest in configuration (gen.analysis.recompiles)
     recompiled: tuple = ()
     first_calls: tuple = ()  # the variant's first calls over the capture (gen.analysis.first_calls)
+    # a call compiled per configuration: its first calls that compiled, over the set (gen.analysis.compiles.Spans)
+    compiles: object = None
 
 
 @dataclass(frozen=True)
@@ -364,18 +370,12 @@ def dense_mask_at(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> bo
 
 
 def _compile(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str) -> dict:
-    """compile_s, compile_merged and compile_ahead of the pick, all from the one record whose first
-    call is reported: the verdict's own point; for the article its run first, the capture's first
-    compile at that shape (the sweep point at the same shape comes after it and finds it cached),
-    and the article's runs only for the article (another scenario's shape compiles another graph)."""
-    p = calls.point_of(ls, v.scenario, v.mode)
-    recs = [s for s in ls.rs.sweep if s.variant == variant and s.scenario == v.scenario and s.point == p]
-    if v.scenario == ARTICLE:
-        recs = [r for r in ls.rs.runs if r.variant == variant and r.mode == v.mode] + recs
-    rec = next((r for r in recs if r.compile_time_s is not None), None)
-    if rec is None:
+    """compile_s, compile_merged and compile_ahead of the pick: its first call at the verdict's configuration, as
+    every page gives it (gen.analysis.compiles.at_point)."""
+    c = compiles.at_point(ls, v.scenario, v.mode, variant)
+    if c is None:
         return dict(compile_s=None)
-    return dict(compile_s=rec.compile_time_s, compile_merged=bool(rec.captured), compile_ahead=bool(rec.compiled_ahead))
+    return dict(compile_s=c.seconds, compile_merged=c.merged, compile_ahead=c.ahead)
 
 
 def _accuracy(ls: tables.LoadedSet, v: verdicts.Verdict, variant: str, default: str) -> dict:
@@ -436,6 +436,7 @@ def _exceptions(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) 
                               by_sums=o1 if v.settled and (o1 := verdicts.first_pair(v)[0]) and o1.sums_decide
                               else None,
                               between_apart=tuple(x for x, _ in between if calls.same_rounds(f, v.row(x)) is False),
+                              between_orders=tuple(verdicts.orders(f, v.row(x), v.basis) for x, _ in between),
                               between_noise=tuple(x for x, _ in between if x in v.near),
                               between_loop=tuple(BetweenLoop(x, lm, _host_median(v.row(x))) for x, _ in between
                                                  if (lm := calls.loop_ms(v.row(x), f)) is not None),
@@ -491,7 +492,7 @@ def _startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str) -> 
     return Startup(first.variant, backend, first.first_call_s, later.first_call_s if later else None,
                    later.variant if later else None, first.first_in_process, status, costs,
                    tuple(r for r in recompiles.recompiles(ls.rs) if r.variant == first.variant),
-                   first_calls.first_calls(ls, first.variant))
+                   first_calls.first_calls(ls, first.variant), compiles.spans(ls, first.variant))
 
 
 def _auto_startup(ls: tables.LoadedSet, vs: list[verdicts.Verdict], default: str,

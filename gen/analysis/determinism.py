@@ -139,7 +139,12 @@ class DeterministicLead:
     runner_up: str | None
     det_first: str
     det_second: str
-    det_ratio: float  # det_second's median over det_first's
+    det_ratio: float  # det_second's median over det_first's: as run where both are graph replays
+    # det_second's kernel sum over det_first's and their windows' clocks, where both are graph replays with fair sums
+    # (fair_sums: within rules.CLOCK_GAP_PCT): said beside the as-run ratio (2.74x as run, 2.87x by kernel sum)
+    det_ks_ratio: float | None = None
+    det_ks_mhz: tuple[float | None, float | None] | None = None
+    det_method: str | None = None  # how both GPU-only times were taken, where the same (schema.GpuOnlyMethod)
 
 
 def deterministic_leads(vs: list[verdicts.Verdict]) -> tuple[DeterministicLead, ...]:
@@ -154,8 +159,18 @@ def deterministic_leads(vs: list[verdicts.Verdict]) -> tuple[DeterministicLead, 
         runner = next((t.variant for t in timed if t.variant != v.fastest.variant
                        and t.variant not in v.same_kernel), None)
         out.append(DeterministicLead(v.scenario, v.mode, v.fastest.variant, runner, det[0].variant, det[1].variant,
-                                     v.spread(det[1]).median / v.spread(det[0]).median))
+                                     v.spread(det[1]).median / v.spread(det[0]).median, *pair_sums(det[0], det[1])))
     return tuple(out)
+
+
+def pair_sums(first, second) -> tuple[float | None, tuple[float | None, float | None] | None, str | None]:
+    """Two steps' (second's kernel sum over first's, their windows' clocks) where both are graph replays with fair sums
+    (fair_sums), else (None, None); and how both GPU-only times were taken where the same (schema.GpuOnlyMethod)."""
+    a, b = _ks(first), _ks(second)
+    method = first.gpu_only_method if first.gpu_only_method == second.gpu_only_method else None
+    if not fair_sums(a, b):
+        return None, None, method
+    return b[0] / a[0], (a[1], b[1]), method
 
 
 @dataclass(frozen=True)
@@ -170,6 +185,10 @@ class DeterministicHead:
     decided: bool
     cost: Determinism | None  # first's, against the same call without determinism (determinism_costs)
     plain: str  # the fastest call of the point, not deterministic
+    # `ratio`'s kernel sums and clocks, and its measure, as DeterministicLead has them (pair_sums)
+    ks_ratio: float | None = None
+    ks_mhz: tuple[float | None, float | None] | None = None
+    method: str | None = None
 
 
 def deterministic_head(v: verdicts.Verdict | None) -> DeterministicHead | None:
@@ -184,4 +203,5 @@ def deterministic_head(v: verdicts.Verdict | None) -> DeterministicHead | None:
     cost = next((d for d in determinism_costs([v]) if d.variant == first.variant and d.ratio is not None), None)
     return DeterministicHead(first.variant, second.variant if second else None,
                              v.spread(second).median / v.spread(first).median if second else None,
-                             bool(second and verdicts.leads(first, second, v.basis)), cost, v.fastest.variant)
+                             bool(second and verdicts.leads(first, second, v.basis)), cost, v.fastest.variant,
+                             *(pair_sums(first, second) if second else ()))

@@ -409,6 +409,9 @@ class SwitchFacts:
     median_with_ms: float | None = None
     steady_without_ms: float | None = None
     steady_with_ms: float | None = None
+    # the phases the set's dynamic-lengths runs measured without the switch that no run with it set covered (decode,
+    # where only prefill was probed): what it does there is not measured
+    unprobed: tuple[str, ...] = ()
 
     @property
     def ratio(self) -> float | None:
@@ -437,11 +440,14 @@ def switch_facts(rs: schema.ResultSet) -> list[SwitchFacts]:
         pairs = [dict(kv_len=c.kv_len, without_ms=base[c.kv_len].first_ms, with_ms=c.first_ms)
                  for c in with_.lengths if c.kv_len in base]
         later = [p for p in pairs[1:] if p["without_ms"] is not None and p["with_ms"] is not None]
+        probed = {r.phase for r in rs.dynamic if r.env.get(sw.name) == sw.value}
         out.append(SwitchFacts(
             sw.name, sw.value, sw.present, sw.effect, sw.detail, with_.variant, with_.phase, pairs,
             statistics.median(p["without_ms"] for p in later) if later else None,
             statistics.median(p["with_ms"] for p in later) if later else None,
-            without.steady_ms, with_.steady_ms))
+            without.steady_ms, with_.steady_ms,
+            tuple(ph for ph in phases(rs) if ph not in probed and any(not r.env and r.phase == ph
+                                                                     for r in rs.dynamic))))
     return out
 
 
@@ -466,6 +472,8 @@ class BatchOrder:
     named: tuple[str, ...]  # the verdict's calls the order reaches (its first rank), in its order
     # The runs' SM clock where their lengths record one; None: not recorded (no schema records it yet)
     clock_mhz: float | None = None
+    # the `named` calls whose traced grid at the verdict's point is under the GPU's SMs (batch_grid.GridAt)
+    grids: tuple = ()
 
 
 def decode_at_other_batch(rs: schema.ResultSet, point: schema.Point | None,

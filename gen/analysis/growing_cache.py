@@ -42,6 +42,9 @@ class Growing:
     # the calls a length below which `instead` costs less in all, each new length included; None where it is no
     # slower once warm (it costs less at any count)
     calls_below: float | None = None
+    # a switch the measuring set probed for cuDNN's new lengths in another phase, no decode step run with it
+    # (dynamic.SwitchFacts.unprobed): its name, and the phase it was probed in
+    unprobed_switch: tuple[str, str | None] | None = None
 
 
 def runs_cudnn(ls, scenario: str, mode: str, variant: str | None) -> bool:
@@ -82,5 +85,6 @@ def growing(ls, f, beside: length_cost.Beside | None) -> Growing | None:
     below = None
     if best is not None and best[2] > ref:
         below = (cudnn.first_extra_ms - best[1]) / (best[2] - ref)
+    sw = next(((s.name, s.phase) for s in b.switches if PHASE in s.unprobed), None)
     return Growing(named, loop_only, b.name, b.title, b is own, dict(b.batches).get(PHASE), cudnn.first_extra_ms,
-                   cudnn.steady_ms, *(best if best is not None else (None, None, None)), who, ref, below)
+                   cudnn.steady_ms, *(best if best is not None else (None, None, None)), who, ref, below, sw)

@@ -249,6 +249,13 @@ class Orders:
         return lower is not None and lower >= 0
 
     @property
+    def kernel_sum_least(self) -> bool:
+        """The kernel sums' leader ran its window past rules.CLOCK_GAP_PCT lower in clock than the other: their ratio
+        is the least its lead would be at one clock (kernel_sum_conservative's assumption), a bound, never a value to
+        hold against rules.ADVICE_MIN_GAIN (cuDNN FP8's 1.195x at 1755 against FA4's 1965 MHz)."""
+        return self.kernel_sum_clocks_apart and self.kernel_sum_conservative
+
+    @property
     def kernels_leader(self) -> str | None:
         """Within noise as run (the as-run intervals overlap), the call the kernel sums put ahead past
         rules.kernel_sum_floor (the point's kernel-sum noise of identical kernels, at least rules.TIME_FLOOR_PCT), at

@@ -160,6 +160,7 @@ class Beside:
     # decode page names for a growing cache (gen.analysis.growing_cache)
     best: tuple[tuple[str, str, float, float], ...] = ()
     batches: tuple[tuple[str, int], ...] = ()
+    switches: tuple = ()  # the set's switch probes (dynamic.SwitchFacts): the phases each ran in and did not
 
     def flash_trade(self, phase: str) -> FlashTrade | None:
         """Flash's warm call against the cuDNN call's in `phase`, and the calls a length that decide between them;
@@ -197,7 +198,8 @@ def beside(ls: tables.LoadedSet, title: str) -> Beside | None:
                 if any(w.variant == auto and w.chose == "cudnn" for w in dynamic.phase_facts(ls.rs, ph).warm_cache)}
     return Beside(ls.name, title, got.phases, first_extra(ls, "sdpa_flash"), first_extra(ls, "sdpa_flash", "steady_ms"),
                   tuple((ph, ms) for ph, ms in first_extra(ls, auto, "steady_ms") if ph in on_cudnn),
-                  _best(ls), tuple(dict.fromkeys((r.phase, r.point.batch) for r in ls.rs.dynamic if not r.env)))
+                  _best(ls), tuple(dict.fromkeys((r.phase, r.point.batch) for r in ls.rs.dynamic if not r.env)),
+                  tuple(dynamic.switch_facts(ls.rs)))
 
 
 def _best(ls: tables.LoadedSet) -> tuple[tuple[str, str, float, float], ...]:

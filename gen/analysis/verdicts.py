@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from gen.analysis import dynamic, kernel_names, rules, tables, unmeasured
+from gen.analysis import batch_grid, dynamic, kernel_names, rules, tables, unmeasured
 from gen.analysis import leads as leads_mod
 from gen.analysis.calls import (
     Noise,
@@ -404,6 +404,9 @@ def verdict(ls: tables.LoadedSet, scenario: str = "article", mode: str = "infere
                 firsts = tuple(x for x, r in v.rank_of_ if r == 1)
                 v = dataclasses.replace(v, other_batch=dynamic.decode_at_other_batch(
                     ls.rs, point_of(ls, scenario, mode), firsts))
+                if v.other_batch is not None:
+                    v = dataclasses.replace(v, other_batch=dataclasses.replace(
+                        v.other_batch, grids=batch_grid.grids(v, ls.environment.sm_count)))
             if v.auto is not None and v.auto.expected_backend:
                 rec = point_records(ls, scenario, mode).get(v.auto.variant)
                 why = ((rec.backend_reasons or {}).get(v.auto.expected_backend) if rec is not None else None)

@@ -26,6 +26,7 @@ from gen.report import charts
 from gen.report import format as fmt
 from gen.report.site import chart_div, summary_command
 from gen.report.words import common as words
+from gen.report.words import compiles as compile_words
 from gen.report.words import decision as decision_words
 from gen.report.words import first_screen as screen_words
 from gen.report.words import growing_cache as growing_words
@@ -250,7 +251,7 @@ def _exception_cell(ls, a, v, e, rec: str, g: float | None, gain: str) -> tuple[
     if rec != auto and (loop := calls.loop_ms(v.row(rec), v.row(auto))) is not None:
         gain = screen_words.loop_cell(gain, loop)
     if e.compile_s is not None:
-        cond += f"; its first call compiles ({e.compile_s:.1f} s)"
+        cond += f"; {compile_words.cell(e.compile_s)}"
     if e.alternative is not None:  # the mask call it is named before
         if (alt := mask_words.alternative_short(e.mask_cost, e.mask_orders, e.mask)) is not None:
             cond = f"{alt}; {cond}"
@@ -313,8 +314,7 @@ def _led(noise, picks) -> dict:
 
 
 def _led_named(ls, led) -> list[tuple]:
-    return [(_named(ls, [v])[0], orders_words.kernels_ahead(o, fmt.label_of), o.as_run, o.sums_under_bar)
-            for v, o in led.items()]
+    return [(_named(ls, [v])[0], orders_words.kernels_ahead(o, fmt.label_of), o) for v, o in led.items()]
 
 
 def _standing_short(ls, a, mine, first, noise, behind, apart, led) -> str:

@@ -20,6 +20,7 @@ from gen.report import format as fmt
 from gen.report.pages import scenario_paths
 from gen.report.site import Context, Page, chart_div
 from gen.report.words import capture as capture_words
+from gen.report.words import compiles as compile_words
 from gen.report.words import decision as decision_words
 from gen.report.words import dynamic as dynamic_words
 from gen.report.words import lengths_beside as lengths_words
@@ -105,7 +106,7 @@ def phase_view(ls, phase: str, beside=None) -> dict:
 def _recompiled(ls, phase: str) -> str | None:
     """What differed where a compiled call compiled again at the phase's first length."""
     recs = [r for r in recompiles.recompiles(ls.rs) if r.phase == phase]
-    return dynamic_words.recompiled(recs, dynamic_words.PHASE_WHERE.get(phase, phase))
+    return compile_words.recompiled(recs, dynamic_words.PHASE_WHERE.get(phase, phase))
 
 
 def set_view(ctx: Context, ls) -> dict:

@@ -12,11 +12,12 @@ Words from gen.report.words.scenario_first, the chart from gen.report.charts.
 
 from __future__ import annotations
 
-from gen.analysis import advice, growing_cache, mask_cost, rules, unmeasured, verdict_point, verdicts
+from gen.analysis import advice, compiles, growing_cache, mask_cost, rules, unmeasured, verdict_point, verdicts
 from gen.model import schema
 from gen.report import charts
 from gen.report import format as fmt
 from gen.report.site import BUILD_COMMAND, chart_div, summary_command
+from gen.report.words import compiles as compile_words
 from gen.report.words import decision as decision_words
 from gen.report.words import growing_cache as growing_words
 from gen.report.words import mask_cost as mask_words
@@ -36,22 +37,24 @@ def _points(f, title: str) -> list[dict]:
             for c in f.calls if not f.plain or c.variant in f.plain]
 
 
-def _mask_note(ls, f) -> str | None:
+def _mask_note(ls, f) -> tuple[str | None, bool]:
     """A packed-documents verdict's BlockMask build against the call that needs none;
     elsewhere, where What to call names a call that builds a BlockMask (a sliding window), its compile and its build
-    (mask_words.first_costs, from What to call's own exception)."""
+    (mask_words.first_costs, from What to call's own exception); and whether it gave the named call's compile."""
     v = verdicts.verdict(ls, f.scenario, f.mode) if f.scope is None and f.point is not None else None
     if v is None:
-        return None
+        return None, False
     note = mask_words.scenario_note(mask_cost.mask_costs(ls, v, lambda x: advice.dense_mask_at(ls, v, x)), f.fastest,
                                     f.runner_up, f.point.mask, f.named)
     if note is not None or f.point.mask == schema.Mask.DOCUMENT:
-        return note
+        return note, False
     a = advice.advice(ls)
     e = next((e for e in a.exceptions if (e.scenario, str(e.mode), e.variant) == (f.scenario, f.mode, f.named)),
              None) if a is not None else None
-    return mask_words.first_costs(e.variant, e.compile_s, e.compile_ahead, e.compile_merged, e.mask_cost, e.mask) \
-        if e is not None and e.mask_cost is not None else None
+    if e is None or e.mask_cost is None:
+        return None, False
+    return (mask_words.first_costs(e.variant, e.compile_s, e.compile_ahead, e.compile_merged, e.mask_cost, e.mask),
+            e.compile_s is not None)
 
 
 def facts(ls, name: str, beside=None) -> dict | None:
@@ -68,7 +71,11 @@ def facts(ls, name: str, beside=None) -> dict | None:
         whose = f"{words.at_cell(f).split(' · ')[0].capitalize()}: " if len(found) > 1 else ""
         setup = decision_words.untimed_setup(f.named, fmt.label_of(f.named)) if f.named is not None else None
         grows = growing_cache.growing(ls, f, beside)
-        notes = [whose + x for x in (words.named_note(f), words.loop_note(f), _mask_note(ls, f), setup,
+        mask, compiled = _mask_note(ls, f)
+        # the named call's compile at this configuration, where the mask's note did not give it (each workload is a
+        # configuration of its own: the first screen's one compile was the article's)
+        compile_note = None if compiled else compile_words.note(compiles.at_point(ls, f.scenario, f.mode, f.named))
+        notes = [whose + x for x in (words.named_note(f), words.loop_note(f), compile_note, mask, setup,
                                      growing_words.note(grows)) if x]
         folds = [dict(title=growing_words.FOLD_TITLE, text=x)] if (x := growing_words.argument(grows)) else []
         rows.append(dict(mode=f.mode, variant=f.lead, set=ls.name, set_title=fmt.set_title(ls),

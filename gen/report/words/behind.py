@@ -10,6 +10,7 @@ from gen.report.words import orders as orders_words
 from gen.report.words import round_by_round
 from gen.report.words.common import intervals, join_and, label, short_label, times
 from gen.report.words.places import place_of as _place_of
+from gen.report.words.sentences import note_sentences
 
 
 def short_count(n: int) -> str:
@@ -45,15 +46,18 @@ def behind_line(a: advice_mod.Advice) -> str | None:
         text = text[:-1] + " (each size on its scenario page)."
     if open_:
         lead = "Not decided past the verdicts' points" if not behind else "Not decided"
+        # each size's orders one clause a sentence after it: in one running clause they chained colons and nested a
+        # bracket of clauses
         text += (" " if text else "") + (
             f"{lead}, where another call is faster as run but by no more than identical kernels read apart at "
             f"that point, or the kernel sums (their windows within {rules.CLOCK_GAP_PCT:g}% in clock, or past the "
             "gap's reach) put "
             f"{short_label(a.default)} ahead" + (", or the two were timed apart" if any(
-                b.orders is not None and b.orders.timed_apart for b in open_) else "") + ": "
-            + "; ".join(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)}: "
-                        + orders_words.brief(b.orders, label) for b in open_)
-            + " (each size on its scenario page).")
+                b.orders is not None and b.orders.timed_apart for b in open_) else "")
+            + " (each size on its scenario page). "
+            + " ".join(" ".join(note_sentences(f"{_place_of(b.scenario, b.mode)} at {_size(b, False)}",
+                                               orders_words.brief_clauses(b.orders, label)))
+                       for b in open_))
     if led:  # the status the first screen counts as behind at a verdict's point (FP8 prefill)
         text += (" " if text else "") + (
             ("Also past them" if text else "Past the verdicts' points") + f", {short_label(a.default)} is "

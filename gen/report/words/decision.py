@@ -10,6 +10,7 @@ from gen.analysis import leads, rules
 from gen.analysis.values import variant_role
 from gen.model.scenarios import ARTICLE
 from gen.model.variants import VARIANTS
+from gen.report.words import compiles as compile_words
 from gen.report.words import dynamic
 from gen.report.words import first_calls as first_call_words
 from gen.report.words import orders as orders_words
@@ -46,6 +47,7 @@ from gen.report.words.places import place_of as _place_of
 from gen.report.words.sentences import Aside
 from gen.report.words.sentences import cap as _cap
 from gen.report.words.sentences import note_sentences as _note_sentences
+from gen.report.words.sum_clocks import clocks_note
 from gen.report.words.sweep_turns import clock_fair, reversed_line  # noqa: F401  (moved there)
 
 CALL = "scaled_dot_product_attention"
@@ -321,7 +323,7 @@ def _start_up(e: advice_mod.Exception_) -> str:
     if (setup := untimed_setup(e.variant)) is not None:
         text += f" {setup}"
     if e.compile_s is not None:
-        text += f" Its first call at this shape compiled it in {e.compile_s:.1f} s"
+        text += f" Its first call at this configuration compiled it in {compile_words.secs(e.compile_s)}"
         text += " (in a later capture call, merged)." if e.compile_merged else (
             f" ({COMPILED_AHEAD_BRIEF})." if e.compile_ahead else ".")
     return text
@@ -363,19 +365,26 @@ def _dense_mask_text(e: advice_mod.Exception_, told: bool) -> str:
     text += f"; the {times(e.ratio)} is against that dense mask"
     if e.between:
         text += ("; calls given the mask's structure rather than a dense mask are closer: " + join_and(
-            f"{label(x)} {r:.2f}× slower than {short_label(e.variant)}"
-            + _between_state(e, x) + _between_loop(e, x) for x, r in ((b.variant, b.ratio) for b in e.between)))
+            _between_ratio(e, x, r) + _between_loop(e, x) for x, r in ((b.variant, b.ratio) for b in e.between)))
     return text
 
 
-def _between_state(e: advice_mod.Exception_, x: str) -> str:
-    """How far the ratio of a call between the exception's and the default holds, said where it is given (never "1.13×
-    slower" bare before "shares the first rank" with that call): " (as run, timed
-    apart)"; " (as run, within noise)" where the verdict shares the first rank between the two; "" where it stands.
+def _between_ratio(e: advice_mod.Exception_, x: str, r: float) -> str:
+    """A call between the exception's and the default, with how far its ratio holds (never "1.13× slower" bare before
+    "shares the first rank" with that call): timed apart, by the measure that decides the pair, the kernel sums
+    where the as-run order decides nothing ("varlen_attn 1.38× slower than FlexAttention by kernel sum (timed
+    apart)", never its 1.44× as run as the gap), its clocks beside where the exception's own standing does not give
+    that pair; " (as run, within noise)" where the verdict shares the first rank between the two; bare where it stands.
     In brackets: the ratios are said in a list joined by commas."""
+    head = f"{label(x)} {{}} slower than {short_label(e.variant)}"
+    o = next((o for o in e.between_orders if o.second == x), None)
     if x in e.between_apart:
-        return " (as run, timed apart)"
-    return " (as run, within noise)" if x in e.between_noise else ""
+        if o is not None and o.decided and o.deciding[1] == leads.BY_KERNEL_SUM:
+            said = e.by_sums is not None and e.by_sums.second == x  # the standing gives its clocks next
+            clocks = "" if said else clocks_note(o, short_label)
+            return head.format(times(o.kernel_sum)) + f" by kernel sum (timed apart{'; ' + clocks if clocks else ''})"
+        return head.format(f"{r:.2f}×") + " (as run, timed apart, which decides nothing)"
+    return head.format(f"{r:.2f}×") + (" (as run, within noise)" if x in e.between_noise else "")
 
 
 def _between_loop(e: advice_mod.Exception_, x: str) -> str:
@@ -433,13 +442,16 @@ def _startup_of(s: advice_mod.Startup | None) -> str | None:
 def _compiled_startup(s: advice_mod.Startup, who: str) -> str:
     """A call compiled per configuration (FA4's CuTe DSL): its first call is a compile at that shape, not a
     one-time start-up; in short sentences, one colon each at most: the keys and the time, what else compiled, the
-    lengths."""
-    text = (f"{label(s.variant)} is compiled on the first call of each new configuration "
-            f"({dynamic.COMPILE_KEYS}): {s.first_call_s:.2f} s at the article's shape, {who} first call of it")
+    lengths. The range over the set's first calls that compiled leads: each workload is a configuration of its own,
+    and the article's shape paid the least of them."""
+    head = f"{label(s.variant)} is compiled on the first call of each new configuration ({compile_words.COMPILE_KEYS})"
+    over = compile_words.spans(s.compiles)
+    text = (f"{head}: {over}. At the article's shape it took {s.first_call_s:.2f} s, {who} first call of it" if over
+            else f"{head}: {s.first_call_s:.2f} s at the article's shape, {who} first call of it")
     if s.later_first_call_s is not None:
         text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
     text += "."
-    if beyond := dynamic.compiled_beyond_keys(s.recompiled):
+    if beyond := compile_words.compiled_beyond_keys(s.recompiled):
         text += f" {beyond}"
     # measured at one shape: whether another configuration or length compiles again is not (review item 22)
     if s.lengths_status != "ok":

@@ -33,7 +33,7 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         how = {"kernel_sum": " by kernel sum", "cuda_graph": " as run"}.get(d.det_method, "") \
             if d.det_method == d.base_method else ""
         clock = f"{how}, {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT}" if d.ratio_at_ref is not None else how
-        parts.append(f"{_det_name(d)} deterministic takes {us(d.det_ms)} against {us(d.base_ms)} by default"
+        parts.append(f"{label(d.variant)} takes {us(d.det_ms)} against {us(d.base_ms)} without determinism"
                      f"{_methods(d.det_method, d.base_method)}, {times(d.ratio)}{clock}")
     if not parts:
         return None
@@ -41,16 +41,16 @@ def _determinism(a: advice_mod.Advice) -> str | None:
             f"{per_call(ds[0].mode)}): " + "; ".join(parts))
     if costs:
         best = costs[0]
-        name = _det_name(best)
-        text += f". {name[0].upper() + name[1:]} is the fastest deterministic call"
+        # each deterministic call by its own label, as the verdicts and the first screen name it
+        text += f". {label(best.variant)} is the fastest deterministic call"
         plain_ms = best.fastest_plain_ms
         if best.fastest_plain and determinism_facts.fair_sums(best.det_ks, best.plain_ks):
             (dk, dm), (pk, pm) = best.det_ks, best.plain_ks
-            text += (f": turning it on costs {times(dk / pk)} the fastest step without it by kernel sum "
+            text += (f": it costs {times(dk / pk)} the fastest step without determinism by kernel sum "
                      f"({label(best.fastest_plain)}, {us(pk)}; {two_clocks(dm, pm)})"
                      + (f"; {times(best.det_ms / plain_ms)}{_det_clock(best)}" if plain_ms and best.det_ms else ""))
         elif best.fastest_plain and plain_ms and best.det_ms:
-            text += (f": turning it on costs {times(best.det_ms / plain_ms)} the fastest step without it "
+            text += (f": it costs {times(best.det_ms / plain_ms)} the fastest step without determinism "
                      f"({label(best.fastest_plain)}, {us(plain_ms)}){_det_clock(best)}")
     return text + "."
 
@@ -63,8 +63,22 @@ def _by_sums(d: determinism_facts.Determinism) -> str:
         f"at {d.det_mhz:.0f} against {d.base_mhz:.0f} MHz" if d.det_mhz and d.base_mhz else "(clocks not recorded)")
     model = f"; {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT.replace(' (a model)', ', a model')}" \
         if d.ratio_at_ref is not None else ""
-    return (f"{_det_name(d)} deterministic takes {us(dk)} against {us(bk)} by default by kernel sum "
+    return (f"{label(d.variant)} takes {us(dk)} against {us(bk)} without determinism by kernel sum "
             f"({two_clocks(dm, bm)}), {times(dk / bk)} ({as_run}{model})")
+
+
+# The measure of a ratio between two deterministic steps, by how both GPU-only times were taken (schema.GpuOnlyMethod)
+LEAD_MEASURE = {"cuda_graph": "as run", "kernel_sum": "by kernel sum"}
+
+
+def lead_measure(method: str | None, ks_ratio: float | None, ks_mhz) -> str:
+    """After a lead between two deterministic calls: its measure, and the kernel sums beside an as-run ratio where they
+    ran at one clock (determinism.pair_sums): " as run, and 2.87× by kernel sum (both at 1980 MHz)"; "" where the
+    two times were taken differently and no sums stand."""
+    how = LEAD_MEASURE.get(method or "")
+    if ks_ratio is not None and method != "kernel_sum":
+        return (f" {how}, and" if how else ",") + f" {times(ks_ratio)} by kernel sum ({two_clocks(*ks_mhz)})"
+    return f" {how}" if how else ""
 
 
 def _det_clock(d: determinism_facts.Determinism) -> str:

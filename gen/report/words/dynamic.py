@@ -15,7 +15,6 @@ from gen.analysis.dynamic import (
     PhaseFacts,
     SwitchFacts,
 )
-from gen.model.scenarios import SCENARIOS
 from gen.report import format as fmt
 from gen.report.words.common import join_and, us  # a new length's cost in words, as the home says it
 from gen.report.words.scenario_first import cost_spread
@@ -453,18 +452,39 @@ def switch_measured(s: SwitchFacts) -> str | None:
     rs = s.length_ratios
     if not rs or s.ratio is None:
         return None
+    return _lengths_measured(s, rs) + unprobed(s)
+
+
+# A phase's lengths as the switch's sentence counts them, and what no run with it set covered there
+SWITCH_LENGTHS = {"prefill": "prompt length", "decode": "KV length of a decode step"}
+SWITCH_UNPROBED = {"decode": "no decode step ran with it, so what it does to a cache that grows a token a step is "
+                             "not measured"}
+
+
+def unprobed(s: SwitchFacts) -> str:
+    """After the switch's first calls, a sentence on the phases it was not run in (SwitchFacts.unprobed): ". No decode
+    step ran with it, so what it does to a cache that grows a token a step is not measured"; "" where it covered
+    every phase measured."""
+    said = [SWITCH_UNPROBED.get(ph, f"no {ph} run had it set, so its effect there is not measured")
+            for ph in s.unprobed]
+    return "".join(f". {x[0].upper()}{x[1:]}" for x in said)
+
+
+def _lengths_measured(s: SwitchFacts, rs: list[float]) -> str:
+    """switch_measured's clause on the lengths it ran at, each named by its phase ("every prompt length")."""
     slower = sum(r > 1 for r in rs)
     span = f"{min(rs):.2f}–{max(rs):.2f}× its time without it" if len(rs) > 1 else f"{rs[0]:.2f}× its time without it"
     medians = (f"median over the lengths after the first {fmt.ms(s.median_with_ms)} ms against "
                f"{fmt.ms(s.median_without_ms)} ms")
     who = f"{label(s.variant)}'s first call"
+    unit = SWITCH_LENGTHS.get(s.phase, "length")
     if slower == len(rs):
-        return (f"{who} was slower at every length, {span} ({medians}), one run each, so the switch brought no "
+        return (f"{who} was slower at every {unit}, {span} ({medians}), one run each, so the switch brought no "
                 "gain; whether it costs anything is not established")
     if slower == 0:
-        return (f"{who} was faster at every length, {span} ({medians}), one run each, so how much of that is the "
+        return (f"{who} was faster at every {unit}, {span} ({medians}), one run each, so how much of that is the "
                 "switch is not established")
-    return (f"{who} was faster at {len(rs) - slower} of {len(rs)} lengths and slower at {slower}, {span} "
+    return (f"{who} was faster at {len(rs) - slower} of {len(rs)} {unit}s and slower at {slower}, {span} "
             f"({medians}), one run each, so no change is established")
 
 
@@ -511,77 +531,3 @@ def fwd_bwd_note(rows: list[dict]) -> str | None:
             f"{label(fastest_bwd['variant'])}'s ({fmt.ms(fastest_bwd['bwd_ms'])} ms). "
             + " ".join(dict.fromkeys(SPLIT_METHOD.get(r["method"], f"Timed by {r['method']}.") for r in got))
             + " Forward plus backward need not equal the step's GPU-only time, which is timed whole (graph replays).")
-
-
-def _low(title: str) -> str:
-    return title[0].lower() + title[1:] if len(title) > 1 and title[1].islower() else title
-
-
-def _scenario(name: str) -> str:
-    """A scenario's title as it reads mid-sentence ("decode from a KV cache"), its name where it has none."""
-    return _low(SCENARIOS[name].title) if name in SCENARIOS else name
-
-
-# The configuration fields of gen.analysis.recompiles in words
-CONFIG_WORDS = {"batch": "batch", "q_heads": "query heads", "kv_heads": "KV heads", "head_dim": "head dim",
-                "mask": "mask", "window": "window", "docs": "documents"}
-
-
-def _config_value(name: str, v) -> str:
-    if name == "mask":
-        return "none" if v == "none" else str(v)
-    if isinstance(v, tuple):
-        return "+".join(f"{x:,}" for x in v)
-    return f"{v:,}" if isinstance(v, int) else str(v)
-
-
-def recompiled(recs, phase_words: str) -> str | None:
-    """The compiled calls that compiled again at a phase's first length although an earlier scenario of the set had
-    compiled the nearest configuration (gen.analysis.recompiles), grouped by what differed: "At
-    decode steps, FlashAttention-4 (1.43 s) compiled again at its first length, although the set's decode scenario
-    had compiled it earlier in this process for the same query heads (32), KV heads (8), head dim (128) and mask
-    (none): only the batch differed (8 there, 1 here)."."""
-    if not recs:
-        return None
-    groups: dict = {}
-    for r in recs:
-        groups.setdefault((r.scenario, r.differs, r.same), []).append(r)
-    out = []
-    for (scenario, differs, same), rs in groups.items():
-        who = join_and(f"{label(r.variant)} ({r.first_ms / 1e3:.2f} s)" for r in rs)
-        them = "it" if len(rs) == 1 else "them"
-        alike = join_and(f"{CONFIG_WORDS.get(f, f)} ({_config_value(f, v)})" for f, v in same)
-        diff = join_and(f"the {CONFIG_WORDS.get(f, f)} ({_config_value(f, a)} there, {_config_value(f, b)} here)"
-                        for f, a, b in ((d.name, d.there, d.here) for d in differs))
-        out.append(f"{phase_words[0].upper()}{phase_words[1:]}, {who} paid a compile again at the first length, "
-                   f"although the set's {_scenario(scenario)} runs had compiled {them} earlier in this capture "
-                   "process"
-                   + (f" for the same {alike}" if alike else "")
-                   + (f": of what the set records of a configuration, only {diff} differed." if diff
-                      else ": nothing the set records of a configuration differed."))
-    return " ".join(out)
-
-
-# What a compiled call is compiled for, as the first screen lists it (the fields of gen.analysis.recompiles it
-# covers); a field the set shows a compile for beyond these is added with its evidence
-COMPILE_KEYS = "dtype, head dim, mask, grouping of heads"
-COMPILE_KEY_FIELDS = frozenset({"head_dim", "mask", "q_heads", "kv_heads"})
-
-
-def compiled_beyond_keys(recompiled) -> str | None:
-    """Where the set's dynamic-lengths runs compiled again with none of COMPILE_KEYS' fields differing, a sentence
-    saying the list is not all: "A configuration holds more than the set records: at decode steps it compiled again
-    (1.43 s) after the set's decode from a KV cache runs had compiled it, though of the fields the set records only
-    the batch differed (8 there, 1 here)."; None where no such compile. The set records no compile key, so the
-    differing field is said, not called the cause."""
-    extra = []
-    for r in recompiled:
-        missed = [(d.name, d.there, d.here) for d in r.differs if d.name not in COMPILE_KEY_FIELDS]
-        if len(missed) == len(r.differs):  # nothing in the list explains this compile
-            differed = join_and(f"{CONFIG_WORDS.get(f, f)}" for f, _, _ in missed)
-            values = "; ".join(f"{_config_value(f, a)} there, {_config_value(f, b)} here" for f, a, b in missed)
-            extra.append(f"{PHASE_WHERE.get(r.phase, r.phase)} it compiled again ({r.first_ms / 1e3:.2f} s) after "
-                         f"the set's {_scenario(r.scenario)} runs had compiled it, though "
-                         + (f"of the fields the set records only the {differed} differed ({values})" if missed
-                            else "no field the set records differed"))
-    return f"A configuration holds more than the set records: {'; '.join(extra)}." if extra else None

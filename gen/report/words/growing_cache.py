@@ -55,6 +55,7 @@ def argument(g) -> str | None:
             + (f" at batch {g.batch}" if g.batch else "") + f": {label('sdpa_cudnn')}'s first call at each new length "
             f"cost a median {us(g.cudnn_ms)} more than its second, about {g.cudnn_ms / g.cudnn_warm_ms:,.0f}× its warm "
             f"call in a loop ({us(g.cudnn_warm_ms)}).")
+    text += _unprobed(g)
     if g.instead is None:
         return text
     text += f" {label(g.instead)}'s first call cost {us(g.instead_ms)} more than its second."
@@ -65,6 +66,22 @@ def argument(g) -> str | None:
     return (text + f" Once warm it takes {us(g.instead_warm_ms)} a call in a loop, {ratio} "
             f"the {us(g.against_warm_ms)} of {against}, so counting each new length it costs less in all at a length "
             f"called fewer than about {about_count(g.calls_below)} times.")
+
+
+# The phase a switch was probed in, as the fold names it
+PROBED_AT = {"prefill": "at new prompt lengths"}
+
+
+def _unprobed(g) -> str:
+    """Where the measuring set probed a switch for cuDNN's new lengths in another phase only (Growing.unprobed_switch):
+    " TORCH_CUDNN_SDPA_AVOID_RECOMPILE=1 was probed at new prompt lengths only: no decode step ran with it, so what it
+    does to a growing cache is not measured."; "" elsewhere."""
+    if g.unprobed_switch is None:
+        return ""
+    name, phase = g.unprobed_switch
+    at = PROBED_AT.get(phase, f"in {phase}") if phase else "elsewhere"
+    return (f" {name}=1 was probed {at} only: no decode step ran with it, so what it does to a growing cache is not "
+            "measured.")
 
 
 def _decode(g) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from gen.analysis import rules
 from gen.model import schema
 from gen.report.words.common import join_and, label, one_timing, short_label, times, us
+from gen.report.words.first_calls import secs
 from gen.report.words.methodology import COMPILED_AHEAD_BRIEF
 from gen.report.words.orders import state, sum_gain
 from gen.report.words.sum_clocks import apart, possessive, short_lead, two_clocks
@@ -274,8 +275,8 @@ def first_costs(variant: str, compile_s: float | None, ahead: bool, merged: bool
     if m is None or m.build_ms is None:
         return None
     where = " in a later capture call, merged" if merged else (f", {COMPILED_AHEAD_BRIEF}" if ahead else "")
-    text = f"{label(variant)}'s first call compiles ({compile_s:.1f} s{where}); its" if compile_s is not None else \
-        f"{label(variant)}'s"
+    text = (f"{label(variant)}'s first call at this configuration compiles ({secs(compile_s)}{where}); its"
+            if compile_s is not None else f"{label(variant)}'s")
     n = calls_range(m) if m.other is not None else None
     repaid = f", repaid after {n} calls with one {_layout(mask)}" if n is not None else ""
     return f"{text} BlockMask takes {one_timing(m.build_ms)} to build ({BUILD_TIMED}){repaid}."

@@ -123,17 +123,17 @@ def brief_clauses(o, label, clocks: bool = True, noise: bool = True, detail: boo
     rules.CLOCK_GAP_PCT (sum_clocks.clocks_note); with `than`, each leader's
     counterpart named ("X 1.01× faster than Y by kernel sum"), for a sentence that gives the orders of more than one
     pair."""
-    items = []  # (leader, ratio, how, detail)
+    items = []  # (leader, ratio as printed, how, detail)
     if o.apart and o.as_run is not None:
         at = _mhz(o.first_mhz, o.second_mhz, label(o.first), label(o.second))
-        items.append((label(o.first), o.as_run, "as run",
+        items.append((label(o.first), times(o.as_run), "as run",
                       at if detail and clocks and at and not at.startswith("both") else ""))
     if _beyond_floor(o.equal_clock):
         who, r, _ = _lead(o, o.equal_clock, label)
-        items.append((who, r, EQUAL_CLOCK_SHORT, ""))
+        items.append((who, times(r), EQUAL_CLOCK_SHORT, ""))
     if _beyond_floor(o.kernel_sum):
         who, r, first = _lead(o, o.kernel_sum, label)
-        items.append((who, r, "by kernel sum",
+        items.append((who, least(o) + sum_gain(r), "by kernel sum",
                       _sums_detail(o, first, label) if detail else clocks_note(o, short_label)))
     groups: dict[str, list] = {}
     for it in items:
@@ -142,7 +142,7 @@ def brief_clauses(o, label, clocks: bool = True, noise: bool = True, detail: boo
     pair = (label(o.first), label(o.second))
     for who, its in groups.items():
         other = pair[1] if who == pair[0] else pair[0]
-        each = [f"{times(r)} {(f'faster than {other} ' if than else 'faster ') if k == 0 else ''}{how}"
+        each = [f"{r} {(f'faster than {other} ' if than else 'faster ') if k == 0 else ''}{how}"
                 + (f" ({detail})" if detail else "")
                 for k, (_, r, how, detail) in enumerate(its)]
         parts.append(f"{who} " + " and ".join(each))
@@ -297,7 +297,8 @@ def timed_apart_clauses(o, label) -> list[str]:
     if o.kernel_sum is None:
         return [f"{text}, and there are no kernel sums to decide it"]
     if o.kernel_sum_clocks_apart:
-        return [f"{text}, and {clock_gate(o, apart(o.first_ks_mhz, o.second_ks_mhz))}, cannot decide it either"]
+        gate, *why = clock_gate(o, apart(o.first_ks_mhz, o.second_ks_mhz))
+        return [f"{text}, and {gate}, cannot decide it either", *why]
     return [f"{text}, and the kernel sums do not agree with it beyond {rules.TIME_FLOOR_PCT:g}%, so they cannot "
             "decide it"]
 
@@ -330,12 +331,19 @@ def sum_gain(r: float) -> str:
     return times_beside(r, rules.ADVICE_MIN_GAIN)
 
 
+def least(o) -> str:
+    """"at least " before a kernel-sum ratio whose leader ran the lower clock past the gate (Orders.kernel_sum_least):
+    the ratio is a floor on its lead at one clock, not its value; "" elsewhere."""
+    return "at least " if o.kernel_sum_least else ""
+
+
 def kernels_ahead(o, label) -> str:
     """A lead by kernel sum that the as-run times cannot show (Orders.kernels_leader), briefly: "cuDNN FP8 attention
-    (frontend graph) 1.195× faster by kernel sum, FlashAttention-4's clock 12% higher (1755 against 1965 MHz, the
-    kernel sums' windows)" (or the two sums and clocks where they ran within rules.CLOCK_GAP_PCT)."""
+    (frontend graph) at least 1.195× faster by kernel sum, FlashAttention-4's clock 12% higher (1755 against 1965
+    MHz, the kernel sums' windows)" (or the two sums and clocks where they ran within rules.CLOCK_GAP_PCT)."""
     who, r, first = _lead(o, o.kernel_sum, label)
-    return f"{who} {sum_gain(r)} faster by kernel sum, " + (lower_clock(o, named=True) or _sums_detail(o, first, label))
+    return f"{who} {least(o)}{sum_gain(r)} faster by kernel sum, " + (lower_clock(o, named=True)
+                                                                     or _sums_detail(o, first, label))
 
 
 def both_orientations(o) -> str:
@@ -362,14 +370,14 @@ BEHIND_BY_KERNELS = "within noise as run but behind by kernel sum"  # the first 
 
 def kernels_ahead_detail(o, label, than: bool = False) -> str:
     """kernels_ahead in full, for a verdict: the two sums and their clocks, the clock gap the sums' leader ran at, both
-    round orientations and the equal-clock model: "cuDNN FP8 attention (frontend graph) 1.20× faster by kernel sum
-    (5.038 ms against 6.022 ms, X at 1755 MHz, Y at 1965 MHz: Y's clock 12% higher), ahead as run in both round
-    orientations (1.07× forward, 1.19× reversed), and 1.07× at equal clock (a model)"; with `than`, the counterpart
-    named ("X 1.20× faster than Y by kernel sum"), for a sentence of more than one pair."""
+    round orientations and the equal-clock model: "cuDNN FP8 attention (frontend graph) at least 1.195× faster by
+    kernel sum (5.038 ms against 6.022 ms, X at 1755 MHz, Y at 1965 MHz: Y's clock 12% higher), ahead as run in both
+    round orientations (1.07× forward, 1.19× reversed), and 1.07× at equal clock (a model)"; with `than`, the
+    counterpart named ("X 1.195× faster than Y by kernel sum"), for a sentence of more than one pair."""
     who, r, first = _lead(o, o.kernel_sum, label)
     lower = lower_clock(o) or higher_clock(o, label, named=False)
     other = f"than {label(o.second if first else o.first)} " if than else ""
-    text = (f"{who} {sum_gain(r)} faster {other}by kernel sum ({sums(o, first, label)}"
+    text = (f"{who} {least(o)}{sum_gain(r)} faster {other}by kernel sum ({sums(o, first, label)}"
             + (f": {lower})" if lower else ")"))
     extra = []
     if o.oriented:
@@ -394,7 +402,7 @@ def map_state(settled: bool | None, o, why: str | None, *spreads, label=None) ->
     the other way round; "–" without a runner-up. Within noise as run where the kernel sums name a leader
     (kernels_behind), the cell says so as every page does, with `label`: "no: the 93.75%
     intervals (...) overlap; FlashAttention-4 within noise as run but behind by kernel sum (cuDNN FP8 attention
-    (frontend graph) 1.20× faster by kernel sum, FlashAttention-4's clock 12% higher)"."""
+    (frontend graph) at least 1.195× faster by kernel sum, FlashAttention-4's clock 12% higher)"."""
     from gen.analysis import leads, verdicts
     from gen.report.words.common import intervals
 
@@ -517,8 +525,9 @@ def not_the_call(o, label) -> str:
     if not o.decided:
         said = f"{state(o)} as run" if not o.apart else f"not decided ({undecided_why(o)})"
         if o.kernels_leader == o.first and o.kernel_sum is not None:  # ahead by its kernels alone
-            said += (f"; {short_lead(o, sum_gain(o.kernel_sum) + ' by kernel sum')}" + (
-                f", under {rules.ADVICE_MIN_GAIN:g}×" if o.sums_under_bar else ""))
+            # a floor on the lead at one clock is held against no bar (Orders.kernel_sum_least)
+            said += (f"; {short_lead(o, least(o) + sum_gain(o.kernel_sum) + ' by kernel sum')}" + (
+                f", under {rules.ADVICE_MIN_GAIN:g}×" if o.sums_under_bar and not o.kernel_sum_least else ""))
         return said
     r, by = o.deciding
     return f"{times_beside(r, rules.ADVICE_MIN_GAIN)} {MEASURE.get(by, by)}, under {rules.ADVICE_MIN_GAIN:g}×"

@@ -189,15 +189,18 @@ def gain_cell(f) -> str:
         by = "(both kernel sums)" if len(ks) == 2 else "(one side a kernel sum)"
     text = f"{times_beside(f.gain, rules.ADVICE_MIN_GAIN)} {by}".strip() + _tie_gain(f)
     o = f.orders
+    apart = ""
     if f.gain_by == leads.BY_KERNEL_SUM and o is not None and o.first_ks_ms and o.second_ks_ms:
         higher = sum_clocks.higher_clock(o, label, named=False)  # what is left past a clock gap
         text += f" ({sums_at(o, f.gain >= 1)}" + (f": {higher})" if higher else ")")
         as_run = f.as_run if f.as_run is not None else o.as_run  # the ratio of the times the table shows
         if as_run is not None:
             text += f"; {times(as_run)} as run"
+            # two calls timed apart: the as-run ratio is no gap, only the table's two times divided
+            apart = ", timed apart, which decides nothing" if o.timed_apart else ""
     if f.loop_ms is not None and f.runner_up is not None:  # host-bound: a loop's gain is not the GPU's
-        text += f" on the GPU; {_loop_gain(f)}"
-    return text
+        return text + f" on the GPU{apart}; {_loop_gain(f)}"
+    return text + apart
 
 
 def _tie_gain(f) -> str:
@@ -235,7 +238,8 @@ def _shared_gain(f) -> str:
     parts = []  # (who leads, by how much, by which measure)
     r, by = o.answer
     if by == leads.BY_KERNEL_SUM and r is not None:
-        parts.append((f.fastest if r >= 1 else f.named, times_beside(max(r, 1 / r), rules.ADVICE_MIN_GAIN),
+        parts.append((f.fastest if r >= 1 else f.named,
+                      orders_words.least(o) + times_beside(max(r, 1 / r), rules.ADVICE_MIN_GAIN),
                       orders_words.MEASURE[by]))
     parts.append((f.fastest, times(n.median_ms / f.median_ms), orders_words.MEASURE[leads.AS_RUN]))
     if len({who for who, *_ in parts}) == 1:
@@ -347,16 +351,19 @@ def _faster_unranked(f, o) -> list[str]:
     first, as_run = _name(f, f.fastest), f.named_at.median_ms / f.median_ms
     # the bracket names the call short: a label carries brackets of its own
     clock = sum_clocks.lower_clock(o) or sum_clocks.higher_clock(o, short_label, named=False)
-    lead = (f"{first} is {orders_words.sum_gain(o.kernel_sum)} faster by kernel sum ({sums_at(o)}"
-            + (f": {clock})" if clock else ")") + f" and {times(as_run)} as run")
+    gain = orders_words.least(o) + orders_words.sum_gain(o.kernel_sum)
+    lead = (f"{first} is {gain} faster by kernel sum ({sums_at(o)}" + (f": {clock})" if clock else ")")
+            + f" and {times(as_run)} as run")
     if o.oriented:
         lead += f", ahead in both round orientations ({times(o.forward)} forward, {times(o.reverse)} reversed)"
     overlap = f"the two medians' {intervals(f.spreads[0], f.named_at.spread)} overlap"
     swing = sum_clocks.swing_note(o, label)
     why = f"But {swing}, so {overlap} and no rank is decided" if swing else f"But {overlap}, so no rank is decided"
     # packed documents: the call that needs no mask is named for the build (the note under the table says it), not
-    # for a bar the two never faced (the H200's 1.19x mask call is named)
-    under = f.named_under_bar and getattr(f.point, "mask", None) != schema.Mask.DOCUMENT
+    # for a bar the two never faced (the H200's 1.19x mask call is named); nor is the bar held against a kernel-sum
+    # ratio that is only the least its lead would be at one clock (Orders.kernel_sum_least): the overlap decides
+    under = (f.named_under_bar and not o.kernel_sum_least
+             and getattr(f.point, "mask", None) != schema.Mask.DOCUMENT)
     return [lead, why, *([f"{sum_clocks.possessive(first)} lead is under the {rules.ADVICE_MIN_GAIN:g}× {NAMED} "
                           "asks before naming another call"] if under else [])]
 

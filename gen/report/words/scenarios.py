@@ -201,7 +201,8 @@ def determinism_opening(d, row: dict, variant_label) -> str:
     what determinism costs it against the same call by default; the plain fastest follows as context."""
     text = f"the fastest deterministic call is {variant_label(d.first)}: {_time_and_rate(row)}."
     if d.second is not None:
-        text += (f" It is {d.ratio:.2f}× ahead of the next, {variant_label(d.second)}." if d.decided else
+        text += (f" It is {d.ratio:.2f}× ahead of the next, {variant_label(d.second)}"
+                 f"{deterministic_words.lead_measure(d.method, d.ks_ratio, d.ks_mhz)}." if d.decided else
                  f" It is within noise of the next, {variant_label(d.second)} ({d.ratio:.2f}× its time).")
     if d.cost is not None:  # by kernel sum first where both steps' sums ran at one clock
         text += f" {deterministic_words.cost_clause(d.cost, variant_label(d.cost.base), d.cost.base != d.plain)}."

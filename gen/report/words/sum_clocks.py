@@ -141,7 +141,7 @@ def short_lead(o, text: str) -> str:
 
 # Why the kernel sums' clock gate holds at a memory-bound point too: the pages give
 # such a point no equal-clock time, but that is no finding that its time ignores the SM clock. One clause with no
-# colon: it sits in a bracket beside others
+# colon: it may sit in a running clause beside others
 MEMORY_BOUND_GATE = ("the gate holds at memory-bound points too, since how far their kernels' time follows the SM "
                      "clock is not measured here and no memory clock is recorded")
 
@@ -153,20 +153,21 @@ def _gap_explains(lead: float, explains: float, gap: str) -> str:
     return f"their {times(lead)} lead is {where} the {times(explains, 3)} that a {gap} clock gap can explain"
 
 
-def clock_gate(o, gap: str) -> str:
-    """Kernel sums refused for their clocks (rules.CLOCK_GAP_PCT), with the real reason, in one bracket of clauses
-    without colons: "the kernel sums, taken at clocks 6.5% apart with their leader at the higher one (past the 5%
-    within which they may decide; their 1.02× lead is inside the 1.065× that a 6.5% clock gap can explain; the gate
-    holds at memory-bound points too, since ...)"."""
+def clock_gate(o, gap: str) -> list[str]:
+    """Kernel sums refused for their clocks (rules.CLOCK_GAP_PCT), with the real reason, as clauses each a sentence
+    where the page gives sentences (one bracket of three clauses stood on the home): "the kernel sums, taken at clocks
+    6.5% apart with their leader at the higher one", "the sums may decide only at clocks within 5% of each other",
+    "their 1.02× lead is inside the 1.065× that a 6.5% clock gap can explain", and at a memory-bound point
+    MEMORY_BOUND_GATE."""
     higher = o.kernel_sum_leader_clock_pct is not None and o.kernel_sum_leader_clock_pct < 0
-    why = [f"past the {rules.CLOCK_GAP_PCT:g}% within which they may decide"]
+    why = [f"the sums may decide only at clocks within {rules.CLOCK_GAP_PCT:g}% of each other"]
     if higher and o.kernel_sum is not None and o.first_ks_mhz and o.second_ks_mhz:
         c = max(o.first_ks_mhz / o.second_ks_mhz, o.second_ks_mhz / o.first_ks_mhz)
         why.append(_gap_explains(max(o.kernel_sum, 1 / o.kernel_sum), c, gap))
     if o.memory_bound:
         why.append(MEMORY_BOUND_GATE)
     leader = " with their leader at the higher one" if higher else ""  # a phrase, not a clause
-    return f"the kernel sums, taken at clocks {gap} apart{leader} ({'; '.join(why)})"
+    return [f"the kernel sums, taken at clocks {gap} apart{leader}", *why]
 
 
 def sums_clocks(o) -> str:

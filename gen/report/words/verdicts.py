@@ -12,6 +12,7 @@ from gen.model.variants import VARIANTS
 from gen.report.words import orders as orders_words
 from gen.report.words import round_by_round, shared_rounds
 from gen.report.words.as_run import equal_clock_line, ranked_by
+from gen.report.words.batch_grid import grid_clause
 from gen.report.words.common import (
     REASON_CHARS,
     apart_words,
@@ -247,7 +248,8 @@ def batch_sentence(b) -> str:
             f"{label(x)} takes {times(ms / top_ms, 1)}" + (f" ({us(ms)})" if x in b.named else "") if i == 0 else
             f"{label(x)} {times(ms / top_ms, 1)}" + (f" ({us(ms)})" if x in b.named else "")
             for i, (x, ms) in enumerate(rest))
-    return text
+    grid = grid_clause(b)  # where a call's traced grid under-fills the GPU, what the set shows of its batch
+    return text + (f". {grid[0].upper()}{grid[1:]}" if grid else "")
 
 
 def _against(mss: list[float], top_ms: float) -> str:
@@ -272,10 +274,12 @@ def batch_note(b, who: tuple[str, ...] = ()) -> list[str]:
     if not mine:
         return [f"{runs}, {label(top)} is the fastest, {us(top_ms)}"]
     between = [(x, ms) for x, ms in rest if x not in who]
+    grid = grid_clause(b, who)
     return [f"{runs}, {join_and(label(x) for x, _ in mine)} {'takes' if len(mine) == 1 else 'take'} "
             f"{join_and(times(ms / top_ms, 1) for _, ms in mine)} the GPU-only time of {label(top)}, "
             f"{_against([ms for _, ms in mine], top_ms)}",
-            *([", ".join(f"{label(x)} {times(ms / top_ms, 1)}" for x, ms in between)] if between else [])]
+            *([", ".join(f"{label(x)} {times(ms / top_ms, 1)}" for x, ms in between)] if between else []),
+            *([grid] if grid else [])]
 
 
 def fa4_missing_line(missing: list[str]) -> str | None:
@@ -375,7 +379,9 @@ def _runner_up(v: verdicts.Verdict, head: str, here: str) -> str:
         return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}) as run; the "
                 f"{intervals(fs, rs)} of the two medians " + ("do not overlap" if o.apart else "overlap")
                 + f", but {round_by_round.paired(o, label)}")
-    return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}); the "
+    # two calls timed apart: the ratio is as run, which the sentence goes on to say decides nothing
+    apart = " as run" if o.timed_apart else ""
+    return (head + f", {times(v.ratio)} ahead of {label(v.runner_up.variant)} ({us(rs.median)}){apart}; the "
             f"{intervals(fs, rs)} of the two medians do not overlap" + _beyond_noise(o))
 
 
