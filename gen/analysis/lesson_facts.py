@@ -191,7 +191,7 @@ def math_backend(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = Non
     rows = rows if rows is not None else timed_rows(ls)
     total = float(kt["dur_us"].sum())
     k = kt[kt["kind"] == "kernel"]
-    f32 = k[k["input_types"].map(rules.is_float32_only) |
+    f32 = k[k["input_types"].map(kernel_rules.is_float32_only) |
             (k["category"].eq("matrix product") & k["name"].str.contains(r"f32|sgemm", case=False, regex=True))]
     ups = k[k["op_path"].str.contains("aten::to", regex=False) & k["launched_by"].eq("aten::copy_")]
     mm = k[k["category"].isin(kernel_rules.TC_CATEGORIES)]

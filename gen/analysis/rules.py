@@ -565,17 +565,6 @@ MIN_SAMPLES = 5
 SUB_US_MEMSET_US = 1.0
 
 
-# --------------------------------------------------------------------------- precision
-
-SIXTEEN_BIT_DTYPES = frozenset({"bf16", "fp16", "f16", "bfloat16", "float16"})
-
-
-def is_float32_only(input_types: str) -> bool:
-    """An op given float32 tensors and no 16-bit one (the profiler's input types)."""
-    toks = [t.strip() for t in input_types.split(",")]
-    return "float" in toks and not any("BFloat16" in t or "Half" in t for t in toks)
-
-
 # An answer this far from the float64 reference (relative L2 norm of the difference) is a wrong answer, not rounding: it
 # is shown, never ranked. A bf16 attention at 16k tokens errs by about 4e-3; float8 e4m3 keeps 3 mantissa bits (2^-4 =
 # 6% per element), averaged down by attention's weighted sums; a mask aligned to the wrong corner, or one attending
