@@ -352,7 +352,7 @@ def flash_occupancy(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = 
         score_matrix_bytes=(point.batch * point.q_heads * point.q_len * point.kv_len * BF16_BYTES) if point else None,
         gpu_only_ms=gpu, tflops=attention_flops(point) / (gpu * 1e-3) / 1e12 if point and gpu else None,
         ceiling_tflops=_ceiling_tflops(ls), method=t.gpu_only_method if t else None,
-        **_ceiling_at_clock(ls, t.sm_clock_mhz if t else None))
+        **_ceiling_at_clock(ls, t.sm_clock_mhz if t and t.one_clock else None))  # rules.one_clock
 
 
 def _ceiling_at_clock(ls, mhz: float | None) -> dict:

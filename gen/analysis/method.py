@@ -289,6 +289,39 @@ def clock_evidence(ls) -> ClockEvidence:
     return ClockEvidence(checked, wider, len(own), min((n.ratio for n in own), default=None), widest)
 
 
+@dataclass(frozen=True)
+class OneClockSplit:
+    """The evidence for rules.one_clock over some sets: of the compute-bound variant-points timed on graph replay in
+    rounds with their clocks, those whose GPU-only window's lowest clock lies past the line under its mean (`past`)
+    and those within it (`within`), each with how many ran rounds whose mean clocks span rules.ROUND_CLOCK_SPAN_PCT
+    or more (`*_spanning`)."""
+
+    past: int
+    past_spanning: int
+    within: int
+    within_spanning: int
+
+
+def one_clock_split(sets) -> OneClockSplit:
+    """OneClockSplit over the loaded sets `sets` (those without clocks add nothing)."""
+    counts = Counter()
+    for ls in sets:
+        for r in (*ls.rs.runs, *ls.rs.sweep):
+            t = r.timing
+            if (r.status != schema.Status.OK or r.point is None or t is None or not t.telemetry
+                    or t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH
+                    or not rules.equal_clock_applies(flops.figure_of(r.point, r.mode))):
+                continue
+            w = t.telemetry.get(schema.Window.GPU_ONLY)
+            mhz = [x.sm_clock_mhz for x in (t.round_telemetry or {}).get(schema.Window.GPU_ONLY, [])]
+            if w is None or not w.sm_clock_mhz or not w.sm_clock_min_mhz or len(mhz) < 2 or not all(mhz):
+                continue
+            side = "within" if rules.one_clock(w.sm_clock_mhz, w.sm_clock_min_mhz) else "past"
+            counts[side] += 1
+            counts[side + "_spanning"] += 100.0 * (max(mhz) - min(mhz)) / max(mhz) >= rules.ROUND_CLOCK_SPAN_PCT
+    return OneClockSplit(counts["past"], counts["past_spanning"], counts["within"], counts["within_spanning"])
+
+
 def orientation(ls) -> Orientation | None:
     """Orientation of a loaded set; None where no record has reversed rounds. A scenario's profiled runs and its sweep
     are each their own points (pair_noise.RUN, SWEEP), as the noise of identical kernels reads them."""

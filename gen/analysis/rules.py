@@ -149,6 +149,16 @@ def clocks_apart(a_mhz: float | None, b_mhz: float | None) -> bool:
     return gap is not None and gap > CLOCK_GAP_PCT
 
 
+# A window has one clock to scale its time by only where its lowest SM clock sample lies within CLOCK_GAP_PCT of its
+# mean: past that, it held clocks the report counts as two, and its rounds did too (a window past the line has rounds
+# whose clocks span ROUND_CLOCK_SPAN_PCT or more far more often than one within it: gen.analysis.method.one_clock_split,
+# which a test holds to the sets). Such a window gets no time at equal clock and no share of a ceiling at its clock;
+# its share of the speed of light is given at the GPU's maximum clock, a floor (a kernel never runs above it).
+def one_clock(mean_mhz: float | None, min_mhz: float | None) -> bool:
+    """The window's lowest clock sample within CLOCK_GAP_PCT of its mean; True where either is not recorded."""
+    return not clocks_apart(mean_mhz, min_mhz)
+
+
 def clock_left(ratio: float | None, a_mhz: float | None, b_mhz: float | None) -> float | None:
     """The kernel sums' ratio (b's over a's) less the most their windows' clock gap can explain (above): the leader's
     lead over its clock ratio, whole where it ran at the lower clock; None where a figure is missing."""
