@@ -473,9 +473,9 @@ def graph_above_eager_note(n: int, found: list | None = None, samples=()) -> str
                    for who, g, e in found or [])
     return (f"{n} row{'s' if n != 1 else ''} marked graph above eager: the CUDA graph's replay read more than "
             f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% above the eager calls by median, and the graph rule kept the graph's "
-            f"time (the medians' {level} overlapped and at least one replay came within "
+            f"time, since the medians' {level} overlapped and at least one replay came within "
             f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% of the median eager call, or the set holds no kernel sum to fall back "
-            "to). Read the two as one figure within that gap; the row's conditions show whether the clock moved "
+            "to. Read the two as one figure within that gap; the row's conditions show whether the clock moved "
             "during its windows." + seen)
 
 
