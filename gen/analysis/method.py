@@ -92,6 +92,7 @@ class MethodFacts:
     orientation: Orientation | None = None  # how far the two round orientations read apart
     apart: TimedApart | None = None  # None: the set does not record where its calls were timed (no slots)
     sums: SweepSums | None = None  # the kernel sum against the graph replay over every sweep point
+    one_clock: OneClockSplit | None = None  # the set's evidence for rules.one_clock
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,7 @@ def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
     return MethodFacts(ls.name, _graph_vs_sum(ls), zero, est, _host_bound(ls),
                        tuple(sorted({p.seq_len for p in sweep})), tuple(sorted({p.head_dim for p in sweep})),
                        scaling.ceilings(ls), *interleave_orders(ls.rs), clock_evidence(ls), orientation(ls),
-                       timed_apart(ls.rs), sweep_sums(ls))
+                       timed_apart(ls.rs), sweep_sums(ls), one_clock_split([ls]))
 
 
 def sweep_sums(ls) -> SweepSums | None:
@@ -303,7 +304,8 @@ class OneClockSplit:
 
 
 def one_clock_split(sets) -> OneClockSplit:
-    """OneClockSplit over the loaded sets `sets` (those without clocks add nothing)."""
+    """OneClockSplit over the loaded sets `sets` (those without clocks add nothing); a set's own is in its
+    MethodFacts, so that pages over several sets add those up (`added`) without reading the sets again."""
     counts = Counter()
     for ls in sets:
         for r in (*ls.rs.runs, *ls.rs.sweep):
@@ -320,6 +322,13 @@ def one_clock_split(sets) -> OneClockSplit:
             counts[side] += 1
             counts[side + "_spanning"] += 100.0 * (max(mhz) - min(mhz)) / max(mhz) >= rules.ROUND_CLOCK_SPAN_PCT
     return OneClockSplit(counts["past"], counts["past_spanning"], counts["within"], counts["within_spanning"])
+
+
+def added(splits) -> OneClockSplit:
+    """Several sets' OneClockSplit added up (None ones left out)."""
+    got = [s for s in splits if s is not None]
+    return OneClockSplit(*(sum(getattr(s, k) for s in got) for k in ("past", "past_spanning", "within",
+                                                                      "within_spanning")))
 
 
 def orientation(ls) -> Orientation | None:

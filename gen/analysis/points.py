@@ -308,7 +308,8 @@ def above_matmul_at_clock(rows: list[dict], ceil: dict | None, ceiling_mhz: floa
     """The bf16 points whose rate passes the matmul ceiling as measured (the roofline's unscaled line) and
     what they read against it at their own SM clock (pct_of_matmul_at_clock: scaling.matmul_at, a model): n, how
     many stay within it there (at most 100% + rules.TIME_FLOOR_PCT), the range of their share and of their clocks,
-    and the clock the ceiling was measured at. A ceiling measured at a lower clock sits below points that
+    and the clock the ceiling was measured at; `no_clock`, how many ran in a window with no single clock
+    (rules.one_clock), set against no clock of their own. A ceiling measured at a lower clock sits below points that
     ran faster without their passing it. None where no point passes the unscaled line."""
     if ceil is None or not rows:
         return None
@@ -326,6 +327,7 @@ def above_matmul_at_clock(rows: list[dict], ceil: dict | None, ceiling_mhz: floa
     mhz = [r["sm_clock_mhz"] for r in over if not missing(r.get("sm_clock_mhz"))]
     within = sum(p <= 100.0 + rules.TIME_FLOOR_PCT for p in pct)
     return dict(n=len(over), within_at_clock=within if len(pct) == len(over) else 0,
+                no_clock=sum(1 for r in over if not r.get("one_clock", True)),
                 pct_lo=min(pct) if pct else None, pct_hi=max(pct) if pct else None,
                 mhz_lo=min(mhz) if mhz else None, mhz_hi=max(mhz) if mhz else None, ceiling_mhz=ceiling_mhz)
 

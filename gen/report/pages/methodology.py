@@ -123,8 +123,8 @@ def build(ctx: Context) -> Iterator[Page]:
                                                     others=[ls for ls in ctx.sets if id(ls) not in lead],
                                                     calls={ls.name: calls_view(ls) for ls in ctx.lead})
     yield Page(f"{fmt.GENERATED}/.methodology.md", text)
-    yield Page(RULES_PARTIAL, ctx.template("rules.md.j2").render(**rules_view(shown_units(ctx),
-                                                                              method.one_clock_split(ctx.lead))))
+    split = method.added(f.one_clock for ls in ctx.lead if (f := ctx.fact(ls, "method")) is not None)
+    yield Page(RULES_PARTIAL, ctx.template("rules.md.j2").render(**rules_view(shown_units(ctx), split)))
     facts = figures_view(ctx)
     for part in FIGURE_PARTS:
         yield Page(f"{fmt.GENERATED}/.method_{part}.md", ctx.template("method_figures.md.j2").render(

@@ -108,8 +108,9 @@ def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_b
 
 def matmul_over_words(n: int, at: dict | None) -> str | None:
     """Points above the unscaled matmul line (scenarios.above_matmul_at_clock), set against the ceiling at
-    their own clock; None where the clocks are not known."""
-    if not at or at.get("ceiling_mhz") is None or at.get("pct_lo") is None or at.get("mhz_lo") is None:
+    their own clock; None where the clocks are not known or a point's window had no single clock (no_clock)."""
+    if (not at or at.get("ceiling_mhz") is None or at.get("pct_lo") is None or at.get("mhz_lo") is None
+            or at.get("no_clock")):
         return None
     verb = "sits" if n == 1 else "sit"
     clocks = (f"{at['mhz_lo']:.0f} MHz" if round(at["mhz_lo"]) == round(at["mhz_hi"])
