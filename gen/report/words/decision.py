@@ -553,7 +553,7 @@ def _loop_outcome(outcome: str | None, host_ms: float | None = None, gpu_ms: flo
     if outcome == rules.NO:
         return "It is not host-bound by the host's own cost"
     if outcome == rules.WITHIN_NOISE:
-        return "It is " + (host_short_of_line(host_ms, gpu_ms) or "at the rule's line, not called host-bound")
+        return "It is " + (host_short_of_line(host_ms, gpu_ms) or "within noise of the host-bound line")
     return "Whether it is host-bound is undecided"
 
 
