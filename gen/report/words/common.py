@@ -56,11 +56,13 @@ def times_beside(x: float, line: float, digits: int = 2) -> str:
 
 
 def range_beside(lo: float, hi: float, line: float) -> str:
-    """A range of ratios beside a line, both ends to the decimals its upper end needs there (digits_beside:
-    "1.00–1.196×" gave one range at two precisions): "1.000–1.196×", one figure where both ends
-    read alike."""
-    d = digits_beside(hi, line)
-    return times(hi, d) if f"{lo:.{d}f}" == f"{hi:.{d}f}" else f"{lo:.{d}f}–{times(hi, d)}"
+    """A range of ratios beside a line, both ends at the two decimals every ratio of a range takes (the first screen's
+    "1.00–21.56×" in the cell above it): "1.00–1.16×", one figure where both ends read alike; where the upper end
+    would read as the line at them while under it, the line in words instead of more digits ("1.000–1.196×" beside
+    "1.00–21.56×" gave one quantity two precisions): "1.00× to just under 1.2×"."""
+    if times(hi) == times(line) and hi < line:
+        return f"{times(lo)} to just under {line:g}×"
+    return times(hi) if times(lo) == times(hi) else f"{lo:.2f}–{times(hi)}"
 
 
 def level_pct(level: float) -> str:

@@ -496,12 +496,6 @@ def calls_note(labels: list[str], later: list[str], own: str | None, later_mhz: 
             "clocks (each row's conditions are in the table below).")
 
 
-def _at(ms: float) -> str:
-    """A time at the resolution that shows two windows' order: µs to two decimals below 1 ms (0.175 ms hid
-    174.54 against 175.08 µs), else ms to three."""
-    return f"{ms * 1000:.2f} µs" if ms < 1 else f"{ms:.3f} ms"
-
-
 def _swap(p: tuple, label) -> str:
     """One pair the two windows order the other way round (same_point_elsewhere's `swapped`), with where its
     intervals keep it apart."""
@@ -524,7 +518,7 @@ def same_point_line(d: dict, label) -> str:
         out = []
         for v, a_ms, a_mhz, b_ms, b_mhz, sums, _ in d["rows"]:
             ms, mhz = (a_ms, a_mhz) if side == "here" else (b_ms, b_mhz)
-            out.append(f"{label(v)} {_at(ms)}" + (f" at {mhz:.0f} MHz" if not missing(mhz) else "")
+            out.append(f"{label(v)} {common.us(ms)}" + (f" at {mhz:.0f} MHz" if not missing(mhz) else "")
                        + (" (kernel sum)" if sums else ""))
         return "; ".join(out)
     q = int(d["q_len"])
