@@ -93,8 +93,8 @@ def test_the_paired_packed_documents_row_carries_the_clock_gap_and_the_leaders_s
     assert swing > o.as_run
     words = decision_words.advice(advice.advice(paired))
     fold = next(x for x in words.lines if x.startswith("For packed documents"))
-    assert (f"faster by kernel sum, {o.kernel_sum:.2f}× (FlexAttention's sums at {lead:.0f} against {other:.0f} MHz, its "
-            f"clock {gap:.1f}% higher; {left:.2f}× past what that gap can explain; ") in fold
+    assert (f"faster by kernel sum, {o.kernel_sum:.2f}× (FlexAttention's sums at {lead:.0f} against {other:.0f} MHz, "
+            f"its clock {gap:.1f}% higher; {left:.2f}× past what that gap can explain; ") in fold
     assert (f"FlexAttention's own round orientations differ by {swing:.2f}×, more than its {o.as_run:.2f}× lead "
             "as run") in fold
     assert f"{left:.2f}× past what that gap can explain" in fold and f"differ by {swing:.2f}×" in fold
