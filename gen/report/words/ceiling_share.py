@@ -69,7 +69,7 @@ def matmul_share(f: dict) -> str:
             if not missing(cmhz) and not missing(mhz) else "")
     at = f.get("pct_of_matmul_at_clock")
     if not table_words.one_clock(f) and not missing(cmhz) and not missing(mhz):
-        text += f"; not scaled to this point's clock: its window had {no_single_clock(f)}"
+        text += f"; its window had {no_single_clock(f, what=' to scale the ceiling to')}"
     elif not missing(at) and not missing(cmhz) and not missing(mhz) and round(cmhz) != round(mhz):
         text += f"; {at:.0f}% of it scaled to this point's {mhz:.0f} MHz (a model)"
     return text + table_words.memory_side(f)
