@@ -33,7 +33,7 @@ def _brackets_with_clauses(text: str) -> list[str]:
 
 def test_the_clock_gate_gives_its_reasons_as_clauses():
     gate = clock_gate(_orders(), "6.5%")
-    assert gate[0] == "the kernel sums, taken at clocks 6.5% apart with their leader at the higher one"
+    assert gate[0] == "the kernel sums, taken with a's clock 6.5% higher"
     assert "the sums may decide only at clocks within 5% of each other" in gate
     assert "their 1.02× lead is inside the 1.065× that a 6.5% clock gap can explain" in gate
     assert gate[-1] == MEMORY_BOUND_GATE

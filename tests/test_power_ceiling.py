@@ -11,9 +11,10 @@ from gen.analysis import rules, scaling, values, verdicts
 from gen.analysis import scenarios as sa
 from gen.analysis.values import missing
 from gen.report.words import as_run as as_run_words
-from gen.report.words import scenarios as scenario_words
+from gen.report.words import ceiling_share
 from gen.report.words import tables as table_words
 from gen.report.words.common import label
+from tests import one_clock_off
 
 H100 = "nvidia-h100-80gb-hbm3__torch-2.11.0"
 
@@ -35,12 +36,14 @@ def test_the_matmul_share_is_of_the_ceiling_as_measured_and_a_rate_above_it_is_f
     for r in rows:
         assert r["pct_of_ceiling"] == pytest.approx(100 * r["tflops"] / ceil["matmul_tflops"])  # as measured
         assert r["ceiling_value"] == pytest.approx(ceil["matmul_tflops"]) and r["ceiling_mhz"] == pytest.approx(mhz)
-        text = scenario_words.matmul_share(r)
+        text = ceiling_share.matmul_share(r)
         assert text.startswith(f"{r['pct_of_ceiling']:.0f}% of the measured matmul ceiling "
                                f"({ceil['matmul_tflops']:.0f} TFLOP/s at {mhz:.0f} MHz")
         if not missing(r["pct_of_matmul_at_clock"]) and round(r["sm_clock_mhz"]) != round(mhz):
             assert f"{r['pct_of_matmul_at_clock']:.0f}% of it scaled to this point's " \
                    f"{r['sm_clock_mhz']:.0f} MHz (a model)" in text
+        if not r["one_clock"]:  # no single clock to scale the ceiling to (rules.one_clock)
+            assert missing(r["pct_of_matmul_at_clock"]) and "its window had no single clock" in text
         flagged = "above the measured ceiling" in text
         assert flagged == rules.above_ceiling(r["pct_of_ceiling"])
         if flagged:
@@ -55,8 +58,8 @@ def test_above_ceiling_rule():
     f = dict(pct_of_ceiling=floor + 1, ceiling_value=700.0, ceiling_mhz=1400.0, ceiling_cap_share=1.0,
              sm_clock_mhz=1600.0, pct_of_matmul_at_clock=100 * (floor + 1) / 100 * 1400 / 1600)
     assert "above the measured ceiling (the ceiling ran held for power at 1400 MHz, this point at 1600 MHz)" in \
-        scenario_words.matmul_share(f)
-    assert "above" not in scenario_words.matmul_share(dict(f, pct_of_ceiling=floor))
+        ceiling_share.matmul_share(f)
+    assert "above" not in ceiling_share.matmul_share(dict(f, pct_of_ceiling=floor))
 
 
 def test_held_for_power_names_the_clock_and_only_the_mean_near_the_maximum():
@@ -72,9 +75,12 @@ def test_held_for_power_names_the_clock_and_only_the_mean_near_the_maximum():
 
 
 def test_a_verdict_gives_the_power_hold_of_both_sides_of_a_pair(h100):
+    """On the set's rows with every window taken to have one clock (tests/one_clock_off): the committed verdicts
+    hold no pair the equal-clock order reorders, each such pair having a window with no single clock."""
+    assert not any(verdicts.verdict(h100, sc).clock_flips for sc in ("sliding-window", "gqa-prefill", "article"))
     seen = 0
     for sc in ("sliding-window", "gqa-prefill", "article"):
-        v = verdicts.verdict(h100, sc)
+        v = one_clock_off.verdict(h100, sc)
         line = as_run_words.equal_clock_line(v) or ""
         for f in v.clock_flips[:as_run_words.MAX_FLIPS]:
             ta, tb = v.row(f.first), v.row(f.second)

@@ -226,8 +226,9 @@ def test_kernel_sums_refused_for_their_clocks_say_why_at_a_memory_bound_point():
                   first_ks_ms=0.67324, second_ks_ms=0.68355, first_ks_mhz=1980.0, second_ks_mhz=1860.0,
                   same_rounds=False, first_rounds=calls.SHARED, second_rounds=calls.ALONE)
     mem = orders.timed_apart(_orders(memory_bound=True, **common), label)
-    assert orders.MEMORY_BOUND_GATE in mem and "their leader at the higher one" in mem
-    assert "6.5% apart" in mem
+    # the gap in the one form a clock gap takes, the side at the higher clock named
+    assert orders.MEMORY_BOUND_GATE in mem and f"taken with {label('a')}'s clock 6.5% higher" in mem
+    assert "apart" not in mem.split("the kernel sums", 1)[1].split(" cannot decide")[0]
     assert f"decide only at clocks within {rules.CLOCK_GAP_PCT:g}%" in mem  # rules.clock_gap_pct, to a tenth
     assert "their 1.02× lead is inside the 1.065× that a 6.5% clock gap can explain" in mem  # 1980 / 1860
     assert orders.MEMORY_BOUND_GATE not in orders.timed_apart(_orders(**common), label)
@@ -306,7 +307,9 @@ def test_the_committed_chunked_headline_flags_its_orientations_above_the_ceiling
     assert "its kernel sum 737.3 µs, 740 TFLOP/s, above the measured ceiling (103% of it)" in chunked
     gqa = scenario_set.set_view(ctx, lead, "gqa-prefill")["headline"]
     assert "(24.131 ms, 729 TFLOP/s, above the measured ceiling (102% of it))" in gqa
-    assert "576 TFLOP/s;" in gqa
+    # the reversed rounds' median behind another call's there: its lowest median holds through its forward rounds only
+    assert "576 TFLOP/s, behind FlashAttention-4 (flash_attn.cute)'s 23.686 ms there;" in gqa
+    assert "has the lowest median only through its forward rounds" in gqa
 
 
 def test_the_dynamic_page_says_its_break_even_lengths_in_plain_sentences(lead):

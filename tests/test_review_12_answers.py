@@ -227,18 +227,18 @@ def test_never_held_for_power_where_no_window_was():
 
 def test_a_point_left_of_the_ridge_is_rated_by_its_memory_side_too(paired):
     from gen.analysis import scenarios as sa
-    from gen.report.words import scenarios as scenario_words
+    from gen.report.words import ceiling_share
 
     rows = [r for r in sa.point_rows(paired, "chunked-prefill") if r["status"] == "ok" and r["q_len"] == 16
             and r["ceiling"] == "matmul"]
     r = rows[0]
     assert r["intensity"] < r["ridge_intensity"]
-    text = scenario_words.matmul_share(r)
+    text = ceiling_share.matmul_share(r)
     assert (f"below the roofline's ridge ({r['intensity']:.0f} against {r['ridge_intensity']:.0f} FLOP/B), so its "
             f"bound is memory: {r['achieved_tbps']:.2f} TB/s, {r['pct_of_read']:.0f}% of the measured read "
             "pass") in text
     # a point right of the ridge says nothing of it
-    assert scenario_words.matmul_share({**r, "intensity": r["ridge_intensity"] * 2}).find("ridge") == -1
+    assert ceiling_share.matmul_share({**r, "intensity": r["ridge_intensity"] * 2}).find("ridge") == -1
 
 
 def test_the_loop_never_calls_a_call_the_fastest_past_a_faster_wrong_one(paired):

@@ -29,8 +29,10 @@ def test_the_default_rows_detail_says_where_its_gain_reaches_the_bar(loaded):
     under = [g for g in gains.values() if g < rules.ADVICE_MIN_GAIN]
     assert {k for k, g in gains.items() if g >= rules.ADVICE_MIN_GAIN} == {"sliding-windowinference",
                                                                            "packed-documentsinference"}
+    # one precision, the cell's (review 20 item 9; review 24 #10): two decimals, and the line in words where the upper
+    # end would read as it
     said = (f"Gains 1.2× or more over SDPA only where SDPA gets a dense mask (sliding windows and packed documents); "
-            f"{min(under):.3f}–{max(under):.3f}× in {len(under)} others.")  # one precision (review 20, item 9)
+            f"{min(under):.2f}× to just under 1.2× in {len(under)} others.")
     assert said in row["detail"] and max(under) < 1.2 and f"{max(under):.2f}" == "1.20"  # never "1.20×" beside 1.2×
     assert said not in row["condition"]  # the first screen's visible cell has no line to spare at 390 px
 

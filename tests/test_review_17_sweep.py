@@ -71,6 +71,7 @@ def test_a_size_whose_clocks_may_flatter_gives_the_kernel_sums_first(loaded):
         flattered += 1
         assert first.startswith(f"{times(o.kernel_sum)} faster by kernel sum (") and first in line
         assert f" and {times(x / d)} as run ({us(d)} at {dm:.0f} MHz against {us(x)} at {xm:.0f} MHz, " in first
-        assert f"{sum_clocks.apart(dm, xm)} the higher)" in first  # whose clock ran higher, in the one measure
+        # whose clock ran higher, in the one measure and the one form (review 24 #10)
+        assert f"FlashAttention-4's clock {sum_clocks.apart(dm, xm)} higher)" in first
     assert flattered == 2  # 8k (3.1%, within the gate, FA4's the higher) and 16k (8.6%)
     assert "with FlashAttention-4's clock the higher as run" not in line

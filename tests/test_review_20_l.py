@@ -19,11 +19,13 @@ from gen.report.words.common import range_beside
 
 
 def test_a_ratio_range_beside_a_line_gives_both_ends_one_precision():
-    assert range_beside(1.0, 1.1961, 1.2) == "1.000–1.196×"  # was "1.00–1.196×"
+    # two decimals, as every ratio of a range (the cell above it: "1.00–21.56×"); the line in words where the upper
+    # end would read as it (review 24 #10: "1.000–1.196×" beside "1.00–21.56×"; before, "1.00–1.196×")
+    assert range_beside(1.0, 1.1961, 1.2) == "1.00× to just under 1.2×"
     assert range_beside(1.0, 1.1, 1.2) == "1.00–1.10×"
     assert range_beside(1.1, 1.1001, 1.2) == "1.10×"
     said = screen_words.bar_cleared(["sliding windows"], True, [1.0, 1.1961])
-    assert "1.000–1.196× in 2 others" in said
+    assert "1.00× to just under 1.2× in 2 others" in said and "1.20×" not in said
 
 
 def test_an_interval_gives_both_ends_one_precision():
@@ -108,11 +110,11 @@ def test_a_clock_gap_is_the_higher_clock_over_the_lower_less_one():
     assert rules.clock_near_max(1990, 1980)
 
 
-# "... taken at clocks 6.5% apart (1980 against 1860 MHz) and leading by 1.38×, more than the 1.065× that gap can
-# explain"; "... taken at clocks 6.5% apart with their leader at the higher one (...; that gap can explain up to
-# 1.065× ...)"; "1950 against 1845 MHz, 5.7% apart"
-_EXPLAINS = re.compile(r"clocks (\d+(?:\.\d)?)% apart[^.]*?(?:the|up to) (\d\.\d{3})× (?:that gap can explain)?")
-_PAIR = re.compile(r"(\d{3,4}) against (\d{3,4}) MHz[,;:)]? (?:\()?(\d+(?:\.\d)?)% apart")
+# every gap in its one form (review 24 #10): "... taken with X's clock 6.5% higher (1980 against 1860 MHz) and leading
+# by 1.38×, more than the 1.065× that gap can explain"; "... taken with X's clock 6.5% higher (...; their 1.02× lead
+# is inside the 1.065× that a 6.5% clock gap can explain)"; "X's sums at 1950 against 1845 MHz, its clock 5.7% higher"
+_EXPLAINS = re.compile(r"clock (\d+(?:\.\d)?)% higher[^.]*?(?:the|up to) (\d\.\d{3})× (?:that gap can explain)?")
+_PAIR = re.compile(r"(\d{3,4}) against (\d{3,4}) MHz, its clock (\d+(?:\.\d)?)% higher")
 # "FlashAttention-4's clock 12% higher (1755 against 1965 MHz"; "sums at 1755 against 1965 MHz, FlashAttention-4's clock
 # 12% higher": the gap and the two clocks it is taken of, in either order
 _LOWER = re.compile(r"'s? clock (\d+(?:\.\d)?)% higher[ ,(]+(\d{3,4}) against (\d{3,4}) MHz|"
@@ -139,7 +141,9 @@ def test_every_clock_gap_on_the_pages_reads_as_what_it_explains(prose):
                 seen += 1
                 assert _close(pct, rules.clock_gap_pct(float(a), float(b))), (path, m.group(0))
     assert seen > 10
-    assert "6.5% apart (1980 against 1860 MHz)" in " ".join(prose.values())  # the paired sliding-window verdict
+    assert "clock 6.5% higher (1980 against 1860 MHz)" in " ".join(prose.values())  # the paired sliding-window verdict
+    # no other form of a clock gap ("clocks 6.2% apart", "1920 against 1575 MHz, 22% apart")
+    assert not any(re.search(r"(clocks|MHz[,)]?) \d+(\.\d)?% apart", text) for text in prose.values())
 
 
 def test_the_methodology_states_the_gaps_measure_once(prose):

@@ -148,7 +148,7 @@ def test_a_ratio_beside_a_line_never_rounds_onto_it():
 def test_the_host_cost_is_named_as_its_quantile_with_the_median():
     gpu, cost, med = 0.06957, 0.10416, 0.1345
     text = host_words.host_ratio_words(1.6, (1.5, 1.7), None, cost, gpu, 0.0103, med)
-    assert f"{times_beside(cost / gpu, host_rules.HOST_YES_MARGIN)} its GPU time" in text
+    assert f"{cost / gpu:.2f}× its GPU time, at the rule's 1.5× line" in text  # 1.497: at the line at two decimals
     q = host_rules.HOST_COST_QUANTILE
     assert f"{cost * 1000:.1f} µs at its {q}th percentile (median {med * 1000:.1f} µs)" in text
 

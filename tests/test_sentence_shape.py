@@ -58,9 +58,9 @@ def test_the_chunked_prefill_loop_is_its_own_sentences(loaded):
     loops = decision_words._loops(a)
     x = next(x for x in a.loops if x.scenario == "chunked-prefill")
     sc, r, lo, host_ms, gpu_ms = x.scenario, x.ratio, x.ratio_ci[0], x.host_cost_ms, x.gpu_ms
-    assert (f"a loop of FlashAttention-4 took {r:.2f}× its GPU-only time (at least {lo:.2f}×). It is not called "
-            f"host-bound: its 10th-percentile host cost is {host_ms / gpu_ms:.2f}× its GPU time, under the rule's "
-            f"1.5× line.") in loops
+    assert (f"a loop of FlashAttention-4 took {r:.2f}× its GPU-only time (at least {lo:.2f}×). It is within noise "
+            f"of the host-bound line: its 10th-percentile host cost is {host_ms / gpu_ms:.2f}× its GPU time, under the "
+            f"rule's 1.5× line.") in loops
     (v, ratio) = next((c.variant, c.eager_ratio) for c in a.host_calls if c.scenario == sc)
     assert f"The call there, {words.label(v)}, took {words.times(ratio)} its GPU-only time in a loop." in loops
     assert "percentile) is" not in host_words.host_short_of_line(1.3, 1.0)

@@ -21,6 +21,7 @@ from gen.report.words import host as host_words
 from gen.report.words import tables as table_words
 from gen.report.words import verdicts as verdict_words
 from gen.report.words import why as why_words
+from tests import one_clock_off
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
@@ -117,11 +118,11 @@ def test_what_a_host_saw_is_never_within_noise():
 # --------------------------------------------------------------------------- §1: kernels compared in equal conditions
 
 
-def _gpu_verdicts(loaded):
+def _gpu_verdicts(loaded, verdict=verdicts.verdict):
     for name, ls in loaded.items():
         for sc in verdicts.scenarios(ls):
             for mode in ("inference", "train"):
-                v = verdicts.verdict(ls, sc, mode)
+                v = verdict(ls, sc, mode)
                 if v is not None and v.basis == "gpu_only":
                     yield name, v
 
@@ -136,23 +137,29 @@ def test_every_gpu_verdict_says_which_time_ranks_and_gives_each_time_its_clock_p
         if v.memory_bound:  # review item 10: equal clock does not apply to a memory-bound point
             assert "equal clock does not apply" in ranked and all(t.at_ref_ms is None for t in v.rows)
             continue
-        assert f"equal clock ({v.ref_mhz:.0f} MHz" in ranked, (name, v.scenario)
+        # the equal-clock time is named where a row's window had one clock (rules.one_clock)
+        assert (f"equal clock ({v.ref_mhz:.0f} MHz" in ranked) == bool(v.equal_clock_order), (name, v.scenario)
         clock = next(x for x in w.lines if x.startswith("As run, with the SM clock and board power"))
         named = {v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())}
         for x in named:
             t = v.row(x)
             power = table_words.watts(t.power_w, v, t.power_window_s, t.power_avg_w)
+            said = (f"{words.us(t.at_ref_ms)} at equal clock" if t.one_clock
+                    else f"no single clock to scale by (min {t.sm_clock_min_mhz:.0f} MHz)")
             assert f"{words.label(x)} {words.us(v.spread(t).median)} at {t.sm_clock_mhz:.0f} MHz and " \
-                   f"{power}, {words.us(t.at_ref_ms)} at equal clock" in clock, (name, v.scenario, x)
+                   f"{power}, {said}" in clock, (name, v.scenario, x)
         seen += 1
     assert seen >= 10
 
 
 def test_where_equal_clock_orders_otherwise_the_verdict_says_so_and_who_pays(loaded):
     """The H200's FP8 prefill: SDPA cuDNN ran at about 1607 MHz, FlexAttention FP8 at 1810 MHz; at equal clock
-    cuDNN is the faster of the two, as run it is not. The verdict names the pair and the clocks."""
+    cuDNN is the faster of the two, as run it is not. The verdict names the pair and the clocks. Every such pair of
+    the committed sets has a window with no single clock (rules.one_clock), which gets no equal-clock time: the words
+    are checked on the same rows with that rule off (tests/one_clock_off.py), and the committed verdicts hold none."""
+    assert not any(v.clock_flips for _, v in _gpu_verdicts(loaded))
     flips = 0
-    for _, v in _gpu_verdicts(loaded):
+    for _, v in _gpu_verdicts(loaded, one_clock_off.verdict):
         line = as_run_words.equal_clock_line(v)
         for f in v.clock_flips:
             ta, tb = v.row(f.first), v.row(f.second)
@@ -168,8 +175,8 @@ def test_where_equal_clock_orders_otherwise_the_verdict_says_so_and_who_pays(loa
             assert line is None
         else:
             assert "At equal clock (a model) the order is the same" in line
-    assert flips, "the committed sets hold at least one pair the clock reorders"
-    v = verdicts.verdict(loaded[H200], "fp8-prefill", "inference")
+    assert flips, "the committed sets' rows hold at least one pair the clock reorders"
+    v = one_clock_off.verdict(loaded[H200], "fp8-prefill", "inference")
     assert verdicts.ClockFlip("flex_fp8", "sdpa_cudnn") in v.clock_flips
 
 
@@ -233,7 +240,7 @@ def test_matmul_ceiling_is_set_at_each_point_s_clock_and_fp8_against_none(loaded
             if sa.element_size(r.get("dtype") or sa.scenario_dtype(ls, sc)) == 1 or r["variant"].endswith("fp8"):
                 assert math.isnan(r["pct_of_matmul_at_clock"]) or r["ceiling"] != sa.CEILING_MATMUL, (sc, r["variant"])
                 continue
-            if math.isnan(r["sm_clock_mhz"]):
+            if math.isnan(r["sm_clock_mhz"]) or not r["one_clock"]:  # no clock, or no single clock to scale to
                 assert math.isnan(r["pct_of_matmul_at_clock"])
                 continue
             at = cl["matmul_tflops"] * r["sm_clock_mhz"] / mm_clock
@@ -533,8 +540,15 @@ def test_the_set_summary_table_gives_each_time_its_clock_power_and_equal_clock(d
 @pytest.mark.parametrize("name", GPU_SETS)
 def test_scenario_tables_give_each_time_its_equal_clock_time(docs, name):
     text = (docs / f"generated/sets/{name}/scenarios/gqa-prefill.md").read_text(encoding="utf-8")
-    cell = rf"\d+ MHz \(min \d+\) · {POWER} · \d+ °C · [\d.]+ (?:ms|µs) at \d+ MHz \(equal clock, a model\)"
-    assert len(re.findall(cell, text)) >= 5
+    cell = rf"(\d+) MHz \(min (\d+)\) · {POWER} · \d+ °C · [\d.]+ (?:ms|µs) at \d+ MHz \(equal clock, a model\)"
+    scaled = re.findall(cell, text)
+    # a window whose lowest clock lies past the clock gap under its mean has no single clock: no equal-clock time,
+    # and the cell says so (most of this scenario's windows: its long calls dip below the clock gap)
+    assert scaled and all(rules.one_clock(float(mean), float(low)) for mean, low, *_ in scaled)
+    none = rf"(\d+) MHz \(min (\d+)\) · {POWER} · \d+ °C · {re.escape(table_words.NO_SINGLE_CLOCK)}"
+    unscaled = re.findall(none, text)
+    assert unscaled and not any(rules.one_clock(float(mean), float(low)) for mean, low, *_ in unscaled)
+    assert len(scaled) + len(unscaled) >= 5
 
 
 def test_a_block_mask_build_stands_beside_the_call_it_serves(loaded):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gen.analysis import flops, host_rules, kernel_names, pair_noise, rules, tables, timings
@@ -126,6 +127,10 @@ class Timed:
     # False where scaling by the SM clock does not apply (rules.equal_clock_applies: a memory-bound point);
     # at_ref_ms is then None and the as-run time stands alone.
     equal_clock: bool = True
+    # False where the window has no single clock to scale by (rules.one_clock: its lowest sample, sm_clock_min_mhz,
+    # too far under its mean): at_ref_ms is then None too
+    one_clock: bool = True
+    sm_clock_min_mhz: float | None = None
     reason: str | None = None  # why not measured (status other than ok), as the capture recorded it
     # The kernel sum of the profiled calls (median, ms) and its window's mean SM clock: the order that may overrule
     # the as-run one (rules.lead_decided)
@@ -306,19 +311,19 @@ def _host_facts(tm: timings.Times) -> dict:
 def _clock_facts(ls: tables.LoadedSet, tm: timings.Times, point: schema.Point | None = None,
                  mode: str | None = None) -> dict:
     """The GPU-only time's clock and power, and its time at the set's reference clock where equal clock
-    applies to the point (rules.equal_clock_applies)."""
+    applies to the point (rules.equal_clock_applies) and its window has one clock (rules.one_clock)."""
     if not tm.gpu_only.n:
         return {}
     c = tm.gpu_only_conditions
     mhz, watts = _num(c.sm_clock_mhz), _num(c.power_w)
     applies = point is None or mode is None or rules.equal_clock_applies(flops.figure_of(point, mode))
-    at = timings.at_ref_clock(tm.gpu_only.median, mhz, ls.environment.ref_mhz) if applies else None
+    at = timings.at_ref_clock(tm.gpu_only.median, mhz, ls.environment.ref_mhz) if applies and c.one_clock else None
     ks = tm.kernel_sum.median if tm.kernel_sum.n else None
     ks_mhz = _num(tm.window(schema.Window.KERNEL_SUM).sm_clock_mhz) if ks is not None else None
     return dict(sm_clock_mhz=mhz, power_w=watts, power_avg_w=_num(c.power_avg_w),
                 power_cap_share=_num(c.power_cap_share), power_window_s=_num(c.duration_s), at_ref_ms=at,
-                equal_clock=applies, kernel_sum_ms=_num(ks),
-                kernel_sum_mhz=ks_mhz)
+                equal_clock=applies, one_clock=c.one_clock, sm_clock_min_mhz=_num(c.sm_clock_min_mhz),
+                kernel_sum_ms=_num(ks), kernel_sum_mhz=ks_mhz)
 
 
 def _host_bound(ls: tables.LoadedSet, run: schema.VariantRun, tm: timings.Times) -> str | None:
@@ -510,15 +515,19 @@ class OrientedRate:
     median_with: str  # "forward" or "reversed": the orientation the whole median lies nearer
     kernel_sum_ms: float | None
     kernel_sum_rate: float | None
+    # the calls sharing its rank whose median in the other orientation is below its own there, (variant, that
+    # median), fastest first: its lowest median holds only through `median_with`
+    lower_there: tuple[tuple[str, float], ...] = ()
 
     @property
     def ratio(self) -> float:
         return max(self.forward_ms, self.reversed_ms) / min(self.forward_ms, self.reversed_ms)
 
 
-def oriented_rate(t: Timed | None, median_ms: float | None, rate: float | None) -> OrientedRate | None:
-    """OrientedRate of `t` (the headline's Timed row) from its median and that median's rate; None where its
-    orientations lie within rules.ORIENTATION_GAP_PCT, or are not known."""
+def oriented_rate(t: Timed | None, median_ms: float | None, rate: float | None,
+                  rivals: Iterable[Timed] = ()) -> OrientedRate | None:
+    """OrientedRate of `t` (the headline's Timed row) from its median and that median's rate, against `rivals` (the
+    calls sharing its rank); None where its orientations lie within rules.ORIENTATION_GAP_PCT, or are not known."""
     if t is None or missing(median_ms) or missing(rate) or not median_ms:
         return None
     fwd, rev = t.forward_ms, t.reversed_ms
@@ -527,6 +536,9 @@ def oriented_rate(t: Timed | None, median_ms: float | None, rate: float | None) 
         return None
     work = rate * median_ms
     ks = t.kernel_sum_ms
-    return OrientedRate(fwd, rev, work / fwd, work / rev,
-                        "forward" if abs(median_ms - fwd) <= abs(median_ms - rev) else "reversed",
-                        ks, work / ks if ks else None)
+    with_ = "forward" if abs(median_ms - fwd) <= abs(median_ms - rev) else "reversed"
+    own = rev if with_ == "forward" else fwd
+    there = [(r.variant, x) for r in rivals if r is not None and r.variant != t.variant
+             and (x := r.reversed_ms if with_ == "forward" else r.forward_ms) is not None and x < own]
+    return OrientedRate(fwd, rev, work / fwd, work / rev, with_, ks, work / ks if ks else None,
+                        tuple(sorted(there, key=lambda p: p[1])))

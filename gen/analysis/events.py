@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from gen.analysis import kernel_rules, rules
+from gen.analysis import kernel_rules
 
 # --------------------------------------------------------------------------- rules on one forward's kernel table
 # Each takes a kernel table (tables.kernel_table's columns) and returns the rows it flags.
@@ -42,7 +42,7 @@ def float32_events(kt: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     if not any(kernel):
         k = kt[np.array(kernel, dtype=bool)]
         return k, k
-    f32 = [is_k and (rules.is_float32_only(t) or (c == "matrix product" and bool(_F32_NAME.search(n))))
+    f32 = [is_k and (kernel_rules.is_float32_only(t) or (c == "matrix product" and bool(_F32_NAME.search(n))))
            for is_k, t, c, n in zip(kernel, types, cat, names)]
     ups = [is_k and o == "aten::copy_" and "float" in t and bool(_SIXTEEN_BIT.search(t))
            for is_k, o, t in zip(kernel, ops, types)]

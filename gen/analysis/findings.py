@@ -167,7 +167,7 @@ def rule_float32(ls) -> list[Finding]:
     """Kernels in float32 in a 16-bit set. facts: dtype, n, events (GPU events of
     the forward), dur_us, total_us, gemms (float32 matrix products), conversions."""
     dtype = ls.config.dtype
-    if dtype not in rules.SIXTEEN_BIT_DTYPES:
+    if dtype not in kernel_rules.SIXTEEN_BIT_DTYPES:
         return []
     out = []
     for v, kt in _kernel_runs(ls):

@@ -25,12 +25,14 @@ def _over(twin: float, fp8: float) -> float:
 def speeds(r: dict, t: dict, kernel_sums: bool) -> dict:
     """The twin's time over the FP8 call's (above 1: FP8 faster) as run (graph replays; NaN where the table's times
     are kernel sums, `kernel_sums`: a replay and a sum do not compare), by kernel sum, and at equal clock (each time
-    × its window's clock: the replays', else the sums'; NaN at a memory-bound point, rules.equal_clock_applies), with
+    × its window's clock: the replays', else the sums'; NaN at a memory-bound point, rules.equal_clock_applies, or
+    where a replay's window has no single clock, rules.one_clock), with
     the clocks of both windows."""
     run = math.nan if kernel_sums else _over(_n(t, "gpu_only_ms"), _n(r, "gpu_only_ms"))
     ks = _over(_n(t, "kernel_sum_ms"), _n(r, "kernel_sum_ms"))
-    if not missing(run):
-        eq = run * _n(t, "sm_clock_mhz") / _n(r, "sm_clock_mhz")
+    if not missing(run):  # a replay's window with no single clock (rules.one_clock) has no time at equal clock
+        one = all(bool(x.get("one_clock", True)) for x in (r, t))
+        eq = run * _n(t, "sm_clock_mhz") / _n(r, "sm_clock_mhz") if one else math.nan
     else:
         eq = ks * _n(t, "kernel_sum_mhz") / _n(r, "kernel_sum_mhz")
     applies = rules.equal_clock_applies(r.get("figure"))

@@ -41,6 +41,7 @@ class Side:
     method: str | None
     sm_clock_mhz: float
     host_ms: float = math.nan
+    one_clock: bool = True  # rules.one_clock: else the window has no single clock, and no equal-clock ratio
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,8 @@ def side(ls: tables.LoadedSet, rec) -> Side:
         return Side(rec.status, timings.NO_SAMPLES, (), None, math.nan)
     tm = ls.times(rec, _trace(ls, rec))
     clock = tm.gpu_only_conditions.sm_clock_mhz
-    return Side(rec.status, tm.gpu_only, _units(rec, ls, tm), tm.gpu_only_method, clock, tm.host.median)
+    return Side(rec.status, tm.gpu_only, _units(rec, ls, tm), tm.gpu_only_method, clock, tm.host.median,
+                tm.gpu_only_conditions.one_clock)
 
 
 def bootstrap_ratio(base: tuple[float, ...], new: tuple[float, ...], level: float = rules.CI_LEVEL,
@@ -126,7 +128,7 @@ def _ratio(b: Side, n: Side) -> tuple[float, float, float, bool | None]:
 
 def _at_ref(b: Side, n: Side, ref: float) -> float:
     if math.isnan(ref) or math.isnan(b.sm_clock_mhz) or math.isnan(n.sm_clock_mhz) or not b.spread.n \
-            or not n.spread.n:
+            or not n.spread.n or not (b.one_clock and n.one_clock):
         return math.nan
     return clocks.at_ref_clock(n.spread.median, n.sm_clock_mhz, ref) / clocks.at_ref_clock(
         b.spread.median, b.sm_clock_mhz, ref)

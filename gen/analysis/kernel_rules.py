@@ -37,6 +37,17 @@ def tensor_core_verdict(name: str) -> bool | None:
     return None
 
 
+# The dtypes the report calls 16-bit, and an op the profiler saw given float32 tensors and no 16-bit one: work
+# that stays off the tensor cores' 16-bit path.
+SIXTEEN_BIT_DTYPES = frozenset({"bf16", "fp16", "f16", "bfloat16", "float16"})
+
+
+def is_float32_only(input_types: str) -> bool:
+    """An op given float32 tensors and no 16-bit one (the profiler's input types)."""
+    toks = [t.strip() for t in input_types.split(",")]
+    return "float" in toks and not any("BFloat16" in t or "Half" in t for t in toks)
+
+
 # --------------------------------------------------------------------------- kernel categories
 
 GEMM = re.compile(r"gemm|nvjet|xmma|cutlass.*(gemm|tensorop)|s\d+gemm|ampere_|sm\d+_xmma|Kernel2|splitKreduce", re.I)

@@ -191,7 +191,7 @@ def math_backend(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = Non
     rows = rows if rows is not None else timed_rows(ls)
     total = float(kt["dur_us"].sum())
     k = kt[kt["kind"] == "kernel"]
-    f32 = k[k["input_types"].map(rules.is_float32_only) |
+    f32 = k[k["input_types"].map(kernel_rules.is_float32_only) |
             (k["category"].eq("matrix product") & k["name"].str.contains(r"f32|sgemm", case=False, regex=True))]
     ups = k[k["op_path"].str.contains("aten::to", regex=False) & k["launched_by"].eq("aten::copy_")]
     mm = k[k["category"].isin(kernel_rules.TC_CATEGORIES)]
@@ -352,7 +352,7 @@ def flash_occupancy(ls: tables.LoadedSet, rows: dict[str, calls.Timed] | None = 
         score_matrix_bytes=(point.batch * point.q_heads * point.q_len * point.kv_len * BF16_BYTES) if point else None,
         gpu_only_ms=gpu, tflops=attention_flops(point) / (gpu * 1e-3) / 1e12 if point and gpu else None,
         ceiling_tflops=_ceiling_tflops(ls), method=t.gpu_only_method if t else None,
-        **_ceiling_at_clock(ls, t.sm_clock_mhz if t else None))
+        **_ceiling_at_clock(ls, t.sm_clock_mhz if t and t.one_clock else None))  # rules.one_clock
 
 
 def _ceiling_at_clock(ls, mhz: float | None) -> dict:

@@ -92,6 +92,7 @@ class MethodFacts:
     orientation: Orientation | None = None  # how far the two round orientations read apart
     apart: TimedApart | None = None  # None: the set does not record where its calls were timed (no slots)
     sums: SweepSums | None = None  # the kernel sum against the graph replay over every sweep point
+    one_clock: OneClockSplit | None = None  # the set's evidence for rules.one_clock
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,7 @@ def method_facts(ls: tables.LoadedSet) -> MethodFacts | None:
     return MethodFacts(ls.name, _graph_vs_sum(ls), zero, est, _host_bound(ls),
                        tuple(sorted({p.seq_len for p in sweep})), tuple(sorted({p.head_dim for p in sweep})),
                        scaling.ceilings(ls), *interleave_orders(ls.rs), clock_evidence(ls), orientation(ls),
-                       timed_apart(ls.rs), sweep_sums(ls))
+                       timed_apart(ls.rs), sweep_sums(ls), one_clock_split([ls]))
 
 
 def sweep_sums(ls) -> SweepSums | None:
@@ -287,6 +288,47 @@ def clock_evidence(ls) -> ClockEvidence:
     own = list(pair_noise.measured(ls).values())
     widest = max(own, key=lambda n: n.ratio) if own else None
     return ClockEvidence(checked, wider, len(own), min((n.ratio for n in own), default=None), widest)
+
+
+@dataclass(frozen=True)
+class OneClockSplit:
+    """The evidence for rules.one_clock over some sets: of the compute-bound variant-points timed on graph replay in
+    rounds with their clocks, those whose GPU-only window's lowest clock lies past the line under its mean (`past`)
+    and those within it (`within`), each with how many ran rounds whose mean clocks span rules.ROUND_CLOCK_SPAN_PCT
+    or more (`*_spanning`)."""
+
+    past: int
+    past_spanning: int
+    within: int
+    within_spanning: int
+
+
+def one_clock_split(sets) -> OneClockSplit:
+    """OneClockSplit over the loaded sets `sets` (those without clocks add nothing); a set's own is in its
+    MethodFacts, so that pages over several sets add those up (`added`) without reading the sets again."""
+    counts = Counter()
+    for ls in sets:
+        for r in (*ls.rs.runs, *ls.rs.sweep):
+            t = r.timing
+            if (r.status != schema.Status.OK or r.point is None or t is None or not t.telemetry
+                    or t.gpu_only_method != schema.GpuOnlyMethod.CUDA_GRAPH
+                    or not rules.equal_clock_applies(flops.figure_of(r.point, r.mode))):
+                continue
+            w = t.telemetry.get(schema.Window.GPU_ONLY)
+            mhz = [x.sm_clock_mhz for x in (t.round_telemetry or {}).get(schema.Window.GPU_ONLY, [])]
+            if w is None or not w.sm_clock_mhz or not w.sm_clock_min_mhz or len(mhz) < 2 or not all(mhz):
+                continue
+            side = "within" if rules.one_clock(w.sm_clock_mhz, w.sm_clock_min_mhz) else "past"
+            counts[side] += 1
+            counts[side + "_spanning"] += 100.0 * (max(mhz) - min(mhz)) / max(mhz) >= rules.ROUND_CLOCK_SPAN_PCT
+    return OneClockSplit(counts["past"], counts["past_spanning"], counts["within"], counts["within_spanning"])
+
+
+def added(splits) -> OneClockSplit:
+    """Several sets' OneClockSplit added up (None ones left out)."""
+    got = [s for s in splits if s is not None]
+    return OneClockSplit(*(sum(getattr(s, k) for s in got) for k in ("past", "past_spanning", "within",
+                                                                      "within_spanning")))
 
 
 def orientation(ls) -> Orientation | None:

@@ -112,7 +112,7 @@ COLUMNS = [
     *timings.COLUMNS, "noisy", "graph_above_eager",
     "flops", "bytes", "intensity", "tflops", "tbps", "ceiling", "ceiling_value", "pct_of_ceiling",
     "pct_of_matmul", "pct_of_matmul_at_clock", "ceiling_mhz", "ceiling_cap_share", "pct_of_copy", "pct_of_read",
-    "sol_pct", "datasheet_tbps", "pct_of_datasheet", "ridge_intensity", "roof_tflops", "achieved_tbps",
+    "sol_pct", "sol_floor_pct", "datasheet_tbps", "pct_of_datasheet", "ridge_intensity", "roof_tflops", "achieved_tbps",
     "kernels_per_call", "counts_consistent", "peak_memory_bytes", "rel_error", "trace", "main_kernel",
     "main_kernel_us", "other_events_us", "dtype", "wrong", "sdpa_choice", "facts", "kernel_signature", "captured",
 ]
@@ -196,9 +196,11 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
         # the share of the matmul ceiling as measured (its own clock and power state)
         # is the figure; scaled to the point's clock it is a model, which assumes a product that can run at that
         # clock under the power limit (the measured one could not: it was held for power at a lower clock)
-        mm_at = ceilings_mod.matmul_at(cl["matmul_tflops"], mm_clock, t["sm_clock_mhz"]) if cl else math.nan
+        # a window with no single clock (rules.one_clock) is set against a ceiling at no clock of its own
+        one = t["one_clock"]
+        mm_at = ceilings_mod.matmul_at(cl["matmul_tflops"], mm_clock, t["sm_clock_mhz"]) if cl and one else math.nan
         pct_mm = 100 * tflops / cl["matmul_tflops"] if cl else math.nan
-        pct_mm_at = 100 * tflops / mm_at if cl else math.nan
+        pct_mm_at = 100 * tflops / mm_at if cl and one else math.nan
         pct_cp = 100 * tbps / (cl["copy_gbps"] / 1e3) if cl else math.nan
         read = cl["read_tbps"] if cl and not missing(cl.get("read_tbps")) else math.nan
         pct_rd = 100 * tbps / read if not missing(read) else math.nan
@@ -222,7 +224,9 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
             ceiling_mhz=mm_clock if matmul_row and mm_clock is not None else math.nan,
             ceiling_cap_share=mm_held if matmul_row and mm_held is not None else math.nan,
             pct_of_copy=pct_cp, pct_of_read=pct_rd,
-            sol_pct=clocks.sol(tflops, ls.environment, dtype, t["sm_clock_mhz"]).pct,
+            sol_pct=clocks.sol(tflops, ls.environment, dtype, t["sm_clock_mhz"]).pct if one else math.nan,
+            # no single clock: the share at the GPU's maximum clock, which no kernel runs above (a floor)
+            sol_floor_pct=math.nan if one else clocks.sol(tflops, ls.environment, dtype, ls.environment.ref_mhz).pct,
             datasheet_tbps=sheet.hbm_tbps if sheet else math.nan,
             pct_of_datasheet=100 * tbps / sheet.hbm_tbps if sheet and fig == FIGURE_TBPS else math.nan,
             # the roofline's side of the point: its ridge, the roof at its intensity and
@@ -304,7 +308,8 @@ def above_matmul_at_clock(rows: list[dict], ceil: dict | None, ceiling_mhz: floa
     """The bf16 points whose rate passes the matmul ceiling as measured (the roofline's unscaled line) and
     what they read against it at their own SM clock (pct_of_matmul_at_clock: scaling.matmul_at, a model): n, how
     many stay within it there (at most 100% + rules.TIME_FLOOR_PCT), the range of their share and of their clocks,
-    and the clock the ceiling was measured at. A ceiling measured at a lower clock sits below points that
+    and the clock the ceiling was measured at; `no_clock`, how many ran in a window with no single clock
+    (rules.one_clock), set against no clock of their own. A ceiling measured at a lower clock sits below points that
     ran faster without their passing it. None where no point passes the unscaled line."""
     if ceil is None or not rows:
         return None
@@ -322,6 +327,7 @@ def above_matmul_at_clock(rows: list[dict], ceil: dict | None, ceiling_mhz: floa
     mhz = [r["sm_clock_mhz"] for r in over if not missing(r.get("sm_clock_mhz"))]
     within = sum(p <= 100.0 + rules.TIME_FLOOR_PCT for p in pct)
     return dict(n=len(over), within_at_clock=within if len(pct) == len(over) else 0,
+                no_clock=sum(1 for r in over if not r.get("one_clock", True)),
                 pct_lo=min(pct) if pct else None, pct_hi=max(pct) if pct else None,
                 mhz_lo=min(mhz) if mhz else None, mhz_hi=max(mhz) if mhz else None, ceiling_mhz=ceiling_mhz)
 

@@ -149,6 +149,16 @@ def clocks_apart(a_mhz: float | None, b_mhz: float | None) -> bool:
     return gap is not None and gap > CLOCK_GAP_PCT
 
 
+# A window has one clock to scale its time by only where its lowest SM clock sample lies within CLOCK_GAP_PCT of its
+# mean: past that, it held clocks the report counts as two, and its rounds did too (a window past the line has rounds
+# whose clocks span ROUND_CLOCK_SPAN_PCT or more far more often than one within it: gen.analysis.method.one_clock_split,
+# which a test holds to the sets). Such a window gets no time at equal clock and no share of a ceiling at its clock;
+# its share of the speed of light is given at the GPU's maximum clock, a floor (a kernel never runs above it).
+def one_clock(mean_mhz: float | None, min_mhz: float | None) -> bool:
+    """The window's lowest clock sample within CLOCK_GAP_PCT of its mean; True where either is not recorded."""
+    return not clocks_apart(mean_mhz, min_mhz)
+
+
 def clock_left(ratio: float | None, a_mhz: float | None, b_mhz: float | None) -> float | None:
     """The kernel sums' ratio (b's over a's) less the most their windows' clock gap can explain (above): the leader's
     lead over its clock ratio, whole where it ran at the lower clock; None where a figure is missing."""
@@ -563,17 +573,6 @@ MIN_SAMPLES = 5
 # (Hopper's cuBLAS nvjet GEMMs and cuDNN clear a small buffer), not a copy of the
 # attention's data: the lessons tell such an event from the article's hidden copy.
 SUB_US_MEMSET_US = 1.0
-
-
-# --------------------------------------------------------------------------- precision
-
-SIXTEEN_BIT_DTYPES = frozenset({"bf16", "fp16", "f16", "bfloat16", "float16"})
-
-
-def is_float32_only(input_types: str) -> bool:
-    """An op given float32 tensors and no 16-bit one (the profiler's input types)."""
-    toks = [t.strip() for t in input_types.split(",")]
-    return "float" in toks and not any("BFloat16" in t or "Half" in t for t in toks)
 
 
 # An answer this far from the float64 reference (relative L2 norm of the difference) is a wrong answer, not rounding: it

@@ -117,7 +117,8 @@ def _sweep_frame(ls: tables.LoadedSet) -> pd.DataFrame:
             # as measured (its own clock and power state) is the figure; at the point's clock, a model (points.py)
             fraction_of_matmul=tflops / cl["matmul_tflops"] if cl else np.nan,
             fraction_of_matmul_at_clock=tflops / matmul_at(cl["matmul_tflops"], mm_clock,
-                                                           tm.gpu_only_conditions.sm_clock_mhz) if cl else np.nan,
+                                                           tm.gpu_only_conditions.sm_clock_mhz)
+            if cl and tm.gpu_only_conditions.one_clock else np.nan,  # rules.one_clock: else no clock to scale to
             min_bytes=mb, intensity=f["causal"] / mb, memory_bound_ms=mem_ms, compute_bound_ms=cmp_ms,
             bound_ms=bound, fraction_of_bound=bound / t if cl and t and not math.isnan(t) else np.nan,
             trace=p.trace,

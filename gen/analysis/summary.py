@@ -13,13 +13,14 @@ of the GPU-only time (NVML): sm_clock_mhz, sm_clock_min_mhz, power_w, temp_c, nu
 with telemetry_reason where not recorded; `telemetry` holds every timed window's;
 gpu_only_ms_at_ref_clock is the GPU-only time at the set's reference clock ref_mhz (its GPU's
 maximum SM clock; gen.analysis.clocks.at_ref_clock), the time that ranks kernels by their efficiency,
-null where the clock or the reference is not recorded. graph_fidelity and graph_differences say
+null where the clock or the reference is not recorded or the window has no single clock
+(rules.one_clock: its sm_clock_min_mhz too far under its mean). graph_fidelity and graph_differences say
 whether a graph replay ran the kernels of an eager call. With --scenario, each point's row carries
 the same conditions and
 sol_pct (its TFLOP/s over the speed of light at its sampled SM clock,
-gen.analysis.clocks). The older fields keep what they held: gpu_time_ms and its quartiles are the eager
-time (CUDA events around each call), cpu_time_ms the host dispatch time. Each
-entry of `kernels` carries its Nsight Compute counters (op_path,
+gen.analysis.clocks; null where the window has no single clock). The older fields keep what they
+held: gpu_time_ms and its quartiles are the eager time (CUDA events around each call), cpu_time_ms the
+host dispatch time. Each entry of `kernels` carries its Nsight Compute counters (op_path,
 achieved/theoretical occupancy and limiter, registers, shared memory, SM, DRAM
 and tensor-pipe throughput), null where not measured; `counters` says why not.
 """
@@ -93,9 +94,11 @@ CONDITION_FIELDS = ["sm_clock_mhz", "sm_clock_min_mhz", "power_w", "temp_c", "te
 
 def _equal_clock(row: dict, ref: float | None, figure: str | None = None) -> dict:
     """The equal-clock fields of a row that holds gpu_only_ms and sm_clock_mhz (and power_w); no equal-clock
-    time at a point it does not apply to (rules.equal_clock_applies: a memory-bound point)."""
+    time at a point it does not apply to (rules.equal_clock_applies: a memory-bound point) or from a window with no
+    single clock (rules.one_clock)."""
     at = clocks.at_ref_clock(row.get("gpu_only_ms"), row.get("sm_clock_mhz"), ref) \
-        if rules.equal_clock_applies(figure) else None
+        if rules.equal_clock_applies(figure) and rules.one_clock(row.get("sm_clock_mhz"), row.get("sm_clock_min_mhz")) \
+        else None
     return dict(gpu_only_ms_at_ref_clock=None if at is None else round(at, 6), ref_mhz=ref,
                 power_w=row.get("power_w"))
 
@@ -221,7 +224,8 @@ def _at_ref(row: dict, ref: float) -> dict:
     if "gpu_only_ms_at_ref_clock" in row:
         return row
     ms, mhz = row.get("gpu_only_ms"), row.get("sm_clock_mhz")
-    known = ms is not None and mhz is not None and not math.isnan(ref)
+    known = (ms is not None and mhz is not None and not math.isnan(ref)
+             and rules.one_clock(mhz, row.get("sm_clock_min_mhz")))
     return {**row, "ref_mhz": None if math.isnan(ref) else ref,
             "gpu_only_ms_at_ref_clock": round(clocks.at_ref_clock(ms, mhz, ref), 6) if known else None}
 

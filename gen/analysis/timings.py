@@ -212,6 +212,11 @@ class Conditions:
     def recorded(self) -> bool:
         return not math.isnan(self.sm_clock_mhz)
 
+    @property
+    def one_clock(self) -> bool:
+        """The window has one clock to scale its time by (rules.one_clock)."""
+        return rules.one_clock(self.sm_clock_mhz, self.sm_clock_min_mhz)
+
 
 def _f(x) -> float:
     return math.nan if x is None else float(x)
@@ -438,7 +443,7 @@ COLUMNS = [
     "host_overhead_ms", "eager_over_gpu_only", "host_bound", "host_bound_outcome",
     "burst_ms", "burst_n", "graph_ms", "graph_fidelity", "graph_detail", "graph_only_in_graph", "graph_only_in_eager",
     *TELEMETRY_COLUMNS, "burst_sm_clock_mhz", "burst_sm_clock_max_mhz", "burst_throttled", "burst_early_ms",
-    "burst_early_n", "telemetry_window_s", "power_avg_w", "power_cap_share",
+    "burst_early_n", "telemetry_window_s", "power_avg_w", "power_cap_share", "one_clock",
 ]
 
 
@@ -479,7 +484,7 @@ def row(tm: Times) -> dict[str, Any]:
         "burst_sm_clock_mhz": burst.sm_clock_mhz, "burst_sm_clock_max_mhz": burst.sm_clock_max_mhz,
         "burst_throttled": tm.burst_throttled, "burst_early_ms": tm.burst_early.median,
         "burst_early_n": tm.burst_early.n, "telemetry_window_s": c.duration_s,
-        "power_avg_w": c.power_avg_w, "power_cap_share": c.power_cap_share,
+        "power_avg_w": c.power_avg_w, "power_cap_share": c.power_cap_share, "one_clock": c.one_clock,
     }
 
 

@@ -162,8 +162,8 @@ class Verdict:
     other_calls: tuple[OtherCall, ...] = ()
     own_call: str | None = None
     # Equal clock: the set's reference clock, the enforced power limit, the ranking by each row's time at the
-    # reference clock (rows without one last), and the pairs whose order the two rankings give the other way round,
-    # by more than rules.TIME_FLOOR_PCT at equal clock.
+    # reference clock (of the rows that have one: rules.one_clock), and the pairs (ahead as run, ahead at equal
+    # clock) whose order the two rankings give the other way round, by more than rules.TIME_FLOOR_PCT at equal clock.
     ref_mhz: float | None = None
     power_limit_w: float | None = None
     power_reading: str | None = None  # which NVML reading the rows' power is (Environment.power_reading)
@@ -354,10 +354,11 @@ def decide(rows: list[Timed], set_name: str = "", scenario: str = "article", mod
 
 
 def _equal_clock(ranked: list[Timed], basis: str) -> dict:
-    """The ranking at equal clock and the pairs it orders the other way round from the as-run ranking."""
+    """The ranking at equal clock of the rows that have an equal-clock time (a window with no single clock has none:
+    rules.one_clock) and the pairs it orders the other way round from the as-run ranking."""
     if basis != "gpu_only" or not any(t.at_ref_ms is not None for t in ranked):
         return {}
-    order = sorted(ranked, key=lambda t: (t.at_ref_ms is None, t.at_ref_ms or 0.0))
+    order = sorted((t for t in ranked if t.at_ref_ms is not None), key=lambda t: t.at_ref_ms)
     floor = 1 - rules.TIME_FLOOR_PCT / 100.0
     flips = tuple(ClockFlip(a.variant, b.variant) for i, a in enumerate(ranked) for b in ranked[i + 1:]
                   if a.at_ref_ms is not None and b.at_ref_ms is not None and b.at_ref_ms < a.at_ref_ms * floor

@@ -7,6 +7,16 @@ sentences give with their unit (`sentence_ms`, `sentence_us`, `once_ms`, `spread
 the one `slug`, the paths of the generated pages, the HTML id of a kernel row, `set_title`
 and `label_of`.
 Imports nothing of the report: every other report module may use it.
+
+One precision per quantity, each by one formatter, in a table and a sentence alike:
+- a time: `ms` in a table, gen.report.words.common.us in a sentence, the same digits (0.1 µs below 1 ms, 1 µs from
+  there), every figure of one quantity in a sentence by it (a median, its range, its first value);
+- a ratio: words.common.times, two decimals, a range of them too (words.common.range_beside: "1.00× to just under
+  1.2×" where the upper end would read as the line);
+- a clock gap: words.sum_clocks.apart (a tenth below 10%, whole from there), said in one form, the side with the
+  higher clock named (words.sum_clocks.clock_against: "FP8's clock 5.3% higher");
+- an interval's level: words.common.level_pct (two decimals, a whole percent whole);
+- a first call: words.first_calls.secs (s to two decimals from 0.1 s, ms to one below), a range across the two in ms.
 """
 
 from __future__ import annotations

@@ -23,10 +23,10 @@ from gen.report.words import methodology as method_words
 RULES_PARTIAL = f"{fmt.GENERATED}/.rules.md"
 
 
-def rules_view(by_set=()) -> dict:
+def rules_view(by_set=(), one_clock: method.OneClockSplit | None = None) -> dict:
     """The thresholds a reader should know, each as code holds it; `by_set`: (set title, units) of every median each
     shown set's verdicts rank (verdicts.ranked_units), whose levels the interval's row gives
-    (method_words.ci_levels)."""
+    (method_words.ci_levels); `one_clock`: the shown sets' evidence for rules.one_clock."""
     levels = method_words.ci_levels([u for _, units, _ in by_set for u in units], by_set)
     return dict(eager_ratio=host_rules.HOST_BOUND_EAGER_RATIO, bound_pct=kernel_rules.BOUND_PCT,
                 bound_band=kernel_rules.BOUND_BAND_PCT,
@@ -45,7 +45,8 @@ def rules_view(by_set=()) -> dict:
                 power_at_limit_pct=rules.POWER_AT_LIMIT_PCT, sustained_s=rules.SUSTAINED_WINDOW_S,
                 advice_gain=rules.ADVICE_MIN_GAIN, maskless_rule=mask_words.MASKLESS_RULE,
                 startup_s=rules.STARTUP_NOTE_S, new_kind_s=first_calls.NEW_KIND_S, lead_rules=method_words.lead_rules(),
-                behind_rule=method_words.behind_rule())
+                behind_rule=method_words.behind_rule(), round_span_pct=rules.ROUND_CLOCK_SPAN_PCT,
+                one_clock=one_clock if one_clock is not None and one_clock.past else None)
 
 
 # The figures docs/methodology.md quotes, each a partial rendered from the measured GPU sets.
@@ -122,7 +123,8 @@ def build(ctx: Context) -> Iterator[Page]:
                                                     others=[ls for ls in ctx.sets if id(ls) not in lead],
                                                     calls={ls.name: calls_view(ls) for ls in ctx.lead})
     yield Page(f"{fmt.GENERATED}/.methodology.md", text)
-    yield Page(RULES_PARTIAL, ctx.template("rules.md.j2").render(**rules_view(shown_units(ctx))))
+    split = method.added(f.one_clock for ls in ctx.lead if (f := ctx.fact(ls, "method")) is not None)
+    yield Page(RULES_PARTIAL, ctx.template("rules.md.j2").render(**rules_view(shown_units(ctx), split)))
     facts = figures_view(ctx)
     for part in FIGURE_PARTS:
         yield Page(f"{fmt.GENERATED}/.method_{part}.md", ctx.template("method_figures.md.j2").render(

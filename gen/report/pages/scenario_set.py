@@ -25,6 +25,7 @@ from gen.report import charts
 from gen.report import format as fmt
 from gen.report.pages import scenario_first, training
 from gen.report.site import Context, RowsHTML, chart_div, hole, records, summary_command
+from gen.report.words import ceiling_share
 from gen.report.words import common as words
 from gen.report.words import published as published_words
 from gen.report.words import scenarios as scenario_words
@@ -80,7 +81,7 @@ def _rows(rows: list[dict], decode: bool, show_dim: bool, pages: dict[str, str],
             # A wrong answer did other work than its count says (top-left causal with fewer
             # queries than keys computes a triangle): no rate or share of a ceiling for it.
             r = dict(r, **{fig: None, "pct_of_ceiling": None, "pct_of_datasheet": None, "sol_pct": None,
-                           "pct_of_matmul_at_clock": None})
+                           "sol_floor_pct": None, "pct_of_matmul_at_clock": None})
         out.append(dict(r, label=_label(r["variant"]), point=scenario_words.point_label(r, decode, show_dim),
                         page=pages.get(r["variant"]),
                         why_not=words.refusal(r["status"], r["reason"], rules.needs_cuda(
@@ -129,7 +130,7 @@ def table_rows(m: dict, key: str, here: str) -> RowsHTML:
                 f'<td{R}>{ms(r["eager_ms"])}</td>',
                 f'<td{R}>{h(r["value"])}</td>',
                 f'<td{R}>{num(r["pct_of_ceiling"], ".0f", "%")}{_at_clock(r)}</td>',
-                f'<td{R}>{num(r["pct_of_datasheet"] if tbps else r["sol_pct"], ".0f", "%")}</td>',
+                f'<td{R}>{num(r["pct_of_datasheet"], ".0f", "%") if tbps else h(ceiling_share.sol_cell(r))}</td>',
                 f'<td{R}>{fmt.integer(r["kernels_per_call"])}</td>',
                 f'<td{R}>{fmt.size(r["peak_memory_bytes"])}</td>',
                 f'<td{R}>{num(r["rel_error"], ".1e")}</td>']
@@ -402,12 +403,12 @@ def _head_orders(ls, name: str, head: dict | None) -> tuple[tuple, tuple]:
 
 def _head_oriented(ls, name: str, head: dict | None):
     """The headline's rate by round orientation where they differ (calls.oriented_rate); None elsewhere."""
-    f = head["fastest"] if head else None
-    row = next((r for r in _head_orders(ls, name, head)[1] if f and r is not None and r.variant == f["variant"]), None)
+    f, rows = (head["fastest"] if head else None), _head_orders(ls, name, head)[1]
+    row = next((r for r in rows if f and r is not None and r.variant == f["variant"]), None)
     if row is None:
         return None
     return calls.oriented_rate(row, f["gpu_only_ms"], f[sa.FIGURE_TBPS if f["figure"] == sa.FIGURE_TBPS
-                                                        else sa.FIGURE_TFLOPS])
+                                                        else sa.FIGURE_TFLOPS], rows)
 
 
 def _head_determinism(ls, name: str, head: dict | None, rows: list[dict]) -> tuple | None:

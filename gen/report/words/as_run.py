@@ -5,6 +5,7 @@ gen.report.words.verdicts puts them among the verdict's lines."""
 from __future__ import annotations
 
 from gen.analysis import rules, verdicts
+from gen.report.words import ceiling_share
 from gen.report.words import orders as orders_words
 from gen.report.words import tables as table_words
 from gen.report.words.common import label, us
@@ -37,6 +38,8 @@ def _as_run(t: verdicts.Timed, v: verdicts.Verdict) -> str:
         text += f" and {power}"
     if t.at_ref_ms is not None:
         text += f", {us(t.at_ref_ms)} {orders_words.EQUAL_CLOCK_SHORT}"
+    elif t.equal_clock and not t.one_clock:  # rules.one_clock: no time at equal clock
+        text += f", {ceiling_share.no_single_clock(vars(t), say_mean=False, what=' to scale by')}"
     return text
 
 
@@ -78,7 +81,9 @@ def _held_for_power(t: verdicts.Timed, v: verdicts.Verdict) -> str:
 def equal_clock_line(v: verdicts.Verdict) -> str | None:
     """Each named time with the SM clock and power it ran at and its equal-clock time; whether the equal-clock
     ranking orders the rows otherwise, and who pays for reaching the power limit."""
-    if v.ref_mhz is None or not v.equal_clock_order:
+    # a window with no single clock (rules.one_clock) has no equal-clock time, but its clock is still said
+    unscaled = any(t.equal_clock and not t.one_clock for t in v.rows)
+    if v.ref_mhz is None or not (v.equal_clock_order or unscaled):
         return None
     named = [v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())]
     rows = [v.row(x) for x in dict.fromkeys(named) if v.row(x) is not None]
@@ -89,8 +94,12 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
     apart = _leaders_apart(v)
     if apart:
         text += ". " + apart
+    if not v.equal_clock_order:
+        return text + "."
+    # the equal-clock order leaves out the rows whose window had no single clock (verdicts._equal_clock)
+    among = " among the calls with one clock" if unscaled else ""
     if not v.clock_flips:
-        return text + f". {orders_words.EQUAL_CLOCK_SHORT.capitalize()} the order is the same."
+        return text + f". {orders_words.EQUAL_CLOCK_SHORT.capitalize()} the order is the same{among}."
     parts = []
     shown = {t.variant for t in rows}
     # the pairs among the rows named above first: a flip further down the ranking says less about this verdict

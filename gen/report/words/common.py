@@ -42,16 +42,20 @@ def times_beside(x: float, line: float, digits: int = 2) -> str:
 
 
 def range_beside(lo: float, hi: float, line: float) -> str:
-    """A range of ratios beside a line, both ends to the decimals its upper end needs there (digits_beside:
-    "1.00–1.196×" gave one range at two precisions): "1.000–1.196×", one figure where both ends
-    read alike."""
-    d = digits_beside(hi, line)
-    return times(hi, d) if f"{lo:.{d}f}" == f"{hi:.{d}f}" else f"{lo:.{d}f}–{times(hi, d)}"
+    """A range of ratios beside a line, both ends at the two decimals every ratio of a range takes (the first screen's
+    "1.00–21.56×" in the cell above it): "1.00–1.16×", one figure where both ends read alike; where the upper end
+    would read as the line at them while under it, the line in words instead of more digits ("1.000–1.196×" beside
+    "1.00–21.56×" gave one quantity two precisions): "1.00× to just under 1.2×"."""
+    if times(hi) == times(line) and hi < line:
+        return f"{times(lo)} to just under {line:g}×"
+    return times(hi) if times(lo) == times(hi) else f"{lo:.2f}–{times(hi)}"
 
 
 def level_pct(level: float) -> str:
-    """An interval's level as a percentage with the digits it has: 0.95 "95%", 0.9375 "93.75%"."""
-    return f"{100 * level:.2f}".rstrip("0").rstrip(".") + "%"
+    """An interval's level as a percentage to two decimals, a whole one whole: 0.95 "95%", 0.9375 "93.75%", 0.95904
+    "95.90%" (not "95.9%" beside "95.86%": one precision)."""
+    text = f"{100 * level:.2f}"
+    return (text[:-3] if text.endswith(".00") else text) + "%"
 
 
 def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
@@ -60,10 +64,12 @@ def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
     intervals (the range of 5 rounds)", and where
     the ±1% floor widened one (timings.Spread.widened) "(the range of 5 rounds, widened to ±1%)". `spreads`:
     timings.Spread, or (rounds, n) or (rounds, n, widened) of a row; `one`: the singular; `note`: said in the same
-    parenthesis ("0.27 µs apart"). Medians at different levels are each named: "93.75% and 96.88% intervals (the range
-    of 5 and 6 rounds)"."""
+    parenthesis ("0.27 µs apart"). Two medians at different levels are each named: "93.75% and 96.88% intervals (the
+    range of 5 and 6 rounds)", the counts only where each gives one level and each interval is the range of its units;
+    more levels, or counts that do not pair with them, by their span: "intervals (each at the level its samples allow,
+    93.75–97.85%)"."""
     from gen.analysis.timings import ci_level  # words over the analysis' facts: the level is one rule
-    from gen.model.stats import CI_LEVEL
+    from gen.model.stats import CI_LEVEL, order_statistic_rank
 
     noun = "interval" if one else "intervals"
     units, widened = [], False
@@ -81,16 +87,23 @@ def intervals(*spreads, one: bool = False, note: str | None = None) -> str:
     low = levels[0] if levels else None
     if low is None:
         return f"{level_pct(CI_LEVEL)} {noun}" + (f" ({note})" if note else "")
-    named = list(dict.fromkeys(level_pct(x[0]) for x in levels))
-    if len(named) > 1 and not one:  # each median's own level (5 rounds beside 6)
+    distinct = sorted({x[0] for x in levels})
+    if len(distinct) > 1 and not one:  # each median's own level (5 rounds beside 6)
         kinds: dict[str, list[str]] = {}
         for _, u, r in levels:
             kinds.setdefault("rounds" if r else "samples", []).append(str(u))
-        if not low[0] < CI_LEVEL:  # every level at 95% or above: the levels say it all
-            return f"{join_and(named)} {noun}" + (f" ({note})" if note else "")
-        built = "the range of " + " and ".join(f"{join_and(dict.fromkeys(us))} {k}" for k, us in kinds.items())
+        # the counts are named only where each gives one level and each interval is the range of its units
+        paired = len(levels) == len(distinct) and all(order_statistic_rank(u) == 1 for _, u, _ in levels)
+        if len(distinct) == 2 and not low[0] < CI_LEVEL:  # both at 95% or above: the levels say it all
+            return f"{' and '.join(map(level_pct, distinct))} {noun}" + (f" ({note})" if note else "")
+        if len(distinct) == 2 and paired:
+            built = "the range of " + " and ".join(f"{join_and(dict.fromkeys(us))} {k}" for k, us in kinds.items())
+            text = f"{' and '.join(map(level_pct, distinct))} {noun}"
+        else:  # levels that do not pair with their counts: their span, one precision
+            span = f"{level_pct(distinct[0])}–{level_pct(distinct[-1])}"
+            built, text = f"each at the level its {' or '.join(kinds)} allow, {span}", noun
         built += f", widened to {floor_pct()}" if widened else ""
-        return f"{join_and(named)} {noun} ({built}" + (f"; {note})" if note else ")")
+        return f"{text} ({built}" + (f"; {note})" if note else ")")
     if not low[0] < CI_LEVEL:  # the real level of the rounds, never "95%" for 96.88%
         return f"{level_pct(low[0])} {noun}" + (f" ({note})" if note else "")
     what = "rounds" if low[2] else "samples"

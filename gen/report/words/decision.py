@@ -531,13 +531,14 @@ def _host(a: advice_mod.Advice) -> str | None:
     # The first screen's short form of the verdict's host line: whose loop, what this host saw, and the crossover,
     # in short sentences with brackets one deep
     text = (f"In short calls of {label(a.default)} at the article's shape, "
-            f"{on_this_host(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms)}.")
+            f"{on_this_host(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms, a.host_median_ms)}.")
     short = host_short_of_line(a.host_cost_ms, a.host_gpu_ms) if a.host_outcome == rules.WITHIN_NOISE else None
     if short:
         text += f" It is {short}."
     if there := _the_call_there(a, ARTICLE):
         text += f" {there}"
-    cross = None if host_not_the_gap(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms) else \
+    cross = None if host_not_the_gap(a.host_ratio, a.host_ratio_ci, a.host_cost_ms, a.host_gpu_ms,
+                                     a.host_median_ms) else \
         host_crossover(a.host_gpu_ms, a.host_cost_ms, a.host_ref_ms, a.host_median_ms)
     return text + (f" {cross[0].upper()}{cross[1:]}." if cross else "")
 
@@ -568,7 +569,7 @@ def _loop_outcome(outcome: str | None, host_ms: float | None = None, gpu_ms: flo
     if outcome == rules.NO:
         return "It is not host-bound by the host's own cost"
     if outcome == rules.WITHIN_NOISE:
-        return "It is " + (host_short_of_line(host_ms, gpu_ms) or "at the rule's line, not called host-bound")
+        return "It is " + (host_short_of_line(host_ms, gpu_ms) or "within noise of the host-bound line")
     return "Whether it is host-bound is undecided"
 
 

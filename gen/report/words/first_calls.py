@@ -18,13 +18,14 @@ def secs(x: float) -> str:
 
 
 def span(xs: list[float]) -> str:
-    """The range of first calls: "37.6–73.1 ms", "0.48–1.24 s", "36.4 ms to 0.16 s" across the two units."""
+    """The range of first calls, in one unit: "37.6–73.1 ms", "0.48–1.24 s"; across the two units, in ms at secs'
+    precision there ("37.8–157.3 ms", not "37.8 ms to 0.16 s": one range, one unit)."""
     lo, hi = min(xs), max(xs)
     if secs(lo) == secs(hi):
         return secs(lo)
     if (lo >= 0.1) == (hi >= 0.1):
         return f"{secs(lo).split()[0]}–{secs(hi)}"
-    return f"{secs(lo)} to {secs(hi)}"
+    return f"{lo * 1000:.1f}–{hi * 1000:.1f} ms"
 
 
 def what_was_new(f: FirstCall) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gen.analysis import host_rules
 from gen.analysis.values import missing
-from gen.report.words.common import ordinal, times, times_beside, us
+from gen.report.words.common import ordinal, times, us
 
 
 def usec(ms: float) -> str:
@@ -97,15 +97,21 @@ HOST_SPEED_LEAD = ("Whether a Python loop waits on the host is a property of the
 
 
 def host_not_the_gap(ratio: float | None, ci: tuple[float, float] | None, host_cost_ms: float | None,
-                     gpu_ms: float | None) -> str | None:
+                     gpu_ms: float | None, host_median_ms: float | None = None) -> str | None:
     """Where the loop reads at or above the host-bound line but the host dispatches faster than the GPU runs
-    the call (host_rules.host_under_gpu): the gap as measured, and that the host is not its cause; None elsewhere."""
+    the call at its low end (host_rules.host_under_gpu): the gap as measured, and that the host is not its cause; or,
+    where the host's median is over the GPU time (host_rules.host_over_gpu_at_median), that the loop waits on the host
+    at most calls; None elsewhere."""
     line = host_rules.HOST_BOUND_EAGER_RATIO
     straddles = host_rules.straddles_line(ci)
     if ratio is None or not host_rules.host_under_gpu(host_cost_ms, gpu_ms) or not (
             straddles or host_rules.loop_waited(ratio)):
         return None
     host, gpu = usec(host_cost_ms), us(gpu_ms)
+    if host_rules.loop_waited(ratio) and host_rules.host_over_gpu_at_median(host_median_ms, gpu_ms):
+        return (f"the eager loop took {times(ratio)} the GPU-only time; the host's cost of a call is under the GPU "
+                f"time at its {ordinal(host_rules.HOST_COST_QUANTILE)} percentile ({host}) but over it at the median "
+                f"({usec(host_median_ms)} against {gpu}): the loop waits on the host at most calls")
     if straddles and host_rules.host_well_under_gpu(host_cost_ms, gpu_ms):
         return (f"at the {times(line)} line ({times(ci[0])} to {times(ci[1])} its GPU-only time), but not behind "
                 f"this host: its cost ({host} a call at its {ordinal(host_rules.HOST_COST_QUANTILE)} percentile) is "
@@ -125,14 +131,14 @@ def host_not_the_gap(ratio: float | None, ci: tuple[float, float] | None, host_c
 
 
 def on_this_host(ratio: float | None, ci: tuple[float, float] | None, host_cost_ms: float | None = None,
-                 gpu_ms: float | None = None) -> str:
+                 gpu_ms: float | None = None, host_median_ms: float | None = None) -> str:
     """What this capture's loop saw, as measured: host-bound on this host, not, or at the line where the
     ratio's interval reaches across it. Never "within noise": a ratio clear of the line is its answer here.
     Never "waited for this host" where the host is faster than the GPU (host_not_the_gap)."""
     line = host_rules.HOST_BOUND_EAGER_RATIO
     if ratio is None:
         return "no eager time"
-    not_host = host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms)
+    not_host = host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms, host_median_ms)
     if not_host:
         return not_host
     if host_rules.straddles_line(ci) and not host_rules.loop_waited(ratio):
@@ -144,16 +150,25 @@ def on_this_host(ratio: float | None, ci: tuple[float, float] | None, host_cost_
     return f"{state} ({times(ratio)} its GPU-only time)"
 
 
+def against_line(share: float, line: float) -> tuple[str, str]:
+    """A host's cost over a GPU time set beside one of the rule's lines, at the two decimals every host ratio takes,
+    with where it reads against the line at them: ("1.30×", "under"), ("1.50×", "at") for FA4's 1.498 (three decimals
+    only there read as a figure apart from the others), ("2.10×", "over")."""
+    shown = times(share)
+    return shown, "at" if shown == times(line) else "under" if share < line else "over"
+
+
 def host_short_of_line(host_cost_ms: float | None, gpu_ms: float | None) -> str | None:
-    """Where the host's cost of a call is under host_rules.HOST_YES_MARGIN times its GPU time: "not called host-bound:
-    its 10th-percentile host cost is 1.30× its GPU time, under the rule's 1.5× line"; None elsewhere. The verdict's
+    """Where the host's cost of a call is under host_rules.HOST_YES_MARGIN times its GPU time, the rule's own outcome:
+    "within noise of the host-bound line: its 10th-percentile host cost is 1.30× its GPU time, under the rule's 1.5×
+    line" (against_line: "1.50×, at the rule's 1.5× line" for 1.498); None elsewhere. The verdict's
     words and the first screen's (never "host-bound" for a loop the rule does not call so); no
     bracket of its own, as it often stands inside one."""
     if not host_rules.host_short_of_margin(host_cost_ms, gpu_ms):
         return None
-    return (f"not called host-bound: its {ordinal(host_rules.HOST_COST_QUANTILE)}-percentile host cost is "
-            f"{times_beside(host_cost_ms / gpu_ms, host_rules.HOST_YES_MARGIN)} its GPU time, under the "
-            f"rule's {host_rules.HOST_YES_MARGIN:g}× line")
+    shown, where = against_line(host_cost_ms / gpu_ms, host_rules.HOST_YES_MARGIN)
+    return (f"within noise of the host-bound line: its {ordinal(host_rules.HOST_COST_QUANTILE)}-percentile host cost "
+            f"is {shown} its GPU time, {where} the rule's {host_rules.HOST_YES_MARGIN:g}× line")
 
 
 def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: str | None,
@@ -161,14 +176,14 @@ def host_ratio_words(ratio: float | None, ci: tuple[float, float] | None, why: s
                      host_median_ms: float | None = None) -> str:
     """The eager/GPU-only ratio as measured, what it makes of this capture's host, and the crossover
     (host_crossover): whether a loop waits is a property of the host, so the host's numbers stand beside it."""
-    text = on_this_host(ratio, ci, host_cost_ms, gpu_ms)
+    text = on_this_host(ratio, ci, host_cost_ms, gpu_ms, host_median_ms)
     if ratio is not None and host_rules.loop_waited(ratio) and host_short_of_line(host_cost_ms, gpu_ms):
         # the loop waited, yet the rule's second measure stops short
         text += f"; {host_short_of_line(host_cost_ms, gpu_ms)}"
     if why == "same kernels":
         text += "; a variant running the same kernels came out otherwise"
     # where the host's cost is already set against the GPU time, the crossover would say it twice
-    cross = None if host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms) else \
+    cross = None if host_not_the_gap(ratio, ci, host_cost_ms, gpu_ms, host_median_ms) else \
         host_crossover(gpu_ms, host_cost_ms, host_ref_ms, host_median_ms)
     return text + (f"; {cross}" if cross else "")
 
@@ -177,20 +192,21 @@ def noise_cell(why: str | None, ratio: float | None, host_cost_ms: float | None,
                ci: tuple[float, float] | None = None) -> str:
     """A "within noise" host-bound cell with the measure that left it undecided (host_rules.host_bound_why), so the
     label follows from numbers a reader can check (FA4's 2.16x loop and cuDNN's 1.02x one read the
-    same): "within noise: the loop waited (2.16×), the host's low end 1.498× the GPU time, under 1.5×"."""
+    same): "within noise: the loop waited (2.16×), the host's low end 1.50× the GPU time, at 1.5×"."""
     line = host_rules.HOST_BOUND_EAGER_RATIO
     if why == "host" and ratio is not None and host_cost_ms and gpu_ms:
         share = host_cost_ms / gpu_ms
         if host_rules.loop_waited(ratio) and host_rules.host_under_gpu(host_cost_ms, gpu_ms):
-            return (f"within noise: the loop took {times(ratio)}, but the host's low end is under the GPU time "
-                    f"({times_beside(share, 1)}): the gap is not shown to be the host's")
+            shown, where = against_line(share, 1)
+            return (f"within noise: the loop took {times(ratio)}, but the host's low end is {where} the GPU time "
+                    f"({shown}): the gap is not shown to be the host's")
         if host_rules.loop_waited(ratio):
-            return (f"within noise: the loop waited ({times(ratio)}), the host's low end "
-                    f"{times_beside(share, host_rules.HOST_YES_MARGIN)} the GPU time, under "
-                    f"{host_rules.HOST_YES_MARGIN:g}×")
-        low = times_beside(share, 1 / host_rules.HOST_HEADROOM)
+            shown, where = against_line(share, host_rules.HOST_YES_MARGIN)
+            return (f"within noise: the loop waited ({times(ratio)}), the host's low end {shown} the GPU time, "
+                    f"{where} {host_rules.HOST_YES_MARGIN:g}×")
+        low, where = against_line(share, 1 / host_rules.HOST_HEADROOM)
         return (f"within noise: the loop kept the GPU busy ({times(ratio)}), the host's low end {low} the GPU time, "
-                f"over 1/{host_rules.HOST_HEADROOM:g}")
+                f"{where} 1/{host_rules.HOST_HEADROOM:g}")
     if why in ("eager", "both"):
         where = f", {times(ci[0])} to {times(ci[1])}," if ci and None not in ci else ""
         return f"within noise: the loop's interval{where} reaches the {times(line)} line"

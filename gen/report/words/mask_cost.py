@@ -172,14 +172,14 @@ def alternative_line(m, o, mask: str | None) -> str | None:
 
 def _past_clock(o) -> str:
     """The kernel-sum lead past its leader's higher clock, short, for the first screen, with both clocks (a percentage
-    alone left the reader to the † note): " (1.05× past its higher clock, 1950
-    against 1845 MHz, 5.4% apart)", the gap as sum_clocks.apart words every gap; "" where the leader's sums ran at no
+    alone left the reader to the † note): " (1.05× past its clock 5.4% higher, 1950 against 1845 MHz)", the gap in
+    the one form and precision every gap takes (sum_clocks.apart, clock_against); "" where the leader's sums ran at no
     higher clock."""
     a, b = o.first_ks_mhz, o.second_ks_mhz
     left = rules.clock_left(o.kernel_sum, a, b)
     if left is None or a <= b:
         return ""
-    return f" ({times(left)} past its higher clock, {a:.0f} against {b:.0f} MHz, {apart(a, b)} apart)"
+    return f" ({times(left)} past its clock {apart(a, b)} higher, {a:.0f} against {b:.0f} MHz)"
 
 
 def alternative_short(m, o, mask: str | None) -> str | None:

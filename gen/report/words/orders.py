@@ -102,8 +102,7 @@ def sums(o, first_leads: bool, label) -> str:
 
 def _sums_detail(o, first_leads: bool, label) -> str:
     """`sums`, and where the leader's clock was past rules.CLOCK_GAP_PCT higher, what is left past that gap: "1.109 ms
-    against 1.232 ms, X at 1950 MHz, Y at 1845 MHz: the higher clock for X, 5.4% apart, 1.05× past what that gap can
-    explain"."""
+    against 1.232 ms, X at 1950 MHz, Y at 1845 MHz: X's clock 5.4% higher, 1.05× past what that gap can explain"."""
     said, higher = sums(o, first_leads, label), higher_clock(o, label, named=False)
     return f"{said}: {higher}" if said and higher else said
 
@@ -297,7 +296,7 @@ def timed_apart_clauses(o, label) -> list[str]:
     if o.kernel_sum is None:
         return [f"{text}, and there are no kernel sums to decide it"]
     if o.kernel_sum_clocks_apart:
-        gate, *why = clock_gate(o, apart(o.first_ks_mhz, o.second_ks_mhz))
+        gate, *why = clock_gate(o, apart(o.first_ks_mhz, o.second_ks_mhz), label)
         return [f"{text}, and {gate}, cannot decide it either", *why]
     return [f"{text}, and the kernel sums do not agree with it beyond {rules.TIME_FLOOR_PCT:g}%, so they cannot "
             "decide it"]

@@ -521,15 +521,15 @@ def new_length_note(dropped: int, warmed: list[str]) -> str:
 
 def cost_spread(f, unit: str) -> str:
     """What a run paid for a new length, as a median with its spread ("56.42 ms at every
-    decode step" where the steps cost 35 ms to 0.52 s): "a median 56.375 ms a decode step (35.4–521.2 ms over its 31
-    lengths after the first; 425.9 ms at the first)"; the median by `us`, as the home gives it (finding 7:
-    it read 56.37 ms here and 56.375 ms there)."""
+    decode step" where the steps cost 35 ms to 0.52 s): "a median 56.375 ms a decode step (35.399–521.216 ms over its
+    31 lengths after the first; 425.919 ms at the first)"; every figure of the one quantity by `us`, as the home gives
+    the median (it read 56.37 ms here and 56.375 ms there; "425.9 ms" stood beside "521.216 ms")."""
     costs = [x.cost_ms for x in f.per_length]
     text = f"a median {us(f.first_overhead_ms)} a {unit}"
     if len(costs) > 1:
         text += (f" ({fmt.span((min(costs), max(costs)))} ms over its {len(costs)} lengths after the "
                  f"{'warm-up' if f.warmup_lengths else 'first'}")
-        before = ", ".join(f"{c:#.4g}" for c in f.before_ms)
-        text += (f"; {before} ms at the {'first' if len(f.before_ms) == 1 else f'first {len(f.before_ms)}'})"
+        before = join_and(us(c) for c in f.before_ms)
+        text += (f"; {before} at the {'first' if len(f.before_ms) == 1 else f'first {len(f.before_ms)}'})"
                  if f.before_ms else ")")
     return text

@@ -11,7 +11,7 @@ from gen.analysis.values import missing
 from gen.model import datasheets
 from gen.model.variants import FA4_INSTALL
 from gen.report.format import tbps
-from gen.report.words import common, round_by_round
+from gen.report.words import ceiling_share, common, round_by_round
 from gen.report.words import deterministic as deterministic_words
 from gen.report.words import orders as orders_words
 from gen.report.words import oriented as oriented_words
@@ -108,8 +108,9 @@ def above_roof(a: dict | None, sheet: datasheets.Datasheet | None = None, read_b
 
 def matmul_over_words(n: int, at: dict | None) -> str | None:
     """Points above the unscaled matmul line (scenarios.above_matmul_at_clock), set against the ceiling at
-    their own clock; None where the clocks are not known."""
-    if not at or at.get("ceiling_mhz") is None or at.get("pct_lo") is None or at.get("mhz_lo") is None:
+    their own clock; None where the clocks are not known or a point's window had no single clock (no_clock)."""
+    if (not at or at.get("ceiling_mhz") is None or at.get("pct_lo") is None or at.get("mhz_lo") is None
+            or at.get("no_clock")):
         return None
     verb = "sits" if n == 1 else "sit"
     clocks = (f"{at['mhz_lo']:.0f} MHz" if round(at["mhz_lo"]) == round(at["mhz_hi"])
@@ -185,7 +186,7 @@ def _time_and_rate(f: dict) -> str:
             f"{' (kernel sum of one call)' if f['gpu_only_method'] == 'kernel_sum' else ''}, "
             f"{figure_value(f[fig], fig)} {figure_label(fig, [f])}")
     if not missing(f["pct_of_ceiling"]) and f["ceiling"] == sa.CEILING_MATMUL:
-        text += ", " + matmul_share(f)
+        text += ", " + ceiling_share.matmul_share(f)
     elif not missing(f["pct_of_ceiling"]) and f["ceiling"]:
         text += f", {f['pct_of_ceiling']:.0f}% of {CEILING_NAME[f['ceiling']]}"
     if fig == sa.FIGURE_TBPS and not missing(f["pct_of_datasheet"]):
@@ -224,9 +225,11 @@ def headline(h: dict, figure: str, decode: bool, variant_label, unmeasured: list
     text = (f"At {point_label(f, decode, False)}, D {int(f['head_dim'])}"
             f"{' (training step)' if f['mode'] == 'train' else ''}, "
             + (determinism_opening(*determinism, variant_label) if determinism else "")
-            + _fastest(f, h.get("auto_tie"), sp, variant_label, bool(unmeasured), bool(near or ties or undecided))
+            + _fastest(f, h.get("auto_tie"), sp, variant_label, bool(unmeasured), bool(near or ties or undecided),
+                       oriented)
             + oriented_words.sentence(oriented, lambda x: figure_value(x, figure_of_row(f)),
-                                      FIGURE_LABEL[figure_of_row(f)].split(" ")[0], _oriented_ceiling(f)))
+                                      FIGURE_LABEL[figure_of_row(f)].split(" ")[0], _oriented_ceiling(f),
+                                      variant_label))
     if ties:
         sps = [sp.get(v) for v in (f["variant"], *ties)]
         text += (f" It shares its rank with {join_and(variant_label(v) for v in ties)}: kernels of the same names, "
@@ -269,17 +272,21 @@ def _oriented_ceiling(f: dict) -> tuple[float, str] | None:
     return f["ceiling_value"], name
 
 
-def _fastest(f: dict, auto: str | None, sp: dict, variant_label, unmeasured: bool, others: bool) -> str:
+def _fastest(f: dict, auto: str | None, sp: dict, variant_label, unmeasured: bool, others: bool,
+             oriented=None) -> str:
     """The headline's fastest: "X is fastest by its median: 1.341 ms GPU-only, ...", or where unpinned SDPA runs the
     same kernels within its intervals (gen.analysis.scenarios.headline's auto_tie), both named as the verdicts name
     them (SDPA cuDNN was "fastest by its median: 1.341 ms" beside an unpinned call of
     1.340 ms): "X and Y run the same kernels and are fastest: one rank, a tie, by their medians 1.341 ms and 1.340 ms.
-    X: 1.341 ms GPU-only, ..."."""
+    X: 1.341 ms GPU-only, ..."; where a call sharing its rank is faster in the other round orientation
+    (calls.OrientedRate.lower_there), "X has the lowest median only through its forward rounds: ..."."""
     measured = " of those measured" if unmeasured else ""
     a, b = sp.get(f["variant"]), sp.get(auto)
     if auto is None or a is None or b is None:
-        return (f"{variant_label(f['variant'])} is fastest{measured}{' by its median' if others else ''}: "
-                f"{_time_and_rate(f)}.")
+        first = (f"has the lowest median{measured} only through its {oriented.median_with} rounds"
+                 if oriented is not None and oriented.lower_there
+                 else f"is fastest{measured}{' by its median' if others else ''}")
+        return f"{variant_label(f['variant'])} {first}: {_time_and_rate(f)}."
     return (f"{variant_label(f['variant'])} and {variant_label(auto)} run the same kernels and are fastest{measured}: "
             f"{common.tie_by_medians(a.median, b.median)}. "
             f"{variant_label(f['variant'])}: {_time_and_rate(f)}.")
@@ -303,34 +310,6 @@ def _orders_sentences(orders, undecided, near, rows, variant_label) -> str:
     return text + (f" {err[0].upper()}{err[1:]}." if err else "")
 
 
-def matmul_share(f: dict) -> str:
-    """A point's share of the matmul ceiling as measured, with the ceiling's value, clock and power state
-    ("102% of the measured matmul ceiling (717 TFLOP/s at 1428 MHz, held for power 100% of its samples)"); a rate
-    above it flagged with both clocks (rules.above_ceiling); the share at the point's own clock after it,
-    labelled a model: scaling the ceiling by the clock assumes a product that runs at the point's clock under the
-    power limit, which the measured one did not."""
-    value = f.get("ceiling_value")
-    cmhz, held = f.get("ceiling_mhz"), f.get("ceiling_cap_share")
-    cond = []
-    if not missing(value):
-        cond.append(f"{value:.0f} TFLOP/s")
-    if not missing(cmhz):
-        cond[-1:] = [" ".join([*cond[-1:], f"at {cmhz:.0f} MHz"])]
-    if not missing(held):
-        cond.append(f"held for power {100 * held:.0f}% of its samples")
-    text = f"{f['pct_of_ceiling']:.0f}% of the measured matmul ceiling" + (f" ({', '.join(cond)})" if cond else "")
-    mhz = f.get("sm_clock_mhz")
-    if rules.above_ceiling(f["pct_of_ceiling"]):
-        state = "held for power" if not missing(held) and held > 0 else "measured"
-        text += ": above the measured ceiling" + (
-            f" (the ceiling ran {state} at {cmhz:.0f} MHz, this point at {mhz:.0f} MHz)"
-            if not missing(cmhz) and not missing(mhz) else "")
-    at = f.get("pct_of_matmul_at_clock")
-    if not missing(at) and not missing(cmhz) and not missing(mhz) and round(cmhz) != round(mhz):
-        text += f"; {at:.0f}% of it scaled to this point's {mhz:.0f} MHz (a model)"
-    return text + table_words.memory_side(f)
-
-
 def figure_of_row(row: dict) -> str:
     return sa.FIGURE_TBPS if row["figure"] == sa.FIGURE_TBPS else sa.FIGURE_TFLOPS
 
@@ -342,7 +321,8 @@ def table_note(figure: str, mode: str, ceiling: str | None = None, sheet: datash
     name = CEILING_NAME[ceiling or (sa.CEILING_COPY if figure == sa.FIGURE_TBPS else sa.CEILING_MATMUL)]
     call = "training step" if mode == "train" else "call"
     share = (f"; % of datasheet is of the datasheet's {sheet.hbm_tbps:g} TB/s" if figure == sa.FIGURE_TBPS and sheet
-             else "; compute SOL is the TFLOP/s over the speed of light at the window's clock")
+             else "; compute SOL is the TFLOP/s over the speed of light at the window's clock"
+             + ceiling_share.sol_floor_clause(points))
     return (f"{figure_label(figure, points)} from the GPU-only time; % of ceiling is of {name}{share}. GPU-only ms "
             f"is the median per {call} with its interquartile range; eager ms is what a Python loop sees per {call}, "
             f"host gaps included. Kernels / call counts the GPU events of one profiled {call}; peak memory is the "
@@ -495,9 +475,9 @@ def graph_above_eager_note(n: int, found: list | None = None, samples=()) -> str
                    for who, g, e in found or [])
     return (f"{n} row{'s' if n != 1 else ''} marked graph above eager: the CUDA graph's replay read more than "
             f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% above the eager calls by median, and the graph rule kept the graph's "
-            f"time (the medians' {level} overlapped and at least one replay came within "
+            f"time, since the medians' {level} overlapped and at least one replay came within "
             f"{rules.GRAPH_ABOVE_EAGER_PCT:g}% of the median eager call, or the set holds no kernel sum to fall back "
-            "to). Read the two as one figure within that gap; the row's conditions show whether the clock moved "
+            "to. Read the two as one figure within that gap; the row's conditions show whether the clock moved "
             "during its windows." + seen)
 
 
@@ -515,12 +495,6 @@ def calls_note(labels: list[str], later: list[str], own: str | None, later_mhz: 
             f"{mhz(later_mhz)}), the other rows in the set's own call (started {clock_time(own)}; "
             f"{mhz(own_mhz)}). A ratio between rows of the two calls also holds the difference of their "
             "clocks (each row's conditions are in the table below).")
-
-
-def _at(ms: float) -> str:
-    """A time at the resolution that shows two windows' order: µs to two decimals below 1 ms (0.175 ms hid
-    174.54 against 175.08 µs), else ms to three."""
-    return f"{ms * 1000:.2f} µs" if ms < 1 else f"{ms:.3f} ms"
 
 
 def _swap(p: tuple, label) -> str:
@@ -545,7 +519,7 @@ def same_point_line(d: dict, label) -> str:
         out = []
         for v, a_ms, a_mhz, b_ms, b_mhz, sums, _ in d["rows"]:
             ms, mhz = (a_ms, a_mhz) if side == "here" else (b_ms, b_mhz)
-            out.append(f"{label(v)} {_at(ms)}" + (f" at {mhz:.0f} MHz" if not missing(mhz) else "")
+            out.append(f"{label(v)} {common.us(ms)}" + (f" at {mhz:.0f} MHz" if not missing(mhz) else "")
                        + (" (kernel sum)" if sums else ""))
         return "; ".join(out)
     q = int(d["q_len"])

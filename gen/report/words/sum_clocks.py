@@ -79,11 +79,11 @@ def _left(o) -> float | None:
 def higher_clock(o, label, named: bool = True) -> str:
     """A kernel-sum lead taken at clocks more than rules.CLOCK_GAP_PCT apart with its leader at the higher one: the
     gap (apart, the one measure every clock gap is worded in) and what of the lead is left past what it can explain
-    (a kernel's time falls at most in proportion to 1 / clock; rules.clock_left): "FlexAttention (compiled)'s sums at
-    the higher clock, 1950 against 1845 MHz, 5.4% apart; 1.05× past what that gap can explain"; without `named` (the
-    clocks said beside it already) "the higher clock for FlexAttention (compiled), 5.4% apart, 1.05× past what that
-    gap can explain"; "" where the sums ran within the gate or their leader at the lower clock (lower_clock says
-    that)."""
+    (a kernel's time falls at most in proportion to 1 / clock; rules.clock_left), in the one form a clock gap takes
+    (clock_against): "FlexAttention (compiled)'s sums at 1950 against 1845 MHz, its clock 5.4% higher; 1.05× past what
+    that gap can explain"; without `named` (the clocks said beside it already) "FlexAttention (compiled)'s clock 5.4%
+    higher, 1.05× past what that gap can explain"; "" where the sums ran within the gate or their leader at the lower
+    clock (lower_clock says that)."""
     mhz = _leader_mhz(o)
     if mhz is None or o.kernel_sum_one_clock or o.kernel_sum_conservative:
         return ""
@@ -93,9 +93,9 @@ def higher_clock(o, label, named: bool = True) -> str:
     past = (f"{times(left, 3 if f'{left:.2f}' == '1.00' else 2)} past what that gap can explain" if left > 1
             else "no more than that gap can explain")
     if named:
-        return (f"{possessive(who)} sums at the higher clock, {lead:.0f} against {other:.0f} MHz, "
-                f"{apart(lead, other)} apart; {past}")
-    return f"the higher clock for {who}, {apart(lead, other)} apart, {past}"
+        return (f"{possessive(who)} sums at {lead:.0f} against {other:.0f} MHz, its clock {apart(lead, other)} "
+                f"higher; {past}")
+    return f"{possessive(who)} clock {apart(lead, other)} higher, {past}"
 
 
 def clocks_note(o, label) -> str:
@@ -153,34 +153,36 @@ def _gap_explains(lead: float, explains: float, gap: str) -> str:
     return f"their {times(lead)} lead is {where} the {times(explains, 3)} that a {gap} clock gap can explain"
 
 
-def clock_gate(o, gap: str) -> list[str]:
+def clock_gate(o, gap: str, label=short_label) -> list[str]:
     """Kernel sums refused for their clocks (rules.CLOCK_GAP_PCT), with the real reason, as clauses each a sentence
-    where the page gives sentences (one bracket of three clauses stood on the home): "the kernel sums, taken at clocks
-    6.5% apart with their leader at the higher one", "the sums may decide only at clocks within 5% of each other",
-    "their 1.02× lead is inside the 1.065× that a 6.5% clock gap can explain", and at a memory-bound point
-    MEMORY_BOUND_GATE."""
+    where the page gives sentences (one bracket of three clauses stood on the home), the gap in the one form a clock
+    gap takes (clock_against): "the kernel sums, taken with SDPA's clock 6.5% higher", "the sums may decide only at
+    clocks within 5% of each other", "their 1.02× lead is inside the 1.065× that a 6.5% clock gap can explain", and
+    at a memory-bound point MEMORY_BOUND_GATE."""
     higher = o.kernel_sum_leader_clock_pct is not None and o.kernel_sum_leader_clock_pct < 0
+    sides = (possessive(label(o.first)), possessive(label(o.second)))
+    taken = (f"taken with {clock_against(o.first_ks_mhz, o.second_ks_mhz, *sides, gap[:-1])}"
+             if o.first_ks_mhz and o.second_ks_mhz else f"taken at clocks {gap} apart")
     why = [f"the sums may decide only at clocks within {rules.CLOCK_GAP_PCT:g}% of each other"]
     if higher and o.kernel_sum is not None and o.first_ks_mhz and o.second_ks_mhz:
         c = max(o.first_ks_mhz / o.second_ks_mhz, o.second_ks_mhz / o.first_ks_mhz)
         why.append(_gap_explains(max(o.kernel_sum, 1 / o.kernel_sum), c, gap))
     if o.memory_bound:
         why.append(MEMORY_BOUND_GATE)
-    leader = " with their leader at the higher one" if higher else ""  # a phrase, not a clause
-    return [f"the kernel sums, taken at clocks {gap} apart{leader}", *why]
+    return [f"the kernel sums, {taken}", *why]
 
 
 def sums_clocks(o) -> str:
     """At which clocks the kernel sums were taken, where they decide (rules.lead_decided): "taken at clocks within 5%
-    of each other", or, past that gap, how much of their lead it can explain: "taken at
-    clocks 6.5% apart (1980 against 1860 MHz) and leading by 1.38×, more than the 1.065× that gap can explain (1.29×
-    left)"."""
+    of each other", or, past that gap, how much of their lead it can explain: "taken with FlexAttention's clock 6.5%
+    higher (1980 against 1860 MHz) and leading by 1.38×, more than the 1.065× that gap can explain (1.29× left)"."""
     if o.past_clock is None:
         return f"taken at clocks within {rules.CLOCK_GAP_PCT:g}% of each other"
     gap = apart(o.first_ks_mhz, o.second_ks_mhz)
     lead, left = max(o.kernel_sum, 1 / o.kernel_sum), max(o.past_clock, 1 / o.past_clock)
     mhz = _leader_mhz(o)
     # "and leading by": the clause needs its own verb ("their 1.38× lead more than ..." had none)
-    return (f"taken at clocks {gap} apart ({mhz[0]:.0f} against {mhz[1]:.0f} MHz) and leading by {times(lead)}, more "
+    return (f"taken with {clock_against(*mhz, *_sides(o), gap[:-1])} ({mhz[0]:.0f} against {mhz[1]:.0f} MHz) and "
+            f"leading by {times(lead)}, more "
             f"than the {times(o.clock_explains, 3)} that gap can explain ({times(left)} left; a kernel's time falls at "
             "most in proportion to 1 / clock)")

@@ -95,24 +95,26 @@ def sums_first(o, d: float, x: float, a_mhz: float | None, b_mhz: float | None) 
     if not clocks_may_flatter(a_mhz, b_mhz) or o is None or o.kernel_sum is None or o.kernel_sum < 1 or not (
             o.first_ks_ms and o.second_ks_ms):
         return ""
-    whose = f"{possessive(short_label(o.first))} clock" if a_mhz > b_mhz else "its clock"
-    higher = "higher" if a_mhz > b_mhz else "lower"
+    whose = clock_against(a_mhz, b_mhz, possessive(short_label(o.first)), possessive(short_label(o.second)))
     return (f"{times(o.kernel_sum)} faster by kernel sum ({_sums(o)}) and {times(x / d)} as run ({_clocked(d, a_mhz)} "
-            f"against {_clocked(x, b_mhz)}, {whose} {apart(a_mhz, b_mhz)} the {higher})")
+            f"against {_clocked(x, b_mhz)}, {whose})")
 
 
 def clock_fair(o, a_mhz: float | None, b_mhz: float | None) -> str:
     """Beside an as-run ratio whose two windows ran at clocks past rules.CLOCK_GAP_PCT, or within it but with the
     faster call (the default, `a_mhz`) at the higher clock (8k's 1.20× as run at 1917
     against 1857 MHz is 1.15× by kernel sum, both at 1980 MHz), the kernel sums (o: the pair's leads.Orders, the
-    as-run leader first), one bracket deep: "clocks 8.6% apart, so by kernel sum 1.16× (7.634 ms at 1890 MHz against
-    8.887 ms at 1965 MHz, FlexAttention's clock 4.0% higher)"; "" where a clock is not recorded or the clocks
-    cannot flatter the lead."""
+    as-run leader first), one bracket deep, the gap in the one form every gap takes (sum_clocks.clock_against):
+    "FlashAttention-4's clock 8.6% higher, so by kernel sum 1.16× (7.634 ms at 1890 MHz against 8.887 ms at 1965 MHz,
+    FlexAttention's clock 4.0% higher)"; "" where a clock is not recorded or the clocks cannot flatter the lead."""
     if not clocks_may_flatter(a_mhz, b_mhz):
         return ""
-    text = (f"clocks {apart(a_mhz, b_mhz)} apart, so by kernel sum " if rules.clocks_apart(a_mhz, b_mhz) else
-            f"with {possessive(short_label(o.first)) if o is not None else 'its'} clock the higher as run, "
-            f"{apart(a_mhz, b_mhz)} apart, by kernel sum ")
+    if o is not None:  # the one form a clock gap takes (sum_clocks.clock_against): the higher side named
+        whose = clock_against(a_mhz, b_mhz, possessive(short_label(o.first)), possessive(short_label(o.second)))
+    else:
+        whose = f"clocks {apart(a_mhz, b_mhz)} apart"
+    text = (f"{whose}, so by kernel sum " if rules.clocks_apart(a_mhz, b_mhz) else
+            f"with {whose} as run, by kernel sum ")
     if o is not None and o.off_graph:
         return text + f"nothing ({orders_words.off_graph(o, short_label)})"
     if o is None or o.kernel_sum is None or not o.first_ks_ms or not o.second_ks_ms:

@@ -148,6 +148,8 @@ def conditions_cell(r, ref_mhz: float | None = None, env=None) -> str:
         parts.append(f"{us(at)} at {ref_mhz:.0f} MHz (equal clock, a model)")
     elif ref_mhz is not None and not rules.equal_clock_applies(r.get("figure")):
         parts.append(NO_EQUAL_CLOCK)
+    elif ref_mhz is not None and not one_clock(r):
+        parts.append(NO_SINGLE_CLOCK)
     return " · ".join(parts)
 
 
@@ -157,10 +159,20 @@ KERNEL_SUM_WINDOW = "profiled calls' window"
 NO_EQUAL_CLOCK = "as run (memory-bound: equal clock does not apply)"
 
 
+# A window whose clock readings spread too far under their mean (rules.one_clock, the point frame's one_clock)
+NO_SINGLE_CLOCK = "as run (no single clock to scale by)"
+
+
+def one_clock(r) -> bool:
+    """A row's window had one clock (the point frame's one_clock; a row without the column is taken to)."""
+    x = r.get("one_clock")
+    return missing(x) or bool(x)
+
+
 def _equal_clock_ms(r, mhz, ref_mhz) -> float | None:
     """A row's time at equal clock, None where equal clock does not apply to its point (rules.equal_clock_applies:
-    a row that carries its figure)."""
-    if not rules.equal_clock_applies(r.get("figure")):
+    a row that carries its figure) or its window had no single clock (one_clock)."""
+    if not rules.equal_clock_applies(r.get("figure")) or not one_clock(r):
         return None
     return clocks.at_ref_clock(r.get("gpu_only_ms"), mhz, ref_mhz)
 
@@ -186,6 +198,8 @@ def clock_cell(r, ref_mhz: float | None = None, env=None) -> str | None:
         text += f"; {us(at)} at {ref_mhz:.0f} MHz (equal clock, a model)"
     elif ref_mhz is not None and not rules.equal_clock_applies(r.get("figure")):
         text += f"; {NO_EQUAL_CLOCK}"
+    elif ref_mhz is not None and not one_clock(r):
+        text += f"; {NO_SINGLE_CLOCK}"
     return text
 
 
