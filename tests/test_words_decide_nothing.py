@@ -31,7 +31,7 @@ WORDING = {
     ("words/first_screen.py", "ADVICE_MIN_GAIN"): "printed, and the digits of a gain range beside it (range_beside)",
     ("words/host.py", "HOST_BOUND_EAGER_RATIO"): "printed as 'the 1.25× line'",
     ("words/host.py", "HOST_HEADROOM"): "the digits of a share printed beside 1/HOST_HEADROOM (times_beside)",
-    ("words/host.py", "HOST_YES_MARGIN"): "a share printed beside the line as 'at', 'under' or 'over' it (against_line)",
+    ("words/host.py", "HOST_YES_MARGIN"): "a share printed as 'at', 'under' or 'over' the line (against_line)",
     ("words/kernels.py", "SMEM_DEFAULT_LIMIT"): "printed in KiB",
     ("words/methodology.py", "PAIRED_MIN_ORIENTATION_ROUNDS"): "printed as a count of rounds",
     ("words/orders.py", "ADVICE_MIN_GAIN"): "the digits of a ratio printed beside the line (times_beside)",
