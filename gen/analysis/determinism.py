@@ -47,6 +47,9 @@ class Determinism:
     det_ks: tuple[float, float | None] | None = None
     base_ks: tuple[float, float | None] | None = None
     plain_ks: tuple[float, float | None] | None = None
+    # Where the ratio is of two kernel sums (det_method and base_method both kernel_sum): their windows' clocks. Within
+    # rules.CLOCK_GAP_PCT of each other they are one clock, and ratio_at_ref is None.
+    sums_mhz: tuple[float | None, float | None] | None = None
 
 
 def _ks(t) -> tuple[float, float | None] | None:
@@ -103,15 +106,18 @@ def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
                             else None)
             # like with like (determinism_rule.like_with_like); with both kernel sums the equal-clock ratio scales each
             # by its own window's clock (the reference clock cancels)
-            sums = False
+            sums, sums_mhz = False, None
             if t and b:
                 det_ms, base_ms, sums = determinism_rule.like_with_like(det_ms, det_method, t.kernel_sum_ms, base_ms,
                                                                         base_method, b.kernel_sum_ms)
             if sums:
                 det_method = base_method = schema.GpuOnlyMethod.KERNEL_SUM.value
+                sums_mhz = (t.kernel_sum_mhz, b.kernel_sum_mhz)
+                # within the clock gate the two windows ran at one clock: the model would only restate the ratio
+                one = fair_sums((det_ms, t.kernel_sum_mhz), (base_ms, b.kernel_sum_mhz))
                 ratio_at_ref = (det_ms * t.kernel_sum_mhz / (base_ms * b.kernel_sum_mhz)
                                 if t.equal_clock and b.equal_clock and t.kernel_sum_mhz and b.kernel_sum_mhz
-                                else None)
+                                and not one else None)
             out.append(Determinism(v.scenario, v.mode, var.backend, name, base, det_ms, base_ms,
                                    det_ms / base_ms if det_ms is not None and base_ms else None,
                                    status, reason_clause(reason, var.backend),
@@ -123,7 +129,7 @@ def determinism_costs(vs: list[verdicts.Verdict]) -> tuple[Determinism, ...]:
                                    is not None and fp.at_ref_ms else None,
                                    det_mhz=t.sm_clock_mhz if t else None, plain_mhz=fp.sm_clock_mhz if fp else None,
                                    base_mhz=b.sm_clock_mhz if b else None,
-                                   det_ks=_ks(t), base_ks=_ks(b), plain_ks=_ks(fp)))
+                                   det_ks=_ks(t), base_ks=_ks(b), plain_ks=_ks(fp), sums_mhz=sums_mhz))
     return tuple(out)
 
 

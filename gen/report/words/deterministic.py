@@ -32,9 +32,8 @@ def _determinism(a: advice_mod.Advice) -> str | None:
         # one label for the ratio, the measure both sides are: a kernel sum is not as run
         how = {"kernel_sum": " by kernel sum", "cuda_graph": " as run"}.get(d.det_method, "") \
             if d.det_method == d.base_method else ""
-        clock = f"{how}, {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT}" if d.ratio_at_ref is not None else how
         parts.append(f"{label(d.variant)} takes {us(d.det_ms)} against {us(d.base_ms)} without determinism"
-                     f"{_methods(d.det_method, d.base_method)}, {times(d.ratio)}{clock}")
+                     f"{_methods(d.det_method, d.base_method)}, {times(d.ratio)}{_cost_clock(d, how)}")
     if not parts:
         return None
     text = ("For deterministic training (torch.use_deterministic_algorithms(True), GPU-only time of "
@@ -53,6 +52,16 @@ def _determinism(a: advice_mod.Advice) -> str | None:
             text += (f": it costs {times(best.det_ms / plain_ms)} the fastest step without determinism "
                      f"({label(best.fastest_plain)}, {us(plain_ms)}){_det_clock(best)}")
     return text + "."
+
+
+def _cost_clock(d: determinism_facts.Determinism, how: str) -> str:
+    """After a cost's ratio and its measure (`how`): the equal-clock ratio where the model adds one; two kernel sums
+    at one clock (Determinism.sums_mhz, no ratio_at_ref) get their clocks instead, the ratio alone."""
+    if d.ratio_at_ref is not None:
+        return f"{how}, {times(d.ratio_at_ref)} {EQUAL_CLOCK_SHORT}"
+    if getattr(d, "sums_mhz", None) and all(d.sums_mhz):
+        return f"{how} ({two_clocks(*d.sums_mhz)})"
+    return how
 
 
 def _by_sums(d: determinism_facts.Determinism) -> str:
