@@ -4,6 +4,7 @@ gen.report.words.verdicts puts them among the verdict's lines."""
 
 from __future__ import annotations
 
+from gen.analysis import equal_clock_shown as ecs
 from gen.analysis import rules, verdicts
 from gen.report.words import ceiling_share
 from gen.report.words import orders as orders_words
@@ -18,7 +19,7 @@ def ranked_by(v: verdicts.Verdict) -> str:
     text = f"Ranked by the as-run {METHOD.get(v.method, v.method)}"
     if v.ref_mhz is not None and getattr(v, "memory_bound", False):
         return text + MEMORY_BOUND_CLOCK
-    if v.ref_mhz is None or not v.equal_clock_order:
+    if v.ref_mhz is None or not (ecs.shown(v) or ecs.flips_shown(v)):
         return text + "."
     return (text + f": what a user gets, {AS_RUN_CLOCK}. Beside it stands the time at equal clock "
             f"({v.ref_mhz:.0f} MHz, the GPU's maximum: the time × its clock / {v.ref_mhz:.0f}), a model that decides "
@@ -36,7 +37,7 @@ def _as_run(t: verdicts.Timed, v: verdicts.Verdict) -> str:
     power = table_words.watts(t.power_w, v, t.power_window_s, t.power_avg_w)
     if power:
         text += f" and {power}"
-    if t.at_ref_ms is not None:
+    if t.at_ref_ms is not None and t.variant in ecs.shown(v):
         text += f", {us(t.at_ref_ms)} {orders_words.EQUAL_CLOCK_SHORT}"
     elif t.equal_clock and not t.one_clock:  # rules.one_clock: no time at equal clock
         text += f", {ceiling_share.no_single_clock(vars(t), say_mean=False, what=' to scale by')}"
@@ -85,8 +86,7 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
     unscaled = any(t.equal_clock and not t.one_clock for t in v.rows)
     if v.ref_mhz is None or not (v.equal_clock_order or unscaled):
         return None
-    named = [v.fastest.variant, *v.same_kernel, *v.near, *((v.runner_up.variant,) if v.runner_up else ())]
-    rows = [v.row(x) for x in dict.fromkeys(named) if v.row(x) is not None]
+    rows = [v.row(x) for x in ecs.named(v)]
     unsaid = v.power_reading is None and any(t.power_w is not None for t in rows)
     text = (f"As run, with the SM clock and board power of each window"
             f"{f' (power {table_words.READING_NOT_RECORDED})' if unsaid else ''}: "
@@ -94,16 +94,16 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
     apart = _leaders_apart(v)
     if apart:
         text += ". " + apart
-    if not v.equal_clock_order:
-        return text + "."
-    # the equal-clock order leaves out the rows whose window had no single clock (verdicts._equal_clock)
-    among = " among the calls with one clock" if unscaled else ""
-    if not v.clock_flips:
+    if ecs.same_order(v):
+        # the equal-clock order leaves out the rows whose window had no single clock (verdicts._equal_clock)
+        among = " among the calls with one clock" if unscaled else ""
         return text + f". {orders_words.EQUAL_CLOCK_SHORT.capitalize()} the order is the same{among}."
+    if not ecs.flips_shown(v):
+        return text + "."
     parts = []
     shown = {t.variant for t in rows}
     # the pairs among the rows named above first: a flip further down the ranking says less about this verdict
-    flips = sorted(v.clock_flips, key=lambda ab: not (ab.first in shown and ab.second in shown))
+    flips = sorted(ecs.flips_shown(v), key=lambda ab: not (ab.first in shown and ab.second in shown))
     for f in flips[:MAX_FLIPS]:
         a, b = f.first, f.second
         ta, tb = v.row(a), v.row(b)
@@ -113,8 +113,8 @@ def equal_clock_line(v: verdicts.Verdict) -> str | None:
             pays += _held_pair(ta, tb, v)
         parts.append(f"{label(b)} ({us(tb.at_ref_ms)}) ahead of {label(a)} ({us(ta.at_ref_ms)})"
                      + (f": {pays}" if pays else ""))
-    more = len(v.clock_flips) - MAX_FLIPS
-    among = any(f.first in shown and f.second in shown for f in v.clock_flips)
+    more = len(ecs.flips_shown(v)) - MAX_FLIPS
+    among = any(f.first in shown and f.second in shown for f in ecs.flips_shown(v))
     model = orders_words.EQUAL_CLOCK_SHORT
     text += ((f". {model.capitalize()} the order differs: " if among
               else f". Further down, {model} the order differs: ")
