@@ -225,8 +225,9 @@ def _point_rows(ls: tables.LoadedSet, scenario: str) -> list[dict[str, Any]]:
             ceiling_cap_share=mm_held if matmul_row and mm_held is not None else math.nan,
             pct_of_copy=pct_cp, pct_of_read=pct_rd,
             sol_pct=clocks.sol(tflops, ls.environment, dtype, t["sm_clock_mhz"]).pct if one else math.nan,
-            # no single clock: the share at the GPU's maximum clock, which no kernel runs above (a floor)
-            sol_floor_pct=math.nan if one else clocks.sol(tflops, ls.environment, dtype, ls.environment.ref_mhz).pct,
+            # the share at the GPU's maximum clock, which no kernel runs above (a floor): a window with no single
+            # clock has no other, and a table holding one reads every row by it (sol_floors)
+            sol_floor_pct=clocks.sol(tflops, ls.environment, dtype, ls.environment.ref_mhz).pct,
             datasheet_tbps=sheet.hbm_tbps if sheet else math.nan,
             pct_of_datasheet=100 * tbps / sheet.hbm_tbps if sheet and fig == FIGURE_TBPS else math.nan,
             # the roofline's side of the point: its ridge, the roof at its intensity and
@@ -460,3 +461,11 @@ def kernels_frame(ls: tables.LoadedSet, variant: str) -> pd.DataFrame:
 def kernel_rows(ls: tables.LoadedSet, variant: str) -> list[dict[str, Any]]:
     """values.rows(kernels_frame(ls, variant)): the variant pages read the rows."""
     return values.rows(kernels_frame(ls, variant))
+
+
+def sol_floors(rows) -> bool:
+    """A table's compute-SOL column is read at the GPU's maximum clock in every row (sol_floor_pct, a floor): some
+    row it rates (measured, a right answer, with a floor) had no single clock (rules.one_clock), and shares at
+    each window's own clock beside floors at the maximum would set one column on two bases."""
+    return any(r.get("status") == schema.Status.OK and not r.get("wrong") and not missing(r.get("sol_floor_pct"))
+               and not missing(r.get("one_clock")) and not r.get("one_clock") for r in rows)

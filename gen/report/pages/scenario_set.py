@@ -18,6 +18,7 @@ import pandas as pd
 
 from gen.analysis import calls, clocks, determinism, fwdbwd, published_sums, rules, scaling, unmeasured, verdicts
 from gen.analysis import scenarios as sa
+from gen.analysis.points import sol_floors
 from gen.analysis.values import missing
 from gen.model import datasheets, schema, variants
 from gen.model import scenarios as declared
@@ -111,6 +112,7 @@ def table_rows(m: dict, key: str, here: str) -> RowsHTML:
     formatted text (digits, signs, '.', ',', '%', the dash, units) needs neither and is written as it is."""
     h, md, ms, num, R = hole, fmt.md, fmt.ms, fmt.num, _RIGHT
     tbps, dtype, out = m["figure"] == sa.FIGURE_TBPS, m["dtype"], []
+    floors = sol_floors(m["rows"])  # one base for the whole compute-SOL column
     for r in m["rows"]:
         label = h(md(r["label"]))
         cells = [f'<td><a href="{h(fmt.html_url(fmt.relpath(r["page"], here)))}">{label}</a></td>' if r["page"]
@@ -130,7 +132,8 @@ def table_rows(m: dict, key: str, here: str) -> RowsHTML:
                 f'<td{R}>{ms(r["eager_ms"])}</td>',
                 f'<td{R}>{h(r["value"])}</td>',
                 f'<td{R}>{num(r["pct_of_ceiling"], ".0f", "%")}{_at_clock(r)}</td>',
-                f'<td{R}>{num(r["pct_of_datasheet"], ".0f", "%") if tbps else h(ceiling_share.sol_cell(r))}</td>',
+                f'<td{R}>{num(r["pct_of_datasheet"], ".0f", "%") if tbps else h(ceiling_share.sol_cell(r, floors))}'
+                '</td>',
                 f'<td{R}>{fmt.integer(r["kernels_per_call"])}</td>',
                 f'<td{R}>{fmt.size(r["peak_memory_bytes"])}</td>',
                 f'<td{R}>{num(r["rel_error"], ".1e")}</td>']

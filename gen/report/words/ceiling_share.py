@@ -5,7 +5,7 @@ floor) gets instead. A ceiling is set against a point only at that point's clock
 
 from __future__ import annotations
 
-from gen.analysis import rules
+from gen.analysis import points, rules
 from gen.analysis.values import missing
 from gen.report import format as fmt
 from gen.report.words import tables as table_words
@@ -26,23 +26,26 @@ def no_single_clock(r, say_mean: bool = True, what: str = "") -> str:
     return f"no single clock{what} (min {lo:.0f} MHz)"
 
 
-def sol_cell(r) -> str:
-    """A compute-SOL cell: the share at the window's clock, "84%"; where the window had no single clock, the share
-    at the GPU's maximum clock marked as a floor, "≥68%"; "–" where there is none."""
-    if not table_words.one_clock(r) and not missing(r.get("sol_floor_pct")):
-        return FLOOR_MARK + fmt.num(r["sol_floor_pct"], ".0f", "%")
+def sol_cell(r, floors: bool = False) -> str:
+    """A compute-SOL cell: the share at the window's clock, "84%"; in a table read at the GPU's maximum clock
+    (`floors`: gen.analysis.points.sol_floors), the share there marked as a floor with the share at the window's own
+    clock after it where it had one, a model, "≥59% (74%)"; a window with no single clock, "≥68%"; "–" where there
+    is none."""
+    floor = r.get("sol_floor_pct")
+    if (floors or not table_words.one_clock(r)) and not missing(floor):
+        at = r.get("sol_pct") if floors and table_words.one_clock(r) else None
+        return FLOOR_MARK + fmt.num(floor, ".0f", "%") + (f" ({fmt.num(at, '.0f', '%')})" if not missing(at) else "")
     return fmt.num(r.get("sol_pct"), ".0f", "%")
 
 
-def sol_floor_clause(rows) -> str:
-    """After the table note's compute-SOL clause, where a row's share is a floor (sol_cell): what the mark means;
-    "" where none is."""
-    if not any(not table_words.one_clock(r) and not missing(r.get("sol_floor_pct")) and not r.get("wrong")
-               for r in rows):
-        return ""
-    return (f"; {FLOOR_MARK} marks a window with no single clock (its lowest reading more than "
-            f"{rules.CLOCK_GAP_PCT:g}% under its mean): its share at the GPU's maximum clock, a floor, and no share "
-            "of the ceiling at its clock")
+def sol_clause(rows) -> str:
+    """The table note's compute-SOL clause: at the window's clock; where the column is read at the GPU's maximum
+    clock (points.sol_floors), what the mark and the bracket mean."""
+    if not points.sol_floors(rows):
+        return "; compute SOL is the TFLOP/s over the speed of light at the window's clock"
+    return (f"; compute SOL is the TFLOP/s over the speed of light at the GPU's maximum clock, a floor ({FLOOR_MARK}), "
+            "since a window here had no single clock (see the methodology); in brackets, the share at the "
+            "window's own clock where it had one (a model)")
 
 
 def matmul_share(f: dict) -> str:

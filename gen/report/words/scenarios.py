@@ -321,8 +321,7 @@ def table_note(figure: str, mode: str, ceiling: str | None = None, sheet: datash
     name = CEILING_NAME[ceiling or (sa.CEILING_COPY if figure == sa.FIGURE_TBPS else sa.CEILING_MATMUL)]
     call = "training step" if mode == "train" else "call"
     share = (f"; % of datasheet is of the datasheet's {sheet.hbm_tbps:g} TB/s" if figure == sa.FIGURE_TBPS and sheet
-             else "; compute SOL is the TFLOP/s over the speed of light at the window's clock"
-             + ceiling_share.sol_floor_clause(points))
+             else ceiling_share.sol_clause(points))
     return (f"{figure_label(figure, points)} from the GPU-only time; % of ceiling is of {name}{share}. GPU-only ms "
             f"is the median per {call} with its interquartile range; eager ms is what a Python loop sees per {call}, "
             f"host gaps included. Kernels / call counts the GPU events of one profiled {call}; peak memory is the "
