@@ -450,7 +450,7 @@ def _compiled_startup(s: advice_mod.Startup, who: str) -> str:
             else f"{head}: {s.first_call_s:.2f} s at the article's shape, {who} first call of it")
     if s.later_first_call_s is not None:
         text += f", against {us(s.later_first_call_s * 1e3)} for {label(s.later_variant)} after it"
-    text += "."
+    text += "." + (f" {after}" if (after := compile_words.after_spans(s.compiles)) else "")
     if beyond := compile_words.compiled_beyond_keys(s.recompiled):
         text += f" {beyond}"
     # measured at one shape: whether another configuration or length compiles again is not (review item 22)
